@@ -1,0 +1,125 @@
+import type { ToolError } from '../../../shared/errors.js';
+import type { Result } from '../../../shared/result.js';
+import type { DirEntry, ToolResult } from '../../../shared/tool-result.js';
+import type { ChangedPath } from '../../../shared/trace-events.js';
+import type { SnapshotStore, SnapshotManifest } from './snapshot-store.js';
+
+/** Resolved limits of a sandbox, in bytes and counts. */
+export interface SandboxLimits {
+  readonly cpus: number;
+  readonly memoryBytes: number;
+  readonly pids: number;
+  readonly diskBytes: number;
+  /** Cap per output stream of one call; the rest is counted and discarded inside the container. */
+  readonly outputBytes: number;
+}
+
+/** What a sandbox is created from. Two configs with the same key share a warm pool. */
+export interface SandboxConfig {
+  readonly image: string;
+  /** `none` (default) or the name of a Docker network the engine must already have. */
+  readonly network: string;
+  readonly limits: SandboxLimits;
+}
+
+/** The persistent shell's state: what `cd` and `export` changed. */
+export interface SessionState {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** A command to run in the persistent session (execute_shell semantics). */
+export interface ExecRequest {
+  readonly command: string;
+  /** Effective timeout (the smallest of the call's, the tool's and the hard step timeout). */
+  readonly timeoutMs: number;
+  /** Run in a new shell with cwd /workspace and the image's environment, not the agent's session (the verifier, setup). */
+  readonly fresh?: boolean;
+}
+
+/** What a snapshot captured. */
+export interface SnapshotInfo {
+  /** Id of the self-contained manifest in the host store. */
+  readonly manifest: string;
+  readonly treeHash: string;
+  /** Paths changed since the previous snapshot of this sandbox (all files for the first). */
+  readonly changed: readonly ChangedPath[];
+  /** Bytes of blobs sent to the host (those the store lacked). */
+  readonly bytes: number;
+  readonly durationMs: number;
+}
+
+/** How much a restore re-hashes inside the container: the touched files, or every file. */
+export type VerifyMode = 'touched' | 'full';
+
+/** What a restore did. */
+export interface RestoreInfo {
+  readonly treeHash: string;
+  readonly written: number;
+  readonly removed: number;
+  readonly durationMs: number;
+}
+
+/**
+ * One isolated sandbox for one episode. Operations never throw for what happens inside
+ * the sandbox: a tool-level failure is a result with an error code. They reject only when
+ * the sandbox is unusable (lost container, Docker unreachable), with an {@link SandboxFailure}.
+ */
+export interface Sandbox {
+  /** Container id (or an in-memory id). */
+  readonly id: string;
+  readonly config: SandboxConfig;
+  /** Backend name, e.g. `docker` or `memory`. */
+  readonly backend: string;
+
+  /** Runs a command line; `cd` and exported variables persist between calls unless `fresh`. */
+  exec(request: ExecRequest): Promise<ToolResult>;
+  /** Reads a file (relative paths against /workspace). */
+  readFile(path: string): Promise<Result<Uint8Array, ToolError>>;
+  /** Writes a file, creating parent directories. */
+  writeFile(path: string, content: Uint8Array, mode?: number): Promise<Result<{ bytes: number }, ToolError>>;
+  /** Lists a directory. */
+  listDir(path: string): Promise<Result<DirEntry[], ToolError>>;
+
+  /** The session's cwd and exported environment. */
+  sessionState(): Promise<SessionState>;
+  /** Replaces the session's cwd and exported environment (rollback). */
+  setSessionState(state: SessionState): Promise<void>;
+
+  /** Captures /workspace into `store`, sending only blobs it lacks. */
+  snapshot(store: SnapshotStore): Promise<SnapshotInfo>;
+  /** Restores /workspace to a manifest; the tree hash is recomputed inside and a mismatch rejects. */
+  restore(store: SnapshotStore, manifest: SnapshotManifest, verify?: VerifyMode): Promise<RestoreInfo>;
+
+  /** Kills every process but the helper's own and clears /tmp (rollback, release). */
+  killStrays(): Promise<void>;
+  /** Back to the clean state: empty workspace, no strays, fresh session. Rejects if it cannot. */
+  reset(): Promise<void>;
+  /** Removes the sandbox; always resolves, or rejects with why it could not. */
+  destroy(): Promise<void>;
+}
+
+/** Creates sandboxes of one backend. */
+export interface SandboxProvider {
+  readonly backend: string;
+  create(config: SandboxConfig): Promise<Sandbox>;
+}
+
+/** Why a sandbox operation could not run at all. */
+export class SandboxFailure extends Error {
+  constructor(
+    readonly code:
+      | 'sandbox_lost'
+      | 'docker_unreachable'
+      | 'image_missing'
+      | 'network_unavailable'
+      | 'sandbox_failed'
+      | 'restore_failed'
+      | 'snapshot_failed'
+      | 'verify_failed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SandboxFailure';
+  }
+}

@@ -1,0 +1,31 @@
+/** One entry of a snapshot manifest. Paths are relative to /workspace, `/`-separated. */
+export interface ManifestEntry {
+  readonly path: string;
+  readonly type: 'file' | 'dir' | 'symlink';
+  /** Permission bits, e.g. 0o644. */
+  readonly mode: number;
+  readonly size: number;
+  /** sha256 hex of the content (files only). */
+  readonly hash?: string;
+  /** Link target (symlinks only). */
+  readonly target?: string;
+}
+
+/**
+ * A self-contained description of /workspace: every entry, plus the tree hash
+ * (sha256 over sorted `type mode path size content-hash|link-target` lines, no mtimes).
+ */
+export interface SnapshotManifest {
+  readonly treeHash: string;
+  readonly entries: readonly ManifestEntry[];
+}
+
+/** The host-side content-addressed store of blobs and manifests for one episode. */
+export interface SnapshotStore {
+  hasBlob(hash: string): Promise<boolean>;
+  putBlob(hash: string, content: Uint8Array): Promise<void>;
+  getBlob(hash: string): Promise<Uint8Array>;
+  /** Stores a manifest and returns its id (the sha256 of its canonical JSON). */
+  putManifest(manifest: SnapshotManifest): Promise<string>;
+  getManifest(id: string): Promise<SnapshotManifest>;
+}

@@ -1,0 +1,219 @@
+import { z } from 'zod';
+import { SANDBOX_IMAGE } from './constants.js';
+import { didYouMean } from './did-you-mean.js';
+import { parseSize } from './size.js';
+import { BUILTIN_TOOLS, isBuiltinTool } from './tool-schemas.js';
+import { err, ok, type Result } from './result.js';
+import { appError, type AppError } from './errors.js';
+
+const size = z
+  .union([z.string(), z.number()])
+  .refine((v) => parseSize(v) !== null, { message: 'expected a Docker size such as "512m" or "1g"' });
+const seconds = z.number().positive();
+
+/** Resource limits of a sandbox. Defaults: 1 CPU, 1g memory (swap = memory), 256 pids, 1g disk, 1m output per stream. */
+export const Limits = z.strictObject({
+  cpus: z.number().positive().default(1),
+  memory: size.default('1g'),
+  pids: z.number().int().positive().default(256),
+  disk: size.default('1g'),
+  output: size.default('1m'),
+});
+/** Resource limits of a sandbox. */
+export type Limits = z.infer<typeof Limits>;
+
+/** The sandbox section of a task. */
+export const SandboxSpec = z.strictObject({
+  image: z.string().min(1).default(SANDBOX_IMAGE),
+  network: z.string().min(1).default('none'),
+  limits: Limits.default(() => Limits.parse({})),
+  reset_between_episodes: z.boolean().default(true),
+});
+/** The sandbox section of a task. */
+export type SandboxSpec = z.infer<typeof SandboxSpec>;
+
+/** A workspace file: text, or `{base64}` for bytes. */
+export const WorkspaceFile = z.union([z.string(), z.strictObject({ base64: z.string() })]);
+/** A workspace file. */
+export type WorkspaceFile = z.infer<typeof WorkspaceFile>;
+
+/** A tool the task defines: a shell command template with shell-quoted `{arg}` substitution. */
+export const CustomTool = z.strictObject({
+  name: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/, 'tool names are letters, digits, _ and -'),
+  description: z.string().default(''),
+  parameters: z.record(z.string(), z.unknown()).default(() => ({ type: 'object', properties: {} })),
+  command: z.string().min(1),
+  /** memory key → JSON pointer into the tool's parsed stdout (or "" for the whole stdout). */
+  writes_memory: z.record(z.string(), z.string()).optional(),
+  /** The observation shown instead of the result when the call hits the hard timeout. */
+  fallback: z.string().optional(),
+  timeout: seconds.optional(),
+});
+/** A tool the task defines. */
+export type CustomTool = z.infer<typeof CustomTool>;
+
+/** Default tools when a task names none. */
+export const DEFAULT_TOOLS = [
+  'execute_shell',
+  'read_file',
+  'write_file',
+  'list_dir',
+  'memory_read',
+  'memory_write',
+] as const;
+
+/** The task file (Contracts: Task file). Only `name` and `goal` are required. */
+export const Task = z.strictObject({
+  name: z.string().min(1),
+  goal: z.string().min(1),
+  sandbox: SandboxSpec.default(() => SandboxSpec.parse({})),
+  workspace: z
+    .strictObject({
+      files: z.record(z.string(), WorkspaceFile).default({}),
+      setup: z.array(z.string()).default([]),
+    })
+    .default({ files: {}, setup: [] }),
+  tools: z
+    .array(
+      z.union([
+        z.string().refine(isBuiltinTool, {
+          message: `unknown built-in tool; built-ins are ${Object.keys(BUILTIN_TOOLS).join(', ')}`,
+        }),
+        CustomTool,
+      ]),
+    )
+    .default(() => [...DEFAULT_TOOLS]),
+  timeouts: z
+    .strictObject({
+      tools: z.record(z.string(), seconds).default({ default: 30, execute_shell: 60 }),
+      step_soft: seconds.default(20),
+      step_hard: seconds.default(60),
+      episode: seconds.default(600),
+    })
+    .default({ tools: { default: 30, execute_shell: 60 }, step_soft: 20, step_hard: 60, episode: 600 }),
+  max_steps: z.number().int().positive().default(30),
+  verifier: z
+    .strictObject({ command: z.string().min(1), timeout: seconds.default(60) })
+    .nullable()
+    .default(null),
+  rewards: z
+    .strictObject({
+      /** component name → weight. Known: format_valid, repeated_action, tool_error, verifier. */
+      components: z
+        .record(z.string(), z.number())
+        .default({ format_valid: 0.1, repeated_action: -0.2, tool_error: -0.1, verifier: 1 }),
+      gamma: z.number().min(0).max(1).default(0.99),
+    })
+    .default({
+      components: { format_valid: 0.1, repeated_action: -0.2, tool_error: -0.1, verifier: 1 },
+      gamma: 0.99,
+    }),
+  memory: z
+    .strictObject({
+      initial: z.record(z.string(), z.unknown()).default({}),
+      /** tool name → the memory keys it may write (memory_write may write any key). */
+      writers: z.record(z.string(), z.array(z.string())).default({}),
+      nullable: z.array(z.string()).default([]),
+    })
+    .default({ initial: {}, writers: {}, nullable: [] }),
+  faults: z
+    .strictObject({
+      seed: z.number().int().default(1),
+      latency: z.strictObject({ rate: z.number().min(0).max(1), seconds: seconds }).optional(),
+      permission_error: z.number().min(0).max(1).default(0),
+      tool_failure: z.number().min(0).max(1).default(0),
+    })
+    .default({ seed: 1, permission_error: 0, tool_failure: 0 }),
+  qa: z
+    .strictObject({
+      protected: z.array(z.string()).default([]),
+      editable: z.array(z.string()).default([]),
+      min_actions: z.number().int().nonnegative().default(2),
+      max_fallback_rate: z.number().min(0).max(1).default(0.3),
+      expected_steps: z.number().int().positive().optional(),
+      loop_repeats: z.number().int().min(2).default(3),
+      loop_share: z.number().min(0).max(1).default(0.8),
+      drift_steps: z.number().int().positive().default(5),
+      high_reward: z.number().default(0.5),
+    })
+    .default({
+      protected: [],
+      editable: [],
+      min_actions: 2,
+      max_fallback_rate: 0.3,
+      loop_repeats: 3,
+      loop_share: 0.8,
+      drift_steps: 5,
+      high_reward: 0.5,
+    }),
+});
+/** A task with every default filled in. */
+export type Task = z.infer<typeof Task>;
+/** A task as written in a file, before defaults. */
+export type TaskInput = z.input<typeof Task>;
+
+/** The keys a (possibly wrapped) zod object schema accepts, for did-you-mean. */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let s: z.ZodType | undefined = schema;
+  for (const key of path) {
+    s = unwrap(s);
+    if (s instanceof z.ZodObject) s = (s.shape as Record<string, z.ZodType>)[String(key)];
+    else if (s instanceof z.ZodArray) s = s.element as z.ZodType;
+    else if (s instanceof z.ZodUnion)
+      s = (s.options as z.ZodType[]).find((o) => unwrap(o) instanceof z.ZodObject);
+    else if (s instanceof z.ZodRecord) s = s.valueType as z.ZodType;
+    else return [];
+    if (!s) return [];
+  }
+  s = unwrap(s);
+  if (s instanceof z.ZodUnion)
+    s = (s.options as z.ZodType[]).map(unwrap).find((o) => o instanceof z.ZodObject);
+  return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
+}
+
+function unwrap(s: z.ZodType): z.ZodType {
+  let cur = s;
+  while (cur instanceof z.ZodDefault || cur instanceof z.ZodOptional || cur instanceof z.ZodNullable) {
+    cur = cur.unwrap() as z.ZodType;
+  }
+  return cur;
+}
+
+/** Formats zod issues on a task into lines naming the field, what is wrong and the fix. */
+export function describeTaskIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => {
+    const where = issue.path.length ? issue.path.join('.') : '(top level)';
+    if (issue.code === 'unrecognized_keys') {
+      const known = knownKeys(Task, issue.path);
+      return issue.keys
+        .map((k) => {
+          const guess = didYouMean(k, known);
+          const field = issue.path.length ? `${where}.${k}` : k;
+          return `${field}: unknown key${guess ? ` — did you mean "${guess}"?` : ''} (allowed: ${known.join(', ')})`;
+        })
+        .join('\n');
+    }
+    return `${where}: ${issue.message}`;
+  });
+}
+
+/** Parses a task document, filling defaults; errors name each field and suggest the fix. */
+export function parseTask(input: unknown, source = 'task'): Result<Task, AppError> {
+  const parsed = Task.safeParse(input);
+  if (parsed.success) {
+    const names = new Set<string>();
+    for (const t of parsed.data.tools) {
+      const n = typeof t === 'string' ? t : t.name;
+      if (names.has(n)) return err(appError('invalid_task', `${source}: tools: "${n}" is listed twice`));
+      names.add(n);
+    }
+    return ok(parsed.data);
+  }
+  const lines = describeTaskIssues(parsed.error.issues);
+  return err(appError('invalid_task', `${source} is not a valid task:\n  ${lines.join('\n  ')}`));
+}
+
+/** The names of the tools a task enables, in order. */
+export function taskToolNames(task: Task): string[] {
+  return task.tools.map((t) => (typeof t === 'string' ? t : t.name));
+}

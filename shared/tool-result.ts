@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { ToolError } from './errors.js';
+
+/**
+ * The result of every tool call (Contracts: Tool results). `ok` is false exactly when
+ * `error` is present; a non-zero exit is `ok: true` with its `exit_code`. `bytes` counts
+ * everything the command wrote, kept or not.
+ */
+export const ToolResult = z
+  .object({
+    ok: z.boolean(),
+    exit_code: z.number().int().optional(),
+    stdout: z.string().optional(),
+    stderr: z.string().optional(),
+    truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }).optional(),
+    stdout_b64: z.string().optional(),
+    stderr_b64: z.string().optional(),
+    error: ToolError.optional(),
+    duration_ms: z.number().nonnegative(),
+    bytes: z.number().int().nonnegative(),
+    /** Extra structured output of a tool (read_file content, list_dir entries, memory value). */
+    data: z.unknown().optional(),
+    /** Set when the observation is the tool's `fallback` after a hard timeout. */
+    fallback: z.boolean().optional(),
+  })
+  .refine((r) => r.ok === (r.error === undefined), {
+    message: '`ok` must be false exactly when `error` is present',
+  });
+/** The result of a tool call. */
+export type ToolResult = z.infer<typeof ToolResult>;
+
+/** A failed tool result with the given code; never thrown, always returned. */
+export function toolFailure(
+  code: ToolError['code'],
+  message: string,
+  durationMs = 0,
+  extra: Partial<ToolResult> = {},
+): ToolResult {
+  return { ...extra, ok: false, error: { code, message }, duration_ms: durationMs, bytes: extra.bytes ?? 0 };
+}
+
+/** One entry of `list_dir`. */
+export const DirEntry = z.object({
+  name: z.string(),
+  type: z.enum(['file', 'dir', 'symlink', 'other']),
+  size: z.number().int().nonnegative(),
+});
+/** One entry of `list_dir`. */
+export type DirEntry = z.infer<typeof DirEntry>;

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { TRACE_SCHEMA } from './constants.js';
+import { ToolResult } from './tool-result.js';
+
+/** Who produced an event (OpenHands-style provenance). Kept by every view and export. */
+export const EventSource = z.enum(['agent', 'environment', 'injected', 'human', 'harness']);
+/** Who produced an event. */
+export type EventSource = z.infer<typeof EventSource>;
+
+/** Episode statuses (Contracts: Steps, snapshots, branches). */
+export const EpisodeStatus = z.enum(['succeeded', 'failed', 'timeout', 'error', 'interrupted']);
+/** An episode status. */
+export type EpisodeStatus = z.infer<typeof EpisodeStatus>;
+
+/** A parsed tool call: arguments as an object (the raw string stays in model_output). */
+export const ToolCall = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+});
+/** A parsed tool call. */
+export type ToolCall = z.infer<typeof ToolCall>;
+
+/** A file a step changed, from the snapshot diff. */
+export const ChangedPath = z.object({ path: z.string(), change: z.enum(['added', 'modified', 'deleted']) });
+/** A file a step changed. */
+export type ChangedPath = z.infer<typeof ChangedPath>;
+
+/** The verifier's outcome; null in `end` when it could not run. */
+export const VerifierResult = z.object({
+  success: z.boolean(),
+  exit_code: z.number().int().nullable(),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+  duration_ms: z.number().optional(),
+});
+/** The verifier's outcome. */
+export type VerifierResult = z.infer<typeof VerifierResult>;
+
+const base = {
+  seq: z.number().int().nonnegative(),
+  t: z.number(),
+  step: z.number().int().nonnegative(),
+  source: EventSource,
+  cause: z.number().int().nonnegative().optional(),
+};
+
+const ev = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
+  z.looseObject({ ...base, type: z.literal(type), ...shape });
+
+/** The first line of every trace file. */
+export const HeaderEvent = ev('header', {
+  schema: z.string(),
+  episode: z.string(),
+  branch: z.string(),
+  parent_branch: z.string().nullable().default(null),
+  fork_step: z.number().int().nonnegative().nullable().default(null),
+  task: z.record(z.string(), z.unknown()),
+  task_path: z.string().nullable().default(null),
+  agent: z.object({ spec: z.string(), kind: z.string() }).passthrough(),
+  image: z.string(),
+  created: z.number(),
+});
+
+/** The exact request sent to a model for a step (never the API key). */
+export const ModelRequestEvent = ev('model_request', { request: z.unknown() });
+/** Raw model output, kept apart from the parsed action. */
+export const ModelOutputEvent = ev('model_output', {
+  raw: z.string(),
+  message: z.unknown().optional(),
+  usage: z.unknown().nullable().default(null),
+  logprobs: z.unknown().optional(),
+  latency_ms: z.number().optional(),
+});
+/** The parsed action of a step: tool calls or a final answer. */
+export const ActionEvent = ev('action', {
+  calls: z.array(ToolCall).default([]),
+  final: z.string().nullable().default(null),
+});
+/** Model output that could not be parsed into a valid action; becomes an observation. */
+export const ParseErrorEvent = ev('parse_error', { message: z.string(), raw: z.string() });
+/** A tool call about to run. */
+export const ToolCallEvent = ev('tool_call', {
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+});
+/** A tool's result. */
+export const ToolResultEvent = ev('tool_result', {
+  call_id: z.string(),
+  name: z.string(),
+  result: ToolResult,
+});
+/** A message injected by a person, shown to the agent before its next decision. */
+export const InjectedEvent = ev('injected', { role: z.enum(['system', 'user']), content: z.string() });
+/** A tool result overridden by a person: the tool ran (`real`), the agent saw `shown`. */
+export const OverrideEvent = ev('override', { call_id: z.string(), real: ToolResult, shown: ToolResult });
+/** A command a person typed into the sandbox terminal while the episode was open. */
+export const HumanCommandEvent = ev('human_command', {
+  command: z.string(),
+  cwd: z.string().optional(),
+  exit_code: z.number().int().optional(),
+});
+/** A write to the agent's memory; `corruption` names why it is one, or null. */
+export const MemoryWriteEvent = ev('memory_write', {
+  key: z.string(),
+  before: z.unknown(),
+  after: z.unknown(),
+  writer: z.string(),
+  corruption: z.string().nullable().default(null),
+});
+/** Reward components of a step (or the final reward when `final`). */
+export const RewardEvent = ev('reward', {
+  components: z.record(z.string(), z.number()),
+  total: z.number(),
+  final: z.boolean().default(false),
+});
+/** Snapshot k, taken after step k (0: after setup). Its presence marks step k complete. */
+export const SnapshotEvent = ev('snapshot', {
+  tree_hash: z.string(),
+  manifest: z.string(),
+  changed: z.array(ChangedPath),
+  bytes: z.number().int().nonnegative(),
+  session: z.object({ cwd: z.string(), env: z.record(z.string(), z.string()) }).optional(),
+  duration_ms: z.number().optional(),
+});
+/** The live sandbox restored to an earlier snapshot. */
+export const RollbackEvent = ev('rollback', {
+  to_step: z.number().int().nonnegative(),
+  reason: z.string(),
+  tree_hash: z.string().optional(),
+});
+/** A fault injected by the task's `faults` (latency, permission error, tool failure). */
+export const FaultEvent = ev('fault', {
+  kind: z.string(),
+  call_id: z.string().optional(),
+  detail: z.unknown().optional(),
+});
+/** A non-fatal problem worth a look (soft timeout, torn tail, ...). */
+export const WarningEvent = ev('warning', { code: z.string(), message: z.string() });
+/** An error; fatal ones end the episode. */
+export const ErrorEvent = ev('error', {
+  code: z.string(),
+  message: z.string(),
+  fatal: z.boolean(),
+  context: z.unknown().optional(),
+});
+/** The last event of a closed branch. */
+export const EndEvent = ev('end', {
+  status: EpisodeStatus,
+  end_reason: z.string(),
+  verifier: VerifierResult.nullable(),
+  steps: z.number().int().nonnegative().optional(),
+  return: z.number().optional(),
+});
+
+/** Every trace event, discriminated by `type`. */
+export const TraceEvent = z.discriminatedUnion('type', [
+  HeaderEvent,
+  ModelRequestEvent,
+  ModelOutputEvent,
+  ActionEvent,
+  ParseErrorEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  InjectedEvent,
+  OverrideEvent,
+  HumanCommandEvent,
+  MemoryWriteEvent,
+  RewardEvent,
+  SnapshotEvent,
+  RollbackEvent,
+  FaultEvent,
+  WarningEvent,
+  ErrorEvent,
+  EndEvent,
+]);
+/** A trace event. */
+export type TraceEvent = z.infer<typeof TraceEvent>;
+/** A trace event of one type. */
+export type TraceEventOf<T extends TraceEvent['type']> = Extract<TraceEvent, { type: T }>;
+/** The header event. */
+export type HeaderEvent = z.infer<typeof HeaderEvent>;
+/** The end event. */
+export type EndEvent = z.infer<typeof EndEvent>;
+
+/** The schema identifier this build writes. */
+export const CURRENT_TRACE_SCHEMA = TRACE_SCHEMA;

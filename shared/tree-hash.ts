@@ -1,0 +1,28 @@
+/** A workspace entry as the tree hash sees it. */
+export interface TreeEntry {
+  readonly path: string;
+  readonly type: 'file' | 'dir' | 'symlink';
+  readonly mode: number;
+  readonly size: number;
+  readonly hash?: string;
+  readonly target?: string;
+}
+
+/**
+ * The text whose sha256 is the tree hash: one line per entry, sorted by path (code
+ * units), `type mode path size content-hash|link-target`, mode as 4 octal digits, dirs
+ * with size 0 and `-`; backslash and newline in paths escaped as `\\` and `\n`. No mtimes.
+ * The in-container helper builds the same text byte for byte.
+ */
+export function treeHashText(entries: readonly TreeEntry[]): string {
+  const lines = [...entries]
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((e) => {
+      const mode = (e.mode & 0o7777).toString(8).padStart(4, '0');
+      const path = e.path.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+      const size = e.type === 'dir' ? 0 : e.size;
+      const content = e.type === 'file' ? e.hash : e.type === 'symlink' ? e.target : '-';
+      return `${e.type} ${mode} ${path} ${size} ${content}\n`;
+    });
+  return lines.join('');
+}

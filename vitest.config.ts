@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects: fast unit tests, integration tests against the real Docker engine,
+// and end-to-end tests driving the web mode in Debian's Chromium.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: { name: 'unit', include: ['test/unit/**/*.test.{ts,tsx}'], environment: 'node' },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // 2 cores: a few files at once keep the daemon busy without starving it.
+          maxWorkers: 3,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
