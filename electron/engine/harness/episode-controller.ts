@@ -1,0 +1,55 @@
+import type { Breakpoint } from '../../../shared/breakpoints.js';
+import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
+import type { ToolResult } from '../../../shared/tool-result.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+
+/** The stepper's state, as a debugger's. */
+export type ControllerState = 'idle' | 'running' | 'paused' | 'ended';
+
+/** What stopped a run: a breakpoint hit (with why), a pause, or the end. */
+export interface StopReason {
+  readonly kind: 'breakpoint' | 'paused' | 'step' | 'ended';
+  readonly breakpoint?: Breakpoint;
+  readonly message?: string;
+}
+
+/**
+ * A live episode branch, steppable like a debugger. The CLI's `--step` mode, the
+ * contract services behind the UI and the tests all drive episodes through this.
+ */
+export interface EpisodeController {
+  readonly episode: string;
+  readonly branch: string;
+  state(): ControllerState;
+  /** The last completed step (0 after setup). */
+  currentStep(): number;
+  /** The live sandbox, or null once destroyed. */
+  sandbox(): Sandbox | null;
+  /** Every event of this branch so far, and each new one as it is appended. */
+  onEvent(listener: (event: TraceEvent) => void): () => void;
+  onState(listener: (state: ControllerState, reason?: StopReason) => void): () => void;
+
+  /** One step (F10). */
+  step(): Promise<StopReason>;
+  /** Continue until a breakpoint, a pause or the end (F5). */
+  run(): Promise<StopReason>;
+  /** Pause after the current step. */
+  pause(): void;
+  /** Stop the episode (Shift+F5): closes the trace as `interrupted` with end_reason `stopped`. */
+  stop(): Promise<EndEvent>;
+  setBreakpoints(breakpoints: readonly Breakpoint[]): void;
+  breakpoints(): readonly Breakpoint[];
+
+  /** Inject a system or user message; the agent sees it before its next decision. */
+  inject(role: 'system' | 'user', content: string): void;
+  /** Override the last tool result before the agent sees it (the tool ran; the trace keeps both). */
+  overrideLastResult(shown: ToolResult): void;
+  /** Restore workspace, memory, conversation and cwd/env to just after step k in the live sandbox; continuing creates a branch. */
+  rollbackTo(step: number): Promise<void>;
+  /** Fork at step k into a new branch (own id, own trace), optionally with another agent. */
+  fork(step: number, agentSpec?: string): Promise<EpisodeController>;
+  /** Current memory. */
+  memory(): Record<string, unknown>;
+  /** Leaves or destroys the sandbox; the trace stays. */
+  dispose(options?: { keepSandbox?: boolean }): Promise<void>;
+}
