@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { TraceEvent } from '../trace-events.js';
+import { EpisodeStateInfo, StatsSample } from './models.js';
+
+/**
+ * Every event stream from the main process to the window: name → payload schema.
+ * Subscriptions receive every payload of a stream; filter by `branch` or `terminal`.
+ */
+export const EVENTS = {
+  /** A live trace event of a branch, as it is appended. */
+  'episode.event': z.object({ episode: z.string(), branch: z.string(), event: TraceEvent }),
+  /** A branch's state changed (running, paused at a breakpoint, ended). */
+  'episode.state': EpisodeStateInfo,
+  /** Output of a terminal, batched (~16 ms or 64 KiB). */
+  'terminal.data': z.object({ terminal: z.string(), data: z.string() }),
+  /** A terminal ended. */
+  'terminal.exit': z.object({
+    terminal: z.string(),
+    code: z.number().int().nullable(),
+    message: z.string().optional(),
+  }),
+  /** A sample of a stats stream. */
+  'sandbox.stats': StatsSample,
+  /** A stats stream ended (container gone, Docker unreachable). */
+  'sandbox.statsEnd': z.object({ subscription: z.string(), message: z.string() }),
+  /** Episodes or branches were added or changed: refresh the library. */
+  'library.changed': z.object({ episode: z.string().nullable() }),
+} as const;
+
+/** The contract's event map. */
+export type Events = typeof EVENTS;
+/** An event stream name. */
+export type EventName = keyof Events;
+/** The payload of an event stream. */
+export type EventOf<E extends EventName> = z.output<Events[E]>;
+
+/** Every event name, in declaration order. */
+export const EVENT_NAMES = Object.keys(EVENTS) as EventName[];
+
+/** True when `name` is a contract event. */
+export function isEventName(name: string): name is EventName {
+  return Object.prototype.hasOwnProperty.call(EVENTS, name);
+}

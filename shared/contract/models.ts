@@ -1,0 +1,313 @@
+import { z } from 'zod';
+import { Breakpoint } from '../breakpoints.js';
+import { ToolResult } from '../tool-result.js';
+import { ChangedPath, EpisodeStatus, ToolCall, TraceEvent, VerifierResult } from '../trace-events.js';
+
+/** An episode or branch id (or a unique prefix): accepted wherever an episode is. */
+export const EpisodeId = z.string().min(1, 'an episode or branch id is required');
+
+/** The stepper's state, as a debugger's (mirrors the harness's `ControllerState`). */
+export const ControllerState = z.enum(['idle', 'running', 'paused', 'ended']);
+/** The stepper's state. */
+export type ControllerState = z.infer<typeof ControllerState>;
+
+/** What stopped a run: a breakpoint hit (with why), a pause, one step done, or the end. */
+export const StopReason = z.object({
+  kind: z.enum(['breakpoint', 'paused', 'step', 'ended']),
+  breakpoint: Breakpoint.optional(),
+  message: z.string().optional(),
+});
+/** What stopped a run. */
+export type StopReason = z.infer<typeof StopReason>;
+
+/** A QA flag pointing at a step, with why (rules live in `shared/qa/`). */
+export const FlagSummary = z.object({
+  rule: z.string(),
+  step: z.number().int().nonnegative(),
+  message: z.string(),
+  severity: z.enum(['info', 'warning', 'error']).default('warning'),
+});
+/** A QA flag pointing at a step. */
+export type FlagSummary = z.infer<typeof FlagSummary>;
+
+/** One branch of an episode as the library lists it. `status` is null while the branch is open. */
+export const BranchSummary = z.object({
+  episode: z.string(),
+  branch: z.string(),
+  parent_branch: z.string().nullable(),
+  fork_step: z.number().int().nonnegative().nullable(),
+  task: z.string(),
+  agent: z.string(),
+  status: EpisodeStatus.nullable(),
+  end_reason: z.string().nullable(),
+  steps: z.number().int().nonnegative(),
+  reward: z.number().nullable(),
+  flags: z.number().int().nonnegative(),
+  created: z.number(),
+  /** True when this process holds a live controller (and sandbox) for the branch. */
+  live: z.boolean(),
+});
+/** One branch of an episode. */
+export type BranchSummary = z.infer<typeof BranchSummary>;
+
+/** An episode with its branches (the main branch first; forks point at their parent). */
+export const EpisodeEntry = z.object({
+  episode: z.string(),
+  task: z.string(),
+  created: z.number(),
+  branches: z.array(BranchSummary),
+});
+/** An episode with its branches. */
+export type EpisodeEntry = z.infer<typeof EpisodeEntry>;
+
+/** A search hit: an episode, optionally a step, and the text that matched. */
+export const SearchHit = z.object({
+  episode: z.string(),
+  branch: z.string(),
+  step: z.number().int().nonnegative().nullable(),
+  snippet: z.string(),
+});
+/** A search hit. */
+export type SearchHit = z.infer<typeof SearchHit>;
+
+/** A bundled sample task. `agent` is its default agent spec, if it ships one. */
+export const TaskSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  goal: z.string(),
+  path: z.string(),
+  agent: z.string().nullable(),
+});
+/** A bundled sample task. */
+export type TaskSummary = z.infer<typeof TaskSummary>;
+
+/** A bundled failure case: a task, its scripted agent and a walkthrough. */
+export const CaseSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  task_path: z.string(),
+  agent: z.string(),
+});
+/** A bundled failure case. */
+export type CaseSummary = z.infer<typeof CaseSummary>;
+
+/** How a row of the timeline ended. */
+export const StepStatus = z.enum(['ok', 'nonzero_exit', 'tool_error', 'parse_error', 'final', 'pending']);
+/** How a step ended. */
+export type StepStatus = z.infer<typeof StepStatus>;
+
+/** One timeline row: a step's tools, argument summary, outcome and markers. */
+export const StepRow = z.object({
+  step: z.number().int().positive(),
+  tools: z.array(z.string()),
+  /** A one-line summary of the arguments (the command, the path, ...). */
+  summary: z.string(),
+  status: StepStatus,
+  duration_ms: z.number().nonnegative().nullable(),
+  injected: z.boolean(),
+  human: z.boolean(),
+  overridden: z.boolean(),
+  reward: z.number().nullable(),
+  /** Reward components of the step, for the per-step chart. */
+  rewards: z.record(z.string(), z.number()),
+  flags: z.array(FlagSummary),
+  /** True once snapshot k exists (the step is complete and can be rolled back to). */
+  snapshot: z.boolean(),
+});
+/** One timeline row. */
+export type StepRow = z.infer<typeof StepRow>;
+
+/** A live (or recorded) branch's state: where it is and why it stopped. */
+export const EpisodeStateInfo = z.object({
+  episode: z.string(),
+  branch: z.string(),
+  state: ControllerState,
+  /** The last completed step (0 after setup). */
+  step: z.number().int().nonnegative(),
+  reason: StopReason.nullable(),
+});
+/** A branch's state. */
+export type EpisodeStateInfo = z.infer<typeof EpisodeStateInfo>;
+
+/** Everything the window needs to show an opened branch. */
+export const EpisodeView = z.object({
+  summary: BranchSummary,
+  goal: z.string(),
+  task_path: z.string().nullable(),
+  image: z.string(),
+  /** Null when no live controller holds the branch (a recorded trace, view replay only). */
+  state: EpisodeStateInfo.nullable(),
+  breakpoints: z.array(Breakpoint),
+  rows: z.array(StepRow),
+  /** Every branch of the same episode, for the branch tree. */
+  branches: z.array(BranchSummary),
+  flags: z.array(FlagSummary),
+  end: z
+    .object({ status: EpisodeStatus, end_reason: z.string(), verifier: VerifierResult.nullable() })
+    .nullable(),
+});
+/** An opened branch. */
+export type EpisodeView = z.infer<typeof EpisodeView>;
+
+/** Where an episode's task comes from: a path, a bundled sample task, or a bundled case. */
+export const TaskSource = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('path'), path: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('case'), id: z.string().min(1) }),
+]);
+/** Where an episode's task comes from. */
+export type TaskSource = z.infer<typeof TaskSource>;
+
+/** A file a step changed, with its text before and after (null when absent or binary). */
+export const FileChange = z.object({
+  path: z.string(),
+  change: ChangedPath.shape.change,
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+  binary: z.boolean(),
+});
+/** A file a step changed, with before/after text. */
+export type FileChange = z.infer<typeof FileChange>;
+
+/** A memory write of a step. */
+export const MemoryDelta = z.object({
+  key: z.string(),
+  before: z.unknown(),
+  after: z.unknown(),
+  writer: z.string(),
+  corruption: z.string().nullable(),
+});
+/** A memory write of a step. */
+export type MemoryDelta = z.infer<typeof MemoryDelta>;
+
+/** One tool call of a step with its result (and the override, when a person replaced it). */
+export const CallDetail = z.object({
+  call: ToolCall,
+  result: ToolResult.nullable(),
+  override: z.object({ real: ToolResult, shown: ToolResult }).nullable(),
+});
+/** One tool call of a step with its result. */
+export type CallDetail = z.infer<typeof CallDetail>;
+
+/** What the inspector shows for one step. */
+export const StepDetail = z.object({
+  step: z.number().int().positive(),
+  calls: z.array(CallDetail),
+  final: z.string().nullable(),
+  parse_error: z.string().nullable(),
+  /** The exact request sent to the model (messages, tools, parameters), or null for non-model agents. */
+  model_request: z.unknown().nullable(),
+  model_output: z.object({ raw: z.string(), usage: z.unknown().nullable() }).nullable(),
+  memory: z.array(MemoryDelta),
+  files: z.array(FileChange),
+  injected: z.array(z.object({ role: z.enum(['system', 'user']), content: z.string() })),
+  human: z.array(z.object({ command: z.string(), exit_code: z.number().int().nullable() })),
+  rewards: z.object({ components: z.record(z.string(), z.number()), total: z.number() }).nullable(),
+  flags: z.array(FlagSummary),
+  tree_hash: z.string().nullable(),
+  /** Every trace event of the step, in order. */
+  events: z.array(TraceEvent),
+});
+/** What the inspector shows for one step. */
+export type StepDetail = z.infer<typeof StepDetail>;
+
+/** The first step where a re-execution differed from the recording. */
+export const Divergence = z.object({
+  step: z.number().int().positive(),
+  call_id: z.string().nullable(),
+  field: z.string(),
+  recorded: z.unknown(),
+  actual: z.unknown(),
+});
+/** The first divergence of a replay. */
+export type Divergence = z.infer<typeof Divergence>;
+
+/** The outcome of a re-execution replay. */
+export const ReplayReport = z.object({
+  identical: z.boolean(),
+  steps_replayed: z.number().int().nonnegative(),
+  first_divergence: Divergence.nullable(),
+  workspace_diverged_at: z.number().int().nonnegative().nullable(),
+});
+/** The outcome of a re-execution replay. */
+export type ReplayReport = z.infer<typeof ReplayReport>;
+
+/** One file that differs between two branches' snapshots at a step. */
+export const WorkspaceFileDiff = z.object({
+  path: z.string(),
+  status: z.enum(['only_a', 'only_b', 'differ']),
+  a: z.string().nullable(),
+  b: z.string().nullable(),
+});
+/** A file that differs between two branches at a step. */
+export type WorkspaceFileDiff = z.infer<typeof WorkspaceFileDiff>;
+
+/** One step of a two-branch comparison. */
+export const CompareRow = z.object({
+  step: z.number().int().positive(),
+  a: StepRow.nullable(),
+  b: StepRow.nullable(),
+  same_action: z.boolean(),
+  same_result: z.boolean(),
+  /** Files whose content differs between snapshot k of a and of b. */
+  workspace: z.array(WorkspaceFileDiff),
+});
+/** One step of a two-branch comparison. */
+export type CompareRow = z.infer<typeof CompareRow>;
+
+/** Sandbox limits as the panel shows them. */
+export const LimitsInfo = z.object({
+  cpus: z.number(),
+  memory_bytes: z.number(),
+  pids: z.number(),
+  disk_bytes: z.number(),
+  output_bytes: z.number(),
+});
+/** Sandbox limits. */
+export type LimitsInfo = z.infer<typeof LimitsInfo>;
+
+/** A live sandbox as the panel shows it. */
+export const SandboxDetails = z.object({
+  id: z.string(),
+  backend: z.string(),
+  image: z.string(),
+  network: z.string(),
+  limits: LimitsInfo,
+  state: z.enum(['running', 'gone']),
+});
+/** A live sandbox. */
+export type SandboxDetails = z.infer<typeof SandboxDetails>;
+
+/** One doctor check: what was checked, whether it passed, and the command that fixes it. */
+export const DoctorCheck = z.object({
+  name: z.string(),
+  ok: z.boolean(),
+  message: z.string(),
+  fix: z.string().nullable(),
+});
+/** One doctor check. */
+export type DoctorCheck = z.infer<typeof DoctorCheck>;
+
+/** Whether Docker is usable; when not, what is wrong and how to fix it. */
+export const DockerStatus = z.object({
+  ok: z.boolean(),
+  message: z.string(),
+  fix: z.string().nullable(),
+});
+/** Whether Docker is usable. */
+export type DockerStatus = z.infer<typeof DockerStatus>;
+
+/** One sample of a sandbox's resource use (one long-lived stream per subscription). */
+export const StatsSample = z.object({
+  subscription: z.string(),
+  branch: z.string(),
+  container: z.string(),
+  t: z.number(),
+  cpu_percent: z.number(),
+  memory_bytes: z.number(),
+  memory_limit_bytes: z.number(),
+  pids: z.number().nullable(),
+});
+/** One sample of a sandbox's resource use. */
+export type StatsSample = z.infer<typeof StatsSample>;

@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { Breakpoint } from '../breakpoints.js';
+import { ToolResult } from '../tool-result.js';
+import { EpisodeStatus, TraceEvent } from '../trace-events.js';
+import {
+  BranchSummary,
+  CaseSummary,
+  CompareRow,
+  DockerStatus,
+  DoctorCheck,
+  EpisodeEntry,
+  EpisodeId,
+  EpisodeStateInfo,
+  EpisodeView,
+  ReplayReport,
+  SandboxDetails,
+  SearchHit,
+  StepDetail,
+  TaskSource,
+  TaskSummary,
+} from './models.js';
+
+const step = z.number().int().nonnegative();
+const empty = z.strictObject({});
+const done = z.object({});
+const byId = z.strictObject({ id: EpisodeId });
+const size = { cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(1000) };
+
+/** A new branch (fork or reopen) and its live state. */
+const NewBranch = z.object({ episode: z.string(), branch: z.string(), state: EpisodeStateInfo });
+
+const op = <Req extends z.ZodType, Res extends z.ZodType>(request: Req, response: Res, summary: string) => ({
+  request,
+  response,
+  summary,
+});
+
+/**
+ * Every operation between the window and the main process: `domain.verb` → request schema
+ * → response schema. Both transports (IPC, WebSocket) carry exactly these; every request is
+ * validated main-side, and every response is a `Result` (errors cross as data).
+ */
+export const OPERATIONS = {
+  'library.list': op(
+    z.strictObject({ query: z.string().optional(), limit: z.number().int().positive().max(1000).optional() }),
+    z.object({ episodes: z.array(EpisodeEntry), total: z.number().int().nonnegative() }),
+    'Episodes and their branches, newest first.',
+  ),
+  'library.search': op(
+    z.strictObject({ query: z.string().min(1), limit: z.number().int().positive().max(500).optional() }),
+    z.object({ hits: z.array(SearchHit) }),
+    'Full-text search across traces (the SQLite index).',
+  ),
+  'tasks.list': op(empty, z.object({ tasks: z.array(TaskSummary) }), 'The bundled sample tasks.'),
+  'cases.list': op(empty, z.object({ cases: z.array(CaseSummary) }), 'The bundled failure cases.'),
+  'cases.open': op(
+    z.strictObject({ id: z.string().min(1) }),
+    z.object({ case: CaseSummary, readme: z.string(), task: z.unknown() }),
+    'A case with its walkthrough README text.',
+  ),
+
+  'episode.open': op(
+    byId,
+    EpisodeView,
+    'An episode or branch: summary, timeline rows, branches, live state.',
+  ),
+  'episode.start': op(
+    z.strictObject({
+      task: TaskSource,
+      /** Agent spec (`scripted:path`, `openai:model@url`, `manual`); defaults to the sample's or case's agent. */
+      agent: z.string().min(1).optional(),
+      breakpoints: z.array(Breakpoint).optional(),
+      /** Run immediately (F5) instead of stopping after setup. Default false. */
+      run: z.boolean().optional(),
+    }),
+    EpisodeStateInfo,
+    'Starts an episode in a fresh sandbox; it stops after setup (step 0) unless `run`.',
+  ),
+  'episode.step': op(byId, EpisodeStateInfo, 'One step (F10); resolves when the step is done.'),
+  'episode.run': op(
+    z.strictObject({ id: EpisodeId, wait: z.boolean().optional() }),
+    EpisodeStateInfo,
+    'Continue (F5) until a breakpoint, pause or end; resolves at once unless `wait`.',
+  ),
+  'episode.pause': op(byId, EpisodeStateInfo, 'Pause after the current step.'),
+  'episode.stop': op(
+    byId,
+    z.object({ status: EpisodeStatus, end_reason: z.string() }),
+    'Stop (Shift+F5): the trace closes as interrupted; the sandbox is destroyed.',
+  ),
+  'episode.setBreakpoints': op(
+    z.strictObject({ id: EpisodeId, breakpoints: z.array(Breakpoint) }),
+    z.object({ breakpoints: z.array(Breakpoint) }),
+    'Replaces the branch breakpoints.',
+  ),
+  'episode.inject': op(
+    z.strictObject({ id: EpisodeId, role: z.enum(['system', 'user']), content: z.string().min(1) }),
+    done,
+    'Injects a message the agent sees before its next decision.',
+  ),
+  'episode.override': op(
+    z.strictObject({ id: EpisodeId, result: ToolResult }),
+    done,
+    'Overrides the pending (last) tool result: the tool ran; the agent sees this one.',
+  ),
+  'episode.rollback': op(
+    z.strictObject({ id: EpisodeId, step }),
+    EpisodeStateInfo,
+    'Restores the live sandbox (workspace, memory, conversation, cwd/env) to just after step k.',
+  ),
+  'episode.fork': op(
+    z.strictObject({ id: EpisodeId, step, agent: z.string().min(1).optional() }),
+    NewBranch,
+    'Forks at step k into a new live branch (own id, own trace).',
+  ),
+  'episode.reopen': op(
+    z.strictObject({ id: EpisodeId, step, agent: z.string().min(1).optional() }),
+    NewBranch,
+    'Reopens a recorded branch at step k in a fresh sandbox; continuing writes a new branch.',
+  ),
+  'episode.replayVerify': op(
+    byId,
+    ReplayReport,
+    'Re-executes the branch from snapshot 0 in a fresh sandbox and reports the first divergence.',
+  ),
+  'episode.whatIf': op(
+    z.strictObject({
+      id: EpisodeId,
+      step: z.number().int().positive(),
+      call: z.strictObject({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }),
+    }),
+    z.object({
+      step: z.number().int().positive(),
+      result: ToolResult,
+      tree_hash_after: z.string().nullable(),
+    }),
+    'Runs a tool call in a THROWAWAY sandbox restored to snapshot step-1 (what the step saw); the live sandbox is untouched.',
+  ),
+  'episode.compare': op(
+    z.strictObject({ a: EpisodeId, b: EpisodeId }),
+    z.object({
+      a: BranchSummary,
+      b: BranchSummary,
+      rows: z.array(CompareRow),
+      /** The first step whose action or result differs, or null. */
+      diverged_at: z.number().int().positive().nullable(),
+    }),
+    'Two branches step by step, with workspace differences per step.',
+  ),
+  'episode.trace': op(
+    z.strictObject({
+      id: EpisodeId,
+      from_seq: z.number().int().nonnegative().optional(),
+      limit: z.number().int().positive().max(5000).optional(),
+    }),
+    z.object({
+      events: z.array(TraceEvent),
+      /** The `from_seq` of the next page, or null at the end. */
+      next: z.number().int().nonnegative().nullable(),
+      total: z.number().int().nonnegative(),
+    }),
+    'The events of a branch, paged by seq (default 500 per page).',
+  ),
+  'episode.stepDetail': op(
+    z.strictObject({ id: EpisodeId, step: z.number().int().positive() }),
+    StepDetail,
+    'The inspector view of one step.',
+  ),
+
+  'sandbox.info': op(
+    z.strictObject({ id: EpisodeId.optional() }),
+    z.object({ docker: DockerStatus, sandbox: SandboxDetails.nullable() }),
+    "Docker's status and, with an id, that live branch's sandbox.",
+  ),
+  'system.doctor': op(
+    empty,
+    z.object({ ok: z.boolean(), checks: z.array(DoctorCheck) }),
+    'Environment checks with the command that fixes each failure.',
+  ),
+
+  'terminal.open': op(
+    z.strictObject({ id: EpisodeId, ...size }),
+    z.object({ terminal: z.string() }),
+    "Opens a TTY exec into the live branch's sandbox; output arrives as `terminal.data`.",
+  ),
+  'terminal.input': op(
+    z.strictObject({ terminal: z.string().min(1), data: z.string() }),
+    done,
+    'Keystrokes.',
+  ),
+  'terminal.resize': op(z.strictObject({ terminal: z.string().min(1), ...size }), done, 'Resizes the TTY.'),
+  'terminal.ack': op(
+    z.strictObject({ terminal: z.string().min(1), bytes: z.number().int().nonnegative() }),
+    done,
+    'Flow control: the window has written `bytes` more of the output (xterm write callback).',
+  ),
+  'terminal.close': op(z.strictObject({ terminal: z.string().min(1) }), done, 'Closes the TTY.'),
+
+  'stats.subscribe': op(
+    z.strictObject({ id: EpisodeId }),
+    z.object({ subscription: z.string() }),
+    "Starts one long-lived stats stream of the branch's sandbox (`sandbox.stats` events).",
+  ),
+  'stats.unsubscribe': op(z.strictObject({ subscription: z.string().min(1) }), done, 'Ends a stats stream.'),
+} as const;
+
+/** The contract's operation map. */
+export type Operations = typeof OPERATIONS;
+/** An operation name (`domain.verb`). */
+export type OperationName = keyof Operations;
+/** The request an operation takes (as the caller writes it: defaults optional). */
+export type RequestOf<O extends OperationName> = z.input<Operations[O]['request']>;
+/** The request an operation receives after validation. */
+export type ParsedRequestOf<O extends OperationName> = z.output<Operations[O]['request']>;
+/** The value an operation returns on success. */
+export type ResponseOf<O extends OperationName> = z.output<Operations[O]['response']>;
+
+/** Every operation name, in declaration order. */
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
+
+/** True when `name` is a contract operation. */
+export function isOperationName(name: string): name is OperationName {
+  return Object.prototype.hasOwnProperty.call(OPERATIONS, name);
+}

@@ -1,0 +1,112 @@
+import { appError } from '../errors.js';
+import { err, type Result } from '../result.js';
+import { isEventName, type EventName } from './events.js';
+import type { Transport } from './transport.js';
+import { ServerFrame, type CallFrame } from './ws-protocol.js';
+
+/** The part of a WebSocket this transport uses: the browser's and the `ws` package's both fit. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(): void;
+  addEventListener(type: 'open' | 'close' | 'error', listener: () => void): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+}
+
+/** How to open a socket (e.g. `(url) => new WebSocket(url)`). */
+export type WebSocketFactory = (url: string) => WebSocketLike;
+
+/** A WebSocket transport that can also be closed. */
+export interface WebSocketTransport extends Transport {
+  /** Closes the socket; pending calls resolve with an error. */
+  close(): void;
+}
+
+const OPEN = 1;
+
+/**
+ * The contract over web mode's WebSocket. Connects on first use and again after a drop;
+ * a call in flight when the socket closes resolves with `{ok: false}` (never hangs).
+ * Frames are validated with zod; a malformed frame is dropped.
+ */
+export function createWebSocketTransport(url: string, open: WebSocketFactory): WebSocketTransport {
+  const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
+  const pending = new Map<number, (result: Result<unknown>) => void>();
+  let socket: WebSocketLike | null = null;
+  let ready: Promise<WebSocketLike> | null = null;
+  let nextId = 1;
+
+  const failAll = (message: string) => {
+    for (const resolve of pending.values()) resolve(err(appError('internal', message)));
+    pending.clear();
+  };
+
+  const onMessage = (data: unknown) => {
+    if (typeof data !== 'string') return;
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      return; // Not JSON: not ours; the server never sends it.
+    }
+    const frame = ServerFrame.safeParse(json);
+    if (!frame.success) return;
+    if (frame.data.kind === 'result') {
+      const resolve = pending.get(frame.data.id);
+      pending.delete(frame.data.id);
+      resolve?.(frame.data.result);
+    } else if (isEventName(frame.data.event)) {
+      for (const listener of [...(listeners.get(frame.data.event) ?? [])]) listener(frame.data.payload);
+    }
+  };
+
+  const connect = (): Promise<WebSocketLike> => {
+    if (ready && socket && socket.readyState <= OPEN) return ready;
+    ready = new Promise<WebSocketLike>((resolve, reject) => {
+      const s = open(url);
+      socket = s;
+      let opened = false;
+      s.addEventListener('open', () => {
+        opened = true;
+        resolve(s);
+      });
+      s.addEventListener('message', (event) => onMessage(event.data));
+      s.addEventListener('error', () => {
+        if (!opened) reject(new Error(`cannot connect to ${url.replace(/token=[^&]*/, 'token=…')}`));
+      });
+      s.addEventListener('close', () => {
+        if (!opened) reject(new Error('the server closed the connection (is the token right?)'));
+        if (socket === s) {
+          socket = null;
+          ready = null;
+        }
+        failAll('the connection to stepbox closed');
+      });
+    });
+    return ready;
+  };
+
+  return {
+    async call(op, input) {
+      const s = await connect();
+      const id = nextId++;
+      const frame: CallFrame = { kind: 'call', id, op, input: input ?? {} };
+      return new Promise<Result<unknown>>((resolve) => {
+        pending.set(id, resolve);
+        s.send(JSON.stringify(frame));
+      });
+    },
+    subscribe(event, listener) {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener);
+      // Events flow only over an open socket: subscribing connects.
+      connect().catch(() => undefined);
+      return () => set.delete(listener);
+    },
+    close() {
+      socket?.close();
+      failAll('the transport was closed');
+    },
+  };
+}
