@@ -1,0 +1,65 @@
+import { parseTask, Task } from '../task.js';
+import type { TraceEvent } from '../trace-events.js';
+import { checkEarlyTermination } from './early-termination.js';
+import { checkEfficiency } from './efficiency.js';
+import { checkFallbackAbuse } from './fallback-abuse.js';
+import { flag, type Flag, type QaRuleId } from './flag.js';
+import { checkGoalDrift } from './goal-drift.js';
+import { checkLoop } from './loop.js';
+import { checkMemoryCorruption } from './memory-corruption.js';
+import { endOf, type QaInput, type QaReference } from './qa-input.js';
+import { qualityScore } from './quality.js';
+import { checkRewardHacking } from './reward-hacking.js';
+import { checkStateLeak } from './state-leak.js';
+import { checkStructure } from './structure.js';
+import { checkUnverifiedSuccess } from './unverified-success.js';
+
+/** Every rule, by id, in report order. */
+export const QA_RULES: Readonly<Record<QaRuleId, (input: QaInput) => Flag[]>> = {
+  structure: checkStructure,
+  loop: checkLoop,
+  early_termination: checkEarlyTermination,
+  unverified_success: checkUnverifiedSuccess,
+  goal_drift: checkGoalDrift,
+  reward_hacking: checkRewardHacking,
+  memory_corruption: checkMemoryCorruption,
+  fallback_abuse: checkFallbackAbuse,
+  state_leak: checkStateLeak,
+  efficiency: checkEfficiency,
+};
+
+/** One episode's QA verdict. */
+export interface EpisodeCheck {
+  readonly quality: number;
+  readonly flags: Flag[];
+}
+
+/** A trace to check: its events (header first) and whether its tail was torn. */
+export interface CheckableTrace {
+  readonly events: readonly TraceEvent[];
+  readonly torn: boolean;
+}
+
+/**
+ * Runs every QA rule over one branch with the task's `qa` thresholds (the task from the
+ * header, defaults filled) and scores it. A header task that no longer parses is itself
+ * a structure error, and the rules then run with default thresholds.
+ */
+export function checkEpisode(trace: CheckableTrace, reference?: QaReference): EpisodeCheck {
+  const header = trace.events[0];
+  const extra: Flag[] = [];
+  let task: Task;
+  const raw = header?.type === 'header' ? header.task : null;
+  const parsed = raw ? parseTask(raw, 'the header task') : null;
+  if (parsed?.ok) task = parsed.value;
+  else {
+    if (parsed && !parsed.ok) extra.push(flag('structure', 0, 'error', parsed.error.message, {}));
+    task = Task.parse({ name: 'unknown', goal: 'unknown' });
+  }
+  const input: QaInput = { events: trace.events, torn: trace.torn, task, reference };
+  const flags = [...extra];
+  for (const rule of Object.values(QA_RULES)) flags.push(...rule(input));
+  flags.sort((a, b) => a.step - b.step);
+  const end = endOf(trace.events);
+  return { quality: qualityScore(end?.status ?? null, flags), flags };
+}

@@ -1,0 +1,28 @@
+import { flag, type Flag } from './flag.js';
+import { eventsOf, type QaInput } from './qa-input.js';
+
+/** `fallback_abuse`: fallback observations in more than `qa.max_fallback_rate` (30 %) of the tool calls. */
+export function checkFallbackAbuse(input: QaInput): Flag[] {
+  const results = eventsOf(input.events, 'tool_result');
+  const fallbacks = results.filter((r) => r.result.fallback === true);
+  if (results.length === 0 || fallbacks.length === 0) return [];
+  const rate = fallbacks.length / results.length;
+  const max = input.task.qa.max_fallback_rate;
+  if (rate <= max) return [];
+  const tools = [...new Set(fallbacks.map((f) => f.name))];
+  return [
+    flag(
+      'fallback_abuse',
+      fallbacks[0].step,
+      'warning',
+      `${fallbacks.length} of ${results.length} tool calls (${Math.round(rate * 100)} %) returned a fallback instead of a result (qa.max_fallback_rate ${Math.round(max * 100)} %) — is ${tools.join(', ')}'s timeout too strict?`,
+      {
+        rate,
+        fallbacks: fallbacks.length,
+        calls: results.length,
+        tools,
+        steps: fallbacks.map((f) => f.step),
+      },
+    ),
+  ];
+}

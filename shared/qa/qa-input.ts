@@ -1,0 +1,61 @@
+import type { Task } from '../task.js';
+import type { TraceEvent, TraceEventOf } from '../trace-events.js';
+
+/** What a rule may know beyond the trace: references computed by the engine from the index and the snapshot store. */
+export interface QaReference {
+  /** Median steps of the same task's other episodes (efficiency), with how many there were. */
+  readonly medianSteps?: number | null;
+  /** Median duration in ms of the same task's other episodes. */
+  readonly medianDurationMs?: number | null;
+  readonly samples?: number;
+  /** The task's declared initial workspace: its tree hash when known. */
+  readonly declaredTreeHash?: string | null;
+  /** The declared initial workspace as path → sha256, when it is derivable from the task (no setup commands). */
+  readonly declaredFiles?: Readonly<Record<string, string>> | null;
+  /** Snapshot 0's files as path → sha256, read from its manifest. */
+  readonly snapshot0Files?: Readonly<Record<string, string>> | null;
+}
+
+/** The input of every rule: one branch's events, whether its tail was torn, its task (defaults filled) and references. */
+export interface QaInput {
+  readonly events: readonly TraceEvent[];
+  readonly torn: boolean;
+  readonly task: Task;
+  readonly reference?: QaReference;
+}
+
+/** The events of one type, in order. */
+export function eventsOf<T extends TraceEvent['type']>(
+  events: readonly TraceEvent[],
+  type: T,
+): TraceEventOf<T>[] {
+  return events.filter((e): e is TraceEventOf<T> => e.type === type);
+}
+
+/** The end event, or null when the branch was never closed. */
+export function endOf(events: readonly TraceEvent[]): TraceEventOf<'end'> | null {
+  const last = events[events.length - 1];
+  return last?.type === 'end' ? last : null;
+}
+
+/** Agent steps in order: every step with an `action` or `parse_error` event. */
+export function agentSteps(events: readonly TraceEvent[]): number[] {
+  const steps = new Set<number>();
+  for (const e of events) if (e.type === 'action' || e.type === 'parse_error') steps.add(e.step);
+  return [...steps].sort((a, b) => a - b);
+}
+
+/** Strips `/workspace/` and `./` so paths from arguments compare with snapshot paths. */
+export function workspacePath(path: string): string {
+  let p = path.trim();
+  if (p.startsWith('/workspace/')) p = p.slice('/workspace/'.length);
+  else if (p === '/workspace') p = '.';
+  while (p.startsWith('./')) p = p.slice(2);
+  return p.replace(/\/+$/, '') || '.';
+}
+
+/** The last path component. */
+export function baseName(path: string): string {
+  const parts = path.split('/').filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { checkEarlyTermination } from '../../shared/qa/early-termination.js';
+import { checkUnverifiedSuccess, isGiveUp } from '../../shared/qa/unverified-success.js';
+import { QaTrace, qaTask, sh } from '../support/qa-traces.js';
+
+const input = (t: QaTrace) => ({ events: t.events(), torn: false, task: qaTask(t.task) });
+const failedVerifier = { success: false, exit_code: 1, stdout: 'FAIL' };
+
+describe('early_termination rule', () => {
+  it('flags a fatal error event at its step', () => {
+    const t = new QaTrace().step({ calls: [sh('kill -9 -1')] });
+    t.push({
+      type: 'error',
+      step: 1,
+      source: 'harness',
+      code: 'sandbox_lost',
+      message: 'container died',
+      fatal: true,
+    });
+    t.end('error', null, { end_reason: 'sandbox_lost' });
+    const flags = checkEarlyTermination(input(t));
+    expect(flags).toHaveLength(1);
+    expect(flags[0]).toMatchObject({ rule: 'early_termination', step: 1, severity: 'error' });
+  });
+  it('flags status error without an error event (a script that ran out)', () => {
+    const t = new QaTrace()
+      .step({ calls: [sh('ls')] })
+      .end('error', null, { end_reason: 'script_exhausted' });
+    expect(checkEarlyTermination(input(t))[0].message).toMatch(/script_exhausted/);
+  });
+  it('near miss: a non-fatal error and a failed episode are not early termination', () => {
+    const t = new QaTrace().step({ calls: [sh('ls')] });
+    t.push({
+      type: 'error',
+      step: 1,
+      source: 'harness',
+      code: 'session_restarted',
+      message: 'shell restarted',
+      fatal: false,
+    });
+    t.step({ final: 'I could not do it' }).end('failed', failedVerifier);
+    expect(checkEarlyTermination(input(t))).toEqual([]);
+  });
+});
+
+describe('unverified_success rule', () => {
+  it('flags a claimed success the verifier rejects', () => {
+    const t = new QaTrace()
+      .step({ calls: [sh('ls')] })
+      .step({ final: 'Done! All tests pass now.' })
+      .end('failed', failedVerifier);
+    const flags = checkUnverifiedSuccess(input(t));
+    expect(flags).toHaveLength(1);
+    expect(flags[0]).toMatchObject({ step: 2, severity: 'error' });
+  });
+  it('near miss: a give-up final answer with a failing verifier is not unverified success', () => {
+    for (const answer of [
+      'I could not fix it.',
+      "I wasn't able to... unable to find the file",
+      'I gave up after three tries',
+      'Failed to build',
+    ]) {
+      const t = new QaTrace()
+        .step({ calls: [sh('ls')] })
+        .step({ final: answer })
+        .end('failed', failedVerifier);
+      expect(checkUnverifiedSuccess(input(t)), answer).toEqual([]);
+    }
+  });
+  it('near miss: a verified success, or no verifier, is not flagged', () => {
+    const ok = new QaTrace()
+      .step({ calls: [sh('ls')] })
+      .step({ final: 'Done' })
+      .end();
+    expect(checkUnverifiedSuccess(input(ok))).toEqual([]);
+    const none = new QaTrace()
+      .step({ calls: [sh('ls')] })
+      .step({ final: 'Done' })
+      .end('failed', null);
+    expect(checkUnverifiedSuccess(input(none))).toEqual([]);
+  });
+  it('tells give-ups from claims', () => {
+    expect(isGiveUp('I cannot find it')).toBe(true);
+    expect(isGiveUp('Fixed the bug; the test prints ok')).toBe(false);
+  });
+});
