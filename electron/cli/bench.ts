@@ -1,13 +1,149 @@
+import { readdir } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { BenchSection, BenchValue } from '../bench/bench-section.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
 
-/** `stepbox bench` — placeholder until its owner lands it. */
+/** The JSON document of `stepbox bench --json`: every section's keys at the top level, once. */
+export interface BenchReport {
+  [key: string]: BenchValue | readonly string[] | readonly { section: string; reason: string }[];
+  /** Sections that ran, in order. */
+  sections: string[];
+  skipped: { section: string; reason: string }[];
+  /** Sections that threw, with why. */
+  failed: { section: string; reason: string }[];
+}
+
+/** Keys the runner itself writes; a section must not use them. */
+const RESERVED = new Set(['sections', 'skipped', 'failed', 'bench_ms']);
+
+/**
+ * Rounds a measurement for display without ever turning a small float into 0: four
+ * significant digits for non-integers, integers unchanged.
+ */
+export function roundMeasurement(value: number): number {
+  if (!Number.isFinite(value) || Number.isInteger(value)) return value;
+  return Number(value.toPrecision(4));
+}
+
+/** The median of a list of numbers (mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new Error('median of no values');
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Adds one section's results to the report; a key another section already wrote is kept
+ * under `section.key` so that no documented key appears twice.
+ */
+export function mergeSection(
+  report: BenchReport,
+  section: string,
+  values: Readonly<Record<string, BenchValue>>,
+  warn: (message: string) => void,
+): void {
+  for (const [key, value] of Object.entries(values)) {
+    const target = key in report || RESERVED.has(key) ? `${section}.${key}` : key;
+    if (target !== key) warn(`bench: section ${section} repeats key ${key}; reported as ${target}`);
+    report[target] = typeof value === 'number' ? roundMeasurement(value) : value;
+  }
+}
+
+/** Loads every section file next to bench-section.js, sorted by name. */
+export async function loadSections(): Promise<BenchSection[]> {
+  const dir = new URL('../bench/', import.meta.url);
+  const files = (await readdir(fileURLToPath(dir)))
+    .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts') && !/^bench-section\./.test(f))
+    .sort();
+  const sections: BenchSection[] = [];
+  for (const file of files) {
+    const mod = (await import(pathToFileURL(fileURLToPath(new URL(file, dir))).href)) as {
+      section?: BenchSection;
+    };
+    if (mod.section) sections.push(mod.section);
+  }
+  return sections;
+}
+
+const HELP = `stepbox bench [--json] [--only SECTION]
+
+Runs the benchmark sections (sandbox, and whatever else this build has) and prints
+medians. Every section's keys appear once at the top level of --json, next to
+"sections" (ran), "skipped" ([{section, reason}]: prerequisite missing) and "failed".
+Exit 0 when every section that ran finished, 1 otherwise.
+
+Options:
+  --json            one JSON document on stdout; progress on stderr
+  --only SECTION    run one section
+
+Examples:
+  npm run bench                            (= stepbox bench --json)
+  stepbox bench --json --only sandbox
+`;
+
+/** `stepbox bench` — runs the benchmark sections and prints their medians. */
 export const command: CliCommand = {
   name: 'bench',
-  summary: '(not built yet)',
-  help: 'stepbox bench — not built yet.\nExample: stepbox bench --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox bench: not built yet\n');
-    return EXIT.usage;
+  summary: 'measure sandbox, harness and UI speed (medians; --json)',
+  help: HELP,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: { json: { type: 'boolean', default: false }, only: { type: 'string' } },
+        strict: true,
+        allowPositionals: false,
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { json, only } = parsed.values;
+    const all = await loadSections();
+    const chosen = only ? all.filter((s) => s.name === only) : all;
+    if (only && chosen.length === 0)
+      throw new UsageError(`no section "${only}"; sections: ${all.map((s) => s.name).join(', ')}`);
+
+    const progress = (m: string) => io.stderr.write(`[bench] ${m}\n`);
+    const started = performance.now();
+    const report: BenchReport = { sections: [], skipped: [], failed: [] };
+    for (const section of chosen) {
+      const missing = await section
+        .prerequisite()
+        .catch((e: Error) => `prerequisite check failed: ${e.message}`);
+      if (missing !== null) {
+        progress(`${section.name}: skipped — ${missing}`);
+        report.skipped.push({ section: section.name, reason: missing });
+        continue;
+      }
+      progress(`${section.name}: running`);
+      const t0 = performance.now();
+      try {
+        const values = await section.run((m) => progress(`${section.name}: ${m}`));
+        mergeSection(report, section.name, values, progress);
+        report.sections.push(section.name);
+        progress(`${section.name}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      } catch (e) {
+        const reason = e instanceof Error ? e.message : String(e);
+        progress(`${section.name}: FAILED — ${reason}`);
+        report.failed.push({ section: section.name, reason });
+      }
+    }
+    report.bench_ms = Math.round(performance.now() - started);
+
+    if (json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    else {
+      const width = Math.max(...Object.keys(report).map((k) => k.length));
+      for (const [key, value] of Object.entries(report)) {
+        if (key === 'sections' || key === 'skipped' || key === 'failed') continue;
+        io.stdout.write(`${key.padEnd(width)}  ${String(value)}\n`);
+      }
+      for (const s of report.skipped) io.stdout.write(`skipped ${s.section}: ${s.reason}\n`);
+      for (const s of report.failed) io.stdout.write(`FAILED ${s.section}: ${s.reason}\n`);
+    }
+    return report.failed.length ? EXIT.failed : EXIT.ok;
   },
 };

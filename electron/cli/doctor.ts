@@ -1,13 +1,61 @@
+import { parseArgs } from 'node:util';
+import { formatBytes, runDoctor } from '../engine/doctor.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
 
-/** `stepbox doctor` — placeholder until its owner lands it. */
+const HELP = `stepbox doctor [--json]
+
+Checks that a sandbox can start now: Docker reachable (bounded: 3 s), the sandbox image
+present, its version label matching this build, a sandbox starting and running \`true\`;
+and reports the store's disk use ($STEPBOX_HOME, default ~/.stepbox).
+Each failing check names its fix.
+
+Options:
+  --json   print {ok, checks: [{id, ok, detail, fix}], store: {path, bytes}} on stdout
+
+Exit 0 when every check passes, 3 otherwise.
+
+Examples:
+  npx stepbox doctor
+  DOCKER_HOST=tcp://10.0.0.5:2375 npx stepbox doctor --json
+`;
+
+/** `stepbox doctor` — says whether a sandbox can start now and how to fix what stops it. */
 export const command: CliCommand = {
   name: 'doctor',
-  summary: '(not built yet)',
-  help: 'stepbox doctor — not built yet.\nExample: stepbox doctor --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox doctor: not built yet\n');
-    return EXIT.usage;
+  summary: 'check Docker, the sandbox image, a sandbox start and the store',
+  help: HELP,
+  async run(argv, io) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: { json: { type: 'boolean', default: false } },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const report = await runDoctor(io.env);
+    if (values.json) {
+      io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    } else {
+      const width = Math.max(...report.checks.map((c) => c.id.length));
+      for (const c of report.checks) {
+        io.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.id.padEnd(width)}  ${c.detail}\n`);
+        if (!c.ok) io.stdout.write(`${' '.repeat(width + 8)}fix: ${c.fix}\n`);
+      }
+      io.stdout.write(`store: ${formatBytes(report.store.bytes)} in ${report.store.path}\n`);
+      io.stdout.write(report.ok ? 'stepbox is ready: a sandbox can start now.\n' : '');
+    }
+    if (!report.ok) {
+      const failing = report.checks.filter((c) => !c.ok);
+      io.stderr.write(
+        `stepbox doctor: ${failing.map((c) => c.id).join(', ')} failed. Fix: ${failing[0].fix}\n`,
+      );
+      return EXIT.infra;
+    }
+    return EXIT.ok;
   },
 };

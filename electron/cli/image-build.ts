@@ -1,13 +1,79 @@
+import { parseArgs } from 'node:util';
+import { SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
+import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
+import { ImageBuildError, buildSandboxImage } from '../engine/docker/image.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, InfraError, UsageError } from './command.js';
 
-/** `stepbox image build` — placeholder until its owner lands it. */
+const HELP = `stepbox image build [--offline] [--json]
+
+Builds the sandbox image ${SANDBOX_IMAGE} (label stepbox.image.version=${SANDBOX_IMAGE_VERSION}).
+First probes an image registry (≤ 5 s; STEPBOX_REGISTRY_PROBE_URL overrides where). If it
+answers: docker build of resources/sandbox/Dockerfile. Otherwise: the offline builder
+resources/sandbox/build-offline.sh (debootstrap from Debian packages; needs root and
+debootstrap). Progress goes to stderr; the path taken is printed.
+
+Options:
+  --offline   skip the probe and take the offline path
+  --json      print {tag, version, path, reason, duration_ms} on stdout
+
+Exit 0 built, 3 when Docker, debootstrap or root is missing (with the fix).
+
+Examples:
+  npx stepbox image build
+  sudo npx stepbox image build --offline
+`;
+
+/** `stepbox image build` — builds the sandbox image by the registry or the offline path. */
 export const command: CliCommand = {
   name: 'image build',
-  summary: '(not built yet)',
-  help: 'stepbox image build — not built yet.\nExample: stepbox image build --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox image build: not built yet\n');
-    return EXIT.usage;
+  summary: 'build the sandbox image (registry or offline debootstrap path)',
+  help: HELP,
+  async run(argv, io) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: { offline: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const docker = dockerClient();
+    const reach = await dockerReachable(docker);
+    if (!reach.ok) throw new InfraError(`Docker is unreachable: ${reach.detail}`, reach.fix);
+    try {
+      const result = await buildSandboxImage({
+        docker,
+        offline: values.offline,
+        progress: (line) => io.stderr.write(line + '\n'),
+      });
+      const seconds = (result.durationMs / 1000).toFixed(1);
+      if (values.json) {
+        io.stdout.write(
+          JSON.stringify({
+            tag: result.tag,
+            version: result.version,
+            path: result.path,
+            reason: result.reason,
+            duration_ms: Math.round(result.durationMs),
+          }) + '\n',
+        );
+      } else {
+        io.stdout.write(
+          `built ${result.tag} (version ${result.version}) by the ${result.path} path in ${seconds} s (${result.reason})\n`,
+        );
+      }
+      return EXIT.ok;
+    } catch (e) {
+      if (e instanceof ImageBuildError) {
+        if (e.code === 'tool_missing') throw new InfraError(e.message, e.fix);
+        io.stderr.write(`stepbox image build: ${e.message}\n`);
+        return EXIT.failed;
+      }
+      throw e;
+    }
   },
 };

@@ -1,0 +1,115 @@
+import type { Readable } from 'node:stream';
+import Docker from 'dockerode';
+import { logger } from '../log.js';
+
+const log = logger('stats');
+
+/** One resource sample of a container (the engine sends one about every second). */
+export interface StatsSample {
+  /** CPU use since the previous sample, in percent of one core (200 = two cores busy). */
+  readonly cpuPercent: number;
+  /** Memory in use, page cache excluded (as `docker stats` shows it). */
+  readonly memoryBytes: number;
+  readonly memoryLimit: number;
+  readonly pids: number;
+  /** Epoch ms of the sample. */
+  readonly t: number;
+}
+
+/** A live stats stream of one container. Listener registrations return an unsubscribe. */
+export interface StatsStream {
+  onSample(cb: (sample: StatsSample) => void): () => void;
+  /** The stream ended (container gone, closed, or Docker unreachable). */
+  onEnd(cb: (reason: string) => void): () => void;
+  close(): void;
+}
+
+/** The subset of the engine's stats document this module reads (cgroup v1 and v2). */
+interface RawStats {
+  read?: string;
+  cpu_stats?: { cpu_usage?: { total_usage?: number }; system_cpu_usage?: number; online_cpus?: number };
+  precpu_stats?: { cpu_usage?: { total_usage?: number }; system_cpu_usage?: number };
+  memory_stats?: {
+    usage?: number;
+    limit?: number;
+    stats?: { cache?: number; total_inactive_file?: number; inactive_file?: number };
+  };
+  pids_stats?: { current?: number };
+}
+
+/** Turns one engine stats document into a sample, the way `docker stats` computes it. */
+export function toSample(raw: RawStats, now = Date.now()): StatsSample {
+  const cpu = raw.cpu_stats?.cpu_usage?.total_usage ?? 0;
+  const preCpu = raw.precpu_stats?.cpu_usage?.total_usage ?? 0;
+  const system = raw.cpu_stats?.system_cpu_usage ?? 0;
+  const preSystem = raw.precpu_stats?.system_cpu_usage ?? 0;
+  const cpus = raw.cpu_stats?.online_cpus ?? 1;
+  const cpuDelta = cpu - preCpu;
+  const systemDelta = system - preSystem;
+  const cpuPercent = cpuDelta > 0 && systemDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0;
+  const mem = raw.memory_stats ?? {};
+  // cgroup v1 reports page cache as total_inactive_file/cache, v2 as inactive_file.
+  const cache = mem.stats?.total_inactive_file ?? mem.stats?.inactive_file ?? mem.stats?.cache ?? 0;
+  const t = raw.read ? Date.parse(raw.read) : NaN;
+  return {
+    cpuPercent,
+    memoryBytes: Math.max(0, (mem.usage ?? 0) - cache),
+    memoryLimit: mem.limit ?? 0,
+    pids: raw.pids_stats?.current ?? 0,
+    t: Number.isFinite(t) && t > 0 ? t : now,
+  };
+}
+
+/**
+ * Opens one long-lived stats stream (`container.stats({stream: true})`) and emits a sample
+ * per engine update until `close()` or the container goes away.
+ */
+export async function openStats(containerId: string, docker: Docker = new Docker()): Promise<StatsStream> {
+  const stream = (await docker.getContainer(containerId).stats({ stream: true })) as unknown as Readable;
+  const sampleListeners = new Set<(sample: StatsSample) => void>();
+  const endListeners = new Set<(reason: string) => void>();
+  let ended = false;
+  let buffered = '';
+
+  const end = (reason: string) => {
+    if (ended) return;
+    ended = true;
+    for (const cb of endListeners) cb(reason);
+  };
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (!line) continue;
+      let sample: StatsSample;
+      try {
+        sample = toSample(JSON.parse(line) as RawStats);
+      } catch (e) {
+        log.warn(`unreadable stats line from ${containerId.slice(0, 12)}: ${(e as Error).message}`);
+        continue;
+      }
+      for (const cb of sampleListeners) cb(sample);
+    }
+  });
+  stream.on('end', () => end('the container stopped'));
+  stream.on('close', () => end('closed'));
+  stream.on('error', (e) => end(`stats stream failed: ${e.message}`));
+
+  return {
+    onSample: (cb) => {
+      sampleListeners.add(cb);
+      return () => sampleListeners.delete(cb);
+    },
+    onEnd: (cb) => {
+      endListeners.add(cb);
+      return () => endListeners.delete(cb);
+    },
+    close: () => {
+      stream.destroy();
+      end('closed');
+    },
+  };
+}

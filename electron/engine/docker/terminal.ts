@@ -1,0 +1,253 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { Duplex } from 'node:stream';
+import Docker from 'dockerode';
+import { logger } from '../log.js';
+
+const log = logger('terminal');
+
+/** Output is flushed to listeners at most this often… */
+export const TERMINAL_BATCH_MS = 16;
+/** …or as soon as this much is pending, whichever comes first. */
+export const TERMINAL_BATCH_BYTES = 64 * 1024;
+
+/** The OSC number of the history hook: `ESC ] 6973 ; pid ; exit ; cwd64 ; hist64 BEL`. */
+const HOOK_OSC = '\u001b]6973;';
+const BEL = '\u0007';
+
+/**
+ * Runs before every prompt: reports the shell's pid, the last exit code, the cwd and the
+ * last history entry (with its number, so the host can tell a new command from an empty
+ * Enter) as an OSC sequence the host strips from the stream.
+ */
+export const HISTORY_HOOK =
+  '__sb_ec=$?; printf "\\033]6973;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ' +
+  '"$(printf %s "$PWD" | base64 -w0)" "$(HISTTIMEFORMAT= history 1 | base64 -w0)"; ' +
+  '(exit $__sb_ec)';
+
+/** A command a person typed into the terminal, reported by the history hook. */
+export interface HumanCommand {
+  readonly command: string;
+  /** The shell's cwd after the command ran. */
+  readonly cwd: string;
+  readonly exit_code: number;
+}
+
+/** What {@link HistoryHookFilter.push} found in a chunk of terminal output. */
+export interface FilteredOutput {
+  /** The output with every hook sequence removed. */
+  readonly text: string;
+  readonly commands: HumanCommand[];
+  /** The shell's pid inside the container, once a hook sequence reported it. */
+  readonly pid?: number;
+}
+
+/**
+ * Strips history-hook sequences from terminal output and decodes them into commands. A
+ * sequence split across chunks is held back until it completes.
+ */
+export class HistoryHookFilter {
+  private pending = '';
+  private lastHistoryNumber: number | undefined;
+
+  /** Feeds one chunk of decoded output. */
+  push(chunk: string): FilteredOutput {
+    let input = this.pending + chunk;
+    this.pending = '';
+    let text = '';
+    const commands: HumanCommand[] = [];
+    let pid: number | undefined;
+    for (;;) {
+      const start = input.indexOf(HOOK_OSC);
+      if (start < 0) {
+        // Hold back a tail that could be the beginning of a hook sequence.
+        const keep = partialPrefix(input, HOOK_OSC);
+        text += input.slice(0, input.length - keep);
+        this.pending = input.slice(input.length - keep);
+        break;
+      }
+      const end = input.indexOf(BEL, start);
+      if (end < 0) {
+        text += input.slice(0, start);
+        this.pending = input.slice(start);
+        break;
+      }
+      text += input.slice(0, start);
+      const parsed = this.decode(input.slice(start + HOOK_OSC.length, end));
+      if (parsed.pid !== undefined) pid = parsed.pid;
+      if (parsed.command) commands.push(parsed.command);
+      input = input.slice(end + 1);
+    }
+    return pid === undefined ? { text, commands } : { text, commands, pid };
+  }
+
+  private decode(body: string): { pid?: number; command?: HumanCommand } {
+    const [pidText, exitText, cwd64, hist64] = body.split(';');
+    const pid = Number(pidText);
+    const history = Buffer.from(hist64 ?? '', 'base64').toString('utf8');
+    const m = /^\s*(\d+)\*?\s+([\s\S]*?)\n?$/.exec(history);
+    const result: { pid?: number; command?: HumanCommand } = Number.isInteger(pid) ? { pid } : {};
+    if (!m) return result;
+    const number = Number(m[1]);
+    // The same history number again means the person pressed Enter on an empty line.
+    if (number === this.lastHistoryNumber) return result;
+    this.lastHistoryNumber = number;
+    result.command = {
+      command: m[2],
+      cwd: Buffer.from(cwd64 ?? '', 'base64').toString('utf8'),
+      exit_code: Number(exitText),
+    };
+    return result;
+  }
+}
+
+/** The length of the longest suffix of `text` that is a proper prefix of `marker`. */
+function partialPrefix(text: string, marker: string): number {
+  for (let n = Math.min(marker.length - 1, text.length); n > 0; n--) {
+    if (text.endsWith(marker.slice(0, n))) return n;
+  }
+  return 0;
+}
+
+/** Options of {@link openTerminal}. */
+export interface TerminalOptions {
+  readonly cols: number;
+  readonly rows: number;
+  /** Working directory; defaults to the container's (/workspace). */
+  readonly cwd?: string;
+  /** Extra environment for the shell. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The Docker client; defaults to one from the environment (DOCKER_HOST or the local socket). */
+  readonly docker?: Docker;
+}
+
+/** A live TTY shell inside a container. Listener registrations return an unsubscribe. */
+export interface Terminal {
+  /** Sends keystrokes / pasted text to the shell. */
+  write(data: string | Uint8Array): void;
+  resize(cols: number, rows: number): Promise<void>;
+  /** Output, batched (~16 ms or 64 KiB), with history-hook sequences removed. */
+  onData(cb: (data: string) => void): () => void;
+  /** Each command a person typed, with its cwd and exit code. */
+  onCommand(cb: (command: HumanCommand) => void): () => void;
+  /** The shell ended; `exitCode` is null when it could not be read. */
+  onExit(cb: (exitCode: number | null) => void): () => void;
+  /** Ends the shell (SIGHUP, as when a terminal window closes) and the stream. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens an interactive bash on a TTY exec into `containerId`. A PROMPT_COMMAND hook reports
+ * every command typed (see {@link HISTORY_HOOK}); the shell's history file is disabled
+ * because the root filesystem is read-only.
+ */
+export async function openTerminal(containerId: string, options: TerminalOptions): Promise<Terminal> {
+  const docker = options.docker ?? new Docker();
+  const container = docker.getContainer(containerId);
+  const env = {
+    TERM: 'xterm-256color',
+    PS1: '\\u@\\h:\\w\\$ ',
+    PROMPT_COMMAND: HISTORY_HOOK,
+    HISTFILE: '',
+    HISTCONTROL: '',
+    ...options.env,
+  };
+  const exec = await container.exec({
+    Cmd: ['bash', '--norc', '--noprofile', '-i'],
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: true,
+    Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    ...(options.cwd ? { WorkingDir: options.cwd } : {}),
+  });
+  const stream = (await exec.start({ hijack: true, stdin: true, Tty: true })) as Duplex;
+  await exec.resize({ h: options.rows, w: options.cols }).catch((e: Error) => {
+    // The exec may not have started its process yet; the next resize will apply.
+    log.debug(`initial resize of ${containerId.slice(0, 12)}: ${e.message}`);
+  });
+
+  const dataListeners = new Set<(data: string) => void>();
+  const commandListeners = new Set<(command: HumanCommand) => void>();
+  const exitListeners = new Set<(code: number | null) => void>();
+  const decoder = new StringDecoder('utf8');
+  const filter = new HistoryHookFilter();
+  let shellPid: number | undefined;
+  let batch = '';
+  let timer: NodeJS.Timeout | undefined;
+  let exited = false;
+
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (!batch) return;
+    const out = batch;
+    batch = '';
+    for (const cb of dataListeners) cb(out);
+  };
+  const onText = (text: string) => {
+    const found = filter.push(text);
+    if (found.pid !== undefined) shellPid = found.pid;
+    if (found.text) {
+      batch += found.text;
+      if (batch.length >= TERMINAL_BATCH_BYTES) flush();
+      else timer ??= setTimeout(flush, TERMINAL_BATCH_MS);
+    }
+    if (found.commands.length) {
+      // Output printed before the prompt belongs before the command report.
+      flush();
+      for (const c of found.commands) for (const cb of commandListeners) cb(c);
+    }
+  };
+  stream.on('data', (chunk: Buffer) => onText(decoder.write(chunk)));
+  const finish = () => {
+    if (exited) return;
+    exited = true;
+    onText(decoder.end());
+    flush();
+    exec
+      .inspect()
+      .then((info) => info.ExitCode ?? null)
+      .catch((e: Error) => {
+        log.warn(`exit code of the terminal in ${containerId.slice(0, 12)}: ${e.message}`);
+        return null;
+      })
+      .then((code) => {
+        for (const cb of exitListeners) cb(code);
+      });
+  };
+  stream.on('end', finish);
+  stream.on('close', finish);
+  stream.on('error', (e) => {
+    log.warn(`terminal stream of ${containerId.slice(0, 12)}: ${e.message}`);
+    finish();
+  });
+
+  const subscribe =
+    <T>(set: Set<T>) =>
+    (cb: T) => {
+      set.add(cb);
+      return () => set.delete(cb);
+    };
+  return {
+    write: (data) => {
+      if (!exited) stream.write(typeof data === 'string' ? data : Buffer.from(data));
+    },
+    resize: async (cols, rows) => {
+      await exec.resize({ h: rows, w: cols });
+    },
+    onData: subscribe(dataListeners),
+    onCommand: subscribe(commandListeners),
+    onExit: subscribe(exitListeners),
+    close: async () => {
+      if (exited) return;
+      if (shellPid !== undefined) {
+        // A hijacked exec outlives its connection: hang up the shell as a closed window would.
+        const hup = await container.exec({ Cmd: ['kill', '-HUP', String(shellPid)], AttachStdout: false });
+        await hup.start({ Detach: true }).catch((e: Error) => log.warn(`hangup: ${e.message}`));
+      }
+      stream.end();
+      stream.destroy();
+      finish();
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import { access, constants, lstat, mkdir, readdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
+import { inspectSandboxImage } from './docker/image.js';
+import { dockerClient, dockerReachable, probeContainer } from './docker/ping.js';
+
+/** The ids of doctor's checks, in the order they run. */
+export type DoctorCheckId = 'docker' | 'image' | 'image_version' | 'sandbox' | 'store';
+
+/** One check: what it found and, when it failed, the command or step that fixes it. */
+export interface DoctorCheck {
+  readonly id: DoctorCheckId;
+  readonly ok: boolean;
+  readonly detail: string;
+  readonly fix: string;
+}
+
+/** The doctor's verdict: `ok` only when a sandbox can start now and the store is usable. */
+export interface DoctorReport {
+  readonly ok: boolean;
+  readonly checks: DoctorCheck[];
+  /** The store's location and disk use. */
+  readonly store: { readonly path: string; readonly bytes: number };
+}
+
+/** Starts a sandbox with default limits, runs `true` in it and destroys it; resolves with a detail line. */
+export type SandboxProbe = () => Promise<string>;
+
+/** The default probe: a sandbox of the default config runs `true`. */
+export const probeSandbox: SandboxProbe = () => probeContainer(dockerClient(), SANDBOX_IMAGE);
+
+const IMAGE_FIX = 'npx stepbox image build';
+
+/** The store's root: `$STEPBOX_HOME`, default `~/.stepbox`. */
+export function stepboxHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.STEPBOX_HOME || join(homedir(), '.stepbox');
+}
+
+/** Bytes used under a directory (apparent file sizes; symlinks not followed); 0 when it does not exist. */
+export async function diskUse(dir: string): Promise<number> {
+  let total = 0;
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw e;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += await diskUse(path);
+    else total += (await lstat(path)).size;
+  }
+  return total;
+}
+
+/** Formats a byte count for people: `12.3 MB`. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+async function checkStore(env: NodeJS.ProcessEnv): Promise<{ check: DoctorCheck; bytes: number }> {
+  const path = stepboxHome(env);
+  try {
+    await mkdir(path, { recursive: true });
+    await access(path, constants.W_OK);
+    const bytes = await diskUse(path);
+    return { check: { id: 'store', ok: true, detail: `${formatBytes(bytes)} in ${path}`, fix: '' }, bytes };
+  } catch (e) {
+    return {
+      check: {
+        id: 'store',
+        ok: false,
+        detail: `the store at ${path} is not usable: ${(e as Error).message}`,
+        fix: `make ${path} writable, or set STEPBOX_HOME to a writable directory`,
+      },
+      bytes: 0,
+    };
+  }
+}
+
+/**
+ * Runs every check: Docker reachable (bounded), image present, image version, a sandbox
+ * starts and runs `true`, the store. Checks that depend on a failed one are reported as
+ * failed with the same fix, so every id is always present.
+ */
+export async function runDoctor(
+  env: NodeJS.ProcessEnv = process.env,
+  probe: SandboxProbe = probeSandbox,
+): Promise<DoctorReport> {
+  const checks: DoctorCheck[] = [];
+  const docker = dockerClient();
+  const reach = await dockerReachable(docker, undefined, env);
+  checks.push({ id: 'docker', ok: reach.ok, detail: reach.detail, fix: reach.fix });
+
+  if (!reach.ok) {
+    for (const id of ['image', 'image_version', 'sandbox'] as const)
+      checks.push({ id, ok: false, detail: 'not checked: Docker is unreachable', fix: reach.fix });
+  } else {
+    const image = await inspectSandboxImage(docker).catch((e: Error) => e);
+    if (image instanceof Error) {
+      checks.push({
+        id: 'image',
+        ok: false,
+        detail: `cannot inspect ${SANDBOX_IMAGE}: ${image.message}`,
+        fix: reach.fix,
+      });
+    } else {
+      checks.push({
+        id: 'image',
+        ok: image.present,
+        detail: image.present ? `${SANDBOX_IMAGE} is present` : `${SANDBOX_IMAGE} is missing`,
+        fix: image.present ? '' : IMAGE_FIX,
+      });
+    }
+    const versionOk = !(image instanceof Error) && image.present && image.version === SANDBOX_IMAGE_VERSION;
+    checks.push({
+      id: 'image_version',
+      ok: versionOk,
+      detail:
+        image instanceof Error || !image.present
+          ? 'not checked: no image'
+          : `label stepbox.image.version=${image.version ?? '(none)'}, this build expects ${SANDBOX_IMAGE_VERSION}`,
+      fix: versionOk ? '' : IMAGE_FIX,
+    });
+    if (!versionOk) {
+      checks.push({ id: 'sandbox', ok: false, detail: 'not checked: no usable image', fix: IMAGE_FIX });
+    } else {
+      try {
+        checks.push({ id: 'sandbox', ok: true, detail: await probe(), fix: '' });
+      } catch (e) {
+        checks.push({
+          id: 'sandbox',
+          ok: false,
+          detail: `a sandbox could not start: ${(e as Error).message}`,
+          fix: 'run `STEPBOX_LOG=debug npx stepbox sandbox exec -- true` to see why; `docker info` shows the engine state',
+        });
+      }
+    }
+  }
+  const store = await checkStore(env);
+  checks.push(store.check);
+  return { ok: checks.every((c) => c.ok), checks, store: { path: stepboxHome(env), bytes: store.bytes } };
+}
