@@ -122,8 +122,17 @@ export async function buildSandboxImage(options: ImageBuildOptions): Promise<Ima
     reason = reachable ? `the registry at ${url} answered` : `the registry at ${url} is unreachable`;
   }
   options.progress(`[image] building ${tag} (version ${version}) by the ${path} path: ${reason}`);
-  if (path === 'registry') await buildFromDockerfile(options.docker, tag, version, options.progress);
-  else await buildOffline(tag, version, options.progress);
+  if (path === 'registry') {
+    try {
+      await buildFromDockerfile(options.docker, tag, version, options.progress);
+    } catch (e) {
+      // A registry that answers a probe can still refuse a pull (rate limits, auth).
+      path = 'offline';
+      reason = `the registry path failed (${(e as Error).message})`;
+      options.progress(`[image] ${reason}; falling back to the offline path`);
+      await buildOffline(tag, version, options.progress);
+    }
+  } else await buildOffline(tag, version, options.progress);
 
   const state = await inspectSandboxImage(options.docker, tag);
   if (!state.present || state.version !== version) {

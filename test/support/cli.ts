@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The project root, from this file's location. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/stepbox.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/electron/cli-main.js', import.meta.url));
+
+/** What a CLI run produced. */
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly durationMs: number;
+}
+
+/** Options of {@link runCli}. */
+export interface CliRunOptions {
+  /** Added to (and overriding) the test process's environment. */
+  readonly env?: Record<string, string | undefined>;
+  /** Kill the child after this long (the run then fails with code null). */
+  readonly timeoutMs?: number;
+  readonly input?: string;
+}
+
+/**
+ * Runs `node bin/stepbox.js ARGS` as a child process against the built dist/ (run
+ * `npm run build` or `npx tsc -b` first; `npm test` builds before it tests).
+ */
+export function runCli(args: readonly string[], options: CliRunOptions = {}): Promise<CliRun> {
+  if (!existsSync(BUILT)) throw new Error('the CLI is not built: run `npx tsc -b` (npm test builds first)');
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, durationMs: performance.now() - started });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Parses the single JSON document a `--json` run printed, failing with the run's output when it is not one. */
+export function parseJsonOutput<T = unknown>(run: CliRun): T {
+  try {
+    return JSON.parse(run.stdout) as T;
+  } catch {
+    throw new Error(
+      `stdout is not one JSON document (exit ${run.code}):\n${run.stdout}\nstderr:\n${run.stderr}`,
+    );
+  }
+}
