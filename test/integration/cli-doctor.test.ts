@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJsonOutput, runCli } from '../support/cli.js';
+
+interface DoctorJson {
+  ok: boolean;
+  checks: { id: string; ok: boolean; detail: string; fix: string }[];
+  store: { path: string; bytes: number };
+}
+
+describe('stepbox doctor', () => {
+  let home: string;
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), 'stepbox-doctor-'));
+    writeFileSync(join(home, 'blob'), Buffer.alloc(12_345));
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('passes every check against the running engine and reports the store', async () => {
+    const run = await runCli(['doctor', '--json'], { env: { STEPBOX_HOME: home } });
+    const report = parseJsonOutput<DoctorJson>(run);
+    expect(run.code, run.stderr).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(report.checks.map((c) => c.id)).toEqual(['docker', 'image', 'image_version', 'sandbox', 'store']);
+    for (const c of report.checks)
+      expect(c).toEqual({ id: c.id, ok: true, detail: expect.any(String), fix: '' });
+    expect(report.store).toEqual({ path: home, bytes: 12_345 });
+  });
+
+  it('exits 3 fast with the docker check failing and a fix when the engine refuses connections', async () => {
+    const run = await runCli(['doctor', '--json'], {
+      env: { DOCKER_HOST: 'tcp://127.0.0.1:1', STEPBOX_HOME: home },
+    });
+    const report = parseJsonOutput<DoctorJson>(run);
+    expect(run.code).toBe(3);
+    expect(report.ok).toBe(false);
+    const docker = report.checks.find((c) => c.id === 'docker');
+    expect(docker).toMatchObject({ ok: false, detail: expect.stringContaining('127.0.0.1:1') });
+    expect(docker?.fix).toMatch(/DOCKER_HOST/);
+    expect(report.checks.find((c) => c.id === 'sandbox')?.ok).toBe(false);
+    expect(run.durationMs).toBeLessThan(10_000);
+  });
+
+  describe('against an engine that never answers', () => {
+    let server: Server;
+    const sockets: Socket[] = [];
+    let port = 0;
+    beforeAll(async () => {
+      server = createServer((s) => sockets.push(s));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as { port: number }).port;
+    });
+    afterAll(async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it('gives up within its bound and explains in plain text', async () => {
+      const run = await runCli(['doctor'], {
+        env: { DOCKER_HOST: `tcp://127.0.0.1:${port}`, STEPBOX_HOME: home },
+      });
+      expect(run.code).toBe(3);
+      expect(run.stdout).toMatch(/FAIL\s+docker\s+Docker is unreachable .*no answer within 3 s/);
+      expect(run.stdout).toMatch(/fix: start the engine at DOCKER_HOST=/);
+      expect(run.stderr).toMatch(/docker.*failed/);
+      expect(run.durationMs).toBeLessThan(10_000);
+    });
+  });
+
+  it('rejects an unknown flag as a usage error', async () => {
+    const run = await runCli(['doctor', '--bogus']);
+    expect(run.code).toBe(2);
+  });
+});

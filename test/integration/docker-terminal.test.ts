@@ -1,0 +1,67 @@
+import type Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTerminal, type HumanCommand, type Terminal } from '../../electron/engine/docker/terminal.js';
+import { docker, startPlainContainer, waitUntil } from '../support/cli-docker.js';
+
+describe('live terminal (TTY exec)', () => {
+  let container: Docker.Container;
+  let term: Terminal;
+  let output = '';
+  const commands: HumanCommand[] = [];
+  const onData = (tick: () => void) => term.onData(tick);
+  const onCommand = (tick: () => void) => term.onCommand(tick);
+  /** Types a line and waits until the hook reports it, so each test starts at a prompt. */
+  const type = async (line: string) => {
+    const before = commands.length;
+    term.write(line + '\r');
+    await waitUntil(() => commands.length > before, onCommand, `the hook to report "${line}"`);
+    return commands[commands.length - 1];
+  };
+
+  beforeAll(async () => {
+    container = await startPlainContainer('docker-terminal');
+    term = await openTerminal(container.id, { cols: 80, rows: 24, docker });
+    term.onData((d) => (output += d));
+    term.onCommand((c) => commands.push(c));
+    await waitUntil(() => /\$ $/.test(output), onData, 'the first prompt');
+  });
+  afterAll(async () => {
+    await term?.close();
+    await container?.remove({ force: true });
+  });
+
+  it('is a real TTY', async () => {
+    const from = output.length;
+    await type('tty');
+    expect(output.slice(from)).toMatch(/\/dev\/pts\/\d+/);
+  });
+
+  it('applies a resize (stty size matches)', async () => {
+    await term.resize(101, 33);
+    const from = output.length;
+    await type('stty size');
+    expect(output.slice(from)).toMatch(/\b33 101\b/);
+  });
+
+  it('reports each typed command with its cwd and exit code, and strips the hook from the output', async () => {
+    expect(await type('cd /tmp')).toEqual({ command: 'cd /tmp', cwd: '/tmp', exit_code: 0 });
+    expect(await type('false')).toEqual({ command: 'false', cwd: '/tmp', exit_code: 1 });
+    expect(await type("echo 'a;b' | wc -c")).toMatchObject({ command: "echo 'a;b' | wc -c", exit_code: 0 });
+    expect(output).not.toContain('\u001b]6973;');
+  });
+
+  it('reports an empty Enter as no command', async () => {
+    const before = commands.length;
+    const from = output.length;
+    term.write('\r');
+    await waitUntil(() => /\$ $/.test(output.slice(from)), onData, 'a new prompt');
+    await type('true');
+    expect(commands.slice(before).map((c) => c.command)).toEqual(['true']);
+  });
+
+  it('ends with an exit code when the shell exits', async () => {
+    const ended = new Promise<number | null>((resolve) => term.onExit(resolve));
+    term.write('exit 7\r');
+    expect(await ended).toBe(7);
+  });
+});
