@@ -1,0 +1,209 @@
+import Docker from 'dockerode';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { logger } from '../log.js';
+import { SandboxFailure } from '../sandbox/sandbox.js';
+
+const log = logger('docker');
+
+/** The streams of an attached `docker exec`: stdin to write, stdout/stderr demultiplexed. */
+export interface ExecStreams {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Closes the connection (the process inside sees EOF on stdin). */
+  close(): void;
+}
+
+/** A container stepbox knows about, from a label-filtered listing. */
+export interface LabelledContainer {
+  readonly id: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly state: string;
+}
+
+/** Container creation options, as the Docker Engine API takes them. */
+export type ContainerSpec = Docker.ContainerCreateOptions;
+
+interface DockerApiError {
+  statusCode?: number;
+  code?: string;
+  message?: string;
+}
+
+const FIX_DAEMON =
+  'start the Docker engine (e.g. `sudo systemctl start docker` or `dockerd --bridge=none --iptables=false &`), ' +
+  'or point DOCKER_HOST at a running one; `stepbox doctor` checks it';
+
+/** Maps a dockerode error to the {@link SandboxFailure} a caller can act on. */
+export function dockerFailure(e: unknown, doing: string): SandboxFailure {
+  const err = e as DockerApiError;
+  const text = err?.message ?? String(e);
+  if (
+    err?.code === 'ENOENT' ||
+    err?.code === 'ECONNREFUSED' ||
+    err?.code === 'EACCES' ||
+    err?.code === 'ENOTFOUND'
+  )
+    return new SandboxFailure(
+      'docker_unreachable',
+      `Docker is unreachable while ${doing} (${text}); ${FIX_DAEMON}`,
+    );
+  return new SandboxFailure('sandbox_failed', `Docker failed while ${doing}: ${text}`);
+}
+
+/**
+ * The one object that talks to the Docker engine (dockerode). The connection comes from
+ * DOCKER_HOST (tcp/ssh/unix) or the local socket; nothing here assumes the engine shares
+ * this machine's /proc or filesystem.
+ */
+export class DockerEngine {
+  constructor(readonly docker: Docker = new Docker()) {}
+
+  /** Resolves when the engine answers; rejects with `docker_unreachable` otherwise. */
+  async ping(): Promise<void> {
+    try {
+      await this.docker.ping();
+    } catch (e) {
+      throw new SandboxFailure(
+        'docker_unreachable',
+        `Docker does not answer (${(e as Error).message}); ${FIX_DAEMON}`,
+      );
+    }
+  }
+
+  /** Whether the engine has `image` locally. */
+  async hasImage(image: string): Promise<boolean> {
+    try {
+      await this.docker.getImage(image).inspect();
+      return true;
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return false;
+      throw dockerFailure(e, `inspecting image ${image}`);
+    }
+  }
+
+  /** Whether the engine has a network called `name`. */
+  async hasNetwork(name: string): Promise<boolean> {
+    try {
+      await this.docker.getNetwork(name).inspect();
+      return true;
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return false;
+      throw dockerFailure(e, `inspecting network ${name}`);
+    }
+  }
+
+  /** Creates and starts a container; returns its id. A failed start removes what was created. */
+  async createAndStart(spec: ContainerSpec): Promise<string> {
+    let container: Docker.Container;
+    try {
+      container = await this.docker.createContainer(spec);
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404)
+        throw new SandboxFailure(
+          'image_missing',
+          `the sandbox image ${spec.Image} is not in the Docker engine; build it with \`stepbox image build\``,
+        );
+      throw dockerFailure(e, 'creating a sandbox container');
+    }
+    try {
+      await container.start();
+    } catch (e) {
+      await this.remove(container.id).catch(() => undefined);
+      throw dockerFailure(e, `starting sandbox container ${container.id.slice(0, 12)}`);
+    }
+    return container.id;
+  }
+
+  /** Starts `cmd` in a running container with stdin attached (one `docker exec`). */
+  async exec(id: string, cmd: string[]): Promise<ExecStreams> {
+    let stream: NodeJS.ReadWriteStream;
+    try {
+      const exec = await this.docker.getContainer(id).exec({
+        Cmd: cmd,
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+      });
+      stream = (await exec.start({ hijack: true, stdin: true })) as unknown as NodeJS.ReadWriteStream;
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404 || (e as DockerApiError).statusCode === 409)
+        throw new SandboxFailure('sandbox_lost', `sandbox container ${id.slice(0, 12)} is gone or stopped`);
+      throw dockerFailure(e, `starting a process in sandbox ${id.slice(0, 12)}`);
+    }
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    this.docker.modem.demuxStream(stream, stdout, stderr);
+    const end = () => {
+      stdout.end();
+      stderr.end();
+    };
+    stream.on('end', end);
+    stream.on('close', end);
+    stream.on('error', end);
+    const duplex = stream as unknown as Writable & { destroy(): void };
+    return { stdin: duplex, stdout, stderr, close: () => duplex.destroy() };
+  }
+
+  /** Whether the container exists and is running. */
+  async isRunning(id: string): Promise<boolean> {
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      return info.State.Running === true;
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return false;
+      throw dockerFailure(e, `inspecting sandbox ${id.slice(0, 12)}`);
+    }
+  }
+
+  /** Removes a container by force; one that is already gone counts as removed. */
+  async remove(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).remove({ force: true, v: true });
+    } catch (e) {
+      const status = (e as DockerApiError).statusCode;
+      // 404: already gone. 409 "removal already in progress": someone else is removing it.
+      if (status === 404 || (status === 409 && /already in progress/i.test((e as Error).message))) return;
+      throw dockerFailure(e, `removing sandbox ${id.slice(0, 12)}`);
+    }
+  }
+
+  /** Every container (running or not) carrying `label` (`key` or `key=value`). */
+  async listByLabel(label: string): Promise<LabelledContainer[]> {
+    try {
+      const list = await this.docker.listContainers({ all: true, filters: { label: [label] } });
+      return list.map((c) => ({ id: c.Id, labels: c.Labels ?? {}, state: c.State }));
+    } catch (e) {
+      throw dockerFailure(e, 'listing sandbox containers');
+    }
+  }
+
+  /**
+   * Streams the engine's `oom` events for containers with `label`; calls `onOom` with the
+   * container id. Returns a function that stops listening.
+   */
+  async watchOom(label: string, onOom: (id: string) => void): Promise<() => void> {
+    const stream = (await this.docker.getEvents({
+      filters: { type: ['container'], event: ['oom'], label: [label] },
+    })) as NodeJS.ReadableStream & { destroy(): void };
+    let buf = '';
+    stream.on('data', (chunk: Buffer) => {
+      buf += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!line.trim()) continue;
+        try {
+          const id = (JSON.parse(line) as { id?: string }).id;
+          if (id) onOom(id);
+        } catch (e) {
+          log.warn(`unreadable Docker event (${(e as Error).message}): ${line.slice(0, 200)}`);
+        }
+      }
+    });
+    stream.on('error', (e: Error) => log.warn(`the Docker event stream failed: ${e.message}`));
+    return () => stream.destroy();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Docker sandboxes.
+ *
+ * Usage:
+ * ```ts
+ * const provider = await createDockerProvider();          // pings Docker, sweeps orphans
+ * const sb = await provider.create(defaultSandboxConfig()); // limits.ts; or sandboxConfig(task.sandbox)
+ * const r = await sb.exec({ command: 'echo hi', timeoutMs: 30_000 }); // ~1–3 ms per call
+ * const snap = await sb.snapshot(new DiskSnapshotStore(dir));          // or new MemorySnapshotStore()
+ * await sb.restore(store, await store.getManifest(snap.manifest));
+ * await sb.destroy();
+ * await provider.close();                                  // destroys what it still owns
+ * ```
+ * A warm pool over a provider: `new WarmPool(provider, { size: 2 })` (warm-pool.ts).
+ */
+import { DockerEngine } from '../docker/client.js';
+import { containerSpec } from '../docker/container-spec.js';
+import { checkNetwork } from '../docker/network.js';
+import { ownedContainers, ownerLabel, sweepOrphans } from '../docker/owner.js';
+import { STEPBOX_LABEL } from '../docker/container-spec.js';
+import { logger } from '../log.js';
+import { DockerSandbox } from './docker-sandbox.js';
+import type { SandboxConfig, SandboxProvider } from './sandbox.js';
+
+const log = logger('sandbox');
+
+/** Options of {@link createDockerProvider}. */
+export interface DockerProviderOptions {
+  /** The engine connection; by default DOCKER_HOST or the local socket. */
+  readonly engine?: DockerEngine;
+  /** Remove containers whose owner process is gone before the first create (default true). */
+  readonly sweep?: boolean;
+}
+
+/** Creates sandboxes as Docker containers, each with its helper process. */
+export class DockerSandboxProvider implements SandboxProvider {
+  readonly backend = 'docker';
+  private readonly live = new Map<string, DockerSandbox>();
+  private readonly ooms = new Map<string, number>();
+  private stopOomWatch: (() => void) | undefined;
+
+  constructor(readonly engine: DockerEngine) {}
+
+  /** Subscribes to the engine's OOM events for stepbox containers. */
+  async watch(): Promise<void> {
+    this.stopOomWatch = await this.engine.watchOom(`${STEPBOX_LABEL}=1`, (id) =>
+      this.ooms.set(id, (this.ooms.get(id) ?? 0) + 1),
+    );
+  }
+
+  /** Starts a container for `config` and its helper. Rejects with a {@link SandboxFailure} saying why not. */
+  async create(config: SandboxConfig): Promise<DockerSandbox> {
+    await checkNetwork(this.engine, config.network);
+    const id = await this.engine.createAndStart(containerSpec(config, ownerLabel()));
+    const sandbox = new DockerSandbox(this.engine, id, config, {
+      oomEvents: (cid) => this.ooms.get(cid) ?? 0,
+      onDestroy: (cid) => {
+        this.live.delete(cid);
+        this.ooms.delete(cid);
+      },
+    });
+    this.live.set(id, sandbox);
+    try {
+      await sandbox.start();
+    } catch (e) {
+      await sandbox
+        .destroy()
+        .catch((d: Error) => log.warn(`cannot remove failed sandbox ${id.slice(0, 12)}: ${d.message}`));
+      throw e;
+    }
+    return sandbox;
+  }
+
+  /** Removes stepbox containers whose owner process is gone (never this process's or another live one's). */
+  sweepOrphans(): Promise<string[]> {
+    return sweepOrphans(this.engine);
+  }
+
+  /** Ids of every container this process owns (live or leaked). */
+  owned(): Promise<string[]> {
+    return ownedContainers(this.engine);
+  }
+
+  /** Destroys every sandbox this provider created and stops listening to the engine. */
+  async close(): Promise<void> {
+    this.stopOomWatch?.();
+    this.stopOomWatch = undefined;
+    const results = await Promise.allSettled([...this.live.values()].map((s) => s.destroy()));
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed.length)
+      throw new Error(`could not destroy ${failed.length} sandbox(es): ${String(failed[0].reason)}`);
+  }
+}
+
+/** Connects to Docker (DOCKER_HOST or the local socket), sweeps orphans and returns a provider. */
+export async function createDockerProvider(
+  options: DockerProviderOptions = {},
+): Promise<DockerSandboxProvider> {
+  const engine = options.engine ?? new DockerEngine();
+  await engine.ping();
+  if (options.sweep !== false) {
+    const removed = await sweepOrphans(engine);
+    if (removed.length) log.info(`removed ${removed.length} orphan sandbox(es)`);
+  }
+  const provider = new DockerSandboxProvider(engine);
+  await provider.watch();
+  return provider;
+}

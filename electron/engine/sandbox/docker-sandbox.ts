@@ -1,0 +1,550 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ToolErrorCode, type ToolError } from '../../../shared/errors.js';
+import { err, ok, type Result } from '../../../shared/result.js';
+import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
+import type { ChangedPath } from '../../../shared/trace-events.js';
+import { treeHashText } from '../../../shared/tree-hash.js';
+import type { DockerEngine, ExecStreams } from '../docker/client.js';
+import { logger } from '../log.js';
+import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
+import {
+  SandboxFailure,
+  type ExecRequest,
+  type RestoreInfo,
+  type Sandbox,
+  type SandboxConfig,
+  type SessionState,
+  type SnapshotInfo,
+  type VerifyMode,
+} from './sandbox.js';
+import type { ManifestEntry, SnapshotManifest, SnapshotStore } from './snapshot-store.js';
+
+const log = logger('sandbox');
+
+/** How long the helper may take to say hello after its exec starts. */
+const HELLO_TIMEOUT_MS = 15_000;
+/** Extra time the host waits past a call's own timeout before declaring the helper hung. */
+const HUNG_GRACE_MS = 15_000;
+
+let helperSource: Buffer | undefined;
+
+/** The helper's source (resources/sandbox/helper.py), found from this module upwards (src and dist layouts). */
+export function loadHelperSource(): Buffer {
+  if (helperSource) return helperSource;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'resources', 'sandbox', 'helper.py');
+    if (existsSync(candidate)) return (helperSource = readFileSync(candidate));
+    const up = dirname(dir);
+    if (up === dir)
+      throw new SandboxFailure(
+        'sandbox_failed',
+        'resources/sandbox/helper.py is missing from this stepbox install; reinstall stepbox',
+      );
+    dir = up;
+  }
+}
+
+/**
+ * The command of the helper's one exec: a tiny python3 stub that reads exactly N bytes of
+ * source from stdin and runs it; the same stdin then carries the protocol.
+ */
+function bootstrapCommand(sourceLength: number): string[] {
+  const stub = [
+    'import os, sys',
+    `n = ${sourceLength}`,
+    'b = b""',
+    'while len(b) < n:',
+    '    c = os.read(0, n - len(b))',
+    '    if not c: sys.exit(70)',
+    '    b += c',
+    'exec(compile(b, "stepbox-helper", "exec"))',
+  ].join('\n');
+  return ['python3', '-c', stub];
+}
+
+const SESSION_RESTARTED =
+  "the sandbox's shell session died and was restarted; cwd and exported variables were restored, background processes may be gone";
+
+/** The session died during the call; a new one is up. */
+class SessionRestarted extends Error {}
+
+type WireEntry = [string, ManifestEntry['type'], number, number, string | null];
+
+function toEntry(w: WireEntry): ManifestEntry {
+  const [path, type, mode, size, content] = w;
+  if (type === 'file') return { path, type, mode, size, hash: content ?? '' };
+  if (type === 'symlink') return { path, type, mode, size, target: content ?? '' };
+  return { path, type, mode, size: 0 };
+}
+
+function toWire(e: ManifestEntry): WireEntry {
+  return [
+    e.path,
+    e.type,
+    e.mode,
+    e.size,
+    e.type === 'file' ? (e.hash ?? '') : e.type === 'symlink' ? (e.target ?? '') : null,
+  ];
+}
+
+function byPath(a: ManifestEntry, b: ManifestEntry): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/** sha256 hex of the tree hash text of `entries`. */
+export function treeHashOf(entries: readonly ManifestEntry[]): string {
+  return createHash('sha256').update(treeHashText(entries), 'utf8').digest('hex');
+}
+
+/** Added/modified/deleted entries between two listings. */
+export function diffEntries(
+  before: readonly ManifestEntry[],
+  after: readonly ManifestEntry[],
+): ChangedPath[] {
+  const old = new Map(before.map((e) => [e.path, e]));
+  const changed: ChangedPath[] = [];
+  for (const e of after) {
+    const o = old.get(e.path);
+    old.delete(e.path);
+    if (!o) changed.push({ path: e.path, change: 'added' });
+    else if (
+      o.type !== e.type ||
+      o.mode !== e.mode ||
+      o.size !== e.size ||
+      o.hash !== e.hash ||
+      o.target !== e.target
+    )
+      changed.push({ path: e.path, change: 'modified' });
+  }
+  for (const p of old.keys()) changed.push({ path: p, change: 'deleted' });
+  return changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Decodes output: text (U+FFFD for bad bytes) plus base64 of the raw bytes when they are not UTF-8. */
+function decodeOutput(raw: Buffer, truncated: boolean): { text: string; b64?: string } {
+  try {
+    return { text: utf8.decode(raw) };
+  } catch {
+    // A cap can cut a multi-byte character in two: that alone does not make the output binary.
+    if (truncated) {
+      for (let cut = 1; cut <= 3 && cut < raw.length; cut++) {
+        try {
+          utf8.decode(raw.subarray(0, raw.length - cut));
+          return { text: raw.toString('utf8') };
+        } catch {
+          continue;
+        }
+      }
+    }
+    return { text: raw.toString('utf8'), b64: raw.toString('base64') };
+  }
+}
+
+function toolCode(code: string): ToolError['code'] {
+  const parsed = ToolErrorCode.safeParse(code);
+  return parsed.success ? parsed.data : 'tool_failed';
+}
+
+/** Hooks the provider gives each sandbox. */
+export interface DockerSandboxHooks {
+  /** How many Docker `oom` events the engine has reported for a container so far. */
+  oomEvents(id: string): number;
+  /** Called once when the sandbox is destroyed. */
+  onDestroy(id: string): void;
+}
+
+/**
+ * A sandbox backed by a Docker container and one long-lived helper process inside it
+ * (resources/sandbox/helper.py), started by a single `docker exec`. Every operation is a
+ * request to that helper (~1 ms), never a new exec (~100 ms).
+ */
+export class DockerSandbox implements Sandbox {
+  readonly backend = 'docker';
+  private helper!: HelperClient;
+  private streams: ExecStreams | undefined;
+  private recovering: Promise<void> | undefined;
+  private session: SessionState | undefined;
+  private previous: readonly ManifestEntry[] = [];
+  private lost: SandboxFailure | undefined;
+  private destroying: Promise<void> | undefined;
+  private readonly log;
+
+  constructor(
+    private readonly engine: DockerEngine,
+    readonly id: string,
+    readonly config: SandboxConfig,
+    private readonly hooks: DockerSandboxHooks,
+  ) {
+    this.log = log.child(id.slice(0, 12));
+  }
+
+  /** Starts the helper (one exec) and waits for its hello. */
+  async start(): Promise<void> {
+    const source = loadHelperSource();
+    const streams = await this.engine.exec(this.id, bootstrapCommand(source.length));
+    const helper = new HelperClient(streams.stdin, streams.stdout);
+    let stderr = '';
+    streams.stderr.on('data', (c: Buffer) => {
+      const text = c.toString('utf8');
+      stderr = (stderr + text).slice(-4000);
+      this.log.debug(text.trimEnd());
+    });
+    helper.onClose = (reason) => {
+      if (!this.lost)
+        this.log.warn(
+          `helper gone: ${reason}${stderr ? `; its last stderr: ${stderr.trim().slice(-500)}` : ''}`,
+        );
+    };
+    streams.stdin.write(source);
+    this.helper = helper;
+    this.streams = streams;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        helper.hello,
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no hello within ${HELLO_TIMEOUT_MS} ms`)),
+            HELLO_TIMEOUT_MS,
+          );
+        }),
+      ]);
+    } catch (e) {
+      streams.close();
+      throw new SandboxFailure(
+        'sandbox_failed',
+        `the sandbox helper did not start in ${this.id.slice(0, 12)} (${(e as Error).message}); the image needs python3${stderr ? `; helper stderr: ${stderr.trim().slice(-500)}` : ''}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // ------------------------------------------------------------------ helper calls
+
+  private async live(): Promise<HelperClient> {
+    if (this.lost) throw this.lost;
+    if (this.recovering) await this.recovering;
+    if (this.helper.closed) {
+      await this.recover();
+      throw new SessionRestarted(SESSION_RESTARTED);
+    }
+    return this.helper;
+  }
+
+  /** Restarts a dead helper, or marks the sandbox lost when its container is gone. */
+  private recover(): Promise<void> {
+    this.recovering ??= (async () => {
+      try {
+        if (this.lost) throw this.lost;
+        if (!(await this.engine.isRunning(this.id))) {
+          this.lost = new SandboxFailure(
+            'sandbox_lost',
+            `sandbox container ${this.id.slice(0, 12)} is gone or stopped`,
+          );
+          throw this.lost;
+        }
+        this.streams?.close();
+        this.log.warn('restarting the helper');
+        await this.start();
+        if (this.session) await this.helper.request('set_session', { ...this.session });
+      } finally {
+        this.recovering = undefined;
+      }
+    })();
+    return this.recovering;
+  }
+
+  /** One request; a helper that dies during it is restarted and the call fails with SessionRestarted. */
+  private async call(
+    op: string,
+    args: Record<string, unknown> = {},
+    payload?: Uint8Array,
+  ): Promise<HelperResponse> {
+    const helper = await this.live();
+    try {
+      return await helper.request(op, args, payload);
+    } catch (e) {
+      if (e instanceof HelperClosed) {
+        await this.recover();
+        throw new SessionRestarted(SESSION_RESTARTED);
+      }
+      throw e;
+    }
+  }
+
+  /** Like call(), but retried once on a restarted session (for idempotent operations). */
+  private async callRetrying(
+    op: string,
+    args: Record<string, unknown> = {},
+    payload?: Uint8Array,
+  ): Promise<HelperResponse> {
+    try {
+      return await this.call(op, args, payload);
+    } catch (e) {
+      if (e instanceof SessionRestarted) return this.call(op, args, payload);
+      throw e;
+    }
+  }
+
+  private fileError(e: unknown): Result<never, ToolError> {
+    if (e instanceof HelperError) return err({ code: toolCode(e.code), message: e.message });
+    if (e instanceof SessionRestarted) return err({ code: 'session_restarted', message: e.message });
+    throw e;
+  }
+
+  // ------------------------------------------------------------------ tools
+
+  /** Runs a command line in the persistent session (or a fresh one); see helper.py for the semantics. */
+  async exec(request: ExecRequest): Promise<ToolResult> {
+    const started = performance.now();
+    const oomBefore = this.hooks.oomEvents(this.id);
+    let response: HelperResponse;
+    try {
+      const helper = await this.live();
+      const pending = helper.request('exec', {
+        command: request.command,
+        timeout_ms: Math.max(1, Math.round(request.timeoutMs)),
+        fresh: request.fresh === true,
+        cap: this.config.limits.outputBytes,
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const hung = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          helper.close(`the helper did not answer within ${request.timeoutMs + HUNG_GRACE_MS} ms`);
+          this.streams?.close();
+          reject(new HelperClosed('hung'));
+        }, request.timeoutMs + HUNG_GRACE_MS);
+      });
+      try {
+        response = await Promise.race([pending, hung]);
+      } finally {
+        clearTimeout(timer);
+      }
+    } catch (e) {
+      const ms = performance.now() - started;
+      if (e instanceof SessionRestarted) return toolFailure('session_restarted', e.message, ms);
+      if (e instanceof HelperClosed) {
+        await this.recover();
+        return toolFailure('session_restarted', SESSION_RESTARTED, ms);
+      }
+      if (e instanceof HelperError) return toolFailure(toolCode(e.code), e.message, ms);
+      throw e;
+    }
+    return this.execResult(response, started, oomBefore);
+  }
+
+  private execResult(response: HelperResponse, started: number, oomBefore: number): ToolResult {
+    const h = response.header as {
+      exit_code: number | null;
+      stdout_len: number;
+      stdout_total: number;
+      stderr_total: number;
+      error?: { code: string; message: string };
+      session?: SessionState;
+    };
+    if (h.session) this.session = h.session;
+    const outRaw = response.payload.subarray(0, h.stdout_len);
+    const errRaw = response.payload.subarray(h.stdout_len);
+    const truncated = { stdout: h.stdout_total > outRaw.length, stderr: h.stderr_total > errRaw.length };
+    const out = decodeOutput(outRaw, truncated.stdout);
+    const errOut = decodeOutput(errRaw, truncated.stderr);
+    let error = h.error ? { code: toolCode(h.error.code), message: h.error.message } : undefined;
+    if (!error && this.hooks.oomEvents(this.id) > oomBefore)
+      error = {
+        code: 'oom' as const,
+        message: 'the command ran out of memory (Docker reported an OOM kill)',
+      };
+    const result: ToolResult = {
+      ok: error === undefined,
+      ...(h.exit_code !== null ? { exit_code: h.exit_code } : {}),
+      stdout: out.text,
+      stderr: errOut.text,
+      truncated,
+      ...(out.b64 !== undefined ? { stdout_b64: out.b64 } : {}),
+      ...(errOut.b64 !== undefined ? { stderr_b64: errOut.b64 } : {}),
+      ...(error ? { error } : {}),
+      duration_ms: performance.now() - started,
+      bytes: h.stdout_total + h.stderr_total,
+    };
+    return result;
+  }
+
+  /** Reads a file (relative paths against /workspace). */
+  async readFile(path: string): Promise<Result<Uint8Array, ToolError>> {
+    try {
+      const r = await this.call('read', { path });
+      return ok(new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.length));
+    } catch (e) {
+      return this.fileError(e);
+    }
+  }
+
+  /** Writes a file, creating parent directories. */
+  async writeFile(
+    path: string,
+    content: Uint8Array,
+    mode?: number,
+  ): Promise<Result<{ bytes: number }, ToolError>> {
+    try {
+      const r = await this.call('write', mode === undefined ? { path } : { path, mode }, content);
+      return ok({ bytes: r.header.bytes as number });
+    } catch (e) {
+      return this.fileError(e);
+    }
+  }
+
+  /** Lists a directory, entries sorted by name. */
+  async listDir(path: string): Promise<Result<DirEntry[], ToolError>> {
+    try {
+      const r = await this.call('list', { path });
+      return ok(r.header.entries as DirEntry[]);
+    } catch (e) {
+      return this.fileError(e);
+    }
+  }
+
+  // ------------------------------------------------------------------ session
+
+  /** The session's cwd and exported environment. */
+  async sessionState(): Promise<SessionState> {
+    const r = await this.callRetrying('get_session');
+    this.session = { cwd: r.header.cwd as string, env: r.header.env as Record<string, string> };
+    return this.session;
+  }
+
+  /** Replaces the session's cwd and exported environment (rollback). */
+  async setSessionState(state: SessionState): Promise<void> {
+    this.session = { cwd: state.cwd, env: { ...state.env } };
+    await this.callRetrying('set_session', { ...this.session });
+  }
+
+  // ------------------------------------------------------------------ snapshots
+
+  /** Captures /workspace into `store`: the helper rehashes what changed, the host fetches only missing blobs. */
+  async snapshot(store: SnapshotStore): Promise<SnapshotInfo> {
+    const started = performance.now();
+    try {
+      const scan = await this.callRetrying('scan');
+      const entries = (scan.header.entries as WireEntry[]).map(toEntry).sort(byPath);
+      const treeHash = treeHashOf(entries);
+      if (treeHash !== scan.header.tree_hash)
+        throw new SandboxFailure(
+          'snapshot_failed',
+          `host and helper disagree on the tree hash (${treeHash} vs ${String(scan.header.tree_hash)})`,
+        );
+      const hashes = [...new Set(entries.filter((e) => e.type === 'file').map((e) => e.hash as string))];
+      const have = await Promise.all(hashes.map((h) => store.hasBlob(h)));
+      const missing = hashes.filter((_, i) => !have[i]);
+      let bytes = 0;
+      if (missing.length) {
+        const r = await this.callRetrying('blobs', { hashes: missing });
+        const sizes = r.header.sizes as number[];
+        let off = 0;
+        await Promise.all(
+          missing.map((h, i) => {
+            const blob = r.payload.subarray(off, off + sizes[i]);
+            off += sizes[i];
+            return store.putBlob(h, blob);
+          }),
+        );
+        bytes = off;
+      }
+      const manifest: SnapshotManifest = { treeHash, entries };
+      const id = await store.putManifest(manifest);
+      const changed = diffEntries(this.previous, entries);
+      this.previous = entries;
+      return { manifest: id, treeHash, changed, bytes, durationMs: performance.now() - started };
+    } catch (e) {
+      throw this.failure(e, 'snapshot_failed');
+    }
+  }
+
+  /** Restores /workspace to `manifest`: only needed blobs cross, the tree hash is recomputed inside. */
+  async restore(
+    store: SnapshotStore,
+    manifest: SnapshotManifest,
+    verify: VerifyMode = 'touched',
+  ): Promise<RestoreInfo> {
+    const started = performance.now();
+    try {
+      const scan = await this.callRetrying('scan');
+      const present = new Set(
+        (scan.header.entries as WireEntry[]).filter((e) => e[1] === 'file').map((e) => e[4]),
+      );
+      const needed = [
+        ...new Set(
+          manifest.entries
+            .filter((e) => e.type === 'file' && !present.has(e.hash ?? ''))
+            .map((e) => e.hash as string),
+        ),
+      ];
+      const blobs = await Promise.all(needed.map((h) => store.getBlob(h)));
+      const payload = Buffer.concat(blobs);
+      const r = await this.callRetrying(
+        'restore',
+        {
+          entries: manifest.entries.map(toWire),
+          blobs: needed.map((h, i) => [h, blobs[i].length]),
+          tree_hash: manifest.treeHash,
+          verify,
+        },
+        payload,
+      );
+      this.previous = [...manifest.entries].sort(byPath);
+      return {
+        treeHash: r.header.tree_hash as string,
+        written: r.header.written as number,
+        removed: r.header.removed as number,
+        durationMs: performance.now() - started,
+      };
+    } catch (e) {
+      throw this.failure(e, 'restore_failed');
+    }
+  }
+
+  private failure(e: unknown, code: 'snapshot_failed' | 'restore_failed'): Error {
+    if (e instanceof SandboxFailure) return e;
+    if (e instanceof HelperError)
+      return new SandboxFailure(e.code === 'verify_failed' ? 'verify_failed' : code, e.message);
+    return new SandboxFailure(code, (e as Error).message);
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /** Kills every process but init, the main command and the helper; clears /tmp. */
+  async killStrays(): Promise<void> {
+    await this.callRetrying('kill_strays');
+  }
+
+  /** Back to the clean state: no strays, empty /workspace and /tmp, fresh session, empty stat cache. */
+  async reset(): Promise<void> {
+    await this.callRetrying('reset');
+    this.session = undefined;
+    this.previous = [];
+  }
+
+  /** Removes the container; an already-gone container counts as destroyed. */
+  destroy(): Promise<void> {
+    this.lost = new SandboxFailure('sandbox_lost', `sandbox ${this.id.slice(0, 12)} was destroyed`);
+    this.destroying ??= (async () => {
+      this.helper?.close('the sandbox is being destroyed');
+      this.streams?.close();
+      try {
+        await this.engine.remove(this.id);
+      } catch (e) {
+        // Let a later destroy() try again.
+        this.destroying = undefined;
+        throw e;
+      }
+      this.hooks.onDestroy(this.id);
+    })();
+    return this.destroying;
+  }
+}

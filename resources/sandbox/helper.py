@@ -1,0 +1,878 @@
+# stepbox in-container helper.
+#
+# One long-lived python3 process per sandbox, started by ONE `docker exec` whose stdin
+# first carries this source and then the framed protocol. It needs python3 (the stepbox
+# image has it). Python rather than sh because it owns timers, /proc scans, output caps
+# and hashing without forking: when a fork bomb has used up the PID limit, the helper can
+# still find and kill it (os.kill and /proc reads only) and answer the next call.
+#
+# Protocol (both directions): frames of [u32 BE header length][u32 BE payload length]
+# [header: UTF-8 JSON][payload: raw bytes]. Requests carry `id` and `op`; the response
+# to a request carries the same `id` and either `ok: true` or `error: {code, message}`.
+# stdout is the protocol only; diagnostics go to stderr.
+import errno
+import hashlib
+import json
+import os
+import selectors
+import signal
+import stat as st
+import struct
+import sys
+import time
+
+WORKSPACE = '/workspace'
+PRIV = '/dev/shm/.stepbox-helper'
+PREAMBLE = PRIV + '/preamble.sh'
+CLOCK = PRIV + '/clock'
+MARKER = 'STEPBOX_CALL'
+HIDDEN_ENV = ('PWD', 'OLDPWD', 'SHLVL', '_', MARKER, 'BASH_ENV', '__STEPBOX_CWD')
+ENOSPC_TEXT = b'No space left on device'
+
+# Sourced by every call's bash through BASH_ENV (so the command itself keeps its own line
+# numbers and parse errors): restores the cwd, raises oom_score_adj so the kernel's OOM
+# killer picks the command rather than the helper, and on exit writes the cwd and the
+# exported environment to fd 3, NUL-separated, with builtins only (no fork).
+_LETTERS = ' '.join('${!%s*}' % c for c in 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_')
+PREAMBLE_TEXT = (
+    'unset BASH_ENV\n'
+    'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null\n'
+    'builtin cd -- "$__STEPBOX_CWD" 2>/dev/null || builtin cd /workspace 2>/dev/null\n'
+    'unset __STEPBOX_CWD\n'
+    '__stepbox_save() {\n'
+    '  local __stepbox_n\n'
+    '  { builtin printf "%s\\0" "$PWD"\n'
+    '    for __stepbox_n in ' + _LETTERS + '; do\n'
+    '      [[ ${!__stepbox_n@a} == *x* ]] && builtin printf "%s=%s\\0" "$__stepbox_n" "${!__stepbox_n}"\n'
+    '    done\n'
+    '  } >&3 2>/dev/null\n'
+    '}\n'
+    'trap __stepbox_save EXIT\n'
+)
+
+
+def log(message):
+    try:
+        os.write(2, ('[helper] %s\n' % message).encode('utf-8', 'replace'))
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- framing
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            selectors.select.select([], [fd], [])
+            continue
+        view = view[n:]
+
+
+def send(header, payload=b''):
+    h = json.dumps(header, separators=(',', ':')).encode('utf-8')
+    write_all(1, struct.pack('>II', len(h), len(payload)) + h)
+    if payload:
+        write_all(1, payload)
+
+
+class ToolErr(Exception):
+    def __init__(self, code, message):
+        Exception.__init__(self, message)
+        self.code = code
+        self.message = message
+
+
+ERRNO_CODES = {
+    errno.ENOENT: 'not_found',
+    errno.EISDIR: 'is_directory',
+    errno.ENOTDIR: 'not_a_directory',
+    errno.EACCES: 'permission_denied',
+    errno.EPERM: 'permission_denied',
+    errno.EROFS: 'permission_denied',
+    errno.ENOSPC: 'disk_full',
+    errno.EDQUOT: 'disk_full',
+}
+
+
+def os_error(e, path):
+    code = ERRNO_CODES.get(e.errno, 'tool_failed')
+    return ToolErr(code, '%s: %s' % (path, e.strerror or str(e)))
+
+
+def resolve(path):
+    if not isinstance(path, str) or path == '':
+        raise ToolErr('invalid_arguments', 'path must be a non-empty string')
+    return os.path.normpath(path if path.startswith('/') else os.path.join(WORKSPACE, path))
+
+
+# ---------------------------------------------------------------- /proc
+
+def proc_stat(pid):
+    """(state, ppid, pgrp, session, starttime) of a process, or None when it is gone."""
+    try:
+        with open('/proc/%d/stat' % pid, 'rb') as f:
+            data = f.read()
+    except OSError:
+        return None
+    rest = data[data.rfind(b')') + 2:].split()
+    return rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19])
+
+
+def all_pids():
+    return [int(n) for n in os.listdir('/proc') if n.isdigit()]
+
+
+def environ_has(pid, needle):
+    try:
+        with open('/proc/%d/environ' % pid, 'rb') as f:
+            return needle in f.read()
+    except OSError:
+        return False
+
+
+def oom_kills():
+    """The container cgroup's oom_kill counter (v1 memory.oom_control, v2 memory.events)."""
+    for path in ('/sys/fs/cgroup/memory/memory.oom_control', '/sys/fs/cgroup/memory.events'):
+        try:
+            with open(path, 'rb') as f:
+                for line in f.read().splitlines():
+                    if line.startswith(b'oom_kill '):
+                        return int(line.split()[1])
+        except OSError:
+            continue
+    return None
+
+
+def workspace_full():
+    try:
+        s = os.statvfs(WORKSPACE)
+    except OSError:
+        return False
+    return s.f_bavail * s.f_frsize < max(64 * 1024, s.f_blocks * s.f_frsize // 200)
+
+
+# ---------------------------------------------------------------- processes
+
+class Helper:
+    def __init__(self):
+        self.sel = selectors.DefaultSelector()
+        self.inbuf = bytearray()
+        self.calls = {}  # pid -> Call
+        self.counter = 0
+        self.pid = os.getpid()
+        base = dict(os.environ)
+        for k in HIDDEN_ENV:
+            base.pop(k, None)
+        self.base_env = base
+        self.cwd = WORKSPACE
+        self.env = dict(base)
+        self.cache = {}  # path -> (ino, size, mtime_ns, ctime_ns, mode, hash)
+        self.cache_clock = 0
+        self.by_hash = {}  # hash -> path, from the last scan
+        self.protected = self.find_protected()
+
+    def find_protected(self):
+        """init (pid 1), the container's main command (oldest child of init) and this helper."""
+        keep = {1, self.pid}
+        oldest = None
+        for pid in all_pids():
+            s = proc_stat(pid)
+            if s and s[1] == 1 and (oldest is None or s[4] < oldest[1]):
+                oldest = (pid, s[4])
+        if oldest:
+            keep.add(oldest[0])
+        return keep
+
+    def ensure_priv(self):
+        try:
+            with open(PREAMBLE, 'r') as f:
+                if f.read() == PREAMBLE_TEXT:
+                    return
+        except OSError:
+            pass
+        os.makedirs(PRIV, mode=0o700, exist_ok=True)
+        tmp = PREAMBLE + '.tmp'
+        with open(tmp, 'w') as f:
+            f.write(PREAMBLE_TEXT)
+        os.rename(tmp, PREAMBLE)
+
+    # ------------------------------------------------------------ exec
+
+    def op_exec(self, req):
+        self.ensure_priv()
+        self.counter += 1
+        marker = str(self.counter)
+        fresh = bool(req.get('fresh'))
+        env = dict(self.base_env if fresh else self.env)
+        env[MARKER] = marker
+        env['BASH_ENV'] = PREAMBLE
+        env['__STEPBOX_CWD'] = WORKSPACE if fresh else self.cwd
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        st_r, st_w = os.pipe()
+        oom_before = oom_kills()
+        try:
+            pid = os.posix_spawn(
+                '/bin/bash',
+                ['bash', '-c', req['command']],
+                env,
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, '/dev/null', os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_DUP2, out_w, 1),
+                    (os.POSIX_SPAWN_DUP2, err_w, 2),
+                    (os.POSIX_SPAWN_DUP2, st_w, 3),
+                ],
+                setsid=True,
+                # Python ignores SIGPIPE; the command must get the default back.
+                setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT),
+            )
+        except OSError as e:
+            for fd in (out_r, out_w, err_r, err_w, st_r, st_w):
+                os.close(fd)
+            code = 'tool_failed'
+            if e.errno == errno.EAGAIN:
+                message = 'cannot start the command: the sandbox is out of processes (PID limit reached)'
+            else:
+                message = 'cannot start the command: %s' % e
+            raise ToolErr(code, message)
+        for fd in (out_w, err_w, st_w):
+            os.close(fd)
+        call = Call(self, req, pid, marker, fresh, out_r, err_r, st_r, oom_before)
+        self.calls[pid] = call
+        call.register()
+
+    def op_kill_strays(self, _req):
+        self.kill_strays()
+        return {}
+
+    def kill_strays(self):
+        """Kills every process but init, the main command, this helper and other exec roots (ppid 0)."""
+        for call in list(self.calls.values()):
+            call.kill_tree()
+        victims = set()
+        for _ in range(5):
+            new = False
+            for pid in all_pids():
+                if pid in self.protected or pid in victims:
+                    continue
+                s = proc_stat(pid)
+                if s is None or s[1] == 0:
+                    continue
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                except OSError:
+                    continue
+                victims.add(pid)
+                new = True
+            if not new:
+                break
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for call in list(self.calls.values()):
+            call.finish_killed('cancelled', 'the call was stopped by a rollback or reset')
+        clear_dir('/tmp')
+
+    def op_reset(self, _req):
+        self.kill_strays()
+        clear_dir(WORKSPACE)
+        self.cwd = WORKSPACE
+        self.env = dict(self.base_env)
+        self.cache = {}
+        self.cache_clock = 0
+        self.by_hash = {}
+        return {}
+
+    def op_get_session(self, _req):
+        return {'cwd': self.cwd, 'env': self.env}
+
+    def op_set_session(self, req):
+        self.cwd = req['cwd']
+        self.env = {k: v for k, v in req['env'].items() if k not in HIDDEN_ENV}
+        return {}
+
+    # ------------------------------------------------------------ files
+
+    def op_read(self, req):
+        path = resolve(req['path'])
+        try:
+            with open(path, 'rb') as f:
+                return {}, f.read()
+        except OSError as e:
+            raise os_error(e, path)
+
+    def op_write(self, req, payload):
+        path = resolve(req['path'])
+        mode = req.get('mode')
+        try:
+            parent = os.path.dirname(path)
+            if not os.path.isdir(parent):
+                os.makedirs(parent, exist_ok=True)
+            if os.path.isdir(path):
+                raise ToolErr('is_directory', '%s: is a directory' % path)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
+            try:
+                write_all(fd, payload)
+                if mode is not None:
+                    os.fchmod(fd, mode)
+            finally:
+                os.close(fd)
+        except OSError as e:
+            raise os_error(e, path)
+        return {'bytes': len(payload)}
+
+    def op_list(self, req):
+        path = resolve(req['path'])
+        entries = []
+        try:
+            with os.scandir(path) as it:
+                for e in it:
+                    try:
+                        s = e.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if st.S_ISREG(s.st_mode):
+                        kind, size = 'file', s.st_size
+                    elif st.S_ISDIR(s.st_mode):
+                        kind, size = 'dir', 0
+                    elif st.S_ISLNK(s.st_mode):
+                        kind, size = 'symlink', s.st_size
+                    else:
+                        kind, size = 'other', 0
+                    entries.append({'name': e.name, 'type': kind, 'size': size})
+        except OSError as e:
+            raise os_error(e, path)
+        entries.sort(key=lambda x: x['name'])
+        return {'entries': entries}
+
+    # ------------------------------------------------------------ snapshots
+
+    def fs_now(self):
+        """The filesystem clock: what a file written now would carry as mtime."""
+        self.ensure_priv()
+        with open(CLOCK, 'wb'):
+            pass
+        os.utime(CLOCK, None)
+        return os.stat(CLOCK).st_mtime_ns
+
+    def scan(self, force=None, rehash_all=False):
+        """Walks /workspace; rehashes only entries whose stat changed (racy-git rule)."""
+        clock = self.fs_now()
+        old, old_clock = ({} if rehash_all else self.cache), self.cache_clock
+        cache, by_hash, entries = {}, {}, []
+        stack = ['']
+        while stack:
+            rel_dir = stack.pop()
+            base = WORKSPACE + ('/' + rel_dir if rel_dir else '')
+            try:
+                it = list(os.scandir(base))
+            except OSError as e:
+                raise os_error(e, base)
+            for d in it:
+                rel = rel_dir + '/' + d.name if rel_dir else d.name
+                try:
+                    s = os.lstat(d.path)
+                except FileNotFoundError:
+                    continue
+                mode = s.st_mode & 0o7777
+                if st.S_ISDIR(s.st_mode):
+                    entries.append([rel, 'dir', mode, 0, None])
+                    stack.append(rel)
+                elif st.S_ISLNK(s.st_mode):
+                    entries.append([rel, 'symlink', mode, s.st_size, os.readlink(d.path)])
+                elif st.S_ISREG(s.st_mode):
+                    key = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_mode)
+                    c = old.get(rel)
+                    if (
+                        c is not None
+                        and c[:5] == key
+                        and s.st_mtime_ns < old_clock
+                        and s.st_ctime_ns < old_clock
+                        and (force is None or rel not in force)
+                    ):
+                        h = c[5]
+                    else:
+                        try:
+                            h = hash_file(d.path)
+                        except FileNotFoundError:
+                            continue
+                        except OSError as e:
+                            raise os_error(e, d.path)
+                    cache[rel] = key + (h,)
+                    by_hash[h] = rel
+                    entries.append([rel, 'file', mode, s.st_size, h])
+        self.cache, self.cache_clock, self.by_hash = cache, clock, by_hash
+        return entries
+
+    def op_scan(self, req):
+        entries = self.scan(rehash_all=bool(req.get('rehash_all')))
+        return {'entries': entries, 'tree_hash': tree_hash(entries)}
+
+    def op_blobs(self, req):
+        parts, sizes = [], []
+        for h in req['hashes']:
+            rel = self.by_hash.get(h)
+            if rel is None:
+                raise ToolErr('not_found', 'no file with content %s in the last scan' % h)
+            try:
+                with open(WORKSPACE + '/' + rel, 'rb') as f:
+                    data = f.read()
+            except OSError as e:
+                raise os_error(e, rel)
+            parts.append(data)
+            sizes.append(len(data))
+        return {'sizes': sizes}, b''.join(parts)
+
+    def op_restore(self, req, payload):
+        target = {e[0]: e for e in req['entries']}
+        blobs, off = {}, 0
+        for h, n in req['blobs']:
+            blobs[h] = memoryview(payload)[off:off + n]
+            off += n
+        current = {e[0]: e for e in self.scan()}
+        # Content the container already has: read before anything is overwritten.
+        for e in target.values():
+            if e[1] == 'file' and e[4] not in blobs:
+                rel = self.by_hash.get(e[4])
+                if rel is None:
+                    raise ToolErr('restore_failed', 'blob %s for %s was not sent and is not in the workspace' % (e[4], e[0]))
+                with open(WORKSPACE + '/' + rel, 'rb') as f:
+                    blobs[e[4]] = f.read()
+        touched, removed, written = set(), 0, 0
+        # 1. remove what the target lacks (or has with another type), deepest first.
+        for rel in sorted(current, reverse=True):
+            c, t = current[rel], target.get(rel)
+            if t is not None and t[1] == c[1]:
+                continue
+            p = WORKSPACE + '/' + rel
+            if not os.path.lexists(p):
+                continue
+            if c[1] == 'dir':
+                clear_dir(p)
+                make_writable(os.path.dirname(p))
+                os.rmdir(p)
+            else:
+                make_writable(os.path.dirname(p))
+                os.unlink(p)
+            removed += 1
+            touched.add(rel)
+        # 2. directories, parents first, writable while we fill them.
+        dirs = sorted((e for e in target.values() if e[1] == 'dir'), key=lambda e: e[0].count('/'))
+        for e in dirs:
+            p = WORKSPACE + '/' + e[0]
+            if not os.path.isdir(p) or os.path.islink(p):
+                os.mkdir(p, 0o700)
+                written += 1
+                touched.add(e[0])
+            else:
+                make_writable(p)
+        # 3. files and symlinks, each replaced atomically (temp file + rename).
+        for e in target.values():
+            rel, kind = e[0], e[1]
+            if kind == 'dir':
+                continue
+            c = current.get(rel)
+            p = WORKSPACE + '/' + rel
+            tmp = os.path.join(os.path.dirname(p), '.stepbox-restore.%d.tmp' % os.getpid())
+            if kind == 'file':
+                if c is not None and c[1] == 'file' and c[4] == e[4] and os.path.lexists(p):
+                    if c[2] != e[2]:
+                        os.chmod(p, e[2])
+                        touched.add(rel)
+                    continue
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                try:
+                    write_all(fd, blobs[e[4]])
+                    os.fchmod(fd, e[2])
+                finally:
+                    os.close(fd)
+                os.rename(tmp, p)
+            else:
+                if c is not None and c[1] == 'symlink' and c[4] == e[4] and os.path.lexists(p):
+                    continue
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
+                os.symlink(e[4], tmp)
+                os.rename(tmp, p)
+            written += 1
+            touched.add(rel)
+        # 4. directory modes, deepest first (a 0555 directory is filled before it is closed).
+        for e in sorted(dirs, key=lambda e: e[0].count('/'), reverse=True):
+            p = WORKSPACE + '/' + e[0]
+            if os.lstat(p).st_mode & 0o7777 != e[2]:
+                os.chmod(p, e[2])
+        # 5. verify inside the container: rehash what we touched (or everything).
+        entries = self.scan(force=touched, rehash_all=req.get('verify') == 'full')
+        got = tree_hash(entries)
+        if got != req['tree_hash']:
+            have = {e[0]: e for e in entries}
+            diff = sorted(set(k for k in set(have) | set(target) if have.get(k) != target.get(k)))
+            raise ToolErr('verify_failed', 'tree hash after restore is %s, expected %s; differing: %s' % (got, req['tree_hash'], ', '.join(diff[:5])))
+        return {'tree_hash': got, 'written': written, 'removed': removed}
+
+    # ------------------------------------------------------------ loop
+
+    def dispatch(self, header, payload):
+        rid = header.get('id')
+        op = header.get('op')
+        try:
+            if op == 'exec':
+                self.op_exec(header)
+                return
+            if op in ('write', 'restore'):
+                res = getattr(self, 'op_' + op)(header, payload)
+            elif op in ('read', 'list', 'scan', 'blobs', 'kill_strays', 'reset', 'get_session', 'set_session', 'ping'):
+                res = getattr(self, 'op_' + op)(header)
+            else:
+                raise ToolErr('invalid_arguments', 'unknown op %r' % op)
+            body, data = res if isinstance(res, tuple) else (res, b'')
+            body['id'] = rid
+            body['ok'] = True
+            send(body, data)
+        except ToolErr as e:
+            send({'id': rid, 'ok': False, 'error': {'code': e.code, 'message': e.message}})
+        except OSError as e:
+            err = os_error(e, getattr(e, 'filename', None) or op)
+            send({'id': rid, 'ok': False, 'error': {'code': err.code, 'message': err.message}})
+        except Exception as e:  # the helper must survive any one bad request
+            log('op %s failed: %r' % (op, e))
+            send({'id': rid, 'ok': False, 'error': {'code': 'internal_error', 'message': '%s: %r' % (op, e)}})
+
+    def op_ping(self, _req):
+        return {'pid': self.pid}
+
+    def on_stdin(self):
+        try:
+            data = os.read(0, 1 << 20)
+        except BlockingIOError:
+            return
+        if not data:
+            self.shutdown()
+        self.inbuf += data
+        while len(self.inbuf) >= 8:
+            hlen, plen = struct.unpack_from('>II', self.inbuf)
+            if len(self.inbuf) < 8 + hlen + plen:
+                break
+            header = json.loads(bytes(self.inbuf[8:8 + hlen]))
+            payload = bytes(self.inbuf[8 + hlen:8 + hlen + plen])
+            del self.inbuf[:8 + hlen + plen]
+            self.dispatch(header, payload)
+
+    def shutdown(self):
+        for call in list(self.calls.values()):
+            call.kill_tree()
+        sys.exit(0)
+
+    def run(self):
+        os.set_blocking(0, False)
+        self.sel.register(0, selectors.EVENT_READ, None)
+        send({'event': 'hello', 'pid': self.pid, 'oom_kills': oom_kills()})
+        while True:
+            deadline = min((c.deadline for c in self.calls.values()), default=None)
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            polled = [c for c in self.calls.values() if c.pidfd is None]
+            if polled:
+                # Without pidfd_open (old kernels) the loop wakes every 10 ms to reap.
+                timeout = 0.01 if timeout is None else min(timeout, 0.01)
+                for c in polled:
+                    c.on_exit(None)
+            for key, _ in self.sel.select(timeout):
+                if key.data is None:
+                    self.on_stdin()
+                else:
+                    key.data[0](key.data[1])
+            now = time.monotonic()
+            for call in list(self.calls.values()):
+                if call.deadline <= now and not call.done:
+                    call.on_timeout()
+
+
+class Call:
+    """One execute_shell call: its bash, pipes, output caps and timer."""
+
+    def __init__(self, helper, req, pid, marker, fresh, out_r, err_r, st_r, oom_before):
+        self.h = helper
+        self.id = req.get('id')
+        self.pid = pid
+        self.marker = marker
+        self.fresh = fresh
+        self.cap = int(req.get('cap') or 1 << 20)
+        self.start = time.monotonic()
+        self.deadline = self.start + max(1, int(req.get('timeout_ms') or 30000)) / 1000.0
+        self.fds = {out_r: 0, err_r: 1}
+        self.st_r = st_r
+        self.kept = [bytearray(), bytearray()]
+        self.total = [0, 0]
+        self.state = bytearray()
+        self.oom_before = oom_before
+        self.done = False
+        self.session_changed = False
+        self.pidfd = None
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except (OSError, AttributeError):
+            self.pidfd = None
+
+    def register(self):
+        sel = self.h.sel
+        for fd in list(self.fds) + [self.st_r]:
+            os.set_blocking(fd, False)
+        for fd in self.fds:
+            sel.register(fd, selectors.EVENT_READ, (self.on_output, fd))
+        sel.register(self.st_r, selectors.EVENT_READ, (self.on_state, self.st_r))
+        if self.pidfd is not None:
+            sel.register(self.pidfd, selectors.EVENT_READ, (self.on_exit, None))
+
+    def on_output(self, fd):
+        stream = self.fds.get(fd)
+        if stream is None:
+            return
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        if not data:
+            self.h.sel.unregister(fd)
+            del self.fds[fd]
+            os.close(fd)
+            return
+        self.total[stream] += len(data)
+        room = self.cap - len(self.kept[stream])
+        if room > 0:
+            self.kept[stream] += data[:room]
+
+    def on_state(self, fd):
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        if not data:
+            self.h.sel.unregister(fd)
+            os.close(fd)
+            self.st_r = None
+            return
+        self.state += data
+
+    def drain(self):
+        """Reads what the pipes hold now; never waits for EOF (detached processes keep them open)."""
+        for fd in list(self.fds):
+            while fd in self.fds:
+                before = self.total[self.fds[fd]]
+                self.on_output(fd)
+                if fd in self.fds and self.total[self.fds[fd]] == before:
+                    break
+        while self.st_r is not None:
+            n = len(self.state)
+            self.on_state(self.st_r)
+            if len(self.state) == n:
+                break
+
+    def close_all(self):
+        sel = self.h.sel
+        for fd in list(self.fds):
+            sel.unregister(fd)
+            os.close(fd)
+        self.fds = {}
+        if self.st_r is not None:
+            sel.unregister(self.st_r)
+            os.close(self.st_r)
+            self.st_r = None
+        if self.pidfd is not None:
+            sel.unregister(self.pidfd)
+            os.close(self.pidfd)
+            self.pidfd = None
+        self.h.calls.pop(self.pid, None)
+
+    def find_procs(self):
+        """Every process this call started: its session, descendants, and marked escapes."""
+        needle = (MARKER + '=' + self.marker + '\0').encode()
+        stats = {}
+        for pid in all_pids():
+            if pid in self.h.protected:
+                continue
+            s = proc_stat(pid)
+            if s is not None:
+                stats[pid] = s
+        found = {p for p, s in stats.items() if s[3] == self.pid or s[2] == self.pid or p == self.pid}
+        children = {}
+        for p, s in stats.items():
+            children.setdefault(s[1], []).append(p)
+        stack = list(found)
+        while stack:
+            for c in children.get(stack.pop(), ()):
+                if c not in found:
+                    found.add(c)
+                    stack.append(c)
+        for p in stats:
+            if p not in found and environ_has(p, needle):
+                found.add(p)
+        return found
+
+    def kill_tree(self):
+        """SIGSTOP everything the call started until no new process appears, then SIGKILL."""
+        stopped = set()
+        for _ in range(10):
+            new = self.find_procs() - stopped
+            if not new:
+                break
+            for p in new:
+                try:
+                    os.kill(p, signal.SIGSTOP)
+                except OSError:
+                    pass
+            stopped |= new
+        for p in stopped:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def reap(self, block):
+        try:
+            pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return -1
+        if pid == 0:
+            return None
+        return status
+
+    def on_exit(self, _):
+        status = self.reap(False)
+        if status is None:
+            return
+        self.finish(status, None)
+
+    def on_timeout(self):
+        self.kill_tree()
+        status = self.reap(True)
+        self.finish(status, 'timeout')
+
+    def finish_killed(self, code, message):
+        if self.done:
+            return
+        status = self.reap(True)
+        self.finish(status, code, message)
+
+    def finish(self, status, code, message=None):
+        if self.done:
+            return
+        self.done = True
+        if code is None:
+            # The call returned: hang up its process group like a closing terminal.
+            # Explicitly detached processes (nohup, setsid) survive until timeout or rollback.
+            for sig in (signal.SIGHUP, signal.SIGCONT):
+                try:
+                    os.killpg(self.pid, sig)
+                except OSError:
+                    pass
+        self.drain()
+        self.close_all()
+        exit_code, sig = None, None
+        if status is not None and status >= 0:
+            if os.WIFEXITED(status):
+                exit_code = os.WEXITSTATUS(status)
+            elif os.WIFSIGNALED(status):
+                sig = os.WTERMSIG(status)
+                exit_code = 128 + sig
+        oom_after = oom_kills()
+        oom = self.oom_before is not None and oom_after is not None and oom_after > self.oom_before
+        if code is None and not self.fresh:
+            self.save_state()
+        if code is None and oom:
+            code, message = 'oom', 'the command ran out of memory and the kernel killed it (memory limit reached)'
+        if code is None and ENOSPC_TEXT in self.kept[1] and workspace_full():
+            code, message = 'disk_full', '/workspace is full (No space left on device)'
+        if code == 'timeout':
+            message = 'the command did not finish within %d ms; every process it started was killed' % round(
+                (self.deadline - self.start) * 1000)
+        header = {
+            'id': self.id,
+            'ok': True,
+            'exit_code': exit_code,
+            'signal': sig,
+            'stdout_len': len(self.kept[0]),
+            'stdout_total': self.total[0],
+            'stderr_total': self.total[1],
+            'oom': oom,
+            'duration_ms': (time.monotonic() - self.start) * 1000.0,
+        }
+        if code is not None:
+            header['error'] = {'code': code, 'message': message}
+        if self.session_changed:
+            header['session'] = {'cwd': self.h.cwd, 'env': self.h.env}
+        send(header, bytes(self.kept[0]) + bytes(self.kept[1]))
+
+    def save_state(self):
+        parts = bytes(self.state).split(b'\0')
+        if len(parts) < 2 or not parts[0]:
+            return
+        cwd = parts[0].decode('utf-8', 'surrogateescape')
+        env = {}
+        for item in parts[1:]:
+            if not item:
+                continue
+            k, _, v = item.decode('utf-8', 'surrogateescape').partition('=')
+            if k not in HIDDEN_ENV:
+                env[k] = v
+        if cwd != self.h.cwd or env != self.h.env:
+            self.h.cwd, self.h.env = cwd, env
+            self.session_changed = True
+
+
+def hash_file(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        while True:
+            b = f.read(1 << 20)
+            if not b:
+                break
+            h.update(b)
+    return h.hexdigest()
+
+
+def tree_hash(entries):
+    """sha256 of shared/tree-hash.ts treeHashText, byte for byte."""
+    lines = []
+    for e in sorted(entries, key=lambda e: e[0].encode('utf-16-be', 'surrogatepass')):
+        path = e[0].replace('\\', '\\\\').replace('\n', '\\n')
+        size = 0 if e[1] == 'dir' else e[3]
+        content = e[4] if e[1] != 'dir' else '-'
+        lines.append('%s %04o %s %d %s\n' % (e[1], e[2] & 0o7777, path, size, content))
+    return hashlib.sha256(''.join(lines).encode('utf-8', 'surrogateescape')).hexdigest()
+
+
+def make_writable(path):
+    try:
+        m = os.lstat(path).st_mode
+        if st.S_ISDIR(m) and m & 0o700 != 0o700:
+            os.chmod(path, (m & 0o7777) | 0o700)
+    except OSError:
+        pass
+
+
+def clear_dir(path):
+    """Removes everything inside `path` (not `path` itself), opening read-only dirs as needed."""
+    make_writable(path)
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.is_dir(follow_symlinks=False):
+                clear_dir(e.path)
+                os.rmdir(e.path)
+            else:
+                os.unlink(e.path)
+        except OSError as err:
+            if e.name != '.stepbox-helper':
+                log('cannot remove %s: %s' % (e.path, err))
+
+
+sys.stdout = sys.stderr
+Helper().run()

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
+import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
+import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+
+describe.skipIf(dockerMissing)('docker sandbox basics', () => {
+  let provider: DockerSandboxProvider;
+  let sb: DockerSandbox;
+
+  beforeAll(async () => {
+    provider = await testProvider();
+    sb = await provider.create(defaultSandboxConfig());
+  });
+
+  afterAll(async () => {
+    expect(await closeTestProvider(provider)).toEqual([]);
+  });
+
+  it('runs a command and reports its output and exit code', async () => {
+    const r = await sb.exec({ command: 'echo hi; echo err >&2; exit 3', timeoutMs: 10_000 });
+    expect(r).toMatchObject({ ok: true, exit_code: 3, stdout: 'hi\n', stderr: 'err\n', bytes: 7 });
+  });
+
+  it('keeps cd and export between calls', async () => {
+    await sb.exec({
+      command: 'mkdir -p /workspace/d && cd /workspace/d && export FOO="a b"',
+      timeoutMs: 10_000,
+    });
+    const r = await sb.exec({ command: 'pwd; echo "$FOO"', timeoutMs: 10_000 });
+    expect(r.stdout).toBe('/workspace/d\na b\n');
+    const fresh = await sb.exec({ command: 'pwd; echo "[$FOO]"', timeoutMs: 10_000, fresh: true });
+    expect(fresh.stdout).toBe('/workspace\n[]\n');
+    expect(await sb.sessionState()).toMatchObject({ cwd: '/workspace/d', env: { FOO: 'a b' } });
+  });
+
+  it('reads, writes and lists files with error codes', async () => {
+    expect(await sb.writeFile('x/y.txt', new TextEncoder().encode('hello'))).toEqual({
+      ok: true,
+      value: { bytes: 5 },
+    });
+    const read = await sb.readFile('/workspace/x/y.txt');
+    expect(read.ok && new TextDecoder().decode(read.value)).toBe('hello');
+    expect(await sb.listDir('x')).toEqual({ ok: true, value: [{ name: 'y.txt', type: 'file', size: 5 }] });
+    expect(await sb.readFile('nope')).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await sb.readFile('x')).toMatchObject({ ok: false, error: { code: 'is_directory' } });
+    expect(await sb.listDir('x/y.txt')).toMatchObject({ ok: false, error: { code: 'not_a_directory' } });
+    expect(await sb.writeFile('/etc/passwd', new Uint8Array([1]))).toMatchObject({
+      ok: false,
+      error: { code: 'permission_denied' },
+    });
+  });
+});

@@ -1,0 +1,43 @@
+import { DockerEngine } from '../../electron/engine/docker/client.js';
+import { ownedContainers } from '../../electron/engine/docker/owner.js';
+import {
+  createDockerProvider,
+  type DockerSandboxProvider,
+} from '../../electron/engine/sandbox/docker-provider.js';
+import { SANDBOX_IMAGE } from '../../shared/constants.js';
+
+/** Why Docker tests cannot run here, or null when the daemon and the sandbox image are ready. */
+async function dockerProblem(): Promise<string | null> {
+  const engine = new DockerEngine();
+  try {
+    await engine.ping();
+  } catch (e) {
+    return (e as Error).message;
+  }
+  if (!(await engine.hasImage(SANDBOX_IMAGE)))
+    return `the sandbox image ${SANDBOX_IMAGE} is missing; build it with \`npx stepbox image build\``;
+  return null;
+}
+
+/**
+ * Null when integration tests can use Docker; otherwise why not. Under CI=true a missing
+ * daemon or image throws (the test file fails loudly instead of being skipped).
+ */
+export const dockerMissing: string | null = await (async () => {
+  const problem = await dockerProblem();
+  if (problem && process.env.CI === 'true')
+    throw new Error(`Docker integration tests cannot run: ${problem}`);
+  return problem;
+})();
+
+/** A provider for one test file; pair with {@link closeTestProvider} in afterAll. */
+export async function testProvider(): Promise<DockerSandboxProvider> {
+  // No sweep: parallel test files and a running `serve` own containers of their own.
+  return createDockerProvider({ sweep: false });
+}
+
+/** Closes the provider and returns the containers this process still owns (should be none). */
+export async function closeTestProvider(provider: DockerSandboxProvider | undefined): Promise<string[]> {
+  if (provider) await provider.close();
+  return ownedContainers(new DockerEngine());
+}
