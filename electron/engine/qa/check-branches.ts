@@ -1,0 +1,46 @@
+import { checkEpisode, type EpisodeCheck } from '../../../shared/qa/check-episode.js';
+import type { DiskEpisodeStore } from '../trace/episode-store.js';
+import { openIndex } from '../trace/episode-index.js';
+import type { LoadedBranch } from './episode-set.js';
+import { qaReference } from './qa-reference.js';
+
+/** A branch's QA verdict. */
+export interface BranchCheck extends EpisodeCheck {
+  readonly episode: string;
+  readonly branch: string;
+}
+
+/** Runs QA over one loaded branch, with references from the index and the snapshot store. */
+export async function checkBranch(
+  b: LoadedBranch,
+  store: DiskEpisodeStore | null,
+  options: { useIndex?: boolean } = {},
+): Promise<BranchCheck> {
+  const events = [...b.trace.events, ...b.trace.partial];
+  const reference = b.task
+    ? await qaReference({
+        home: store?.home ?? null,
+        task: b.task,
+        branch: b.branch,
+        events,
+        snapshots: store ? store.snapshots(b.episode) : null,
+        useIndex: options.useIndex,
+      })
+    : undefined;
+  const result = checkEpisode({ events, torn: b.trace.torn }, reference);
+  return { episode: b.episode, branch: b.branch, ...result };
+}
+
+/** Writes a branch's flags to the index (what `stepbox search --flag` finds). */
+export function recordFlags(home: string, checks: readonly BranchCheck[]): void {
+  const index = openIndex(home);
+  try {
+    for (const c of checks)
+      index.replaceFlags(
+        c.branch,
+        c.flags.map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message })),
+      );
+  } finally {
+    index.close();
+  }
+}
