@@ -48,5 +48,7 @@ export interface ToolRegistry {
   /** The enabled tools in OpenAI tool format, in the task's order. */
   definitions(): OpenAiTool[];
   has(name: string): boolean;
+  /** The observation a tool's `fallback` shows after a hard timeout (custom tools), else undefined. */
+  fallbackFor(name: string): string | undefined;
   call(name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome>;
 }
