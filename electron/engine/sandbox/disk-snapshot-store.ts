@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SnapshotManifest, SnapshotStore } from './snapshot-store.js';
+import { manifestId, sha256Hex } from './memory-snapshot-store.js';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+function checkHash(hash: string): void {
+  if (!HEX64.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
+}
+
+/**
+ * A content-addressed {@link SnapshotStore} on disk: blobs under `dir/blobs/ab/cdef…`,
+ * manifests under `dir/manifests/<id>.json` (id = sha256 of the canonical JSON). Every
+ * file is written to a temp name and renamed, so a crash never leaves a torn blob; blobs
+ * are verified on put (a blob's name is its hash, so a later tamper is caught by the
+ * restore's in-container verification, not silently trusted).
+ */
+export class DiskSnapshotStore implements SnapshotStore {
+  private readonly known = new Set<string>();
+
+  constructor(readonly dir: string) {}
+
+  /** Path of a blob file. */
+  blobPath(hash: string): string {
+    return join(this.dir, 'blobs', hash.slice(0, 2), hash.slice(2));
+  }
+
+  private manifestPath(id: string): string {
+    return join(this.dir, 'manifests', `${id}.json`);
+  }
+
+  private async writeAtomic(path: string, dir: string, content: Uint8Array | string): Promise<void> {
+    await mkdir(dir, { recursive: true });
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(tmp, content);
+      await rename(tmp, path);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+  }
+
+  /** Whether the store holds a blob. */
+  async hasBlob(hash: string): Promise<boolean> {
+    checkHash(hash);
+    if (this.known.has(hash)) return true;
+    try {
+      await access(this.blobPath(hash));
+    } catch {
+      return false;
+    }
+    this.known.add(hash);
+    return true;
+  }
+
+  /** Stores a blob after checking that its content hashes to `hash`. */
+  async putBlob(hash: string, content: Uint8Array): Promise<void> {
+    checkHash(hash);
+    const actual = sha256Hex(content);
+    if (actual !== hash) throw new Error(`blob content hashes to ${actual}, not ${hash}`);
+    if (await this.hasBlob(hash)) return;
+    await this.writeAtomic(this.blobPath(hash), join(this.dir, 'blobs', hash.slice(0, 2)), content);
+    this.known.add(hash);
+  }
+
+  /** The blob's content; rejects when absent. */
+  async getBlob(hash: string): Promise<Uint8Array> {
+    checkHash(hash);
+    return readFile(this.blobPath(hash));
+  }
+
+  /** Stores a manifest under its canonical id. */
+  async putManifest(manifest: SnapshotManifest): Promise<string> {
+    const id = manifestId(manifest);
+    const path = this.manifestPath(id);
+    try {
+      await access(path);
+    } catch {
+      await this.writeAtomic(path, join(this.dir, 'manifests'), JSON.stringify(manifest));
+    }
+    return id;
+  }
+
+  /** The manifest with `id`; rejects when absent. */
+  async getManifest(id: string): Promise<SnapshotManifest> {
+    checkHash(id);
+    return JSON.parse(await readFile(this.manifestPath(id), 'utf8')) as SnapshotManifest;
+  }
+}

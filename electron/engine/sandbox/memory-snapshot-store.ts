@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../../shared/jcs.js';
+import type { SnapshotManifest, SnapshotStore } from './snapshot-store.js';
+
+/** sha256 hex of bytes. */
+export function sha256Hex(content: Uint8Array | string): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/** The id of a manifest: sha256 of its canonical (JCS) JSON. */
+export function manifestId(manifest: SnapshotManifest): string {
+  return sha256Hex(canonicalJson(manifest));
+}
+
+/** A {@link SnapshotStore} in memory (tests, short-lived episodes). Blobs are verified on put. */
+export class MemorySnapshotStore implements SnapshotStore {
+  private readonly blobs = new Map<string, Uint8Array>();
+  private readonly manifests = new Map<string, SnapshotManifest>();
+
+  /** Whether the store holds a blob. */
+  async hasBlob(hash: string): Promise<boolean> {
+    return this.blobs.has(hash);
+  }
+
+  /** Stores a blob after checking that its content hashes to `hash`. */
+  async putBlob(hash: string, content: Uint8Array): Promise<void> {
+    const actual = sha256Hex(content);
+    if (actual !== hash) throw new Error(`blob content hashes to ${actual}, not ${hash}`);
+    // Copy: the caller's buffer may be a view into a larger, reused one.
+    this.blobs.set(hash, Uint8Array.from(content));
+  }
+
+  /** The blob's content; rejects when absent. */
+  async getBlob(hash: string): Promise<Uint8Array> {
+    const blob = this.blobs.get(hash);
+    if (!blob) throw new Error(`blob ${hash} is not in the store`);
+    return blob;
+  }
+
+  /** Stores a manifest under its canonical id. */
+  async putManifest(manifest: SnapshotManifest): Promise<string> {
+    const id = manifestId(manifest);
+    this.manifests.set(id, manifest);
+    return id;
+  }
+
+  /** The manifest with `id`; rejects when absent. */
+  async getManifest(id: string): Promise<SnapshotManifest> {
+    const m = this.manifests.get(id);
+    if (!m) throw new Error(`manifest ${id} is not in the store`);
+    return m;
+  }
+
+  /** Replaces a stored blob's bytes without checking them (tests of tamper detection). */
+  tamper(hash: string, content: Uint8Array): void {
+    this.blobs.set(hash, content);
+  }
+}

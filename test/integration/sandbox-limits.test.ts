@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
+import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
+import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+
+/**
+ * Processes in the sandbox other than init, the main `sleep infinity` (the lowest pid
+ * under init), exec roots (the helper; ppid 0) and this check's own session.
+ */
+const STRAYS = `python3 - <<'PY'
+import os
+me, rows = os.getsid(0), []
+for p in sorted(int(p) for p in os.listdir('/proc') if p.isdigit()):
+    try:
+        st = open('/proc/%d/stat' % p).read()
+        cmd = open('/proc/%d/cmdline' % p, 'rb').read().replace(b'\\0', b' ').decode().strip()
+    except OSError:
+        continue
+    f = st[st.rfind(')') + 2:].split()
+    rows.append((p, int(f[1]), int(f[3]), cmd))
+main = min((r[0] for r in rows if r[1] == 1 and r[3] == 'sleep infinity'), default=None)
+for p, ppid, sid, cmd in rows:
+    if p not in (1, main) and ppid != 0 and sid != me:
+        print(p, cmd)
+PY`;
+
+describe.skipIf(dockerMissing)('docker sandbox limits', () => {
+  let provider: DockerSandboxProvider;
+  let sb: DockerSandbox;
+
+  beforeAll(async () => {
+    provider = await testProvider();
+    sb = await provider.create(
+      defaultSandboxConfig({ memory: '256m', pids: 64, disk: '16m', output: '64k' }),
+    );
+  });
+
+  afterAll(async () => {
+    expect(await closeTestProvider(provider)).toEqual([]);
+  });
+
+  it('caps endless output per stream, counting the rest', async () => {
+    const r = await sb.exec({ command: 'yes | head -c 1000000; echo tail >&2', timeoutMs: 20_000 });
+    expect(r.ok).toBe(true);
+    expect(r.stdout).toHaveLength(64 * 1024);
+    expect(r.truncated).toEqual({ stdout: true, stderr: false });
+    expect(r.stderr).toBe('tail\n');
+    expect(r.bytes).toBe(1_000_005);
+  });
+
+  it('times out `sleep infinity`, leaving no process behind', async () => {
+    const started = Date.now();
+    const r = await sb.exec({ command: 'echo before; sleep infinity', timeoutMs: 500 });
+    expect(r).toMatchObject({ ok: false, error: { code: 'timeout' }, stdout: 'before\n' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
+  });
+
+  it('kills a detached setsid/double-fork escape on timeout', async () => {
+    const r = await sb.exec({
+      command: 'setsid sleep 1000 & (sleep 1001 &) ; nohup sleep 1002 >/dev/null 2>&1 & sleep infinity',
+      timeoutMs: 500,
+    });
+    expect(r.error?.code).toBe('timeout');
+    expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
+  });
+
+  it('lets explicitly detached processes outlive the call until killStrays', async () => {
+    await sb.exec({
+      command: 'setsid sleep 1003 >/dev/null 2>&1 < /dev/null & sleep 1004 &',
+      timeoutMs: 5_000,
+    });
+    const after = await sb.exec({ command: STRAYS, timeoutMs: 5_000 });
+    expect(after.stdout).toContain('sleep 1003');
+    expect(after.stdout).not.toContain('sleep 1004');
+    await sb.killStrays();
+    expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
+  });
+
+  it('reports a memory hog as oom', async () => {
+    const r = await sb.exec({
+      command: 'python3 -c "b=[]\nwhile True: b.append(bytearray(16*1024*1024))"',
+      timeoutMs: 30_000,
+    });
+    expect(r).toMatchObject({ ok: false, error: { code: 'oom' } });
+    expect((await sb.exec({ command: 'echo alive', timeoutMs: 5_000 })).stdout).toBe('alive\n');
+  });
+
+  it('reports a full workspace as disk_full, for a command and for write_file', async () => {
+    const r = await sb.exec({ command: 'cat /dev/zero > /workspace/fill', timeoutMs: 30_000 });
+    expect(r).toMatchObject({ ok: false, error: { code: 'disk_full' } });
+    const w = await sb.writeFile('more.bin', new Uint8Array(1024 * 1024));
+    expect(w).toMatchObject({ ok: false, error: { code: 'disk_full' } });
+    await sb.exec({ command: 'rm -f /workspace/fill /workspace/more.bin', timeoutMs: 5_000 });
+  });
+
+  it('survives a fork bomb within the PID limit', async () => {
+    const r = await sb.exec({ command: 'b(){ b|b& }; b', timeoutMs: 3_000 });
+    expect(r.ok === false ? r.error?.code : 'exited').toMatch(/timeout|exited/);
+    const after = await sb.exec({ command: 'cat /sys/fs/cgroup/pids/pids.max; echo ok', timeoutMs: 10_000 });
+    expect(after.stdout).toBe('64\nok\n');
+    await sb.killStrays();
+    expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
+  });
+
+  it('returns non-UTF-8 output as text with U+FFFD plus base64', async () => {
+    const r = await sb.exec({ command: "printf 'a\\377b'", timeoutMs: 5_000 });
+    expect(r.stdout).toBe('a\uFFFDb');
+    expect(Buffer.from(r.stdout_b64!, 'base64')).toEqual(Buffer.from([0x61, 0xff, 0x62]));
+  });
+
+  it('restarts a killed helper and reports session_restarted, keeping the session', async () => {
+    await sb.exec({ command: 'cd /tmp && export KEEP=1', timeoutMs: 5_000 });
+    const r = await sb.exec({ command: 'kill -9 $PPID; sleep 5', timeoutMs: 10_000 });
+    expect(r).toMatchObject({ ok: false, error: { code: 'session_restarted' } });
+    const next = await sb.exec({ command: 'pwd; echo $KEEP', timeoutMs: 5_000 });
+    expect(next).toMatchObject({ ok: true, stdout: '/tmp\n1\n' });
+  });
+});
