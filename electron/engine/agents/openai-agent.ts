@@ -1,0 +1,158 @@
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { logger } from '../log.js';
+import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
+import { rawOf } from './scripted-agent.js';
+
+const log = logger('openai');
+
+/** Settings of an OpenAI-compatible agent. The API key is read here and never recorded. */
+export interface OpenAiAgentOptions {
+  readonly model: string;
+  /** e.g. http://127.0.0.1:11434/v1 (Ollama); defaults to OPENAI_BASE_URL, then the client's default. */
+  readonly baseUrl?: string;
+  readonly apiKey?: string;
+  readonly temperature?: number;
+  readonly seed?: number;
+  /** Attempts per request, the first included (429, 5xx and network errors are retried). */
+  readonly maxAttempts?: number;
+  /** First backoff delay; doubles per retry. */
+  readonly retryBaseMs?: number;
+  /** Ask for top-5 logprobs (dropped automatically when the endpoint refuses them). */
+  readonly logprobs?: boolean;
+  readonly requestTimeoutMs?: number;
+}
+
+/**
+ * Any OpenAI-compatible chat endpoint with tool calling, through the official client.
+ * Every step records the exact request body (no key), usage and, where returned, the
+ * top-5 logprobs. Retries: bounded exponential backoff on 429, 5xx and network errors;
+ * after the last attempt the episode ends with `error` / `model_error`.
+ * Context policy: an HTTP 400 saying the context is too long ends the episode with
+ * `end_reason: context_overflow` (no silent truncation, so a trace never hides what the
+ * model did not see).
+ */
+export class OpenAiAgent implements Agent {
+  readonly kind = 'openai' as const;
+  private readonly client: OpenAI;
+  private logprobs: boolean;
+  private readonly baseUrl: string;
+
+  constructor(
+    readonly spec: string,
+    private readonly options: OpenAiAgentOptions,
+  ) {
+    this.baseUrl = options.baseUrl ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
+    this.client = new OpenAI({
+      apiKey: options.apiKey ?? process.env.OPENAI_API_KEY ?? 'sk-none',
+      baseURL: this.baseUrl,
+      maxRetries: 0,
+      timeout: options.requestTimeoutMs ?? 300_000,
+    });
+    this.logprobs = options.logprobs ?? true;
+  }
+
+  async decide(input: DecideInput): Promise<Decision> {
+    const maxAttempts = this.options.maxAttempts ?? 4;
+    const base = this.options.retryBaseMs ?? 500;
+    let lastError = '';
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const body = this.body(input);
+      const started = Date.now();
+      try {
+        const response = await this.client.chat.completions.create(
+          body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+          { signal: input.signal },
+        );
+        const choice = response.choices?.[0];
+        if (!choice) throw new AgentFailure('model_error', `${this.baseUrl} returned no choices`);
+        const m = choice.message;
+        const message: Decision['message'] = { content: m.content ?? null };
+        if (m.tool_calls && m.tool_calls.length > 0) message.tool_calls = m.tool_calls;
+        return {
+          raw: rawOf(message),
+          message,
+          request: body,
+          usage: response.usage ?? null,
+          logprobs: choice.logprobs ?? undefined,
+          latencyMs: Date.now() - started,
+        };
+      } catch (e) {
+        if (e instanceof AgentFailure) throw e;
+        if (e instanceof APIUserAbortError)
+          throw new AgentFailure('stopped', 'the model request was cancelled');
+        const status = e instanceof APIError ? e.status : undefined;
+        const message = e instanceof Error ? e.message : String(e);
+        if (status === 400 && this.logprobs && /logprob/i.test(message)) {
+          log.info(`${this.baseUrl} refuses logprobs; asking without them`);
+          this.logprobs = false;
+          attempt -= 1;
+          continue;
+        }
+        if (isContextOverflow(e)) {
+          throw new AgentFailure(
+            'context_overflow',
+            `the conversation no longer fits the model's context window (${message}); shorten the task or raise the model's context length`,
+          );
+        }
+        const retryable =
+          e instanceof APIConnectionError || status === 429 || (status !== undefined && status >= 500);
+        lastError = status ? `HTTP ${status}: ${message}` : message;
+        if (!retryable) break;
+        if (attempt < maxAttempts) {
+          const delay = base * 2 ** (attempt - 1);
+          log.warn(`request failed (${lastError}); retry ${attempt}/${maxAttempts - 1} in ${delay} ms`);
+          await sleep(delay, input.signal);
+        }
+      }
+    }
+    throw new AgentFailure(
+      'model_error',
+      `the model endpoint ${this.baseUrl} failed: ${lastError}. Check the server is up (--base-url) and the model name`,
+    );
+  }
+
+  /** The request body sent for a step; exactly what is recorded. */
+  private body(input: DecideInput): Record<string, unknown> {
+    const body: Record<string, unknown> = {
+      model: this.options.model,
+      messages: input.messages,
+    };
+    if (input.tools.length > 0) {
+      body.tools = input.tools;
+      body.tool_choice = 'auto';
+    }
+    if (this.options.temperature !== undefined) body.temperature = this.options.temperature;
+    if (this.options.seed !== undefined) body.seed = this.options.seed;
+    if (this.logprobs) {
+      body.logprobs = true;
+      body.top_logprobs = 5;
+    }
+    return body;
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      model: this.options.model,
+      base_url: this.baseUrl,
+      temperature: this.options.temperature ?? null,
+      seed: this.options.seed ?? null,
+    };
+  }
+}
+
+/** True for an HTTP 400 that says the prompt exceeds the context window. */
+export function isContextOverflow(e: unknown): boolean {
+  if (!(e instanceof APIError) || e.status !== 400) return false;
+  const text = `${e.code ?? ''} ${e.message}`;
+  return /context_length_exceeded|context length|context window|maximum context|too many tokens/i.test(text);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,89 @@
+import type { Breakpoint } from '../../../shared/breakpoints.js';
+import { isNullish } from '../../../shared/memory-corruption.js';
+import type { StepInfo } from './environment.js';
+
+/** A completed step as breakpoints see it. */
+export interface StepFacts {
+  readonly info: StepInfo;
+  /** Wall time of the whole step (decision, tools, snapshot), ms. */
+  readonly wallMs: number;
+  /** Action signatures of the steps so far, this one last (null for steps without calls). */
+  readonly signatures: readonly (string | null)[];
+}
+
+/** A breakpoint that fired and why. */
+export interface BreakpointHit {
+  readonly breakpoint: Breakpoint;
+  readonly message: string;
+}
+
+/** Observation text that holds "no value" (null/None), empty output excluded. */
+function nullishObservation(text: string | undefined, data: unknown): boolean {
+  if (data === null) return true;
+  if (text === undefined) return false;
+  const t = text.trim();
+  return t !== '' && isNullish(t);
+}
+
+/**
+ * Evaluates breakpoints after a step, on what happened, not only on names. A `step`
+ * breakpoint N pauses once step N has completed. Returns the first that fires.
+ */
+export function evaluateBreakpoints(
+  breakpoints: readonly Breakpoint[],
+  facts: StepFacts,
+): BreakpointHit | null {
+  const { info } = facts;
+  for (const bp of breakpoints) {
+    const hit = check(bp, info, facts);
+    if (hit) return { breakpoint: bp, message: hit };
+  }
+  return null;
+}
+
+function check(bp: Breakpoint, info: StepInfo, facts: StepFacts): string | null {
+  switch (bp.kind) {
+    case 'step':
+      return info.step === bp.step ? `step ${bp.step} completed` : null;
+    case 'tool': {
+      const c = info.calls.find((x) => x.call.name === bp.name);
+      return c ? `step ${info.step} called ${bp.name}` : null;
+    }
+    case 'tool_error': {
+      const c = info.calls.find((x) => !x.result.ok);
+      return c ? `${c.call.name} failed: ${c.result.error?.code} — ${c.result.error?.message}` : null;
+    }
+    case 'nonzero_exit': {
+      const c = info.calls.find((x) => x.result.exit_code !== undefined && x.result.exit_code !== 0);
+      return c ? `${c.call.name} exited ${c.result.exit_code}` : null;
+    }
+    case 'timeout': {
+      if (info.hardTimeout) return `step ${info.step} hit the hard step timeout`;
+      if (info.softTimeout) return `step ${info.step} passed the soft step timeout`;
+      const c = info.calls.find((x) => x.result.error?.code === 'timeout');
+      return c ? `${c.call.name} timed out` : null;
+    }
+    case 'fallback': {
+      const c = info.calls.find((x) => x.result.fallback);
+      return c ? `${c.call.name} returned its fallback after a hard timeout` : null;
+    }
+    case 'null_value': {
+      const w = info.memoryWrites.find((x) => x.corruption !== null || isNullish(x.after));
+      if (w) return w.corruption ?? `memory key "${w.key}" written with ${JSON.stringify(w.after ?? null)}`;
+      const c = info.calls.find((x) => nullishObservation(x.result.stdout, x.result.data));
+      return c ? `${c.call.name} returned ${JSON.stringify((c.result.stdout ?? 'null').trim())}` : null;
+    }
+    case 'repeat': {
+      const sigs = facts.signatures;
+      if (sigs.length < bp.count) return null;
+      const last = sigs.slice(-bp.count);
+      return last[0] !== null && last.every((s) => s === last[0])
+        ? `the same call was made ${bp.count} times in a row`
+        : null;
+    }
+    case 'slow_step':
+      return facts.wallMs > bp.ms
+        ? `step ${info.step} took ${Math.round(facts.wallMs)} ms (> ${bp.ms} ms)`
+        : null;
+  }
+}

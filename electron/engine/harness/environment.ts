@@ -1,0 +1,378 @@
+import { memoryCorruption } from '../../../shared/memory-corruption.js';
+import { actionSignature, stepReward } from '../../../shared/rewards.js';
+import type { Task } from '../../../shared/task.js';
+import type { ToolResult } from '../../../shared/tool-result.js';
+import type { ToolCall, TraceEvent } from '../../../shared/trace-events.js';
+import type { ParsedAction } from '../agents/parse-action.js';
+import type { Sandbox, SessionState } from '../sandbox/sandbox.js';
+import { SandboxFailure } from '../sandbox/sandbox.js';
+import type { SnapshotStore } from '../sandbox/snapshot-store.js';
+import type { TaskMemory } from '../tools/memory.js';
+import type { ToolRegistry } from '../tools/tool-registry.js';
+import { fallbackResult, isHardTimeout } from './hard-timeout.js';
+import type { TraceSink } from './trace-sink.js';
+import { writeWorkspace } from './workspace-setup.js';
+
+/** What the environment is asked to do in a step: the parsed action, plus the budget wrappers set. */
+export interface StepAction {
+  readonly step: number;
+  readonly parsed: ParsedAction;
+  /** Seq of the model_output this action answers. */
+  readonly cause?: number;
+  /** The raw output, kept in a parse error for the reader. */
+  readonly raw?: string;
+  /** The hard step timeout in ms (the step timeout wrapper sets it). */
+  readonly hardMs?: number;
+}
+
+/** One call of a step and what came back. */
+export interface CallRecord {
+  readonly call: ToolCall;
+  /** What the agent was shown (the fallback after a hard timeout). */
+  readonly result: ToolResult;
+  readonly hardTimeout: boolean;
+}
+
+/** Why an episode cannot go on (Contracts: a fatal error). */
+export interface Fatal {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What a step did, beyond the observation. */
+export interface StepInfo {
+  readonly step: number;
+  readonly calls: readonly CallRecord[];
+  readonly memoryWrites: readonly { key: string; after: unknown; corruption: string | null }[];
+  readonly final: string | null;
+  readonly formatValid: boolean;
+  readonly repeated: boolean;
+  readonly reward: number;
+  readonly softTimeout: boolean;
+  readonly hardTimeout: boolean;
+  readonly toolMs: number;
+  readonly snapshotMs: number;
+  readonly fsyncMs: number;
+  readonly fatal?: Fatal;
+  /** Set by wrappers: why the episode was cut short. */
+  readonly truncation?: 'max_steps' | 'episode_timeout';
+}
+
+/** Gymnasium's step result. */
+export interface StepOutcome {
+  /** What the agent will see of this step (observation texts). */
+  readonly observation: readonly string[];
+  /** The episode reached a terminal state (a final answer, or a fatal error). */
+  readonly terminated: boolean;
+  /** The episode was cut short by a limit (max steps, episode timeout). */
+  readonly truncated: boolean;
+  readonly info: StepInfo;
+}
+
+/** The environment's side of the loop, shaped like Gymnasium's `Env`; limits are wrappers around it. */
+export interface Environment {
+  /** Sets up the workspace and records snapshot 0; the observation is the goal. */
+  reset(): Promise<{ observation: string; info: { snapshotMs: number; fsyncMs: number } }>;
+  step(action: StepAction): Promise<StepOutcome>;
+  /** Records a warning the agent will see (soft step timeout). */
+  warn(step: number, code: string, message: string): void;
+  /** Kills what runs in the sandbox (a hard-timeout backstop, a stop). */
+  abort(): Promise<void>;
+}
+
+/** A snapshot the environment can roll back to. */
+export interface StableSnapshot {
+  readonly step: number;
+  readonly manifest: string;
+  readonly treeHash: string;
+  readonly session?: SessionState;
+}
+
+/** Everything the sandbox environment works with. */
+export interface SandboxEnvironmentOptions {
+  readonly task: Task;
+  readonly sandbox: Sandbox;
+  readonly registry: ToolRegistry;
+  readonly memory: TaskMemory;
+  readonly snapshots: SnapshotStore;
+  sink: TraceSink;
+}
+
+/**
+ * Runs actions in the sandbox: tool calls through the registry, memory writes checked by
+ * the one corruption detector, step rewards, and snapshot k after step k, committed
+ * (fsynced) once per step. A hard timeout shows the tool's fallback and rolls the
+ * workspace back to the last stable snapshot.
+ */
+export class SandboxEnvironment implements Environment {
+  /** The last snapshot taken or restored: what a hard timeout rolls back to. */
+  stable: StableSnapshot | null = null;
+  /** Signature of the previous step's calls, for the repeated-action component. */
+  lastSignature: string | null = null;
+  /** The last tool payloads, for a fatal error's context. */
+  readonly recentPayloads: { step: number; name: string; arguments: unknown; result: ToolResult }[] = [];
+  private softFired = false;
+
+  constructor(readonly options: SandboxEnvironmentOptions) {}
+
+  private get sink(): TraceSink {
+    return this.options.sink;
+  }
+
+  async reset(): Promise<{ observation: string; info: { snapshotMs: number; fsyncMs: number } }> {
+    const { task, sandbox } = this.options;
+    await writeWorkspace(sandbox, task);
+    const snap = await this.snapshot(0);
+    return { observation: task.goal, info: snap };
+  }
+
+  warn(step: number, code: string, message: string): void {
+    if (code === 'soft_timeout') this.softFired = true;
+    this.sink.append({ type: 'warning', step, source: 'harness', code, message, observation: true } as never);
+  }
+
+  async abort(): Promise<void> {
+    await this.options.sandbox.killStrays();
+  }
+
+  async step(action: StepAction): Promise<StepOutcome> {
+    const { task, registry, memory, sandbox } = this.options;
+    const k = action.step;
+    this.softFired = false;
+    const parsed = action.parsed;
+    const observation: string[] = [];
+    const calls: CallRecord[] = [];
+    const writes: { key: string; after: unknown; corruption: string | null }[] = [];
+    let fatal: Fatal | undefined;
+    let hardTimeout = false;
+    let toolMs = 0;
+    let final: string | null = null;
+
+    if (parsed.kind === 'parse_error') {
+      this.sink.append({
+        type: 'parse_error',
+        step: k,
+        source: 'harness',
+        cause: action.cause,
+        message: parsed.message,
+        raw: action.raw ?? '',
+        call_ids: parsed.callIds,
+        via: parsed.via,
+      } as never);
+      observation.push(parsed.message);
+    } else if (parsed.kind === 'final') {
+      final = parsed.text;
+      this.sink.append({ type: 'action', step: k, source: 'agent', cause: action.cause, calls: [], final });
+    } else {
+      const act = this.sink.append({
+        type: 'action',
+        step: k,
+        source: 'agent',
+        cause: action.cause,
+        calls: [...parsed.calls],
+        final: null,
+        via: parsed.via,
+      } as never);
+      const stepStart = Date.now();
+      const hardMs = action.hardMs ?? task.timeouts.step_hard * 1000;
+      for (const [i, call] of parsed.calls.entries()) {
+        const left = Math.max(1, hardMs - (Date.now() - stepStart));
+        const callEvent = this.sink.append({
+          type: 'tool_call',
+          step: k,
+          source: 'agent',
+          cause: act.seq,
+          call_id: call.id,
+          name: call.name,
+          arguments: call.arguments,
+        });
+        const t0 = performance.now();
+        const outcome = await registry.call(call.name, call.arguments, {
+          sandbox,
+          memory,
+          task,
+          hardTimeoutMs: left,
+          step: k,
+          callIndex: i,
+        });
+        toolMs += performance.now() - t0;
+        for (const f of outcome.faults) {
+          this.sink.append({
+            type: 'fault',
+            step: k,
+            source: 'harness',
+            cause: callEvent.seq,
+            kind: f.kind,
+            call_id: call.id,
+            detail: f.detail,
+          });
+        }
+        let shown = outcome.result;
+        let memoryWrites = outcome.memoryWrites;
+        const hard = isHardTimeout(task, call, outcome.result, left);
+        if (hard) {
+          hardTimeout = true;
+          const fb = fallbackResult(task, call, outcome.result, memory);
+          shown = fb.result;
+          memoryWrites = [...memoryWrites, ...fb.memoryWrites];
+        }
+        for (const w of memoryWrites) {
+          const corruption = memoryCorruption(w, task.memory);
+          writes.push({ key: w.key, after: w.after, corruption });
+          this.sink.append({
+            type: 'memory_write',
+            step: k,
+            source: 'environment',
+            cause: callEvent.seq,
+            ...w,
+            corruption,
+          });
+        }
+        this.sink.append({
+          type: 'tool_result',
+          step: k,
+          source: 'environment',
+          cause: callEvent.seq,
+          call_id: call.id,
+          name: call.name,
+          result: shown,
+          ...(hard ? { real: outcome.result } : {}),
+        } as never);
+        calls.push({ call, result: shown, hardTimeout: hard });
+        this.remember(k, call, shown);
+        observation.push(JSON.stringify(shown));
+        if (shown.error?.code === 'sandbox_lost') {
+          fatal = { code: 'sandbox_lost', message: shown.error.message };
+          break;
+        }
+        if (hard) {
+          try {
+            await this.rollbackToStable(k, 'hard_timeout');
+          } catch (e) {
+            fatal = asFatal(e);
+          }
+          break;
+        }
+      }
+    }
+
+    // Step reward: indicator components weighted by the task (shared/rewards.ts).
+    const signature = parsed.kind === 'calls' ? actionSignature(parsed.calls) : null;
+    const repeated = signature !== null && signature === this.lastSignature;
+    this.lastSignature = signature;
+    const toolErrors = calls.filter((c) => !c.result.ok || (c.result.exit_code ?? 0) !== 0).length;
+    const reward = stepReward(
+      { formatValid: parsed.kind !== 'parse_error', repeated, toolErrors },
+      task.rewards.components,
+    );
+    this.sink.append({
+      type: 'reward',
+      step: k,
+      source: 'harness',
+      components: reward.components,
+      total: reward.total,
+      final: false,
+    });
+
+    let snapshotMs = 0;
+    let fsyncMs = 0;
+    if (!fatal) {
+      try {
+        const s = await this.snapshot(k);
+        snapshotMs = s.snapshotMs;
+        fsyncMs = s.fsyncMs;
+      } catch (e) {
+        fatal = asFatal(e);
+      }
+    }
+    return {
+      observation,
+      terminated: final !== null || fatal !== undefined,
+      truncated: false,
+      info: {
+        step: k,
+        calls,
+        memoryWrites: writes,
+        final,
+        formatValid: parsed.kind !== 'parse_error',
+        repeated,
+        reward: reward.total,
+        softTimeout: this.softFired,
+        hardTimeout,
+        toolMs,
+        snapshotMs,
+        fsyncMs,
+        fatal,
+      },
+    };
+  }
+
+  /** Takes snapshot k (workspace + session), records it and commits the step. */
+  async snapshot(k: number): Promise<{ snapshotMs: number; fsyncMs: number }> {
+    const { sandbox, snapshots } = this.options;
+    const t0 = performance.now();
+    const info = await sandbox.snapshot(snapshots);
+    const session = await sandbox.sessionState();
+    const snapshotMs = performance.now() - t0;
+    this.sink.append({
+      type: 'snapshot',
+      step: k,
+      source: 'harness',
+      tree_hash: info.treeHash,
+      manifest: info.manifest,
+      changed: [...info.changed],
+      bytes: info.bytes,
+      session: { cwd: session.cwd, env: { ...session.env } },
+      duration_ms: info.durationMs,
+    });
+    const fsyncMs = this.sink.commitStep();
+    this.stable = { step: k, manifest: info.manifest, treeHash: info.treeHash, session };
+    return { snapshotMs, fsyncMs };
+  }
+
+  /** Restores the workspace and session to the last stable snapshot and records a `rollback`. */
+  async rollbackToStable(step: number, reason: string): Promise<void> {
+    const stable = this.stable;
+    if (!stable) return;
+    const { sandbox, snapshots } = this.options;
+    await sandbox.killStrays();
+    const restored = await sandbox.restore(snapshots, await snapshots.getManifest(stable.manifest));
+    if (stable.session) await sandbox.setSessionState(stable.session);
+    this.sink.append({
+      type: 'rollback',
+      step,
+      source: 'harness',
+      to_step: stable.step,
+      reason,
+      tree_hash: restored.treeHash,
+    });
+  }
+
+  private remember(step: number, call: ToolCall, result: ToolResult): void {
+    this.recentPayloads.push({ step, name: call.name, arguments: call.arguments, result });
+    if (this.recentPayloads.length > 3) this.recentPayloads.shift();
+  }
+
+  /** Rebuilds the repeated-action state and payload ring from recorded events (fork, resume). */
+  restoreFromEvents(events: readonly TraceEvent[]): void {
+    this.lastSignature = null;
+    this.recentPayloads.length = 0;
+    const args = new Map<string, ToolCall>();
+    for (const e of events) {
+      if (e.type === 'action') this.lastSignature = e.calls.length > 0 ? actionSignature(e.calls) : null;
+      if (e.type === 'parse_error') this.lastSignature = null;
+      if (e.type === 'tool_call')
+        args.set(e.call_id, { id: e.call_id, name: e.name, arguments: e.arguments });
+      if (e.type === 'tool_result') {
+        const call = args.get(e.call_id);
+        if (call) this.remember(e.step, call, e.result);
+      }
+    }
+  }
+}
+
+/** A thrown sandbox failure as a fatal cause. */
+export function asFatal(e: unknown): Fatal {
+  if (e instanceof SandboxFailure) return { code: e.code, message: e.message };
+  return { code: 'internal', message: e instanceof Error ? e.message : String(e) };
+}

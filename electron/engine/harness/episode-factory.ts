@@ -1,0 +1,214 @@
+import type { Breakpoint } from '../../../shared/breakpoints.js';
+import type { Task } from '../../../shared/task.js';
+import type { TraceEvent } from '../../../shared/trace-events.js';
+import type { Agent } from '../agents/agent.js';
+import { createAgent, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
+import { sandboxConfig } from '../sandbox/limits.js';
+import type { Sandbox, SandboxProvider } from '../sandbox/sandbox.js';
+import { createMemory } from '../tools/memory.js';
+import { createToolRegistry } from '../tools/registry.js';
+import { openEpisodeStore } from '../trace/episode-store.js';
+import type { EpisodeStore } from '../trace/trace-store.js';
+import { EpisodeRunner } from './episode-runner.js';
+import { HarnessError } from './harness-error.js';
+import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from './lineage.js';
+import { memoryFromEvents } from './state-at.js';
+import { parseTask } from '../../../shared/task.js';
+
+/** Where sandboxes come from and go back to. */
+export interface SandboxSource {
+  /** A provider (Docker, memory) or a warm pool exposing the same `create`. */
+  readonly provider: SandboxProvider;
+  /** Returns a sandbox (pool release); default: destroy it. */
+  readonly release?: (sandbox: Sandbox) => Promise<void>;
+}
+
+/** Options shared by every factory. */
+export interface EpisodeEnv extends SandboxSource {
+  /** $STEPBOX_HOME; ignored when `store` is given. */
+  readonly home?: string;
+  readonly store?: EpisodeStore;
+  readonly breakpoints?: readonly Breakpoint[];
+  /** Agent settings: base URL, temperature, seed, retries. */
+  readonly agentOptions?: Omit<AgentOptions, 'skip' | 'loadEpisode'>;
+}
+
+/** Options of {@link startEpisode}. */
+export interface StartEpisodeOptions extends EpisodeEnv {
+  readonly task: Task;
+  readonly taskPath?: string | null;
+  /** `scripted:FILE`, `replay:EPISODE`, `openai:MODEL` or `manual`. */
+  readonly agentSpec: string;
+}
+
+/** Options of {@link openBranchController}. */
+export interface OpenBranchOptions extends EpisodeEnv {
+  /** Episode or branch id (or a unique prefix). */
+  readonly id: string;
+  /** The step to open at (default: the last complete step). */
+  readonly at?: number;
+  /** The agent that continues; default: the branch's own agent, past the decisions already made. */
+  readonly agentSpec?: string;
+  /** Create the new branch now (fork, resume) rather than at the first step (open to look around). */
+  readonly branchNow?: boolean;
+  /** Extra header fields of the new branch (resume sets `resume_of`). */
+  readonly headerExtra?: Record<string, unknown>;
+}
+
+function storeOf(env: EpisodeEnv): EpisodeStore {
+  return env.store ?? openEpisodeStore(env.home);
+}
+
+function releaseOf(env: EpisodeEnv): (s: Sandbox) => Promise<void> {
+  return env.release ?? ((s) => s.destroy());
+}
+
+/** An agent factory bound to a store (for `replay:`) and the caller's settings. */
+function agentFactory(store: EpisodeStore, env: EpisodeEnv): (spec: string, skip: number) => Agent {
+  return (spec, skip) =>
+    createAgent(spec, {
+      ...env.agentOptions,
+      skip,
+      loadEpisode: (id) => readLineage(store, store.resolve(id)).events,
+    });
+}
+
+/**
+ * Starts a new episode: creates the sandbox, records the header and snapshot 0, and
+ * returns its controller, idle before step 1. The caller steps or runs it and disposes it.
+ */
+export async function startEpisode(options: StartEpisodeOptions): Promise<EpisodeRunner> {
+  const store = storeOf(options);
+  const makeAgent = agentFactory(store, options);
+  const agent = makeAgent(normalizeAgentSpec(options.agentSpec), 0);
+  const sandbox = await options.provider.create(sandboxConfig(options.task.sandbox));
+  try {
+    const { episode, branch, writer } = store.createEpisode({
+      parent_branch: null,
+      fork_step: null,
+      task: options.task as unknown as Record<string, unknown>,
+      task_path: options.taskPath ?? null,
+      agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
+      image: options.task.sandbox.image,
+      created: Date.now(),
+    });
+    const memory = createMemory(options.task.memory.initial);
+    const runner: EpisodeRunner = new EpisodeRunner({
+      task: options.task,
+      taskPath: options.taskPath ?? null,
+      store,
+      episode,
+      branch,
+      writer,
+      sandbox,
+      registry: createToolRegistry(options.task),
+      memory,
+      agent,
+      makeAgent,
+      image: options.task.sandbox.image,
+      breakpoints: options.breakpoints,
+      release: releaseOf(options),
+      openFork: (from, step, spec) =>
+        openBranchController({ ...options, store, id: from, at: step, agentSpec: spec, branchNow: true }),
+    });
+    await runner.reset();
+    return runner;
+  } catch (e) {
+    await releaseOf(options)(sandbox);
+    throw e;
+  }
+}
+
+/**
+ * Opens a recorded branch at step K in a fresh sandbox: snapshot K restored (never
+ * re-executed), memory and conversation rebuilt from the trace, the session's cwd and
+ * environment as recorded. Stepping from there continues on a new branch forked at K
+ * (created at once with `branchNow`). Without `agentSpec` the branch's own agent
+ * continues; a scripted or replay agent skips the decisions steps 1..K used.
+ */
+export async function openBranchController(options: OpenBranchOptions): Promise<EpisodeRunner> {
+  const store = storeOf(options);
+  const info = store.resolve(options.id);
+  const lineage = readLineage(store, info);
+  const header = lineage.trace.header;
+  const parsedTask = parseTask(header.task, `the task recorded in ${info.branch}`);
+  if (!parsedTask.ok) throw new HarnessError('invalid_task', parsedTask.error.message);
+  const task = parsedTask.value;
+  const last = lastSnapshot(lineage.events);
+  const at = options.at ?? last?.step ?? 0;
+  const snap = snapshotAt(lineage.events, at);
+  if (!snap) {
+    throw new HarnessError(
+      'not_found',
+      `${info.branch} has no complete step ${at}; steps 0..${last?.step ?? 0} can be opened`,
+    );
+  }
+  const events = cutAtStep(lineage.events, at);
+  const makeAgent = agentFactory(store, options);
+  const agent = options.agentSpec
+    ? makeAgent(normalizeAgentSpec(options.agentSpec), 0)
+    : makeAgent(String(header.agent.spec), skipAt(store, info, at));
+  const snapshots = store.snapshots(info.episode);
+  const sandbox = await options.provider.create(sandboxConfig(task.sandbox));
+  try {
+    await sandbox.restore(snapshots, await snapshots.getManifest(snap.manifest));
+    if (snap.session) await sandbox.setSessionState(snap.session);
+    const headerFields = {
+      parent_branch: info.branch,
+      fork_step: at,
+      task: task as unknown as Record<string, unknown>,
+      task_path: header.task_path ?? null,
+      agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
+      image: task.sandbox.image,
+      created: Date.now(),
+      ...(options.headerExtra ?? {}),
+    };
+    const created = options.branchNow
+      ? store.createBranch(info.episode, info.branch, at, headerFields)
+      : null;
+    const runner: EpisodeRunner = new EpisodeRunner({
+      task,
+      taskPath: header.task_path ?? null,
+      store,
+      episode: info.episode,
+      branch: created?.branch ?? info.branch,
+      writer: created?.writer ?? null,
+      sandbox,
+      registry: createToolRegistry(task),
+      memory: createMemory(memoryFromEvents(task, events)),
+      agent,
+      makeAgent,
+      image: task.sandbox.image,
+      inherited: events,
+      startStep: at,
+      breakpoints: options.breakpoints,
+      release: releaseOf(options),
+      headerExtra: options.headerExtra,
+      openFork: (from, step, spec) =>
+        openBranchController({ ...options, store, id: from, at: step, agentSpec: spec, branchNow: true }),
+    });
+    return runner;
+  } catch (e) {
+    await releaseOf(options)(sandbox);
+    throw e;
+  }
+}
+
+/**
+ * Decisions the branch's agent had made by step `at`: its header's initial skip plus
+ * the steps it ran since its fork point (walking up when `at` is before the fork).
+ */
+function skipAt(store: EpisodeStore, info: ReturnType<EpisodeStore['resolve']>, at: number): number {
+  let branch = info;
+  while (branch.forkStep !== null && branch.parentBranch !== null && at < branch.forkStep) {
+    branch = store.resolve(branch.parentBranch);
+  }
+  const header = store.readTrace(branch).header;
+  const skip0 = typeof header.agent.skip === 'number' ? header.agent.skip : 0;
+  return skip0 + (at - (branch.forkStep ?? 0));
+}
+
+/** The events of a branch with its ancestry (for views and `replay:` agents). */
+export function branchEvents(store: EpisodeStore, id: string): readonly TraceEvent[] {
+  return readLineage(store, store.resolve(id)).events;
+}

@@ -1,0 +1,73 @@
+import { canonicalJson } from './jcs.js';
+
+/** Reward weights by component name (task.rewards.components). */
+export type RewardWeights = Readonly<Record<string, number>>;
+
+/** What happened in one step, as the step reward components see it. */
+export interface StepOutcome {
+  /** The output parsed into a valid action (tool calls or a final answer). */
+  readonly formatValid: boolean;
+  /** The step's calls equal the previous step's (same names and arguments). */
+  readonly repeated: boolean;
+  /** Calls that failed (`ok: false`) or exited non-zero. */
+  readonly toolErrors: number;
+}
+
+/** A reward: each weighted component and their sum. */
+export interface Reward {
+  readonly components: Record<string, number>;
+  readonly total: number;
+}
+
+/**
+ * The step reward: indicator components (format_valid 0/1, repeated_action 0/1,
+ * tool_error = failed calls) times their weights. Components without a weight are left out.
+ */
+export function stepReward(outcome: StepOutcome, weights: RewardWeights): Reward {
+  const raw: Record<string, number> = {
+    format_valid: outcome.formatValid ? 1 : 0,
+    repeated_action: outcome.repeated ? 1 : 0,
+    tool_error: outcome.toolErrors,
+  };
+  return weigh(raw, weights);
+}
+
+/** The final reward from the verifier: `verifier` weight when it passed, 0 when it failed or could not run. */
+export function finalReward(verifierSuccess: boolean | null, weights: RewardWeights): Reward {
+  return weigh({ verifier: verifierSuccess ? 1 : 0 }, weights);
+}
+
+function weigh(raw: Record<string, number>, weights: RewardWeights): Reward {
+  const components: Record<string, number> = {};
+  let total = 0;
+  for (const [name, value] of Object.entries(raw)) {
+    const w = weights[name];
+    if (w === undefined) continue;
+    components[name] = w * value;
+    total += w * value;
+  }
+  return { components, total };
+}
+
+/** The discounted return G_0 = Σ γ^t r_t over per-step rewards (the final reward folded into the last step). */
+export function discountedReturn(rewards: readonly number[], gamma: number): number {
+  let g = 0;
+  for (let t = rewards.length - 1; t >= 0; t--) g = rewards[t] + gamma * g;
+  return g;
+}
+
+/** The return-to-go G_t of every step. */
+export function returnsToGo(rewards: readonly number[], gamma: number): number[] {
+  const out = new Array<number>(rewards.length);
+  let g = 0;
+  for (let t = rewards.length - 1; t >= 0; t--) {
+    g = rewards[t] + gamma * g;
+    out[t] = g;
+  }
+  return out;
+}
+
+/** A canonical signature of a step's calls, to detect a repeated action. */
+export function actionSignature(calls: readonly { name: string; arguments: unknown }[]): string {
+  return canonicalJson(calls.map((c) => ({ name: c.name, arguments: c.arguments })));
+}

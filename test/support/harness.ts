@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseTask, type Task, type TaskInput } from '../../shared/task.js';
+import type { TraceEvent } from '../../shared/trace-events.js';
+import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
+import { createMemoryProvider } from '../../electron/engine/sandbox/memory-provider.js';
+import { openEpisodeStore, type DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+
+/** A temporary $STEPBOX_HOME and a store on it (snapshots on disk), removed by `cleanup`. */
+export function tempHome(): { home: string; store: DiskEpisodeStore; dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'stepbox-harness-'));
+  const home = join(dir, 'home');
+  const store = openEpisodeStore(home, { snapshotStore: (d) => new DiskSnapshotStore(d) });
+  return { home, store, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A task with defaults filled in; throws on an invalid one. */
+export function task(input: TaskInput): Task {
+  const r = parseTask(input);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+/** A scripted-agent file in `dir` from messages (objects become JSON lines; strings are written as is). */
+export function script(dir: string, name: string, lines: readonly (object | string)[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+  return path;
+}
+
+/** One assistant message calling one tool. */
+export function call(name: string, args: Record<string, unknown>, id?: string): object {
+  return {
+    content: null,
+    tool_calls: [
+      {
+        id: id ?? `c_${name}_${Math.random().toString(36).slice(2, 8)}`,
+        type: 'function',
+        function: { name, arguments: JSON.stringify(args) },
+      },
+    ],
+  };
+}
+
+/** A final answer. */
+export function final(text: string): object {
+  return { content: text };
+}
+
+/** The in-memory sandbox provider (fast unit tests of the loop). */
+export const memoryProvider = createMemoryProvider();
+
+/** Events of one type. */
+export function ofType<T extends TraceEvent['type']>(
+  events: readonly TraceEvent[],
+  type: T,
+): Extract<TraceEvent, { type: T }>[] {
+  return events.filter((e) => e.type === type) as Extract<TraceEvent, { type: T }>[];
+}
+
+/** A small task the memory sandbox can run: shell builtins only, verifier `cat done.txt`. */
+export function memoryTask(overrides: Partial<TaskInput> = {}): Task {
+  return task({
+    name: 'unit-loop',
+    goal: 'Write done.txt',
+    tools: ['execute_shell', 'read_file', 'write_file', 'list_dir', 'memory_read', 'memory_write'],
+    verifier: { command: 'cat done.txt' },
+    max_steps: 10,
+    ...overrides,
+  });
+}
