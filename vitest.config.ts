@@ -6,7 +6,13 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: 'unit', include: ['test/unit/**/*.test.{ts,tsx}'], environment: 'node' },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.{ts,tsx}'],
+          environment: 'node',
+          // Projects with different worker limits need distinct groups; groups run in order.
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         test: {
@@ -17,6 +23,7 @@ export default defineConfig({
           hookTimeout: 120_000,
           // 2 cores: a few files at once keep the daemon busy without starving it.
           maxWorkers: 3,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -27,6 +34,7 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 180_000,
           fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -1,13 +1,80 @@
+import { parseArgs } from 'node:util';
+import { SANDBOX_ENV } from '../../shared/constants.js';
+import { Task } from '../../shared/task.js';
+import { openTerminal } from '../engine/docker/terminal.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { UsageError } from './command.js';
+import { withFreshSandbox } from './sandbox-exec.js';
 
-/** `stepbox sandbox shell` — placeholder until its owner lands it. */
+const HELP = `stepbox sandbox shell
+
+Opens an interactive bash on a TTY in a fresh sandbox (default limits, no network,
+cwd /workspace) and destroys the sandbox when the shell exits. The terminal is put in
+raw mode when stdin is a TTY and follows window resizes. Set STEPBOX_LOG=info to see
+each command as the live terminal's history hook reports it.
+
+Exit code: the shell's.
+
+Examples:
+  npx stepbox sandbox shell
+  printf 'id -u\\nexit\\n' | npx stepbox sandbox shell
+`;
+
+/** `stepbox sandbox shell` — an interactive TTY shell in a fresh sandbox. */
 export const command: CliCommand = {
   name: 'sandbox shell',
-  summary: '(not built yet)',
-  help: 'stepbox sandbox shell — not built yet.\nExample: stepbox sandbox shell --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox sandbox shell: not built yet\n');
-    return EXIT.usage;
+  summary: 'interactive shell in a fresh sandbox (destroyed on exit)',
+  help: HELP,
+  async run(argv, io) {
+    try {
+      parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const task = Task.parse({ name: 'sandbox-shell', goal: 'interactive shell' });
+    const stdin = io.stdin as NodeJS.ReadStream;
+    const stdout = io.stdout as NodeJS.WriteStream;
+    const size = () => ({ cols: stdout.columns || 80, rows: stdout.rows || 24 });
+
+    return withFreshSandbox(task, io, async (sandbox, provider) => {
+      const term = await openTerminal(sandbox.id, {
+        ...size(),
+        cwd: '/workspace',
+        env: { ...SANDBOX_ENV },
+        docker: provider.engine.docker,
+      });
+      const exited = new Promise<number | null>((resolve) => term.onExit(resolve));
+      term.onData((data) => stdout.write(data));
+      term.onCommand((c) => {
+        if (io.env.STEPBOX_LOG === 'info' || io.env.STEPBOX_LOG === 'debug')
+          io.stderr.write(`[terminal] human_command ${JSON.stringify(c)}\n`);
+      });
+      const onInput = (chunk: Buffer) => term.write(chunk);
+      const onResize = () => {
+        const { cols, rows } = size();
+        void term
+          .resize(cols, rows)
+          .catch((e: Error) => io.stderr.write(`stepbox: resize failed: ${e.message}\n`));
+      };
+      const raw = stdin.isTTY === true;
+      if (raw) stdin.setRawMode(true);
+      stdin.on('data', onInput);
+      // Piped input: when it ends, so does the shell (as with `bash < file`).
+      const onEnd = () => term.write('\u0004');
+      stdin.on('end', onEnd);
+      stdin.resume();
+      process.on('SIGWINCH', onResize);
+      try {
+        const code = await exited;
+        return code ?? 1;
+      } finally {
+        process.off('SIGWINCH', onResize);
+        stdin.off('data', onInput);
+        stdin.off('end', onEnd);
+        if (raw) stdin.setRawMode(false);
+        stdin.pause();
+        await term.close();
+      }
+    });
   },
 };
