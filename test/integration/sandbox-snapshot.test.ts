@@ -1,0 +1,164 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
+import { treeHashOf, type DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
+import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
+import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
+import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
+import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+
+/** A listing of /workspace that sees everything a snapshot must keep (types, modes, links, contents). */
+const LISTING =
+  'cd /workspace && find . -mindepth 1 -printf "%y %m %p %s %l\\n" | sort && find . -type f -print0 | sort -z | xargs -0r sha256sum';
+
+describe.skipIf(dockerMissing)('docker sandbox snapshots', () => {
+  let provider: DockerSandboxProvider;
+  let sb: DockerSandbox;
+  let dir: string;
+  const sh = async (command: string) => {
+    const r = await sb.exec({ command, timeoutMs: 20_000 });
+    expect(r.error).toBeUndefined();
+    expect(r.exit_code).toBe(0);
+    return r.stdout!;
+  };
+
+  beforeAll(async () => {
+    provider = await testProvider();
+    sb = await provider.create(defaultSandboxConfig());
+    dir = await mkdtemp(join(tmpdir(), 'stepbox-snap-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+    expect(await closeTestProvider(provider)).toEqual([]);
+  });
+
+  it('round-trips sed -i, mv, chmod, rm -r, symlinks, empty dirs and binary files', async () => {
+    const store = new DiskSnapshotStore(join(dir, 'round-trip'));
+    await sb.reset();
+    await sh(
+      'mkdir -p src/lib tree/a/b empty && printf "x = 1\\n" > src/main.py && printf "keep\\n" > src/lib/util.py && ' +
+        'head -c 4096 /dev/urandom > blob.bin && printf "\\0\\377\\0" > bin2 && ln -s src/main.py link && ' +
+        'echo t > tree/a/b/f && chmod 600 src/lib/util.py && mkdir ro && echo r > ro/f && chmod 555 ro',
+    );
+    const before = await sh(LISTING);
+    const snap = await sb.snapshot(store);
+    expect(snap.changed.map((c) => c.change)).toEqual(Array(snap.changed.length).fill('added'));
+    expect(snap.bytes).toBeGreaterThan(4096);
+
+    await sh(
+      'sed -i s/1/2/ src/main.py && mv src/lib/util.py moved.py && chmod 755 blob.bin && rm -r tree && ' +
+        'rm link && ln -s moved.py link && rmdir empty && mkdir new-empty && printf "\\1\\2" > bin2 && chmod 755 ro && echo n > ro/g',
+    );
+    const changed = await sb.snapshot(store);
+    expect(changed.treeHash).not.toBe(snap.treeHash);
+    expect(changed.bytes).toBeLessThan(100);
+    expect(changed.changed).toEqual(
+      expect.arrayContaining([
+        { path: 'src/main.py', change: 'modified' },
+        { path: 'src/lib/util.py', change: 'deleted' },
+        { path: 'moved.py', change: 'added' },
+        { path: 'tree/a/b/f', change: 'deleted' },
+        { path: 'empty', change: 'deleted' },
+        { path: 'new-empty', change: 'added' },
+        { path: 'blob.bin', change: 'modified' },
+        { path: 'link', change: 'modified' },
+      ]),
+    );
+
+    const info = await sb.restore(store, await store.getManifest(snap.manifest), 'full');
+    expect(info.treeHash).toBe(snap.treeHash);
+    expect(await sh(LISTING)).toBe(before);
+    expect(info.written).toBeGreaterThan(0);
+    expect(info.removed).toBeGreaterThan(0);
+
+    // And forward again, to the second snapshot.
+    const forward = await sb.restore(store, await store.getManifest(changed.manifest));
+    expect(forward.treeHash).toBe(changed.treeHash);
+  });
+
+  it('computes the same tree hash as the host (shared/tree-hash.ts)', async () => {
+    await sb.reset();
+    await sh(
+      'mkdir -p "odd dir/ü" && printf a > "odd dir/ü/😀" && printf b > "odd dir/é" && printf c > Z && printf d > "a\\\\b"',
+    );
+    const store = new MemorySnapshotStore();
+    const snap = await sb.snapshot(store);
+    const manifest = await store.getManifest(snap.manifest);
+    expect(treeHashOf(manifest.entries)).toBe(snap.treeHash);
+    expect(manifest.treeHash).toBe(snap.treeHash);
+  });
+
+  it('sees a file rewritten with the same size within one timestamp tick', async () => {
+    await sb.reset();
+    const store = new MemorySnapshotStore();
+    for (let i = 0; i < 5; i++) {
+      await sh(`printf aaaa${i} > f`);
+      const first = await sb.snapshot(store);
+      await sh(`printf bbbb${i} > f`);
+      const second = await sb.snapshot(store);
+      expect(second.treeHash).not.toBe(first.treeHash);
+      expect(second.changed).toEqual([{ path: 'f', change: 'modified' }]);
+      const m = await store.getManifest(second.manifest);
+      expect(new TextDecoder().decode(await store.getBlob(m.entries[0].hash!))).toBe(`bbbb${i}`);
+    }
+    // Same size, same mtime (forced), different content: only ctime and the racy rule can tell.
+    await sh('printf cccc > g && touch -d @1000000000 g');
+    const a = await sb.snapshot(store);
+    await sh('printf dddd > g && touch -d @1000000000 g');
+    const b = await sb.snapshot(store);
+    expect(b.changed).toEqual([{ path: 'g', change: 'modified' }]);
+    expect(b.treeHash).not.toBe(a.treeHash);
+  });
+
+  it('restores into a fresh sandbox with the recorded hash, sending only what it needs', async () => {
+    await sb.reset();
+    await sh(
+      'mkdir -p d/e && seq 1 1000 > d/e/n && ln -s d/e/n l && printf same > s1 && printf same > s2 && chmod 700 s2',
+    );
+    const store = new DiskSnapshotStore(join(dir, 'fresh'));
+    const snap = await sb.snapshot(store);
+    const other = await provider.create(defaultSandboxConfig());
+    try {
+      const info = await other.restore(store, await store.getManifest(snap.manifest), 'full');
+      expect(info.treeHash).toBe(snap.treeHash);
+      const again = await other.snapshot(new MemorySnapshotStore());
+      expect(again.treeHash).toBe(snap.treeHash);
+    } finally {
+      await other.destroy();
+    }
+  });
+
+  it('fails verification when a stored blob was tampered with', async () => {
+    await sb.reset();
+    await sh('printf original > victim && printf other > bystander');
+    const store = new DiskSnapshotStore(join(dir, 'tamper'));
+    const snap = await sb.snapshot(store);
+    const manifest = await store.getManifest(snap.manifest);
+    const victim = manifest.entries.find((e) => e.path === 'victim')!;
+    await writeFile(store.blobPath(victim.hash!), 'tampered');
+    await sh('rm victim');
+    const failure = await sb.restore(store, manifest).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(SandboxFailure);
+    expect(failure).toMatchObject({ code: 'verify_failed' });
+    expect((failure as Error).message).toContain('victim');
+  });
+
+  it('keeps blobs and manifests content-addressed on disk', async () => {
+    const store = new DiskSnapshotStore(join(dir, 'layout'));
+    await sb.reset();
+    await sh('printf hello > h');
+    const snap = await sb.snapshot(store);
+    expect(await readdir(join(dir, 'layout', 'manifests'))).toEqual([`${snap.manifest}.json`]);
+    const hash = '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824';
+    expect(await readdir(join(dir, 'layout', 'blobs', hash.slice(0, 2)))).toEqual([hash.slice(2)]);
+    // A second snapshot of the same tree sends nothing.
+    expect((await sb.snapshot(store)).bytes).toBe(0);
+  });
+});
