@@ -3,7 +3,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
 import { inspectSandboxImage } from './docker/image.js';
-import { dockerClient, dockerReachable, probeContainer } from './docker/ping.js';
+import { dockerClient, dockerReachable } from './docker/ping.js';
+import { createDockerProvider } from './sandbox/docker-provider.js';
+import { defaultSandboxConfig } from './sandbox/limits.js';
 
 /** The ids of doctor's checks, in the order they run. */
 export type DoctorCheckId = 'docker' | 'image' | 'image_version' | 'sandbox' | 'store';
@@ -27,8 +29,22 @@ export interface DoctorReport {
 /** Starts a sandbox with default limits, runs `true` in it and destroys it; resolves with a detail line. */
 export type SandboxProbe = () => Promise<string>;
 
-/** The default probe: a sandbox of the default config runs `true`. */
-export const probeSandbox: SandboxProbe = () => probeContainer(dockerClient(), SANDBOX_IMAGE);
+/** The default probe: a sandbox of the default config (security defaults, helper) runs `true`. */
+export const probeSandbox: SandboxProbe = async () => {
+  const started = performance.now();
+  // No sweep: doctor only looks; it must not remove anything, even orphans.
+  const provider = await createDockerProvider({ sweep: false });
+  try {
+    const sandbox = await provider.create(defaultSandboxConfig());
+    const result = await sandbox.exec({ command: 'true', timeoutMs: 10_000 });
+    await sandbox.destroy();
+    if (!result.ok || result.exit_code !== 0)
+      throw new Error(`\`true\` gave ${result.error ? result.error.code : `exit code ${result.exit_code}`}`);
+    return `a sandbox started and ran \`true\` in ${Math.round(performance.now() - started)} ms`;
+  } finally {
+    await provider.close();
+  }
+};
 
 const IMAGE_FIX = 'npx stepbox image build';
 

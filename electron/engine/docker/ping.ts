@@ -62,24 +62,3 @@ export async function dockerReachable(
 export function dockerClient(): Docker {
   return new Docker();
 }
-
-/** Starts a throwaway container without network, runs `true` in it and removes it. */
-export async function probeContainer(docker: Docker, image: string): Promise<string> {
-  const started = performance.now();
-  const container = await docker.createContainer({
-    Image: image,
-    Cmd: ['sleep', 'infinity'],
-    HostConfig: { NetworkMode: 'none', AutoRemove: false, Init: true },
-  });
-  try {
-    await container.start();
-    const exec = await container.exec({ Cmd: ['true'], AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({});
-    await new Promise((resolve) => stream.on('end', resolve).resume());
-    const { ExitCode } = await exec.inspect();
-    if (ExitCode !== 0) throw new Error(`\`true\` exited ${ExitCode}`);
-    return `a sandbox started and ran \`true\` in ${Math.round(performance.now() - started)} ms`;
-  } finally {
-    await container.remove({ force: true });
-  }
-}
