@@ -1,6 +1,22 @@
 import type { TraceEvent, HeaderEvent, EndEvent } from '../../../shared/trace-events.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 
+/**
+ * The header fields a caller gives `createEpisode`/`createBranch`; the store fills in
+ * `schema`, `episode`, `branch` (and the writer's process identity). Spelled out because
+ * `Omit` over the header's loose (index-signature) type would erase every known key.
+ */
+export interface HeaderFields {
+  readonly task: Record<string, unknown>;
+  readonly task_path: string | null;
+  readonly agent: { readonly spec: string; readonly kind: string; readonly [extra: string]: unknown };
+  readonly image: string;
+  readonly created: number;
+  readonly parent_branch?: string | null;
+  readonly fork_step?: number | null;
+  readonly [extra: string]: unknown;
+}
+
 /** An event before the writer numbers and stamps it. */
 export type NewTraceEvent = TraceEvent extends infer E
   ? E extends TraceEvent
@@ -49,9 +65,7 @@ export interface BranchInfo {
 export interface EpisodeStore {
   readonly home: string;
   /** Creates an episode folder and its main branch's writer. */
-  createEpisode(
-    header: Omit<HeaderEvent, 'seq' | 't' | 'type' | 'source' | 'step' | 'schema' | 'episode' | 'branch'>,
-  ): {
+  createEpisode(header: HeaderFields): {
     episode: string;
     branch: string;
     writer: TraceWriter;
@@ -61,7 +75,7 @@ export interface EpisodeStore {
     episode: string,
     parentBranch: string,
     forkStep: number,
-    header: Omit<HeaderEvent, 'seq' | 't' | 'type' | 'source' | 'step' | 'schema' | 'episode' | 'branch'>,
+    header: HeaderFields,
   ): { branch: string; writer: TraceWriter };
   /** Resolves an episode or branch id (or unique prefix) to its branch. */
   resolve(id: string): BranchInfo;

@@ -1,0 +1,530 @@
+import Database from 'better-sqlite3';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { canonicalJson } from '../../../shared/jcs.js';
+import type { DiskEpisodeStore, StoredBranch } from './episode-store.js';
+import { logger } from '../log.js';
+import type { ParsedTrace } from './trace-reader.js';
+import { summarizeSteps } from './step-summary.js';
+
+const log = logger('index');
+
+/** Bump when the tables change: an index of another version is dropped and rebuilt from the traces. */
+const INDEX_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS episodes (
+  id TEXT PRIMARY KEY, task TEXT NOT NULL, created INTEGER NOT NULL, agent TEXT NOT NULL, image TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS branches (
+  id TEXT PRIMARY KEY, episode TEXT NOT NULL, parent TEXT, fork_step INTEGER, created INTEGER NOT NULL,
+  status TEXT NOT NULL, end_reason TEXT, steps INTEGER NOT NULL, reward REAL, verifier_success INTEGER,
+  ended INTEGER, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS branches_episode ON branches(episode);
+CREATE TABLE IF NOT EXISTS steps (
+  branch TEXT NOT NULL, step INTEGER NOT NULL, kind TEXT NOT NULL, tool TEXT, args_summary TEXT,
+  ok INTEGER, exit_code INTEGER, error_code TEXT, duration_ms REAL, PRIMARY KEY (branch, step));
+CREATE TABLE IF NOT EXISTS tool_calls (
+  branch TEXT NOT NULL, step INTEGER NOT NULL, call_id TEXT NOT NULL, name TEXT NOT NULL, args_summary TEXT NOT NULL,
+  ok INTEGER, exit_code INTEGER, error_code TEXT, duration_ms REAL);
+CREATE INDEX IF NOT EXISTS tool_calls_branch ON tool_calls(branch);
+CREATE INDEX IF NOT EXISTS tool_calls_name ON tool_calls(name);
+CREATE INDEX IF NOT EXISTS tool_calls_error ON tool_calls(error_code);
+CREATE TABLE IF NOT EXISTS errors (
+  branch TEXT NOT NULL, step INTEGER NOT NULL, code TEXT NOT NULL, fatal INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS errors_branch ON errors(branch);
+CREATE TABLE IF NOT EXISTS memory_writes (
+  branch TEXT NOT NULL, step INTEGER NOT NULL, key TEXT NOT NULL, before_json TEXT NOT NULL, after_json TEXT NOT NULL,
+  writer TEXT NOT NULL, corruption TEXT);
+CREATE INDEX IF NOT EXISTS memory_writes_branch ON memory_writes(branch);
+CREATE INDEX IF NOT EXISTS memory_writes_key ON memory_writes(key);
+CREATE TABLE IF NOT EXISTS flags (
+  branch TEXT NOT NULL, rule TEXT NOT NULL, step INTEGER, severity TEXT NOT NULL, message TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS flags_branch ON flags(branch);
+`;
+
+/** A QA flag as the index stores it (written by `stepbox check` through {@link EpisodeIndex.replaceFlags}). */
+export interface IndexedFlag {
+  readonly rule: string;
+  /** The step it points at; null for a flag on the whole episode. */
+  readonly step: number | null;
+  readonly severity: string;
+  readonly message: string;
+}
+
+/** A branch row as `list` shows it. */
+export interface BranchRow {
+  readonly id: string;
+  readonly episode: string;
+  readonly parent: string | null;
+  readonly fork_step: number | null;
+  /** An episode status, or `running` while the trace is open. */
+  readonly status: string;
+  readonly end_reason: string | null;
+  readonly steps: number;
+  readonly reward: number | null;
+  readonly verifier_success: boolean | null;
+  readonly created: number;
+  readonly ended: number | null;
+  readonly flags: number;
+}
+
+/** An episode row with its branches. */
+export interface EpisodeRow {
+  readonly id: string;
+  readonly task: string;
+  readonly created: number;
+  readonly agent: string;
+  readonly image: string;
+  readonly branches: readonly BranchRow[];
+}
+
+/** Filters of `stepbox search`; all given ones must match (AND), each on any step of a branch. */
+export interface SearchQuery {
+  readonly tool?: string;
+  /** A tool error code or an `error` event code. */
+  readonly error?: string;
+  readonly flag?: string;
+  /** A memory key, optionally with the value written (`KEY` or `KEY=VALUE`). */
+  readonly memory?: { readonly key: string; readonly value?: string };
+  readonly limit?: number;
+}
+
+/** One thing a filter matched. */
+export interface SearchHit {
+  readonly filter: 'tool' | 'error' | 'flag' | 'memory';
+  readonly step: number | null;
+  readonly detail: string;
+}
+
+/** A branch that matched every filter, with what matched. */
+export interface SearchMatch {
+  readonly episode: string;
+  readonly branch: string;
+  readonly task: string;
+  readonly status: string;
+  readonly hits: readonly SearchHit[];
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * The SQLite index of episodes, branches, steps, tool calls, errors, memory writes and
+ * QA flags: a cache of the traces (which stay the source of truth), so it can always be
+ * rebuilt. WAL and a 5 s busy timeout let `serve`, `run` and `batch` write at once;
+ * every write is one IMMEDIATE transaction.
+ */
+export class EpisodeIndex {
+  private readonly db: Database.Database;
+
+  constructor(readonly path: string) {
+    this.db = new Database(path);
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.migrate();
+  }
+
+  private migrate(): void {
+    this.db
+      .transaction(() => {
+        const version = this.db.pragma('user_version', { simple: true }) as number;
+        if (version !== INDEX_VERSION && version !== 0) {
+          log.info(`index version ${version} ≠ ${INDEX_VERSION}: dropping it; it is rebuilt from the traces`);
+          for (const t of ['episodes', 'branches', 'steps', 'tool_calls', 'errors', 'memory_writes', 'flags'])
+            this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+        }
+        this.db.exec(SCHEMA);
+        this.db.pragma(`user_version = ${INDEX_VERSION}`);
+      })
+      .immediate();
+  }
+
+  /** Closes the database. */
+  close(): void {
+    this.db.close();
+  }
+
+  /**
+   * (Re)indexes one branch from its trace, replacing whatever the index had for it
+   * (idempotent). Flags are kept: they come from `check`, not from the trace.
+   */
+  indexBranch(trace: ParsedTrace): void {
+    const h = trace.header;
+    const all = [...trace.events, ...trace.partial];
+    const steps = summarizeSteps(all);
+    const finalReward = all.filter((e) => e.type === 'reward' && e.final).at(-1);
+    const reward =
+      trace.end?.return ?? (finalReward?.type === 'reward' ? finalReward.total : null) ?? sumRewards(steps);
+    const st = existsSync(trace.path) ? statSync(trace.path) : null;
+    const del = (table: string) => this.db.prepare(`DELETE FROM ${table} WHERE branch = ?`).run(h.branch);
+    this.db
+      .transaction(() => {
+        this.db
+          .prepare(
+            `INSERT INTO episodes (id, task, created, agent, image) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT(id) DO UPDATE SET task = excluded.task, agent = excluded.agent, image = excluded.image,
+               created = MIN(created, excluded.created)`,
+          )
+          .run(
+            h.episode,
+            typeof h.task.name === 'string' ? h.task.name : '(unnamed)',
+            h.created,
+            h.agent.spec,
+            h.image,
+          );
+        this.db
+          .prepare(
+            `INSERT OR REPLACE INTO branches (id, episode, parent, fork_step, created, status, end_reason, steps, reward,
+               verifier_success, ended, trace_path, trace_size, trace_mtime)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            h.branch,
+            h.episode,
+            h.parent_branch,
+            h.fork_step,
+            h.created,
+            trace.end?.status ?? 'running',
+            trace.end?.end_reason ?? null,
+            trace.end?.steps ?? steps.filter((s) => s.kind !== 'none').at(-1)?.step ?? h.fork_step ?? 0,
+            reward,
+            trace.end?.verifier ? Number(trace.end.verifier.success) : null,
+            trace.end?.t ?? null,
+            trace.path,
+            st?.size ?? 0,
+            st?.mtimeMs ?? 0,
+          );
+        for (const t of ['steps', 'tool_calls', 'errors', 'memory_writes']) del(t);
+        const insStep = this.db.prepare(
+          `INSERT OR REPLACE INTO steps (branch, step, kind, tool, args_summary, ok, exit_code, error_code, duration_ms)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        );
+        const insCall = this.db.prepare(
+          `INSERT INTO tool_calls (branch, step, call_id, name, args_summary, ok, exit_code, error_code, duration_ms)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        );
+        const insErr = this.db.prepare(
+          `INSERT INTO errors (branch, step, code, fatal, message) VALUES (?, ?, ?, ?, ?)`,
+        );
+        const insMem = this.db.prepare(
+          `INSERT INTO memory_writes (branch, step, key, before_json, after_json, writer, corruption) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        );
+        for (const s of steps) {
+          const results = s.results;
+          const firstError = results.find((r) => r.error_code !== null)?.error_code ?? null;
+          const nonZero = results.find((r) => r.exit_code !== null && r.exit_code !== 0)?.exit_code;
+          insStep.run(
+            h.branch,
+            s.step,
+            s.kind,
+            s.calls.map((c) => c.name).join(',') || null,
+            s.kind === 'tool' ? s.calls.map((c) => c.args_summary).join('; ') : s.action,
+            results.length ? Number(results.every((r) => r.ok)) : null,
+            nonZero ?? results.find((r) => r.exit_code !== null)?.exit_code ?? null,
+            firstError ?? (s.kind === 'parse_error' ? 'parse_error' : null),
+            results.length ? results.reduce((n, r) => n + r.duration_ms, 0) : null,
+          );
+          for (const c of s.calls) {
+            const r = results.find((x) => x.call_id === c.call_id);
+            insCall.run(
+              h.branch,
+              s.step,
+              c.call_id,
+              c.name,
+              c.args_summary,
+              r ? Number(r.ok) : null,
+              r?.exit_code ?? null,
+              r?.error_code ?? null,
+              r?.duration_ms ?? null,
+            );
+          }
+          for (const e of s.errors) insErr.run(h.branch, s.step, e.code, Number(e.fatal), e.message);
+          if (s.kind === 'parse_error') insErr.run(h.branch, s.step, 'parse_error', 0, s.parse_error ?? '');
+          for (const m of s.memory_writes)
+            insMem.run(h.branch, s.step, m.key, jsonOf(m.before), jsonOf(m.after), m.writer, m.corruption);
+        }
+        // Errors outside any step (setup, step 0) still count for --error.
+        for (const e of all)
+          if (e.type === 'error' && e.step === 0) insErr.run(h.branch, 0, e.code, Number(e.fatal), e.message);
+      })
+      .immediate();
+  }
+
+  /** Replaces a branch's QA flags (what `stepbox check` found). */
+  replaceFlags(branch: string, flags: readonly IndexedFlag[]): void {
+    this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM flags WHERE branch = ?').run(branch);
+        const ins = this.db.prepare(
+          'INSERT INTO flags (branch, rule, step, severity, message) VALUES (?, ?, ?, ?, ?)',
+        );
+        for (const f of flags) ins.run(branch, f.rule, f.step, f.severity, f.message);
+      })
+      .immediate();
+  }
+
+  /** A branch's flags, in step order. */
+  flagsOf(branch: string): IndexedFlag[] {
+    return this.db
+      .prepare('SELECT rule, step, severity, message FROM flags WHERE branch = ? ORDER BY step, rule')
+      .all(branch) as IndexedFlag[];
+  }
+
+  /** Forgets a branch entirely (its trace is gone); the episode too once it has no branch left. */
+  removeBranch(branch: string): void {
+    this.db
+      .transaction(() => {
+        const row = this.db.prepare('SELECT episode FROM branches WHERE id = ?').get(branch) as
+          Row | undefined;
+        for (const t of ['steps', 'tool_calls', 'errors', 'memory_writes', 'flags'])
+          this.db.prepare(`DELETE FROM ${t} WHERE branch = ?`).run(branch);
+        this.db.prepare('DELETE FROM branches WHERE id = ?').run(branch);
+        if (row)
+          this.db
+            .prepare(
+              'DELETE FROM episodes WHERE id = ? AND NOT EXISTS (SELECT 1 FROM branches WHERE episode = ?)',
+            )
+            .run(row.episode, row.episode);
+      })
+      .immediate();
+  }
+
+  /**
+   * Brings the index in line with the store: indexes every branch whose trace changed
+   * since it was indexed (path, size or mtime) and forgets branches whose trace is gone.
+   * Returns how many branches it (re)indexed. Unreadable traces are skipped with a warning.
+   */
+  refresh(store: DiskEpisodeStore): number {
+    const known = new Map(
+      (this.db.prepare('SELECT id, trace_path, trace_size, trace_mtime FROM branches').all() as Row[]).map(
+        (r) => [r.id as string, r],
+      ),
+    );
+    let indexed = 0;
+    const seen = new Set<string>();
+    for (const episode of store.listEpisodes()) {
+      for (const b of store.listBranches(episode)) {
+        seen.add(b.branch);
+        const st = statSync(b.tracePath);
+        const row = known.get(b.branch);
+        if (
+          row &&
+          row.trace_path === b.tracePath &&
+          row.trace_size === st.size &&
+          row.trace_mtime === st.mtimeMs
+        )
+          continue;
+        if (this.tryIndex(store, b)) indexed += 1;
+      }
+    }
+    for (const id of known.keys()) if (!seen.has(id)) this.removeBranch(id);
+    return indexed;
+  }
+
+  private tryIndex(store: DiskEpisodeStore, b: StoredBranch): boolean {
+    try {
+      this.indexBranch(store.readTrace(b));
+      return true;
+    } catch (e) {
+      log.warn(`${b.tracePath}: not indexed: ${(e as Error).message}`);
+      return false;
+    }
+  }
+
+  /** Re-creates the index from the traces (flags of surviving branches are kept). Returns the branch count. */
+  rebuild(store: DiskEpisodeStore): number {
+    this.db
+      .transaction(() => {
+        for (const t of ['episodes', 'branches', 'steps', 'tool_calls', 'errors', 'memory_writes'])
+          this.db.exec(`DELETE FROM ${t}`);
+      })
+      .immediate();
+    let n = 0;
+    for (const episode of store.listEpisodes())
+      for (const b of store.listBranches(episode)) if (this.tryIndex(store, b)) n += 1;
+    this.db.exec('DELETE FROM flags WHERE branch NOT IN (SELECT id FROM branches)');
+    return n;
+  }
+
+  /** The most recent episodes (newest first) with their branches. */
+  listEpisodes(limit = 20): EpisodeRow[] {
+    const eps = this.db
+      .prepare('SELECT * FROM episodes ORDER BY created DESC, id DESC LIMIT ?')
+      .all(limit) as Row[];
+    const branchesOf = this.db.prepare(
+      `SELECT b.*, (SELECT COUNT(*) FROM flags f WHERE f.branch = b.id) AS flags
+       FROM branches b WHERE episode = ? ORDER BY (b.id = b.episode) DESC, b.created, b.id`,
+    );
+    return eps.map((e) => ({
+      id: e.id as string,
+      task: e.task as string,
+      created: e.created as number,
+      agent: e.agent as string,
+      image: e.image as string,
+      branches: (branchesOf.all(e.id) as Row[]).map(branchRow),
+    }));
+  }
+
+  /** One branch's row, or null. */
+  branch(id: string): BranchRow | null {
+    const r = this.db
+      .prepare(
+        'SELECT b.*, (SELECT COUNT(*) FROM flags f WHERE f.branch = b.id) AS flags FROM branches b WHERE id = ?',
+      )
+      .get(id) as Row | undefined;
+    return r ? branchRow(r) : null;
+  }
+
+  /** Every indexed table's row count (tests compare a rebuilt index with an incremental one through `dump`). */
+  dump(): Record<string, Row[]> {
+    const out: Record<string, Row[]> = {};
+    const order: Record<string, string> = {
+      episodes: 'id',
+      branches: 'id',
+      steps: 'branch, step',
+      tool_calls: 'branch, step, call_id',
+      errors: 'branch, step, code, message',
+      memory_writes: 'branch, step, key, after_json',
+      flags: 'branch, step, rule',
+    };
+    for (const [t, by] of Object.entries(order))
+      out[t] = this.db.prepare(`SELECT * FROM ${t} ORDER BY ${by}`).all() as Row[];
+    return out;
+  }
+
+  /** Branches matching every given filter, newest first, with the steps that matched. */
+  search(q: SearchQuery): SearchMatch[] {
+    const perFilter: Map<string, SearchHit[]>[] = [];
+    const collect = (filter: SearchHit['filter'], rows: Row[], detail: (r: Row) => string) => {
+      const m = new Map<string, SearchHit[]>();
+      for (const r of rows) {
+        const list = m.get(r.branch as string) ?? [];
+        list.push({ filter, step: (r.step as number | null) ?? null, detail: detail(r) });
+        m.set(r.branch as string, list);
+      }
+      perFilter.push(m);
+    };
+    if (q.tool !== undefined)
+      collect(
+        'tool',
+        this.db.prepare('SELECT * FROM tool_calls WHERE name = ? ORDER BY branch, step').all(q.tool) as Row[],
+        (r) => `${r.name} ${r.args_summary}`,
+      );
+    if (q.error !== undefined)
+      collect(
+        'error',
+        this.db
+          .prepare(
+            `SELECT branch, step, name || ': ' || error_code AS d FROM tool_calls WHERE error_code = ?
+             UNION ALL SELECT branch, step, code || ': ' || message AS d FROM errors WHERE code = ?
+             ORDER BY branch, step`,
+          )
+          .all(q.error, q.error) as Row[],
+        (r) => r.d as string,
+      );
+    if (q.flag !== undefined)
+      collect(
+        'flag',
+        this.db.prepare('SELECT * FROM flags WHERE rule = ? ORDER BY branch, step').all(q.flag) as Row[],
+        (r) => `${r.rule} (${r.severity}): ${r.message}`,
+      );
+    if (q.memory !== undefined) {
+      const { key, value } = q.memory;
+      const rows =
+        value === undefined
+          ? (this.db
+              .prepare('SELECT * FROM memory_writes WHERE key = ? ORDER BY branch, step')
+              .all(key) as Row[])
+          : (this.db
+              .prepare(
+                `SELECT * FROM memory_writes WHERE key = ? AND after_json IN (${memoryValueForms(value)
+                  .map(() => '?')
+                  .join(', ')}) ORDER BY branch, step`,
+              )
+              .all(key, ...memoryValueForms(value)) as Row[]);
+      collect(
+        'memory',
+        rows,
+        (r) => `${r.key} = ${r.after_json} (by ${r.writer}${r.corruption ? `, ${r.corruption}` : ''})`,
+      );
+    }
+    if (perFilter.length === 0) return [];
+    const branchIds = [...perFilter[0].keys()].filter((b) => perFilter.every((m) => m.has(b)));
+    const info = this.db.prepare(
+      'SELECT b.id, b.episode, b.status, b.created, e.task FROM branches b JOIN episodes e ON e.id = b.episode WHERE b.id = ?',
+    );
+    return branchIds
+      .map((id) => info.get(id) as Row | undefined)
+      .filter((r): r is Row => r !== undefined)
+      .sort((a, b) => (b.created as number) - (a.created as number))
+      .slice(0, q.limit ?? 100)
+      .map((r) => ({
+        episode: r.episode as string,
+        branch: r.id as string,
+        task: r.task as string,
+        status: r.status as string,
+        hits: perFilter.flatMap((m) => m.get(r.id as string) ?? []),
+      }));
+  }
+}
+
+function branchRow(r: Row): BranchRow {
+  return {
+    id: r.id as string,
+    episode: r.episode as string,
+    parent: (r.parent as string | null) ?? null,
+    fork_step: (r.fork_step as number | null) ?? null,
+    status: r.status as string,
+    end_reason: (r.end_reason as string | null) ?? null,
+    steps: r.steps as number,
+    reward: (r.reward as number | null) ?? null,
+    verifier_success:
+      r.verifier_success === null || r.verifier_success === undefined ? null : r.verifier_success === 1,
+    created: r.created as number,
+    ended: (r.ended as number | null) ?? null,
+    flags: (r.flags as number) ?? 0,
+  };
+}
+
+function sumRewards(steps: ReturnType<typeof summarizeSteps>): number | null {
+  const rs = steps.map((s) => s.reward).filter((r): r is number => r !== null);
+  return rs.length ? rs.reduce((a, b) => a + b, 0) : null;
+}
+
+function jsonOf(v: unknown): string {
+  return canonicalJson(v === undefined ? null : v);
+}
+
+/**
+ * The stored forms a `--memory KEY=VALUE` matches: VALUE as JSON when it parses
+ * (`null`, `3`, `{"a":1}`), and always as a plain string (`None`, `"null"` typed bare).
+ */
+export function memoryValueForms(value: string): string[] {
+  const forms = new Set([canonicalJson(value)]);
+  try {
+    forms.add(canonicalJson(JSON.parse(value)));
+  } catch {
+    // Not JSON: the string form alone.
+  }
+  return [...forms];
+}
+
+/** The index file of a store home. */
+export function indexPath(home: string): string {
+  return join(home, 'index.sqlite');
+}
+
+/** Opens (creating if needed) the index of a store home. Close it when done. */
+export function openIndex(home: string): EpisodeIndex {
+  return new EpisodeIndex(indexPath(home));
+}
+
+/** Indexes a branch the store just closed (the store's default `onBranchClosed`). */
+export function indexClosedBranch(store: DiskEpisodeStore, b: StoredBranch): void {
+  const index = openIndex(store.home);
+  try {
+    index.indexBranch(store.readTrace(b));
+  } finally {
+    index.close();
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * The episode store: one folder per episode under `$STEPBOX_HOME` (default `~/.stepbox`).
+ *
+ * ```
+ * $STEPBOX_HOME/
+ *   index.sqlite                       the SQLite index (WAL), rebuildable: `stepbox reindex`
+ *   episodes/<episode>/
+ *     meta.json                        task name, created, agent spec, image, writer identity, branches
+ *     branches/<branch>.jsonl          an open branch's trace (append-only JSONL)
+ *     branches/<branch>.jsonl.gz       a closed branch's trace
+ *     snapshots/                       the episode's DiskSnapshotStore (blobs + manifests)
+ * ```
+ * Ids: episodes `ep-YYYYMMDD-HHMMSS-xxxx`, fork branches `b-YYYYMMDD-HHMMSS-xxxx`; the main
+ * branch's id equals its episode's. Anything taking an EPISODE accepts any branch id, or a
+ * unique prefix of either.
+ *
+ * Entry points for the harness:
+ * ```ts
+ * const store = openEpisodeStore();            // $STEPBOX_HOME; also marks orphans interrupted
+ * const { episode, branch, writer } = store.createEpisode({ task, task_path, agent, image, created: Date.now(),
+ *                                                          parent_branch: null, fork_step: null });
+ * writer.append({ type: 'snapshot', step: 0, source: 'harness', ... });
+ * const fsyncMs = writer.commitStep();          // once per step, after its snapshot
+ * await writer.close({ step, status, end_reason, verifier }); // end + fsync + gzip + index
+ * const fork = store.createBranch(episode, branch, 3, header); // its own id and trace
+ * const snaps = store.snapshots(episode);        // the episode's SnapshotStore
+ * const index = openIndex(store.home);           // list/search/flags (see episode-index.ts)
+ * ```
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve as resolvePath } from 'node:path';
+import { z } from 'zod';
+import type { AppErrorCode } from '../../../shared/errors.js';
+import { CURRENT_TRACE_SCHEMA } from '../../../shared/trace-events.js';
+import { logger } from '../log.js';
+import { DiskSnapshotStore } from '../sandbox/disk-snapshot-store.js';
+import type { SnapshotStore } from '../sandbox/snapshot-store.js';
+import { writeFileAtomic } from './durable-fs.js';
+import { BRANCH_PREFIX, EPISODE_PREFIX, isSafeId, newId } from './episode-ids.js';
+import { indexClosedBranch } from './episode-index.js';
+import { markInterruptedIn } from './interrupted.js';
+import { currentProcessIdentity } from './process-identity.js';
+import { readTraceFile, type ParsedTrace } from './trace-reader.js';
+import type { BranchInfo, EpisodeStore, HeaderFields } from './trace-store.js';
+import { FileTraceWriter, gzPathOf } from './trace-writer.js';
+
+const log = logger('store');
+
+export type { HeaderFields };
+
+/** A store operation that failed: `not_found`, `conflict` (ambiguous prefix, exists), `invalid_input`. */
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: AppErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const WriterIdentity = z.object({
+  pid: z.number(),
+  host: z.string(),
+  boot_id: z.string().nullable(),
+  start_time: z.string().nullable(),
+});
+
+/** `meta.json` of an episode. Branch liveness is read from each trace header's `writer`, not from here. */
+export const EpisodeMeta = z.looseObject({
+  format: z.literal('stepbox.episode/1'),
+  episode: z.string(),
+  task: z.string(),
+  created: z.number(),
+  agent: z.string(),
+  image: z.string(),
+  /** The process that created the episode. */
+  writer: WriterIdentity,
+  /** Every branch: parent and fork step (the main branch has null for both). */
+  branches: z.record(
+    z.string(),
+    z.object({ parent: z.string().nullable(), fork_step: z.number().nullable(), created: z.number() }),
+  ),
+});
+/** `meta.json` of an episode. */
+export type EpisodeMeta = z.infer<typeof EpisodeMeta>;
+
+/** A branch as the store lists it, with whether its trace is closed (compressed). */
+export interface StoredBranch extends BranchInfo {
+  readonly closed: boolean;
+}
+
+/** Options of {@link openEpisodeStore}. */
+export interface StoreOptions {
+  /** Builds an episode's snapshot store from its `snapshots/` folder; default DiskSnapshotStore. */
+  readonly snapshotStore?: (dir: string) => SnapshotStore;
+  /** Skip the orphan sweep (tools that only read, and tests of the sweep itself). Default false. */
+  readonly skipMarkInterrupted?: boolean;
+  /** Called with every branch trace the store closes or marks interrupted (the index hook). */
+  readonly onBranchClosed?: (store: DiskEpisodeStore, branch: StoredBranch) => void;
+}
+
+/** `$STEPBOX_HOME`, or `~/.stepbox`. */
+export function stepboxHome(env: NodeJS.ProcessEnv = process.env): string {
+  return resolvePath(env.STEPBOX_HOME || join(homedir(), '.stepbox'));
+}
+
+/** The file-backed {@link EpisodeStore}. */
+export class DiskEpisodeStore implements EpisodeStore {
+  readonly episodesDir: string;
+
+  constructor(
+    readonly home: string,
+    private readonly options: StoreOptions = {},
+  ) {
+    this.episodesDir = join(home, 'episodes');
+    mkdirSync(this.episodesDir, { recursive: true });
+  }
+
+  /** The folder of an episode. */
+  episodeDir(episode: string): string {
+    return join(this.episodesDir, episode);
+  }
+
+  createEpisode(header: HeaderFields): { episode: string; branch: string; writer: FileTraceWriter } {
+    let episode = newId(EPISODE_PREFIX);
+    while (existsSync(this.episodeDir(episode))) episode = newId(EPISODE_PREFIX);
+    const dir = this.episodeDir(episode);
+    mkdirSync(join(dir, 'branches'), { recursive: true });
+    mkdirSync(join(dir, 'snapshots'), { recursive: true });
+    const meta: EpisodeMeta = {
+      format: 'stepbox.episode/1',
+      episode,
+      task: typeof header.task.name === 'string' ? header.task.name : '(unnamed)',
+      created: header.created,
+      agent: header.agent.spec,
+      image: header.image,
+      writer: currentProcessIdentity(),
+      branches: { [episode]: { parent: null, fork_step: null, created: header.created } },
+    };
+    writeFileAtomic(join(dir, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
+    const writer = this.openWriter(episode, episode, { ...header, parent_branch: null, fork_step: null });
+    return { episode, branch: episode, writer };
+  }
+
+  createBranch(
+    episode: string,
+    parentBranch: string,
+    forkStep: number,
+    header: HeaderFields,
+  ): { branch: string; writer: FileTraceWriter } {
+    const meta = this.meta(episode);
+    if (!this.listBranches(episode).some((b) => b.branch === parentBranch))
+      throw new StoreError('not_found', `episode ${episode} has no branch ${parentBranch}`);
+    let branch = newId(BRANCH_PREFIX);
+    while (meta.branches[branch]) branch = newId(BRANCH_PREFIX);
+    // Re-read right before writing so a concurrent fork's entry is kept.
+    const fresh = this.meta(episode);
+    fresh.branches[branch] = { parent: parentBranch, fork_step: forkStep, created: header.created };
+    writeFileAtomic(join(this.episodeDir(episode), 'meta.json'), JSON.stringify(fresh, null, 2) + '\n');
+    const writer = this.openWriter(episode, branch, {
+      ...header,
+      parent_branch: parentBranch,
+      fork_step: forkStep,
+    });
+    return { branch, writer };
+  }
+
+  private openWriter(episode: string, branch: string, header: HeaderFields): FileTraceWriter {
+    const path = join(this.episodeDir(episode), 'branches', `${branch}.jsonl`);
+    return FileTraceWriter.create(
+      path,
+      // `writer` travels in the header so liveness is known per branch, even after a bundle import.
+      { ...header, schema: CURRENT_TRACE_SCHEMA, episode, branch, writer: currentProcessIdentity() },
+      { onClosed: () => this.branchClosed(episode, branch) },
+    );
+  }
+
+  /** Tells the index hook a branch closed; an index failure never fails the episode. */
+  branchClosed(episode: string, branch: string): void {
+    const hook = this.options.onBranchClosed;
+    if (!hook) return;
+    try {
+      hook(this, this.branchInfo(episode, branch));
+    } catch (e) {
+      log.warn(`indexing ${branch} failed (${(e as Error).message}); \`stepbox reindex\` repairs the index`);
+    }
+  }
+
+  /** An episode's metadata; throws `not_found`. */
+  meta(episode: string): EpisodeMeta {
+    const path = join(this.episodeDir(episode), 'meta.json');
+    if (!isSafeId(episode) || !existsSync(path)) throw new StoreError('not_found', `no episode ${episode}`);
+    return EpisodeMeta.parse(JSON.parse(readFileSync(path, 'utf8')));
+  }
+
+  /** Every episode id, newest first (ids sort by creation time). */
+  listEpisodes(): string[] {
+    return readdirSync(this.episodesDir, { withFileTypes: true })
+      .filter(
+        (d) =>
+          d.isDirectory() &&
+          d.name.startsWith(EPISODE_PREFIX) &&
+          existsSync(join(this.episodesDir, d.name, 'meta.json')),
+      )
+      .map((d) => d.name)
+      .sort()
+      .reverse();
+  }
+
+  /** One branch's info; throws `not_found`. */
+  branchInfo(episode: string, branch: string): StoredBranch {
+    const found = this.listBranches(episode).find((b) => b.branch === branch);
+    if (!found) throw new StoreError('not_found', `episode ${episode} has no branch ${branch}`);
+    return found;
+  }
+
+  /** The branches of an episode that have a trace file, main branch first. */
+  listBranches(episode: string): StoredBranch[] {
+    const meta = this.meta(episode);
+    const dir = join(this.episodeDir(episode), 'branches');
+    const ids = new Set<string>();
+    for (const name of readdirSync(dir)) {
+      const m = /^([A-Za-z0-9_-]+)\.jsonl(\.gz)?$/.exec(name);
+      if (m) ids.add(m[1]);
+    }
+    return [...ids]
+      .sort((a, b) => (a === episode ? -1 : b === episode ? 1 : a < b ? -1 : 1))
+      .map((branch) => {
+        const plain = join(dir, `${branch}.jsonl`);
+        const gz = gzPathOf(plain);
+        const closed = existsSync(gz);
+        const known = meta.branches[branch];
+        // A branch missing from meta.json (a lost concurrent update) still has its header.
+        const header = known ? null : readTraceFile(closed ? gz : plain).header;
+        return {
+          episode,
+          branch,
+          parentBranch: known ? known.parent : (header?.parent_branch ?? null),
+          forkStep: known ? known.fork_step : (header?.fork_step ?? null),
+          tracePath: closed ? gz : plain,
+          closed,
+        };
+      });
+  }
+
+  /**
+   * Resolves an episode id, a branch id, or a unique prefix of one, to a branch (an
+   * episode id means its main branch). Throws `not_found` or `conflict` (ambiguous).
+   */
+  resolve(id: string): StoredBranch {
+    if (!isSafeId(id)) throw new StoreError('invalid_input', `"${id}" is not an episode or branch id`);
+    const episodes = this.listEpisodes();
+    if (episodes.includes(id)) return this.branchInfo(id, id);
+    const matches = new Map<string, StoredBranch>();
+    for (const ep of episodes) {
+      const epMatches = ep.startsWith(id);
+      for (const b of this.listBranches(ep)) {
+        if (b.branch === id) return b;
+        if (b.branch.startsWith(id) && !(epMatches && b.branch !== ep)) matches.set(b.branch, b);
+      }
+    }
+    if (matches.size === 1) return [...matches.values()][0];
+    if (matches.size === 0)
+      throw new StoreError('not_found', `no episode or branch matches "${id}"; \`stepbox list\` shows them`);
+    throw new StoreError(
+      'conflict',
+      `"${id}" matches ${matches.size} episodes/branches (${[...matches.keys()].slice(0, 5).join(', ')}${
+        matches.size > 5 ? ', …' : ''
+      }); give more characters`,
+    );
+  }
+
+  readTrace(branch: BranchInfo): ParsedTrace {
+    return readTraceFile(this.currentTracePath(branch));
+  }
+
+  /** The branch's trace path now (it moves from `.jsonl` to `.jsonl.gz` when closed). */
+  currentTracePath(branch: BranchInfo): string {
+    const plain = branch.tracePath.replace(/\.gz$/, '');
+    return existsSync(gzPathOf(plain)) ? gzPathOf(plain) : plain;
+  }
+
+  snapshots(episode: string): SnapshotStore {
+    const dir = join(this.episodeDir(episode), 'snapshots');
+    return this.options.snapshotStore ? this.options.snapshotStore(dir) : new DiskSnapshotStore(dir);
+  }
+
+  markInterrupted(): number {
+    return markInterruptedIn(this);
+  }
+
+  /** Removes an episode folder (gc); the rename first makes the removal look atomic to readers. */
+  removeEpisode(episode: string): void {
+    const dir = this.episodeDir(episode);
+    if (!isSafeId(episode) || !existsSync(dir)) throw new StoreError('not_found', `no episode ${episode}`);
+    const doomed = join(this.episodesDir, `.deleting-${episode}-${process.pid}`);
+    renameSync(dir, doomed);
+    rmSync(doomed, { recursive: true, force: true });
+  }
+
+  /** Bytes under a path (files only), for gc's report. */
+  static sizeOf(path: string): number {
+    const st = statSync(path);
+    if (!st.isDirectory()) return st.size;
+    return readdirSync(path).reduce((n, name) => n + DiskEpisodeStore.sizeOf(join(path, name)), 0);
+  }
+}
+
+const swept = new Set<string>();
+
+/**
+ * Opens the store at `home` (default `$STEPBOX_HOME` or `~/.stepbox`). The first open
+ * in a process closes every orphaned trace as `interrupted` (Contracts: the next
+ * stepbox process that finds such a trace appends its end event), and every branch the
+ * store closes is indexed.
+ */
+export function openEpisodeStore(home: string = stepboxHome(), options: StoreOptions = {}): DiskEpisodeStore {
+  const store = new DiskEpisodeStore(resolvePath(home), {
+    onBranchClosed: (s, b) => indexClosedBranch(s, b),
+    ...options,
+  });
+  if (!options.skipMarkInterrupted && !swept.has(store.home)) {
+    swept.add(store.home);
+    const n = store.markInterrupted();
+    if (n > 0) log.info(`marked ${n} orphaned trace(s) interrupted`);
+  }
+  return store;
+}

@@ -1,0 +1,82 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+/**
+ * Who writes a trace, precisely enough for a later process to tell whether that writer
+ * is gone: a pid alone is not enough (pids are reused, and a reboot resets them).
+ */
+export interface ProcessIdentity {
+  readonly pid: number;
+  readonly host: string;
+  /** Linux's per-boot random id; null elsewhere. */
+  readonly boot_id: string | null;
+  /** The process's start time as the OS reports it (Linux: clock ticks since boot; macOS: `ps` lstart); null if unknown. */
+  readonly start_time: string | null;
+}
+
+function linuxBootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return null; // not Linux, or /proc hidden: fall back to pid + start time
+  }
+}
+
+/** The start time of `pid`, or null when the process does not exist or the OS does not say. */
+export function processStartTime(pid: number): string | null {
+  if (process.platform === 'linux') {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Field 22 (starttime); the command name (field 2) is in parentheses and may hold spaces.
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return rest[19] ?? null;
+    } catch {
+      return null; // no such process
+    }
+  }
+  if (process.platform === 'win32') return null;
+  try {
+    const out = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+    return out || null;
+  } catch {
+    return null; // ps exits 1 when the pid does not exist
+  }
+}
+
+let current: ProcessIdentity | null = null;
+
+/** This process's identity (computed once). */
+export function currentProcessIdentity(): ProcessIdentity {
+  current ??= {
+    pid: process.pid,
+    host: hostname(),
+    boot_id: linuxBootId(),
+    start_time: processStartTime(process.pid),
+  };
+  return current;
+}
+
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists but belongs to someone else.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * True when the process `id` describes can no longer be writing: another host or boot,
+ * no such pid, or the pid now belongs to a process started at another time.
+ */
+export function isProcessGone(id: ProcessIdentity): boolean {
+  const me = currentProcessIdentity();
+  if (id.host !== me.host) return true;
+  if (id.boot_id !== null && me.boot_id !== null && id.boot_id !== me.boot_id) return true;
+  if (id.pid === me.pid) return id.start_time !== me.start_time;
+  if (!pidExists(id.pid)) return true;
+  const start = processStartTime(id.pid);
+  return id.start_time !== null && start !== null && start !== id.start_time;
+}
