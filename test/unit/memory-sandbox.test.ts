@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryProvider, memorySandboxConfig } from '../../electron/engine/sandbox/memory-provider.js';
 import { sandboxConformance } from '../support/sandbox-conformance.js';
-import { mapSnapshotStore } from '../support/sandbox-conformance-store.js';
+import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 
-sandboxConformance('memory', createMemoryProvider, mapSnapshotStore);
+sandboxConformance('memory', createMemoryProvider, () => new MemorySnapshotStore());
 
 describe('memory sandbox shell subset', () => {
   const make = () => createMemoryProvider().create(memorySandboxConfig());
