@@ -13,6 +13,7 @@ import { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
 import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from './lineage.js';
 import { memoryFromEvents } from './state-at.js';
+import { restoreSandbox } from './rollback.js';
 import { parseTask } from '../../../shared/task.js';
 
 /** Where sandboxes come from and go back to. */
@@ -151,8 +152,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   const snapshots = store.snapshots(info.episode);
   const sandbox = await options.provider.create(sandboxConfig(task.sandbox));
   try {
-    await sandbox.restore(snapshots, await snapshots.getManifest(snap.manifest));
-    if (snap.session) await sandbox.setSessionState(snap.session);
+    await restoreSandbox(sandbox, snapshots, snap);
     const headerFields = {
       parent_branch: info.branch,
       fork_step: at,

@@ -25,6 +25,7 @@ import { StepTimeout } from './step-timeout.js';
 import { actionSignature } from '../../../shared/rewards.js';
 import type { TraceSink } from './trace-sink.js';
 import { runVerifier } from './verifier.js';
+import { restoreSandbox } from './rollback.js';
 
 const log = logger('harness');
 
@@ -490,9 +491,7 @@ export class EpisodeRunner implements EpisodeController {
       throw new HarnessError('conflict', 'the sandbox is gone; reopen the episode at that step instead');
     const snap = snapshotAt(this.events, step);
     if (!snap) throw new HarnessError('not_found', `no snapshot of step ${step} in this branch`);
-    await box.killStrays();
-    const restored = await box.restore(this.snapshots, await this.snapshots.getManifest(snap.manifest));
-    if (snap.session) await box.setSessionState(snap.session);
+    const restored = await restoreSandbox(box, this.snapshots, snap);
     const kept = cutAtStep(this.events, step);
     this.memoryState.restore(memoryFromEvents(this.task, kept));
     if (this.writer && !this.endEvent) {

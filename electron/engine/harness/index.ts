@@ -1,0 +1,31 @@
+/**
+ * The harness's public API: what the CLI, the contract services behind the UI and the
+ * bench call. Every factory returns an {@link EpisodeRunner} (an EpisodeController plus
+ * `history()`, `messages()`, `timings()`, `ended()`, `onBranch()`, `useAgent()` and
+ * `recordHumanCommand()`), which the caller steps or runs and must `dispose()`.
+ *
+ * ```ts
+ * const task = loadTask('resources/tasks/hello-python');          // Result<Task>
+ * const c = await startEpisode({ task: task.value, taskPath, agentSpec: 'scripted:agent.jsonl',
+ *                                provider, home, breakpoints: [{ kind: 'tool_error' }] });
+ * await c.run();                       // to a breakpoint, a pause or the end
+ * await c.rollbackTo(3); await c.run(); // continuing after a rollback forks a branch at 3
+ * await c.dispose();                   // destroys (or releases) the sandbox
+ * const f = await forkEpisode({ id: c.episode, at: 3, agentSpec: 'scripted:other.jsonl', provider });
+ * const o = await openBranchController({ id, at: 5, provider }); // look around; stepping forks
+ * const r = await resumeEpisode({ id, provider });                // interrupted → new branch
+ * const report = await replayVerify({ id, provider });            // re-execution
+ * ```
+ * `provider` is any SandboxProvider (Docker, a warm pool, the memory sandbox); pass
+ * `release` to return sandboxes to a pool instead of destroying them.
+ */
+export { startEpisode, openBranchController, branchEvents } from './episode-factory.js';
+export type { StartEpisodeOptions, OpenBranchOptions, EpisodeEnv, SandboxSource } from './episode-factory.js';
+export { forkEpisode, type ForkOptions } from './fork.js';
+export { resumeEpisode } from './resume.js';
+export { replayVerify, type ReplayReport, type StepVerdict, type FieldDiff } from './replay-verify.js';
+export { loadTask, taskFilePath } from './load-task.js';
+export { EpisodeRunner, type StepTiming } from './episode-runner.js';
+export { HarnessError } from './harness-error.js';
+export { readLineage } from './lineage.js';
+export type { EpisodeController, ControllerState, StopReason } from './episode-controller.js';

@@ -1,0 +1,37 @@
+import type { SnapshotManifest, SnapshotStore } from '../sandbox/snapshot-store.js';
+import { MemorySnapshotStore } from '../sandbox/memory-snapshot-store.js';
+
+/**
+ * Reads through to an episode's store and keeps every write in memory, so a
+ * re-execution can snapshot and roll back without adding to the recording.
+ */
+export class OverlaySnapshotStore implements SnapshotStore {
+  private readonly top = new MemorySnapshotStore();
+
+  constructor(private readonly base: SnapshotStore) {}
+
+  async hasBlob(hash: string): Promise<boolean> {
+    return (await this.top.hasBlob(hash)) || this.base.hasBlob(hash);
+  }
+
+  putBlob(hash: string, content: Uint8Array): Promise<void> {
+    return this.top.putBlob(hash, content);
+  }
+
+  async getBlob(hash: string): Promise<Uint8Array> {
+    return (await this.top.hasBlob(hash)) ? this.top.getBlob(hash) : this.base.getBlob(hash);
+  }
+
+  putManifest(manifest: SnapshotManifest): Promise<string> {
+    return this.top.putManifest(manifest);
+  }
+
+  async getManifest(id: string): Promise<SnapshotManifest> {
+    try {
+      return await this.top.getManifest(id);
+    } catch {
+      // Not written during the re-execution: the recording has it.
+      return this.base.getManifest(id);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAgent } from '../../electron/engine/agents/agent-spec.js';
+import {
+  forkEpisode,
+  replayVerify,
+  resumeEpisode,
+  startEpisode,
+} from '../../electron/engine/harness/index.js';
+import { call, final, memoryProvider, memoryTask, ofType, script, tempHome } from '../support/harness.js';
+
+let env: ReturnType<typeof tempHome>;
+afterEach(() => env?.cleanup());
+
+const main = [
+  call('write_file', { path: 'a.txt', content: 'A' }),
+  call('memory_write', { key: 'k', value: 'one' }),
+  call('execute_shell', { command: 'mkdir sub && cd sub && export MARK=three' }),
+  call('write_file', { path: 'b.txt', content: 'B' }),
+  call('memory_write', { key: 'k', value: 'two' }),
+  call('write_file', { path: 'done.txt', content: 'ok' }),
+  final('done'),
+];
+
+async function readFile(
+  c: { sandbox(): import('../../electron/engine/sandbox/sandbox.js').Sandbox | null },
+  path: string,
+) {
+  const r = await c.sandbox()!.readFile(path);
+  return r.ok ? Buffer.from(r.value).toString() : null;
+}
+
+describe('rollback, fork, resume, replay (memory sandbox)', () => {
+  it('rollback to step 3 restores files, memory, conversation and session; continuing forks a branch', async () => {
+    env = tempHome();
+    const agent = script(env.dir, 'main.jsonl', main);
+    const c = await startEpisode({
+      task: memoryTask(),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    for (let i = 0; i < 5; i++) await c.step();
+    expect(c.memory()).toEqual({ k: 'two' });
+    expect(await readFile(c, 'b.txt')).toBe('B');
+    const messagesAt3 = c.messages().length;
+    await c.rollbackTo(3);
+    expect(c.currentStep()).toBe(3);
+    expect(c.memory()).toEqual({ k: 'one' });
+    expect(await readFile(c, 'b.txt')).toBeNull();
+    expect(await c.sandbox()!.sessionState()).toMatchObject({
+      cwd: '/workspace/sub',
+      env: { MARK: 'three' },
+    });
+    expect(c.messages().length).toBeLessThan(messagesAt3);
+    const original = c.branch;
+    // A different continuation: another script, starting at its first line.
+    const alt = script(env.dir, 'alt.jsonl', [
+      call('write_file', { path: '/workspace/c.txt', content: 'C' }),
+      call('memory_write', { key: 'k', value: 'alt' }),
+      call('write_file', { path: '/workspace/done.txt', content: 'ok' }),
+      final('alt done'),
+    ]);
+    c.useAgent(createAgent(`scripted:${alt}`));
+    await c.run();
+    expect(c.branch).not.toBe(original);
+    expect(c.ended()?.status).toBe('succeeded');
+    expect(c.memory()).toEqual({ k: 'alt' });
+    expect(await readFile(c, '/workspace/c.txt')).toBe('C');
+    expect(await readFile(c, '/workspace/b.txt')).toBeNull();
+    const info = env.store.resolve(c.branch);
+    expect(info).toMatchObject({ parentBranch: original, forkStep: 3 });
+    const parent = env.store.readTrace(env.store.resolve(original));
+    expect(ofType(parent.events, 'rollback')[0]).toMatchObject({ to_step: 3, reason: 'user' });
+    await c.dispose();
+  });
+
+  it('a fork without an agent continues the parent script after line K; replay --verify matches', async () => {
+    env = tempHome();
+    const agent = script(env.dir, 'main.jsonl', main);
+    const c = await startEpisode({
+      task: memoryTask(),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    await c.run();
+    expect(c.ended()?.status).toBe('succeeded');
+    await c.dispose();
+    const f = await forkEpisode({ id: c.episode, at: 4, store: env.store, provider: memoryProvider });
+    expect(f.currentStep()).toBe(4);
+    expect(f.memory()).toEqual({ k: 'one' });
+    await f.run();
+    expect(f.ended()).toMatchObject({ status: 'succeeded', steps: 7 });
+    expect(f.memory()).toEqual({ k: 'two' });
+    const own = env.store.readTrace(env.store.resolve(f.branch));
+    expect(ofType(own.events, 'action').map((a) => a.step)).toEqual([5, 6, 7]);
+    await f.dispose();
+    const report = await replayVerify({ id: f.branch, store: env.store, provider: memoryProvider });
+    expect(report.diverged_at).toBeNull();
+    expect(report.workspace_diverged_at).toBeNull();
+    expect(report.verifier_match).toBe(true);
+    expect(report.steps.map((s) => s.verdict)).toEqual([
+      'match',
+      'match',
+      'match',
+      'match',
+      'match',
+      'match',
+      'no_calls',
+    ]);
+  });
+
+  it('resume continues a stopped episode on a new branch, skipping consumed script lines', async () => {
+    env = tempHome();
+    const agent = script(env.dir, 'main.jsonl', main);
+    const c = await startEpisode({
+      task: memoryTask(),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    await c.step();
+    await c.step();
+    await c.dispose();
+    expect(c.ended()).toMatchObject({ status: 'interrupted', end_reason: 'stopped' });
+    const r = await resumeEpisode({ id: c.episode, store: env.store, provider: memoryProvider });
+    expect(r.currentStep()).toBe(2);
+    await r.run();
+    expect(r.ended()).toMatchObject({ status: 'succeeded', steps: 7 });
+    expect(env.store.readTrace(env.store.resolve(r.branch)).header).toMatchObject({
+      resume_of: c.episode,
+      fork_step: 2,
+    });
+    await r.dispose();
+  });
+});
