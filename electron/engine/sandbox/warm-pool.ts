@@ -1,0 +1,148 @@
+import { logger } from '../log.js';
+import { configKey } from './limits.js';
+import type { Sandbox, SandboxConfig, SandboxProvider } from './sandbox.js';
+
+const log = logger('pool');
+
+/** Options of a {@link WarmPool}. */
+export interface WarmPoolOptions {
+  /** Ready sandboxes kept per config key (default 2; 0 disables warming). */
+  readonly size?: number;
+}
+
+interface Slot {
+  readonly config: SandboxConfig;
+  readonly ready: Sandbox[];
+  starting: number;
+  /** Consecutive background start failures; refills stop after a few until the next acquire. */
+  failures: number;
+}
+
+const MAX_BACKGROUND_FAILURES = 3;
+
+/**
+ * Pre-started sandboxes per config (image + network + limits). `acquire` hands one over
+ * in the clean state — from the pool when one is ready, started cold otherwise — and the
+ * pool refills in the background. `release` resets a sandbox and keeps it, or destroys
+ * it when the reset fails or the pool is full. `close` destroys everything it started.
+ */
+export class WarmPool {
+  readonly size: number;
+  private readonly slots = new Map<string, Slot>();
+  private readonly leased = new Set<Sandbox>();
+  private readonly background = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private readonly provider: SandboxProvider,
+    options: WarmPoolOptions = {},
+  ) {
+    this.size = Math.max(0, Math.floor(options.size ?? 2));
+  }
+
+  private slot(config: SandboxConfig): Slot {
+    const key = configKey(config);
+    let slot = this.slots.get(key);
+    if (!slot) this.slots.set(key, (slot = { config, ready: [], starting: 0, failures: 0 }));
+    return slot;
+  }
+
+  /** Starts sandboxes for `config` until the pool holds `size`; resolves when they are ready. */
+  async prewarm(config: SandboxConfig): Promise<void> {
+    this.refill(this.slot(config));
+    await Promise.all([...this.background]);
+  }
+
+  /** A sandbox in the clean state for `config`: a warm one if ready, else a cold start. */
+  async acquire(config: SandboxConfig): Promise<Sandbox> {
+    if (this.closed) throw new Error('the warm pool is closed');
+    const slot = this.slot(config);
+    slot.failures = 0;
+    let sandbox: Sandbox | undefined;
+    while (!sandbox && slot.ready.length) {
+      // Last in, first out: a just-released sandbox is as clean as a new one.
+      const candidate = slot.ready.pop()!;
+      // A pooled container may have died while it waited: probe it (one helper round trip).
+      try {
+        await candidate.sessionState();
+        sandbox = candidate;
+      } catch (e) {
+        log.warn(`dropping dead pooled sandbox ${candidate.id.slice(0, 12)}: ${(e as Error).message}`);
+        await this.destroyQuietly(candidate);
+      }
+    }
+    sandbox ??= await this.provider.create(config);
+    this.leased.add(sandbox);
+    this.refill(slot);
+    return sandbox;
+  }
+
+  /** Takes a sandbox back: reset and pooled, or destroyed when the reset fails or the pool is full. */
+  async release(sandbox: Sandbox): Promise<void> {
+    this.leased.delete(sandbox);
+    const slot = this.slot(sandbox.config);
+    if (this.closed || slot.ready.length >= this.size) {
+      await sandbox.destroy();
+      return;
+    }
+    try {
+      await sandbox.reset();
+    } catch (e) {
+      log.warn(`reset of ${sandbox.id.slice(0, 12)} failed, destroying it: ${(e as Error).message}`);
+      await sandbox.destroy();
+      this.refill(slot);
+      return;
+    }
+    if (this.closed) await sandbox.destroy();
+    else slot.ready.push(sandbox);
+  }
+
+  /** Ready and starting counts per config key. */
+  stats(): { key: string; ready: number; starting: number }[] {
+    return [...this.slots].map(([key, s]) => ({ key, ready: s.ready.length, starting: s.starting }));
+  }
+
+  /** Destroys every sandbox the pool holds, is starting, or has handed out and not got back. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.background]);
+    const all = [...this.leased, ...[...this.slots.values()].flatMap((s) => s.ready.splice(0))];
+    this.leased.clear();
+    const results = await Promise.allSettled(all.map((s) => s.destroy()));
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed.length)
+      throw new Error(`could not destroy ${failed.length} pooled sandbox(es): ${String(failed[0].reason)}`);
+  }
+
+  private refill(slot: Slot): void {
+    while (
+      !this.closed &&
+      slot.failures < MAX_BACKGROUND_FAILURES &&
+      slot.ready.length + slot.starting < this.size
+    ) {
+      slot.starting++;
+      const job = this.provider.create(slot.config).then(
+        async (sandbox) => {
+          slot.starting--;
+          if (this.closed) await this.destroyQuietly(sandbox);
+          else slot.ready.push(sandbox);
+        },
+        (e: Error) => {
+          slot.starting--;
+          slot.failures++;
+          log.warn(`background start failed (${slot.failures}/${MAX_BACKGROUND_FAILURES}): ${e.message}`);
+        },
+      );
+      this.background.add(job);
+      void job.finally(() => this.background.delete(job));
+    }
+  }
+
+  private async destroyQuietly(sandbox: Sandbox): Promise<void> {
+    try {
+      await sandbox.destroy();
+    } catch (e) {
+      log.warn(`cannot destroy ${sandbox.id.slice(0, 12)}: ${(e as Error).message}`);
+    }
+  }
+}

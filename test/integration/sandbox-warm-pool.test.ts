@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
+import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { WarmPool } from '../../electron/engine/sandbox/warm-pool.js';
+import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+
+describe.skipIf(dockerMissing)('warm pool on docker', () => {
+  let provider: DockerSandboxProvider;
+  let pool: WarmPool;
+  const config = defaultSandboxConfig({ memory: '256m' });
+
+  beforeAll(async () => {
+    provider = await testProvider();
+    pool = new WarmPool(provider, { size: 2 });
+  });
+
+  afterAll(async () => {
+    await pool.close();
+    expect(await closeTestProvider(provider)).toEqual([]);
+  });
+
+  it('hands over a warm sandbox fast, and takes a released one back in the clean state', async () => {
+    await pool.prewarm(config);
+    expect(pool.stats()).toEqual([expect.objectContaining({ ready: 2 })]);
+    const t0 = performance.now();
+    const sb = await pool.acquire(config);
+    const r = await sb.exec({ command: 'true', timeoutMs: 5_000 });
+    const warmMs = performance.now() - t0;
+    expect(r.ok).toBe(true);
+    expect(warmMs).toBeLessThan(100);
+
+    await sb.exec({
+      command:
+        'echo dirty > /workspace/x && cd /tmp && export DIRTY=1 && touch /tmp/t && (setsid sleep 999 &)',
+      timeoutMs: 5_000,
+    });
+    await pool.release(sb);
+    const again = await pool.acquire(config);
+    expect(again.id).toBe(sb.id);
+    const clean = await again.exec({
+      command: 'pwd; echo "[$DIRTY]"; ls -A /workspace; pgrep -c sleep',
+      timeoutMs: 5_000,
+    });
+    expect(clean.stdout).toBe('/workspace\n[]\n1\n');
+    await pool.release(again);
+  });
+
+  it('resets a released sandbox: empty workspace and /tmp, fresh session, no strays', async () => {
+    const sb = await pool.acquire(config);
+    await sb.exec({
+      command:
+        'echo dirty > /workspace/x && mkdir -p /workspace/d && touch /tmp/t && cd /workspace/d && export DIRTY=1 && (setsid sleep 999 &)',
+      timeoutMs: 5_000,
+    });
+    await sb.reset();
+    const r = await sb.exec({
+      command:
+        'pwd; echo "[$DIRTY]"; ls -A /workspace /tmp | grep -v "^/" | grep -v "^$" | grep -v stepbox; pgrep -c sleep',
+      timeoutMs: 5_000,
+    });
+    expect(r.stdout).toBe('/workspace\n[]\n1\n');
+    await pool.release(sb);
+  });
+});

@@ -1,0 +1,103 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
+import { diffEntries, treeHashOf } from '../../electron/engine/sandbox/manifest.js';
+import {
+  manifestId,
+  MemorySnapshotStore,
+  sha256Hex,
+} from '../../electron/engine/sandbox/memory-snapshot-store.js';
+import type { SnapshotManifest, SnapshotStore } from '../../electron/engine/sandbox/snapshot-store.js';
+import { canonicalJson } from '../../shared/jcs.js';
+
+const hello = new TextEncoder().encode('hello');
+const HELLO = '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824';
+
+const entries = [
+  { path: 'b.txt', type: 'file', mode: 0o644, size: 5, hash: HELLO },
+  { path: 'a', type: 'dir', mode: 0o755, size: 0 },
+  { path: 'a/l', type: 'symlink', mode: 0o777, size: 5, target: 'b.txt' },
+] as const;
+const manifest: SnapshotManifest = { treeHash: treeHashOf(entries), entries };
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'stepbox-store-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const stores: [string, () => SnapshotStore][] = [
+  ['memory', () => new MemorySnapshotStore()],
+  ['disk', () => new DiskSnapshotStore(join(dir, `s${Math.random().toString(36).slice(2)}`))],
+];
+
+describe.each(stores)('%s snapshot store', (_name, make) => {
+  it('stores blobs by hash and refuses content that does not match', async () => {
+    const store = make();
+    expect(await store.hasBlob(HELLO)).toBe(false);
+    await store.putBlob(HELLO, hello);
+    expect(await store.hasBlob(HELLO)).toBe(true);
+    expect(Buffer.from(await store.getBlob(HELLO)).toString()).toBe('hello');
+    await expect(store.putBlob(HELLO, new TextEncoder().encode('hellO'))).rejects.toThrow(/hashes to/);
+    await expect(store.getBlob(sha256Hex('absent'))).rejects.toThrow();
+  });
+
+  it('names a manifest by the sha256 of its canonical JSON and returns it intact', async () => {
+    const store = make();
+    const id = await store.putManifest(manifest);
+    expect(id).toBe(sha256Hex(canonicalJson(manifest)));
+    expect(id).toBe(manifestId({ entries: manifest.entries, treeHash: manifest.treeHash }));
+    expect(await store.getManifest(id)).toEqual(manifest);
+    expect(await store.putManifest(manifest)).toBe(id);
+  });
+});
+
+describe('disk snapshot store layout', () => {
+  it('keeps blobs under blobs/ab/cdef… and manifests under manifests/<id>.json, with no temp files left', async () => {
+    const root = join(dir, 'layout');
+    const store = new DiskSnapshotStore(root);
+    await store.putBlob(HELLO, hello);
+    const id = await store.putManifest(manifest);
+    expect(await readdir(join(root, 'blobs', '2c'))).toEqual([HELLO.slice(2)]);
+    expect(await readdir(join(root, 'manifests'))).toEqual([`${id}.json`]);
+    // A second store on the same directory sees what the first wrote.
+    expect(await new DiskSnapshotStore(root).hasBlob(HELLO)).toBe(true);
+  });
+
+  it('returns tampered bytes as stored, so the in-container verification can catch them', async () => {
+    const store = new DiskSnapshotStore(join(dir, 'tamper'));
+    await store.putBlob(HELLO, hello);
+    await writeFile(store.blobPath(HELLO), 'HELLO');
+    expect(Buffer.from(await store.getBlob(HELLO)).toString()).toBe('HELLO');
+  });
+
+  it('rejects names that are not sha256 digests (no path traversal)', async () => {
+    const store = new DiskSnapshotStore(join(dir, 'names'));
+    await expect(store.hasBlob('../../etc/passwd')).rejects.toThrow(/sha256/);
+    await expect(store.getManifest('../x')).rejects.toThrow(/sha256/);
+  });
+});
+
+describe('snapshot diff and tree hash', () => {
+  it('lists added, modified and deleted paths', () => {
+    const after = [
+      { path: 'a', type: 'dir', mode: 0o755, size: 0 },
+      { path: 'a/l', type: 'symlink', mode: 0o777, size: 1, target: 'c' },
+      { path: 'c', type: 'file', mode: 0o644, size: 0, hash: sha256Hex('') },
+    ] as const;
+    expect(diffEntries(entries, after)).toEqual([
+      { path: 'a/l', change: 'modified' },
+      { path: 'b.txt', change: 'deleted' },
+      { path: 'c', change: 'added' },
+    ]);
+  });
+
+  it('is independent of entry order and sensitive to modes', () => {
+    expect(treeHashOf([...entries].reverse())).toBe(manifest.treeHash);
+    expect(treeHashOf([{ ...entries[0], mode: 0o755 }, entries[1], entries[2]])).not.toBe(manifest.treeHash);
+  });
+});
