@@ -1,0 +1,51 @@
+import type { BranchSummary } from '../../../shared/contract/models';
+import { selectBranchTree, type BranchNode } from '../stores/episodes/episodes-store';
+import { useStores } from '../stores/use-stores';
+
+function statusOf(b: BranchSummary): string {
+  return b.live ? 'live' : (b.status ?? 'open');
+}
+
+function Node(props: { readonly node: BranchNode; readonly current: string | null; readonly depth: number }) {
+  const stores = useStores();
+  const b = props.node.branch;
+  return (
+    <li>
+      <button
+        type="button"
+        className={`branch-node${b.branch === props.current ? ' current' : ''}`}
+        data-testid="branch-node"
+        data-branch={b.branch}
+        onClick={() => void stores.stepper.getState().open(b.branch)}
+        title={b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}
+      >
+        <span className="tree-glyph">{props.depth === 0 ? '●' : `└ ⑂@${b.fork_step}`}</span>
+        <span className="mono">{b.branch.slice(0, 10)}</span>
+        <span className={`badge st-${statusOf(b)}`}>{statusOf(b)}</span>
+        <span className="muted">{b.steps} steps</span>
+      </button>
+      {props.node.children.length ? (
+        <ul>
+          {props.node.children.map((c) => (
+            <Node key={c.branch.branch} node={c} current={props.current} depth={props.depth + 1} />
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}
+
+/** An episode's branches drawn as a tree (forks under their parent at their fork step). */
+export function BranchTree(props: {
+  readonly branches: readonly BranchSummary[];
+  readonly current: string | null;
+}) {
+  const roots = selectBranchTree(props.branches);
+  return (
+    <ul className="branch-tree" data-testid="branch-tree">
+      {roots.map((n) => (
+        <Node key={n.branch.branch} node={n} current={props.current} depth={0} />
+      ))}
+    </ul>
+  );
+}

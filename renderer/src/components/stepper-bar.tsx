@@ -1,0 +1,83 @@
+import { selectCanStep } from '../stores/stepper/stepper-store';
+import { useSlice, useStores } from '../stores/use-stores';
+
+/** The debugger toolbar: step, continue, pause, stop, and where the branch is. */
+export function StepperBar() {
+  const stores = useStores();
+  const branch = useSlice('stepper', (s) => s.branch);
+  const view = useSlice('stepper', (s) => s.view);
+  const state = useSlice('stepper', (s) => s.state);
+  const live = useSlice('stepper', (s) => s.live);
+  const reason = useSlice('stepper', (s) => s.stopReason);
+  const error = useSlice('stepper', (s) => s.error);
+  const busy = useSlice('stepper', (s) => s.busy);
+  const canStep = useSlice('stepper', selectCanStep);
+  const a = stores.stepper.getState();
+  return (
+    <div className="stepper-bar" data-testid="stepper-bar">
+      <span className="brand">stepbox</span>
+      <button
+        type="button"
+        data-testid="btn-step"
+        disabled={!canStep}
+        onClick={() => void a.step()}
+        title="Step (F10)"
+      >
+        ⤼ Step <kbd>F10</kbd>
+      </button>
+      <button
+        type="button"
+        data-testid="btn-continue"
+        disabled={!canStep}
+        onClick={() => void a.run()}
+        title="Continue (F5)"
+      >
+        ▶ Continue <kbd>F5</kbd>
+      </button>
+      <button
+        type="button"
+        disabled={!live || state !== 'running'}
+        onClick={() => void a.pause()}
+        title="Pause after this step"
+      >
+        ❚❚ Pause
+      </button>
+      <button
+        type="button"
+        data-testid="btn-stop"
+        disabled={!live}
+        onClick={() => void a.stop()}
+        title="Stop (Shift+F5)"
+      >
+        ■ Stop <kbd>⇧F5</kbd>
+      </button>
+      <span className="sep" />
+      {branch ? (
+        <span className="where">
+          <span className="mono">{view?.summary.task ?? ''}</span> ·{' '}
+          <span className="mono">{branch.slice(0, 10)}</span> ·{' '}
+          <span
+            className={`badge st-${live ? (state ?? 'idle') : (view?.summary.status ?? 'open')}`}
+            data-testid="episode-state"
+          >
+            {live ? (state ?? 'idle') : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
+          </span>
+          {busy ? <span className="muted"> working…</span> : null}
+          {reason ? (
+            <span className="muted" data-testid="stop-reason">
+              {' '}
+              · {reason}
+            </span>
+          ) : null}
+        </span>
+      ) : (
+        <span className="muted">no episode open</span>
+      )}
+      {error ? (
+        <span className="bad" role="alert" data-testid="stepper-error">
+          {error}
+        </span>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+import type { AppStores } from '../stores/app-stores';
+import { selectLastStep } from '../stores/stepper/stepper-store';
+
+/** The debugger action a key press means, or null. */
+export type DebuggerAction = 'step' | 'continue' | 'stop' | 'breakpoint' | 'previous' | 'next';
+
+/** True when the key press targets something that edits text (arrows belong to it then). */
+function isEditing(target: EventTarget | null): boolean {
+  if (typeof HTMLElement === 'undefined' || !(target instanceof HTMLElement)) return false;
+  if (target.closest('.monaco-editor, .xterm')) return true;
+  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+}
+
+/**
+ * Maps a key press to a debugger action. F-keys act everywhere (the terminal too); the
+ * arrows step through history unless a text field, editor or the shell has focus, where
+ * they move the cursor — Alt+←/→ scrubs from anywhere.
+ */
+export function debuggerAction(e: KeyboardEvent): DebuggerAction | null {
+  if (e.ctrlKey || e.metaKey) return null;
+  switch (e.key) {
+    case 'F10':
+      return 'step';
+    case 'F5':
+      return e.shiftKey ? 'stop' : 'continue';
+    case 'F9':
+      return 'breakpoint';
+    case 'ArrowLeft':
+      return e.altKey || !isEditing(e.target) ? 'previous' : null;
+    case 'ArrowRight':
+      return e.altKey || !isEditing(e.target) ? 'next' : null;
+    default:
+      return null;
+  }
+}
+
+/** Runs a debugger action against the slices. */
+export function runDebuggerAction(stores: AppStores, action: DebuggerAction): void {
+  const stepper = stores.stepper.getState();
+  switch (action) {
+    case 'step':
+      void stepper.step();
+      return;
+    case 'continue':
+      void stepper.run();
+      return;
+    case 'stop':
+      void stepper.stop();
+      return;
+    case 'breakpoint': {
+      // With nothing selected, F9 arms the next step, like a breakpoint on the next line.
+      const step = stepper.selectedStep ?? selectLastStep(stepper) + 1;
+      void stepper.toggleBreakpoint(Math.max(1, step));
+      return;
+    }
+    case 'previous':
+      stepper.selectPrevious();
+      return;
+    case 'next':
+      stepper.selectNext();
+      return;
+  }
+}
+
+/**
+ * Listens on `window` in the capture phase, so the keys work before any focused widget
+ * (xterm, Monaco) sees them, and cancels their default (F5 would reload the page).
+ */
+export function installDebuggerKeys(stores: AppStores): () => void {
+  const onKey = (e: KeyboardEvent): void => {
+    const action = debuggerAction(e);
+    if (!action) return;
+    e.preventDefault();
+    e.stopPropagation();
+    if (
+      e.repeat &&
+      (action === 'step' || action === 'continue' || action === 'stop' || action === 'breakpoint')
+    )
+      return;
+    runDebuggerAction(stores, action);
+  };
+  window.addEventListener('keydown', onKey, { capture: true });
+  return () => window.removeEventListener('keydown', onKey, { capture: true });
+}

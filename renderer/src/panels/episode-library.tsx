@@ -1,0 +1,116 @@
+import { useMemo } from 'react';
+import type { EpisodeEntry } from '../../../shared/contract/models';
+import { Panel, PanelState } from '../components/panel';
+import { BranchTree } from '../components/branch-tree';
+import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
+import { useSlice, useStores } from '../stores/use-stores';
+
+function Episode(props: { readonly entry: EpisodeEntry; readonly current: string | null }) {
+  const main = props.entry.branches[0];
+  const flags = props.entry.branches.reduce((a, b) => a + b.flags, 0);
+  return (
+    <li className="lib-episode" data-testid="library-episode" data-episode={props.entry.episode}>
+      <div className="lib-episode-head">
+        <span className="lib-task">{props.entry.task}</span>
+        {main ? (
+          <span className="muted">
+            {main.reward !== null ? `R ${main.reward.toFixed(2)} · ` : ''}
+            {flags ? (
+              <span className="flag-count" title="QA flags">
+                ⚑{flags}
+              </span>
+            ) : null}
+          </span>
+        ) : null}
+      </div>
+      <BranchTree branches={props.entry.branches} current={props.current} />
+    </li>
+  );
+}
+
+/** Episodes with their branch trees, bundled sample tasks and cases, and a search box. */
+export function EpisodeLibrary() {
+  const stores = useStores();
+  const query = useSlice('episodes', (s) => s.query);
+  const episodes = useSlice('episodes', (s) => s.episodes);
+  const load = useSlice('episodes', (s) => s.load);
+  const error = useSlice('episodes', (s) => s.error);
+  const catalogError = useSlice('episodes', (s) => s.catalogError);
+  const starting = useSlice('episodes', (s) => s.starting);
+  const allTasks = useSlice('episodes', (s) => s.tasks);
+  const allCases = useSlice('episodes', (s) => s.cases);
+  const current = useSlice('stepper', (s) => s.branch);
+  const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
+  const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
+  const actions = stores.episodes.getState();
+
+  return (
+    <Panel testId="episode-library" title="Episodes" className="library">
+      <input
+        className="search"
+        type="search"
+        placeholder="Search episodes, tasks, cases…"
+        aria-label="search"
+        data-testid="library-search"
+        value={query}
+        onChange={(e) => void actions.setQuery(e.target.value)}
+      />
+      {error ? <PanelState kind="error">{error}</PanelState> : null}
+      <h3>Episodes</h3>
+      {load === 'loading' && episodes.length === 0 ? (
+        <PanelState kind="loading">Loading episodes…</PanelState>
+      ) : null}
+      {load !== 'loading' && episodes.length === 0 ? (
+        <PanelState kind="empty">
+          {query ? 'No episode matches.' : 'No episodes yet. Start a sample task below.'}
+        </PanelState>
+      ) : null}
+      <ul className="lib-list">
+        {episodes.map((e) => (
+          <Episode key={e.episode} entry={e} current={current} />
+        ))}
+      </ul>
+      <h3>Cases</h3>
+      {catalogError ? <PanelState kind="error">{catalogError}</PanelState> : null}
+      {cases.length === 0 && !catalogError ? <PanelState kind="empty">No bundled cases.</PanelState> : null}
+      <ul className="lib-list">
+        {cases.map((c) => (
+          <li key={c.id}>
+            <button
+              type="button"
+              className="lib-item"
+              data-testid="library-case"
+              data-case={c.id}
+              disabled={starting !== null}
+              title={c.summary}
+              onClick={() => void actions.openCase(c)}
+            >
+              <span className="lib-task">{c.title}</span>
+              <span className="muted">{starting === c.id ? 'starting…' : c.summary}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      <h3>Sample tasks</h3>
+      {tasks.length === 0 && !catalogError ? <PanelState kind="empty">No bundled tasks.</PanelState> : null}
+      <ul className="lib-list">
+        {tasks.map((t) => (
+          <li key={t.id}>
+            <button
+              type="button"
+              className="lib-item"
+              data-testid="library-task"
+              data-task={t.id}
+              disabled={starting !== null}
+              title={t.goal}
+              onClick={() => void actions.startTask(t)}
+            >
+              <span className="lib-task">▶ {t.name}</span>
+              <span className="muted">{starting === t.id ? 'starting…' : t.goal}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </Panel>
+  );
+}

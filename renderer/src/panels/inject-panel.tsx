@@ -1,0 +1,114 @@
+import { Panel, PanelState } from '../components/panel';
+import { selectCanInject } from '../stores/inject/inject-store';
+import { useSlice, useStores } from '../stores/use-stores';
+
+/** Inject a system or user message at the paused step; override the pending tool result. */
+export function InjectPanel() {
+  const stores = useStores();
+  const branch = useSlice('stepper', (s) => s.branch);
+  const live = useSlice('stepper', (s) => s.live);
+  const state = useSlice('stepper', (s) => s.state);
+  const role = useSlice('inject', (s) => s.role);
+  const mode = useSlice('inject', (s) => s.mode);
+  const text = useSlice('inject', (s) => s.text);
+  const overrideText = useSlice('inject', (s) => s.overrideText);
+  const canInject = useSlice('inject', selectCanInject);
+  const sending = useSlice('inject', (s) => s.sending);
+  const error = useSlice('inject', (s) => s.error);
+  const notice = useSlice('inject', (s) => s.notice);
+  const detail = useSlice('inspector', (s) => s.detail);
+  const a = stores.inject.getState();
+  const ready = branch !== null && live && state !== 'running';
+  const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
+
+  return (
+    <Panel testId="inject-panel" title="Inject" className="inject">
+      {!branch ? <PanelState kind="empty">Open a live episode to inject observations.</PanelState> : null}
+      {branch && !live ? (
+        <PanelState kind="empty">This branch is recorded; fork it to inject.</PanelState>
+      ) : null}
+      {branch && live && state === 'running' ? (
+        <PanelState kind="loading">Running — pause (or hit a breakpoint) to inject.</PanelState>
+      ) : null}
+      <div className="row">
+        <label>
+          role{' '}
+          <select
+            value={role}
+            onChange={(e) => a.setRole(e.target.value as 'system' | 'user')}
+            data-testid="inject-role"
+          >
+            <option value="user">user</option>
+            <option value="system">system</option>
+          </select>
+        </label>
+        <label>
+          <input
+            type="radio"
+            name="inject-mode"
+            checked={mode === 'text'}
+            onChange={() => a.setMode('text')}
+          />{' '}
+          text
+        </label>
+        <label>
+          <input
+            type="radio"
+            name="inject-mode"
+            checked={mode === 'json'}
+            onChange={() => a.setMode('json')}
+          />{' '}
+          JSON
+        </label>
+      </div>
+      <textarea
+        data-testid="inject-text"
+        rows={3}
+        placeholder={
+          mode === 'json'
+            ? '{"weather": "rain"}'
+            : 'The user just asked for Beijing’s weather — recommend an umbrella.'
+        }
+        value={text}
+        onChange={(e) => a.setText(e.target.value)}
+      />
+      <button
+        type="button"
+        className="primary"
+        data-testid="inject-send"
+        disabled={!ready || !canInject}
+        onClick={() => branch && void a.inject(branch)}
+      >
+        {sending ? 'Injecting…' : 'Inject at this step'}
+      </button>
+      <h3>Override the pending tool result</h3>
+      <textarea
+        data-testid="override-text"
+        rows={3}
+        placeholder='plain text (shown as stdout) or a result object {"ok": true, "stdout": "…"}'
+        value={overrideText}
+        onChange={(e) => a.setOverrideText(e.target.value)}
+      />
+      <div className="row">
+        <button
+          type="button"
+          disabled={!pending}
+          onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
+          title="start from the result the agent is about to see"
+        >
+          Load pending result
+        </button>
+        <button
+          type="button"
+          data-testid="override-send"
+          disabled={!ready || sending || !overrideText.trim()}
+          onClick={() => branch && void a.override(branch)}
+        >
+          Override
+        </button>
+      </div>
+      {error ? <PanelState kind="error">{error}</PanelState> : null}
+      {notice ? <div className="notice">{notice}</div> : null}
+    </Panel>
+  );
+}

@@ -1,0 +1,147 @@
+import type { StatsSample } from '../../../shared/contract/models';
+import { Panel, PanelState } from '../components/panel';
+import { selectMemoryFraction } from '../stores/sandbox/sandbox-store';
+import { useSlice } from '../stores/use-stores';
+
+function mib(n: number): string {
+  return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
+}
+
+/** A sparkline of recent samples (inline SVG). */
+function Spark(props: { readonly values: readonly number[]; readonly max: number; readonly label: string }) {
+  const w = 120;
+  const h = 22;
+  if (props.values.length < 2) return <svg width={w} height={h} aria-label={props.label} />;
+  const pts = props.values
+    .map(
+      (v, i) =>
+        `${(i / (props.values.length - 1)) * w},${h - (Math.min(v, props.max) / props.max) * (h - 2) - 1}`,
+    )
+    .join(' ');
+  return (
+    <svg width={w} height={h} className="spark" aria-label={props.label}>
+      <polyline points={pts} />
+    </svg>
+  );
+}
+
+function Stats(props: {
+  readonly stats: StatsSample | null;
+  readonly history: readonly StatsSample[];
+  readonly memFraction: number | null;
+}) {
+  const s = props.stats;
+  if (!s) return <div className="muted">waiting for the stats stream…</div>;
+  return (
+    <dl className="facts" data-testid="sandbox-stats">
+      <dt>CPU</dt>
+      <dd data-testid="sandbox-cpu">
+        {s.cpu_percent.toFixed(1)}%{' '}
+        <Spark
+          values={props.history.map((x) => x.cpu_percent)}
+          max={Math.max(100, ...props.history.map((x) => x.cpu_percent))}
+          label="cpu"
+        />
+      </dd>
+      <dt>memory</dt>
+      <dd data-testid="sandbox-memory">
+        {mib(s.memory_bytes)} / {mib(s.memory_limit_bytes)}
+        {props.memFraction !== null ? ` (${(props.memFraction * 100).toFixed(0)}%)` : ''}{' '}
+        <Spark
+          values={props.history.map((x) => x.memory_bytes)}
+          max={s.memory_limit_bytes || 1}
+          label="memory"
+        />
+      </dd>
+      <dt>pids</dt>
+      <dd>{s.pids ?? '—'}</dd>
+    </dl>
+  );
+}
+
+/** The live sandbox: container, image, limits, state, live CPU/memory; Docker's health when it is down. */
+export function SandboxPanel() {
+  const docker = useSlice('sandbox', (s) => s.docker);
+  const checks = useSlice('sandbox', (s) => s.checks);
+  const sandbox = useSlice('sandbox', (s) => s.sandbox);
+  const load = useSlice('sandbox', (s) => s.load);
+  const error = useSlice('sandbox', (s) => s.error);
+  const stats = useSlice('sandbox', (s) => s.stats);
+  const history = useSlice('sandbox', (s) => s.history);
+  const ended = useSlice('sandbox', (s) => s.streamEnded);
+  const memFraction = useSlice('sandbox', selectMemoryFraction);
+  const branch = useSlice('stepper', (s) => s.branch);
+
+  return (
+    <Panel
+      testId="sandbox-panel"
+      title="Sandbox"
+      className="sandbox"
+      actions={
+        <span
+          className={`badge ${docker === null ? '' : docker.ok ? 'st-succeeded' : 'st-error'}`}
+          data-testid="docker-status"
+        >
+          {docker === null ? 'docker …' : docker.ok ? 'docker ok' : 'docker down'}
+        </span>
+      }
+    >
+      {docker && !docker.ok ? (
+        <div className="docker-down" role="alert" data-testid="docker-problem">
+          <p className="bad">{docker.message}</p>
+          {docker.fix ? (
+            <p>
+              Fix: <code>{docker.fix}</code>
+            </p>
+          ) : null}
+          {checks
+            ?.filter((c) => !c.ok)
+            .map((c) => (
+              <p key={c.name} className="check">
+                <b>{c.name}</b>: {c.message}
+                {c.fix ? (
+                  <>
+                    {' '}
+                    — <code>{c.fix}</code>
+                  </>
+                ) : null}
+              </p>
+            ))}
+        </div>
+      ) : null}
+      {error ? <PanelState kind="error">{error}</PanelState> : null}
+      {!branch ? <PanelState kind="empty">No episode open: no sandbox.</PanelState> : null}
+      {branch && load === 'loading' ? <PanelState kind="loading">Looking up the sandbox…</PanelState> : null}
+      {branch && load === 'ready' && !sandbox ? (
+        <PanelState kind="empty">
+          No live sandbox for this branch (a recorded trace). Fork or reopen it to get one.
+        </PanelState>
+      ) : null}
+      {sandbox ? (
+        <>
+          <dl className="facts" data-testid="sandbox-info">
+            <dt>container</dt>
+            <dd className="mono" data-testid="sandbox-container">
+              {sandbox.id.slice(0, 12)}
+            </dd>
+            <dt>image</dt>
+            <dd className="mono">{sandbox.image}</dd>
+            <dt>state</dt>
+            <dd className={sandbox.state === 'running' ? 'good' : 'bad'} data-testid="sandbox-state">
+              {sandbox.state}
+            </dd>
+            <dt>network</dt>
+            <dd>{sandbox.network}</dd>
+            <dt>limits</dt>
+            <dd>
+              {sandbox.limits.cpus} cpu · {mib(sandbox.limits.memory_bytes)} · {sandbox.limits.pids} pids ·
+              disk {mib(sandbox.limits.disk_bytes)}
+            </dd>
+          </dl>
+          <Stats stats={stats} history={history} memFraction={memFraction} />
+          {ended ? <PanelState kind="error">Stats stream ended: {ended}</PanelState> : null}
+        </>
+      ) : null}
+    </Panel>
+  );
+}

@@ -1,0 +1,143 @@
+import { useEffect, useRef } from 'react';
+import { Terminal } from '@xterm/xterm';
+import { FitAddon } from '@xterm/addon-fit';
+import '@xterm/xterm/css/xterm.css';
+import { Panel, PanelState } from '../components/panel';
+import { debuggerAction } from '../hooks/debugger-keys';
+import { createFlowWriter } from '../model/flow-writer';
+import { recordedOutput } from '../model/recorded-output';
+import { selectViewingHistory } from '../stores/stepper/stepper-store';
+import { useSlice, useStores } from '../stores/use-stores';
+
+declare global {
+  interface Window {
+    /** The live terminal's xterm, for tests that read rows through `buffer.active`. */
+    __stepboxTerminal?: Terminal;
+    /** The xterm showing a recorded step's output. */
+    __stepboxHistoryTerminal?: Terminal;
+  }
+}
+
+const THEME = {
+  background: '#0b0d12',
+  foreground: '#d5dae3',
+  cursor: '#5fb3f9',
+  selectionBackground: '#2c3b55',
+};
+
+function makeTerminal(readOnly: boolean): Terminal {
+  const term = new Terminal({
+    fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
+    fontSize: 12,
+    lineHeight: 1.1,
+    scrollback: 5000,
+    theme: THEME,
+    disableStdin: readOnly,
+    cursorBlink: !readOnly,
+  });
+  // The debugger keys are handled on window (capture phase); xterm must not also send them to the shell.
+  term.attachCustomKeyEventHandler((e) => debuggerAction(e) === null);
+  return term;
+}
+
+/** A TTY into the live sandbox; while viewing history, the viewed step's recorded output. */
+export function TerminalPanel() {
+  const stores = useStores();
+  const status = useSlice('terminal', (s) => s.status);
+  const error = useSlice('terminal', (s) => s.error);
+  const branch = useSlice('stepper', (s) => s.branch);
+  const history = useSlice('stepper', selectViewingHistory);
+  const live = useSlice('stepper', (s) => s.live);
+  const detail = useSlice('inspector', (s) => s.detail);
+  const liveBox = useRef<HTMLDivElement>(null);
+  const historyBox = useRef<HTMLDivElement>(null);
+  const terms = useRef<{ live: Terminal; history: Terminal } | null>(null);
+
+  // Both terminals live as long as the panel; the session behind the live one changes with the branch.
+  useEffect(() => {
+    const liveTerm = makeTerminal(false);
+    const historyTerm = makeTerminal(true);
+    liveTerm.open(liveBox.current as HTMLDivElement);
+    historyTerm.open(historyBox.current as HTMLDivElement);
+    terms.current = { live: liveTerm, history: historyTerm };
+    window.__stepboxTerminal = liveTerm;
+    window.__stepboxHistoryTerminal = historyTerm;
+    const t = stores.terminal.getState();
+    const writer = createFlowWriter(
+      (data, done) => liveTerm.write(data, done),
+      (bytes) => stores.terminal.getState().ack(bytes),
+    );
+    const offOutput = t.onOutput((data) => writer.push(data));
+    const input = liveTerm.onData((data) => stores.terminal.getState().write(data));
+    const fit = new FitAddon();
+    const fitHistory = new FitAddon();
+    liveTerm.loadAddon(fit);
+    historyTerm.loadAddon(fitHistory);
+    const refit = () => {
+      if (liveBox.current?.offsetParent) {
+        fit.fit();
+        stores.terminal.getState().resize(liveTerm.cols, liveTerm.rows);
+      }
+      if (historyBox.current?.offsetParent) fitHistory.fit();
+    };
+    const observer = new ResizeObserver(refit);
+    observer.observe(liveBox.current as HTMLDivElement);
+    observer.observe(historyBox.current as HTMLDivElement);
+    refit();
+    return () => {
+      observer.disconnect();
+      offOutput();
+      input.dispose();
+      writer.dispose();
+      liveTerm.dispose();
+      historyTerm.dispose();
+      terms.current = null;
+    };
+  }, [stores]);
+
+  // A new session starts on a clean screen.
+  useEffect(() => {
+    if (status === 'connecting') terms.current?.live.reset();
+  }, [status]);
+
+  const showHistory = branch !== null && (history || !live);
+  useEffect(() => {
+    const term = terms.current?.history;
+    if (!term || !showHistory) return;
+    term.reset();
+    if (detail) term.write(recordedOutput(detail));
+  }, [detail, showHistory]);
+
+  let overlay = null;
+  if (branch === null)
+    overlay = (
+      <PanelState kind="empty">No live sandbox. Start an episode to open a terminal into it.</PanelState>
+    );
+  else if (!showHistory && status === 'connecting')
+    overlay = <PanelState kind="loading">Opening a terminal…</PanelState>;
+  else if (!showHistory && status === 'error')
+    overlay = <PanelState kind="error">Terminal unavailable: {error}</PanelState>;
+  else if (!showHistory && status === 'closed')
+    overlay = <PanelState kind="error">The shell ended{error ? `: ${error}` : ''}.</PanelState>;
+
+  return (
+    <Panel
+      testId="terminal"
+      title={showHistory ? 'Terminal — recorded output' : 'Terminal'}
+      className="terminal"
+      actions={
+        <span className="muted" data-testid="terminal-mode" data-mode={showHistory ? 'history' : 'live'}>
+          {showHistory ? (live ? 'viewing history · → to return' : 'recorded trace') : status}
+        </span>
+      }
+    >
+      {overlay}
+      <div className={`xterm-box${showHistory ? ' hidden' : ''}`} ref={liveBox} data-testid="terminal-live" />
+      <div
+        className={`xterm-box${showHistory ? '' : ' hidden'}`}
+        ref={historyBox}
+        data-testid="terminal-history"
+      />
+    </Panel>
+  );
+}

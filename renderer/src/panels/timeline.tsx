@@ -1,0 +1,201 @@
+import { useEffect, useRef } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { BranchSummary, StepRow } from '../../../shared/contract/models';
+import { Panel, PanelState } from '../components/panel';
+import { RewardChart } from '../components/reward-chart';
+import { BranchTree } from '../components/branch-tree';
+import { useSlice, useStores } from '../stores/use-stores';
+import { hasStepBreakpoint, selectViewedStep } from '../stores/stepper/stepper-store';
+
+const ROW_HEIGHT = 22;
+
+const STATUS_LABEL: Record<StepRow['status'], string> = {
+  ok: 'ok',
+  nonzero_exit: 'exit≠0',
+  tool_error: 'error',
+  parse_error: 'parse',
+  final: 'final',
+  pending: '…',
+};
+
+function formatMs(ms: number | null): string {
+  if (ms === null) return '';
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+/** One timeline row (memo-free: the virtualizer renders at most a screenful). */
+function Row(props: {
+  readonly row: StepRow;
+  readonly selected: boolean;
+  readonly breakpoint: boolean;
+  readonly forks: readonly BranchSummary[];
+  readonly top: number;
+  readonly onSelect: (step: number) => void;
+  readonly onBreakpoint: (step: number) => void;
+}) {
+  const { row } = props;
+  return (
+    <div
+      className={`tl-row status-${row.status}${props.selected ? ' selected' : ''}`}
+      data-testid="timeline-row"
+      data-step={row.step}
+      data-status={row.status}
+      aria-selected={props.selected}
+      role="row"
+      style={{ transform: `translateY(${props.top}px)` }}
+      onClick={() => props.onSelect(row.step)}
+    >
+      <button
+        type="button"
+        className={`tl-bp${props.breakpoint ? ' on' : ''}`}
+        title={props.breakpoint ? 'Remove breakpoint (F9)' : 'Break before this step (F9)'}
+        aria-label={`breakpoint at step ${row.step}`}
+        onClick={(e) => {
+          e.stopPropagation();
+          props.onBreakpoint(row.step);
+        }}
+      />
+      <span className="tl-step">{row.step}</span>
+      <span className="tl-tool">{row.tools.join(', ')}</span>
+      <span className="tl-args" title={row.summary}>
+        {row.summary}
+      </span>
+      <span className="tl-marks">
+        {row.injected ? (
+          <i className="mark mark-inj" title="an observation was injected">
+            INJ
+          </i>
+        ) : null}
+        {row.human ? (
+          <i className="mark mark-hum" title="a person typed in the terminal">
+            HUM
+          </i>
+        ) : null}
+        {row.overridden ? (
+          <i className="mark mark-ovr" title="the tool result was overridden">
+            OVR
+          </i>
+        ) : null}
+        {props.forks.map((f) => (
+          <i key={f.branch} className="mark mark-fork" title={`branch ${f.branch} forks here`}>
+            ⑂{f.branch.slice(0, 6)}
+          </i>
+        ))}
+        {row.flags.map((f, i) => (
+          <i
+            key={i}
+            className={`mark mark-flag sev-${f.severity}`}
+            title={`${f.rule}: ${f.message}`}
+            data-flag={f.rule}
+          >
+            ⚑ {f.rule}
+          </i>
+        ))}
+      </span>
+      <span className={`tl-status s-${row.status}`}>{STATUS_LABEL[row.status]}</span>
+      <span className="tl-dur">{formatMs(row.duration_ms)}</span>
+      <span className="tl-rew">{row.reward === null ? '' : row.reward.toFixed(2)}</span>
+    </div>
+  );
+}
+
+/** The steps of the open branch, virtualized; the branch tree and reward chart above them. */
+export function Timeline() {
+  const stores = useStores();
+  const rows = useSlice('stepper', (s) => s.rows);
+  const load = useSlice('stepper', (s) => s.load);
+  const error = useSlice('stepper', (s) => s.error);
+  const branch = useSlice('stepper', (s) => s.branch);
+  const branches = useSlice('stepper', (s) => s.branches);
+  const breakpoints = useSlice('stepper', (s) => s.breakpoints);
+  const viewed = useSlice('stepper', selectViewedStep);
+  const following = useSlice('stepper', (s) => s.selectedStep === null);
+  const scrollRef = useRef<HTMLDivElement>(null);
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+
+  // Keep the viewed step on screen: while following a live run, and while scrubbing.
+  useEffect(() => {
+    if (viewed === null || rows.length === 0) return;
+    const index = viewed - rows[0].step;
+    if (index >= 0 && index < rows.length)
+      virtualizer.scrollToIndex(index, { align: following ? 'end' : 'auto' });
+  }, [viewed, rows, following, virtualizer]);
+
+  const forksAt = new Map<number, BranchSummary[]>();
+  for (const b of branches)
+    if (b.parent_branch === branch && b.fork_step !== null)
+      forksAt.set(b.fork_step, [...(forksAt.get(b.fork_step) ?? []), b]);
+
+  const stepper = stores.stepper.getState();
+  let body;
+  if (load === 'empty')
+    body = (
+      <PanelState kind="empty">No episode open. Start a sample task or a case from the library.</PanelState>
+    );
+  else if (load === 'loading') body = <PanelState kind="loading">Loading the trace…</PanelState>;
+  else if (load === 'error') body = <PanelState kind="error">Could not open the branch: {error}</PanelState>;
+  else if (rows.length === 0)
+    body = (
+      <PanelState kind="empty">Step 0: the sandbox is set up. Press F10 to take the first step.</PanelState>
+    );
+  else
+    body = (
+      <div className="tl-scroll" ref={scrollRef} data-testid="timeline-scroll">
+        <div
+          className="tl-inner"
+          style={{ height: virtualizer.getTotalSize() }}
+          role="grid"
+          aria-rowcount={rows.length}
+        >
+          {virtualizer.getVirtualItems().map((item) => {
+            const row = rows[item.index];
+            return (
+              <Row
+                key={row.step}
+                row={row}
+                top={item.start}
+                selected={row.step === viewed}
+                breakpoint={hasStepBreakpoint(breakpoints, row.step)}
+                forks={forksAt.get(row.step) ?? []}
+                onSelect={stepper.select}
+                onBreakpoint={(s) => void stores.stepper.getState().toggleBreakpoint(s)}
+              />
+            );
+          })}
+        </div>
+      </div>
+    );
+
+  return (
+    <Panel
+      testId="timeline"
+      title="Timeline"
+      className="timeline"
+      actions={
+        <span className="muted" data-testid="timeline-count">
+          {rows.length ? `${rows.length} steps` : ''}
+        </span>
+      }
+    >
+      {branches.length > 1 ? <BranchTree branches={branches} current={branch} /> : null}
+      {rows.length > 0 ? <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} /> : null}
+      <div className="tl-head" role="row">
+        <span className="tl-bp-h" />
+        <span className="tl-step">#</span>
+        <span className="tl-tool">tool</span>
+        <span className="tl-args">arguments</span>
+        <span className="tl-marks">marks</span>
+        <span className="tl-status">status</span>
+        <span className="tl-dur">time</span>
+        <span className="tl-rew">reward</span>
+      </div>
+      {body}
+    </Panel>
+  );
+}

@@ -1,0 +1,335 @@
+import { useState } from 'react';
+import type { CallDetail, StepDetail } from '../../../shared/contract/models';
+import type { ToolResult } from '../../../shared/tool-result';
+import { FileDiffView, JsonView, pretty } from '../components/json-view';
+import { Panel, PanelState } from '../components/panel';
+import type { InspectorTab } from '../stores/inspector/inspector-store';
+import { useSlice, useStores } from '../stores/use-stores';
+
+const TABS: readonly (readonly [InspectorTab, string])[] = [
+  ['call', 'Call'],
+  ['output', 'Output'],
+  ['files', 'Files'],
+  ['memory', 'Memory'],
+  ['request', 'Model request'],
+];
+
+function bytes(n: number): string {
+  return n < 1024
+    ? `${n} B`
+    : n < 1024 * 1024
+      ? `${(n / 1024).toFixed(1)} KiB`
+      : `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function Facts(props: { readonly result: ToolResult | null }) {
+  const r = props.result;
+  if (!r) return <div className="facts muted">no result yet (the call is pending)</div>;
+  return (
+    <dl className="facts" data-testid="inspector-facts">
+      <dt>ok</dt>
+      <dd className={r.ok ? 'good' : 'bad'}>{String(r.ok)}</dd>
+      <dt>exit</dt>
+      <dd data-testid="inspector-exit">{r.exit_code ?? '—'}</dd>
+      <dt>error</dt>
+      <dd className={r.error ? 'bad' : ''} data-testid="inspector-error-code">
+        {r.error ? r.error.code : '—'}
+      </dd>
+      <dt>duration</dt>
+      <dd>{r.duration_ms.toFixed(1)} ms</dd>
+      <dt>bytes</dt>
+      <dd>{bytes(r.bytes)}</dd>
+      {r.truncated && (r.truncated.stdout || r.truncated.stderr) ? (
+        <>
+          <dt>truncated</dt>
+          <dd className="bad">
+            {[r.truncated.stdout ? 'stdout' : '', r.truncated.stderr ? 'stderr' : ''].join(' ')}
+          </dd>
+        </>
+      ) : null}
+      {r.fallback ? (
+        <>
+          <dt>fallback</dt>
+          <dd className="bad">yes</dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+function CallView(props: { readonly call: CallDetail }) {
+  const { call, result, override } = props.call;
+  return (
+    <div className="call">
+      <div className="call-title">
+        <b>{call.name}</b> <span className="muted mono">{call.id}</span>
+        {override ? <i className="mark mark-ovr">overridden</i> : null}
+      </div>
+      <Facts result={override?.real ?? result} />
+      <div className="split">
+        <div>
+          <h4>arguments</h4>
+          <JsonView model="arguments.json" value={pretty(call.arguments)} />
+        </div>
+        <div>
+          <h4>{override ? 'result (agent saw)' : 'result'}</h4>
+          <JsonView model="result.json" value={pretty(override?.shown ?? result)} />
+        </div>
+      </div>
+      {override ? (
+        <>
+          <h4>real result (replay uses this)</h4>
+          <JsonView model="result-real.json" value={pretty(override.real)} height={120} />
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function OutputView(props: { readonly detail: StepDetail }) {
+  const calls = props.detail.calls;
+  if (calls.length === 0) return <PanelState kind="empty">This step ran no tool.</PanelState>;
+  return (
+    <>
+      {calls.map((c) => {
+        const r = c.override?.real ?? c.result;
+        return (
+          <div key={c.call.id} className="output">
+            <h4>
+              {c.call.name} — stdout {r?.truncated?.stdout ? '(truncated)' : ''}
+            </h4>
+            <pre className="out" data-testid="inspector-stdout">
+              {r?.stdout ?? ''}
+            </pre>
+            <h4>stderr {r?.truncated?.stderr ? '(truncated)' : ''}</h4>
+            <pre className="out err" data-testid="inspector-stderr">
+              {r?.stderr ?? ''}
+            </pre>
+            {r?.error ? (
+              <div className="bad">
+                {r.error.code}: {r.error.message}
+              </div>
+            ) : null}
+          </div>
+        );
+      })}
+    </>
+  );
+}
+
+function FilesView(props: { readonly detail: StepDetail }) {
+  const stores = useStores();
+  const diffPath = useSlice('inspector', (s) => s.diffPath);
+  const files = props.detail.files;
+  if (files.length === 0) return <PanelState kind="empty">This step changed no file.</PanelState>;
+  const file = files.find((f) => f.path === diffPath) ?? files[0];
+  return (
+    <>
+      <ul className="file-list" data-testid="inspector-files">
+        {files.map((f) => (
+          <li key={f.path}>
+            <button
+              type="button"
+              className={f.path === file.path ? 'current' : ''}
+              data-path={f.path}
+              onClick={() => stores.inspector.getState().setDiffPath(f.path)}
+            >
+              <span className={`chg chg-${f.change}`}>{f.change[0].toUpperCase()}</span> {f.path}
+            </button>
+          </li>
+        ))}
+      </ul>
+      {file.binary ? (
+        <PanelState kind="empty">{file.path} is binary.</PanelState>
+      ) : (
+        <FileDiffView path={file.path} before={file.before ?? ''} after={file.after ?? ''} />
+      )}
+    </>
+  );
+}
+
+function MemoryView(props: { readonly detail: StepDetail }) {
+  const m = props.detail.memory;
+  if (m.length === 0) return <PanelState kind="empty">No memory writes in this step.</PanelState>;
+  return (
+    <table className="mem" data-testid="inspector-memory">
+      <thead>
+        <tr>
+          <th>key</th>
+          <th>before</th>
+          <th>after</th>
+          <th>writer</th>
+        </tr>
+      </thead>
+      <tbody>
+        {m.map((d, i) => (
+          <tr key={i} className={d.corruption ? 'bad' : ''}>
+            <td className="mono">{d.key}</td>
+            <td className="mono">{JSON.stringify(d.before)}</td>
+            <td className="mono">
+              {JSON.stringify(d.after)}
+              {d.corruption ? <i className="mark mark-flag"> {d.corruption}</i> : null}
+            </td>
+            <td>{d.writer}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function RequestView(props: { readonly detail: StepDetail }) {
+  const d = props.detail;
+  if (d.model_request === null && d.model_output === null)
+    return <PanelState kind="empty">No model request in this step (a scripted or manual agent).</PanelState>;
+  return (
+    <>
+      <h4>request (messages, tools, parameters)</h4>
+      <JsonView model="request.json" value={pretty(d.model_request)} height={260} />
+      {d.model_output ? (
+        <>
+          <h4>raw output</h4>
+          <pre className="out" data-testid="inspector-raw-output">
+            {d.model_output.raw}
+          </pre>
+        </>
+      ) : null}
+    </>
+  );
+}
+
+function StepExtras(props: { readonly detail: StepDetail }) {
+  const d = props.detail;
+  const rewards = d.rewards ? Object.entries(d.rewards.components) : [];
+  const max = Math.max(1e-9, ...rewards.map(([, v]) => Math.abs(v)));
+  return (
+    <div className="extras">
+      {d.flags.map((f, i) => (
+        <div key={i} className={`flag sev-${f.severity}`} data-testid="inspector-flag">
+          ⚑ <b>{f.rule}</b> {f.message}
+        </div>
+      ))}
+      {d.injected.map((x, i) => (
+        <div key={i} className="injected" data-testid="inspector-injected">
+          <i className="mark mark-inj">INJ {x.role}</i> {x.content}
+        </div>
+      ))}
+      {d.parse_error ? <div className="bad">parse error: {d.parse_error}</div> : null}
+      {d.final !== null ? (
+        <div className="final">
+          <b>final answer</b> {d.final}
+        </div>
+      ) : null}
+      {d.rewards ? (
+        <svg
+          className="step-rewards"
+          width="100%"
+          height={rewards.length * 14 + 4}
+          aria-label="reward components"
+        >
+          {rewards.map(([k, v], i) => (
+            <g key={k} transform={`translate(0 ${i * 14 + 2})`}>
+              <text x={0} y={10}>
+                {k}
+              </text>
+              <rect
+                x={120}
+                y={2}
+                height={9}
+                width={`${(Math.abs(v) / max) * 40}%`}
+                className={v < 0 ? 'neg' : 'pos'}
+              />
+              <text x="100%" y={10} textAnchor="end">
+                {v.toFixed(3)}
+              </text>
+            </g>
+          ))}
+        </svg>
+      ) : null}
+    </div>
+  );
+}
+
+/** Everything about the viewed step: call, result, output, files, memory, model request. */
+export function ToolInspector() {
+  const stores = useStores();
+  const detail = useSlice('inspector', (s) => s.detail);
+  const load = useSlice('inspector', (s) => s.load);
+  const error = useSlice('inspector', (s) => s.error);
+  const tab = useSlice('inspector', (s) => s.tab);
+  const step = useSlice('inspector', (s) => s.step);
+  const [callIndex, setCallIndex] = useState(0);
+
+  let body;
+  if (step === null || load === 'idle')
+    body = <PanelState kind="empty">Select a step in the timeline to inspect its tool call.</PanelState>;
+  else if (load === 'error')
+    body = (
+      <PanelState kind="error">
+        Could not load step {step}: {error}
+      </PanelState>
+    );
+  else if (!detail) body = <PanelState kind="loading">Loading step {step}…</PanelState>;
+  else {
+    const call = detail.calls[Math.min(callIndex, detail.calls.length - 1)];
+    body = (
+      <div className="inspector-body" data-step={detail.step} data-testid="inspector-step">
+        <StepExtras detail={detail} />
+        <nav className="tabs" role="tablist">
+          {TABS.map(([id, label]) => (
+            <button
+              key={id}
+              type="button"
+              role="tab"
+              aria-selected={tab === id}
+              data-tab={id}
+              className={tab === id ? 'on' : ''}
+              onClick={() => stores.inspector.getState().setTab(id)}
+            >
+              {label}
+              {id === 'files' && detail.files.length ? ` (${detail.files.length})` : ''}
+              {id === 'memory' && detail.memory.length ? ` (${detail.memory.length})` : ''}
+            </button>
+          ))}
+          {load === 'loading' ? <span className="muted">loading…</span> : null}
+        </nav>
+        {tab === 'call' ? (
+          call ? (
+            <>
+              {detail.calls.length > 1 ? (
+                <div className="call-pick">
+                  {detail.calls.map((c, i) => (
+                    <button
+                      key={c.call.id}
+                      type="button"
+                      className={i === callIndex ? 'on' : ''}
+                      onClick={() => setCallIndex(i)}
+                    >
+                      {c.call.name}
+                    </button>
+                  ))}
+                </div>
+              ) : null}
+              <CallView call={call} />
+            </>
+          ) : (
+            <PanelState kind="empty">No tool call in step {detail.step}.</PanelState>
+          )
+        ) : null}
+        {tab === 'output' ? <OutputView detail={detail} /> : null}
+        {tab === 'files' ? <FilesView detail={detail} /> : null}
+        {tab === 'memory' ? <MemoryView detail={detail} /> : null}
+        {tab === 'request' ? <RequestView detail={detail} /> : null}
+      </div>
+    );
+  }
+  return (
+    <Panel
+      testId="tool-inspector"
+      title={step !== null ? `Inspector — step ${step}` : 'Inspector'}
+      className="inspector"
+    >
+      {body}
+    </Panel>
+  );
+}

@@ -1,0 +1,94 @@
+import type { StepboxClient } from '../../../shared/contract/client';
+import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
+import { createInjectStore, type InjectStore } from './inject/inject-store';
+import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
+import { createReplayStore, type ReplayStore } from './replay/replay-store';
+import { createSandboxStore, type SandboxStore } from './sandbox/sandbox-store';
+import {
+  createStepperStore,
+  selectViewedRow,
+  selectViewedStep,
+  type StepperOptions,
+  type StepperStore,
+} from './stepper/stepper-store';
+import { createTerminalStore, type TerminalStore } from './terminal/terminal-store';
+
+/** Every slice of the window, created over one client. */
+export interface AppStores {
+  readonly episodes: EpisodesStore;
+  readonly stepper: StepperStore;
+  readonly terminal: TerminalStore;
+  readonly inspector: InspectorStore;
+  readonly replay: ReplayStore;
+  readonly sandbox: SandboxStore;
+  readonly inject: InjectStore;
+  /** Loads the library, catalog and Docker status (first render does not wait on them). */
+  start(): void;
+  dispose(): void;
+}
+
+/**
+ * Creates the slices and wires them: opening a branch points the sandbox panel, the
+ * terminal and the inspector at it; the viewed step drives the inspector.
+ */
+export function createAppStores(client: StepboxClient, options: StepperOptions = {}): AppStores {
+  const stepper = createStepperStore(client, options);
+  const open = (branch: string): void => void stepper.getState().open(branch);
+  const episodes = createEpisodesStore(client, open);
+  const terminal = createTerminalStore(client);
+  const inspector = createInspectorStore(client);
+  const sandbox = createSandboxStore(client);
+  const inject = createInjectStore(client);
+  const replay = createReplayStore(client, {
+    onBranch: open,
+    onRolledBack: (_branch, step) => {
+      inspector.getState().invalidate();
+      void stepper
+        .getState()
+        .reload()
+        .then(() => stepper.getState().select(step));
+    },
+  });
+
+  const offStepper = stepper.subscribe((s, prev) => {
+    if (s.branch !== prev.branch) {
+      replay.getState().reset();
+      inspector.getState().invalidate();
+    }
+    if (s.branch !== prev.branch || (s.load === 'ready' && prev.load !== 'ready') || s.live !== prev.live) {
+      const live = s.load === 'ready' && s.live && s.branch !== null;
+      if (s.load !== 'loading')
+        void sandbox.getState().watch(s.branch && s.load === 'ready' ? s.branch : null);
+      if (live && s.branch) void terminal.getState().attach(s.branch);
+      else if (!s.live && terminal.getState().branch !== null) void terminal.getState().detach();
+    }
+    const step = selectViewedStep(s);
+    const row = selectViewedRow(s);
+    if (s.branch !== prev.branch || step !== selectViewedStep(prev) || row !== selectViewedRow(prev)) {
+      const final = !s.live || (row?.snapshot ?? false);
+      void inspector.getState().show(s.branch, step, final);
+    }
+  });
+
+  return {
+    episodes,
+    stepper,
+    terminal,
+    inspector,
+    replay,
+    sandbox,
+    inject,
+    start() {
+      void episodes.getState().refresh();
+      void episodes.getState().loadCatalog();
+      void sandbox.getState().checkDocker();
+    },
+    dispose() {
+      offStepper();
+      stepper.getState().dispose();
+      episodes.getState().dispose();
+      terminal.getState().dispose();
+      sandbox.getState().dispose();
+    },
+  };
+}

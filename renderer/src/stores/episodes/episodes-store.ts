@@ -1,0 +1,155 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import type {
+  BranchSummary,
+  CaseSummary,
+  EpisodeEntry,
+  TaskSummary,
+} from '../../../../shared/contract/models';
+import { errorText } from '../result';
+
+/** A case opened beside the timeline: its summary and walkthrough. */
+export interface ActiveCase {
+  readonly case: CaseSummary;
+  readonly readme: string | null;
+}
+
+/** The episode library: episodes and branches, bundled tasks and cases, the search box. */
+export interface EpisodesState {
+  readonly query: string;
+  readonly episodes: readonly EpisodeEntry[];
+  readonly tasks: readonly TaskSummary[];
+  readonly cases: readonly CaseSummary[];
+  readonly load: 'idle' | 'loading' | 'ready' | 'error';
+  readonly error: string | null;
+  readonly catalogError: string | null;
+  readonly activeCase: ActiveCase | null;
+  /** The task or case being started, by id. */
+  readonly starting: string | null;
+}
+
+/** What the library does. */
+export interface EpisodesActions {
+  refresh(): Promise<void>;
+  setQuery(query: string): Promise<void>;
+  loadCatalog(): Promise<void>;
+  /** Starts a bundled sample task as a new episode; returns its branch, or null on failure. */
+  startTask(task: TaskSummary): Promise<string | null>;
+  /** One click: starts the case and shows its walkthrough beside the timeline. */
+  openCase(c: CaseSummary): Promise<string | null>;
+  closeCase(): void;
+  dispose(): void;
+}
+
+/** The episodes slice. */
+export type EpisodesStore = StoreApi<EpisodesState & EpisodesActions>;
+
+/** Creates the episodes slice; `onOpen` receives every branch the library starts. */
+export function createEpisodesStore(
+  client: StepboxClient,
+  onOpen: (branch: string) => void = () => {},
+): EpisodesStore {
+  let generation = 0;
+  const store = createStore<EpisodesState & EpisodesActions>()((set, get) => {
+    const start = async (
+      key: string,
+      task: { kind: 'sample'; id: string } | { kind: 'case'; id: string },
+      agent?: string,
+    ): Promise<string | null> => {
+      set({ starting: key, error: null });
+      const res = await client.episode.start({ task, ...(agent ? { agent } : {}) });
+      set({ starting: null });
+      if (!res.ok) {
+        set({ error: errorText(res) });
+        return null;
+      }
+      onOpen(res.value.branch);
+      void get().refresh();
+      return res.value.branch;
+    };
+    return {
+      query: '',
+      episodes: [],
+      tasks: [],
+      cases: [],
+      load: 'idle',
+      error: null,
+      catalogError: null,
+      activeCase: null,
+      starting: null,
+      async refresh() {
+        const mine = ++generation;
+        if (get().load !== 'ready') set({ load: 'loading' });
+        const q = get().query.trim();
+        const res = await client.library.list(q ? { query: q } : {});
+        if (mine !== generation) return;
+        if (res.ok) set({ episodes: res.value.episodes, load: 'ready', error: null });
+        else set({ load: 'error', error: errorText(res) });
+      },
+      async setQuery(query) {
+        set({ query });
+        await get().refresh();
+      },
+      async loadCatalog() {
+        const [tasks, cases] = await Promise.all([client.tasks.list({}), client.cases.list({})]);
+        set({
+          tasks: tasks.ok ? tasks.value.tasks : [],
+          cases: cases.ok ? cases.value.cases : [],
+          catalogError: errorText(tasks) ?? errorText(cases),
+        });
+      },
+      startTask: (task) => start(task.id, { kind: 'sample', id: task.id }, task.agent ?? undefined),
+      async openCase(c) {
+        set({ activeCase: { case: c, readme: null } });
+        const [branch, readme] = await Promise.all([
+          start(c.id, { kind: 'case', id: c.id }),
+          client.cases.open({ id: c.id }),
+        ]);
+        if (get().activeCase?.case.id === c.id)
+          set({ activeCase: { case: c, readme: readme.ok ? readme.value.readme : c.summary } });
+        return branch;
+      },
+      closeCase() {
+        set({ activeCase: null });
+      },
+      dispose() {
+        off();
+      },
+    };
+  });
+  const off = client.onLibraryChanged(() => void store.getState().refresh());
+  return store;
+}
+
+/** One node of the branch tree: a branch and the branches forked from it. */
+export interface BranchNode {
+  readonly branch: BranchSummary;
+  readonly children: readonly BranchNode[];
+}
+
+/** An episode's branches as a tree: forks under their parent, ordered by fork step. */
+export function selectBranchTree(branches: readonly BranchSummary[]): readonly BranchNode[] {
+  const ids = new Set(branches.map((b) => b.branch));
+  const byParent = new Map<string | null, BranchSummary[]>();
+  for (const b of branches) {
+    const parent = b.parent_branch && ids.has(b.parent_branch) ? b.parent_branch : null;
+    byParent.set(parent, [...(byParent.get(parent) ?? []), b]);
+  }
+  const build = (parent: string | null): BranchNode[] =>
+    [...(byParent.get(parent) ?? [])]
+      .sort((a, b) => (a.fork_step ?? 0) - (b.fork_step ?? 0) || a.created - b.created)
+      .map((branch) => ({ branch, children: build(branch.branch) }));
+  return build(null);
+}
+
+/** Bundled tasks matching the search box. */
+export function selectVisibleTasks(tasks: readonly TaskSummary[], query: string): readonly TaskSummary[] {
+  const q = query.trim().toLowerCase();
+  return q ? tasks.filter((t) => `${t.id} ${t.name} ${t.goal}`.toLowerCase().includes(q)) : tasks;
+}
+
+/** Bundled cases matching the search box. */
+export function selectVisibleCases(cases: readonly CaseSummary[], query: string): readonly CaseSummary[] {
+  const q = query.trim().toLowerCase();
+  return q ? cases.filter((c) => `${c.id} ${c.title} ${c.summary}`.toLowerCase().includes(q)) : cases;
+}

@@ -1,0 +1,111 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ToolResult } from '../../../../shared/tool-result';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import { errorText } from '../result';
+
+/** The injection panel's drafts and outcome. */
+export interface InjectState {
+  readonly role: 'system' | 'user';
+  readonly mode: 'text' | 'json';
+  readonly text: string;
+  readonly overrideText: string;
+  readonly sending: boolean;
+  readonly error: string | null;
+  readonly notice: string | null;
+}
+
+/** What the injection panel does. */
+export interface InjectActions {
+  setRole(role: 'system' | 'user'): void;
+  setMode(mode: 'text' | 'json'): void;
+  setText(text: string): void;
+  setOverrideText(text: string): void;
+  inject(branch: string): Promise<boolean>;
+  override(branch: string): Promise<boolean>;
+}
+
+/** The inject slice. */
+export type InjectStore = StoreApi<InjectState & InjectActions>;
+
+/** Parses the JSON draft, or says what is wrong with it. */
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    return { ok: false, message: `not valid JSON: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
+/** An override draft as a tool result: a JSON result object, or plain text shown as stdout. */
+export function overrideToResult(text: string): ToolResult | string {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{'))
+    return { ok: true, exit_code: 0, stdout: text, duration_ms: 0, bytes: text.length };
+  const parsed = parseJson(trimmed);
+  if (!parsed.ok) return parsed.message;
+  const v = parsed.value as Partial<ToolResult>;
+  if (typeof v.ok !== 'boolean') return 'a result object needs "ok": true or false';
+  return { duration_ms: 0, bytes: 0, ...v } as ToolResult;
+}
+
+/** Creates the inject slice over a client. */
+export function createInjectStore(client: StepboxClient): InjectStore {
+  return createStore<InjectState & InjectActions>()((set, get) => ({
+    role: 'user',
+    mode: 'text',
+    text: '',
+    overrideText: '',
+    sending: false,
+    error: null,
+    notice: null,
+    setRole: (role) => set({ role }),
+    setMode: (mode) => set({ mode }),
+    setText: (text) => set({ text, error: null, notice: null }),
+    setOverrideText: (overrideText) => set({ overrideText, error: null, notice: null }),
+    async inject(branch) {
+      const { role, mode, text } = get();
+      if (!text.trim()) {
+        set({ error: 'write a message to inject first' });
+        return false;
+      }
+      let content = text;
+      if (mode === 'json') {
+        const parsed = parseJson(text);
+        if (!parsed.ok) {
+          set({ error: parsed.message });
+          return false;
+        }
+        content = JSON.stringify(parsed.value);
+      }
+      set({ sending: true, error: null, notice: null });
+      const res = await client.episode.inject({ id: branch, role, content });
+      set({
+        sending: false,
+        error: errorText(res),
+        notice: res.ok ? `injected as ${role}; the agent sees it before its next decision` : null,
+        text: res.ok ? '' : text,
+      });
+      return res.ok;
+    },
+    async override(branch) {
+      const result = overrideToResult(get().overrideText);
+      if (typeof result === 'string') {
+        set({ error: result });
+        return false;
+      }
+      set({ sending: true, error: null, notice: null });
+      const res = await client.episode.override({ id: branch, result });
+      set({
+        sending: false,
+        error: errorText(res),
+        notice: res.ok ? 'pending tool result overridden' : null,
+      });
+      return res.ok;
+    },
+  }));
+}
+
+/** True when the draft can be sent. */
+export function selectCanInject(s: InjectState): boolean {
+  return !s.sending && s.text.trim().length > 0;
+}

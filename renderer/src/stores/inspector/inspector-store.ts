@@ -1,0 +1,89 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import type { StepDetail } from '../../../../shared/contract/models';
+import { errorText } from '../result';
+
+/** The inspector's tabs. */
+export type InspectorTab = 'call' | 'output' | 'files' | 'request' | 'memory';
+
+/** The tool-call inspector: the viewed step's detail, the tab, the file being diffed. */
+export interface InspectorState {
+  readonly branch: string | null;
+  readonly step: number | null;
+  readonly detail: StepDetail | null;
+  readonly load: 'idle' | 'loading' | 'ready' | 'error';
+  readonly error: string | null;
+  readonly tab: InspectorTab;
+  readonly diffPath: string | null;
+}
+
+/** What the inspector does. */
+export interface InspectorActions {
+  /** Shows a step; `final` says the step is complete and its detail can be cached. */
+  show(branch: string | null, step: number | null, final: boolean): Promise<void>;
+  setTab(tab: InspectorTab): void;
+  setDiffPath(path: string | null): void;
+  /** Forgets cached details (after a rollback or reload). */
+  invalidate(): void;
+}
+
+/** The inspector slice. */
+export type InspectorStore = StoreApi<InspectorState & InspectorActions>;
+
+const CACHE_MAX = 200;
+
+/** Creates the inspector slice; complete steps' details are cached (scrubbing stays fast). */
+export function createInspectorStore(client: StepboxClient): InspectorStore {
+  const cache = new Map<string, StepDetail>();
+  return createStore<InspectorState & InspectorActions>()((set, get) => ({
+    branch: null,
+    step: null,
+    detail: null,
+    load: 'idle',
+    error: null,
+    tab: 'call',
+    diffPath: null,
+    async show(branch, step, final) {
+      if (branch === null || step === null || step < 1) {
+        set({ branch, step, detail: null, load: 'idle', error: null });
+        return;
+      }
+      const key = `${branch}:${step}`;
+      const hit = final ? cache.get(key) : undefined;
+      if (hit) {
+        set({
+          branch,
+          step,
+          detail: hit,
+          load: 'ready',
+          error: null,
+          diffPath: firstFile(hit, get().diffPath),
+        });
+        return;
+      }
+      set({ branch, step, load: 'loading', error: null });
+      const res = await client.episode.stepDetail({ id: branch, step });
+      if (get().branch !== branch || get().step !== step) return;
+      if (!res.ok) {
+        set({ load: 'error', error: errorText(res), detail: null });
+        return;
+      }
+      if (final) {
+        if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
+        cache.set(key, res.value);
+      }
+      set({ detail: res.value, load: 'ready', diffPath: firstFile(res.value, get().diffPath) });
+    },
+    setTab: (tab) => set({ tab }),
+    setDiffPath: (diffPath) => set({ diffPath }),
+    invalidate() {
+      cache.clear();
+    },
+  }));
+}
+
+/** Keeps the diffed file when the new step changed it too, else the step's first file. */
+function firstFile(detail: StepDetail, current: string | null): string | null {
+  if (current && detail.files.some((f) => f.path === current)) return current;
+  return detail.files[0]?.path ?? null;
+}

@@ -1,0 +1,121 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import type { ResponseOf } from '../../../../shared/contract/operations';
+import type { ReplayReport } from '../../../../shared/contract/models';
+import { errorText } from '../result';
+
+/** An operation the replay controls run. */
+export type ReplayOp = 'rollback' | 'fork' | 'whatif' | 'replay' | 'compare';
+
+/** A what-if's outcome. */
+export type WhatIfResult = ResponseOf<'episode.whatIf'>;
+/** Two branches compared step by step. */
+export type Comparison = ResponseOf<'episode.compare'>;
+
+/** Replay controls: rollback, fork, what-if, re-execution and branch comparison. */
+export interface ReplayState {
+  readonly running: ReplayOp | null;
+  readonly error: string | null;
+  readonly notice: string | null;
+  readonly whatIfArgs: string;
+  readonly whatIfResult: WhatIfResult | null;
+  readonly report: ReplayReport | null;
+  readonly compareWith: string;
+  readonly comparison: Comparison | null;
+}
+
+/** What the replay controls do. */
+export interface ReplayActions {
+  rollback(branch: string, step: number): Promise<boolean>;
+  fork(branch: string, step: number): Promise<string | null>;
+  setWhatIfArgs(text: string): void;
+  whatIf(branch: string, step: number, tool: string): Promise<boolean>;
+  replay(branch: string): Promise<boolean>;
+  setCompareWith(branch: string): void;
+  compare(branch: string): Promise<boolean>;
+  reset(): void;
+}
+
+/** The replay slice. */
+export type ReplayStore = StoreApi<ReplayState & ReplayActions>;
+
+const initial: ReplayState = {
+  running: null,
+  error: null,
+  notice: null,
+  whatIfArgs: '',
+  whatIfResult: null,
+  report: null,
+  compareWith: '',
+  comparison: null,
+};
+
+/** Hooks the app gives the replay slice: open a new branch, reload after a rollback. */
+export interface ReplayHooks {
+  readonly onBranch?: (branch: string) => void;
+  readonly onRolledBack?: (branch: string, step: number) => void;
+}
+
+/** Creates the replay slice over a client. */
+export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}): ReplayStore {
+  return createStore<ReplayState & ReplayActions>()((set, get) => ({
+    ...initial,
+    async rollback(branch, step) {
+      set({ running: 'rollback', error: null, notice: null });
+      const res = await client.episode.rollback({ id: branch, step });
+      set({
+        running: null,
+        error: errorText(res),
+        notice: res.ok ? `sandbox rolled back to step ${step}` : null,
+      });
+      if (!res.ok) return false;
+      if (res.value.branch !== branch) hooks.onBranch?.(res.value.branch);
+      else hooks.onRolledBack?.(branch, step);
+      return true;
+    },
+    async fork(branch, step) {
+      set({ running: 'fork', error: null, notice: null });
+      const res = await client.episode.fork({ id: branch, step });
+      set({ running: null, error: errorText(res), notice: res.ok ? `forked at step ${step}` : null });
+      if (!res.ok) return null;
+      hooks.onBranch?.(res.value.branch);
+      return res.value.branch;
+    },
+    setWhatIfArgs: (whatIfArgs) => set({ whatIfArgs, error: null }),
+    async whatIf(branch, step, tool) {
+      let args: Record<string, unknown>;
+      try {
+        const parsed: unknown = JSON.parse(get().whatIfArgs);
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+          throw new Error('expected an object');
+        args = parsed as Record<string, unknown>;
+      } catch (e) {
+        set({ error: `arguments are not a JSON object: ${e instanceof Error ? e.message : String(e)}` });
+        return false;
+      }
+      set({ running: 'whatif', error: null, notice: null, whatIfResult: null });
+      const res = await client.episode.whatIf({ id: branch, step, call: { name: tool, arguments: args } });
+      set({ running: null, error: errorText(res), whatIfResult: res.ok ? res.value : null });
+      return res.ok;
+    },
+    async replay(branch) {
+      set({ running: 'replay', error: null, notice: null, report: null });
+      const res = await client.episode.replayVerify({ id: branch });
+      set({ running: null, error: errorText(res), report: res.ok ? res.value : null });
+      return res.ok;
+    },
+    setCompareWith: (compareWith) => set({ compareWith, error: null }),
+    async compare(branch) {
+      const other = get().compareWith;
+      if (!other) {
+        set({ error: 'pick a branch to compare with' });
+        return false;
+      }
+      set({ running: 'compare', error: null, comparison: null });
+      const res = await client.episode.compare({ a: branch, b: other });
+      set({ running: null, error: errorText(res), comparison: res.ok ? res.value : null });
+      return res.ok;
+    },
+    reset: () => set(initial),
+  }));
+}

@@ -1,0 +1,259 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { Breakpoint } from '../../../../shared/breakpoints';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import type {
+  BranchSummary,
+  ControllerState,
+  EpisodeStateInfo,
+  EpisodeView,
+  FlagSummary,
+  StepRow,
+} from '../../../../shared/contract/models';
+import type { Result } from '../../../../shared/result';
+import type { TraceEvent } from '../../../../shared/trace-events';
+import { foldEvents } from '../../model/step-rows';
+import { errorText } from '../result';
+
+/** The open branch: its rows, controller state, breakpoints and which step is viewed. */
+export interface StepperState {
+  readonly branch: string | null;
+  readonly view: EpisodeView | null;
+  readonly load: 'empty' | 'loading' | 'ready' | 'error';
+  readonly error: string | null;
+  readonly rows: readonly StepRow[];
+  readonly flags: readonly FlagSummary[];
+  readonly branches: readonly BranchSummary[];
+  readonly live: boolean;
+  readonly state: ControllerState | null;
+  readonly stopReason: string | null;
+  readonly breakpoints: readonly Breakpoint[];
+  /** The step viewed; null follows the latest step. */
+  readonly selectedStep: number | null;
+  readonly busy: boolean;
+}
+
+/** What the stepper does. */
+export interface StepperActions {
+  open(branch: string): Promise<void>;
+  /** Reloads the open branch (after a fork or rollback changed it). */
+  reload(): Promise<void>;
+  close(): void;
+  step(): Promise<void>;
+  run(): Promise<void>;
+  pause(): Promise<void>;
+  stop(): Promise<void>;
+  toggleBreakpoint(step: number): Promise<void>;
+  select(step: number | null): void;
+  selectPrevious(): void;
+  selectNext(): void;
+  /** Stops listening to the client. */
+  dispose(): void;
+}
+
+/** The stepper slice. */
+export type StepperStore = StoreApi<StepperState & StepperActions>;
+
+const initial: StepperState = {
+  branch: null,
+  view: null,
+  load: 'empty',
+  error: null,
+  rows: [],
+  flags: [],
+  branches: [],
+  live: false,
+  state: null,
+  stopReason: null,
+  breakpoints: [],
+  selectedStep: null,
+  busy: false,
+};
+
+/** Options: how live events are batched (tests flush synchronously). */
+export interface StepperOptions {
+  readonly schedule?: (flush: () => void) => void;
+}
+
+/** A stop reason in words, for the status bar. */
+export function describeStop(info: EpisodeStateInfo): string | null {
+  const r = info.reason;
+  if (!r) return null;
+  if (r.kind === 'breakpoint') {
+    const bp = r.breakpoint;
+    const what = bp
+      ? bp.kind === 'step'
+        ? `step ${bp.step}`
+        : bp.kind === 'tool'
+          ? `tool ${bp.name}`
+          : bp.kind
+      : '';
+    return `breakpoint ${what}${r.message ? `: ${r.message}` : ''}`.trim();
+  }
+  return r.message ? `${r.kind}: ${r.message}` : r.kind;
+}
+
+/** Creates the stepper slice over a client; live events are batched into one update per frame. */
+export function createStepperStore(client: StepboxClient, options: StepperOptions = {}): StepperStore {
+  const schedule = options.schedule ?? ((flush) => setTimeout(flush, 16));
+  let pending: TraceEvent[] = [];
+  let scheduled = false;
+
+  const store = createStore<StepperState & StepperActions>()((set, get) => {
+    const applyState = (info: EpisodeStateInfo): void => {
+      set({ state: info.state, stopReason: describeStop(info), live: info.state !== 'ended' });
+    };
+    const control = async <T>(op: (id: string) => Promise<Result<T>>): Promise<Result<T> | null> => {
+      const branch = get().branch;
+      if (!branch) return null;
+      set({ busy: true, error: null });
+      const res = await op(branch);
+      if (get().branch === branch) set({ busy: false, error: errorText(res) });
+      return res;
+    };
+    const load = async (branch: string, keepSelection: boolean): Promise<void> => {
+      const res = await client.episode.open({ id: branch });
+      if (get().branch !== branch) return;
+      if (!res.ok) {
+        set({ load: 'error', error: errorText(res) });
+        return;
+      }
+      const v = res.value;
+      pending = [];
+      set({
+        load: 'ready',
+        error: null,
+        view: v,
+        rows: v.rows,
+        flags: v.flags,
+        branches: v.branches,
+        live: v.state !== null && v.state.state !== 'ended',
+        state: v.state?.state ?? null,
+        stopReason: v.state ? describeStop(v.state) : null,
+        breakpoints: v.breakpoints,
+        selectedStep: keepSelection ? get().selectedStep : null,
+      });
+    };
+    return {
+      ...initial,
+      async open(branch) {
+        pending = [];
+        set({ ...initial, branch, load: 'loading' });
+        await load(branch, false);
+      },
+      async reload() {
+        const branch = get().branch;
+        if (branch) await load(branch, true);
+      },
+      close() {
+        pending = [];
+        set(initial);
+      },
+      async step() {
+        const res = await control((id) => client.episode.step({ id }));
+        if (res?.ok) applyState(res.value);
+      },
+      async run() {
+        const res = await control((id) => client.episode.run({ id }));
+        if (res?.ok) applyState(res.value);
+      },
+      async pause() {
+        await control((id) => client.episode.pause({ id }));
+      },
+      async stop() {
+        const res = await control((id) => client.episode.stop({ id }));
+        if (res?.ok) set({ live: false, state: 'ended' });
+      },
+      async toggleBreakpoint(step) {
+        const { branch, breakpoints, live } = get();
+        const has = hasStepBreakpoint(breakpoints, step);
+        const next: Breakpoint[] = has
+          ? breakpoints.filter((b) => !(b.kind === 'step' && b.step === step))
+          : [...breakpoints, { kind: 'step', step }];
+        set({ breakpoints: next });
+        if (!branch || !live) return;
+        const res = await client.episode.setBreakpoints({ id: branch, breakpoints: next });
+        if (!res.ok) set({ breakpoints, error: errorText(res) });
+      },
+      select(step) {
+        set({ selectedStep: step });
+      },
+      selectPrevious() {
+        const rows = get().rows;
+        if (rows.length === 0) return;
+        const current = selectViewedStep(get()) ?? rows[rows.length - 1].step;
+        set({ selectedStep: Math.max(rows[0].step, current - 1) });
+      },
+      selectNext() {
+        const rows = get().rows;
+        if (rows.length === 0) return;
+        const current = selectViewedStep(get()) ?? rows[rows.length - 1].step;
+        set({ selectedStep: Math.min(rows[rows.length - 1].step, current + 1) });
+      },
+      dispose() {
+        offEvent();
+        offState();
+      },
+    };
+  });
+
+  const flush = (): void => {
+    scheduled = false;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    const s = store.getState();
+    const ended = batch.some((e) => e.type === 'end');
+    store.setState({ rows: foldEvents(s.rows, batch), live: ended ? false : s.live });
+  };
+
+  const offEvent = client.onEpisodeEvent(({ branch, event }) => {
+    const s = store.getState();
+    if (branch !== s.branch || s.load !== 'ready') return;
+    pending.push(event);
+    if (!scheduled) {
+      scheduled = true;
+      schedule(flush);
+    }
+  });
+  const offState = client.onEpisodeState((info) => {
+    if (info.branch !== store.getState().branch) return;
+    store.setState({ state: info.state, stopReason: describeStop(info), live: info.state !== 'ended' });
+  });
+  return store;
+}
+
+/** The step the views show: the selected one, or the latest. */
+export function selectViewedStep(s: StepperState): number | null {
+  if (s.selectedStep !== null) return s.selectedStep;
+  const rows = s.rows;
+  return rows.length ? rows[rows.length - 1].step : null;
+}
+
+/** The last step recorded so far (0 when none). */
+export function selectLastStep(s: StepperState): number {
+  return s.rows.length ? s.rows[s.rows.length - 1].step : 0;
+}
+
+/** True when a live branch is shown at an earlier step than its latest. */
+export function selectViewingHistory(s: StepperState): boolean {
+  return s.selectedStep !== null && s.selectedStep < selectLastStep(s);
+}
+
+/** The row of the viewed step, or null. */
+export function selectViewedRow(s: StepperState): StepRow | null {
+  const step = selectViewedStep(s);
+  if (step === null) return null;
+  // Rows are sorted by step and usually dense: try the direct index first.
+  const guess = s.rows[step - s.rows[0].step];
+  return guess?.step === step ? guess : (s.rows.find((r) => r.step === step) ?? null);
+}
+
+/** True when a step has a step breakpoint. */
+export function hasStepBreakpoint(breakpoints: readonly Breakpoint[], step: number): boolean {
+  return breakpoints.some((b) => b.kind === 'step' && b.step === step);
+}
+
+/** True when the stepper accepts step/continue. */
+export function selectCanStep(s: StepperState): boolean {
+  return s.live && !s.busy && s.state !== 'running';
+}

@@ -1,0 +1,109 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import { errorText } from '../result';
+
+/** The live terminal session into a branch's sandbox. */
+export interface TerminalState {
+  readonly branch: string | null;
+  readonly terminal: string | null;
+  readonly status: 'idle' | 'connecting' | 'open' | 'closed' | 'error';
+  readonly error: string | null;
+  readonly cols: number;
+  readonly rows: number;
+}
+
+/** What the terminal does. Output goes straight to xterm through `onOutput`, never through state. */
+export interface TerminalActions {
+  attach(branch: string): Promise<void>;
+  detach(): Promise<void>;
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Output of the current session; returns an unsubscribe. */
+  onOutput(listener: (data: string) => void): () => void;
+  /** Acknowledges output xterm has written (flow control: the server pauses without acks). */
+  ack(bytes: number): void;
+  dispose(): void;
+}
+
+/** The terminal slice. */
+export type TerminalStore = StoreApi<TerminalState & TerminalActions>;
+
+/** Creates the terminal slice over a client. */
+export function createTerminalStore(client: StepboxClient): TerminalStore {
+  const listeners = new Set<(data: string) => void>();
+  const store = createStore<TerminalState & TerminalActions>()((set, get) => ({
+    branch: null,
+    terminal: null,
+    status: 'idle',
+    error: null,
+    cols: 80,
+    rows: 24,
+    async attach(branch) {
+      const s = get();
+      if (s.branch === branch && (s.status === 'open' || s.status === 'connecting')) return;
+      await get().detach();
+      set({ branch, status: 'connecting', error: null });
+      const { cols, rows } = get();
+      const res = await client.terminal.open({ id: branch, cols, rows });
+      if (get().branch !== branch) {
+        if (res.ok) void client.terminal.close({ terminal: res.value.terminal });
+        return;
+      }
+      if (!res.ok) {
+        set({ status: 'error', error: errorText(res) });
+        return;
+      }
+      const terminal = res.value.terminal;
+      set({ terminal, status: 'open' });
+      // The window may have been resized while the session was opening.
+      const now = get();
+      if (now.cols !== cols || now.rows !== rows)
+        void client.terminal.resize({ terminal, cols: now.cols, rows: now.rows });
+    },
+    async detach() {
+      const id = get().terminal;
+      set({ branch: null, terminal: null, status: 'idle', error: null });
+      if (id) await client.terminal.close({ terminal: id });
+    },
+    write(data) {
+      const terminal = get().terminal;
+      if (terminal) void client.terminal.input({ terminal, data });
+    },
+    resize(cols, rows) {
+      if (cols === get().cols && rows === get().rows) return;
+      set({ cols, rows });
+      const terminal = get().terminal;
+      if (terminal) void client.terminal.resize({ terminal, cols, rows });
+    },
+    onOutput(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    ack(bytes) {
+      const terminal = get().terminal;
+      if (terminal && bytes > 0) void client.terminal.ack({ terminal, bytes });
+    },
+    dispose() {
+      offData();
+      offExit();
+    },
+  }));
+  const offData = client.onTerminalData(({ terminal, data }) => {
+    if (terminal !== store.getState().terminal) return;
+    for (const l of listeners) l(data);
+  });
+  const offExit = client.onTerminalExit(({ terminal, code, message }) => {
+    if (terminal !== store.getState().terminal) return;
+    store.setState({
+      status: 'closed',
+      terminal: null,
+      error: message ?? (code ? `the shell exited with code ${code}` : null),
+    });
+  });
+  return store;
+}
+
+/** True when keystrokes reach a live shell. */
+export function selectTerminalLive(s: TerminalState): boolean {
+  return s.status === 'open';
+}

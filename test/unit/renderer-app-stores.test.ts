@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { createAppStores } from '../../renderer/src/stores/app-stores';
+import { createFakeBackend } from '../support/renderer-fake-client';
+import { episodeView, stepDetail } from '../support/renderer-fixtures';
+
+/** Waits (bounded) for a condition the async wiring makes true. */
+async function until(cond: () => boolean, ms = 1000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+describe('app stores wiring', () => {
+  it('opening a live branch points the sandbox, terminal and inspector at it', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(2));
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('sandbox.info', () => ({ docker: { ok: true, message: 'ok', fix: null }, sandbox: null }));
+    fake.on('terminal.open', () => ({ terminal: 't1' }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    await stores.stepper.getState().open('b-main');
+    await until(
+      () => stores.inspector.getState().detail !== null && stores.terminal.getState().status === 'open',
+    );
+    expect(fake.callsOf('sandbox.info')).toContainEqual({ id: 'b-main' });
+    expect(fake.callsOf('terminal.open')).toEqual([{ id: 'b-main', cols: 80, rows: 24 }]);
+    expect(stores.inspector.getState().detail?.step).toBe(2);
+    stores.stepper.getState().select(1);
+    await until(() => stores.inspector.getState().detail?.step === 1);
+    stores.dispose();
+  });
+
+  it('a recorded branch gets no terminal session', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(2, { state: null }));
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('sandbox.info', () => ({ docker: { ok: true, message: 'ok', fix: null }, sandbox: null }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    await stores.stepper.getState().open('b-main');
+    await until(() => stores.inspector.getState().detail !== null);
+    expect(stores.stepper.getState().live).toBe(false);
+    expect(fake.callsOf('terminal.open')).toEqual([]);
+    stores.dispose();
+  });
+});

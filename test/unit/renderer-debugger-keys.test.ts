@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { debuggerAction, installDebuggerKeys } from '../../renderer/src/hooks/debugger-keys';
+import { createAppStores } from '../../renderer/src/stores/app-stores';
+import { createFakeBackend } from '../support/renderer-fake-client';
+import { episodeView } from '../support/renderer-fixtures';
+
+const key = (k: string, mods: Partial<KeyboardEvent> = {}) =>
+  ({
+    key: k,
+    shiftKey: false,
+    altKey: false,
+    ctrlKey: false,
+    metaKey: false,
+    target: null,
+    ...mods,
+  }) as KeyboardEvent;
+
+describe('debugger keys', () => {
+  it('maps the debugger keys', () => {
+    expect(debuggerAction(key('F10'))).toBe('step');
+    expect(debuggerAction(key('F5'))).toBe('continue');
+    expect(debuggerAction(key('F5', { shiftKey: true }))).toBe('stop');
+    expect(debuggerAction(key('F9'))).toBe('breakpoint');
+    expect(debuggerAction(key('ArrowLeft'))).toBe('previous');
+    expect(debuggerAction(key('ArrowRight', { altKey: true }))).toBe('next');
+    expect(debuggerAction(key('F5', { ctrlKey: true }))).toBeNull();
+    expect(debuggerAction(key('a'))).toBeNull();
+  });
+
+  it('listens on window in the capture phase, cancels the default and drives the stepper', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(3));
+    fake.on('episode.step', () => ({
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'paused',
+      step: 4,
+      reason: null,
+    }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    await stores.stepper.getState().open('b-main');
+    const listeners: { fn: (e: KeyboardEvent) => void; capture: unknown }[] = [];
+    const fakeWindow = {
+      addEventListener: (_t: string, fn: (e: KeyboardEvent) => void, o: { capture: boolean }) =>
+        listeners.push({ fn, capture: o.capture }),
+      removeEventListener: () => {},
+    };
+    (globalThis as { window?: unknown }).window = fakeWindow;
+    try {
+      installDebuggerKeys(stores);
+      expect(listeners[0].capture).toBe(true);
+      let prevented = 0;
+      const press = (k: string) =>
+        listeners[0].fn({
+          ...key(k),
+          preventDefault: () => prevented++,
+          stopPropagation: () => {},
+          repeat: false,
+        } as KeyboardEvent);
+      press('ArrowLeft');
+      expect(stores.stepper.getState().selectedStep).toBe(2);
+      press('F9');
+      await Promise.resolve();
+      expect(stores.stepper.getState().breakpoints).toEqual([{ kind: 'step', step: 2 }]);
+      press('F10');
+      await new Promise((r) => setTimeout(r, 0));
+      expect(fake.callsOf('episode.step')).toEqual([{ id: 'b-main' }]);
+      expect(prevented).toBe(3);
+    } finally {
+      delete (globalThis as { window?: unknown }).window;
+      stores.dispose();
+    }
+  });
+});

@@ -1,0 +1,274 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createEpisodesStore,
+  selectBranchTree,
+  selectVisibleCases,
+} from '../../renderer/src/stores/episodes/episodes-store';
+import { createInjectStore, overrideToResult } from '../../renderer/src/stores/inject/inject-store';
+import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
+import { createReplayStore } from '../../renderer/src/stores/replay/replay-store';
+import {
+  createSandboxStore,
+  selectDockerDown,
+  selectMemoryFraction,
+} from '../../renderer/src/stores/sandbox/sandbox-store';
+import { createTerminalStore } from '../../renderer/src/stores/terminal/terminal-store';
+import { createFakeBackend } from '../support/renderer-fake-client';
+import { branchSummary, stepDetail } from '../support/renderer-fixtures';
+
+const startedState = { episode: 'ep2', branch: 'b-new', state: 'paused' as const, step: 0, reason: null };
+
+describe('episodes store', () => {
+  it('lists with the search query and refreshes when the library changes', async () => {
+    const fake = createFakeBackend();
+    fake.on('library.list', (req) => ({
+      episodes:
+        req.query === 'none' ? [] : [{ episode: 'ep1', task: 't', created: 1, branches: [branchSummary()] }],
+      total: 1,
+    }));
+    const store = createEpisodesStore(fake.client);
+    await store.getState().refresh();
+    expect(store.getState().episodes).toHaveLength(1);
+    await store.getState().setQuery('none');
+    expect(fake.callsOf('library.list').at(-1)).toEqual({ query: 'none' });
+    expect(store.getState().episodes).toHaveLength(0);
+    fake.emit('library.changed', { episode: 'ep1' });
+    await Promise.resolve();
+    expect(fake.callsOf('library.list')).toHaveLength(3);
+  });
+
+  it('opens a case in one call: starts it, opens the branch, shows the walkthrough', async () => {
+    const fake = createFakeBackend();
+    const opened: string[] = [];
+    fake.on('episode.start', () => startedState);
+    fake.on('cases.open', (req) => ({
+      case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
+      readme: '# Look at step 3',
+      task: {},
+    }));
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    const store = createEpisodesStore(fake.client, (b) => opened.push(b));
+    const c = { id: 'loop', title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' };
+    expect(await store.getState().openCase(c)).toBe('b-new');
+    expect(fake.callsOf('episode.start')).toEqual([{ task: { kind: 'case', id: 'loop' } }]);
+    expect(opened).toEqual(['b-new']);
+    expect(store.getState().activeCase?.readme).toBe('# Look at step 3');
+  });
+
+  it('reports a failed start as an error and opens nothing', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.start', () => ({ code: 'docker_unreachable', message: 'Docker is not running' }));
+    const opened: string[] = [];
+    const store = createEpisodesStore(fake.client, (b) => opened.push(b));
+    const r = await store
+      .getState()
+      .startTask({ id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null });
+    expect(r).toBeNull();
+    expect(opened).toEqual([]);
+    expect(store.getState().error).toBe('Docker is not running');
+  });
+
+  it('draws branches as a tree with forks under their parent by fork step', () => {
+    const tree = selectBranchTree([
+      branchSummary({ branch: 'f2', parent_branch: 'main', fork_step: 5 }),
+      branchSummary({ branch: 'main' }),
+      branchSummary({ branch: 'f1', parent_branch: 'main', fork_step: 2 }),
+      branchSummary({ branch: 'f1a', parent_branch: 'f1', fork_step: 3 }),
+    ]);
+    expect(tree.map((n) => n.branch.branch)).toEqual(['main']);
+    expect(tree[0].children.map((n) => n.branch.branch)).toEqual(['f1', 'f2']);
+    expect(tree[0].children[0].children[0].branch.branch).toBe('f1a');
+    expect(
+      selectVisibleCases([{ id: 'loop', title: 'Loop', summary: 'x', task_path: '', agent: '' }], 'LOO'),
+    ).toHaveLength(1);
+  });
+});
+
+describe('inject store', () => {
+  it('sends text as the chosen role and clears the draft', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.inject', () => ({}));
+    const store = createInjectStore(fake.client);
+    store.getState().setRole('system');
+    store.getState().setText('recommend an umbrella');
+    expect(await store.getState().inject('b1')).toBe(true);
+    expect(fake.callsOf('episode.inject')).toEqual([
+      { id: 'b1', role: 'system', content: 'recommend an umbrella' },
+    ]);
+    expect(store.getState().text).toBe('');
+  });
+
+  it('refuses invalid JSON in JSON mode without calling the backend', async () => {
+    const fake = createFakeBackend();
+    const store = createInjectStore(fake.client);
+    store.getState().setMode('json');
+    store.getState().setText('{"a": ');
+    expect(await store.getState().inject('b1')).toBe(false);
+    expect(store.getState().error).toMatch(/not valid JSON/);
+    expect(fake.calls).toHaveLength(0);
+  });
+
+  it('turns an override draft into a tool result', async () => {
+    expect(overrideToResult('sunny')).toMatchObject({ ok: true, stdout: 'sunny', exit_code: 0 });
+    expect(overrideToResult('{"ok": false, "error": {"code": "timeout", "message": "slow"}}')).toMatchObject({
+      ok: false,
+      error: { code: 'timeout' },
+    });
+    expect(overrideToResult('{"stdout": "x"}')).toMatch(/needs "ok"/);
+    const fake = createFakeBackend();
+    fake.on('episode.override', () => ({}));
+    const store = createInjectStore(fake.client);
+    store.getState().setOverrideText('rain');
+    expect(await store.getState().override('b1')).toBe(true);
+    expect(fake.callsOf('episode.override')).toEqual([
+      { id: 'b1', result: { ok: true, exit_code: 0, stdout: 'rain', duration_ms: 0, bytes: 4 } },
+    ]);
+  });
+});
+
+describe('replay store', () => {
+  it('forks and hands the new branch to the app', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.fork', () => ({
+      episode: 'ep1',
+      branch: 'b-fork',
+      state: { ...startedState, branch: 'b-fork', step: 2 },
+    }));
+    const opened: string[] = [];
+    const store = createReplayStore(fake.client, { onBranch: (b) => opened.push(b) });
+    expect(await store.getState().fork('b-main', 2)).toBe('b-fork');
+    expect(opened).toEqual(['b-fork']);
+    expect(fake.callsOf('episode.fork')).toEqual([{ id: 'b-main', step: 2 }]);
+  });
+
+  it('runs a what-if with the edited arguments and keeps the observation', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.whatIf', (req) => ({
+      step: req.step,
+      result: {
+        ok: true,
+        exit_code: 0,
+        stdout: `ran ${String(req.call.arguments.command)}`,
+        duration_ms: 1,
+        bytes: 3,
+      },
+      tree_hash_after: 'h',
+    }));
+    const store = createReplayStore(fake.client);
+    store.getState().setWhatIfArgs('[1]');
+    expect(await store.getState().whatIf('b', 2, 'execute_shell')).toBe(false);
+    expect(store.getState().error).toMatch(/not a JSON object/);
+    store.getState().setWhatIfArgs('{"command": "ls /"}');
+    expect(await store.getState().whatIf('b', 2, 'execute_shell')).toBe(true);
+    expect(store.getState().whatIfResult?.result.stdout).toBe('ran ls /');
+  });
+
+  it('reloads after a rollback on the same branch', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.rollback', (req) => ({ ...startedState, branch: req.id, step: req.step }));
+    const rolled: number[] = [];
+    const store = createReplayStore(fake.client, { onRolledBack: (_b, s) => rolled.push(s) });
+    expect(await store.getState().rollback('b-new', 1)).toBe(true);
+    expect(rolled).toEqual([1]);
+    expect(store.getState().notice).toBe('sandbox rolled back to step 1');
+  });
+});
+
+describe('sandbox store', () => {
+  it('says what is wrong when Docker is down, with the doctor checks', async () => {
+    const fake = createFakeBackend();
+    fake.on('sandbox.info', () => ({
+      docker: { ok: false, message: 'cannot connect to tcp://127.0.0.1:1', fix: 'start Docker' },
+      sandbox: null,
+    }));
+    fake.on('system.doctor', () => ({
+      ok: false,
+      checks: [{ name: 'docker', ok: false, message: 'refused', fix: 'systemctl start docker' }],
+    }));
+    const store = createSandboxStore(fake.client);
+    await store.getState().checkDocker();
+    expect(selectDockerDown(store.getState())).toBe(true);
+    expect(store.getState().checks?.[0].fix).toBe('systemctl start docker');
+  });
+
+  it('subscribes once per sandbox and keeps the stream samples of its subscription', async () => {
+    const fake = createFakeBackend();
+    fake.on('sandbox.info', () => ({
+      docker: { ok: true, message: 'ok', fix: null },
+      sandbox: {
+        id: 'c1',
+        backend: 'docker',
+        image: 'i',
+        network: 'none',
+        limits: { cpus: 1, memory_bytes: 100, pids: 1, disk_bytes: 1, output_bytes: 1 },
+        state: 'running',
+      },
+    }));
+    fake.on('stats.subscribe', () => ({ subscription: 's1' }));
+    fake.on('stats.unsubscribe', () => ({}));
+    const store = createSandboxStore(fake.client);
+    await store.getState().watch('b1');
+    const sample = {
+      subscription: 's1',
+      branch: 'b1',
+      container: 'c1',
+      t: 1,
+      cpu_percent: 12,
+      memory_bytes: 25,
+      memory_limit_bytes: 100,
+      pids: 3,
+    };
+    fake.emit('sandbox.stats', sample);
+    fake.emit('sandbox.stats', { ...sample, subscription: 'other', branch: 'b9', cpu_percent: 99 });
+    expect(store.getState().stats?.cpu_percent).toBe(12);
+    expect(selectMemoryFraction(store.getState())).toBe(0.25);
+    await store.getState().watch(null);
+    expect(fake.callsOf('stats.unsubscribe')).toEqual([{ subscription: 's1' }]);
+    expect(fake.callsOf('stats.subscribe')).toHaveLength(1);
+  });
+});
+
+describe('terminal store', () => {
+  it('opens at the current size, routes its own output, resizes the TTY and acks', async () => {
+    const fake = createFakeBackend();
+    fake.on('terminal.open', () => ({ terminal: 't1' }));
+    for (const op of ['terminal.resize', 'terminal.input', 'terminal.ack', 'terminal.close'] as const)
+      fake.on(op, () => ({}));
+    const store = createTerminalStore(fake.client);
+    store.getState().resize(100, 30);
+    await store.getState().attach('b1');
+    expect(fake.callsOf('terminal.open')).toEqual([{ id: 'b1', cols: 100, rows: 30 }]);
+    const out: string[] = [];
+    store.getState().onOutput((d) => out.push(d));
+    fake.emit('terminal.data', { terminal: 't1', data: 'hello' });
+    fake.emit('terminal.data', { terminal: 't2', data: 'not mine' });
+    expect(out).toEqual(['hello']);
+    store.getState().write('ls\r');
+    store.getState().resize(90, 20);
+    store.getState().ack(5);
+    await Promise.resolve();
+    expect(fake.callsOf('terminal.input')).toEqual([{ terminal: 't1', data: 'ls\r' }]);
+    expect(fake.callsOf('terminal.resize')).toEqual([{ terminal: 't1', cols: 90, rows: 20 }]);
+    expect(fake.callsOf('terminal.ack')).toEqual([{ terminal: 't1', bytes: 5 }]);
+    fake.emit('terminal.exit', { terminal: 't1', code: 1 });
+    expect(store.getState().status).toBe('closed');
+  });
+});
+
+describe('inspector store', () => {
+  it('caches complete steps and refetches a step still in progress', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    const store = createInspectorStore(fake.client);
+    await store.getState().show('b1', 2, true);
+    await store.getState().show('b1', 3, false);
+    await store.getState().show('b1', 2, true);
+    await store.getState().show('b1', 3, false);
+    expect(fake.callsOf('episode.stepDetail')).toEqual([
+      { id: 'b1', step: 2 },
+      { id: 'b1', step: 3 },
+      { id: 'b1', step: 3 },
+    ]);
+    expect(store.getState().detail?.step).toBe(3);
+  });
+});

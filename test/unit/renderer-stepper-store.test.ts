@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createStepperStore,
+  selectViewedRow,
+  selectViewedStep,
+  selectViewingHistory,
+} from '../../renderer/src/stores/stepper/stepper-store';
+import { createFakeBackend } from '../support/renderer-fake-client';
+import { episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
+
+const sync = (flush: () => void) => flush();
+
+function setup(steps = 3) {
+  const fake = createFakeBackend();
+  fake.on('episode.open', () => episodeView(steps));
+  const store = createStepperStore(fake.client, { schedule: sync });
+  return { fake, store };
+}
+
+describe('stepper store', () => {
+  it('opens a branch: rows, live state and breakpoints come from episode.open', async () => {
+    const { store } = setup(3);
+    await store.getState().open('b-main');
+    const s = store.getState();
+    expect(s.load).toBe('ready');
+    expect(s.rows.map((r) => r.step)).toEqual([1, 2, 3]);
+    expect(s.live).toBe(true);
+    expect(s.state).toBe('paused');
+    expect(selectViewedStep(s)).toBe(3);
+  });
+
+  it('shows an open failure as an error state, not a throw', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => ({ code: 'not_found', message: 'no episode or branch "zz"' }));
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('zz');
+    expect(store.getState().load).toBe('error');
+    expect(store.getState().error).toContain('no episode or branch');
+  });
+
+  it('folds live events of its own branch into rows and ignores other branches', async () => {
+    const { fake, store } = setup(1);
+    await store.getState().open('b-main');
+    fake.emit('episode.event', {
+      episode: 'ep1',
+      branch: 'b-main',
+      event: traceEvent({
+        type: 'tool_call',
+        step: 2,
+        call_id: 'c2',
+        name: 'read_file',
+        arguments: { path: 'a.txt' },
+        source: 'agent',
+      }),
+    });
+    fake.emit('episode.event', {
+      episode: 'ep1',
+      branch: 'other',
+      event: traceEvent({ type: 'tool_call', step: 9, call_id: 'x', name: 'list_dir', arguments: {} }),
+    });
+    fake.emit('episode.event', {
+      episode: 'ep1',
+      branch: 'b-main',
+      event: traceEvent({
+        type: 'tool_result',
+        step: 2,
+        call_id: 'c2',
+        name: 'read_file',
+        result: { ok: false, error: { code: 'not_found', message: 'no a.txt' }, duration_ms: 2, bytes: 0 },
+      }),
+    });
+    fake.emit('episode.event', {
+      episode: 'ep1',
+      branch: 'b-main',
+      event: traceEvent({ type: 'injected', step: 2, role: 'user', content: 'hi', source: 'injected' }),
+    });
+    const rows = store.getState().rows;
+    expect(rows.map((r) => r.step)).toEqual([1, 2]);
+    expect(rows[1]).toMatchObject({
+      tools: ['read_file'],
+      summary: 'a.txt',
+      status: 'tool_error',
+      injected: true,
+      duration_ms: 2,
+    });
+  });
+
+  it('takes controller state from the state stream and from step results', async () => {
+    const { fake, store } = setup(2);
+    fake.on('episode.step', () => ({
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'paused',
+      step: 3,
+      reason: { kind: 'step' },
+    }));
+    await store.getState().open('b-main');
+    fake.emit('episode.state', {
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'paused',
+      step: 2,
+      reason: { kind: 'breakpoint', breakpoint: { kind: 'step', step: 2 } },
+    });
+    expect(store.getState().stopReason).toBe('breakpoint step 2');
+    await store.getState().step();
+    expect(fake.callsOf('episode.step')).toEqual([{ id: 'b-main' }]);
+    expect(store.getState().stopReason).toBe('step');
+    fake.emit('episode.state', {
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'ended',
+      step: 3,
+      reason: { kind: 'ended' },
+    });
+    expect(store.getState().live).toBe(false);
+  });
+
+  it('scrubs with ←/→ within the recorded steps and reports viewing history', async () => {
+    const { store } = setup(3);
+    await store.getState().open('b-main');
+    const s = store.getState();
+    s.selectPrevious();
+    s.selectPrevious();
+    s.selectPrevious();
+    s.selectPrevious();
+    expect(store.getState().selectedStep).toBe(1);
+    expect(selectViewingHistory(store.getState())).toBe(true);
+    expect(selectViewedRow(store.getState())?.summary).toBe('echo 1');
+    for (let i = 0; i < 5; i++) store.getState().selectNext();
+    expect(store.getState().selectedStep).toBe(3);
+    expect(selectViewingHistory(store.getState())).toBe(false);
+  });
+
+  it('toggles a step breakpoint on the live branch and rolls back when the call fails', async () => {
+    const { fake, store } = setup(2);
+    let fail = false;
+    fake.on('episode.setBreakpoints', (req) =>
+      fail ? { code: 'busy', message: 'running' } : { breakpoints: req.breakpoints },
+    );
+    await store.getState().open('b-main');
+    await store.getState().toggleBreakpoint(4);
+    expect(store.getState().breakpoints).toEqual([{ kind: 'step', step: 4 }]);
+    expect(fake.callsOf('episode.setBreakpoints')).toEqual([
+      { id: 'b-main', breakpoints: [{ kind: 'step', step: 4 }] },
+    ]);
+    fail = true;
+    await store.getState().toggleBreakpoint(4);
+    expect(store.getState().breakpoints).toEqual([{ kind: 'step', step: 4 }]);
+    expect(store.getState().error).toBe('running');
+  });
+
+  it('finds the viewed row in sparse rows', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(0, { rows: [stepRow(2), stepRow(5), stepRow(9)] }));
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('b');
+    store.getState().select(5);
+    expect(selectViewedRow(store.getState())?.step).toBe(5);
+  });
+});
