@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEpisode } from '../../electron/engine/harness/index.js';
+import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
+import { memoryProvider, memoryTask, ofType, tempHome } from '../support/harness.js';
+
+const KEY = 'sk-test-SECRET-0123456789abcdef';
+let env: ReturnType<typeof tempHome>;
+let server: FakeOpenAi;
+afterEach(async () => {
+  env?.cleanup();
+  await server?.close();
+  delete process.env.OPENAI_API_KEY;
+});
+
+function traceText(path: string): string {
+  const buf = readFileSync(path);
+  return path.endsWith('.gz') ? gunzipSync(buf).toString('utf8') : buf.toString('utf8');
+}
+
+describe('openai agent against a fake chat-completions server', () => {
+  it('records requests, usage, logprobs; an injected message reaches the next request; the key stays out', async () => {
+    env = tempHome();
+    server = new FakeOpenAi();
+    const baseUrl = await server.start();
+    process.env.OPENAI_API_KEY = KEY;
+    server.reply({
+      message: { content: null, tool_calls: [wireCall('c1', 'execute_shell', { command: 'echo hi' })] },
+    });
+    server.onRequest = (req) => {
+      if (server.requests.length !== 2) return undefined;
+      const messages = req.body.messages as { role: string; content: string }[];
+      const injected = messages.some(
+        (m) => m.role === 'user' && m.content === 'It is raining in Beijing: recommend an umbrella.',
+      );
+      return { message: { content: injected ? 'Take an umbrella.' : 'NO INJECTION SEEN' } };
+    };
+    const c = await startEpisode({
+      task: memoryTask({ verifier: null }),
+      agentSpec: 'openai:fake-model',
+      store: env.store,
+      provider: memoryProvider,
+      agentOptions: { baseUrl, temperature: 0.2, seed: 7 },
+    });
+    await c.step();
+    c.inject('user', 'It is raining in Beijing: recommend an umbrella.');
+    await c.step();
+    expect(c.ended()?.status).toBe('failed'); // no verifier
+    const events = c.history();
+    const final = ofType(events, 'action').at(-1);
+    expect(final?.final).toBe('Take an umbrella.');
+    const requests = ofType(events, 'model_request');
+    expect(requests).toHaveLength(2);
+    expect(requests[0].request).toMatchObject({
+      model: 'fake-model',
+      temperature: 0.2,
+      seed: 7,
+      logprobs: true,
+      top_logprobs: 5,
+    });
+    expect(server.requests[1].body).toEqual(requests[1].request);
+    const out = ofType(events, 'model_output')[0];
+    expect(out.usage).toMatchObject({ total_tokens: 49 });
+    expect(out.logprobs).toBeTruthy();
+    expect(ofType(events, 'injected')[0]).toMatchObject({ source: 'injected', role: 'user', step: 1 });
+    expect(server.requests[0].authorization).toBe(`Bearer ${KEY}`);
+    await c.dispose();
+    const trace = traceText(env.store.currentTracePath(env.store.resolve(c.branch)));
+    expect(trace).not.toContain(KEY);
+    expect(trace).not.toContain('SECRET');
+  });
+
+  it('retries 429/500 with backoff, then ends with model_error after the last attempt', async () => {
+    env = tempHome();
+    server = new FakeOpenAi();
+    const baseUrl = await server.start();
+    server.reply(
+      { status: 429, error: { message: 'slow down', type: 'rate_limit' } },
+      { status: 500, error: { message: 'boom', type: 'server_error' } },
+      { message: { content: 'done' } },
+      { status: 503, error: { message: 'down', type: 'server_error' } },
+    );
+    const c = await startEpisode({
+      task: memoryTask({ verifier: null }),
+      agentSpec: 'openai:m',
+      store: env.store,
+      provider: memoryProvider,
+      agentOptions: { baseUrl, retryBaseMs: 1, maxAttempts: 3 },
+    });
+    await c.step();
+    expect(server.requests).toHaveLength(3);
+    expect(c.ended()?.end_reason).toBe('final_answer');
+    await c.dispose();
+
+    server.reply(...Array.from({ length: 3 }, () => ({ status: 502, error: { message: 'bad gateway' } })));
+    const d = await startEpisode({
+      task: memoryTask(),
+      agentSpec: 'openai:m',
+      store: env.store,
+      provider: memoryProvider,
+      agentOptions: { baseUrl, retryBaseMs: 1, maxAttempts: 3 },
+    });
+    await d.step();
+    expect(d.ended()).toMatchObject({ status: 'error', end_reason: 'model_error', verifier: null });
+    await d.dispose();
+  });
+
+  it('a context-length 400 ends the episode with context_overflow; refused logprobs are dropped', async () => {
+    env = tempHome();
+    server = new FakeOpenAi();
+    const baseUrl = await server.start();
+    server.reply(
+      {
+        status: 400,
+        error: { message: 'logprobs are not supported by this model', type: 'invalid_request_error' },
+      },
+      { message: { content: null, tool_calls: [wireCall('c1', 'execute_shell', { command: 'echo hi' })] } },
+      {
+        status: 400,
+        error: {
+          message: "This model's maximum context length is 8192 tokens",
+          code: 'context_length_exceeded',
+        },
+      },
+    );
+    const c = await startEpisode({
+      task: memoryTask(),
+      agentSpec: 'openai:m',
+      store: env.store,
+      provider: memoryProvider,
+      agentOptions: { baseUrl, retryBaseMs: 1 },
+    });
+    await c.run();
+    expect(server.requests[1].body.logprobs).toBeUndefined();
+    expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'context_overflow' });
+    await c.dispose();
+  });
+});

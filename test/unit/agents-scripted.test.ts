@@ -1,0 +1,66 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AgentFailure } from '../../electron/engine/agents/agent.js';
+import { createAgent, parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
+import { ManualAgent } from '../../electron/engine/agents/manual-agent.js';
+import { parseScript } from '../../electron/engine/agents/scripted-agent.js';
+
+const input = { step: 1, messages: [], tools: [] };
+
+describe('agent specs and the scripted agent', () => {
+  it('parses the four spec forms and rejects others with the accepted forms', () => {
+    expect(parseAgentSpec('scripted:a.jsonl')).toEqual({ kind: 'scripted', path: 'a.jsonl' });
+    expect(parseAgentSpec('replay:ep-1')).toEqual({ kind: 'replay', episode: 'ep-1' });
+    expect(parseAgentSpec('openai:qwen2.5:7b')).toEqual({ kind: 'openai', model: 'qwen2.5:7b' });
+    expect(parseAgentSpec('manual')).toEqual({ kind: 'manual' });
+    expect(() => parseAgentSpec('gpt4')).toThrow(/scripted:FILE, replay:EPISODE, openai:MODEL or manual/);
+    expect(() => parseAgentSpec('scripted:')).toThrow(/needs an argument/);
+  });
+
+  it('names the line that is not JSON', () => {
+    try {
+      parseScript('{"content":"a"}\n\n{not json}\n', 'agent.jsonl');
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(AgentFailure);
+      expect((e as AgentFailure).endReason).toBe('script_error');
+      expect((e as Error).message).toMatch(/agent\.jsonl line 3 is not JSON/);
+    }
+  });
+
+  it('turns object arguments into JSON strings and runs out with script_exhausted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stepbox-script-'));
+    const path = join(dir, 'a.jsonl');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        tool_calls: [{ id: 'x', function: { name: 'execute_shell', arguments: { command: 'ls' } } }],
+      }) + '\n',
+    );
+    const agent = createAgent(`scripted:${path}`);
+    const d = await agent.decide(input);
+    expect((d.message.tool_calls as { function: { arguments: string } }[])[0].function.arguments).toBe(
+      '{"command":"ls"}',
+    );
+    await expect(agent.decide(input)).rejects.toMatchObject({ endReason: 'script_exhausted' });
+  });
+
+  it('skips lines already consumed (fork and resume)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stepbox-script-'));
+    const path = join(dir, 'a.jsonl');
+    writeFileSync(path, '{"content":"one"}\n{"content":"two"}\n');
+    const agent = createAgent(`scripted:${path}`, { skip: 1 });
+    expect((await agent.decide(input)).raw).toBe('two');
+  });
+
+  it('the manual agent waits for provide()', async () => {
+    const agent = new ManualAgent();
+    const waiting = new Promise<number>((r) => agent.onWaiting(r));
+    const decision = agent.decide(input);
+    expect(await waiting).toBe(1);
+    agent.provide({ content: 'final words' });
+    expect((await decision).raw).toBe('final words');
+  });
+});
