@@ -1,13 +1,70 @@
+import { parseArgs } from 'node:util';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
 
-/** `stepbox serve` — placeholder until its owner lands it. */
+const HELP = `stepbox serve — the stepbox window in a browser (web mode), on 127.0.0.1 only
+
+Usage: stepbox serve [--port P] [--host 127.0.0.1]
+
+  --port P     port to listen on; 0 (default) picks a free one
+  --host H     127.0.0.1 (default) or localhost; web mode never listens elsewhere
+
+The first line on stdout is the page URL with a per-run token
+(http://127.0.0.1:PORT/?token=…). The token guards the WebSocket and every /api/*
+route; open the URL as printed. Ctrl+C stops live episodes (their traces close as
+interrupted) and destroys their sandboxes.
+
+Example: stepbox serve --port 0
+`;
+
+/** `stepbox serve`: web mode. */
 export const command: CliCommand = {
   name: 'serve',
-  summary: '(not built yet)',
-  help: 'stepbox serve — not built yet.\nExample: stepbox serve --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox serve: not built yet\n');
-    return EXIT.usage;
+  summary: 'Serve the stepbox window on 127.0.0.1 (web mode); prints its URL',
+  help: HELP,
+  async run(argv, io) {
+    let values: { port?: string; host?: string };
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: { port: { type: 'string' }, host: { type: 'string' } },
+        allowPositionals: false,
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const port = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
+    const host = values.host ?? '127.0.0.1';
+    if (host !== '127.0.0.1' && host !== 'localhost')
+      throw new UsageError(
+        `--host must be 127.0.0.1 or localhost (web mode is loopback only), not "${host}"`,
+      );
+
+    const { startServer } = await import('../server.js');
+    const server = await startServer({
+      port,
+      host,
+      ...(io.env.STEPBOX_HOME ? { home: io.env.STEPBOX_HOME } : {}),
+    });
+    io.stdout.write(`${server.url}\n`);
+    io.stderr.write(`stepbox serve: open the URL above in a browser; Ctrl+C to stop\n`);
+
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        io.stderr.write(`stepbox serve: ${signal}: stopping live episodes and their sandboxes…\n`);
+        server.close().then(resolve, (e: unknown) => {
+          io.stderr.write(`stepbox serve: cleanup failed: ${e instanceof Error ? e.message : String(e)}\n`);
+          resolve();
+        });
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+    return EXIT.ok;
   },
 };

@@ -7,3 +7,4 @@ export * from './client.js';
 export * from './memory-transport.js';
 export * from './ws-protocol.js';
 export * from './ws-transport.js';
+export * from './step-rows.js';

@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { logger } from './engine/log.js';
+import { createAppServices, type AppServices } from './services/app-services.js';
+import { degradedPorts } from './services/degraded-ports.js';
+import type { EnginePorts } from './services/ports.js';
+import { listen } from './server/web-server.js';
+
+const log = logger('serve');
+
+/** Options of {@link startServer}. */
+export interface StartServerOptions {
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  /** `127.0.0.1` (default) or `localhost`; nothing else. */
+  readonly host?: string;
+  /** The store home (default `$STEPBOX_HOME` or `~/.stepbox`). */
+  readonly home?: string;
+  /** The built renderer; default `renderer/dist` of the project. */
+  readonly rendererDir?: string;
+  /** Engine ports to use instead of the real engine (tests). */
+  readonly ports?: EnginePorts;
+  /** A fixed token (tests); a fresh random one by default. */
+  readonly token?: string;
+}
+
+/** A running web mode: its URL (with the token), the services behind it, and `close`. */
+export interface RunningServer {
+  readonly url: string;
+  readonly token: string;
+  readonly port: number;
+  readonly services: AppServices;
+  /** Stops serving, stops live episodes (traces closed) and destroys their sandboxes. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts web mode: the same contract as the Electron window, over HTTP and a WebSocket on
+ * 127.0.0.1. For `stepbox serve` and end-to-end tests:
+ * `const s = await startServer({port: 0, home}); page.goto(s.url); … await s.close();`
+ */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const services = createAppServices(options.ports ?? (await realPorts(options.home)));
+  const server = await listen({
+    services,
+    rendererDir: options.rendererDir ?? join(projectDir(), 'renderer', 'dist'),
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.host !== undefined ? { host: options.host } : {}),
+    ...(options.token !== undefined ? { token: options.token } : {}),
+  });
+  let closing: Promise<void> | null = null;
+  return {
+    url: server.url,
+    token: server.token,
+    port: server.port,
+    services,
+    close() {
+      closing ??= (async () => {
+        await server.close();
+        await services.dispose();
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * The real engine, loaded lazily: when a piece of it cannot load, web mode still serves
+ * the window, and every operation answers with what is wrong instead of the server dying.
+ */
+async function realPorts(home: string | undefined): Promise<EnginePorts> {
+  try {
+    const { engineServicesPorts } = await import('./services/engine-ports.js');
+    return engineServicesPorts(home === undefined ? {} : { home });
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    log.error(`the engine did not load (${why}); serving the window with every operation failing`);
+    return degradedPorts(`the engine did not load: ${why}. Fix: npm run build`);
+  }
+}
+
+/** The project folder (holds package.json), from source or from dist/. */
+function projectDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}

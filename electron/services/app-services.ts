@@ -1,0 +1,185 @@
+import {
+  OPERATIONS,
+  isOperationName,
+  type ContractHandler,
+  type OperationName,
+  type ParsedRequestOf,
+  type ResponseOf,
+} from '../../shared/contract/index.js';
+import { appError, type AppError } from '../../shared/errors.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import { logger } from '../engine/log.js';
+import { EpisodeManager } from './episode-manager.js';
+import { EventBus, type Audience, type BusListener } from './event-bus.js';
+import { LibraryService } from './library-service.js';
+import type { EnginePorts } from './ports.js';
+import { ServiceError, toAppError } from './service-error.js';
+import { StatsService } from './stats-service.js';
+import { sandboxInfo } from './system-service.js';
+import { TerminalService } from './terminal-service.js';
+
+const log = logger('services');
+
+/** Who is calling: the connection (WebSocket client or window) that owns streams it opens. */
+export interface CallContext {
+  readonly client: string;
+}
+
+type Impl = {
+  [O in OperationName]: (
+    request: ParsedRequestOf<O>,
+    ctx: CallContext,
+  ) => Promise<ResponseOf<O>> | ResponseOf<O>;
+};
+
+/** The app services behind both transports: one dispatch wrapper, one event bus. */
+export interface AppServices extends ContractHandler {
+  /** Validates `rawInput` against `op`'s schema, runs it, and returns errors as data; never rejects. */
+  handle(op: string, rawInput: unknown, ctx?: CallContext): Promise<Result<unknown>>;
+  /** Every event, with the client it is meant for (null: everyone). */
+  subscribeAudience(listener: BusListener): () => void;
+  /** Closes the terminals and stats streams a client opened (its connection closed). */
+  closeClient(client: string): Promise<void>;
+  /** Stops every live episode and destroys its sandbox; closes every stream. */
+  dispose(): Promise<void>;
+  readonly episodes: EpisodeManager;
+}
+
+const LOCAL: CallContext = { client: 'local' };
+
+/** Binds every contract operation to the engine ports. */
+export function createAppServices(ports: EnginePorts): AppServices {
+  const bus = new EventBus();
+  const episodes = new EpisodeManager(ports.harness, ports.traces, bus);
+  const library = new LibraryService(ports.traces, episodes);
+  const terminals = new TerminalService(ports.docker, episodes, bus);
+  const stats = new StatsService(ports.docker, episodes, bus);
+
+  const taskPathOf = async (source: ParsedRequestOf<'episode.start'>['task']) => {
+    if (source.kind === 'path') return { path: source.path, agent: null };
+    if (source.kind === 'sample') {
+      const task = (await ports.catalog.tasks()).find((t) => t.id === source.id);
+      if (!task)
+        throw new ServiceError('not_found', `no bundled sample task "${source.id}" (tasks.list shows them)`);
+      return { path: task.path, agent: task.agent };
+    }
+    const found = (await ports.catalog.cases()).find((c) => c.id === source.id);
+    if (!found) throw new ServiceError('not_found', `no bundled case "${source.id}" (cases.list shows them)`);
+    return { path: found.task_path, agent: found.agent };
+  };
+
+  const impl: Impl = {
+    'library.list': async (r) => library.list(r.query, r.limit ?? 200),
+    'library.search': async (r) => ({ hits: await library.search(r.query, r.limit ?? 50) }),
+    'tasks.list': async () => ({ tasks: await ports.catalog.tasks() }),
+    'cases.list': async () => ({ cases: await ports.catalog.cases() }),
+    'cases.open': (r) => ports.catalog.openCase(r.id),
+
+    'episode.open': (r) => library.open(r.id),
+    'episode.start': async (r) => {
+      const { path, agent } = await taskPathOf(r.task);
+      const spec = r.agent ?? agent;
+      if (!spec)
+        throw new ServiceError('invalid_input', 'this task ships no agent: pass `agent` (e.g. "manual")');
+      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false);
+    },
+    'episode.step': (r) => episodes.step(r.id),
+    'episode.run': (r) => episodes.run(r.id, r.wait ?? false),
+    'episode.pause': (r) => episodes.pause(r.id),
+    'episode.stop': (r) => episodes.stop(r.id),
+    'episode.setBreakpoints': (r) => ({ breakpoints: episodes.setBreakpoints(r.id, r.breakpoints) }),
+    'episode.inject': (r) => {
+      episodes.inject(r.id, r.role, r.content);
+      return {};
+    },
+    'episode.override': (r) => {
+      episodes.override(r.id, r.result);
+      return {};
+    },
+    'episode.rollback': (r) => episodes.rollback(r.id, r.step),
+    'episode.fork': (r) => episodes.fork(r.id, r.step, r.agent),
+    'episode.reopen': (r) => episodes.reopen(r.id, r.step, r.agent),
+    'episode.replayVerify': (r) => ports.harness.replayVerify(r.id),
+    'episode.whatIf': async (r) => {
+      const { result, treeHashAfter } = await ports.harness.whatIf(r.id, r.step, r.call);
+      return { step: r.step, result, tree_hash_after: treeHashAfter };
+    },
+    'episode.compare': (r) => library.compare(r.a, r.b),
+    'episode.trace': (r) => library.trace(r.id, r.from_seq, r.limit),
+    'episode.stepDetail': (r) => library.stepDetail(r.id, r.step),
+
+    'sandbox.info': (r) => sandboxInfo(ports.docker, episodes, r.id),
+    'system.doctor': () => ports.doctor.run(),
+
+    'terminal.open': async (r, ctx) => ({ terminal: await terminals.open(r.id, r.cols, r.rows, ctx.client) }),
+    'terminal.input': (r) => {
+      terminals.input(r.terminal, r.data);
+      return {};
+    },
+    'terminal.resize': async (r) => {
+      await terminals.resize(r.terminal, r.cols, r.rows);
+      return {};
+    },
+    'terminal.ack': (r) => {
+      terminals.ack(r.terminal, r.bytes);
+      return {};
+    },
+    'terminal.close': async (r) => {
+      await terminals.close(r.terminal);
+      return {};
+    },
+    'stats.subscribe': async (r, ctx) => ({ subscription: await stats.subscribe(r.id, ctx.client) }),
+    'stats.unsubscribe': (r) => {
+      stats.unsubscribe(r.subscription);
+      return {};
+    },
+  };
+
+  /** Adds the doctor's fix to Docker failures that do not name one. */
+  const withFix = async (error: AppError): Promise<AppError> => {
+    if (/fix:/i.test(error.message)) return error;
+    if (error.code === 'image_missing' || error.code === 'image_outdated')
+      return { ...error, message: `${error.message} Fix: stepbox image build` };
+    if (error.code !== 'docker_unreachable') return error;
+    const status = await ports.docker.status().catch(() => null);
+    return status?.fix ? { ...error, message: `${error.message} Fix: ${status.fix}` } : error;
+  };
+
+  const handle = async (
+    op: string,
+    rawInput: unknown,
+    ctx: CallContext = LOCAL,
+  ): Promise<Result<unknown>> => {
+    if (!isOperationName(op)) return err(appError('invalid_input', `unknown operation "${op}"`));
+    const parsed = OPERATIONS[op].request.safeParse(rawInput ?? {});
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`);
+      return err(appError('invalid_input', `${op}: ${issues.join('; ')}`));
+    }
+    try {
+      const run = impl[op] as (request: unknown, ctx: CallContext) => Promise<unknown> | unknown;
+      return ok(await run(parsed.data, ctx));
+    } catch (e) {
+      const error = await withFix(toAppError(e, op));
+      if (error.code === 'internal')
+        log.error(`${op}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      return err(error);
+    }
+  };
+
+  return {
+    episodes,
+    handle,
+    subscribe: (listener) => bus.subscribe((event, payload) => listener(event, payload)),
+    subscribeAudience: (listener) => bus.subscribe(listener),
+    async closeClient(client: Audience) {
+      stats.closeOwned(client);
+      await terminals.closeOwned(client);
+    },
+    async dispose() {
+      stats.closeOwned(undefined);
+      await terminals.closeOwned(undefined);
+      await episodes.disposeAll();
+    },
+  };
+}

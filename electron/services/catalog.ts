@@ -1,0 +1,77 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CaseSummary, TaskSummary } from '../../shared/contract/index.js';
+import type { CatalogPort } from './ports.js';
+import { ServiceError } from './service-error.js';
+
+/** The first `# heading` of a README and the paragraph after it. */
+function titleAndSummary(readme: string, fallback: string): { title: string; summary: string } {
+  const lines = readme.split('\n');
+  const heading = lines.findIndex((l) => /^#\s+/.test(l));
+  const title = heading >= 0 ? lines[heading].replace(/^#\s+/, '').trim() : fallback;
+  const rest = lines.slice(heading + 1);
+  const start = rest.findIndex((l) => l.trim() !== '' && !l.startsWith('#'));
+  const paragraph: string[] = [];
+  for (const l of start >= 0 ? rest.slice(start) : []) {
+    if (l.trim() === '' || l.startsWith('#')) break;
+    paragraph.push(l.trim());
+  }
+  return { title, summary: paragraph.join(' ') };
+}
+
+function readJson(path: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+}
+
+function subdirs(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, 'task.json')))
+    .map((d) => d.name)
+    .sort();
+}
+
+/**
+ * The bundled sample tasks (`resources/tasks/<id>/task.json` [+ `agent.jsonl`]) and
+ * cases (`resources/cases/<id>/{task.json,agent.jsonl,README.md}`), read from disk on
+ * each call so a freshly added case shows without a restart.
+ */
+export function fileCatalog(resourcesDir: string): CatalogPort {
+  const tasksDir = join(resourcesDir, 'tasks');
+  const casesDir = join(resourcesDir, 'cases');
+  const agentOf = (dir: string) =>
+    existsSync(join(dir, 'agent.jsonl')) ? `scripted:${join(dir, 'agent.jsonl')}` : null;
+
+  const caseSummary = (id: string): CaseSummary => {
+    const dir = join(casesDir, id);
+    const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : '';
+    const { title, summary } = titleAndSummary(readme, id);
+    return { id, title, summary, task_path: join(dir, 'task.json'), agent: agentOf(dir) ?? 'manual' };
+  };
+
+  return {
+    async tasks(): Promise<TaskSummary[]> {
+      return subdirs(tasksDir).map((id) => {
+        const dir = join(tasksDir, id);
+        const task = readJson(join(dir, 'task.json'));
+        return {
+          id,
+          name: typeof task.name === 'string' ? task.name : id,
+          goal: typeof task.goal === 'string' ? task.goal : '',
+          path: join(dir, 'task.json'),
+          agent: agentOf(dir),
+        };
+      });
+    },
+    async cases() {
+      return subdirs(casesDir).map(caseSummary);
+    },
+    async openCase(id) {
+      if (!subdirs(casesDir).includes(id))
+        throw new ServiceError('not_found', `no bundled case "${id}" (cases.list shows them)`);
+      const dir = join(casesDir, id);
+      const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : '';
+      return { case: caseSummary(id), readme, task: readJson(join(dir, 'task.json')) };
+    },
+  };
+}

@@ -1,0 +1,238 @@
+import type { Breakpoint } from '../../shared/breakpoints.js';
+import type { EpisodeStateInfo, StopReason } from '../../shared/contract/index.js';
+import type { ToolResult } from '../../shared/tool-result.js';
+import type { ControllerState, EpisodeController } from '../engine/harness/episode-controller.js';
+import { logger } from '../engine/log.js';
+import type { EventBus } from './event-bus.js';
+import type { HarnessPort, TracePort } from './ports.js';
+import { ServiceError } from './service-error.js';
+
+const log = logger('episodes');
+
+interface LiveEpisode {
+  readonly controller: EpisodeController;
+  readonly off: (() => void)[];
+  /** The background `run()` in flight, if any. */
+  running: Promise<StopReason> | null;
+  lastReason: StopReason | null;
+}
+
+/**
+ * Holds the live {@link EpisodeController}s of this process (one per open branch) and
+ * forwards their events and state changes to the bus. Every method resolves the id to a
+ * live branch first and fails with `not_found` (naming `episode.reopen`) when none is live.
+ */
+export class EpisodeManager {
+  private readonly live = new Map<string, LiveEpisode>();
+
+  constructor(
+    private readonly harness: HarnessPort,
+    private readonly traces: TracePort,
+    private readonly bus: EventBus,
+  ) {}
+
+  /** Takes a new controller into the manager and starts forwarding its events. */
+  adopt(controller: EpisodeController): EpisodeStateInfo {
+    const entry: LiveEpisode = { controller, off: [], running: null, lastReason: null };
+    this.live.set(controller.branch, entry);
+    const { episode, branch } = controller;
+    entry.off.push(
+      controller.onEvent((event) => this.bus.emit('episode.event', { episode, branch, event })),
+      controller.onState((state, reason) => {
+        if (reason) entry.lastReason = reason;
+        this.bus.emit('episode.state', this.info(entry, state));
+      }),
+    );
+    this.bus.emit('library.changed', { episode });
+    return this.info(entry);
+  }
+
+  /** Starts an episode from a task file. */
+  async start(taskPath: string, agent: string, breakpoints: readonly Breakpoint[], run: boolean) {
+    const controller = await this.harness.start({ taskPath, agent, breakpoints });
+    const info = this.adopt(controller);
+    if (run) this.runInBackground(this.entry(controller.branch));
+    return run ? this.info(this.entry(controller.branch)) : info;
+  }
+
+  /** The live controller of an id, or null when the branch is not live here. */
+  find(id: string): EpisodeController | null {
+    const direct = this.live.get(id);
+    if (direct) return direct.controller;
+    let branch: string;
+    try {
+      branch = this.traces.resolve(id).branch;
+    } catch {
+      // Unknown to the store too: not live (the caller reports not_found).
+      return null;
+    }
+    return this.live.get(branch)?.controller ?? null;
+  }
+
+  /** Every live branch id. */
+  branches(): string[] {
+    return [...this.live.keys()];
+  }
+
+  /** The state of a live branch, or null. */
+  stateOf(id: string): EpisodeStateInfo | null {
+    const controller = this.find(id);
+    return controller ? this.info(this.entry(controller.branch)) : null;
+  }
+
+  /** The live controller of an id; throws `not_found` when it is not live. */
+  require(id: string): EpisodeController {
+    const controller = this.find(id);
+    if (!controller)
+      throw new ServiceError(
+        'not_found',
+        `${id} is not live in this window (it is recorded); reopen it at a step with episode.reopen to continue`,
+      );
+    return controller;
+  }
+
+  async step(id: string): Promise<EpisodeStateInfo> {
+    const entry = this.entry(this.require(id).branch);
+    this.assertNotRunning(entry, 'step');
+    entry.lastReason = await entry.controller.step();
+    return this.info(entry);
+  }
+
+  async run(id: string, wait: boolean): Promise<EpisodeStateInfo> {
+    const entry = this.entry(this.require(id).branch);
+    const running = entry.running ?? this.runInBackground(entry);
+    if (wait) await running;
+    return this.info(entry);
+  }
+
+  pause(id: string): EpisodeStateInfo {
+    const entry = this.entry(this.require(id).branch);
+    entry.controller.pause();
+    return this.info(entry);
+  }
+
+  /** Stops the episode (trace closed as interrupted) and destroys its sandbox. */
+  async stop(id: string) {
+    const controller = this.require(id);
+    const end = await controller.stop();
+    await this.release(controller.branch, false);
+    return { status: end.status, end_reason: end.end_reason };
+  }
+
+  setBreakpoints(id: string, breakpoints: readonly Breakpoint[]): Breakpoint[] {
+    const controller = this.require(id);
+    controller.setBreakpoints(breakpoints);
+    return [...controller.breakpoints()];
+  }
+
+  inject(id: string, role: 'system' | 'user', content: string): void {
+    this.require(id).inject(role, content);
+  }
+
+  override(id: string, shown: ToolResult): void {
+    this.require(id).overrideLastResult(shown);
+  }
+
+  async rollback(id: string, step: number): Promise<EpisodeStateInfo> {
+    const entry = this.entry(this.require(id).branch);
+    this.assertNotRunning(entry, 'roll back');
+    if (step > entry.controller.currentStep())
+      throw new ServiceError(
+        'invalid_input',
+        `cannot roll back to step ${step}: the branch is at step ${entry.controller.currentStep()}`,
+      );
+    await entry.controller.rollbackTo(step);
+    return this.info(entry);
+  }
+
+  /** Forks a live branch at k, or reopens a recorded one at k (both give a new live branch). */
+  async fork(id: string, step: number, agent?: string) {
+    const controller = this.find(id);
+    if (controller) {
+      this.assertNotRunning(this.entry(controller.branch), 'fork');
+      return this.newBranch(await controller.fork(step, agent));
+    }
+    return this.reopen(id, step, agent);
+  }
+
+  async reopen(id: string, step: number, agent?: string) {
+    return this.newBranch(await this.harness.reopen(id, step, agent));
+  }
+
+  /** Stops and disposes every live branch (app quit, server close): no sandbox is left behind. */
+  async disposeAll(): Promise<void> {
+    await Promise.all(
+      [...this.live.values()].map(async (entry) => {
+        const { controller } = entry;
+        try {
+          if (controller.state() !== 'ended') await controller.stop();
+        } catch (e) {
+          log.warn(`stopping ${controller.branch}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        await this.release(controller.branch, true);
+      }),
+    );
+  }
+
+  private newBranch(controller: EpisodeController) {
+    const state = this.adopt(controller);
+    return { episode: controller.episode, branch: controller.branch, state };
+  }
+
+  private async release(branch: string, quiet: boolean): Promise<void> {
+    const entry = this.live.get(branch);
+    if (!entry) return;
+    this.live.delete(branch);
+    for (const off of entry.off) off();
+    try {
+      await entry.controller.dispose();
+    } catch (e) {
+      log.warn(`disposing ${branch}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (!quiet) this.bus.emit('library.changed', { episode: entry.controller.episode });
+  }
+
+  private runInBackground(entry: LiveEpisode): Promise<StopReason> {
+    const running = entry.controller.run().then(
+      (reason) => {
+        entry.lastReason = reason;
+        return reason;
+      },
+      (e: unknown) => {
+        const message = e instanceof Error ? e.message : String(e);
+        log.error(`run of ${entry.controller.branch} failed: ${message}`);
+        const reason: StopReason = { kind: 'ended', message };
+        entry.lastReason = reason;
+        return reason;
+      },
+    );
+    entry.running = running;
+    void running.finally(() => {
+      if (entry.running === running) entry.running = null;
+      this.bus.emit('episode.state', this.info(entry));
+    });
+    return running;
+  }
+
+  private assertNotRunning(entry: LiveEpisode, what: string): void {
+    if (entry.running || entry.controller.state() === 'running')
+      throw new ServiceError('busy', `cannot ${what} while the episode runs; pause it first (episode.pause)`);
+  }
+
+  private entry(branch: string): LiveEpisode {
+    const entry = this.live.get(branch);
+    if (!entry) throw new ServiceError('not_found', `branch ${branch} is no longer live`);
+    return entry;
+  }
+
+  private info(entry: LiveEpisode, state: ControllerState = entry.controller.state()): EpisodeStateInfo {
+    const { controller } = entry;
+    return {
+      episode: controller.episode,
+      branch: controller.branch,
+      state,
+      step: controller.currentStep(),
+      reason: entry.lastReason,
+    };
+  }
+}

@@ -1,0 +1,282 @@
+import type {
+  BranchSummary,
+  CompareRow,
+  EpisodeEntry,
+  EpisodeStateInfo,
+  EpisodeView,
+  FileChange,
+  SearchHit,
+  StepDetail,
+  StepRow,
+} from '../../shared/contract/index.js';
+import { stepRowsOf } from '../../shared/contract/index.js';
+import type { ToolResult } from '../../shared/tool-result.js';
+import type { TraceEvent } from '../../shared/trace-events.js';
+import { manifestAt, readBranch, type BranchTrace } from './branch-trace.js';
+import { flagsOf, summarizeBranch } from './branch-summary.js';
+import type { EpisodeManager } from './episode-manager.js';
+import type { TracePort } from './ports.js';
+import { ServiceError } from './service-error.js';
+import { diffManifests, manifestOf, textAt } from './workspace-files.js';
+
+const DEFAULT_PAGE = 500;
+/** Workspace diffs per compared step: enough to see what differs without loading a repo. */
+const MAX_DIFF_FILES = 20;
+
+/** The recorded side of the contract: library, opened episodes, trace pages, inspector, compare. */
+export class LibraryService {
+  constructor(
+    private readonly traces: TracePort,
+    private readonly episodes: EpisodeManager,
+  ) {}
+
+  async list(query: string | undefined, limit: number): Promise<{ episodes: EpisodeEntry[]; total: number }> {
+    const live = new Set(this.episodes.branches());
+    const needle = query?.trim().toLowerCase() ?? '';
+    const byEpisode = new Map<string, EpisodeEntry>();
+    for (const b of await this.traces.listBranches()) {
+      const summary: BranchSummary = { ...b, live: live.has(b.branch) };
+      const entry = byEpisode.get(b.episode) ?? {
+        episode: b.episode,
+        task: b.task,
+        created: b.created,
+        branches: [],
+      };
+      entry.branches.push(summary);
+      byEpisode.set(b.episode, entry);
+    }
+    const matching = [...byEpisode.values()]
+      .filter(
+        (e) =>
+          !needle ||
+          `${e.episode} ${e.task} ${e.branches.map((b) => `${b.branch} ${b.agent} ${b.status ?? 'open'}`).join(' ')}`
+            .toLowerCase()
+            .includes(needle),
+      )
+      .sort((x, y) => y.created - x.created);
+    for (const e of matching)
+      e.branches.sort((x, y) =>
+        x.parent_branch === null ? -1 : y.parent_branch === null ? 1 : x.created - y.created,
+      );
+    return { episodes: matching.slice(0, limit), total: matching.length };
+  }
+
+  search(query: string, limit: number): Promise<SearchHit[]> {
+    return this.traces.search(query, limit);
+  }
+
+  /** An opened branch: summary, rows (inherited steps included), flags, branches and live state. */
+  open(id: string): EpisodeView {
+    const bt = readBranch(this.traces, id);
+    const flags = flagsOf(bt.header, bt.events, bt.trace.torn);
+    const state = this.episodes.stateOf(bt.info.branch);
+    const controller = this.episodes.find(bt.info.branch);
+    const end = bt.trace.end;
+    return {
+      summary: summarizeBranch(bt.info, bt.header, bt.events, flags.length, state !== null),
+      goal: typeof bt.header.task.goal === 'string' ? bt.header.task.goal : '',
+      task_path: bt.header.task_path,
+      image: bt.header.image,
+      state,
+      breakpoints: controller ? [...controller.breakpoints()] : [],
+      rows: stepRowsOf(bt.events, flags),
+      branches: this.branchSummaries(bt.info.episode),
+      flags,
+      end: end ? { status: end.status, end_reason: end.end_reason, verifier: end.verifier } : null,
+    };
+  }
+
+  /** A page of a branch's own events, by seq. */
+  trace(id: string, fromSeq = 0, limit = DEFAULT_PAGE) {
+    const info = this.traces.resolve(id);
+    const events = this.traces.read(info).events;
+    const start = events.findIndex((e) => e.seq >= fromSeq);
+    const page = start < 0 ? [] : events.slice(start, start + limit);
+    const after = start < 0 ? -1 : start + limit;
+    return {
+      events: page,
+      next: after >= 0 && after < events.length ? events[after].seq : null,
+      total: events.length,
+    };
+  }
+
+  /** The inspector's view of step k: calls, results, model request, memory, changed files. */
+  async stepDetail(id: string, step: number): Promise<StepDetail> {
+    const bt = readBranch(this.traces, id);
+    const events = bt.events.filter((e) => e.step === step && e.type !== 'end');
+    if (events.length === 0) throw new ServiceError('not_found', `${bt.info.branch} has no step ${step}`);
+    const flags = flagsOf(bt.header, bt.events, bt.trace.torn).filter((f) => f.step === step);
+    const results = new Map<string, ToolResult>();
+    const overrides = new Map<string, { real: ToolResult; shown: ToolResult }>();
+    let final: string | null = null;
+    let parseError: string | null = null;
+    let request: unknown = null;
+    let output: StepDetail['model_output'] = null;
+    let rewards: StepDetail['rewards'] = null;
+    const calls: TraceEvent[] = [];
+    for (const e of events) {
+      if (e.type === 'tool_call') calls.push(e);
+      else if (e.type === 'tool_result') results.set(e.call_id, e.result);
+      else if (e.type === 'override') overrides.set(e.call_id, { real: e.real, shown: e.shown });
+      else if (e.type === 'action') final = e.final;
+      else if (e.type === 'parse_error') parseError = e.message;
+      else if (e.type === 'model_request') request = e.request;
+      else if (e.type === 'model_output') output = { raw: e.raw, usage: e.usage ?? null };
+      else if (e.type === 'reward' && !e.final) rewards = { components: e.components, total: e.total };
+    }
+    const snapshot = [...events].reverse().find((e) => e.type === 'snapshot');
+    return {
+      step,
+      calls: calls.flatMap((c) =>
+        c.type === 'tool_call'
+          ? [
+              {
+                call: { id: c.call_id, name: c.name, arguments: c.arguments },
+                result: results.get(c.call_id) ?? null,
+                override: overrides.get(c.call_id) ?? null,
+              },
+            ]
+          : [],
+      ),
+      final,
+      parse_error: parseError,
+      model_request: request,
+      model_output: output,
+      memory: events.flatMap((e) =>
+        e.type === 'memory_write'
+          ? [{ key: e.key, before: e.before, after: e.after, writer: e.writer, corruption: e.corruption }]
+          : [],
+      ),
+      files: await this.changedFiles(bt, step),
+      injected: events.flatMap((e) => (e.type === 'injected' ? [{ role: e.role, content: e.content }] : [])),
+      human: events.flatMap((e) =>
+        e.type === 'human_command' ? [{ command: e.command, exit_code: e.exit_code ?? null }] : [],
+      ),
+      rewards,
+      flags,
+      tree_hash: snapshot?.type === 'snapshot' ? snapshot.tree_hash : null,
+      events,
+    };
+  }
+
+  /** Two branches step by step, with per-step workspace differences. */
+  async compare(a: string, b: string) {
+    const left = readBranch(this.traces, a);
+    const right = readBranch(this.traces, b);
+    const lf = flagsOf(left.header, left.events, left.trace.torn);
+    const rf = flagsOf(right.header, right.events, right.trace.torn);
+    const lrows = byStep(stepRowsOf(left.events, lf));
+    const rrows = byStep(stepRowsOf(right.events, rf));
+    const last = Math.max(0, ...lrows.keys(), ...rrows.keys());
+    const ls = this.traces.snapshots(left.info.episode);
+    const rs = this.traces.snapshots(right.info.episode);
+    const rows: CompareRow[] = [];
+    let divergedAt: number | null = null;
+    for (let step = 1; step <= last; step++) {
+      const sameAction = actionKey(left.events, step) === actionKey(right.events, step);
+      const sameResult = resultKey(left.events, step) === resultKey(right.events, step);
+      if (divergedAt === null && !(sameAction && sameResult)) divergedAt = step;
+      const [lm, rm] = [manifestAt(left.events, step), manifestAt(right.events, step)];
+      const workspace = [];
+      if (lm !== rm) {
+        const [lman, rman] = await Promise.all([manifestOf(ls, lm), manifestOf(rs, rm)]);
+        for (const d of diffManifests(lman, rman).slice(0, MAX_DIFF_FILES)) {
+          const [x, y] = await Promise.all([textAt(ls, lman, d.path), textAt(rs, rman, d.path)]);
+          workspace.push({ path: d.path, status: d.status, a: x.text, b: y.text });
+        }
+      }
+      rows.push({
+        step,
+        a: lrows.get(step) ?? null,
+        b: rrows.get(step) ?? null,
+        same_action: sameAction,
+        same_result: sameResult,
+        workspace,
+      });
+    }
+    return {
+      a: summarizeBranch(
+        left.info,
+        left.header,
+        left.events,
+        lf.length,
+        this.episodes.find(left.info.branch) !== null,
+      ),
+      b: summarizeBranch(
+        right.info,
+        right.header,
+        right.events,
+        rf.length,
+        this.episodes.find(right.info.branch) !== null,
+      ),
+      rows,
+      diverged_at: divergedAt,
+    };
+  }
+
+  /** Summaries of every branch of an episode. */
+  branchSummaries(episode: string): BranchSummary[] {
+    return this.traces.branchesOf(episode).map((info) => {
+      const bt = readBranch(this.traces, info.branch);
+      return summarizeBranch(
+        info,
+        bt.header,
+        bt.events,
+        flagsOf(bt.header, bt.events, bt.trace.torn).length,
+        this.episodes.find(info.branch) !== null,
+      );
+    });
+  }
+
+  /** The state of a live branch (for callers holding a view). */
+  stateOf(id: string): EpisodeStateInfo | null {
+    return this.episodes.stateOf(id);
+  }
+
+  private async changedFiles(bt: BranchTrace, step: number): Promise<FileChange[]> {
+    const snapshot = [...bt.events].reverse().find((e) => e.type === 'snapshot' && e.step === step);
+    if (snapshot?.type !== 'snapshot') return [];
+    const store = this.traces.snapshots(bt.info.episode);
+    const [before, after] = await Promise.all([
+      manifestOf(store, manifestAt(bt.events, step - 1)),
+      manifestOf(store, snapshot.manifest),
+    ]);
+    return Promise.all(
+      snapshot.changed.map(async (c) => {
+        const [x, y] = await Promise.all([textAt(store, before, c.path), textAt(store, after, c.path)]);
+        return {
+          path: c.path,
+          change: c.change,
+          before: x.text,
+          after: y.text,
+          binary: x.binary || y.binary,
+        };
+      }),
+    );
+  }
+}
+
+function byStep(rows: readonly StepRow[]): Map<number, StepRow> {
+  return new Map(rows.map((r) => [r.step, r]));
+}
+
+function actionKey(events: readonly TraceEvent[], step: number): string {
+  const parts: unknown[] = [];
+  for (const e of events)
+    if (e.step === step && e.type === 'action')
+      parts.push(
+        e.calls.map((c) => [c.name, c.arguments]),
+        e.final,
+      );
+  return JSON.stringify(parts);
+}
+
+function resultKey(events: readonly TraceEvent[], step: number): string {
+  const parts: unknown[] = [];
+  for (const e of events)
+    if (e.step === step && e.type === 'tool_result') {
+      const r = e.result;
+      parts.push([r.ok, r.exit_code, r.stdout, r.stderr, r.error?.code]);
+    }
+  return JSON.stringify(parts);
+}

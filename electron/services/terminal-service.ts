@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { logger } from '../engine/log.js';
+import type { EpisodeManager } from './episode-manager.js';
+import type { Audience, EventBus } from './event-bus.js';
+import type { DockerPort, TerminalHandle } from './ports.js';
+import { ServiceError } from './service-error.js';
+
+const log = logger('terminals');
+
+/** Above this many bytes sent but not yet acknowledged, output is held back… */
+const HIGH_WATER = 512 * 1024;
+/** …until the window has caught up to this many. */
+const LOW_WATER = 64 * 1024;
+/** Held-back output beyond this is dropped (oldest first) with a notice in the stream. */
+const MAX_HELD = 8 * 1024 * 1024;
+
+interface OpenTerminal {
+  readonly handle: TerminalHandle;
+  readonly branch: string;
+  readonly owner: Audience;
+  /** Flow control starts with the window's first ack (a window that never acks is never throttled). */
+  acking: boolean;
+  unacked: number;
+  held: string[];
+  heldBytes: number;
+  readonly off: (() => void)[];
+}
+
+/**
+ * Live TTYs into sandboxes (`terminal.*`). Output is already batched by the engine;
+ * here it is flow-controlled per terminal against the window's `terminal.ack`s, and
+ * commands a person types are recorded in the branch's trace as `human_command`.
+ */
+export class TerminalService {
+  private readonly terminals = new Map<string, OpenTerminal>();
+
+  constructor(
+    private readonly docker: DockerPort,
+    private readonly episodes: EpisodeManager,
+    private readonly bus: EventBus,
+  ) {}
+
+  async open(id: string, cols: number, rows: number, owner: Audience): Promise<string> {
+    const controller = this.episodes.require(id);
+    const sandbox = controller.sandbox();
+    if (!sandbox) throw new ServiceError('sandbox_lost', `the sandbox of ${controller.branch} is gone`);
+    const session = await sandbox.sessionState().catch(() => null);
+    const handle = await this.docker.openTerminal(sandbox.id, {
+      cols,
+      rows,
+      ...(session ? { cwd: session.cwd } : {}),
+    });
+    const terminal = `term-${randomUUID()}`;
+    const t: OpenTerminal = {
+      handle,
+      branch: controller.branch,
+      owner,
+      acking: false,
+      unacked: 0,
+      held: [],
+      heldBytes: 0,
+      off: [],
+    };
+    this.terminals.set(terminal, t);
+    t.off.push(
+      handle.onData((data) => this.output(terminal, t, data)),
+      handle.onCommand((c) => {
+        const live = this.episodes.find(t.branch) as { recordHumanCommand?: (c: unknown) => void } | null;
+        live?.recordHumanCommand?.(c);
+      }),
+      handle.onExit((code) => {
+        this.drop(terminal);
+        this.bus.emit('terminal.exit', { terminal, code }, t.owner);
+      }),
+    );
+    log.debug(`opened ${terminal} into ${sandbox.id.slice(0, 12)} for ${controller.branch}`);
+    return terminal;
+  }
+
+  input(terminal: string, data: string): void {
+    this.get(terminal).handle.write(data);
+  }
+
+  async resize(terminal: string, cols: number, rows: number): Promise<void> {
+    await this.get(terminal).handle.resize(cols, rows);
+  }
+
+  /** The window wrote `bytes` more of the output: release held output below the low-water mark. */
+  ack(terminal: string, bytes: number): void {
+    const t = this.get(terminal);
+    t.acking = true;
+    t.unacked = Math.max(0, t.unacked - bytes);
+    if (t.unacked > LOW_WATER) return;
+    while (t.held.length > 0 && t.unacked < HIGH_WATER) {
+      const chunk = t.held.shift() ?? '';
+      t.heldBytes -= chunk.length;
+      this.send(terminal, t, chunk);
+    }
+  }
+
+  /** Closes a terminal; `terminal.exit` follows (from the shell, or here if it never reports). */
+  async close(terminal: string): Promise<void> {
+    const t = this.get(terminal);
+    await t.handle.close();
+    if (this.drop(terminal))
+      this.bus.emit('terminal.exit', { terminal, code: null, message: 'closed' }, t.owner);
+  }
+
+  /** Closes the terminals a connection opened (its socket closed), or all of them. */
+  async closeOwned(owner: Audience | undefined): Promise<void> {
+    const doomed = [...this.terminals.entries()].filter(([, t]) => owner === undefined || t.owner === owner);
+    await Promise.all(
+      doomed.map(([id]) =>
+        this.close(id).catch((e: unknown) =>
+          log.warn(`closing ${id}: ${e instanceof Error ? e.message : String(e)}`),
+        ),
+      ),
+    );
+  }
+
+  private output(terminal: string, t: OpenTerminal, data: string): void {
+    if (!t.acking || (t.unacked < HIGH_WATER && t.held.length === 0)) return this.send(terminal, t, data);
+    t.held.push(data);
+    t.heldBytes += data.length;
+    let dropped = 0;
+    while (t.heldBytes > MAX_HELD && t.held.length > 1) {
+      const old = t.held.shift() ?? '';
+      t.heldBytes -= old.length;
+      dropped += old.length;
+    }
+    if (dropped > 0)
+      t.held.unshift(`\r\n[stepbox: ${dropped} bytes of output dropped: the window fell behind]\r\n`);
+  }
+
+  private send(terminal: string, t: OpenTerminal, data: string): void {
+    t.unacked += data.length;
+    this.bus.emit('terminal.data', { terminal, data }, t.owner);
+  }
+
+  private get(terminal: string): OpenTerminal {
+    const t = this.terminals.get(terminal);
+    if (!t) throw new ServiceError('not_found', `no open terminal ${terminal} (it exited or was closed)`);
+    return t;
+  }
+
+  private drop(terminal: string): OpenTerminal | undefined {
+    const t = this.terminals.get(terminal);
+    if (!t) return undefined;
+    this.terminals.delete(terminal);
+    for (const off of t.off) off();
+    return t;
+  }
+}

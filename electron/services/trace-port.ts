@@ -1,0 +1,125 @@
+import { statSync } from 'node:fs';
+import type { BranchSummary, SearchHit } from '../../shared/contract/index.js';
+import { logger } from '../engine/log.js';
+import { openIndex, type SearchQuery } from '../engine/trace/episode-index.js';
+import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
+import { readBranch } from './branch-trace.js';
+import { flagsOf, summarizeBranch } from './branch-summary.js';
+import type { TracePort } from './ports.js';
+
+const log = logger('library');
+
+/** Free-text search reads at most this many traces (the structured filters use the index). */
+const MAX_SCANNED = 500;
+
+/**
+ * Parses `tool:NAME error:CODE flag:RULE memory:KEY[=VALUE]` filters; the remaining words
+ * are free text. Filters go to the SQLite index; free text scans the traces.
+ */
+export function parseSearch(query: string): { filters: SearchQuery | null; text: string } {
+  const filters: { tool?: string; error?: string; flag?: string; memory?: { key: string; value?: string } } =
+    {};
+  const words: string[] = [];
+  let any = false;
+  for (const word of query.trim().split(/\s+/)) {
+    const m = /^(tool|error|flag|memory):(.+)$/.exec(word);
+    if (!m) {
+      if (word) words.push(word);
+      continue;
+    }
+    any = true;
+    if (m[1] === 'memory') {
+      const [key, ...value] = m[2].split('=');
+      filters.memory = value.length ? { key, value: value.join('=') } : { key };
+    } else filters[m[1] as 'tool' | 'error' | 'flag'] = m[2];
+  }
+  return { filters: any ? filters : null, text: words.join(' ') };
+}
+
+/** The trace port over the disk store: summaries cached per trace file (path, size, mtime). */
+export function storeTracePort(store: DiskEpisodeStore): TracePort {
+  const cache = new Map<string, { key: string; summary: BranchSummary }>();
+  const port: TracePort = {
+    async listBranches() {
+      const out: BranchSummary[] = [];
+      for (const episode of store.listEpisodes()) {
+        for (const info of store.listBranches(episode)) {
+          try {
+            const st = statSync(info.tracePath);
+            const key = `${info.tracePath}:${st.size}:${st.mtimeMs}`;
+            const hit = cache.get(info.branch);
+            if (hit?.key === key) {
+              out.push(hit.summary);
+              continue;
+            }
+            const bt = readBranch(port, info.branch);
+            const summary = summarizeBranch(
+              info,
+              bt.header,
+              bt.events,
+              flagsOf(bt.header, bt.events, bt.trace.torn).length,
+              false,
+            );
+            cache.set(info.branch, { key, summary });
+            out.push(summary);
+          } catch (e) {
+            // One unreadable trace must not hide the others; `stepbox show` says what is wrong.
+            log.warn(`${info.tracePath}: not listed: ${e instanceof Error ? e.message : String(e)}`);
+          }
+        }
+      }
+      return out;
+    },
+    async search(query, limit) {
+      const { filters, text } = parseSearch(query);
+      let hits: SearchHit[] = [];
+      if (filters) {
+        const index = openIndex(store.home);
+        try {
+          index.refresh(store);
+          hits = index
+            .search({ ...filters, limit })
+            .flatMap((m) =>
+              m.hits.map((h) => ({
+                episode: m.episode,
+                branch: m.branch,
+                step: h.step,
+                snippet: `${h.filter}: ${h.detail}`,
+              })),
+            );
+        } finally {
+          index.close();
+        }
+        if (!text) return hits.slice(0, limit);
+      }
+      const needle = text.toLowerCase();
+      const allowed = filters ? new Set(hits.map((h) => h.branch)) : null;
+      const found: SearchHit[] = [];
+      let scanned = 0;
+      for (const episode of store.listEpisodes()) {
+        for (const info of store.listBranches(episode)) {
+          if (found.length >= limit || scanned++ >= MAX_SCANNED) return found;
+          if (allowed && !allowed.has(info.branch)) continue;
+          for (const e of store.readTrace(info).events) {
+            const line = JSON.stringify(e);
+            const at = line.toLowerCase().indexOf(needle);
+            if (at < 0) continue;
+            found.push({
+              episode,
+              branch: info.branch,
+              step: e.step,
+              snippet: line.slice(Math.max(0, at - 40), at + 80),
+            });
+            break;
+          }
+        }
+      }
+      return found;
+    },
+    resolve: (id) => store.resolve(id),
+    branchesOf: (episode) => store.listBranches(episode),
+    read: (branch) => store.readTrace(branch),
+    snapshots: (episode) => store.snapshots(episode),
+  };
+  return port;
+}
