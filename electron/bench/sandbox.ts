@@ -1,0 +1,198 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IMAGE_VERSION_LABEL, SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
+import { Task } from '../../shared/task.js';
+import { median } from '../cli/bench.js';
+import { commitContainer, rawExec, removeImage, startLayerContainer } from '../engine/docker/baseline.js';
+import { inspectSandboxImage } from '../engine/docker/image.js';
+import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
+import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
+import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
+import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
+import type { Sandbox } from '../engine/sandbox/sandbox.js';
+import { WarmPool } from '../engine/sandbox/warm-pool.js';
+import { TaskMemory } from '../engine/tools/memory.js';
+import { createToolRegistry } from '../engine/tools/registry.js';
+import type { BenchSection } from './bench-section.js';
+
+const COLD_RUNS = 7;
+const RAW_RUNS = 15;
+const TOOL_PER_RAW = 7;
+const SNAPSHOT_RUNS = 7;
+const COMMIT_RUNS = 3;
+
+/** The workspace both sides of the snapshot/commit comparison hold: 1,000 files of 10 KiB (10 MB) in 20 dirs. */
+const FILES = 1000;
+const POPULATE = `
+import os
+for i in range(${FILES}):
+    d = '/workspace/d%d' % (i % 20)
+    os.makedirs(d, exist_ok=True)
+    with open('%s/f%d.bin' % (d, i), 'wb') as f:
+        f.write(os.urandom(10240))
+`;
+
+/** A shell command that rewrites 5 of the files (a different 5 each round). */
+function changeFive(round: number): string {
+  const files = [0, 1, 2, 3, 4].map((j) => (round * 5 + j * 197) % FILES);
+  return files.map((k) => `head -c 10240 /dev/urandom > /workspace/d${k % 20}/f${k}.bin`).join(' && ');
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+async function mustRun(sandbox: Sandbox, command: string): Promise<void> {
+  const r = await sandbox.exec({ command, timeoutMs: 60_000 });
+  if (!r.ok || r.exit_code !== 0)
+    throw new Error(
+      `\`${command.slice(0, 60)}\` failed: ${r.error?.message ?? `exit ${r.exit_code}: ${r.stderr}`}`,
+    );
+}
+
+/** Section `sandbox`: cold vs warm start, raw exec vs tool call, docker commit vs snapshot/restore. */
+export const section: BenchSection = {
+  name: 'sandbox',
+
+  async prerequisite() {
+    const reach = await dockerReachable(dockerClient());
+    if (!reach.ok) return `${reach.detail} (fix: ${reach.fix})`;
+    const image = await inspectSandboxImage(dockerClient());
+    if (!image.present) return `${SANDBOX_IMAGE} is missing (fix: npx stepbox image build)`;
+    if (image.version !== SANDBOX_IMAGE_VERSION)
+      return `${SANDBOX_IMAGE} has ${IMAGE_VERSION_LABEL}=${image.version ?? '(none)'}, expected ${SANDBOX_IMAGE_VERSION} (fix: npx stepbox image build)`;
+    return null;
+  },
+
+  async run(log) {
+    const config = defaultSandboxConfig();
+    const provider = await createDockerProvider();
+    const pool = new WarmPool(provider, { size: 1 });
+    const storeDir = await mkdtemp(join(tmpdir(), 'stepbox-bench-'));
+    let layerContainer: string | undefined;
+    try {
+      // Each pair is measured interleaved, round by round, so both sides of a ratio see
+      // the same machine load (the bench shares 2 cores with whatever else runs).
+      log(`cold start vs warm acquire × ${COLD_RUNS}`);
+      const cold: number[] = [];
+      const warm: number[] = [];
+      for (let i = 0; i < COLD_RUNS; i++) {
+        await pool.prewarm(config);
+        let leased: Sandbox | undefined;
+        warm.push(
+          await timed(async () => {
+            leased = await pool.acquire(config);
+            await mustRun(leased, 'true');
+          }),
+        );
+        let fresh: Sandbox | undefined;
+        cold.push(
+          await timed(async () => {
+            fresh = await provider.create(config);
+            await mustRun(fresh, 'true');
+          }),
+        );
+        await fresh?.destroy();
+        if (leased) await pool.release(leased);
+      }
+
+      const sandbox = await pool.acquire(config);
+      const task = Task.parse({ name: 'bench', goal: 'bench', tools: ['execute_shell'] });
+      const registry = createToolRegistry(task);
+      const ctx = {
+        sandbox,
+        memory: new TaskMemory(),
+        task,
+        hardTimeoutMs: task.timeouts.step_hard * 1000,
+        step: 1,
+        callIndex: 0,
+      };
+      log(`raw docker exec × ${RAW_RUNS} vs execute_shell through the registry × ${RAW_RUNS * TOOL_PER_RAW}`);
+      const raw: number[] = [];
+      const tool: number[] = [];
+      for (let i = 0; i < RAW_RUNS; i++) {
+        raw.push(
+          await timed(async () => {
+            const code = await rawExec(provider.engine, sandbox.id, ['true']);
+            if (code !== 0) throw new Error(`docker exec of true exited ${code}`);
+          }),
+        );
+        for (let j = 0; j < TOOL_PER_RAW; j++) {
+          tool.push(
+            await timed(async () => {
+              const { result } = await registry.call('execute_shell', { command: 'true' }, ctx);
+              if (!result.ok || result.exit_code !== 0)
+                throw new Error(`execute_shell true: ${JSON.stringify(result)}`);
+            }),
+          );
+        }
+      }
+
+      log(`snapshot/restore of ${FILES} files × ${SNAPSHOT_RUNS}`);
+      await mustRun(sandbox, `python3 - <<'EOF'\n${POPULATE}\nEOF`);
+      const store = new DiskSnapshotStore(storeDir);
+      const first = await sandbox.snapshot(store);
+      let previous = first.manifest;
+      const snap: number[] = [];
+      const restore: number[] = [];
+      for (let i = 0; i < SNAPSHOT_RUNS; i++) {
+        await mustRun(sandbox, changeFive(i));
+        const t0 = performance.now();
+        const info = await sandbox.snapshot(store);
+        snap.push(performance.now() - t0);
+        if (info.changed.length !== 5)
+          throw new Error(`snapshot saw ${info.changed.length} changed paths, expected 5`);
+        const back = await store.getManifest(previous);
+        restore.push(await timed(() => sandbox.restore(store, back)));
+        previous = (await sandbox.snapshot(store)).manifest;
+      }
+      await pool.release(sandbox);
+
+      log(`docker commit of the same workspace in a writable layer × ${COMMIT_RUNS}`);
+      layerContainer = await startLayerContainer(provider.engine, config.image);
+      const populated = await rawExec(provider.engine, layerContainer, ['python3', '-c', POPULATE]);
+      if (populated !== 0) throw new Error(`populating the layer container exited ${populated}`);
+      const commit: number[] = [];
+      for (let i = 0; i < COMMIT_RUNS; i++) {
+        await rawExec(provider.engine, layerContainer, ['sh', '-c', changeFive(i)]);
+        const t0 = performance.now();
+        const imageId = await commitContainer(provider.engine, layerContainer);
+        commit.push(performance.now() - t0);
+        await removeImage(provider.engine, imageId);
+      }
+
+      const m = {
+        cold_start_ms: median(cold),
+        warm_acquire_ms: median(warm),
+        raw_exec_ms: median(raw),
+        tool_call_ms: median(tool),
+        commit_ms: median(commit),
+        snapshot_ms: median(snap),
+        restore_ms: median(restore),
+      };
+      const ratios = {
+        warm_vs_cold_ratio: m.cold_start_ms / m.warm_acquire_ms,
+        tool_vs_raw_ratio: m.raw_exec_ms / m.tool_call_ms,
+        snapshot_vs_commit_ratio: m.commit_ms / m.snapshot_ms,
+      };
+      return {
+        ...m,
+        ...ratios,
+        snapshot_first_ms: first.durationMs,
+        snapshot_first_bytes: first.bytes,
+        warm_target_met: ratios.warm_vs_cold_ratio >= 20,
+        tool_target_met: ratios.tool_vs_raw_ratio >= 20,
+        snapshot_target_met: ratios.snapshot_vs_commit_ratio >= 10,
+        restore_target_met: m.restore_ms <= 100,
+      };
+    } finally {
+      if (layerContainer) await provider.engine.remove(layerContainer);
+      await pool.close();
+      await provider.close();
+      await rm(storeDir, { recursive: true, force: true });
+    }
+  },
+};
