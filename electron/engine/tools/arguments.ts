@@ -28,9 +28,9 @@ export function parseArguments(raw: unknown): Result<Record<string, unknown>, st
 /** What a value is, for messages: `a string`, `a number`, `an array`, `null`. */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
-  const t = typeof value;
-  return t === 'object' || t === 'undefined' ? (t === 'object' ? 'an object' : 'nothing') : `a ${t}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** `a string`, `an integer`: a type name with its article. */
