@@ -5,7 +5,7 @@ import { ImageBuildError, buildSandboxImage } from '../engine/docker/image.js';
 import type { CliCommand } from './command.js';
 import { EXIT, InfraError, UsageError } from './command.js';
 
-const HELP = `stepbox image build [--offline] [--json]
+const HELP = `stepbox image build [--offline] [--tag TAG] [--json]
 
 Builds the sandbox image ${SANDBOX_IMAGE} (label stepbox.image.version=${SANDBOX_IMAGE_VERSION}).
 First probes an image registry (≤ 5 s; STEPBOX_REGISTRY_PROBE_URL overrides where). If it
@@ -15,6 +15,7 @@ debootstrap). Progress goes to stderr; the path taken is printed.
 
 Options:
   --offline   skip the probe and take the offline path
+  --tag TAG   build under another tag (default ${SANDBOX_IMAGE}; stepbox uses only the default)
   --json      print {tag, version, path, reason, duration_ms} on stdout
 
 Exit 0 built, 3 when Docker, debootstrap or root is missing (with the fix).
@@ -34,7 +35,11 @@ export const command: CliCommand = {
     try {
       ({ values } = parseArgs({
         args: argv,
-        options: { offline: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+        options: {
+          offline: { type: 'boolean', default: false },
+          tag: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
         strict: true,
         allowPositionals: false,
       }));
@@ -48,6 +53,7 @@ export const command: CliCommand = {
       const result = await buildSandboxImage({
         docker,
         offline: values.offline,
+        ...(values.tag ? { tag: values.tag } : {}),
         progress: (line) => io.stderr.write(line + '\n'),
       });
       const seconds = (result.durationMs / 1000).toFixed(1);
