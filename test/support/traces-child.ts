@@ -4,18 +4,20 @@
  *   write <home>          create an episode and append steps forever, printing
  *                         `step <k> <tracePath>` after each committed step (killed by the test)
  *   index <home> <n>      index every branch of the store n times (concurrent index writers)
- *   exit                  print the pid and exit (a dead writer's identity)
+ *   open <home>           write a 2-step episode, leave its trace open, print `open <branch>`
+ *                         and exit (a writer that is gone without closing)
  */
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { openIndex } from '../../electron/engine/trace/episode-index.js';
-import { currentProcessIdentity } from '../../electron/engine/trace/process-identity.js';
 import { writeSampleEpisode } from './traces.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 
 const [mode, home, arg] = process.argv.slice(2);
 
-if (mode === 'exit') {
-  process.stdout.write(JSON.stringify(currentProcessIdentity()) + '\n');
+if (mode === 'open') {
+  const store = openEpisodeStore(home, { skipMarkInterrupted: true });
+  const ep = await writeSampleEpisode(store, { steps: 2, end: null });
+  process.stdout.write(`open ${ep.branch}\n`);
 } else if (mode === 'write') {
   const store = openEpisodeStore(home, {
     skipMarkInterrupted: true,

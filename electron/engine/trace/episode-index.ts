@@ -159,11 +159,14 @@ export class EpisodeIndex {
     const del = (table: string) => this.db.prepare(`DELETE FROM ${table} WHERE branch = ?`).run(h.branch);
     this.db
       .transaction(() => {
+        // The main branch's header describes the episode; a fork only creates the row if missing.
         this.db
           .prepare(
-            `INSERT INTO episodes (id, task, created, agent, image) VALUES (?, ?, ?, ?, ?)
-             ON CONFLICT(id) DO UPDATE SET task = excluded.task, agent = excluded.agent, image = excluded.image,
-               created = MIN(created, excluded.created)`,
+            h.branch === h.episode
+              ? `INSERT INTO episodes (id, task, created, agent, image) VALUES (?, ?, ?, ?, ?)
+                 ON CONFLICT(id) DO UPDATE SET task = excluded.task, agent = excluded.agent,
+                   image = excluded.image, created = excluded.created`
+              : `INSERT OR IGNORE INTO episodes (id, task, created, agent, image) VALUES (?, ?, ?, ?, ?)`,
           )
           .run(
             h.episode,

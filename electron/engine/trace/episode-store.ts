@@ -283,7 +283,11 @@ export class DiskEpisodeStore implements EpisodeStore {
   }
 
   snapshots(episode: string): SnapshotStore {
-    const dir = join(this.episodeDir(episode), 'snapshots');
+    return this.snapshotStoreAt(join(this.episodeDir(episode), 'snapshots'));
+  }
+
+  /** The snapshot store kept in `dir` (an episode's `snapshots/`, or a bundle import's staging copy). */
+  snapshotStoreAt(dir: string): SnapshotStore {
     return this.options.snapshotStore ? this.options.snapshotStore(dir) : new DiskSnapshotStore(dir);
   }
 

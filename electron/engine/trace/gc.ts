@@ -1,0 +1,117 @@
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
+import { DiskEpisodeStore } from './episode-store.js';
+import { logger } from '../log.js';
+import { isProcessGone, type ProcessIdentity } from './process-identity.js';
+
+const log = logger('gc');
+
+const UNITS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 };
+
+/** Parses `7d`, `12h`, `30m`, `45s`, `2w` (or a sum like `1d12h`) into ms; null when invalid. */
+export function parseDuration(text: string): number | null {
+  const parts = [...text.trim().matchAll(/(\d+(?:\.\d+)?)([smhdw])/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text.trim()) return null;
+  return parts.reduce((ms, p) => ms + Number(p[1]) * UNITS[p[2]], 0);
+}
+
+/** What gc removed (or, with `dryRun`, would remove). */
+export interface GcReport {
+  readonly episodes: readonly { id: string; bytes: number; age_ms: number }[];
+  readonly blobs: number;
+  readonly blob_bytes: number;
+  readonly bytes_freed: number;
+  /** Episodes left alone because a live process is still writing them. */
+  readonly skipped_live: readonly string[];
+}
+
+/** True when some branch of the episode is open and its writer process still runs. */
+function hasLiveWriter(store: DiskEpisodeStore, episode: string): boolean {
+  return store.listBranches(episode).some((b) => {
+    if (b.closed) return false;
+    const writer = store.readTrace(b).header.writer as ProcessIdentity | undefined;
+    return writer !== undefined && !isProcessGone(writer);
+  });
+}
+
+/** Newest activity of an episode: its creation or the last write to any of its traces. */
+function lastActivity(store: DiskEpisodeStore, episode: string): number {
+  const created = store.meta(episode).created;
+  return store
+    .listBranches(episode)
+    .reduce((t, b) => Math.max(t, statSync(store.currentTracePath(b)).mtimeMs), created);
+}
+
+/**
+ * Removes the blobs of one episode's `DiskSnapshotStore` (`snapshots/blobs/ab/cdef…`)
+ * that no manifest in `snapshots/manifests/` references. Returns [count, bytes].
+ */
+function sweepBlobs(store: DiskEpisodeStore, episode: string, dryRun: boolean): [number, number] {
+  const root = join(store.episodeDir(episode), 'snapshots');
+  const manifestsDir = join(root, 'manifests');
+  const blobsDir = join(root, 'blobs');
+  if (!existsSync(blobsDir)) return [0, 0];
+  const referenced = new Set<string>();
+  if (existsSync(manifestsDir))
+    for (const name of readdirSync(manifestsDir).filter((n) => n.endsWith('.json'))) {
+      const m = JSON.parse(readFileSync(join(manifestsDir, name), 'utf8')) as SnapshotManifest;
+      for (const e of m.entries) if (e.hash) referenced.add(e.hash);
+    }
+  let count = 0;
+  let bytes = 0;
+  for (const prefix of readdirSync(blobsDir)) {
+    for (const rest of readdirSync(join(blobsDir, prefix))) {
+      // Temp files of an interrupted write are garbage too; they never match a hash.
+      if (referenced.has(prefix + rest)) continue;
+      const path = join(blobsDir, prefix, rest);
+      bytes += statSync(path).size;
+      count += 1;
+      if (!dryRun) rmSync(path, { force: true });
+    }
+  }
+  return [count, bytes];
+}
+
+/**
+ * Garbage-collects the store: removes episodes whose last activity is older than
+ * `olderThanMs` (when given), then blobs no manifest references in the remaining
+ * episodes. Episodes with a live writer are never touched.
+ */
+export function gc(
+  store: DiskEpisodeStore,
+  options: { olderThanMs?: number; now?: number; dryRun?: boolean } = {},
+): GcReport {
+  const now = options.now ?? Date.now();
+  const removed: { id: string; bytes: number; age_ms: number }[] = [];
+  const skipped: string[] = [];
+  let blobs = 0;
+  let blobBytes = 0;
+  for (const episode of store.listEpisodes()) {
+    try {
+      if (hasLiveWriter(store, episode)) {
+        skipped.push(episode);
+        continue;
+      }
+      const age = now - lastActivity(store, episode);
+      if (options.olderThanMs !== undefined && age > options.olderThanMs) {
+        const bytes = DiskEpisodeStore.sizeOf(store.episodeDir(episode));
+        if (!options.dryRun) store.removeEpisode(episode);
+        removed.push({ id: episode, bytes, age_ms: Math.round(age) });
+        continue;
+      }
+      const [n, b] = sweepBlobs(store, episode, options.dryRun ?? false);
+      blobs += n;
+      blobBytes += b;
+    } catch (e) {
+      log.warn(`episode ${episode}: skipped (${(e as Error).message})`);
+    }
+  }
+  return {
+    episodes: removed,
+    blobs,
+    blob_bytes: blobBytes,
+    bytes_freed: removed.reduce((n, r) => n + r.bytes, 0) + blobBytes,
+    skipped_live: skipped,
+  };
+}

@@ -1,0 +1,104 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
+import { openEpisodeStore, type StoreError } from '../../electron/engine/trace/episode-store.js';
+import { writeSampleEpisode, writeSampleFork } from '../support/traces.js';
+
+let tmp: string;
+beforeEach(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'stepbox-bundle-'));
+});
+afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Every file under a folder, relative path → bytes. */
+function files(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string, rel: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name), `${rel}${e.name}/`);
+      else out[`${rel}${e.name}`] = readFileSync(join(d, e.name)).toString('base64');
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+async function sample() {
+  const a = openEpisodeStore(join(tmp, 'a'));
+  const ep = await writeSampleEpisode(a, {
+    steps: 4,
+    script: [
+      { files: { 'data.bin': '\u0000\u0001binary', 'src/x.py': 'print(1)\n' } },
+      { files: { 'src/x.py': 'print(2)\n' }, memory: { key: 'k', after: 'v' } },
+      { files: { 'data.bin': null } },
+      { final: 'done' },
+    ],
+  });
+  const fork = await writeSampleFork(a, ep, {
+    at: 2,
+    script: [{ files: { 'fork.txt': 'f' } }, { final: 'x' }],
+  });
+  return { a, ep, fork };
+}
+
+describe('bundles', () => {
+  it('export → import into an empty $STEPBOX_HOME gives identical traces, meta and every blob', async () => {
+    const { a, ep, fork } = await sample();
+    const file = join(tmp, 'ep.stepbox');
+    const out = await exportBundle(a, fork.branch.slice(0, 12), file);
+    expect(out).toMatchObject({ episode: ep.episode, branches: [ep.branch, fork.branch] });
+    // Distinct manifests: main 0..3 (4 = 3: a final answer changes nothing), fork 3 (= fork 4).
+    expect(out.manifests).toBe(5);
+    const b = openEpisodeStore(join(tmp, 'b'));
+    const got = await importBundle(b, file);
+    expect(got).toMatchObject({ episode: ep.episode, manifests: out.manifests, blobs: out.blobs });
+    expect(files(b.episodeDir(ep.episode))).toEqual(files(a.episodeDir(ep.episode)));
+    // And the imported store works: traces read, snapshots restore.
+    const trace = b.readTrace(b.resolve(fork.branch));
+    expect(trace.end?.status).toBe('succeeded');
+    const m = await b.snapshots(ep.episode).getManifest(fork.manifests[4]);
+    const fx = m.entries.find((e) => e.path === 'fork.txt')!;
+    expect(Buffer.from(await b.snapshots(ep.episode).getBlob(fx.hash!)).toString()).toBe('f');
+  });
+
+  it('refuses to overwrite an existing episode unless asked', async () => {
+    const { a, ep } = await sample();
+    const file = join(tmp, 'ep.stepbox');
+    await exportBundle(a, ep.episode, file);
+    await expect(importBundle(a, file)).rejects.toMatchObject({
+      code: 'conflict',
+    } satisfies Partial<StoreError>);
+    const again = await importBundle(a, file, { overwrite: true });
+    expect(again.episode).toBe(ep.episode);
+    expect(a.readTrace(a.resolve(ep.episode)).end?.status).toBe('succeeded');
+    expect(readdirSync(a.episodesDir).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('rejects a bundle whose blob does not match its hash, writing nothing', async () => {
+    const { a, ep } = await sample();
+    const file = join(tmp, 'ep.stepbox');
+    await exportBundle(a, ep.episode, file);
+    const lines = gunzipSync(readFileSync(file)).toString().trimEnd().split('\n');
+    const i = lines.findIndex((l) => l.includes('"kind":"blob"'));
+    const blob = JSON.parse(lines[i]);
+    blob.base64 = Buffer.from('tampered').toString('base64');
+    lines[i] = JSON.stringify(blob);
+    writeFileSync(file, gzipSync(lines.join('\n') + '\n'));
+    const b = openEpisodeStore(join(tmp, 'b'));
+    await expect(importBundle(b, file)).rejects.toThrow(/does not match its content hash/);
+    expect(existsSync(b.episodeDir(ep.episode))).toBe(false);
+    expect(readdirSync(b.episodesDir)).toEqual([]);
+  });
+
+  it('rejects a truncated bundle', async () => {
+    const { a, ep } = await sample();
+    const file = join(tmp, 'ep.stepbox');
+    await exportBundle(a, ep.episode, file);
+    const lines = gunzipSync(readFileSync(file)).toString().trimEnd().split('\n');
+    writeFileSync(file, gzipSync(lines.slice(0, -2).join('\n') + '\n'));
+    await expect(importBundle(openEpisodeStore(join(tmp, 'b')), file)).rejects.toThrow(/truncated/);
+  });
+});
