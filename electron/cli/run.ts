@@ -1,13 +1,155 @@
-import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { parseArgs } from 'node:util';
+import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
+import { startEpisode } from '../engine/harness/episode-factory.js';
+import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
+import { parseBreakFlags, BREAK_FORMS } from './breakpoint-flags.js';
+import type { CliCommand, CliIo } from './command.js';
+import { UsageError } from './command.js';
+import {
+  cliError,
+  cliProvider,
+  cliStore,
+  closeOnSignals,
+  describeEvent,
+  episodeExit,
+  episodeSummary,
+  intFlag,
+  numberFlag,
+} from './episode-cli.js';
+import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
+import { resolve } from 'node:path';
 
-/** `stepbox run` — placeholder until its owner lands it. */
+const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
+                  [--base-url URL] [--temperature T] [--seed N]
+
+Runs an episode of TASK (a task.json, or a folder holding one) in a fresh Docker
+sandbox and records its trace under $STEPBOX_HOME (default ~/.stepbox).
+
+Agents (--agent):
+  scripted:FILE     model outputs from a JSONL file, one assistant message per line
+  replay:EPISODE    the model outputs recorded in an episode
+  openai:MODEL      an OpenAI-compatible endpoint (--base-url or OPENAI_BASE_URL; key
+                    from OPENAI_API_KEY, never recorded; for Ollama any dummy key works)
+  manual            you type each assistant message (JSON) at the prompt
+
+Options:
+  --step            step in the terminal: ${STEP_KEYS}
+  --keep            leave the sandbox running at the end and print its id
+  --json            print one JSON document: episode, branch, status, end_reason, steps,
+                    verifier {success, exit_code} or null, trace, return
+  --break KIND[=V]  pause (in --step mode) on: ${BREAK_FORMS}
+  --base-url URL    the endpoint of an openai: agent
+  --temperature T   sampling temperature (recorded in every model_request)
+  --seed N          sampling seed (recorded)
+
+Exit: 0 succeeded, 1 failed/timeout/error/interrupted, 2 usage, 3 no Docker or image.
+Ctrl+C closes the trace as interrupted and destroys the sandbox.
+
+Examples:
+  npx stepbox run resources/tasks/hello-python --agent scripted:resources/tasks/hello-python/agent.jsonl
+  npx stepbox run resources/tasks/notes-memory --agent scripted:resources/tasks/notes-memory/agent.jsonl --step
+  OPENAI_API_KEY=sk-none npx stepbox run resources/tasks/hello-python --agent openai:qwen2.5-coder:7b \\
+      --base-url http://127.0.0.1:11434/v1 --temperature 0 --seed 1 --json
+`;
+
+/** `stepbox run` — one episode of a task. */
 export const command: CliCommand = {
   name: 'run',
-  summary: '(not built yet)',
-  help: 'stepbox run — not built yet.\nExample: stepbox run --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox run: not built yet\n');
-    return EXIT.usage;
+  summary: 'run an episode of a task with an agent (scripted, replay, openai, manual)',
+  help: HELP,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: {
+          agent: { type: 'string' },
+          step: { type: 'boolean', default: false },
+          keep: { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+          break: { type: 'string', multiple: true, default: [] },
+          'base-url': { type: 'string' },
+          temperature: { type: 'string' },
+          seed: { type: 'string' },
+        },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) throw new UsageError('give exactly one TASK (a task.json or its folder)');
+    if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
+    const taskPath = resolve(taskFilePath(positionals[0]));
+    const task = loadTask(taskPath);
+    if (!task.ok) throw new UsageError(task.error.message);
+    const breakpoints = parseBreakFlags(values.break ?? []);
+    const store = cliStore(io);
+    const provider = await cliProvider();
+    let controller: EpisodeRunner | null = null;
+    const uninstall = closeOnSignals(io, () => controller, provider);
+    try {
+      controller = await startEpisode({
+        task: task.value,
+        taskPath,
+        agentSpec: values.agent,
+        store,
+        provider,
+        breakpoints,
+        agentOptions: {
+          baseUrl: values['base-url'],
+          temperature: numberFlag('temperature', values.temperature),
+          seed: intFlag('seed', values.seed),
+        },
+      }).catch((e: unknown) => {
+        throw cliError(e);
+      });
+      return await drive(controller, io, store, { step: values.step, keep: values.keep, json: values.json });
+    } finally {
+      uninstall();
+      if (!values.keep) await provider.close();
+    }
   },
 };
+
+/** Runs (or steps) an episode to its end, prints the summary, disposes it. Shared by run, fork and resume. */
+export async function drive(
+  c: EpisodeRunner,
+  io: CliIo,
+  store: ReturnType<typeof cliStore>,
+  options: { step: boolean; keep: boolean; json: boolean; extra?: Record<string, unknown> },
+): Promise<number> {
+  const out = options.json ? io.stderr : io.stdout;
+  out.write(`episode ${c.episode} (branch ${c.branch})\n`);
+  c.onBranch((b) => out.write(`continuing on new branch ${b}\n`));
+  c.onEvent((e) => {
+    const line = describeEvent(e);
+    if (line) out.write(line + '\n');
+  });
+  const needsInput = options.step || c.currentAgent().kind === 'manual';
+  const reader = needsInput ? new LineReader(io) : null;
+  try {
+    if (reader) promptManualAgent(c, reader);
+    if (options.step && reader) await stepRepl(c, io, reader);
+    else {
+      while (!c.ended()) {
+        const reason = await c.run();
+        if (reason.kind === 'breakpoint')
+          out.write(`breakpoint: ${reason.message} (continuing; use --step to pause)\n`);
+      }
+    }
+  } finally {
+    reader?.close();
+  }
+  const summary = { ...episodeSummary(store, c), ...(options.extra ?? {}) };
+  const sandboxId = c.sandbox()?.id ?? null;
+  await c.dispose({ keepSandbox: options.keep });
+  if (options.keep && sandboxId) {
+    io.stderr.write(`sandbox kept: ${sandboxId} (docker exec -it ${sandboxId.slice(0, 12)} bash)\n`);
+    (summary as Record<string, unknown>).sandbox = sandboxId;
+  }
+  if (options.json) io.stdout.write(JSON.stringify(summary) + '\n');
+  else out.write(`${summary.status}: ${summary.end_reason}; trace ${summary.trace}\n`);
+  return episodeExit(c);
+}
