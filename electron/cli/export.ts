@@ -1,13 +1,110 @@
+import { writeFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { checkBranch, type BranchCheck } from '../engine/qa/check-branches.js';
+import { loadBranches } from '../engine/qa/episode-set.js';
+import { buildExport, EXPORT_FORMATS, type ExportFormat } from '../engine/export/run-export.js';
+import { parseRedactions } from '../engine/export/redact.js';
+import { openEpisodeStore, stepboxHome, StoreError } from '../engine/trace/episode-store.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
 
-/** `stepbox export` — placeholder until its owner lands it. */
+const HELP = `stepbox export DIR|EPISODE --format openai-jsonl|otel-json|dpo-jsonl [--out FILE]
+               [--min-quality Q] [--exclude-injected] [--redact FIELD|/regex/ ...] [--json]
+
+Turns episodes (a batch folder, a folder of traces, or an episode id with its branches)
+into training or observability data:
+  openai-jsonl  OpenAI chat fine-tuning JSONL: messages with tool_calls (arguments as
+                strings, every call answered by a tool message), assistant turns weighted
+                1, or 0 where a QA warning/error points at their step; quality, flags and
+                person-made messages in FILE's sidecar *.meta.jsonl
+  otel-json     OTLP/JSON traces with OTel GenAI spans: invoke_agent -> chat ->
+                execute_tool (gen_ai.tool.name, gen_ai.tool.call.id, gen_ai.usage.*)
+  dpo-jsonl     OpenAI preference pairs (input, preferred_output, non_preferred_output)
+                from each fork and its parent at the fork's first step: a fork a person
+                corrected (manual agent, injection) is preferred, else the better quality
+Injected and human-typed content is labelled (name "injected" on the message; the
+sidecar lists overridden tool results); --exclude-injected leaves such episodes out.
+
+Options:
+  --out FILE          where to write (default ./<DIR name>.<format>.jsonl|json)
+  --min-quality Q     keep episodes with QA quality >= Q (0..1)
+  --exclude-injected  leave out episodes with injected or human-typed content
+  --redact X          a field name (its values become [REDACTED]) or /regex/flags
+                      (matches become [REDACTED]); repeatable
+  --json              print {out, meta, count, skipped} on stdout
+
+Examples:
+  stepbox export ~/.stepbox/batches/b-20260101-1200 --format openai-jsonl --min-quality 0.8
+  stepbox export ep-20260101-120000-ab12 --format dpo-jsonl --redact api_key --redact '/sk-[A-Za-z0-9]+/'
+`;
+
+/** `stepbox export` — fine-tuning JSONL, OTLP JSON spans or preference pairs. */
 export const command: CliCommand = {
   name: 'export',
-  summary: '(not built yet)',
-  help: 'stepbox export — not built yet.\nExample: stepbox export --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox export: not built yet\n');
-    return EXIT.usage;
+  summary: 'export episodes as OpenAI fine-tuning JSONL, OTLP JSON spans or preference pairs',
+  help: HELP,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          format: { type: 'string' },
+          out: { type: 'string' },
+          'min-quality': { type: 'string' },
+          'exclude-injected': { type: 'boolean', default: false },
+          redact: { type: 'string', multiple: true, default: [] },
+          json: { type: 'boolean', default: false },
+        },
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) throw new UsageError('expected one DIR or EPISODE');
+    const format = values.format as ExportFormat | undefined;
+    if (!format || !EXPORT_FORMATS.includes(format))
+      throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
+    const minQuality = values['min-quality'] === undefined ? undefined : Number(values['min-quality']);
+    if (minQuality !== undefined && !(minQuality >= 0 && minQuality <= 1))
+      throw new UsageError('--min-quality must be a number in [0, 1]');
+    let redaction;
+    try {
+      redaction = parseRedactions(values.redact ?? []);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const store = openEpisodeStore(stepboxHome(io.env));
+    let branches;
+    try {
+      branches = loadBranches(positionals[0], store, { allBranches: true });
+    } catch (e) {
+      if (e instanceof StoreError) throw new UsageError(e.message);
+      throw e;
+    }
+    const checks = new Map<string, BranchCheck>();
+    for (const b of branches) checks.set(b.branch, await checkBranch(b, store));
+    const result = buildExport(branches, checks, {
+      format,
+      minQuality,
+      excludeInjected: values['exclude-injected'],
+      redaction,
+    });
+    const ext = format === 'otel-json' ? 'json' : 'jsonl';
+    const out = resolve(
+      values.out ?? `${basename(resolve(positionals[0]))}.${format.replace(/-json(l)?$/, '')}.${ext}`,
+    );
+    const metaPath = out.replace(/\.(jsonl|json)$/, '') + '.meta.jsonl';
+    writeFileSync(out, result.text);
+    writeFileSync(metaPath, result.meta.map((m) => JSON.stringify(m) + '\n').join(''));
+    for (const s of result.skipped) io.stderr.write(`skipped ${s.branch}: ${s.reason}\n`);
+    if (values.json)
+      io.stdout.write(
+        JSON.stringify({ out, meta: metaPath, count: result.count, skipped: result.skipped }, null, 2) + '\n',
+      );
+    else io.stdout.write(`wrote ${result.count} ${format} record(s) to ${out} (sidecar ${metaPath})\n`);
+    return EXIT.ok;
   },
 };

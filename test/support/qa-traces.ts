@@ -1,5 +1,14 @@
 import { Task, type TaskInput } from '../../shared/task.js';
-import type { ChangedPath, EpisodeStatus, TraceEvent, VerifierResult } from '../../shared/trace-events.js';
+import type {
+  ChangedPath,
+  EndEvent,
+  EpisodeStatus,
+  HeaderEvent,
+  TraceEvent,
+  VerifierResult,
+} from '../../shared/trace-events.js';
+import type { LoadedBranch } from '../../electron/engine/qa/episode-set.js';
+import type { ParsedTrace } from '../../electron/engine/trace/trace-reader.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import { TRACE_SCHEMA } from '../../shared/constants.js';
 
@@ -37,7 +46,15 @@ export class QaTrace {
 
   constructor(
     readonly task: TaskInput = { name: 't', goal: 'Make python3 test_x.py print ok' },
-    options: { episode?: string; forkStep?: number | null; start?: number; treeHash?: string } = {},
+    options: {
+      episode?: string;
+      branch?: string;
+      parent?: string;
+      forkStep?: number | null;
+      start?: number;
+      treeHash?: string;
+      agentKind?: string;
+    } = {},
   ) {
     this.t = options.start ?? 1_700_000_000_000;
     this.stepNo = options.forkStep ?? 0;
@@ -47,12 +64,15 @@ export class QaTrace {
       source: 'harness',
       schema: TRACE_SCHEMA,
       episode: options.episode ?? 'ep1',
-      branch: options.episode ?? 'ep1',
-      parent_branch: options.forkStep ? 'parent' : null,
+      branch: options.branch ?? options.episode ?? 'ep1',
+      parent_branch: options.forkStep ? (options.parent ?? 'parent') : null,
       fork_step: options.forkStep ?? null,
       task: Task.parse(task),
       task_path: null,
-      agent: { spec: 'scripted:agent.jsonl', kind: 'scripted' },
+      agent: {
+        spec: `${options.agentKind ?? 'scripted'}:agent.jsonl`,
+        kind: options.agentKind ?? 'scripted',
+      },
       image: 'stepbox-sandbox:1',
       created: this.t,
     });
@@ -88,6 +108,16 @@ export class QaTrace {
       step: k,
       source: 'agent',
       raw: s.final ?? JSON.stringify(calls),
+      message: s.final
+        ? { content: s.final }
+        : {
+            content: null,
+            tool_calls: calls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+            })),
+          },
       usage: { prompt_tokens: 10 * k, completion_tokens: 5 },
     });
     this.push({ type: 'action', step: k, source: 'agent', calls, final: s.final ?? null });
@@ -203,3 +233,30 @@ export const sh = (command: string, result: Partial<ToolResult> = {}): QaCall =>
   args: { command },
   result,
 });
+
+/** A hand-written trace as the QA/report/export loaders return it. */
+export function loadedBranch(t: QaTrace): LoadedBranch {
+  const events = t.events();
+  const header = events[0] as HeaderEvent;
+  const end = events[events.length - 1]?.type === 'end' ? (events[events.length - 1] as EndEvent) : null;
+  const trace: ParsedTrace = {
+    header,
+    events,
+    torn: false,
+    warnings: [],
+    end,
+    path: `${header.branch}.jsonl`,
+    writtenSchema: TRACE_SCHEMA,
+    lastCompleteStep: Math.max(0, ...events.filter((e) => e.type === 'snapshot').map((e) => e.step)),
+    partial: [],
+  };
+  return {
+    episode: header.episode,
+    branch: header.branch,
+    parentBranch: header.parent_branch,
+    forkStep: header.fork_step,
+    tracePath: trace.path,
+    trace,
+    task: Task.parse(header.task),
+  };
+}

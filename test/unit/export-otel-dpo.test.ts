@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { checkEpisode } from '../../shared/qa/check-episode.js';
+import type { BranchCheck } from '../../electron/engine/qa/check-branches.js';
+import { branchSpans, nanos, type OtlpTraces } from '../../electron/engine/export/otel-json.js';
+import { buildExport } from '../../electron/engine/export/run-export.js';
+import { parseRedactions, redactValue } from '../../electron/engine/export/redact.js';
+import { loadedBranch, QaTrace, sh } from '../support/qa-traces.js';
+
+const none = parseRedactions([]);
+const checksOf = (ts: QaTrace[]) =>
+  new Map<string, BranchCheck>(
+    ts.map((t) => {
+      const b = loadedBranch(t);
+      return [
+        b.branch,
+        { episode: b.episode, branch: b.branch, ...checkEpisode({ events: b.trace.events, torn: false }) },
+      ];
+    }),
+  );
+
+describe('otel-json export', () => {
+  const t = new QaTrace(undefined, { episode: 'e1' })
+    .step({
+      calls: [sh('ls'), sh('false', { ok: false, error: { code: 'timeout', message: 'slow' } } as never)],
+    })
+    .step({ final: 'done' })
+    .end();
+  it('builds invoke_agent → chat → execute_tool with GenAI attributes', () => {
+    const spans = branchSpans(t.events());
+    const op = (s: (typeof spans)[number]) =>
+      s.attributes.find((a) => a.key === 'gen_ai.operation.name')!.value;
+    expect(spans.map((s) => (op(s) as { stringValue: string }).stringValue)).toEqual([
+      'invoke_agent',
+      'chat',
+      'execute_tool',
+      'execute_tool',
+      'chat',
+    ]);
+    const [root, chat1, tool1, tool2] = spans;
+    expect(root.parentSpanId).toBeUndefined();
+    expect(chat1.parentSpanId).toBe(root.spanId);
+    expect(tool1.parentSpanId).toBe(chat1.spanId);
+    expect(tool2.status.code).toBe(2);
+    expect(tool1.attributes).toEqual(
+      expect.arrayContaining([
+        { key: 'gen_ai.tool.name', value: { stringValue: 'execute_shell' } },
+        { key: 'gen_ai.tool.call.id', value: { stringValue: 'c1_0' } },
+      ]),
+    );
+    expect(chat1.attributes).toEqual(
+      expect.arrayContaining([{ key: 'gen_ai.usage.input_tokens', value: { intValue: '10' } }]),
+    );
+    for (const s of spans) {
+      expect(s.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(s.spanId).toMatch(/^[0-9a-f]{16}$/);
+      expect(s.startTimeUnixNano).toMatch(/^\d+$/);
+      expect(BigInt(s.endTimeUnixNano) >= BigInt(s.startTimeUnixNano)).toBe(true);
+    }
+    expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
+  });
+  it('writes nanoseconds exactly, beyond float precision', () => {
+    expect(nanos(1_700_000_000_123)).toBe('1700000000123000000');
+    expect(nanos(1_700_000_000_123.5)).toBe('1700000000123500000');
+  });
+  it('wraps branches in one OTLP document that parses back', () => {
+    const out = buildExport([loadedBranch(t)], checksOf([t]), {
+      format: 'otel-json',
+      excludeInjected: false,
+      redaction: none,
+    });
+    const doc = JSON.parse(out.text) as OtlpTraces;
+    expect(doc.resourceSpans[0].scopeSpans[0].spans).toHaveLength(5);
+  });
+});
+
+describe('dpo-jsonl export', () => {
+  const parent = new QaTrace(undefined, { episode: 'p' })
+    .step({ calls: [sh('cat test_x.py')] })
+    .step({
+      calls: [sh("sed -i 's/assert/pass/' test_x.py")],
+      changed: [{ path: 'test_x.py', change: 'modified' }],
+    })
+    .step({ final: 'done' })
+    .end();
+  const fork = new QaTrace(undefined, {
+    episode: 'p',
+    branch: 'f',
+    parent: 'p',
+    forkStep: 1,
+    agentKind: 'manual',
+  })
+    .step({ calls: [{ name: 'write_file', args: { path: 'x.py', content: 'fixed' } }] })
+    .step({ final: 'fixed x.py' })
+    .end();
+  it('pairs the fork a person corrected with its parent at step K+1', () => {
+    const out = buildExport([loadedBranch(parent), loadedBranch(fork)], checksOf([parent, fork]), {
+      format: 'dpo-jsonl',
+      excludeInjected: false,
+      redaction: none,
+    });
+    expect(out.count).toBe(1);
+    const rec = JSON.parse(out.text);
+    expect(Object.keys(rec).sort()).toEqual(['input', 'non_preferred_output', 'preferred_output']);
+    expect(rec.input.messages.map((m: { role: string }) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
+    expect(rec.preferred_output[0].tool_calls[0].function.name).toBe('write_file');
+    expect(rec.non_preferred_output[0].tool_calls[0].function.arguments).toMatch(/sed -i/);
+    expect(out.meta[0]).toMatchObject({ step: 2, reason: 'corrected', preferred: 'fork' });
+  });
+});
+
+describe('redaction', () => {
+  it('redacts named fields (also inside JSON argument strings) and patterns', () => {
+    const r = parseRedactions(['password', '/tok_[0-9]+/']);
+    expect(
+      redactValue({ a: { password: 'x' }, s: 'use tok_123 now', args: '{"password":"p","u":1}' }, r),
+    ).toEqual({
+      a: { password: '[REDACTED]' },
+      s: 'use [REDACTED] now',
+      args: '{"password":"[REDACTED]","u":1}',
+    });
+    expect(() => parseRedactions(['/(/'])).toThrow(/not a valid regular expression/);
+  });
+});
