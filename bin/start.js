@@ -62,11 +62,11 @@ if (electron) {
   process.stderr.write('npm start: opening the stepbox window\n');
   forward(spawn(electron, [root], { cwd: root, stdio: 'inherit' }));
 } else if (await built('electron/cli/serve.js')) {
-  const why = !electron
-    ? 'the Electron binary is not installed'
-    : !hasDisplay
-      ? 'no display'
-      : 'the window is not built';
+  const why = !hasDisplay
+    ? 'no display'
+    : !existsSync(dist('electron/main.js'))
+      ? 'the window is not built'
+      : 'the Electron binary is not available';
   process.stderr.write(`npm start: serving the UI in the browser instead of a window (${why})\n`);
   forward(spawn(process.execPath, [stepbox, 'serve'], { cwd: root, stdio: 'inherit' }));
 } else {
