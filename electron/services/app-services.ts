@@ -180,6 +180,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
       stats.closeOwned(undefined);
       await terminals.closeOwned(undefined);
       await episodes.disposeAll();
+      await ports.close?.();
     },
   };
 }

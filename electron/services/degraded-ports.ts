@@ -8,7 +8,7 @@ export function degradedPorts(reason: string): EnginePorts {
     throw new ServiceError('internal', reason);
   };
   return {
-    harness: { start: fail, reopen: fail, replayVerify: fail, whatIf: fail },
+    harness: { start: fail, reopen: fail, fork: fail, replayVerify: fail, whatIf: fail },
     traces: {
       listBranches: fail,
       search: fail,

@@ -3,7 +3,17 @@ import { projectRoot } from '../engine/docker/image.js';
 import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
 import { openStats } from '../engine/docker/stats.js';
 import { openTerminal } from '../engine/docker/terminal.js';
-import { openEpisodeStore, stepboxHome } from '../engine/trace/episode-store.js';
+import {
+  forkEpisode,
+  loadTask,
+  openBranchController,
+  replayVerify,
+  startEpisode,
+  taskFilePath,
+} from '../engine/harness/index.js';
+import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
+import { openEpisodeStore, stepboxHome, type DiskEpisodeStore } from '../engine/trace/episode-store.js';
+import { runWhatIf } from './what-if.js';
 import { join } from 'node:path';
 import { fileCatalog } from './catalog.js';
 import type { DockerPort, DoctorPort, EnginePorts, HarnessPort } from './ports.js';
@@ -19,16 +29,80 @@ export interface EngineOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-const unavailable = (what: string) => () =>
-  Promise.reject(new ServiceError('internal', `${what}: the harness is not available in this build`));
-
-/** The harness binding (episodes, reopen, replay, what-if). */
-function harnessPort(): HarnessPort {
+/** The Docker sandbox provider, created on first use (so web mode starts with Docker down). */
+function lazyProvider() {
+  let provider: Promise<DockerSandboxProvider> | null = null;
   return {
-    start: unavailable('episode.start'),
-    reopen: unavailable('episode.reopen'),
-    replayVerify: unavailable('episode.replayVerify'),
-    whatIf: unavailable('episode.whatIf'),
+    get(): Promise<DockerSandboxProvider> {
+      provider ??= createDockerProvider().catch((e: unknown) => {
+        provider = null;
+        throw e;
+      });
+      return provider;
+    },
+    async close(): Promise<void> {
+      const p = provider;
+      provider = null;
+      if (p) await (await p.catch(() => null))?.close();
+    },
+  };
+}
+
+/** The harness binding: episodes, fork, reopen, replay and what-if, all on Docker sandboxes. */
+function harnessPort(store: DiskEpisodeStore, provider: ReturnType<typeof lazyProvider>): HarnessPort {
+  return {
+    async start({ taskPath, agent, breakpoints }) {
+      const task = loadTask(taskPath);
+      if (!task.ok) throw new ServiceError(task.error.code, task.error.message);
+      return startEpisode({
+        task: task.value,
+        taskPath: taskFilePath(taskPath),
+        agentSpec: agent,
+        breakpoints,
+        provider: await provider.get(),
+        store,
+      });
+    },
+    async reopen(id, step, agent) {
+      return openBranchController({
+        id,
+        at: step,
+        provider: await provider.get(),
+        store,
+        ...(agent ? { agentSpec: agent } : {}),
+      });
+    },
+    async fork(id, step, agent) {
+      return forkEpisode({
+        id,
+        at: step,
+        provider: await provider.get(),
+        store,
+        ...(agent ? { agentSpec: agent } : {}),
+      });
+    },
+    async replayVerify(id) {
+      const report = await replayVerify({ id, provider: await provider.get(), store });
+      const first = report.diff?.[0] ?? null;
+      return {
+        identical: report.diverged_at === null && report.workspace_diverged_at === null,
+        steps_replayed: report.steps.length,
+        first_divergence:
+          report.diverged_at === null
+            ? null
+            : {
+                step: report.diverged_at,
+                call_id: first?.call_id ?? null,
+                field: first?.field ?? 'calls',
+                recorded: first?.recorded ?? null,
+                actual: first?.replayed ?? null,
+              },
+        workspace_diverged_at: report.workspace_diverged_at,
+      };
+    },
+    async whatIf(id, step, call) {
+      return runWhatIf(store, await provider.get(), id, step, call);
+    },
   };
 }
 
@@ -59,11 +133,13 @@ function doctorPort(env: NodeJS.ProcessEnv): DoctorPort {
 export function engineServicesPorts(options: EngineOptions): EnginePorts {
   const env = options.env ?? process.env;
   const store = openEpisodeStore(options.home ?? stepboxHome(env));
+  const provider = lazyProvider();
   return {
-    harness: harnessPort(),
+    harness: harnessPort(store, provider),
     traces: storeTracePort(store),
     docker: dockerPort(env),
     catalog: fileCatalog(options.resourcesDir ?? join(projectRoot(), 'resources')),
     doctor: doctorPort(env),
+    close: () => provider.close(),
   };
 }

@@ -35,9 +35,24 @@ export class EpisodeManager {
   adopt(controller: EpisodeController): EpisodeStateInfo {
     const entry: LiveEpisode = { controller, off: [], running: null, lastReason: null };
     this.live.set(controller.branch, entry);
-    const { episode, branch } = controller;
+    const { episode } = controller;
+    let branch = controller.branch;
+    // Continuing after a rollback moves a runner onto a new branch: follow it.
+    const onBranch = (controller as { onBranch?: (cb: (b: string) => void) => () => void }).onBranch;
+    if (onBranch) {
+      entry.off.push(
+        onBranch.call(controller, (next: string) => {
+          this.live.delete(branch);
+          branch = next;
+          this.live.set(next, entry);
+          this.bus.emit('library.changed', { episode });
+        }),
+      );
+    }
     entry.off.push(
-      controller.onEvent((event) => this.bus.emit('episode.event', { episode, branch, event })),
+      controller.onEvent((event) =>
+        this.bus.emit('episode.event', { episode, branch: controller.branch, event }),
+      ),
       controller.onState((state, reason) => {
         if (reason) entry.lastReason = reason;
         this.bus.emit('episode.state', this.info(entry, state));
@@ -152,7 +167,7 @@ export class EpisodeManager {
       this.assertNotRunning(this.entry(controller.branch), 'fork');
       return this.newBranch(await controller.fork(step, agent));
     }
-    return this.reopen(id, step, agent);
+    return this.newBranch(await this.harness.fork(id, step, agent));
   }
 
   async reopen(id: string, step: number, agent?: string) {
@@ -182,7 +197,7 @@ export class EpisodeManager {
   private async release(branch: string, quiet: boolean): Promise<void> {
     const entry = this.live.get(branch);
     if (!entry) return;
-    this.live.delete(branch);
+    for (const [key, value] of this.live) if (value === entry) this.live.delete(key);
     for (const off of entry.off) off();
     try {
       await entry.controller.dispose();

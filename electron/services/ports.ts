@@ -27,6 +27,8 @@ export interface HarnessPort {
   }): Promise<EpisodeController>;
   /** Opens a recorded branch at step k in a fresh sandbox; continuing writes a new branch. */
   reopen(id: string, step: number, agent?: string): Promise<EpisodeController>;
+  /** Forks a recorded (not live) branch at step k into a new branch now, in a fresh sandbox. */
+  fork(id: string, step: number, agent?: string): Promise<EpisodeController>;
   /** Re-executes a recorded branch and reports its first divergence. */
   replayVerify(id: string): Promise<ReplayReport>;
   /** Runs one tool call in a throwaway sandbox restored to snapshot `step - 1` of the branch. */
@@ -105,4 +107,6 @@ export interface EnginePorts {
   readonly docker: DockerPort;
   readonly catalog: CatalogPort;
   readonly doctor: DoctorPort;
+  /** Releases what the ports hold (the sandbox provider); called last on dispose. */
+  close?(): Promise<void>;
 }

@@ -77,16 +77,14 @@ export function storeTracePort(store: DiskEpisodeStore): TracePort {
         const index = openIndex(store.home);
         try {
           index.refresh(store);
-          hits = index
-            .search({ ...filters, limit })
-            .flatMap((m) =>
-              m.hits.map((h) => ({
-                episode: m.episode,
-                branch: m.branch,
-                step: h.step,
-                snippet: `${h.filter}: ${h.detail}`,
-              })),
-            );
+          hits = index.search({ ...filters, limit }).flatMap((m) =>
+            m.hits.map((h) => ({
+              episode: m.episode,
+              branch: m.branch,
+              step: h.step,
+              snippet: `${h.filter}: ${h.detail}`,
+            })),
+          );
         } finally {
           index.close();
         }

@@ -272,6 +272,11 @@ export function fakePorts() {
         if (!parent) throw new ServiceError('not_found', `no episode ${id}`);
         return registry.create(parent.episode, step, parent.branch);
       },
+      async fork(id, step) {
+        const parent = registry.byBranch.get(id);
+        if (!parent) throw new ServiceError('not_found', `no episode ${id}`);
+        return registry.create(parent.episode, step, parent.branch);
+      },
       replayVerify: async () => ({
         identical: true,
         steps_replayed: 2,

@@ -1,0 +1,150 @@
+// The app services on the real engine, through web mode's WebSocket: start the bundled
+// hello-python sample, step it, type into a real TTY, roll back, fork, run a what-if, and
+// stop — then no container of this server is left.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  createClient,
+  createWebSocketTransport,
+  webSocketUrlFor,
+  type EventName,
+  type EventOf,
+  type StepboxClient,
+  type Transport,
+  type WebSocketLike,
+} from '../../shared/contract/index.js';
+import type { Result } from '../../shared/result.js';
+import { startServer, type RunningServer } from '../../electron/server.js';
+
+function value<T>(r: Result<T>): T {
+  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
+  return r.value;
+}
+
+function nextEvent<E extends EventName>(
+  t: Transport,
+  event: E,
+  pred: (p: EventOf<E>) => boolean,
+  ms = 20_000,
+) {
+  return new Promise<EventOf<E>>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`no matching ${event} within ${ms} ms`));
+    }, ms);
+    const off = t.subscribe(event, (p) => {
+      if (!pred(p as EventOf<E>)) return;
+      clearTimeout(timer);
+      off();
+      resolve(p as EventOf<E>);
+    });
+  });
+}
+
+function containers(id: string): boolean {
+  const out = execFileSync('docker', ['ps', '-a', '-q', '--no-trunc', '--filter', `id=${id}`], {
+    encoding: 'utf8',
+  });
+  return out.trim().length > 0;
+}
+
+describe('web mode on the real engine', () => {
+  let home: string;
+  let server: RunningServer;
+  let transport: Transport & { close(): void };
+  let client: StepboxClient;
+  const sandboxes: string[] = [];
+
+  beforeAll(async () => {
+    home = mkdtempSync(join(tmpdir(), 'stepbox-web-'));
+    server = await startServer({ port: 0, home });
+    transport = createWebSocketTransport(
+      webSocketUrlFor(server.url),
+      (u) => new WebSocket(u) as unknown as WebSocketLike,
+    );
+    client = createClient(transport);
+  });
+  afterAll(async () => {
+    transport?.close();
+    await server?.close();
+    for (const id of sandboxes) expect(containers(id), `container ${id} left behind`).toBe(false);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('steps a sample, types in its terminal, rolls back, forks, asks what-if and stops', async () => {
+    const started = value(await client.episode.start({ task: { kind: 'sample', id: 'hello-python' } }));
+    expect(started.step).toBe(0);
+    const id = started.branch;
+    const info = value(await client.sandbox.info({ id }));
+    expect(info.sandbox?.network).toBe('none');
+    sandboxes.push(info.sandbox?.id ?? '');
+
+    value(await client.episode.step({ id }));
+    const two = value(await client.episode.step({ id }));
+    expect(two.step).toBe(2);
+    const detail = value(await client.episode.stepDetail({ id, step: 2 }));
+    expect(detail.calls[0].call.name).toBe('write_file');
+    expect(detail.files.find((f) => f.path === 'greet.py')?.after).toContain('sys.argv[2]');
+
+    // A real TTY into the live sandbox.
+    const { terminal } = value(await client.terminal.open({ id, cols: 90, rows: 30 }));
+    const tty = nextEvent(
+      transport,
+      'terminal.data',
+      (p) => p.terminal === terminal && /\/dev\/pts\/\d+/.test(p.data),
+    );
+    value(await client.terminal.input({ terminal, data: 'tty\r' }));
+    await tty;
+    const size = nextEvent(
+      transport,
+      'terminal.data',
+      (p) => p.terminal === terminal && /\b40 100\b/.test(p.data),
+    );
+    value(await client.terminal.resize({ terminal, cols: 100, rows: 40 }));
+    value(await client.terminal.input({ terminal, data: 'stty size\r' }));
+    await size;
+    value(await client.terminal.close({ terminal }));
+
+    // What-if at step 3 with other arguments: the live sandbox does not change.
+    const before = value(await client.episode.stepDetail({ id, step: 2 })).tree_hash;
+    const whatIf = value(
+      await client.episode.whatIf({
+        id,
+        step: 3,
+        call: { name: 'execute_shell', arguments: { command: 'cat greet.py; touch new.txt' } },
+      }),
+    );
+    expect(whatIf.result.stdout).toContain('sys.argv[2]');
+    const live = value(await client.episode.open({ id }));
+    expect(live.state?.step).toBe(2);
+    expect(value(await client.episode.stepDetail({ id, step: 2 })).tree_hash).toBe(before);
+
+    // Roll back to step 1: greet.py is gone again.
+    value(await client.episode.rollback({ id, step: 1 }));
+    const { terminal: t2 } = value(await client.terminal.open({ id, cols: 80, rows: 24 }));
+    const gone = nextEvent(
+      transport,
+      'terminal.data',
+      (p) => p.terminal === t2 && p.data.includes('No such file'),
+    );
+    value(await client.terminal.input({ terminal: t2, data: 'ls greet.py\r' }));
+    await gone;
+    value(await client.terminal.close({ terminal: t2 }));
+
+    const fork = value(await client.episode.fork({ id, step: 1 }));
+    expect(fork.branch).not.toBe(id);
+    const forkInfo = value(await client.sandbox.info({ id: fork.branch }));
+    sandboxes.push(forkInfo.sandbox?.id ?? '');
+    const lib = value(await client.library.list({}));
+    const ep = lib.episodes.find((e) => e.episode === started.episode);
+    expect(ep?.branches.map((b) => b.branch)).toContain(fork.branch);
+
+    expect(value(await client.episode.stop({ id: fork.branch })).status).toBe('interrupted');
+    expect(value(await client.episode.stop({ id })).status).toBe('interrupted');
+    for (const s of sandboxes) expect(containers(s), `container ${s} after stop`).toBe(false);
+  });
+});
