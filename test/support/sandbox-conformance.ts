@@ -99,6 +99,11 @@ export function sandboxConformance(
       expect(unknown.stderr).toContain('not found');
     });
 
+    it('gives commands /dev/null as stdin, so a reader ends at once', async () => {
+      const s = await sandbox();
+      expect(await run(s, 'cat', false, 5_000)).toMatchObject({ ok: true, exit_code: 0, stdout: '' });
+    });
+
     it('keeps cd and exported variables across calls, like a terminal', async () => {
       const s = await sandbox();
       expect((await run(s, 'mkdir -p /workspace/sub && cd /workspace/sub')).exit_code).toBe(0);
@@ -199,6 +204,7 @@ export function sandboxConformance(
       value(await s.writeFile('del.txt', text('bye')));
       value(await s.writeFile('keep.sh', text('#!/bin/sh\n')));
       value(await s.writeFile('bin.dat', binaryBytes(1)));
+      value(await s.writeFile('tomove.txt', text('moving')));
       await run(s, 'cd /workspace && ln -s same.txt link && mkdir -p emptydir/inner');
       const s1 = await s.snapshot(store);
       expect(s1.treeHash).toMatch(/^[0-9a-f]{64}$/);
@@ -210,7 +216,7 @@ export function sandboxConformance(
       value(await s.writeFile('bin.dat', binaryBytes(2)));
       const shell = await run(
         s,
-        'cd /workspace && rm del.txt && chmod 755 keep.sh && rm link && ln -s mod.txt link && rm -r emptydir && mkdir newempty',
+        'cd /workspace && rm del.txt && chmod 755 keep.sh && rm link && ln -s mod.txt link && rm -r emptydir && mkdir newempty && mv tomove.txt moved.txt',
       );
       expect(shell.exit_code).toBe(0);
       const s2 = await s.snapshot(store);
@@ -222,6 +228,8 @@ export function sandboxConformance(
           { path: 'del.txt', change: 'deleted' },
           { path: 'keep.sh', change: 'modified' },
           { path: 'bin.dat', change: 'modified' },
+          { path: 'tomove.txt', change: 'deleted' },
+          { path: 'moved.txt', change: 'added' },
         ]),
       );
       expect(s2.changed.map((c) => c.path)).not.toContain('same.txt');
@@ -230,6 +238,8 @@ export function sandboxConformance(
       expect(back.treeHash).toBe(s1.treeHash);
       expect(decode(value(await s.readFile('mod.txt')))).toBe('v1');
       expect(decode(value(await s.readFile('del.txt')))).toBe('bye');
+      expect(decode(value(await s.readFile('tomove.txt')))).toBe('moving');
+      expect(errorCode(await s.readFile('moved.txt'))).toBe('not_found');
       expect(decode(value(await s.readFile('link')))).toBe('unchanged');
       expect(errorCode(await s.readFile('new.txt'))).toBe('not_found');
       expect(Buffer.from(value(await s.readFile('bin.dat'))).equals(Buffer.from(binaryBytes(1)))).toBe(true);

@@ -32,6 +32,23 @@ describe('memory sandbox shell subset', () => {
     expect((await run('echo $(id)')).stderr).toContain('$(...) is not supported');
   });
 
+  it('tests files and strings, greps, moves and copies', async () => {
+    const s = await make();
+    const sh = async (command: string) => (await s.exec({ command, timeoutMs: 1000 })).stdout;
+    await sh('echo "ok: 3 passed" > out.txt && mkdir d');
+    expect(await sh('test -f out.txt && echo f; [ -d d ] && echo d; [ ! -e nope ] && echo none')).toBe(
+      'f\nd\nnone\n',
+    );
+    expect(await sh('[ "a" = "b" ] || echo differ; test -z "" && echo empty')).toBe('differ\nempty\n');
+    expect(
+      await sh('grep -q "3 passed" out.txt && echo found; grep -c ok out.txt; grep nothing out.txt; echo $?'),
+    ).toBe('found\n1\n1\n');
+    expect(await sh('cp out.txt d && mv out.txt moved.txt && ls . d')).toBe(
+      '.:\nd\nmoved.txt\n\nd:\nout.txt\n',
+    );
+    expect((await s.exec({ command: 'mv d d/inner', timeoutMs: 1000 })).exit_code).toBe(1);
+  });
+
   it('reports a full workspace as disk_full', async () => {
     const s = await createMemoryProvider().create(memorySandboxConfig({ diskBytes: 100 }));
     const r = await s.writeFile('big', new Uint8Array(200));

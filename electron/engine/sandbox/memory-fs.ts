@@ -227,6 +227,28 @@ export class MemoryFs {
     return ok(undefined);
   }
 
+  /** Moves a file, link or directory; into `to` when `to` is an existing directory. */
+  rename(from: string, to: string): FsResult<void> {
+    const src = this.parentOf(from);
+    if (!src.ok) return src;
+    const node = src.value.dir.children.get(src.value.name);
+    if (!node) return fail('not_found', `${from}: no such file or directory`);
+    const dest = this.lookup(to, true);
+    const target = dest.ok && dest.value.type === 'dir' ? posix.join(to, src.value.name) : to;
+    const dst = this.parentOf(target);
+    if (!dst.ok) return dst;
+    const denied = this.checkWritable(src.value.path) ?? this.checkWritable(dst.value.path);
+    if (denied) return denied;
+    if (node.type === 'dir' && (dst.value.path + '/').startsWith(src.value.path + '/')) {
+      return fail('permission_denied', `cannot move ${from} into itself`);
+    }
+    if (dst.value.dir.children.get(dst.value.name)?.type === 'dir')
+      return fail('is_directory', `${target} is a directory`);
+    src.value.dir.children.delete(src.value.name);
+    dst.value.dir.children.set(dst.value.name, node);
+    return ok(undefined);
+  }
+
   /** Sets permission bits (following symlinks). */
   chmod(path: string, mode: number): FsResult<void> {
     const r = this.lookup(path, true);
