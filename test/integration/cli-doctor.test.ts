@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +68,54 @@ describe('stepbox doctor', () => {
       expect(run.stdout).toMatch(/fix: start the engine at DOCKER_HOST=/);
       expect(run.stderr).toMatch(/docker.*failed/);
       expect(run.durationMs).toBeLessThan(10_000);
+    });
+  });
+
+  describe('against an engine without the right image', () => {
+    /** A stand-in Docker API on loopback: answers ping and version, and has the image with `label` (or none). */
+    const fakeEngine = async (label: string | null) => {
+      const server = createHttpServer((req, res) => {
+        const json = (code: number, body: unknown) =>
+          res.writeHead(code, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+        if (req.url?.endsWith('/_ping')) return res.writeHead(200).end('OK');
+        if (req.url?.endsWith('/version')) return json(200, { Version: '99.0-fake', ApiVersion: '1.41' });
+        if (req.url?.includes('/images/') && label !== null)
+          return json(200, { Config: { Labels: { 'stepbox.image.version': label } } });
+        return json(404, { message: 'No such image' });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { server, host: `tcp://127.0.0.1:${(server.address() as { port: number }).port}` };
+    };
+
+    it('fails the image check with `npx stepbox image build` when the image is missing', async () => {
+      const { server, host } = await fakeEngine(null);
+      try {
+        const run = await runCli(['doctor', '--json'], { env: { DOCKER_HOST: host, STEPBOX_HOME: home } });
+        const report = parseJsonOutput<DoctorJson>(run);
+        expect(run.code).toBe(3);
+        expect(report.checks.find((c) => c.id === 'docker')).toMatchObject({ ok: true });
+        expect(report.checks.find((c) => c.id === 'image')).toMatchObject({
+          ok: false,
+          fix: 'npx stepbox image build',
+        });
+        expect(report.checks.find((c) => c.id === 'sandbox')?.ok).toBe(false);
+      } finally {
+        server.close();
+      }
+    });
+
+    it('fails the image_version check when the label is outdated', async () => {
+      const { server, host } = await fakeEngine('0');
+      try {
+        const run = await runCli(['doctor'], { env: { DOCKER_HOST: host, STEPBOX_HOME: home } });
+        expect(run.code).toBe(3);
+        expect(run.stdout).toMatch(/ok\s+image\s/);
+        expect(run.stdout).toMatch(
+          /FAIL\s+image_version\s+label stepbox.image.version=0.*\n\s+fix: npx stepbox image build/,
+        );
+      } finally {
+        server.close();
+      }
     });
   });
 
