@@ -172,6 +172,7 @@ class Helper:
         self.cache = {}  # path -> (ino, size, mtime_ns, ctime_ns, mode, hash)
         self.cache_clock = 0
         self.by_hash = {}  # hash -> path, from the last scan
+        self.last_scan = None
         self.protected = self.find_protected()
 
     def find_protected(self):
@@ -411,6 +412,8 @@ class Helper:
 
     def op_scan(self, req):
         entries = self.scan(rehash_all=bool(req.get('rehash_all')))
+        # A restore right after this scan (the host asks which blobs it must send) reuses it.
+        self.last_scan = entries
         return {'entries': entries, 'tree_hash': tree_hash(entries)}
 
     def op_blobs(self, req):
@@ -429,20 +432,25 @@ class Helper:
         return {'sizes': sizes}, b''.join(parts)
 
     def op_restore(self, req, payload):
+        marks = [time.monotonic()]
         target = {e[0]: e for e in req['entries']}
         blobs, off = {}, 0
         for h, n in req['blobs']:
             blobs[h] = memoryview(payload)[off:off + n]
             off += n
-        current = {e[0]: e for e in self.scan()}
+        scanned, self.last_scan = self.last_scan, None
+        current = {e[0]: e for e in (scanned if scanned is not None and req.get('after_scan') else self.scan())}
         # Content the container already has: read before anything is overwritten.
         for e in target.values():
-            if e[1] == 'file' and e[4] not in blobs:
-                rel = self.by_hash.get(e[4])
-                if rel is None:
-                    raise ToolErr('restore_failed', 'blob %s for %s was not sent and is not in the workspace' % (e[4], e[0]))
-                with open(WORKSPACE + '/' + rel, 'rb') as f:
-                    blobs[e[4]] = f.read()
+            c = current.get(e[0])
+            if e[1] != 'file' or e[4] in blobs or (c is not None and c[1] == 'file' and c[4] == e[4]):
+                continue
+            rel = self.by_hash.get(e[4])
+            if rel is None:
+                raise ToolErr('restore_failed', 'blob %s for %s was not sent and is not in the workspace' % (e[4], e[0]))
+            with open(WORKSPACE + '/' + rel, 'rb') as f:
+                blobs[e[4]] = f.read()
+        marks.append(time.monotonic())
         touched, removed, written = set(), 0, 0
         # 1. remove what the target lacks (or has with another type), deepest first.
         for rel in sorted(current, reverse=True):
@@ -506,14 +514,50 @@ class Helper:
             p = WORKSPACE + '/' + e[0]
             if os.lstat(p).st_mode & 0o7777 != e[2]:
                 os.chmod(p, e[2])
-        # 5. verify inside the container: rehash what we touched (or everything).
-        entries = self.scan(force=touched, rehash_all=req.get('verify') == 'full')
+        marks.append(time.monotonic())
+        # 5. verify inside the container: rehash every file we touched (or, for 'full',
+        # walk and rehash everything); untouched entries are the scan's, equal to the target.
+        if req.get('verify') == 'full':
+            entries = self.scan(rehash_all=True)
+        else:
+            entries = self.verify_touched(target, touched)
         got = tree_hash(entries)
         if got != req['tree_hash']:
             have = {e[0]: e for e in entries}
             diff = sorted(set(k for k in set(have) | set(target) if have.get(k) != target.get(k)))
             raise ToolErr('verify_failed', 'tree hash after restore is %s, expected %s; differing: %s' % (got, req['tree_hash'], ', '.join(diff[:5])))
-        return {'tree_hash': got, 'written': written, 'removed': removed}
+        marks.append(time.monotonic())
+        phases = [round((b - a) * 1000, 2) for a, b in zip(marks, marks[1:])]
+        return {'tree_hash': got, 'written': written, 'removed': removed, 'phases_ms': phases}
+
+    def verify_touched(self, target, touched):
+        """The tree as it now is: touched paths re-read from disk, the rest as scanned."""
+        entries = []
+        for rel, t in target.items():
+            if rel not in touched:
+                entries.append(t)
+                continue
+            p = WORKSPACE + '/' + rel
+            try:
+                s = os.lstat(p)
+            except FileNotFoundError:
+                continue
+            mode = s.st_mode & 0o7777
+            if st.S_ISDIR(s.st_mode):
+                entries.append([rel, 'dir', mode, 0, None])
+            elif st.S_ISLNK(s.st_mode):
+                entries.append([rel, 'symlink', mode, s.st_size, os.readlink(p)])
+            elif st.S_ISREG(s.st_mode):
+                h = hash_file(p)
+                self.cache[rel] = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_mode, h)
+                self.by_hash[h] = rel
+                entries.append([rel, 'file', mode, s.st_size, h])
+        for rel in touched:
+            if rel not in target:
+                self.cache.pop(rel, None)
+                if os.path.lexists(WORKSPACE + '/' + rel):
+                    entries.append([rel, 'unexpected', 0, 0, None])
+        return entries
 
     # ------------------------------------------------------------ loop
 
