@@ -1,13 +1,110 @@
+import { parseArgs } from 'node:util';
+import { SANDBOX_ENV } from '../../shared/constants.js';
+import { openTerminal } from '../engine/docker/terminal.js';
+import { openBranchController } from '../engine/harness/episode-factory.js';
+import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { cliError, cliProvider, cliStore, closeOnSignals, intFlag } from './episode-cli.js';
 
-/** `stepbox open` — placeholder until its owner lands it. */
+const HELP = `stepbox open EPISODE [--at K] [--exec CMD] [--json]
+
+Opens a shell in a fresh sandbox restored to step K of EPISODE (an episode or branch id):
+the workspace as snapshot K recorded it, and the agent's shell session's cwd and
+exported variables. Default K: the last complete step. Nothing is recorded: the
+episode stays as it was. The sandbox is destroyed when the shell exits.
+
+Options:
+  --at K        the step (0 = the workspace after setup)
+  --exec CMD    run one command in the restored session instead of a shell, print its
+                output and exit with its exit code (--json: the tool result)
+
+Examples:
+  npx stepbox open ep-20260101-120000-ab12 --at 3
+  npx stepbox open ep-20260101-120000-ab12 --at 3 --exec 'ls -la && cat greet.py'
+`;
+
+/** `stepbox open` — a shell (or one command) in a sandbox restored to step K. */
 export const command: CliCommand = {
   name: 'open',
-  summary: '(not built yet)',
-  help: 'stepbox open — not built yet.\nExample: stepbox open --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox open: not built yet\n');
-    return EXIT.usage;
+  summary: 'open a shell in a fresh sandbox restored to step K of an episode',
+  help: HELP,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: {
+          at: { type: 'string' },
+          exec: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
+    const at = intFlag('at', values.at);
+    const store = cliStore(io);
+    const provider = await cliProvider();
+    let controller: EpisodeRunner | null = null;
+    const uninstall = closeOnSignals(io, () => controller, provider);
+    try {
+      controller = await openBranchController({ id: positionals[0], at, store, provider }).catch(
+        (e: unknown) => {
+          throw cliError(e);
+        },
+      );
+      const sandbox = controller.sandbox();
+      if (!sandbox) throw new Error('the restored sandbox is gone');
+      io.stderr.write(
+        `${controller.branch} at step ${controller.currentStep()} (sandbox ${sandbox.id.slice(0, 12)})\n`,
+      );
+      if (values.exec !== undefined) {
+        const r = await sandbox.exec({ command: values.exec, timeoutMs: 60_000 });
+        if (values.json) io.stdout.write(JSON.stringify(r) + '\n');
+        else {
+          if (r.stdout) io.stdout.write(r.stdout);
+          if (r.stderr) io.stderr.write(r.stderr);
+          if (r.error) io.stderr.write(`stepbox open: ${r.error.code}: ${r.error.message}\n`);
+        }
+        return r.ok ? (r.exit_code ?? EXIT.failed) : EXIT.failed;
+      }
+      const session = await sandbox.sessionState();
+      const stdin = io.stdin as NodeJS.ReadStream;
+      const stdout = io.stdout as NodeJS.WriteStream;
+      const term = await openTerminal(sandbox.id, {
+        cols: stdout.columns || 80,
+        rows: stdout.rows || 24,
+        cwd: session.cwd,
+        env: { ...SANDBOX_ENV, ...session.env },
+        docker: provider.engine.docker,
+      });
+      const exited = new Promise<number | null>((resolve) => term.onExit(resolve));
+      term.onData((d) => stdout.write(d));
+      const raw = stdin.isTTY === true;
+      if (raw) stdin.setRawMode(true);
+      const onInput = (chunk: Buffer) => term.write(chunk);
+      const onEnd = () => term.write('\u0004');
+      stdin.on('data', onInput);
+      stdin.on('end', onEnd);
+      stdin.resume();
+      try {
+        return (await exited) ?? EXIT.failed;
+      } finally {
+        stdin.off('data', onInput);
+        stdin.off('end', onEnd);
+        if (raw) stdin.setRawMode(false);
+        stdin.pause();
+        await term.close();
+      }
+    } finally {
+      uninstall();
+      await controller?.dispose();
+      await provider.close();
+    }
   },
 };

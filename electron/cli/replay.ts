@@ -1,13 +1,101 @@
+import { parseArgs } from 'node:util';
+import { readLineage } from '../engine/harness/lineage.js';
+import { replayVerify } from '../engine/harness/replay-verify.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { cliError, cliProvider, cliStore, describeEvent } from './episode-cli.js';
 
-/** `stepbox replay` — placeholder until its owner lands it. */
+const HELP = `stepbox replay EPISODE [--verify] [--json]
+
+Without --verify: prints the recorded timeline of EPISODE (view replay; no sandbox).
+
+With --verify: re-executes it. Snapshot 0 is restored in a fresh sandbox and the
+recorded actions run again in order (human commands re-applied at their steps); each
+tool result is compared with the recording in ok, exit_code, stdout, stderr and
+error.code (durations, times and ids ignored). The workspace tree hash after every step
+is compared apart, and the verifier is run again.
+
+--json (with --verify): diverged_at (first differing step or null), diff (its fields),
+workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}].
+--json (without): {episode, branch, events}.
+
+Exit: 0 no divergence (and without --verify), 1 a divergence, 2 usage, 3 no Docker.
+
+Examples:
+  npx stepbox replay ep-20260101-120000-ab12
+  npx stepbox replay ep-20260101-120000-ab12 --verify --json
+`;
+
+/** `stepbox replay` — view a trace, or re-execute it and report divergences. */
 export const command: CliCommand = {
   name: 'replay',
-  summary: '(not built yet)',
-  help: 'stepbox replay — not built yet.\nExample: stepbox replay --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox replay: not built yet\n');
-    return EXIT.usage;
+  summary: 'print a recorded episode, or re-execute it (--verify) and report divergences',
+  help: HELP,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: { verify: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
+    const store = cliStore(io);
+    let info;
+    try {
+      info = store.resolve(positionals[0]);
+    } catch (e) {
+      throw cliError(e);
+    }
+    if (!values.verify) {
+      const lineage = readLineage(store, info);
+      if (values.json) {
+        io.stdout.write(
+          JSON.stringify({ episode: info.episode, branch: info.branch, events: lineage.events }) + '\n',
+        );
+        return EXIT.ok;
+      }
+      for (const e of [...lineage.events, ...(lineage.trace.end ? [lineage.trace.end] : [])]) {
+        const line = describeEvent(e);
+        if (line) io.stdout.write(line + '\n');
+      }
+      return EXIT.ok;
+    }
+    const provider = await cliProvider();
+    const out = values.json ? io.stderr : io.stdout;
+    try {
+      const report = await replayVerify({
+        id: info.branch,
+        store,
+        provider,
+        onStep: (v) =>
+          out.write(
+            `step ${v.step}  ${v.verdict}${v.workspace_match ? '' : '  (workspace differs)'}${
+              v.diff
+                ? `  ${v.diff.map((d) => `${d.name}.${d.field}: ${JSON.stringify(d.recorded)} → ${JSON.stringify(d.replayed)}`).join('; ')}`
+                : ''
+            }\n`,
+          ),
+      }).catch((e: unknown) => {
+        throw cliError(e);
+      });
+      if (values.json) io.stdout.write(JSON.stringify(report) + '\n');
+      else
+        out.write(
+          `diverged_at: ${report.diverged_at ?? 'none'}; workspace_diverged_at: ${report.workspace_diverged_at ?? 'none'}; verifier_match: ${report.verifier_match}\n`,
+        );
+      const clean =
+        report.diverged_at === null &&
+        report.workspace_diverged_at === null &&
+        report.verifier_match !== false;
+      return clean ? EXIT.ok : EXIT.failed;
+    } finally {
+      await provider.close();
+    }
   },
 };

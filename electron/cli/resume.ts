@@ -1,13 +1,84 @@
+import { parseArgs } from 'node:util';
+import { resumeEpisode } from '../engine/harness/resume.js';
+import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { UsageError } from './command.js';
+import { cliError, cliProvider, cliStore, closeOnSignals, intFlag, numberFlag } from './episode-cli.js';
+import { drive } from './run.js';
+import { STEP_KEYS } from './step-repl.js';
 
-/** `stepbox resume` — placeholder until its owner lands it. */
+const HELP = `stepbox resume EPISODE [--step] [--keep] [--json] [--base-url URL] [--temperature T] [--seed N]
+
+Continues an interrupted episode (killed, Ctrl+C, or stopped) from its last complete
+step, in a fresh sandbox: that step's snapshot restored, memory and conversation rebuilt
+from the trace, the same agent continuing (a scripted agent skips the lines it already
+used). The interrupted trace stays as it was; the continuation is a new branch forked at
+that step, with "resume_of" in its header.
+
+Options:
+  --step            step in the terminal: ${STEP_KEYS}
+  --keep            leave the sandbox running at the end and print its id
+  --json            as run, plus parent (the interrupted branch) and fork_step
+
+Exit: 0 succeeded, 1 otherwise, 2 usage (e.g. the episode was not interrupted), 3 no Docker.
+
+Example:
+  npx stepbox resume ep-20260101-120000-ab12 --json
+`;
+
+/** `stepbox resume` — continue an interrupted episode. */
 export const command: CliCommand = {
   name: 'resume',
-  summary: '(not built yet)',
-  help: 'stepbox resume — not built yet.\nExample: stepbox resume --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox resume: not built yet\n');
-    return EXIT.usage;
+  summary: 'continue an interrupted episode from its last complete step',
+  help: HELP,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        options: {
+          step: { type: 'boolean', default: false },
+          keep: { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+          'base-url': { type: 'string' },
+          temperature: { type: 'string' },
+          seed: { type: 'string' },
+        },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
+    const store = cliStore(io);
+    const provider = await cliProvider();
+    let controller: EpisodeRunner | null = null;
+    const uninstall = closeOnSignals(io, () => controller, provider);
+    try {
+      controller = await resumeEpisode({
+        id: positionals[0],
+        store,
+        provider,
+        agentOptions: {
+          baseUrl: values['base-url'],
+          temperature: numberFlag('temperature', values.temperature),
+          seed: intFlag('seed', values.seed),
+        },
+      }).catch((e: unknown) => {
+        throw cliError(e);
+      });
+      const info = store.resolve(controller.branch);
+      return await drive(controller, io, store, {
+        step: values.step,
+        keep: values.keep,
+        json: values.json,
+        extra: { parent: info.parentBranch, fork_step: info.forkStep },
+      });
+    } finally {
+      uninstall();
+      if (!values.keep) await provider.close();
+    }
   },
 };
