@@ -30,9 +30,18 @@ export interface CliRunOptions {
  */
 export function runCli(args: readonly string[], options: CliRunOptions = {}): Promise<CliRun> {
   if (!existsSync(BUILT)) throw new Error('the CLI is not built: run `npx tsc -b` (npm test builds first)');
+  return runNode(BIN, args, options);
+}
+
+/** Runs a Node script of the project (e.g. `scripts/test.js`, relative to the root) as a child process. */
+export function runNode(
+  script: string,
+  args: readonly string[],
+  options: CliRunOptions = {},
+): Promise<CliRun> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
