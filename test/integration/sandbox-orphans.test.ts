@@ -1,0 +1,85 @@
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerEngine } from '../../electron/engine/docker/client.js';
+import { containerSpec } from '../../electron/engine/docker/container-spec.js';
+import { currentOwner, ownerGone, ownerLabel, sweepOrphans } from '../../electron/engine/docker/owner.js';
+import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
+import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  return spawnSync('true').pid!;
+}
+
+describe('owner liveness', () => {
+  const me = currentOwner();
+
+  it('keeps containers of this process and of another live process', () => {
+    expect(ownerGone(ownerLabel(me))).toBe(false);
+    expect(ownerGone(ownerLabel({ ...me, pid: process.ppid, start: startOf(process.ppid) }))).toBe(false);
+  });
+
+  it('judges an owner gone after a reboot, when its pid is dead, or when its pid was reused', () => {
+    expect(ownerGone(ownerLabel({ ...me, boot_id: 'another-boot' }))).toBe(true);
+    expect(ownerGone(ownerLabel({ ...me, pid: deadPid() }))).toBe(true);
+    expect(ownerGone(ownerLabel({ ...me, start: me.start + 1 }))).toBe(true);
+    expect(ownerGone('not json')).toBe(true);
+  });
+
+  it('never judges an owner on another host', () => {
+    expect(ownerGone(ownerLabel({ ...me, host: `${me.host}-elsewhere`, pid: deadPid() }))).toBe(false);
+  });
+});
+
+function startOf(pid: number): number {
+  const stat = spawnSync('cat', [`/proc/${pid}/stat`], { encoding: 'utf8' }).stdout;
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+}
+
+describe.skipIf(dockerMissing)('orphan sweep on docker', () => {
+  let provider: DockerSandboxProvider;
+  const engine = new DockerEngine();
+  const orphanIds: string[] = [];
+
+  beforeAll(async () => {
+    provider = await testProvider();
+  });
+
+  afterAll(async () => {
+    await Promise.all(orphanIds.map((id) => engine.remove(id)));
+    expect(await closeTestProvider(provider)).toEqual([]);
+  });
+
+  it('removes only containers whose owner is gone', async () => {
+    const mine = await provider.create(defaultSandboxConfig());
+    const dead = ownerLabel({ ...currentOwner(), pid: deadPid() });
+    const orphan = await engine.createAndStart(containerSpec(defaultSandboxConfig(), dead));
+    orphanIds.push(orphan);
+    const removed = await sweepOrphans(engine);
+    expect(removed).toContain(orphan);
+    expect(removed).not.toContain(mine.id);
+    expect(await engine.isRunning(orphan)).toBe(false);
+    expect(await engine.isRunning(mine.id)).toBe(true);
+    expect((await mine.exec({ command: 'echo still here', timeoutMs: 5_000 })).stdout).toBe('still here\n');
+  });
+
+  it('destroys idempotently: an already-removed container counts as destroyed', async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    await engine.remove(sb.id);
+    await expect(sb.destroy()).resolves.toBeUndefined();
+    await expect(sb.destroy()).resolves.toBeUndefined();
+    await expect(sb.exec({ command: 'true', timeoutMs: 1_000 })).rejects.toMatchObject({
+      code: 'sandbox_lost',
+    });
+  });
+
+  it('reports sandbox_lost when the container disappears under a live sandbox', async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    await engine.remove(sb.id);
+    await expect(sb.exec({ command: 'true', timeoutMs: 1_000 })).rejects.toMatchObject({
+      code: 'sandbox_lost',
+    });
+    await sb.destroy();
+  });
+});
