@@ -492,6 +492,7 @@ export class EpisodeRunner implements EpisodeController {
     const snap = snapshotAt(this.events, step);
     if (!snap) throw new HarnessError('not_found', `no snapshot of step ${step} in this branch`);
     const restored = await restoreSandbox(box, this.snapshots, snap);
+    const skip = this.agentSkipAt(step);
     const kept = cutAtStep(this.events, step);
     this.memoryState.restore(memoryFromEvents(this.task, kept));
     if (this.writer && !this.endEvent) {
@@ -515,7 +516,7 @@ export class EpisodeRunner implements EpisodeController {
     this.queued.length = 0;
     // Rolling back time rolls the script back too: continuing re-decides step k+1 from line k+1.
     if (this.agent.kind === 'scripted' || this.agent.kind === 'replay') {
-      this.agent = this.options.makeAgent(this.agent.spec, this.agentSkipAt(step));
+      this.agent = this.options.makeAgent(this.agent.spec, skip);
     }
     if (this.endEvent) {
       this.endEvent = null;
