@@ -137,7 +137,12 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
   it('after a rollback the same scripted agent re-decides step k+1 from line k+1', async () => {
     env = tempHome();
     const agent = script(env.dir, 'main.jsonl', main);
-    const c = await startEpisode({ task: memoryTask(), agentSpec: `scripted:${agent}`, store: env.store, provider: memoryProvider });
+    const c = await startEpisode({
+      task: memoryTask(),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
     for (let i = 0; i < 4; i++) await c.step();
     await c.rollbackTo(1);
     await c.step();
