@@ -1,26 +1,49 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
+import { createMemoryProvider } from '../../electron/engine/sandbox/memory-provider.js';
 import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
-import { sandboxConformance } from '../support/sandbox-conformance.js';
+import { CONFORMANCE_CONFIG, sandboxConformance } from '../support/sandbox-conformance.js';
 
 // The same suite as test/unit/memory-sandbox.test.ts, on real containers with the disk store.
 describe.skipIf(dockerMissing)('docker backend', () => {
   let provider: DockerSandboxProvider | undefined;
   const storeRoot = mkdtempSync(join(tmpdir(), 'stepbox-conformance-'));
   let stores = 0;
+  const docker = async () => (provider ??= await testProvider());
+  const store = () => new DiskSnapshotStore(join(storeRoot, String(stores++)));
 
   afterAll(async () => {
     rmSync(storeRoot, { recursive: true, force: true });
     expect(await closeTestProvider(provider)).toEqual([]);
   });
 
-  sandboxConformance(
-    'docker',
-    async () => (provider ??= await testProvider()),
-    () => new DiskSnapshotStore(join(storeRoot, String(stores++))),
-  );
+  sandboxConformance('docker', docker, store);
+
+  // Both backends describe a workspace the same way, so harness tests on the memory
+  // backend exercise the very manifests a Docker episode records.
+  it('restores snapshots across backends, both ways, with their recorded tree hashes', async () => {
+    const s = store();
+    const mem = await createMemoryProvider().create(CONFORMANCE_CONFIG);
+    await mem.writeFile('a/b.txt', new TextEncoder().encode('hello'));
+    await mem.writeFile('run.sh', new TextEncoder().encode('#!/bin/sh\n'), 0o755);
+    await mem.exec({ command: 'mkdir -p empty && ln -s a/b.txt link', timeoutMs: 1000 });
+    const fromMemory = await mem.snapshot(s);
+    const box = await (await docker()).create(CONFORMANCE_CONFIG);
+    try {
+      const info = await box.restore(s, await s.getManifest(fromMemory.manifest), 'full');
+      expect(info.treeHash).toBe(fromMemory.treeHash);
+      await box.exec({ command: 'cd /workspace && echo hi > f && ln -s f l && mkdir e2', timeoutMs: 10_000 });
+      const fromDocker = await box.snapshot(s);
+      const back = await (
+        await createMemoryProvider().create(CONFORMANCE_CONFIG)
+      ).restore(s, await s.getManifest(fromDocker.manifest), 'full');
+      expect(back.treeHash).toBe(fromDocker.treeHash);
+    } finally {
+      await box.destroy();
+    }
+  });
 });
