@@ -66,16 +66,40 @@ describe.skipIf(dockerMissing)('docker sandbox limits', () => {
     expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
   });
 
-  it('lets explicitly detached processes outlive the call until killStrays', async () => {
-    await sb.exec({
-      command: 'setsid sleep 1003 >/dev/null 2>&1 < /dev/null & sleep 1004 &',
+  it("hangs up the call's process group on return; nohup and setsid processes live until killStrays", async () => {
+    const r = await sb.exec({
+      command:
+        'setsid sleep 1003 >/dev/null 2>&1 & nohup sleep 1005 >/dev/null 2>&1 & sleep 1004 & echo started',
       timeoutMs: 5_000,
     });
+    expect(r).toMatchObject({ ok: true, stdout: 'started\n' });
     const after = await sb.exec({ command: STRAYS, timeoutMs: 5_000 });
     expect(after.stdout).toContain('sleep 1003');
+    expect(after.stdout).toContain('sleep 1005');
     expect(after.stdout).not.toContain('sleep 1004');
     await sb.killStrays();
     expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
+  });
+
+  it('runs calls concurrently: a quick call and a file read finish while a slow one runs', async () => {
+    const order: string[] = [];
+    const slow = sb.exec({ command: 'sleep 0.5; echo slow', timeoutMs: 10_000 }).then((r) => {
+      order.push('slow');
+      return r;
+    });
+    const quick = await sb.exec({ command: 'echo quick', timeoutMs: 10_000 });
+    order.push('quick');
+    const read = await sb.readFile('/etc/hostname');
+    order.push('read');
+    expect(quick.stdout).toBe('quick\n');
+    expect(read.ok).toBe(true);
+    expect((await slow).stdout).toBe('slow\n');
+    expect(order).toEqual(['quick', 'read', 'slow']);
+  });
+
+  it('gives commands /dev/null as stdin', async () => {
+    const r = await sb.exec({ command: 'cat; readlink /proc/self/fd/0', timeoutMs: 5_000 });
+    expect(r.stdout).toBe('/dev/null\n');
   });
 
   it('reports a memory hog as oom', async () => {
@@ -95,12 +119,17 @@ describe.skipIf(dockerMissing)('docker sandbox limits', () => {
     await sb.exec({ command: 'rm -f /workspace/fill /workspace/more.bin', timeoutMs: 5_000 });
   });
 
-  it('survives a fork bomb within the PID limit', async () => {
-    const r = await sb.exec({ command: 'b(){ b|b& }; b', timeoutMs: 3_000 });
-    expect(r.ok === false ? r.error?.code : 'exited').toMatch(/timeout|exited/);
-    const after = await sb.exec({ command: 'cat /sys/fs/cgroup/pids/pids.max; echo ok', timeoutMs: 10_000 });
-    expect(after.stdout).toBe('64\nok\n');
-    await sb.killStrays();
+  it('survives a fork bomb within the PID limit and kills all of it on timeout', async () => {
+    const r = await sb.exec({ command: 'b(){ b|b& }; b; sleep infinity', timeoutMs: 2_000 });
+    expect(r.error?.code).toBe('timeout');
+    const after = await sb.exec({
+      command: 'cat /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/pids/pids.events',
+      timeoutMs: 10_000,
+    });
+    const [max, events] = after.stdout!.split('\n');
+    expect(max).toBe('64');
+    // The bomb did reach the limit: the cgroup refused forks.
+    expect(Number(events.split(' ')[1])).toBeGreaterThan(0);
     expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
   });
 
