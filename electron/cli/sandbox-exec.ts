@@ -115,36 +115,63 @@ export function infraError(e: unknown): unknown {
 
 /**
  * Runs `body` with a fresh default-limits sandbox and destroys it afterwards, also on
- * Ctrl+C (exit 130). Shared by `sandbox exec` and `sandbox shell`.
+ * Ctrl+C or SIGTERM (exit 130) — even one that arrives while the container is still
+ * being created. Shared by `sandbox exec` and `sandbox shell`.
  */
 export async function withFreshSandbox<T>(
   task: Task,
   io: CliIo,
   body: (sandbox: Sandbox, provider: DockerSandboxProvider) => Promise<T>,
 ): Promise<T> {
-  let provider: DockerSandboxProvider;
+  let provider: DockerSandboxProvider | undefined;
+  let creating: Promise<Sandbox> | undefined;
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
+    io.stderr.write('\nstepbox: interrupted; destroying the sandbox\n');
+    void cleanUpAfterSignal(provider, creating, io).finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   let sandbox: Sandbox;
   try {
-    provider = await createDockerProvider();
-    sandbox = await provider.create(sandboxConfig(task.sandbox));
-  } catch (e) {
-    throw infraError(e);
-  }
-  const interrupted = () => {
-    io.stderr.write('\nstepbox: interrupted; destroying the sandbox\n');
-    void provider.close().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-  try {
-    return await body(sandbox, provider);
+    try {
+      provider = await createDockerProvider();
+      creating = provider.create(sandboxConfig(task.sandbox));
+      sandbox = await creating;
+    } catch (e) {
+      throw infraError(e);
+    }
+    try {
+      return await body(sandbox, provider);
+    } finally {
+      await sandbox
+        .destroy()
+        .catch((e: Error) => io.stderr.write(`stepbox: could not destroy the sandbox: ${e.message}\n`));
+      await provider.close();
+    }
   } finally {
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
-    await sandbox
-      .destroy()
-      .catch((e: Error) => io.stderr.write(`stepbox: could not destroy the sandbox: ${e.message}\n`));
+    if (!interrupted) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  }
+}
+
+/** After a signal: let a create in flight settle, then remove every container this process owns. */
+async function cleanUpAfterSignal(
+  provider: DockerSandboxProvider | undefined,
+  creating: Promise<Sandbox> | undefined,
+  io: CliIo,
+): Promise<void> {
+  if (!provider) return;
+  try {
+    await creating?.catch(() => undefined);
     await provider.close();
+    for (const id of await provider.owned()) await provider.engine.remove(id);
+  } catch (e) {
+    io.stderr.write(`stepbox: cleanup after the interrupt failed: ${(e as Error).message}\n`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../shared/tool-result.js';
-import { parseJsonOutput, runCli } from '../support/cli.js';
+import { parseJsonOutput, runCli, startCli } from '../support/cli.js';
+import { docker } from '../support/cli-docker.js';
 
 describe('stepbox sandbox exec', () => {
   it('runs as a non-root user and prints the tool result alone with --json', async () => {
@@ -77,5 +78,26 @@ describe('stepbox sandbox shell', () => {
     expect(run.stdout).toMatch(/\/dev\/pts\/\d+/);
     expect(run.stdout).toMatch(/[^0-9]1000\r?\n/);
     expect(run.stderr).toContain('human_command {"command":"id -u","cwd":"/workspace","exit_code":0}');
+  });
+});
+
+describe('Ctrl+C during sandbox exec', () => {
+  it('destroys the sandbox and exits 130', async () => {
+    const { child, done } = startCli(['sandbox', 'exec', '--', 'sleep 60']);
+    const mine = async () =>
+      (await docker.listContainers({ all: true, filters: { label: ['stepbox=1'] } })).filter(
+        (c) => (JSON.parse(c.Labels['stepbox.owner'] ?? '{}') as { pid?: number }).pid === child.pid,
+      );
+    // Wait (bounded) for its sandbox to exist, then interrupt.
+    const deadline = Date.now() + 20_000;
+    while ((await mine()).length === 0) {
+      if (Date.now() > deadline) throw new Error('the sandbox never appeared');
+      await new Promise((r) => setImmediate(r));
+    }
+    child.kill('SIGINT');
+    const run = await done;
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain('interrupted; destroying the sandbox');
+    expect(await mine()).toEqual([]);
   });
 });

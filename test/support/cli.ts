@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -10,6 +10,8 @@ const BUILT = fileURLToPath(new URL('../../dist/electron/cli-main.js', import.me
 /** What a CLI run produced. */
 export interface CliRun {
   readonly code: number | null;
+  /** The signal that killed it, if one did. */
+  readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
   readonly durationMs: number;
@@ -39,13 +41,29 @@ export function runNode(
   args: readonly string[],
   options: CliRunOptions = {},
 ): Promise<CliRun> {
+  return startNode(script, args, options).done;
+}
+
+/** A CLI child still running: its process (to signal it) and its eventual outcome. */
+export interface CliChild {
+  readonly child: ChildProcess;
+  readonly done: Promise<CliRun>;
+}
+
+/** Starts `node bin/stepbox.js ARGS` without waiting for it (to interrupt it, for instance). */
+export function startCli(args: readonly string[], options: CliRunOptions = {}): CliChild {
+  if (!existsSync(BUILT)) throw new Error('the CLI is not built: run `npx tsc -b` (npm test builds first)');
+  return startNode(BIN, args, options);
+}
+
+function startNode(script: string, args: readonly string[], options: CliRunOptions): CliChild {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const done = new Promise<CliRun>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -55,12 +73,13 @@ export function runNode(
       clearTimeout(timer);
       reject(e);
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, durationMs: performance.now() - started });
+      resolve({ code, signal, stdout, stderr, durationMs: performance.now() - started });
     });
     child.stdin.end(options.input ?? '');
   });
+  return { child, done };
 }
 
 /** Parses the single JSON document a `--json` run printed, failing with the run's output when it is not one. */
