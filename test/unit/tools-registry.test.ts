@@ -109,6 +109,19 @@ describe('tool registry: built-ins', () => {
     expect((await tools.call('read_file', { path: '.' }, ctx)).result.error?.code).toBe('is_directory');
   });
 
+  it('caps read_file output at the task output limit in bytes, without splitting a character', async () => {
+    const task = testTask({ sandbox: { limits: { output: 11 } } });
+    const ctx = await memoryContext(task);
+    await ctx.sandbox.writeFile('long.txt', new TextEncoder().encode('ééééééé'));
+    const out = await createToolRegistry(task).call('read_file', { path: 'long.txt' }, ctx);
+    expect(out.result).toMatchObject({
+      ok: true,
+      stdout: 'ééééé',
+      truncated: { stdout: true, stderr: false },
+      bytes: 14,
+    });
+  });
+
   it('writes text and base64 content and lists directories', async () => {
     const task = testTask();
     const tools = createToolRegistry(task);

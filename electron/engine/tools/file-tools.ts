@@ -19,9 +19,13 @@ function timedOut(name: string, ms: number, start: number): () => ToolResult {
     toolFailure('timeout', `${name} did not finish within ${ms / 1000}s`, performance.now() - start);
 }
 
-/** Caps text at the task's per-stream output limit, like the shell's output. */
+const lenient = new TextDecoder('utf-8');
+
+/** Caps text at the task's per-stream output limit in bytes, like the shell's output, never splitting a character. */
 function capped(text: string, limit: number): { text: string; truncated: boolean } {
-  return text.length > limit ? { text: text.slice(0, limit), truncated: true } : { text, truncated: false };
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.byteLength <= limit) return { text, truncated: false };
+  return { text: lenient.decode(bytes.subarray(0, limit)).replace(/\uFFFD$/, ''), truncated: true };
 }
 
 /** `read_file {path, encoding?}`: UTF-8 text, or base64 on request; binary without it is `binary_file`. */
