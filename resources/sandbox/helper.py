@@ -10,6 +10,7 @@
 # [header: UTF-8 JSON][payload: raw bytes]. Requests carry `id` and `op`; the response
 # to a request carries the same `id` and either `ok: true` or `error: {code, message}`.
 # stdout is the protocol only; diagnostics go to stderr.
+import codecs
 import errno
 import hashlib
 import json
@@ -282,6 +283,9 @@ class Helper:
     def op_reset(self, _req):
         self.kill_strays()
         clear_dir(WORKSPACE)
+        # The other writable places, so nothing of the last episode leaks into the next.
+        clear_dir(os.environ.get('HOME') or '/home/agent')
+        clear_dir('/dev/shm', keep=os.path.basename(PRIV))
         self.cwd = WORKSPACE
         self.env = dict(self.base_env)
         self.cache = {}
@@ -879,6 +883,11 @@ def hash_file(path):
     return h.hexdigest()
 
 
+# A file name that is not UTF-8 reaches Python as lone surrogates (surrogateescape) and the
+# host as the same lone surrogates in JSON; Node hashes those as U+FFFD, and so do we.
+codecs.register_error('stepbox-fffd', lambda e: (b'\xef\xbf\xbd' * (e.end - e.start), e.end))
+
+
 def tree_hash(entries):
     """sha256 of shared/tree-hash.ts treeHashText, byte for byte."""
     lines = []
@@ -887,7 +896,7 @@ def tree_hash(entries):
         size = 0 if e[1] == 'dir' else e[3]
         content = e[4] if e[1] != 'dir' else '-'
         lines.append('%s %04o %s %d %s\n' % (e[1], e[2] & 0o7777, path, size, content))
-    return hashlib.sha256(''.join(lines).encode('utf-8', 'surrogateescape')).hexdigest()
+    return hashlib.sha256(''.join(lines).encode('utf-8', 'stepbox-fffd')).hexdigest()
 
 
 def make_writable(path):
@@ -899,14 +908,16 @@ def make_writable(path):
         pass
 
 
-def clear_dir(path):
-    """Removes everything inside `path` (not `path` itself), opening read-only dirs as needed."""
+def clear_dir(path, keep=None):
+    """Removes everything inside `path` (not `path` itself, nor an entry named `keep`), opening read-only dirs as needed."""
     make_writable(path)
     try:
         entries = list(os.scandir(path))
     except OSError:
         return
     for e in entries:
+        if e.name == keep:
+            continue
         try:
             if e.is_dir(follow_symlinks=False):
                 clear_dir(e.path)
@@ -914,8 +925,7 @@ def clear_dir(path):
             else:
                 os.unlink(e.path)
         except OSError as err:
-            if e.name != '.stepbox-helper':
-                log('cannot remove %s: %s' % (e.path, err))
+            log('cannot remove %s: %s' % (e.path, err))
 
 
 sys.stdout = sys.stderr

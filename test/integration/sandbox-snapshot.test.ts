@@ -93,6 +93,17 @@ describe.skipIf(dockerMissing)('docker sandbox snapshots', () => {
     expect(manifest.treeHash).toBe(snap.treeHash);
   });
 
+  it('snapshots and restores a file name that is not UTF-8', async () => {
+    await sb.reset();
+    await sh("printf x > $'bad\\xff' && ls | od -c | head -1");
+    const store = new MemorySnapshotStore();
+    const snap = await sb.snapshot(store);
+    await sh('rm -f /workspace/*');
+    const info = await sb.restore(store, await store.getManifest(snap.manifest), 'full');
+    expect(info.treeHash).toBe(snap.treeHash);
+    expect(await sh('ls | od -An -tx1 | tr -d " \\n"')).toBe('626164ff0a');
+  });
+
   it('sees a file rewritten with the same size within one timestamp tick', async () => {
     await sb.reset();
     const store = new MemorySnapshotStore();

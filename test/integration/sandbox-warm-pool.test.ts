@@ -45,20 +45,21 @@ describe.skipIf(dockerMissing)('warm pool on docker', () => {
     await pool.release(again);
   });
 
-  it('resets a released sandbox: empty workspace and /tmp, fresh session, no strays', async () => {
+  it('resets a released sandbox: empty workspace, /tmp, $HOME and /dev/shm, fresh session, no strays', async () => {
     const sb = await pool.acquire(config);
     await sb.exec({
       command:
-        'echo dirty > /workspace/x && mkdir -p /workspace/d && touch /tmp/t && cd /workspace/d && export DIRTY=1 && (setsid sleep 999 &)',
+        'echo dirty > /workspace/x && mkdir -p /workspace/d/ro && chmod 555 /workspace/d/ro && touch /tmp/t ~/.profile-x /dev/shm/s && ' +
+        'cd /workspace/d && export DIRTY=1 && (setsid sleep 999 &)',
       timeoutMs: 5_000,
     });
     await sb.reset();
     const r = await sb.exec({
       command:
-        'pwd; echo "[$DIRTY]"; ls -A /workspace /tmp | grep -v "^/" | grep -v "^$" | grep -v stepbox; pgrep -c sleep',
+        'pwd; echo "[$DIRTY]"; ls -A /workspace /tmp ~ /dev/shm | grep -v stepbox-helper; pgrep -c sleep',
       timeoutMs: 5_000,
     });
-    expect(r.stdout).toBe('/workspace\n[]\n1\n');
+    expect(r.stdout).toBe('/workspace\n[]\n/dev/shm:\n\n/home/agent:\n\n/tmp:\n\n/workspace:\n1\n');
     await pool.release(sb);
   });
 });
