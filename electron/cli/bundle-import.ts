@@ -1,13 +1,59 @@
+import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { importBundle } from '../engine/trace/bundle.js';
+import { StoreError } from '../engine/trace/episode-store.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { formatBytes, openStoreAndIndex, parseOrUsage, printJson } from './store-common.js';
 
-/** `stepbox bundle import` — placeholder until its owner lands it. */
+const HELP = `stepbox bundle import FILE [--force] [--json]
+
+Imports an episode bundle (from \`stepbox bundle export\`) into $STEPBOX_HOME (default
+~/.stepbox). Every trace and blob hash is verified before anything is written. An
+episode that already exists is refused unless --force replaces it.
+
+Options:
+  --force   replace an existing episode of the same id
+  --json    print {episode, branches, manifests, blobs, bytes}
+
+Examples:
+  npx stepbox bundle import repro.stepbox
+  STEPBOX_HOME=/tmp/scratch npx stepbox bundle import repro.stepbox --json
+`;
+
+/** `stepbox bundle import` — an episode bundle into the store. */
 export const command: CliCommand = {
   name: 'bundle import',
-  summary: '(not built yet)',
-  help: 'stepbox bundle import — not built yet.\nExample: stepbox bundle import --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox bundle import: not built yet\n');
-    return EXIT.usage;
+  summary: 'import an episode bundle into the store',
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseOrUsage(() =>
+      parseArgs({
+        args: argv,
+        options: { force: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+        allowPositionals: true,
+      }),
+    );
+    if (positionals.length !== 1) throw new UsageError('expected one FILE');
+    const file = resolve(positionals[0]);
+    if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+    const { store, index } = openStoreAndIndex(io, { refresh: false });
+    try {
+      const out = await importBundle(store, file, { overwrite: values.force });
+      index.refresh(store);
+      if (values.json) printJson(io, out);
+      else
+        io.stdout.write(
+          `Imported ${out.episode} (${out.branches.length} branch${out.branches.length === 1 ? '' : 'es'}, ${out.manifests} snapshots, ${out.blobs} blobs, ${formatBytes(out.bytes)}) into ${store.home}\nNext: npx stepbox show ${out.episode}\n`,
+        );
+      return EXIT.ok;
+    } catch (e) {
+      if (!(e instanceof StoreError)) throw e;
+      io.stderr.write(`stepbox bundle import: ${e.message}\n`);
+      return EXIT.failed;
+    } finally {
+      index.close();
+    }
   },
 };

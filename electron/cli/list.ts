@@ -1,13 +1,101 @@
+import { parseArgs } from 'node:util';
+import type { BranchRow } from '../engine/trace/episode-index.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { formatAge, openStoreAndIndex, parseOrUsage, printJson, table } from './store-common.js';
 
-/** `stepbox list` — placeholder until its owner lands it. */
+const HELP = `stepbox list [--limit N] [--json]
+
+Lists recent episodes (newest first) and their branches: id, task, status, steps,
+reward, QA flags and age. Any id shown is accepted wherever an EPISODE argument is,
+as is a unique prefix of one.
+
+Options:
+  --limit N   how many episodes (default 20)
+  --json      print {episodes: [{id, task, agent, created, status, steps, reward,
+              flags, branches: [{id, parent, fork_step, status, end_reason, steps,
+              reward, flags, created}]}]}
+
+Examples:
+  npx stepbox list
+  npx stepbox list --limit 5 --json
+`;
+
+function branchJson(b: BranchRow) {
+  return {
+    id: b.id,
+    parent: b.parent,
+    fork_step: b.fork_step,
+    status: b.status,
+    end_reason: b.end_reason,
+    steps: b.steps,
+    reward: b.reward,
+    verifier_success: b.verifier_success,
+    flags: b.flags,
+    created: b.created,
+    ended: b.ended,
+  };
+}
+
+/** `stepbox list` — recent episodes and their branches. */
 export const command: CliCommand = {
   name: 'list',
-  summary: '(not built yet)',
-  help: 'stepbox list — not built yet.\nExample: stepbox list --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox list: not built yet\n');
-    return EXIT.usage;
+  summary: 'list recent episodes and their branches',
+  help: HELP,
+  async run(argv, io) {
+    const { values } = parseOrUsage(() =>
+      parseArgs({
+        args: argv,
+        options: { limit: { type: 'string' }, json: { type: 'boolean', default: false } },
+      }),
+    );
+    const limit = values.limit === undefined ? 20 : Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new UsageError(`--limit must be a positive integer, not "${values.limit}"`);
+    const { index } = openStoreAndIndex(io);
+    const episodes = index.listEpisodes(limit);
+    index.close();
+    if (values.json) {
+      printJson(io, {
+        episodes: episodes.map((e) => {
+          const main = e.branches.find((b) => b.id === e.id) ?? e.branches[0];
+          return {
+            id: e.id,
+            task: e.task,
+            agent: e.agent,
+            created: e.created,
+            status: main?.status ?? null,
+            steps: main?.steps ?? 0,
+            reward: main?.reward ?? null,
+            flags: e.branches.reduce((n, b) => n + b.flags, 0),
+            branches: e.branches.map(branchJson),
+          };
+        }),
+      });
+      return EXIT.ok;
+    }
+    if (episodes.length === 0) {
+      io.stdout.write(
+        'No episodes yet. Run one: npx stepbox run resources/tasks/hello-python --agent scripted:resources/tasks/hello-python/agent.jsonl\n',
+      );
+      return EXIT.ok;
+    }
+    const now = Date.now();
+    const rows: string[][] = [['EPISODE / BRANCH', 'TASK', 'STATUS', 'STEPS', 'REWARD', 'FLAGS', 'AGE']];
+    for (const e of episodes)
+      for (const b of e.branches) {
+        const main = b.id === e.id;
+        rows.push([
+          main ? b.id : `  └ ${b.id}`,
+          main ? e.task : `fork @${b.fork_step ?? '?'} of ${b.parent === e.id ? 'main' : b.parent}`,
+          b.end_reason && b.status !== 'succeeded' ? `${b.status} (${b.end_reason})` : b.status,
+          String(b.steps),
+          b.reward === null ? '-' : b.reward.toFixed(2),
+          String(b.flags),
+          formatAge(now - (b.ended ?? b.created)),
+        ]);
+      }
+    io.stdout.write(table(rows));
+    return EXIT.ok;
   },
 };

@@ -1,13 +1,147 @@
-import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { parseArgs } from 'node:util';
+import type { IndexedFlag } from '../engine/trace/episode-index.js';
+import { branchTimeline, type TimelineStep } from '../engine/trace/branch-timeline.js';
+import { oneLine } from '../engine/trace/step-summary.js';
+import type { CliCommand, CliIo } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { openStoreAndIndex, parseOrUsage, printJson, resolveArg } from './store-common.js';
 
-/** `stepbox show` — placeholder until its owner lands it. */
+const HELP = `stepbox show EPISODE [--json]
+
+Prints the timeline of an episode or branch (any id from \`stepbox list\`, or a unique
+prefix): per step the action (tool and arguments, final answer or parse error), the
+result (exit code, error code, duration), injected / human / override items marked,
+memory writes, reward, the snapshot's changed-file count and QA flags. A fork shows the
+steps it inherited from its parent first.
+
+Options:
+  --json   print {episode, branch, parent, fork_step, task, status, end_reason, verifier,
+           reward, steps: [{step, branch, action, kind, calls, results, injected,
+           memory_writes, reward, changed, errors, flags, partial}]}
+
+Examples:
+  npx stepbox show ep-20261129-084512-3f2a
+  npx stepbox show ep-2026112 --json
+`;
+
+function resultLine(s: TimelineStep): string[] {
+  return s.results.map((r) => {
+    const status = r.ok ? `exit ${r.exit_code ?? '-'}` : `error ${r.error_code}`;
+    const marks = [r.fallback ? 'fallback' : '', r.overridden ? 'overridden: agent saw this' : ''].filter(
+      Boolean,
+    );
+    return `→ ${r.name}: ${status} · ${Math.round(r.duration_ms)} ms${marks.length ? ` (${marks.join(', ')})` : ''}`;
+  });
+}
+
+function stepText(s: TimelineStep, flags: readonly IndexedFlag[], ownBranch: string): string {
+  const lines: string[] = [];
+  for (const i of s.injected.filter((x) => x.type === 'injected')) lines.push(`[injected] ${i.summary}`);
+  lines.push(s.action);
+  lines.push(...resultLine(s));
+  for (const i of s.injected.filter((x) => x.type !== 'injected'))
+    lines.push(`[${i.type === 'human_command' ? 'human' : 'override'}] ${i.summary}`);
+  for (const m of s.memory_writes)
+    lines.push(
+      `memory ${m.key}: ${oneLine(JSON.stringify(m.before) ?? 'undefined', 30)} → ${oneLine(JSON.stringify(m.after) ?? 'undefined', 30)} (by ${m.writer})${m.corruption ? `  ⚠ ${m.corruption}` : ''}`,
+    );
+  for (const e of s.errors) lines.push(`${e.fatal ? 'FATAL ' : ''}error ${e.code}: ${oneLine(e.message)}`);
+  for (const w of s.warnings) lines.push(`warning ${w.code}: ${oneLine(w.message)}`);
+  for (const r of s.rollbacks) lines.push(`rollback to step ${r.to_step} (${r.reason})`);
+  const tail = [
+    s.reward === null ? '' : `reward ${s.reward >= 0 ? '+' : ''}${s.reward.toFixed(2)}`,
+    s.changed === null
+      ? 'no snapshot (incomplete step)'
+      : `${s.changed} file${s.changed === 1 ? '' : 's'} changed`,
+  ].filter(Boolean);
+  lines.push(tail.join(' · '));
+  for (const f of flags) lines.push(`⚑ ${f.rule} (${f.severity}): ${oneLine(f.message)}`);
+  const label = `step ${s.step}${s.branch !== ownBranch ? ` (${s.branch})` : ''}${s.partial ? ' [partial]' : ''}`;
+  return lines
+    .map((l, i) => `${i === 0 ? label.padEnd(8) : ' '.repeat(Math.max(8, label.length))}  ${l}`)
+    .join('\n');
+}
+
+function print(io: CliIo, text: string): void {
+  io.stdout.write(text + '\n');
+}
+
+/** `stepbox show` — one episode's timeline. */
 export const command: CliCommand = {
   name: 'show',
-  summary: '(not built yet)',
-  help: 'stepbox show — not built yet.\nExample: stepbox show --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox show: not built yet\n');
-    return EXIT.usage;
+  summary: 'print the timeline of an episode or branch',
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseOrUsage(() =>
+      parseArgs({
+        args: argv,
+        options: { json: { type: 'boolean', default: false } },
+        allowPositionals: true,
+      }),
+    );
+    if (positionals.length !== 1)
+      throw new UsageError('expected exactly one EPISODE (an id or prefix from `stepbox list`)');
+    const { store, index } = openStoreAndIndex(io);
+    const branch = resolveArg(store, positionals[0]);
+    const t = branchTimeline(store, branch);
+    const flags = index.flagsOf(branch.branch);
+    const row = index.branch(branch.branch);
+    index.close();
+    for (const w of t.warnings) io.stderr.write(`stepbox show: ${w}\n`);
+    const flagsAt = (step: number | null) => flags.filter((f) => f.step === step);
+    const status = t.end?.status ?? 'running';
+    const task = typeof t.header.task.name === 'string' ? t.header.task.name : '(unnamed)';
+    if (values.json) {
+      printJson(io, {
+        episode: branch.episode,
+        branch: branch.branch,
+        parent: branch.parentBranch,
+        fork_step: branch.forkStep,
+        task,
+        agent: t.header.agent.spec,
+        status,
+        end_reason: t.end?.end_reason ?? null,
+        verifier: t.end?.verifier ?? null,
+        reward: row?.reward ?? null,
+        flags: flagsAt(null),
+        steps: t.steps.map((s) => ({
+          step: s.step,
+          branch: s.branch,
+          kind: s.kind,
+          action: s.action,
+          final: s.final,
+          parse_error: s.parse_error,
+          calls: s.calls,
+          results: s.results,
+          injected: s.injected,
+          memory_writes: s.memory_writes,
+          reward: s.reward,
+          reward_components: s.reward_components,
+          changed: s.changed,
+          tree_hash: s.tree_hash,
+          errors: s.errors,
+          warnings: s.warnings,
+          rollbacks: s.rollbacks,
+          flags: s.branch === branch.branch ? flagsAt(s.step) : [],
+          partial: s.partial,
+        })),
+      });
+      return EXIT.ok;
+    }
+    const v = t.end?.verifier;
+    print(
+      io,
+      `episode ${branch.episode}  branch ${branch.branch}${branch.parentBranch ? `  (fork of ${branch.parentBranch} at step ${branch.forkStep})` : ''}`,
+    );
+    print(io, `task ${task}  agent ${t.header.agent.spec}  image ${t.header.image}`);
+    print(
+      io,
+      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  verifier ${v ? `${v.success ? 'passed' : 'failed'} (exit ${v.exit_code ?? '-'})` : 'none'}  reward ${row?.reward?.toFixed(2) ?? '-'}  steps ${t.steps.length}`,
+    );
+    for (const f of flagsAt(null)) print(io, `⚑ ${f.rule} (${f.severity}): ${oneLine(f.message)}`);
+    print(io, '');
+    for (const s of t.steps)
+      print(io, stepText(s, s.branch === branch.branch ? flagsAt(s.step) : [], branch.branch));
+    return EXIT.ok;
   },
 };

@@ -1,0 +1,87 @@
+import { openIndex, type EpisodeIndex } from '../engine/trace/episode-index.js';
+import {
+  openEpisodeStore,
+  stepboxHome,
+  StoreError,
+  type DiskEpisodeStore,
+  type StoredBranch,
+} from '../engine/trace/episode-store.js';
+import type { CliIo } from './command.js';
+import { InfraError, UsageError } from './command.js';
+
+/**
+ * Opens the store of `$STEPBOX_HOME` (sweeping orphaned traces) and its index, brought
+ * up to date with the traces. Shared by list, show, search, gc, reindex and bundle.
+ */
+export function openStoreAndIndex(
+  io: CliIo,
+  options: { refresh?: boolean } = {},
+): {
+  store: DiskEpisodeStore;
+  index: EpisodeIndex;
+} {
+  const store = openEpisodeStore(stepboxHome(io.env));
+  let index: EpisodeIndex;
+  try {
+    index = openIndex(store.home);
+  } catch (e) {
+    throw new InfraError(
+      `cannot open the index in ${store.home}: ${(e as Error).message}`,
+      `rm ${store.home}/index.sqlite* && stepbox reindex`,
+    );
+  }
+  if (options.refresh !== false) index.refresh(store);
+  return { store, index };
+}
+
+/** Resolves an EPISODE argument (episode or branch id, or a unique prefix); a bad one is a usage error. */
+export function resolveArg(store: DiskEpisodeStore, id: string): StoredBranch {
+  try {
+    return store.resolve(id);
+  } catch (e) {
+    if (e instanceof StoreError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** `3s`, `5m`, `2h`, `4d` — how long ago. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+/** `812 B`, `1.4 KiB`, `3.0 MiB`. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+/** Writes the one JSON document of `--json`. */
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+/** Pads cells into aligned columns (left-aligned; a trailing column is not padded). */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return (
+    rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n') +
+    '\n'
+  );
+}
+
+/** Runs `parseArgs` (inside `parse`) turning its unknown/malformed-option errors into usage errors (exit 2). */
+export function parseOrUsage<R>(parse: () => R): R {
+  try {
+    return parse();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'))
+      throw new UsageError((e as Error).message);
+    throw e;
+  }
+}
