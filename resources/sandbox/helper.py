@@ -32,24 +32,92 @@ ENOSPC_TEXT = b'No space left on device'
 
 # Sourced by every call's bash through BASH_ENV (so the command itself keeps its own line
 # numbers and parse errors): restores the cwd, raises oom_score_adj so the kernel's OOM
-# killer picks the command rather than the helper, and on exit writes the cwd and the
-# exported environment to fd 3, NUL-separated, with builtins only (no fork).
-_LETTERS = ' '.join('${!%s*}' % c for c in 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_')
+# killer picks the command rather than the helper, and on exit writes the cwd and
+# `export -p` to fd 3 (builtins only: no fork, ~0.1 ms).
 PREAMBLE_TEXT = (
     'unset BASH_ENV\n'
     'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null\n'
     'builtin cd -- "$__STEPBOX_CWD" 2>/dev/null || builtin cd /workspace 2>/dev/null\n'
     'unset __STEPBOX_CWD\n'
-    '__stepbox_save() {\n'
-    '  local __stepbox_n\n'
-    '  { builtin printf "%s\\0" "$PWD"\n'
-    '    for __stepbox_n in ' + _LETTERS + '; do\n'
-    '      [[ ${!__stepbox_n@a} == *x* ]] && builtin printf "%s=%s\\0" "$__stepbox_n" "${!__stepbox_n}"\n'
-    '    done\n'
-    '  } >&3 2>/dev/null\n'
-    '}\n'
-    'trap __stepbox_save EXIT\n'
+    'trap \'{ builtin printf "%s\\0" "$PWD"; builtin export -p; } >&3 2>/dev/null\' EXIT\n'
 )
+
+_ANSI = {ord('a'): 7, ord('b'): 8, ord('e'): 27, ord('E'): 27, ord('f'): 12, ord('n'): 10, ord('r'): 13,
+         ord('t'): 9, ord('v'): 11, ord('\\'): 92, ord("'"): 39, ord('"'): 34, ord('?'): 63}
+_OCTAL = b'01234567'
+_HEX = b'0123456789abcdefABCDEF'
+
+
+def _ansi_c(data, k, out):
+    """Decodes a bash $'...' body from data[k:] into out; returns the index after the closing quote."""
+    n = len(data)
+    while k < n and data[k] != 39:
+        c = data[k]
+        if c != 92:
+            out.append(c)
+            k += 1
+            continue
+        e = data[k + 1]
+        k += 2
+        if e in _ANSI:
+            out.append(_ANSI[e])
+        elif e in _OCTAL:
+            j = k - 1
+            while k < n and k - j < 3 and data[k] in _OCTAL:
+                k += 1
+            out.append(int(data[j:k], 8) & 0xFF)
+        elif e in b'xuU':
+            j, width = k, {ord('x'): 2, ord('u'): 4, ord('U'): 8}[e]
+            while k < n and k - j < width and data[k] in _HEX:
+                k += 1
+            v = int(data[j:k] or b'0', 16)
+            out += bytes([v]) if e == ord('x') else chr(v).encode('utf-8', 'surrogatepass')
+        elif e == ord('c'):
+            out.append(data[k] & 0x1F)
+            k += 1
+        else:
+            out += bytes([92, e])
+    return k + 1
+
+
+def parse_export_p(data):
+    """Exported variables from bash's `export -p` output (`declare -x NAME="…"` or `NAME=$'…'`)."""
+    env, i, n = {}, 0, len(data)
+    while i < n:
+        if not data.startswith(b'declare -', i):
+            nl = data.find(b'\n', i)
+            i = n if nl < 0 else nl + 1
+            continue
+        sp = data.find(b' ', i + 9)
+        flags, k = data[i + 9:sp], sp + 1
+        j = k
+        while j < n and data[j] not in (61, 10):
+            j += 1
+        name = data[k:j].decode('utf-8', 'surrogateescape')
+        if j >= n or data[j] == 10:
+            i = j + 1
+            continue
+        k, out = j + 1, bytearray()
+        if data.startswith(b"$'", k):
+            k = _ansi_c(data, k + 2, out)
+        elif data[k:k + 1] == b'"':
+            k += 1
+            while k < n and data[k] != 34:
+                if data[k] == 92 and k + 1 < n and data[k + 1] in b'"$`\\\n':
+                    out.append(data[k + 1])
+                    k += 2
+                else:
+                    out.append(data[k])
+                    k += 1
+            k += 1
+        else:
+            while k < n and data[k] != 10:
+                out.append(data[k])
+                k += 1
+        i = k + 1
+        if b'a' not in flags and b'A' not in flags:
+            env[name] = out.decode('utf-8', 'surrogateescape')
+    return env
 
 
 def log(message):
@@ -856,17 +924,12 @@ class Call:
         send(header, bytes(self.kept[0]) + bytes(self.kept[1]))
 
     def save_state(self):
-        parts = bytes(self.state).split(b'\0')
-        if len(parts) < 2 or not parts[0]:
+        data = bytes(self.state)
+        nul = data.find(b'\0')
+        if nul <= 0:
             return
-        cwd = parts[0].decode('utf-8', 'surrogateescape')
-        env = {}
-        for item in parts[1:]:
-            if not item:
-                continue
-            k, _, v = item.decode('utf-8', 'surrogateescape').partition('=')
-            if k not in HIDDEN_ENV:
-                env[k] = v
+        cwd = data[:nul].decode('utf-8', 'surrogateescape')
+        env = {k: v for k, v in parse_export_p(data[nul + 1:]).items() if k not in HIDDEN_ENV}
         if cwd != self.h.cwd or env != self.h.env:
             self.h.cwd, self.h.env = cwd, env
             self.session_changed = True

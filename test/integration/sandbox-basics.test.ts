@@ -34,6 +34,22 @@ describe.skipIf(dockerMissing)('docker sandbox basics', () => {
     expect(await sb.sessionState()).toMatchObject({ cwd: '/workspace/d', env: { FOO: 'a b' } });
   });
 
+  it('keeps exported values byte for byte, and forgets unset ones', async () => {
+    await sb.exec({
+      command: `export NL=$'a\\nb' Q='q"u$o\`t\\\\e' C=$'\\x01\\x7f\\t' U="日本" E= GONE=1; unset GONE; export -n FOO`,
+      timeoutMs: 10_000,
+    });
+    const { env } = await sb.sessionState();
+    expect(env).toMatchObject({ NL: 'a\nb', Q: 'q"u$o`t\\\\e', C: '\x01\x7f\t', U: '日本', E: '' });
+    expect(env).not.toHaveProperty('GONE');
+    expect(env).not.toHaveProperty('FOO');
+    const r = await sb.exec({
+      command: 'printf "%s|" "$NL" "$Q" "$U" "$E" "${GONE-unset}"',
+      timeoutMs: 10_000,
+    });
+    expect(r.stdout).toBe('a\nb|q"u$o`t\\\\e|日本||unset|');
+  });
+
   it('reads, writes and lists files with error codes', async () => {
     expect(await sb.writeFile('x/y.txt', new TextEncoder().encode('hello'))).toEqual({
       ok: true,
