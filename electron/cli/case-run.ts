@@ -1,13 +1,90 @@
+import { parseArgs } from 'node:util';
+import { coldSupply } from '../engine/batch/sandbox-supply.js';
+import { CaseError, loadCase } from '../engine/cases/case-library.js';
+import { runCase } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { cliError, cliProvider, cliStore, describeEvent } from './episode-cli.js';
 
-/** `stepbox case run` — placeholder until its owner lands it. */
+const HELP = `stepbox case run NAME [--fixed] [--json]
+
+Runs a bundled case on Docker — its task with its scripted agent (two episodes in one
+sandbox for a case that does not reset between episodes) — then runs QA and says whether
+the classic failure reproduced: exactly the case's expected rules at warning or worse.
+With --fixed it runs the fixed variant, which must raise none. Read the walkthrough in
+the case's README.md (stepbox case list shows where) and open the episode in the app.
+
+Options:
+  --fixed  run the fixed variant
+  --json   print {case, fixed, episodes: [{episode, status, end_reason, quality, flags}],
+           raised, expected, ok}
+
+Exit 0 when the variant behaved as expected, 1 otherwise, 3 without Docker.
+
+Examples:
+  stepbox case run reward-hacking-edit-test
+  stepbox case run reward-hacking-edit-test --fixed --json
+`;
+
+/** `stepbox case run` — reproduce a classic failure (or its fix). */
 export const command: CliCommand = {
   name: 'case run',
-  summary: '(not built yet)',
-  help: 'stepbox case run — not built yet.\nExample: stepbox case run --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox case run: not built yet\n');
-    return EXIT.usage;
+  summary: 'run a classic-failure case (or its fix) and check it raises what it should',
+  help: HELP,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: { fixed: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1)
+      throw new UsageError('expected one case NAME (stepbox case list shows them)');
+    let spec;
+    try {
+      spec = loadCase(positionals[0], { fixed: values.fixed });
+    } catch (e) {
+      if (e instanceof CaseError) throw new UsageError(e.message);
+      throw e;
+    }
+    const out = values.json ? io.stderr : io.stdout;
+    const store = cliStore(io);
+    const provider = await cliProvider();
+    try {
+      out.write(`case ${spec.name}${spec.fixed ? ' (fixed)' : ''}: ${spec.title}\n`);
+      const result = await runCase(spec, {
+        store,
+        supply: coldSupply(provider),
+        onEpisode: (i, ep) => out.write(`episode ${i + 1}/${spec.expected.episodes}: ${ep}\n`),
+        onEvent: (e) => {
+          const line = describeEvent(e);
+          if (line) out.write(line + '\n');
+        },
+      }).catch((e: unknown) => {
+        throw cliError(e);
+      });
+      if (values.json) io.stdout.write(JSON.stringify(result, null, 2) + '\n');
+      else {
+        for (const ep of result.episodes) {
+          io.stdout.write(
+            `\n${ep.episode}: ${ep.status} (${ep.end_reason}), quality ${ep.quality.toFixed(2)}\n`,
+          );
+          for (const f of ep.flags)
+            io.stdout.write(`  step ${f.step} ${f.severity} ${f.rule}: ${f.message}\n`);
+        }
+        io.stdout.write(
+          `\nraised [${result.raised.join(', ')}], expected [${result.expected.join(', ')}]: ${result.ok ? 'as expected' : 'NOT as expected'}\n`,
+        );
+        io.stdout.write(`walkthrough: ${spec.dir}/README.md\n`);
+      }
+      return result.ok ? EXIT.ok : EXIT.failed;
+    } finally {
+      await provider.close();
+    }
   },
 };

@@ -1,13 +1,105 @@
+import { parseArgs } from 'node:util';
+import { coldSupply } from '../engine/batch/sandbox-supply.js';
+import { caseNames, loadCase } from '../engine/cases/case-library.js';
+import { runCase, type CaseRun } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { cliError, cliProvider, cliStore } from './episode-cli.js';
 
-/** `stepbox case verify` — placeholder until its owner lands it. */
+const HELP = `stepbox case verify [--json] [--concurrency C]
+
+Runs every bundled case and its fixed variant on Docker and checks that each case raises
+exactly its expected rules at severity warning or worse, and each fixed variant none.
+
+Options:
+  --concurrency C  variants run at once (default 2)
+  --json           print {ok, cases: [{name, ok, broken: {raised, expected, ok, episodes},
+                   fixed: {raised, ok, episodes}}]}
+
+Exit 0 only when every case and every fix behaved as expected; 1 otherwise; 3 without Docker.
+
+Example:
+  stepbox case verify --json
+`;
+
+function summary(run: CaseRun) {
+  return {
+    raised: run.raised,
+    expected: run.expected,
+    ok: run.ok,
+    episodes: run.episodes.map((e) => ({
+      episode: e.episode,
+      status: e.status,
+      end_reason: e.end_reason,
+      quality: e.quality,
+    })),
+  };
+}
+
+/** `stepbox case verify` — every case reproduces, every fix is clean. */
 export const command: CliCommand = {
   name: 'case verify',
-  summary: '(not built yet)',
-  help: 'stepbox case verify — not built yet.\nExample: stepbox case verify --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox case verify: not built yet\n');
-    return EXIT.usage;
+  summary: 'run every case and its fix; exit 0 only when all behave as expected',
+  help: HELP,
+  async run(argv, io) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: { json: { type: 'boolean', default: false }, concurrency: { type: 'string', default: '2' } },
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const concurrency = Number(values.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new UsageError('--concurrency must be a positive integer');
+    const specs = caseNames().flatMap((name) => [loadCase(name), loadCase(name, { fixed: true })]);
+    const store = cliStore(io);
+    const provider = await cliProvider();
+    const supply = coldSupply(provider);
+    const runs = new Map<string, CaseRun>();
+    try {
+      let next = 0;
+      const worker = async () => {
+        while (next < specs.length) {
+          const spec = specs[next++];
+          const run = await runCase(spec, { store, supply }).catch((e: unknown) => {
+            throw cliError(e);
+          });
+          runs.set(`${spec.name}|${spec.fixed}`, run);
+          io.stderr.write(
+            `${run.ok ? 'ok  ' : 'FAIL'} ${spec.name}${spec.fixed ? ' (fixed)' : ''}: raised [${run.raised.join(', ')}]\n`,
+          );
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, specs.length) }, worker));
+    } finally {
+      await provider.close();
+    }
+    const cases = caseNames().map((name) => {
+      const broken = runs.get(`${name}|false`)!;
+      const fixed = runs.get(`${name}|true`)!;
+      const b = summary(broken);
+      const f = summary(fixed);
+      return {
+        name,
+        ok: broken.ok && fixed.ok,
+        broken: b,
+        fixed: { raised: f.raised, ok: f.ok, episodes: f.episodes },
+      };
+    });
+    const ok = cases.every((c) => c.ok);
+    if (values.json) io.stdout.write(JSON.stringify({ ok, cases }, null, 2) + '\n');
+    else {
+      for (const c of cases)
+        io.stdout.write(
+          `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(28)} raised [${c.broken.raised.join(', ')}] expected [${c.broken.expected.join(', ')}]; fixed raised [${c.fixed.raised.join(', ')}]\n`,
+        );
+      io.stdout.write(
+        ok ? `all ${cases.length} cases behave as expected\n` : 'some cases did not behave as expected\n',
+      );
+    }
+    return ok ? EXIT.ok : EXIT.failed;
   },
 };

@@ -1,6 +1,6 @@
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { cutAtStep } from '../harness/lineage.js';
-import type { BranchCheck } from '../qa/check-branches.js';
+import { branchEvents, type BranchCheck } from '../qa/check-branches.js';
 import type { LoadedBranch } from '../qa/episode-set.js';
 import { preferencePair } from './dpo-jsonl.js';
 import { fineTuneRecord, validateFineTuneRecord } from './openai-jsonl.js';
@@ -34,7 +34,7 @@ export interface ExportResult {
 
 /** A branch's events with its ancestry (a fork takes steps 1..K from its parent), header first. */
 function fullEvents(b: LoadedBranch, byBranch: ReadonlyMap<string, LoadedBranch>): TraceEvent[] | null {
-  const own = [...b.trace.events];
+  const own = branchEvents(b);
   if (b.parentBranch === null || b.forkStep === null) return own;
   const parent = byBranch.get(b.parentBranch);
   if (!parent) return null;
@@ -70,7 +70,7 @@ export function buildExport(
         skipped.push({ branch: fork.branch, reason: `its parent ${fork.parentBranch} is not in the export` });
         continue;
       }
-      if (Math.min(pc.quality, fc.quality) < min && !touchedByPerson(fork.trace.events)) {
+      if (Math.min(pc.quality, fc.quality) < min && !touchedByPerson(branchEvents(fork))) {
         skipped.push({ branch: fork.branch, reason: `quality below ${min}` });
         continue;
       }
@@ -87,7 +87,7 @@ export function buildExport(
           branch: fork.branch,
           parentBranch: fork.parentBranch,
           forkStep: fork.forkStep,
-          events: redactEvents(fork.trace.events, r),
+          events: redactEvents(branchEvents(fork), r),
           quality: fc.quality,
         },
       );

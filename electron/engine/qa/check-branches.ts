@@ -1,8 +1,14 @@
 import { checkEpisode, type EpisodeCheck } from '../../../shared/qa/check-episode.js';
+import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { openIndex } from '../trace/episode-index.js';
 import type { LoadedBranch } from './episode-set.js';
 import { qaReference } from './qa-reference.js';
+
+/** Every event of a branch in file order: the reader sets an incomplete last step apart; QA wants it back in place. */
+export function branchEvents(b: LoadedBranch): TraceEvent[] {
+  return [...b.trace.events, ...b.trace.partial].sort((x, y) => x.seq - y.seq);
+}
 
 /** A branch's QA verdict. */
 export interface BranchCheck extends EpisodeCheck {
@@ -16,7 +22,7 @@ export async function checkBranch(
   store: DiskEpisodeStore | null,
   options: { useIndex?: boolean } = {},
 ): Promise<BranchCheck> {
-  const events = [...b.trace.events, ...b.trace.partial];
+  const events = branchEvents(b);
   const reference = b.task
     ? await qaReference({
         home: store?.home ?? null,

@@ -1,6 +1,6 @@
 import { atLeast, type Flag } from '../../../shared/qa/flag.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
-import type { BranchCheck } from '../qa/check-branches.js';
+import { branchEvents, type BranchCheck } from '../qa/check-branches.js';
 import type { LoadedBranch } from '../qa/episode-set.js';
 import { summarizeSteps } from '../trace/step-summary.js';
 import { barChart, esc, histogram, lineChart } from './svg-charts.js';
@@ -30,7 +30,7 @@ export interface ReportSummary {
 
 /** A branch's report row from its trace and QA verdict. */
 export function reportRow(b: LoadedBranch, check: BranchCheck): ReportRow {
-  const events = [...b.trace.events, ...b.trace.partial];
+  const events = branchEvents(b);
   const steps = events.filter((e) => e.type === 'action' || e.type === 'parse_error').map((e) => e.step);
   const end = b.trace.end;
   let total = 0;
@@ -166,7 +166,7 @@ export function renderReport(
         .map((id) => {
           const p = pairs.find((x) => x.b.branch === id)!;
           const f = rootCause(p.row.flags);
-          const events = [...p.b.trace.events, ...p.b.trace.partial];
+          const events = branchEvents(p.b);
           return `<details><summary><code>${esc(id)}</code> (${esc(p.row.task)}, ${esc(p.row.status)}, quality ${p.row.quality.toFixed(2)})${
             f ? ` — step ${f.step}: <span class="${f.severity}">${esc(f.message)}</span>` : ''
           }</summary>${f ? stepsShowing(events, f) : `<p class="muted">No flag: ${esc(p.b.trace.end?.end_reason ?? 'unclosed')}</p>`}</details>`;

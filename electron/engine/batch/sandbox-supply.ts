@@ -1,0 +1,73 @@
+import type { Task } from '../../../shared/task.js';
+import type { SandboxSource } from '../harness/episode-factory.js';
+import { logger } from '../log.js';
+import { configKey, sandboxConfig } from '../sandbox/limits.js';
+import type { Sandbox, SandboxConfig, SandboxProvider } from '../sandbox/sandbox.js';
+import type { WarmPool } from '../sandbox/warm-pool.js';
+
+const log = logger('batch');
+
+/** Where episodes of a batch get sandboxes from and give them back to. */
+export interface SandboxSupply {
+  acquire(config: SandboxConfig): Promise<Sandbox>;
+  release(sandbox: Sandbox): Promise<void>;
+}
+
+/** A warm pool as a supply: pre-started sandboxes, reset on release. */
+export function poolSupply(pool: WarmPool): SandboxSupply {
+  return { acquire: (c) => pool.acquire(c), release: (s) => pool.release(s) };
+}
+
+/** A provider as a supply: a new container per episode, destroyed after it (the cold baseline). */
+export function coldSupply(provider: SandboxProvider): SandboxSupply {
+  return { acquire: (c) => provider.create(c), release: (s) => s.destroy() };
+}
+
+/**
+ * Hands out sandboxes per task, honouring `sandbox.reset_between_episodes`: when it is
+ * false, the sandbox an episode leaves is kept as it is (no reset) and given to the
+ * task's next episode — what a misconfigured trainer does, and what the state-leak case
+ * shows. `close` destroys the kept ones.
+ */
+export class TaskSandboxes {
+  private readonly kept = new Map<string, Sandbox[]>();
+
+  constructor(private readonly supply: SandboxSupply) {}
+
+  private key(task: Task): string {
+    return `${task.name}|${configKey(sandboxConfig(task.sandbox))}`;
+  }
+
+  /** The sandbox source for one episode of `task`. */
+  sourceFor(task: Task): SandboxSource {
+    const key = this.key(task);
+    const reuse = !task.sandbox.reset_between_episodes;
+    const provider: SandboxProvider = {
+      backend: 'batch',
+      create: async (config) => this.kept.get(key)?.pop() ?? (await this.supply.acquire(config)),
+    };
+    const release = async (sandbox: Sandbox) => {
+      if (!reuse) return this.supply.release(sandbox);
+      try {
+        // A sandbox that died with its episode cannot carry state over: let it go.
+        await sandbox.sessionState();
+      } catch (e) {
+        log.debug(`not keeping dead sandbox ${sandbox.id.slice(0, 12)}: ${(e as Error).message}`);
+        return sandbox
+          .destroy()
+          .catch((d: Error) => log.warn(`cannot destroy ${sandbox.id.slice(0, 12)}: ${d.message}`));
+      }
+      const list = this.kept.get(key) ?? [];
+      list.push(sandbox);
+      this.kept.set(key, list);
+    };
+    return { provider, release };
+  }
+
+  /** Destroys the sandboxes kept for reuse. */
+  async close(): Promise<void> {
+    const all = [...this.kept.values()].flat();
+    this.kept.clear();
+    await Promise.allSettled(all.map((s) => s.destroy()));
+  }
+}

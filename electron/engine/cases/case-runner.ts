@@ -1,0 +1,93 @@
+import { atLeast, type Flag, type QaRuleId } from '../../../shared/qa/flag.js';
+import type { EpisodeStatus, TraceEvent } from '../../../shared/trace-events.js';
+import { runEpisodeToEnd } from '../batch/run-episode.js';
+import { TaskSandboxes, type SandboxSupply } from '../batch/sandbox-supply.js';
+import { checkBranch, recordFlags } from '../qa/check-branches.js';
+import { loadBranches } from '../qa/episode-set.js';
+import type { DiskEpisodeStore } from '../trace/episode-store.js';
+import { loadCase, type CaseSpec } from './case-library.js';
+
+/** One episode of a case run, judged. */
+export interface CaseEpisode {
+  readonly episode: string;
+  readonly status: EpisodeStatus | null;
+  readonly end_reason: string | null;
+  readonly quality: number;
+  readonly flags: readonly Flag[];
+}
+
+/** A case variant's run: its episodes and the rules they raised at warning or worse. */
+export interface CaseRun {
+  readonly case: string;
+  readonly fixed: boolean;
+  readonly episodes: readonly CaseEpisode[];
+  /** Rule ids raised at severity ≥ warning over all episodes, sorted. */
+  readonly raised: QaRuleId[];
+  /** What the variant must raise: the case's expected rules, or none for the fix. */
+  readonly expected: QaRuleId[];
+  readonly ok: boolean;
+}
+
+/** Where a case runs, and who watches. */
+export interface CaseEnv {
+  readonly store: DiskEpisodeStore;
+  readonly supply: SandboxSupply;
+  readonly dir?: string;
+  readonly onEpisode?: (index: number, episode: string) => void;
+  readonly onEvent?: (event: TraceEvent) => void;
+}
+
+/**
+ * Runs a case variant: `expected.episodes` episodes of its task with its scripted agent,
+ * one after another (sharing the sandbox when the task does not reset between episodes),
+ * then QA over each without index medians (a fix is judged on its own, not against the
+ * broken runs). The flags go to the index like `stepbox check`'s.
+ */
+export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
+  const sandboxes = new TaskSandboxes(env.supply);
+  const episodes: CaseEpisode[] = [];
+  try {
+    for (let i = 0; i < spec.expected.episodes; i++) {
+      const out = await runEpisodeToEnd({
+        task: spec.task,
+        taskPath: spec.taskPath,
+        agentSpec: `scripted:${spec.agentPath}`,
+        store: env.store,
+        sandboxes,
+        onStart: (r) => env.onEpisode?.(i, r.episode),
+        onEvent: env.onEvent,
+      });
+      const [branch] = loadBranches(out.branch, env.store);
+      const check = await checkBranch(branch, env.store, { useIndex: false });
+      recordFlags(env.store.home, [check]);
+      episodes.push({
+        episode: out.episode,
+        status: out.end?.status ?? null,
+        end_reason: out.end?.end_reason ?? null,
+        quality: check.quality,
+        flags: check.flags,
+      });
+    }
+  } finally {
+    await sandboxes.close();
+  }
+  const raised = [
+    ...new Set(
+      episodes.flatMap((e) => e.flags.filter((f) => atLeast(f.severity, 'warning')).map((f) => f.rule)),
+    ),
+  ].sort();
+  const expected = spec.fixed ? [] : [...spec.expected.rules].sort();
+  return {
+    case: spec.name,
+    fixed: spec.fixed,
+    episodes,
+    raised,
+    expected,
+    ok: raised.length === expected.length && raised.every((r, i) => r === expected[i]),
+  };
+}
+
+/** Loads and runs a case by name. */
+export function runCaseByName(name: string, fixed: boolean, env: CaseEnv): Promise<CaseRun> {
+  return runCase(loadCase(name, { fixed, dir: env.dir }), env);
+}
