@@ -255,10 +255,14 @@ export class EpisodeRunner implements EpisodeController {
     this.setState('running');
     let reason: StopReason;
     for (;;) {
-      const work = this.advance();
+      this.timer.beginStep();
+      const work = this.advance().catch((e: unknown) =>
+        this.endFatal({ code: 'internal', message: `harness bug: ${(e as Error).stack ?? String(e)}` }),
+      );
       this.inFlight = work;
       reason = await work;
       this.inFlight = null;
+      this.timer.endStep();
       if (reason.kind !== 'step' || !continuous) break;
       if (this.pauseRequested) {
         reason = { kind: 'paused', message: `paused after step ${this.current}` };

@@ -1,38 +1,46 @@
 import type { Environment, StepAction, StepOutcome } from './environment.js';
 
 /**
- * Truncates the episode when its wall-clock budget is spent: a step that finishes past
- * the deadline ends the episode, and the hard limit of each step never reaches past it.
+ * Truncates the episode when its time budget is spent. The budget counts time spent
+ * running steps (the agent's decision included), not time paused at a breakpoint or
+ * between steps in the stepper: debugging an episode must not time it out. A step that
+ * ends past the budget ends the episode, and no call's hard limit reaches past it.
  */
 export class EpisodeTimeout implements Environment {
-  private deadline = Infinity;
+  private spentMs = 0;
+  private stepStart: number | null = null;
 
   constructor(
     private readonly inner: Environment,
     private readonly seconds: number,
-    /** Time already spent (a fork or resume continues its parent's clock at zero; a reopened run may pass it). */
-    private readonly spentMs = 0,
   ) {}
 
-  /** Starts the clock (at reset, or when a fork or resume starts stepping). */
-  start(): void {
-    this.deadline = Date.now() + this.seconds * 1000 - this.spentMs;
+  /** Marks the start of a step (before the agent decides). */
+  beginStep(): void {
+    this.stepStart = Date.now();
+  }
+
+  /** Charges the step's time to the budget. */
+  endStep(): void {
+    if (this.stepStart !== null) this.spentMs += Date.now() - this.stepStart;
+    this.stepStart = null;
+  }
+
+  private used(): number {
+    return this.spentMs + (this.stepStart === null ? 0 : Date.now() - this.stepStart);
   }
 
   /** True once the budget is spent. */
   expired(): boolean {
-    return Date.now() >= this.deadline;
+    return this.used() >= this.seconds * 1000;
   }
 
-  async reset() {
-    const out = await this.inner.reset();
-    this.start();
-    return out;
+  reset() {
+    return this.inner.reset();
   }
 
   async step(action: StepAction): Promise<StepOutcome> {
-    if (this.deadline === Infinity) this.start();
-    const left = Math.max(1, this.deadline - Date.now());
+    const left = Math.max(1, this.seconds * 1000 - this.used());
     const out = await this.inner.step({ ...action, hardMs: Math.min(action.hardMs ?? Infinity, left) });
     if (out.terminated || !this.expired()) return out;
     return { ...out, truncated: true, info: { ...out.info, truncation: 'episode_timeout' } };
