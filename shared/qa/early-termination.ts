@@ -6,10 +6,12 @@ export function checkEarlyTermination(input: QaInput): Flag[] {
   const fatal = eventsOf(input.events, 'error').find((e) => e.fatal);
   const end = endOf(input.events);
   if (fatal) {
+    // The harness stamps a fatal error with the last complete step; the step in progress is where it happened.
+    const step = Math.max(fatal.step, ...input.events.filter((e) => e.seq < fatal.seq).map((e) => e.step));
     return [
       flag(
         'early_termination',
-        fatal.step,
+        step,
         'error',
         `a fatal error ended the episode: ${fatal.code}: ${fatal.message}`,
         {

@@ -7,8 +7,10 @@ const input = (t: QaTrace) => ({ events: t.events(), torn: false, task: qaTask(t
 const failedVerifier = { success: false, exit_code: 1, stdout: 'FAIL' };
 
 describe('early_termination rule', () => {
-  it('flags a fatal error event at its step', () => {
-    const t = new QaTrace().step({ calls: [sh('kill -9 -1')] });
+  it('flags a fatal error at the step in progress', () => {
+    const t = new QaTrace().step({ calls: [sh('ls')] });
+    // The harness stamps the fatal error with the last complete step (1) while step 2 ran.
+    t.push({ type: 'model_output', step: 2, source: 'agent', raw: 'kill -9 -1' });
     t.push({
       type: 'error',
       step: 1,
@@ -20,7 +22,7 @@ describe('early_termination rule', () => {
     t.end('error', null, { end_reason: 'sandbox_lost' });
     const flags = checkEarlyTermination(input(t));
     expect(flags).toHaveLength(1);
-    expect(flags[0]).toMatchObject({ rule: 'early_termination', step: 1, severity: 'error' });
+    expect(flags[0]).toMatchObject({ rule: 'early_termination', step: 2, severity: 'error' });
   });
   it('flags status error without an error event (a script that ran out)', () => {
     const t = new QaTrace()
