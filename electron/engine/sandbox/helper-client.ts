@@ -57,6 +57,9 @@ export class HelperClient {
       this.helloResolve = resolve;
       this.helloReject = reject;
     });
+    // Whoever starts the helper awaits `hello`; a close before anyone does must not be an
+    // unhandled rejection.
+    this.hello.catch(() => undefined);
     stdout.on('data', (chunk: Buffer) => this.onData(chunk));
     stdout.on('end', () => this.close('the helper process exited'));
     stdout.on('error', (e: Error) => this.close(`the helper stream failed: ${e.message}`));
@@ -109,7 +112,17 @@ export class HelperClient {
       }
       this.expected = 0;
       const all = this.flatten();
-      const header = JSON.parse(all.toString('utf8', 8, 8 + hlen)) as Record<string, unknown>;
+      let header: Record<string, unknown>;
+      try {
+        header = JSON.parse(all.toString('utf8', 8, 8 + hlen)) as Record<string, unknown>;
+      } catch (e) {
+        // Something other than the helper wrote to its stdout (a process in the sandbox can):
+        // the stream cannot be trusted any more, so the session is restarted.
+        this.chunks = [];
+        this.buffered = 0;
+        this.close(`the helper's output is not the protocol (${(e as Error).message})`);
+        return;
+      }
       const payload = all.subarray(8 + hlen, total);
       const rest = all.subarray(total);
       this.chunks = rest.length ? [rest] : [];

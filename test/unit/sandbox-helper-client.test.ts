@@ -1,0 +1,80 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { HelperClient, HelperClosed, HelperError } from '../../electron/engine/sandbox/helper-client.js';
+
+function frame(header: object, payload: Buffer = Buffer.alloc(0)): Buffer {
+  const h = Buffer.from(JSON.stringify(header));
+  const prefix = Buffer.alloc(8);
+  prefix.writeUInt32BE(h.length, 0);
+  prefix.writeUInt32BE(payload.length, 4);
+  return Buffer.concat([prefix, h, payload]);
+}
+
+/** A client wired to in-memory streams, plus the requests it wrote (decoded). */
+function harness() {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const client = new HelperClient(stdin, stdout);
+  const sent: { header: Record<string, unknown>; payload: Buffer }[] = [];
+  let buf = Buffer.alloc(0);
+  stdin.on('data', (c: Buffer) => {
+    buf = Buffer.concat([buf, c]);
+    while (buf.length >= 8) {
+      const total = 8 + buf.readUInt32BE(0) + buf.readUInt32BE(4);
+      if (buf.length < total) break;
+      const hlen = buf.readUInt32BE(0);
+      sent.push({
+        header: JSON.parse(buf.toString('utf8', 8, 8 + hlen)),
+        payload: buf.subarray(8 + hlen, total),
+      });
+      buf = buf.subarray(total);
+    }
+  });
+  return { client, stdout, sent };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('helper client framing', () => {
+  it('matches responses to requests by id, in any order, with payloads split across chunks', async () => {
+    const { client, stdout, sent } = harness();
+    const a = client.request('read', { path: 'a' });
+    const b = client.request('write', { path: 'b' }, Buffer.from('data'));
+    await tick();
+    expect(sent.map((s) => [s.header.op, s.header.id, s.payload.toString()])).toEqual([
+      ['read', 1, ''],
+      ['write', 2, 'data'],
+    ]);
+    const big = Buffer.alloc(3_000_000, 7);
+    const bytes = Buffer.concat([frame({ id: 2, ok: true, bytes: 4 }), frame({ id: 1, ok: true }, big)]);
+    for (let i = 0; i < bytes.length; i += 65_536) stdout.write(bytes.subarray(i, i + 65_536));
+    expect((await b).header.bytes).toBe(4);
+    const ra = await a;
+    expect(ra.payload.length).toBe(big.length);
+    expect(ra.payload.every((x) => x === 7)).toBe(true);
+  });
+
+  it('resolves hello, turns error responses into HelperError with the code', async () => {
+    const { client, stdout } = harness();
+    stdout.write(frame({ event: 'hello', pid: 42 }));
+    expect(await client.hello).toMatchObject({ pid: 42 });
+    const p = client.request('read', { path: 'x' });
+    stdout.write(frame({ id: 1, ok: false, error: { code: 'not_found', message: 'x: gone' } }));
+    await expect(p).rejects.toEqual(new HelperError('not_found', 'x: gone'));
+  });
+
+  it('fails pending and later requests when the helper goes away or its stream is corrupted', async () => {
+    const { client, stdout } = harness();
+    let reason = '';
+    client.onClose = (r) => (reason = r);
+    const p = client.request('exec', {});
+    const h = Buffer.from('not json');
+    const prefix = Buffer.alloc(8);
+    prefix.writeUInt32BE(h.length, 0);
+    stdout.write(Buffer.concat([prefix, h]));
+    await expect(p).rejects.toBeInstanceOf(HelperClosed);
+    expect(reason).toMatch(/not the protocol/);
+    expect(client.closed).toBe(true);
+    await expect(client.request('ping')).rejects.toBeInstanceOf(HelperClosed);
+  });
+});
