@@ -43,8 +43,10 @@ function weigh(raw: Record<string, number>, weights: RewardWeights): Reward {
   for (const [name, value] of Object.entries(raw)) {
     const w = weights[name];
     if (w === undefined) continue;
-    components[name] = w * value;
-    total += w * value;
+    // 0 rather than -0 for a negative weight of an absent component.
+    const weighted = value === 0 ? 0 : w * value;
+    components[name] = weighted;
+    total += weighted;
   }
   return { components, total };
 }
