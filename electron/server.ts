@@ -1,13 +1,10 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { logger } from './engine/log.js';
 import { createAppServices, type AppServices } from './services/app-services.js';
-import { degradedPorts } from './services/degraded-ports.js';
+import { loadEnginePorts } from './services/load-engine.js';
 import type { EnginePorts } from './services/ports.js';
 import { listen } from './server/web-server.js';
-
-const log = logger('serve');
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -41,7 +38,7 @@ export interface RunningServer {
  * `const s = await startServer({port: 0, home}); page.goto(s.url); … await s.close();`
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const services = createAppServices(options.ports ?? (await realPorts(options.home)));
+  const services = createAppServices(options.ports ?? (await loadEnginePorts(options.home)));
   const server = await listen({
     services,
     rendererDir: options.rendererDir ?? join(projectDir(), 'renderer', 'dist'),
@@ -65,23 +62,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   };
 }
 
-/**
- * The real engine, loaded lazily: when a piece of it cannot load, web mode still serves
- * the window, and every operation answers with what is wrong instead of the server dying.
- */
-async function realPorts(home: string | undefined): Promise<EnginePorts> {
-  try {
-    const { engineServicesPorts } = await import('./services/engine-ports.js');
-    return engineServicesPorts(home === undefined ? {} : { home });
-  } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
-    log.error(`the engine did not load (${why}); serving the window with every operation failing`);
-    return degradedPorts(`the engine did not load: ${why}. Fix: npm run build`);
-  }
-}
-
 /** The project folder (holds package.json), from source or from dist/. */
-function projectDir(): string {
+export function projectDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
   return dir;

@@ -2,6 +2,11 @@ import { z } from 'zod';
 import { TraceEvent } from '../trace-events.js';
 import { EpisodeStateInfo, StatsSample } from './models.js';
 
+/** The debugger commands of the application menu. */
+export const AppCommand = z.enum(['continue', 'step', 'stop', 'toggleBreakpoint', 'pause']);
+/** A debugger command of the application menu. */
+export type AppCommand = z.infer<typeof AppCommand>;
+
 /**
  * Every event stream from the main process to the window: name → payload schema.
  * Subscriptions receive every payload of a stream; filter by `branch` or `terminal`.
@@ -25,6 +30,11 @@ export const EVENTS = {
   'sandbox.statsEnd': z.object({ subscription: z.string(), message: z.string() }),
   /** Episodes or branches were added or changed: refresh the library. */
   'library.changed': z.object({ episode: z.string().nullable() }),
+  /**
+   * A debugger command chosen from the desktop app's menu (Electron only). The keys
+   * themselves (F5, F10, Shift+F5, F9) still reach the page as keydown events.
+   */
+  'app.command': z.object({ command: AppCommand }),
 } as const;
 
 /** The contract's event map. */

@@ -1,0 +1,190 @@
+import { app, BrowserWindow, Menu, net, protocol, shell, type MenuItemConstructorOptions } from 'electron';
+import { existsSync } from 'node:fs';
+import { join, normalize, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { AppCommand } from '../shared/contract/index.js';
+import { logger } from './engine/log.js';
+import { bindContract, eventChannel } from './ipc.js';
+import { contentSecurityPolicy } from './server/security.js';
+import { projectDir } from './server.js';
+import { createAppServices, type AppServices } from './services/app-services.js';
+import { loadEnginePorts } from './services/load-engine.js';
+import { loadWindowState, saveWindowState, windowStatePath } from './window-state.js';
+
+// The desktop shell: app lifecycle and windows only. Everything the window can do goes
+// through the contract (ipc.ts → services); the page runs sandboxed without Node.
+
+const log = logger('main');
+const SCHEME = 'app';
+const APP_ORIGIN = `${SCHEME}://stepbox`;
+const RENDERER_DIR = join(projectDir(), 'renderer', 'dist');
+const PRELOAD = fileURLToPath(new URL('./preload.cjs', import.meta.url));
+
+/** True for the app's own page (and only it): `app://stepbox/…`. */
+function isAppUrl(url: string): boolean {
+  return url === APP_ORIGIN || url.startsWith(`${APP_ORIGIN}/`);
+}
+
+protocol.registerSchemesAsPrivileged([
+  { scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+]);
+app.enableSandbox();
+
+/** Serves `renderer/dist` under `app://stepbox/` with the strict CSP (Monaco's blob: workers allowed). */
+function serveRenderer(): void {
+  const csp = contentSecurityPolicy(0).replace(/ ws:\/\/\S+/g, '');
+  protocol.handle(SCHEME, async (request) => {
+    const { pathname } = new URL(request.url);
+    const relative = normalize(decodeURIComponent(pathname === '/' ? '/index.html' : pathname)).replace(
+      /^[/\\]+/,
+      '',
+    );
+    const file = join(RENDERER_DIR, relative);
+    if (!file.startsWith(RENDERER_DIR + sep) || !existsSync(file))
+      return new Response('not found', { status: 404 });
+    const res = await net.fetch(pathToFileURL(file).toString());
+    const headers = new Headers(res.headers);
+    headers.set('Content-Security-Policy', csp);
+    headers.set('X-Content-Type-Options', 'nosniff');
+    return new Response(res.body, { status: res.status, headers });
+  });
+}
+
+/** The application menu: the debugger keys are shown here but left to the page (so they work in the terminal too). */
+function buildMenu(send: (command: AppCommand) => void): Menu {
+  const debugItem = (
+    label: string,
+    accelerator: string,
+    command: AppCommand,
+  ): MenuItemConstructorOptions => ({
+    label,
+    accelerator,
+    registerAccelerator: false,
+    click: () => send(command),
+  });
+  const template: MenuItemConstructorOptions[] = [
+    ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
+    { role: 'fileMenu' },
+    { role: 'editMenu' },
+    {
+      label: 'Debug',
+      submenu: [
+        debugItem('Continue', 'F5', 'continue'),
+        debugItem('Step', 'F10', 'step'),
+        debugItem('Pause', 'F6', 'pause'),
+        debugItem('Stop', 'Shift+F5', 'stop'),
+        { type: 'separator' },
+        debugItem('Toggle Breakpoint', 'F9', 'toggleBreakpoint'),
+      ],
+    },
+    {
+      label: 'View',
+      submenu: [
+        { role: 'toggleDevTools' },
+        { role: 'resetZoom' },
+        { role: 'zoomIn' },
+        { role: 'zoomOut' },
+        { type: 'separator' },
+        { role: 'togglefullscreen' },
+      ],
+    },
+    { role: 'windowMenu' },
+  ];
+  return Menu.buildFromTemplate(template);
+}
+
+function createWindow(): BrowserWindow {
+  const statePath = windowStatePath(app.getPath('userData'));
+  const state = loadWindowState(statePath);
+  const win = new BrowserWindow({
+    ...(state.x !== undefined && state.y !== undefined ? { x: state.x, y: state.y } : {}),
+    width: state.width,
+    height: state.height,
+    show: false,
+    title: 'stepbox',
+    backgroundColor: '#1e1e1e',
+    webPreferences: {
+      preload: PRELOAD,
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      webSecurity: true,
+      webviewTag: false,
+      spellcheck: false,
+    },
+  });
+  if (state.maximized) win.maximize();
+  win.once('ready-to-show', () => win.show());
+  const remember = () => {
+    if (win.isDestroyed()) return;
+    const bounds = win.getNormalBounds();
+    saveWindowState(statePath, { ...bounds, maximized: win.isMaximized() });
+  };
+  win.on('close', remember);
+  void win.loadURL(`${APP_ORIGIN}/index.html`);
+  return win;
+}
+
+/** Navigation and new windows are blocked; http(s) links open in the system browser. */
+function lockDown(): void {
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-navigate', (event, url) => {
+      if (!isAppUrl(url)) event.preventDefault();
+    });
+    contents.on('will-redirect', (event, url) => {
+      if (!isAppUrl(url)) event.preventDefault();
+    });
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+    contents.setWindowOpenHandler(({ url }) => {
+      if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+      return { action: 'deny' };
+    });
+  });
+}
+
+/** On quit: stop live episodes (traces closed) and destroy their sandboxes before exiting. */
+function cleanUpOnQuit(services: AppServices, unbind: () => void): void {
+  let cleaned = false;
+  app.on('before-quit', (event) => {
+    if (cleaned) return;
+    event.preventDefault();
+    cleaned = true;
+    unbind();
+    services
+      .dispose()
+      .catch((e: unknown) => log.error(`cleanup on quit: ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => app.quit());
+  });
+}
+
+async function start(): Promise<void> {
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+  lockDown();
+  await app.whenReady();
+  serveRenderer();
+  const services = createAppServices(await loadEnginePorts(process.env.STEPBOX_HOME || undefined));
+  const unbind = bindContract(services, isAppUrl);
+  cleanUpOnQuit(services, unbind);
+  let win = createWindow();
+  Menu.setApplicationMenu(
+    buildMenu((command) => {
+      if (!win.isDestroyed()) win.webContents.send(eventChannel('app.command'), { command });
+    }),
+  );
+  app.on('second-instance', () => {
+    if (win.isMinimized()) win.restore();
+    win.focus();
+  });
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) win = createWindow();
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+}
+
+void start();

@@ -1,0 +1,89 @@
+// The window's only bridge to the main process: the contract as `window.stepbox`, with
+// one narrow method per operation (`stepbox.episode.step({id})`) and one `onX()` per
+// event stream returning an unsubscribe — nothing else (no ipcRenderer, no Node).
+// A sandboxed preload must be CommonJS and may only require 'electron', so the names are
+// listed here and checked against the contract at compile time.
+import electron = require('electron');
+import type { EventName, OperationName, StepboxClient } from '../shared/contract/index.js';
+
+const { contextBridge, ipcRenderer } = electron;
+
+const OPERATIONS = [
+  'library.list',
+  'library.search',
+  'tasks.list',
+  'cases.list',
+  'cases.open',
+  'episode.open',
+  'episode.start',
+  'episode.step',
+  'episode.run',
+  'episode.pause',
+  'episode.stop',
+  'episode.setBreakpoints',
+  'episode.inject',
+  'episode.override',
+  'episode.rollback',
+  'episode.fork',
+  'episode.reopen',
+  'episode.replayVerify',
+  'episode.whatIf',
+  'episode.compare',
+  'episode.trace',
+  'episode.stepDetail',
+  'sandbox.info',
+  'system.doctor',
+  'terminal.open',
+  'terminal.input',
+  'terminal.resize',
+  'terminal.ack',
+  'terminal.close',
+  'stats.subscribe',
+  'stats.unsubscribe',
+] as const satisfies readonly OperationName[];
+
+const EVENTS = [
+  'episode.event',
+  'episode.state',
+  'terminal.data',
+  'terminal.exit',
+  'sandbox.stats',
+  'sandbox.statsEnd',
+  'library.changed',
+  'app.command',
+] as const satisfies readonly EventName[];
+
+// Compile-time: every operation and event of the contract is listed above.
+type Missing<All, Listed> = Exclude<All, Listed>;
+const everyOperation: [Missing<OperationName, (typeof OPERATIONS)[number]>] extends [never] ? true : never =
+  true;
+const everyEvent: [Missing<EventName, (typeof EVENTS)[number]>] extends [never] ? true : never = true;
+void everyOperation;
+void everyEvent;
+
+function methodName(event: string): string {
+  const [domain, verb] = event.split('.');
+  return `on${domain[0].toUpperCase()}${domain.slice(1)}${verb[0].toUpperCase()}${verb.slice(1)}`;
+}
+
+const api: Record<string, unknown> = {};
+for (const op of OPERATIONS) {
+  const [domain, verb] = op.split('.');
+  const group = (api[domain] ??= {}) as Record<string, unknown>;
+  group[verb] = (request: unknown = {}) =>
+    ipcRenderer.invoke(`stepbox:${op}`, request).catch((e: unknown) => ({
+      ok: false,
+      error: { code: 'internal', message: `${op}: ${e instanceof Error ? e.message : String(e)}` },
+    }));
+}
+for (const event of EVENTS) {
+  api[methodName(event)] = (listener: (payload: unknown) => void) => {
+    const forward = (_e: unknown, payload: unknown) => listener(payload);
+    ipcRenderer.on(`stepbox:event:${event}`, forward);
+    return () => {
+      ipcRenderer.removeListener(`stepbox:event:${event}`, forward);
+    };
+  };
+}
+
+contextBridge.exposeInMainWorld('stepbox', api as StepboxClient);
