@@ -151,4 +151,29 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
     expect(last?.calls[0]).toMatchObject({ name: 'memory_write', arguments: { key: 'k', value: 'one' } });
     await c.dispose();
   });
+
+  it('replay:EPISODE plays back the recorded model outputs in step order', async () => {
+    env = tempHome();
+    const agent = script(env.dir, 'main.jsonl', main);
+    const c = await startEpisode({
+      task: memoryTask(),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    await c.run();
+    await c.dispose();
+    const r = await startEpisode({
+      task: memoryTask(),
+      agentSpec: `replay:${c.episode}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    await r.run();
+    expect(r.ended()).toMatchObject({ status: 'succeeded', steps: 7 });
+    const calls = (x: typeof c) =>
+      ofType(x.history(), 'action').map((a) => a.calls.map((k) => k.name).join() || a.final);
+    expect(calls(r)).toEqual(calls(c));
+    await r.dispose();
+  });
 });
