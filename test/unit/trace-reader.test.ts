@@ -39,6 +39,15 @@ describe('trace reader', () => {
     expect(steps[2].injected.map((i) => i.type)).toEqual(['override', 'human_command']);
   });
 
+  it('reads the v1 killed-mid-step fixture up to its last complete step', () => {
+    const trace = readTraceFile(join(fixtures, 'v1/killed-mid-step.jsonl'));
+    expect(trace.torn).toBe(true);
+    expect(trace.end).toBeNull();
+    expect(trace.lastCompleteStep).toBe(3);
+    expect(trace.partial.map((e) => e.type)).toEqual(['model_request', 'model_output']);
+    expect(trace.warnings.join('\n')).toMatch(/line 32 is torn/);
+  });
+
   it('applies an upgrade path keyed by the header schema (the v2 mechanism)', () => {
     // Pretend the fixture was written by an older "stepbox.trace/0" that called `final` `answer`.
     const old = v1()

@@ -154,3 +154,17 @@ describe('FileTraceWriter', () => {
     }
   });
 });
+
+describe('registered secrets', () => {
+  it('redacts a secret registered in memory (a token not in the environment)', async () => {
+    const { registerSecret } = await import('../../electron/engine/trace/secrets.js');
+    const token = 'web-token-5f5f5f5f5f5f';
+    registerSecret('STEPBOX_TOKEN', token);
+    const w = newWriter('ep-r.jsonl');
+    w.append({ type: 'human_command', step: 1, source: 'human', command: `curl -H 'x: ${token}' 127.0.0.1` });
+    w.abandon();
+    const text = readFileSync(join(dir, 'ep-r.jsonl'), 'utf8');
+    expect(text).not.toContain(token);
+    expect(text).toContain('[redacted:STEPBOX_TOKEN]');
+  });
+});

@@ -210,7 +210,9 @@ export async function importBundle(
     writeFileSync(join(staging, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
     for (const t of traces) {
       writeFileSync(join(staging, 'branches', t.file), t.data);
-      readTraceFile(join(staging, 'branches', t.file)); // throws trace_corrupt on a bad trace
+      const { header } = readTraceFile(join(staging, 'branches', t.file)); // throws trace_corrupt on a bad trace
+      if (header.episode !== episode || header.branch !== t.branch)
+        throw invalid(file, `trace ${t.file} belongs to ${header.episode}/${header.branch}`);
     }
     const snaps = store.snapshotStoreAt(join(staging, 'snapshots'));
     for (const [hash, data] of blobs) await snaps.putBlob(hash, data);

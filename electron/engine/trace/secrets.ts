@@ -16,12 +16,24 @@ export interface Secret {
   readonly value: string;
 }
 
-/** The secrets set in `env` (by default the process environment) that are long enough to redact. */
+const registered: Secret[] = [];
+
+/**
+ * Registers a secret that lives only in memory (the web mode's per-run token when it is
+ * not in the environment): every trace writer created afterwards redacts it too.
+ */
+export function registerSecret(name: string, value: string): void {
+  if (value.length >= MIN_SECRET_LENGTH && !registered.some((s) => s.value === value))
+    registered.push({ name, value });
+}
+
+/** The secrets set in `env` (by default the process environment), plus registered ones, long enough to redact. */
 export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): Secret[] {
-  return SECRET_ENV_VARS.flatMap((name) => {
+  const fromEnv = SECRET_ENV_VARS.flatMap((name) => {
     const value = env[name];
     return value && value.length >= MIN_SECRET_LENGTH ? [{ name, value }] : [];
   });
+  return [...fromEnv, ...registered];
 }
 
 /** `text` with every occurrence of a secret replaced by `[redacted:NAME]`. */

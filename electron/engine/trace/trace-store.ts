@@ -47,6 +47,10 @@ export interface ReadTrace {
   readonly warnings: readonly string[];
   /** The end event, or null when the branch was never closed. */
   readonly end: EndEvent | null;
+  /** Events of an incomplete trailing step (no snapshot yet): left out of `events`, kept for viewing. */
+  readonly partial?: readonly TraceEvent[];
+  /** The highest step with a snapshot (-1 when not even setup completed). */
+  readonly lastCompleteStep?: number;
 }
 
 /** One branch of an episode as the store lists it. */

@@ -102,7 +102,9 @@ export class FileTraceWriter implements TraceWriter {
           .join('; ')}`,
       );
     }
-    writeSync(this.fd, Buffer.from(JSON.stringify(parsed.data) + '\n'));
+    const line = Buffer.from(JSON.stringify(parsed.data) + '\n');
+    // One write almost always takes the whole line; loop for the rare short write.
+    for (let off = 0; off < line.length;) off += writeSync(this.fd, line, off);
     this.nextSeq += 1;
     return parsed.data;
   }
