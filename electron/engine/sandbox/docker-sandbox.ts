@@ -312,6 +312,7 @@ export class DockerSandbox implements Sandbox {
   private execResult(response: HelperResponse, started: number, oomBefore: number): ToolResult {
     const h = response.header as {
       exit_code: number | null;
+      signal: number | null;
       stdout_len: number;
       stdout_total: number;
       stderr_total: number;
@@ -325,7 +326,9 @@ export class DockerSandbox implements Sandbox {
     const out = decodeOutput(outRaw, truncated.stdout);
     const errOut = decodeOutput(errRaw, truncated.stderr);
     let error = h.error ? { code: toolCode(h.error.code), message: h.error.message } : undefined;
-    if (!error && this.hooks.oomEvents(this.id) > oomBefore)
+    // Docker's event can arrive after the call that caused it returned: trust it only for a
+    // command that was itself killed by SIGKILL, so a late event never blames the next call.
+    if (!error && h.signal === 9 && this.hooks.oomEvents(this.id) > oomBefore)
       error = {
         code: 'oom' as const,
         message: 'the command ran out of memory (Docker reported an OOM kill)',
