@@ -99,12 +99,23 @@ export function applyEventToRows(rows: readonly StepRow[], event: TraceEvent): r
   return out;
 }
 
-/** The timeline rows of a whole trace, with QA flags attached to the steps they point at. */
+/** The timeline rows of a whole trace, with QA flags attached to the steps they point at (linear time). */
 export function stepRowsOf(events: readonly TraceEvent[], flags: readonly FlagSummary[] = []): StepRow[] {
-  let rows: readonly StepRow[] = [];
-  for (const event of events) rows = applyEventToRows(rows, event);
-  if (flags.length === 0) return rows.slice();
+  const rows = new Map<number, StepRow>();
+  for (const event of events) {
+    if (event.type === 'rollback') {
+      for (const step of [...rows.keys()]) if (step > event.to_step) rows.delete(step);
+      continue;
+    }
+    if (event.step < 1 || event.type === 'header' || event.type === 'end') continue;
+    const existing = rows.get(event.step);
+    const base =
+      existing && !(event.type === 'action' && existing.snapshot) ? existing : emptyRow(event.step);
+    rows.set(event.step, applyToRow(base, event));
+  }
   const byStep = new Map<number, FlagSummary[]>();
   for (const f of flags) byStep.set(f.step, [...(byStep.get(f.step) ?? []), f]);
-  return rows.map((r) => (byStep.has(r.step) ? { ...r, flags: byStep.get(r.step) ?? [] } : r));
+  return [...rows.values()]
+    .sort((a, b) => a.step - b.step)
+    .map((r) => (byStep.has(r.step) ? { ...r, flags: byStep.get(r.step) ?? [] } : r));
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { TraceEvent } from '../../shared/trace-events.js';
 import {
+  applyEventToRows,
+  stepRowsOf,
+  type StepRow,
   createClient,
   createMemoryTransport,
   eventMethodName,
@@ -76,5 +80,74 @@ describe('contract client', () => {
     expect(webSocketUrlFor('http://127.0.0.1:4123/index.html?x=1&token=t2#h')).toBe(
       'ws://127.0.0.1:4123/ws?token=t2',
     );
+  });
+});
+
+describe('step rows', () => {
+  const base = { t: 0, source: 'agent' as const };
+  const stepEvents = (k: number, seq: number): TraceEvent[] => [
+    {
+      ...base,
+      seq,
+      step: k,
+      type: 'action',
+      calls: [{ id: `c${k}`, name: 'execute_shell', arguments: { command: `echo ${k}` } }],
+      final: null,
+    },
+    {
+      ...base,
+      seq: seq + 1,
+      step: k,
+      type: 'tool_result',
+      source: 'environment',
+      call_id: `c${k}`,
+      name: 'execute_shell',
+      result: { ok: true, exit_code: k % 7 === 0 ? 1 : 0, duration_ms: 3, bytes: 2 },
+    },
+    {
+      ...base,
+      seq: seq + 2,
+      step: k,
+      type: 'snapshot',
+      source: 'harness',
+      tree_hash: 'h',
+      manifest: 'm',
+      changed: [],
+      bytes: 0,
+    },
+  ];
+
+  it('folds events into one row per step, the same incrementally and in bulk, and drops rows after a rollback', () => {
+    const events: TraceEvent[] = [];
+    for (let k = 1; k <= 8; k++) events.push(...stepEvents(k, events.length + 1));
+    events.push({
+      ...base,
+      seq: 100,
+      step: 8,
+      type: 'rollback',
+      source: 'human',
+      to_step: 5,
+      reason: 'user',
+    });
+    events.push(...stepEvents(6, 101));
+    let live: readonly StepRow[] = [];
+    for (const e of events) live = applyEventToRows(live, e);
+    const bulk = stepRowsOf(events, [
+      { rule: 'loop', step: 3, message: 'same call again', severity: 'warning' },
+    ]);
+    expect(bulk.map((r) => r.step)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(live.map((r) => r.step)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(bulk[0]).toMatchObject({ summary: 'echo 1', status: 'ok', duration_ms: 3, snapshot: true });
+    expect(bulk[2].flags).toHaveLength(1);
+    expect(live[2].flags).toHaveLength(0);
+    expect(stepRowsOf(stepEvents(7, 1))[0].status).toBe('nonzero_exit');
+  });
+
+  it('builds 10,000 rows in linear time (a quadratic fold takes many seconds)', () => {
+    const events: TraceEvent[] = [];
+    for (let k = 1; k <= 10_000; k++) events.push(...stepEvents(k, events.length + 1));
+    const started = performance.now();
+    expect(stepRowsOf(events)).toHaveLength(10_000);
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
