@@ -20,7 +20,8 @@ export function App(props: { readonly stores: AppStores }) {
   // Tests wait on this marker: every panel is mounted (data may still be loading).
   useEffect(() => {
     document.body.dataset.ready = 'true';
-    stores.start();
+    // `?open=<episode or branch>` opens it at once (links from the CLI, the UI benchmark).
+    stores.start(new URLSearchParams(window.location.search).get('open'));
   }, [stores]);
   return (
     <StoresContext.Provider value={stores}>

@@ -5,6 +5,11 @@ import { BranchTree } from '../components/branch-tree';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
+/** Markdown emphasis and code marks dropped for a one-line summary. */
+function plain(text: string): string {
+  return text.replace(/[*`_]+/g, '');
+}
+
 function Episode(props: { readonly entry: EpisodeEntry; readonly current: string | null }) {
   const main = props.entry.branches[0];
   const flags = props.entry.branches.reduce((a, b) => a + b.flags, 0);
@@ -40,6 +45,7 @@ export function EpisodeLibrary() {
   const allTasks = useSlice('episodes', (s) => s.tasks);
   const allCases = useSlice('episodes', (s) => s.cases);
   const current = useSlice('stepper', (s) => s.branch);
+  const agent = useSlice('episodes', (s) => s.agent);
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
@@ -86,12 +92,21 @@ export function EpisodeLibrary() {
               onClick={() => void actions.openCase(c)}
             >
               <span className="lib-task">{c.title}</span>
-              <span className="muted">{starting === c.id ? 'starting…' : c.summary}</span>
+              <span className="muted">{starting === c.id ? 'starting…' : plain(c.summary)}</span>
             </button>
           </li>
         ))}
       </ul>
       <h3>Sample tasks</h3>
+      <input
+        className="search"
+        type="text"
+        placeholder="agent: the task's own (or openai:MODEL, manual)"
+        aria-label="agent spec"
+        data-testid="library-agent"
+        value={agent}
+        onChange={(e) => actions.setAgent(e.target.value)}
+      />
       {tasks.length === 0 && !catalogError ? <PanelState kind="empty">No bundled tasks.</PanelState> : null}
       <ul className="lib-list">
         {tasks.map((t) => (

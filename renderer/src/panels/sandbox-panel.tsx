@@ -71,6 +71,8 @@ export function SandboxPanel() {
   const ended = useSlice('sandbox', (s) => s.streamEnded);
   const memFraction = useSlice('sandbox', selectMemoryFraction);
   const branch = useSlice('stepper', (s) => s.branch);
+  const live = useSlice('stepper', (s) => s.live);
+  const opened = useSlice('stepper', (s) => s.load === 'ready');
 
   return (
     <Panel
@@ -95,7 +97,7 @@ export function SandboxPanel() {
             </p>
           ) : null}
           {checks
-            ?.filter((c) => !c.ok)
+            ?.filter((c) => !c.ok && !c.message.startsWith('not checked') && c.message !== docker.message)
             .map((c) => (
               <p key={c.name} className="check">
                 <b>{c.name}</b>: {c.message}
@@ -111,8 +113,15 @@ export function SandboxPanel() {
       ) : null}
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {!branch ? <PanelState kind="empty">No episode open: no sandbox.</PanelState> : null}
-      {branch && load === 'loading' ? <PanelState kind="loading">Looking up the sandbox…</PanelState> : null}
-      {branch && load === 'ready' && !sandbox ? (
+      {branch && opened && !live ? (
+        <PanelState kind="empty">
+          A recorded trace has no live sandbox. Fork it (Replay) to get one.
+        </PanelState>
+      ) : null}
+      {branch && live && load === 'loading' ? (
+        <PanelState kind="loading">Looking up the sandbox…</PanelState>
+      ) : null}
+      {branch && live && load === 'ready' && !sandbox ? (
         <PanelState kind="empty">
           No live sandbox for this branch (a recorded trace). Fork or reopen it to get one.
         </PanelState>

@@ -22,8 +22,8 @@ export interface AppStores {
   readonly replay: ReplayStore;
   readonly sandbox: SandboxStore;
   readonly inject: InjectStore;
-  /** Loads the library, catalog and Docker status (first render does not wait on them). */
-  start(): void;
+  /** Loads the library, catalog and Docker status (first render does not wait on them); opens `branch` if given. */
+  start(branch?: string | null): void;
   dispose(): void;
 }
 
@@ -78,7 +78,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     replay,
     sandbox,
     inject,
-    start() {
+    start(branch) {
+      if (branch) open(branch);
       void episodes.getState().refresh();
       void episodes.getState().loadCatalog();
       void sandbox.getState().checkDocker();

@@ -26,6 +26,8 @@ export interface EpisodesState {
   readonly activeCase: ActiveCase | null;
   /** The task or case being started, by id. */
   readonly starting: string | null;
+  /** Agent spec for the next start (`openai:MODEL`, `manual`, …); empty: the task's own. */
+  readonly agent: string;
 }
 
 /** What the library does. */
@@ -38,6 +40,7 @@ export interface EpisodesActions {
   /** One click: starts the case and shows its walkthrough beside the timeline. */
   openCase(c: CaseSummary): Promise<string | null>;
   closeCase(): void;
+  setAgent(agent: string): void;
   dispose(): void;
 }
 
@@ -77,6 +80,8 @@ export function createEpisodesStore(
       catalogError: null,
       activeCase: null,
       starting: null,
+      agent: '',
+      setAgent: (agent) => set({ agent }),
       async refresh() {
         const mine = ++generation;
         if (get().load !== 'ready') set({ load: 'loading' });
@@ -98,7 +103,7 @@ export function createEpisodesStore(
           catalogError: errorText(tasks) ?? errorText(cases),
         });
       },
-      startTask: (task) => start(task.id, { kind: 'sample', id: task.id }, task.agent ?? undefined),
+      startTask: (task) => start(task.id, { kind: 'sample', id: task.id }, get().agent.trim() || undefined),
       async openCase(c) {
         set({ activeCase: { case: c, readme: null } });
         const [branch, readme] = await Promise.all([

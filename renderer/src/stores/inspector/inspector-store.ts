@@ -35,6 +35,8 @@ const CACHE_MAX = 200;
 /** Creates the inspector slice; complete steps' details are cached (scrubbing stays fast). */
 export function createInspectorStore(client: StepboxClient): InspectorStore {
   const cache = new Map<string, StepDetail>();
+  let inFlight = false;
+  let wanted: { branch: string; step: number; final: boolean } | null = null;
   return createStore<InspectorState & InspectorActions>()((set, get) => ({
     branch: null,
     step: null,
@@ -45,12 +47,13 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
     diffPath: null,
     async show(branch, step, final) {
       if (branch === null || step === null || step < 1) {
+        wanted = null;
         set({ branch, step, detail: null, load: 'idle', error: null });
         return;
       }
-      const key = `${branch}:${step}`;
-      const hit = final ? cache.get(key) : undefined;
+      const hit = final ? cache.get(`${branch}:${step}`) : undefined;
       if (hit) {
+        wanted = null;
         set({
           branch,
           step,
@@ -62,17 +65,27 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
         return;
       }
       set({ branch, step, load: 'loading', error: null });
-      const res = await client.episode.stepDetail({ id: branch, step });
-      if (get().branch !== branch || get().step !== step) return;
-      if (!res.ok) {
-        set({ load: 'error', error: errorText(res), detail: null });
-        return;
+      wanted = { branch, step, final };
+      // One request in flight: while scrubbing fast only the step last asked for is fetched next.
+      if (inFlight) return;
+      inFlight = true;
+      try {
+        while (wanted) {
+          const want = wanted;
+          wanted = null;
+          const res = await client.episode.stepDetail({ id: want.branch, step: want.step });
+          if (res.ok && want.final) {
+            if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
+            cache.set(`${want.branch}:${want.step}`, res.value);
+          }
+          if (get().branch !== want.branch || get().step !== want.step) continue;
+          if (res.ok)
+            set({ detail: res.value, load: 'ready', diffPath: firstFile(res.value, get().diffPath) });
+          else set({ load: 'error', error: errorText(res), detail: null });
+        }
+      } finally {
+        inFlight = false;
       }
-      if (final) {
-        if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
-        cache.set(key, res.value);
-      }
-      set({ detail: res.value, load: 'ready', diffPath: firstFile(res.value, get().diffPath) });
     },
     setTab: (tab) => set({ tab }),
     setDiffPath: (diffPath) => set({ diffPath }),

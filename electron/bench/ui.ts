@@ -1,0 +1,127 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { median } from '../cli/bench.js';
+import { startServer } from '../server.js';
+import type { BenchSection } from './bench-section.js';
+import { writeLongTrace } from './ui-trace.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const STEPS = 10_000;
+const RENDER_RUNS = 5;
+const SCRUB_PRESSES = 15;
+const DIST = fileURLToPath(new URL('../../../renderer/dist/index.html', import.meta.url));
+
+// Scripts run in the page (this file compiles without DOM types, so they are source text).
+const NEXT_FRAME = 'new Promise((r) => requestAnimationFrame(() => r(null)))';
+const OPEN_WAIT = `(() => {
+  const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? 0;
+  return at('stepbox:open-received') - at('stepbox:open-sent');
+})()`;
+
+/** Presses → on window and times the new step to painted selection and to its inspector detail. */
+function scrubScript(step: number): string {
+  return `(async () => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const t0 = performance.now();
+    window.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true }));
+    while (!document.querySelector('[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]')) await frame();
+    await frame();
+    const select = performance.now() - t0;
+    while (!document.querySelector('[data-testid="inspector-step"][data-step="${step}"]')) {
+      if (performance.now() - t0 > 60000) throw new Error('step ${step} detail not shown in 60 s');
+      await frame();
+    }
+    return { select, detail: performance.now() - t0 };
+  })()`;
+}
+
+/** Opens the app on the long trace; resolves with the ms from navigation to its rows on screen. */
+async function firstRender(
+  browser: Browser,
+  url: string,
+  branch: string,
+): Promise<{ ms: number; wait: number; page: Page }> {
+  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  const t0 = performance.now();
+  await page.goto(`${url}&open=${encodeURIComponent(branch)}`);
+  await page.waitForSelector('[data-testid="timeline-row"]', { timeout: 120_000 });
+  // One frame after the rows exist: they have been painted.
+  await page.evaluate(NEXT_FRAME);
+  const ms = performance.now() - t0;
+  // The stepper marks when it asked for the trace and when the server answered.
+  const wait = await page.evaluate<number>(OPEN_WAIT);
+  return { ms, wait, page };
+}
+
+/**
+ * One → keypress while scrubbing, measured in the page: to the new step selected and
+ * painted in the timeline (`select`), and to its detail shown in the inspector (`detail`,
+ * which includes the server's step-detail call).
+ */
+function scrubOnce(page: Page, target: number): Promise<{ select: number; detail: number }> {
+  return page.evaluate<{ select: number; detail: number }>(scrubScript(target));
+}
+
+/** `stepbox bench` section `ui`: the window on a 10,000-step trace in Chromium (web mode). */
+export const section: BenchSection = {
+  name: 'ui',
+  async prerequisite() {
+    if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+    if (!existsSync(DIST)) return 'the renderer is not built (npm run build)';
+    return null;
+  },
+  async run(log) {
+    const home = await mkdtemp(join(tmpdir(), 'stepbox-bench-ui-'));
+    const server = await startServer({ port: 0, host: '127.0.0.1', home });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    try {
+      log(`ui: writing a ${STEPS}-step trace`);
+      const trace = await writeLongTrace(home, STEPS);
+      const renders: number[] = [];
+      const waits: number[] = [];
+      let page: Page | null = null;
+      for (let i = 0; i < RENDER_RUNS; i++) {
+        const r = await firstRender(browser, server.url, trace.branch);
+        renders.push(r.ms);
+        waits.push(r.wait);
+        if (i < RENDER_RUNS - 1) await r.page.close();
+        else page = r.page;
+      }
+      log(`ui: first render ${renders.map((x) => x.toFixed(0)).join(', ')} ms`);
+      const p = page as Page;
+      // Scrub from step 5,000 forward, as a person holding → would.
+      await p.evaluate(`document.querySelector('[data-testid="timeline-scroll"]').scrollTop = ${4_999 * 22}`);
+      await p.locator('[data-testid="timeline-row"][data-step="5000"]').click();
+      await p.waitForSelector('[data-testid="inspector-step"][data-step="5000"]', { timeout: 60_000 });
+      const selects: number[] = [];
+      const details: number[] = [];
+      for (let i = 1; i <= SCRUB_PRESSES; i++) {
+        const r = await scrubOnce(p, 5_000 + i);
+        selects.push(r.select);
+        details.push(r.detail);
+      }
+      const rowNodes = await p.locator('[data-testid="timeline-row"]').count();
+      log(`ui: step change ${selects.map((x) => x.toFixed(1)).join(', ')} ms`);
+      return {
+        ui_trace_steps: STEPS,
+        ui_first_render_ms: median(renders),
+        ui_first_render_server_wait_ms: median(waits),
+        ui_step_change_ms: median(selects),
+        ui_step_detail_ms: median(details),
+        ui_row_nodes: rowNodes,
+      };
+    } finally {
+      await browser.close();
+      await server.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openApp, PANELS, removeHome, startServe, tempHome } from '../support/e2e';
+
+describe('web mode: first load', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('shows all seven panels with their empty states, no page error, and F5 does not reload', async () => {
+    const home = tempHome();
+    const served = await startServe({ home });
+    try {
+      const app = await openApp(browser, served.url);
+      for (const id of PANELS) await expect(app.page.getByTestId(id).count()).resolves.toBe(1);
+      await expect(app.timeline.text()).resolves.toContain('No episode open');
+      await expect(app.inspector.text()).resolves.toContain('Select a step');
+      await expect(app.sandbox.text()).resolves.toContain('No episode open');
+      await expect(app.replay.text()).resolves.toContain('Nothing to scrub');
+      await expect(app.inject.text()).resolves.toContain('Open a live episode');
+      await expect(app.terminal.text()).resolves.toContain('No live sandbox');
+      // The bundled sample tasks and cases are listed from the real catalog.
+      await app.page.getByTestId('library-task').first().waitFor();
+      await expect(app.page.getByTestId('library-case').count()).resolves.toBeGreaterThan(0);
+      await app.page
+        .getByTestId('docker-status')
+        .filter({ hasText: 'docker ok' })
+        .waitFor({ timeout: 20_000 });
+      // Debugger keys are cancelled: F5 must not reload the page (the marker would vanish).
+      await app.page.evaluate(() => ((window as unknown as { __marker: number }).__marker = 42));
+      await app.page.keyboard.press('F5');
+      await app.page.keyboard.press('F10');
+      await expect(
+        app.page.evaluate(() => (window as unknown as { __marker?: number }).__marker),
+      ).resolves.toBe(42);
+      await app.screenshot('first-load-empty');
+      expect(app.errors).toEqual([]);
+    } finally {
+      await served.close();
+      removeHome(home);
+    }
+  });
+
+  it('with Docker unreachable, every panel is still there and the sandbox panel says what is wrong and how to fix it', async () => {
+    const home = tempHome();
+    const served = await startServe({ home, env: { DOCKER_HOST: 'tcp://127.0.0.1:1' } });
+    try {
+      const app = await openApp(browser, served.url);
+      for (const id of PANELS) await expect(app.page.getByTestId(id).count()).resolves.toBe(1);
+      const problem = app.sandbox.root.getByTestId('docker-problem');
+      await problem.waitFor({ timeout: 30_000 });
+      const text = await problem.innerText();
+      expect(text).toMatch(/127\.0\.0\.1:1|docker/i);
+      expect(text).toMatch(/Fix:/);
+      await expect(app.page.getByTestId('docker-status').innerText()).resolves.toBe('docker down');
+      await app.screenshot('docker-down');
+      expect(app.errors).toEqual([]);
+    } finally {
+      await served.close();
+      removeHome(home);
+    }
+  });
+});

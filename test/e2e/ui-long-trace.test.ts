@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { writeLongTrace, type LongTrace } from '../../electron/bench/ui-trace';
+import {
+  launchBrowser,
+  openApp,
+  removeHome,
+  startServe,
+  tempHome,
+  until,
+  type AppPage,
+  type Served,
+} from '../support/e2e';
+
+describe('web mode: a recorded 10,000-step trace', () => {
+  let browser: Browser;
+  let served: Served;
+  let home: string;
+  let trace: LongTrace;
+  let app: AppPage;
+
+  beforeAll(async () => {
+    home = tempHome();
+    trace = await writeLongTrace(home, 10_000);
+    served = await startServe({ home });
+    browser = await launchBrowser();
+    app = await openApp(browser, served.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    if (home) removeHome(home);
+  });
+
+  it('lists the episode, opens it, and reads step 9,999 with fewer than 200 row nodes', async () => {
+    const node = app.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`);
+    await node.click();
+    await app.page
+      .getByTestId('timeline-count')
+      .filter({ hasText: '10000 steps' })
+      .waitFor({ timeout: 60_000 });
+    await app.timeline.scrollTo(9_999);
+    await app.timeline.waitForStep(9_999, 10_000);
+    const rows = await app.timeline.rows();
+    expect(rows.length).toBeLessThan(200);
+    const row = rows.find((r) => r.step === 9_999);
+    expect(row?.text).toContain('echo step 9999 >> counter.txt');
+    expect(row?.status).toBe('ok');
+    // Odd steps recorded a non-zero exit; the injected ones carry their mark.
+    expect(rows.find((r) => r.step === 9_997)?.status).toBe('nonzero_exit');
+    expect(rows.find((r) => r.step === 9_991)?.text).toContain('INJ');
+    expect(app.errors).toEqual([]);
+  });
+
+  it('scrubs with ←/→: the inspector shows the step in Monaco and the terminal its recorded output', async () => {
+    await app.timeline.select(9_999);
+    await app.inspector.waitForStep(9_999, 30_000);
+    await app.page.keyboard.press('ArrowLeft');
+    await app.page.keyboard.press('ArrowLeft');
+    await app.inspector.waitForStep(9_997, 30_000);
+    await expect(app.timeline.row(9_997).getAttribute('aria-selected')).resolves.toBe('true');
+    const args = await app.inspector.model('arguments.json', (v) => v.includes('9997'));
+    expect(JSON.parse(args)).toEqual({ command: 'echo step 9997 >> counter.txt && tail -n 1 counter.txt' });
+    const result = JSON.parse(await app.inspector.model('result.json', (v) => v.includes('9997')));
+    expect(result).toMatchObject({ ok: true, exit_code: 1, stdout: 'step 9997\n' });
+    await expect(app.terminal.mode()).resolves.toBe('history');
+    const recorded = await until(
+      () => app.terminal.screen('history'),
+      (t) => t.includes('step 9997 (recorded)'),
+      10_000,
+      'recorded output',
+    );
+    expect(recorded).toContain('$ echo step 9997 >> counter.txt');
+    expect(recorded).toContain('warning: odd step');
+    await app.page.keyboard.press('ArrowRight');
+    await app.inspector.waitForStep(9_998, 30_000);
+    await app.screenshot('timeline-10000-steps');
+    expect(app.errors).toEqual([]);
+  });
+});

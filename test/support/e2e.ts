@@ -1,0 +1,381 @@
+/**
+ * End-to-end support: the web mode (`stepbox serve --port 0`) in a child process, Debian's
+ * Chromium through playwright-core, and one page object per panel that reads real state
+ * (xterm's buffer, Monaco's models, timeline rows) rather than pixels.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Where screenshots go (kept as test artifacts). */
+export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
+
+/** A running `stepbox serve`. */
+export interface Served {
+  readonly url: string;
+  readonly home: string;
+  readonly stderr: () => string;
+  close(): Promise<void>;
+}
+
+/** A fresh STEPBOX_HOME, removed by the caller. */
+export function tempHome(prefix = 'stepbox-e2e-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Starts `stepbox serve --port 0`; resolves with the URL from its first stdout line. */
+export async function startServe(
+  options: { home?: string; env?: Record<string, string> } = {},
+): Promise<Served> {
+  const home = options.home ?? tempHome();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/stepbox.js'), 'serve', '--port', '0'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, STEPBOX_HOME: home, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(
+      () => reject(new Error(`stepbox serve printed no URL in 30 s; stderr:\n${err}`)),
+      30_000,
+    );
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) {
+        clearTimeout(timer);
+        resolve(line.trim());
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`stepbox serve exited with ${code}; stderr:\n${err}`));
+    });
+  });
+  return {
+    url,
+    home,
+    stderr: () => err,
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Debian's Chromium, headless, as the brief requires. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** A page of the app with its uncaught errors collected. */
+export interface AppPage {
+  readonly page: Page;
+  readonly errors: string[];
+  readonly library: LibraryPanel;
+  readonly timeline: TimelinePanel;
+  readonly terminal: TerminalPanel;
+  readonly inspector: InspectorPanel;
+  readonly inject: InjectPanel;
+  readonly replay: ReplayPanel;
+  readonly sandbox: SandboxPanel;
+  screenshot(name: string): Promise<string>;
+}
+
+/** Opens the app and waits for its ready marker. */
+export async function openApp(
+  browser: Browser,
+  url: string,
+  viewport = { width: 1600, height: 1000 },
+): Promise<AppPage> {
+  const page = await browser.newPage({ viewport });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector('[data-testid="app-ready"]');
+  return {
+    page,
+    errors,
+    library: new LibraryPanel(page),
+    timeline: new TimelinePanel(page),
+    terminal: new TerminalPanel(page),
+    inspector: new InspectorPanel(page),
+    inject: new InjectPanel(page),
+    replay: new ReplayPanel(page),
+    sandbox: new SandboxPanel(page),
+    async screenshot(name) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      const path = join(SCREENSHOTS, `${name}.png`);
+      await page.screenshot({ path });
+      return path;
+    },
+  };
+}
+
+/** The seven panels' test ids. */
+export const PANELS = [
+  'episode-library',
+  'timeline',
+  'terminal',
+  'tool-inspector',
+  'inject-panel',
+  'replay-controls',
+  'sandbox-panel',
+] as const;
+
+/** Polls `read` until `accept` holds (bounded); returns the last value. */
+export async function until<T>(
+  read: () => Promise<T>,
+  accept: (v: T) => boolean,
+  ms = 30_000,
+  what = 'condition',
+): Promise<T> {
+  const end = Date.now() + ms;
+  let last: T = await read();
+  while (!accept(last)) {
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await read();
+  }
+  return last;
+}
+
+class PanelObject {
+  constructor(
+    readonly page: Page,
+    readonly testId: string,
+  ) {}
+  get root(): Locator {
+    return this.page.getByTestId(this.testId);
+  }
+  text(): Promise<string> {
+    return this.root.innerText();
+  }
+}
+
+/** The episode library. */
+export class LibraryPanel extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'episode-library');
+  }
+  async startTask(id: string): Promise<void> {
+    await this.root.locator(`[data-testid="library-task"][data-task="${id}"]`).click();
+  }
+  async openCase(id: string): Promise<void> {
+    await this.root.locator(`[data-testid="library-case"][data-case="${id}"]`).click();
+  }
+  /** Branch ids shown in the library's trees. */
+  branches(): Promise<string[]> {
+    return this.root
+      .locator('[data-testid="branch-node"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-branch') ?? ''));
+  }
+  async search(text: string): Promise<void> {
+    await this.root.getByTestId('library-search').fill(text);
+  }
+}
+
+/** One timeline row as read from the page. */
+export interface RowText {
+  readonly step: number;
+  readonly status: string;
+  readonly text: string;
+}
+
+/** The timeline. */
+export class TimelinePanel extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'timeline');
+  }
+  /** The rows in the DOM (the virtualizer renders only those near the viewport). */
+  rows(): Promise<RowText[]> {
+    return this.root.locator('[data-testid="timeline-row"]').evaluateAll((els) =>
+      els
+        .map((e) => ({
+          step: Number(e.getAttribute('data-step')),
+          status: e.getAttribute('data-status') ?? '',
+          text: (e as HTMLElement).innerText.replace(/\s+/g, ' ').trim(),
+        }))
+        .sort((a, b) => a.step - b.step),
+    );
+  }
+  row(step: number): Locator {
+    return this.root.locator(`[data-testid="timeline-row"][data-step="${step}"]`);
+  }
+  async lastStep(): Promise<number> {
+    const rows = await this.rows();
+    return rows.length ? rows[rows.length - 1].step : 0;
+  }
+  /** Waits until the timeline shows step `step` (bounded). */
+  async waitForStep(step: number, ms = 60_000): Promise<void> {
+    await this.row(step).waitFor({ timeout: ms });
+  }
+  async toggleBreakpoint(step: number): Promise<void> {
+    await this.row(step).locator('.tl-bp').click();
+  }
+  async select(step: number): Promise<void> {
+    await this.row(step).click();
+  }
+  /** Scrolls the virtualized list so `step` is rendered. */
+  async scrollTo(step: number): Promise<void> {
+    await this.root.getByTestId('timeline-scroll').evaluate((el, s) => {
+      el.scrollTop = (s - 1) * 22;
+    }, step);
+  }
+}
+
+/** The terminal. */
+export class TerminalPanel extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'terminal');
+  }
+  /** The live terminal's rows, read through xterm's buffer. */
+  lines(which: 'live' | 'history' = 'live'): Promise<string[]> {
+    return this.page.evaluate((w) => {
+      const term = w === 'live' ? window.__stepboxTerminal : window.__stepboxHistoryTerminal;
+      if (!term) return [];
+      const buf = term.buffer.active;
+      const out: string[] = [];
+      for (let i = 0; i < buf.length; i++) out.push(buf.getLine(i)?.translateToString(true) ?? '');
+      return out;
+    }, which);
+  }
+  /** The terminal's whole buffer as text. */
+  async screen(which: 'live' | 'history' = 'live'): Promise<string> {
+    return (await this.lines(which)).join('\n');
+  }
+  size(): Promise<{ cols: number; rows: number }> {
+    return this.page.evaluate(() => ({
+      cols: window.__stepboxTerminal?.cols ?? 0,
+      rows: window.__stepboxTerminal?.rows ?? 0,
+    }));
+  }
+  mode(): Promise<string | null> {
+    return this.root.getByTestId('terminal-mode').getAttribute('data-mode');
+  }
+  async focus(): Promise<void> {
+    await this.root.getByTestId('terminal-live').click();
+  }
+  /** Types a command line and waits until `expect` shows in the buffer. */
+  async run(command: string, expect: RegExp | string, ms = 20_000): Promise<string> {
+    await this.focus();
+    await this.page.keyboard.type(command);
+    await this.page.keyboard.press('Enter');
+    return until(
+      () => this.screen(),
+      (t) => (typeof expect === 'string' ? t.includes(expect) : expect.test(t)),
+      ms,
+      `terminal output ${String(expect)}`,
+    );
+  }
+}
+
+/** The tool-call inspector. */
+export class InspectorPanel extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'tool-inspector');
+  }
+  /** The step the inspector shows, once loaded. */
+  async step(): Promise<number | null> {
+    const el = this.root.getByTestId('inspector-step');
+    if ((await el.count()) === 0) return null;
+    return Number(await el.getAttribute('data-step'));
+  }
+  async waitForStep(step: number, ms = 20_000): Promise<void> {
+    await this.root.locator(`[data-testid="inspector-step"][data-step="${step}"]`).waitFor({ timeout: ms });
+  }
+  async tab(name: 'call' | 'output' | 'files' | 'memory' | 'request'): Promise<void> {
+    await this.root.locator(`[data-tab="${name}"]`).click();
+  }
+  /** Monaco model values by model name (`arguments.json`, `result.json`, `diff-after`, …). */
+  models(): Promise<Record<string, string>> {
+    return this.page.evaluate(() => {
+      const monaco = window.__stepboxMonaco;
+      const out: Record<string, string> = {};
+      for (const m of monaco?.editor.getModels() ?? []) {
+        const uri = m.uri.toString();
+        if (uri.startsWith('stepbox://inspector/'))
+          out[uri.slice('stepbox://inspector/'.length)] = m.getValue();
+      }
+      return out;
+    });
+  }
+  /** Waits until a Monaco model holds text matching `accept`. */
+  model(name: string, accept: (v: string) => boolean, ms = 20_000): Promise<string> {
+    return until(async () => (await this.models())[name] ?? '', accept, ms, `Monaco model ${name}`);
+  }
+}
+
+/** The injection panel. */
+export class InjectPanel extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'inject-panel');
+  }
+  async inject(text: string, role: 'user' | 'system' = 'user'): Promise<void> {
+    await this.root.getByTestId('inject-role').selectOption(role);
+    await this.root.getByTestId('inject-text').fill(text);
+    await this.root.getByTestId('inject-send').click();
+    await this.root.locator('.notice').waitFor({ timeout: 10_000 });
+  }
+}
+
+/** The replay controls. */
+export class ReplayPanel extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'replay-controls');
+  }
+  async rollback(): Promise<void> {
+    await this.root.getByTestId('rollback').click();
+    await this.root
+      .getByTestId('replay-notice')
+      .filter({ hasText: 'rolled back' })
+      .waitFor({ timeout: 60_000 });
+  }
+  async fork(): Promise<void> {
+    await this.root.getByTestId('fork').click();
+    await this.root.getByTestId('replay-notice').filter({ hasText: 'forked' }).waitFor({ timeout: 60_000 });
+  }
+  async whatIf(args: Record<string, unknown>): Promise<string> {
+    await this.root.locator('[data-testid="whatif"] > summary').click();
+    await this.root.getByTestId('whatif-args').fill(JSON.stringify(args));
+    await this.root.getByTestId('whatif-run').click();
+    const out = this.root.getByTestId('whatif-stdout');
+    await out.waitFor({ timeout: 60_000 });
+    return out.innerText();
+  }
+}
+
+/** The sandbox panel. */
+export class SandboxPanel extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'sandbox-panel');
+  }
+  container(): Promise<string> {
+    return this.root.getByTestId('sandbox-container').innerText();
+  }
+}
+
+/** Removes a temporary home. */
+export function removeHome(home: string): void {
+  rmSync(home, { recursive: true, force: true });
+}
