@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Breakpoint } from '../../../shared/breakpoints.js';
-import { discountedReturn, finalReward } from '../../../shared/rewards.js';
+import { finalReward } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
 import type { EndEvent, EpisodeStatus, TraceEvent, VerifierResult } from '../../../shared/trace-events.js';
@@ -20,7 +20,7 @@ import type { ControllerState, EpisodeController, StopReason } from './episode-c
 import { HarnessError } from './harness-error.js';
 import { cutAtStep, snapshotAt } from './lineage.js';
 import { MaxSteps } from './max-steps.js';
-import { conversationFromEvents, memoryFromEvents } from './state-at.js';
+import { conversationFromEvents, episodeReturn, memoryFromEvents } from './state-at.js';
 import { StepTimeout } from './step-timeout.js';
 import { actionSignature } from '../../../shared/rewards.js';
 import type { TraceSink } from './trace-sink.js';
@@ -386,25 +386,26 @@ export class EpisodeRunner implements EpisodeController {
     endReason: string,
     verifier: VerifierResult | null,
     finalTotal: number,
+    /** False when a rollback closes the abandoned branch: listeners follow the live one. */
+    notify = true,
   ) {
     if (!this.writer) return;
-    const rewards: number[] = [];
-    for (const e of this.events) if (e.type === 'reward' && !e.final) rewards[e.step - 1] = e.total;
-    const perStep = Array.from({ length: this.current }, (_, i) => rewards[i] ?? 0);
-    if (perStep.length > 0) perStep[perStep.length - 1] += finalTotal;
-    const ret = discountedReturn(perStep, this.task.rewards.gamma);
     const fields = {
       status,
       end_reason: endReason,
       verifier,
       steps: this.current,
-      return: ret,
+      return: episodeReturn(this.events, this.current, finalTotal, this.task.rewards.gamma),
       step: this.current,
     };
     const writer = this.writer;
+    // The end event's seq is the writer's next one (FileTraceWriter exposes it).
+    const seq = (writer as { seq?: number }).seq ?? -1;
+    this.writer = null;
     await writer.close(fields);
-    const end: EndEvent = { ...fields, type: 'end', source: 'harness', seq: -1, t: Date.now() };
+    const end: EndEvent = { ...fields, type: 'end', source: 'harness', seq, t: Date.now() };
     this.endEvent = end;
+    if (!notify) return;
     for (const l of this.eventListeners) l(end);
   }
 
@@ -500,6 +501,7 @@ export class EpisodeRunner implements EpisodeController {
     const kept = cutAtStep(this.events, step);
     this.memoryState.restore(memoryFromEvents(this.task, kept));
     if (this.writer && !this.endEvent) {
+      // The abandoned branch is closed now, as a person stopped it: its trace stays whole.
       this.record({
         type: 'rollback',
         step: this.current,
@@ -508,7 +510,9 @@ export class EpisodeRunner implements EpisodeController {
         reason: 'user',
         tree_hash: restored.treeHash,
       });
+      await this.close('interrupted', `rolled_back_to_${step}`, null, 0, false);
     }
+    this.writer = null;
     this.events = kept;
     this.conversation = conversationFromEvents(this.task, kept);
     this.env.restoreFromEvents(kept);
@@ -539,18 +543,6 @@ export class EpisodeRunner implements EpisodeController {
   /** Continuing after a rollback (or in a reopened episode): a new branch forked at `step`. */
   private branchOff(step: number): void {
     const parent = this.branchId;
-    if (this.writer && !this.endEvent) {
-      const old = this.writer;
-      void old
-        .close({
-          status: 'interrupted',
-          end_reason: `rolled_back_to_${step}`,
-          verifier: null,
-          steps: this.current,
-          step,
-        })
-        .catch((e: Error) => log.warn(`closing ${parent} after rollback failed: ${e.message}`));
-    }
     const created = this.store.createBranch(this.episode, parent, step, {
       parent_branch: parent,
       fork_step: step,
