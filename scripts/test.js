@@ -18,7 +18,13 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 function run(cmd, args, label) {
   process.stderr.write(`\n[test] ${label}: ${[cmd, ...args].join(' ')}\n`);
   const started = Date.now();
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
+  // Windows runs npx.cmd/npm.cmd only through a shell.
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: process.env,
+    shell: process.platform === 'win32',
+  });
   const code = r.status ?? 1;
   process.stderr.write(
     `[test] ${label}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,

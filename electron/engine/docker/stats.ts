@@ -27,7 +27,11 @@ export interface StatsStream {
 /** The subset of the engine's stats document this module reads (cgroup v1 and v2). */
 interface RawStats {
   read?: string;
-  cpu_stats?: { cpu_usage?: { total_usage?: number }; system_cpu_usage?: number; online_cpus?: number };
+  cpu_stats?: {
+    cpu_usage?: { total_usage?: number; percpu_usage?: number[] };
+    system_cpu_usage?: number;
+    online_cpus?: number;
+  };
   precpu_stats?: { cpu_usage?: { total_usage?: number }; system_cpu_usage?: number };
   memory_stats?: {
     usage?: number;
@@ -43,10 +47,13 @@ export function toSample(raw: RawStats, now = Date.now()): StatsSample {
   const preCpu = raw.precpu_stats?.cpu_usage?.total_usage ?? 0;
   const system = raw.cpu_stats?.system_cpu_usage ?? 0;
   const preSystem = raw.precpu_stats?.system_cpu_usage ?? 0;
-  const cpus = raw.cpu_stats?.online_cpus ?? 1;
+  // Older engines leave online_cpus out; the per-CPU list has one entry per CPU then.
+  const cpus = raw.cpu_stats?.online_cpus ?? raw.cpu_stats?.cpu_usage?.percpu_usage?.length ?? 1;
   const cpuDelta = cpu - preCpu;
   const systemDelta = system - preSystem;
-  const cpuPercent = cpuDelta > 0 && systemDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0;
+  // The first document has no previous reading (precpu zero): no interval, no percentage.
+  const cpuPercent =
+    preSystem > 0 && cpuDelta > 0 && systemDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0;
   const mem = raw.memory_stats ?? {};
   // cgroup v1 reports page cache as total_inactive_file/cache, v2 as inactive_file.
   const cache = mem.stats?.total_inactive_file ?? mem.stats?.inactive_file ?? mem.stats?.cache ?? 0;

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { toSample } from '../../electron/engine/docker/stats.js';
+
+describe('stats sample', () => {
+  it('computes CPU percent like docker stats and leaves page cache out of memory (cgroup v1)', () => {
+    const s = toSample({
+      read: '2026-01-01T00:00:01Z',
+      cpu_stats: {
+        cpu_usage: { total_usage: 3_000_000, percpu_usage: [1, 2] },
+        system_cpu_usage: 20_000_000,
+      },
+      precpu_stats: { cpu_usage: { total_usage: 1_000_000 }, system_cpu_usage: 10_000_000 },
+      memory_stats: { usage: 50_000_000, limit: 1 << 30, stats: { total_inactive_file: 10_000_000 } },
+      pids_stats: { current: 7 },
+    });
+    expect(s).toEqual({
+      cpuPercent: 40,
+      memoryBytes: 40_000_000,
+      memoryLimit: 1 << 30,
+      pids: 7,
+      t: Date.parse('2026-01-01T00:00:01Z'),
+    });
+  });
+
+  it('reads cgroup v2 page cache and reports 0 CPU for the first sample', () => {
+    const s = toSample(
+      {
+        read: '0001-01-01T00:00:00Z',
+        cpu_stats: { cpu_usage: { total_usage: 5 }, system_cpu_usage: 10, online_cpus: 2 },
+        memory_stats: { usage: 300, limit: 1000, stats: { inactive_file: 100 } },
+      },
+      42,
+    );
+    expect(s).toMatchObject({ cpuPercent: 0, memoryBytes: 200, pids: 0, t: 42 });
+  });
+});
