@@ -6,6 +6,7 @@
  *   index <home> <n>      index every branch of the store n times (concurrent index writers)
  *   open <home>           write a 2-step episode, leave its trace open, print `open <branch>`
  *                         and exit (a writer that is gone without closing)
+ *   ended <home>          the same, but append the `end` event first (died before compressing)
  */
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { openIndex } from '../../electron/engine/trace/episode-index.js';
@@ -14,9 +15,20 @@ import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapsh
 
 const [mode, home, arg] = process.argv.slice(2);
 
-if (mode === 'open') {
+if (mode === 'open' || mode === 'ended') {
   const store = openEpisodeStore(home, { skipMarkInterrupted: true });
   const ep = await writeSampleEpisode(store, { steps: 2, end: null });
+  if (mode === 'ended') {
+    ep.writer.append({
+      type: 'end',
+      step: 2,
+      source: 'harness',
+      status: 'failed',
+      end_reason: 'no_verifier',
+      verifier: null,
+    });
+    ep.writer.commitStep();
+  }
   process.stdout.write(`open ${ep.branch}\n`);
 } else if (mode === 'write') {
   const store = openEpisodeStore(home, {

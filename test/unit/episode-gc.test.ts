@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -60,7 +60,10 @@ describe('gc', () => {
       for (const e of m.entries) expect(await store.snapshots(recent.episode).hasBlob(e.hash!)).toBe(true);
     }
     expect(readdirSync(store.episodesDir).filter((n) => n.startsWith('.'))).toEqual([]);
-    // Nothing left to do.
+    // Nothing left to do but a crashed removal's leftovers.
+    mkdirSync(join(store.episodesDir, '.deleting-ep-x-99999999'));
+    writeFileSync(join(store.episodesDir, '.deleting-ep-x-99999999', 'f'), '12345');
+    expect(gc(store, { olderThanMs: 7 * DAY }).bytes_freed).toBe(5);
     expect(gc(store, { olderThanMs: 7 * DAY }).bytes_freed).toBe(0);
     live.writer.abandon();
   });

@@ -113,6 +113,20 @@ describe('episode store', () => {
     expect(store.readTrace(store.resolve(alive.branch)).end?.status).toBe('failed');
   }, 30_000);
 
+  it('markInterrupted only compresses a trace whose writer died after writing its end', async () => {
+    const child = runTraceChild(['ended', home]);
+    const [, branch] = await waitForLine(child, /^open (\S+)$/);
+    expect(await exited(child)).toBe(0);
+    const store = openEpisodeStore(home, { skipMarkInterrupted: true });
+    expect(store.resolve(branch).closed).toBe(false);
+    expect(store.markInterrupted()).toBe(0);
+    const b = store.resolve(branch);
+    expect(b.closed).toBe(true);
+    const trace = store.readTrace(b);
+    expect(trace.end).toMatchObject({ status: 'failed', end_reason: 'no_verifier' });
+    expect(trace.events.filter((e) => e.type === 'end')).toHaveLength(1);
+  }, 30_000);
+
   it('refuses a fork of a branch the episode does not have', async () => {
     const store = openEpisodeStore(home);
     const a = await writeSampleEpisode(store, { steps: 1 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
 import { DiskEpisodeStore } from './episode-store.js';
 import { logger } from '../log.js';
-import { isProcessGone, type ProcessIdentity } from './process-identity.js';
+import { isProcessGone, pidExists, type ProcessIdentity } from './process-identity.js';
 
 const log = logger('gc');
 
@@ -73,10 +73,26 @@ function sweepBlobs(store: DiskEpisodeStore, episode: string, dryRun: boolean): 
   return [count, bytes];
 }
 
+/** Removes what crashed removals and imports left behind (`.deleting-*`, `.importing-*` of dead pids). Returns bytes. */
+function sweepLeftovers(store: DiskEpisodeStore, dryRun: boolean): number {
+  let bytes = 0;
+  for (const name of readdirSync(store.episodesDir)) {
+    const m = /^\.(deleting|importing)-.*-(\d+)$/.exec(name);
+    if (!m) continue;
+    const pid = Number(m[2]);
+    if (m[1] === 'importing' && pid !== process.pid && pidExists(pid)) continue;
+    const path = join(store.episodesDir, name);
+    bytes += DiskEpisodeStore.sizeOf(path);
+    if (!dryRun) rmSync(path, { recursive: true, force: true });
+  }
+  return bytes;
+}
+
 /**
  * Garbage-collects the store: removes episodes whose last activity is older than
  * `olderThanMs` (when given), then blobs no manifest references in the remaining
- * episodes. Episodes with a live writer are never touched.
+ * episodes, and leftovers of crashed removals/imports. Episodes with a live writer are
+ * never touched.
  */
 export function gc(
   store: DiskEpisodeStore,
@@ -107,11 +123,12 @@ export function gc(
       log.warn(`episode ${episode}: skipped (${(e as Error).message})`);
     }
   }
+  const leftovers = sweepLeftovers(store, options.dryRun ?? false);
   return {
     episodes: removed,
     blobs,
     blob_bytes: blobBytes,
-    bytes_freed: removed.reduce((n, r) => n + r.bytes, 0) + blobBytes,
+    bytes_freed: removed.reduce((n, r) => n + r.bytes, 0) + blobBytes + leftovers,
     skipped_live: skipped,
   };
 }

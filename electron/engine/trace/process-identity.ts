@@ -57,7 +57,8 @@ export function currentProcessIdentity(): ProcessIdentity {
   return current;
 }
 
-function pidExists(pid: number): boolean {
+/** True when a process with this pid exists (possibly someone else's). */
+export function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
