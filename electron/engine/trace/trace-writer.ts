@@ -81,7 +81,7 @@ export class FileTraceWriter implements TraceWriter {
     return new FileTraceWriter(path, openSync(path, 'a'), nextSeq, options);
   }
 
-  /** The `seq` the next event gets. */
+  /** The `seq` the next event gets (the harness reads it to echo the end event it closes with). */
   get seq(): number {
     return this.nextSeq;
   }
@@ -132,11 +132,6 @@ export class FileTraceWriter implements TraceWriter {
     this.fd = null;
     const gz = compressTrace(this.path);
     this.options.onClosed?.(gz);
-  }
-
-  /** True until `close` (or `abandon`). */
-  get open(): boolean {
-    return this.fd !== null;
   }
 
   /** Closes the descriptor without an end event (a crash, as tests simulate it; the next process marks it interrupted). */
