@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { replayVerify, startEpisode } from '../../electron/engine/harness/index.js';
+import { call, final, memoryProvider, memoryTask, ofType, script, tempHome } from '../support/harness.js';
+
+let env: ReturnType<typeof tempHome>;
+afterEach(() => env?.cleanup());
+
+describe('fatal errors and human commands (memory sandbox)', () => {
+  it('a sandbox that dies ends the episode with error, its cause, the last tool payloads and the memory', async () => {
+    env = tempHome();
+    const agent = script(env.dir, 'a.jsonl', [
+      call('memory_write', { key: 'k', value: 'v' }),
+      call('execute_shell', { command: 'echo one' }),
+      call('execute_shell', { command: 'echo two' }),
+      final('never'),
+    ]);
+    const c = await startEpisode({
+      task: memoryTask(),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    await c.step();
+    await c.step();
+    await c.sandbox()!.destroy();
+    await c.run();
+    expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'sandbox_lost', verifier: null });
+    const error = ofType(c.history(), 'error').at(-1)!;
+    expect(error.fatal).toBe(true);
+    const context = error.context as {
+      last_tool_payloads: { name: string }[];
+      memory: Record<string, unknown>;
+    };
+    expect(context.memory).toEqual({ k: 'v' });
+    expect(context.last_tool_payloads.map((p) => p.name)).toEqual([
+      'memory_write',
+      'execute_shell',
+      'execute_shell',
+    ]);
+    await c.dispose();
+  });
+
+  it('human commands are recorded between steps and re-applied by replay --verify', async () => {
+    env = tempHome();
+    const agent = script(env.dir, 'a.jsonl', [
+      call('execute_shell', { command: 'echo one > one.txt' }),
+      call('execute_shell', { command: 'cat human.txt' }),
+      call('write_file', { path: 'done.txt', content: 'ok' }),
+      final('done'),
+    ]);
+    const c = await startEpisode({
+      task: memoryTask(),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    await c.step();
+    // What the terminal does: the person's command runs in the sandbox, the hook reports it.
+    await c.sandbox()!.exec({ command: 'echo typed > human.txt', timeoutMs: 5_000, fresh: true });
+    c.recordHumanCommand({ command: 'echo typed > human.txt', cwd: '/workspace', exit_code: 0 });
+    await c.run();
+    expect(c.ended()?.status).toBe('succeeded');
+    expect(ofType(c.history(), 'human_command')[0]).toMatchObject({ step: 1, source: 'human' });
+    expect(ofType(c.history(), 'tool_result')[1].result.stdout).toBe('typed\n');
+    await c.dispose();
+    const report = await replayVerify({ id: c.episode, store: env.store, provider: memoryProvider });
+    expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
+  });
+});
