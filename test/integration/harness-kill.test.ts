@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,5 +73,39 @@ describe('kill -9 of a running `stepbox run`', () => {
     });
     const marked = readTraceFile(`${tracePath}.gz`);
     expect(marked.end).toMatchObject({ status: 'interrupted' });
+  });
+
+  it('Ctrl+C (SIGINT) closes the trace as interrupted and destroys the sandbox', async () => {
+    const taskPath = join(env.dir, 'task-int.json');
+    writeFileSync(taskPath, JSON.stringify({ name: 'sigint', goal: 'be interrupted' }));
+    const agent = script(env.dir, 'int.jsonl', [
+      call('execute_shell', { command: 'echo start' }),
+      call('execute_shell', { command: 'sleep 30' }),
+      final('never'),
+    ]);
+    const child = startCli(['run', taskPath, '--agent', `scripted:${agent}`], {
+      env: { STEPBOX_HOME: env.home },
+    });
+    const episodes = join(env.home, 'episodes');
+    const tracePath = await waitFor('the sleep to start', () => {
+      for (const ep of existsSync(episodes) ? readdirSync(episodes) : []) {
+        const p = join(episodes, ep, 'branches', `${ep}.jsonl`);
+        if (existsSync(p) && readFileSync(p, 'utf8').includes('sleep 30')) return p;
+      }
+      return null;
+    });
+    child.child.kill('SIGINT');
+    const done = await child.done;
+    expect(done.code).toBe(130);
+    const trace = readTraceFile(`${tracePath}.gz`);
+    expect(trace.end).toMatchObject({ status: 'interrupted', end_reason: 'stopped' });
+    const owners = execFileSync(
+      'docker',
+      ['ps', '-a', '--filter', 'label=stepbox', '--format', '{{.Label "stepbox.owner"}}'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(owners).not.toContain(`"pid":${child.child.pid},`);
   });
 });
