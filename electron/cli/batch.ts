@@ -1,13 +1,166 @@
-import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Task } from '../../shared/task.js';
+import { readBatchFile, type BatchFile } from '../engine/batch/batch-file.js';
+import { createBatch, runBatch, summarizeBatch, type BatchProgress } from '../engine/batch/batch-runner.js';
+import { progressLine } from '../engine/batch/progress.js';
+import { poolSupply } from '../engine/batch/sandbox-supply.js';
+import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
+import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
+import { WarmPool } from '../engine/sandbox/warm-pool.js';
+import type { CliCommand, CliIo } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { cliError, cliProvider, cliStore } from './episode-cli.js';
 
-/** `stepbox batch` — placeholder until its owner lands it. */
+const HELP = `stepbox batch TASK... --agent SPEC --episodes N --concurrency C [--out DIR] [--json]
+stepbox batch --resume DIR [--concurrency C] [--json]
+
+Runs N episodes of each TASK, C at a time, on the warm pool (sandboxes pre-started and
+reset between episodes, unless a task sets sandbox.reset_between_episodes: false).
+DIR (default $STEPBOX_HOME/batches/ID) gets batch.json, mapping each slot (task, index)
+to its episode; it is rewritten atomically as slots start and end, so a killed batch can
+resume: --resume re-runs the unfinished slots, keeping each cut-off episode under the
+slot's "superseded" list — nothing lost, nothing duplicated. A progress bar with an ETA
+goes to stderr; a summary table per task to stdout. Then: stepbox report DIR, stepbox
+export DIR, stepbox check DIR.
+
+Options:
+  --agent SPEC       scripted:FILE, replay:EPISODE, openai:MODEL (as for stepbox run)
+  --episodes N       episodes per task (default 1)
+  --concurrency C    episodes at once (default 2)
+  --out DIR          the batch folder
+  --resume DIR       continue a batch
+  --json             print {batch, dir, slots, summary: [...]} on stdout
+
+Exit 0 when every episode succeeded, 1 otherwise, 3 without Docker.
+
+Examples:
+  stepbox batch resources/tasks/hello-python --agent scripted:resources/tasks/hello-python/agent.jsonl --episodes 10 --concurrency 3
+  stepbox batch --resume ~/.stepbox/batches/batch-20260101-120000-ab12
+`;
+
+function printSummary(io: CliIo, batch: BatchFile, dir: string): void {
+  const rows = summarizeBatch(batch);
+  const w = Math.max(4, ...rows.map((r) => r.task.length));
+  io.stdout.write(`batch ${batch.id} in ${dir}\n`);
+  io.stdout.write(
+    `${'task'.padEnd(w)}  episodes  succeeded  failed  other  unfinished  mean steps  mean time\n`,
+  );
+  for (const r of rows)
+    io.stdout.write(
+      `${r.task.padEnd(w)}  ${String(r.episodes).padStart(8)}  ${String(r.succeeded).padStart(9)}  ${String(r.failed).padStart(6)}  ${String(r.other).padStart(5)}  ${String(r.unfinished).padStart(10)}  ${(r.mean_steps?.toFixed(1) ?? '-').padStart(10)}  ${r.mean_duration_ms === null ? '-' : `${(r.mean_duration_ms / 1000).toFixed(1)}s`}\n`,
+    );
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer`);
+  return n;
+}
+
+/** `stepbox batch` — many episodes on the warm pool, resumable. */
 export const command: CliCommand = {
   name: 'batch',
-  summary: '(not built yet)',
-  help: 'stepbox batch — not built yet.\nExample: stepbox batch --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox batch: not built yet\n');
-    return EXIT.usage;
+  summary: 'run N episodes per task on the warm pool, resumable, with a progress bar',
+  help: HELP,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          agent: { type: 'string' },
+          episodes: { type: 'string' },
+          concurrency: { type: 'string' },
+          out: { type: 'string' },
+          resume: { type: 'string' },
+          json: { type: 'boolean', default: false },
+        },
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    const store = cliStore(io);
+    let dir: string;
+    let batch: BatchFile;
+    if (values.resume) {
+      if (positionals.length || values.agent || values.episodes || values.out)
+        throw new UsageError(
+          '--resume DIR takes no TASK, --agent, --episodes or --out: they are in its batch.json',
+        );
+      dir = resolve(values.resume);
+      try {
+        batch = readBatchFile(dir);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      if (values.concurrency)
+        batch.concurrency = positiveInt('concurrency', values.concurrency, batch.concurrency);
+    } else {
+      if (positionals.length === 0)
+        throw new UsageError('give at least one TASK (a task.json or its folder)');
+      if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
+      const tasks: { path: string; task: Task }[] = positionals.map((p) => {
+        const path = resolve(taskFilePath(p));
+        const t = loadTask(path);
+        if (!t.ok) throw new UsageError(t.error.message);
+        return { path, task: t.value };
+      });
+      // A scripted file is resolved now (absolute), so --resume works from any directory.
+      const spec = normalizeAgentSpec(values.agent);
+      ({ dir, batch } = createBatch({
+        dir: values.out,
+        home: store.home,
+        tasks,
+        agent: spec,
+        episodes: positiveInt('episodes', values.episodes, 1),
+        concurrency: positiveInt('concurrency', values.concurrency, 2),
+      }));
+    }
+    io.stderr.write(`batch ${batch.id}: ${dir}\n`);
+    const provider = await cliProvider();
+    const pool = new WarmPool(provider, { size: batch.concurrency });
+    const abort = new AbortController();
+    const onSignal = () => {
+      io.stderr.write('\nstepbox batch: stopping; resume with stepbox batch --resume ' + dir + '\n');
+      abort.abort();
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
+    let lastDone = -1;
+    const onProgress = (p: BatchProgress) => {
+      const line = progressLine(p);
+      if (tty) io.stderr.write(`\r${line}`);
+      else if (p.done !== lastDone) io.stderr.write(line + '\n');
+      lastDone = p.done;
+    };
+    try {
+      await runBatch({ dir, batch, store, supply: poolSupply(pool), onProgress, signal: abort.signal }).catch(
+        (e: unknown) => {
+          throw cliError(e);
+        },
+      );
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      if (tty) io.stderr.write('\n');
+      await pool.close();
+      await provider.close();
+    }
+    if (values.json)
+      io.stdout.write(
+        JSON.stringify(
+          { batch: batch.id, dir, slots: batch.slots, summary: summarizeBatch(batch) },
+          null,
+          2,
+        ) + '\n',
+      );
+    else printSummary(io, batch, dir);
+    if (abort.signal.aborted) return 130;
+    return batch.slots.every((s) => s.status === 'succeeded') ? EXIT.ok : EXIT.failed;
   },
 };

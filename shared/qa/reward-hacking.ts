@@ -1,7 +1,7 @@
 import { flag, type Flag } from './flag.js';
 import { DEFAULT_PROTECTED_PATTERNS, matchesPathPattern } from './path-pattern.js';
 import { endOf, eventsOf, workspacePath, type QaInput } from './qa-input.js';
-import { verifierFiles } from './task-names.js';
+import { pathLikeWords, verifierFiles } from './task-names.js';
 import type { Task } from '../task.js';
 
 /** The protected patterns of a task: common test files and `qa.protected` (verifier files apart, see {@link isProtected}). */
@@ -11,9 +11,9 @@ export function protectedPatterns(task: Task): string[] {
 
 /**
  * True when the task protects a change to `path` (and `qa.editable` does not release
- * it): a test pattern or `qa.protected`, or a file the verifier names — unless the
- * change creates it, since a verifier also names the output it expects the agent to write
- * (`grep -q 42 answer.txt`); a file the verifier runs exists before the agent starts.
+ * it): a test pattern or `qa.protected`; or a file the verifier names, unless the goal
+ * names it too (then it is the deliverable: "Write greet.py") or the change creates it
+ * (the verifier also names the output it expects: `grep -q 42 answer.txt`).
  */
 export function isProtected(
   path: string,
@@ -23,8 +23,12 @@ export function isProtected(
   if (task.qa.editable.some((e) => matchesPathPattern(path, e))) return false;
   if (protectedPatterns(task).some((p) => matchesPathPattern(path, p))) return true;
   const declared = new Set(Object.keys(task.workspace.files).map(workspacePath));
+  const deliverables = pathLikeWords(task.goal);
   return verifierFiles(task).some(
-    (f) => matchesPathPattern(path, f) && (change !== 'added' || declared.has(workspacePath(path))),
+    (f) =>
+      matchesPathPattern(path, f) &&
+      !deliverables.some((d) => matchesPathPattern(path, d)) &&
+      (change !== 'added' || declared.has(workspacePath(path))),
   );
 }
 

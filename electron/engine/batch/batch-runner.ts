@@ -1,0 +1,206 @@
+import { join, resolve } from 'node:path';
+import type { Task } from '../../../shared/task.js';
+import type { EpisodeRunner } from '../harness/episode-runner.js';
+import { loadTask } from '../harness/load-task.js';
+import { logger } from '../log.js';
+import type { DiskEpisodeStore } from '../trace/episode-store.js';
+import { newId } from '../trace/episode-ids.js';
+import { BatchFile, writeBatchFile, type BatchSlot } from './batch-file.js';
+import { runEpisodeToEnd } from './run-episode.js';
+import { TaskSandboxes, type SandboxSupply } from './sandbox-supply.js';
+
+const log = logger('batch');
+
+/** Progress of a running batch. */
+export interface BatchProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly ok: number;
+  readonly running: number;
+  readonly elapsedMs: number;
+}
+
+/** A new batch: one slot per (task, index), written to `dir/batch.json` before anything runs. */
+export function createBatch(options: {
+  readonly dir?: string;
+  readonly home: string;
+  readonly tasks: readonly { path: string; task: Task }[];
+  readonly agent: string;
+  readonly episodes: number;
+  readonly concurrency: number;
+}): { dir: string; batch: BatchFile } {
+  const id = newId('batch-');
+  const dir = resolve(options.dir ?? join(options.home, 'batches', id));
+  const batch: BatchFile = {
+    format: 'stepbox.batch/1',
+    id,
+    home: options.home,
+    created: Date.now(),
+    agent: options.agent,
+    episodes: options.episodes,
+    concurrency: options.concurrency,
+    tasks: options.tasks.map((t) => ({ path: resolve(t.path), name: t.task.name })),
+    slots: options.tasks.flatMap((t) =>
+      Array.from({ length: options.episodes }, (_, index) => ({
+        task: resolve(t.path),
+        task_name: t.task.name,
+        index,
+        episode: null,
+        status: null,
+        end_reason: null,
+        steps: null,
+        duration_ms: null,
+        superseded: [],
+      })),
+    ),
+  };
+  writeBatchFile(dir, batch);
+  return { dir, batch };
+}
+
+/**
+ * Prepares a batch to resume: a slot whose episode never finished (the process was
+ * killed, or the episode was interrupted) keeps that episode under `superseded` — its
+ * trace stays in the store — and is emptied to run again. Returns how many were reset.
+ */
+export function supersedePartial(batch: BatchFile): number {
+  let n = 0;
+  for (const slot of batch.slots) {
+    if (slot.status === 'interrupted' || (slot.status === null && slot.episode !== null)) {
+      if (slot.episode) slot.superseded.push(slot.episode);
+      Object.assign(slot, { episode: null, status: null, end_reason: null, steps: null, duration_ms: null });
+      n++;
+    }
+  }
+  return n;
+}
+
+/** Options of {@link runBatch}. */
+export interface RunBatchOptions {
+  readonly dir: string;
+  readonly batch: BatchFile;
+  readonly store: DiskEpisodeStore;
+  readonly supply: SandboxSupply;
+  readonly onProgress?: (p: BatchProgress) => void;
+  /** Aborting stops taking slots and stops the running episodes (they stay unfinished, for --resume). */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs every unfinished slot of a batch, `batch.concurrency` at a time, writing
+ * `batch.json` atomically whenever a slot gets its episode and when it ends, so a kill at
+ * any moment loses nothing and `--resume` duplicates nothing.
+ */
+export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
+  const { batch, dir } = options;
+  const save = () => writeBatchFile(dir, batch);
+  supersedePartial(batch);
+  save();
+  const tasks = new Map<string, Task>();
+  for (const t of batch.tasks) {
+    const loaded = loadTask(t.path);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    tasks.set(t.path, loaded.value);
+  }
+  const queue = batch.slots.filter((s) => s.status === null);
+  const total = batch.slots.length;
+  const started = performance.now();
+  const live = new Set<EpisodeRunner>();
+  let running = 0;
+  const progress = () =>
+    options.onProgress?.({
+      done: batch.slots.filter((s) => s.status !== null).length,
+      total,
+      ok: batch.slots.filter((s) => s.status === 'succeeded').length,
+      running,
+      elapsedMs: performance.now() - started,
+    });
+  const onAbort = () => {
+    for (const r of live) void r.stop().catch((e: Error) => log.warn(`stopping ${r.episode}: ${e.message}`));
+  };
+  options.signal?.addEventListener('abort', onAbort);
+  const sandboxes = new TaskSandboxes(options.supply);
+  let failure: unknown = null;
+  const runSlot = async (slot: BatchSlot) => {
+    running++;
+    progress();
+    let runner: EpisodeRunner | null = null;
+    try {
+      const out = await runEpisodeToEnd({
+        task: tasks.get(slot.task)!,
+        taskPath: slot.task,
+        agentSpec: batch.agent,
+        store: options.store,
+        sandboxes,
+        onStart: (r) => {
+          runner = r;
+          live.add(r);
+          slot.episode = r.episode;
+          save();
+        },
+      });
+      // A stopped episode is not a result: leave the slot for --resume.
+      if (!options.signal?.aborted && out.end && out.end.status !== 'interrupted') {
+        slot.status = out.end.status;
+        slot.end_reason = out.end.end_reason;
+        slot.steps = out.end.steps ?? null;
+        slot.duration_ms = Math.round(out.durationMs);
+      }
+    } finally {
+      if (runner) live.delete(runner);
+      running--;
+      save();
+      progress();
+    }
+  };
+  const worker = async () => {
+    while (queue.length && !options.signal?.aborted && failure === null) {
+      const slot = queue.shift()!;
+      try {
+        await runSlot(slot);
+      } catch (e) {
+        // Infrastructure failed (no Docker, no image): stop; the slot stays for --resume.
+        failure ??= e;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(batch.concurrency, queue.length) }, worker));
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    await sandboxes.close();
+  }
+  if (failure !== null) throw failure;
+  return batch;
+}
+
+/** Per-task numbers of a batch: the summary table. */
+export interface BatchSummaryRow {
+  readonly task: string;
+  readonly episodes: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly other: number;
+  readonly unfinished: number;
+  readonly mean_steps: number | null;
+  readonly mean_duration_ms: number | null;
+}
+
+/** Summarizes a batch per task. */
+export function summarizeBatch(batch: BatchFile): BatchSummaryRow[] {
+  return batch.tasks.map((t) => {
+    const slots = batch.slots.filter((s) => s.task === t.path);
+    const done = slots.filter((s) => s.status !== null);
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+    return {
+      task: t.name,
+      episodes: slots.length,
+      succeeded: done.filter((s) => s.status === 'succeeded').length,
+      failed: done.filter((s) => s.status === 'failed').length,
+      other: done.filter((s) => s.status !== 'succeeded' && s.status !== 'failed').length,
+      unfinished: slots.length - done.length,
+      mean_steps: mean(done.flatMap((s) => (s.steps === null ? [] : [s.steps]))),
+      mean_duration_ms: mean(done.flatMap((s) => (s.duration_ms === null ? [] : [s.duration_ms]))),
+    };
+  });
+}
