@@ -76,9 +76,16 @@ export const ModelOutputEvent = ev('model_output', {
 export const ActionEvent = ev('action', {
   calls: z.array(ToolCall).default([]),
   final: z.string().nullable().default(null),
+  /** How the calls were made: structured `tool_calls`, or JSON written as text (answered with user messages). */
+  via: z.enum(['tool_calls', 'text']).optional(),
 });
 /** Model output that could not be parsed into a valid action; becomes an observation. */
-export const ParseErrorEvent = ev('parse_error', { message: z.string(), raw: z.string() });
+export const ParseErrorEvent = ev('parse_error', {
+  message: z.string(),
+  raw: z.string(),
+  /** Ids of the structured tool calls of the bad output; each is answered with the error. */
+  call_ids: z.array(z.string()).optional(),
+});
 /** A tool call about to run. */
 export const ToolCallEvent = ev('tool_call', {
   call_id: z.string(),
@@ -90,6 +97,8 @@ export const ToolResultEvent = ev('tool_result', {
   call_id: z.string(),
   name: z.string(),
   result: ToolResult,
+  /** After a hard timeout `result` is the fallback the agent saw; `real` is what the tool returned. */
+  real: ToolResult.optional(),
 });
 /** A message injected by a person, shown to the agent before its next decision. */
 export const InjectedEvent = ev('injected', { role: z.enum(['system', 'user']), content: z.string() });
@@ -137,7 +146,12 @@ export const FaultEvent = ev('fault', {
   detail: z.unknown().optional(),
 });
 /** A non-fatal problem worth a look (soft timeout, torn tail, ...). */
-export const WarningEvent = ev('warning', { code: z.string(), message: z.string() });
+export const WarningEvent = ev('warning', {
+  code: z.string(),
+  message: z.string(),
+  /** True when the agent is shown the warning (a soft step timeout). */
+  observation: z.boolean().optional(),
+});
 /** An error; fatal ones end the episode. */
 export const ErrorEvent = ev('error', {
   code: z.string(),

@@ -92,10 +92,10 @@ export class Conversation {
         this.via = 'tool_calls';
         return;
       case 'action':
-        this.via = (event as { via?: 'tool_calls' | 'text' }).via ?? 'tool_calls';
+        this.via = (event.via as 'tool_calls' | 'text' | undefined) ?? 'tool_calls';
         return;
       case 'parse_error': {
-        const ids = ((event as { call_ids?: string[] }).call_ids ?? []) as string[];
+        const ids = (event.call_ids as string[] | undefined) ?? [];
         const text = parseErrorText(event.message);
         if (ids.length > 0)
           for (const id of ids) this.messages.push({ role: 'tool', tool_call_id: id, content: text });
@@ -128,7 +128,7 @@ export class Conversation {
         this.messages.push({ role: event.role, content: event.content });
         return;
       case 'warning':
-        if ((event as { observation?: boolean }).observation)
+        if (event.observation)
           this.pending.push({ role: 'user', content: `[stepbox warning] ${event.message}` });
         return;
       default:

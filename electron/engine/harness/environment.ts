@@ -128,7 +128,7 @@ export class SandboxEnvironment implements Environment {
 
   warn(step: number, code: string, message: string): void {
     if (code === 'soft_timeout') this.softFired = true;
-    this.sink.append({ type: 'warning', step, source: 'harness', code, message, observation: true } as never);
+    this.sink.append({ type: 'warning', step, source: 'harness', code, message, observation: true });
   }
 
   async abort(): Promise<void> {
@@ -158,7 +158,7 @@ export class SandboxEnvironment implements Environment {
         raw: action.raw ?? '',
         call_ids: parsed.callIds,
         via: parsed.via,
-      } as never);
+      });
       observation.push(parsed.message);
     } else if (parsed.kind === 'final') {
       final = parsed.text;
@@ -172,7 +172,7 @@ export class SandboxEnvironment implements Environment {
         calls: [...parsed.calls],
         final: null,
         via: parsed.via,
-      } as never);
+      });
       const stepStart = Date.now();
       const hardMs = action.hardMs ?? task.timeouts.step_hard * 1000;
       for (const [i, call] of parsed.calls.entries()) {
@@ -237,7 +237,7 @@ export class SandboxEnvironment implements Environment {
           name: call.name,
           result: shown,
           ...(hard ? { real: outcome.result } : {}),
-        } as never);
+        });
         calls.push({ call, result: shown, hardTimeout: hard });
         this.remember(k, call, shown);
         observation.push(JSON.stringify(shown));

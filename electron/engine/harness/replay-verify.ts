@@ -175,11 +175,11 @@ function recordedAction(events: readonly TraceEvent[], k: number): ParsedAction 
     if (e.step !== k) continue;
     if (e.type === 'action') {
       if (e.final !== null && e.calls.length === 0) return { kind: 'final', text: e.final };
-      const via = (e as { via?: 'tool_calls' | 'text' }).via ?? 'tool_calls';
+      const via = (e.via as 'tool_calls' | 'text' | undefined) ?? 'tool_calls';
       return { kind: 'calls', calls: e.calls, via };
     }
     if (e.type === 'parse_error') {
-      const ids = (e as { call_ids?: string[] }).call_ids ?? [];
+      const ids = (e.call_ids as string[] | undefined) ?? [];
       return { kind: 'parse_error', message: e.message, callIds: ids, via: 'text' };
     }
   }
