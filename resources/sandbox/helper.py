@@ -202,6 +202,17 @@ def environ_has(pid, needle):
         return False
 
 
+def ignores_sighup(pid):
+    try:
+        with open('/proc/%d/status' % pid, 'rb') as f:
+            for line in f:
+                if line.startswith(b'SigIgn:'):
+                    return int(line.split()[1], 16) & 1 == 1
+    except OSError:
+        pass
+    return False
+
+
 def oom_kills():
     """The container cgroup's oom_kill counter (v1 memory.oom_control, v2 memory.events)."""
     for path in ('/sys/fs/cgroup/memory/memory.oom_control', '/sys/fs/cgroup/memory.events'):
@@ -848,6 +859,29 @@ class Call:
             except OSError:
                 pass
 
+    def hang_up(self):
+        """The call returned: kill its process group, except what ignores SIGHUP (nohup).
+
+        Processes that left the group (setsid) are not in it. The group is stopped first,
+        so nothing forks or changes its signal dispositions while we look; a SIGHUP sent
+        instead could be lost by a child between fork and exec.
+        """
+        try:
+            os.killpg(self.pid, signal.SIGSTOP)
+        except OSError:
+            return  # nothing left in the group
+        for pid in all_pids():
+            s = proc_stat(pid)
+            if s is not None and s[2] == self.pid and not ignores_sighup(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        try:
+            os.killpg(self.pid, signal.SIGCONT)
+        except OSError:
+            pass
+
     def reap(self, block):
         try:
             pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
@@ -879,13 +913,7 @@ class Call:
             return
         self.done = True
         if code is None:
-            # The call returned: hang up its process group like a closing terminal.
-            # Explicitly detached processes (nohup, setsid) survive until timeout or rollback.
-            for sig in (signal.SIGHUP, signal.SIGCONT):
-                try:
-                    os.killpg(self.pid, sig)
-                except OSError:
-                    pass
+            self.hang_up()
         self.drain()
         self.close_all()
         exit_code, sig = None, None

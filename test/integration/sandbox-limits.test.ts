@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
@@ -36,6 +36,11 @@ describe.skipIf(dockerMissing)('docker sandbox limits', () => {
     );
   });
 
+  // Tests share one sandbox; none may leave a process for the next to find.
+  afterEach(async () => {
+    await sb.killStrays();
+  });
+
   afterAll(async () => {
     expect(await closeTestProvider(provider)).toEqual([]);
   });
@@ -69,7 +74,10 @@ describe.skipIf(dockerMissing)('docker sandbox limits', () => {
   it("hangs up the call's process group on return; nohup and setsid processes live until killStrays", async () => {
     const r = await sb.exec({
       command:
-        'setsid sleep 1003 >/dev/null 2>&1 & nohup sleep 1005 >/dev/null 2>&1 & sleep 1004 & echo started',
+        // Each detached process signals once it is detached (a hang-up before that would be fair).
+        "rm -f /tmp/d1 /tmp/d2; setsid sh -c 'echo > /tmp/d1; exec sleep 1003' >/dev/null 2>&1 & " +
+        "nohup sh -c 'echo > /tmp/d2; exec sleep 1005' >/dev/null 2>&1 & sleep 1004 & " +
+        'until [ -s /tmp/d1 ] && [ -s /tmp/d2 ]; do :; done; echo started',
       timeoutMs: 5_000,
     });
     expect(r).toMatchObject({ ok: true, stdout: 'started\n' });
