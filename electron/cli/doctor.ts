@@ -42,9 +42,14 @@ export const command: CliCommand = {
       io.stdout.write(JSON.stringify(report, null, 2) + '\n');
     } else {
       const width = Math.max(...report.checks.map((c) => c.id.length));
+      let lastFix = '';
       for (const c of report.checks) {
         io.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.id.padEnd(width)}  ${c.detail}\n`);
-        if (!c.ok) io.stdout.write(`${' '.repeat(width + 8)}fix: ${c.fix}\n`);
+        if (c.ok) continue;
+        io.stdout.write(
+          `${' '.repeat(width + 8)}fix: ${c.fix === lastFix ? '(the same as above)' : c.fix}\n`,
+        );
+        lastFix = c.fix;
       }
       io.stdout.write(`store: ${formatBytes(report.store.bytes)} in ${report.store.path}\n`);
       io.stdout.write(report.ok ? 'stepbox is ready: a sandbox can start now.\n' : '');

@@ -20,13 +20,19 @@ export function dockerEndpoint(env: NodeJS.ProcessEnv = process.env): string {
   );
 }
 
-/** The fix for an unreachable engine, tailored to the endpoint. */
-export function dockerFix(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.DOCKER_HOST)
-    return `start the engine at DOCKER_HOST=${env.DOCKER_HOST}, or unset DOCKER_HOST to use the local socket`;
-  return process.platform === 'linux'
-    ? 'start the daemon: sudo systemctl start docker (without systemd: sudo dockerd --bridge=none --iptables=false &), or set DOCKER_HOST=tcp://HOST:2375 to a reachable engine'
-    : 'start Docker Desktop (or set DOCKER_HOST to a reachable engine)';
+/** The fix for an unreachable engine, tailored to the endpoint and the error code. */
+export function dockerFix(env: NodeJS.ProcessEnv = process.env, code?: string): string {
+  if (code === 'EACCES')
+    return 'let your user reach the socket: sudo usermod -aG docker $USER, then log in again (or run stepbox with sudo)';
+  const start =
+    process.platform === 'linux'
+      ? 'start the daemon: sudo systemctl start docker (without systemd: sudo dockerd --bridge=none --iptables=false &)'
+      : 'start Docker Desktop';
+  const host = env.DOCKER_HOST;
+  if (host && !host.startsWith('unix://'))
+    return `start the engine at DOCKER_HOST=${host}, or unset DOCKER_HOST to use the local socket`;
+  if (host) return `${start} so that it listens on ${host}, or unset DOCKER_HOST to use the default socket`;
+  return `${start}, or set DOCKER_HOST=tcp://HOST:2375 to a reachable engine`;
 }
 
 /** Pings the engine with a bound, so a stopped daemon or a black-holed host fails fast. */
@@ -53,8 +59,10 @@ export async function dockerReachable(
           ? 'connection refused (ECONNREFUSED)'
           : err.code === 'ENOENT'
             ? 'no socket there (ENOENT)'
-            : (err.code ?? err.message ?? String(e));
-    return { ok: false, detail: `Docker is unreachable at ${where}: ${why}`, fix: dockerFix(env) };
+            : err.code === 'EACCES'
+              ? 'permission denied on the socket (EACCES)'
+              : (err.code ?? err.message ?? String(e));
+    return { ok: false, detail: `Docker is unreachable at ${where}: ${why}`, fix: dockerFix(env, err.code) };
   }
 }
 
