@@ -26,7 +26,7 @@ Examples:
 
 function resultLine(s: TimelineStep): string[] {
   return s.results.map((r) => {
-    const status = r.ok ? `exit ${r.exit_code ?? '-'}` : `error ${r.error_code}`;
+    const status = !r.ok ? `error ${r.error_code}` : r.exit_code === null ? 'ok' : `exit ${r.exit_code}`;
     const marks = [r.fallback ? 'fallback' : '', r.overridden ? 'overridden: agent saw this' : ''].filter(
       Boolean,
     );
