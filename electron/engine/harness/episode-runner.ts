@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Breakpoint } from '../../../shared/breakpoints.js';
-import { finalReward } from '../../../shared/rewards.js';
+import { actionSignature, finalReward } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
 import type { EndEvent, EpisodeStatus, TraceEvent, VerifierResult } from '../../../shared/trace-events.js';
@@ -22,7 +22,6 @@ import { cutAtStep, snapshotAt } from './lineage.js';
 import { MaxSteps } from './max-steps.js';
 import { conversationFromEvents, episodeReturn, memoryFromEvents } from './state-at.js';
 import { StepTimeout } from './step-timeout.js';
-import { actionSignature } from '../../../shared/rewards.js';
 import type { TraceSink } from './trace-sink.js';
 import { runVerifier } from './verifier.js';
 import { restoreSandbox } from './rollback.js';
@@ -90,7 +89,6 @@ export class EpisodeRunner implements EpisodeController {
   private conversation: Conversation;
   private readonly env: SandboxEnvironment;
   private readonly timer: EpisodeTimeout;
-  private readonly stack: EpisodeTimeout;
   private events: TraceEvent[];
   private current: number;
   private status: ControllerState = 'idle';
@@ -152,7 +150,6 @@ export class EpisodeRunner implements EpisodeController {
       ),
       this.task.timeouts.episode,
     );
-    this.stack = this.timer;
     for (const e of this.events) this.signatures.push(...signatureOf(e));
   }
 
@@ -229,7 +226,7 @@ export class EpisodeRunner implements EpisodeController {
   /** Sets up the workspace and records snapshot 0 (new episodes only). */
   async reset(): Promise<void> {
     try {
-      await this.stack.reset();
+      await this.timer.reset();
     } catch (e) {
       await this.endFatal(asFatal(e));
     }
@@ -310,15 +307,16 @@ export class EpisodeRunner implements EpisodeController {
     const parsed = parseAction(decision.message, this.options.registry.definitions(), k);
     let outcome: StepOutcome;
     try {
-      outcome = await this.stack.step({ step: k, parsed, cause: output.seq, raw: decision.raw });
+      outcome = await this.timer.step({ step: k, parsed, cause: output.seq, raw: decision.raw });
     } catch (e) {
       if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
       return this.endFatal(asFatal(e));
     }
-    if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
     const info = outcome.info;
-    if (info.fatal) return this.endFatal(info.fatal);
-    this.current = k;
+    if (info.fatal && !this.stopRequested) return this.endFatal(info.fatal);
+    // The step is recorded whole (its snapshot committed) even when a stop arrived meanwhile.
+    if (!info.fatal) this.current = k;
+    if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
     const wallMs = performance.now() - started;
     this.timingList.push({
       step: k,
