@@ -52,20 +52,34 @@ export function mergeSection(
   }
 }
 
-/** Loads every section file next to bench-section.js, sorted by name. */
-export async function loadSections(): Promise<BenchSection[]> {
+/** The sections found, and the files that would not load (named by file stem) with why. */
+export interface LoadedSections {
+  readonly sections: BenchSection[];
+  readonly broken: { section: string; reason: string }[];
+}
+
+/** Loads every section file next to bench-section.js, sorted by name; one that fails to load is reported, not fatal. */
+export async function loadSections(): Promise<LoadedSections> {
   const dir = new URL('../bench/', import.meta.url);
   const files = (await readdir(fileURLToPath(dir)))
     .filter((f) => /\.(js|ts)$/.test(f) && !f.endsWith('.d.ts') && !/^bench-section\./.test(f))
     .sort();
   const sections: BenchSection[] = [];
+  const broken: { section: string; reason: string }[] = [];
   for (const file of files) {
-    const mod = (await import(pathToFileURL(fileURLToPath(new URL(file, dir))).href)) as {
-      section?: BenchSection;
-    };
-    if (mod.section) sections.push(mod.section);
+    try {
+      const mod = (await import(pathToFileURL(fileURLToPath(new URL(file, dir))).href)) as {
+        section?: BenchSection;
+      };
+      if (mod.section) sections.push(mod.section);
+    } catch (e) {
+      broken.push({
+        section: file.replace(/\.(js|ts)$/, ''),
+        reason: `cannot load: ${(e as Error).message}`,
+      });
+    }
   }
-  return sections;
+  return { sections, broken };
 }
 
 const HELP = `stepbox bench [--json] [--only SECTION]
@@ -102,14 +116,18 @@ export const command: CliCommand = {
       throw new UsageError((e as Error).message);
     }
     const { json, only } = parsed.values;
-    const all = await loadSections();
+    const { sections: all, broken } = await loadSections();
     const chosen = only ? all.filter((s) => s.name === only) : all;
-    if (only && chosen.length === 0)
-      throw new UsageError(`no section "${only}"; sections: ${all.map((s) => s.name).join(', ')}`);
+    const brokenChosen = only ? broken.filter((b) => b.section === only) : broken;
+    if (only && chosen.length === 0 && brokenChosen.length === 0)
+      throw new UsageError(
+        `no section "${only}"; sections: ${[...all.map((s) => s.name), ...broken.map((b) => b.section)].join(', ')}`,
+      );
 
     const progress = (m: string) => io.stderr.write(`[bench] ${m}\n`);
     const started = performance.now();
-    const report: BenchReport = { sections: [], skipped: [], failed: [] };
+    const report: BenchReport = { sections: [], skipped: [], failed: [...brokenChosen] };
+    for (const b of brokenChosen) progress(`${b.section}: FAILED — ${b.reason}`);
     for (const section of chosen) {
       const missing = await section
         .prerequisite()
