@@ -26,8 +26,11 @@ WORKSPACE = '/workspace'
 PRIV = '/dev/shm/.stepbox-helper'
 PREAMBLE = PRIV + '/preamble.sh'
 CLOCK = PRIV + '/clock'
+# Every process a call starts inherits STEPBOX_CALL=<n>, so a timeout finds even processes
+# that left the call's session. For session calls n is kept in the session's environment
+# (it is rolled back with it), so `env` prints the same thing when an episode is replayed.
 MARKER = 'STEPBOX_CALL'
-HIDDEN_ENV = ('PWD', 'OLDPWD', 'SHLVL', '_', MARKER, 'BASH_ENV', '__STEPBOX_CWD')
+HIDDEN_ENV = ('PWD', 'OLDPWD', 'SHLVL', '_', 'BASH_ENV', '__STEPBOX_CWD')
 ENOSPC_TEXT = b'No space left on device'
 
 # Sourced by every call's bash through BASH_ENV (so the command itself keeps its own line
@@ -284,10 +287,16 @@ class Helper:
 
     def op_exec(self, req):
         self.ensure_priv()
-        self.counter += 1
-        marker = str(self.counter)
         fresh = bool(req.get('fresh'))
-        env = dict(self.base_env if fresh else self.env)
+        if fresh:
+            self.counter += 1
+            marker = 'f%d' % self.counter
+            env = dict(self.base_env)
+        else:
+            last = self.env.get(MARKER, '0')
+            marker = str(int(last) + 1 if last.isdigit() else 1)
+            self.env[MARKER] = marker
+            env = dict(self.env)
         env[MARKER] = marker
         env['BASH_ENV'] = PREAMBLE
         env['__STEPBOX_CWD'] = WORKSPACE if fresh else self.cwd
