@@ -135,3 +135,21 @@ describe('episode store', () => {
     ).toThrow(StoreError);
   });
 });
+
+describe('damaged store folders', () => {
+  it('one episode with a broken meta.json does not break resolve, sweeps or the index', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { openIndex } = await import('../../electron/engine/trace/episode-index.js');
+    const store = openEpisodeStore(home);
+    const good = await writeSampleEpisode(store, { steps: 1 });
+    const bad = await writeSampleEpisode(store, { steps: 1 });
+    writeFileSync(join(home, 'episodes', bad.episode, 'meta.json'), '{broken');
+    expect(store.resolve(good.episode).branch).toBe(good.episode);
+    // A prefix lookup scans every episode, the broken one included.
+    expect(codeOf(() => store.resolve('ep-1999'))).toBe('not_found');
+    expect(store.markInterrupted()).toBe(0);
+    const index = openIndex(home);
+    expect(index.rebuild(store)).toBe(1);
+    index.close();
+  });
+});

@@ -306,7 +306,7 @@ export class EpisodeIndex {
     let indexed = 0;
     const seen = new Set<string>();
     for (const episode of store.listEpisodes()) {
-      for (const b of store.listBranches(episode)) {
+      for (const b of store.branchesOrNone(episode)) {
         seen.add(b.branch);
         const st = statSync(b.tracePath);
         const row = known.get(b.branch);
@@ -344,7 +344,7 @@ export class EpisodeIndex {
       .immediate();
     let n = 0;
     for (const episode of store.listEpisodes())
-      for (const b of store.listBranches(episode)) if (this.tryIndex(store, b)) n += 1;
+      for (const b of store.branchesOrNone(episode)) if (this.tryIndex(store, b)) n += 1;
     this.db.exec('DELETE FROM flags WHERE branch NOT IN (SELECT id FROM branches)');
     return n;
   }

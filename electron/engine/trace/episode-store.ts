@@ -216,12 +216,25 @@ export class DiskEpisodeStore implements EpisodeStore {
     return found;
   }
 
+  /**
+   * {@link listBranches} for sweeps over every episode: one damaged episode folder (bad
+   * meta.json, unreadable header) is skipped with a warning instead of failing them all.
+   */
+  branchesOrNone(episode: string): StoredBranch[] {
+    try {
+      return this.listBranches(episode);
+    } catch (e) {
+      log.warn(`episode ${episode} skipped: ${(e as Error).message}`);
+      return [];
+    }
+  }
+
   /** The branches of an episode that have a trace file, main branch first. */
   listBranches(episode: string): StoredBranch[] {
     const meta = this.meta(episode);
     const dir = join(this.episodeDir(episode), 'branches');
     const ids = new Set<string>();
-    for (const name of readdirSync(dir)) {
+    for (const name of existsSync(dir) ? readdirSync(dir) : []) {
       const m = /^([A-Za-z0-9_-]+)\.jsonl(\.gz)?$/.exec(name);
       if (m) ids.add(m[1]);
     }
@@ -256,7 +269,7 @@ export class DiskEpisodeStore implements EpisodeStore {
     const matches = new Map<string, StoredBranch>();
     for (const ep of episodes) {
       const epMatches = ep.startsWith(id);
-      for (const b of this.listBranches(ep)) {
+      for (const b of this.branchesOrNone(ep)) {
         if (b.branch === id) return b;
         if (b.branch.startsWith(id) && !(epMatches && b.branch !== ep)) matches.set(b.branch, b);
       }

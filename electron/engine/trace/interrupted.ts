@@ -86,14 +86,7 @@ function closeOrphan(store: DiskEpisodeStore, b: StoredBranch): boolean {
 export function markInterruptedIn(store: DiskEpisodeStore): number {
   let marked = 0;
   for (const episode of store.listEpisodes()) {
-    let branches: StoredBranch[];
-    try {
-      branches = store.listBranches(episode);
-    } catch (e) {
-      log.warn(`episode ${episode}: cannot list branches (${(e as Error).message}); skipped`);
-      continue;
-    }
-    for (const b of branches) {
+    for (const b of store.branchesOrNone(episode)) {
       if (b.closed) {
         // A crash after the gz rename but before the unlink leaves both; the gz is complete.
         const plain = b.tracePath.replace(/\.gz$/, '');
