@@ -19,7 +19,13 @@ describe.skipIf(dockerMissing)('warm pool on docker', () => {
     expect(await closeTestProvider(provider)).toEqual([]);
   });
 
-  it('hands over a warm sandbox fast, and takes a released one back in the clean state', async () => {
+  it('hands over a warm sandbox much faster than a cold start', async () => {
+    const t1 = performance.now();
+    const cold = await provider.create(config);
+    await cold.exec({ command: 'true', timeoutMs: 5_000 });
+    const coldMs = performance.now() - t1;
+    await cold.destroy();
+
     await pool.prewarm(config);
     expect(pool.stats()).toEqual([expect.objectContaining({ ready: 2 })]);
     const t0 = performance.now();
@@ -28,27 +34,8 @@ describe.skipIf(dockerMissing)('warm pool on docker', () => {
     const warmMs = performance.now() - t0;
     expect(r.ok).toBe(true);
     // Relative to a cold start in the same run, so a loaded machine does not flake the test.
-    const t1 = performance.now();
-    const cold = await provider.create(config);
-    await cold.exec({ command: 'true', timeoutMs: 5_000 });
-    const coldMs = performance.now() - t1;
-    await cold.destroy();
     expect(warmMs * 5).toBeLessThan(coldMs);
-
-    await sb.exec({
-      command:
-        'echo dirty > /workspace/x && cd /tmp && export DIRTY=1 && touch /tmp/t && (setsid sleep 999 &)',
-      timeoutMs: 5_000,
-    });
     await pool.release(sb);
-    const again = await pool.acquire(config);
-    expect(again.id).toBe(sb.id);
-    const clean = await again.exec({
-      command: 'pwd; echo "[$DIRTY]"; ls -A /workspace; pgrep -c sleep',
-      timeoutMs: 5_000,
-    });
-    expect(clean.stdout).toBe('/workspace\n[]\n1\n');
-    await pool.release(again);
   });
 
   it('resets a released sandbox: empty workspace, /tmp, $HOME and /dev/shm, fresh session, no strays', async () => {

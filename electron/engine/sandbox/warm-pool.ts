@@ -16,9 +16,11 @@ interface Slot {
   starting: number;
   /** Consecutive background start failures; refills stop after a few until the next acquire. */
   failures: number;
+  timer?: NodeJS.Timeout;
 }
 
 const MAX_BACKGROUND_FAILURES = 3;
+const REFILL_DELAY_MS = 100;
 
 /**
  * Pre-started sandboxes per config (image + network + limits). `acquire` hands one over
@@ -49,7 +51,10 @@ export class WarmPool {
 
   /** Starts sandboxes for `config` until the pool holds `size`; resolves when they are ready. */
   async prewarm(config: SandboxConfig): Promise<void> {
-    this.refill(this.slot(config));
+    const slot = this.slot(config);
+    clearTimeout(slot.timer);
+    slot.timer = undefined;
+    this.refill(slot);
     await Promise.all([...this.background]);
   }
 
@@ -73,7 +78,7 @@ export class WarmPool {
     }
     sandbox ??= await this.provider.create(config);
     this.leased.add(sandbox);
-    this.refill(slot);
+    this.refillSoon(slot);
     return sandbox;
   }
 
@@ -105,6 +110,7 @@ export class WarmPool {
   /** Destroys every sandbox the pool holds, is starting, or has handed out and not got back. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const slot of this.slots.values()) clearTimeout(slot.timer);
     await Promise.all([...this.background]);
     const all = [...this.leased, ...[...this.slots.values()].flatMap((s) => s.ready.splice(0))];
     this.leased.clear();
@@ -112,6 +118,19 @@ export class WarmPool {
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed.length)
       throw new Error(`could not destroy ${failed.length} pooled sandbox(es): ${String(failed[0].reason)}`);
+  }
+
+  /**
+   * Refills a little after a hand-over: a container start costs the engine (and the
+   * machine) enough to slow the new owner's first calls if it ran at the same moment.
+   */
+  private refillSoon(slot: Slot): void {
+    if (slot.timer) return;
+    slot.timer = setTimeout(() => {
+      slot.timer = undefined;
+      this.refill(slot);
+    }, REFILL_DELAY_MS);
+    slot.timer.unref();
   }
 
   private refill(slot: Slot): void {

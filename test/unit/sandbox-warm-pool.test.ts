@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import type { Sandbox, SandboxConfig, SandboxProvider } from '../../electron/engine/sandbox/sandbox.js';
+import { WarmPool } from '../../electron/engine/sandbox/warm-pool.js';
+
+/** A sandbox that records what the pool did to it. */
+interface FakeSandbox extends Sandbox {
+  resets: number;
+  destroyed: boolean;
+  failReset: boolean;
+  dead: boolean;
+}
+
+function fakeProvider() {
+  const made: FakeSandbox[] = [];
+  const provider: SandboxProvider = {
+    backend: 'fake',
+    async create(config: SandboxConfig) {
+      const sb = {
+        id: `sb${made.length + 1}`,
+        config,
+        backend: 'fake',
+        resets: 0,
+        destroyed: false,
+        failReset: false,
+        dead: false,
+        async reset() {
+          if (sb.failReset) throw new Error('reset failed');
+          sb.resets++;
+        },
+        async destroy() {
+          sb.destroyed = true;
+        },
+        async sessionState() {
+          if (sb.dead) throw new Error('gone');
+          return { cwd: '/workspace', env: {} };
+        },
+      } as unknown as FakeSandbox;
+      made.push(sb);
+      return sb;
+    },
+  };
+  return { provider, made };
+}
+
+const config = defaultSandboxConfig();
+const other = defaultSandboxConfig({ memory: '2g' });
+
+describe('warm pool', () => {
+  it('prewarms per config and hands over pooled sandboxes before starting new ones', async () => {
+    const { provider, made } = fakeProvider();
+    const pool = new WarmPool(provider, { size: 2 });
+    await pool.prewarm(config);
+    expect(made).toHaveLength(2);
+    const a = await pool.acquire(config);
+    expect(made).toHaveLength(2);
+    const b = await pool.acquire(other);
+    expect(b.config).toBe(other);
+    expect(made).toHaveLength(3);
+    expect(pool.stats().map((s) => s.ready)).toEqual([1, 0]);
+    expect(a.id).toMatch(/^sb[12]$/);
+    await pool.close();
+  });
+
+  it('takes a released sandbox back after a reset, and hands it out first', async () => {
+    const { provider } = fakeProvider();
+    const pool = new WarmPool(provider, { size: 2 });
+    await pool.prewarm(config);
+    const a = (await pool.acquire(config)) as FakeSandbox;
+    await pool.release(a);
+    expect(a.resets).toBe(1);
+    expect(a.destroyed).toBe(false);
+    expect(await pool.acquire(config)).toBe(a);
+    await pool.close();
+  });
+
+  it('destroys a released sandbox whose reset fails, or when the pool is full', async () => {
+    const { provider } = fakeProvider();
+    const pool = new WarmPool(provider, { size: 1 });
+    const a = (await pool.acquire(config)) as FakeSandbox;
+    a.failReset = true;
+    await pool.release(a);
+    expect(a.destroyed).toBe(true);
+    await pool.prewarm(config);
+    const b = (await pool.acquire(config)) as FakeSandbox;
+    await pool.prewarm(config);
+    await pool.release(b);
+    expect(b.destroyed).toBe(true);
+    await pool.close();
+  });
+
+  it('drops a pooled sandbox that died while waiting', async () => {
+    const { provider, made } = fakeProvider();
+    const pool = new WarmPool(provider, { size: 1 });
+    await pool.prewarm(config);
+    made[0].dead = true;
+    const sb = await pool.acquire(config);
+    expect(made[0].destroyed).toBe(true);
+    expect(sb).not.toBe(made[0]);
+    await pool.close();
+  });
+
+  it('closes by destroying pooled and handed-out sandboxes alike', async () => {
+    const { provider, made } = fakeProvider();
+    const pool = new WarmPool(provider, { size: 1 });
+    await pool.prewarm(config);
+    await pool.acquire(config);
+    await pool.close();
+    expect(made.every((s) => s.destroyed)).toBe(true);
+    await expect(pool.acquire(config)).rejects.toThrow(/closed/);
+  });
+});
