@@ -9,7 +9,7 @@ type VerbOf<O extends string> = O extends `${string}.${infer V}` ? V : never;
 
 /** Optional when every field of the request is optional (e.g. `client.tasks.list()`). */
 type Args<O extends OperationName> =
-  object extends RequestOf<O> ? [request?: RequestOf<O>] : [request: RequestOf<O>];
+  Record<never, never> extends RequestOf<O> ? [request?: RequestOf<O>] : [request: RequestOf<O>];
 
 /** One operation as a method: never rejects; failures come back as `{ok: false, error}`. */
 export type OperationMethod<O extends OperationName> = (...args: Args<O>) => Promise<Result<ResponseOf<O>>>;
