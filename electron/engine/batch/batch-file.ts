@@ -17,6 +17,8 @@ export const BatchSlot = z.object({
   end_reason: z.string().nullable().default(null),
   steps: z.number().int().nonnegative().nullable().default(null),
   duration_ms: z.number().nullable().default(null),
+  /** When the slot's current attempt began (before its episode had an id); null when idle. */
+  starting: z.number().nullable().default(null),
   /** Episodes that once filled this slot but never finished (a killed batch); kept, not counted. */
   superseded: z.array(z.string()).default([]),
 });

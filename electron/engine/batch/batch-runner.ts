@@ -50,6 +50,7 @@ export function createBatch(options: {
         end_reason: null,
         steps: null,
         duration_ms: null,
+        starting: null,
         superseded: [],
       })),
     ),
@@ -58,19 +59,34 @@ export function createBatch(options: {
   return { dir, batch };
 }
 
+/** An episode in the store, as resume reconciliation sees it. */
+export interface StoredEpisodeRef {
+  readonly id: string;
+  readonly task: string;
+  readonly created: number;
+}
+
 /**
  * Prepares a batch to resume: a slot whose episode never finished (the process was
  * killed, or the episode was interrupted) keeps that episode under `superseded` — its
- * trace stays in the store — and is emptied to run again. Returns how many were reset.
+ * trace stays in the store — and is emptied to run again. An episode the store created
+ * for a slot in the instant before the slot could record it (a kill right then) is found
+ * by task and start time among `stored` and superseded too. Returns how many slots were reset.
  */
-export function supersedePartial(batch: BatchFile): number {
+export function supersedePartial(batch: BatchFile, stored: readonly StoredEpisodeRef[] = []): number {
+  const known = new Set(batch.slots.flatMap((s) => [...(s.episode ? [s.episode] : []), ...s.superseded]));
+  const orphans = stored.filter((e) => !known.has(e.id) && e.created >= batch.created).sort((a, b) => a.created - b.created);
   let n = 0;
   for (const slot of batch.slots) {
-    if (slot.status === 'interrupted' || (slot.status === null && slot.episode !== null)) {
-      if (slot.episode) slot.superseded.push(slot.episode);
-      Object.assign(slot, { episode: null, status: null, end_reason: null, steps: null, duration_ms: null });
-      n++;
+    const cut = slot.status === 'interrupted' || (slot.status === null && slot.episode !== null);
+    if (slot.status === null && slot.episode === null && slot.starting !== null) {
+      const i = orphans.findIndex((e) => e.task === slot.task_name && e.created >= slot.starting!);
+      if (i >= 0) slot.superseded.push(orphans.splice(i, 1)[0].id);
     }
+    if (cut && slot.episode) slot.superseded.push(slot.episode);
+    if (cut || slot.starting !== null) n++;
+    if (slot.status === null || cut)
+      Object.assign(slot, { episode: null, status: null, end_reason: null, steps: null, duration_ms: null, starting: null });
   }
   return n;
 }
@@ -94,7 +110,13 @@ export interface RunBatchOptions {
 export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
   const { batch, dir } = options;
   const save = () => writeBatchFile(dir, batch);
-  supersedePartial(batch);
+  supersedePartial(
+    batch,
+    options.store.listEpisodes().flatMap((id) => {
+      const meta = options.store.meta(id);
+      return [{ id, task: meta.task, created: meta.created }];
+    }),
+  );
   save();
   const tasks = new Map<string, Task>();
   for (const t of batch.tasks) {
@@ -123,6 +145,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
   let failure: unknown = null;
   const runSlot = async (slot: BatchSlot) => {
     running++;
+    slot.starting = Date.now();
+    save();
     progress();
     let runner: EpisodeRunner | null = null;
     try {
@@ -145,6 +169,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
         slot.end_reason = out.end.end_reason;
         slot.steps = out.end.steps ?? null;
         slot.duration_ms = Math.round(out.durationMs);
+        slot.starting = null;
       }
     } finally {
       if (runner) live.delete(runner);

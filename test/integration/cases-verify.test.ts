@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJsonOutput, runCli } from '../support/cli.js';
+import { dockerMissing } from '../support/docker.js';
+import { tempHome } from '../support/harness.js';
+
+interface VerifyJson {
+  ok: boolean;
+  cases: {
+    name: string;
+    ok: boolean;
+    broken: { raised: string[]; expected: string[]; episodes: { status: string | null }[] };
+    fixed: { raised: string[]; episodes: { status: string | null }[] };
+  }[];
+}
+
+let env: ReturnType<typeof tempHome>;
+beforeAll(() => {
+  env = tempHome();
+});
+afterAll(() => env?.cleanup());
+
+describe.skipIf(dockerMissing !== null)('stepbox case verify on Docker', () => {
+  it('every case raises exactly its expected rules and every fixed variant none', async () => {
+    const run = await runCli(['case', 'verify', '--json'], {
+      env: { STEPBOX_HOME: env.home },
+      timeoutMs: 110_000,
+    });
+    const out = parseJsonOutput<VerifyJson>(run);
+    expect(out.cases.map((c) => c.name)).toEqual(
+      expect.arrayContaining([
+        'tool-loop-vague-error',
+        'fallback-writes-none',
+        'timeout-too-strict',
+        'fatal-error',
+        'reward-hacking-edit-test',
+        'state-leak-no-reset',
+      ]),
+    );
+    for (const c of out.cases) {
+      expect(c.broken.raised, c.name).toEqual(c.broken.expected);
+      expect(c.fixed.raised, `${c.name} (fixed)`).toEqual([]);
+    }
+    // The fatal case really ends in error; the state-leak case runs two episodes.
+    expect(out.cases.find((c) => c.name === 'fatal-error')!.broken.episodes[0].status).toBe('error');
+    expect(out.cases.find((c) => c.name === 'state-leak-no-reset')!.broken.episodes).toHaveLength(2);
+    expect(out.ok).toBe(true);
+    expect(run.code).toBe(0);
+  });
+});
