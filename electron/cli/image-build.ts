@@ -11,7 +11,8 @@ Builds the sandbox image ${SANDBOX_IMAGE} (label stepbox.image.version=${SANDBOX
 First probes an image registry (≤ 5 s; STEPBOX_REGISTRY_PROBE_URL overrides where). If it
 answers: docker build of resources/sandbox/Dockerfile. Otherwise: the offline builder
 resources/sandbox/build-offline.sh (debootstrap from Debian packages; needs root and
-debootstrap). Progress goes to stderr; the path taken is printed.
+debootstrap; STEPBOX_DEBIAN_MIRROR sets its mirror). Progress goes to stderr; the path
+taken is printed.
 
 Options:
   --offline   skip the probe and take the offline path

@@ -176,7 +176,11 @@ async function buildFromDockerfile(
 
 async function buildOffline(tag: string, version: string, progress: (line: string) => void): Promise<void> {
   const script = join(sandboxResourcesDir(), 'build-offline.sh');
-  const child = spawn('bash', [script, tag, version], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // STEPBOX_DEBIAN_MIRROR points debootstrap at a local mirror or apt proxy.
+  const mirror = process.env.STEPBOX_DEBIAN_MIRROR;
+  const child = spawn('bash', [script, tag, version, ...(mirror ? [mirror] : [])], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let last = '';
   const relay = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) {
