@@ -65,3 +65,53 @@ describe('live terminal (TTY exec)', () => {
     expect(await ended).toBe(7);
   });
 });
+
+describe('live terminal options', () => {
+  it('starts in the given cwd with the given environment, and close() ends the shell', async () => {
+    const container = await startPlainContainer('docker-terminal-options');
+    try {
+      const term = await openTerminal(container.id, {
+        cols: 80,
+        rows: 24,
+        cwd: '/tmp',
+        env: { FOO: 'bar baz' },
+        docker,
+      });
+      const commands: HumanCommand[] = [];
+      let output = '';
+      term.onData((d) => (output += d));
+      term.onCommand((c) => commands.push(c));
+      const exited = new Promise<number | null>((resolve) => term.onExit(resolve));
+      await waitUntil(
+        () => /\$ $/.test(output),
+        (tick) => term.onData(tick),
+        'the first prompt',
+      );
+      term.write('echo "[$FOO]"\r');
+      await waitUntil(
+        () => commands.length === 1,
+        (tick) => term.onCommand(tick),
+        'the echo to be reported',
+      );
+      expect(commands[0]).toEqual({ command: 'echo "[$FOO]"', cwd: '/tmp', exit_code: 0 });
+      expect(output).toContain('[bar baz]');
+      await term.close();
+      await exited;
+      // The hung-up shell leaves the container (only init and sleep remain); polled with a bound.
+      const processes = async () => {
+        const ps = await container.exec({ Cmd: ['ps', '-eo', 'comm='], AttachStdout: true });
+        const stream = await ps.start({});
+        let listing = '';
+        stream.on('data', (c: Buffer) => (listing += c.toString('latin1')));
+        await new Promise((resolve) => stream.on('end', resolve));
+        return listing;
+      };
+      const deadline = Date.now() + 10_000;
+      let listing = await processes();
+      while (/\bbash\b/.test(listing) && Date.now() < deadline) listing = await processes();
+      expect(listing).not.toMatch(/\bbash\b/);
+    } finally {
+      await container.remove({ force: true });
+    }
+  });
+});
