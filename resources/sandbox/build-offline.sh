@@ -12,7 +12,9 @@ mirror=${3:-http://deb.debian.org/debian}
 packages=bash,coreutils,findutils,python3,git,procps,ca-certificates,less,sed,grep,gzip,tar,diffutils
 
 for tool in debootstrap docker tar; do
-  command -v "$tool" >/dev/null || { echo "stepbox: $tool is missing; install it: apt-get install -y $tool" >&2; exit 3; }
+  # Debian ships the docker CLI in the docker.io package.
+  pkg=$tool; [ "$tool" = docker ] && pkg=docker.io
+  command -v "$tool" >/dev/null || { echo "stepbox: $tool is missing; install it: apt-get install -y $pkg" >&2; exit 3; }
 done
 [ "$(id -u)" = 0 ] || { echo "stepbox: the offline builder needs root (debootstrap); run it with sudo" >&2; exit 3; }
 
