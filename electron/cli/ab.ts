@@ -1,13 +1,128 @@
-import type { CliCommand } from './command.js';
-import { EXIT } from './command.js';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
+import { readAbConfig, runAb, type AbReport } from '../engine/batch/ab.js';
+import { poolSupply } from '../engine/batch/sandbox-supply.js';
+import { taskFilePath } from '../engine/harness/load-task.js';
+import { WarmPool } from '../engine/sandbox/warm-pool.js';
+import type { CliCommand, CliIo } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { cliError, cliProvider, cliStore } from './episode-cli.js';
 
-/** `stepbox ab` — placeholder until its owner lands it. */
+const HELP = `stepbox ab --a CONFIG --b CONFIG TASK... [--episodes N] [--agent SPEC]
+           [--concurrency C] [--json]
+
+Runs the same tasks under two configurations and compares them. A CONFIG is a JSON file
+{"agent"?: SPEC, "sandbox"?: {...}, "timeouts"?: {...}} whose sandbox and timeouts are
+merged over each task (objects merge key by key); its agent replaces --agent. Episodes of
+A and B alternate so both see the same machine load. Reports each side's success rate,
+mean steps, duration, QA quality and return, each difference (B - A), and which QA
+flags (warning or worse) differ in count.
+
+Options:
+  --a CONFIG, --b CONFIG  the two configurations (required)
+  --episodes N            episodes per task per side (default 3)
+  --agent SPEC            the agent of a side whose config names none
+  --concurrency C         episodes at once (default 2)
+  --json                  print {a, b, difference, flags_differ: [{id, a, b}], episodes}
+
+Example:
+  echo '{"timeouts": {"step_hard": 1}}' > strict.json; echo '{}' > default.json
+  stepbox ab --a default.json --b strict.json resources/cases/timeout-too-strict \\
+      --agent scripted:resources/cases/timeout-too-strict/agent.jsonl --episodes 2
+`;
+
+function printReport(io: CliIo, r: AbReport): void {
+  const row = (name: string, a: number, b: number, d: number, digits = 2) =>
+    io.stdout.write(
+      `${name.padEnd(18)} ${a.toFixed(digits).padStart(10)} ${b.toFixed(digits).padStart(10)} ${(d >= 0 ? '+' : '') + d.toFixed(digits)}\n`,
+    );
+  io.stdout.write(`${'metric'.padEnd(18)} ${'A'.padStart(10)} ${'B'.padStart(10)} B - A\n`);
+  row('success rate', r.a.success_rate, r.b.success_rate, r.difference.success_rate);
+  row('mean steps', r.a.mean_steps, r.b.mean_steps, r.difference.mean_steps, 1);
+  row('mean duration ms', r.a.mean_duration_ms, r.b.mean_duration_ms, r.difference.mean_duration_ms, 0);
+  row('mean quality', r.a.mean_quality, r.b.mean_quality, r.difference.mean_quality);
+  row('mean return', r.a.mean_return, r.b.mean_return, r.difference.mean_return);
+  io.stdout.write(
+    r.flags_differ.length
+      ? `flags that differ: ${r.flags_differ.map((f) => `${f.id} (A ${f.a}, B ${f.b})`).join(', ')}\n`
+      : 'no QA flag differs\n',
+  );
+}
+
+/** `stepbox ab` — the same tasks under two configurations, compared. */
 export const command: CliCommand = {
   name: 'ab',
-  summary: '(not built yet)',
-  help: 'stepbox ab — not built yet.\nExample: stepbox ab --help\n',
-  async run(_argv, io) {
-    io.stderr.write('stepbox ab: not built yet\n');
-    return EXIT.usage;
+  summary: 'run tasks under two configs (agent, sandbox, timeouts) and compare metrics and flags',
+  help: HELP,
+  async run(argv, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          a: { type: 'string' },
+          b: { type: 'string' },
+          episodes: { type: 'string', default: '3' },
+          agent: { type: 'string' },
+          concurrency: { type: 'string', default: '2' },
+          json: { type: 'boolean', default: false },
+        },
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (!values.a || !values.b) throw new UsageError('--a CONFIG and --b CONFIG are both required');
+    if (positionals.length === 0) throw new UsageError('give at least one TASK');
+    const episodes = Number(values.episodes);
+    const concurrency = Number(values.concurrency);
+    if (!Number.isInteger(episodes) || episodes < 1)
+      throw new UsageError('--episodes must be a positive integer');
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new UsageError('--concurrency must be a positive integer');
+    let a, b, tasks;
+    try {
+      a = readAbConfig(values.a);
+      b = readAbConfig(values.b);
+      tasks = positionals.map((p) => {
+        const path = resolve(taskFilePath(p));
+        return { path, doc: JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> };
+      });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    // Scripted paths become absolute against the cwd (a config's agent too).
+    const norm = (s?: string) => (s ? normalizeAgentSpec(s) : undefined);
+    const store = cliStore(io);
+    const provider = await cliProvider();
+    const pool = new WarmPool(provider, { size: concurrency });
+    let report: AbReport;
+    try {
+      report = await runAb({
+        tasks,
+        a: { ...a, agent: norm(a.agent) },
+        b: { ...b, agent: norm(b.agent) },
+        defaultAgent: norm(values.agent),
+        episodes,
+        concurrency,
+        store,
+        supply: poolSupply(pool),
+        onEpisode: (side, task, ep, status) =>
+          io.stderr.write(`${side.toUpperCase()} ${task} ${ep}: ${status}\n`),
+      }).catch((e: unknown) => {
+        if (e instanceof Error && /names no agent|not a valid task/.test(e.message))
+          throw new UsageError(e.message);
+        throw cliError(e);
+      });
+    } finally {
+      await pool.close();
+      await provider.close();
+    }
+    if (values.json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    else printReport(io, report);
+    return EXIT.ok;
   },
 };

@@ -75,7 +75,9 @@ export interface StoredEpisodeRef {
  */
 export function supersedePartial(batch: BatchFile, stored: readonly StoredEpisodeRef[] = []): number {
   const known = new Set(batch.slots.flatMap((s) => [...(s.episode ? [s.episode] : []), ...s.superseded]));
-  const orphans = stored.filter((e) => !known.has(e.id) && e.created >= batch.created).sort((a, b) => a.created - b.created);
+  const orphans = stored
+    .filter((e) => !known.has(e.id) && e.created >= batch.created)
+    .sort((a, b) => a.created - b.created);
   let n = 0;
   for (const slot of batch.slots) {
     const cut = slot.status === 'interrupted' || (slot.status === null && slot.episode !== null);
@@ -86,7 +88,14 @@ export function supersedePartial(batch: BatchFile, stored: readonly StoredEpisod
     if (cut && slot.episode) slot.superseded.push(slot.episode);
     if (cut || slot.starting !== null) n++;
     if (slot.status === null || cut)
-      Object.assign(slot, { episode: null, status: null, end_reason: null, steps: null, duration_ms: null, starting: null });
+      Object.assign(slot, {
+        episode: null,
+        status: null,
+        end_reason: null,
+        steps: null,
+        duration_ms: null,
+        starting: null,
+      });
   }
   return n;
 }
