@@ -15,6 +15,7 @@ export function degradedPorts(reason: string): EnginePorts {
       resolve: failSync,
       branchesOf: failSync,
       read: failSync,
+      version: failSync,
       snapshots: failSync,
     },
     docker: {

@@ -9,11 +9,11 @@ import type {
   StepDetail,
   StepRow,
 } from '../../shared/contract/index.js';
-import { stepRowsOf } from '../../shared/contract/index.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
-import { manifestAt, readBranch, type BranchTrace } from './branch-trace.js';
-import { flagsOf, summarizeBranch } from './branch-summary.js';
+import { BranchCache, type LoadedBranch } from './branch-cache.js';
+import { manifestAt } from './branch-trace.js';
+import { summarizeBranch } from './branch-summary.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
@@ -25,10 +25,14 @@ const MAX_DIFF_FILES = 20;
 
 /** The recorded side of the contract: library, opened episodes, trace pages, inspector, compare. */
 export class LibraryService {
+  private readonly cache: BranchCache;
+
   constructor(
     private readonly traces: TracePort,
     private readonly episodes: EpisodeManager,
-  ) {}
+  ) {
+    this.cache = new BranchCache(traces);
+  }
 
   async list(query: string | undefined, limit: number): Promise<{ episodes: EpisodeEntry[]; total: number }> {
     const live = new Set(this.episodes.branches());
@@ -67,8 +71,8 @@ export class LibraryService {
 
   /** An opened branch: summary, rows (inherited steps included), flags, branches and live state. */
   open(id: string): EpisodeView {
-    const bt = readBranch(this.traces, id);
-    const flags = flagsOf(bt.header, bt.events, bt.trace.torn);
+    const bt = this.cache.load(id);
+    const flags = [...bt.flags];
     const state = this.episodes.stateOf(bt.info.branch);
     const controller = this.episodes.find(bt.info.branch);
     const end = bt.trace.end;
@@ -79,7 +83,7 @@ export class LibraryService {
       image: bt.header.image,
       state,
       breakpoints: controller ? [...controller.breakpoints()] : [],
-      rows: stepRowsOf(bt.events, flags),
+      rows: [...bt.rows],
       branches: this.branchSummaries(bt.info.episode),
       flags,
       end: end ? { status: end.status, end_reason: end.end_reason, verifier: end.verifier } : null,
@@ -102,10 +106,10 @@ export class LibraryService {
 
   /** The inspector's view of step k: calls, results, model request, memory, changed files. */
   async stepDetail(id: string, step: number): Promise<StepDetail> {
-    const bt = readBranch(this.traces, id);
-    const events = bt.events.filter((e) => e.step === step && e.type !== 'end');
+    const bt = this.cache.load(id);
+    const events = (bt.byStep.get(step) ?? []).filter((e) => e.type !== 'end');
     if (events.length === 0) throw new ServiceError('not_found', `${bt.info.branch} has no step ${step}`);
-    const flags = flagsOf(bt.header, bt.events, bt.trace.torn).filter((f) => f.step === step);
+    const flags = bt.flags.filter((f) => f.step === step);
     const results = new Map<string, ToolResult>();
     const overrides = new Map<string, { real: ToolResult; shown: ToolResult }>();
     let final: string | null = null;
@@ -161,22 +165,23 @@ export class LibraryService {
 
   /** Two branches step by step, with per-step workspace differences. */
   async compare(a: string, b: string) {
-    const left = readBranch(this.traces, a);
-    const right = readBranch(this.traces, b);
-    const lf = flagsOf(left.header, left.events, left.trace.torn);
-    const rf = flagsOf(right.header, right.events, right.trace.torn);
-    const lrows = byStep(stepRowsOf(left.events, lf));
-    const rrows = byStep(stepRowsOf(right.events, rf));
+    const left = this.cache.load(a);
+    const right = this.cache.load(b);
+    const lf = left.flags;
+    const rf = right.flags;
+    const lrows = byStep(left.rows);
+    const rrows = byStep(right.rows);
     const last = Math.max(0, ...lrows.keys(), ...rrows.keys());
     const ls = this.traces.snapshots(left.info.episode);
     const rs = this.traces.snapshots(right.info.episode);
     const rows: CompareRow[] = [];
     let divergedAt: number | null = null;
     for (let step = 1; step <= last; step++) {
-      const sameAction = actionKey(left.events, step) === actionKey(right.events, step);
-      const sameResult = resultKey(left.events, step) === resultKey(right.events, step);
+      const [le, re] = [left.byStep.get(step) ?? [], right.byStep.get(step) ?? []];
+      const sameAction = actionKey(le) === actionKey(re);
+      const sameResult = resultKey(le) === resultKey(re);
       if (divergedAt === null && !(sameAction && sameResult)) divergedAt = step;
-      const [lm, rm] = [manifestAt(left.events, step), manifestAt(right.events, step)];
+      const [lm, rm] = [manifestAt(le, step), manifestAt(re, step)];
       const workspace = [];
       if (lm !== rm) {
         const [lman, rman] = await Promise.all([manifestOf(ls, lm), manifestOf(rs, rm)]);
@@ -217,12 +222,12 @@ export class LibraryService {
   /** Summaries of every branch of an episode. */
   branchSummaries(episode: string): BranchSummary[] {
     return this.traces.branchesOf(episode).map((info) => {
-      const bt = readBranch(this.traces, info.branch);
+      const bt = this.cache.load(info.branch);
       return summarizeBranch(
         info,
         bt.header,
         bt.events,
-        flagsOf(bt.header, bt.events, bt.trace.torn).length,
+        bt.flags.length,
         this.episodes.find(info.branch) !== null,
       );
     });
@@ -233,12 +238,12 @@ export class LibraryService {
     return this.episodes.stateOf(id);
   }
 
-  private async changedFiles(bt: BranchTrace, step: number): Promise<FileChange[]> {
-    const snapshot = [...bt.events].reverse().find((e) => e.type === 'snapshot' && e.step === step);
+  private async changedFiles(bt: LoadedBranch, step: number): Promise<FileChange[]> {
+    const snapshot = [...(bt.byStep.get(step) ?? [])].reverse().find((e) => e.type === 'snapshot');
     if (snapshot?.type !== 'snapshot') return [];
     const store = this.traces.snapshots(bt.info.episode);
     const [before, after] = await Promise.all([
-      manifestOf(store, manifestAt(bt.events, step - 1)),
+      manifestOf(store, manifestAt(bt.byStep.get(step - 1) ?? [], step - 1)),
       manifestOf(store, snapshot.manifest),
     ]);
     return Promise.all(
@@ -260,10 +265,10 @@ function byStep(rows: readonly StepRow[]): Map<number, StepRow> {
   return new Map(rows.map((r) => [r.step, r]));
 }
 
-function actionKey(events: readonly TraceEvent[], step: number): string {
+function actionKey(events: readonly TraceEvent[]): string {
   const parts: unknown[] = [];
   for (const e of events)
-    if (e.step === step && e.type === 'action')
+    if (e.type === 'action')
       parts.push(
         e.calls.map((c) => [c.name, c.arguments]),
         e.final,
@@ -271,10 +276,10 @@ function actionKey(events: readonly TraceEvent[], step: number): string {
   return JSON.stringify(parts);
 }
 
-function resultKey(events: readonly TraceEvent[], step: number): string {
+function resultKey(events: readonly TraceEvent[]): string {
   const parts: unknown[] = [];
   for (const e of events)
-    if (e.step === step && e.type === 'tool_result') {
+    if (e.type === 'tool_result') {
       const r = e.result;
       parts.push([r.ok, r.exit_code, r.stdout, r.stderr, r.error?.code]);
     }

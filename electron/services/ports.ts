@@ -50,6 +50,8 @@ export interface TracePort {
   /** Every branch of one episode. */
   branchesOf(episode: string): BranchInfo[];
   read(branch: BranchInfo): ReadTrace;
+  /** Changes whenever the branch's trace file changes (path, size, mtime). */
+  version(branch: BranchInfo): string;
   snapshots(episode: string): SnapshotStore;
 }
 

@@ -117,6 +117,11 @@ export function storeTracePort(store: DiskEpisodeStore): TracePort {
     resolve: (id) => store.resolve(id),
     branchesOf: (episode) => store.listBranches(episode),
     read: (branch) => store.readTrace(branch),
+    version(branch) {
+      const path = store.currentTracePath(branch);
+      const st = statSync(path);
+      return `${path}:${st.size}:${st.mtimeMs}`;
+    },
     snapshots: (episode) => store.snapshots(episode),
   };
   return port;

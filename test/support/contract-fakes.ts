@@ -316,6 +316,7 @@ export function fakePorts() {
           end: end as EndEvent | null,
         };
       },
+      version: (b) => String(registry.byBranch.get(b.branch)?.events.length ?? -1),
       snapshots: () => emptyStore,
     },
     docker: {

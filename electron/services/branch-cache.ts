@@ -1,0 +1,67 @@
+import type { FlagSummary, StepRow } from '../../shared/contract/index.js';
+import { stepRowsOf } from '../../shared/contract/index.js';
+import type { TraceEvent } from '../../shared/trace-events.js';
+import type { BranchInfo } from '../engine/trace/trace-store.js';
+import { readBranch, type BranchTrace } from './branch-trace.js';
+import { flagsOf } from './branch-summary.js';
+import type { TracePort } from './ports.js';
+
+/** A branch read once and derived once: QA flags, timeline rows, events by step. */
+export interface LoadedBranch extends BranchTrace {
+  readonly flags: readonly FlagSummary[];
+  readonly rows: readonly StepRow[];
+  readonly byStep: ReadonlyMap<number, readonly TraceEvent[]>;
+}
+
+const MAX_DEPTH = 64;
+
+/**
+ * Keeps the last few branches the window looked at, parsed and derived, keyed by their
+ * trace files' versions (and their ancestors'): scrubbing a 10,000-step episode reads and
+ * checks its trace once, not once per step. A live branch's new step changes its version.
+ */
+export class BranchCache {
+  private readonly entries = new Map<string, { version: string; loaded: LoadedBranch }>();
+
+  constructor(
+    private readonly traces: TracePort,
+    private readonly max = 12,
+  ) {}
+
+  load(id: string): LoadedBranch {
+    const info = this.traces.resolve(id);
+    const version = this.versionOf(info);
+    const hit = this.entries.get(info.branch);
+    if (hit && hit.version === version) {
+      // Most recently used last, so the oldest is evicted first.
+      this.entries.delete(info.branch);
+      this.entries.set(info.branch, hit);
+      return hit.loaded;
+    }
+    const bt = readBranch(this.traces, info.branch);
+    const flags = flagsOf(bt.header, bt.events, bt.trace.torn);
+    const byStep = new Map<number, TraceEvent[]>();
+    for (const e of bt.events) {
+      const list = byStep.get(e.step);
+      if (list) list.push(e);
+      else byStep.set(e.step, [e]);
+    }
+    const loaded: LoadedBranch = { ...bt, flags, rows: stepRowsOf(bt.events, flags), byStep };
+    this.entries.delete(info.branch);
+    this.entries.set(info.branch, { version, loaded });
+    while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
+    return loaded;
+  }
+
+  private versionOf(info: BranchInfo): string {
+    const parts = [this.traces.version(info)];
+    let current = info;
+    for (let depth = 0; current.parentBranch !== null && depth < MAX_DEPTH; depth++) {
+      const parent = this.traces.branchesOf(current.episode).find((b) => b.branch === current.parentBranch);
+      if (!parent) break;
+      parts.push(this.traces.version(parent));
+      current = parent;
+    }
+    return parts.join('|');
+  }
+}
