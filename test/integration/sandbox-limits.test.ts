@@ -6,7 +6,8 @@ import { closeTestProvider, dockerMissing, testProvider } from '../support/docke
 
 /**
  * Processes in the sandbox other than init, the main `sleep infinity` (the lowest pid
- * under init), exec roots (the helper; ppid 0) and this check's own session.
+ * under init), exec roots (the helper; ppid 0), the helper's idle shells and this check's
+ * own session.
  */
 const STRAYS = `python3 - <<'PY'
 import os
@@ -21,7 +22,7 @@ for p in sorted(int(p) for p in os.listdir('/proc') if p.isdigit()):
     rows.append((p, int(f[1]), int(f[3]), cmd))
 main = min((r[0] for r in rows if r[1] == 1 and r[3] == 'sleep infinity'), default=None)
 for p, ppid, sid, cmd in rows:
-    if p not in (1, main) and ppid != 0 and sid != me:
+    if p not in (1, main) and ppid != 0 and sid != me and '.stepbox-helper/z' not in cmd:
         print(p, cmd)
 PY`;
 
@@ -143,6 +144,16 @@ describe.skipIf(dockerMissing)('docker sandbox limits', () => {
     // The bomb did reach the limit: the cgroup refused forks.
     expect(Number(events.split(' ')[1])).toBeGreaterThan(0);
     expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
+  });
+
+  it('keeps working after a command kills every bash in the sandbox', async () => {
+    const r = await sb.exec({ command: 'pkill -9 bash; echo unreachable', timeoutMs: 5_000 });
+    expect(r.exit_code).toBe(137);
+    for (let i = 0; i < 3; i++)
+      expect(await sb.exec({ command: `echo ${i}`, timeoutMs: 5_000 })).toMatchObject({
+        ok: true,
+        stdout: `${i}\n`,
+      });
   });
 
   it('returns non-UTF-8 output as text with U+FFFD plus base64', async () => {
