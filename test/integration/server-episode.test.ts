@@ -108,6 +108,11 @@ describe('web mode on the real engine', () => {
     value(await client.terminal.input({ terminal, data: 'stty size\r' }));
     await size;
     value(await client.terminal.close({ terminal }));
+    // What a person typed is in the trace, as human_command events at the current step.
+    const human = value(await client.episode.trace({ id, limit: 5000 })).events.filter(
+      (e) => e.type === 'human_command',
+    );
+    expect(human).toContainEqual(expect.objectContaining({ command: 'tty', step: 2, source: 'human' }));
 
     // What-if at step 3 with other arguments: the live sandbox does not change.
     const before = value(await client.episode.stepDetail({ id, step: 2 })).tree_hash;
@@ -146,5 +151,10 @@ describe('web mode on the real engine', () => {
     expect(value(await client.episode.stop({ id: fork.branch })).status).toBe('interrupted');
     expect(value(await client.episode.stop({ id })).status).toBe('interrupted');
     for (const s of sandboxes) expect(containers(s), `container ${s} after stop`).toBe(false);
+
+    // Re-execution of the recorded branch in a fresh sandbox reproduces it.
+    const replay = value(await client.episode.replayVerify({ id }));
+    expect(replay).toMatchObject({ identical: true, first_divergence: null, workspace_diverged_at: null });
+    expect(replay.steps_replayed).toBeGreaterThanOrEqual(1);
   });
 });
