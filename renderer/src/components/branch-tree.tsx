@@ -19,7 +19,7 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
         onClick={() => void stores.stepper.getState().open(b.branch)}
         title={b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}
       >
-        <span className="tree-glyph">{props.depth === 0 ? '●' : `└ ⑂@${b.fork_step}`}</span>
+        <span className="tree-glyph">{props.depth === 0 ? '●' : `└ fork@${b.fork_step}`}</span>
         <span className="mono">{b.branch.slice(0, 10)}</span>
         <span className={`badge st-${statusOf(b)}`}>{statusOf(b)}</span>
         <span className="muted">{b.steps} steps</span>

@@ -70,6 +70,9 @@ export function FileDiffView(props: {
         modified={props.after}
         originalModelPath="stepbox://inspector/diff-before"
         modifiedModelPath="stepbox://inspector/diff-after"
+        // Keep the models on unmount: disposing them first makes Monaco throw while resetting the widget.
+        keepCurrentOriginalModel
+        keepCurrentModifiedModel
         language={LANGUAGES[ext] ?? 'plaintext'}
         theme="stepbox"
         options={{ ...OPTIONS, renderSideBySide: true, originalEditable: false, lineNumbers: 'on' }}

@@ -44,7 +44,8 @@ export function RewardChart(props: {
   const { items, names, max } = useMemo(() => buckets(props.rows), [props.rows]);
   if (names.length === 0) return null;
   const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length];
-  const w = WIDTH / items.length;
+  // Few steps keep thin bars at the left instead of stretching across the chart.
+  const w = Math.min(WIDTH / items.length, 6);
   const mid = HEIGHT / 2;
   const scale = max > 0 ? (mid - 2) / max : 0;
   return (

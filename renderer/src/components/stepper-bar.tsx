@@ -14,7 +14,7 @@ export function StepperBar() {
   const canStep = useSlice('stepper', selectCanStep);
   const a = stores.stepper.getState();
   return (
-    <div className="stepper-bar" data-testid="stepper-bar">
+    <div className="stepper-bar" data-testid="stepper-bar" data-state={state ?? 'none'} data-busy={busy}>
       <span className="brand">stepbox</span>
       <button
         type="button"

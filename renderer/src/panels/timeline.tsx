@@ -78,7 +78,7 @@ function Row(props: {
         ) : null}
         {props.forks.map((f) => (
           <i key={f.branch} className="mark mark-fork" title={`branch ${f.branch} forks here`}>
-            ⑂{f.branch.slice(0, 6)}
+            fork {f.branch.slice(0, 10)}
           </i>
         ))}
         {row.flags.map((f, i) => (

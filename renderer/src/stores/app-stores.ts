@@ -6,6 +6,7 @@ import { createReplayStore, type ReplayStore } from './replay/replay-store';
 import { createSandboxStore, type SandboxStore } from './sandbox/sandbox-store';
 import {
   createStepperStore,
+  selectLastStep,
   selectViewedRow,
   selectViewedStep,
   type StepperOptions,
@@ -50,6 +51,16 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     },
   });
 
+  // The desktop menu's debugger items arrive as events (the keys themselves reach the page too).
+  const offCommand = client.onAppCommand(({ command }) => {
+    const s = stepper.getState();
+    if (command === 'step') void s.step();
+    else if (command === 'continue') void s.run();
+    else if (command === 'stop') void s.stop();
+    else if (command === 'pause') void s.pause();
+    else void s.toggleBreakpoint(Math.max(1, s.selectedStep ?? selectLastStep(s) + 1));
+  });
+
   const offStepper = stepper.subscribe((s, prev) => {
     if (s.branch !== prev.branch) {
       replay.getState().reset();
@@ -86,6 +97,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     },
     dispose() {
       offStepper();
+      offCommand();
       stepper.getState().dispose();
       episodes.getState().dispose();
       terminal.getState().dispose();

@@ -63,22 +63,25 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
     async rollback(branch, step) {
       set({ running: 'rollback', error: null, notice: null });
       const res = await client.episode.rollback({ id: branch, step });
-      set({
-        running: null,
-        error: errorText(res),
-        notice: res.ok ? `sandbox rolled back to step ${step}` : null,
-      });
-      if (!res.ok) return false;
+      if (!res.ok) {
+        set({ running: null, error: errorText(res) });
+        return false;
+      }
+      // Opening another branch resets this slice, so the notice is set after the hook.
       if (res.value.branch !== branch) hooks.onBranch?.(res.value.branch);
       else hooks.onRolledBack?.(branch, step);
+      set({ running: null, notice: `sandbox rolled back to step ${step}` });
       return true;
     },
     async fork(branch, step) {
       set({ running: 'fork', error: null, notice: null });
       const res = await client.episode.fork({ id: branch, step });
-      set({ running: null, error: errorText(res), notice: res.ok ? `forked at step ${step}` : null });
-      if (!res.ok) return null;
+      if (!res.ok) {
+        set({ running: null, error: errorText(res) });
+        return null;
+      }
       hooks.onBranch?.(res.value.branch);
+      set({ running: null, notice: `forked at step ${step}: now on ${res.value.branch}` });
       return res.value.branch;
     },
     setWhatIfArgs: (whatIfArgs) => set({ whatIfArgs, error: null }),

@@ -152,10 +152,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         set(initial);
       },
       async step() {
+        // Like a debugger: F10 while a step is still running does nothing.
+        if (get().busy || get().state === 'running') return;
         const res = await control((id) => client.episode.step({ id }));
         if (res?.ok) applyState(res.value);
       },
       async run() {
+        if (get().busy || get().state === 'running') return;
         const res = await control((id) => client.episode.run({ id }));
         if (res?.ok) applyState(res.value);
       },

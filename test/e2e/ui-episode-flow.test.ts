@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import {
+  launchBrowser,
+  openApp,
+  removeHome,
+  startServe,
+  tempHome,
+  until,
+  type AppPage,
+  type Served,
+} from '../support/e2e';
+
+/** Starts the bundled hello-python sample (scripted agent) and waits for step 0. */
+async function startHello(app: AppPage): Promise<void> {
+  await app.library.startTask('hello-python');
+  await app.page.getByTestId('episode-state').waitFor({ timeout: 60_000 });
+  await app.terminal.root
+    .getByTestId('terminal-mode')
+    .filter({ hasText: 'open' })
+    .waitFor({ timeout: 60_000 });
+}
+
+/** Waits until the stepper is stopped (idle or paused) with no call in flight. */
+async function settled(app: AppPage, ms = 60_000): Promise<void> {
+  await app.page
+    .locator('[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]')
+    .waitFor({ timeout: ms });
+}
+
+/** Presses F10 and waits for the step to complete and the stepper to pause again. */
+async function stepTo(app: AppPage, step: number): Promise<void> {
+  await settled(app);
+  await app.page.keyboard.press('F10');
+  await app.timeline.waitForStep(step);
+  await settled(app);
+}
+
+/** `stty size` in the live terminal, as [rows, cols]. */
+async function sttySize(app: AppPage, marker: string): Promise<[number, number]> {
+  const text = await app.terminal.run(
+    `echo ${marker}-$(stty size | tr ' ' x)`,
+    new RegExp(`\\n${marker}-\\d+x\\d+`),
+  );
+  const m = new RegExp(`\\n${marker}-(\\d+)x(\\d+)`).exec(text);
+  return [Number(m?.[1]), Number(m?.[2])];
+}
+
+describe('web mode: a live episode on Docker', () => {
+  let browser: Browser;
+  let served: Served;
+  let home: string;
+
+  beforeAll(async () => {
+    home = tempHome();
+    served = await startServe({ home });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    if (home) removeHome(home);
+  });
+
+  it('stops at a breakpoint; the terminal is a real TTY that follows resizes; the inspector shows the call in Monaco', async () => {
+    const app = await openApp(browser, served.url);
+    await startHello(app);
+    await stepTo(app, 1);
+    // F9 with nothing selected arms the next step; F5 runs to it.
+    await app.page.keyboard.press('F9');
+    await app.page.keyboard.press('F5');
+    await app.page.getByTestId('stop-reason').filter({ hasText: 'breakpoint' }).waitFor({ timeout: 60_000 });
+    await expect(app.page.getByTestId('episode-state').innerText()).resolves.toBe('paused');
+    expect(await app.timeline.lastStep()).toBe(2);
+
+    // The terminal: a TTY into the live sandbox, typed into while F-keys stay the debugger's.
+    const out = await app.terminal.run('echo $((6*7)); tty', /\n42\n\/dev\/pts\/\d+/);
+    expect(out).toMatch(/\/dev\/pts\/\d+/);
+    const before = await app.terminal.size();
+    expect(await sttySize(app, 'A')).toEqual([before.rows, before.cols]);
+    await app.page.setViewportSize({ width: 1300, height: 880 });
+    const after = await until(
+      () => app.terminal.size(),
+      (s) => s.cols !== before.cols,
+      10_000,
+      'xterm refit',
+    );
+    expect(await sttySize(app, 'B')).toEqual([after.rows, after.cols]);
+    await app.page.setViewportSize({ width: 1600, height: 1000 });
+
+    // The inspector: step 2's arguments and result as Monaco models; its file diff.
+    await app.timeline.select(2);
+    await app.inspector.waitForStep(2);
+    const args = JSON.parse(await app.inspector.model('arguments.json', (v) => v.includes('greet.py')));
+    expect(args.path).toBe('greet.py');
+    expect(args.content).toContain('sys.argv[2]');
+    expect(JSON.parse(await app.inspector.model('result.json', (v) => v.includes('"ok"')))).toMatchObject({
+      ok: true,
+    });
+    await app.screenshot('live-breakpoint-terminal-inspector');
+    await app.inspector.tab('files');
+    expect(await app.inspector.model('diff-after', (v) => v.includes('argv'))).toContain('sys.argv[2]');
+    await app.screenshot('inspector-file-diff');
+    await app.inspector.tab('call');
+    expect(app.errors).toEqual([]);
+    await app.page.keyboard.press('Shift+F5');
+    await app.page
+      .getByTestId('episode-state')
+      .filter({ hasNotText: /paused|idle|running/ })
+      .waitFor({ timeout: 60_000 });
+    await app.page.close();
+  });
+
+  it('rolls the sandbox back to an earlier step: its files in the live terminal, its recorded output in history', async () => {
+    const app = await openApp(browser, served.url);
+    await startHello(app);
+    for (let k = 1; k <= 5; k++) await stepTo(app, k);
+    expect((await app.timeline.rows()).find((r) => r.step === 3)?.status).toBe('nonzero_exit');
+    await app.terminal.run('cat greet.py', /sys\.argv\[1\]/);
+
+    await app.timeline.select(2);
+    await app.replay.rollback();
+    await app.terminal.run('clear; echo G=$(grep -c "argv\\[2\\]" greet.py)', /G=1\b/);
+    const files = await app.terminal.screen();
+    expect(files).not.toMatch(/argv\[1\]/);
+
+    // History: step 1's recorded output in the terminal, its call in the inspector.
+    await app.timeline.select(1);
+    await expect(app.terminal.mode()).resolves.toBe('history');
+    const recorded = await until(
+      () => app.terminal.screen('history'),
+      (t) => t.includes('step 1 (recorded)'),
+      15_000,
+      'recorded output of step 1',
+    );
+    expect(recorded).toContain('list_dir');
+    await app.inspector.waitForStep(1);
+    await app.screenshot('rollback-history');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  });
+
+  it('forks from a step (the branch shows in the library) and runs a what-if that leaves the live sandbox unchanged', async () => {
+    const app = await openApp(browser, served.url);
+    await startHello(app);
+    for (let k = 1; k <= 3; k++) await stepTo(app, k);
+    const parent = await app.page.evaluate(() =>
+      document.querySelector('.branch-node.current')?.getAttribute('data-branch'),
+    );
+
+    await app.timeline.select(2);
+    await app.replay.fork();
+    const branches = await until(
+      () => app.library.branches(),
+      (b) => b.length >= 2,
+      30_000,
+      'fork in library',
+    );
+    const fork = branches.find((b) => b !== parent);
+    expect(fork).toBeTruthy();
+    await app.page
+      .locator(`[data-testid="branch-node"][data-branch="${fork}"].current`)
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await app.terminal.root
+      .getByTestId('terminal-mode')
+      .filter({ hasText: 'open' })
+      .waitFor({ timeout: 60_000 });
+    await app.screenshot('fork-in-library');
+
+    // The live sandbox's tree hash, and its processes outside this terminal, before and after the what-if.
+    const probe =
+      'echo H=$(cd /workspace && find . -type f | sort | xargs sha256sum | sha256sum | cut -c1-16) P=$(ps -eo tty=,comm= | awk \'$1=="?" && $2!="sleep" {print $2}\' | sort | tr "\\n" ,)';
+    const state = async (tag: string) => {
+      const t = await app.terminal.run(
+        `clear; ${probe.replace('echo ', `echo ${tag} `)}`,
+        new RegExp(`(?:^|\\n)${tag} H=\\w+ P=`),
+      );
+      return new RegExp(`(?:^|\\n)${tag} (H=\\w+ P=\\S*)`).exec(t)?.[1] ?? '';
+    };
+    const liveBefore = await state('S1');
+    await app.timeline.select(2);
+    await app.inspector.waitForStep(2);
+    const observation = await app.replay.whatIf({ path: 'whatif.txt', content: 'what if\n' });
+    expect(observation).toMatch(/whatif\.txt/);
+    const liveAfter = await state('S2');
+    expect(liveAfter).toBe(liveBefore);
+    await app.terminal.run('clear; ls /workspace; echo LS-DONE', /LS-DONE/);
+    expect(await app.terminal.screen()).not.toContain('whatif.txt');
+    await app.screenshot('what-if');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  });
+});
