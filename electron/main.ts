@@ -185,6 +185,8 @@ async function start(): Promise<void> {
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });
+  // A terminal's Ctrl+C or a service manager's stop quits the same way: traces closed, sandboxes destroyed.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => app.quit());
 }
 
 void start();

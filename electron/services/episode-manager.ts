@@ -56,6 +56,8 @@ export class EpisodeManager {
       controller.onState((state, reason) => {
         if (reason) entry.lastReason = reason;
         this.bus.emit('episode.state', this.info(entry, state));
+        // An ended branch has a status now: the library shows it.
+        if (state === 'ended') this.bus.emit('library.changed', { episode });
       }),
     );
     this.bus.emit('library.changed', { episode });
