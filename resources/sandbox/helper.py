@@ -40,12 +40,14 @@ ENOSPC_TEXT = b'No space left on device'
 # EXIT trap that writes the cwd and `export -p` to fd 3) and its command line to two files,
 # then one byte to fd 4; the zygote sources the prelude and evals the command. Starting
 # bash costs ~2 ms; done ahead, a call costs well under 1 ms inside the container.
+# Parse errors read `bash: eval: line N: …` where `bash -c` would say `-c`; $0 is `bash`
+# and $# is 0, as with `bash -c`.
 ZYGOTES = 2
 DRIVER = (
     'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null; '
     'IFS= builtin read -r -N 1 __stepbox_c <&4 || builtin exit 0; builtin exec 4<&-; '
     'builtin . %(base)s.env; IFS= builtin read -r -d "" __stepbox_c < %(base)s.cmd; '
-    'builtin eval "builtin unset __stepbox_c; $__stepbox_c"'
+    'builtin eval "$__stepbox_c"'
 )
 TRAP = 'builtin trap \'{ builtin printf "%s\\0" "$PWD"; builtin export -p; } >&3 2>/dev/null\' EXIT\n'
 NAME_RE = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
