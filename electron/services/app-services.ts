@@ -81,7 +81,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
       const spec = r.agent ?? agent;
       if (!spec)
         throw new ServiceError('invalid_input', 'this task ships no agent: pass `agent` (e.g. "manual")');
-      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false);
+      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false, r.agent_options);
     },
     'episode.step': (r) => episodes.step(r.id),
     'episode.run': (r) => episodes.run(r.id, r.wait ?? false),

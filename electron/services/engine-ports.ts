@@ -51,7 +51,7 @@ function lazyProvider() {
 /** The harness binding: episodes, fork, reopen, replay and what-if, all on Docker sandboxes. */
 function harnessPort(store: DiskEpisodeStore, provider: ReturnType<typeof lazyProvider>): HarnessPort {
   return {
-    async start({ taskPath, agent, breakpoints }) {
+    async start({ taskPath, agent, breakpoints, agentOptions }) {
       const task = loadTask(taskPath);
       if (!task.ok) throw new ServiceError(task.error.code, task.error.message);
       return startEpisode({
@@ -61,6 +61,11 @@ function harnessPort(store: DiskEpisodeStore, provider: ReturnType<typeof lazyPr
         breakpoints,
         provider: await provider.get(),
         store,
+        agentOptions: {
+          ...(agentOptions?.base_url ? { baseUrl: agentOptions.base_url } : {}),
+          ...(agentOptions?.temperature !== undefined ? { temperature: agentOptions.temperature } : {}),
+          ...(agentOptions?.seed !== undefined ? { seed: agentOptions.seed } : {}),
+        },
       });
     },
     async reopen(id, step, agent) {

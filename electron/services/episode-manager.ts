@@ -1,5 +1,5 @@
 import type { Breakpoint } from '../../shared/breakpoints.js';
-import type { EpisodeStateInfo, StopReason } from '../../shared/contract/index.js';
+import type { AgentOptions, EpisodeStateInfo, StopReason } from '../../shared/contract/index.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { ControllerState, EpisodeController } from '../engine/harness/episode-controller.js';
 import { logger } from '../engine/log.js';
@@ -65,8 +65,14 @@ export class EpisodeManager {
   }
 
   /** Starts an episode from a task file. */
-  async start(taskPath: string, agent: string, breakpoints: readonly Breakpoint[], run: boolean) {
-    const controller = await this.harness.start({ taskPath, agent, breakpoints });
+  async start(
+    taskPath: string,
+    agent: string,
+    breakpoints: readonly Breakpoint[],
+    run: boolean,
+    agentOptions: AgentOptions = {},
+  ) {
+    const controller = await this.harness.start({ taskPath, agent, breakpoints, agentOptions });
     const info = this.adopt(controller);
     if (run) this.runInBackground(this.entry(controller.branch));
     return run ? this.info(this.entry(controller.branch)) : info;

@@ -1,5 +1,6 @@
 import type { Breakpoint } from '../../shared/breakpoints.js';
 import type {
+  AgentOptions,
   BranchSummary,
   CaseSummary,
   DockerStatus,
@@ -24,6 +25,7 @@ export interface HarnessPort {
     readonly taskPath: string;
     readonly agent: string;
     readonly breakpoints: readonly Breakpoint[];
+    readonly agentOptions?: AgentOptions;
   }): Promise<EpisodeController>;
   /** Opens a recorded branch at step k in a fresh sandbox; continuing writes a new branch. */
   reopen(id: string, step: number, agent?: string): Promise<EpisodeController>;

@@ -311,3 +311,19 @@ export const StatsSample = z.object({
 });
 /** One sample of a sandbox's resource use. */
 export type StatsSample = z.infer<typeof StatsSample>;
+
+/**
+ * Settings of an `openai:MODEL` agent. The API key never crosses the contract: the main
+ * process reads OPENAI_API_KEY from its environment.
+ */
+export const AgentOptions = z.strictObject({
+  /** An OpenAI-compatible endpoint, e.g. `http://127.0.0.1:11434/v1` (Ollama). */
+  base_url: z
+    .string()
+    .regex(/^https?:\/\/\S+$/, 'base_url must be an http(s) URL')
+    .optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  seed: z.number().int().optional(),
+});
+/** Settings of an `openai:MODEL` agent. */
+export type AgentOptions = z.infer<typeof AgentOptions>;

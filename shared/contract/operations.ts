@@ -3,6 +3,7 @@ import { Breakpoint } from '../breakpoints.js';
 import { ToolResult } from '../tool-result.js';
 import { EpisodeStatus, TraceEvent } from '../trace-events.js';
 import {
+  AgentOptions,
   BranchSummary,
   CaseSummary,
   CompareRow,
@@ -69,6 +70,7 @@ export const OPERATIONS = {
       task: TaskSource,
       /** Agent spec (`scripted:path`, `openai:model@url`, `manual`); defaults to the sample's or case's agent. */
       agent: z.string().min(1).optional(),
+      agent_options: AgentOptions.optional(),
       breakpoints: z.array(Breakpoint).optional(),
       /** Run immediately (F5) instead of stopping after setup. Default false. */
       run: z.boolean().optional(),
