@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { FakeOpenAi, wireCall, type FakeRequest } from '../support/fake-openai';
+import { launchBrowser, openApp, removeHome, startServe, tempHome, until, type Served } from '../support/e2e';
+
+const MARK = 'UI-INJECT';
+
+/** The text of the last injected message the model was sent, or null. */
+function lastInjected(req: FakeRequest): string | null {
+  const messages = (req.body.messages ?? []) as { role: string; content: unknown }[];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (
+      (m.role === 'user' || m.role === 'system') &&
+      typeof m.content === 'string' &&
+      m.content.includes(MARK)
+    )
+      return m.content.slice(m.content.indexOf(MARK));
+  }
+  return null;
+}
+
+describe('web mode: injecting an observation into an openai agent', () => {
+  let browser: Browser;
+  let served: Served;
+  let home: string;
+  const model = new FakeOpenAi();
+
+  beforeAll(async () => {
+    // The model echoes the last injected text into its next tool call, so the timeline shows the agent saw it.
+    let n = 0;
+    model.onRequest = (req) => {
+      n += 1;
+      const text = lastInjected(req);
+      const command = text ? `echo '${text.replace(/'/g, '')}'` : 'echo waiting';
+      return {
+        message: { content: null, tool_calls: [wireCall(`call_${n}`, 'execute_shell', { command })] },
+      };
+    };
+    const baseUrl = await model.start();
+    home = tempHome();
+    served = await startServe({
+      home,
+      env: { OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: 'sk-test-not-secret' },
+    });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    await model.close();
+    if (home) removeHome(home);
+  });
+
+  it('injects a user message at the paused step; the next tool call carries it and the timeline marks it', async () => {
+    const app = await openApp(browser, served.url);
+    await app.page.getByTestId('library-agent').fill('openai:fake-model');
+    await app.library.startTask('hello-python');
+    const settled = app.page.locator(
+      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
+    );
+    await settled.waitFor({ timeout: 60_000 });
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1);
+    await settled.waitFor({ timeout: 60_000 });
+    expect((await app.timeline.rows())[0].text).toContain('echo waiting');
+
+    await app.inject.inject(`${MARK} the user asked for Beijing weather: recommend an umbrella`, 'user');
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(2);
+    await settled.waitFor({ timeout: 60_000 });
+    const rows = await until(
+      () => app.timeline.rows(),
+      (r) => r.some((x) => x.step === 2 && x.status === 'ok'),
+      30_000,
+      'step 2 done',
+    );
+    const row2 = rows.find((r) => r.step === 2);
+    expect(row2?.text).toContain(`echo '${MARK} the user asked for Beijing weather`);
+    expect(rows.some((r) => r.text.includes('INJ'))).toBe(true);
+    // The model really was sent the injected text, and the inspector shows that exact request.
+    expect(lastInjected(model.requests[model.requests.length - 1])).toContain('umbrella');
+    await app.timeline.select(2);
+    await app.inspector.waitForStep(2);
+    await app.inspector.tab('request');
+    expect(await app.inspector.model('request.json', (v) => v.includes(MARK))).toContain(
+      'recommend an umbrella',
+    );
+    await app.screenshot('inject-openai');
+    expect(app.errors).toEqual([]);
+  });
+});
