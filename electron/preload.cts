@@ -3,6 +3,7 @@
 // event stream returning an unsubscribe — nothing else (no ipcRenderer, no Node).
 // A sandboxed preload must be CommonJS and may only require 'electron', so the names are
 // listed here and checked against the contract at compile time.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a sandboxed preload is CommonJS
 import electron = require('electron');
 import type { EventName, OperationName, StepboxClient } from '../shared/contract/index.js';
 
@@ -20,6 +21,7 @@ const OPERATIONS = [
   'episode.run',
   'episode.pause',
   'episode.stop',
+  'episode.decide',
   'episode.setBreakpoints',
   'episode.inject',
   'episode.override',

@@ -87,6 +87,10 @@ export function createAppServices(ports: EnginePorts): AppServices {
     'episode.run': (r) => episodes.run(r.id, r.wait ?? false),
     'episode.pause': (r) => episodes.pause(r.id),
     'episode.stop': (r) => episodes.stop(r.id),
+    'episode.decide': (r) => {
+      episodes.decide(r.id, r.content ?? null, r.call);
+      return {};
+    },
     'episode.setBreakpoints': (r) => ({ breakpoints: episodes.setBreakpoints(r.id, r.breakpoints) }),
     'episode.inject': (r) => {
       episodes.inject(r.id, r.role, r.content);

@@ -142,6 +142,38 @@ export class EpisodeManager {
     return { status: end.status, end_reason: end.end_reason };
   }
 
+  /** Queues the next decision of a branch driven by a `manual` agent. */
+  decide(
+    id: string,
+    content: string | null,
+    call?: { name: string; arguments: Record<string, unknown> },
+  ): void {
+    const controller = this.require(id) as EpisodeController & {
+      currentAgent?: () => {
+        kind: string;
+        provide?: (m: { content: string | null; tool_calls?: unknown }) => void;
+      };
+    };
+    const agent = controller.currentAgent?.();
+    if (agent?.kind !== 'manual' || !agent.provide)
+      throw new ServiceError(
+        'conflict',
+        `${controller.branch} is not driven by a manual agent (start it with agent "manual")`,
+      );
+    if (!call && !content)
+      throw new ServiceError('invalid_input', 'give a tool call, or content as the final answer');
+    const toolCalls = call
+      ? [
+          {
+            id: `manual_${Date.now()}`,
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+          },
+        ]
+      : undefined;
+    agent.provide({ content: content ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) });
+  }
+
   setBreakpoints(id: string, breakpoints: readonly Breakpoint[]): Breakpoint[] {
     const controller = this.require(id);
     controller.setBreakpoints(breakpoints);

@@ -90,6 +90,19 @@ export const OPERATIONS = {
     z.object({ status: EpisodeStatus, end_reason: z.string() }),
     'Stop (Shift+F5): the trace closes as interrupted; the sandbox is destroyed.',
   ),
+  'episode.decide': op(
+    z.strictObject({
+      id: EpisodeId,
+      /** The assistant's text (a final answer when there is no call). */
+      content: z.string().nullable().optional(),
+      /** The tool call the person chose. */
+      call: z
+        .strictObject({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) })
+        .optional(),
+    }),
+    done,
+    'Gives a `manual` agent its next decision (queued until the next step consumes it).',
+  ),
   'episode.setBreakpoints': op(
     z.strictObject({ id: EpisodeId, breakpoints: z.array(Breakpoint) }),
     z.object({ breakpoints: z.array(Breakpoint) }),

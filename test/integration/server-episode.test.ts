@@ -157,4 +157,21 @@ describe('web mode on the real engine', () => {
     expect(replay).toMatchObject({ identical: true, first_divergence: null, workspace_diverged_at: null });
     expect(replay.steps_replayed).toBeGreaterThanOrEqual(1);
   });
+
+  it('lets a person drive a manual agent one decision at a time', async () => {
+    const { branch } = value(
+      await client.episode.start({ task: { kind: 'sample', id: 'hello-python' }, agent: 'manual' }),
+    );
+    sandboxes.push(value(await client.sandbox.info({ id: branch })).sandbox?.id ?? '');
+    value(
+      await client.episode.decide({
+        id: branch,
+        call: { name: 'execute_shell', arguments: { command: 'echo by hand' } },
+      }),
+    );
+    expect(value(await client.episode.step({ id: branch })).step).toBe(1);
+    const detail = value(await client.episode.stepDetail({ id: branch, step: 1 }));
+    expect(detail.calls[0].result?.stdout).toBe('by hand\n');
+    value(await client.episode.stop({ id: branch }));
+  });
 });

@@ -188,6 +188,12 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     );
     expect(whatIf.result.stdout).toBe('what-if ls\n');
 
+    const manual = await client.episode.decide({ id, call: { name: 'list_dir', arguments: { path: '.' } } });
+    expect(manual).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', message: expect.stringContaining('manual') },
+    });
+
     const stopped = value(await client.episode.stop({ id }));
     expect(stopped).toEqual({ status: 'interrupted', end_reason: 'stopped' });
     expect(await client.episode.step({ id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
