@@ -495,9 +495,24 @@ class Helper:
         old, old_clock = ({} if rehash_all else self.cache), self.cache_clock
         cache, by_hash, entries = {}, {}, []
         stack = ['']
+        # Directories the agent closed (chmod 000) are opened for the walk and closed after.
+        opened = []
+        try:
+            self.walk(stack, opened, old, old_clock, force, cache, by_hash, entries)
+        finally:
+            for path, mode in reversed(opened):
+                os.chmod(path, mode)
+        self.cache, self.cache_clock, self.by_hash = cache, clock, by_hash
+        return entries
+
+    def walk(self, stack, opened, old, old_clock, force, cache, by_hash, entries):
         while stack:
             rel_dir = stack.pop()
             base = WORKSPACE + ('/' + rel_dir if rel_dir else '')
+            mode = os.lstat(base).st_mode & 0o7777
+            if mode & 0o500 != 0o500:
+                os.chmod(base, mode | 0o500)
+                opened.append((base, mode))
             try:
                 it = list(os.scandir(base))
             except OSError as e:
@@ -535,8 +550,6 @@ class Helper:
                     cache[rel] = key + (h,)
                     by_hash[h] = rel
                     entries.append([rel, 'file', mode, s.st_size, h])
-        self.cache, self.cache_clock, self.by_hash = cache, clock, by_hash
-        return entries
 
     def op_scan(self, req):
         entries = self.scan(rehash_all=bool(req.get('rehash_all')))
@@ -551,8 +564,7 @@ class Helper:
             if rel is None:
                 raise ToolErr('not_found', 'no file with content %s in the last scan' % h)
             try:
-                with open(WORKSPACE + '/' + rel, 'rb') as f:
-                    data = f.read()
+                data = read_workspace_file(rel)
             except OSError as e:
                 raise os_error(e, rel)
             parts.append(data)
@@ -576,8 +588,7 @@ class Helper:
             rel = self.by_hash.get(e[4])
             if rel is None:
                 raise ToolErr('restore_failed', 'blob %s for %s was not sent and is not in the workspace' % (e[4], e[0]))
-            with open(WORKSPACE + '/' + rel, 'rb') as f:
-                blobs[e[4]] = f.read()
+            blobs[e[4]] = read_workspace_file(rel)
         marks.append(time.monotonic())
         touched, removed, written = set(), 0, 0
         # 1. remove what the target lacks (or has with another type), deepest first.
@@ -637,18 +648,20 @@ class Helper:
                 os.rename(tmp, p)
             written += 1
             touched.add(rel)
-        # 4. directory modes, deepest first (a 0555 directory is filled before it is closed).
+        marks.append(time.monotonic())
+        # 4. verify inside the container: rehash every file we touched, while the directories
+        # are still open (untouched entries are the scan's, equal to the target) ...
+        full = req.get('verify') == 'full'
+        entries = None if full else self.verify_touched(target, touched)
+        # 5. ... then close the directories: final modes, deepest first (a 0555 directory is
+        # filled before it is closed). A chmod that did not raise set exactly that mode.
         for e in sorted(dirs, key=lambda e: e[0].count('/'), reverse=True):
             p = WORKSPACE + '/' + e[0]
             if os.lstat(p).st_mode & 0o7777 != e[2]:
                 os.chmod(p, e[2])
-        marks.append(time.monotonic())
-        # 5. verify inside the container: rehash every file we touched (or, for 'full',
-        # walk and rehash everything); untouched entries are the scan's, equal to the target.
-        if req.get('verify') == 'full':
+        # 'full': walk and rehash everything as it finally is.
+        if full:
             entries = self.scan(rehash_all=True)
-        else:
-            entries = self.verify_touched(target, touched)
         got = tree_hash(entries)
         if got != req['tree_hash']:
             have = {e[0]: e for e in entries}
@@ -672,7 +685,8 @@ class Helper:
                 continue
             mode = s.st_mode & 0o7777
             if st.S_ISDIR(s.st_mode):
-                entries.append([rel, 'dir', mode, 0, None])
+                # Still open for the restore; its final mode is set right after.
+                entries.append([rel, 'dir', t[2], 0, None])
             elif st.S_ISLNK(s.st_mode):
                 entries.append([rel, 'symlink', mode, s.st_size, os.readlink(p)])
             elif st.S_ISREG(s.st_mode):
@@ -1086,7 +1100,23 @@ class Call:
             self.session_changed = True
 
 
-def hash_file(path):
+def owner_access(path, bits, action):
+    """Runs `action(path)`; when the owner's permission bits forbid it (chmod 000), opens
+    them for the duration. Every file in /workspace is the sandbox user's own."""
+    try:
+        return action(path)
+    except PermissionError:
+        mode = os.lstat(path).st_mode & 0o7777
+        if mode & bits == bits:
+            raise
+        os.chmod(path, mode | bits)
+        try:
+            return action(path)
+        finally:
+            os.chmod(path, mode)
+
+
+def _hash(path):
     h = hashlib.sha256()
     with open(path, 'rb') as f:
         while True:
@@ -1095,6 +1125,34 @@ def hash_file(path):
                 break
             h.update(b)
     return h.hexdigest()
+
+
+def _read(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def hash_file(path):
+    return owner_access(path, 0o400, _hash)
+
+
+def read_workspace_file(rel):
+    """Reads a workspace file even below directories or with modes that forbid it (chmod 000),
+    restoring every mode it had to open."""
+    opened = []
+    try:
+        parts = rel.split('/')[:-1]
+        for i in range(len(parts)):
+            d = WORKSPACE + '/' + '/'.join(parts[:i + 1])
+            mode = os.lstat(d).st_mode & 0o7777
+            if mode & 0o100 == 0:
+                os.chmod(d, mode | 0o100)
+                opened.append((d, mode))
+        return owner_access(WORKSPACE + '/' + rel, 0o400, _read)
+    finally:
+        for d, mode in reversed(opened):
+            os.chmod(d, mode)
+
 
 
 # A file name that is not UTF-8 reaches Python as lone surrogates (surrogateescape) and the

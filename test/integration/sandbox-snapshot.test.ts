@@ -93,6 +93,30 @@ describe.skipIf(dockerMissing)('docker sandbox snapshots', () => {
     expect(manifest.treeHash).toBe(snap.treeHash);
   });
 
+  it('snapshots and restores files and directories the agent made unreadable (chmod 000)', async () => {
+    await sb.reset();
+    await sh(
+      'printf secret > locked && chmod 000 locked && mkdir closed && printf x > closed/f && chmod 000 closed',
+    );
+    const store = new MemorySnapshotStore();
+    const snap = await sb.snapshot(store);
+    const m = await store.getManifest(snap.manifest);
+    expect(m.entries.map((e) => [e.path, e.mode])).toEqual([
+      ['closed', 0],
+      ['closed/f', 0o644],
+      ['locked', 0],
+    ]);
+    expect(await sh('stat -c "%a %n" closed locked')).toBe('0 closed\n0 locked\n');
+    await sh('chmod 700 closed && rm -r closed && chmod 600 locked && printf other > locked');
+    const info = await sb.restore(store, m);
+    expect(info.treeHash).toBe(snap.treeHash);
+    await sh('printf changed > other');
+    expect((await sb.restore(store, m, 'full')).treeHash).toBe(snap.treeHash);
+    expect(await sh('stat -c "%a %n" closed locked && chmod 400 locked && cat locked')).toBe(
+      '0 closed\n0 locked\nsecret',
+    );
+  });
+
   it('snapshots and restores a file name that is not UTF-8', async () => {
     await sb.reset();
     await sh("printf x > $'bad\\xff' && ls | od -c | head -1");
