@@ -158,3 +158,14 @@ export function numberFlag(name: string, value: string | undefined): number | un
   if (!Number.isFinite(n)) throw new UsageError(`--${name}: "${value}" is not a number`);
   return n;
 }
+
+/**
+ * Ends the process leaving a `--keep` sandbox running: the provider's engine event
+ * stream would otherwise keep Node alive, and closing the provider would destroy the
+ * sandbox. Output is flushed first.
+ */
+export async function exitKeepingSandbox(io: CliIo, code: number): Promise<never> {
+  await new Promise<void>((resolve) => io.stdout.write('', () => resolve()));
+  await new Promise<void>((resolve) => io.stderr.write('', () => resolve()));
+  process.exit(code);
+}

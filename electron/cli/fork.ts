@@ -4,7 +4,15 @@ import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import { parseBreakFlags } from './breakpoint-flags.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
-import { cliError, cliProvider, cliStore, closeOnSignals, intFlag, numberFlag } from './episode-cli.js';
+import {
+  cliError,
+  cliProvider,
+  cliStore,
+  closeOnSignals,
+  exitKeepingSandbox,
+  intFlag,
+  numberFlag,
+} from './episode-cli.js';
 import { drive } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 
@@ -90,12 +98,14 @@ export const command: CliCommand = {
       }).catch((e: unknown) => {
         throw cliError(e);
       });
-      return await drive(controller, io, store, {
+      const code = await drive(controller, io, store, {
         step: values.step,
         keep: values.keep,
         json: values.json,
         extra: { parent, fork_step: at },
       });
+      if (values.keep) await exitKeepingSandbox(io, code);
+      return code;
     } finally {
       uninstall();
       if (!values.keep) await provider.close();

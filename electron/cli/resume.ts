@@ -3,7 +3,15 @@ import { resumeEpisode } from '../engine/harness/resume.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
-import { cliError, cliProvider, cliStore, closeOnSignals, intFlag, numberFlag } from './episode-cli.js';
+import {
+  cliError,
+  cliProvider,
+  cliStore,
+  closeOnSignals,
+  exitKeepingSandbox,
+  intFlag,
+  numberFlag,
+} from './episode-cli.js';
 import { drive } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 
@@ -70,12 +78,14 @@ export const command: CliCommand = {
         throw cliError(e);
       });
       const info = store.resolve(controller.branch);
-      return await drive(controller, io, store, {
+      const code = await drive(controller, io, store, {
         step: values.step,
         keep: values.keep,
         json: values.json,
         extra: { parent: info.parentBranch, fork_step: info.forkStep },
       });
+      if (values.keep) await exitKeepingSandbox(io, code);
+      return code;
     } finally {
       uninstall();
       if (!values.keep) await provider.close();

@@ -10,6 +10,7 @@ import {
   cliProvider,
   cliStore,
   closeOnSignals,
+  exitKeepingSandbox,
   describeEvent,
   episodeExit,
   episodeSummary,
@@ -105,7 +106,13 @@ export const command: CliCommand = {
       }).catch((e: unknown) => {
         throw cliError(e);
       });
-      return await drive(controller, io, store, { step: values.step, keep: values.keep, json: values.json });
+      const code = await drive(controller, io, store, {
+        step: values.step,
+        keep: values.keep,
+        json: values.json,
+      });
+      if (values.keep) await exitKeepingSandbox(io, code);
+      return code;
     } finally {
       uninstall();
       if (!values.keep) await provider.close();

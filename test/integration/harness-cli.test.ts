@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { tempHome } from '../support/harness.js';
@@ -84,5 +85,18 @@ describe('stepbox run / fork / open / replay on Docker', () => {
     expect(bad.stderr).toMatch(/line \d+ is not JSON/);
     const noTask = await cli(['run', 'nope/task.json', '--agent', AGENT]);
     expect(noTask.code).toBe(2);
+  });
+
+  it('--keep leaves the sandbox running, prints its id and exits', async () => {
+    const run = await cli(['run', TASK, '--agent', AGENT, '--keep', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const id = JSON.parse(run.stdout).sandbox as string;
+    expect(run.stderr).toContain(`sandbox kept: ${id}`);
+    try {
+      const state = execFileSync('docker', ['inspect', '-f', '{{.State.Running}}', id], { encoding: 'utf8' });
+      expect(state.trim()).toBe('true');
+    } finally {
+      execFileSync('docker', ['rm', '-f', id]);
+    }
   });
 });
