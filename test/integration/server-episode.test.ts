@@ -172,6 +172,20 @@ describe('web mode on the real engine', () => {
     expect(value(await client.episode.step({ id: branch })).step).toBe(1);
     const detail = value(await client.episode.stepDetail({ id: branch, step: 1 }));
     expect(detail.calls[0].result?.stdout).toBe('by hand\n');
+
+    // One long-lived stats stream of the live sandbox.
+    const { subscription } = value(await client.stats.subscribe({ id: branch }));
+    const sample = await nextEvent(transport, 'sandbox.stats', (p) => p.subscription === subscription);
+    expect(sample.memory_limit_bytes).toBeGreaterThan(0);
+    expect(sample.memory_bytes).toBeGreaterThan(0);
+    value(await client.stats.unsubscribe({ subscription }));
     value(await client.episode.stop({ id: branch }));
+
+    // Reopen the recorded branch at step 0 in a fresh sandbox (a new live controller).
+    const reopened = value(await client.episode.reopen({ id: branch, step: 0 }));
+    const box = value(await client.sandbox.info({ id: reopened.branch })).sandbox;
+    sandboxes.push(box?.id ?? '');
+    expect(reopened.state.step).toBe(0);
+    value(await client.episode.stop({ id: reopened.branch }));
   });
 });
