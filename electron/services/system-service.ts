@@ -2,14 +2,14 @@ import type { DockerStatus, SandboxDetails } from '../../shared/contract/index.j
 import type { EpisodeManager } from './episode-manager.js';
 import type { DockerPort } from './ports.js';
 
-/** `sandbox.info`: Docker's status and, for a live branch, its sandbox. */
+/** `sandbox.info`: Docker's status and, for a live branch, its sandbox (null for a recorded one). */
 export async function sandboxInfo(
   docker: DockerPort,
   episodes: EpisodeManager,
   id: string | undefined,
 ): Promise<{ docker: DockerStatus; sandbox: SandboxDetails | null }> {
   const status = await docker.status();
-  const controller = id ? episodes.require(id) : null;
+  const controller = id ? episodes.find(id) : null;
   const sandbox = controller?.sandbox() ?? null;
   if (!controller || !sandbox) return { docker: status, sandbox: null };
   const { limits } = sandbox.config;

@@ -233,6 +233,7 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
       state: 'running',
     });
     expect(value(await client.sandbox.info({})).sandbox).toBeNull();
+    expect(value(await client.sandbox.info({ id: 'recorded-only' })).sandbox).toBeNull();
 
     const { terminal } = value(await client.terminal.open({ id: branch, cols: 80, rows: 24 }));
     const data = nextEvent(
