@@ -120,4 +120,24 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
     expect(o).toMatchObject({ source: 'injected', real: { stdout: 'real\n' }, shown: { stdout: 'shown' } });
     await c.dispose();
   });
+
+  it('the episode timeout ends the episode with status timeout', async () => {
+    env = tempHome();
+    const agent = script(env.dir, 'a.jsonl', [
+      call('execute_shell', { command: 'sleep 2' }),
+      call('write_file', { path: 'done.txt', content: 'ok' }),
+      final('done'),
+    ]);
+    const c = await startEpisode({
+      task: memoryTask({ timeouts: { tools: { default: 30 }, step_soft: 5, step_hard: 10, episode: 0.3 } }),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    const started = Date.now();
+    await c.run();
+    expect(Date.now() - started).toBeLessThan(1_800);
+    expect(c.ended()).toMatchObject({ status: 'timeout', end_reason: 'episode_timeout', steps: 1 });
+    await c.dispose();
+  });
 });
