@@ -93,6 +93,29 @@ function byPath(a: ManifestEntry, b: ManifestEntry): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
+/** Blobs per `blobs` request: the helper holds one batch in memory, and its memory counts against the sandbox's limit. */
+const BLOB_BATCH_BYTES = 16 * 1024 * 1024;
+
+/** Splits hashes into batches of at most BLOB_BATCH_BYTES (a larger file goes alone). */
+function blobBatches(hashes: readonly string[], entries: readonly ManifestEntry[]): string[][] {
+  const size = new Map(entries.map((e) => [e.hash, e.size]));
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let total = 0;
+  for (const h of hashes) {
+    const n = size.get(h) ?? 0;
+    if (current.length && total + n > BLOB_BATCH_BYTES) {
+      batches.push(current);
+      current = [];
+      total = 0;
+    }
+    current.push(h);
+    total += n;
+  }
+  if (current.length) batches.push(current);
+  return batches;
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Decodes output: text (U+FFFD for bad bytes) plus base64 of the raw bytes when they are not UTF-8. */
@@ -415,18 +438,18 @@ export class DockerSandbox implements Sandbox {
       const have = await Promise.all(hashes.map((h) => store.hasBlob(h)));
       const missing = hashes.filter((_, i) => !have[i]);
       let bytes = 0;
-      if (missing.length) {
-        const r = await this.callRetrying('blobs', { hashes: missing });
+      for (const batch of blobBatches(missing, entries)) {
+        const r = await this.callRetrying('blobs', { hashes: batch });
         const sizes = r.header.sizes as number[];
         let off = 0;
         await Promise.all(
-          missing.map((h, i) => {
+          batch.map((h, i) => {
             const blob = r.payload.subarray(off, off + sizes[i]);
             off += sizes[i];
             return store.putBlob(h, blob);
           }),
         );
-        bytes = off;
+        bytes += off;
       }
       const manifest: SnapshotManifest = { treeHash, entries };
       const id = await store.putManifest(manifest);
