@@ -97,6 +97,12 @@ describe('web mode: a live episode on Docker', () => {
     expect(JSON.parse(await app.inspector.model('result.json', (v) => v.includes('"ok"')))).toMatchObject({
       ok: true,
     });
+    // The sandbox panel: the live container and a sample from its stats stream.
+    await app.sandbox.root
+      .getByTestId('sandbox-memory')
+      .filter({ hasText: /\d+(\.\d)? MiB \/ 1024 MiB/ })
+      .waitFor({ timeout: 30_000 });
+    await expect(app.sandbox.container()).resolves.toMatch(/^[0-9a-f]{12}$/);
     await app.screenshot('live-breakpoint-terminal-inspector');
     await app.inspector.tab('files');
     expect(await app.inspector.model('diff-after', (v) => v.includes('argv'))).toContain('sys.argv[2]');
@@ -188,6 +194,21 @@ describe('web mode: a live episode on Docker', () => {
     await app.terminal.run('clear; ls /workspace; echo LS-DONE', /LS-DONE/);
     expect(await app.terminal.screen()).not.toContain('whatif.txt');
     await app.screenshot('what-if');
+
+    // Compare the fork with its parent step by step: the parent's step 3 has no counterpart.
+    await app.replay.root.locator('[data-testid="compare"] > summary').click();
+    await app.replay.root.getByTestId('compare-with').selectOption(parent as string);
+    await app.replay.root.getByRole('button', { name: 'Compare' }).click();
+    const table = app.replay.root.getByTestId('compare-table');
+    await table.waitFor({ timeout: 60_000 });
+    const cmp = await table
+      .locator('tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => ({ step: tr.getAttribute('data-step'), text: (tr as HTMLElement).innerText })),
+      );
+    expect(cmp.map((r) => r.step)).toEqual(['1', '2', '3']);
+    expect(cmp[2].text).toContain('python3 greet.py');
+    await app.screenshot('compare-branches');
     expect(app.errors).toEqual([]);
     await app.page.close();
   });

@@ -1,4 +1,5 @@
 import { useSlice, useStores } from '../stores/use-stores';
+import { MarkdownLite } from './markdown-lite';
 
 /** The open case's walkthrough, beside the timeline: what to look at, and how to fix it. */
 export function CaseWalkthrough() {
@@ -21,7 +22,7 @@ export function CaseWalkthrough() {
         {active.readme === null ? (
           <div className="state state-loading">Loading the walkthrough…</div>
         ) : (
-          <pre className="readme">{active.readme}</pre>
+          <MarkdownLite text={active.readme} />
         )}
       </div>
     </aside>

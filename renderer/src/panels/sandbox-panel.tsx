@@ -126,7 +126,7 @@ export function SandboxPanel() {
           No live sandbox for this branch (a recorded trace). Fork or reopen it to get one.
         </PanelState>
       ) : null}
-      {sandbox ? (
+      {sandbox && live ? (
         <>
           <dl className="facts" data-testid="sandbox-info">
             <dt>container</dt>

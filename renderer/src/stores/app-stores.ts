@@ -74,7 +74,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       else if (!s.live && terminal.getState().branch !== null) void terminal.getState().detach();
     }
     // The library's step counts and statuses move when a live branch stops.
-    if (s.state !== prev.state && (s.state === 'paused' || s.state === 'ended')) void episodes.getState().refresh();
+    if (s.state !== prev.state && (s.state === 'paused' || s.state === 'ended'))
+      void episodes.getState().refresh();
     const step = selectViewedStep(s);
     const row = selectViewedRow(s);
     if (s.branch !== prev.branch || step !== selectViewedStep(prev) || row !== selectViewedRow(prev)) {

@@ -212,6 +212,8 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     let rows = s.rows;
     for (const event of batch) rows = applyEventToRows(rows, event);
     store.setState({ rows, live: ended ? false : s.live });
+    // A closed branch gets its QA flags and final status from the server.
+    if (ended) void store.getState().reload();
   };
 
   const offEvent = client.onEpisodeEvent(({ branch, event }) => {

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openApp, removeHome, startServe, tempHome, until, type Served } from '../support/e2e';
+
+describe('web mode: a bundled case', () => {
+  let browser: Browser;
+  let served: Served;
+  let home: string;
+
+  beforeAll(async () => {
+    home = tempHome();
+    served = await startServe({ home });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    if (home) removeHome(home);
+  });
+
+  it('opens in one click with its walkthrough beside the timeline; runs to its QA flag; re-executes identically', async () => {
+    const app = await openApp(browser, served.url);
+    await app.library.openCase('tool-loop-vague-error');
+    const walkthrough = app.page.getByTestId('case-walkthrough');
+    await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
+    await expect(walkthrough.innerText()).resolves.toContain('Tool-call loop after a vague error');
+    await app.page
+      .locator(
+        '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
+      )
+      .waitFor({ timeout: 60_000 });
+
+    // F5 runs the case to its end; the closed branch shows the loop flag on the step it points at.
+    await app.page.keyboard.press('F5');
+    await app.page
+      .locator(
+        '[data-testid="stepper-bar"][data-state="none"], [data-testid="stepper-bar"][data-state="ended"]',
+      )
+      .waitFor({
+        timeout: 120_000,
+      });
+    const flagged = await until(
+      () =>
+        app.timeline.root
+          .locator('[data-flag="loop"]')
+          .evaluateAll((els) => els.map((e) => e.closest('[data-step]')?.getAttribute('data-step'))),
+      (steps) => steps.length > 0,
+      30_000,
+      'loop flag in the timeline',
+    );
+    expect(flagged).toContain('3');
+    const rows = await app.timeline.rows();
+    expect(rows.filter((r) => r.step <= 4).every((r) => r.status === 'nonzero_exit')).toBe(true);
+    await app.screenshot('case-walkthrough-qa-flag');
+
+    // Re-execution replay of the closed branch: deterministic commands replay identically.
+    await app.replay.root.getByTestId('replay-verify').click();
+    const report = app.replay.root.getByTestId('replay-report');
+    await report.waitFor({ timeout: 120_000 });
+    await expect(report.innerText()).resolves.toMatch(/identical|divergence/);
+    await app.screenshot('replay-report');
+    expect(app.errors).toEqual([]);
+  });
+});
