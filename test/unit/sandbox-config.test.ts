@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { containerSpec } from '../../electron/engine/docker/container-spec.js';
+import { configKey, defaultSandboxConfig, sandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { SandboxSpec } from '../../shared/task.js';
+
+describe('sandbox config from a task', () => {
+  it('converts Docker sizes to bytes and fills the defaults', () => {
+    const config = sandboxConfig(
+      SandboxSpec.parse({
+        network: 'lab',
+        limits: { cpus: 0.5, memory: '512m', disk: '100m', output: '64k' },
+      }),
+    );
+    expect(config).toEqual({
+      image: 'stepbox-sandbox:1',
+      network: 'lab',
+      limits: {
+        cpus: 0.5,
+        memoryBytes: 512 * 2 ** 20,
+        pids: 256,
+        diskBytes: 100 * 2 ** 20,
+        outputBytes: 65536,
+      },
+    });
+    expect(defaultSandboxConfig().limits).toEqual({
+      cpus: 1,
+      memoryBytes: 2 ** 30,
+      pids: 256,
+      diskBytes: 2 ** 30,
+      outputBytes: 2 ** 20,
+    });
+  });
+
+  it('keys warm pools by image, network and every limit', () => {
+    expect(configKey(defaultSandboxConfig())).toBe(configKey(defaultSandboxConfig()));
+    expect(configKey(defaultSandboxConfig({ pids: 64 }))).not.toBe(configKey(defaultSandboxConfig()));
+  });
+});
+
+describe('container spec', () => {
+  const spec = containerSpec(defaultSandboxConfig({ memory: '256m', disk: '64m' }), '{"pid":1}');
+
+  it('applies the security defaults', () => {
+    expect(spec.HostConfig).toMatchObject({
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      Init: true,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Memory: 256 * 2 ** 20,
+      MemorySwap: 256 * 2 ** 20,
+      NanoCpus: 1e9,
+      PidsLimit: 256,
+      Privileged: false,
+      Binds: [],
+    });
+    expect(spec.User).toBe('1000:1000');
+    expect(spec.Hostname).toBe('sandbox');
+    expect(spec.Cmd).toEqual(['sleep', 'infinity']);
+    expect(spec.Env).toEqual(expect.arrayContaining(['HOME=/home/agent', 'TZ=UTC', 'LANG=C.UTF-8']));
+    expect(JSON.stringify(spec)).not.toContain('docker.sock');
+  });
+
+  it('mounts /workspace as a size-limited executable tmpfs of the sandbox user, plus /tmp and $HOME', () => {
+    const tmpfs = spec.HostConfig!.Tmpfs!;
+    expect(tmpfs['/workspace']).toBe(`rw,exec,size=${64 * 2 ** 20},uid=1000,gid=1000,mode=0755`);
+    expect(tmpfs['/tmp']).toMatch(/^rw,exec,nosuid,size=\d+,mode=1777$/);
+    expect(tmpfs['/home/agent']).toMatch(/uid=1000,gid=1000/);
+  });
+
+  it('labels the container with its owner', () => {
+    expect(spec.Labels).toEqual({ stepbox: '1', 'stepbox.owner': '{"pid":1}' });
+  });
+});
