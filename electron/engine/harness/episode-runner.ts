@@ -17,7 +17,9 @@ import type { Conversation } from './conversation.js';
 import { asFatal, SandboxEnvironment, type Fatal, type StepOutcome } from './environment.js';
 import { EpisodeTimeout } from './episode-timeout.js';
 import type { ControllerState, EpisodeController, StopReason } from './episode-controller.js';
+import { episodeStatus } from './episode-status.js';
 import { HarnessError } from './harness-error.js';
+import { Listeners } from './listeners.js';
 import { cutAtStep, snapshotAt } from './lineage.js';
 import { MaxSteps } from './max-steps.js';
 import { conversationFromEvents, episodeReturn, memoryFromEvents } from './state-at.js';
@@ -99,9 +101,9 @@ export class EpisodeRunner implements EpisodeController {
   private inFlight: Promise<unknown> | null = null;
   private pendingFork: number | null;
   private readonly queued: NewTraceEvent[] = [];
-  private readonly eventListeners = new Set<(e: TraceEvent) => void>();
-  private readonly stateListeners = new Set<(s: ControllerState, r?: StopReason) => void>();
-  private readonly branchListeners = new Set<(branch: string) => void>();
+  private readonly eventListeners = new Listeners<[TraceEvent]>();
+  private readonly stateListeners = new Listeners<[ControllerState, StopReason | undefined]>();
+  private readonly branchListeners = new Listeners<[string]>();
   private endEvent: EndEvent | null = null;
   private readonly signatures: (string | null)[] = [];
   private readonly timingList: StepTiming[] = [];
@@ -196,19 +198,16 @@ export class EpisodeRunner implements EpisodeController {
 
   onEvent(listener: (event: TraceEvent) => void): () => void {
     for (const e of this.events) listener(e);
-    this.eventListeners.add(listener);
-    return () => this.eventListeners.delete(listener);
+    return this.eventListeners.add(listener);
   }
 
   onState(listener: (state: ControllerState, reason?: StopReason) => void): () => void {
-    this.stateListeners.add(listener);
-    return () => this.stateListeners.delete(listener);
+    return this.stateListeners.add(listener);
   }
 
   /** Called when continuing after a rollback moved this controller onto a new branch. */
   onBranch(listener: (branch: string) => void): () => void {
-    this.branchListeners.add(listener);
-    return () => this.branchListeners.delete(listener);
+    return this.branchListeners.add(listener);
   }
 
   setBreakpoints(breakpoints: readonly Breakpoint[]): void {
@@ -339,7 +338,7 @@ export class EpisodeRunner implements EpisodeController {
     const written = this.writer.append(event);
     this.conversation.apply(written);
     this.events.push(written);
-    for (const l of this.eventListeners) l(written);
+    this.eventListeners.emit(written);
     return written;
   }
 
@@ -354,10 +353,8 @@ export class EpisodeRunner implements EpisodeController {
       components: fin.components,
       total: fin.total,
       final: true,
-      ...(verifier ? {} : { note: 'no verifier result' }),
-    } as NewTraceEvent);
-    const status: EpisodeStatus =
-      endReason === 'episode_timeout' ? 'timeout' : verifier?.success ? 'succeeded' : 'failed';
+    });
+    const status = episodeStatus(endReason, verifier);
     await this.close(status, endReason, verifier, fin.total);
     return { kind: 'ended', message: `${status}: ${endReason}` };
   }
@@ -404,7 +401,7 @@ export class EpisodeRunner implements EpisodeController {
     const end: EndEvent = { ...fields, type: 'end', source: 'harness', seq, t: Date.now() };
     this.endEvent = end;
     if (!notify) return;
-    for (const l of this.eventListeners) l(end);
+    this.eventListeners.emit(end);
   }
 
   async stop(): Promise<EndEvent> {
@@ -555,7 +552,7 @@ export class EpisodeRunner implements EpisodeController {
     this.writer = created.writer;
     this.endEvent = null;
     this.pendingFork = null;
-    for (const l of this.branchListeners) l(created.branch);
+    this.branchListeners.emit(created.branch);
   }
 
   async fork(step: number, agentSpec?: string): Promise<EpisodeController> {
@@ -577,7 +574,7 @@ export class EpisodeRunner implements EpisodeController {
 
   private setState(state: ControllerState, reason?: StopReason): void {
     this.status = state;
-    for (const l of this.stateListeners) l(state, reason);
+    this.stateListeners.emit(state, reason);
   }
 }
 
