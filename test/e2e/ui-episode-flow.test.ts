@@ -196,6 +196,7 @@ describe('web mode: a live episode on Docker', () => {
     await app.screenshot('what-if');
 
     // Compare the fork with its parent step by step: the parent's step 3 has no counterpart.
+    await app.replay.root.locator('[data-testid="whatif"] > summary').click();
     await app.replay.root.locator('[data-testid="compare"] > summary').click();
     await app.replay.root.getByTestId('compare-with').selectOption(parent as string);
     await app.replay.root.getByRole('button', { name: 'Compare' }).click();
@@ -208,6 +209,7 @@ describe('web mode: a live episode on Docker', () => {
       );
     expect(cmp.map((r) => r.step)).toEqual(['1', '2', '3']);
     expect(cmp[2].text).toContain('python3 greet.py');
+    await table.scrollIntoViewIfNeeded();
     await app.screenshot('compare-branches');
     expect(app.errors).toEqual([]);
     await app.page.close();

@@ -87,6 +87,31 @@ describe('web mode: injecting an observation into an openai agent', () => {
       'recommend an umbrella',
     );
     await app.screenshot('inject-openai');
+
+    // Override the pending tool result: the tool ran, the agent sees the override.
+    await app.inspector.tab('call');
+    await app.inject.root.getByTestId('override-text').fill('SUNNY-OVERRIDE');
+    await app.inject.root.getByTestId('override-send').click();
+    await app.inject.root.locator('.notice').filter({ hasText: 'overridden' }).waitFor({ timeout: 10_000 });
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(3);
+    await settled.waitFor({ timeout: 60_000 });
+    const sent = model.requests[model.requests.length - 1].body.messages as {
+      role: string;
+      content: unknown;
+    }[];
+    expect(
+      sent
+        .filter((m) => m.role === 'tool')
+        .map((m) => String(m.content))
+        .join('\n'),
+    ).toContain('SUNNY-OVERRIDE');
+    await until(
+      () => app.timeline.rows(),
+      (r) => r.some((x) => x.step === 2 && x.text.includes('OVR')),
+      30_000,
+      'override mark on step 2',
+    );
     expect(app.errors).toEqual([]);
   });
 });
