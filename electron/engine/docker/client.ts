@@ -187,6 +187,8 @@ export class DockerEngine {
     const stream = (await this.docker.getEvents({
       filters: { type: ['container'], event: ['oom'], label: [label] },
     })) as NodeJS.ReadableStream & { destroy(): void };
+    // A listener must not keep a CLI process alive on its own.
+    (stream as { socket?: { unref(): void } }).socket?.unref();
     let buf = '';
     stream.on('data', (chunk: Buffer) => {
       buf += chunk.toString('utf8');
