@@ -42,29 +42,38 @@ export const command: CliCommand = {
         `--host must be 127.0.0.1 or localhost (web mode is loopback only), not "${host}"`,
       );
 
-    const { startServer } = await import('../server.js');
-    const server = await startServer({
-      port,
-      host,
-      ...(io.env.STEPBOX_HOME ? { home: io.env.STEPBOX_HOME } : {}),
-    });
-    io.stdout.write(`${server.url}\n`);
-    io.stderr.write(`stepbox serve: open the URL above in a browser; Ctrl+C to stop\n`);
-
-    await new Promise<void>((resolve) => {
-      let stopping = false;
-      const stop = (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        io.stderr.write(`stepbox serve: ${signal}: stopping live episodes and their sandboxes…\n`);
-        server.close().then(resolve, (e: unknown) => {
-          io.stderr.write(`stepbox serve: cleanup failed: ${e instanceof Error ? e.message : String(e)}\n`);
-          resolve();
-        });
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
-    });
+    // Signals are handled from here on, so a Ctrl+C right after the URL still cleans up.
+    let signalled: string | null = null;
+    let wake: () => void = () => undefined;
+    const onSignal = (signal: string) => {
+      signalled ??= signal;
+      wake();
+    };
+    const onInt = () => onSignal('SIGINT');
+    const onTerm = () => onSignal('SIGTERM');
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+    try {
+      const { startServer } = await import('../server.js');
+      const server = await startServer({
+        port,
+        host,
+        ...(io.env.STEPBOX_HOME ? { home: io.env.STEPBOX_HOME } : {}),
+      });
+      io.stdout.write(`${server.url}\n`);
+      io.stderr.write(`stepbox serve: open the URL above in a browser; Ctrl+C to stop\n`);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        if (signalled) resolve();
+      });
+      io.stderr.write(`stepbox serve: ${signalled}: stopping live episodes and their sandboxes…\n`);
+      await server.close().catch((e: unknown) => {
+        io.stderr.write(`stepbox serve: cleanup failed: ${e instanceof Error ? e.message : String(e)}\n`);
+      });
+    } finally {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    }
     return EXIT.ok;
   },
 };
