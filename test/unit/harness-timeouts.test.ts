@@ -138,6 +138,9 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
     await c.run();
     expect(Date.now() - started).toBeLessThan(1_800);
     expect(c.ended()).toMatchObject({ status: 'timeout', end_reason: 'episode_timeout', steps: 1 });
+    // The episode budget cut the call: a plain timeout result, no fallback and no rollback.
+    expect(ofType(c.history(), 'tool_result')[0].result).toMatchObject({ ok: false, error: { code: 'timeout' } });
+    expect(ofType(c.history(), 'rollback')).toHaveLength(0);
     await c.dispose();
   });
 });

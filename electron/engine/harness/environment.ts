@@ -23,6 +23,8 @@ export interface StepAction {
   readonly raw?: string;
   /** The hard step timeout in ms (the step timeout wrapper sets it). */
   readonly hardMs?: number;
+  /** What is left of the episode's time budget in ms (the episode timeout wrapper sets it). */
+  readonly episodeLeftMs?: number;
 }
 
 /** One call of a step and what came back. */
@@ -176,7 +178,11 @@ export class SandboxEnvironment implements Environment {
       const stepStart = Date.now();
       const hardMs = action.hardMs ?? task.timeouts.step_hard * 1000;
       for (const [i, call] of parsed.calls.entries()) {
-        const left = Math.max(1, hardMs - (Date.now() - stepStart));
+        const elapsed = Date.now() - stepStart;
+        const hardLeft = Math.max(1, hardMs - elapsed);
+        const episodeLeft = Math.max(1, (action.episodeLeftMs ?? Infinity) - elapsed);
+        // The call may not outlive the step's hard limit nor the episode's budget.
+        const left = Math.min(hardLeft, episodeLeft);
         const callEvent = this.sink.append({
           type: 'tool_call',
           step: k,
@@ -209,7 +215,8 @@ export class SandboxEnvironment implements Environment {
         }
         let shown = outcome.result;
         let memoryWrites = outcome.memoryWrites;
-        const hard = isHardTimeout(task, call, outcome.result, left);
+        // Only the step's hard limit brings the fallback and the rollback; the episode budget just ends it.
+        const hard = hardLeft <= episodeLeft && isHardTimeout(task, call, outcome.result, hardLeft);
         if (hard) {
           hardTimeout = true;
           const fb = fallbackResult(task, call, outcome.result, memory);

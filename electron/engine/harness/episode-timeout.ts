@@ -4,7 +4,7 @@ import type { Environment, StepAction, StepOutcome } from './environment.js';
  * Truncates the episode when its time budget is spent. The budget counts time spent
  * running steps (the agent's decision included), not time paused at a breakpoint or
  * between steps in the stepper: debugging an episode must not time it out. A step that
- * ends past the budget ends the episode, and no call's hard limit reaches past it.
+ * ends past the budget ends the episode, and no call outlives the budget.
  */
 export class EpisodeTimeout implements Environment {
   private spentMs = 0;
@@ -41,7 +41,7 @@ export class EpisodeTimeout implements Environment {
 
   async step(action: StepAction): Promise<StepOutcome> {
     const left = Math.max(1, this.seconds * 1000 - this.used());
-    const out = await this.inner.step({ ...action, hardMs: Math.min(action.hardMs ?? Infinity, left) });
+    const out = await this.inner.step({ ...action, episodeLeftMs: left });
     if (out.terminated || !this.expired()) return out;
     return { ...out, truncated: true, info: { ...out.info, truncation: 'episode_timeout' } };
   }
