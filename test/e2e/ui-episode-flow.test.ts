@@ -88,6 +88,14 @@ describe('web mode: a live episode on Docker', () => {
     expect(await sttySize(app, 'B')).toEqual([after.rows, after.cols]);
     await app.page.setViewportSize({ width: 1600, height: 1000 });
 
+    // The debugger keys work while the terminal has focus, and never reach the shell.
+    await app.terminal.focus();
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(3);
+    await settled(app);
+    const shell = await app.terminal.run('echo KEYS-OK', /\nKEYS-OK/);
+    expect(shell).not.toMatch(/\[21~|\[15~/);
+
     // The inspector: step 2's arguments and result as Monaco models; its file diff.
     await app.timeline.select(2);
     await app.inspector.waitForStep(2);

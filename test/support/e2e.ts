@@ -109,6 +109,11 @@ export async function openApp(
   const page = await browser.newPage({ viewport });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  // A CSP violation (an inline script, eval) shows only on the console.
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to (execute|evaluate|load)/.test(m.text()))
+      errors.push(`csp: ${m.text()}`);
+  });
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   await page.waitForSelector('[data-testid="app-ready"]');
