@@ -1,11 +1,9 @@
 import { createRoot } from 'react-dom/client';
 import { App } from './app';
 import { connectClient } from './client/connect';
-import { setupMonaco } from './monaco/setup-monaco';
 import { createAppStores } from './stores/app-stores';
 import './styles.css';
 
-setupMonaco();
 const stores = createAppStores(connectClient());
 const root = document.getElementById('root');
 if (root) createRoot(root).render(<App stores={stores} />);

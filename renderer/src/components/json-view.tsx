@@ -1,5 +1,9 @@
 import { DiffEditor, Editor } from '@monaco-editor/react';
 import type { editor } from 'monaco-editor';
+import { setupMonaco } from '../monaco/setup-monaco';
+
+// This module is loaded lazily (see lazy-editors.tsx): Monaco's 4 MB stay off the first render.
+setupMonaco();
 
 const OPTIONS: editor.IStandaloneEditorConstructionOptions = {
   readOnly: true,
@@ -14,11 +18,6 @@ const OPTIONS: editor.IStandaloneEditorConstructionOptions = {
   renderLineHighlight: 'none',
   overviewRulerLanes: 0,
 };
-
-/** Pretty JSON of anything (undefined shows as null). */
-export function pretty(value: unknown): string {
-  return JSON.stringify(value ?? null, null, 2);
-}
 
 /**
  * Read-only JSON in Monaco. `model` names a fixed model URI (`stepbox://inspector/<model>`)

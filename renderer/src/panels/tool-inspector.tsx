@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { CallDetail, StepDetail } from '../../../shared/contract/models';
 import type { ToolResult } from '../../../shared/tool-result';
-import { FileDiffView, JsonView, pretty } from '../components/json-view';
+import { FileDiffView, JsonView, pretty } from '../components/lazy-editors';
 import { Panel, PanelState } from '../components/panel';
 import type { InspectorTab } from '../stores/inspector/inspector-store';
 import { useSlice, useStores } from '../stores/use-stores';

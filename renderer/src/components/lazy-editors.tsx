@@ -1,0 +1,37 @@
+import { lazy, Suspense } from 'react';
+
+const Json = lazy(() => import('./json-view').then((m) => ({ default: m.JsonView })));
+const Diff = lazy(() => import('./json-view').then((m) => ({ default: m.FileDiffView })));
+
+const loading = <div className="state state-loading">Loading editor…</div>;
+
+/** Read-only JSON in Monaco, loaded on first use. */
+export function JsonView(props: {
+  readonly model: string;
+  readonly value: string;
+  readonly height?: number | string;
+}) {
+  return (
+    <Suspense fallback={loading}>
+      <Json {...props} />
+    </Suspense>
+  );
+}
+
+/** A file's before/after in Monaco's diff editor, loaded on first use. */
+export function FileDiffView(props: {
+  readonly path: string;
+  readonly before: string;
+  readonly after: string;
+}) {
+  return (
+    <Suspense fallback={loading}>
+      <Diff {...props} />
+    </Suspense>
+  );
+}
+
+/** Pretty JSON of anything (undefined shows as null). */
+export function pretty(value: unknown): string {
+  return JSON.stringify(value ?? null, null, 2);
+}
