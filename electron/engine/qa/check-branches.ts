@@ -23,13 +23,14 @@ export async function checkBranch(
   options: { useIndex?: boolean } = {},
 ): Promise<BranchCheck> {
   const events = branchEvents(b);
+  const source = b.store ?? store;
   const reference = b.task
     ? await qaReference({
-        home: store?.home ?? null,
+        home: source?.home ?? null,
         task: b.task,
         branch: b.branch,
         events,
-        snapshots: store ? store.snapshots(b.episode) : null,
+        snapshots: source ? source.snapshots(b.episode) : null,
         useIndex: options.useIndex,
       })
     : undefined;

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseTask, type Task } from '../../../shared/task.js';
 import { logger } from '../log.js';
-import type { DiskEpisodeStore } from '../trace/episode-store.js';
+import { openEpisodeStore, type DiskEpisodeStore } from '../trace/episode-store.js';
 import { readTraceFile, TraceCorruptError, type ParsedTrace } from '../trace/trace-reader.js';
 
 const log = logger('qa');
@@ -19,6 +19,8 @@ export interface LoadedBranch {
   readonly task: Task | null;
   /** The batch slot it fills, when loaded from a batch folder. */
   readonly slot?: { readonly task: string; readonly index: number };
+  /** The store holding it, when not the caller's (a batch recorded under another $STEPBOX_HOME). */
+  readonly store?: DiskEpisodeStore;
 }
 
 /** The header's task, defaults filled; null if it does not parse. */
@@ -27,7 +29,12 @@ export function taskOf(trace: ParsedTrace): Task | null {
   return parsed.ok ? parsed.value : null;
 }
 
-function fromTrace(trace: ParsedTrace, path: string, slot?: LoadedBranch['slot']): LoadedBranch {
+function fromTrace(
+  trace: ParsedTrace,
+  path: string,
+  slot?: LoadedBranch['slot'],
+  store?: DiskEpisodeStore,
+): LoadedBranch {
   return {
     episode: trace.header.episode,
     branch: trace.header.branch,
@@ -37,6 +44,7 @@ function fromTrace(trace: ParsedTrace, path: string, slot?: LoadedBranch['slot']
     trace,
     task: taskOf(trace),
     slot,
+    store,
   };
 }
 
@@ -71,16 +79,24 @@ export function loadBranches(
   if (existsSync(target) && statSync(target).isDirectory()) {
     const batchFile = join(target, 'batch.json');
     if (existsSync(batchFile)) {
-      const batch = JSON.parse(readFileSync(batchFile, 'utf8')) as { slots?: BatchSlotRef[] };
+      const batch = JSON.parse(readFileSync(batchFile, 'utf8')) as { home?: string; slots?: BatchSlotRef[] };
+      // A batch remembers the store it ran in; read it there when that is not the caller's.
+      const own =
+        batch.home && resolve(batch.home) !== resolve(store.home) && existsSync(batch.home)
+          ? openEpisodeStore(batch.home, { skipMarkInterrupted: true })
+          : null;
+      const from = own ?? store;
       const out: LoadedBranch[] = [];
       for (const slot of batch.slots ?? []) {
         if (!slot.episode) continue;
         const branches = options.allBranches
-          ? store.listBranches(slot.episode)
-          : [store.branchInfo(slot.episode, slot.episode)];
+          ? from.listBranches(slot.episode)
+          : [from.branchInfo(slot.episode, slot.episode)];
         for (const b of branches) {
-          const path = store.currentTracePath(b);
-          out.push(fromTrace(readTraceFile(path), path, { task: slot.task, index: slot.index }));
+          const path = from.currentTracePath(b);
+          out.push(
+            fromTrace(readTraceFile(path), path, { task: slot.task, index: slot.index }, own ?? undefined),
+          );
         }
       }
       return out;
