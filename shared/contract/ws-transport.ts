@@ -1,6 +1,6 @@
 import { appError } from '../errors.js';
 import { err, type Result } from '../result.js';
-import { isEventName, type EventName } from './events.js';
+import { EVENTS, isEventName, type EventName } from './events.js';
 import type { Transport } from './transport.js';
 import { ServerFrame, type CallFrame } from './ws-protocol.js';
 
@@ -24,12 +24,24 @@ export interface WebSocketTransport extends Transport {
 
 const OPEN = 1;
 
+/** Options of {@link createWebSocketTransport}. */
+export interface WebSocketTransportOptions {
+  /** Told about every frame dropped as malformed (default: ignored). */
+  readonly onProtocolError?: (message: string) => void;
+}
+
 /**
  * The contract over web mode's WebSocket. Connects on first use and again after a drop;
  * a call in flight when the socket closes resolves with `{ok: false}` (never hangs).
- * Frames are validated with zod; a malformed frame is dropped.
+ * Every frame is validated with zod, and every event payload against its stream's
+ * schema; a malformed frame is dropped and reported to `onProtocolError`.
  */
-export function createWebSocketTransport(url: string, open: WebSocketFactory): WebSocketTransport {
+export function createWebSocketTransport(
+  url: string,
+  open: WebSocketFactory,
+  options: WebSocketTransportOptions = {},
+): WebSocketTransport {
+  const protocolError = options.onProtocolError ?? (() => undefined);
   const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
   const pending = new Map<number, (result: Result<unknown>) => void>();
   let socket: WebSocketLike | null = null;
@@ -46,18 +58,24 @@ export function createWebSocketTransport(url: string, open: WebSocketFactory): W
     let json: unknown;
     try {
       json = JSON.parse(data);
-    } catch {
-      return; // Not JSON: not ours; the server never sends it.
+    } catch (e) {
+      return protocolError(`a frame is not JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
     const frame = ServerFrame.safeParse(json);
-    if (!frame.success) return;
+    if (!frame.success) return protocolError(`not a result or event frame: ${frame.error.message}`);
     if (frame.data.kind === 'result') {
       const resolve = pending.get(frame.data.id);
       pending.delete(frame.data.id);
       resolve?.(frame.data.result);
-    } else if (isEventName(frame.data.event)) {
-      for (const listener of [...(listeners.get(frame.data.event) ?? [])]) listener(frame.data.payload);
+      return;
     }
+    const { event } = frame.data;
+    if (!isEventName(event)) return protocolError(`unknown event stream "${event}"`);
+    const set = listeners.get(event);
+    if (!set || set.size === 0) return;
+    const payload = EVENTS[event].safeParse(frame.data.payload);
+    if (!payload.success) return protocolError(`${event}: ${payload.error.message}`);
+    for (const listener of [...set]) listener(payload.data);
   };
 
   const connect = (): Promise<WebSocketLike> => {

@@ -6,6 +6,8 @@ import {
   type StepRow,
   createClient,
   createMemoryTransport,
+  createWebSocketTransport,
+  type WebSocketLike,
   eventMethodName,
   EVENT_NAMES,
   OPERATION_NAMES,
@@ -149,5 +151,52 @@ describe('step rows', () => {
     const started = performance.now();
     expect(stepRowsOf(events)).toHaveLength(10_000);
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('WebSocket transport', () => {
+  /** A socket the test drives: opens at once, records what is sent, delivers what the test pushes. */
+  function fakeSocket() {
+    const handlers: Record<string, ((e: { data: unknown }) => void)[]> = {};
+    const sent: string[] = [];
+    const socket: WebSocketLike = {
+      readyState: 1,
+      send: (d) => sent.push(d),
+      close: () => handlers.close?.forEach((h) => h({ data: null })),
+      addEventListener: (type: string, h: (e: { data: unknown }) => void) => {
+        (handlers[type] ??= []).push(h);
+        if (type === 'open') queueMicrotask(() => h({ data: null }));
+      },
+    } as WebSocketLike;
+    const push = (frame: unknown) => handlers.message?.forEach((h) => h({ data: JSON.stringify(frame) }));
+    return { socket, sent, push };
+  }
+
+  it('pairs results with calls, validates event payloads, and fails pending calls on close', async () => {
+    const fake = fakeSocket();
+    const errors: string[] = [];
+    const transport = createWebSocketTransport('ws://x/ws?token=t', () => fake.socket, {
+      onProtocolError: (m) => errors.push(m),
+    });
+    const data: string[] = [];
+    transport.subscribe('terminal.data', (p) => data.push((p as { data: string }).data));
+    const call = transport.call('tasks.list', {});
+    await new Promise((r) => setTimeout(r, 0));
+    const frame = JSON.parse(fake.sent[0]) as { id: number; op: string };
+    expect(frame).toMatchObject({ kind: 'call', op: 'tasks.list', input: {} });
+    fake.push({ kind: 'result', id: frame.id, result: { ok: true, value: { tasks: [] } } });
+    expect(await call).toEqual({ ok: true, value: { tasks: [] } });
+
+    fake.push({ kind: 'event', event: 'terminal.data', payload: { terminal: 't1', data: 'hi' } });
+    fake.push({ kind: 'event', event: 'terminal.data', payload: { terminal: 't1' } });
+    fake.push({ kind: 'event', event: 'no.such', payload: {} });
+    expect(data).toEqual(['hi']);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toContain('terminal.data');
+
+    const pending = transport.call('cases.list', {});
+    await new Promise((r) => setTimeout(r, 0));
+    transport.close();
+    expect(await pending).toMatchObject({ ok: false, error: { code: 'internal' } });
   });
 });
