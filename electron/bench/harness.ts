@@ -148,6 +148,7 @@ export const section: BenchSection = {
       const naivePerStep = naive / perStep.length;
       return {
         harness_overhead_ms: median(overhead),
+        harness_overhead_p90_ms: [...overhead].sort((a, b) => a - b)[Math.floor(overhead.length * 0.9)],
         harness_step_ms: median(timings.map((t) => t.wallMs)),
         harness_tool_ms: median(timings.map((t) => t.toolMs)),
         harness_snapshot_ms: median(timings.map((t) => t.snapshotMs)),
