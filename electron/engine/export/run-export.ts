@@ -182,6 +182,10 @@ export function buildExport(
       quality: c.check.quality,
       flags: c.check.flags.map((f) => ({ step: f.step, severity: f.severity, id: f.rule })),
       person_messages: built.person,
+      // Faults the task injected (latency, permission errors, tool failures): their results are not the tool's own.
+      faults: c.events.flatMap((e) =>
+        e.type === 'fault' ? [{ step: e.step, kind: e.kind, call_id: e.call_id ?? null }] : [],
+      ),
     });
   }
   return { text: lines.map((l) => l + '\n').join(''), meta, count: lines.length, skipped };
