@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import type { StepRow } from '../../../shared/contract/models';
 
 const WIDTH = 600;
@@ -35,6 +35,50 @@ function buckets(rows: readonly StepRow[]): { items: Bucket[]; names: string[]; 
   return { items, names: [...names].sort(), max };
 }
 
+/** The bars: depend on the rows only, so scrubbing does not redraw them. */
+const Bars = memo(function Bars(props: {
+  readonly items: readonly Bucket[];
+  readonly names: readonly string[];
+  readonly max: number;
+  readonly onSelect: (step: number) => void;
+}) {
+  const { items, names, max } = props;
+  const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length];
+  // Few steps keep thin bars at the left instead of stretching across the chart.
+  const w = Math.min(WIDTH / items.length, 6);
+  const mid = HEIGHT / 2;
+  const scale = max > 0 ? (mid - 2) / max : 0;
+  return (
+    <>
+      {items.map((b, i) => {
+        let up = mid;
+        let down = mid;
+        return (
+          <g key={b.first} onClick={() => props.onSelect(b.first)}>
+            <title>{`step ${b.first}${b.last !== b.first ? `–${b.last}` : ''}: ${b.parts.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`}</title>
+            <rect x={i * w} y={0} width={w} height={HEIGHT} className="hit" />
+            {b.parts.map(([k, v]) => {
+              const h = Math.abs(v) * scale;
+              const y = v >= 0 ? (up -= h) : down;
+              if (v < 0) down += h;
+              return (
+                <rect
+                  key={k}
+                  x={i * w + w * 0.1}
+                  y={y}
+                  width={Math.max(w * 0.8, 0.5)}
+                  height={h}
+                  fill={color(k)}
+                />
+              );
+            })}
+          </g>
+        );
+      })}
+    </>
+  );
+});
+
 /** Reward components per step as stacked bars in inline SVG; click a bar to view its step. */
 export function RewardChart(props: {
   readonly rows: readonly StepRow[];
@@ -43,11 +87,10 @@ export function RewardChart(props: {
 }) {
   const { items, names, max } = useMemo(() => buckets(props.rows), [props.rows]);
   if (names.length === 0) return null;
-  const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length];
-  // Few steps keep thin bars at the left instead of stretching across the chart.
   const w = Math.min(WIDTH / items.length, 6);
-  const mid = HEIGHT / 2;
-  const scale = max > 0 ? (mid - 2) / max : 0;
+  const at =
+    props.viewed === null ? -1 : items.findIndex((b) => props.viewed! >= b.first && props.viewed! <= b.last);
+  const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length];
   return (
     <div className="reward-chart" data-testid="reward-chart">
       <svg
@@ -56,33 +99,9 @@ export function RewardChart(props: {
         role="img"
         aria-label="reward components per step"
       >
-        <line x1={0} x2={WIDTH} y1={mid} y2={mid} className="axis" />
-        {items.map((b, i) => {
-          let up = mid;
-          let down = mid;
-          const on = props.viewed !== null && props.viewed >= b.first && props.viewed <= b.last;
-          return (
-            <g key={b.first} onClick={() => props.onSelect(b.first)} className={on ? 'on' : undefined}>
-              <title>{`step ${b.first}${b.last !== b.first ? `–${b.last}` : ''}: ${b.parts.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`}</title>
-              <rect x={i * w} y={0} width={w} height={HEIGHT} className="hit" />
-              {b.parts.map(([k, v]) => {
-                const h = Math.abs(v) * scale;
-                const y = v >= 0 ? (up -= h) : down;
-                if (v < 0) down += h;
-                return (
-                  <rect
-                    key={k}
-                    x={i * w + w * 0.1}
-                    y={y}
-                    width={Math.max(w * 0.8, 0.5)}
-                    height={h}
-                    fill={color(k)}
-                  />
-                );
-              })}
-            </g>
-          );
-        })}
+        {at >= 0 ? <rect x={at * w} y={0} width={w} height={HEIGHT} className="cursor" /> : null}
+        <line x1={0} x2={WIDTH} y1={HEIGHT / 2} y2={HEIGHT / 2} className="axis" />
+        <Bars items={items} names={names} max={max} onSelect={props.onSelect} />
       </svg>
       <div className="legend">
         {names.map((n) => (

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
@@ -23,8 +23,10 @@ function formatMs(ms: number | null): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
-/** One timeline row (memo-free: the virtualizer renders at most a screenful). */
-function Row(props: {
+const NO_FORKS: readonly BranchSummary[] = [];
+
+/** One timeline row; memoized so moving the selection re-renders two rows, not a screenful. */
+const Row = memo(function Row(props: {
   readonly row: StepRow;
   readonly selected: boolean;
   readonly breakpoint: boolean;
@@ -97,7 +99,7 @@ function Row(props: {
       <span className="tl-rew">{row.reward === null ? '' : row.reward.toFixed(2)}</span>
     </div>
   );
-}
+});
 
 /** The steps of the open branch, virtualized; the branch tree and reward chart above them. */
 export function Timeline() {
@@ -127,10 +129,17 @@ export function Timeline() {
       virtualizer.scrollToIndex(index, { align: following ? 'end' : 'auto' });
   }, [viewed, rows, following, virtualizer]);
 
-  const forksAt = new Map<number, BranchSummary[]>();
-  for (const b of branches)
-    if (b.parent_branch === branch && b.fork_step !== null)
-      forksAt.set(b.fork_step, [...(forksAt.get(b.fork_step) ?? []), b]);
+  const forksAt = useMemo(() => {
+    const at = new Map<number, BranchSummary[]>();
+    for (const b of branches)
+      if (b.parent_branch === branch && b.fork_step !== null)
+        at.set(b.fork_step, [...(at.get(b.fork_step) ?? []), b]);
+    return at;
+  }, [branches, branch]);
+  const onBreakpoint = useCallback(
+    (s: number) => void stores.stepper.getState().toggleBreakpoint(s),
+    [stores],
+  );
 
   const stepper = stores.stepper.getState();
   let body;
@@ -162,9 +171,9 @@ export function Timeline() {
                 top={item.start}
                 selected={row.step === viewed}
                 breakpoint={hasStepBreakpoint(breakpoints, row.step)}
-                forks={forksAt.get(row.step) ?? []}
+                forks={forksAt.get(row.step) ?? NO_FORKS}
                 onSelect={stepper.select}
-                onBreakpoint={(s) => void stores.stepper.getState().toggleBreakpoint(s)}
+                onBreakpoint={onBreakpoint}
               />
             );
           })}
