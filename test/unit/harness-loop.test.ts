@@ -57,4 +57,18 @@ describe('episode loop (memory sandbox)', () => {
     expect(error.context).toMatchObject({ last_tool_payloads: [{ name: 'execute_shell' }], memory: {} });
     await c.dispose();
   });
+
+  it('a failing setup command ends the episode with error / setup_failed naming it', async () => {
+    env = tempHome();
+    const agent = script(env.dir, 'a.jsonl', [final('never')]);
+    const c = await startEpisode({
+      task: memoryTask({ workspace: { files: {}, setup: ['false'] } }),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'setup_failed', steps: 0 });
+    expect(ofType(c.history(), 'error')[0].message).toMatch(/workspace\.setup\[0\] \(false\) failed/);
+    await c.dispose();
+  });
 });

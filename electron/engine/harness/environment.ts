@@ -11,7 +11,7 @@ import type { TaskMemory } from '../tools/memory.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { fallbackResult, isHardTimeout } from './hard-timeout.js';
 import type { TraceSink } from './trace-sink.js';
-import { writeWorkspace } from './workspace-setup.js';
+import { SetupFailure, writeWorkspace } from './workspace-setup.js';
 
 /** What the environment is asked to do in a step: the parsed action, plus the budget wrappers set. */
 export interface StepAction {
@@ -381,5 +381,6 @@ export class SandboxEnvironment implements Environment {
 /** A thrown sandbox failure as a fatal cause. */
 export function asFatal(e: unknown): Fatal {
   if (e instanceof SandboxFailure) return { code: e.code, message: e.message };
+  if (e instanceof SetupFailure) return { code: 'setup_failed', message: e.message };
   return { code: 'internal', message: e instanceof Error ? e.message : String(e) };
 }
