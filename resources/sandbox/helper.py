@@ -45,7 +45,7 @@ ENOSPC_TEXT = b'No space left on device'
 ZYGOTES = 2
 DRIVER = (
     'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null; '
-    'IFS= builtin read -r -N 1 __stepbox_c <&4 || builtin exit 0; builtin exec 4<&-; '
+    'IFS= builtin read -r -N 1 __stepbox_c <&4 || builtin exit 0; builtin exec 4<&-; builtin printf s >&3; '
     'builtin . %(base)s.env; IFS= builtin read -r -d "" __stepbox_c < %(base)s.cmd; '
     'builtin eval "$__stepbox_c"'
 )
@@ -300,7 +300,7 @@ class Helper:
             env, cwd = dict(self.base_env), WORKSPACE
         else:
             last = self.env.get(MARKER, '0')
-            marker = str(int(last) + 1 if last.isdigit() else 1)
+            marker = req.get('retry_marker') or str(int(last) + 1 if last.isdigit() else 1)
             self.env[MARKER] = marker
             env, cwd = dict(self.env), self.cwd
         env[MARKER] = marker
@@ -323,7 +323,8 @@ class Helper:
         try:
             os.write(z.go_w, b'g')
         except OSError as e:
-            call.finish_killed('tool_failed', 'the shell for this call died before it started (%s)' % e)
+            # The shell died while it waited (a `pkill bash`): its exit retries the call.
+            log('shell %d gone before call %s: %s' % (z.pid, req.get('id'), e))
         os.close(z.go_w)
         z.go_w = None
 
@@ -367,7 +368,7 @@ class Helper:
         if z in self.zygotes:
             self.zygotes.remove(z)
             self.sel.unregister(z.pidfd)
-        z.discard()
+            z.discard()
 
     def op_kill_strays(self, _req):
         self.kill_strays()
@@ -769,6 +770,10 @@ class Helper:
                 for c in polled:
                     c.on_exit(None)
             for key, _ in self.sel.select(timeout):
+                # An earlier callback of this batch may have closed this fd (and a new pipe
+                # may have its number): only act on keys that are still registered.
+                if self.sel.get_map().get(key.fd) is not key:
+                    continue
                 if key.data is None:
                     self.on_stdin()
                 else:
@@ -849,7 +854,7 @@ class Zygote:
         for fd in (self.out_r, self.err_r, self.st_r, self.go_w, self.pidfd):
             if fd is not None:
                 os.close(fd)
-        self.go_w = self.pidfd = None
+        self.out_r = self.err_r = self.st_r = self.go_w = self.pidfd = None
         self.alive()
 
 
@@ -858,6 +863,7 @@ class Call:
 
     def __init__(self, helper, req, z, marker, fresh, oom_before):
         self.h = helper
+        self.req = req
         self.id = req.get('id')
         self.z = z
         pid, out_r, err_r, st_r = z.pid, z.out_r, z.err_r, z.st_r
@@ -1053,6 +1059,14 @@ class Call:
             self.hang_up()
         self.drain()
         self.close_all()
+        if code is None and not self.state.startswith(b's') and self.req.get('retries', 0) < 3:
+            # The shell died before it took the command (killed while it waited): run the
+            # call again in another one; nothing of it ran.
+            retry = dict(self.req, retries=self.req.get('retries', 0) + 1, retry_marker=self.marker)
+            if self.fresh:
+                retry.pop('retry_marker')
+            self.h.dispatch(retry, b'')
+            return
         exit_code, sig = None, None
         if status is not None and status >= 0:
             if os.WIFEXITED(status):
@@ -1089,7 +1103,7 @@ class Call:
         send(header, bytes(self.kept[0]) + bytes(self.kept[1]))
 
     def save_state(self):
-        data = bytes(self.state)
+        data = bytes(self.state)[1:]
         nul = data.find(b'\0')
         if nul <= 0:
             return

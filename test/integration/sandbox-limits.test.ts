@@ -147,8 +147,15 @@ describe.skipIf(dockerMissing)('docker sandbox limits', () => {
   });
 
   it('keeps working after a command kills every bash in the sandbox', async () => {
-    const r = await sb.exec({ command: 'pkill -9 bash; echo unreachable', timeoutMs: 5_000 });
-    expect(r.exit_code).toBe(137);
+    // The helper's idle shells die too; the next call must not land in one of them.
+    for (let round = 0; round < 5; round++) {
+      const r = await sb.exec({ command: 'pkill -9 bash; echo unreachable', timeoutMs: 5_000 });
+      expect(r.exit_code).toBe(137);
+      expect(await sb.exec({ command: 'echo next', timeoutMs: 5_000 })).toMatchObject({
+        ok: true,
+        stdout: 'next\n',
+      });
+    }
     for (let i = 0; i < 3; i++)
       expect(await sb.exec({ command: `echo ${i}`, timeoutMs: 5_000 })).toMatchObject({
         ok: true,
