@@ -56,8 +56,9 @@ export class EpisodeManager {
       controller.onState((state, reason) => {
         if (reason) entry.lastReason = reason;
         this.bus.emit('episode.state', this.info(entry, state));
-        // An ended branch has a status now: the library shows it.
-        if (state === 'ended') this.bus.emit('library.changed', { episode });
+        // Stopped or ended, the branch's steps and status changed: the library shows them
+        // (not on every step of a run, which would re-read a long trace per step).
+        if (state === 'paused' || state === 'ended') this.bus.emit('library.changed', { episode });
       }),
     );
     this.bus.emit('library.changed', { episode });
