@@ -286,8 +286,17 @@ class Helper:
         return keep
 
     def ensure_priv(self):
-        if not os.path.isdir(PRIV):
+        # Commands run as the same user and may remove or close this directory.
+        try:
+            mode = os.lstat(PRIV).st_mode
+        except FileNotFoundError:
             os.makedirs(PRIV, mode=0o700, exist_ok=True)
+            return
+        if not st.S_ISDIR(mode):
+            os.unlink(PRIV)
+            os.makedirs(PRIV, mode=0o700, exist_ok=True)
+        elif mode & 0o700 != 0o700:
+            os.chmod(PRIV, 0o700)
 
     # ------------------------------------------------------------ exec
 

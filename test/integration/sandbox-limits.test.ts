@@ -146,7 +146,7 @@ describe.skipIf(dockerMissing)('docker sandbox limits', () => {
     expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
   });
 
-  it('keeps working after a command kills every bash in the sandbox', async () => {
+  it("keeps working after a command kills every bash or removes the helper's files", async () => {
     // The helper's idle shells die too; the next call must not land in one of them.
     for (let round = 0; round < 5; round++) {
       const r = await sb.exec({ command: 'pkill -9 bash; echo unreachable', timeoutMs: 5_000 });
@@ -156,6 +156,9 @@ describe.skipIf(dockerMissing)('docker sandbox limits', () => {
         stdout: 'next\n',
       });
     }
+    await sb.exec({ command: 'chmod 000 /dev/shm/.stepbox-helper', timeoutMs: 5_000 });
+    expect(await sb.exec({ command: 'echo after-chmod', timeoutMs: 5_000 })).toMatchObject({ ok: true });
+    await sb.exec({ command: 'rm -rf /dev/shm/.stepbox-helper', timeoutMs: 5_000 });
     for (let i = 0; i < 3; i++)
       expect(await sb.exec({ command: `echo ${i}`, timeoutMs: 5_000 })).toMatchObject({
         ok: true,
