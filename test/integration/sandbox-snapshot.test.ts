@@ -117,6 +117,21 @@ describe.skipIf(dockerMissing)('docker sandbox snapshots', () => {
     );
   });
 
+  it('restores across type changes: file, directory and symlink swapped', async () => {
+    await sb.reset();
+    await sh('printf f > a && mkdir -p b/c && printf x > b/c/x && ln -s b c && mkdir d');
+    const store = new MemorySnapshotStore();
+    const snap = await sb.snapshot(store);
+    await sh(
+      'rm a && mkdir -p a/deep && printf y > a/deep/y && rm -r b && printf b > b && rm c && mkdir -p c/in && rmdir d && ln -s /etc d',
+    );
+    const info = await sb.restore(store, await store.getManifest(snap.manifest));
+    expect(info.treeHash).toBe(snap.treeHash);
+    expect(await sh('cat a b/c/x c/c/x; readlink c; test -d d && ! test -L d && echo dir')).toBe(
+      'fxx' + 'b\ndir\n',
+    );
+  });
+
   it('snapshots and restores a file name that is not UTF-8', async () => {
     await sb.reset();
     await sh("printf x > $'bad\\xff' && ls | od -c | head -1");
