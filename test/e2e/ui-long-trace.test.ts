@@ -75,6 +75,13 @@ describe('web mode: a recorded 10,000-step trace', () => {
     await app.page.keyboard.press('ArrowRight');
     await app.inspector.waitForStep(9_998, 30_000);
     await app.screenshot('timeline-10000-steps');
+    // The library's search box filters episodes.
+    await app.library.search('zzz-no-such-episode');
+    await app.library.root.getByText('No episode matches.').waitFor({ timeout: 10_000 });
+    await app.library.search('long-trace');
+    await app.library.root
+      .locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`)
+      .waitFor({ timeout: 10_000 });
     expect(app.errors).toEqual([]);
   });
 });

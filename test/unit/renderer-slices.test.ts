@@ -272,3 +272,39 @@ describe('inspector store', () => {
     expect(store.getState().detail?.step).toBe(3);
   });
 });
+
+describe('manual decisions and scrubbing fetches', () => {
+  it('queues a manual tool call, or refuses bad arguments', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.decide', () => ({}));
+    const store = createInjectStore(fake.client);
+    store.getState().setDecision({ tool: 'read_file', args: '[1]' });
+    expect(await store.getState().decide('b1')).toBe(false);
+    store.getState().setDecision({ args: '{"path": "a.txt"}' });
+    expect(await store.getState().decide('b1')).toBe(true);
+    expect(fake.callsOf('episode.decide')).toEqual([
+      { id: 'b1', content: null, call: { name: 'read_file', arguments: { path: 'a.txt' } } },
+    ]);
+  });
+
+  it('while scrubbing fast, fetches only the step asked for last once the one in flight returns', async () => {
+    const fake = createFakeBackend();
+    let release: () => void = () => {};
+    fake.on('episode.stepDetail', async (req) => {
+      if (req.step === 2) await new Promise<void>((r) => (release = r));
+      return stepDetail(req.step);
+    });
+    const store = createInspectorStore(fake.client);
+    const first = store.getState().show('b1', 2, true);
+    await new Promise((r) => setTimeout(r, 0));
+    void store.getState().show('b1', 3, true);
+    void store.getState().show('b1', 4, true);
+    release();
+    await first;
+    expect(fake.callsOf('episode.stepDetail')).toEqual([
+      { id: 'b1', step: 2 },
+      { id: 'b1', step: 4 },
+    ]);
+    expect(store.getState().detail?.step).toBe(4);
+  });
+});

@@ -17,6 +17,10 @@ export function InjectPanel() {
   const error = useSlice('inject', (s) => s.error);
   const notice = useSlice('inject', (s) => s.notice);
   const detail = useSlice('inspector', (s) => s.detail);
+  const manual = useSlice('stepper', (s) => s.view?.summary.agent === 'manual');
+  const decideTool = useSlice('inject', (s) => s.decideTool);
+  const decideArgs = useSlice('inject', (s) => s.decideArgs);
+  const decideText = useSlice('inject', (s) => s.decideText);
   const a = stores.inject.getState();
   const ready = branch !== null && live && state !== 'running';
   const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
@@ -107,6 +111,44 @@ export function InjectPanel() {
           Override
         </button>
       </div>
+      {manual ? (
+        <>
+          <h3>Manual agent: the next decision</h3>
+          <div className="row">
+            <input
+              className="search"
+              style={{ width: 140 }}
+              aria-label="tool"
+              placeholder="tool (empty: final answer)"
+              value={decideTool}
+              data-testid="decide-tool"
+              onChange={(e) => a.setDecision({ tool: e.target.value })}
+            />
+          </div>
+          <textarea
+            rows={2}
+            aria-label="arguments"
+            data-testid="decide-args"
+            value={decideArgs}
+            onChange={(e) => a.setDecision({ args: e.target.value })}
+          />
+          <textarea
+            rows={1}
+            aria-label="assistant text"
+            placeholder="assistant text (the final answer when no tool)"
+            value={decideText}
+            onChange={(e) => a.setDecision({ text: e.target.value })}
+          />
+          <button
+            type="button"
+            data-testid="decide-send"
+            disabled={!ready || sending}
+            onClick={() => branch && void a.decide(branch)}
+          >
+            Queue decision
+          </button>
+        </>
+      ) : null}
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {notice ? <div className="notice">{notice}</div> : null}
     </Panel>

@@ -12,6 +12,10 @@ export interface InjectState {
   readonly sending: boolean;
   readonly error: string | null;
   readonly notice: string | null;
+  /** A manual agent's next decision: a tool call (name + JSON arguments) or, without a tool, a final answer. */
+  readonly decideTool: string;
+  readonly decideArgs: string;
+  readonly decideText: string;
 }
 
 /** What the injection panel does. */
@@ -22,6 +26,9 @@ export interface InjectActions {
   setOverrideText(text: string): void;
   inject(branch: string): Promise<boolean>;
   override(branch: string): Promise<boolean>;
+  setDecision(part: { tool?: string; args?: string; text?: string }): void;
+  /** Queues the manual agent's next decision. */
+  decide(branch: string): Promise<boolean>;
 }
 
 /** The inject slice. */
@@ -58,6 +65,48 @@ export function createInjectStore(client: StepboxClient): InjectStore {
     sending: false,
     error: null,
     notice: null,
+    decideTool: 'execute_shell',
+    decideArgs: '{"command": "ls -la"}',
+    decideText: '',
+    setDecision: (part) =>
+      set((s) => ({
+        decideTool: part.tool ?? s.decideTool,
+        decideArgs: part.args ?? s.decideArgs,
+        decideText: part.text ?? s.decideText,
+        error: null,
+      })),
+    async decide(branch) {
+      const { decideTool, decideArgs, decideText } = get();
+      let call: { name: string; arguments: Record<string, unknown> } | undefined;
+      if (decideTool.trim()) {
+        const parsed = parseJson(decideArgs || '{}');
+        if (
+          !parsed.ok ||
+          typeof parsed.value !== 'object' ||
+          parsed.value === null ||
+          Array.isArray(parsed.value)
+        ) {
+          set({ error: parsed.ok ? 'arguments must be a JSON object' : parsed.message });
+          return false;
+        }
+        call = { name: decideTool.trim(), arguments: parsed.value as Record<string, unknown> };
+      } else if (!decideText.trim()) {
+        set({ error: 'name a tool, or write a final answer' });
+        return false;
+      }
+      set({ sending: true, error: null, notice: null });
+      const res = await client.episode.decide({
+        id: branch,
+        content: decideText.trim() || null,
+        ...(call ? { call } : {}),
+      });
+      set({
+        sending: false,
+        error: errorText(res),
+        notice: res.ok ? 'decision queued: the next step (F10) uses it' : null,
+      });
+      return res.ok;
+    },
     setRole: (role) => set({ role }),
     setMode: (mode) => set({ mode }),
     setText: (text) => set({ text, error: null, notice: null }),

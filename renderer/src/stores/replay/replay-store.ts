@@ -5,7 +5,7 @@ import type { ReplayReport } from '../../../../shared/contract/models';
 import { errorText } from '../result';
 
 /** An operation the replay controls run. */
-export type ReplayOp = 'rollback' | 'fork' | 'whatif' | 'replay' | 'compare';
+export type ReplayOp = 'rollback' | 'fork' | 'reopen' | 'whatif' | 'replay' | 'compare';
 
 /** A what-if's outcome. */
 export type WhatIfResult = ResponseOf<'episode.whatIf'>;
@@ -28,6 +28,8 @@ export interface ReplayState {
 export interface ReplayActions {
   rollback(branch: string, step: number): Promise<boolean>;
   fork(branch: string, step: number): Promise<string | null>;
+  /** Reopens a recorded branch at step k in a fresh sandbox (continuing writes a new branch). */
+  reopen(branch: string, step: number): Promise<string | null>;
   setWhatIfArgs(text: string): void;
   whatIf(branch: string, step: number, tool: string): Promise<boolean>;
   replay(branch: string): Promise<boolean>;
@@ -82,6 +84,17 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
       }
       hooks.onBranch?.(res.value.branch);
       set({ running: null, notice: `forked at step ${step}: now on ${res.value.branch}` });
+      return res.value.branch;
+    },
+    async reopen(branch, step) {
+      set({ running: 'reopen', error: null, notice: null });
+      const res = await client.episode.reopen({ id: branch, step });
+      if (!res.ok) {
+        set({ running: null, error: errorText(res) });
+        return null;
+      }
+      hooks.onBranch?.(res.value.branch);
+      set({ running: null, notice: `reopened at step ${step}: now on ${res.value.branch}` });
       return res.value.branch;
     },
     setWhatIfArgs: (whatIfArgs) => set({ whatIfArgs, error: null }),
