@@ -1,4 +1,5 @@
 import { AgentFailure } from '../engine/agents/agent.js';
+import type { ContextPolicy } from '../engine/agents/openai-agent.js';
 import { HarnessError } from '../engine/harness/harness-error.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
@@ -168,4 +169,11 @@ export async function exitKeepingSandbox(io: CliIo, code: number): Promise<never
   await new Promise<void>((resolve) => io.stdout.write('', () => resolve()));
   await new Promise<void>((resolve) => io.stderr.write('', () => resolve()));
   process.exit(code);
+}
+
+/** Parses `--context-policy`; throws a usage error naming the accepted values. */
+export function contextPolicyFlag(value: string | undefined): ContextPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'end' || value === 'drop_oldest') return value;
+  throw new UsageError(`--context-policy: "${value}" is not end or drop_oldest`);
 }

@@ -10,6 +10,7 @@ import {
   cliStore,
   closeOnSignals,
   exitKeepingSandbox,
+  contextPolicyFlag,
   intFlag,
   numberFlag,
 } from './episode-cli.js';
@@ -17,7 +18,7 @@ import { drive } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 
 const HELP = `stepbox fork EPISODE --at K [--agent SPEC] [--step] [--keep] [--json]
-                    [--base-url URL] [--temperature T] [--seed N]
+                    [--base-url URL] [--temperature T] [--seed N] [--context-policy P]
 
 Forks EPISODE (an episode or branch id, or a unique prefix) at step K into a new branch
 with its own id and trace, and runs it: steps 1..K are taken from the parent (snapshot
@@ -30,6 +31,8 @@ Options:
   --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL or manual
   --step            step in the terminal: ${STEP_KEYS}
   --keep            leave the sandbox running at the end and print its id
+  --base-url URL, --temperature T, --seed N, --context-policy end|drop_oldest
+                    settings of an openai: agent, as for run
   --json            as run (episode, branch, status, end_reason, steps, verifier, trace,
                     return) plus parent (the parent branch id) and fork_step
 
@@ -60,6 +63,7 @@ export const command: CliCommand = {
           'base-url': { type: 'string' },
           temperature: { type: 'string' },
           seed: { type: 'string' },
+          'context-policy': { type: 'string' },
         },
         allowPositionals: true,
         strict: true,
@@ -94,6 +98,7 @@ export const command: CliCommand = {
           baseUrl: values['base-url'],
           temperature: numberFlag('temperature', values.temperature),
           seed: intFlag('seed', values.seed),
+          contextPolicy: contextPolicyFlag(values['context-policy']),
         },
       }).catch((e: unknown) => {
         throw cliError(e);

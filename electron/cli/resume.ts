@@ -9,6 +9,7 @@ import {
   cliStore,
   closeOnSignals,
   exitKeepingSandbox,
+  contextPolicyFlag,
   intFlag,
   numberFlag,
 } from './episode-cli.js';
@@ -26,6 +27,8 @@ that step, with "resume_of" in its header.
 Options:
   --step            step in the terminal: ${STEP_KEYS}
   --keep            leave the sandbox running at the end and print its id
+  --base-url URL, --temperature T, --seed N, --context-policy end|drop_oldest
+                    settings of an openai: agent, as for run
   --json            as run, plus parent (the interrupted branch) and fork_step
 
 Exit: 0 succeeded, 1 otherwise, 2 usage (e.g. the episode was not interrupted), 3 no Docker.
@@ -51,6 +54,7 @@ export const command: CliCommand = {
           'base-url': { type: 'string' },
           temperature: { type: 'string' },
           seed: { type: 'string' },
+          'context-policy': { type: 'string' },
         },
         allowPositionals: true,
         strict: true,
@@ -73,6 +77,7 @@ export const command: CliCommand = {
           baseUrl: values['base-url'],
           temperature: numberFlag('temperature', values.temperature),
           seed: intFlag('seed', values.seed),
+          contextPolicy: contextPolicyFlag(values['context-policy']),
         },
       }).catch((e: unknown) => {
         throw cliError(e);

@@ -14,6 +14,7 @@ import {
   describeEvent,
   episodeExit,
   episodeSummary,
+  contextPolicyFlag,
   intFlag,
   numberFlag,
 } from './episode-cli.js';
@@ -42,6 +43,9 @@ Options:
   --base-url URL    the endpoint of an openai: agent
   --temperature T   sampling temperature (recorded in every model_request)
   --seed N          sampling seed (recorded)
+  --context-policy end|drop_oldest
+                    on a context-window overflow: end the episode (context_overflow,
+                    default) or replace the oldest tool observations with a note
 
 Exit: 0 succeeded, 1 failed/timeout/error/interrupted, 2 usage, 3 no Docker or image.
 Ctrl+C closes the trace as interrupted and destroys the sandbox.
@@ -72,6 +76,7 @@ export const command: CliCommand = {
           'base-url': { type: 'string' },
           temperature: { type: 'string' },
           seed: { type: 'string' },
+          'context-policy': { type: 'string' },
         },
         allowPositionals: true,
         strict: true,
@@ -102,6 +107,7 @@ export const command: CliCommand = {
           baseUrl: values['base-url'],
           temperature: numberFlag('temperature', values.temperature),
           seed: intFlag('seed', values.seed),
+          contextPolicy: contextPolicyFlag(values['context-policy']),
         },
       }).catch((e: unknown) => {
         throw cliError(e);

@@ -136,4 +136,37 @@ describe('openai agent against a fake chat-completions server', () => {
     expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'context_overflow' });
     await c.dispose();
   });
+
+  it('contextPolicy drop_oldest replaces the oldest observations until the request fits', async () => {
+    env = tempHome();
+    server = new FakeOpenAi();
+    const baseUrl = await server.start();
+    server.onRequest = (req) => {
+      const messages = req.body.messages as { role: string; content: string }[];
+      if (server.requests.length === 1)
+        return {
+          message: { content: null, tool_calls: [wireCall('c1', 'execute_shell', { command: 'echo big' })] },
+        };
+      const fits = messages.some((m) => m.content === '[observation dropped to fit the context window]');
+      return fits
+        ? { message: { content: 'fits now' } }
+        : { status: 400, error: { message: 'context length exceeded', code: 'context_length_exceeded' } };
+    };
+    const c = await startEpisode({
+      task: memoryTask({ verifier: null }),
+      agentSpec: 'openai:m',
+      store: env.store,
+      provider: memoryProvider,
+      agentOptions: { baseUrl, contextPolicy: 'drop_oldest' },
+    });
+    await c.run();
+    expect(c.ended()).toMatchObject({ end_reason: 'final_answer' });
+    const last = ofType(c.history(), 'model_request').at(-1)!.request as {
+      messages: { role: string; content: string }[];
+    };
+    expect(last.messages.find((m) => m.role === 'tool')?.content).toBe(
+      '[observation dropped to fit the context window]',
+    );
+    await c.dispose();
+  });
 });

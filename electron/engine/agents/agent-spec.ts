@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure, type Agent } from './agent.js';
 import { ManualAgent } from './manual-agent.js';
-import { OpenAiAgent } from './openai-agent.js';
+import { OpenAiAgent, type ContextPolicy } from './openai-agent.js';
 import { recordedOutputs, ReplayAgent } from './replay-agent.js';
 import { readScript, ScriptedAgent } from './scripted-agent.js';
 
@@ -58,6 +58,8 @@ export interface AgentOptions {
   readonly seed?: number;
   readonly retryBaseMs?: number;
   readonly maxAttempts?: number;
+  /** What an openai agent does on a context-window overflow (default `end`). */
+  readonly contextPolicy?: ContextPolicy;
   /** The events of a recorded episode (its lineage included), for `replay:`. */
   readonly loadEpisode?: (id: string) => readonly TraceEvent[];
   readonly cwd?: string;
@@ -85,6 +87,7 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
         seed: options.seed,
         retryBaseMs: options.retryBaseMs,
         maxAttempts: options.maxAttempts,
+        contextPolicy: options.contextPolicy,
       });
     case 'manual':
       return new ManualAgent();

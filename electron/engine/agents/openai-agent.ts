@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { logger } from '../log.js';
-import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
+import { AgentFailure, type Agent, type ChatMessage, type DecideInput, type Decision } from './agent.js';
 import { rawOf } from './scripted-agent.js';
 
 const log = logger('openai');
@@ -20,7 +20,19 @@ export interface OpenAiAgentOptions {
   /** Ask for top-5 logprobs (dropped automatically when the endpoint refuses them). */
   readonly logprobs?: boolean;
   readonly requestTimeoutMs?: number;
+  /**
+   * What a context-window overflow does: `end` (default) ends the episode with
+   * `context_overflow`; `drop_oldest` replaces the oldest tool observations with a short
+   * note, one more per retry, until the request fits (the recorded request shows it).
+   */
+  readonly contextPolicy?: ContextPolicy;
 }
+
+/** What a context-window overflow does. */
+export type ContextPolicy = 'end' | 'drop_oldest';
+
+/** The note an observation dropped to fit the context window is replaced with. */
+export const DROPPED_OBSERVATION = '[observation dropped to fit the context window]';
 
 /**
  * Any OpenAI-compatible chat endpoint with tool calling, through the official client.
@@ -28,8 +40,9 @@ export interface OpenAiAgentOptions {
  * top-5 logprobs. Retries: bounded exponential backoff on 429, 5xx and network errors;
  * after the last attempt the episode ends with `error` / `model_error`.
  * Context policy: an HTTP 400 saying the context is too long ends the episode with
- * `end_reason: context_overflow` (no silent truncation, so a trace never hides what the
- * model did not see).
+ * `end_reason: context_overflow`, or with `contextPolicy: 'drop_oldest'` the oldest tool
+ * observations are replaced by a note until it fits; either way the recorded request is
+ * exactly what the model saw.
  */
 export class OpenAiAgent implements Agent {
   readonly kind = 'openai' as const;
@@ -55,8 +68,9 @@ export class OpenAiAgent implements Agent {
     const maxAttempts = this.options.maxAttempts ?? 4;
     const base = this.options.retryBaseMs ?? 500;
     let lastError = '';
+    let dropped = 0;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const body = this.body(input);
+      const body = this.body(input, dropped);
       const started = Date.now();
       try {
         const response = await this.client.chat.completions.create(
@@ -89,6 +103,12 @@ export class OpenAiAgent implements Agent {
           continue;
         }
         if (isContextOverflow(e)) {
+          if (this.options.contextPolicy === 'drop_oldest' && dropped < observationCount(input.messages)) {
+            dropped += 1;
+            log.warn(`context overflow: dropping the oldest ${dropped} observation(s) and asking again`);
+            attempt -= 1;
+            continue;
+          }
           throw new AgentFailure(
             'context_overflow',
             `the conversation no longer fits the model's context window (${message}); shorten the task or raise the model's context length`,
@@ -112,10 +132,10 @@ export class OpenAiAgent implements Agent {
   }
 
   /** The request body sent for a step; exactly what is recorded. */
-  private body(input: DecideInput): Record<string, unknown> {
+  private body(input: DecideInput, dropped: number): Record<string, unknown> {
     const body: Record<string, unknown> = {
       model: this.options.model,
-      messages: input.messages,
+      messages: dropped > 0 ? dropObservations(input.messages, dropped) : input.messages,
     };
     if (input.tools.length > 0) {
       body.tools = input.tools;
@@ -136,8 +156,24 @@ export class OpenAiAgent implements Agent {
       base_url: this.baseUrl,
       temperature: this.options.temperature ?? null,
       seed: this.options.seed ?? null,
+      context_policy: this.options.contextPolicy ?? 'end',
     };
   }
+}
+
+/** How many tool observations a conversation holds. */
+function observationCount(messages: readonly ChatMessage[]): number {
+  return messages.filter((m) => m.role === 'tool').length;
+}
+
+/** The messages with the content of the oldest `n` tool observations replaced by a note. */
+export function dropObservations(messages: readonly ChatMessage[], n: number): ChatMessage[] {
+  let left = n;
+  return messages.map((m) => {
+    if (m.role !== 'tool' || left === 0) return m;
+    left -= 1;
+    return { ...m, content: DROPPED_OBSERVATION };
+  });
 }
 
 /** True for an HTTP 400 that says the prompt exceeds the context window. */
