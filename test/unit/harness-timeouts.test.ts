@@ -139,8 +139,40 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
     expect(Date.now() - started).toBeLessThan(1_800);
     expect(c.ended()).toMatchObject({ status: 'timeout', end_reason: 'episode_timeout', steps: 1 });
     // The episode budget cut the call: a plain timeout result, no fallback and no rollback.
-    expect(ofType(c.history(), 'tool_result')[0].result).toMatchObject({ ok: false, error: { code: 'timeout' } });
+    expect(ofType(c.history(), 'tool_result')[0].result).toMatchObject({
+      ok: false,
+      error: { code: 'timeout' },
+    });
     expect(ofType(c.history(), 'rollback')).toHaveLength(0);
+    await c.dispose();
+  });
+
+  it('calls after a hard timeout in the same step are answered as cancelled', async () => {
+    env = tempHome();
+    const two = {
+      content: null,
+      tool_calls: [
+        { id: 'slow1', type: 'function', function: { name: 'slow', arguments: '{}' } },
+        {
+          id: 'next1',
+          type: 'function',
+          function: { name: 'execute_shell', arguments: '{"command":"echo never"}' },
+        },
+      ],
+    };
+    const agent = script(env.dir, 'a.jsonl', [two, final('done')]);
+    const c = await startEpisode({
+      task: slowTask(),
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      provider: memoryProvider,
+    });
+    await c.step();
+    const results = ofType(c.history(), 'tool_result');
+    expect(results.map((r) => r.call_id)).toEqual(['slow1', 'next1']);
+    expect(results[1].result.error?.code).toBe('cancelled');
+    const tools = c.messages().filter((m) => m.role === 'tool');
+    expect(tools.map((m) => m.tool_call_id)).toEqual(['slow1', 'next1']);
     await c.dispose();
   });
 });

@@ -1,7 +1,7 @@
 import { memoryCorruption } from '../../../shared/memory-corruption.js';
 import { actionSignature, stepReward } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
-import type { ToolResult } from '../../../shared/tool-result.js';
+import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { ToolCall, TraceEvent } from '../../../shared/trace-events.js';
 import type { ParsedAction } from '../agents/parse-action.js';
 import type { Sandbox, SessionState } from '../sandbox/sandbox.js';
@@ -257,6 +257,32 @@ export class SandboxEnvironment implements Environment {
             await this.rollbackToStable(k, 'hard_timeout');
           } catch (e) {
             fatal = asFatal(e);
+          }
+          // The calls after it do not run, but each is answered (the API wants every call id answered).
+          for (const skipped of parsed.calls.slice(i + 1)) {
+            const ev = this.sink.append({
+              type: 'tool_call',
+              step: k,
+              source: 'agent',
+              cause: act.seq,
+              call_id: skipped.id,
+              name: skipped.name,
+              arguments: skipped.arguments,
+            });
+            const result = toolFailure(
+              'cancelled',
+              `not run: step ${k} hit its hard timeout before this call`,
+            );
+            this.sink.append({
+              type: 'tool_result',
+              step: k,
+              source: 'harness',
+              cause: ev.seq,
+              call_id: skipped.id,
+              name: skipped.name,
+              result,
+            });
+            calls.push({ call: skipped, result, hardTimeout: false });
           }
           break;
         }
