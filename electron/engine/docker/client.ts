@@ -1,9 +1,6 @@
 import Docker from 'dockerode';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { logger } from '../log.js';
 import { SandboxFailure } from '../sandbox/sandbox.js';
-
-const log = logger('docker');
 
 /** The streams of an attached `docker exec`: stdin to write, stdout/stderr demultiplexed. */
 export interface ExecStreams {
@@ -177,35 +174,5 @@ export class DockerEngine {
     } catch (e) {
       throw dockerFailure(e, 'listing sandbox containers');
     }
-  }
-
-  /**
-   * Streams the engine's `oom` events for containers with `label`; calls `onOom` with the
-   * container id. Returns a function that stops listening.
-   */
-  async watchOom(label: string, onOom: (id: string) => void): Promise<() => void> {
-    const stream = (await this.docker.getEvents({
-      filters: { type: ['container'], event: ['oom'], label: [label] },
-    })) as NodeJS.ReadableStream & { destroy(): void };
-    // A listener must not keep a CLI process alive on its own.
-    (stream as { socket?: { unref(): void } }).socket?.unref();
-    let buf = '';
-    stream.on('data', (chunk: Buffer) => {
-      buf += chunk.toString('utf8');
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (!line.trim()) continue;
-        try {
-          const id = (JSON.parse(line) as { id?: string }).id;
-          if (id) onOom(id);
-        } catch (e) {
-          log.warn(`unreadable Docker event (${(e as Error).message}): ${line.slice(0, 200)}`);
-        }
-      }
-    });
-    stream.on('error', (e: Error) => log.warn(`the Docker event stream failed: ${e.message}`));
-    return () => stream.destroy();
   }
 }

@@ -16,6 +16,7 @@
 import { DockerEngine } from '../docker/client.js';
 import { containerSpec } from '../docker/container-spec.js';
 import { checkNetwork } from '../docker/network.js';
+import { watchOomEvents } from '../docker/oom.js';
 import { ownedContainers, ownerLabel, sweepOrphans } from '../docker/owner.js';
 import { STEPBOX_LABEL } from '../docker/container-spec.js';
 import { logger } from '../log.js';
@@ -43,7 +44,7 @@ export class DockerSandboxProvider implements SandboxProvider {
 
   /** Subscribes to the engine's OOM events for stepbox containers. */
   async watch(): Promise<void> {
-    this.stopOomWatch = await this.engine.watchOom(`${STEPBOX_LABEL}=1`, (id) =>
+    this.stopOomWatch = await watchOomEvents(this.engine, `${STEPBOX_LABEL}=1`, (id) =>
       this.ooms.set(id, (this.ooms.get(id) ?? 0) + 1),
     );
   }
