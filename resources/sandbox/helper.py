@@ -33,6 +33,8 @@ CLOCK = PRIV + '/clock'
 MARKER = 'STEPBOX_CALL'
 HIDDEN_ENV = ('PWD', 'OLDPWD', 'SHLVL', '_', 'BASH_ENV', '__stepbox_c')
 ENOSPC_TEXT = b'No space left on device'
+# read_file returns whole files; larger ones are for commands (head, grep).
+MAX_READ = 64 * 1024 * 1024
 
 # Each call runs in a bash started ahead of time (a "zygote", own session via setsid,
 # oom_score_adj raised so the kernel's OOM killer picks commands rather than the helper)
@@ -440,10 +442,29 @@ class Helper:
     def op_read(self, req):
         path = resolve(req['path'])
         try:
-            with open(path, 'rb') as f:
-                return {}, f.read()
+            # O_NONBLOCK: opening a FIFO must not hang the helper.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         except OSError as e:
             raise os_error(e, path)
+        try:
+            s = os.fstat(fd)
+            if st.S_ISDIR(s.st_mode):
+                raise ToolErr('is_directory', '%s: is a directory' % path)
+            if not st.S_ISREG(s.st_mode):
+                raise ToolErr('tool_failed', '%s: not a regular file (a FIFO, socket or device); read it with a command' % path)
+            if s.st_size > MAX_READ:
+                raise ToolErr('tool_failed', '%s: %d bytes is more than read_file returns (%d); use a command such as head' % (path, s.st_size, MAX_READ))
+            chunks = []
+            while True:
+                b = os.read(fd, 1 << 20)
+                if not b:
+                    break
+                chunks.append(b)
+            return {}, b''.join(chunks)
+        except OSError as e:
+            raise os_error(e, path)
+        finally:
+            os.close(fd)
 
     def op_write(self, req, payload):
         path = resolve(req['path'])
@@ -454,8 +475,11 @@ class Helper:
                 os.makedirs(parent, exist_ok=True)
             if os.path.isdir(path):
                 raise ToolErr('is_directory', '%s: is a directory' % path)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK, 0o644 if mode is None else mode)
             try:
+                if not st.S_ISREG(os.fstat(fd).st_mode):
+                    raise ToolErr('tool_failed', '%s: not a regular file (a FIFO, socket or device); write it with a command' % path)
+                os.set_blocking(fd, True)
                 write_all(fd, payload)
                 if mode is not None:
                     os.fchmod(fd, mode)

@@ -61,6 +61,14 @@ describe.skipIf(dockerMissing)('docker sandbox basics', () => {
     expect(await sb.readFile('nope')).toMatchObject({ ok: false, error: { code: 'not_found' } });
     expect(await sb.readFile('x')).toMatchObject({ ok: false, error: { code: 'is_directory' } });
     expect(await sb.listDir('x/y.txt')).toMatchObject({ ok: false, error: { code: 'not_a_directory' } });
+    // Neither a FIFO nor an endless device may hang the helper.
+    await sb.exec({ command: 'mkfifo /workspace/fifo', timeoutMs: 10_000 });
+    expect(await sb.readFile('fifo')).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
+    expect(await sb.writeFile('fifo', new Uint8Array([1]))).toMatchObject({
+      ok: false,
+      error: { code: 'tool_failed' },
+    });
+    expect(await sb.readFile('/dev/zero')).toMatchObject({ ok: false, error: { code: 'tool_failed' } });
     expect(await sb.writeFile('/etc/passwd', new Uint8Array([1]))).toMatchObject({
       ok: false,
       error: { code: 'permission_denied' },
