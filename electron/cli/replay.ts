@@ -3,7 +3,7 @@ import { readLineage } from '../engine/harness/lineage.js';
 import { replayVerify } from '../engine/harness/replay-verify.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliError, cliProvider, cliStore, describeEvent } from './episode-cli.js';
+import { cliError, cliProvider, cliStore, closeOnSignals, describeEvent } from './episode-cli.js';
 
 const HELP = `stepbox replay EPISODE [--verify] [--json]
 
@@ -67,6 +67,8 @@ export const command: CliCommand = {
       return EXIT.ok;
     }
     const provider = await cliProvider();
+    // Ctrl+C destroys the re-execution's sandbox (closing the provider) before exiting.
+    const uninstall = closeOnSignals(io, () => null, provider);
     const out = values.json ? io.stderr : io.stdout;
     try {
       const report = await replayVerify({
@@ -95,6 +97,7 @@ export const command: CliCommand = {
         report.verifier_match !== false;
       return clean ? EXIT.ok : EXIT.failed;
     } finally {
+      uninstall();
       await provider.close();
     }
   },
