@@ -831,7 +831,13 @@ def high_pipe():
 
 
 def write_file(path, data):
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # A fresh file every time: whatever a command left at this name (a FIFO would block
+    # the helper) is replaced, not opened.
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         write_all(fd, data)
     finally:
