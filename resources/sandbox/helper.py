@@ -815,7 +815,9 @@ class Helper:
             for call in list(self.calls.values()):
                 if call.deadline <= now and not call.done:
                     call.on_timeout()
-            if len(self.zygotes) < ZYGOTES and not self.inbuf:
+            # Starting a shell blocks the helper for a moment: not while a call runs, unless
+            # none is left for the next one.
+            if len(self.zygotes) < ZYGOTES and not self.inbuf and (not self.calls or not self.zygotes):
                 self.refill()
 
 
