@@ -23,7 +23,7 @@ describe('web mode: a bundled case', () => {
     await app.library.openCase('tool-loop-vague-error');
     const walkthrough = app.page.getByTestId('case-walkthrough');
     await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
-    await expect(walkthrough.innerText()).resolves.toContain('Tool-call loop after a vague error');
+    await expect(walkthrough.innerText()).resolves.toMatch(/tool-call loop after a vague error/i);
     await app.page
       .locator(
         '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
@@ -59,6 +59,23 @@ describe('web mode: a bundled case', () => {
     await report.waitFor({ timeout: 120_000 });
     await expect(report.innerText()).resolves.toMatch(/identical|divergence/);
     await app.screenshot('replay-report');
+
+    // Reopen the closed branch live at step 2: a fresh sandbox with a terminal into it, steppable again.
+    await app.timeline.select(2);
+    await app.replay.root.getByTestId('reopen').click();
+    await app.replay.root
+      .getByTestId('replay-notice')
+      .filter({ hasText: 'reopened at step 2' })
+      .waitFor({ timeout: 60_000 });
+    await app.terminal.root
+      .getByTestId('terminal-mode')
+      .filter({ hasText: 'open' })
+      .waitFor({ timeout: 60_000 });
+    await app.terminal.run('cat app.py | head -3; echo REOPEN-OK', /REOPEN-OK/);
+    await expect(app.sandbox.container()).resolves.toMatch(/^[0-9a-f]{12}$/);
+    await app.page
+      .locator('[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])')
+      .waitFor({ timeout: 30_000 });
     expect(app.errors).toEqual([]);
   });
 });

@@ -195,6 +195,17 @@ export function ReplayControls() {
         >
           {running === 'rollback' ? 'Rolling back…' : 'Roll back sandbox to here'}
         </button>
+        {!live ? (
+          <button
+            type="button"
+            data-testid="reopen"
+            disabled={running !== null}
+            title="restore this step in a fresh sandbox and continue live from it"
+            onClick={() => void replay.reopen(branch, step)}
+          >
+            {running === 'reopen' ? 'Reopening…' : 'Reopen live here'}
+          </button>
+        ) : null}
         <button
           type="button"
           data-testid="fork"
