@@ -7,7 +7,7 @@ import { useSlice, useStores } from '../stores/use-stores';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
 function plain(text: string): string {
-  return text.replace(/[*`_]+/g, '');
+  return text.replace(/\*\*|`/g, '');
 }
 
 function Episode(props: { readonly entry: EpisodeEntry; readonly current: string | null }) {
