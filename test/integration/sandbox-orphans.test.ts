@@ -74,6 +74,15 @@ describe.skipIf(dockerMissing)('orphan sweep on docker', () => {
     });
   });
 
+  it("reports sandbox_lost when a command kills every process, the container's own included", async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    await expect(sb.exec({ command: 'kill -9 -1', timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: 'sandbox_lost',
+    });
+    await expect(sb.readFile('x')).rejects.toMatchObject({ code: 'sandbox_lost' });
+    await sb.destroy();
+  });
+
   it('reports sandbox_lost when the container disappears under a live sandbox', async () => {
     const sb = await provider.create(defaultSandboxConfig());
     await engine.remove(sb.id);

@@ -125,7 +125,12 @@ export class DockerEngine {
       });
       stream = (await exec.start({ hijack: true, stdin: true })) as unknown as NodeJS.ReadWriteStream;
     } catch (e) {
-      if ((e as DockerApiError).statusCode === 404 || (e as DockerApiError).statusCode === 409)
+      const status = (e as DockerApiError).statusCode;
+      if (
+        status === 404 ||
+        status === 409 ||
+        /is not running|stopped|restarting/i.test((e as Error).message ?? '')
+      )
         throw new SandboxFailure('sandbox_lost', `sandbox container ${id.slice(0, 12)} is gone or stopped`);
       throw dockerFailure(e, `starting a process in sandbox ${id.slice(0, 12)}`);
     }

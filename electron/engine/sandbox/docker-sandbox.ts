@@ -179,7 +179,12 @@ export class DockerSandbox implements Sandbox {
   /** Starts the helper (one exec) and waits for its hello. */
   async start(): Promise<void> {
     const source = loadHelperSource();
-    const streams = await this.engine.exec(this.id, bootstrapCommand(source.length));
+    let streams: ExecStreams;
+    try {
+      streams = await this.engine.exec(this.id, bootstrapCommand(source.length));
+    } catch (e) {
+      throw (await this.engine.isRunning(this.id)) ? e : this.stopped();
+    }
     const helper = new HelperClient(streams.stdin, streams.stdout);
     let stderr = '';
     streams.stderr.on('data', (c: Buffer) => {
@@ -209,13 +214,22 @@ export class DockerSandbox implements Sandbox {
       ]);
     } catch (e) {
       streams.close();
+      if (!(await this.engine.isRunning(this.id))) throw this.stopped();
+      const missing = /not found|no such file/i.test(stderr) ? '; the image needs python3' : '';
       throw new SandboxFailure(
         'sandbox_failed',
-        `the sandbox helper did not start in ${this.id.slice(0, 12)} (${(e as Error).message}); the image needs python3${stderr ? `; helper stderr: ${stderr.trim().slice(-500)}` : ''}`,
+        `the sandbox helper did not start in ${this.id.slice(0, 12)} (${(e as Error).message})${missing}${stderr ? `; helper stderr: ${stderr.trim().slice(-500)}` : ''}`,
       );
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private stopped(): SandboxFailure {
+    return new SandboxFailure(
+      'sandbox_lost',
+      `sandbox container ${this.id.slice(0, 12)} stopped (its main process was killed, e.g. by \`kill -9 -1\`)`,
+    );
   }
 
   // ------------------------------------------------------------------ helper calls
@@ -244,7 +258,12 @@ export class DockerSandbox implements Sandbox {
         }
         this.streams?.close();
         this.log.warn('restarting the helper');
-        await this.start();
+        try {
+          await this.start();
+        } catch (e) {
+          if (e instanceof SandboxFailure && e.code === 'sandbox_lost') this.lost = e;
+          throw e;
+        }
         if (this.session) await this.helper.request('set_session', { ...this.session });
       } finally {
         this.recovering = undefined;
