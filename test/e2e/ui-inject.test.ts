@@ -114,4 +114,32 @@ describe('web mode: injecting an observation into an openai agent', () => {
     );
     expect(app.errors).toEqual([]);
   });
+
+  it('a manual agent takes the next decision a person queues in the panel', async () => {
+    const app = await openApp(browser, served.url);
+    await app.page.getByTestId('library-agent').fill('manual');
+    await app.library.startTask('hello-python');
+    const settled = app.page.locator(
+      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
+    );
+    await settled.waitFor({ timeout: 60_000 });
+    await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
+    await app.inject.root.getByTestId('decide-args').fill('{"command": "echo MANUAL-$((40+2))"}');
+    await app.inject.root.getByTestId('decide-send').click();
+    await app.inject.root
+      .locator('.notice')
+      .filter({ hasText: 'decision queued' })
+      .waitFor({ timeout: 10_000 });
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1);
+    await settled.waitFor({ timeout: 60_000 });
+    expect((await app.timeline.rows())[0].text).toContain('echo MANUAL-$((40+2))');
+    await app.inspector.waitForStep(1);
+    await app.inspector.tab('output');
+    await app.inspector.root
+      .getByTestId('inspector-stdout')
+      .filter({ hasText: 'MANUAL-42' })
+      .waitFor({ timeout: 10_000 });
+    expect(app.errors).toEqual([]);
+  });
 });

@@ -96,7 +96,7 @@ export function InjectPanel() {
       <div className="row">
         <button
           type="button"
-          disabled={!pending}
+          disabled={!ready || !pending}
           onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
           title="start from the result the agent is about to see"
         >
