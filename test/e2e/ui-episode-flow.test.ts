@@ -94,6 +94,9 @@ describe('web mode: a live episode on Docker', () => {
     await app.timeline.waitForStep(3);
     await settled(app);
     const shell = await app.terminal.run('echo KEYS-OK', /\nKEYS-OK/);
+    // A flood of output (~590 KB) arrives whole through the batched, acknowledged stream.
+    const flood = await app.terminal.run('seq 1 100000; echo FLOOD-DONE', /\nFLOOD-DONE/, 60_000);
+    expect(flood).toMatch(/\n99999\n100000\nFLOOD-DONE/);
     expect(shell).not.toMatch(/\[21~|\[15~/);
 
     // The inspector: step 2's arguments and result as Monaco models; its file diff.

@@ -4,7 +4,7 @@
  * (xterm's buffer, Monaco's models, timeline rows) rather than pixels.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,8 @@ export function tempHome(prefix = 'stepbox-e2e-'): string {
 export async function startServe(
   options: { home?: string; env?: Record<string, string> } = {},
 ): Promise<Served> {
+  if (!existsSync(join(ROOT, 'renderer/dist/index.html')))
+    throw new Error('the renderer is not built: run `npm run build` before the e2e tests');
   const home = options.home ?? tempHome();
   const child: ChildProcess = spawn(
     process.execPath,
