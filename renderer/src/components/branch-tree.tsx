@@ -23,6 +23,12 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
         <span className="mono">{b.branch.slice(0, 10)}</span>
         <span className={`badge st-${statusOf(b)}`}>{statusOf(b)}</span>
         <span className="muted">{b.steps} steps</span>
+        {b.reward !== null ? <span className="muted">R {b.reward.toFixed(2)}</span> : null}
+        {b.flags ? (
+          <span className="flag-count" title="QA flags">
+            ⚑{b.flags}
+          </span>
+        ) : null}
       </button>
       {props.node.children.length ? (
         <ul>
