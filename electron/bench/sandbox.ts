@@ -17,8 +17,10 @@ import { createToolRegistry } from '../engine/tools/registry.js';
 import type { BenchSection } from './bench-section.js';
 
 const COLD_RUNS = 9;
-const RAW_RUNS = 15;
-const TOOL_PER_RAW = 7;
+/** Raw execs and tool calls alternate in blocks: ROUNDS × (RAW_PER_ROUND execs, then TOOL_PER_ROUND calls). */
+const ROUNDS = 5;
+const RAW_PER_ROUND = 3;
+const TOOL_PER_ROUND = 20;
 const SNAPSHOT_RUNS = 7;
 const COMMIT_RUNS = 3;
 
@@ -112,17 +114,21 @@ export const section: BenchSection = {
         step: 1,
         callIndex: 0,
       };
-      log(`raw docker exec × ${RAW_RUNS} vs execute_shell through the registry × ${RAW_RUNS * TOOL_PER_RAW}`);
+      log(
+        `raw docker exec × ${ROUNDS * RAW_PER_ROUND} vs execute_shell through the registry × ${ROUNDS * TOOL_PER_ROUND}`,
+      );
       const raw: number[] = [];
       const tool: number[] = [];
-      for (let i = 0; i < RAW_RUNS; i++) {
-        raw.push(
-          await timed(async () => {
-            const code = await rawExec(provider.engine, sandbox.id, ['true']);
-            if (code !== 0) throw new Error(`docker exec of true exited ${code}`);
-          }),
-        );
-        for (let j = 0; j < TOOL_PER_RAW; j++) {
+      for (let i = 0; i < ROUNDS; i++) {
+        for (let j = 0; j < RAW_PER_ROUND; j++) {
+          raw.push(
+            await timed(async () => {
+              const code = await rawExec(provider.engine, sandbox.id, ['true']);
+              if (code !== 0) throw new Error(`docker exec of true exited ${code}`);
+            }),
+          );
+        }
+        for (let j = 0; j < TOOL_PER_ROUND; j++) {
           tool.push(
             await timed(async () => {
               const { result } = await registry.call('execute_shell', { command: 'true' }, ctx);
