@@ -20,6 +20,7 @@ import {
 } from './episode-cli.js';
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
 import { resolve } from 'node:path';
+import { DockerSandbox } from '../engine/sandbox/docker-sandbox.js';
 
 const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
                   [--base-url URL] [--temperature T] [--seed N]
@@ -36,7 +37,8 @@ Agents (--agent):
 
 Options:
   --step            step in the terminal: ${STEP_KEYS}
-  --keep            leave the sandbox running at the end and print its id
+  --keep            leave the sandbox running at the end (named stepbox-kept-ID, which
+                    no later sweep removes) and print its id; remove it with docker rm -f ID
   --json            print one JSON document: episode, branch, status, end_reason, steps,
                     verifier {success, exit_code} or null, trace, return
   --break KIND[=V]  pause (in --step mode) on: ${BREAK_FORMS}
@@ -156,11 +158,23 @@ export async function drive(
     reader?.close();
   }
   const summary = { ...episodeSummary(store, c), ...(options.extra ?? {}) };
-  const sandboxId = c.sandbox()?.id ?? null;
+  const box = c.sandbox();
   await c.dispose({ keepSandbox: options.keep });
-  if (options.keep && sandboxId) {
-    io.stderr.write(`sandbox kept: ${sandboxId} (docker exec -it ${sandboxId.slice(0, 12)} bash)\n`);
-    (summary as Record<string, unknown>).sandbox = sandboxId;
+  if (options.keep && box) {
+    // Renamed stepbox-kept-…, so the next stepbox process's orphan sweep leaves it.
+    if (box instanceof DockerSandbox)
+      await box
+        .keep()
+        .catch((e: Error) =>
+          io.stderr.write(
+            `warning: could not mark the sandbox kept (${e.message}); a later stepbox process may remove it\n`,
+          ),
+        );
+    const short = box.id.slice(0, 12);
+    out.write(
+      `sandbox kept: ${box.id} (enter it: docker exec -it ${short} bash; remove it: docker rm -f ${short})\n`,
+    );
+    (summary as Record<string, unknown>).sandbox = box.id;
   }
   if (options.json) io.stdout.write(JSON.stringify(summary) + '\n');
   else out.write(`${summary.status}: ${summary.end_reason}; trace ${summary.trace}\n`);

@@ -16,6 +16,8 @@ export interface LabelledContainer {
   readonly id: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly state: string;
+  /** Its names, without Docker's leading `/`. */
+  readonly names: readonly string[];
 }
 
 /** Container creation options, as the Docker Engine API takes them. */
@@ -171,11 +173,27 @@ export class DockerEngine {
     }
   }
 
+  /** Renames a container (names are the one thing Docker lets us change after creation; labels are fixed). */
+  async rename(id: string, name: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).rename({ name });
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404)
+        throw new SandboxFailure('sandbox_lost', `sandbox container ${id.slice(0, 12)} is gone`);
+      throw dockerFailure(e, `renaming sandbox ${id.slice(0, 12)}`);
+    }
+  }
+
   /** Every container (running or not) carrying `label` (`key` or `key=value`). */
   async listByLabel(label: string): Promise<LabelledContainer[]> {
     try {
       const list = await this.docker.listContainers({ all: true, filters: { label: [label] } });
-      return list.map((c) => ({ id: c.Id, labels: c.Labels ?? {}, state: c.State }));
+      return list.map((c) => ({
+        id: c.Id,
+        labels: c.Labels ?? {},
+        state: c.State,
+        names: (c.Names ?? []).map((n) => n.replace(/^\//, '')),
+      }));
     } catch (e) {
       throw dockerFailure(e, 'listing sandbox containers');
     }

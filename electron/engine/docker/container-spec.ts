@@ -7,6 +7,19 @@ export const STEPBOX_LABEL = 'stepbox';
 /** The label naming the process that owns a container (see owner.ts). */
 export const OWNER_LABEL = 'stepbox.owner';
 
+/**
+ * Name prefix of a sandbox kept past its process (`stepbox run --keep`): the orphan sweep
+ * leaves these alone. A name, not a label, because labels are fixed at creation and only a
+ * finished run knows it keeps its sandbox (a `--keep` run that is killed half-way is still
+ * swept).
+ */
+export const KEPT_NAME_PREFIX = 'stepbox-kept-';
+
+/** The name a kept sandbox gets. */
+export function keptName(id: string): string {
+  return KEPT_NAME_PREFIX + id.slice(0, 12);
+}
+
 const MIB = 1024 * 1024;
 
 /** Size of the /tmp tmpfs: a quarter of the workspace, between 64 MiB and 512 MiB. */

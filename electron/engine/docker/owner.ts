@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { logger } from '../log.js';
-import type { DockerEngine } from './client.js';
-import { OWNER_LABEL, STEPBOX_LABEL } from './container-spec.js';
+import type { DockerEngine, LabelledContainer } from './client.js';
+import { KEPT_NAME_PREFIX, OWNER_LABEL, STEPBOX_LABEL } from './container-spec.js';
 
 const log = logger('docker');
 
@@ -85,11 +85,16 @@ export function ownerGone(label: string | undefined, self: Owner = currentOwner(
   return start !== null && start !== owner.start;
 }
 
-/** Removes stepbox containers whose owner process is gone; returns the ids removed. */
+/** Whether a container was kept on purpose (`stepbox run --keep`, see {@link KEPT_NAME_PREFIX}). */
+export function isKept(c: LabelledContainer): boolean {
+  return c.names.some((n) => n.startsWith(KEPT_NAME_PREFIX));
+}
+
+/** Removes stepbox containers whose owner process is gone, except kept ones; returns the ids removed. */
 export async function sweepOrphans(engine: DockerEngine): Promise<string[]> {
   const removed: string[] = [];
   for (const c of await engine.listByLabel(`${STEPBOX_LABEL}=1`)) {
-    if (!ownerGone(c.labels[OWNER_LABEL])) continue;
+    if (isKept(c) || !ownerGone(c.labels[OWNER_LABEL])) continue;
     log.info(
       `removing orphan sandbox ${c.id.slice(0, 12)} (owner ${c.labels[OWNER_LABEL] ?? 'unknown'} is gone)`,
     );

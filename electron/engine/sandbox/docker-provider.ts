@@ -63,6 +63,7 @@ export class DockerSandboxProvider implements SandboxProvider {
         this.live.delete(cid);
         this.ooms.delete(cid);
       },
+      onKeep: (cid) => this.live.delete(cid),
     });
     this.live.set(id, sandbox);
     try {
@@ -86,7 +87,7 @@ export class DockerSandboxProvider implements SandboxProvider {
     return ownedContainers(this.engine);
   }
 
-  /** Destroys every sandbox this provider created and stops listening to the engine. */
+  /** Destroys every sandbox this provider created (except kept ones) and stops listening to the engine. */
   async close(): Promise<void> {
     this.stopOomWatch?.();
     this.stopOomWatch = undefined;

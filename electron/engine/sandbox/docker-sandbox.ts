@@ -5,6 +5,7 @@ import { ToolErrorCode, type ToolError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
+import { keptName } from '../docker/container-spec.js';
 import { logger } from '../log.js';
 import { diffEntries, treeHashOf } from './manifest.js';
 import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
@@ -149,6 +150,8 @@ export interface DockerSandboxHooks {
   oomEvents(id: string): number;
   /** Called once when the sandbox is destroyed. */
   onDestroy(id: string): void;
+  /** Called when the sandbox is kept past this process ({@link DockerSandbox.keep}). */
+  onKeep?(id: string): void;
 }
 
 /**
@@ -551,6 +554,16 @@ export class DockerSandbox implements Sandbox {
     await this.callRetrying('reset');
     this.session = undefined;
     this.previous = [];
+  }
+
+  /**
+   * Keeps the container past this process (`stepbox run --keep`): renames it
+   * `stepbox-kept-ID` so no orphan sweep removes it, and its provider no longer destroys
+   * it on close. Removing it is then the user's job (`docker rm -f ID`).
+   */
+  async keep(): Promise<void> {
+    await this.engine.rename(this.id, keptName(this.id));
+    this.hooks.onKeep?.(this.id);
   }
 
   /** Removes the container; an already-gone container counts as destroyed. */
