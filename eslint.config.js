@@ -115,7 +115,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['electron/*.ts', 'electron/cli/**/*.ts', 'electron/server/**/*.ts', 'electron/bench/**/*.ts', 'electron/services/**/*.ts'],
+    files: [
+      'electron/*.ts',
+      'electron/cli/**/*.ts',
+      'electron/server/**/*.ts',
+      'electron/bench/**/*.ts',
+      'electron/services/**/*.ts',
+    ],
     ignores: ['electron/main.ts', 'electron/preload.ts', 'electron/ipc.ts'],
     rules: {
       'no-restricted-imports': [
