@@ -141,7 +141,6 @@ export default tseslint.config(
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],
-    ignores: ['renderer/vite.config.ts'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
       'no-restricted-imports': [
@@ -162,13 +161,7 @@ export default tseslint.config(
     },
   },
   {
-    files: [
-      'test/**/*.{ts,tsx}',
-      'scripts/**/*.js',
-      'bin/**/*.js',
-      '*.config.{js,ts}',
-      'renderer/vite.config.ts',
-    ],
+    files: ['test/**/*.{ts,tsx}', 'scripts/**/*.js', 'bin/**/*.js', '*.config.{js,ts}'],
     rules: { 'no-restricted-imports': 'off' },
   },
 );
