@@ -42,6 +42,10 @@ const OPERATIONS = [
   'terminal.close',
   'stats.subscribe',
   'stats.unsubscribe',
+  'batch.start',
+  'batch.list',
+  'batch.get',
+  'batch.cancel',
 ] as const satisfies readonly OperationName[];
 
 const EVENTS = [
@@ -53,6 +57,7 @@ const EVENTS = [
   'sandbox.statsEnd',
   'library.changed',
   'app.command',
+  'batch.progress',
 ] as const satisfies readonly EventName[];
 
 // Compile-time: every operation and event of the contract is listed above.

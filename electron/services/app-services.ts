@@ -9,6 +9,7 @@ import {
 import { appError, type AppError } from '../../shared/errors.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import { logger } from '../engine/log.js';
+import { BatchService } from './batch-service.js';
 import { EpisodeManager } from './episode-manager.js';
 import { EventBus, type Audience, type BusListener } from './event-bus.js';
 import { LibraryService } from './library-service.js';
@@ -54,34 +55,42 @@ export function createAppServices(ports: EnginePorts): AppServices {
   const library = new LibraryService(ports.traces, episodes);
   const terminals = new TerminalService(ports.docker, episodes, bus);
   const stats = new StatsService(ports.docker, episodes, bus);
+  const batches = new BatchService(ports.batches, bus, (episode) => library.flags(episode));
 
   const taskPathOf = async (source: ParsedRequestOf<'episode.start'>['task']) => {
-    if (source.kind === 'path') return { path: source.path, agent: null };
+    if (source.kind === 'path') return { path: source.path, agent: null, episodes: 1 };
     if (source.kind === 'sample') {
       const task = (await ports.catalog.tasks()).find((t) => t.id === source.id);
       if (!task)
         throw new ServiceError('not_found', `no bundled sample task "${source.id}" (tasks.list shows them)`);
-      return { path: task.path, agent: task.agent };
+      return { path: task.path, agent: task.agent, episodes: 1 };
     }
     const found = (await ports.catalog.cases()).find((c) => c.id === source.id);
     if (!found) throw new ServiceError('not_found', `no bundled case "${source.id}" (cases.list shows them)`);
-    return { path: found.task_path, agent: found.agent };
+    return { path: found.task_path, agent: found.agent, episodes: found.episodes ?? 1 };
   };
 
   const impl: Impl = {
     'library.list': async (r) => library.list(r.query, r.limit ?? 200),
     'library.search': async (r) => ({ hits: await library.search(r.query, r.limit ?? 50) }),
-    'tasks.list': async () => ({ tasks: await ports.catalog.tasks() }),
+    'tasks.list': async () => {
+      const tasks = await ports.catalog.tasks();
+      // The window lists tasks as it opens: warm a sandbox now, so a start is a hand-over.
+      ports.harness.prewarm?.(tasks.map((t) => t.path));
+      return { tasks };
+    },
     'cases.list': async () => ({ cases: await ports.catalog.cases() }),
     'cases.open': (r) => ports.catalog.openCase(r.id),
 
     'episode.open': (r) => library.open(r.id),
     'episode.start': async (r) => {
-      const { path, agent } = await taskPathOf(r.task);
+      const { path, agent, episodes: count } = await taskPathOf(r.task);
       const spec = r.agent ?? agent;
       if (!spec)
         throw new ServiceError('invalid_input', 'this task ships no agent: pass `agent` (e.g. "manual")');
-      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false, r.agent_options);
+      // A case that runs several episodes (state leaking between them) runs the first ones
+      // to their end; the last opens live, where its flag shows.
+      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false, r.agent_options, count - 1);
     },
     'episode.step': (r) => episodes.step(r.id),
     'episode.run': (r) => episodes.run(r.id, r.wait ?? false),
@@ -137,6 +146,28 @@ export function createAppServices(ports: EnginePorts): AppServices {
       stats.unsubscribe(r.subscription);
       return {};
     },
+
+    'batch.start': async (r) => {
+      const sources = await Promise.all(r.tasks.map(taskPathOf));
+      const agents = [...new Set(sources.map((s) => s.agent))];
+      const spec = r.agent ?? (agents.length === 1 ? agents[0] : null);
+      if (!spec)
+        throw new ServiceError(
+          'invalid_input',
+          agents.length > 1
+            ? 'these tasks ship different agents: pass one `agent` for the batch'
+            : 'this task ships no agent: pass `agent` (e.g. "scripted:FILE" or "openai:MODEL")',
+        );
+      return batches.start(
+        sources.map((s) => s.path),
+        spec,
+        r.episodes,
+        r.concurrency,
+      );
+    },
+    'batch.list': async () => ({ batches: await batches.list() }),
+    'batch.get': (r) => batches.get(r.batch),
+    'batch.cancel': (r) => batches.cancel(r.batch),
   };
 
   /** Adds the doctor's fix to Docker failures that do not name one. */
@@ -181,6 +212,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
       await terminals.closeOwned(client);
     },
     async dispose() {
+      await batches.dispose();
       stats.closeOwned(undefined);
       await terminals.closeOwned(undefined);
       await episodes.disposeAll();

@@ -3,7 +3,7 @@ import { stepRowsOf } from '../../shared/contract/index.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import type { BranchInfo } from '../engine/trace/trace-store.js';
 import { readBranch, type BranchTrace } from './branch-trace.js';
-import { flagsOf } from './branch-summary.js';
+import { flagsOfBranch } from './branch-summary.js';
 import type { TracePort } from './ports.js';
 
 /** A branch read once and derived once: QA flags, timeline rows, events by step. */
@@ -28,7 +28,8 @@ export class BranchCache {
     private readonly max = 12,
   ) {}
 
-  load(id: string): LoadedBranch {
+  /** The branch, parsed, checked and derived (from the cache while its trace files are unchanged). */
+  async load(id: string): Promise<LoadedBranch> {
     const info = this.traces.resolve(id);
     const version = this.versionOf(info);
     const hit = this.entries.get(info.branch);
@@ -39,7 +40,7 @@ export class BranchCache {
       return hit.loaded;
     }
     const bt = readBranch(this.traces, info.branch);
-    const flags = flagsOf(bt.header, bt.events, bt.trace.torn);
+    const flags = await flagsOfBranch(this.traces, bt);
     const byStep = new Map<number, TraceEvent[]>();
     for (const e of bt.events) {
       const list = byStep.get(e.step);

@@ -1,12 +1,57 @@
 import type { BranchSummary, FlagSummary } from '../../shared/contract/index.js';
 import { checkEpisode } from '../../shared/qa/check-episode.js';
 import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
+import type { Flag } from '../../shared/qa/flag.js';
+import { checkBranch } from '../engine/qa/check-branches.js';
+import { taskOf, type LoadedBranch as QaBranch } from '../engine/qa/episode-set.js';
+import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
+import type { ParsedTrace } from '../engine/trace/trace-reader.js';
 import type { BranchInfo } from '../engine/trace/trace-store.js';
+import type { BranchTrace } from './branch-trace.js';
+import type { TracePort } from './ports.js';
 
-/** The QA flags of a branch's events (header first), as the contract carries them. */
-export function flagsOf(header: HeaderEvent, events: readonly TraceEvent[], torn: boolean): FlagSummary[] {
-  const { flags } = checkEpisode({ events: [header, ...events], torn });
+function summaries(flags: readonly Flag[]): FlagSummary[] {
   return flags.map((f) => ({ rule: f.rule, step: f.step, message: f.message, severity: f.severity }));
+}
+
+/** The QA flags of a branch's events (header first) from the trace alone: no references. */
+export function flagsOf(header: HeaderEvent, events: readonly TraceEvent[], torn: boolean): FlagSummary[] {
+  return summaries(checkEpisode({ events: [header, ...events], torn }).flags);
+}
+
+/** A branch's flags: with the engine's references when the port has them, else from the trace alone. */
+export async function flagsOfBranch(traces: TracePort, bt: BranchTrace): Promise<FlagSummary[]> {
+  return traces.check ? traces.check(bt) : flagsOf(bt.header, bt.events, bt.trace.torn);
+}
+
+/**
+ * QA of a stored branch as `stepbox check` runs it ({@link checkBranch}: the declared
+ * initial workspace against snapshot 0 for `state_leak`, the task's medians for
+ * `efficiency`), over the branch's inherited steps and its own, incomplete last step included.
+ */
+export async function checkStoredBranch(store: DiskEpisodeStore, bt: BranchTrace): Promise<FlagSummary[]> {
+  // Inherited events carry their parent's seq numbers: renumber, so `branchEvents`'
+  // seq order is the order read here (header, inherited steps, own steps, partial step).
+  const ordered = [bt.header, ...bt.events, ...(bt.trace.partial ?? [])].map((e, seq) => ({ ...e, seq }));
+  const events = ordered.slice(0, bt.events.length + 1);
+  const trace: ParsedTrace = {
+    ...bt.trace,
+    events,
+    partial: ordered.slice(bt.events.length + 1),
+    path: bt.info.tracePath,
+    writtenSchema: '',
+    lastCompleteStep: bt.trace.lastCompleteStep ?? -1,
+  };
+  const branch: QaBranch = {
+    episode: bt.info.episode,
+    branch: bt.info.branch,
+    parentBranch: bt.info.parentBranch,
+    forkStep: bt.info.forkStep,
+    tracePath: bt.info.tracePath,
+    trace,
+    task: taskOf(trace),
+  };
+  return summaries((await checkBranch(branch, store)).flags);
 }
 
 /** The number of completed steps: the highest snapshot k (or decided step) seen. */

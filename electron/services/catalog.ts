@@ -31,6 +31,14 @@ function subdirs(dir: string): string[] {
     .sort();
 }
 
+/** How many episodes a case runs (its `expected.json`; 1 when it does not say). */
+function episodesOf(dir: string): number {
+  const path = join(dir, 'expected.json');
+  if (!existsSync(path)) return 1;
+  const n = readJson(path).episodes;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? n : 1;
+}
+
 /**
  * The bundled sample tasks (`resources/tasks/<id>/task.json` [+ `agent.jsonl`]) and
  * cases (`resources/cases/<id>/{task.json,agent.jsonl,README.md}`), read from disk on
@@ -46,7 +54,14 @@ export function fileCatalog(resourcesDir: string): CatalogPort {
     const dir = join(casesDir, id);
     const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : '';
     const { title, summary } = titleAndSummary(readme, id);
-    return { id, title, summary, task_path: join(dir, 'task.json'), agent: agentOf(dir) ?? 'manual' };
+    return {
+      id,
+      title,
+      summary,
+      task_path: join(dir, 'task.json'),
+      agent: agentOf(dir) ?? 'manual',
+      episodes: episodesOf(dir),
+    };
   };
 
   return {

@@ -72,8 +72,15 @@ export class EpisodeManager {
     breakpoints: readonly Breakpoint[],
     run: boolean,
     agentOptions: AgentOptions = {},
+    leadIn = 0,
   ) {
-    const controller = await this.harness.start({ taskPath, agent, breakpoints, agentOptions });
+    const controller = await this.harness.start({
+      taskPath,
+      agent,
+      breakpoints,
+      agentOptions,
+      ...(leadIn > 0 ? { leadIn } : {}),
+    });
     const info = this.adopt(controller);
     if (run) this.runInBackground(this.entry(controller.branch));
     return run ? this.info(this.entry(controller.branch)) : info;

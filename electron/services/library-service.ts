@@ -5,6 +5,7 @@ import type {
   EpisodeStateInfo,
   EpisodeView,
   FileChange,
+  FlagSummary,
   SearchHit,
   StepDetail,
   StepRow,
@@ -70,8 +71,8 @@ export class LibraryService {
   }
 
   /** An opened branch: summary, rows (inherited steps included), flags, branches and live state. */
-  open(id: string): EpisodeView {
-    const bt = this.cache.load(id);
+  async open(id: string): Promise<EpisodeView> {
+    const bt = await this.cache.load(id);
     const flags = [...bt.flags];
     const state = this.episodes.stateOf(bt.info.branch);
     const controller = this.episodes.find(bt.info.branch);
@@ -84,10 +85,15 @@ export class LibraryService {
       state,
       breakpoints: controller ? [...controller.breakpoints()] : [],
       rows: [...bt.rows],
-      branches: this.branchSummaries(bt.info.episode),
+      branches: await this.branchSummaries(bt.info.episode),
       flags,
       end: end ? { status: end.status, end_reason: end.end_reason, verifier: end.verifier } : null,
     };
+  }
+
+  /** A branch's QA flags (with the engine's references), as the opened view shows them. */
+  async flags(id: string): Promise<FlagSummary[]> {
+    return [...(await this.cache.load(id)).flags];
   }
 
   /** A page of a branch's own events, by seq. */
@@ -106,7 +112,7 @@ export class LibraryService {
 
   /** The inspector's view of step k: calls, results, model request, memory, changed files. */
   async stepDetail(id: string, step: number): Promise<StepDetail> {
-    const bt = this.cache.load(id);
+    const bt = await this.cache.load(id);
     const events = (bt.byStep.get(step) ?? []).filter((e) => e.type !== 'end');
     if (events.length === 0) throw new ServiceError('not_found', `${bt.info.branch} has no step ${step}`);
     const flags = bt.flags.filter((f) => f.step === step);
@@ -165,8 +171,7 @@ export class LibraryService {
 
   /** Two branches step by step, with per-step workspace differences. */
   async compare(a: string, b: string) {
-    const left = this.cache.load(a);
-    const right = this.cache.load(b);
+    const [left, right] = await Promise.all([this.cache.load(a), this.cache.load(b)]);
     const lf = left.flags;
     const rf = right.flags;
     const lrows = byStep(left.rows);
@@ -220,17 +225,19 @@ export class LibraryService {
   }
 
   /** Summaries of every branch of an episode. */
-  branchSummaries(episode: string): BranchSummary[] {
-    return this.traces.branchesOf(episode).map((info) => {
-      const bt = this.cache.load(info.branch);
-      return summarizeBranch(
-        info,
-        bt.header,
-        bt.events,
-        bt.flags.length,
-        this.episodes.find(info.branch) !== null,
-      );
-    });
+  async branchSummaries(episode: string): Promise<BranchSummary[]> {
+    return Promise.all(
+      this.traces.branchesOf(episode).map(async (info) => {
+        const bt = await this.cache.load(info.branch);
+        return summarizeBranch(
+          info,
+          bt.header,
+          bt.events,
+          bt.flags.length,
+          this.episodes.find(info.branch) !== null,
+        );
+      }),
+    );
   }
 
   /** The state of a live branch (for callers holding a view). */

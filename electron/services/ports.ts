@@ -5,14 +5,17 @@ import type {
   CaseSummary,
   DockerStatus,
   DoctorCheck,
+  FlagSummary,
   ReplayReport,
   SearchHit,
   TaskSummary,
 } from '../../shared/contract/index.js';
 import type { ToolResult } from '../../shared/tool-result.js';
+import type { BatchFile } from '../engine/batch/batch-file.js';
 import type { EpisodeController } from '../engine/harness/episode-controller.js';
 import type { SnapshotStore } from '../engine/sandbox/snapshot-store.js';
 import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
+import type { BranchTrace } from './branch-trace.js';
 
 /**
  * The engine as the app services see it. The real binding is `engine-ports.ts`; tests
@@ -26,11 +29,22 @@ export interface HarnessPort {
     readonly agent: string;
     readonly breakpoints: readonly Breakpoint[];
     readonly agentOptions?: AgentOptions;
+    /**
+     * Episodes to run to their end first, headless, when the task keeps its sandbox
+     * between episodes (`sandbox.reset_between_episodes: false`): the live episode then
+     * starts in the sandbox they left, as a case that runs two episodes does.
+     */
+    readonly leadIn?: number;
   }): Promise<EpisodeController>;
   /** Opens a recorded branch at step k in a fresh sandbox; continuing writes a new branch. */
   reopen(id: string, step: number, agent?: string): Promise<EpisodeController>;
   /** Forks a recorded (not live) branch at step k into a new branch now, in a fresh sandbox. */
   fork(id: string, step: number, agent?: string): Promise<EpisodeController>;
+  /**
+   * Starts warm sandboxes for these tasks' configs in the background (best effort), so
+   * the next start is a hand-over from the pool rather than a container start.
+   */
+  prewarm?(taskPaths: readonly string[]): void;
   /** Re-executes a recorded branch and reports its first divergence. */
   replayVerify(id: string): Promise<ReplayReport>;
   /** Runs one tool call in a throwaway sandbox restored to snapshot `step - 1` of the branch. */
@@ -55,6 +69,12 @@ export interface TracePort {
   /** Changes whenever the branch's trace file changes (path, size, mtime). */
   version(branch: BranchInfo): string;
   snapshots(episode: string): SnapshotStore;
+  /**
+   * QA of a branch with the engine's references (the task's declared initial workspace
+   * against snapshot 0, the task's medians in the index), so `state_leak` and
+   * `efficiency` can fire. Absent (fakes): QA over the trace alone.
+   */
+  check?(branch: BranchTrace): Promise<FlagSummary[]>;
 }
 
 /** Terminals and stats of containers, and whether Docker answers. */
@@ -92,6 +112,21 @@ export interface StatsHandle {
   close(): void;
 }
 
+/** Batches of episodes on the warm pool (`engine/batch/`). */
+export interface BatchPort {
+  /** Creates a batch folder under the store (`batches/ID/batch.json`, every slot empty). */
+  create(request: {
+    readonly tasks: readonly string[];
+    readonly agent: string;
+    readonly episodes: number;
+    readonly concurrency: number;
+  }): { dir: string; batch: BatchFile };
+  /** Runs the batch's unfinished slots; `batch` is updated in place as slots start and end. */
+  run(dir: string, batch: BatchFile, onProgress: () => void, signal: AbortSignal): Promise<BatchFile>;
+  /** The store's batch folders with their batch.json (unreadable ones left out). */
+  list(): { dir: string; batch: BatchFile }[];
+}
+
 /** The bundled sample tasks and cases. */
 export interface CatalogPort {
   tasks(): Promise<TaskSummary[]>;
@@ -111,6 +146,8 @@ export interface EnginePorts {
   readonly docker: DockerPort;
   readonly catalog: CatalogPort;
   readonly doctor: DoctorPort;
+  /** Batches; absent (fakes, a degraded engine): the batch operations report it. */
+  readonly batches?: BatchPort;
   /** Releases what the ports hold (the sandbox provider); called last on dispose. */
   close?(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { logger } from '../engine/log.js';
 import { openIndex, type SearchQuery } from '../engine/trace/episode-index.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { readBranch } from './branch-trace.js';
-import { flagsOf, summarizeBranch } from './branch-summary.js';
+import { checkStoredBranch, summarizeBranch } from './branch-summary.js';
 import type { TracePort } from './ports.js';
 
 const log = logger('library');
@@ -57,7 +57,7 @@ export function storeTracePort(store: DiskEpisodeStore): TracePort {
               info,
               bt.header,
               bt.events,
-              flagsOf(bt.header, bt.events, bt.trace.torn).length,
+              (await checkStoredBranch(store, bt)).length,
               false,
             );
             cache.set(info.branch, { key, summary });
@@ -122,6 +122,7 @@ export function storeTracePort(store: DiskEpisodeStore): TracePort {
       const st = statSync(path);
       return `${path}:${st.size}:${st.mtimeMs}`;
     },
+    check: (bt) => checkStoredBranch(store, bt),
     snapshots: (episode) => store.snapshots(episode),
   };
   return port;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TraceEvent } from '../trace-events.js';
-import { EpisodeStateInfo, StatsSample } from './models.js';
+import { BatchView, EpisodeStateInfo, StatsSample } from './models.js';
 
 /** The debugger commands of the application menu. */
 export const AppCommand = z.enum(['continue', 'step', 'stop', 'toggleBreakpoint', 'pause']);
@@ -35,6 +35,8 @@ export const EVENTS = {
    * themselves (F5, F10, Shift+F5, F9) still reach the page as keydown events.
    */
   'app.command': z.object({ command: AppCommand }),
+  /** A batch's progress: a slot started or ended, or the batch finished (the whole view). */
+  'batch.progress': BatchView,
 } as const;
 
 /** The contract's event map. */

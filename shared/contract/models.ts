@@ -88,6 +88,11 @@ export const CaseSummary = z.object({
   summary: z.string(),
   task_path: z.string(),
   agent: z.string(),
+  /**
+   * Episodes the case runs (its expected.json). Opening a case whose task keeps its
+   * sandbox between episodes runs the first ones to their end, then opens the last live.
+   */
+  episodes: z.number().int().positive().optional(),
 });
 /** A bundled failure case. */
 export type CaseSummary = z.infer<typeof CaseSummary>;
@@ -327,3 +332,51 @@ export const AgentOptions = z.strictObject({
 });
 /** Settings of an `openai:MODEL` agent. */
 export type AgentOptions = z.infer<typeof AgentOptions>;
+
+/** One slot of a batch: the `index`-th episode of a task, and the episode filling it. */
+export const BatchSlotView = z.object({
+  /** The task file. */
+  task: z.string(),
+  task_name: z.string(),
+  index: z.number().int().nonnegative(),
+  /** The episode filling the slot; null until one starts. */
+  episode: z.string().nullable(),
+  /** `pending` (waiting), `running`, or the episode's final status. */
+  status: z.union([z.enum(['pending', 'running']), EpisodeStatus]),
+  end_reason: z.string().nullable(),
+  steps: z.number().int().nonnegative().nullable(),
+  duration_ms: z.number().nullable(),
+  /** Episodes that once filled the slot but never finished (a cancelled or killed batch). */
+  superseded: z.array(z.string()),
+  /** QA flag rules of the finished episode (warning or worse), one per flag. */
+  flags: z.array(z.string()),
+});
+/** One slot of a batch. */
+export type BatchSlotView = z.infer<typeof BatchSlotView>;
+
+/** A batch as the window sees it: progress, slots and the summary. */
+export const BatchView = z.object({
+  batch: z.string(),
+  /** The batch folder (`batch.json`; `stepbox report DIR`, `stepbox export DIR`). */
+  dir: z.string(),
+  created: z.number(),
+  agent: z.string(),
+  episodes: z.number().int().positive(),
+  concurrency: z.number().int().positive(),
+  /** `running` in this process; `done`, `cancelled`, `failed` (see `error`), or `stopped` (found on disk, unfinished). */
+  state: z.enum(['running', 'done', 'cancelled', 'failed', 'stopped']),
+  error: z.string().nullable(),
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  succeeded: z.number().int().nonnegative(),
+  running: z.number().int().nonnegative(),
+  /** Estimated time left from the rate so far; null before the first slot ends or when not running. */
+  eta_ms: z.number().nonnegative().nullable(),
+  /** Succeeded over finished slots; null before any finished. */
+  success_rate: z.number().min(0).max(1).nullable(),
+  /** QA flags (warning or worse) over the finished episodes, counted by rule. */
+  flags: z.record(z.string(), z.number().int().nonnegative()),
+  slots: z.array(BatchSlotView),
+});
+/** A batch as the window sees it. */
+export type BatchView = z.infer<typeof BatchView>;

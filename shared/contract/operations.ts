@@ -4,6 +4,7 @@ import { ToolResult } from '../tool-result.js';
 import { EpisodeStatus, TraceEvent } from '../trace-events.js';
 import {
   AgentOptions,
+  BatchView,
   BranchSummary,
   CaseSummary,
   CompareRow,
@@ -217,6 +218,31 @@ export const OPERATIONS = {
     "Starts one long-lived stats stream of the branch's sandbox (`sandbox.stats` events).",
   ),
   'stats.unsubscribe': op(z.strictObject({ subscription: z.string().min(1) }), done, 'Ends a stats stream.'),
+
+  'batch.start': op(
+    z.strictObject({
+      tasks: z.array(TaskSource).min(1).max(50),
+      /** Agent spec; defaults to the tasks' own agent when they all ship the same one. */
+      agent: z.string().min(1).optional(),
+      /** Episodes per task. */
+      episodes: z.number().int().min(1).max(1000),
+      /** Episodes at once. */
+      concurrency: z.number().int().min(1).max(16),
+    }),
+    z.object({ batch: z.string(), dir: z.string() }),
+    'Starts a batch on the warm pool; progress arrives as `batch.progress`.',
+  ),
+  'batch.list': op(
+    empty,
+    z.object({ batches: z.array(BatchView) }),
+    'Batches of this store, newest first (running ones live, others from their batch.json).',
+  ),
+  'batch.get': op(z.strictObject({ batch: z.string().min(1) }), BatchView, 'One batch with its slots.'),
+  'batch.cancel': op(
+    z.strictObject({ batch: z.string().min(1) }),
+    BatchView,
+    'Stops a running batch: running episodes are stopped, unfinished slots stay for `stepbox batch --resume`.',
+  ),
 } as const;
 
 /** The contract's operation map. */
