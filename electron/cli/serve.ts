@@ -20,7 +20,7 @@ Example: stepbox serve --port 0
 /** `stepbox serve`: web mode. */
 export const command: CliCommand = {
   name: 'serve',
-  summary: 'Serve the stepbox window on 127.0.0.1 (web mode); prints its URL',
+  summary: 'serve the stepbox window on 127.0.0.1 (web mode); prints its URL',
   help: HELP,
   async run(argv, io) {
     let values: { port?: string; host?: string };
