@@ -1135,6 +1135,7 @@ class Call:
             'stdout_total': self.total[0],
             'stderr_total': self.total[1],
             'oom': oom,
+            'oom_counter': self.oom_before is not None and oom_after is not None,
             'duration_ms': (time.monotonic() - self.start) * 1000.0,
         }
         if code is not None:

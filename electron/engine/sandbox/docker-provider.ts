@@ -21,7 +21,7 @@
 import { DockerEngine } from '../docker/client.js';
 import { containerSpec, STEPBOX_LABEL } from '../docker/container-spec.js';
 import { checkNetwork } from '../docker/network.js';
-import { watchOomEvents } from '../docker/oom.js';
+import { OomEvents } from '../docker/oom.js';
 import { ownedContainers, ownerLabel, sweepOrphans } from '../docker/owner.js';
 import { logger } from '../log.js';
 import { DockerSandbox } from './docker-sandbox.js';
@@ -41,16 +41,13 @@ export interface DockerProviderOptions {
 export class DockerSandboxProvider implements SandboxProvider {
   readonly backend = 'docker';
   private readonly live = new Map<string, DockerSandbox>();
-  private readonly ooms = new Map<string, number>();
-  private stopOomWatch: (() => void) | undefined;
+  private readonly ooms = new OomEvents();
 
   constructor(readonly engine: DockerEngine) {}
 
   /** Subscribes to the engine's OOM events for stepbox containers. */
   async watch(): Promise<void> {
-    this.stopOomWatch = await watchOomEvents(this.engine, `${STEPBOX_LABEL}=1`, (id) =>
-      this.ooms.set(id, (this.ooms.get(id) ?? 0) + 1),
-    );
+    await this.ooms.watch(this.engine, `${STEPBOX_LABEL}=1`);
   }
 
   /** Starts a container for `config` and its helper. Rejects with a {@link SandboxFailure} saying why not. */
@@ -58,10 +55,10 @@ export class DockerSandboxProvider implements SandboxProvider {
     await checkNetwork(this.engine, config.network);
     const id = await this.engine.createAndStart(containerSpec(config, ownerLabel()));
     const sandbox = new DockerSandbox(this.engine, id, config, {
-      oomEvents: (cid) => this.ooms.get(cid) ?? 0,
+      ooms: this.ooms,
       onDestroy: (cid) => {
         this.live.delete(cid);
-        this.ooms.delete(cid);
+        this.ooms.forget(cid);
       },
       onKeep: (cid) => this.live.delete(cid),
     });
@@ -89,8 +86,7 @@ export class DockerSandboxProvider implements SandboxProvider {
 
   /** Destroys every sandbox this provider created (except kept ones) and stops listening to the engine. */
   async close(): Promise<void> {
-    this.stopOomWatch?.();
-    this.stopOomWatch = undefined;
+    this.ooms.close();
     const results = await Promise.allSettled([...this.live.values()].map((s) => s.destroy()));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed.length)

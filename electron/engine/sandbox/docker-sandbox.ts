@@ -6,6 +6,7 @@ import { err, ok, type Result } from '../../../shared/result.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { keptName } from '../docker/container-spec.js';
+import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
 import { diffEntries, treeHashOf } from './manifest.js';
 import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
@@ -25,6 +26,11 @@ const log = logger('sandbox');
 
 /** How long the helper may take to say hello after its exec starts. */
 const HELLO_TIMEOUT_MS = 15_000;
+/**
+ * How long a SIGKILLed command waits for Docker's `oom` event when the helper could not read
+ * the cgroup counter (the event is relayed asynchronously and may trail the answer).
+ */
+const OOM_EVENT_WAIT_MS = 1_000;
 /** Extra time the host waits past a call's own timeout before declaring the helper hung. */
 const HUNG_GRACE_MS = 15_000;
 
@@ -146,8 +152,8 @@ function toolCode(code: string): ToolError['code'] {
 
 /** Hooks the provider gives each sandbox. */
 export interface DockerSandboxHooks {
-  /** How many Docker `oom` events the engine has reported for a container so far. */
-  oomEvents(id: string): number;
+  /** The engine's `oom` events per container (the fallback when the helper cannot read the cgroup counter). */
+  readonly ooms: Pick<OomEvents, 'count' | 'waitAbove'>;
   /** Called once when the sandbox is destroyed. */
   onDestroy(id: string): void;
   /** Called when the sandbox is kept past this process ({@link DockerSandbox.keep}). */
@@ -318,7 +324,7 @@ export class DockerSandbox implements Sandbox {
   /** Runs a command line in the persistent session (or a fresh one); see helper.py for the semantics. */
   async exec(request: ExecRequest): Promise<ToolResult> {
     const started = performance.now();
-    const oomBefore = this.hooks.oomEvents(this.id);
+    const oomBefore = this.hooks.ooms.count(this.id);
     let response: HelperResponse;
     try {
       const helper = await this.live();
@@ -354,7 +360,11 @@ export class DockerSandbox implements Sandbox {
     return this.execResult(response, started, oomBefore);
   }
 
-  private execResult(response: HelperResponse, started: number, oomBefore: number): ToolResult {
+  private async execResult(
+    response: HelperResponse,
+    started: number,
+    oomBefore: number,
+  ): Promise<ToolResult> {
     const h = response.header as {
       exit_code: number | null;
       signal: number | null;
@@ -363,6 +373,8 @@ export class DockerSandbox implements Sandbox {
       stderr_total: number;
       error?: { code: string; message: string };
       session?: SessionState;
+      /** Whether the helper could read the cgroup's oom_kill counter (then it decided `oom` itself). */
+      oom_counter?: boolean;
     };
     if (h.session) this.session = h.session;
     const outRaw = response.payload.subarray(0, h.stdout_len);
@@ -371,9 +383,16 @@ export class DockerSandbox implements Sandbox {
     const out = decodeOutput(outRaw, truncated.stdout);
     const errOut = decodeOutput(errRaw, truncated.stderr);
     let error = h.error ? { code: toolCode(h.error.code), message: h.error.message } : undefined;
-    // Docker's event can arrive after the call that caused it returned: trust it only for a
-    // command that was itself killed by SIGKILL, so a late event never blames the next call.
-    if (!error && h.signal === 9 && this.hooks.oomEvents(this.id) > oomBefore)
+    // The cgroup counter is authoritative when the helper can read it (see OomEvents). Without
+    // it, Docker's event decides, only for a command that ended by SIGKILL (itself, or the
+    // child whose status the shell passed on as 137), so a late event does not blame an
+    // ordinary next call; it waits a moment because the event can trail the answer.
+    if (
+      !error &&
+      (h.signal === 9 || h.exit_code === 137) &&
+      h.oom_counter === false &&
+      (await this.hooks.ooms.waitAbove(this.id, oomBefore, OOM_EVENT_WAIT_MS))
+    )
       error = {
         code: 'oom' as const,
         message: 'the command ran out of memory (Docker reported an OOM kill)',
