@@ -99,6 +99,7 @@ export interface AppPage {
   readonly inject: InjectPanel;
   readonly replay: ReplayPanel;
   readonly sandbox: SandboxPanel;
+  readonly batches: BatchesSection;
   screenshot(name: string): Promise<string>;
 }
 
@@ -129,6 +130,7 @@ export async function openApp(
     inject: new InjectPanel(page),
     replay: new ReplayPanel(page),
     sandbox: new SandboxPanel(page),
+    batches: new BatchesSection(page),
     async screenshot(name) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       const path = join(SCREENSHOTS, `${name}.png`);
@@ -177,6 +179,48 @@ class PanelObject {
   }
   text(): Promise<string> {
     return this.root.innerText();
+  }
+}
+
+/** One batch slot as the batches section shows it. */
+export interface SlotText {
+  readonly status: string;
+  readonly episode: string;
+}
+
+/** The batches section of the library: form, progress, summary and slots. */
+export class BatchesSection extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'batches');
+  }
+  /** Fills the form (`task`: `sample:ID` or `case:ID`) and starts the batch. */
+  async start(options: {
+    task: string;
+    episodes: number;
+    concurrency: number;
+    agent?: string;
+  }): Promise<void> {
+    await this.root.getByTestId('batch-task').selectOption(options.task);
+    await this.root.getByTestId('batch-episodes').fill(String(options.episodes));
+    await this.root.getByTestId('batch-concurrency').fill(String(options.concurrency));
+    if (options.agent !== undefined) await this.root.getByTestId('batch-agent').fill(options.agent);
+    await this.root.getByTestId('batch-start').click();
+  }
+  /** The shown batch's slots. */
+  slots(): Promise<SlotText[]> {
+    return this.root.locator('[data-testid="batch-slot"]').evaluateAll((els) =>
+      els.map((e) => ({
+        status: e.getAttribute('data-status') ?? '',
+        episode: e.getAttribute('data-episode') ?? '',
+      })),
+    );
+  }
+  /** The shown batch's state (`running`, `done`, …). */
+  state(): Promise<string | null> {
+    return this.root.getByTestId('batch-summary').getAttribute('data-state');
+  }
+  async openSlot(episode: string): Promise<void> {
+    await this.root.locator(`[data-testid="batch-slot"][data-episode="${episode}"]`).click();
   }
 }
 

@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
+import { BatchSection } from '../components/batch-section';
 import { BranchTree } from '../components/branch-tree';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -126,6 +127,7 @@ export function EpisodeLibrary() {
           </li>
         ))}
       </ul>
+      <BatchSection />
     </Panel>
   );
 }

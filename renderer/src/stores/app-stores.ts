@@ -1,4 +1,5 @@
 import type { StepboxClient } from '../../../shared/contract/client';
+import { createBatchesStore, type BatchesStore } from './batches/batches-store';
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
 import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
@@ -23,6 +24,7 @@ export interface AppStores {
   readonly replay: ReplayStore;
   readonly sandbox: SandboxStore;
   readonly inject: InjectStore;
+  readonly batches: BatchesStore;
   /** Loads the library, catalog and Docker status (first render does not wait on them); opens `branch` if given. */
   start(branch?: string | null): void;
   dispose(): void;
@@ -40,6 +42,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const inspector = createInspectorStore(client);
   const sandbox = createSandboxStore(client);
   const inject = createInjectStore(client);
+  // A batch slot opens its episode (an episode id opens its main branch).
+  const batches = createBatchesStore(client, open);
   const replay = createReplayStore(client, {
     onBranch: open,
     onRolledBack: (_branch, step) => {
@@ -92,11 +96,13 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     replay,
     sandbox,
     inject,
+    batches,
     start(branch) {
       if (branch) open(branch);
       void episodes.getState().refresh();
       void episodes.getState().loadCatalog();
       void sandbox.getState().checkDocker();
+      void batches.getState().refresh();
     },
     dispose() {
       offStepper();
@@ -105,6 +111,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       episodes.getState().dispose();
       terminal.getState().dispose();
       sandbox.getState().dispose();
+      batches.getState().dispose();
     },
   };
 }

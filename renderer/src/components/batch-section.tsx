@@ -1,0 +1,167 @@
+import type { BatchView } from '../../../shared/contract/models';
+import {
+  selectFlagCounts,
+  selectProgressText,
+  selectShownBatch,
+  selectSuccessText,
+} from '../stores/batches/batches-store';
+import { useSlice, useStores } from '../stores/use-stores';
+import { PanelState } from './panel';
+
+function Slots(props: { readonly batch: BatchView }) {
+  const actions = useStores().batches.getState();
+  return (
+    <ul className="batch-slots">
+      {props.batch.slots.map((s) => (
+        <li key={`${s.task}#${s.index}`}>
+          <button
+            type="button"
+            className={`batch-slot status-${s.status}`}
+            data-testid="batch-slot"
+            data-status={s.status}
+            data-episode={s.episode ?? ''}
+            disabled={!s.episode}
+            title={s.end_reason ?? s.status}
+            onClick={() => actions.openSlot(s)}
+          >
+            <span>
+              {s.task_name} #{s.index + 1}
+            </span>
+            <span className="muted">
+              {s.status}
+              {s.steps !== null ? ` · ${s.steps} steps` : ''}
+              {s.flags.length ? ` · ⚑${s.flags.length}` : ''}
+              {s.superseded.length ? ` · ${s.superseded.length} superseded` : ''}
+            </span>
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Summary(props: { readonly batch: BatchView }) {
+  const b = props.batch;
+  const flags = selectFlagCounts(b);
+  const actions = useStores().batches.getState();
+  return (
+    <div className="batch-summary" data-testid="batch-summary" data-state={b.state} data-batch={b.batch}>
+      <progress max={b.total} value={b.done} aria-label="batch progress" />
+      <div className="muted" data-testid="batch-progress">
+        {selectProgressText(b)}
+      </div>
+      <div>
+        success <strong data-testid="batch-success">{selectSuccessText(b)}</strong>
+        {flags.length ? (
+          <span className="flag-count" title="QA flags (warning or worse) over finished episodes">
+            {' · '}
+            {flags.map(([rule, n]) => `⚑ ${rule} ${n}`).join(', ')}
+          </span>
+        ) : (
+          ' · no flags'
+        )}
+      </div>
+      {b.error ? <PanelState kind="error">{b.error}</PanelState> : null}
+      {b.state === 'running' ? (
+        <button type="button" data-testid="batch-cancel" onClick={() => void actions.cancel(b.batch)}>
+          Cancel
+        </button>
+      ) : null}
+      <Slots batch={b} />
+    </div>
+  );
+}
+
+/** Batches in the library: a form to start one, live progress, its summary and slots (a click opens the episode). */
+export function BatchSection() {
+  const stores = useStores();
+  const actions = stores.batches.getState();
+  const form = useSlice('batches', (s) => s.form);
+  const batches = useSlice('batches', (s) => s.batches);
+  const starting = useSlice('batches', (s) => s.starting);
+  const error = useSlice('batches', (s) => s.error);
+  const shown = useSlice('batches', selectShownBatch);
+  const tasks = useSlice('episodes', (s) => s.tasks);
+  const cases = useSlice('episodes', (s) => s.cases);
+
+  return (
+    <section className="batches" data-testid="batches">
+      <h3>Batches</h3>
+      <form
+        className="batch-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void actions.start();
+        }}
+      >
+        <select
+          aria-label="batch task"
+          data-testid="batch-task"
+          value={form.task}
+          onChange={(e) => actions.setForm({ task: e.target.value })}
+        >
+          <option value="">task…</option>
+          {tasks.map((t) => (
+            <option key={t.id} value={`sample:${t.id}`}>
+              {t.name}
+            </option>
+          ))}
+          {cases.map((c) => (
+            <option key={c.id} value={`case:${c.id}`}>
+              case: {c.id}
+            </option>
+          ))}
+        </select>
+        <input
+          type="text"
+          aria-label="batch agent spec"
+          data-testid="batch-agent"
+          placeholder="agent: the task's own"
+          value={form.agent}
+          onChange={(e) => actions.setForm({ agent: e.target.value })}
+        />
+        <label>
+          episodes{' '}
+          <input
+            type="number"
+            min={1}
+            max={1000}
+            data-testid="batch-episodes"
+            value={form.episodes}
+            onChange={(e) => actions.setForm({ episodes: Math.max(1, Number(e.target.value) || 1) })}
+          />
+        </label>
+        <label>
+          at once{' '}
+          <input
+            type="number"
+            min={1}
+            max={16}
+            data-testid="batch-concurrency"
+            value={form.concurrency}
+            onChange={(e) => actions.setForm({ concurrency: Math.max(1, Number(e.target.value) || 1) })}
+          />
+        </label>
+        <button type="submit" data-testid="batch-start" disabled={starting || !form.task}>
+          {starting ? 'starting…' : '▶ Run batch'}
+        </button>
+      </form>
+      {error ? <PanelState kind="error">{error}</PanelState> : null}
+      {batches.length > 1 ? (
+        <select
+          aria-label="batch"
+          data-testid="batch-select"
+          value={shown?.batch ?? ''}
+          onChange={(e) => actions.select(e.target.value || null)}
+        >
+          {batches.map((b) => (
+            <option key={b.batch} value={b.batch}>
+              {b.batch} ({b.state} {b.done}/{b.total})
+            </option>
+          ))}
+        </select>
+      ) : null}
+      {shown ? <Summary batch={shown} /> : <PanelState kind="empty">No batches yet.</PanelState>}
+    </section>
+  );
+}

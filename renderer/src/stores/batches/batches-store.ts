@@ -1,0 +1,152 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import type { BatchSlotView, BatchView, TaskSource } from '../../../../shared/contract/models';
+import { errorText } from '../result';
+
+/** The batch form: which task (`sample:ID` or `case:ID`), the agent, how many, how many at once. */
+export interface BatchForm {
+  readonly task: string;
+  /** Agent spec; empty: the task's own. */
+  readonly agent: string;
+  readonly episodes: number;
+  readonly concurrency: number;
+}
+
+/** Batches: the form, every batch known (running ones live), the one shown. */
+export interface BatchesState {
+  readonly form: BatchForm;
+  /** Newest first. */
+  readonly batches: readonly BatchView[];
+  /** The batch whose slots are shown (the one just started, or one picked). */
+  readonly selected: string | null;
+  readonly starting: boolean;
+  readonly error: string | null;
+}
+
+/** What the batches section does. */
+export interface BatchesActions {
+  refresh(): Promise<void>;
+  setForm(patch: Partial<BatchForm>): void;
+  /** Starts a batch from the form; returns its id, or null on failure. */
+  start(): Promise<string | null>;
+  cancel(batch: string): Promise<void>;
+  select(batch: string | null): void;
+  /** Opens a slot's episode in the timeline (no-op before it has one). */
+  openSlot(slot: BatchSlotView): void;
+  dispose(): void;
+}
+
+/** The batches slice. */
+export type BatchesStore = StoreApi<BatchesState & BatchesActions>;
+
+/** `sample:ID` / `case:ID` → the contract's task source (null when the form has none). */
+export function taskSourceOf(key: string): TaskSource | null {
+  const m = /^(sample|case):(.+)$/.exec(key);
+  return m ? { kind: m[1] as 'sample' | 'case', id: m[2] } : null;
+}
+
+/** Puts a batch's newest view in the list (replacing its older one), newest batch first. */
+export function upsertBatch(list: readonly BatchView[], view: BatchView): BatchView[] {
+  return [view, ...list.filter((b) => b.batch !== view.batch)].sort((a, b) => b.created - a.created);
+}
+
+/** Creates the batches slice; `onOpen` receives the episode of a clicked slot. */
+export function createBatchesStore(
+  client: StepboxClient,
+  onOpen: (episode: string) => void = () => {},
+): BatchesStore {
+  let generation = 0;
+  const store = createStore<BatchesState & BatchesActions>()((set, get) => ({
+    form: { task: '', agent: '', episodes: 2, concurrency: 2 },
+    batches: [],
+    selected: null,
+    starting: false,
+    error: null,
+    async refresh() {
+      const mine = ++generation;
+      const res = await client.batch.list({});
+      if (mine !== generation) return;
+      if (res.ok) set({ batches: [...res.value.batches].sort((a, b) => b.created - a.created), error: null });
+      else set({ error: errorText(res) });
+    },
+    setForm(patch) {
+      set({ form: { ...get().form, ...patch } });
+    },
+    async start() {
+      const { form } = get();
+      const task = taskSourceOf(form.task);
+      if (!task) {
+        set({ error: 'choose a task for the batch' });
+        return null;
+      }
+      set({ starting: true, error: null });
+      const agent = form.agent.trim();
+      const res = await client.batch.start({
+        tasks: [task],
+        episodes: form.episodes,
+        concurrency: form.concurrency,
+        ...(agent ? { agent } : {}),
+      });
+      set({ starting: false });
+      if (!res.ok) {
+        set({ error: errorText(res) });
+        return null;
+      }
+      set({ selected: res.value.batch });
+      const view = await client.batch.get({ batch: res.value.batch });
+      // A progress event may have brought a newer view meanwhile: keep the one further along.
+      if (view.ok) {
+        const known = get().batches.find((b) => b.batch === view.value.batch);
+        if (!known || known.done <= view.value.done) set({ batches: upsertBatch(get().batches, view.value) });
+      }
+      return res.value.batch;
+    },
+    async cancel(batch) {
+      const res = await client.batch.cancel({ batch });
+      if (res.ok) set({ batches: upsertBatch(get().batches, res.value) });
+      else set({ error: errorText(res) });
+    },
+    select(batch) {
+      set({ selected: batch });
+    },
+    openSlot(slot) {
+      if (slot.episode) onOpen(slot.episode);
+    },
+    dispose() {
+      off();
+    },
+  }));
+  const off = client.onBatchProgress((view) => {
+    // A list reply in flight predates this event: let the event win.
+    generation++;
+    store.setState({ batches: upsertBatch(store.getState().batches, view) });
+  });
+  return store;
+}
+
+/** The batch whose slots are shown: the selected one, else the newest. */
+export function selectShownBatch(s: BatchesState): BatchView | null {
+  return s.batches.find((b) => b.batch === s.selected) ?? s.batches[0] ?? null;
+}
+
+/** `3/10 · ETA 12s`, or `done 10/10` once finished. */
+export function selectProgressText(b: BatchView): string {
+  if (b.state !== 'running') return `${b.state} ${b.done}/${b.total}`;
+  const eta = b.eta_ms === null ? '' : ` · ETA ${formatMs(b.eta_ms)}`;
+  return `${b.done}/${b.total} · running ${b.running}${eta}`;
+}
+
+/** Success rate as a percentage, `–` before any slot finished. */
+export function selectSuccessText(b: BatchView): string {
+  return b.success_rate === null ? '–' : `${Math.round(b.success_rate * 100)}%`;
+}
+
+/** Flag counts, most frequent first: `[['loop', 3], ['state_leak', 1]]`. */
+export function selectFlagCounts(b: BatchView): [string, number][] {
+  return Object.entries(b.flags).sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]));
+}
+
+function formatMs(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}

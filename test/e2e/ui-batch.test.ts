@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openApp, removeHome, startServe, tempHome, until, type Served } from '../support/e2e';
+
+describe('web mode: a batch', () => {
+  let browser: Browser;
+  let served: Served;
+  let home: string;
+
+  beforeAll(async () => {
+    home = tempHome();
+    served = await startServe({ home });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    if (home) removeHome(home);
+  });
+
+  it('starts a 2-episode batch of hello-python from the library, watches both slots finish, and opens one', async () => {
+    const app = await openApp(browser, served.url);
+    await app.library.root.getByTestId('library-task').first().waitFor();
+    await app.batches.start({ task: 'sample:hello-python', episodes: 2, concurrency: 2 });
+
+    // Live progress: the summary appears while the batch runs, then both slots end.
+    await app.batches.root.getByTestId('batch-summary').waitFor({ timeout: 30_000 });
+    const slots = await until(
+      () => app.batches.slots(),
+      (s) => s.length === 2 && s.every((x) => x.status === 'succeeded'),
+      180_000,
+      'both batch slots succeeded',
+    );
+    await until(
+      () => app.batches.state(),
+      (s) => s === 'done',
+      30_000,
+      'batch done',
+    );
+    await expect(app.batches.root.getByTestId('batch-success').innerText()).resolves.toBe('100%');
+    await expect(app.batches.root.getByTestId('batch-progress').innerText()).resolves.toBe('done 2/2');
+    const episodes = slots.map((s) => s.episode);
+    expect(new Set(episodes).size).toBe(2);
+
+    // Both episodes are in the library.
+    await until(
+      () =>
+        app.library.root
+          .locator('[data-testid="library-episode"]')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('data-episode') ?? '')),
+      (ids) => episodes.every((e) => ids.includes(e)),
+      30_000,
+      'batch episodes in the library',
+    );
+    await app.screenshot('batch-done');
+
+    // A slot opens its episode in the timeline.
+    await app.batches.openSlot(episodes[1]);
+    await app.library.root
+      .locator(`[data-testid="branch-node"].current[data-branch="${episodes[1]}"]`)
+      .waitFor({ timeout: 30_000 });
+    await until(
+      () => app.timeline.rows(),
+      (r) => r.length > 0,
+      30_000,
+      'timeline rows of the slot',
+    );
+    expect(app.errors).toEqual([]);
+  });
+});

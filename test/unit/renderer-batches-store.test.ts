@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import type { BatchSlotView, BatchView } from '../../shared/contract/models';
+import {
+  createBatchesStore,
+  selectFlagCounts,
+  selectProgressText,
+  selectShownBatch,
+  selectSuccessText,
+  taskSourceOf,
+} from '../../renderer/src/stores/batches/batches-store';
+import { createFakeBackend } from '../support/renderer-fake-client';
+
+function slot(index: number, status: BatchSlotView['status'], episode: string | null = null): BatchSlotView {
+  return {
+    task: '/r/tasks/hello-python/task.json',
+    task_name: 'hello-python',
+    index,
+    episode,
+    status,
+    end_reason: null,
+    steps: null,
+    duration_ms: null,
+    superseded: [],
+    flags: [],
+  };
+}
+
+function view(patch: Partial<BatchView> = {}): BatchView {
+  return {
+    batch: 'batch-1',
+    dir: '/h/batches/batch-1',
+    created: 1000,
+    agent: 'scripted:/r/agent.jsonl',
+    episodes: 2,
+    concurrency: 2,
+    state: 'running',
+    error: null,
+    done: 0,
+    total: 2,
+    succeeded: 0,
+    running: 2,
+    eta_ms: null,
+    success_rate: null,
+    flags: {},
+    slots: [slot(0, 'running', 'ep-a'), slot(1, 'pending')],
+    ...patch,
+  };
+}
+
+describe('batches store', () => {
+  it('starts a batch from the form, follows batch.progress, and opens a finished slot', async () => {
+    const fake = createFakeBackend();
+    const opened: string[] = [];
+    fake.on('batch.start', () => ({ batch: 'batch-1', dir: '/h/batches/batch-1' }));
+    fake.on('batch.get', () => view());
+    const store = createBatchesStore(fake.client, (e) => opened.push(e));
+
+    expect(await store.getState().start()).toBeNull();
+    expect(store.getState().error).toMatch(/choose a task/);
+
+    store.getState().setForm({ task: 'sample:hello-python', episodes: 3, concurrency: 1, agent: ' manual ' });
+    expect(await store.getState().start()).toBe('batch-1');
+    expect(fake.callsOf('batch.start')).toEqual([
+      { tasks: [{ kind: 'sample', id: 'hello-python' }], episodes: 3, concurrency: 1, agent: 'manual' },
+    ]);
+    expect(store.getState().selected).toBe('batch-1');
+    expect(selectShownBatch(store.getState())?.state).toBe('running');
+
+    const finished = view({
+      state: 'done',
+      done: 2,
+      succeeded: 1,
+      running: 0,
+      success_rate: 0.5,
+      flags: { loop: 1, state_leak: 2 },
+      slots: [slot(0, 'succeeded', 'ep-a'), slot(1, 'failed', 'ep-b')],
+    });
+    fake.emit('batch.progress', finished);
+    const shown = selectShownBatch(store.getState())!;
+    expect(store.getState().batches).toHaveLength(1);
+    expect(shown.state).toBe('done');
+    expect(selectProgressText(shown)).toBe('done 2/2');
+    expect(selectSuccessText(shown)).toBe('50%');
+    expect(selectFlagCounts(shown)).toEqual([
+      ['state_leak', 2],
+      ['loop', 1],
+    ]);
+
+    store.getState().openSlot(shown.slots[1]);
+    store.getState().openSlot(slot(2, 'pending'));
+    expect(opened).toEqual(['ep-b']);
+    store.getState().dispose();
+  });
+
+  it('lists batches newest first, keeps a later progress event over an older list reply, and reports failures', async () => {
+    const fake = createFakeBackend();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    fake.on('batch.list', async () => {
+      await gate;
+      return { batches: [view({ batch: 'old', created: 1 }), view({ done: 0 })] };
+    });
+    const store = createBatchesStore(fake.client);
+    const refreshing = store.getState().refresh();
+    fake.emit('batch.progress', view({ done: 1, eta_ms: 4000, running: 1 }));
+    release();
+    await refreshing;
+    // The list reply was older than the event: the event's view stays.
+    expect(store.getState().batches.map((b) => [b.batch, b.done])).toEqual([['batch-1', 1]]);
+    expect(selectProgressText(store.getState().batches[0])).toBe('1/2 · running 1 · ETA 4s');
+
+    await store.getState().refresh();
+    expect(store.getState().batches.map((b) => b.batch)).toEqual(['batch-1', 'old']);
+
+    fake.on('batch.cancel', () => ({ code: 'not_found', message: 'batch "x" is not running here' }));
+    await store.getState().cancel('x');
+    expect(store.getState().error).toMatch(/not running here/);
+    expect(taskSourceOf('case:state-leak-no-reset')).toEqual({ kind: 'case', id: 'state-leak-no-reset' });
+    expect(taskSourceOf('')).toBeNull();
+    store.getState().dispose();
+  });
+});
