@@ -50,6 +50,15 @@ export interface CliChild {
   readonly done: Promise<CliRun>;
 }
 
+/** Starts a Node script of the project without waiting for it (a server, for instance). */
+export function startNodeScript(
+  script: string,
+  args: readonly string[],
+  options: CliRunOptions = {},
+): CliChild {
+  return startNode(script, args, options);
+}
+
 /** Starts `node bin/stepbox.js ARGS` without waiting for it (to interrupt it, for instance). */
 export function startCli(args: readonly string[], options: CliRunOptions = {}): CliChild {
   if (!existsSync(BUILT)) throw new Error('the CLI is not built: run `npx tsc -b` (npm test builds first)');
