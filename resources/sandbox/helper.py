@@ -38,20 +38,26 @@ MAX_READ = 64 * 1024 * 1024
 
 # Each call runs in a bash started ahead of time (a "zygote", own session via setsid,
 # oom_score_adj raised so the kernel's OOM killer picks commands rather than the helper)
-# that waits on fd 4. A call writes its prelude (session env, cwd, call marker, and an
-# EXIT trap that writes the cwd and `export -p` to fd 3) and its command line to two files,
-# then one byte to fd 4; the zygote sources the prelude and evals the command. Starting
-# bash costs ~2 ms; done ahead, a call costs well under 1 ms inside the container.
-# Parse errors read `bash: eval: line N: …` where `bash -c` would say `-c`; $0 is `bash`
-# and $# is 0, as with `bash -c`.
+# that sources fd 4, a pipe. A call writes one script into that pipe and closes it: its
+# prelude (session env, cwd, call marker, and an EXIT trap that writes the cwd and
+# `export -p` to fd 3) and the command line as a quoted assignment to __stepbox_c; the
+# zygote sources it (one read), says `s` on fd 3 (it took the command) and evals the
+# command. A script larger than one pipe page goes through a file instead (the pipe then
+# carries `. FILE`), so writing it never blocks the helper. An empty pipe (the helper
+# discarding the shell) sets nothing and the shell exits. Starting bash costs ~2 ms; done
+# ahead, a call costs well under 1 ms inside the container. Parse errors read
+# `bash: eval: line N: …` where `bash -c` would say `-c`; $0 is `bash` and $# is 0, as
+# with `bash -c`. The trailing comment names the shell in `ps` (tests use it).
 ZYGOTES = 2
 DRIVER = (
     'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null; '
-    'IFS= builtin read -r -N 1 __stepbox_c <&4 || builtin exit 0; builtin exec 4<&-; builtin printf s >&3; '
-    'builtin . %(base)s.env; IFS= builtin read -r -d "" __stepbox_c < %(base)s.cmd; '
-    'builtin eval "$__stepbox_c"'
+    'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; builtin exec 4<&-; '
+    'builtin printf s >&3; builtin eval "$__stepbox_c" # zygote %(base)s'
 )
 TRAP = 'builtin trap \'{ builtin printf "%s\\0" "$PWD"; builtin export -p; } >&3 2>/dev/null\' EXIT\n'
+# At most this much script goes through the pipe: a pipe holds at least one page even when
+# the user's pipe buffer quota is used up, so the write never blocks.
+PIPE_SCRIPT_MAX = 4096
 NAME_RE = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
 
 
@@ -231,17 +237,36 @@ def ignores_sighup(pid):
     return False
 
 
-def oom_kills():
-    """The container cgroup's oom_kill counter (v1 memory.oom_control, v2 memory.events)."""
-    for path in ('/sys/fs/cgroup/memory/memory.oom_control', '/sys/fs/cgroup/memory.events'):
+class OomCounter:
+    """The container cgroup's oom_kill counter (v1 memory.oom_control, v2 memory.events),
+    read twice per call: the file stays open and each read is one pread."""
+
+    PATHS = ('/sys/fs/cgroup/memory/memory.oom_control', '/sys/fs/cgroup/memory.events')
+
+    def __init__(self):
+        self.fd = None
+        for path in self.PATHS:
+            try:
+                self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                continue
+            if self.read() is not None:
+                return
+            os.close(self.fd)
+            self.fd = None
+
+    def read(self):
+        """The counter now, or None when the container cannot read it."""
+        if self.fd is None:
+            return None
         try:
-            with open(path, 'rb') as f:
-                for line in f.read().splitlines():
-                    if line.startswith(b'oom_kill '):
-                        return int(line.split()[1])
+            data = os.pread(self.fd, 4096, 0)
         except OSError:
-            continue
-    return None
+            return None
+        at = data.find(b'oom_kill ')
+        if at < 0:
+            return None
+        return int(data[at + 9:].split(None, 1)[0])
 
 
 def workspace_full():
@@ -274,6 +299,11 @@ class Helper:
         self.zygotes = []
         self.zcount = 0
         self.protected = self.find_protected()
+        self.oom = OomCounter()
+        # The last `export -p` parsed, with this call's marker line cut out, and the env it
+        # gave: an unchanged dump (the usual case) is not parsed again.
+        self.dump = None
+        self.dump_env = None
 
     def find_protected(self):
         """init (pid 1), the container's main command (oldest child of init) and this helper."""
@@ -325,14 +355,18 @@ class Helper:
                 lines.append('builtin export %s=%s 2>/dev/null\n' % (k, sq(v)))
         lines.append('builtin cd -- %s 2>/dev/null || builtin cd /workspace 2>/dev/null\n' % sq(cwd))
         lines.append(TRAP)
-        write_file(z.base + '.env', ''.join(lines).encode('utf-8', 'surrogateescape'))
-        write_file(z.base + '.cmd', req['command'].encode('utf-8', 'surrogateescape'))
-        oom_before = oom_kills()
+        # bash variables end at a NUL, as `read -d ''` of the command did.
+        lines.append('__stepbox_c=%s\n' % sq(req['command'].split('\0', 1)[0]))
+        script = ''.join(lines).encode('utf-8', 'surrogateescape')
+        if len(script) > PIPE_SCRIPT_MAX:
+            write_file(z.base + '.sh', script)
+            script = ('builtin . %s\n' % sq(z.base + '.sh')).encode('utf-8', 'surrogateescape')
+        oom_before = self.oom.read()
         call = Call(self, req, z, marker, fresh, oom_before)
         self.calls[z.pid] = call
         call.register()
         try:
-            os.write(z.go_w, b'g')
+            os.write(z.go_w, script)
         except OSError as e:
             # The shell died while it waited (a `pkill bash`): its exit retries the call.
             log('shell %d gone before call %s: %s' % (z.pid, req.get('id'), e))
@@ -791,7 +825,7 @@ class Helper:
     def run(self):
         os.set_blocking(0, False)
         self.sel.register(0, selectors.EVENT_READ, None)
-        send({'event': 'hello', 'pid': self.pid, 'oom_kills': oom_kills()})
+        send({'event': 'hello', 'pid': self.pid, 'oom_kills': self.oom.read()})
         self.refill()
         while True:
             deadline = min((c.deadline for c in self.calls.values()), default=None)
@@ -824,7 +858,9 @@ class Helper:
 def high_pipe():
     """A pipe whose ends are numbered 10 or more, so posix_spawn's dup2 onto fds 0-4 never
     clobbers a source it has yet to copy (or meets a source already at its target)."""
-    r, w = os.pipe()
+    r, w = os.pipe()  # close-on-exec, as every fd Python opens
+    if r >= 10 and w >= 10:
+        return r, w  # the usual case once the helper runs: no renumbering syscalls
     try:
         return fcntl.fcntl(r, fcntl.F_DUPFD_CLOEXEC, 10), fcntl.fcntl(w, fcntl.F_DUPFD_CLOEXEC, 10)
     finally:
@@ -992,11 +1028,12 @@ class Call:
             sel.unregister(self.pidfd)
             os.close(self.pidfd)
             self.pidfd = None
-        for suffix in ('.env', '.cmd'):
-            try:
-                os.unlink(self.z.base + suffix)
-            except OSError:
-                pass
+        try:
+            os.unlink(self.z.base + '.sh')
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            log('cannot remove %s.sh: %s' % (self.z.base, e))
         self.h.calls.pop(self.pid, None)
 
     def find_procs(self):
@@ -1115,7 +1152,7 @@ class Call:
             elif os.WIFSIGNALED(status):
                 sig = os.WTERMSIG(status)
                 exit_code = 128 + sig
-        oom_after = oom_kills()
+        oom_after = self.h.oom.read()
         oom = self.oom_before is not None and oom_after is not None and oom_after > self.oom_before
         if code is None and not self.fresh:
             self.save_state()
@@ -1145,15 +1182,23 @@ class Call:
         send(header, bytes(self.kept[0]) + bytes(self.kept[1]))
 
     def save_state(self):
+        h = self.h
         data = bytes(self.state)[1:]
         nul = data.find(b'\0')
         if nul <= 0:
             return
         cwd = data[:nul].decode('utf-8', 'surrogateescape')
-        env = {k: v for k, v in parse_export_p(data[nul + 1:]).items() if k not in HIDDEN_ENV}
-        if cwd != self.h.cwd or env != self.h.env:
-            self.h.cwd, self.h.env = cwd, env
+        # The marker changes every call; anything else in the dump changing means the command
+        # changed the env. The NUL stands in for the marker line (a dump never holds one).
+        dump = data[nul + 1:].replace(('declare -x %s="%s"\n' % (MARKER, self.marker)).encode(), b'\0', 1)
+        if dump == h.dump and h.dump_env is h.env and h.env.get(MARKER) == self.marker:
+            env = h.env
+        else:
+            env = {k: v for k, v in parse_export_p(data[nul + 1:]).items() if k not in HIDDEN_ENV}
+        if cwd != h.cwd or env != h.env:
+            h.cwd, h.env = cwd, env
             self.session_changed = True
+        h.dump, h.dump_env = dump, h.env
 
 
 def owner_access(path, bits, action):

@@ -50,6 +50,31 @@ describe.skipIf(dockerMissing)('docker sandbox basics', () => {
     expect(r.stdout).toBe('a\nb|q"u$o`t\\\\e|日本||unset|');
   });
 
+  it('notices an env change after calls that changed nothing (the helper skips unchanged dumps)', async () => {
+    for (let i = 0; i < 3; i++) await sb.exec({ command: 'true', timeoutMs: 10_000 });
+    await sb.exec({ command: 'export LATE=1', timeoutMs: 10_000 });
+    expect((await sb.sessionState()).env).toMatchObject({ LATE: '1' });
+    await sb.exec({ command: 'true', timeoutMs: 10_000 });
+    await sb.exec({ command: 'unset LATE STEPBOX_CALL', timeoutMs: 10_000 });
+    expect((await sb.sessionState()).env).not.toHaveProperty('LATE');
+    await sb.setSessionState({ cwd: '/workspace', env: { ...(await sb.sessionState()).env, SET: 'x' } });
+    expect((await sb.exec({ command: 'echo "$SET $STEPBOX_CALL"', timeoutMs: 10_000 })).stdout).toMatch(
+      /^x \d+\n$/,
+    );
+  });
+
+  it('runs a command longer than a pipe page, quotes and all, and cuts a command at a NUL', async () => {
+    const body = 'x\'"$`\\'.repeat(2000);
+    const big = await sb.exec({ command: `cat <<'EOF' | wc -c\n${body}\nEOF`, timeoutMs: 10_000 });
+    expect(big).toMatchObject({ ok: true, exit_code: 0, stdout: `${body.length + 1}\n` });
+    expect((await sb.exec({ command: 'echo before\0echo after', timeoutMs: 10_000 })).stdout).toBe(
+      'before\n',
+    );
+    expect((await sb.exec({ command: 'if then', timeoutMs: 10_000 })).stderr).toMatch(
+      /^bash: eval: line 1: /,
+    );
+  });
+
   it('reads, writes and lists files with error codes', async () => {
     expect(await sb.writeFile('x/y.txt', new TextEncoder().encode('hello'))).toEqual({
       ok: true,
