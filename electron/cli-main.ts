@@ -1,4 +1,8 @@
 import { main } from './cli.js';
+import { logger } from './engine/log.js';
+
+/** How long a finished command may take to let go of its handles before the process exits anyway. */
+const EXIT_GRACE_MS = 3_000;
 
 // Entry point of the `stepbox` binary. Ctrl+C handling lives in the commands that own traces.
 const code = await main(process.argv.slice(2), {
@@ -8,3 +12,13 @@ const code = await main(process.argv.slice(2), {
   env: process.env,
 });
 process.exitCode = code;
+
+// Every command resolves only once its work is done (serve and shells resolve when they
+// close), so a process still alive after the grace period is held by a stray handle — a
+// leak to fix, but never a reason to hang a script or a CI job.
+setTimeout(() => {
+  const handles =
+    (process as unknown as { getActiveResourcesInfo?: () => string[] }).getActiveResourcesInfo?.() ?? [];
+  logger('cli').warn(`exiting although handles are still open: ${handles.join(', ') || 'unknown'}`);
+  process.exit(code);
+}, EXIT_GRACE_MS).unref();
