@@ -17,8 +17,7 @@ process.exitCode = code;
 // close), so a process still alive after the grace period is held by a stray handle — a
 // leak to fix, but never a reason to hang a script or a CI job.
 setTimeout(() => {
-  const handles =
-    (process as unknown as { getActiveResourcesInfo?: () => string[] }).getActiveResourcesInfo?.() ?? [];
+  const handles = process.getActiveResourcesInfo();
   logger('cli').warn(`exiting although handles are still open: ${handles.join(', ') || 'unknown'}`);
   process.exit(code);
 }, EXIT_GRACE_MS).unref();
