@@ -320,6 +320,7 @@ class Helper:
             s = proc_stat(pid)
             if s and s[1] == 1 and (oldest is None or s[4] < oldest[1]):
                 oldest = (pid, s[4])
+        self.main = oldest[0] if oldest else None
         if oldest:
             keep.add(oldest[0])
         return keep
@@ -832,7 +833,9 @@ class Helper:
     def run(self):
         os.set_blocking(0, False)
         self.sel.register(0, selectors.EVENT_READ, None)
-        send({'event': 'hello', 'pid': self.pid, 'oom_kills': self.oom.read()})
+        # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
+        # and init is about to stop the container; the host then reports the sandbox lost).
+        send({'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.oom.read()})
         self.refill()
         while True:
             deadline = min((c.deadline for c in self.calls.values()), default=None)

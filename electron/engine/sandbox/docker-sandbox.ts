@@ -273,6 +273,14 @@ export class DockerSandbox implements Sandbox {
           if (e instanceof SandboxFailure && e.code === 'sandbox_lost') this.lost = e;
           throw e;
         }
+        // The main command died (kill -9 -1) but init has not stopped the container yet: the
+        // new helper would die with it in a moment.
+        if ((await this.helper.hello).main === null) {
+          this.helper.close('the container is stopping');
+          this.streams?.close();
+          this.lost = this.stopped();
+          throw this.lost;
+        }
         if (this.session) await this.helper.request('set_session', { ...this.session });
       } finally {
         this.recovering = undefined;
