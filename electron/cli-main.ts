@@ -1,8 +1,11 @@
 import { main } from './cli.js';
 import { logger } from './engine/log.js';
 
-/** How long a finished command may take to let go of its handles before the process exits anyway. */
-const EXIT_GRACE_MS = 3_000;
+/**
+ * How long a finished command may take to let go of its handles before the process exits
+ * anyway; STEPBOX_EXIT_GRACE_MS overrides it (tests raise it to tell a natural exit from this one).
+ */
+const EXIT_GRACE_MS = Number(process.env.STEPBOX_EXIT_GRACE_MS) || 3_000;
 
 // Entry point of the `stepbox` binary. Ctrl+C handling lives in the commands that own traces.
 const code = await main(process.argv.slice(2), {

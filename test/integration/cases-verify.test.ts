@@ -22,8 +22,10 @@ afterAll(() => env?.cleanup());
 describe.skipIf(dockerMissing !== null)('stepbox case verify on Docker', () => {
   it('every case raises exactly its expected rules and every fixed variant none', async () => {
     const run = await runCli(['case', 'verify', '--json'], {
-      env: { STEPBOX_HOME: env.home },
-      timeoutMs: 110_000,
+      // A long exit grace: a handle left open would show as the watchdog's warning below.
+      env: { STEPBOX_HOME: env.home, STEPBOX_EXIT_GRACE_MS: '60000' },
+      // Slow under CI load with three integration workers sharing two cores.
+      timeoutMs: 240_000,
     });
     const out = parseJsonOutput<VerifyJson>(run);
     expect(out.cases.map((c) => c.name)).toEqual(
@@ -45,5 +47,7 @@ describe.skipIf(dockerMissing !== null)('stepbox case verify on Docker', () => {
     expect(out.cases.find((c) => c.name === 'state-leak-no-reset')!.broken.episodes).toHaveLength(2);
     expect(out.ok).toBe(true);
     expect(run.code).toBe(0);
-  });
+    // The process exited on its own: every sandbox destroyed, every Docker connection closed.
+    expect(run.stderr).not.toMatch(/handles are still open/);
+  }, 250_000);
 });

@@ -109,4 +109,22 @@ describe('warm pool', () => {
     expect(made.every((s) => s.destroyed)).toBe(true);
     await expect(pool.acquire(config)).rejects.toThrow(/closed/);
   });
+
+  it('destroys what in-flight refills and cold starts produce after close', async () => {
+    const { provider, made } = fakeProvider();
+    const create = provider.create.bind(provider);
+    const gates: (() => void)[] = [];
+    // Every start waits until the test opens its gate, so close() runs while they are in flight.
+    provider.create = (c) => new Promise<void>((r) => gates.push(r)).then(() => create(c));
+    const pool = new WarmPool(provider, { size: 2 });
+    void pool.prewarm(config);
+    const cold = pool.acquire(other);
+    expect(gates).toHaveLength(3);
+    const closed = pool.close();
+    for (const open of gates) open();
+    await closed;
+    await expect(cold).rejects.toThrow(/closed/);
+    expect(made).toHaveLength(3);
+    expect(made.every((s) => s.destroyed)).toBe(true);
+  });
 });

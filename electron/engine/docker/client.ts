@@ -51,6 +51,31 @@ export function dockerFailure(e: unknown, doing: string): SandboxFailure {
 }
 
 /**
+ * Starts an exec with stdin attached (a hijacked connection). docker-modem keeps such a
+ * request's body open for stdin, so when the engine answers with an error instead of the
+ * upgrade (409: the container stopped between the exec's creation and its start) the
+ * rejected start leaves its unix-socket connection open for good, and that handle keeps
+ * a finished CLI process alive. Aborting the request on failure closes it.
+ */
+export async function startAttached(
+  exec: Docker.Exec,
+  options: Pick<Docker.ExecStartOptions, 'Tty'>,
+): Promise<NodeJS.ReadWriteStream> {
+  const abort = new AbortController();
+  try {
+    return (await exec.start({
+      ...options,
+      hijack: true,
+      stdin: true,
+      abortSignal: abort.signal,
+    })) as unknown as NodeJS.ReadWriteStream;
+  } catch (e) {
+    abort.abort();
+    throw e;
+  }
+}
+
+/**
  * The one object that talks to the Docker engine (dockerode). The connection comes from
  * DOCKER_HOST (tcp/ssh/unix) or the local socket; nothing here assumes the engine shares
  * this machine's /proc or filesystem.
@@ -125,7 +150,7 @@ export class DockerEngine {
         AttachStderr: true,
         Tty: false,
       });
-      stream = (await exec.start({ hijack: true, stdin: true })) as unknown as NodeJS.ReadWriteStream;
+      stream = await startAttached(exec, {});
     } catch (e) {
       const status = (e as DockerApiError).statusCode;
       if (

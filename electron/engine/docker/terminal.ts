@@ -2,6 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Duplex } from 'node:stream';
 import Docker from 'dockerode';
 import { logger } from '../log.js';
+import { startAttached } from './client.js';
 
 const log = logger('terminal');
 
@@ -160,7 +161,7 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
     ...(options.cwd ? { WorkingDir: options.cwd } : {}),
   });
-  const stream = (await exec.start({ hijack: true, stdin: true, Tty: true })) as Duplex;
+  const stream = (await startAttached(exec, { Tty: true })) as unknown as Duplex;
   await exec.resize({ h: options.rows, w: options.cols }).catch((e: Error) => {
     // The exec may not have started its process yet; the next resize will apply.
     log.debug(`initial resize of ${containerId.slice(0, 12)}: ${e.message}`);

@@ -77,6 +77,12 @@ export class WarmPool {
       }
     }
     sandbox ??= await this.provider.create(config);
+    // close() ran while this acquire waited (a probe or a cold start): it could not see this
+    // sandbox, so nobody else would destroy it.
+    if (this.closed) {
+      await this.destroyQuietly(sandbox);
+      throw new Error('the warm pool is closed');
+    }
     this.leased.add(sandbox);
     this.refillSoon(slot);
     return sandbox;
