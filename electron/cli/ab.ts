@@ -9,6 +9,7 @@ import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore } from './episode-cli.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox ab --a CONFIG --b CONFIG TASK... [--episodes N] [--agent SPEC]
            [--concurrency C] [--json]
@@ -57,9 +58,8 @@ export const command: CliCommand = {
   summary: 'run tasks under two configs (agent, sandbox, timeouts) and compare metrics and flags',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         allowPositionals: true,
         options: {
@@ -70,10 +70,8 @@ export const command: CliCommand = {
           concurrency: { type: 'string', default: '2' },
           json: { type: 'boolean', default: false },
         },
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     if (!values.a || !values.b) throw new UsageError('--a CONFIG and --b CONFIG are both required');
     if (positionals.length === 0) throw new UsageError('give at least one TASK');

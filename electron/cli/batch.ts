@@ -11,6 +11,7 @@ import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore } from './episode-cli.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox batch TASK... --agent SPEC --episodes N --concurrency C [--out DIR] [--json]
 stepbox batch --resume DIR [--concurrency C] [--json]
@@ -65,9 +66,8 @@ export const command: CliCommand = {
   summary: 'run N episodes per task on the warm pool, resumable, with a progress bar',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         allowPositionals: true,
         options: {
@@ -78,10 +78,8 @@ export const command: CliCommand = {
           resume: { type: 'string' },
           json: { type: 'boolean', default: false },
         },
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     const store = cliStore(io);
     let dir: string;

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { BenchSection, BenchValue } from '../bench/bench-section.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 /** The JSON document of `stepbox bench --json`: every section's keys at the top level, once. */
 export interface BenchReport {
@@ -104,17 +105,14 @@ export const command: CliCommand = {
   summary: 'measure sandbox, harness and UI speed (medians; --json)',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: { json: { type: 'boolean', default: false }, only: { type: 'string' } },
         strict: true,
         allowPositionals: false,
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { json, only } = parsed.values;
     const { sections: all, broken } = await loadSections();
     const chosen = only ? all.filter((s) => s.name === only) : all;

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { exportBundle } from '../engine/trace/bundle.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { formatBytes, openStoreAndIndex, parseOrUsage, printJson, resolveArg } from './store-common.js';
+import { formatBytes, openStoreAndIndex, printJson, resolveArg } from './store-common.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox bundle export EPISODE FILE [--json]
 

@@ -5,6 +5,7 @@ import { runCase } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore, describeEvent } from './episode-cli.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox case run NAME [--fixed] [--json]
 
@@ -32,16 +33,13 @@ export const command: CliCommand = {
   summary: 'run a classic-failure case (or its fix) and check it raises what it should',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         allowPositionals: true,
         options: { fixed: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     if (positionals.length !== 1)
       throw new UsageError('expected one case NAME (stepbox case list shows them)');

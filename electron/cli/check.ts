@@ -6,6 +6,7 @@ import { openEpisodeStore, stepboxHome, StoreError } from '../engine/trace/episo
 import { TraceCorruptError } from '../engine/trace/trace-reader.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox check EPISODE|DIR [--json]
 
@@ -57,16 +58,13 @@ export const command: CliCommand = {
   summary: 'run the QA rules over episodes: flags and a quality score',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: { json: { type: 'boolean', default: false } },
         allowPositionals: true,
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     if (parsed.positionals.length !== 1) throw new UsageError('expected one EPISODE or DIR');
     const store = openEpisodeStore(stepboxHome(io.env));
     let branches;

@@ -8,6 +8,7 @@ import { parseRedactions } from '../engine/export/redact.js';
 import { openEpisodeStore, stepboxHome, StoreError } from '../engine/trace/episode-store.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox export DIR|EPISODE --format openai-jsonl|otel-json|dpo-jsonl [--out FILE]
                [--min-quality Q] [--exclude-injected] [--redact FIELD|/regex/ ...] [--json]
@@ -45,9 +46,8 @@ export const command: CliCommand = {
   summary: 'export episodes as OpenAI fine-tuning JSONL, OTLP JSON spans or preference pairs',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         allowPositionals: true,
         options: {
@@ -58,10 +58,8 @@ export const command: CliCommand = {
           redact: { type: 'string', multiple: true, default: [] },
           json: { type: 'boolean', default: false },
         },
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('expected one DIR or EPISODE');
     const format = values.format as ExportFormat | undefined;

@@ -16,6 +16,7 @@ import {
 } from './episode-cli.js';
 import { drive } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox fork EPISODE --at K [--agent SPEC] [--step] [--keep] [--json]
                     [--base-url URL] [--temperature T] [--seed N] [--context-policy P]
@@ -49,9 +50,8 @@ export const command: CliCommand = {
   summary: 'fork an episode at step K into a new branch and run it',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: {
           at: { type: 'string' },
@@ -67,10 +67,8 @@ export const command: CliCommand = {
         },
         allowPositionals: true,
         strict: true,
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
     const at = intFlag('at', values.at);

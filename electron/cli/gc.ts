@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { gc, parseDuration } from '../engine/trace/gc.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { formatAge, formatBytes, openStoreAndIndex, parseOrUsage, printJson } from './store-common.js';
+import { formatAge, formatBytes, openStoreAndIndex, printJson } from './store-common.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox gc [--older-than D] [--dry-run] [--json]
 

@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import type { BranchRow } from '../engine/trace/episode-index.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { formatAge, openStoreAndIndex, parseOrUsage, printJson, table } from './store-common.js';
+import { formatAge, openStoreAndIndex, printJson, table } from './store-common.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox list [--limit N] [--json]
 

@@ -6,6 +6,7 @@ import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore, closeOnSignals, intFlag } from './episode-cli.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox open EPISODE [--at K] [--exec CMD] [--json]
 
@@ -30,9 +31,8 @@ export const command: CliCommand = {
   summary: 'open a shell in a fresh sandbox restored to step K of an episode',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: {
           at: { type: 'string' },
@@ -41,10 +41,8 @@ export const command: CliCommand = {
         },
         allowPositionals: true,
         strict: true,
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
     const at = intFlag('at', values.at);

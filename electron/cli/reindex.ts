@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from './command.js';
 import { EXIT } from './command.js';
-import { openStoreAndIndex, parseOrUsage, printJson } from './store-common.js';
+import { openStoreAndIndex, printJson } from './store-common.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox reindex [--json]
 

@@ -4,6 +4,7 @@ import { replayVerify } from '../engine/harness/replay-verify.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore, closeOnSignals, describeEvent } from './episode-cli.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox replay EPISODE [--verify] [--json]
 
@@ -32,17 +33,14 @@ export const command: CliCommand = {
   summary: 'print a recorded episode, or re-execute it (--verify) and report divergences',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: { verify: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
         allowPositionals: true,
         strict: true,
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
     const store = cliStore(io);

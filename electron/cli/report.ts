@@ -7,6 +7,7 @@ import { renderReport } from '../engine/report/html-report.js';
 import { openEpisodeStore, stepboxHome, StoreError } from '../engine/trace/episode-store.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox report DIR --out FILE.html [--json]
 
@@ -29,16 +30,13 @@ export const command: CliCommand = {
   summary: 'write a self-contained HTML report of a batch: success, flags, distributions',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         allowPositionals: true,
         options: { out: { type: 'string' }, json: { type: 'boolean', default: false } },
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('expected one DIR');
     if (!values.out) throw new UsageError('--out FILE.html is required');

@@ -15,6 +15,7 @@ import {
 } from './episode-cli.js';
 import { drive } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox resume EPISODE [--step] [--keep] [--json] [--base-url URL] [--temperature T] [--seed N]
 
@@ -43,9 +44,8 @@ export const command: CliCommand = {
   summary: 'continue an interrupted episode from its last complete step',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: {
           step: { type: 'boolean', default: false },
@@ -58,10 +58,8 @@ export const command: CliCommand = {
         },
         allowPositionals: true,
         strict: true,
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
     const store = cliStore(io);

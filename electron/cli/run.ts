@@ -21,6 +21,7 @@ import {
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
 import { resolve } from 'node:path';
 import { DockerSandbox } from '../engine/sandbox/docker-sandbox.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
                   [--base-url URL] [--temperature T] [--seed N]
@@ -65,9 +66,8 @@ export const command: CliCommand = {
   summary: 'run an episode of a task with an agent (scripted, replay, openai, manual)',
   help: HELP,
   async run(argv, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const parsed = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: {
           agent: { type: 'string' },
@@ -82,10 +82,8 @@ export const command: CliCommand = {
         },
         allowPositionals: true,
         strict: true,
-      });
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give exactly one TASK (a task.json or its folder)');
     if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');

@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import type { SearchQuery } from '../engine/trace/episode-index.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { openStoreAndIndex, parseOrUsage, printJson, table } from './store-common.js';
+import { openStoreAndIndex, printJson, table } from './store-common.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox search [--tool T] [--error CODE] [--flag RULE] [--memory KEY[=VALUE]] [--limit N] [--json]
 

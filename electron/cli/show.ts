@@ -4,7 +4,8 @@ import { branchTimeline, type TimelineStep } from '../engine/trace/branch-timeli
 import { oneLine } from '../engine/trace/step-summary.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { openStoreAndIndex, parseOrUsage, printJson, resolveArg } from './store-common.js';
+import { openStoreAndIndex, printJson, resolveArg } from './store-common.js';
+import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox show EPISODE [--json]
 
