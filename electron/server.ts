@@ -5,6 +5,7 @@ import { createAppServices, type AppServices } from './services/app-services.js'
 import { loadEnginePorts } from './services/load-engine.js';
 import type { EnginePorts } from './services/ports.js';
 import { listen } from './server/web-server.js';
+import { registerSecret } from './engine/trace/secrets.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -46,6 +47,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.token !== undefined ? { token: options.token } : {}),
   });
+  // The token lives only in memory; every trace writer from now on redacts it too.
+  registerSecret('STEPBOX_TOKEN', server.token);
   let closing: Promise<void> | null = null;
   return {
     url: server.url,
