@@ -19,25 +19,26 @@ export function flagsOf(header: HeaderEvent, events: readonly TraceEvent[], torn
   return summaries(checkEpisode({ events: [header, ...events], torn }).flags);
 }
 
+/** The events a branch's own trace recorded (a fork's inherited steps are its parent's to judge). */
+function ownEvents(bt: BranchTrace): TraceEvent[] {
+  return bt.trace.events.filter((e) => e.type !== 'header');
+}
+
 /** A branch's flags: with the engine's references when the port has them, else from the trace alone. */
 export async function flagsOfBranch(traces: TracePort, bt: BranchTrace): Promise<FlagSummary[]> {
-  return traces.check ? traces.check(bt) : flagsOf(bt.header, bt.events, bt.trace.torn);
+  return traces.check ? traces.check(bt) : flagsOf(bt.header, ownEvents(bt), bt.trace.torn);
 }
 
 /**
  * QA of a stored branch as `stepbox check` runs it ({@link checkBranch}: the declared
  * initial workspace against snapshot 0 for `state_leak`, the task's medians for
- * `efficiency`), over the branch's inherited steps and its own, incomplete last step included.
+ * `efficiency`), over the branch's own trace, incomplete last step included. A trace
+ * without `end` here is live: the store's sweep has already closed those of dead writers.
  */
 export async function checkStoredBranch(store: DiskEpisodeStore, bt: BranchTrace): Promise<FlagSummary[]> {
-  // Inherited events carry their parent's seq numbers: renumber, so `branchEvents`'
-  // seq order is the order read here (header, inherited steps, own steps, partial step).
-  const ordered = [bt.header, ...bt.events, ...(bt.trace.partial ?? [])].map((e, seq) => ({ ...e, seq }));
-  const events = ordered.slice(0, bt.events.length + 1);
   const trace: ParsedTrace = {
     ...bt.trace,
-    events,
-    partial: ordered.slice(bt.events.length + 1),
+    partial: bt.trace.partial ?? [],
     path: bt.info.tracePath,
     writtenSchema: '',
     lastCompleteStep: bt.trace.lastCompleteStep ?? -1,
@@ -51,7 +52,7 @@ export async function checkStoredBranch(store: DiskEpisodeStore, bt: BranchTrace
     trace,
     task: taskOf(trace),
   };
-  return summaries((await checkBranch(branch, store)).flags);
+  return summaries((await checkBranch(branch, store, { open: bt.trace.end === null })).flags);
 }
 
 /** The number of completed steps: the highest snapshot k (or decided step) seen. */

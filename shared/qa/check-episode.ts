@@ -34,10 +34,11 @@ export interface EpisodeCheck {
   readonly flags: Flag[];
 }
 
-/** A trace to check: its events (header first) and whether its tail was torn. */
+/** A trace to check: its events (header first), whether its tail was torn, and whether it is still being written. */
 export interface CheckableTrace {
   readonly events: readonly TraceEvent[];
   readonly torn: boolean;
+  readonly open?: boolean;
 }
 
 /**
@@ -56,7 +57,7 @@ export function checkEpisode(trace: CheckableTrace, reference?: QaReference): Ep
     if (parsed && !parsed.ok) extra.push(flag('structure', 0, 'error', parsed.error.message, {}));
     task = Task.parse({ name: 'unknown', goal: 'unknown' });
   }
-  const input: QaInput = { events: trace.events, torn: trace.torn, task, reference };
+  const input: QaInput = { events: trace.events, torn: trace.torn, open: trace.open, task, reference };
   const flags = [...extra];
   for (const rule of Object.values(QA_RULES)) flags.push(...rule(input));
   flags.sort((a, b) => a.step - b.step);

@@ -20,6 +20,8 @@ export interface QaReference {
 export interface QaInput {
   readonly events: readonly TraceEvent[];
   readonly torn: boolean;
+  /** True while a live process still writes the branch: a missing `end` is then no fault. */
+  readonly open?: boolean;
   readonly task: Task;
   readonly reference?: QaReference;
 }

@@ -153,6 +153,9 @@ describe('web mode on the real engine', () => {
     const lib = value(await client.library.list({}));
     const ep = lib.episodes.find((e) => e.episode === started.episode);
     expect(ep?.branches.map((b) => b.branch)).toContain(fork.branch);
+    // A live fork is judged on its own trace: neither its inherited steps nor its missing end are faults.
+    const forkView = value(await client.episode.open({ id: fork.branch }));
+    expect(forkView.flags.filter((f) => f.rule === 'structure')).toEqual([]);
 
     expect(value(await client.episode.stop({ id: fork.branch })).status).toBe('interrupted');
     expect(value(await client.episode.stop({ id })).status).toBe('interrupted');

@@ -20,7 +20,7 @@ export interface BranchCheck extends EpisodeCheck {
 export async function checkBranch(
   b: LoadedBranch,
   store: DiskEpisodeStore | null,
-  options: { useIndex?: boolean } = {},
+  options: { useIndex?: boolean; open?: boolean } = {},
 ): Promise<BranchCheck> {
   const events = branchEvents(b);
   const source = b.store ?? store;
@@ -34,7 +34,7 @@ export async function checkBranch(
         useIndex: options.useIndex,
       })
     : undefined;
-  const result = checkEpisode({ events, torn: b.trace.torn }, reference);
+  const result = checkEpisode({ events, torn: b.trace.torn, open: options.open }, reference);
   return { episode: b.episode, branch: b.branch, ...result };
 }
 
