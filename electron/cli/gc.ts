@@ -49,7 +49,7 @@ export const command: CliCommand = {
     }
     const dryRun = values['dry-run'];
     const { store, index } = openStoreAndIndex(io, { refresh: false });
-    const report = gc(store, { olderThanMs, dryRun });
+    const report = await gc(store, { olderThanMs, dryRun });
     if (!dryRun) index.refresh(store);
     index.close();
     if (values.json) {

@@ -250,6 +250,9 @@ const emptyStore: SnapshotStore = {
   putBlob: async () => undefined,
   getBlob: async () => new TextEncoder().encode('x'),
   putManifest: async () => 'm',
+  listBlobs: async () => [],
+  removeBlob: async () => undefined,
+  listManifests: async () => [],
   getManifest: async (id: string): Promise<SnapshotManifest> => ({
     treeHash: `t-${id}`,
     entries: [{ path: 'out.txt', type: 'file', mode: 0o644, size: id.length, hash: `blob-${id}` }],

@@ -286,6 +286,9 @@ export function sandboxConformance(
         },
         putManifest: (m) => store.putManifest(m),
         getManifest: (id) => store.getManifest(id),
+        listBlobs: () => store.listBlobs(),
+        removeBlob: (h) => store.removeBlob(h),
+        listManifests: () => store.listManifests(),
       };
       const b = await sandbox();
       const failure = await b.restore(tampered, await store.getManifest(snap.manifest), 'full').then(

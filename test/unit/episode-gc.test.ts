@@ -41,11 +41,11 @@ describe('gc', () => {
     await store.snapshots(recent.episode).putBlob(hash, orphan);
     const snaps = store.snapshots(recent.episode) as DiskSnapshotStore;
 
-    const dry = gc(store, { olderThanMs: 7 * DAY, dryRun: true });
+    const dry = await gc(store, { olderThanMs: 7 * DAY, dryRun: true });
     expect(dry.episodes.map((e) => e.id)).toEqual([old.episode]);
     expect(store.listEpisodes()).toContain(old.episode);
 
-    const report = gc(store, { olderThanMs: 7 * DAY });
+    const report = await gc(store, { olderThanMs: 7 * DAY });
     expect(report.episodes.map((e) => e.id)).toEqual([old.episode]);
     expect(report.episodes[0].bytes).toBeGreaterThan(0);
     expect(report.blobs).toBe(1);
@@ -63,8 +63,8 @@ describe('gc', () => {
     // Nothing left to do but a crashed removal's leftovers.
     mkdirSync(join(store.episodesDir, '.deleting-ep-x-99999999'));
     writeFileSync(join(store.episodesDir, '.deleting-ep-x-99999999', 'f'), '12345');
-    expect(gc(store, { olderThanMs: 7 * DAY }).bytes_freed).toBe(5);
-    expect(gc(store, { olderThanMs: 7 * DAY }).bytes_freed).toBe(0);
+    expect((await gc(store, { olderThanMs: 7 * DAY })).bytes_freed).toBe(5);
+    expect((await gc(store, { olderThanMs: 7 * DAY })).bytes_freed).toBe(0);
     live.writer.abandon();
   });
 });

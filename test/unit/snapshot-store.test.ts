@@ -54,6 +54,29 @@ describe.each(stores)('%s snapshot store', (_name, make) => {
     expect(await store.getManifest(id)).toEqual(manifest);
     expect(await store.putManifest(manifest)).toBe(id);
   });
+
+  it('lists its blobs with their sizes and its manifests, and removes a blob', async () => {
+    const store = make();
+    expect(await store.listBlobs()).toEqual([]);
+    expect(await store.listManifests()).toEqual([]);
+    const other = new TextEncoder().encode('other blob');
+    await store.putBlob(HELLO, hello);
+    await store.putBlob(sha256Hex(other), other);
+    const id = await store.putManifest(manifest);
+    const byHash = (a: { hash: string }, b: { hash: string }) => a.hash.localeCompare(b.hash);
+    expect([...(await store.listBlobs())].sort(byHash)).toEqual(
+      [
+        { hash: HELLO, size: 5 },
+        { hash: sha256Hex(other), size: other.length },
+      ].sort(byHash),
+    );
+    expect(await store.listManifests()).toEqual([id]);
+    await store.removeBlob(sha256Hex(other));
+    expect(await store.hasBlob(sha256Hex(other))).toBe(false);
+    expect(await store.listBlobs()).toEqual([{ hash: HELLO, size: 5 }]);
+    await store.removeBlob(sha256Hex(other));
+    expect(await store.hasBlob(HELLO)).toBe(true);
+  });
 });
 
 describe('disk snapshot store layout', () => {
@@ -73,6 +96,18 @@ describe('disk snapshot store layout', () => {
     await store.putBlob(HELLO, hello);
     await writeFile(store.blobPath(HELLO), 'HELLO');
     expect(Buffer.from(await store.getBlob(HELLO)).toString()).toBe('HELLO');
+  });
+
+  it('lists a partial write an interrupted process left, so it can be removed', async () => {
+    const root = join(dir, 'partial');
+    const store = new DiskSnapshotStore(root);
+    await store.putBlob(HELLO, hello);
+    const partial = `${HELLO.slice(2)}.4242.0badf00d.tmp`;
+    await writeFile(join(root, 'blobs', '2c', partial), 'hel');
+    expect(await store.listBlobs()).toContainEqual({ hash: `2c${partial}`, size: 3 });
+    await store.removeBlob(`2c${partial}`);
+    expect(await readdir(join(root, 'blobs', '2c'))).toEqual([HELLO.slice(2)]);
+    await expect(store.removeBlob('../../etc/passwd')).rejects.toThrow(/sha256/);
   });
 
   it('rejects names that are not sha256 digests (no path traversal)', async () => {

@@ -1,4 +1,4 @@
-import type { SnapshotManifest, SnapshotStore } from '../sandbox/snapshot-store.js';
+import type { SnapshotManifest, SnapshotStore, StoredBlob } from '../sandbox/snapshot-store.js';
 import { MemorySnapshotStore } from '../sandbox/memory-snapshot-store.js';
 
 /**
@@ -33,5 +33,20 @@ export class OverlaySnapshotStore implements SnapshotStore {
       // Not written during the re-execution: the recording has it.
       return this.base.getManifest(id);
     }
+  }
+
+  async listBlobs(): Promise<readonly StoredBlob[]> {
+    const top = await this.top.listBlobs();
+    const mine = new Set(top.map((b) => b.hash));
+    return [...top, ...(await this.base.listBlobs()).filter((b) => !mine.has(b.hash))];
+  }
+
+  /** Drops a blob written during the re-execution; the recording's blobs stay untouched. */
+  removeBlob(hash: string): Promise<void> {
+    return this.top.removeBlob(hash);
+  }
+
+  async listManifests(): Promise<readonly string[]> {
+    return [...new Set([...(await this.top.listManifests()), ...(await this.base.listManifests())])];
   }
 }

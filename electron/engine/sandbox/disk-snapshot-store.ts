@@ -1,13 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SnapshotManifest, SnapshotStore } from './snapshot-store.js';
+import type { SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
 import { manifestId, sha256Hex } from './memory-snapshot-store.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
+/** A blob key as listed: a hash, or a partial write `<hash>.<pid>.<rand>.tmp` (see writeAtomic). */
+const BLOB_KEY = /^[0-9a-f]{64}(\.\d+\.[0-9a-f]{8}\.tmp)?$/;
 
 function checkHash(hash: string): void {
   if (!HEX64.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
+}
+
+/** The names in a directory; none when it does not exist (yet). */
+async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
 }
 
 /**
@@ -70,6 +82,35 @@ export class DiskSnapshotStore implements SnapshotStore {
   async getBlob(hash: string): Promise<Uint8Array> {
     checkHash(hash);
     return readFile(this.blobPath(hash));
+  }
+
+  /**
+   * Every blob file, with its size. Partial writes of an interrupted process are listed
+   * too, under their temp name: no manifest references them, so gc removes them.
+   */
+  async listBlobs(): Promise<readonly StoredBlob[]> {
+    const root = join(this.dir, 'blobs');
+    const blobs: StoredBlob[] = [];
+    for (const prefix of await readdirOrEmpty(root))
+      for (const rest of await readdirOrEmpty(join(root, prefix))) {
+        const hash = prefix + rest;
+        if (BLOB_KEY.test(hash)) blobs.push({ hash, size: (await stat(join(root, prefix, rest))).size });
+      }
+    return blobs;
+  }
+
+  /** Deletes a blob (or a listed partial write); absent blobs are no error. */
+  async removeBlob(hash: string): Promise<void> {
+    if (!BLOB_KEY.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
+    this.known.delete(hash);
+    await rm(this.blobPath(hash), { force: true });
+  }
+
+  /** The ids of every manifest held. */
+  async listManifests(): Promise<readonly string[]> {
+    return (await readdirOrEmpty(join(this.dir, 'manifests')))
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => n.slice(0, -'.json'.length));
   }
 
   /** Stores a manifest under its canonical id. */

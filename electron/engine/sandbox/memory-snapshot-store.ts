@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../shared/jcs.js';
-import type { SnapshotManifest, SnapshotStore } from './snapshot-store.js';
+import type { SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
 
 /** sha256 hex of bytes. */
 export function sha256Hex(content: Uint8Array | string): string {
@@ -49,6 +49,21 @@ export class MemorySnapshotStore implements SnapshotStore {
     const m = this.manifests.get(id);
     if (!m) throw new Error(`manifest ${id} is not in the store`);
     return m;
+  }
+
+  /** Every blob held, with its size. */
+  async listBlobs(): Promise<readonly StoredBlob[]> {
+    return [...this.blobs].map(([hash, content]) => ({ hash, size: content.byteLength }));
+  }
+
+  /** Deletes a blob; absent blobs are no error. */
+  async removeBlob(hash: string): Promise<void> {
+    this.blobs.delete(hash);
+  }
+
+  /** The ids of every manifest held. */
+  async listManifests(): Promise<readonly string[]> {
+    return [...this.manifests.keys()];
   }
 
   /** Replaces a stored blob's bytes without checking them (tests of tamper detection). */

@@ -20,6 +20,16 @@ export interface SnapshotManifest {
   readonly entries: readonly ManifestEntry[];
 }
 
+/** One blob a {@link SnapshotStore} holds, as {@link SnapshotStore.listBlobs} reports it. */
+export interface StoredBlob {
+  /**
+   * The blob's key: its sha256 hex, or, for a disk store, the name of a partial write an
+   * interrupted process left behind (`<hash>.<pid>.<rand>.tmp`), which no manifest references.
+   */
+  readonly hash: string;
+  readonly size: number;
+}
+
 /** The host-side content-addressed store of blobs and manifests for one episode. */
 export interface SnapshotStore {
   hasBlob(hash: string): Promise<boolean>;
@@ -28,4 +38,10 @@ export interface SnapshotStore {
   /** Stores a manifest and returns its id (the sha256 of its canonical JSON). */
   putManifest(manifest: SnapshotManifest): Promise<string>;
   getManifest(id: string): Promise<SnapshotManifest>;
+  /** Every blob held, with its size (garbage collection finds the unreferenced ones). */
+  listBlobs(): Promise<readonly StoredBlob[]>;
+  /** Deletes a blob listed by {@link listBlobs}; absent blobs are no error. */
+  removeBlob(hash: string): Promise<void>;
+  /** The ids of every manifest held. */
+  listManifests(): Promise<readonly string[]>;
 }

@@ -1,6 +1,5 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
 import { DiskEpisodeStore } from './episode-store.js';
 import { logger } from '../log.js';
 import { isProcessGone, pidExists, type ProcessIdentity } from './process-identity.js';
@@ -44,31 +43,25 @@ function lastActivity(store: DiskEpisodeStore, episode: string): number {
 }
 
 /**
- * Removes the blobs of one episode's `DiskSnapshotStore` (`snapshots/blobs/ab/cdef…`)
- * that no manifest in `snapshots/manifests/` references. Returns [count, bytes].
+ * Removes the blobs of one episode's snapshot store that no manifest in it references.
+ * Returns [count, bytes].
  */
-function sweepBlobs(store: DiskEpisodeStore, episode: string, dryRun: boolean): [number, number] {
-  const root = join(store.episodeDir(episode), 'snapshots');
-  const manifestsDir = join(root, 'manifests');
-  const blobsDir = join(root, 'blobs');
-  if (!existsSync(blobsDir)) return [0, 0];
+async function sweepBlobs(
+  store: DiskEpisodeStore,
+  episode: string,
+  dryRun: boolean,
+): Promise<[number, number]> {
+  const snapshots = store.snapshots(episode);
   const referenced = new Set<string>();
-  if (existsSync(manifestsDir))
-    for (const name of readdirSync(manifestsDir).filter((n) => n.endsWith('.json'))) {
-      const m = JSON.parse(readFileSync(join(manifestsDir, name), 'utf8')) as SnapshotManifest;
-      for (const e of m.entries) if (e.hash) referenced.add(e.hash);
-    }
+  for (const id of await snapshots.listManifests())
+    for (const e of (await snapshots.getManifest(id)).entries) if (e.hash) referenced.add(e.hash);
   let count = 0;
   let bytes = 0;
-  for (const prefix of readdirSync(blobsDir)) {
-    for (const rest of readdirSync(join(blobsDir, prefix))) {
-      // Temp files of an interrupted write are garbage too; they never match a hash.
-      if (referenced.has(prefix + rest)) continue;
-      const path = join(blobsDir, prefix, rest);
-      bytes += statSync(path).size;
-      count += 1;
-      if (!dryRun) rmSync(path, { force: true });
-    }
+  for (const blob of await snapshots.listBlobs()) {
+    if (referenced.has(blob.hash)) continue;
+    bytes += blob.size;
+    count += 1;
+    if (!dryRun) await snapshots.removeBlob(blob.hash);
   }
   return [count, bytes];
 }
@@ -94,10 +87,10 @@ function sweepLeftovers(store: DiskEpisodeStore, dryRun: boolean): number {
  * episodes, and leftovers of crashed removals/imports. Episodes with a live writer are
  * never touched.
  */
-export function gc(
+export async function gc(
   store: DiskEpisodeStore,
   options: { olderThanMs?: number; now?: number; dryRun?: boolean } = {},
-): GcReport {
+): Promise<GcReport> {
   const now = options.now ?? Date.now();
   const removed: { id: string; bytes: number; age_ms: number }[] = [];
   const skipped: string[] = [];
@@ -116,7 +109,7 @@ export function gc(
         removed.push({ id: episode, bytes, age_ms: Math.round(age) });
         continue;
       }
-      const [n, b] = sweepBlobs(store, episode, options.dryRun ?? false);
+      const [n, b] = await sweepBlobs(store, episode, options.dryRun ?? false);
       blobs += n;
       blobBytes += b;
     } catch (e) {
