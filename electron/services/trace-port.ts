@@ -1,10 +1,16 @@
 import { statSync } from 'node:fs';
 import type { BranchSummary, SearchHit } from '../../shared/contract/index.js';
 import { logger } from '../engine/log.js';
-import { openIndex, type SearchQuery } from '../engine/trace/episode-index.js';
+import { EpisodeStatus } from '../../shared/trace-events.js';
+import {
+  openIndex,
+  type BranchRow,
+  type EpisodeRow,
+  type SearchQuery,
+} from '../engine/trace/episode-index.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { readBranch } from './branch-trace.js';
-import { checkStoredBranch, summarizeBranch } from './branch-summary.js';
+import { checkStoredBranch } from './branch-summary.js';
 import type { TracePort } from './ports.js';
 
 const log = logger('library');
@@ -36,39 +42,56 @@ export function parseSearch(query: string): { filters: SearchQuery | null; text:
   return { filters: any ? filters : null, text: words.join(' ') };
 }
 
-/** The trace port over the disk store: summaries cached per trace file (path, size, mtime). */
+/** A branch as the library lists it, from its index rows (`running`: an open trace, no status yet). */
+function summaryOfRow(ep: EpisodeRow, row: BranchRow): BranchSummary {
+  const status = EpisodeStatus.safeParse(row.status);
+  return {
+    episode: ep.id,
+    branch: row.id,
+    parent_branch: row.parent,
+    fork_step: row.fork_step,
+    task: ep.task,
+    agent: ep.agent,
+    status: status.success ? status.data : null,
+    end_reason: row.end_reason,
+    steps: row.steps,
+    reward: row.reward,
+    flags: row.flags,
+    created: row.created,
+    live: false,
+  };
+}
+
+/** The trace port over the disk store: the library lists from the SQLite index, refreshed per call. */
 export function storeTracePort(store: DiskEpisodeStore): TracePort {
-  const cache = new Map<string, { key: string; summary: BranchSummary }>();
   const port: TracePort = {
     async listBranches() {
-      const out: BranchSummary[] = [];
-      for (const episode of store.listEpisodes()) {
-        for (const info of store.listBranches(episode)) {
-          try {
-            const st = statSync(info.tracePath);
-            const key = `${info.tracePath}:${st.size}:${st.mtimeMs}`;
-            const hit = cache.get(info.branch);
-            if (hit?.key === key) {
-              out.push(hit.summary);
-              continue;
+      // The index holds status, steps, reward, flags and the branch tree; only traces that
+      // changed since they were indexed, or whose flags were never computed, are read.
+      const index = openIndex(store.home);
+      try {
+        index.refresh(store);
+        const unchecked = new Set(index.uncheckedBranches());
+        const out: BranchSummary[] = [];
+        for (const ep of index.listEpisodes(-1)) {
+          for (const row of ep.branches) {
+            try {
+              if (unchecked.has(row.id)) {
+                const flags = await checkStoredBranch(store, readBranch(port, row.id));
+                index.replaceFlags(row.id, flags);
+                index.markFlagsChecked(row.id);
+              }
+              out.push(summaryOfRow(ep, index.branch(row.id) ?? row));
+            } catch (e) {
+              // One unreadable trace must not hide the others; `stepbox show` says what is wrong.
+              log.warn(`${row.id}: not listed: ${e instanceof Error ? e.message : String(e)}`);
             }
-            const bt = readBranch(port, info.branch);
-            const summary = summarizeBranch(
-              info,
-              bt.header,
-              bt.events,
-              (await checkStoredBranch(store, bt)).length,
-              false,
-            );
-            cache.set(info.branch, { key, summary });
-            out.push(summary);
-          } catch (e) {
-            // One unreadable trace must not hide the others; `stepbox show` says what is wrong.
-            log.warn(`${info.tracePath}: not listed: ${e instanceof Error ? e.message : String(e)}`);
           }
         }
+        return out;
+      } finally {
+        index.close();
       }
-      return out;
     },
     async search(query, limit) {
       const { filters, text } = parseSearch(query);

@@ -40,6 +40,8 @@ CREATE INDEX IF NOT EXISTS memory_writes_key ON memory_writes(key);
 CREATE TABLE IF NOT EXISTS flags (
   branch TEXT NOT NULL, rule TEXT NOT NULL, step INTEGER, severity TEXT NOT NULL, message TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS flags_branch ON flags(branch);
+CREATE TABLE IF NOT EXISTS flag_checks (
+  branch TEXT PRIMARY KEY, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL);
 `;
 
 /** A QA flag as the index stores it (written by `stepbox check` through {@link EpisodeIndex.replaceFlags}). */
@@ -130,7 +132,16 @@ export class EpisodeIndex {
         const version = this.db.pragma('user_version', { simple: true }) as number;
         if (version !== INDEX_VERSION && version !== 0) {
           log.info(`index version ${version} ≠ ${INDEX_VERSION}: dropping it; it is rebuilt from the traces`);
-          for (const t of ['episodes', 'branches', 'steps', 'tool_calls', 'errors', 'memory_writes', 'flags'])
+          for (const t of [
+            'episodes',
+            'branches',
+            'steps',
+            'tool_calls',
+            'errors',
+            'memory_writes',
+            'flags',
+            'flag_checks',
+          ])
             this.db.exec(`DROP TABLE IF EXISTS ${t}`);
         }
         this.db.exec(SCHEMA);
@@ -266,6 +277,32 @@ export class EpisodeIndex {
       .immediate();
   }
 
+  /**
+   * Records that the branch's flags were computed from the trace version the index holds
+   * for it, so a library listing need not read that trace again until it changes.
+   */
+  markFlagsChecked(branch: string): void {
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_size, trace_mtime)
+         SELECT id, trace_path, trace_size, trace_mtime FROM branches WHERE id = ?`,
+      )
+      .run(branch);
+  }
+
+  /** Branches whose flags were never computed for the trace version the index holds (see {@link markFlagsChecked}). */
+  uncheckedBranches(): string[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT b.id FROM branches b LEFT JOIN flag_checks c ON c.branch = b.id
+           WHERE c.branch IS NULL OR c.trace_path != b.trace_path OR c.trace_size != b.trace_size
+             OR c.trace_mtime != b.trace_mtime`,
+        )
+        .all() as Row[]
+    ).map((r) => r.id as string);
+  }
+
   /** A branch's flags, in step order. */
   flagsOf(branch: string): IndexedFlag[] {
     return this.db
@@ -281,6 +318,7 @@ export class EpisodeIndex {
           Row | undefined;
         for (const t of ['steps', 'tool_calls', 'errors', 'memory_writes', 'flags'])
           this.db.prepare(`DELETE FROM ${t} WHERE branch = ?`).run(branch);
+        this.db.prepare('DELETE FROM flag_checks WHERE branch = ?').run(branch);
         this.db.prepare('DELETE FROM branches WHERE id = ?').run(branch);
         if (row)
           this.db
