@@ -1,4 +1,15 @@
-import * as monaco from 'monaco-editor';
+// The editor API, its contributions and only the JSON language: importing 'monaco-editor'
+// itself registers every language, whose CSS/HTML/TypeScript services each bundle a worker
+// (the TypeScript one evaluates code with `new Function`, which the CSP forbids).
+import * as monaco from 'monaco-editor/editor/editor.api';
+import 'monaco-editor/features/register.all';
+import 'monaco-editor/features/find/register';
+// Contributions 'monaco-editor' adds besides features/register.all.
+import 'monaco-editor/editor/contrib/caretOperations/browser/caretOperations';
+import 'monaco-editor/editor/contrib/dropOrPasteInto/browser/copyPasteContribution';
+import 'monaco-editor/editor/contrib/gotoError/browser/markerSelectionStatus';
+import 'monaco-editor/editor/contrib/semanticTokens/browser/documentSemanticTokens';
+import 'monaco-editor/languages/features/json/register';
 import { loader } from '@monaco-editor/react';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
 import JsonWorker from 'monaco-editor/language/json/json.worker?worker';
