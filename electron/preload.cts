@@ -46,6 +46,7 @@ const OPERATIONS = [
   'batch.list',
   'batch.get',
   'batch.cancel',
+  'batch.resume',
 ] as const satisfies readonly OperationName[];
 
 const EVENTS = [

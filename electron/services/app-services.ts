@@ -168,6 +168,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
     'batch.list': async () => ({ batches: await batches.list() }),
     'batch.get': (r) => batches.get(r.batch),
     'batch.cancel': (r) => batches.cancel(r.batch),
+    'batch.resume': (r) => batches.resume(r.batch),
   };
 
   /** Adds the doctor's fix to Docker failures that do not name one. */

@@ -41,6 +41,29 @@ export class BatchService {
   start(tasks: readonly string[], agent: string, episodes: number, concurrency: number) {
     const port = this.requirePort();
     const { dir, batch } = port.create({ tasks, agent, episodes, concurrency });
+    this.launch(port, dir, batch);
+    return { batch: batch.id, dir };
+  }
+
+  /**
+   * Runs a stopped batch's unfinished slots again in the background (the runner keeps a
+   * cut-off episode under the slot's `superseded`, as `stepbox batch --resume` does).
+   */
+  async resume(id: string): Promise<BatchView> {
+    const port = this.requirePort();
+    const current = this.running.get(id);
+    if (current?.state === 'running')
+      throw new ServiceError('conflict', `batch "${id}" is running; cancel it first or wait for it to end`);
+    // A cancelled run here must finish writing batch.json before the runner reconciles its slots.
+    await current?.done;
+    const found = port.list().find((b) => b.batch.id === id);
+    if (!found) throw new ServiceError('not_found', `no batch "${id}" (batch.list shows them)`);
+    if (found.batch.slots.every((s) => s.status !== null && s.status !== 'interrupted'))
+      throw new ServiceError('conflict', `batch "${id}" has no unfinished slot to resume`);
+    return this.emit(this.launch(port, found.dir, found.batch));
+  }
+
+  private launch(port: BatchPort, dir: string, batch: BatchFile): RunningBatch {
     const entry: RunningBatch = {
       dir,
       batch,
@@ -74,7 +97,7 @@ export class BatchService {
       )
       .finally(() => void this.emit(entry));
     void this.emit(entry);
-    return { batch: batch.id, dir };
+    return entry;
   }
 
   /** Running batches and the store's batch folders, newest first. */

@@ -243,6 +243,11 @@ export const OPERATIONS = {
     BatchView,
     'Stops a running batch: running episodes are stopped, unfinished slots stay for `stepbox batch --resume`.',
   ),
+  'batch.resume': op(
+    z.strictObject({ batch: z.string().min(1) }),
+    BatchView,
+    "Runs a stopped batch's unfinished slots again (as `stepbox batch --resume`): a cut-off episode is kept as superseded.",
+  ),
 } as const;
 
 /** The contract's operation map. */
