@@ -1,25 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, removeHome, startServe, tempHome, until, type Served } from '../support/e2e';
+import { describe, expect, it } from 'vitest';
+import { servedApp, until } from '../support/e2e';
 
 describe('web mode: a batch', () => {
-  let browser: Browser;
-  let served: Served;
-  let home: string;
-
-  beforeAll(async () => {
-    home = tempHome();
-    served = await startServe({ home });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-    if (home) removeHome(home);
-  });
+  const web = servedApp();
 
   it('starts a 2-episode batch of hello-python from the library, watches both slots finish, and opens one', async () => {
-    const app = await openApp(browser, served.url);
+    const app = await web.open();
     await app.library.root.getByTestId('library-task').first().waitFor();
     await app.batches.start({ task: 'sample:hello-python', episodes: 2, concurrency: 2 });
 

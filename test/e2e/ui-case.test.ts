@@ -1,25 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, removeHome, startServe, tempHome, until, type Served } from '../support/e2e';
+import { describe, expect, it } from 'vitest';
+import { servedApp, until } from '../support/e2e';
 
 describe('web mode: a bundled case', () => {
-  let browser: Browser;
-  let served: Served;
-  let home: string;
-
-  beforeAll(async () => {
-    home = tempHome();
-    served = await startServe({ home });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-    if (home) removeHome(home);
-  });
+  const web = servedApp();
 
   it('opens in one click with its walkthrough beside the timeline; runs to its QA flag; re-executes identically', async () => {
-    const app = await openApp(browser, served.url);
+    const app = await web.open();
     await app.library.openCase('tool-loop-vague-error');
     const walkthrough = app.page.getByTestId('case-walkthrough');
     await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });

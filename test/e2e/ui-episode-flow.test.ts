@@ -1,15 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import {
-  launchBrowser,
-  openApp,
-  removeHome,
-  startServe,
-  tempHome,
-  until,
-  type AppPage,
-  type Served,
-} from '../support/e2e';
+import { describe, expect, it } from 'vitest';
+import { servedApp, until, type AppPage } from '../support/e2e';
 
 /** Starts the bundled hello-python sample (scripted agent) and waits for step 0. */
 async function startHello(app: AppPage): Promise<void> {
@@ -47,23 +37,10 @@ async function sttySize(app: AppPage, marker: string): Promise<[number, number]>
 }
 
 describe('web mode: a live episode on Docker', () => {
-  let browser: Browser;
-  let served: Served;
-  let home: string;
-
-  beforeAll(async () => {
-    home = tempHome();
-    served = await startServe({ home });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-    if (home) removeHome(home);
-  });
+  const web = servedApp();
 
   it('stops at a breakpoint; the terminal is a real TTY that follows resizes; the inspector shows the call in Monaco', async () => {
-    const app = await openApp(browser, served.url);
+    const app = await web.open();
     await startHello(app);
     await stepTo(app, 1);
     // F9 with nothing selected arms the next step; F5 runs to it.
@@ -129,7 +106,7 @@ describe('web mode: a live episode on Docker', () => {
   });
 
   it('rolls the sandbox back to an earlier step: its files in the live terminal, its recorded output in history', async () => {
-    const app = await openApp(browser, served.url);
+    const app = await web.open();
     await startHello(app);
     for (let k = 1; k <= 5; k++) await stepTo(app, k);
     expect((await app.timeline.rows()).find((r) => r.step === 3)?.status).toBe('nonzero_exit');
@@ -158,7 +135,7 @@ describe('web mode: a live episode on Docker', () => {
   });
 
   it('forks from a step (the branch shows in the library) and runs a what-if that leaves the live sandbox unchanged', async () => {
-    const app = await openApp(browser, served.url);
+    const app = await web.open();
     await startHello(app);
     for (let k = 1; k <= 3; k++) await stepTo(app, k);
     const parent = await app.page.evaluate(() =>

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where screenshots go (kept as test artifacts). */
@@ -136,6 +137,38 @@ export async function openApp(
       const path = join(SCREENSHOTS, `${name}.png`);
       await page.screenshot({ path });
       return path;
+    },
+  };
+}
+
+/** The app as {@link servedApp} serves it to the enclosing `describe`. */
+export interface ServedApp {
+  /** Opens a new page of the app (see {@link openApp}). */
+  open(viewport?: { width: number; height: number }): Promise<AppPage>;
+}
+
+/**
+ * For the enclosing `describe`: a fresh home served by `stepbox serve` and a browser,
+ * started before its tests and closed (home removed) after them.
+ */
+export function servedApp(): ServedApp {
+  let browser: Browser | undefined;
+  let served: Served | undefined;
+  let home: string | undefined;
+  beforeAll(async () => {
+    home = tempHome();
+    served = await startServe({ home });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    if (home) removeHome(home);
+  });
+  return {
+    open(viewport) {
+      if (!browser || !served) throw new Error('servedApp().open() runs only inside a test');
+      return openApp(browser, served.url, viewport);
     },
   };
 }
