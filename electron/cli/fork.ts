@@ -1,20 +1,10 @@
 import { parseArgs } from 'node:util';
 import { forkEpisode } from '../engine/harness/fork.js';
-import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import { parseBreakFlags } from './breakpoint-flags.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
-import {
-  cliError,
-  cliProvider,
-  cliStore,
-  closeOnSignals,
-  exitKeepingSandbox,
-  contextPolicyFlag,
-  intFlag,
-  numberFlag,
-} from './episode-cli.js';
-import { drive } from './run.js';
+import { cliError, cliStore, intFlag } from './episode-cli.js';
+import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
@@ -56,14 +46,8 @@ export const command: CliCommand = {
         options: {
           at: { type: 'string' },
           agent: { type: 'string' },
-          step: { type: 'boolean', default: false },
-          keep: { type: 'boolean', default: false },
-          json: { type: 'boolean', default: false },
+          ...EPISODE_FLAGS,
           break: { type: 'string', multiple: true, default: [] },
-          'base-url': { type: 'string' },
-          temperature: { type: 'string' },
-          seed: { type: 'string' },
-          'context-policy': { type: 'string' },
         },
         allowPositionals: true,
         strict: true,
@@ -81,37 +65,21 @@ export const command: CliCommand = {
         throw cliError(e);
       }
     })();
-    const provider = await cliProvider();
-    let controller: EpisodeRunner | null = null;
-    const uninstall = closeOnSignals(io, () => controller, provider);
-    try {
-      controller = await forkEpisode({
-        id: parent,
-        at,
-        agentSpec: values.agent,
-        store,
-        provider,
-        breakpoints: parseBreakFlags(values.break ?? []),
-        agentOptions: {
-          baseUrl: values['base-url'],
-          temperature: numberFlag('temperature', values.temperature),
-          seed: intFlag('seed', values.seed),
-          contextPolicy: contextPolicyFlag(values['context-policy']),
-        },
-      }).catch((e: unknown) => {
-        throw cliError(e);
-      });
-      const code = await drive(controller, io, store, {
-        step: values.step,
-        keep: values.keep,
-        json: values.json,
-        extra: { parent, fork_step: at },
-      });
-      if (values.keep) await exitKeepingSandbox(io, code);
-      return code;
-    } finally {
-      uninstall();
-      if (!values.keep) await provider.close();
-    }
+    return runEpisodeCommand(
+      io,
+      store,
+      values,
+      (provider) =>
+        forkEpisode({
+          id: parent,
+          at,
+          agentSpec: values.agent,
+          store,
+          provider,
+          breakpoints: parseBreakFlags(values.break ?? []),
+          agentOptions: agentFlags(values),
+        }),
+      () => ({ parent, fork_step: at }),
+    );
   },
 };

@@ -1,19 +1,9 @@
 import { parseArgs } from 'node:util';
 import { resumeEpisode } from '../engine/harness/resume.js';
-import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
-import {
-  cliError,
-  cliProvider,
-  cliStore,
-  closeOnSignals,
-  exitKeepingSandbox,
-  contextPolicyFlag,
-  intFlag,
-  numberFlag,
-} from './episode-cli.js';
-import { drive } from './run.js';
+import { cliStore } from './episode-cli.js';
+import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
@@ -48,13 +38,7 @@ export const command: CliCommand = {
       parseArgs({
         args: argv,
         options: {
-          step: { type: 'boolean', default: false },
-          keep: { type: 'boolean', default: false },
-          json: { type: 'boolean', default: false },
-          'base-url': { type: 'string' },
-          temperature: { type: 'string' },
-          seed: { type: 'string' },
-          'context-policy': { type: 'string' },
+          ...EPISODE_FLAGS,
         },
         allowPositionals: true,
         strict: true,
@@ -63,35 +47,15 @@ export const command: CliCommand = {
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
     const store = cliStore(io);
-    const provider = await cliProvider();
-    let controller: EpisodeRunner | null = null;
-    const uninstall = closeOnSignals(io, () => controller, provider);
-    try {
-      controller = await resumeEpisode({
-        id: positionals[0],
-        store,
-        provider,
-        agentOptions: {
-          baseUrl: values['base-url'],
-          temperature: numberFlag('temperature', values.temperature),
-          seed: intFlag('seed', values.seed),
-          contextPolicy: contextPolicyFlag(values['context-policy']),
-        },
-      }).catch((e: unknown) => {
-        throw cliError(e);
-      });
-      const info = store.resolve(controller.branch);
-      const code = await drive(controller, io, store, {
-        step: values.step,
-        keep: values.keep,
-        json: values.json,
-        extra: { parent: info.parentBranch, fork_step: info.forkStep },
-      });
-      if (values.keep) await exitKeepingSandbox(io, code);
-      return code;
-    } finally {
-      uninstall();
-      if (!values.keep) await provider.close();
-    }
+    return runEpisodeCommand(
+      io,
+      store,
+      values,
+      (provider) => resumeEpisode({ id: positionals[0], store, provider, agentOptions: agentFlags(values) }),
+      (c) => {
+        const info = store.resolve(c.branch);
+        return { parent: info.parentBranch, fork_step: info.forkStep };
+      },
+    );
   },
 };

@@ -21,6 +21,7 @@ import {
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
 import { resolve } from 'node:path';
 import { DockerSandbox } from '../engine/sandbox/docker-sandbox.js';
+import type { DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
@@ -60,6 +61,32 @@ Examples:
       --base-url http://127.0.0.1:11434/v1 --temperature 0 --seed 1 --json
 `;
 
+/** The flags run, fork and resume share: stepping, keeping the sandbox, output and agent options. */
+export const EPISODE_FLAGS = {
+  step: { type: 'boolean', default: false },
+  keep: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  'base-url': { type: 'string' },
+  temperature: { type: 'string' },
+  seed: { type: 'string' },
+  'context-policy': { type: 'string' },
+} as const;
+
+/** The agent options given by {@link EPISODE_FLAGS}. */
+export function agentFlags(values: {
+  'base-url'?: string;
+  temperature?: string;
+  seed?: string;
+  'context-policy'?: string;
+}) {
+  return {
+    baseUrl: values['base-url'],
+    temperature: numberFlag('temperature', values.temperature),
+    seed: intFlag('seed', values.seed),
+    contextPolicy: contextPolicyFlag(values['context-policy']),
+  };
+}
+
 /** `stepbox run` — one episode of a task. */
 export const command: CliCommand = {
   name: 'run',
@@ -71,14 +98,8 @@ export const command: CliCommand = {
         args: argv,
         options: {
           agent: { type: 'string' },
-          step: { type: 'boolean', default: false },
-          keep: { type: 'boolean', default: false },
-          json: { type: 'boolean', default: false },
+          ...EPISODE_FLAGS,
           break: { type: 'string', multiple: true, default: [] },
-          'base-url': { type: 'string' },
-          temperature: { type: 'string' },
-          seed: { type: 'string' },
-          'context-policy': { type: 'string' },
         },
         allowPositionals: true,
         strict: true,
@@ -90,41 +111,55 @@ export const command: CliCommand = {
     const taskPath = resolve(taskFilePath(positionals[0]));
     const task = loadTask(taskPath);
     if (!task.ok) throw new UsageError(task.error.message);
+    const agentSpec = values.agent;
     const breakpoints = parseBreakFlags(values.break ?? []);
     const store = cliStore(io);
-    const provider = await cliProvider();
-    let controller: EpisodeRunner | null = null;
-    const uninstall = closeOnSignals(io, () => controller, provider);
-    try {
-      controller = await startEpisode({
+    return runEpisodeCommand(io, store, values, (provider) =>
+      startEpisode({
         task: task.value,
         taskPath,
-        agentSpec: values.agent,
+        agentSpec,
         store,
         provider,
         breakpoints,
-        agentOptions: {
-          baseUrl: values['base-url'],
-          temperature: numberFlag('temperature', values.temperature),
-          seed: intFlag('seed', values.seed),
-          contextPolicy: contextPolicyFlag(values['context-policy']),
-        },
-      }).catch((e: unknown) => {
-        throw cliError(e);
-      });
-      const code = await drive(controller, io, store, {
-        step: values.step,
-        keep: values.keep,
-        json: values.json,
-      });
-      if (values.keep) await exitKeepingSandbox(io, code);
-      return code;
-    } finally {
-      uninstall();
-      if (!values.keep) await provider.close();
-    }
+        agentOptions: agentFlags(values),
+      }),
+    );
   },
 };
+
+/**
+ * Opens Docker, starts an episode with `start`, drives it to its end and closes Docker
+ * (with --keep, exits leaving the sandbox). Shared by run, fork and resume; `extra`
+ * adds fields to the summary.
+ */
+export async function runEpisodeCommand(
+  io: CliIo,
+  store: ReturnType<typeof cliStore>,
+  flags: { step: boolean; keep: boolean; json: boolean },
+  start: (provider: DockerSandboxProvider) => Promise<EpisodeRunner>,
+  extra?: (c: EpisodeRunner) => Record<string, unknown>,
+): Promise<number> {
+  const provider = await cliProvider();
+  let controller: EpisodeRunner | null = null;
+  const uninstall = closeOnSignals(io, () => controller, provider);
+  try {
+    controller = await start(provider).catch((e: unknown) => {
+      throw cliError(e);
+    });
+    const code = await drive(controller, io, store, {
+      step: flags.step,
+      keep: flags.keep,
+      json: flags.json,
+      extra: extra?.(controller),
+    });
+    if (flags.keep) await exitKeepingSandbox(io, code);
+    return code;
+  } finally {
+    uninstall();
+    if (!flags.keep) await provider.close();
+  }
+}
 
 /** Runs (or steps) an episode to its end, prints the summary, disposes it. Shared by run, fork and resume. */
 export async function drive(
