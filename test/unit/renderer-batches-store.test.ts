@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BatchSlotView, BatchView } from '../../shared/contract/models';
 import {
   createBatchesStore,
+  selectCanResume,
   selectFlagCounts,
   selectProgressText,
   selectShownBatch,
@@ -56,12 +57,25 @@ describe('batches store', () => {
     const store = createBatchesStore(fake.client, (e) => opened.push(e));
 
     expect(await store.getState().start()).toBeNull();
-    expect(store.getState().error).toMatch(/choose a task/);
+    expect(store.getState().error).toMatch(/choose at least one task/);
 
-    store.getState().setForm({ task: 'sample:hello-python', episodes: 3, concurrency: 1, agent: ' manual ' });
+    store.getState().setForm({
+      tasks: ['sample:hello-python', 'case:state-leak-no-reset'],
+      episodes: 3,
+      concurrency: 1,
+      agent: ' manual ',
+    });
     expect(await store.getState().start()).toBe('batch-1');
     expect(fake.callsOf('batch.start')).toEqual([
-      { tasks: [{ kind: 'sample', id: 'hello-python' }], episodes: 3, concurrency: 1, agent: 'manual' },
+      {
+        tasks: [
+          { kind: 'sample', id: 'hello-python' },
+          { kind: 'case', id: 'state-leak-no-reset' },
+        ],
+        episodes: 3,
+        concurrency: 1,
+        agent: 'manual',
+      },
     ]);
     expect(store.getState().selected).toBe('batch-1');
     expect(selectShownBatch(store.getState())?.state).toBe('running');
@@ -117,6 +131,42 @@ describe('batches store', () => {
     expect(store.getState().error).toMatch(/not running here/);
     expect(taskSourceOf('case:state-leak-no-reset')).toEqual({ kind: 'case', id: 'state-leak-no-reset' });
     expect(taskSourceOf('')).toBeNull();
+    store.getState().dispose();
+  });
+
+  it('offers Resume only for a stopped batch with unfinished slots, and resumes it', async () => {
+    const fake = createFakeBackend();
+    const stopped = view({
+      state: 'cancelled',
+      done: 1,
+      running: 0,
+      slots: [slot(0, 'succeeded', 'ep-a'), slot(1, 'pending')],
+    });
+    expect(selectCanResume(stopped)).toBe(true);
+    expect(selectCanResume(view())).toBe(false);
+    expect(selectCanResume(view({ state: 'done', slots: [slot(0, 'succeeded'), slot(1, 'failed')] }))).toBe(
+      false,
+    );
+    expect(selectCanResume(view({ state: 'stopped', slots: [slot(0, 'interrupted', 'ep-x')] }))).toBe(true);
+
+    fake.on('batch.list', () => ({
+      batches: [stopped, view({ batch: 'other', created: 2, state: 'done' })],
+    }));
+    fake.on('batch.resume', () => ({ ...stopped, state: 'running', running: 1 }));
+    const store = createBatchesStore(fake.client);
+    await store.getState().refresh();
+    await store.getState().resume('batch-1');
+    expect(fake.callsOf('batch.resume')).toEqual([{ batch: 'batch-1' }]);
+    expect(store.getState().selected).toBe('batch-1');
+    expect(selectShownBatch(store.getState())?.state).toBe('running');
+    expect(store.getState().error).toBeNull();
+
+    fake.on('batch.resume', () => ({
+      code: 'conflict',
+      message: 'batch "batch-1" has no unfinished slot to resume',
+    }));
+    await store.getState().resume('batch-1');
+    expect(store.getState().error).toMatch(/no unfinished slot/);
     store.getState().dispose();
   });
 });

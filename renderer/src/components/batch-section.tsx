@@ -1,5 +1,6 @@
 import type { BatchView } from '../../../shared/contract/models';
 import {
+  selectCanResume,
   selectFlagCounts,
   selectProgressText,
   selectShownBatch,
@@ -67,6 +68,16 @@ function Summary(props: { readonly batch: BatchView }) {
           Cancel
         </button>
       ) : null}
+      {selectCanResume(b) ? (
+        <button
+          type="button"
+          data-testid="batch-resume"
+          title="Run the unfinished slots again; cut-off episodes are kept as superseded"
+          onClick={() => void actions.resume(b.batch)}
+        >
+          Resume
+        </button>
+      ) : null}
       <Slots batch={b} />
     </div>
   );
@@ -95,12 +106,13 @@ export function BatchSection() {
         }}
       >
         <select
-          aria-label="batch task"
+          multiple
+          aria-label="batch tasks"
+          title="Tasks of the batch (Ctrl/⌘-click to pick several)"
           data-testid="batch-task"
-          value={form.task}
-          onChange={(e) => actions.setForm({ task: e.target.value })}
+          value={[...form.tasks]}
+          onChange={(e) => actions.setForm({ tasks: Array.from(e.target.selectedOptions, (o) => o.value) })}
         >
-          <option value="">task…</option>
           {tasks.map((t) => (
             <option key={t.id} value={`sample:${t.id}`}>
               {t.name}
@@ -142,7 +154,7 @@ export function BatchSection() {
             onChange={(e) => actions.setForm({ concurrency: Math.max(1, Number(e.target.value) || 1) })}
           />
         </label>
-        <button type="submit" data-testid="batch-start" disabled={starting || !form.task}>
+        <button type="submit" data-testid="batch-start" disabled={starting || form.tasks.length === 0}>
           {starting ? 'starting…' : '▶ Run batch'}
         </button>
       </form>

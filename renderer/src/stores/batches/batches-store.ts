@@ -3,9 +3,9 @@ import type { StepboxClient } from '../../../../shared/contract/client';
 import type { BatchSlotView, BatchView, TaskSource } from '../../../../shared/contract/models';
 import { errorText } from '../result';
 
-/** The batch form: which task (`sample:ID` or `case:ID`), the agent, how many, how many at once. */
+/** The batch form: which tasks (`sample:ID` or `case:ID`), the agent, how many of each, how many at once. */
 export interface BatchForm {
-  readonly task: string;
+  readonly tasks: readonly string[];
   /** Agent spec; empty: the task's own. */
   readonly agent: string;
   readonly episodes: number;
@@ -30,6 +30,8 @@ export interface BatchesActions {
   /** Starts a batch from the form; returns its id, or null on failure. */
   start(): Promise<string | null>;
   cancel(batch: string): Promise<void>;
+  /** Runs a stopped batch's unfinished slots again (see {@link selectCanResume}). */
+  resume(batch: string): Promise<void>;
   select(batch: string | null): void;
   /** Opens a slot's episode in the timeline (no-op before it has one). */
   openSlot(slot: BatchSlotView): void;
@@ -57,7 +59,7 @@ export function createBatchesStore(
 ): BatchesStore {
   let generation = 0;
   const store = createStore<BatchesState & BatchesActions>()((set, get) => ({
-    form: { task: '', agent: '', episodes: 2, concurrency: 2 },
+    form: { tasks: [], agent: '', episodes: 2, concurrency: 2 },
     batches: [],
     selected: null,
     starting: false,
@@ -74,15 +76,15 @@ export function createBatchesStore(
     },
     async start() {
       const { form } = get();
-      const task = taskSourceOf(form.task);
-      if (!task) {
-        set({ error: 'choose a task for the batch' });
+      const tasks = form.tasks.map(taskSourceOf).filter((t): t is TaskSource => t !== null);
+      if (tasks.length === 0) {
+        set({ error: 'choose at least one task for the batch' });
         return null;
       }
       set({ starting: true, error: null });
       const agent = form.agent.trim();
       const res = await client.batch.start({
-        tasks: [task],
+        tasks,
         episodes: form.episodes,
         concurrency: form.concurrency,
         ...(agent ? { agent } : {}),
@@ -106,6 +108,19 @@ export function createBatchesStore(
       if (res.ok) set({ batches: upsertBatch(get().batches, res.value) });
       else set({ error: errorText(res) });
     },
+    async resume(batch) {
+      set({ error: null });
+      const res = await client.batch.resume({ batch });
+      if (!res.ok) {
+        set({ error: errorText(res) });
+        return;
+      }
+      // Progress events may already have moved it further: keep the one further along.
+      const known = get().batches.find((b) => b.batch === batch);
+      if (!known || known.state !== 'running' || known.done <= res.value.done)
+        set({ batches: upsertBatch(get().batches, res.value), selected: batch });
+      else set({ selected: batch });
+    },
     select(batch) {
       set({ selected: batch });
     },
@@ -127,6 +142,11 @@ export function createBatchesStore(
 /** The batch whose slots are shown: the selected one, else the newest. */
 export function selectShownBatch(s: BatchesState): BatchView | null {
   return s.batches.find((b) => b.batch === s.selected) ?? s.batches[0] ?? null;
+}
+
+/** True when a batch is not running and has slots without a finished episode (`batch.resume` runs them). */
+export function selectCanResume(b: BatchView): boolean {
+  return b.state !== 'running' && b.slots.some((s) => s.status === 'pending' || s.status === 'interrupted');
 }
 
 /** `3/10 · ETA 12s`, or `done 10/10` once finished. */
