@@ -5,7 +5,7 @@ import { validateFineTuneRecord } from '../../electron/engine/export/openai-json
 import type { OtlpTraces } from '../../electron/engine/export/otel-json.js';
 import type { BatchFile } from '../../electron/engine/batch/batch-file.js';
 import { readTraceFile } from '../../electron/engine/trace/trace-reader.js';
-import { parseJsonOutput, runCli, startCli } from '../support/cli.js';
+import { parseJsonOutput, runCli, startCli, waitFor } from '../support/cli.js';
 import { dockerMissing } from '../support/docker.js';
 import { call, final, script, tempHome } from '../support/harness.js';
 
@@ -14,17 +14,6 @@ beforeAll(() => {
   env = tempHome();
 });
 afterAll(() => env?.cleanup());
-
-/** Resolves once `check` returns a value; rejects after `ms`. */
-async function waitFor<T>(what: string, check: () => T | null, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function readBatch(dir: string): BatchFile | null {
   try {
@@ -70,13 +59,17 @@ describe.skipIf(dockerMissing !== null)('batch: interrupted, resumed, reported a
       { env: home, timeoutMs: 90_000 },
     );
     // Kill it hard once some slots are done and another is mid-episode.
-    await waitFor('two finished slots and one running', () => {
-      const b = readBatch(dir);
-      if (!b) return null;
-      const done = b.slots.filter((s) => s.status !== null).length;
-      const running = b.slots.filter((s) => s.status === null && s.episode !== null).length;
-      return done >= 2 && running >= 1 && done < 6 ? true : null;
-    });
+    await waitFor(
+      'two finished slots and one running',
+      () => {
+        const b = readBatch(dir);
+        if (!b) return null;
+        const done = b.slots.filter((s) => s.status !== null).length;
+        const running = b.slots.filter((s) => s.status === null && s.episode !== null).length;
+        return done >= 2 && running >= 1 && done < 6 ? true : null;
+      },
+      60_000,
+    );
     child.child.kill('SIGKILL');
     await child.done;
     const cut = readBatch(dir)!;

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTraceFile } from '../../electron/engine/trace/trace-reader.js';
-import { runCli, startCli } from '../support/cli.js';
+import { runCli, startCli, waitFor } from '../support/cli.js';
 import { call, final, script, tempHome } from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
@@ -11,17 +11,6 @@ beforeAll(() => {
   env = tempHome();
 });
 afterAll(() => env?.cleanup());
-
-/** Resolves once `check` returns a value, polling the file system; rejects after `ms`. */
-async function waitFor<T>(what: string, check: () => T | null, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('kill -9 of a running `stepbox run`', () => {
   it('leaves a readable trace, an interrupted episode, and resume continues it', async () => {

@@ -101,3 +101,14 @@ export function parseJsonOutput<T = unknown>(run: CliRun): T {
     );
   }
 }
+
+/** Resolves once `check` returns a value (polling, e.g. the files a child writes); rejects after `ms`. */
+export async function waitFor<T>(what: string, check: () => T | null, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = check();
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
