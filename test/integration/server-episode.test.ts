@@ -11,39 +11,12 @@ import {
   createClient,
   createWebSocketTransport,
   webSocketUrlFor,
-  type EventName,
-  type EventOf,
   type StepboxClient,
   type Transport,
   type WebSocketLike,
 } from '../../shared/contract/index.js';
-import type { Result } from '../../shared/result.js';
 import { startServer, type RunningServer } from '../../electron/server.js';
-
-function value<T>(r: Result<T>): T {
-  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
-  return r.value;
-}
-
-function nextEvent<E extends EventName>(
-  t: Transport,
-  event: E,
-  pred: (p: EventOf<E>) => boolean,
-  ms = 20_000,
-) {
-  return new Promise<EventOf<E>>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`no matching ${event} within ${ms} ms`));
-    }, ms);
-    const off = t.subscribe(event, (p) => {
-      if (!pred(p as EventOf<E>)) return;
-      clearTimeout(timer);
-      off();
-      resolve(p as EventOf<E>);
-    });
-  });
-}
+import { nextEvent, value } from '../support/contract.js';
 
 function containers(id: string): boolean {
   const out = execFileSync('docker', ['ps', '-a', '-q', '--no-trunc', '--filter', `id=${id}`], {
@@ -102,6 +75,7 @@ describe('web mode on the real engine', () => {
       transport,
       'terminal.data',
       (p) => p.terminal === terminal && /\/dev\/pts\/\d+/.test(p.data),
+      20_000,
     );
     value(await client.terminal.input({ terminal, data: 'tty\r' }));
     await tty;
@@ -109,6 +83,7 @@ describe('web mode on the real engine', () => {
       transport,
       'terminal.data',
       (p) => p.terminal === terminal && /\b40 100\b/.test(p.data),
+      20_000,
     );
     value(await client.terminal.resize({ terminal, cols: 100, rows: 40 }));
     value(await client.terminal.input({ terminal, data: 'stty size\r' }));
@@ -141,6 +116,7 @@ describe('web mode on the real engine', () => {
       transport,
       'terminal.data',
       (p) => p.terminal === t2 && p.data.includes('No such file'),
+      20_000,
     );
     value(await client.terminal.input({ terminal: t2, data: 'ls greet.py\r' }));
     await gone;
@@ -191,7 +167,12 @@ describe('web mode on the real engine', () => {
 
     // One long-lived stats stream of the live sandbox.
     const { subscription } = value(await client.stats.subscribe({ id: branch }));
-    const sample = await nextEvent(transport, 'sandbox.stats', (p) => p.subscription === subscription);
+    const sample = await nextEvent(
+      transport,
+      'sandbox.stats',
+      (p) => p.subscription === subscription,
+      20_000,
+    );
     expect(sample.memory_limit_bytes).toBeGreaterThan(0);
     expect(sample.memory_bytes).toBeGreaterThan(0);
     value(await client.stats.unsubscribe({ subscription }));

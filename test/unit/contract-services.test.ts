@@ -7,41 +7,14 @@ import {
   createMemoryTransport,
   createWebSocketTransport,
   webSocketUrlFor,
-  type EventName,
-  type EventOf,
   type StepboxClient,
   type Transport,
   type WebSocketLike,
 } from '../../shared/contract/index.js';
-import type { Result } from '../../shared/result.js';
 import { createAppServices } from '../../electron/services/app-services.js';
 import { startServer, type RunningServer } from '../../electron/server.js';
 import { fakePorts } from '../support/contract-fakes.js';
-
-function value<T>(r: Result<T>): T {
-  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
-  return r.value;
-}
-
-/** Resolves with the first payload of `event` matching `pred`, or rejects after 5 s. */
-function nextEvent<E extends EventName>(
-  transport: Transport,
-  event: E,
-  pred: (p: EventOf<E>) => boolean = () => true,
-): Promise<EventOf<E>> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`no ${event} within 5 s`));
-    }, 5000);
-    const off = transport.subscribe(event, (p) => {
-      if (!pred(p as EventOf<E>)) return;
-      clearTimeout(timer);
-      off();
-      resolve(p as EventOf<E>);
-    });
-  });
-}
+import { nextEvent, value } from '../support/contract.js';
 
 interface Rig {
   client: StepboxClient;
