@@ -76,12 +76,14 @@ export function storeTracePort(store: DiskEpisodeStore): TracePort {
         for (const ep of index.listEpisodes(-1)) {
           for (const row of ep.branches) {
             try {
+              let current = row;
               if (unchecked.has(row.id)) {
                 const flags = await checkStoredBranch(store, readBranch(port, row.id));
                 index.replaceFlags(row.id, flags);
                 index.markFlagsChecked(row.id);
+                current = { ...row, flags: flags.length };
               }
-              out.push(summaryOfRow(ep, index.branch(row.id) ?? row));
+              out.push(summaryOfRow(ep, current));
             } catch (e) {
               // One unreadable trace must not hide the others; `stepbox show` says what is wrong.
               log.warn(`${row.id}: not listed: ${e instanceof Error ? e.message : String(e)}`);
