@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { validateFineTuneRecord } from '../../electron/engine/export/openai-jsonl.js';
 import type { OtlpTraces } from '../../electron/engine/export/otel-json.js';
 import type { BatchFile } from '../../electron/engine/batch/batch-file.js';
 import { readTraceFile } from '../../electron/engine/trace/trace-reader.js';
 import { parseJsonOutput, runCli, startCli, waitFor } from '../support/cli.js';
-import { dockerMissing } from '../support/docker.js';
+import { describeDocker } from '../support/docker.js';
 import { call, final, script, tempHome } from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
@@ -23,7 +23,7 @@ function readBatch(dir: string): BatchFile | null {
   }
 }
 
-describe.skipIf(dockerMissing !== null)('batch: interrupted, resumed, reported and exported', () => {
+describeDocker('batch: interrupted, resumed, reported and exported', () => {
   it('loses and duplicates no episode, and the report and all three exports hold the batch', async () => {
     const taskPath = join(env.dir, 'task.json');
     writeFileSync(

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseJsonOutput, runCli } from '../support/cli.js';
-import { dockerMissing } from '../support/docker.js';
+import { describeDocker } from '../support/docker.js';
 import { tempHome } from '../support/harness.js';
 
 interface VerifyJson {
@@ -19,7 +19,7 @@ beforeAll(() => {
 });
 afterAll(() => env?.cleanup());
 
-describe.skipIf(dockerMissing !== null)('stepbox case verify on Docker', () => {
+describeDocker('stepbox case verify on Docker', () => {
   it('every case raises exactly its expected rules and every fixed variant none', async () => {
     const run = await runCli(['case', 'verify', '--json'], {
       // A long exit grace: a handle left open would show as the watchdog's warning below.

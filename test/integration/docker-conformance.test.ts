@@ -1,15 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import { createMemoryProvider } from '../../electron/engine/sandbox/memory-provider.js';
-import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 import { CONFORMANCE_CONFIG, sandboxConformance } from '../support/sandbox-conformance.js';
 
 // The same suite as test/unit/memory-sandbox.test.ts, on real containers with the disk store.
-describe.skipIf(dockerMissing)('docker backend', () => {
+describeDocker('docker backend', () => {
   let provider: DockerSandboxProvider | undefined;
   const storeRoot = mkdtempSync(join(tmpdir(), 'stepbox-conformance-'));
   let stores = 0;

@@ -1,10 +1,10 @@
 import Docker from 'dockerode';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { DockerEngine } from '../../electron/engine/docker/client.js';
 import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { ownerLabel } from '../../electron/engine/docker/owner.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
-import { dockerMissing } from '../support/docker.js';
+import { describeDocker } from '../support/docker.js';
 
 /** Open unix-socket connections keeping this process alive (idle keep-alive sockets are unref'd). */
 function openPipes(): number {
@@ -20,7 +20,7 @@ async function waitUntil(condition: () => boolean, ms: number): Promise<void> {
   }
 }
 
-describe.skipIf(dockerMissing !== null)('an exec whose start fails', () => {
+describeDocker('an exec whose start fails', () => {
   it('closes its connection, so a finished CLI process can exit', async () => {
     const docker = new Docker();
     const engine = new DockerEngine(docker);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
-import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 
-describe.skipIf(dockerMissing)('docker sandbox basics', () => {
+describeDocker('docker sandbox basics', () => {
   let provider: DockerSandboxProvider;
   let sb: DockerSandbox;
 

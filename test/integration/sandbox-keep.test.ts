@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DockerEngine } from '../../electron/engine/docker/client.js';
 import {
   containerSpec,
@@ -13,13 +13,13 @@ import {
 } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { runCli } from '../support/cli.js';
-import { dockerMissing } from '../support/docker.js';
+import { describeDocker } from '../support/docker.js';
 import { tempHome } from '../support/harness.js';
 
 const TASK = 'resources/tasks/hello-python';
 const AGENT = 'scripted:resources/tasks/hello-python/agent.jsonl';
 
-describe.skipIf(dockerMissing)('stepbox run --keep survives the next process', () => {
+describeDocker('stepbox run --keep survives the next process', () => {
   const engine = new DockerEngine();
   const created: string[] = [];
   let env: ReturnType<typeof tempHome>;

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
-import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 
 /**
  * Processes in the sandbox other than init, the main `sleep infinity` (the lowest pid
@@ -26,7 +26,7 @@ for p, ppid, sid, cmd in rows:
         print(p, cmd)
 PY`;
 
-describe.skipIf(dockerMissing)('docker sandbox limits', () => {
+describeDocker('docker sandbox limits', () => {
   let provider: DockerSandboxProvider;
   let sb: DockerSandbox;
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DockerEngine } from '../../electron/engine/docker/client.js';
 import { containerSpec, STEPBOX_LABEL } from '../../electron/engine/docker/container-spec.js';
 import { OomEvents } from '../../electron/engine/docker/oom.js';
@@ -7,7 +7,7 @@ import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker
 import { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import type { Sandbox } from '../../electron/engine/sandbox/sandbox.js';
-import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 
 const HOG = 'python3 -c "b=[]\nwhile True: b.append(bytearray(16*1024*1024))"';
 const config = defaultSandboxConfig({ memory: '128m', pids: 64 });
@@ -16,7 +16,7 @@ const config = defaultSandboxConfig({ memory: '128m', pids: 64 });
 const BY_COUNTER = /the kernel killed it/;
 const BY_EVENT = /Docker reported an OOM kill/;
 
-describe.skipIf(dockerMissing)('oom detection: cgroup counter first, Docker event as the fallback', () => {
+describeDocker('oom detection: cgroup counter first, Docker event as the fallback', () => {
   const engine = new DockerEngine();
   const events = new OomEvents();
   let provider: DockerSandboxProvider;

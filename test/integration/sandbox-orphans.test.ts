@@ -5,7 +5,7 @@ import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { currentOwner, ownerGone, ownerLabel, sweepOrphans } from '../../electron/engine/docker/owner.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
-import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
@@ -37,7 +37,7 @@ function startOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
 }
 
-describe.skipIf(dockerMissing)('orphan sweep on docker', () => {
+describeDocker('orphan sweep on docker', () => {
   let provider: DockerSandboxProvider;
   const engine = new DockerEngine();
   const orphanIds: string[] = [];

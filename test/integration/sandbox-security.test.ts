@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
-import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 
 // One sandbox for every read-only check: none of them changes what the others look at.
-describe.skipIf(dockerMissing)('docker sandbox isolation', () => {
+describeDocker('docker sandbox isolation', () => {
   let provider: DockerSandboxProvider;
   let sb: DockerSandbox;
   const run = async (command: string) => {

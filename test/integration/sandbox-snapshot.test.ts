@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import { treeHashOf } from '../../electron/engine/sandbox/manifest.js';
@@ -9,13 +9,13 @@ import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
-import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 
 /** A listing of /workspace that sees everything a snapshot must keep (types, modes, links, contents). */
 const LISTING =
   'cd /workspace && find . -mindepth 1 -printf "%y %m %p %s %l\\n" | sort && find . -type f -print0 | sort -z | xargs -0r sha256sum';
 
-describe.skipIf(dockerMissing)('docker sandbox snapshots', () => {
+describeDocker('docker sandbox snapshots', () => {
   let provider: DockerSandboxProvider;
   let sb: DockerSandbox;
   let dir: string;

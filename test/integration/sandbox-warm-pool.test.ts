@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { WarmPool } from '../../electron/engine/sandbox/warm-pool.js';
-import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 
-describe.skipIf(dockerMissing)('warm pool on docker', () => {
+describeDocker('warm pool on docker', () => {
   let provider: DockerSandboxProvider;
   let pool: WarmPool;
   const config = defaultSandboxConfig({ memory: '256m' });

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import type { Sandbox } from '../../electron/engine/sandbox/sandbox.js';
 import { createMemory } from '../../electron/engine/tools/memory.js';
 import { createToolRegistry } from '../../electron/engine/tools/registry.js';
 import type { ToolContext } from '../../electron/engine/tools/tool-registry.js';
-import { closeTestProvider, dockerMissing, testProvider } from '../support/docker.js';
+import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 import { testTask } from '../support/tools-fixtures.js';
 
 const task = testTask({
@@ -35,7 +35,7 @@ function median(xs: number[]): number {
 }
 
 // The tools on a real container: bash, not the memory sandbox's shell subset.
-describe.skipIf(dockerMissing)('tools on a docker sandbox', () => {
+describeDocker('tools on a docker sandbox', () => {
   let provider: DockerSandboxProvider;
   let sandbox: Sandbox;
   let ctx: ToolContext;

@@ -1,3 +1,4 @@
+import { describe } from 'vitest';
 import { DockerEngine } from '../../electron/engine/docker/client.js';
 import { ownedContainers } from '../../electron/engine/docker/owner.js';
 import {
@@ -29,6 +30,15 @@ export const dockerMissing: string | null = await (async () => {
     throw new Error(`Docker integration tests cannot run: ${problem}`);
   return problem;
 })();
+
+/**
+ * `describe` for tests that need the Docker engine. Under CI=true a missing engine or
+ * image has already thrown above (the file fails loudly); only a local run without
+ * Docker skips these tests.
+ */
+export function describeDocker(name: string, tests: () => void): void {
+  (dockerMissing === null ? describe : describe.skip)(name, tests);
+}
 
 /** A provider for one test file; pair with {@link closeTestProvider} in afterAll. */
 export async function testProvider(): Promise<DockerSandboxProvider> {
