@@ -186,6 +186,17 @@ export class DockerEngine {
     }
   }
 
+  /** The container's current name (without Docker's leading `/`), or null when it is gone. */
+  async nameOf(id: string): Promise<string | null> {
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      return info.Name.replace(/^\//, '');
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return null;
+      throw dockerFailure(e, `inspecting sandbox ${id.slice(0, 12)}`);
+    }
+  }
+
   /** Removes a container by force; one that is already gone counts as removed. */
   async remove(id: string): Promise<void> {
     try {

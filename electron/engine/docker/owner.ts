@@ -95,6 +95,10 @@ export async function sweepOrphans(engine: DockerEngine): Promise<string[]> {
   const removed: string[] = [];
   for (const c of await engine.listByLabel(`${STEPBOX_LABEL}=1`)) {
     if (isKept(c) || !ownerGone(c.labels[OWNER_LABEL])) continue;
+    // `run --keep` renames its sandbox before its process exits, possibly after this
+    // listing: with the owner's death now observed, a fresh look sees any such rename.
+    const name = await engine.nameOf(c.id);
+    if (name === null || name.startsWith(KEPT_NAME_PREFIX)) continue;
     log.info(
       `removing orphan sandbox ${c.id.slice(0, 12)} (owner ${c.labels[OWNER_LABEL] ?? 'unknown'} is gone)`,
     );
