@@ -1,19 +1,17 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IMAGE_VERSION_LABEL, SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
 import { Task } from '../../shared/task.js';
 import { median } from '../cli/bench.js';
 import { createBatch, runBatch } from '../engine/batch/batch-runner.js';
 import { coldSupply, poolSupply, type SandboxSupply } from '../engine/batch/sandbox-supply.js';
-import { inspectSandboxImage } from '../engine/docker/image.js';
-import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
 import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { openEpisodeStore } from '../engine/trace/episode-store.js';
 import type { BenchSection } from './bench-section.js';
+import { dockerPrerequisite } from './docker-prerequisite.js';
 
 /** Rounds of (pool batch, cold batch), interleaved so both see the same machine load. */
 const ROUNDS = 3;
@@ -56,15 +54,7 @@ const AGENT = [
 export const section: BenchSection = {
   name: 'batch',
 
-  async prerequisite() {
-    const reach = await dockerReachable(dockerClient());
-    if (!reach.ok) return `${reach.detail} (fix: ${reach.fix})`;
-    const image = await inspectSandboxImage(dockerClient());
-    if (!image.present) return `${SANDBOX_IMAGE} is missing (fix: npx stepbox image build)`;
-    if (image.version !== SANDBOX_IMAGE_VERSION)
-      return `${SANDBOX_IMAGE} has ${IMAGE_VERSION_LABEL}=${image.version ?? '(none)'}, expected ${SANDBOX_IMAGE_VERSION} (fix: npx stepbox image build)`;
-    return null;
-  },
+  prerequisite: dockerPrerequisite,
 
   async run(log) {
     const dir = await mkdtemp(join(tmpdir(), 'stepbox-bench-batch-'));

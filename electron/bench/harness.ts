@@ -4,11 +4,8 @@ import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IMAGE_VERSION_LABEL, SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
 import { Task } from '../../shared/task.js';
 import { median } from '../cli/bench.js';
-import { inspectSandboxImage } from '../engine/docker/image.js';
-import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
 import { startEpisode } from '../engine/harness/episode-factory.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
 import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
@@ -17,6 +14,7 @@ import type { SnapshotManifest } from '../engine/sandbox/snapshot-store.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { openEpisodeStore } from '../engine/trace/episode-store.js';
 import type { BenchSection } from './bench-section.js';
+import { dockerPrerequisite } from './docker-prerequisite.js';
 
 const STEPS = 200;
 /** The workspace the episode starts from: 40 source-like files of 2 KiB (80 KiB). */
@@ -87,15 +85,7 @@ function naiveDumpBytes(manifest: SnapshotManifest, memoryJson: number, conversa
 export const section: BenchSection = {
   name: 'harness',
 
-  async prerequisite() {
-    const reach = await dockerReachable(dockerClient());
-    if (!reach.ok) return `${reach.detail} (fix: ${reach.fix})`;
-    const image = await inspectSandboxImage(dockerClient());
-    if (!image.present) return `${SANDBOX_IMAGE} is missing (fix: npx stepbox image build)`;
-    if (image.version !== SANDBOX_IMAGE_VERSION)
-      return `${SANDBOX_IMAGE} has ${IMAGE_VERSION_LABEL}=${image.version ?? '(none)'}, expected ${SANDBOX_IMAGE_VERSION} (fix: npx stepbox image build)`;
-    return null;
-  },
+  prerequisite: dockerPrerequisite,
 
   async run(log) {
     const dir = await mkdtemp(join(tmpdir(), 'stepbox-bench-harness-'));

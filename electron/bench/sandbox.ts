@@ -1,12 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IMAGE_VERSION_LABEL, SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
 import { Task } from '../../shared/task.js';
 import { median } from '../cli/bench.js';
 import { commitContainer, rawExec, removeImage, startLayerContainer } from '../engine/docker/baseline.js';
-import { inspectSandboxImage } from '../engine/docker/image.js';
-import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
 import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
@@ -15,6 +12,7 @@ import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { TaskMemory } from '../engine/tools/memory.js';
 import { createToolRegistry } from '../engine/tools/registry.js';
 import type { BenchSection } from './bench-section.js';
+import { dockerPrerequisite } from './docker-prerequisite.js';
 
 const COLD_RUNS = 9;
 /** Raw execs and tool calls alternate in blocks: ROUNDS × (RAW_PER_ROUND execs, then TOOL_PER_ROUND calls). */
@@ -59,15 +57,7 @@ async function mustRun(sandbox: Sandbox, command: string): Promise<void> {
 export const section: BenchSection = {
   name: 'sandbox',
 
-  async prerequisite() {
-    const reach = await dockerReachable(dockerClient());
-    if (!reach.ok) return `${reach.detail} (fix: ${reach.fix})`;
-    const image = await inspectSandboxImage(dockerClient());
-    if (!image.present) return `${SANDBOX_IMAGE} is missing (fix: npx stepbox image build)`;
-    if (image.version !== SANDBOX_IMAGE_VERSION)
-      return `${SANDBOX_IMAGE} has ${IMAGE_VERSION_LABEL}=${image.version ?? '(none)'}, expected ${SANDBOX_IMAGE_VERSION} (fix: npx stepbox image build)`;
-    return null;
-  },
+  prerequisite: dockerPrerequisite,
 
   async run(log) {
     const config = defaultSandboxConfig();
