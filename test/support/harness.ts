@@ -3,6 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTask, type Task, type TaskInput } from '../../shared/task.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
+import {
+  startEpisode,
+  type EpisodeRunner,
+  type StartEpisodeOptions,
+} from '../../electron/engine/harness/index.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import { createMemoryProvider } from '../../electron/engine/sandbox/memory-provider.js';
 import { openEpisodeStore, type DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
@@ -68,5 +73,25 @@ export function memoryTask(overrides: Partial<TaskInput> = {}): Task {
     verifier: { command: 'cat done.txt' },
     max_steps: 10,
     ...overrides,
+  });
+}
+
+let scripts = 0;
+
+/**
+ * Starts an episode on the memory sandbox in `env`'s store (unless `options` say
+ * otherwise), its scripted agent written from `lines` into a new file in `env.dir`.
+ */
+export function startScripted(
+  env: ReturnType<typeof tempHome>,
+  options: Omit<StartEpisodeOptions, 'agentSpec' | 'provider'> &
+    Partial<Pick<StartEpisodeOptions, 'provider'>>,
+  lines: readonly (object | string)[],
+): Promise<EpisodeRunner> {
+  return startEpisode({
+    store: env.store,
+    provider: memoryProvider,
+    ...options,
+    agentSpec: `scripted:${script(env.dir, `agent-${++scripts}.jsonl`, lines)}`,
   });
 }

@@ -6,7 +6,16 @@ import {
   resumeEpisode,
   startEpisode,
 } from '../../electron/engine/harness/index.js';
-import { call, final, memoryProvider, memoryTask, ofType, script, tempHome } from '../support/harness.js';
+import {
+  call,
+  final,
+  memoryProvider,
+  memoryTask,
+  ofType,
+  script,
+  tempHome,
+  startScripted,
+} from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
 afterEach(() => env?.cleanup());
@@ -32,13 +41,7 @@ async function readFile(
 describe('rollback, fork, resume, replay (memory sandbox)', () => {
   it('rollback to step 3 restores files, memory, conversation and session; continuing forks a branch', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'main.jsonl', main);
-    const c = await startEpisode({
-      task: memoryTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
+    const c = await startScripted(env, { task: memoryTask() }, main);
     for (let i = 0; i < 5; i++) await c.step();
     expect(c.memory()).toEqual({ k: 'two' });
     expect(await readFile(c, 'b.txt')).toBe('B');
@@ -76,13 +79,7 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
 
   it('a fork without an agent continues the parent script after line K; replay --verify matches', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'main.jsonl', main);
-    const c = await startEpisode({
-      task: memoryTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
+    const c = await startScripted(env, { task: memoryTask() }, main);
     await c.run();
     expect(c.ended()?.status).toBe('succeeded');
     await c.dispose();
@@ -112,13 +109,7 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
 
   it('resume continues a stopped episode on a new branch, skipping consumed script lines', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'main.jsonl', main);
-    const c = await startEpisode({
-      task: memoryTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
+    const c = await startScripted(env, { task: memoryTask() }, main);
     await c.step();
     await c.step();
     await c.dispose();
@@ -136,13 +127,7 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
 
   it('after a rollback the same scripted agent re-decides step k+1 from line k+1', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'main.jsonl', main);
-    const c = await startEpisode({
-      task: memoryTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
+    const c = await startScripted(env, { task: memoryTask() }, main);
     for (let i = 0; i < 4; i++) await c.step();
     await c.rollbackTo(1);
     await c.step();
@@ -154,13 +139,7 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
 
   it('replay:EPISODE plays back the recorded model outputs in step order', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'main.jsonl', main);
-    const c = await startEpisode({
-      task: memoryTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
+    const c = await startScripted(env, { task: memoryTask() }, main);
     await c.run();
     await c.dispose();
     const r = await startEpisode({

@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { replayVerify, startEpisode } from '../../electron/engine/harness/index.js';
-import { call, final, memoryProvider, memoryTask, ofType, script, tempHome } from '../support/harness.js';
+import { replayVerify } from '../../electron/engine/harness/index.js';
+import {
+  call,
+  final,
+  memoryProvider,
+  memoryTask,
+  ofType,
+  tempHome,
+  startScripted,
+} from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
 afterEach(() => env?.cleanup());
@@ -8,18 +16,12 @@ afterEach(() => env?.cleanup());
 describe('fatal errors and human commands (memory sandbox)', () => {
   it('a sandbox that dies ends the episode with error, its cause, the last tool payloads and the memory', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'a.jsonl', [
+    const c = await startScripted(env, { task: memoryTask() }, [
       call('memory_write', { key: 'k', value: 'v' }),
       call('execute_shell', { command: 'echo one' }),
       call('execute_shell', { command: 'echo two' }),
       final('never'),
     ]);
-    const c = await startEpisode({
-      task: memoryTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
     await c.step();
     await c.step();
     await c.sandbox()!.destroy();
@@ -42,18 +44,12 @@ describe('fatal errors and human commands (memory sandbox)', () => {
 
   it('human commands are recorded between steps and re-applied by replay --verify', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'a.jsonl', [
+    const c = await startScripted(env, { task: memoryTask() }, [
       call('execute_shell', { command: 'echo one > one.txt' }),
       call('execute_shell', { command: 'cat human.txt' }),
       call('write_file', { path: 'done.txt', content: 'ok' }),
       final('done'),
     ]);
-    const c = await startEpisode({
-      task: memoryTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
     await c.step();
     // What the terminal does: the person's command runs in the sandbox, the hook reports it.
     await c.sandbox()!.exec({ command: 'echo typed > human.txt', timeoutMs: 5_000, fresh: true });

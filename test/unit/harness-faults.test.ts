@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { replayVerify, startEpisode } from '../../electron/engine/harness/index.js';
-import { call, final, memoryProvider, memoryTask, ofType, script, tempHome } from '../support/harness.js';
+import { replayVerify } from '../../electron/engine/harness/index.js';
+import {
+  call,
+  final,
+  memoryProvider,
+  memoryTask,
+  ofType,
+  tempHome,
+  startScripted,
+} from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
 afterEach(() => env?.cleanup());
@@ -11,17 +19,13 @@ describe('fault injection (memory sandbox)', () => {
   it('records injected faults and re-execution replay reproduces them exactly', async () => {
     env = tempHome();
     const calls = Array.from({ length: 8 }, (_, i) => call('execute_shell', { command: `echo ${i}` }));
-    const agent = script(env.dir, 'faulty.jsonl', [
-      ...calls,
-      call('write_file', { path: 'done.txt', content: 'ok' }),
-      final('done'),
-    ]);
-    const c = await startEpisode({
-      task: memoryTask({ max_steps: 20, faults: { seed: 7, permission_error: 0.25, tool_failure: 0.25 } }),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
+    const c = await startScripted(
+      env,
+      {
+        task: memoryTask({ max_steps: 20, faults: { seed: 7, permission_error: 0.25, tool_failure: 0.25 } }),
+      },
+      [...calls, call('write_file', { path: 'done.txt', content: 'ok' }), final('done')],
+    );
     await c.run();
     await c.dispose();
     const trace = env.store.readTrace(env.store.resolve(c.branch));

@@ -1,6 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEpisode } from '../../electron/engine/harness/episode-factory.js';
-import { call, final, memoryProvider, memoryTask, ofType, script, tempHome } from '../support/harness.js';
+import {
+  call,
+  final,
+  memoryProvider,
+  memoryTask,
+  ofType,
+  script,
+  tempHome,
+  startScripted,
+} from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
 afterEach(() => env?.cleanup());
@@ -8,19 +17,13 @@ afterEach(() => env?.cleanup());
 describe('episode loop (memory sandbox)', () => {
   it('runs a scripted episode to success and records every step', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'a.jsonl', [
+    const c = await startScripted(env, { task: memoryTask() }, [
       call('write_file', { path: 'x.txt', content: 'one' }),
       call('execute_shell', { command: 'cat x.txt' }),
       call('memory_write', { key: 'seen', value: 'one' }),
       call('write_file', { path: 'done.txt', content: 'ok' }),
       final('done'),
     ]);
-    const c = await startEpisode({
-      task: memoryTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
     const stop = await c.run();
     expect(stop.kind).toBe('ended');
     const end = c.ended();

@@ -1,6 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEpisode } from '../../electron/engine/harness/index.js';
-import { call, final, memoryProvider, memoryTask, ofType, script, tempHome } from '../support/harness.js';
+import {
+  call,
+  final,
+  memoryProvider,
+  memoryTask,
+  ofType,
+  script,
+  tempHome,
+  startScripted,
+} from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
 afterEach(() => env?.cleanup());
@@ -27,19 +36,12 @@ const slowTask = () =>
 describe('step timeouts and breakpoints (memory sandbox)', () => {
   it('hard timeout: fallback shown (fallback: true), memory corrupted by it, workspace rolled back; breakpoints fire', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'a.jsonl', [
+    const c = await startScripted(env, { task: slowTask(), breakpoints: [{ kind: 'fallback' }] }, [
       call('write_file', { path: 'a.txt', content: 'A' }),
       call('slow', {}),
       call('write_file', { path: 'done.txt', content: 'ok' }),
       final('done'),
     ]);
-    const c = await startEpisode({
-      task: slowTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-      breakpoints: [{ kind: 'fallback' }],
-    });
     const stop = await c.run();
     expect(stop).toMatchObject({ kind: 'breakpoint', breakpoint: { kind: 'fallback' } });
     expect(c.currentStep()).toBe(2);
@@ -68,7 +70,7 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
   it('breakpoints on step number, tool name, non-zero exit and repeated calls', async () => {
     env = tempHome();
     const same = call('execute_shell', { command: 'echo same' }, 'x');
-    const agent = script(env.dir, 'a.jsonl', [
+    const c = await startScripted(env, { task: memoryTask() }, [
       call('execute_shell', { command: 'exit 3' }),
       same,
       same,
@@ -76,12 +78,6 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
       call('write_file', { path: 'done.txt', content: 'ok' }),
       final('done'),
     ]);
-    const c = await startEpisode({
-      task: memoryTask(),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
     c.setBreakpoints([{ kind: 'nonzero_exit' }]);
     expect(await c.run()).toMatchObject({ kind: 'breakpoint', message: 'execute_shell exited 3' });
     c.setBreakpoints([{ kind: 'repeat', count: 3 }]);
@@ -100,17 +96,11 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
 
   it('max_steps ends the episode and the verifier decides; override shows the agent another result', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'a.jsonl', [
+    const c = await startScripted(env, { task: memoryTask({ max_steps: 2 }) }, [
       call('execute_shell', { command: 'echo real' }),
       call('write_file', { path: 'done.txt', content: 'ok' }),
       call('execute_shell', { command: 'echo never' }),
     ]);
-    const c = await startEpisode({
-      task: memoryTask({ max_steps: 2 }),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
     await c.step();
     c.overrideLastResult({ ok: true, exit_code: 0, stdout: 'shown', duration_ms: 0, bytes: 5 });
     expect(c.messages().at(-1)?.content).toContain('shown');
@@ -123,17 +113,17 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
 
   it('the episode timeout ends the episode with status timeout', async () => {
     env = tempHome();
-    const agent = script(env.dir, 'a.jsonl', [
-      call('execute_shell', { command: 'sleep 2' }),
-      call('write_file', { path: 'done.txt', content: 'ok' }),
-      final('done'),
-    ]);
-    const c = await startEpisode({
-      task: memoryTask({ timeouts: { tools: { default: 30 }, step_soft: 5, step_hard: 10, episode: 0.3 } }),
-      agentSpec: `scripted:${agent}`,
-      store: env.store,
-      provider: memoryProvider,
-    });
+    const c = await startScripted(
+      env,
+      {
+        task: memoryTask({ timeouts: { tools: { default: 30 }, step_soft: 5, step_hard: 10, episode: 0.3 } }),
+      },
+      [
+        call('execute_shell', { command: 'sleep 2' }),
+        call('write_file', { path: 'done.txt', content: 'ok' }),
+        final('done'),
+      ],
+    );
     const started = Date.now();
     await c.run();
     expect(Date.now() - started).toBeLessThan(1_800);
