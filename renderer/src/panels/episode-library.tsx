@@ -34,6 +34,35 @@ function Episode(props: { readonly entry: EpisodeEntry; readonly current: string
   );
 }
 
+/** A bundled case or sample task: one click starts it (all are disabled while one starts). */
+function StartItem(props: {
+  readonly kind: 'case' | 'task';
+  readonly id: string;
+  readonly title: string;
+  readonly detail: string;
+  readonly tooltip: string;
+  readonly starting: string | null;
+  readonly onStart: () => void;
+}) {
+  const data = props.kind === 'case' ? { 'data-case': props.id } : { 'data-task': props.id };
+  return (
+    <li>
+      <button
+        type="button"
+        className="lib-item"
+        data-testid={`library-${props.kind}`}
+        {...data}
+        disabled={props.starting !== null}
+        title={props.tooltip}
+        onClick={props.onStart}
+      >
+        <span className="lib-task">{props.title}</span>
+        <span className="muted">{props.starting === props.id ? 'starting…' : props.detail}</span>
+      </button>
+    </li>
+  );
+}
+
 /** Episodes with their branch trees, bundled sample tasks and cases, and a search box. */
 export function EpisodeLibrary() {
   const stores = useStores();
@@ -82,20 +111,16 @@ export function EpisodeLibrary() {
       {cases.length === 0 && !catalogError ? <PanelState kind="empty">No bundled cases.</PanelState> : null}
       <ul className="lib-list">
         {cases.map((c) => (
-          <li key={c.id}>
-            <button
-              type="button"
-              className="lib-item"
-              data-testid="library-case"
-              data-case={c.id}
-              disabled={starting !== null}
-              title={c.summary}
-              onClick={() => void actions.openCase(c)}
-            >
-              <span className="lib-task">{c.title}</span>
-              <span className="muted">{starting === c.id ? 'starting…' : plain(c.summary)}</span>
-            </button>
-          </li>
+          <StartItem
+            key={c.id}
+            kind="case"
+            id={c.id}
+            title={c.title}
+            detail={plain(c.summary)}
+            tooltip={c.summary}
+            starting={starting}
+            onStart={() => void actions.openCase(c)}
+          />
         ))}
       </ul>
       <h3>Sample tasks</h3>
@@ -111,20 +136,16 @@ export function EpisodeLibrary() {
       {tasks.length === 0 && !catalogError ? <PanelState kind="empty">No bundled tasks.</PanelState> : null}
       <ul className="lib-list">
         {tasks.map((t) => (
-          <li key={t.id}>
-            <button
-              type="button"
-              className="lib-item"
-              data-testid="library-task"
-              data-task={t.id}
-              disabled={starting !== null}
-              title={t.goal}
-              onClick={() => void actions.startTask(t)}
-            >
-              <span className="lib-task">▶ {t.name}</span>
-              <span className="muted">{starting === t.id ? 'starting…' : t.goal}</span>
-            </button>
-          </li>
+          <StartItem
+            key={t.id}
+            kind="task"
+            id={t.id}
+            title={`▶ ${t.name}`}
+            detail={t.goal}
+            tooltip={t.goal}
+            starting={starting}
+            onStart={() => void actions.startTask(t)}
+          />
         ))}
       </ul>
       <BatchSection />
