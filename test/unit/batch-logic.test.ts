@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { deepMerge, taskUnder } from '../../electron/engine/batch/ab.js';
-import type { BatchFile, BatchSlot } from '../../electron/engine/batch/batch-file.js';
+import { emptySlot, type BatchFile, type BatchSlot } from '../../electron/engine/batch/batch-file.js';
 import { summarizeBatch, supersedePartial } from '../../electron/engine/batch/batch-runner.js';
 import { formatEta, progressLine } from '../../electron/engine/batch/progress.js';
 
 const slot = (index: number, extra: Partial<BatchSlot> = {}): BatchSlot => ({
-  task: '/t/task.json',
-  task_name: 't',
-  index,
-  episode: null,
-  status: null,
-  end_reason: null,
-  steps: null,
-  duration_ms: null,
-  starting: null,
-  superseded: [],
+  ...emptySlot('/t/task.json', 't', index),
   ...extra,
 });
 const batch = (slots: BatchSlot[]): BatchFile => ({

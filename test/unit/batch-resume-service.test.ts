@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BatchView } from '../../shared/contract/models.js';
-import { readBatchFile, writeBatchFile, type BatchFile } from '../../electron/engine/batch/batch-file.js';
+import {
+  emptySlot,
+  readBatchFile,
+  writeBatchFile,
+  type BatchFile,
+} from '../../electron/engine/batch/batch-file.js';
 import { supersedePartial } from '../../electron/engine/batch/batch-runner.js';
 import { createAppServices, type AppServices } from '../../electron/services/app-services.js';
 import type { BatchPort } from '../../electron/services/ports.js';
@@ -30,18 +35,7 @@ function folderBatchPort(home: string) {
         episodes: n,
         concurrency,
         tasks: tasks.map((path) => ({ path, name: 'hello' })),
-        slots: Array.from({ length: n }, (_, index) => ({
-          task: tasks[0],
-          task_name: 'hello',
-          index,
-          episode: null,
-          status: null,
-          end_reason: null,
-          steps: null,
-          duration_ms: null,
-          starting: null,
-          superseded: [],
-        })),
+        slots: Array.from({ length: n }, (_, index) => emptySlot(tasks[0], 'hello', index)),
       };
       writeBatchFile(dir, batch);
       return { dir, batch };

@@ -65,3 +65,19 @@ export function writeBatchFile(dir: string, batch: BatchFile): void {
 export function unfinished(slot: BatchSlot): boolean {
   return slot.status === null;
 }
+
+/** A slot not yet run: task `task` (its path) named `taskName`, episode number `index`. */
+export function emptySlot(task: string, taskName: string, index: number): BatchSlot {
+  return {
+    task,
+    task_name: taskName,
+    index,
+    episode: null,
+    status: null,
+    end_reason: null,
+    steps: null,
+    duration_ms: null,
+    starting: null,
+    superseded: [],
+  };
+}

@@ -5,7 +5,7 @@ import { loadTask } from '../harness/load-task.js';
 import { logger } from '../log.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { newId } from '../trace/episode-ids.js';
-import { BatchFile, writeBatchFile, type BatchSlot } from './batch-file.js';
+import { BatchFile, emptySlot, writeBatchFile, type BatchSlot } from './batch-file.js';
 import { runEpisodeToEnd } from './run-episode.js';
 import { TaskSandboxes, type SandboxSupply } from './sandbox-supply.js';
 
@@ -41,18 +41,7 @@ export function createBatch(options: {
     concurrency: options.concurrency,
     tasks: options.tasks.map((t) => ({ path: resolve(t.path), name: t.task.name })),
     slots: options.tasks.flatMap((t) =>
-      Array.from({ length: options.episodes }, (_, index) => ({
-        task: resolve(t.path),
-        task_name: t.task.name,
-        index,
-        episode: null,
-        status: null,
-        end_reason: null,
-        steps: null,
-        duration_ms: null,
-        starting: null,
-        superseded: [],
-      })),
+      Array.from({ length: options.episodes }, (_, index) => emptySlot(resolve(t.path), t.task.name, index)),
     ),
   };
   writeBatchFile(dir, batch);
