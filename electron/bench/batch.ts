@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Task } from '../../shared/task.js';
-import { median } from '../cli/bench.js';
+import { median } from '../../shared/median.js';
 import { createBatch, runBatch } from '../engine/batch/batch-runner.js';
 import { coldSupply, poolSupply, type SandboxSupply } from '../engine/batch/sandbox-supply.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';

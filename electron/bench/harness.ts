@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Task } from '../../shared/task.js';
-import { median } from '../cli/bench.js';
+import { median } from '../../shared/median.js';
 import { startEpisode } from '../engine/harness/episode-factory.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
 import { createDockerProvider } from '../engine/sandbox/docker-provider.js';

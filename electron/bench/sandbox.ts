@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Task } from '../../shared/task.js';
-import { median } from '../cli/bench.js';
+import { median } from '../../shared/median.js';
 import { commitContainer, rawExec, removeImage, startLayerContainer } from '../engine/docker/baseline.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
 import { createDockerProvider } from '../engine/sandbox/docker-provider.js';

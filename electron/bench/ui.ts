@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { median } from '../cli/bench.js';
+import { median } from '../../shared/median.js';
 import { startServer } from '../server.js';
 import type { BenchSection } from './bench-section.js';
 import { writeLongTrace } from './ui-trace.js';

@@ -28,14 +28,6 @@ export function roundMeasurement(value: number): number {
   return Number(value.toPrecision(4));
 }
 
-/** The median of a list of numbers (mean of the middle two for an even count). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) throw new Error('median of no values');
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 /**
  * Adds one section's results to the report; a key another section already wrote is kept
  * under `section.key` so that no documented key appears twice.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { median, mergeSection, roundMeasurement, type BenchReport } from '../../electron/cli/bench.js';
+import { mergeSection, roundMeasurement, type BenchReport } from '../../electron/cli/bench.js';
+import { median } from '../../shared/median.js';
 
 describe('bench runner', () => {
   it('never rounds a small float to 0 and keeps integers', () => {

@@ -8,15 +8,13 @@ import type { TraceEvent } from '../../../shared/trace-events.js';
 import { logger } from '../log.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import { indexPath } from '../trace/episode-index.js';
+import { median } from '../../../shared/median.js';
 
 const log = logger('qa');
 
-/** Median of numbers (null for none). */
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+/** The median, or null when there is nothing to take it of (no earlier episodes of the task). */
+function medianOrNull(values: readonly number[]): number | null {
+  return values.length ? median(values) : null;
 }
 
 /** The median steps and duration of a task's closed main branches in the index, excluding one branch. */
@@ -39,8 +37,8 @@ export function taskMedians(
       )
       .all(task, exclude) as { steps: number; duration: number | null }[];
     return {
-      medianSteps: median(rows.map((r) => r.steps)),
-      medianDurationMs: median(rows.flatMap((r) => (r.duration === null ? [] : [r.duration]))),
+      medianSteps: medianOrNull(rows.map((r) => r.steps)),
+      medianDurationMs: medianOrNull(rows.flatMap((r) => (r.duration === null ? [] : [r.duration]))),
       samples: rows.length,
     };
   } catch (e) {
