@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import { exportBundle } from '../engine/trace/bundle.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { formatBytes, openStoreAndIndex, printJson, resolveArg } from './store-common.js';
+import { openStoreAndIndex, printJson, resolveArg } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { formatBytes } from '../../shared/format-bytes.js';
 
 const HELP = `stepbox bundle export EPISODE FILE [--json]
 

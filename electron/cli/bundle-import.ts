@@ -5,8 +5,9 @@ import { importBundle } from '../engine/trace/bundle.js';
 import { StoreError } from '../engine/trace/episode-store.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { formatBytes, openStoreAndIndex, printJson } from './store-common.js';
+import { openStoreAndIndex, printJson } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { formatBytes } from '../../shared/format-bytes.js';
 
 const HELP = `stepbox bundle import FILE [--force] [--json]
 

@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util';
 import { gc, parseDuration } from '../engine/trace/gc.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { formatAge, formatBytes, openStoreAndIndex, printJson } from './store-common.js';
+import { formatAge, openStoreAndIndex, printJson } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { formatBytes } from '../../shared/format-bytes.js';
 
 const HELP = `stepbox gc [--older-than D] [--dry-run] [--json]
 

@@ -53,14 +53,6 @@ export function formatAge(ms: number): string {
   return `${Math.floor(s / 86400)}d`;
 }
 
-/** `812 B`, `1.4 KiB`, `3.0 MiB`. */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
-  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
-}
-
 /** Writes the one JSON document of `--json`. */
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout.write(JSON.stringify(value, null, 2) + '\n');

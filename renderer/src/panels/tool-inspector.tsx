@@ -5,6 +5,7 @@ import { FileDiffView, JsonView, pretty } from '../components/lazy-editors';
 import { Panel, PanelState } from '../components/panel';
 import type { InspectorTab } from '../stores/inspector/inspector-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import { formatBytes } from '../../../shared/format-bytes';
 
 const TABS: readonly (readonly [InspectorTab, string])[] = [
   ['call', 'Call'],
@@ -13,14 +14,6 @@ const TABS: readonly (readonly [InspectorTab, string])[] = [
   ['memory', 'Memory'],
   ['request', 'Model request'],
 ];
-
-function bytes(n: number): string {
-  return n < 1024
-    ? `${n} B`
-    : n < 1024 * 1024
-      ? `${(n / 1024).toFixed(1)} KiB`
-      : `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
 
 function Facts(props: { readonly result: ToolResult | null }) {
   const r = props.result;
@@ -38,7 +31,7 @@ function Facts(props: { readonly result: ToolResult | null }) {
       <dt>duration</dt>
       <dd>{r.duration_ms.toFixed(1)} ms</dd>
       <dt>bytes</dt>
-      <dd>{bytes(r.bytes)}</dd>
+      <dd>{formatBytes(r.bytes)}</dd>
       {r.truncated && (r.truncated.stdout || r.truncated.stderr) ? (
         <>
           <dt>truncated</dt>
