@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { treeHashText } from '../../shared/tree-hash.js';
 import { openEpisodeStore } from '../engine/trace/episode-store.js';
+import { sha256Hex } from '../engine/sha256.js';
 
 /** A long recorded episode for the UI: its ids and how many steps it has. */
 export interface LongTrace {
@@ -9,8 +9,6 @@ export interface LongTrace {
   readonly branch: string;
   readonly steps: number;
 }
-
-const sha = (s: string | Uint8Array): string => createHash('sha256').update(s).digest('hex');
 
 /** Steps between fsyncs: the writer's per-step commit would make 10,000 steps take minutes on a busy disk. */
 const COMMIT_EVERY = 500;
@@ -34,10 +32,10 @@ export async function writeLongTrace(home: string, steps: number, task = 'long-t
   });
   const snaps = store.snapshots(episode);
   const content = Buffer.from('counter\n');
-  const hash = sha(content);
+  const hash = sha256Hex(content);
   await snaps.putBlob(hash, content);
   const entries = [{ path: 'counter.txt', type: 'file' as const, mode: 0o644, size: content.length, hash }];
-  const treeHash = sha(treeHashText(entries));
+  const treeHash = sha256Hex(treeHashText(entries));
   const manifest = await snaps.putManifest({ treeHash, entries });
   const snapshot = (step: number) =>
     writer.append({

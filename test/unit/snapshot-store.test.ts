@@ -4,11 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import { diffEntries, treeHashOf } from '../../electron/engine/sandbox/manifest.js';
-import {
-  manifestId,
-  MemorySnapshotStore,
-  sha256Hex,
-} from '../../electron/engine/sandbox/memory-snapshot-store.js';
+import { manifestId, MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
+import { sha256Hex } from '../../electron/engine/sha256.js';
 import type { SnapshotManifest, SnapshotStore } from '../../electron/engine/sandbox/snapshot-store.js';
 import { canonicalJson } from '../../shared/jcs.js';
 

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
+import { sha256Hex } from '../sha256.js';
 
 /** An OTLP attribute value. */
 export type OtlpValue =
@@ -54,7 +54,7 @@ export function nanos(ms: number): string {
 }
 
 function hexId(seed: string, length: 32 | 16): string {
-  return createHash('sha256').update(seed).digest('hex').slice(0, length);
+  return sha256Hex(seed).slice(0, length);
 }
 
 function tokens(usage: unknown): { input?: number; output?: number } {

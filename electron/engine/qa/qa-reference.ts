@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { QaReference } from '../../../shared/qa/qa-input.js';
 import { workspacePath } from '../../../shared/qa/qa-input.js';
@@ -9,6 +8,7 @@ import { logger } from '../log.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import { indexPath } from '../trace/episode-index.js';
 import { median } from '../../../shared/median.js';
+import { sha256Hex } from '../sha256.js';
 
 const log = logger('qa');
 
@@ -61,7 +61,7 @@ export function declaredFiles(task: Task): Record<string, string> | null {
   const out: Record<string, string> = {};
   for (const [path, file] of Object.entries(task.workspace.files)) {
     const bytes = typeof file === 'string' ? Buffer.from(file, 'utf8') : Buffer.from(file.base64, 'base64');
-    out[workspacePath(path)] = createHash('sha256').update(bytes).digest('hex');
+    out[workspacePath(path)] = sha256Hex(bytes);
   }
   return out;
 }

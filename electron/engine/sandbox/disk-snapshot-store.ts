@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
-import { manifestId, sha256Hex } from './memory-snapshot-store.js';
+import { manifestId } from './memory-snapshot-store.js';
+import { sha256Hex } from '../sha256.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 /** A blob key as listed: a hash, or a partial write `<hash>.<pid>.<rand>.tmp` (see writeAtomic). */

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { ChangedPath } from '../../../shared/trace-events.js';
 import { treeHashText } from '../../../shared/tree-hash.js';
 import type { ManifestEntry } from './snapshot-store.js';
+import { sha256Hex } from '../sha256.js';
 
 /** sha256 hex of the tree hash text of `entries`. */
 export function treeHashOf(entries: readonly ManifestEntry[]): string {
-  return createHash('sha256').update(treeHashText(entries), 'utf8').digest('hex');
+  return sha256Hex(treeHashText(entries));
 }
 
 /** Added/modified/deleted entries between two listings. */

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SANDBOX_ENV } from '../../../shared/constants.js';
@@ -6,7 +6,6 @@ import type { ToolError } from '../../../shared/errors.js';
 import type { Result } from '../../../shared/result.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
 import type { ChangedPath } from '../../../shared/trace-events.js';
-import { treeHashText } from '../../../shared/tree-hash.js';
 import { MemoryFs, type MemNode } from './memory-fs.js';
 import { CallOutput, runShell, type ShellState } from './memory-shell.js';
 import {
@@ -20,16 +19,13 @@ import {
   type VerifyMode,
 } from './sandbox.js';
 import type { ManifestEntry, SnapshotManifest, SnapshotStore } from './snapshot-store.js';
+import { sha256Hex } from '../sha256.js';
+import { treeHashOf } from './manifest.js';
 
 const WORKSPACE = '/workspace';
 const BASE_ENV: Readonly<Record<string, string>> = { ...SANDBOX_ENV, PATH: '/usr/local/bin:/usr/bin:/bin' };
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const lenient = new TextDecoder('utf-8');
-
-/** sha256 hex of bytes or text. */
-export function sha256(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
 
 function freshState(): ShellState {
   return { cwd: WORKSPACE, env: { ...BASE_ENV }, vars: {} };
@@ -57,7 +53,7 @@ function workspaceEntries(root: MemNode): ManifestEntry[] {
           type: 'file',
           mode: child.mode,
           size: child.data.byteLength,
-          hash: sha256(child.data),
+          hash: sha256Hex(child.data),
         });
       } else if (child.type === 'symlink') {
         out.push({
@@ -183,7 +179,7 @@ export class MemorySandbox implements Sandbox {
       await store.putBlob(e.hash, data.value);
       bytes += data.value.byteLength;
     }
-    const treeHash = sha256(treeHashText(entries));
+    const treeHash = treeHashOf(entries);
     const manifest = await store.putManifest({ treeHash, entries });
     const current = new Map(entries.map((e) => [e.path, e]));
     const changed: ChangedPath[] = [];
@@ -232,7 +228,7 @@ export class MemorySandbox implements Sandbox {
     }
     // Every file is re-hashed: in memory a full verify costs next to nothing.
     const after = workspaceEntries(ws.value);
-    const treeHash = sha256(treeHashText(after));
+    const treeHash = treeHashOf(after);
     if (treeHash !== manifest.treeHash) {
       throw new SandboxFailure(
         'verify_failed',

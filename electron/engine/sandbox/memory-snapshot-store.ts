@@ -1,11 +1,6 @@
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../shared/jcs.js';
 import type { SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
-
-/** sha256 hex of bytes. */
-export function sha256Hex(content: Uint8Array | string): string {
-  return createHash('sha256').update(content).digest('hex');
-}
+import { sha256Hex } from '../sha256.js';
 
 /** The id of a manifest: sha256 of its canonical (JCS) JSON. */
 export function manifestId(manifest: SnapshotManifest): string {

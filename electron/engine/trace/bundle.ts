@@ -16,7 +16,6 @@
  * sha256 and every manifest's id before anything lands in the store, writes into a
  * temporary folder, and renames it into place.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -26,6 +25,7 @@ import { writeFileAtomic } from './durable-fs.js';
 import { EpisodeMeta, StoreError, type DiskEpisodeStore } from './episode-store.js';
 import { isSafeId } from './episode-ids.js';
 import { readTraceFile } from './trace-reader.js';
+import { sha256Hex } from '../sha256.js';
 
 const log = logger('bundle');
 
@@ -41,8 +41,6 @@ export interface BundleSummary {
   /** Size of the bundle file. */
   readonly bytes: number;
 }
-
-const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 
 /** The manifest ids referenced by `snapshot` events of an episode's branches (partial steps included). */
 function referencedManifests(store: DiskEpisodeStore, episode: string): string[] {
@@ -77,7 +75,7 @@ export async function exportBundle(
         kind: 'trace',
         branch: b.branch,
         file: basename(path),
-        sha256: sha256(data),
+        sha256: sha256Hex(data),
         base64: data.toString('base64'),
       }),
     );
@@ -186,11 +184,11 @@ export async function importBundle(
         !e.file.startsWith(`${e.branch}.`)
       )
         throw invalid(file, `trace entry ${JSON.stringify(e.file)} has a bad name`);
-      if (sha256(data) !== e.sha256) throw invalid(file, `trace ${e.file} does not match its sha256`);
+      if (sha256Hex(data) !== e.sha256) throw invalid(file, `trace ${e.file} does not match its sha256`);
       traces.push({ branch: e.branch, file: e.file, data });
     } else if (e.kind === 'blob') {
       const data = Buffer.from(e.base64, 'base64');
-      if (sha256(data) !== e.hash) throw invalid(file, `blob ${e.hash} does not match its content hash`);
+      if (sha256Hex(data) !== e.hash) throw invalid(file, `blob ${e.hash} does not match its content hash`);
       blobs.set(e.hash, data);
     } else if (e.kind === 'manifest') {
       manifests.push({ id: e.id, manifest: e.manifest });
