@@ -62,7 +62,10 @@ describe('openai agent against a fake chat-completions server', () => {
     expect(server.requests[1].body).toEqual(requests[1].request);
     const out = ofType(events, 'model_output')[0];
     expect(out.usage).toMatchObject({ total_tokens: 49 });
-    expect(out.logprobs).toBeTruthy();
+    // The top-5 logprobs the endpoint returned are recorded as it sent them.
+    expect(out.logprobs).toMatchObject({
+      content: [{ logprob: -0.1, top_logprobs: [{ token: 'a' }, { token: 'b' }] }],
+    });
     expect(ofType(events, 'injected')[0]).toMatchObject({ source: 'injected', role: 'user', step: 1 });
     expect(server.requests[0].authorization).toBe(`Bearer ${KEY}`);
     await c.dispose();
