@@ -1416,6 +1416,10 @@ def _hash(path):
     return h.hexdigest()
 
 
+def hash_file(path):
+    return owner_access(path, 0o400, _hash)
+
+
 def read_workspace_file(rel, offset=0, length=None):
     """Reads a workspace file (all, or length bytes from offset) even below directories or with
     modes that forbid it (chmod 000), restoring every mode it had to open."""
