@@ -105,7 +105,7 @@ MAX_READ = 64 * 1024 * 1024
 ZYGOTES = 2
 DRIVER = (
     'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null; '
-    'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; builtin exec 4<&-; '
+    'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
     'builtin printf s >&3; builtin eval "$__stepbox_c" # zygote %(base)s'
 )
 TRAP = 'builtin trap \'{ builtin printf "%s\\0" "$PWD"; builtin export -p; } >&3 2>/dev/null\' EXIT\n'
@@ -444,6 +444,11 @@ class Helper:
             if z.pidfd is not None:
                 self.sel.unregister(z.pidfd)
             if z.alive():
+                # A command's `kill -STOP -1` stops idle shells too: the call must not hang in one.
+                try:
+                    os.kill(z.pid, signal.SIGCONT)
+                except OSError:
+                    pass
                 return z
             z.discard()
         return self.spawn_zygote(idle=False)

@@ -1,6 +1,9 @@
 import type { Task } from '../../../shared/task.js';
 import type { VerifierResult } from '../../../shared/trace-events.js';
+import { logger } from '../log.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+
+const log = logger('verifier');
 
 /**
  * Runs the task's verifier with cwd /workspace in a new shell (never the agent's session,
@@ -34,8 +37,9 @@ export async function runVerifier(task: Task, sandbox: Sandbox | null): Promise<
       duration_ms: r.duration_ms,
       ran: { channel: 'session' },
     };
-  } catch {
+  } catch (e) {
     // A sandbox that cannot run the verifier leaves it unknown: `verifier: null` in `end`.
+    log.warn(`the verifier could not run: ${(e as Error).message}`);
     return null;
   }
 }
