@@ -1,12 +1,15 @@
-# stepbox verifier runner: the one program of a verifier's own `docker exec`, as the agent's
-# uid (argv: command, timeout in ms, output cap in bytes).
+# stepbox verifier runner: the one program of a verifier's own `docker exec`, started as
+# root (the container's capabilities are only SETUID/SETGID/KILL) so no process of the
+# agent's can signal, ptrace or open it. argv: command, timeout in ms, output cap in bytes,
+# the agent's uid.
 #
-# It first kills every process of its uid (kill(-1, SIGKILL) is atomic against forks: a
-# process the agent left behind cannot outrun it), so nothing of the agent's can ptrace,
-# signal or write to what follows. It then runs the verifier in a new bash (cwd /workspace,
-# the image's environment, stdin /dev/null) with its own pipes, caps each stream, kills what
-# the verifier left behind when it returns or runs out of time, and prints one JSON line:
-# {killed, exit_code, signal, timeout, stdout, stderr (base64), stdout_total, stderr_total}.
+# It first kills every process of the agent's uid: a child that became that uid calls
+# kill(-1, SIGKILL), which is atomic against forks, so nothing the agent left behind can
+# outrun it. It then runs the verifier as the agent's uid in a new bash (cwd /workspace, the
+# image's environment, stdin /dev/null) with pipes only this runner holds, caps each stream,
+# kills what the verifier left behind when it returns or runs out of time, prints one JSON
+# line {killed, exit_code, signal, timeout, stdout, stderr (base64), stdout_total,
+# stderr_total, uid} and exits with the verifier's code.
 import base64
 import json
 import os
@@ -15,11 +18,18 @@ import signal
 import sys
 import time
 
-command, timeout_ms, cap = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-me, uid = os.getpid(), os.getuid()
+command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+me = os.getpid()
 
 
-def mine():
+def become_agent():
+    if os.getuid() != uid:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+
+
+def agents():
     n = 0
     for name in os.listdir('/proc'):
         if name.isdigit() and int(name) != me:
@@ -32,13 +42,20 @@ def mine():
 
 
 def kill_all():
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    """SIGKILL to every process of the agent's uid, sent by a child of that uid (kill(-1)
+    spares only its caller, which exits right after)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            become_agent()
+            os.kill(-1, signal.SIGKILL)
+        except BaseException:
+            pass
+        os._exit(0)
+    os.waitpid(pid, 0)
 
 
-killed = mine()
+killed = agents()
 kill_all()
 out_r, out_w = os.pipe()
 err_r, err_w = os.pipe()
@@ -51,6 +68,7 @@ if pid == 0:
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
         os.chdir('/workspace')
+        become_agent()
         for sig in (signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
         os.execvp('bash', ['bash', '-c', command])

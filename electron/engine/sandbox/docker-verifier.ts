@@ -1,6 +1,5 @@
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
-import { AGENT_USER } from '../docker/container-spec.js';
 import { loadSandboxResource } from './sandbox-resources.js';
 import { SandboxFailure, type VerifierRequest, type VerifierRun } from './sandbox.js';
 
@@ -41,9 +40,9 @@ function text(b64: string, total: number, cap: number): string {
 }
 
 /**
- * Runs a verifier in its own `docker exec` as the agent's user (resources/sandbox/verifier.py):
- * it kills every process of that user first, then runs the command in a new bash in
- * /workspace with its own pipes. The host reads only that exec's output, and takes the exit
+ * Runs a verifier in its own `docker exec` (resources/sandbox/verifier.py): a root runner
+ * kills every process of the agent's user first, then runs the command as that user in a
+ * new bash in /workspace with pipes only the runner holds. The host reads only that exec's output, and takes the exit
  * code from the engine's record of the exec — never from the helper or the session.
  */
 export async function runVerifierExec(
@@ -57,8 +56,10 @@ export async function runVerifierExec(
   const timeoutMs = Math.max(1, Math.round(request.timeoutMs));
   const streams: ExecStreams = await engine.exec(
     containerId,
-    ['python3', '-c', source, request.command, String(timeoutMs), String(outputCap)],
-    { user: AGENT_USER, workingDir: '/workspace' },
+    ['python3', '-c', source, request.command, String(timeoutMs), String(outputCap), String(SANDBOX_UID)],
+    // Root, so the agent's processes cannot kill or ptrace the runner; the verifier itself
+    // runs as the agent's uid.
+    { user: '0:0', workingDir: '/workspace' },
   );
   streams.stdin.end();
   // The report is two base64 streams of at most `outputCap` bytes each, plus a little.
