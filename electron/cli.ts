@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   'image build': () => import('./cli/image-build.js'),
   'sandbox exec': () => import('./cli/sandbox-exec.js'),
   'sandbox shell': () => import('./cli/sandbox-shell.js'),
+  'sandbox selftest': () => import('./cli/sandbox-selftest.js'),
   bench: () => import('./cli/bench.js'),
   run: () => import('./cli/run.js'),
   list: () => import('./cli/list.js'),

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // What `npm test` runs. First: is there a Docker engine and the sandbox image? If not,
 // say the exact command that fixes it and exit 3 (before minutes of lint and build).
-// Then, in order: eslint, prettier --check, tsc -b + vite build (npm run build), and
-// vitest (unit, integration, e2e) with a closing `N passed, N failed` line.
+// Then, in order: the sandbox's containment checks (`stepbox sandbox selftest`), eslint,
+// prettier --check, tsc -b + vite build (npm run build), and vitest (unit, integration,
+// e2e) with a closing `N passed, N failed` line.
 // Every stage runs even when an earlier one failed, so one log shows every problem;
 // the exit code is the first failure's (1), or 3 for missing infrastructure.
 import { spawnSync } from 'node:child_process';
@@ -47,6 +48,7 @@ if (run(process.execPath, ['bin/stepbox.js', 'doctor'], 'doctor') !== 0) {
 }
 
 const stages = [
+  ['sandbox selftest', process.execPath, ['bin/stepbox.js', 'sandbox', 'selftest']],
   ['eslint', npx, ['eslint', '.']],
   ['prettier', npx, ['prettier', '--check', '.']],
   ['build (tsc -b, vite build)', npm, ['run', 'build']],

@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+import { runSelftest } from '../engine/sandbox/selftest.js';
+import type { CliCommand } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { cliError } from './episode-cli.js';
+
+const HELP = `stepbox sandbox selftest [--json]
+
+Starts one sandbox on this machine's Docker engine (DOCKER_HOST or the local socket) and
+tries what it must contain, one line per check: network (only loopback), read_only_root,
+uid (1000, no other groups), capabilities (none, no-new-privileges), helper_channel (a
+command cannot write, read, ptrace or signal the helper, and its result is its own),
+verifier_channel (leftover processes cannot make a failing verifier pass), pid_limit,
+memory (oom), disk (disk_full), output_cap and timeout.
+
+Options:
+  --json   print {ok, checks: [{id, ok, detail}]} on stdout
+
+Exit 0 when every check holds, 1 when one does not, 3 when no sandbox can start
+(run \`stepbox doctor\` for the fix).
+
+Examples:
+  npx stepbox sandbox selftest
+  DOCKER_HOST=tcp://10.0.0.5:2375 npx stepbox sandbox selftest --json
+`;
+
+/** `stepbox sandbox selftest` — the sandbox's containment checks on this machine's engine. */
+export const command: CliCommand = {
+  name: 'sandbox selftest',
+  summary: "check the sandbox's containment on this machine's engine",
+  help: HELP,
+  async run(argv, io) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: { json: { type: 'boolean', default: false } },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    let report;
+    try {
+      report = await runSelftest();
+    } catch (e) {
+      // No sandbox could start (no Docker, no image): exit 3 with the fix.
+      throw cliError(e);
+    }
+    if (values.json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    else {
+      const width = Math.max(...report.checks.map((c) => c.id.length));
+      for (const c of report.checks)
+        io.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.id.padEnd(width)}  ${c.detail}\n`);
+    }
+    if (!report.ok) {
+      const failing = report.checks.filter((c) => !c.ok).map((c) => c.id);
+      io.stderr.write(`stepbox sandbox selftest: ${failing.join(', ')} did not hold\n`);
+      return EXIT.failed;
+    }
+    return EXIT.ok;
+  },
+};

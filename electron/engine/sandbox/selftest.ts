@@ -1,0 +1,227 @@
+import type { Task } from '../../../shared/task.js';
+import { runVerifier } from '../harness/verifier.js';
+import { createDockerProvider } from './docker-provider.js';
+import type { DockerSandbox } from './docker-sandbox.js';
+import { defaultSandboxConfig } from './limits.js';
+
+/** The containment checks of `stepbox sandbox selftest`, in the order they run. */
+export const SELFTEST_CHECKS = [
+  'network',
+  'read_only_root',
+  'uid',
+  'capabilities',
+  'helper_channel',
+  'verifier_channel',
+  'pid_limit',
+  'memory',
+  'disk',
+  'output_cap',
+  'timeout',
+] as const;
+
+/** One containment check's id. */
+export type SelftestCheckId = (typeof SELFTEST_CHECKS)[number];
+
+/** One check: whether the sandbox contained what it tried, and what it saw. */
+export interface SelftestCheck {
+  readonly id: SelftestCheckId;
+  readonly ok: boolean;
+  readonly detail: string;
+}
+
+/** The self-test's verdict: `ok` only when every check held. */
+export interface SelftestReport {
+  readonly ok: boolean;
+  readonly checks: SelftestCheck[];
+}
+
+/** The limits the self-test's sandbox gets: small, so the limit checks are quick. */
+const LIMITS = { memory: '128m', pids: 64, disk: '32m', output: '64k' } as const;
+const OUTPUT_CAP = 64 * 1024;
+
+/** What a command of the agent's tries against every process of another user it can see. */
+const HELPER_ATTACK = `python3 - <<'PY'
+import ctypes, json, os, signal, struct
+libc = ctypes.CDLL(None, use_errno=True)
+h = json.dumps({'id': 1, 'ok': True, 'exit_code': 0}).encode()
+frame = struct.pack('>II', len(h), 0) + h
+others, reached = 0, []
+for name in os.listdir('/proc'):
+    if not name.isdigit() or int(name) == os.getpid():
+        continue
+    p = int(name)
+    try:
+        if os.stat('/proc/%d' % p).st_uid == os.getuid():
+            continue
+    except OSError:
+        continue
+    others += 1
+    for fd in (0, 1, 2):
+        try:
+            with open('/proc/%d/fd/%d' % (p, fd), 'wb', buffering=0) as f:
+                f.write(frame)
+            reached.append('wrote fd %d of pid %d' % (fd, p))
+        except OSError:
+            pass
+    try:
+        with open('/proc/%d/mem' % p, 'rb') as f:
+            f.read(1)
+        reached.append('read the memory of pid %d' % p)
+    except OSError:
+        pass
+    if libc.ptrace(16, p, None, None) == 0:
+        reached.append('ptraced pid %d' % p)
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        try:
+            os.kill(p, sig)
+            reached.append('signalled pid %d' % p)
+        except OSError:
+            pass
+print(json.dumps({'others': others, 'reached': reached}))
+PY
+exit 7`;
+
+type Probe = (sb: DockerSandbox) => Promise<Omit<SelftestCheck, 'id'>>;
+
+const ok = (detail: string) => ({ ok: true, detail });
+const fail = (detail: string) => ({ ok: false, detail });
+
+async function out(sb: DockerSandbox, command: string, timeoutMs = 20_000): Promise<string> {
+  const r = await sb.exec({ command, timeoutMs });
+  return r.stdout ?? '';
+}
+
+const PROBES: Record<SelftestCheckId, Probe> = {
+  network: async (sb) => {
+    const ifaces = (await out(sb, 'ls /sys/class/net')).trim().split(/\s+/);
+    return ifaces.join(',') === 'lo'
+      ? ok('only the loopback interface')
+      : fail(`interfaces ${ifaces.join(', ')} (expected only lo)`);
+  },
+  read_only_root: async (sb) => {
+    const writable = (
+      await out(sb, 'for d in / /etc /usr /var /opt; do touch $d/.probe 2>/dev/null && echo $d; done')
+    ).trim();
+    return writable
+      ? fail(`writable: ${writable.split('\n').join(', ')}`)
+      : ok('/, /etc, /usr, /var, /opt are read-only');
+  },
+  uid: async (sb) => {
+    const [uid, groups] = (await out(sb, 'id -u; id -G')).trim().split('\n');
+    return uid === '1000' && groups === '1000'
+      ? ok('commands run as uid 1000, gid 1000, no other groups')
+      : fail(`uid ${uid}, groups ${groups} (expected 1000 and 1000)`);
+  },
+  capabilities: async (sb) => {
+    const lines = (await out(sb, 'grep -E "^(Cap(Eff|Prm|Amb)|NoNewPrivs):" /proc/self/status'))
+      .trim()
+      .split('\n');
+    const bad = lines.filter((l) => (l.startsWith('Cap') ? !/:\s+0+$/.test(l) : !/:\s+1$/.test(l)));
+    return bad.length || lines.length !== 4
+      ? fail(`unexpected: ${bad.join('; ') || lines.join('; ')}`)
+      : ok('no effective, permitted or ambient capability; no-new-privileges');
+  },
+  helper_channel: async (sb) => {
+    if (!sb.isolated) return fail('the helper runs as the same user as the commands');
+    const r = await sb.exec({ command: HELPER_ATTACK, timeoutMs: 30_000 });
+    const report = JSON.parse((r.stdout ?? '').trim().split('\n')[0] || '{}') as {
+      others?: number;
+      reached?: string[];
+    };
+    if (r.exit_code !== 7)
+      return fail(`the command's result was altered (exit ${String(r.exit_code)}, not 7)`);
+    if (report.reached?.length) return fail(report.reached.slice(0, 3).join('; '));
+    if ((await out(sb, 'echo next')) !== 'next\n') return fail('the next call failed after the attempt');
+    return ok(
+      `a command could not write, read, ptrace or signal any of ${report.others ?? 0} processes of other users; its result was its own`,
+    );
+  },
+  verifier_channel: async (sb) => {
+    for (const loop of [
+      'while :; do kill -9 -1; done',
+      'while :; do for f in /proc/[0-9]*/fd/1; do echo ok > "$f"; done 2>/dev/null; done',
+    ])
+      await sb.exec({ command: `setsid nohup bash -c '${loop}' >/dev/null 2>&1 &`, timeoutMs: 5_000 });
+    const task = { verifier: { command: 'exit 1', timeout: 20 } } as unknown as Task;
+    const r = await runVerifier(task, sb);
+    if (!r) return fail('the verifier could not run');
+    if (r.success || r.exit_code !== 1)
+      return fail(
+        `an always-failing verifier was reported as ${r.success ? 'passing' : `exit ${String(r.exit_code)}`}`,
+      );
+    if (r.ran?.channel !== 'exec') return fail('the verifier ran in the sandbox session, not its own exec');
+    return ok(
+      `an always-failing verifier failed in its own exec after ${r.ran.killed ?? 0} leftover process(es) were killed`,
+    );
+  },
+  pid_limit: async (sb) => {
+    const n = Number(
+      (
+        await out(
+          sb,
+          'python3 -c "import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    n += 1\nprint(n)"',
+          30_000,
+        )
+      ).trim(),
+    );
+    await sb.killStrays();
+    return n > 0 && n < LIMITS.pids
+      ? ok(`a fork loop was stopped after ${n} processes (limit ${LIMITS.pids})`)
+      : fail(`a fork loop started ${n} processes (limit ${LIMITS.pids})`);
+  },
+  memory: async (sb) => {
+    const r = await sb.exec({
+      command: 'python3 -c "b = bytearray(1 << 30); print(len(b))"',
+      timeoutMs: 30_000,
+    });
+    return r.error?.code === 'oom'
+      ? ok(`allocating 1 GiB was stopped as oom (memory ${LIMITS.memory})`)
+      : fail(`allocating 1 GiB gave ${r.error ? r.error.code : `exit ${String(r.exit_code)}`}, not oom`);
+  },
+  disk: async (sb) => {
+    const r = await sb.exec({ command: 'head -c 64M /dev/zero > /workspace/.fill', timeoutMs: 30_000 });
+    await sb.exec({ command: 'rm -f /workspace/.fill', timeoutMs: 5_000 });
+    return r.error?.code === 'disk_full'
+      ? ok(`writing 64 MiB to /workspace gave disk_full (disk ${LIMITS.disk})`)
+      : fail(
+          `writing 64 MiB to /workspace gave ${r.error ? r.error.code : `exit ${String(r.exit_code)}`}, not disk_full`,
+        );
+  },
+  output_cap: async (sb) => {
+    const r = await sb.exec({ command: 'yes | head -c 1000000', timeoutMs: 20_000 });
+    return r.truncated?.stdout && r.stdout?.length === OUTPUT_CAP && r.bytes === 1_000_000
+      ? ok(`1,000,000 bytes of output kept ${OUTPUT_CAP}, counted all`)
+      : fail(`kept ${r.stdout?.length ?? 0} of ${r.bytes ?? 0} bytes (cap ${OUTPUT_CAP})`);
+  },
+  timeout: async (sb) => {
+    const r = await sb.exec({ command: 'sleep 30 & sleep 30', timeoutMs: 500 });
+    const left = (await out(sb, 'pgrep -u 1000 -c -x sleep || true')).trim();
+    return r.error?.code === 'timeout' && left === '0'
+      ? ok('a 30 s command ended at its 500 ms timeout with every process it started')
+      : fail(`gave ${r.error?.code ?? 'no error'}, ${left} sleep process(es) left`);
+  },
+};
+
+/**
+ * Starts one sandbox on this machine's engine (DOCKER_HOST or the local socket) and tries
+ * what the sandbox must contain: one check per {@link SELFTEST_CHECKS} entry. Rejects (a
+ * SandboxFailure) only when no sandbox can start at all.
+ */
+export async function runSelftest(): Promise<SelftestReport> {
+  const provider = await createDockerProvider({ sweep: false });
+  try {
+    const sb = await provider.create(defaultSandboxConfig(LIMITS));
+    const checks: SelftestCheck[] = [];
+    for (const id of SELFTEST_CHECKS) {
+      try {
+        checks.push({ id, ...(await PROBES[id](sb)) });
+      } catch (e) {
+        checks.push({ id, ok: false, detail: `the check could not run: ${(e as Error).message}` });
+      }
+    }
+    await sb.destroy();
+    return { ok: checks.every((c) => c.ok), checks };
+  } finally {
+    await provider.close();
+  }
+}
