@@ -31,10 +31,14 @@ describe('manifest paths are confined to /workspace', () => {
     [
       'an entry below a symlink',
       [{ path: 'l', type: 'symlink', mode: 0o777, size: 12, target: '/home/agent' }, file('l/.bashrc')],
-      /below "l", which the manifest does not list as a directory/,
+      /below "l", a symlink in the manifest/,
     ],
-    ['an entry below a file', [file('f'), file('f/g')], /does not list as a directory/],
-    ['an entry below an unlisted parent', [file('missing/g')], /does not list as a directory/],
+    ['an entry below a file', [file('f'), file('f/g')], /below "f", a file in the manifest/],
+    [
+      'an entry deep below a symlink',
+      [{ path: 'l', type: 'symlink', mode: 0o777, size: 1, target: '/' }, dir('l/a'), file('l/a/b')],
+      /below "l", a symlink/,
+    ],
     ['a duplicate', [file('a'), file('a')], /listed twice/],
     ['a file without a hash', [{ path: 'a', type: 'file', mode: 0o644, size: 1 }], /no sha256/],
     ['an unknown type', [{ path: 'a', type: 'fifo' as 'file', mode: 0o644, size: 0 }], /unknown type/],

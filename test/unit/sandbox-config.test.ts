@@ -46,15 +46,20 @@ describe('container spec', () => {
       ReadonlyRootfs: true,
       Init: true,
       CapDrop: ['ALL'],
+      // Only what the helper needs to be another user than the agent (root, no other power).
+      CapAdd: ['SETUID', 'SETGID', 'KILL'],
       SecurityOpt: ['no-new-privileges'],
-      Memory: 256 * 2 ** 20,
-      MemorySwap: 256 * 2 ** 20,
+      // The memory limit plus the tmpfs sizes (workspace 64m, /tmp 64m, $HOME 64m): a full
+      // /workspace is ENOSPC, not an OOM kill.
+      Memory: (256 + 64 + 64 + 64) * 2 ** 20,
+      MemorySwap: (256 + 64 + 64 + 64) * 2 ** 20,
       NanoCpus: 1e9,
       PidsLimit: 256,
       Privileged: false,
       Binds: [],
     });
-    expect(spec.User).toBe('1000:1000');
+    // The main process and the helper are root; every command runs as 1000 (helper.py).
+    expect(spec.User).toBe('0:0');
     expect(spec.Hostname).toBe('sandbox');
     expect(spec.Cmd).toEqual(['sleep', 'infinity']);
     expect(spec.Env).toEqual(expect.arrayContaining(['HOME=/home/agent', 'TZ=UTC', 'LANG=C.UTF-8']));

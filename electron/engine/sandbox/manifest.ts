@@ -37,8 +37,8 @@ const SHA256 = /^[0-9a-f]{64}$/;
 /**
  * What makes a manifest unsafe or malformed, or undefined when it is sound. Every path must
  * stay inside /workspace as written: relative, `/`-separated, no empty, `.` or `..` parts,
- * no NUL, listed once, and below directories the manifest itself lists (so a restore never
- * writes through a symlink). Checked where a manifest enters (bundle import) and again
+ * no NUL, listed once, and never below an entry the manifest lists as a symlink or file (so a
+ * restore never writes through a symlink). Checked where a manifest enters (bundle import) and again
  * before a restore; the helper checks once more inside the container.
  */
 export function manifestProblem(manifest: SnapshotManifest): string | undefined {
@@ -62,11 +62,14 @@ export function manifestProblem(manifest: SnapshotManifest): string | undefined 
     types.set(path, entry.type);
   }
   for (const path of types.keys()) {
-    const cut = path.lastIndexOf('/');
-    if (cut < 0) continue;
-    const parent = path.slice(0, cut);
-    if (types.get(parent) !== 'dir')
-      return `entry ${JSON.stringify(path)} lies below ${JSON.stringify(parent)}, which the manifest does not list as a directory (a symlinked parent is never followed)`;
+    // Every listed ancestor must be a directory: a path below a symlink (or a file) would
+    // be written through it. (Unlisted parents are the restore's to refuse.)
+    for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
+      const parent = path.slice(0, cut);
+      const type = types.get(parent);
+      if (type !== undefined && type !== 'dir')
+        return `entry ${JSON.stringify(path)} lies below ${JSON.stringify(parent)}, a ${type} in the manifest (a symlinked parent is never followed)`;
+    }
   }
   return undefined;
 }
