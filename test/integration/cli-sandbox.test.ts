@@ -1,3 +1,5 @@
+import { containerMemoryBytes } from '../../electron/engine/docker/container-spec.js';
+import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../shared/tool-result.js';
 import { parseJsonOutput, runCli, startCli } from '../support/cli.js';
@@ -52,7 +54,10 @@ describe('stepbox sandbox exec', () => {
       'cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max; cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max',
     ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout.split('\n').slice(0, 2)).toEqual(['50', String(300 * 1024 ** 2)]);
+    // The cgroup gets the memory limit plus the tmpfs sizes (a full /workspace is disk_full).
+    const memory = containerMemoryBytes(defaultSandboxConfig({ memory: '300m' }).limits);
+    expect(memory).toBe((300 + 1024 + 256 + 64) * 1024 ** 2);
+    expect(run.stdout.split('\n').slice(0, 2)).toEqual(['50', String(memory)]);
   });
 
   it('exits 3 naming the fix when Docker is unreachable', async () => {
