@@ -1,3 +1,4 @@
+import { IdText } from './id-text';
 import { selectCanStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -55,7 +56,7 @@ export function StepperBar() {
       {branch ? (
         <span className="where">
           <span className="mono">{view?.summary.task ?? ''}</span> ·{' '}
-          <span className="mono">{branch.slice(0, 10)}</span> ·{' '}
+          <IdText id={branch} copy testId="episode-id" /> ·{' '}
           <span
             className={`badge st-${live ? (state ?? 'idle') : (view?.summary.status ?? 'open')}`}
             data-testid="episode-state"
