@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import {
   BREAKPOINT_KINDS,
   Breakpoint,
@@ -54,7 +54,13 @@ export function BreakpointList() {
   const rows = useSlice('stepper', (s) => s.rows);
   const branch = useSlice('stepper', (s) => s.branch);
   const live = useSlice('stepper', (s) => s.live);
-  const [open, setOpen] = useState(true);
+  // Folded while empty (small windows need the room); it opens when a breakpoint is added, by F9 too.
+  const [open, setOpen] = useState(breakpoints.length > 0);
+  const count = useRef(breakpoints.length);
+  useEffect(() => {
+    if (breakpoints.length > count.current) setOpen(true);
+    count.current = breakpoints.length;
+  }, [breakpoints.length]);
   const [kind, setKind] = useState<Breakpoint['kind']>('step');
   const [value, setValue] = useState('');
   const [message, setMessage] = useState<string | null>(null);

@@ -64,6 +64,8 @@ export function TimelineTools(props: {
       ) : null}
       <form
         className="tl-goto"
+        // The step is checked here, with a message in words, not by the browser's range bubble.
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
           go();

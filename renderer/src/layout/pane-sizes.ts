@@ -23,7 +23,7 @@ export const DEFAULT_PANES: PaneSizes = {
 
 const KEY = 'stepbox.panes.v1';
 /** What the timeline (centre) and each column keep at least, so no pane can be dragged out of sight. */
-export const MIN = { left: 200, right: 300, centre: 380, top: 180, bottom: 140, walkthrough: 120 } as const;
+export const MIN = { left: 200, right: 300, centre: 420, top: 300, bottom: 140, walkthrough: 120 } as const;
 const BAR = 32;
 const SPLIT = 5;
 
@@ -87,8 +87,13 @@ export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneS
   return {
     left: Math.round(left),
     right: Math.round(right),
-    bottom: Math.round(clamp(sizes.bottom, MIN.bottom, Math.max(MIN.bottom, body - MIN.top))),
-    rightBottom: Math.round(clamp(sizes.rightBottom, MIN.bottom, Math.max(MIN.bottom, body - MIN.top))),
+    // The lower panes take at most 42% of the height: the timeline and the inspector are what one reads.
+    bottom: Math.round(
+      clamp(sizes.bottom, MIN.bottom, Math.max(MIN.bottom, Math.min(body - MIN.top, body * 0.42))),
+    ),
+    rightBottom: Math.round(
+      clamp(sizes.rightBottom, MIN.bottom, Math.max(MIN.bottom, Math.min(body - MIN.top, body * 0.42))),
+    ),
     walkthrough: Math.round(clamp(sizes.walkthrough, MIN.walkthrough, Math.max(MIN.walkthrough, body - 160))),
   };
 }

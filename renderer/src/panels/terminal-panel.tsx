@@ -30,6 +30,24 @@ function isLeaveKey(e: KeyboardEvent): boolean {
   return e.key === 'Escape' && !e.ctrlKey && !e.altKey && !e.metaKey && !e.shiftKey;
 }
 
+const TABBABLE = 'button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Moves focus to the first control after `panel` in Tab order (wrapping to the first in
+ * the page), so leaving the terminal with Escape and pressing Tab goes on, not back in.
+ */
+function focusAfter(panel: HTMLElement): void {
+  const all = Array.from(document.querySelectorAll<HTMLElement>(TABBABLE)).filter(
+    (el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null && el.tabIndex >= 0,
+  );
+  const next =
+    all.find(
+      (el) => !panel.contains(el) && panel.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING,
+    ) ?? all.find((el) => !panel.contains(el));
+  if (next) next.focus();
+  else panel.focus();
+}
+
 function makeTerminal(readOnly: boolean, leave: () => void): Terminal {
   const term = new Terminal({
     fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
@@ -66,8 +84,10 @@ export function TerminalPanel() {
 
   // Both terminals live as long as the panel; the session behind the live one changes with the branch.
   useEffect(() => {
-    // Focus moves to the panel itself, so the next Tab goes on to the controls after it.
-    const leave = () => liveBox.current?.closest<HTMLElement>('[data-testid="terminal"]')?.focus();
+    const leave = () => {
+      const panel = liveBox.current?.closest<HTMLElement>('[data-testid="terminal"]');
+      if (panel) focusAfter(panel);
+    };
     const liveTerm = makeTerminal(false, leave);
     const historyTerm = makeTerminal(true, leave);
     liveTerm.open(liveBox.current as HTMLDivElement);
