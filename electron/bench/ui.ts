@@ -112,6 +112,9 @@ async function openDrawers(page: Page, branch: string): Promise<boolean> {
   await page.locator(`[data-testid="branch-node"][data-branch="${branch}"]`).first().click();
   await page.waitForSelector(`[data-testid="episode-id"][data-id="${branch}"]`, { timeout: 60_000 });
   await page.waitForSelector('[data-testid="timeline-row"]', { timeout: 60_000 });
+  // What-if offers the viewed step's call: view a step that made one (the last is the final answer).
+  await page.evaluate<number>(scrubJumpScript(5_000));
+  await page.waitForSelector('[data-testid="inspector-step"][data-step="5000"]', { timeout: 60_000 });
   await page.locator('[data-testid="whatif"] > summary').click();
   return (await page.locator('[data-testid="case-walkthrough"]').count()) > 0;
 }

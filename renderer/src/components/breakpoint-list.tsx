@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import {
   BREAKPOINT_KINDS,
   Breakpoint,
@@ -66,7 +66,7 @@ export function BreakpointList() {
   const [message, setMessage] = useState<string | null>(null);
   const info = BREAKPOINT_KINDS.find((k) => k.kind === kind);
   // The tools this branch has used so far, offered as suggestions (a tool not called yet is allowed).
-  const tools = [...new Set(rows.flatMap((r) => r.tools))].sort();
+  const tools = useMemo(() => [...new Set(rows.flatMap((r) => r.tools))].sort(), [rows]);
   const stepper = stores.stepper.getState();
 
   const add = () => {

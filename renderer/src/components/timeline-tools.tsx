@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { FlagSummary, StepRow } from '../../../shared/contract/models';
 import { isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
 
@@ -15,7 +15,8 @@ export function TimelineTools(props: {
 }) {
   const [goTo, setGoTo] = useState('');
   const [message, setMessage] = useState<string | null>(null);
-  const tools = [...new Set(props.rows.flatMap((r) => r.tools))].sort();
+  // Memoized: the rows change per step, not per selection (10,000 rows on every arrow press otherwise).
+  const tools = useMemo(() => [...new Set(props.rows.flatMap((r) => r.tools))].sort(), [props.rows]);
   const first = props.rows[0]?.step ?? 0;
   const last = props.rows[props.rows.length - 1]?.step ?? 0;
   const go = () => {
