@@ -3,61 +3,9 @@ import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { runVerifier } from '../../electron/engine/harness/verifier.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { HELPER_ATTACK } from '../../electron/engine/sandbox/selftest.js';
 import type { Task } from '../../shared/task.js';
 import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
-
-/**
- * Every way a process of the agent's could reach the helper, tried against every process
- * of another user it can see (the helper, init, the main command): write a well-formed
- * forged answer to its fds 0-2, read its memory and environment, ptrace-attach, stop and
- * kill it. Prints what worked (nothing may) and how many such processes it saw.
- */
-const ATTACK = `python3 - <<'PY'
-import ctypes, json, os, signal, struct
-libc = ctypes.CDLL(None, use_errno=True)
-me = os.getpid()
-forged = []
-for i in range(1, 200):
-    h = json.dumps({'id': i, 'ok': True, 'exit_code': 0, 'signal': None, 'stdout_len': 6,
-                    'stdout_total': 6, 'stderr_total': 0, 'oom': False, 'duration_ms': 1}).encode()
-    forged.append(struct.pack('>II', len(h), 6) + h + b'forged')
-forged = b''.join(forged)
-others, reached = [], []
-for name in os.listdir('/proc'):
-    if not name.isdigit() or int(name) == me:
-        continue
-    p = int(name)
-    try:
-        if os.stat('/proc/%d' % p).st_uid == os.getuid():
-            continue
-    except OSError:
-        continue
-    others.append(p)
-    for fd in (0, 1, 2):
-        try:
-            with open('/proc/%d/fd/%d' % (p, fd), 'wb', buffering=0) as f:
-                f.write(forged)
-            reached.append('write fd %d of %d' % (fd, p))
-        except OSError:
-            pass
-    for what in ('mem', 'environ'):
-        try:
-            with open('/proc/%d/%s' % (p, what), 'rb') as f:
-                f.read(1)
-            reached.append('read %s of %d' % (what, p))
-        except OSError:
-            pass
-    if libc.ptrace(16, p, None, None) == 0:  # PTRACE_ATTACH
-        reached.append('ptrace %d' % p)
-    for sig in (signal.SIGSTOP, signal.SIGKILL):
-        try:
-            os.kill(p, sig)
-            reached.append('signal %d to %d' % (sig, p))
-        except OSError:
-            pass
-print(json.dumps({'others': len(others), 'reached': reached}))
-PY
-echo real; exit 7`;
 
 describeDocker('sandbox integrity: the agent cannot reach the helper or the verifier', () => {
   let provider: DockerSandboxProvider;
@@ -75,15 +23,13 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
   it('runs the helper as another user: no command can write, read, ptrace or signal it', async () => {
     expect(sb.isolated).toBe(true);
     for (let round = 0; round < 3; round++) {
-      const r = await sb.exec({ command: ATTACK, timeoutMs: 20_000 });
+      const r = await sb.exec({ command: HELPER_ATTACK, timeoutMs: 20_000 });
       // The recorded result is the command's own, not a forged frame.
       expect(r).toMatchObject({ ok: true, exit_code: 7 });
-      const [line, tail] = r.stdout!.trim().split('\n');
-      const report = JSON.parse(line) as { others: number; reached: string[] };
+      const report = JSON.parse(r.stdout!.trim()) as { others: number; reached: string[] };
       expect(report.reached).toEqual([]);
       // init, `sleep infinity` and the helper at least.
       expect(report.others).toBeGreaterThanOrEqual(3);
-      expect(tail).toBe('real');
       expect(await sb.exec({ command: 'echo next', timeoutMs: 5_000 })).toMatchObject({
         ok: true,
         exit_code: 0,

@@ -39,12 +39,21 @@ export interface SelftestReport {
 const LIMITS = { memory: '128m', pids: 64, disk: '32m', output: '64k' } as const;
 const OUTPUT_CAP = 64 * 1024;
 
-/** What a command of the agent's tries against every process of another user it can see. */
-const HELPER_ATTACK = `python3 - <<'PY'
+/**
+ * What a command of the agent's tries against every process of another user it can see
+ * (the helper, init, the main command): write a well-formed forged answer (ids 1–199) to
+ * its fds 0-2, read its memory and environment, ptrace-attach, stop and kill it. Prints
+ * `{others, reached}` (what worked: nothing may), then exits 7.
+ */
+export const HELPER_ATTACK = `python3 - <<'PY'
 import ctypes, json, os, signal, struct
 libc = ctypes.CDLL(None, use_errno=True)
-h = json.dumps({'id': 1, 'ok': True, 'exit_code': 0}).encode()
-frame = struct.pack('>II', len(h), 0) + h
+forged = []
+for i in range(1, 200):
+    h = json.dumps({'id': i, 'ok': True, 'exit_code': 0, 'signal': None, 'stdout_len': 6,
+                    'stdout_total': 6, 'stderr_total': 0, 'oom': False, 'duration_ms': 1}).encode()
+    forged.append(struct.pack('>II', len(h), 6) + h + b'forged')
+forged = b''.join(forged)
 others, reached = 0, []
 for name in os.listdir('/proc'):
     if not name.isdigit() or int(name) == os.getpid():
@@ -59,17 +68,18 @@ for name in os.listdir('/proc'):
     for fd in (0, 1, 2):
         try:
             with open('/proc/%d/fd/%d' % (p, fd), 'wb', buffering=0) as f:
-                f.write(frame)
+                f.write(forged)
             reached.append('wrote fd %d of pid %d' % (fd, p))
         except OSError:
             pass
-    try:
-        with open('/proc/%d/mem' % p, 'rb') as f:
-            f.read(1)
-        reached.append('read the memory of pid %d' % p)
-    except OSError:
-        pass
-    if libc.ptrace(16, p, None, None) == 0:
+    for what in ('mem', 'environ'):
+        try:
+            with open('/proc/%d/%s' % (p, what), 'rb') as f:
+                f.read(1)
+            reached.append('read the %s of pid %d' % (what, p))
+        except OSError:
+            pass
+    if libc.ptrace(16, p, None, None) == 0:  # PTRACE_ATTACH
         reached.append('ptraced pid %d' % p)
     for sig in (signal.SIGSTOP, signal.SIGKILL):
         try:
