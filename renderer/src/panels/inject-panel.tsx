@@ -22,6 +22,13 @@ export function InjectPanel() {
   const decideTool = useSlice('inject', (s) => s.decideTool);
   const decideArgs = useSlice('inject', (s) => s.decideArgs);
   const decideText = useSlice('inject', (s) => s.decideText);
+  const tools = useSlice('stepper', (s) => s.view?.tools);
+  // Checked before queuing: an unknown name would only come back as an error observation.
+  const typed = decideTool.trim();
+  const unknownTool =
+    typed && tools && !tools.includes(typed)
+      ? `This task has no tool “${typed}”. Its tools: ${tools.join(', ')}.`
+      : null;
   const a = stores.inject.getState();
   // The answer to an action shows under the button that did it, not at the panel's foot.
   const [acted, setActed] = useState<'inject' | 'override' | 'decide'>('inject');
@@ -144,9 +151,20 @@ export function InjectPanel() {
               placeholder="tool (empty: final answer)"
               value={decideTool}
               data-testid="decide-tool"
+              list="decide-tools"
               onChange={(e) => a.setDecision({ tool: e.target.value })}
             />
+            <datalist id="decide-tools">
+              {(tools ?? []).map((t) => (
+                <option key={t} value={t} />
+              ))}
+            </datalist>
           </div>
+          {unknownTool ? (
+            <div className="state state-error" role="alert" data-testid="decide-unknown-tool">
+              {unknownTool}
+            </div>
+          ) : null}
           <textarea
             rows={2}
             aria-label="arguments"
@@ -164,7 +182,7 @@ export function InjectPanel() {
           <button
             type="button"
             data-testid="decide-send"
-            disabled={!ready || sending}
+            disabled={!ready || sending || unknownTool !== null}
             onClick={() => {
               setActed('decide');
               if (branch) void a.decide(branch);
