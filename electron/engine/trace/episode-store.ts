@@ -40,7 +40,7 @@ import { writeFileAtomic } from './durable-fs.js';
 import { BRANCH_PREFIX, EPISODE_PREFIX, isSafeId, newId } from './episode-ids.js';
 import { indexClosedBranch } from './episode-index.js';
 import { markInterruptedIn } from './interrupted.js';
-import { currentProcessIdentity } from './process-identity.js';
+import { currentProcessIdentity } from '../process-identity.js';
 import { readTraceFile, type ParsedTrace } from './trace-reader.js';
 import type { BranchInfo, EpisodeStore, HeaderFields } from './trace-store.js';
 import { FileTraceWriter, gzPathOf } from './trace-writer.js';
