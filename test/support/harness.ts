@@ -9,7 +9,7 @@ import {
   type StartEpisodeOptions,
 } from '../../electron/engine/harness/index.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
-import { createMemoryProvider } from '../../electron/engine/sandbox/memory-provider.js';
+import { createMemoryProvider } from './memory-sandbox/provider.js';
 import { openEpisodeStore, type DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 
 /** A temporary $STEPBOX_HOME and a store on it (snapshots on disk), removed by `cleanup`. */

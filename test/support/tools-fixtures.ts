@@ -1,5 +1,5 @@
 import { parseTask, type Task, type TaskInput } from '../../shared/task.js';
-import { createMemoryProvider, memorySandboxConfig } from '../../electron/engine/sandbox/memory-provider.js';
+import { createMemoryProvider, memorySandboxConfig } from './memory-sandbox/provider.js';
 import type { Sandbox } from '../../electron/engine/sandbox/sandbox.js';
 import { createMemory } from '../../electron/engine/tools/memory.js';
 import type { ToolContext } from '../../electron/engine/tools/tool-registry.js';
