@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
-import type { DiskEpisodeStore, StoredBranch } from './episode-store.js';
+import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { logger } from '../log.js';
 import {
   currentProcessIdentity,
@@ -44,7 +44,7 @@ function takeLock(lockPath: string): boolean {
 }
 
 /** Closes one orphaned branch; returns true when it appended an `interrupted` end. */
-function closeOrphan(store: DiskEpisodeStore, b: StoredBranch): boolean {
+function closeOrphan(store: StoredBranches, b: StoredBranch): boolean {
   const plain = b.tracePath;
   const bytes = readFileSync(plain);
   const text = bytes.toString('utf8');
@@ -94,7 +94,7 @@ function closeOrphan(store: DiskEpisodeStore, b: StoredBranch): boolean {
  * traces whose writer died after writing `end`. Traces of live writers are left alone.
  * Returns how many traces it marked interrupted.
  */
-export function markInterruptedIn(store: DiskEpisodeStore): number {
+export function markInterruptedIn(store: StoredBranches): number {
   let marked = 0;
   for (const episode of store.listEpisodes()) {
     for (const b of store.branchesOrNone(episode)) {
