@@ -13,7 +13,7 @@ import { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
 import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from './lineage.js';
 import { memoryFromEvents } from './state-at.js';
-import { restoreSandbox } from './rollback.js';
+import { restoreSandbox } from './restore-sandbox.js';
 import { parseTask } from '../../../shared/task.js';
 
 /** Where sandboxes come from and go back to. */

@@ -13,7 +13,7 @@ import { HarnessError } from './harness-error.js';
 import { readLineage, snapshotAt } from './lineage.js';
 import { MaxSteps } from './max-steps.js';
 import { OverlaySnapshotStore } from './overlay-snapshot-store.js';
-import { restoreSandbox } from './rollback.js';
+import { restoreSandbox } from './restore-sandbox.js';
 import { StepTimeout } from './step-timeout.js';
 import { MemorySink } from './trace-sink.js';
 import { runVerifier } from './verifier.js';

@@ -1,6 +1,6 @@
 import { err, ok } from '../../../shared/result.js';
 import type { CustomTool } from '../../../shared/task.js';
-import type { MemoryWrite } from './tool-registry.js';
+import type { MemoryWrite } from './tool-call.js';
 import { checkArguments } from './json-schema-check.js';
 import { resolvePointer, UNRESOLVED } from './json-pointer.js';
 import { shellQuote } from './shell-quote.js';
