@@ -11,6 +11,8 @@ const AGENT_CODES: Record<string, AppErrorCode> = {
   script_error: 'script_error',
   model_error: 'model_error',
   context_overflow: 'model_error',
+  model_timeout: 'model_timeout',
+  bad_agent_spec: 'invalid_input',
 };
 
 /** The command that fixes an infrastructure failure, by code (the services ask Docker for a more precise one). */
@@ -26,8 +28,10 @@ const INPUT_CODES: ReadonlySet<AppErrorCode> = new Set<AppErrorCode>([
   'invalid_input',
   'not_found',
   'conflict',
+  'consent_required',
   'script_error',
   'model_error',
+  'model_timeout',
 ]);
 
 /**
