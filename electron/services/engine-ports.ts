@@ -26,6 +26,7 @@ import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { openEpisodeStore, stepboxHome, type DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { runWhatIf } from './what-if.js';
 import { join } from 'node:path';
+import type { AgentOptions } from '../../shared/contract/index.js';
 import { fileCatalog } from './catalog.js';
 import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort } from './ports.js';
 import { ServiceError } from './service-error.js';
@@ -133,11 +134,7 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
           provider: kept ? kept.sourceFor(task.value).provider : source.provider,
           release: source.release,
           store,
-          agentOptions: {
-            ...(agentOptions?.base_url ? { baseUrl: agentOptions.base_url } : {}),
-            ...(agentOptions?.temperature !== undefined ? { temperature: agentOptions.temperature } : {}),
-            ...(agentOptions?.seed !== undefined ? { seed: agentOptions.seed } : {}),
-          },
+          agentOptions: engineAgentOptions(agentOptions),
         });
       } finally {
         await kept?.close();
@@ -154,26 +151,30 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
           );
       }
     },
-    async reopen(id, step, agent) {
+    async reopen(id, step, agent, options) {
       return openBranchController({
         id,
         at: step,
         ...(await sandboxes.source()),
         store,
         ...(agent ? { agentSpec: agent } : {}),
+        agentOptions: engineAgentOptions(options?.agentOptions),
+        consent: options?.consent,
       });
     },
-    async fork(id, step, agent) {
+    async fork(id, step, agent, options) {
       return forkEpisode({
         id,
         at: step,
         ...(await sandboxes.source()),
         store,
         ...(agent ? { agentSpec: agent } : {}),
+        agentOptions: engineAgentOptions(options?.agentOptions),
+        consent: options?.consent,
       });
     },
-    async replayVerify(id) {
-      const report = await replayVerify({ id, ...(await sandboxes.source()), store });
+    async replayVerify(id, consent) {
+      const report = await replayVerify({ id, ...(await sandboxes.source()), store, consent });
       const first = report.diff?.[0] ?? null;
       return {
         identical: report.diverged_at === null && report.workspace_diverged_at === null,
@@ -191,9 +192,18 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
         workspace_diverged_at: report.workspace_diverged_at,
       };
     },
-    async whatIf(id, step, call) {
-      return runWhatIf(store, await sandboxes.provider(), id, step, call);
+    async whatIf(id, step, call, consent) {
+      return runWhatIf(store, await sandboxes.provider(), id, step, call, consent);
     },
+  };
+}
+
+/** The contract's agent options (snake_case, from the window) as the engine's; unset ones stay unset. */
+function engineAgentOptions(o: AgentOptions | undefined) {
+  return {
+    ...(o?.base_url ? { baseUrl: o.base_url } : {}),
+    ...(o?.temperature !== undefined ? { temperature: o.temperature } : {}),
+    ...(o?.seed !== undefined ? { seed: o.seed } : {}),
   };
 }
 

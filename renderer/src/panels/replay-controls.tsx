@@ -139,6 +139,7 @@ export function ReplayControls() {
   const error = useSlice('replay', (s) => s.error);
   const notice = useSlice('replay', (s) => s.notice);
   const report = useSlice('replay', (s) => s.report);
+  const consentAsk = useSlice('replay', (s) => s.consentAsk);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
 
@@ -223,6 +224,29 @@ export function ReplayControls() {
           {running === 'replay' ? 'Re-executing…' : 'Re-execute replay'}
         </button>
       </div>
+      {consentAsk ? (
+        <div
+          className="consent"
+          role="alertdialog"
+          aria-label="allow wider isolation?"
+          data-testid="consent-ask"
+        >
+          <strong>This recorded task asks for more than the default sandbox.</strong>
+          <p>{consentAsk.message.replace(/; if you trust it, consent with .*$/, '.')}</p>
+          <p className="muted">
+            A trace or bundle may come from anyone. Allow only if you trust where it came from.
+          </p>
+          <div className="row">
+            <button type="button" data-testid="consent-allow" onClick={replay.allowConsent}>
+              Allow and{' '}
+              {consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op}
+            </button>
+            <button type="button" data-testid="consent-deny" onClick={replay.denyConsent}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
       {report ? (
         <div className={`report ${report.identical ? 'good' : 'bad'}`} data-testid="replay-report">
           {report.identical
