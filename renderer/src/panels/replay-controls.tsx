@@ -232,7 +232,7 @@ export function ReplayControls() {
           data-testid="consent-ask"
         >
           <strong>This recorded task asks for more than the default sandbox.</strong>
-          <p>{consentAsk.message.replace(/; if you trust it, consent with .*$/, '.')}</p>
+          <p>{consentAsk.message.replace(/\. A trace or bundle cannot widen.*$/s, '.')}</p>
           <p className="muted">
             A trace or bundle may come from anyone. Allow only if you trust where it came from.
           </p>
