@@ -32,6 +32,16 @@ const size = { cols: z.number().int().min(2).max(1000), rows: z.number().int().m
 /** A new branch (fork or reopen) and its live state. */
 const NewBranch = z.object({ episode: z.string(), branch: z.string(), state: EpisodeStateInfo });
 
+/** A branch continued from step k (fork, reopen): the agent, its settings, consent to the recorded task. */
+const BranchAtStep = z.strictObject({
+  id: EpisodeId,
+  step,
+  agent: z.string().min(1).optional(),
+  /** Settings of an openai: agent; unset ones keep the recorded ones (never a default endpoint). */
+  agent_options: AgentOptions.optional(),
+  allow: Consent.optional(),
+});
+
 const op = <Req extends z.ZodType, Res extends z.ZodType>(request: Req, response: Res, summary: string) => ({
   request,
   response,
@@ -125,26 +135,9 @@ export const OPERATIONS = {
     EpisodeStateInfo,
     'Restores the live sandbox (workspace, memory, conversation, cwd/env) to just after step k.',
   ),
-  'episode.fork': op(
-    z.strictObject({
-      id: EpisodeId,
-      step,
-      agent: z.string().min(1).optional(),
-      /** Settings of an openai: agent; unset ones keep the recorded ones (never a default endpoint). */
-      agent_options: AgentOptions.optional(),
-      allow: Consent.optional(),
-    }),
-    NewBranch,
-    'Forks at step k into a new live branch (own id, own trace).',
-  ),
+  'episode.fork': op(BranchAtStep, NewBranch, 'Forks at step k into a new live branch (own id, own trace).'),
   'episode.reopen': op(
-    z.strictObject({
-      id: EpisodeId,
-      step,
-      agent: z.string().min(1).optional(),
-      agent_options: AgentOptions.optional(),
-      allow: Consent.optional(),
-    }),
+    BranchAtStep,
     NewBranch,
     'Reopens a recorded branch at step k in a fresh sandbox; continuing writes a new branch.',
   ),
