@@ -23,6 +23,7 @@ import { basename, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { logger } from '../log.js';
 import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
+import { manifestProblem } from '../sandbox/manifest.js';
 import { writeFileAtomic } from './durable-fs.js';
 import { EpisodeMeta, StoreError, type DiskEpisodeStore } from './episode-store.js';
 import { isSafeId } from './episode-ids.js';
@@ -199,6 +200,8 @@ export async function importBundle(
       if (sha256Hex(data) !== e.hash) throw invalid(file, `blob ${e.hash} does not match its content hash`);
       blobs.set(e.hash, data);
     } else if (e.kind === 'manifest') {
+      const problem = manifestProblem(e.manifest);
+      if (problem) throw invalid(file, `manifest ${e.id} is unsafe: ${problem}`);
       manifests.push({ id: e.id, manifest: e.manifest });
     }
   }
