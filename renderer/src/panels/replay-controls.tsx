@@ -152,6 +152,30 @@ export function ReplayControls() {
   const step = viewed ?? last;
   return (
     <Panel testId="replay-controls" title="Replay" className="replay">
+      {consentAsk ? (
+        <div
+          className="consent"
+          role="alertdialog"
+          aria-label="allow wider isolation?"
+          data-testid="consent-ask"
+        >
+          <strong>Allow only if you trust where this trace came from:</strong>
+          <p>
+            {consentAsk.message
+              .replace(/^the task recorded in \S+ /, 'its task ')
+              .replace(/\. A trace or bundle cannot widen.*$/s, '.')}
+          </p>
+          <div className="row">
+            <button type="button" data-testid="consent-allow" onClick={replay.allowConsent}>
+              Allow and{' '}
+              {consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op}
+            </button>
+            <button type="button" data-testid="consent-deny" onClick={replay.denyConsent}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
       <div className="row scrub">
         <button
           type="button"
@@ -224,29 +248,6 @@ export function ReplayControls() {
           {running === 'replay' ? 'Re-executing…' : 'Re-execute replay'}
         </button>
       </div>
-      {consentAsk ? (
-        <div
-          className="consent"
-          role="alertdialog"
-          aria-label="allow wider isolation?"
-          data-testid="consent-ask"
-        >
-          <strong>This recorded task asks for more than the default sandbox.</strong>
-          <p>{consentAsk.message.replace(/\. A trace or bundle cannot widen.*$/s, '.')}</p>
-          <p className="muted">
-            A trace or bundle may come from anyone. Allow only if you trust where it came from.
-          </p>
-          <div className="row">
-            <button type="button" data-testid="consent-allow" onClick={replay.allowConsent}>
-              Allow and{' '}
-              {consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op}
-            </button>
-            <button type="button" data-testid="consent-deny" onClick={replay.denyConsent}>
-              Cancel
-            </button>
-          </div>
-        </div>
-      ) : null}
       {report ? (
         <div className={`report ${report.identical ? 'good' : 'bad'}`} data-testid="replay-report">
           {report.identical
