@@ -9,11 +9,11 @@ import { SandboxSpec, type Limits } from './task.js';
  * asked for at all: the task schema has no such keys and refuses unknown ones.
  */
 
-/** A kind of widening the user consents to separately. */
-export type WideningKind = 'network' | 'image' | 'limits';
+/** Every kind of widening the user consents to separately; all of them: "trust this recorded task". */
+export const ALL_WIDENINGS = ['network', 'image', 'limits'] as const;
 
-/** Every kind, for "trust this recorded task". */
-export const ALL_WIDENINGS: readonly WideningKind[] = ['network', 'image', 'limits'];
+/** A kind of widening the user consents to separately. */
+export type WideningKind = (typeof ALL_WIDENINGS)[number];
 
 /** The CLI flag consenting to each kind; `--trust-recorded-task` consents to all. */
 export const CONSENT_FLAGS: Readonly<Record<WideningKind, string>> = {

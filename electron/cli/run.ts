@@ -34,8 +34,9 @@ sandbox and records its trace under $STEPBOX_HOME (default ~/.stepbox).
 Agents (--agent):
   scripted:FILE     model outputs from a JSONL file, one assistant message per line
   replay:EPISODE    the model outputs recorded in an episode
-  openai:MODEL      an OpenAI-compatible endpoint (--base-url or OPENAI_BASE_URL; key
-                    from OPENAI_API_KEY, never recorded; for Ollama any dummy key works)
+  openai:MODEL[@BASE_URL]
+                    an OpenAI-compatible endpoint (@BASE_URL, --base-url or OPENAI_BASE_URL;
+                    key from OPENAI_API_KEY, never recorded; for Ollama any dummy key works)
   manual            you type each assistant message (JSON) at the prompt
 
 Options:

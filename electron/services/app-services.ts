@@ -110,11 +110,13 @@ export function createAppServices(ports: EnginePorts): AppServices {
       return {};
     },
     'episode.rollback': (r) => episodes.rollback(r.id, r.step),
-    'episode.fork': (r) => episodes.fork(r.id, r.step, r.agent),
-    'episode.reopen': (r) => episodes.reopen(r.id, r.step, r.agent),
-    'episode.replayVerify': (r) => ports.harness.replayVerify(r.id),
+    'episode.fork': (r) =>
+      episodes.fork(r.id, r.step, r.agent, { agentOptions: r.agent_options, consent: r.allow }),
+    'episode.reopen': (r) =>
+      episodes.reopen(r.id, r.step, r.agent, { agentOptions: r.agent_options, consent: r.allow }),
+    'episode.replayVerify': (r) => ports.harness.replayVerify(r.id, r.allow),
     'episode.whatIf': async (r) => {
-      const { result, treeHashAfter } = await ports.harness.whatIf(r.id, r.step, r.call);
+      const { result, treeHashAfter } = await ports.harness.whatIf(r.id, r.step, r.call, r.allow);
       return { step: r.step, result, tree_hash_after: treeHashAfter };
     },
     'episode.compare': (r) => library.compare(r.a, r.b),

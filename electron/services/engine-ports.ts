@@ -22,6 +22,7 @@ import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.
 import { sandboxConfig } from '../engine/sandbox/limits.js';
 import { runWhatIf } from './what-if.js';
 import { join } from 'node:path';
+import type { AgentOptions } from '../../shared/contract/index.js';
 import { fileCatalog } from './catalog.js';
 import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort } from './ports.js';
 import { ServiceError } from './service-error.js';
@@ -68,11 +69,7 @@ function harnessPort(engine: Engine): HarnessPort {
             ? { acquire: kept.supplyFor(task.value).acquire, release: (s) => supply.release(s) }
             : supply,
           store,
-          agentOptions: {
-            ...(agentOptions?.base_url ? { baseUrl: agentOptions.base_url } : {}),
-            ...(agentOptions?.temperature !== undefined ? { temperature: agentOptions.temperature } : {}),
-            ...(agentOptions?.seed !== undefined ? { seed: agentOptions.seed } : {}),
-          },
+          agentOptions: engineAgentOptions(agentOptions),
         });
       } finally {
         await kept?.close();
@@ -89,24 +86,28 @@ function harnessPort(engine: Engine): HarnessPort {
           );
       }
     },
-    async reopen(id, step, agent) {
+    async reopen(id, step, agent, options) {
       return openBranchController({
         id,
         at: step,
         ...(await engine.episodeEnv()),
         ...(agent ? { agentSpec: agent } : {}),
+        agentOptions: engineAgentOptions(options?.agentOptions),
+        consent: options?.consent,
       });
     },
-    async fork(id, step, agent) {
+    async fork(id, step, agent, options) {
       return forkEpisode({
         id,
         at: step,
         ...(await engine.episodeEnv()),
         ...(agent ? { agentSpec: agent } : {}),
+        agentOptions: engineAgentOptions(options?.agentOptions),
+        consent: options?.consent,
       });
     },
-    async replayVerify(id) {
-      const report = await replayVerify({ id, ...(await engine.episodeEnv()) });
+    async replayVerify(id, consent) {
+      const report = await replayVerify({ id, ...(await engine.episodeEnv()), consent });
       const first = report.diff?.[0] ?? null;
       return {
         identical: report.diverged_at === null && report.workspace_diverged_at === null,
@@ -124,9 +125,18 @@ function harnessPort(engine: Engine): HarnessPort {
         workspace_diverged_at: report.workspace_diverged_at,
       };
     },
-    async whatIf(id, step, call) {
-      return runWhatIf(store, await engine.provider(), id, step, call);
+    async whatIf(id, step, call, consent) {
+      return runWhatIf(store, await engine.provider(), id, step, call, consent);
     },
+  };
+}
+
+/** The contract's agent options (snake_case, from the window) as the engine's; unset ones stay unset. */
+function engineAgentOptions(o: AgentOptions | undefined) {
+  return {
+    ...(o?.base_url ? { baseUrl: o.base_url } : {}),
+    ...(o?.temperature !== undefined ? { temperature: o.temperature } : {}),
+    ...(o?.seed !== undefined ? { seed: o.seed } : {}),
   };
 }
 

@@ -4,7 +4,7 @@ import type { ToolResult } from '../../shared/tool-result.js';
 import type { ControllerState, EpisodeController } from '../engine/harness/episode-controller.js';
 import { logger } from '../engine/log.js';
 import type { EventBus } from './event-bus.js';
-import type { HarnessPort, TracePort } from './ports.js';
+import type { HarnessPort, RecordedRunOptions, TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
 
 const log = logger('episodes');
@@ -209,17 +209,17 @@ export class EpisodeManager {
   }
 
   /** Forks a live branch at k, or reopens a recorded one at k (both give a new live branch). */
-  async fork(id: string, step: number, agent?: string) {
+  async fork(id: string, step: number, agent?: string, options?: RecordedRunOptions) {
     const controller = this.find(id);
     if (controller) {
       this.assertNotRunning(this.entry(controller.branch), 'fork');
       return this.newBranch(await controller.fork(step, agent));
     }
-    return this.newBranch(await this.harness.fork(id, step, agent));
+    return this.newBranch(await this.harness.fork(id, step, agent, options));
   }
 
-  async reopen(id: string, step: number, agent?: string) {
-    return this.newBranch(await this.harness.reopen(id, step, agent));
+  async reopen(id: string, step: number, agent?: string, options?: RecordedRunOptions) {
+    return this.newBranch(await this.harness.reopen(id, step, agent, options));
   }
 
   /** Stops and disposes every live branch (app quit, server close): no sandbox is left behind. */

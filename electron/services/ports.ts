@@ -3,6 +3,7 @@ import type {
   AgentOptions,
   BranchSummary,
   CaseSummary,
+  Consent,
   DockerStatus,
   DoctorCheck,
   FlagSummary,
@@ -37,22 +38,29 @@ export interface HarnessPort {
     readonly leadIn?: number;
   }): Promise<EpisodeController>;
   /** Opens a recorded branch at step k in a fresh sandbox; continuing writes a new branch. */
-  reopen(id: string, step: number, agent?: string): Promise<EpisodeController>;
+  reopen(id: string, step: number, agent?: string, options?: RecordedRunOptions): Promise<EpisodeController>;
   /** Forks a recorded (not live) branch at step k into a new branch now, in a fresh sandbox. */
-  fork(id: string, step: number, agent?: string): Promise<EpisodeController>;
+  fork(id: string, step: number, agent?: string, options?: RecordedRunOptions): Promise<EpisodeController>;
   /**
    * Starts warm sandboxes for these tasks' configs in the background (best effort), so
    * the next start is a hand-over from the pool rather than a container start.
    */
   prewarm?(taskPaths: readonly string[]): void;
   /** Re-executes a recorded branch and reports its first divergence. */
-  replayVerify(id: string): Promise<ReplayReport>;
+  replayVerify(id: string, consent?: Consent): Promise<ReplayReport>;
   /** Runs one tool call in a throwaway sandbox restored to snapshot `step - 1` of the branch. */
   whatIf(
     id: string,
     step: number,
     call: { readonly name: string; readonly arguments: Record<string, unknown> },
+    consent?: Consent,
   ): Promise<{ result: ToolResult; treeHashAfter: string | null }>;
+}
+
+/** How a recorded branch is continued: agent settings, and consent to its task's widenings. */
+export interface RecordedRunOptions {
+  readonly agentOptions?: AgentOptions;
+  readonly consent?: Consent;
 }
 
 /** The recorded episodes: traces, snapshots and the index. */

@@ -1,4 +1,5 @@
-import { parseTask } from '../../shared/task.js';
+import type { WideningKind } from '../../shared/isolation-policy.js';
+import { recordedTask } from '../engine/harness/recorded-task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import { cutAtStep, readLineage, snapshotAt } from '../engine/harness/lineage.js';
 import { restoreSandbox } from '../engine/harness/restore-sandbox.js';
@@ -25,12 +26,11 @@ export async function runWhatIf(
   id: string,
   step: number,
   call: { readonly name: string; readonly arguments: Record<string, unknown> },
+  consent: readonly WideningKind[] = [],
 ): Promise<{ result: ToolResult; treeHashAfter: string | null }> {
   const info = store.resolve(id);
   const lineage = readLineage(store, info);
-  const parsed = parseTask(lineage.trace.header.task, 'the recorded task');
-  if (!parsed.ok) throw new ServiceError(parsed.error.code, parsed.error.message);
-  const task = parsed.value;
+  const task = recordedTask(lineage.trace.header.task, info.branch, consent);
   const before = snapshotAt(lineage.events, step - 1);
   if (!before) throw new ServiceError('not_found', `${info.branch} has no snapshot ${step - 1} to restore`);
   const sandbox = await provider.create(sandboxConfig(task.sandbox));

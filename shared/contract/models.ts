@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ALL_WIDENINGS } from '../isolation-policy.js';
 import { Breakpoint } from '../breakpoints.js';
 import { ToolResult } from '../tool-result.js';
 import { ChangedPath, EpisodeStatus, ToolCall, TraceEvent, VerifierResult } from '../trace-events.js';
@@ -334,6 +335,15 @@ export const AgentOptions = z.strictObject({
 });
 /** Settings of an `openai:MODEL` agent. */
 export type AgentOptions = z.infer<typeof AgentOptions>;
+
+/**
+ * What the user consented to a recorded task widening beyond the defaults. An operation
+ * that rebuilds a sandbox from a recorded task fails with `consent_required` (the message
+ * names what is wider) until the window has asked and retries with this.
+ */
+export const Consent = z.array(z.enum(ALL_WIDENINGS));
+/** Consent to a recorded task's widenings. */
+export type Consent = z.infer<typeof Consent>;
 
 /** One slot of a batch: the `index`-th episode of a task, and the episode filling it. */
 export const BatchSlotView = z.object({

@@ -4,6 +4,7 @@ import { ToolResult } from '../tool-result.js';
 import { EpisodeStatus, TraceEvent } from '../trace-events.js';
 import {
   AgentOptions,
+  Consent,
   BatchView,
   BranchSummary,
   CaseSummary,
@@ -30,6 +31,16 @@ const size = { cols: z.number().int().min(2).max(1000), rows: z.number().int().m
 
 /** A new branch (fork or reopen) and its live state. */
 const NewBranch = z.object({ episode: z.string(), branch: z.string(), state: EpisodeStateInfo });
+
+/** A branch continued from step k (fork, reopen): the agent, its settings, consent to the recorded task. */
+const BranchAtStep = z.strictObject({
+  id: EpisodeId,
+  step,
+  agent: z.string().min(1).optional(),
+  /** Settings of an openai: agent; unset ones keep the recorded ones (never a default endpoint). */
+  agent_options: AgentOptions.optional(),
+  allow: Consent.optional(),
+});
 
 const op = <Req extends z.ZodType, Res extends z.ZodType>(request: Req, response: Res, summary: string) => ({
   request,
@@ -124,18 +135,14 @@ export const OPERATIONS = {
     EpisodeStateInfo,
     'Restores the live sandbox (workspace, memory, conversation, cwd/env) to just after step k.',
   ),
-  'episode.fork': op(
-    z.strictObject({ id: EpisodeId, step, agent: z.string().min(1).optional() }),
-    NewBranch,
-    'Forks at step k into a new live branch (own id, own trace).',
-  ),
+  'episode.fork': op(BranchAtStep, NewBranch, 'Forks at step k into a new live branch (own id, own trace).'),
   'episode.reopen': op(
-    z.strictObject({ id: EpisodeId, step, agent: z.string().min(1).optional() }),
+    BranchAtStep,
     NewBranch,
     'Reopens a recorded branch at step k in a fresh sandbox; continuing writes a new branch.',
   ),
   'episode.replayVerify': op(
-    byId,
+    z.strictObject({ id: EpisodeId, allow: Consent.optional() }),
     ReplayReport,
     'Re-executes the branch from snapshot 0 in a fresh sandbox and reports the first divergence.',
   ),
@@ -144,6 +151,7 @@ export const OPERATIONS = {
       id: EpisodeId,
       step: z.number().int().positive(),
       call: z.strictObject({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }),
+      allow: Consent.optional(),
     }),
     z.object({
       step: z.number().int().positive(),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createEpisodesStore,
   selectBranchTree,
@@ -306,5 +306,59 @@ describe('manual decisions and scrubbing fetches', () => {
       { id: 'b1', step: 4 },
     ]);
     expect(store.getState().detail?.step).toBe(4);
+  });
+});
+
+describe('replay slice: consent to a recorded task wider than the defaults', () => {
+  const WIDER = {
+    code: 'consent_required' as const,
+    message:
+      'the task recorded in b-main asks for wider isolation than the defaults: sandbox.network "host" (default "none"). A trace or bundle cannot widen the sandbox on its own; if you trust it, consent with --allow-network (or --trust-recorded-task)',
+  };
+
+  it('asks the person what the task wants, and retries with consent only when allowed', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.fork', (req) =>
+      req.allow
+        ? { episode: 'ep1', branch: 'b-fork', state: { ...startedState, branch: 'b-fork', step: 2 } }
+        : WIDER,
+    );
+    const opened: string[] = [];
+    const store = createReplayStore(fake.client, { onBranch: (b) => opened.push(b) });
+    const forking = store.getState().fork('b-main', 2);
+    await vi.waitFor(() => expect(store.getState().consentAsk).not.toBeNull());
+    expect(store.getState().consentAsk).toEqual({ op: 'fork', message: WIDER.message });
+    expect(opened).toEqual([]);
+    store.getState().allowConsent();
+    expect(await forking).toBe('b-fork');
+    expect(opened).toEqual(['b-fork']);
+    expect(store.getState().consentAsk).toBeNull();
+    expect(fake.callsOf('episode.fork')).toEqual([
+      { id: 'b-main', step: 2 },
+      { id: 'b-main', step: 2, allow: ['network', 'image', 'limits'] },
+    ]);
+  });
+
+  it('a refusal runs nothing more, for reopen, replay and what-if alike', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.reopen', () => WIDER);
+    fake.on('episode.replayVerify', () => WIDER);
+    fake.on('episode.whatIf', () => WIDER);
+    const store = createReplayStore(fake.client);
+    store.getState().setWhatIfArgs('{"command": "ls"}');
+    for (const [op, run] of [
+      ['reopen', () => store.getState().reopen('b-main', 1)],
+      ['replay', () => store.getState().replay('b-main')],
+      ['whatif', () => store.getState().whatIf('b-main', 1, 'execute_shell')],
+    ] as const) {
+      const pending = (run as () => Promise<unknown>)();
+      await vi.waitFor(() => expect(store.getState().consentAsk?.op).toBe(op));
+      store.getState().denyConsent();
+      expect(await pending).toBeFalsy();
+      expect(store.getState().notice).toMatch(/not allowed/);
+    }
+    expect(fake.callsOf('episode.reopen')).toHaveLength(1);
+    expect(fake.callsOf('episode.replayVerify')).toHaveLength(1);
+    expect(fake.callsOf('episode.whatIf')).toHaveLength(1);
   });
 });

@@ -139,6 +139,7 @@ export function ReplayControls() {
   const error = useSlice('replay', (s) => s.error);
   const notice = useSlice('replay', (s) => s.notice);
   const report = useSlice('replay', (s) => s.report);
+  const consentAsk = useSlice('replay', (s) => s.consentAsk);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
 
@@ -151,6 +152,30 @@ export function ReplayControls() {
   const step = viewed ?? last;
   return (
     <Panel testId="replay-controls" title="Replay" className="replay">
+      {consentAsk ? (
+        <div
+          className="consent"
+          role="alertdialog"
+          aria-label="allow wider isolation?"
+          data-testid="consent-ask"
+        >
+          <strong>Allow only if you trust where this trace came from:</strong>
+          <p>
+            {consentAsk.message
+              .replace(/^the task recorded in \S+ /, 'its task ')
+              .replace(/\. A trace or bundle cannot widen.*$/s, '.')}
+          </p>
+          <div className="row">
+            <button type="button" data-testid="consent-allow" onClick={replay.allowConsent}>
+              Allow and{' '}
+              {consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op}
+            </button>
+            <button type="button" data-testid="consent-deny" onClick={replay.denyConsent}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
       <div className="row scrub">
         <button
           type="button"

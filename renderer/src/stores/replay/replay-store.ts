@@ -1,7 +1,9 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { ResponseOf } from '../../../../shared/contract/operations';
-import type { ReplayReport } from '../../../../shared/contract/models';
+import type { Consent, ReplayReport } from '../../../../shared/contract/models';
+import { ALL_WIDENINGS } from '../../../../shared/isolation-policy';
+import type { Result } from '../../../../shared/result';
 import { errorText } from '../result';
 
 /** An operation the replay controls run. */
@@ -22,6 +24,11 @@ export interface ReplayState {
   readonly report: ReplayReport | null;
   readonly compareWith: string;
   readonly comparison: Comparison | null;
+  /**
+   * A question for the person: the recorded task asks for wider isolation than the
+   * defaults (`message` names what); the operation waits for allowConsent/denyConsent.
+   */
+  readonly consentAsk: { readonly op: ReplayOp; readonly message: string } | null;
 }
 
 /** What the replay controls do. */
@@ -35,6 +42,10 @@ export interface ReplayActions {
   replay(branch: string): Promise<boolean>;
   setCompareWith(branch: string): void;
   compare(branch: string): Promise<boolean>;
+  /** The person allows what the recorded task asks for: the waiting operation is retried with consent. */
+  allowConsent(): void;
+  /** The person refuses: the waiting operation ends without a sandbox. */
+  denyConsent(): void;
   reset(): void;
 }
 
@@ -50,6 +61,7 @@ const initial: ReplayState = {
   report: null,
   compareWith: '',
   comparison: null,
+  consentAsk: null,
 };
 
 /** Hooks the app gives the replay slice: open a new branch, reload after a rollback. */
@@ -60,78 +72,126 @@ export interface ReplayHooks {
 
 /** Creates the replay slice over a client. */
 export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}): ReplayStore {
-  return createStore<ReplayState & ReplayActions>()((set, get) => ({
-    ...initial,
-    async rollback(branch, step) {
-      set({ running: 'rollback', error: null, notice: null });
-      const res = await client.episode.rollback({ id: branch, step });
-      if (!res.ok) {
-        set({ running: null, error: errorText(res) });
-        return false;
-      }
-      // Opening another branch resets this slice, so the notice is set after the hook.
-      if (res.value.branch !== branch) hooks.onBranch?.(res.value.branch);
-      else hooks.onRolledBack?.(branch, step);
-      set({ running: null, notice: `sandbox rolled back to step ${step}` });
-      return true;
-    },
-    async fork(branch, step) {
-      set({ running: 'fork', error: null, notice: null });
-      const res = await client.episode.fork({ id: branch, step });
-      if (!res.ok) {
-        set({ running: null, error: errorText(res) });
+  let answer: ((allowed: boolean) => void) | null = null;
+  return createStore<ReplayState & ReplayActions>()((set, get) => {
+    /**
+     * Runs an operation that may rebuild a sandbox from a recorded task; on
+     * `consent_required` asks the person (consentAsk) and, if allowed, retries with
+     * consent to what the message named. Null when the person refused.
+     */
+    async function withConsent<T>(
+      op: ReplayOp,
+      call: (allow?: Consent) => Promise<Result<T>>,
+    ): Promise<Result<T> | null> {
+      const first = await call();
+      if (first.ok || first.error.code !== 'consent_required') return first;
+      const allowed = await new Promise<boolean>((resolve) => {
+        answer = resolve;
+        set({ consentAsk: { op, message: first.error.message } });
+      });
+      answer = null;
+      set({ consentAsk: null });
+      if (!allowed) {
+        set({ running: null, notice: 'not run: the recorded task’s wider isolation was not allowed' });
         return null;
       }
-      hooks.onBranch?.(res.value.branch);
-      set({ running: null, notice: `forked at step ${step}: now on ${res.value.branch}` });
-      return res.value.branch;
-    },
-    async reopen(branch, step) {
-      set({ running: 'reopen', error: null, notice: null });
-      const res = await client.episode.reopen({ id: branch, step });
-      if (!res.ok) {
-        set({ running: null, error: errorText(res) });
-        return null;
-      }
-      hooks.onBranch?.(res.value.branch);
-      set({ running: null, notice: `reopened at step ${step}: now on ${res.value.branch}` });
-      return res.value.branch;
-    },
-    setWhatIfArgs: (whatIfArgs) => set({ whatIfArgs, error: null }),
-    async whatIf(branch, step, tool) {
-      let args: Record<string, unknown>;
-      try {
-        const parsed: unknown = JSON.parse(get().whatIfArgs);
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-          throw new Error('expected an object');
-        args = parsed as Record<string, unknown>;
-      } catch (e) {
-        set({ error: `arguments are not a JSON object: ${e instanceof Error ? e.message : String(e)}` });
-        return false;
-      }
-      set({ running: 'whatif', error: null, notice: null, whatIfResult: null });
-      const res = await client.episode.whatIf({ id: branch, step, call: { name: tool, arguments: args } });
-      set({ running: null, error: errorText(res), whatIfResult: res.ok ? res.value : null });
-      return res.ok;
-    },
-    async replay(branch) {
-      set({ running: 'replay', error: null, notice: null, report: null });
-      const res = await client.episode.replayVerify({ id: branch });
-      set({ running: null, error: errorText(res), report: res.ok ? res.value : null });
-      return res.ok;
-    },
-    setCompareWith: (compareWith) => set({ compareWith, error: null }),
-    async compare(branch) {
-      const other = get().compareWith;
-      if (!other) {
-        set({ error: 'pick a branch to compare with' });
-        return false;
-      }
-      set({ running: 'compare', error: null, comparison: null });
-      const res = await client.episode.compare({ a: branch, b: other });
-      set({ running: null, error: errorText(res), comparison: res.ok ? res.value : null });
-      return res.ok;
-    },
-    reset: () => set(initial),
-  }));
+      return call([...ALL_WIDENINGS]);
+    }
+    return {
+      ...initial,
+      async rollback(branch, step) {
+        set({ running: 'rollback', error: null, notice: null });
+        const res = await client.episode.rollback({ id: branch, step });
+        if (!res.ok) {
+          set({ running: null, error: errorText(res) });
+          return false;
+        }
+        // Opening another branch resets this slice, so the notice is set after the hook.
+        if (res.value.branch !== branch) hooks.onBranch?.(res.value.branch);
+        else hooks.onRolledBack?.(branch, step);
+        set({ running: null, notice: `sandbox rolled back to step ${step}` });
+        return true;
+      },
+      async fork(branch, step) {
+        set({ running: 'fork', error: null, notice: null });
+        const res = await withConsent('fork', (allow) =>
+          client.episode.fork({ id: branch, step, ...(allow ? { allow } : {}) }),
+        );
+        if (!res) return null;
+        if (!res.ok) {
+          set({ running: null, error: errorText(res) });
+          return null;
+        }
+        hooks.onBranch?.(res.value.branch);
+        set({ running: null, notice: `forked at step ${step}: now on ${res.value.branch}` });
+        return res.value.branch;
+      },
+      async reopen(branch, step) {
+        set({ running: 'reopen', error: null, notice: null });
+        const res = await withConsent('reopen', (allow) =>
+          client.episode.reopen({ id: branch, step, ...(allow ? { allow } : {}) }),
+        );
+        if (!res) return null;
+        if (!res.ok) {
+          set({ running: null, error: errorText(res) });
+          return null;
+        }
+        hooks.onBranch?.(res.value.branch);
+        set({ running: null, notice: `reopened at step ${step}: now on ${res.value.branch}` });
+        return res.value.branch;
+      },
+      setWhatIfArgs: (whatIfArgs) => set({ whatIfArgs, error: null }),
+      async whatIf(branch, step, tool) {
+        let args: Record<string, unknown>;
+        try {
+          const parsed: unknown = JSON.parse(get().whatIfArgs);
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+            throw new Error('expected an object');
+          args = parsed as Record<string, unknown>;
+        } catch (e) {
+          set({ error: `arguments are not a JSON object: ${e instanceof Error ? e.message : String(e)}` });
+          return false;
+        }
+        set({ running: 'whatif', error: null, notice: null, whatIfResult: null });
+        const res = await withConsent('whatif', (allow) =>
+          client.episode.whatIf({
+            id: branch,
+            step,
+            call: { name: tool, arguments: args },
+            ...(allow ? { allow } : {}),
+          }),
+        );
+        if (!res) return false;
+        set({ running: null, error: errorText(res), whatIfResult: res.ok ? res.value : null });
+        return res.ok;
+      },
+      async replay(branch) {
+        set({ running: 'replay', error: null, notice: null, report: null });
+        const res = await withConsent('replay', (allow) =>
+          client.episode.replayVerify({ id: branch, ...(allow ? { allow } : {}) }),
+        );
+        if (!res) return false;
+        set({ running: null, error: errorText(res), report: res.ok ? res.value : null });
+        return res.ok;
+      },
+      setCompareWith: (compareWith) => set({ compareWith, error: null }),
+      async compare(branch) {
+        const other = get().compareWith;
+        if (!other) {
+          set({ error: 'pick a branch to compare with' });
+          return false;
+        }
+        set({ running: 'compare', error: null, comparison: null });
+        const res = await client.episode.compare({ a: branch, b: other });
+        set({ running: null, error: errorText(res), comparison: res.ok ? res.value : null });
+        return res.ok;
+      },
+      allowConsent: () => answer?.(true),
+      denyConsent: () => answer?.(false),
+      reset: () => {
+        answer?.(false);
+        set(initial);
+      },
+    };
+  });
 }

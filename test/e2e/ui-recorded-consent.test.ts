@@ -1,0 +1,75 @@
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli';
+import { launchBrowser, openApp, removeHome, startServe, tempHome, type Served } from '../support/e2e';
+
+let home: string;
+let served: Served | undefined;
+let browser: Browser | undefined;
+let episode: string;
+
+beforeAll(async () => {
+  home = tempHome();
+  // An episode whose recorded task asks for more memory than the default sandbox.
+  const taskDir = join(home, 'wide-task');
+  cpSync('resources/tasks/hello-python', taskDir, { recursive: true });
+  const task = JSON.parse(readFileSync(join(taskDir, 'task.json'), 'utf8')) as Record<string, unknown>;
+  task.sandbox = { limits: { memory: '1536m' } };
+  writeFileSync(join(taskDir, 'task.json'), JSON.stringify(task));
+  const run = await runCli(
+    ['run', taskDir, '--agent', 'scripted:resources/tasks/hello-python/agent.jsonl', '--json'],
+    { env: { STEPBOX_HOME: join(home, 'store') }, timeoutMs: 120_000 },
+  );
+  if (run.code !== 0) throw new Error(run.stderr);
+  episode = (JSON.parse(run.stdout) as { episode: string }).episode;
+  served = await startServe({ home: join(home, 'store') });
+  browser = await launchBrowser();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  if (home) removeHome(home);
+});
+
+describe('web mode: a recorded task wider than the defaults', () => {
+  it('reopen asks first, names what is wider, does nothing on Cancel and reopens on Allow', async () => {
+    const app = await openApp(browser!, served!.url, { width: 1024, height: 700 });
+    await app.library.root.locator(`[data-testid="branch-node"][data-branch="${episode}"]`).click();
+    await app.timeline.waitForStep(1);
+    await app.timeline.select(1);
+
+    const ask = app.replay.root.getByTestId('consent-ask');
+    await app.replay.root.getByTestId('reopen').click();
+    await ask.waitFor({ timeout: 30_000 });
+    await expect(ask.innerText()).resolves.toMatch(/sandbox\.limits\.memory "1536m" \(default "1g"\)/);
+    await ask.scrollIntoViewIfNeeded();
+    await app.screenshot('consent-ask-1024x700');
+    await app.replay.root.getByTestId('consent-deny').click();
+    await app.replay.root
+      .getByTestId('replay-notice')
+      .filter({ hasText: 'not allowed' })
+      .waitFor({ timeout: 10_000 });
+    await expect(ask.count()).resolves.toBe(0);
+    expect(await app.library.branches()).toEqual([episode]);
+
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await app.replay.root.getByTestId('reopen').click();
+    await ask.waitFor({ timeout: 30_000 });
+    await app.screenshot('consent-ask-1920x1080');
+    await app.replay.root.getByTestId('consent-allow').click();
+    await app.replay.root
+      .getByTestId('replay-notice')
+      .filter({ hasText: 'reopened at step 1' })
+      .waitFor({ timeout: 60_000 });
+    await app.terminal.root
+      .getByTestId('terminal-mode')
+      .filter({ hasText: 'open' })
+      .waitFor({ timeout: 60_000 });
+    await app.terminal.run('echo REOPEN-$((40+2))', /REOPEN-42/);
+    await app.screenshot('consent-allowed-reopened');
+    expect(app.errors).toEqual([]);
+  });
+});

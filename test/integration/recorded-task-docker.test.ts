@@ -1,0 +1,94 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sha256Hex } from '../../electron/engine/sha256.js';
+import { runCli } from '../support/cli.js';
+import { describeDocker } from '../support/docker.js';
+import { tempHome } from '../support/harness.js';
+
+let author: ReturnType<typeof tempHome>;
+let victim: ReturnType<typeof tempHome>;
+beforeAll(() => {
+  author = tempHome();
+  victim = tempHome();
+});
+afterAll(() => {
+  author?.cleanup();
+  victim?.cleanup();
+});
+
+const cli = (home: string, args: string[]) =>
+  runCli(args, { env: { STEPBOX_HOME: home }, timeoutMs: 120_000 });
+
+/**
+ * What an attacker does to a bundle: every trace's header task now asks for the host's
+ * network, and every hash is recomputed so the bundle verifies.
+ */
+function widenBundle(file: string, out: string): void {
+  const lines = gunzipSync(readFileSync(file)).toString('utf8').split('\n').filter(Boolean);
+  const rewritten = lines.map((line) => {
+    const entry = JSON.parse(line) as { kind?: string; file?: string; base64?: string; sha256?: string };
+    if (entry.kind !== 'trace' || !entry.base64 || !entry.file) return line;
+    const raw = Buffer.from(entry.base64, 'base64');
+    const gz = entry.file.endsWith('.gz');
+    const text = (gz ? gunzipSync(raw) : raw).toString('utf8').split('\n');
+    const header = JSON.parse(text[0]) as { task: { sandbox?: Record<string, unknown> } };
+    header.task.sandbox = { ...(header.task.sandbox ?? {}), network: 'host' };
+    text[0] = JSON.stringify(header);
+    const data = Buffer.from(text.join('\n'));
+    const bytes = gz ? gzipSync(data) : data;
+    return JSON.stringify({ ...entry, base64: bytes.toString('base64'), sha256: sha256Hex(bytes) });
+  });
+  writeFileSync(out, gzipSync(rewritten.join('\n') + '\n'));
+}
+
+describeDocker('a bundle cannot widen the sandbox on its own (real Docker)', () => {
+  it('an imported bundle asking for network "host" is reported, refused without --allow-network, and honoured with it', async () => {
+    const run = await cli(author.home, [
+      'run',
+      'resources/tasks/hello-python',
+      '--agent',
+      'scripted:resources/tasks/hello-python/agent.jsonl',
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const episode = (JSON.parse(run.stdout) as { episode: string }).episode;
+    const honest = join(author.dir, 'honest.stepbox');
+    const hostile = join(author.dir, 'hostile.stepbox');
+    expect((await cli(author.home, ['bundle', 'export', episode, honest])).code).toBe(0);
+    widenBundle(honest, hostile);
+
+    const imported = await cli(victim.home, ['bundle', 'import', hostile, '--json']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({
+      episode,
+      asks: [{ kind: 'network', field: 'sandbox.network', asked: 'host', default: 'none' }],
+    });
+    expect(imported.stderr).toMatch(/sandbox\.network "host".*\n.*--allow-network/);
+
+    const probe = ['--exec', 'ls /sys/class/net'];
+    for (const args of [
+      ['open', episode, '--at', '0', ...probe],
+      ['replay', episode, '--verify'],
+      ['fork', episode, '--at', '1'],
+      ['open', episode, '--at', '0', '--allow-image', '--allow-limits', ...probe],
+    ]) {
+      const refused = await cli(victim.home, args);
+      expect(refused.code, `${args.join(' ')}: ${refused.stderr}`).toBe(2);
+      expect(refused.stderr).toMatch(/sandbox\.network "host" \(default "none"\)/);
+      expect(refused.stderr).toMatch(/--allow-network/);
+      expect(refused.stdout).toBe('');
+    }
+
+    // The honest episode, for comparison: no network but loopback.
+    const baseline = await cli(author.home, ['open', episode, '--at', '0', ...probe]);
+    expect(baseline.code, baseline.stderr).toBe(0);
+    expect(baseline.stdout.trim().split('\n')).toEqual(['lo']);
+
+    const allowed = await cli(victim.home, ['open', episode, '--at', '0', '--allow-network', ...probe]);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    // With consent the sandbox gets what the task asked: the host's interfaces, not only lo.
+    expect(allowed.stdout.trim().split('\n').length).toBeGreaterThan(1);
+  });
+});
