@@ -1,5 +1,6 @@
 import type { CliCommand, CliIo } from './cli/command.js';
 import { EXIT, InfraError, UsageError } from './cli/command.js';
+import { terminalSafeIo } from './cli/terminal-io.js';
 
 /**
  * Every command, loaded lazily so `stepbox --help` and light commands start fast.
@@ -79,6 +80,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const rest = argv.slice(name.split(' ').length);
   const { command } = await COMMANDS[name]();
+  if (!command.rawTerminal) io = terminalSafeIo(io, rest.includes('--json'));
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(command.help.trimEnd() + '\n');
     return EXIT.ok;

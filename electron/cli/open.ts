@@ -7,6 +7,7 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore, closeOnSignals, intFlag } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { jsonTerminalSafe, terminalSafe } from '../../shared/terminal-text.js';
 
 const HELP = `stepbox open EPISODE [--at K] [--exec CMD] [--json]
 
@@ -30,6 +31,7 @@ export const command: CliCommand = {
   name: 'open',
   summary: 'open a shell in a fresh sandbox restored to step K of an episode',
   help: HELP,
+  rawTerminal: true,
   async run(argv, io) {
     const parsed = parseOrUsage(() =>
       parseArgs({
@@ -63,11 +65,12 @@ export const command: CliCommand = {
       );
       if (values.exec !== undefined) {
         const r = await sandbox.exec({ command: values.exec, timeoutMs: 60_000 });
-        if (values.json) io.stdout.write(JSON.stringify(r) + '\n');
+        // Only the interactive shell is raw: one command's output is printed made safe.
+        if (values.json) io.stdout.write(jsonTerminalSafe(JSON.stringify(r)) + '\n');
         else {
-          if (r.stdout) io.stdout.write(r.stdout);
-          if (r.stderr) io.stderr.write(r.stderr);
-          if (r.error) io.stderr.write(`stepbox open: ${r.error.code}: ${r.error.message}\n`);
+          if (r.stdout) io.stdout.write(terminalSafe(r.stdout));
+          if (r.stderr) io.stderr.write(terminalSafe(r.stderr));
+          if (r.error) io.stderr.write(terminalSafe(`stepbox open: ${r.error.code}: ${r.error.message}\n`));
         }
         return r.ok ? (r.exit_code ?? EXIT.failed) : EXIT.failed;
       }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
 import { manifestId } from './memory-snapshot-store.js';
@@ -11,6 +11,15 @@ const BLOB_KEY = /^[0-9a-f]{64}(\.\d+\.[0-9a-f]{8}\.tmp)?$/;
 
 function checkHash(hash: string): void {
   if (!HEX64.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
+}
+
+/** True when `path` is a folder itself, not a symlink to one (nor absent). */
+async function isRealDir(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The names in a directory; none when it does not exist (yet). */
@@ -87,23 +96,37 @@ export class DiskSnapshotStore implements SnapshotStore {
 
   /**
    * Every blob file, with its size. Partial writes of an interrupted process are listed
-   * too, under their temp name: no manifest references them, so gc removes them.
+   * too, under their temp name: no manifest references them, so gc removes them. Only
+   * real folders and files count: a symlink planted anywhere under `dir` is never
+   * followed (gc deletes what this lists, and must not delete outside the store).
    */
   async listBlobs(): Promise<readonly StoredBlob[]> {
     const root = join(this.dir, 'blobs');
+    if (!(await isRealDir(this.dir)) || !(await isRealDir(root))) return [];
     const blobs: StoredBlob[] = [];
-    for (const prefix of await readdirOrEmpty(root))
+    for (const prefix of await readdirOrEmpty(root)) {
+      if (!(await isRealDir(join(root, prefix)))) continue;
       for (const rest of await readdirOrEmpty(join(root, prefix))) {
         const hash = prefix + rest;
-        if (BLOB_KEY.test(hash)) blobs.push({ hash, size: (await stat(join(root, prefix, rest))).size });
+        if (!BLOB_KEY.test(hash)) continue;
+        const st = await lstat(join(root, prefix, rest));
+        if (st.isFile()) blobs.push({ hash, size: st.size });
       }
+    }
     return blobs;
   }
 
-  /** Deletes a blob (or a listed partial write); absent blobs are no error. */
+  /** Deletes a blob (or a listed partial write); absent blobs are no error, nor is anything reached through a symlink touched. */
   async removeBlob(hash: string): Promise<void> {
     if (!BLOB_KEY.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
     this.known.delete(hash);
+    const folder = join(this.dir, 'blobs', hash.slice(0, 2));
+    if (
+      !(await isRealDir(this.dir)) ||
+      !(await isRealDir(join(this.dir, 'blobs'))) ||
+      !(await isRealDir(folder))
+    )
+      return;
     await rm(this.blobPath(hash), { force: true });
   }
 

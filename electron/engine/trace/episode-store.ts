@@ -27,7 +27,7 @@
  * const index = openIndex(store.home);           // list/search/flags (see episode-index.ts)
  * ```
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
@@ -317,9 +317,9 @@ export class DiskEpisodeStore implements EpisodeStore {
     rmSync(doomed, { recursive: true, force: true });
   }
 
-  /** Bytes under a path (files only), for gc's report. */
+  /** Bytes under a path (files only; a symlink is counted as itself, never followed), for gc's report. */
   static sizeOf(path: string): number {
-    const st = statSync(path);
+    const st = lstatSync(path);
     if (!st.isDirectory()) return st.size;
     return readdirSync(path).reduce((n, name) => n + DiskEpisodeStore.sizeOf(join(path, name)), 0);
   }
