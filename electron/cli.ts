@@ -1,5 +1,6 @@
 import type { CliCommand, CliIo } from './cli/command.js';
-import { EXIT, InfraError, UsageError } from './cli/command.js';
+import { EXIT } from './cli/command.js';
+import { errorReport } from './cli/error-report.js';
 import { terminalSafeIo } from './cli/terminal-io.js';
 
 /**
@@ -88,17 +89,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`stepbox ${name}: ${e.message}\nRun \`stepbox ${name} --help\` for usage.\n`);
-      return EXIT.usage;
-    }
-    if (e instanceof InfraError) {
-      io.stderr.write(`stepbox ${name}: ${e.message}\n${e.fix ? `Fix: ${e.fix}\n` : ''}`);
-      return EXIT.infra;
-    }
-    io.stderr.write(
-      `stepbox ${name}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
-    );
-    return EXIT.failed;
+    const report = errorReport(e);
+    const hint = report.exit === EXIT.usage ? `Run \`stepbox ${name} --help\` for usage.\n` : '';
+    io.stderr.write(`stepbox ${name}: ${report.message}\n${report.fix ? `Fix: ${report.fix}\n` : ''}${hint}`);
+    if (report.stack && io.env.STEPBOX_LOG === 'debug') io.stderr.write(`${report.stack}\n`);
+    return report.exit;
   }
 }

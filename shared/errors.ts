@@ -53,6 +53,7 @@ export const AppErrorCode = z.enum([
   'model_error',
   'script_error',
   'trace_corrupt',
+  'snapshot_corrupt',
   'unauthorized',
   'cancelled',
   'timeout',

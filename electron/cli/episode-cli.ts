@@ -8,7 +8,7 @@ import { SandboxFailure } from '../engine/sandbox/sandbox.js';
 import { openEpisodeStore, StoreError, type DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import type { CliIo } from './command.js';
-import { EXIT, InfraError, UsageError } from './command.js';
+import { EXIT, UsageError } from './command.js';
 import { infraError } from './sandbox-exec.js';
 
 /** The store under $STEPBOX_HOME; orphaned traces are marked `interrupted` on open. */
@@ -41,7 +41,8 @@ export function cliError(e: unknown): unknown {
       e.code === 'invalid_task'
     )
       return new UsageError(e.message);
-    return new InfraError(e.message);
+    // Other codes (a damaged store, Docker) keep theirs: main's error report gives the fix and exit 3.
+    return e;
   }
   return e;
 }

@@ -79,7 +79,7 @@ export const command: CliCommand = {
     try {
       branches = loadBranches(positionals[0], store, { allBranches: true });
     } catch (e) {
-      if (e instanceof StoreError) throw new UsageError(e.message);
+      if (e instanceof StoreError && e.code !== 'trace_corrupt') throw new UsageError(e.message);
       throw e;
     }
     const checks = new Map<string, BranchCheck>();

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { access, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
+import {
+  SnapshotCorruptError,
+  type SnapshotManifest,
+  type SnapshotStore,
+  type StoredBlob,
+} from './snapshot-store.js';
 import { manifestId } from './memory-snapshot-store.js';
 import { sha256Hex } from '../sha256.js';
 
@@ -11,6 +16,12 @@ const BLOB_KEY = /^[0-9a-f]{64}(\.\d+\.[0-9a-f]{8}\.tmp)?$/;
 
 function checkHash(hash: string): void {
   if (!HEX64.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
+}
+
+/** An fs error as a short phrase: `missing: PATH`, or its code and path. */
+function describeFsError(e: unknown, path: string): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? `missing: ${path}` : `${code ?? (e as Error).message}: ${path}`;
 }
 
 /** True when `path` is a folder itself, not a symlink to one (nor absent). */
@@ -88,10 +99,24 @@ export class DiskSnapshotStore implements SnapshotStore {
     this.known.add(hash);
   }
 
-  /** The blob's content; rejects when absent. */
+  /**
+   * The blob's content, checked against its name: a blob that is missing or damaged on
+   * disk rejects with {@link SnapshotCorruptError} naming the file.
+   */
   async getBlob(hash: string): Promise<Uint8Array> {
-    checkHash(hash);
-    return readFile(this.blobPath(hash));
+    if (!HEX64.test(hash))
+      throw new SnapshotCorruptError(`snapshot blob id "${hash}" is not a sha256 digest`);
+    const path = this.blobPath(hash);
+    let content: Buffer;
+    try {
+      content = await readFile(path);
+    } catch (e) {
+      throw new SnapshotCorruptError(`snapshot blob ${hash} cannot be read (${describeFsError(e, path)})`);
+    }
+    const actual = sha256Hex(content);
+    if (actual !== hash)
+      throw new SnapshotCorruptError(`snapshot blob ${path} is damaged: its content hashes to ${actual}`);
+    return content;
   }
 
   /**
@@ -149,9 +174,32 @@ export class DiskSnapshotStore implements SnapshotStore {
     return id;
   }
 
-  /** The manifest with `id`; rejects when absent. */
+  /**
+   * The manifest with `id`, checked against it: an id that is not a digest (a damaged
+   * trace names it), a missing file, bad JSON or a hash mismatch reject with
+   * {@link SnapshotCorruptError} naming what is wrong and where.
+   */
   async getManifest(id: string): Promise<SnapshotManifest> {
-    checkHash(id);
-    return JSON.parse(await readFile(this.manifestPath(id), 'utf8')) as SnapshotManifest;
+    if (!HEX64.test(id))
+      throw new SnapshotCorruptError(`snapshot manifest id ${JSON.stringify(id)} is not a sha256 digest`);
+    const path = this.manifestPath(id);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      throw new SnapshotCorruptError(`snapshot manifest ${id} cannot be read (${describeFsError(e, path)})`);
+    }
+    let manifest: SnapshotManifest;
+    try {
+      manifest = JSON.parse(text) as SnapshotManifest;
+    } catch {
+      throw new SnapshotCorruptError(`snapshot manifest ${path} is damaged: not JSON`);
+    }
+    if (typeof manifest !== 'object' || manifest === null || !Array.isArray(manifest.entries))
+      throw new SnapshotCorruptError(`snapshot manifest ${path} is damaged: it has no entries`);
+    const actual = manifestId(manifest);
+    if (actual !== id)
+      throw new SnapshotCorruptError(`snapshot manifest ${path} is damaged: it hashes to ${actual}`);
+    return manifest;
   }
 }

@@ -192,7 +192,19 @@ export class DiskEpisodeStore implements EpisodeStore {
   meta(episode: string): EpisodeMeta {
     const path = join(this.episodeDir(episode), 'meta.json');
     if (!isSafeId(episode) || !existsSync(path)) throw new StoreError('not_found', `no episode ${episode}`);
-    return EpisodeMeta.parse(JSON.parse(readFileSync(path, 'utf8')));
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (e) {
+      throw new StoreError('trace_corrupt', `${path} is damaged: ${(e as Error).message}`);
+    }
+    const parsed = EpisodeMeta.safeParse(json);
+    if (!parsed.success)
+      throw new StoreError(
+        'trace_corrupt',
+        `${path} is damaged: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+      );
+    return parsed.data;
   }
 
   /** Every episode id, newest first (ids sort by creation time). */
