@@ -1,7 +1,5 @@
-import { err, ok } from '../../../shared/result.js';
 import type { CustomTool } from '../../../shared/task.js';
 import type { MemoryWrite } from './tool-registry.js';
-import { checkArguments } from './json-schema-check.js';
 import { resolvePointer, UNRESOLVED } from './json-pointer.js';
 import { shellQuote } from './shell-quote.js';
 import type { ToolExecutor } from './tool-executor.js';
@@ -75,10 +73,6 @@ export function customTool(spec: CustomTool, timeoutMs: number): ToolExecutor {
     },
     timeoutMs,
     fallback: spec.fallback,
-    validate(args) {
-      const problems = checkArguments(spec.parameters, args);
-      return problems.length ? err(problems.join('; ')) : ok(args);
-    },
     async run(args, ctx, effectiveMs) {
       const command = fillTemplate(spec.command, args as Record<string, unknown>, declared);
       const result = await ctx.sandbox.exec({ command, timeoutMs: effectiveMs, fresh: true });
