@@ -42,6 +42,8 @@ export interface SampleStep {
   };
   /** A user message injected before this step's decision. */
   readonly inject?: string;
+  /** After a hard timeout: what the tool really returned (the `result` is then the fallback the agent saw). */
+  readonly real?: Partial<ToolResult>;
   /** Replace the result the agent sees (the tool ran; `real` stays in the trace). */
   readonly override?: Partial<ToolResult>;
   /** A command a person typed in the terminal during this step. */
@@ -210,6 +212,7 @@ async function writeSteps(
         call_id: callId,
         name: tool,
         result,
+        ...(s.real ? { real: { ...result, ...s.real } as ToolResult } : {}),
       });
       if (s.override) {
         const shown = { ...result, ...s.override } as ToolResult;
