@@ -11,13 +11,15 @@ import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox export DIR|EPISODE --format openai-jsonl|otel-json|dpo-jsonl [--out FILE]
-               [--min-quality Q] [--exclude-injected] [--redact FIELD|/regex/ ...] [--json]
+               [--min-quality Q] [--exclude-injected] [--include-failed]
+               [--redact FIELD|/regex/ ...] [--json]
 
 Turns episodes (a batch folder, a folder of traces, or an episode id with its branches)
 into training or observability data:
   openai-jsonl  OpenAI chat fine-tuning JSONL: messages with tool_calls (arguments as
                 strings, every call answered by a tool message), assistant turns weighted
-                1, or 0 where a QA warning/error points at their step; quality, flags and
+                1, or 0 where a QA warning/error points at their step; only episodes that
+                succeeded (--include-failed keeps the others); quality, flags and
                 person-made messages in FILE's sidecar *.meta.jsonl
   otel-json     OTLP/JSON traces with OTel GenAI spans: invoke_agent -> chat ->
                 execute_tool (gen_ai.tool.name, gen_ai.tool.call.id, gen_ai.usage.*)
@@ -31,6 +33,8 @@ Options:
   --out FILE          where to write (default ./<DIR name>.<format>.jsonl|json)
   --min-quality Q     keep episodes with QA quality >= Q (0..1)
   --exclude-injected  leave out episodes with injected or human-typed content
+  --include-failed    openai-jsonl: also export episodes that failed, timed out, ended
+                      in error, were interrupted or are still running
   --redact X          a field name (its values become [REDACTED]) or /regex/flags
                       (matches become [REDACTED]); repeatable
   --json              print {out, meta, count, skipped} on stdout
@@ -55,6 +59,7 @@ export const command: CliCommand = {
           out: { type: 'string' },
           'min-quality': { type: 'string' },
           'exclude-injected': { type: 'boolean', default: false },
+          'include-failed': { type: 'boolean', default: false },
           redact: { type: 'string', multiple: true, default: [] },
           json: { type: 'boolean', default: false },
         },
@@ -88,6 +93,7 @@ export const command: CliCommand = {
       format,
       minQuality,
       excludeInjected: values['exclude-injected'],
+      includeFailed: values['include-failed'],
       redaction,
     });
     const ext = format === 'otel-json' ? 'json' : 'jsonl';

@@ -19,6 +19,11 @@ export interface ExportOptions {
   readonly minQuality?: number;
   /** Leave out branches (or pairs) holding injected or human-typed content instead of labelling it. */
   readonly excludeInjected: boolean;
+  /**
+   * openai-jsonl: also keep episodes that did not succeed (failed, timeout, error,
+   * interrupted, still running). Off by default: a fine-tune should not learn from them.
+   */
+  readonly includeFailed?: boolean;
   readonly redaction: Redaction;
 }
 
@@ -135,6 +140,14 @@ export function buildExport(
     }
     if (check.quality < min) {
       skipped.push({ branch: b.branch, reason: `quality ${check.quality} below ${min}` });
+      continue;
+    }
+    const status = b.trace.end?.status ?? 'running';
+    if (options.format === 'openai-jsonl' && !options.includeFailed && status !== 'succeeded') {
+      skipped.push({
+        branch: b.branch,
+        reason: `it ended ${status}, not succeeded (--include-failed keeps it)`,
+      });
       continue;
     }
     if (options.excludeInjected && touchedByPerson(events)) {
