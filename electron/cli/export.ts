@@ -10,7 +10,7 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
-const HELP = `stepbox export DIR|EPISODE --format openai-jsonl|otel-json|dpo-jsonl [--out FILE]
+const HELP = `stepbox export DIR|EPISODE --format openai-jsonl|otel-json|dpo-jsonl|atif [--out FILE]
                [--min-quality Q] [--exclude-injected] [--include-failed]
                [--redact FIELD|/regex/ ...] [--json]
 
@@ -26,6 +26,10 @@ into training or observability data:
   dpo-jsonl     OpenAI preference pairs (input, preferred_output, non_preferred_output)
                 from each fork and its parent at the fork's first step: a fork a person
                 corrected (manual agent, injection) is preferred, else the better quality
+  atif          ATIF-v1.7 trajectories (Harbor / Terminal-Bench), one per line: the goal,
+                then per step the model's message, its tool calls and what the agent was
+                shown; status, verifier and real results behind overrides in "extra"
+                (stepbox import-atif reads them back)
 Injected and human-typed content is labelled (name "injected" on the message; the
 sidecar lists overridden tool results); --exclude-injected leaves such episodes out.
 
@@ -41,6 +45,7 @@ Options:
 
 Examples:
   stepbox export ~/.stepbox/batches/b-20260101-1200 --format openai-jsonl --min-quality 0.8
+  stepbox export ep-20260101-120000-ab12 --format atif --out trajectory.jsonl
   stepbox export ep-20260101-120000-ab12 --format dpo-jsonl --redact api_key --redact '/sk-[A-Za-z0-9]+/'
 `;
 
