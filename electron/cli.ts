@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   search: () => import('./cli/search.js'),
   'bundle export': () => import('./cli/bundle-export.js'),
   'bundle import': () => import('./cli/bundle-import.js'),
+  'import-atif': () => import('./cli/import-atif.js'),
   gc: () => import('./cli/gc.js'),
   reindex: () => import('./cli/reindex.js'),
   serve: () => import('./cli/serve.js'),

@@ -62,10 +62,10 @@ const STATUS = { unset: 0, ok: 1, error: 2 } as const;
 
 /** An attribute from a JS value (integers as intValue strings, as OTLP/JSON wants; string arrays as arrayValue). */
 export function attr(key: string, value: string | number | boolean | readonly string[]): OtlpAttribute {
-  if (Array.isArray(value))
-    return { key, value: { arrayValue: { values: value.map((v: string) => ({ stringValue: v })) } } };
   if (typeof value === 'string') return { key, value: { stringValue: value } };
   if (typeof value === 'boolean') return { key, value: { boolValue: value } };
+  if (typeof value !== 'number')
+    return { key, value: { arrayValue: { values: value.map((v) => ({ stringValue: v })) } } };
   return Number.isInteger(value)
     ? { key, value: { intValue: String(value) } }
     : { key, value: { doubleValue: value } };
