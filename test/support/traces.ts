@@ -114,6 +114,11 @@ async function snapshot(
 ): Promise<{ id: string; treeHash: string; bytes: number }> {
   const entries: ManifestEntry[] = [];
   let bytes = 0;
+  // Folders are listed like the helper lists them (a manifest names every parent it uses).
+  const dirs = new Set<string>();
+  for (const path of Object.keys(files))
+    for (let cut = path.indexOf('/'); cut > 0; cut = path.indexOf('/', cut + 1)) dirs.add(path.slice(0, cut));
+  for (const dir of [...dirs].sort()) entries.push({ path: dir, type: 'dir', mode: 0o755, size: 0 });
   for (const [path, content] of Object.entries(files).sort()) {
     const data = Buffer.from(content);
     const hash = sha(data);

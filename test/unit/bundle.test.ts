@@ -151,7 +151,7 @@ describe('bundles', () => {
     );
     expect(gunzipBounded(gzipSync('ok\n'), 1024, 'small').toString()).toBe('ok\n');
     expect(() => gunzipBounded(Buffer.from('not gzip'), 1024, 'junk')).toThrow(/junk is not valid gzip/);
-  });
+  }, 30_000);
 
   it('refuses entries that are not bundle entries, by line number', async () => {
     const file = join(tmp, 'odd.stepbox');

@@ -16,12 +16,15 @@
  * cap ({@link BUNDLE_LIMITS}), verifies every trace's and blob's sha256 and every
  * manifest's id in a temporary folder, and renames it into place only when all checked out.
  */
+import { widerThanDefaults, type Widening } from '../../../shared/isolation-policy.js';
+import { parseTask } from '../../../shared/task.js';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { gunzipLines, InflateError, MAX_TEXT_BYTES, type InflateLimits } from './bounded-gunzip.js';
 import { logger } from '../log.js';
 import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
+import { manifestProblem } from '../sandbox/manifest.js';
 import { writeFileAtomic } from './durable-fs.js';
 import { EpisodeMeta, StoreError, type DiskEpisodeStore } from './episode-store.js';
 import { isSafeId } from './episode-ids.js';
@@ -41,6 +44,12 @@ export interface BundleSummary {
   readonly blobs: number;
   /** Size of the bundle file. */
   readonly bytes: number;
+}
+
+/** What importing a bundle did, and what its recorded tasks ask for beyond the defaults. */
+export interface ImportSummary extends BundleSummary {
+  /** Wider than the defaults (network, image, limits): opening, replaying, forking or resuming needs consent. */
+  readonly asks: readonly Widening[];
 }
 
 /** The manifest ids referenced by `snapshot` events of an episode's branches (partial steps included). */
@@ -151,7 +160,7 @@ export async function importBundle(
   store: DiskEpisodeStore,
   file: string,
   options: { overwrite?: boolean; limits?: InflateLimits } = {},
-): Promise<BundleSummary> {
+): Promise<ImportSummary> {
   const limits = options.limits ?? BUNDLE_LIMITS;
   const lines = gunzipLines(
     file,
@@ -160,6 +169,7 @@ export async function importBundle(
     'if the bundle is genuine, raise it with --max-size',
   );
   let staging: string | null = null;
+  const asks = new Map<string, Widening>();
   try {
     const first = await lines.next();
     let head: { format?: string; episode?: string };
@@ -218,6 +228,9 @@ export async function importBundle(
         const { header } = readTraceFile(path); // throws trace_corrupt on a bad trace (its inflate is capped too)
         if (header.episode !== episode || header.branch !== e.branch)
           throw invalid(file, `trace ${e.file} belongs to ${header.episode}/${header.branch}`);
+        const task = parseTask(header.task);
+        if (task.ok)
+          for (const w of widerThanDefaults(task.value.sandbox)) asks.set(`${w.field}=${w.asked}`, w);
         branches.push(e.branch);
       } else if (e.kind === 'blob') {
         if (typeof e.base64 !== 'string' || typeof e.hash !== 'string' || !/^[0-9a-f]{64}$/.test(e.hash))
@@ -229,6 +242,8 @@ export async function importBundle(
       } else {
         if (typeof e.manifest !== 'object' || e.manifest === null || !Array.isArray(e.manifest.entries))
           throw invalid(file, `manifest ${JSON.stringify(e.id)} has no entries`);
+        const problem = manifestProblem(e.manifest);
+        if (problem) throw invalid(file, `manifest ${e.id} is unsafe: ${problem}`);
         manifests.push({ id: e.id, manifest: e.manifest });
       }
     }
@@ -257,6 +272,7 @@ export async function importBundle(
       manifests: manifests.length,
       blobs: blobs.size,
       bytes: statSync(file).size,
+      asks: [...asks.values()],
     };
   } catch (e) {
     if (e instanceof InflateError) throw invalid(file, e.message.replace(`bundle ${file} `, 'it '));
