@@ -4,10 +4,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../electron/cli.js';
+import { runMain } from '../support/cli.js';
 import { errorReport } from '../../electron/cli/error-report.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import { SnapshotCorruptError } from '../../electron/engine/sandbox/snapshot-store.js';
@@ -20,17 +19,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const env = { ...process.env, STEPBOX_HOME: home, STEPBOX_LOG: 'warn' };
-  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), env });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runMain(home, argv, { STEPBOX_LOG: 'warn' });
 
 /** No stack frames, no "internal error": the message a person can act on. */
 function expectClean(err: string): void {

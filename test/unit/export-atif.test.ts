@@ -67,6 +67,7 @@ describe('ATIF export', () => {
 
   it('the schema refuses what Harbor refuses', () => {
     const good = JSON.parse(JSON.stringify(atifTrajectory(sample().events())));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test mutates arbitrary paths of a JSON document
     const bad = (mutate: (d: Record<string, any>) => void) => {
       const d = structuredClone(good);
       mutate(d);

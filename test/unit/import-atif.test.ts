@@ -4,9 +4,8 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../electron/cli.js';
+import { runMain } from '../support/cli.js';
 import { atifTrajectory } from '../../electron/engine/export/atif.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { QaTrace, sh } from '../support/qa-traces.js';
@@ -17,21 +16,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  const code = await main(argv, {
-    stdout,
-    stderr,
-    stdin: new PassThrough(),
-    env: { ...process.env, STEPBOX_HOME: home },
-  });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runMain(home, argv);
 
 /** A trajectory as Harbor's Terminus-2 might write it: plain-text observations, metrics. */
 const HARBOR = {

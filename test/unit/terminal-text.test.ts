@@ -4,9 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../electron/cli.js';
+import { runMain } from '../support/cli.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { jsonTerminalSafe, terminalSafe } from '../../shared/terminal-text.js';
 import { recordedOutput } from '../../renderer/src/model/recorded-output.js';
@@ -110,21 +109,7 @@ describe('the CLI prints trace text terminal-safe', () => {
   });
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-  async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (c) => (out += c));
-    stderr.on('data', (c) => (err += c));
-    const code = await main(argv, {
-      stdout,
-      stderr,
-      stdin: new PassThrough(),
-      env: { ...process.env, STEPBOX_HOME: home },
-    });
-    return { code, out, err };
-  }
+  const cli = (...argv: string[]) => runMain(home, argv);
 
   it('show, list and search strip what a hostile agent and its tools wrote; --json keeps it exactly', async () => {
     const hostile = Object.values(ATTACKS).join(' ');
