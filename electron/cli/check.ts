@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { atLeast } from '../../shared/qa/flag.js';
 import { checkBranch, recordFlags, type BranchCheck } from '../engine/qa/check-branches.js';
 import { loadBranches } from '../engine/qa/episode-set.js';
-import { openEpisodeStore, stepboxHome } from '../engine/trace/episode-store.js';
+import { cliEngine } from './episode-cli.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -65,7 +65,7 @@ export const command: CliCommand = {
       }),
     );
     if (parsed.positionals.length !== 1) throw new UsageError('expected one EPISODE or DIR');
-    const store = openEpisodeStore(stepboxHome(io.env));
+    const store = cliEngine(io).store;
     // An unknown id is a usage error (2), a damaged trace an infrastructure one (3, with
     // its fix): main's error report says so; exit 1 is kept for flagged episodes.
     const branches = loadBranches(parsed.positionals[0], store, { allBranches: false });

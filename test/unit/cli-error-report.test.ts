@@ -5,13 +5,16 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runMain } from '../support/cli.js';
 import { errorReport } from '../../electron/cli/error-report.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import { SnapshotCorruptError } from '../../electron/engine/sandbox/snapshot-store.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { writeSampleEpisode } from '../support/traces.js';
+
+// In-process CLI runs open the store and index: slow on a loaded machine, never a hang.
+vi.setConfig({ testTimeout: 60_000 });
 
 let home: string;
 beforeEach(() => {

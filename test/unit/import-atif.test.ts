@@ -4,11 +4,14 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runMain } from '../support/cli.js';
 import { atifTrajectory } from '../../electron/engine/export/atif.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { QaTrace, sh } from '../support/qa-traces.js';
+
+// In-process CLI runs open the store and index: slow on a loaded machine, never a hang.
+vi.setConfig({ testTimeout: 60_000 });
 
 let home: string;
 beforeEach(() => {

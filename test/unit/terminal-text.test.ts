@@ -4,12 +4,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runMain } from '../support/cli.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { jsonTerminalSafe, terminalSafe } from '../../shared/terminal-text.js';
 import { recordedOutput } from '../../renderer/src/model/recorded-output.js';
 import { writeSampleEpisode } from '../support/traces.js';
+
+// In-process CLI runs open the store and index: slow on a loaded machine, never a hang.
+vi.setConfig({ testTimeout: 60_000 });
 
 const ESC = '\u001b';
 const BEL = '\u0007';

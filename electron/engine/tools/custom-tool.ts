@@ -1,7 +1,7 @@
 import { parseCommandTemplate, type TemplatePart } from '../../../shared/command-template.js';
 import { toolFailure } from '../../../shared/tool-result.js';
 import { declaredParameters, type CustomTool } from '../../../shared/task.js';
-import type { MemoryWrite } from './tool-registry.js';
+import type { MemoryWrite } from './tool-call.js';
 import { resolvePointer, UNRESOLVED } from './json-pointer.js';
 import { shellQuote } from './shell-quote.js';
 import type { ToolExecutor } from './tool-executor.js';
