@@ -1,5 +1,7 @@
 import type { CliCommand, CliIo } from './cli/command.js';
-import { EXIT, InfraError, UsageError } from './cli/command.js';
+import { EXIT } from './cli/command.js';
+import { errorReport } from './cli/error-report.js';
+import { terminalSafeIo } from './cli/terminal-io.js';
 
 /**
  * Every command, loaded lazily so `stepbox --help` and light commands start fast.
@@ -22,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   search: () => import('./cli/search.js'),
   'bundle export': () => import('./cli/bundle-export.js'),
   'bundle import': () => import('./cli/bundle-import.js'),
+  'import-atif': () => import('./cli/import-atif.js'),
   gc: () => import('./cli/gc.js'),
   reindex: () => import('./cli/reindex.js'),
   serve: () => import('./cli/serve.js'),
@@ -80,6 +83,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const rest = argv.slice(name.split(' ').length);
   const { command } = await COMMANDS[name]();
+  if (!command.rawTerminal) io = terminalSafeIo(io, rest.includes('--json'));
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(command.help.trimEnd() + '\n');
     return EXIT.ok;
@@ -87,17 +91,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr.write(`stepbox ${name}: ${e.message}\nRun \`stepbox ${name} --help\` for usage.\n`);
-      return EXIT.usage;
-    }
-    if (e instanceof InfraError) {
-      io.stderr.write(`stepbox ${name}: ${e.message}\n${e.fix ? `Fix: ${e.fix}\n` : ''}`);
-      return EXIT.infra;
-    }
-    io.stderr.write(
-      `stepbox ${name}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
-    );
-    return EXIT.failed;
+    const report = errorReport(e);
+    const hint = report.exit === EXIT.usage ? `Run \`stepbox ${name} --help\` for usage.\n` : '';
+    io.stderr.write(`stepbox ${name}: ${report.message}\n${report.fix ? `Fix: ${report.fix}\n` : ''}${hint}`);
+    if (report.stack && io.env.STEPBOX_LOG === 'debug') io.stderr.write(`${report.stack}\n`);
+    return report.exit;
   }
 }

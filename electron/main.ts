@@ -45,10 +45,16 @@ function serveRenderer(): void {
   const csp = contentSecurityPolicy(0).replace(/ ws:\/\/\S+/g, '');
   protocol.handle(SCHEME, async (request) => {
     const { pathname } = new URL(request.url);
-    const relative = normalize(decodeURIComponent(pathname === '/' ? '/index.html' : pathname)).replace(
-      /^[/\\]+/,
-      '',
-    );
+    let relative: string;
+    try {
+      relative = normalize(decodeURIComponent(pathname === '/' ? '/index.html' : pathname)).replace(
+        /^[/\\]+/,
+        '',
+      );
+    } catch {
+      // A malformed %-escape is a bad request, not a file name.
+      return new Response('bad path', { status: 400 });
+    }
     const file = join(RENDERER_DIR, relative);
     if (!file.startsWith(RENDERER_DIR + sep) || !existsSync(file))
       return new Response('not found', { status: 404 });

@@ -57,6 +57,7 @@ export const AppErrorCode = z.enum([
   'consent_required',
   'script_error',
   'trace_corrupt',
+  'snapshot_corrupt',
   'unauthorized',
   'cancelled',
   'timeout',

@@ -1,4 +1,4 @@
-import { canonicalJson } from './jcs.js';
+import { normalizeCall } from './qa/normalize-call.js';
 
 /** Reward weights by component name (task.rewards.components). */
 export type RewardWeights = Readonly<Record<string, number>>;
@@ -69,7 +69,11 @@ export function returnsToGo(rewards: readonly number[], gamma: number): number[]
   return out;
 }
 
-/** A canonical signature of a step's calls, to detect a repeated action. */
+/**
+ * A signature of a step's calls, to detect a repeated action: each call normalized the
+ * way QA's loop rule does ({@link normalizeCall}), so a `repeat` breakpoint, the repeat
+ * penalty and the `loop` flag agree on what "the same call" is.
+ */
 export function actionSignature(calls: readonly { name: string; arguments: unknown }[]): string {
-  return canonicalJson(calls.map((c) => ({ name: c.name, arguments: c.arguments })));
+  return JSON.stringify(calls.map((c) => normalizeCall(c.name, c.arguments)));
 }

@@ -82,6 +82,14 @@ export const ModelOutputEvent = ev('model_output', {
   usage: z.unknown().nullable().default(null),
   logprobs: z.unknown().optional(),
   latency_ms: z.number().optional(),
+  /** What the endpoint said about its answer (OpenAI: the completion's id, model and finish reasons). */
+  response: z
+    .object({
+      id: z.string().optional(),
+      model: z.string().optional(),
+      finish_reasons: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 /** The parsed action of a step: tool calls or a final answer. */
 export const ActionEvent = ev('action', {

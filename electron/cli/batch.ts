@@ -12,6 +12,8 @@ import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliError, cliProvider } from './episode-cli.js';
 import { onInterrupt } from '../engine/interrupt.js';
+import { rawStream } from './terminal-io.js';
+import { terminalSafe } from '../../shared/terminal-text.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox batch TASK... --agent SPEC --episodes N --concurrency C [--out DIR] [--json]
@@ -131,7 +133,7 @@ export const command: CliCommand = {
     let lastDone = -1;
     const onProgress = (p: BatchProgress) => {
       const line = progressLine(p);
-      if (tty) io.stderr.write(`\r${line}`);
+      if (tty) rawStream(io.stderr).write(`\r${terminalSafe(line)}`);
       else if (p.done !== lastDone) io.stderr.write(line + '\n');
       lastDone = p.done;
     };

@@ -2,9 +2,7 @@ import { parseArgs } from 'node:util';
 import { atLeast } from '../../shared/qa/flag.js';
 import { checkBranch, recordFlags, type BranchCheck } from '../engine/qa/check-branches.js';
 import { loadBranches } from '../engine/qa/episode-set.js';
-import { StoreError } from '../engine/trace/episode-store.js';
 import { cliEngine } from './episode-cli.js';
-import { TraceCorruptError } from '../engine/trace/trace-reader.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -68,16 +66,9 @@ export const command: CliCommand = {
     );
     if (parsed.positionals.length !== 1) throw new UsageError('expected one EPISODE or DIR');
     const store = cliEngine(io).store;
-    let branches;
-    try {
-      branches = loadBranches(parsed.positionals[0], store, { allBranches: false });
-    } catch (e) {
-      if (e instanceof StoreError || e instanceof TraceCorruptError) {
-        io.stderr.write(`stepbox check: ${e.message}\n`);
-        return EXIT.failed;
-      }
-      throw e;
-    }
+    // An unknown id is a usage error (2), a damaged trace an infrastructure one (3, with
+    // its fix): main's error report says so; exit 1 is kept for flagged episodes.
+    const branches = loadBranches(parsed.positionals[0], store, { allBranches: false });
     if (branches.length === 0) throw new UsageError(`no traces found in ${parsed.positionals[0]}`);
     const checks: BranchCheck[] = [];
     for (const b of branches) checks.push(await checkBranch(b, store));

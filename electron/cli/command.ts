@@ -15,6 +15,11 @@ export interface CliCommand {
   readonly summary: string;
   /** Full `--help` text; must include at least one example. */
   readonly help: string;
+  /**
+   * True for commands that attach the user's terminal to a sandbox shell (its escape
+   * sequences are the point); every other command's output is made terminal-safe.
+   */
+  readonly rawTerminal?: boolean;
   run(argv: string[], io: CliIo): Promise<number>;
 }
 

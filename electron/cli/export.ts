@@ -11,20 +11,26 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
-const HELP = `stepbox export DIR|EPISODE --format openai-jsonl|otel-json|dpo-jsonl [--out FILE]
-               [--min-quality Q] [--exclude-injected] [--redact FIELD|/regex/ ...] [--json]
+const HELP = `stepbox export DIR|EPISODE --format openai-jsonl|otel-json|dpo-jsonl|atif [--out FILE]
+               [--min-quality Q] [--exclude-injected] [--include-failed]
+               [--redact FIELD|/regex/ ...] [--json]
 
 Turns episodes (a batch folder, a folder of traces, or an episode id with its branches)
 into training or observability data:
   openai-jsonl  OpenAI chat fine-tuning JSONL: messages with tool_calls (arguments as
                 strings, every call answered by a tool message), assistant turns weighted
-                1, or 0 where a QA warning/error points at their step; quality, flags and
+                1, or 0 where a QA warning/error points at their step; only episodes that
+                succeeded (--include-failed keeps the others); quality, flags and
                 person-made messages in FILE's sidecar *.meta.jsonl
   otel-json     OTLP/JSON traces with OTel GenAI spans: invoke_agent -> chat ->
                 execute_tool (gen_ai.tool.name, gen_ai.tool.call.id, gen_ai.usage.*)
   dpo-jsonl     OpenAI preference pairs (input, preferred_output, non_preferred_output)
                 from each fork and its parent at the fork's first step: a fork a person
                 corrected (manual agent, injection) is preferred, else the better quality
+  atif          ATIF-v1.7 trajectories (Harbor / Terminal-Bench), one per line: the goal,
+                then per step the model's message, its tool calls and what the agent was
+                shown; status, verifier and real results behind overrides in "extra"
+                (stepbox import-atif reads them back)
 Injected and human-typed content is labelled (name "injected" on the message; the
 sidecar lists overridden tool results); --exclude-injected leaves such episodes out.
 
@@ -32,12 +38,15 @@ Options:
   --out FILE          where to write (default ./<DIR name>.<format>.jsonl|json)
   --min-quality Q     keep episodes with QA quality >= Q (0..1)
   --exclude-injected  leave out episodes with injected or human-typed content
+  --include-failed    openai-jsonl: also export episodes that failed, timed out, ended
+                      in error, were interrupted or are still running
   --redact X          a field name (its values become [REDACTED]) or /regex/flags
                       (matches become [REDACTED]); repeatable
   --json              print {out, meta, count, skipped} on stdout
 
 Examples:
   stepbox export ~/.stepbox/batches/b-20260101-1200 --format openai-jsonl --min-quality 0.8
+  stepbox export ep-20260101-120000-ab12 --format atif --out trajectory.jsonl
   stepbox export ep-20260101-120000-ab12 --format dpo-jsonl --redact api_key --redact '/sk-[A-Za-z0-9]+/'
 `;
 
@@ -56,6 +65,7 @@ export const command: CliCommand = {
           out: { type: 'string' },
           'min-quality': { type: 'string' },
           'exclude-injected': { type: 'boolean', default: false },
+          'include-failed': { type: 'boolean', default: false },
           redact: { type: 'string', multiple: true, default: [] },
           json: { type: 'boolean', default: false },
         },
@@ -80,7 +90,7 @@ export const command: CliCommand = {
     try {
       branches = loadBranches(positionals[0], store, { allBranches: true });
     } catch (e) {
-      if (e instanceof StoreError) throw new UsageError(e.message);
+      if (e instanceof StoreError && e.code !== 'trace_corrupt') throw new UsageError(e.message);
       throw e;
     }
     const checks = new Map<string, BranchCheck>();
@@ -89,6 +99,7 @@ export const command: CliCommand = {
       format,
       minQuality,
       excludeInjected: values['exclude-injected'],
+      includeFailed: values['include-failed'],
       redaction,
     });
     const ext = format === 'otel-json' ? 'json' : 'jsonl';

@@ -7,6 +7,7 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, closeOnSignals, intFlag } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { jsonTerminalSafe, terminalSafe } from '../../shared/terminal-text.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
 const HELP = `stepbox open EPISODE [--at K] [--exec CMD] [--json] [--allow-network] [--allow-image]
@@ -33,6 +34,7 @@ export const command: CliCommand = {
   name: 'open',
   summary: 'open a shell in a fresh sandbox restored to step K of an episode',
   help: HELP,
+  rawTerminal: true,
   async run(argv, io) {
     const parsed = parseOrUsage(() =>
       parseArgs({
@@ -70,11 +72,12 @@ export const command: CliCommand = {
       );
       if (values.exec !== undefined) {
         const r = await sandbox.exec({ command: values.exec, timeoutMs: 60_000 });
-        if (values.json) io.stdout.write(JSON.stringify(r) + '\n');
+        // Only the interactive shell is raw: one command's output is printed made safe.
+        if (values.json) io.stdout.write(jsonTerminalSafe(JSON.stringify(r)) + '\n');
         else {
-          if (r.stdout) io.stdout.write(r.stdout);
-          if (r.stderr) io.stderr.write(r.stderr);
-          if (r.error) io.stderr.write(`stepbox open: ${r.error.code}: ${r.error.message}\n`);
+          if (r.stdout) io.stdout.write(terminalSafe(r.stdout));
+          if (r.stderr) io.stderr.write(terminalSafe(r.stderr));
+          if (r.error) io.stderr.write(terminalSafe(`stepbox open: ${r.error.code}: ${r.error.message}\n`));
         }
         return r.ok ? (r.exit_code ?? EXIT.failed) : EXIT.failed;
       }

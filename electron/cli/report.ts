@@ -46,7 +46,7 @@ export const command: CliCommand = {
     try {
       branches = loadBranches(positionals[0], store);
     } catch (e) {
-      if (e instanceof StoreError) throw new UsageError(e.message);
+      if (e instanceof StoreError && e.code !== 'trace_corrupt') throw new UsageError(e.message);
       throw e;
     }
     if (branches.length === 0) throw new UsageError(`no traces found in ${positionals[0]}`);

@@ -25,6 +25,7 @@ export const command: CliCommand = {
   name: 'sandbox shell',
   summary: 'interactive shell in a fresh sandbox (destroyed on exit)',
   help: HELP,
+  rawTerminal: true,
   async run(argv, io) {
     try {
       parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });

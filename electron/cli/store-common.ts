@@ -35,7 +35,8 @@ export function resolveArg(store: DiskEpisodeStore, id: string): StoredBranch {
   try {
     return store.resolve(id);
   } catch (e) {
-    if (e instanceof StoreError) throw new UsageError(e.message);
+    // An id that names nothing is the caller's mistake; a damaged store is not (main reports it, exit 3).
+    if (e instanceof StoreError && e.code !== 'trace_corrupt') throw new UsageError(e.message);
     throw e;
   }
 }

@@ -15,10 +15,23 @@ const AGENT_CODES: Record<string, AppErrorCode> = {
   bad_agent_spec: 'invalid_input',
 };
 
+/** The fix of damage in the store: a file that is missing, torn or does not hash to its name. */
+const STORE_DAMAGE_FIX =
+  're-import the episode from its bundle (npx stepbox bundle import FILE --force), or remove it; ' +
+  'npx stepbox gc clears what crashed runs left behind';
+
 /** The command that fixes an infrastructure failure, by code (the services ask Docker for a more precise one). */
 export const DEFAULT_FIXES: Partial<Record<AppErrorCode, string>> = {
   docker_unreachable: 'npx stepbox doctor (it names the fix)',
   image_missing: 'npx stepbox image build',
+  image_outdated: 'npx stepbox image build',
+  sandbox_failed: 'npx stepbox doctor',
+  sandbox_lost: 'npx stepbox doctor',
+  snapshot_failed: 'npx stepbox doctor',
+  trace_corrupt: STORE_DAMAGE_FIX,
+  snapshot_corrupt: STORE_DAMAGE_FIX,
+  verify_failed: `a snapshot blob in the store is damaged: ${STORE_DAMAGE_FIX}`,
+  restore_failed: `npx stepbox doctor; if Docker is fine, the snapshot is damaged: ${STORE_DAMAGE_FIX}`,
 };
 
 /** Codes that mean the caller's input is wrong (CLI exit 2), as opposed to the machine (exit 3). */

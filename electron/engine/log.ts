@@ -1,3 +1,5 @@
+import { terminalSafe } from '../../shared/terminal-text.js';
+
 /** Log levels, quietest last. `STEPBOX_LOG=debug` shows everything. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -22,7 +24,10 @@ function threshold(): number {
 export function logger(context: string): Logger {
   const write = (level: LogLevel, message: string) => {
     if (ORDER[level] >= threshold())
-      process.stderr.write(`[${context}] ${level === 'info' ? '' : level + ': '}${message}\n`);
+      // Messages quote file names, tool output and errors from the sandbox: never raw to a terminal.
+      process.stderr.write(
+        terminalSafe(`[${context}] ${level === 'info' ? '' : level + ': '}${message}`) + '\n',
+      );
   };
   return {
     debug: (m) => write('debug', m),

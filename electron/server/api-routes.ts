@@ -8,7 +8,13 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 const VERSION = '0.1.0';
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
+/** Writes one JSON response. Exported for the server's own error answers. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string>,
+): void {
   res.writeHead(status, {
     ...headers,
     'Content-Type': 'application/json; charset=utf-8',
@@ -17,28 +23,50 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
+/** How much of an oversized body is read and thrown away so the 413 reaches the client (not a reset). */
+const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The request body, or null when it is over {@link MAX_BODY_BYTES}. An oversized body is
+ * not kept but read to its end (up to {@link MAX_DRAIN_BYTES} more), because closing a
+ * socket with unread data makes the kernel answer with a reset instead of our 413.
+ */
 function readBody(req: IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES + MAX_DRAIN_BYTES) {
+      // Hopeless to drain: answer now; the reply goes out before the socket closes.
+      req.pause();
+      resolve(null);
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(null);
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
+      if (size > MAX_BODY_BYTES + MAX_DRAIN_BYTES) req.destroy();
+      else if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** The operation name of `/api/<op>`, or null when its %-escapes are malformed. */
+function operationOf(pathname: string): string | null {
+  try {
+    return decodeURIComponent(pathname.slice('/api/'.length));
+  } catch {
+    return null;
+  }
 }
 
 /**
  * `/api/*` (the token was already checked): `GET /api/health`, and `POST /api/<op>` with
  * the request as the JSON body, answering the operation's Result (200; errors are data).
- * Unknown operations are 404, a body that is not JSON is 400, other methods 405.
+ * Unknown operations are 404, a malformed %-escape in the name or a body that is not JSON
+ * is 400, a body over {@link MAX_BODY_BYTES} is 413, other methods 405; every error has a
+ * JSON body.
  */
 export async function handleApi(
   req: IncomingMessage,
@@ -48,7 +76,14 @@ export async function handleApi(
   headers: Record<string, string>,
   started: number,
 ): Promise<void> {
-  const op = decodeURIComponent(pathname.slice('/api/'.length));
+  const op = operationOf(pathname);
+  if (op === null)
+    return sendJson(
+      res,
+      400,
+      err(appError('invalid_input', `the operation name in ${pathname} has a malformed %-escape`)),
+      headers,
+    );
   if (op === 'health') {
     if (req.method !== 'GET')
       return sendJson(res, 405, err(appError('usage', 'use GET /api/health')), headers);
@@ -66,8 +101,13 @@ export async function handleApi(
     return sendJson(
       res,
       413,
-      err(appError('invalid_input', `request body over ${MAX_BODY_BYTES} bytes`)),
-      headers,
+      err(
+        appError(
+          'invalid_input',
+          `the request body is over the ${MAX_BODY_BYTES}-byte limit of /api; send a smaller request`,
+        ),
+      ),
+      { ...headers, Connection: 'close' },
     );
   let input: unknown = {};
   if (body.trim()) {

@@ -15,8 +15,12 @@ export type GateVerdict =
 
 /** The token a request carries: `?token=`, `Authorization: Bearer`, or `X-Stepbox-Token`. */
 export function tokenOf(req: IncomingMessage): string | null {
-  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  const fromQuery = url.searchParams.get('token');
+  let fromQuery: string | null = null;
+  try {
+    fromQuery = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('token');
+  } catch {
+    // Not a URL path: no token in it (the server answers 400 before asking).
+  }
   if (fromQuery) return fromQuery;
   const auth = req.headers.authorization;
   if (auth?.startsWith('Bearer ')) return auth.slice('Bearer '.length).trim();

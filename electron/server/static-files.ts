@@ -1,6 +1,9 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { appError } from '../../shared/errors.js';
+import { err } from '../../shared/result.js';
+import { sendJson } from './api-routes.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -46,7 +49,12 @@ export function serveStatic(
     relative = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
   } catch {
     // A malformed %-escape is a bad request, not a file name.
-    res.writeHead(400, headers).end('bad path');
+    sendJson(
+      res,
+      400,
+      err(appError('invalid_input', `the path ${pathname} has a malformed %-escape`)),
+      headers,
+    );
     return;
   }
   const file = join(rendererDir, relative);

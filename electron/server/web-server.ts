@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WS_PATH } from '../../shared/contract/index.js';
 import { logger } from '../engine/log.js';
 import type { AppServices } from '../services/app-services.js';
-import { handleApi } from './api-routes.js';
+import { handleApi, sendJson } from './api-routes.js';
 import { LOOPBACK_HOSTS, checkRequest, newToken, securityHeaders } from './security.js';
 import { serveStatic } from './static-files.js';
 import { WsGateway } from './ws-gateway.js';
@@ -50,7 +50,11 @@ export async function listen(options: WebServerOptions): Promise<WebServer> {
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const headers = securityHeaders(port);
-    const pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const pathname = pathnameOf(req);
+    if (pathname === null) {
+      sendJson(res, 400, badTarget(req), headers);
+      return;
+    }
     const isApi = pathname === '/api' || pathname.startsWith('/api/');
     const verdict = checkRequest(req, port, token, isApi || pathname === WS_PATH);
     if (!verdict.ok) {
@@ -60,9 +64,19 @@ export async function listen(options: WebServerOptions): Promise<WebServer> {
     }
     if (isApi) {
       handleApi(req, res, pathname, options.services, headers, started).catch((e: unknown) => {
-        log.error(`${req.method} ${pathname}: ${e instanceof Error ? e.message : String(e)}`);
-        if (!res.headersSent) res.writeHead(500, headers);
-        res.end();
+        const message = e instanceof Error ? e.message : String(e);
+        log.error(`${req.method} ${pathname}: ${message}`);
+        if (res.headersSent) res.end();
+        else
+          sendJson(
+            res,
+            500,
+            {
+              ok: false,
+              error: { code: 'internal', message: `stepbox serve failed on this request: ${message}` },
+            },
+            headers,
+          );
       });
       return;
     }
@@ -74,7 +88,7 @@ export async function listen(options: WebServerOptions): Promise<WebServer> {
   };
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const pathname = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const pathname = pathnameOf(req);
     const verdict =
       pathname === WS_PATH
         ? checkRequest(req, port, token, true)
@@ -106,6 +120,25 @@ export async function listen(options: WebServerOptions): Promise<WebServer> {
       await gateway.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The request's path, or null when its target is not a URL path (`//[`, …). */
+function pathnameOf(req: IncomingMessage): string | null {
+  try {
+    return new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+  } catch {
+    return null;
+  }
+}
+
+function badTarget(req: IncomingMessage): unknown {
+  return {
+    ok: false,
+    error: {
+      code: 'invalid_input',
+      message: `the request target ${JSON.stringify(req.url)} is not a URL path`,
     },
   };
 }

@@ -1,23 +1,23 @@
+import picomatch from 'picomatch/posix.js';
 import { baseName, workspacePath } from './qa-input.js';
 
-function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === '*' && glob[i + 1] === '*') {
-      re += '.*';
-      i++;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+/** Compiled globs by pattern: rules run over every path of every step. */
+const matchers = new Map<string, (path: string) => boolean>();
+
+/** A glob compiled by picomatch (a maintained matcher: `**` spans zero or more folders, braces, classes, extglobs). */
+function globMatcher(glob: string): (path: string) => boolean {
+  let m = matchers.get(glob);
+  if (!m) {
+    m = picomatch(glob, { dot: true });
+    matchers.set(glob, m);
   }
-  return new RegExp(`^${re}$`);
+  return m;
 }
 
 /**
  * True when a workspace path matches a pattern: `dir/` (everything under it), a glob
- * (`*`, `**`, `?`; without a slash it matches the base name), or an exact path (or a
- * directory containing the path).
+ * (picomatch syntax: `*`, `**`, `?`, `{a,b}`, `[ab]`; without a slash it matches the
+ * base name), or an exact path (or a directory containing the path).
  */
 export function matchesPathPattern(path: string, pattern: string): boolean {
   const p = workspacePath(path);
@@ -25,9 +25,9 @@ export function matchesPathPattern(path: string, pattern: string): boolean {
     const dir = workspacePath(pattern);
     return p === dir || p.startsWith(`${dir}/`) || p.includes(`/${dir}/`);
   }
-  if (/[*?]/.test(pattern)) {
-    const re = globToRegExp(workspacePath(pattern));
-    return pattern.includes('/') ? re.test(p) : re.test(baseName(p));
+  if (picomatch.scan(pattern).isGlob) {
+    const glob = workspacePath(pattern);
+    return pattern.includes('/') ? globMatcher(glob)(p) : globMatcher(glob)(baseName(p));
   }
   const exact = workspacePath(pattern);
   return p === exact || p.startsWith(exact + '/');

@@ -112,3 +112,29 @@ export async function waitFor<T>(what: string, check: () => T | null, ms = 30_00
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Runs the CLI's `main` in this process against `home` (no build needed): its exit code
+ * and what it wrote. For tests of output and exit codes; `runCli` tests the real binary.
+ */
+export async function runMain(
+  home: string,
+  argv: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
+  const { main } = await import('../../electron/cli.js');
+  const { PassThrough } = await import('node:stream');
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await main([...argv], {
+    stdout,
+    stderr,
+    stdin: new PassThrough(),
+    env: { ...process.env, STEPBOX_HOME: home, ...env },
+  });
+  return { code, out, err };
+}

@@ -42,6 +42,8 @@ export interface SampleStep {
   };
   /** A user message injected before this step's decision. */
   readonly inject?: string;
+  /** After a hard timeout: what the tool really returned (the `result` is then the fallback the agent saw). */
+  readonly real?: Partial<ToolResult>;
   /** Replace the result the agent sees (the tool ran; `real` stays in the trace). */
   readonly override?: Partial<ToolResult>;
   /** A command a person typed in the terminal during this step. */
@@ -112,6 +114,11 @@ async function snapshot(
 ): Promise<{ id: string; treeHash: string; bytes: number }> {
   const entries: ManifestEntry[] = [];
   let bytes = 0;
+  // Folders are listed like the helper lists them (a manifest names every parent it uses).
+  const dirs = new Set<string>();
+  for (const path of Object.keys(files))
+    for (let cut = path.indexOf('/'); cut > 0; cut = path.indexOf('/', cut + 1)) dirs.add(path.slice(0, cut));
+  for (const dir of [...dirs].sort()) entries.push({ path: dir, type: 'dir', mode: 0o755, size: 0 });
   for (const [path, content] of Object.entries(files).sort()) {
     const data = Buffer.from(content);
     const hash = sha(data);
@@ -210,6 +217,7 @@ async function writeSteps(
         call_id: callId,
         name: tool,
         result,
+        ...(s.real ? { real: { ...result, ...s.real } as ToolResult } : {}),
       });
       if (s.override) {
         const shown = { ...result, ...s.override } as ToolResult;

@@ -62,6 +62,9 @@ describe('openai agent against a fake chat-completions server', () => {
     expect(server.requests[1].body).toEqual(requests[1].request);
     const out = ofType(events, 'model_output')[0];
     expect(out.usage).toMatchObject({ total_tokens: 49 });
+    // The endpoint's id, model and finish reasons are recorded (the OTel export's gen_ai.response.*).
+    expect(out.response).toMatchObject({ id: expect.stringMatching(/^chatcmpl-/), model: 'fake-model' });
+    expect(out.response?.finish_reasons?.length).toBe(1);
     // The top-5 logprobs the endpoint returned are recorded as it sent them.
     expect(out.logprobs).toMatchObject({
       content: [{ logprob: -0.1, top_logprobs: [{ token: 'a' }, { token: 'b' }] }],

@@ -57,12 +57,16 @@ describe('parseAction', () => {
     ['arguments a JSON array', tc('execute_shell', '["ls"]'), /must be a JSON object/],
     ['unknown tool', tc('delete_everything', '{}'), /not an enabled tool/],
     ['missing tool name', tc(undefined, '{}'), /no tool name/],
-    ['missing required argument', tc('execute_shell', '{}'), /arguments\.command is required/],
-    ['wrong argument type', tc('execute_shell', '{"command": 42}'), /arguments\.command must be string/],
+    ['missing required argument', tc('execute_shell', '{}'), /command: required, expected a string/],
+    [
+      'wrong argument type',
+      tc('execute_shell', '{"command": 42}'),
+      /command: expected a string, got a number/,
+    ],
     [
       'unexpected argument',
       tc('execute_shell', '{"command":"ls","sudo":true}'),
-      /arguments\.sudo is not an accepted argument/,
+      /sudo: unknown argument \(allowed: command, timeout\)/,
     ],
     ['tool_calls not an array', { content: null, tool_calls: { name: 'x' } }, /must be an array/],
     [
@@ -82,7 +86,11 @@ describe('parseAction', () => {
       /"browse" is not an enabled tool/,
     ],
     ['text call with a non-object', { content: '```json\n[1, 2]\n```' }, /must be a JSON object/],
-    ['bad enum value', tc('write_file', '{"path":"a","content":"b","encoding":"latin1"}'), /must be one of/],
+    [
+      'bad enum value',
+      tc('write_file', '{"path":"a","content":"b","encoding":"latin1"}'),
+      /encoding: expected one of "utf8", "base64"/,
+    ],
   ];
   for (const [kind, output, message] of malformed) {
     it(`malformed: ${kind} → parse error`, () => {

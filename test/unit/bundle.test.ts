@@ -1,9 +1,21 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import { createGzip, gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
+import { BUNDLE_LIMITS, exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
+import { gunzipBounded } from '../../electron/engine/trace/bounded-gunzip.js';
 import { openEpisodeStore, type StoreError } from '../../electron/engine/trace/episode-store.js';
 import { writeSampleEpisode, writeSampleFork } from '../support/traces.js';
 
@@ -100,5 +112,62 @@ describe('bundles', () => {
     const lines = gunzipSync(readFileSync(file)).toString().trimEnd().split('\n');
     writeFileSync(file, gzipSync(lines.slice(0, -2).join('\n') + '\n'));
     await expect(importBundle(openEpisodeStore(join(tmp, 'b')), file)).rejects.toThrow(/truncated/);
+  });
+
+  it('refuses a decompression bomb naming the cap, without inflating it whole', async () => {
+    // 48 MB of one byte in one line, ~50 KB on disk, after a valid head line.
+    const file = join(tmp, 'bomb.stepbox');
+    const gz = createGzip({ level: 9 });
+    const done = pipeline(gz, createWriteStream(file));
+    gz.write(
+      JSON.stringify({ format: 'stepbox.bundle/1', episode: 'ep-20260101-000000-bomb', created: 0 }) + '\n',
+    );
+    const zeros = Buffer.alloc(1024 * 1024, 0x30);
+    for (let i = 0; i < 48; i++) if (!gz.write(zeros)) await once(gz, 'drain');
+    gz.end();
+    await done;
+    expect(statSync(file).size).toBeLessThan(1024 * 1024);
+    const b = openEpisodeStore(join(tmp, 'b'));
+    const limits = { totalBytes: 40 * 1024 * 1024, lineBytes: 8 * 1024 * 1024 };
+    await expect(importBundle(b, file, { limits })).rejects.toThrow(
+      /line over 8.0 MiB \(the cap on one entry\)/,
+    );
+    // Many small lines: the cap on the whole inflated bundle, with how to raise it.
+    await expect(
+      importBundle(b, file, { limits: { totalBytes: 4 * 1024 * 1024, lineBytes: 1024 ** 3 } }),
+    ).rejects.toThrow(
+      /inflates to more than 4.0 MiB \(the cap on decompressed size\); if the bundle is genuine, raise it with --max-size/,
+    );
+    expect(readdirSync(b.episodesDir)).toEqual([]);
+    // The default caps are finite, and below what a machine with a few GB can hold.
+    expect(BUNDLE_LIMITS.lineBytes).toBeLessThanOrEqual(512 * 1024 * 1024);
+    expect(BUNDLE_LIMITS.totalBytes).toBeLessThanOrEqual(8 * 1024 ** 3);
+  }, 30_000);
+
+  it('refuses a trace inside a bundle that inflates past its cap (every inflate is bounded)', () => {
+    const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024, 0x20));
+    expect(() => gunzipBounded(bomb, 1024 * 1024, 'trace x.jsonl.gz')).toThrow(
+      /trace x.jsonl.gz inflates to more than 1.0 MiB \(the cap on decompressed size\)/,
+    );
+    expect(gunzipBounded(gzipSync('ok\n'), 1024, 'small').toString()).toBe('ok\n');
+    expect(() => gunzipBounded(Buffer.from('not gzip'), 1024, 'junk')).toThrow(/junk is not valid gzip/);
+  }, 30_000);
+
+  it('refuses entries that are not bundle entries, by line number', async () => {
+    const file = join(tmp, 'odd.stepbox');
+    const head = JSON.stringify({
+      format: 'stepbox.bundle/1',
+      episode: 'ep-20260101-000000-odd',
+      created: 0,
+    });
+    for (const [line, why] of [
+      ['null', /line 2 is not a bundle entry/],
+      ['[1,2]', /line 2 is not a bundle entry/],
+      ['{"kind":"blob","hash":"../../x","base64":""}', /line 2 is a blob without a sha256 hash/],
+      ['{"kind":"manifest","id":"x","manifest":{}}', /manifest "x" has no entries/],
+    ] as const) {
+      writeFileSync(file, gzipSync(`${head}\n${line}\n{"kind":"end","traces":0,"manifests":0,"blobs":0}\n`));
+      await expect(importBundle(openEpisodeStore(join(tmp, 'c')), file)).rejects.toThrow(why);
+    }
   });
 });

@@ -134,6 +134,35 @@ describe('episode index', () => {
     index.close();
   });
 
+  it('finds timeouts the agent never saw: masked by a fallback or by an override', async () => {
+    const store = openEpisodeStore(home);
+    const timeout = { ok: false, error: { code: 'timeout' as const, message: 'lookup did not finish' } };
+    const masked = await writeSampleEpisode(store, {
+      task: 'masked',
+      script: [
+        {
+          tool: 'lookup',
+          args: { q: 'x' },
+          result: { ok: true, stdout: 'None', fallback: true },
+          real: timeout,
+        },
+        {
+          tool: 'lookup',
+          args: { q: 'y' },
+          result: timeout,
+          override: { ok: true, error: undefined, stdout: 'sunny' },
+        },
+        { final: 'done' },
+      ],
+    });
+    const index = openIndex(home);
+    index.refresh(store);
+    const [hit] = index.search({ error: 'timeout' });
+    expect(hit.branch).toBe(masked.branch);
+    expect(hit.hits.map((h) => h.step)).toEqual([1, 2]);
+    index.close();
+  });
+
   it('matches --memory values as JSON and as plain strings', () => {
     expect(memoryValueForms('None')).toEqual(['"None"']);
     expect(memoryValueForms('null').sort()).toEqual(['"null"', 'null']);

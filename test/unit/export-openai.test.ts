@@ -129,6 +129,45 @@ describe('openai-jsonl export', () => {
       excludeInjected: true,
       redaction: none,
     });
-    expect(excluded.meta.map((m) => m.branch)).toEqual(['good', 'bad']);
+    // A failed episode is left out by default, and kept (its turns weighted by QA) with --include-failed.
+    expect(excluded.meta.map((m) => m.branch)).toEqual(['good']);
+    expect(excluded.skipped).toContainEqual({
+      branch: 'bad',
+      reason: 'it ended failed, not succeeded (--include-failed keeps it)',
+    });
+    const all = buildExport(branches, checks, {
+      format: 'openai-jsonl',
+      excludeInjected: true,
+      includeFailed: true,
+      redaction: none,
+    });
+    expect(all.meta.map((m) => m.branch)).toEqual(['good', 'bad']);
+  });
+
+  it('leaves out failed, timed-out, error, interrupted and unfinished episodes by default', () => {
+    const ended = (status: string | null) => {
+      const t = new QaTrace(undefined, { episode: `ep-${status ?? 'running'}` })
+        .step({ calls: [sh('python3 test_x.py')] })
+        .step({ final: 'ok' });
+      return status === null
+        ? t
+        : t.end(status as 'failed', { success: status === 'succeeded', exit_code: 0 });
+    };
+    const traces = ['succeeded', 'failed', 'timeout', 'error', 'interrupted', null].map(ended);
+    const branches = traces.map(loadedBranch);
+    const checks = new Map(traces.map((t) => [loadedBranch(t).branch, checkOf(t)]));
+    const out = buildExport(branches, checks, {
+      format: 'openai-jsonl',
+      excludeInjected: false,
+      redaction: none,
+    });
+    expect(out.meta.map((m) => m.branch)).toEqual(['ep-succeeded']);
+    expect(out.skipped.map((s) => s.branch)).toEqual([
+      'ep-failed',
+      'ep-timeout',
+      'ep-error',
+      'ep-interrupted',
+      'ep-running',
+    ]);
   });
 });

@@ -58,6 +58,45 @@ describe('otel-json export', () => {
     }
     expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
   });
+  it('carries the semantic-convention attributes: provider, request temperature/seed, response, error.type', () => {
+    let outputs = 0;
+    const events = t.events().map((e) => {
+      if (e.type === 'header')
+        return {
+          ...e,
+          agent: {
+            spec: 'openai:qwen@http://127.0.0.1:11434/v1',
+            kind: 'openai',
+            model: 'qwen',
+            base_url: 'http://127.0.0.1:11434/v1',
+            temperature: 0.2,
+            seed: 7,
+          },
+        };
+      if (e.type === 'model_output' && outputs++ === 0)
+        return { ...e, response: { id: 'chatcmpl-1', model: 'qwen:7b', finish_reasons: ['tool_calls'] } };
+      return e;
+    }) as typeof t.events extends () => infer R ? R : never;
+    const spans = branchSpans(events);
+    const get = (s: (typeof spans)[number], key: string) => s.attributes.find((a) => a.key === key)?.value;
+    const [root, chat1, , tool2, chat2] = spans;
+    expect(get(root, 'gen_ai.provider.name')).toEqual({ stringValue: '127.0.0.1:11434' });
+    expect(get(chat1, 'gen_ai.provider.name')).toEqual({ stringValue: '127.0.0.1:11434' });
+    expect(get(chat1, 'gen_ai.request.temperature')).toEqual({ doubleValue: 0.2 });
+    expect(get(chat1, 'gen_ai.request.seed')).toEqual({ intValue: '7' });
+    expect(get(chat1, 'gen_ai.response.id')).toEqual({ stringValue: 'chatcmpl-1' });
+    expect(get(chat1, 'gen_ai.response.model')).toEqual({ stringValue: 'qwen:7b' });
+    expect(get(chat1, 'gen_ai.response.finish_reasons')).toEqual({
+      arrayValue: { values: [{ stringValue: 'tool_calls' }] },
+    });
+    expect(get(chat2, 'gen_ai.response.id')).toBeUndefined();
+    expect(get(tool2, 'error.type')).toEqual({ stringValue: 'timeout' });
+    expect(spans.filter((s) => get(s, 'error.type') !== undefined)).toEqual([tool2]);
+    // A scripted agent calls no model: its provider says so.
+    expect(get(branchSpans(t.events())[0], 'gen_ai.provider.name')).toEqual({
+      stringValue: 'stepbox.scripted',
+    });
+  });
   it('writes nanoseconds exactly, beyond float precision', () => {
     expect(nanos(1_700_000_000_123)).toBe('1700000000123000000');
     expect(nanos(1_700_000_000_123.5)).toBe('1700000000123500000');

@@ -69,9 +69,9 @@ describe('stepbox check', () => {
       index.close();
     }
   });
-  it('says what is wrong for an unknown episode', async () => {
+  it('says what is wrong for an unknown episode, as a usage error (not a flagged episode)', async () => {
     const run = await cli(['check', 'ep-nope']);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/no episode or branch matches/);
   });
 });

@@ -88,11 +88,13 @@ describe('disk snapshot store layout', () => {
     expect(await new DiskSnapshotStore(root).hasBlob(HELLO)).toBe(true);
   });
 
-  it('returns tampered bytes as stored, so the in-container verification can catch them', async () => {
+  it('refuses tampered bytes on read, naming the damaged file (never hands them to a restore)', async () => {
     const store = new DiskSnapshotStore(join(dir, 'tamper'));
     await store.putBlob(HELLO, hello);
     await writeFile(store.blobPath(HELLO), 'HELLO');
-    expect(Buffer.from(await store.getBlob(HELLO)).toString()).toBe('HELLO');
+    await expect(store.getBlob(HELLO)).rejects.toThrow(
+      `snapshot blob ${store.blobPath(HELLO)} is damaged: its content hashes to`,
+    );
   });
 
   it('lists a partial write an interrupted process left, so it can be removed', async () => {

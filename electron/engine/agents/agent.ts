@@ -32,6 +32,8 @@ export interface Decision {
   readonly usage?: unknown;
   readonly logprobs?: unknown;
   readonly latencyMs?: number;
+  /** The endpoint's id, model and finish reasons of this answer, when it gave them. */
+  readonly response?: { id?: string; model?: string; finish_reasons?: string[] };
 }
 
 /** Why an agent could not decide: ends the episode with status `error`. */

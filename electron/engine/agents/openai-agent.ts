@@ -89,6 +89,13 @@ export class OpenAiAgent implements Agent {
           usage: response.usage ?? null,
           logprobs: choice.logprobs ?? undefined,
           latencyMs: Date.now() - started,
+          response: {
+            ...(typeof response.id === 'string' ? { id: response.id } : {}),
+            ...(typeof response.model === 'string' ? { model: response.model } : {}),
+            finish_reasons: response.choices
+              .map((c) => c.finish_reason)
+              .filter((r): r is NonNullable<typeof r> => typeof r === 'string'),
+          },
         };
       } catch (e) {
         if (e instanceof AgentFailure) throw e;

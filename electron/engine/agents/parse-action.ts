@@ -1,6 +1,6 @@
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolCall } from '../../../shared/trace-events.js';
-import { checkJsonSchema } from './json-schema-check.js';
+import { argumentCheck } from '../tools/argument-validator.js';
 
 /**
  * A model output parsed into an action (Contracts: Scripted agent, which every agent
@@ -159,8 +159,8 @@ function checkCall(
   if (typeof args !== 'object' || Array.isArray(args)) {
     return `${label} (${name}): arguments must be a JSON object, got ${snippet(JSON.stringify(args))}`;
   }
-  const problems = checkJsonSchema(tool.function.parameters, args);
-  if (problems.length > 0) return `${label} (${name}): ${problems.join('; ')}`;
+  const valid = argumentCheck(name, tool.function.parameters)(args as Record<string, unknown>);
+  if (!valid.ok) return `${label} (${name}): ${valid.error}`;
   return { name, args: args as Record<string, unknown> };
 }
 

@@ -1,9 +1,31 @@
+import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_GEN_AI_AGENT_ID,
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_REQUEST_SEED,
+  ATTR_GEN_AI_REQUEST_TEMPERATURE,
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_ID,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_TOOL_TYPE,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+} from '@opentelemetry/semantic-conventions/incubating';
 import type { TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
 import { sha256Hex } from '../sha256.js';
 
 /** An OTLP attribute value. */
 export type OtlpValue =
-  { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
+  | { stringValue: string }
+  | { intValue: string }
+  | { doubleValue: number }
+  | { boolValue: boolean }
+  | { arrayValue: { values: OtlpValue[] } };
 
 /** An OTLP key/value attribute. */
 export interface OtlpAttribute {
@@ -38,10 +60,12 @@ const KIND = { internal: 1, client: 3 } as const;
 /** Status codes (OTLP enum). */
 const STATUS = { unset: 0, ok: 1, error: 2 } as const;
 
-/** An attribute from a JS value (integers as intValue strings, as OTLP/JSON wants). */
-export function attr(key: string, value: string | number | boolean): OtlpAttribute {
+/** An attribute from a JS value (integers as intValue strings, as OTLP/JSON wants; string arrays as arrayValue). */
+export function attr(key: string, value: string | number | boolean | readonly string[]): OtlpAttribute {
   if (typeof value === 'string') return { key, value: { stringValue: value } };
   if (typeof value === 'boolean') return { key, value: { boolValue: value } };
+  if (typeof value !== 'number')
+    return { key, value: { arrayValue: { values: value.map((v) => ({ stringValue: v })) } } };
   return Number.isInteger(value)
     ? { key, value: { intValue: String(value) } }
     : { key, value: { doubleValue: value } };
@@ -68,6 +92,29 @@ function tokens(usage: unknown): { input?: number; output?: number } {
 }
 
 /**
+ * The `gen_ai.provider.name` of a recorded agent: `openai` for OpenAI's own endpoint,
+ * the endpoint's host for another OpenAI-compatible one (vLLM, Ollama, …), and
+ * `stepbox.<kind>` for agents that call no model (scripted, replay, manual).
+ */
+export function providerName(agent: { kind: string; base_url?: unknown }): string {
+  if (agent.kind !== 'openai') return `stepbox.${agent.kind}`;
+  if (typeof agent.base_url !== 'string') return 'openai';
+  try {
+    const host = new URL(agent.base_url).host;
+    return host === 'api.openai.com' ? 'openai' : host;
+  } catch {
+    return 'openai';
+  }
+}
+
+/** A request parameter: from the recorded request body, else the agent's recorded setting. */
+function requestNumber(request: unknown, agent: Record<string, unknown>, key: string): number | undefined {
+  const fromRequest = (request as Record<string, unknown> | null | undefined)?.[key];
+  if (typeof fromRequest === 'number') return fromRequest;
+  return typeof agent[key] === 'number' ? (agent[key] as number) : undefined;
+}
+
+/**
  * One branch as OTel GenAI spans: an `invoke_agent` root for the episode, a `chat` span
  * per model decision (with token usage), and an `execute_tool` span per tool call under
  * its step's `chat`. Ids derive from the branch id, so re-exports are stable. Injected
@@ -85,6 +132,8 @@ export function branchSpans(
   const traceId = hexId(`trace:${header.branch}`, 32);
   const rootId = hexId(`span:${header.branch}:root`, 16);
   const agentName = header.agent.spec;
+  const agent = header.agent as Record<string, unknown> & { kind: string };
+  const provider = providerName(agent);
   const spans: OtlpSpan[] = [];
   const root: OtlpSpan = {
     traceId,
@@ -94,15 +143,17 @@ export function branchSpans(
     startTimeUnixNano: nanos(header.t),
     endTimeUnixNano: nanos((end ?? last).t),
     attributes: [
-      attr('gen_ai.operation.name', 'invoke_agent'),
-      attr('gen_ai.agent.name', agentName),
-      attr('gen_ai.agent.id', header.branch),
+      attr(ATTR_GEN_AI_OPERATION_NAME, 'invoke_agent'),
+      attr(ATTR_GEN_AI_PROVIDER_NAME, provider),
+      attr(ATTR_GEN_AI_AGENT_NAME, agentName),
+      attr(ATTR_GEN_AI_AGENT_ID, header.branch),
       attr('stepbox.episode', header.episode),
       attr('stepbox.branch', header.branch),
       attr('stepbox.task', String(header.task.name ?? '')),
       attr('stepbox.status', end?.status ?? 'open'),
       ...(end ? [attr('stepbox.end_reason', end.end_reason)] : []),
       ...(header.fork_step !== null ? [attr('stepbox.fork_step', header.fork_step)] : []),
+      ...(end && end.status !== 'succeeded' ? [attr(ATTR_ERROR_TYPE, end.end_reason)] : []),
     ],
     events: [],
     status:
@@ -113,14 +164,19 @@ export function branchSpans(
   spans.push(root);
   const chatOf = new Map<number, string>();
   const requestAt = new Map<number, number>();
+  const requestOf = new Map<number, unknown>();
   const calls = new Map<string, TraceEventOf<'tool_call'>>();
   for (const e of events) {
-    if (e.type === 'model_request') requestAt.set(e.step, e.t);
-    else if (e.type === 'model_output') {
+    if (e.type === 'model_request') {
+      requestAt.set(e.step, e.t);
+      requestOf.set(e.step, e.request);
+    } else if (e.type === 'model_output') {
       const id = hexId(`span:${header.branch}:chat:${e.step}:${e.seq}`, 16);
       chatOf.set(e.step, id);
       const t = tokens(e.usage);
       const start = requestAt.get(e.step) ?? e.t - (e.latency_ms ?? 0);
+      const temperature = requestNumber(requestOf.get(e.step), agent, 'temperature');
+      const seed = requestNumber(requestOf.get(e.step), agent, 'seed');
       spans.push({
         traceId,
         spanId: id,
@@ -130,12 +186,20 @@ export function branchSpans(
         startTimeUnixNano: nanos(start),
         endTimeUnixNano: nanos(e.t),
         attributes: [
-          attr('gen_ai.operation.name', 'chat'),
+          attr(ATTR_GEN_AI_OPERATION_NAME, 'chat'),
+          attr(ATTR_GEN_AI_PROVIDER_NAME, provider),
           ...(typeof header.agent.model === 'string'
-            ? [attr('gen_ai.request.model', header.agent.model)]
+            ? [attr(ATTR_GEN_AI_REQUEST_MODEL, header.agent.model)]
             : []),
-          ...(t.input !== undefined ? [attr('gen_ai.usage.input_tokens', t.input)] : []),
-          ...(t.output !== undefined ? [attr('gen_ai.usage.output_tokens', t.output)] : []),
+          ...(temperature !== undefined ? [attr(ATTR_GEN_AI_REQUEST_TEMPERATURE, temperature)] : []),
+          ...(seed !== undefined ? [attr(ATTR_GEN_AI_REQUEST_SEED, seed)] : []),
+          ...(e.response?.id !== undefined ? [attr(ATTR_GEN_AI_RESPONSE_ID, e.response.id)] : []),
+          ...(e.response?.model !== undefined ? [attr(ATTR_GEN_AI_RESPONSE_MODEL, e.response.model)] : []),
+          ...(e.response?.finish_reasons?.length
+            ? [attr(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, e.response.finish_reasons)]
+            : []),
+          ...(t.input !== undefined ? [attr(ATTR_GEN_AI_USAGE_INPUT_TOKENS, t.input)] : []),
+          ...(t.output !== undefined ? [attr(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, t.output)] : []),
           attr('stepbox.step', e.step),
           attr('stepbox.source', e.source),
           ...(options.redactContent ? [] : [attr('stepbox.output', e.raw.slice(0, 4000))]),
@@ -157,10 +221,11 @@ export function branchSpans(
         startTimeUnixNano: nanos(call?.t ?? e.t - r.duration_ms),
         endTimeUnixNano: nanos(e.t),
         attributes: [
-          attr('gen_ai.operation.name', 'execute_tool'),
-          attr('gen_ai.tool.name', e.name),
-          attr('gen_ai.tool.call.id', e.call_id),
-          attr('gen_ai.tool.type', 'function'),
+          attr(ATTR_GEN_AI_OPERATION_NAME, 'execute_tool'),
+          attr(ATTR_GEN_AI_TOOL_NAME, e.name),
+          attr(ATTR_GEN_AI_TOOL_CALL_ID, e.call_id),
+          attr(ATTR_GEN_AI_TOOL_TYPE, 'function'),
+          ...(!r.ok && r.error ? [attr(ATTR_ERROR_TYPE, r.error.code)] : []),
           attr('stepbox.step', e.step),
           ...(call && !options.redactContent
             ? [attr('stepbox.tool.arguments', JSON.stringify(call.arguments))]
@@ -189,7 +254,7 @@ export function branchSpans(
               ...(options.redactContent ? [] : [attr('stepbox.content', e.content)]),
             ]
           : e.type === 'override'
-            ? [attr('gen_ai.tool.call.id', e.call_id)]
+            ? [attr(ATTR_GEN_AI_TOOL_CALL_ID, e.call_id)]
             : e.type === 'human_command'
               ? options.redactContent
                 ? []
@@ -216,7 +281,7 @@ export function otlpDocument(spans: readonly OtlpSpan[]): OtlpTraces {
   return {
     resourceSpans: [
       {
-        resource: { attributes: [attr('service.name', 'stepbox')] },
+        resource: { attributes: [attr(ATTR_SERVICE_NAME, 'stepbox')] },
         scopeSpans: [{ scope: { name: 'stepbox', version: '0.1.0' }, spans: [...spans] }],
       },
     ],

@@ -4,11 +4,12 @@ import { branchEvents, type BranchCheck } from '../qa/check-branches.js';
 import type { LoadedBranch } from '../qa/episode-set.js';
 import { preferencePair } from './dpo-jsonl.js';
 import { fineTuneRecord, validateFineTuneRecord } from './openai-jsonl.js';
+import { atifTrajectory } from './atif.js';
 import { branchSpans, otlpDocument, type OtlpSpan } from './otel-json.js';
 import { redactEvents, redactValue, type Redaction } from './redact.js';
 
 /** The export formats. */
-export const EXPORT_FORMATS = ['openai-jsonl', 'otel-json', 'dpo-jsonl'] as const;
+export const EXPORT_FORMATS = ['openai-jsonl', 'otel-json', 'dpo-jsonl', 'atif'] as const;
 /** An export format. */
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
@@ -19,6 +20,11 @@ export interface ExportOptions {
   readonly minQuality?: number;
   /** Leave out branches (or pairs) holding injected or human-typed content instead of labelling it. */
   readonly excludeInjected: boolean;
+  /**
+   * openai-jsonl: also keep episodes that did not succeed (failed, timeout, error,
+   * interrupted, still running). Off by default: a fine-tune should not learn from them.
+   */
+  readonly includeFailed?: boolean;
   readonly redaction: Redaction;
 }
 
@@ -137,6 +143,14 @@ export function buildExport(
       skipped.push({ branch: b.branch, reason: `quality ${check.quality} below ${min}` });
       continue;
     }
+    const status = b.trace.end?.status ?? 'running';
+    if (options.format === 'openai-jsonl' && !options.includeFailed && status !== 'succeeded') {
+      skipped.push({
+        branch: b.branch,
+        reason: `it ended ${status}, not succeeded (--include-failed keeps it)`,
+      });
+      continue;
+    }
     if (options.excludeInjected && touchedByPerson(events)) {
       skipped.push({
         branch: b.branch,
@@ -145,6 +159,18 @@ export function buildExport(
       continue;
     }
     chosen.push({ b, events: redactEvents(events, r), check });
+  }
+  if (options.format === 'atif') {
+    // One ATIF trajectory per line: a branch with what it inherited (ATIF-v1.7).
+    const lines = chosen.map((c) => JSON.stringify(atifTrajectory(c.events)));
+    for (const c of chosen)
+      meta.push({
+        episode: c.b.episode,
+        branch: c.b.branch,
+        quality: c.check.quality,
+        flags: c.check.flags.map((f) => f.rule),
+      });
+    return { text: lines.map((l) => l + '\n').join(''), meta, count: lines.length, skipped };
   }
   if (options.format === 'otel-json') {
     const spans: OtlpSpan[] = [];

@@ -311,6 +311,7 @@ export class EpisodeRunner implements EpisodeController {
       usage: decision.usage ?? null,
       ...(decision.logprobs !== undefined ? { logprobs: decision.logprobs } : {}),
       latency_ms: decision.latencyMs,
+      ...(decision.response ? { response: decision.response } : {}),
     });
     const parsed = parseAction(decision.message, this.options.registry.definitions(), k);
     let outcome: StepOutcome;

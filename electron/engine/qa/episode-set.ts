@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseTask, type Task } from '../../../shared/task.js';
 import { logger } from '../log.js';
-import { openEpisodeStore, type DiskEpisodeStore } from '../trace/episode-store.js';
+import { openEpisodeStore, StoreError, type DiskEpisodeStore } from '../trace/episode-store.js';
 import { readTraceFile, TraceCorruptError, type ParsedTrace } from '../trace/trace-reader.js';
 
 const log = logger('qa');
@@ -79,7 +79,18 @@ export function loadBranches(
   if (existsSync(target) && statSync(target).isDirectory()) {
     const batchFile = join(target, 'batch.json');
     if (existsSync(batchFile)) {
-      const batch = JSON.parse(readFileSync(batchFile, 'utf8')) as { home?: string; slots?: BatchSlotRef[] };
+      let batch: { home?: string; slots?: BatchSlotRef[] };
+      try {
+        batch = JSON.parse(readFileSync(batchFile, 'utf8')) as typeof batch;
+      } catch (e) {
+        throw new StoreError('invalid_input', `${batchFile} is not a batch file (${(e as Error).message})`);
+      }
+      if (
+        typeof batch !== 'object' ||
+        batch === null ||
+        (batch.slots !== undefined && !Array.isArray(batch.slots))
+      )
+        throw new StoreError('invalid_input', `${batchFile} is not a batch file (no slots list)`);
       // A batch remembers the store it ran in; read it there when that is not the caller's.
       const own =
         batch.home && resolve(batch.home) !== resolve(store.home) && existsSync(batch.home)

@@ -1,7 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { access, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BlobWriter, SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
+import {
+  SnapshotCorruptError,
+  type BlobWriter,
+  type SnapshotManifest,
+  type SnapshotStore,
+  type StoredBlob,
+} from './snapshot-store.js';
 import { manifestId } from './memory-snapshot-store.js';
 import { sha256Hex } from '../sha256.js';
 
@@ -11,6 +17,21 @@ const BLOB_KEY = /^[0-9a-f]{64}(\.\d+\.[0-9a-f]{8}\.tmp)?$/;
 
 function checkHash(hash: string): void {
   if (!HEX64.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
+}
+
+/** An fs error as a short phrase: `missing: PATH`, or its code and path. */
+function describeFsError(e: unknown, path: string): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? `missing: ${path}` : `${code ?? (e as Error).message}: ${path}`;
+}
+
+/** True when `path` is a folder itself, not a symlink to one (nor absent). */
+async function isRealDir(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The names in a directory; none when it does not exist (yet). */
@@ -79,10 +100,24 @@ export class DiskSnapshotStore implements SnapshotStore {
     this.known.add(hash);
   }
 
-  /** The blob's content; rejects when absent. */
+  /**
+   * The blob's content, checked against its name: a blob that is missing or damaged on
+   * disk rejects with {@link SnapshotCorruptError} naming the file.
+   */
   async getBlob(hash: string): Promise<Uint8Array> {
-    checkHash(hash);
-    return readFile(this.blobPath(hash));
+    if (!HEX64.test(hash))
+      throw new SnapshotCorruptError(`snapshot blob id "${hash}" is not a sha256 digest`);
+    const path = this.blobPath(hash);
+    let content: Buffer;
+    try {
+      content = await readFile(path);
+    } catch (e) {
+      throw new SnapshotCorruptError(`snapshot blob ${hash} cannot be read (${describeFsError(e, path)})`);
+    }
+    const actual = sha256Hex(content);
+    if (actual !== hash)
+      throw new SnapshotCorruptError(`snapshot blob ${path} is damaged: its content hashes to ${actual}`);
+    return content;
   }
 
   /**
@@ -146,23 +181,37 @@ export class DiskSnapshotStore implements SnapshotStore {
 
   /**
    * Every blob file, with its size. Partial writes of an interrupted process are listed
-   * too, under their temp name: no manifest references them, so gc removes them.
+   * too, under their temp name: no manifest references them, so gc removes them. Only
+   * real folders and files count: a symlink planted anywhere under `dir` is never
+   * followed (gc deletes what this lists, and must not delete outside the store).
    */
   async listBlobs(): Promise<readonly StoredBlob[]> {
     const root = join(this.dir, 'blobs');
+    if (!(await isRealDir(this.dir)) || !(await isRealDir(root))) return [];
     const blobs: StoredBlob[] = [];
-    for (const prefix of await readdirOrEmpty(root))
+    for (const prefix of await readdirOrEmpty(root)) {
+      if (!(await isRealDir(join(root, prefix)))) continue;
       for (const rest of await readdirOrEmpty(join(root, prefix))) {
         const hash = prefix + rest;
-        if (BLOB_KEY.test(hash)) blobs.push({ hash, size: (await stat(join(root, prefix, rest))).size });
+        if (!BLOB_KEY.test(hash)) continue;
+        const st = await lstat(join(root, prefix, rest));
+        if (st.isFile()) blobs.push({ hash, size: st.size });
       }
+    }
     return blobs;
   }
 
-  /** Deletes a blob (or a listed partial write); absent blobs are no error. */
+  /** Deletes a blob (or a listed partial write); absent blobs are no error, nor is anything reached through a symlink touched. */
   async removeBlob(hash: string): Promise<void> {
     if (!BLOB_KEY.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
     this.known.delete(hash);
+    const folder = join(this.dir, 'blobs', hash.slice(0, 2));
+    if (
+      !(await isRealDir(this.dir)) ||
+      !(await isRealDir(join(this.dir, 'blobs'))) ||
+      !(await isRealDir(folder))
+    )
+      return;
     await rm(this.blobPath(hash), { force: true });
   }
 
@@ -185,9 +234,32 @@ export class DiskSnapshotStore implements SnapshotStore {
     return id;
   }
 
-  /** The manifest with `id`; rejects when absent. */
+  /**
+   * The manifest with `id`, checked against it: an id that is not a digest (a damaged
+   * trace names it), a missing file, bad JSON or a hash mismatch reject with
+   * {@link SnapshotCorruptError} naming what is wrong and where.
+   */
   async getManifest(id: string): Promise<SnapshotManifest> {
-    checkHash(id);
-    return JSON.parse(await readFile(this.manifestPath(id), 'utf8')) as SnapshotManifest;
+    if (!HEX64.test(id))
+      throw new SnapshotCorruptError(`snapshot manifest id ${JSON.stringify(id)} is not a sha256 digest`);
+    const path = this.manifestPath(id);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      throw new SnapshotCorruptError(`snapshot manifest ${id} cannot be read (${describeFsError(e, path)})`);
+    }
+    let manifest: SnapshotManifest;
+    try {
+      manifest = JSON.parse(text) as SnapshotManifest;
+    } catch {
+      throw new SnapshotCorruptError(`snapshot manifest ${path} is damaged: not JSON`);
+    }
+    if (typeof manifest !== 'object' || manifest === null || !Array.isArray(manifest.entries))
+      throw new SnapshotCorruptError(`snapshot manifest ${path} is damaged: it has no entries`);
+    const actual = manifestId(manifest);
+    if (actual !== id)
+      throw new SnapshotCorruptError(`snapshot manifest ${path} is damaged: it hashes to ${actual}`);
+    return manifest;
   }
 }

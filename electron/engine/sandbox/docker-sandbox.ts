@@ -23,7 +23,12 @@ import {
   type VerifierRun,
   type VerifyMode,
 } from './sandbox.js';
-import type { ManifestEntry, SnapshotManifest, SnapshotStore } from './snapshot-store.js';
+import {
+  SnapshotCorruptError,
+  type ManifestEntry,
+  type SnapshotManifest,
+  type SnapshotStore,
+} from './snapshot-store.js';
 
 const log = logger('sandbox');
 
@@ -597,7 +602,8 @@ export class DockerSandbox implements Sandbox {
   }
 
   private failure(e: unknown, code: 'snapshot_failed' | 'restore_failed'): Error {
-    if (e instanceof SandboxFailure) return e;
+    // Store damage is reported as such (and its fix), not as a sandbox failure.
+    if (e instanceof SandboxFailure || e instanceof SnapshotCorruptError) return e;
     if (e instanceof HelperError)
       return new SandboxFailure(e.code === 'verify_failed' ? 'verify_failed' : code, e.message);
     if (e instanceof SessionRestarted)

@@ -58,3 +58,13 @@ export interface SnapshotStore {
   /** The ids of every manifest held. */
   listManifests(): Promise<readonly string[]>;
 }
+
+/**
+ * A snapshot the store cannot give back as recorded: a blob or manifest missing, not
+ * parseable, or not hashing to its name. Damage on disk, not a bug: the message names
+ * the snapshot and the file; re-importing the episode's bundle is the fix.
+ */
+export class SnapshotCorruptError extends Error {
+  readonly code = 'snapshot_corrupt';
+  override readonly name = 'SnapshotCorruptError';
+}

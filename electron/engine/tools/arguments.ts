@@ -1,5 +1,3 @@
-import type { z } from 'zod';
-import { didYouMean } from '../../../shared/did-you-mean.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 
 /**
@@ -36,38 +34,4 @@ export function describeValue(value: unknown): string {
 /** `a string`, `an integer`: a type name with its article. */
 export function withArticle(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
-}
-
-/** Formats zod issues on a tool's arguments as `field: expected ...` lines. */
-export function describeArgumentIssues(
-  issues: readonly z.core.$ZodIssue[],
-  args: Record<string, unknown>,
-  allowed: readonly string[],
-): string {
-  return issues
-    .map((issue) => {
-      const field = issue.path.length ? issue.path.join('.') : 'arguments';
-      if (issue.code === 'unrecognized_keys') {
-        return issue.keys
-          .map((k) => {
-            const guess = didYouMean(k, allowed);
-            return `${k}: unknown argument${guess ? ` — did you mean "${guess}"?` : ''} (allowed: ${allowed.join(', ')})`;
-          })
-          .join('; ');
-      }
-      if (issue.code === 'invalid_type') {
-        const given = issue.path.length === 1 ? args[String(issue.path[0])] : undefined;
-        const missing = issue.path.length === 1 && !(String(issue.path[0]) in args);
-        if (issue.expected === 'nonoptional') return `${field}: required (any JSON value)`;
-        return missing
-          ? `${field}: required, expected ${withArticle(issue.expected)}`
-          : `${field}: expected ${withArticle(issue.expected)}, got ${describeValue(given)}`;
-      }
-      if (issue.code === 'invalid_value') {
-        return `${field}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-      }
-      if (issue.code === 'too_small' && issue.origin === 'string') return `${field}: must not be empty`;
-      return `${field}: ${issue.message}`;
-    })
-    .join('; ');
 }

@@ -1,9 +1,7 @@
 import { parseCommandTemplate, type TemplatePart } from '../../../shared/command-template.js';
-import { err, ok } from '../../../shared/result.js';
 import { toolFailure } from '../../../shared/tool-result.js';
 import { declaredParameters, type CustomTool } from '../../../shared/task.js';
 import type { MemoryWrite } from './tool-call.js';
-import { checkArguments } from './json-schema-check.js';
 import { resolvePointer, UNRESOLVED } from './json-pointer.js';
 import { shellQuote } from './shell-quote.js';
 import type { ToolExecutor } from './tool-executor.js';
@@ -68,10 +66,6 @@ export function customTool(spec: CustomTool, timeoutMs: number): ToolExecutor {
     },
     timeoutMs,
     fallback: spec.fallback,
-    validate(args) {
-      const problems = checkArguments(spec.parameters, args);
-      return problems.length ? err(problems.join('; ')) : ok(args);
-    },
     async run(args, ctx, effectiveMs) {
       if (!template.ok) {
         return {

@@ -1,5 +1,4 @@
-import { builtinToolDefinition, ExecuteShellArgs } from '../../../shared/tool-schemas.js';
-import { zodValidator } from './zod-validator.js';
+import { builtinToolDefinition } from '../../../shared/tool-schemas.js';
 import { runOf, type ToolExecutor } from './tool-executor.js';
 
 /** `execute_shell {command, timeout?}`: one call into the sandbox's persistent session, nothing more. */
@@ -8,7 +7,6 @@ export function executeShellTool(timeoutMs: number): ToolExecutor {
     name: 'execute_shell',
     definition: builtinToolDefinition('execute_shell'),
     timeoutMs,
-    validate: zodValidator(ExecuteShellArgs),
     async run(args, ctx, effectiveMs) {
       const { command } = args as { command: string };
       return runOf(await ctx.sandbox.exec({ command, timeoutMs: effectiveMs }));

@@ -1,15 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { parseSize } from '../../../shared/size.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
-import {
-  builtinToolDefinition,
-  ListDirArgs,
-  ReadFileArgs,
-  WriteFileArgs,
-} from '../../../shared/tool-schemas.js';
+import { builtinToolDefinition } from '../../../shared/tool-schemas.js';
 import { resolveToolPath } from './paths.js';
 import { runOf, withTimeout, type ToolExecutor } from './tool-executor.js';
-import { zodValidator } from './zod-validator.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -34,7 +28,6 @@ export function readFileTool(timeoutMs: number): ToolExecutor {
     name: 'read_file',
     definition: builtinToolDefinition('read_file'),
     timeoutMs,
-    validate: zodValidator(ReadFileArgs),
     async run(args, ctx, effectiveMs) {
       const { path, encoding } = args as { path: string; encoding?: 'utf8' | 'base64' };
       const abs = resolveToolPath(path);
@@ -80,7 +73,6 @@ export function writeFileTool(timeoutMs: number): ToolExecutor {
     name: 'write_file',
     definition: builtinToolDefinition('write_file'),
     timeoutMs,
-    validate: zodValidator(WriteFileArgs),
     async run(args, ctx, effectiveMs) {
       const { path, content, encoding } = args as {
         path: string;
@@ -126,7 +118,6 @@ export function listDirTool(timeoutMs: number): ToolExecutor {
     name: 'list_dir',
     definition: builtinToolDefinition('list_dir'),
     timeoutMs,
-    validate: zodValidator(ListDirArgs),
     async run(args, ctx, effectiveMs) {
       const abs = resolveToolPath((args as { path: string }).path);
       const start = performance.now();

@@ -1,8 +1,7 @@
 import { didYouMean } from '../../../shared/did-you-mean.js';
 import { toolFailure } from '../../../shared/tool-result.js';
-import { builtinToolDefinition, MemoryReadArgs, MemoryWriteArgs } from '../../../shared/tool-schemas.js';
+import { builtinToolDefinition } from '../../../shared/tool-schemas.js';
 import { runOf, type ToolExecutor } from './tool-executor.js';
-import { zodValidator } from './zod-validator.js';
 
 /** `memory_read {key}`: the value as JSON in `stdout` and `data.value`; a missing key is `not_found`. */
 export function memoryReadTool(timeoutMs: number): ToolExecutor {
@@ -10,7 +9,6 @@ export function memoryReadTool(timeoutMs: number): ToolExecutor {
     name: 'memory_read',
     definition: builtinToolDefinition('memory_read'),
     timeoutMs,
-    validate: zodValidator(MemoryReadArgs),
     async run(args, ctx) {
       const { key } = args as { key: string };
       if (!ctx.memory.has(key)) {
@@ -42,7 +40,6 @@ export function memoryWriteTool(timeoutMs: number): ToolExecutor {
     name: 'memory_write',
     definition: builtinToolDefinition('memory_write'),
     timeoutMs,
-    validate: zodValidator(MemoryWriteArgs),
     async run(args, ctx) {
       const { key, value } = args as { key: string; value: unknown };
       const write = ctx.memory.set(key, value, 'memory_write');

@@ -7,6 +7,7 @@ import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { BuiltinToolName, OpenAiTool } from '../../../shared/tool-schemas.js';
 import { SandboxFailure } from '../sandbox/sandbox.js';
 import { parseArguments } from './arguments.js';
+import { argumentCheck, type ArgumentCheck } from './argument-validator.js';
 import { customTool } from './custom-tool.js';
 import { executeShellTool } from './execute-shell.js';
 import { listDirTool, readFileTool, writeFileTool } from './file-tools.js';
@@ -67,6 +68,10 @@ export function createToolRegistry(task: Task): TaskToolRegistry {
     }
   }
   const definitions: OpenAiTool[] = [...tools.values()].map((t) => t.definition);
+  // Compiled once per task: the same checks the model parser runs (argument-validator).
+  const checks = new Map(
+    [...tools.values()].map((t) => [t.name, argumentCheck(t.name, t.definition.function.parameters)]),
+  );
   const names = [...tools.keys()];
   const injecting = faultsEnabled(task.faults);
 
@@ -91,7 +96,7 @@ export function createToolRegistry(task: Task): TaskToolRegistry {
         if (!tool) return outcome(unknownTool(name));
         const parsed = parseArguments(rawArgs);
         if (!parsed.ok) return outcome(toolFailure('invalid_arguments', `${name}: ${parsed.error}`));
-        const valid = tool.validate(parsed.value);
+        const valid = (checks.get(name) as ArgumentCheck)(parsed.value);
         if (!valid.ok) return outcome(toolFailure('invalid_arguments', `${name}: ${valid.error}`));
         let timeoutMs = effectiveTimeoutMs(tool.timeoutMs, ctx.hardTimeoutMs, argTimeout(valid.value));
         if (!injecting) return { ...(await tool.run(valid.value, ctx, timeoutMs)), faults: [] };

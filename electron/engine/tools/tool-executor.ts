@@ -1,4 +1,3 @@
-import type { Result } from '../../../shared/result.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { MemoryWrite, ToolContext } from './tool-call.js';
@@ -9,7 +8,7 @@ export interface ToolRun {
   readonly memoryWrites: readonly MemoryWrite[];
 }
 
-/** One enabled tool as the registry drives it: validate once, then run. */
+/** One enabled tool as the registry drives it: its arguments checked against `definition` (one validator), then run. */
 export interface ToolExecutor {
   readonly name: string;
   readonly definition: OpenAiTool;
@@ -17,8 +16,6 @@ export interface ToolExecutor {
   readonly timeoutMs: number;
   /** The observation the harness shows instead of the result after a hard timeout. */
   readonly fallback?: string;
-  /** Checks the parsed arguments; the error names the field and what was expected. */
-  validate(args: Record<string, unknown>): Result<unknown, string>;
   /** Runs with the effective timeout; may reject only with a SandboxFailure or a bug. */
   run(args: unknown, ctx: ToolContext, timeoutMs: number): Promise<ToolRun>;
 }

@@ -12,15 +12,16 @@
  * {"kind":"blob","hash":"<sha256 of content>","base64":"…"}                              per file content
  * {"kind":"end","traces":n,"manifests":n,"blobs":n}                                       always last
  * ```
- * The `end` line catches a truncated copy. Import verifies every trace's and blob's
- * sha256 and every manifest's id before anything lands in the store, writes into a
- * temporary folder, and renames it into place.
+ * The `end` line catches a truncated copy. Import inflates the file as a stream under a
+ * cap ({@link BUNDLE_LIMITS}), verifies every trace's and blob's sha256 and every
+ * manifest's id in a temporary folder, and renames it into place only when all checked out.
  */
 import { widerThanDefaults, type Widening } from '../../../shared/isolation-policy.js';
 import { parseTask } from '../../../shared/task.js';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
+import { gunzipLines, InflateError, MAX_TEXT_BYTES, type InflateLimits } from './bounded-gunzip.js';
 import { logger } from '../log.js';
 import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
 import { manifestProblem } from '../sandbox/manifest.js';
@@ -121,114 +122,140 @@ type Entry =
   | { kind: 'blob'; hash: string; base64: string }
   | { kind: 'end'; traces: number; manifests: number; blobs: number };
 
+/** The caps of an import: inflated size of the whole bundle, and of one entry. */
+export const BUNDLE_LIMITS: InflateLimits = {
+  totalBytes: 4 * 1024 ** 3,
+  lineBytes: Math.min(512 * 1024 ** 2, MAX_TEXT_BYTES),
+};
+
 function invalid(file: string, why: string): StoreError {
   return new StoreError('invalid_input', `${file} is not a usable stepbox bundle: ${why}`);
 }
 
-function parseBundle(file: string): { episode: string; entries: Entry[] } {
-  let text: string;
+/** One entry per line after the head; a line that is not a JSON object is refused by number. */
+function parseEntry(file: string, line: string, n: number): Entry {
+  let entry: unknown;
   try {
-    text = gunzipSync(readFileSync(file)).toString('utf8');
-  } catch (e) {
-    throw invalid(file, `cannot read it as gzip (${(e as Error).message})`);
-  }
-  const lines = text.split('\n').filter((l) => l.length > 0);
-  let head: { format?: string; episode?: string };
-  try {
-    head = JSON.parse(lines[0] ?? '{}');
+    entry = JSON.parse(line);
   } catch {
-    throw invalid(file, 'line 1 is not JSON');
+    throw invalid(file, `line ${n} is not JSON`);
   }
-  if (head.format !== BUNDLE_FORMAT)
-    throw invalid(file, `format is ${JSON.stringify(head.format)}, expected ${BUNDLE_FORMAT}`);
-  if (typeof head.episode !== 'string' || !isSafeId(head.episode)) throw invalid(file, 'no valid episode id');
-  const entries = lines.slice(1).map((l, i) => {
-    try {
-      return JSON.parse(l) as Entry;
-    } catch {
-      throw invalid(file, `line ${i + 2} is not JSON`);
-    }
-  });
-  const end = entries.at(-1);
-  if (end?.kind !== 'end') throw invalid(file, 'it is truncated (no end line)');
-  const count = (k: Entry['kind']) => entries.filter((e) => e.kind === k).length;
-  if (count('trace') !== end.traces || count('manifest') !== end.manifests || count('blob') !== end.blobs)
-    throw invalid(file, 'its entry counts do not match its end line');
-  return { episode: head.episode, entries };
+  const kind = (entry as { kind?: unknown } | null)?.kind;
+  if (
+    typeof entry !== 'object' ||
+    entry === null ||
+    !['meta', 'trace', 'manifest', 'blob', 'end'].includes(kind as string)
+  )
+    throw invalid(file, `line ${n} is not a bundle entry (kind ${JSON.stringify(kind)})`);
+  return entry as Entry;
 }
 
 /**
  * Imports a bundle into `store`. Refuses (`conflict`) when the episode exists unless
- * `overwrite`; verifies every hash first (`invalid_input` on any mismatch, nothing written).
+ * `overwrite`; verifies every hash (`invalid_input` on any mismatch) in a staging folder
+ * that only lands in the store when all of it checked out. The bundle is inflated as a
+ * stream under `limits` (a decompression bomb is refused naming the cap, in bounded memory).
  */
 export async function importBundle(
   store: DiskEpisodeStore,
   file: string,
-  options: { overwrite?: boolean } = {},
+  options: { overwrite?: boolean; limits?: InflateLimits } = {},
 ): Promise<ImportSummary> {
-  const { episode, entries } = parseBundle(file);
-  const target = store.episodeDir(episode);
-  if (existsSync(target) && !options.overwrite)
-    throw new StoreError(
-      'conflict',
-      `episode ${episode} already exists in ${store.home}; pass --force to replace it`,
-    );
-
-  // Verify everything before writing anything.
-  const blobs = new Map<string, Buffer>();
-  const traces: { branch: string; file: string; data: Buffer }[] = [];
-  const manifests: { id: string; manifest: SnapshotManifest }[] = [];
-  let meta: EpisodeMeta | null = null;
-  for (const e of entries) {
-    if (e.kind === 'meta') {
-      const parsed = EpisodeMeta.safeParse(e.meta);
-      if (!parsed.success || parsed.data.episode !== episode)
-        throw invalid(file, 'its meta does not describe the episode');
-      meta = parsed.data;
-    } else if (e.kind === 'trace') {
-      const data = Buffer.from(e.base64, 'base64');
-      if (
-        !isSafeId(e.branch) ||
-        !/^[A-Za-z0-9_-]+\.jsonl(\.gz)?$/.test(e.file) ||
-        !e.file.startsWith(`${e.branch}.`)
-      )
-        throw invalid(file, `trace entry ${JSON.stringify(e.file)} has a bad name`);
-      if (sha256Hex(data) !== e.sha256) throw invalid(file, `trace ${e.file} does not match its sha256`);
-      traces.push({ branch: e.branch, file: e.file, data });
-    } else if (e.kind === 'blob') {
-      const data = Buffer.from(e.base64, 'base64');
-      if (sha256Hex(data) !== e.hash) throw invalid(file, `blob ${e.hash} does not match its content hash`);
-      blobs.set(e.hash, data);
-    } else if (e.kind === 'manifest') {
-      const problem = manifestProblem(e.manifest);
-      if (problem) throw invalid(file, `manifest ${e.id} is unsafe: ${problem}`);
-      manifests.push({ id: e.id, manifest: e.manifest });
-    }
-  }
-  if (!meta) throw invalid(file, 'it has no meta entry');
-  for (const m of manifests)
-    for (const x of m.manifest.entries)
-      if (x.type === 'file' && x.hash && !blobs.has(x.hash))
-        throw invalid(file, `manifest ${m.id} needs blob ${x.hash}, which is missing`);
-
+  const limits = options.limits ?? BUNDLE_LIMITS;
+  const lines = gunzipLines(
+    file,
+    limits,
+    `bundle ${file}`,
+    'if the bundle is genuine, raise it with --max-size',
+  );
+  let staging: string | null = null;
   const asks = new Map<string, Widening>();
-  const staging = join(store.episodesDir, `.importing-${episode}-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
   try {
+    const first = await lines.next();
+    let head: { format?: string; episode?: string };
+    try {
+      head = JSON.parse(first.done ? '{}' : first.value);
+    } catch {
+      throw invalid(file, 'line 1 is not JSON');
+    }
+    if (head.format !== BUNDLE_FORMAT)
+      throw invalid(file, `format is ${JSON.stringify(head.format)}, expected ${BUNDLE_FORMAT}`);
+    const episode = head.episode;
+    if (typeof episode !== 'string' || !isSafeId(episode)) throw invalid(file, 'no valid episode id');
+    const target = store.episodeDir(episode);
+    if (existsSync(target) && !options.overwrite)
+      throw new StoreError(
+        'conflict',
+        `episode ${episode} already exists in ${store.home}; pass --force to replace it`,
+      );
+
+    staging = join(store.episodesDir, `.importing-${episode}-${process.pid}`);
+    rmSync(staging, { recursive: true, force: true });
     mkdirSync(join(staging, 'branches'), { recursive: true });
     mkdirSync(join(staging, 'snapshots'), { recursive: true });
-    writeFileSync(join(staging, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
-    for (const t of traces) {
-      writeFileSync(join(staging, 'branches', t.file), t.data);
-      const { header } = readTraceFile(join(staging, 'branches', t.file)); // throws trace_corrupt on a bad trace
-      if (header.episode !== episode || header.branch !== t.branch)
-        throw invalid(file, `trace ${t.file} belongs to ${header.episode}/${header.branch}`);
-      const task = parseTask(header.task);
-      if (task.ok)
-        for (const w of widerThanDefaults(task.value.sandbox)) asks.set(`${w.field}=${w.asked}`, w);
-    }
     const snaps = store.snapshotStoreAt(join(staging, 'snapshots'));
-    for (const [hash, data] of blobs) await snaps.putBlob(hash, data);
+    const blobs = new Set<string>();
+    const branches: string[] = [];
+    const manifests: { id: string; manifest: SnapshotManifest }[] = [];
+    let meta: EpisodeMeta | null = null;
+    let end: Extract<Entry, { kind: 'end' }> | null = null;
+    let n = 1;
+    for await (const line of lines) {
+      n += 1;
+      if (line.length === 0) continue;
+      if (end) throw invalid(file, `line ${n} comes after the end line`);
+      const e = parseEntry(file, line, n);
+      if (e.kind === 'end') end = e;
+      else if (e.kind === 'meta') {
+        const parsed = EpisodeMeta.safeParse(e.meta);
+        if (!parsed.success || parsed.data.episode !== episode)
+          throw invalid(file, 'its meta does not describe the episode');
+        meta = parsed.data;
+      } else if (e.kind === 'trace') {
+        if (
+          typeof e.branch !== 'string' ||
+          typeof e.file !== 'string' ||
+          typeof e.base64 !== 'string' ||
+          !isSafeId(e.branch) ||
+          !/^[A-Za-z0-9_-]+\.jsonl(\.gz)?$/.test(e.file) ||
+          !e.file.startsWith(`${e.branch}.`)
+        )
+          throw invalid(file, `trace entry ${JSON.stringify(e.file)} has a bad name`);
+        const data = Buffer.from(e.base64, 'base64');
+        if (sha256Hex(data) !== e.sha256) throw invalid(file, `trace ${e.file} does not match its sha256`);
+        const path = join(staging, 'branches', e.file);
+        writeFileSync(path, data);
+        const { header } = readTraceFile(path); // throws trace_corrupt on a bad trace (its inflate is capped too)
+        if (header.episode !== episode || header.branch !== e.branch)
+          throw invalid(file, `trace ${e.file} belongs to ${header.episode}/${header.branch}`);
+        const task = parseTask(header.task);
+        if (task.ok)
+          for (const w of widerThanDefaults(task.value.sandbox)) asks.set(`${w.field}=${w.asked}`, w);
+        branches.push(e.branch);
+      } else if (e.kind === 'blob') {
+        if (typeof e.base64 !== 'string' || typeof e.hash !== 'string' || !/^[0-9a-f]{64}$/.test(e.hash))
+          throw invalid(file, `line ${n} is a blob without a sha256 hash and base64 content`);
+        const data = Buffer.from(e.base64, 'base64');
+        if (sha256Hex(data) !== e.hash) throw invalid(file, `blob ${e.hash} does not match its content hash`);
+        await snaps.putBlob(e.hash, data);
+        blobs.add(e.hash);
+      } else {
+        if (typeof e.manifest !== 'object' || e.manifest === null || !Array.isArray(e.manifest.entries))
+          throw invalid(file, `manifest ${JSON.stringify(e.id)} has no entries`);
+        const problem = manifestProblem(e.manifest);
+        if (problem) throw invalid(file, `manifest ${e.id} is unsafe: ${problem}`);
+        manifests.push({ id: e.id, manifest: e.manifest });
+      }
+    }
+    if (!end) throw invalid(file, 'it is truncated (no end line)');
+    if (branches.length !== end.traces || manifests.length !== end.manifests || blobs.size !== end.blobs)
+      throw invalid(file, 'its entry counts do not match its end line');
+    if (!meta) throw invalid(file, 'it has no meta entry');
+    for (const m of manifests)
+      for (const x of m.manifest.entries)
+        if (x.type === 'file' && x.hash && !blobs.has(x.hash))
+          throw invalid(file, `manifest ${m.id} needs blob ${x.hash}, which is missing`);
+    writeFileSync(join(staging, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
     for (const m of manifests) {
       const id = await snaps.putManifest(m.manifest);
       if (id !== m.id) throw invalid(file, `manifest ${m.id} hashes to ${id}`);
@@ -238,16 +265,20 @@ export async function importBundle(
       store.removeEpisode(episode);
     }
     renameSync(staging, target);
+    staging = null;
+    return {
+      episode,
+      branches,
+      manifests: manifests.length,
+      blobs: blobs.size,
+      bytes: statSync(file).size,
+      asks: [...asks.values()],
+    };
   } catch (e) {
-    rmSync(staging, { recursive: true, force: true });
+    if (e instanceof InflateError) throw invalid(file, e.message.replace(`bundle ${file} `, 'it '));
     throw e;
+  } finally {
+    await lines.return(undefined);
+    if (staging) rmSync(staging, { recursive: true, force: true });
   }
-  return {
-    episode,
-    branches: traces.map((t) => t.branch),
-    manifests: manifests.length,
-    blobs: blobs.size,
-    bytes: readFileSync(file).length,
-    asks: [...asks.values()],
-  };
 }

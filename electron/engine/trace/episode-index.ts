@@ -249,7 +249,8 @@ export class EpisodeIndex {
               c.args_summary,
               r ? Number(r.ok) : null,
               r?.exit_code ?? null,
-              r?.error_code ?? null,
+              // What really happened: a timeout masked by a fallback or an override is still found by --error.
+              r ? (r.real_error_code ?? r.error_code) : null,
               r?.duration_ms ?? null,
             );
           }

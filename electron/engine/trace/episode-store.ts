@@ -27,7 +27,7 @@
  * const index = openIndex(store.home);           // list/search/flags (see episode-index.ts)
  * ```
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
@@ -190,7 +190,19 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
   meta(episode: string): EpisodeMeta {
     const path = join(this.episodeDir(episode), 'meta.json');
     if (!isSafeId(episode) || !existsSync(path)) throw new StoreError('not_found', `no episode ${episode}`);
-    return EpisodeMeta.parse(JSON.parse(readFileSync(path, 'utf8')));
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (e) {
+      throw new StoreError('trace_corrupt', `${path} is damaged: ${(e as Error).message}`);
+    }
+    const parsed = EpisodeMeta.safeParse(json);
+    if (!parsed.success)
+      throw new StoreError(
+        'trace_corrupt',
+        `${path} is damaged: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+      );
+    return parsed.data;
   }
 
   /** Every episode id, newest first (ids sort by creation time). */
@@ -315,9 +327,9 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     rmSync(doomed, { recursive: true, force: true });
   }
 
-  /** Bytes under a path (files only), for gc's report. */
+  /** Bytes under a path (files only; a symlink is counted as itself, never followed), for gc's report. */
   static sizeOf(path: string): number {
-    const st = statSync(path);
+    const st = lstatSync(path);
     if (!st.isDirectory()) return st.size;
     return readdirSync(path).reduce((n, name) => n + DiskEpisodeStore.sizeOf(join(path, name)), 0);
   }

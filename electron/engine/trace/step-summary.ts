@@ -15,6 +15,11 @@ export interface StepResult {
   readonly ok: boolean;
   readonly exit_code: number | null;
   readonly error_code: string | null;
+  /**
+   * The error code of what really happened, when the agent was shown something else (a
+   * fallback after a hard timeout, an override): search finds the timeout it masked.
+   */
+  readonly real_error_code: string | null;
   readonly duration_ms: number;
   readonly fallback: boolean;
   /** True when an `override` event replaced what the agent saw. */
@@ -96,12 +101,14 @@ function reduceResult(
   overridden: boolean,
 ): StepResult {
   const r = e.type === 'override' ? e.shown : e.result;
+  const real = e.type === 'override' ? e.real : (e.real ?? e.result);
   return {
     call_id: e.call_id,
     name,
     ok: r.ok,
     exit_code: r.exit_code ?? null,
     error_code: r.error?.code ?? null,
+    real_error_code: real.error?.code ?? null,
     duration_ms: (e.type === 'override' ? e.real : r).duration_ms,
     fallback: r.fallback === true,
     overridden,

@@ -1,5 +1,5 @@
+import { gunzipBounded, MAX_TEXT_BYTES } from './bounded-gunzip.js';
 import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { TraceEvent, type EndEvent, type HeaderEvent } from '../../../shared/trace-events.js';
 import {
   upgradeEvent,
@@ -47,9 +47,10 @@ export function readTraceFile(path: string, options: ReadOptions = {}): ParsedTr
   let text: string;
   if (path.endsWith('.gz')) {
     try {
-      text = gunzipSync(bytes).toString('utf8');
+      // A trace that inflates past the longest string V8 can hold could never be parsed.
+      text = gunzipBounded(bytes, MAX_TEXT_BYTES, `trace ${path}`).toString('utf8');
     } catch (e) {
-      throw new TraceCorruptError(`trace ${path} is not valid gzip: ${(e as Error).message}`);
+      throw new TraceCorruptError((e as Error).message);
     }
   } else {
     text = bytes.toString('utf8');

@@ -1,13 +1,14 @@
 import type { StepDetail } from '../../../shared/contract/models';
+import { terminalSafe } from '../../../shared/terminal-text';
 
 const RED = '\x1b[31m';
 const DIM = '\x1b[2m';
 const CYAN = '\x1b[36m';
 const RESET = '\x1b[0m';
 
-/** Text for a terminal: xterm needs CR LF line ends. */
+/** Recorded (untrusted) text for a terminal: control sequences stripped; xterm needs CR LF line ends. */
 function crlf(text: string): string {
-  return text.replace(/\r?\n/g, '\r\n');
+  return terminalSafe(text).replace(/\n/g, '\r\n');
 }
 
 /** What the terminal showed during a recorded step: each command, its output and exit code. */
@@ -24,7 +25,7 @@ export function recordedOutput(detail: StepDetail): string {
     }
     if (r.stdout) out.push(crlf(r.stdout.endsWith('\n') ? r.stdout : `${r.stdout}\n`));
     if (r.stderr) out.push(`${RED}${crlf(r.stderr.endsWith('\n') ? r.stderr : `${r.stderr}\n`)}${RESET}`);
-    if (r.error) out.push(`${RED}[${r.error.code}] ${crlf(r.error.message)}${RESET}\r\n`);
+    if (r.error) out.push(`${RED}[${crlf(r.error.code)}] ${crlf(r.error.message)}${RESET}\r\n`);
     else if (r.exit_code !== undefined && r.exit_code !== 0)
       out.push(`${DIM}[exit ${r.exit_code}]${RESET}\r\n`);
   }
