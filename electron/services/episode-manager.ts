@@ -42,10 +42,13 @@ export class EpisodeManager {
     if (onBranch) {
       entry.off.push(
         onBranch.call(controller, (next: string) => {
+          const from = branch;
           this.live.delete(branch);
           branch = next;
           this.live.set(next, entry);
           this.bus.emit('library.changed', { episode });
+          // A window showing the closed branch follows the episode onto the new one.
+          this.bus.emit('episode.state', { ...this.info(entry), continued_from: from });
         }),
       );
     }

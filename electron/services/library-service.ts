@@ -13,7 +13,7 @@ import type {
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { BranchCache, type LoadedBranch } from './branch-cache.js';
-import { manifestAt } from './branch-trace.js';
+import { snapshotAt } from '../engine/trace/lineage.js';
 import { summarizeBranch } from './branch-summary.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { TracePort } from './ports.js';
@@ -186,7 +186,7 @@ export class LibraryService {
       const sameAction = actionKey(le) === actionKey(re);
       const sameResult = resultKey(le) === resultKey(re);
       if (divergedAt === null && !(sameAction && sameResult)) divergedAt = step;
-      const [lm, rm] = [manifestAt(le, step), manifestAt(re, step)];
+      const [lm, rm] = [snapshotAt(le, step)?.manifest ?? null, snapshotAt(re, step)?.manifest ?? null];
       const workspace = [];
       if (lm !== rm) {
         const [lman, rman] = await Promise.all([manifestOf(ls, lm), manifestOf(rs, rm)]);
@@ -250,7 +250,7 @@ export class LibraryService {
     if (snapshot?.type !== 'snapshot') return [];
     const store = this.traces.snapshots(bt.info.episode);
     const [before, after] = await Promise.all([
-      manifestOf(store, manifestAt(bt.byStep.get(step - 1) ?? [], step - 1)),
+      manifestOf(store, snapshotAt(bt.byStep.get(step - 1) ?? [], step - 1)?.manifest ?? null),
       manifestOf(store, snapshot.manifest),
     ]);
     return Promise.all(

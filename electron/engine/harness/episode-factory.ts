@@ -11,7 +11,7 @@ import { openEpisodeStore } from '../trace/episode-store.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
-import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from './lineage.js';
+import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from '../trace/lineage.js';
 import { memoryFromEvents } from './state-at.js';
 import { restoreSandbox } from './rollback.js';
 import { parseTask } from '../../../shared/task.js';

@@ -10,7 +10,7 @@ import { openEpisodeStore } from '../trace/episode-store.js';
 import { SandboxEnvironment } from './environment.js';
 import type { EpisodeEnv } from './episode-factory.js';
 import { HarnessError } from './harness-error.js';
-import { readLineage, snapshotAt } from './lineage.js';
+import { readLineage, snapshotAt } from '../trace/lineage.js';
 import { MaxSteps } from './max-steps.js';
 import { OverlaySnapshotStore } from './overlay-snapshot-store.js';
 import { restoreSandbox } from './rollback.js';

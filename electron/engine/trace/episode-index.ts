@@ -5,7 +5,7 @@ import { canonicalJson } from '../../../shared/jcs.js';
 import type { DiskEpisodeStore, StoredBranch } from './episode-store.js';
 import { logger } from '../log.js';
 import type { ParsedTrace } from './trace-reader.js';
-import { summarizeSteps } from './step-summary.js';
+import { summarizeSteps } from '../../../shared/step-summary.js';
 
 const log = logger('index');
 
@@ -162,7 +162,8 @@ export class EpisodeIndex {
   indexBranch(trace: ParsedTrace): void {
     const h = trace.header;
     const all = [...trace.events, ...trace.partial];
-    const steps = summarizeSteps(all);
+    // Step 0 is the setup, not a decision: the index counts and searches decisions.
+    const steps = summarizeSteps(all).filter((s) => s.step >= 1);
     const finalReward = all.filter((e) => e.type === 'reward' && e.final).at(-1);
     const reward =
       trace.end?.return ?? (finalReward?.type === 'reward' ? finalReward.total : null) ?? sumRewards(steps);

@@ -16,6 +16,7 @@ const STATUS_LABEL: Record<StepRow['status'], string> = {
   parse_error: 'parse',
   final: 'final',
   pending: '…',
+  setup: 'setup',
 };
 
 function formatMs(ms: number | null): string {

@@ -11,7 +11,7 @@ import type {
 } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
 import type { TraceEvent } from '../../../../shared/trace-events';
-import { applyEventToRows } from '../../../../shared/contract/step-rows';
+import { applyEventToRows, liveRowsOf, type LiveRows } from '../../../../shared/contract/step-rows';
 import { errorText } from '../result';
 
 /** The open branch: its rows, controller state, breakpoints and which step is viewed. */
@@ -97,6 +97,8 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   const schedule = options.schedule ?? ((flush) => setTimeout(flush, 16));
   let pending: TraceEvent[] = [];
   let scheduled = false;
+  // The live fold of the open branch's rows (the shared per-step reducer, event by event).
+  let fold: LiveRows = liveRowsOf([]);
 
   const store = createStore<StepperState & StepperActions>()((set, get) => {
     const applyState = (info: EpisodeStateInfo): void => {
@@ -122,6 +124,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       }
       const v = res.value;
       pending = [];
+      fold = liveRowsOf(v.rows);
       set({
         load: 'ready',
         error: null,
@@ -140,6 +143,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       ...initial,
       async open(branch) {
         pending = [];
+        fold = liveRowsOf([]);
         set({ ...initial, branch, load: 'loading' });
         await load(branch, false);
       },
@@ -149,6 +153,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       },
       close() {
         pending = [];
+        fold = liveRowsOf([]);
         set(initial);
       },
       async step() {
@@ -209,11 +214,11 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     if (batch.length === 0) return;
     const s = store.getState();
     const ended = batch.some((e) => e.type === 'end');
-    let rows = s.rows;
-    for (const event of batch) rows = applyEventToRows(rows, event);
-    store.setState({ rows, live: ended ? false : s.live });
-    // A closed branch gets its QA flags and final status from the server.
-    if (ended) void store.getState().reload();
+    for (const event of batch) fold = applyEventToRows(fold, event);
+    store.setState({ rows: fold.rows, live: ended ? false : s.live });
+    // A closed branch gets its QA flags and final status from the server; an event on a
+    // step the view loaded (an injection or terminal command while paused) re-reads it.
+    if (ended || fold.stale) void store.getState().reload();
   };
 
   const offEvent = client.onEpisodeEvent(({ branch, event }) => {
@@ -226,7 +231,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     }
   });
   const offState = client.onEpisodeState((info) => {
-    if (info.branch !== store.getState().branch) return;
+    const open = store.getState().branch;
+    // Continuing after a rollback moves the episode onto a new branch: the window follows it.
+    if (open !== null && info.branch !== open && info.continued_from === open) {
+      void store.getState().open(info.branch);
+      return;
+    }
+    if (info.branch !== open) return;
     store.setState({ state: info.state, stopReason: describeStop(info), live: info.state !== 'ended' });
   });
   return store;
