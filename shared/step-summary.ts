@@ -6,7 +6,7 @@ export interface StepCall {
   readonly call_id: string;
   readonly name: string;
   readonly arguments: Record<string, unknown>;
-  /** `{command: "ls -la"}`: every argument, shortened to one line. */
+  /** `{command: "ls -la"}`: every argument, shortened to one line (filled by {@link finishStep}). */
   readonly args_summary: string;
   /** The argument a person looks for first (the command, the path, the key), one line. */
   readonly detail: string;
@@ -56,7 +56,10 @@ export interface StepSummary {
   readonly step: number;
   /** What the agent did: tool calls, a final answer, a parse error, nothing yet (an incomplete step), or setup. */
   readonly kind: 'setup' | 'tool' | 'final' | 'parse_error' | 'none';
-  /** One readable line: `execute_shell {command: "ls"}`, `final: "done"`, `parse error: …`. */
+  /**
+   * One readable line: `execute_shell {command: "ls"}`, `final: "done"`, `parse error: …`
+   * (filled by {@link finishStep}: the window's live fold does not need it).
+   */
   readonly action: string;
   readonly calls: readonly StepCall[];
   readonly results: readonly StepResult[];
@@ -101,7 +104,8 @@ export function callDetail(name: string, args: Record<string, unknown>): string 
 
 /** An outcome in words: `exit 137`, `error timeout`, `ok`. */
 export function outcomeText(r: ResultOutcome): string {
-  if (!r.ok) return `error ${r.error_code ?? 'unknown'}`;
+  if (!r.ok)
+    return `error ${r.error_code ?? 'unknown'}${r.exit_code === null ? '' : `, exit ${r.exit_code}`}`;
   return r.exit_code === null ? 'ok' : `exit ${r.exit_code}`;
 }
 
@@ -132,26 +136,30 @@ function reduceResult(e: TraceEventOf<'tool_result'> | TraceEventOf<'override'>,
   };
 }
 
+// Shared empties: the fold never mutates, and a 10,000-step trace allocates less.
+const NONE: readonly never[] = Object.freeze([]);
+const NO_COMPONENTS: Readonly<Record<string, number>> = Object.freeze({});
+
 /** An empty summary of step `step` (nothing recorded yet). */
 export function emptyStep(step: number): StepSummary {
   return {
     step,
     kind: step === 0 ? 'setup' : 'none',
     action: step === 0 ? 'setup' : '(no action recorded)',
-    calls: [],
-    results: [],
+    calls: NONE,
+    results: NONE,
     final: null,
     parse_error: null,
-    injected: [],
-    memory_writes: [],
+    injected: NONE,
+    memory_writes: NONE,
     reward: null,
-    reward_components: {},
+    reward_components: NO_COMPONENTS,
     changed: null,
-    changed_paths: [],
+    changed_paths: NONE,
     tree_hash: null,
-    errors: [],
-    warnings: [],
-    rollbacks: [],
+    errors: NONE,
+    warnings: NONE,
+    rollbacks: NONE,
   };
 }
 
@@ -170,8 +178,11 @@ function describeAction(s: StepSummary): string {
   }
 }
 
-function withAction(s: StepSummary): StepSummary {
-  return { ...s, action: describeAction(s) };
+/** Fills the texts the fold leaves out for speed: each call's `args_summary` and the `action` line. */
+export function finishStep(s: StepSummary): StepSummary {
+  const calls = s.calls.map((c) => ({ ...c, args_summary: argsSummary(c.arguments) }));
+  const done = { ...s, calls };
+  return { ...done, action: describeAction(done) };
 }
 
 /**
@@ -189,23 +200,25 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
         (acc, c) => upsertCall(acc, c.id, c.name, c.arguments),
         [...base.calls],
       );
-      return withAction({
+      return {
         ...base,
         kind: e.final !== null && e.calls.length === 0 ? 'final' : 'tool',
         final: e.final,
         calls,
-      });
+      };
     }
     case 'parse_error': {
       const base = s.changed !== null ? emptyStep(s.step) : s;
-      return withAction({ ...base, kind: 'parse_error', parse_error: e.message });
+      return { ...base, kind: 'parse_error', parse_error: e.message };
     }
     case 'tool_call':
-      return withAction({
+      // The call the action already decided (the usual case): nothing new to summarize.
+      if (s.calls.some((c) => c.call_id === e.call_id && c.name === e.name)) return s;
+      return {
         ...s,
         kind: s.kind === 'none' ? 'tool' : s.kind,
         calls: upsertCall(s.calls, e.call_id, e.name, e.arguments),
-      });
+      };
     case 'tool_result':
       return { ...s, results: upsertResult(s.results, reduceResult(e, e.name)) };
     case 'override': {
@@ -285,7 +298,7 @@ function upsertCall(
     call_id: id,
     name,
     arguments: args,
-    args_summary: argsSummary(args),
+    args_summary: '',
     detail: callDetail(name, args),
   };
   const at = calls.findIndex((c) => c.call_id === id);
@@ -304,10 +317,11 @@ function upsertResult(results: readonly StepResult[], r: StepResult): StepResult
 }
 
 /**
- * Groups a branch's events into per-step summaries in step order (linear time), step 0
- * (setup) included when anything was recorded at it.
+ * Folds a branch's events into per-step summaries in step order (linear time), step 0
+ * (setup) included when anything was recorded at it; the texts {@link finishStep} fills
+ * are left empty (the window's rows do not need them).
  */
-export function summarizeSteps(events: readonly TraceEvent[]): StepSummary[] {
+export function foldSteps(events: readonly TraceEvent[]): StepSummary[] {
   const steps = new Map<number, StepSummary>();
   for (const e of events) {
     if (e.type === 'header' || e.type === 'end') continue;
@@ -315,4 +329,9 @@ export function summarizeSteps(events: readonly TraceEvent[]): StepSummary[] {
     steps.set(e.step, foldStep(before, e));
   }
   return [...steps.values()].sort((a, b) => a.step - b.step);
+}
+
+/** A branch's per-step summaries, complete with their texts (`show`, the index, reports). */
+export function summarizeSteps(events: readonly TraceEvent[]): StepSummary[] {
+  return foldSteps(events).map(finishStep);
 }

@@ -3,7 +3,7 @@ import {
   foldStep,
   oneLine,
   outcomeText,
-  summarizeSteps,
+  foldSteps,
   type ResultOutcome,
   type StepSummary,
 } from '../step-summary.js';
@@ -57,8 +57,8 @@ export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepR
     human: s.injected.some((i) => i.type === 'human_command'),
     overridden: s.injected.some((i) => i.type === 'override'),
     reward: s.reward,
-    rewards: { ...s.reward_components },
-    flags: [...flags],
+    rewards: s.reward_components as Record<string, number>,
+    flags: flags as FlagSummary[],
     snapshot: s.changed !== null,
     error: fatal ? `${fatal.code}: ${oneLine(fatal.message, 160)}` : null,
     real: real.length
@@ -84,7 +84,7 @@ function withFlags(rows: StepRow[], flags: readonly FlagSummary[]): StepRow[] {
  */
 export function stepRowsOf(events: readonly TraceEvent[], flags: readonly FlagSummary[] = []): StepRow[] {
   return withFlags(
-    summarizeSteps(events).map((s) => rowOf(s)),
+    foldSteps(events).map((s) => rowOf(s)),
     flags,
   );
 }

@@ -256,7 +256,7 @@ describe('step rows', () => {
       status: 'ok',
       rollbacks: 1,
     });
-    expect(rows[2].real).toBe('execute_shell: error timeout (agent saw ok)');
+    expect(rows[2].real).toBe('execute_shell: error timeout, exit 137 (agent saw ok)');
     expect(rows[3]).toMatchObject({
       status: 'tool_error',
       snapshot: false,
