@@ -117,6 +117,7 @@ export class LibraryService {
     if (events.length === 0) throw new ServiceError('not_found', `${bt.info.branch} has no step ${step}`);
     const flags = bt.flags.filter((f) => f.step === step);
     const results = new Map<string, ToolResult>();
+    const reals = new Map<string, ToolResult>();
     const overrides = new Map<string, { real: ToolResult; shown: ToolResult }>();
     let final: string | null = null;
     let parseError: string | null = null;
@@ -126,8 +127,10 @@ export class LibraryService {
     const calls: TraceEvent[] = [];
     for (const e of events) {
       if (e.type === 'tool_call') calls.push(e);
-      else if (e.type === 'tool_result') results.set(e.call_id, e.result);
-      else if (e.type === 'override') overrides.set(e.call_id, { real: e.real, shown: e.shown });
+      else if (e.type === 'tool_result') {
+        results.set(e.call_id, e.result);
+        if (e.real) reals.set(e.call_id, e.real);
+      } else if (e.type === 'override') overrides.set(e.call_id, { real: e.real, shown: e.shown });
       else if (e.type === 'action') final = e.final;
       else if (e.type === 'parse_error') parseError = e.message;
       else if (e.type === 'model_request') request = e.request;
@@ -144,6 +147,7 @@ export class LibraryService {
                 call: { id: c.call_id, name: c.name, arguments: c.arguments },
                 result: results.get(c.call_id) ?? null,
                 override: overrides.get(c.call_id) ?? null,
+                real: reals.get(c.call_id) ?? null,
               },
             ]
           : [],

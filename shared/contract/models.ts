@@ -209,13 +209,16 @@ export const CallDetail = z.object({
   call: ToolCall,
   result: ToolResult.nullable(),
   override: z.object({ real: ToolResult, shown: ToolResult }).nullable(),
+  /** What the tool really returned when a hard timeout showed the agent a fallback (`result`). */
+  real: ToolResult.nullable().optional(),
 });
 /** One tool call of a step with its result. */
 export type CallDetail = z.infer<typeof CallDetail>;
 
 /** What the inspector shows for one step. */
 export const StepDetail = z.object({
-  step: z.number().int().positive(),
+  /** 0 is the setup: the files it wrote, what a person did before the first decision, episode flags. */
+  step: z.number().int().nonnegative(),
   calls: z.array(CallDetail),
   final: z.string().nullable(),
   parse_error: z.string().nullable(),
