@@ -29,6 +29,8 @@ const NO_FORKS: readonly BranchSummary[] = [];
 /** One timeline row; memoized so moving the selection re-renders two rows, not a screenful. */
 const Row = memo(function Row(props: {
   readonly row: StepRow;
+  /** The branch is closed (or not live here): a row without a snapshot never completed. */
+  readonly closed: boolean;
   readonly selected: boolean;
   readonly breakpoint: boolean;
   readonly forks: readonly BranchSummary[];
@@ -51,8 +53,8 @@ const Row = memo(function Row(props: {
       <button
         type="button"
         className={`tl-bp${props.breakpoint ? ' on' : ''}`}
-        title={props.breakpoint ? 'Remove breakpoint (F9)' : 'Break before this step (F9)'}
-        aria-label={`breakpoint at step ${row.step}`}
+        title={props.breakpoint ? 'Remove breakpoint (F9)' : 'Pause after this step (F9)'}
+        aria-label={`pause after step ${row.step}`}
         onClick={(e) => {
           e.stopPropagation();
           props.onBreakpoint(row.step);
@@ -79,6 +81,21 @@ const Row = memo(function Row(props: {
             OVR
           </i>
         ) : null}
+        {row.rollbacks ? (
+          <i className="mark mark-ovr" title="the workspace was restored inside this step (a hard timeout)">
+            ROLLBACK
+          </i>
+        ) : null}
+        {row.real ? (
+          <i className="mark mark-flag sev-warning" data-testid="row-real" title={row.real}>
+            real ≠ shown
+          </i>
+        ) : null}
+        {row.error ? (
+          <i className="mark mark-flag sev-error" data-testid="row-error" title={row.error}>
+            {row.error}
+          </i>
+        ) : null}
         {props.forks.map((f) => (
           <i key={f.branch} className="mark mark-fork" title={`branch ${f.branch} forks here`}>
             fork {f.branch.slice(0, 10)}
@@ -95,7 +112,9 @@ const Row = memo(function Row(props: {
           </i>
         ))}
       </span>
-      <span className={`tl-status s-${row.status}`}>{STATUS_LABEL[row.status]}</span>
+      <span className={`tl-status s-${row.status}`} data-testid="row-status">
+        {props.closed && !row.snapshot && row.step > 0 ? 'incomplete' : STATUS_LABEL[row.status]}
+      </span>
       <span className="tl-dur">{formatMs(row.duration_ms)}</span>
       <span className="tl-rew">{row.reward === null ? '' : row.reward.toFixed(2)}</span>
     </div>
@@ -111,6 +130,9 @@ export function Timeline() {
   const branch = useSlice('stepper', (s) => s.branch);
   const branches = useSlice('stepper', (s) => s.branches);
   const breakpoints = useSlice('stepper', (s) => s.breakpoints);
+  const live = useSlice('stepper', (s) => s.live);
+  // Step 0 is the setup row, not a step the agent took.
+  const decisions = rows.length && rows[0].step === 0 ? rows.length - 1 : rows.length;
   const viewed = useSlice('stepper', selectViewedStep);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -169,6 +191,7 @@ export function Timeline() {
               <Row
                 key={row.step}
                 row={row}
+                closed={!live}
                 top={item.start}
                 selected={row.step === viewed}
                 breakpoint={hasStepBreakpoint(breakpoints, row.step)}
@@ -189,7 +212,7 @@ export function Timeline() {
       className="timeline"
       actions={
         <span className="muted" data-testid="timeline-count">
-          {rows.length ? `${rows.length} steps` : ''}
+          {rows.length ? `${decisions} step${decisions === 1 ? '' : 's'}` : ''}
         </span>
       }
     >

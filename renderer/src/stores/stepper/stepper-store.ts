@@ -74,6 +74,32 @@ export interface StepperOptions {
   readonly schedule?: (flush: () => void) => void;
 }
 
+const END_REASONS: Record<string, string> = {
+  final_answer: 'the agent gave its final answer',
+  max_steps: 'it reached its step limit',
+  script_exhausted: 'the agent script ran out',
+  sandbox_lost: 'the sandbox died',
+  stopped: 'a person stopped it',
+  episode_timeout: 'the episode ran out of time',
+  agent_exit: 'the agent program exited with an error',
+  model_error: 'the model endpoint kept failing',
+};
+
+/** Why an episode ended, in words: `the agent gave its final answer; the verifier failed`. */
+export function endText(status: string, reason: string, verifierPassed?: boolean | null): string {
+  const rolled = /^rolled_back_to_(\d+)$/.exec(reason);
+  const why = rolled
+    ? `rolled back to step ${rolled[1]}`
+    : (END_REASONS[reason] ?? reason.replace(/_/g, ' '));
+  const verifier =
+    status === 'failed' && verifierPassed !== true
+      ? verifierPassed === false
+        ? '; the verifier failed'
+        : '; no verifier passed it'
+      : '';
+  return `${why}${verifier}`;
+}
+
 /** A stop reason in words, for the status bar. */
 export function describeStop(info: EpisodeStateInfo): string | null {
   const r = info.reason;
@@ -89,8 +115,16 @@ export function describeStop(info: EpisodeStateInfo): string | null {
       : '';
     return `breakpoint ${what}${r.message ? `: ${r.message}` : ''}`.trim();
   }
+  if (r.kind === 'ended' && r.message) {
+    // The runner says `STATUS: REASON[: detail]`; a person reads it in words.
+    const m = /^(succeeded|failed|timeout|error|interrupted): ([a-z_0-9]+)(?::\s*(.*))?$/s.exec(r.message);
+    if (m) return `ended ${m[1]} — ${endText(m[1], m[2])}${m[3] ? `: ${m[3]}` : ''}`;
+  }
   return r.message ? `${r.kind}: ${r.message}` : r.kind;
 }
+
+const RECORDED =
+  'This episode is recorded, not running. To continue it, select a step in the timeline and press "Reopen live here" (or "Fork from here").';
 
 /** Creates the stepper slice over a client; live events are batched into one update per frame. */
 export function createStepperStore(client: StepboxClient, options: StepperOptions = {}): StepperStore {
@@ -159,11 +193,19 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       async step() {
         // Like a debugger: F10 while a step is still running does nothing.
         if (get().busy || get().state === 'running') return;
+        if (!get().live) {
+          set({ error: RECORDED });
+          return;
+        }
         const res = await control((id) => client.episode.step({ id }));
         if (res?.ok) applyState(res.value);
       },
       async run() {
         if (get().busy || get().state === 'running') return;
+        if (!get().live) {
+          set({ error: RECORDED });
+          return;
+        }
         const res = await control((id) => client.episode.run({ id }));
         if (res?.ok) applyState(res.value);
       },
