@@ -284,12 +284,12 @@ describe('step rows', () => {
     expect(live.rows.map((r) => r.step)).toEqual([1, 2]);
   });
 
-  it('builds 10,000 rows in linear time (a quadratic fold takes many seconds)', () => {
+  it('builds 10,000 rows, one per step in order (its speed is the bench ui section, not a timed assertion)', () => {
     const events: TraceEvent[] = [];
     for (let k = 1; k <= 10_000; k++) events.push(...stepEvents(k, events.length + 1));
-    const started = performance.now();
-    expect(stepRowsOf(events)).toHaveLength(10_000);
-    expect(performance.now() - started).toBeLessThan(2000);
+    const rows = stepRowsOf(events);
+    expect(rows).toHaveLength(10_000);
+    expect(rows.every((r, i) => r.step === i + 1 && r.snapshot)).toBe(true);
   });
 });
 
