@@ -87,7 +87,7 @@ describe('journeys: rollback, manual agent, files diff', () => {
     await stepTo(app, 3);
     expect(app.errors).toEqual([]);
     await app.page.close();
-  });
+  }, 420_000);
 
   it('manual agent: F10 without a decision asks for one; a decision continues; the Files diff shows the file it wrote', async () => {
     const app = await web.open({ width: 1280, height: 800 });
@@ -126,5 +126,5 @@ describe('journeys: rollback, manual agent, files diff', () => {
     });
     expect(app.errors).toEqual([]);
     await app.page.close();
-  });
+  }, 420_000);
 });
