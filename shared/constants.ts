@@ -9,6 +9,14 @@ export const TRACE_SCHEMA = 'stepbox.trace/1';
 /** The sandbox user's uid and gid (created in the image). */
 export const SANDBOX_UID = 1000;
 /** Fixed environment every sandbox gets, so deterministic commands replay exactly. */
-export const SANDBOX_ENV = { HOME: '/home/agent', TZ: 'UTC', LANG: 'C.UTF-8', USER: 'agent' } as const;
+export const SANDBOX_ENV = {
+  HOME: '/home/agent',
+  TZ: 'UTC',
+  LANG: 'C.UTF-8',
+  USER: 'agent',
+  // No `__pycache__/*.pyc` in the workspace: they embed timestamps, so a deterministic
+  // Python episode would re-execute into a different tree hash (workspace_diverged_at).
+  PYTHONDONTWRITEBYTECODE: '1',
+} as const;
 /** Fixed hostname of every sandbox. */
 export const SANDBOX_HOSTNAME = 'sandbox';

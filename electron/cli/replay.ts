@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { readLineage } from '../engine/harness/lineage.js';
+import { readLineage } from '../engine/trace/lineage.js';
 import { replayVerify } from '../engine/harness/replay-verify.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';

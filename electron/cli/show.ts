@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { IndexedFlag } from '../engine/trace/episode-index.js';
 import { branchTimeline, type TimelineStep } from '../engine/trace/branch-timeline.js';
-import { oneLine } from '../engine/trace/step-summary.js';
+import { oneLine, outcomeText } from '../../shared/step-summary.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { openStoreAndIndex, printJson, resolveArg } from './store-common.js';
@@ -27,11 +27,12 @@ Examples:
 
 function resultLine(s: TimelineStep): string[] {
   return s.results.map((r) => {
-    const status = !r.ok ? `error ${r.error_code}` : r.exit_code === null ? 'ok' : `exit ${r.exit_code}`;
     const marks = [r.fallback ? 'fallback' : '', r.overridden ? 'overridden: agent saw this' : ''].filter(
       Boolean,
     );
-    return `→ ${r.name}: ${status} · ${Math.round(r.duration_ms)} ms${marks.length ? ` (${marks.join(', ')})` : ''}`;
+    // What the tool really returned when the agent saw something else (the window shows both too).
+    const real = r.real ? ` · real: ${outcomeText(r.real)}` : '';
+    return `→ ${r.name}: ${outcomeText(r)} · ${Math.round(r.duration_ms)} ms${marks.length ? ` (${marks.join(', ')})` : ''}${real}`;
   });
 }
 
@@ -90,6 +91,11 @@ export const command: CliCommand = {
     index.close();
     for (const w of t.warnings) io.stderr.write(`stepbox show: ${w}\n`);
     const flagsAt = (step: number | null) => flags.filter((f) => f.step === step);
+    // Step 0 (setup) is printed when something happened there: a person's command, a flag.
+    const steps = t.steps.filter(
+      (s) => s.step >= 1 || s.injected.length > 0 || (s.branch === branch.branch && flagsAt(0).length > 0),
+    );
+    const decisions = t.steps.filter((s) => s.step >= 1).length;
     const status = t.end?.status ?? 'running';
     const task = typeof t.header.task.name === 'string' ? t.header.task.name : '(unnamed)';
     if (values.json) {
@@ -105,7 +111,7 @@ export const command: CliCommand = {
         verifier: t.end?.verifier ?? null,
         reward: row?.reward ?? null,
         flags: flagsAt(null),
-        steps: t.steps.map((s) => ({
+        steps: steps.map((s) => ({
           step: s.step,
           branch: s.branch,
           kind: s.kind,
@@ -137,11 +143,11 @@ export const command: CliCommand = {
     print(io, `task ${task}  agent ${t.header.agent.spec}  image ${t.header.image}`);
     print(
       io,
-      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  verifier ${v ? `${v.success ? 'passed' : 'failed'} (exit ${v.exit_code ?? '-'})` : 'none'}  reward ${row?.reward?.toFixed(2) ?? '-'}  steps ${t.steps.length}`,
+      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  verifier ${v ? `${v.success ? 'passed' : 'failed'} (exit ${v.exit_code ?? '-'})` : 'none'}  reward ${row?.reward?.toFixed(2) ?? '-'}  steps ${decisions}`,
     );
     for (const f of flagsAt(null)) print(io, `⚑ ${f.rule} (${f.severity}): ${oneLine(f.message)}`);
     print(io, '');
-    for (const s of t.steps)
+    for (const s of steps)
       print(io, stepText(s, s.branch === branch.branch ? flagsAt(s.step) : [], branch.branch));
     return EXIT.ok;
   },

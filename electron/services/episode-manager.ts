@@ -20,7 +20,8 @@ interface LiveEpisode {
 /**
  * Holds the live {@link EpisodeController}s of this process (one per open branch) and
  * forwards their events and state changes to the bus. Every method resolves the id to a
- * live branch first and fails with `not_found` (naming `episode.reopen`) when none is live.
+ * live branch first and fails with `not_found` (saying to reopen it) when none is live. An
+ * episode that ends is released at once: its sandbox is kept only while it can still run.
  */
 export class EpisodeManager {
   private readonly live = new Map<string, LiveEpisode>();
@@ -42,10 +43,13 @@ export class EpisodeManager {
     if (onBranch) {
       entry.off.push(
         onBranch.call(controller, (next: string) => {
+          const from = branch;
           this.live.delete(branch);
           branch = next;
           this.live.set(next, entry);
           this.bus.emit('library.changed', { episode });
+          // A window showing the closed branch follows the episode onto the new one.
+          this.bus.emit('episode.state', { ...this.info(entry), continued_from: from });
         }),
       );
     }
@@ -59,6 +63,9 @@ export class EpisodeManager {
         // Stopped or ended, the branch's steps and status changed: the library shows them
         // (not on every step of a run, which would re-read a long trace per step).
         if (state === 'paused' || state === 'ended') this.bus.emit('library.changed', { episode });
+        // An ended episode cannot run again without a reopen (a new sandbox from its
+        // snapshot): its sandbox goes back now instead of being held until the app quits.
+        if (state === 'ended') void Promise.resolve().then(() => this.release(controller.branch, false));
       }),
     );
     this.bus.emit('library.changed', { episode });
@@ -117,7 +124,7 @@ export class EpisodeManager {
     if (!controller)
       throw new ServiceError(
         'not_found',
-        `${id} is not live in this window (it is recorded); reopen it at a step with episode.reopen to continue`,
+        `${id} is not running here (it is recorded): reopen it at a step to continue it`,
       );
     return controller;
   }

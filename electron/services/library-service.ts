@@ -14,7 +14,7 @@ import { DEFAULT_TOOLS } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { BranchCache, type LoadedBranch } from './branch-cache.js';
-import { manifestAt } from './branch-trace.js';
+import { snapshotAt } from '../engine/trace/lineage.js';
 import { summarizeBranch } from './branch-summary.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { TracePort } from './ports.js';
@@ -119,6 +119,7 @@ export class LibraryService {
     if (events.length === 0) throw new ServiceError('not_found', `${bt.info.branch} has no step ${step}`);
     const flags = bt.flags.filter((f) => f.step === step);
     const results = new Map<string, ToolResult>();
+    const reals = new Map<string, ToolResult>();
     const overrides = new Map<string, { real: ToolResult; shown: ToolResult }>();
     let final: string | null = null;
     let parseError: string | null = null;
@@ -128,8 +129,10 @@ export class LibraryService {
     const calls: TraceEvent[] = [];
     for (const e of events) {
       if (e.type === 'tool_call') calls.push(e);
-      else if (e.type === 'tool_result') results.set(e.call_id, e.result);
-      else if (e.type === 'override') overrides.set(e.call_id, { real: e.real, shown: e.shown });
+      else if (e.type === 'tool_result') {
+        results.set(e.call_id, e.result);
+        if (e.real) reals.set(e.call_id, e.real);
+      } else if (e.type === 'override') overrides.set(e.call_id, { real: e.real, shown: e.shown });
       else if (e.type === 'action') final = e.final;
       else if (e.type === 'parse_error') parseError = e.message;
       else if (e.type === 'model_request') request = e.request;
@@ -146,6 +149,7 @@ export class LibraryService {
                 call: { id: c.call_id, name: c.name, arguments: c.arguments },
                 result: results.get(c.call_id) ?? null,
                 override: overrides.get(c.call_id) ?? null,
+                real: reals.get(c.call_id) ?? null,
               },
             ]
           : [],
@@ -188,7 +192,7 @@ export class LibraryService {
       const sameAction = actionKey(le) === actionKey(re);
       const sameResult = resultKey(le) === resultKey(re);
       if (divergedAt === null && !(sameAction && sameResult)) divergedAt = step;
-      const [lm, rm] = [manifestAt(le, step), manifestAt(re, step)];
+      const [lm, rm] = [snapshotAt(le, step)?.manifest ?? null, snapshotAt(re, step)?.manifest ?? null];
       const workspace = [];
       if (lm !== rm) {
         const [lman, rman] = await Promise.all([manifestOf(ls, lm), manifestOf(rs, rm)]);
@@ -252,7 +256,7 @@ export class LibraryService {
     if (snapshot?.type !== 'snapshot') return [];
     const store = this.traces.snapshots(bt.info.episode);
     const [before, after] = await Promise.all([
-      manifestOf(store, manifestAt(bt.byStep.get(step - 1) ?? [], step - 1)),
+      manifestOf(store, snapshotAt(bt.byStep.get(step - 1) ?? [], step - 1)?.manifest ?? null),
       manifestOf(store, snapshot.manifest),
     ]);
     return Promise.all(

@@ -1,7 +1,7 @@
 import type { WideningKind } from '../../shared/isolation-policy.js';
 import { recordedTask } from '../engine/harness/recorded-task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
-import { cutAtStep, readLineage, snapshotAt } from '../engine/harness/lineage.js';
+import { cutAtStep, readLineage, snapshotAt } from '../engine/trace/lineage.js';
 import { restoreSandbox } from '../engine/harness/restore-sandbox.js';
 import { memoryFromEvents } from '../engine/harness/state-at.js';
 import { logger } from '../engine/log.js';

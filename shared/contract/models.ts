@@ -99,13 +99,23 @@ export const CaseSummary = z.object({
 export type CaseSummary = z.infer<typeof CaseSummary>;
 
 /** How a row of the timeline ended. */
-export const StepStatus = z.enum(['ok', 'nonzero_exit', 'tool_error', 'parse_error', 'final', 'pending']);
+export const StepStatus = z.enum([
+  'ok',
+  'nonzero_exit',
+  'tool_error',
+  'parse_error',
+  'final',
+  'pending',
+  /** Step 0: the workspace after setup (and what a person did before the first decision). */
+  'setup',
+]);
 /** How a step ended. */
 export type StepStatus = z.infer<typeof StepStatus>;
 
 /** One timeline row: a step's tools, argument summary, outcome and markers. */
 export const StepRow = z.object({
-  step: z.number().int().positive(),
+  /** 0 is the setup row (snapshot 0); decisions are numbered from 1. */
+  step: z.number().int().nonnegative(),
   tools: z.array(z.string()),
   /** A one-line summary of the arguments (the command, the path, ...). */
   summary: z.string(),
@@ -120,6 +130,12 @@ export const StepRow = z.object({
   flags: z.array(FlagSummary),
   /** True once snapshot k exists (the step is complete and can be rolled back to). */
   snapshot: z.boolean(),
+  /** The step's error (a fatal one first), `code: message`; absent or null when none. */
+  error: z.string().nullable().optional(),
+  /** What the tool really returned when the agent was shown something else (fallback, override). */
+  real: z.string().nullable().optional(),
+  /** Rollbacks recorded inside the step (a hard timeout restores step k-1; the step goes on). */
+  rollbacks: z.number().int().nonnegative().optional(),
 });
 /** One timeline row. */
 export type StepRow = z.infer<typeof StepRow>;
@@ -132,6 +148,8 @@ export const EpisodeStateInfo = z.object({
   /** The last completed step (0 after setup). */
   step: z.number().int().nonnegative(),
   reason: StopReason.nullable(),
+  /** The branch this controller was on before continuing after a rollback moved it here. */
+  continued_from: z.string().optional(),
 });
 /** A branch's state. */
 export type EpisodeStateInfo = z.infer<typeof EpisodeStateInfo>;
@@ -194,13 +212,16 @@ export const CallDetail = z.object({
   call: ToolCall,
   result: ToolResult.nullable(),
   override: z.object({ real: ToolResult, shown: ToolResult }).nullable(),
+  /** What the tool really returned when a hard timeout showed the agent a fallback (`result`). */
+  real: ToolResult.nullable().optional(),
 });
 /** One tool call of a step with its result. */
 export type CallDetail = z.infer<typeof CallDetail>;
 
 /** What the inspector shows for one step. */
 export const StepDetail = z.object({
-  step: z.number().int().positive(),
+  /** 0 is the setup: the files it wrote, what a person did before the first decision, episode flags. */
+  step: z.number().int().nonnegative(),
   calls: z.array(CallDetail),
   final: z.string().nullable(),
   parse_error: z.string().nullable(),

@@ -186,7 +186,7 @@ export const OPERATIONS = {
     'The events of a branch, paged by seq (default 500 per page).',
   ),
   'episode.stepDetail': op(
-    z.strictObject({ id: EpisodeId, step: z.number().int().positive() }),
+    z.strictObject({ id: EpisodeId, step: z.number().int().nonnegative() }),
     StepDetail,
     'The inspector view of one step.',
   ),

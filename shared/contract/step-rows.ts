@@ -1,121 +1,130 @@
-import type { ToolResult } from '../tool-result.js';
+import {
+  emptyStep,
+  foldStep,
+  oneLine,
+  outcomeText,
+  foldSteps,
+  type ResultOutcome,
+  type StepSummary,
+} from '../step-summary.js';
 import type { TraceEvent } from '../trace-events.js';
 import type { FlagSummary, StepRow, StepStatus } from './models.js';
 
-const SUMMARY_MAX = 160;
-
-/** A one-line summary of a tool call's arguments: the command, the path, or compact JSON. */
-export function summarizeArguments(name: string, args: Record<string, unknown>): string {
-  const pick = name === 'execute_shell' ? args.command : (args.path ?? args.key ?? args.query);
-  const text = typeof pick === 'string' ? pick : JSON.stringify(args);
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX - 1)}…` : line;
+function statusOf(s: StepSummary): StepStatus {
+  switch (s.kind) {
+    case 'setup':
+      return 'setup';
+    case 'final':
+      return 'final';
+    case 'parse_error':
+      return 'parse_error';
+    case 'none':
+      return 'pending';
+    case 'tool':
+      if (s.results.length === 0) return 'pending';
+      if (s.results.some((r) => !r.ok)) return 'tool_error';
+      if (s.results.some((r) => r.exit_code !== null && r.exit_code !== 0)) return 'nonzero_exit';
+      return 'ok';
+  }
 }
 
-function emptyRow(step: number): StepRow {
+function summaryOf(s: StepSummary): string {
+  switch (s.kind) {
+    case 'setup':
+      return s.changed === null ? 'setup' : `setup · ${s.changed} file${s.changed === 1 ? '' : 's'}`;
+    case 'final':
+      return oneLine(s.final ?? '', 160);
+    case 'parse_error':
+      return oneLine(s.parse_error ?? '', 160);
+    case 'tool':
+      return s.calls.map((c) => c.detail).join(' ; ');
+    case 'none':
+      return '';
+  }
+}
+
+/** One timeline row of a step summary (the window's projection of the shared per-step reducer). */
+export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepRow {
+  const fatal = s.errors.find((e) => e.fatal) ?? s.errors[0];
+  const real = s.results.filter((r) => r.real !== null);
   return {
-    step,
-    tools: [],
-    summary: '',
-    status: 'pending',
-    duration_ms: null,
-    injected: false,
-    human: false,
-    overridden: false,
-    reward: null,
-    rewards: {},
-    flags: [],
-    snapshot: false,
+    step: s.step,
+    tools: s.calls.map((c) => c.name),
+    summary: summaryOf(s),
+    status: statusOf(s),
+    duration_ms: s.results.length ? s.results.reduce((sum, r) => sum + r.duration_ms, 0) : null,
+    injected: s.injected.some((i) => i.type === 'injected'),
+    human: s.injected.some((i) => i.type === 'human_command'),
+    overridden: s.injected.some((i) => i.type === 'override'),
+    reward: s.reward,
+    rewards: s.reward_components as Record<string, number>,
+    flags: flags as FlagSummary[],
+    snapshot: s.changed !== null,
+    error: fatal ? `${fatal.code}: ${oneLine(fatal.message, 160)}` : null,
+    real: real.length
+      ? real
+          .map((r) => `${r.name}: ${outcomeText(r.real as ResultOutcome)} (agent saw ${outcomeText(r)})`)
+          .join(' ; ')
+      : null,
+    rollbacks: s.rollbacks.length,
   };
 }
 
-function statusAfter(row: StepRow, result: ToolResult): StepStatus {
-  if (row.status === 'tool_error' || !result.ok) return 'tool_error';
-  if (row.status === 'nonzero_exit' || (result.exit_code !== undefined && result.exit_code !== 0))
-    return 'nonzero_exit';
-  return 'ok';
-}
-
-/** Applies one event to a row; returns the same row when the event does not touch it. */
-function applyToRow(row: StepRow, event: TraceEvent): StepRow {
-  switch (event.type) {
-    case 'action':
-      if (event.final !== null && event.calls.length === 0)
-        return { ...row, status: 'final', summary: summarizeArguments('final', { text: event.final }) };
-      return {
-        ...row,
-        tools: event.calls.map((c) => c.name),
-        summary: event.calls.map((c) => summarizeArguments(c.name, c.arguments)).join(' ; '),
-      };
-    case 'parse_error':
-      return { ...row, status: 'parse_error', summary: row.summary || event.message.slice(0, SUMMARY_MAX) };
-    case 'tool_call':
-      return row.tools.length > 0
-        ? row
-        : { ...row, tools: [event.name], summary: summarizeArguments(event.name, event.arguments) };
-    case 'tool_result':
-      return {
-        ...row,
-        status: statusAfter(row, event.result),
-        duration_ms: (row.duration_ms ?? 0) + event.result.duration_ms,
-      };
-    case 'injected':
-      return { ...row, injected: true };
-    case 'override':
-      return { ...row, overridden: true };
-    case 'human_command':
-      return { ...row, human: true };
-    case 'reward':
-      return event.final ? row : { ...row, reward: event.total, rewards: { ...event.components } };
-    case 'snapshot':
-      return { ...row, snapshot: true };
-    default:
-      return row;
-  }
+function withFlags(rows: StepRow[], flags: readonly FlagSummary[]): StepRow[] {
+  if (flags.length === 0) return rows;
+  const byStep = new Map<number, FlagSummary[]>();
+  for (const f of flags) byStep.set(f.step, [...(byStep.get(f.step) ?? []), f]);
+  return rows.map((r) => (byStep.has(r.step) ? { ...r, flags: byStep.get(r.step) ?? [] } : r));
 }
 
 /**
- * Folds one trace event into timeline rows (rows sorted by step, step 0 has none) and
- * returns the new array, or the same array when nothing changed. A rollback to k drops
- * the rows after k: the branch continues from there. Used by the services for recorded
- * traces and by the window for live `episode.event`s, so both show the same rows.
+ * The timeline rows of a branch's events (steps in order, step 0 the setup row), with QA
+ * flags attached to the steps they point at; linear time. The incomplete last step of a
+ * trace is a row too (no snapshot), and a rollback inside a step never removes it.
  */
-export function applyEventToRows(rows: readonly StepRow[], event: TraceEvent): readonly StepRow[] {
-  if (event.type === 'rollback') {
-    const keep = rows.filter((r) => r.step <= event.to_step);
-    return keep.length === rows.length ? rows : keep;
-  }
-  if (event.step < 1 || event.type === 'header' || event.type === 'end') return rows;
+export function stepRowsOf(events: readonly TraceEvent[], flags: readonly FlagSummary[] = []): StepRow[] {
+  return withFlags(
+    foldSteps(events).map((s) => rowOf(s)),
+    flags,
+  );
+}
+
+/**
+ * Rows being folded live: `steps` holds the summaries of the steps whose events all
+ * arrived live (so each new event folds through the same reducer as a recorded trace).
+ */
+export interface LiveRows {
+  readonly rows: readonly StepRow[];
+  /** Owned by the fold and updated in place (copying it per event would make a long run quadratic). */
+  readonly steps: Map<number, StepSummary>;
+  /**
+   * True when an event touched a step whose row came from a recorded view (its earlier
+   * events are not here): the caller reloads the view rather than guess.
+   */
+  readonly stale: boolean;
+}
+
+/** Live rows starting from a loaded view's rows. */
+export function liveRowsOf(rows: readonly StepRow[]): LiveRows {
+  return { rows, steps: new Map(), stale: false };
+}
+
+/** Folds one live trace event into the rows (the same array back when nothing changed). */
+export function applyEventToRows(live: LiveRows, event: TraceEvent): LiveRows {
+  if (event.type === 'header' || event.type === 'end') return live;
+  const { rows } = live;
   let index = rows.length - 1;
   while (index >= 0 && rows[index].step > event.step) index--;
   const existing = index >= 0 && rows[index].step === event.step ? rows[index] : null;
-  // A new decision for a step that already completed (after a rollback) starts the row afresh.
-  const base = existing && !(event.type === 'action' && existing.snapshot) ? existing : emptyRow(event.step);
-  const next = applyToRow(base, event);
-  if (next === existing) return rows;
+  const known = live.steps.get(event.step);
+  if (existing && !known) return live.stale ? live : { ...live, stale: true };
+  const next = foldStep(known ?? emptyStep(event.step), event);
+  if (next === known) return live;
+  const { steps } = live;
+  steps.set(event.step, next);
+  const row = rowOf(next, existing?.flags ?? []);
   const out = rows.slice();
-  if (existing) out[index] = next;
-  else out.splice(index + 1, 0, next);
-  return out;
-}
-
-/** The timeline rows of a whole trace, with QA flags attached to the steps they point at (linear time). */
-export function stepRowsOf(events: readonly TraceEvent[], flags: readonly FlagSummary[] = []): StepRow[] {
-  const rows = new Map<number, StepRow>();
-  for (const event of events) {
-    if (event.type === 'rollback') {
-      for (const step of [...rows.keys()]) if (step > event.to_step) rows.delete(step);
-      continue;
-    }
-    if (event.step < 1 || event.type === 'header' || event.type === 'end') continue;
-    const existing = rows.get(event.step);
-    const base =
-      existing && !(event.type === 'action' && existing.snapshot) ? existing : emptyRow(event.step);
-    rows.set(event.step, applyToRow(base, event));
-  }
-  const byStep = new Map<number, FlagSummary[]>();
-  for (const f of flags) byStep.set(f.step, [...(byStep.get(f.step) ?? []), f]);
-  return [...rows.values()]
-    .sort((a, b) => a.step - b.step)
-    .map((r) => (byStep.has(r.step) ? { ...r, flags: byStep.get(r.step) ?? [] } : r));
+  if (existing) out[index] = row;
+  else out.splice(index + 1, 0, row);
+  return { rows: out, steps, stale: live.stale };
 }

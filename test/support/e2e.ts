@@ -391,15 +391,31 @@ export class InspectorPanel extends PanelObject {
   async tab(name: 'call' | 'output' | 'files' | 'memory' | 'request'): Promise<void> {
     await this.root.locator(`[data-tab="${name}"]`).click();
   }
-  /** Monaco model values by model name (`arguments.json`, `result.json`, `diff-after`, …). */
+  /**
+   * The text of the Monaco models ON SCREEN, by model name (`arguments.json`, `result.json`,
+   * `diff-after`, …): what the inspector's editors show now, not every model ever made.
+   */
   models(): Promise<Record<string, string>> {
     return this.page.evaluate(() => {
       const monaco = window.__stepboxMonaco;
       const out: Record<string, string> = {};
-      for (const m of monaco?.editor.getModels() ?? []) {
-        const uri = m.uri.toString();
-        if (uri.startsWith('stepbox://inspector/'))
-          out[uri.slice('stepbox://inspector/'.length)] = m.getValue();
+      for (const editor of monaco?.editor.getEditors() ?? []) {
+        const m = editor.getModel();
+        if (!m || m.uri.scheme !== 'stepbox') continue;
+        // stepbox://inspector/<name>?<branch/step/path>
+        const name = m.uri.path.replace(/^\//, '');
+        if (m.uri.authority === 'inspector') out[name] = m.getValue();
+      }
+      return out;
+    });
+  }
+  /** What an on-screen model shows (its URI query: branch/step, and the file for a diff). */
+  modelScopes(): Promise<Record<string, string>> {
+    return this.page.evaluate(() => {
+      const out: Record<string, string> = {};
+      for (const editor of window.__stepboxMonaco?.editor.getEditors() ?? []) {
+        const m = editor.getModel();
+        if (m && m.uri.authority === 'inspector') out[m.uri.path.replace(/^\//, '')] = m.uri.query;
       }
       return out;
     });

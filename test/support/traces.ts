@@ -48,6 +48,11 @@ export interface SampleStep {
   readonly override?: Partial<ToolResult>;
   /** A command a person typed in the terminal during this step. */
   readonly human?: string;
+  /**
+   * A hard timeout inside this step: the agent is shown `result` as a fallback, `real` is
+   * what the tool returned, and the step records a rollback to step k-1 before it goes on.
+   */
+  readonly hardTimeout?: { readonly real: Partial<ToolResult> };
   /** A non-fatal error event at this step. */
   readonly error?: { code: string; message: string; fatal?: boolean };
   /** Step reward components (default `{format: 0.1}`). */
@@ -217,8 +222,29 @@ async function writeSteps(
         call_id: callId,
         name: tool,
         result,
-        ...(s.real ? { real: { ...result, ...s.real } as ToolResult } : {}),
+        ...(s.real
+          ? { real: { ...result, ...s.real } as ToolResult }
+          : s.hardTimeout
+            ? {
+                real: {
+                  ok: false,
+                  error: { code: 'timeout', message: 'killed after the step limit' },
+                  duration_ms: 1000,
+                  bytes: 0,
+                  ...s.hardTimeout.real,
+                } as ToolResult,
+              }
+            : {}),
       });
+      if (s.hardTimeout)
+        writer.append({
+          type: 'rollback',
+          step,
+          source: 'harness',
+          to_step: step - 1,
+          reason: 'hard_timeout',
+          tree_hash: 'restored',
+        });
       if (s.override) {
         const shown = { ...result, ...s.override } as ToolResult;
         writer.append({ type: 'override', step, source: 'injected', call_id: callId, real: result, shown });

@@ -114,8 +114,10 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
 
     const view = value(await client.episode.open({ id }));
     expect(view.state).toMatchObject({ step: 1 });
-    expect(view.rows).toHaveLength(1);
-    expect(view.rows[0]).toMatchObject({
+    // Step 0 (setup) is a row too; the walkthroughs point at it.
+    expect(view.rows.map((r) => r.step)).toEqual([0, 1]);
+    expect(view.rows[0]).toMatchObject({ step: 0, status: 'setup', snapshot: true });
+    expect(view.rows[1]).toMatchObject({
       step: 1,
       tools: ['execute_shell'],
       summary: 'echo step 1',
@@ -147,7 +149,7 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     await changed;
     const forkView = value(await client.episode.open({ id: fork.branch }));
     expect(forkView.branches.map((b) => b.branch).sort()).toEqual([id, fork.branch].sort());
-    expect(forkView.rows.map((r) => r.step)).toEqual([1]);
+    expect(forkView.rows.map((r) => r.step)).toEqual([0, 1]);
 
     const cmp = value(await client.episode.compare({ a: id, b: fork.branch }));
     expect(cmp.rows[0]).toMatchObject({ step: 1, same_action: true, same_result: true });

@@ -10,7 +10,7 @@ import {
 } from '../../electron/engine/trace/trace-reader.js';
 import { UnsupportedSchemaError, type TraceUpgrade } from '../../electron/engine/trace/trace-upgrade.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
-import { summarizeSteps } from '../../electron/engine/trace/step-summary.js';
+import { summarizeSteps } from '../../shared/step-summary.js';
 import { exited, runTraceChild, waitForLine } from '../support/traces-process.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/traces/', import.meta.url));
@@ -33,10 +33,10 @@ describe('trace reader', () => {
     expect(trace.torn).toBe(false);
     expect(trace.warnings).toEqual([]);
     const steps = summarizeSteps(trace.events);
-    expect(steps.map((s) => s.kind)).toEqual(['tool', 'parse_error', 'tool', 'final']);
-    expect(steps[0].results[0]).toMatchObject({ ok: false, error_code: 'timeout', fallback: true });
-    expect(steps[2].results[0]).toMatchObject({ overridden: true, exit_code: 1 });
-    expect(steps[2].injected.map((i) => i.type)).toEqual(['override', 'human_command']);
+    expect(steps.map((s) => s.kind)).toEqual(['setup', 'tool', 'parse_error', 'tool', 'final']);
+    expect(steps[1].results[0]).toMatchObject({ ok: false, error_code: 'timeout', fallback: true });
+    expect(steps[3].results[0]).toMatchObject({ overridden: true, exit_code: 1 });
+    expect(steps[3].injected.map((i) => i.type)).toEqual(['override', 'human_command']);
   });
 
   it('reads the v1 killed-mid-step fixture up to its last complete step', () => {

@@ -1,5 +1,5 @@
 import type { TraceEvent } from '../../../shared/trace-events.js';
-import { cutAtStep } from '../harness/lineage.js';
+import { cutAtStep } from '../trace/lineage.js';
 import { branchEvents, type BranchCheck } from '../qa/check-branches.js';
 import type { LoadedBranch } from '../qa/episode-set.js';
 import { preferencePair } from './dpo-jsonl.js';

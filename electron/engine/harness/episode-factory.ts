@@ -15,7 +15,7 @@ import { createToolRegistry } from '../tools/registry.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
-import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from './lineage.js';
+import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from '../trace/lineage.js';
 import { memoryFromEvents } from './state-at.js';
 import { restoreSandbox } from './restore-sandbox.js';
 import { ALL_WIDENINGS, type WideningKind } from '../../../shared/isolation-policy.js';

@@ -21,7 +21,7 @@ import type { ControllerState, EpisodeController, StopReason } from './episode-c
 import { episodeStatus } from './episode-status.js';
 import { HarnessError } from './harness-error.js';
 import { Listeners } from './listeners.js';
-import { cutAtStep, snapshotAt } from './lineage.js';
+import { cutAtStep, snapshotAt } from '../trace/lineage.js';
 import { MaxSteps } from './max-steps.js';
 import { conversationFromEvents, episodeReturn, memoryFromEvents } from './state-at.js';
 import { StepTimeout } from './step-timeout.js';

@@ -1,7 +1,7 @@
 import { HarnessError } from './harness-error.js';
 import { openBranchController, type EpisodeEnv } from './episode-factory.js';
 import type { EpisodeRunner } from './episode-runner.js';
-import { readLineage, lastSnapshot } from './lineage.js';
+import { readLineage, lastSnapshot } from '../trace/lineage.js';
 
 /** Options of {@link forkEpisode}. */
 export interface ForkOptions extends EpisodeEnv {

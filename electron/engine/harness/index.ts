@@ -27,5 +27,5 @@ export { replayVerify, type ReplayReport, type StepVerdict, type FieldDiff } fro
 export { loadTask, taskFilePath } from './load-task.js';
 export { EpisodeRunner, type StepTiming } from './episode-runner.js';
 export { HarnessError } from './harness-error.js';
-export { readLineage } from './lineage.js';
+export { readLineage } from '../trace/lineage.js';
 export type { EpisodeController, ControllerState, StopReason } from './episode-controller.js';

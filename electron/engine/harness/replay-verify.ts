@@ -8,7 +8,7 @@ import { shellQuote } from '../tools/shell-quote.js';
 import { SandboxEnvironment } from './environment.js';
 import type { EpisodeEnv } from './episode-factory.js';
 import { HarnessError } from './harness-error.js';
-import { readLineage, snapshotAt } from './lineage.js';
+import { readLineage, snapshotAt } from '../trace/lineage.js';
 import { recordedTask } from './recorded-task.js';
 import { MaxSteps } from './max-steps.js';
 import { OverlaySnapshotStore } from './overlay-snapshot-store.js';

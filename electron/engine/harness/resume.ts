@@ -1,7 +1,7 @@
 import { openBranchController, type EpisodeEnv } from './episode-factory.js';
 import type { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
-import { lastSnapshot, readLineage } from './lineage.js';
+import { lastSnapshot, readLineage } from '../trace/lineage.js';
 
 /**
  * Continues an `interrupted` branch from its last complete step (its last snapshot) in a

@@ -2,7 +2,7 @@ import { atLeast, type Flag } from '../../../shared/qa/flag.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { branchEvents, type BranchCheck } from '../qa/check-branches.js';
 import type { LoadedBranch } from '../qa/episode-set.js';
-import { summarizeSteps } from '../trace/step-summary.js';
+import { summarizeSteps } from '../../../shared/step-summary.js';
 import { barChart, esc, histogram, lineChart } from './svg-charts.js';
 
 /** One episode's numbers, as the report aggregates them. */

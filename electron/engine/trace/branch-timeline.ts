@@ -1,6 +1,7 @@
 import type { EndEvent, HeaderEvent } from '../../../shared/trace-events.js';
-import type { DiskEpisodeStore, StoredBranch } from './episode-store.js';
-import { summarizeSteps, type StepSummary } from './step-summary.js';
+import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
+import { originOf, readLineage, type LineageSource } from './lineage.js';
+import type { BranchInfo } from './trace-store.js';
 
 /** A step of a branch's timeline: where it was recorded, and whether its step is incomplete. */
 export interface TimelineStep extends StepSummary {
@@ -12,7 +13,7 @@ export interface TimelineStep extends StepSummary {
 
 /** A branch's full history: inherited steps 1..K from its ancestors, then its own. */
 export interface BranchTimeline {
-  readonly branch: StoredBranch;
+  readonly branch: BranchInfo;
   readonly header: HeaderEvent;
   readonly end: EndEvent | null;
   readonly steps: readonly TimelineStep[];
@@ -20,43 +21,18 @@ export interface BranchTimeline {
 }
 
 /**
- * Reads a branch with its ancestry (a fork at K takes steps 1..K from its parent), as
- * per-step summaries for `show`, exports and views. Partial steps are included, marked.
+ * A branch's steps for `show`, exports and reports: {@link readLineage} folded by the
+ * shared per-step reducer (the window's rows are the same fold), the incomplete last
+ * step included and marked. Step 0 (setup) is included.
  */
-export function branchTimeline(store: DiskEpisodeStore, branch: StoredBranch): BranchTimeline {
-  const trace = store.readTrace(branch);
-  const partialSteps = new Set(trace.partial.map((e) => e.step));
-  const own: TimelineStep[] = summarizeSteps([...trace.events, ...trace.partial]).map((s) => ({
+export function branchTimeline(source: LineageSource, branch: BranchInfo): BranchTimeline {
+  const lineage = readLineage(source, branch);
+  const partialSteps = new Set(lineage.partial.map((e) => e.step));
+  const complete = new Set(lineage.events.filter((e) => e.type === 'snapshot').map((e) => e.step));
+  const steps = summarizeSteps([...lineage.events, ...lineage.partial]).map((s) => ({
     ...s,
-    branch: branch.branch,
-    partial: partialSteps.has(s.step),
+    branch: originOf(lineage, s.step),
+    partial: partialSteps.has(s.step) && !complete.has(s.step),
   }));
-  let inherited: TimelineStep[] = [];
-  const warnings = [...trace.warnings];
-  if (branch.parentBranch !== null && branch.forkStep !== null) {
-    const parent = branchTimeline(store, store.branchInfo(branch.episode, branch.parentBranch));
-    inherited = parent.steps.filter((s) => s.step <= (branch.forkStep ?? 0));
-    warnings.push(...parent.warnings);
-  }
-  // What the fork itself recorded at an inherited step (its rollback to K) joins that step.
-  const merged = inherited.map((s) => {
-    const extra = own.find((o) => o.step === s.step);
-    return extra
-      ? {
-          ...s,
-          injected: [...s.injected, ...extra.injected],
-          errors: [...s.errors, ...extra.errors],
-          warnings: [...s.warnings, ...extra.warnings],
-          rollbacks: [...s.rollbacks, ...extra.rollbacks],
-        }
-      : s;
-  });
-  const fork = branch.forkStep ?? -1;
-  return {
-    branch,
-    header: trace.header,
-    end: trace.end,
-    steps: [...merged, ...own.filter((o) => o.step > fork || !inherited.some((s) => s.step === o.step))],
-    warnings,
-  };
+  return { branch, header: lineage.header, end: lineage.trace.end, steps, warnings: lineage.warnings };
 }

@@ -6,7 +6,7 @@ import { canonicalJson } from '../../../shared/jcs.js';
 import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { logger } from '../log.js';
 import type { ParsedTrace } from './trace-reader.js';
-import { summarizeSteps } from './step-summary.js';
+import { summarizeSteps } from '../../../shared/step-summary.js';
 
 const log = logger('index');
 
@@ -163,7 +163,8 @@ export class EpisodeIndex {
   indexBranch(trace: ParsedTrace): void {
     const h = trace.header;
     const all = [...trace.events, ...trace.partial];
-    const steps = summarizeSteps(all);
+    // Step 0 is the setup, not a decision: the index counts and searches decisions.
+    const steps = summarizeSteps(all).filter((s) => s.step >= 1);
     const finalReward = all.filter((e) => e.type === 'reward' && e.final).at(-1);
     const reward =
       trace.end?.return ?? (finalReward?.type === 'reward' ? finalReward.total : null) ?? sumRewards(steps);
@@ -250,7 +251,7 @@ export class EpisodeIndex {
               r ? Number(r.ok) : null,
               r?.exit_code ?? null,
               // What really happened: a timeout masked by a fallback or an override is still found by --error.
-              r ? (r.real_error_code ?? r.error_code) : null,
+              r ? (r.real ? r.real.error_code : r.error_code) : null,
               r?.duration_ms ?? null,
             );
           }

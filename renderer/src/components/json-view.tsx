@@ -20,18 +20,25 @@ const OPTIONS: editor.IStandaloneEditorConstructionOptions = {
 };
 
 /**
- * Read-only JSON in Monaco. `model` names a fixed model URI (`stepbox://inspector/<model>`)
- * so scrubbing reuses one model per view instead of creating one per step, and tests find it.
+ * The URI of an inspector model: its name (`result.json`, `diff-after`) and, as the query,
+ * what it shows (episode/branch, step, file). Keyed by content, a model can never show
+ * another step's or another episode's text when a view remounts.
  */
+export function inspectorModelUri(name: string, scope: string): string {
+  return `stepbox://inspector/${name}?${encodeURIComponent(scope)}`;
+}
+
+/** Read-only JSON in Monaco; `scope` (branch/step) keys its model with `model` (the view's name). */
 export function JsonView(props: {
   readonly model: string;
+  readonly scope: string;
   readonly value: string;
   readonly height?: number | string;
 }) {
   return (
     <div className="monaco-box" style={{ height: props.height ?? 160 }} data-model={props.model}>
       <Editor
-        path={`stepbox://inspector/${props.model}`}
+        path={inspectorModelUri(props.model, props.scope)}
         language="json"
         theme="stepbox"
         value={props.value}
@@ -55,9 +62,10 @@ const LANGUAGES: Record<string, string> = {
   css: 'css',
 };
 
-/** A file's before/after in Monaco's diff editor (fixed model URIs, reused across steps). */
+/** A file's before/after in Monaco's diff editor; models keyed by branch/step/path (`scope`). */
 export function FileDiffView(props: {
   readonly path: string;
+  readonly scope: string;
   readonly before: string;
   readonly after: string;
 }) {
@@ -67,8 +75,8 @@ export function FileDiffView(props: {
       <DiffEditor
         original={props.before}
         modified={props.after}
-        originalModelPath="stepbox://inspector/diff-before"
-        modifiedModelPath="stepbox://inspector/diff-after"
+        originalModelPath={inspectorModelUri('diff-before', `${props.scope}/${props.path}`)}
+        modifiedModelPath={inspectorModelUri('diff-after', `${props.scope}/${props.path}`)}
         // Keep the models on unmount: disposing them first makes Monaco throw while resetting the widget.
         keepCurrentOriginalModel
         keepCurrentModifiedModel

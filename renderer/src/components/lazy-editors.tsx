@@ -8,6 +8,8 @@ const loading = <div className="state state-loading">Loading editor…</div>;
 /** Read-only JSON in Monaco, loaded on first use. */
 export function JsonView(props: {
   readonly model: string;
+  /** What the model shows (branch/step): models are keyed by it, never reused across steps. */
+  readonly scope: string;
   readonly value: string;
   readonly height?: number | string;
 }) {
@@ -21,6 +23,7 @@ export function JsonView(props: {
 /** A file's before/after in Monaco's diff editor, loaded on first use. */
 export function FileDiffView(props: {
   readonly path: string;
+  readonly scope: string;
   readonly before: string;
   readonly after: string;
 }) {

@@ -1,5 +1,5 @@
 import { IdText } from './id-text';
-import { selectCanStep } from '../stores/stepper/stepper-store';
+import { endText, selectCanStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /** The debugger toolbar: step, continue, pause, stop, and where the branch is. */
@@ -65,6 +65,12 @@ export function StepperBar() {
           >
             {live ? (state ?? 'idle') : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
           </span>
+          {!live && view?.end ? (
+            <span className="muted" data-testid="end-reason">
+              {' '}
+              · {endText(view.end.status, view.end.end_reason, view.end.verifier?.success ?? null)}
+            </span>
+          ) : null}
           {busy ? <span className="muted"> working…</span> : null}
           {reason ? (
             <span className="muted where-reason" data-testid="stop-reason" title={reason}>

@@ -59,6 +59,11 @@ export function InjectPanel() {
       {manual ? (
         <>
           <h3>Manual agent: the next decision</h3>
+          {live && state === 'running' ? (
+            <div className="notice" data-testid="decide-asks" role="status">
+              The agent is waiting for you: enter the next tool call (or a final answer) and send it.
+            </div>
+          ) : null}
           <div className="row">
             <input
               className="search"
@@ -183,13 +188,14 @@ export function InjectPanel() {
           <button
             type="button"
             data-testid="decide-send"
-            disabled={!ready || sending || unknownTool !== null}
+            // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
+            disabled={!branch || !live || sending || unknownTool !== null}
             onClick={() => {
               setActed('decide');
               if (branch) void a.decide(branch);
             }}
           >
-            Queue decision
+            {live && state === 'running' ? 'Send decision' : 'Queue decision'}
           </button>
           {answer('decide')}
         </>

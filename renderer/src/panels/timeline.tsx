@@ -18,6 +18,7 @@ const STATUS_LABEL: Record<StepRow['status'], string> = {
   parse_error: 'parse',
   final: 'final',
   pending: '…',
+  setup: 'setup',
 };
 
 function formatMs(ms: number | null): string {
@@ -30,6 +31,8 @@ const NO_FORKS: readonly BranchSummary[] = [];
 /** One timeline row; memoized so moving the selection re-renders two rows, not a screenful. */
 const Row = memo(function Row(props: {
   readonly row: StepRow;
+  /** The branch is closed (or not live here): a row without a snapshot never completed. */
+  readonly closed: boolean;
   readonly selected: boolean;
   readonly breakpoint: boolean;
   readonly forks: readonly BranchSummary[];
@@ -56,7 +59,7 @@ const Row = memo(function Row(props: {
         className={`tl-bp${props.breakpoint ? ' on' : ''}`}
         tabIndex={-1}
         title={props.breakpoint ? 'Remove breakpoint (F9)' : 'Pause after this step (F9)'}
-        aria-label={`breakpoint at step ${row.step}`}
+        aria-label={`pause after step ${row.step}`}
         onClick={(e) => {
           e.stopPropagation();
           props.onBreakpoint(row.step);
@@ -83,6 +86,21 @@ const Row = memo(function Row(props: {
             OVR
           </i>
         ) : null}
+        {row.rollbacks ? (
+          <i className="mark mark-ovr" title="the workspace was restored inside this step (a hard timeout)">
+            ROLLBACK
+          </i>
+        ) : null}
+        {row.real ? (
+          <i className="mark mark-flag sev-warning" data-testid="row-real" title={row.real}>
+            real ≠ shown
+          </i>
+        ) : null}
+        {row.error ? (
+          <i className="mark mark-flag sev-error" data-testid="row-error" title={row.error}>
+            {row.error}
+          </i>
+        ) : null}
         {props.forks.map((f) => (
           <i key={f.branch} className="mark mark-fork" title={`branch ${f.branch} forks here`}>
             fork {f.branch}
@@ -99,7 +117,9 @@ const Row = memo(function Row(props: {
           </i>
         ))}
       </span>
-      <span className={`tl-status s-${row.status}`}>{STATUS_LABEL[row.status]}</span>
+      <span className={`tl-status s-${row.status}`} data-testid="row-status">
+        {props.closed && !row.snapshot && row.step > 0 ? 'incomplete' : STATUS_LABEL[row.status]}
+      </span>
       <span className="tl-dur">{formatMs(row.duration_ms)}</span>
       <span className="tl-rew">{row.reward === null ? '' : row.reward.toFixed(2)}</span>
     </div>
@@ -115,6 +135,9 @@ export function Timeline() {
   const branch = useSlice('stepper', (s) => s.branch);
   const branches = useSlice('stepper', (s) => s.branches);
   const breakpoints = useSlice('stepper', (s) => s.breakpoints);
+  const live = useSlice('stepper', (s) => s.live);
+  // Step 0 is the setup row, not a step the agent took.
+  const decisions = rows.length && rows[0].step === 0 ? rows.length - 1 : rows.length;
   const viewed = useSlice('stepper', selectViewedStep);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const flags = useSlice('stepper', (s) => s.flags);
@@ -237,6 +260,7 @@ export function Timeline() {
               <Row
                 key={row.step}
                 row={row}
+                closed={!live}
                 top={item.start}
                 selected={row.step === viewed}
                 breakpoint={hasStepBreakpoint(breakpoints, row.step)}
@@ -257,7 +281,7 @@ export function Timeline() {
       className="timeline"
       actions={
         <span className="muted" data-testid="timeline-count">
-          {rows.length ? `${rows.length} steps` : ''}
+          {rows.length ? `${decisions} step${decisions === 1 ? '' : 's'}` : ''}
         </span>
       }
     >

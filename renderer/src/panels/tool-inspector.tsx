@@ -50,29 +50,52 @@ function Facts(props: { readonly result: ToolResult | null }) {
   );
 }
 
-function CallView(props: { readonly call: CallDetail }) {
+/** A result's outcome in words: `exit 137`, `error timeout`. */
+function outcome(r: ToolResult): string {
+  if (!r.ok)
+    return `error ${r.error?.code ?? 'unknown'}${r.exit_code === undefined ? '' : `, exit ${r.exit_code}`}`;
+  return r.exit_code === undefined ? 'ok' : `exit ${r.exit_code}`;
+}
+
+function CallView(props: { readonly call: CallDetail; readonly scope: string }) {
   const { call, result, override } = props.call;
+  // What the tool really returned when the agent saw something else: a person's override,
+  // or the fallback a hard timeout showed.
+  const real = override?.real ?? props.call.real ?? null;
+  const shown = override?.shown ?? result;
+  const why = override ? 'overridden by a person' : 'fallback after the step timed out';
   return (
     <div className="call">
       <div className="call-title">
         <b>{call.name}</b> <span className="muted mono">{call.id}</span>
         {override ? <i className="mark mark-ovr">overridden</i> : null}
+        {!override && real ? <i className="mark mark-ovr">fallback</i> : null}
       </div>
-      <Facts result={override?.real ?? result} />
+      {real && shown ? (
+        <div className="real-vs-shown" data-testid="inspector-real-vs-shown">
+          <span>
+            <b>real result</b> {outcome(real)}
+          </span>
+          <span>
+            <b>the agent saw</b> {outcome(shown)} ({why})
+          </span>
+        </div>
+      ) : null}
+      <Facts result={real ?? result} />
       <div className="split">
         <div>
           <h4>arguments</h4>
-          <JsonView model="arguments.json" value={pretty(call.arguments)} />
+          <JsonView model="arguments.json" scope={props.scope} value={pretty(call.arguments)} />
         </div>
         <div>
-          <h4>{override ? 'result (agent saw)' : 'result'}</h4>
-          <JsonView model="result.json" value={pretty(override?.shown ?? result)} />
+          <h4>{real ? 'result the agent saw' : 'result'}</h4>
+          <JsonView model="result.json" scope={props.scope} value={pretty(shown)} />
         </div>
       </div>
-      {override ? (
+      {real ? (
         <>
           <h4>real result (replay uses this)</h4>
-          <JsonView model="result-real.json" value={pretty(override.real)} height={120} />
+          <JsonView model="result-real.json" scope={props.scope} value={pretty(real)} height={120} />
         </>
       ) : null}
     </div>
@@ -110,7 +133,7 @@ function OutputView(props: { readonly detail: StepDetail }) {
   );
 }
 
-function FilesView(props: { readonly detail: StepDetail }) {
+function FilesView(props: { readonly detail: StepDetail; readonly scope: string }) {
   const stores = useStores();
   const diffPath = useSlice('inspector', (s) => s.diffPath);
   const files = props.detail.files;
@@ -135,7 +158,12 @@ function FilesView(props: { readonly detail: StepDetail }) {
       {file.binary ? (
         <PanelState kind="empty">{file.path} is binary.</PanelState>
       ) : (
-        <FileDiffView path={file.path} before={file.before ?? ''} after={file.after ?? ''} />
+        <FileDiffView
+          path={file.path}
+          scope={props.scope}
+          before={file.before ?? ''}
+          after={file.after ?? ''}
+        />
       )}
     </>
   );
@@ -171,14 +199,22 @@ function MemoryView(props: { readonly detail: StepDetail }) {
   );
 }
 
-function RequestView(props: { readonly detail: StepDetail }) {
+function RequestView(props: { readonly detail: StepDetail; readonly scope: string }) {
   const d = props.detail;
   if (d.model_request === null && d.model_output === null)
     return <PanelState kind="empty">No model request in this step (a scripted or manual agent).</PanelState>;
   return (
     <>
-      <h4>request (messages, tools, parameters)</h4>
-      <JsonView model="request.json" value={pretty(d.model_request)} height={260} />
+      {d.model_request === null ? (
+        <PanelState kind="empty">
+          No request went to a model: this agent&apos;s output comes from a script or a person.
+        </PanelState>
+      ) : (
+        <>
+          <h4>request (messages, tools, parameters)</h4>
+          <JsonView model="request.json" scope={props.scope} value={pretty(d.model_request)} height={260} />
+        </>
+      )}
       {d.model_output ? (
         <>
           <h4>raw output</h4>
@@ -251,6 +287,7 @@ export function ToolInspector() {
   const error = useSlice('inspector', (s) => s.error);
   const tab = useSlice('inspector', (s) => s.tab);
   const step = useSlice('inspector', (s) => s.step);
+  const branch = useSlice('inspector', (s) => s.branch);
   const [callIndex, setCallIndex] = useState(0);
 
   let body;
@@ -262,9 +299,14 @@ export function ToolInspector() {
         Could not load step {step}: {error}
       </PanelState>
     );
+  else if (load === 'running')
+    body = (
+      <PanelState kind="loading">Step {step} is running; its call shows here when it is recorded.</PanelState>
+    );
   else if (!detail) body = <PanelState kind="loading">Loading step {step}…</PanelState>;
   else {
     const call = detail.calls[Math.min(callIndex, detail.calls.length - 1)];
+    const scope = `${branch ?? ''}/${detail.step}`;
     body = (
       <div className="inspector-body" data-step={detail.step} data-testid="inspector-step">
         <StepExtras detail={detail} />
@@ -303,16 +345,16 @@ export function ToolInspector() {
                   ))}
                 </div>
               ) : null}
-              <CallView call={call} />
+              <CallView call={call} scope={scope} />
             </>
           ) : (
             <PanelState kind="empty">No tool call in step {detail.step}.</PanelState>
           )
         ) : null}
         {tab === 'output' ? <OutputView detail={detail} /> : null}
-        {tab === 'files' ? <FilesView detail={detail} /> : null}
+        {tab === 'files' ? <FilesView detail={detail} scope={scope} /> : null}
         {tab === 'memory' ? <MemoryView detail={detail} /> : null}
-        {tab === 'request' ? <RequestView detail={detail} /> : null}
+        {tab === 'request' ? <RequestView detail={detail} scope={scope} /> : null}
       </div>
     );
   }

