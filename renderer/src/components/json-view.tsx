@@ -17,6 +17,8 @@ const OPTIONS: editor.IStandaloneEditorConstructionOptions = {
   wordWrap: 'on',
   renderLineHighlight: 'none',
   overviewRulerLanes: 0,
+  // Read-only viewers: Tab moves on to the next control instead of being kept by the editor.
+  tabFocusMode: true,
 };
 
 /**

@@ -86,91 +86,6 @@ export function InjectPanel() {
               {unknownTool}
             </div>
           ) : null}
-          <div className="row">
-            <label>
-              role{' '}
-              <select
-                value={role}
-                onChange={(e) => a.setRole(e.target.value as 'system' | 'user')}
-                data-testid="inject-role"
-              >
-                <option value="user">user</option>
-                <option value="system">system</option>
-              </select>
-            </label>
-            <label>
-              <input
-                type="radio"
-                name="inject-mode"
-                checked={mode === 'text'}
-                onChange={() => a.setMode('text')}
-              />{' '}
-              text
-            </label>
-            <label>
-              <input
-                type="radio"
-                name="inject-mode"
-                checked={mode === 'json'}
-                onChange={() => a.setMode('json')}
-              />{' '}
-              JSON
-            </label>
-          </div>
-          <textarea
-            data-testid="inject-text"
-            rows={3}
-            placeholder={
-              mode === 'json'
-                ? '{"weather": "rain"}'
-                : 'The user just asked for Beijing’s weather — recommend an umbrella.'
-            }
-            value={text}
-            onChange={(e) => a.setText(e.target.value)}
-          />
-          <button
-            type="button"
-            className="primary"
-            data-testid="inject-send"
-            disabled={!ready || !canInject}
-            onClick={() => {
-              setActed('inject');
-              if (branch) void a.inject(branch);
-            }}
-          >
-            {sending ? 'Injecting…' : 'Inject at this step'}
-          </button>
-          {answer('inject')}
-          <h3>Override the pending tool result</h3>
-          <textarea
-            data-testid="override-text"
-            rows={3}
-            placeholder='plain text (shown as stdout) or a result object {"ok": true, "stdout": "…"}'
-            value={overrideText}
-            onChange={(e) => a.setOverrideText(e.target.value)}
-          />
-          <div className="row">
-            <button
-              type="button"
-              disabled={!ready || !pending}
-              onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
-              title="start from the result the agent is about to see"
-            >
-              Load pending result
-            </button>
-            <button
-              type="button"
-              data-testid="override-send"
-              disabled={!ready || sending || !overrideText.trim()}
-              onClick={() => {
-                setActed('override');
-                if (branch) void a.override(branch);
-              }}
-            >
-              Override
-            </button>
-          </div>
-          {answer('override')}
           <textarea
             rows={2}
             aria-label="arguments"
@@ -200,6 +115,91 @@ export function InjectPanel() {
           {answer('decide')}
         </>
       ) : null}
+      <div className="row">
+        <label>
+          role{' '}
+          <select
+            value={role}
+            onChange={(e) => a.setRole(e.target.value as 'system' | 'user')}
+            data-testid="inject-role"
+          >
+            <option value="user">user</option>
+            <option value="system">system</option>
+          </select>
+        </label>
+        <label>
+          <input
+            type="radio"
+            name="inject-mode"
+            checked={mode === 'text'}
+            onChange={() => a.setMode('text')}
+          />{' '}
+          text
+        </label>
+        <label>
+          <input
+            type="radio"
+            name="inject-mode"
+            checked={mode === 'json'}
+            onChange={() => a.setMode('json')}
+          />{' '}
+          JSON
+        </label>
+      </div>
+      <textarea
+        data-testid="inject-text"
+        rows={3}
+        placeholder={
+          mode === 'json'
+            ? '{"weather": "rain"}'
+            : 'The user just asked for Beijing’s weather — recommend an umbrella.'
+        }
+        value={text}
+        onChange={(e) => a.setText(e.target.value)}
+      />
+      <button
+        type="button"
+        className="primary"
+        data-testid="inject-send"
+        disabled={!ready || !canInject}
+        onClick={() => {
+          setActed('inject');
+          if (branch) void a.inject(branch);
+        }}
+      >
+        {sending ? 'Injecting…' : 'Inject at this step'}
+      </button>
+      {answer('inject')}
+      <h3>Override the pending tool result</h3>
+      <textarea
+        data-testid="override-text"
+        rows={3}
+        placeholder='plain text (shown as stdout) or a result object {"ok": true, "stdout": "…"}'
+        value={overrideText}
+        onChange={(e) => a.setOverrideText(e.target.value)}
+      />
+      <div className="row">
+        <button
+          type="button"
+          disabled={!ready || !pending}
+          onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
+          title="start from the result the agent is about to see"
+        >
+          Load pending result
+        </button>
+        <button
+          type="button"
+          data-testid="override-send"
+          disabled={!ready || sending || !overrideText.trim()}
+          onClick={() => {
+            setActed('override');
+            if (branch) void a.override(branch);
+          }}
+        >
+          Override
+        </button>
+      </div>
+      {answer('override')}
     </Panel>
   );
 }
