@@ -145,10 +145,18 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
     );
   }
   const events = cutAtStep(lineage.events, at);
-  const makeAgent = agentFactory(store, options);
-  const agent = options.agentSpec
-    ? makeAgent(normalizeAgentSpec(options.agentSpec), 0)
-    : makeAgent(String(header.agent.spec), skipAt(store, info, at));
+  // An exec agent keeps the recorded model source unless --model gives another, which starts afresh.
+  const recordedModel = typeof header.agent.model_source === 'string' ? header.agent.model_source : undefined;
+  const newModel = options.agentOptions?.model;
+  const env =
+    header.agent.kind === 'exec' || options.agentSpec?.startsWith('exec:')
+      ? { ...options, agentOptions: { ...options.agentOptions, model: newModel ?? recordedModel } }
+      : options;
+  const makeAgent = agentFactory(store, env);
+  const agent =
+    options.agentSpec || newModel !== undefined
+      ? makeAgent(normalizeAgentSpec(options.agentSpec ?? String(header.agent.spec)), 0)
+      : makeAgent(String(header.agent.spec), skipAt(store, info, at));
   const snapshots = store.snapshots(info.episode);
   const sandbox = await options.provider.create(sandboxConfig(task.sandbox));
   try {

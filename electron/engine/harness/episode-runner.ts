@@ -4,7 +4,7 @@ import { actionSignature, finalReward } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
 import type { EndEvent, EpisodeStatus, TraceEvent, VerifierResult } from '../../../shared/trace-events.js';
-import { AgentFailure, type Agent } from '../agents/agent.js';
+import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
 import { parseAction } from '../agents/parse-action.js';
 import { logger } from '../log.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -283,15 +283,30 @@ export class EpisodeRunner implements EpisodeController {
         messages: this.conversation.current(),
         tools: this.options.registry.definitions(),
         signal: this.abort.signal,
+        context: {
+          episode: this.episode,
+          task: this.task,
+          taskPath: this.options.taskPath,
+          history: this.events,
+          episodeLeftMs: this.timer.leftMs(),
+        },
       });
     } catch (e) {
       if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
-      if (e instanceof AgentFailure) return this.endFatal({ code: e.endReason, message: e.message });
+      if (e instanceof AgentEnded) return this.finish(e.endReason);
+      if (e instanceof AgentFailure)
+        return this.endFatal({ code: e.endReason, message: e.message }, e.details);
       return this.endFatal({ code: 'internal', message: (e as Error).message });
     }
     if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
     if (decision.request !== undefined) {
-      this.record({ type: 'model_request', step: k, source: 'harness', request: decision.request });
+      this.record({
+        type: 'model_request',
+        step: k,
+        source: 'harness',
+        request: decision.request,
+        ...(decision.requestMeta ?? {}),
+      });
     }
     const output = this.record({
       type: 'model_output',
@@ -360,7 +375,7 @@ export class EpisodeRunner implements EpisodeController {
   }
 
   /** A fatal error: `error` event with the last 3 tool payloads and the memory, then status `error`. */
-  private async endFatal(fatal: Fatal): Promise<StopReason> {
+  private async endFatal(fatal: Fatal, details?: Record<string, unknown>): Promise<StopReason> {
     if (this.endEvent || !this.writer) return { kind: 'ended', message: fatal.message };
     log.error(`episode ${this.episode}: ${fatal.code}: ${fatal.message}`);
     this.record({
@@ -370,7 +385,11 @@ export class EpisodeRunner implements EpisodeController {
       code: fatal.code,
       message: fatal.message,
       fatal: true,
-      context: { last_tool_payloads: [...this.env.recentPayloads], memory: this.memoryState.snapshot() },
+      context: {
+        last_tool_payloads: [...this.env.recentPayloads],
+        memory: this.memoryState.snapshot(),
+        ...(details ?? {}),
+      },
     });
     await this.close('error', fatal.code, null, 0);
     return { kind: 'ended', message: `error: ${fatal.code}: ${fatal.message}` };
@@ -394,6 +413,8 @@ export class EpisodeRunner implements EpisodeController {
       step: this.current,
     };
     const writer = this.writer;
+    // An agent running a process of its own (exec:) is stopped with the branch.
+    await this.agent.dispose?.(endReason);
     // The end event's seq is the writer's next one (FileTraceWriter exposes it).
     const seq = (writer as { seq?: number }).seq ?? -1;
     this.writer = null;
@@ -475,6 +496,7 @@ export class EpisodeRunner implements EpisodeController {
 
   /** Replaces the agent for the continuation (a scripted file then starts at its first line). */
   useAgent(agent: Agent): void {
+    if (agent !== this.agent) void this.agent.dispose?.('agent_replaced');
     this.agent = agent;
   }
 
@@ -518,7 +540,9 @@ export class EpisodeRunner implements EpisodeController {
     this.pendingFork = step;
     this.queued.length = 0;
     // Rolling back time rolls the script back too: continuing re-decides step k+1 from line k+1.
-    if (this.agent.kind === 'scripted' || this.agent.kind === 'replay') {
+    // An exec agent restarts its process, fast-forwarded through steps 1..k from the recording.
+    if (this.agent.kind === 'scripted' || this.agent.kind === 'replay' || this.agent.kind === 'exec') {
+      await this.agent.dispose?.('rolled_back');
       this.agent = this.options.makeAgent(this.agent.spec, skip);
     }
     if (this.endEvent) {
@@ -562,6 +586,7 @@ export class EpisodeRunner implements EpisodeController {
 
   async dispose(options: { keepSandbox?: boolean } = {}): Promise<void> {
     if (!this.endEvent && this.writer) await this.stop();
+    await this.agent.dispose?.('disposed');
     const box = this.box;
     this.box = null;
     if (box && !options.keepSandbox) await this.options.release(box);
