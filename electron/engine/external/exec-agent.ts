@@ -124,6 +124,7 @@ export class ExecAgent implements Agent {
       request: body,
       requestMeta: {
         api: call.api,
+        ...(call.api === 'responses' ? { received: call.raw } : {}),
         injected: injected.length,
         agent_output: this.proc?.takeOutput() ?? { stdout: '', stderr: '' },
         ...(decision.request !== undefined ? { forwarded: decision.request } : {}),

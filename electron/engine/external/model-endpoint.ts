@@ -24,6 +24,8 @@ export interface ModelCall {
   readonly api: 'chat.completions' | 'responses';
   /** The request as Chat Completions (`messages`, `tools`, …); a Responses request converted. */
   readonly body: Record<string, unknown>;
+  /** The request exactly as received (differs from `body` for the Responses API). */
+  readonly raw: Record<string, unknown>;
   /** When the request arrived (performance.now()), for the bench. */
   readonly receivedAt: number;
   answer(message: AssistantAnswer, usage?: unknown): void;
@@ -156,6 +158,7 @@ export class ModelEndpoint {
     const call: ModelCall = {
       api,
       body,
+      raw: request,
       receivedAt: performance.now(),
       answer: (message, usage) => {
         if (settled) return;
