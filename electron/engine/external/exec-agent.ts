@@ -15,6 +15,7 @@ import {
   type Decision,
 } from '../agents/agent.js';
 import { assistantMessage } from '../harness/conversation.js';
+import { Listeners } from '../harness/listeners.js';
 import { AgentProcess, agentEnvironment, type AgentExit } from './agent-process.js';
 import {
   recordedStep,
@@ -77,6 +78,7 @@ export class ExecAgent implements Agent {
   private wakeDivergence: ((f: AgentFailure) => void) | null = null;
   private tempDir: string | null = null;
   private disposed = false;
+  private readonly outputListeners = new Listeners<['stdout' | 'stderr', string]>();
 
   constructor(
     readonly spec: string,
@@ -130,6 +132,16 @@ export class ExecAgent implements Agent {
         ...(decision.request !== undefined ? { forwarded: decision.request } : {}),
       },
     };
+  }
+
+  /** The agent's stdout and stderr as they are written (the window streams them); returns an unsubscribe. */
+  onOutput(listener: (stream: 'stdout' | 'stderr', text: string) => void): () => void {
+    return this.outputListeners.add(listener);
+  }
+
+  /** Tool calls of the agent waiting for their step's results (it is blocked on them). */
+  pendingToolCalls(): number {
+    return this.held.length;
   }
 
   /** Decisions made so far: the model source's (its cursor), for rollbacks and forks. */
@@ -192,7 +204,9 @@ export class ExecAgent implements Agent {
       STEPBOX_TASK: taskFile,
       STEPBOX_EPISODE: ctx.episode,
     });
-    this.proc = new AgentProcess(this.command, dirname(taskFile), env);
+    this.proc = new AgentProcess(this.command, dirname(taskFile), env, (stream, text) =>
+      this.outputListeners.emit(stream, text),
+    );
     for (let i = 1; i < input.step; i++) await this.fastForward(i, ctx, input.signal);
   }
 
