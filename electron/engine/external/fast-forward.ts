@@ -79,8 +79,10 @@ export function requestDifference(
 
 /** The first differing path between two JSON values, or null when they are equal. */
 export function firstDifference(a: unknown, b: unknown, path: string): FieldDifference | null {
-  if (canonicalJson(a) === canonicalJson(b)) return null;
   const field = path === '' ? '(request)' : path;
+  // A key or item on one side only (JCS has no encoding for "absent").
+  if (a === undefined || b === undefined) return a === b ? null : { field, recorded: a, actual: b };
+  if (canonicalJson(a) === canonicalJson(b)) return null;
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
       const d = firstDifference(a[i], b[i], `${path}[${i}]`);
