@@ -18,6 +18,7 @@ import {
   intFlag,
   numberFlag,
 } from './episode-cli.js';
+import { manualAgentOf } from '../engine/agents/manual-agent.js';
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
 import { resolve } from 'node:path';
 import { DockerSandbox } from '../engine/sandbox/docker-sandbox.js';
@@ -185,7 +186,7 @@ export async function drive(
     const line = describeEvent(e);
     if (line) out.write(line + '\n');
   });
-  const needsInput = options.step || c.currentAgent().kind === 'manual';
+  const needsInput = options.step || manualAgentOf(c.currentAgent()) !== null;
   const reader = needsInput ? new LineReader(io) : null;
   try {
     if (reader) promptManualAgent(c, reader);
