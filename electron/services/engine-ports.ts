@@ -137,6 +137,7 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
             ...(agentOptions?.base_url ? { baseUrl: agentOptions.base_url } : {}),
             ...(agentOptions?.temperature !== undefined ? { temperature: agentOptions.temperature } : {}),
             ...(agentOptions?.seed !== undefined ? { seed: agentOptions.seed } : {}),
+            ...(agentOptions?.model !== undefined ? { model: agentOptions.model } : {}),
           },
         });
       } finally {

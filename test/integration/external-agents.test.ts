@@ -123,6 +123,7 @@ describeDocker('external agents (exec:) on Docker', () => {
         at: 2,
         store: env.store,
         provider,
+        agentSpec: `exec:${ex.command}`,
         agentOptions: { model: `scripted:${alt}` },
       });
       try {
@@ -219,7 +220,18 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.run();
     await c.dispose();
     expect(c.ended()?.status).toBe('succeeded');
-    const f = await forkEpisode({ id: c.episode, at: 2, store: env.store, provider });
+    // A recorded command never runs by itself: a trace or bundle could carry any command.
+    await expect(forkEpisode({ id: c.episode, at: 2, store: env.store, provider })).rejects.toThrow(
+      /never runs a recorded command by itself.*--agent 'exec:python3 agent.py --stamp'/,
+    );
+    // Given again, the same agent continues with the recorded model source after its 2 lines.
+    const f = await forkEpisode({
+      id: c.episode,
+      at: 2,
+      store: env.store,
+      provider,
+      agentSpec: 'exec:python3 agent.py --stamp',
+    });
     try {
       await f.run();
       expect(f.ended()).toMatchObject({ status: 'error', end_reason: 'diverged' });

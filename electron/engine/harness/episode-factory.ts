@@ -145,18 +145,13 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
     );
   }
   const events = cutAtStep(lineage.events, at);
-  // An exec agent keeps the recorded model source unless --model gives another, which starts afresh.
-  const recordedModel = typeof header.agent.model_source === 'string' ? header.agent.model_source : undefined;
-  const newModel = options.agentOptions?.model;
-  const env =
-    header.agent.kind === 'exec' || options.agentSpec?.startsWith('exec:')
-      ? { ...options, agentOptions: { ...options.agentOptions, model: newModel ?? recordedModel } }
-      : options;
-  const makeAgent = agentFactory(store, env);
-  const agent =
-    options.agentSpec || newModel !== undefined
-      ? makeAgent(normalizeAgentSpec(options.agentSpec ?? String(header.agent.spec)), 0)
-      : makeAgent(String(header.agent.spec), skipAt(store, info, at));
+  const makeAgent = agentFactory(store, withRecordedModel(options, header.agent));
+  const agent = options.agentSpec
+    ? makeAgent(
+        normalizeAgentSpec(options.agentSpec),
+        execSkip(options, header.agent, () => skipAt(store, info, at)),
+      )
+    : makeAgent(String(header.agent.spec), skipAt(store, info, at));
   const snapshots = store.snapshots(info.episode);
   const sandbox = await options.provider.create(sandboxConfig(task.sandbox));
   try {
@@ -200,6 +195,39 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
     await releaseOf(options)(sandbox);
     throw e;
   }
+}
+
+/**
+ * An exec agent keeps the recorded model source unless `--model` names another. A
+ * recorded exec command never runs by itself (a trace or a bundle could carry any
+ * command): continuing such a branch needs the agent given again.
+ */
+function withRecordedModel<T extends OpenBranchOptions>(
+  options: T,
+  recorded: { spec: string; kind: string; [k: string]: unknown },
+): T {
+  if (recorded.kind === 'exec' && !options.agentSpec) {
+    throw new HarnessError(
+      'invalid_input',
+      `this branch was recorded with ${recorded.spec}; stepbox never runs a recorded command by itself (a trace or bundle could carry any command): give the agent again, e.g. --agent '${recorded.spec}'`,
+    );
+  }
+  if (recorded.kind !== 'exec' || options.agentOptions?.model !== undefined) return options;
+  const model = typeof recorded.model_source === 'string' ? recorded.model_source : undefined;
+  return { ...options, agentOptions: { ...options.agentOptions, model } };
+}
+
+/** Decisions an exec agent's model source skips: the recorded ones when it continues the same source, else none. */
+function execSkip(
+  options: OpenBranchOptions,
+  recorded: { kind: string },
+  recordedSkip: () => number,
+): number {
+  const continuing =
+    options.agentSpec?.startsWith('exec:') &&
+    recorded.kind === 'exec' &&
+    options.agentOptions?.model === undefined;
+  return continuing ? recordedSkip() : 0;
 }
 
 /**

@@ -28,6 +28,8 @@ export interface EpisodesState {
   readonly starting: string | null;
   /** Agent spec for the next start (`openai:MODEL`, `manual`, …); empty: the task's own. */
   readonly agent: string;
+  /** What answers an `exec:CMD` agent's model calls (`scripted:FILE`, `openai:MODEL`, `manual`). */
+  readonly model: string;
 }
 
 /** What the library does. */
@@ -41,6 +43,7 @@ export interface EpisodesActions {
   openCase(c: CaseSummary): Promise<string | null>;
   closeCase(): void;
   setAgent(agent: string): void;
+  setModel(model: string): void;
   dispose(): void;
 }
 
@@ -60,7 +63,12 @@ export function createEpisodesStore(
       agent?: string,
     ): Promise<string | null> => {
       set({ starting: key, error: null });
-      const res = await client.episode.start({ task, ...(agent ? { agent } : {}) });
+      const model = agent?.startsWith('exec:') ? get().model.trim() : '';
+      const res = await client.episode.start({
+        task,
+        ...(agent ? { agent } : {}),
+        ...(model ? { agent_options: { model } } : {}),
+      });
       set({ starting: null });
       if (!res.ok) {
         set({ error: errorText(res) });
@@ -81,7 +89,9 @@ export function createEpisodesStore(
       activeCase: null,
       starting: null,
       agent: '',
+      model: '',
       setAgent: (agent) => set({ agent }),
+      setModel: (model) => set({ model }),
       async refresh() {
         const mine = ++generation;
         if (get().load !== 'ready') set({ load: 'loading' });
