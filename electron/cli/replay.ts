@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { replayExecAgent, type AgentReplayReport } from '../engine/external/agent-replay.js';
 import { readLineage } from '../engine/harness/lineage.js';
 import { replayVerify } from '../engine/harness/replay-verify.js';
 import type { CliCommand } from './command.js';
@@ -6,7 +7,7 @@ import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore, closeOnSignals, describeEvent } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
-const HELP = `stepbox replay EPISODE [--verify] [--json]
+const HELP = `stepbox replay EPISODE [--verify [--agent exec:CMD]] [--json]
 
 Without --verify: prints the recorded timeline of EPISODE (view replay; no sandbox).
 
@@ -16,8 +17,15 @@ tool result is compared with the recording in ok, exit_code, stdout, stderr and
 error.code (durations, times and ids ignored). The workspace tree hash after every step
 is compared apart, and the verifier is run again.
 
+With --verify --agent exec:CMD (an episode of an exec: agent; the command is given
+again because a recorded one never runs by itself): the agent program is also re-run
+against the recording — every model and tool call answered from it, nothing executed —
+and must ask exactly what it asked: agent_diverged_at is the first step where its
+request or tool call differs, agent_diff names the field.
+
 --json (with --verify): diverged_at (first differing step or null), diff (its fields),
-workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}].
+workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}];
+with --agent also agent_diverged_at and agent_diff {diverged_at, field, recorded, actual}.
 --json (without): {episode, branch, events}.
 
 Exit: 0 no divergence (and without --verify), 1 a divergence, 2 usage, 3 no Docker.
@@ -25,6 +33,7 @@ Exit: 0 no divergence (and without --verify), 1 a divergence, 2 usage, 3 no Dock
 Examples:
   npx stepbox replay ep-20260101-120000-ab12
   npx stepbox replay ep-20260101-120000-ab12 --verify --json
+  npx stepbox replay ep-20260101-120000-ab12 --verify --agent 'exec:python3 agent.py'
 `;
 
 /** `stepbox replay` — view a trace, or re-execute it and report divergences. */
@@ -36,7 +45,11 @@ export const command: CliCommand = {
     const parsed = parseOrUsage(() =>
       parseArgs({
         args: argv,
-        options: { verify: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+        options: {
+          verify: { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+          agent: { type: 'string' },
+        },
         allowPositionals: true,
         strict: true,
       }),
@@ -50,6 +63,7 @@ export const command: CliCommand = {
     } catch (e) {
       throw cliError(e);
     }
+    if (values.agent && !values.verify) throw new UsageError('--agent re-runs an exec: agent with --verify');
     if (!values.verify) {
       const lineage = readLineage(store, info);
       if (values.json) {
@@ -84,12 +98,28 @@ export const command: CliCommand = {
       }).catch((e: unknown) => {
         throw cliError(e);
       });
-      if (values.json) io.stdout.write(JSON.stringify(report) + '\n');
+      let agent: AgentReplayReport | null = null;
+      if (values.agent) {
+        agent = await replayExecAgent({ store, id: info.branch, agentSpec: values.agent }).catch(
+          (e: unknown) => {
+            throw cliError(e);
+          },
+        );
+      }
+      const agentFields = agent
+        ? { agent_diverged_at: agent.agent_diverged_at, agent_diff: agent.agent_diff }
+        : {};
+      if (values.json) io.stdout.write(JSON.stringify({ ...report, ...agentFields }) + '\n');
       else
         out.write(
-          `diverged_at: ${report.diverged_at ?? 'none'}; workspace_diverged_at: ${report.workspace_diverged_at ?? 'none'}; verifier_match: ${report.verifier_match}\n`,
+          `diverged_at: ${report.diverged_at ?? 'none'}; workspace_diverged_at: ${report.workspace_diverged_at ?? 'none'}; verifier_match: ${report.verifier_match}${
+            agent
+              ? `; agent_diverged_at: ${agent.agent_diverged_at ?? 'none'}${agent.agent_diff ? ` (${agent.agent_diff.field})` : ''}`
+              : ''
+          }\n`,
         );
       const clean =
+        (agent?.agent_diverged_at ?? null) === null &&
         report.diverged_at === null &&
         report.workspace_diverged_at === null &&
         report.verifier_match !== false;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
+import { replayExecAgent } from '../../electron/engine/external/agent-replay.js';
 import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
@@ -239,6 +240,36 @@ describeDocker('external agents (exec:) on Docker', () => {
     } finally {
       await f.dispose();
     }
+    // replay --verify of the agent itself finds the same.
+    const replay = await replayExecAgent({
+      store: env.store,
+      id: c.episode,
+      agentSpec: 'exec:python3 agent.py --stamp',
+    });
+    expect(replay).toMatchObject({
+      steps: 3,
+      agent_diverged_at: 1,
+      agent_diff: { field: 'messages[0].content' },
+    });
+  });
+
+  it('replay --verify of a deterministic agent: every request and tool call as recorded', async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    await c.run();
+    await c.dispose();
+    const replay = await replayExecAgent({
+      store: env.store,
+      id: c.episode,
+      agentSpec: 'exec:python3 agent.py',
+    });
+    expect(replay).toEqual({ steps: 3, agent_diverged_at: null, agent_diff: null });
+    // A different program asks differently.
+    const other = await replayExecAgent({
+      store: env.store,
+      id: c.episode,
+      agentSpec: 'exec:node ../../../dist/agents/ts-openai-loop/agent.js',
+    });
+    expect(other.agent_diverged_at).toBe(1);
   });
 
   it('an agent that exits non-zero ends the episode as error / agent_exit with its stderr', async () => {

@@ -85,10 +85,13 @@ export class ExecAgent implements Agent {
     readonly command: string,
     /** What answers the model calls (`--model`). */
     readonly source: Agent,
+    /** The model name to serve instead of the source's (a replay serves the recorded one). */
+    private readonly servedModel?: string,
   ) {}
 
   /** The model name the endpoint serves (`STEPBOX_MODEL`). */
   get modelName(): string {
+    if (this.servedModel) return this.servedModel;
     const named = this.source.describe().model;
     return typeof named === 'string' && named !== '' ? named : `stepbox-${this.source.kind}`;
   }
@@ -156,6 +159,37 @@ export class ExecAgent implements Agent {
       model: this.modelName,
       skip: this.consumed(),
     };
+  }
+
+  /**
+   * Replay of the agent itself (`replay --verify --agent exec:CMD`): a new process is
+   * fast-forwarded through all `steps` recorded steps, nothing executed, and must ask
+   * exactly what was recorded. Returns where it diverged, or null.
+   */
+  async verifyAgainst(
+    ctx: DecideContext,
+    tools: readonly OpenAiTool[],
+    steps: number,
+  ): Promise<AgentDivergence | null> {
+    try {
+      await this.launch({ step: steps + 1, messages: [], tools }, ctx);
+      // The last step's tool results go back too; a final answer lets the agent exit.
+      this.offer(steps, toolAnswersAt(ctx.history, steps), true);
+      const stop = new AbortController();
+      await Promise.race([
+        (this.proc as AgentProcess).exited,
+        (this.endpoint as ModelEndpoint).next(stop.signal).catch(() => undefined),
+        delay(FINAL_EXIT_GRACE_MS),
+      ]);
+      stop.abort();
+      return this.divergence ? (this.divergence.details as unknown as AgentDivergence) : null;
+    } catch (e) {
+      if (e instanceof AgentFailure && e.endReason === 'diverged')
+        return e.details as unknown as AgentDivergence;
+      throw e;
+    } finally {
+      await this.dispose('replayed');
+    }
   }
 
   /** Answers the pending model call with `episode_ended`, gives the process a moment, then stops its group. */
@@ -351,6 +385,14 @@ export class ExecAgent implements Agent {
       stop.abort();
     }
   }
+}
+
+/** Where a re-run agent first asked something other than the recording. */
+export interface AgentDivergence {
+  readonly diverged_at: number;
+  readonly field: string;
+  readonly recorded: unknown;
+  readonly actual: unknown;
 }
 
 /** The messages stepbox adds to the agent's next request: injections and warnings recorded after step `step`. */
