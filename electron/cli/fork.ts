@@ -7,9 +7,11 @@ import { cliError, cliStore, intFlag } from './episode-cli.js';
 import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
 const HELP = `stepbox fork EPISODE --at K [--agent SPEC] [--model SOURCE] [--step] [--keep] [--json]
                     [--base-url URL] [--temperature T] [--seed N] [--context-policy P]
+                    [--allow-network] [--allow-image] [--allow-limits] [--trust-recorded-task]
 
 Forks EPISODE (an episode or branch id, or a unique prefix) at step K into a new branch
 with its own id and trace, and runs it: steps 1..K are taken from the parent (snapshot
@@ -19,16 +21,19 @@ the parent's agent continues (a scripted parent: the lines after the first K).
 
 Options:
   --at K            the fork step (0..the parent's last complete step)
-  --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL, manual or exec:CMD; an
-                    exec: branch needs its command given again (a recorded command never
-                    runs by itself); its new process is fast-forwarded through steps 1..K
-                    from the recording and stops as diverged if it asks something else
+  --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], manual or
+                    exec:CMD; an exec: branch needs its command given again (a recorded
+                    command never runs by itself); its new process is fast-forwarded
+                    through steps 1..K from the recording and stops as diverged if it
+                    asks something else
   --model SOURCE    a new model source for an exec: agent, answering from step K+1
                     (default: the recorded source, after its first K answers)
   --step            step in the terminal: ${STEP_KEYS}
   --keep            leave the sandbox running at the end and print its id
   --base-url URL, --temperature T, --seed N, --context-policy end|drop_oldest
-                    settings of an openai: agent, as for run
+                    settings of an openai: agent, as for run; an openai: parent's
+                    recorded endpoint, temperature and seed are kept unless given
+${CONSENT_HELP}
   --json            as run (episode, branch, status, end_reason, steps, verifier, trace,
                     return) plus parent (the parent branch id) and fork_step
 
@@ -52,6 +57,7 @@ export const command: CliCommand = {
           at: { type: 'string' },
           agent: { type: 'string' },
           ...EPISODE_FLAGS,
+          ...CONSENT_FLAG_OPTIONS,
           break: { type: 'string', multiple: true, default: [] },
         },
         allowPositionals: true,
@@ -83,6 +89,7 @@ export const command: CliCommand = {
           provider,
           breakpoints: parseBreakFlags(values.break ?? []),
           agentOptions: agentFlags(values),
+          consent: consentFromFlags(values),
         }),
       () => ({ parent, fork_step: at }),
     );

@@ -6,8 +6,10 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore, closeOnSignals, describeEvent } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
-const HELP = `stepbox replay EPISODE [--verify [--agent exec:CMD]] [--json]
+const HELP = `stepbox replay EPISODE [--verify [--agent exec:CMD]] [--json] [--allow-network] [--allow-image]
+                       [--allow-limits] [--trust-recorded-task]
 
 Without --verify: prints the recorded timeline of EPISODE (view replay; no sandbox).
 
@@ -27,6 +29,9 @@ request or tool call differs, agent_diff names the field.
 workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}];
 with --agent also agent_diverged_at and agent_diff {diverged_at, field, recorded, actual}.
 --json (without): {episode, branch, events}.
+
+Options of --verify (a recorded task wider than the defaults is refused without them):
+${CONSENT_HELP}
 
 Exit: 0 no divergence (and without --verify), 1 a divergence, 2 usage, 3 no Docker.
 
@@ -49,6 +54,7 @@ export const command: CliCommand = {
           verify: { type: 'boolean', default: false },
           json: { type: 'boolean', default: false },
           agent: { type: 'string' },
+          ...CONSENT_FLAG_OPTIONS,
         },
         allowPositionals: true,
         strict: true,
@@ -87,6 +93,7 @@ export const command: CliCommand = {
         id: info.branch,
         store,
         provider,
+        consent: consentFromFlags(values),
         onStep: (v) =>
           out.write(
             `step ${v.step}  ${v.verdict}${v.workspace_match ? '' : '  (workspace differs)'}${

@@ -30,7 +30,7 @@ export class EpisodeTimeout implements Environment {
     return this.spentMs + (this.stepStart === null ? 0 : Date.now() - this.stepStart);
   }
 
-  /** What is left of the budget, ms (an agent waiting for its own process bounds the wait by it). */
+  /** Milliseconds of the budget left (at least 1 while it is not spent). */
   leftMs(): number {
     return Math.max(0, this.seconds * 1000 - this.used());
   }

@@ -72,7 +72,7 @@ function Compare(props: { readonly branch: string }) {
           <option value="">choose a branch…</option>
           {others.map((b) => (
             <option key={b.branch} value={b.branch}>
-              {b.branch.slice(0, 10)} {b.fork_step !== null ? `(fork @${b.fork_step})` : '(main)'}
+              {b.branch} {b.fork_step !== null ? `(fork @${b.fork_step})` : '(main)'}
             </option>
           ))}
         </select>

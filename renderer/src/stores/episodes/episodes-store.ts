@@ -26,6 +26,8 @@ export interface EpisodesState {
   readonly activeCase: ActiveCase | null;
   /** The task or case being started, by id. */
   readonly starting: string | null;
+  /** The case or task whose start failed: its error is shown beside it, not atop the library. */
+  readonly startFailed: string | null;
   /** Agent spec for the next start (`openai:MODEL`, `manual`, …); empty: the task's own. */
   readonly agent: string;
   /** What answers an `exec:CMD` agent's model calls (`scripted:FILE`, `openai:MODEL`, `manual`). */
@@ -62,7 +64,7 @@ export function createEpisodesStore(
       task: { kind: 'sample'; id: string } | { kind: 'case'; id: string },
       agent?: string,
     ): Promise<string | null> => {
-      set({ starting: key, error: null });
+      set({ starting: key, error: null, startFailed: null });
       const model = agent?.startsWith('exec:') ? get().model.trim() : '';
       const res = await client.episode.start({
         task,
@@ -71,7 +73,7 @@ export function createEpisodesStore(
       });
       set({ starting: null });
       if (!res.ok) {
-        set({ error: errorText(res) });
+        set({ error: errorText(res), startFailed: key });
         return null;
       }
       onOpen(res.value.branch);
@@ -88,9 +90,11 @@ export function createEpisodesStore(
       catalogError: null,
       activeCase: null,
       starting: null,
+      startFailed: null,
       agent: '',
       model: '',
-      setAgent: (agent) => set({ agent }),
+      // A new agent spec makes the last start's error stale.
+      setAgent: (agent) => set(get().startFailed ? { agent, error: null, startFailed: null } : { agent }),
       setModel: (model) => set({ model }),
       async refresh() {
         const mine = ++generation;
