@@ -6,7 +6,7 @@ import { Task } from '../../shared/task.js';
 import { parseScript, ScriptedAgent } from '../engine/agents/scripted-agent.js';
 import { McpHttpServer } from '../engine/external/mcp-server.js';
 import { ModelEndpoint } from '../engine/external/model-endpoint.js';
-import { createMemoryProvider, memorySandboxConfig } from '../engine/sandbox/memory-provider.js';
+import type { Sandbox } from '../engine/sandbox/sandbox.js';
 import { createMemory } from '../engine/tools/memory.js';
 import { createToolRegistry } from '../engine/tools/registry.js';
 import type { BenchSection } from './bench-section.js';
@@ -14,7 +14,15 @@ import type { BenchSection } from './bench-section.js';
 /** Calls per measurement (the issue asks for a median over at least 200). */
 const CALLS = 300;
 const TOKEN = 'bench-token';
-const TASK = Task.parse({ name: 'bench-external', goal: 'bench', tools: ['read_file'] });
+// A memory tool: its own time is tiny and needs no sandbox, so the difference is stepbox's.
+const TASK = Task.parse({
+  name: 'bench-external',
+  goal: 'bench',
+  tools: ['memory_read'],
+  memory: { initial: { note: 'hello' } },
+});
+const TOOL = 'memory_read';
+const ARGS = { key: 'note' };
 
 /** POSTs JSON on a kept-alive connection; resolves with the body. */
 function post(url: string, body: string, agent: HttpAgent): Promise<string> {
@@ -53,10 +61,13 @@ export const section: BenchSection = {
   async run(log) {
     const httpAgent = new HttpAgent({ keepAlive: true });
     const endpoint = new ModelEndpoint(TOKEN, 'stepbox-scripted');
-    const sandbox = await createMemoryProvider().create(memorySandboxConfig());
+    const sandbox = new Proxy({} as Sandbox, {
+      get: () => {
+        throw new Error('the bench tool must not need a sandbox');
+      },
+    });
     const registry = createToolRegistry(TASK);
-    const memory = createMemory();
-    await sandbox.writeFile('/workspace/a.txt', Buffer.from('hello\n'));
+    const memory = createMemory(TASK.memory.initial);
     const ctx = { sandbox, memory, task: TASK, hardTimeoutMs: 10_000, step: 1, callIndex: 0 };
     const mcp = new McpHttpServer(
       TOKEN,
@@ -71,7 +82,7 @@ export const section: BenchSection = {
       const line = JSON.stringify({
         content: null,
         tool_calls: [
-          { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } },
+          { id: 'c1', type: 'function', function: { name: TOOL, arguments: JSON.stringify(ARGS) } },
         ],
       });
       const source = new ScriptedAgent(
@@ -102,10 +113,10 @@ export const section: BenchSection = {
       const direct: number[] = [];
       for (let i = 0; i < CALLS; i++) {
         let t0 = performance.now();
-        await registry.call('read_file', { path: 'a.txt' }, ctx);
+        await registry.call(TOOL, ARGS, ctx);
         direct.push(performance.now() - t0);
         t0 = performance.now();
-        await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } });
+        await client.callTool({ name: TOOL, arguments: ARGS });
         viaMcp.push(performance.now() - t0);
       }
       const modelOverhead = median(modelMs);
@@ -123,7 +134,6 @@ export const section: BenchSection = {
       await client.close().catch(() => undefined);
       await endpoint.close();
       await mcp.close();
-      await sandbox.destroy();
       httpAgent.destroy();
     }
   },

@@ -5,7 +5,8 @@ import { checkBranch, type BranchCheck } from '../engine/qa/check-branches.js';
 import { loadBranches } from '../engine/qa/episode-set.js';
 import { buildExport, EXPORT_FORMATS, type ExportFormat } from '../engine/export/run-export.js';
 import { parseRedactions } from '../engine/export/redact.js';
-import { openEpisodeStore, stepboxHome, StoreError } from '../engine/trace/episode-store.js';
+import { StoreError } from '../engine/trace/episode-store.js';
+import { cliEngine } from './episode-cli.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -74,7 +75,7 @@ export const command: CliCommand = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const store = openEpisodeStore(stepboxHome(io.env));
+    const store = cliEngine(io).store;
     let branches;
     try {
       branches = loadBranches(positionals[0], store, { allBranches: true });

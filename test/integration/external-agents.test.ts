@@ -8,6 +8,7 @@ import { replayExecAgent } from '../../electron/engine/external/agent-replay.js'
 import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
+import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 import {
   createDockerProvider,
   type DockerSandboxProvider,
@@ -50,7 +51,7 @@ async function startExample(name: string, command: string, model?: string): Prom
     agentSpec: `exec:${command}`,
     agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
     store: env.store,
-    provider,
+    supply: coldSupply(provider),
   });
 }
 
@@ -71,7 +72,7 @@ async function startTemp(path: string, command: string, model = 'manual'): Promi
     agentSpec: `exec:${command}`,
     agentOptions: { model },
     store: env.store,
-    provider,
+    supply: coldSupply(provider),
   });
 }
 
@@ -123,7 +124,7 @@ describeDocker('external agents (exec:) on Docker', () => {
         id: c.episode,
         at: 2,
         store: env.store,
-        provider,
+        supply: coldSupply(provider),
         agentSpec: `exec:${ex.command}`,
         agentOptions: { model: `scripted:${alt}` },
       });
@@ -222,15 +223,15 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.dispose();
     expect(c.ended()?.status).toBe('succeeded');
     // A recorded command never runs by itself: a trace or bundle could carry any command.
-    await expect(forkEpisode({ id: c.episode, at: 2, store: env.store, provider })).rejects.toThrow(
-      /never runs a recorded command by itself.*--agent 'exec:python3 agent.py --stamp'/,
-    );
+    await expect(
+      forkEpisode({ id: c.episode, at: 2, store: env.store, supply: coldSupply(provider) }),
+    ).rejects.toThrow(/never runs a recorded command by itself.*--agent 'exec:python3 agent.py --stamp'/);
     // Given again, the same agent continues with the recorded model source after its 2 lines.
     const f = await forkEpisode({
       id: c.episode,
       at: 2,
       store: env.store,
-      provider,
+      supply: coldSupply(provider),
       agentSpec: 'exec:python3 agent.py --stamp',
     });
     try {

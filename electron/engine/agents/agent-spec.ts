@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { assertNever } from '../../../shared/assert-never.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure, type Agent } from './agent.js';
 import { ManualAgent } from './manual-agent.js';
@@ -162,6 +163,8 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
       const source = createAgent(modelSpec, { ...options, model: undefined });
       return new ExecAgent(spec, parsed.command, source);
     }
+    default:
+      return assertNever(parsed, 'agent spec');
   }
 }
 

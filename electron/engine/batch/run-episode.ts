@@ -4,7 +4,7 @@ import type { AgentOptions } from '../agents/agent-spec.js';
 import { startEpisode } from '../harness/episode-factory.js';
 import type { EpisodeRunner } from '../harness/episode-runner.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
-import type { TaskSandboxes } from './sandbox-supply.js';
+import type { TaskSandboxes } from '../sandbox/sandbox-supply.js';
 
 /** What one headless episode ended with. */
 export interface EpisodeOutcome {
@@ -37,7 +37,7 @@ export async function runEpisodeToEnd(options: {
     agentSpec: options.agentSpec,
     ...(options.model !== undefined ? { agentOptions: { model: options.model } satisfies AgentOptions } : {}),
     store: options.store,
-    ...options.sandboxes.sourceFor(options.task),
+    supply: options.sandboxes.supplyFor(options.task),
   });
   options.onStart?.(runner);
   const off = options.onEvent ? runner.onEvent(options.onEvent) : () => undefined;
