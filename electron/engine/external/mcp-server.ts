@@ -59,6 +59,8 @@ export class McpHttpServer {
     private readonly token: string,
     private readonly tools: () => readonly OpenAiTool[],
     private readonly handler: McpToolHandler,
+    /** Told how long each request took inside the server, receive → response written (the bench). */
+    private readonly observe?: (ms: number) => void,
   ) {}
 
   /** Starts listening; returns the URL (`http://127.0.0.1:PORT/mcp`). */
@@ -93,6 +95,8 @@ export class McpHttpServer {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
+    const received = performance.now();
+    if (this.observe) res.on('finish', () => this.observe?.(performance.now() - received));
     const text = (await readBody(req, MCP_BODY_LIMIT)).toString('utf8');
     let body: unknown;
     try {
