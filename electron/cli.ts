@@ -36,6 +36,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   report: () => import('./cli/report.js'),
   export: () => import('./cli/export.js'),
   ab: () => import('./cli/ab.js'),
+  mcp: () => import('./cli/mcp.js'),
 };
 
 const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case']);

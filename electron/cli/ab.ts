@@ -14,7 +14,7 @@ const HELP = `stepbox ab --a CONFIG --b CONFIG TASK... [--episodes N] [--agent S
            [--concurrency C] [--json]
 
 Runs the same tasks under two configurations and compares them. A CONFIG is a JSON file
-{"agent"?: SPEC, "sandbox"?: {...}, "timeouts"?: {...}} whose sandbox and timeouts are
+{"agent"?: SPEC, "model"?: SOURCE, "sandbox"?: {...}, "timeouts"?: {...}} whose sandbox and timeouts are
 merged over each task (objects merge key by key); its agent replaces --agent. Episodes of
 A and B alternate so both see the same machine load. Reports each side's success rate,
 mean steps, duration, QA quality and return, each difference (B - A), and which QA
@@ -24,6 +24,8 @@ Options:
   --a CONFIG, --b CONFIG  the two configurations (required)
   --episodes N            episodes per task per side (default 3)
   --agent SPEC            the agent of a side whose config names none
+  --model SOURCE          what answers an exec: agent's model calls, for a side whose
+                          config names no agent (a config may say "model" itself)
   --concurrency C         episodes at once (default 2)
   --json                  print {a, b, difference, flags_differ: [{id, a, b}], episodes}
 
@@ -66,6 +68,7 @@ export const command: CliCommand = {
           b: { type: 'string' },
           episodes: { type: 'string', default: '3' },
           agent: { type: 'string' },
+          model: { type: 'string' },
           concurrency: { type: 'string', default: '2' },
           json: { type: 'boolean', default: false },
         },
@@ -100,9 +103,10 @@ export const command: CliCommand = {
     try {
       report = await runAb({
         tasks,
-        a: { ...a, agent: norm(a.agent) },
-        b: { ...b, agent: norm(b.agent) },
+        a: { ...a, agent: norm(a.agent), model: norm(a.model) },
+        b: { ...b, agent: norm(b.agent), model: norm(b.model) },
         defaultAgent: norm(values.agent),
+        defaultModel: norm(values.model),
         episodes,
         concurrency,
         store,

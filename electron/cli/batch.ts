@@ -29,7 +29,8 @@ goes to stderr; a summary table per task to stdout. Then: stepbox report DIR, st
 export DIR, stepbox check DIR.
 
 Options:
-  --agent SPEC       scripted:FILE, replay:EPISODE, openai:MODEL (as for stepbox run)
+  --agent SPEC       scripted:FILE, replay:EPISODE, openai:MODEL, exec:CMD (as for stepbox run)
+  --model SOURCE     what answers an exec: agent's model calls (as for stepbox run)
   --episodes N       episodes per task (default 1)
   --concurrency C    episodes at once (default 2)
   --out DIR          the batch folder
@@ -75,6 +76,7 @@ export const command: CliCommand = {
         allowPositionals: true,
         options: {
           agent: { type: 'string' },
+          model: { type: 'string' },
           episodes: { type: 'string' },
           concurrency: { type: 'string' },
           out: { type: 'string' },
@@ -89,9 +91,9 @@ export const command: CliCommand = {
     let dir: string;
     let batch: BatchFile;
     if (values.resume) {
-      if (positionals.length || values.agent || values.episodes || values.out)
+      if (positionals.length || values.agent || values.model || values.episodes || values.out)
         throw new UsageError(
-          '--resume DIR takes no TASK, --agent, --episodes or --out: they are in its batch.json',
+          '--resume DIR takes no TASK, --agent, --model, --episodes or --out: they are in its batch.json',
         );
       dir = resolve(values.resume);
       try {
@@ -118,6 +120,7 @@ export const command: CliCommand = {
         home: store.home,
         tasks,
         agent: spec,
+        ...(values.model ? { model: normalizeAgentSpec(values.model) } : {}),
         episodes: positiveInt('episodes', values.episodes, 1),
         concurrency: positiveInt('concurrency', values.concurrency, 2),
       }));

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { CaseError, loadCase } from '../engine/cases/case-library.js';
 import { runCase } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
@@ -6,7 +7,7 @@ import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, describeEvent } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
-const HELP = `stepbox case run NAME [--fixed] [--json]
+const HELP = `stepbox case run NAME [--fixed] [--agent SPEC [--model SOURCE]] [--json]
 
 Runs a bundled case on Docker — its task with its scripted agent (two episodes in one
 sandbox for a case that does not reset between episodes) — then runs QA and says whether
@@ -16,6 +17,10 @@ the case's README.md (stepbox case list shows where) and open the episode in the
 
 Options:
   --fixed  run the fixed variant
+  --agent SPEC, --model SOURCE
+           run the case's task with your own agent instead of its script (e.g.
+           --agent 'exec:python3 my_agent.py' --model openai:qwen2.5-coder:7b) to see
+           whether it falls into the same failure
   --json   print {case, fixed, episodes: [{episode, status, end_reason, quality, flags}],
            raised, expected, ok}
 
@@ -36,7 +41,12 @@ export const command: CliCommand = {
       parseArgs({
         args: argv,
         allowPositionals: true,
-        options: { fixed: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+        options: {
+          fixed: { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+          agent: { type: 'string' },
+          model: { type: 'string' },
+        },
       }),
     );
     const { values, positionals } = parsed;
@@ -58,6 +68,8 @@ export const command: CliCommand = {
       const result = await runCase(spec, {
         store,
         supply,
+        ...(values.agent ? { agentSpec: normalizeAgentSpec(values.agent) } : {}),
+        ...(values.model ? { model: normalizeAgentSpec(values.model) } : {}),
         onEpisode: (i, ep) => out.write(`episode ${i + 1}/${spec.expected.episodes}: ${ep}\n`),
         onEvent: (e) => {
           const line = describeEvent(e);

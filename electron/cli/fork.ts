@@ -9,7 +9,7 @@ import { STEP_KEYS } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
-const HELP = `stepbox fork EPISODE --at K [--agent SPEC] [--step] [--keep] [--json]
+const HELP = `stepbox fork EPISODE --at K [--agent SPEC] [--model SOURCE] [--step] [--keep] [--json]
                     [--base-url URL] [--temperature T] [--seed N] [--context-policy P]
                     [--allow-network] [--allow-image] [--allow-limits] [--trust-recorded-task]
 
@@ -21,7 +21,13 @@ the parent's agent continues (a scripted parent: the lines after the first K).
 
 Options:
   --at K            the fork step (0..the parent's last complete step)
-  --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL] or manual
+  --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], manual or
+                    exec:CMD; an exec: branch needs its command given again (a recorded
+                    command never runs by itself); its new process is fast-forwarded
+                    through steps 1..K from the recording and stops as diverged if it
+                    asks something else
+  --model SOURCE    a new model source for an exec: agent, answering from step K+1
+                    (default: the recorded source, after its first K answers)
   --step            step in the terminal: ${STEP_KEYS}
   --keep            leave the sandbox running at the end and print its id
   --base-url URL, --temperature T, --seed N, --context-policy end|drop_oldest

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { readLineage } from '../engine/trace/lineage.js';
+import { replayExecAgent, type AgentReplayReport } from '../engine/external/agent-replay.js';
 import { replayVerify } from '../engine/harness/replay-verify.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
@@ -7,8 +8,8 @@ import { cliEngine, cliEpisodeEnv, cliError, closeOnSignals, describeEvent } fro
 import { parseOrUsage } from './parse-or-usage.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
-const HELP = `stepbox replay EPISODE [--verify] [--json] [--allow-network] [--allow-image] [--allow-limits]
-                      [--trust-recorded-task]
+const HELP = `stepbox replay EPISODE [--verify [--agent exec:CMD]] [--json] [--allow-network] [--allow-image]
+                       [--allow-limits] [--trust-recorded-task]
 
 Without --verify: prints the recorded timeline of EPISODE (view replay; no sandbox).
 
@@ -18,8 +19,15 @@ tool result is compared with the recording in ok, exit_code, stdout, stderr and
 error.code (durations, times and ids ignored). The workspace tree hash after every step
 is compared apart, and the verifier is run again.
 
+With --verify --agent exec:CMD (an episode of an exec: agent; the command is given
+again because a recorded one never runs by itself): the agent program is also re-run
+against the recording — every model and tool call answered from it, nothing executed —
+and must ask exactly what it asked: agent_diverged_at is the first step where its
+request or tool call differs, agent_diff names the field.
+
 --json (with --verify): diverged_at (first differing step or null), diff (its fields),
-workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}].
+workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}];
+with --agent also agent_diverged_at and agent_diff {diverged_at, field, recorded, actual}.
 --json (without): {episode, branch, events}.
 
 Options of --verify (a recorded task wider than the defaults is refused without them):
@@ -30,6 +38,7 @@ Exit: 0 no divergence (and without --verify), 1 a divergence, 2 usage, 3 no Dock
 Examples:
   npx stepbox replay ep-20260101-120000-ab12
   npx stepbox replay ep-20260101-120000-ab12 --verify --json
+  npx stepbox replay ep-20260101-120000-ab12 --verify --agent 'exec:python3 agent.py'
 `;
 
 /** `stepbox replay` — view a trace, or re-execute it and report divergences. */
@@ -44,6 +53,7 @@ export const command: CliCommand = {
         options: {
           verify: { type: 'boolean', default: false },
           json: { type: 'boolean', default: false },
+          agent: { type: 'string' },
           ...CONSENT_FLAG_OPTIONS,
         },
         allowPositionals: true,
@@ -60,6 +70,7 @@ export const command: CliCommand = {
     } catch (e) {
       throw cliError(e);
     }
+    if (values.agent && !values.verify) throw new UsageError('--agent re-runs an exec: agent with --verify');
     if (!values.verify) {
       const lineage = readLineage(store, info);
       if (values.json) {
@@ -94,12 +105,28 @@ export const command: CliCommand = {
       }).catch((e: unknown) => {
         throw cliError(e);
       });
-      if (values.json) io.stdout.write(JSON.stringify(report) + '\n');
+      let agent: AgentReplayReport | null = null;
+      if (values.agent) {
+        agent = await replayExecAgent({ store, id: info.branch, agentSpec: values.agent }).catch(
+          (e: unknown) => {
+            throw cliError(e);
+          },
+        );
+      }
+      const agentFields = agent
+        ? { agent_diverged_at: agent.agent_diverged_at, agent_diff: agent.agent_diff }
+        : {};
+      if (values.json) io.stdout.write(JSON.stringify({ ...report, ...agentFields }) + '\n');
       else
         out.write(
-          `diverged_at: ${report.diverged_at ?? 'none'}; workspace_diverged_at: ${report.workspace_diverged_at ?? 'none'}; verifier_match: ${report.verifier_match}\n`,
+          `diverged_at: ${report.diverged_at ?? 'none'}; workspace_diverged_at: ${report.workspace_diverged_at ?? 'none'}; verifier_match: ${report.verifier_match}${
+            agent
+              ? `; agent_diverged_at: ${agent.agent_diverged_at ?? 'none'}${agent.agent_diff ? ` (${agent.agent_diff.field})` : ''}`
+              : ''
+          }\n`,
         );
       const clean =
+        (agent?.agent_diverged_at ?? null) === null &&
         report.diverged_at === null &&
         report.workspace_diverged_at === null &&
         report.verifier_match !== false;

@@ -18,6 +18,7 @@ import {
   intFlag,
   numberFlag,
 } from './episode-cli.js';
+import { manualAgentOf } from '../engine/agents/manual-agent.js';
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
 import { resolve } from 'node:path';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
@@ -38,6 +39,9 @@ Agents (--agent):
                     an OpenAI-compatible endpoint (@BASE_URL, --base-url or OPENAI_BASE_URL;
                     key from OPENAI_API_KEY, never recorded; for Ollama any dummy key works)
   manual            you type each assistant message (JSON) at the prompt
+  exec:CMD          your own agent program, run as sh -c CMD in the task's folder with
+                    OPENAI_BASE_URL and STEPBOX_MCP_URL pointing at this episode (README:
+                    "Bring your own agent"); --model says what answers its model calls
 
 Options:
   --step            step in the terminal: ${STEP_KEYS}
@@ -49,6 +53,8 @@ Options:
   --base-url URL    the endpoint of an openai: agent
   --temperature T   sampling temperature (recorded in every model_request)
   --seed N          sampling seed (recorded)
+  --model SOURCE    what answers an exec: agent's model calls: openai:MODEL (with
+                    --base-url), scripted:FILE, replay:EPISODE or manual
   --context-policy end|drop_oldest
                     on a context-window overflow: end the episode (context_overflow,
                     default) or replace the oldest tool observations with a note
@@ -61,6 +67,8 @@ Examples:
   npx stepbox run resources/tasks/notes-memory --agent scripted:resources/tasks/notes-memory/agent.jsonl --step
   OPENAI_API_KEY=sk-none npx stepbox run resources/tasks/hello-python --agent openai:qwen2.5-coder:7b \\
       --base-url http://127.0.0.1:11434/v1 --temperature 0 --seed 1 --json
+  npx stepbox run resources/agents/python-stdlib --agent 'exec:python3 agent.py' \
+      --model scripted:resources/agents/python-stdlib/model.jsonl
 `;
 
 /** The flags run, fork and resume share: stepping, keeping the sandbox, output and agent options. */
@@ -72,6 +80,7 @@ export const EPISODE_FLAGS = {
   temperature: { type: 'string' },
   seed: { type: 'string' },
   'context-policy': { type: 'string' },
+  model: { type: 'string' },
 } as const;
 
 /** The agent options given by {@link EPISODE_FLAGS}. */
@@ -80,8 +89,10 @@ export function agentFlags(values: {
   temperature?: string;
   seed?: string;
   'context-policy'?: string;
+  model?: string;
 }) {
   return {
+    model: values.model,
     baseUrl: values['base-url'],
     temperature: numberFlag('temperature', values.temperature),
     seed: intFlag('seed', values.seed),
@@ -176,7 +187,7 @@ export async function drive(
     const line = describeEvent(e);
     if (line) out.write(line + '\n');
   });
-  const needsInput = options.step || c.currentAgent().kind === 'manual';
+  const needsInput = options.step || manualAgentOf(c.currentAgent()) !== null;
   const reader = needsInput ? new LineReader(io) : null;
   try {
     if (reader) promptManualAgent(c, reader);

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import { HarnessError } from '../engine/harness/harness-error.js';
 import type { CliIo } from './command.js';
-import { ManualAgent } from '../engine/agents/manual-agent.js';
+import { manualAgentOf } from '../engine/agents/manual-agent.js';
 
 /** The keys of `--step` mode, as its prompt shows them. */
 export const STEP_KEYS = 'Enter step · c continue · i inject · r N roll back to step N · q stop';
@@ -78,8 +78,8 @@ export class LineReader {
  * {"command": "ls"}}, or plain text as the final answer. End of input stops the episode.
  */
 export function promptManualAgent(c: EpisodeRunner, reader: LineReader): void {
-  const agent = c.currentAgent();
-  if (!(agent instanceof ManualAgent)) return;
+  const agent = manualAgentOf(c.currentAgent());
+  if (!agent) return;
   agent.onWaiting((step) => {
     void reader
       .ask(`step ${step} — tool call as JSON {"name": ..., "arguments": {...}}, or a final answer: `)

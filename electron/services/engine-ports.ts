@@ -137,6 +137,7 @@ function engineAgentOptions(o: AgentOptions | undefined) {
     ...(o?.base_url ? { baseUrl: o.base_url } : {}),
     ...(o?.temperature !== undefined ? { temperature: o.temperature } : {}),
     ...(o?.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o?.model !== undefined ? { model: o.model } : {}),
   };
 }
 

@@ -3,6 +3,8 @@ import type { AgentOptions, EpisodeStateInfo, StopReason } from '../../shared/co
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { ControllerState, EpisodeController } from '../engine/harness/episode-controller.js';
 import { logger } from '../engine/log.js';
+import type { Agent } from '../engine/agents/agent.js';
+import { manualAgentOf } from '../engine/agents/manual-agent.js';
 import type { EventBus } from './event-bus.js';
 import type { HarnessPort, RecordedRunOptions, TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
@@ -163,14 +165,10 @@ export class EpisodeManager {
     content: string | null,
     call?: { name: string; arguments: Record<string, unknown> },
   ): void {
-    const controller = this.require(id) as EpisodeController & {
-      currentAgent?: () => {
-        kind: string;
-        provide?: (m: { content: string | null; tool_calls?: unknown }) => void;
-      };
-    };
-    const agent = controller.currentAgent?.();
-    if (agent?.kind !== 'manual' || !agent.provide)
+    const controller = this.require(id) as EpisodeController & { currentAgent?: () => Agent };
+    const current = controller.currentAgent?.();
+    const agent = current ? manualAgentOf(current) : null;
+    if (!agent)
       throw new ServiceError(
         'conflict',
         `${controller.branch} is not driven by a manual agent (start it with agent "manual")`,

@@ -353,8 +353,10 @@ export const AgentOptions = z.strictObject({
     .optional(),
   temperature: z.number().min(0).max(2).optional(),
   seed: z.number().int().optional(),
+  /** What answers an `exec:CMD` agent's model calls (`scripted:FILE`, `openai:MODEL`, `replay:EPISODE`, `manual`). */
+  model: z.string().min(1).optional(),
 });
-/** Settings of an `openai:MODEL` agent. */
+/** Settings of an `openai:MODEL` agent, and the model source of an `exec:CMD` one. */
 export type AgentOptions = z.infer<typeof AgentOptions>;
 
 /**

@@ -68,6 +68,27 @@ describe('episodes store', () => {
     expect(store.getState().error).toBe('Docker is not running');
   });
 
+  it('starts an exec: agent with the model source it was given (and only for exec:)', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.start', () => startedState);
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    const store = createEpisodesStore(fake.client);
+    const task = { id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null };
+    store.getState().setModel(' scripted:/tmp/model.jsonl ');
+    store.getState().setAgent('exec:python3 agent.py');
+    await store.getState().startTask(task);
+    store.getState().setAgent('manual');
+    await store.getState().startTask(task);
+    expect(fake.callsOf('episode.start')).toEqual([
+      {
+        task: { kind: 'sample', id: 'hello' },
+        agent: 'exec:python3 agent.py',
+        agent_options: { model: 'scripted:/tmp/model.jsonl' },
+      },
+      { task: { kind: 'sample', id: 'hello' }, agent: 'manual' },
+    ]);
+  });
+
   it('draws branches as a tree with forks under their parent by fork step', () => {
     const tree = selectBranchTree([
       branchSummary({ branch: 'f2', parent_branch: 'main', fork_step: 5 }),

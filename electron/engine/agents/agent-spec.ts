@@ -6,16 +6,22 @@ import { ManualAgent } from './manual-agent.js';
 import { OpenAiAgent, type ContextPolicy } from './openai-agent.js';
 import { recordedOutputs, ReplayAgent } from './replay-agent.js';
 import { readScript, ScriptedAgent } from './scripted-agent.js';
+import { ExecAgent } from '../external/exec-agent.js';
 
-/** A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL[@BASE_URL]` or `manual`. */
+/** A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL[@BASE_URL]`, `manual` or `exec:CMD`. */
 export type AgentSpec =
   | { readonly kind: 'scripted'; readonly path: string }
   | { readonly kind: 'replay'; readonly episode: string }
   | { readonly kind: 'openai'; readonly model: string; readonly baseUrl?: string }
-  | { readonly kind: 'manual' };
+  | { readonly kind: 'manual' }
+  | { readonly kind: 'exec'; readonly command: string };
 
 /** The accepted forms, for error messages and help. */
-export const AGENT_SPEC_FORMS = 'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL] or manual';
+export const AGENT_SPEC_FORMS =
+  'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], manual or exec:CMD (with --model SOURCE)';
+
+/** The accepted `--model` sources of an exec agent, for error messages and help. */
+export const MODEL_SOURCE_FORMS = 'openai:MODEL@BASE_URL, scripted:FILE, replay:EPISODE or manual';
 
 /** `MODEL@http(s)://…`: the endpoint is what follows the last `@` that starts a URL. */
 const MODEL_AT_URL = /^(.+)@(https?:\/\/\S+)$/;
@@ -69,6 +75,8 @@ export function parseAgentSpec(spec: string): AgentSpec {
       if (!m) return { kind: 'openai', model: arg };
       return { kind: 'openai', model: m[1], baseUrl: checkBaseUrl(m[2], `agent spec "openai:${m[1]}@…"`) };
     }
+    case 'exec':
+      return { kind: 'exec', command: arg };
     default:
       throw new AgentFailure(
         'bad_agent_spec',
@@ -97,11 +105,19 @@ export interface AgentOptions {
   /** The events of a recorded episode (its lineage included), for `replay:`. */
   readonly loadEpisode?: (id: string) => readonly TraceEvent[];
   readonly cwd?: string;
+  /** What answers an exec agent's model calls (`--model`): any agent spec but `exec:`; `skip` applies to it. */
+  readonly model?: string;
 }
 
 /** Builds an agent from its spec. Throws AgentFailure for a bad spec or an unreadable script. */
 export function createAgent(spec: string, options: AgentOptions = {}): Agent {
   const parsed = parseAgentSpec(spec);
+  if (options.model !== undefined && parsed.kind !== 'exec') {
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `--model answers the model calls of an exec: agent; ${spec} decides by itself, so drop --model or use --agent exec:CMD`,
+    );
+  }
   switch (parsed.kind) {
     case 'scripted': {
       const path = resolve(options.cwd ?? process.cwd(), parsed.path);
@@ -133,6 +149,20 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
     }
     case 'manual':
       return new ManualAgent();
+    case 'exec': {
+      if (options.model === undefined) {
+        throw new AgentFailure(
+          'bad_agent_spec',
+          `${spec} needs --model SOURCE to answer its model calls: ${MODEL_SOURCE_FORMS}`,
+        );
+      }
+      const modelSpec = normalizeAgentSpec(options.model, options.cwd);
+      if (parseAgentSpec(modelSpec).kind === 'exec') {
+        throw new AgentFailure('bad_agent_spec', `--model ${options.model}: use ${MODEL_SOURCE_FORMS}`);
+      }
+      const source = createAgent(modelSpec, { ...options, model: undefined });
+      return new ExecAgent(spec, parsed.command, source);
+    }
     default:
       return assertNever(parsed, 'agent spec');
   }

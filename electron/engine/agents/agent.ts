@@ -1,4 +1,6 @@
+import type { Task } from '../../../shared/task.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
+import type { TraceEvent } from '../../../shared/trace-events.js';
 
 /** A chat message in OpenAI format, as the agent sees the conversation. */
 export interface ChatMessage {
@@ -19,6 +21,19 @@ export interface DecideInput {
   readonly messages: readonly ChatMessage[];
   readonly tools: readonly OpenAiTool[];
   readonly signal?: AbortSignal;
+  /** What an agent running outside the harness (`exec:`) needs to know about the episode. */
+  readonly context?: DecideContext;
+}
+
+/** The episode around a decision, for agents that run a process of their own. */
+export interface DecideContext {
+  readonly episode: string;
+  readonly task: Task;
+  readonly taskPath: string | null;
+  /** Every event of the branch so far (ancestry included): what fast-forward answers from. */
+  readonly history: readonly TraceEvent[];
+  /** What is left of the episode's time budget, ms. */
+  readonly episodeLeftMs: number;
 }
 
 /** A decision: the raw model output, kept apart from its parse (the harness parses). */
@@ -34,6 +49,8 @@ export interface Decision {
   readonly latencyMs?: number;
   /** The endpoint's id, model and finish reasons of this answer, when it gave them. */
   readonly response?: { id?: string; model?: string; finish_reasons?: string[] };
+  /** Extra fields of the `model_request` event (an exec agent's injected count, its output so far). */
+  readonly requestMeta?: Record<string, unknown>;
 }
 
 /** Why an agent could not decide: ends the episode with status `error`. */
@@ -42,9 +59,23 @@ export class AgentFailure extends Error {
     /** e.g. `script_exhausted`, `script_error`, `model_error`, `context_overflow`. */
     readonly endReason: string,
     message: string,
+    /** Structured detail kept in the `error` event's context (e.g. `diverged_at`, an agent's stderr). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'AgentFailure';
+  }
+}
+
+/** The agent ended the episode without a failure (its process exited 0, its time ran out): the verifier runs. */
+export class AgentEnded extends Error {
+  constructor(
+    /** `agent_exited` or `episode_timeout`. */
+    readonly endReason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AgentEnded';
   }
 }
 
@@ -52,8 +83,10 @@ export class AgentFailure extends Error {
 export interface Agent {
   /** The spec it was made from, e.g. `scripted:agent.jsonl`. */
   readonly spec: string;
-  readonly kind: 'scripted' | 'replay' | 'openai' | 'manual';
+  readonly kind: 'scripted' | 'replay' | 'openai' | 'manual' | 'exec';
   decide(input: DecideInput): Promise<Decision>;
   /** Parameters worth recording in the header (model, temperature, seed, base URL). */
   describe(): Record<string, unknown>;
+  /** Stops what the agent runs (an exec agent's process); `reason` is the end reason. */
+  dispose?(reason: string): Promise<void>;
 }

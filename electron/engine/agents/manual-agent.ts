@@ -1,6 +1,13 @@
 import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
 import { rawOf } from './scripted-agent.js';
 
+/** The agent a person drives behind `agent`: itself, or the model source of an exec agent run with `--model manual`. */
+export function manualAgentOf(agent: Agent): ManualAgent | null {
+  if (agent instanceof ManualAgent) return agent;
+  const source = (agent as { source?: unknown }).source;
+  return source instanceof ManualAgent ? source : null;
+}
+
 /** An assistant message a person provides (content and/or tool_calls in OpenAI format). */
 export interface ManualMessage {
   readonly content: string | null;

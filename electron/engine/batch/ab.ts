@@ -11,6 +11,8 @@ import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js'
 /** An A/B side: an agent and sandbox/timeouts settings merged over each task. */
 export const AbConfig = z.strictObject({
   agent: z.string().min(1).optional(),
+  /** The `--model` source of an exec: agent. */
+  model: z.string().min(1).optional(),
   sandbox: z.record(z.string(), z.unknown()).optional(),
   timeouts: z.record(z.string(), z.unknown()).optional(),
 });
@@ -118,6 +120,8 @@ export async function runAb(options: {
   readonly b: AbConfig;
   /** The agent for a side whose config names none. */
   readonly defaultAgent?: string;
+  /** The model source for a side whose config names none (exec: agents). */
+  readonly defaultModel?: string;
   readonly episodes: number;
   readonly concurrency: number;
   readonly store: DiskEpisodeStore;
@@ -125,13 +129,14 @@ export async function runAb(options: {
   readonly onEpisode?: (side: 'a' | 'b', task: string, episode: string, status: string | null) => void;
 }): Promise<AbReport> {
   const sides = { a: options.a, b: options.b } as const;
-  const jobs: { side: 'a' | 'b'; task: Task; path: string; agent: string }[] = [];
+  const jobs: { side: 'a' | 'b'; task: Task; path: string; agent: string; model?: string }[] = [];
   for (let i = 0; i < options.episodes; i++)
     for (const t of options.tasks)
       for (const side of ['a', 'b'] as const) {
         const agent = sides[side].agent ?? options.defaultAgent;
         if (!agent) throw new Error(`config ${side.toUpperCase()} names no agent and no --agent was given`);
-        jobs.push({ side, task: taskUnder(t.doc, sides[side], t.path), path: t.path, agent });
+        const model = sides[side].model ?? (sides[side].agent ? undefined : options.defaultModel);
+        jobs.push({ side, task: taskUnder(t.doc, sides[side], t.path), path: t.path, agent, model });
       }
   const samples: Record<'a' | 'b', Sample[]> = { a: [], b: [] };
   const episodes: AbReport['episodes'][number][] = [];
@@ -144,6 +149,7 @@ export async function runAb(options: {
         task: job.task,
         taskPath: job.path,
         agentSpec: job.agent,
+        model: job.model,
         store: options.store,
         sandboxes,
       });

@@ -32,6 +32,8 @@ export const BatchFile = z.object({
   home: z.string(),
   created: z.number(),
   agent: z.string(),
+  /** The `--model` source of an exec: agent. */
+  model: z.string().optional(),
   episodes: z.number().int().positive(),
   concurrency: z.number().int().positive(),
   tasks: z.array(z.object({ path: z.string(), name: z.string() })),

@@ -26,6 +26,7 @@ export function createBatch(options: {
   readonly home: string;
   readonly tasks: readonly { path: string; task: Task }[];
   readonly agent: string;
+  readonly model?: string;
   readonly episodes: number;
   readonly concurrency: number;
 }): { dir: string; batch: BatchFile } {
@@ -37,6 +38,7 @@ export function createBatch(options: {
     home: options.home,
     created: Date.now(),
     agent: options.agent,
+    ...(options.model !== undefined ? { model: options.model } : {}),
     episodes: options.episodes,
     concurrency: options.concurrency,
     tasks: options.tasks.map((t) => ({ path: resolve(t.path), name: t.task.name })),
@@ -152,6 +154,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
         task: tasks.get(slot.task)!,
         taskPath: slot.task,
         agentSpec: batch.agent,
+        model: batch.model,
         store: options.store,
         sandboxes,
         onStart: (r) => {

@@ -1,5 +1,6 @@
 import type { Task } from '../../../shared/task.js';
 import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
+import type { AgentOptions } from '../agents/agent-spec.js';
 import { startEpisode } from '../harness/episode-factory.js';
 import type { EpisodeRunner } from '../harness/episode-runner.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
@@ -22,6 +23,8 @@ export async function runEpisodeToEnd(options: {
   readonly task: Task;
   readonly taskPath: string | null;
   readonly agentSpec: string;
+  /** What answers an exec: agent's model calls (`--model`). */
+  readonly model?: string;
   readonly store: EpisodeStore;
   readonly sandboxes: TaskSandboxes;
   readonly onStart?: (runner: EpisodeRunner) => void;
@@ -32,6 +35,7 @@ export async function runEpisodeToEnd(options: {
     task: options.task,
     taskPath: options.taskPath,
     agentSpec: options.agentSpec,
+    ...(options.model !== undefined ? { agentOptions: { model: options.model } satisfies AgentOptions } : {}),
     store: options.store,
     supply: options.sandboxes.supplyFor(options.task),
   });

@@ -35,6 +35,10 @@ export interface CaseEnv {
   readonly dir?: string;
   readonly onEpisode?: (index: number, episode: string) => void;
   readonly onEvent?: (event: TraceEvent) => void;
+  /** Your own agent instead of the case's script (e.g. `exec:CMD`), to see whether it falls into the same failure. */
+  readonly agentSpec?: string;
+  /** What answers an exec: agent's model calls. */
+  readonly model?: string;
 }
 
 /**
@@ -51,7 +55,8 @@ export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
       const out = await runEpisodeToEnd({
         task: spec.task,
         taskPath: spec.taskPath,
-        agentSpec: `scripted:${spec.agentPath}`,
+        agentSpec: env.agentSpec ?? `scripted:${spec.agentPath}`,
+        model: env.model,
         store: env.store,
         sandboxes,
         onStart: (r) => env.onEpisode?.(i, r.episode),

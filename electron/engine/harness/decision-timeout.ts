@@ -1,4 +1,5 @@
 import type { Agent, DecideInput, Decision } from '../agents/agent.js';
+import { manualAgentOf } from '../agents/manual-agent.js';
 
 /**
  * The end reason (and error code) of a step whose agent did not decide within the step's
@@ -14,14 +15,14 @@ export class DecisionTimeout extends Error {
 /**
  * How long the agent may take to decide a step: the hard step timeout, or what is left
  * of the episode budget when that is shorter (`by` says which binds). None for a
- * `manual` agent: a person deciding is not timed, as a paused stepper is not.
+ * `manual` agent (or an exec agent answered by a person): a person deciding is not timed, as a paused stepper is not.
  */
 export function decisionDeadline(
   agent: Agent,
   stepHardMs: number,
   episodeLeftMs: number,
 ): { readonly ms: number; readonly by: 'step' | 'episode' } | null {
-  if (agent.kind === 'manual') return null;
+  if (manualAgentOf(agent)) return null;
   return episodeLeftMs < stepHardMs
     ? { ms: Math.max(1, episodeLeftMs), by: 'episode' }
     : { ms: stepHardMs, by: 'step' };

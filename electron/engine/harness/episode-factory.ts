@@ -147,10 +147,17 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   }
   const events = cutAtStep(lineage.events, at);
   const spec = options.agentSpec ? normalizeAgentSpec(options.agentSpec) : String(header.agent.spec);
-  // A recorded openai: episode continues at its recorded endpoint and parameters, never a default one.
-  const agentOptions = continuationOptions(spec, header.agent, options.agentOptions);
+  // A recorded openai: episode continues at its recorded endpoint and parameters, never a default one;
+  // an exec: one keeps its recorded model source, and its command must be given again.
+  const execOptions = withRecordedModel(options, header.agent);
+  const agentOptions = continuationOptions(spec, header.agent, execOptions.agentOptions);
   const makeAgent = agentFactory(store, { ...options, agentOptions });
-  const agent = makeAgent(spec, options.agentSpec ? 0 : skipAt(store, info, at));
+  const agent = makeAgent(
+    spec,
+    options.agentSpec
+      ? execSkip(options, header.agent, () => skipAt(store, info, at))
+      : skipAt(store, info, at),
+  );
   const snapshots = store.snapshots(info.episode);
   const sandbox = await options.supply.acquire(sandboxConfig(task.sandbox));
   try {
@@ -194,6 +201,39 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
     await options.supply.release(sandbox);
     throw e;
   }
+}
+
+/**
+ * An exec agent keeps the recorded model source unless `--model` names another. A
+ * recorded exec command never runs by itself (a trace or a bundle could carry any
+ * command): continuing such a branch needs the agent given again.
+ */
+function withRecordedModel<T extends OpenBranchOptions>(
+  options: T,
+  recorded: { spec: string; kind: string; [k: string]: unknown },
+): T {
+  if (recorded.kind === 'exec' && !options.agentSpec) {
+    throw new HarnessError(
+      'invalid_input',
+      `this branch was recorded with ${recorded.spec}; stepbox never runs a recorded command by itself (a trace or bundle could carry any command): give the agent again, e.g. --agent '${recorded.spec}'`,
+    );
+  }
+  if (recorded.kind !== 'exec' || options.agentOptions?.model !== undefined) return options;
+  const model = typeof recorded.model_source === 'string' ? recorded.model_source : undefined;
+  return { ...options, agentOptions: { ...options.agentOptions, model } };
+}
+
+/** Decisions an exec agent's model source skips: the recorded ones when it continues the same source, else none. */
+function execSkip(
+  options: OpenBranchOptions,
+  recorded: { kind: string },
+  recordedSkip: () => number,
+): number {
+  const continuing =
+    options.agentSpec?.startsWith('exec:') &&
+    recorded.kind === 'exec' &&
+    options.agentOptions?.model === undefined;
+  return continuing ? recordedSkip() : 0;
 }
 
 /**

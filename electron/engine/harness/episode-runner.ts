@@ -4,7 +4,7 @@ import { actionSignature, finalReward } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
 import type { EndEvent, EpisodeStatus, TraceEvent, VerifierResult } from '../../../shared/trace-events.js';
-import { AgentFailure, type Agent } from '../agents/agent.js';
+import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
 import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
 import { parseAction } from '../agents/parse-action.js';
 import { logger } from '../log.js';
@@ -284,6 +284,13 @@ export class EpisodeRunner implements EpisodeController {
         step: k,
         messages: this.conversation.current(),
         tools: this.options.registry.definitions(),
+        context: {
+          episode: this.episode,
+          task: this.task,
+          taskPath: this.options.taskPath,
+          history: this.events,
+          episodeLeftMs: this.timer.leftMs(),
+        },
       });
     } catch (e) {
       if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
@@ -293,14 +300,22 @@ export class EpisodeRunner implements EpisodeController {
           code: MODEL_TIMEOUT,
           message: `the agent did not decide step ${k} within the hard step timeout (${this.task.timeouts.step_hard} s, retries included); check the model endpoint answers, or raise timeouts.step_hard`,
         });
-      if (e instanceof AgentFailure) return this.endFatal({ code: e.endReason, message: e.message });
+      if (e instanceof AgentEnded) return this.finish(e.endReason);
+      if (e instanceof AgentFailure)
+        return this.endFatal({ code: e.endReason, message: e.message }, e.details);
       return this.endFatal({ code: 'internal', message: (e as Error).message });
     }
     if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
     // The decision counted against the step: the tools get what is left of the hard limit.
     const decidedMs = performance.now() - started;
     if (decision.request !== undefined) {
-      this.record({ type: 'model_request', step: k, source: 'harness', request: decision.request });
+      this.record({
+        type: 'model_request',
+        step: k,
+        source: 'harness',
+        request: decision.request,
+        ...(decision.requestMeta ?? {}),
+      });
     }
     const output = this.record({
       type: 'model_output',
@@ -376,7 +391,7 @@ export class EpisodeRunner implements EpisodeController {
   }
 
   /** A fatal error: `error` event with the last 3 tool payloads and the memory, then status `error`. */
-  private async endFatal(fatal: Fatal): Promise<StopReason> {
+  private async endFatal(fatal: Fatal, details?: Record<string, unknown>): Promise<StopReason> {
     if (this.endEvent || !this.writer) return { kind: 'ended', message: fatal.message };
     log.error(`episode ${this.episode}: ${fatal.code}: ${fatal.message}`);
     this.record({
@@ -386,7 +401,11 @@ export class EpisodeRunner implements EpisodeController {
       code: fatal.code,
       message: fatal.message,
       fatal: true,
-      context: { last_tool_payloads: [...this.env.recentPayloads], memory: this.memoryState.snapshot() },
+      context: {
+        last_tool_payloads: [...this.env.recentPayloads],
+        memory: this.memoryState.snapshot(),
+        ...(details ?? {}),
+      },
     });
     await this.close('error', fatal.code, null, 0);
     return { kind: 'ended', message: `error: ${fatal.code}: ${fatal.message}` };
@@ -410,6 +429,8 @@ export class EpisodeRunner implements EpisodeController {
       step: this.current,
     };
     const writer = this.writer;
+    // An agent running a process of its own (exec:) is stopped with the branch.
+    await this.agent.dispose?.(endReason);
     // The end event's seq is the writer's next one (FileTraceWriter exposes it).
     const seq = (writer as { seq?: number }).seq ?? -1;
     this.writer = null;
@@ -491,6 +512,7 @@ export class EpisodeRunner implements EpisodeController {
 
   /** Replaces the agent for the continuation (a scripted file then starts at its first line). */
   useAgent(agent: Agent): void {
+    if (agent !== this.agent) void this.agent.dispose?.('agent_replaced');
     this.agent = agent;
   }
 
@@ -534,7 +556,9 @@ export class EpisodeRunner implements EpisodeController {
     this.pendingFork = step;
     this.queued.length = 0;
     // Rolling back time rolls the script back too: continuing re-decides step k+1 from line k+1.
-    if (this.agent.kind === 'scripted' || this.agent.kind === 'replay') {
+    // An exec agent restarts its process, fast-forwarded through steps 1..k from the recording.
+    if (this.agent.kind === 'scripted' || this.agent.kind === 'replay' || this.agent.kind === 'exec') {
+      await this.agent.dispose?.('rolled_back');
       this.agent = this.options.makeAgent(this.agent.spec, skip);
     }
     if (this.endEvent) {
@@ -578,6 +602,7 @@ export class EpisodeRunner implements EpisodeController {
 
   async dispose(options: { keepSandbox?: boolean } = {}): Promise<void> {
     if (!this.endEvent && this.writer) await this.stop();
+    await this.agent.dispose?.('disposed');
     const box = this.box;
     this.box = null;
     if (box && !options.keepSandbox) await this.options.release(box);

@@ -83,6 +83,7 @@ export function EpisodeLibrary() {
   const allCases = useSlice('episodes', (s) => s.cases);
   const current = useSlice('stepper', (s) => s.branch);
   const agent = useSlice('episodes', (s) => s.agent);
+  const model = useSlice('episodes', (s) => s.model);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const errorAt = (id: string) => (startFailed === id ? error : null);
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
@@ -137,12 +138,23 @@ export function EpisodeLibrary() {
       <input
         className="search"
         type="text"
-        placeholder="agent: the task's own (or openai:MODEL, manual)"
+        placeholder="agent: the task's own (or openai:MODEL, manual, exec:CMD)"
         aria-label="agent spec"
         data-testid="library-agent"
         value={agent}
         onChange={(e) => actions.setAgent(e.target.value)}
       />
+      {agent.trim().startsWith('exec:') ? (
+        <input
+          className="search"
+          type="text"
+          placeholder="model: scripted:FILE, openai:MODEL or manual"
+          aria-label="model source"
+          data-testid="library-model"
+          value={model}
+          onChange={(e) => actions.setModel(e.target.value)}
+        />
+      ) : null}
       {tasks.length === 0 && !catalogError ? <PanelState kind="empty">No bundled tasks.</PanelState> : null}
       <ul className="lib-list">
         {tasks.map((t) => (

@@ -30,6 +30,8 @@ export interface EpisodesState {
   readonly startFailed: string | null;
   /** Agent spec for the next start (`openai:MODEL`, `manual`, …); empty: the task's own. */
   readonly agent: string;
+  /** What answers an `exec:CMD` agent's model calls (`scripted:FILE`, `openai:MODEL`, `manual`). */
+  readonly model: string;
 }
 
 /** What the library does. */
@@ -43,6 +45,7 @@ export interface EpisodesActions {
   openCase(c: CaseSummary): Promise<string | null>;
   closeCase(): void;
   setAgent(agent: string): void;
+  setModel(model: string): void;
   dispose(): void;
 }
 
@@ -62,7 +65,12 @@ export function createEpisodesStore(
       agent?: string,
     ): Promise<string | null> => {
       set({ starting: key, error: null, startFailed: null });
-      const res = await client.episode.start({ task, ...(agent ? { agent } : {}) });
+      const model = agent?.startsWith('exec:') ? get().model.trim() : '';
+      const res = await client.episode.start({
+        task,
+        ...(agent ? { agent } : {}),
+        ...(model ? { agent_options: { model } } : {}),
+      });
       set({ starting: null });
       if (!res.ok) {
         set({ error: errorText(res), startFailed: key });
@@ -84,8 +92,10 @@ export function createEpisodesStore(
       starting: null,
       startFailed: null,
       agent: '',
+      model: '',
       // A new agent spec makes the last start's error stale.
       setAgent: (agent) => set(get().startFailed ? { agent, error: null, startFailed: null } : { agent }),
+      setModel: (model) => set({ model }),
       async refresh() {
         const mine = ++generation;
         if (get().load !== 'ready') set({ load: 'loading' });

@@ -1,0 +1,109 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A request body over its bound: answered 413, never buffered further. */
+export class BodyTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the request body is larger than ${limit} bytes`);
+    this.name = 'BodyTooLarge';
+  }
+}
+
+/** Reads a request body up to `limit` bytes; past it the request is dropped (the agent is untrusted). */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      reject(new BodyTooLarge(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new BodyTooLarge(limit));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** True when the request carries `Authorization: Bearer TOKEN` (compared in constant time). */
+export function hasToken(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization ?? '';
+  const m = /^Bearer (.+)$/.exec(header);
+  if (!m) return false;
+  const given = Buffer.from(m[1]);
+  const want = Buffer.from(token);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+/** True when the Host header names this loopback server (refuses DNS-rebinding pages). */
+export function localHost(req: IncomingMessage, port: number): boolean {
+  const host = req.headers.host ?? '';
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+}
+
+/** Sends a JSON body. */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** An OpenAI-shaped error body (what the SDKs parse and show). */
+export function apiError(res: ServerResponse, status: number, code: string, message: string): void {
+  sendJson(res, status, { error: { message, type: code, code, param: null } });
+}
+
+/** A server bound to 127.0.0.1 on a free port, every request checked for the host and the token first. */
+export interface LocalServer {
+  readonly port: number;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts an HTTP server on 127.0.0.1 (never another interface) whose handler only sees
+ * requests to this host carrying the token; others get 401 (or 403 for a foreign Host).
+ */
+export async function listenLocal(
+  token: string,
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  onError: (e: unknown, res: ServerResponse) => void,
+): Promise<LocalServer> {
+  let port = 0;
+  const server = createServer((req, res) => {
+    if (!localHost(req, port)) {
+      apiError(res, 403, 'forbidden_host', `this server answers only 127.0.0.1:${port}`);
+      return;
+    }
+    if (!hasToken(req, token)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      apiError(res, 401, 'unauthorized', 'send Authorization: Bearer $STEPBOX_TOKEN (the episode token)');
+      return;
+    }
+    handler(req, res).catch((e: unknown) => onError(e, res));
+  });
+  server.headersTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,250 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { logger } from '../log.js';
+import { apiError, BodyTooLarge, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
+import { chatFromResponsesRequest, sendResponsesAnswer } from './responses-api.js';
+
+const log = logger('model-endpoint');
+
+/** The largest model request accepted (a long conversation fits; a flood does not). */
+export const MODEL_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** An assistant answer in Chat Completions form, tool-call arguments as JSON strings. */
+export interface AssistantAnswer {
+  readonly content: string | null;
+  readonly tool_calls?: readonly {
+    id: string;
+    type: 'function';
+    function: { name: string; arguments: string };
+  }[];
+}
+
+/** One model call of the agent, waiting for its answer. */
+export interface ModelCall {
+  /** Which API the agent used. */
+  readonly api: 'chat.completions' | 'responses';
+  /** The request as Chat Completions (`messages`, `tools`, …); a Responses request converted. */
+  readonly body: Record<string, unknown>;
+  /** The request exactly as received (differs from `body` for the Responses API). */
+  readonly raw: Record<string, unknown>;
+  /** When the request arrived (performance.now()), for the bench. */
+  readonly receivedAt: number;
+  answer(message: AssistantAnswer, usage?: unknown): void;
+  fail(status: number, code: string, message: string): void;
+}
+
+/**
+ * The episode's model endpoint: OpenAI Chat Completions (streaming or not, tool calls),
+ * the Responses API subset the agent SDKs use, and `GET /v1/models`, on 127.0.0.1
+ * behind the episode token. Calls queue until the exec agent takes them; after
+ * `close(reason)` every call is answered with a clear `episode_ended` error.
+ */
+export class ModelEndpoint {
+  private server: LocalServer | null = null;
+  private readonly queue: ModelCall[] = [];
+  private waiters: ((c: ModelCall) => void)[] = [];
+  private ended: string | null = null;
+  private seq = 0;
+
+  constructor(
+    private readonly token: string,
+    /** The model name the endpoint lists and answers as. */
+    readonly model: string,
+  ) {}
+
+  /** Starts listening; returns the base URL (`http://127.0.0.1:PORT/v1`). */
+  async start(): Promise<string> {
+    this.server = await listenLocal(
+      this.token,
+      (req, res) => this.handle(req, res),
+      (e, res) => {
+        if (e instanceof BodyTooLarge) apiError(res, 413, 'request_too_large', e.message);
+        else {
+          log.error(`request failed: ${(e as Error).message}`);
+          if (!res.headersSent) apiError(res, 500, 'internal', 'stepbox could not answer this request');
+        }
+      },
+    );
+    return `http://127.0.0.1:${this.server.port}/v1`;
+  }
+
+  /** The next model call (queued or future); rejects when `signal` aborts. */
+  next(signal?: AbortSignal): Promise<ModelCall> {
+    const queued = this.queue.shift();
+    if (queued) return Promise.resolve(queued);
+    return new Promise((resolve, reject) => {
+      const waiter = (c: ModelCall) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(c);
+      };
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Answers every waiting and later call with `episode_ended` (status 409) naming `reason`. */
+  end(reason: string): void {
+    this.ended = reason;
+    for (const c of this.queue.splice(0)) this.refuse(c);
+  }
+
+  async close(): Promise<void> {
+    this.end(this.ended ?? 'closed');
+    await this.server?.close();
+    this.server = null;
+  }
+
+  private refuse(call: ModelCall): void {
+    call.fail(
+      409,
+      'episode_ended',
+      `stepbox: the episode has ended (${this.ended}); no more model calls are answered — exit now`,
+    );
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
+      sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: this.model, object: 'model', created: 0, owned_by: 'stepbox' }],
+      });
+      return;
+    }
+    const api =
+      path === '/v1/chat/completions' || path === '/chat/completions'
+        ? ('chat.completions' as const)
+        : path === '/v1/responses' || path === '/responses'
+          ? ('responses' as const)
+          : null;
+    if (req.method !== 'POST' || api === null) {
+      apiError(
+        res,
+        404,
+        'not_found',
+        `${req.method} ${path} is not served; use POST /v1/chat/completions, POST /v1/responses or GET /v1/models`,
+      );
+      return;
+    }
+    const text = (await readBody(req, MODEL_BODY_LIMIT)).toString('utf8');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      apiError(res, 400, 'invalid_json', 'the request body is not JSON');
+      return;
+    }
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+      apiError(res, 400, 'invalid_request', 'the request body must be a JSON object');
+      return;
+    }
+    const request = raw as Record<string, unknown>;
+    const body = api === 'responses' ? chatFromResponsesRequest(request) : request;
+    if (!Array.isArray(body.messages)) {
+      apiError(
+        res,
+        400,
+        'invalid_request',
+        api === 'responses' ? 'input must be a string or an array of items' : 'messages must be an array',
+      );
+      return;
+    }
+    const stream = request.stream === true;
+    const id = `stepbox-${++this.seq}`;
+    let settled = false;
+    const call: ModelCall = {
+      api,
+      body,
+      raw: request,
+      receivedAt: performance.now(),
+      answer: (message, usage) => {
+        if (settled) return;
+        settled = true;
+        if (api === 'responses') sendResponsesAnswer(res, id, this.model, message, stream);
+        else sendChatAnswer(res, id, this.model, message, stream, usage, request);
+      },
+      fail: (status, code, message) => {
+        if (settled) return;
+        settled = true;
+        apiError(res, status, code, message);
+      },
+    };
+    res.on('close', () => {
+      settled = settled || res.writableFinished;
+    });
+    if (this.ended !== null) {
+      this.refuse(call);
+      return;
+    }
+    const waiter = this.waiters.shift();
+    if (waiter) waiter(call);
+    else this.queue.push(call);
+  }
+}
+
+function finishReason(message: AssistantAnswer): string {
+  return message.tool_calls && message.tool_calls.length > 0 ? 'tool_calls' : 'stop';
+}
+
+const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+/** Answers a Chat Completions request, as one JSON body or as server-sent chunks. */
+function sendChatAnswer(
+  res: ServerResponse,
+  id: string,
+  model: string,
+  message: AssistantAnswer,
+  stream: boolean,
+  usage: unknown,
+  request: Record<string, unknown>,
+): void {
+  const created = Math.floor(Date.now() / 1000);
+  const used = usage && typeof usage === 'object' ? usage : NO_USAGE;
+  const calls = message.tool_calls && message.tool_calls.length > 0 ? message.tool_calls : undefined;
+  if (!stream) {
+    sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: message.content, ...(calls ? { tool_calls: calls } : {}) },
+          finish_reason: finishReason(message),
+          logprobs: null,
+        },
+      ],
+      usage: used,
+    });
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  const chunk = (
+    delta: Record<string, unknown>,
+    finish: string | null,
+    extra: Record<string, unknown> = {},
+  ) =>
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra })}\n\n`,
+    );
+  chunk({ role: 'assistant', content: message.content ?? '' }, null);
+  for (const [index, c] of (calls ?? []).entries()) {
+    chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: c.function }] }, null);
+  }
+  chunk({}, finishReason(message));
+  const options = request.stream_options as { include_usage?: boolean } | undefined;
+  if (options?.include_usage) {
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: used })}\n\n`,
+    );
+  }
+  res.end('data: [DONE]\n\n');
+}

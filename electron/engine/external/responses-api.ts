@@ -1,0 +1,139 @@
+import type { ServerResponse } from 'node:http';
+import { sendJson } from './local-http.js';
+import type { AssistantAnswer } from './model-endpoint.js';
+
+/**
+ * The subset of the OpenAI Responses API that agent SDKs (the OpenAI Agents SDK's
+ * default model) use, mapped onto Chat Completions so one recorder and one model
+ * source serve both: `input` items become messages, function tools become tools, and
+ * the answer goes back as `output` items. Stateless: `previous_response_id` is refused.
+ */
+export function chatFromResponsesRequest(request: Record<string, unknown>): Record<string, unknown> {
+  if (request.previous_response_id) {
+    return { ...request, messages: undefined, error: 'previous_response_id is not supported' };
+  }
+  const messages: Record<string, unknown>[] = [];
+  if (typeof request.instructions === 'string' && request.instructions !== '') {
+    messages.push({ role: 'system', content: request.instructions });
+  }
+  const input = request.input;
+  if (typeof input === 'string') messages.push({ role: 'user', content: input });
+  else if (Array.isArray(input)) {
+    for (const item of input) {
+      if (!item || typeof item !== 'object') return { ...request, messages: undefined };
+      const it = item as Record<string, unknown>;
+      if (it.type === 'function_call') {
+        const last = messages.at(-1);
+        const call = {
+          id: String(it.call_id ?? ''),
+          type: 'function',
+          function: { name: String(it.name ?? ''), arguments: String(it.arguments ?? '') },
+        };
+        if (last && last.role === 'assistant' && Array.isArray(last.tool_calls)) last.tool_calls.push(call);
+        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+      } else if (it.type === 'function_call_output') {
+        messages.push({ role: 'tool', tool_call_id: String(it.call_id ?? ''), content: textOf(it.output) });
+      } else if (typeof it.role === 'string') {
+        const role = it.role === 'developer' ? 'system' : it.role;
+        messages.push({ role, content: textOf(it.content) });
+      }
+    }
+  } else return { ...request, messages: undefined };
+  const tools = Array.isArray(request.tools)
+    ? request.tools
+        .filter((t): t is Record<string, unknown> => !!t && typeof t === 'object' && t.type === 'function')
+        .map((t) => ({
+          type: 'function',
+          function: { name: t.name, description: t.description, parameters: t.parameters },
+        }))
+    : undefined;
+  const { input: _i, instructions: _n, tools: _t, ...rest } = request;
+  return { ...rest, messages, ...(tools ? { tools } : {}) };
+}
+
+/** Text of a Responses content (a string, or parts with `text`). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((p) =>
+        p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
+          ? (p as { text: string }).text
+          : '',
+      )
+      .join('');
+  }
+  return content == null ? '' : JSON.stringify(content);
+}
+
+/** Answers a Responses request with the assistant answer as output items (JSON or server-sent events). */
+export function sendResponsesAnswer(
+  res: ServerResponse,
+  id: string,
+  model: string,
+  message: AssistantAnswer,
+  stream: boolean,
+): void {
+  const output: Record<string, unknown>[] = [];
+  if (message.content) {
+    output.push({
+      type: 'message',
+      id: `msg_${id}`,
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: message.content, annotations: [] }],
+    });
+  }
+  for (const c of message.tool_calls ?? []) {
+    output.push({
+      type: 'function_call',
+      id: `fc_${c.id}`,
+      call_id: c.id,
+      name: c.function.name,
+      arguments: c.function.arguments,
+      status: 'completed',
+    });
+  }
+  const response = {
+    id: `resp_${id}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    model,
+    output,
+    output_text: message.content ?? '',
+    parallel_tool_calls: true,
+    tool_choice: 'auto',
+    tools: [],
+    usage: {
+      input_tokens: 0,
+      output_tokens: 0,
+      total_tokens: 0,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+  if (!stream) {
+    sendJson(res, 200, response);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let seq = 0;
+  const send = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  send('response.created', { response: { ...response, status: 'in_progress', output: [] } });
+  for (const [i, item] of output.entries()) {
+    send('response.output_item.added', { output_index: i, item });
+    if (item.type === 'message') {
+      send('response.output_text.delta', {
+        output_index: i,
+        item_id: item.id,
+        content_index: 0,
+        delta: message.content ?? '',
+      });
+    }
+    send('response.output_item.done', { output_index: i, item });
+  }
+  send('response.completed', { response });
+  res.end();
+}

@@ -1,0 +1,367 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { TraceEvent } from '../../shared/trace-events.js';
+import { replayExecAgent } from '../../electron/engine/external/agent-replay.js';
+import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
+import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
+import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
+import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
+import {
+  createDockerProvider,
+  type DockerSandboxProvider,
+} from '../../electron/engine/sandbox/docker-provider.js';
+import { PROJECT_ROOT, waitFor } from '../support/cli.js';
+import { describeDocker } from '../support/docker.js';
+import { call, final, ofType, script, tempHome } from '../support/harness.js';
+
+/** The three example agents, each run from its task folder as the README shows. */
+const EXAMPLES = [
+  { name: 'python-stdlib', command: 'python3 agent.py' },
+  { name: 'ts-openai-loop', command: 'node ../../../dist/agents/ts-openai-loop/agent.js' },
+  { name: 'ts-openai-agents', command: 'node ../../../dist/agents/ts-openai-agents/agent.js' },
+] as const;
+
+let provider: DockerSandboxProvider;
+let env: ReturnType<typeof tempHome>;
+
+beforeAll(async () => {
+  provider = await createDockerProvider();
+  env = tempHome();
+});
+afterAll(async () => {
+  await provider?.close();
+  env?.cleanup();
+});
+
+function exampleDir(name: string): string {
+  return resolve(PROJECT_ROOT, 'resources/agents', name);
+}
+
+/** Starts an example agent on its own task and scripted model (or `model`). */
+async function startExample(name: string, command: string, model?: string): Promise<EpisodeRunner> {
+  const dir = exampleDir(name);
+  const t = loadTask(dir);
+  if (!t.ok) throw new Error(t.error.message);
+  return startEpisode({
+    task: t.value,
+    taskPath: join(dir, 'task.json'),
+    agentSpec: `exec:${command}`,
+    agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
+    store: env.store,
+    supply: coldSupply(provider),
+  });
+}
+
+/** A task of our own in a fresh folder (the agent's cwd), for agents that are shell one-liners. */
+function tempTask(body: Record<string, unknown>): { dir: string; path: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'stepbox-exec-task-'));
+  const path = join(dir, 'task.json');
+  writeFileSync(path, JSON.stringify({ name: 'exec-edge', goal: 'edge case', ...body }));
+  return { dir, path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function startTemp(path: string, command: string, model = 'manual'): Promise<EpisodeRunner> {
+  const t = loadTask(path);
+  if (!t.ok) throw new Error(t.error.message);
+  return startEpisode({
+    task: t.value,
+    taskPath: path,
+    agentSpec: `exec:${command}`,
+    agentOptions: { model },
+    store: env.store,
+    supply: coldSupply(provider),
+  });
+}
+
+/** Processes of group `pgid` that still run (zombies waiting for a reaper are dead). */
+function livingInGroup(pgid: number): string[] {
+  return execFileSync('ps', ['-eo', 'pgid=,stat=,comm='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([g, stat]) => Number(g) === pgid && !stat.startsWith('Z'))
+    .map((cols) => cols.join(' '));
+}
+
+function requestAt(events: readonly TraceEvent[], step: number) {
+  const e = ofType(events, 'model_request').find((r) => r.step === step);
+  if (!e) throw new Error(`no model_request at step ${step}`);
+  return e as typeof e & {
+    request: { messages: { role: string; content: unknown; tool_call_id?: string }[] };
+    injected: number;
+    agent_output: { stdout: string; stderr: string };
+  };
+}
+
+function errorOf(events: readonly TraceEvent[]) {
+  const e = ofType(events, 'error').at(-1);
+  return e as (typeof e & { context: Record<string, unknown> }) | undefined;
+}
+
+describeDocker('external agents (exec:) on Docker', () => {
+  for (const ex of EXAMPLES) {
+    it(`${ex.name}: runs to succeeded; a fork at 2 with another model fast-forwards and continues on snapshot 2`, async () => {
+      const c = await startExample(ex.name, ex.command);
+      try {
+        await c.run();
+        expect(c.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
+        expect(ofType(c.history(), 'tool_result').map((r) => r.name)).toEqual([
+          'write_file',
+          'execute_shell',
+        ]);
+        // The agent's tool calls were answered with the results the harness recorded.
+        expect(JSON.stringify(requestAt(c.history(), 3).request.messages)).toContain('3 notes/todo.txt');
+      } finally {
+        await c.dispose();
+      }
+      const alt = script(env.dir, `${ex.name}-alt.jsonl`, [
+        call('execute_shell', { command: 'echo "feed the cat" >> notes/todo.txt && wc -l < notes/todo.txt' }),
+        final('four chores now'),
+      ]);
+      const f = await forkEpisode({
+        id: c.episode,
+        at: 2,
+        store: env.store,
+        supply: coldSupply(provider),
+        agentSpec: `exec:${ex.command}`,
+        agentOptions: { model: `scripted:${alt}` },
+      });
+      try {
+        await f.run();
+        // Verifier wants three lines: the fork's fourth makes it fail, which shows it ran on snapshot 2.
+        expect(f.ended()).toMatchObject({ status: 'failed', end_reason: 'final_answer', steps: 4 });
+        const own = env.store.readTrace(env.store.resolve(f.branch)).events;
+        // Steps 1..2 were answered from the recording, never re-executed in the fork.
+        expect(ofType(own, 'tool_call').map((e) => e.step)).toEqual([3]);
+        expect(ofType(own, 'tool_result')[0].result.stdout).toBe('4\n');
+        // The new process was fast-forwarded: its step-3 request holds the recorded step-2 result.
+        expect(JSON.stringify(requestAt(own, 3).request.messages)).toContain('3 notes/todo.txt');
+      } finally {
+        await f.dispose();
+      }
+    });
+  }
+
+  it('stepping holds the agent on its tool call until the stepper continues', async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    const agent = c.currentAgent() as ExecAgent;
+    const out: string[] = [];
+    agent.onOutput((stream, text) => out.push(`${stream}:${text}`));
+    try {
+      await c.step();
+      expect(ofType(c.history(), 'tool_result').map((r) => r.step)).toEqual([1]);
+      await waitFor('the agent to call its tool', () => (agent.pendingToolCalls() === 1 ? true : null));
+      expect(out.join('')).not.toContain('write_file -> ok');
+      await c.step();
+      expect(requestAt(c.history(), 2).agent_output.stdout).toContain('write_file -> ok');
+    } finally {
+      await c.dispose();
+    }
+  });
+
+  it('an injection after step 2 is in the model request of step 3, recorded as injected', async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    try {
+      await c.step();
+      await c.step();
+      c.inject('user', 'The user adds: also buy milk.');
+      await c.run();
+      const r3 = requestAt(c.history(), 3);
+      expect(r3.injected).toBe(1);
+      expect(r3.request.messages.at(-1)).toEqual({ role: 'user', content: 'The user adds: also buy milk.' });
+      expect(requestAt(c.history(), 2).request.messages.map((m) => m.content)).not.toContain(
+        'The user adds: also buy milk.',
+      );
+    } finally {
+      await c.dispose();
+    }
+  });
+
+  it('an overridden tool result is what the agent gets; the trace keeps both', async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    try {
+      await c.step();
+      await c.step();
+      c.overrideLastResult({
+        ok: true,
+        exit_code: 0,
+        stdout: '99 notes/todo.txt\n',
+        duration_ms: 0,
+        bytes: 18,
+      });
+      await c.run();
+      const tool = requestAt(c.history(), 3).request.messages.find((m) => m.tool_call_id === 'call_2');
+      expect(tool?.content).toBe('99 notes/todo.txt\n');
+      expect(ofType(c.history(), 'override')[0]).toMatchObject({ real: { stdout: '3 notes/todo.txt\n' } });
+    } finally {
+      await c.dispose();
+    }
+  });
+
+  it('a rollback restarts the agent and fast-forwards it to the step', async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    try {
+      await c.run();
+      const first = c.branch;
+      await c.rollbackTo(1);
+      await c.run();
+      expect(c.branch).not.toBe(first);
+      expect(c.ended()).toMatchObject({ status: 'succeeded', steps: 3 });
+      const own = env.store.readTrace(env.store.resolve(c.branch)).events;
+      expect(ofType(own, 'tool_call').map((e) => e.step)).toEqual([2]);
+      expect(JSON.stringify(requestAt(own, 2).request.messages)).toContain('wrote 40 bytes');
+    } finally {
+      await c.dispose();
+    }
+  });
+
+  it('an agent that puts the time in its first message diverges at step 1 on fork', async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py --stamp');
+    await c.run();
+    await c.dispose();
+    expect(c.ended()?.status).toBe('succeeded');
+    // A recorded command never runs by itself: a trace or bundle could carry any command.
+    await expect(
+      forkEpisode({ id: c.episode, at: 2, store: env.store, supply: coldSupply(provider) }),
+    ).rejects.toThrow(/never runs a recorded command by itself.*--agent 'exec:python3 agent.py --stamp'/);
+    // Given again, the same agent continues with the recorded model source after its 2 lines.
+    const f = await forkEpisode({
+      id: c.episode,
+      at: 2,
+      store: env.store,
+      supply: coldSupply(provider),
+      agentSpec: 'exec:python3 agent.py --stamp',
+    });
+    try {
+      await f.run();
+      expect(f.ended()).toMatchObject({ status: 'error', end_reason: 'diverged' });
+      expect(errorOf(f.history())?.context).toMatchObject({ diverged_at: 1, field: 'messages[0].content' });
+    } finally {
+      await f.dispose();
+    }
+    // replay --verify of the agent itself finds the same.
+    const replay = await replayExecAgent({
+      store: env.store,
+      id: c.episode,
+      agentSpec: 'exec:python3 agent.py --stamp',
+    });
+    expect(replay).toMatchObject({
+      steps: 3,
+      agent_diverged_at: 1,
+      agent_diff: { field: 'messages[0].content' },
+    });
+  });
+
+  it('replay --verify of a deterministic agent: every request and tool call as recorded', async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    await c.run();
+    await c.dispose();
+    const replay = await replayExecAgent({
+      store: env.store,
+      id: c.episode,
+      agentSpec: 'exec:python3 agent.py',
+    });
+    expect(replay).toEqual({ steps: 3, agent_diverged_at: null, agent_diff: null });
+    // A different program asks differently.
+    const other = await replayExecAgent({
+      store: env.store,
+      id: c.episode,
+      agentSpec: 'exec:node ../../../dist/agents/ts-openai-loop/agent.js',
+    });
+    expect(other.agent_diverged_at).toBe(1);
+  });
+
+  it('an agent that exits non-zero ends the episode as error / agent_exit with its stderr', async () => {
+    const t = tempTask({});
+    const c = await startTemp(t.path, 'echo "fatal: no config" >&2; exit 3');
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'agent_exit', verifier: null });
+      const err = errorOf(c.history());
+      expect(err?.message).toMatch(/exited with code 3/);
+      expect(err?.context).toMatchObject({ exit_code: 3, stderr_tail: 'fatal: no config\n' });
+    } finally {
+      await c.dispose();
+      t.cleanup();
+    }
+  });
+
+  it('a hanging agent is ended by the episode timeout and its process group is killed', async () => {
+    const t = tempTask({ timeouts: { episode: 2, step_hard: 60 } });
+    const c = await startTemp(t.path, 'echo $$ > agent.pid; sleep 600 & wait');
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'timeout', end_reason: 'episode_timeout' });
+      const pid = Number(readFileSync(join(t.dir, 'agent.pid'), 'utf8'));
+      expect(livingInGroup(pid)).toEqual([]);
+    } finally {
+      await c.dispose();
+      t.cleanup();
+    }
+  });
+
+  it('max_steps ends the episode (verifier run) and stops the agent', async () => {
+    const dir = exampleDir('python-stdlib');
+    const t = tempTask({ ...JSON.parse(readFileSync(join(dir, 'task.json'), 'utf8')), max_steps: 1 });
+    const c = await startTemp(
+      t.path,
+      `echo $$ > agent.pid; exec python3 ${join(dir, 'agent.py')}`,
+      `scripted:${join(dir, 'model.jsonl')}`,
+    );
+    try {
+      await c.run();
+      // Step 1 already wrote the three lines, so the verifier passes.
+      expect(c.ended()).toMatchObject({ status: 'succeeded', end_reason: 'max_steps', steps: 1 });
+      expect(livingInGroup(Number(readFileSync(join(t.dir, 'agent.pid'), 'utf8')))).toEqual([]);
+    } finally {
+      await c.dispose();
+      t.cleanup();
+    }
+  });
+
+  it('the agent process gets the contract environment and no host secrets', async () => {
+    const t = tempTask({});
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      DOCKER_HOST: 'unix:///var/run/docker.sock',
+      STEPBOX_HOME: env.home,
+      OPENAI_API_KEY: 'sk-user-SECRET-1234',
+      AWS_SECRET_ACCESS_KEY: 'aws-SECRET',
+      SSH_AUTH_SOCK: '/tmp/agent.sock',
+    });
+    try {
+      const c = await startTemp(t.path, 'env > env.txt');
+      try {
+        await c.run();
+        expect(c.ended()).toMatchObject({ end_reason: 'agent_exited' });
+      } finally {
+        await c.dispose();
+      }
+      const names = readFileSync(join(t.dir, 'env.txt'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('=')[0])
+        .filter((n) => !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(n));
+      const allowed = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TERM', 'USER'];
+      const contract = [
+        'OPENAI_BASE_URL',
+        'OPENAI_API_KEY',
+        'STEPBOX_MCP_URL',
+        'STEPBOX_TOKEN',
+        'STEPBOX_MODEL',
+        'STEPBOX_GOAL',
+        'STEPBOX_TASK',
+        'STEPBOX_EPISODE',
+      ];
+      expect(names.filter((n) => !allowed.includes(n) && !contract.includes(n))).toEqual([]);
+      const text = readFileSync(join(t.dir, 'env.txt'), 'utf8');
+      expect(text).not.toMatch(/SECRET|docker\.sock|agent\.sock/);
+      expect(text).toMatch(/^OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1$/m);
+    } finally {
+      process.env = saved;
+      t.cleanup();
+    }
+  });
+});

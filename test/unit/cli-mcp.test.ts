@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpHttpServer } from '../../electron/engine/external/mcp-server.js';
+import { PROJECT_ROOT, runCli } from '../support/cli.js';
+
+const TOKEN = 'bridge-token';
+let server: McpHttpServer;
+let url: string;
+
+beforeAll(async () => {
+  server = new McpHttpServer(
+    TOKEN,
+    () => [
+      {
+        type: 'function',
+        function: { name: 'read_file', description: 'read', parameters: { type: 'object', properties: {} } },
+      },
+    ],
+    async (name, args) =>
+      args.path === 'missing'
+        ? {
+            ok: false,
+            error: { code: 'not_found', message: 'no such file: missing' },
+            duration_ms: 0,
+            bytes: 0,
+          }
+        : { ok: true, stdout: `${name}:${String(args.path)}`, duration_ms: 0, bytes: 0 },
+  );
+  url = await server.start();
+});
+afterAll(() => server.close());
+
+describe('stepbox mcp (the stdio bridge)', () => {
+  it('lists and calls the episode server tools over stdio, errors included', async () => {
+    const client = new Client({ name: 'stdio-agent', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(PROJECT_ROOT, 'bin/stepbox.js'), 'mcp'],
+        env: { PATH: process.env.PATH ?? '', STEPBOX_MCP_URL: url, STEPBOX_TOKEN: TOKEN },
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['read_file']);
+      expect(await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } })).toMatchObject({
+        content: [{ type: 'text', text: 'read_file:a.txt' }],
+        isError: false,
+      });
+      expect(await client.callTool({ name: 'read_file', arguments: { path: 'missing' } })).toMatchObject({
+        content: [{ type: 'text', text: 'no such file: missing' }],
+        structuredContent: { error: { code: 'not_found' } },
+        isError: true,
+      });
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  it('without the two variables it is a usage error naming them', async () => {
+    const run = await runCli(['mcp'], { env: { STEPBOX_MCP_URL: undefined, STEPBOX_TOKEN: undefined } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/STEPBOX_MCP_URL and STEPBOX_TOKEN are not set/);
+  }, 30_000);
+
+  it('with a wrong token every request is refused', async () => {
+    const client = new Client({ name: 'stdio-agent', version: '1' });
+    const connecting = client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(PROJECT_ROOT, 'bin/stepbox.js'), 'mcp'],
+        env: { PATH: process.env.PATH ?? '', STEPBOX_MCP_URL: url, STEPBOX_TOKEN: 'wrong' },
+      }),
+    );
+    await expect(connecting).rejects.toThrow(/401|STEPBOX_TOKEN/);
+    await client.close();
+  }, 30_000);
+});
