@@ -32,6 +32,8 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   report: () => import('./cli/report.js'),
   export: () => import('./cli/export.js'),
   ab: () => import('./cli/ab.js'),
+  diff: () => import('./cli/diff.js'),
+  candidates: () => import('./cli/candidates.js'),
 };
 
 const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case']);

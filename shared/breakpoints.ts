@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LiveQaRule } from './qa/live.js';
 
 /** A breakpoint on what happened, not only on names. */
 export const Breakpoint = z.discriminatedUnion('kind', [
@@ -11,6 +12,8 @@ export const Breakpoint = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('null_value') }),
   z.object({ kind: z.literal('repeat'), count: z.number().int().min(2) }),
   z.object({ kind: z.literal('slow_step'), ms: z.number().positive() }),
+  /** A live QA rule raised a flag at this step (any live rule, or the one named). */
+  z.object({ kind: z.literal('qa'), rule: LiveQaRule.optional() }),
 ]);
 /** A breakpoint. */
 export type Breakpoint = z.infer<typeof Breakpoint>;

@@ -25,6 +25,7 @@ import type { SandboxConfig } from '../engine/sandbox/sandbox.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { openEpisodeStore, stepboxHome, type DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { runWhatIf } from './what-if.js';
+import { tryCandidates } from '../engine/candidates/try-candidates.js';
 import { join } from 'node:path';
 import { fileCatalog } from './catalog.js';
 import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort } from './ports.js';
@@ -190,6 +191,9 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
               },
         workspace_diverged_at: report.workspace_diverged_at,
       };
+    },
+    async candidates({ id, step, sources, runOn }) {
+      return tryCandidates({ id, at: step, sources, runOn, store, ...(await sandboxes.source()) });
     },
     async whatIf(id, step, call) {
       return runWhatIf(store, await sandboxes.provider(), id, step, call);

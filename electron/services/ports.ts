@@ -12,6 +12,7 @@ import type {
 } from '../../shared/contract/index.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { BatchFile } from '../engine/batch/batch-file.js';
+import type { CandidateSet, CandidateSource } from '../engine/candidates/try-candidates.js';
 import type { EpisodeController } from '../engine/harness/episode-controller.js';
 import type { SnapshotStore } from '../engine/sandbox/snapshot-store.js';
 import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
@@ -45,6 +46,17 @@ export interface HarnessPort {
    * the next start is a hand-over from the pool rather than a container start.
    */
   prewarm?(taskPaths: readonly string[]): void;
+  /**
+   * Tries candidate next actions after step `step` of a branch, each in a throwaway fork
+   * from snapshot `step`, in parallel on warm sandboxes. Absent (fakes, a degraded engine):
+   * the candidates operations report it.
+   */
+  candidates?(request: {
+    readonly id: string;
+    readonly step: number;
+    readonly sources: readonly CandidateSource[];
+    readonly runOn: number;
+  }): Promise<CandidateSet>;
   /** Re-executes a recorded branch and reports its first divergence. */
   replayVerify(id: string): Promise<ReplayReport>;
   /** Runs one tool call in a throwaway sandbox restored to snapshot `step - 1` of the branch. */
