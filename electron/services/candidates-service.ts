@@ -68,8 +68,8 @@ export class CandidatesService {
     const set = this.take(group);
     const runner = await set.pick(index);
     const parent = this.episodes.find(set.parent);
-    if (parent && parent.state() !== 'running' && parent.currentStep() === set.at) {
-      // The episode continues on the chosen branch; the parent's open trace closes as stopped there.
+    if (parent && parent.state() !== 'running' && parent.state() !== 'ended') {
+      // The episode continues on the chosen branch: the abandoned live parent closes, as after a rollback.
       await this.episodes
         .stop(set.parent)
         .catch((e: unknown) => log.warn(`stopping ${set.parent}: ${String(e)}`));

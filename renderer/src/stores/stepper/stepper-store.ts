@@ -43,6 +43,8 @@ export interface StepperActions {
   pause(): Promise<void>;
   stop(): Promise<void>;
   toggleBreakpoint(step: number): Promise<void>;
+  /** Pauses (or stops pausing) at the step where a live QA rule (loop, reward hacking, memory corruption) raises a flag. */
+  toggleQaBreakpoint(): Promise<void>;
   select(step: number | null): void;
   selectPrevious(): void;
   selectNext(): void;
@@ -175,6 +177,16 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         const next: Breakpoint[] = has
           ? breakpoints.filter((b) => !(b.kind === 'step' && b.step === step))
           : [...breakpoints, { kind: 'step', step }];
+        set({ breakpoints: next });
+        if (!branch || !live) return;
+        const res = await client.episode.setBreakpoints({ id: branch, breakpoints: next });
+        if (!res.ok) set({ breakpoints, error: errorText(res) });
+      },
+      async toggleQaBreakpoint() {
+        const { branch, breakpoints, live } = get();
+        const next: Breakpoint[] = breakpoints.some((b) => b.kind === 'qa')
+          ? breakpoints.filter((b) => b.kind !== 'qa')
+          : [...breakpoints, { kind: 'qa' }];
         set({ breakpoints: next });
         if (!branch || !live) return;
         const res = await client.episode.setBreakpoints({ id: branch, breakpoints: next });
