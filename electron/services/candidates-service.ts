@@ -1,9 +1,4 @@
-import type {
-  CandidateSetView,
-  CandidateView,
-  FileChange,
-  TypedCandidate,
-} from '../../shared/contract/index.js';
+import type { CandidateSetView, CandidateView, TypedCandidate } from '../../shared/contract/index.js';
 import { candidateSources } from '../engine/candidates/candidate-sources.js';
 import type { CandidateOutcome, CandidateSet } from '../engine/candidates/try-candidates.js';
 import { lastSnapshot } from '../engine/harness/lineage.js';
@@ -12,7 +7,7 @@ import type { EpisodeManager } from './episode-manager.js';
 import { readBranch, manifestAt } from './branch-trace.js';
 import type { HarnessPort, TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
-import { manifestOf, textAt } from './workspace-files.js';
+import { fileChanges, manifestOf } from './workspace-files.js';
 
 const log = logger('candidates');
 
@@ -111,18 +106,7 @@ export class CandidatesService {
     const store = this.traces.snapshots(episode);
     const after = lastSnapshot(readBranch(this.traces, c.branch).events)?.manifest ?? null;
     const [mb, ma] = await Promise.all([manifestOf(store, before), manifestOf(store, after)]);
-    const files: FileChange[] = await Promise.all(
-      c.files_changed.slice(0, MAX_FILES).map(async (f) => {
-        const [x, y] = await Promise.all([textAt(store, mb, f.path), textAt(store, ma, f.path)]);
-        return {
-          path: f.path,
-          change: f.change,
-          before: x.text,
-          after: y.text,
-          binary: x.binary || y.binary,
-        };
-      }),
-    );
+    const files = await fileChanges(store, mb, ma, c.files_changed.slice(0, MAX_FILES));
     return { ...c, files };
   }
 }

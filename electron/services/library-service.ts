@@ -18,7 +18,7 @@ import { summarizeBranch } from './branch-summary.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
-import { diffManifests, manifestOf, textAt } from './workspace-files.js';
+import { diffManifests, fileChanges, manifestOf, textAt } from './workspace-files.js';
 import { stepFactsOf } from '../engine/compare/step-facts.js';
 import { alignSteps } from '../engine/compare/step-alignment.js';
 
@@ -262,18 +262,7 @@ export class LibraryService {
       manifestOf(store, manifestAt(bt.byStep.get(step - 1) ?? [], step - 1)),
       manifestOf(store, snapshot.manifest),
     ]);
-    return Promise.all(
-      snapshot.changed.map(async (c) => {
-        const [x, y] = await Promise.all([textAt(store, before, c.path), textAt(store, after, c.path)]);
-        return {
-          path: c.path,
-          change: c.change,
-          before: x.text,
-          after: y.text,
-          binary: x.binary || y.binary,
-        };
-      }),
-    );
+    return fileChanges(store, before, after, snapshot.changed);
   }
 }
 

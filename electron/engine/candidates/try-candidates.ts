@@ -216,8 +216,9 @@ function outcomeOf(
     tree_hash: treeHash,
     files_changed: [...changed.values()].filter((c): c is ChangedPath => c !== null),
     reward: final?.total ?? stepReward?.total ?? null,
+    // `structure` judges one trace file's numbering; a lineage joins two files, and the fork's own file is checked by `stepbox check`.
     flags: flags
-      .filter((f) => f.step > at)
+      .filter((f) => f.step > at && f.rule !== 'structure')
       .map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message })),
     steps_run: runner.currentStep() - at,
     status: end ? end.status : 'paused',

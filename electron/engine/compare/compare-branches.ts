@@ -70,6 +70,9 @@ function outcomeOf(l: Lineage): BranchOutcome {
     end_reason: end?.end_reason ?? null,
     steps: end?.steps ?? lastSnapshot(l.events)?.step ?? 0,
     reward: last?.type === 'reward' ? last.total : (end?.return ?? null),
-    flags: flags.map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message })),
+    // `structure` judges one trace file's numbering, which a fork's lineage (two files joined) does not keep.
+    flags: flags
+      .filter((f) => f.rule !== 'structure' || l.branch.parentBranch === null)
+      .map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message })),
   };
 }

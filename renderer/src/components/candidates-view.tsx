@@ -97,6 +97,25 @@ function CandidateCard(props: {
   );
 }
 
+/** The QA breakpoint of a live branch: pause after the step a live QA rule flags. */
+export function QaBreakpointToggle() {
+  const stores = useStores();
+  const live = useSlice('stepper', (s) => s.live);
+  const armed = useSlice('stepper', (s) => s.breakpoints.some((b) => b.kind === 'qa'));
+  if (!live) return null;
+  return (
+    <label className="row" title="loop, reward hacking and memory corruption are judged as the episode runs">
+      <input
+        type="checkbox"
+        checked={armed}
+        data-testid="qa-breakpoint"
+        onChange={() => void stores.stepper.getState().toggleQaBreakpoint()}
+      />{' '}
+      Pause when a QA rule flags a step
+    </label>
+  );
+}
+
 /**
  * Candidates at a step: the agent's own (N asks) and typed ones, each run in its own
  * throwaway fork from the step before, shown side by side; picking one continues the
@@ -113,28 +132,13 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
   const error = useSlice('candidates', (s) => s.error);
   const notice = useSlice('candidates', (s) => s.notice);
   const stop = useSlice('stepper', (s) => s.stopReason);
-  const live = useSlice('stepper', (s) => s.live);
   const latest = useSlice('stepper', selectLastStep);
-  const qaArmed = useSlice('stepper', (s) => s.breakpoints.some((b) => b.kind === 'qa'));
   const a = stores.candidates.getState();
   const target = (at ?? props.step - 1) + 1;
   const qaStop = stop?.startsWith('breakpoint qa') ? stop : null;
   return (
     <>
-      {live ? (
-        <label
-          className="row"
-          title="loop, reward hacking and memory corruption are judged as the episode runs"
-        >
-          <input
-            type="checkbox"
-            checked={qaArmed}
-            data-testid="qa-breakpoint"
-            onChange={() => void stores.stepper.getState().toggleQaBreakpoint()}
-          />{' '}
-          Pause when a QA rule flags a step
-        </label>
-      ) : null}
+      <QaBreakpointToggle />
       {qaStop ? (
         <div className="cand-qa" data-testid="candidates-qa">
           {qaStop.replace(/^breakpoint qa:\s*/, 'A QA rule stopped the episode: ')}
@@ -146,7 +150,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
       <details
         className="candidates"
         data-testid="candidates"
-        open={held !== null || running !== null || at !== null}
+        open={held !== null || running !== null || at !== null || notice !== null}
       >
         <summary>Try candidates for step {target}</summary>
         <div className="row cand-form">
