@@ -72,7 +72,7 @@ function CandidateCard(props: {
       ) : null}
       <div className="cand-facts">
         <span>
-          reward <b data-testid="candidate-reward">{c.reward ?? '–'}</b>
+          reward <b data-testid="candidate-reward">{c.reward === null ? '–' : Number(c.reward.toFixed(3))}</b>
         </span>
         {c.flags.length === 0 ? (
           <span className="muted">no QA flags</span>

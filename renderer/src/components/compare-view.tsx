@@ -45,7 +45,7 @@ function Side(props: {
       <div>
         <span className={`badge st-${s.status ?? 'open'}`}>{s.status ?? 'open'}</span>
         {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {s.steps} steps · reward{' '}
-        {s.reward ?? '–'}
+        {s.reward === null ? '–' : Number(s.reward.toFixed(3))}
       </div>
       <Flags flags={props.flags} />
     </div>
