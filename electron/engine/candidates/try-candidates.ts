@@ -214,7 +214,9 @@ function outcomeOf(
     action,
     result: at1.flatMap((e) => (e.type === 'tool_result' ? [e.result] : [])),
     tree_hash: treeHash,
-    files_changed: [...changed.values()].filter((c): c is ChangedPath => c !== null),
+    files_changed: [...changed.values()]
+      .filter((c): c is ChangedPath => c !== null)
+      .sort((x, y) => (x.path < y.path ? -1 : 1)),
     reward: final?.total ?? stepReward?.total ?? null,
     // `structure` judges one trace file's numbering; a lineage joins two files, and the fork's own file is checked by `stepbox check`.
     flags: flags
