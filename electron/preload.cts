@@ -32,6 +32,7 @@ const OPERATIONS = [
   'episode.whatIf',
   'episode.compare',
   'episode.candidates',
+  'episode.stageCandidates',
   'episode.pickCandidate',
   'episode.discardCandidates',
   'episode.trace',

@@ -121,6 +121,10 @@ export function createAppServices(ports: EnginePorts): AppServices {
     },
     'episode.compare': (r) => library.compare(r.a, r.b),
     'episode.candidates': (r) => candidates.tryAt(r.id, r.step, r.n ?? 0, r.actions ?? [], r.run_on ?? 0),
+    'episode.stageCandidates': (r) => {
+      candidates.stage(r.id, r.step, r.count);
+      return {};
+    },
     'episode.pickCandidate': (r) => candidates.pick(r.group, r.index),
     'episode.discardCandidates': async (r) => {
       await candidates.discard(r.group);

@@ -1,5 +1,6 @@
 import type { CandidateSetView, CandidateView, TypedCandidate } from '../../shared/contract/index.js';
 import { candidateSources } from '../engine/candidates/candidate-sources.js';
+import type { StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import type { CandidateOutcome, CandidateSet } from '../engine/candidates/try-candidates.js';
 import { lastSnapshot } from '../engine/harness/lineage.js';
 import { logger } from '../engine/log.js';
@@ -20,6 +21,8 @@ const MAX_FILES = 10;
  */
 export class CandidatesService {
   private readonly sets = new Map<string, CandidateSet>();
+  /** Sandboxes being staged at a step while a person writes candidates (one staging at a time). */
+  private staging: { branch: string; step: number; staged: Promise<StagedSandboxes | null> } | null = null;
 
   constructor(
     private readonly harness: HarnessPort,
@@ -51,11 +54,44 @@ export class CandidatesService {
     const live = this.episodes.find(info.branch);
     if (live && live.state() === 'running')
       throw new ServiceError('busy', 'pause the episode before trying candidates');
-    const set = await this.harness.candidates({ id: info.branch, step, sources, runOn });
+    const staging = this.staging?.branch === info.branch && this.staging.step === step ? this.staging : null;
+    if (staging) this.staging = null;
+    const staged = staging ? await staging.staged : null;
+    let set: CandidateSet;
+    try {
+      set = await this.harness.candidates({
+        id: info.branch,
+        step,
+        sources,
+        runOn,
+        ...(staged ? { staged } : {}),
+      });
+    } finally {
+      await staged?.close();
+    }
     this.sets.set(set.group, set);
     const before = await this.manifestAtStep(info.branch, step);
     const candidates = await Promise.all(set.candidates.map((c) => this.view(c, before, set.episode)));
     return { group: set.group, episode: set.episode, parent: set.parent, step, candidates, notes };
+  }
+
+  /**
+   * Starts staging `count` warm sandboxes at snapshot `step` of `id` in the background, so
+   * the candidates tried there next start from a sandbox that already holds the step's
+   * workspace. An earlier staging is released.
+   */
+  stage(id: string, step: number, count: number): void {
+    if (!this.harness.stageCandidates) return;
+    const branch = this.traces.resolve(id).branch;
+    void this.releaseStaging();
+    const staged = this.harness.stageCandidates(branch, step, count).catch((e: unknown) => {
+      // Staging is a head start only: the candidates then start from plain warm sandboxes.
+      log.warn(
+        `staging sandboxes at step ${step} of ${branch}: ${e instanceof Error ? e.message : String(e)}`,
+      );
+      return null;
+    });
+    this.staging = { branch, step, staged };
   }
 
   /** Continues candidate `index`: it becomes a live branch; the live parent paused at K stops. */
@@ -78,8 +114,15 @@ export class CandidatesService {
     await this.take(group).discard();
   }
 
-  /** Discards every held group (app quit). */
+  private async releaseStaging(): Promise<void> {
+    const staging = this.staging;
+    this.staging = null;
+    await (await staging?.staged)?.close();
+  }
+
+  /** Discards every held group and staged sandbox (app quit). */
   async disposeAll(): Promise<void> {
+    await this.releaseStaging();
     const sets = [...this.sets.values()];
     this.sets.clear();
     await Promise.all(

@@ -26,6 +26,7 @@ import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { openEpisodeStore, stepboxHome, type DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { runWhatIf } from './what-if.js';
 import { tryCandidates } from '../engine/candidates/try-candidates.js';
+import { stageSandboxes, type StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import { join } from 'node:path';
 import { fileCatalog } from './catalog.js';
 import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort } from './ports.js';
@@ -192,8 +193,18 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
         workspace_diverged_at: report.workspace_diverged_at,
       };
     },
-    async candidates({ id, step, sources, runOn }) {
-      return tryCandidates({ id, at: step, sources, runOn, store, ...(await sandboxes.source()) });
+    async candidates({ id, step, sources, runOn, staged }) {
+      return tryCandidates({
+        id,
+        at: step,
+        sources,
+        runOn,
+        store,
+        ...(staged ?? (await sandboxes.source())),
+      });
+    },
+    async stageCandidates(id, step, count) {
+      return stageSandboxes({ store, id, at: step, count, source: await sandboxes.source() });
     },
     async whatIf(id, step, call) {
       return runWhatIf(store, await sandboxes.provider(), id, step, call);

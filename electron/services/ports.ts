@@ -12,6 +12,7 @@ import type {
 } from '../../shared/contract/index.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { BatchFile } from '../engine/batch/batch-file.js';
+import type { StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import type { CandidateSet, CandidateSource } from '../engine/candidates/try-candidates.js';
 import type { EpisodeController } from '../engine/harness/episode-controller.js';
 import type { SnapshotStore } from '../engine/sandbox/snapshot-store.js';
@@ -56,7 +57,11 @@ export interface HarnessPort {
     readonly step: number;
     readonly sources: readonly CandidateSource[];
     readonly runOn: number;
+    /** Sandboxes staged at `step` (see `stageCandidates`), taken first. */
+    readonly staged?: StagedSandboxes;
   }): Promise<CandidateSet>;
+  /** Stages `count` warm sandboxes at snapshot `step` of a branch, ahead of a candidates request. */
+  stageCandidates?(id: string, step: number, count: number): Promise<StagedSandboxes>;
   /** Re-executes a recorded branch and reports its first divergence. */
   replayVerify(id: string): Promise<ReplayReport>;
   /** Runs one tool call in a throwaway sandbox restored to snapshot `step - 1` of the branch. */

@@ -186,6 +186,11 @@ export const OPERATIONS = {
     CandidateSetView,
     'Tries candidate next actions after step K in parallel throwaway forks, side by side.',
   ),
+  'episode.stageCandidates': op(
+    z.strictObject({ id: EpisodeId, step, count: z.number().int().min(1).max(8) }),
+    done,
+    'Starts warming sandboxes at snapshot k in the background for the candidates about to be tried there.',
+  ),
   'episode.pickCandidate': op(
     z.strictObject({ group: z.string().min(1), index: z.number().int().nonnegative() }),
     NewBranch,

@@ -142,7 +142,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
       {qaStop ? (
         <div className="cand-qa" data-testid="candidates-qa">
           {qaStop.replace(/^breakpoint qa:\s*/, 'A QA rule stopped the episode: ')}
-          <button type="button" data-testid="candidates-here" onClick={() => a.prepare(latest)}>
+          <button type="button" data-testid="candidates-here" onClick={() => a.prepare(latest, props.branch)}>
             Try candidates here
           </button>
         </div>

@@ -20,8 +20,8 @@ export interface CandidatesState {
 
 /** What the candidates section does. */
 export interface CandidatesActions {
-  /** Opens the section for candidates replacing step `step` (forked at `step - 1`). */
-  prepare(step: number): void;
+  /** Opens the section for candidates replacing step `step` (forked at `step - 1`); with `branch`, warms sandboxes there meanwhile. */
+  prepare(step: number, branch?: string): void;
   setN(n: number): void;
   setTyped(text: string): void;
   setRunOn(m: number): void;
@@ -91,7 +91,17 @@ export function createCandidatesStore(
 ): CandidatesStore {
   return createStore<CandidatesState & CandidatesActions>()((set, get) => ({
     ...initial,
-    prepare: (step) => set({ at: Math.max(0, step - 1), error: null, notice: null }),
+    prepare(step, branch) {
+      const at = Math.max(0, step - 1);
+      set({ at, error: null, notice: null });
+      // While the person writes candidates, the engine restores step `at` into warm sandboxes.
+      if (branch)
+        void client.episode.stageCandidates({
+          id: branch,
+          step: at,
+          count: Math.max(1, Math.min(8, get().n + 2)),
+        });
+    },
     setN: (n) => set({ n: Math.max(0, Math.min(8, Math.floor(n) || 0)), error: null }),
     setTyped: (typed) => set({ typed, error: null }),
     setRunOn: (runOn) => set({ runOn: Math.max(0, Math.min(10, Math.floor(runOn) || 0)), error: null }),
