@@ -26,7 +26,7 @@ import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { openEpisodeStore, stepboxHome, type DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { runWhatIf } from './what-if.js';
 import { tryCandidates } from '../engine/candidates/try-candidates.js';
-import { stageSandboxes, type StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
+import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import { join } from 'node:path';
 import { fileCatalog } from './catalog.js';
 import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort } from './ports.js';
