@@ -68,6 +68,12 @@ if (!sandboxesReady) {
 }
 
 if (electron) {
+  // The window needs better-sqlite3 built for Electron, kept apart from the CLI's Node build;
+  // made once here where the network allows (the window reports it with the fix if not).
+  spawnSync(process.execPath, [fileURLToPath(new URL('../scripts/electron-sqlite.js', import.meta.url))], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   process.stderr.write('npm start: opening the stepbox window\n');
   forward(spawn(electron, [root], { cwd: root, stdio: 'inherit' }));
 } else if (await built('electron/cli/serve.js')) {

@@ -1,4 +1,13 @@
-import { app, BrowserWindow, Menu, net, protocol, shell, type MenuItemConstructorOptions } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  Menu,
+  net,
+  protocol,
+  shell,
+  type MenuItemConstructorOptions,
+} from 'electron';
 import { existsSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -9,6 +18,7 @@ import { contentSecurityPolicy } from './server/security.js';
 import { projectDir } from './server.js';
 import { createAppServices, type AppServices } from './services/app-services.js';
 import { loadEnginePorts } from './services/load-engine.js';
+import { checkSqliteBinding } from './engine/trace/sqlite.js';
 import { loadWindowState, saveWindowState, windowStatePath } from './window-state.js';
 
 // The desktop shell: app lifecycle and windows only. Everything the window can do goes
@@ -165,6 +175,15 @@ async function start(): Promise<void> {
   }
   lockDown();
   await app.whenReady();
+  // The episode index needs better-sqlite3 built for Electron (native/electron-<ABI>/); without
+  // it nothing can be listed or recorded, so say so with the fix instead of failing later.
+  const sqlite = checkSqliteBinding();
+  if (sqlite) {
+    log.error(`${sqlite.code}: ${sqlite.message}`);
+    dialog.showErrorBox('stepbox cannot open its episode database', sqlite.message);
+    app.quit();
+    return;
+  }
   serveRenderer();
   const services = createAppServices(await loadEnginePorts(process.env.STEPBOX_HOME || undefined));
   const unbind = bindContract(services, isAppUrl);

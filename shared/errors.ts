@@ -51,6 +51,10 @@ export const AppErrorCode = z.enum([
   'conflict',
   'busy',
   'model_error',
+  /** The model did not answer within the step's hard timeout (retries included). */
+  'model_timeout',
+  /** A recorded task asks for wider isolation than the defaults; retry with the user's consent. */
+  'consent_required',
   'script_error',
   'trace_corrupt',
   'unauthorized',

@@ -5,6 +5,7 @@ import { parseSize } from './size.js';
 import { BUILTIN_TOOLS, isBuiltinTool } from './tool-schemas.js';
 import { err, ok, type Result } from './result.js';
 import { appError, type AppError } from './errors.js';
+import { parseCommandTemplate } from './command-template.js';
 
 const size = z
   .union([z.string(), z.number()])
@@ -202,15 +203,25 @@ export function parseTask(input: unknown, source = 'task'): Result<Task, AppErro
   const parsed = Task.safeParse(input);
   if (parsed.success) {
     const names = new Set<string>();
-    for (const t of parsed.data.tools) {
+    for (const [i, t] of parsed.data.tools.entries()) {
       const n = typeof t === 'string' ? t : t.name;
       if (names.has(n)) return err(appError('invalid_task', `${source}: tools: "${n}" is listed twice`));
       names.add(n);
+      if (typeof t === 'string') continue;
+      const template = parseCommandTemplate(t.command, declaredParameters(t));
+      if (!template.ok)
+        return err(appError('invalid_task', `${source}: tools.${i}.command ("${n}"): ${template.message}`));
     }
     return ok(parsed.data);
   }
   const lines = describeTaskIssues(parsed.error.issues);
   return err(appError('invalid_task', `${source} is not a valid task:\n  ${lines.join('\n  ')}`));
+}
+
+/** The parameter names a custom tool declares: the placeholders its command may use. */
+export function declaredParameters(tool: CustomTool): string[] {
+  const properties = tool.parameters.properties;
+  return properties && typeof properties === 'object' ? Object.keys(properties) : [];
 }
 
 /** The names of the tools a task enables, in order. */

@@ -33,6 +33,17 @@ export const VerifierResult = z.object({
   stdout: z.string().optional(),
   stderr: z.string().optional(),
   duration_ms: z.number().optional(),
+  /**
+   * How it ran: `exec` — its own process after every process of the agent's uid was killed
+   * (`killed` of them), out of the agent's reach; `session` — a fresh shell of the sandbox's.
+   */
+  ran: z
+    .object({
+      channel: z.enum(['exec', 'session']),
+      uid: z.number().int().optional(),
+      killed: z.number().int().optional(),
+    })
+    .optional(),
 });
 /** The verifier's outcome. */
 export type VerifierResult = z.infer<typeof VerifierResult>;

@@ -13,6 +13,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const STEPS = 10_000;
 const RENDER_RUNS = 5;
 const SCRUB_PRESSES = 15;
+const CLICKS = 11;
 const DIST = fileURLToPath(new URL('../../../renderer/dist/index.html', import.meta.url));
 
 // Scripts run in the page (this file compiles without DOM types, so they are source text).
@@ -37,6 +38,85 @@ function scrubScript(step: number): string {
     }
     return { select, detail: performance.now() - t0 };
   })()`;
+}
+
+/** In the page: resolves after the next paint (a frame, then a task queued behind its paint). */
+const AFTER_PAINT = `() => new Promise((r) => requestAnimationFrame(() => {
+  const ch = new MessageChannel();
+  ch.port1.onmessage = () => r(null);
+  ch.port2.postMessage(null);
+}))`;
+
+/**
+ * Clicks the timeline row of `step` and times it to the inspector showing that step,
+ * painted (the detail comes from the server, so this includes its step-detail call).
+ */
+function rowClickScript(step: number): string {
+  return `(async () => {
+    const painted = ${AFTER_PAINT};
+    const row = document.querySelector('[data-testid="timeline-row"][data-step="${step}"]');
+    if (!row) throw new Error('row ${step} is not drawn');
+    const t0 = performance.now();
+    row.click();
+    while (!document.querySelector('[data-testid="inspector-step"][data-step="${step}"]')) {
+      if (performance.now() - t0 > 60000) throw new Error('step ${step} detail not shown in 60 s');
+      await new Promise((r) => requestAnimationFrame(r));
+    }
+    await painted();
+    return performance.now() - t0;
+  })()`;
+}
+
+/** Moves the scrubber to `step` as a drag would (an input event) and times it to the row selected and painted. */
+function scrubJumpScript(step: number): string {
+  return `(async () => {
+    const painted = ${AFTER_PAINT};
+    const input = document.querySelector('[data-testid="scrubber"]');
+    const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+    const t0 = performance.now();
+    set.call(input, '${step}');
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    while (!document.querySelector('[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]')) {
+      if (performance.now() - t0 > 60000) throw new Error('step ${step} not selected in 60 s');
+      await new Promise((r) => requestAnimationFrame(r));
+    }
+    await painted();
+    return performance.now() - t0;
+  })()`;
+}
+
+/** Row clicks and scrubber jumps on the open page: medians of each. */
+async function clicksAndJumps(page: Page, runs: number): Promise<{ click: number; jump: number }> {
+  const clicks: number[] = [];
+  const jumps: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    // Jump far (a different thousand each time), then click a neighbouring row already drawn.
+    const target = 1_000 + ((i * 1_237) % 8_000);
+    jumps.push(await page.evaluate<number>(scrubJumpScript(target)));
+    clicks.push(await page.evaluate<number>(rowClickScript(target + 1 + (i % 3))));
+  }
+  return { click: median(clicks), jump: median(jumps) };
+}
+
+/**
+ * Opens a case's walkthrough (the case's own episode needs Docker; its walkthrough does
+ * not), goes back to the long trace and opens What-if: the drawers a person works with.
+ */
+async function openDrawers(page: Page, branch: string): Promise<boolean> {
+  const card = page.locator('[data-testid="library-case"]').first();
+  if ((await card.count()) === 0) return false;
+  await card.click();
+  // The walkthrough text shows once the case's start has settled (both are awaited together);
+  // with Docker that switched to the case's episode: go back to the long trace.
+  await page.waitForSelector('[data-testid="case-walkthrough"] .markdown', { timeout: 120_000 });
+  await page.locator(`[data-testid="branch-node"][data-branch="${branch}"]`).first().click();
+  await page.waitForSelector(`[data-testid="episode-id"][data-id="${branch}"]`, { timeout: 60_000 });
+  await page.waitForSelector('[data-testid="timeline-row"]', { timeout: 60_000 });
+  // What-if offers the viewed step's call: view a step that made one (the last is the final answer).
+  await page.evaluate<number>(scrubJumpScript(5_000));
+  await page.waitForSelector('[data-testid="inspector-step"][data-step="5000"]', { timeout: 60_000 });
+  await page.locator('[data-testid="whatif"] > summary').click();
+  return (await page.locator('[data-testid="case-walkthrough"]').count()) > 0;
 }
 
 /** Opens the app on the long trace; resolves with the ms from navigation to its rows on screen. */
@@ -110,6 +190,16 @@ export const section: BenchSection = {
       }
       const rowNodes = await p.locator('[data-testid="timeline-row"]').count();
       log(`ui: step change ${selects.map((x) => x.toFixed(1)).join(', ')} ms`);
+      const plain = await clicksAndJumps(p, CLICKS);
+      log(
+        `ui: row click → inspector painted ${plain.click.toFixed(1)} ms, scrubber jump ${plain.jump.toFixed(1)} ms`,
+      );
+      const drawers = await openDrawers(p, trace.branch);
+      const withDrawers = drawers ? await clicksAndJumps(p, CLICKS) : null;
+      if (withDrawers)
+        log(
+          `ui: with walkthrough and What-if open: click ${withDrawers.click.toFixed(1)} ms, jump ${withDrawers.jump.toFixed(1)} ms`,
+        );
       return {
         ui_trace_steps: STEPS,
         ui_first_render_ms: median(renders),
@@ -117,6 +207,14 @@ export const section: BenchSection = {
         ui_step_change_ms: median(selects),
         ui_step_detail_ms: median(details),
         ui_row_nodes: rowNodes,
+        ui_row_click_inspector_ms: plain.click,
+        ui_scrub_jump_ms: plain.jump,
+        ...(withDrawers
+          ? {
+              ui_row_click_inspector_drawers_ms: withDrawers.click,
+              ui_scrub_jump_drawers_ms: withDrawers.jump,
+            }
+          : {}),
       };
     } finally {
       await browser.close();

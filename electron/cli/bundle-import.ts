@@ -8,6 +8,7 @@ import { EXIT, UsageError } from './command.js';
 import { openStoreAndIndex, printJson } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { formatBytes } from '../../shared/format-bytes.js';
+import { consentFlags, describeWidenings } from '../../shared/isolation-policy.js';
 
 const HELP = `stepbox bundle import FILE [--force] [--json]
 
@@ -15,9 +16,14 @@ Imports an episode bundle (from \`stepbox bundle export\`) into $STEPBOX_HOME (d
 ~/.stepbox). Every trace and blob hash is verified before anything is written. An
 episode that already exists is refused unless --force replaces it.
 
+Import reports what the bundle's recorded task asks for beyond the defaults (a network,
+another image, higher limits). Importing never runs anything; opening, replaying,
+forking or resuming such an episode is refused until you consent with --allow-network,
+--allow-image, --allow-limits or --trust-recorded-task (the window asks).
+
 Options:
   --force   replace an existing episode of the same id
-  --json    print {episode, branches, manifests, blobs, bytes}
+  --json    print {episode, branches, manifests, blobs, bytes, asks: [{kind, field, asked, default}]}
 
 Examples:
   npx stepbox bundle import repro.stepbox
@@ -48,6 +54,10 @@ export const command: CliCommand = {
       else
         io.stdout.write(
           `Imported ${out.episode} (${out.branches.length} branch${out.branches.length === 1 ? '' : 'es'}, ${out.manifests} snapshots, ${out.blobs} blobs, ${formatBytes(out.bytes)}) into ${store.home}\nNext: npx stepbox show ${out.episode}\n`,
+        );
+      if (out.asks.length > 0)
+        (values.json ? io.stderr : io.stdout).write(
+          `Its recorded task asks for wider isolation than the defaults: ${describeWidenings(out.asks)}.\nOpening, replaying, forking or resuming it needs ${consentFlags(out.asks)} (or --trust-recorded-task); nothing ran.\n`,
         );
       return EXIT.ok;
     } catch (e) {

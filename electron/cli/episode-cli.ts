@@ -38,7 +38,8 @@ export function cliError(e: unknown): unknown {
       e.code === 'not_found' ||
       e.code === 'invalid_input' ||
       e.code === 'conflict' ||
-      e.code === 'invalid_task'
+      e.code === 'invalid_task' ||
+      e.code === 'consent_required'
     )
       return new UsageError(e.message);
     return new InfraError(e.message);

@@ -7,9 +7,11 @@ import { cliError, cliStore, intFlag } from './episode-cli.js';
 import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
 const HELP = `stepbox fork EPISODE --at K [--agent SPEC] [--step] [--keep] [--json]
                     [--base-url URL] [--temperature T] [--seed N] [--context-policy P]
+                    [--allow-network] [--allow-image] [--allow-limits] [--trust-recorded-task]
 
 Forks EPISODE (an episode or branch id, or a unique prefix) at step K into a new branch
 with its own id and trace, and runs it: steps 1..K are taken from the parent (snapshot
@@ -19,11 +21,13 @@ the parent's agent continues (a scripted parent: the lines after the first K).
 
 Options:
   --at K            the fork step (0..the parent's last complete step)
-  --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL or manual
+  --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL] or manual
   --step            step in the terminal: ${STEP_KEYS}
   --keep            leave the sandbox running at the end and print its id
   --base-url URL, --temperature T, --seed N, --context-policy end|drop_oldest
-                    settings of an openai: agent, as for run
+                    settings of an openai: agent, as for run; an openai: parent's
+                    recorded endpoint, temperature and seed are kept unless given
+${CONSENT_HELP}
   --json            as run (episode, branch, status, end_reason, steps, verifier, trace,
                     return) plus parent (the parent branch id) and fork_step
 
@@ -47,6 +51,7 @@ export const command: CliCommand = {
           at: { type: 'string' },
           agent: { type: 'string' },
           ...EPISODE_FLAGS,
+          ...CONSENT_FLAG_OPTIONS,
           break: { type: 'string', multiple: true, default: [] },
         },
         allowPositionals: true,
@@ -78,6 +83,7 @@ export const command: CliCommand = {
           provider,
           breakpoints: parseBreakFlags(values.break ?? []),
           agentOptions: agentFlags(values),
+          consent: consentFromFlags(values),
         }),
       () => ({ parent, fork_step: at }),
     );

@@ -7,8 +7,10 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore, closeOnSignals, intFlag } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
-const HELP = `stepbox open EPISODE [--at K] [--exec CMD] [--json]
+const HELP = `stepbox open EPISODE [--at K] [--exec CMD] [--json] [--allow-network] [--allow-image]
+                    [--allow-limits] [--trust-recorded-task]
 
 Opens a shell in a fresh sandbox restored to step K of EPISODE (an episode or branch id):
 the workspace as snapshot K recorded it, and the agent's shell session's cwd and
@@ -19,6 +21,7 @@ Options:
   --at K        the step (0 = the workspace after setup)
   --exec CMD    run one command in the restored session instead of a shell, print its
                 output and exit with its exit code (--json: the tool result)
+${CONSENT_HELP}
 
 Examples:
   npx stepbox open ep-20260101-120000-ab12 --at 3
@@ -38,6 +41,7 @@ export const command: CliCommand = {
           at: { type: 'string' },
           exec: { type: 'string' },
           json: { type: 'boolean', default: false },
+          ...CONSENT_FLAG_OPTIONS,
         },
         allowPositionals: true,
         strict: true,
@@ -51,11 +55,15 @@ export const command: CliCommand = {
     let controller: EpisodeRunner | null = null;
     const uninstall = closeOnSignals(io, () => controller, provider);
     try {
-      controller = await openBranchController({ id: positionals[0], at, store, provider }).catch(
-        (e: unknown) => {
-          throw cliError(e);
-        },
-      );
+      controller = await openBranchController({
+        id: positionals[0],
+        at,
+        store,
+        provider,
+        consent: consentFromFlags(values),
+      }).catch((e: unknown) => {
+        throw cliError(e);
+      });
       const sandbox = controller.sandbox();
       if (!sandbox) throw new Error('the restored sandbox is gone');
       io.stderr.write(

@@ -5,8 +5,10 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError, cliProvider, cliStore, closeOnSignals, describeEvent } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
-const HELP = `stepbox replay EPISODE [--verify] [--json]
+const HELP = `stepbox replay EPISODE [--verify] [--json] [--allow-network] [--allow-image] [--allow-limits]
+                      [--trust-recorded-task]
 
 Without --verify: prints the recorded timeline of EPISODE (view replay; no sandbox).
 
@@ -19,6 +21,9 @@ is compared apart, and the verifier is run again.
 --json (with --verify): diverged_at (first differing step or null), diff (its fields),
 workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}].
 --json (without): {episode, branch, events}.
+
+Options of --verify (a recorded task wider than the defaults is refused without them):
+${CONSENT_HELP}
 
 Exit: 0 no divergence (and without --verify), 1 a divergence, 2 usage, 3 no Docker.
 
@@ -36,7 +41,11 @@ export const command: CliCommand = {
     const parsed = parseOrUsage(() =>
       parseArgs({
         args: argv,
-        options: { verify: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+        options: {
+          verify: { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+          ...CONSENT_FLAG_OPTIONS,
+        },
         allowPositionals: true,
         strict: true,
       }),
@@ -73,6 +82,7 @@ export const command: CliCommand = {
         id: info.branch,
         store,
         provider,
+        consent: consentFromFlags(values),
         onStep: (v) =>
           out.write(
             `step ${v.step}  ${v.verdict}${v.workspace_match ? '' : '  (workspace differs)'}${

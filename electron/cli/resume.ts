@@ -6,8 +6,10 @@ import { cliStore } from './episode-cli.js';
 import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
 const HELP = `stepbox resume EPISODE [--step] [--keep] [--json] [--base-url URL] [--temperature T] [--seed N]
+                      [--allow-network] [--allow-image] [--allow-limits] [--trust-recorded-task]
 
 Continues an interrupted episode (killed, Ctrl+C, or stopped) from its last complete
 step, in a fresh sandbox: that step's snapshot restored, memory and conversation rebuilt
@@ -19,7 +21,9 @@ Options:
   --step            step in the terminal: ${STEP_KEYS}
   --keep            leave the sandbox running at the end and print its id
   --base-url URL, --temperature T, --seed N, --context-policy end|drop_oldest
-                    settings of an openai: agent, as for run
+                    settings of an openai: agent, as for run; by default the recorded
+                    endpoint, temperature and seed (never a default endpoint)
+${CONSENT_HELP}
   --json            as run, plus parent (the interrupted branch) and fork_step
 
 Exit: 0 succeeded, 1 otherwise, 2 usage (e.g. the episode was not interrupted), 3 no Docker.
@@ -39,6 +43,7 @@ export const command: CliCommand = {
         args: argv,
         options: {
           ...EPISODE_FLAGS,
+          ...CONSENT_FLAG_OPTIONS,
         },
         allowPositionals: true,
         strict: true,
@@ -51,7 +56,14 @@ export const command: CliCommand = {
       io,
       store,
       values,
-      (provider) => resumeEpisode({ id: positionals[0], store, provider, agentOptions: agentFlags(values) }),
+      (provider) =>
+        resumeEpisode({
+          id: positionals[0],
+          store,
+          provider,
+          agentOptions: agentFlags(values),
+          consent: consentFromFlags(values),
+        }),
       (c) => {
         const info = store.resolve(c.branch);
         return { parent: info.parentBranch, fork_step: info.forkStep };

@@ -16,6 +16,8 @@ const AGENT_CODES: Record<string, AppErrorCode> = {
   script_error: 'script_error',
   model_error: 'model_error',
   context_overflow: 'model_error',
+  model_timeout: 'model_timeout',
+  bad_agent_spec: 'invalid_input',
 };
 
 /**

@@ -1,8 +1,11 @@
 import { useEffect } from 'react';
+import { BreakpointList } from './components/breakpoint-list';
 import { CaseWalkthrough } from './components/case-walkthrough';
 import { PanelBoundary } from './components/error-boundary';
+import { Splitter } from './components/splitter';
 import { StepperBar } from './components/stepper-bar';
 import { installDebuggerKeys } from './hooks/debugger-keys';
+import { usePanes } from './layout/use-panes';
 import { EpisodeLibrary } from './panels/episode-library';
 import { InjectPanel } from './panels/inject-panel';
 import { ReplayControls } from './panels/replay-controls';
@@ -11,9 +14,118 @@ import { TerminalPanel } from './panels/terminal-panel';
 import { Timeline } from './panels/timeline';
 import { ToolInspector } from './panels/tool-inspector';
 import type { AppStores } from './stores/app-stores';
-import { StoresContext } from './stores/use-stores';
+import { StoresContext, useSlice } from './stores/use-stores';
 
-/** The window: library left, timeline and terminal centre, inspector and panels right. */
+/**
+ * The panes: library (and a case's walkthrough, and the breakpoints) left, the timeline
+ * centre above the replay controls and terminal, the inspector right above inject and
+ * sandbox. Every boundary is a splitter; the timeline keeps its room whatever opens.
+ */
+function Shell() {
+  const { sizes, set, commit } = usePanes();
+  const caseOpen = useSlice('episodes', (s) => s.activeCase !== null);
+  return (
+    <div
+      className="app"
+      data-testid="app-ready"
+      style={{ gridTemplateColumns: `${sizes.left}px 5px minmax(0, 1fr) 5px ${sizes.right}px` }}
+    >
+      <StepperBar />
+      <div className="col left">
+        <div className="pane-fill">
+          <PanelBoundary name="Episode library">
+            <EpisodeLibrary />
+          </PanelBoundary>
+        </div>
+        {caseOpen ? (
+          <>
+            <Splitter
+              axis="y"
+              sign={-1}
+              value={sizes.walkthrough}
+              label="resize the walkthrough"
+              testId="split-walkthrough"
+              onChange={(px) => set('walkthrough', px)}
+              onCommit={commit}
+            />
+            <div className="pane-fixed" style={{ height: sizes.walkthrough }}>
+              <CaseWalkthrough />
+            </div>
+          </>
+        ) : null}
+        <BreakpointList />
+      </div>
+      <Splitter
+        axis="x"
+        sign={1}
+        value={sizes.left}
+        label="resize the library"
+        testId="split-left"
+        onChange={(px) => set('left', px)}
+        onCommit={commit}
+      />
+      <div className="col centre">
+        <div className="pane-fill">
+          <PanelBoundary name="Timeline">
+            <Timeline />
+          </PanelBoundary>
+        </div>
+        <Splitter
+          axis="y"
+          sign={-1}
+          value={sizes.bottom}
+          label="resize the terminal"
+          testId="split-bottom"
+          onChange={(px) => set('bottom', px)}
+          onCommit={commit}
+        />
+        <div className="pane-fixed stack" style={{ height: sizes.bottom }}>
+          <PanelBoundary name="Replay controls">
+            <ReplayControls />
+          </PanelBoundary>
+          <PanelBoundary name="Terminal">
+            <TerminalPanel />
+          </PanelBoundary>
+        </div>
+      </div>
+      <Splitter
+        axis="x"
+        sign={-1}
+        value={sizes.right}
+        label="resize the inspector"
+        testId="split-right"
+        onChange={(px) => set('right', px)}
+        onCommit={commit}
+      />
+      <div className="col right">
+        <div className="pane-fill">
+          <PanelBoundary name="Tool inspector">
+            <ToolInspector />
+          </PanelBoundary>
+        </div>
+        <Splitter
+          axis="y"
+          sign={-1}
+          value={sizes.rightBottom}
+          label="resize the inject and sandbox panels"
+          testId="split-right-bottom"
+          onChange={(px) => set('rightBottom', px)}
+          onCommit={commit}
+        />
+        <div className="pane-fixed stack" style={{ height: sizes.rightBottom }}>
+          <PanelBoundary name="Injection panel">
+            <InjectPanel />
+          </PanelBoundary>
+          <PanelBoundary name="Sandbox panel">
+            <SandboxPanel />
+          </PanelBoundary>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** The window: the stores provided once, the debugger keys installed, the panes laid out. */
 export function App(props: { readonly stores: AppStores }) {
   const { stores } = props;
   useEffect(() => installDebuggerKeys(stores), [stores]);
@@ -25,39 +137,7 @@ export function App(props: { readonly stores: AppStores }) {
   }, [stores]);
   return (
     <StoresContext.Provider value={stores}>
-      <div className="app" data-testid="app-ready">
-        <StepperBar />
-        <div className="col left">
-          <PanelBoundary name="Episode library">
-            <EpisodeLibrary />
-          </PanelBoundary>
-        </div>
-        <div className="col centre">
-          <div className="timeline-row">
-            <PanelBoundary name="Timeline">
-              <Timeline />
-            </PanelBoundary>
-            <CaseWalkthrough />
-          </div>
-          <PanelBoundary name="Replay controls">
-            <ReplayControls />
-          </PanelBoundary>
-          <PanelBoundary name="Terminal">
-            <TerminalPanel />
-          </PanelBoundary>
-        </div>
-        <div className="col right">
-          <PanelBoundary name="Tool inspector">
-            <ToolInspector />
-          </PanelBoundary>
-          <PanelBoundary name="Injection panel">
-            <InjectPanel />
-          </PanelBoundary>
-          <PanelBoundary name="Sandbox panel">
-            <SandboxPanel />
-          </PanelBoundary>
-        </div>
-      </div>
+      <Shell />
     </StoresContext.Provider>
   );
 }

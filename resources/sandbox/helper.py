@@ -11,6 +11,7 @@
 # to a request carries the same `id` and either `ok: true` or `error: {code, message}`.
 # stdout is the protocol only; diagnostics go to stderr.
 import codecs
+import binascii
 import errno
 import fcntl
 import hashlib
@@ -25,8 +26,54 @@ import sys
 import time
 
 WORKSPACE = '/workspace'
-PRIV = '/dev/shm/.stepbox-helper'
+# The agent's uid and gid: every command runs as them, every file operation is done with
+# them as the filesystem identity (setfsuid), so what the kernel refuses the agent it
+# refuses the helper too.
+AGENT_UID = 1000
+# Isolated mode (the helper's exec runs as root, the container's capabilities cut to
+# SETUID/SETGID/KILL): the helper is another user than every command, so no command can
+# open /proc/<helper>/fd/*, ptrace or signal it. Without it (an exec as the agent, an old
+# container) the helper works as before but commands can reach its channel.
+ISOLATED = False
+_libc = None
+if os.getuid() == 0:
+    try:
+        import ctypes
+        _libc = ctypes.CDLL(None, use_errno=True)
+        ISOLATED = True
+    except (ImportError, OSError):
+        _libc = None
+
+
+def set_fs_ids(uid):
+    """The filesystem uid/gid of this process (the helper's file operations)."""
+    if _libc is not None:
+        _libc.setfsgid(uid)
+        _libc.setfsuid(uid)
+
+
+class as_helper:
+    """Files of the helper's own (its private directory) are root's, out of the agent's reach."""
+
+    def __enter__(self):
+        set_fs_ids(0)
+
+    def __exit__(self, *_):
+        set_fs_ids(AGENT_UID)
+
+
+# Isolated, the private directory is root's (0711, files 0644: shells read their scripts,
+# nothing of the agent's can replace them); a fresh name per helper, so nothing a command
+# left at a known path is ever opened. Not isolated, the old fixed name (same user anyway).
+PRIV = '/dev/shm/.stepbox-helper' + ('-' + binascii.hexlify(os.urandom(6)).decode() if ISOLATED else '')
 CLOCK = PRIV + '/clock'
+# Files staged by a restore (blobs sent in chunks) before they are moved into place: on the
+# workspace's own filesystem so a move is a rename; hidden from scans.
+STAGE_NAME = '.stepbox-stage'
+STAGE = WORKSPACE + '/' + STAGE_NAME
+# Frames the helper accepts from the host; anything larger is not the host.
+MAX_HEADER = 64 * 1024 * 1024
+MAX_PAYLOAD = 256 * 1024 * 1024
 # Every process a call starts inherits STEPBOX_CALL=<n>, so a timeout finds even processes
 # that left the call's session. For session calls n is kept in the session's environment
 # (it is rolled back with it), so `env` prints the same thing when an episode is replayed.
@@ -58,7 +105,7 @@ MAX_READ = 64 * 1024 * 1024
 ZYGOTES = 2
 DRIVER = (
     'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null; '
-    'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; builtin exec 4<&-; '
+    'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
     'builtin printf s >&3; builtin eval "$__stepbox_c" # zygote %(base)s'
 )
 TRAP = 'builtin trap \'{ builtin printf "%s\\0" "$PWD"; builtin export -p; } >&3 2>/dev/null\' EXIT\n'
@@ -303,6 +350,8 @@ class Helper:
         self.cache_clock = 0
         self.by_hash = {}  # hash -> path, from the last scan
         self.last_scan = None
+        self.skipped = []
+        self.file_cap = None
         self.zygotes = []
         self.zcount = 0
         self.protected = self.find_protected()
@@ -326,6 +375,12 @@ class Helper:
         return keep
 
     def ensure_priv(self):
+        if ISOLATED:
+            # Root's, in the sticky /dev/shm: no command can remove or change it.
+            if not os.path.isdir(PRIV):
+                with as_helper():
+                    os.mkdir(PRIV, 0o711)
+            return
         # Commands run as the same user and may remove or close this directory.
         try:
             mode = os.lstat(PRIV).st_mode
@@ -367,7 +422,8 @@ class Helper:
         lines.append('__stepbox_c=%s\n' % sq(req['command'].split('\0', 1)[0]))
         script = ''.join(lines).encode('utf-8', 'surrogateescape')
         if len(script) > PIPE_SCRIPT_MAX:
-            write_file(z.base + '.sh', script)
+            with as_helper():
+                write_file(z.base + '.sh', script, 0o644 if ISOLATED else 0o600)
             script = ('builtin . %s\n' % sq(z.base + '.sh')).encode('utf-8', 'surrogateescape')
         oom_before = self.oom.read()
         call = Call(self, req, z, marker, fresh, oom_before)
@@ -388,6 +444,11 @@ class Helper:
             if z.pidfd is not None:
                 self.sel.unregister(z.pidfd)
             if z.alive():
+                # A command's `kill -STOP -1` stops idle shells too: the call must not hang in one.
+                try:
+                    os.kill(z.pid, signal.SIGCONT)
+                except OSError:
+                    pass
                 return z
             z.discard()
         return self.spawn_zygote(idle=False)
@@ -560,28 +621,31 @@ class Helper:
     def fs_now(self):
         """The filesystem clock: what a file written now would carry as mtime."""
         self.ensure_priv()
-        with open(CLOCK, 'wb'):
-            pass
-        os.utime(CLOCK, None)
-        return os.stat(CLOCK).st_mtime_ns
+        with as_helper():
+            with open(CLOCK, 'wb'):
+                pass
+            os.utime(CLOCK, None)
+            return os.stat(CLOCK).st_mtime_ns
 
-    def scan(self, force=None, rehash_all=False):
-        """Walks /workspace; rehashes only entries whose stat changed (racy-git rule)."""
+    def scan(self, force=None, rehash_all=False, file_cap=None):
+        """Walks /workspace; rehashes only entries whose stat changed (racy-git rule). Files
+        larger than file_cap are left out and listed in self.skipped."""
         clock = self.fs_now()
         old, old_clock = ({} if rehash_all else self.cache), self.cache_clock
         cache, by_hash, entries = {}, {}, []
+        self.skipped = []
         stack = ['']
         # Directories the agent closed (chmod 000) are opened for the walk and closed after.
         opened = []
         try:
-            self.walk(stack, opened, old, old_clock, force, cache, by_hash, entries)
+            self.walk(stack, opened, old, old_clock, force, cache, by_hash, entries, file_cap)
         finally:
             for path, mode in reversed(opened):
                 os.chmod(path, mode)
         self.cache, self.cache_clock, self.by_hash = cache, clock, by_hash
         return entries
 
-    def walk(self, stack, opened, old, old_clock, force, cache, by_hash, entries):
+    def walk(self, stack, opened, old, old_clock, force, cache, by_hash, entries, file_cap):
         while stack:
             rel_dir = stack.pop()
             base = WORKSPACE + ('/' + rel_dir if rel_dir else '')
@@ -594,6 +658,8 @@ class Helper:
             except OSError as e:
                 raise os_error(e, base)
             for d in it:
+                if not rel_dir and d.name == STAGE_NAME:
+                    continue
                 rel = rel_dir + '/' + d.name if rel_dir else d.name
                 try:
                     s = os.lstat(d.path)
@@ -606,6 +672,9 @@ class Helper:
                 elif st.S_ISLNK(s.st_mode):
                     entries.append([rel, 'symlink', mode, s.st_size, os.readlink(d.path)])
                 elif st.S_ISREG(s.st_mode):
+                    if file_cap is not None and s.st_size > file_cap:
+                        self.skipped.append([rel, s.st_size])
+                        continue
                     key = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_mode)
                     c = old.get(rel)
                     if (
@@ -628,43 +697,120 @@ class Helper:
                     entries.append([rel, 'file', mode, s.st_size, h])
 
     def op_scan(self, req):
-        entries = self.scan(rehash_all=bool(req.get('rehash_all')))
+        cap = req.get('file_cap')
+        self.file_cap = cap if isinstance(cap, int) and cap > 0 else None
+        entries = self.scan(rehash_all=bool(req.get('rehash_all')), file_cap=self.file_cap)
         # A restore right after this scan (the host asks which blobs it must send) reuses it.
         self.last_scan = entries
-        return {'entries': entries, 'tree_hash': tree_hash(entries)}
+        return {'entries': entries, 'tree_hash': tree_hash(entries), 'skipped': self.skipped}
 
     def op_blobs(self, req):
+        """Small blobs whole, in one payload (the host batches them up to a bounded size)."""
         parts, sizes = [], []
         for h in req['hashes']:
-            rel = self.by_hash.get(h)
-            if rel is None:
-                raise ToolErr('not_found', 'no file with content %s in the last scan' % h)
-            try:
-                data = read_workspace_file(rel)
-            except OSError as e:
-                raise os_error(e, rel)
+            data = self.blob_range(h, 0, None)
             parts.append(data)
             sizes.append(len(data))
         return {'sizes': sizes}, b''.join(parts)
 
-    def op_restore(self, req, payload):
-        marks = [time.monotonic()]
-        target = {e[0]: e for e in req['entries']}
-        blobs, off = {}, 0
-        for h, n in req['blobs']:
-            blobs[h] = memoryview(payload)[off:off + n]
+    def op_blob_read(self, req):
+        """One chunk of a large blob: [offset, offset + length) of the file that had this content."""
+        length = req['length']
+        if not isinstance(length, int) or length < 0 or length > MAX_PAYLOAD:
+            raise ToolErr('invalid_arguments', 'blob_read: length must be 0..%d' % MAX_PAYLOAD)
+        return {}, self.blob_range(req['hash'], req['offset'], length)
+
+    def blob_range(self, h, offset, length):
+        rel = self.by_hash.get(h)
+        if rel is None:
+            raise ToolErr('not_found', 'no file with content %s in the last scan' % h)
+        try:
+            return read_workspace_file(rel, offset, length)
+        except OSError as e:
+            raise os_error(e, rel)
+
+    def ensure_stage(self):
+        """The staging directory, a real directory of the agent's (whatever was at its name goes)."""
+        try:
+            m = os.lstat(STAGE).st_mode
+        except FileNotFoundError:
+            m = None
+        if m is not None and not st.S_ISDIR(m):
+            os.unlink(STAGE)
+            m = None
+        if m is None:
+            os.mkdir(STAGE, 0o700)
+        else:
+            make_writable(STAGE)
+
+    def op_stage(self, req, payload):
+        """Appends chunks to staged blobs: parts [[hash, offset, length], ...] in payload order."""
+        self.ensure_stage()
+        off = 0
+        view = memoryview(payload)
+        for h, at, n in req['parts']:
+            if not isinstance(h, str) or not HEX64.match(h):
+                raise ToolErr('invalid_arguments', 'stage: %r is not a sha256 hex digest' % (h,))
+            flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_TRUNC if at == 0 else 0)
+            fd = os.open(STAGE + '/' + h, flags, 0o600)
+            try:
+                if os.fstat(fd).st_size != at:
+                    raise ToolErr('restore_failed', 'stage: blob %s has %d bytes staged, the host sent offset %d' % (h, os.fstat(fd).st_size, at))
+                os.lseek(fd, at, os.SEEK_SET)
+                write_all(fd, view[off:off + n])
+            finally:
+                os.close(fd)
             off += n
+        return {}
+
+    def op_restore(self, req, payload):
+        try:
+            return self.restore(req)
+        finally:
+            if os.path.lexists(STAGE) and not os.path.islink(STAGE):
+                clear_dir(STAGE)
+                try:
+                    os.rmdir(STAGE)
+                except OSError as e:
+                    log('cannot remove %s: %s' % (STAGE, e))
+
+    def restore(self, req):
+        marks = [time.monotonic()]
+        target = check_manifest(req['entries'])
+        # Blobs the host staged (chunks, see op_stage): complete, or the restore stops here.
+        staged, linked = {}, set()
+        for h, n in req.get('staged', []):
+            p = STAGE + '/' + h
+            try:
+                size = os.lstat(p).st_size
+            except FileNotFoundError:
+                size = -1
+            if size != n:
+                raise ToolErr('restore_failed', 'blob %s was not fully staged (%d of %d bytes); the transfer was cut' % (h, max(size, 0), n))
+            staged[h] = p
         scanned, self.last_scan = self.last_scan, None
-        current = {e[0]: e for e in (scanned if scanned is not None and req.get('after_scan') else self.scan())}
-        # Content the container already has: read before anything is overwritten.
+        current = {e[0]: e for e in (scanned if scanned is not None and req.get('after_scan') else self.scan(file_cap=self.file_cap))}
+        uses = {}
+        for e in target.values():
+            if e[1] == 'file':
+                uses[e[4]] = uses.get(e[4], 0) + 1
+        # Content the container already has: kept (a hard link, else a copy) before anything
+        # is overwritten; the helper's memory never holds a whole file.
         for e in target.values():
             c = current.get(e[0])
-            if e[1] != 'file' or e[4] in blobs or (c is not None and c[1] == 'file' and c[4] == e[4]):
+            if e[1] != 'file' or e[4] in staged or (c is not None and c[1] == 'file' and c[4] == e[4]):
                 continue
             rel = self.by_hash.get(e[4])
             if rel is None:
                 raise ToolErr('restore_failed', 'blob %s for %s was not sent and is not in the workspace' % (e[4], e[0]))
-            blobs[e[4]] = read_workspace_file(rel)
+            self.ensure_stage()
+            dst = STAGE + '/' + e[4]
+            try:
+                os.link(WORKSPACE + '/' + rel, dst)
+            except OSError:
+                copy_workspace_file(rel, dst)
+            staged[e[4]] = dst
+            linked.add(e[4])
         marks.append(time.monotonic())
         touched, removed, written = set(), 0, 0
         # 1. remove what the target lacks (or has with another type), deepest first.
@@ -684,11 +830,15 @@ class Helper:
                 os.unlink(p)
             removed += 1
             touched.add(rel)
-        # 2. directories, parents first, writable while we fill them.
+        # 2. directories, parents first, writable while we fill them. A parent that is not a
+        # real directory (a symlink a command put there) is refused, never followed.
         dirs = sorted((e for e in target.values() if e[1] == 'dir'), key=lambda e: e[0].count('/'))
         for e in dirs:
+            check_parent(e[0])
             p = WORKSPACE + '/' + e[0]
             if not os.path.isdir(p) or os.path.islink(p):
+                if os.path.lexists(p):
+                    os.unlink(p)
                 os.mkdir(p, 0o700)
                 written += 1
                 touched.add(e[0])
@@ -699,22 +849,25 @@ class Helper:
             rel, kind = e[0], e[1]
             if kind == 'dir':
                 continue
+            check_parent(rel)
             c = current.get(rel)
             p = WORKSPACE + '/' + rel
             tmp = os.path.join(os.path.dirname(p), '.stepbox-restore.%d.tmp' % os.getpid())
             if kind == 'file':
-                if c is not None and c[1] == 'file' and c[4] == e[4] and os.path.lexists(p):
+                h = e[4]
+                uses[h] -= 1
+                if c is not None and c[1] == 'file' and c[4] == h and os.path.lexists(p):
                     if c[2] != e[2]:
                         os.chmod(p, e[2])
                         touched.add(rel)
                     continue
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                try:
-                    write_all(fd, blobs[e[4]])
-                    os.fchmod(fd, e[2])
-                finally:
-                    os.close(fd)
-                os.rename(tmp, p)
+                if uses[h] == 0 and h not in linked:
+                    # The staged file's last use: moved into place, no copy.
+                    os.chmod(staged[h], e[2])
+                    os.rename(staged[h], p)
+                else:
+                    copy_file(staged[h], tmp, e[2])
+                    os.rename(tmp, p)
             else:
                 if c is not None and c[1] == 'symlink' and c[4] == e[4] and os.path.lexists(p):
                     continue
@@ -737,7 +890,7 @@ class Helper:
                 os.chmod(p, e[2])
         # 'full': walk and rehash everything as it finally is.
         if full:
-            entries = self.scan(rehash_all=True)
+            entries = self.scan(rehash_all=True, file_cap=self.file_cap)
         got = tree_hash(entries)
         if got != req['tree_hash']:
             have = {e[0]: e for e in entries}
@@ -786,9 +939,9 @@ class Helper:
             if op == 'exec':
                 self.op_exec(header)
                 return
-            if op in ('write', 'restore'):
+            if op in ('write', 'restore', 'stage'):
                 res = getattr(self, 'op_' + op)(header, payload)
-            elif op in ('read', 'list', 'scan', 'blobs', 'kill_strays', 'reset', 'get_session', 'set_session', 'ping'):
+            elif op in ('read', 'list', 'scan', 'blobs', 'blob_read', 'kill_strays', 'reset', 'get_session', 'set_session', 'ping'):
                 res = getattr(self, 'op_' + op)(header)
             else:
                 raise ToolErr('invalid_arguments', 'unknown op %r' % op)
@@ -818,6 +971,9 @@ class Helper:
         self.inbuf += data
         while len(self.inbuf) >= 8:
             hlen, plen = struct.unpack_from('>II', self.inbuf)
+            if hlen > MAX_HEADER or plen > MAX_PAYLOAD:
+                log('a frame of %d+%d bytes is not the host\'s; exiting' % (hlen, plen))
+                self.shutdown()
             if len(self.inbuf) < 8 + hlen + plen:
                 break
             header = json.loads(bytes(self.inbuf[8:8 + hlen]))
@@ -835,7 +991,8 @@ class Helper:
         self.sel.register(0, selectors.EVENT_READ, None)
         # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
         # and init is about to stop the container; the host then reports the sandbox lost).
-        send({'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.oom.read()})
+        send({'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.oom.read(),
+              'isolated': ISOLATED, 'uid': os.getuid()})
         self.refill()
         while True:
             deadline = min((c.deadline for c in self.calls.values()), default=None)
@@ -878,18 +1035,57 @@ def high_pipe():
         os.close(w)
 
 
-def write_file(path, data):
+def write_file(path, data, mode=0o600):
     # A fresh file every time: whatever a command left at this name (a FIFO would block
     # the helper) is replaced, not opened.
     try:
         os.unlink(path)
     except FileNotFoundError:
         pass
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
     try:
+        if ISOLATED:
+            os.fchmod(fd, mode)
         write_all(fd, data)
     finally:
         os.close(fd)
+
+
+RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT)
+
+
+def spawn_as_agent(argv, env, fds):
+    """Starts argv in a new session as the agent (uid/gid AGENT_UID, no supplementary groups,
+    so no capability survives) with fds[i] as its fd i (/dev/null for None). Python opens
+    every other fd close-on-exec, so nothing of the helper's (its exec's stdin/stdout
+    above all) is inherited."""
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        os.setsid()
+        for target, fd in enumerate(fds):
+            if fd is None:
+                fd = os.open('/dev/null', os.O_RDONLY)
+                if fd != target:
+                    os.dup2(fd, target)
+                    os.close(fd)
+            else:
+                os.dup2(fd, target)
+        if ISOLATED:
+            os.setgroups([])
+            os.setresgid(AGENT_UID, AGENT_UID, AGENT_UID)
+            os.setresuid(AGENT_UID, AGENT_UID, AGENT_UID)
+        # Python ignores SIGPIPE; the command must get the default back.
+        for sig in RESET_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        os.execve(argv[0], argv[1:], env)
+    except BaseException as e:  # never return into the helper's loop in the child
+        try:
+            os.write(2, ('[helper] cannot start %s: %s\n' % (argv[0], e)).encode())
+        finally:
+            os._exit(127)
 
 
 class Zygote:
@@ -903,21 +1099,8 @@ class Zygote:
             for _ in range(4):
                 fds.extend(high_pipe())
             out_r, out_w, err_r, err_w, st_r, st_w, go_r, go_w = fds
-            self.pid = os.posix_spawn(
-                '/bin/bash',
-                ['bash', '-c', DRIVER % {'base': base}],
-                env,
-                file_actions=[
-                    (os.POSIX_SPAWN_OPEN, 0, '/dev/null', os.O_RDONLY, 0),
-                    (os.POSIX_SPAWN_DUP2, out_w, 1),
-                    (os.POSIX_SPAWN_DUP2, err_w, 2),
-                    (os.POSIX_SPAWN_DUP2, st_w, 3),
-                    (os.POSIX_SPAWN_DUP2, go_r, 4),
-                ],
-                setsid=True,
-                # Python ignores SIGPIPE; the command must get the default back.
-                setsigdef=(signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT),
-            )
+            self.pid = spawn_as_agent(
+                ['/bin/bash', 'bash', '-c', DRIVER % {'base': base}], env, [None, out_w, err_w, st_w, go_r])
         except OSError:
             for fd in fds:
                 os.close(fd)
@@ -1238,18 +1421,40 @@ def _hash(path):
     return h.hexdigest()
 
 
-def _read(path):
-    with open(path, 'rb') as f:
-        return f.read()
-
-
 def hash_file(path):
     return owner_access(path, 0o400, _hash)
 
 
-def read_workspace_file(rel):
-    """Reads a workspace file even below directories or with modes that forbid it (chmod 000),
-    restoring every mode it had to open."""
+def read_workspace_file(rel, offset=0, length=None):
+    """Reads a workspace file (all, or length bytes from offset) even below directories or with
+    modes that forbid it (chmod 000), restoring every mode it had to open."""
+    def read(path):
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            if not st.S_ISREG(os.fstat(fd).st_mode):
+                raise ToolErr('not_found', '%s is no longer a regular file' % rel)
+            if length is None:
+                chunks = []
+                while True:
+                    b = os.read(fd, 1 << 20)
+                    if not b:
+                        return b''.join(chunks)
+                    chunks.append(b)
+            out, at = [], offset
+            while at < offset + length:
+                b = os.pread(fd, min(1 << 20, offset + length - at), at)
+                if not b:
+                    break
+                out.append(b)
+                at += len(b)
+            return b''.join(out)
+        finally:
+            os.close(fd)
+    return with_open_parents(rel, lambda: owner_access(WORKSPACE + '/' + rel, 0o400, read))
+
+
+def with_open_parents(rel, action):
+    """Runs action() with every directory above rel searchable, then gives them their modes back."""
     opened = []
     try:
         parts = rel.split('/')[:-1]
@@ -1259,11 +1464,90 @@ def read_workspace_file(rel):
             if mode & 0o100 == 0:
                 os.chmod(d, mode | 0o100)
                 opened.append((d, mode))
-        return owner_access(WORKSPACE + '/' + rel, 0o400, _read)
+        return action()
     finally:
         for d, mode in reversed(opened):
             os.chmod(d, mode)
 
+
+def copy_fd(src, dst):
+    while True:
+        b = os.read(src, 1 << 20)
+        if not b:
+            return
+        write_all(dst, b)
+
+
+def copy_file(src_path, dst_path, mode):
+    """Copies a file in bounded chunks to a fresh dst_path (replacing what is there) with mode."""
+    if os.path.lexists(dst_path):
+        os.unlink(dst_path)
+    src = os.open(src_path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        dst = os.open(dst_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            copy_fd(src, dst)
+            os.fchmod(dst, mode)
+        finally:
+            os.close(dst)
+    finally:
+        os.close(src)
+
+
+def copy_workspace_file(rel, dst_path):
+    """Copies a workspace file (whatever its mode and its parents') to dst_path in bounded chunks."""
+    def copy(path):
+        copy_file(path, dst_path, 0o600)
+    with_open_parents(rel, lambda: owner_access(WORKSPACE + '/' + rel, 0o400, copy))
+
+
+HEX64 = re.compile(r'^[0-9a-f]{64}$')
+
+
+def bad_entry(e, why):
+    return ToolErr('invalid_manifest', 'manifest entry %r %s; the snapshot is damaged or was not made by stepbox: re-import it from a trusted bundle' % (e[0] if isinstance(e, (list, tuple)) and e else e, why))
+
+
+def check_manifest(entries):
+    """The target entries by path; refuses any path that could reach outside /workspace
+    (absolute, `..`, `.`, empty parts, NUL) and any entry below a non-directory."""
+    target = {}
+    for e in entries:
+        if not isinstance(e, list) or len(e) != 5 or not isinstance(e[0], str):
+            raise bad_entry(e, 'is malformed')
+        rel, kind = e[0], e[1]
+        if rel.startswith('/'):
+            raise bad_entry(e, 'is an absolute path')
+        if '\0' in rel or any(part in ('', '.', '..') for part in rel.split('/')):
+            raise bad_entry(e, 'is not a plain relative path (empty, `.` or `..` parts)')
+        if not rel.split('/')[0] or (rel.split('/')[0] == STAGE_NAME):
+            raise bad_entry(e, 'uses a name stepbox reserves')
+        if kind not in ('file', 'dir', 'symlink'):
+            raise bad_entry(e, 'has an unknown type %r' % (kind,))
+        if kind == 'file' and not (isinstance(e[4], str) and HEX64.match(e[4])):
+            raise bad_entry(e, 'has no sha256 content hash')
+        if not isinstance(e[2], int) or e[2] < 0 or e[2] > 0o7777:
+            raise bad_entry(e, 'has an invalid mode')
+        if rel in target:
+            raise bad_entry(e, 'is listed twice')
+        target[rel] = e
+    for rel in target:
+        parent = rel.rpartition('/')[0]
+        if parent and (parent not in target or target[parent][1] != 'dir'):
+            raise bad_entry(target[rel], 'lies below %r, which the snapshot does not list as a directory' % parent)
+    return target
+
+
+def check_parent(rel):
+    """Refuses to write rel when a directory above it is a symlink (or not a directory) now."""
+    parts = rel.split('/')[:-1]
+    path = WORKSPACE
+    for part in parts:
+        path += '/' + part
+        m = os.lstat(path).st_mode
+        if not st.S_ISDIR(m):
+            raise ToolErr('restore_failed', '%s: %s is %s, not a directory; refusing to follow it out of /workspace' % (
+                rel, path, 'a symlink' if st.S_ISLNK(m) else 'not a directory'))
 
 
 # A file name that is not UTF-8 reaches Python as lone surrogates (surrogateescape) and the
@@ -1312,4 +1596,5 @@ def clear_dir(path, keep=None):
 
 
 sys.stdout = sys.stderr
+set_fs_ids(AGENT_UID)
 Helper().run()

@@ -25,13 +25,20 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await app.page.locator(STOPPED).waitFor({ timeout: 60_000 });
 
     // Arm the QA breakpoint and run: the episode pauses at the step the loop rule flags, with its message.
-    await app.replay.root.getByTestId('qa-breakpoint').check();
+    const toggle = app.page.getByTestId('breakpoints-toggle');
+    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+    await app.page.getByTestId('breakpoint-kind').selectOption('qa');
+    await app.page.getByTestId('breakpoint-add').click();
+    await app.page
+      .locator('[data-testid="breakpoint-item"][data-kind="qa"]')
+      .filter({ hasText: 'when a QA rule flags a step' })
+      .waitFor();
     await app.page.keyboard.press('F5');
     const qa = app.replay.root.getByTestId('candidates-qa');
     await qa.waitFor({ timeout: 120_000 });
-    await expect(qa.innerText()).resolves.toMatch(/QA loop: execute_shell called 3×/);
+    await expect(qa.innerText()).resolves.toMatch(/QA rule \(loop\) flagged step 3: execute_shell called 3×/);
     expect(await app.timeline.lastStep()).toBe(3);
-    await expect(app.page.getByTestId('stop-reason').innerText()).resolves.toMatch(/breakpoint qa/);
+    await expect(app.page.getByTestId('stop-reason').innerText()).resolves.toMatch(/QA loop/);
 
     // "Try candidates here": candidates for the flagged step 3, each forked from step 2.
     await app.replay.root.getByTestId('candidates-here').click();

@@ -463,3 +463,165 @@ export class SandboxPanel extends PanelObject {
 export function removeHome(home: string): void {
   rmSync(home, { recursive: true, force: true });
 }
+
+/** A box on screen (CSS px). */
+export interface Box {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The window's panes as laid out: boxes, splitters, what has focus. */
+export class LayoutObject {
+  constructor(readonly page: Page) {}
+  /** The box of the element with `testId` (null when it is not rendered). */
+  async box(testId: string): Promise<Box | null> {
+    return this.page.getByTestId(testId).first().boundingBox();
+  }
+  /** True when the element is fully inside the viewport and is what a click at its centre hits. */
+  async onScreen(locator: Locator): Promise<boolean> {
+    return locator.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) return false;
+      if (r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) return false;
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return hit !== null && (hit === el || el.contains(hit));
+    });
+  }
+  /** Drags a splitter by (dx, dy) with the mouse. */
+  async drag(testId: string, dx: number, dy: number): Promise<void> {
+    const b = await this.box(testId);
+    if (!b) throw new Error(`no splitter ${testId}`);
+    const x = b.x + b.width / 2;
+    const y = b.y + b.height / 2;
+    await this.page.mouse.move(x, y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(x + dx / 2, y + dy / 2);
+    await this.page.mouse.move(x + dx, y + dy);
+    await this.page.mouse.up();
+  }
+  /** What has focus: its test id, role, step and the panel it is in. */
+  focused(): Promise<{ testId: string | null; tag: string; step: string | null; panel: string | null }> {
+    return this.page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      return {
+        testId: el?.getAttribute('data-testid') ?? null,
+        tag: el?.tagName.toLowerCase() ?? '',
+        step: el?.getAttribute('data-step') ?? null,
+        panel: el?.closest('[data-testid]:is(section, aside)')?.getAttribute('data-testid') ?? null,
+      };
+    });
+  }
+}
+
+/** One piece of text that fails a reading check: too small, or too little contrast. */
+export interface TextProblem {
+  readonly text: string;
+  readonly fontPx: number;
+  readonly ratio: number;
+  readonly color: string;
+  readonly background: string;
+}
+
+/**
+ * Every visible text on the page with its font size and WCAG contrast against the
+ * background drawn behind it (the first opaque background up the tree, semi-transparent
+ * ones composited on it). Disabled controls are exempt (WCAG 1.4.3); Monaco's and
+ * xterm's own canvases and themes are checked apart.
+ */
+export function readTexts(page: Page): Promise<TextProblem[]> {
+  return page.evaluate(() => {
+    type Rgba = [number, number, number, number];
+    const parse = (c: string): Rgba => {
+      const m = c.match(/rgba?\(([^)]+)\)/);
+      if (!m) return [0, 0, 0, 0];
+      const p = m[1]
+        .split(/[ ,/]+/)
+        .filter(Boolean)
+        .map(Number);
+      return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    };
+    const over = (top: Rgba, under: Rgba): Rgba => {
+      const a = top[3];
+      return [
+        top[0] * a + under[0] * (1 - a),
+        top[1] * a + under[1] * (1 - a),
+        top[2] * a + under[2] * (1 - a),
+        1,
+      ];
+    };
+    const lum = (c: Rgba): number => {
+      const ch = c.slice(0, 3).map((v) => {
+        const s = v / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2];
+    };
+    const background = (el: Element): Rgba => {
+      const layers: Rgba[] = [];
+      for (let e: Element | null = el; e; e = e.parentElement) {
+        const bg = parse(getComputedStyle(e).backgroundColor);
+        if (bg[3] > 0) layers.push(bg);
+        if (bg[3] >= 1) break;
+      }
+      let out: Rgba = [255, 255, 255, 1];
+      for (const l of layers.reverse()) out = over(l, out);
+      return out;
+    };
+    const out: {
+      text: string;
+      fontPx: number;
+      ratio: number;
+      color: string;
+      background: string;
+    }[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const text = (n.textContent ?? '').trim();
+      const el = n.parentElement;
+      if (!text || !el) continue;
+      if (el.closest('.monaco-editor, .xterm, script, style, option, datalist')) continue;
+      if (el.closest(':disabled, [aria-disabled="true"]')) continue;
+      const r = el.getBoundingClientRect();
+      const style = getComputedStyle(el);
+      if (r.width === 0 || r.height === 0 || style.visibility === 'hidden') continue;
+      if (r.bottom < 0 || r.top > innerHeight || r.right < 0 || r.left > innerWidth) continue;
+      const bg = background(el);
+      const fg = over(parse(style.color), bg);
+      const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+      out.push({
+        text: text.slice(0, 60),
+        fontPx: parseFloat(style.fontSize),
+        ratio: Math.round(((a + 0.05) / (b + 0.05)) * 100) / 100,
+        color: style.color,
+        background: `rgb(${bg.slice(0, 3).map(Math.round).join(', ')})`,
+      });
+    }
+    return out;
+  });
+}
+
+/** The breakpoint list (left column): the set breakpoints and the form that adds one. */
+export class BreakpointsSection extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'breakpoints');
+  }
+  /** The breakpoints listed, in words. */
+  items(): Promise<string[]> {
+    return this.root
+      .locator('[data-testid="breakpoint-item"]')
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).innerText.replace(/\s*✕\s*$/, '').trim()));
+  }
+  /** Adds a breakpoint: `kind` as the engine names it, `value` for the kinds that take one. */
+  async add(kind: string, value?: string): Promise<void> {
+    if ((await this.root.getByTestId('breakpoint-kind').count()) === 0)
+      await this.root.getByTestId('breakpoints-toggle').click();
+    await this.root.getByTestId('breakpoint-kind').selectOption(kind);
+    if (value !== undefined) await this.root.getByTestId('breakpoint-value').fill(value);
+    await this.root.getByTestId('breakpoint-add').click();
+  }
+  async remove(text: string): Promise<void> {
+    await this.root.getByRole('button', { name: `remove breakpoint: ${text}` }).click();
+  }
+}

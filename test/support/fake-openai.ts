@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One scripted reply of the fake server: an assistant message, or an HTTP error. */
+/** One scripted reply of the fake server: an assistant message, an HTTP error, or never an answer (`hang`). */
 export type FakeReply =
   | { readonly message: { content: string | null; tool_calls?: unknown[] }; readonly logprobs?: boolean }
-  | { readonly status: number; readonly error: { message: string; type?: string; code?: string } };
+  | { readonly status: number; readonly error: { message: string; type?: string; code?: string } }
+  | { readonly hang: true };
 
 /** A request the fake server received. */
 export interface FakeRequest {
@@ -21,6 +22,8 @@ export class FakeOpenAi {
   readonly requests: FakeRequest[] = [];
   private readonly queue: FakeReply[] = [];
   private server: Server | null = null;
+  /** Requests left hanging whose client gave up (closed the connection). */
+  abandoned = 0;
   onRequest: ((req: FakeRequest) => FakeReply | undefined) | null = null;
 
   /** Queues replies, served in order. */
@@ -36,6 +39,11 @@ export class FakeOpenAi {
         const request = { body, authorization: req.headers.authorization };
         this.requests.push(request);
         const reply = this.onRequest?.(request) ?? this.queue.shift();
+        if (reply && 'hang' in reply) {
+          // A hung endpoint: headers never sent; the client can only time out or abort.
+          res.on('close', () => (this.abandoned += 1));
+          return;
+        }
         res.setHeader('content-type', 'application/json');
         if (!reply) {
           res.statusCode = 500;
@@ -57,6 +65,7 @@ export class FakeOpenAi {
   }
 
   async close(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }

@@ -72,3 +72,30 @@ describe('debugger keys', () => {
     }
   });
 });
+
+describe('debugger keys on a recorded episode', () => {
+  it('F10, F5 and Shift+F5 answer in plain words and send nothing', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => ({ ...episodeView(3), state: null }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    const { runDebuggerAction } = await import('../../renderer/src/hooks/debugger-keys');
+    try {
+      runDebuggerAction(stores, 'step');
+      expect(stores.stepper.getState().error).toMatch(/No episode is open/);
+      await stores.stepper.getState().open('b-main');
+      expect(stores.stepper.getState().live).toBe(false);
+      runDebuggerAction(stores, 'step');
+      expect(stores.stepper.getState().error).toBe(
+        'This episode is recorded. To continue it, choose a step and press “Reopen live here” under Replay.',
+      );
+      runDebuggerAction(stores, 'continue');
+      runDebuggerAction(stores, 'stop');
+      expect(stores.stepper.getState().error).toMatch(/not running/);
+      expect(fake.callsOf('episode.step')).toEqual([]);
+      expect(fake.callsOf('episode.run')).toEqual([]);
+      expect(fake.callsOf('episode.stop')).toEqual([]);
+    } finally {
+      stores.dispose();
+    }
+  });
+});

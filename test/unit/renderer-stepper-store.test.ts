@@ -102,7 +102,7 @@ describe('stepper store', () => {
       step: 2,
       reason: { kind: 'breakpoint', breakpoint: { kind: 'step', step: 2 } },
     });
-    expect(store.getState().stopReason).toBe('breakpoint step 2');
+    expect(store.getState().stopReason).toBe('paused at a breakpoint (after step 2)');
     await store.getState().step();
     expect(fake.callsOf('episode.step')).toEqual([{ id: 'b-main' }]);
     expect(store.getState().stopReason).toBe('step');

@@ -38,7 +38,8 @@ const tick = () => new Promise((r) => setImmediate(r));
 describe('helper client framing', () => {
   it('matches responses to requests by id, in any order, with payloads split across chunks', async () => {
     const { client, stdout, sent } = harness();
-    const a = client.request('read', { path: 'a' });
+    stdout.write(frame({ event: 'hello', pid: 1 }));
+    const a = client.request('read', { path: 'a' }, undefined, 4_000_000);
     const b = client.request('write', { path: 'b' }, Buffer.from('data'));
     await tick();
     expect(sent.map((s) => [s.header.op, s.header.id, s.payload.toString()])).toEqual([
@@ -67,6 +68,7 @@ describe('helper client framing', () => {
     const { client, stdout } = harness();
     let reason = '';
     client.onClose = (r) => (reason = r);
+    stdout.write(frame({ event: 'hello', pid: 1 }));
     const p = client.request('exec', {});
     const h = Buffer.from('not json');
     const prefix = Buffer.alloc(8);
@@ -76,5 +78,78 @@ describe('helper client framing', () => {
     expect(reason).toMatch(/not the protocol/);
     expect(client.closed).toBe(true);
     await expect(client.request('ping')).rejects.toBeInstanceOf(HelperClosed);
+  });
+
+  describe('refuses every frame it did not ask for, before buffering it', () => {
+    /** A client past its hello with one pending request allowed `max` payload bytes. */
+    function pendingClient(max = 1024) {
+      const h = harness();
+      h.stdout.write(frame({ event: 'hello', pid: 1 }));
+      let reason = '';
+      h.client.onClose = (r) => (reason = r);
+      const pending = h.client.request('exec', {}, undefined, max);
+      pending.catch(() => undefined);
+      return { ...h, pending, reason: () => reason };
+    }
+    const buffered = (c: HelperClient) => (c as unknown as { buffered: number }).buffered;
+    const prefixOnly = (hlen: number, plen: number) => {
+      const b = Buffer.alloc(8);
+      b.writeUInt32BE(hlen, 0);
+      b.writeUInt32BE(plen, 4);
+      return b;
+    };
+
+    const cases: [string, (max: number) => Buffer, RegExp][] = [
+      [
+        'an answer to an id never sent',
+        () => frame({ id: 99, ok: true }),
+        /request 99, which is not pending/,
+      ],
+      ['an answer without an id', () => frame({ ok: true, exit_code: 0 }), /request null/],
+      ['a second hello', () => frame({ event: 'hello', pid: 2 }), /not pending/],
+      ['a header that is not an object', () => frame([1, 2] as unknown as object), /not a JSON object/],
+      [
+        "a payload over the request's cap",
+        (max) => frame({ id: 1, ok: true }, Buffer.alloc(max + 1)),
+        /payload for a request allowed 1024/,
+      ],
+      ['a 4 GiB header', () => prefixOnly(0xffffffff, 0), /4294967295-byte header/],
+    ];
+    for (const [what, bytes, why] of cases)
+      it(`closes on ${what}, failing the pending request`, async () => {
+        const { client, stdout, pending, reason } = pendingClient();
+        stdout.write(bytes(1024));
+        await expect(pending).rejects.toBeInstanceOf(HelperClosed);
+        expect(client.closed).toBe(true);
+        expect(reason()).toMatch(why);
+        expect(buffered(client)).toBe(0);
+      });
+
+    it('closes on a 4 GiB payload as soon as its header arrives, and keeps nothing of what follows', async () => {
+      const { client, stdout, pending } = pendingClient();
+      const h = Buffer.from(JSON.stringify({ id: 1, ok: true }));
+      const prefix = prefixOnly(h.length, 0xffffffff);
+      stdout.write(Buffer.concat([prefix, h]));
+      await expect(pending).rejects.toThrow(/4294967295-byte payload/);
+      for (let i = 0; i < 64; i++) stdout.write(Buffer.alloc(1 << 20));
+      await tick();
+      expect(buffered(client)).toBe(0);
+    });
+
+    it('refuses a frame before the hello', async () => {
+      const { client, stdout } = harness();
+      stdout.write(frame({ id: 1, ok: true }));
+      await expect(client.hello).rejects.toThrow(/first frame is not the hello/);
+    });
+
+    it('closes when a request is answered twice', async () => {
+      const { client, stdout, pending, reason } = pendingClient();
+      stdout.write(frame({ id: 1, ok: true }));
+      await expect(pending).resolves.toMatchObject({ header: { id: 1 } });
+      stdout.write(frame({ id: 1, ok: true, exit_code: 0 }));
+      await tick();
+      expect(client.closed).toBe(true);
+      expect(reason()).toMatch(/request 1, which is not pending/);
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { parseCommandTemplate } from '../../shared/command-template.js';
 import { fillTemplate, memoryValuesFrom } from '../../electron/engine/tools/custom-tool.js';
 import { createToolRegistry } from '../../electron/engine/tools/registry.js';
 import { shellJoin, shellQuote } from '../../electron/engine/tools/shell-quote.js';
@@ -39,9 +40,14 @@ describe('shell quoting', () => {
 
 describe('custom tools', () => {
   it('fills only declared placeholders, shell-quoted, and leaves other braces alone', () => {
-    const cmd = fillTemplate("grep {q} f | awk '{print $1}' ${HOME} {other}", { q: 'a b' }, ['q']);
+    const fill = (template: string, args: Record<string, unknown>, declared: string[]) => {
+      const parsed = parseCommandTemplate(template, declared);
+      if (!parsed.ok) throw new Error(parsed.message);
+      return fillTemplate(parsed.parts, args);
+    };
+    const cmd = fill("grep {q} f | awk '{print $1}' ${HOME} {other}", { q: 'a b' }, ['q']);
     expect(cmd).toBe("grep 'a b' f | awk '{print $1}' ${HOME} {other}");
-    expect(fillTemplate('echo {n} {flag} {missing}', { n: 3, flag: true }, ['n', 'flag', 'missing'])).toBe(
+    expect(fill('echo {n} {flag} {missing}', { n: 3, flag: true }, ['n', 'flag', 'missing'])).toBe(
       "echo 3 true ''",
     );
   });

@@ -6,15 +6,45 @@ import { OpenAiAgent, type ContextPolicy } from './openai-agent.js';
 import { recordedOutputs, ReplayAgent } from './replay-agent.js';
 import { readScript, ScriptedAgent } from './scripted-agent.js';
 
-/** A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL` or `manual`. */
+/** A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL[@BASE_URL]` or `manual`. */
 export type AgentSpec =
   | { readonly kind: 'scripted'; readonly path: string }
   | { readonly kind: 'replay'; readonly episode: string }
-  | { readonly kind: 'openai'; readonly model: string }
+  | { readonly kind: 'openai'; readonly model: string; readonly baseUrl?: string }
   | { readonly kind: 'manual' };
 
 /** The accepted forms, for error messages and help. */
-export const AGENT_SPEC_FORMS = 'scripted:FILE, replay:EPISODE, openai:MODEL or manual';
+export const AGENT_SPEC_FORMS = 'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL] or manual';
+
+/** `MODEL@http(s)://…`: the endpoint is what follows the last `@` that starts a URL. */
+const MODEL_AT_URL = /^(.+)@(https?:\/\/\S+)$/;
+
+/**
+ * Checks an endpoint URL: http(s), and no credentials in it (the URL is recorded in the
+ * trace header; a key belongs in OPENAI_API_KEY, which is never recorded).
+ */
+export function checkBaseUrl(url: string, where: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `${where}: "${url}" is not a URL; e.g. http://127.0.0.1:11434/v1`,
+    );
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `${where}: the endpoint must be an http(s) URL, not ${parsed.protocol}`,
+    );
+  if (parsed.username || parsed.password)
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `${where}: the endpoint URL holds credentials; remove them and put the key in OPENAI_API_KEY (it is never recorded)`,
+    );
+  return url;
+}
 
 /** Parses an agent spec; throws an AgentFailure(`bad_agent_spec`) naming the accepted forms. */
 export function parseAgentSpec(spec: string): AgentSpec {
@@ -33,8 +63,11 @@ export function parseAgentSpec(spec: string): AgentSpec {
       return { kind: 'scripted', path: arg };
     case 'replay':
       return { kind: 'replay', episode: arg };
-    case 'openai':
-      return { kind: 'openai', model: arg };
+    case 'openai': {
+      const m = MODEL_AT_URL.exec(arg);
+      if (!m) return { kind: 'openai', model: arg };
+      return { kind: 'openai', model: m[1], baseUrl: checkBaseUrl(m[2], `agent spec "openai:${m[1]}@…"`) };
+    }
     default:
       throw new AgentFailure(
         'bad_agent_spec',
@@ -79,17 +112,64 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
       const outputs = recordedOutputs(options.loadEpisode(parsed.episode));
       return new ReplayAgent(spec, outputs, options.skip ?? 0);
     }
-    case 'openai':
+    case 'openai': {
+      if (parsed.baseUrl && options.baseUrl && parsed.baseUrl !== options.baseUrl) {
+        throw new AgentFailure(
+          'bad_agent_spec',
+          `two endpoints: ${spec} names ${parsed.baseUrl} and --base-url ${options.baseUrl}; give one`,
+        );
+      }
+      const baseUrl = parsed.baseUrl ?? options.baseUrl;
       return new OpenAiAgent(spec, {
         model: parsed.model,
-        baseUrl: options.baseUrl,
+        baseUrl: baseUrl === undefined ? undefined : checkBaseUrl(baseUrl, 'base URL'),
         temperature: options.temperature,
         seed: options.seed,
         retryBaseMs: options.retryBaseMs,
         maxAttempts: options.maxAttempts,
         contextPolicy: options.contextPolicy,
       });
+    }
     case 'manual':
       return new ManualAgent();
   }
+}
+
+/** The agent fields a trace header records (`agent` in the header: spec, kind, describe()). */
+type RecordedAgent = Readonly<Record<string, unknown>>;
+
+/**
+ * The options an agent continuing a recorded episode (fork, resume, reopen) runs with.
+ * An `openai:` agent reuses the recorded endpoint, temperature, seed and context policy
+ * unless the caller gives its own; it is never sent to a default endpoint: when neither
+ * the spec (`@URL`), the caller nor the recording names one, this throws
+ * `bad_agent_spec` saying how to name it. Other kinds take the caller's options as they are.
+ */
+export function continuationOptions(
+  spec: string,
+  recorded: RecordedAgent,
+  given: AgentOptions = {},
+): AgentOptions {
+  const parsed = parseAgentSpec(spec);
+  if (parsed.kind !== 'openai') return given;
+  const wasOpenAi = recorded.kind === 'openai';
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const baseUrl = parsed.baseUrl ?? given.baseUrl ?? (wasOpenAi ? str(recorded.base_url) : undefined);
+  if (baseUrl === undefined) {
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `${spec} would continue a recorded episode at a default endpoint; name the endpoint: --agent openai:${parsed.model}@URL or --base-url URL`,
+    );
+  }
+  const policy = str(recorded.context_policy);
+  return {
+    ...given,
+    ...(parsed.baseUrl ? {} : { baseUrl }),
+    temperature: given.temperature ?? (wasOpenAi ? num(recorded.temperature) : undefined),
+    seed: given.seed ?? (wasOpenAi ? num(recorded.seed) : undefined),
+    contextPolicy:
+      given.contextPolicy ??
+      (wasOpenAi && (policy === 'end' || policy === 'drop_oldest') ? policy : undefined),
+  };
 }

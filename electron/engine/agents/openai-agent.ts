@@ -153,11 +153,24 @@ export class OpenAiAgent implements Agent {
   describe(): Record<string, unknown> {
     return {
       model: this.options.model,
-      base_url: this.baseUrl,
+      base_url: withoutCredentials(this.baseUrl),
       temperature: this.options.temperature ?? null,
       seed: this.options.seed ?? null,
       context_policy: this.options.contextPolicy ?? 'end',
     };
+  }
+}
+
+/** A URL as it may be recorded: any `user:password@` removed (secrets never enter a trace). */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
   }
 }
 

@@ -2,6 +2,13 @@ import Docker from 'dockerode';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { SandboxFailure } from '../sandbox/sandbox.js';
 
+/** Who and where a `docker exec` runs. */
+export interface ExecOptions {
+  /** `uid:gid` or a user name; the container's user by default. */
+  readonly user?: string;
+  readonly workingDir?: string;
+}
+
 /** The streams of an attached `docker exec`: stdin to write, stdout/stderr demultiplexed. */
 export interface ExecStreams {
   readonly stdin: Writable;
@@ -9,6 +16,8 @@ export interface ExecStreams {
   readonly stderr: Readable;
   /** Closes the connection (the process inside sees EOF on stdin). */
   close(): void;
+  /** The process's exit code from the engine (`docker exec inspect`); null while it runs. */
+  exitCode(): Promise<number | null>;
 }
 
 /** A container stepbox knows about, from a label-filtered listing. */
@@ -139,16 +148,23 @@ export class DockerEngine {
     return container.id;
   }
 
-  /** Starts `cmd` in a running container with stdin attached (one `docker exec`). */
-  async exec(id: string, cmd: string[]): Promise<ExecStreams> {
+  /**
+   * Starts `cmd` in a running container with stdin attached (one `docker exec`), as the
+   * container's user unless `options.user` says otherwise; `exitCode()` asks the engine for
+   * the process's exit code once its streams ended (null while it runs).
+   */
+  async exec(id: string, cmd: string[], options: ExecOptions = {}): Promise<ExecStreams> {
     let stream: NodeJS.ReadWriteStream;
+    let exec: Docker.Exec;
     try {
-      const exec = await this.docker.getContainer(id).exec({
+      exec = await this.docker.getContainer(id).exec({
         Cmd: cmd,
         AttachStdin: true,
         AttachStdout: true,
         AttachStderr: true,
         Tty: false,
+        ...(options.user ? { User: options.user } : {}),
+        ...(options.workingDir ? { WorkingDir: options.workingDir } : {}),
       });
       stream = await startAttached(exec, {});
     } catch (e) {
@@ -172,7 +188,16 @@ export class DockerEngine {
     stream.on('close', end);
     stream.on('error', end);
     const duplex = stream as unknown as Writable & { destroy(): void };
-    return { stdin: duplex, stdout, stderr, close: () => duplex.destroy() };
+    return {
+      stdin: duplex,
+      stdout,
+      stderr,
+      close: () => duplex.destroy(),
+      exitCode: async () => {
+        const info = await exec.inspect();
+        return info.Running ? null : (info.ExitCode ?? null);
+      },
+    };
   }
 
   /** Whether the container exists and is running. */

@@ -21,6 +21,8 @@ export function keptName(id: string): string {
 }
 
 const MIB = 1024 * 1024;
+/** Size of the $HOME tmpfs. */
+const HOME_BYTES = 64 * MIB;
 
 /** Size of the /tmp tmpfs: a quarter of the workspace, between 64 MiB and 512 MiB. */
 function tmpBytes(diskBytes: number): number {
@@ -28,13 +30,42 @@ function tmpBytes(diskBytes: number): number {
 }
 
 /**
+ * Capabilities the container keeps (everything else is dropped). Only the helper has them:
+ * it runs as root in its own exec to be another user than the agent (see helper.py) and
+ * needs SETUID/SETGID to start the agent's shells as uid 1000 and to do file operations
+ * with the agent's filesystem identity, and KILL to stop the agent's processes. A process
+ * of uid 1000 holds none of them and, with no-new-privileges, never gains one.
+ */
+export const HELPER_CAPABILITIES = ['SETUID', 'SETGID', 'KILL'] as const;
+
+/** The uid:gid every process of the agent (commands, verifier, terminal) runs as. */
+export const AGENT_USER = `${SANDBOX_UID}:${SANDBOX_UID}`;
+
+/** The tmpfs mounts and their sizes in bytes: /workspace, /tmp, $HOME. */
+export function tmpfsBytes(diskBytes: number): { workspace: number; tmp: number; home: number } {
+  return { workspace: diskBytes, tmp: tmpBytes(diskBytes), home: HOME_BYTES };
+}
+
+/**
+ * The container's memory limit: the task's memory plus the tmpfs sizes. tmpfs pages count
+ * against the memory cgroup, so without the extra room a full /workspace would be an OOM
+ * kill; with it, filling /workspace is ENOSPC (`disk_full`) and a process's own memory is
+ * bounded by the task's limit plus whatever the tmpfs mounts do not use.
+ */
+export function containerMemoryBytes(limits: SandboxConfig['limits']): number {
+  const t = tmpfsBytes(limits.diskBytes);
+  return limits.memoryBytes + t.workspace + t.tmp + t.home;
+}
+
+/**
  * The container for a sandbox, with the design's security defaults: no network unless the
  * task names one, read-only root, tmpfs /workspace (size-limited, exec, the sandbox
  * user's) and /tmp and $HOME (the root is read-only, so HOME must be a tmpfs too),
- * `Init: true` to reap zombies, non-root, no capabilities, no-new-privileges, swap equal
- * to memory, CPU and PID limits. tmpfs pages count against the memory limit. The Docker
- * socket is never mounted. The container's main process is `sleep infinity`; all work
- * happens through the helper (one exec).
+ * `Init: true` to reap zombies, every capability dropped but {@link HELPER_CAPABILITIES},
+ * no-new-privileges, swap equal to memory, CPU and PID limits. The Docker socket is never
+ * mounted. The container's main process is `sleep infinity` as root, so a `kill -9 -1` of
+ * the agent's cannot stop the container; all work happens through the helper (one exec),
+ * and every command runs as uid 1000.
  */
 export function containerSpec(config: SandboxConfig, ownerLabel: string): ContainerSpec {
   const { limits } = config;
@@ -43,7 +74,7 @@ export function containerSpec(config: SandboxConfig, ownerLabel: string): Contai
     Image: config.image,
     Cmd: ['sleep', 'infinity'],
     Hostname: SANDBOX_HOSTNAME,
-    User: `${SANDBOX_UID}:${SANDBOX_UID}`,
+    User: '0:0',
     WorkingDir: '/workspace',
     Env: Object.entries(SANDBOX_ENV).map(([k, v]) => `${k}=${v}`),
     Labels: { [STEPBOX_LABEL]: '1', [OWNER_LABEL]: ownerLabel },
@@ -58,15 +89,16 @@ export function containerSpec(config: SandboxConfig, ownerLabel: string): Contai
       ReadonlyRootfs: true,
       Init: true,
       CapDrop: ['ALL'],
+      CapAdd: [...HELPER_CAPABILITIES],
       SecurityOpt: ['no-new-privileges'],
-      Memory: limits.memoryBytes,
-      MemorySwap: limits.memoryBytes,
+      Memory: containerMemoryBytes(limits),
+      MemorySwap: containerMemoryBytes(limits),
       NanoCpus: Math.round(limits.cpus * 1e9),
       PidsLimit: limits.pids,
       Tmpfs: {
         '/workspace': `rw,exec,size=${limits.diskBytes},${ids},mode=0755`,
         '/tmp': `rw,exec,nosuid,size=${tmpBytes(limits.diskBytes)},mode=1777`,
-        '/home/agent': `rw,exec,nosuid,size=${64 * MIB},${ids},mode=0755`,
+        '/home/agent': `rw,exec,nosuid,size=${HOME_BYTES},${ids},mode=0755`,
       },
       AutoRemove: false,
       Privileged: false,

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import Docker from 'dockerode';
 import { logger } from '../log.js';
 import { startAttached } from './client.js';
+import { AGENT_USER } from './container-spec.js';
 
 const log = logger('terminal');
 
@@ -154,6 +155,8 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   };
   const exec = await container.exec({
     Cmd: ['bash', '--norc', '--noprofile', '-i'],
+    // The container's user is root (for the helper); a person's shell is the agent's user.
+    User: AGENT_USER,
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,
@@ -243,7 +246,11 @@ export async function openTerminal(containerId: string, options: TerminalOptions
       if (exited) return;
       if (shellPid !== undefined) {
         // A hijacked exec outlives its connection: hang up the shell as a closed window would.
-        const hup = await container.exec({ Cmd: ['kill', '-HUP', String(shellPid)], AttachStdout: false });
+        const hup = await container.exec({
+          Cmd: ['kill', '-HUP', String(shellPid)],
+          User: AGENT_USER,
+          AttachStdout: false,
+        });
         await hup.start({ Detach: true }).catch((e: Error) => log.warn(`hangup: ${e.message}`));
       }
       stream.end();

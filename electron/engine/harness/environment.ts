@@ -358,6 +358,14 @@ export class SandboxEnvironment implements Environment {
       session: { cwd: session.cwd, env: { ...session.env } },
       duration_ms: info.durationMs,
     });
+    for (const skip of info.skipped ?? [])
+      this.sink.append({
+        type: 'warning',
+        step: k,
+        source: 'harness',
+        code: 'snapshot_file_skipped',
+        message: `${skip.path} (${skip.size} bytes) is larger than the per-file snapshot cap and was not captured: a rollback leaves it as it is, a fork or replay starts without it`,
+      });
     const fsyncMs = this.sink.commitStep();
     this.stable = { step: k, manifest: info.manifest, treeHash: info.treeHash, session };
     return { snapshotMs, fsyncMs };

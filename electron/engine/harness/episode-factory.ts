@@ -2,7 +2,12 @@ import type { Breakpoint } from '../../../shared/breakpoints.js';
 import type { Task } from '../../../shared/task.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
-import { createAgent, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
+import {
+  continuationOptions,
+  createAgent,
+  normalizeAgentSpec,
+  type AgentOptions,
+} from '../agents/agent-spec.js';
 import { sandboxConfig } from '../sandbox/limits.js';
 import type { Sandbox, SandboxProvider } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
@@ -14,7 +19,8 @@ import { HarnessError } from './harness-error.js';
 import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from './lineage.js';
 import { memoryFromEvents } from './state-at.js';
 import { restoreSandbox } from './rollback.js';
-import { parseTask } from '../../../shared/task.js';
+import { ALL_WIDENINGS, type WideningKind } from '../../../shared/isolation-policy.js';
+import { recordedTask } from './recorded-task.js';
 
 /** Where sandboxes come from and go back to. */
 export interface SandboxSource {
@@ -32,6 +38,11 @@ export interface EpisodeEnv extends SandboxSource {
   readonly breakpoints?: readonly Breakpoint[];
   /** Agent settings: base URL, temperature, seed, retries. */
   readonly agentOptions?: Omit<AgentOptions, 'skip' | 'loadEpisode'>;
+  /**
+   * What the user consented to a recorded task widening (network, image, limits); without
+   * it a recorded task wider than the defaults is refused (`consent_required`).
+   */
+  readonly consent?: readonly WideningKind[];
 }
 
 /** Options of {@link startEpisode}. */
@@ -109,8 +120,17 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
       image: options.task.sandbox.image,
       breakpoints: options.breakpoints,
       release: releaseOf(options),
+      // The task came from the user's own file: forking its episode keeps what it asked for.
       openFork: (from, step, spec) =>
-        openBranchController({ ...options, store, id: from, at: step, agentSpec: spec, branchNow: true }),
+        openBranchController({
+          ...options,
+          store,
+          id: from,
+          at: step,
+          agentSpec: spec,
+          branchNow: true,
+          consent: ALL_WIDENINGS,
+        }),
     });
     await runner.reset();
     return runner;
@@ -132,9 +152,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   const info = store.resolve(options.id);
   const lineage = readLineage(store, info);
   const header = lineage.trace.header;
-  const parsedTask = parseTask(header.task, `the task recorded in ${info.branch}`);
-  if (!parsedTask.ok) throw new HarnessError('invalid_task', parsedTask.error.message);
-  const task = parsedTask.value;
+  const task = recordedTask(header.task, info.branch, options.consent);
   const last = lastSnapshot(lineage.events);
   const at = options.at ?? last?.step ?? 0;
   const snap = snapshotAt(lineage.events, at);
@@ -145,10 +163,11 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
     );
   }
   const events = cutAtStep(lineage.events, at);
-  const makeAgent = agentFactory(store, options);
-  const agent = options.agentSpec
-    ? makeAgent(normalizeAgentSpec(options.agentSpec), 0)
-    : makeAgent(String(header.agent.spec), skipAt(store, info, at));
+  const spec = options.agentSpec ? normalizeAgentSpec(options.agentSpec) : String(header.agent.spec);
+  // A recorded openai: episode continues at its recorded endpoint and parameters, never a default one.
+  const agentOptions = continuationOptions(spec, header.agent, options.agentOptions);
+  const makeAgent = agentFactory(store, { ...options, agentOptions });
+  const agent = makeAgent(spec, options.agentSpec ? 0 : skipAt(store, info, at));
   const snapshots = store.snapshots(info.episode);
   const sandbox = await options.provider.create(sandboxConfig(task.sandbox));
   try {

@@ -5,6 +5,7 @@ import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
 import type { EndEvent, EpisodeStatus, TraceEvent, VerifierResult } from '../../../shared/trace-events.js';
 import { AgentFailure, type Agent } from '../agents/agent.js';
+import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
 import { parseAction } from '../agents/parse-action.js';
 import { logger } from '../log.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -276,20 +277,28 @@ export class EpisodeRunner implements EpisodeController {
     if (this.timer.expired()) return this.finish('episode_timeout');
     const k = this.current + 1;
     const started = performance.now();
+    const deadline = decisionDeadline(this.agent, this.task.timeouts.step_hard * 1000, this.timer.leftMs());
     let decision;
     try {
-      decision = await this.agent.decide({
+      decision = await decideWithin(this.agent, deadline?.ms ?? null, this.abort.signal, {
         step: k,
         messages: this.conversation.current(),
         tools: this.options.registry.definitions(),
-        signal: this.abort.signal,
       });
     } catch (e) {
       if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
+      if (e instanceof DecisionTimeout && deadline?.by === 'episode') return this.finish('episode_timeout');
+      if (e instanceof DecisionTimeout)
+        return this.endFatal({
+          code: MODEL_TIMEOUT,
+          message: `the agent did not decide step ${k} within the hard step timeout (${this.task.timeouts.step_hard} s, retries included); check the model endpoint answers, or raise timeouts.step_hard`,
+        });
       if (e instanceof AgentFailure) return this.endFatal({ code: e.endReason, message: e.message });
       return this.endFatal({ code: 'internal', message: (e as Error).message });
     }
     if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
+    // The decision counted against the step: the tools get what is left of the hard limit.
+    const decidedMs = performance.now() - started;
     if (decision.request !== undefined) {
       this.record({ type: 'model_request', step: k, source: 'harness', request: decision.request });
     }
@@ -306,7 +315,13 @@ export class EpisodeRunner implements EpisodeController {
     const parsed = parseAction(decision.message, this.options.registry.definitions(), k);
     let outcome: StepOutcome;
     try {
-      outcome = await this.timer.step({ step: k, parsed, cause: output.seq, raw: decision.raw });
+      outcome = await this.timer.step({
+        step: k,
+        parsed,
+        cause: output.seq,
+        raw: decision.raw,
+        ...(deadline ? { hardMs: Math.max(1, this.task.timeouts.step_hard * 1000 - decidedMs) } : {}),
+      });
     } catch (e) {
       if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
       return this.endFatal(asFatal(e));

@@ -30,6 +30,11 @@ export class EpisodeTimeout implements Environment {
     return this.spentMs + (this.stepStart === null ? 0 : Date.now() - this.stepStart);
   }
 
+  /** Milliseconds of the budget left (at least 1 while it is not spent). */
+  leftMs(): number {
+    return Math.max(0, this.seconds * 1000 - this.used());
+  }
+
   /** True once the budget is spent. */
   expired(): boolean {
     return this.used() >= this.seconds * 1000;

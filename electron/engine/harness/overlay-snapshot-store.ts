@@ -22,6 +22,13 @@ export class OverlaySnapshotStore implements SnapshotStore {
     return (await this.top.hasBlob(hash)) ? this.top.getBlob(hash) : this.base.getBlob(hash);
   }
 
+  /** Reads the recording's blobs in ranges (bounded memory for large files). */
+  async readBlobRange(hash: string, offset: number, length: number): Promise<Uint8Array> {
+    if (!(await this.top.hasBlob(hash)) && this.base.readBlobRange)
+      return this.base.readBlobRange(hash, offset, length);
+    return (await this.getBlob(hash)).subarray(offset, offset + length);
+  }
+
   putManifest(manifest: SnapshotManifest): Promise<string> {
     return this.top.putManifest(manifest);
   }

@@ -1,5 +1,4 @@
 import type { ToolResult } from '../../../shared/tool-result.js';
-import { parseTask } from '../../../shared/task.js';
 import type { TraceEvent, TraceEventOf, VerifierResult } from '../../../shared/trace-events.js';
 import type { ParsedAction } from '../agents/parse-action.js';
 import { sandboxConfig } from '../sandbox/limits.js';
@@ -11,6 +10,7 @@ import { SandboxEnvironment } from './environment.js';
 import type { EpisodeEnv } from './episode-factory.js';
 import { HarnessError } from './harness-error.js';
 import { readLineage, snapshotAt } from './lineage.js';
+import { recordedTask } from './recorded-task.js';
 import { MaxSteps } from './max-steps.js';
 import { OverlaySnapshotStore } from './overlay-snapshot-store.js';
 import { restoreSandbox } from './rollback.js';
@@ -69,9 +69,7 @@ export async function replayVerify(
   const store = options.store ?? openEpisodeStore(options.home);
   const info = store.resolve(options.id);
   const lineage = readLineage(store, info);
-  const parsedTask = parseTask(lineage.trace.header.task, `the task recorded in ${info.branch}`);
-  if (!parsedTask.ok) throw new HarnessError('invalid_task', parsedTask.error.message);
-  const task = parsedTask.value;
+  const task = recordedTask(lineage.trace.header.task, info.branch, options.consent);
   const events = lineage.events;
   const snap0 = snapshotAt(events, 0);
   if (!snap0) throw new HarnessError('not_found', `${info.branch} has no snapshot 0 to start from`);

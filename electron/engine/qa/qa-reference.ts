@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../trace/sqlite.js';
 import { existsSync } from 'node:fs';
 import type { QaReference } from '../../../shared/qa/qa-input.js';
 import { workspacePath } from '../../../shared/qa/qa-input.js';
@@ -28,7 +29,7 @@ export function taskMedians(
   if (!existsSync(path)) return none;
   let db: Database.Database | null = null;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    db = openSqlite(path, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     const rows = db
       .prepare(

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { access, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
+import type { BlobWriter, SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
 import { manifestId } from './memory-snapshot-store.js';
 import { sha256Hex } from '../sha256.js';
 
@@ -83,6 +83,65 @@ export class DiskSnapshotStore implements SnapshotStore {
   async getBlob(hash: string): Promise<Uint8Array> {
     checkHash(hash);
     return readFile(this.blobPath(hash));
+  }
+
+  /**
+   * Streams a blob to a temp file, hashing as it goes; commit renames it into place only
+   * when the content hashes to `hash` (memory stays one chunk whatever the blob's size).
+   */
+  async openBlobWriter(hash: string): Promise<BlobWriter> {
+    checkHash(hash);
+    const dir = join(this.dir, 'blobs', hash.slice(0, 2));
+    await mkdir(dir, { recursive: true });
+    const path = this.blobPath(hash);
+    const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const file = await open(tmp, 'w');
+    const digest = createHash('sha256');
+    let open_ = true;
+    const close = async () => {
+      if (open_) {
+        open_ = false;
+        await file.close();
+      }
+    };
+    return {
+      write: async (chunk) => {
+        digest.update(chunk);
+        await file.write(chunk);
+      },
+      commit: async () => {
+        await close();
+        const actual = digest.digest('hex');
+        if (actual !== hash) {
+          await rm(tmp, { force: true });
+          throw new Error(`blob content hashes to ${actual}, not ${hash}`);
+        }
+        await rename(tmp, path);
+        this.known.add(hash);
+      },
+      abort: async () => {
+        await close();
+        await rm(tmp, { force: true });
+      },
+    };
+  }
+
+  /** Bytes [offset, offset + length) of a blob, fewer at its end. */
+  async readBlobRange(hash: string, offset: number, length: number): Promise<Uint8Array> {
+    checkHash(hash);
+    const file = await open(this.blobPath(hash), 'r');
+    try {
+      const buf = Buffer.allocUnsafe(length);
+      let got = 0;
+      while (got < length) {
+        const { bytesRead } = await file.read(buf, got, length - got, offset + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      await file.close();
+    }
   }
 
   /**

@@ -1,6 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ToolErrorCode, type ToolError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
@@ -8,7 +5,10 @@ import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { keptName } from '../docker/container-spec.js';
 import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
-import { diffEntries, treeHashOf } from './manifest.js';
+import { diffEntries, manifestProblem, treeHashOf } from './manifest.js';
+import { BlobChanged, fetchBlobs, stageBlobs } from './blob-transfer.js';
+import { runVerifierExec } from './docker-verifier.js';
+import { loadHelperSource } from './sandbox-resources.js';
 import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
 import {
   SandboxFailure,
@@ -18,6 +18,9 @@ import {
   type SandboxConfig,
   type SessionState,
   type SnapshotInfo,
+  type SnapshotOptions,
+  type VerifierRequest,
+  type VerifierRun,
   type VerifyMode,
 } from './sandbox.js';
 import type { ManifestEntry, SnapshotManifest, SnapshotStore } from './snapshot-store.js';
@@ -34,24 +37,14 @@ const OOM_EVENT_WAIT_MS = 1_000;
 /** Extra time the host waits past a call's own timeout before declaring the helper hung. */
 const HUNG_GRACE_MS = 15_000;
 
-let helperSource: Buffer | undefined;
-
-/** The helper's source (resources/sandbox/helper.py), found from this module upwards (src and dist layouts). */
-export function loadHelperSource(): Buffer {
-  if (helperSource) return helperSource;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'resources', 'sandbox', 'helper.py');
-    if (existsSync(candidate)) return (helperSource = readFileSync(candidate));
-    const up = dirname(dir);
-    if (up === dir)
-      throw new SandboxFailure(
-        'sandbox_failed',
-        'resources/sandbox/helper.py is missing from this stepbox install; reinstall stepbox',
-      );
-    dir = up;
-  }
-}
+/**
+ * Files larger than this are not captured by a snapshot: they are recorded as skipped with
+ * a warning (a rollback leaves them as they are; a fork or replay starts without them).
+ * Blobs stream in chunks, so the cap is about store size, not memory.
+ */
+export const SNAPSHOT_FILE_CAP_BYTES = 512 * 1024 * 1024;
+/** read_file returns at most this much (the helper's MAX_READ); larger files are for commands. */
+const MAX_READ_BYTES = 64 * 1024 * 1024;
 
 /**
  * The command of the helper's one exec: a tiny python3 stub that reads exactly N bytes of
@@ -98,29 +91,6 @@ function toWire(e: ManifestEntry): WireEntry {
 
 function byPath(a: ManifestEntry, b: ManifestEntry): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-}
-
-/** Blobs per `blobs` request: the helper holds one batch in memory, and its memory counts against the sandbox's limit. */
-const BLOB_BATCH_BYTES = 16 * 1024 * 1024;
-
-/** Splits hashes into batches of at most BLOB_BATCH_BYTES (a larger file goes alone). */
-function blobBatches(hashes: readonly string[], entries: readonly ManifestEntry[]): string[][] {
-  const size = new Map(entries.map((e) => [e.hash, e.size]));
-  const batches: string[][] = [];
-  let current: string[] = [];
-  let total = 0;
-  for (const h of hashes) {
-    const n = size.get(h) ?? 0;
-    if (current.length && total + n > BLOB_BATCH_BYTES) {
-      batches.push(current);
-      current = [];
-      total = 0;
-    }
-    current.push(h);
-    total += n;
-  }
-  if (current.length) batches.push(current);
-  return batches;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -190,7 +160,8 @@ export class DockerSandbox implements Sandbox {
     const source = loadHelperSource();
     let streams: ExecStreams;
     try {
-      streams = await this.engine.exec(this.id, bootstrapCommand(source.length));
+      // As root: the helper must be another user than every command (see helper.py).
+      streams = await this.engine.exec(this.id, bootstrapCommand(source.length), { user: '0:0' });
     } catch (e) {
       throw (await this.engine.isRunning(this.id)) ? e : this.stopped();
     }
@@ -232,7 +203,16 @@ export class DockerSandbox implements Sandbox {
     } finally {
       clearTimeout(timer);
     }
+    const hello = await helper.hello;
+    this.isolated = hello.isolated === true;
+    if (!this.isolated)
+      this.log.warn(
+        'the helper runs as the same user as the commands (not isolated): code in the sandbox can reach its channel',
+      );
   }
+
+  /** Whether the helper runs as another user than the commands (its channel out of their reach). */
+  isolated = false;
 
   private stopped(): SandboxFailure {
     return new SandboxFailure(
@@ -294,10 +274,11 @@ export class DockerSandbox implements Sandbox {
     op: string,
     args: Record<string, unknown> = {},
     payload?: Uint8Array,
+    maxPayload = 0,
   ): Promise<HelperResponse> {
     const helper = await this.live();
     try {
-      return await helper.request(op, args, payload);
+      return await helper.request(op, args, payload, maxPayload);
     } catch (e) {
       if (e instanceof HelperClosed) {
         await this.recover();
@@ -312,11 +293,12 @@ export class DockerSandbox implements Sandbox {
     op: string,
     args: Record<string, unknown> = {},
     payload?: Uint8Array,
+    maxPayload = 0,
   ): Promise<HelperResponse> {
     try {
-      return await this.call(op, args, payload);
+      return await this.call(op, args, payload, maxPayload);
     } catch (e) {
-      if (e instanceof SessionRestarted) return this.call(op, args, payload);
+      if (e instanceof SessionRestarted) return this.call(op, args, payload, maxPayload);
       throw e;
     }
   }
@@ -336,12 +318,17 @@ export class DockerSandbox implements Sandbox {
     let response: HelperResponse;
     try {
       const helper = await this.live();
-      const pending = helper.request('exec', {
-        command: request.command,
-        timeout_ms: Math.max(1, Math.round(request.timeoutMs)),
-        fresh: request.fresh === true,
-        cap: this.config.limits.outputBytes,
-      });
+      const pending = helper.request(
+        'exec',
+        {
+          command: request.command,
+          timeout_ms: Math.max(1, Math.round(request.timeoutMs)),
+          fresh: request.fresh === true,
+          cap: this.config.limits.outputBytes,
+        },
+        undefined,
+        2 * this.config.limits.outputBytes,
+      );
       let timer: NodeJS.Timeout | undefined;
       const hung = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
@@ -423,7 +410,7 @@ export class DockerSandbox implements Sandbox {
   /** Reads a file (relative paths against /workspace). */
   async readFile(path: string): Promise<Result<Uint8Array, ToolError>> {
     try {
-      const r = await this.call('read', { path });
+      const r = await this.call('read', { path }, undefined, MAX_READ_BYTES);
       return ok(new Uint8Array(r.payload.buffer, r.payload.byteOffset, r.payload.length));
     } catch (e) {
       return this.fileError(e);
@@ -471,54 +458,97 @@ export class DockerSandbox implements Sandbox {
 
   // ------------------------------------------------------------------ snapshots
 
-  /** Captures /workspace into `store`: the helper rehashes what changed, the host fetches only missing blobs. */
-  async snapshot(store: SnapshotStore): Promise<SnapshotInfo> {
+  /**
+   * Captures /workspace into `store`: the helper rehashes what changed, the host fetches only
+   * missing blobs, in bounded chunks. A helper restart or a file changing during the
+   * transfer starts the capture over once (nothing partial is stored under a hash).
+   */
+  async snapshot(store: SnapshotStore, options: SnapshotOptions = {}): Promise<SnapshotInfo> {
     const started = performance.now();
-    try {
-      const scan = await this.callRetrying('scan');
-      const entries = (scan.header.entries as WireEntry[]).map(toEntry).sort(byPath);
-      const treeHash = treeHashOf(entries);
-      if (treeHash !== scan.header.tree_hash)
-        throw new SandboxFailure(
-          'snapshot_failed',
-          `host and helper disagree on the tree hash (${treeHash} vs ${String(scan.header.tree_hash)})`,
-        );
-      const hashes = [...new Set(entries.filter((e) => e.type === 'file').map((e) => e.hash as string))];
-      const have = await Promise.all(hashes.map((h) => store.hasBlob(h)));
-      const missing = hashes.filter((_, i) => !have[i]);
-      let bytes = 0;
-      for (const batch of blobBatches(missing, entries)) {
-        const r = await this.callRetrying('blobs', { hashes: batch });
-        const sizes = r.header.sizes as number[];
-        let off = 0;
-        await Promise.all(
-          batch.map((h, i) => {
-            const blob = r.payload.subarray(off, off + sizes[i]);
-            off += sizes[i];
-            return store.putBlob(h, blob);
-          }),
-        );
-        bytes += off;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.snapshotOnce(store, options, started);
+      } catch (e) {
+        if (attempt === 0 && (e instanceof SessionRestarted || e instanceof BlobChanged)) {
+          this.log.warn(`snapshot: ${(e as Error).message}; capturing again`);
+          continue;
+        }
+        throw this.failure(e, 'snapshot_failed');
       }
-      const manifest: SnapshotManifest = { treeHash, entries };
-      const id = await store.putManifest(manifest);
-      const changed = diffEntries(this.previous, entries);
-      this.previous = entries;
-      return { manifest: id, treeHash, changed, bytes, durationMs: performance.now() - started };
-    } catch (e) {
-      throw this.failure(e, 'snapshot_failed');
     }
   }
 
-  /** Restores /workspace to `manifest`: only needed blobs cross, the tree hash is recomputed inside. */
+  private async snapshotOnce(
+    store: SnapshotStore,
+    options: SnapshotOptions,
+    started: number,
+  ): Promise<SnapshotInfo> {
+    const call = this.call.bind(this);
+    const scan = await this.call('scan', { file_cap: options.fileCapBytes ?? SNAPSHOT_FILE_CAP_BYTES });
+    const entries = (scan.header.entries as WireEntry[]).map(toEntry).sort(byPath);
+    const treeHash = treeHashOf(entries);
+    if (treeHash !== scan.header.tree_hash)
+      throw new SandboxFailure(
+        'snapshot_failed',
+        `host and helper disagree on the tree hash (${treeHash} vs ${String(scan.header.tree_hash)})`,
+      );
+    const hashes = [...new Set(entries.filter((e) => e.type === 'file').map((e) => e.hash as string))];
+    const have = await Promise.all(hashes.map((h) => store.hasBlob(h)));
+    const missing = hashes.filter((_, i) => !have[i]);
+    const bytes = await fetchBlobs(call, store, missing, entries);
+    const manifest: SnapshotManifest = { treeHash, entries };
+    const id = await store.putManifest(manifest);
+    const changed = diffEntries(this.previous, entries);
+    this.previous = entries;
+    const skipped = ((scan.header.skipped as [string, number][] | undefined) ?? []).map(([path, size]) => ({
+      path,
+      size,
+    }));
+    return {
+      manifest: id,
+      treeHash,
+      changed,
+      bytes,
+      durationMs: performance.now() - started,
+      ...(skipped.length ? { skipped } : {}),
+    };
+  }
+
+  /**
+   * Restores /workspace to `manifest`: only needed blobs cross, staged in bounded chunks;
+   * the tree hash is recomputed inside. A manifest whose paths could leave /workspace is
+   * refused before anything changes.
+   */
   async restore(
     store: SnapshotStore,
     manifest: SnapshotManifest,
     verify: VerifyMode = 'touched',
   ): Promise<RestoreInfo> {
+    const problem = manifestProblem(manifest);
+    if (problem)
+      throw new SandboxFailure(
+        'restore_failed',
+        `refusing to restore this snapshot: ${problem}; the snapshot is damaged or was not made by stepbox (re-import it from a trusted bundle)`,
+      );
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.restoreOnce(store, manifest, verify);
+      } catch (e) {
+        // The helper restarted (its staged blobs and scan are gone): once more from the start.
+        if (attempt === 0 && e instanceof SessionRestarted) continue;
+        throw this.failure(e, 'restore_failed');
+      }
+    }
+  }
+
+  private async restoreOnce(
+    store: SnapshotStore,
+    manifest: SnapshotManifest,
+    verify: VerifyMode,
+  ): Promise<RestoreInfo> {
     const started = performance.now();
-    try {
-      const scan = await this.callRetrying('scan');
+    {
+      const scan = await this.call('scan', { file_cap: SNAPSHOT_FILE_CAP_BYTES });
       const present = new Set(
         (scan.header.entries as WireEntry[]).filter((e) => e[1] === 'file').map((e) => e[4]),
       );
@@ -530,26 +560,22 @@ export class DockerSandbox implements Sandbox {
         ),
       ];
       const scanned = performance.now();
-      const blobs = await Promise.all(needed.map((h) => store.getBlob(h)));
-      const payload = Buffer.concat(blobs);
+      const call = this.call.bind(this);
+      const staged = await stageBlobs(call, store, needed);
       const loaded = performance.now();
-      const r = await this.callRetrying(
-        'restore',
-        {
-          entries: manifest.entries.map(toWire),
-          blobs: needed.map((h, i) => [h, blobs[i].length]),
-          tree_hash: manifest.treeHash,
-          verify,
-          // The helper reuses the scan it just made for us instead of walking again.
-          after_scan: true,
-        },
-        payload,
-      );
+      const r = await this.call('restore', {
+        entries: manifest.entries.map(toWire),
+        staged,
+        tree_hash: manifest.treeHash,
+        verify,
+        // The helper reuses the scan it just made for us instead of walking again.
+        after_scan: true,
+      });
       this.previous = [...manifest.entries].sort(byPath);
       const done = performance.now();
       this.log.debug(
-        `restore: scan ${(scanned - started).toFixed(1)} ms, blobs ${(loaded - scanned).toFixed(1)} ms, ` +
-          `apply+verify ${(done - loaded).toFixed(1)} ms (helper: plan/apply/verify ${String(r.header.phases_ms)} ms; ${needed.length} blobs, ${payload.length} bytes)`,
+        `restore: scan ${(scanned - started).toFixed(1)} ms, stage ${(loaded - scanned).toFixed(1)} ms, ` +
+          `apply+verify ${(done - loaded).toFixed(1)} ms (helper: plan/apply/verify ${String(r.header.phases_ms)} ms; ${needed.length} blobs)`,
       );
       return {
         treeHash: r.header.tree_hash as string,
@@ -557,15 +583,28 @@ export class DockerSandbox implements Sandbox {
         removed: r.header.removed as number,
         durationMs: performance.now() - started,
       };
-    } catch (e) {
-      throw this.failure(e, 'restore_failed');
     }
+  }
+
+  /**
+   * Runs the verifier in its own `docker exec` as the agent's user, after every process of
+   * that user is killed: no command of the agent's, nor anything it left running, can touch
+   * that channel (see resources/sandbox/verifier.py). The exit code comes from the engine.
+   */
+  runVerifier(request: VerifierRequest): Promise<VerifierRun> {
+    if (this.lost) return Promise.reject(this.lost);
+    return runVerifierExec(this.engine, this.id, request, this.config.limits.outputBytes);
   }
 
   private failure(e: unknown, code: 'snapshot_failed' | 'restore_failed'): Error {
     if (e instanceof SandboxFailure) return e;
     if (e instanceof HelperError)
       return new SandboxFailure(e.code === 'verify_failed' ? 'verify_failed' : code, e.message);
+    if (e instanceof SessionRestarted)
+      return new SandboxFailure(
+        code,
+        `the sandbox helper restarted during the ${code === 'snapshot_failed' ? 'snapshot' : 'restore'}`,
+      );
     return new SandboxFailure(code, (e as Error).message);
   }
 

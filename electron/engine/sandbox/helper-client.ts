@@ -28,12 +28,23 @@ export class HelperClosed extends Error {
 interface Pending {
   resolve(r: HelperResponse): void;
   reject(e: Error): void;
+  /** The largest payload this request's answer may carry. */
+  readonly maxPayload: number;
 }
+
+/** The largest JSON header the host accepts from the helper (a scan of a huge workspace fits). */
+export const MAX_HEADER_BYTES = 64 * 1024 * 1024;
 
 /**
  * Host side of the helper protocol (resources/sandbox/helper.py): frames of
  * `[u32 BE header length][u32 BE payload length][JSON header][raw payload]` over the
  * exec's stdin/stdout. Requests carry an id, so any number may be in flight.
+ *
+ * Only frames the host expects are accepted: the hello first, then one answer per pending
+ * id, each with a header under {@link MAX_HEADER_BYTES} and a payload under the cap its
+ * request named. Anything else (an unknown or repeated id, an oversized length, a header
+ * that is not JSON) means the stream is not the helper's: the client closes at once, before
+ * buffering the frame, and the sandbox restarts the helper (`session_restarted`).
  */
 export class HelperClient {
   private readonly pending = new Map<number, Pending>();
@@ -41,6 +52,9 @@ export class HelperClient {
   private chunks: Buffer[] = [];
   private buffered = 0;
   private expected = 0;
+  private helloSeen = false;
+  /** The frame being received once its header is checked: its answer and total length. */
+  private frame: { header: Record<string, unknown>; total: number; hlen: number } | undefined;
   private closedWith: HelperClosed | undefined;
   private helloResolve!: (h: Record<string, unknown>) => void;
   private helloReject!: (e: Error) => void;
@@ -71,8 +85,16 @@ export class HelperClient {
     return this.closedWith !== undefined;
   }
 
-  /** Sends a request; resolves with the response, rejects with {@link HelperError} or {@link HelperClosed}. */
-  request(op: string, args: Record<string, unknown> = {}, payload?: Uint8Array): Promise<HelperResponse> {
+  /**
+   * Sends a request; resolves with the response, rejects with {@link HelperError} or
+   * {@link HelperClosed}. An answer with a payload over `maxPayload` bytes closes the helper.
+   */
+  request(
+    op: string,
+    args: Record<string, unknown> = {},
+    payload?: Uint8Array,
+    maxPayload = 0,
+  ): Promise<HelperResponse> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
     const header = Buffer.from(JSON.stringify({ ...args, id, op }), 'utf8');
@@ -80,7 +102,7 @@ export class HelperClient {
     prefix.writeUInt32BE(header.length, 0);
     prefix.writeUInt32BE(payload?.length ?? 0, 4);
     return new Promise<HelperResponse>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, maxPayload });
       this.stdin.write(
         payload?.length ? Buffer.concat([prefix, header, payload]) : Buffer.concat([prefix, header]),
       );
@@ -98,31 +120,43 @@ export class HelperClient {
   }
 
   private onData(chunk: Buffer): void {
+    if (this.closedWith) return;
     this.chunks.push(chunk);
     this.buffered += chunk.length;
     // Large payloads arrive in many chunks: join them once the whole frame is here.
     if (this.buffered < this.expected) return;
-    while (this.buffered >= 8) {
-      const head = this.chunks[0].length >= 8 ? this.chunks[0] : this.flatten();
-      const total = 8 + head.readUInt32BE(0) + head.readUInt32BE(4);
-      const hlen = head.readUInt32BE(0);
+    while (this.buffered >= 8 && !this.closedWith) {
+      if (!this.frame) {
+        const head = this.chunks[0].length >= 8 ? this.chunks[0] : this.flatten();
+        const hlen = head.readUInt32BE(0);
+        const plen = head.readUInt32BE(4);
+        if (hlen > MAX_HEADER_BYTES) return this.refuse(`a frame announced a ${hlen}-byte header`);
+        if (this.buffered < 8 + hlen) {
+          this.expected = 8 + hlen;
+          return;
+        }
+        const all = this.flatten();
+        let header: Record<string, unknown>;
+        try {
+          const parsed: unknown = JSON.parse(all.toString('utf8', 8, 8 + hlen));
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+            throw new Error('the header is not a JSON object');
+          header = parsed as Record<string, unknown>;
+        } catch (e) {
+          return this.refuse(`its output is not the protocol (${(e as Error).message})`);
+        }
+        const why = this.unexpected(header, plen);
+        if (why) return this.refuse(why);
+        this.frame = { header, total: 8 + hlen + plen, hlen };
+      }
+      const { header, total, hlen } = this.frame;
       if (this.buffered < total) {
         this.expected = total;
         return;
       }
       this.expected = 0;
+      this.frame = undefined;
       const all = this.flatten();
-      let header: Record<string, unknown>;
-      try {
-        header = JSON.parse(all.toString('utf8', 8, 8 + hlen)) as Record<string, unknown>;
-      } catch (e) {
-        // Something other than the helper wrote to its stdout (a process in the sandbox can):
-        // the stream cannot be trusted any more, so the session is restarted.
-        this.chunks = [];
-        this.buffered = 0;
-        this.close(`the helper's output is not the protocol (${(e as Error).message})`);
-        return;
-      }
       const payload = all.subarray(8 + hlen, total);
       const rest = all.subarray(total);
       this.chunks = rest.length ? [rest] : [];
@@ -131,13 +165,38 @@ export class HelperClient {
     }
   }
 
+  /** Why a frame is not one the host is waiting for (undefined when it is). */
+  private unexpected(header: Record<string, unknown>, plen: number): string | undefined {
+    if (!this.helloSeen) {
+      if (header.event !== 'hello') return 'its first frame is not the hello';
+      if (plen !== 0) return 'its hello carries a payload';
+      return undefined;
+    }
+    const id = header.id;
+    if (typeof id !== 'number' || !this.pending.has(id))
+      return `a frame answers request ${JSON.stringify(id ?? null)}, which is not pending`;
+    const max = this.pending.get(id)!.maxPayload;
+    if (plen > max) return `a frame announced a ${plen}-byte payload for a request allowed ${max}`;
+    return undefined;
+  }
+
+  /** A frame the host did not expect: the stream is not the helper's, so it is dropped. */
+  private refuse(why: string): void {
+    this.chunks = [];
+    this.buffered = 0;
+    this.expected = 0;
+    this.frame = undefined;
+    this.close(`the helper's channel was refused: ${why}`);
+  }
+
   private flatten(): Buffer {
     if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks)];
     return this.chunks[0];
   }
 
   private onFrame(header: Record<string, unknown>, payload: Buffer): void {
-    if (header.event === 'hello') {
+    if (!this.helloSeen) {
+      this.helloSeen = true;
       this.helloResolve(header);
       return;
     }

@@ -1,6 +1,6 @@
 import type { ChangedPath } from '../../../shared/trace-events.js';
 import { treeHashText } from '../../../shared/tree-hash.js';
-import type { ManifestEntry } from './snapshot-store.js';
+import type { ManifestEntry, SnapshotManifest } from './snapshot-store.js';
 import { sha256Hex } from '../sha256.js';
 
 /** sha256 hex of the tree hash text of `entries`. */
@@ -30,4 +30,43 @@ export function diffEntries(
   }
   for (const p of old.keys()) changed.push({ path: p, change: 'deleted' });
   return changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * What makes a manifest unsafe or malformed, or undefined when it is sound. Every path must
+ * stay inside /workspace as written: relative, `/`-separated, no empty, `.` or `..` parts,
+ * no NUL, listed once, and below directories the manifest itself lists (so a restore never
+ * writes through a symlink). Checked where a manifest enters (bundle import) and again
+ * before a restore; the helper checks once more inside the container.
+ */
+export function manifestProblem(manifest: SnapshotManifest): string | undefined {
+  if (typeof manifest !== 'object' || manifest === null || !Array.isArray(manifest.entries))
+    return 'it has no entries list';
+  const types = new Map<string, ManifestEntry['type']>();
+  for (const e of manifest.entries as unknown[]) {
+    const entry = e as Partial<ManifestEntry> | null;
+    const path = entry?.path;
+    if (typeof path !== 'string') return `entry ${JSON.stringify(e)} has no path`;
+    const where = `entry ${JSON.stringify(path)}`;
+    if (path.startsWith('/')) return `${where} is an absolute path; paths are relative to /workspace`;
+    if (path.includes('\0') || path.split('/').some((p) => p === '' || p === '.' || p === '..'))
+      return `${where} is not a plain relative path (it has empty, \`.\` or \`..\` parts)`;
+    if (entry?.type !== 'file' && entry?.type !== 'dir' && entry?.type !== 'symlink')
+      return `${where} has an unknown type ${JSON.stringify(entry?.type)}`;
+    if (entry.type === 'file' && !SHA256.test(entry.hash ?? '')) return `${where} has no sha256 content hash`;
+    if (!Number.isInteger(entry.mode) || (entry.mode as number) < 0 || (entry.mode as number) > 0o7777)
+      return `${where} has an invalid mode`;
+    if (types.has(path)) return `${where} is listed twice`;
+    types.set(path, entry.type);
+  }
+  for (const path of types.keys()) {
+    const cut = path.lastIndexOf('/');
+    if (cut < 0) continue;
+    const parent = path.slice(0, cut);
+    if (types.get(parent) !== 'dir')
+      return `entry ${JSON.stringify(path)} lies below ${JSON.stringify(parent)}, which the manifest does not list as a directory (a symlinked parent is never followed)`;
+  }
+  return undefined;
 }

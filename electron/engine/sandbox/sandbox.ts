@@ -47,6 +47,35 @@ export interface SnapshotInfo {
   /** Bytes of blobs sent to the host (those the store lacked). */
   readonly bytes: number;
   readonly durationMs: number;
+  /** Files left out because they are larger than the per-file cap (absent when none). */
+  readonly skipped?: readonly { readonly path: string; readonly size: number }[];
+}
+
+/** Options of {@link Sandbox.snapshot}. */
+export interface SnapshotOptions {
+  /** Files larger than this are skipped (default: the backend's documented cap). */
+  readonly fileCapBytes?: number;
+}
+
+/** The verifier to run: its command line and timeout. */
+export interface VerifierRequest {
+  readonly command: string;
+  readonly timeoutMs: number;
+}
+
+/** How a verifier ran over its own channel, and what it returned. */
+export interface VerifierRun {
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+  readonly durationMs: number;
+  /** `exec`: its own process, out of the agent's reach; `session`: through the sandbox's exec. */
+  readonly channel: 'exec' | 'session';
+  /** The uid it ran as. */
+  readonly uid: number;
+  /** Processes of the agent's user killed before it ran. */
+  readonly killed: number;
 }
 
 /** How much a restore re-hashes inside the container: the touched files, or every file. */
@@ -87,9 +116,15 @@ export interface Sandbox {
   setSessionState(state: SessionState): Promise<void>;
 
   /** Captures /workspace into `store`, sending only blobs it lacks. */
-  snapshot(store: SnapshotStore): Promise<SnapshotInfo>;
+  snapshot(store: SnapshotStore, options?: SnapshotOptions): Promise<SnapshotInfo>;
   /** Restores /workspace to a manifest; the tree hash is recomputed inside and a mismatch rejects. */
   restore(store: SnapshotStore, manifest: SnapshotManifest, verify?: VerifyMode): Promise<RestoreInfo>;
+
+  /**
+   * Runs the task's verifier over a channel the agent's processes cannot touch (after they
+   * are all killed). Backends without one leave it out and the verifier runs as a fresh exec.
+   */
+  runVerifier?(request: VerifierRequest): Promise<VerifierRun>;
 
   /** Kills every process but the helper's own and clears /tmp (rollback, release). */
   killStrays(): Promise<void>;

@@ -30,11 +30,24 @@ export interface StoredBlob {
   readonly size: number;
 }
 
+/** A blob being stored chunk by chunk; its content is checked against its hash at commit. */
+export interface BlobWriter {
+  write(chunk: Uint8Array): Promise<void>;
+  /** Stores the blob; rejects (and stores nothing) when the chunks do not hash to its name. */
+  commit(): Promise<void>;
+  /** Drops what was written. */
+  abort(): Promise<void>;
+}
+
 /** The host-side content-addressed store of blobs and manifests for one episode. */
 export interface SnapshotStore {
   hasBlob(hash: string): Promise<boolean>;
   putBlob(hash: string, content: Uint8Array): Promise<void>;
   getBlob(hash: string): Promise<Uint8Array>;
+  /** Streams a blob in with bounded memory (large files); stores without it get one putBlob. */
+  openBlobWriter?(hash: string): Promise<BlobWriter>;
+  /** Bytes [offset, offset + length) of a blob, fewer at its end; stores without it are read whole. */
+  readBlobRange?(hash: string, offset: number, length: number): Promise<Uint8Array>;
   /** Stores a manifest and returns its id (the sha256 of its canonical JSON). */
   putManifest(manifest: SnapshotManifest): Promise<string>;
   getManifest(id: string): Promise<SnapshotManifest>;

@@ -1,12 +1,12 @@
+import { parseCommandTemplate, type TemplatePart } from '../../../shared/command-template.js';
 import { err, ok } from '../../../shared/result.js';
-import type { CustomTool } from '../../../shared/task.js';
+import { toolFailure } from '../../../shared/tool-result.js';
+import { declaredParameters, type CustomTool } from '../../../shared/task.js';
 import type { MemoryWrite } from './tool-registry.js';
 import { checkArguments } from './json-schema-check.js';
 import { resolvePointer, UNRESOLVED } from './json-pointer.js';
 import { shellQuote } from './shell-quote.js';
 import type { ToolExecutor } from './tool-executor.js';
-
-const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** An argument as one shell word: strings as-is, other JSON values as their JSON text. */
 function argumentWord(value: unknown): string {
@@ -15,21 +15,14 @@ function argumentWord(value: unknown): string {
 }
 
 /**
- * Fills a command template: each `{name}` that is a declared parameter (or a given
- * argument) becomes the argument shell-quoted, so quotes, spaces, `$()` and newlines
- * reach the command literally; a missing optional argument is `''`. Other braces
- * (`awk '{print $1}'`, `${HOME}`) are left alone.
+ * Fills a command template (shared/command-template.ts): each declared `{name}` becomes
+ * the argument as one shell-quoted word, so quotes, spaces, `$()` and newlines reach the
+ * command literally; a missing optional argument is `''`. The template was checked at
+ * task load to hold placeholders only in plain word positions, where quoting is enough;
+ * other braces (`awk '{print $1}'`, `${HOME}`) are shell text.
  */
-export function fillTemplate(
-  template: string,
-  args: Record<string, unknown>,
-  declared: readonly string[],
-): string {
-  return template.replace(PLACEHOLDER, (whole, name: string, offset: number) => {
-    if (template[offset - 1] === '$') return whole;
-    if (!declared.includes(name) && !(name in args)) return whole;
-    return shellQuote(argumentWord(args[name]));
-  });
+export function fillTemplate(parts: readonly TemplatePart[], args: Record<string, unknown>): string {
+  return parts.map((p) => ('text' in p ? p.text : shellQuote(argumentWord(args[p.placeholder])))).join('');
 }
 
 /**
@@ -65,8 +58,8 @@ export function memoryValuesFrom(
 
 /** A task-defined tool: its command template run in a fresh shell (cwd /workspace), arguments shell-quoted. */
 export function customTool(spec: CustomTool, timeoutMs: number): ToolExecutor {
-  const properties = (spec.parameters.properties ?? {}) as Record<string, unknown>;
-  const declared = Object.keys(properties);
+  // parseTask refused unsafe templates; a task built without it is refused here, per call.
+  const template = parseCommandTemplate(spec.command, declaredParameters(spec));
   return {
     name: spec.name,
     definition: {
@@ -80,7 +73,13 @@ export function customTool(spec: CustomTool, timeoutMs: number): ToolExecutor {
       return problems.length ? err(problems.join('; ')) : ok(args);
     },
     async run(args, ctx, effectiveMs) {
-      const command = fillTemplate(spec.command, args as Record<string, unknown>, declared);
+      if (!template.ok) {
+        return {
+          result: toolFailure('tool_failed', `tool ${spec.name}: ${template.message}`),
+          memoryWrites: [],
+        };
+      }
+      const command = fillTemplate(template.parts, args as Record<string, unknown>);
       const result = await ctx.sandbox.exec({ command, timeoutMs: effectiveMs, fresh: true });
       if (!spec.writes_memory || !result.ok || result.exit_code !== 0) return { result, memoryWrites: [] };
       const { values, skipped } = memoryValuesFrom(spec.writes_memory, result.stdout ?? '');

@@ -16,11 +16,14 @@
  * sha256 and every manifest's id before anything lands in the store, writes into a
  * temporary folder, and renames it into place.
  */
+import { widerThanDefaults, type Widening } from '../../../shared/isolation-policy.js';
+import { parseTask } from '../../../shared/task.js';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { logger } from '../log.js';
 import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
+import { manifestProblem } from '../sandbox/manifest.js';
 import { writeFileAtomic } from './durable-fs.js';
 import { EpisodeMeta, StoreError, type DiskEpisodeStore } from './episode-store.js';
 import { isSafeId } from './episode-ids.js';
@@ -40,6 +43,12 @@ export interface BundleSummary {
   readonly blobs: number;
   /** Size of the bundle file. */
   readonly bytes: number;
+}
+
+/** What importing a bundle did, and what its recorded tasks ask for beyond the defaults. */
+export interface ImportSummary extends BundleSummary {
+  /** Wider than the defaults (network, image, limits): opening, replaying, forking or resuming needs consent. */
+  readonly asks: readonly Widening[];
 }
 
 /** The manifest ids referenced by `snapshot` events of an episode's branches (partial steps included). */
@@ -156,7 +165,7 @@ export async function importBundle(
   store: DiskEpisodeStore,
   file: string,
   options: { overwrite?: boolean } = {},
-): Promise<BundleSummary> {
+): Promise<ImportSummary> {
   const { episode, entries } = parseBundle(file);
   const target = store.episodeDir(episode);
   if (existsSync(target) && !options.overwrite)
@@ -191,6 +200,8 @@ export async function importBundle(
       if (sha256Hex(data) !== e.hash) throw invalid(file, `blob ${e.hash} does not match its content hash`);
       blobs.set(e.hash, data);
     } else if (e.kind === 'manifest') {
+      const problem = manifestProblem(e.manifest);
+      if (problem) throw invalid(file, `manifest ${e.id} is unsafe: ${problem}`);
       manifests.push({ id: e.id, manifest: e.manifest });
     }
   }
@@ -200,6 +211,7 @@ export async function importBundle(
       if (x.type === 'file' && x.hash && !blobs.has(x.hash))
         throw invalid(file, `manifest ${m.id} needs blob ${x.hash}, which is missing`);
 
+  const asks = new Map<string, Widening>();
   const staging = join(store.episodesDir, `.importing-${episode}-${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
   try {
@@ -211,6 +223,9 @@ export async function importBundle(
       const { header } = readTraceFile(join(staging, 'branches', t.file)); // throws trace_corrupt on a bad trace
       if (header.episode !== episode || header.branch !== t.branch)
         throw invalid(file, `trace ${t.file} belongs to ${header.episode}/${header.branch}`);
+      const task = parseTask(header.task);
+      if (task.ok)
+        for (const w of widerThanDefaults(task.value.sandbox)) asks.set(`${w.field}=${w.asked}`, w);
     }
     const snaps = store.snapshotStoreAt(join(staging, 'snapshots'));
     for (const [hash, data] of blobs) await snaps.putBlob(hash, data);
@@ -233,5 +248,6 @@ export async function importBundle(
     manifests: manifests.length,
     blobs: blobs.size,
     bytes: readFileSync(file).length,
+    asks: [...asks.values()],
   };
 }

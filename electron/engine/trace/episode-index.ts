@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from './sqlite.js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../../../shared/jcs.js';
@@ -119,7 +120,7 @@ export class EpisodeIndex {
   private readonly db: Database.Database;
 
   constructor(readonly path: string) {
-    this.db = new Database(path);
+    this.db = openSqlite(path);
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

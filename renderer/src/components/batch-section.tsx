@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import type { BatchView } from '../../../shared/contract/models';
 import {
   selectCanResume,
@@ -134,24 +135,20 @@ export function BatchSection() {
         />
         <label>
           episodes{' '}
-          <input
-            type="number"
-            min={1}
+          <CountInput
             max={1000}
-            data-testid="batch-episodes"
+            testId="batch-episodes"
             value={form.episodes}
-            onChange={(e) => actions.setForm({ episodes: Math.max(1, Number(e.target.value) || 1) })}
+            onChange={(n) => actions.setForm({ episodes: n })}
           />
         </label>
         <label>
           at once{' '}
-          <input
-            type="number"
-            min={1}
+          <CountInput
             max={16}
-            data-testid="batch-concurrency"
+            testId="batch-concurrency"
             value={form.concurrency}
-            onChange={(e) => actions.setForm({ concurrency: Math.max(1, Number(e.target.value) || 1) })}
+            onChange={(n) => actions.setForm({ concurrency: n })}
           />
         </label>
         <button type="submit" data-testid="batch-start" disabled={starting || form.tasks.length === 0}>
@@ -175,5 +172,36 @@ export function BatchSection() {
       ) : null}
       {shown ? <Summary batch={shown} /> : <PanelState kind="empty">No batches yet.</PanelState>}
     </section>
+  );
+}
+
+/**
+ * A count field a person can clear and retype: the text is theirs while they type (clearing
+ * it does not put a 1 back under the cursor); a whole number from 1 reaches the form, and
+ * leaving the field empty shows the form's value again.
+ */
+function CountInput(props: {
+  readonly value: number;
+  readonly max: number;
+  readonly testId: string;
+  readonly onChange: (n: number) => void;
+}) {
+  const [text, setText] = useState(String(props.value));
+  useEffect(() => setText(String(props.value)), [props.value]);
+  return (
+    <input
+      type="number"
+      min={1}
+      max={props.max}
+      data-testid={props.testId}
+      value={text}
+      onChange={(e) => {
+        setText(e.target.value);
+        const n = Number(e.target.value);
+        if (e.target.value.trim() !== '' && Number.isInteger(n) && n >= 1)
+          props.onChange(Math.min(props.max, n));
+      }}
+      onBlur={() => setText(String(props.value))}
+    />
   );
 }

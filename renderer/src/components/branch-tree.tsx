@@ -1,5 +1,6 @@
 import type { BranchSummary } from '../../../shared/contract/models';
 import { selectBranchTree, type BranchNode } from '../stores/episodes/episodes-store';
+import { IdText } from './id-text';
 import { useStores } from '../stores/use-stores';
 
 function statusOf(b: BranchSummary): string {
@@ -20,10 +21,10 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
         data-testid="branch-node"
         data-branch={b.branch}
         onClick={() => void stores.stepper.getState().open(b.branch)}
-        title={b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}
+        title={`${b.branch}: ${b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}`}
       >
         <span className="tree-glyph">{props.depth === 0 ? '●' : `└ fork@${b.fork_step}`}</span>
-        <span className="mono">{b.branch.slice(0, 10)}</span>
+        <IdText id={b.branch} />
         <span className={`badge st-${statusOf(b)}`}>{statusOf(b)}</span>
         <span className="muted">{b.steps} steps</span>
         {b.reward !== null ? <span className="muted">R {b.reward.toFixed(2)}</span> : null}

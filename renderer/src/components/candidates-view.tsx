@@ -97,25 +97,6 @@ function CandidateCard(props: {
   );
 }
 
-/** The QA breakpoint of a live branch: pause after the step a live QA rule flags. */
-export function QaBreakpointToggle() {
-  const stores = useStores();
-  const live = useSlice('stepper', (s) => s.live);
-  const armed = useSlice('stepper', (s) => s.breakpoints.some((b) => b.kind === 'qa'));
-  if (!live) return null;
-  return (
-    <label className="row" title="loop, reward hacking and memory corruption are judged as the episode runs">
-      <input
-        type="checkbox"
-        checked={armed}
-        data-testid="qa-breakpoint"
-        onChange={() => void stores.stepper.getState().toggleQaBreakpoint()}
-      />{' '}
-      Pause when a QA rule flags a step
-    </label>
-  );
-}
-
 /**
  * Candidates at a step: the agent's own (N asks) and typed ones, each run in its own
  * throwaway fork from the step before, shown side by side; picking one continues the
@@ -135,13 +116,13 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
   const latest = useSlice('stepper', selectLastStep);
   const a = stores.candidates.getState();
   const target = (at ?? props.step - 1) + 1;
-  const qaStop = stop?.startsWith('breakpoint qa') ? stop : null;
+  // A live QA breakpoint's message is "QA <rule>: <why>" (engine/harness/breakpoints.ts).
+  const qaStop = stop ? /\bQA (\w+): (.*)$/.exec(stop) : null;
   return (
     <>
-      <QaBreakpointToggle />
       {qaStop ? (
         <div className="cand-qa" data-testid="candidates-qa">
-          {qaStop.replace(/^breakpoint qa:\s*/, 'A QA rule stopped the episode: ')}
+          A QA rule ({qaStop[1].replace(/_/g, ' ')}) flagged step {latest}: {qaStop[2]}
           <button type="button" data-testid="candidates-here" onClick={() => a.prepare(latest, props.branch)}>
             Try candidates here
           </button>

@@ -9,7 +9,13 @@ export function Panel(props: {
   readonly children: ReactNode;
 }) {
   return (
-    <section className={`panel ${props.className ?? ''}`} data-testid={props.testId} aria-label={props.title}>
+    // tabIndex -1: focus can be put on a panel (Escape out of the terminal) without adding a Tab stop.
+    <section
+      className={`panel ${props.className ?? ''}`}
+      data-testid={props.testId}
+      aria-label={props.title}
+      tabIndex={-1}
+    >
       <header className="panel-head">
         <h2>{props.title}</h2>
         {props.actions ? <div className="panel-actions">{props.actions}</div> : null}

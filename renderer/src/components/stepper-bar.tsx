@@ -1,3 +1,4 @@
+import { IdText } from './id-text';
 import { selectCanStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -54,8 +55,10 @@ export function StepperBar() {
       <span className="sep" />
       {branch ? (
         <span className="where">
-          <span className="mono">{view?.summary.task ?? ''}</span> ·{' '}
-          <span className="mono">{branch.slice(0, 10)}</span> ·{' '}
+          <span className="mono where-task" title={view?.summary.task ?? ''}>
+            {view?.summary.task ?? ''}
+          </span>{' '}
+          · <IdText id={branch} copy testId="episode-id" /> ·{' '}
           <span
             className={`badge st-${live ? (state ?? 'idle') : (view?.summary.status ?? 'open')}`}
             data-testid="episode-state"
@@ -64,7 +67,7 @@ export function StepperBar() {
           </span>
           {busy ? <span className="muted"> working…</span> : null}
           {reason ? (
-            <span className="muted" data-testid="stop-reason">
+            <span className="muted where-reason" data-testid="stop-reason" title={reason}>
               {' '}
               · {reason}
             </span>

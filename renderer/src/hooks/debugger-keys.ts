@@ -7,7 +7,8 @@ export type DebuggerAction = 'step' | 'continue' | 'stop' | 'breakpoint' | 'prev
 /** True when the key press targets something that edits text (arrows belong to it then). */
 function isEditing(target: EventTarget | null): boolean {
   if (typeof HTMLElement === 'undefined' || !(target instanceof HTMLElement)) return false;
-  if (target.closest('.monaco-editor, .xterm')) return true;
+  // A focused splitter moves with the arrows too.
+  if (target.closest('.monaco-editor, .xterm, [role="separator"]')) return true;
   return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
 }
 
@@ -37,6 +38,17 @@ export function debuggerAction(e: KeyboardEvent): DebuggerAction | null {
 /** Runs a debugger action against the slices. */
 export function runDebuggerAction(stores: AppStores, action: DebuggerAction): void {
   const stepper = stores.stepper.getState();
+  if ((action === 'step' || action === 'continue' || action === 'stop') && !stepper.live) {
+    // Say what to do instead of sending a request the server can only refuse in its own words.
+    stepper.explain(
+      stepper.branch === null
+        ? 'No episode is open: start a task or a case from the library first.'
+        : action === 'stop'
+          ? 'This episode is not running: there is nothing to stop.'
+          : 'This episode is recorded. To continue it, choose a step and press “Reopen live here” under Replay.',
+    );
+    return;
+  }
   switch (action) {
     case 'step':
       void stepper.step();

@@ -42,6 +42,8 @@ function StartItem(props: {
   readonly detail: string;
   readonly tooltip: string;
   readonly starting: string | null;
+  /** The error of this item's last start, shown under it (where the click was). */
+  readonly error?: string | null;
   readonly onStart: () => void;
 }) {
   const data = props.kind === 'case' ? { 'data-case': props.id } : { 'data-task': props.id };
@@ -59,6 +61,11 @@ function StartItem(props: {
         <span className="lib-task">{props.title}</span>
         <span className="muted">{props.starting === props.id ? 'starting…' : props.detail}</span>
       </button>
+      {props.error ? (
+        <div className="state state-error" role="alert" data-testid="start-error">
+          {props.error}
+        </div>
+      ) : null}
     </li>
   );
 }
@@ -76,6 +83,8 @@ export function EpisodeLibrary() {
   const allCases = useSlice('episodes', (s) => s.cases);
   const current = useSlice('stepper', (s) => s.branch);
   const agent = useSlice('episodes', (s) => s.agent);
+  const startFailed = useSlice('episodes', (s) => s.startFailed);
+  const errorAt = (id: string) => (startFailed === id ? error : null);
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
@@ -91,7 +100,7 @@ export function EpisodeLibrary() {
         value={query}
         onChange={(e) => void actions.setQuery(e.target.value)}
       />
-      {error ? <PanelState kind="error">{error}</PanelState> : null}
+      {error && startFailed === null ? <PanelState kind="error">{error}</PanelState> : null}
       <h3>Episodes</h3>
       {load === 'loading' && episodes.length === 0 ? (
         <PanelState kind="loading">Loading episodes…</PanelState>
@@ -119,6 +128,7 @@ export function EpisodeLibrary() {
             detail={plain(c.summary)}
             tooltip={c.summary}
             starting={starting}
+            error={errorAt(c.id)}
             onStart={() => void actions.openCase(c)}
           />
         ))}
@@ -144,6 +154,7 @@ export function EpisodeLibrary() {
             detail={t.goal}
             tooltip={t.goal}
             starting={starting}
+            error={errorAt(t.id)}
             onStart={() => void actions.startTask(t)}
           />
         ))}

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Panel, PanelState } from '../components/panel';
 import { selectCanInject } from '../stores/inject/inject-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -22,6 +23,19 @@ export function InjectPanel() {
   const decideArgs = useSlice('inject', (s) => s.decideArgs);
   const decideText = useSlice('inject', (s) => s.decideText);
   const a = stores.inject.getState();
+  // The answer to an action shows under the button that did it, not at the panel's foot.
+  const [acted, setActed] = useState<'inject' | 'override' | 'decide'>('inject');
+  const answer = (where: typeof acted) =>
+    acted !== where ? null : (
+      <>
+        {error ? <PanelState kind="error">{error}</PanelState> : null}
+        {notice ? (
+          <div className="notice" data-testid="inject-notice">
+            {notice}
+          </div>
+        ) : null}
+      </>
+    );
   const ready = branch !== null && live && state !== 'running';
   const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
 
@@ -81,10 +95,14 @@ export function InjectPanel() {
         className="primary"
         data-testid="inject-send"
         disabled={!ready || !canInject}
-        onClick={() => branch && void a.inject(branch)}
+        onClick={() => {
+          setActed('inject');
+          if (branch) void a.inject(branch);
+        }}
       >
         {sending ? 'Injecting…' : 'Inject at this step'}
       </button>
+      {answer('inject')}
       <h3>Override the pending tool result</h3>
       <textarea
         data-testid="override-text"
@@ -106,11 +124,15 @@ export function InjectPanel() {
           type="button"
           data-testid="override-send"
           disabled={!ready || sending || !overrideText.trim()}
-          onClick={() => branch && void a.override(branch)}
+          onClick={() => {
+            setActed('override');
+            if (branch) void a.override(branch);
+          }}
         >
           Override
         </button>
       </div>
+      {answer('override')}
       {manual ? (
         <>
           <h3>Manual agent: the next decision</h3>
@@ -143,14 +165,16 @@ export function InjectPanel() {
             type="button"
             data-testid="decide-send"
             disabled={!ready || sending}
-            onClick={() => branch && void a.decide(branch)}
+            onClick={() => {
+              setActed('decide');
+              if (branch) void a.decide(branch);
+            }}
           >
             Queue decision
           </button>
+          {answer('decide')}
         </>
       ) : null}
-      {error ? <PanelState kind="error">{error}</PanelState> : null}
-      {notice ? <div className="notice">{notice}</div> : null}
     </Panel>
   );
 }

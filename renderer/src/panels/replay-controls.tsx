@@ -1,4 +1,4 @@
-import { CandidatesView, QaBreakpointToggle } from '../components/candidates-view';
+import { CandidatesView } from '../components/candidates-view';
 import { CompareView } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { WhatIf } from '../components/what-if';
@@ -25,7 +25,6 @@ export function ReplayControls() {
     return (
       <Panel testId="replay-controls" title="Replay" className="replay">
         <PanelState kind="empty">Nothing to scrub yet: open an episode and take a step.</PanelState>
-        <QaBreakpointToggle />
       </Panel>
     );
   const step = viewed ?? last;

@@ -25,7 +25,30 @@ const THEME = {
   selectionBackground: '#2c3b55',
 };
 
-function makeTerminal(readOnly: boolean): Terminal {
+/** Escape alone leaves the terminal (Tab belongs to the shell); Ctrl+[ still sends an Escape to it. */
+function isLeaveKey(e: KeyboardEvent): boolean {
+  return e.key === 'Escape' && !e.ctrlKey && !e.altKey && !e.metaKey && !e.shiftKey;
+}
+
+const TABBABLE = 'button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Moves focus to the first control after `panel` in Tab order (wrapping to the first in
+ * the page), so leaving the terminal with Escape and pressing Tab goes on, not back in.
+ */
+function focusAfter(panel: HTMLElement): void {
+  const all = Array.from(document.querySelectorAll<HTMLElement>(TABBABLE)).filter(
+    (el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null && el.tabIndex >= 0,
+  );
+  const next =
+    all.find(
+      (el) => !panel.contains(el) && panel.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING,
+    ) ?? all.find((el) => !panel.contains(el));
+  if (next) next.focus();
+  else panel.focus();
+}
+
+function makeTerminal(readOnly: boolean, leave: () => void): Terminal {
   const term = new Terminal({
     fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
     fontSize: 12,
@@ -36,7 +59,13 @@ function makeTerminal(readOnly: boolean): Terminal {
     cursorBlink: !readOnly,
   });
   // The debugger keys are handled on window (capture phase); xterm must not also send them to the shell.
-  term.attachCustomKeyEventHandler((e) => debuggerAction(e) === null);
+  term.attachCustomKeyEventHandler((e) => {
+    if (isLeaveKey(e)) {
+      if (e.type === 'keydown') leave();
+      return false;
+    }
+    return debuggerAction(e) === null;
+  });
   return term;
 }
 
@@ -55,8 +84,12 @@ export function TerminalPanel() {
 
   // Both terminals live as long as the panel; the session behind the live one changes with the branch.
   useEffect(() => {
-    const liveTerm = makeTerminal(false);
-    const historyTerm = makeTerminal(true);
+    const leave = () => {
+      const panel = liveBox.current?.closest<HTMLElement>('[data-testid="terminal"]');
+      if (panel) focusAfter(panel);
+    };
+    const liveTerm = makeTerminal(false, leave);
+    const historyTerm = makeTerminal(true, leave);
     liveTerm.open(liveBox.current as HTMLDivElement);
     historyTerm.open(historyBox.current as HTMLDivElement);
     terms.current = { live: liveTerm, history: historyTerm };
@@ -127,7 +160,13 @@ export function TerminalPanel() {
       className="terminal"
       actions={
         <span className="muted" data-testid="terminal-mode" data-mode={showHistory ? 'history' : 'live'}>
-          {showHistory ? (live ? 'viewing history · → to return' : 'recorded trace') : status}
+          {showHistory
+            ? live
+              ? 'viewing history · → to return'
+              : 'recorded trace'
+            : status === 'open'
+              ? 'open · Esc leaves the terminal'
+              : status}
         </span>
       }
     >

@@ -1,9 +1,11 @@
-import { memo, useCallback, useEffect, useMemo, useRef } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { RewardChart } from '../components/reward-chart';
 import { BranchTree } from '../components/branch-tree';
+import { FlagList, TimelineTools } from '../components/timeline-tools';
+import { filterRows, indexOfStep, NO_FILTER, type RowFilter } from '../model/row-filter';
 import { useSlice, useStores } from '../stores/use-stores';
 import { hasStepBreakpoint, selectViewedStep } from '../stores/stepper/stepper-store';
 
@@ -44,13 +46,16 @@ const Row = memo(function Row(props: {
       data-status={row.status}
       aria-selected={props.selected}
       role="row"
+      // Roving focus: only the viewed row is a Tab stop; ↑/↓ move it (see the grid's key handler).
+      tabIndex={props.selected ? 0 : -1}
       style={{ transform: `translateY(${props.top}px)` }}
       onClick={() => props.onSelect(row.step)}
     >
       <button
         type="button"
         className={`tl-bp${props.breakpoint ? ' on' : ''}`}
-        title={props.breakpoint ? 'Remove breakpoint (F9)' : 'Break before this step (F9)'}
+        tabIndex={-1}
+        title={props.breakpoint ? 'Remove breakpoint (F9)' : 'Pause after this step (F9)'}
         aria-label={`breakpoint at step ${row.step}`}
         onClick={(e) => {
           e.stopPropagation();
@@ -80,7 +85,7 @@ const Row = memo(function Row(props: {
         ) : null}
         {props.forks.map((f) => (
           <i key={f.branch} className="mark mark-fork" title={`branch ${f.branch} forks here`}>
-            fork {f.branch.slice(0, 10)}
+            fork {f.branch}
           </i>
         ))}
         {row.flags.map((f, i) => (
@@ -112,10 +117,15 @@ export function Timeline() {
   const breakpoints = useSlice('stepper', (s) => s.breakpoints);
   const viewed = useSlice('stepper', selectViewedStep);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
+  const flags = useSlice('stepper', (s) => s.flags);
   const scrollRef = useRef<HTMLDivElement>(null);
+  const [filter, setFilter] = useState<RowFilter>(NO_FILTER);
+  const shown = useMemo(() => filterRows(rows, filter), [rows, filter]);
+  // Set when the keyboard moved the selection: focus follows it once the row is drawn.
+  const focusFollows = useRef(false);
 
   const virtualizer = useVirtualizer({
-    count: rows.length,
+    count: shown.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
@@ -123,11 +133,20 @@ export function Timeline() {
 
   // Keep the viewed step on screen: while following a live run, and while scrubbing.
   useEffect(() => {
-    if (viewed === null || rows.length === 0) return;
-    const index = viewed - rows[0].step;
-    if (index >= 0 && index < rows.length)
-      virtualizer.scrollToIndex(index, { align: following ? 'end' : 'auto' });
-  }, [viewed, rows, following, virtualizer]);
+    if (viewed === null || shown.length === 0) return;
+    const index = indexOfStep(shown, viewed);
+    if (index >= 0) virtualizer.scrollToIndex(index, { align: following ? 'end' : 'auto' });
+    if (!focusFollows.current) return;
+    focusFollows.current = false;
+    // The virtualizer draws the row on its next frame.
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() =>
+        scrollRef.current
+          ?.querySelector<HTMLElement>(`[data-testid="timeline-row"][data-step="${viewed}"]`)
+          ?.focus(),
+      ),
+    );
+  }, [viewed, shown, following, virtualizer]);
 
   const forksAt = useMemo(() => {
     const at = new Map<number, BranchSummary[]>();
@@ -142,6 +161,47 @@ export function Timeline() {
   );
 
   const stepper = stores.stepper.getState();
+  const goTo = useCallback(
+    (step: number) => {
+      // A step the filter hides is shown by clearing the filter: the person asked for that step.
+      if (indexOfStep(filterRows(stores.stepper.getState().rows, filter), step) < 0) setFilter(NO_FILTER);
+      focusFollows.current = true;
+      stores.stepper.getState().select(step);
+    },
+    [stores, filter],
+  );
+  const onGridKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (shown.length === 0) return;
+    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 220) / ROW_HEIGHT) - 1);
+    const at = viewed === null ? -1 : indexOfStep(shown, viewed);
+    let next: number;
+    switch (e.key) {
+      case 'ArrowUp':
+        next = at < 0 ? shown.length - 1 : at - 1;
+        break;
+      case 'ArrowDown':
+        next = at < 0 ? 0 : at + 1;
+        break;
+      case 'PageUp':
+        next = at - page;
+        break;
+      case 'PageDown':
+        next = at + page;
+        break;
+      case 'Home':
+        next = 0;
+        break;
+      case 'End':
+        next = shown.length - 1;
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+    focusFollows.current = true;
+    stepper.select(shown[Math.max(0, Math.min(shown.length - 1, next))].step);
+  };
+  const viewedShown = viewed !== null && indexOfStep(shown, viewed) >= 0;
   let body;
   if (load === 'empty')
     body = (
@@ -153,17 +213,26 @@ export function Timeline() {
     body = (
       <PanelState kind="empty">Step 0: the sandbox is set up. Press F10 to take the first step.</PanelState>
     );
+  else if (shown.length === 0) body = <PanelState kind="empty">No step matches the filter.</PanelState>;
   else
     body = (
-      <div className="tl-scroll" ref={scrollRef} data-testid="timeline-scroll">
+      <div
+        className="tl-scroll"
+        ref={scrollRef}
+        data-testid="timeline-scroll"
+        // A Tab stop of its own only while the viewed row is filtered out or not drawn.
+        tabIndex={viewedShown ? -1 : 0}
+        onKeyDown={onGridKey}
+        aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
+      >
         <div
           className="tl-inner"
           style={{ height: virtualizer.getTotalSize() }}
           role="grid"
-          aria-rowcount={rows.length}
+          aria-rowcount={shown.length}
         >
           {virtualizer.getVirtualItems().map((item) => {
-            const row = rows[item.index];
+            const row = shown[item.index];
             return (
               <Row
                 key={row.step}
@@ -192,6 +261,10 @@ export function Timeline() {
         </span>
       }
     >
+      {rows.length > 0 ? (
+        <TimelineTools rows={rows} filter={filter} shown={shown.length} onFilter={setFilter} onGoTo={goTo} />
+      ) : null}
+      <FlagList flags={flags} onJump={goTo} />
       {branches.length > 1 ? <BranchTree branches={branches} current={branch} /> : null}
       {rows.length > 0 ? <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} /> : null}
       <div className="tl-head" role="row">

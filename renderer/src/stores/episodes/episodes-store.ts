@@ -26,6 +26,8 @@ export interface EpisodesState {
   readonly activeCase: ActiveCase | null;
   /** The task or case being started, by id. */
   readonly starting: string | null;
+  /** The case or task whose start failed: its error is shown beside it, not atop the library. */
+  readonly startFailed: string | null;
   /** Agent spec for the next start (`openai:MODEL`, `manual`, …); empty: the task's own. */
   readonly agent: string;
 }
@@ -59,11 +61,11 @@ export function createEpisodesStore(
       task: { kind: 'sample'; id: string } | { kind: 'case'; id: string },
       agent?: string,
     ): Promise<string | null> => {
-      set({ starting: key, error: null });
+      set({ starting: key, error: null, startFailed: null });
       const res = await client.episode.start({ task, ...(agent ? { agent } : {}) });
       set({ starting: null });
       if (!res.ok) {
-        set({ error: errorText(res) });
+        set({ error: errorText(res), startFailed: key });
         return null;
       }
       onOpen(res.value.branch);
@@ -80,8 +82,10 @@ export function createEpisodesStore(
       catalogError: null,
       activeCase: null,
       starting: null,
+      startFailed: null,
       agent: '',
-      setAgent: (agent) => set({ agent }),
+      // A new agent spec makes the last start's error stale.
+      setAgent: (agent) => set(get().startFailed ? { agent, error: null, startFailed: null } : { agent }),
       async refresh() {
         const mine = ++generation;
         if (get().load !== 'ready') set({ load: 'loading' });

@@ -86,12 +86,12 @@ export function createInjectStore(client: StepboxClient): InjectStore {
           parsed.value === null ||
           Array.isArray(parsed.value)
         ) {
-          set({ error: parsed.ok ? 'arguments must be a JSON object' : parsed.message });
+          set({ error: parsed.ok ? 'arguments must be a JSON object' : parsed.message, notice: null });
           return false;
         }
         call = { name: decideTool.trim(), arguments: parsed.value as Record<string, unknown> };
       } else if (!decideText.trim()) {
-        set({ error: 'name a tool, or write a final answer' });
+        set({ error: 'name a tool, or write a final answer', notice: null });
         return false;
       }
       set({ sending: true, error: null, notice: null });
@@ -114,14 +114,14 @@ export function createInjectStore(client: StepboxClient): InjectStore {
     async inject(branch) {
       const { role, mode, text } = get();
       if (!text.trim()) {
-        set({ error: 'write a message to inject first' });
+        set({ error: 'write a message to inject first', notice: null });
         return false;
       }
       let content = text;
       if (mode === 'json') {
         const parsed = parseJson(text);
         if (!parsed.ok) {
-          set({ error: parsed.message });
+          set({ error: parsed.message, notice: null });
           return false;
         }
         content = JSON.stringify(parsed.value);
@@ -139,7 +139,7 @@ export function createInjectStore(client: StepboxClient): InjectStore {
     async override(branch) {
       const result = overrideToResult(get().overrideText);
       if (typeof result === 'string') {
-        set({ error: result });
+        set({ error: result, notice: null });
         return false;
       }
       set({ sending: true, error: null, notice: null });

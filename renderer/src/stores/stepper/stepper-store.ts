@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { Breakpoint } from '../../../../shared/breakpoints';
+import { describeBreakpoint, type Breakpoint } from '../../../../shared/breakpoints';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type {
   BranchSummary,
@@ -43,8 +43,10 @@ export interface StepperActions {
   pause(): Promise<void>;
   stop(): Promise<void>;
   toggleBreakpoint(step: number): Promise<void>;
-  /** Pauses (or stops pausing) at the step where a live QA rule (loop, reward hacking, memory corruption) raises a flag. */
-  toggleQaBreakpoint(): Promise<void>;
+  /** Replaces the breakpoint list (a live controller gets it at once; a recorded branch has none to tell). */
+  setBreakpoints(next: readonly Breakpoint[]): Promise<void>;
+  /** Shows a message in the status bar (plain words; cleared by the next action). */
+  explain(message: string | null): void;
   select(step: number | null): void;
   selectPrevious(): void;
   selectNext(): void;
@@ -81,15 +83,8 @@ export function describeStop(info: EpisodeStateInfo): string | null {
   const r = info.reason;
   if (!r) return null;
   if (r.kind === 'breakpoint') {
-    const bp = r.breakpoint;
-    const what = bp
-      ? bp.kind === 'step'
-        ? `step ${bp.step}`
-        : bp.kind === 'tool'
-          ? `tool ${bp.name}`
-          : bp.kind
-      : '';
-    return `breakpoint ${what}${r.message ? `: ${r.message}` : ''}`.trim();
+    const what = r.breakpoint ? ` (${describeBreakpoint(r.breakpoint)})` : '';
+    return `paused at a breakpoint${what}${r.message ? `: ${r.message}` : ''}`;
   }
   return r.message ? `${r.kind}: ${r.message}` : r.kind;
 }
@@ -172,25 +167,23 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         if (res?.ok) set({ live: false, state: 'ended' });
       },
       async toggleBreakpoint(step) {
-        const { branch, breakpoints, live } = get();
+        const { breakpoints } = get();
         const has = hasStepBreakpoint(breakpoints, step);
-        const next: Breakpoint[] = has
-          ? breakpoints.filter((b) => !(b.kind === 'step' && b.step === step))
-          : [...breakpoints, { kind: 'step', step }];
-        set({ breakpoints: next });
+        await get().setBreakpoints(
+          has
+            ? breakpoints.filter((b) => !(b.kind === 'step' && b.step === step))
+            : [...breakpoints, { kind: 'step', step }],
+        );
+      },
+      async setBreakpoints(next) {
+        const { branch, breakpoints, live } = get();
+        set({ breakpoints: next, error: null });
         if (!branch || !live) return;
-        const res = await client.episode.setBreakpoints({ id: branch, breakpoints: next });
+        const res = await client.episode.setBreakpoints({ id: branch, breakpoints: [...next] });
         if (!res.ok) set({ breakpoints, error: errorText(res) });
       },
-      async toggleQaBreakpoint() {
-        const { branch, breakpoints, live } = get();
-        const next: Breakpoint[] = breakpoints.some((b) => b.kind === 'qa')
-          ? breakpoints.filter((b) => b.kind !== 'qa')
-          : [...breakpoints, { kind: 'qa' }];
-        set({ breakpoints: next });
-        if (!branch || !live) return;
-        const res = await client.episode.setBreakpoints({ id: branch, breakpoints: next });
-        if (!res.ok) set({ breakpoints, error: errorText(res) });
+      explain(message) {
+        set({ error: message });
       },
       select(step) {
         set({ selectedStep: step });

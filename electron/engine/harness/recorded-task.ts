@@ -1,0 +1,23 @@
+import {
+  consentMessage,
+  widerThanDefaults,
+  withoutConsent,
+  type WideningKind,
+} from '../../../shared/isolation-policy.js';
+import { parseTask, type Task } from '../../../shared/task.js';
+import { HarnessError } from './harness-error.js';
+
+/**
+ * The task a recorded branch ran (its trace header), for rebuilding its sandbox (open,
+ * reopen, fork, resume, replay, what-if). Throws `invalid_task` when it does not parse,
+ * and `consent_required` when it asks for wider isolation than the defaults (network,
+ * image, limits) beyond what the user consented to (shared/isolation-policy.ts).
+ */
+export function recordedTask(recorded: unknown, branch: string, consent: readonly WideningKind[] = []): Task {
+  const source = `the task recorded in ${branch}`;
+  const parsed = parseTask(recorded, source);
+  if (!parsed.ok) throw new HarnessError('invalid_task', parsed.error.message);
+  const missing = withoutConsent(widerThanDefaults(parsed.value.sandbox), consent);
+  if (missing.length) throw new HarnessError('consent_required', consentMessage(source, missing));
+  return parsed.value;
+}

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import type { HelperResponse } from './helper-client.js';
+import type { BlobWriter, ManifestEntry, SnapshotStore } from './snapshot-store.js';
+
+/**
+ * Blobs cross between the helper and the host in chunks of at most this many bytes, so the
+ * memory of both is independent of a file's size: small files are batched up to it, a
+ * larger file is read (snapshot) or staged (restore) one chunk at a time.
+ */
+export const BLOB_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** One helper request, as the sandbox sends it (restarts and errors are its business). */
+export type HelperCall = (
+  op: string,
+  args: Record<string, unknown>,
+  payload?: Uint8Array,
+  maxPayload?: number,
+) => Promise<HelperResponse>;
+
+/** The content changed between the helper's scan and its transfer (a command still writing). */
+export class BlobChanged extends Error {}
+
+/** A writer that keeps the chunks and stores them whole: for stores that cannot stream. */
+function bufferingWriter(store: SnapshotStore, hash: string): BlobWriter {
+  const chunks: Uint8Array[] = [];
+  return {
+    write: async (chunk) => {
+      chunks.push(Uint8Array.from(chunk));
+    },
+    commit: () => store.putBlob(hash, Buffer.concat(chunks)),
+    abort: async () => undefined,
+  };
+}
+
+/** Bytes [offset, offset + length) of a stored blob (fewer at its end). */
+function readRange(store: SnapshotStore, hash: string, offset: number, length: number): Promise<Uint8Array> {
+  if (store.readBlobRange) return store.readBlobRange(hash, offset, length);
+  return store.getBlob(hash).then((b) => b.subarray(offset, offset + length));
+}
+
+/**
+ * Copies the blobs of `hashes` (as listed in `entries`) from the helper's last scan into
+ * `store`: small ones batched, large ones in chunks straight into the store's writer. A
+ * blob whose bytes do not hash to its name (the file changed since the scan) rejects with
+ * {@link BlobChanged} and nothing is stored under that name. Resolves with the bytes moved.
+ */
+export async function fetchBlobs(
+  call: HelperCall,
+  store: SnapshotStore,
+  hashes: readonly string[],
+  entries: readonly ManifestEntry[],
+): Promise<number> {
+  const size = new Map(entries.map((e) => [e.hash, e.size]));
+  let bytes = 0;
+  let batch: string[] = [];
+  let batched = 0;
+  const flush = async () => {
+    if (!batch.length) return;
+    const r = await call('blobs', { hashes: batch }, undefined, BLOB_CHUNK_BYTES);
+    const sizes = r.header.sizes as number[];
+    let off = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const blob = r.payload.subarray(off, off + sizes[i]);
+      off += sizes[i];
+      if (createHash('sha256').update(blob).digest('hex') !== batch[i])
+        throw new BlobChanged(`the file with content ${batch[i]} changed while it was captured`);
+      await store.putBlob(batch[i], blob);
+    }
+    bytes += off;
+    batch = [];
+    batched = 0;
+  };
+  for (const h of hashes) {
+    const n = size.get(h) ?? 0;
+    if (n <= BLOB_CHUNK_BYTES) {
+      if (batched + n > BLOB_CHUNK_BYTES) await flush();
+      batch.push(h);
+      batched += n;
+      continue;
+    }
+    bytes += await fetchLarge(call, store, h, n);
+  }
+  await flush();
+  return bytes;
+}
+
+async function fetchLarge(
+  call: HelperCall,
+  store: SnapshotStore,
+  hash: string,
+  size: number,
+): Promise<number> {
+  const writer = store.openBlobWriter ? await store.openBlobWriter(hash) : bufferingWriter(store, hash);
+  const digest = createHash('sha256');
+  try {
+    for (let off = 0; off < size; off += BLOB_CHUNK_BYTES) {
+      const length = Math.min(BLOB_CHUNK_BYTES, size - off);
+      const r = await call('blob_read', { hash, offset: off, length }, undefined, BLOB_CHUNK_BYTES);
+      if (r.payload.length !== length)
+        throw new BlobChanged(`the file with content ${hash} changed size while it was captured`);
+      digest.update(r.payload);
+      await writer.write(r.payload);
+    }
+    if (digest.digest('hex') !== hash)
+      throw new BlobChanged(`the file with content ${hash} changed while it was captured`);
+    await writer.commit();
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
+  return size;
+}
+
+/**
+ * Stages blobs in the sandbox for a restore (helper op `stage`), at most
+ * {@link BLOB_CHUNK_BYTES} per request; resolves with `[hash, size]` of each, as the
+ * restore request names them.
+ */
+export async function stageBlobs(
+  call: HelperCall,
+  store: SnapshotStore,
+  hashes: readonly string[],
+): Promise<[string, number][]> {
+  const staged: [string, number][] = [];
+  let parts: [string, number, number][] = [];
+  let chunks: Uint8Array[] = [];
+  let room = BLOB_CHUNK_BYTES;
+  const flush = async () => {
+    if (!parts.length) return;
+    await call('stage', { parts }, Buffer.concat(chunks));
+    parts = [];
+    chunks = [];
+    room = BLOB_CHUNK_BYTES;
+  };
+  for (const h of hashes) {
+    let off = 0;
+    for (;;) {
+      if (room === 0) await flush();
+      const chunk = await readRange(store, h, off, room);
+      parts.push([h, off, chunk.length]);
+      chunks.push(chunk);
+      room -= chunk.length;
+      off += chunk.length;
+      // A short read is the blob's end (an empty blob still gets its one, empty, part).
+      if (room > 0) break;
+    }
+    staged.push([h, off]);
+  }
+  await flush();
+  return staged;
+}

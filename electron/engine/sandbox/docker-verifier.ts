@@ -1,0 +1,112 @@
+import { SANDBOX_UID } from '../../../shared/constants.js';
+import type { DockerEngine, ExecStreams } from '../docker/client.js';
+import { loadSandboxResource } from './sandbox-resources.js';
+import { SandboxFailure, type VerifierRequest, type VerifierRun } from './sandbox.js';
+
+/** Time past the verifier's own timeout before the host stops waiting for its exec. */
+const EXEC_GRACE_MS = 15_000;
+
+interface StubReport {
+  killed: number;
+  exit_code: number;
+  timeout: boolean;
+  stdout: string;
+  stderr: string;
+  stdout_total: number;
+  stderr_total: number;
+  uid: number;
+}
+
+/** Reads a stream up to `cap` bytes, dropping the rest (a hostile stream cannot fill the host). */
+function collect(stream: NodeJS.ReadableStream, cap: number): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (c: Buffer) => {
+      if (size >= cap) return;
+      chunks.push(c.subarray(0, cap - size));
+      size += Math.min(c.length, cap - size);
+    });
+    const done = () => resolve(Buffer.concat(chunks));
+    stream.on('end', done);
+    stream.on('close', done);
+    stream.on('error', done);
+  });
+}
+
+function text(b64: string, total: number, cap: number): string {
+  const s = Buffer.from(b64, 'base64').toString('utf8');
+  return total > cap ? `${s}\n[... ${total - cap} more bytes not kept]` : s;
+}
+
+/**
+ * Runs a verifier in its own `docker exec` (resources/sandbox/verifier.py): a root runner
+ * kills every process of the agent's user first, then runs the command as that user in a
+ * new bash in /workspace with pipes only the runner holds. The host reads only that exec's output, and takes the exit
+ * code from the engine's record of the exec — never from the helper or the session.
+ */
+export async function runVerifierExec(
+  engine: DockerEngine,
+  containerId: string,
+  request: VerifierRequest,
+  outputCap: number,
+): Promise<VerifierRun> {
+  const started = performance.now();
+  const source = loadSandboxResource('verifier.py').toString('utf8');
+  const timeoutMs = Math.max(1, Math.round(request.timeoutMs));
+  const streams: ExecStreams = await engine.exec(
+    containerId,
+    ['python3', '-c', source, request.command, String(timeoutMs), String(outputCap), String(SANDBOX_UID)],
+    // Root, so the agent's processes cannot kill or ptrace the runner; the verifier itself
+    // runs as the agent's uid.
+    { user: '0:0', workingDir: '/workspace' },
+  );
+  streams.stdin.end();
+  // The report is two base64 streams of at most `outputCap` bytes each, plus a little.
+  const out = collect(streams.stdout, 3 * outputCap + 64 * 1024);
+  const err = collect(streams.stderr, 64 * 1024);
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((resolve) => {
+    timer = setTimeout(() => resolve('hung'), timeoutMs + EXEC_GRACE_MS);
+  });
+  const finished = await Promise.race([Promise.all([out, err]), hung]);
+  clearTimeout(timer);
+  if (finished === 'hung') {
+    streams.close();
+    throw new SandboxFailure(
+      'sandbox_failed',
+      `the verifier's exec in ${containerId.slice(0, 12)} did not end within ${timeoutMs + EXEC_GRACE_MS} ms`,
+    );
+  }
+  const [stdout, stderr] = finished;
+  const exitCode = await streams.exitCode().catch(() => null);
+  let report: StubReport;
+  try {
+    report = JSON.parse(stdout.toString('utf8')) as StubReport;
+  } catch {
+    if (!(await engine.isRunning(containerId)))
+      throw new SandboxFailure(
+        'sandbox_lost',
+        `sandbox container ${containerId.slice(0, 12)} is gone or stopped`,
+      );
+    throw new SandboxFailure(
+      'sandbox_failed',
+      `the verifier runner in ${containerId.slice(0, 12)} did not report (exit ${String(exitCode)}): ${stderr.toString('utf8').trim().slice(-500) || 'no output'}; the image needs python3 and bash`,
+    );
+  }
+  const timeoutNote = report.timeout
+    ? `\nthe verifier did not finish within ${timeoutMs} ms; every process it started was killed`
+    : '';
+  return {
+    // The runner exits with the verifier's code: the engine's record of the exec is the one
+    // that counts (the report only carries the output).
+    exitCode: report.timeout ? null : exitCode,
+    stdout: text(report.stdout, report.stdout_total, outputCap),
+    stderr: text(report.stderr, report.stderr_total, outputCap) + timeoutNote,
+    timedOut: report.timeout,
+    durationMs: performance.now() - started,
+    channel: 'exec',
+    uid: report.uid ?? SANDBOX_UID,
+    killed: report.killed,
+  };
+}

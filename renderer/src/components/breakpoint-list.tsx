@@ -1,0 +1,185 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import {
+  BREAKPOINT_KINDS,
+  Breakpoint,
+  describeBreakpoint,
+  sameBreakpoint,
+} from '../../../shared/breakpoints';
+import { useSlice, useStores } from '../stores/use-stores';
+
+/** Builds a breakpoint from the form, or says in words what is missing. */
+export function breakpointFromForm(
+  kind: Breakpoint['kind'],
+  value: string,
+): { ok: true; breakpoint: Breakpoint } | { ok: false; message: string } {
+  const info = BREAKPOINT_KINDS.find((k) => k.kind === kind);
+  if (!info) return { ok: false, message: `unknown kind ${kind}` };
+  const raw: Record<string, unknown> = { kind };
+  if (info.value) {
+    const v = value.trim();
+    if (v === '') return { ok: false, message: `Enter the ${info.value.label} first.` };
+    if (info.value.numeric) {
+      const n = Number(v);
+      if (!Number.isFinite(n)) return { ok: false, message: `The ${info.value.label} must be a number.` };
+      raw[info.value.field] = n;
+    } else {
+      if (!/^[A-Za-z0-9_.-]+$/.test(v))
+        return { ok: false, message: `"${v}" is not a tool name: use letters, digits, _ . or -.` };
+      raw[info.value.field] = v;
+    }
+  }
+  const parsed = Breakpoint.safeParse(raw);
+  if (!parsed.success) {
+    const hint =
+      kind === 'step'
+        ? 'a step number from 1'
+        : kind === 'repeat'
+          ? 'a count of 2 or more'
+          : kind === 'slow_step'
+            ? 'a positive number of milliseconds'
+            : 'a value';
+    return { ok: false, message: `That ${info.value?.label ?? 'value'} will not do: enter ${hint}.` };
+  }
+  return { ok: true, breakpoint: parsed.data };
+}
+
+/**
+ * The breakpoints of the open branch, each removable, and a form for every condition the
+ * engine can pause on (after a step, a tool, a failure, a timeout, a null value, …).
+ * They act while the episode runs with Continue (F5); F9 toggles one on the viewed step.
+ */
+export function BreakpointList() {
+  const stores = useStores();
+  const breakpoints = useSlice('stepper', (s) => s.breakpoints);
+  const rows = useSlice('stepper', (s) => s.rows);
+  const branch = useSlice('stepper', (s) => s.branch);
+  const live = useSlice('stepper', (s) => s.live);
+  // Folded while empty (small windows need the room); it opens when a breakpoint is added, by F9 too.
+  const [open, setOpen] = useState(breakpoints.length > 0);
+  const count = useRef(breakpoints.length);
+  useEffect(() => {
+    if (breakpoints.length > count.current) setOpen(true);
+    count.current = breakpoints.length;
+  }, [breakpoints.length]);
+  const [kind, setKind] = useState<Breakpoint['kind']>('step');
+  const [value, setValue] = useState('');
+  const [message, setMessage] = useState<string | null>(null);
+  const info = BREAKPOINT_KINDS.find((k) => k.kind === kind);
+  // The tools this branch has used so far, offered as suggestions (a tool not called yet is allowed).
+  const tools = useMemo(() => [...new Set(rows.flatMap((r) => r.tools))].sort(), [rows]);
+  const stepper = stores.stepper.getState();
+
+  const add = () => {
+    const built = breakpointFromForm(kind, value);
+    if (!built.ok) {
+      setMessage(built.message);
+      return;
+    }
+    setMessage(null);
+    setValue('');
+    if (breakpoints.some((b) => sameBreakpoint(b, built.breakpoint))) {
+      setMessage(`Already set: pause ${describeBreakpoint(built.breakpoint)}.`);
+      return;
+    }
+    void stepper.setBreakpoints([...breakpoints, built.breakpoint]);
+  };
+
+  return (
+    <section className="breakpoints" data-testid="breakpoints" aria-label="Breakpoints">
+      <header className="panel-head">
+        <h2>
+          <button
+            type="button"
+            className="disclosure"
+            aria-expanded={open}
+            onClick={() => setOpen(!open)}
+            data-testid="breakpoints-toggle"
+          >
+            {open ? '▾' : '▸'} Breakpoints ({breakpoints.length})
+          </button>
+        </h2>
+      </header>
+      {open ? (
+        <div className="panel-body">
+          {breakpoints.length === 0 ? (
+            <div className="muted">None. Add one below, or press F9 on a timeline row.</div>
+          ) : (
+            <ul className="bp-list">
+              {breakpoints.map((bp) => {
+                const text = describeBreakpoint(bp);
+                return (
+                  <li key={text} data-testid="breakpoint-item" data-kind={bp.kind}>
+                    <span className="bp-dot" aria-hidden="true" />
+                    <span>Pause {text}</span>
+                    <button
+                      type="button"
+                      aria-label={`remove breakpoint: ${text}`}
+                      onClick={() => void stepper.setBreakpoints(breakpoints.filter((b) => b !== bp))}
+                    >
+                      ✕
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+          <form
+            className="bp-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              add();
+            }}
+          >
+            <label>
+              Pause{' '}
+              <select
+                value={kind}
+                data-testid="breakpoint-kind"
+                onChange={(e) => {
+                  setKind(e.target.value as Breakpoint['kind']);
+                  setMessage(null);
+                }}
+              >
+                {BREAKPOINT_KINDS.map((k) => (
+                  <option key={k.kind} value={k.kind}>
+                    {k.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {info?.value ? (
+              <input
+                type={info.value.numeric ? 'number' : 'text'}
+                aria-label={info.value.label}
+                placeholder={info.value.label}
+                list={kind === 'tool' ? 'bp-tools' : undefined}
+                value={value}
+                data-testid="breakpoint-value"
+                onChange={(e) => {
+                  setValue(e.target.value);
+                  setMessage(null);
+                }}
+              />
+            ) : null}
+            <datalist id="bp-tools">
+              {tools.map((t) => (
+                <option key={t} value={t} />
+              ))}
+            </datalist>
+            <button type="submit" data-testid="breakpoint-add" disabled={!branch}>
+              Add
+            </button>
+          </form>
+          {message ? (
+            <div className="state state-error" role="alert" data-testid="breakpoint-message">
+              {message}
+            </div>
+          ) : null}
+          {branch && !live ? (
+            <div className="muted">This branch is recorded: breakpoints pause a live episode only.</div>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

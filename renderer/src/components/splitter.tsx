@@ -1,0 +1,64 @@
+import { useRef, type KeyboardEvent, type PointerEvent } from 'react';
+
+/**
+ * A drag handle between two panes. `axis: 'x'` sits between columns (drag left/right),
+ * `'y'` between rows. `sign` says which way grows the pane it sizes: +1 when dragging
+ * right/down makes it bigger, -1 when it makes it smaller (a pane right of or below the
+ * handle). Arrow keys move it too, so the layout can be shaped without a mouse.
+ */
+export function Splitter(props: {
+  readonly axis: 'x' | 'y';
+  readonly value: number;
+  readonly sign: 1 | -1;
+  readonly label: string;
+  readonly testId: string;
+  readonly onChange: (size: number) => void;
+  /** Called when a drag or key press is done: the moment to remember the layout. */
+  readonly onCommit: () => void;
+}) {
+  const drag = useRef<{ start: number; size: number } | null>(null);
+  const coord = (e: PointerEvent) => (props.axis === 'x' ? e.clientX : e.clientY);
+  const onPointerDown = (e: PointerEvent<HTMLDivElement>) => {
+    if (e.button !== 0) return;
+    e.preventDefault();
+    e.currentTarget.setPointerCapture(e.pointerId);
+    drag.current = { start: coord(e), size: props.value };
+  };
+  const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
+    const d = drag.current;
+    if (d) props.onChange(d.size + props.sign * (coord(e) - d.start));
+  };
+  const onPointerUp = (e: PointerEvent<HTMLDivElement>) => {
+    if (!drag.current) return;
+    drag.current = null;
+    e.currentTarget.releasePointerCapture(e.pointerId);
+    props.onCommit();
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const [less, more] = props.axis === 'x' ? ['ArrowLeft', 'ArrowRight'] : ['ArrowUp', 'ArrowDown'];
+    const step = e.shiftKey ? 64 : 16;
+    if (e.key !== less && e.key !== more) return;
+    // The window listens for ←/→ to scrub; on a focused handle they move the handle instead.
+    e.preventDefault();
+    e.stopPropagation();
+    props.onChange(props.value + props.sign * (e.key === more ? step : -step));
+    props.onCommit();
+  };
+  return (
+    <div
+      className={`splitter splitter-${props.axis}`}
+      role="separator"
+      aria-orientation={props.axis === 'x' ? 'vertical' : 'horizontal'}
+      aria-label={props.label}
+      aria-valuenow={Math.round(props.value)}
+      tabIndex={0}
+      data-testid={props.testId}
+      title={`${props.label}: drag, or focus and use the arrow keys`}
+      onPointerDown={onPointerDown}
+      onPointerMove={onPointerMove}
+      onPointerUp={onPointerUp}
+      onPointerCancel={onPointerUp}
+      onKeyDown={onKeyDown}
+    />
+  );
+}

@@ -1,0 +1,99 @@
+/** The sizes a person gave the window's panes (px), remembered across sessions. */
+export interface PaneSizes {
+  /** Width of the left column (library, walkthrough, breakpoints). */
+  readonly left: number;
+  /** Width of the right column (inspector, inject, sandbox). */
+  readonly right: number;
+  /** Height of the centre's lower part (replay controls and terminal). */
+  readonly bottom: number;
+  /** Height of the right column's lower part (inject and sandbox). */
+  readonly rightBottom: number;
+  /** Height of the walkthrough drawer in the left column. */
+  readonly walkthrough: number;
+}
+
+/** Defaults for a 1600×1000 window; {@link fitPanes} scales them to the one in use. */
+export const DEFAULT_PANES: PaneSizes = {
+  left: 290,
+  right: 460,
+  bottom: 330,
+  rightBottom: 330,
+  walkthrough: 380,
+};
+
+const KEY = 'stepbox.panes.v1';
+/** What the timeline (centre) and each column keep at least, so no pane can be dragged out of sight. */
+export const MIN = { left: 200, right: 300, centre: 420, top: 300, bottom: 140, walkthrough: 120 } as const;
+const BAR = 32;
+const SPLIT = 5;
+
+/** Reads the remembered sizes; anything missing or not a number falls back to the default. */
+export function loadPanes(storage: Pick<Storage, 'getItem'> | null = safeStorage()): PaneSizes {
+  try {
+    const raw = storage?.getItem(KEY);
+    const saved = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    const pick = (k: keyof PaneSizes): number =>
+      typeof saved[k] === 'number' && Number.isFinite(saved[k]) ? saved[k] : DEFAULT_PANES[k];
+    return {
+      left: pick('left'),
+      right: pick('right'),
+      bottom: pick('bottom'),
+      rightBottom: pick('rightBottom'),
+      walkthrough: pick('walkthrough'),
+    };
+  } catch {
+    // A corrupt entry (edited by hand, another version) is not worth an error: start from the defaults.
+    return DEFAULT_PANES;
+  }
+}
+
+/** Remembers the sizes (best effort: a full or disabled storage only loses the layout). */
+export function savePanes(sizes: PaneSizes, storage: Pick<Storage, 'setItem'> | null = safeStorage()): void {
+  try {
+    storage?.setItem(KEY, JSON.stringify(sizes));
+  } catch {
+    // Quota or privacy mode: the layout is simply not remembered.
+  }
+}
+
+function safeStorage(): Storage | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null;
+  }
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.max(lo, Math.min(hi, v));
+}
+
+/**
+ * The sizes to draw in a `width`×`height` window: each within its limits, and the side
+ * columns shrunk together (keeping their ratio) until the centre keeps {@link MIN}.centre,
+ * so the timeline is never squeezed out at 1024×700 nor lost in a sea of panes at 4K.
+ */
+export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneSizes {
+  let left = clamp(sizes.left, MIN.left, width * 0.4);
+  let right = clamp(sizes.right, MIN.right, width * 0.5);
+  const room = width - 2 * SPLIT - MIN.centre;
+  if (left + right > room) {
+    const over = left + right - room;
+    const share = left / (left + right);
+    left = Math.max(MIN.left, left - over * share);
+    right = Math.max(MIN.right, right - over * (1 - share));
+  }
+  const body = height - BAR - SPLIT;
+  return {
+    left: Math.round(left),
+    right: Math.round(right),
+    // The lower panes take at most 42% of the height: the timeline and the inspector are what one reads.
+    bottom: Math.round(
+      clamp(sizes.bottom, MIN.bottom, Math.max(MIN.bottom, Math.min(body - MIN.top, body * 0.42))),
+    ),
+    rightBottom: Math.round(
+      clamp(sizes.rightBottom, MIN.bottom, Math.max(MIN.bottom, Math.min(body - MIN.top, body * 0.42))),
+    ),
+    walkthrough: Math.round(clamp(sizes.walkthrough, MIN.walkthrough, Math.max(MIN.walkthrough, body - 160))),
+  };
+}

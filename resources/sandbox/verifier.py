@@ -1,0 +1,141 @@
+# stepbox verifier runner: the one program of a verifier's own `docker exec`, started as
+# root (the container's capabilities are only SETUID/SETGID/KILL) so no process of the
+# agent's can signal, ptrace or open it. argv: command, timeout in ms, output cap in bytes,
+# the agent's uid.
+#
+# It first kills every process of the agent's uid: a child that became that uid calls
+# kill(-1, SIGKILL), which is atomic against forks, so nothing the agent left behind can
+# outrun it. It then runs the verifier as the agent's uid in a new bash (cwd /workspace, the
+# image's environment, stdin /dev/null) with pipes only this runner holds, caps each stream,
+# kills what the verifier left behind when it returns or runs out of time, prints one JSON
+# line {killed, exit_code, signal, timeout, stdout, stderr (base64), stdout_total,
+# stderr_total, uid} and exits with the verifier's code.
+import base64
+import json
+import os
+import selectors
+import signal
+import sys
+import time
+
+command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+me = os.getpid()
+
+
+def become_agent():
+    if os.getuid() != uid:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+
+
+def agents():
+    n = 0
+    for name in os.listdir('/proc'):
+        if name.isdigit() and int(name) != me:
+            try:
+                if os.stat('/proc/' + name).st_uid == uid:
+                    n += 1
+            except OSError:
+                pass
+    return n
+
+
+def kill_all():
+    """SIGKILL to every process of the agent's uid, sent by a child of that uid (kill(-1)
+    spares only its caller, which exits right after)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            become_agent()
+            os.kill(-1, signal.SIGKILL)
+        except BaseException:
+            pass
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+killed = agents()
+kill_all()
+out_r, out_w = os.pipe()
+err_r, err_w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.setsid()
+        null = os.open('/dev/null', os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        os.chdir('/workspace')
+        become_agent()
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(sig, signal.SIG_DFL)
+        os.execvp('bash', ['bash', '-c', command])
+    finally:
+        os._exit(127)
+os.close(out_w)
+os.close(err_w)
+kept, total = {out_r: bytearray(), err_r: bytearray()}, {out_r: 0, err_r: 0}
+sel = selectors.DefaultSelector()
+for fd in kept:
+    sel.register(fd, selectors.EVENT_READ)
+try:
+    pidfd = os.pidfd_open(pid)
+    sel.register(pidfd, selectors.EVENT_READ)
+except (AttributeError, OSError):
+    pidfd = None
+deadline = time.monotonic() + timeout_ms / 1000.0
+status, timed_out = None, False
+
+
+def reaped(st):
+    global status
+    status = st
+    if pidfd is not None and pidfd in sel.get_map():
+        sel.unregister(pidfd)
+    # Whatever the verifier left running goes too; its pipes then reach EOF.
+    kill_all()
+
+
+while status is None or len(sel.get_map()) > 0:
+    if status is None:
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p:
+            reaped(st)
+            continue
+    left = deadline - time.monotonic()
+    if status is None and left <= 0:
+        timed_out = True
+        kill_all()
+        reaped(os.waitpid(pid, 0)[1])
+        continue
+    if status is not None and left < -5:
+        break  # pipes held open past every kill: give up on the rest of the output
+    wait = 0.05 if pidfd is None else max(0.0, left)
+    for key, _ in sel.select(wait if status is None else 1.0):
+        if key.fd == pidfd:
+            continue  # the waitpid at the top reaps it
+        data = os.read(key.fd, 65536)
+        if not data:
+            sel.unregister(key.fd)
+            continue
+        total[key.fd] += len(data)
+        room = cap - len(kept[key.fd])
+        if room > 0:
+            kept[key.fd] += data[:room]
+code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+sys.stdout.write(json.dumps({
+    'killed': killed,
+    'exit_code': code if code is not None else 128 + sig,
+    'signal': sig,
+    'timeout': timed_out,
+    'stdout': base64.b64encode(bytes(kept[out_r])).decode(),
+    'stderr': base64.b64encode(bytes(kept[err_r])).decode(),
+    'stdout_total': total[out_r],
+    'stderr_total': total[err_r],
+    'uid': uid,
+}) + '\n')
+sys.stdout.flush()
+sys.exit(code if code is not None else 128 + sig)

@@ -1,0 +1,91 @@
+import { parseSize } from './size.js';
+import { SandboxSpec, type Limits } from './task.js';
+
+/**
+ * A recorded task (a trace header, a bundle) never widens isolation on its own
+ * (design: Security defaults). The task file a user runs is theirs; the task inside a
+ * trace or bundle may come from anyone, so whatever it asks beyond the defaults needs
+ * the user's explicit consent, per kind. Mounts, privileges and capabilities cannot be
+ * asked for at all: the task schema has no such keys and refuses unknown ones.
+ */
+
+/** A kind of widening the user consents to separately. */
+export type WideningKind = 'network' | 'image' | 'limits';
+
+/** Every kind, for "trust this recorded task". */
+export const ALL_WIDENINGS: readonly WideningKind[] = ['network', 'image', 'limits'];
+
+/** The CLI flag consenting to each kind; `--trust-recorded-task` consents to all. */
+export const CONSENT_FLAGS: Readonly<Record<WideningKind, string>> = {
+  network: '--allow-network',
+  image: '--allow-image',
+  limits: '--allow-limits',
+};
+
+/** The flag consenting to every kind at once. */
+export const TRUST_RECORDED_TASK_FLAG = '--trust-recorded-task';
+
+/** One thing a recorded task asks for beyond the defaults. */
+export interface Widening {
+  readonly kind: WideningKind;
+  /** The task field, e.g. `sandbox.network`, `sandbox.limits.memory`. */
+  readonly field: string;
+  readonly asked: string | number;
+  readonly default: string | number;
+}
+
+const DEFAULTS = SandboxSpec.parse({});
+
+const LIMIT_SIZES = ['memory', 'disk', 'output'] as const;
+
+/** What a task's sandbox section asks for beyond the defaults (empty: nothing). */
+export function widerThanDefaults(sandbox: SandboxSpec): Widening[] {
+  const out: Widening[] = [];
+  if (sandbox.network !== DEFAULTS.network)
+    out.push({
+      kind: 'network',
+      field: 'sandbox.network',
+      asked: sandbox.network,
+      default: DEFAULTS.network,
+    });
+  if (sandbox.image !== DEFAULTS.image)
+    out.push({ kind: 'image', field: 'sandbox.image', asked: sandbox.image, default: DEFAULTS.image });
+  const limits: Limits = sandbox.limits;
+  const d = DEFAULTS.limits;
+  if (limits.cpus > d.cpus)
+    out.push({ kind: 'limits', field: 'sandbox.limits.cpus', asked: limits.cpus, default: d.cpus });
+  if (limits.pids > d.pids)
+    out.push({ kind: 'limits', field: 'sandbox.limits.pids', asked: limits.pids, default: d.pids });
+  for (const key of LIMIT_SIZES) {
+    const asked = parseSize(limits[key]);
+    const base = parseSize(d[key]);
+    if (asked === null || base === null || asked > base)
+      out.push({ kind: 'limits', field: `sandbox.limits.${key}`, asked: limits[key], default: d[key] });
+  }
+  return out;
+}
+
+/** The widenings not covered by `consent`. */
+export function withoutConsent(widenings: readonly Widening[], consent: readonly WideningKind[]): Widening[] {
+  return widenings.filter((w) => !consent.includes(w.kind));
+}
+
+/** `network "host" (default "none")`, one per widening, joined. */
+export function describeWidenings(widenings: readonly Widening[]): string {
+  return widenings
+    .map((w) => `${w.field} ${JSON.stringify(w.asked)} (default ${JSON.stringify(w.default)})`)
+    .join('; ');
+}
+
+/** The flags consenting to these widenings, e.g. `--allow-network --allow-image`. */
+export function consentFlags(widenings: readonly Widening[]): string {
+  return [...new Set(widenings.map((w) => CONSENT_FLAGS[w.kind]))].join(' ');
+}
+
+/**
+ * The message of a refused recorded task: what is wider, and the flags (or the window's
+ * confirmation) that consent.
+ */
+export function consentMessage(source: string, missing: readonly Widening[]): string {
+  return `${source} asks for wider isolation than the defaults: ${describeWidenings(missing)}. A trace or bundle cannot widen the sandbox on its own; if you trust it, consent with ${consentFlags(missing)} (or ${TRUST_RECORDED_TASK_FLAG})`;
+}

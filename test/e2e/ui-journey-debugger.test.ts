@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { BreakpointsSection, LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
+
+const PAUSED =
+  '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]';
+const ENDED = '[data-testid="stepper-bar"]:is([data-state="none"], [data-state="ended"])';
+
+async function stopReason(app: AppPage): Promise<string> {
+  return app.page.getByTestId('stop-reason').innerText();
+}
+
+describe('web mode: a case walked with breakpoints, the keyboard and a small window', () => {
+  const web = servedApp();
+
+  it('at 1024×700: walkthrough beside a full timeline, conditional breakpoints pause the run, Escape leaves the terminal, Tab reaches every panel', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    const bps = new BreakpointsSection(app.page);
+    await app.library.openCase('tool-loop-vague-error');
+    const walkthrough = app.page.getByTestId('case-walkthrough');
+    await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
+    await app.page.locator(PAUSED).waitFor({ timeout: 60_000 });
+    // The walkthrough is a drawer in the left column: its close button is on screen and the timeline keeps its width.
+    expect(await layout.onScreen(walkthrough.getByRole('button', { name: 'close walkthrough' }))).toBe(true);
+    expect((await layout.box('timeline'))!.width).toBeGreaterThanOrEqual(380);
+    await app.screenshot('journey-debugger-1024x700-case-open');
+
+    // Breakpoints from the window: a value is asked for in words, conditions are listed in words.
+    await bps.add('step', '');
+    await expect(bps.root.getByTestId('breakpoint-message').innerText()).resolves.toBe(
+      'Enter the step first.',
+    );
+    await bps.add('tool', 'execute_shell');
+    await bps.add('nonzero_exit');
+    await expect(bps.items()).resolves.toEqual([
+      'Pause when execute_shell is called',
+      'Pause when a command exits non-zero',
+    ]);
+    await bps.remove('when execute_shell is called');
+    await expect(bps.items()).resolves.toEqual(['Pause when a command exits non-zero']);
+
+    // Escape leaves the live terminal; the next Tab goes on to the controls after it.
+    await app.terminal.root
+      .getByTestId('terminal-mode')
+      .filter({ hasText: 'open' })
+      .waitFor({ timeout: 60_000 });
+    await app.terminal.run('echo IN-TERMINAL', 'IN-TERMINAL');
+    await app.page.keyboard.press('Escape');
+    await until(
+      () => layout.focused(),
+      (f) => f.panel !== 'terminal',
+      5_000,
+      'focus out of the terminal',
+    );
+    await app.page.keyboard.press('Tab');
+    expect((await layout.focused()).panel).not.toBe('terminal');
+    // Escape was not typed into the shell, and the shell still works after coming back.
+    await app.terminal.run('echo BACK-IN', 'BACK-IN');
+
+    // F5 runs on; the condition pauses after step 1, whose command exited 1.
+    await app.page.keyboard.press('F5');
+    await until(
+      () => stopReason(app).catch(() => ''),
+      (t) => t.includes('breakpoint'),
+      120_000,
+      'a breakpoint',
+    );
+    await expect(stopReason(app)).resolves.toMatch(
+      /paused at a breakpoint \(when a command exits non-zero\): execute_shell exited 1/,
+    );
+    await app.page.locator(PAUSED).waitFor({ timeout: 30_000 });
+    await app.timeline.waitForStep(1);
+    expect(await app.timeline.lastStep()).toBe(1);
+    await app.screenshot('journey-debugger-1024x700-breakpoint-nonzero');
+    await bps.remove('when a command exits non-zero');
+    await expect(bps.items()).resolves.toEqual([]);
+
+    // Tab walks every panel without being trapped (Escape when the terminal takes it).
+    const panels = new Set<string>();
+    const reached = new Set<string>();
+    for (let i = 0; i < 160; i++) {
+      await app.page.keyboard.press('Tab');
+      const f = await layout.focused();
+      if (f.panel) panels.add(f.panel);
+      if (f.testId) reached.add(f.testId);
+      if (f.tag === 'textarea' && f.panel === 'terminal') await app.page.keyboard.press('Escape');
+    }
+    for (const p of [
+      'episode-library',
+      'timeline',
+      'tool-inspector',
+      'inject-panel',
+      'replay-controls',
+      'terminal',
+    ])
+      expect([...panels], `Tab reaches ${p}`).toContain(p);
+    for (const id of ['btn-step', 'timeline-row', 'inject-text', 'scrubber', 'split-left'])
+      expect([...reached], `Tab reaches ${id}`).toContain(id);
+
+    // Run to the end: the QA flag list jumps to the flagged step.
+    await app.page.keyboard.press('F5');
+    await app.page.locator(ENDED).waitFor({ timeout: 120_000 });
+    const jump = app.timeline.root.locator('[data-testid="flag-jump"][data-flag="loop"]');
+    await jump.waitFor({ timeout: 30_000 });
+    await expect(jump.getAttribute('data-step')).resolves.toBe('3');
+    await jump.click();
+    await app.inspector.waitForStep(3);
+    expect(await layout.onScreen(app.timeline.row(3))).toBe(true);
+    await expect(app.timeline.row(3).getAttribute('aria-selected')).resolves.toBe('true');
+    // Opening What-if does not take the timeline's room.
+    const before = (await layout.box('timeline'))!.height;
+    await app.replay.root.locator('[data-testid="whatif"] > summary').click();
+    await app.replay.root.getByTestId('whatif-args').waitFor();
+    expect(Math.abs((await layout.box('timeline'))!.height - before)).toBeLessThan(1);
+    await app.screenshot('journey-debugger-1024x700-flag-jump-whatif');
+    expect(app.errors).toEqual([]);
+  });
+
+  it('at 1920×1080 the same case shows its walkthrough, flags and timeline side by side', async () => {
+    const app = await web.open({ width: 1920, height: 1080 });
+    const layout = new LayoutObject(app.page);
+    await app.library.openCase('tool-loop-vague-error');
+    await app.page
+      .getByTestId('case-walkthrough')
+      .filter({ hasText: 'Where to look' })
+      .waitFor({ timeout: 30_000 });
+    await app.page.locator(PAUSED).waitFor({ timeout: 60_000 });
+    await app.page.keyboard.press('F5');
+    await app.page.locator(ENDED).waitFor({ timeout: 120_000 });
+    await app.timeline.root.locator('[data-testid="flag-jump"][data-flag="loop"]').click();
+    await app.inspector.waitForStep(3);
+    const timeline = (await layout.box('timeline'))!;
+    expect(timeline.width).toBeGreaterThan(700);
+    expect(await layout.onScreen(app.page.getByTestId('case-walkthrough'))).toBe(true);
+    await app.screenshot('journey-debugger-1920x1080-case-flag');
+    expect(app.errors).toEqual([]);
+  });
+});

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { writeLongTrace, type LongTrace } from '../../electron/bench/ui-trace';
+import {
+  launchBrowser,
+  LayoutObject,
+  openApp,
+  PANELS,
+  readTexts,
+  removeHome,
+  startServe,
+  tempHome,
+  until,
+  type AppPage,
+  type Served,
+} from '../support/e2e';
+
+/** Opens the recorded trace and waits for its rows. */
+async function openTrace(app: AppPage, trace: LongTrace): Promise<void> {
+  await app.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`).click();
+  await app.page
+    .getByTestId('timeline-count')
+    .filter({ hasText: `${trace.steps} steps` })
+    .waitFor();
+}
+
+describe('web mode: the layout, keyboard and reading (a recorded trace)', () => {
+  let browser: Browser;
+  let served: Served;
+  let home: string;
+  let trace: LongTrace;
+
+  beforeAll(async () => {
+    home = tempHome();
+    trace = await writeLongTrace(home, 300);
+    served = await startServe({ home });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+    if (home) removeHome(home);
+  });
+
+  for (const viewport of [
+    { width: 1024, height: 700 },
+    { width: 1920, height: 1080 },
+  ])
+    it(`at ${viewport.width}×${viewport.height} every panel is on screen and the timeline keeps its room`, async () => {
+      const app = await openApp(browser, served.url, viewport);
+      const layout = new LayoutObject(app.page);
+      await openTrace(app, trace);
+      for (const id of PANELS) {
+        const b = await layout.box(id);
+        expect(b, id).not.toBeNull();
+        expect(b!.width, `${id} width`).toBeGreaterThan(150);
+        expect(b!.height, `${id} height`).toBeGreaterThan(60);
+        expect(b!.x + b!.width, `${id} right edge`).toBeLessThanOrEqual(viewport.width + 1);
+        expect(b!.y + b!.height, `${id} bottom edge`).toBeLessThanOrEqual(viewport.height + 1);
+      }
+      const timeline = (await layout.box('timeline'))!;
+      expect(timeline.width).toBeGreaterThanOrEqual(380);
+      // At least a handful of rows show, and a row's arguments are readable, not cut to nothing.
+      const rows = await app.timeline.rows();
+      expect(rows.length).toBeGreaterThan(4);
+      const args = await app.timeline.root.locator('.tl-args').first().boundingBox();
+      expect(args!.width).toBeGreaterThan(100);
+      // The id is whole: on screen, on hover and in the copy button's name.
+      const id = app.page.getByTestId('episode-id');
+      await expect(id.innerText()).resolves.toBe(trace.branch);
+      await expect(id.getAttribute('title')).resolves.toBe(trace.branch);
+      await app.screenshot(`layout-recorded-${viewport.width}x${viewport.height}`);
+      expect(app.errors).toEqual([]);
+      await app.page.close();
+    });
+
+  it('splitters resize the panes, sizes survive a reload, and the window shrinking never hides the timeline', async () => {
+    const app = await openApp(browser, served.url, { width: 1600, height: 1000 });
+    const layout = new LayoutObject(app.page);
+    await openTrace(app, trace);
+    const before = (await layout.box('episode-library'))!;
+    const terminalBefore = (await layout.box('terminal'))!;
+    await layout.drag('split-left', 120, 0);
+    await layout.drag('split-bottom', 0, -100);
+    const after = (await layout.box('episode-library'))!;
+    expect(after.width - before.width).toBeGreaterThan(100);
+    const terminalAfter = (await layout.box('terminal'))!;
+    expect(terminalAfter.height - terminalBefore.height).toBeGreaterThan(80);
+    // The keyboard moves a splitter too.
+    await app.page.getByTestId('split-right').focus();
+    const inspector = (await layout.box('tool-inspector'))!;
+    await app.page.keyboard.press('ArrowLeft');
+    await expect(layout.box('tool-inspector').then((b) => b!.width)).resolves.toBeGreaterThan(
+      inspector.width + 10,
+    );
+    await app.page.reload();
+    await app.page.waitForSelector('body[data-ready="true"]');
+    await until(
+      () => layout.box('episode-library').then((b) => Math.round(b!.width)),
+      (w) => Math.abs(w - after.width) <= 2,
+      10_000,
+      'the library width remembered',
+    );
+    // Dragging the library wider than the window allows stops where the timeline keeps its minimum.
+    await openTrace(app, trace);
+    await layout.drag('split-left', 900, 0);
+    await app.page.setViewportSize({ width: 1024, height: 700 });
+    await until(
+      () => layout.box('timeline').then((b) => b!.width),
+      (w) => w >= 380,
+      10_000,
+      'the timeline at least 380 px wide',
+    );
+    await app.screenshot('layout-dragged-then-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  });
+
+  it('filters the timeline by kind and text, goes to a step, and moves the selection with the keyboard', async () => {
+    const app = await openApp(browser, served.url, { width: 1280, height: 800 });
+    const layout = new LayoutObject(app.page);
+    await openTrace(app, trace);
+    const tools = app.timeline.root.getByTestId('timeline-tools');
+    // Errors: the odd steps (every 13th) exited non-zero.
+    await tools.getByTestId('timeline-filter-kind').selectOption('error');
+    const errors = await app.timeline.rows();
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((r) => r.status === 'nonzero_exit' && r.step % 13 === 0)).toBe(true);
+    await expect(tools.getByTestId('timeline-filter-count').innerText()).resolves.toBe(
+      `${Math.floor(299 / 13)} of 300 shown`,
+    );
+    await tools.getByTestId('timeline-filter-clear').click();
+    await tools.getByTestId('timeline-filter-text').fill('step 250 ');
+    await until(
+      () => app.timeline.rows(),
+      (r) => r.length === 1 && r[0].step === 250,
+      10_000,
+      'only step 250',
+    );
+    await tools.getByTestId('timeline-filter-clear').click();
+    // Go to a step that is far off screen: it is selected, drawn and in view.
+    await tools.getByTestId('timeline-goto').fill('180');
+    await tools.getByTestId('timeline-goto').press('Enter');
+    await app.inspector.waitForStep(180);
+    expect(await layout.onScreen(app.timeline.row(180))).toBe(true);
+    await tools.getByTestId('timeline-goto').fill('9999');
+    await tools.getByTestId('timeline-goto').press('Enter');
+    await expect(tools.getByTestId('timeline-goto-message').innerText()).resolves.toBe(
+      'No step 9999 here: steps 1–300.',
+    );
+    // Roving focus: Tab lands on the selected row; ↓/↑/End move the selection and the focus with it.
+    await app.timeline.row(180).focus();
+    await app.page.keyboard.press('ArrowDown');
+    await app.inspector.waitForStep(181);
+    await until(
+      () => layout.focused(),
+      (f) => f.step === '181',
+      5_000,
+      'focus on row 181',
+    );
+    await app.page.keyboard.press('ArrowUp');
+    await app.page.keyboard.press('ArrowUp');
+    await until(
+      () => layout.focused(),
+      (f) => f.step === '179',
+      5_000,
+      'focus on row 179',
+    );
+    await app.page.keyboard.press('End');
+    await until(
+      () => layout.focused(),
+      (f) => f.step === '300',
+      5_000,
+      'focus on the last row',
+    );
+    expect(await layout.onScreen(app.timeline.row(300))).toBe(true);
+    // Only the selected row is a Tab stop.
+    const stops = await app.timeline.root
+      .locator('[data-testid="timeline-row"][tabindex="0"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-step')));
+    expect(stops).toEqual(['300']);
+    await app.screenshot('timeline-keyboard-and-filter');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  });
+
+  it('F10 on a recorded episode answers in plain words where the controls are', async () => {
+    const app = await openApp(browser, served.url, { width: 1280, height: 800 });
+    await openTrace(app, trace);
+    await app.page.keyboard.press('F10');
+    const message = app.page.getByTestId('stepper-error');
+    await expect(message.innerText()).resolves.toMatch(/recorded.*Reopen live here/);
+    await expect(message.innerText()).resolves.not.toMatch(/episode\.|--at|\breopen\(/);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  });
+
+  it('every text is at least 11 px and reaches 4.5:1 contrast (WCAG AA), measured in Chromium', async () => {
+    for (const viewport of [
+      { width: 1024, height: 700 },
+      { width: 1920, height: 1080 },
+    ]) {
+      const app = await openApp(browser, served.url, viewport);
+      await openTrace(app, trace);
+      await app.page.getByTestId('timeline-goto').fill('13');
+      await app.page.getByTestId('timeline-goto').press('Enter');
+      await app.inspector.waitForStep(13);
+      await app.page.getByTestId('breakpoints-toggle').click();
+      await app.page.getByTestId('timeline-filter-kind').selectOption('error');
+      const texts = await readTexts(app.page);
+      expect(texts.length).toBeGreaterThan(40);
+      const small = texts.filter((t) => t.fontPx < 11);
+      const faint = texts.filter((t) => t.ratio < 4.5);
+      expect(small, 'text under 11 px').toEqual([]);
+      expect(faint, 'text under 4.5:1').toEqual([]);
+      // The measure itself catches a faint, small text (so a pass above means something).
+      await app.page.evaluate(() => {
+        const probe = document.createElement('span');
+        probe.textContent = 'faint probe';
+        probe.style.cssText = 'color:#555c66;font-size:9px;position:fixed;top:40px;left:40px;z-index:9';
+        document.body.append(probe);
+      });
+      const probe = (await readTexts(app.page)).find((t) => t.text === 'faint probe');
+      expect(probe?.fontPx).toBe(9);
+      expect(probe?.ratio).toBeLessThan(4.5);
+      await app.page.close();
+    }
+  });
+});

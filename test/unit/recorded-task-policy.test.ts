@@ -1,0 +1,176 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ALL_WIDENINGS, widerThanDefaults, type WideningKind } from '../../shared/isolation-policy.js';
+import { parseTask, SandboxSpec, type TaskInput } from '../../shared/task.js';
+import {
+  forkEpisode,
+  openBranchController,
+  replayVerify,
+  resumeEpisode,
+} from '../../electron/engine/harness/index.js';
+import type { SandboxConfig, SandboxProvider } from '../../electron/engine/sandbox/sandbox.js';
+import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { call, final, memoryProvider, memoryTask, startScripted, tempHome } from '../support/harness.js';
+
+let env: ReturnType<typeof tempHome>;
+afterEach(() => env?.cleanup());
+
+/** A provider recording every config it is asked for (network coerced for the memory sandbox). */
+function recordingProvider(): SandboxProvider & { configs: SandboxConfig[] } {
+  const configs: SandboxConfig[] = [];
+  return {
+    backend: memoryProvider.backend,
+    configs,
+    create(config) {
+      configs.push(config);
+      return memoryProvider.create({ ...config, network: 'none' });
+    },
+  } as SandboxProvider & { configs: SandboxConfig[] };
+}
+
+const WIDE: TaskInput['sandbox'] = {
+  network: 'host',
+  image: 'attacker/image:latest',
+  limits: { memory: '64g', pids: 100000 },
+};
+
+/** A recorded episode whose task asks for `sandbox`: one finished branch, one interrupted. */
+async function recorded(sandbox: TaskInput['sandbox']) {
+  env = tempHome();
+  const provider = recordingProvider();
+  const task = memoryTask({ sandbox, verifier: null });
+  const done = await startScripted(env, { task, provider }, [
+    call('execute_shell', { command: 'echo a' }),
+    final('ok'),
+  ]);
+  await done.run();
+  await done.dispose();
+  const cut = await startScripted(env, { task, provider }, [
+    call('execute_shell', { command: 'echo a' }),
+    call('execute_shell', { command: 'echo b' }),
+  ]);
+  await cut.step();
+  await cut.stop();
+  await cut.dispose();
+  return { provider, done: done.branch, interrupted: cut.branch };
+}
+
+/** Every way a recorded task rebuilds a sandbox, with a consent. */
+function rebuilds(
+  r: Awaited<ReturnType<typeof recorded>>,
+  consent: readonly WideningKind[] | undefined,
+): [string, () => Promise<unknown>][] {
+  const base = { store: env.store, provider: r.provider, consent };
+  const disposing = async (p: Promise<{ dispose(): Promise<void> }>) => (await p).dispose();
+  return [
+    ['open', () => disposing(openBranchController({ ...base, id: r.done, at: 1 }))],
+    ['fork', () => disposing(forkEpisode({ ...base, id: r.done, at: 1 }))],
+    ['resume', () => disposing(resumeEpisode({ ...base, id: r.interrupted }))],
+    ['replay --verify', () => replayVerify({ ...base, id: r.done })],
+  ];
+}
+
+describe('a recorded task never widens isolation on its own', () => {
+  it('open, fork, resume and replay refuse a wider task before any sandbox exists, naming what and the flag', async () => {
+    const r = await recorded(WIDE);
+    const before = r.provider.configs.length;
+    for (const [name, run] of rebuilds(r, undefined)) {
+      const e = (await run().then(
+        () => null,
+        (x: unknown) => x,
+      )) as { code: string; message: string } | null;
+      expect(e, name).toMatchObject({ code: 'consent_required' });
+      expect(e!.message).toContain('sandbox.network "host" (default "none")');
+      expect(e!.message).toContain('sandbox.image "attacker/image:latest"');
+      expect(e!.message).toContain('sandbox.limits.memory "64g"');
+      expect(e!.message).toContain('sandbox.limits.pids 100000');
+      expect(e!.message).toMatch(/--allow-network --allow-image --allow-limits \(or --trust-recorded-task\)/);
+    }
+    expect(r.provider.configs.length).toBe(before);
+  });
+
+  it('consent is per kind: allowing the network still refuses the image and limits', async () => {
+    const r = await recorded(WIDE);
+    for (const [name, run] of rebuilds(r, ['network'])) {
+      const e = (await run().catch((x: unknown) => x)) as { code: string; message: string };
+      expect(e, name).toMatchObject({ code: 'consent_required' });
+      expect(e.message).not.toContain('sandbox.network');
+      expect(e.message).toContain('--allow-image --allow-limits');
+    }
+  });
+
+  it('with full consent each way runs, and the sandbox gets what the task asked', async () => {
+    const r = await recorded(WIDE);
+    const before = r.provider.configs.length;
+    for (const [, run] of rebuilds(r, ALL_WIDENINGS)) await run();
+    const made = r.provider.configs.slice(before);
+    expect(made).toHaveLength(4);
+    for (const c of made) expect(c).toMatchObject({ network: 'host', image: 'attacker/image:latest' });
+  });
+
+  it('a task within the defaults (lower limits included) needs no consent', async () => {
+    const r = await recorded({
+      limits: { memory: '512m', cpus: 0.5, pids: 64, disk: '100m', output: '64k' },
+    });
+    for (const [, run] of rebuilds(r, undefined)) await run();
+  });
+
+  it('the user’s own episode forks in-session without asking again', async () => {
+    env = tempHome();
+    const provider = recordingProvider();
+    const c = await startScripted(
+      env,
+      { task: memoryTask({ sandbox: { network: 'host' }, verifier: null }), provider },
+      [call('execute_shell', { command: 'echo a' }), final('ok')],
+    );
+    await c.step();
+    const f = await c.fork(1);
+    expect(f.branch).not.toBe(c.branch);
+    await f.dispose();
+    await c.dispose();
+  });
+
+  it('classifies every widening field', () => {
+    const kinds = (sandbox: TaskInput['sandbox']) =>
+      widerThanDefaults(SandboxSpec.parse(sandbox)).map((w) => `${w.kind}:${w.field}`);
+    expect(kinds({})).toEqual([]);
+    expect(kinds({ network: 'bridge' })).toEqual(['network:sandbox.network']);
+    expect(kinds({ image: 'stepbox-sandbox:2' })).toEqual(['image:sandbox.image']);
+    expect(kinds({ limits: { cpus: 2 } })).toEqual(['limits:sandbox.limits.cpus']);
+    expect(kinds({ limits: { disk: '2g' } })).toEqual(['limits:sandbox.limits.disk']);
+    expect(kinds({ limits: { output: 2_000_000 } })).toEqual(['limits:sandbox.limits.output']);
+    expect(kinds({ limits: { memory: '1024m' } })).toEqual([]);
+  });
+
+  it('mounts, privileges, capabilities, devices and users cannot be asked for at all', () => {
+    for (const key of [
+      'privileged',
+      'mounts',
+      'binds',
+      'volumes',
+      'cap_add',
+      'devices',
+      'security_opt',
+      'user',
+    ]) {
+      const r = parseTask({ name: 't', goal: 'g', sandbox: { [key]: true } });
+      expect(r.ok, key).toBe(false);
+      if (!r.ok) expect(r.error.message).toContain(`sandbox.${key}: unknown key`);
+    }
+  });
+
+  it('bundle import reports what the bundle asks for and runs nothing', async () => {
+    const r = await recorded(WIDE);
+    const file = join(env.dir, 'wide.stepbox');
+    await exportBundle(env.store, r.done, file);
+    const other = openEpisodeStore(join(env.dir, 'other-home'));
+    const out = await importBundle(other, file);
+    expect(out.asks.map((w) => [w.kind, w.field, w.asked])).toEqual([
+      ['network', 'sandbox.network', 'host'],
+      ['image', 'sandbox.image', 'attacker/image:latest'],
+      ['limits', 'sandbox.limits.pids', 100000],
+      ['limits', 'sandbox.limits.memory', '64g'],
+    ]);
+  });
+});

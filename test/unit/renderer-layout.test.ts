@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { breakpointFromForm } from '../../renderer/src/components/breakpoint-list';
+import { DEFAULT_PANES, fitPanes, loadPanes, MIN, savePanes } from '../../renderer/src/layout/pane-sizes';
+import { filterRows, indexOfStep, NO_FILTER } from '../../renderer/src/model/row-filter';
+import type { StepRow } from '../../shared/contract/models';
+
+const row = (step: number, over: Partial<StepRow> = {}): StepRow => ({
+  step,
+  tools: ['execute_shell'],
+  summary: `echo ${step}`,
+  status: 'ok',
+  duration_ms: 1,
+  injected: false,
+  human: false,
+  overridden: false,
+  reward: null,
+  rewards: {},
+  flags: [],
+  snapshot: true,
+  ...over,
+});
+
+describe('pane sizes', () => {
+  it('keep the timeline at least its minimum from 1024×700 to 4K, and the side columns within limits', () => {
+    for (const [w, h] of [
+      [1024, 700],
+      [1280, 800],
+      [1920, 1080],
+      [3840, 2160],
+    ]) {
+      for (const wanted of [DEFAULT_PANES, { ...DEFAULT_PANES, left: 5000, right: 5000, bottom: 5000 }]) {
+        const s = fitPanes(wanted, w, h);
+        expect(w - s.left - s.right - 10, `${w}×${h} centre`).toBeGreaterThanOrEqual(MIN.centre - 1);
+        expect(s.left).toBeGreaterThanOrEqual(MIN.left);
+        expect(s.right).toBeGreaterThanOrEqual(MIN.right);
+        expect(h - 37 - s.bottom, `${w}×${h} timeline height`).toBeGreaterThanOrEqual(MIN.top);
+      }
+    }
+    // A big window keeps what was asked for.
+    expect(fitPanes(DEFAULT_PANES, 3840, 2160)).toEqual(DEFAULT_PANES);
+  });
+
+  it('are remembered, and a corrupt or partial entry falls back to the defaults', () => {
+    const store = new Map<string, string>();
+    const storage = {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v),
+    };
+    savePanes({ ...DEFAULT_PANES, left: 333 }, storage);
+    expect(loadPanes(storage).left).toBe(333);
+    store.set('stepbox.panes.v1', '{not json');
+    expect(loadPanes(storage)).toEqual(DEFAULT_PANES);
+    store.set('stepbox.panes.v1', JSON.stringify({ left: 'wide', right: 400 }));
+    expect(loadPanes(storage)).toEqual({ ...DEFAULT_PANES, right: 400 });
+    expect(loadPanes(null)).toEqual(DEFAULT_PANES);
+  });
+});
+
+describe('timeline filter', () => {
+  const rows = [
+    row(1),
+    row(2, { status: 'nonzero_exit', summary: 'python3 app.py' }),
+    row(3, {
+      tools: ['read_file'],
+      summary: 'config.ini',
+      flags: [{ rule: 'loop', step: 3, message: 'same call', severity: 'warning' }],
+    }),
+    row(4, { status: 'tool_error' }),
+    row(5, { status: 'parse_error', tools: [] }),
+  ];
+  it('keeps errors, flagged steps, one tool, or text in tools, arguments and flags', () => {
+    expect(filterRows(rows, NO_FILTER)).toBe(rows);
+    expect(filterRows(rows, { kind: 'error', text: '' }).map((r) => r.step)).toEqual([2, 4, 5]);
+    expect(filterRows(rows, { kind: 'flag', text: '' }).map((r) => r.step)).toEqual([3]);
+    expect(filterRows(rows, { kind: 'tool:read_file', text: '' }).map((r) => r.step)).toEqual([3]);
+    expect(filterRows(rows, { kind: 'all', text: 'APP.PY' }).map((r) => r.step)).toEqual([2]);
+    expect(filterRows(rows, { kind: 'all', text: 'loop' }).map((r) => r.step)).toEqual([3]);
+    expect(filterRows(rows, { kind: 'all', text: '4' }).map((r) => r.step)).toEqual([4]);
+    expect(filterRows(rows, { kind: 'error', text: 'python' }).map((r) => r.step)).toEqual([2]);
+  });
+  it('finds a step among sorted rows', () => {
+    expect(indexOfStep(rows, 4)).toBe(3);
+    expect(indexOfStep(rows, 9)).toBe(-1);
+    expect(indexOfStep([], 1)).toBe(-1);
+  });
+});
+
+describe('breakpoint form', () => {
+  it('builds every kind the engine has, and says in words what is missing or wrong', () => {
+    expect(breakpointFromForm('step', '4')).toEqual({ ok: true, breakpoint: { kind: 'step', step: 4 } });
+    expect(breakpointFromForm('tool', ' lookup ')).toEqual({
+      ok: true,
+      breakpoint: { kind: 'tool', name: 'lookup' },
+    });
+    expect(breakpointFromForm('null_value', '')).toEqual({ ok: true, breakpoint: { kind: 'null_value' } });
+    expect(breakpointFromForm('slow_step', '250')).toEqual({
+      ok: true,
+      breakpoint: { kind: 'slow_step', ms: 250 },
+    });
+    expect(breakpointFromForm('step', '')).toEqual({ ok: false, message: 'Enter the step first.' });
+    expect(breakpointFromForm('step', '0')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/step number from 1/),
+    });
+    expect(breakpointFromForm('repeat', '1')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/2 or more/),
+    });
+    expect(breakpointFromForm('step', 'three')).toMatchObject({
+      ok: false,
+      message: 'The step must be a number.',
+    });
+    expect(breakpointFromForm('tool', 'rm -rf /')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/not a tool name/),
+    });
+  });
+});
