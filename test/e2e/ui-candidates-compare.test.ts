@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { servedApp, until, type AppPage } from '../support/e2e';
+import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 
 const STOPPED =
   '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]';
@@ -9,8 +9,17 @@ function candidates(app: AppPage) {
   const root = app.replay.root;
   return {
     cards: () => root.getByTestId('candidate'),
-    async shot(name: string) {
-      // What a person sees: the whole window, and the panel scrolled to the section.
+    /** Gives the Replay pane room as a person would (the bottom splitter dragged up), shows `testId` at its top, and screenshots the window. */
+    async shot(name: string, testId: string) {
+      const viewport = app.page.viewportSize();
+      const pane = await new LayoutObject(app.page).box('replay-controls');
+      if (viewport && pane && pane.height < viewport.height * 0.45)
+        await new LayoutObject(app.page).drag(
+          'split-bottom',
+          0,
+          -Math.round(viewport.height * 0.45 - pane.height),
+        );
+      await root.getByTestId(testId).evaluate((el) => el.scrollIntoView({ block: 'start' }));
       await app.screenshot(name);
     },
   };
@@ -61,14 +70,11 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     expect(texts[1]).toMatch(/typed[\s\S]*write_file[\s\S]*\+ config\.ini/);
     expect(texts[2]).toMatch(/typed[\s\S]*read_file[\s\S]*mode=prod/);
     expect(texts[0]).toMatch(/loop/);
-    await app.replay.root.getByTestId('candidates-grid').scrollIntoViewIfNeeded();
-    await c.shot('candidates-side-by-side-1600');
+    await c.shot('candidates-side-by-side-1600', 'candidates-grid');
     await app.page.setViewportSize({ width: 1024, height: 700 });
-    await app.replay.root.getByTestId('candidates-grid').scrollIntoViewIfNeeded();
-    await c.shot('candidates-side-by-side-1024x700');
+    await c.shot('candidates-side-by-side-1024x700', 'candidates-grid');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
-    await app.replay.root.getByTestId('candidates-grid').scrollIntoViewIfNeeded();
-    await c.shot('candidates-side-by-side-1920x1080');
+    await c.shot('candidates-side-by-side-1920x1080', 'candidates-grid');
 
     // Pick the write_file candidate: the window follows the chosen branch, which runs to success.
     await c.cards().nth(1).getByTestId('candidate-pick').click();
@@ -103,11 +109,9 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await expect(app.replay.root.getByTestId('compare-sides').innerText()).resolves.toMatch(
       /succeeded[\s\S]*loop/,
     );
-    await verdict.scrollIntoViewIfNeeded();
-    await c.shot('compare-aligned-1920x1080');
+    await c.shot('compare-aligned-1920x1080', 'compare-verdict');
     await app.page.setViewportSize({ width: 1024, height: 700 });
-    await verdict.scrollIntoViewIfNeeded();
-    await c.shot('compare-aligned-1024x700');
+    await c.shot('compare-aligned-1024x700', 'compare-verdict');
     expect(app.errors).toEqual([]);
     await app.page.close();
   });
