@@ -4,12 +4,9 @@ import { join } from 'node:path';
 import { Task } from '../../shared/task.js';
 import { median } from '../../shared/median.js';
 import { createBatch, runBatch } from '../engine/batch/batch-runner.js';
-import { coldSupply, poolSupply, type SandboxSupply } from '../engine/batch/sandbox-supply.js';
-import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
-import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
+import { coldSupply, poolSupply, type SandboxSupply } from '../engine/sandbox/sandbox-supply.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
-import { WarmPool } from '../engine/sandbox/warm-pool.js';
-import { openEpisodeStore } from '../engine/trace/episode-store.js';
+import { openEngine } from '../engine/open-engine.js';
 import type { BenchSection } from './bench-section.js';
 import { dockerPrerequisite } from './docker-prerequisite.js';
 
@@ -58,18 +55,19 @@ export const section: BenchSection = {
 
   async run(log) {
     const dir = await mkdtemp(join(tmpdir(), 'stepbox-bench-batch-'));
-    const provider = await createDockerProvider();
-    const pool = new WarmPool(provider, { size: CONCURRENCY });
+    const home = join(dir, 'home');
+    const engine = openEngine({ home, pool: CONCURRENCY });
     try {
+      const pool = await engine.supply();
+      const provider = await engine.provider();
       const taskPath = join(dir, 'task.json');
       const agentPath = join(dir, 'agent.jsonl');
       await writeFile(taskPath, JSON.stringify(TASK));
       await writeFile(agentPath, AGENT.map((l) => JSON.stringify(l)).join('\n') + '\n');
       const task = Task.parse(TASK);
-      const home = join(dir, 'home');
-      const store = openEpisodeStore(home, { snapshotStore: (d) => new DiskSnapshotStore(d) });
+      const store = engine.store;
       // The pool is long-lived in a real batch: warm it once, outside the timings.
-      await pool.prewarm(sandboxConfig(task.sandbox));
+      await engine.prewarm(sandboxConfig(task.sandbox));
       const measure = async (label: string, supply: SandboxSupply): Promise<number> => {
         const { dir: out, batch } = createBatch({
           dir: join(dir, `${label}-${Date.now()}`),
@@ -94,7 +92,7 @@ export const section: BenchSection = {
           `round ${r + 1}/${ROUNDS}: ${EPISODES} episodes on the warm pool, then ${EPISODES} cold (concurrency ${CONCURRENCY})`,
         );
         pooled.push(await measure('pool', poolSupply(pool)));
-        await pool.prewarm(sandboxConfig(task.sandbox));
+        await engine.prewarm(sandboxConfig(task.sandbox));
         cold.push(await measure('cold', coldSupply(provider)));
       }
       const pool_epm = median(pooled);
@@ -108,8 +106,7 @@ export const section: BenchSection = {
         batch_concurrency: CONCURRENCY,
       };
     } finally {
-      await pool.close();
-      await provider.close();
+      await engine.close();
       await rm(dir, { recursive: true, force: true });
     }
   },

@@ -7,11 +7,8 @@ import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import { tryCandidates, type CandidateSource } from '../engine/candidates/try-candidates.js';
 import { startEpisode } from '../engine/harness/episode-factory.js';
 import { lastSnapshot } from '../engine/harness/lineage.js';
-import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
-import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
-import { WarmPool } from '../engine/sandbox/warm-pool.js';
-import { openEpisodeStore } from '../engine/trace/episode-store.js';
+import { openEngine } from '../engine/open-engine.js';
 import type { BenchSection } from './bench-section.js';
 import { dockerPrerequisite } from './docker-prerequisite.js';
 
@@ -59,9 +56,9 @@ export const section: BenchSection = {
 
   async run(log) {
     const dir = await mkdtemp(join(tmpdir(), 'stepbox-bench-candidates-'));
-    const provider = await createDockerProvider();
-    const pool = new WarmPool(provider, { size: N });
+    const engine = openEngine({ home: join(dir, 'home'), pool: N });
     try {
+      const provider = await engine.provider();
       const task = benchTask();
       const config = sandboxConfig(task.sandbox);
       const coldStarted = performance.now();
@@ -75,9 +72,10 @@ export const section: BenchSection = {
         scriptPath,
         [...lines, { content: 'done' }].map((l) => JSON.stringify(l)).join('\n') + '\n',
       );
-      const store = openEpisodeStore(join(dir, 'home'), { snapshotStore: (d) => new DiskSnapshotStore(d) });
+      const store = engine.store;
+      const env = await engine.episodeEnv();
       log(`candidates: a ${AT}-step episode over ${FILES} files (${(FILES * FILE_BYTES) / 1e6} MB)`);
-      const parent = await startEpisode({ task, agentSpec: `scripted:${scriptPath}`, store, provider });
+      const parent = await startEpisode({ task, agentSpec: `scripted:${scriptPath}`, ...env });
       for (let k = 0; k < AT; k++) await parent.step();
       await parent.dispose();
       const sources: CandidateSource[] = Array.from({ length: N }, (_, i) => ({
@@ -88,30 +86,20 @@ export const section: BenchSection = {
       const snapshots = store.snapshots(parent.episode);
       const ready: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
-        await pool.prewarm(config);
+        await engine.prewarm(config);
         // Warm as the window keeps them while a person writes candidates: pooled, and holding snapshot K.
         const staged = await stageSandboxes({
           store,
           id: parent.episode,
           at: AT,
           count: N,
-          source: {
-            provider: { backend: provider.backend, create: (c) => pool.acquire(c) },
-            release: (s) => pool.release(s),
-          },
+          supply: env.supply,
         });
         log(
           `round ${r + 1}/${ROUNDS}: ${N} candidates at step ${AT} (${staged.ready()} sandboxes staged at step ${AT})`,
         );
         const started = performance.now();
-        const set = await tryCandidates({
-          id: parent.episode,
-          at: AT,
-          sources,
-          store,
-          provider: staged.provider,
-          release: staged.release,
-        });
+        const set = await tryCandidates({ ...env, supply: staged, id: parent.episode, at: AT, sources });
         // Diffed as the window shows them: each changed file's content read back after the step.
         await Promise.all(
           set.candidates.map(async (c) => {
@@ -142,8 +130,7 @@ export const section: BenchSection = {
         candidates_cold_start_ms: coldMs,
       };
     } finally {
-      await pool.close();
-      await provider.close();
+      await engine.close();
       await rm(dir, { recursive: true, force: true });
     }
   },

@@ -7,12 +7,9 @@ import { join } from 'node:path';
 import { Task } from '../../shared/task.js';
 import { median } from '../../shared/median.js';
 import { startEpisode } from '../engine/harness/episode-factory.js';
-import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
-import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
 import type { SnapshotManifest } from '../engine/sandbox/snapshot-store.js';
-import { WarmPool } from '../engine/sandbox/warm-pool.js';
-import { openEpisodeStore } from '../engine/trace/episode-store.js';
+import { openEngine } from '../engine/open-engine.js';
 import type { BenchSection } from './bench-section.js';
 import { dockerPrerequisite } from './docker-prerequisite.js';
 
@@ -89,23 +86,20 @@ export const section: BenchSection = {
 
   async run(log) {
     const dir = await mkdtemp(join(tmpdir(), 'stepbox-bench-harness-'));
-    const provider = await createDockerProvider();
-    const pool = new WarmPool(provider, { size: 1 });
+    const engine = openEngine({ home: join(dir, 'home'), pool: 1 });
     try {
       const task = benchTask();
-      await pool.prewarm(sandboxConfig(task.sandbox));
+      await engine.prewarm(sandboxConfig(task.sandbox));
       const scriptPath = join(dir, 'agent.jsonl');
       await writeFile(scriptPath, benchScript());
-      const store = openEpisodeStore(join(dir, 'home'), { snapshotStore: (d) => new DiskSnapshotStore(d) });
+      const store = engine.store;
       log(`harness: ${STEPS}-step scripted episode on Docker (warm pool)`);
       const perStep: { manifest: string; memory: number; conversation: number }[] = [];
       const started = performance.now();
       const c = await startEpisode({
         task,
         agentSpec: `scripted:${scriptPath}`,
-        store,
-        provider: { backend: provider.backend, create: (config) => pool.acquire(config) },
-        release: (s) => pool.release(s),
+        ...(await engine.episodeEnv()),
       });
       c.onEvent((e) => {
         if (e.type === 'snapshot' && e.step > 0)
@@ -152,8 +146,7 @@ export const section: BenchSection = {
         harness_backend: 'docker+warm-pool',
       };
     } finally {
-      await pool.close();
-      await provider.close();
+      await engine.close();
       await rm(dir, { recursive: true, force: true });
     }
   },

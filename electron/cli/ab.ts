@@ -3,12 +3,11 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { readAbConfig, runAb, type AbReport } from '../engine/batch/ab.js';
-import { poolSupply } from '../engine/batch/sandbox-supply.js';
+import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { taskFilePath } from '../engine/harness/load-task.js';
-import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliError, cliProvider, cliStore } from './episode-cli.js';
+import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox ab --a CONFIG --b CONFIG TASK... [--episodes N] [--agent SPEC]
@@ -94,9 +93,9 @@ export const command: CliCommand = {
     }
     // Scripted paths become absolute against the cwd (a config's agent too).
     const norm = (s?: string) => (s ? normalizeAgentSpec(s) : undefined);
-    const store = cliStore(io);
-    const provider = await cliProvider();
-    const pool = new WarmPool(provider, { size: concurrency });
+    const engine = cliEngine(io, { pool: concurrency });
+    const { supply } = await cliEpisodeEnv(engine);
+    const store = engine.store;
     let report: AbReport;
     try {
       report = await runAb({
@@ -107,7 +106,7 @@ export const command: CliCommand = {
         episodes,
         concurrency,
         store,
-        supply: poolSupply(pool),
+        supply: poolSupply(supply),
         onEpisode: (side, task, ep, status) =>
           io.stderr.write(`${side.toUpperCase()} ${task} ${ep}: ${status}\n`),
       }).catch((e: unknown) => {
@@ -116,8 +115,7 @@ export const command: CliCommand = {
         throw cliError(e);
       });
     } finally {
-      await pool.close();
-      await provider.close();
+      await engine.close();
     }
     if (values.json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
     else printReport(io, report);

@@ -4,13 +4,14 @@ import type { Task } from '../../shared/task.js';
 import { readBatchFile, type BatchFile } from '../engine/batch/batch-file.js';
 import { createBatch, runBatch, summarizeBatch, type BatchProgress } from '../engine/batch/batch-runner.js';
 import { progressLine } from '../engine/batch/progress.js';
-import { poolSupply } from '../engine/batch/sandbox-supply.js';
+import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliError, cliProvider, cliStore } from './episode-cli.js';
+import { cliEngine, cliError, cliProvider } from './episode-cli.js';
+import { onInterrupt } from '../engine/interrupt.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox batch TASK... --agent SPEC --episodes N --concurrency C [--out DIR] [--json]
@@ -81,7 +82,8 @@ export const command: CliCommand = {
       }),
     );
     const { values, positionals } = parsed;
-    const store = cliStore(io);
+    const engine = cliEngine(io);
+    const store = engine.store;
     let dir: string;
     let batch: BatchFile;
     if (values.resume) {
@@ -119,15 +121,12 @@ export const command: CliCommand = {
       }));
     }
     io.stderr.write(`batch ${batch.id}: ${dir}\n`);
-    const provider = await cliProvider();
-    const pool = new WarmPool(provider, { size: batch.concurrency });
+    const pool = new WarmPool(await cliProvider(engine), { size: batch.concurrency });
     const abort = new AbortController();
-    const onSignal = () => {
+    const uninstall = onInterrupt(() => {
       io.stderr.write('\nstepbox batch: stopping; resume with stepbox batch --resume ' + dir + '\n');
       abort.abort();
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    });
     const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
     let lastDone = -1;
     const onProgress = (p: BatchProgress) => {
@@ -143,11 +142,10 @@ export const command: CliCommand = {
         },
       );
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      uninstall();
       if (tty) io.stderr.write('\n');
       await pool.close();
-      await provider.close();
+      await engine.close();
     }
     if (values.json)
       io.stdout.write(

@@ -6,9 +6,9 @@ import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import {
+  cliEngine,
+  cliEpisodeEnv,
   cliError,
-  cliProvider,
-  cliStore,
   describeEvent,
   episodeExit,
   episodeSummary,
@@ -114,7 +114,8 @@ export const command: CliCommand = {
     const runOn = intFlag('run-on', values['run-on']) ?? 0;
     const pick = intFlag('pick', values.pick);
     if (n < 0 || runOn < 0) throw new UsageError('--n and --run-on are counts (0 or more)');
-    const store = cliStore(io);
+    const engine = cliEngine(io);
+    const store = engine.store;
     const out = values.json ? io.stderr : io.stdout;
     const agentOptions = agentFlags(values);
     const { info, kind } = (() => {
@@ -141,12 +142,11 @@ export const command: CliCommand = {
     if (sources.length === 0) throw new UsageError('no candidates: give --n N or --from FILE');
     if (pick !== undefined && (pick < 0 || pick >= sources.length))
       throw new UsageError(`--pick ${pick}: there are candidates 0..${sources.length - 1}`);
-    const provider = await cliProvider();
     try {
+      const env = await cliEpisodeEnv(engine);
       out.write(`trying ${sources.length} candidate(s) after step ${at} of ${info.branch}…\n`);
       const set = await tryCandidates({
-        store,
-        provider,
+        ...env,
         id: info.branch,
         at,
         sources,
@@ -175,7 +175,7 @@ export const command: CliCommand = {
         out.write(`${String(picked.status)}: ${String(picked.end_reason)}; trace ${String(picked.trace)}\n`);
       return episodeExit(chosen);
     } finally {
-      await provider.close();
+      await engine.close();
     }
   },
 };

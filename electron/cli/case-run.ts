@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-import { coldSupply } from '../engine/batch/sandbox-supply.js';
 import { CaseError, loadCase } from '../engine/cases/case-library.js';
 import { runCase } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliError, cliProvider, cliStore, describeEvent } from './episode-cli.js';
+import { cliEngine, cliEpisodeEnv, cliError, describeEvent } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox case run NAME [--fixed] [--json]
@@ -51,13 +50,14 @@ export const command: CliCommand = {
       throw e;
     }
     const out = values.json ? io.stderr : io.stdout;
-    const store = cliStore(io);
-    const provider = await cliProvider();
+    const engine = cliEngine(io);
+    const { supply } = await cliEpisodeEnv(engine);
+    const store = engine.store;
     try {
       out.write(`case ${spec.name}${spec.fixed ? ' (fixed)' : ''}: ${spec.title}\n`);
       const result = await runCase(spec, {
         store,
-        supply: coldSupply(provider),
+        supply,
         onEpisode: (i, ep) => out.write(`episode ${i + 1}/${spec.expected.episodes}: ${ep}\n`),
         onEvent: (e) => {
           const line = describeEvent(e);
@@ -82,7 +82,7 @@ export const command: CliCommand = {
       }
       return result.ok ? EXIT.ok : EXIT.failed;
     } finally {
-      await provider.close();
+      await engine.close();
     }
   },
 };

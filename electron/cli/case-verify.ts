@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-import { coldSupply } from '../engine/batch/sandbox-supply.js';
 import { caseNames, loadCase } from '../engine/cases/case-library.js';
 import { runCase, type CaseRun } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliError, cliProvider, cliStore } from './episode-cli.js';
+import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
 
 const HELP = `stepbox case verify [--json] [--concurrency C]
 
@@ -55,9 +54,9 @@ export const command: CliCommand = {
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new UsageError('--concurrency must be a positive integer');
     const specs = caseNames().flatMap((name) => [loadCase(name), loadCase(name, { fixed: true })]);
-    const store = cliStore(io);
-    const provider = await cliProvider();
-    const supply = coldSupply(provider);
+    const engine = cliEngine(io);
+    const { supply } = await cliEpisodeEnv(engine);
+    const store = engine.store;
     const runs = new Map<string, CaseRun>();
     try {
       let next = 0;
@@ -75,7 +74,7 @@ export const command: CliCommand = {
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, specs.length) }, worker));
     } finally {
-      await provider.close();
+      await engine.close();
     }
     const cases = caseNames().map((name) => {
       const broken = runs.get(`${name}|false`)!;

@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { atLeast } from '../../shared/qa/flag.js';
 import { checkBranch, recordFlags, type BranchCheck } from '../engine/qa/check-branches.js';
 import { loadBranches } from '../engine/qa/episode-set.js';
-import { openEpisodeStore, stepboxHome, StoreError } from '../engine/trace/episode-store.js';
+import { StoreError } from '../engine/trace/episode-store.js';
+import { cliEngine } from './episode-cli.js';
 import { TraceCorruptError } from '../engine/trace/trace-reader.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
@@ -66,7 +67,7 @@ export const command: CliCommand = {
       }),
     );
     if (parsed.positionals.length !== 1) throw new UsageError('expected one EPISODE or DIR');
-    const store = openEpisodeStore(stepboxHome(io.env));
+    const store = cliEngine(io).store;
     let branches;
     try {
       branches = loadBranches(parsed.positionals[0], store, { allBranches: false });

@@ -6,7 +6,7 @@ import {
 } from '../engine/compare/compare-branches.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliError, cliStore } from './episode-cli.js';
+import { cliEngine, cliError } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox diff A B [--json]
@@ -73,7 +73,7 @@ export const command: CliCommand = {
     );
     if (parsed.positionals.length !== 2)
       throw new UsageError('give two EPISODEs or branches: stepbox diff A B');
-    const store = cliStore(io);
+    const store = cliEngine(io).store;
     const comparison = await compareBranches(store, parsed.positionals[0], parsed.positionals[1]).catch(
       (e: unknown) => {
         throw cliError(e);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { formatBytes, runDoctor } from '../engine/doctor.js';
+import { formatBytes } from '../../shared/format-bytes.js';
+import { runDoctor } from '../engine/doctor.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 

@@ -1,50 +1,52 @@
-import { AgentFailure } from '../engine/agents/agent.js';
 import type { ContextPolicy } from '../engine/agents/openai-agent.js';
-import { HarnessError } from '../engine/harness/harness-error.js';
+import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
-import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
-import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
-import { SandboxFailure } from '../engine/sandbox/sandbox.js';
-import { openEpisodeStore, StoreError, type DiskEpisodeStore } from '../engine/trace/episode-store.js';
+import type { DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
+import { openEngine, type Engine } from '../engine/open-engine.js';
+import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import type { CliIo } from './command.js';
 import { EXIT, InfraError, UsageError } from './command.js';
-import { infraError } from './sandbox-exec.js';
+import { DEFAULT_FIXES, engineError, isInputError } from '../engine/engine-error.js';
+import { onInterrupt } from '../engine/interrupt.js';
 
-/** The store under $STEPBOX_HOME; orphaned traces are marked `interrupted` on open. */
-export function cliStore(io: CliIo): DiskEpisodeStore {
-  const store = openEpisodeStore(io.env.STEPBOX_HOME || undefined, {
-    snapshotStore: (d) => new DiskSnapshotStore(d),
-  });
-  store.markInterrupted();
-  return store;
+/**
+ * The engine over the store under $STEPBOX_HOME (orphaned traces are marked `interrupted`
+ * on open); Docker is connected on first use; cold starts unless `pool` sandboxes are kept warm.
+ */
+export function cliEngine(io: CliIo, options: { pool?: number } = {}): Engine {
+  return openEngine({ env: io.env, ...options });
 }
 
-/** A Docker provider, or the infrastructure error naming the fix. */
-export async function cliProvider(): Promise<DockerSandboxProvider> {
+/** The engine's Docker provider, or the infrastructure error naming the fix. */
+export async function cliProvider(engine: Engine): Promise<DockerSandboxProvider> {
   try {
-    return await createDockerProvider();
+    return (await engine.provider()) as DockerSandboxProvider;
   } catch (e) {
-    throw infraError(e);
+    throw cliError(e);
   }
 }
 
-/** Maps engine errors to CLI errors: bad input → usage (2), infrastructure → exit 3. */
-export function cliError(e: unknown): unknown {
-  if (e instanceof SandboxFailure) return infraError(e);
-  if (e instanceof AgentFailure) return new UsageError(e.message);
-  if (e instanceof StoreError || e instanceof HarnessError) {
-    if (
-      e.code === 'not_found' ||
-      e.code === 'invalid_input' ||
-      e.code === 'conflict' ||
-      e.code === 'invalid_task' ||
-      e.code === 'consent_required'
-    )
-      return new UsageError(e.message);
-    return new InfraError(e.message);
+/** The engine's sandbox supply (cold starts), or the infrastructure error naming the fix. */
+export async function cliEpisodeEnv(engine: Engine): Promise<EpisodeEnv> {
+  try {
+    return await engine.episodeEnv();
+  } catch (e) {
+    throw cliError(e);
   }
-  return e;
+}
+
+/**
+ * Maps engine errors to CLI errors through the engine's one mapping ({@link engineError},
+ * which the services use too): bad input → usage (exit 2), the machine → infrastructure
+ * (exit 3, with its fix). Anything else is passed on (an internal error).
+ */
+export function cliError(e: unknown): unknown {
+  const mapped = engineError(e);
+  if (!mapped) return e;
+  return isInputError(mapped)
+    ? new UsageError(mapped.message)
+    : new InfraError(mapped.message, mapped.fix ?? DEFAULT_FIXES[mapped.code]);
 }
 
 /**
@@ -54,31 +56,22 @@ export function cliError(e: unknown): unknown {
 export function closeOnSignals(
   io: CliIo,
   controller: () => EpisodeRunner | null,
-  provider: DockerSandboxProvider,
+  engine: { close(): Promise<void> },
 ): () => void {
-  let handling = false;
-  const handler = (signal: NodeJS.Signals) => {
-    if (handling) return;
-    handling = true;
+  return onInterrupt((signal) => {
     io.stderr.write(`\nstepbox: ${signal}: closing the trace as interrupted and destroying the sandbox\n`);
     const c = controller();
     void (async () => {
       try {
         if (c) await c.dispose();
-        await provider.close();
+        await engine.close();
       } catch (e) {
         io.stderr.write(`stepbox: cleanup after ${signal} failed: ${(e as Error).message}\n`);
       } finally {
         process.exit(130);
       }
     })();
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
-  };
+  });
 }
 
 /** The summary `run`, `fork` and `resume` print (`--json` keys at the top level). */

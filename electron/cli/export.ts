@@ -8,7 +8,8 @@ import { parseRedactions } from '../engine/export/redact.js';
 import { readChoices, type Choice } from '../engine/candidates/choice-log.js';
 import type { LoadedBranch } from '../engine/qa/episode-set.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
-import { openEpisodeStore, stepboxHome, StoreError } from '../engine/trace/episode-store.js';
+import { StoreError } from '../engine/trace/episode-store.js';
+import { cliEngine } from './episode-cli.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -98,7 +99,7 @@ export const command: CliCommand = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const store = openEpisodeStore(stepboxHome(io.env));
+    const store = cliEngine(io).store;
     let branches;
     try {
       branches = loadBranches(positionals[0], store, { allBranches: true });

@@ -3,7 +3,7 @@ import { forkEpisode } from '../engine/harness/fork.js';
 import { parseBreakFlags } from './breakpoint-flags.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
-import { cliError, cliStore, intFlag } from './episode-cli.js';
+import { cliError, cliEngine, intFlag } from './episode-cli.js';
 import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -62,7 +62,8 @@ export const command: CliCommand = {
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
     const at = intFlag('at', values.at);
     if (at === undefined) throw new UsageError('--at K is required: the step to fork at');
-    const store = cliStore(io);
+    const engine = cliEngine(io);
+    const store = engine.store;
     const parent = (() => {
       try {
         return store.resolve(positionals[0]).branch;
@@ -72,15 +73,14 @@ export const command: CliCommand = {
     })();
     return runEpisodeCommand(
       io,
-      store,
+      engine,
       values,
-      (provider) =>
+      (env) =>
         forkEpisode({
           id: parent,
           at,
           agentSpec: values.agent,
-          store,
-          provider,
+          ...env,
           breakpoints: parseBreakFlags(values.break ?? []),
           agentOptions: agentFlags(values),
           consent: consentFromFlags(values),

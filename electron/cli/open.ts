@@ -5,7 +5,7 @@ import { openBranchController } from '../engine/harness/episode-factory.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliError, cliProvider, cliStore, closeOnSignals, intFlag } from './episode-cli.js';
+import { cliEngine, cliEpisodeEnv, cliError, closeOnSignals, intFlag } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
@@ -50,16 +50,15 @@ export const command: CliCommand = {
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
     const at = intFlag('at', values.at);
-    const store = cliStore(io);
-    const provider = await cliProvider();
+    const engine = cliEngine(io);
+    const env = await cliEpisodeEnv(engine);
     let controller: EpisodeRunner | null = null;
-    const uninstall = closeOnSignals(io, () => controller, provider);
+    const uninstall = closeOnSignals(io, () => controller, engine);
     try {
       controller = await openBranchController({
         id: positionals[0],
         at,
-        store,
-        provider,
+        ...env,
         consent: consentFromFlags(values),
       }).catch((e: unknown) => {
         throw cliError(e);
@@ -87,7 +86,6 @@ export const command: CliCommand = {
         rows: stdout.rows || 24,
         cwd: session.cwd,
         env: { ...SANDBOX_ENV, ...session.env },
-        docker: provider.engine.docker,
       });
       const exited = new Promise<number | null>((resolve) => term.onExit(resolve));
       term.onData((d) => stdout.write(d));
@@ -110,7 +108,7 @@ export const command: CliCommand = {
     } finally {
       uninstall();
       await controller?.dispose();
-      await provider.close();
+      await engine.close();
     }
   },
 };

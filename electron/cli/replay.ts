@@ -3,7 +3,7 @@ import { readLineage } from '../engine/harness/lineage.js';
 import { replayVerify } from '../engine/harness/replay-verify.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliError, cliProvider, cliStore, closeOnSignals, describeEvent } from './episode-cli.js';
+import { cliEngine, cliEpisodeEnv, cliError, closeOnSignals, describeEvent } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
@@ -52,7 +52,8 @@ export const command: CliCommand = {
     );
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
-    const store = cliStore(io);
+    const engine = cliEngine(io);
+    const store = engine.store;
     let info;
     try {
       info = store.resolve(positionals[0]);
@@ -73,15 +74,14 @@ export const command: CliCommand = {
       }
       return EXIT.ok;
     }
-    const provider = await cliProvider();
-    // Ctrl+C destroys the re-execution's sandbox (closing the provider) before exiting.
-    const uninstall = closeOnSignals(io, () => null, provider);
+    const env = await cliEpisodeEnv(engine);
+    // Ctrl+C destroys the re-execution's sandbox (closing the engine) before exiting.
+    const uninstall = closeOnSignals(io, () => null, engine);
     const out = values.json ? io.stderr : io.stdout;
     try {
       const report = await replayVerify({
         id: info.branch,
-        store,
-        provider,
+        ...env,
         consent: consentFromFlags(values),
         onStep: (v) =>
           out.write(
@@ -106,7 +106,7 @@ export const command: CliCommand = {
       return clean ? EXIT.ok : EXIT.failed;
     } finally {
       uninstall();
-      await provider.close();
+      await engine.close();
     }
   },
 };

@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { checkBranch, type BranchCheck } from '../engine/qa/check-branches.js';
 import { loadBranches } from '../engine/qa/episode-set.js';
 import { renderReport } from '../engine/report/html-report.js';
-import { openEpisodeStore, stepboxHome, StoreError } from '../engine/trace/episode-store.js';
+import { StoreError } from '../engine/trace/episode-store.js';
+import { cliEngine } from './episode-cli.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -40,7 +41,7 @@ export const command: CliCommand = {
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('expected one DIR');
     if (!values.out) throw new UsageError('--out FILE.html is required');
-    const store = openEpisodeStore(stepboxHome(io.env));
+    const store = cliEngine(io).store;
     let branches;
     try {
       branches = loadBranches(positionals[0], store);

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { resumeEpisode } from '../engine/harness/resume.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
-import { cliStore } from './episode-cli.js';
+import { cliEngine } from './episode-cli.js';
 import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -51,16 +51,16 @@ export const command: CliCommand = {
     );
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
-    const store = cliStore(io);
+    const engine = cliEngine(io);
+    const store = engine.store;
     return runEpisodeCommand(
       io,
-      store,
+      engine,
       values,
-      (provider) =>
+      (env) =>
         resumeEpisode({
           id: positionals[0],
-          store,
-          provider,
+          ...env,
           agentOptions: agentFlags(values),
           consent: consentFromFlags(values),
         }),

@@ -6,9 +6,9 @@ import { parseBreakFlags, BREAK_FORMS } from './breakpoint-flags.js';
 import type { CliCommand, CliIo } from './command.js';
 import { UsageError } from './command.js';
 import {
+  cliEngine,
+  cliEpisodeEnv,
   cliError,
-  cliProvider,
-  cliStore,
   closeOnSignals,
   exitKeepingSandbox,
   describeEvent,
@@ -20,8 +20,9 @@ import {
 } from './episode-cli.js';
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
 import { resolve } from 'node:path';
-import { DockerSandbox } from '../engine/sandbox/docker-sandbox.js';
-import type { DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
+import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
+import type { Engine } from '../engine/open-engine.js';
+import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
@@ -113,14 +114,13 @@ export const command: CliCommand = {
     if (!task.ok) throw new UsageError(task.error.message);
     const agentSpec = values.agent;
     const breakpoints = parseBreakFlags(values.break ?? []);
-    const store = cliStore(io);
-    return runEpisodeCommand(io, store, values, (provider) =>
+    const engine = cliEngine(io);
+    return runEpisodeCommand(io, engine, values, (env) =>
       startEpisode({
         task: task.value,
         taskPath,
         agentSpec,
-        store,
-        provider,
+        ...env,
         breakpoints,
         agentOptions: agentFlags(values),
       }),
@@ -135,19 +135,19 @@ export const command: CliCommand = {
  */
 export async function runEpisodeCommand(
   io: CliIo,
-  store: ReturnType<typeof cliStore>,
+  engine: Engine,
   flags: { step: boolean; keep: boolean; json: boolean },
-  start: (provider: DockerSandboxProvider) => Promise<EpisodeRunner>,
+  start: (env: EpisodeEnv) => Promise<EpisodeRunner>,
   extra?: (c: EpisodeRunner) => Record<string, unknown>,
 ): Promise<number> {
-  const provider = await cliProvider();
+  const env = await cliEpisodeEnv(engine);
   let controller: EpisodeRunner | null = null;
-  const uninstall = closeOnSignals(io, () => controller, provider);
+  const uninstall = closeOnSignals(io, () => controller, engine);
   try {
-    controller = await start(provider).catch((e: unknown) => {
+    controller = await start(env).catch((e: unknown) => {
       throw cliError(e);
     });
-    const code = await drive(controller, io, store, {
+    const code = await drive(controller, io, engine.store, {
       step: flags.step,
       keep: flags.keep,
       json: flags.json,
@@ -157,7 +157,7 @@ export async function runEpisodeCommand(
     return code;
   } finally {
     uninstall();
-    if (!flags.keep) await provider.close();
+    if (!flags.keep) await engine.close();
   }
 }
 
@@ -165,7 +165,7 @@ export async function runEpisodeCommand(
 export async function drive(
   c: EpisodeRunner,
   io: CliIo,
-  store: ReturnType<typeof cliStore>,
+  store: DiskEpisodeStore,
   options: { step: boolean; keep: boolean; json: boolean; extra?: Record<string, unknown> },
 ): Promise<number> {
   const out = options.json ? io.stderr : io.stdout;
@@ -195,7 +195,7 @@ export async function drive(
   await c.dispose({ keepSandbox: options.keep });
   if (options.keep && box) {
     // Renamed stepbox-kept-…, so the next stepbox process's orphan sweep leaves it.
-    if (box instanceof DockerSandbox)
+    if (box.keep)
       await box
         .keep()
         .catch((e: Error) =>

@@ -4,12 +4,14 @@ import { Task } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
-import { SandboxFailure, type Sandbox } from '../engine/sandbox/sandbox.js';
+import type { Sandbox } from '../engine/sandbox/sandbox.js';
 import { TaskMemory } from '../engine/tools/memory.js';
 import { createToolRegistry } from '../engine/tools/registry.js';
 import { shellJoin } from '../engine/tools/shell-quote.js';
 import type { CliCommand, CliIo } from './command.js';
-import { EXIT, InfraError, UsageError } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { cliError } from './episode-cli.js';
+import { onInterrupt } from '../engine/interrupt.js';
 
 const HELP = `stepbox sandbox exec [--json] [--timeout S] [--memory SIZE] [--pids N] -- CMD...
 
@@ -103,16 +105,6 @@ export function execTask(options: ExecOptions): Task {
   });
 }
 
-/** Turns a sandbox that cannot start into the CLI's infrastructure error, with its fix. */
-export function infraError(e: unknown): unknown {
-  if (!(e instanceof SandboxFailure)) return e;
-  if (e.code === 'docker_unreachable')
-    return new InfraError(e.message, 'npx stepbox doctor (it names the fix)');
-  if (e.code === 'image_missing') return new InfraError(e.message, 'npx stepbox image build');
-  if (e.code === 'network_unavailable') return new InfraError(e.message);
-  return e;
-}
-
 /**
  * Runs `body` with a fresh default-limits sandbox and destroys it afterwards, also on
  * Ctrl+C or SIGTERM (exit 130) — even one that arrives while the container is still
@@ -126,14 +118,11 @@ export async function withFreshSandbox<T>(
   let provider: DockerSandboxProvider | undefined;
   let creating: Promise<Sandbox> | undefined;
   let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) return;
+  const uninstall = onInterrupt(() => {
     interrupted = true;
     io.stderr.write('\nstepbox: interrupted; destroying the sandbox\n');
     void cleanUpAfterSignal(provider, creating, io).finally(() => process.exit(130));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  });
   let sandbox: Sandbox;
   try {
     try {
@@ -141,7 +130,7 @@ export async function withFreshSandbox<T>(
       creating = provider.create(sandboxConfig(task.sandbox));
       sandbox = await creating;
     } catch (e) {
-      throw infraError(e);
+      throw cliError(e);
     }
     try {
       return await body(sandbox, provider);
@@ -152,10 +141,8 @@ export async function withFreshSandbox<T>(
       await provider.close();
     }
   } finally {
-    if (!interrupted) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
+    // After a signal the handler stays, swallowing more Ctrl+C until the cleanup exits.
+    if (!interrupted) uninstall();
   }
 }
 

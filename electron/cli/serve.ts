@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { onInterrupt } from '../engine/interrupt.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 
@@ -45,14 +46,10 @@ export const command: CliCommand = {
     // Signals are handled from here on, so a Ctrl+C right after the URL still cleans up.
     let signalled: string | null = null;
     let wake: () => void = () => undefined;
-    const onSignal = (signal: string) => {
-      signalled ??= signal;
+    const uninstall = onInterrupt((signal) => {
+      signalled = signal;
       wake();
-    };
-    const onInt = () => onSignal('SIGINT');
-    const onTerm = () => onSignal('SIGTERM');
-    process.once('SIGINT', onInt);
-    process.once('SIGTERM', onTerm);
+    });
     try {
       const { startServer } = await import('../server.js');
       const server = await startServer({
@@ -71,8 +68,7 @@ export const command: CliCommand = {
         io.stderr.write(`stepbox serve: cleanup failed: ${e instanceof Error ? e.message : String(e)}\n`);
       });
     } finally {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
+      uninstall();
     }
     return EXIT.ok;
   },

@@ -1,11 +1,6 @@
-import { openIndex, type EpisodeIndex } from '../engine/trace/episode-index.js';
-import {
-  openEpisodeStore,
-  stepboxHome,
-  StoreError,
-  type DiskEpisodeStore,
-  type StoredBranch,
-} from '../engine/trace/episode-store.js';
+import type { EpisodeIndex } from '../engine/trace/episode-index.js';
+import { StoreError, type DiskEpisodeStore, type StoredBranch } from '../engine/trace/episode-store.js';
+import { cliEngine } from './episode-cli.js';
 import type { CliIo } from './command.js';
 import { InfraError, UsageError } from './command.js';
 
@@ -20,10 +15,11 @@ export function openStoreAndIndex(
   store: DiskEpisodeStore;
   index: EpisodeIndex;
 } {
-  const store = openEpisodeStore(stepboxHome(io.env));
+  const engine = cliEngine(io);
+  const store = engine.store;
   let index: EpisodeIndex;
   try {
-    index = openIndex(store.home);
+    index = engine.index();
   } catch (e) {
     throw new InfraError(
       `cannot open the index in ${store.home}: ${(e as Error).message}`,

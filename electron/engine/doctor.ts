@@ -1,11 +1,12 @@
 import { access, constants, lstat, mkdir, readdir } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
+import { formatBytes } from '../../shared/format-bytes.js';
 import { inspectSandboxImage } from './docker/image.js';
 import { dockerClient, dockerReachable } from './docker/ping.js';
 import { createDockerProvider } from './sandbox/docker-provider.js';
 import { defaultSandboxConfig } from './sandbox/limits.js';
+import { stepboxHome } from './trace/episode-store.js';
 
 /** The ids of doctor's checks, in the order they run. */
 export type DoctorCheckId = 'docker' | 'image' | 'image_version' | 'sandbox' | 'store';
@@ -48,11 +49,6 @@ export const probeSandbox: SandboxProbe = async () => {
 
 const IMAGE_FIX = 'npx stepbox image build';
 
-/** The store's root: `$STEPBOX_HOME`, default `~/.stepbox`. */
-export function stepboxHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.STEPBOX_HOME || join(homedir(), '.stepbox');
-}
-
 /** Bytes used under a directory (apparent file sizes; symlinks not followed); 0 when it does not exist. */
 export async function diskUse(dir: string): Promise<number> {
   let total = 0;
@@ -69,18 +65,6 @@ export async function diskUse(dir: string): Promise<number> {
     else total += (await lstat(path)).size;
   }
   return total;
-}
-
-/** Formats a byte count for people: `12.3 MB`. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
 }
 
 async function checkStore(env: NodeJS.ProcessEnv): Promise<{ check: DoctorCheck; bytes: number }> {

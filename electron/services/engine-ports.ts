@@ -3,7 +3,7 @@ import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { readBatchFile } from '../engine/batch/batch-file.js';
 import { createBatch, runBatch } from '../engine/batch/batch-runner.js';
 import { runEpisodeToEnd } from '../engine/batch/run-episode.js';
-import { poolSupply, TaskSandboxes, type SandboxSupply } from '../engine/batch/sandbox-supply.js';
+import { poolSupply, TaskSandboxes } from '../engine/sandbox/sandbox-supply.js';
 import { runDoctor } from '../engine/doctor.js';
 import { logger } from '../engine/log.js';
 import { projectRoot } from '../engine/docker/image.js';
@@ -17,13 +17,9 @@ import {
   replayVerify,
   startEpisode,
   taskFilePath,
-  type SandboxSource,
 } from '../engine/harness/index.js';
-import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
+import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
-import type { SandboxConfig } from '../engine/sandbox/sandbox.js';
-import { WarmPool } from '../engine/sandbox/warm-pool.js';
-import { openEpisodeStore, stepboxHome, type DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { runWhatIf } from './what-if.js';
 import { tryCandidates } from '../engine/candidates/try-candidates.js';
 import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
@@ -44,78 +40,16 @@ export interface EngineOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** Ready sandboxes the app keeps per sandbox config (`STEPBOX_POOL_SIZE`, default 1; 0: cold starts). */
-function poolSize(env: NodeJS.ProcessEnv): number {
-  const n = Number(env.STEPBOX_POOL_SIZE ?? 1);
-  return Number.isInteger(n) && n >= 0 ? n : 1;
-}
-
-/**
- * The Docker sandbox provider and a warm pool over it, created on first use (so web mode
- * starts with Docker down). Live episodes take their sandboxes from the pool (a start is
- * a hand-over, not a container start) and give them back when they are disposed; closing
- * destroys everything the pool holds or lent, then the provider.
- */
-function lazySandboxes(env: NodeJS.ProcessEnv) {
-  let created: Promise<{ provider: DockerSandboxProvider; pool: WarmPool }> | null = null;
-  const get = () => {
-    created ??= createDockerProvider().then(
-      (provider) => ({ provider, pool: new WarmPool(provider, { size: poolSize(env) }) }),
-      (e: unknown) => {
-        created = null;
-        throw e;
-      },
-    );
-    return created;
-  };
-  return {
-    /** The bare provider (throwaway sandboxes the caller destroys itself). */
-    async provider(): Promise<DockerSandboxProvider> {
-      return (await get()).provider;
-    },
-    /** A sandbox source over the warm pool: acquire on create, reset-and-keep on release. */
-    async source(): Promise<SandboxSource> {
-      const { provider, pool } = await get();
-      return {
-        provider: { backend: provider.backend, create: (config) => pool.acquire(config) },
-        release: (sandbox) => pool.release(sandbox),
-      };
-    },
-    /** Sandboxes handed from one episode of a task to the next without a reset (over the pool). */
-    async kept(): Promise<TaskSandboxes> {
-      const { pool } = await get();
-      return new TaskSandboxes({ acquire: (c) => pool.acquire(c), release: (sb) => pool.release(sb) });
-    },
-    /** The pool as a batch's supply (recycling between episodes of the same config). */
-    async supply(): Promise<SandboxSupply> {
-      return poolSupply((await get()).pool);
-    },
-    /** Starts the pool's sandboxes for a task's config in the background. */
-    async prewarm(config: SandboxConfig): Promise<void> {
-      await (await get()).pool.prewarm(config);
-    },
-    async close(): Promise<void> {
-      const c = created;
-      created = null;
-      const both = c ? await c.catch(() => null) : null;
-      if (!both) return;
-      try {
-        await both.pool.close();
-      } finally {
-        await both.provider.close();
-      }
-    },
-  };
-}
-
 /** The harness binding: episodes, fork, reopen, replay and what-if, all on Docker sandboxes. */
-function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazySandboxes>): HarnessPort {
+function harnessPort(engine: Engine): HarnessPort {
+  const store = engine.store;
   return {
     async start({ taskPath, agent, breakpoints, agentOptions, leadIn = 0 }) {
       const task = loadTask(taskPath);
       if (!task.ok) throw new ServiceError(task.error.code, task.error.message);
-      const source = await sandboxes.source();
-      const kept = task.value.sandbox.reset_between_episodes ? null : await sandboxes.kept();
+      const supply = await engine.supply();
+      // Without a reset between episodes, earlier episodes leave their sandbox to the next.
+      const kept = task.value.sandbox.reset_between_episodes ? null : new TaskSandboxes(supply);
       try {
         // The case runner's loop: earlier episodes run to their end and leave their sandbox
         // as it is for the next (no reset), so the live one starts where they stopped.
@@ -132,8 +66,9 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
           taskPath: taskFilePath(taskPath),
           agentSpec: agent,
           breakpoints,
-          provider: kept ? kept.sourceFor(task.value).provider : source.provider,
-          release: source.release,
+          supply: kept
+            ? { acquire: kept.supplyFor(task.value).acquire, release: (s) => supply.release(s) }
+            : supply,
           store,
           agentOptions: {
             ...(agentOptions?.base_url ? { baseUrl: agentOptions.base_url } : {}),
@@ -149,7 +84,7 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
       for (const path of taskPaths) {
         const task = loadTask(path);
         if (!task.ok) continue;
-        sandboxes
+        engine
           .prewarm(sandboxConfig(task.value.sandbox))
           .catch((e: unknown) =>
             log.debug(`no warm sandbox for ${path}: ${e instanceof Error ? e.message : String(e)}`),
@@ -160,8 +95,7 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
       return openBranchController({
         id,
         at: step,
-        ...(await sandboxes.source()),
-        store,
+        ...(await engine.episodeEnv()),
         ...(agent ? { agentSpec: agent } : {}),
       });
     },
@@ -169,13 +103,12 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
       return forkEpisode({
         id,
         at: step,
-        ...(await sandboxes.source()),
-        store,
+        ...(await engine.episodeEnv()),
         ...(agent ? { agentSpec: agent } : {}),
       });
     },
     async replayVerify(id) {
-      const report = await replayVerify({ id, ...(await sandboxes.source()), store });
+      const report = await replayVerify({ id, ...(await engine.episodeEnv()) });
       const first = report.diff?.[0] ?? null;
       return {
         identical: report.diverged_at === null && report.workspace_diverged_at === null,
@@ -194,20 +127,14 @@ function harnessPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazyS
       };
     },
     async candidates({ id, step, sources, runOn, staged }) {
-      return tryCandidates({
-        id,
-        at: step,
-        sources,
-        runOn,
-        store,
-        ...(staged ?? (await sandboxes.source())),
-      });
+      const env = await engine.episodeEnv();
+      return tryCandidates({ ...env, id, at: step, sources, runOn, ...(staged ? { supply: staged } : {}) });
     },
     async stageCandidates(id, step, count) {
-      return stageSandboxes({ store, id, at: step, count, source: await sandboxes.source() });
+      return stageSandboxes({ store: engine.store, id, at: step, count, supply: await engine.supply() });
     },
     async whatIf(id, step, call) {
-      return runWhatIf(store, await sandboxes.provider(), id, step, call);
+      return runWhatIf(store, await engine.provider(), id, step, call);
     },
   };
 }
@@ -236,7 +163,8 @@ function doctorPort(env: NodeJS.ProcessEnv): DoctorPort {
 }
 
 /** Batches under `home/batches/`, on the warm pool. */
-function batchPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazySandboxes>): BatchPort {
+function batchPort(engine: Engine): BatchPort {
+  const store = engine.store;
   const root = join(store.home, 'batches');
   return {
     create({ tasks, agent, episodes, concurrency }) {
@@ -254,7 +182,7 @@ function batchPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazySan
       });
     },
     async run(dir, batch, onProgress, signal) {
-      return runBatch({ dir, batch, store, supply: await sandboxes.supply(), onProgress, signal });
+      return runBatch({ dir, batch, store, supply: poolSupply(await engine.supply()), onProgress, signal });
     },
     list() {
       if (!existsSync(root)) return [];
@@ -274,15 +202,16 @@ function batchPort(store: DiskEpisodeStore, sandboxes: ReturnType<typeof lazySan
 /** Binds the service ports to the real engine (Docker, the disk store, the harness). */
 export function engineServicesPorts(options: EngineOptions): EnginePorts {
   const env = options.env ?? process.env;
-  const store = openEpisodeStore(options.home ?? stepboxHome(env));
-  const sandboxes = lazySandboxes(env);
+  // One engine for the app: live episodes take their sandboxes from its warm pool (a start
+  // is a hand-over, not a container start) and give them back when they are disposed.
+  const engine = openEngine({ home: options.home, env, pool: poolSizeFromEnv(env) });
   return {
-    harness: harnessPort(store, sandboxes),
-    traces: storeTracePort(store),
+    harness: harnessPort(engine),
+    traces: storeTracePort(engine.store),
     docker: dockerPort(env),
     catalog: fileCatalog(options.resourcesDir ?? join(projectRoot(), 'resources')),
     doctor: doctorPort(env),
-    batches: batchPort(store, sandboxes),
-    close: () => sandboxes.close(),
+    batches: batchPort(engine),
+    close: () => engine.close(),
   };
 }

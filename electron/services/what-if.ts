@@ -1,7 +1,7 @@
 import { parseTask } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import { cutAtStep, readLineage, snapshotAt } from '../engine/harness/lineage.js';
-import { restoreSandbox } from '../engine/harness/rollback.js';
+import { restoreSandbox } from '../engine/harness/restore-sandbox.js';
 import { memoryFromEvents } from '../engine/harness/state-at.js';
 import { logger } from '../engine/log.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';

@@ -6,7 +6,8 @@ import { readChoices } from '../../electron/engine/candidates/choice-log.js';
 import { CANDIDATE_REJECTED, tryCandidates } from '../../electron/engine/candidates/try-candidates.js';
 import { forkEpisode, readLineage, startEpisode } from '../../electron/engine/harness/index.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
-import type { SandboxProvider } from '../../electron/engine/sandbox/sandbox.js';
+import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
+import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 import { checkEpisode } from '../../shared/qa/check-episode.js';
 import type { Task } from '../../shared/task.js';
 import { parseJsonOutput, runCli } from '../support/cli.js';
@@ -14,10 +15,12 @@ import { closeTestProvider, describeDocker, testProvider } from '../support/dock
 import { call, final, script, task, tempHome } from '../support/harness.js';
 
 let provider: DockerSandboxProvider;
+let supply: SandboxSupply;
 let env: ReturnType<typeof tempHome>;
 
 beforeAll(async () => {
   provider = await testProvider();
+  supply = coldSupply(provider);
   env = tempHome();
 }, 60_000);
 afterAll(async () => {
@@ -40,7 +43,7 @@ async function runScripted(lines: readonly object[], name: string) {
     task: fileTask,
     agentSpec: `scripted:${script(env.dir, name, lines)}`,
     store: env.store,
-    provider,
+    supply,
   });
   try {
     await c.run();
@@ -69,15 +72,15 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
     let starting = 0;
     let startedBeforeFirstReady = 0;
     let firstReady = false;
-    const counting: SandboxProvider = {
-      backend: provider.backend,
-      create: async (config) => {
+    const counting: SandboxSupply = {
+      acquire: async (config) => {
         starting++;
         if (!firstReady) startedBeforeFirstReady = starting;
-        const box = await provider.create(config);
+        const box = await supply.acquire(config);
         firstReady = true;
         return box;
       },
+      release: (s) => supply.release(s),
     };
     const { sources } = candidateSources({ agentKind: 'scripted', n: 0, file });
     const set = await tryCandidates({
@@ -85,7 +88,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 1,
       sources,
       store: env.store,
-      provider: counting,
+      supply: counting,
     });
     expect(startedBeforeFirstReady).toBe(4);
     const hashes = set.candidates.map((c) => c.tree_hash);
@@ -156,7 +159,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 1,
       agentSpec: `scripted:${script(env.dir, 'diff-b.jsonl', [write('x.txt', 'x'), write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
       store: env.store,
-      provider,
+      supply,
     });
     try {
       await inserted.run();
@@ -190,7 +193,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 1,
       agentSpec: `scripted:${script(env.dir, 'diff-c.jsonl', [write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
       store: env.store,
-      provider,
+      supply,
     });
     try {
       await overridden.step();
@@ -212,7 +215,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       task: fileTask,
       agentSpec: `scripted:${script(env.dir, 'loop.jsonl', [write('a.txt', 'a'), ls, ls, ls, ls, final('done')])}`,
       store: env.store,
-      provider,
+      supply,
       breakpoints: [{ kind: 'qa', rule: 'loop' }],
     });
     let pausedAt: number;
@@ -252,7 +255,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 1,
       sources: candidateSources({ agentKind: 'scripted', n: 0, file }).sources,
       store: env.store,
-      provider,
+      supply,
     });
     const chosen = await set.pick(0);
     await chosen.run();
@@ -263,7 +266,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 2,
       agentSpec: `scripted:${script(env.dir, 'dpo-fix.jsonl', [write('c.txt', 'checked'), final('done')])}`,
       store: env.store,
-      provider,
+      supply,
     });
     corrected.inject('user', 'Write "checked" into c.txt');
     await corrected.run();
@@ -274,7 +277,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 2,
       agentSpec: `scripted:${script(env.dir, 'dpo-peek.jsonl', [write('c.txt', 'other'), final('done')])}`,
       store: env.store,
-      provider,
+      supply,
     });
     peek.recordHumanCommand({ command: 'ls -la && cat a.txt | head', exit_code: 0 });
     await peek.run();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
-import { createMemoryProvider } from '../../electron/engine/sandbox/memory-provider.js';
+import { createMemoryProvider } from '../support/memory-sandbox/provider.js';
 import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 import { CONFORMANCE_CONFIG, sandboxConformance } from '../support/sandbox-conformance.js';
 

@@ -1,3 +1,4 @@
+import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../electron/engine/agents/agent-spec.js';
@@ -34,7 +35,7 @@ describe('harness on Docker', () => {
       taskPath: dir,
       agentSpec: `scripted:${dir}/agent.jsonl`,
       store: env.store,
-      provider,
+      supply: coldSupply(provider),
     });
     try {
       await c.run();
@@ -56,7 +57,7 @@ describe('harness on Docker', () => {
     } finally {
       await c.dispose();
     }
-    const report = await replayVerify({ id: c.episode, store: env.store, provider });
+    const report = await replayVerify({ id: c.episode, store: env.store, supply: coldSupply(provider) });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
     expect(report.steps).toHaveLength(8);
   });
@@ -82,7 +83,12 @@ describe('harness on Docker', () => {
       call('execute_shell', { command: 'touch /workspace/done.txt' }),
       final('B done'),
     ]);
-    const c = await startEpisode({ task: t, agentSpec: `scripted:${main}`, store: env.store, provider });
+    const c = await startEpisode({
+      task: t,
+      agentSpec: `scripted:${main}`,
+      store: env.store,
+      supply: coldSupply(provider),
+    });
     try {
       await c.run();
       const original = c.branch;
@@ -120,11 +126,16 @@ describe('harness on Docker', () => {
       call('execute_shell', { command: 'cat out.txt' }),
       final('done'),
     ]);
-    const c = await startEpisode({ task: t, agentSpec: `scripted:${agent}`, store: env.store, provider });
+    const c = await startEpisode({
+      task: t,
+      agentSpec: `scripted:${agent}`,
+      store: env.store,
+      supply: coldSupply(provider),
+    });
     await c.run();
     expect(c.ended()?.status).toBe('succeeded');
     await c.dispose();
-    const report = await replayVerify({ id: c.branch, store: env.store, provider });
+    const report = await replayVerify({ id: c.branch, store: env.store, supply: coldSupply(provider) });
     expect(report.diverged_at).toBe(3);
     expect(report.diff).toEqual([expect.objectContaining({ name: 'execute_shell', field: 'stdout' })]);
     expect(report.steps.map((s) => s.verdict)).toEqual(['match', 'match', 'diverged', 'match', 'no_calls']);

@@ -5,6 +5,7 @@ import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { currentOwner, ownerGone, ownerLabel, sweepOrphans } from '../../electron/engine/docker/owner.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { processStartTime } from '../../electron/engine/process-identity.js';
 import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 
 /** The pid of a process that has exited. */
@@ -17,25 +18,30 @@ describe('owner liveness', () => {
 
   it('keeps containers of this process and of another live process', () => {
     expect(ownerGone(ownerLabel(me))).toBe(false);
-    expect(ownerGone(ownerLabel({ ...me, pid: process.ppid, start: startOf(process.ppid) }))).toBe(false);
+    expect(
+      ownerGone(ownerLabel({ ...me, pid: process.ppid, start_time: processStartTime(process.ppid) })),
+    ).toBe(false);
   });
 
   it('judges an owner gone after a reboot, when its pid is dead, or when its pid was reused', () => {
     expect(ownerGone(ownerLabel({ ...me, boot_id: 'another-boot' }))).toBe(true);
     expect(ownerGone(ownerLabel({ ...me, pid: deadPid() }))).toBe(true);
-    expect(ownerGone(ownerLabel({ ...me, start: me.start + 1 }))).toBe(true);
+    expect(ownerGone(ownerLabel({ ...me, start_time: String(Number(me.start_time) + 1) }))).toBe(true);
     expect(ownerGone('not json')).toBe(true);
+  });
+
+  it('reads the owner labels of earlier versions (numeric start, boot id "unknown")', () => {
+    const legacy = (o: object) => JSON.stringify({ host: me.host, boot_id: me.boot_id, pid: me.pid, ...o });
+    expect(ownerGone(legacy({ start: Number(me.start_time) }))).toBe(false);
+    expect(ownerGone(legacy({ start: Number(me.start_time) + 1 }))).toBe(true);
+    expect(ownerGone(legacy({ pid: deadPid(), start: 1 }))).toBe(true);
+    expect(ownerGone(legacy({ boot_id: 'unknown', start: Number(me.start_time) }))).toBe(false);
   });
 
   it('never judges an owner on another host', () => {
     expect(ownerGone(ownerLabel({ ...me, host: `${me.host}-elsewhere`, pid: deadPid() }))).toBe(false);
   });
 });
-
-function startOf(pid: number): number {
-  const stat = spawnSync('cat', [`/proc/${pid}/stat`], { encoding: 'utf8' }).stdout;
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-}
 
 describeDocker('orphan sweep on docker', () => {
   let provider: DockerSandboxProvider;

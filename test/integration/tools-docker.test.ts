@@ -4,7 +4,7 @@ import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import type { Sandbox } from '../../electron/engine/sandbox/sandbox.js';
 import { createMemory } from '../../electron/engine/tools/memory.js';
 import { createToolRegistry } from '../../electron/engine/tools/registry.js';
-import type { ToolContext } from '../../electron/engine/tools/tool-registry.js';
+import type { ToolContext } from '../../electron/engine/tools/tool-call.js';
 import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
 import { testTask } from '../support/tools-fixtures.js';
 

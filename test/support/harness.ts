@@ -8,15 +8,25 @@ import {
   type EpisodeRunner,
   type StartEpisodeOptions,
 } from '../../electron/engine/harness/index.js';
-import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
-import { createMemoryProvider } from '../../electron/engine/sandbox/memory-provider.js';
-import { openEpisodeStore, type DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { openEngine } from '../../electron/engine/open-engine.js';
+import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
+import type { DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { createMemoryProvider } from './memory-sandbox/provider.js';
 
-/** A temporary $STEPBOX_HOME and a store on it (snapshots on disk), removed by `cleanup`. */
+/** The in-memory sandbox provider (fast unit tests of the loop). */
+export const memoryProvider = createMemoryProvider();
+
+/** Cold starts on the memory sandbox: what the harness factories take in unit tests. */
+export const memorySupply = coldSupply(memoryProvider);
+
+/**
+ * A temporary $STEPBOX_HOME with the engine opened on it (as the CLI and the services do,
+ * but on the memory sandbox), removed by `cleanup`.
+ */
 export function tempHome(): { home: string; store: DiskEpisodeStore; dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'stepbox-harness-'));
   const home = join(dir, 'home');
-  const store = openEpisodeStore(home, { snapshotStore: (d) => new DiskSnapshotStore(d) });
+  const { store } = openEngine({ home, provider: async () => memoryProvider });
   return { home, store, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -53,9 +63,6 @@ export function final(text: string): object {
   return { content: text };
 }
 
-/** The in-memory sandbox provider (fast unit tests of the loop). */
-export const memoryProvider = createMemoryProvider();
-
 /** Events of one type. */
 export function ofType<T extends TraceEvent['type']>(
   events: readonly TraceEvent[],
@@ -84,13 +91,13 @@ let scripts = 0;
  */
 export function startScripted(
   env: ReturnType<typeof tempHome>,
-  options: Omit<StartEpisodeOptions, 'agentSpec' | 'provider'> &
-    Partial<Pick<StartEpisodeOptions, 'provider'>>,
+  options: Omit<StartEpisodeOptions, 'agentSpec' | 'store' | 'supply'> &
+    Partial<Pick<StartEpisodeOptions, 'store' | 'supply'>>,
   lines: readonly (object | string)[],
 ): Promise<EpisodeRunner> {
   return startEpisode({
     store: env.store,
-    provider: memoryProvider,
+    supply: memorySupply,
     ...options,
     agentSpec: `scripted:${script(env.dir, `agent-${++scripts}.jsonl`, lines)}`,
   });

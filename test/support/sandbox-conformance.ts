@@ -115,6 +115,46 @@ export function sandboxConformance(
       expect(state.env.STEPBOX_CONF).toBe('bar');
     });
 
+    // The shell forms the harness tests script on the memory backend: Docker's bash runs
+    // them too, so the memory shell cannot drift from what a real shell prints.
+    it('sequences with ; && || and expands $? and variables, quoted and not', async () => {
+      const s = await sandbox();
+      expect((await run(s, 'false || echo rescued; true && echo yes')).stdout).toBe('rescued\nyes\n');
+      expect((await run(s, 'false; echo $?')).stdout).toBe('1\n');
+      expect((await run(s, "A='x y'; echo \"[$A]\" '[$A]' ${A}")).stdout).toBe('[x y] [$A] x y\n');
+    });
+
+    it('redirects to files, appends, and discards stderr to /dev/null', async () => {
+      const s = await sandbox();
+      const r = await run(s, 'echo one > f.txt; echo two >> f.txt; cat nope 2>/dev/null');
+      expect(r.stderr).toBe('');
+      expect((await run(s, 'cat f.txt')).stdout).toBe('one\ntwo\n');
+    });
+
+    it('formats with printf %s and %d, reusing the format for extra arguments', async () => {
+      const s = await sandbox();
+      expect((await run(s, "printf '%s=%d\\n' a 1 b 2")).stdout).toBe('a=1\nb=2\n');
+    });
+
+    it('tests files and strings, greps, moves and copies', async () => {
+      const s = await sandbox();
+      const sh = async (command: string) => (await run(s, command)).stdout;
+      await sh('echo "ok: 3 passed" > out.txt && mkdir d');
+      expect(await sh('test -f out.txt && echo f; [ -d d ] && echo d; [ ! -e nope ] && echo none')).toBe(
+        'f\nd\nnone\n',
+      );
+      expect(await sh('[ "a" = "b" ] || echo differ; test -z "" && echo empty')).toBe('differ\nempty\n');
+      expect(
+        await sh(
+          'grep -q "3 passed" out.txt && echo found; grep -c ok out.txt; grep nothing out.txt; echo $?',
+        ),
+      ).toBe('found\n1\n1\n');
+      expect(await sh('cp out.txt d && mv out.txt moved.txt && ls . d')).toBe(
+        '.:\nd\nmoved.txt\n\nd:\nout.txt\n',
+      );
+      expect((await run(s, 'mv d d/inner')).exit_code).toBe(1);
+    });
+
     it('runs a fresh call in /workspace with the clean environment, leaving the session alone', async () => {
       const s = await sandbox();
       await run(s, 'cd /tmp && export STEPBOX_CONF=bar');

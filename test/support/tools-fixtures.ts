@@ -1,8 +1,8 @@
 import { parseTask, type Task, type TaskInput } from '../../shared/task.js';
-import { createMemoryProvider, memorySandboxConfig } from '../../electron/engine/sandbox/memory-provider.js';
+import { createMemoryProvider, memorySandboxConfig } from './memory-sandbox/provider.js';
 import type { Sandbox } from '../../electron/engine/sandbox/sandbox.js';
 import { createMemory } from '../../electron/engine/tools/memory.js';
-import type { ToolContext } from '../../electron/engine/tools/tool-registry.js';
+import type { ToolContext } from '../../electron/engine/tools/tool-call.js';
 
 /** A parsed task from a partial one (name and goal filled in). */
 export function testTask(input: Partial<TaskInput> = {}): Task {

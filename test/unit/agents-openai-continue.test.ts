@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
 import { forkEpisode, resumeEpisode, startEpisode } from '../../electron/engine/harness/index.js';
 import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
-import { final, memoryProvider, memoryTask, ofType, startScripted, tempHome } from '../support/harness.js';
+import { final, memorySupply, memoryTask, ofType, startScripted, tempHome } from '../support/harness.js';
 
 const KEY = 'sk-continue-SECRET-0123456789';
 let env: ReturnType<typeof tempHome>;
@@ -39,7 +39,7 @@ async function recordedEpisode(spec = 'openai:rec-model') {
     task: memoryTask({ verifier: null }),
     agentSpec: spec.includes('@') ? `${spec}${recordedUrl}` : spec,
     store: env.store,
-    provider: memoryProvider,
+    supply: memorySupply,
     agentOptions: {
       ...(spec.includes('@') ? {} : { baseUrl: recordedUrl }),
       temperature: 0.3,
@@ -59,7 +59,7 @@ describe('continuing a recorded openai: episode', () => {
   it('resume reuses the recorded endpoint, model, temperature and seed, never the default endpoint', async () => {
     const { branch, recordedUrl } = await recordedEpisode();
     recorded.reply({ message: { content: 'resumed' } });
-    const r = await resumeEpisode({ id: branch, store: env.store, provider: memoryProvider });
+    const r = await resumeEpisode({ id: branch, store: env.store, supply: memorySupply });
     await r.run();
     expect(fallback.requests).toHaveLength(0);
     expect(recorded.requests.at(-1)?.body).toMatchObject({ model: 'rec-model', temperature: 0.3, seed: 11 });
@@ -76,7 +76,7 @@ describe('continuing a recorded openai: episode', () => {
   it('a fork with the parent agent, or with a new openai: model, goes to the recorded endpoint', async () => {
     const { branch } = await recordedEpisode();
     recorded.reply({ message: { content: 'same agent' } }, { message: { content: 'new model' } });
-    const same = await forkEpisode({ id: branch, at: 1, store: env.store, provider: memoryProvider });
+    const same = await forkEpisode({ id: branch, at: 1, store: env.store, supply: memorySupply });
     await same.run();
     await same.dispose();
     const other = await forkEpisode({
@@ -84,7 +84,7 @@ describe('continuing a recorded openai: episode', () => {
       at: 1,
       agentSpec: 'openai:other-model',
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
     });
     await other.run();
     await other.dispose();
@@ -102,7 +102,7 @@ describe('continuing a recorded openai: episode', () => {
       id: branch,
       at: 1,
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
       agentOptions: { baseUrl: process.env.OPENAI_BASE_URL, temperature: 0 },
     });
     await f.run();
@@ -115,7 +115,7 @@ describe('continuing a recorded openai: episode', () => {
     const header = env.store.readTrace(env.store.resolve(branch)).header;
     expect(header.agent).toMatchObject({ spec: `openai:rec-model@${recordedUrl}`, base_url: recordedUrl });
     recorded.reply({ message: { content: 'resumed' } });
-    const r = await resumeEpisode({ id: branch, store: env.store, provider: memoryProvider });
+    const r = await resumeEpisode({ id: branch, store: env.store, supply: memorySupply });
     await r.run();
     await r.dispose();
     expect(fallback.requests).toHaveLength(0);
@@ -136,7 +136,7 @@ describe('continuing a recorded openai: episode', () => {
     await c.run();
     await c.dispose();
     await expect(
-      forkEpisode({ id: c.branch, at: 0, agentSpec: 'openai:m', store: env.store, provider: memoryProvider }),
+      forkEpisode({ id: c.branch, at: 0, agentSpec: 'openai:m', store: env.store, supply: memorySupply }),
     ).rejects.toMatchObject({
       endReason: 'bad_agent_spec',
       message: expect.stringMatching(/default endpoint.*openai:m@URL or --base-url URL/),

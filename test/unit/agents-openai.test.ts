@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEpisode } from '../../electron/engine/harness/index.js';
 import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
-import { memoryProvider, memoryTask, ofType, tempHome } from '../support/harness.js';
+import { memorySupply, memoryTask, ofType, tempHome } from '../support/harness.js';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
 let env: ReturnType<typeof tempHome>;
@@ -40,7 +40,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask({ verifier: null }),
       agentSpec: 'openai:fake-model',
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
       agentOptions: { baseUrl, temperature: 0.2, seed: 7 },
     });
     await c.step();
@@ -88,7 +88,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask({ verifier: null }),
       agentSpec: 'openai:m',
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
       agentOptions: { baseUrl, retryBaseMs: 1, maxAttempts: 3 },
     });
     await c.step();
@@ -101,7 +101,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask(),
       agentSpec: 'openai:m',
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
       agentOptions: { baseUrl, retryBaseMs: 1, maxAttempts: 3 },
     });
     await d.step();
@@ -131,7 +131,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask(),
       agentSpec: 'openai:m',
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
       agentOptions: { baseUrl, retryBaseMs: 1 },
     });
     await c.run();
@@ -159,7 +159,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask({ verifier: null }),
       agentSpec: 'openai:m',
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
       agentOptions: { baseUrl, contextPolicy: 'drop_oldest' },
     });
     await c.run();

@@ -3,7 +3,7 @@ import { candidateSources } from '../../electron/engine/candidates/candidate-sou
 import { CANDIDATE_NOT_PICKED, tryCandidates } from '../../electron/engine/candidates/try-candidates.js';
 import { HarnessError } from '../../electron/engine/harness/harness-error.js';
 import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
-import { call, final, memoryProvider, memoryTask, startScripted, tempHome } from '../support/harness.js';
+import { call, final, memorySupply, memoryTask, startScripted, tempHome } from '../support/harness.js';
 import { startEpisode } from '../../electron/engine/harness/index.js';
 
 let env: ReturnType<typeof tempHome> | undefined;
@@ -39,7 +39,7 @@ describe('candidates on the memory sandbox', () => {
       task: memoryTask({ verifier: null }),
       agentSpec: 'openai:fake-model',
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
       agentOptions: { baseUrl, seed: 1 },
     });
     await parent.step();
@@ -52,7 +52,7 @@ describe('candidates on the memory sandbox', () => {
       at: 1,
       sources,
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
       agentOptions: { baseUrl },
     });
     expect(server.requests.map((r) => r.body.seed).sort()).toEqual([5, 6, 7]);
@@ -94,7 +94,7 @@ describe('candidates on the memory sandbox', () => {
       sources,
       runOn: 1,
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
     });
     // The script's own step 2, then its step 3; the typed one, then the script's step 3 (its step 2 replaced).
     expect(set.candidates.map((c) => [c.steps_run, c.files_changed.map((f) => f.path)])).toEqual([

@@ -2,8 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diskUse, formatBytes, stepboxHome } from '../../electron/engine/doctor.js';
+import { diskUse } from '../../electron/engine/doctor.js';
+import { stepboxHome } from '../../electron/engine/trace/episode-store.js';
 import { dockerFix } from '../../electron/engine/docker/ping.js';
+import { formatBytes } from '../../shared/format-bytes.js';
 
 describe('doctor helpers', () => {
   const dir = mkdtempSync(join(tmpdir(), 'stepbox-du-'));
@@ -24,10 +26,12 @@ describe('doctor helpers', () => {
     expect(stepboxHome({})).toBe(join(homedir(), '.stepbox'));
   });
 
-  it('formats bytes for people', () => {
+  it('formats bytes for people in binary units, as the store commands and the inspector do', () => {
     expect(formatBytes(0)).toBe('0 B');
-    expect(formatBytes(999)).toBe('999 B');
-    expect(formatBytes(12_345_678)).toBe('12.3 MB');
+    expect(formatBytes(1023)).toBe('1023 B');
+    expect(formatBytes(1536)).toBe('1.5 KiB');
+    expect(formatBytes(12_345_678)).toBe('11.8 MiB');
+    expect(formatBytes(3 * 1024 ** 3)).toBe('3.00 GiB');
   });
 
   it('names a fix that fits the endpoint and the error', () => {

@@ -8,7 +8,7 @@ import {
   StoreError,
   stepboxHome,
 } from '../../electron/engine/trace/episode-store.js';
-import { currentProcessIdentity, isProcessGone } from '../../electron/engine/trace/process-identity.js';
+import { currentProcessIdentity, isProcessGone } from '../../electron/engine/process-identity.js';
 import { exited, runTraceChild, waitForLine } from '../support/traces-process.js';
 import { writeSampleEpisode, writeSampleFork } from '../support/traces.js';
 
@@ -90,8 +90,8 @@ describe('episode store', () => {
     const alive = await writeSampleEpisode(store, { steps: 1, end: null });
 
     const deadHeader = store.readTrace(store.resolve(deadBranch)).header;
-    expect(isProcessGone(deadHeader.writer as never)).toBe(true);
-    expect(isProcessGone(currentProcessIdentity())).toBe(false);
+    expect(isProcessGone(deadHeader.writer as never, 'gone')).toBe(true);
+    expect(isProcessGone(currentProcessIdentity(), 'gone')).toBe(false);
 
     expect(store.markInterrupted()).toBe(1);
     const dead = store.resolve(deadBranch);

@@ -3,7 +3,7 @@ import { replayVerify } from '../../electron/engine/harness/index.js';
 import {
   call,
   final,
-  memoryProvider,
+  memorySupply,
   memoryTask,
   ofType,
   tempHome,
@@ -59,7 +59,7 @@ describe('fatal errors and human commands (memory sandbox)', () => {
     expect(ofType(c.history(), 'human_command')[0]).toMatchObject({ step: 1, source: 'human' });
     expect(ofType(c.history(), 'tool_result')[1].result.stdout).toBe('typed\n');
     await c.dispose();
-    const report = await replayVerify({ id: c.episode, store: env.store, provider: memoryProvider });
+    const report = await replayVerify({ id: c.episode, store: env.store, supply: memorySupply });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
   });
 });

@@ -3,7 +3,7 @@ import { replayVerify } from '../../electron/engine/harness/index.js';
 import {
   call,
   final,
-  memoryProvider,
+  memorySupply,
   memoryTask,
   ofType,
   tempHome,
@@ -43,7 +43,7 @@ describe('fault injection (memory sandbox)', () => {
         .sort(),
     );
 
-    const report = await replayVerify({ id: c.branch, store: env.store, provider: memoryProvider });
+    const report = await replayVerify({ id: c.branch, store: env.store, supply: memorySupply });
     expect(report.diverged_at).toBeNull();
   });
 });

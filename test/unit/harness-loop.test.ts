@@ -3,7 +3,7 @@ import { startEpisode } from '../../electron/engine/harness/episode-factory.js';
 import {
   call,
   final,
-  memoryProvider,
+  memorySupply,
   memoryTask,
   ofType,
   script,
@@ -50,7 +50,7 @@ describe('episode loop (memory sandbox)', () => {
       task: memoryTask(),
       agentSpec: `scripted:${agent}`,
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
     });
     await c.run();
     expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'script_exhausted', verifier: null });
@@ -68,7 +68,7 @@ describe('episode loop (memory sandbox)', () => {
       task: memoryTask({ workspace: { files: {}, setup: ['false'] } }),
       agentSpec: `scripted:${agent}`,
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
     });
     expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'setup_failed', steps: 0 });
     expect(ofType(c.history(), 'error')[0].message).toMatch(/workspace\.setup\[0\] \(false\) failed/);

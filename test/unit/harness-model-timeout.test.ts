@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEpisode } from '../../electron/engine/harness/index.js';
 import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
-import { memoryProvider, memoryTask, ofType, tempHome } from '../support/harness.js';
+import { memorySupply, memoryTask, ofType, tempHome } from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
 let server: FakeOpenAi;
@@ -22,7 +22,7 @@ async function start(timeouts: { step_hard: number; episode: number }, agent: Re
     }),
     agentSpec: 'openai:m',
     store: env.store,
-    provider: memoryProvider,
+    supply: memorySupply,
     agentOptions: { baseUrl, ...agent },
   });
 }

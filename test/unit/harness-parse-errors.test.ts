@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEpisode } from '../../electron/engine/harness/index.js';
-import { final, memoryProvider, memoryTask, ofType, script, tempHome } from '../support/harness.js';
+import { final, memorySupply, memoryTask, ofType, script, tempHome } from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
 afterEach(() => env?.cleanup());
@@ -39,7 +39,7 @@ describe('malformed model output in an episode', () => {
       task: memoryTask({ max_steps: 20 }),
       agentSpec: `scripted:${agent}`,
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
     });
     await c.run();
     const errors = ofType(c.history(), 'parse_error');

@@ -3,7 +3,7 @@ import { startEpisode } from '../../electron/engine/harness/index.js';
 import {
   call,
   final,
-  memoryProvider,
+  memorySupply,
   memoryTask,
   ofType,
   script,
@@ -155,7 +155,7 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
       task: slowTask(),
       agentSpec: `scripted:${agent}`,
       store: env.store,
-      provider: memoryProvider,
+      supply: memorySupply,
     });
     await c.step();
     const results = ofType(c.history(), 'tool_result');

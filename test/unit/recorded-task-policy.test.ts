@@ -1,3 +1,4 @@
+import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_WIDENINGS, widerThanDefaults, type WideningKind } from '../../shared/isolation-policy.js';
@@ -40,13 +41,13 @@ async function recorded(sandbox: TaskInput['sandbox']) {
   env = tempHome();
   const provider = recordingProvider();
   const task = memoryTask({ sandbox, verifier: null });
-  const done = await startScripted(env, { task, provider }, [
+  const done = await startScripted(env, { task, supply: coldSupply(provider) }, [
     call('execute_shell', { command: 'echo a' }),
     final('ok'),
   ]);
   await done.run();
   await done.dispose();
-  const cut = await startScripted(env, { task, provider }, [
+  const cut = await startScripted(env, { task, supply: coldSupply(provider) }, [
     call('execute_shell', { command: 'echo a' }),
     call('execute_shell', { command: 'echo b' }),
   ]);
@@ -61,7 +62,7 @@ function rebuilds(
   r: Awaited<ReturnType<typeof recorded>>,
   consent: readonly WideningKind[] | undefined,
 ): [string, () => Promise<unknown>][] {
-  const base = { store: env.store, provider: r.provider, consent };
+  const base = { store: env.store, supply: coldSupply(r.provider), consent };
   const disposing = async (p: Promise<{ dispose(): Promise<void> }>) => (await p).dispose();
   return [
     ['open', () => disposing(openBranchController({ ...base, id: r.done, at: 1 }))],
@@ -121,7 +122,7 @@ describe('a recorded task never widens isolation on its own', () => {
     const provider = recordingProvider();
     const c = await startScripted(
       env,
-      { task: memoryTask({ sandbox: { network: 'host' }, verifier: null }), provider },
+      { task: memoryTask({ sandbox: { network: 'host' }, verifier: null }), supply: coldSupply(provider) },
       [call('execute_shell', { command: 'echo a' }), final('ok')],
     );
     await c.step();

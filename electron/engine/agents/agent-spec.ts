@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { assertNever } from '../../../shared/assert-never.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure, type Agent } from './agent.js';
 import { ManualAgent } from './manual-agent.js';
@@ -132,6 +133,8 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
     }
     case 'manual':
       return new ManualAgent();
+    default:
+      return assertNever(parsed, 'agent spec');
   }
 }
 

@@ -6,7 +6,7 @@ import { checkBranch } from '../qa/check-branches.js';
 import { loadBranches } from '../qa/episode-set.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { runEpisodeToEnd } from './run-episode.js';
-import { TaskSandboxes, type SandboxSupply } from './sandbox-supply.js';
+import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
 
 /** An A/B side: an agent and sandbox/timeouts settings merged over each task. */
 export const AbConfig = z.strictObject({

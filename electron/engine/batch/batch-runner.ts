@@ -7,7 +7,7 @@ import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { newId } from '../trace/episode-ids.js';
 import { BatchFile, emptySlot, writeBatchFile, type BatchSlot } from './batch-file.js';
 import { runEpisodeToEnd } from './run-episode.js';
-import { TaskSandboxes, type SandboxSupply } from './sandbox-supply.js';
+import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
 
 const log = logger('batch');
 

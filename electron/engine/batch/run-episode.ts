@@ -3,7 +3,7 @@ import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import { startEpisode } from '../harness/episode-factory.js';
 import type { EpisodeRunner } from '../harness/episode-runner.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
-import type { TaskSandboxes } from './sandbox-supply.js';
+import type { TaskSandboxes } from '../sandbox/sandbox-supply.js';
 
 /** What one headless episode ended with. */
 export interface EpisodeOutcome {
@@ -33,7 +33,7 @@ export async function runEpisodeToEnd(options: {
     taskPath: options.taskPath,
     agentSpec: options.agentSpec,
     store: options.store,
-    ...options.sandboxes.sourceFor(options.task),
+    supply: options.sandboxes.supplyFor(options.task),
   });
   options.onStart?.(runner);
   const off = options.onEvent ? runner.onEvent(options.onEvent) : () => undefined;

@@ -8,7 +8,6 @@ import { forkEpisode } from '../harness/fork.js';
 import { HarnessError } from '../harness/harness-error.js';
 import { logger } from '../log.js';
 import { newId } from '../trace/episode-ids.js';
-import { openEpisodeStore } from '../trace/episode-store.js';
 import { candidateAgent, type CandidateMessage } from './candidate-agent.js';
 import { recordChoice } from './choice-log.js';
 
@@ -87,7 +86,7 @@ export interface CandidateSet {
  * a pick continues one of them and closes the others as rejected alternatives.
  */
 export async function tryCandidates(options: TryCandidatesOptions): Promise<CandidateSet> {
-  const store = options.store ?? openEpisodeStore(options.home);
+  const store = options.store;
   if (options.sources.length === 0)
     throw new HarnessError('invalid_input', 'no candidates: give --n N, --from FILE, or type one');
   const info = store.resolve(options.id);
@@ -145,7 +144,7 @@ interface Tried {
 
 async function tryOne(
   options: TryCandidatesOptions,
-  store: NonNullable<EpisodeEnv['store']>,
+  store: EpisodeEnv['store'],
   parent: string,
   group: string,
   source: CandidateSource,
@@ -173,7 +172,7 @@ async function tryOne(
 }
 
 function outcomeOf(
-  store: NonNullable<EpisodeEnv['store']>,
+  store: EpisodeEnv['store'],
   runner: EpisodeRunner,
   at: number,
   index: number,

@@ -1,7 +1,7 @@
 import { atLeast, type Flag, type QaRuleId } from '../../../shared/qa/flag.js';
 import type { EpisodeStatus, TraceEvent } from '../../../shared/trace-events.js';
 import { runEpisodeToEnd } from '../batch/run-episode.js';
-import { TaskSandboxes, type SandboxSupply } from '../batch/sandbox-supply.js';
+import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
 import { checkBranch, recordFlags } from '../qa/check-branches.js';
 import { loadBranches } from '../qa/episode-set.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';

@@ -1,53 +1,27 @@
-import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { logger } from '../log.js';
+import {
+  currentProcessIdentity,
+  isProcessGone,
+  type ForeignHostRule,
+  type ProcessIdentity,
+} from '../process-identity.js';
 import type { DockerEngine, LabelledContainer } from './client.js';
 import { KEPT_NAME_PREFIX, OWNER_LABEL, STEPBOX_LABEL } from './container-spec.js';
 
 const log = logger('docker');
 
 /** The process that owns a container: if it is gone, the container is an orphan. */
-export interface Owner {
-  readonly host: string;
-  /** /proc/sys/kernel/random/boot_id of the owner's machine (a reboot ends every owner). */
-  readonly boot_id: string;
-  readonly pid: number;
-  /** Start time of `pid` in clock ticks since boot (field 22 of /proc/PID/stat): tells a reused pid apart. */
-  readonly start: number;
-}
+export type Owner = ProcessIdentity;
 
-function readBootId(): string {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-  } catch {
-    // Not Linux (no /proc): pid liveness alone decides, see ownerGone().
-    return 'unknown';
-  }
-}
-
-/** Start time of a process in clock ticks since boot, or null when it does not exist or /proc is absent. */
-export function processStartTime(pid: number): number | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[19]);
-}
-
-let cached: Owner | undefined;
+/**
+ * How an owner on another host is judged: never gone, since on a shared remote engine
+ * that host may well still be using its containers and this machine cannot see it.
+ */
+const OWNER_HOST_RULE: ForeignHostRule = 'alive';
 
 /** The owner record of this process. */
 export function currentOwner(): Owner {
-  cached ??= {
-    host: hostname(),
-    boot_id: readBootId(),
-    pid: process.pid,
-    start: processStartTime(process.pid) ?? 0,
-  };
-  return cached;
+  return currentProcessIdentity();
 }
 
 /** The owner label value of this process (JSON). */
@@ -55,34 +29,45 @@ export function ownerLabel(owner: Owner = currentOwner()): string {
   return JSON.stringify(owner);
 }
 
-function pidAlive(pid: number): boolean {
+/** An owner label as written by stepbox before 0.1 shared the trace's identity record. */
+interface LegacyOwner {
+  readonly host: string;
+  readonly boot_id: string;
+  readonly pid: number;
+  readonly start: number;
+}
+
+/** The owner a label names, or null when it is unreadable. */
+function parseOwner(label: string | undefined): Owner | null {
+  let owner: Partial<Owner & LegacyOwner>;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: the pid exists but belongs to another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    owner = JSON.parse(label ?? '') as Partial<Owner & LegacyOwner>;
+  } catch {
+    return null;
   }
+  if (typeof owner !== 'object' || owner === null || typeof owner.pid !== 'number') return null;
+  if (typeof owner.start === 'number')
+    return {
+      pid: owner.pid,
+      host: String(owner.host),
+      boot_id: owner.boot_id === 'unknown' ? null : (owner.boot_id ?? null),
+      start_time: owner.start === 0 ? null : String(owner.start),
+    };
+  return {
+    pid: owner.pid,
+    host: String(owner.host),
+    boot_id: owner.boot_id ?? null,
+    start_time: owner.start_time ?? null,
+  };
 }
 
 /**
- * Whether the owner of a container is gone, judged from this machine: a different boot,
- * a dead pid, or a live pid with another start time (reused). Containers of another host
- * (a shared remote engine) are never judged gone. An unreadable label is an orphan.
+ * Whether the owner of a container is gone (see {@link isProcessGone}); containers of
+ * another host are never judged gone. An unreadable label is an orphan.
  */
-export function ownerGone(label: string | undefined, self: Owner = currentOwner()): boolean {
-  let owner: Owner;
-  try {
-    owner = JSON.parse(label ?? '') as Owner;
-  } catch {
-    return true;
-  }
-  if (typeof owner !== 'object' || owner === null || typeof owner.pid !== 'number') return true;
-  if (owner.host !== self.host) return false;
-  if (owner.boot_id !== self.boot_id) return true;
-  if (!pidAlive(owner.pid)) return true;
-  const start = processStartTime(owner.pid);
-  return start !== null && start !== owner.start;
+export function ownerGone(label: string | undefined): boolean {
+  const owner = parseOwner(label);
+  return owner === null || isProcessGone(owner, OWNER_HOST_RULE);
 }
 
 /** Whether a container was kept on purpose (`stepbox run --keep`, see {@link KEPT_NAME_PREFIX}). */

@@ -1,3 +1,4 @@
+import { assertNever } from '../../../shared/assert-never.js';
 import type { Breakpoint } from '../../../shared/breakpoints.js';
 import { isNullish } from '../../../shared/memory-corruption.js';
 import { liveFlagsAt } from '../../../shared/qa/live.js';
@@ -96,5 +97,7 @@ function check(bp: Breakpoint, info: StepInfo, facts: StepFacts): string | null 
       return facts.wallMs > bp.ms
         ? `step ${info.step} took ${Math.round(facts.wallMs)} ms (> ${bp.ms} ms)`
         : null;
+    default:
+      return assertNever(bp, 'breakpoint');
   }
 }

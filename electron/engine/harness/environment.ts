@@ -8,7 +8,7 @@ import type { Sandbox, SessionState } from '../sandbox/sandbox.js';
 import { SandboxFailure } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { TaskMemory } from '../tools/memory.js';
-import type { ToolRegistry } from '../tools/tool-registry.js';
+import type { ToolRegistry } from '../tools/tool-call.js';
 import { fallbackResult, isHardTimeout } from './hard-timeout.js';
 import type { TraceSink } from './trace-sink.js';
 import { SetupFailure, writeWorkspace } from './workspace-setup.js';

@@ -9,32 +9,23 @@ import {
   type AgentOptions,
 } from '../agents/agent-spec.js';
 import { sandboxConfig } from '../sandbox/limits.js';
-import type { Sandbox, SandboxProvider } from '../sandbox/sandbox.js';
+import type { SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
 import { createToolRegistry } from '../tools/registry.js';
-import { openEpisodeStore } from '../trace/episode-store.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
 import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from './lineage.js';
 import { memoryFromEvents } from './state-at.js';
-import { restoreSandbox } from './rollback.js';
+import { restoreSandbox } from './restore-sandbox.js';
 import { ALL_WIDENINGS, type WideningKind } from '../../../shared/isolation-policy.js';
 import { recordedTask } from './recorded-task.js';
 
-/** Where sandboxes come from and go back to. */
-export interface SandboxSource {
-  /** A provider (Docker, memory) or a warm pool exposing the same `create`. */
-  readonly provider: SandboxProvider;
-  /** Returns a sandbox (pool release); default: destroy it. */
-  readonly release?: (sandbox: Sandbox) => Promise<void>;
-}
-
-/** Options shared by every factory. */
-export interface EpisodeEnv extends SandboxSource {
-  /** $STEPBOX_HOME; ignored when `store` is given. */
-  readonly home?: string;
-  readonly store?: EpisodeStore;
+/** Options shared by every factory: what `openEngine` composes (engine/open-engine.ts). */
+export interface EpisodeEnv {
+  readonly store: EpisodeStore;
+  /** Where the episode's sandbox comes from and goes back to when it is disposed. */
+  readonly supply: SandboxSupply;
   readonly breakpoints?: readonly Breakpoint[];
   /** Agent settings: base URL, temperature, seed, retries. */
   readonly agentOptions?: Omit<AgentOptions, 'skip' | 'loadEpisode'>;
@@ -67,14 +58,6 @@ export interface OpenBranchOptions extends EpisodeEnv {
   readonly headerExtra?: Record<string, unknown>;
 }
 
-function storeOf(env: EpisodeEnv): EpisodeStore {
-  return env.store ?? openEpisodeStore(env.home);
-}
-
-function releaseOf(env: EpisodeEnv): (s: Sandbox) => Promise<void> {
-  return env.release ?? ((s) => s.destroy());
-}
-
 /** An agent factory bound to a store (for `replay:`) and the caller's settings. */
 function agentFactory(store: EpisodeStore, env: EpisodeEnv): (spec: string, skip: number) => Agent {
   return (spec, skip) =>
@@ -90,10 +73,10 @@ function agentFactory(store: EpisodeStore, env: EpisodeEnv): (spec: string, skip
  * returns its controller, idle before step 1. The caller steps or runs it and disposes it.
  */
 export async function startEpisode(options: StartEpisodeOptions): Promise<EpisodeRunner> {
-  const store = storeOf(options);
+  const store = options.store;
   const makeAgent = agentFactory(store, options);
   const agent = makeAgent(normalizeAgentSpec(options.agentSpec), 0);
-  const sandbox = await options.provider.create(sandboxConfig(options.task.sandbox));
+  const sandbox = await options.supply.acquire(sandboxConfig(options.task.sandbox));
   try {
     const { episode, branch, writer } = store.createEpisode({
       parent_branch: null,
@@ -119,7 +102,7 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
       makeAgent,
       image: options.task.sandbox.image,
       breakpoints: options.breakpoints,
-      release: releaseOf(options),
+      release: (s) => options.supply.release(s),
       // The task came from the user's own file: forking its episode keeps what it asked for.
       openFork: (from, step, spec) =>
         openBranchController({
@@ -135,7 +118,7 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
     await runner.reset();
     return runner;
   } catch (e) {
-    await releaseOf(options)(sandbox);
+    await options.supply.release(sandbox);
     throw e;
   }
 }
@@ -148,7 +131,7 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
  * continues; a scripted or replay agent skips the decisions steps 1..K used.
  */
 export async function openBranchController(options: OpenBranchOptions): Promise<EpisodeRunner> {
-  const store = storeOf(options);
+  const store = options.store;
   const info = store.resolve(options.id);
   const lineage = readLineage(store, info);
   const header = lineage.trace.header;
@@ -169,7 +152,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   const makeAgent = agentFactory(store, { ...options, agentOptions });
   const agent = makeAgent(spec, options.agentSpec ? 0 : skipAt(store, info, at));
   const snapshots = store.snapshots(info.episode);
-  const sandbox = await options.provider.create(sandboxConfig(task.sandbox));
+  const sandbox = await options.supply.acquire(sandboxConfig(task.sandbox));
   try {
     await restoreSandbox(sandbox, snapshots, snap);
     const headerFields = {
@@ -201,14 +184,14 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       inherited: events,
       startStep: at,
       breakpoints: options.breakpoints,
-      release: releaseOf(options),
+      release: (s) => options.supply.release(s),
       headerExtra: options.headerExtra,
       openFork: (from, step, spec) =>
         openBranchController({ ...options, store, id: from, at: step, agentSpec: spec, branchNow: true }),
     });
     return runner;
   } catch (e) {
-    await releaseOf(options)(sandbox);
+    await options.supply.release(sandbox);
     throw e;
   }
 }

@@ -11,7 +11,7 @@ import { logger } from '../log.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { TaskMemory } from '../tools/memory.js';
-import type { ToolRegistry } from '../tools/tool-registry.js';
+import type { ToolRegistry } from '../tools/tool-call.js';
 import type { EpisodeStore, NewTraceEvent, TraceWriter } from '../trace/trace-store.js';
 import { evaluateBreakpoints } from './breakpoints.js';
 import type { Conversation } from './conversation.js';
@@ -27,7 +27,7 @@ import { conversationFromEvents, episodeReturn, memoryFromEvents } from './state
 import { StepTimeout } from './step-timeout.js';
 import type { TraceSink } from './trace-sink.js';
 import { runVerifier } from './verifier.js';
-import { restoreSandbox } from './rollback.js';
+import { restoreSandbox } from './restore-sandbox.js';
 
 const log = logger('harness');
 

@@ -2,7 +2,6 @@ import { HarnessError } from './harness-error.js';
 import { openBranchController, type EpisodeEnv } from './episode-factory.js';
 import type { EpisodeRunner } from './episode-runner.js';
 import { readLineage, lastSnapshot } from './lineage.js';
-import { openEpisodeStore } from '../trace/episode-store.js';
 
 /** Options of {@link forkEpisode}. */
 export interface ForkOptions extends EpisodeEnv {
@@ -21,7 +20,7 @@ export interface ForkOptions extends EpisodeEnv {
  * at its first line.
  */
 export async function forkEpisode(options: ForkOptions): Promise<EpisodeRunner> {
-  const store = options.store ?? openEpisodeStore(options.home);
+  const store = options.store;
   const lineage = readLineage(store, store.resolve(options.id));
   const last = lastSnapshot(lineage.events)?.step ?? 0;
   if (!Number.isInteger(options.at) || options.at < 0 || options.at > last) {

@@ -4,7 +4,7 @@ import type { ToolCall } from '../../../shared/trace-events.js';
 import { memoryValuesFrom } from '../tools/custom-tool.js';
 import type { TaskMemory } from '../tools/memory.js';
 import { toolTimeoutSeconds } from '../tools/timeouts.js';
-import type { MemoryWrite } from '../tools/tool-registry.js';
+import type { MemoryWrite } from '../tools/tool-call.js';
 
 /**
  * True when a call timed out because the step's hard timeout was the binding limit

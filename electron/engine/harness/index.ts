@@ -7,20 +7,20 @@
  * ```ts
  * const task = loadTask('resources/tasks/hello-python');          // Result<Task>
  * const c = await startEpisode({ task: task.value, taskPath, agentSpec: 'scripted:agent.jsonl',
- *                                provider, home, breakpoints: [{ kind: 'tool_error' }] });
+ *                                store, supply, breakpoints: [{ kind: 'tool_error' }] });
  * await c.run();                       // to a breakpoint, a pause or the end
  * await c.rollbackTo(3); await c.run(); // continuing after a rollback forks a branch at 3
  * await c.dispose();                   // destroys (or releases) the sandbox
- * const f = await forkEpisode({ id: c.episode, at: 3, agentSpec: 'scripted:other.jsonl', provider });
- * const o = await openBranchController({ id, at: 5, provider }); // look around; stepping forks
- * const r = await resumeEpisode({ id, provider });                // interrupted → new branch
- * const report = await replayVerify({ id, provider });            // re-execution
+ * const f = await forkEpisode({ id: c.episode, at: 3, agentSpec: 'scripted:other.jsonl', store, supply });
+ * const o = await openBranchController({ id, at: 5, store, supply }); // look around; stepping forks
+ * const r = await resumeEpisode({ id, store, supply });                // interrupted → new branch
+ * const report = await replayVerify({ id, store, supply });            // re-execution
  * ```
- * `provider` is any SandboxProvider (Docker, a warm pool, the memory sandbox); pass
- * `release` to return sandboxes to a pool instead of destroying them.
+ * `store` and `supply` come from `openEngine` (engine/open-engine.ts); `supply` is any
+ * SandboxSupply (cold starts, the warm pool, per-task reuse, the memory sandbox in tests).
  */
 export { startEpisode, openBranchController, branchEvents } from './episode-factory.js';
-export type { StartEpisodeOptions, OpenBranchOptions, EpisodeEnv, SandboxSource } from './episode-factory.js';
+export type { StartEpisodeOptions, OpenBranchOptions, EpisodeEnv } from './episode-factory.js';
 export { forkEpisode, type ForkOptions } from './fork.js';
 export { resumeEpisode } from './resume.js';
 export { replayVerify, type ReplayReport, type StepVerdict, type FieldDiff } from './replay-verify.js';

@@ -5,7 +5,6 @@ import { sandboxConfig } from '../sandbox/limits.js';
 import { createMemory } from '../tools/memory.js';
 import { createToolRegistry } from '../tools/registry.js';
 import { shellQuote } from '../tools/shell-quote.js';
-import { openEpisodeStore } from '../trace/episode-store.js';
 import { SandboxEnvironment } from './environment.js';
 import type { EpisodeEnv } from './episode-factory.js';
 import { HarnessError } from './harness-error.js';
@@ -13,7 +12,7 @@ import { readLineage, snapshotAt } from './lineage.js';
 import { recordedTask } from './recorded-task.js';
 import { MaxSteps } from './max-steps.js';
 import { OverlaySnapshotStore } from './overlay-snapshot-store.js';
-import { restoreSandbox } from './rollback.js';
+import { restoreSandbox } from './restore-sandbox.js';
 import { StepTimeout } from './step-timeout.js';
 import { MemorySink } from './trace-sink.js';
 import { runVerifier } from './verifier.js';
@@ -66,7 +65,7 @@ export interface ReplayReport {
 export async function replayVerify(
   options: EpisodeEnv & { readonly id: string; readonly onStep?: (v: StepVerdict) => void },
 ): Promise<ReplayReport> {
-  const store = options.store ?? openEpisodeStore(options.home);
+  const store = options.store;
   const info = store.resolve(options.id);
   const lineage = readLineage(store, info);
   const task = recordedTask(lineage.trace.header.task, info.branch, options.consent);
@@ -74,8 +73,7 @@ export async function replayVerify(
   const snap0 = snapshotAt(events, 0);
   if (!snap0) throw new HarnessError('not_found', `${info.branch} has no snapshot 0 to start from`);
   const snapshots = new OverlaySnapshotStore(store.snapshots(info.episode));
-  const sandbox = await options.provider.create(sandboxConfig(task.sandbox));
-  const release = options.release ?? ((s) => s.destroy());
+  const sandbox = await options.supply.acquire(sandboxConfig(task.sandbox));
   try {
     await restoreSandbox(sandbox, snapshots, snap0);
     const sink = new MemorySink();
@@ -163,7 +161,7 @@ export async function replayVerify(
       replayed_verifier: replayedVerifier,
     };
   } finally {
-    await release(sandbox);
+    await options.supply.release(sandbox);
   }
 }
 

@@ -1,4 +1,3 @@
-import { openEpisodeStore } from '../trace/episode-store.js';
 import { openBranchController, type EpisodeEnv } from './episode-factory.js';
 import type { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
@@ -15,7 +14,7 @@ import { lastSnapshot, readLineage } from './lineage.js';
  * episode timeout starts afresh for the continuation.
  */
 export async function resumeEpisode(options: EpisodeEnv & { readonly id: string }): Promise<EpisodeRunner> {
-  const store = options.store ?? openEpisodeStore(options.home);
+  const store = options.store;
   store.markInterrupted();
   const info = store.resolve(options.id);
   const lineage = readLineage(store, info);

@@ -132,12 +132,31 @@ export interface Sandbox {
   reset(): Promise<void>;
   /** Removes the sandbox; always resolves, or rejects with why it could not. */
   destroy(): Promise<void>;
+  /** Keeps the sandbox past this process (`run --keep`), safe from orphan sweeps; absent where nothing outlives the process (memory). */
+  keep?(): Promise<void>;
 }
 
 /** Creates sandboxes of one backend. */
 export interface SandboxProvider {
   readonly backend: string;
   create(config: SandboxConfig): Promise<Sandbox>;
+  /** Lets go of the backend's connection and what it still owns (Docker); absent when there is nothing to let go. */
+  close?(): Promise<void>;
+}
+
+/**
+ * Where an episode gets its sandbox from and gives it back to: the one way the harness,
+ * the batch runner, the case runner and the services obtain sandboxes. Cold starts
+ * ({@link coldSupply}), the warm pool (a {@link WarmPool} is one), recycling between a
+ * batch's episodes ({@link poolSupply}) and per-task reuse ({@link TaskSandboxes}) are
+ * supplies or wrappers of one (`sandbox-supply.ts`).
+ */
+export interface SandboxSupply {
+  acquire(config: SandboxConfig): Promise<Sandbox>;
+  /** Takes a sandbox back when its episode is done with it (destroy, reset-and-keep, …). */
+  release(sandbox: Sandbox): Promise<void>;
+  /** Gives back whatever the supply still holds. */
+  close?(): Promise<void>;
 }
 
 /** Why a sandbox operation could not run at all. */

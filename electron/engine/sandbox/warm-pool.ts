@@ -1,6 +1,6 @@
 import { logger } from '../log.js';
 import { configKey } from './limits.js';
-import type { Sandbox, SandboxConfig, SandboxProvider } from './sandbox.js';
+import type { Sandbox, SandboxConfig, SandboxProvider, SandboxSupply } from './sandbox.js';
 
 const log = logger('pool');
 
@@ -28,7 +28,7 @@ const REFILL_DELAY_MS = 100;
  * pool refills in the background. `release` resets a sandbox and keeps it, or destroys
  * it when the reset fails or the pool is full. `close` destroys everything it started.
  */
-export class WarmPool {
+export class WarmPool implements SandboxSupply {
   readonly size: number;
   private readonly slots = new Map<string, Slot>();
   private readonly leased = new Set<Sandbox>();

@@ -2,7 +2,7 @@ import { parseCommandTemplate, type TemplatePart } from '../../../shared/command
 import { err, ok } from '../../../shared/result.js';
 import { toolFailure } from '../../../shared/tool-result.js';
 import { declaredParameters, type CustomTool } from '../../../shared/task.js';
-import type { MemoryWrite } from './tool-registry.js';
+import type { MemoryWrite } from './tool-call.js';
 import { checkArguments } from './json-schema-check.js';
 import { resolvePointer, UNRESOLVED } from './json-pointer.js';
 import { shellQuote } from './shell-quote.js';

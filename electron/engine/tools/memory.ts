@@ -1,4 +1,4 @@
-import type { Memory, MemoryWrite } from './tool-registry.js';
+import type { Memory, MemoryWrite } from './tool-call.js';
 
 /** The agent's memory: a key → JSON value map the harness owns, snapshots and restores. */
 export class TaskMemory implements Memory {

@@ -13,7 +13,7 @@ import { listDirTool, readFileTool, writeFileTool } from './file-tools.js';
 import { memoryReadTool, memoryWriteTool } from './memory-tools.js';
 import { effectiveTimeoutMs, toolTimeoutSeconds } from './timeouts.js';
 import type { ToolExecutor } from './tool-executor.js';
-import type { ToolContext, ToolOutcome, ToolRegistry } from './tool-registry.js';
+import type { ToolContext, ToolOutcome, ToolRegistry } from './tool-call.js';
 
 const BUILTIN_FACTORIES: Record<BuiltinToolName, (timeoutMs: number) => ToolExecutor> = {
   execute_shell: executeShellTool,

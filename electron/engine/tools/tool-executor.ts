@@ -1,7 +1,7 @@
 import type { Result } from '../../../shared/result.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
-import type { MemoryWrite, ToolContext } from './tool-registry.js';
+import type { MemoryWrite, ToolContext } from './tool-call.js';
 
 /** What running a tool produced: its result and the memory writes it made. */
 export interface ToolRun {

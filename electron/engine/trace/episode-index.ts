@@ -3,7 +3,7 @@ import { openSqlite } from './sqlite.js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../../../shared/jcs.js';
-import type { DiskEpisodeStore, StoredBranch } from './episode-store.js';
+import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { logger } from '../log.js';
 import type { ParsedTrace } from './trace-reader.js';
 import { summarizeSteps } from './step-summary.js';
@@ -336,7 +336,7 @@ export class EpisodeIndex {
    * since it was indexed (path, size or mtime) and forgets branches whose trace is gone.
    * Returns how many branches it (re)indexed. Unreadable traces are skipped with a warning.
    */
-  refresh(store: DiskEpisodeStore): number {
+  refresh(store: StoredBranches): number {
     const known = new Map(
       (this.db.prepare('SELECT id, trace_path, trace_size, trace_mtime FROM branches').all() as Row[]).map(
         (r) => [r.id as string, r],
@@ -363,7 +363,7 @@ export class EpisodeIndex {
     return indexed;
   }
 
-  private tryIndex(store: DiskEpisodeStore, b: StoredBranch): boolean {
+  private tryIndex(store: StoredBranches, b: StoredBranch): boolean {
     try {
       this.indexBranch(store.readTrace(b));
       return true;
@@ -374,7 +374,7 @@ export class EpisodeIndex {
   }
 
   /** Re-creates the index from the traces (flags of surviving branches are kept). Returns the branch count. */
-  rebuild(store: DiskEpisodeStore): number {
+  rebuild(store: StoredBranches): number {
     this.db
       .transaction(() => {
         for (const t of ['episodes', 'branches', 'steps', 'tool_calls', 'errors', 'memory_writes'])
@@ -562,7 +562,7 @@ export function openIndex(home: string): EpisodeIndex {
 }
 
 /** Indexes a branch the store just closed (the store's default `onBranchClosed`). */
-export function indexClosedBranch(store: DiskEpisodeStore, b: StoredBranch): void {
+export function indexClosedBranch(store: StoredBranches, b: StoredBranch): void {
   const index = openIndex(store.home);
   try {
     index.indexBranch(store.readTrace(b));

@@ -40,7 +40,8 @@ import { writeFileAtomic } from './durable-fs.js';
 import { BRANCH_PREFIX, EPISODE_PREFIX, isSafeId, newId } from './episode-ids.js';
 import { indexClosedBranch } from './episode-index.js';
 import { markInterruptedIn } from './interrupted.js';
-import { currentProcessIdentity } from './process-identity.js';
+import { currentProcessIdentity } from '../process-identity.js';
+import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { readTraceFile, type ParsedTrace } from './trace-reader.js';
 import type { BranchInfo, EpisodeStore, HeaderFields } from './trace-store.js';
 import { FileTraceWriter, gzPathOf } from './trace-writer.js';
@@ -86,10 +87,7 @@ export const EpisodeMeta = z.looseObject({
 /** `meta.json` of an episode. */
 export type EpisodeMeta = z.infer<typeof EpisodeMeta>;
 
-/** A branch as the store lists it, with whether its trace is closed (compressed). */
-export interface StoredBranch extends BranchInfo {
-  readonly closed: boolean;
-}
+export type { StoredBranch } from './stored-branches.js';
 
 /** Options of {@link openEpisodeStore}. */
 export interface StoreOptions {
@@ -107,7 +105,7 @@ export function stepboxHome(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The file-backed {@link EpisodeStore}. */
-export class DiskEpisodeStore implements EpisodeStore {
+export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
   readonly episodesDir: string;
 
   constructor(

@@ -2,7 +2,8 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DiskEpisodeStore } from './episode-store.js';
 import { logger } from '../log.js';
-import { isProcessGone, pidExists, type ProcessIdentity } from './process-identity.js';
+import { isProcessGone, pidExists, type ProcessIdentity } from '../process-identity.js';
+import { TRACE_WRITER_HOST_RULE } from './interrupted.js';
 
 const log = logger('gc');
 
@@ -30,7 +31,7 @@ function hasLiveWriter(store: DiskEpisodeStore, episode: string): boolean {
   return store.listBranches(episode).some((b) => {
     if (b.closed) return false;
     const writer = store.readTrace(b).header.writer as ProcessIdentity | undefined;
-    return writer !== undefined && !isProcessGone(writer);
+    return writer !== undefined && !isProcessGone(writer, TRACE_WRITER_HOST_RULE);
   });
 }
 

@@ -1,11 +1,22 @@
 import { existsSync, readFileSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
-import type { DiskEpisodeStore, StoredBranch } from './episode-store.js';
+import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { logger } from '../log.js';
-import { currentProcessIdentity, isProcessGone, type ProcessIdentity } from './process-identity.js';
+import {
+  currentProcessIdentity,
+  isProcessGone,
+  type ForeignHostRule,
+  type ProcessIdentity,
+} from '../process-identity.js';
 import { parseTraceText } from './trace-reader.js';
 import { compressTrace, FileTraceWriter, gzPathOf } from './trace-writer.js';
 
 const log = logger('store');
+
+/**
+ * How a trace's writer on another host is judged: the store is written only by processes
+ * of this host, so a writer recorded elsewhere (a copied store) can no longer be appending.
+ */
+export const TRACE_WRITER_HOST_RULE: ForeignHostRule = 'gone';
 
 /** The `end_reason` of a trace closed because its writer process vanished. */
 export const PROCESS_KILLED = 'process_killed';
@@ -27,20 +38,20 @@ function takeLock(lockPath: string): boolean {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
   const holder = JSON.parse(readFileSync(lockPath, 'utf8')) as ProcessIdentity;
-  if (!isProcessGone(holder)) return false;
+  if (!isProcessGone(holder, TRACE_WRITER_HOST_RULE)) return false;
   unlinkSync(lockPath);
   return takeLock(lockPath);
 }
 
 /** Closes one orphaned branch; returns true when it appended an `interrupted` end. */
-function closeOrphan(store: DiskEpisodeStore, b: StoredBranch): boolean {
+function closeOrphan(store: StoredBranches, b: StoredBranch): boolean {
   const plain = b.tracePath;
   const bytes = readFileSync(plain);
   const text = bytes.toString('utf8');
   const nl = text.indexOf('\n');
   const writer = writerOf(nl < 0 ? text : text.slice(0, nl));
   // Without a recorded writer nothing can be appending (only the store's writers append).
-  if (writer !== null && !isProcessGone(writer)) return false;
+  if (writer !== null && !isProcessGone(writer, TRACE_WRITER_HOST_RULE)) return false;
 
   const lock = `${plain}.closing`;
   if (!takeLock(lock)) return false;
@@ -83,7 +94,7 @@ function closeOrphan(store: DiskEpisodeStore, b: StoredBranch): boolean {
  * traces whose writer died after writing `end`. Traces of live writers are left alone.
  * Returns how many traces it marked interrupted.
  */
-export function markInterruptedIn(store: DiskEpisodeStore): number {
+export function markInterruptedIn(store: StoredBranches): number {
   let marked = 0;
   for (const episode of store.listEpisodes()) {
     for (const b of store.branchesOrNone(episode)) {

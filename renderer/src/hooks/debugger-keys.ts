@@ -1,3 +1,4 @@
+import { assertNever } from '../../../shared/assert-never';
 import type { AppStores } from '../stores/app-stores';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 
@@ -71,6 +72,8 @@ export function runDebuggerAction(stores: AppStores, action: DebuggerAction): vo
     case 'next':
       stepper.selectNext();
       return;
+    default:
+      assertNever(action, 'debugger action');
   }
 }
 

@@ -1,3 +1,8 @@
+/**
+ * What a tool call uses and gives back: the context a tool runs in (sandbox, memory,
+ * task, timeouts), its outcome, and the {@link ToolRegistry} interface the harness calls
+ * tools through. The registry itself is built in `registry.ts`.
+ */
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { Task } from '../../../shared/task.js';

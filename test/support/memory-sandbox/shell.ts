@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
-import type { MemoryFs } from './memory-fs.js';
-import { runCommand, ShellDeadline, ShellExit, type Io, type ShellState } from './memory-shell-commands.js';
-import { parseCommandLine, ShellSyntaxError, type Word } from './memory-shell-parse.js';
+import type { MemoryFs } from './fs.js';
+import { runCommand, ShellDeadline, ShellExit, type Io, type ShellState } from './shell-commands.js';
+import { parseCommandLine, ShellSyntaxError, type Word } from './shell-parse.js';
 
-export type { ShellState } from './memory-shell-commands.js';
+export type { ShellState } from './shell-commands.js';
 
 /** Output streams of one call: kept bytes up to a cap, and the count of everything written. */
 export class CallOutput {

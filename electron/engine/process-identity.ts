@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /**
- * Who writes a trace, precisely enough for a later process to tell whether that writer
- * is gone: a pid alone is not enough (pids are reused, and a reboot resets them).
+ * Who a process is, precisely enough for a later process to tell whether it is gone: a
+ * pid alone is not enough (pids are reused, and a reboot resets them). Recorded as a trace
+ * header's `writer` and, as JSON, in a container's owner label.
  */
 export interface ProcessIdentity {
   readonly pid: number;
@@ -14,6 +15,13 @@ export interface ProcessIdentity {
   /** The process's start time as the OS reports it (Linux: clock ticks since boot; macOS: `ps` lstart); null if unknown. */
   readonly start_time: string | null;
 }
+
+/**
+ * How to judge a process recorded on another host, which this machine cannot see:
+ * `gone` when only this host can be using what it left (a trace in the local store),
+ * `alive` when the other host may well still be using it (a container on a shared remote engine).
+ */
+export type ForeignHostRule = 'gone' | 'alive';
 
 function linuxBootId(): string | null {
   try {
@@ -69,12 +77,13 @@ export function pidExists(pid: number): boolean {
 }
 
 /**
- * True when the process `id` describes can no longer be writing: another host or boot,
- * no such pid, or the pid now belongs to a process started at another time.
+ * True when the process `id` describes has ended, judged from this machine: another boot,
+ * no such pid, or the pid now belongs to a process started at another time. A process of
+ * another host is judged by `foreignHost`.
  */
-export function isProcessGone(id: ProcessIdentity): boolean {
+export function isProcessGone(id: ProcessIdentity, foreignHost: ForeignHostRule): boolean {
   const me = currentProcessIdentity();
-  if (id.host !== me.host) return true;
+  if (id.host !== me.host) return foreignHost === 'gone';
   if (id.boot_id !== null && me.boot_id !== null && id.boot_id !== me.boot_id) return true;
   if (id.pid === me.pid) return id.start_time !== me.start_time;
   if (!pidExists(id.pid)) return true;

@@ -1,12 +1,12 @@
 import { SANDBOX_IMAGE } from '../../../shared/constants.js';
-import { MemorySandbox } from './memory-sandbox.js';
+import { MemorySandbox } from './sandbox.js';
 import {
   SandboxFailure,
   type Sandbox,
   type SandboxConfig,
   type SandboxLimits,
   type SandboxProvider,
-} from './sandbox.js';
+} from '../../../electron/engine/sandbox/sandbox.js';
 
 /** Limits for memory sandboxes in tests: small, so limit behaviour is cheap to reach. */
 export const MEMORY_TEST_LIMITS: SandboxLimits = {

@@ -6,8 +6,8 @@ import type { ToolError } from '../../../shared/errors.js';
 import type { Result } from '../../../shared/result.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
 import type { ChangedPath } from '../../../shared/trace-events.js';
-import { MemoryFs, type MemNode } from './memory-fs.js';
-import { CallOutput, runShell, type ShellState } from './memory-shell.js';
+import { MemoryFs, type MemNode } from './fs.js';
+import { CallOutput, runShell, type ShellState } from './shell.js';
 import {
   SandboxFailure,
   type ExecRequest,
@@ -17,10 +17,14 @@ import {
   type SessionState,
   type SnapshotInfo,
   type VerifyMode,
-} from './sandbox.js';
-import type { ManifestEntry, SnapshotManifest, SnapshotStore } from './snapshot-store.js';
-import { sha256Hex } from '../sha256.js';
-import { treeHashOf } from './manifest.js';
+} from '../../../electron/engine/sandbox/sandbox.js';
+import type {
+  ManifestEntry,
+  SnapshotManifest,
+  SnapshotStore,
+} from '../../../electron/engine/sandbox/snapshot-store.js';
+import { sha256Hex } from '../../../electron/engine/sha256.js';
+import { treeHashOf } from '../../../electron/engine/sandbox/manifest.js';
 
 const WORKSPACE = '/workspace';
 const BASE_ENV: Readonly<Record<string, string>> = { ...SANDBOX_ENV, PATH: '/usr/local/bin:/usr/bin:/bin' };

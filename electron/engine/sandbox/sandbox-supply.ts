@@ -1,19 +1,11 @@
 import type { Task } from '../../../shared/task.js';
-import type { SandboxSource } from '../harness/episode-factory.js';
 import { logger } from '../log.js';
-import { configKey, sandboxConfig } from '../sandbox/limits.js';
-import type { Sandbox, SandboxConfig, SandboxProvider } from '../sandbox/sandbox.js';
-import type { WarmPool } from '../sandbox/warm-pool.js';
+import { configKey, sandboxConfig } from './limits.js';
+import type { Sandbox, SandboxConfig, SandboxProvider, SandboxSupply } from './sandbox.js';
 
-const log = logger('batch');
+const log = logger('sandbox');
 
-/** Where episodes of a batch get sandboxes from and give them back to. */
-export interface SandboxSupply {
-  acquire(config: SandboxConfig): Promise<Sandbox>;
-  release(sandbox: Sandbox): Promise<void>;
-  /** Gives back whatever the supply still holds. */
-  close?(): Promise<void>;
-}
+export type { SandboxSupply } from './sandbox.js';
 
 /**
  * The warm pool as a batch's supply, recycling: the first sandboxes come warm from the
@@ -22,7 +14,7 @@ export interface SandboxSupply {
  * cold-starting a replacement in the background. Steady state: one reset per episode.
  * `close` returns the recycled sandboxes to the pool.
  */
-export function poolSupply(pool: WarmPool): SandboxSupply {
+export function poolSupply(pool: SandboxSupply): SandboxSupply {
   const free = new Map<string, Sandbox[]>();
   return {
     async acquire(config) {
@@ -79,14 +71,12 @@ export class TaskSandboxes {
     return `${task.name}|${configKey(sandboxConfig(task.sandbox))}`;
   }
 
-  /** The sandbox source for one episode of `task`. */
-  sourceFor(task: Task): SandboxSource {
+  /** The supply for one episode of `task`. */
+  supplyFor(task: Task): SandboxSupply {
     const key = this.key(task);
     const reuse = !task.sandbox.reset_between_episodes;
-    const provider: SandboxProvider = {
-      backend: 'batch',
-      create: async (config) => this.kept.get(key)?.pop() ?? (await this.supply.acquire(config)),
-    };
+    const acquire = async (config: SandboxConfig) =>
+      this.kept.get(key)?.pop() ?? (await this.supply.acquire(config));
     const release = async (sandbox: Sandbox) => {
       if (!reuse) return this.supply.release(sandbox);
       try {
@@ -102,7 +92,7 @@ export class TaskSandboxes {
       list.push(sandbox);
       this.kept.set(key, list);
     };
-    return { provider, release };
+    return { acquire, release };
   }
 
   /** Destroys the sandboxes kept for reuse. */

@@ -1,0 +1,113 @@
+import type { EpisodeEnv } from './harness/episode-factory.js';
+import { createDockerProvider } from './sandbox/docker-provider.js';
+import { coldSupply } from './sandbox/sandbox-supply.js';
+import type { SandboxConfig, SandboxProvider, SandboxSupply } from './sandbox/sandbox.js';
+import { WarmPool } from './sandbox/warm-pool.js';
+import { openIndex, type EpisodeIndex } from './trace/episode-index.js';
+import { openEpisodeStore, stepboxHome, type DiskEpisodeStore } from './trace/episode-store.js';
+import { logger } from './log.js';
+
+const log = logger('engine');
+
+/** Options of {@link openEngine}. */
+export interface OpenEngineOptions {
+  /** The store home; default `$STEPBOX_HOME` (from `env`) or `~/.stepbox`. */
+  readonly home?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Ready sandboxes kept per sandbox config; 0 (the default) starts each one cold. */
+  readonly pool?: number;
+  /** Where sandboxes come from; default Docker, connected on first use (tests pass the memory sandbox). */
+  readonly provider?: () => Promise<SandboxProvider>;
+  /** Close orphaned traces as `interrupted` on open (default true; read-only tools that must be fast skip it). */
+  readonly sweep?: boolean;
+}
+
+/** The engine, composed once: what the CLI, the services, the bench and the tests use. */
+export interface Engine {
+  readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly store: DiskEpisodeStore;
+  /** The SQLite index of the store, opened on first use (the caller refreshes it when it lists). */
+  index(): EpisodeIndex;
+  /** The bare provider, connected on first use (throwaway sandboxes the caller destroys itself). */
+  provider(): Promise<SandboxProvider>;
+  /** The one sandbox supply: the warm pool when `pool` > 0, else cold starts. */
+  supply(): Promise<SandboxSupply>;
+  /** What the harness factories take: the store and the supply. */
+  episodeEnv(): Promise<EpisodeEnv>;
+  /** Starts the pool's sandboxes for a config in the background (no-op without a pool). */
+  prewarm(config: SandboxConfig): Promise<void>;
+  /** Destroys what the pool holds or lent, then the provider's connection; closes the index. */
+  close(): Promise<void>;
+}
+
+/** Ready sandboxes the app keeps per config: `STEPBOX_POOL_SIZE`, default 1; 0 cold starts. */
+export function poolSizeFromEnv(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.STEPBOX_POOL_SIZE ?? 1);
+  return Number.isInteger(n) && n >= 0 ? n : 1;
+}
+
+/**
+ * The engine's composition root: opens the store (closing orphaned traces) and builds the
+ * index and the sandbox supply on demand; the harness factories build each episode's tool
+ * registry and agent from what it hands them (`episodeEnv()`). Docker is
+ * connected on first use, so a window or a read-only command starts with Docker down.
+ *
+ * ```ts
+ * const engine = openEngine({ env: process.env, pool: 2 });
+ * const runner = await startEpisode({ task, agentSpec, ...(await engine.episodeEnv()) });
+ * await engine.close();
+ * ```
+ */
+export function openEngine(options: OpenEngineOptions = {}): Engine {
+  const env = options.env ?? process.env;
+  const home = options.home ?? stepboxHome(env);
+  const store = openEpisodeStore(home, { skipMarkInterrupted: true });
+  if (options.sweep !== false) {
+    const n = store.markInterrupted();
+    if (n > 0) log.info(`marked ${n} orphaned trace(s) interrupted`);
+  }
+  const size = Math.max(0, Math.floor(options.pool ?? 0));
+  const connect = options.provider ?? (() => createDockerProvider());
+  let sandboxes: Promise<{ provider: SandboxProvider; supply: SandboxSupply }> | null = null;
+  const get = () => {
+    sandboxes ??= connect().then(
+      (provider) => ({
+        provider,
+        supply: size > 0 ? new WarmPool(provider, { size }) : coldSupply(provider),
+      }),
+      (e: unknown) => {
+        sandboxes = null; // Docker was down: the next call tries again
+        throw e;
+      },
+    );
+    return sandboxes;
+  };
+  let index: EpisodeIndex | null = null;
+  return {
+    home: store.home,
+    env,
+    store,
+    index: () => (index ??= openIndex(store.home)),
+    provider: async () => (await get()).provider,
+    supply: async () => (await get()).supply,
+    episodeEnv: async () => ({ store, supply: (await get()).supply }),
+    async prewarm(config) {
+      const { supply } = await get();
+      if (supply instanceof WarmPool) await supply.prewarm(config);
+    },
+    async close() {
+      index?.close();
+      index = null;
+      const current = sandboxes;
+      sandboxes = null;
+      const both = current ? await current.catch(() => null) : null;
+      if (!both) return;
+      try {
+        await both.supply.close?.();
+      } finally {
+        await both.provider.close?.();
+      }
+    },
+  };
+}
