@@ -37,6 +37,8 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   export: () => import('./cli/export.js'),
   ab: () => import('./cli/ab.js'),
   mcp: () => import('./cli/mcp.js'),
+  diff: () => import('./cli/diff.js'),
+  candidates: () => import('./cli/candidates.js'),
 };
 
 const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case']);

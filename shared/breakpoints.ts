@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LiveQaRule } from './qa/live.js';
 
 /** A breakpoint on what happened, not only on names. */
 export const Breakpoint = z.discriminatedUnion('kind', [
@@ -11,6 +12,8 @@ export const Breakpoint = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('null_value') }),
   z.object({ kind: z.literal('repeat'), count: z.number().int().min(2) }),
   z.object({ kind: z.literal('slow_step'), ms: z.number().positive() }),
+  /** A live QA rule raised a flag at this step (any live rule, or the one named). */
+  z.object({ kind: z.literal('qa'), rule: LiveQaRule.optional() }),
 ]);
 /** A breakpoint. */
 export type Breakpoint = z.infer<typeof Breakpoint>;
@@ -43,6 +46,7 @@ export const BREAKPOINT_KINDS: readonly BreakpointKindInfo[] = [
     value: { field: 'count', label: 'times', numeric: true },
   },
   { kind: 'slow_step', label: 'when a step is slow', value: { field: 'ms', label: 'ms', numeric: true } },
+  { kind: 'qa', label: 'when a QA rule flags a step (loop, reward hacking, memory corruption)' },
 ];
 
 /** A breakpoint in plain words ("after step 3", "when tool lookup is called"). */
@@ -56,6 +60,10 @@ export function describeBreakpoint(bp: Breakpoint): string {
       return `when the same call repeats ${bp.count} times`;
     case 'slow_step':
       return `when a step takes over ${bp.ms} ms`;
+    case 'qa':
+      return bp.rule
+        ? `when the QA rule ${bp.rule.replace(/_/g, ' ')} flags a step`
+        : 'when a QA rule flags a step (loop, reward hacking, memory corruption)';
     default:
       return BREAKPOINT_KINDS.find((k) => k.kind === bp.kind)?.label ?? bp.kind;
   }

@@ -5,6 +5,9 @@ import { checkBranch, type BranchCheck } from '../engine/qa/check-branches.js';
 import { loadBranches } from '../engine/qa/episode-set.js';
 import { buildExport, EXPORT_FORMATS, type ExportFormat } from '../engine/export/run-export.js';
 import { parseRedactions } from '../engine/export/redact.js';
+import { readChoices, type Choice } from '../engine/candidates/choice-log.js';
+import type { LoadedBranch } from '../engine/qa/episode-set.js';
+import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { StoreError } from '../engine/trace/episode-store.js';
 import { cliEngine } from './episode-cli.js';
 import type { CliCommand } from './command.js';
@@ -24,9 +27,14 @@ into training or observability data:
                 person-made messages in FILE's sidecar *.meta.jsonl
   otel-json     OTLP/JSON traces with OTel GenAI spans: invoke_agent -> chat ->
                 execute_tool (gen_ai.tool.name, gen_ai.tool.call.id, gen_ai.usage.*)
-  dpo-jsonl     OpenAI preference pairs (input, preferred_output, non_preferred_output)
-                from each fork and its parent at the fork's first step: a fork a person
-                corrected (manual agent, injection) is preferred, else the better quality
+  dpo-jsonl     OpenAI preference pairs (input, preferred_output, non_preferred_output):
+                one per choice among candidates (stepbox candidates --pick, or the
+                window's Pick), the chosen step preferred; and one per corrected fork (a
+                person's terminal edit, injection, override or manual decision before its
+                first step, followed by a different decision than the parent's), the fork
+                preferred. Never a pair whose sides decide the same; a read-only terminal
+                peek is no correction and a resumed branch no fork. The sidecar names
+                each pair's episode, step, branches and why
   atif          ATIF-v1.7 trajectories (Harbor / Terminal-Bench), one per line: the goal,
                 then per step the model's message, its tool calls and what the agent was
                 shown; status, verifier and real results behind overrides in "extra"
@@ -49,6 +57,22 @@ Examples:
   stepbox export ep-20260101-120000-ab12 --format atif --out trajectory.jsonl
   stepbox export ep-20260101-120000-ab12 --format dpo-jsonl --redact api_key --redact '/sk-[A-Za-z0-9]+/'
 `;
+
+/** The choices among candidates recorded for the exported episodes (in their own stores). */
+function choicesOf(branches: readonly LoadedBranch[], store: DiskEpisodeStore): Choice[] {
+  const seen = new Set<string>();
+  const out: Choice[] = [];
+  for (const b of branches) {
+    if (seen.has(b.episode)) continue;
+    seen.add(b.episode);
+    try {
+      out.push(...readChoices(b.store ?? store, b.episode));
+    } catch {
+      // An episode read from a folder of traces outside a store has no choice log.
+    }
+  }
+  return out;
+}
 
 /** `stepbox export` — fine-tuning JSONL, OTLP JSON spans or preference pairs. */
 export const command: CliCommand = {
@@ -95,8 +119,10 @@ export const command: CliCommand = {
     }
     const checks = new Map<string, BranchCheck>();
     for (const b of branches) checks.set(b.branch, await checkBranch(b, store));
+    const choices = format === 'dpo-jsonl' ? choicesOf(branches, store) : [];
     const result = buildExport(branches, checks, {
       format,
+      choices,
       minQuality,
       excludeInjected: values['exclude-injected'],
       includeFailed: values['include-failed'],

@@ -10,6 +10,7 @@ import { appError, type AppError } from '../../shared/errors.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import { logger } from '../engine/log.js';
 import { BatchService } from './batch-service.js';
+import { CandidatesService } from './candidates-service.js';
 import { EpisodeManager } from './episode-manager.js';
 import { EventBus, type Audience, type BusListener } from './event-bus.js';
 import { LibraryService } from './library-service.js';
@@ -55,6 +56,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
   const library = new LibraryService(ports.traces, episodes);
   const terminals = new TerminalService(ports.docker, episodes, bus);
   const stats = new StatsService(ports.docker, episodes, bus);
+  const candidates = new CandidatesService(ports.harness, ports.traces, episodes);
   const batches = new BatchService(ports.batches, bus, (episode) => library.flags(episode));
 
   const taskPathOf = async (source: ParsedRequestOf<'episode.start'>['task']) => {
@@ -120,6 +122,16 @@ export function createAppServices(ports: EnginePorts): AppServices {
       return { step: r.step, result, tree_hash_after: treeHashAfter };
     },
     'episode.compare': (r) => library.compare(r.a, r.b),
+    'episode.candidates': (r) => candidates.tryAt(r.id, r.step, r.n ?? 0, r.actions ?? [], r.run_on ?? 0),
+    'episode.stageCandidates': (r) => {
+      candidates.stage(r.id, r.step, r.count);
+      return {};
+    },
+    'episode.pickCandidate': (r) => candidates.pick(r.group, r.index),
+    'episode.discardCandidates': async (r) => {
+      await candidates.discard(r.group);
+      return {};
+    },
     'episode.trace': (r) => library.trace(r.id, r.from_seq, r.limit),
     'episode.stepDetail': (r) => library.stepDetail(r.id, r.step),
 
@@ -218,6 +230,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
       await batches.dispose();
       stats.closeOwned(undefined);
       await terminals.closeOwned(undefined);
+      await candidates.disposeAll();
       await episodes.disposeAll();
       await ports.close?.();
     },

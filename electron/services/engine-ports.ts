@@ -21,6 +21,8 @@ import {
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
 import { runWhatIf } from './what-if.js';
+import { tryCandidates } from '../engine/candidates/try-candidates.js';
+import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import { join } from 'node:path';
 import type { AgentOptions } from '../../shared/contract/index.js';
 import { fileCatalog } from './catalog.js';
@@ -124,6 +126,13 @@ function harnessPort(engine: Engine): HarnessPort {
               },
         workspace_diverged_at: report.workspace_diverged_at,
       };
+    },
+    async candidates({ id, step, sources, runOn, staged }) {
+      const env = await engine.episodeEnv();
+      return tryCandidates({ ...env, id, at: step, sources, runOn, ...(staged ? { supply: staged } : {}) });
+    },
+    async stageCandidates(id, step, count) {
+      return stageSandboxes({ store: engine.store, id, at: step, count, supply: await engine.supply() });
     },
     async whatIf(id, step, call, consent) {
       return runWhatIf(store, await engine.provider(), id, step, call, consent);

@@ -19,7 +19,9 @@ import { summarizeBranch } from './branch-summary.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
-import { diffManifests, manifestOf, textAt } from './workspace-files.js';
+import { diffManifests, fileChanges, manifestOf, textAt } from './workspace-files.js';
+import { stepFactsOf } from '../engine/compare/step-facts.js';
+import { alignSteps } from '../engine/compare/step-alignment.js';
 
 const DEFAULT_PAGE = 500;
 /** Workspace diffs per compared step: enough to see what differs without loading a repo. */
@@ -175,58 +177,65 @@ export class LibraryService {
     };
   }
 
-  /** Two branches step by step, with per-step workspace differences. */
+  /**
+   * Two branches step-aligned (steps matched by their decisions, so an inserted step does
+   * not shift the rest), each pair with its verdict and workspace differences; the first
+   * divergence in A's numbering counts what the agent saw (overrides, injections).
+   */
   async compare(a: string, b: string) {
     const [left, right] = await Promise.all([this.cache.load(a), this.cache.load(b)]);
-    const lf = left.flags;
-    const rf = right.flags;
     const lrows = byStep(left.rows);
     const rrows = byStep(right.rows);
-    const last = Math.max(0, ...lrows.keys(), ...rrows.keys());
     const ls = this.traces.snapshots(left.info.episode);
     const rs = this.traces.snapshots(right.info.episode);
-    const rows: CompareRow[] = [];
-    let divergedAt: number | null = null;
-    for (let step = 1; step <= last; step++) {
-      const [le, re] = [left.byStep.get(step) ?? [], right.byStep.get(step) ?? []];
-      const sameAction = actionKey(le) === actionKey(re);
-      const sameResult = resultKey(le) === resultKey(re);
-      if (divergedAt === null && !(sameAction && sameResult)) divergedAt = step;
-      const [lm, rm] = [snapshotAt(le, step)?.manifest ?? null, snapshotAt(re, step)?.manifest ?? null];
-      const workspace = [];
-      if (lm !== rm) {
-        const [lman, rman] = await Promise.all([manifestOf(ls, lm), manifestOf(rs, rm)]);
-        for (const d of diffManifests(lman, rman).slice(0, MAX_DIFF_FILES)) {
-          const [x, y] = await Promise.all([textAt(ls, lman, d.path), textAt(rs, rman, d.path)]);
-          workspace.push({ path: d.path, status: d.status, a: x.text, b: y.text });
-        }
+    const { pairs, diverged_at } = alignSteps(stepFactsOf(left.events), stepFactsOf(right.events));
+    const workspaceAt = async (x: string | null, y: string | null) => {
+      const workspace: CompareRow['workspace'] = [];
+      if (x === y) return workspace;
+      const [lman, rman] = await Promise.all([manifestOf(ls, x), manifestOf(rs, y)]);
+      for (const d of diffManifests(lman, rman).slice(0, MAX_DIFF_FILES)) {
+        const [p, q] = await Promise.all([textAt(ls, lman, d.path), textAt(rs, rman, d.path)]);
+        workspace.push({ path: d.path, status: d.status, a: p.text, b: q.text });
       }
+      return workspace;
+    };
+    const rows: CompareRow[] = [];
+    for (const p of pairs) {
+      const lm = p.a_step === null ? null : manifestAt(left.byStep.get(p.a_step) ?? [], p.a_step);
+      const rm = p.b_step === null ? null : manifestAt(right.byStep.get(p.b_step) ?? [], p.b_step);
       rows.push({
-        step,
-        a: lrows.get(step) ?? null,
-        b: rrows.get(step) ?? null,
-        same_action: sameAction,
-        same_result: sameResult,
-        workspace,
+        step: (p.a_step ?? p.b_step)!,
+        a_step: p.a_step,
+        b_step: p.b_step,
+        verdict: p.verdict,
+        a: p.a_step === null ? null : (lrows.get(p.a_step) ?? null),
+        b: p.b_step === null ? null : (rrows.get(p.b_step) ?? null),
+        same_action: p.verdict !== 'different_action',
+        same_result: p.verdict !== 'different_action' && p.verdict !== 'different_result',
+        // Only pairs that differ in files are diffed: a long shared prefix costs nothing.
+        workspace: p.verdict === 'same' || lm === null || rm === null ? [] : await workspaceAt(lm, rm),
       });
     }
+    const lastOf = (events: readonly TraceEvent[]) =>
+      [...events].reverse().find((e) => e.type === 'snapshot') as
+        Extract<TraceEvent, { type: 'snapshot' }> | undefined;
+    const [lastA, lastB] = [lastOf(left.events), lastOf(right.events)];
+    const filesDiffer =
+      lastA && lastB && lastA.tree_hash !== lastB.tree_hash
+        ? diffManifests(
+            ...(await Promise.all([manifestOf(ls, lastA.manifest), manifestOf(rs, lastB.manifest)])),
+          ).map((d) => d.path)
+        : [];
+    const summary = (x: typeof left) =>
+      summarizeBranch(x.info, x.header, x.events, x.flags.length, this.episodes.find(x.info.branch) !== null);
     return {
-      a: summarizeBranch(
-        left.info,
-        left.header,
-        left.events,
-        lf.length,
-        this.episodes.find(left.info.branch) !== null,
-      ),
-      b: summarizeBranch(
-        right.info,
-        right.header,
-        right.events,
-        rf.length,
-        this.episodes.find(right.info.branch) !== null,
-      ),
+      a: summary(left),
+      b: summary(right),
       rows,
-      diverged_at: divergedAt,
+      diverged_at,
+      files_differ: filesDiffer,
+      a_flags: [...left.flags],
+      b_flags: [...right.flags],
     };
   }
 
@@ -259,44 +268,12 @@ export class LibraryService {
       manifestOf(store, snapshotAt(bt.byStep.get(step - 1) ?? [], step - 1)?.manifest ?? null),
       manifestOf(store, snapshot.manifest),
     ]);
-    return Promise.all(
-      snapshot.changed.map(async (c) => {
-        const [x, y] = await Promise.all([textAt(store, before, c.path), textAt(store, after, c.path)]);
-        return {
-          path: c.path,
-          change: c.change,
-          before: x.text,
-          after: y.text,
-          binary: x.binary || y.binary,
-        };
-      }),
-    );
+    return fileChanges(store, before, after, snapshot.changed);
   }
 }
 
 function byStep(rows: readonly StepRow[]): Map<number, StepRow> {
   return new Map(rows.map((r) => [r.step, r]));
-}
-
-function actionKey(events: readonly TraceEvent[]): string {
-  const parts: unknown[] = [];
-  for (const e of events)
-    if (e.type === 'action')
-      parts.push(
-        e.calls.map((c) => [c.name, c.arguments]),
-        e.final,
-      );
-  return JSON.stringify(parts);
-}
-
-function resultKey(events: readonly TraceEvent[]): string {
-  const parts: unknown[] = [];
-  for (const e of events)
-    if (e.type === 'tool_result') {
-      const r = e.result;
-      parts.push([r.ok, r.exit_code, r.stdout, r.stderr, r.error?.code]);
-    }
-  return JSON.stringify(parts);
 }
 
 /** The tool names of a recorded task (its header keeps the parsed task; no list means the defaults). */

@@ -13,6 +13,8 @@ import type {
 } from '../../shared/contract/index.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { BatchFile } from '../engine/batch/batch-file.js';
+import type { StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
+import type { CandidateSet, CandidateSource } from '../engine/candidates/try-candidates.js';
 import type { EpisodeController } from '../engine/harness/episode-controller.js';
 import type { SnapshotStore } from '../engine/sandbox/snapshot-store.js';
 import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
@@ -46,6 +48,21 @@ export interface HarnessPort {
    * the next start is a hand-over from the pool rather than a container start.
    */
   prewarm?(taskPaths: readonly string[]): void;
+  /**
+   * Tries candidate next actions after step `step` of a branch, each in a throwaway fork
+   * from snapshot `step`, in parallel on warm sandboxes. Absent (fakes, a degraded engine):
+   * the candidates operations report it.
+   */
+  candidates?(request: {
+    readonly id: string;
+    readonly step: number;
+    readonly sources: readonly CandidateSource[];
+    readonly runOn: number;
+    /** Sandboxes staged at `step` (see `stageCandidates`), taken first. */
+    readonly staged?: StagedSandboxes;
+  }): Promise<CandidateSet>;
+  /** Stages `count` warm sandboxes at snapshot `step` of a branch, ahead of a candidates request. */
+  stageCandidates?(id: string, step: number, count: number): Promise<StagedSandboxes>;
   /** Re-executes a recorded branch and reports its first divergence. */
   replayVerify(id: string, consent?: Consent): Promise<ReplayReport>;
   /** Runs one tool call in a throwaway sandbox restored to snapshot `step - 1` of the branch. */

@@ -1,3 +1,5 @@
+import type { FileChange } from '../../shared/contract/index.js';
+import type { ChangedPath } from '../../shared/trace-events.js';
 import type { SnapshotManifest, SnapshotStore } from '../engine/sandbox/snapshot-store.js';
 
 /** Text larger than this is shown as a notice, not loaded into the diff editor. */
@@ -52,4 +54,19 @@ export function diffManifests(
   }
   for (const path of right.keys()) if (!left.has(path)) out.push({ path, status: 'only_b' });
   return out.sort((x, y) => (x.path < y.path ? -1 : 1));
+}
+
+/** Changed paths with their text in the manifest before and after (a step's Files tab, a candidate's diff). */
+export function fileChanges(
+  store: SnapshotStore,
+  before: SnapshotManifest | null,
+  after: SnapshotManifest | null,
+  changed: readonly ChangedPath[],
+): Promise<FileChange[]> {
+  return Promise.all(
+    changed.map(async (c) => {
+      const [x, y] = await Promise.all([textAt(store, before, c.path), textAt(store, after, c.path)]);
+      return { path: c.path, change: c.change, before: x.text, after: y.text, binary: x.binary || y.binary };
+    }),
+  );
 }

@@ -8,3 +8,4 @@ export * from './memory-transport.js';
 export * from './ws-protocol.js';
 export * from './ws-transport.js';
 export * from './step-rows.js';
+export * from './candidates.js';

@@ -272,14 +272,23 @@ export const WorkspaceFileDiff = z.object({
 /** A file that differs between two branches at a step. */
 export type WorkspaceFileDiff = z.infer<typeof WorkspaceFileDiff>;
 
-/** One step of a two-branch comparison. */
+/** How two aligned steps differ: the decision, the result (what the agent saw or what really happened), the files after. */
+export const PairVerdict = z.enum(['same', 'different_action', 'different_result', 'different_files']);
+/** How two aligned steps differ. */
+export type PairVerdict = z.infer<typeof PairVerdict>;
+
+/** One pair of a step-aligned comparison (a null side: a step only the other branch took). */
 export const CompareRow = z.object({
+  /** A's step, or B's where A has none (kept for older windows). */
   step: z.number().int().positive(),
+  a_step: z.number().int().positive().nullable(),
+  b_step: z.number().int().positive().nullable(),
+  verdict: PairVerdict,
   a: StepRow.nullable(),
   b: StepRow.nullable(),
   same_action: z.boolean(),
   same_result: z.boolean(),
-  /** Files whose content differs between snapshot k of a and of b. */
+  /** Files whose content differs between A's snapshot a_step and B's snapshot b_step. */
   workspace: z.array(WorkspaceFileDiff),
 });
 /** One step of a two-branch comparison. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Breakpoint } from '../breakpoints.js';
+import { CandidateSetView, TypedCandidate } from './candidates.js';
 import { ToolResult } from '../tool-result.js';
 import { EpisodeStatus, TraceEvent } from '../trace-events.js';
 import {
@@ -15,6 +16,7 @@ import {
   EpisodeId,
   EpisodeStateInfo,
   EpisodeView,
+  FlagSummary,
   ReplayReport,
   SandboxDetails,
   SearchHit,
@@ -165,11 +167,47 @@ export const OPERATIONS = {
     z.object({
       a: BranchSummary,
       b: BranchSummary,
+      /** Steps matched by alignment, not index (an inserted step does not shift the rest). */
       rows: z.array(CompareRow),
-      /** The first step whose action or result differs, or null. */
+      /** The first step, in A's numbering, whose action or what the agent saw (overrides, injections) differs; null when none. */
       diverged_at: z.number().int().positive().nullable(),
+      /** Files that differ between the two branches' last workspaces. */
+      files_differ: z.array(z.string()).optional(),
+      /** Each side's QA flags. */
+      a_flags: z.array(FlagSummary).optional(),
+      b_flags: z.array(FlagSummary).optional(),
     }),
-    'Two branches step by step, with workspace differences per step.',
+    'Two branches step-aligned, with verdicts, workspace differences per step and at the end.',
+  ),
+  'episode.candidates': op(
+    z.strictObject({
+      id: EpisodeId,
+      /** Step K: the candidates are step K+1, each in a throwaway fork from snapshot K. */
+      step,
+      /** Candidates from the branch's own agent (seed varied for a model endpoint). */
+      n: z.number().int().min(0).max(8).optional(),
+      /** Candidates a person typed. */
+      actions: z.array(TypedCandidate).max(8).optional(),
+      /** Steps each candidate runs on with the branch's agent. */
+      run_on: z.number().int().min(0).max(10).optional(),
+    }),
+    CandidateSetView,
+    'Tries candidate next actions after step K in parallel throwaway forks, side by side.',
+  ),
+  'episode.stageCandidates': op(
+    z.strictObject({ id: EpisodeId, step, count: z.number().int().min(1).max(8) }),
+    done,
+    'Starts warming sandboxes at snapshot k in the background for the candidates about to be tried there.',
+  ),
+  'episode.pickCandidate': op(
+    z.strictObject({ group: z.string().min(1), index: z.number().int().nonnegative() }),
+    NewBranch,
+    'Continues one candidate as the live branch; the others stay as branches marked rejected.',
+  ),
+  'episode.discardCandidates': op(
+    z.strictObject({ group: z.string().min(1) }),
+    done,
+    'Closes every candidate of a group without continuing one.',
   ),
   'episode.trace': op(
     z.strictObject({

@@ -152,7 +152,14 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     expect(forkView.rows.map((r) => r.step)).toEqual([0, 1]);
 
     const cmp = value(await client.episode.compare({ a: id, b: fork.branch }));
-    expect(cmp.rows[0]).toMatchObject({ step: 1, same_action: true, same_result: true });
+    expect(cmp.rows[0]).toMatchObject({
+      step: 1,
+      a_step: 1,
+      b_step: 1,
+      verdict: 'same',
+      same_action: true,
+      same_result: true,
+    });
 
     const whatIf = value(
       await client.episode.whatIf({

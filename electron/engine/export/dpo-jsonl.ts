@@ -1,3 +1,4 @@
+import { canonicalJson } from '../../../shared/jcs.js';
 import type { Task } from '../../../shared/task.js';
 import type { TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
@@ -5,6 +6,7 @@ import type { ChatMessage } from '../agents/agent.js';
 import { assistantMessage } from '../harness/conversation.js';
 import { labelledConversation } from './labelled-conversation.js';
 import type { FineTuneMessage } from './openai-jsonl.js';
+import { personCorrected } from './person-correction.js';
 import { taskTools } from './task-tools.js';
 
 /** One line of OpenAI's preference fine-tuning format. */
@@ -14,23 +16,37 @@ export interface PreferenceRecord {
   readonly non_preferred_output: FineTuneMessage[];
 }
 
-/** A branch as the pair builder needs it. */
+/**
+ * A branch as the pair builder needs it, header first: a parent or a candidate with its
+ * ancestry (the input is built from them), a corrected fork with its own events only.
+ */
 export interface PairBranch {
   readonly branch: string;
   readonly parentBranch: string | null;
   readonly forkStep: number | null;
   readonly events: readonly TraceEvent[];
-  readonly quality: number;
 }
 
-/** Why a fork is preferred over its parent's continuation. */
-export type PreferenceReason = 'corrected' | 'quality';
+/** Why a pair was made: a person chose among candidates, or a person corrected a fork. */
+export type PreferenceReason = 'choice' | 'corrected';
 
-function firstOutput(events: readonly TraceEvent[], step: number): TraceEventOf<'model_output'> | null {
-  return (
-    events.find((e): e is TraceEventOf<'model_output'> => e.type === 'model_output' && e.step === step) ??
-    null
-  );
+/** A pair and where it came from: the step K+1 both sides decided, and why one is preferred. */
+export interface PreferencePair {
+  readonly record: PreferenceRecord;
+  readonly reason: PreferenceReason;
+  readonly step: number;
+  /** The branch whose decision is preferred, and the one whose decision is not. */
+  readonly preferred: string;
+  readonly rejected: string;
+  /** In plain words, why this pair exists. */
+  readonly why: string;
+}
+
+function outputAt(events: readonly TraceEvent[], step: number): TraceEventOf<'model_output'> | null {
+  // After an in-step rollback the step's last output is the one that stands.
+  let found: TraceEventOf<'model_output'> | null = null;
+  for (const e of events) if (e.type === 'model_output' && e.step === step) found = e;
+  return found;
 }
 
 function asOutput(e: TraceEventOf<'model_output'>): FineTuneMessage[] {
@@ -43,36 +59,28 @@ function asOutput(e: TraceEventOf<'model_output'>): FineTuneMessage[] {
   ];
 }
 
-/** True when a person shaped the fork's first decision: a manual agent, or an injection/override before it. */
-function correctedByPerson(fork: PairBranch, firstSeq: number): boolean {
-  const header = fork.events[0];
-  if (header?.type === 'header' && header.agent.kind === 'manual') return true;
-  return fork.events.some(
-    (e) => e.seq < firstSeq && (e.type === 'injected' || e.type === 'override' || e.type === 'human_command'),
+/** The decision an output makes, call ids left out: two outputs with the same key are the same side. */
+function decisionKey(out: readonly FineTuneMessage[]): string {
+  return canonicalJson(
+    out.map((m) => ({
+      content: (m.content ?? '').trim(),
+      calls: (m.tool_calls ?? []).map((c) => {
+        let args: unknown = c.function.arguments;
+        try {
+          args = JSON.parse(c.function.arguments);
+        } catch {
+          // Not JSON: compared as written.
+        }
+        return [c.function.name, args];
+      }),
+    })),
   );
 }
 
-/**
- * A preference pair from a fork at step K and its parent: the input is the conversation
- * the parent's agent saw before step K+1; the fork's step K+1 is preferred when a person
- * corrected it (a manual agent, or an injection before it), otherwise whichever branch
- * scored the higher quality wins. Null when either side has no step K+1, or neither wins.
- */
-export function preferencePair(
-  task: Task,
-  parent: PairBranch,
-  fork: PairBranch,
-): { record: PreferenceRecord; reason: PreferenceReason; forkPreferred: boolean; step: number } | null {
-  if (fork.forkStep === null) return null;
-  const step = fork.forkStep + 1;
-  const parentOut = firstOutput(parent.events, step);
-  const forkOut = firstOutput(fork.events, step);
-  if (!parentOut || !forkOut) return null;
-  const corrected = correctedByPerson(fork, forkOut.seq);
-  if (!corrected && fork.quality === parent.quality) return null;
-  const forkPreferred = corrected || fork.quality > parent.quality;
-  const conv = labelledConversation(task, parent.events, parentOut.seq);
-  const messages: FineTuneMessage[] = conv.messages.map((m, i) => {
+/** The conversation the agent saw before the output with seq `until`, with person-made messages named. */
+function inputBefore(task: Task, events: readonly TraceEvent[], until: number): FineTuneMessage[] {
+  const conv = labelledConversation(task, events, until);
+  return conv.messages.map((m, i) => {
     const origin = conv.origin.get(i);
     return {
       role: m.role,
@@ -82,17 +90,92 @@ export function preferencePair(
       ...(origin && (m.role === 'user' || m.role === 'system') ? { name: origin } : {}),
     };
   });
-  const [good, bad] = forkPreferred
-    ? [asOutput(forkOut), asOutput(parentOut)]
-    : [asOutput(parentOut), asOutput(forkOut)];
+}
+
+/** A record from a context and two outputs; null when both sides make the same decision. */
+function record(
+  task: Task,
+  context: readonly TraceEvent[],
+  contextOut: TraceEventOf<'model_output'>,
+  good: TraceEventOf<'model_output'>,
+  bad: TraceEventOf<'model_output'>,
+): PreferenceRecord | null {
+  const [preferred, non] = [asOutput(good), asOutput(bad)];
+  if (decisionKey(preferred) === decisionKey(non)) return null;
   return {
-    record: {
-      input: { messages, tools: taskTools(task), parallel_tool_calls: false },
-      preferred_output: good,
-      non_preferred_output: bad,
+    input: {
+      messages: inputBefore(task, context, contextOut.seq),
+      tools: taskTools(task),
+      parallel_tool_calls: false,
     },
-    reason: corrected ? 'corrected' : 'quality',
-    forkPreferred,
-    step,
+    preferred_output: preferred,
+    non_preferred_output: non,
   };
+}
+
+/** True when a branch is a fork (not a resumed continuation of an interrupted branch, nor a candidate). */
+export function isFork(header: TraceEvent | undefined): boolean {
+  if (header?.type !== 'header') return false;
+  return header.resume_of === undefined && header.candidate === undefined;
+}
+
+/**
+ * The pair of a corrected fork at step K: a person shaped the fork's step K+1 (a manual
+ * agent, or an injection, an override or an editing terminal command before it — a
+ * read-only peek is none) and it decided differently from the parent's step K+1. The
+ * input is what the parent's agent saw; the fork's decision is preferred. Null otherwise,
+ * and for resumed branches and candidates (those are no forks of a person's making).
+ */
+export function correctionPair(task: Task, parent: PairBranch, fork: PairBranch): PreferencePair | null {
+  const header = fork.events[0];
+  if (fork.forkStep === null || !isFork(header)) return null;
+  const step = fork.forkStep + 1;
+  const parentOut = outputAt(parent.events, step);
+  const forkOut = outputAt(fork.events, step);
+  if (!parentOut || !forkOut) return null;
+  const manual = header?.type === 'header' && header.agent.kind === 'manual';
+  if (!manual && !personCorrected(fork.events, forkOut.seq)) return null;
+  const rec = record(task, parent.events, parentOut, forkOut, parentOut);
+  if (!rec) return null;
+  return {
+    record: rec,
+    reason: 'corrected',
+    step,
+    preferred: fork.branch,
+    rejected: parent.branch,
+    why: manual
+      ? `a person decided step ${step} of fork ${fork.branch} (manual agent) instead of ${parent.branch}'s decision`
+      : `a person corrected fork ${fork.branch} before step ${step} and its agent then decided differently from ${parent.branch}`,
+  };
+}
+
+/**
+ * The pair of a choice among candidates at step K: the chosen candidate's step K+1 is
+ * preferred over a rejected one's that decided differently (the first such, in candidate
+ * order); the input is what every candidate saw. Null when every rejected candidate
+ * decided the same as the chosen one.
+ */
+export function choicePair(
+  task: Task,
+  step: number,
+  chosen: PairBranch,
+  rejected: readonly PairBranch[],
+): PreferencePair | null {
+  const good = outputAt(chosen.events, step + 1);
+  if (!good) return null;
+  for (const r of rejected) {
+    const bad = outputAt(r.events, step + 1);
+    if (!bad) continue;
+    const rec = record(task, chosen.events, good, good, bad);
+    if (rec)
+      return {
+        record: rec,
+        reason: 'choice',
+        step: step + 1,
+        preferred: chosen.branch,
+        rejected: r.branch,
+        why: `a person chose candidate ${chosen.branch} over ${r.branch} after step ${step}`,
+      };
+  }
+  return null;
 }

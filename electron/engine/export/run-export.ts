@@ -2,7 +2,8 @@ import type { TraceEvent } from '../../../shared/trace-events.js';
 import { cutAtStep } from '../trace/lineage.js';
 import { branchEvents, type BranchCheck } from '../qa/check-branches.js';
 import type { LoadedBranch } from '../qa/episode-set.js';
-import { preferencePair } from './dpo-jsonl.js';
+import type { Choice } from '../candidates/choice-log.js';
+import { choicePair, correctionPair, type PreferencePair } from './dpo-jsonl.js';
 import { fineTuneRecord, validateFineTuneRecord } from './openai-jsonl.js';
 import { atifTrajectory } from './atif.js';
 import { branchSpans, otlpDocument, type OtlpSpan } from './otel-json.js';
@@ -26,6 +27,8 @@ export interface ExportOptions {
    */
   readonly includeFailed?: boolean;
   readonly redaction: Redaction;
+  /** Choices among candidates (dpo-jsonl): each gives one pair. */
+  readonly choices?: readonly Choice[];
 }
 
 /** What an export produced: the document text, sidecar lines, and what it left out and why. */
@@ -64,70 +67,7 @@ export function buildExport(
   const meta: Record<string, unknown>[] = [];
   const min = options.minQuality ?? 0;
   const r = options.redaction;
-  if (options.format === 'dpo-jsonl') {
-    const lines: string[] = [];
-    for (const fork of branches) {
-      if (fork.parentBranch === null) continue;
-      const parent = byBranch.get(fork.parentBranch);
-      const pc = checks.get(fork.parentBranch);
-      const fc = checks.get(fork.branch);
-      const parentEvents = parent ? fullEvents(parent, byBranch) : null;
-      if (!parent || !pc || !fc || !parentEvents || !parent.task) {
-        skipped.push({ branch: fork.branch, reason: `its parent ${fork.parentBranch} is not in the export` });
-        continue;
-      }
-      if (Math.min(pc.quality, fc.quality) < min && !touchedByPerson(branchEvents(fork))) {
-        skipped.push({ branch: fork.branch, reason: `quality below ${min}` });
-        continue;
-      }
-      const pair = preferencePair(
-        parent.task,
-        {
-          branch: parent.branch,
-          parentBranch: parent.parentBranch,
-          forkStep: parent.forkStep,
-          events: redactEvents(parentEvents, r),
-          quality: pc.quality,
-        },
-        {
-          branch: fork.branch,
-          parentBranch: fork.parentBranch,
-          forkStep: fork.forkStep,
-          events: redactEvents(branchEvents(fork), r),
-          quality: fc.quality,
-        },
-      );
-      if (!pair) {
-        skipped.push({
-          branch: fork.branch,
-          reason: 'no step K+1 on both sides, or no preference between them',
-        });
-        continue;
-      }
-      if (
-        options.excludeInjected &&
-        pair.record.input.messages.some((m) => m.name === 'injected' || m.name === 'human')
-      ) {
-        skipped.push({
-          branch: fork.branch,
-          reason: 'its input holds injected content (--exclude-injected)',
-        });
-        continue;
-      }
-      lines.push(JSON.stringify(redactValue(pair.record, r)));
-      meta.push({
-        line: lines.length,
-        episode: fork.episode,
-        parent: parent.branch,
-        fork: fork.branch,
-        step: pair.step,
-        reason: pair.reason,
-        preferred: pair.forkPreferred ? 'fork' : 'parent',
-        quality: { parent: pc.quality, fork: fc.quality },
-      });
-    }
-    return { text: lines.map((l) => l + '\n').join(''), meta, count: lines.length, skipped };
-  }
+  if (options.format === 'dpo-jsonl') return dpoExport(branches, byBranch, checks, options);
   const chosen: { b: LoadedBranch; events: TraceEvent[]; check: BranchCheck }[] = [];
   for (const b of branches) {
     const check = checks.get(b.branch);
@@ -212,6 +152,134 @@ export function buildExport(
       faults: c.events.flatMap((e) =>
         e.type === 'fault' ? [{ step: e.step, kind: e.kind, call_id: e.call_id ?? null }] : [],
       ),
+    });
+  }
+  return { text: lines.map((l) => l + '\n').join(''), meta, count: lines.length, skipped };
+}
+
+/**
+ * Preference pairs: one per choice among candidates and one per corrected fork (see
+ * {@link correctionPair}); never a pair whose two sides decide the same. The sidecar
+ * names each pair's episode, step, branches and why it was made.
+ */
+function dpoExport(
+  branches: readonly LoadedBranch[],
+  byBranch: ReadonlyMap<string, LoadedBranch>,
+  checks: ReadonlyMap<string, BranchCheck>,
+  options: ExportOptions,
+): ExportResult {
+  const r = options.redaction;
+  const min = options.minQuality ?? 0;
+  const skipped: ExportResult['skipped'] = [];
+  const meta: Record<string, unknown>[] = [];
+  const lines: string[] = [];
+  const lineage = (b: LoadedBranch) => {
+    const events = fullEvents(b, byBranch);
+    return events ? redactEvents(events, r) : null;
+  };
+  const emit = (episode: string, pair: PreferencePair, quality: Record<string, number | null>) => {
+    if (
+      options.excludeInjected &&
+      pair.record.input.messages.some((m) => m.name === 'injected' || m.name === 'human')
+    ) {
+      skipped.push({
+        branch: pair.preferred,
+        reason: 'its input holds injected content (--exclude-injected)',
+      });
+      return;
+    }
+    lines.push(JSON.stringify(redactValue(pair.record, r)));
+    meta.push({
+      line: lines.length,
+      episode,
+      step: pair.step,
+      reason: pair.reason,
+      why: pair.why,
+      preferred_branch: pair.preferred,
+      rejected_branch: pair.rejected,
+      ...(pair.reason === 'corrected'
+        ? { parent: pair.rejected, fork: pair.preferred, preferred: 'fork' }
+        : {}),
+      quality,
+    });
+  };
+  const inChoice = new Set((options.choices ?? []).flatMap((c) => [c.chosen, ...c.rejected]));
+  for (const fork of branches) {
+    if (fork.parentBranch === null || inChoice.has(fork.branch)) continue;
+    const parent = byBranch.get(fork.parentBranch);
+    const pc = checks.get(fork.parentBranch);
+    const fc = checks.get(fork.branch);
+    const parentEvents = parent ? lineage(parent) : null;
+    if (!parent || !pc || !fc || !parentEvents || !parent.task) {
+      skipped.push({ branch: fork.branch, reason: `its parent ${fork.parentBranch} is not in the export` });
+      continue;
+    }
+    const own = branchEvents(fork);
+    if (Math.min(pc.quality, fc.quality) < min && !touchedByPerson(own)) {
+      skipped.push({ branch: fork.branch, reason: `quality below ${min}` });
+      continue;
+    }
+    const pair = correctionPair(
+      parent.task,
+      {
+        branch: parent.branch,
+        parentBranch: parent.parentBranch,
+        forkStep: parent.forkStep,
+        events: parentEvents,
+      },
+      {
+        branch: fork.branch,
+        parentBranch: fork.parentBranch,
+        forkStep: fork.forkStep,
+        events: redactEvents(own, r),
+      },
+    );
+    if (!pair) {
+      skipped.push({
+        branch: fork.branch,
+        reason:
+          'not a corrected fork (no person-made change before its first step, a resumed branch, or the same decision as its parent)',
+      });
+      continue;
+    }
+    emit(fork.episode, pair, { parent: pc.quality, fork: fc.quality });
+  }
+  for (const choice of options.choices ?? []) {
+    const chosen = byBranch.get(choice.chosen);
+    const chosenEvents = chosen ? lineage(chosen) : null;
+    if (!chosen || !chosenEvents || !chosen.task) {
+      skipped.push({
+        branch: choice.chosen,
+        reason: `the chosen candidate of ${choice.group} is not in the export`,
+      });
+      continue;
+    }
+    const rejected = choice.rejected.flatMap((id) => {
+      const b = byBranch.get(id);
+      const events = b ? lineage(b) : null;
+      return b && events ? [{ branch: id, parentBranch: b.parentBranch, forkStep: b.forkStep, events }] : [];
+    });
+    const pair = choicePair(
+      chosen.task,
+      choice.step,
+      {
+        branch: chosen.branch,
+        parentBranch: chosen.parentBranch,
+        forkStep: chosen.forkStep,
+        events: chosenEvents,
+      },
+      rejected,
+    );
+    if (!pair) {
+      skipped.push({
+        branch: choice.chosen,
+        reason: `choice ${choice.group}: no rejected candidate decided differently from the chosen one`,
+      });
+      continue;
+    }
+    emit(choice.episode, pair, {
+      preferred: checks.get(pair.preferred)?.quality ?? null,
+      rejected: checks.get(pair.rejected)?.quality ?? null,
     });
   }
   return { text: lines.map((l) => l + '\n').join(''), meta, count: lines.length, skipped };

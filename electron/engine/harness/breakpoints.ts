@@ -1,6 +1,9 @@
 import { assertNever } from '../../../shared/assert-never.js';
 import type { Breakpoint } from '../../../shared/breakpoints.js';
 import { isNullish } from '../../../shared/memory-corruption.js';
+import { liveFlagsAt } from '../../../shared/qa/live.js';
+import type { Task } from '../../../shared/task.js';
+import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { StepInfo } from './environment.js';
 
 /** A completed step as breakpoints see it. */
@@ -10,6 +13,9 @@ export interface StepFacts {
   readonly wallMs: number;
   /** Action signatures of the steps so far, this one last (null for steps without calls). */
   readonly signatures: readonly (string | null)[];
+  /** The task and the branch's events so far (ancestry included), for live QA breakpoints. */
+  readonly task?: Task;
+  readonly events?: readonly TraceEvent[];
 }
 
 /** A breakpoint that fired and why. */
@@ -81,6 +87,11 @@ function check(bp: Breakpoint, info: StepInfo, facts: StepFacts): string | null 
       return last[0] !== null && last.every((s) => s === last[0])
         ? `the same call was made ${bp.count} times in a row`
         : null;
+    }
+    case 'qa': {
+      if (!facts.task || !facts.events) return null;
+      const [f] = liveFlagsAt(facts.task, facts.events, info.step, bp.rule);
+      return f ? `QA ${f.rule}: ${f.message}` : null;
     }
     case 'slow_step':
       return facts.wallMs > bp.ms

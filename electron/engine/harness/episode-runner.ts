@@ -358,7 +358,13 @@ export class EpisodeRunner implements EpisodeController {
     this.signatures.push(parsed.kind === 'calls' ? actionSignature(parsed.calls) : null);
     if (outcome.terminated) return this.finish('final_answer');
     if (outcome.truncated) return this.finish(info.truncation ?? 'max_steps');
-    const hit = evaluateBreakpoints(this.bps, { info, wallMs, signatures: this.signatures });
+    const hit = evaluateBreakpoints(this.bps, {
+      info,
+      wallMs,
+      signatures: this.signatures,
+      task: this.task,
+      events: this.events,
+    });
     if (hit) return { kind: 'breakpoint', breakpoint: hit.breakpoint, message: hit.message };
     return { kind: 'step', message: `step ${k} done` };
   }
@@ -441,7 +447,8 @@ export class EpisodeRunner implements EpisodeController {
     this.eventListeners.emit(end);
   }
 
-  async stop(): Promise<EndEvent> {
+  /** Stops the branch; `endReason` says why (default `stopped`; a rejected candidate says so). */
+  async stop(endReason = 'stopped'): Promise<EndEvent> {
     if (this.endEvent) return this.endEvent;
     this.stopRequested = true;
     this.abort.abort();
@@ -450,7 +457,7 @@ export class EpisodeRunner implements EpisodeController {
       await Promise.race([this.inFlight, new Promise((r) => setTimeout(r, 3_000).unref())]);
     }
     if (!this.endEvent) {
-      if (this.writer) await this.close('interrupted', 'stopped', null, 0);
+      if (this.writer) await this.close('interrupted', endReason, null, 0);
       else
         this.endEvent = {
           type: 'end',

@@ -10,6 +10,8 @@ export interface ForkOptions extends EpisodeEnv {
   readonly at: number;
   /** The new branch's agent; default the parent's, past its first K decisions. */
   readonly agentSpec?: string;
+  /** Extra header fields of the new branch (a candidate names its group and index). */
+  readonly headerExtra?: Record<string, unknown>;
 }
 
 /**

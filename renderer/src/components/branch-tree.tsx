@@ -4,7 +4,10 @@ import { IdText } from './id-text';
 import { useStores } from '../stores/use-stores';
 
 function statusOf(b: BranchSummary): string {
-  return b.live ? 'live' : (b.status ?? 'open');
+  if (b.live) return 'live';
+  // A candidate a person picked another over stays as a branch, marked as the rejected alternative it is.
+  if (b.end_reason === 'candidate_rejected') return 'rejected';
+  return b.status ?? 'open';
 }
 
 function Node(props: { readonly node: BranchNode; readonly current: string | null; readonly depth: number }) {

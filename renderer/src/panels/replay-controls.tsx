@@ -1,132 +1,11 @@
-import { useEffect } from 'react';
+import { CandidatesView } from '../components/candidates-view';
+import { CompareView } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
+import { WhatIf } from '../components/what-if';
 import { selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
-function WhatIf(props: { readonly branch: string; readonly step: number }) {
-  const stores = useStores();
-  const detail = useSlice('inspector', (s) => s.detail);
-  const args = useSlice('replay', (s) => s.whatIfArgs);
-  const result = useSlice('replay', (s) => s.whatIfResult);
-  const running = useSlice('replay', (s) => s.running);
-  const call = detail?.step === props.step ? detail.calls[0]?.call : undefined;
-  const a = stores.replay.getState();
-  // Start from the recorded arguments of the selected call.
-  useEffect(() => {
-    if (call) stores.replay.getState().setWhatIfArgs(JSON.stringify(call.arguments, null, 2));
-  }, [call, stores]);
-  if (!call) return <div className="muted">What if…: step {props.step} made no tool call.</div>;
-  return (
-    <details className="whatif" data-testid="whatif">
-      <summary>
-        What if… ({call.name} at step {props.step})
-      </summary>
-      <textarea
-        data-testid="whatif-args"
-        rows={4}
-        value={args}
-        onChange={(e) => a.setWhatIfArgs(e.target.value)}
-      />
-      <button
-        type="button"
-        data-testid="whatif-run"
-        disabled={running !== null}
-        onClick={() => void a.whatIf(props.branch, props.step, call.name)}
-      >
-        {running === 'whatif' ? 'Running in a throwaway sandbox…' : 'Run in a throwaway sandbox'}
-      </button>
-      {result ? (
-        <div className="whatif-result" data-testid="whatif-result">
-          <div className="muted">
-            observation (live sandbox untouched)
-            {result.tree_hash_after ? ` · tree ${result.tree_hash_after.slice(0, 12)}` : ''}
-          </div>
-          <pre className="out" data-testid="whatif-stdout">
-            {result.result.stdout ?? ''}
-            {result.result.stderr ? `\n${result.result.stderr}` : ''}
-            {result.result.error ? `\n[${result.result.error.code}] ${result.result.error.message}` : ''}
-          </pre>
-          <div className="muted">
-            exit {result.result.exit_code ?? '—'} · {result.result.duration_ms.toFixed(0)} ms
-          </div>
-        </div>
-      ) : null}
-    </details>
-  );
-}
-
-function Compare(props: { readonly branch: string }) {
-  const stores = useStores();
-  const branches = useSlice('stepper', (s) => s.branches);
-  const other = useSlice('replay', (s) => s.compareWith);
-  const comparison = useSlice('replay', (s) => s.comparison);
-  const running = useSlice('replay', (s) => s.running);
-  const a = stores.replay.getState();
-  const others = branches.filter((b) => b.branch !== props.branch);
-  if (others.length === 0) return null;
-  return (
-    <details className="compare" data-testid="compare">
-      <summary>Compare with another branch</summary>
-      <div className="row">
-        <select value={other} onChange={(e) => a.setCompareWith(e.target.value)} data-testid="compare-with">
-          <option value="">choose a branch…</option>
-          {others.map((b) => (
-            <option key={b.branch} value={b.branch}>
-              {b.branch} {b.fork_step !== null ? `(fork @${b.fork_step})` : '(main)'}
-            </option>
-          ))}
-        </select>
-        <button
-          type="button"
-          disabled={!other || running !== null}
-          onClick={() => void a.compare(props.branch)}
-        >
-          {running === 'compare' ? 'Comparing…' : 'Compare'}
-        </button>
-      </div>
-      {comparison ? (
-        <table className="cmp" data-testid="compare-table">
-          <thead>
-            <tr>
-              <th>#</th>
-              <th>this branch</th>
-              <th>other</th>
-              <th>workspace</th>
-            </tr>
-          </thead>
-          <tbody>
-            {comparison.rows.map((r) => (
-              <tr key={r.step} className={r.same_action && r.same_result ? '' : 'diff'} data-step={r.step}>
-                <td>{r.step}</td>
-                <td className="mono">{r.a ? `${r.a.tools.join(',')} ${r.a.summary}` : '—'}</td>
-                <td className="mono">{r.b ? `${r.b.tools.join(',')} ${r.b.summary}` : '—'}</td>
-                <td className="mono">
-                  {r.workspace.length === 0
-                    ? 'same'
-                    : r.workspace.map((w) => (
-                        <details key={w.path}>
-                          <summary>
-                            {w.path} ({w.status})
-                          </summary>
-                          <pre className="out">{`--- this\n${w.a ?? '(absent)'}\n--- other\n${w.b ?? '(absent)'}`}</pre>
-                        </details>
-                      ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      {comparison ? (
-        <div className="muted">
-          {comparison.diverged_at ? `first difference at step ${comparison.diverged_at}` : 'no difference'}
-        </div>
-      ) : null}
-    </details>
-  );
-}
-
-/** Scrub to any step; roll the sandbox back, fork, what-if, re-execute, compare branches. */
+/** Scrub to any step; roll the sandbox back, fork, what-if, candidates, re-execute, compare branches. */
 export function ReplayControls() {
   const stores = useStores();
   const branch = useSlice('stepper', (s) => s.branch);
@@ -266,7 +145,8 @@ export function ReplayControls() {
         </div>
       ) : null}
       <WhatIf branch={branch} step={step} />
-      <Compare branch={branch} />
+      <CandidatesView branch={branch} step={step} />
+      <CompareView branch={branch} />
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {notice ? (
         <div className="notice" data-testid="replay-notice">

@@ -1,5 +1,6 @@
 import type { StepboxClient } from '../../../shared/contract/client';
 import { createBatchesStore, type BatchesStore } from './batches/batches-store';
+import { createCandidatesStore, type CandidatesStore } from './candidates/candidates-store';
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
 import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
@@ -22,6 +23,7 @@ export interface AppStores {
   readonly terminal: TerminalStore;
   readonly inspector: InspectorStore;
   readonly replay: ReplayStore;
+  readonly candidates: CandidatesStore;
   readonly sandbox: SandboxStore;
   readonly inject: InjectStore;
   readonly batches: BatchesStore;
@@ -44,6 +46,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const inject = createInjectStore(client);
   // A batch slot opens its episode (an episode id opens its main branch).
   const batches = createBatchesStore(client, open);
+  const candidates = createCandidatesStore(client, { onBranch: open });
   const replay = createReplayStore(client, {
     onBranch: open,
     onRolledBack: (_branch, step) => {
@@ -68,6 +71,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const offStepper = stepper.subscribe((s, prev) => {
     if (s.branch !== prev.branch) {
       replay.getState().reset();
+      // Held candidates stay while another branch opens: a pick opens the chosen one, then clears them.
+      if (candidates.getState().set === null) candidates.getState().reset();
       inspector.getState().invalidate();
     }
     if (s.branch !== prev.branch || (s.load === 'ready' && prev.load !== 'ready') || s.live !== prev.live) {
@@ -97,6 +102,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     terminal,
     inspector,
     replay,
+    candidates,
     sandbox,
     inject,
     batches,

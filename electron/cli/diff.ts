@@ -1,0 +1,86 @@
+import { parseArgs } from 'node:util';
+import {
+  compareBranches,
+  type BranchComparison,
+  type BranchOutcome,
+} from '../engine/compare/compare-branches.js';
+import type { CliCommand } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import { cliEngine, cliError } from './episode-cli.js';
+import { parseOrUsage } from './parse-or-usage.js';
+
+const HELP = `stepbox diff A B [--json]
+
+Compares two branches or episodes (ids or unique prefixes) step-aligned: steps are
+matched by their decisions, not by index, so a step inserted or dropped in one branch
+does not shift everything after it. Each pair is marked same, different_action,
+different_result (what the agent saw, overrides and injections included, or what really
+happened) or different_files (the workspaces after the step). Prints the first
+divergence (in A's numbering: the first step whose action or what the agent saw
+differs), the files that differ at the end, and both sides' status, reward and QA flags.
+
+Options:
+  --json   print {diverged_at, pairs: [{a_step, b_step, verdict}], files_differ,
+           a: {episode, branch, status, end_reason, steps, reward, flags}, b: {...}}
+
+Exit 0 when the branches do not diverge, 1 when they do.
+
+Examples:
+  stepbox diff ep-20260101-120000-ab12 ep-20260101-120000-ab12-f1
+  stepbox diff br-main br-fork --json
+`;
+
+function side(name: string, o: BranchOutcome): string {
+  const reward = o.reward === null ? '–' : String(o.reward);
+  return `${name}: ${o.branch}  ${o.status}${o.end_reason ? ` (${o.end_reason})` : ''}  ${o.steps} steps  reward ${reward}  ${o.flags.length} flag(s)`;
+}
+
+function printHuman(c: BranchComparison, out: NodeJS.WritableStream): void {
+  out.write(`${side('A', c.a)}\n${side('B', c.b)}\n`);
+  out.write(
+    c.diverged_at === null ? 'no divergence\n' : `diverged at step ${c.diverged_at} (A's numbering)\n`,
+  );
+  for (const p of c.pairs) {
+    if (p.verdict === 'same') continue;
+    out.write(
+      `  A ${String(p.a_step ?? '–').padStart(4)}  B ${String(p.b_step ?? '–').padStart(4)}  ${p.verdict}\n`,
+    );
+  }
+  const same = c.pairs.filter((p) => p.verdict === 'same').length;
+  out.write(`${same} of ${c.pairs.length} aligned steps the same\n`);
+  if (c.files_differ.length) out.write(`files that differ at the end: ${c.files_differ.join(', ')}\n`);
+  for (const [name, o] of [
+    ['A', c.a],
+    ['B', c.b],
+  ] as const)
+    for (const f of o.flags)
+      out.write(`  ${name} flag step ${f.step} ${f.severity} ${f.rule}: ${f.message}\n`);
+}
+
+/** `stepbox diff` — two branches compared step-aligned. */
+export const command: CliCommand = {
+  name: 'diff',
+  summary: 'compare two branches or episodes step-aligned: verdicts, first divergence, files, rewards, flags',
+  help: HELP,
+  async run(argv, io) {
+    const parsed = parseOrUsage(() =>
+      parseArgs({
+        args: argv,
+        options: { json: { type: 'boolean', default: false } },
+        allowPositionals: true,
+        strict: true,
+      }),
+    );
+    if (parsed.positionals.length !== 2)
+      throw new UsageError('give two EPISODEs or branches: stepbox diff A B');
+    const store = cliEngine(io).store;
+    const comparison = await compareBranches(store, parsed.positionals[0], parsed.positionals[1]).catch(
+      (e: unknown) => {
+        throw cliError(e);
+      },
+    );
+    if (parsed.values.json) io.stdout.write(JSON.stringify(comparison, null, 2) + '\n');
+    else printHuman(comparison, io.stdout);
+    return comparison.diverged_at === null ? EXIT.ok : EXIT.failed;
+  },
+};

@@ -1,0 +1,54 @@
+import type { PairVerdict } from '../../../shared/contract/models.js';
+import { alignKeys } from './align.js';
+import type { StepFacts } from './step-facts.js';
+
+/** Two steps matched by alignment; a null side is a step the other branch inserted. */
+export interface StepPair {
+  readonly a_step: number | null;
+  readonly b_step: number | null;
+  readonly verdict: PairVerdict;
+}
+
+/** Two branches' steps aligned, and where they first diverged. */
+export interface StepAlignment {
+  readonly pairs: StepPair[];
+  /** The first step, in A's numbering, whose action or what-the-agent-saw differs; null when none. */
+  readonly diverged_at: number | null;
+}
+
+/**
+ * Aligns two branches' agent steps by their decisions (not by index: a step inserted in
+ * one branch does not shift the rest) and marks each pair: a different action, a
+ * different result (what the agent saw — overrides and injections count — or what
+ * really happened), different files (the workspaces after the step), or the same.
+ */
+export function alignSteps(a: readonly StepFacts[], b: readonly StepFacts[]): StepAlignment {
+  const aligned = alignKeys(
+    a.map((s) => s.action),
+    b.map((s) => s.action),
+  );
+  const pairs: StepPair[] = [];
+  let divergedAt: number | null = null;
+  let lastA = 0;
+  for (const p of aligned) {
+    const x = p.a === null ? null : a[p.a];
+    const y = p.b === null ? null : b[p.b];
+    let verdict: PairVerdict;
+    let diverges: boolean;
+    if (!x || !y || x.action !== y.action) {
+      verdict = 'different_action';
+      diverges = true;
+    } else if (x.seen !== y.seen || x.real !== y.real) {
+      verdict = 'different_result';
+      diverges = x.seen !== y.seen;
+    } else {
+      verdict = x.treeHash === y.treeHash ? 'same' : 'different_files';
+      diverges = false;
+    }
+    // A step only B took sits between A's steps: in A's numbering it is the step after the last one.
+    if (diverges && divergedAt === null) divergedAt = x ? x.step : lastA + 1;
+    if (x) lastA = x.step;
+    pairs.push({ a_step: x?.step ?? null, b_step: y?.step ?? null, verdict });
+  }
+  return { pairs, diverged_at: divergedAt };
+}

@@ -1,0 +1,98 @@
+import { canonicalJson } from '../../../shared/jcs.js';
+import type { ToolResult } from '../../../shared/tool-result.js';
+import type { TraceEvent } from '../../../shared/trace-events.js';
+
+/** One agent step of a branch as a comparison sees it. */
+export interface StepFacts {
+  readonly step: number;
+  /** The decision: calls (name and canonical arguments) or the final answer, or the parse error. */
+  readonly action: string;
+  /** What the agent saw after it: the results shown to it (overrides, fallbacks) and what a person injected. */
+  readonly seen: string;
+  /** What really happened: the tools' own results. */
+  readonly real: string;
+  /** The workspace after the step (snapshot k), or null when the step never completed. */
+  readonly treeHash: string | null;
+  /** The step reward's total, or null when none was recorded. */
+  readonly reward: number | null;
+  /** True when a person changed what the agent saw at this step (an override or an injection). */
+  readonly touched: boolean;
+}
+
+/** The fields of a result that make it the same result (durations, ids and byte counts left out). */
+function resultKey(r: ToolResult): unknown[] {
+  return [r.ok, r.exit_code ?? null, r.stdout ?? null, r.stderr ?? null, r.error?.code ?? null];
+}
+
+/**
+ * Per agent step (a step with an `action` or a `parse_error`), its decision, what the
+ * agent saw, what really happened, and its workspace: the keys a step-aligned comparison
+ * works on. `events` are a branch's events with its ancestry (header left out).
+ */
+export function stepFactsOf(events: readonly TraceEvent[]): StepFacts[] {
+  const byStep = new Map<number, TraceEvent[]>();
+  for (const e of events) {
+    if (e.type === 'header' || e.type === 'end') continue;
+    const list = byStep.get(e.step);
+    if (list) list.push(e);
+    else byStep.set(e.step, [e]);
+  }
+  const out: StepFacts[] = [];
+  // An injection made before any decision of its step (e.g. at step 0) is seen by the next decision.
+  let carried: TraceEvent[] = [];
+  for (const [step, own] of [...byStep].sort((x, y) => x[0] - y[0])) {
+    const list = [...carried, ...own];
+    const decided = list.filter((e) => e.type === 'action' || e.type === 'parse_error');
+    if (decided.length === 0) {
+      carried = list.filter((e) => e.type === 'injected');
+      continue;
+    }
+    carried = [];
+    // After an in-step rollback the step's last decision is the one that stands.
+    const last = decided[decided.length - 1];
+    const action =
+      last.type === 'action'
+        ? canonicalJson({
+            calls: last.calls.map((c) => [c.name, c.arguments]),
+            final: last.final,
+          })
+        : canonicalJson({ parse_error: last.raw });
+    const overrides = new Map<string, ToolResult>();
+    const realOf = new Map<string, ToolResult>();
+    const seen: unknown[] = [];
+    const real: unknown[] = [];
+    let touched = false;
+    for (const e of list) {
+      if (e.type === 'override') {
+        overrides.set(e.call_id, e.shown);
+        realOf.set(e.call_id, e.real);
+        touched = true;
+      } else if (e.type === 'injected') {
+        seen.push(['injected', e.role, e.content]);
+        touched = true;
+      }
+    }
+    for (const e of list) {
+      if (e.type !== 'tool_result') continue;
+      seen.push([e.name, resultKey(overrides.get(e.call_id) ?? e.result)]);
+      real.push([e.name, resultKey(realOf.get(e.call_id) ?? e.real ?? e.result)]);
+    }
+    if (last.type === 'parse_error') seen.push(['parse_error', last.message]);
+    let treeHash: string | null = null;
+    let reward: number | null = null;
+    for (const e of list) {
+      if (e.type === 'snapshot') treeHash = e.tree_hash;
+      else if (e.type === 'reward' && !e.final) reward = e.total;
+    }
+    out.push({
+      step,
+      action,
+      seen: canonicalJson(seen),
+      real: canonicalJson(real),
+      treeHash,
+      reward,
+      touched,
+    });
+  }
+  return out;
+}

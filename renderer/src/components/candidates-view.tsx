@@ -1,0 +1,240 @@
+import type { CandidateView } from '../../../shared/contract/candidates';
+import { selectLastStep } from '../stores/stepper/stepper-store';
+import { useSlice, useStores } from '../stores/use-stores';
+
+function actionText(c: CandidateView): string {
+  if (c.action.parse_error) return `could not be read: ${c.action.parse_error}`;
+  if (c.action.final !== null) return `final answer: ${c.action.final}`;
+  return c.action.calls.map((x) => `${x.name} ${JSON.stringify(x.arguments)}`).join('\n');
+}
+
+function resultText(c: CandidateView): string {
+  if (c.result.length === 0) return c.action.final !== null ? `episode ${c.status}` : '(no tool ran)';
+  return c.result
+    .map((r) =>
+      r.ok
+        ? `exit ${r.exit_code ?? 0}${r.stdout ? `\n${r.stdout.trimEnd()}` : ''}${r.stderr ? `\n${r.stderr.trimEnd()}` : ''}`
+        : `[${r.error?.code}] ${r.error?.message ?? ''}`,
+    )
+    .join('\n');
+}
+
+const ORIGIN: Record<CandidateView['origin'], string> = {
+  model: 'the agent',
+  person: 'typed',
+  file: 'from a file',
+};
+const SIGN = { added: '+', modified: '~', deleted: '−' } as const;
+
+function CandidateCard(props: {
+  readonly c: CandidateView;
+  readonly busy: boolean;
+  readonly onPick: () => void;
+}) {
+  const { c } = props;
+  return (
+    <article
+      className="cand"
+      data-testid="candidate"
+      data-index={c.index}
+      aria-label={`candidate ${c.index + 1}`}
+    >
+      <header>
+        <b>#{c.index + 1}</b> <span className="muted">{ORIGIN[c.origin]}</span>
+        {c.seed !== null ? <span className="muted"> · seed {c.seed}</span> : null}
+        <span className={`badge st-${c.status}`}>{c.status === 'paused' ? 'can continue' : c.status}</span>
+      </header>
+      <div className="cand-label">action</div>
+      <pre className="out cand-action">{actionText(c)}</pre>
+      <div className="cand-label">result</div>
+      <pre
+        className={`out cand-result ${c.result.some((r) => !r.ok || (r.exit_code ?? 0) !== 0) ? 'err' : ''}`}
+      >
+        {resultText(c)}
+      </pre>
+      <div className="cand-label">
+        files {c.files_changed.length === 0 ? <span className="muted">unchanged</span> : null}
+      </div>
+      {c.files.map((f) => (
+        <details key={f.path} className="cand-file">
+          <summary className="mono">
+            {SIGN[f.change]} {f.path}
+          </summary>
+          <pre className="out">
+            {f.binary
+              ? '(binary)'
+              : `--- before\n${f.before ?? '(absent)'}\n+++ after\n${f.after ?? '(absent)'}`}
+          </pre>
+        </details>
+      ))}
+      {c.files_changed.length > c.files.length ? (
+        <div className="muted">and {c.files_changed.length - c.files.length} more</div>
+      ) : null}
+      <div className="cand-facts">
+        <span>
+          reward <b data-testid="candidate-reward">{c.reward === null ? '–' : Number(c.reward.toFixed(3))}</b>
+        </span>
+        {c.flags.length === 0 ? (
+          <span className="muted">no QA flags</span>
+        ) : (
+          c.flags.map((f, i) => (
+            <span key={i} className={`flag sev-${f.severity}`} title={f.message}>
+              ⚑ {f.rule}: {f.message}
+            </span>
+          ))
+        )}
+      </div>
+      <button
+        type="button"
+        className="primary"
+        data-testid="candidate-pick"
+        disabled={props.busy}
+        onClick={props.onPick}
+      >
+        Continue with #{c.index + 1}
+      </button>
+    </article>
+  );
+}
+
+/**
+ * Candidates at a step: the agent's own (N asks) and typed ones, each run in its own
+ * throwaway fork from the step before, shown side by side; picking one continues the
+ * episode on it and keeps the others as rejected branches.
+ */
+export function CandidatesView(props: { readonly branch: string; readonly step: number }) {
+  const stores = useStores();
+  const at = useSlice('candidates', (s) => s.at);
+  const n = useSlice('candidates', (s) => s.n);
+  const typed = useSlice('candidates', (s) => s.typed);
+  const runOn = useSlice('candidates', (s) => s.runOn);
+  const held = useSlice('candidates', (s) => s.set);
+  const running = useSlice('candidates', (s) => s.running);
+  const error = useSlice('candidates', (s) => s.error);
+  const notice = useSlice('candidates', (s) => s.notice);
+  const stop = useSlice('stepper', (s) => s.stopReason);
+  const latest = useSlice('stepper', selectLastStep);
+  const a = stores.candidates.getState();
+  const target = (at ?? props.step - 1) + 1;
+  // A live QA breakpoint's message is "QA <rule>: <why>" (engine/harness/breakpoints.ts).
+  const qaStop = stop ? /\bQA (\w+): (.*)$/.exec(stop) : null;
+  return (
+    <>
+      {qaStop ? (
+        <div className="cand-qa" data-testid="candidates-qa">
+          A QA rule ({qaStop[1].replace(/_/g, ' ')}) flagged step {latest}: {qaStop[2]}
+          <button type="button" data-testid="candidates-here" onClick={() => a.prepare(latest, props.branch)}>
+            Try candidates here
+          </button>
+        </div>
+      ) : null}
+      <details
+        className="candidates"
+        data-testid="candidates"
+        open={held !== null || running !== null || at !== null || notice !== null}
+      >
+        <summary>Try candidates for step {target}</summary>
+        <div className="row cand-form">
+          <label>
+            step{' '}
+            <input
+              type="number"
+              min={1}
+              value={target}
+              aria-label="step to replace"
+              data-testid="candidates-step"
+              onChange={(e) => a.prepare(Number(e.target.value))}
+            />
+          </label>
+          <label>
+            ask the agent{' '}
+            <input
+              type="number"
+              min={0}
+              max={8}
+              value={n}
+              aria-label="candidates from the agent"
+              data-testid="candidates-n"
+              onChange={(e) => a.setN(Number(e.target.value))}
+            />{' '}
+            times
+          </label>
+          <label>
+            then run on{' '}
+            <input
+              type="number"
+              min={0}
+              max={10}
+              value={runOn}
+              aria-label="steps to run on"
+              onChange={(e) => a.setRunOn(Number(e.target.value))}
+            />{' '}
+            steps
+          </label>
+        </div>
+        <textarea
+          rows={3}
+          value={typed}
+          data-testid="candidates-typed"
+          aria-label="typed candidates"
+          placeholder={
+            'your own candidates, one per line:\nwrite_file {"path": "fix.py", "content": "…"}\n{"content": "final answer"}'
+          }
+          onChange={(e) => a.setTyped(e.target.value)}
+        />
+        <div className="row">
+          <button
+            type="button"
+            data-testid="candidates-try"
+            disabled={running !== null}
+            onClick={() => {
+              if (at === null) a.prepare(props.step);
+              void a.tryAt(props.branch);
+            }}
+          >
+            {running === 'try' ? 'Trying in throwaway forks…' : 'Try side by side'}
+          </button>
+          {held ? (
+            <button
+              type="button"
+              data-testid="candidates-discard"
+              disabled={running !== null}
+              onClick={() => void a.discard()}
+            >
+              Close all
+            </button>
+          ) : null}
+          {error ? (
+            <span className="bad" role="alert" data-testid="candidates-error">
+              {error}
+            </span>
+          ) : null}
+          {notice ? (
+            <span className="notice" data-testid="candidates-notice">
+              {notice}
+            </span>
+          ) : null}
+        </div>
+        {held ? (
+          <>
+            <div className="muted">
+              {held.candidates.length} candidate(s) for step {held.step + 1}, each in its own fork from step{' '}
+              {held.step}
+              {held.notes.length ? ` · ${held.notes.join('; ')}` : ''}
+            </div>
+            <div className="cand-grid" data-testid="candidates-grid">
+              {held.candidates.map((c) => (
+                <CandidateCard
+                  key={c.branch}
+                  c={c}
+                  busy={running !== null}
+                  onPick={() => void a.pick(c.index)}
+                />
+              ))}
+            </div>
+          </>
+        ) : null}
+      </details>
+    </>
+  );
+}

@@ -1,0 +1,171 @@
+import type { CompareRow, FlagSummary, PairVerdict } from '../../../shared/contract/models';
+import type { Comparison } from '../stores/replay/replay-store';
+import { useSlice, useStores } from '../stores/use-stores';
+
+/** Each verdict in words a person reads. */
+const VERDICT_TEXT: Record<PairVerdict, string> = {
+  same: 'same',
+  different_action: 'different action',
+  different_result: 'different result',
+  different_files: 'different files',
+};
+
+function stepText(row: CompareRow['a']): string {
+  return row ? `${row.tools.join(', ')} ${row.summary}`.trim() : '';
+}
+
+function Flags(props: { readonly flags: readonly FlagSummary[] | undefined }) {
+  const flags = props.flags ?? [];
+  if (flags.length === 0) return <span className="muted">no QA flags</span>;
+  return (
+    <ul className="cmp-flags">
+      {flags.map((f, i) => (
+        <li key={i} className={`sev-${f.severity}`}>
+          ⚑ step {f.step} {f.rule}: {f.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Side(props: {
+  readonly name: string;
+  readonly s: Comparison['a'];
+  readonly flags?: readonly FlagSummary[];
+}) {
+  const { s } = props;
+  return (
+    <div className="cmp-side">
+      <div>
+        <b>{props.name}</b>{' '}
+        <span className="mono" title={s.branch}>
+          {s.branch}
+        </span>
+      </div>
+      <div>
+        <span className={`badge st-${s.status ?? 'open'}`}>{s.status ?? 'open'}</span>
+        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {s.steps} steps · reward{' '}
+        {s.reward === null ? '–' : Number(s.reward.toFixed(3))}
+      </div>
+      <Flags flags={props.flags} />
+    </div>
+  );
+}
+
+/** Two branches compared step-aligned: verdict per pair, first divergence, files at the end, rewards and flags. */
+export function CompareView(props: { readonly branch: string }) {
+  const stores = useStores();
+  const branches = useSlice('stepper', (s) => s.branches);
+  const other = useSlice('replay', (s) => s.compareWith);
+  const comparison = useSlice('replay', (s) => s.comparison);
+  const running = useSlice('replay', (s) => s.running);
+  const a = stores.replay.getState();
+  const stepper = stores.stepper.getState();
+  const others = branches.filter((b) => b.branch !== props.branch);
+  if (others.length === 0) return null;
+  const differing = comparison?.rows.filter((r) => r.verdict !== 'same').length ?? 0;
+  return (
+    <details className="compare" data-testid="compare">
+      <summary>Compare with another branch</summary>
+      <div className="row">
+        <select
+          value={other}
+          onChange={(e) => a.setCompareWith(e.target.value)}
+          data-testid="compare-with"
+          aria-label="branch to compare with"
+        >
+          <option value="">choose a branch…</option>
+          {others.map((b) => (
+            <option key={b.branch} value={b.branch}>
+              {b.branch} {b.fork_step !== null ? `(fork at step ${b.fork_step})` : '(main)'}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          data-testid="compare-run"
+          disabled={!other || running !== null}
+          onClick={() => void a.compare(props.branch)}
+        >
+          {running === 'compare' ? 'Comparing…' : 'Compare'}
+        </button>
+      </div>
+      {comparison ? (
+        <>
+          <div
+            className={`cmp-verdict ${comparison.diverged_at === null ? 'good' : 'bad'}`}
+            data-testid="compare-verdict"
+          >
+            {comparison.diverged_at === null
+              ? differing === 0
+                ? 'No difference: the same decisions, and the agent saw the same results.'
+                : `The agent decided and saw the same at every step; ${differing} step(s) differ in what really happened or in files.`
+              : `First difference at step ${comparison.diverged_at} of this branch (what the agent did or saw). ${differing} of ${comparison.rows.length} aligned steps differ.`}
+            {comparison.diverged_at !== null ? (
+              <button type="button" onClick={() => stepper.select(comparison.diverged_at)}>
+                show step {comparison.diverged_at}
+              </button>
+            ) : null}
+          </div>
+          <div className="cmp-sides" data-testid="compare-sides">
+            <Side name="this branch" s={comparison.a} flags={comparison.a_flags} />
+            <Side name="other" s={comparison.b} flags={comparison.b_flags} />
+          </div>
+          {comparison.files_differ && comparison.files_differ.length > 0 ? (
+            <div data-testid="compare-files">
+              Files that differ at the end: <span className="mono">{comparison.files_differ.join(', ')}</span>
+            </div>
+          ) : (
+            <div className="muted">The workspaces end the same.</div>
+          )}
+          <table className="cmp" data-testid="compare-table">
+            <thead>
+              <tr>
+                <th>this</th>
+                <th>other</th>
+                <th>verdict</th>
+                <th>this branch did</th>
+                <th>other did</th>
+                <th>workspace</th>
+              </tr>
+            </thead>
+            <tbody>
+              {comparison.rows.map((r, i) => (
+                <tr
+                  key={i}
+                  className={r.verdict === 'same' ? '' : 'diff'}
+                  data-step={r.step}
+                  data-verdict={r.verdict}
+                >
+                  <td>{r.a_step ?? '—'}</td>
+                  <td>{r.b_step ?? '—'}</td>
+                  <td className={`verdict v-${r.verdict}`}>{VERDICT_TEXT[r.verdict]}</td>
+                  <td className="mono wrap">
+                    {stepText(r.a) || (r.a_step === null ? '(no such step)' : '')}
+                  </td>
+                  <td className="mono wrap">
+                    {stepText(r.b) || (r.b_step === null ? '(no such step)' : '')}
+                  </td>
+                  <td className="mono">
+                    {r.workspace.length === 0
+                      ? r.verdict === 'different_files'
+                        ? 'differs'
+                        : 'same'
+                      : r.workspace.map((w) => (
+                          <details key={w.path}>
+                            <summary>
+                              {w.path} ({w.status.replace('_', ' ')})
+                            </summary>
+                            <pre className="out">{`--- this\n${w.a ?? '(absent)'}\n--- other\n${w.b ?? '(absent)'}`}</pre>
+                          </details>
+                        ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
+    </details>
+  );
+}

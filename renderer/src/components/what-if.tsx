@@ -1,0 +1,55 @@
+import { useEffect } from 'react';
+import { useSlice, useStores } from '../stores/use-stores';
+
+/** What if…: one tool call with edited arguments, run in a throwaway sandbox restored to before the step. */
+export function WhatIf(props: { readonly branch: string; readonly step: number }) {
+  const stores = useStores();
+  const detail = useSlice('inspector', (s) => s.detail);
+  const args = useSlice('replay', (s) => s.whatIfArgs);
+  const result = useSlice('replay', (s) => s.whatIfResult);
+  const running = useSlice('replay', (s) => s.running);
+  const call = detail?.step === props.step ? detail.calls[0]?.call : undefined;
+  const a = stores.replay.getState();
+  // Start from the recorded arguments of the selected call.
+  useEffect(() => {
+    if (call) stores.replay.getState().setWhatIfArgs(JSON.stringify(call.arguments, null, 2));
+  }, [call, stores]);
+  if (!call) return <div className="muted">What if…: step {props.step} made no tool call.</div>;
+  return (
+    <details className="whatif" data-testid="whatif">
+      <summary>
+        What if… ({call.name} at step {props.step})
+      </summary>
+      <textarea
+        data-testid="whatif-args"
+        rows={4}
+        value={args}
+        onChange={(e) => a.setWhatIfArgs(e.target.value)}
+      />
+      <button
+        type="button"
+        data-testid="whatif-run"
+        disabled={running !== null}
+        onClick={() => void a.whatIf(props.branch, props.step, call.name)}
+      >
+        {running === 'whatif' ? 'Running in a throwaway sandbox…' : 'Run in a throwaway sandbox'}
+      </button>
+      {result ? (
+        <div className="whatif-result" data-testid="whatif-result">
+          <div className="muted">
+            observation (live sandbox untouched)
+            {result.tree_hash_after ? ` · tree ${result.tree_hash_after.slice(0, 12)}` : ''}
+          </div>
+          <pre className="out" data-testid="whatif-stdout">
+            {result.result.stdout ?? ''}
+            {result.result.stderr ? `\n${result.result.stderr}` : ''}
+            {result.result.error ? `\n[${result.result.error.code}] ${result.result.error.message}` : ''}
+          </pre>
+          <div className="muted">
+            exit {result.result.exit_code ?? '—'} · {result.result.duration_ms.toFixed(0)} ms
+          </div>
+        </div>
+      ) : null}
+    </details>
+  );
+}

@@ -1,0 +1,167 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import type { CandidateSetView, TypedCandidate } from '../../../../shared/contract/candidates';
+import { errorText } from '../result';
+
+/** Candidates at a step: ask the agent, type some, try them side by side, pick one. */
+export interface CandidatesState {
+  /** Step K the candidates follow (they are step K+1); null until chosen. */
+  readonly at: number | null;
+  /** How many to ask the branch's agent for. */
+  readonly n: number;
+  /** Typed candidates: one assistant message (JSON) per line, or a tool call as `name {json}`. */
+  readonly typed: string;
+  readonly runOn: number;
+  readonly set: CandidateSetView | null;
+  readonly running: 'try' | 'pick' | 'discard' | null;
+  readonly error: string | null;
+  readonly notice: string | null;
+}
+
+/** What the candidates section does. */
+export interface CandidatesActions {
+  /** Opens the section for candidates replacing step `step` (forked at `step - 1`); with `branch`, warms sandboxes there meanwhile. */
+  prepare(step: number, branch?: string): void;
+  setN(n: number): void;
+  setTyped(text: string): void;
+  setRunOn(m: number): void;
+  tryAt(branch: string): Promise<boolean>;
+  pick(index: number): Promise<string | null>;
+  discard(): Promise<boolean>;
+  reset(): void;
+}
+
+/** The candidates slice. */
+export type CandidatesStore = StoreApi<CandidatesState & CandidatesActions>;
+
+const initial: CandidatesState = {
+  at: null,
+  n: 2,
+  typed: '',
+  runOn: 0,
+  set: null,
+  running: null,
+  error: null,
+  notice: null,
+};
+
+/**
+ * Parses the typed candidates: each non-empty line is an assistant message as JSON
+ * (`{"tool_calls": [...]}` or `{"content": "final answer"}`) or a tool call written as
+ * `tool_name {"arg": "value"}`. Returns the messages or the first line's problem.
+ */
+export function parseTyped(
+  text: string,
+): { ok: true; value: TypedCandidate[] } | { ok: false; error: string } {
+  const out: TypedCandidate[] = [];
+  const lines = text.split('\n').map((l) => l.trim());
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line === '') continue;
+    const call = /^([A-Za-z_][\w.-]*)\s+(\{.*\})$/.exec(line);
+    try {
+      if (call) {
+        const args: unknown = JSON.parse(call[2]);
+        if (typeof args !== 'object' || args === null || Array.isArray(args))
+          throw new Error('arguments must be an object');
+        out.push({
+          content: null,
+          tool_calls: [{ type: 'function', function: { name: call[1], arguments: JSON.stringify(args) } }],
+        });
+        continue;
+      }
+      const message: unknown = JSON.parse(line);
+      if (typeof message !== 'object' || message === null || Array.isArray(message))
+        throw new Error('expected an object');
+      out.push(message as TypedCandidate);
+    } catch (e) {
+      return {
+        ok: false,
+        error: `typed candidate on line ${i + 1}: ${e instanceof Error ? e.message : String(e)}. Write a tool call as read_file {"path": "x.py"} or a message as {"content": "…"}`,
+      };
+    }
+  }
+  return { ok: true, value: out };
+}
+
+/** Creates the candidates slice; `onBranch` opens the picked branch. */
+export function createCandidatesStore(
+  client: StepboxClient,
+  hooks: { readonly onBranch?: (branch: string) => void } = {},
+): CandidatesStore {
+  return createStore<CandidatesState & CandidatesActions>()((set, get) => ({
+    ...initial,
+    prepare(step, branch) {
+      const at = Math.max(0, step - 1);
+      set({ at, error: null, notice: null });
+      // While the person writes candidates, the engine restores step `at` into warm sandboxes.
+      if (branch)
+        void client.episode.stageCandidates({
+          id: branch,
+          step: at,
+          count: Math.max(1, Math.min(8, get().n + 2)),
+        });
+    },
+    setN: (n) => set({ n: Math.max(0, Math.min(8, Math.floor(n) || 0)), error: null }),
+    setTyped: (typed) => set({ typed, error: null }),
+    setRunOn: (runOn) => set({ runOn: Math.max(0, Math.min(10, Math.floor(runOn) || 0)), error: null }),
+    async tryAt(branch) {
+      const { at, n, typed, runOn, set: held } = get();
+      if (at === null) {
+        set({ error: 'choose the step to try candidates for' });
+        return false;
+      }
+      const parsed = parseTyped(typed);
+      if (!parsed.ok) {
+        set({ error: parsed.error });
+        return false;
+      }
+      if (n === 0 && parsed.value.length === 0) {
+        set({ error: 'ask the agent for at least one candidate, or type one' });
+        return false;
+      }
+      // Candidates still held from an earlier try are closed first: one set at a time.
+      if (held) await client.episode.discardCandidates({ group: held.group });
+      set({ running: 'try', error: null, notice: null, set: null });
+      const res = await client.episode.candidates({
+        id: branch,
+        step: at,
+        n,
+        actions: parsed.value,
+        run_on: runOn,
+      });
+      set({ running: null, error: errorText(res), set: res.ok ? res.value : null });
+      return res.ok;
+    },
+    async pick(index) {
+      const held = get().set;
+      if (!held) return null;
+      set({ running: 'pick', error: null });
+      const res = await client.episode.pickCandidate({ group: held.group, index });
+      if (!res.ok) {
+        set({ running: null, error: errorText(res) });
+        return null;
+      }
+      hooks.onBranch?.(res.value.branch);
+      set({
+        ...initial,
+        notice: `continuing candidate ${index + 1} on ${res.value.branch}; the others are kept as rejected branches`,
+      });
+      return res.value.branch;
+    },
+    async discard() {
+      const held = get().set;
+      if (!held) return true;
+      set({ running: 'discard', error: null });
+      const res = await client.episode.discardCandidates({ group: held.group });
+      set({
+        running: null,
+        error: errorText(res),
+        set: res.ok ? null : held,
+        notice: res.ok ? 'candidates closed' : null,
+      });
+      return res.ok;
+    },
+    reset: () => set(initial),
+  }));
+}

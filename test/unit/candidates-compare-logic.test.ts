@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { alignKeys } from '../../electron/engine/compare/align.js';
+import { stepFactsOf } from '../../electron/engine/compare/step-facts.js';
+import { alignSteps } from '../../electron/engine/compare/step-alignment.js';
+import { isReadOnlyCommand } from '../../electron/engine/export/person-correction.js';
+import { parseBreakFlags } from '../../electron/cli/breakpoint-flags.js';
+import { UsageError } from '../../electron/cli/command.js';
+import { liveFlagsAt } from '../../shared/qa/live.js';
+import { checkEpisode } from '../../shared/qa/check-episode.js';
+import { Task } from '../../shared/task.js';
+import { parseTyped } from '../../renderer/src/stores/candidates/candidates-store.js';
+import { QaTrace } from '../support/qa-traces.js';
+
+const sh = (command: string, stdout = '') => ({
+  name: 'execute_shell',
+  args: { command },
+  result: { stdout },
+});
+
+describe('step alignment', () => {
+  it('pairs an inserted or a dropped element as a gap, not a shift of the rest', () => {
+    expect(alignKeys(['a', 'b', 'c', 'd'], ['a', 'x', 'b', 'c', 'd'])).toEqual([
+      { a: 0, b: 0 },
+      { a: null, b: 1 },
+      { a: 1, b: 2 },
+      { a: 2, b: 3 },
+      { a: 3, b: 4 },
+    ]);
+    expect(alignKeys(['a', 'b', 'c', 'd'], ['a', 'c', 'd'])).toEqual([
+      { a: 0, b: 0 },
+      { a: 1, b: null },
+      { a: 2, b: 1 },
+      { a: 3, b: 2 },
+    ]);
+    // A substitution in the middle stays a pair.
+    expect(alignKeys(['a', 'b', 'c'], ['a', 'y', 'c'])).toEqual([
+      { a: 0, b: 0 },
+      { a: 1, b: 1 },
+      { a: 2, b: 2 },
+    ]);
+  });
+
+  it('marks verdicts and the first divergence in A’s numbering, counting what the agent saw', () => {
+    const a = new QaTrace()
+      .step({ calls: [sh('ls', 'x')] })
+      .step({ calls: [sh('cat x', 'one')] })
+      .step({ final: 'ok' });
+    const same = new QaTrace()
+      .step({ calls: [sh('ls', 'x')] })
+      .step({ calls: [sh('cat x', 'one')] })
+      .step({ final: 'ok' });
+    const facts = (t: QaTrace) => stepFactsOf(t.events());
+    expect(alignSteps(facts(a), facts(same))).toEqual({
+      pairs: [1, 2, 3].map((s) => ({ a_step: s, b_step: s, verdict: 'same' })),
+      diverged_at: null,
+    });
+    const otherResult = new QaTrace()
+      .step({ calls: [sh('ls', 'x')] })
+      .step({ calls: [sh('cat x', 'two')] })
+      .step({ final: 'ok' });
+    expect(alignSteps(facts(a), facts(otherResult))).toMatchObject({
+      pairs: [{ verdict: 'same' }, { verdict: 'different_result' }, { verdict: 'same' }],
+      diverged_at: 2,
+    });
+    // An injection at step 1 is seen by decision 2: step 1 differs in what the agent saw.
+    const injected = new QaTrace().step({ calls: [sh('ls', 'x')] });
+    injected.push({ type: 'injected', step: 1, source: 'injected', role: 'user', content: 'hurry' });
+    injected.step({ calls: [sh('cat x', 'one')] }).step({ final: 'ok' });
+    expect(alignSteps(facts(a), facts(injected)).diverged_at).toBe(1);
+  });
+});
+
+describe('a person’s terminal command', () => {
+  it('only looking is no correction; anything that may write is', () => {
+    for (const c of [
+      'ls -la',
+      'cat a.txt | head -3',
+      'git status && git diff',
+      'grep -r x . > /dev/null',
+      'find . -name "*.py"',
+      'sed -n 1,3p x.py',
+    ])
+      expect(isReadOnlyCommand(c), c).toBe(true);
+    for (const c of [
+      'echo x > a.txt',
+      'sed -i s/a/b/ x.py',
+      'rm -rf data',
+      'cat a | tee b',
+      'find . -delete',
+      'ls; touch y',
+      'echo $(rm x)',
+      'git checkout .',
+      'python3 fix.py',
+      'ls "unbalanced',
+    ])
+      expect(isReadOnlyCommand(c), c).toBe(false);
+  });
+});
+
+describe('live QA rules', () => {
+  it('flag a loop at the same step on the prefix as on the whole episode', () => {
+    const t = new QaTrace()
+      .step({ calls: [sh('python3 app.py')] })
+      .repeat(3, { calls: [sh('python3 app.py')] })
+      .step({ final: 'no' })
+      .end();
+    const events = t.events();
+    const whole = checkEpisode({ events, torn: false }).flags.find((f) => f.rule === 'loop');
+    expect(whole?.step).toBe(3);
+    const task = Task.parse(t.task);
+    const prefix = (k: number) => events.filter((e) => e.type !== 'end' && e.step <= k);
+    expect(liveFlagsAt(task, prefix(2), 2)).toEqual([]);
+    expect(liveFlagsAt(task, prefix(3), 3, 'loop').map((f) => [f.rule, f.step, f.message])).toEqual([
+      ['loop', 3, whole?.message],
+    ]);
+    expect(liveFlagsAt(task, prefix(3), 3, 'memory_corruption')).toEqual([]);
+  });
+
+  it('--break qa and qa=RULE parse; a rule that cannot run live is a usage error naming the live ones', () => {
+    expect(parseBreakFlags(['qa', 'qa=loop'])).toEqual([{ kind: 'qa' }, { kind: 'qa', rule: 'loop' }]);
+    expect(() => parseBreakFlags(['qa=goal_drift'])).toThrow(UsageError);
+    expect(() => parseBreakFlags(['qa=goal_drift'])).toThrow(/loop, reward_hacking, memory_corruption/);
+  });
+});
+
+describe('typed candidates in the window', () => {
+  it('accept a tool call as `name {json}` or a message as JSON, and name the bad line', () => {
+    const ok = parseTyped('write_file {"path": "a", "content": "b"}\n\n{"content": "done"}');
+    expect(ok).toEqual({
+      ok: true,
+      value: [
+        {
+          content: null,
+          tool_calls: [
+            { type: 'function', function: { name: 'write_file', arguments: '{"path":"a","content":"b"}' } },
+          ],
+        },
+        { content: 'done' },
+      ],
+    });
+    const bad = parseTyped('read_file {"path": "a"}\nread_file {path}');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toMatch(/line 2/);
+    expect(parseTyped('write_file ["x"]').ok).toBe(false);
+  });
+});

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { candidateSources } from '../../electron/engine/candidates/candidate-sources.js';
+import { CANDIDATE_NOT_PICKED, tryCandidates } from '../../electron/engine/candidates/try-candidates.js';
+import { HarnessError } from '../../electron/engine/harness/harness-error.js';
+import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
+import { call, final, memorySupply, memoryTask, startScripted, tempHome } from '../support/harness.js';
+import { startEpisode } from '../../electron/engine/harness/index.js';
+
+let env: ReturnType<typeof tempHome> | undefined;
+let server: FakeOpenAi | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  delete process.env.OPENAI_API_KEY;
+  env?.cleanup();
+  env = undefined;
+});
+
+const write = (path: string, content: string) => call('write_file', { path, content });
+
+describe('candidates on the memory sandbox', () => {
+  it('asks a model endpoint N times with the seed varied, and records each seed', async () => {
+    env = tempHome();
+    server = new FakeOpenAi();
+    const baseUrl = await server.start();
+    process.env.OPENAI_API_KEY = 'sk-test';
+    server.onRequest = (req) => ({
+      message: {
+        content: null,
+        tool_calls: [
+          wireCall(`c${String(req.body.seed)}`, 'write_file', {
+            path: `s${String(req.body.seed)}.txt`,
+            content: 'x',
+          }),
+        ],
+      },
+    });
+    const parent = await startEpisode({
+      task: memoryTask({ verifier: null }),
+      agentSpec: 'openai:fake-model',
+      store: env.store,
+      supply: memorySupply,
+      agentOptions: { baseUrl, seed: 1 },
+    });
+    await parent.step();
+    await parent.dispose();
+    const { sources, notes } = candidateSources({ agentKind: 'openai', n: 3, seed: 5 });
+    expect(notes).toEqual([]);
+    server.requests.length = 0;
+    const set = await tryCandidates({
+      id: parent.episode,
+      at: 1,
+      sources,
+      store: env.store,
+      supply: memorySupply,
+      agentOptions: { baseUrl },
+    });
+    expect(server.requests.map((r) => r.body.seed).sort()).toEqual([5, 6, 7]);
+    expect(set.candidates.map((c) => [c.seed, c.action.calls[0].arguments.path])).toEqual([
+      [5, 's5.txt'],
+      [6, 's6.txt'],
+      [7, 's7.txt'],
+    ]);
+    for (const c of set.candidates)
+      expect(env.store.readTrace(env.store.resolve(c.branch)).header).toMatchObject({
+        candidate: { group: set.group, step: 1, seed: c.seed, origin: 'model' },
+        agent: { seed: c.seed },
+      });
+    await set.discard();
+    for (const c of set.candidates)
+      expect(env.store.readTrace(env.store.resolve(c.branch)).end?.end_reason).toBe(CANDIDATE_NOT_PICKED);
+  }, 60_000);
+
+  it('a script has one next answer; run-on continues with the branch agent; a set is picked once', async () => {
+    env = tempHome();
+    const parent = await startScripted(env, { task: memoryTask() }, [
+      write('a.txt', 'a'),
+      write('b.txt', 'b'),
+      write('done.txt', 'ok'),
+      final('done'),
+    ]);
+    await parent.run();
+    await parent.dispose();
+    const { sources, notes } = candidateSources({
+      agentKind: 'scripted',
+      n: 4,
+      typed: [write('t.txt', 't')],
+    });
+    expect(notes[0]).toMatch(/one next answer/);
+    expect(sources.map((s) => s.kind)).toEqual(['model', 'given']);
+    const set = await tryCandidates({
+      id: parent.episode,
+      at: 1,
+      sources,
+      runOn: 1,
+      store: env.store,
+      supply: memorySupply,
+    });
+    // The script's own step 2, then its step 3; the typed one, then the script's step 3 (its step 2 replaced).
+    expect(set.candidates.map((c) => [c.steps_run, c.files_changed.map((f) => f.path)])).toEqual([
+      [2, ['b.txt', 'done.txt']],
+      [2, ['done.txt', 't.txt']],
+    ]);
+    await expect(set.pick(5)).rejects.toThrow(HarnessError);
+    const chosen = await set.pick(1);
+    await expect(set.pick(0)).rejects.toThrow(/already picked or discarded/);
+    await chosen.run();
+    expect(chosen.ended()?.status).toBe('succeeded');
+    await chosen.dispose();
+  }, 60_000);
+
+  it('a candidate line that is not JSON is an error naming the line', () => {
+    expect(() =>
+      candidateSources({ agentKind: 'scripted', n: 0, typed: [{ tool_calls: 'x' }] }),
+    ).not.toThrow();
+    expect(() =>
+      candidateSources({ agentKind: 'scripted', n: 0, file: '/nonexistent/candidates.jsonl' }),
+    ).toThrow(/cannot read script \/nonexistent\/candidates.jsonl/);
+  });
+});
