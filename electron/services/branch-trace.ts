@@ -1,19 +1,8 @@
-import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
+import type { TraceEvent } from '../../shared/trace-events.js';
 import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
-import type { TracePort } from './ports.js';
+import type { BranchTrace, TracePort } from './ports.js';
 
-/** A branch's own trace plus the steps it inherited from its ancestors. */
-export interface BranchTrace {
-  readonly info: BranchInfo;
-  readonly trace: ReadTrace;
-  /** The header of this branch. */
-  readonly header: HeaderEvent;
-  /**
-   * Events of steps 1..fork_step taken from the parent chain (a fork never re-executes
-   * them), then this branch's own events, header excluded.
-   */
-  readonly events: readonly TraceEvent[];
-}
+export type { BranchTrace } from './ports.js';
 
 const MAX_DEPTH = 64;
 

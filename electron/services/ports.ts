@@ -11,11 +11,11 @@ import type {
   TaskSummary,
 } from '../../shared/contract/index.js';
 import type { ToolResult } from '../../shared/tool-result.js';
+import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
 import type { BatchFile } from '../engine/batch/batch-file.js';
 import type { EpisodeController } from '../engine/harness/episode-controller.js';
 import type { SnapshotStore } from '../engine/sandbox/snapshot-store.js';
 import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
-import type { BranchTrace } from './branch-trace.js';
 
 /**
  * The engine as the app services see it. The real binding is `engine-ports.ts`; tests
@@ -53,6 +53,19 @@ export interface HarnessPort {
     step: number,
     call: { readonly name: string; readonly arguments: Record<string, unknown> },
   ): Promise<{ result: ToolResult; treeHashAfter: string | null }>;
+}
+
+/** A branch's own trace plus the steps it inherited from its ancestors. */
+export interface BranchTrace {
+  readonly info: BranchInfo;
+  readonly trace: ReadTrace;
+  /** The header of this branch. */
+  readonly header: HeaderEvent;
+  /**
+   * Events of steps 1..fork_step taken from the parent chain (a fork never re-executes
+   * them), then this branch's own events, header excluded.
+   */
+  readonly events: readonly TraceEvent[];
 }
 
 /** The recorded episodes: traces, snapshots and the index. */
