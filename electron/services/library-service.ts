@@ -10,6 +10,7 @@ import type {
   StepDetail,
   StepRow,
 } from '../../shared/contract/index.js';
+import { DEFAULT_TOOLS } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { BranchCache, type LoadedBranch } from './branch-cache.js';
@@ -88,6 +89,7 @@ export class LibraryService {
       branches: await this.branchSummaries(bt.info.episode),
       flags,
       end: end ? { status: end.status, end_reason: end.end_reason, verifier: end.verifier } : null,
+      tools: taskToolNames(bt.header.task),
     };
   }
 
@@ -291,4 +293,16 @@ function resultKey(events: readonly TraceEvent[]): string {
       parts.push([r.ok, r.exit_code, r.stdout, r.stderr, r.error?.code]);
     }
   return JSON.stringify(parts);
+}
+
+/** The tool names of a recorded task (its header keeps the parsed task; no list means the defaults). */
+function taskToolNames(task: Record<string, unknown>): string[] {
+  if (!Array.isArray(task.tools)) return [...DEFAULT_TOOLS];
+  return task.tools.flatMap((t: unknown) =>
+    typeof t === 'string'
+      ? [t]
+      : t && typeof t === 'object' && typeof (t as { name?: unknown }).name === 'string'
+        ? [(t as { name: string }).name]
+        : [],
+  );
 }

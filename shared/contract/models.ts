@@ -151,6 +151,8 @@ export const EpisodeView = z.object({
   end: z
     .object({ status: EpisodeStatus, end_reason: z.string(), verifier: VerifierResult.nullable() })
     .nullable(),
+  /** The task's tool names (built-in and custom), so the window can check a name before using it. */
+  tools: z.array(z.string()).optional(),
 });
 /** An opened branch. */
 export type EpisodeView = z.infer<typeof EpisodeView>;

@@ -135,4 +135,31 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     await app.screenshot('journey-debugger-1920x1080-case-flag');
     expect(app.errors).toEqual([]);
   });
+
+  it('a manual decision names a tool the task has before it is queued; a failed start shows under its card', async () => {
+    const app = await web.open({ width: 1280, height: 800 });
+    // A bad agent spec: the error shows under the task that was clicked, and goes when the spec changes.
+    await app.page.getByTestId('library-agent').fill('nonsense:agent');
+    await app.library.startTask('hello-python');
+    const card = app.library.root.locator('li', {
+      has: app.page.locator('[data-testid="library-task"][data-task="hello-python"]'),
+    });
+    const startError = card.getByTestId('start-error');
+    await startError.waitFor({ timeout: 30_000 });
+    expect(await new LayoutObject(app.page).onScreen(startError)).toBe(true);
+    await app.page.getByTestId('library-agent').fill('manual');
+    await expect(startError.count()).resolves.toBe(0);
+    await app.library.startTask('hello-python');
+    await app.page.locator(PAUSED).waitFor({ timeout: 60_000 });
+    await app.inject.root.getByTestId('decide-tool').fill('excute_shell');
+    await expect(app.inject.root.getByTestId('decide-unknown-tool').innerText()).resolves.toMatch(
+      /This task has no tool “excute_shell”\. Its tools: .*execute_shell/,
+    );
+    await expect(app.inject.root.getByTestId('decide-send').isDisabled()).resolves.toBe(true);
+    await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
+    await expect(app.inject.root.getByTestId('decide-unknown-tool').count()).resolves.toBe(0);
+    await expect(app.inject.root.getByTestId('decide-send').isEnabled()).resolves.toBe(true);
+    await app.screenshot('journey-manual-tool-check');
+    expect(app.errors).toEqual([]);
+  });
 });

@@ -110,6 +110,10 @@ describe('breakpoint form', () => {
       ok: false,
       message: 'The step must be a number.',
     });
+    expect(breakpointFromForm('tool', 'lookup', ['execute_shell', 'read_file'])).toEqual({
+      ok: false,
+      message: 'This task has no tool “lookup”. Its tools: execute_shell, read_file.',
+    });
     expect(breakpointFromForm('tool', 'rm -rf /')).toMatchObject({
       ok: false,
       message: expect.stringMatching(/not a tool name/),

@@ -11,6 +11,8 @@ import { useSlice, useStores } from '../stores/use-stores';
 export function breakpointFromForm(
   kind: Breakpoint['kind'],
   value: string,
+  /** The task's tools, when known: a name outside them would never fire. */
+  tools?: readonly string[],
 ): { ok: true; breakpoint: Breakpoint } | { ok: false; message: string } {
   const info = BREAKPOINT_KINDS.find((k) => k.kind === kind);
   if (!info) return { ok: false, message: `unknown kind ${kind}` };
@@ -25,6 +27,8 @@ export function breakpointFromForm(
     } else {
       if (!/^[A-Za-z0-9_.-]+$/.test(v))
         return { ok: false, message: `"${v}" is not a tool name: use letters, digits, _ . or -.` };
+      if (tools && !tools.includes(v))
+        return { ok: false, message: `This task has no tool “${v}”. Its tools: ${tools.join(', ')}.` };
       raw[info.value.field] = v;
     }
   }
@@ -52,6 +56,7 @@ export function BreakpointList() {
   const stores = useStores();
   const breakpoints = useSlice('stepper', (s) => s.breakpoints);
   const rows = useSlice('stepper', (s) => s.rows);
+  const taskTools = useSlice('stepper', (s) => s.view?.tools);
   const branch = useSlice('stepper', (s) => s.branch);
   const live = useSlice('stepper', (s) => s.live);
   // Folded while empty (small windows need the room); it opens when a breakpoint is added, by F9 too.
@@ -65,12 +70,13 @@ export function BreakpointList() {
   const [value, setValue] = useState('');
   const [message, setMessage] = useState<string | null>(null);
   const info = BREAKPOINT_KINDS.find((k) => k.kind === kind);
-  // The tools this branch has used so far, offered as suggestions (a tool not called yet is allowed).
-  const tools = useMemo(() => [...new Set(rows.flatMap((r) => r.tools))].sort(), [rows]);
+  // The task's tools as suggestions (or, for an older view without them, those used so far).
+  const used = useMemo(() => [...new Set(rows.flatMap((r) => r.tools))].sort(), [rows]);
+  const tools = taskTools ?? used;
   const stepper = stores.stepper.getState();
 
   const add = () => {
-    const built = breakpointFromForm(kind, value);
+    const built = breakpointFromForm(kind, value, taskTools);
     if (!built.ok) {
       setMessage(built.message);
       return;

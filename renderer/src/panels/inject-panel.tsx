@@ -22,6 +22,13 @@ export function InjectPanel() {
   const decideTool = useSlice('inject', (s) => s.decideTool);
   const decideArgs = useSlice('inject', (s) => s.decideArgs);
   const decideText = useSlice('inject', (s) => s.decideText);
+  const tools = useSlice('stepper', (s) => s.view?.tools);
+  // Checked before queuing: an unknown name would only come back as an error observation.
+  const typed = decideTool.trim();
+  const unknownTool =
+    typed && tools && !tools.includes(typed)
+      ? `This task has no tool “${typed}”. Its tools: ${tools.join(', ')}.`
+      : null;
   const a = stores.inject.getState();
   // The answer to an action shows under the button that did it, not at the panel's foot.
   const [acted, setActed] = useState<'inject' | 'override' | 'decide'>('inject');
@@ -48,91 +55,7 @@ export function InjectPanel() {
       {branch && live && state === 'running' ? (
         <PanelState kind="loading">Running — pause (or hit a breakpoint) to inject.</PanelState>
       ) : null}
-      <div className="row">
-        <label>
-          role{' '}
-          <select
-            value={role}
-            onChange={(e) => a.setRole(e.target.value as 'system' | 'user')}
-            data-testid="inject-role"
-          >
-            <option value="user">user</option>
-            <option value="system">system</option>
-          </select>
-        </label>
-        <label>
-          <input
-            type="radio"
-            name="inject-mode"
-            checked={mode === 'text'}
-            onChange={() => a.setMode('text')}
-          />{' '}
-          text
-        </label>
-        <label>
-          <input
-            type="radio"
-            name="inject-mode"
-            checked={mode === 'json'}
-            onChange={() => a.setMode('json')}
-          />{' '}
-          JSON
-        </label>
-      </div>
-      <textarea
-        data-testid="inject-text"
-        rows={3}
-        placeholder={
-          mode === 'json'
-            ? '{"weather": "rain"}'
-            : 'The user just asked for Beijing’s weather — recommend an umbrella.'
-        }
-        value={text}
-        onChange={(e) => a.setText(e.target.value)}
-      />
-      <button
-        type="button"
-        className="primary"
-        data-testid="inject-send"
-        disabled={!ready || !canInject}
-        onClick={() => {
-          setActed('inject');
-          if (branch) void a.inject(branch);
-        }}
-      >
-        {sending ? 'Injecting…' : 'Inject at this step'}
-      </button>
-      {answer('inject')}
-      <h3>Override the pending tool result</h3>
-      <textarea
-        data-testid="override-text"
-        rows={3}
-        placeholder='plain text (shown as stdout) or a result object {"ok": true, "stdout": "…"}'
-        value={overrideText}
-        onChange={(e) => a.setOverrideText(e.target.value)}
-      />
-      <div className="row">
-        <button
-          type="button"
-          disabled={!ready || !pending}
-          onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
-          title="start from the result the agent is about to see"
-        >
-          Load pending result
-        </button>
-        <button
-          type="button"
-          data-testid="override-send"
-          disabled={!ready || sending || !overrideText.trim()}
-          onClick={() => {
-            setActed('override');
-            if (branch) void a.override(branch);
-          }}
-        >
-          Override
-        </button>
-      </div>
-      {answer('override')}
+      {/* A manual agent waits on this: it comes first, not below the fold. */}
       {manual ? (
         <>
           <h3>Manual agent: the next decision</h3>
@@ -144,9 +67,105 @@ export function InjectPanel() {
               placeholder="tool (empty: final answer)"
               value={decideTool}
               data-testid="decide-tool"
+              list="decide-tools"
               onChange={(e) => a.setDecision({ tool: e.target.value })}
             />
+            <datalist id="decide-tools">
+              {(tools ?? []).map((t) => (
+                <option key={t} value={t} />
+              ))}
+            </datalist>
           </div>
+          {unknownTool ? (
+            <div className="state state-error" role="alert" data-testid="decide-unknown-tool">
+              {unknownTool}
+            </div>
+          ) : null}
+          <div className="row">
+            <label>
+              role{' '}
+              <select
+                value={role}
+                onChange={(e) => a.setRole(e.target.value as 'system' | 'user')}
+                data-testid="inject-role"
+              >
+                <option value="user">user</option>
+                <option value="system">system</option>
+              </select>
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="inject-mode"
+                checked={mode === 'text'}
+                onChange={() => a.setMode('text')}
+              />{' '}
+              text
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="inject-mode"
+                checked={mode === 'json'}
+                onChange={() => a.setMode('json')}
+              />{' '}
+              JSON
+            </label>
+          </div>
+          <textarea
+            data-testid="inject-text"
+            rows={3}
+            placeholder={
+              mode === 'json'
+                ? '{"weather": "rain"}'
+                : 'The user just asked for Beijing’s weather — recommend an umbrella.'
+            }
+            value={text}
+            onChange={(e) => a.setText(e.target.value)}
+          />
+          <button
+            type="button"
+            className="primary"
+            data-testid="inject-send"
+            disabled={!ready || !canInject}
+            onClick={() => {
+              setActed('inject');
+              if (branch) void a.inject(branch);
+            }}
+          >
+            {sending ? 'Injecting…' : 'Inject at this step'}
+          </button>
+          {answer('inject')}
+          <h3>Override the pending tool result</h3>
+          <textarea
+            data-testid="override-text"
+            rows={3}
+            placeholder='plain text (shown as stdout) or a result object {"ok": true, "stdout": "…"}'
+            value={overrideText}
+            onChange={(e) => a.setOverrideText(e.target.value)}
+          />
+          <div className="row">
+            <button
+              type="button"
+              disabled={!ready || !pending}
+              onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
+              title="start from the result the agent is about to see"
+            >
+              Load pending result
+            </button>
+            <button
+              type="button"
+              data-testid="override-send"
+              disabled={!ready || sending || !overrideText.trim()}
+              onClick={() => {
+                setActed('override');
+                if (branch) void a.override(branch);
+              }}
+            >
+              Override
+            </button>
+          </div>
+          {answer('override')}
           <textarea
             rows={2}
             aria-label="arguments"
@@ -164,7 +183,7 @@ export function InjectPanel() {
           <button
             type="button"
             data-testid="decide-send"
-            disabled={!ready || sending}
+            disabled={!ready || sending || unknownTool !== null}
             onClick={() => {
               setActed('decide');
               if (branch) void a.decide(branch);
