@@ -1,21 +1,7 @@
-import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
-import { readLineage, type Lineage } from '../engine/trace/lineage.js';
-import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
-import type { TracePort } from './ports.js';
+import { readLineage } from '../engine/trace/lineage.js';
+import type { BranchTrace, TracePort } from './ports.js';
 
-/** A branch's own trace plus the steps it inherited from its ancestors. */
-export interface BranchTrace {
-  readonly info: BranchInfo;
-  readonly trace: ReadTrace;
-  /** The header of this branch. */
-  readonly header: HeaderEvent;
-  /**
-   * The branch's {@link Lineage} events (steps 1..fork_step from the parent chain, then its
-   * own), followed by its incomplete trailing step: what a view shows.
-   */
-  readonly events: readonly TraceEvent[];
-  readonly lineage: Lineage;
-}
+export type { BranchTrace } from './ports.js';
 
 /** Reads a branch with its inherited steps through the one lineage reader. */
 export function readBranch(traces: TracePort, id: string): BranchTrace {

@@ -12,13 +12,14 @@ import type {
   TaskSummary,
 } from '../../shared/contract/index.js';
 import type { ToolResult } from '../../shared/tool-result.js';
+import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
 import type { BatchFile } from '../engine/batch/batch-file.js';
 import type { StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import type { CandidateSet, CandidateSource } from '../engine/candidates/try-candidates.js';
 import type { EpisodeController } from '../engine/harness/episode-controller.js';
 import type { SnapshotStore } from '../engine/sandbox/snapshot-store.js';
+import type { Lineage } from '../engine/trace/lineage.js';
 import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
-import type { BranchTrace } from './branch-trace.js';
 
 /**
  * The engine as the app services see it. The real binding is `engine-ports.ts`; tests
@@ -78,6 +79,20 @@ export interface HarnessPort {
 export interface RecordedRunOptions {
   readonly agentOptions?: AgentOptions;
   readonly consent?: Consent;
+}
+
+/** A branch's own trace plus the steps it inherited from its ancestors. */
+export interface BranchTrace {
+  readonly info: BranchInfo;
+  readonly trace: ReadTrace;
+  /** The header of this branch. */
+  readonly header: HeaderEvent;
+  /**
+   * The branch's {@link Lineage} events (steps 1..fork_step from the parent chain, then its
+   * own), followed by its incomplete trailing step: what a view shows.
+   */
+  readonly events: readonly TraceEvent[];
+  readonly lineage: Lineage;
 }
 
 /** The recorded episodes: traces, snapshots and the index. */
