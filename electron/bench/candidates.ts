@@ -6,7 +6,7 @@ import { Task } from '../../shared/task.js';
 import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import { tryCandidates, type CandidateSource } from '../engine/candidates/try-candidates.js';
 import { startEpisode } from '../engine/harness/episode-factory.js';
-import { lastSnapshot } from '../engine/harness/lineage.js';
+import { lastSnapshot } from '../engine/trace/lineage.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
 import { openEngine } from '../engine/open-engine.js';
 import type { BenchSection } from './bench-section.js';

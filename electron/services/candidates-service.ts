@@ -2,10 +2,10 @@ import type { CandidateSetView, CandidateView, TypedCandidate } from '../../shar
 import { candidateSources } from '../engine/candidates/candidate-sources.js';
 import type { StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import type { CandidateOutcome, CandidateSet } from '../engine/candidates/try-candidates.js';
-import { lastSnapshot } from '../engine/harness/lineage.js';
+import { lastSnapshot, snapshotAt } from '../engine/trace/lineage.js';
 import { logger } from '../engine/log.js';
 import type { EpisodeManager } from './episode-manager.js';
-import { readBranch, manifestAt } from './branch-trace.js';
+import { readBranch } from './branch-trace.js';
 import type { HarnessPort, TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
 import { fileChanges, manifestOf } from './workspace-files.js';
@@ -142,7 +142,7 @@ export class CandidatesService {
   }
 
   private async manifestAtStep(branch: string, step: number): Promise<string | null> {
-    return manifestAt(readBranch(this.traces, branch).events, step);
+    return snapshotAt(readBranch(this.traces, branch).events, step)?.manifest ?? null;
   }
 
   private async view(c: CandidateOutcome, before: string | null, episode: string): Promise<CandidateView> {

@@ -1,6 +1,6 @@
 import { parseTask } from '../../../shared/task.js';
 import { HarnessError } from '../harness/harness-error.js';
-import { readLineage, snapshotAt } from '../harness/lineage.js';
+import { readLineage, snapshotAt } from '../trace/lineage.js';
 import { restoreSandbox } from '../harness/restore-sandbox.js';
 import { sandboxConfig } from '../sandbox/limits.js';
 import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';

@@ -1,7 +1,7 @@
 import { checkEpisode } from '../../../shared/qa/check-episode.js';
 import type { Flag } from '../../../shared/qa/flag.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
-import { lastSnapshot, readLineage, type Lineage } from '../harness/lineage.js';
+import { lastSnapshot, readLineage, type Lineage } from '../trace/lineage.js';
 import { diffEntries } from '../sandbox/manifest.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { stepFactsOf } from './step-facts.js';

@@ -1,7 +1,7 @@
 import { parseTask } from '../../../shared/task.js';
 import { createAgent } from '../agents/agent-spec.js';
 import { HarnessError } from '../harness/harness-error.js';
-import { readLineage } from '../harness/lineage.js';
+import { readLineage } from '../trace/lineage.js';
 import { createToolRegistry } from '../tools/registry.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { ExecAgent, type AgentDivergence } from './exec-agent.js';
