@@ -201,8 +201,10 @@ export class LibraryService {
     };
     const rows: CompareRow[] = [];
     for (const p of pairs) {
-      const lm = p.a_step === null ? null : (snapshotAt(left.byStep.get(p.a_step) ?? [], p.a_step)?.manifest ?? null);
-      const rm = p.b_step === null ? null : (snapshotAt(right.byStep.get(p.b_step) ?? [], p.b_step)?.manifest ?? null);
+      const lm =
+        p.a_step === null ? null : (snapshotAt(left.byStep.get(p.a_step) ?? [], p.a_step)?.manifest ?? null);
+      const rm =
+        p.b_step === null ? null : (snapshotAt(right.byStep.get(p.b_step) ?? [], p.b_step)?.manifest ?? null);
       rows.push({
         step: (p.a_step ?? p.b_step)!,
         a_step: p.a_step,
