@@ -36,7 +36,9 @@ describe('web mode: a bundled case', () => {
     );
     expect(flagged).toContain('3');
     const rows = await app.timeline.rows();
-    expect(rows.filter((r) => r.step <= 4).every((r) => r.status === 'nonzero_exit')).toBe(true);
+    expect(rows.filter((r) => r.step >= 1 && r.step <= 4).every((r) => r.status === 'nonzero_exit')).toBe(
+      true,
+    );
     await app.screenshot('case-walkthrough-qa-flag');
 
     // Re-execution replay of the closed branch: deterministic commands replay identically.

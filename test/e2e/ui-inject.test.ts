@@ -63,7 +63,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1);
     await settled.waitFor({ timeout: 60_000 });
-    expect((await app.timeline.rows())[0].text).toContain('echo waiting');
+    expect((await app.timeline.rowAt(1)).text).toContain('echo waiting');
 
     await app.inject.inject(`${MARK} the user asked for Beijing weather: recommend an umbrella`, 'user');
     await app.page.keyboard.press('F10');
@@ -133,7 +133,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1);
     await settled.waitFor({ timeout: 60_000 });
-    expect((await app.timeline.rows())[0].text).toContain('echo MANUAL-$((40+2))');
+    expect((await app.timeline.rowAt(1)).text).toContain('echo MANUAL-$((40+2))');
     await app.inspector.waitForStep(1);
     await app.inspector.tab('output');
     await app.inspector.root

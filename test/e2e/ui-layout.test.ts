@@ -127,7 +127,8 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((r) => r.status === 'nonzero_exit' && r.step % 13 === 0)).toBe(true);
     await expect(tools.getByTestId('timeline-filter-count').innerText()).resolves.toBe(
-      `${Math.floor(299 / 13)} of 300 shown`,
+      // 300 steps and the setup row (step 0).
+      `${Math.floor(299 / 13)} of 301 shown`,
     );
     await tools.getByTestId('timeline-filter-clear').click();
     await tools.getByTestId('timeline-filter-text').fill('step 250 ');
@@ -146,7 +147,7 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     await tools.getByTestId('timeline-goto').fill('9999');
     await tools.getByTestId('timeline-goto').press('Enter');
     await expect(tools.getByTestId('timeline-goto-message').innerText()).resolves.toBe(
-      'No step 9999 here: steps 1–300.',
+      'No step 9999 here: steps 0–300.',
     );
     // Roving focus: Tab lands on the selected row; ↓/↑/End move the selection and the focus with it.
     await app.timeline.row(180).focus();

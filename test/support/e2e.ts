@@ -306,6 +306,15 @@ export class TimelinePanel extends PanelObject {
   row(step: number): Locator {
     return this.root.locator(`[data-testid="timeline-row"][data-step="${step}"]`);
   }
+  /**
+   * The row of step `step` as read from the page. By step number, never by index: the
+   * timeline's first row is step 0 (the sandbox's setup), not the agent's first step.
+   */
+  async rowAt(step: number): Promise<RowText> {
+    const row = (await this.rows()).find((r) => r.step === step);
+    if (!row) throw new Error(`the timeline shows no row for step ${step}`);
+    return row;
+  }
   async lastStep(): Promise<number> {
     const rows = await this.rows();
     return rows.length ? rows[rows.length - 1].step : 0;
