@@ -49,12 +49,15 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const candidates = createCandidatesStore(client, { onBranch: open });
   const replay = createReplayStore(client, {
     onBranch: open,
-    onRolledBack: (_branch, step) => {
+    // A rollback is recorded inside the current step (the rows after `step` stay), and the live
+    // sandbox now holds step `step`'s files: the window follows the latest step, so the terminal
+    // is the live one, not step `step`'s recorded history.
+    onRolledBack: () => {
       inspector.getState().invalidate();
       void stepper
         .getState()
         .reload()
-        .then(() => stepper.getState().select(step));
+        .then(() => stepper.getState().select(null));
     },
   });
 
