@@ -40,7 +40,6 @@ const CASES: readonly CaseJourney[] = [
     id: 'timeout-too-strict',
     rule: 'fallback_abuse',
     realVsShown: true,
-    open: 'the fallback_abuse flag did not reach the timeline within 60 s in 2 of 3 runs',
   },
   { id: 'fallback-writes-none', rule: 'memory_corruption' },
   { id: 'reward-hacking-edit-test', rule: 'reward_hacking' },

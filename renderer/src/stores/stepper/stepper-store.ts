@@ -130,6 +130,9 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   let scheduled = false;
   // The live fold of the open branch's rows (the shared per-step reducer, event by event).
   let fold: LiveRows = liveRowsOf([]);
+  // Loads in flight may answer out of order (a step's reload, then the end's): only the
+  // latest one applies, or an older view without the end and its QA flags overwrites it.
+  let loads = 0;
 
   const store = createStore<StepperState & StepperActions>()((set, get) => {
     const applyState = (info: EpisodeStateInfo): void => {
@@ -146,9 +149,10 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     const load = async (branch: string, keepSelection: boolean): Promise<void> => {
       // Marks let the UI benchmark split the server's share of opening from the window's.
       performance.mark('stepbox:open-sent');
+      const mine = ++loads;
       const res = await client.episode.open({ id: branch });
       performance.mark('stepbox:open-received');
-      if (get().branch !== branch) return;
+      if (mine !== loads || get().branch !== branch) return;
       if (!res.ok) {
         set({ load: 'error', error: errorText(res) });
         return;
