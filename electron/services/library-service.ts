@@ -270,7 +270,16 @@ export class LibraryService {
       manifestOf(store, snapshotAt(bt.byStep.get(step - 1) ?? [], step - 1)?.manifest ?? null),
       manifestOf(store, snapshot.manifest),
     ]);
-    return fileChanges(store, before, after, snapshot.changed);
+    // Step 0 has no step before it: its Files tab is the whole workspace setup left, with
+    // files setup did not write (left by an earlier episode: state_leak) listed too.
+    const listed = new Set(snapshot.changed.map((c) => c.path));
+    const leftovers =
+      step === 0
+        ? diffManifests(null, after)
+            .filter((d) => !listed.has(d.path))
+            .map((d) => ({ path: d.path, change: 'added' as const }))
+        : [];
+    return fileChanges(store, before, after, [...snapshot.changed, ...leftovers]);
   }
 }
 

@@ -34,7 +34,6 @@ const CASES: readonly CaseJourney[] = [
     id: 'state-leak-no-reset',
     rule: 'state_leak',
     step0: 'notes.tmp',
-    open: "step 0's inspector detail does not load after selecting row 0",
   },
   {
     id: 'timeout-too-strict',
