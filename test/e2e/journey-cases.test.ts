@@ -103,6 +103,8 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     const text = await both.innerText();
     expect(text).toMatch(/real result\s+error timeout/);
     expect(text).toMatch(/the agent saw/);
+    // The editor beside it shows the result the agent saw, not a stale `null` from the running step.
+    await app.inspector.model('result.json', (v) => v.includes('"stdout"'), 20_000);
   }
   if (c.fatal) {
     const reason = app.page.getByTestId('end-reason');

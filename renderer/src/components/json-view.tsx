@@ -46,6 +46,12 @@ export function JsonView(props: {
         value={props.value}
         options={OPTIONS}
         loading={<div className="state state-loading">Loading editor…</div>}
+        // A model already made for this URI keeps its old text on a remount (the editor applies
+        // `value` only when it changes): a step first seen while running kept `null` as its result.
+        onMount={(ed) => {
+          const m = ed.getModel();
+          if (m && m.getValue() !== props.value) m.setValue(props.value);
+        }}
       />
     </div>
   );
