@@ -204,6 +204,19 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     value(await client.episode.stop({ id: branch }));
   });
 
+  it('answers a stop after the end with the recorded end (the ended episode was already released)', async () => {
+    const { client } = rig;
+    const { branch } = value(await client.episode.start({ task: { kind: 'sample', id: 'hello' } }));
+    const ran = value(await client.episode.run({ id: branch, wait: true }));
+    expect(ran.reason?.kind).toBe('ended');
+    expect(value(await client.episode.stop({ id: branch }))).toEqual({
+      status: 'succeeded',
+      end_reason: 'final_answer',
+    });
+    const unknown = await client.episode.stop({ id: 'ep-nope' });
+    expect(unknown.ok ? null : unknown.error.code).toBe('not_found');
+  });
+
   it('streams a terminal and stats to the caller, and sandbox info', async () => {
     const { client, transport } = rig;
     const { branch } = value(await client.episode.start({ task: { kind: 'sample', id: 'hello' } }));
