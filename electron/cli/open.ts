@@ -9,6 +9,7 @@ import { cliEngine, cliEpisodeEnv, cliError, closeOnSignals, intFlag } from './e
 import { parseOrUsage } from './parse-or-usage.js';
 import { jsonTerminalSafe, terminalSafe } from '../../shared/terminal-text.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
+import { feedTerminal, wantsLineEditing } from './terminal-input.js';
 
 const HELP = `stepbox open EPISODE [--at K] [--exec CMD] [--json] [--allow-network] [--allow-image]
                     [--allow-limits] [--trust-recorded-task]
@@ -89,23 +90,15 @@ export const command: CliCommand = {
         rows: stdout.rows || 24,
         cwd: session.cwd,
         env: { ...SANDBOX_ENV, ...session.env },
+        lineEditing: wantsLineEditing(stdin),
       });
       const exited = new Promise<number | null>((resolve) => term.onExit(resolve));
       term.onData((d) => stdout.write(d));
-      const raw = stdin.isTTY === true;
-      if (raw) stdin.setRawMode(true);
-      const onInput = (chunk: Buffer) => term.write(chunk);
-      const onEnd = () => term.write('\u0004');
-      stdin.on('data', onInput);
-      stdin.on('end', onEnd);
-      stdin.resume();
+      const unfeed = feedTerminal(stdin, term);
       try {
         return (await exited) ?? EXIT.failed;
       } finally {
-        stdin.off('data', onInput);
-        stdin.off('end', onEnd);
-        if (raw) stdin.setRawMode(false);
-        stdin.pause();
+        unfeed();
         await term.close();
       }
     } finally {

@@ -5,6 +5,7 @@ import { openTerminal } from '../engine/docker/terminal.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
 import { withFreshSandbox } from './sandbox-exec.js';
+import { feedTerminal, wantsLineEditing } from './terminal-input.js';
 
 const HELP = `stepbox sandbox shell
 
@@ -43,6 +44,7 @@ export const command: CliCommand = {
         cwd: '/workspace',
         env: { ...SANDBOX_ENV },
         docker: provider.engine.docker,
+        lineEditing: wantsLineEditing(stdin),
       });
       const exited = new Promise<number | null>((resolve) => term.onExit(resolve));
       term.onData((data) => stdout.write(data));
@@ -50,30 +52,20 @@ export const command: CliCommand = {
         if (io.env.STEPBOX_LOG === 'info' || io.env.STEPBOX_LOG === 'debug')
           io.stderr.write(`[terminal] human_command ${JSON.stringify(c)}\n`);
       });
-      const onInput = (chunk: Buffer) => term.write(chunk);
       const onResize = () => {
         const { cols, rows } = size();
         void term
           .resize(cols, rows)
           .catch((e: Error) => io.stderr.write(`stepbox: resize failed: ${e.message}\n`));
       };
-      const raw = stdin.isTTY === true;
-      if (raw) stdin.setRawMode(true);
-      stdin.on('data', onInput);
-      // Piped input: when it ends, so does the shell (as with `bash < file`).
-      const onEnd = () => term.write('\u0004');
-      stdin.on('end', onEnd);
-      stdin.resume();
+      const unfeed = feedTerminal(stdin, term);
       process.on('SIGWINCH', onResize);
       try {
         const code = await exited;
         return code ?? 1;
       } finally {
         process.off('SIGWINCH', onResize);
-        stdin.off('data', onInput);
-        stdin.off('end', onEnd);
-        if (raw) stdin.setRawMode(false);
-        stdin.pause();
+        unfeed();
         await term.close();
       }
     });

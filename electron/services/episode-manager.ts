@@ -1,5 +1,6 @@
 import type { Breakpoint } from '../../shared/breakpoints.js';
 import type { AgentOptions, EpisodeStateInfo, StopReason } from '../../shared/contract/index.js';
+import type { EpisodeStatus } from '../../shared/trace-events.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { ControllerState, EpisodeController } from '../engine/harness/episode-controller.js';
 import { logger } from '../engine/log.js';
@@ -17,6 +18,8 @@ interface LiveEpisode {
   /** The background `run()` in flight, if any. */
   running: Promise<StopReason> | null;
   lastReason: StopReason | null;
+  /** The release in flight or done: an end and a stop both release, and both wait for it. */
+  released: Promise<void> | null;
 }
 
 /**
@@ -27,6 +30,8 @@ interface LiveEpisode {
  */
 export class EpisodeManager {
   private readonly live = new Map<string, LiveEpisode>();
+  /** Releases still in flight (an ended episode left `live` before its sandbox was back). */
+  private readonly releasing = new Set<Promise<void>>();
 
   constructor(
     private readonly harness: HarnessPort,
@@ -36,7 +41,7 @@ export class EpisodeManager {
 
   /** Takes a new controller into the manager and starts forwarding its events. */
   adopt(controller: EpisodeController): EpisodeStateInfo {
-    const entry: LiveEpisode = { controller, off: [], running: null, lastReason: null };
+    const entry: LiveEpisode = { controller, off: [], running: null, lastReason: null, released: null };
     this.live.set(controller.branch, entry);
     const { episode } = controller;
     let branch = controller.branch;
@@ -67,7 +72,7 @@ export class EpisodeManager {
         if (state === 'paused' || state === 'ended') this.bus.emit('library.changed', { episode });
         // An ended episode cannot run again without a reopen (a new sandbox from its
         // snapshot): its sandbox goes back now instead of being held until the app quits.
-        if (state === 'ended') void Promise.resolve().then(() => this.release(controller.branch, false));
+        if (state === 'ended') void Promise.resolve().then(() => this.release(entry, false));
       }),
     );
     this.bus.emit('library.changed', { episode });
@@ -151,11 +156,19 @@ export class EpisodeManager {
     return this.info(entry);
   }
 
-  /** Stops the episode (trace closed as interrupted) and destroys its sandbox. */
+  /** Stops the episode (trace closed as interrupted); resolves once its sandbox is given back. */
   async stop(id: string) {
-    const controller = this.require(id);
-    const end = await controller.stop();
-    await this.release(controller.branch, false);
+    // An episode that already ended was released with its end: a stop that crossed it (or
+    // comes after) answers that end instead of failing.
+    if (!this.find(id)) {
+      const recorded = this.recordedEnd(id);
+      if (recorded) return recorded;
+    }
+    const entry = this.entry(this.require(id).branch);
+    const end = await entry.controller.stop();
+    // The end already started the release: wait for that one, so the sandbox is back (reset
+    // into the pool or destroyed) when the stop answers.
+    await this.release(entry, false);
     return { status: end.status, end_reason: end.end_reason };
   }
 
@@ -237,9 +250,23 @@ export class EpisodeManager {
         } catch (e) {
           log.warn(`stopping ${controller.branch}: ${e instanceof Error ? e.message : String(e)}`);
         }
-        await this.release(controller.branch, true);
+        await this.release(entry, true);
       }),
     );
+    await Promise.all([...this.releasing]);
+  }
+
+  /** The end event of a recorded branch, or null when it has none (or is unknown). */
+  private recordedEnd(id: string): { status: EpisodeStatus; end_reason: string } | null {
+    try {
+      const end = [...this.traces.read(this.traces.resolve(id)).events]
+        .reverse()
+        .find((e) => e.type === 'end');
+      return end?.type === 'end' ? { status: end.status, end_reason: end.end_reason } : null;
+    } catch {
+      // Unknown or unreadable: require() reports it.
+      return null;
+    }
   }
 
   private newBranch(controller: EpisodeController) {
@@ -247,17 +274,21 @@ export class EpisodeManager {
     return { episode: controller.episode, branch: controller.branch, state };
   }
 
-  private async release(branch: string, quiet: boolean): Promise<void> {
-    const entry = this.live.get(branch);
-    if (!entry) return;
-    for (const [key, value] of this.live) if (value === entry) this.live.delete(key);
-    for (const off of entry.off) off();
-    try {
-      await entry.controller.dispose();
-    } catch (e) {
-      log.warn(`disposing ${branch}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    if (!quiet) this.bus.emit('library.changed', { episode: entry.controller.episode });
+  private release(entry: LiveEpisode, quiet: boolean): Promise<void> {
+    entry.released ??= (async () => {
+      for (const [key, value] of this.live) if (value === entry) this.live.delete(key);
+      for (const off of entry.off) off();
+      try {
+        await entry.controller.dispose();
+      } catch (e) {
+        log.warn(`disposing ${entry.controller.branch}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      if (!quiet) this.bus.emit('library.changed', { episode: entry.controller.episode });
+    })();
+    const released = entry.released;
+    this.releasing.add(released);
+    void released.finally(() => this.releasing.delete(released));
+    return released;
   }
 
   private runInBackground(entry: LiveEpisode): Promise<StopReason> {

@@ -27,7 +27,7 @@ const CASES: readonly CaseJourney[] = [
   {
     id: 'fatal-error',
     rule: 'early_termination',
-    fatal: /the sandbox died|sandbox_lost|error/,
+    fatal: /script_exhausted|ran out/,
     open: 'the run never reaches "ended" in the window (180 s)',
   },
   {

@@ -103,7 +103,7 @@ describeDocker('batch: interrupted, resumed, reported and exported', () => {
       expect(episodes).not.toContain(ep);
     }
 
-    // A fork of one episode with a worse agent gives a preference pair.
+    // A fork of one episode with a worse agent (it fails).
     const worse = script(env.dir, 'worse.jsonl', [
       call('execute_shell', { command: 'echo 9 >> count.txt' }),
       final('done'),
@@ -125,7 +125,13 @@ describeDocker('batch: interrupted, resumed, reported and exported', () => {
 
     // OpenAI fine-tuning JSONL: valid by the rules, quality in the sidecar.
     const ft = join(env.dir, 'ft.jsonl');
-    const ftRun = await runCli(['export', dir, '--format', 'openai-jsonl', '--out', ft], { env: home });
+    // By default only succeeded episodes are training data: the failed fork is left out.
+    const ftDefault = await runCli(['export', dir, '--format', 'openai-jsonl', '--out', ft], { env: home });
+    expect(ftDefault.code, ftDefault.stderr).toBe(0);
+    expect(readFileSync(ft, 'utf8').trim().split('\n')).toHaveLength(6);
+    const ftRun = await runCli(['export', dir, '--format', 'openai-jsonl', '--out', ft, '--include-failed'], {
+      env: home,
+    });
     expect(ftRun.code, ftRun.stderr).toBe(0);
     const records = readFileSync(ft, 'utf8')
       .trim()
@@ -177,13 +183,10 @@ describeDocker('batch: interrupted, resumed, reported and exported', () => {
       }
     }
 
-    // Preference pairs from the fork and its parent.
+    // Preference pairs come only from a person's choice or correction: a fork that merely
+    // swapped the agent is neither, so the batch gives none (candidates-compare tests the pairs).
     const dpo = join(env.dir, 'dpo.jsonl');
     const d = await runCli(['export', dir, '--format', 'dpo-jsonl', '--out', dpo, '--json'], { env: home });
-    expect(parseJsonOutput<{ count: number }>(d).count).toBe(1);
-    const pair = JSON.parse(readFileSync(dpo, 'utf8').trim());
-    expect(Object.keys(pair).sort()).toEqual(['input', 'non_preferred_output', 'preferred_output']);
-    expect(pair.preferred_output[0].tool_calls[0].function.arguments).toContain('sleep 0.4');
-    expect(pair.non_preferred_output[0].tool_calls[0].function.arguments).toContain('echo 9');
+    expect(parseJsonOutput<{ count: number }>(d).count).toBe(0);
   });
 });

@@ -8,8 +8,12 @@ interface VerifyJson {
   cases: {
     name: string;
     ok: boolean;
-    broken: { raised: string[]; expected: string[]; episodes: { status: string | null }[] };
-    fixed: { raised: string[]; episodes: { status: string | null }[] };
+    broken: {
+      raised: string[];
+      expected: string[];
+      episodes: { status: string | null; end_reason?: string | null }[];
+    };
+    fixed: { raised: string[]; episodes: { status: string | null; end_reason?: string | null }[] };
   }[];
 }
 
@@ -42,8 +46,11 @@ describeDocker('stepbox case verify on Docker', () => {
       expect(c.broken.raised, c.name).toEqual(c.broken.expected);
       expect(c.fixed.raised, `${c.name} (fixed)`).toEqual([]);
     }
-    // The fatal case really ends in error; the state-leak case runs two episodes.
-    expect(out.cases.find((c) => c.name === 'fatal-error')!.broken.episodes[0].status).toBe('error');
+    // The fatal case really ends in error (its agent dies mid-task); the state-leak case runs two episodes.
+    expect(out.cases.find((c) => c.name === 'fatal-error')!.broken.episodes[0]).toMatchObject({
+      status: 'error',
+      end_reason: 'script_exhausted',
+    });
     expect(out.cases.find((c) => c.name === 'state-leak-no-reset')!.broken.episodes).toHaveLength(2);
     expect(out.ok).toBe(true);
     expect(run.code).toBe(0);

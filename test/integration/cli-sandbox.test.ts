@@ -84,6 +84,19 @@ describe('stepbox sandbox shell', () => {
     expect(run.stdout).toMatch(/[^0-9]1000\r?\n/);
     expect(run.stderr).toContain('human_command {"command":"id -u","cwd":"/workspace","exit_code":0}');
   });
+
+  // Piped input without `exit` ends the shell when it ends, as `bash < file` does: with the
+  // last command's status, running an unterminated last line, and after a program that read
+  // to the end of the input itself.
+  it.each([
+    ['no exit', 'echo one\nfalse\n', 1, 'one'],
+    ['no final newline', 'echo two', 0, 'two'],
+    ['a reader of stdin', 'cat\nthree\n', 0, 'three'],
+  ])('ends at the end of piped input (%s)', async (_, input, code, printed) => {
+    const run = await runCli(['sandbox', 'shell'], { input, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(code);
+    expect(run.stdout).toContain(printed);
+  });
 });
 
 describe('Ctrl+C during sandbox exec', () => {

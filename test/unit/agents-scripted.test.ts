@@ -15,7 +15,9 @@ describe('agent specs and the scripted agent', () => {
     expect(parseAgentSpec('replay:ep-1')).toEqual({ kind: 'replay', episode: 'ep-1' });
     expect(parseAgentSpec('openai:qwen2.5:7b')).toEqual({ kind: 'openai', model: 'qwen2.5:7b' });
     expect(parseAgentSpec('manual')).toEqual({ kind: 'manual' });
-    expect(() => parseAgentSpec('gpt4')).toThrow(/scripted:FILE, replay:EPISODE, openai:MODEL or manual/);
+    expect(() => parseAgentSpec('gpt4')).toThrow(
+      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], manual or exec:CMD/,
+    );
     expect(() => parseAgentSpec('scripted:')).toThrow(/needs an argument/);
   });
 

@@ -152,13 +152,17 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     expect(forkView.rows.map((r) => r.step)).toEqual([0, 1]);
 
     const cmp = value(await client.episode.compare({ a: id, b: fork.branch }));
+    // The parent's agent was shown an injection after step 1 that the fork (cut at snapshot 1)
+    // never saw: what the agent saw counts, so the pair differs at step 1 though the call is the same.
     expect(cmp.rows[0]).toMatchObject({
       step: 1,
       a_step: 1,
       b_step: 1,
-      verdict: 'same',
+      verdict: 'different_result',
       same_action: true,
-      same_result: true,
+      same_result: false,
+      a: { injected: true },
+      b: { injected: false },
     });
 
     const whatIf = value(
@@ -202,6 +206,19 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     });
     expect((await paused).step).toBe(1);
     value(await client.episode.stop({ id: branch }));
+  });
+
+  it('answers a stop after the end with the recorded end (the ended episode was already released)', async () => {
+    const { client } = rig;
+    const { branch } = value(await client.episode.start({ task: { kind: 'sample', id: 'hello' } }));
+    const ran = value(await client.episode.run({ id: branch, wait: true }));
+    expect(ran.reason?.kind).toBe('ended');
+    expect(value(await client.episode.stop({ id: branch }))).toEqual({
+      status: 'succeeded',
+      end_reason: 'final_answer',
+    });
+    const unknown = await client.episode.stop({ id: 'ep-nope' });
+    expect(unknown.ok ? null : unknown.error.code).toBe('not_found');
   });
 
   it('streams a terminal and stats to the caller, and sandbox info', async () => {

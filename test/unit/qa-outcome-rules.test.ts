@@ -10,7 +10,7 @@ describe('early_termination rule', () => {
   it('flags a fatal error at the step in progress', () => {
     const t = new QaTrace().step({ calls: [sh('ls')] });
     // The harness stamps the fatal error with the last complete step (1) while step 2 ran.
-    t.push({ type: 'model_output', step: 2, source: 'agent', raw: 'kill -9 -1' });
+    t.push({ type: 'model_output', step: 2, source: 'agent', raw: 'make -j64' });
     t.push({
       type: 'error',
       step: 1,

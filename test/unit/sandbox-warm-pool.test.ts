@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import type { Sandbox, SandboxConfig, SandboxProvider } from '../../electron/engine/sandbox/sandbox.js';
+import { TaskSandboxes } from '../../electron/engine/sandbox/sandbox-supply.js';
 import { WarmPool } from '../../electron/engine/sandbox/warm-pool.js';
+import { task } from '../support/harness.js';
 
 /** A sandbox that records what the pool did to it. */
 interface FakeSandbox extends Sandbox {
@@ -126,5 +128,30 @@ describe('warm pool', () => {
     await expect(cold).rejects.toThrow(/closed/);
     expect(made).toHaveLength(3);
     expect(made.every((s) => s.destroyed)).toBe(true);
+  });
+
+  it("a task's kept sandboxes close without closing the pool they came from", async () => {
+    // The app lends its one pool to a no-reset case's lead-in: closing the case's kept
+    // sandboxes must leave the live episode's sandbox and later acquires alone.
+    const { provider } = fakeProvider();
+    const pool = new WarmPool(provider, { size: 1 });
+    const t = task({
+      name: 'leak',
+      goal: 'g',
+      sandbox: { reset_between_episodes: false },
+    });
+    const kept = new TaskSandboxes(pool);
+    const supply = kept.supplyFor(t);
+    const first = (await supply.acquire(config)) as FakeSandbox;
+    await supply.release(first);
+    const live = (await supply.acquire(config)) as FakeSandbox;
+    expect(live).toBe(first);
+    expect(live.resets).toBe(0);
+    await kept.close();
+    expect(live.destroyed).toBe(false);
+    const later = (await pool.acquire(config)) as FakeSandbox;
+    expect(later).not.toBe(live);
+    await pool.close();
+    expect(live.destroyed && later.destroyed).toBe(true);
   });
 });

@@ -125,6 +125,7 @@ export async function runAb(options: {
   readonly episodes: number;
   readonly concurrency: number;
   readonly store: DiskEpisodeStore;
+  /** The comparison's own supply (e.g. a `poolSupply`): closed when it ends. */
   readonly supply: SandboxSupply;
   readonly onEpisode?: (side: 'a' | 'b', task: string, episode: string, status: string | null) => void;
 }): Promise<AbReport> {
@@ -176,6 +177,7 @@ export async function runAb(options: {
     await Promise.all(Array.from({ length: Math.min(options.concurrency, jobs.length) }, worker));
   } finally {
     await sandboxes.close();
+    await options.supply.close?.();
   }
   const a = metrics(samples.a);
   const b = metrics(samples.b);

@@ -96,6 +96,7 @@ export interface RunBatchOptions {
   readonly dir: string;
   readonly batch: BatchFile;
   readonly store: DiskEpisodeStore;
+  /** The batch's own supply (e.g. a `poolSupply`): closed when the batch ends. */
   readonly supply: SandboxSupply;
   readonly onProgress?: (p: BatchProgress) => void;
   /** Aborting stops taking slots and stops the running episodes (they stay unfinished, for --resume). */
@@ -195,6 +196,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     await sandboxes.close();
+    await options.supply.close?.();
   }
   if (failure !== null) throw failure;
   return batch;

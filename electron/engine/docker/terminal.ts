@@ -118,6 +118,11 @@ export interface TerminalOptions {
   readonly cwd?: string;
   /** Extra environment for the shell. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Readline in the shell (default true). Off for piped input: readline switches the pty out
+   * of canonical mode, where a Ctrl+D sent before it reads is lost and the shell never ends.
+   */
+  readonly lineEditing?: boolean;
   /** The Docker client; defaults to one from the environment (DOCKER_HOST or the local socket). */
   readonly docker?: Docker;
 }
@@ -154,7 +159,7 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     ...options.env,
   };
   const exec = await container.exec({
-    Cmd: ['bash', '--norc', '--noprofile', '-i'],
+    Cmd: ['bash', '--norc', '--noprofile', ...(options.lineEditing === false ? ['--noediting'] : []), '-i'],
     // The container's user is root (for the helper); a person's shell is the agent's user.
     User: AGENT_USER,
     AttachStdin: true,

@@ -60,7 +60,8 @@ export function coldSupply(provider: SandboxProvider): SandboxSupply {
  * Hands out sandboxes per task, honouring `sandbox.reset_between_episodes`: when it is
  * false, the sandbox an episode leaves is kept as it is (no reset) and given to the
  * task's next episode — what a misconfigured trainer does, and what the state-leak case
- * shows. `close` destroys the kept ones.
+ * shows. `close` destroys the kept ones and leaves the supply open: it belongs to the
+ * caller, and may be the app's warm pool, still lending sandboxes to live episodes.
  */
 export class TaskSandboxes {
   private readonly kept = new Map<string, Sandbox[]>();
@@ -95,11 +96,10 @@ export class TaskSandboxes {
     return { acquire, release };
   }
 
-  /** Destroys the sandboxes kept for reuse. */
+  /** Destroys the sandboxes kept for reuse (not the supply's). */
   async close(): Promise<void> {
     const all = [...this.kept.values()].flat();
     this.kept.clear();
     await Promise.allSettled(all.map((s) => s.destroy()));
-    await this.supply.close?.();
   }
 }
