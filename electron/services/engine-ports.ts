@@ -50,11 +50,7 @@ function harnessPort(engine: Engine): HarnessPort {
       if (!task.ok) throw new ServiceError(task.error.code, task.error.message);
       const supply = await engine.supply();
       // Without a reset between episodes, earlier episodes leave their sandbox to the next.
-      // The kept set borrows the app's pool and must not close it (closing the pool destroys
-      // every sandbox it lent, the live episode's too): it gets the pool without its close.
-      const kept = task.value.sandbox.reset_between_episodes
-        ? null
-        : new TaskSandboxes({ acquire: (c) => supply.acquire(c), release: (s) => supply.release(s) });
+      const kept = task.value.sandbox.reset_between_episodes ? null : new TaskSandboxes(supply);
       try {
         // The case runner's loop: earlier episodes run to their end and leave their sandbox
         // as it is for the next (no reset), so the live one starts where they stopped.
