@@ -289,7 +289,11 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       return;
     }
     if (info.branch !== open) return;
+    const was = store.getState().state;
     store.setState({ state: info.state, stopReason: describeStop(info), live: info.state !== 'ended' });
+    // The end's QA flags and status come with a reload; the state says "ended" even when the
+    // end event itself was not seen (it raced the open), so it reloads too.
+    if (info.state === 'ended' && was !== 'ended') void store.getState().reload();
   });
   return store;
 }
