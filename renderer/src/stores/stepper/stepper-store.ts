@@ -254,6 +254,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       dispose() {
         offEvent();
         offState();
+        offLibrary();
       },
     };
   });
@@ -294,6 +295,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     // The end's QA flags and status come with a reload; the state says "ended" even when the
     // end event itself was not seen (it raced the open), so it reloads too.
     if (info.state === 'ended' && was !== 'ended') void store.getState().reload();
+  });
+  // An ended episode's sandbox is released after its end; the release closes the trace and
+  // says so (library.changed). A view loaded before that may lack the flags of the closed
+  // trace, so it is read again (from the server's cache when nothing changed).
+  const offLibrary = client.onLibraryChanged(({ episode }) => {
+    const s = store.getState();
+    if (s.state === 'ended' && s.view?.summary.episode === episode) void s.reload();
   });
   return store;
 }
