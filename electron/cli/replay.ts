@@ -107,11 +107,14 @@ export const command: CliCommand = {
       });
       let agent: AgentReplayReport | null = null;
       if (values.agent) {
-        agent = await replayExecAgent({ store, id: info.branch, agentSpec: values.agent }).catch(
-          (e: unknown) => {
-            throw cliError(e);
-          },
-        );
+        agent = await replayExecAgent({
+          store,
+          parts: engine.parts,
+          id: info.branch,
+          agentSpec: values.agent,
+        }).catch((e: unknown) => {
+          throw cliError(e);
+        });
       }
       const agentFields = agent
         ? { agent_diverged_at: agent.agent_diverged_at, agent_diff: agent.agent_diff }

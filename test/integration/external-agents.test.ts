@@ -51,6 +51,7 @@ async function startExample(name: string, command: string, model?: string): Prom
     agentSpec: `exec:${command}`,
     agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
     store: env.store,
+    parts: env.parts,
     supply: coldSupply(provider),
   });
 }
@@ -72,6 +73,7 @@ async function startTemp(path: string, command: string, model = 'manual'): Promi
     agentSpec: `exec:${command}`,
     agentOptions: { model },
     store: env.store,
+    parts: env.parts,
     supply: coldSupply(provider),
   });
 }
@@ -124,6 +126,7 @@ describeDocker('external agents (exec:) on Docker', () => {
         id: c.episode,
         at: 2,
         store: env.store,
+        parts: env.parts,
         supply: coldSupply(provider),
         agentSpec: `exec:${ex.command}`,
         agentOptions: { model: `scripted:${alt}` },
@@ -224,13 +227,14 @@ describeDocker('external agents (exec:) on Docker', () => {
     expect(c.ended()?.status).toBe('succeeded');
     // A recorded command never runs by itself: a trace or bundle could carry any command.
     await expect(
-      forkEpisode({ id: c.episode, at: 2, store: env.store, supply: coldSupply(provider) }),
+      forkEpisode({ id: c.episode, at: 2, store: env.store, parts: env.parts, supply: coldSupply(provider) }),
     ).rejects.toThrow(/never runs a recorded command by itself.*--agent 'exec:python3 agent.py --stamp'/);
     // Given again, the same agent continues with the recorded model source after its 2 lines.
     const f = await forkEpisode({
       id: c.episode,
       at: 2,
       store: env.store,
+      parts: env.parts,
       supply: coldSupply(provider),
       agentSpec: 'exec:python3 agent.py --stamp',
     });
@@ -244,6 +248,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     // replay --verify of the agent itself finds the same.
     const replay = await replayExecAgent({
       store: env.store,
+      parts: env.parts,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py --stamp',
     });
@@ -260,6 +265,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.dispose();
     const replay = await replayExecAgent({
       store: env.store,
+      parts: env.parts,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py',
     });
@@ -267,6 +273,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     // A different program asks differently.
     const other = await replayExecAgent({
       store: env.store,
+      parts: env.parts,
       id: c.episode,
       agentSpec: 'exec:node ../../../dist/agents/ts-openai-loop/agent.js',
     });

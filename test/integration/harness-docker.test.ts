@@ -35,6 +35,7 @@ describe('harness on Docker', () => {
       taskPath: dir,
       agentSpec: `scripted:${dir}/agent.jsonl`,
       store: env.store,
+      parts: env.parts,
       supply: coldSupply(provider),
     });
     try {
@@ -57,7 +58,12 @@ describe('harness on Docker', () => {
     } finally {
       await c.dispose();
     }
-    const report = await replayVerify({ id: c.episode, store: env.store, supply: coldSupply(provider) });
+    const report = await replayVerify({
+      id: c.episode,
+      store: env.store,
+      parts: env.parts,
+      supply: coldSupply(provider),
+    });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
     expect(report.steps).toHaveLength(8);
   });
@@ -87,6 +93,7 @@ describe('harness on Docker', () => {
       task: t,
       agentSpec: `scripted:${main}`,
       store: env.store,
+      parts: env.parts,
       supply: coldSupply(provider),
     });
     try {
@@ -130,12 +137,18 @@ describe('harness on Docker', () => {
       task: t,
       agentSpec: `scripted:${agent}`,
       store: env.store,
+      parts: env.parts,
       supply: coldSupply(provider),
     });
     await c.run();
     expect(c.ended()?.status).toBe('succeeded');
     await c.dispose();
-    const report = await replayVerify({ id: c.branch, store: env.store, supply: coldSupply(provider) });
+    const report = await replayVerify({
+      id: c.branch,
+      store: env.store,
+      parts: env.parts,
+      supply: coldSupply(provider),
+    });
     expect(report.diverged_at).toBe(3);
     expect(report.diff).toEqual([expect.objectContaining({ name: 'execute_shell', field: 'stdout' })]);
     expect(report.steps.map((s) => s.verdict)).toEqual(['match', 'match', 'diverged', 'match', 'no_calls']);
