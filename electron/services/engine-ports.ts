@@ -234,7 +234,7 @@ export function engineServicesPorts(options: EngineOptions): EnginePorts {
   const engine = openEngine({ home: options.home, env, pool: poolSizeFromEnv(env) });
   return {
     harness: harnessPort(engine),
-    traces: storeTracePort(engine.store),
+    traces: storeTracePort(engine),
     docker: dockerPort(env),
     catalog: fileCatalog(options.resourcesDir ?? join(projectRoot(), 'resources')),
     doctor: doctorPort(env),
