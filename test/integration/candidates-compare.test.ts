@@ -7,7 +7,6 @@ import { CANDIDATE_REJECTED, tryCandidates } from '../../electron/engine/candida
 import { forkEpisode, readLineage, startEpisode } from '../../electron/engine/harness/index.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
-import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 import { checkEpisode } from '../../shared/qa/check-episode.js';
 import type { Task } from '../../shared/task.js';
 import { parseJsonOutput, runCli } from '../support/cli.js';
@@ -20,8 +19,8 @@ let env: ReturnType<typeof tempHome>;
 
 beforeAll(async () => {
   provider = await testProvider();
-  supply = coldSupply(provider);
-  env = tempHome();
+  env = tempHome(provider);
+  supply = await env.engine.supply();
 }, 60_000);
 afterAll(async () => {
   expect(await closeTestProvider(provider)).toEqual([]);

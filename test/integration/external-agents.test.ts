@@ -8,7 +8,7 @@ import { replayExecAgent } from '../../electron/engine/external/agent-replay.js'
 import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
+import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
 import {
   createDockerProvider,
   type DockerSandboxProvider,
@@ -26,10 +26,12 @@ const EXAMPLES = [
 
 let provider: DockerSandboxProvider;
 let env: ReturnType<typeof tempHome>;
+let supply: SandboxSupply;
 
 beforeAll(async () => {
   provider = await createDockerProvider();
-  env = tempHome();
+  env = tempHome(provider);
+  supply = await env.engine.supply();
 });
 afterAll(async () => {
   await provider?.close();
@@ -52,7 +54,7 @@ async function startExample(name: string, command: string, model?: string): Prom
     agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
     store: env.store,
     parts: env.parts,
-    supply: coldSupply(provider),
+    supply,
   });
 }
 
@@ -74,7 +76,7 @@ async function startTemp(path: string, command: string, model = 'manual'): Promi
     agentOptions: { model },
     store: env.store,
     parts: env.parts,
-    supply: coldSupply(provider),
+    supply,
   });
 }
 
@@ -127,7 +129,7 @@ describeDocker('external agents (exec:) on Docker', () => {
         at: 2,
         store: env.store,
         parts: env.parts,
-        supply: coldSupply(provider),
+        supply,
         agentSpec: `exec:${ex.command}`,
         agentOptions: { model: `scripted:${alt}` },
       });
@@ -227,7 +229,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     expect(c.ended()?.status).toBe('succeeded');
     // A recorded command never runs by itself: a trace or bundle could carry any command.
     await expect(
-      forkEpisode({ id: c.episode, at: 2, store: env.store, parts: env.parts, supply: coldSupply(provider) }),
+      forkEpisode({ id: c.episode, at: 2, store: env.store, parts: env.parts, supply }),
     ).rejects.toThrow(/never runs a recorded command by itself.*--agent 'exec:python3 agent.py --stamp'/);
     // Given again, the same agent continues with the recorded model source after its 2 lines.
     const f = await forkEpisode({
@@ -235,7 +237,7 @@ describeDocker('external agents (exec:) on Docker', () => {
       at: 2,
       store: env.store,
       parts: env.parts,
-      supply: coldSupply(provider),
+      supply,
       agentSpec: 'exec:python3 agent.py --stamp',
     });
     try {

@@ -1,4 +1,4 @@
-import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
+import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../electron/engine/agents/agent-spec.js';
@@ -13,10 +13,12 @@ import { call, final, ofType, script, task, tempHome } from '../support/harness.
 const KEY = 'sk-harness-docker-SECRET-987654321';
 let provider: DockerSandboxProvider;
 let env: ReturnType<typeof tempHome>;
+let supply: SandboxSupply;
 
 beforeAll(async () => {
   provider = await createDockerProvider();
-  env = tempHome();
+  env = tempHome(provider);
+  supply = await env.engine.supply();
   process.env.OPENAI_API_KEY = KEY;
 });
 afterAll(async () => {
@@ -36,7 +38,7 @@ describe('harness on Docker', () => {
       agentSpec: `scripted:${dir}/agent.jsonl`,
       store: env.store,
       parts: env.parts,
-      supply: coldSupply(provider),
+      supply,
     });
     try {
       await c.run();
@@ -62,7 +64,7 @@ describe('harness on Docker', () => {
       id: c.episode,
       store: env.store,
       parts: env.parts,
-      supply: coldSupply(provider),
+      supply,
     });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
     expect(report.steps).toHaveLength(8);
@@ -94,7 +96,7 @@ describe('harness on Docker', () => {
       agentSpec: `scripted:${main}`,
       store: env.store,
       parts: env.parts,
-      supply: coldSupply(provider),
+      supply,
     });
     try {
       await c.run();
@@ -138,7 +140,7 @@ describe('harness on Docker', () => {
       agentSpec: `scripted:${agent}`,
       store: env.store,
       parts: env.parts,
-      supply: coldSupply(provider),
+      supply,
     });
     await c.run();
     expect(c.ended()?.status).toBe('succeeded');
@@ -147,7 +149,7 @@ describe('harness on Docker', () => {
       id: c.branch,
       store: env.store,
       parts: env.parts,
-      supply: coldSupply(provider),
+      supply,
     });
     expect(report.diverged_at).toBe(3);
     expect(report.diff).toEqual([expect.objectContaining({ name: 'execute_shell', field: 'stdout' })]);

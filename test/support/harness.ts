@@ -9,7 +9,8 @@ import {
   type StartEpisodeOptions,
 } from '../../electron/engine/harness/index.js';
 import type { EpisodeParts } from '../../electron/engine/episode-parts.js';
-import { openEngine } from '../../electron/engine/open-engine.js';
+import { openEngine, type Engine } from '../../electron/engine/open-engine.js';
+import type { SandboxProvider } from '../../electron/engine/sandbox/sandbox.js';
 import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 import type { DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { createMemoryProvider } from './memory-sandbox/provider.js';
@@ -21,11 +22,13 @@ export const memoryProvider = createMemoryProvider();
 export const memorySupply = coldSupply(memoryProvider);
 
 /**
- * A temporary $STEPBOX_HOME with the engine opened on it (as the CLI and the services do,
- * but on the memory sandbox), removed by `cleanup`.
+ * A temporary $STEPBOX_HOME with the engine opened on it as the CLI and the services do,
+ * sandboxes from `provider` (default the memory sandbox; Docker tests pass theirs and
+ * close it themselves), removed by `cleanup`.
  */
-export function tempHome(): {
+export function tempHome(provider: SandboxProvider = memoryProvider): {
   home: string;
+  engine: Engine;
   store: DiskEpisodeStore;
   parts: EpisodeParts;
   dir: string;
@@ -33,8 +36,9 @@ export function tempHome(): {
 } {
   const dir = mkdtempSync(join(tmpdir(), 'stepbox-harness-'));
   const home = join(dir, 'home');
-  const { store, parts } = openEngine({ home, provider: async () => memoryProvider });
-  return { home, store, parts, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const engine = openEngine({ home, provider: async () => provider });
+  const { store, parts } = engine;
+  return { home, engine, store, parts, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** A task with defaults filled in; throws on an invalid one. */
