@@ -192,6 +192,11 @@ export const FileChange = z.object({
   before: z.string().nullable(),
   after: z.string().nullable(),
   binary: z.boolean(),
+  /** Set when a person's terminal command (typed after step `after_step`) wrote the file. */
+  by_person: z
+    .object({ after_step: z.number().int().nonnegative(), command: z.string() })
+    .nullable()
+    .optional(),
 });
 /** A file a step changed, with before/after text. */
 export type FileChange = z.infer<typeof FileChange>;

@@ -3,7 +3,7 @@ import type { AppStores } from '../stores/app-stores';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 
 /** The debugger action a key press means, or null. */
-export type DebuggerAction = 'step' | 'continue' | 'stop' | 'breakpoint' | 'previous' | 'next';
+export type DebuggerAction = 'step' | 'continue' | 'stop' | 'pause' | 'breakpoint' | 'previous' | 'next';
 
 /** True when the key press targets something that edits text (arrows belong to it then). */
 function isEditing(target: EventTarget | null): boolean {
@@ -27,6 +27,13 @@ export function debuggerAction(e: KeyboardEvent): DebuggerAction | null {
       return e.shiftKey ? 'stop' : 'continue';
     case 'F9':
       return 'breakpoint';
+    case 'Escape':
+      // Escape in the terminal leaves it (its own handler); elsewhere it may pause a wait.
+      return e.shiftKey ||
+        e.altKey ||
+        (e.target instanceof Element && e.target.closest('.xterm, .monaco-editor'))
+        ? null
+        : 'pause';
     case 'ArrowLeft':
       return e.altKey || !isEditing(e.target) ? 'previous' : null;
     case 'ArrowRight':
@@ -34,6 +41,16 @@ export function debuggerAction(e: KeyboardEvent): DebuggerAction | null {
     default:
       return null;
   }
+}
+
+/**
+ * True when an action applies now: Escape pauses only a manual agent that is waiting for
+ * the person's decision (elsewhere Escape keeps its usual meaning).
+ */
+export function actionApplies(stores: AppStores, action: DebuggerAction): boolean {
+  if (action !== 'pause') return true;
+  const s = stores.stepper.getState();
+  return s.live && s.state === 'running' && s.view?.summary.agent === 'manual';
 }
 
 /** Runs a debugger action against the slices. */
@@ -60,6 +77,9 @@ export function runDebuggerAction(stores: AppStores, action: DebuggerAction): vo
     case 'stop':
       void stepper.stop();
       return;
+    case 'pause':
+      void stepper.pause();
+      return;
     case 'breakpoint': {
       // With nothing selected, F9 arms the next step, like a breakpoint on the next line.
       const step = stepper.selectedStep ?? selectLastStep(stepper) + 1;
@@ -84,7 +104,7 @@ export function runDebuggerAction(stores: AppStores, action: DebuggerAction): vo
 export function installDebuggerKeys(stores: AppStores): () => void {
   const onKey = (e: KeyboardEvent): void => {
     const action = debuggerAction(e);
-    if (!action) return;
+    if (!action || !actionApplies(stores, action)) return;
     e.preventDefault();
     e.stopPropagation();
     if (

@@ -61,7 +61,8 @@ export function InjectPanel() {
           <h3>Manual agent: the next decision</h3>
           {live && state === 'running' ? (
             <div className="notice" data-testid="decide-asks" role="status">
-              The agent is waiting for you: enter the next tool call (or a final answer) and send it.
+              The agent is waiting for you: enter the next tool call (or a final answer) and send it. To stop
+              waiting, press Pause (or Escape).
             </div>
           ) : null}
           <div className="row">

@@ -77,7 +77,7 @@ const Row = memo(function Row(props: {
           </i>
         ) : null}
         {row.human ? (
-          <i className="mark mark-hum" title="a person typed in the terminal">
+          <i className="mark mark-hum" title="a person typed in the terminal after this step">
             HUM
           </i>
         ) : null}

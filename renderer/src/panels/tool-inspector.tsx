@@ -151,6 +151,11 @@ function FilesView(props: { readonly detail: StepDetail; readonly scope: string 
               onClick={() => stores.inspector.getState().setDiffPath(f.path)}
             >
               <span className={`chg chg-${f.change}`}>{f.change[0].toUpperCase()}</span> {f.path}
+              {f.by_person ? (
+                <i className="mark mark-hum" data-testid="file-by-person" title={`$ ${f.by_person.command}`}>
+                  changed in the terminal by you, before step {props.detail.step}
+                </i>
+              ) : null}
             </button>
           </li>
         ))}
@@ -241,6 +246,13 @@ function StepExtras(props: { readonly detail: StepDetail }) {
       {d.injected.map((x, i) => (
         <div key={i} className="injected" data-testid="inspector-injected">
           <i className="mark mark-inj">INJ {x.role}</i> {x.content}
+        </div>
+      ))}
+      {d.human.map((h, i) => (
+        <div key={i} className="injected" data-testid="inspector-human">
+          <i className="mark mark-hum">HUM</i> you typed in the terminal after step {d.step}:{' '}
+          <code className="mono">$ {h.command}</code>
+          {h.exit_code ? <span className="bad"> (exit {h.exit_code})</span> : null}
         </div>
       ))}
       {d.parse_error ? <div className="bad">parse error: {d.parse_error}</div> : null}
