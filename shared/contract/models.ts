@@ -94,6 +94,8 @@ export const CaseSummary = z.object({
    * sandbox between episodes runs the first ones to their end, then opens the last live.
    */
   episodes: z.number().int().positive().optional(),
+  /** True when the case ships a fixed variant (its `fixed/` folder) the window can run. */
+  has_fixed: z.boolean().optional(),
 });
 /** A bundled failure case. */
 export type CaseSummary = z.infer<typeof CaseSummary>;
@@ -180,7 +182,8 @@ export type EpisodeView = z.infer<typeof EpisodeView>;
 export const TaskSource = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('path'), path: z.string().min(1) }),
   z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
-  z.strictObject({ kind: z.literal('case'), id: z.string().min(1) }),
+  /** `fixed`: the case's fixed variant (its `fixed/` task and agent), which raises no flag. */
+  z.strictObject({ kind: z.literal('case'), id: z.string().min(1), fixed: z.boolean().optional() }),
 ]);
 /** Where an episode's task comes from. */
 export type TaskSource = z.infer<typeof TaskSource>;

@@ -51,11 +51,10 @@ describe('live terminal (TTY exec)', () => {
   });
 
   it('names the workspace files a command wrote, and none for a command that only read', async () => {
-    expect(
-      (
-        await type('echo typed > /workspace/by-hand.txt; mkdir -p /workspace/d; echo x > /workspace/d/y')
-      ).files?.sort(),
-    ).toEqual(['by-hand.txt', 'd/y']);
+    const wrote = await type(
+      'echo typed > /workspace/by-hand.txt; mkdir -p /workspace/d; echo x > /workspace/d/y',
+    );
+    expect([...(wrote.files ?? [])].sort()).toEqual(['by-hand.txt', 'd/y']);
     expect((await type('cat /workspace/by-hand.txt')).files).toEqual([]);
   });
 
