@@ -124,6 +124,45 @@ describe('journeys: rollback, manual agent, files diff', () => {
       const scopes = await app.inspector.modelScopes();
       expect(decodeURIComponent(scopes['diff-after'])).toMatch(/\/1\/human\.txt$/);
     });
+
+    // F10 again with no decision: the window asks; Escape ends the wait. The episode is
+    // paused at step 1 (not "working…"), and the bar says what it waits for.
+    await app.page.keyboard.press('F10');
+    await asks.waitFor({ timeout: 30_000 });
+    await app.timeline.root.click({ position: { x: 5, y: 5 } });
+    await app.page.keyboard.press('Escape');
+    await settled(app, 30_000);
+    const reason = app.page.getByTestId('stop-reason');
+    await reason.filter({ hasText: 'step 2 waits for your decision' }).waitFor({ timeout: 10_000 });
+    expect(await app.page.getByTestId('episode-state').innerText()).toBe('paused');
+    expect(await app.page.getByTestId('stepper-bar').innerText()).not.toContain('working');
+    expect(await app.timeline.lastStep()).toBe(1);
+    await app.screenshot('journey-manual-released-1280x800');
+
+    // A person writes a file in the terminal between steps; the next step's Files tab says so.
+    await app.terminal.run('echo typed-by-me > by-hand.txt; echo wrote-it', 'wrote-it');
+    await app.timeline.root.click({ position: { x: 5, y: 5 } });
+    await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
+    await app.inject.root.getByTestId('decide-args').fill('{"command": "cat by-hand.txt"}');
+    await app.inject.root.getByTestId('decide-send').click();
+    await app.inject.root.getByTestId('inject-notice').waitFor({ timeout: 10_000 });
+    await stepTo(app, 2);
+    // The timeline marks the step after which the person typed.
+    await app.timeline.row(1).locator('.mark-hum').waitFor({ timeout: 20_000 });
+    await atBothSizes(app, 'terminal-file-mark', async () => {
+      await app.timeline.select(2);
+      await app.inspector.waitForStep(2);
+      await app.inspector.tab('files');
+      const mark = app.inspector.root.getByTestId('file-by-person');
+      await mark.waitFor({ timeout: 20_000 });
+      expect(await mark.innerText()).toBe('changed in the terminal by you, before step 2');
+      const item = app.inspector.root.locator('[data-path="by-hand.txt"]');
+      expect(await item.getByTestId('file-by-person').count()).toBe(1);
+      await mark.scrollIntoViewIfNeeded();
+      expect(await layout.onScreen(mark)).toBe(true);
+      // The queued decision's notice went with the step that took it.
+      expect(await app.inject.root.getByTestId('inject-notice').count()).toBe(0);
+    });
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 420_000);

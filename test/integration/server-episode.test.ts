@@ -178,7 +178,7 @@ describe('web mode on the real engine', () => {
     value(await client.episode.pause({ id: branch }));
     const paused = value(await stepping);
     expect(paused).toMatchObject({ state: 'paused', step: 1, reason: { kind: 'paused' } });
-    expect(paused.reason?.message).toMatch(/step 2 is waiting for your decision/);
+    expect(paused.reason?.message).toMatch(/step 2 waits for your decision/);
     value(
       await client.episode.decide({
         id: branch,

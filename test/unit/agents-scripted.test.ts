@@ -76,7 +76,7 @@ describe('agent specs and the scripted agent', () => {
     expect(agent.waiting()).toBe(false);
     // A release that found no wait ends the next one at once, unless cleared first.
     agent.release();
-    await expect(agent.decide(input)).rejects.toThrow(/waiting for your decision/);
+    await expect(agent.decide(input)).rejects.toThrow(/waits for your decision/);
     agent.release();
     agent.clearRelease();
     const second = agent.decide(input);

@@ -21,7 +21,7 @@ export interface ManualMessage {
 export class DecisionReleased extends Error {
   override readonly name = 'DecisionReleased';
   constructor(readonly step: number) {
-    super(`step ${step} is waiting for your decision: enter one, then step again`);
+    super(`step ${step} waits for your decision: queue one, then Step`);
   }
 }
 
