@@ -260,12 +260,28 @@ export const Divergence = z.object({
 /** The first divergence of a replay. */
 export type Divergence = z.infer<typeof Divergence>;
 
+/** How one step re-executed: its results against the recording, and its workspace. */
+export const ReplayStepVerdict = z.object({
+  step: z.number().int().positive(),
+  /** `match`: every tool result equal; `diverged`: see `fields`; `no_calls`: a final answer or parse error. */
+  verdict: z.enum(['match', 'diverged', 'no_calls']),
+  /** What differed, `tool.field` (`execute_shell.stdout`, `calls` for a different number of calls). */
+  fields: z.array(z.string()),
+  workspace_match: z.boolean(),
+  /** The files whose content differs from the recording's snapshot (first ones), when the workspace differs. */
+  files: z.array(ChangedPath),
+});
+/** How one step re-executed. */
+export type ReplayStepVerdict = z.infer<typeof ReplayStepVerdict>;
+
 /** The outcome of a re-execution replay. */
 export const ReplayReport = z.object({
   identical: z.boolean(),
   steps_replayed: z.number().int().nonnegative(),
   first_divergence: Divergence.nullable(),
   workspace_diverged_at: z.number().int().nonnegative().nullable(),
+  /** Every re-executed step's verdict, in order. */
+  steps: z.array(ReplayStepVerdict).optional(),
 });
 /** The outcome of a re-execution replay. */
 export type ReplayReport = z.infer<typeof ReplayReport>;

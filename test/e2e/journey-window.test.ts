@@ -166,4 +166,49 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 420_000);
+
+  it('re-execution names the files that differ and gives each step its verdict', async () => {
+    const app = await web.open({ width: 1280, height: 800 });
+    await app.library.root.getByTestId('library-agent').fill('manual');
+    await app.library.startTask('hello-python');
+    await started(app);
+    const decide = async (command: string) => {
+      await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
+      await app.inject.root.getByTestId('decide-args').fill(JSON.stringify({ command }));
+      await app.inject.root.getByTestId('decide-send').click();
+      await app.inject.root.getByTestId('inject-notice').waitFor({ timeout: 10_000 });
+    };
+    // Step 1 is not deterministic (the clock); step 2 is.
+    await decide('date +%N > now.txt; cat now.txt');
+    await stepTo(app, 1);
+    await decide('echo steady > steady.txt');
+    await stepTo(app, 2);
+    await app.page.keyboard.press('Shift+F5');
+    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+
+    await app.replay.root.getByTestId('replay-verify').click();
+    const report = app.replay.root.getByTestId('replay-report');
+    await report.waitFor({ timeout: 120_000 });
+    const summary = await report.getByTestId('replay-summary').innerText();
+    expect(summary).toContain('Re-executed 2 steps');
+    expect(summary).toContain('results first differ at step 1');
+    const one = report.locator('[data-testid="replay-step"][data-step="1"]');
+    const two = report.locator('[data-testid="replay-step"][data-step="2"]');
+    expect(await one.getAttribute('data-verdict')).toBe('diverged');
+    expect(await one.innerText()).toContain('execute_shell stdout');
+    expect(await one.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
+    // Step 2's own results match; its files still differ by the clock's file, named.
+    expect(await two.innerText()).toContain('same results');
+    expect(await two.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
+    await atBothSizes(app, 'replay-verdicts', async () => {
+      const layout = new LayoutObject(app.page);
+      await one.scrollIntoViewIfNeeded();
+      expect(await layout.onScreen(one)).toBe(true);
+    });
+    // A verdict is one click from its step.
+    await two.click();
+    await app.inspector.waitForStep(2);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 420_000);
 });

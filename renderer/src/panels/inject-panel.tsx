@@ -18,7 +18,7 @@ export function InjectPanel() {
   const error = useSlice('inject', (s) => s.error);
   const notice = useSlice('inject', (s) => s.notice);
   const detail = useSlice('inspector', (s) => s.detail);
-  const manual = useSlice('stepper', (s) => s.view?.summary.agent === 'manual');
+  const manual = useSlice('stepper', (s) => s.live && s.view?.summary.agent === 'manual');
   const decideTool = useSlice('inject', (s) => s.decideTool);
   const decideArgs = useSlice('inject', (s) => s.decideArgs);
   const decideText = useSlice('inject', (s) => s.decideText);
