@@ -211,4 +211,58 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 420_000);
+
+  it('the inspector fits its pane at 1024×700 and 1920×1080: arguments, result and the Files diff', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    await app.library.startTask('hello-python');
+    await started(app);
+    // Step 5 rewrites greet.py: its diff has both sides.
+    for (let k = 1; k <= 5; k++) await stepTo(app, k);
+    const inspector = app.inspector.root;
+    /** Every view's right edge inside the inspector, its height readable and within the pane. */
+    const fits = async (selector: string, size: string) => {
+      const pane = await inspector.boundingBox();
+      const views = inspector.locator(selector);
+      expect(await views.count(), `${size}: ${selector} shown`).toBeGreaterThan(0);
+      for (const view of await views.all()) {
+        await view.scrollIntoViewIfNeeded();
+        const box = await view.boundingBox();
+        expect(box && pane, `${size}: ${selector} has a box`).toBeTruthy();
+        if (!box || !pane) return;
+        expect(box.x + box.width, `${size}: ${selector} inside the pane`).toBeLessThanOrEqual(
+          pane.x + pane.width + 1,
+        );
+        expect(box.height, `${size}: ${selector} readable`).toBeGreaterThanOrEqual(40);
+        expect(box.y + box.height, `${size}: ${selector} within the pane`).toBeLessThanOrEqual(
+          pane.y + pane.height + 1,
+        );
+        expect(box.y, `${size}: ${selector} below the pane's top`).toBeGreaterThanOrEqual(pane.y);
+      }
+    };
+    for (const [width, height] of [
+      [1024, 700],
+      [1920, 1080],
+    ] as const) {
+      const size = `${width}x${height}`;
+      await app.page.setViewportSize({ width, height });
+      await until(
+        () => app.page.evaluate(() => innerWidth),
+        (w) => w === width,
+        5_000,
+        `viewport ${width}`,
+      );
+      await app.timeline.select(5);
+      await app.inspector.waitForStep(5);
+      await app.inspector.tab('call');
+      await app.inspector.model('arguments.json', (v) => v.includes('greet.py'));
+      await fits('[data-json-view]', size);
+      await app.screenshot(`journey-inspector-call-${size}`);
+      await app.inspector.tab('files');
+      await app.inspector.model('diff-after', (v) => v.includes('argv'), 30_000);
+      await fits('.monaco-box.diff', size);
+      await app.screenshot(`journey-inspector-files-${size}`);
+    }
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 420_000);
 });
