@@ -13,6 +13,15 @@ function isEditing(target: EventTarget | null): boolean {
   return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
 }
 
+/** True when the key press targets the terminal or a Monaco editor. */
+function inTerminalOrEditor(target: EventTarget | null): boolean {
+  return (
+    typeof Element !== 'undefined' &&
+    target instanceof Element &&
+    target.closest('.xterm, .monaco-editor') !== null
+  );
+}
+
 /**
  * Maps a key press to a debugger action. F-keys act everywhere (the terminal too); the
  * arrows step through history unless a text field, editor or the shell has focus, where
@@ -28,12 +37,8 @@ export function debuggerAction(e: KeyboardEvent): DebuggerAction | null {
     case 'F9':
       return 'breakpoint';
     case 'Escape':
-      // Escape in the terminal leaves it (its own handler); elsewhere it may pause a wait.
-      return e.shiftKey ||
-        e.altKey ||
-        (e.target instanceof Element && e.target.closest('.xterm, .monaco-editor'))
-        ? null
-        : 'pause';
+      // Escape in the terminal or an editor is theirs (the terminal's handler leaves it).
+      return e.shiftKey || e.altKey || inTerminalOrEditor(e.target) ? null : 'pause';
     case 'ArrowLeft':
       return e.altKey || !isEditing(e.target) ? 'previous' : null;
     case 'ArrowRight':
