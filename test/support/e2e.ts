@@ -409,7 +409,9 @@ export class InspectorPanel extends PanelObject {
     return this.page.evaluate(() => {
       const monaco = window.__stepboxMonaco;
       const out: Record<string, string> = {};
-      for (const el of Array.from(document.querySelectorAll('[data-testid="tool-inspector"] [data-json-view]')))
+      for (const el of Array.from(
+        document.querySelectorAll('[data-testid="tool-inspector"] [data-json-view]'),
+      ))
         out[el.getAttribute('data-json-view') ?? ''] = el.querySelector('pre')?.textContent ?? '';
       for (const editor of monaco?.editor.getEditors() ?? []) {
         const m = editor.getModel();
