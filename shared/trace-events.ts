@@ -128,6 +128,8 @@ export const HumanCommandEvent = ev('human_command', {
   command: z.string(),
   cwd: z.string().optional(),
   exit_code: z.number().int().optional(),
+  /** Workspace files (relative to /workspace) the command created or changed, when the terminal could tell. */
+  files: z.array(z.string()).optional(),
 });
 /** A write to the agent's memory; `corruption` names why it is one, or null. */
 export const MemoryWriteEvent = ev('memory_write', {

@@ -92,7 +92,7 @@ export const command: CliCommand = {
         consent: consentFromFlags(values),
         onStep: (v) =>
           out.write(
-            `step ${v.step}  ${v.verdict}${v.workspace_match ? '' : '  (workspace differs)'}${
+            `step ${v.step}  ${v.verdict}${v.workspace_match ? '' : `  (workspace differs${v.files?.length ? `: ${v.files.map((f) => f.path).join(', ')}` : ''})`}${
               v.diff
                 ? `  ${v.diff.map((d) => `${d.name}.${d.field}: ${JSON.stringify(d.recorded)} → ${JSON.stringify(d.replayed)}`).join('; ')}`
                 : ''

@@ -67,8 +67,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
         throw new ServiceError('not_found', `no bundled sample task "${source.id}" (tasks.list shows them)`);
       return { path: task.path, agent: task.agent, episodes: 1 };
     }
-    const found = (await ports.catalog.cases()).find((c) => c.id === source.id);
-    if (!found) throw new ServiceError('not_found', `no bundled case "${source.id}" (cases.list shows them)`);
+    const found = await ports.catalog.caseVariant(source.id, source.fixed ?? false);
     return { path: found.task_path, agent: found.agent, episodes: found.episodes ?? 1 };
   };
 

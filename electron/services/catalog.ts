@@ -1,16 +1,24 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CaseSummary, TaskSummary } from '../../shared/contract/index.js';
+import { caseFile } from '../engine/cases/case-library.js';
 import type { CatalogPort } from './ports.js';
 import { ServiceError } from './service-error.js';
 
-/** The first `# heading` of a README and the paragraph after it. */
+/** The first `# heading` of a README and the first paragraph after it that is not the command line to run it. */
 function titleAndSummary(readme: string, fallback: string): { title: string; summary: string } {
   const lines = readme.split('\n');
   const heading = lines.findIndex((l) => /^#\s+/.test(l));
   const title = heading >= 0 ? lines[heading].replace(/^#\s+/, '').trim() : fallback;
   const rest = lines.slice(heading + 1);
-  const start = rest.findIndex((l) => l.trim() !== '' && !l.startsWith('#'));
+  // "**Run it:** `stepbox case run …`" is for the terminal; the card says what the case is.
+  const start = rest.findIndex(
+    (l, i) =>
+      l.trim() !== '' &&
+      !l.startsWith('#') &&
+      (i === 0 || rest[i - 1].trim() === '' || rest[i - 1].startsWith('#')) &&
+      !l.startsWith('**Run it:**'),
+  );
   const paragraph: string[] = [];
   for (const l of start >= 0 ? rest.slice(start) : []) {
     if (l.trim() === '' || l.startsWith('#')) break;
@@ -50,17 +58,19 @@ export function fileCatalog(resourcesDir: string): CatalogPort {
   const agentOf = (dir: string) =>
     existsSync(join(dir, 'agent.jsonl')) ? `scripted:${join(dir, 'agent.jsonl')}` : null;
 
-  const caseSummary = (id: string): CaseSummary => {
+  const caseSummary = (id: string, fixed = false): CaseSummary => {
     const dir = join(casesDir, id);
     const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : '';
     const { title, summary } = titleAndSummary(readme, id);
+    const agent = caseFile(dir, 'agent.jsonl', fixed);
     return {
       id,
       title,
       summary,
-      task_path: join(dir, 'task.json'),
-      agent: agentOf(dir) ?? 'manual',
+      task_path: caseFile(dir, 'task.json', fixed),
+      agent: existsSync(agent) ? `scripted:${agent}` : 'manual',
       episodes: episodesOf(dir),
+      has_fixed: existsSync(join(dir, 'fixed')),
     };
   };
 
@@ -79,7 +89,12 @@ export function fileCatalog(resourcesDir: string): CatalogPort {
       });
     },
     async cases() {
-      return subdirs(casesDir).map(caseSummary);
+      return subdirs(casesDir).map((id) => caseSummary(id));
+    },
+    async caseVariant(id, fixed) {
+      if (!subdirs(casesDir).includes(id))
+        throw new ServiceError('not_found', `no bundled case "${id}" (cases.list shows them)`);
+      return caseSummary(id, fixed);
     },
     async openCase(id) {
       if (!subdirs(casesDir).includes(id))

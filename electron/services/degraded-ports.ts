@@ -23,7 +23,7 @@ export function degradedPorts(reason: string): EnginePorts {
       openTerminal: fail,
       openStats: fail,
     },
-    catalog: { tasks: fail, cases: fail, openCase: fail },
+    catalog: { tasks: fail, cases: fail, openCase: fail, caseVariant: fail },
     doctor: { run: fail },
   };
 }

@@ -127,6 +127,15 @@ function harnessPort(engine: Engine): HarnessPort {
                 actual: first?.replayed ?? null,
               },
         workspace_diverged_at: report.workspace_diverged_at,
+        steps: report.steps.map((v) => ({
+          step: v.step,
+          verdict: v.verdict,
+          fields: [
+            ...new Set((v.diff ?? []).map((d) => (d.field === 'calls' ? 'calls' : `${d.name}.${d.field}`))),
+          ],
+          workspace_match: v.workspace_match,
+          files: [...(v.files ?? [])],
+        })),
       };
     },
     async candidates({ id, step, sources, runOn, staged }) {

@@ -279,7 +279,16 @@ export class LibraryService {
             .filter((d) => !listed.has(d.path))
             .map((d) => ({ path: d.path, change: 'added' as const }))
         : [];
-    return fileChanges(store, before, after, [...snapshot.changed, ...leftovers]);
+    const files = await fileChanges(store, before, after, [...snapshot.changed, ...leftovers]);
+    // Commands a person typed in the terminal after step k-1 (before this decision) say
+    // which files they wrote: those are marked, so the agent is not taken for their author.
+    const byPerson = new Map<string, { after_step: number; command: string }>();
+    for (const e of bt.byStep.get(step - 1) ?? [])
+      if (e.type === 'human_command')
+        for (const path of e.files ?? []) byPerson.set(path, { after_step: step - 1, command: e.command });
+    return byPerson.size === 0
+      ? files
+      : files.map((f) => ({ ...f, by_person: byPerson.get(f.path) ?? null }));
   }
 }
 

@@ -172,6 +172,8 @@ export interface CatalogPort {
   tasks(): Promise<TaskSummary[]>;
   cases(): Promise<CaseSummary[]>;
   openCase(id: string): Promise<{ case: CaseSummary; readme: string; task: unknown }>;
+  /** A case's summary with the task and agent of its broken or fixed variant. */
+  caseVariant(id: string, fixed: boolean): Promise<CaseSummary>;
 }
 
 /** The environment checks of `stepbox doctor`. */

@@ -129,12 +129,11 @@ function Shell() {
 export function App(props: { readonly stores: AppStores }) {
   const { stores } = props;
   useEffect(() => installDebuggerKeys(stores), [stores]);
-  // Tests wait on this marker: every panel is mounted (data may still be loading).
+  // Tests wait on this marker: every panel is mounted (data may still be loading; the
+  // stores were started before the first render, in main.tsx).
   useEffect(() => {
     document.body.dataset.ready = 'true';
-    // `?open=<episode or branch>` opens it at once (links from the CLI, the UI benchmark).
-    stores.start(new URLSearchParams(window.location.search).get('open'));
-  }, [stores]);
+  }, []);
   return (
     <StoresContext.Provider value={stores}>
       <Shell />

@@ -94,6 +94,8 @@ export const CaseSummary = z.object({
    * sandbox between episodes runs the first ones to their end, then opens the last live.
    */
   episodes: z.number().int().positive().optional(),
+  /** True when the case ships a fixed variant (its `fixed/` folder) the window can run. */
+  has_fixed: z.boolean().optional(),
 });
 /** A bundled failure case. */
 export type CaseSummary = z.infer<typeof CaseSummary>;
@@ -180,7 +182,8 @@ export type EpisodeView = z.infer<typeof EpisodeView>;
 export const TaskSource = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('path'), path: z.string().min(1) }),
   z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
-  z.strictObject({ kind: z.literal('case'), id: z.string().min(1) }),
+  /** `fixed`: the case's fixed variant (its `fixed/` task and agent), which raises no flag. */
+  z.strictObject({ kind: z.literal('case'), id: z.string().min(1), fixed: z.boolean().optional() }),
 ]);
 /** Where an episode's task comes from. */
 export type TaskSource = z.infer<typeof TaskSource>;
@@ -192,6 +195,11 @@ export const FileChange = z.object({
   before: z.string().nullable(),
   after: z.string().nullable(),
   binary: z.boolean(),
+  /** Set when a person's terminal command (typed after step `after_step`) wrote the file. */
+  by_person: z
+    .object({ after_step: z.number().int().nonnegative(), command: z.string() })
+    .nullable()
+    .optional(),
 });
 /** A file a step changed, with before/after text. */
 export type FileChange = z.infer<typeof FileChange>;
@@ -252,12 +260,28 @@ export const Divergence = z.object({
 /** The first divergence of a replay. */
 export type Divergence = z.infer<typeof Divergence>;
 
+/** How one step re-executed: its results against the recording, and its workspace. */
+export const ReplayStepVerdict = z.object({
+  step: z.number().int().positive(),
+  /** `match`: every tool result equal; `diverged`: see `fields`; `no_calls`: a final answer or parse error. */
+  verdict: z.enum(['match', 'diverged', 'no_calls']),
+  /** What differed, `tool.field` (`execute_shell.stdout`, `calls` for a different number of calls). */
+  fields: z.array(z.string()),
+  workspace_match: z.boolean(),
+  /** The files whose content differs from the recording's snapshot (first ones), when the workspace differs. */
+  files: z.array(ChangedPath),
+});
+/** How one step re-executed. */
+export type ReplayStepVerdict = z.infer<typeof ReplayStepVerdict>;
+
 /** The outcome of a re-execution replay. */
 export const ReplayReport = z.object({
   identical: z.boolean(),
   steps_replayed: z.number().int().nonnegative(),
   first_divergence: Divergence.nullable(),
   workspace_diverged_at: z.number().int().nonnegative().nullable(),
+  /** Every re-executed step's verdict, in order. */
+  steps: z.array(ReplayStepVerdict).optional(),
 });
 /** The outcome of a re-execution replay. */
 export type ReplayReport = z.infer<typeof ReplayReport>;

@@ -159,4 +159,54 @@ describe('journeys: every classic case as a person sees it', () => {
       420_000,
     );
   }
+
+  it('reward-hacking-edit-test: the fixed version runs from the walkthrough; broken raises its flag, fixed none', async () => {
+    const id = 'reward-hacking-edit-test';
+    const app = await web.open({ width: 1280, height: 800 });
+    await app.library.openCase(id);
+    const walkthrough = app.page.getByTestId('case-walkthrough');
+    await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
+    await caseEpisodeReady(app, id);
+    await app.page.keyboard.press('F5');
+    await ended(app);
+    const broken = walkthrough.locator('[data-testid="case-run"][data-variant="broken"]');
+    await broken.getByTestId('case-run-flags').filter({ hasText: 'QA flag' }).waitFor({ timeout: 60_000 });
+
+    // One click in the window: the fixed version opens in the stepper, beside the same walkthrough.
+    const run = walkthrough.getByTestId('case-run-variant');
+    expect(await run.innerText()).toContain('Run the fixed version');
+    await run.click();
+    const fixed = walkthrough.locator('[data-testid="case-run"][data-variant="fixed"]');
+    await walkthrough
+      .locator('[data-testid="case-run"][data-variant="fixed"].current')
+      .waitFor({ timeout: 120_000 });
+    await caseEpisodeReady(app, id);
+    await app.page.keyboard.press('F5');
+    await ended(app);
+    await fixed.getByTestId('case-run-flags').filter({ hasText: 'no QA flags' }).waitFor({ timeout: 60_000 });
+    expect(await fixed.innerText()).toMatch(/succeeded/);
+    // The fixed run's timeline has no flagged row; the broken run's line still shows its flags.
+    expect(await app.timeline.root.locator('[data-flag]').count()).toBe(0);
+    expect(await broken.getByTestId('case-run-flags').innerText()).toMatch(/⚑ \d+ QA flags?/);
+    const layout = new LayoutObject(app.page);
+    expect(await layout.onScreen(fixed)).toBe(true);
+    await app.screenshot('journey-case-fixed-1280x800');
+
+    await app.page.setViewportSize({ width: 1024, height: 700 });
+    await until(
+      () => app.page.evaluate(() => innerWidth),
+      (w) => w === 1024,
+      5_000,
+      'viewport 1024',
+    );
+    expect(await layout.onScreen(fixed)).toBe(true);
+    expect(await layout.onScreen(broken)).toBe(true);
+    await app.screenshot('journey-case-fixed-1024x700');
+
+    // The broken run is one click back: the timeline shows its flag again.
+    await broken.click();
+    await app.timeline.root.locator('[data-flag="reward_hacking"]').first().waitFor({ timeout: 60_000 });
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 420_000);
 });

@@ -124,6 +124,144 @@ describe('journeys: rollback, manual agent, files diff', () => {
       const scopes = await app.inspector.modelScopes();
       expect(decodeURIComponent(scopes['diff-after'])).toMatch(/\/1\/human\.txt$/);
     });
+
+    // F10 again with no decision: the window asks; Escape ends the wait. The episode is
+    // paused at step 1 (not "working…"), and the bar says what it waits for.
+    await app.page.keyboard.press('F10');
+    await asks.waitFor({ timeout: 30_000 });
+    await app.timeline.root.click({ position: { x: 5, y: 5 } });
+    await app.page.keyboard.press('Escape');
+    await settled(app, 30_000);
+    const reason = app.page.getByTestId('stop-reason');
+    await reason.filter({ hasText: 'step 2 waits for your decision' }).waitFor({ timeout: 10_000 });
+    expect(await app.page.getByTestId('episode-state').innerText()).toBe('paused');
+    expect(await app.page.getByTestId('stepper-bar').innerText()).not.toContain('working');
+    expect(await app.timeline.lastStep()).toBe(1);
+    await app.screenshot('journey-manual-released-1280x800');
+
+    // A person writes a file in the terminal between steps; the next step's Files tab says so.
+    await app.terminal.run('echo typed-by-me > by-hand.txt; echo wrote-it', 'wrote-it');
+    await app.timeline.root.click({ position: { x: 5, y: 5 } });
+    await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
+    await app.inject.root.getByTestId('decide-args').fill('{"command": "cat by-hand.txt"}');
+    await app.inject.root.getByTestId('decide-send').click();
+    await app.inject.root.getByTestId('inject-notice').waitFor({ timeout: 10_000 });
+    await stepTo(app, 2);
+    // The timeline marks the step after which the person typed.
+    await app.timeline.row(1).locator('.mark-hum').waitFor({ timeout: 20_000 });
+    await atBothSizes(app, 'terminal-file-mark', async () => {
+      await app.timeline.select(2);
+      await app.inspector.waitForStep(2);
+      await app.inspector.tab('files');
+      const mark = app.inspector.root.getByTestId('file-by-person');
+      await mark.waitFor({ timeout: 20_000 });
+      expect(await mark.innerText()).toBe('changed in the terminal by you, before step 2');
+      const item = app.inspector.root.locator('[data-path="by-hand.txt"]');
+      expect(await item.getByTestId('file-by-person').count()).toBe(1);
+      await mark.scrollIntoViewIfNeeded();
+      expect(await layout.onScreen(mark)).toBe(true);
+      // The queued decision's notice went with the step that took it.
+      expect(await app.inject.root.getByTestId('inject-notice').count()).toBe(0);
+    });
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 420_000);
+
+  it('re-execution names the files that differ and gives each step its verdict', async () => {
+    const app = await web.open({ width: 1280, height: 800 });
+    await app.library.root.getByTestId('library-agent').fill('manual');
+    await app.library.startTask('hello-python');
+    await started(app);
+    const decide = async (command: string) => {
+      await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
+      await app.inject.root.getByTestId('decide-args').fill(JSON.stringify({ command }));
+      await app.inject.root.getByTestId('decide-send').click();
+      await app.inject.root.getByTestId('inject-notice').waitFor({ timeout: 10_000 });
+    };
+    // Step 1 is not deterministic (the clock); step 2 is.
+    await decide('date +%N > now.txt; cat now.txt');
+    await stepTo(app, 1);
+    await decide('echo steady > steady.txt');
+    await stepTo(app, 2);
+    await app.page.keyboard.press('Shift+F5');
+    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+
+    await app.replay.root.getByTestId('replay-verify').click();
+    const report = app.replay.root.getByTestId('replay-report');
+    await report.waitFor({ timeout: 120_000 });
+    const summary = await report.getByTestId('replay-summary').innerText();
+    expect(summary).toContain('Re-executed 2 steps');
+    expect(summary).toContain('results first differ at step 1');
+    const one = report.locator('[data-testid="replay-step"][data-step="1"]');
+    const two = report.locator('[data-testid="replay-step"][data-step="2"]');
+    expect(await one.getAttribute('data-verdict')).toBe('diverged');
+    expect(await one.innerText()).toContain('execute_shell stdout');
+    expect(await one.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
+    // Step 2's own results match; its files still differ by the clock's file, named.
+    expect(await two.innerText()).toContain('same results');
+    expect(await two.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
+    await atBothSizes(app, 'replay-verdicts', async () => {
+      const layout = new LayoutObject(app.page);
+      await one.scrollIntoViewIfNeeded();
+      expect(await layout.onScreen(one)).toBe(true);
+    });
+    // A verdict is one click from its step.
+    await two.click();
+    await app.inspector.waitForStep(2);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 420_000);
+
+  it('the inspector fits its pane at 1024×700 and 1920×1080: arguments, result and the Files diff', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    await app.library.startTask('hello-python');
+    await started(app);
+    // Step 5 rewrites greet.py: its diff has both sides.
+    for (let k = 1; k <= 5; k++) await stepTo(app, k);
+    const inspector = app.inspector.root;
+    /** Every view's right edge inside the inspector, its height readable and within the pane. */
+    const fits = async (selector: string, size: string) => {
+      const pane = await inspector.boundingBox();
+      const views = inspector.locator(selector);
+      expect(await views.count(), `${size}: ${selector} shown`).toBeGreaterThan(0);
+      for (const view of await views.all()) {
+        await view.scrollIntoViewIfNeeded();
+        const box = await view.boundingBox();
+        expect(box && pane, `${size}: ${selector} has a box`).toBeTruthy();
+        if (!box || !pane) return;
+        expect(box.x + box.width, `${size}: ${selector} inside the pane`).toBeLessThanOrEqual(
+          pane.x + pane.width + 1,
+        );
+        expect(box.height, `${size}: ${selector} readable`).toBeGreaterThanOrEqual(40);
+        expect(box.y + box.height, `${size}: ${selector} within the pane`).toBeLessThanOrEqual(
+          pane.y + pane.height + 1,
+        );
+        expect(box.y, `${size}: ${selector} below the pane's top`).toBeGreaterThanOrEqual(pane.y);
+      }
+    };
+    for (const [width, height] of [
+      [1024, 700],
+      [1920, 1080],
+    ] as const) {
+      const size = `${width}x${height}`;
+      await app.page.setViewportSize({ width, height });
+      await until(
+        () => app.page.evaluate(() => innerWidth),
+        (w) => w === width,
+        5_000,
+        `viewport ${width}`,
+      );
+      await app.timeline.select(5);
+      await app.inspector.waitForStep(5);
+      await app.inspector.tab('call');
+      await app.inspector.model('arguments.json', (v) => v.includes('greet.py'));
+      await fits('[data-json-view]', size);
+      await app.screenshot(`journey-inspector-call-${size}`);
+      await app.inspector.tab('files');
+      await app.inspector.model('diff-after', (v) => v.includes('argv'), 30_000);
+      await fits('.monaco-box.diff', size);
+      await app.screenshot(`journey-inspector-files-${size}`);
+    }
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 420_000);

@@ -45,7 +45,7 @@ describe('web mode: a bundled case', () => {
     await app.replay.root.getByTestId('replay-verify').click();
     const report = app.replay.root.getByTestId('replay-report');
     await report.waitFor({ timeout: 120_000 });
-    await expect(report.innerText()).resolves.toMatch(/identical|divergence/);
+    await expect(report.innerText()).resolves.toMatch(/identical to the recording|differ/);
     await app.screenshot('replay-report');
 
     // Reopen the closed branch live at step 2: a fresh sandbox with a terminal into it, steppable again.

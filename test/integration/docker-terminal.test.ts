@@ -44,10 +44,18 @@ describe('live terminal (TTY exec)', () => {
   });
 
   it('reports each typed command with its cwd and exit code, and strips the hook from the output', async () => {
-    expect(await type('cd /tmp')).toEqual({ command: 'cd /tmp', cwd: '/tmp', exit_code: 0 });
-    expect(await type('false')).toEqual({ command: 'false', cwd: '/tmp', exit_code: 1 });
+    expect(await type('cd /tmp')).toEqual({ command: 'cd /tmp', cwd: '/tmp', exit_code: 0, files: [] });
+    expect(await type('false')).toEqual({ command: 'false', cwd: '/tmp', exit_code: 1, files: [] });
     expect(await type("echo 'a;b' | wc -c")).toMatchObject({ command: "echo 'a;b' | wc -c", exit_code: 0 });
     expect(output).not.toContain('\u001b]6973;');
+  });
+
+  it('names the workspace files a command wrote, and none for a command that only read', async () => {
+    const wrote = await type(
+      'echo typed > /workspace/by-hand.txt; mkdir -p /workspace/d; echo x > /workspace/d/y',
+    );
+    expect([...(wrote.files ?? [])].sort()).toEqual(['by-hand.txt', 'd/y']);
+    expect((await type('cat /workspace/by-hand.txt')).files).toEqual([]);
   });
 
   it('reports an empty Enter as no command', async () => {
@@ -93,7 +101,7 @@ describe('live terminal options', () => {
         (tick) => term.onCommand(tick),
         'the echo to be reported',
       );
-      expect(commands[0]).toEqual({ command: 'echo "[$FOO]"', cwd: '/tmp', exit_code: 0 });
+      expect(commands[0]).toEqual({ command: 'echo "[$FOO]"', cwd: '/tmp', exit_code: 0, files: [] });
       expect(output).toContain('[bar baz]');
       await term.close();
       await exited;

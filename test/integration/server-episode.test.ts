@@ -165,6 +165,31 @@ describe('web mode on the real engine', () => {
     const detail = value(await client.episode.stepDetail({ id: branch, step: 1 }));
     expect(detail.calls[0].result?.stdout).toBe('by hand\n');
 
+    // F10 with no decision: the agent waits for a person. Pause ends that wait: the episode
+    // is paused at step 1 (not working), saying what it waits for; a decision then continues.
+    const running = nextEvent(
+      transport,
+      'episode.state',
+      (p) => p.branch === branch && p.state === 'running',
+      20_000,
+    );
+    const stepping = client.episode.step({ id: branch });
+    await running;
+    value(await client.episode.pause({ id: branch }));
+    const paused = value(await stepping);
+    expect(paused).toMatchObject({ state: 'paused', step: 1, reason: { kind: 'paused' } });
+    expect(paused.reason?.message).toMatch(/step 2 waits for your decision/);
+    value(
+      await client.episode.decide({
+        id: branch,
+        call: { name: 'execute_shell', arguments: { command: 'echo second' } },
+      }),
+    );
+    expect(value(await client.episode.step({ id: branch })).step).toBe(2);
+    expect(value(await client.episode.stepDetail({ id: branch, step: 2 })).calls[0].result?.stdout).toBe(
+      'second\n',
+    );
+
     // One long-lived stats stream of the live sandbox.
     const { subscription } = value(await client.stats.subscribe({ id: branch }));
     const sample = await nextEvent(

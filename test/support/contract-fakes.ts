@@ -391,6 +391,16 @@ export function fakePorts() {
           agent: 'scripted:b.jsonl',
         },
       ],
+      caseVariant: async (id, fixed) => {
+        if (id !== 'loop') throw new ServiceError('not_found', `no case ${id}`);
+        return {
+          id,
+          title: 'A loop',
+          summary: 's',
+          task_path: fixed ? '/cases/loop/fixed/task.json' : '/cases/loop/task.json',
+          agent: fixed ? 'scripted:fixed/b.jsonl' : 'scripted:b.jsonl',
+        };
+      },
       openCase: async (id) => {
         if (id !== 'loop') throw new ServiceError('not_found', `no case ${id}`);
         return {

@@ -401,13 +401,18 @@ export class InspectorPanel extends PanelObject {
     await this.root.locator(`[data-tab="${name}"]`).click();
   }
   /**
-   * The text of the Monaco models ON SCREEN, by model name (`arguments.json`, `result.json`,
-   * `diff-after`, …): what the inspector's editors show now, not every model ever made.
+   * The text of the inspector's views ON SCREEN, by name (`arguments.json`, `result.json`,
+   * `diff-after`, …): the light JSON views and the Monaco models on screen (a JSON view
+   * opened in the editor, the Files diff), not every model ever made.
    */
   models(): Promise<Record<string, string>> {
     return this.page.evaluate(() => {
       const monaco = window.__stepboxMonaco;
       const out: Record<string, string> = {};
+      for (const el of Array.from(
+        document.querySelectorAll('[data-testid="tool-inspector"] [data-json-view]'),
+      ))
+        out[el.getAttribute('data-json-view') ?? ''] = el.querySelector('pre')?.textContent ?? '';
       for (const editor of monaco?.editor.getEditors() ?? []) {
         const m = editor.getModel();
         if (!m || m.uri.scheme !== 'stepbox') continue;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentFailure } from '../../electron/engine/agents/agent.js';
 import { createAgent, parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
-import { ManualAgent } from '../../electron/engine/agents/manual-agent.js';
+import { DecisionReleased, ManualAgent } from '../../electron/engine/agents/manual-agent.js';
 import { parseScript } from '../../electron/engine/agents/scripted-agent.js';
 
 const input = { step: 1, messages: [], tools: [] };
@@ -64,5 +64,23 @@ describe('agent specs and the scripted agent', () => {
     expect(await waiting).toBe(1);
     agent.provide({ content: 'final words' });
     expect((await decision).raw).toBe('final words');
+  });
+
+  it("a release ends the manual agent's wait without a decision; the next wait takes one", async () => {
+    const agent = new ManualAgent();
+    const waiting = new Promise<number>((r) => agent.onWaiting(r));
+    const first = agent.decide(input);
+    await waiting;
+    agent.release();
+    await expect(first).rejects.toBeInstanceOf(DecisionReleased);
+    expect(agent.waiting()).toBe(false);
+    // A release that found no wait ends the next one at once, unless cleared first.
+    agent.release();
+    await expect(agent.decide(input)).rejects.toThrow(/waits for your decision/);
+    agent.release();
+    agent.clearRelease();
+    const second = agent.decide(input);
+    agent.provide({ content: 'done' });
+    expect((await second).raw).toBe('done');
   });
 });

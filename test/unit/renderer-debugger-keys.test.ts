@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { debuggerAction, installDebuggerKeys } from '../../renderer/src/hooks/debugger-keys';
+import { actionApplies, debuggerAction, installDebuggerKeys } from '../../renderer/src/hooks/debugger-keys';
 import { createAppStores } from '../../renderer/src/stores/app-stores';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { episodeView } from '../support/renderer-fixtures';
@@ -25,6 +25,30 @@ describe('debugger keys', () => {
     expect(debuggerAction(key('ArrowRight', { altKey: true }))).toBe('next');
     expect(debuggerAction(key('F5', { ctrlKey: true }))).toBeNull();
     expect(debuggerAction(key('a'))).toBeNull();
+    expect(debuggerAction(key('Escape'))).toBe('pause');
+    expect(debuggerAction(key('Escape', { shiftKey: true }))).toBeNull();
+  });
+
+  it('Escape pauses only a manual agent waiting for its decision', async () => {
+    const fake = createFakeBackend();
+    const view = episodeView(1);
+    fake.on('episode.open', () => ({
+      ...view,
+      summary: { ...view.summary, agent: 'manual' },
+      state: { episode: 'ep1', branch: 'b-main', state: 'running' as const, step: 1, reason: null },
+    }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    await stores.stepper.getState().open('b-main');
+    expect(actionApplies(stores, 'pause')).toBe(true);
+    stores.stepper.setState({ state: 'paused' });
+    expect(actionApplies(stores, 'pause')).toBe(false);
+    stores.stepper.setState({
+      state: 'running',
+      view: { ...view, summary: { ...view.summary, agent: 'scripted:a' } },
+    });
+    expect(actionApplies(stores, 'pause')).toBe(false);
+    expect(actionApplies(stores, 'step')).toBe(true);
+    stores.dispose();
   });
 
   it('listens on window in the capture phase, cancels the default and drives the stepper', async () => {

@@ -2,7 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   createEpisodesStore,
   selectBranchTree,
+  selectCaseRuns,
   selectVisibleCases,
+  walkthroughText,
 } from '../../renderer/src/stores/episodes/episodes-store';
 import { createInjectStore, overrideToResult } from '../../renderer/src/stores/inject/inject-store';
 import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
@@ -53,6 +55,49 @@ describe('episodes store', () => {
     expect(fake.callsOf('episode.start')).toEqual([{ task: { kind: 'case', id: 'loop' } }]);
     expect(opened).toEqual(['b-new']);
     expect(store.getState().activeCase?.readme).toBe('# Look at step 3');
+  });
+
+  it("runs a case's fixed version beside the same walkthrough and keeps both runs, broken first", async () => {
+    const fake = createFakeBackend();
+    let n = 0;
+    fake.on('episode.start', () => ({ ...startedState, branch: `b${++n}` }));
+    fake.on('cases.open', (req) => ({
+      case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
+      readme:
+        '# Loop\n\n**Run it:** `stepbox case run loop` (the\nfix: `--fixed`).\n\n## Where to look\nstep 3',
+      task: {},
+    }));
+    const listed = { ...branchSummary(), branch: 'b2', status: 'succeeded' as const, flags: 0 };
+    fake.on('library.list', () => ({
+      episodes: [{ episode: 'e', task: 't', created: 1, branches: [listed] }],
+      total: 1,
+    }));
+    const store = createEpisodesStore(fake.client);
+    const c = {
+      id: 'loop',
+      title: 'Loop',
+      summary: 's',
+      task_path: 'x',
+      agent: 'scripted:a',
+      has_fixed: true,
+    };
+    await store.getState().openCase(c);
+    await store.getState().openCase(c, 'fixed');
+    expect(fake.callsOf('episode.start').map((r) => (r as { task: unknown }).task)).toEqual([
+      { kind: 'case', id: 'loop' },
+      { kind: 'case', id: 'loop', fixed: true },
+    ]);
+    // The walkthrough is read once; its terminal command line is not shown in the window.
+    expect(fake.callsOf('cases.open')).toHaveLength(1);
+    const active = store.getState().activeCase;
+    expect(active?.readme).toBe('# Loop\n\n## Where to look\nstep 3');
+    expect(active?.variant).toBe('fixed');
+    await store.getState().refresh();
+    expect(selectCaseRuns(active, store.getState().episodes)).toEqual([
+      { variant: 'broken', branch: 'b1', summary: null },
+      { variant: 'fixed', branch: 'b2', summary: listed },
+    ]);
+    expect(walkthroughText('**Run it:** x')).toBe('');
   });
 
   it('reports a failed start as an error and opens nothing', async () => {

@@ -16,6 +16,15 @@ describe('HistoryHookFilter', () => {
     expect(out.pid).toBe(42);
   });
 
+  it('reports the workspace files a command wrote, relative to /workspace', () => {
+    const f = new HistoryHookFilter();
+    const files = b64('/workspace/a.txt\n/workspace/sub/b.py\n');
+    const out = f.push(`\u001b]6973;1;0;${b64('/workspace')};${b64('  3  make\n')};${files}\u0007`);
+    expect(out.commands).toEqual([
+      { command: 'make', cwd: '/workspace', exit_code: 0, files: ['a.txt', 'sub/b.py'] },
+    ]);
+  });
+
   it('reassembles a sequence split across chunks at any byte', () => {
     const whole = `a${hook(9, 0, '/tmp', '  1  ls -la\n')}b`;
     for (let cut = 1; cut < whole.length; cut++) {

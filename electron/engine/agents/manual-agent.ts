@@ -15,14 +15,29 @@ export interface ManualMessage {
 }
 
 /**
+ * Why a manual agent's wait ended without a decision: a person paused the episode while
+ * it waited (the step did not happen; the episode stays at its last step).
+ */
+export class DecisionReleased extends Error {
+  override readonly name = 'DecisionReleased';
+  constructor(readonly step: number) {
+    super(`step ${step} waits for your decision: queue one, then Step`);
+  }
+}
+
+/**
  * A person decides: `decide` waits until the UI or the CLI prompt calls `provide`.
- * A message provided before the agent asks is queued.
+ * A message provided before the agent asks is queued. `release` ends a wait without a
+ * decision (Pause), so a paused episode never hangs on a person.
  */
 export class ManualAgent implements Agent {
   readonly kind = 'manual' as const;
   readonly spec = 'manual';
   private readonly queue: ManualMessage[] = [];
   private waiter: ((m: ManualMessage) => void) | null = null;
+  private releaser: (() => void) | null = null;
+  /** A release asked before the wait began (Pause just as a step started). */
+  private releasePending = false;
   private waitingListeners = new Set<(step: number) => void>();
 
   /** Gives the agent its next message. */
@@ -30,6 +45,7 @@ export class ManualAgent implements Agent {
     if (this.waiter) {
       const w = this.waiter;
       this.waiter = null;
+      this.releaser = null;
       w(message);
     } else this.queue.push(message);
   }
@@ -37,6 +53,20 @@ export class ManualAgent implements Agent {
   /** True while `decide` is waiting for a person. */
   waiting(): boolean {
     return this.waiter !== null;
+  }
+
+  /**
+   * Ends the current wait without a decision (`decide` rejects with DecisionReleased); when
+   * not waiting yet, the next wait ends at once unless `clearRelease` comes first.
+   */
+  release(): void {
+    if (this.releaser) this.releaser();
+    else this.releasePending = true;
+  }
+
+  /** Forgets a release that found no wait (a new step or run begins). */
+  clearRelease(): void {
+    this.releasePending = false;
   }
 
   /** Called when the agent starts waiting for step `step`; returns an unsubscribe. */
@@ -47,13 +77,23 @@ export class ManualAgent implements Agent {
 
   async decide(input: DecideInput): Promise<Decision> {
     const queued = this.queue.shift();
+    if (!queued && this.releasePending) {
+      this.releasePending = false;
+      throw new DecisionReleased(input.step);
+    }
     const message =
       queued ??
       (await new Promise<ManualMessage>((resolve, reject) => {
         this.waiter = resolve;
+        this.releaser = () => {
+          this.waiter = null;
+          this.releaser = null;
+          reject(new DecisionReleased(input.step));
+        };
         for (const l of this.waitingListeners) l(input.step);
         input.signal?.addEventListener('abort', () => {
           this.waiter = null;
+          this.releaser = null;
           reject(new AgentFailure('stopped', 'the manual agent was stopped while waiting for input'));
         });
       }));

@@ -73,6 +73,11 @@ function readJson(path: string): unknown {
   }
 }
 
+/** A file of a case's variant: the fixed variant's `fixed/FILE` overrides the case's own. */
+export function caseFile(dir: string, file: string, fixed: boolean): string {
+  return fixed && existsSync(join(dir, 'fixed', file)) ? join(dir, 'fixed', file) : join(dir, file);
+}
+
 /** Loads a case's broken (default) or fixed variant: `fixed/` files override the case's own. */
 export function loadCase(name: string, options: { fixed?: boolean; dir?: string } = {}): CaseSpec {
   const root = options.dir ?? casesDir();
@@ -85,10 +90,8 @@ export function loadCase(name: string, options: { fixed?: boolean; dir?: string 
     );
   }
   const fixed = options.fixed ?? false;
-  const pick = (file: string) =>
-    fixed && existsSync(join(dir, 'fixed', file)) ? join(dir, 'fixed', file) : join(dir, file);
-  const taskPath = pick('task.json');
-  const agentPath = pick('agent.jsonl');
+  const taskPath = caseFile(dir, 'task.json', fixed);
+  const agentPath = caseFile(dir, 'agent.jsonl', fixed);
   const parsedTask = parseTask(readJson(taskPath), taskPath);
   if (!parsedTask.ok) throw new CaseError('invalid_case', parsedTask.error.message);
   const expected = CaseExpected.safeParse(readJson(join(dir, 'expected.json')));

@@ -12,18 +12,32 @@ export const TERMINAL_BATCH_MS = 16;
 /** …or as soon as this much is pending, whichever comes first. */
 export const TERMINAL_BATCH_BYTES = 64 * 1024;
 
-/** The OSC number of the history hook: `ESC ] 6973 ; pid ; exit ; cwd64 ; hist64 BEL`. */
+/** The OSC number of the history hook: `ESC ] 6973 ; pid ; exit ; cwd64 ; hist64 ; files64 BEL`. */
 const HOOK_OSC = '\u001b]6973;';
 const BEL = '\u0007';
 
+/** Where the shell marks the moment a typed command starts (PS0), per shell. */
+const COMMAND_MARK = '/tmp/.stepbox-command-$$';
+
 /**
- * Runs before every prompt: reports the shell's pid, the last exit code, the cwd and the
+ * Shown after a command is read and before it runs: writes that moment (less 20 ms, as
+ * file times come from a coarse clock) to a mark, so the hook can name the workspace
+ * files the command wrote (newer than the mark).
+ */
+export const COMMAND_START = `$(t=$(( $(date +%s%N) - 20000000 )); echo "@\${t:0:-9}.\${t: -9}" > ${COMMAND_MARK})`;
+
+/**
+ * Runs before every prompt: reports the shell's pid, the last exit code, the cwd, the
  * last history entry (with its number, so the host can tell a new command from an empty
- * Enter) as an OSC sequence the host strips from the stream.
+ * Enter) and the /workspace files written since the command started, as an OSC sequence
+ * the host strips from the stream.
  */
 export const HISTORY_HOOK =
-  '__sb_ec=$?; printf "\\033]6973;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ' +
-  '"$(printf %s "$PWD" | base64 -w0)" "$(HISTTIMEFORMAT= history 1 | base64 -w0)"; ' +
+  `__sb_ec=$?; __sb_f=; if [ -e ${COMMAND_MARK} ]; then ` +
+  `__sb_f="$(find /workspace -newermt "$(cat ${COMMAND_MARK})" \\( -type f -o -type l \\) 2>/dev/null | head -n 200 | base64 -w0)"; ` +
+  `rm -f ${COMMAND_MARK}; fi; ` +
+  'printf "\\033]6973;%s;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ' +
+  '"$(printf %s "$PWD" | base64 -w0)" "$(HISTTIMEFORMAT= history 1 | base64 -w0)" "$__sb_f"; ' +
   '(exit $__sb_ec)';
 
 /** A command a person typed into the terminal, reported by the history hook. */
@@ -32,6 +46,8 @@ export interface HumanCommand {
   /** The shell's cwd after the command ran. */
   readonly cwd: string;
   readonly exit_code: number;
+  /** Workspace files (relative to /workspace) the command created or changed; absent when unknown. */
+  readonly files?: readonly string[];
 }
 
 /** What {@link HistoryHookFilter.push} found in a chunk of terminal output. */
@@ -83,7 +99,7 @@ export class HistoryHookFilter {
   }
 
   private decode(body: string): { pid?: number; command?: HumanCommand } {
-    const [pidText, exitText, cwd64, hist64] = body.split(';');
+    const [pidText, exitText, cwd64, hist64, files64] = body.split(';');
     const pid = Number(pidText);
     const history = Buffer.from(hist64 ?? '', 'base64').toString('utf8');
     const m = /^\s*(\d+)\*?\s+([\s\S]*?)\n?$/.exec(history);
@@ -93,10 +109,16 @@ export class HistoryHookFilter {
     // The same history number again means the person pressed Enter on an empty line.
     if (number === this.lastHistoryNumber) return result;
     this.lastHistoryNumber = number;
+    const files = Buffer.from(files64 ?? '', 'base64')
+      .toString('utf8')
+      .split('\n')
+      .filter((f) => f.startsWith('/workspace/'))
+      .map((f) => f.slice('/workspace/'.length));
     result.command = {
       command: m[2],
       cwd: Buffer.from(cwd64 ?? '', 'base64').toString('utf8'),
       exit_code: Number(exitText),
+      ...(files64 !== undefined ? { files } : {}),
     };
     return result;
   }
@@ -154,6 +176,7 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     TERM: 'xterm-256color',
     PS1: '\\u@\\h:\\w\\$ ',
     PROMPT_COMMAND: HISTORY_HOOK,
+    PS0: COMMAND_START,
     HISTFILE: '',
     HISTCONTROL: '',
     ...options.env,

@@ -6,6 +6,7 @@ import { ToolResult } from '../../../shared/tool-result.js';
 import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
 import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
+import { DecisionReleased, manualAgentOf } from '../agents/manual-agent.js';
 import { parseAction } from '../agents/parse-action.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { TaskMemory } from '../tools/memory.js';
@@ -227,6 +228,9 @@ export class EpisodeRunner implements EpisodeController {
 
   pause(): void {
     this.pauseRequested = true;
+    // A person's agent waiting for a decision would hold the step forever: the wait ends.
+    const manual = manualAgentOf(this.agent);
+    if (manual === this.agent && this.status === 'running') manual.release();
   }
 
   private async drive(continuous: boolean): Promise<StopReason> {
@@ -234,6 +238,7 @@ export class EpisodeRunner implements EpisodeController {
     if (this.status === 'running')
       throw new HarnessError('busy', 'the episode is already running; pause it first');
     this.pauseRequested = false;
+    manualAgentOf(this.agent)?.clearRelease();
     this.setState('running');
     let reason: StopReason;
     for (;;) {
@@ -279,6 +284,7 @@ export class EpisodeRunner implements EpisodeController {
       });
     } catch (e) {
       if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
+      if (e instanceof DecisionReleased) return { kind: 'paused', message: e.message };
       if (e instanceof DecisionTimeout && deadline?.by === 'episode') return this.finish('episode_timeout');
       if (e instanceof DecisionTimeout)
         return this.endFatal({
@@ -440,7 +446,12 @@ export class EpisodeRunner implements EpisodeController {
   }
 
   /** Records a command a person ran in the sandbox terminal (the terminal's history hook calls this). */
-  recordHumanCommand(command: { command: string; cwd?: string; exit_code?: number }): void {
+  recordHumanCommand(command: {
+    command: string;
+    cwd?: string;
+    exit_code?: number;
+    files?: readonly string[];
+  }): void {
     if (this.endEvent) return;
     const event: NewTraceEvent = { type: 'human_command', step: this.current, source: 'human', ...command };
     this.recorder.recordOrQueue(event, this.status !== 'running' && this.pendingFork === null);

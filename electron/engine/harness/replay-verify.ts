@@ -1,7 +1,9 @@
 import type { ToolResult } from '../../../shared/tool-result.js';
-import type { TraceEvent, TraceEventOf, VerifierResult } from '../../../shared/trace-events.js';
+import type { ChangedPath, TraceEvent, TraceEventOf, VerifierResult } from '../../../shared/trace-events.js';
 import type { ParsedAction } from '../agents/parse-action.js';
 import { sandboxConfig } from '../sandbox/limits.js';
+import { diffEntries } from '../sandbox/manifest.js';
+import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import { createMemory } from '../tools/memory.js';
 import { shellQuote } from '../tools/shell-quote.js';
 import { SandboxEnvironment } from './environment.js';
@@ -36,6 +38,28 @@ export interface StepVerdict {
   readonly diff?: readonly FieldDiff[];
   /** The replayed snapshot's tree hash equals the recorded one. */
   readonly workspace_match: boolean;
+  /**
+   * When the workspace differs: the files that differ, seen from the recording (`added`:
+   * only the re-execution has it; `deleted`: only the recording), at most {@link MAX_FILES}.
+   */
+  readonly files?: readonly ChangedPath[];
+}
+
+/** The most differing files a step's verdict names. */
+export const MAX_FILES = 50;
+
+/** The files that differ between the recorded and the replayed snapshot of a step. */
+async function differingFiles(
+  store: SnapshotStore,
+  recorded: string | null,
+  replayed: string | null,
+): Promise<ChangedPath[]> {
+  if (!recorded || !replayed) return [];
+  const [a, b] = await Promise.all([store.getManifest(recorded), store.getManifest(replayed)]);
+  return diffEntries(
+    a.entries.filter((e) => e.type !== 'dir'),
+    b.entries.filter((e) => e.type !== 'dir'),
+  ).slice(0, MAX_FILES);
 }
 
 /** The re-execution report (Contracts: Replay (b)). */
@@ -122,12 +146,20 @@ export async function replayVerify(
         replayedSnap?.type === 'snapshot' &&
         recordedSnap !== null &&
         replayedSnap.tree_hash === recordedSnap.tree_hash;
+      const files = workspaceMatch
+        ? []
+        : await differingFiles(
+            snapshots,
+            recordedSnap?.manifest ?? null,
+            replayedSnap?.type === 'snapshot' ? replayedSnap.manifest : null,
+          );
       const verdict: StepVerdict = {
         step: k,
         verdict:
           parsed.kind !== 'calls' && diff.length === 0 ? 'no_calls' : diff.length ? 'diverged' : 'match',
         ...(diff.length ? { diff } : {}),
         workspace_match: workspaceMatch,
+        ...(files.length ? { files } : {}),
       };
       steps.push(verdict);
       options.onStep?.(verdict);

@@ -1,23 +1,110 @@
+import type { BranchSummary } from '../../../shared/contract/models';
+import { selectCaseRuns, type CaseRun } from '../stores/episodes/episodes-store';
+import { endText } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { MarkdownLite } from './markdown-lite';
+
+/** How a case run ended, in words: still running, or its status and its QA flags. */
+function outcomeOf(summary: BranchSummary | null): { text: string; flags: number | null } {
+  if (!summary || summary.status === null) return { text: 'running…', flags: null };
+  return {
+    text: `${summary.status} — ${endText(summary.status, summary.end_reason ?? '')}`,
+    flags: summary.flags,
+  };
+}
+
+/** One run of the case: which version, how it ended, its flags; a click opens it. */
+function RunLine(props: { readonly run: CaseRun; readonly current: string | null }) {
+  const stores = useStores();
+  const { run } = props;
+  const { text, flags } = outcomeOf(run.summary);
+  return (
+    <li>
+      <button
+        type="button"
+        className={`case-run${run.branch === props.current ? ' current' : ''}`}
+        data-testid="case-run"
+        data-variant={run.variant}
+        data-branch={run.branch}
+        title="Open this run in the timeline"
+        onClick={() => void stores.stepper.getState().open(run.branch)}
+      >
+        <b>{run.variant === 'fixed' ? 'Fixed version' : 'As shipped (broken)'}</b>
+        <span className="muted">{text}</span>
+        {flags === null ? null : flags > 0 ? (
+          <span className="flag-count" data-testid="case-run-flags">
+            ⚑ {flags} QA flag{flags === 1 ? '' : 's'}
+          </span>
+        ) : (
+          <span className="good" data-testid="case-run-flags">
+            no QA flags
+          </span>
+        )}
+      </button>
+    </li>
+  );
+}
 
 /** The open case's walkthrough, beside the timeline: what to look at, and how to fix it. */
 export function CaseWalkthrough() {
   const stores = useStores();
   const active = useSlice('episodes', (s) => s.activeCase);
+  const episodes = useSlice('episodes', (s) => s.episodes);
+  const starting = useSlice('episodes', (s) => s.starting);
+  const error = useSlice('episodes', (s) => s.error);
+  const startFailed = useSlice('episodes', (s) => s.startFailed);
+  const current = useSlice('stepper', (s) => s.branch);
   if (!active) return null;
+  const runs = selectCaseRuns(active, episodes);
+  const other = active.variant === 'fixed' ? 'broken' : 'fixed';
+  const a = stores.episodes.getState();
   return (
-    <aside className="walkthrough" data-testid="case-walkthrough" data-case={active.case.id}>
+    <aside
+      className="walkthrough"
+      data-testid="case-walkthrough"
+      data-case={active.case.id}
+      data-variant={active.variant}
+    >
       <header className="panel-head">
         <h2>Case: {active.case.title}</h2>
-        <button
-          type="button"
-          onClick={() => stores.episodes.getState().closeCase()}
-          aria-label="close walkthrough"
-        >
+        {active.variant === 'fixed' ? (
+          <span className="badge st-succeeded" data-testid="case-variant">
+            fixed version
+          </span>
+        ) : null}
+        <button type="button" onClick={() => a.closeCase()} aria-label="close walkthrough">
           ✕
         </button>
       </header>
+      <div className="case-versions">
+        {active.case.has_fixed ? (
+          <button
+            type="button"
+            data-testid="case-run-variant"
+            data-variant={other}
+            disabled={starting !== null}
+            onClick={() => void a.openCase(active.case, other)}
+          >
+            {starting === active.case.id
+              ? 'starting…'
+              : other === 'fixed'
+                ? '▶ Run the fixed version'
+                : '▶ Run the broken version again'}
+          </button>
+        ) : null}
+        {startFailed === active.case.id && error ? (
+          <div className="state state-error" role="alert" data-testid="case-start-error">
+            {error}
+          </div>
+        ) : null}
+        {runs.length ? (
+          <ul className="case-runs" aria-label="runs of this case">
+            {runs.map((r) => (
+              <RunLine key={r.variant} run={r} current={current} />
+            ))}
+          </ul>
+        ) : null}
+      </div>
       <div className="panel-body">
         {active.readme === null ? (
           <div className="state state-loading">Loading the walkthrough…</div>

@@ -79,7 +79,7 @@ export function FileDiffView(props: {
 }) {
   const ext = props.path.split('.').pop() ?? '';
   return (
-    <div className="monaco-box diff" style={{ height: 260 }} data-model="diff">
+    <div className="monaco-box diff" data-model="diff">
       <DiffEditor
         original={props.before}
         modified={props.after}

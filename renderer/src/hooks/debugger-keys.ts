@@ -3,7 +3,7 @@ import type { AppStores } from '../stores/app-stores';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 
 /** The debugger action a key press means, or null. */
-export type DebuggerAction = 'step' | 'continue' | 'stop' | 'breakpoint' | 'previous' | 'next';
+export type DebuggerAction = 'step' | 'continue' | 'stop' | 'pause' | 'breakpoint' | 'previous' | 'next';
 
 /** True when the key press targets something that edits text (arrows belong to it then). */
 function isEditing(target: EventTarget | null): boolean {
@@ -11,6 +11,15 @@ function isEditing(target: EventTarget | null): boolean {
   // A focused splitter moves with the arrows too.
   if (target.closest('.monaco-editor, .xterm, [role="separator"]')) return true;
   return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+}
+
+/** True when the key press targets the terminal or a Monaco editor. */
+function inTerminalOrEditor(target: EventTarget | null): boolean {
+  return (
+    typeof Element !== 'undefined' &&
+    target instanceof Element &&
+    target.closest('.xterm, .monaco-editor') !== null
+  );
 }
 
 /**
@@ -27,6 +36,9 @@ export function debuggerAction(e: KeyboardEvent): DebuggerAction | null {
       return e.shiftKey ? 'stop' : 'continue';
     case 'F9':
       return 'breakpoint';
+    case 'Escape':
+      // Escape in the terminal or an editor is theirs (the terminal's handler leaves it).
+      return e.shiftKey || e.altKey || inTerminalOrEditor(e.target) ? null : 'pause';
     case 'ArrowLeft':
       return e.altKey || !isEditing(e.target) ? 'previous' : null;
     case 'ArrowRight':
@@ -34,6 +46,16 @@ export function debuggerAction(e: KeyboardEvent): DebuggerAction | null {
     default:
       return null;
   }
+}
+
+/**
+ * True when an action applies now: Escape pauses only a manual agent that is waiting for
+ * the person's decision (elsewhere Escape keeps its usual meaning).
+ */
+export function actionApplies(stores: AppStores, action: DebuggerAction): boolean {
+  if (action !== 'pause') return true;
+  const s = stores.stepper.getState();
+  return s.live && s.state === 'running' && s.view?.summary.agent === 'manual';
 }
 
 /** Runs a debugger action against the slices. */
@@ -60,6 +82,9 @@ export function runDebuggerAction(stores: AppStores, action: DebuggerAction): vo
     case 'stop':
       void stepper.stop();
       return;
+    case 'pause':
+      void stepper.pause();
+      return;
     case 'breakpoint': {
       // With nothing selected, F9 arms the next step, like a breakpoint on the next line.
       const step = stepper.selectedStep ?? selectLastStep(stepper) + 1;
@@ -84,7 +109,7 @@ export function runDebuggerAction(stores: AppStores, action: DebuggerAction): vo
 export function installDebuggerKeys(stores: AppStores): () => void {
   const onKey = (e: KeyboardEvent): void => {
     const action = debuggerAction(e);
-    if (!action) return;
+    if (!action || !actionApplies(stores, action)) return;
     e.preventDefault();
     e.stopPropagation();
     if (

@@ -18,7 +18,7 @@ export function InjectPanel() {
   const error = useSlice('inject', (s) => s.error);
   const notice = useSlice('inject', (s) => s.notice);
   const detail = useSlice('inspector', (s) => s.detail);
-  const manual = useSlice('stepper', (s) => s.view?.summary.agent === 'manual');
+  const manual = useSlice('stepper', (s) => s.live && s.view?.summary.agent === 'manual');
   const decideTool = useSlice('inject', (s) => s.decideTool);
   const decideArgs = useSlice('inject', (s) => s.decideArgs);
   const decideText = useSlice('inject', (s) => s.decideText);
@@ -61,7 +61,8 @@ export function InjectPanel() {
           <h3>Manual agent: the next decision</h3>
           {live && state === 'running' ? (
             <div className="notice" data-testid="decide-asks" role="status">
-              The agent is waiting for you: enter the next tool call (or a final answer) and send it.
+              The agent is waiting for you: enter the next tool call (or a final answer) and send it. To stop
+              waiting, press Pause (or Escape).
             </div>
           ) : null}
           <div className="row">

@@ -1,3 +1,4 @@
+import { ReplayReportView } from '../components/replay-report';
 import { CandidatesView } from '../components/candidates-view';
 import { CompareView } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
@@ -127,23 +128,7 @@ export function ReplayControls() {
           {running === 'replay' ? 'Re-executing…' : 'Re-execute replay'}
         </button>
       </div>
-      {report ? (
-        <div className={`report ${report.identical ? 'good' : 'bad'}`} data-testid="replay-report">
-          {report.identical
-            ? `replayed ${report.steps_replayed} steps: identical to the recording`
-            : report.first_divergence
-              ? `first divergence at step ${report.first_divergence.step} (${report.first_divergence.field}): recorded ${JSON.stringify(report.first_divergence.recorded)} → now ${JSON.stringify(report.first_divergence.actual)}`
-              : `replayed ${report.steps_replayed} steps`}
-          {report.workspace_diverged_at !== null
-            ? ` · workspace diverged at step ${report.workspace_diverged_at}`
-            : ''}
-          {report.first_divergence ? (
-            <button type="button" onClick={() => stepper.select(report.first_divergence?.step ?? null)}>
-              show step
-            </button>
-          ) : null}
-        </div>
-      ) : null}
+      {report ? <ReplayReportView report={report} /> : null}
       <WhatIf branch={branch} step={step} />
       <CandidatesView branch={branch} step={step} />
       <CompareView branch={branch} />

@@ -71,13 +71,24 @@ const Row = memo(function Row(props: {
         {row.summary}
       </span>
       <span className="tl-marks">
+        {/* A QA flag is what a person looks for first: it leads the marks. */}
+        {row.flags.map((f, i) => (
+          <i
+            key={i}
+            className={`mark mark-flag sev-${f.severity}`}
+            title={`${f.rule}: ${f.message}`}
+            data-flag={f.rule}
+          >
+            ⚑ {f.rule}
+          </i>
+        ))}
         {row.injected ? (
           <i className="mark mark-inj" title="an observation was injected">
             INJ
           </i>
         ) : null}
         {row.human ? (
-          <i className="mark mark-hum" title="a person typed in the terminal">
+          <i className="mark mark-hum" title="a person typed in the terminal after this step">
             HUM
           </i>
         ) : null}
@@ -88,12 +99,18 @@ const Row = memo(function Row(props: {
         ) : null}
         {row.rollbacks ? (
           <i className="mark mark-ovr" title="the workspace was restored inside this step (a hard timeout)">
-            ROLLBACK
+            <span className="mk-long">ROLLBACK</span>
+            <span className="mk-short" aria-hidden="true">
+              ↺
+            </span>
           </i>
         ) : null}
         {row.real ? (
           <i className="mark mark-flag sev-warning" data-testid="row-real" title={row.real}>
-            real ≠ shown
+            <span className="mk-long">real ≠ shown</span>
+            <span className="mk-short" aria-hidden="true">
+              ≠
+            </span>
           </i>
         ) : null}
         {row.error ? (
@@ -104,16 +121,6 @@ const Row = memo(function Row(props: {
         {props.forks.map((f) => (
           <i key={f.branch} className="mark mark-fork" title={`branch ${f.branch} forks here`}>
             fork {f.branch}
-          </i>
-        ))}
-        {row.flags.map((f, i) => (
-          <i
-            key={i}
-            className={`mark mark-flag sev-${f.severity}`}
-            title={`${f.rule}: ${f.message}`}
-            data-flag={f.rule}
-          >
-            ⚑ {f.rule}
           </i>
         ))}
       </span>

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import type { CallDetail, StepDetail } from '../../../shared/contract/models';
 import type { ToolResult } from '../../../shared/tool-result';
-import { FileDiffView, JsonView, pretty } from '../components/lazy-editors';
+import { JsonText } from '../components/json-text';
+import { FileDiffView, pretty } from '../components/lazy-editors';
 import { Panel, PanelState } from '../components/panel';
 import type { InspectorTab } from '../stores/inspector/inspector-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -85,17 +86,22 @@ function CallView(props: { readonly call: CallDetail; readonly scope: string }) 
       <div className="split">
         <div>
           <h4>arguments</h4>
-          <JsonView model="arguments.json" scope={props.scope} value={pretty(call.arguments)} />
+          <JsonText
+            model="arguments.json"
+            scope={props.scope}
+            value={pretty(call.arguments)}
+            label="arguments"
+          />
         </div>
         <div>
           <h4>{real ? 'result the agent saw' : 'result'}</h4>
-          <JsonView model="result.json" scope={props.scope} value={pretty(shown)} />
+          <JsonText model="result.json" scope={props.scope} value={pretty(shown)} label="result" />
         </div>
       </div>
       {real ? (
         <>
           <h4>real result (replay uses this)</h4>
-          <JsonView model="result-real.json" scope={props.scope} value={pretty(real)} height={120} />
+          <JsonText model="result-real.json" scope={props.scope} value={pretty(real)} label="real result" />
         </>
       ) : null}
     </div>
@@ -151,6 +157,11 @@ function FilesView(props: { readonly detail: StepDetail; readonly scope: string 
               onClick={() => stores.inspector.getState().setDiffPath(f.path)}
             >
               <span className={`chg chg-${f.change}`}>{f.change[0].toUpperCase()}</span> {f.path}
+              {f.by_person ? (
+                <i className="mark mark-hum" data-testid="file-by-person" title={`$ ${f.by_person.command}`}>
+                  changed in the terminal by you, before step {props.detail.step}
+                </i>
+              ) : null}
             </button>
           </li>
         ))}
@@ -212,7 +223,12 @@ function RequestView(props: { readonly detail: StepDetail; readonly scope: strin
       ) : (
         <>
           <h4>request (messages, tools, parameters)</h4>
-          <JsonView model="request.json" scope={props.scope} value={pretty(d.model_request)} height={260} />
+          <JsonText
+            model="request.json"
+            scope={props.scope}
+            value={pretty(d.model_request)}
+            label="model request"
+          />
         </>
       )}
       {d.model_output ? (
@@ -241,6 +257,13 @@ function StepExtras(props: { readonly detail: StepDetail }) {
       {d.injected.map((x, i) => (
         <div key={i} className="injected" data-testid="inspector-injected">
           <i className="mark mark-inj">INJ {x.role}</i> {x.content}
+        </div>
+      ))}
+      {d.human.map((h, i) => (
+        <div key={i} className="injected" data-testid="inspector-human">
+          <i className="mark mark-hum">HUM</i> you typed in the terminal after step {d.step}:{' '}
+          <code className="mono">$ {h.command}</code>
+          {h.exit_code ? <span className="bad"> (exit {h.exit_code})</span> : null}
         </div>
       ))}
       {d.parse_error ? <div className="bad">parse error: {d.parse_error}</div> : null}

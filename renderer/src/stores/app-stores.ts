@@ -85,6 +85,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       if (live && s.branch) void terminal.getState().attach(s.branch);
       else if (!s.live && terminal.getState().branch !== null) void terminal.getState().detach();
     }
+    // "Queued: the next step uses it" is stale once a step took it, and on another branch.
+    if (s.branch !== prev.branch || selectLastStep(s) > selectLastStep(prev)) inject.getState().settle();
     // The library's step counts and statuses move when a live branch stops.
     if (s.state !== prev.state && (s.state === 'paused' || s.state === 'ended'))
       void episodes.getState().refresh();

@@ -8,10 +8,17 @@ import type {
 } from '../../../../shared/contract/models';
 import { errorText } from '../result';
 
-/** A case opened beside the timeline: its summary and walkthrough. */
+/** A case's two variants: as it ships (broken) and with its fix applied. */
+export type CaseVariant = 'broken' | 'fixed';
+
+/** A case opened beside the timeline: its summary and walkthrough, and the runs started from it. */
 export interface ActiveCase {
   readonly case: CaseSummary;
   readonly readme: string | null;
+  /** The variant shown (the last one started). */
+  readonly variant: CaseVariant;
+  /** The branch each variant's latest run opened, so the walkthrough can set them side by side. */
+  readonly runs: Readonly<Partial<Record<CaseVariant, string>>>;
 }
 
 /** The episode library: episodes and branches, bundled tasks and cases, the search box. */
@@ -41,8 +48,8 @@ export interface EpisodesActions {
   loadCatalog(): Promise<void>;
   /** Starts a bundled sample task as a new episode; returns its branch, or null on failure. */
   startTask(task: TaskSummary): Promise<string | null>;
-  /** One click: starts the case and shows its walkthrough beside the timeline. */
-  openCase(c: CaseSummary): Promise<string | null>;
+  /** One click: starts the case (or its fixed variant) and shows its walkthrough beside the timeline. */
+  openCase(c: CaseSummary, variant?: CaseVariant): Promise<string | null>;
   closeCase(): void;
   setAgent(agent: string): void;
   setModel(model: string): void;
@@ -61,7 +68,7 @@ export function createEpisodesStore(
   const store = createStore<EpisodesState & EpisodesActions>()((set, get) => {
     const start = async (
       key: string,
-      task: { kind: 'sample'; id: string } | { kind: 'case'; id: string },
+      task: { kind: 'sample'; id: string } | { kind: 'case'; id: string; fixed?: boolean },
       agent?: string,
     ): Promise<string | null> => {
       set({ starting: key, error: null, startFailed: null });
@@ -118,14 +125,25 @@ export function createEpisodesStore(
         });
       },
       startTask: (task) => start(task.id, { kind: 'sample', id: task.id }, get().agent.trim() || undefined),
-      async openCase(c) {
-        set({ activeCase: { case: c, readme: null } });
+      async openCase(c, variant = 'broken') {
+        const was = get().activeCase;
+        const same = was?.case.id === c.id ? was : null;
+        // The walkthrough stays while its other variant starts; a new case loads its own.
+        set({ activeCase: { case: c, readme: same?.readme ?? null, variant, runs: same?.runs ?? {} } });
         const [branch, readme] = await Promise.all([
-          start(c.id, { kind: 'case', id: c.id }),
-          client.cases.open({ id: c.id }),
+          start(c.id, { kind: 'case', id: c.id, ...(variant === 'fixed' ? { fixed: true } : {}) }),
+          same?.readme ? null : client.cases.open({ id: c.id }),
         ]);
-        if (get().activeCase?.case.id === c.id)
-          set({ activeCase: { case: c, readme: readme.ok ? readme.value.readme : c.summary } });
+        const now = get().activeCase;
+        if (now?.case.id === c.id)
+          set({
+            activeCase: {
+              ...now,
+              readme:
+                readme === null ? now.readme : readme.ok ? walkthroughText(readme.value.readme) : c.summary,
+              runs: branch ? { ...now.runs, [variant]: branch } : now.runs,
+            },
+          });
         return branch;
       },
       closeCase() {
@@ -171,4 +189,35 @@ export function selectVisibleTasks(tasks: readonly TaskSummary[], query: string)
 export function selectVisibleCases(cases: readonly CaseSummary[], query: string): readonly CaseSummary[] {
   const q = query.trim().toLowerCase();
   return q ? cases.filter((c) => `${c.id} ${c.title} ${c.summary}`.toLowerCase().includes(q)) : cases;
+}
+
+/** A case run as the walkthrough shows it: which variant, its branch, and its summary once listed. */
+export interface CaseRun {
+  readonly variant: CaseVariant;
+  readonly branch: string;
+  readonly summary: BranchSummary | null;
+}
+
+/** The open case's runs (broken first), each with its branch summary from the library. */
+export function selectCaseRuns(
+  active: ActiveCase | null,
+  episodes: readonly EpisodeEntry[],
+): readonly CaseRun[] {
+  if (!active) return [];
+  const find = (branch: string) => {
+    for (const e of episodes) for (const b of e.branches) if (b.branch === branch) return b;
+    return null;
+  };
+  return (['broken', 'fixed'] as const).flatMap((variant) => {
+    const branch = active.runs[variant];
+    return branch ? [{ variant, branch, summary: find(branch) }] : [];
+  });
+}
+
+/**
+ * A case README as the window shows it: its "**Run it:** `stepbox case run …`" paragraph
+ * is for the terminal, and the walkthrough has its own buttons for both versions.
+ */
+export function walkthroughText(readme: string): string {
+  return readme.replace(/(^|\n)\*\*Run it:\*\*[^]*?(?:\n[ \t]*\n|$(?![^]))/, '$1');
 }

@@ -29,6 +29,8 @@ export interface InjectActions {
   setDecision(part: { tool?: string; args?: string; text?: string }): void;
   /** Queues the manual agent's next decision. */
   decide(branch: string): Promise<boolean>;
+  /** Forgets the last action's answer (a step took what it queued, or another branch opened). */
+  settle(): void;
 }
 
 /** The inject slice. */
@@ -68,6 +70,9 @@ export function createInjectStore(client: StepboxClient): InjectStore {
     decideTool: 'execute_shell',
     decideArgs: '{"command": "ls -la"}',
     decideText: '',
+    settle: () => {
+      if (get().notice !== null || get().error !== null) set({ notice: null, error: null });
+    },
     setDecision: (part) =>
       set((s) => ({
         decideTool: part.tool ?? s.decideTool,

@@ -1,0 +1,80 @@
+import type { ReplayReport, ReplayStepVerdict } from '../../../shared/contract/models';
+import { useStores } from '../stores/use-stores';
+
+/** How many differing files a step's line names before "+N more". */
+const FILES_SHOWN = 4;
+
+/** A value from the recording or the re-execution, cut to one short line. */
+function short(v: unknown): string {
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  const line = (text ?? 'nothing').replace(/\s+/g, ' ');
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+/** What differed in a step's results, in words. */
+function resultText(v: ReplayStepVerdict): string {
+  if (v.verdict === 'match') return 'same results';
+  if (v.verdict === 'no_calls') return 'no tool call';
+  return `results differ: ${v.fields.map((f) => (f === 'calls' ? 'number of calls' : f.replace('.', ' '))).join(', ')}`;
+}
+
+/** The files a step's workspace differs in, in words. */
+function filesText(v: ReplayStepVerdict): string {
+  if (v.workspace_match) return 'same files';
+  if (v.files.length === 0) return 'files differ';
+  const named = v.files.slice(0, FILES_SHOWN).map((f) => f.path);
+  const more = v.files.length - named.length;
+  return `files differ: ${named.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+}
+
+/** The re-execution's outcome: the summary, then each step's verdict (a click shows the step). */
+export function ReplayReportView(props: { readonly report: ReplayReport }) {
+  const stores = useStores();
+  const r = props.report;
+  const first = r.first_divergence;
+  const steps = r.steps ?? [];
+  return (
+    <div className="report" data-testid="replay-report">
+      <div className={r.identical ? 'good' : 'bad'} data-testid="replay-summary">
+        {r.identical
+          ? `Re-executed ${r.steps_replayed} step${r.steps_replayed === 1 ? '' : 's'}: identical to the recording.`
+          : `Re-executed ${r.steps_replayed} step${r.steps_replayed === 1 ? '' : 's'}: ${[
+              first ? `results first differ at step ${first.step}` : '',
+              r.workspace_diverged_at !== null ? `files first differ at step ${r.workspace_diverged_at}` : '',
+            ]
+              .filter(Boolean)
+              .join('; ')}.`}
+      </div>
+      {first ? (
+        <div className="muted" data-testid="replay-first-divergence">
+          step {first.step}, {first.field}: recorded “{short(first.recorded)}”, now “{short(first.actual)}”
+        </div>
+      ) : null}
+      {steps.length ? (
+        <ol className="replay-steps" aria-label="each step re-executed">
+          {steps.map((v) => {
+            const same = v.verdict !== 'diverged' && v.workspace_match;
+            return (
+              <li key={v.step}>
+                <button
+                  type="button"
+                  className={`replay-step ${same ? 'same' : 'differs'}`}
+                  data-testid="replay-step"
+                  data-step={v.step}
+                  data-verdict={same ? 'match' : 'diverged'}
+                  title={v.files.map((f) => `${f.change}: ${f.path}`).join('\n') || undefined}
+                  onClick={() => stores.stepper.getState().select(v.step)}
+                >
+                  <span className="replay-step-n">{v.step}</span>
+                  <span className={same ? 'good' : 'bad'}>{same ? '✓ match' : '✗ diverged'}</span>
+                  <span>{resultText(v)}</span>
+                  <span data-testid="replay-step-files">{filesText(v)}</span>
+                </button>
+              </li>
+            );
+          })}
+        </ol>
+      ) : null}
+    </div>
+  );
+}
