@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ALL_WIDENINGS } from '../isolation-policy.js';
 import { Breakpoint } from '../breakpoints.js';
+import { HeldAction, StopPoints } from '../held-action.js';
 import { ToolResult } from '../tool-result.js';
 import { ChangedPath, EpisodeStatus, ToolCall, TraceEvent, VerifierResult } from '../trace-events.js';
 
@@ -14,9 +15,11 @@ export type ControllerState = z.infer<typeof ControllerState>;
 
 /** What stopped a run: a breakpoint hit (with why), a pause, one step done, or the end. */
 export const StopReason = z.object({
-  kind: z.enum(['breakpoint', 'paused', 'step', 'ended']),
+  kind: z.enum(['breakpoint', 'paused', 'step', 'ended', 'before_answer', 'before_tool']),
   breakpoint: Breakpoint.optional(),
   message: z.string().optional(),
+  /** At a stop inside a step: the decided action waiting to be delivered or run. */
+  held: HeldAction.optional(),
 });
 /** What stopped a run. */
 export type StopReason = z.infer<typeof StopReason>;
@@ -123,7 +126,10 @@ export const StepRow = z.object({
   duration_ms: z.number().nonnegative().nullable(),
   injected: z.boolean(),
   human: z.boolean(),
+  /** True when a person overrode a result or gave one instead of running the tool. */
   overridden: z.boolean(),
+  /** True when a person edited the decided answer or arguments before they took effect. */
+  edited: z.boolean().optional(),
   reward: z.number().nullable(),
   /** Reward components of the step, for the per-step chart. */
   rewards: z.record(z.string(), z.number()),
@@ -148,6 +154,10 @@ export const EpisodeStateInfo = z.object({
   /** The last completed step (0 after setup). */
   step: z.number().int().nonnegative(),
   reason: StopReason.nullable(),
+  /** Where the stepper also stops inside a step (live branches). */
+  stop_points: StopPoints.optional(),
+  /** The step waiting at a stop inside it, or null. */
+  held: HeldAction.nullable().optional(),
   /** The branch this controller was on before continuing after a rollback moved it here. */
   continued_from: z.string().optional(),
 });
