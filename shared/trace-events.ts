@@ -243,5 +243,5 @@ export function isPersonEdit(e: TraceEvent): boolean {
   return e.type === 'edit' || (e.type === 'tool_result' && e.replaced === true);
 }
 
-/** The schema identifier this build writes.
+/** The schema identifier this build writes. */
 export const CURRENT_TRACE_SCHEMA = TRACE_SCHEMA;
