@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Breakpoint } from '../../shared/breakpoints.js';
+import { parseBreakFlags } from '../../electron/cli/breakpoint-flags.js';
+import { UsageError } from '../../electron/cli/command.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/index.js';
 import { call, final, memoryTask, ofType, startScripted, tempHome } from '../support/harness.js';
 
@@ -185,5 +187,21 @@ describe('request breakpoints', () => {
     ]);
     const stop = await c.step();
     expect(stop).toMatchObject({ kind: 'before_answer', message: expect.stringMatching(/does not offer the tool lookup/) });
+  });
+});
+
+describe('--break for request breakpoints', () => {
+  it('parses request_tool, request_no_tool and request_match (a pattern may hold "=")', () => {
+    expect(parseBreakFlags(['request_tool=lookup', 'request_no_tool=bash', 'request_match=a=b|c'])).toEqual([
+      { kind: 'request_tool', name: 'lookup' },
+      { kind: 'request_no_tool', name: 'bash' },
+      { kind: 'request_match', pattern: 'a=b|c' },
+    ]);
+  });
+
+  it('says what is wrong: a bad pattern, a misspelt kind', () => {
+    expect(() => parseBreakFlags(['request_match=('])).toThrow(/"\(" is not a regular expression/);
+    expect(() => parseBreakFlags(['request_mach=x'])).toThrow(/did you mean request_match\?/);
+    expect(() => parseBreakFlags(['request_tool'])).toThrow(UsageError);
   });
 });
