@@ -36,7 +36,8 @@ export function parseBreakFlags(flags: readonly string[]): Breakpoint[] {
     }
     const spec = VALUE_FIELD[kind];
     const raw: Record<string, unknown> = { kind };
-    if (spec && !(kind === 'qa' && value === undefined)) raw[spec.field] = spec.numeric ? Number(value) : value;
+    if (spec && !(kind === 'qa' && value === undefined))
+      raw[spec.field] = spec.numeric ? Number(value) : value;
     const parsed = Breakpoint.safeParse(raw);
     if (!parsed.success) {
       const why = parsed.error.issues.find((i) => i.code === 'custom')?.message;

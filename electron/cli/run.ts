@@ -98,7 +98,9 @@ export function stopBeforeFlags(values: readonly string[]): Partial<StopPoints> 
     else if (v === 'answer' || v === 'answers') points.before_answer = true;
     else {
       const near = didYouMean(v, ['tool', 'answer']);
-      throw new UsageError(`--stop-before ${v}: expected tool or answer${near ? ` (did you mean ${near}?)` : ''}`);
+      throw new UsageError(
+        `--stop-before ${v}: expected tool or answer${near ? ` (did you mean ${near}?)` : ''}`,
+      );
     }
   }
   return points;

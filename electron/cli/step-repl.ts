@@ -97,7 +97,8 @@ function heldCommand(c: EpisodeRunner, cmd: string): HeldAction {
   const held = c.held() as HeldAction;
   const [verb] = cmd.split(/\s/, 1);
   let rest = cmd.slice(verb.length).trim();
-  if (verb === 'answer') return c.editAnswer(jsonArgument(rest, 'answer {"content": ..., "tool_calls": [...]}'));
+  if (verb === 'answer')
+    return c.editAnswer(jsonArgument(rest, 'answer {"content": ..., "tool_calls": [...]}'));
   // An optional call id first; without it the step's only call.
   let callId: string;
   const first = rest.split(/\s/, 1)[0] ?? '';
@@ -137,7 +138,9 @@ export function describeHeld(held: HeldAction): string {
     const replaced = held.replaced.find((r) => r.call_id === call.id);
     lines.push(
       `  the agent wants to run: ${call.name} ${oneLine(JSON.stringify(call.arguments), 300)}  (call ${call.id})` +
-        (replaced ? `\n    result given instead (the tool will not run): ${oneLine(JSON.stringify(replaced.result), 200)}` : ''),
+        (replaced
+          ? `\n    result given instead (the tool will not run): ${oneLine(JSON.stringify(replaced.result), 200)}`
+          : ''),
     );
   }
   if (held.edited) lines.push('  (edited by you)');

@@ -76,7 +76,11 @@ describeDocker('stops inside a step on Docker', () => {
       const events = env.store.readTrace(env.store.resolve(c.branch)).events;
       // The trace keeps what the model said and what the person changed, apart.
       expect(JSON.stringify(ofType(events, 'model_output')[0].message)).toContain('echo agent');
-      expect(ofType(events, 'edit')[0]).toMatchObject({ source: 'human', stage: 'before_tool', call_id: 'c1' });
+      expect(ofType(events, 'edit')[0]).toMatchObject({
+        source: 'human',
+        stage: 'before_tool',
+        call_id: 'c1',
+      });
       expect(ofType(events, 'tool_call').map((e) => e.arguments.command)).toEqual([
         'echo person > out.txt',
         'echo two > two.txt',
@@ -110,7 +114,10 @@ describeDocker('stops inside a step on Docker', () => {
         tool_calls: [
           {
             id: 'call_1',
-            function: { name: 'write_file', arguments: { path: 'notes/todo.txt', content: 'mop\nsweep\ndust\n' } },
+            function: {
+              name: 'write_file',
+              arguments: { path: 'notes/todo.txt', content: 'mop\nsweep\ndust\n' },
+            },
           },
         ],
       });
@@ -127,7 +134,13 @@ describeDocker('stops inside a step on Docker', () => {
       expect(received).toContain('A person wrote this list.');
       expect(received).toContain('mop\\\\nsweep');
       const callId = atTool.held!.calls[0].id;
-      c.replaceResult(callId, { ok: true, exit_code: 0, stdout: '42 notes/todo.txt', duration_ms: 0, bytes: 17 });
+      c.replaceResult(callId, {
+        ok: true,
+        exit_code: 0,
+        stdout: '42 notes/todo.txt',
+        duration_ms: 0,
+        bytes: 17,
+      });
       c.setStopPoints({ before_tool: false });
       await c.run();
       expect(c.ended()).toMatchObject({ status: 'succeeded', steps: 3 });

@@ -86,7 +86,11 @@ describe('stops inside a step (memory sandbox)', () => {
     expect((await c.step()).kind).toBe('step');
     expect(await fileText(c, 'r.txt')).toBeNull();
     const result = ofType(traceOf(c), 'tool_result')[0];
-    expect(result).toMatchObject({ source: 'human', replaced: true, result: { stdout: 'given by a person' } });
+    expect(result).toMatchObject({
+      source: 'human',
+      replaced: true,
+      result: { stdout: 'given by a person' },
+    });
     const tool = c.messages().find((m) => m.role === 'tool');
     expect(tool?.content).toContain('given by a person');
   });
@@ -186,7 +190,10 @@ describe('request breakpoints', () => {
       { kind: 'request_no_tool', name: 'lookup' },
     ]);
     const stop = await c.step();
-    expect(stop).toMatchObject({ kind: 'before_answer', message: expect.stringMatching(/does not offer the tool lookup/) });
+    expect(stop).toMatchObject({
+      kind: 'before_answer',
+      message: expect.stringMatching(/does not offer the tool lookup/),
+    });
   });
 });
 

@@ -7,7 +7,6 @@ import { ToolResult } from '../../../shared/tool-result.js';
 import type { EndEvent, EpisodeStatus, TraceEvent, VerifierResult } from '../../../shared/trace-events.js';
 import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
 import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
-import { parseAction } from '../agents/parse-action.js';
 import { logger } from '../log.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
@@ -473,7 +472,8 @@ export class EpisodeRunner implements EpisodeController {
   /** A held step is changed only while the stepper waits at it. */
   private assertHeldEditable(): void {
     this.assertOpen();
-    if (this.status === 'running') throw new HarnessError('busy', 'pause the episode before changing the step');
+    if (this.status === 'running')
+      throw new HarnessError('busy', 'pause the episode before changing the step');
   }
 
   /** The one place events are recorded: trace, conversation, history, listeners. */

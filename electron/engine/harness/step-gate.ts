@@ -99,7 +99,10 @@ export class StepGate {
    * Holds a freshly decided step before its answer is delivered. Returns true when the
    * stepper stops here: stop points ask for it, or a request breakpoint fires.
    */
-  holdBeforeAnswer(held: Omit<HeldStep, 'stage' | 'why' | 'message' | 'parsed' | 'replaced'>, breakpoints: readonly Breakpoint[]): boolean {
+  holdBeforeAnswer(
+    held: Omit<HeldStep, 'stage' | 'why' | 'message' | 'parsed' | 'replaced'>,
+    breakpoints: readonly Breakpoint[],
+  ): boolean {
     const hit = evaluateRequestBreakpoints(breakpoints, requestFacts(held.request));
     this.current = {
       ...held,
@@ -148,9 +151,10 @@ export class StepGate {
       throw new HarnessError('invalid_input', `the arguments of ${call.name} must be a JSON object`);
     const tool = this.tools().find((t) => t.function.name === call.name);
     if (tool) {
-      const ok = argumentCheck(call.name, tool.function.parameters as Record<string, unknown>)(
-        args as Record<string, unknown>,
-      );
+      const ok = argumentCheck(
+        call.name,
+        tool.function.parameters as Record<string, unknown>,
+      )(args as Record<string, unknown>);
       if (!ok.ok) throw new HarnessError('invalid_input', `${call.name}: ${ok.error}`);
     }
     const message = withArguments(held, callId, args as Record<string, unknown>);
@@ -163,7 +167,10 @@ export class StepGate {
     this.callOf(held, callId);
     const checked = ToolResult.safeParse(result);
     if (!checked.success)
-      throw new HarnessError('invalid_input', `not a tool result: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new HarnessError(
+        'invalid_input',
+        `not a tool result: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     held.replaced.set(callId, checked.data);
   }
 
@@ -227,7 +234,9 @@ function normalised(m: AssistantMessage, previous: DecidedMessage): DecidedMessa
         function: {
           name: c.function.name,
           arguments:
-            typeof c.function.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function.arguments),
+            typeof c.function.arguments === 'string'
+              ? c.function.arguments
+              : JSON.stringify(c.function.arguments),
         },
       };
     }),

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { CallDetail, StepDetail } from '../../../shared/contract/models';
 import type { ToolResult } from '../../../shared/tool-result';
 import { FileDiffView, JsonView, pretty } from '../components/lazy-editors';
+import { HeldActionCard } from '../components/held-action';
 import { Panel, PanelState } from '../components/panel';
 import type { InspectorTab } from '../stores/inspector/inspector-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -364,6 +365,7 @@ export function ToolInspector() {
       title={step !== null ? `Inspector — step ${step}` : 'Inspector'}
       className="inspector"
     >
+      <HeldActionCard />
       {body}
     </Panel>
   );
