@@ -177,7 +177,10 @@ export function HeldActionCard() {
             spellCheck={false}
             aria-invalid={syntax !== null || error !== null}
             aria-describedby="held-editor-message"
-            onChange={(e) => setDraft(e.target.value)}
+            onChange={(e) => {
+              setDraft(e.target.value);
+              a.clearHeldError();
+            }}
             onKeyDown={(e) => {
               if (e.key === 'Escape') setEditing(null);
               else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void submit(true);

@@ -64,7 +64,8 @@ export function StepperBar() {
           disabled={!live}
           onChange={(e) => void a.setStopPoint('before_tool', e.target.checked)}
         />
-        Pause before each tool runs
+        <span className="long">Pause before each tool runs</span>
+        <span className="short">Pause before tools</span>
       </label>
       <label className="toggle" title="Show the model's answer before the agent gets it, and let you edit it">
         <input
@@ -74,7 +75,8 @@ export function StepperBar() {
           disabled={!live}
           onChange={(e) => void a.setStopPoint('before_answer', e.target.checked)}
         />
-        Pause before each answer
+        <span className="long">Pause before each answer</span>
+        <span className="short">Pause before answers</span>
       </label>
       <span className="sep" />
       {branch ? (

@@ -290,9 +290,12 @@ export function ToolInspector() {
   const step = useSlice('inspector', (s) => s.step);
   const branch = useSlice('inspector', (s) => s.branch);
   const [callIndex, setCallIndex] = useState(0);
+  const heldStep = useSlice('stepper', (s) => (s.held && s.state !== 'running' ? s.held.step : null));
 
   let body;
-  if (step === null || load === 'idle')
+  // The step paused inside has nothing recorded to inspect yet: the card above shows what it will do.
+  if (step !== null && step === heldStep) body = null;
+  else if (step === null || load === 'idle')
     body = <PanelState kind="empty">Select a step in the timeline to inspect its tool call.</PanelState>;
   else if (load === 'error')
     body = (

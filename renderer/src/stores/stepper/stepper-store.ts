@@ -13,6 +13,7 @@ import type { Result } from '../../../../shared/result';
 import { NO_STOP_POINTS, type HeldAction, type StopPoints } from '../../../../shared/held-action';
 import type { TraceEvent } from '../../../../shared/trace-events';
 import { applyEventToRows, liveRowsOf, type LiveRows } from '../../../../shared/contract/step-rows';
+import { callDetail } from '../../../../shared/step-summary';
 import { errorText } from '../result';
 import { overrideToResult } from '../inject/inject-store';
 
@@ -61,6 +62,8 @@ export interface StepperActions {
   editAnswer(json: string): Promise<boolean>;
   /** A result given instead of running a held call (JSON result, or text shown as its output); false when refused. */
   replaceResult(callId: string, text: string): Promise<boolean>;
+  /** Forgets a refusal of the held step's change (its draft changed: the message is stale). */
+  clearHeldError(): void;
   /** Shows a message in the status bar (plain words; cleared by the next action). */
   explain(message: string | null): void;
   select(step: number | null): void;
@@ -313,6 +316,9 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         }
         return changeHeld((id) => client.episode.replaceResult({ id, call_id: callId, result }));
       },
+      clearHeldError() {
+        if (get().heldError !== null) set({ heldError: null });
+      },
       explain(message) {
         set({ error: message });
       },
@@ -395,6 +401,26 @@ function stateFields(info: EpisodeStateInfo): Partial<StepperState> {
     ...(info.stop_points ? { stopPoints: info.stop_points } : {}),
     held: info.state === 'ended' ? null : (info.held ?? null),
   };
+}
+
+/**
+ * The rows as the timeline shows them: the step paused inside (decided, not yet run)
+ * shows the calls it is about to make, waiting, where its recorded row has none yet.
+ */
+export function rowsWithHeld(rows: readonly StepRow[], held: HeldAction | null): readonly StepRow[] {
+  if (!held || rows.length === 0) return rows;
+  const last = rows[rows.length - 1];
+  if (last.step !== held.step || last.tools.length > 0) return rows;
+  const summary =
+    held.calls.length > 0
+      ? `waiting to run: ${held.calls.map((c) => callDetail(c.name, c.arguments)).join(' ; ')}`
+      : held.final !== null
+        ? `waiting: ${held.final}`
+        : 'waiting for the answer to be given to the agent';
+  return [
+    ...rows.slice(0, -1),
+    { ...last, tools: held.calls.map((c) => c.name), summary, status: 'pending' },
+  ];
 }
 
 /** The step the views show: the selected one, or the latest. */
