@@ -224,6 +224,8 @@ export const CallDetail = z.object({
   override: z.object({ real: ToolResult, shown: ToolResult }).nullable(),
   /** What the tool really returned when a hard timeout showed the agent a fallback (`result`). */
   real: ToolResult.nullable().optional(),
+  /** True when a person gave `result` instead of running the tool (it did not run). */
+  replaced: z.boolean().optional(),
 });
 /** One tool call of a step with its result. */
 export type CallDetail = z.infer<typeof CallDetail>;
@@ -242,6 +244,17 @@ export const StepDetail = z.object({
   files: z.array(FileChange),
   injected: z.array(z.object({ role: z.enum(['system', 'user']), content: z.string() })),
   human: z.array(z.object({ command: z.string(), exit_code: z.number().int().nullable() })),
+  /** A person's edits of the decided action before it took effect: the answer (before the agent got it) or a call's arguments. */
+  edits: z
+    .array(
+      z.object({
+        stage: z.enum(['before_answer', 'before_tool']),
+        call_id: z.string().nullable(),
+        original: z.unknown(),
+        edited: z.unknown(),
+      }),
+    )
+    .optional(),
   rewards: z.object({ components: z.record(z.string(), z.number()), total: z.number() }).nullable(),
   flags: z.array(FlagSummary),
   tree_hash: z.string().nullable(),

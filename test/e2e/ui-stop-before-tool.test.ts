@@ -94,12 +94,33 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       const row = await app.timeline.rowAt(3);
       expect(row.text).toContain('echo EDITED-BY-PERSON');
       await expect(app.timeline.row(3).getAttribute('data-edited')).resolves.toBe('true');
+      // The inspector says what the agent had decided, beside what ran.
+      await expect(app.inspector.root.getByTestId('inspector-edit').innerText()).resolves.toMatch(
+        /You changed the arguments before it ran; the agent had decided: execute_shell .*python3 greet\.py World/,
+      );
       await app.screenshot(`stop-before-tool-${tag}-edited-result`);
+
+      // Step 4 (read_file): give its result instead of running it.
+      await app.page.keyboard.press('F10');
+      card = await heldAt(app, 4);
+      await card.getByTestId('held-replace-result').click();
+      await card.getByTestId('held-editor').fill('GIVEN-BY-A-PERSON');
+      await card.getByTestId('held-save-run').click();
+      await app.inspector.waitForStep(4);
+      await settled(app);
+      await app.inspector.root.getByTestId('inspector-replaced').waitFor({ timeout: 20_000 });
+      await app.inspector.tab('output');
+      await app.inspector.root
+        .getByTestId('inspector-stdout')
+        .filter({ hasText: 'GIVEN-BY-A-PERSON' })
+        .waitFor({ timeout: 20_000 });
+      await expect(app.timeline.row(4).locator('.mark-ovr').count()).resolves.toBe(1);
+      await app.screenshot(`stop-before-tool-${tag}-replaced-result`);
 
       // Turning the stops off: F10 runs a whole step again.
       await toggle.uncheck();
       await app.page.keyboard.press('F10');
-      await app.timeline.waitForStep(4);
+      await app.timeline.waitForStep(5);
       await settled(app);
       await expect(app.inspector.root.getByTestId('held-action').count()).resolves.toBe(0);
       expect(app.errors).toEqual([]);

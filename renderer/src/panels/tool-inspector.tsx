@@ -71,6 +71,11 @@ function CallView(props: { readonly call: CallDetail; readonly scope: string }) 
         <b>{call.name}</b> <span className="muted mono">{call.id}</span>
         {override ? <i className="mark mark-ovr">overridden</i> : null}
         {!override && real ? <i className="mark mark-ovr">fallback</i> : null}
+        {props.call.replaced ? (
+          <i className="mark mark-ovr" data-testid="inspector-replaced" title="the tool did not run">
+            result given by you — the tool did not run
+          </i>
+        ) : null}
       </div>
       {real && shown ? (
         <div className="real-vs-shown" data-testid="inspector-real-vs-shown">
@@ -228,6 +233,22 @@ function RequestView(props: { readonly detail: StepDetail; readonly scope: strin
   );
 }
 
+/** What an edited answer said before the edit: the call's arguments, or the text and calls, on one line. */
+function decidedText(original: unknown, callId: string | null): string {
+  const m = (original && typeof original === 'object' ? original : {}) as {
+    content?: unknown;
+    tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[];
+  };
+  const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+  const shown = callId ? calls.filter((c) => c.id === callId) : calls;
+  const parts = shown.map((c) => {
+    const args = c.function?.arguments;
+    return `${c.function?.name ?? '?'} ${typeof args === 'string' ? args : JSON.stringify(args)}`;
+  });
+  if (!callId && typeof m.content === 'string' && m.content !== '') parts.unshift(`“${m.content}”`);
+  return parts.join(' · ') || '(nothing)';
+}
+
 function StepExtras(props: { readonly detail: StepDetail }) {
   const d = props.detail;
   const rewards = d.rewards ? Object.entries(d.rewards.components) : [];
@@ -242,6 +263,14 @@ function StepExtras(props: { readonly detail: StepDetail }) {
       {d.injected.map((x, i) => (
         <div key={i} className="injected" data-testid="inspector-injected">
           <i className="mark mark-inj">INJ {x.role}</i> {x.content}
+        </div>
+      ))}
+      {(d.edits ?? []).map((x, i) => (
+        <div key={`edit-${i}`} className="injected" data-testid="inspector-edit">
+          <i className="mark mark-hum">EDIT</i>{' '}
+          {x.stage === 'before_tool'
+            ? `You changed the arguments before it ran; the agent had decided: ${decidedText(x.original, x.call_id)}`
+            : `You changed the model's answer before the agent got it; the model had said: ${decidedText(x.original, null)}`}
         </div>
       ))}
       {d.parse_error ? <div className="bad">parse error: {d.parse_error}</div> : null}
