@@ -108,6 +108,7 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await card.getByTestId('held-save-run').click();
       await app.inspector.waitForStep(4);
       await settled(app);
+      await app.inspector.tab('call');
       await app.inspector.root.getByTestId('inspector-replaced').waitFor({ timeout: 20_000 });
       await app.inspector.tab('output');
       await app.inspector.root
