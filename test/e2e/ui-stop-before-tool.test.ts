@@ -128,3 +128,57 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
     });
   }
 });
+
+describe('web mode: pause before the answer reaches the agent, edit it', () => {
+  const web = servedApp();
+
+  it('at 1280x800: the model answer shows before the agent gets it; the edited answer is what the step does', async () => {
+    const app = await web.open({ width: 1280, height: 800 });
+    await app.library.startTask('hello-python');
+    await app.page.getByTestId('episode-state').waitFor({ timeout: 60_000 });
+    await settled(app);
+    await app.page.getByTestId('stop-before-answer').check();
+    await app.page.keyboard.press('F10');
+    const card = app.inspector.root.locator('[data-testid="held-action"][data-stage="before_answer"]');
+    await card.waitFor({ timeout: 60_000 });
+    await expect(card.locator('h3').textContent()).resolves.toContain(
+      "Paused before the agent gets step 1's answer",
+    );
+    await expect(card.getByTestId('held-content').innerText()).resolves.toContain(
+      "I'll start by looking at the workspace.",
+    );
+    await expect(card.getByTestId('held-call').innerText()).resolves.toMatch(
+      /The answer asks to run: list_dir/,
+    );
+    await card.getByTestId('held-edit-answer').click();
+    const editor = card.getByTestId('held-editor');
+    await expect(editor.inputValue()).resolves.toContain('"name": "list_dir"');
+    await editor.fill(
+      JSON.stringify({
+        content: 'A person answered instead.',
+        tool_calls: [
+          { id: 'call_1', function: { name: 'execute_shell', arguments: { command: 'echo ANSWER-EDITED' } } },
+        ],
+      }),
+    );
+    await card.getByTestId('held-save').click();
+    // Saved, not yet given: the card shows the edited answer and says it was edited.
+    await card.getByTestId('held-edited').waitFor({ timeout: 10_000 });
+    await expect(card.getByTestId('held-call').innerText()).resolves.toContain('echo ANSWER-EDITED');
+    await app.screenshot('stop-before-answer-1280x800-edited');
+    await card.getByTestId('held-run').click();
+    await app.timeline.waitForStep(1);
+    await settled(app);
+    await app.inspector.waitForStep(1);
+    await expect(app.inspector.root.getByTestId('inspector-edit').innerText()).resolves.toMatch(
+      /You changed the model's answer before the agent got it; the model had said: “I'll start by looking at the workspace\.” · list_dir/,
+    );
+    await app.inspector.tab('output');
+    await app.inspector.root
+      .getByTestId('inspector-stdout')
+      .filter({ hasText: 'ANSWER-EDITED' })
+      .waitFor({ timeout: 20_000 });
+    await app.screenshot('stop-before-answer-1280x800-result');
+    expect(app.errors).toEqual([]);
+  });
+});

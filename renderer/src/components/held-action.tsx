@@ -120,7 +120,8 @@ export function HeldActionCard() {
         return (
           <div className="held-call" key={call.id} data-testid="held-call">
             <div>
-              The agent wants to run: <b className="mono">{call.name}</b>
+              {beforeTool ? 'The agent wants to run:' : 'The answer asks to run:'}{' '}
+              <b className="mono">{call.name}</b>
             </div>
             <pre className="mono held-args" data-testid="held-args">
               {pretty(call.arguments)}
