@@ -8,7 +8,7 @@ import { replayExecAgent } from '../../electron/engine/external/agent-replay.js'
 import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
+import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
 import {
   createDockerProvider,
   type DockerSandboxProvider,
@@ -26,10 +26,12 @@ const EXAMPLES = [
 
 let provider: DockerSandboxProvider;
 let env: ReturnType<typeof tempHome>;
+let supply: SandboxSupply;
 
 beforeAll(async () => {
   provider = await createDockerProvider();
-  env = tempHome();
+  env = tempHome(provider);
+  supply = await env.engine.supply();
 });
 afterAll(async () => {
   await provider?.close();
@@ -51,7 +53,8 @@ async function startExample(name: string, command: string, model?: string): Prom
     agentSpec: `exec:${command}`,
     agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
     store: env.store,
-    supply: coldSupply(provider),
+    parts: env.parts,
+    supply,
   });
 }
 
@@ -72,7 +75,8 @@ async function startTemp(path: string, command: string, model = 'manual'): Promi
     agentSpec: `exec:${command}`,
     agentOptions: { model },
     store: env.store,
-    supply: coldSupply(provider),
+    parts: env.parts,
+    supply,
   });
 }
 
@@ -124,7 +128,8 @@ describeDocker('external agents (exec:) on Docker', () => {
         id: c.episode,
         at: 2,
         store: env.store,
-        supply: coldSupply(provider),
+        parts: env.parts,
+        supply,
         agentSpec: `exec:${ex.command}`,
         agentOptions: { model: `scripted:${alt}` },
       });
@@ -224,14 +229,15 @@ describeDocker('external agents (exec:) on Docker', () => {
     expect(c.ended()?.status).toBe('succeeded');
     // A recorded command never runs by itself: a trace or bundle could carry any command.
     await expect(
-      forkEpisode({ id: c.episode, at: 2, store: env.store, supply: coldSupply(provider) }),
+      forkEpisode({ id: c.episode, at: 2, store: env.store, parts: env.parts, supply }),
     ).rejects.toThrow(/never runs a recorded command by itself.*--agent 'exec:python3 agent.py --stamp'/);
     // Given again, the same agent continues with the recorded model source after its 2 lines.
     const f = await forkEpisode({
       id: c.episode,
       at: 2,
       store: env.store,
-      supply: coldSupply(provider),
+      parts: env.parts,
+      supply,
       agentSpec: 'exec:python3 agent.py --stamp',
     });
     try {
@@ -244,6 +250,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     // replay --verify of the agent itself finds the same.
     const replay = await replayExecAgent({
       store: env.store,
+      parts: env.parts,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py --stamp',
     });
@@ -260,6 +267,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.dispose();
     const replay = await replayExecAgent({
       store: env.store,
+      parts: env.parts,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py',
     });
@@ -267,6 +275,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     // A different program asks differently.
     const other = await replayExecAgent({
       store: env.store,
+      parts: env.parts,
       id: c.episode,
       agentSpec: 'exec:node ../../../dist/agents/ts-openai-loop/agent.js',
     });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
+import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 import {
   createDockerProvider,
   type DockerSandboxProvider,
@@ -14,10 +14,12 @@ import { call, final, ofType, script, task, tempHome } from '../support/harness.
 
 let provider: DockerSandboxProvider;
 let env: ReturnType<typeof tempHome>;
+let supply: SandboxSupply;
 
 beforeAll(async () => {
   provider = await createDockerProvider();
-  env = tempHome();
+  env = tempHome(provider);
+  supply = await env.engine.supply();
 });
 afterAll(async () => {
   await provider?.close();
@@ -54,7 +56,8 @@ describeDocker('stops inside a step on Docker', () => {
       task: SHELL_TASK,
       agentSpec: `scripted:${agent}`,
       store: env.store,
-      supply: coldSupply(provider),
+      parts: env.parts,
+      supply,
     });
     try {
       c.setStopPoints({ before_tool: true });
@@ -101,7 +104,8 @@ describeDocker('stops inside a step on Docker', () => {
       agentSpec: 'exec:python3 agent.py',
       agentOptions: { model: `scripted:${join(dir, 'model.jsonl')}` },
       store: env.store,
-      supply: coldSupply(provider),
+      parts: env.parts,
+      supply,
     });
     try {
       c.setBreakpoints([{ kind: 'request_match', pattern: 'three chores' }]);
@@ -164,7 +168,8 @@ describeDocker('stops inside a step on Docker', () => {
       agentSpec: 'exec:python3 agent.py',
       agentOptions: { model: `scripted:${join(dir, 'model.jsonl')}` },
       store: env.store,
-      supply: coldSupply(provider),
+      parts: env.parts,
+      supply,
     });
     try {
       c.setStopPoints({ before_tool: true });
