@@ -243,7 +243,8 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
       };
     }
     case 'edit': {
-      const name = e.call_id ? (s.calls.find((c) => c.call_id === e.call_id)?.name ?? e.call_id) : null;
+      // The edit comes before the action it changed: the call's name is in the edited answer.
+      const name = e.call_id ? (editedCallName(e.edited, e.call_id) ?? e.call_id) : null;
       return {
         ...s,
         injected: [
@@ -324,6 +325,15 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
     case 'fault':
       return s;
   }
+}
+
+/** The name of call `callId` in an edited assistant message, or null. */
+function editedCallName(message: unknown, callId: string): string | null {
+  const calls = (message as { tool_calls?: unknown } | null)?.tool_calls;
+  if (!Array.isArray(calls)) return null;
+  const call = calls.find((c) => (c as { id?: unknown })?.id === callId) as
+    { function?: { name?: unknown } } | undefined;
+  return typeof call?.function?.name === 'string' ? call.function.name : null;
 }
 
 function upsertCall(

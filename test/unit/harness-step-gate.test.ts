@@ -2,8 +2,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Breakpoint } from '../../shared/breakpoints.js';
 import { parseBreakFlags } from '../../electron/cli/breakpoint-flags.js';
 import { UsageError } from '../../electron/cli/command.js';
-import type { EpisodeRunner } from '../../electron/engine/harness/index.js';
-import { call, final, memoryTask, ofType, startScripted, tempHome } from '../support/harness.js';
+import { summarizeSteps } from '../../shared/step-summary.js';
+import { stepRowsOf } from '../../shared/contract/step-rows.js';
+import { replayVerify, type EpisodeRunner } from '../../electron/engine/harness/index.js';
+import {
+  call,
+  final,
+  memorySupply,
+  memoryTask,
+  ofType,
+  startScripted,
+  tempHome,
+} from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome>;
 let runner: EpisodeRunner | null = null;
@@ -56,6 +66,14 @@ describe('stops inside a step (memory sandbox)', () => {
     expect(JSON.stringify(edit.original)).toContain('a.txt');
     expect(JSON.stringify(edit.edited)).toContain('b.txt');
     expect(ofType(events, 'tool_call')[0].arguments).toEqual({ path: 'b.txt', content: 'person' });
+    // `stepbox show` and the timeline name the person's change.
+    const [, one] = summarizeSteps(events);
+    expect(one.injected).toContainEqual({
+      type: 'edit',
+      source: 'human',
+      summary: 'arguments of write_file edited by a person before it ran (c1)',
+    });
+    expect(stepRowsOf(events)[1]).toMatchObject({ edited: true, tools: ['write_file'] });
     // The agent's own turn in its conversation is the call that ran.
     const assistant = c.messages().find((m) => m.role === 'assistant');
     expect(assistant?.tool_calls?.[0].function.arguments).toContain('b.txt');
@@ -93,6 +111,19 @@ describe('stops inside a step (memory sandbox)', () => {
     });
     const tool = c.messages().find((m) => m.role === 'tool');
     expect(tool?.content).toContain('given by a person');
+    const [, one] = summarizeSteps(traceOf(c));
+    expect(one.injected.map((i) => i.type)).toEqual(['replaced']);
+    expect(stepRowsOf(traceOf(c))[1].overridden).toBe(true);
+    // Re-execution gives the result again instead of running the call: same results, same workspace.
+    await c.run();
+    const report = await replayVerify({
+      id: c.branch,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
+    expect(report.diverged_at).toBeNull();
+    expect(report.workspace_diverged_at).toBeNull();
   });
 
   it('a request breakpoint stops before the answer; an edited answer is what the step does', async () => {
