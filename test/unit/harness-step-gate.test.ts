@@ -3,6 +3,9 @@ import { Breakpoint } from '../../shared/breakpoints.js';
 import { parseBreakFlags } from '../../electron/cli/breakpoint-flags.js';
 import { UsageError } from '../../electron/cli/command.js';
 import { summarizeSteps } from '../../shared/step-summary.js';
+import { personCorrected } from '../../electron/engine/export/person-correction.js';
+import { atifTrajectory } from '../../electron/engine/export/atif.js';
+import { branchSpans } from '../../electron/engine/export/otel-json.js';
 import { stepRowsOf } from '../../shared/contract/step-rows.js';
 import { replayVerify, type EpisodeRunner } from '../../electron/engine/harness/index.js';
 import {
@@ -74,6 +77,15 @@ describe('stops inside a step (memory sandbox)', () => {
       summary: 'arguments of write_file edited by a person before it ran (c1)',
     });
     expect(stepRowsOf(events)[1]).toMatchObject({ edited: true, tools: ['write_file'] });
+    // Every reader counts it as a person's change: the DPO corrected fork, ATIF and OTel exports.
+    const afterEdit = ofType(events, 'tool_call')[0].seq;
+    expect(personCorrected(events, afterEdit)).toBe(true);
+    expect(personCorrected(events, edit.seq)).toBe(false);
+    const atifStep = atifTrajectory(events).steps.find((x) => x.source === 'agent');
+    expect(atifStep?.tool_calls?.[0].arguments).toEqual({ path: 'b.txt', content: 'person' });
+    expect(JSON.stringify(atifStep?.extra)).toContain('"edited_by":"human"');
+    const spanEvents = branchSpans(events).flatMap((x) => x.events.map((ev) => ev.name));
+    expect(spanEvents).toContain('stepbox.edit');
     // The agent's own turn in its conversation is the call that ran.
     const assistant = c.messages().find((m) => m.role === 'assistant');
     expect(assistant?.tool_calls?.[0].function.arguments).toContain('b.txt');
