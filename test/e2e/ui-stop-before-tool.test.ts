@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutObject, servedApp, type AppPage } from '../support/e2e';
+import { BreakpointsSection, LayoutObject, servedApp, type AppPage } from '../support/e2e';
 
 const SETTLED =
   '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]';
@@ -179,6 +179,44 @@ describe('web mode: pause before the answer reaches the agent, edit it', () => {
       .filter({ hasText: 'ANSWER-EDITED' })
       .waitFor({ timeout: 20_000 });
     await app.screenshot('stop-before-answer-1280x800-result');
+    expect(app.errors).toEqual([]);
+  });
+});
+
+describe('web mode: a breakpoint on the exact request', () => {
+  const web = servedApp();
+
+  it('at 1024x700: "a message matches" pauses before the answer; a bad pattern is refused in words', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const bps = new BreakpointsSection(app.page);
+    await app.library.startTask('hello-python');
+    await app.page.getByTestId('episode-state').waitFor({ timeout: 60_000 });
+    await settled(app);
+    await bps.add('request_match', '(argv');
+    await expect(bps.root.getByTestId('breakpoint-message').innerText()).resolves.toMatch(
+      /That pattern will not do: "\(argv" is not a regular expression/,
+    );
+    // The agent's fourth request holds the IndexError of step 3's run: pause there, before the answer.
+    await bps.add('request_match', 'IndexError');
+    await expect(bps.items()).resolves.toEqual([
+      'Pause before the answer, when a message matches /IndexError/',
+    ]);
+    await app.page.keyboard.press('F5');
+    const card = app.inspector.root.locator('[data-testid="held-action"][data-stage="before_answer"]');
+    await card.waitFor({ timeout: 60_000 });
+    await expect(card.locator('h3').textContent()).resolves.toContain("step 4's answer");
+    await expect(card.getByTestId('held-why').innerText()).resolves.toMatch(
+      /Your breakpoint fired: message \d+ \(tool\) matches \/IndexError\//,
+    );
+    await expect(app.page.getByTestId('stop-reason').innerText()).resolves.toContain(
+      'paused at a breakpoint (before the answer, when a message matches /IndexError/)',
+    );
+    expect(await app.timeline.lastStep()).toBe(4);
+    await app.screenshot('request-breakpoint-1024x700');
+    await bps.remove('before the answer, when a message matches /IndexError/');
+    await card.getByTestId('held-run').click();
+    await app.inspector.waitForStep(4);
+    await settled(app);
     expect(app.errors).toEqual([]);
   });
 });

@@ -109,7 +109,11 @@ export function HeldActionCard() {
           </span>
         ) : null}
       </h3>
-      {held.why && !/^stopped before/.test(held.why) ? <p className="muted">{held.why}</p> : null}
+      {held.why && !/^stopped before/.test(held.why) ? (
+        <p className="muted" data-testid="held-why">
+          Your breakpoint fired: {held.why}
+        </p>
+      ) : null}
       {!beforeTool && held.message.content ? (
         <p className="held-content" data-testid="held-content">
           The model says: <q>{held.message.content}</q>
