@@ -101,7 +101,9 @@ export function HeldActionCard() {
     <section className="held" data-testid="held-action" data-stage={held.stage} aria-label="paused step">
       <h3>
         {beforeTool
-          ? `Paused before step ${held.step} runs`
+          ? held.calls.length > 0
+            ? `Paused before step ${held.step} runs`
+            : `Paused before step ${held.step} ends the episode`
           : `Paused before the agent gets step ${held.step}'s answer`}
         {held.edited ? (
           <span className="badge held-edited" data-testid="held-edited">
@@ -242,9 +244,10 @@ export function HeldActionCard() {
               onClick={() => void a.step()}
               title="F10"
             >
-              {beforeTool ? 'Run it' : 'Give it to the agent'} <kbd>F10</kbd>
+              {!beforeTool ? 'Give it to the agent' : held.calls.length > 0 ? 'Run it' : 'Let it finish'}{' '}
+              <kbd>F10</kbd>
             </button>
-            {!beforeTool ? (
+            {!beforeTool || held.calls.length === 0 ? (
               <button
                 type="button"
                 data-testid="held-edit-answer"
