@@ -1,6 +1,25 @@
 import { z } from 'zod';
 import { LiveQaRule } from './qa/live.js';
 
+/** Why `pattern` is not a regular expression, or null when it is one. */
+export function regexProblem(pattern: string): string | null {
+  try {
+    new RegExp(pattern);
+    return null;
+  } catch (e) {
+    return `"${pattern}" is not a regular expression: ${(e as Error).message.replace(/^Invalid regular expression: /, '')}`;
+  }
+}
+
+/** A regular expression (JavaScript syntax), checked when the breakpoint is set. */
+const Pattern = z
+  .string()
+  .min(1, 'a pattern is required')
+  .superRefine((p, ctx) => {
+    const problem = regexProblem(p);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 /** A breakpoint on what happened, not only on names. */
 export const Breakpoint = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('step'), step: z.number().int().positive() }),
@@ -14,7 +33,20 @@ export const Breakpoint = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('slow_step'), ms: z.number().positive() }),
   /** A live QA rule raised a flag at this step (any live rule, or the one named). */
   z.object({ kind: z.literal('qa'), rule: LiveQaRule.optional() }),
+  /** Before the model answers: the request offers the tool named. */
+  z.object({ kind: z.literal('request_tool'), name: z.string().min(1) }),
+  /** Before the model answers: the request does not offer the tool named. */
+  z.object({ kind: z.literal('request_no_tool'), name: z.string().min(1) }),
+  /** Before the model answers: a message of the request matches the pattern (a regular expression). */
+  z.object({ kind: z.literal('request_match'), pattern: Pattern }),
 ]);
+
+/** Breakpoint kinds evaluated on the request, before the model's answer reaches the agent. */
+export const REQUEST_BREAKPOINT_KINDS: readonly Breakpoint['kind'][] = [
+  'request_tool',
+  'request_no_tool',
+  'request_match',
+];
 /** A breakpoint. */
 export type Breakpoint = z.infer<typeof Breakpoint>;
 
@@ -25,7 +57,7 @@ export interface BreakpointKindInfo {
   readonly label: string;
   /** The field the value goes in, its label and whether it is a number; absent when there is none. */
   readonly value?: {
-    readonly field: 'step' | 'name' | 'count' | 'ms';
+    readonly field: 'step' | 'name' | 'count' | 'ms' | 'pattern';
     readonly label: string;
     readonly numeric: boolean;
   };
@@ -47,6 +79,21 @@ export const BREAKPOINT_KINDS: readonly BreakpointKindInfo[] = [
   },
   { kind: 'slow_step', label: 'when a step is slow', value: { field: 'ms', label: 'ms', numeric: true } },
   { kind: 'qa', label: 'when a QA rule flags a step (loop, reward hacking, memory corruption)' },
+  {
+    kind: 'request_tool',
+    label: 'before the answer, when the model is offered a tool',
+    value: { field: 'name', label: 'tool', numeric: false },
+  },
+  {
+    kind: 'request_no_tool',
+    label: 'before the answer, when the model is not offered a tool',
+    value: { field: 'name', label: 'tool', numeric: false },
+  },
+  {
+    kind: 'request_match',
+    label: 'before the answer, when a message matches',
+    value: { field: 'pattern', label: 'pattern', numeric: false },
+  },
 ];
 
 /** A breakpoint in plain words ("after step 3", "when tool lookup is called"). */
@@ -60,6 +107,12 @@ export function describeBreakpoint(bp: Breakpoint): string {
       return `when the same call repeats ${bp.count} times`;
     case 'slow_step':
       return `when a step takes over ${bp.ms} ms`;
+    case 'request_tool':
+      return `before the answer, when the model is offered ${bp.name}`;
+    case 'request_no_tool':
+      return `before the answer, when the model is not offered ${bp.name}`;
+    case 'request_match':
+      return `before the answer, when a message matches /${bp.pattern}/`;
     case 'qa':
       return bp.rule
         ? `when the QA rule ${bp.rule.replace(/_/g, ' ')} flags a step`

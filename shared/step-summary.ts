@@ -32,9 +32,13 @@ export interface StepResult extends ResultOutcome {
   readonly real: ResultOutcome | null;
 }
 
-/** Something that did not come from the agent or the tool: injection, override, human command. */
+/**
+ * Something that did not come from the agent or the tool: injection, override, human
+ * command, a person's edit of the decided action, or a result a person gave instead of
+ * running the tool.
+ */
 export interface StepIntervention {
-  readonly type: 'injected' | 'override' | 'human_command';
+  readonly type: 'injected' | 'override' | 'human_command' | 'edit' | 'replaced';
   readonly source: string;
   readonly summary: string;
 }
@@ -222,8 +226,40 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
         kind: s.kind === 'none' ? 'tool' : s.kind,
         calls: upsertCall(s.calls, e.call_id, e.name, e.arguments),
       };
-    case 'tool_result':
-      return { ...s, results: upsertResult(s.results, reduceResult(e, e.name)) };
+    case 'tool_result': {
+      const results = upsertResult(s.results, reduceResult(e, e.name));
+      if (e.replaced !== true) return { ...s, results };
+      return {
+        ...s,
+        results,
+        injected: [
+          ...s.injected,
+          {
+            type: 'replaced',
+            source: e.source,
+            summary: `result of ${e.name} given by a person (${e.call_id}); the tool did not run`,
+          },
+        ],
+      };
+    }
+    case 'edit': {
+      // The edit comes before the action it changed: the call's name is in the edited answer.
+      const name = e.call_id ? (editedCallName(e.edited, e.call_id) ?? e.call_id) : null;
+      return {
+        ...s,
+        injected: [
+          ...s.injected,
+          {
+            type: 'edit',
+            source: e.source,
+            summary:
+              name !== null
+                ? `arguments of ${name} edited by a person before it ran (${e.call_id})`
+                : `the model's answer edited by a person before the agent got it`,
+          },
+        ],
+      };
+    }
     case 'override': {
       const name =
         s.results.find((r) => r.call_id === e.call_id)?.name ??
@@ -289,6 +325,15 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
     case 'fault':
       return s;
   }
+}
+
+/** The name of call `callId` in an edited assistant message, or null. */
+function editedCallName(message: unknown, callId: string): string | null {
+  const calls = (message as { tool_calls?: unknown } | null)?.tool_calls;
+  if (!Array.isArray(calls)) return null;
+  const call = calls.find((c) => (c as { id?: unknown })?.id === callId) as
+    { function?: { name?: unknown } } | undefined;
+  return typeof call?.function?.name === 'string' ? call.function.name : null;
 }
 
 function upsertCall(

@@ -118,11 +118,26 @@ export const ToolResultEvent = ev('tool_result', {
   result: ToolResult,
   /** After a hard timeout `result` is the fallback the agent saw; `real` is what the tool returned. */
   real: ToolResult.optional(),
+  /** True when a person gave this result instead of running the tool (source `human`): nothing ran. */
+  replaced: z.boolean().optional(),
 });
 /** A message injected by a person, shown to the agent before its next decision. */
 export const InjectedEvent = ev('injected', { role: z.enum(['system', 'user']), content: z.string() });
 /** A tool result overridden by a person: the tool ran (`real`), the agent saw `shown`. */
 export const OverrideEvent = ev('override', { call_id: z.string(), real: ToolResult, shown: ToolResult });
+/**
+ * A person's change to a decided action before it took effect (a stop inside a step):
+ * the model's answer edited before the agent got it (`before_answer`), or a tool call's
+ * arguments edited before it ran (`before_tool`, `call_id` the call). `original` and
+ * `edited` are whole assistant messages; the `model_output` keeps what the model said,
+ * the `action` what ran. Source `human`.
+ */
+export const EditEvent = ev('edit', {
+  stage: z.enum(['before_answer', 'before_tool']),
+  call_id: z.string().optional(),
+  original: z.unknown(),
+  edited: z.unknown(),
+});
 /** A command a person typed into the sandbox terminal while the episode was open. */
 export const HumanCommandEvent = ev('human_command', {
   command: z.string(),
@@ -200,6 +215,7 @@ export const TraceEvent = z.discriminatedUnion('type', [
   ToolResultEvent,
   InjectedEvent,
   OverrideEvent,
+  EditEvent,
   HumanCommandEvent,
   MemoryWriteEvent,
   RewardEvent,
@@ -218,6 +234,16 @@ export type TraceEventOf<T extends TraceEvent['type']> = Extract<TraceEvent, { t
 export type HeaderEvent = z.infer<typeof HeaderEvent>;
 /** The end event. */
 export type EndEvent = z.infer<typeof EndEvent>;
+
+/**
+ * True for a person's change to a decided action before it took effect: an `edit` of the
+ * answer or arguments, or a result given instead of running the tool. Every reader that
+ * asks "did a person touch this?" (exports, DPO corrected forks, compare) counts these
+ * next to injections, overrides and terminal commands.
+ */
+export function isPersonEdit(e: TraceEvent): boolean {
+  return e.type === 'edit' || (e.type === 'tool_result' && e.replaced === true);
+}
 
 /** The schema identifier this build writes. */
 export const CURRENT_TRACE_SCHEMA = TRACE_SCHEMA;

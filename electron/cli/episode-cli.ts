@@ -113,6 +113,8 @@ export function describeEvent(e: TraceEvent): string | null {
       return `step ${e.step}  rollback to step ${e.to_step} (${e.reason})`;
     case 'human_command':
       return `step ${e.step}  human: ${e.command}`;
+    case 'edit':
+      return `step ${e.step}  edited by a person before ${e.stage === 'before_answer' ? 'the agent got it' : 'it ran'}${e.call_id ? ` (${e.call_id})` : ''}`;
     case 'error':
       return `step ${e.step}  ${e.fatal ? 'FATAL ' : ''}error ${e.code}: ${e.message}`;
     case 'end':

@@ -30,6 +30,9 @@ Options:
   --model SOURCE    a new model source for an exec: agent, answering from step K+1
                     (default: the recorded source, after its first K answers)
   --step            step in the terminal: ${STEP_KEYS}
+  --stop-before tool|answer
+                    with --step, also stop inside each step (before its tools run, or
+                    before the model's answer reaches the agent) to run, edit or replace it
   --keep            leave the sandbox running at the end and print its id
   --base-url URL, --temperature T, --seed N, --context-policy end|drop_oldest
                     settings of an openai: agent, as for run; an openai: parent's

@@ -19,6 +19,9 @@ that step, with "resume_of" in its header.
 
 Options:
   --step            step in the terminal: ${STEP_KEYS}
+  --stop-before tool|answer
+                    with --step, also stop inside each step (before its tools run, or
+                    before the model's answer reaches the agent) to run, edit or replace it
   --keep            leave the sandbox running at the end and print its id
   --base-url URL, --temperature T, --seed N, --context-policy end|drop_oldest
                     settings of an openai: agent, as for run; by default the recorded

@@ -25,6 +25,8 @@ import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import type { Engine } from '../engine/open-engine.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import type { StopPoints } from '../../shared/held-action.js';
+import { didYouMean } from '../../shared/did-you-mean.js';
 
 const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
                   [--base-url URL] [--temperature T] [--seed N]
@@ -50,6 +52,10 @@ Options:
   --json            print one JSON document: episode, branch, status, end_reason, steps,
                     verifier {success, exit_code} or null, trace, return
   --break KIND[=V]  pause (in --step mode) on: ${BREAK_FORMS}
+  --stop-before tool|answer
+                    in --step mode, also stop inside each step: before its tools run
+                    (run, edit the arguments, or give the result) or before the model's
+                    answer reaches the agent (edit it); repeatable, or t / a at the prompt
   --base-url URL    the endpoint of an openai: agent
   --temperature T   sampling temperature (recorded in every model_request)
   --seed N          sampling seed (recorded)
@@ -81,7 +87,24 @@ export const EPISODE_FLAGS = {
   seed: { type: 'string' },
   'context-policy': { type: 'string' },
   model: { type: 'string' },
+  'stop-before': { type: 'string', multiple: true },
 } as const;
+
+/** The stop points `--stop-before tool|answer` turns on; anything else is a usage error. */
+export function stopBeforeFlags(values: readonly string[]): Partial<StopPoints> {
+  const points: Partial<StopPoints> = {};
+  for (const v of values) {
+    if (v === 'tool' || v === 'tools') points.before_tool = true;
+    else if (v === 'answer' || v === 'answers') points.before_answer = true;
+    else {
+      const near = didYouMean(v, ['tool', 'answer']);
+      throw new UsageError(
+        `--stop-before ${v}: expected tool or answer${near ? ` (did you mean ${near}?)` : ''}`,
+      );
+    }
+  }
+  return points;
+}
 
 /** The agent options given by {@link EPISODE_FLAGS}. */
 export function agentFlags(values: {
@@ -148,10 +171,13 @@ export const command: CliCommand = {
 export async function runEpisodeCommand(
   io: CliIo,
   engine: Engine,
-  flags: { step: boolean; keep: boolean; json: boolean },
+  flags: { step: boolean; keep: boolean; json: boolean; 'stop-before'?: string[] },
   start: (env: EpisodeEnv) => Promise<EpisodeRunner>,
   extra?: (c: EpisodeRunner) => Record<string, unknown>,
 ): Promise<number> {
+  const stopPoints = stopBeforeFlags(flags['stop-before'] ?? []);
+  if (Object.keys(stopPoints).length > 0 && !flags.step)
+    throw new UsageError('--stop-before stops inside steps for a person at the prompt: add --step');
   const env = await cliEpisodeEnv(engine);
   let controller: EpisodeRunner | null = null;
   const uninstall = closeOnSignals(io, () => controller, engine);
@@ -159,6 +185,7 @@ export async function runEpisodeCommand(
     controller = await start(env).catch((e: unknown) => {
       throw cliError(e);
     });
+    controller.setStopPoints(stopPoints);
     const code = await drive(controller, io, engine.store, {
       step: flags.step,
       keep: flags.keep,
@@ -195,7 +222,7 @@ export async function drive(
     else {
       while (!c.ended()) {
         const reason = await c.run();
-        if (reason.kind === 'breakpoint')
+        if (reason.kind === 'breakpoint' || reason.breakpoint)
           out.write(`breakpoint: ${reason.message} (continuing; use --step to pause)\n`);
       }
     }

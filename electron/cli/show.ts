@@ -36,13 +36,22 @@ function resultLine(s: TimelineStep): string[] {
   });
 }
 
+/** The mark of a person's intervention in `stepbox show`. */
+const INTERVENTION_MARK = {
+  injected: 'injected',
+  override: 'override',
+  human_command: 'human',
+  edit: 'edited',
+  replaced: 'replaced',
+} as const;
+
 function stepText(s: TimelineStep, flags: readonly IndexedFlag[], ownBranch: string): string {
   const lines: string[] = [];
   for (const i of s.injected.filter((x) => x.type === 'injected')) lines.push(`[injected] ${i.summary}`);
   lines.push(s.action);
   lines.push(...resultLine(s));
   for (const i of s.injected.filter((x) => x.type !== 'injected'))
-    lines.push(`[${i.type === 'human_command' ? 'human' : 'override'}] ${i.summary}`);
+    lines.push(`[${INTERVENTION_MARK[i.type]}] ${i.summary}`);
   for (const m of s.memory_writes)
     lines.push(
       `memory ${m.key}: ${oneLine(JSON.stringify(m.before) ?? 'undefined', 30)} → ${oneLine(JSON.stringify(m.after) ?? 'undefined', 30)} (by ${m.writer})${m.corruption ? `  ⚠ ${m.corruption}` : ''}`,

@@ -2,52 +2,149 @@ import { createInterface } from 'node:readline';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import { HarnessError } from '../engine/harness/harness-error.js';
 import type { CliIo } from './command.js';
+import type { StopReason } from '../engine/harness/episode-controller.js';
+import type { HeldAction } from '../../shared/held-action.js';
+import type { ToolResult } from '../../shared/tool-result.js';
+import { oneLine } from '../../shared/step-summary.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
 
 /** The keys of `--step` mode, as its prompt shows them. */
-export const STEP_KEYS = 'Enter step · c continue · i inject · r N roll back to step N · q stop';
+export const STEP_KEYS =
+  'Enter step · c continue · i inject · r N roll back to step N · t stop before tools on/off · a stop before answers on/off · q stop';
+
+/** The keys at a stop inside a step (before the answer or before the tools), as its prompt shows them. */
+export const HELD_KEYS =
+  'Enter run it · edit [CALL] JSON edit arguments · answer JSON edit the answer · replace [CALL] JSON|TEXT give the result instead · c continue · r N roll back · q stop';
+
+/** What `--step` mode prints for each key, for `?` and `help`. */
+const HELP_TEXT = `Between steps:
+  Enter            one step (F10)
+  c                continue to a breakpoint, a stop or the end (F5)
+  i                inject a message (asks for the role and the text)
+  r N              roll back to step N (continuing then forks a branch)
+  t                stop before each tool runs: on/off
+  a                stop before each answer reaches the agent: on/off
+  q                stop the episode (the trace closes as interrupted)
+At a stop inside a step (the agent's decided action is shown):
+  Enter | run      run it as decided (or as edited)
+  edit [CALL] JSON        new arguments for a call, e.g. edit {"command": "ls -la"}
+  answer JSON             a new assistant message, e.g. answer {"content": "done"}
+  replace [CALL] JSON|TEXT  the result the agent sees instead of running the call:
+                   a tool result object, or text shown as its stdout
+  CALL is the call id (needed only when the step makes several calls).
+`;
 
 /**
  * Steps an episode from the terminal like a debugger: Enter steps, `c` continues to a
  * breakpoint or the end, `i` injects a message (asks for the role and the text), `r N`
- * rolls back to step N (continuing then forks a branch), `q` stops (the trace closes as
- * `interrupted`). Prompts go to stderr so `--json` keeps stdout to one document.
+ * rolls back to step N (continuing then forks a branch), `t`/`a` turn the stops
+ * before each tool / each answer on and off, `q` stops (the trace closes as
+ * `interrupted`). At a stop inside a step the decided action is shown and can be run,
+ * edited or given its result. Prompts go to stderr so `--json` keeps stdout to one document.
  */
 export async function stepRepl(c: EpisodeRunner, io: CliIo, reader: LineReader): Promise<void> {
   const ask = (prompt: string) => reader.ask(prompt);
-  {
-    while (!c.ended()) {
-      const line = await ask(`[step ${c.currentStep()}] ${STEP_KEYS}> `);
-      if (line === null) {
-        await c.stop();
-        break;
-      }
-      const cmd = line.trim();
-      try {
-        if (cmd === '') report(io, await c.step());
-        else if (cmd === 'c') report(io, await c.run());
-        else if (cmd === 'q') await c.stop();
-        else if (cmd === 'i') {
-          const role = ((await ask('role (user/system) [user]: ')) ?? '').trim() || 'user';
-          if (role !== 'user' && role !== 'system') {
-            io.stderr.write(`role must be user or system, not "${role}"\n`);
-            continue;
-          }
-          const text = await ask('text: ');
-          if (text === null || text.trim() === '') continue;
-          c.inject(role, text);
-          io.stderr.write(`injected ${role} message; the agent sees it before step ${c.currentStep() + 1}\n`);
-        } else if (/^r\s+\d+$/.test(cmd)) {
-          const k = Number(cmd.split(/\s+/)[1]);
-          await c.rollbackTo(k);
-          io.stderr.write(`rolled back to step ${k}; continuing creates a new branch\n`);
-        } else io.stderr.write(`unknown key "${cmd}": ${STEP_KEYS}\n`);
-      } catch (e) {
-        if (!(e instanceof HarnessError)) throw e;
-        io.stderr.write(`${e.message}\n`);
-      }
+  while (!c.ended()) {
+    const held = c.held();
+    const line = await ask(
+      held
+        ? `[step ${held.step} waiting before its ${held.stage === 'before_answer' ? 'answer' : 'tools'}] ${HELD_KEYS}> `
+        : `[step ${c.currentStep()}] ${STEP_KEYS}> `,
+    );
+    if (line === null) {
+      await c.stop();
+      break;
+    }
+    const cmd = line.trim();
+    try {
+      if (cmd === '' || (held && cmd === 'run')) report(io, await c.step());
+      else if (cmd === 'c') report(io, await c.run());
+      else if (cmd === 'q') await c.stop();
+      else if (cmd === '?' || cmd === 'help') io.stderr.write(HELP_TEXT);
+      else if (cmd === 't' || cmd === 'a') {
+        const key = cmd === 't' ? 'before_tool' : 'before_answer';
+        const points = c.setStopPoints({ [key]: !c.stopPoints()[key] });
+        io.stderr.write(
+          `stop before each ${cmd === 't' ? 'tool runs' : 'answer reaches the agent'}: ${points[key] ? 'on' : 'off'}\n`,
+        );
+      } else if (cmd === 'i') {
+        const role = ((await ask('role (user/system) [user]: ')) ?? '').trim() || 'user';
+        if (role !== 'user' && role !== 'system') {
+          io.stderr.write(`role must be user or system, not "${role}"\n`);
+          continue;
+        }
+        const text = await ask('text: ');
+        if (text === null || text.trim() === '') continue;
+        c.inject(role, text);
+        io.stderr.write(`injected ${role} message; the agent sees it before step ${c.currentStep() + 1}\n`);
+      } else if (/^r\s+\d+$/.test(cmd)) {
+        const k = Number(cmd.split(/\s+/)[1]);
+        await c.rollbackTo(k);
+        io.stderr.write(`rolled back to step ${k}; continuing creates a new branch\n`);
+      } else if (held && /^(edit|answer|replace)\b/.test(cmd)) {
+        const after = heldCommand(c, cmd);
+        io.stderr.write(describeHeld(after));
+      } else io.stderr.write(`unknown key "${cmd}": ${held ? HELD_KEYS : STEP_KEYS} (? for help)\n`);
+    } catch (e) {
+      if (!(e instanceof HarnessError)) throw e;
+      io.stderr.write(`${e.message}\n`);
     }
   }
+}
+
+/** Applies `edit`, `answer` or `replace` to the held step; returns it as changed. */
+function heldCommand(c: EpisodeRunner, cmd: string): HeldAction {
+  const held = c.held() as HeldAction;
+  const [verb] = cmd.split(/\s/, 1);
+  let rest = cmd.slice(verb.length).trim();
+  if (verb === 'answer')
+    return c.editAnswer(jsonArgument(rest, 'answer {"content": ..., "tool_calls": [...]}'));
+  // An optional call id first; without it the step's only call.
+  let callId: string;
+  const first = rest.split(/\s/, 1)[0] ?? '';
+  if (held.calls.some((k) => k.id === first)) {
+    callId = first;
+    rest = rest.slice(first.length).trim();
+  } else if (held.calls.length === 1) callId = held.calls[0].id;
+  else
+    throw new HarnessError(
+      'invalid_input',
+      held.calls.length === 0
+        ? `step ${held.step} calls no tool`
+        : `step ${held.step} makes ${held.calls.length} calls; name one: ${held.calls.map((k) => k.id).join(', ')}`,
+    );
+  if (verb === 'edit') return c.editArguments(callId, jsonArgument(rest, 'edit [CALL] {"command": "ls"}'));
+  const given = rest.startsWith('{')
+    ? (jsonArgument(rest, 'replace [CALL] {"ok": true, ...}') as ToolResult)
+    : { ok: true, exit_code: 0, stdout: rest, duration_ms: 0, bytes: Buffer.byteLength(rest) };
+  return c.replaceResult(callId, given);
+}
+
+function jsonArgument(text: string, form: string): unknown {
+  if (text === '') throw new HarnessError('invalid_input', `give the JSON: ${form}`);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new HarnessError('invalid_input', `not JSON (${(e as Error).message}); the form is ${form}`);
+  }
+}
+
+/** The held action as a person reads it: what the agent wants to do, and what a person changed. */
+export function describeHeld(held: HeldAction): string {
+  const lines = [`step ${held.step}: ${held.why}`];
+  if (held.parse_error !== null) lines.push(`  the answer cannot be used: ${held.parse_error}`);
+  else if (held.final !== null) lines.push(`  the agent wants to finish with: ${oneLine(held.final, 200)}`);
+  for (const call of held.calls) {
+    const replaced = held.replaced.find((r) => r.call_id === call.id);
+    lines.push(
+      `  the agent wants to run: ${call.name} ${oneLine(JSON.stringify(call.arguments), 300)}  (call ${call.id})` +
+        (replaced
+          ? `\n    result given instead (the tool will not run): ${oneLine(JSON.stringify(replaced.result), 200)}`
+          : ''),
+    );
+  }
+  if (held.edited) lines.push('  (edited by you)');
+  return lines.join('\n') + '\n';
 }
 
 /** Reads answers to prompts from stdin, one line each (prompts on stderr). */
@@ -90,7 +187,8 @@ export function promptManualAgent(c: EpisodeRunner, reader: LineReader): void {
   });
 }
 
-function report(io: CliIo, reason: { kind: string; message?: string }): void {
-  if (reason.kind === 'breakpoint') io.stderr.write(`breakpoint: ${reason.message}\n`);
+function report(io: CliIo, reason: StopReason): void {
+  if (reason.held) io.stderr.write(describeHeld(reason.held));
+  else if (reason.kind === 'breakpoint') io.stderr.write(`breakpoint: ${reason.message}\n`);
   else if (reason.kind === 'ended') io.stderr.write(`${reason.message}\n`);
 }

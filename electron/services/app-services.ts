@@ -110,6 +110,12 @@ export function createAppServices(ports: EnginePorts): AppServices {
       episodes.override(r.id, r.result);
       return {};
     },
+    'episode.setStopPoints': (r) => episodes.setStopPoints(r.id, r.stop_points),
+    'episode.editAnswer': (r) => episodes.changeHeld(r.id, { kind: 'answer', message: r.message }),
+    'episode.editArguments': (r) =>
+      episodes.changeHeld(r.id, { kind: 'arguments', callId: r.call_id, args: r.arguments }),
+    'episode.replaceResult': (r) =>
+      episodes.changeHeld(r.id, { kind: 'result', callId: r.call_id, result: r.result }),
     'episode.rollback': (r) => episodes.rollback(r.id, r.step),
     'episode.fork': (r) =>
       episodes.fork(r.id, r.step, r.agent, { agentOptions: r.agent_options, consent: r.allow }),

@@ -1,5 +1,6 @@
 import type { Breakpoint } from '../../shared/breakpoints.js';
 import type { AgentOptions, EpisodeStateInfo, StopReason } from '../../shared/contract/index.js';
+import type { StopPoints } from '../../shared/held-action.js';
 import type { EpisodeStatus } from '../../shared/trace-events.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { ControllerState, EpisodeController } from '../engine/harness/episode-controller.js';
@@ -214,6 +215,33 @@ export class EpisodeManager {
     this.require(id).overrideLastResult(shown);
   }
 
+  /** Where the branch's stepper also stops inside a step (before the answer, before the tools). */
+  setStopPoints(id: string, points: Partial<StopPoints>): EpisodeStateInfo {
+    const entry = this.entry(this.require(id).branch);
+    entry.controller.setStopPoints(points);
+    return this.info(entry);
+  }
+
+  /** Changes the step held at a stop inside it: the answer, a call's arguments, or a call's result. */
+  changeHeld(
+    id: string,
+    change:
+      | { readonly kind: 'answer'; readonly message: unknown }
+      | { readonly kind: 'arguments'; readonly callId: string; readonly args: unknown }
+      | { readonly kind: 'result'; readonly callId: string; readonly result: ToolResult },
+  ): EpisodeStateInfo {
+    const entry = this.entry(this.require(id).branch);
+    this.assertNotRunning(entry, 'change the step');
+    const c = entry.controller;
+    if (change.kind === 'answer') c.editAnswer(change.message);
+    else if (change.kind === 'arguments') c.editArguments(change.callId, change.args);
+    else c.replaceResult(change.callId, change.result);
+    const info = this.info(entry);
+    // The window shows the held action as changed; it reads it from the state.
+    this.bus.emit('episode.state', info);
+    return info;
+  }
+
   async rollback(id: string, step: number): Promise<EpisodeStateInfo> {
     const entry = this.entry(this.require(id).branch);
     this.assertNotRunning(entry, 'roll back');
@@ -332,6 +360,8 @@ export class EpisodeManager {
       state,
       step: controller.currentStep(),
       reason: entry.lastReason,
+      stop_points: controller.stopPoints(),
+      held: controller.held(),
     };
   }
 }

@@ -122,6 +122,7 @@ export class LibraryService {
     const flags = bt.flags.filter((f) => f.step === step);
     const results = new Map<string, ToolResult>();
     const reals = new Map<string, ToolResult>();
+    const replaced = new Set<string>();
     const overrides = new Map<string, { real: ToolResult; shown: ToolResult }>();
     let final: string | null = null;
     let parseError: string | null = null;
@@ -134,6 +135,7 @@ export class LibraryService {
       else if (e.type === 'tool_result') {
         results.set(e.call_id, e.result);
         if (e.real) reals.set(e.call_id, e.real);
+        if (e.replaced) replaced.add(e.call_id);
       } else if (e.type === 'override') overrides.set(e.call_id, { real: e.real, shown: e.shown });
       else if (e.type === 'action') final = e.final;
       else if (e.type === 'parse_error') parseError = e.message;
@@ -152,6 +154,7 @@ export class LibraryService {
                 result: results.get(c.call_id) ?? null,
                 override: overrides.get(c.call_id) ?? null,
                 real: reals.get(c.call_id) ?? null,
+                ...(replaced.has(c.call_id) ? { replaced: true } : {}),
               },
             ]
           : [],
@@ -169,6 +172,11 @@ export class LibraryService {
       injected: events.flatMap((e) => (e.type === 'injected' ? [{ role: e.role, content: e.content }] : [])),
       human: events.flatMap((e) =>
         e.type === 'human_command' ? [{ command: e.command, exit_code: e.exit_code ?? null }] : [],
+      ),
+      edits: events.flatMap((e) =>
+        e.type === 'edit'
+          ? [{ stage: e.stage, call_id: e.call_id ?? null, original: e.original, edited: e.edited }]
+          : [],
       ),
       rewards,
       flags,

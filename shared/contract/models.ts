@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ALL_WIDENINGS } from '../isolation-policy.js';
 import { Breakpoint } from '../breakpoints.js';
+import { HeldAction, StopPoints } from '../held-action.js';
 import { ToolResult } from '../tool-result.js';
 import { ChangedPath, EpisodeStatus, ToolCall, TraceEvent, VerifierResult } from '../trace-events.js';
 
@@ -14,9 +15,11 @@ export type ControllerState = z.infer<typeof ControllerState>;
 
 /** What stopped a run: a breakpoint hit (with why), a pause, one step done, or the end. */
 export const StopReason = z.object({
-  kind: z.enum(['breakpoint', 'paused', 'step', 'ended']),
+  kind: z.enum(['breakpoint', 'paused', 'step', 'ended', 'before_answer', 'before_tool']),
   breakpoint: Breakpoint.optional(),
   message: z.string().optional(),
+  /** At a stop inside a step: the decided action waiting to be delivered or run. */
+  held: HeldAction.optional(),
 });
 /** What stopped a run. */
 export type StopReason = z.infer<typeof StopReason>;
@@ -125,7 +128,10 @@ export const StepRow = z.object({
   duration_ms: z.number().nonnegative().nullable(),
   injected: z.boolean(),
   human: z.boolean(),
+  /** True when a person overrode a result or gave one instead of running the tool. */
   overridden: z.boolean(),
+  /** True when a person edited the decided answer or arguments before they took effect. */
+  edited: z.boolean().optional(),
   reward: z.number().nullable(),
   /** Reward components of the step, for the per-step chart. */
   rewards: z.record(z.string(), z.number()),
@@ -150,6 +156,10 @@ export const EpisodeStateInfo = z.object({
   /** The last completed step (0 after setup). */
   step: z.number().int().nonnegative(),
   reason: StopReason.nullable(),
+  /** Where the stepper also stops inside a step (live branches). */
+  stop_points: StopPoints.optional(),
+  /** The step waiting at a stop inside it, or null. */
+  held: HeldAction.nullable().optional(),
   /** The branch this controller was on before continuing after a rollback moved it here. */
   continued_from: z.string().optional(),
 });
@@ -222,6 +232,8 @@ export const CallDetail = z.object({
   override: z.object({ real: ToolResult, shown: ToolResult }).nullable(),
   /** What the tool really returned when a hard timeout showed the agent a fallback (`result`). */
   real: ToolResult.nullable().optional(),
+  /** True when a person gave `result` instead of running the tool (it did not run). */
+  replaced: z.boolean().optional(),
 });
 /** One tool call of a step with its result. */
 export type CallDetail = z.infer<typeof CallDetail>;
@@ -240,6 +252,17 @@ export const StepDetail = z.object({
   files: z.array(FileChange),
   injected: z.array(z.object({ role: z.enum(['system', 'user']), content: z.string() })),
   human: z.array(z.object({ command: z.string(), exit_code: z.number().int().nullable() })),
+  /** A person's edits of the decided action before it took effect: the answer (before the agent got it) or a call's arguments. */
+  edits: z
+    .array(
+      z.object({
+        stage: z.enum(['before_answer', 'before_tool']),
+        call_id: z.string().nullable(),
+        original: z.unknown(),
+        edited: z.unknown(),
+      }),
+    )
+    .optional(),
   rewards: z.object({ components: z.record(z.string(), z.number()), total: z.number() }).nullable(),
   flags: z.array(FlagSummary),
   tree_hash: z.string().nullable(),

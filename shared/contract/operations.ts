@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Breakpoint } from '../breakpoints.js';
 import { CandidateSetView, TypedCandidate } from './candidates.js';
+import { AssistantMessage, StopPoints } from '../held-action.js';
 import { ToolResult } from '../tool-result.js';
 import { EpisodeStatus, TraceEvent } from '../trace-events.js';
 import {
@@ -131,6 +132,30 @@ export const OPERATIONS = {
     z.strictObject({ id: EpisodeId, result: ToolResult }),
     done,
     'Overrides the pending (last) tool result: the tool ran; the agent sees this one.',
+  ),
+  'episode.setStopPoints': op(
+    z.strictObject({ id: EpisodeId, stop_points: StopPoints.partial() }),
+    EpisodeStateInfo,
+    'Where the stepper also stops inside a step: before the answer reaches the agent, before the tools run.',
+  ),
+  'episode.editAnswer': op(
+    z.strictObject({ id: EpisodeId, message: AssistantMessage }),
+    EpisodeStateInfo,
+    "Edits the held step's answer before the agent gets it (recorded as a person's edit).",
+  ),
+  'episode.editArguments': op(
+    z.strictObject({
+      id: EpisodeId,
+      call_id: z.string().min(1),
+      arguments: z.record(z.string(), z.unknown()),
+    }),
+    EpisodeStateInfo,
+    "Edits a held call's arguments before it runs, checked against the tool's schema (recorded as a person's edit).",
+  ),
+  'episode.replaceResult': op(
+    z.strictObject({ id: EpisodeId, call_id: z.string().min(1), result: ToolResult }),
+    EpisodeStateInfo,
+    "Gives a held call's result instead of running it: the tool does not run; the agent sees this.",
   ),
   'episode.rollback': op(
     z.strictObject({ id: EpisodeId, step }),

@@ -13,6 +13,7 @@ import type { SnapshotManifest, SnapshotStore } from '../../electron/engine/sand
 import type { BranchInfo } from '../../electron/engine/trace/trace-store.js';
 import type { EnginePorts, TerminalHandle } from '../../electron/services/ports.js';
 import { ServiceError } from '../../electron/services/service-error.js';
+import { NO_STOP_POINTS, type HeldAction, type StopPoints } from '../../shared/held-action.js';
 
 const MAX_STEPS = 3;
 let ids = 0;
@@ -48,6 +49,16 @@ export class FakeController implements EpisodeController {
   }
 
   private at: number;
+  private points: StopPoints = { ...NO_STOP_POINTS };
+  setStopPoints = (p: Partial<StopPoints>): StopPoints => (this.points = { ...this.points, ...p });
+  stopPoints = (): StopPoints => this.points;
+  held = (): HeldAction | null => null;
+  private noHeld(): never {
+    throw new ServiceError('conflict', 'no step is waiting (the fake controller never holds one)');
+  }
+  editAnswer = (): HeldAction => this.noHeld();
+  editArguments = (): HeldAction => this.noHeld();
+  replaceResult = (): HeldAction => this.noHeld();
   state = () => this.current;
   currentStep = () => this.at;
   sandbox = (): Sandbox | null => (this.disposed ? null : fakeSandbox(this.branch));

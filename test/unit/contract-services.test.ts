@@ -83,6 +83,36 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     });
   });
 
+  it('stop points and changes of a held step cross as typed operations, refusals as data', async () => {
+    const { client } = rig;
+    const started = value(await client.episode.start({ task: { kind: 'sample', id: 'hello' } }));
+    const id = started.branch;
+    const points = value(await client.episode.setStopPoints({ id, stop_points: { before_tool: true } }));
+    expect(points.stop_points).toEqual({ before_tool: true, before_answer: false });
+    expect(points.held).toBeNull();
+    const nothingHeld = await client.episode.editArguments({
+      id,
+      call_id: 'c1',
+      arguments: { command: 'ls' },
+    });
+    expect(nothingHeld).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    const notAResult = await client.episode.replaceResult({
+      id,
+      call_id: 'c1',
+      result: { ok: true } as never,
+    });
+    expect(notAResult).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    const badPattern = await client.episode.setBreakpoints({
+      id,
+      breakpoints: [{ kind: 'request_match', pattern: '(' }],
+    });
+    expect(badPattern).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: expect.stringContaining('is not a regular expression') },
+    });
+    value(await client.episode.stop({ id }));
+  });
+
   it('carries engine errors with their codes', async () => {
     const res = await rig.client.episode.start({
       task: { kind: 'path', path: '/tmp/missing.json' },

@@ -51,6 +51,13 @@ export interface Decision {
   readonly response?: { id?: string; model?: string; finish_reasons?: string[] };
   /** Extra fields of the `model_request` event (an exec agent's injected count, its output so far). */
   readonly requestMeta?: Record<string, unknown>;
+  /**
+   * Sends the answer to an agent running a process of its own (exec:), called by the
+   * harness once the answer is final (after a stop before the answer or the tools, with
+   * a person's edit applied): what is sent is what is recorded. Absent for agents that
+   * live in the harness.
+   */
+  readonly deliver?: (message: { content: string | null; tool_calls?: unknown }) => Promise<void>;
 }
 
 /** Why an agent could not decide: ends the episode with status `error`. */

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../../../shared/jcs.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
-import type { TraceEvent } from '../../../shared/trace-events.js';
+import { isPersonEdit, type TraceEvent } from '../../../shared/trace-events.js';
 
 /** One agent step of a branch as a comparison sees it. */
 export interface StepFacts {
@@ -70,7 +70,7 @@ export function stepFactsOf(events: readonly TraceEvent[]): StepFacts[] {
       } else if (e.type === 'injected') {
         seen.push(['injected', e.role, e.content]);
         touched = true;
-      }
+      } else if (isPersonEdit(e)) touched = true;
     }
     for (const e of list) {
       if (e.type !== 'tool_result') continue;

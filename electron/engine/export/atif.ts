@@ -98,11 +98,25 @@ export function atifTrajectory(events: readonly TraceEvent[]): AtifTrajectory {
           source_call_id: e.call_id,
           content: JSON.stringify(e.result),
           ...(e.real ? { extra: { stepbox: { real: e.real } } } : {}),
+          // A result a person gave instead of running the tool: it never ran.
+          ...(e.replaced ? { extra: { stepbox: { replaced_by: e.source } } } : {}),
         };
         results.set(e.call_id, r);
         observe(r);
         break;
       }
+      case 'edit':
+        // The step's message is what the model said; what ran (the action) and the person's edit go with it.
+        if (current)
+          current.extra = {
+            ...current.extra,
+            stepbox: {
+              ...((current.extra?.stepbox as Record<string, unknown> | undefined) ?? {}),
+              edited_by: e.source,
+              edit: { stage: e.stage, call_id: e.call_id ?? null, edited: e.edited },
+            },
+          };
+        break;
       case 'override': {
         const r = results.get(e.call_id);
         if (r) {

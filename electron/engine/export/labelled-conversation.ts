@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../shared/trace-events.js';
+import { isPersonEdit, type TraceEvent } from '../../../shared/trace-events.js';
 import type { Task } from '../../../shared/task.js';
 import type { ChatMessage } from '../agents/agent.js';
 import { Conversation } from '../harness/conversation.js';
@@ -44,6 +44,15 @@ export function labelledConversation(
       if (m) origin.set(m, 'human');
       touchedByPerson = true;
     } else if (e.type === 'human_command') touchedByPerson = true;
+    else if (isPersonEdit(e)) {
+      // An edited answer is the person's words in the agent's turn; a given result, theirs in the tool's.
+      const m =
+        e.type === 'tool_result'
+          ? now.find((x) => x.tool_call_id === e.call_id)
+          : [...now].reverse().find((x) => x.role === 'assistant');
+      if (m) origin.set(m, 'human');
+      touchedByPerson = true;
+    }
   }
   const messages = conv.current();
   const assistantStep = new Map<number, number>();

@@ -242,6 +242,7 @@ export function branchSpans(
     } else if (
       e.type === 'injected' ||
       e.type === 'override' ||
+      e.type === 'edit' ||
       e.type === 'human_command' ||
       e.type === 'fault' ||
       e.type === 'error'
@@ -255,17 +256,22 @@ export function branchSpans(
             ]
           : e.type === 'override'
             ? [attr(ATTR_GEN_AI_TOOL_CALL_ID, e.call_id)]
-            : e.type === 'human_command'
-              ? options.redactContent
-                ? []
-                : [attr('stepbox.command', e.command)]
-              : e.type === 'fault'
-                ? [attr('stepbox.fault.kind', e.kind)]
-                : [
-                    attr('stepbox.error.code', e.code),
-                    attr('stepbox.error.fatal', e.fatal),
-                    attr('stepbox.error.message', e.message),
-                  ];
+            : e.type === 'edit'
+              ? [
+                  attr('stepbox.edit.stage', e.stage),
+                  ...(e.call_id ? [attr(ATTR_GEN_AI_TOOL_CALL_ID, e.call_id)] : []),
+                ]
+              : e.type === 'human_command'
+                ? options.redactContent
+                  ? []
+                  : [attr('stepbox.command', e.command)]
+                : e.type === 'fault'
+                  ? [attr('stepbox.fault.kind', e.kind)]
+                  : [
+                      attr('stepbox.error.code', e.code),
+                      attr('stepbox.error.fatal', e.fatal),
+                      attr('stepbox.error.message', e.message),
+                    ];
       target.events.push({
         timeUnixNano: nanos(e.t),
         name: `stepbox.${e.type}`,

@@ -1,5 +1,5 @@
 import { shellWords } from '../../../shared/qa/shell-words.js';
-import type { TraceEvent } from '../../../shared/trace-events.js';
+import { isPersonEdit, type TraceEvent } from '../../../shared/trace-events.js';
 
 /** Programs that only look: a terminal command made of these changes nothing. */
 const LOOKING = new Set(
@@ -51,8 +51,9 @@ export function isReadOnlyCommand(command: string): boolean {
 
 /**
  * True when a person changed what the agent would see or work on before the event with
- * seq `before`: an injection, an overridden result, or a terminal command that edits
- * (a read-only peek — ls, cat, git status — is no correction).
+ * seq `before`: an injection, an overridden result, an edited answer or arguments, a
+ * result given instead of running the tool, or a terminal command that edits (a
+ * read-only peek — ls, cat, git status — is no correction).
  */
 export function personCorrected(events: readonly TraceEvent[], before: number): boolean {
   return events.some(
@@ -60,6 +61,7 @@ export function personCorrected(events: readonly TraceEvent[], before: number): 
       e.seq < before &&
       (e.type === 'injected' ||
         e.type === 'override' ||
+        isPersonEdit(e) ||
         (e.type === 'human_command' && !isReadOnlyCommand(e.command))),
   );
 }

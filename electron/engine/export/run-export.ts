@@ -1,4 +1,4 @@
-import type { TraceEvent } from '../../../shared/trace-events.js';
+import { isPersonEdit, type TraceEvent } from '../../../shared/trace-events.js';
 import { readLineage } from '../trace/lineage.js';
 import { branchEvents, type BranchCheck } from '../qa/check-branches.js';
 import type { LoadedBranch } from '../qa/episode-set.js';
@@ -65,7 +65,9 @@ function fullEvents(b: LoadedBranch, byBranch: ReadonlyMap<string, LoadedBranch>
 }
 
 function touchedByPerson(events: readonly TraceEvent[]): boolean {
-  return events.some((e) => e.type === 'injected' || e.type === 'override' || e.type === 'human_command');
+  return events.some(
+    (e) => e.type === 'injected' || e.type === 'override' || e.type === 'human_command' || isPersonEdit(e),
+  );
 }
 
 /** Builds an export of loaded branches with their QA verdicts. */

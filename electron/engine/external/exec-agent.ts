@@ -75,6 +75,8 @@ export class ExecAgent implements Agent {
   private pool: AnswerPool | null = null;
   private held: HeldCall[] = [];
   private stashed: ModelCall | null = null;
+  /** The model call whose answer waits for the harness to deliver it. */
+  private undelivered: ModelCall | null = null;
   private divergence: AgentFailure | null = null;
   private wakeDivergence: ((f: AgentFailure) => void) | null = null;
   private tempDir: string | null = null;
@@ -122,11 +124,19 @@ export class ExecAgent implements Agent {
       call.fail(502, 'model_source_failed', `stepbox: the model source failed: ${(e as Error).message}`);
       throw e;
     }
-    const answer = toAnswer(decision.message, k);
-    call.answer(answer, decision.usage);
-    if (!answer.tool_calls) await this.awaitExitAfterFinal(ctx);
+    // The answer goes to the agent when the harness delivers it: after a stop before the
+    // answer or the tools, with a person's edit applied, so what it gets is what is recorded.
+    this.undelivered = call;
+    const deliver = async (message: { content: string | null; tool_calls?: unknown }) => {
+      if (this.undelivered !== call) return;
+      this.undelivered = null;
+      const answer = toAnswer(message, k);
+      call.answer(answer, decision.usage);
+      if (!answer.tool_calls) await this.awaitExitAfterFinal(ctx);
+    };
     return {
       ...decision,
+      deliver,
       request: body,
       requestMeta: {
         api: call.api,
@@ -200,6 +210,8 @@ export class ExecAgent implements Agent {
     this.endpoint?.end(reason);
     this.stashed?.fail(409, 'episode_ended', `stepbox: the episode has ended (${reason}); exit now`);
     this.stashed = null;
+    this.undelivered?.fail(409, 'episode_ended', `stepbox: the episode has ended (${reason}); exit now`);
+    this.undelivered = null;
     for (const h of this.held.splice(0))
       h.resolve(toolFailure('cancelled', `the episode has ended (${reason})`));
     if (this.proc) {

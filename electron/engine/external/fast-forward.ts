@@ -46,6 +46,9 @@ export function recordedStep(history: readonly TraceEvent[], step: number): Reco
       request = withoutInjected(e.request as Record<string, unknown>, Number(e.injected ?? 0));
     } else if (e.type === 'model_output') {
       answer = (e.message ?? { content: e.raw }) as RecordedStep['answer'];
+    } else if (e.type === 'edit') {
+      // The agent got the answer as a person edited it.
+      answer = e.edited as RecordedStep['answer'];
     }
   }
   return { step, request, answer, tools: toolAnswersAt(history, step) };

@@ -46,6 +46,8 @@ export interface RewindFrom {
   readonly current: number;
   readonly sandbox: Sandbox | null;
   readonly agent: Agent;
+  /** Decisions made past `current` and dropped (a step held at a stop inside it), not skipped again. */
+  readonly dropped?: number;
 }
 
 /** What the loop takes over after a rollback. */
@@ -180,5 +182,5 @@ export function placeEnvironment(env: SandboxEnvironment, events: readonly Trace
 /** Decisions the agent had made by step `step` (scripted and replay agents skip them). */
 function agentSkipAt(from: RewindFrom, step: number): number {
   const consumed = (from.agent as { consumed?: () => number }).consumed?.() ?? 0;
-  return Math.max(0, consumed - (from.current - step));
+  return Math.max(0, consumed - (from.dropped ?? 0) - (from.current - step));
 }

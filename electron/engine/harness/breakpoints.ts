@@ -93,6 +93,11 @@ function check(bp: Breakpoint, info: StepInfo, facts: StepFacts): string | null 
       const [f] = liveFlagsAt(facts.task, facts.events, info.step, bp.rule);
       return f ? `QA ${f.rule}: ${f.message}` : null;
     }
+    case 'request_tool':
+    case 'request_no_tool':
+    case 'request_match':
+      // Evaluated on the request, before the answer: see evaluateRequestBreakpoints.
+      return null;
     case 'slow_step':
       return facts.wallMs > bp.ms
         ? `step ${info.step} took ${Math.round(facts.wallMs)} ms (> ${bp.ms} ms)`
@@ -100,4 +105,63 @@ function check(bp: Breakpoint, info: StepInfo, facts: StepFacts): string | null 
     default:
       return assertNever(bp, 'breakpoint');
   }
+}
+
+/** A model request as request breakpoints read it: its messages and the tools it offers. */
+export interface RequestFacts {
+  readonly messages: readonly unknown[];
+  readonly tools: readonly unknown[];
+}
+
+/** The request's messages and tools, from a Chat Completions body (missing parts empty). */
+export function requestFacts(request: unknown): RequestFacts {
+  const r = (request && typeof request === 'object' ? request : {}) as Record<string, unknown>;
+  return {
+    messages: Array.isArray(r.messages) ? r.messages : [],
+    tools: Array.isArray(r.tools) ? r.tools : [],
+  };
+}
+
+/** The name of an offered tool (OpenAI `{type: 'function', function: {name}}`, or a bare `{name}`). */
+function toolName(tool: unknown): string | null {
+  const t = (tool && typeof tool === 'object' ? tool : {}) as Record<string, unknown>;
+  const fn = (t.function && typeof t.function === 'object' ? t.function : t) as Record<string, unknown>;
+  return typeof fn.name === 'string' ? fn.name : null;
+}
+
+/** A message's text as a pattern is matched against it: its content, then its tool calls as JSON. */
+function messageText(message: unknown): string {
+  const m = (message && typeof message === 'object' ? message : {}) as Record<string, unknown>;
+  const content = typeof m.content === 'string' ? m.content : m.content ? JSON.stringify(m.content) : '';
+  return m.tool_calls ? `${content}\n${JSON.stringify(m.tool_calls)}` : content;
+}
+
+/**
+ * Evaluates the request breakpoints (`request_tool`, `request_no_tool`, `request_match`)
+ * on the exact request about to be answered, before the answer reaches the agent.
+ * Returns the first that fires, with which message or tool made it fire.
+ */
+export function evaluateRequestBreakpoints(
+  breakpoints: readonly Breakpoint[],
+  facts: RequestFacts,
+): BreakpointHit | null {
+  const names = facts.tools.map(toolName);
+  for (const bp of breakpoints) {
+    if (bp.kind === 'request_tool' && names.includes(bp.name))
+      return { breakpoint: bp, message: `the request offers the tool ${bp.name}` };
+    if (bp.kind === 'request_no_tool' && !names.includes(bp.name))
+      return { breakpoint: bp, message: `the request does not offer the tool ${bp.name}` };
+    if (bp.kind === 'request_match') {
+      const re = new RegExp(bp.pattern);
+      const i = facts.messages.findIndex((m) => re.test(messageText(m)));
+      if (i >= 0) {
+        const role = (facts.messages[i] as { role?: unknown }).role;
+        return {
+          breakpoint: bp,
+          message: `message ${i + 1}${typeof role === 'string' ? ` (${role})` : ''} matches /${bp.pattern}/`,
+        };
+      }
+    }
+  }
+  return null;
 }

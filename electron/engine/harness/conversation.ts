@@ -91,6 +91,13 @@ export class Conversation {
         );
         this.via = 'tool_calls';
         return;
+      case 'edit': {
+        // A person's edit of the answer: the agent's own last message is what it was given.
+        const at = this.messages.map((m) => m.role).lastIndexOf('assistant');
+        if (at >= 0)
+          this.messages[at] = assistantMessage(event.edited as { content: string | null }, event.step);
+        return;
+      }
       case 'action':
         this.via = (event.via as 'tool_calls' | 'text' | undefined) ?? 'tool_calls';
         return;

@@ -25,6 +25,8 @@ export interface StepAction {
   readonly hardMs?: number;
   /** What is left of the episode's time budget in ms (the episode timeout wrapper sets it). */
   readonly episodeLeftMs?: number;
+  /** Results a person gave instead of running calls (by call id): those tools do not run. */
+  readonly replaced?: ReadonlyMap<string, ToolResult>;
 }
 
 /** One call of a step and what came back. */
@@ -192,6 +194,24 @@ export class SandboxEnvironment implements Environment {
           name: call.name,
           arguments: call.arguments,
         });
+        const given = action.replaced?.get(call.id);
+        if (given) {
+          // A person gave this result: the tool does not run, nothing is written; the agent sees it.
+          this.sink.append({
+            type: 'tool_result',
+            step: k,
+            source: 'human',
+            cause: callEvent.seq,
+            call_id: call.id,
+            name: call.name,
+            result: given,
+            replaced: true,
+          });
+          calls.push({ call, result: given, hardTimeout: false });
+          this.remember(k, call, given);
+          observation.push(JSON.stringify(given));
+          continue;
+        }
         const t0 = performance.now();
         const outcome = await registry.call(call.name, call.arguments, {
           sandbox,

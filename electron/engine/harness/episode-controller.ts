@@ -1,4 +1,5 @@
 import type { Breakpoint } from '../../../shared/breakpoints.js';
+import type { HeldAction, StopPoints } from '../../../shared/held-action.js';
 import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -6,11 +7,16 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 /** The stepper's state, as a debugger's. */
 export type ControllerState = 'idle' | 'running' | 'paused' | 'ended';
 
-/** What stopped a run: a breakpoint hit (with why), a pause, or the end. */
+/**
+ * What stopped a run: a breakpoint hit (with why), a pause, a step done, the end, or a
+ * stop inside a step — before the model's answer reaches the agent, or before the
+ * decided tools run — with the decided action `held`.
+ */
 export interface StopReason {
-  readonly kind: 'breakpoint' | 'paused' | 'step' | 'ended';
+  readonly kind: 'breakpoint' | 'paused' | 'step' | 'ended' | 'before_answer' | 'before_tool';
   readonly breakpoint?: Breakpoint;
   readonly message?: string;
+  readonly held?: HeldAction;
 }
 
 /**
@@ -39,6 +45,18 @@ export interface EpisodeController {
   stop(): Promise<EndEvent>;
   setBreakpoints(breakpoints: readonly Breakpoint[]): void;
   breakpoints(): readonly Breakpoint[];
+
+  /** Where the stepper also stops inside a step (before the answer, before the tools); returns them all. */
+  setStopPoints(points: Partial<StopPoints>): StopPoints;
+  stopPoints(): StopPoints;
+  /** The step held at a stop inside it (decided, not yet delivered or run), or null. */
+  held(): HeldAction | null;
+  /** Edits the held answer before the agent gets it (content and/or tool calls); recorded as a person's edit. */
+  editAnswer(message: unknown): HeldAction;
+  /** Edits a held call's arguments before it runs (checked against the tool's schema); recorded as a person's edit. */
+  editArguments(callId: string, args: unknown): HeldAction;
+  /** Gives a held call's result instead of running it: the tool does not run; the agent sees this result. */
+  replaceResult(callId: string, result: ToolResult): HeldAction;
 
   /** Inject a system or user message; the agent sees it before its next decision. */
   inject(role: 'system' | 'user', content: string): void;

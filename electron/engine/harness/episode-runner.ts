@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Breakpoint } from '../../../shared/breakpoints.js';
+import type { HeldAction, StopPoints } from '../../../shared/held-action.js';
 import { actionSignature } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
@@ -7,7 +8,6 @@ import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
 import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
 import { DecisionReleased, manualAgentOf } from '../agents/manual-agent.js';
-import { parseAction } from '../agents/parse-action.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { TaskMemory } from '../tools/memory.js';
 import type { ToolRegistry } from '../tools/tool-call.js';
@@ -23,6 +23,7 @@ import { HarnessError } from './harness-error.js';
 import { Listeners } from './listeners.js';
 import { MaxSteps } from './max-steps.js';
 import { StepTimeout } from './step-timeout.js';
+import { heldView, StepGate, type HeldStep } from './step-gate.js';
 
 export type { AgentFactory, ForkOpener } from './branching.js';
 
@@ -90,6 +91,8 @@ export class EpisodeRunner implements EpisodeController {
   private readonly stateListeners = new Listeners<[ControllerState, StopReason | undefined]>();
   private readonly signatures: (string | null)[] = [];
   private readonly timingList: StepTiming[] = [];
+  /** The stops inside a step and the step held at one. */
+  private readonly gate: StepGate;
 
   constructor(private readonly options: RunnerOptions) {
     this.task = options.task;
@@ -126,6 +129,7 @@ export class EpisodeRunner implements EpisodeController {
       this.task.timeouts.episode,
     );
     this.resetSignatures();
+    this.gate = new StepGate(() => options.registry.definitions());
   }
 
   /** What the recorder reads of this branch. */
@@ -260,74 +264,39 @@ export class EpisodeRunner implements EpisodeController {
     return reason;
   }
 
-  /** One step: decide, act, snapshot, check limits and breakpoints. */
+  /**
+   * One step: decide, stop before the answer if asked, stop before the tools if asked,
+   * deliver the answer, act, snapshot, check limits and breakpoints. A step held at a
+   * stop inside it goes on from there the next time.
+   */
   private async advance(): Promise<StopReason> {
-    if (this.pendingFork !== null) this.branchOff(this.pendingFork);
-    for (const e of this.queued.splice(0)) this.record(e);
-    if (this.timer.expired()) return this.finish('episode_timeout');
-    const k = this.current + 1;
-    const started = performance.now();
-    const deadline = decisionDeadline(this.agent, this.task.timeouts.step_hard * 1000, this.timer.leftMs());
-    let decision;
-    try {
-      decision = await decideWithin(this.agent, deadline?.ms ?? null, this.abort.signal, {
-        step: k,
-        messages: this.conversation.current(),
-        tools: this.options.registry.definitions(),
-        context: {
-          episode: this.episode,
-          task: this.task,
-          taskPath: this.options.taskPath,
-          history: this.events,
-          episodeLeftMs: this.timer.leftMs(),
-        },
-      });
-    } catch (e) {
-      if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
-      if (e instanceof DecisionReleased) return { kind: 'paused', message: e.message };
-      if (e instanceof DecisionTimeout && deadline?.by === 'episode') return this.finish('episode_timeout');
-      if (e instanceof DecisionTimeout)
-        return this.endFatal({
-          code: MODEL_TIMEOUT,
-          message: `the agent did not decide step ${k} within the hard step timeout (${this.task.timeouts.step_hard} s, retries included); check the model endpoint answers, or raise timeouts.step_hard`,
-        });
-      if (e instanceof AgentEnded) return this.finish(e.endReason);
-      if (e instanceof AgentFailure)
-        return this.endFatal({ code: e.endReason, message: e.message }, e.details);
-      return this.endFatal({ code: 'internal', message: (e as Error).message });
+    if (!this.gate.held()) {
+      const stop = await this.decideStep();
+      if (stop) return stop;
     }
-    if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
-    // The decision counted against the step: the tools get what is left of the hard limit.
-    const decidedMs = performance.now() - started;
-    if (decision.request !== undefined) {
-      this.record({
-        type: 'model_request',
-        step: k,
-        source: 'harness',
-        request: decision.request,
-        ...(decision.requestMeta ?? {}),
-      });
+    const held = this.gate.held() as HeldStep;
+    const k = held.step;
+    // Time paused at a stop is not the step's: its wall time is the decision plus what follows.
+    const started = performance.now() - held.decidedMs;
+    if (held.stage === 'before_answer' && this.gate.toBeforeTool()) return this.heldStop('before_tool');
+    this.gate.release();
+    if (held.deliver) {
+      try {
+        await held.deliver(held.message);
+      } catch (e) {
+        return this.decisionFailed(e, k, null);
+      }
     }
-    const output = this.record({
-      type: 'model_output',
-      step: k,
-      source: 'agent',
-      raw: decision.raw,
-      message: decision.message,
-      usage: decision.usage ?? null,
-      ...(decision.logprobs !== undefined ? { logprobs: decision.logprobs } : {}),
-      latency_ms: decision.latencyMs,
-      ...(decision.response ? { response: decision.response } : {}),
-    });
-    const parsed = parseAction(decision.message, this.options.registry.definitions(), k);
+    const parsed = held.parsed;
     let outcome: StepOutcome;
     try {
       outcome = await this.timer.step({
         step: k,
         parsed,
-        cause: output.seq,
-        raw: decision.raw,
-        ...(deadline ? { hardMs: Math.max(1, this.task.timeouts.step_hard * 1000 - decidedMs) } : {}),
+        cause: held.outputSeq,
+        raw: held.raw,
+        ...(held.replaced.size > 0 ? { replaced: held.replaced } : {}),
+        ...(held.timed ? { hardMs: Math.max(1, this.task.timeouts.step_hard * 1000 - held.decidedMs) } : {}),
       });
     } catch (e) {
       if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
@@ -358,6 +327,145 @@ export class EpisodeRunner implements EpisodeController {
     });
     if (hit) return { kind: 'breakpoint', breakpoint: hit.breakpoint, message: hit.message };
     return { kind: 'step', message: `step ${k} done` };
+  }
+
+  /**
+   * Asks the agent for step k's decision and records it; the step is then held before its
+   * answer. Returns a stop reason when the step goes no further now (a stop before the
+   * answer, the end), or null to go on.
+   */
+  private async decideStep(): Promise<StopReason | null> {
+    if (this.pendingFork !== null) this.branchOff(this.pendingFork);
+    for (const e of this.queued.splice(0)) this.record(e);
+    if (this.timer.expired()) return this.finish('episode_timeout');
+    const k = this.current + 1;
+    const started = performance.now();
+    const deadline = decisionDeadline(this.agent, this.task.timeouts.step_hard * 1000, this.timer.leftMs());
+    const messages = this.conversation.current();
+    const tools = this.options.registry.definitions();
+    let decision;
+    try {
+      decision = await decideWithin(this.agent, deadline?.ms ?? null, this.abort.signal, {
+        step: k,
+        messages,
+        tools,
+        context: {
+          episode: this.episode,
+          task: this.task,
+          taskPath: this.options.taskPath,
+          history: this.events,
+          episodeLeftMs: this.timer.leftMs(),
+        },
+      });
+    } catch (e) {
+      return this.decisionFailed(e, k, deadline);
+    }
+    if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
+    // The decision counted against the step: the tools get what is left of the hard limit.
+    const decidedMs = performance.now() - started;
+    if (decision.request !== undefined) {
+      this.record({
+        type: 'model_request',
+        step: k,
+        source: 'harness',
+        request: decision.request,
+        ...(decision.requestMeta ?? {}),
+      });
+    }
+    const output = this.record({
+      type: 'model_output',
+      step: k,
+      source: 'agent',
+      raw: decision.raw,
+      message: decision.message,
+      usage: decision.usage ?? null,
+      ...(decision.logprobs !== undefined ? { logprobs: decision.logprobs } : {}),
+      latency_ms: decision.latencyMs,
+      ...(decision.response ? { response: decision.response } : {}),
+    });
+    const stops = this.gate.holdBeforeAnswer(
+      {
+        step: k,
+        // What the model was asked: the request it got, or (an agent of the harness's own) the messages and tools.
+        request: decision.request ?? { messages, tools },
+        original: decision.message,
+        outputSeq: output.seq,
+        raw: decision.raw,
+        decidedMs,
+        timed: deadline !== null,
+        ...(decision.deliver ? { deliver: decision.deliver } : {}),
+      },
+      this.bps,
+    );
+    return stops ? this.heldStop('before_answer') : null;
+  }
+
+  /** The stop reason of the held step at `kind`. */
+  private heldStop(kind: 'before_answer' | 'before_tool'): StopReason {
+    const held = this.gate.held() as HeldStep;
+    return {
+      kind,
+      ...(held.breakpoint ? { breakpoint: held.breakpoint } : {}),
+      message: `step ${held.step}: ${held.why}`,
+      held: heldView(held),
+    };
+  }
+
+  /** Why the agent could not decide step k (or take its answer), as the way the episode ends. */
+  private decisionFailed(
+    e: unknown,
+    k: number,
+    deadline: { readonly by: 'step' | 'episode' } | null,
+  ): Promise<StopReason> | StopReason {
+    if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
+    if (e instanceof DecisionReleased) return { kind: 'paused', message: e.message };
+    if (e instanceof DecisionTimeout && deadline?.by === 'episode') return this.finish('episode_timeout');
+    if (e instanceof DecisionTimeout)
+      return this.endFatal({
+        code: MODEL_TIMEOUT,
+        message: `the agent did not decide step ${k} within the hard step timeout (${this.task.timeouts.step_hard} s, retries included); check the model endpoint answers, or raise timeouts.step_hard`,
+      });
+    if (e instanceof AgentEnded) return this.finish(e.endReason);
+    if (e instanceof AgentFailure) return this.endFatal({ code: e.endReason, message: e.message }, e.details);
+    return this.endFatal({ code: 'internal', message: (e as Error).message });
+  }
+
+  stopPoints(): StopPoints {
+    return this.gate.stopPoints();
+  }
+
+  setStopPoints(points: Partial<StopPoints>): StopPoints {
+    return this.gate.setStopPoints(points);
+  }
+
+  held(): HeldAction | null {
+    const h = this.gate.held();
+    return h ? heldView(h) : null;
+  }
+
+  editAnswer(message: unknown): HeldAction {
+    this.assertHeldEditable();
+    this.record(this.gate.editAnswer(message));
+    return this.held() as HeldAction;
+  }
+
+  editArguments(callId: string, args: unknown): HeldAction {
+    this.assertHeldEditable();
+    this.record(this.gate.editArguments(callId, args));
+    return this.held() as HeldAction;
+  }
+
+  replaceResult(callId: string, result: ToolResult): HeldAction {
+    this.assertHeldEditable();
+    this.gate.replaceResult(callId, result);
+    return this.held() as HeldAction;
+  }
+
+  /** A held step is changed only while the stepper waits at it. */
+  private assertHeldEditable(): void {
+    this.assertOpen();
+    if (this.status === 'running')
+      throw new HarnessError('busy', 'pause the episode before changing the step');
   }
 
   // The loop's view of the recorder and the branching (names the loop above reads).
@@ -402,6 +510,8 @@ export class EpisodeRunner implements EpisodeController {
     if (this.endEvent) return this.endEvent;
     this.stopRequested = true;
     this.abort.abort();
+    // A step held at a stop inside it never runs: its answer is not delivered (an exec agent is told the episode ended).
+    this.gate.release();
     if (this.inFlight) {
       // Give the step a moment to land whole; past that the trace closes without it.
       await Promise.race([this.inFlight, new Promise((r) => setTimeout(r, 3_000).unref())]);
@@ -413,6 +523,7 @@ export class EpisodeRunner implements EpisodeController {
 
   inject(role: 'system' | 'user', content: string): void {
     this.assertOpen();
+    this.assertNotHeld('inject a message');
     const event: NewTraceEvent = { type: 'injected', step: this.current, source: 'injected', role, content };
     this.recorder.recordOrQueue(event, this.status !== 'running' && this.pendingFork === null);
   }
@@ -421,6 +532,7 @@ export class EpisodeRunner implements EpisodeController {
     this.assertOpen();
     if (this.status === 'running')
       throw new HarnessError('busy', 'pause the episode before overriding a result');
+    this.assertNotHeld('override a result');
     if (this.pendingFork !== null) {
       throw new HarnessError(
         'conflict',
@@ -465,11 +577,15 @@ export class EpisodeRunner implements EpisodeController {
 
   async rollbackTo(step: number): Promise<void> {
     if (this.status === 'running') throw new HarnessError('busy', 'pause the episode before rolling back');
+    // A held step's decision is dropped with it: the agent decides that step again.
+    const dropped = this.gate.held() ? 1 : 0;
     const rewound = await this.branching.rollback(step, {
       current: this.current,
       sandbox: this.box,
       agent: this.agent,
+      dropped,
     });
+    this.gate.release();
     this.current = step;
     this.resetSignatures();
     this.agent = rewound.agent;
@@ -490,6 +606,16 @@ export class EpisodeRunner implements EpisodeController {
     const box = this.box;
     this.box = null;
     if (box && !options.keepSandbox) await this.options.release(box);
+  }
+
+  /** Messages and overrides wait until a held step has run: they belong between steps. */
+  private assertNotHeld(what: string): void {
+    const held = this.gate.held();
+    if (held)
+      throw new HarnessError(
+        'busy',
+        `step ${held.step} is waiting before its ${held.stage === 'before_answer' ? 'answer' : 'tools'}; run it (or replace its result), then ${what}`,
+      );
   }
 
   private assertOpen(): void {

@@ -132,7 +132,16 @@ export async function replayVerify(
         });
       }
       const parsed = recordedAction(events, k);
-      const outcome = await stack.step({ step: k, parsed });
+      // A result a person gave instead of running the call is given again: that tool never ran.
+      const replaced = new Map(
+        events
+          .filter(
+            (e): e is TraceEventOf<'tool_result'> =>
+              e.type === 'tool_result' && e.step === k && e.replaced === true,
+          )
+          .map((e) => [e.call_id, e.result] as const),
+      );
+      const outcome = await stack.step({ step: k, parsed, ...(replaced.size > 0 ? { replaced } : {}) });
       const recorded = events.filter(
         (e): e is TraceEventOf<'tool_result'> => e.type === 'tool_result' && e.step === k,
       );

@@ -3,6 +3,7 @@ import {
   BREAKPOINT_KINDS,
   Breakpoint,
   describeBreakpoint,
+  regexProblem,
   sameBreakpoint,
 } from '../../../shared/breakpoints';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -24,10 +25,15 @@ export function breakpointFromForm(
       const n = Number(v);
       if (!Number.isFinite(n)) return { ok: false, message: `The ${info.value.label} must be a number.` };
       raw[info.value.field] = n;
+    } else if (info.value.field === 'pattern') {
+      const problem = regexProblem(v);
+      if (problem) return { ok: false, message: `That pattern will not do: ${problem}.` };
+      raw[info.value.field] = v;
     } else {
       if (!/^[A-Za-z0-9_.-]+$/.test(v))
         return { ok: false, message: `"${v}" is not a tool name: use letters, digits, _ . or -.` };
-      if (tools && !tools.includes(v))
+      // "Not offered" may name any tool; the others would never fire for a tool the task lacks.
+      if (tools && kind !== 'request_no_tool' && !tools.includes(v))
         return { ok: false, message: `This task has no tool “${v}”. Its tools: ${tools.join(', ')}.` };
       raw[info.value.field] = v;
     }
@@ -158,7 +164,7 @@ export function BreakpointList() {
                 type={info.value.numeric ? 'number' : 'text'}
                 aria-label={info.value.label}
                 placeholder={info.value.label}
-                list={kind === 'tool' ? 'bp-tools' : undefined}
+                list={info.value.field === 'name' ? 'bp-tools' : undefined}
                 value={value}
                 data-testid="breakpoint-value"
                 onChange={(e) => {

@@ -13,6 +13,7 @@ export function StepperBar() {
   const error = useSlice('stepper', (s) => s.error);
   const busy = useSlice('stepper', (s) => s.busy);
   const canStep = useSlice('stepper', selectCanStep);
+  const stopPoints = useSlice('stepper', (s) => s.stopPoints);
   const a = stores.stepper.getState();
   return (
     <div className="stepper-bar" data-testid="stepper-bar" data-state={state ?? 'none'} data-busy={busy}>
@@ -52,6 +53,31 @@ export function StepperBar() {
       >
         ■ Stop <kbd>⇧F5</kbd>
       </button>
+      <label
+        className="toggle"
+        title="Show each decided action and let you run it, edit it or give its result"
+      >
+        <input
+          type="checkbox"
+          data-testid="stop-before-tool"
+          checked={stopPoints.before_tool}
+          disabled={!live}
+          onChange={(e) => void a.setStopPoint('before_tool', e.target.checked)}
+        />
+        <span className="long">Pause before each tool runs</span>
+        <span className="short">Pause before tools</span>
+      </label>
+      <label className="toggle" title="Show the model's answer before the agent gets it, and let you edit it">
+        <input
+          type="checkbox"
+          data-testid="stop-before-answer"
+          checked={stopPoints.before_answer}
+          disabled={!live}
+          onChange={(e) => void a.setStopPoint('before_answer', e.target.checked)}
+        />
+        <span className="long">Pause before each answer</span>
+        <span className="short">Pause before answers</span>
+      </label>
       <span className="sep" />
       {branch ? (
         <span className="where">

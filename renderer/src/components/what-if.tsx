@@ -10,11 +10,16 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
   const running = useSlice('replay', (s) => s.running);
   const call = detail?.step === props.step ? detail.calls[0]?.call : undefined;
   const a = stores.replay.getState();
+  // The step paused inside has not run yet: the inspector shows what it is about to do.
+  const heldStep = useSlice('stepper', (s) => s.held?.step ?? null);
   // Start from the recorded arguments of the selected call.
   useEffect(() => {
     if (call) stores.replay.getState().setWhatIfArgs(JSON.stringify(call.arguments, null, 2));
   }, [call, stores]);
-  if (!call) return <div className="muted">What if…: step {props.step} made no tool call.</div>;
+  if (!call)
+    return heldStep === props.step ? null : (
+      <div className="muted">What if…: step {props.step} made no tool call.</div>
+    );
   return (
     <details className="whatif" data-testid="whatif">
       <summary>

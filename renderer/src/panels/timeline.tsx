@@ -7,7 +7,7 @@ import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, NO_FILTER, type RowFilter } from '../model/row-filter';
 import { useSlice, useStores } from '../stores/use-stores';
-import { hasStepBreakpoint, selectViewedStep } from '../stores/stepper/stepper-store';
+import { hasStepBreakpoint, rowsWithHeld, selectViewedStep } from '../stores/stepper/stepper-store';
 
 const ROW_HEIGHT = 22;
 
@@ -47,6 +47,7 @@ const Row = memo(function Row(props: {
       data-testid="timeline-row"
       data-step={row.step}
       data-status={row.status}
+      data-edited={row.edited ? 'true' : undefined}
       aria-selected={props.selected}
       role="row"
       // Roving focus: only the viewed row is a Tab stop; ↑/↓ move it (see the grid's key handler).
@@ -93,8 +94,20 @@ const Row = memo(function Row(props: {
           </i>
         ) : null}
         {row.overridden ? (
-          <i className="mark mark-ovr" title="the tool result was overridden">
+          <i
+            className="mark mark-ovr"
+            title="a person overrode the tool result, or gave it instead of running the tool"
+          >
             OVR
+          </i>
+        ) : null}
+        {row.edited ? (
+          <i
+            className="mark mark-hum"
+            data-testid="row-edited"
+            title="a person edited the decided action (its arguments or the model's answer) before it took effect"
+          >
+            EDIT
           </i>
         ) : null}
         {row.rollbacks ? (
@@ -136,7 +149,9 @@ const Row = memo(function Row(props: {
 /** The steps of the open branch, virtualized; the branch tree and reward chart above them. */
 export function Timeline() {
   const stores = useStores();
-  const rows = useSlice('stepper', (s) => s.rows);
+  const recorded = useSlice('stepper', (s) => s.rows);
+  const held = useSlice('stepper', (s) => s.held);
+  const rows = useMemo(() => rowsWithHeld(recorded, held), [recorded, held]);
   const load = useSlice('stepper', (s) => s.load);
   const error = useSlice('stepper', (s) => s.error);
   const branch = useSlice('stepper', (s) => s.branch);

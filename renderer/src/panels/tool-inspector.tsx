@@ -3,6 +3,7 @@ import type { CallDetail, StepDetail } from '../../../shared/contract/models';
 import type { ToolResult } from '../../../shared/tool-result';
 import { JsonText } from '../components/json-text';
 import { FileDiffView, pretty } from '../components/lazy-editors';
+import { HeldActionCard } from '../components/held-action';
 import { Panel, PanelState } from '../components/panel';
 import type { InspectorTab } from '../stores/inspector/inspector-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -71,6 +72,11 @@ function CallView(props: { readonly call: CallDetail; readonly scope: string }) 
         <b>{call.name}</b> <span className="muted mono">{call.id}</span>
         {override ? <i className="mark mark-ovr">overridden</i> : null}
         {!override && real ? <i className="mark mark-ovr">fallback</i> : null}
+        {props.call.replaced ? (
+          <i className="mark mark-ovr" data-testid="inspector-replaced" title="the tool did not run">
+            result given by you — the tool did not run
+          </i>
+        ) : null}
       </div>
       {real && shown ? (
         <div className="real-vs-shown" data-testid="inspector-real-vs-shown">
@@ -243,6 +249,22 @@ function RequestView(props: { readonly detail: StepDetail; readonly scope: strin
   );
 }
 
+/** What an edited answer said before the edit: the call's arguments, or the text and calls, on one line. */
+function decidedText(original: unknown, callId: string | null): string {
+  const m = (original && typeof original === 'object' ? original : {}) as {
+    content?: unknown;
+    tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[];
+  };
+  const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+  const shown = callId ? calls.filter((c) => c.id === callId) : calls;
+  const parts = shown.map((c) => {
+    const args = c.function?.arguments;
+    return `${c.function?.name ?? '?'} ${typeof args === 'string' ? args : JSON.stringify(args)}`;
+  });
+  if (!callId && typeof m.content === 'string' && m.content !== '') parts.unshift(`“${m.content}”`);
+  return parts.join(' · ') || '(nothing)';
+}
+
 function StepExtras(props: { readonly detail: StepDetail }) {
   const d = props.detail;
   const rewards = d.rewards ? Object.entries(d.rewards.components) : [];
@@ -264,6 +286,14 @@ function StepExtras(props: { readonly detail: StepDetail }) {
           <i className="mark mark-hum">HUM</i> you typed in the terminal after step {d.step}:{' '}
           <code className="mono">$ {h.command}</code>
           {h.exit_code ? <span className="bad"> (exit {h.exit_code})</span> : null}
+        </div>
+      ))}
+      {(d.edits ?? []).map((x, i) => (
+        <div key={`edit-${i}`} className="injected" data-testid="inspector-edit">
+          <i className="mark mark-hum">EDIT</i>{' '}
+          {x.stage === 'before_tool'
+            ? `You changed the arguments before it ran; the agent had decided: ${decidedText(x.original, x.call_id)}`
+            : `You changed the model's answer before the agent got it; the model had said: ${decidedText(x.original, null)}`}
         </div>
       ))}
       {d.parse_error ? <div className="bad">parse error: {d.parse_error}</div> : null}
@@ -312,9 +342,12 @@ export function ToolInspector() {
   const step = useSlice('inspector', (s) => s.step);
   const branch = useSlice('inspector', (s) => s.branch);
   const [callIndex, setCallIndex] = useState(0);
+  const heldStep = useSlice('stepper', (s) => (s.held && s.state !== 'running' ? s.held.step : null));
 
   let body;
-  if (step === null || load === 'idle')
+  // The step paused inside has nothing recorded to inspect yet: the card above shows what it will do.
+  if (step !== null && step === heldStep) body = null;
+  else if (step === null || load === 'idle')
     body = <PanelState kind="empty">Select a step in the timeline to inspect its tool call.</PanelState>;
   else if (load === 'error')
     body = (
@@ -387,6 +420,7 @@ export function ToolInspector() {
       title={step !== null ? `Inspector — step ${step}` : 'Inspector'}
       className="inspector"
     >
+      <HeldActionCard />
       {body}
     </Panel>
   );

@@ -10,9 +10,12 @@ import type {
   StepRow,
 } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
+import { NO_STOP_POINTS, type HeldAction, type StopPoints } from '../../../../shared/held-action';
 import type { TraceEvent } from '../../../../shared/trace-events';
 import { applyEventToRows, liveRowsOf, type LiveRows } from '../../../../shared/contract/step-rows';
+import { callDetail } from '../../../../shared/step-summary';
 import { errorText } from '../result';
+import { overrideToResult } from '../inject/inject-store';
 
 /** The open branch: its rows, controller state, breakpoints and which step is viewed. */
 export interface StepperState {
@@ -27,6 +30,12 @@ export interface StepperState {
   readonly state: ControllerState | null;
   readonly stopReason: string | null;
   readonly breakpoints: readonly Breakpoint[];
+  /** Where the live branch also stops inside a step (before the tools run, before the answer). */
+  readonly stopPoints: StopPoints;
+  /** The step waiting at a stop inside it: the decided action, not yet run. */
+  readonly held: HeldAction | null;
+  /** Why the last change of the held step was refused (shown beside it), or null. */
+  readonly heldError: string | null;
   /** The step viewed; null follows the latest step. */
   readonly selectedStep: number | null;
   readonly busy: boolean;
@@ -45,6 +54,16 @@ export interface StepperActions {
   toggleBreakpoint(step: number): Promise<void>;
   /** Replaces the breakpoint list (a live controller gets it at once; a recorded branch has none to tell). */
   setBreakpoints(next: readonly Breakpoint[]): Promise<void>;
+  /** Turns a stop inside each step on or off (before the tools run, before the answer reaches the agent). */
+  setStopPoint(point: keyof StopPoints, on: boolean): Promise<void>;
+  /** New arguments for a held call (JSON text); false when refused (the reason in `heldError`). */
+  editArguments(callId: string, json: string): Promise<boolean>;
+  /** A new answer for the held step (JSON text of an assistant message); false when refused. */
+  editAnswer(json: string): Promise<boolean>;
+  /** A result given instead of running a held call (JSON result, or text shown as its output); false when refused. */
+  replaceResult(callId: string, text: string): Promise<boolean>;
+  /** Forgets a refusal of the held step's change (its draft changed: the message is stale). */
+  clearHeldError(): void;
   /** Shows a message in the status bar (plain words; cleared by the next action). */
   explain(message: string | null): void;
   select(step: number | null): void;
@@ -69,6 +88,9 @@ const initial: StepperState = {
   state: null,
   stopReason: null,
   breakpoints: [],
+  stopPoints: NO_STOP_POINTS,
+  held: null,
+  heldError: null,
   selectedStep: null,
   busy: false,
 };
@@ -108,6 +130,12 @@ export function endText(status: string, reason: string, verifierPassed?: boolean
 export function describeStop(info: EpisodeStateInfo): string | null {
   const r = info.reason;
   if (!r) return null;
+  if ((r.kind === 'before_tool' || r.kind === 'before_answer') && r.held) {
+    const what = r.breakpoint ? ` at a breakpoint (${describeBreakpoint(r.breakpoint)})` : '';
+    return r.kind === 'before_tool'
+      ? `paused${what} before step ${r.held.step}'s tools run`
+      : `paused${what} before the agent gets step ${r.held.step}'s answer`;
+  }
   if (r.kind === 'breakpoint') {
     const what = r.breakpoint ? ` (${describeBreakpoint(r.breakpoint)})` : '';
     return `paused at a breakpoint${what}${r.message ? `: ${r.message}` : ''}`;
@@ -136,7 +164,28 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
 
   const store = createStore<StepperState & StepperActions>()((set, get) => {
     const applyState = (info: EpisodeStateInfo): void => {
-      set({ state: info.state, stopReason: describeStop(info), live: info.state !== 'ended' });
+      set({ ...stateFields(info), heldError: null });
+    };
+    const changeHeld = async (op: (id: string) => Promise<Result<EpisodeStateInfo>>): Promise<boolean> => {
+      const branch = get().branch;
+      if (!branch || !get().held) return false;
+      set({ busy: true, heldError: null });
+      const res = await op(branch);
+      if (get().branch !== branch) return false;
+      if (!res.ok) {
+        set({ busy: false, heldError: errorText(res) });
+        return false;
+      }
+      set({ busy: false, ...stateFields(res.value) });
+      return true;
+    };
+    const jsonOf = (text: string): { ok: true; value: unknown } | { ok: false } => {
+      try {
+        return { ok: true, value: JSON.parse(text) };
+      } catch (e) {
+        set({ heldError: `not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+        return { ok: false };
+      }
     };
     const control = async <T>(op: (id: string) => Promise<Result<T>>): Promise<Result<T> | null> => {
       const branch = get().branch;
@@ -170,6 +219,8 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         live: v.state !== null && v.state.state !== 'ended',
         state: v.state?.state ?? null,
         stopReason: v.state ? describeStop(v.state) : null,
+        stopPoints: v.state?.stop_points ?? NO_STOP_POINTS,
+        held: v.state?.held ?? null,
         breakpoints: v.breakpoints,
         selectedStep: keepSelection ? get().selectedStep : null,
       });
@@ -233,6 +284,41 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         const res = await client.episode.setBreakpoints({ id: branch, breakpoints: [...next] });
         if (!res.ok) set({ breakpoints, error: errorText(res) });
       },
+      async setStopPoint(point, on) {
+        const { branch, stopPoints, live } = get();
+        set({ stopPoints: { ...stopPoints, [point]: on }, error: null });
+        if (!branch || !live) return;
+        const res = await client.episode.setStopPoints({ id: branch, stop_points: { [point]: on } });
+        if (!res.ok) set({ stopPoints, error: errorText(res) });
+        else if (get().branch === branch) set({ stopPoints: res.value.stop_points ?? NO_STOP_POINTS });
+      },
+      async editArguments(callId, json) {
+        const parsed = jsonOf(json);
+        if (!parsed.ok) return false;
+        if (!parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
+          set({ heldError: 'the arguments must be a JSON object, like {"command": "ls"}' });
+          return false;
+        }
+        const args = parsed.value as Record<string, unknown>;
+        return changeHeld((id) => client.episode.editArguments({ id, call_id: callId, arguments: args }));
+      },
+      async editAnswer(json) {
+        const parsed = jsonOf(json);
+        if (!parsed.ok) return false;
+        const message = parsed.value as HeldAction['message'];
+        return changeHeld((id) => client.episode.editAnswer({ id, message }));
+      },
+      async replaceResult(callId, text) {
+        const result = overrideToResult(text);
+        if (typeof result === 'string') {
+          set({ heldError: result });
+          return false;
+        }
+        return changeHeld((id) => client.episode.replaceResult({ id, call_id: callId, result }));
+      },
+      clearHeldError() {
+        if (get().heldError !== null) set({ heldError: null });
+      },
       explain(message) {
         set({ error: message });
       },
@@ -291,7 +377,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     }
     if (info.branch !== open) return;
     const was = store.getState().state;
-    store.setState({ state: info.state, stopReason: describeStop(info), live: info.state !== 'ended' });
+    store.setState(stateFields(info));
     // The end's QA flags and status come with a reload; the state says "ended" even when the
     // end event itself was not seen (it raced the open), so it reloads too.
     if (info.state === 'ended' && was !== 'ended') void store.getState().reload();
@@ -304,6 +390,37 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     if (s.state === 'ended' && s.view?.summary.episode === episode) void s.reload();
   });
   return store;
+}
+
+/** The fields a live state sets: state, why it stopped, the stop points and the held step. */
+function stateFields(info: EpisodeStateInfo): Partial<StepperState> {
+  return {
+    state: info.state,
+    stopReason: describeStop(info),
+    live: info.state !== 'ended',
+    ...(info.stop_points ? { stopPoints: info.stop_points } : {}),
+    held: info.state === 'ended' ? null : (info.held ?? null),
+  };
+}
+
+/**
+ * The rows as the timeline shows them: the step paused inside (decided, not yet run)
+ * shows the calls it is about to make, waiting, where its recorded row has none yet.
+ */
+export function rowsWithHeld(rows: readonly StepRow[], held: HeldAction | null): readonly StepRow[] {
+  if (!held || rows.length === 0) return rows;
+  const last = rows[rows.length - 1];
+  if (last.step !== held.step || last.tools.length > 0) return rows;
+  const summary =
+    held.calls.length > 0
+      ? `waiting to run: ${held.calls.map((c) => callDetail(c.name, c.arguments)).join(' ; ')}`
+      : held.final !== null
+        ? `waiting: ${held.final}`
+        : 'waiting for the answer to be given to the agent';
+  return [
+    ...rows.slice(0, -1),
+    { ...last, tools: held.calls.map((c) => c.name), summary, status: 'pending' },
+  ];
 }
 
 /** The step the views show: the selected one, or the latest. */

@@ -1,0 +1,265 @@
+import { useEffect, useRef, useState } from 'react';
+import type { HeldAction } from '../../../shared/held-action';
+import type { ToolCall } from '../../../shared/trace-events';
+import { useSlice, useStores } from '../stores/use-stores';
+
+/** What the person is changing: a call's arguments, a call's result, or the whole answer. */
+type Editing =
+  | { readonly kind: 'arguments'; readonly call: ToolCall }
+  | { readonly kind: 'result'; readonly call: ToolCall }
+  | { readonly kind: 'answer' };
+
+function pretty(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+/** The draft an editor opens with. */
+function draftOf(editing: Editing, held: HeldAction): string {
+  if (editing.kind === 'arguments') return pretty(editing.call.arguments);
+  if (editing.kind === 'answer') {
+    // Arguments as objects: easier to edit than JSON inside a string.
+    const m = held.message;
+    return pretty({
+      content: m.content,
+      ...(m.tool_calls
+        ? {
+            tool_calls: m.tool_calls.map((c) => {
+              let args: unknown = c.function.arguments;
+              try {
+                args = typeof args === 'string' ? JSON.parse(args) : args;
+              } catch {
+                // Arguments that are not JSON stay as the model wrote them.
+              }
+              return { ...c, function: { ...c.function, arguments: args } };
+            }),
+          }
+        : {}),
+    });
+  }
+  const given = held.replaced.find((r) => r.call_id === editing.call.id);
+  return given ? (given.result.stdout ?? pretty(given.result)) : '';
+}
+
+/** True when `text` is JSON; else what is wrong with it, in a short line. */
+function jsonProblem(text: string): string | null {
+  try {
+    JSON.parse(text);
+    return null;
+  } catch (e) {
+    return `not valid JSON yet: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}
+
+/**
+ * The step the stepper is paused inside: what the agent decided, shown before it takes
+ * effect, with what a person can do about it — run it, edit a call's arguments, give a
+ * call's result instead of running it, or (before the answer reaches the agent) edit the
+ * answer. Refusals (a bad argument for the tool) show beside the editor.
+ */
+export function HeldActionCard() {
+  const stores = useStores();
+  const held = useSlice('stepper', (s) => s.held);
+  const state = useSlice('stepper', (s) => s.state);
+  const busy = useSlice('stepper', (s) => s.busy);
+  const error = useSlice('stepper', (s) => s.heldError);
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const [draft, setDraft] = useState('');
+  const editor = useRef<HTMLTextAreaElement | null>(null);
+  const key = held ? `${held.step}/${held.stage}` : '';
+  // A new held step (or none) closes the editor: its draft belonged to the other one.
+  useEffect(() => setEditing(null), [key]);
+  useEffect(() => {
+    if (editing) editor.current?.focus();
+  }, [editing]);
+  if (!held || state === 'running' || state === 'ended') return null;
+  const a = stores.stepper.getState();
+  const open = (e: Editing) => {
+    setEditing(e);
+    setDraft(draftOf(e, held));
+  };
+  const submit = async (andRun: boolean) => {
+    if (!editing) return;
+    const ok =
+      editing.kind === 'arguments'
+        ? await a.editArguments(editing.call.id, draft)
+        : editing.kind === 'answer'
+          ? await a.editAnswer(draft)
+          : await a.replaceResult(editing.call.id, draft);
+    if (!ok) return;
+    setEditing(null);
+    if (andRun) await a.step();
+  };
+  const beforeTool = held.stage === 'before_tool';
+  const syntax = editing && editing.kind !== 'result' ? jsonProblem(draft) : null;
+  const editorLabel =
+    editing?.kind === 'arguments'
+      ? `New arguments for ${editing.call.name}`
+      : editing?.kind === 'result'
+        ? `The result ${editing.call.name} returns instead (text becomes its output, or a result object)`
+        : 'The answer the agent gets (content and tool calls)';
+  return (
+    <section className="held" data-testid="held-action" data-stage={held.stage} aria-label="paused step">
+      <h3>
+        {beforeTool
+          ? held.calls.length > 0
+            ? `Paused before step ${held.step} runs`
+            : `Paused before step ${held.step} ends the episode`
+          : `Paused before the agent gets step ${held.step}'s answer`}
+        {held.edited ? (
+          <span className="badge held-edited" data-testid="held-edited">
+            edited by you
+          </span>
+        ) : null}
+      </h3>
+      {held.why && !/^stopped before/.test(held.why) ? (
+        <p className="muted" data-testid="held-why">
+          Your breakpoint fired: {held.why}
+        </p>
+      ) : null}
+      {!beforeTool && held.message.content ? (
+        <p className="held-content" data-testid="held-content">
+          The model says: <q>{held.message.content}</q>
+        </p>
+      ) : null}
+      {held.calls.map((call) => {
+        const given = held.replaced.find((r) => r.call_id === call.id);
+        return (
+          <div className="held-call" key={call.id} data-testid="held-call">
+            <div>
+              {beforeTool ? 'The agent wants to run:' : 'The answer asks to run:'}{' '}
+              <b className="mono">{call.name}</b>
+            </div>
+            <pre className="mono held-args" data-testid="held-args">
+              {pretty(call.arguments)}
+            </pre>
+            {given ? (
+              <div className="notice" data-testid="held-replaced">
+                It will not run; the agent gets this result instead:{' '}
+                <span className="mono">{given.result.stdout ?? JSON.stringify(given.result)}</span>
+              </div>
+            ) : null}
+            {beforeTool ? (
+              <div className="row">
+                <button
+                  type="button"
+                  data-testid="held-edit-arguments"
+                  disabled={busy}
+                  onClick={() => open({ kind: 'arguments', call })}
+                >
+                  Edit arguments
+                </button>
+                <button
+                  type="button"
+                  data-testid="held-replace-result"
+                  disabled={busy}
+                  onClick={() => open({ kind: 'result', call })}
+                >
+                  Replace result
+                </button>
+              </div>
+            ) : null}
+          </div>
+        );
+      })}
+      {held.final !== null ? (
+        <p data-testid="held-final">
+          The agent wants to finish with: <q>{held.final}</q>
+        </p>
+      ) : null}
+      {held.parse_error !== null ? (
+        <p className="bad" data-testid="held-parse-error">
+          This answer cannot be used as it is: {held.parse_error}
+        </p>
+      ) : null}
+      {editing ? (
+        <div className="held-editor">
+          <label htmlFor="held-editor-text">{editorLabel}</label>
+          <textarea
+            id="held-editor-text"
+            ref={editor}
+            data-testid="held-editor"
+            className="mono"
+            rows={Math.min(12, Math.max(3, draft.split('\n').length + 1))}
+            value={draft}
+            spellCheck={false}
+            aria-invalid={syntax !== null || error !== null}
+            aria-describedby="held-editor-message"
+            onChange={(e) => {
+              setDraft(e.target.value);
+              a.clearHeldError();
+            }}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') setEditing(null);
+              else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void submit(true);
+            }}
+          />
+          <div id="held-editor-message" aria-live="polite">
+            {error ? (
+              <div className="bad" role="alert" data-testid="held-error">
+                {error}
+              </div>
+            ) : syntax ? (
+              <div className="muted" data-testid="held-syntax">
+                {syntax}
+              </div>
+            ) : null}
+          </div>
+          <div className="row">
+            <button
+              type="button"
+              className="primary"
+              data-testid="held-save-run"
+              disabled={busy || syntax !== null}
+              onClick={() => void submit(true)}
+              title="Ctrl+Enter"
+            >
+              {editing.kind === 'result' ? 'Use this result and go on' : 'Save and run'}
+            </button>
+            <button
+              type="button"
+              data-testid="held-save"
+              disabled={busy || syntax !== null}
+              onClick={() => void submit(false)}
+            >
+              Save
+            </button>
+            <button type="button" onClick={() => setEditing(null)} title="Escape">
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <>
+          {error ? (
+            <div className="bad" role="alert" data-testid="held-error">
+              {error}
+            </div>
+          ) : null}
+          <div className="row">
+            <button
+              type="button"
+              className="primary"
+              data-testid="held-run"
+              disabled={busy}
+              onClick={() => void a.step()}
+              title="F10"
+            >
+              {!beforeTool ? 'Give it to the agent' : held.calls.length > 0 ? 'Run it' : 'Let it finish'}{' '}
+              <kbd>F10</kbd>
+            </button>
+            {!beforeTool || held.calls.length === 0 ? (
+              <button
+                type="button"
+                data-testid="held-edit-answer"
+                disabled={busy}
+                onClick={() => open({ kind: 'answer' })}
+              >
+                Edit the answer
+              </button>
+            ) : null}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

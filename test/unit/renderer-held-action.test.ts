@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { EpisodeStateInfo } from '../../shared/contract/models';
+import type { HeldAction } from '../../shared/held-action';
+import { breakpointFromForm } from '../../renderer/src/components/breakpoint-list';
+import {
+  createStepperStore,
+  describeStop,
+  rowsWithHeld,
+} from '../../renderer/src/stores/stepper/stepper-store';
+import { createFakeBackend } from '../support/renderer-fake-client';
+import { episodeView, stepRow } from '../support/renderer-fixtures';
+
+const sync = (flush: () => void) => flush();
+
+const HELD: HeldAction = {
+  step: 3,
+  stage: 'before_tool',
+  why: 'stopped before the tools run',
+  request: null,
+  message: {
+    content: null,
+    tool_calls: [
+      { id: 'c3', type: 'function', function: { name: 'execute_shell', arguments: '{"command":"ls"}' } },
+    ],
+  },
+  edited: false,
+  calls: [{ id: 'c3', name: 'execute_shell', arguments: { command: 'ls' } }],
+  final: null,
+  parse_error: null,
+  replaced: [],
+};
+
+function heldState(held: HeldAction | null, over: Partial<EpisodeStateInfo> = {}): EpisodeStateInfo {
+  return {
+    episode: 'ep1',
+    branch: 'b-main',
+    state: 'paused',
+    step: 2,
+    reason: held ? { kind: held.stage, message: `step ${held.step}: ${held.why}`, held } : null,
+    stop_points: { before_tool: true, before_answer: false },
+    held,
+    ...over,
+  };
+}
+
+describe('the held step in the window', () => {
+  it('the timeline shows the calls a held step waits to run; a recorded row is left alone', () => {
+    const pending = { ...stepRow(3), tools: [], summary: '', status: 'pending' as const };
+    const rows = rowsWithHeld([stepRow(1), stepRow(2), pending], HELD);
+    expect(rows[2]).toMatchObject({ step: 3, tools: ['execute_shell'], status: 'pending' });
+    expect(rows[2].summary).toMatch(/^waiting to run: ls/);
+    const done = [stepRow(1), stepRow(2), stepRow(3)];
+    expect(rowsWithHeld(done, HELD)).toBe(done);
+    expect(rowsWithHeld(done, null)).toBe(done);
+  });
+
+  it('says in words where it paused', () => {
+    expect(describeStop(heldState(HELD))).toBe("paused before step 3's tools run");
+    expect(
+      describeStop(
+        heldState(
+          { ...HELD, stage: 'before_answer' },
+          {
+            reason: {
+              kind: 'before_answer',
+              breakpoint: { kind: 'request_tool', name: 'lookup' },
+              held: { ...HELD, stage: 'before_answer' },
+            },
+          },
+        ),
+      ),
+    ).toBe(
+      "paused at a breakpoint (before the answer, when the model is offered lookup) before the agent gets step 3's answer",
+    );
+  });
+
+  it('edits arguments through the contract; a refusal stays beside the editor until the draft changes', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(2, { state: heldState(HELD) }));
+    let refuse = true;
+    fake.on('episode.editArguments', (r) =>
+      refuse
+        ? { code: 'invalid_input', message: 'execute_shell: command: required, expected a string' }
+        : heldState({ ...HELD, edited: true, calls: [{ ...HELD.calls[0], arguments: r.arguments }] }),
+    );
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('b-main');
+    expect(store.getState().held?.step).toBe(3);
+    expect(store.getState().stopPoints.before_tool).toBe(true);
+
+    expect(await store.getState().editArguments('c3', '{"cmd": 1')).toBe(false);
+    expect(store.getState().heldError).toMatch(/not valid JSON/);
+    expect(fake.callsOf('episode.editArguments')).toHaveLength(0);
+
+    expect(await store.getState().editArguments('c3', '{"cmd": "x"}')).toBe(false);
+    expect(store.getState().heldError).toBe('execute_shell: command: required, expected a string');
+    store.getState().clearHeldError();
+    expect(store.getState().heldError).toBeNull();
+
+    refuse = false;
+    expect(await store.getState().editArguments('c3', '{"command": "echo hi"}')).toBe(true);
+    expect(fake.callsOf('episode.editArguments').at(-1)).toEqual({
+      id: 'b-main',
+      call_id: 'c3',
+      arguments: { command: 'echo hi' },
+    });
+    expect(store.getState().held?.calls[0].arguments).toEqual({ command: 'echo hi' });
+  });
+
+  it('a replaced result: plain text becomes the output the agent sees', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(2, { state: heldState(HELD) }));
+    fake.on('episode.replaceResult', () => heldState(HELD));
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('b-main');
+    expect(await store.getState().replaceResult('c3', 'pretend')).toBe(true);
+    expect(fake.callsOf('episode.replaceResult')).toEqual([
+      {
+        id: 'b-main',
+        call_id: 'c3',
+        result: { ok: true, exit_code: 0, stdout: 'pretend', duration_ms: 0, bytes: 7 },
+      },
+    ]);
+  });
+
+  it('the breakpoint form builds request breakpoints and refuses a bad pattern in words', () => {
+    expect(breakpointFromForm('request_match', 'rm -rf')).toEqual({
+      ok: true,
+      breakpoint: { kind: 'request_match', pattern: 'rm -rf' },
+    });
+    const bad = breakpointFromForm('request_match', '(unclosed');
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.message).toMatch(
+      /That pattern will not do: "\(unclosed" is not a regular expression/,
+    );
+    expect(breakpointFromForm('request_no_tool', 'lookup', ['execute_shell'])).toEqual({
+      ok: true,
+      breakpoint: { kind: 'request_no_tool', name: 'lookup' },
+    });
+    expect(breakpointFromForm('request_tool', 'lookup', ['execute_shell']).ok).toBe(false);
+  });
+});
