@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { replayExecAgent } from '../../electron/engine/external/agent-replay.js';
 import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
+import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
 import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
@@ -120,12 +121,12 @@ describeDocker('external agents (exec:) on Docker', () => {
         call('execute_shell', { command: 'echo "feed the cat" >> notes/todo.txt && wc -l < notes/todo.txt' }),
         final('four chores now'),
       ]);
+      // No agent given: the recorded command runs again, --model swaps what answers it.
       const f = await forkEpisode({
         id: c.episode,
         at: 2,
         store: env.store,
         supply: coldSupply(provider),
-        agentSpec: `exec:${ex.command}`,
         agentOptions: { model: `scripted:${alt}` },
       });
       try {
@@ -133,6 +134,10 @@ describeDocker('external agents (exec:) on Docker', () => {
         // Verifier wants three lines: the fork's fourth makes it fail, which shows it ran on snapshot 2.
         expect(f.ended()).toMatchObject({ status: 'failed', end_reason: 'final_answer', steps: 4 });
         const own = env.store.readTrace(env.store.resolve(f.branch)).events;
+        expect(env.store.readTrace(env.store.resolve(f.branch)).header.agent).toMatchObject({
+          spec: `exec:${ex.command}`,
+          model_source: `scripted:${alt}`,
+        });
         // Steps 1..2 were answered from the recording, never re-executed in the fork.
         expect(ofType(own, 'tool_call').map((e) => e.step)).toEqual([3]);
         expect(ofType(own, 'tool_result')[0].result.stdout).toBe('4\n');
@@ -222,18 +227,8 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.run();
     await c.dispose();
     expect(c.ended()?.status).toBe('succeeded');
-    // A recorded command never runs by itself: a trace or bundle could carry any command.
-    await expect(
-      forkEpisode({ id: c.episode, at: 2, store: env.store, supply: coldSupply(provider) }),
-    ).rejects.toThrow(/never runs a recorded command by itself.*--agent 'exec:python3 agent.py --stamp'/);
-    // Given again, the same agent continues with the recorded model source after its 2 lines.
-    const f = await forkEpisode({
-      id: c.episode,
-      at: 2,
-      store: env.store,
-      supply: coldSupply(provider),
-      agentSpec: 'exec:python3 agent.py --stamp',
-    });
+    // The same agent continues with the recorded model source after its 2 lines.
+    const f = await forkEpisode({ id: c.episode, at: 2, store: env.store, supply: coldSupply(provider) });
     try {
       await f.run();
       expect(f.ended()).toMatchObject({ status: 'error', end_reason: 'diverged' });
@@ -252,6 +247,71 @@ describeDocker('external agents (exec:) on Docker', () => {
       agent_diverged_at: 1,
       agent_diff: { field: 'messages[0].content' },
     });
+  });
+
+  it('fork --model without --agent: steps 1..2 with side effects run once, answered from the recording', async () => {
+    const t = tempTask({ tools: ['execute_shell'] });
+    const agent = `exec:python3 ${join(exampleDir('python-stdlib'), 'agent.py')}`;
+    const bump = call('execute_shell', { command: 'echo ran >> ran.log && wc -l < ran.log' });
+    const model = script(t.dir, 'model.jsonl', [bump, bump, final('twice')]);
+    const c = await startTemp(t.path, agent.slice('exec:'.length), `scripted:${model}`);
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ end_reason: 'final_answer', steps: 3 });
+      expect(ofType(c.history(), 'tool_result').map((r) => r.result.stdout)).toEqual(['1\n', '2\n']);
+    } finally {
+      await c.dispose();
+    }
+    const other = script(t.dir, 'other.jsonl', [
+      call('execute_shell', { command: 'wc -l < ran.log' }),
+      final('counted'),
+    ]);
+    const f = await forkEpisode({
+      id: c.episode,
+      at: 2,
+      store: env.store,
+      supply: coldSupply(provider),
+      agentOptions: { model: `scripted:${other}` },
+    });
+    try {
+      await f.run();
+      expect(f.ended()).toMatchObject({ end_reason: 'final_answer', steps: 4 });
+      const trace = env.store.readTrace(env.store.resolve(f.branch));
+      expect(trace.header.agent).toMatchObject({ spec: agent, model_source: `scripted:${other}` });
+      const own = trace.events;
+      // Snapshot 2 holds two lines and nothing re-ran them: had steps 1..2 run again it would be 4.
+      expect(ofType(own, 'tool_call').map((e) => e.step)).toEqual([3]);
+      expect(ofType(own, 'tool_result')[0].result.stdout).toBe('2\n');
+      // The new process got the recorded results of steps 1..2 (fast-forward), then step 3 live.
+      const seen = requestAt(own, 3)
+        .request.messages.filter((m) => m.role === 'tool')
+        .map((m) => m.content);
+      expect(seen).toEqual(['1\n', '2\n']);
+    } finally {
+      await f.dispose();
+      t.cleanup();
+    }
+  });
+
+  it('a command recorded in an imported bundle never runs by itself', async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    await c.run();
+    await c.dispose();
+    const other = tempHome();
+    try {
+      const file = join(other.dir, 'ep.stepbox');
+      await exportBundle(env.store, c.episode, file);
+      await importBundle(other.store, file);
+      await expect(
+        forkEpisode({ id: c.episode, at: 2, store: other.store, supply: coldSupply(provider) }),
+      ).rejects.toThrow(
+        /imported.*never runs a command from a bundle by itself.*--agent 'exec:python3 agent.py'/,
+      );
+      // Recorded here, the same fork runs the command again.
+      expect(env.store.imported(c.episode)).toBe(false);
+    } finally {
+      other.cleanup();
+    }
   });
 
   it('replay --verify of a deterministic agent: every request and tool call as recorded', async () => {
