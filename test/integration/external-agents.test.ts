@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { replayExecAgent } from '../../electron/engine/external/agent-replay.js';
+import { STEP_OUTPUT_BYTES } from '../../electron/engine/external/agent-process.js';
 import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
@@ -92,7 +93,6 @@ function requestAt(events: readonly TraceEvent[], step: number) {
   return e as typeof e & {
     request: { messages: { role: string; content: unknown; tool_call_id?: string }[] };
     injected: number;
-    agent_output: { stdout: string; stderr: string };
   };
 }
 
@@ -149,20 +149,57 @@ describeDocker('external agents (exec:) on Docker', () => {
     });
   }
 
-  it('stepping holds the agent on its tool call until the stepper continues', async () => {
+  it('stepping holds the agent on its tool call until the stepper continues; its output is kept per step', async () => {
     const c = await startExample('python-stdlib', 'python3 agent.py');
     const agent = c.currentAgent() as ExecAgent;
-    const out: string[] = [];
-    agent.onOutput((stream, text) => out.push(`${stream}:${text}`));
+    const live: string[] = [];
+    c.onAgentOutput((chunk) => live.push(`${chunk.step}:${chunk.stream}:${chunk.data}`));
     try {
       await c.step();
       expect(ofType(c.history(), 'tool_result').map((r) => r.step)).toEqual([1]);
       await waitFor('the agent to call its tool', () => (agent.pendingToolCalls() === 1 ? true : null));
-      expect(out.join('')).not.toContain('write_file -> ok');
+      expect(live.join('')).not.toContain('write_file -> ok');
       await c.step();
-      expect(requestAt(c.history(), 2).agent_output.stdout).toContain('write_file -> ok');
+      // Printed once step 2 let the tool call return: step 2's output, live and in the trace.
+      expect(live).toContain('2:stdout:write_file -> ok\n');
+      await c.run();
+      const outputs = ofType(c.history(), 'agent_output');
+      expect(outputs.map((o) => [o.step, o.stdout])).toEqual([
+        [2, 'write_file -> ok\n'],
+        [3, 'execute_shell -> ok\nfinal answer: notes/todo.txt lists three chores.\n'],
+      ]);
+      expect(outputs[1]).toMatchObject({ source: 'agent', truncated: { stdout: false, stderr: false } });
     } finally {
       await c.dispose();
+    }
+  });
+
+  it('an agent writing megabytes: each stream keeps its first 64 KiB per step and says it truncated', async () => {
+    const t = tempTask({});
+    // 4 MB of a 3-byte character on stdout (the cap falls inside one), a line on stderr.
+    const c = await startTemp(
+      t.path,
+      `python3 -c "import sys; sys.stdout.write('€' * 1400000); sys.stderr.write('still here\\n')"`,
+    );
+    const live: { data: string; truncated: boolean }[] = [];
+    c.onAgentOutput((chunk) => chunk.stream === 'stdout' && live.push(chunk));
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ end_reason: 'agent_exited' });
+      const [out] = ofType(c.history(), 'agent_output');
+      expect(out.bytes).toEqual({ stdout: 4_200_000, stderr: 11 });
+      expect(out.truncated).toEqual({ stdout: true, stderr: false });
+      expect(out.stderr).toBe('still here\n');
+      // Whole characters only, within the cap.
+      expect(Buffer.byteLength(out.stdout)).toBeLessThanOrEqual(STEP_OUTPUT_BYTES);
+      expect(Buffer.byteLength(out.stdout)).toBeGreaterThan(STEP_OUTPUT_BYTES - 3);
+      expect(out.stdout).toMatch(/^€+$/);
+      // The window got the same kept text, and one chunk saying the rest was dropped.
+      expect(live.map((l) => l.data).join('')).toBe(out.stdout);
+      expect(live.filter((l) => l.truncated)).toHaveLength(1);
+    } finally {
+      await c.dispose();
+      t.cleanup();
     }
   });
 

@@ -17,7 +17,12 @@ import { evaluateBreakpoints } from './breakpoints.js';
 import type { Conversation } from './conversation.js';
 import { asFatal, SandboxEnvironment, type Fatal, type StepOutcome } from './environment.js';
 import { EpisodeTimeout } from './episode-timeout.js';
-import type { ControllerState, EpisodeController, StopReason } from './episode-controller.js';
+import type {
+  AgentOutputChunk,
+  ControllerState,
+  EpisodeController,
+  StopReason,
+} from './episode-controller.js';
 import { episodeStatus } from './episode-status.js';
 import { HarnessError } from './harness-error.js';
 import { Listeners } from './listeners.js';
@@ -105,6 +110,8 @@ export class EpisodeRunner implements EpisodeController {
   private readonly eventListeners = new Listeners<[TraceEvent]>();
   private readonly stateListeners = new Listeners<[ControllerState, StopReason | undefined]>();
   private readonly branchListeners = new Listeners<[string]>();
+  private readonly outputListeners = new Listeners<[AgentOutputChunk]>();
+  private offAgentOutput: (() => void) | null = null;
   private endEvent: EndEvent | null = null;
   private readonly signatures: (string | null)[] = [];
   private readonly timingList: StepTiming[] = [];
@@ -118,6 +125,7 @@ export class EpisodeRunner implements EpisodeController {
     this.snapshots = options.store.snapshots(options.episode);
     this.box = options.sandbox;
     this.agent = options.agent;
+    this.listenToAgent();
     this.memoryState = options.memory;
     this.events = [...(options.inherited ?? [])];
     this.current = options.startStep ?? 0;
@@ -346,6 +354,7 @@ export class EpisodeRunner implements EpisodeController {
     if (info.fatal && !this.stopRequested) return this.endFatal(info.fatal);
     // The step is recorded whole (its snapshot committed) even when a stop arrived meanwhile.
     if (!info.fatal) this.current = k;
+    if (!info.fatal) this.recordAgentOutput(k);
     if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
     const wallMs = performance.now() - started;
     this.timingList.push({
@@ -435,8 +444,9 @@ export class EpisodeRunner implements EpisodeController {
       step: this.current,
     };
     const writer = this.writer;
-    // An agent running a process of its own (exec:) is stopped with the branch.
+    // An agent running a process of its own (exec:) is stopped with the branch; what it wrote last is kept.
     await this.agent.dispose?.(endReason);
+    this.recordAgentOutput(this.current);
     // The end event's seq is the writer's next one (FileTraceWriter exposes it).
     const seq = (writer as { seq?: number }).seq ?? -1;
     this.writer = null;
@@ -521,6 +531,27 @@ export class EpisodeRunner implements EpisodeController {
   useAgent(agent: Agent): void {
     if (agent !== this.agent) void this.agent.dispose?.('agent_replaced');
     this.agent = agent;
+    this.listenToAgent();
+  }
+
+  /** An exec: agent's own output as it is written, with the step it belongs to; returns an unsubscribe. */
+  onAgentOutput(listener: (chunk: AgentOutputChunk) => void): () => void {
+    return this.outputListeners.add(listener);
+  }
+
+  /** Follows the current agent's output (the agent changes on a rollback or a replacement). */
+  private listenToAgent(): void {
+    this.offAgentOutput?.();
+    this.offAgentOutput =
+      this.agent.onOutput?.((stream, data, truncated) =>
+        this.outputListeners.emit({ step: this.current + 1, stream, data, truncated }),
+      ) ?? null;
+  }
+
+  /** Records what an exec: agent's process wrote since the last step as step `step`'s output. */
+  private recordAgentOutput(step: number): void {
+    const out = this.agent.takeOutput?.();
+    if (out && this.writer) this.record({ type: 'agent_output', step, source: 'agent', ...out });
   }
 
   async rollbackTo(step: number): Promise<void> {
@@ -567,6 +598,7 @@ export class EpisodeRunner implements EpisodeController {
     if (this.agent.kind === 'scripted' || this.agent.kind === 'replay' || this.agent.kind === 'exec') {
       await this.agent.dispose?.('rolled_back');
       this.agent = this.options.makeAgent(this.agent.spec, skip);
+      this.listenToAgent();
     }
     if (this.endEvent) {
       this.endEvent = null;
