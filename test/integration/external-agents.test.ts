@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { replayExecAgent } from '../../electron/engine/external/agent-replay.js';
-import { STEP_OUTPUT_BYTES } from '../../electron/engine/external/agent-process.js';
+import { STDERR_TAIL_BYTES, STEP_OUTPUT_BYTES } from '../../electron/engine/external/agent-process.js';
 import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
@@ -379,6 +379,29 @@ describeDocker('external agents (exec:) on Docker', () => {
       const err = errorOf(c.history());
       expect(err?.message).toMatch(/exited with code 3/);
       expect(err?.context).toMatchObject({ exit_code: 3, stderr_tail: 'fatal: no config\n' });
+    } finally {
+      await c.dispose();
+      t.cleanup();
+    }
+  });
+
+  it('an agent killed by a signal (a crash) is agent_exit with the last 2 KiB of its stderr', async () => {
+    const t = tempTask({});
+    const c = await startTemp(
+      t.path,
+      `python3 -c "import os, sys; sys.stderr.write('x' * 5000 + 'Traceback: boom\\\\n'); sys.stderr.flush(); os.kill(os.getpid(), 9)"`,
+    );
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'agent_exit', verifier: null });
+      const err = errorOf(c.history());
+      const tail = String(err?.context.stderr_tail);
+      expect(tail).toHaveLength(STDERR_TAIL_BYTES);
+      // The shell that ran it adds its own word about the kill.
+      expect(tail).toMatch(/x{100}Traceback: boom\n(Killed\n)?$/);
+      expect(err?.message).toMatch(/killed by SIGKILL|exited with code 137/);
+      // The whole of it (not only the tail) is in the step's output, up to the cap.
+      expect(ofType(c.history(), 'agent_output')[0]?.stderr).toContain('x'.repeat(5000));
     } finally {
       await c.dispose();
       t.cleanup();
