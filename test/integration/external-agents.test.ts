@@ -330,6 +330,26 @@ describeDocker('external agents (exec:) on Docker', () => {
     }
   });
 
+  it("the window's fork of a live episode (no agent given) continues the recorded source after its K answers", async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    let f: EpisodeRunner | null = null;
+    try {
+      await c.run();
+      f = (await c.fork(2)) as EpisodeRunner;
+      await f.run();
+      // Line 3 of the script answers step 3 (line 1 again would write the file once more).
+      expect(f.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
+      const own = env.store.readTrace(env.store.resolve(f.branch)).events;
+      expect(ofType(own, 'tool_call')).toEqual([]);
+      expect(ofType(own, 'model_output')[0].message).toMatchObject({
+        content: 'notes/todo.txt lists three chores.',
+      });
+    } finally {
+      await f?.dispose();
+      await c.dispose();
+    }
+  });
+
   it('a command recorded in an imported bundle never runs by itself', async () => {
     const c = await startExample('python-stdlib', 'python3 agent.py');
     await c.run();

@@ -235,16 +235,20 @@ function withRecordedModel<T extends OpenBranchOptions>(
   return { ...options, agentOptions: { ...options.agentOptions, model } };
 }
 
-/** Decisions an exec agent's model source skips: the recorded ones when it continues the same source, else none. */
+/**
+ * Decisions an exec agent's model source skips: the recorded ones when it continues the
+ * same source (none given, or the recorded one again, as a live episode's fork passes
+ * its start options on), else none: another source answers from step K+1 at its start.
+ */
 function execSkip(
   spec: string,
   options: OpenBranchOptions,
-  recorded: { kind: string },
+  recorded: { kind: string; [k: string]: unknown },
   recordedSkip: () => number,
 ): number {
-  const continuing =
-    spec.startsWith('exec:') && recorded.kind === 'exec' && options.agentOptions?.model === undefined;
-  return continuing ? recordedSkip() : 0;
+  const model = options.agentOptions?.model;
+  const same = model === undefined || normalizeAgentSpec(model) === recorded.model_source;
+  return spec.startsWith('exec:') && recorded.kind === 'exec' && same ? recordedSkip() : 0;
 }
 
 /**
