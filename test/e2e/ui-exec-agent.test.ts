@@ -75,6 +75,23 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
       await a.screenshot(`exec-agent-output-step-${viewport.width}`);
       // The tab is named for a person, not the wire: no event or field names.
       expect(await a.inspector.root.locator('[data-tab="agent"]').innerText()).toBe('Agent output');
+      if (viewport.width === 1280) {
+        // The window's fork of the exec: episode runs its command again, fast-forwarded to step 1.
+        const before = await a.library.branches();
+        await a.timeline.select(1);
+        await a.replay.fork();
+        await a.page.keyboard.press('F5');
+        // Ended, the window shows the fork as a recorded branch.
+        await a.page
+          .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
+          .waitFor({ timeout: 60_000 });
+        await a.timeline.waitForStep(3);
+        expect((await a.library.branches()).length).toBe(before.length + 1);
+        expect((await a.timeline.rowAt(2)).text).toContain('python3 greet.py World');
+        expect((await a.timeline.rowAt(3)).text).toContain('greet.py greets.');
+        expect(await a.page.getByTestId('stepper-bar').innerText()).toContain('succeeded');
+        await a.screenshot('exec-agent-fork-1280');
+      }
       expect(a.errors).toEqual([]);
       await a.page.close();
     });
