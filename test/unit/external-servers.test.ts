@@ -294,7 +294,7 @@ describe('MCP server', () => {
     expect(unknown).toMatchObject({ id: 9, error: { code: -32601 } });
   });
 
-  it('two clients using the same request id at once each get their own answer', async () => {
+  it('two clients using the same request id at once each get their own answer; a cancel cannot cross', async () => {
     const release: (() => void)[] = [];
     let bothIn: () => void = () => undefined;
     const arrived = new Promise<void>((r) => (bothIn = r));
@@ -316,17 +316,23 @@ describe('MCP server', () => {
     const body = (command: string) =>
       JSON.stringify({
         jsonrpc: '2.0',
-        id: 7,
+        id: 0,
         method: 'tools/call',
         params: { name: 'execute_shell', arguments: { command } },
       });
     const a = raw(url, { headers, body: body('first') });
     const b = raw(url, { headers, body: body('second') });
     await arrived;
+    // A client cancelling its request 0 cannot cancel another's (the server's own ids are not 0).
+    const cancel = await raw(url, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0 } }),
+    });
+    expect(cancel.status).toBe(202);
     release.reverse().forEach((r) => r());
     const [ra, rb] = (await Promise.all([a, b])).map((r) => JSON.parse(r.body));
-    expect([ra.id, ra.result.content[0].text]).toEqual([7, 'first']);
-    expect([rb.id, rb.result.content[0].text]).toEqual([7, 'second']);
+    expect([ra.id, ra.result.content[0].text]).toEqual([0, 'first']);
+    expect([rb.id, rb.result.content[0].text]).toEqual([0, 'second']);
   });
 });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
@@ -13,7 +14,10 @@ interface Pending {
  * per request (the SDK's stateless recipe, whose per-request cost was most of the
  * overhead). Two clients may use the same JSON-RPC id at once, so each request gets an
  * id of this transport's own on the way in and its own back on the way out; responses
- * are routed by that id. Notifications the server sends while answering (progress,
+ * are routed by that id. The ids are unguessable strings, so a client's
+ * `notifications/cancelled` (which names its own id) can never abort another client's
+ * request; in this stateless mode a cancellation is ignored, as it is by the SDK's
+ * per-request servers. Notifications the server sends while answering (progress,
  * logs) are dropped, as the SDK drops them in JSON-response mode; the server never
  * sends requests of its own (no sampling, no elicitation).
  */
@@ -21,8 +25,9 @@ export class McpJsonTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  private readonly prefix = `stepbox-${randomUUID()}-`;
   private next = 0;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new Map<string, Pending>();
   private closed = false;
 
   async start(): Promise<void> {}
@@ -35,7 +40,7 @@ export class McpJsonTransport implements Transport {
     const answers: Promise<JSONRPCMessage>[] = [];
     for (const message of messages) {
       if ('method' in message && 'id' in message) {
-        const own = this.next++;
+        const own = `${this.prefix}${this.next++}`;
         answers.push(
           new Promise<JSONRPCMessage>((resolve) => this.pending.set(own, { id: message.id, resolve })),
         );
@@ -49,10 +54,10 @@ export class McpJsonTransport implements Transport {
 
   async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
     if (this.closed || !('id' in message) || 'method' in message) return;
-    const own = message.id;
-    const pending = typeof own === 'number' ? this.pending.get(own) : undefined;
+    const own = String(message.id);
+    const pending = this.pending.get(own);
     if (!pending) return;
-    this.pending.delete(own as number);
+    this.pending.delete(own);
     pending.resolve({ ...message, id: pending.id } as JSONRPCMessage);
   }
 
