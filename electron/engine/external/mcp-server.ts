@@ -150,8 +150,8 @@ export class McpHttpServer {
       );
       return;
     }
-    const requestInfo = { headers: req.headers, url: new URL(req.url ?? '/mcp', 'http://127.0.0.1') };
-    const answers = await this.transport.dispatch(messages, { requestInfo });
+    // No request info goes to the handlers: they need none, and the headers hold the token.
+    const answers = await this.transport.dispatch(messages, {});
     if (answers.length === 0) {
       res.writeHead(202).end();
       return;
