@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AppCommand } from '../shared/contract/index.js';
+import { onInterrupt } from './engine/interrupt.js';
 import { logger } from './engine/log.js';
 import { bindContract, eventChannel } from './ipc.js';
 import { contentSecurityPolicy } from './server/security.js';
@@ -211,7 +212,8 @@ async function start(): Promise<void> {
     if (process.platform !== 'darwin') app.quit();
   });
   // A terminal's Ctrl+C or a service manager's stop quits the same way: traces closed, sandboxes destroyed.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => app.quit());
+  // The one interrupt handler (engine/interrupt.ts): later signals cannot cut the cleanup short.
+  onInterrupt(() => app.quit());
 }
 
 void start();

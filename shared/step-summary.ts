@@ -1,3 +1,4 @@
+import { assertNever } from './assert-never.js';
 import type { ToolResult } from './tool-result.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
 
@@ -175,6 +176,8 @@ function describeAction(s: StepSummary): string {
       return s.calls.map((c) => `${c.name} ${c.args_summary}`).join('; ') || '(tool call)';
     case 'none':
       return '(no action recorded)';
+    default:
+      return assertNever(s.kind, 'step kind');
   }
 }
 

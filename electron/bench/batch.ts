@@ -78,7 +78,7 @@ export const section: BenchSection = {
           concurrency: CONCURRENCY,
         });
         const t0 = performance.now();
-        await runBatch({ dir: out, batch, store, supply });
+        await runBatch({ dir: out, batch, store, parts: engine.parts, supply });
         const ms = performance.now() - t0;
         const bad = batch.slots.filter((s) => s.status !== 'succeeded');
         if (bad.length)

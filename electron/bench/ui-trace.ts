@@ -1,6 +1,6 @@
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { treeHashText } from '../../shared/tree-hash.js';
-import { openEpisodeStore } from '../engine/trace/episode-store.js';
+import { openEngine } from '../engine/open-engine.js';
 import { sha256Hex } from '../engine/sha256.js';
 
 /** A long recorded episode for the UI: its ids and how many steps it has. */
@@ -20,7 +20,7 @@ const COMMIT_EVERY = 500;
  * shared manifest: the UI benchmark measures the window, not the snapshot store.
  */
 export async function writeLongTrace(home: string, steps: number, task = 'long-trace'): Promise<LongTrace> {
-  const store = openEpisodeStore(home, { skipMarkInterrupted: true });
+  const { store } = openEngine({ home, sweep: false });
   const { episode, branch, writer } = store.createEpisode({
     task: { name: task, goal: `A ${steps}-step recorded episode for the UI`, max_steps: steps },
     task_path: null,

@@ -110,6 +110,7 @@ export const command: CliCommand = {
         episodes,
         concurrency,
         store,
+        parts: engine.parts,
         supply: poolSupply(supply),
         onEpisode: (side, task, ep, status) =>
           io.stderr.write(`${side.toUpperCase()} ${task} ${ep}: ${status}\n`),

@@ -7,10 +7,11 @@ import { progressLine } from '../engine/batch/progress.js';
 import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
-import { WarmPool } from '../engine/sandbox/warm-pool.js';
+import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
+import { stepboxHome } from '../engine/trace/episode-store.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliEngine, cliError, cliProvider } from './episode-cli.js';
+import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
 import { onInterrupt } from '../engine/interrupt.js';
 import { rawStream } from './terminal-io.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
@@ -86,8 +87,6 @@ export const command: CliCommand = {
       }),
     );
     const { values, positionals } = parsed;
-    const engine = cliEngine(io);
-    const store = engine.store;
     let dir: string;
     let batch: BatchFile;
     if (values.resume) {
@@ -117,7 +116,7 @@ export const command: CliCommand = {
       const spec = normalizeAgentSpec(values.agent);
       ({ dir, batch } = createBatch({
         dir: values.out,
-        home: store.home,
+        home: stepboxHome(io.env),
         tasks,
         agent: spec,
         ...(values.model ? { model: normalizeAgentSpec(values.model) } : {}),
@@ -126,7 +125,16 @@ export const command: CliCommand = {
       }));
     }
     io.stderr.write(`batch ${batch.id}: ${dir}\n`);
-    const pool = new WarmPool(await cliProvider(engine), { size: batch.concurrency });
+    // The engine keeps `concurrency` sandboxes warm; the batch recycles them between its episodes.
+    const engine = cliEngine(io, { pool: batch.concurrency });
+    const store = engine.store;
+    let env: EpisodeEnv;
+    try {
+      env = await cliEpisodeEnv(engine);
+    } catch (e) {
+      await engine.close();
+      throw e;
+    }
     const abort = new AbortController();
     const uninstall = onInterrupt(() => {
       io.stderr.write('\nstepbox batch: stopping; resume with stepbox batch --resume ' + dir + '\n');
@@ -141,15 +149,20 @@ export const command: CliCommand = {
       lastDone = p.done;
     };
     try {
-      await runBatch({ dir, batch, store, supply: poolSupply(pool), onProgress, signal: abort.signal }).catch(
-        (e: unknown) => {
-          throw cliError(e);
-        },
-      );
+      await runBatch({
+        dir,
+        batch,
+        store,
+        parts: env.parts,
+        supply: poolSupply(env.supply),
+        onProgress,
+        signal: abort.signal,
+      }).catch((e: unknown) => {
+        throw cliError(e);
+      });
     } finally {
       uninstall();
       if (tty) io.stderr.write('\n');
-      await pool.close();
       await engine.close();
     }
     if (values.json)

@@ -14,6 +14,7 @@ import {
   episodeSummary,
   intFlag,
 } from './episode-cli.js';
+import { oneLine } from '../../shared/step-summary.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { agentFlags } from './run.js';
 
@@ -51,10 +52,6 @@ Examples:
   stepbox candidates ep-20260101-120000-ab12 --at 2 --n 4 --seed 7 --pick 1
 `;
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : text.slice(0, max - 1) + '…';
-}
-
 function describe(c: CandidateOutcome): string {
   const action = c.action.parse_error
     ? `parse error: ${c.action.parse_error}`
@@ -62,14 +59,14 @@ function describe(c: CandidateOutcome): string {
       ? `final answer: ${c.action.final}`
       : c.action.calls.map((x) => `${x.name} ${JSON.stringify(x.arguments)}`).join('; ');
   const result = c.result
-    .map((r) => (r.ok ? `exit ${r.exit_code ?? 0} ${clip((r.stdout ?? '').trim(), 60)}` : `${r.error?.code}`))
+    .map((r) => (r.ok ? `exit ${r.exit_code ?? 0} ${oneLine(r.stdout ?? '', 60)}` : `${r.error?.code}`))
     .join('; ');
   const files = c.files_changed.map(
     (f) => `${f.change === 'added' ? '+' : f.change === 'deleted' ? '-' : '~'}${f.path}`,
   );
   return [
     `[${c.index}] ${c.branch} (${c.origin}${c.seed !== null ? ` seed ${c.seed}` : ''}) ${c.status}`,
-    `    action: ${clip(action, 120)}`,
+    `    action: ${oneLine(action, 120)}`,
     `    result: ${result || '–'}`,
     `    files:  ${files.join(' ') || 'none'}   reward ${c.reward ?? '–'}   ${c.flags.length ? c.flags.map((f) => `⚑ ${f.rule}`).join(' ') : 'no flags'}`,
   ].join('\n');

@@ -67,6 +67,7 @@ export const command: CliCommand = {
       out.write(`case ${spec.name}${spec.fixed ? ' (fixed)' : ''}: ${spec.title}\n`);
       const result = await runCase(spec, {
         store,
+        parts: engine.parts,
         supply,
         ...(values.agent ? { agentSpec: normalizeAgentSpec(values.agent) } : {}),
         ...(values.model ? { model: normalizeAgentSpec(values.model) } : {}),

@@ -63,7 +63,7 @@ export const command: CliCommand = {
       const worker = async () => {
         while (next < specs.length) {
           const spec = specs[next++];
-          const run = await runCase(spec, { store, supply }).catch((e: unknown) => {
+          const run = await runCase(spec, { store, parts: engine.parts, supply }).catch((e: unknown) => {
             throw cliError(e);
           });
           runs.set(`${spec.name}|${spec.fixed}`, run);

@@ -1,7 +1,6 @@
 import type { ContextPolicy } from '../engine/agents/openai-agent.js';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
-import type { DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
 import { openEngine, type Engine } from '../engine/open-engine.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
@@ -16,15 +15,6 @@ import { onInterrupt } from '../engine/interrupt.js';
  */
 export function cliEngine(io: CliIo, options: { pool?: number } = {}): Engine {
   return openEngine({ env: io.env, ...options });
-}
-
-/** The engine's Docker provider, or the infrastructure error naming the fix. */
-export async function cliProvider(engine: Engine): Promise<DockerSandboxProvider> {
-  try {
-    return (await engine.provider()) as DockerSandboxProvider;
-  } catch (e) {
-    throw cliError(e);
-  }
 }
 
 /** The engine's sandbox supply (cold starts), or the infrastructure error naming the fix. */

@@ -8,8 +8,7 @@ import { parseRedactions } from '../engine/export/redact.js';
 import { readChoices, type Choice } from '../engine/candidates/choice-log.js';
 import type { LoadedBranch } from '../engine/qa/episode-set.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
-import { StoreError } from '../engine/trace/episode-store.js';
-import { cliEngine } from './episode-cli.js';
+import { cliEngine, cliError } from './episode-cli.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -114,8 +113,7 @@ export const command: CliCommand = {
     try {
       branches = loadBranches(positionals[0], store, { allBranches: true });
     } catch (e) {
-      if (e instanceof StoreError && e.code !== 'trace_corrupt') throw new UsageError(e.message);
-      throw e;
+      throw cliError(e);
     }
     const checks = new Map<string, BranchCheck>();
     for (const b of branches) checks.set(b.branch, await checkBranch(b, store));

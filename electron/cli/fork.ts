@@ -3,7 +3,8 @@ import { forkEpisode } from '../engine/harness/fork.js';
 import { parseBreakFlags } from './breakpoint-flags.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
-import { cliError, cliEngine, intFlag } from './episode-cli.js';
+import { cliEngine, intFlag } from './episode-cli.js';
+import { resolveArg } from './store-common.js';
 import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
 import { STEP_KEYS } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -71,13 +72,7 @@ export const command: CliCommand = {
     if (at === undefined) throw new UsageError('--at K is required: the step to fork at');
     const engine = cliEngine(io);
     const store = engine.store;
-    const parent = (() => {
-      try {
-        return store.resolve(positionals[0]).branch;
-      } catch (e) {
-        throw cliError(e);
-      }
-    })();
+    const parent = resolveArg(store, positionals[0]).branch;
     return runEpisodeCommand(
       io,
       engine,

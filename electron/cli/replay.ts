@@ -5,6 +5,7 @@ import { replayVerify } from '../engine/harness/replay-verify.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, closeOnSignals, describeEvent } from './episode-cli.js';
+import { resolveArg } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
@@ -64,12 +65,7 @@ export const command: CliCommand = {
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
     const engine = cliEngine(io);
     const store = engine.store;
-    let info;
-    try {
-      info = store.resolve(positionals[0]);
-    } catch (e) {
-      throw cliError(e);
-    }
+    const info = resolveArg(store, positionals[0]);
     if (values.agent && !values.verify) throw new UsageError('--agent re-runs an exec: agent with --verify');
     if (!values.verify) {
       const lineage = readLineage(store, info);
@@ -107,11 +103,14 @@ export const command: CliCommand = {
       });
       let agent: AgentReplayReport | null = null;
       if (values.agent) {
-        agent = await replayExecAgent({ store, id: info.branch, agentSpec: values.agent }).catch(
-          (e: unknown) => {
-            throw cliError(e);
-          },
-        );
+        agent = await replayExecAgent({
+          store,
+          parts: engine.parts,
+          id: info.branch,
+          agentSpec: values.agent,
+        }).catch((e: unknown) => {
+          throw cliError(e);
+        });
       }
       const agentFields = agent
         ? { agent_diverged_at: agent.agent_diverged_at, agent_diff: agent.agent_diff }

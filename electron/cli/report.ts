@@ -4,8 +4,7 @@ import { parseArgs } from 'node:util';
 import { checkBranch, type BranchCheck } from '../engine/qa/check-branches.js';
 import { loadBranches } from '../engine/qa/episode-set.js';
 import { renderReport } from '../engine/report/html-report.js';
-import { StoreError } from '../engine/trace/episode-store.js';
-import { cliEngine } from './episode-cli.js';
+import { cliEngine, cliError } from './episode-cli.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -46,8 +45,7 @@ export const command: CliCommand = {
     try {
       branches = loadBranches(positionals[0], store);
     } catch (e) {
-      if (e instanceof StoreError && e.code !== 'trace_corrupt') throw new UsageError(e.message);
-      throw e;
+      throw cliError(e);
     }
     if (branches.length === 0) throw new UsageError(`no traces found in ${positionals[0]}`);
     const checks = new Map<string, BranchCheck>();

@@ -1,8 +1,8 @@
 import type { EpisodeIndex } from '../engine/trace/episode-index.js';
-import { StoreError, type DiskEpisodeStore, type StoredBranch } from '../engine/trace/episode-store.js';
-import { cliEngine } from './episode-cli.js';
+import type { DiskEpisodeStore, StoredBranch } from '../engine/trace/episode-store.js';
+import { cliEngine, cliError } from './episode-cli.js';
 import type { CliIo } from './command.js';
-import { InfraError, UsageError } from './command.js';
+import { InfraError } from './command.js';
 
 /**
  * Opens the store of `$STEPBOX_HOME` (sweeping orphaned traces) and its index, brought
@@ -36,8 +36,7 @@ export function resolveArg(store: DiskEpisodeStore, id: string): StoredBranch {
     return store.resolve(id);
   } catch (e) {
     // An id that names nothing is the caller's mistake; a damaged store is not (main reports it, exit 3).
-    if (e instanceof StoreError && e.code !== 'trace_corrupt') throw new UsageError(e.message);
-    throw e;
+    throw cliError(e);
   }
 }
 

@@ -1,3 +1,4 @@
+import { episodeParts, type EpisodeParts } from './episode-parts.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
 import { createDockerProvider } from './sandbox/docker-provider.js';
 import { coldSupply } from './sandbox/sandbox-supply.js';
@@ -27,13 +28,15 @@ export interface Engine {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
   readonly store: DiskEpisodeStore;
+  /** How episodes get their tool registry and agents. */
+  readonly parts: EpisodeParts;
   /** The SQLite index of the store, opened on first use (the caller refreshes it when it lists). */
   index(): EpisodeIndex;
   /** The bare provider, connected on first use (throwaway sandboxes the caller destroys itself). */
   provider(): Promise<SandboxProvider>;
   /** The one sandbox supply: the warm pool when `pool` > 0, else cold starts. */
   supply(): Promise<SandboxSupply>;
-  /** What the harness factories take: the store and the supply. */
+  /** What the harness factories take: the store, the supply and the parts. */
   episodeEnv(): Promise<EpisodeEnv>;
   /** Starts the pool's sandboxes for a config in the background (no-op without a pool). */
   prewarm(config: SandboxConfig): Promise<void>;
@@ -48,9 +51,9 @@ export function poolSizeFromEnv(env: NodeJS.ProcessEnv): number {
 }
 
 /**
- * The engine's composition root: opens the store (closing orphaned traces) and builds the
- * index and the sandbox supply on demand; the harness factories build each episode's tool
- * registry and agent from what it hands them (`episodeEnv()`). Docker is
+ * The engine's composition root: opens the store (closing orphaned traces), builds the
+ * index and the sandbox supply on demand, and the parts each episode's tool registry and
+ * agents come from; the harness factories take all three (`episodeEnv()`). Docker is
  * connected on first use, so a window or a read-only command starts with Docker down.
  *
  * ```ts
@@ -84,14 +87,16 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     return sandboxes;
   };
   let index: EpisodeIndex | null = null;
+  const parts = episodeParts();
   return {
     home: store.home,
     env,
     store,
+    parts,
     index: () => (index ??= openIndex(store.home)),
     provider: async () => (await get()).provider,
     supply: async () => (await get()).supply,
-    episodeEnv: async () => ({ store, supply: (await get()).supply }),
+    episodeEnv: async () => ({ store, parts, supply: (await get()).supply }),
     async prewarm(config) {
       const { supply } = await get();
       if (supply instanceof WarmPool) await supply.prewarm(config);

@@ -60,6 +60,7 @@ function harnessPort(engine: Engine): HarnessPort {
             taskPath: taskFilePath(taskPath),
             agentSpec: agent,
             store,
+            parts: engine.parts,
             sandboxes: kept,
           });
         return await startEpisode({
@@ -71,6 +72,7 @@ function harnessPort(engine: Engine): HarnessPort {
             ? { acquire: kept.supplyFor(task.value).acquire, release: (s) => supply.release(s) }
             : supply,
           store,
+          parts: engine.parts,
           agentOptions: engineAgentOptions(agentOptions),
         });
       } finally {
@@ -135,7 +137,13 @@ function harnessPort(engine: Engine): HarnessPort {
       return stageSandboxes({ store: engine.store, id, at: step, count, supply: await engine.supply() });
     },
     async whatIf(id, step, call, consent) {
-      return runWhatIf(store, await engine.provider(), id, step, call, consent);
+      return runWhatIf(
+        { store, parts: engine.parts, provider: await engine.provider() },
+        id,
+        step,
+        call,
+        consent,
+      );
     },
   };
 }
@@ -193,7 +201,15 @@ function batchPort(engine: Engine): BatchPort {
       });
     },
     async run(dir, batch, onProgress, signal) {
-      return runBatch({ dir, batch, store, supply: poolSupply(await engine.supply()), onProgress, signal });
+      return runBatch({
+        dir,
+        batch,
+        store,
+        parts: engine.parts,
+        supply: poolSupply(await engine.supply()),
+        onProgress,
+        signal,
+      });
     },
     list() {
       if (!existsSync(root)) return [];
@@ -218,7 +234,7 @@ export function engineServicesPorts(options: EngineOptions): EnginePorts {
   const engine = openEngine({ home: options.home, env, pool: poolSizeFromEnv(env) });
   return {
     harness: harnessPort(engine),
-    traces: storeTracePort(engine.store),
+    traces: storeTracePort(engine),
     docker: dockerPort(env),
     catalog: fileCatalog(options.resourcesDir ?? join(projectRoot(), 'resources')),
     doctor: doctorPort(env),

@@ -3,7 +3,7 @@ import type { BranchSummary, SearchHit } from '../../shared/contract/index.js';
 import { logger } from '../engine/log.js';
 import { EpisodeStatus } from '../../shared/trace-events.js';
 import {
-  openIndex,
+  type EpisodeIndex,
   type BranchRow,
   type EpisodeRow,
   type SearchQuery,
@@ -62,57 +62,56 @@ function summaryOfRow(ep: EpisodeRow, row: BranchRow): BranchSummary {
   };
 }
 
-/** The trace port over the disk store: the library lists from the SQLite index, refreshed per call. */
-export function storeTracePort(store: DiskEpisodeStore): TracePort {
+/**
+ * The trace port over the disk store: the library lists from the engine's SQLite index
+ * (open-engine.ts), refreshed per call.
+ */
+export function storeTracePort(engine: {
+  readonly store: DiskEpisodeStore;
+  index(): EpisodeIndex;
+}): TracePort {
+  const store = engine.store;
   const port: TracePort = {
     async listBranches() {
       // The index holds status, steps, reward, flags and the branch tree; only traces that
       // changed since they were indexed, or whose flags were never computed, are read.
-      const index = openIndex(store.home);
-      try {
-        index.refresh(store);
-        const unchecked = new Set(index.uncheckedBranches());
-        const out: BranchSummary[] = [];
-        for (const ep of index.listEpisodes(-1)) {
-          for (const row of ep.branches) {
-            try {
-              let current = row;
-              if (unchecked.has(row.id)) {
-                const flags = await checkStoredBranch(store, readBranch(port, row.id));
-                index.replaceFlags(row.id, flags);
-                index.markFlagsChecked(row.id);
-                current = { ...row, flags: flags.length };
-              }
-              out.push(summaryOfRow(ep, current));
-            } catch (e) {
-              // One unreadable trace must not hide the others; `stepbox show` says what is wrong.
-              log.warn(`${row.id}: not listed: ${e instanceof Error ? e.message : String(e)}`);
+      const index = engine.index();
+      index.refresh(store);
+      const unchecked = new Set(index.uncheckedBranches());
+      const out: BranchSummary[] = [];
+      for (const ep of index.listEpisodes(-1)) {
+        for (const row of ep.branches) {
+          try {
+            let current = row;
+            if (unchecked.has(row.id)) {
+              const flags = await checkStoredBranch(store, readBranch(port, row.id));
+              index.replaceFlags(row.id, flags);
+              index.markFlagsChecked(row.id);
+              current = { ...row, flags: flags.length };
             }
+            out.push(summaryOfRow(ep, current));
+          } catch (e) {
+            // One unreadable trace must not hide the others; `stepbox show` says what is wrong.
+            log.warn(`${row.id}: not listed: ${e instanceof Error ? e.message : String(e)}`);
           }
         }
-        return out;
-      } finally {
-        index.close();
       }
+      return out;
     },
     async search(query, limit) {
       const { filters, text } = parseSearch(query);
       let hits: SearchHit[] = [];
       if (filters) {
-        const index = openIndex(store.home);
-        try {
-          index.refresh(store);
-          hits = index.search({ ...filters, limit }).flatMap((m) =>
-            m.hits.map((h) => ({
-              episode: m.episode,
-              branch: m.branch,
-              step: h.step,
-              snippet: `${h.filter}: ${h.detail}`,
-            })),
-          );
-        } finally {
-          index.close();
-        }
+        const index = engine.index();
+        index.refresh(store);
+        hits = index.search({ ...filters, limit }).flatMap((m) =>
+          m.hits.map((h) => ({
+            episode: m.episode,
+            branch: m.branch,
+            step: h.step,
+            snippet: `${h.filter}: ${h.detail}`,
+          })),
+        );
         if (!text) return hits.slice(0, limit);
       }
       const needle = text.toLowerCase();

@@ -9,7 +9,7 @@ import { sandboxConfig } from '../engine/sandbox/limits.js';
 import { MemorySnapshotStore } from '../engine/sandbox/memory-snapshot-store.js';
 import type { SandboxProvider } from '../engine/sandbox/sandbox.js';
 import { createMemory } from '../engine/tools/memory.js';
-import { createToolRegistry } from '../engine/tools/registry.js';
+import type { EpisodeParts } from '../engine/episode-parts.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { ServiceError } from './service-error.js';
 
@@ -21,8 +21,7 @@ const log = logger('what-if');
  * then destroys it. The live sandbox and the trace are never touched.
  */
 export async function runWhatIf(
-  store: DiskEpisodeStore,
-  provider: SandboxProvider,
+  { store, parts, provider }: { store: DiskEpisodeStore; parts: EpisodeParts; provider: SandboxProvider },
   id: string,
   step: number,
   call: { readonly name: string; readonly arguments: Record<string, unknown> },
@@ -37,7 +36,7 @@ export async function runWhatIf(
   try {
     await restoreSandbox(sandbox, store.snapshots(info.episode), before);
     const memory = createMemory(memoryFromEvents(task, cutAtStep(lineage.events, step - 1)));
-    const outcome = await createToolRegistry(task).call(call.name, call.arguments, {
+    const outcome = await parts.tools(task).call(call.name, call.arguments, {
       sandbox,
       memory,
       task,

@@ -7,6 +7,7 @@ import {
   type ResultOutcome,
   type StepSummary,
 } from '../step-summary.js';
+import { assertNever } from '../assert-never.js';
 import type { TraceEvent } from '../trace-events.js';
 import type { FlagSummary, StepRow, StepStatus } from './models.js';
 
@@ -25,6 +26,8 @@ function statusOf(s: StepSummary): StepStatus {
       if (s.results.some((r) => !r.ok)) return 'tool_error';
       if (s.results.some((r) => r.exit_code !== null && r.exit_code !== 0)) return 'nonzero_exit';
       return 'ok';
+    default:
+      return assertNever(s.kind, 'step kind');
   }
 }
 
@@ -40,6 +43,8 @@ function summaryOf(s: StepSummary): string {
       return s.calls.map((c) => c.detail).join(' ; ');
     case 'none':
       return '';
+    default:
+      return assertNever(s.kind, 'step kind');
   }
 }
 

@@ -7,7 +7,6 @@ import { CANDIDATE_REJECTED, tryCandidates } from '../../electron/engine/candida
 import { forkEpisode, readLineage, startEpisode } from '../../electron/engine/harness/index.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
-import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 import { checkEpisode } from '../../shared/qa/check-episode.js';
 import type { Task } from '../../shared/task.js';
 import { parseJsonOutput, runCli } from '../support/cli.js';
@@ -20,8 +19,8 @@ let env: ReturnType<typeof tempHome>;
 
 beforeAll(async () => {
   provider = await testProvider();
-  supply = coldSupply(provider);
-  env = tempHome();
+  env = tempHome(provider);
+  supply = await env.engine.supply();
 }, 60_000);
 afterAll(async () => {
   expect(await closeTestProvider(provider)).toEqual([]);
@@ -43,6 +42,7 @@ async function runScripted(lines: readonly object[], name: string) {
     task: fileTask,
     agentSpec: `scripted:${script(env.dir, name, lines)}`,
     store: env.store,
+    parts: env.parts,
     supply,
   });
   try {
@@ -88,6 +88,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 1,
       sources,
       store: env.store,
+      parts: env.parts,
       supply: counting,
     });
     expect(startedBeforeFirstReady).toBe(4);
@@ -159,6 +160,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 1,
       agentSpec: `scripted:${script(env.dir, 'diff-b.jsonl', [write('x.txt', 'x'), write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
       store: env.store,
+      parts: env.parts,
       supply,
     });
     try {
@@ -193,6 +195,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 1,
       agentSpec: `scripted:${script(env.dir, 'diff-c.jsonl', [write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
       store: env.store,
+      parts: env.parts,
       supply,
     });
     try {
@@ -215,6 +218,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       task: fileTask,
       agentSpec: `scripted:${script(env.dir, 'loop.jsonl', [write('a.txt', 'a'), ls, ls, ls, ls, final('done')])}`,
       store: env.store,
+      parts: env.parts,
       supply,
       breakpoints: [{ kind: 'qa', rule: 'loop' }],
     });
@@ -255,6 +259,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 1,
       sources: candidateSources({ agentKind: 'scripted', n: 0, file }).sources,
       store: env.store,
+      parts: env.parts,
       supply,
     });
     const chosen = await set.pick(0);
@@ -266,6 +271,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 2,
       agentSpec: `scripted:${script(env.dir, 'dpo-fix.jsonl', [write('c.txt', 'checked'), final('done')])}`,
       store: env.store,
+      parts: env.parts,
       supply,
     });
     corrected.inject('user', 'Write "checked" into c.txt');
@@ -277,6 +283,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       at: 2,
       agentSpec: `scripted:${script(env.dir, 'dpo-peek.jsonl', [write('c.txt', 'other'), final('done')])}`,
       store: env.store,
+      parts: env.parts,
       supply,
     });
     peek.recordHumanCommand({ command: 'ls -la && cat a.txt | head', exit_code: 0 });

@@ -10,7 +10,7 @@ import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
+import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
 import {
   createDockerProvider,
   type DockerSandboxProvider,
@@ -28,10 +28,12 @@ const EXAMPLES = [
 
 let provider: DockerSandboxProvider;
 let env: ReturnType<typeof tempHome>;
+let supply: SandboxSupply;
 
 beforeAll(async () => {
   provider = await createDockerProvider();
-  env = tempHome();
+  env = tempHome(provider);
+  supply = await env.engine.supply();
 });
 afterAll(async () => {
   await provider?.close();
@@ -53,7 +55,8 @@ async function startExample(name: string, command: string, model?: string): Prom
     agentSpec: `exec:${command}`,
     agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
     store: env.store,
-    supply: coldSupply(provider),
+    parts: env.parts,
+    supply,
   });
 }
 
@@ -74,7 +77,8 @@ async function startTemp(path: string, command: string, model = 'manual'): Promi
     agentSpec: `exec:${command}`,
     agentOptions: { model },
     store: env.store,
-    supply: coldSupply(provider),
+    parts: env.parts,
+    supply,
   });
 }
 
@@ -126,7 +130,8 @@ describeDocker('external agents (exec:) on Docker', () => {
         id: c.episode,
         at: 2,
         store: env.store,
-        supply: coldSupply(provider),
+        parts: env.parts,
+        supply,
         agentOptions: { model: `scripted:${alt}` },
       });
       try {
@@ -265,7 +270,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.dispose();
     expect(c.ended()?.status).toBe('succeeded');
     // The same agent continues with the recorded model source after its 2 lines.
-    const f = await forkEpisode({ id: c.episode, at: 2, store: env.store, supply: coldSupply(provider) });
+    const f = await forkEpisode({ id: c.episode, at: 2, store: env.store, parts: env.parts, supply });
     try {
       await f.run();
       expect(f.ended()).toMatchObject({ status: 'error', end_reason: 'diverged' });
@@ -276,6 +281,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     // replay --verify of the agent itself finds the same.
     const replay = await replayExecAgent({
       store: env.store,
+      parts: env.parts,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py --stamp',
     });
@@ -307,7 +313,8 @@ describeDocker('external agents (exec:) on Docker', () => {
       id: c.episode,
       at: 2,
       store: env.store,
-      supply: coldSupply(provider),
+      parts: env.parts,
+      supply,
       agentOptions: { model: `scripted:${other}` },
     });
     try {
@@ -360,7 +367,7 @@ describeDocker('external agents (exec:) on Docker', () => {
       await exportBundle(env.store, c.episode, file);
       await importBundle(other.store, file);
       await expect(
-        forkEpisode({ id: c.episode, at: 2, store: other.store, supply: coldSupply(provider) }),
+        forkEpisode({ id: c.episode, at: 2, store: other.store, parts: other.parts, supply }),
       ).rejects.toThrow(
         /imported.*never runs a command from a bundle by itself.*--agent 'exec:python3 agent.py'/,
       );
@@ -377,6 +384,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.dispose();
     const replay = await replayExecAgent({
       store: env.store,
+      parts: env.parts,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py',
     });
@@ -384,6 +392,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     // A different program asks differently.
     const other = await replayExecAgent({
       store: env.store,
+      parts: env.parts,
       id: c.episode,
       agentSpec: 'exec:node ../../../dist/agents/ts-openai-loop/agent.js',
     });

@@ -1,4 +1,4 @@
-import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
+import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../electron/engine/agents/agent-spec.js';
@@ -13,10 +13,12 @@ import { call, final, ofType, script, task, tempHome } from '../support/harness.
 const KEY = 'sk-harness-docker-SECRET-987654321';
 let provider: DockerSandboxProvider;
 let env: ReturnType<typeof tempHome>;
+let supply: SandboxSupply;
 
 beforeAll(async () => {
   provider = await createDockerProvider();
-  env = tempHome();
+  env = tempHome(provider);
+  supply = await env.engine.supply();
   process.env.OPENAI_API_KEY = KEY;
 });
 afterAll(async () => {
@@ -35,7 +37,8 @@ describe('harness on Docker', () => {
       taskPath: dir,
       agentSpec: `scripted:${dir}/agent.jsonl`,
       store: env.store,
-      supply: coldSupply(provider),
+      parts: env.parts,
+      supply,
     });
     try {
       await c.run();
@@ -57,7 +60,12 @@ describe('harness on Docker', () => {
     } finally {
       await c.dispose();
     }
-    const report = await replayVerify({ id: c.episode, store: env.store, supply: coldSupply(provider) });
+    const report = await replayVerify({
+      id: c.episode,
+      store: env.store,
+      parts: env.parts,
+      supply,
+    });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
     expect(report.steps).toHaveLength(8);
   });
@@ -87,7 +95,8 @@ describe('harness on Docker', () => {
       task: t,
       agentSpec: `scripted:${main}`,
       store: env.store,
-      supply: coldSupply(provider),
+      parts: env.parts,
+      supply,
     });
     try {
       await c.run();
@@ -130,12 +139,18 @@ describe('harness on Docker', () => {
       task: t,
       agentSpec: `scripted:${agent}`,
       store: env.store,
-      supply: coldSupply(provider),
+      parts: env.parts,
+      supply,
     });
     await c.run();
     expect(c.ended()?.status).toBe('succeeded');
     await c.dispose();
-    const report = await replayVerify({ id: c.branch, store: env.store, supply: coldSupply(provider) });
+    const report = await replayVerify({
+      id: c.branch,
+      store: env.store,
+      parts: env.parts,
+      supply,
+    });
     expect(report.diverged_at).toBe(3);
     expect(report.diff).toEqual([expect.objectContaining({ name: 'execute_shell', field: 'stdout' })]);
     expect(report.steps.map((s) => s.verdict)).toEqual(['match', 'match', 'diverged', 'match', 'no_calls']);

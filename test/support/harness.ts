@@ -8,7 +8,9 @@ import {
   type EpisodeRunner,
   type StartEpisodeOptions,
 } from '../../electron/engine/harness/index.js';
-import { openEngine } from '../../electron/engine/open-engine.js';
+import type { EpisodeParts } from '../../electron/engine/episode-parts.js';
+import { openEngine, type Engine } from '../../electron/engine/open-engine.js';
+import type { SandboxProvider } from '../../electron/engine/sandbox/sandbox.js';
 import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 import type { DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { createMemoryProvider } from './memory-sandbox/provider.js';
@@ -20,14 +22,23 @@ export const memoryProvider = createMemoryProvider();
 export const memorySupply = coldSupply(memoryProvider);
 
 /**
- * A temporary $STEPBOX_HOME with the engine opened on it (as the CLI and the services do,
- * but on the memory sandbox), removed by `cleanup`.
+ * A temporary $STEPBOX_HOME with the engine opened on it as the CLI and the services do,
+ * sandboxes from `provider` (default the memory sandbox; Docker tests pass theirs and
+ * close it themselves), removed by `cleanup`.
  */
-export function tempHome(): { home: string; store: DiskEpisodeStore; dir: string; cleanup: () => void } {
+export function tempHome(provider: SandboxProvider = memoryProvider): {
+  home: string;
+  engine: Engine;
+  store: DiskEpisodeStore;
+  parts: EpisodeParts;
+  dir: string;
+  cleanup: () => void;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'stepbox-harness-'));
   const home = join(dir, 'home');
-  const { store } = openEngine({ home, provider: async () => memoryProvider });
-  return { home, store, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const engine = openEngine({ home, provider: async () => provider });
+  const { store, parts } = engine;
+  return { home, engine, store, parts, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** A task with defaults filled in; throws on an invalid one. */
@@ -91,12 +102,13 @@ let scripts = 0;
  */
 export function startScripted(
   env: ReturnType<typeof tempHome>,
-  options: Omit<StartEpisodeOptions, 'agentSpec' | 'store' | 'supply'> &
-    Partial<Pick<StartEpisodeOptions, 'store' | 'supply'>>,
+  options: Omit<StartEpisodeOptions, 'agentSpec' | 'store' | 'supply' | 'parts'> &
+    Partial<Pick<StartEpisodeOptions, 'store' | 'supply' | 'parts'>>,
   lines: readonly (object | string)[],
 ): Promise<EpisodeRunner> {
   return startEpisode({
     store: env.store,
+    parts: env.parts,
     supply: memorySupply,
     ...options,
     agentSpec: `scripted:${script(env.dir, `agent-${++scripts}.jsonl`, lines)}`,

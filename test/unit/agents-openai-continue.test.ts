@@ -39,6 +39,7 @@ async function recordedEpisode(spec = 'openai:rec-model') {
     task: memoryTask({ verifier: null }),
     agentSpec: spec.includes('@') ? `${spec}${recordedUrl}` : spec,
     store: env.store,
+    parts: env.parts,
     supply: memorySupply,
     agentOptions: {
       ...(spec.includes('@') ? {} : { baseUrl: recordedUrl }),
@@ -59,7 +60,7 @@ describe('continuing a recorded openai: episode', () => {
   it('resume reuses the recorded endpoint, model, temperature and seed, never the default endpoint', async () => {
     const { branch, recordedUrl } = await recordedEpisode();
     recorded.reply({ message: { content: 'resumed' } });
-    const r = await resumeEpisode({ id: branch, store: env.store, supply: memorySupply });
+    const r = await resumeEpisode({ id: branch, store: env.store, parts: env.parts, supply: memorySupply });
     await r.run();
     expect(fallback.requests).toHaveLength(0);
     expect(recorded.requests.at(-1)?.body).toMatchObject({ model: 'rec-model', temperature: 0.3, seed: 11 });
@@ -76,7 +77,13 @@ describe('continuing a recorded openai: episode', () => {
   it('a fork with the parent agent, or with a new openai: model, goes to the recorded endpoint', async () => {
     const { branch } = await recordedEpisode();
     recorded.reply({ message: { content: 'same agent' } }, { message: { content: 'new model' } });
-    const same = await forkEpisode({ id: branch, at: 1, store: env.store, supply: memorySupply });
+    const same = await forkEpisode({
+      id: branch,
+      at: 1,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
     await same.run();
     await same.dispose();
     const other = await forkEpisode({
@@ -84,6 +91,7 @@ describe('continuing a recorded openai: episode', () => {
       at: 1,
       agentSpec: 'openai:other-model',
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
     });
     await other.run();
@@ -102,6 +110,7 @@ describe('continuing a recorded openai: episode', () => {
       id: branch,
       at: 1,
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
       agentOptions: { baseUrl: process.env.OPENAI_BASE_URL, temperature: 0 },
     });
@@ -115,7 +124,7 @@ describe('continuing a recorded openai: episode', () => {
     const header = env.store.readTrace(env.store.resolve(branch)).header;
     expect(header.agent).toMatchObject({ spec: `openai:rec-model@${recordedUrl}`, base_url: recordedUrl });
     recorded.reply({ message: { content: 'resumed' } });
-    const r = await resumeEpisode({ id: branch, store: env.store, supply: memorySupply });
+    const r = await resumeEpisode({ id: branch, store: env.store, parts: env.parts, supply: memorySupply });
     await r.run();
     await r.dispose();
     expect(fallback.requests).toHaveLength(0);
@@ -136,7 +145,14 @@ describe('continuing a recorded openai: episode', () => {
     await c.run();
     await c.dispose();
     await expect(
-      forkEpisode({ id: c.branch, at: 0, agentSpec: 'openai:m', store: env.store, supply: memorySupply }),
+      forkEpisode({
+        id: c.branch,
+        at: 0,
+        agentSpec: 'openai:m',
+        store: env.store,
+        parts: env.parts,
+        supply: memorySupply,
+      }),
     ).rejects.toMatchObject({
       endReason: 'bad_agent_spec',
       message: expect.stringMatching(/default endpoint.*openai:m@URL or --base-url URL/),

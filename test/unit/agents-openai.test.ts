@@ -40,6 +40,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask({ verifier: null }),
       agentSpec: 'openai:fake-model',
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
       agentOptions: { baseUrl, temperature: 0.2, seed: 7 },
     });
@@ -91,6 +92,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask({ verifier: null }),
       agentSpec: 'openai:m',
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
       agentOptions: { baseUrl, retryBaseMs: 1, maxAttempts: 3 },
     });
@@ -104,6 +106,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask(),
       agentSpec: 'openai:m',
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
       agentOptions: { baseUrl, retryBaseMs: 1, maxAttempts: 3 },
     });
@@ -134,6 +137,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask(),
       agentSpec: 'openai:m',
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
       agentOptions: { baseUrl, retryBaseMs: 1 },
     });
@@ -162,6 +166,7 @@ describe('openai agent against a fake chat-completions server', () => {
       task: memoryTask({ verifier: null }),
       agentSpec: 'openai:m',
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
       agentOptions: { baseUrl, contextPolicy: 'drop_oldest' },
     });

@@ -54,7 +54,11 @@ describe('parseAction', () => {
     ['empty message', { content: null }, /empty/],
     ['whitespace only', { content: '   \n ' }, /empty/],
     ['arguments not JSON', tc('execute_shell', '{"command": ls}'), /not valid JSON/],
-    ['arguments a JSON array', tc('execute_shell', '["ls"]'), /must be a JSON object/],
+    [
+      'arguments a JSON array',
+      tc('execute_shell', '["ls"]'),
+      /arguments: expected a JSON object, got an array/,
+    ],
     ['unknown tool', tc('delete_everything', '{}'), /not an enabled tool/],
     ['missing tool name', tc(undefined, '{}'), /no tool name/],
     ['missing required argument', tc('execute_shell', '{}'), /command: required, expected a string/],

@@ -39,6 +39,7 @@ describe('candidates on the memory sandbox', () => {
       task: memoryTask({ verifier: null }),
       agentSpec: 'openai:fake-model',
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
       agentOptions: { baseUrl, seed: 1 },
     });
@@ -52,6 +53,7 @@ describe('candidates on the memory sandbox', () => {
       at: 1,
       sources,
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
       agentOptions: { baseUrl },
     });
@@ -94,6 +96,7 @@ describe('candidates on the memory sandbox', () => {
       sources,
       runOn: 1,
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
     });
     // The script's own step 2, then its step 3; the typed one, then the script's step 3 (its step 2 replaced).

@@ -170,4 +170,31 @@ describe('openai-jsonl export', () => {
       'ep-running',
     ]);
   });
+  it("exports a fork with its parent's steps 1..K through the one lineage reader, even when a chain loops", () => {
+    const parent = new QaTrace(undefined, { episode: 'p' })
+      .step({ calls: [sh('cat test_x.py')] })
+      .step({ calls: [sh('echo parent-only')] })
+      .step({ final: 'parent done' })
+      .end();
+    const fork = new QaTrace(undefined, { episode: 'p', branch: 'f', parent: 'p', forkStep: 1 })
+      .step({ calls: [sh('echo fork-2')] })
+      .step({ final: 'fork done' })
+      .end();
+    const checks = new Map([parent, fork].map((t) => [loadedBranch(t).branch, checkOf(t)]));
+    const options = { format: 'openai-jsonl', excludeInjected: false, redaction: none } as const;
+    const commands = (text: string) =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as FineTuneRecord)
+        .find((r) => r.messages.some((m) => JSON.stringify(m).includes('fork-2')))!
+        .messages.flatMap((m) => m.tool_calls ?? [])
+        .map((c) => (JSON.parse(c.function.arguments) as { command: string }).command);
+    const out = buildExport([loadedBranch(parent), loadedBranch(fork)], checks, options);
+    expect(commands(out.text)).toEqual(['cat test_x.py', 'echo fork-2']);
+    // A recorded chain is untrusted input: a parent naming its own fork as parent stops there.
+    const looped = { ...loadedBranch(parent), parentBranch: 'f', forkStep: 1 };
+    const again = buildExport([looped, loadedBranch(fork)], checks, options);
+    expect(commands(again.text)).toEqual(['cat test_x.py', 'echo fork-2']);
+  });
 });

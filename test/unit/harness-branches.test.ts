@@ -83,7 +83,13 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
     await c.run();
     expect(c.ended()?.status).toBe('succeeded');
     await c.dispose();
-    const f = await forkEpisode({ id: c.episode, at: 4, store: env.store, supply: memorySupply });
+    const f = await forkEpisode({
+      id: c.episode,
+      at: 4,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
     expect(f.currentStep()).toBe(4);
     expect(f.memory()).toEqual({ k: 'one' });
     await f.run();
@@ -92,7 +98,12 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
     const own = env.store.readTrace(env.store.resolve(f.branch));
     expect(ofType(own.events, 'action').map((a) => a.step)).toEqual([5, 6, 7]);
     await f.dispose();
-    const report = await replayVerify({ id: f.branch, store: env.store, supply: memorySupply });
+    const report = await replayVerify({
+      id: f.branch,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
     expect(report.diverged_at).toBeNull();
     expect(report.workspace_diverged_at).toBeNull();
     expect(report.verifier_match).toBe(true);
@@ -114,7 +125,12 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
     await c.step();
     await c.dispose();
     expect(c.ended()).toMatchObject({ status: 'interrupted', end_reason: 'stopped' });
-    const r = await resumeEpisode({ id: c.episode, store: env.store, supply: memorySupply });
+    const r = await resumeEpisode({
+      id: c.episode,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
     expect(r.currentStep()).toBe(2);
     await r.run();
     expect(r.ended()).toMatchObject({ status: 'succeeded', steps: 7 });
@@ -146,6 +162,7 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
       task: memoryTask(),
       agentSpec: `replay:${c.episode}`,
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
     });
     await r.run();

@@ -59,7 +59,12 @@ describe('fatal errors and human commands (memory sandbox)', () => {
     expect(ofType(c.history(), 'human_command')[0]).toMatchObject({ step: 1, source: 'human' });
     expect(ofType(c.history(), 'tool_result')[1].result.stdout).toBe('typed\n');
     await c.dispose();
-    const report = await replayVerify({ id: c.episode, store: env.store, supply: memorySupply });
+    const report = await replayVerify({
+      id: c.episode,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
   });
 });

@@ -43,7 +43,12 @@ describe('fault injection (memory sandbox)', () => {
         .sort(),
     );
 
-    const report = await replayVerify({ id: c.branch, store: env.store, supply: memorySupply });
+    const report = await replayVerify({
+      id: c.branch,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
     expect(report.diverged_at).toBeNull();
   });
 });

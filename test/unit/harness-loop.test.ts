@@ -50,6 +50,7 @@ describe('episode loop (memory sandbox)', () => {
       task: memoryTask(),
       agentSpec: `scripted:${agent}`,
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
     });
     await c.run();
@@ -68,6 +69,7 @@ describe('episode loop (memory sandbox)', () => {
       task: memoryTask({ workspace: { files: {}, setup: ['false'] } }),
       agentSpec: `scripted:${agent}`,
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
     });
     expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'setup_failed', steps: 0 });

@@ -22,6 +22,7 @@ async function start(timeouts: { step_hard: number; episode: number }, agent: Re
     }),
     agentSpec: 'openai:m',
     store: env.store,
+    parts: env.parts,
     supply: memorySupply,
     agentOptions: { baseUrl, ...agent },
   });

@@ -39,6 +39,7 @@ describe('malformed model output in an episode', () => {
       task: memoryTask({ max_steps: 20 }),
       agentSpec: `scripted:${agent}`,
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
     });
     await c.run();

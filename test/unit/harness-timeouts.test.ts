@@ -155,6 +155,7 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
       task: slowTask(),
       agentSpec: `scripted:${agent}`,
       store: env.store,
+      parts: env.parts,
       supply: memorySupply,
     });
     await c.step();

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stepRowsOf } from '../../shared/contract/step-rows.js';
 import { summarizeSteps } from '../../shared/step-summary.js';
 import { branchTimeline } from '../../electron/engine/trace/branch-timeline.js';
-import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { openEngine } from '../../electron/engine/open-engine.js';
 import { cutAtStep, readLineage, type LineageSource } from '../../electron/engine/trace/lineage.js';
 import type { BranchInfo, ReadTrace } from '../../electron/engine/trace/trace-store.js';
 import { readBranch } from '../../electron/services/branch-trace.js';
@@ -20,7 +20,8 @@ afterEach(() => rmSync(home, { recursive: true, force: true }));
 
 /** A parent whose step 2 was recorded with a rollback inside it (hard timeout), forked at 2. */
 async function forkAfterHardTimeout() {
-  const store = openEpisodeStore(home);
+  const engine = openEngine({ home });
+  const store = engine.store;
   const parent = await writeSampleEpisode(store, {
     script: [
       { args: { command: 'echo 1' } },
@@ -37,12 +38,12 @@ async function forkAfterHardTimeout() {
     at: 2,
     script: [{ args: { command: 'echo fork-3' } }, { final: 'fork done' }],
   });
-  return { store, parent, fork };
+  return { engine, store, parent, fork };
 }
 
 describe('readLineage: the one reader every view builds on', () => {
   it('window rows, `show` and the harness agree on a fork whose step K had a rollback inside it', async () => {
-    const { store, parent, fork } = await forkAfterHardTimeout();
+    const { engine, store, parent, fork } = await forkAfterHardTimeout();
     const info = store.resolve(fork.branch);
     const lineage = readLineage(store, info);
 
@@ -51,7 +52,10 @@ describe('readLineage: the one reader every view builds on', () => {
     // `stepbox show`.
     const shown = branchTimeline(store, info).steps.filter((s) => s.step >= 1);
     // The window: the services' branch read and the shared rows.
-    const rows = stepRowsOf(readBranch(storeTracePort(store), fork.branch).events).filter((r) => r.step >= 1);
+    const rows = stepRowsOf(readBranch(storeTracePort(engine), fork.branch).events).filter(
+      (r) => r.step >= 1,
+    );
+    await engine.close();
 
     const expected = [
       [1, 'echo 1'],

@@ -62,7 +62,7 @@ function rebuilds(
   r: Awaited<ReturnType<typeof recorded>>,
   consent: readonly WideningKind[] | undefined,
 ): [string, () => Promise<unknown>][] {
-  const base = { store: env.store, supply: coldSupply(r.provider), consent };
+  const base = { store: env.store, parts: env.parts, supply: coldSupply(r.provider), consent };
   const disposing = async (p: Promise<{ dispose(): Promise<void> }>) => (await p).dispose();
   return [
     ['open', () => disposing(openBranchController({ ...base, id: r.done, at: 1 }))],

@@ -111,6 +111,22 @@ describe('argument validator', () => {
       // Registry: "weather: <problems>"; parser: "tool_calls[0] (weather): <problems>".
       expect(parserMessage.endsWith(viaRegistry!.message.slice('weather: '.length)), keyword).toBe(true);
     }
+    // Arguments that are not a JSON object at all read the same on both paths too.
+    for (const raw of ['["ls"]', '{"city": Paris}', '42']) {
+      const viaRegistry = (await tools.call('weather', raw, ctx)).result.error;
+      expect(viaRegistry?.code, raw).toBe('invalid_arguments');
+      const parsed = parseAction(
+        {
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: raw } }],
+        },
+        tools.definitions(),
+        1,
+      );
+      expect((parsed as { message: string }).message, raw).toBe(
+        `tool_calls[0] (weather): ${viaRegistry!.message.slice('weather: '.length)}`,
+      );
+    }
   });
 
   it('built-in tools are checked by the same validator (minLength, exclusiveMinimum)', async () => {

@@ -1,6 +1,7 @@
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolCall } from '../../../shared/trace-events.js';
 import { argumentCheck } from '../tools/argument-validator.js';
+import { parseArguments } from '../tools/arguments.js';
 
 /**
  * A model output parsed into an action (Contracts: Scripted agent, which every agent
@@ -144,24 +145,12 @@ function checkCall(
   }
   const tool = tools.find((t) => t.function.name === name);
   if (!tool) return `${label}: "${name}" is not an enabled tool (enabled: ${names.join(', ')})`;
-  let args: unknown = rawArgs;
-  if (typeof rawArgs === 'string') {
-    if (rawArgs.trim() === '') args = {};
-    else {
-      try {
-        args = JSON.parse(rawArgs);
-      } catch (e) {
-        return `${label} (${name}): arguments are not valid JSON (${(e as Error).message}): ${snippet(rawArgs)}`;
-      }
-    }
-  }
-  if (args === undefined || args === null) args = {};
-  if (typeof args !== 'object' || Array.isArray(args)) {
-    return `${label} (${name}): arguments must be a JSON object, got ${snippet(JSON.stringify(args))}`;
-  }
-  const valid = argumentCheck(name, tool.function.parameters)(args as Record<string, unknown>);
+  // The registry reads arguments the same way: one bad call, one message, whichever path finds it.
+  const args = parseArguments(rawArgs);
+  if (!args.ok) return `${label} (${name}): ${args.error}`;
+  const valid = argumentCheck(name, tool.function.parameters)(args.value);
   if (!valid.ok) return `${label} (${name}): ${valid.error}`;
-  return { name, args: args as Record<string, unknown> };
+  return { name, args: args.value };
 }
 
 function snippet(text: string | undefined): string {

@@ -6,6 +6,7 @@ import { checkBranch } from '../qa/check-branches.js';
 import { loadBranches } from '../qa/episode-set.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { runEpisodeToEnd } from './run-episode.js';
+import type { EpisodeParts } from '../episode-parts.js';
 import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
 
 /** An A/B side: an agent and sandbox/timeouts settings merged over each task. */
@@ -125,6 +126,7 @@ export async function runAb(options: {
   readonly episodes: number;
   readonly concurrency: number;
   readonly store: DiskEpisodeStore;
+  readonly parts: EpisodeParts;
   /** The comparison's own supply (e.g. a `poolSupply`): closed when it ends. */
   readonly supply: SandboxSupply;
   readonly onEpisode?: (side: 'a' | 'b', task: string, episode: string, status: string | null) => void;
@@ -152,6 +154,7 @@ export async function runAb(options: {
         agentSpec: job.agent,
         model: job.model,
         store: options.store,
+        parts: options.parts,
         sandboxes,
       });
       const [branch] = loadBranches(out.branch, options.store);

@@ -7,6 +7,7 @@ import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { newId } from '../trace/episode-ids.js';
 import { BatchFile, emptySlot, writeBatchFile, type BatchSlot } from './batch-file.js';
 import { runEpisodeToEnd } from './run-episode.js';
+import type { EpisodeParts } from '../episode-parts.js';
 import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
 
 const log = logger('batch');
@@ -96,6 +97,7 @@ export interface RunBatchOptions {
   readonly dir: string;
   readonly batch: BatchFile;
   readonly store: DiskEpisodeStore;
+  readonly parts: EpisodeParts;
   /** The batch's own supply (e.g. a `poolSupply`): closed when the batch ends. */
   readonly supply: SandboxSupply;
   readonly onProgress?: (p: BatchProgress) => void;
@@ -157,6 +159,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
         agentSpec: batch.agent,
         model: batch.model,
         store: options.store,
+        parts: options.parts,
         sandboxes,
         onStart: (r) => {
           runner = r;

@@ -4,6 +4,7 @@ import type { AgentOptions } from '../agents/agent-spec.js';
 import { startEpisode } from '../harness/episode-factory.js';
 import type { EpisodeRunner } from '../harness/episode-runner.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
+import type { EpisodeParts } from '../episode-parts.js';
 import type { TaskSandboxes } from '../sandbox/sandbox-supply.js';
 
 /** What one headless episode ended with. */
@@ -26,6 +27,7 @@ export async function runEpisodeToEnd(options: {
   /** What answers an exec: agent's model calls (`--model`). */
   readonly model?: string;
   readonly store: EpisodeStore;
+  readonly parts: EpisodeParts;
   readonly sandboxes: TaskSandboxes;
   readonly onStart?: (runner: EpisodeRunner) => void;
   readonly onEvent?: (event: TraceEvent) => void;
@@ -37,6 +39,7 @@ export async function runEpisodeToEnd(options: {
     agentSpec: options.agentSpec,
     ...(options.model !== undefined ? { agentOptions: { model: options.model } satisfies AgentOptions } : {}),
     store: options.store,
+    parts: options.parts,
     supply: options.sandboxes.supplyFor(options.task),
   });
   options.onStart?.(runner);

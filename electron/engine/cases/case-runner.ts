@@ -5,6 +5,7 @@ import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js'
 import { checkBranch, recordFlags } from '../qa/check-branches.js';
 import { loadBranches } from '../qa/episode-set.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
+import type { EpisodeParts } from '../episode-parts.js';
 import { loadCase, type CaseSpec } from './case-library.js';
 
 /** One episode of a case run, judged. */
@@ -31,6 +32,7 @@ export interface CaseRun {
 /** Where a case runs, and who watches. */
 export interface CaseEnv {
   readonly store: DiskEpisodeStore;
+  readonly parts: EpisodeParts;
   readonly supply: SandboxSupply;
   readonly dir?: string;
   readonly onEpisode?: (index: number, episode: string) => void;
@@ -58,6 +60,7 @@ export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
         agentSpec: env.agentSpec ?? `scripted:${spec.agentPath}`,
         model: env.model,
         store: env.store,
+        parts: env.parts,
         sandboxes,
         onStart: (r) => env.onEpisode?.(i, r.episode),
         onEvent: env.onEvent,

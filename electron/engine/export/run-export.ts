@@ -1,5 +1,5 @@
 import type { TraceEvent } from '../../../shared/trace-events.js';
-import { cutAtStep } from '../trace/lineage.js';
+import { readLineage } from '../trace/lineage.js';
 import { branchEvents, type BranchCheck } from '../qa/check-branches.js';
 import type { LoadedBranch } from '../qa/episode-set.js';
 import type { Choice } from '../candidates/choice-log.js';
@@ -41,15 +41,27 @@ export interface ExportResult {
   readonly skipped: { branch: string; reason: string }[];
 }
 
-/** A branch's events with its ancestry (a fork takes steps 1..K from its parent), header first. */
+/**
+ * A branch's events with its ancestry, header first, through the one lineage reader (a
+ * fork takes steps 1..K from its parent); null when an ancestor is not among the loaded
+ * branches (the export then skips it).
+ */
 function fullEvents(b: LoadedBranch, byBranch: ReadonlyMap<string, LoadedBranch>): TraceEvent[] | null {
-  const own = branchEvents(b);
-  if (b.parentBranch === null || b.forkStep === null) return own;
-  const parent = byBranch.get(b.parentBranch);
-  if (!parent) return null;
-  const parentEvents = fullEvents(parent, byBranch);
-  if (!parentEvents) return null;
-  return [own[0], ...cutAtStep(parentEvents.slice(1), b.forkStep), ...own.slice(1)];
+  let missing = false;
+  const lineage = readLineage(
+    {
+      resolve: (id) => {
+        const found = byBranch.get(id);
+        if (found) return found;
+        missing = true;
+        throw new Error(`${id} is not loaded`);
+      },
+      readTrace: (info) => (info === b ? b.trace : byBranch.get(info.branch)!.trace),
+    },
+    b,
+  );
+  if (missing) return null;
+  return [lineage.header, ...lineage.events, ...lineage.partial];
 }
 
 function touchedByPerson(events: readonly TraceEvent[]): boolean {

@@ -1,8 +1,7 @@
 import { parseTask } from '../../../shared/task.js';
-import { createAgent } from '../agents/agent-spec.js';
 import { HarnessError } from '../harness/harness-error.js';
 import { readLineage } from '../trace/lineage.js';
-import { createToolRegistry } from '../tools/registry.js';
+import type { EpisodeParts } from '../episode-parts.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { ExecAgent, type AgentDivergence } from './exec-agent.js';
 
@@ -22,6 +21,7 @@ export interface AgentReplayReport {
  */
 export async function replayExecAgent(options: {
   readonly store: EpisodeStore;
+  readonly parts: EpisodeParts;
   readonly id: string;
   readonly agentSpec: string;
 }): Promise<AgentReplayReport> {
@@ -38,7 +38,7 @@ export async function replayExecAgent(options: {
   if (!parsed.ok) throw new HarnessError('invalid_task', parsed.error.message);
   const task = parsed.value;
   // The model source is never asked: every answer comes from the recording.
-  const made = createAgent(options.agentSpec, { model: 'manual' });
+  const made = options.parts.agent(options.agentSpec, { model: 'manual' });
   if (!(made instanceof ExecAgent)) {
     throw new HarnessError(
       'invalid_input',
@@ -56,7 +56,7 @@ export async function replayExecAgent(options: {
       history: lineage.events,
       episodeLeftMs: task.timeouts.episode * 1000,
     },
-    createToolRegistry(task).definitions(),
+    options.parts.tools(task).definitions(),
     steps,
   );
   return { steps, agent_diverged_at: divergence?.diverged_at ?? null, agent_diff: divergence };

@@ -14,6 +14,7 @@ import {
   type DecideInput,
   type Decision,
 } from '../agents/agent.js';
+import { assertNever } from '../../../shared/assert-never.js';
 import { assistantMessage } from '../harness/conversation.js';
 import { Listeners } from '../harness/listeners.js';
 import {
@@ -341,6 +342,8 @@ export class ExecAgent implements Agent {
           `the agent made no model call within the hard step timeout (${ctx.task.timeouts.step_hard} s)`,
         );
       }
+      default:
+        return assertNever(wake, 'wake');
     }
   }
 

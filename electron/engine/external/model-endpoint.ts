@@ -1,22 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { logger } from '../log.js';
 import { apiError, BodyTooLarge, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
+import type { AssistantAnswer } from './assistant-answer.js';
 import { chatFromResponsesRequest, sendResponsesAnswer } from './responses-api.js';
+
+export type { AssistantAnswer } from './assistant-answer.js';
 
 const log = logger('model-endpoint');
 
 /** The largest model request accepted (a long conversation fits; a flood does not). */
 export const MODEL_BODY_LIMIT = 16 * 1024 * 1024;
-
-/** An assistant answer in Chat Completions form, tool-call arguments as JSON strings. */
-export interface AssistantAnswer {
-  readonly content: string | null;
-  readonly tool_calls?: readonly {
-    id: string;
-    type: 'function';
-    function: { name: string; arguments: string };
-  }[];
-}
 
 /** One model call of the agent, waiting for its answer. */
 export interface ModelCall {

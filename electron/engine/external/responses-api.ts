@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './local-http.js';
-import type { AssistantAnswer } from './model-endpoint.js';
+import type { AssistantAnswer } from './assistant-answer.js';
 
 /**
  * The subset of the OpenAI Responses API that agent SDKs (the OpenAI Agents SDK's

@@ -2,16 +2,11 @@ import type { Breakpoint } from '../../../shared/breakpoints.js';
 import type { Task } from '../../../shared/task.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
-import {
-  continuationOptions,
-  createAgent,
-  normalizeAgentSpec,
-  type AgentOptions,
-} from '../agents/agent-spec.js';
+import { continuationOptions, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
+import type { EpisodeParts } from '../episode-parts.js';
 import { sandboxConfig } from '../sandbox/limits.js';
 import type { SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
-import { createToolRegistry } from '../tools/registry.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
@@ -24,6 +19,8 @@ import { recordedTask } from './recorded-task.js';
 /** Options shared by every factory: what `openEngine` composes (engine/open-engine.ts). */
 export interface EpisodeEnv {
   readonly store: EpisodeStore;
+  /** How the episode gets its tool registry and agents. */
+  readonly parts: EpisodeParts;
   /** Where the episode's sandbox comes from and goes back to when it is disposed. */
   readonly supply: SandboxSupply;
   readonly breakpoints?: readonly Breakpoint[];
@@ -61,7 +58,7 @@ export interface OpenBranchOptions extends EpisodeEnv {
 /** An agent factory bound to a store (for `replay:`) and the caller's settings. */
 function agentFactory(store: EpisodeStore, env: EpisodeEnv): (spec: string, skip: number) => Agent {
   return (spec, skip) =>
-    createAgent(spec, {
+    env.parts.agent(spec, {
       ...env.agentOptions,
       skip,
       loadEpisode: (id) => readLineage(store, store.resolve(id)).events,
@@ -96,7 +93,7 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
       branch,
       writer,
       sandbox,
-      registry: createToolRegistry(options.task),
+      registry: options.parts.tools(options.task),
       memory,
       agent,
       makeAgent,
@@ -186,7 +183,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       branch: created?.branch ?? info.branch,
       writer: created?.writer ?? null,
       sandbox,
-      registry: createToolRegistry(task),
+      registry: options.parts.tools(task),
       memory: createMemory(memoryFromEvents(task, events)),
       agent,
       makeAgent,

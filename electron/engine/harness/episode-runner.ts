@@ -1,19 +1,19 @@
 import { performance } from 'node:perf_hooks';
 import type { Breakpoint } from '../../../shared/breakpoints.js';
-import { actionSignature, finalReward } from '../../../shared/rewards.js';
+import { actionSignature } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
-import type { EndEvent, EpisodeStatus, TraceEvent, VerifierResult } from '../../../shared/trace-events.js';
+import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
 import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
 import { parseAction } from '../agents/parse-action.js';
-import { logger } from '../log.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { TaskMemory } from '../tools/memory.js';
 import type { ToolRegistry } from '../tools/tool-call.js';
 import type { EpisodeStore, NewTraceEvent, TraceWriter } from '../trace/trace-store.js';
 import { evaluateBreakpoints } from './breakpoints.js';
+import { BranchRecorder } from './branch-recorder.js';
+import { Branching, placeEnvironment, type AgentFactory, type ForkOpener } from './branching.js';
 import type { Conversation } from './conversation.js';
 import { asFatal, SandboxEnvironment, type Fatal, type StepOutcome } from './environment.js';
 import { EpisodeTimeout } from './episode-timeout.js';
@@ -23,18 +23,12 @@ import type {
   EpisodeController,
   StopReason,
 } from './episode-controller.js';
-import { episodeStatus } from './episode-status.js';
 import { HarnessError } from './harness-error.js';
 import { Listeners } from './listeners.js';
-import { cutAtStep, snapshotAt } from '../trace/lineage.js';
 import { MaxSteps } from './max-steps.js';
-import { conversationFromEvents, episodeReturn, memoryFromEvents } from './state-at.js';
 import { StepTimeout } from './step-timeout.js';
-import type { TraceSink } from './trace-sink.js';
-import { runVerifier } from './verifier.js';
-import { restoreSandbox } from './restore-sandbox.js';
 
-const log = logger('harness');
+export type { AgentFactory, ForkOpener } from './branching.js';
 
 /** Where a step's time went, for the bench (ms). */
 export interface StepTiming {
@@ -44,12 +38,6 @@ export interface StepTiming {
   readonly snapshotMs: number;
   readonly fsyncMs: number;
 }
-
-/** Builds an agent from a spec; `skip` decisions already made. */
-export type AgentFactory = (spec: string, skip: number) => Agent;
-
-/** Opens another live branch at step k of this one (fresh sandbox), for `fork`. */
-export type ForkOpener = (fromBranch: string, step: number, agentSpec?: string) => Promise<EpisodeController>;
 
 /** Everything a runner is built from. The factories in `index.ts` assemble it. */
 export interface RunnerOptions {
@@ -80,24 +68,22 @@ export interface RunnerOptions {
 
 /**
  * A live episode branch, steppable like a debugger (the {@link EpisodeController}).
- * The agent decides, the wrapped environment acts (episode timeout ∘ step timeouts ∘
- * max steps ∘ sandbox), every event goes through one recorder that feeds the trace,
- * the conversation and the listeners, and breakpoints are evaluated after each step.
+ * This file holds the loop: the agent decides, the wrapped environment acts (episode
+ * timeout ∘ step timeouts ∘ max steps ∘ sandbox), breakpoints are evaluated after each
+ * step. Every event goes through the {@link BranchRecorder} (branch-recorder.ts: trace,
+ * conversation, listeners, the end of the branch); rollback, branch-off and fork are
+ * {@link Branching}'s (branching.ts).
  */
 export class EpisodeRunner implements EpisodeController {
   readonly episode: string;
-  private branchId: string;
-  private writer: TraceWriter | null;
   private readonly task: Task;
-  private readonly store: EpisodeStore;
-  private readonly snapshots: SnapshotStore;
   private box: Sandbox | null;
   private agent: Agent;
   private readonly memoryState: TaskMemory;
-  private conversation: Conversation;
   private readonly env: SandboxEnvironment;
   private readonly timer: EpisodeTimeout;
-  private events: TraceEvent[];
+  private readonly recorder: BranchRecorder;
+  private readonly branching: Branching;
   private current: number;
   private status: ControllerState = 'idle';
   private bps: Breakpoint[];
@@ -105,54 +91,39 @@ export class EpisodeRunner implements EpisodeController {
   private stopRequested = false;
   private abort = new AbortController();
   private inFlight: Promise<unknown> | null = null;
-  private pendingFork: number | null;
-  private readonly queued: NewTraceEvent[] = [];
-  private readonly eventListeners = new Listeners<[TraceEvent]>();
   private readonly stateListeners = new Listeners<[ControllerState, StopReason | undefined]>();
-  private readonly branchListeners = new Listeners<[string]>();
   private readonly outputListeners = new Listeners<[AgentOutputChunk]>();
   private offAgentOutput: (() => void) | null = null;
-  private endEvent: EndEvent | null = null;
   private readonly signatures: (string | null)[] = [];
   private readonly timingList: StepTiming[] = [];
 
   constructor(private readonly options: RunnerOptions) {
     this.task = options.task;
     this.episode = options.episode;
-    this.branchId = options.branch;
-    this.writer = options.writer;
-    this.store = options.store;
-    this.snapshots = options.store.snapshots(options.episode);
     this.box = options.sandbox;
     this.agent = options.agent;
     this.listenToAgent();
     this.memoryState = options.memory;
-    this.events = [...(options.inherited ?? [])];
     this.current = options.startStep ?? 0;
-    this.pendingFork = options.writer === null ? this.current : null;
     this.bps = [...(options.breakpoints ?? [])];
-    this.conversation = conversationFromEvents(this.task, this.events);
-    const sink: TraceSink = {
-      append: (e) => this.record(e),
-      commitStep: () => this.writer?.commitStep() ?? 0,
-    };
+    this.recorder = new BranchRecorder(this.recordedBranch(), options.writer, options.inherited ?? []);
+    const snapshots = options.store.snapshots(options.episode);
     this.env = new SandboxEnvironment({
       task: this.task,
       sandbox: options.sandbox,
       registry: options.registry,
       memory: options.memory,
-      snapshots: this.snapshots,
-      sink,
+      snapshots,
+      sink: { append: (e) => this.record(e), commitStep: () => this.recorder.commitStep() },
     });
-    this.env.restoreFromEvents(this.events);
-    const snap = snapshotAt(this.events, this.current);
-    if (snap)
-      this.env.stable = {
-        step: snap.step,
-        manifest: snap.manifest,
-        treeHash: snap.tree_hash,
-        session: snap.session,
-      };
+    placeEnvironment(this.env, this.events, this.current);
+    this.branching = new Branching({
+      ...options,
+      pendingFork: options.writer === null ? this.current : null,
+      snapshots,
+      env: this.env,
+      recorder: this.recorder,
+    });
     this.timer = new EpisodeTimeout(
       new StepTimeout(
         new MaxSteps(this.env, this.task.max_steps),
@@ -161,11 +132,26 @@ export class EpisodeRunner implements EpisodeController {
       ),
       this.task.timeouts.episode,
     );
-    for (const e of this.events) this.signatures.push(...signatureOf(e));
+    this.resetSignatures();
+  }
+
+  /** What the recorder reads of this branch. */
+  private recordedBranch() {
+    return {
+      episode: this.episode,
+      task: this.task,
+      currentStep: () => this.current,
+      sandbox: () => this.box,
+      currentAgent: () => this.agent,
+      fatalContext: () => ({
+        last_tool_payloads: [...this.env.recentPayloads],
+        memory: this.memoryState.snapshot(),
+      }),
+    };
   }
 
   get branch(): string {
-    return this.branchId;
+    return this.branching.branch;
   }
 
   state(): ControllerState {
@@ -187,7 +173,7 @@ export class EpisodeRunner implements EpisodeController {
 
   /** The end event once the branch is closed, else null. */
   ended(): EndEvent | null {
-    return this.endEvent;
+    return this.recorder.ended();
   }
 
   /** Where each step's time went. */
@@ -206,8 +192,7 @@ export class EpisodeRunner implements EpisodeController {
   }
 
   onEvent(listener: (event: TraceEvent) => void): () => void {
-    for (const e of this.events) listener(e);
-    return this.eventListeners.add(listener);
+    return this.recorder.onEvent(listener);
   }
 
   onState(listener: (state: ControllerState, reason?: StopReason) => void): () => void {
@@ -216,7 +201,7 @@ export class EpisodeRunner implements EpisodeController {
 
   /** Called when continuing after a rollback moved this controller onto a new branch. */
   onBranch(listener: (branch: string) => void): () => void {
-    return this.branchListeners.add(listener);
+    return this.branching.onBranch(listener);
   }
 
   setBreakpoints(breakpoints: readonly Breakpoint[]): void {
@@ -354,7 +339,7 @@ export class EpisodeRunner implements EpisodeController {
     if (info.fatal && !this.stopRequested) return this.endFatal(info.fatal);
     // The step is recorded whole (its snapshot committed) even when a stop arrived meanwhile.
     if (!info.fatal) this.current = k;
-    if (!info.fatal) this.recordAgentOutput(k);
+    if (!info.fatal) this.recorder.recordAgentOutput(k);
     if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
     const wallMs = performance.now() - started;
     this.timingList.push({
@@ -378,83 +363,41 @@ export class EpisodeRunner implements EpisodeController {
     return { kind: 'step', message: `step ${k} done` };
   }
 
-  /** The one place events are recorded: trace, conversation, history, listeners. */
+  // The loop's view of the recorder and the branching (names the loop above reads).
+  private get events(): TraceEvent[] {
+    return this.recorder.events;
+  }
+
+  private get conversation(): Conversation {
+    return this.recorder.conversation;
+  }
+
+  private get endEvent(): EndEvent | null {
+    return this.recorder.ended();
+  }
+
+  private get queued(): NewTraceEvent[] {
+    return this.recorder.queued;
+  }
+
+  private get pendingFork(): number | null {
+    return this.branching.pendingFork;
+  }
+
   private record(event: NewTraceEvent): TraceEvent {
-    if (!this.writer) throw new HarnessError('conflict', `no open branch to record ${event.type} in`);
-    const written = this.writer.append(event);
-    this.conversation.apply(written);
-    this.events.push(written);
-    this.eventListeners.emit(written);
-    return written;
+    return this.recorder.record(event);
   }
 
-  /** Ends the episode: verifier in a fresh shell, final reward, status by the Contracts. */
-  private async finish(endReason: string): Promise<StopReason> {
-    const verifier: VerifierResult | null = await runVerifier(this.task, this.box);
-    const fin = finalReward(verifier?.success ?? null, this.task.rewards.components);
-    this.record({
-      type: 'reward',
-      step: this.current,
-      source: 'harness',
-      components: fin.components,
-      total: fin.total,
-      final: true,
-    });
-    const status = episodeStatus(endReason, verifier);
-    await this.close(status, endReason, verifier, fin.total);
-    return { kind: 'ended', message: `${status}: ${endReason}` };
+  private finish(endReason: string): Promise<StopReason> {
+    return this.recorder.finish(endReason);
   }
 
-  /** A fatal error: `error` event with the last 3 tool payloads and the memory, then status `error`. */
-  private async endFatal(fatal: Fatal, details?: Record<string, unknown>): Promise<StopReason> {
-    if (this.endEvent || !this.writer) return { kind: 'ended', message: fatal.message };
-    log.error(`episode ${this.episode}: ${fatal.code}: ${fatal.message}`);
-    this.record({
-      type: 'error',
-      step: this.current,
-      source: 'harness',
-      code: fatal.code,
-      message: fatal.message,
-      fatal: true,
-      context: {
-        last_tool_payloads: [...this.env.recentPayloads],
-        memory: this.memoryState.snapshot(),
-        ...(details ?? {}),
-      },
-    });
-    await this.close('error', fatal.code, null, 0);
-    return { kind: 'ended', message: `error: ${fatal.code}: ${fatal.message}` };
+  private endFatal(fatal: Fatal, details?: Record<string, unknown>): Promise<StopReason> {
+    return this.recorder.endFatal(fatal, details);
   }
 
-  private async close(
-    status: EpisodeStatus,
-    endReason: string,
-    verifier: VerifierResult | null,
-    finalTotal: number,
-    /** False when a rollback closes the abandoned branch: listeners follow the live one. */
-    notify = true,
-  ) {
-    if (!this.writer) return;
-    const fields = {
-      status,
-      end_reason: endReason,
-      verifier,
-      steps: this.current,
-      return: episodeReturn(this.events, this.current, finalTotal, this.task.rewards.gamma),
-      step: this.current,
-    };
-    const writer = this.writer;
-    // An agent running a process of its own (exec:) is stopped with the branch; what it wrote last is kept.
-    await this.agent.dispose?.(endReason);
-    this.recordAgentOutput(this.current);
-    // The end event's seq is the writer's next one (FileTraceWriter exposes it).
-    const seq = (writer as { seq?: number }).seq ?? -1;
-    this.writer = null;
-    await writer.close(fields);
-    const end: EndEvent = { ...fields, type: 'end', source: 'harness', seq, t: Date.now() };
-    this.endEvent = end;
-    if (!notify) return;
-    this.eventListeners.emit(end);
+  private branchOff(step: number): void {
+    this.branching.branchOff(step, this.agent);
   }
 
   /** Stops the branch; `endReason` says why (default `stopped`; a rejected candidate says so). */
@@ -466,29 +409,15 @@ export class EpisodeRunner implements EpisodeController {
       // Give the step a moment to land whole; past that the trace closes without it.
       await Promise.race([this.inFlight, new Promise((r) => setTimeout(r, 3_000).unref())]);
     }
-    if (!this.endEvent) {
-      if (this.writer) await this.close('interrupted', endReason, null, 0);
-      else
-        this.endEvent = {
-          type: 'end',
-          source: 'harness',
-          seq: -1,
-          t: Date.now(),
-          step: this.current,
-          status: 'interrupted',
-          end_reason: 'stopped',
-          verifier: null,
-        };
-    }
+    const end = await this.recorder.interrupt(endReason);
     this.setState('ended', { kind: 'ended', message: 'stopped' });
-    return this.endEvent as EndEvent;
+    return end;
   }
 
   inject(role: 'system' | 'user', content: string): void {
     this.assertOpen();
     const event: NewTraceEvent = { type: 'injected', step: this.current, source: 'injected', role, content };
-    if (this.status === 'running' || this.pendingFork !== null || !this.writer) this.queued.push(event);
-    else this.record(event);
+    this.recorder.recordOrQueue(event, this.status !== 'running' && this.pendingFork === null);
   }
 
   overrideLastResult(shown: ToolResult): void {
@@ -523,8 +452,7 @@ export class EpisodeRunner implements EpisodeController {
   recordHumanCommand(command: { command: string; cwd?: string; exit_code?: number }): void {
     if (this.endEvent) return;
     const event: NewTraceEvent = { type: 'human_command', step: this.current, source: 'human', ...command };
-    if (this.status === 'running' || this.pendingFork !== null || !this.writer) this.queued.push(event);
-    else this.record(event);
+    this.recorder.recordOrQueue(event, this.status !== 'running' && this.pendingFork === null);
   }
 
   /** Replaces the agent for the continuation (a scripted file then starts at its first line). */
@@ -548,99 +476,30 @@ export class EpisodeRunner implements EpisodeController {
       ) ?? null;
   }
 
-  /** Records what an exec: agent's process wrote since the last step as step `step`'s output. */
-  private recordAgentOutput(step: number): void {
-    const out = this.agent.takeOutput?.();
-    if (out && this.writer) this.record({ type: 'agent_output', step, source: 'agent', ...out });
-  }
-
   async rollbackTo(step: number): Promise<void> {
     if (this.status === 'running') throw new HarnessError('busy', 'pause the episode before rolling back');
-    if (!Number.isInteger(step) || step < 0 || step > this.current) {
-      throw new HarnessError(
-        'invalid_input',
-        `cannot roll back to step ${step}: steps 0..${this.current} exist`,
-      );
-    }
-    const box = this.box;
-    if (!box)
-      throw new HarnessError('conflict', 'the sandbox is gone; reopen the episode at that step instead');
-    const snap = snapshotAt(this.events, step);
-    if (!snap) throw new HarnessError('not_found', `no snapshot of step ${step} in this branch`);
-    const restored = await restoreSandbox(box, this.snapshots, snap);
-    const skip = this.agentSkipAt(step);
-    const kept = cutAtStep(this.events, step);
-    this.memoryState.restore(memoryFromEvents(this.task, kept));
-    if (this.writer && !this.endEvent) {
-      // The abandoned branch is closed now, as a person stopped it: its trace stays whole.
-      this.record({
-        type: 'rollback',
-        step: this.current,
-        source: 'human',
-        to_step: step,
-        reason: 'user',
-        tree_hash: restored.treeHash,
-      });
-      await this.close('interrupted', `rolled_back_to_${step}`, null, 0, false);
-    }
-    this.writer = null;
-    this.events = kept;
-    this.conversation = conversationFromEvents(this.task, kept);
-    this.env.restoreFromEvents(kept);
-    this.env.stable = { step, manifest: snap.manifest, treeHash: snap.tree_hash, session: snap.session };
-    this.signatures.length = 0;
-    for (const e of kept) this.signatures.push(...signatureOf(e));
+    const rewound = await this.branching.rollback(step, {
+      current: this.current,
+      sandbox: this.box,
+      agent: this.agent,
+    });
     this.current = step;
-    this.pendingFork = step;
-    this.queued.length = 0;
-    // Rolling back time rolls the script back too: continuing re-decides step k+1 from line k+1.
-    // An exec agent restarts its process, fast-forwarded through steps 1..k from the recording.
-    if (this.agent.kind === 'scripted' || this.agent.kind === 'replay' || this.agent.kind === 'exec') {
-      await this.agent.dispose?.('rolled_back');
-      this.agent = this.options.makeAgent(this.agent.spec, skip);
-      this.listenToAgent();
-    }
-    if (this.endEvent) {
-      this.endEvent = null;
+    this.resetSignatures();
+    this.agent = rewound.agent;
+    this.listenToAgent();
+    if (rewound.wasEnded) {
       this.stopRequested = false;
       this.abort = new AbortController();
     }
     this.setState('paused', { kind: 'paused', message: `rolled back to step ${step}` });
   }
 
-  /** Decisions the current agent had made by step `step` (scripted and replay agents skip them). */
-  private agentSkipAt(step: number): number {
-    const consumed = (this.agent as { consumed?: () => number }).consumed?.() ?? 0;
-    return Math.max(0, consumed - (this.current - step));
-  }
-
-  /** Continuing after a rollback (or in a reopened episode): a new branch forked at `step`. */
-  private branchOff(step: number): void {
-    const parent = this.branchId;
-    const created = this.store.createBranch(this.episode, parent, step, {
-      parent_branch: parent,
-      fork_step: step,
-      task: this.task as unknown as Record<string, unknown>,
-      task_path: this.options.taskPath,
-      agent: { spec: this.agent.spec, kind: this.agent.kind, ...this.agent.describe() },
-      image: this.options.image,
-      created: Date.now(),
-      ...(this.options.headerExtra ?? {}),
-    });
-    this.branchId = created.branch;
-    this.writer = created.writer;
-    this.endEvent = null;
-    this.pendingFork = null;
-    this.branchListeners.emit(created.branch);
-  }
-
   async fork(step: number, agentSpec?: string): Promise<EpisodeController> {
-    if (!this.options.openFork) throw new HarnessError('conflict', 'this controller cannot open forks');
-    return this.options.openFork(this.branchId, step, agentSpec);
+    return this.branching.fork(step, agentSpec);
   }
 
   async dispose(options: { keepSandbox?: boolean } = {}): Promise<void> {
-    if (!this.endEvent && this.writer) await this.stop();
+    if (!this.endEvent && this.recorder.isOpen()) await this.stop();
     await this.agent.dispose?.('disposed');
     const box = this.box;
     this.box = null;
@@ -650,6 +509,12 @@ export class EpisodeRunner implements EpisodeController {
   private assertOpen(): void {
     if (this.endEvent)
       throw new HarnessError('conflict', 'the episode has ended; roll back or fork to continue');
+  }
+
+  /** The action signatures of the steps so far, for the repeated-action breakpoint. */
+  private resetSignatures(): void {
+    this.signatures.length = 0;
+    for (const e of this.events) this.signatures.push(...signatureOf(e));
   }
 
   private setState(state: ControllerState, reason?: StopReason): void {

@@ -3,7 +3,6 @@ import type { TraceEvent, TraceEventOf, VerifierResult } from '../../../shared/t
 import type { ParsedAction } from '../agents/parse-action.js';
 import { sandboxConfig } from '../sandbox/limits.js';
 import { createMemory } from '../tools/memory.js';
-import { createToolRegistry } from '../tools/registry.js';
 import { shellQuote } from '../tools/shell-quote.js';
 import { SandboxEnvironment } from './environment.js';
 import type { EpisodeEnv } from './episode-factory.js';
@@ -81,7 +80,7 @@ export async function replayVerify(
     const env = new SandboxEnvironment({
       task,
       sandbox,
-      registry: createToolRegistry(task),
+      registry: options.parts.tools(task),
       memory,
       snapshots,
       sink,
