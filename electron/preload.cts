@@ -59,6 +59,7 @@ const OPERATIONS = [
 
 const EVENTS = [
   'episode.event',
+  'episode.agentOutput',
   'episode.state',
   'terminal.data',
   'terminal.exit',

@@ -323,6 +323,7 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
     case 'model_request':
     case 'model_output':
     case 'fault':
+    case 'agent_output':
       return s;
   }
 }

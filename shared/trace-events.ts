@@ -195,6 +195,22 @@ export const ErrorEvent = ev('error', {
   fatal: z.boolean(),
   context: z.unknown().optional(),
 });
+/** Bytes per stream, counted whether kept or not. */
+const StreamBytes = z.object({
+  stdout: z.number().int().nonnegative(),
+  stderr: z.number().int().nonnegative(),
+});
+/**
+ * What an `exec:` agent's own process wrote to stdout and stderr while step k ran (from
+ * the end of step k-1 to the end of step k; the last one up to the end). Each stream
+ * keeps its first bytes up to a cap; `bytes` counts everything, `truncated` says a cap cut it.
+ */
+export const AgentOutputEvent = ev('agent_output', {
+  stdout: z.string(),
+  stderr: z.string(),
+  bytes: StreamBytes,
+  truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }),
+});
 /** The last event of a closed branch. */
 export const EndEvent = ev('end', {
   status: EpisodeStatus,
@@ -224,6 +240,7 @@ export const TraceEvent = z.discriminatedUnion('type', [
   FaultEvent,
   WarningEvent,
   ErrorEvent,
+  AgentOutputEvent,
   EndEvent,
 ]);
 /** A trace event. */

@@ -23,10 +23,10 @@ the parent's agent continues (a scripted parent: the lines after the first K).
 Options:
   --at K            the fork step (0..the parent's last complete step)
   --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], manual or
-                    exec:CMD; an exec: branch needs its command given again (a recorded
-                    command never runs by itself); its new process is fast-forwarded
-                    through steps 1..K from the recording and stops as diverged if it
-                    asks something else
+                    exec:CMD; without it an exec: branch runs its recorded command
+                    again (an episode imported from a bundle needs it given); the new
+                    process is fast-forwarded through steps 1..K from the recording and
+                    stops as diverged if it asks something else
   --model SOURCE    a new model source for an exec: agent, answering from step K+1
                     (default: the recorded source, after its first K answers)
   --step            step in the terminal: ${STEP_KEYS}
@@ -46,6 +46,7 @@ Exit: 0 succeeded, 1 otherwise, 2 usage, 3 no Docker or image.
 Examples:
   npx stepbox fork ep-20260101-120000-ab12 --at 3 --agent scripted:other.jsonl --json
   npx stepbox fork ep-20260101-120000-ab12 --at 2 --step
+  npx stepbox fork ep-20260101-120000-ab12 --at 2 --model scripted:other.jsonl   # an exec: episode
 `;
 
 /** `stepbox fork` — a new branch from step K of an episode. */

@@ -7,6 +7,7 @@ import type { ControllerState, EpisodeController } from '../engine/harness/episo
 import { logger } from '../engine/log.js';
 import type { Agent } from '../engine/agents/agent.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
+import { batchAgentOutput } from './agent-output-batch.js';
 import type { EventBus } from './event-bus.js';
 import type { HarnessPort, RecordedRunOptions, TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
@@ -64,6 +65,10 @@ export class EpisodeManager {
     entry.off.push(
       controller.onEvent((event) =>
         this.bus.emit('episode.event', { episode, branch: controller.branch, event }),
+      ),
+      batchAgentOutput(
+        (listener) => controller.onAgentOutput?.(listener) ?? (() => undefined),
+        (chunk) => this.bus.emit('episode.agentOutput', { episode, branch: controller.branch, ...chunk }),
       ),
       controller.onState((state, reason) => {
         if (reason) entry.lastReason = reason;

@@ -14,6 +14,18 @@ export type AppCommand = z.infer<typeof AppCommand>;
 export const EVENTS = {
   /** A live trace event of a branch, as it is appended. */
   'episode.event': z.object({ episode: z.string(), branch: z.string(), event: TraceEvent }),
+  /**
+   * Output of an `exec:` agent's own process while step `step` runs, batched (~16 ms);
+   * each stream stops at the step's cap, and `truncated` says the rest was dropped.
+   */
+  'episode.agentOutput': z.object({
+    episode: z.string(),
+    branch: z.string(),
+    step: z.number().int().nonnegative(),
+    stream: z.enum(['stdout', 'stderr']),
+    data: z.string(),
+    truncated: z.boolean(),
+  }),
   /** A branch's state changed (running, paused at a breakpoint, ended). */
   'episode.state': EpisodeStateInfo,
   /** Output of a terminal, batched (~16 ms or 64 KiB). */

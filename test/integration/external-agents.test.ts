@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { replayExecAgent } from '../../electron/engine/external/agent-replay.js';
+import { STDERR_TAIL_BYTES, STEP_OUTPUT_BYTES } from '../../electron/engine/external/agent-process.js';
 import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
+import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
 import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
@@ -95,7 +97,6 @@ function requestAt(events: readonly TraceEvent[], step: number) {
   return e as typeof e & {
     request: { messages: { role: string; content: unknown; tool_call_id?: string }[] };
     injected: number;
-    agent_output: { stdout: string; stderr: string };
   };
 }
 
@@ -124,13 +125,13 @@ describeDocker('external agents (exec:) on Docker', () => {
         call('execute_shell', { command: 'echo "feed the cat" >> notes/todo.txt && wc -l < notes/todo.txt' }),
         final('four chores now'),
       ]);
+      // No agent given: the recorded command runs again, --model swaps what answers it.
       const f = await forkEpisode({
         id: c.episode,
         at: 2,
         store: env.store,
         parts: env.parts,
         supply,
-        agentSpec: `exec:${ex.command}`,
         agentOptions: { model: `scripted:${alt}` },
       });
       try {
@@ -138,6 +139,10 @@ describeDocker('external agents (exec:) on Docker', () => {
         // Verifier wants three lines: the fork's fourth makes it fail, which shows it ran on snapshot 2.
         expect(f.ended()).toMatchObject({ status: 'failed', end_reason: 'final_answer', steps: 4 });
         const own = env.store.readTrace(env.store.resolve(f.branch)).events;
+        expect(env.store.readTrace(env.store.resolve(f.branch)).header.agent).toMatchObject({
+          spec: `exec:${ex.command}`,
+          model_source: `scripted:${alt}`,
+        });
         // Steps 1..2 were answered from the recording, never re-executed in the fork.
         expect(ofType(own, 'tool_call').map((e) => e.step)).toEqual([3]);
         expect(ofType(own, 'tool_result')[0].result.stdout).toBe('4\n');
@@ -149,20 +154,57 @@ describeDocker('external agents (exec:) on Docker', () => {
     });
   }
 
-  it('stepping holds the agent on its tool call until the stepper continues', async () => {
+  it('stepping holds the agent on its tool call until the stepper continues; its output is kept per step', async () => {
     const c = await startExample('python-stdlib', 'python3 agent.py');
     const agent = c.currentAgent() as ExecAgent;
-    const out: string[] = [];
-    agent.onOutput((stream, text) => out.push(`${stream}:${text}`));
+    const live: string[] = [];
+    c.onAgentOutput((chunk) => live.push(`${chunk.step}:${chunk.stream}:${chunk.data}`));
     try {
       await c.step();
       expect(ofType(c.history(), 'tool_result').map((r) => r.step)).toEqual([1]);
       await waitFor('the agent to call its tool', () => (agent.pendingToolCalls() === 1 ? true : null));
-      expect(out.join('')).not.toContain('write_file -> ok');
+      expect(live.join('')).not.toContain('write_file -> ok');
       await c.step();
-      expect(requestAt(c.history(), 2).agent_output.stdout).toContain('write_file -> ok');
+      // Printed once step 2 let the tool call return: step 2's output, live and in the trace.
+      expect(live).toContain('2:stdout:write_file -> ok\n');
+      await c.run();
+      const outputs = ofType(c.history(), 'agent_output');
+      expect(outputs.map((o) => [o.step, o.stdout])).toEqual([
+        [2, 'write_file -> ok\n'],
+        [3, 'execute_shell -> ok\nfinal answer: notes/todo.txt lists three chores.\n'],
+      ]);
+      expect(outputs[1]).toMatchObject({ source: 'agent', truncated: { stdout: false, stderr: false } });
     } finally {
       await c.dispose();
+    }
+  });
+
+  it('an agent writing megabytes: each stream keeps its first 64 KiB per step and says it truncated', async () => {
+    const t = tempTask({});
+    // 4 MB of a 3-byte character on stdout (the cap falls inside one), a line on stderr.
+    const c = await startTemp(
+      t.path,
+      `python3 -c "import sys; sys.stdout.write('€' * 1400000); sys.stderr.write('still here\\n')"`,
+    );
+    const live: { data: string; truncated: boolean }[] = [];
+    c.onAgentOutput((chunk) => chunk.stream === 'stdout' && live.push(chunk));
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ end_reason: 'agent_exited' });
+      const [out] = ofType(c.history(), 'agent_output');
+      expect(out.bytes).toEqual({ stdout: 4_200_000, stderr: 11 });
+      expect(out.truncated).toEqual({ stdout: true, stderr: false });
+      expect(out.stderr).toBe('still here\n');
+      // Whole characters only, within the cap.
+      expect(Buffer.byteLength(out.stdout)).toBeLessThanOrEqual(STEP_OUTPUT_BYTES);
+      expect(Buffer.byteLength(out.stdout)).toBeGreaterThan(STEP_OUTPUT_BYTES - 3);
+      expect(out.stdout).toMatch(/^€+$/);
+      // The window got the same kept text, and one chunk saying the rest was dropped.
+      expect(live.map((l) => l.data).join('')).toBe(out.stdout);
+      expect(live.filter((l) => l.truncated)).toHaveLength(1);
+    } finally {
+      await c.dispose();
+      t.cleanup();
     }
   });
 
@@ -227,19 +269,8 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.run();
     await c.dispose();
     expect(c.ended()?.status).toBe('succeeded');
-    // A recorded command never runs by itself: a trace or bundle could carry any command.
-    await expect(
-      forkEpisode({ id: c.episode, at: 2, store: env.store, parts: env.parts, supply }),
-    ).rejects.toThrow(/never runs a recorded command by itself.*--agent 'exec:python3 agent.py --stamp'/);
-    // Given again, the same agent continues with the recorded model source after its 2 lines.
-    const f = await forkEpisode({
-      id: c.episode,
-      at: 2,
-      store: env.store,
-      parts: env.parts,
-      supply,
-      agentSpec: 'exec:python3 agent.py --stamp',
-    });
+    // The same agent continues with the recorded model source after its 2 lines.
+    const f = await forkEpisode({ id: c.episode, at: 2, store: env.store, parts: env.parts, supply });
     try {
       await f.run();
       expect(f.ended()).toMatchObject({ status: 'error', end_reason: 'diverged' });
@@ -259,6 +290,92 @@ describeDocker('external agents (exec:) on Docker', () => {
       agent_diverged_at: 1,
       agent_diff: { field: 'messages[0].content' },
     });
+  });
+
+  it('fork --model without --agent: steps 1..2 with side effects run once, answered from the recording', async () => {
+    const t = tempTask({ tools: ['execute_shell'] });
+    const agent = `exec:python3 ${join(exampleDir('python-stdlib'), 'agent.py')}`;
+    const bump = call('execute_shell', { command: 'echo ran >> ran.log && wc -l < ran.log' });
+    const model = script(t.dir, 'model.jsonl', [bump, bump, final('twice')]);
+    const c = await startTemp(t.path, agent.slice('exec:'.length), `scripted:${model}`);
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ end_reason: 'final_answer', steps: 3 });
+      expect(ofType(c.history(), 'tool_result').map((r) => r.result.stdout)).toEqual(['1\n', '2\n']);
+    } finally {
+      await c.dispose();
+    }
+    const other = script(t.dir, 'other.jsonl', [
+      call('execute_shell', { command: 'wc -l < ran.log' }),
+      final('counted'),
+    ]);
+    const f = await forkEpisode({
+      id: c.episode,
+      at: 2,
+      store: env.store,
+      parts: env.parts,
+      supply,
+      agentOptions: { model: `scripted:${other}` },
+    });
+    try {
+      await f.run();
+      expect(f.ended()).toMatchObject({ end_reason: 'final_answer', steps: 4 });
+      const trace = env.store.readTrace(env.store.resolve(f.branch));
+      expect(trace.header.agent).toMatchObject({ spec: agent, model_source: `scripted:${other}` });
+      const own = trace.events;
+      // Snapshot 2 holds two lines and nothing re-ran them: had steps 1..2 run again it would be 4.
+      expect(ofType(own, 'tool_call').map((e) => e.step)).toEqual([3]);
+      expect(ofType(own, 'tool_result')[0].result.stdout).toBe('2\n');
+      // The new process got the recorded results of steps 1..2 (fast-forward), then step 3 live.
+      const seen = requestAt(own, 3)
+        .request.messages.filter((m) => m.role === 'tool')
+        .map((m) => m.content);
+      expect(seen).toEqual(['1\n', '2\n']);
+    } finally {
+      await f.dispose();
+      t.cleanup();
+    }
+  });
+
+  it("the window's fork of a live episode (no agent given) continues the recorded source after its K answers", async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    let f: EpisodeRunner | null = null;
+    try {
+      await c.run();
+      f = (await c.fork(2)) as EpisodeRunner;
+      await f.run();
+      // Line 3 of the script answers step 3 (line 1 again would write the file once more).
+      expect(f.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
+      const own = env.store.readTrace(env.store.resolve(f.branch)).events;
+      expect(ofType(own, 'tool_call')).toEqual([]);
+      expect(ofType(own, 'model_output')[0].message).toMatchObject({
+        content: 'notes/todo.txt lists three chores.',
+      });
+    } finally {
+      await f?.dispose();
+      await c.dispose();
+    }
+  });
+
+  it('a command recorded in an imported bundle never runs by itself', async () => {
+    const c = await startExample('python-stdlib', 'python3 agent.py');
+    await c.run();
+    await c.dispose();
+    const other = tempHome();
+    try {
+      const file = join(other.dir, 'ep.stepbox');
+      await exportBundle(env.store, c.episode, file);
+      await importBundle(other.store, file);
+      await expect(
+        forkEpisode({ id: c.episode, at: 2, store: other.store, parts: other.parts, supply }),
+      ).rejects.toThrow(
+        /imported.*never runs a command from a bundle by itself.*--agent 'exec:python3 agent.py'/,
+      );
+      // Recorded here, the same fork runs the command again.
+      expect(env.store.imported(c.episode)).toBe(false);
+    } finally {
+      other.cleanup();
+    }
   });
 
   it('replay --verify of a deterministic agent: every request and tool call as recorded', async () => {
@@ -291,6 +408,29 @@ describeDocker('external agents (exec:) on Docker', () => {
       const err = errorOf(c.history());
       expect(err?.message).toMatch(/exited with code 3/);
       expect(err?.context).toMatchObject({ exit_code: 3, stderr_tail: 'fatal: no config\n' });
+    } finally {
+      await c.dispose();
+      t.cleanup();
+    }
+  });
+
+  it('an agent killed by a signal (a crash) is agent_exit with the last 2 KiB of its stderr', async () => {
+    const t = tempTask({});
+    const c = await startTemp(
+      t.path,
+      `python3 -c "import os, sys; sys.stderr.write('x' * 5000 + 'Traceback: boom\\\\n'); sys.stderr.flush(); os.kill(os.getpid(), 9)"`,
+    );
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'agent_exit', verifier: null });
+      const err = errorOf(c.history());
+      const tail = String(err?.context.stderr_tail);
+      expect(tail).toHaveLength(STDERR_TAIL_BYTES);
+      // The shell that ran it adds its own word about the kill.
+      expect(tail).toMatch(/x{100}Traceback: boom\n(Killed\n)?$/);
+      expect(err?.message).toMatch(/killed by SIGKILL|exited with code 137/);
+      // The whole of it (not only the tail) is in the step's output, up to the cap.
+      expect(ofType(c.history(), 'agent_output')[0]?.stderr).toContain('x'.repeat(5000));
     } finally {
       await c.dispose();
       t.cleanup();

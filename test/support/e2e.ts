@@ -397,7 +397,7 @@ export class InspectorPanel extends PanelObject {
   async waitForStep(step: number, ms = 20_000): Promise<void> {
     await this.root.locator(`[data-testid="inspector-step"][data-step="${step}"]`).waitFor({ timeout: ms });
   }
-  async tab(name: 'call' | 'output' | 'files' | 'memory' | 'request'): Promise<void> {
+  async tab(name: 'call' | 'output' | 'files' | 'memory' | 'request' | 'agent'): Promise<void> {
     await this.root.locator(`[data-tab="${name}"]`).click();
   }
   /**

@@ -67,7 +67,15 @@ describe('bundles', () => {
     const b = openEpisodeStore(join(tmp, 'b'));
     const got = await importBundle(b, file);
     expect(got).toMatchObject({ episode: ep.episode, manifests: out.manifests, blobs: out.blobs });
-    expect(files(b.episodeDir(ep.episode))).toEqual(files(a.episodeDir(ep.episode)));
+    const { 'meta.json': metaB, ...restB } = files(b.episodeDir(ep.episode));
+    const { 'meta.json': metaA, ...restA } = files(a.episodeDir(ep.episode));
+    expect(restB).toEqual(restA);
+    // The meta is the same but for the mark saying where it came from.
+    const { imported, ...metaRest } = JSON.parse(Buffer.from(metaB, 'base64').toString());
+    expect(metaRest).toEqual(JSON.parse(Buffer.from(metaA, 'base64').toString()));
+    expect(imported).toMatchObject({ from: 'ep.stepbox' });
+    expect(b.imported(ep.episode)).toBe(true);
+    expect(a.imported(ep.episode)).toBe(false);
     // And the imported store works: traces read, snapshots restore.
     const trace = b.readTrace(b.resolve(fork.branch));
     expect(trace.end?.status).toBe('succeeded');

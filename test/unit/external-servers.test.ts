@@ -251,6 +251,89 @@ describe('MCP server', () => {
       await client.close();
     }
   });
+
+  it('speaks streamable HTTP as the SDK server does: status codes, batches, notifications', async () => {
+    const t = await mcp();
+    const auth = { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}` };
+    const call = (id: number | string, command: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'execute_shell', arguments: { command } },
+    });
+    const post = (body: unknown, headers: Record<string, string> = auth) =>
+      raw(t.url, { headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+    const init = await post(MCP_INIT);
+    expect(init.status).toBe(200);
+    expect(JSON.parse(init.body)).toMatchObject({ id: 1, result: { serverInfo: { name: 'stepbox' } } });
+    expect((await post(call(1, 'x'), { ...auth, accept: 'application/json' })).status).toBe(406);
+    expect((await post(call(1, 'x'), { ...auth, 'content-type': 'text/plain' })).status).toBe(415);
+    const notJson = await post('{nope');
+    expect([notJson.status, JSON.parse(notJson.body).error.code]).toEqual([400, -32700]);
+    expect((await post({ jsonrpc: '2.0', what: 1 })).status).toBe(400);
+    const oldVersion = await post(call(1, 'x'), { ...auth, 'mcp-protocol-version': '1999-01-01' });
+    expect(oldVersion.status).toBe(400);
+    expect(oldVersion.body).toMatch(/Unsupported protocol version/);
+    const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect([note.status, note.body]).toEqual([202, '']);
+    expect((await raw(t.url, { method: 'GET', headers: auth })).status).toBe(405);
+    // A batch is answered as an array, each answer under its own id.
+    const batch = await post([call('a', 'one'), call('b', 'two')]);
+    expect(
+      JSON.parse(batch.body).map((r: { id: string; result: { content: { text: string }[] } }) => [
+        r.id,
+        r.result.content[0].text,
+      ]),
+    ).toEqual([
+      ['a', 'ran one'],
+      ['b', 'ran two'],
+    ]);
+    // An unknown method is a JSON-RPC error with the caller's id.
+    const unknown = JSON.parse((await post({ jsonrpc: '2.0', id: 9, method: 'no/such' })).body);
+    expect(unknown).toMatchObject({ id: 9, error: { code: -32601 } });
+  });
+
+  it('two clients using the same request id at once each get their own answer; a cancel cannot cross', async () => {
+    const release: (() => void)[] = [];
+    let bothIn: () => void = () => undefined;
+    const arrived = new Promise<void>((r) => (bothIn = r));
+    const server = new McpHttpServer(
+      TOKEN,
+      () => TOOLS,
+      async (_name, args) => {
+        // Held until both calls are in, so they overlap inside the server.
+        await new Promise<void>((r) => {
+          release.push(r);
+          if (release.length === 2) bothIn();
+        });
+        return { ok: true, exit_code: 0, stdout: String(args.command), duration_ms: 0, bytes: 1 };
+      },
+    );
+    const url = await server.start();
+    closers.push(() => server.close());
+    const headers = { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}` };
+    const body = (command: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'tools/call',
+        params: { name: 'execute_shell', arguments: { command } },
+      });
+    const a = raw(url, { headers, body: body('first') });
+    const b = raw(url, { headers, body: body('second') });
+    await arrived;
+    // A client cancelling its request 0 cannot cancel another's (the server's own ids are not 0).
+    const cancel = await raw(url, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0 } }),
+    });
+    expect(cancel.status).toBe(202);
+    release.reverse().forEach((r) => r());
+    const [ra, rb] = (await Promise.all([a, b])).map((r) => JSON.parse(r.body));
+    expect([ra.id, ra.result.content[0].text]).toEqual([0, 'first']);
+    expect([rb.id, rb.result.content[0].text]).toEqual([0, 'second']);
+  });
 });
 
 describe('fast-forward comparison', () => {

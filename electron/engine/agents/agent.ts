@@ -1,6 +1,7 @@
 import type { Task } from '../../../shared/task.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
+import type { AgentOutput, OutputListener } from '../external/agent-process.js';
 
 /** A chat message in OpenAI format, as the agent sees the conversation. */
 export interface ChatMessage {
@@ -49,7 +50,7 @@ export interface Decision {
   readonly latencyMs?: number;
   /** The endpoint's id, model and finish reasons of this answer, when it gave them. */
   readonly response?: { id?: string; model?: string; finish_reasons?: string[] };
-  /** Extra fields of the `model_request` event (an exec agent's injected count, its output so far). */
+  /** Extra fields of the `model_request` event (an exec agent's injected count, the API it used). */
   readonly requestMeta?: Record<string, unknown>;
   /**
    * Sends the answer to an agent running a process of its own (exec:), called by the
@@ -96,4 +97,8 @@ export interface Agent {
   describe(): Record<string, unknown>;
   /** Stops what the agent runs (an exec agent's process); `reason` is the end reason. */
   dispose?(reason: string): Promise<void>;
+  /** What the agent's own process wrote since the last call, or null when it wrote nothing (exec:). */
+  takeOutput?(): AgentOutput | null;
+  /** The agent's own process output as it is written (exec:); returns an unsubscribe. */
+  onOutput?(listener: OutputListener): () => void;
 }

@@ -1,12 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import { logger } from '../log.js';
 
 const log = logger('exec-agent');
 
 /** How much of the agent's stderr an `agent_exit` error keeps. */
 export const STDERR_TAIL_BYTES = 2048;
-/** How much output is kept per step (the rest is counted, not kept). */
-const STEP_OUTPUT_BYTES = 64 * 1024;
+/**
+ * How much of each stream is kept per step, in the trace and live in the window; the
+ * rest is counted, not kept or sent (an agent may write gigabytes).
+ */
+export const STEP_OUTPUT_BYTES = 64 * 1024;
 /** Grace between SIGTERM and SIGKILL of the agent's process group. */
 const KILL_GRACE_MS = 2_000;
 
@@ -48,10 +52,49 @@ export interface AgentExit {
   readonly stderrTail: string;
 }
 
-/** Output the process wrote since the last {@link AgentProcess.takeOutput}. */
+/** Output the process wrote since the last {@link AgentProcess.takeOutput}: each stream's first bytes. */
 export interface AgentOutput {
   readonly stdout: string;
   readonly stderr: string;
+  /** Everything each stream wrote, kept or not. */
+  readonly bytes: { readonly stdout: number; readonly stderr: number };
+  /** True when a stream wrote more than {@link STEP_OUTPUT_BYTES} and the rest was dropped. */
+  readonly truncated: { readonly stdout: boolean; readonly stderr: boolean };
+}
+
+/** Output as it is written: the kept text, and `truncated` once when the step's cap is reached. */
+export type OutputListener = (stream: 'stdout' | 'stderr', text: string, truncated: boolean) => void;
+
+/** One stream's output of the current step: kept bytes up to the cap, everything counted. */
+class StepStream {
+  private decoder = new StringDecoder('utf8');
+  private kept: string[] = [];
+  private keptBytes = 0;
+  private total = 0;
+  private capped = false;
+
+  /** Takes a chunk; returns the text kept from it and whether it is the first to go past the cap. */
+  add(chunk: Buffer): { text: string; hitCap: boolean } {
+    this.total += chunk.length;
+    const room = STEP_OUTPUT_BYTES - this.keptBytes;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.keptBytes += part.length;
+    // The decoder holds a character split across chunks (or cut by the cap) back.
+    const text = part.length > 0 ? this.decoder.write(part) : '';
+    if (text) this.kept.push(text);
+    const hitCap = chunk.length > room && !this.capped;
+    if (hitCap) this.capped = true;
+    return { text, hitCap };
+  }
+
+  take(): { text: string; bytes: number; truncated: boolean } {
+    const out = { text: this.kept.join(''), bytes: this.total, truncated: this.total > this.keptBytes };
+    this.decoder = new StringDecoder('utf8');
+    this.kept = [];
+    this.keptBytes = 0;
+    this.total = 0;
+    return out;
+  }
 }
 
 /**
@@ -61,8 +104,8 @@ export interface AgentOutput {
 export class AgentProcess {
   private readonly child: ChildProcess;
   private stderrTail = Buffer.alloc(0);
-  private stdoutStep = '';
-  private stderrStep = '';
+  private readonly stdoutStep = new StepStream();
+  private readonly stderrStep = new StepStream();
   readonly exited: Promise<AgentExit>;
   private done: AgentExit | null = null;
 
@@ -70,7 +113,7 @@ export class AgentProcess {
     readonly command: string,
     cwd: string,
     env: Record<string, string>,
-    private readonly onOutput?: (stream: 'stdout' | 'stderr', text: string) => void,
+    private readonly onOutput?: OutputListener,
   ) {
     this.child = spawn('sh', ['-c', command], {
       cwd,
@@ -102,12 +145,16 @@ export class AgentProcess {
     return this.done;
   }
 
-  /** What the process wrote since the last call (per step, bounded). */
+  /** What the process wrote since the last call (per step, each stream bounded). */
   takeOutput(): AgentOutput {
-    const out = { stdout: this.stdoutStep, stderr: this.stderrStep };
-    this.stdoutStep = '';
-    this.stderrStep = '';
-    return out;
+    const out = this.stdoutStep.take();
+    const err = this.stderrStep.take();
+    return {
+      stdout: out.text,
+      stderr: err.text,
+      bytes: { stdout: out.bytes, stderr: err.bytes },
+      truncated: { stdout: out.truncated, stderr: err.truncated },
+    };
   }
 
   /** Stops the process group: SIGTERM, then SIGKILL after a grace. */
@@ -137,14 +184,9 @@ export class AgentProcess {
   }
 
   private output(stream: 'stdout' | 'stderr', chunk: Buffer): void {
-    const text = chunk.toString('utf8');
-    if (stream === 'stderr') {
+    if (stream === 'stderr')
       this.stderrTail = Buffer.concat([this.stderrTail, chunk]).subarray(-STDERR_TAIL_BYTES);
-      if (this.stderrStep.length < STEP_OUTPUT_BYTES)
-        this.stderrStep += text.slice(0, STEP_OUTPUT_BYTES - this.stderrStep.length);
-    } else if (this.stdoutStep.length < STEP_OUTPUT_BYTES) {
-      this.stdoutStep += text.slice(0, STEP_OUTPUT_BYTES - this.stdoutStep.length);
-    }
-    this.onOutput?.(stream, text);
+    const { text, hitCap } = (stream === 'stdout' ? this.stdoutStep : this.stderrStep).add(chunk);
+    if (text || hitCap) this.onOutput?.(stream, text, hitCap);
   }
 }

@@ -17,7 +17,13 @@ import {
 import { assertNever } from '../../../shared/assert-never.js';
 import { assistantMessage } from '../harness/conversation.js';
 import { Listeners } from '../harness/listeners.js';
-import { AgentProcess, agentEnvironment, type AgentExit } from './agent-process.js';
+import {
+  AgentProcess,
+  agentEnvironment,
+  type AgentExit,
+  type AgentOutput,
+  type OutputListener,
+} from './agent-process.js';
 import {
   recordedStep,
   requestDifference,
@@ -81,7 +87,7 @@ export class ExecAgent implements Agent {
   private wakeDivergence: ((f: AgentFailure) => void) | null = null;
   private tempDir: string | null = null;
   private disposed = false;
-  private readonly outputListeners = new Listeners<['stdout' | 'stderr', string]>();
+  private readonly outputListeners = new Listeners<Parameters<OutputListener>>();
 
   constructor(
     readonly spec: string,
@@ -142,15 +148,20 @@ export class ExecAgent implements Agent {
         api: call.api,
         ...(call.api === 'responses' ? { received: call.raw } : {}),
         injected: injected.length,
-        agent_output: this.proc?.takeOutput() ?? { stdout: '', stderr: '' },
         ...(decision.request !== undefined ? { forwarded: decision.request } : {}),
       },
     };
   }
 
   /** The agent's stdout and stderr as they are written (the window streams them); returns an unsubscribe. */
-  onOutput(listener: (stream: 'stdout' | 'stderr', text: string) => void): () => void {
+  onOutput(listener: OutputListener): () => void {
     return this.outputListeners.add(listener);
+  }
+
+  /** What the process wrote since the last call (the harness records it per step), or null when nothing. */
+  takeOutput(): AgentOutput | null {
+    const out = this.proc?.takeOutput();
+    return out && (out.bytes.stdout > 0 || out.bytes.stderr > 0) ? out : null;
   }
 
   /** Tool calls of the agent waiting for their step's results (it is blocked on them). */
@@ -251,8 +262,8 @@ export class ExecAgent implements Agent {
       STEPBOX_TASK: taskFile,
       STEPBOX_EPISODE: ctx.episode,
     });
-    this.proc = new AgentProcess(this.command, dirname(taskFile), env, (stream, text) =>
-      this.outputListeners.emit(stream, text),
+    this.proc = new AgentProcess(this.command, dirname(taskFile), env, (stream, text, truncated) =>
+      this.outputListeners.emit(stream, text, truncated),
     );
     for (let i = 1; i < input.step; i++) await this.fastForward(i, ctx, input.signal);
   }

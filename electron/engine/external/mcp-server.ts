@@ -1,15 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
   CallToolRequestSchema,
+  JSONRPCMessageSchema,
   ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
+  type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import { logger } from '../log.js';
-import { apiError, BodyTooLarge, listenLocal, readBody, type LocalServer } from './local-http.js';
+import { apiError, BodyTooLarge, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
+import { McpJsonTransport } from './mcp-json-transport.js';
 
 const log = logger('mcp-server');
 
@@ -31,11 +36,11 @@ export function mcpToolResult(result: ToolResult): CallToolResult {
   };
 }
 
-/** The MCP protocol side: the task's tools listed under their names, calls handed to `handler`. */
-export function mcpProtocolServer(tools: readonly OpenAiTool[], handler: McpToolHandler): Server {
+/** The MCP protocol side: the task's tools (read at each listing) under their names, calls handed to `handler`. */
+export function mcpProtocolServer(tools: () => readonly OpenAiTool[], handler: McpToolHandler): Server {
   const server = new Server({ name: 'stepbox', version: '1' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((t) => ({
+    tools: tools().map((t) => ({
       name: t.function.name,
       description: t.function.description ?? '',
       inputSchema: (t.function.parameters ?? { type: 'object' }) as { type: 'object' },
@@ -48,23 +53,37 @@ export function mcpProtocolServer(tools: readonly OpenAiTool[], handler: McpTool
   return server;
 }
 
+/** The JSON-RPC error body of a refused POST (what the SDK's transport answers). */
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
 /**
- * The episode's MCP server: streamable HTTP at `/mcp`, stateless (one protocol server
- * per request, as the SDK recommends), on 127.0.0.1 behind the episode token.
+ * The episode's MCP server: streamable HTTP at `/mcp` on 127.0.0.1 behind the episode
+ * token, stateless (no session), answering every POST with a JSON body. It follows the
+ * SDK's streamable-HTTP server check for check (406 without `Accept: application/json,
+ * text/event-stream`, 415 for another content type, 400 for bad JSON-RPC or an
+ * unsupported `MCP-Protocol-Version`, 202 for notifications only, 405 for GET/DELETE),
+ * with one protocol server for all requests (see {@link McpJsonTransport}).
  */
 export class McpHttpServer {
   private server: LocalServer | null = null;
+  private readonly transport = new McpJsonTransport();
+  private readonly protocol: Server;
 
   constructor(
     private readonly token: string,
-    private readonly tools: () => readonly OpenAiTool[],
-    private readonly handler: McpToolHandler,
+    tools: () => readonly OpenAiTool[],
+    handler: McpToolHandler,
     /** Told how long each request took inside the server, receive → response written (the bench). */
     private readonly observe?: (ms: number) => void,
-  ) {}
+  ) {
+    this.protocol = mcpProtocolServer(tools, handler);
+  }
 
   /** Starts listening; returns the URL (`http://127.0.0.1:PORT/mcp`). */
   async start(): Promise<string> {
+    await this.protocol.connect(this.transport);
     this.server = await listenLocal(
       this.token,
       (req, res) => this.handle(req, res),
@@ -82,6 +101,7 @@ export class McpHttpServer {
   async close(): Promise<void> {
     await this.server?.close();
     this.server = null;
+    await this.protocol.close();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -97,24 +117,67 @@ export class McpHttpServer {
     }
     const received = performance.now();
     if (this.observe) res.on('finish', () => this.observe?.(performance.now() - received));
-    const text = (await readBody(req, MCP_BODY_LIMIT)).toString('utf8');
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      apiError(res, 400, 'invalid_json', 'the request body is not JSON-RPC');
+    const accept = req.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      rpcError(
+        res,
+        406,
+        -32000,
+        'Not Acceptable: Client must accept both application/json and text/event-stream',
+      );
       return;
     }
-    const protocol = mcpProtocolServer(this.tools(), this.handler);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    res.on('close', () => {
-      void transport.close();
-      void protocol.close();
-    });
-    await protocol.connect(transport);
-    await transport.handleRequest(req, res, body);
+    if (!isJsonContentType(req.headers['content-type'] ?? null)) {
+      rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+      return;
+    }
+    const messages = parseMessages((await readBody(req, MCP_BODY_LIMIT)).toString('utf8'));
+    if (typeof messages === 'string') {
+      rpcError(res, 400, messages === BATCH_TOO_LARGE ? -32600 : -32700, messages);
+      return;
+    }
+    const version = req.headers['mcp-protocol-version'];
+    if (
+      typeof version === 'string' &&
+      !messages.some((m) => 'method' in m && m.method === 'initialize') &&
+      !SUPPORTED_PROTOCOL_VERSIONS.includes(version)
+    ) {
+      rpcError(
+        res,
+        400,
+        -32000,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      );
+      return;
+    }
+    // No request info goes to the handlers: they need none, and the headers hold the token.
+    const answers = await this.transport.dispatch(messages, {});
+    if (answers.length === 0) {
+      res.writeHead(202).end();
+      return;
+    }
+    if (res.destroyed) return;
+    sendJson(res, 200, answers.length === 1 ? answers[0] : answers);
   }
+}
+
+const BATCH_TOO_LARGE = `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`;
+
+/** A POST body's JSON-RPC messages, or the reason it is refused. */
+function parseMessages(text: string): JSONRPCMessage[] | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return 'Parse error: Invalid JSON';
+  }
+  if (Array.isArray(raw) && raw.length > MAX_BATCH_SIZE) return BATCH_TOO_LARGE;
+  const list: unknown[] = Array.isArray(raw) ? raw : [raw];
+  const out: JSONRPCMessage[] = [];
+  for (const m of list) {
+    const parsed = JSONRPCMessageSchema.safeParse(m);
+    if (!parsed.success) return 'Parse error: Invalid JSON-RPC message';
+    out.push(parsed.data);
+  }
+  return out;
 }

@@ -139,6 +139,12 @@ export class BranchRecorder {
     return { kind: 'ended', message: `error: ${fatal.code}: ${fatal.message}` };
   }
 
+  /** Records what an exec: agent's process wrote since the last call as step `step`'s output (`agent_output`). */
+  recordAgentOutput(step: number): void {
+    const out = this.branch.currentAgent().takeOutput?.();
+    if (out && this.writer) this.record({ type: 'agent_output', step, source: 'agent', ...out });
+  }
+
   /** Closes the open branch with its end event (the writer's next seq); no-op when none is open. */
   async close(
     status: EpisodeStatus,
@@ -159,8 +165,9 @@ export class BranchRecorder {
       step,
     };
     const writer = this.writer;
-    // An agent running a process of its own (exec:) is stopped with the branch.
+    // An agent running a process of its own (exec:) is stopped with the branch; what it wrote last is kept.
     await this.branch.currentAgent().dispose?.(endReason);
+    this.recordAgentOutput(step);
     // The end event's seq is the writer's next one (FileTraceWriter exposes it).
     const seq = (writer as { seq?: number }).seq ?? -1;
     this.writer = null;

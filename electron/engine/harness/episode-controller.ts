@@ -19,6 +19,15 @@ export interface StopReason {
   readonly held?: HeldAction;
 }
 
+/** A piece of an `exec:` agent's own output, live, with the step it belongs to (the one running). */
+export interface AgentOutputChunk {
+  readonly step: number;
+  readonly stream: 'stdout' | 'stderr';
+  readonly data: string;
+  /** True on the chunk that reached the step's cap: the rest of the step's stream is dropped. */
+  readonly truncated: boolean;
+}
+
 /**
  * A live episode branch, steppable like a debugger. The CLI's `--step` mode, the
  * contract services behind the UI and the tests all drive episodes through this.
@@ -34,6 +43,8 @@ export interface EpisodeController {
   /** Every event of this branch so far, and each new one as it is appended. */
   onEvent(listener: (event: TraceEvent) => void): () => void;
   onState(listener: (state: ControllerState, reason?: StopReason) => void): () => void;
+  /** An exec: agent's own stdout/stderr as it is written (other agents write none). */
+  onAgentOutput?(listener: (chunk: AgentOutputChunk) => void): () => void;
 
   /** One step (F10). */
   step(): Promise<StopReason>;

@@ -143,17 +143,20 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
     );
   }
   const events = cutAtStep(lineage.events, at);
+  checkRecordedCommand(store, info.episode, header.agent, options.agentSpec);
   const spec = options.agentSpec ? normalizeAgentSpec(options.agentSpec) : String(header.agent.spec);
   // A recorded openai: episode continues at its recorded endpoint and parameters, never a default one;
-  // an exec: one keeps its recorded model source, and its command must be given again.
+  // an exec: one keeps its recorded model source unless --model names another.
   const execOptions = withRecordedModel(options, header.agent);
   const agentOptions = continuationOptions(spec, header.agent, execOptions.agentOptions);
   const makeAgent = agentFactory(store, { ...options, agentOptions });
   const agent = makeAgent(
     spec,
-    options.agentSpec
-      ? execSkip(options, header.agent, () => skipAt(store, info, at))
-      : skipAt(store, info, at),
+    spec.startsWith('exec:')
+      ? execSkip(spec, options, header.agent, () => skipAt(store, info, at))
+      : options.agentSpec
+        ? 0
+        : skipAt(store, info, at),
   );
   const snapshots = store.snapshots(info.episode);
   const sandbox = await options.supply.acquire(sandboxConfig(task.sandbox));
@@ -201,36 +204,48 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
 }
 
 /**
- * An exec agent keeps the recorded model source unless `--model` names another. A
- * recorded exec command never runs by itself (a trace or a bundle could carry any
- * command): continuing such a branch needs the agent given again.
+ * A recorded exec: command runs again without being given only for an episode recorded
+ * here: one imported from a bundle could carry any command, so continuing it needs
+ * `--agent` (the window's start form) with the command the person means to run.
  */
+function checkRecordedCommand(
+  store: EpisodeStore,
+  episode: string,
+  recorded: { spec: string; kind: string },
+  given: string | undefined,
+): void {
+  if (recorded.kind !== 'exec' || given || !store.imported(episode)) return;
+  throw new HarnessError(
+    'invalid_input',
+    `this episode was imported and recorded with ${recorded.spec}; stepbox never runs a command from a bundle by itself: give the agent again, e.g. --agent '${recorded.spec}'`,
+  );
+}
+
+/** An exec agent keeps the recorded model source unless `--model` names another. */
 function withRecordedModel<T extends OpenBranchOptions>(
   options: T,
   recorded: { spec: string; kind: string; [k: string]: unknown },
 ): T {
-  if (recorded.kind === 'exec' && !options.agentSpec) {
-    throw new HarnessError(
-      'invalid_input',
-      `this branch was recorded with ${recorded.spec}; stepbox never runs a recorded command by itself (a trace or bundle could carry any command): give the agent again, e.g. --agent '${recorded.spec}'`,
-    );
-  }
   if (recorded.kind !== 'exec' || options.agentOptions?.model !== undefined) return options;
+  if (options.agentSpec && !options.agentSpec.startsWith('exec:')) return options;
   const model = typeof recorded.model_source === 'string' ? recorded.model_source : undefined;
   return { ...options, agentOptions: { ...options.agentOptions, model } };
 }
 
-/** Decisions an exec agent's model source skips: the recorded ones when it continues the same source, else none. */
+/**
+ * Decisions an exec agent's model source skips: the recorded ones when it continues the
+ * same source (none given, or the recorded one again, as a live episode's fork passes
+ * its start options on), else none: another source answers from step K+1 at its start.
+ */
 function execSkip(
+  spec: string,
   options: OpenBranchOptions,
-  recorded: { kind: string },
+  recorded: { kind: string; [k: string]: unknown },
   recordedSkip: () => number,
 ): number {
-  const continuing =
-    options.agentSpec?.startsWith('exec:') &&
-    recorded.kind === 'exec' &&
-    options.agentOptions?.model === undefined;
-  return continuing ? recordedSkip() : 0;
+  const model = options.agentOptions?.model;
+  const same = model === undefined || normalizeAgentSpec(model) === recorded.model_source;
+  return spec.startsWith('exec:') && recorded.kind === 'exec' && same ? recordedSkip() : 0;
 }
 
 /**

@@ -18,7 +18,12 @@ import { Branching, placeEnvironment, type AgentFactory, type ForkOpener } from 
 import type { Conversation } from './conversation.js';
 import { asFatal, SandboxEnvironment, type Fatal, type StepOutcome } from './environment.js';
 import { EpisodeTimeout } from './episode-timeout.js';
-import type { ControllerState, EpisodeController, StopReason } from './episode-controller.js';
+import type {
+  AgentOutputChunk,
+  ControllerState,
+  EpisodeController,
+  StopReason,
+} from './episode-controller.js';
 import { HarnessError } from './harness-error.js';
 import { Listeners } from './listeners.js';
 import { MaxSteps } from './max-steps.js';
@@ -89,6 +94,8 @@ export class EpisodeRunner implements EpisodeController {
   private abort = new AbortController();
   private inFlight: Promise<unknown> | null = null;
   private readonly stateListeners = new Listeners<[ControllerState, StopReason | undefined]>();
+  private readonly outputListeners = new Listeners<[AgentOutputChunk]>();
+  private offAgentOutput: (() => void) | null = null;
   private readonly signatures: (string | null)[] = [];
   private readonly timingList: StepTiming[] = [];
   /** The stops inside a step and the step held at one. */
@@ -99,6 +106,7 @@ export class EpisodeRunner implements EpisodeController {
     this.episode = options.episode;
     this.box = options.sandbox;
     this.agent = options.agent;
+    this.listenToAgent();
     this.memoryState = options.memory;
     this.current = options.startStep ?? 0;
     this.bps = [...(options.breakpoints ?? [])];
@@ -306,6 +314,7 @@ export class EpisodeRunner implements EpisodeController {
     if (info.fatal && !this.stopRequested) return this.endFatal(info.fatal);
     // The step is recorded whole (its snapshot committed) even when a stop arrived meanwhile.
     if (!info.fatal) this.current = k;
+    if (!info.fatal) this.recorder.recordAgentOutput(k);
     if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
     const wallMs = performance.now() - started;
     this.timingList.push({
@@ -573,6 +582,21 @@ export class EpisodeRunner implements EpisodeController {
   useAgent(agent: Agent): void {
     if (agent !== this.agent) void this.agent.dispose?.('agent_replaced');
     this.agent = agent;
+    this.listenToAgent();
+  }
+
+  /** An exec: agent's own output as it is written, with the step it belongs to; returns an unsubscribe. */
+  onAgentOutput(listener: (chunk: AgentOutputChunk) => void): () => void {
+    return this.outputListeners.add(listener);
+  }
+
+  /** Follows the current agent's output (the agent changes on a rollback or a replacement). */
+  private listenToAgent(): void {
+    this.offAgentOutput?.();
+    this.offAgentOutput =
+      this.agent.onOutput?.((stream, data, truncated) =>
+        this.outputListeners.emit({ step: this.current + 1, stream, data, truncated }),
+      ) ?? null;
   }
 
   async rollbackTo(step: number): Promise<void> {
@@ -589,6 +613,7 @@ export class EpisodeRunner implements EpisodeController {
     this.current = step;
     this.resetSignatures();
     this.agent = rewound.agent;
+    this.listenToAgent();
     if (rewound.wasEnded) {
       this.stopRequested = false;
       this.abort = new AbortController();

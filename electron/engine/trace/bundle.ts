@@ -210,7 +210,8 @@ export async function importBundle(
         const parsed = EpisodeMeta.safeParse(e.meta);
         if (!parsed.success || parsed.data.episode !== episode)
           throw invalid(file, 'its meta does not describe the episode');
-        meta = parsed.data;
+        // Marked whatever the bundle says: a recorded exec: command then never runs by itself.
+        meta = { ...parsed.data, imported: { at: Date.now(), from: basename(file) } };
       } else if (e.kind === 'trace') {
         if (
           typeof e.branch !== 'string' ||

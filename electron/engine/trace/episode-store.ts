@@ -83,6 +83,8 @@ export const EpisodeMeta = z.looseObject({
     z.string(),
     z.object({ parent: z.string().nullable(), fork_step: z.number().nullable(), created: z.number() }),
   ),
+  /** Set when the episode came from a bundle (its recorded commands are someone else's). */
+  imported: z.object({ at: z.number(), from: z.string() }).optional(),
 });
 /** `meta.json` of an episode. */
 export type EpisodeMeta = z.infer<typeof EpisodeMeta>;
@@ -184,6 +186,10 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     } catch (e) {
       log.warn(`indexing ${branch} failed (${(e as Error).message}); \`stepbox reindex\` repairs the index`);
     }
+  }
+
+  imported(episode: string): boolean {
+    return this.meta(episode).imported !== undefined;
   }
 
   /** An episode's metadata; throws `not_found`. */

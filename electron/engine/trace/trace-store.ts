@@ -88,4 +88,6 @@ export interface EpisodeStore {
   snapshots(episode: string): SnapshotStore;
   /** Appends `end {status: interrupted}` to every unclosed trace whose writer process is gone. */
   markInterrupted(): number;
+  /** True when the episode came from a bundle rather than being recorded by this store. */
+  imported(episode: string): boolean;
 }

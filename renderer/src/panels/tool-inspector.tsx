@@ -1,11 +1,13 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { CallDetail, StepDetail } from '../../../shared/contract/models';
 import type { ToolResult } from '../../../shared/tool-result';
 import { JsonText } from '../components/json-text';
 import { FileDiffView, pretty } from '../components/lazy-editors';
 import { HeldActionCard } from '../components/held-action';
 import { Panel, PanelState } from '../components/panel';
+import { recordedStepOutput, type StepOutput } from '../stores/agent-output/agent-output-store';
 import type { InspectorTab } from '../stores/inspector/inspector-store';
+import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
 
@@ -15,6 +17,7 @@ const TABS: readonly (readonly [InspectorTab, string])[] = [
   ['files', 'Files'],
   ['memory', 'Memory'],
   ['request', 'Model request'],
+  ['agent', 'Agent output'],
 ];
 
 function Facts(props: { readonly result: ToolResult | null }) {
@@ -142,6 +145,75 @@ function OutputView(props: { readonly detail: StepDetail }) {
         );
       })}
     </>
+  );
+}
+
+function StreamView(props: {
+  readonly label: string;
+  readonly text: string;
+  readonly cut: boolean;
+  readonly bytes: number | null;
+  readonly err?: boolean;
+}) {
+  const kept =
+    props.bytes !== null && props.cut
+      ? ` — kept the first ${formatBytes(new TextEncoder().encode(props.text).length)} of ${formatBytes(props.bytes)}`
+      : props.cut
+        ? " — cut at the step's limit"
+        : '';
+  return (
+    <>
+      <h4>
+        {props.label}
+        {kept}
+      </h4>
+      {props.text ? (
+        <pre className={props.err ? 'out err' : 'out'} data-testid={`agent-${props.label}`}>
+          {props.text}
+        </pre>
+      ) : (
+        <p className="muted">nothing</p>
+      )}
+    </>
+  );
+}
+
+/** What the agent's own program printed while a step ran: recorded, or arriving live. */
+function AgentOutputView(props: {
+  readonly output: StepOutput | null;
+  readonly step: number;
+  readonly running: boolean;
+}) {
+  const o = props.output;
+  return (
+    <div className="agent-output" data-testid="agent-output" data-step={props.step}>
+      <p className="muted">
+        {props.running
+          ? `Step ${props.step} is running: what the agent program prints appears here as it prints it.`
+          : `What the agent program printed while step ${props.step} ran.`}
+      </p>
+      {!hasOutput(o) || o === null ? (
+        <PanelState kind="empty">
+          The agent program printed nothing {props.running ? 'yet' : 'in this step'}.
+        </PanelState>
+      ) : (
+        <>
+          <StreamView
+            label="stdout"
+            text={o.stdout}
+            cut={o.truncated.stdout}
+            bytes={o.bytes?.stdout ?? null}
+          />
+          <StreamView
+            label="stderr"
+            text={o.stderr}
+            cut={o.truncated.stderr}
+            bytes={o.bytes?.stderr ?? null}
+            err
+          />
+        </>
+      )}
+    </div>
   );
 }
 
@@ -332,7 +404,17 @@ function StepExtras(props: { readonly detail: StepDetail }) {
   );
 }
 
-/** Everything about the viewed step: call, result, output, files, memory, model request. */
+/** True when the agent program printed something in the step. */
+function hasOutput(o: StepOutput | null): boolean {
+  return o !== null && (o.stdout !== '' || o.stderr !== '');
+}
+
+/** True once the step's snapshot is recorded (the step is complete). */
+function hasSnapshot(detail: StepDetail): boolean {
+  return detail.step === 0 || detail.events.some((e) => e.type === 'snapshot');
+}
+
+/** Everything about the viewed step: call, result, output, files, memory, model request, the agent program's output. */
 export function ToolInspector() {
   const stores = useStores();
   const detail = useSlice('inspector', (s) => s.detail);
@@ -341,8 +423,22 @@ export function ToolInspector() {
   const tab = useSlice('inspector', (s) => s.tab);
   const step = useSlice('inspector', (s) => s.step);
   const branch = useSlice('inspector', (s) => s.branch);
+  const isExec = useSlice('stepper', (s) => s.view?.summary.agent.startsWith('exec:') ?? false);
+  // The step running now, while the viewed one is the last recorded: its output streams in below.
+  const runningStep = useSlice('stepper', (s) =>
+    s.state === 'running' && step === selectLastStep(s) ? step + 1 : null,
+  );
+  const runningOutput = useSlice('agentOutput', (s) =>
+    runningStep === null ? null : (s.steps[runningStep] ?? null),
+  );
+  const liveOutput = useSlice('agentOutput', (s) => (step === null ? null : (s.steps[step] ?? null)));
+  const agentOutput = useMemo(
+    () => recordedStepOutput(detail?.step === step ? detail.events : null) ?? liveOutput,
+    [detail, step, liveOutput],
+  );
   const [callIndex, setCallIndex] = useState(0);
   const heldStep = useSlice('stepper', (s) => (s.held && s.state !== 'running' ? s.held.step : null));
+  const tabs = isExec ? TABS : TABS.filter(([id]) => id !== 'agent');
 
   let body;
   // The step paused inside has nothing recorded to inspect yet: the card above shows what it will do.
@@ -357,7 +453,12 @@ export function ToolInspector() {
     );
   else if (load === 'running')
     body = (
-      <PanelState kind="loading">Step {step} is running; its call shows here when it is recorded.</PanelState>
+      <>
+        <PanelState kind="loading">
+          Step {step} is running; its call shows here when it is recorded.
+        </PanelState>
+        {isExec ? <AgentOutputView output={agentOutput} step={step} running /> : null}
+      </>
     );
   else if (!detail) body = <PanelState kind="loading">Loading step {step}…</PanelState>;
   else {
@@ -367,7 +468,7 @@ export function ToolInspector() {
       <div className="inspector-body" data-step={detail.step} data-testid="inspector-step">
         <StepExtras detail={detail} />
         <nav className="tabs" role="tablist">
-          {TABS.map(([id, label]) => (
+          {tabs.map(([id, label]) => (
             <button
               key={id}
               type="button"
@@ -411,6 +512,21 @@ export function ToolInspector() {
         {tab === 'files' ? <FilesView detail={detail} scope={scope} /> : null}
         {tab === 'memory' ? <MemoryView detail={detail} /> : null}
         {tab === 'request' ? <RequestView detail={detail} scope={scope} /> : null}
+        {tab === 'agent' && isExec ? (
+          <>
+            {runningStep === null || hasOutput(agentOutput) ? (
+              <AgentOutputView output={agentOutput} step={detail.step} running={!hasSnapshot(detail)} />
+            ) : null}
+            {runningStep !== null ? (
+              <AgentOutputView output={runningOutput} step={runningStep} running />
+            ) : null}
+          </>
+        ) : null}
+        {tab === 'agent' && !isExec ? (
+          <PanelState kind="empty">
+            This agent runs inside stepbox: it has no program of its own that prints.
+          </PanelState>
+        ) : null}
       </div>
     );
   }

@@ -1,4 +1,5 @@
 import type { StepboxClient } from '../../../shared/contract/client';
+import { createAgentOutputStore, type AgentOutputStore } from './agent-output/agent-output-store';
 import { createBatchesStore, type BatchesStore } from './batches/batches-store';
 import { createCandidatesStore, type CandidatesStore } from './candidates/candidates-store';
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
@@ -22,6 +23,8 @@ export interface AppStores {
   readonly stepper: StepperStore;
   readonly terminal: TerminalStore;
   readonly inspector: InspectorStore;
+  /** An exec: agent's own stdout/stderr, live, per step of the open branch. */
+  readonly agentOutput: AgentOutputStore;
   readonly replay: ReplayStore;
   readonly candidates: CandidatesStore;
   readonly sandbox: SandboxStore;
@@ -42,6 +45,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const episodes = createEpisodesStore(client, open);
   const terminal = createTerminalStore(client);
   const inspector = createInspectorStore(client);
+  const agentOutput = createAgentOutputStore(client);
   const sandbox = createSandboxStore(client);
   const inject = createInjectStore(client);
   // A batch slot opens its episode (an episode id opens its main branch).
@@ -73,6 +77,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
 
   const offStepper = stepper.subscribe((s, prev) => {
     if (s.branch !== prev.branch) {
+      agentOutput.getState().follow(s.branch);
       replay.getState().reset();
       // Held candidates stay while another branch opens: a pick opens the chosen one, then clears them.
       if (candidates.getState().set === null) candidates.getState().reset();
@@ -106,6 +111,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     stepper,
     terminal,
     inspector,
+    agentOutput,
     replay,
     candidates,
     sandbox,
@@ -124,6 +130,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       stepper.getState().dispose();
       episodes.getState().dispose();
       terminal.getState().dispose();
+      agentOutput.getState().dispose();
       sandbox.getState().dispose();
       batches.getState().dispose();
     },

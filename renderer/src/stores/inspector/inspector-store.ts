@@ -4,7 +4,7 @@ import type { StepDetail } from '../../../../shared/contract/models';
 import { errorText } from '../result';
 
 /** The inspector's tabs. */
-export type InspectorTab = 'call' | 'output' | 'files' | 'request' | 'memory';
+export type InspectorTab = 'call' | 'output' | 'files' | 'request' | 'memory' | 'agent';
 
 /** The tool-call inspector: the viewed step's detail, the tab, the file being diffed. */
 export interface InspectorState {

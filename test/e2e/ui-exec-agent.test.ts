@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, final, script } from '../support/harness';
+import { PROJECT_ROOT } from '../support/cli';
+import { servedApp } from '../support/e2e';
+
+const AGENT = resolve(PROJECT_ROOT, 'resources/agents/python-stdlib/agent.py');
+
+describe("web mode: an exec: agent's own output, live and per step", () => {
+  const app = servedApp();
+  let dir: string;
+  let model: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stepbox-e2e-exec-'));
+    model = script(dir, 'model.jsonl', [
+      call('write_file', { path: 'greet.py', content: 'import sys\nprint(f"Hello, {sys.argv[1]}!")\n' }),
+      call('execute_shell', { command: 'python3 greet.py World' }),
+      final('greet.py greets.'),
+    ]);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 1024, height: 700 },
+  ]) {
+    it(`shows what the agent program prints while the step runs, then kept per step (${viewport.width}×${viewport.height})`, async () => {
+      const go = join(dir, `go-${viewport.width}`);
+      const a = await app.open(viewport);
+      // The program says hello on stderr, then waits for the test's go before its first model call.
+      await a.page
+        .getByTestId('library-agent')
+        .fill(
+          `exec:echo "agent starting, model $STEPBOX_MODEL" >&2; until [ -e ${go} ]; do sleep 0.05; done; python3 ${AGENT}`,
+        );
+      await a.page.getByTestId('library-model').fill(`scripted:${model}`);
+      await a.library.startTask('hello-python');
+      const settled = a.page.locator(
+        '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
+      );
+      await settled.waitFor({ timeout: 60_000 });
+      await a.inspector.waitForStep(0);
+      await a.inspector.tab('agent');
+      await a.page.keyboard.press('F10');
+      // Live: step 1 has not ended (the program waits), yet its stderr is on screen.
+      const live = a.inspector.root.locator('[data-testid="agent-output"][data-step="1"]');
+      await live.getByTestId('agent-stderr').waitFor({ timeout: 30_000 });
+      expect(await live.innerText()).toMatch(
+        /Step 1 is running[\s\S]*agent starting, model stepbox-scripted/,
+      );
+      expect(await a.page.getByTestId('stepper-bar').getAttribute('data-state')).toBe('running');
+      await a.screenshot(`exec-agent-output-live-${viewport.width}`);
+
+      writeFileSync(go, '');
+      await a.timeline.waitForStep(1);
+      await settled.waitFor({ timeout: 60_000 });
+      await a.page.keyboard.press('F10');
+      await a.timeline.waitForStep(2);
+      await settled.waitFor({ timeout: 60_000 });
+      // Kept per step: step 1's stderr, and step 2's stdout (the tool call step 2 let return).
+      await a.timeline.select(1);
+      await a.inspector.waitForStep(1);
+      const one = a.inspector.root.locator('[data-testid="agent-output"][data-step="1"]');
+      expect(await one.getByTestId('agent-stderr').innerText()).toContain(
+        'agent starting, model stepbox-scripted',
+      );
+      await a.timeline.select(2);
+      await a.inspector.waitForStep(2);
+      const two = a.inspector.root.locator('[data-testid="agent-output"][data-step="2"]');
+      await two.getByTestId('agent-stdout').waitFor({ timeout: 20_000 });
+      expect((await two.getByTestId('agent-stdout').innerText()).trim()).toBe('write_file -> ok');
+      expect(await two.innerText()).toContain('What the agent program printed while step 2 ran.');
+      await a.screenshot(`exec-agent-output-step-${viewport.width}`);
+      // The tab is named for a person, not the wire: no event or field names.
+      expect(await a.inspector.root.locator('[data-tab="agent"]').innerText()).toBe('Agent output');
+      if (viewport.width === 1280) {
+        // The window's fork of the exec: episode runs its command again, fast-forwarded to step 1.
+        const before = await a.library.branches();
+        await a.timeline.select(1);
+        await a.replay.fork();
+        await a.page.keyboard.press('F5');
+        // Ended, the window shows the fork as a recorded branch.
+        await a.page
+          .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
+          .waitFor({ timeout: 60_000 });
+        await a.timeline.waitForStep(3);
+        expect((await a.library.branches()).length).toBe(before.length + 1);
+        expect((await a.timeline.rowAt(2)).text).toContain('python3 greet.py World');
+        expect((await a.timeline.rowAt(3)).text).toContain('greet.py greets.');
+        expect(await a.page.getByTestId('stepper-bar').innerText()).toContain('succeeded');
+        await a.screenshot('exec-agent-fork-1280');
+      }
+      expect(a.errors).toEqual([]);
+      await a.page.close();
+    });
+  }
+});
