@@ -20,15 +20,15 @@ tool result is compared with the recording in ok, exit_code, stdout, stderr and
 error.code (durations, times and ids ignored). The workspace tree hash after every step
 is compared apart, and the verifier is run again.
 
-With --verify --agent exec:CMD (an episode of an exec: agent; the command is given
-again because a recorded one never runs by itself): the agent program is also re-run
-against the recording — every model and tool call answered from it, nothing executed —
+With --verify, an episode of an exec: agent: the agent program is also re-run (the
+recorded command, or the one --agent gives; an episode imported from a bundle needs
+--agent, since a command from a bundle never runs by itself) against the recording — every model and tool call answered from it, nothing executed —
 and must ask exactly what it asked: agent_diverged_at is the first step where its
 request or tool call differs, agent_diff names the field.
 
 --json (with --verify): diverged_at (first differing step or null), diff (its fields),
 workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}];
-with --agent also agent_diverged_at and agent_diff {diverged_at, field, recorded, actual}.
+for an exec: episode also agent_diverged_at and agent_diff {diverged_at, field, recorded, actual}.
 --json (without): {episode, branch, events}.
 
 Options of --verify (a recorded task wider than the defaults is refused without them):
@@ -102,12 +102,13 @@ export const command: CliCommand = {
         throw cliError(e);
       });
       let agent: AgentReplayReport | null = null;
-      if (values.agent) {
+      // An exec: episode's agent program is re-run too: with the command given, or the recorded one.
+      if (values.agent || readLineage(store, info).trace.header.agent.kind === 'exec') {
         agent = await replayExecAgent({
           store,
           parts: engine.parts,
           id: info.branch,
-          agentSpec: values.agent,
+          ...(values.agent ? { agentSpec: values.agent } : {}),
         }).catch((e: unknown) => {
           throw cliError(e);
         });

@@ -371,6 +371,10 @@ describeDocker('external agents (exec:) on Docker', () => {
       ).rejects.toThrow(
         /imported.*never runs a command from a bundle by itself.*--agent 'exec:python3 agent.py'/,
       );
+      // Nor does replay --verify re-run it without the command given.
+      await expect(
+        replayExecAgent({ store: other.store, parts: other.parts, id: c.episode }),
+      ).rejects.toThrow(/imported.*never runs a command from a bundle by itself/);
       // Recorded here, the same fork runs the command again.
       expect(env.store.imported(c.episode)).toBe(false);
     } finally {
@@ -389,6 +393,9 @@ describeDocker('external agents (exec:) on Docker', () => {
       agentSpec: 'exec:python3 agent.py',
     });
     expect(replay).toEqual({ steps: 3, agent_diverged_at: null, agent_diff: null });
+    // Without --agent the recorded command is the one re-run (an episode recorded here).
+    const recorded = await replayExecAgent({ store: env.store, parts: env.parts, id: c.episode });
+    expect(recorded).toEqual({ steps: 3, agent_diverged_at: null, agent_diff: null });
     // A different program asks differently.
     const other = await replayExecAgent({
       store: env.store,

@@ -1,4 +1,5 @@
 import { parseTask } from '../../../shared/task.js';
+import { checkRecordedCommand } from '../harness/episode-factory.js';
 import { HarnessError } from '../harness/harness-error.js';
 import { readLineage } from '../trace/lineage.js';
 import type { EpisodeParts } from '../episode-parts.js';
@@ -23,7 +24,8 @@ export async function replayExecAgent(options: {
   readonly store: EpisodeStore;
   readonly parts: EpisodeParts;
   readonly id: string;
-  readonly agentSpec: string;
+  /** The exec:CMD to run; absent, the recorded one (refused for an imported episode). */
+  readonly agentSpec?: string;
 }): Promise<AgentReplayReport> {
   const info = options.store.resolve(options.id);
   const lineage = readLineage(options.store, info);
@@ -34,15 +36,17 @@ export async function replayExecAgent(options: {
       `${info.branch} was not run by an exec: agent (its agent: ${header.agent.spec})`,
     );
   }
+  checkRecordedCommand(options.store, info.episode, header.agent, options.agentSpec);
+  const agentSpec = options.agentSpec ?? String(header.agent.spec);
   const parsed = parseTask(header.task, `the task recorded in ${info.branch}`);
   if (!parsed.ok) throw new HarnessError('invalid_task', parsed.error.message);
   const task = parsed.value;
   // The model source is never asked: every answer comes from the recording.
-  const made = options.parts.agent(options.agentSpec, { model: 'manual' });
+  const made = options.parts.agent(agentSpec, { model: 'manual' });
   if (!(made instanceof ExecAgent)) {
     throw new HarnessError(
       'invalid_input',
-      `--agent ${options.agentSpec}: give the exec:CMD the branch was run with`,
+      `--agent ${agentSpec}: give the exec:CMD the branch was run with`,
     );
   }
   const recordedModel = typeof header.agent.model === 'string' ? header.agent.model : undefined;

@@ -208,7 +208,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
  * here: one imported from a bundle could carry any command, so continuing it needs
  * `--agent` (the window's start form) with the command the person means to run.
  */
-function checkRecordedCommand(
+export function checkRecordedCommand(
   store: EpisodeStore,
   episode: string,
   recorded: { spec: string; kind: string },
