@@ -1,6 +1,7 @@
 import type { FlagSummary, StepRow } from '../../shared/contract/index.js';
 import { stepRowsOf } from '../../shared/contract/index.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
+import { ancestorsOf } from '../engine/trace/lineage.js';
 import type { BranchInfo } from '../engine/trace/trace-store.js';
 import { readBranch, type BranchTrace } from './branch-trace.js';
 import { flagsOfBranch } from './branch-summary.js';
@@ -12,8 +13,6 @@ export interface LoadedBranch extends BranchTrace {
   readonly rows: readonly StepRow[];
   readonly byStep: ReadonlyMap<number, readonly TraceEvent[]>;
 }
-
-const MAX_DEPTH = 64;
 
 /**
  * Keeps the last few branches the window looked at, parsed and derived, keyed by their
@@ -54,15 +53,9 @@ export class BranchCache {
     return loaded;
   }
 
+  /** The versions of the branch's trace file and its ancestors' (what it inherits is read from theirs). */
   private versionOf(info: BranchInfo): string {
-    const parts = [this.traces.version(info)];
-    let current = info;
-    for (let depth = 0; current.parentBranch !== null && depth < MAX_DEPTH; depth++) {
-      const parent = this.traces.branchesOf(current.episode).find((b) => b.branch === current.parentBranch);
-      if (!parent) break;
-      parts.push(this.traces.version(parent));
-      current = parent;
-    }
-    return parts.join('|');
+    const { ancestors } = ancestorsOf(this.traces, info);
+    return [info, ...ancestors.reverse().map((a) => a.info)].map((b) => this.traces.version(b)).join('|');
   }
 }

@@ -42,8 +42,31 @@ export function readLineage(source: LineageSource, branch: BranchInfo): Lineage 
   const warnings = [...trace.warnings];
   const base = { branch, trace, header: trace.header, partial: trace.partial ?? [], chain, warnings };
   if (branch.parentBranch === null || branch.forkStep === null) return { ...base, events: own };
-  // Ancestors first, each cut at the fork step of the branch below it.
+  const walk = ancestorsOf(source, branch);
+  warnings.push(...walk.warnings);
+  for (const { info } of [...walk.ancestors].reverse())
+    chain.push({ branch: info.branch, forkStep: info.forkStep });
+  const ancestors = walk.ancestors;
+  let events: TraceEvent[] = [];
+  for (const { info, cut } of ancestors) {
+    const t = source.readTrace(info);
+    warnings.push(...t.warnings);
+    events = cutAtStep([...events, ...t.events.filter((e) => e.type !== 'header')], cut);
+  }
+  return { ...base, events: [...events, ...own] };
+}
+
+/**
+ * THE walk up a branch's parent chain: its ancestors, oldest first, each with the step
+ * the branch below it forked at. A chain that loops, runs deeper than 64 or names a
+ * parent that cannot be read stops there, with a warning saying so.
+ */
+export function ancestorsOf(
+  source: Pick<LineageSource, 'resolve'>,
+  branch: BranchInfo,
+): { ancestors: { info: BranchInfo; cut: number }[]; warnings: string[] } {
   const ancestors: { info: BranchInfo; cut: number }[] = [];
+  const warnings: string[] = [];
   const seen = new Set([branch.branch]);
   let child = branch;
   while (child.parentBranch !== null && child.forkStep !== null) {
@@ -64,16 +87,9 @@ export function readLineage(source: LineageSource, branch: BranchInfo): Lineage 
     }
     seen.add(parent.branch);
     ancestors.unshift({ info: parent, cut: child.forkStep });
-    chain.push({ branch: parent.branch, forkStep: parent.forkStep });
     child = parent;
   }
-  let events: TraceEvent[] = [];
-  for (const { info, cut } of ancestors) {
-    const t = source.readTrace(info);
-    warnings.push(...t.warnings);
-    events = cutAtStep([...events, ...t.events.filter((e) => e.type !== 'header')], cut);
-  }
-  return { ...base, events: [...events, ...own] };
+  return { ancestors, warnings };
 }
 
 /** The branch that recorded step `step` of a lineage (an ancestor for inherited steps). */
