@@ -82,7 +82,9 @@ describe('stepbox sandbox shell', () => {
     expect(run.code, run.stderr).toBe(3);
     expect(run.stdout).toMatch(/\/dev\/pts\/\d+/);
     expect(run.stdout).toMatch(/[^0-9]1000\r?\n/);
-    expect(run.stderr).toContain('human_command {"command":"id -u","cwd":"/workspace","exit_code":0}');
+    expect(run.stderr).toContain(
+      'human_command {"command":"id -u","cwd":"/workspace","exit_code":0,"files":[]}',
+    );
   });
 
   // Piped input without `exit` ends the shell when it ends, as `bash < file` does: with the
