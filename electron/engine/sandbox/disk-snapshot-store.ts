@@ -10,6 +10,7 @@ import {
 } from './snapshot-store.js';
 import { manifestId } from './memory-snapshot-store.js';
 import { sha256Hex } from '../sha256.js';
+import { canonicalJson } from '../../../shared/jcs.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 /** A blob key as listed: a hash, or a partial write `<hash>.<pid>.<rand>.tmp` (see writeAtomic). */
@@ -224,12 +225,14 @@ export class DiskSnapshotStore implements SnapshotStore {
 
   /** Stores a manifest under its canonical id. */
   async putManifest(manifest: SnapshotManifest): Promise<string> {
-    const id = manifestId(manifest);
+    // The canonical text is both the id's input and the file (one serialisation, not two).
+    const text = canonicalJson(manifest);
+    const id = sha256Hex(text);
     const path = this.manifestPath(id);
     try {
       await access(path);
     } catch {
-      await this.writeAtomic(path, join(this.dir, 'manifests'), JSON.stringify(manifest));
+      await this.writeAtomic(path, join(this.dir, 'manifests'), text);
     }
     return id;
   }
