@@ -162,15 +162,34 @@ export class DiskSnapshotStore implements SnapshotStore {
     };
   }
 
-  /** Bytes [offset, offset + length) of a blob, fewer at its end. */
-  async readBlobRange(hash: string, offset: number, length: number): Promise<Uint8Array> {
+  /**
+   * Bytes [offset, offset + length) of a blob, fewer at its end. Reads of the same range
+   * under way at once are one read (branches forked from one step stage the same blobs).
+   */
+  readBlobRange(hash: string, offset: number, length: number): Promise<Uint8Array> {
     checkHash(hash);
+    const key = `${hash}:${offset}:${length}`;
+    let read = this.reading.get(key);
+    if (!read) {
+      read = this.readRange(hash, offset, length);
+      this.reading.set(key, read);
+      const done = () => this.reading.delete(key);
+      read.then(done, done);
+    }
+    return read;
+  }
+
+  private readonly reading = new Map<string, Promise<Uint8Array>>();
+
+  private async readRange(hash: string, offset: number, length: number): Promise<Uint8Array> {
     const file = await open(this.blobPath(hash), 'r');
     try {
-      const buf = Buffer.allocUnsafe(length);
+      // No bigger than what is there: a 10 KiB blob read for a 4 MiB chunk's room gets 10 KiB.
+      const n = Math.max(0, Math.min(length, (await file.stat()).size - offset));
+      const buf = Buffer.allocUnsafe(n);
       let got = 0;
-      while (got < length) {
-        const { bytesRead } = await file.read(buf, got, length - got, offset + got);
+      while (got < n) {
+        const { bytesRead } = await file.read(buf, got, n - got, offset + got);
         if (bytesRead === 0) break;
         got += bytesRead;
       }

@@ -641,16 +641,22 @@ export class DockerSandbox implements Sandbox {
     const present = new Set<string>();
     if (base) for (const e of base.entries.values()) if (e.type === 'file') present.add(e.hash as string);
     const sizes = new Map<string, number>();
-    for (const e of manifest.entries)
-      if (e.type === 'file' && !present.has(e.hash as string)) sizes.set(e.hash as string, e.size);
+    for (const e of manifest.entries) if (e.type === 'file') sizes.set(e.hash as string, e.size);
+    const lacking = [...sizes.keys()].filter((h) => !present.has(h));
     let inline: string[] = [];
     let toStage: string[] = [];
-    const total = [...sizes.values()].reduce((a, b) => a + b, 0);
-    if (total <= BLOB_CHUNK_BYTES) inline = [...sizes.keys()];
-    else toStage = [...sizes.keys()];
+    const total = lacking.reduce((a, h) => a + (sizes.get(h) ?? 0), 0);
+    if (total <= BLOB_CHUNK_BYTES) inline = lacking;
+    else toStage = lacking;
     for (let round = 0; ; round++) {
       // Every restore request ends by clearing the stage, so a second round stages again.
-      const staged = toStage.length ? await stageBlobs(call, store, toStage) : [];
+      const staged = toStage.length
+        ? await stageBlobs(
+            call,
+            store,
+            toStage.map((hash) => ({ hash, size: sizes.get(hash) ?? 0 })),
+          )
+        : [];
       const blobs = await Promise.all(inline.map((h) => store.getBlob(h)));
       const args: Record<string, unknown> = {
         ...(target && round === 0
