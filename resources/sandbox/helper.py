@@ -647,31 +647,35 @@ class Helper:
 
     def scan(self, rehash_all=False, file_cap=None):
         """/workspace now, path -> entry; rehashes only files whose stat changed (racy-git
-        rule). With inotify, only directories something happened in since the last scan are
-        listed and stat'ed again; the rest of the tree is the last scan's. Files larger than
-        file_cap are left out and listed in self.skipped."""
+        rule). With inotify, only the names something happened to since the last scan are
+        stat'ed again (and new directories listed); the rest of the tree is the last scan's.
+        Files larger than file_cap are left out and listed in self.skipped."""
         clock = self.fs_now()
         old_clock = self.cache_clock
-        dirty = self.watch.changed() if self.watch is not None else None
-        full = rehash_all or dirty is None or self.tree is None or file_cap != self.tree_cap
-        if full:
-            self.tree, self.children, self.skip, self.recheck, self.by_ino = {}, {}, {}, set(), {}
-            if rehash_all:
-                self.cache = {}
-            stack = ['']
-        else:
-            # Files that were being written when hashed, or have other names: stat'ed again.
-            for rel in self.recheck:
-                dirty.add(rel.rpartition('/')[0])
-            # Parents first, so a directory that went away is dropped before its children.
-            stack = sorted((d for d in dirty if d == '' or (d in self.tree and self.tree[d][1] == 'dir')),
-                           key=lambda d: -d.count('/') if d else 1)
+        changed = self.watch.changed() if self.watch is not None else None
+        full = rehash_all or changed is None or self.tree is None or file_cap != self.tree_cap
         self.rehashed = []
         self.tree_cap = file_cap
         # Directories the agent closed (chmod 000) are opened for the walk and closed after.
         opened = []
+        ctx = Visit(self, opened, old_clock, clock, file_cap, full)
         try:
-            self.walk(stack, opened, old_clock, clock, file_cap, full)
+            if full:
+                self.tree, self.children, self.skip, self.recheck, self.by_ino = {}, {}, {}, set(), {}
+                if rehash_all:
+                    self.cache = {}
+                ctx.stack.append('')
+            else:
+                dirty, names = changed
+                # Files that were being written when hashed, or have other names: stat'ed again.
+                for rel in self.recheck:
+                    names.add(rel.rpartition('/')[::2])
+                # Parents first, so a directory that went away is dropped before what was in it.
+                for d, name in sorted(names, key=lambda n: n[0].count('/') + (1 if n[0] else 0)):
+                    if d == '' or (d in self.tree and self.tree[d][1] == 'dir'):
+                        ctx.visit(d, name)
+                ctx.stack.extend(d for d in dirty if d == '' or (d in self.tree and self.tree[d][1] == 'dir'))
+            ctx.walk()
         finally:
             for path, mode in reversed(opened):
                 os.chmod(path, mode)
@@ -689,108 +693,6 @@ class Helper:
             self.recheck.discard(child)
             if e is not None and e[1] == 'dir':
                 self.drop(child)
-
-    def walk(self, stack, opened, old_clock, clock, file_cap, full):
-        # The hot loop of every snapshot (one lstat per entry listed): names bound locally.
-        lstat, S_ISDIR, S_ISREG, S_ISLNK = os.lstat, st.S_ISDIR, st.S_ISREG, st.S_ISLNK
-        tree, cache, children, skip, recheck, watch = self.tree, self.cache, self.children, self.skip, self.recheck, self.watch
-        by_ino, listed_dirs = self.by_ino, set()
-        while stack:
-            rel_dir = stack.pop()
-            if rel_dir in listed_dirs:
-                continue
-            listed_dirs.add(rel_dir)
-            base = WORKSPACE + ('/' + rel_dir if rel_dir else '')
-            try:
-                mode = lstat(base).st_mode
-            except (FileNotFoundError, NotADirectoryError):
-                continue  # gone, or below what is now a file: its parent's listing said so
-            if not S_ISDIR(mode):
-                continue
-            mode &= 0o7777
-            if mode & 0o500 != 0o500:
-                os.chmod(base, mode | 0o500)
-                opened.append((base, mode))
-            if watch is not None:
-                watch.add(base, rel_dir)
-            try:
-                it = list(os.scandir(base))
-            except OSError as e:
-                raise os_error(e, base)
-            # What was below it before: gone unless listed again (a directory listed again
-            # keeps what is below it, which its own events keep up to date).
-            before = {}
-            for child in children.pop(rel_dir, ()):
-                before[child] = tree.pop(child, None)
-                skip.pop(child, None)
-            listed = []
-            prefix = rel_dir + '/' if rel_dir else ''
-            for d in it:
-                name = d.name
-                if not rel_dir and name == STAGE_NAME:
-                    continue
-                rel = prefix + name
-                try:
-                    s = lstat(d.path)
-                except FileNotFoundError:
-                    continue
-                m = s.st_mode
-                if S_ISREG(m):
-                    size = s.st_size
-                    listed.append(rel)
-                    if file_cap is not None and size > file_cap:
-                        skip[rel] = size
-                        continue
-                    key = (s.st_ino, size, s.st_mtime_ns, s.st_ctime_ns, m)
-                    c = cache.get(rel)
-                    if c is not None and c[:5] == key and key[2] < old_clock and key[3] < old_clock:
-                        h = c[5]
-                    else:
-                        try:
-                            h = hash_file(d.path)
-                        except FileNotFoundError:
-                            listed.pop()
-                            continue
-                        except OSError as e:
-                            raise os_error(e, d.path)
-                        self.rehashed.append(rel)
-                    cache[rel] = key + (h,)
-                    names = by_ino.get(key[0])
-                    if names is None:
-                        by_ino[key[0]] = names = set()
-                    names.add(rel)
-                    if s.st_nlink > 1:
-                        # Written through another name, it changes here without an event
-                        # here: every name of it is stat'ed at every scan, this one included.
-                        recheck.add(rel)
-                        for other in names:
-                            parent = other.rpartition('/')[0]
-                            if parent not in listed_dirs:
-                                stack.append(parent)
-                    elif key[2] >= clock or key[3] >= clock:
-                        recheck.add(rel)
-                    else:
-                        recheck.discard(rel)
-                    tree[rel] = [rel, 'file', m & 0o7777, size, h]
-                elif S_ISDIR(m):
-                    listed.append(rel)
-                    tree[rel] = [rel, 'dir', m & 0o7777, 0, None]
-                    was = before.get(rel)
-                    if full or was is None or was[1] != 'dir' or (watch is not None and watch.renewed(rel)):
-                        self.drop(rel)
-                        listed_dirs.discard(rel)
-                        stack.append(rel)
-                elif S_ISLNK(m):
-                    listed.append(rel)
-                    tree[rel] = [rel, 'symlink', m & 0o7777, s.st_size, os.readlink(d.path)]
-            children[rel_dir] = listed
-            for child, e in before.items():
-                now = tree.get(child)
-                if now is None:
-                    cache.pop(child, None)
-                    recheck.discard(child)
-                if e is not None and e[1] == 'dir' and (now is None or now[1] != 'dir'):
-                    self.drop(child)
 
     def op_scan(self, req):
         """Walks /workspace. With `since` naming the tree the host last had from this helper,
@@ -1608,6 +1510,137 @@ class Call:
         h.dump, h.dump_env = dump, h.env
 
 
+class Visit:
+    """One scan's walk over the helper's tree: `visit` stats one name (after an event, or as
+    a listing finds it), `walk` lists the directories on its stack (new ones, whole)."""
+
+    def __init__(self, helper, opened, old_clock, clock, file_cap, full):
+        self.h = helper
+        self.opened = opened
+        self.old_clock = old_clock
+        self.clock = clock
+        self.file_cap = file_cap
+        self.full = full
+        self.stack = []
+        self.listed = set()
+
+    def forget(self, rel):
+        h = self.h
+        e = h.tree.pop(rel, None)
+        h.skip.pop(rel, None)
+        h.cache.pop(rel, None)
+        h.recheck.discard(rel)
+        if e is not None and e[1] == 'dir':
+            h.drop(rel)
+
+    def visit(self, rel_dir, name, listing=False):
+        """Stats rel_dir/name and puts what is there now in the tree (nothing when it is gone)."""
+        h = self.h
+        rel = rel_dir + '/' + name if rel_dir else name
+        if not rel_dir and name == STAGE_NAME:
+            return
+        path = WORKSPACE + '/' + rel
+        try:
+            s = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            if not listing:
+                self.forget(rel)
+                names = h.children.get(rel_dir)
+                if names is not None:
+                    names.discard(rel)
+            return
+        m = s.st_mode
+        was = h.tree.get(rel)
+        if st.S_ISREG(m):
+            if was is not None and was[1] == 'dir':
+                h.drop(rel)
+            size = s.st_size
+            if self.file_cap is not None and size > self.file_cap:
+                h.tree.pop(rel, None)
+                h.skip[rel] = size
+                h.children.setdefault(rel_dir, set()).add(rel)
+                return
+            h.skip.pop(rel, None)
+            key = (s.st_ino, size, s.st_mtime_ns, s.st_ctime_ns, m)
+            c = h.cache.get(rel)
+            if c is not None and c[:5] == key and key[2] < self.old_clock and key[3] < self.old_clock:
+                digest = c[5]
+            else:
+                try:
+                    digest = hash_file(path)
+                except FileNotFoundError:
+                    return
+                except OSError as e:
+                    raise os_error(e, path)
+                h.rehashed.append(rel)
+            h.cache[rel] = key + (digest,)
+            names = h.by_ino.get(key[0])
+            if names is None:
+                h.by_ino[key[0]] = names = set()
+            names.add(rel)
+            if s.st_nlink > 1:
+                # Written through another name, it changes here without an event here: every
+                # name of it is stat'ed at every scan, this one included.
+                h.recheck.add(rel)
+                for other in names:
+                    if other != rel and other in h.tree:
+                        parent = other.rpartition('/')[0]
+                        if parent not in self.listed:
+                            self.stack.append(parent)
+            elif key[2] >= self.clock or key[3] >= self.clock:
+                h.recheck.add(rel)
+            else:
+                h.recheck.discard(rel)
+            h.tree[rel] = [rel, 'file', m & 0o7777, size, digest]
+        elif st.S_ISDIR(m):
+            h.tree[rel] = [rel, 'dir', m & 0o7777, 0, None]
+            if self.full or was is None or was[1] != 'dir' or (h.watch is not None and h.watch.renewed(rel)):
+                h.drop(rel)
+                self.listed.discard(rel)
+                self.stack.append(rel)
+        elif st.S_ISLNK(m):
+            if was is not None and was[1] == 'dir':
+                h.drop(rel)
+            h.tree[rel] = [rel, 'symlink', m & 0o7777, s.st_size, os.readlink(path)]
+        else:
+            self.forget(rel)
+            return
+        h.children.setdefault(rel_dir, set()).add(rel)
+
+    def walk(self):
+        h = self.h
+        while self.stack:
+            rel_dir = self.stack.pop()
+            if rel_dir in self.listed:
+                continue
+            self.listed.add(rel_dir)
+            base = WORKSPACE + ('/' + rel_dir if rel_dir else '')
+            try:
+                mode = os.lstat(base).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # gone, or below what is now a file: its parent's listing said so
+            if not st.S_ISDIR(mode):
+                continue
+            mode &= 0o7777
+            if mode & 0o500 != 0o500:
+                os.chmod(base, mode | 0o500)
+                self.opened.append((base, mode))
+            if h.watch is not None:
+                h.watch.add(base, rel_dir)
+            try:
+                names = [d.name for d in os.scandir(base)]
+            except OSError as e:
+                raise os_error(e, base)
+            before = h.children.pop(rel_dir, set())
+            h.children[rel_dir] = set()
+            for name in names:
+                self.visit(rel_dir, name, listing=True)
+            now = h.children[rel_dir]
+            for child in before:
+                if child not in now:
+                    self.forget(child)
+
+
 def owner_access(path, bits, action):
     """Runs `action(path)`; when the owner's permission bits forbid it (chmod 000), opens
     them for the duration. Every file in /workspace is the sandbox user's own."""
@@ -1841,8 +1874,9 @@ class Watch:
         return rel in self.pending
 
     def changed(self):
-        """The directories with events since the last call, or None when a full walk is due."""
-        dirty = set()
+        """(directories to list, (directory, name) pairs to stat) for what happened since the
+        last call, or None when a full walk is due."""
+        dirty, names = set(), set()
         while True:
             try:
                 data = os.read(self.fd, 65536)
@@ -1868,18 +1902,17 @@ class Watch:
                 if rel is None:
                     continue
                 if name:
-                    dirty.add(rel)
+                    names.add((rel, name))
                     if mask & IN_ISDIR and mask & IN_CREATE:
                         self.fresh.add(rel + '/' + name if rel else name)
-                elif rel:
-                    # The directory itself (its mode, say): its entry is in its parent's listing.
-                    dirty.add(rel.rpartition('/')[0])
-                    dirty.add(rel)
+                elif rel and not mask & IN_DELETE_SELF:
+                    # The directory itself (its mode, say): its entry is its parent's.
+                    names.add(rel.rpartition('/')[::2])
         if self.full:
             return None
         fresh, self.fresh = self.fresh, set()
         self.pending = fresh
-        return dirty
+        return dirty, names
 
 
 class TreeHasher:

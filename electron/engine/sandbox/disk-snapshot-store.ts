@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { access, lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   SnapshotCorruptError,
@@ -13,6 +14,8 @@ import { sha256Hex } from '../sha256.js';
 import { canonicalJson } from '../../../shared/jcs.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
+/** Files up to this size are written synchronously (see writeAtomic). */
+const SYNC_WRITE_MAX = 1024 * 1024;
 /** A blob key as listed: a hash, or a partial write `<hash>.<pid>.<rand>.tmp` (see writeAtomic). */
 const BLOB_KEY = /^[0-9a-f]{64}(\.\d+\.[0-9a-f]{8}\.tmp)?$/;
 
@@ -67,8 +70,23 @@ export class DiskSnapshotStore implements SnapshotStore {
   }
 
   private async writeAtomic(path: string, dir: string, content: Uint8Array | string): Promise<void> {
-    await mkdir(dir, { recursive: true });
     const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    if (content.length <= SYNC_WRITE_MAX) {
+      // Small (the usual blob, a manifest): written at once. Each await of the async path
+      // is a trip through libuv's thread pool, several milliseconds on a loaded machine,
+      // while these writes take microseconds.
+      try {
+        if (!this.dirs.has(dir)) mkdirSync(dir, { recursive: true });
+        this.dirs.add(dir);
+        writeFileSync(tmp, content);
+        renameSync(tmp, path);
+      } catch (e) {
+        rmSync(tmp, { force: true });
+        throw e;
+      }
+      return;
+    }
+    await mkdir(dir, { recursive: true });
     try {
       await writeFile(tmp, content);
       await rename(tmp, path);
@@ -77,6 +95,9 @@ export class DiskSnapshotStore implements SnapshotStore {
       throw e;
     }
   }
+
+  /** Directories this store made (or found) already. */
+  private readonly dirs = new Set<string>();
 
   /** Whether the store holds a blob. */
   async hasBlob(hash: string): Promise<boolean> {
@@ -248,11 +269,7 @@ export class DiskSnapshotStore implements SnapshotStore {
     const text = canonicalJson(manifest);
     const id = sha256Hex(text);
     const path = this.manifestPath(id);
-    try {
-      await access(path);
-    } catch {
-      await this.writeAtomic(path, join(this.dir, 'manifests'), text);
-    }
+    if (!existsSync(path)) await this.writeAtomic(path, join(this.dir, 'manifests'), text);
     return id;
   }
 

@@ -126,13 +126,15 @@ function targetDelta(
 async function storeInline(store: SnapshotStore, scan: HelperResponse): Promise<number> {
   const inline = (scan.header.inline as [string, number][] | undefined) ?? [];
   let off = 0;
-  for (const [hash, size] of inline) {
+  const blobs = inline.map(([hash, size]) => {
     const blob = scan.payload.subarray(off, off + size);
     off += size;
     if (sha256Hex(blob) !== hash)
       throw new BlobChanged(`the file with content ${hash} changed while it was captured`);
-    await store.putBlob(hash, blob);
-  }
+    return { hash, blob };
+  });
+  // Written at once: each is its own file (the manifest naming them is written after).
+  await Promise.all(blobs.map(({ hash, blob }) => store.putBlob(hash, blob)));
   return off;
 }
 
