@@ -95,13 +95,15 @@ MAX_READ = 64 * 1024 * 1024
 # ahead, a call costs well under 1 ms inside the container. Parse errors read
 # `bash: eval: line N: …` where `bash -c` would say `-c`; $0 is `bash` and $# is 0, as
 # with `bash -c`. The trailing comment names the shell in `ps` (tests use it).
-# Where an `execute_shell` of `true` spends its ~2 ms (2 loaded cores, measured in the
-# container): ~0.4 ms the docker exec stream both ways (a `ping` op), ~0.1 ms setting the
-# call up, ~0.6 ms the shell sourcing its script, running, dumping its state and exiting,
-# ~0.1 ms finishing, and ~0.2-0.5 ms starting the replacement shell after the answer
-# (which the next request waits for when it comes at once). Starting that shell while
-# the call runs measured no faster (both compete for the same cores); what is left to
-# win is the process per call itself, e.g. a long-lived shell that forks each call.
+# Where an `execute_shell` of `true` spends its time (2 cores, load 6-15, timing marks in
+# the helper): ~0.4 ms the docker exec stream both ways (a `ping` op), ~0.2 ms setting the
+# call up, then the shell waking, sourcing its script, running, dumping its state and
+# exiting, ~1.5-3 ms on such a machine, most of it waiting for a core. The replacement
+# shell used to cost ~1.5 ms of os.fork of this process (blocking every request) plus
+# bash's start; it is now posix_spawn'ed (see spawn_as_agent). A long-lived shell forking
+# each call would save bash's start but not keep its semantics: a forked subshell's `$$`
+# is its parent's (a `kill -9 $$` would hit the shared shell, not the call), and calls
+# would share one session, so a fresh process per call stays.
 ZYGOTES = 2
 DRIVER = (
     'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null; '
