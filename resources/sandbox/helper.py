@@ -1530,7 +1530,9 @@ class Visit:
         h = self.h
         e = h.tree.pop(rel, None)
         h.skip.pop(rel, None)
-        h.cache.pop(rel, None)
+        c = h.cache.pop(rel, None)
+        if c is not None:
+            h.by_ino.get(c[0], set()).discard(rel)
         h.recheck.discard(rel)
         if e is not None and e[1] == 'dir':
             h.drop(rel)
@@ -1575,6 +1577,8 @@ class Visit:
                 except OSError as e:
                     raise os_error(e, path)
                 h.rehashed.append(rel)
+            if c is not None and c[0] != key[0]:
+                h.by_ino.get(c[0], set()).discard(rel)
             h.cache[rel] = key + (digest,)
             names = h.by_ino.get(key[0])
             if names is None:
