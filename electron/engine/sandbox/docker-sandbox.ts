@@ -5,7 +5,7 @@ import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { keptName } from '../docker/container-spec.js';
 import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
-import { diffEntries, manifestProblem, treeHashOf } from './manifest.js';
+import { diffEntries, manifestProblem, sameEntry, treeHashOf } from './manifest.js';
 import { BLOB_CHUNK_BYTES, BlobChanged, fetchBlobs, stageBlobs } from './blob-transfer.js';
 import { sha256Hex } from '../sha256.js';
 import { runVerifierExec } from './docker-verifier.js';
@@ -93,17 +93,6 @@ function toWire(e: ManifestEntry): WireEntry {
     e.size,
     e.type === 'file' ? (e.hash ?? '') : e.type === 'symlink' ? (e.target ?? '') : null,
   ];
-}
-
-/** Whether two entries describe the same thing (path, type, mode, size, content). */
-function sameEntry(a: ManifestEntry, b: ManifestEntry): boolean {
-  return (
-    a.type === b.type &&
-    a.mode === b.mode &&
-    (a.type === 'dir' || a.size === b.size) &&
-    a.hash === b.hash &&
-    a.target === b.target
-  );
 }
 
 /** What turns `base` into `target`: entries new or different, and paths gone. */
