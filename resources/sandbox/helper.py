@@ -1855,11 +1855,23 @@ class Watch:
         try:
             import ctypes
             libc = ctypes.CDLL(None, use_errno=True)
-            fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
-        except (ImportError, OSError, AttributeError):
+        except (ImportError, OSError):
             return None
+        # Counted against the agent's uid, not root's: inotify instances are limited per
+        # user on the whole host (128 by default), and root's serve the host's own daemons.
+        root = os.geteuid() == 0
+        try:
+            if root:
+                os.seteuid(AGENT_UID)
+            fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        except (OSError, AttributeError):
+            fd = -1
+        finally:
+            if root:
+                os.seteuid(0)
+                set_fs_ids(AGENT_UID)
         if fd < 0:
-            log('no inotify (%s): every scan walks all of /workspace' % os.strerror(ctypes.get_errno()))
+            log('no inotify (%s): every scan walks all of /workspace' % os.strerror(ctypes.get_errno() or errno.ENOSYS))
             return None
         return Watch(libc, fd)
 
