@@ -357,6 +357,10 @@ class Helper:
         # target), path -> entry, under an id the host names to get or send a delta against it.
         self.base = None
         self.base_id = None
+        self.base_scanned = False
+        self.base_scan = 0
+        self.scans = 0
+        self.touched = None
         self.bases = 0
         self.hasher = TreeHasher()
         # The last scan's tree (path -> entry), each directory's listing, files over the cap
@@ -652,6 +656,7 @@ class Helper:
         rule). With inotify, only the names something happened to since the last scan are
         stat'ed again (and new directories listed); the rest of the tree is the last scan's.
         Files larger than file_cap are left out and listed in self.skipped."""
+        self.scans += 1
         clock = self.fs_now()
         old_clock = self.cache_clock
         changed = self.watch.changed() if self.watch is not None else None
@@ -661,6 +666,8 @@ class Helper:
         # Directories the agent closed (chmod 000) are opened for the walk and closed after.
         opened = []
         ctx = Visit(self, opened, old_clock, clock, file_cap, full)
+        # Every path whose entry this scan set or dropped (all of them after a full walk).
+        self.touched = set()
         try:
             if full:
                 self.tree, self.children, self.skip, self.recheck, self.by_ino = {}, {}, {}, set(), {}
@@ -682,6 +689,8 @@ class Helper:
             for path, mode in reversed(opened):
                 os.chmod(path, mode)
         self.cache_clock = clock
+        if full:
+            self.touched = None
         self.by_hash = {e[4]: rel for rel, e in self.tree.items() if e[1] == 'file'}
         self.skipped = [[rel, n] for rel, n in self.skip.items()]
         return self.tree
@@ -689,6 +698,7 @@ class Helper:
     def drop(self, rel):
         """Forgets a directory's listing, and below it (it went away or is listed anew)."""
         for child in self.children.pop(rel, ()):
+            self.touched.add(child)
             e = self.tree.pop(child, None)
             self.skip.pop(child, None)
             self.cache.pop(child, None)
@@ -704,17 +714,27 @@ class Helper:
         cap = req.get('file_cap')
         self.file_cap = cap if isinstance(cap, int) and cap > 0 else None
         known = self.by_hash
+        # The base is the tree of the scan right before this one (no restore's in between):
+        # only what this scan touched can differ from it.
+        incremental = self.base_scanned and self.base_scan == self.scans
         current = self.scan(rehash_all=bool(req.get('rehash_all')), file_cap=self.file_cap)
-        res = {'tree_hash': self.hasher.of(current), 'skipped': self.skipped}
+        touched = self.touched if incremental else None
+        res = {'tree_hash': self.hasher.of(current, touched), 'skipped': self.skipped}
         since, base = req.get('since'), self.base
         if since is not None and since == self.base_id and base is not None:
             res['since'] = since
-            res['changed'] = [e for rel, e in current.items() if base.get(rel) != e]
-            res['removed'] = [rel for rel in base if rel not in current]
+            if touched is None:
+                res['changed'] = [e for rel, e in current.items() if base.get(rel) != e]
+                res['removed'] = [rel for rel in base if rel not in current]
+            else:
+                res['changed'] = [current[rel] for rel in touched if rel in current and base.get(rel) != current[rel]]
+                res['removed'] = [rel for rel in touched if rel not in current and rel in base]
         else:
             res['entries'] = list(current.values())
         # A copy: the next scan updates the live tree in place.
         self.set_base(dict(current))
+        self.base_scanned = True
+        self.base_scan = self.scans
         res['base'] = self.base_id
         inline_max = req.get('inline_max')
         parts, sizes, sent, room = [], [], set(), inline_max if isinstance(inline_max, int) else 0
@@ -738,6 +758,7 @@ class Helper:
         return res, b''.join(parts)
 
     def set_base(self, tree):
+        self.base_scanned = False
         self.bases += 1
         self.base = tree
         self.base_id = '%d.%d' % (self.pid, self.bases)
@@ -1528,6 +1549,7 @@ class Visit:
 
     def forget(self, rel):
         h = self.h
+        h.touched.add(rel)
         e = h.tree.pop(rel, None)
         h.skip.pop(rel, None)
         c = h.cache.pop(rel, None)
@@ -1555,6 +1577,7 @@ class Visit:
             return
         m = s.st_mode
         was = h.tree.get(rel)
+        h.touched.add(rel)
         if st.S_ISREG(m):
             if was is not None and was[1] == 'dir':
                 h.drop(rel)
@@ -1941,21 +1964,30 @@ class TreeHasher:
         self.keys = None
         self.order = []
         self.lines = {}
+        self.tree = None  # the dict of the last call (the helper's live tree, or another)
 
-    def of(self, tree):
-        if self.keys is None or tree.keys() != self.keys:
+    def of(self, tree, touched=None):
+        """The tree hash of `tree`; `touched`, when given, holds every path whose entry may
+        differ from the tree of the last call (the others' lines are reused unlooked-at)."""
+        keys = self.keys
+        if keys is None or self.tree is not tree:
+            touched = None
+        if touched is None:
+            same = keys is not None and tree.keys() == keys
+        else:
+            same = all((rel in tree) == (rel in keys) for rel in touched)
+        if not same:
             self.order = sorted(tree, key=lambda p: p.encode('utf-16-be', 'surrogatepass'))
-            self.keys = set(tree)
-            self.lines = {k: v for k, v in self.lines.items() if k in self.keys}
-        lines, out = self.lines, []
-        for rel in self.order:
+            self.keys = keys = set(tree)
+            self.lines = {k: v for k, v in self.lines.items() if k in keys}
+        self.tree = tree
+        lines = self.lines
+        for rel in (tree if touched is None or not same else (r for r in touched if r in tree)):
             e = tree[rel]
             c = lines.get(rel)
             if c is None or c[0] != e:
-                c = (list(e), tree_line(e))
-                lines[rel] = c
-            out.append(c[1])
-        return hashlib.sha256(''.join(out).encode('utf-8', 'stepbox-fffd')).hexdigest()
+                lines[rel] = (list(e), tree_line(e))
+        return hashlib.sha256(''.join([lines[r][1] for r in self.order]).encode('utf-8', 'stepbox-fffd')).hexdigest()
 
 
 def tree_line(e):

@@ -529,25 +529,39 @@ export class DockerSandbox implements Sandbox {
     started: number,
   ): Promise<SnapshotInfo> {
     const call = this.call.bind(this);
-    const base = this.base;
-    const scan = await this.call(
-      'scan',
-      {
-        file_cap: options.fileCapBytes ?? SNAPSHOT_FILE_CAP_BYTES,
-        ...(base ? { since: base.id } : {}),
-        inline_max: BLOB_CHUNK_BYTES,
-      },
-      undefined,
-      BLOB_CHUNK_BYTES,
-    );
-    const tree = this.treeFromScan(scan.header, base);
-    const entries = [...tree.values()].sort(byPath);
-    const treeHash = treeHashOf(entries);
-    if (treeHash !== scan.header.tree_hash)
+    let base = this.base;
+    let scan: HelperResponse;
+    let entries: ManifestEntry[];
+    let tree: Map<string, ManifestEntry>;
+    let treeHash: string;
+    for (;;) {
+      scan = await this.call(
+        'scan',
+        {
+          file_cap: options.fileCapBytes ?? SNAPSHOT_FILE_CAP_BYTES,
+          ...(base ? { since: base.id } : {}),
+          inline_max: BLOB_CHUNK_BYTES,
+        },
+        undefined,
+        BLOB_CHUNK_BYTES,
+      );
+      tree = this.treeFromScan(scan.header, base);
+      entries = [...tree.values()].sort(byPath);
+      treeHash = treeHashOf(entries);
+      if (treeHash === scan.header.tree_hash) break;
+      if (base) {
+        // A delta that does not add up: once more, answered whole.
+        this.log.warn(
+          `snapshot: the helper's delta gave tree ${treeHash}, not ${String(scan.header.tree_hash)}; scanning whole`,
+        );
+        base = undefined;
+        continue;
+      }
       throw new SandboxFailure(
         'snapshot_failed',
         `host and helper disagree on the tree hash (${treeHash} vs ${String(scan.header.tree_hash)})`,
       );
+    }
     this.base = { id: scan.header.base as string, entries: tree };
     // Content of the files the scan hashed anew came with it: stored when it is what its name says.
     let bytes = await storeInline(store, scan);
