@@ -95,13 +95,15 @@ MAX_READ = 64 * 1024 * 1024
 # ahead, a call costs well under 1 ms inside the container. Parse errors read
 # `bash: eval: line N: …` where `bash -c` would say `-c`; $0 is `bash` and $# is 0, as
 # with `bash -c`. The trailing comment names the shell in `ps` (tests use it).
-# Where an `execute_shell` of `true` spends its ~2 ms (2 loaded cores, measured in the
-# container): ~0.4 ms the docker exec stream both ways (a `ping` op), ~0.1 ms setting the
-# call up, ~0.6 ms the shell sourcing its script, running, dumping its state and exiting,
-# ~0.1 ms finishing, and ~0.2-0.5 ms starting the replacement shell after the answer
-# (which the next request waits for when it comes at once). Starting that shell while
-# the call runs measured no faster (both compete for the same cores); what is left to
-# win is the process per call itself, e.g. a long-lived shell that forks each call.
+# Where an `execute_shell` of `true` spends its time (2 cores, load 6-15, timing marks in
+# the helper): ~0.4 ms the docker exec stream both ways (a `ping` op), ~0.2 ms setting the
+# call up, then the shell waking, sourcing its script, running, dumping its state and
+# exiting, ~1.5-3 ms on such a machine, most of it waiting for a core. The replacement
+# shell used to cost ~1.5 ms of os.fork of this process (blocking every request) plus
+# bash's start; it is now posix_spawn'ed (see spawn_as_agent). A long-lived shell forking
+# each call would save bash's start but not keep its semantics: a forked subshell's `$$`
+# is its parent's (a `kill -9 $$` would hit the shared shell, not the call), and calls
+# would share one session, so a fresh process per call stays.
 ZYGOTES = 2
 DRIVER = (
     'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null; '
@@ -112,6 +114,8 @@ TRAP = 'builtin trap \'{ builtin printf "%s\\0" "$PWD"; builtin export -p; } >&3
 # At most this much script goes through the pipe: a pipe holds at least one page even when
 # the user's pipe buffer quota is used up, so the write never blocks.
 PIPE_SCRIPT_MAX = 4096
+F_SETPIPE_SZ = 1031
+PIPE_BYTES = 1 << 20
 NAME_RE = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
 
 
@@ -349,7 +353,25 @@ class Helper:
         self.cache = {}  # path -> (ino, size, mtime_ns, ctime_ns, mode, hash)
         self.cache_clock = 0
         self.by_hash = {}  # hash -> path, from the last scan
-        self.last_scan = None
+        # The tree the host was last told about (a scan's result, or a verified restore's
+        # target), path -> entry, under an id the host names to get or send a delta against it.
+        self.base = None
+        self.base_id = None
+        self.base_scanned = False
+        self.base_scan = 0
+        self.scans = 0
+        self.touched = None
+        self.bases = 0
+        self.hasher = TreeHasher()
+        # The last scan's tree (path -> entry), each directory's listing, files over the cap
+        # (path -> size) and files stat'ed at every scan whatever happened (see walk).
+        self.tree = None
+        self.tree_cap = None
+        self.children = {}
+        self.skip = {}
+        self.recheck = set()
+        self.by_ino = {}  # inode -> the paths it was seen at (hard links)
+        self.watch = Watch.open()
         self.skipped = []
         self.file_cap = None
         self.zygotes = []
@@ -530,6 +552,8 @@ class Helper:
         self.cache = {}
         self.cache_clock = 0
         self.by_hash = {}
+        self.base = self.base_id = None
+        self.tree = None
         return {}
 
     def op_get_session(self, _req):
@@ -627,82 +651,117 @@ class Helper:
             os.utime(CLOCK, None)
             return os.stat(CLOCK).st_mtime_ns
 
-    def scan(self, force=None, rehash_all=False, file_cap=None):
-        """Walks /workspace; rehashes only entries whose stat changed (racy-git rule). Files
-        larger than file_cap are left out and listed in self.skipped."""
+    def scan(self, rehash_all=False, file_cap=None):
+        """/workspace now, path -> entry; rehashes only files whose stat changed (racy-git
+        rule). With inotify, only the names something happened to since the last scan are
+        stat'ed again (and new directories listed); the rest of the tree is the last scan's.
+        Files larger than file_cap are left out and listed in self.skipped."""
+        self.scans += 1
         clock = self.fs_now()
-        old, old_clock = ({} if rehash_all else self.cache), self.cache_clock
-        cache, by_hash, entries = {}, {}, []
-        self.skipped = []
-        stack = ['']
+        old_clock = self.cache_clock
+        changed = self.watch.changed() if self.watch is not None else None
+        full = rehash_all or changed is None or self.tree is None or file_cap != self.tree_cap
+        self.rehashed = []
+        self.tree_cap = file_cap
         # Directories the agent closed (chmod 000) are opened for the walk and closed after.
         opened = []
+        ctx = Visit(self, opened, old_clock, clock, file_cap, full)
+        # Every path whose entry this scan set or dropped (all of them after a full walk).
+        self.touched = set()
         try:
-            self.walk(stack, opened, old, old_clock, force, cache, by_hash, entries, file_cap)
+            if full:
+                self.tree, self.children, self.skip, self.recheck, self.by_ino = {}, {}, {}, set(), {}
+                if rehash_all:
+                    self.cache = {}
+                ctx.stack.append('')
+            else:
+                dirty, names = changed
+                # Files that were being written when hashed, or have other names: stat'ed again.
+                for rel in self.recheck:
+                    names.add(rel.rpartition('/')[::2])
+                # Parents first, so a directory that went away is dropped before what was in it.
+                for d, name in sorted(names, key=lambda n: n[0].count('/') + (1 if n[0] else 0)):
+                    if d == '' or (d in self.tree and self.tree[d][1] == 'dir'):
+                        ctx.visit(d, name)
+                ctx.stack.extend(d for d in dirty if d == '' or (d in self.tree and self.tree[d][1] == 'dir'))
+            ctx.walk()
         finally:
             for path, mode in reversed(opened):
                 os.chmod(path, mode)
-        self.cache, self.cache_clock, self.by_hash = cache, clock, by_hash
-        return entries
+        self.cache_clock = clock
+        if full:
+            self.touched = None
+        self.by_hash = {e[4]: rel for rel, e in self.tree.items() if e[1] == 'file'}
+        self.skipped = [[rel, n] for rel, n in self.skip.items()]
+        return self.tree
 
-    def walk(self, stack, opened, old, old_clock, force, cache, by_hash, entries, file_cap):
-        while stack:
-            rel_dir = stack.pop()
-            base = WORKSPACE + ('/' + rel_dir if rel_dir else '')
-            mode = os.lstat(base).st_mode & 0o7777
-            if mode & 0o500 != 0o500:
-                os.chmod(base, mode | 0o500)
-                opened.append((base, mode))
-            try:
-                it = list(os.scandir(base))
-            except OSError as e:
-                raise os_error(e, base)
-            for d in it:
-                if not rel_dir and d.name == STAGE_NAME:
-                    continue
-                rel = rel_dir + '/' + d.name if rel_dir else d.name
-                try:
-                    s = os.lstat(d.path)
-                except FileNotFoundError:
-                    continue
-                mode = s.st_mode & 0o7777
-                if st.S_ISDIR(s.st_mode):
-                    entries.append([rel, 'dir', mode, 0, None])
-                    stack.append(rel)
-                elif st.S_ISLNK(s.st_mode):
-                    entries.append([rel, 'symlink', mode, s.st_size, os.readlink(d.path)])
-                elif st.S_ISREG(s.st_mode):
-                    if file_cap is not None and s.st_size > file_cap:
-                        self.skipped.append([rel, s.st_size])
-                        continue
-                    key = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_mode)
-                    c = old.get(rel)
-                    if (
-                        c is not None
-                        and c[:5] == key
-                        and s.st_mtime_ns < old_clock
-                        and s.st_ctime_ns < old_clock
-                        and (force is None or rel not in force)
-                    ):
-                        h = c[5]
-                    else:
-                        try:
-                            h = hash_file(d.path)
-                        except FileNotFoundError:
-                            continue
-                        except OSError as e:
-                            raise os_error(e, d.path)
-                    cache[rel] = key + (h,)
-                    by_hash[h] = rel
-                    entries.append([rel, 'file', mode, s.st_size, h])
+    def drop(self, rel):
+        """Forgets a directory's listing, and below it (it went away or is listed anew)."""
+        for child in self.children.pop(rel, ()):
+            self.touched.add(child)
+            e = self.tree.pop(child, None)
+            self.skip.pop(child, None)
+            self.cache.pop(child, None)
+            self.recheck.discard(child)
+            if e is not None and e[1] == 'dir':
+                self.drop(child)
 
     def op_scan(self, req):
+        """Walks /workspace. With `since` naming the tree the host last had from this helper,
+        answers with what changed against it (`changed` entries, `removed` paths) rather than
+        every entry; with `inline_max`, the content of files whose hash is new (up to that
+        many bytes in all) rides in the payload, so a small change is captured in one trip."""
         cap = req.get('file_cap')
         self.file_cap = cap if isinstance(cap, int) and cap > 0 else None
-        entries = self.scan(rehash_all=bool(req.get('rehash_all')), file_cap=self.file_cap)
-        # A restore right after this scan (the host asks which blobs it must send) reuses it.
-        self.last_scan = entries
-        return {'entries': entries, 'tree_hash': tree_hash(entries), 'skipped': self.skipped}
+        known = self.by_hash
+        # The base is the tree of the scan right before this one (no restore's in between):
+        # only what this scan touched can differ from it.
+        incremental = self.base_scanned and self.base_scan == self.scans
+        current = self.scan(rehash_all=bool(req.get('rehash_all')), file_cap=self.file_cap)
+        touched = self.touched if incremental else None
+        res = {'tree_hash': self.hasher.of(current, touched), 'skipped': self.skipped}
+        since, base = req.get('since'), self.base
+        if since is not None and since == self.base_id and base is not None:
+            res['since'] = since
+            if touched is None:
+                res['changed'] = [e for rel, e in current.items() if base.get(rel) != e]
+                res['removed'] = [rel for rel in base if rel not in current]
+            else:
+                res['changed'] = [current[rel] for rel in touched if rel in current and base.get(rel) != current[rel]]
+                res['removed'] = [rel for rel in touched if rel not in current and rel in base]
+        else:
+            res['entries'] = list(current.values())
+        # A copy: the next scan updates the live tree in place.
+        self.set_base(dict(current))
+        self.base_scanned = True
+        self.base_scan = self.scans
+        res['base'] = self.base_id
+        inline_max = req.get('inline_max')
+        parts, sizes, sent, room = [], [], set(), inline_max if isinstance(inline_max, int) else 0
+        for rel in self.rehashed:
+            e = current.get(rel)
+            if room <= 0 or e is None or e[4] in known or e[4] in sent or e[3] > room:
+                continue
+            try:
+                data = read_workspace_file(rel)
+            except OSError:
+                continue
+            if len(data) > room:
+                continue
+            # The host checks each blob against its name (a file still being written fails it).
+            sent.add(e[4])
+            parts.append(data)
+            sizes.append([e[4], len(data)])
+            room -= len(data)
+        if sizes:
+            res['inline'] = sizes
+        return res, b''.join(parts)
+
+    def set_base(self, tree):
+        self.base_scanned = False
+        self.bases += 1
+        self.base = tree
+        self.base_id = '%d.%d' % (self.pid, self.bases)
 
     def op_blobs(self, req):
         """Small blobs whole, in one payload (the host batches them up to a bounded size)."""
@@ -765,7 +824,7 @@ class Helper:
 
     def op_restore(self, req, payload):
         try:
-            return self.restore(req)
+            return self.restore(req, payload)
         finally:
             if os.path.lexists(STAGE) and not os.path.islink(STAGE):
                 clear_dir(STAGE)
@@ -774,11 +833,43 @@ class Helper:
                 except OSError as e:
                     log('cannot remove %s: %s' % (STAGE, e))
 
-    def restore(self, req):
+    def restore_target(self, req):
+        """The target tree by path: `entries` whole, or `changed`/`removed` against the tree
+        `base` names (stale_base when this helper no longer has it: the host sends it whole)."""
+        if 'entries' in req:
+            return check_manifest(req['entries'])
+        if req.get('base') != self.base_id or self.base is None:
+            raise ToolErr('stale_base', 'the helper no longer has tree %r' % (req.get('base'),))
+        changed, removed = req.get('changed'), req.get('removed')
+        if not isinstance(changed, list) or not isinstance(removed, list):
+            raise ToolErr('invalid_manifest', 'a delta restore needs changed and removed lists')
+        target = dict(self.base)
+        for rel in removed:
+            target.pop(rel, None)
+        seen = set()
+        for e in changed:
+            check_entry(e)
+            if e[0] in seen:
+                raise bad_entry(e, 'is listed twice')
+            seen.add(e[0])
+            target[e[0]] = e
+        check_parents(target)
+        return target
+
+    def restore(self, req, payload):
         marks = [time.monotonic()]
-        target = check_manifest(req['entries'])
-        # Blobs the host staged (chunks, see op_stage): complete, or the restore stops here.
+        target = self.restore_target(req)
+        # Blobs the host staged (chunks, see op_stage) or sent inline: complete, or the
+        # restore stops here.
         staged, linked = {}, set()
+        at = 0
+        for h, n in req.get('inline', []):
+            if not isinstance(h, str) or not HEX64.match(h) or not isinstance(n, int) or n < 0 or at + n > len(payload):
+                raise ToolErr('invalid_arguments', 'restore: inline blob %r does not fit the payload' % (h,))
+            self.ensure_stage()
+            write_file(STAGE + '/' + h, payload[at:at + n])
+            at += n
+            staged[h] = STAGE + '/' + h
         for h, n in req.get('staged', []):
             p = STAGE + '/' + h
             try:
@@ -788,79 +879,95 @@ class Helper:
             if size != n:
                 raise ToolErr('restore_failed', 'blob %s was not fully staged (%d of %d bytes); the transfer was cut' % (h, max(size, 0), n))
             staged[h] = p
-        scanned, self.last_scan = self.last_scan, None
-        current = {e[0]: e for e in (scanned if scanned is not None and req.get('after_scan') else self.scan(file_cap=self.file_cap))}
+        current = dict(self.scan(file_cap=self.file_cap))
+        # Only what differs is written; the rest is the scan's, equal to the target.
+        todo = [e for rel, e in target.items() if current.get(rel) != e]
+        need = sorted(set(
+            e[4] for e in todo
+            if e[1] == 'file' and e[4] not in staged and e[4] not in self.by_hash))
+        if need:
+            # The workspace changed since the tree the host planned from: it sends these and asks again.
+            return {'need': need}
         uses = {}
-        for e in target.values():
+        for e in todo:
             if e[1] == 'file':
-                uses[e[4]] = uses.get(e[4], 0) + 1
+                c = current.get(e[0])
+                if c is None or c[1] != 'file' or c[4] != e[4]:
+                    uses[e[4]] = uses.get(e[4], 0) + 1
         # Content the container already has: kept (a hard link, else a copy) before anything
         # is overwritten; the helper's memory never holds a whole file.
-        for e in target.values():
-            c = current.get(e[0])
-            if e[1] != 'file' or e[4] in staged or (c is not None and c[1] == 'file' and c[4] == e[4]):
+        for h in uses:
+            if h in staged:
                 continue
-            rel = self.by_hash.get(e[4])
-            if rel is None:
-                raise ToolErr('restore_failed', 'blob %s for %s was not sent and is not in the workspace' % (e[4], e[0]))
+            rel = self.by_hash[h]
             self.ensure_stage()
-            dst = STAGE + '/' + e[4]
+            dst = STAGE + '/' + h
             try:
                 os.link(WORKSPACE + '/' + rel, dst)
             except OSError:
                 copy_workspace_file(rel, dst)
-            staged[e[4]] = dst
-            linked.add(e[4])
+            staged[h] = dst
+            linked.add(h)
         marks.append(time.monotonic())
         touched, removed, written = set(), 0, 0
+        # Directories whose mode the restore opened (to write into them): closed again at the end.
+        opened = set()
+
+        def open_parent(rel):
+            """Every directory above rel searchable and writable (each opened once)."""
+            parts = rel.split('/')[:-1]
+            for i in range(len(parts)):
+                d = '/'.join(parts[:i + 1])
+                if d not in opened:
+                    opened.add(d)
+                    make_writable(WORKSPACE + '/' + d)
+
         # 1. remove what the target lacks (or has with another type), deepest first.
-        for rel in sorted(current, reverse=True):
-            c, t = current[rel], target.get(rel)
-            if t is not None and t[1] == c[1]:
-                continue
+        for rel in sorted((r for r, c in current.items() if target.get(r) is None or target[r][1] != c[1]), reverse=True):
+            c = current[rel]
             p = WORKSPACE + '/' + rel
             if not os.path.lexists(p):
                 continue
+            open_parent(rel)
             if c[1] == 'dir':
                 clear_dir(p)
-                make_writable(os.path.dirname(p))
                 os.rmdir(p)
             else:
-                make_writable(os.path.dirname(p))
                 os.unlink(p)
             removed += 1
             touched.add(rel)
         # 2. directories, parents first, writable while we fill them. A parent that is not a
         # real directory (a symlink a command put there) is refused, never followed.
-        dirs = sorted((e for e in target.values() if e[1] == 'dir'), key=lambda e: e[0].count('/'))
+        dirs = sorted((e for e in todo if e[1] == 'dir'), key=lambda e: e[0].count('/'))
         for e in dirs:
             check_parent(e[0])
             p = WORKSPACE + '/' + e[0]
             if not os.path.isdir(p) or os.path.islink(p):
+                open_parent(e[0])
                 if os.path.lexists(p):
                     os.unlink(p)
                 os.mkdir(p, 0o700)
                 written += 1
-                touched.add(e[0])
-            else:
-                make_writable(p)
+            touched.add(e[0])
+            opened.add(e[0])
+            make_writable(p)
         # 3. files and symlinks, each replaced atomically (temp file + rename).
-        for e in target.values():
+        for e in todo:
             rel, kind = e[0], e[1]
             if kind == 'dir':
                 continue
             check_parent(rel)
             c = current.get(rel)
             p = WORKSPACE + '/' + rel
+            open_parent(rel)
             tmp = os.path.join(os.path.dirname(p), '.stepbox-restore.%d.tmp' % os.getpid())
             if kind == 'file':
                 h = e[4]
-                uses[h] -= 1
                 if c is not None and c[1] == 'file' and c[4] == h and os.path.lexists(p):
-                    if c[2] != e[2]:
-                        os.chmod(p, e[2])
-                        touched.add(rel)
+                    os.chmod(p, e[2])
+                    touched.add(rel)
                     continue
+                uses[h] -= 1
                 if uses[h] == 0 and h not in linked:
                     # The staged file's last use: moved into place, no copy.
                     os.chmod(staged[h], e[2])
@@ -881,54 +988,59 @@ class Helper:
         # 4. verify inside the container: rehash every file we touched, while the directories
         # are still open (untouched entries are the scan's, equal to the target) ...
         full = req.get('verify') == 'full'
-        entries = None if full else self.verify_touched(target, touched)
-        # 5. ... then close the directories: final modes, deepest first (a 0555 directory is
-        # filled before it is closed). A chmod that did not raise set exactly that mode.
-        for e in sorted(dirs, key=lambda e: e[0].count('/'), reverse=True):
-            p = WORKSPACE + '/' + e[0]
-            if os.lstat(p).st_mode & 0o7777 != e[2]:
-                os.chmod(p, e[2])
+        tree = None if full else self.verify_touched(target, touched)
+        # 5. ... then close the directories we opened or made: their final modes, deepest
+        # first (a 0555 directory is filled before it is closed). A chmod that did not raise
+        # set exactly that mode.
+        for rel in sorted(opened, key=lambda r: r.count('/'), reverse=True):
+            t = target.get(rel)
+            if t is not None and t[1] == 'dir':
+                p = WORKSPACE + '/' + rel
+                if os.lstat(p).st_mode & 0o7777 != t[2]:
+                    os.chmod(p, t[2])
+        # /workspace itself is not in the tree; it is left writable for the agent as it was.
         # 'full': walk and rehash everything as it finally is.
         if full:
-            entries = self.scan(rehash_all=True, file_cap=self.file_cap)
-        got = tree_hash(entries)
+            tree = dict(self.scan(rehash_all=True, file_cap=self.file_cap))
+        got = self.hasher.of(tree)
         if got != req['tree_hash']:
-            have = {e[0]: e for e in entries}
-            diff = sorted(set(k for k in set(have) | set(target) if have.get(k) != target.get(k)))
+            self.base = self.base_id = None
+            diff = sorted(set(k for k in set(tree) | set(target) if tree.get(k) != target.get(k)))
             raise ToolErr('verify_failed', 'tree hash after restore is %s, expected %s; differing: %s' % (got, req['tree_hash'], ', '.join(diff[:5])))
+        self.set_base(target)
         marks.append(time.monotonic())
         phases = [round((b - a) * 1000, 2) for a, b in zip(marks, marks[1:])]
-        return {'tree_hash': got, 'written': written, 'removed': removed, 'phases_ms': phases}
+        return {'tree_hash': got, 'written': written, 'removed': removed, 'phases_ms': phases, 'base': self.base_id}
 
     def verify_touched(self, target, touched):
-        """The tree as it now is: touched paths re-read from disk, the rest as scanned."""
-        entries = []
-        for rel, t in target.items():
-            if rel not in touched:
-                entries.append(t)
-                continue
+        """The tree as it now is, by path: touched paths re-read from disk, the rest as scanned."""
+        tree = dict(target)
+        for rel in touched:
+            t = target.get(rel)
             p = WORKSPACE + '/' + rel
             try:
                 s = os.lstat(p)
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
+                tree.pop(rel, None)
+                self.cache.pop(rel, None)
                 continue
             mode = s.st_mode & 0o7777
-            if st.S_ISDIR(s.st_mode):
+            if t is None:
+                self.cache.pop(rel, None)
+                tree[rel] = [rel, 'unexpected', 0, 0, None]
+            elif st.S_ISDIR(s.st_mode):
                 # Still open for the restore; its final mode is set right after.
-                entries.append([rel, 'dir', t[2], 0, None])
+                tree[rel] = [rel, 'dir', t[2], 0, None]
             elif st.S_ISLNK(s.st_mode):
-                entries.append([rel, 'symlink', mode, s.st_size, os.readlink(p)])
+                tree[rel] = [rel, 'symlink', mode, s.st_size, os.readlink(p)]
             elif st.S_ISREG(s.st_mode):
                 h = hash_file(p)
                 self.cache[rel] = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_mode, h)
                 self.by_hash[h] = rel
-                entries.append([rel, 'file', mode, s.st_size, h])
-        for rel in touched:
-            if rel not in target:
-                self.cache.pop(rel, None)
-                if os.path.lexists(WORKSPACE + '/' + rel):
-                    entries.append([rel, 'unexpected', 0, 0, None])
-        return entries
+                tree[rel] = [rel, 'file', mode, s.st_size, h]
+            else:
+                tree[rel] = [rel, 'unexpected', 0, 0, None]
+        return tree
 
     # ------------------------------------------------------------ loop
 
@@ -987,6 +1099,13 @@ class Helper:
         sys.exit(0)
 
     def run(self):
+        # Blobs cross these pipes by the megabyte: a larger pipe means fewer wake-ups of the
+        # engine's relay and of this loop per megabyte (the default is 64 KiB).
+        for fd in (0, 1):
+            try:
+                fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES)
+            except OSError:
+                pass
         os.set_blocking(0, False)
         self.sel.register(0, selectors.EVENT_READ, None)
         # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
@@ -1054,11 +1173,31 @@ def write_file(path, data, mode=0o600):
 RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT)
 
 
+# Isolated, a shell is started by posix_spawn (a vfork: it does not copy the helper's
+# memory, ~0.1 ms where os.fork of the helper costs ~1.5 ms on a loaded machine and blocks
+# every request meanwhile) of setpriv, which drops to the agent's uid/gid and no
+# supplementary groups before it execs bash. Without setpriv (another image), fork.
+SETPRIV = '/usr/bin/setpriv'
+SPAWN_VIA_SETPRIV = ISOLATED and hasattr(os, 'posix_spawn') and os.access(SETPRIV, os.X_OK)
+
+
 def spawn_as_agent(argv, env, fds):
     """Starts argv in a new session as the agent (uid/gid AGENT_UID, no supplementary groups,
     so no capability survives) with fds[i] as its fd i (/dev/null for None). Python opens
     every other fd close-on-exec, so nothing of the helper's (its exec's stdin/stdout
     above all) is inherited."""
+    if SPAWN_VIA_SETPRIV:
+        actions = []
+        for target, fd in enumerate(fds):
+            if fd is None:
+                actions.append((os.POSIX_SPAWN_OPEN, target, '/dev/null', os.O_RDONLY, 0))
+            else:
+                actions.append((os.POSIX_SPAWN_DUP2, fd, target))
+        ids = '%d' % AGENT_UID
+        # argv[1] (the name, found on the base PATH) rather than argv[0], so $0 stays `bash`.
+        return os.posix_spawn(
+            SETPRIV, [SETPRIV, '--reuid=' + ids, '--regid=' + ids, '--clear-groups', '--'] + argv[1:], env,
+            file_actions=actions, setsid=True, setsigdef=RESET_SIGNALS, setsigmask=[])
     pid = os.fork()
     if pid:
         return pid
@@ -1394,6 +1533,143 @@ class Call:
         h.dump, h.dump_env = dump, h.env
 
 
+class Visit:
+    """One scan's walk over the helper's tree: `visit` stats one name (after an event, or as
+    a listing finds it), `walk` lists the directories on its stack (new ones, whole)."""
+
+    def __init__(self, helper, opened, old_clock, clock, file_cap, full):
+        self.h = helper
+        self.opened = opened
+        self.old_clock = old_clock
+        self.clock = clock
+        self.file_cap = file_cap
+        self.full = full
+        self.stack = []
+        self.listed = set()
+
+    def forget(self, rel):
+        h = self.h
+        h.touched.add(rel)
+        e = h.tree.pop(rel, None)
+        h.skip.pop(rel, None)
+        c = h.cache.pop(rel, None)
+        if c is not None:
+            h.by_ino.get(c[0], set()).discard(rel)
+        h.recheck.discard(rel)
+        if e is not None and e[1] == 'dir':
+            h.drop(rel)
+
+    def visit(self, rel_dir, name, listing=False):
+        """Stats rel_dir/name and puts what is there now in the tree (nothing when it is gone)."""
+        h = self.h
+        rel = rel_dir + '/' + name if rel_dir else name
+        if not rel_dir and name == STAGE_NAME:
+            return
+        path = WORKSPACE + '/' + rel
+        try:
+            s = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            if not listing:
+                self.forget(rel)
+                names = h.children.get(rel_dir)
+                if names is not None:
+                    names.discard(rel)
+            return
+        m = s.st_mode
+        was = h.tree.get(rel)
+        h.touched.add(rel)
+        if st.S_ISREG(m):
+            if was is not None and was[1] == 'dir':
+                h.drop(rel)
+            size = s.st_size
+            if self.file_cap is not None and size > self.file_cap:
+                h.tree.pop(rel, None)
+                h.skip[rel] = size
+                h.children.setdefault(rel_dir, set()).add(rel)
+                return
+            h.skip.pop(rel, None)
+            key = (s.st_ino, size, s.st_mtime_ns, s.st_ctime_ns, m)
+            c = h.cache.get(rel)
+            if c is not None and c[:5] == key and key[2] < self.old_clock and key[3] < self.old_clock:
+                digest = c[5]
+            else:
+                try:
+                    digest = hash_file(path)
+                except FileNotFoundError:
+                    return
+                except OSError as e:
+                    raise os_error(e, path)
+                h.rehashed.append(rel)
+            if c is not None and c[0] != key[0]:
+                h.by_ino.get(c[0], set()).discard(rel)
+            h.cache[rel] = key + (digest,)
+            names = h.by_ino.get(key[0])
+            if names is None:
+                h.by_ino[key[0]] = names = set()
+            names.add(rel)
+            if s.st_nlink > 1:
+                # Written through another name, it changes here without an event here: every
+                # name of it is stat'ed at every scan, this one included.
+                h.recheck.add(rel)
+                for other in names:
+                    if other != rel and other in h.tree:
+                        parent = other.rpartition('/')[0]
+                        if parent not in self.listed:
+                            self.stack.append(parent)
+            elif key[2] >= self.clock or key[3] >= self.clock:
+                h.recheck.add(rel)
+            else:
+                h.recheck.discard(rel)
+            h.tree[rel] = [rel, 'file', m & 0o7777, size, digest]
+        elif st.S_ISDIR(m):
+            h.tree[rel] = [rel, 'dir', m & 0o7777, 0, None]
+            if self.full or was is None or was[1] != 'dir' or (h.watch is not None and h.watch.renewed(rel)):
+                h.drop(rel)
+                self.listed.discard(rel)
+                self.stack.append(rel)
+        elif st.S_ISLNK(m):
+            if was is not None and was[1] == 'dir':
+                h.drop(rel)
+            h.tree[rel] = [rel, 'symlink', m & 0o7777, s.st_size, os.readlink(path)]
+        else:
+            self.forget(rel)
+            return
+        h.children.setdefault(rel_dir, set()).add(rel)
+
+    def walk(self):
+        h = self.h
+        while self.stack:
+            rel_dir = self.stack.pop()
+            if rel_dir in self.listed:
+                continue
+            self.listed.add(rel_dir)
+            base = WORKSPACE + ('/' + rel_dir if rel_dir else '')
+            try:
+                mode = os.lstat(base).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # gone, or below what is now a file: its parent's listing said so
+            if not st.S_ISDIR(mode):
+                continue
+            mode &= 0o7777
+            if mode & 0o500 != 0o500:
+                os.chmod(base, mode | 0o500)
+                self.opened.append((base, mode))
+            if h.watch is not None:
+                h.watch.add(base, rel_dir)
+            try:
+                names = [d.name for d in os.scandir(base)]
+            except OSError as e:
+                raise os_error(e, base)
+            before = h.children.pop(rel_dir, set())
+            h.children[rel_dir] = set()
+            for name in names:
+                self.visit(rel_dir, name, listing=True)
+            now = h.children[rel_dir]
+            for child in before:
+                if child not in now:
+                    self.forget(child)
+
+
 def owner_access(path, bits, action):
     """Runs `action(path)`; when the owner's permission bits forbid it (chmod 000), opens
     them for the duration. Every file in /workspace is the sandbox user's own."""
@@ -1508,33 +1784,47 @@ def bad_entry(e, why):
     return ToolErr('invalid_manifest', 'manifest entry %r %s; the snapshot is damaged or was not made by stepbox: re-import it from a trusted bundle' % (e[0] if isinstance(e, (list, tuple)) and e else e, why))
 
 
-def check_manifest(entries):
-    """The target entries by path; refuses any path that could reach outside /workspace
-    (absolute, `..`, `.`, empty parts, NUL) and any entry below a non-directory."""
-    target = {}
-    for e in entries:
-        if not isinstance(e, list) or len(e) != 5 or not isinstance(e[0], str):
-            raise bad_entry(e, 'is malformed')
-        rel, kind = e[0], e[1]
-        if rel.startswith('/'):
-            raise bad_entry(e, 'is an absolute path')
-        if '\0' in rel or any(part in ('', '.', '..') for part in rel.split('/')):
-            raise bad_entry(e, 'is not a plain relative path (empty, `.` or `..` parts)')
-        if not rel.split('/')[0] or (rel.split('/')[0] == STAGE_NAME):
-            raise bad_entry(e, 'uses a name stepbox reserves')
-        if kind not in ('file', 'dir', 'symlink'):
-            raise bad_entry(e, 'has an unknown type %r' % (kind,))
-        if kind == 'file' and not (isinstance(e[4], str) and HEX64.match(e[4])):
-            raise bad_entry(e, 'has no sha256 content hash')
-        if not isinstance(e[2], int) or e[2] < 0 or e[2] > 0o7777:
-            raise bad_entry(e, 'has an invalid mode')
-        if rel in target:
-            raise bad_entry(e, 'is listed twice')
-        target[rel] = e
+def check_entry(e):
+    """Refuses an entry whose path could reach outside /workspace (absolute, `..`, `.`, empty
+    parts, NUL) or that is malformed."""
+    if not isinstance(e, list) or len(e) != 5 or not isinstance(e[0], str):
+        raise bad_entry(e, 'is malformed')
+    rel, kind = e[0], e[1]
+    if rel.startswith('/'):
+        raise bad_entry(e, 'is an absolute path')
+    if '\0' in rel or any(part in ('', '.', '..') for part in rel.split('/')):
+        raise bad_entry(e, 'is not a plain relative path (empty, `.` or `..` parts)')
+    if not rel.split('/')[0] or (rel.split('/')[0] == STAGE_NAME):
+        raise bad_entry(e, 'uses a name stepbox reserves')
+    if kind not in ('file', 'dir', 'symlink'):
+        raise bad_entry(e, 'has an unknown type %r' % (kind,))
+    if kind == 'file' and not (isinstance(e[4], str) and HEX64.match(e[4])):
+        raise bad_entry(e, 'has no sha256 content hash')
+    if kind == 'symlink' and not isinstance(e[4], str):
+        raise bad_entry(e, 'has no link target')
+    if not isinstance(e[2], int) or e[2] < 0 or e[2] > 0o7777:
+        raise bad_entry(e, 'has an invalid mode')
+    if not isinstance(e[3], int) or e[3] < 0:
+        raise bad_entry(e, 'has an invalid size')
+
+
+def check_parents(target):
+    """Refuses any entry below something the target does not list as a directory."""
     for rel in target:
         parent = rel.rpartition('/')[0]
         if parent and (parent not in target or target[parent][1] != 'dir'):
             raise bad_entry(target[rel], 'lies below %r, which the snapshot does not list as a directory' % parent)
+
+
+def check_manifest(entries):
+    """The target entries by path (see check_entry and check_parents), each listed once."""
+    target = {}
+    for e in entries:
+        check_entry(e)
+        if e[0] in target:
+            raise bad_entry(e, 'is listed twice')
+        target[e[0]] = e
+    check_parents(target)
     return target
 
 
@@ -1557,13 +1847,154 @@ codecs.register_error('stepbox-fffd', lambda e: (b'\xef\xbf\xbd' * (e.end - e.st
 
 def tree_hash(entries):
     """sha256 of shared/tree-hash.ts treeHashText, byte for byte."""
-    lines = []
-    for e in sorted(entries, key=lambda e: e[0].encode('utf-16-be', 'surrogatepass')):
-        path = e[0].replace('\\', '\\\\').replace('\n', '\\n')
-        size = 0 if e[1] == 'dir' else e[3]
-        content = e[4] if e[1] != 'dir' else '-'
-        lines.append('%s %04o %s %d %s\n' % (e[1], e[2] & 0o7777, path, size, content))
+    lines = [tree_line(e) for e in sorted(entries, key=lambda e: e[0].encode('utf-16-be', 'surrogatepass'))]
     return hashlib.sha256(''.join(lines).encode('utf-8', 'stepbox-fffd')).hexdigest()
+
+
+IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x2, 0x4, 0x8
+IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
+IN_DELETE_SELF, IN_MOVE_SELF, IN_Q_OVERFLOW, IN_IGNORED = 0x400, 0x800, 0x4000, 0x8000
+IN_ONLYDIR, IN_DONT_FOLLOW, IN_ISDIR = 0x1000000, 0x2000000, 0x40000000
+WATCH_MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
+              | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+EVENT = struct.Struct('iIII')
+
+
+class Watch:
+    """inotify on every directory of /workspace: which directories something happened in
+    since the last scan, so a scan lists and stat's only those. Anything it cannot vouch
+    for (a queue overflow, a directory moved, a watch refused) asks for a full walk."""
+
+    def __init__(self, libc, fd):
+        self.libc = libc
+        self.fd = fd
+        self.rel = {}  # wd -> directory (relative path, '' for /workspace)
+        self.fresh = set()  # directories created since the last scan
+        self.pending = set()  # ... as the scan under way sees them
+        self.full = True
+
+    @staticmethod
+    def open():
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+        except (ImportError, OSError):
+            return None
+        # Counted against the agent's uid, not root's: inotify instances are limited per
+        # user on the whole host (128 by default), and root's serve the host's own daemons.
+        root = os.geteuid() == 0
+        try:
+            if root:
+                os.seteuid(AGENT_UID)
+            fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        except (OSError, AttributeError):
+            fd = -1
+        finally:
+            if root:
+                os.seteuid(0)
+                set_fs_ids(AGENT_UID)
+        if fd < 0:
+            log('no inotify (%s): every scan walks all of /workspace' % os.strerror(ctypes.get_errno() or errno.ENOSYS))
+            return None
+        return Watch(libc, fd)
+
+    def add(self, path, rel):
+        if self.full and rel == '':
+            # A full walk starts: every directory's watch is named again as it is listed.
+            self.rel = {}
+            self.fresh = set()
+            self.full = False
+        wd = self.libc.inotify_add_watch(self.fd, path.encode('utf-8', 'surrogateescape'), WATCH_MASK)
+        if wd < 0:
+            log('inotify refused %s; scans walk everything from now on' % path)
+            self.full = True
+            return
+        self.rel[wd] = rel
+
+    def renewed(self, rel):
+        return rel in self.pending
+
+    def changed(self):
+        """(directories to list, (directory, name) pairs to stat) for what happened since the
+        last call, or None when a full walk is due."""
+        dirty, names = set(), set()
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                break
+            except OSError:
+                self.full = True
+                break
+            if not data:
+                break
+            at = 0
+            while at + 16 <= len(data):
+                wd, mask, _cookie, n = EVENT.unpack_from(data, at)
+                name = data[at + 16:at + 16 + n].split(b'\0', 1)[0].decode('utf-8', 'surrogateescape')
+                at += 16 + n
+                if mask & IN_Q_OVERFLOW or (mask & IN_ISDIR and mask & (IN_MOVED_FROM | IN_MOVED_TO)) or mask & IN_MOVE_SELF:
+                    self.full = True
+                    continue
+                rel = self.rel.get(wd)
+                if mask & IN_IGNORED:
+                    self.rel.pop(wd, None)
+                    continue
+                if rel is None:
+                    continue
+                if name:
+                    names.add((rel, name))
+                    if mask & IN_ISDIR and mask & IN_CREATE:
+                        self.fresh.add(rel + '/' + name if rel else name)
+                elif rel and not mask & IN_DELETE_SELF:
+                    # The directory itself (its mode, say): its entry is its parent's.
+                    names.add(rel.rpartition('/')[::2])
+        if self.full:
+            return None
+        fresh, self.fresh = self.fresh, set()
+        self.pending = fresh
+        return dirty, names
+
+
+class TreeHasher:
+    """tree_hash() of a path -> entry map, keeping the sorted order and each entry's line
+    from the last call: after a small change only the changed lines are formatted again."""
+
+    def __init__(self):
+        self.keys = None
+        self.order = []
+        self.lines = {}
+        self.tree = None  # the dict of the last call (the helper's live tree, or another)
+
+    def of(self, tree, touched=None):
+        """The tree hash of `tree`; `touched`, when given, holds every path whose entry may
+        differ from the tree of the last call (the others' lines are reused unlooked-at)."""
+        keys = self.keys
+        if keys is None or self.tree is not tree:
+            touched = None
+        if touched is None:
+            same = keys is not None and tree.keys() == keys
+        else:
+            same = all((rel in tree) == (rel in keys) for rel in touched)
+        if not same:
+            self.order = sorted(tree, key=lambda p: p.encode('utf-16-be', 'surrogatepass'))
+            self.keys = keys = set(tree)
+            self.lines = {k: v for k, v in self.lines.items() if k in keys}
+        self.tree = tree
+        lines = self.lines
+        for rel in (tree if touched is None or not same else (r for r in touched if r in tree)):
+            e = tree[rel]
+            c = lines.get(rel)
+            if c is None or c[0] != e:
+                lines[rel] = (list(e), tree_line(e))
+        return hashlib.sha256(''.join([lines[r][1] for r in self.order]).encode('utf-8', 'stepbox-fffd')).hexdigest()
+
+
+def tree_line(e):
+    path = e[0].replace('\\', '\\\\').replace('\n', '\\n')
+    size = 0 if e[1] == 'dir' else e[3]
+    content = e[4] if e[1] != 'dir' else '-'
+    return '%s %04o %s %d %s\n' % (e[1], e[2] & 0o7777, path, size, content)
 
 
 def make_writable(path):

@@ -111,41 +111,68 @@ async function fetchLarge(
   return size;
 }
 
+/** Blob reads under way at once while a chunk is assembled (small files are many). */
+const READS_AT_ONCE = 32;
+
+/** Runs `jobs` with at most `limit` under way at once; resolves with their results in order. */
+async function inParallel<T>(jobs: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const out = new Array<T>(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      out[i] = await jobs[i]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+  return out;
+}
+
 /**
  * Stages blobs in the sandbox for a restore (helper op `stage`), at most
- * {@link BLOB_CHUNK_BYTES} per request; resolves with `[hash, size]` of each, as the
- * restore request names them.
+ * {@link BLOB_CHUNK_BYTES} per request, the blobs of a request read from the store at once;
+ * resolves with `[hash, size]` of each, as the restore request names them. `blobs` gives
+ * each blob's size as its manifest records it.
  */
 export async function stageBlobs(
   call: HelperCall,
   store: SnapshotStore,
-  hashes: readonly string[],
+  blobs: readonly { readonly hash: string; readonly size: number }[],
 ): Promise<[string, number][]> {
-  const staged: [string, number][] = [];
+  // The requests, planned from the sizes: [hash, offset, length] parts of one chunk each.
+  const chunks: [string, number, number][][] = [];
   let parts: [string, number, number][] = [];
-  let chunks: Uint8Array[] = [];
   let room = BLOB_CHUNK_BYTES;
-  const flush = async () => {
-    if (!parts.length) return;
-    await call('stage', { parts }, Buffer.concat(chunks));
-    parts = [];
-    chunks = [];
-    room = BLOB_CHUNK_BYTES;
-  };
-  for (const h of hashes) {
+  for (const { hash, size } of blobs) {
     let off = 0;
-    for (;;) {
-      if (room === 0) await flush();
-      const chunk = await readRange(store, h, off, room);
-      parts.push([h, off, chunk.length]);
-      chunks.push(chunk);
-      room -= chunk.length;
-      off += chunk.length;
-      // A short read is the blob's end (an empty blob still gets its one, empty, part).
-      if (room > 0) break;
-    }
-    staged.push([h, off]);
+    do {
+      if (room === 0) {
+        chunks.push(parts);
+        parts = [];
+        room = BLOB_CHUNK_BYTES;
+      }
+      const n = Math.min(room, size - off);
+      parts.push([hash, off, n]);
+      room -= n;
+      off += n;
+    } while (off < size);
   }
-  await flush();
-  return staged;
+  if (parts.length) chunks.push(parts);
+  for (const chunk of chunks) {
+    const data = await inParallel(
+      chunk.map(
+        ([hash, off, n]) =>
+          () =>
+            readRange(store, hash, off, n),
+      ),
+      READS_AT_ONCE,
+    );
+    for (let i = 0; i < chunk.length; i++)
+      if (data[i].length !== chunk[i][2])
+        throw new Error(
+          `stored blob ${chunk[i][0]} has ${data[i].length} bytes at offset ${chunk[i][1]}, the manifest says ${chunk[i][2]}`,
+        );
+    await call('stage', { parts: chunk }, Buffer.concat(data));
+  }
+  return blobs.map((b) => [b.hash, b.size]);
 }

@@ -5,8 +5,9 @@ import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { keptName } from '../docker/container-spec.js';
 import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
-import { diffEntries, manifestProblem, treeHashOf } from './manifest.js';
-import { BlobChanged, fetchBlobs, stageBlobs } from './blob-transfer.js';
+import { diffEntries, manifestProblem, sameEntry, treeHashOf } from './manifest.js';
+import { BLOB_CHUNK_BYTES, BlobChanged, fetchBlobs, stageBlobs } from './blob-transfer.js';
+import { sha256Hex } from '../sha256.js';
 import { runVerifierExec } from './docker-verifier.js';
 import { loadHelperSource } from './sandbox-resources.js';
 import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
@@ -94,6 +95,38 @@ function toWire(e: ManifestEntry): WireEntry {
   ];
 }
 
+/** What turns `base` into `target`: entries new or different, and paths gone. */
+function targetDelta(
+  base: ReadonlyMap<string, ManifestEntry>,
+  target: readonly ManifestEntry[],
+): { changed: ManifestEntry[]; removed: string[] } {
+  const changed: ManifestEntry[] = [];
+  const kept = new Set<string>();
+  for (const e of target) {
+    kept.add(e.path);
+    const b = base.get(e.path);
+    if (!b || !sameEntry(b, e)) changed.push(e);
+  }
+  const removed = [...base.keys()].filter((p) => !kept.has(p));
+  return { changed, removed };
+}
+
+/** Stores the blobs a scan sent inline (`inline: [[hash, size], …]`); resolves with their bytes. */
+async function storeInline(store: SnapshotStore, scan: HelperResponse): Promise<number> {
+  const inline = (scan.header.inline as [string, number][] | undefined) ?? [];
+  let off = 0;
+  const blobs = inline.map(([hash, size]) => {
+    const blob = scan.payload.subarray(off, off + size);
+    off += size;
+    if (sha256Hex(blob) !== hash)
+      throw new BlobChanged(`the file with content ${hash} changed while it was captured`);
+    return { hash, blob };
+  });
+  // Written at once: each is its own file (the manifest naming them is written after).
+  await Promise.all(blobs.map(({ hash, blob }) => store.putBlob(hash, blob)));
+  return off;
+}
+
 function byPath(a: ManifestEntry, b: ManifestEntry): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
@@ -147,6 +180,11 @@ export class DockerSandbox implements Sandbox {
   private recovering: Promise<void> | undefined;
   private session: SessionState | undefined;
   private previous: readonly ManifestEntry[] = [];
+  /**
+   * The tree the helper last told us about (its last scan, or a verified restore's target),
+   * under the helper's id for it: scans answer with a delta against it and restores send one.
+   */
+  private base: { readonly id: string; readonly entries: Map<string, ManifestEntry> } | undefined;
   private lost: SandboxFailure | undefined;
   private destroying: Promise<void> | undefined;
   private readonly log;
@@ -184,6 +222,8 @@ export class DockerSandbox implements Sandbox {
         );
     };
     streams.stdin.write(source);
+    // A new helper knows no tree: the next scan or restore is whole.
+    this.base = undefined;
     this.helper = helper;
     this.streams = streams;
     let timer: NodeJS.Timeout | undefined;
@@ -489,18 +529,46 @@ export class DockerSandbox implements Sandbox {
     started: number,
   ): Promise<SnapshotInfo> {
     const call = this.call.bind(this);
-    const scan = await this.call('scan', { file_cap: options.fileCapBytes ?? SNAPSHOT_FILE_CAP_BYTES });
-    const entries = (scan.header.entries as WireEntry[]).map(toEntry).sort(byPath);
-    const treeHash = treeHashOf(entries);
-    if (treeHash !== scan.header.tree_hash)
+    let base = this.base;
+    let scan: HelperResponse;
+    let entries: ManifestEntry[];
+    let tree: Map<string, ManifestEntry>;
+    let treeHash: string;
+    for (;;) {
+      scan = await this.call(
+        'scan',
+        {
+          file_cap: options.fileCapBytes ?? SNAPSHOT_FILE_CAP_BYTES,
+          ...(base ? { since: base.id } : {}),
+          inline_max: BLOB_CHUNK_BYTES,
+        },
+        undefined,
+        BLOB_CHUNK_BYTES,
+      );
+      tree = this.treeFromScan(scan.header, base);
+      entries = [...tree.values()].sort(byPath);
+      treeHash = treeHashOf(entries);
+      if (treeHash === scan.header.tree_hash) break;
+      if (base) {
+        // A delta that does not add up: once more, answered whole.
+        this.log.warn(
+          `snapshot: the helper's delta gave tree ${treeHash}, not ${String(scan.header.tree_hash)}; scanning whole`,
+        );
+        base = undefined;
+        continue;
+      }
       throw new SandboxFailure(
         'snapshot_failed',
         `host and helper disagree on the tree hash (${treeHash} vs ${String(scan.header.tree_hash)})`,
       );
+    }
+    this.base = { id: scan.header.base as string, entries: tree };
+    // Content of the files the scan hashed anew came with it: stored when it is what its name says.
+    let bytes = await storeInline(store, scan);
     const hashes = [...new Set(entries.filter((e) => e.type === 'file').map((e) => e.hash as string))];
     const have = await Promise.all(hashes.map((h) => store.hasBlob(h)));
     const missing = hashes.filter((_, i) => !have[i]);
-    const bytes = await fetchBlobs(call, store, missing, entries);
+    bytes += await fetchBlobs(call, store, missing, entries);
     const manifest: SnapshotManifest = { treeHash, entries };
     const id = await store.putManifest(manifest);
     const changed = diffEntries(this.previous, entries);
@@ -517,6 +585,24 @@ export class DockerSandbox implements Sandbox {
       durationMs: performance.now() - started,
       ...(skipped.length ? { skipped } : {}),
     };
+  }
+
+  /** The tree a scan answered: its entries whole, or its delta applied to the base it names. */
+  private treeFromScan(
+    header: Record<string, unknown>,
+    base: { readonly id: string; readonly entries: Map<string, ManifestEntry> } | undefined,
+  ): Map<string, ManifestEntry> {
+    if (Array.isArray(header.entries))
+      return new Map((header.entries as WireEntry[]).map((w) => [w[0], toEntry(w)]));
+    if (!base || header.since !== base.id)
+      throw new SandboxFailure(
+        'snapshot_failed',
+        'the helper answered a delta against a tree the host does not have',
+      );
+    const tree = new Map(base.entries);
+    for (const path of header.removed as string[]) tree.delete(path);
+    for (const w of header.changed as WireEntry[]) tree.set(w[0], toEntry(w));
+    return tree;
   }
 
   /**
@@ -552,35 +638,60 @@ export class DockerSandbox implements Sandbox {
     verify: VerifyMode,
   ): Promise<RestoreInfo> {
     const started = performance.now();
-    {
-      const scan = await this.call('scan', { file_cap: SNAPSHOT_FILE_CAP_BYTES });
-      const present = new Set(
-        (scan.header.entries as WireEntry[]).filter((e) => e[1] === 'file').map((e) => e[4]),
-      );
-      const needed = [
-        ...new Set(
-          manifest.entries
-            .filter((e) => e.type === 'file' && !present.has(e.hash ?? ''))
-            .map((e) => e.hash as string),
-        ),
-      ];
-      const scanned = performance.now();
-      const call = this.call.bind(this);
-      const staged = await stageBlobs(call, store, needed);
-      const loaded = performance.now();
-      const r = await this.call('restore', {
-        entries: manifest.entries.map(toWire),
+    const call = this.call.bind(this);
+    const base = this.base;
+    // The target as a delta against the helper's tree when it has one; the content it lacks
+    // (as far as the host knows) goes along inline, or staged first when it is large.
+    const target = base ? targetDelta(base.entries, manifest.entries) : undefined;
+    const present = new Set<string>();
+    if (base) for (const e of base.entries.values()) if (e.type === 'file') present.add(e.hash as string);
+    const sizes = new Map<string, number>();
+    for (const e of manifest.entries) if (e.type === 'file') sizes.set(e.hash as string, e.size);
+    const lacking = [...sizes.keys()].filter((h) => !present.has(h));
+    let inline: string[] = [];
+    let toStage: string[] = [];
+    const total = lacking.reduce((a, h) => a + (sizes.get(h) ?? 0), 0);
+    if (total <= BLOB_CHUNK_BYTES) inline = lacking;
+    else toStage = lacking;
+    for (let round = 0; ; round++) {
+      // Every restore request ends by clearing the stage, so a second round stages again.
+      const staged = toStage.length
+        ? await stageBlobs(
+            call,
+            store,
+            toStage.map((hash) => ({ hash, size: sizes.get(hash) ?? 0 })),
+          )
+        : [];
+      const blobs = await Promise.all(inline.map((h) => store.getBlob(h)));
+      const args: Record<string, unknown> = {
+        ...(target && round === 0
+          ? { base: base!.id, changed: target.changed.map(toWire), removed: target.removed }
+          : { entries: manifest.entries.map(toWire) }),
         staged,
+        inline: inline.map((h, i) => [h, blobs[i].length]),
         tree_hash: manifest.treeHash,
         verify,
-        // The helper reuses the scan it just made for us instead of walking again.
-        after_scan: true,
-      });
+      };
+      let r: HelperResponse;
+      try {
+        r = await this.call('restore', args, blobs.length ? Buffer.concat(blobs) : undefined);
+      } catch (e) {
+        // The helper lost that tree (restarted, or a failed restore): once more, whole.
+        if (e instanceof HelperError && e.code === 'stale_base' && round === 0) continue;
+        throw e;
+      }
+      const need = r.header.need as string[] | undefined;
+      if (need) {
+        // The workspace changed since the tree we planned from: send what it lacks, again.
+        if (round > 2)
+          throw new SandboxFailure('restore_failed', 'the workspace kept changing during the restore');
+        toStage = [...toStage, ...need];
+        continue;
+      }
       this.previous = [...manifest.entries].sort(byPath);
-      const done = performance.now();
+      this.base = { id: r.header.base as string, entries: new Map(this.previous.map((e) => [e.path, e])) };
       this.log.debug(
-        `restore: scan ${(scanned - started).toFixed(1)} ms, stage ${(loaded - scanned).toFixed(1)} ms, ` +
-          `apply+verify ${(done - loaded).toFixed(1)} ms (helper: plan/apply/verify ${String(r.header.phases_ms)} ms; ${needed.length} blobs)`,
+        `restore: ${(performance.now() - started).toFixed(1)} ms (helper: plan/apply/verify ${String(r.header.phases_ms)} ms; ${inline.length} blobs inline, ${toStage.length} staged, ${round + 1} round(s))`,
       );
       return {
         treeHash: r.header.tree_hash as string,
@@ -626,6 +737,7 @@ export class DockerSandbox implements Sandbox {
     await this.callRetrying('reset');
     this.session = undefined;
     this.previous = [];
+    this.base = undefined;
   }
 
   /**

@@ -8,6 +8,13 @@ export function treeHashOf(entries: readonly ManifestEntry[]): string {
   return sha256Hex(treeHashText(entries));
 }
 
+/** Whether two entries describe the same thing (type, mode, size, content or link target). */
+export function sameEntry(a: ManifestEntry, b: ManifestEntry): boolean {
+  return (
+    a.type === b.type && a.mode === b.mode && a.size === b.size && a.hash === b.hash && a.target === b.target
+  );
+}
+
 /** Added/modified/deleted entries between two listings. */
 export function diffEntries(
   before: readonly ManifestEntry[],
@@ -19,14 +26,7 @@ export function diffEntries(
     const o = old.get(e.path);
     old.delete(e.path);
     if (!o) changed.push({ path: e.path, change: 'added' });
-    else if (
-      o.type !== e.type ||
-      o.mode !== e.mode ||
-      o.size !== e.size ||
-      o.hash !== e.hash ||
-      o.target !== e.target
-    )
-      changed.push({ path: e.path, change: 'modified' });
+    else if (!sameEntry(o, e)) changed.push({ path: e.path, change: 'modified' });
   }
   for (const p of old.keys()) changed.push({ path: p, change: 'deleted' });
   return changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
