@@ -29,11 +29,6 @@ const task = testTask({
   timeouts: { tools: { default: 30, execute_shell: 60 } },
 });
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
 // The tools on a real container: bash, not the memory sandbox's shell subset.
 describeDocker('tools on a docker sandbox', () => {
   let provider: DockerSandboxProvider;
@@ -98,18 +93,32 @@ describeDocker('tools on a docker sandbox', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('adds at most a millisecond to a raw sandbox exec (median of 50)', async () => {
-    const raw: number[] = [];
-    const viaRegistry: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      let t = performance.now();
-      await sandbox.exec({ command: 'true', timeoutMs: 60_000 });
-      raw.push(performance.now() - t);
-      t = performance.now();
-      const out = await tools.call('execute_shell', '{"command":"true"}', ctx);
-      viaRegistry.push(performance.now() - t);
-      expect(out.result.exit_code).toBe(0);
+  // Its cost is measured by the bench (tool_call_ms, harness_tool_ms), not timed here:
+  // what would make it slow is more than one round trip into the container per call.
+  it('makes one sandbox round trip per call, whatever the tool', async () => {
+    const calls: string[] = [];
+    const counted: Sandbox = new Proxy(sandbox, {
+      get(target, key, receiver) {
+        const v = Reflect.get(target, key, receiver) as unknown;
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          calls.push(String(key));
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const counting = { ...ctx, sandbox: counted };
+    for (const [name, args] of [
+      ['execute_shell', '{"command":"true"}'],
+      ['write_file', '{"path":"rt.txt","content":"x"}'],
+      ['read_file', '{"path":"rt.txt"}'],
+      ['list_dir', '{"path":"."}'],
+      ['echo_arg', '{"text":"hi"}'],
+    ] as const) {
+      calls.length = 0;
+      const out = await tools.call(name, args, counting);
+      expect(out.result.ok, `${name}: ${JSON.stringify(out.result.error)}`).toBe(true);
+      expect(calls, name).toHaveLength(1);
     }
-    expect(median(viaRegistry) - median(raw)).toBeLessThan(1);
   });
 });
