@@ -29,6 +29,8 @@ export interface StepperState {
   readonly live: boolean;
   readonly state: ControllerState | null;
   readonly stopReason: string | null;
+  /** The stop was a breakpoint's (the held card alone would not say which one). */
+  readonly stopBreakpoint: boolean;
   readonly breakpoints: readonly Breakpoint[];
   /** Where the live branch also stops inside a step (before the tools run, before the answer). */
   readonly stopPoints: StopPoints;
@@ -87,6 +89,7 @@ const initial: StepperState = {
   live: false,
   state: null,
   stopReason: null,
+  stopBreakpoint: false,
   breakpoints: [],
   stopPoints: NO_STOP_POINTS,
   held: null,
@@ -145,7 +148,19 @@ export function describeStop(info: EpisodeStateInfo): string | null {
     const m = /^(succeeded|failed|timeout|error|interrupted): ([a-z_0-9]+)(?::\s*(.*))?$/s.exec(r.message);
     if (m) return `ended ${m[1]} — ${endText(m[1], m[2])}${m[3] ? `: ${m[3]}` : ''}`;
   }
+  // "step 2 done", "paused after step 2", "rolled back to step 1": the message says it in words.
+  if ((r.kind === 'step' || r.kind === 'paused') && r.message) return r.message;
   return r.message ? `${r.kind}: ${r.message}` : r.kind;
+}
+
+/**
+ * Why the branch stopped, for the notice above the inspector; null when the held step's
+ * card already says it (a stop inside a step that no breakpoint asked for).
+ */
+export function selectStopNotice(s: StepperState): string | null {
+  if (!s.stopReason) return null;
+  const card = s.held !== null && s.state !== 'running' && s.state !== 'ended';
+  return card && !s.stopBreakpoint ? null : s.stopReason;
 }
 
 const RECORDED =
@@ -219,6 +234,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         live: v.state !== null && v.state.state !== 'ended',
         state: v.state?.state ?? null,
         stopReason: v.state ? describeStop(v.state) : null,
+        stopBreakpoint: v.state?.reason?.breakpoint !== undefined,
         stopPoints: v.state?.stop_points ?? NO_STOP_POINTS,
         held: v.state?.held ?? null,
         breakpoints: v.breakpoints,
@@ -397,6 +413,7 @@ function stateFields(info: EpisodeStateInfo): Partial<StepperState> {
   return {
     state: info.state,
     stopReason: describeStop(info),
+    stopBreakpoint: info.reason?.breakpoint !== undefined,
     live: info.state !== 'ended',
     ...(info.stop_points ? { stopPoints: info.stop_points } : {}),
     held: info.state === 'ended' ? null : (info.held ?? null),
