@@ -68,6 +68,8 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     await expect(stopReason(app)).resolves.toMatch(
       /paused at a breakpoint \(when a command exits non-zero\): execute_shell exited 1/,
     );
+    // Read whole at 1024 px: the sentence wraps above the inspector instead of ending in "…".
+    expect(await layout.readable(app.page.getByTestId('stop-reason'))).toBe(true);
     await app.page.locator(PAUSED).waitFor({ timeout: 30_000 });
     await app.timeline.waitForStep(1);
     expect(await app.timeline.lastStep()).toBe(1);

@@ -1,10 +1,10 @@
 import { IdText } from './id-text';
-import { endText, selectCanStep } from '../stores/stepper/stepper-store';
+import { selectCanStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /**
  * The debugger toolbar: step, continue, pause, stop, and where the branch is. Why it
- * stopped, and what it refused, say it in full above the inspector (`StopNotice`).
+ * stopped, how it ended and what it refused are said in full above the inspector (`StopNotice`).
  */
 export function StepperBar() {
   const stores = useStores();
@@ -92,12 +92,6 @@ export function StepperBar() {
           >
             {live ? (state ?? 'idle') : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
           </span>
-          {!live && view?.end ? (
-            <span className="muted" data-testid="end-reason">
-              {' '}
-              · {endText(view.end.status, view.end.end_reason, view.end.verifier?.success ?? null)}
-            </span>
-          ) : null}
           {busy ? <span className="muted"> working…</span> : null}
         </span>
       ) : (

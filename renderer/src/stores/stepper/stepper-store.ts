@@ -129,6 +129,22 @@ export function endText(status: string, reason: string, verifierPassed?: boolean
   return `${why}${verifier}`;
 }
 
+const ENDED_AS: Record<string, string> = {
+  succeeded: 'succeeded',
+  failed: 'failed',
+  timeout: 'timed out',
+  error: 'ended in an error',
+  interrupted: 'was interrupted',
+};
+
+/** How a recorded branch ended, in a sentence: `This episode failed: it reached its step limit.` */
+export function selectEndNotice(s: StepperState): string | null {
+  const end = s.live ? null : s.view?.end;
+  if (!end) return null;
+  const as = ENDED_AS[end.status] ?? `ended (${end.status})`;
+  return `This episode ${as}: ${endText(end.status, end.end_reason, end.verifier?.success ?? null)}.`;
+}
+
 /** A stop reason in words, for the status bar. */
 export function describeStop(info: EpisodeStateInfo): string | null {
   const r = info.reason;
@@ -159,6 +175,8 @@ export function describeStop(info: EpisodeStateInfo): string | null {
  */
 export function selectStopNotice(s: StepperState): string | null {
   if (!s.stopReason) return null;
+  // An ended branch's end, once loaded, says it (selectEndNotice): not twice.
+  if (s.state === 'ended' && selectEndNotice(s) !== null) return null;
   const card = s.held !== null && s.state !== 'running' && s.state !== 'ended';
   return card && !s.stopBreakpoint ? null : s.stopReason;
 }
