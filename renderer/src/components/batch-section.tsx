@@ -9,6 +9,7 @@ import {
 } from '../stores/batches/batches-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { PanelState } from './panel';
+import { countOf } from '../../../shared/count-of';
 
 function Slots(props: { readonly batch: BatchView }) {
   const actions = useStores().batches.getState();
@@ -31,7 +32,7 @@ function Slots(props: { readonly batch: BatchView }) {
             </span>
             <span className="muted">
               {s.status}
-              {s.steps !== null ? ` · ${s.steps} steps` : ''}
+              {s.steps !== null ? ` · ${countOf(s.steps, 'step')}` : ''}
               {s.flags.length ? ` · ⚑${s.flags.length}` : ''}
               {s.superseded.length ? ` · ${s.superseded.length} superseded` : ''}
             </span>

@@ -3,6 +3,7 @@ import { selectCaseRuns, type CaseRun } from '../stores/episodes/episodes-store'
 import { endText } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { MarkdownLite } from './markdown-lite';
+import { countOf } from '../../../shared/count-of';
 
 /** How a case run ended, in words: still running, or its status and its QA flags. */
 function outcomeOf(summary: BranchSummary | null): { text: string; flags: number | null } {
@@ -33,7 +34,7 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
         <span className="muted">{text}</span>
         {flags === null ? null : flags > 0 ? (
           <span className="flag-count" data-testid="case-run-flags">
-            ⚑ {flags} QA flag{flags === 1 ? '' : 's'}
+            ⚑ {countOf(flags, 'QA flag')}
           </span>
         ) : (
           <span className="good" data-testid="case-run-flags">

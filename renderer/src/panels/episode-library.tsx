@@ -20,7 +20,7 @@ function Episode(props: { readonly entry: EpisodeEntry; readonly current: string
         <span className="lib-task">{props.entry.task}</span>
         {main ? (
           <span className="muted">
-            {main.reward !== null ? `R ${main.reward.toFixed(2)} · ` : ''}
+            {main.reward !== null ? `R ${main.reward.toFixed(2)}${flags ? ' · ' : ''}` : ''}
             {flags ? (
               <span className="flag-count" title="QA flags">
                 ⚑{flags}

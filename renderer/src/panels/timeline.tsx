@@ -9,6 +9,7 @@ import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, NO_FILTER, type RowFilter } from '../model/row-filter';
 import { useSlice, useStores } from '../stores/use-stores';
 import { hasStepBreakpoint, rowsWithHeld, selectViewedStep } from '../stores/stepper/stepper-store';
+import { countOf } from '../../../shared/count-of';
 
 const ROW_HEIGHT = 22;
 
@@ -336,7 +337,7 @@ export function Timeline() {
       className="timeline"
       actions={
         <span className="muted" data-testid="timeline-count">
-          {rows.length ? `${decisions} step${decisions === 1 ? '' : 's'}` : ''}
+          {rows.length ? countOf(decisions, 'step') : ''}
         </span>
       }
     >
