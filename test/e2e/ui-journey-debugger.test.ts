@@ -70,6 +70,7 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     );
     // Read whole at 1024 px: the sentence wraps above the inspector instead of ending in "…".
     expect(await layout.readable(app.page.getByTestId('stop-reason'))).toBe(true);
+    expect(await layout.readable(bps.root.getByTestId('breakpoint-kind'))).toBe(true);
     await app.page.locator(PAUSED).waitFor({ timeout: 30_000 });
     await app.timeline.waitForStep(1);
     expect(await app.timeline.lastStep()).toBe(1);

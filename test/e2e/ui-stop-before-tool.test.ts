@@ -239,9 +239,12 @@ describe('web mode: a breakpoint on the exact request', () => {
     );
     // Which breakpoint stopped it, in full above the card (at 1024 px, not cut in the toolbar).
     const reason = app.page.getByTestId('stop-reason');
-    await expect(reason.innerText()).resolves.toContain(
+    // The notice names the breakpoint; the card under it says the rest (not said twice).
+    await expect(reason.innerText()).resolves.toBe(
       'paused at a breakpoint (before the answer, when a message matches /IndexError/)',
     );
+    // The breakpoint form fits its column: the long kind shortens inside its select.
+    expect(await new LayoutObject(app.page).readable(bps.root.getByTestId('breakpoint-kind'))).toBe(true);
     expect(await new LayoutObject(app.page).readable(reason)).toBe(true);
     expect(await app.timeline.lastStep()).toBe(4);
     await app.screenshot('request-breakpoint-1024x700');

@@ -8,6 +8,7 @@ import type {
   EpisodeView,
   FlagSummary,
   StepRow,
+  StopReason,
 } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
 import { NO_STOP_POINTS, type HeldAction, type StopPoints } from '../../../../shared/held-action';
@@ -29,8 +30,10 @@ export interface StepperState {
   readonly live: boolean;
   readonly state: ControllerState | null;
   readonly stopReason: string | null;
-  /** The stop was a breakpoint's (the held card alone would not say which one). */
-  readonly stopBreakpoint: boolean;
+  /** What kind of stop it was (null while nothing stopped it). */
+  readonly stopKind: StopReason['kind'] | null;
+  /** The breakpoint that stopped it, in words (the held card alone does not say which). */
+  readonly stopBreakpoint: string | null;
   readonly breakpoints: readonly Breakpoint[];
   /** Where the live branch also stops inside a step (before the tools run, before the answer). */
   readonly stopPoints: StopPoints;
@@ -89,7 +92,8 @@ const initial: StepperState = {
   live: false,
   state: null,
   stopReason: null,
-  stopBreakpoint: false,
+  stopKind: null,
+  stopBreakpoint: null,
   breakpoints: [],
   stopPoints: NO_STOP_POINTS,
   held: null,
@@ -169,16 +173,27 @@ export function describeStop(info: EpisodeStateInfo): string | null {
   return r.message ? `${r.kind}: ${r.message}` : r.kind;
 }
 
+/** The kind of stop and its breakpoint in words, beside the sentence `describeStop` makes. */
+function stopWhy(info: EpisodeStateInfo | null): Pick<StepperState, 'stopKind' | 'stopBreakpoint'> {
+  const r = info?.reason;
+  return {
+    stopKind: r?.kind ?? null,
+    stopBreakpoint: r?.breakpoint ? describeBreakpoint(r.breakpoint) : null,
+  };
+}
+
 /**
- * Why the branch stopped, for the notice above the inspector; null when the held step's
- * card already says it (a stop inside a step that no breakpoint asked for).
+ * Why the branch stopped, for the notice above the inspector; null when it adds nothing:
+ * one step done (the timeline shows it), or a stop inside a step the held card already
+ * says (then only the breakpoint that asked for it, which the card does not name).
  */
 export function selectStopNotice(s: StepperState): string | null {
-  if (!s.stopReason) return null;
+  if (!s.stopReason || s.stopKind === 'step') return null;
   // An ended branch's end, once loaded, says it (selectEndNotice): not twice.
   if (s.state === 'ended' && selectEndNotice(s) !== null) return null;
   const card = s.held !== null && s.state !== 'running' && s.state !== 'ended';
-  return card && !s.stopBreakpoint ? null : s.stopReason;
+  if (!card) return s.stopReason;
+  return s.stopBreakpoint ? `paused at a breakpoint (${s.stopBreakpoint})` : null;
 }
 
 const RECORDED =
@@ -252,7 +267,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         live: v.state !== null && v.state.state !== 'ended',
         state: v.state?.state ?? null,
         stopReason: v.state ? describeStop(v.state) : null,
-        stopBreakpoint: v.state?.reason?.breakpoint !== undefined,
+        ...stopWhy(v.state),
         stopPoints: v.state?.stop_points ?? NO_STOP_POINTS,
         held: v.state?.held ?? null,
         breakpoints: v.breakpoints,
@@ -431,7 +446,7 @@ function stateFields(info: EpisodeStateInfo): Partial<StepperState> {
   return {
     state: info.state,
     stopReason: describeStop(info),
-    stopBreakpoint: info.reason?.breakpoint !== undefined,
+    ...stopWhy(info),
     live: info.state !== 'ended',
     ...(info.stop_points ? { stopPoints: info.stop_points } : {}),
     held: info.state === 'ended' ? null : (info.held ?? null),
