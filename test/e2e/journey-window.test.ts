@@ -211,6 +211,14 @@ describe('journeys: rollback, manual agent, files diff', () => {
       const layout = new LayoutObject(app.page);
       await one.scrollIntoViewIfNeeded();
       expect(await layout.onScreen(one)).toBe(true);
+      // What differs reads as one column: the files line starts under the results line.
+      for (const row of [one, two]) {
+        const [results, files] = await Promise.all([
+          row.locator('span').nth(2).boundingBox(),
+          row.getByTestId('replay-step-files').boundingBox(),
+        ]);
+        expect(Math.abs(files!.x - results!.x)).toBeLessThanOrEqual(1);
+      }
     });
     // A verdict is one click from its step.
     await two.click();
