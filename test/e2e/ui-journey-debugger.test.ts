@@ -71,6 +71,15 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     // Read whole at 1024 px: the sentence wraps above the inspector instead of ending in "…".
     expect(await layout.readable(app.page.getByTestId('stop-reason'))).toBe(true);
     expect(await layout.readable(bps.root.getByTestId('breakpoint-kind'))).toBe(true);
+    // Every hint in an empty field reads whole at this width (no "Search episodes, tasks, ca").
+    for (const id of [
+      'library-search',
+      'library-agent',
+      'timeline-filter-text',
+      'timeline-goto',
+      'batch-agent',
+    ])
+      expect(await layout.placeholderFits(app.page.getByTestId(id)), id).toBe(true);
     await app.page.locator(PAUSED).waitFor({ timeout: 30_000 });
     await app.timeline.waitForStep(1);
     expect(await app.timeline.lastStep()).toBe(1);

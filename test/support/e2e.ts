@@ -545,6 +545,17 @@ export class LayoutObject {
       return true;
     });
   }
+  /** True when an empty field's placeholder fits its box (measured in the field's own font). */
+  async placeholderFits(locator: Locator): Promise<boolean> {
+    return locator.evaluate((el) => {
+      const input = el as HTMLInputElement;
+      const style = getComputedStyle(input);
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      return ctx.measureText(input.placeholder).width <= room;
+    });
+  }
   /** Drags a splitter by (dx, dy) with the mouse. */
   async drag(testId: string, dx: number, dy: number): Promise<void> {
     const b = await this.box(testId);

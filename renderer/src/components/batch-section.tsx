@@ -130,7 +130,8 @@ export function BatchSection() {
           type="text"
           aria-label="batch agent spec"
           data-testid="batch-agent"
-          placeholder="agent: the task's own"
+          placeholder="agent: task's own"
+          title="the agent: empty for the task's own, or openai:MODEL, manual, exec:COMMAND"
           value={form.agent}
           onChange={(e) => actions.setForm({ agent: e.target.value })}
         />
