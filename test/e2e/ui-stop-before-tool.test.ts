@@ -54,6 +54,12 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       const status = app.timeline.row(1).getByTestId('row-status');
       await expect(status.innerText()).resolves.toBe('waiting');
       expect(await layout.readable(status)).toBe(true);
+      // The Inject panel's fields take its width (a broken style once left them 170 px wide).
+      const [field, pane] = await Promise.all([
+        app.inject.root.getByTestId('inject-text').boundingBox(),
+        app.inject.root.boundingBox(),
+      ]);
+      expect(field!.width).toBeGreaterThan(pane!.width * 0.8);
       await app.screenshot(`stop-before-tool-${tag}-held`);
       await card.getByTestId('held-run').click();
       await app.timeline.waitForStep(1);
