@@ -68,16 +68,17 @@ export function CaseWalkthrough() {
     >
       <header className="panel-head">
         <h2>Case: {active.case.title}</h2>
-        {active.variant === 'fixed' ? (
-          <span className="badge st-succeeded" data-testid="case-variant">
-            fixed version
-          </span>
-        ) : null}
         <button type="button" onClick={() => a.closeCase()} aria-label="close walkthrough">
           ✕
         </button>
       </header>
       <div className="case-versions">
+        {/* Which version is open says itself beside the button, leaving the title the header's width. */}
+        {active.variant === 'fixed' ? (
+          <span className="badge st-succeeded" data-testid="case-variant">
+            fixed version open
+          </span>
+        ) : null}
         {active.case.has_fixed ? (
           <button
             type="button"
