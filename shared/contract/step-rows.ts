@@ -10,6 +10,7 @@ import {
 import { assertNever } from '../assert-never.js';
 import type { TraceEvent } from '../trace-events.js';
 import type { FlagSummary, StepRow, StepStatus } from './models.js';
+import { countOf } from '../count-of.js';
 
 function statusOf(s: StepSummary): StepStatus {
   switch (s.kind) {
@@ -34,7 +35,7 @@ function statusOf(s: StepSummary): StepStatus {
 function summaryOf(s: StepSummary): string {
   switch (s.kind) {
     case 'setup':
-      return s.changed === null ? 'setup' : `setup · ${s.changed} file${s.changed === 1 ? '' : 's'}`;
+      return s.changed === null ? 'setup' : `setup · ${countOf(s.changed, 'file')}`;
     case 'final':
       return oneLine(s.final ?? '', 160);
     case 'parse_error':

@@ -201,6 +201,16 @@ describe('journeys: every classic case as a person sees it', () => {
     );
     expect(await layout.onScreen(fixed)).toBe(true);
     expect(await layout.onScreen(broken)).toBe(true);
+    // The walkthrough's title keeps the header's width: two lines at most, read whole.
+    const title = walkthrough.locator('.panel-head h2');
+    const lines = await title.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
+    });
+    expect(lines).toBeLessThanOrEqual(2);
+    expect(await layout.readable(title)).toBe(true);
+    await expect(walkthrough.getByTestId('case-variant').innerText()).resolves.toBe('fixed version open');
     await app.screenshot('journey-case-fixed-1024x700');
 
     // The broken run is one click back: the timeline shows its flag again.

@@ -81,6 +81,13 @@ describe('journeys: rollback, manual agent, files diff', () => {
       await row.scrollIntoViewIfNeeded();
       expect(await layout.onScreen(row)).toBe(true);
       expect(await row.getByTestId('row-status').innerText()).not.toBe('incomplete');
+      // Counts read as words: the branch rolled back at step 1 has "1 step", not "1 steps";
+      // an episode's reward is not followed by a dangling "·".
+      const tree = await app.timeline.root.getByTestId('branch-tree').innerText();
+      expect(tree).toMatch(/\b1 step\b/);
+      expect(tree).not.toMatch(/\b1 steps\b/);
+      const heads = await app.library.root.locator('.lib-episode-head').allInnerTexts();
+      for (const head of heads) expect(head.trim()).not.toMatch(/·$/);
       // The window shows the new branch, live: F10 is not disabled, the state is not "running".
       await expect(app.page.getByTestId('episode-state').innerText()).resolves.toMatch(/paused|idle/);
     });
@@ -204,6 +211,14 @@ describe('journeys: rollback, manual agent, files diff', () => {
       const layout = new LayoutObject(app.page);
       await one.scrollIntoViewIfNeeded();
       expect(await layout.onScreen(one)).toBe(true);
+      // What differs reads as one column: the files line starts under the results line.
+      for (const row of [one, two]) {
+        const [results, files] = await Promise.all([
+          row.locator('span').nth(2).boundingBox(),
+          row.getByTestId('replay-step-files').boundingBox(),
+        ]);
+        expect(Math.abs(files!.x - results!.x)).toBeLessThanOrEqual(1);
+      }
     });
     // A verdict is one click from its step.
     await two.click();

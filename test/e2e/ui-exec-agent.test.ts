@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, final, script } from '../support/harness';
 import { PROJECT_ROOT } from '../support/cli';
-import { servedApp } from '../support/e2e';
+import { LayoutObject, servedApp } from '../support/e2e';
 
 const AGENT = resolve(PROJECT_ROOT, 'resources/agents/python-stdlib/agent.py');
 
@@ -74,12 +74,27 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
       expect(await two.innerText()).toContain('What the agent program printed while step 2 ran.');
       await a.screenshot(`exec-agent-output-step-${viewport.width}`);
       // The tab is named for a person, not the wire: no event or field names.
-      expect(await a.inspector.root.locator('[data-tab="agent"]').innerText()).toBe('Agent output');
+      const agentTab = a.inspector.root.locator('[data-tab="agent"]');
+      expect(await agentTab.getAttribute('title')).toBe('Agent output');
+      expect(await agentTab.innerText()).toBe(viewport.width < 1280 ? 'Agent' : 'Agent output');
+      // Six tabs on one line, each read whole (no tab wraps, none scrolled out of the strip).
+      const layout = new LayoutObject(a.page);
+      const tabs = a.inspector.root.getByRole('tab');
+      expect(await tabs.count()).toBe(6);
+      // "Call" cannot wrap: every tab as tall as it is on one line.
+      const heights = await tabs.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().height));
+      for (const h of heights)
+        expect(h, `tab heights: ${heights.join(', ')}`).toBeLessThanOrEqual(heights[0] + 1);
+      for (let i = 0; i < 6; i++) expect(await layout.readable(tabs.nth(i)), `tab ${i}`).toBe(true);
       if (viewport.width === 1280) {
         // The window's fork of the exec: episode runs its command again, fast-forwarded to step 1.
         const before = await a.library.branches();
         await a.timeline.select(1);
         await a.replay.fork();
+        // The fork's answer shows under its button, whole, not below the open sections.
+        const forked = a.replay.root.getByTestId('replay-notice');
+        await expect(forked.innerText()).resolves.toMatch(/^forked at step 1: now on /);
+        expect(await layout.readable(forked)).toBe(true);
         await a.page.keyboard.press('F5');
         // Ended, the window shows the fork as a recorded branch.
         await a.page

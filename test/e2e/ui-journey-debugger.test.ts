@@ -68,6 +68,18 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     await expect(stopReason(app)).resolves.toMatch(
       /paused at a breakpoint \(when a command exits non-zero\): execute_shell exited 1/,
     );
+    // Read whole at 1024 px: the sentence wraps above the inspector instead of ending in "…".
+    expect(await layout.readable(app.page.getByTestId('stop-reason'))).toBe(true);
+    expect(await layout.readable(bps.root.getByTestId('breakpoint-kind'))).toBe(true);
+    // Every hint in an empty field reads whole at this width (no "Search episodes, tasks, ca").
+    for (const id of [
+      'library-search',
+      'library-agent',
+      'timeline-filter-text',
+      'timeline-goto',
+      'batch-agent',
+    ])
+      expect(await layout.placeholderFits(app.page.getByTestId(id)), id).toBe(true);
     await app.page.locator(PAUSED).waitFor({ timeout: 30_000 });
     await app.timeline.waitForStep(1);
     expect(await app.timeline.lastStep()).toBe(1);

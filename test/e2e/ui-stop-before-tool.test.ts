@@ -43,9 +43,23 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
         /The agent wants to run: list_dir\s+\{\s+"path": "\."\s+\}/,
       );
       expect(await layout.onScreen(card.getByTestId('held-run'))).toBe(true);
-      await expect(app.page.getByTestId('stop-reason').innerText()).resolves.toContain(
-        "paused before step 1's tools run",
-      );
+      // The card says why it stopped, whole; the toolbar is not left to cut a sentence short:
+      // the branch's id and state read whole in it, and the reason is not said twice.
+      await expect(card.locator('h3').textContent()).resolves.toContain('Paused before step 1 runs');
+      expect(await layout.readable(card.locator('h3'))).toBe(true);
+      expect(await layout.readable(app.page.getByTestId('episode-id'))).toBe(true);
+      expect(await layout.readable(app.page.getByTestId('episode-state'))).toBe(true);
+      await expect(app.page.getByTestId('stop-reason').count()).resolves.toBe(0);
+      // The held step's row says in a word that it waits for the person.
+      const status = app.timeline.row(1).getByTestId('row-status');
+      await expect(status.innerText()).resolves.toBe('waiting');
+      expect(await layout.readable(status)).toBe(true);
+      // The Inject panel's fields take its width (a broken style once left them 170 px wide).
+      const [field, pane] = await Promise.all([
+        app.inject.root.getByTestId('inject-text').boundingBox(),
+        app.inject.root.boundingBox(),
+      ]);
+      expect(field!.width).toBeGreaterThan(pane!.width * 0.8);
       await app.screenshot(`stop-before-tool-${tag}-held`);
       await card.getByTestId('held-run').click();
       await app.timeline.waitForStep(1);
@@ -124,6 +138,27 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await app.timeline.waitForStep(5);
       await settled(app);
       await expect(app.inspector.root.getByTestId('held-action').count()).resolves.toBe(0);
+      await expect(app.timeline.row(5).getByTestId('row-status').innerText()).resolves.not.toBe('waiting');
+
+      // To the end: the Inject panel says in one sentence that nothing can be sent, and offers the fork.
+      await app.page.keyboard.press('F5');
+      await app.page
+        .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
+        .waitFor({ timeout: 60_000 });
+      // How it ended, read whole at this width (not cut after "the agen…" in the toolbar).
+      const end = app.page.getByTestId('end-reason');
+      await expect(end.innerText()).resolves.toBe('This episode succeeded: the agent gave its final answer.');
+      expect(await layout.readable(end)).toBe(true);
+      const ended = app.inject.root.getByTestId('inject-ended');
+      await ended.waitFor({ timeout: 10_000 });
+      await expect(ended.innerText()).resolves.toMatch(
+        /This episode has ended, so nothing can be injected into it\. Fork it at a step to inject there\.\s+Fork at step \d+/,
+      );
+      expect(await layout.readable(ended.locator('.state'))).toBe(true);
+      expect(await layout.onScreen(app.inject.root.getByTestId('inject-fork'))).toBe(true);
+      await expect(app.inject.root.getByTestId('inject-text').count()).resolves.toBe(0);
+      await expect(app.inject.root.getByTestId('override-send').count()).resolves.toBe(0);
+      await app.screenshot(`stop-before-tool-${tag}-ended-inject`);
       expect(app.errors).toEqual([]);
     });
   }
@@ -208,9 +243,15 @@ describe('web mode: a breakpoint on the exact request', () => {
     await expect(card.getByTestId('held-why').innerText()).resolves.toMatch(
       /Your breakpoint fired: message \d+ \(tool\) matches \/IndexError\//,
     );
-    await expect(app.page.getByTestId('stop-reason').innerText()).resolves.toContain(
+    // Which breakpoint stopped it, in full above the card (at 1024 px, not cut in the toolbar).
+    const reason = app.page.getByTestId('stop-reason');
+    // The notice names the breakpoint; the card under it says the rest (not said twice).
+    await expect(reason.innerText()).resolves.toBe(
       'paused at a breakpoint (before the answer, when a message matches /IndexError/)',
     );
+    // The breakpoint form fits its column: the long kind shortens inside its select.
+    expect(await new LayoutObject(app.page).readable(bps.root.getByTestId('breakpoint-kind'))).toBe(true);
+    expect(await new LayoutObject(app.page).readable(reason)).toBe(true);
     expect(await app.timeline.lastStep()).toBe(4);
     await app.screenshot('request-breakpoint-1024x700');
     await bps.remove('before the answer, when a message matches /IndexError/');

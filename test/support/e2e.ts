@@ -519,6 +519,43 @@ export class LayoutObject {
       return hit !== null && (hit === el || el.contains(hit));
     });
   }
+  /**
+   * True when a person can read the element whole: inside the viewport, its text not cut
+   * by its own box (scrollWidth against clientWidth, so no ellipsis), and not cut by any
+   * ancestor that clips its overflow.
+   */
+  async readable(locator: Locator): Promise<boolean> {
+    return locator.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) return false;
+      if (r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) return false;
+      if (el.scrollWidth > el.clientWidth + 1) return false;
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        const style = getComputedStyle(p);
+        if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+        const b = p.getBoundingClientRect();
+        if (
+          r.left < b.left - 0.5 ||
+          r.right > b.right + 0.5 ||
+          r.top < b.top - 0.5 ||
+          r.bottom > b.bottom + 0.5
+        )
+          return false;
+      }
+      return true;
+    });
+  }
+  /** True when an empty field's placeholder fits its box (measured in the field's own font). */
+  async placeholderFits(locator: Locator): Promise<boolean> {
+    return locator.evaluate((el) => {
+      const input = el as HTMLInputElement;
+      const style = getComputedStyle(input);
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      return ctx.measureText(input.placeholder).width <= room;
+    });
+  }
   /** Drags a splitter by (dx, dy) with the mouse. */
   async drag(testId: string, dx: number, dy: number): Promise<void> {
     const b = await this.box(testId);

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   createStepperStore,
+  selectStopNotice,
   selectViewedRow,
   selectViewedStep,
   selectViewingHistory,
 } from '../../renderer/src/stores/stepper/stepper-store';
+import type { EpisodeStateInfo, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
 
@@ -157,5 +159,47 @@ describe('stepper store', () => {
     await store.getState().open('b');
     store.getState().select(5);
     expect(selectViewedRow(store.getState())?.step).toBe(5);
+  });
+
+  it('says why it stopped above the inspector once: not a plain step, not what the held card says', async () => {
+    const { fake, store } = setup(2);
+    await store.getState().open('b-main');
+    const held = {
+      step: 3,
+      stage: 'before_answer' as const,
+      why: 'message 2 (tool) matches /IndexError/',
+      request: null,
+      message: { content: 'look', tool_calls: [] },
+      edited: false,
+      calls: [],
+      final: 'look',
+      parse_error: null,
+      replaced: [],
+    };
+    const at = (reason: StopReason, extra: Partial<EpisodeStateInfo> = {}) =>
+      fake.emit('episode.state', {
+        episode: 'ep1',
+        branch: 'b-main',
+        state: 'paused',
+        step: 2,
+        reason,
+        ...extra,
+      });
+    at({ kind: 'step', message: 'step 2 done' });
+    expect(selectStopNotice(store.getState())).toBeNull();
+    at({ kind: 'paused', message: 'step 3 waits for your decision' });
+    expect(selectStopNotice(store.getState())).toBe('step 3 waits for your decision');
+    // Held by the stop points alone: the card says it all.
+    at({ kind: 'before_answer', held }, { held });
+    expect(store.getState().stopReason).toBe("paused before the agent gets step 3's answer");
+    expect(selectStopNotice(store.getState())).toBeNull();
+    // Held by a breakpoint: the notice names the breakpoint, the card the rest.
+    at(
+      { kind: 'before_answer', held, breakpoint: { kind: 'request_match', pattern: 'IndexError' } },
+      { held },
+    );
+    expect(selectStopNotice(store.getState())).toBe(
+      'paused at a breakpoint (before the answer, when a message matches /IndexError/)',
+    );
   });
 });

@@ -9,6 +9,7 @@ import {
 } from '../stores/batches/batches-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { PanelState } from './panel';
+import { countOf } from '../../../shared/count-of';
 
 function Slots(props: { readonly batch: BatchView }) {
   const actions = useStores().batches.getState();
@@ -31,7 +32,7 @@ function Slots(props: { readonly batch: BatchView }) {
             </span>
             <span className="muted">
               {s.status}
-              {s.steps !== null ? ` · ${s.steps} steps` : ''}
+              {s.steps !== null ? ` · ${countOf(s.steps, 'step')}` : ''}
               {s.flags.length ? ` · ⚑${s.flags.length}` : ''}
               {s.superseded.length ? ` · ${s.superseded.length} superseded` : ''}
             </span>
@@ -129,7 +130,8 @@ export function BatchSection() {
           type="text"
           aria-label="batch agent spec"
           data-testid="batch-agent"
-          placeholder="agent: the task's own"
+          placeholder="agent: task's own"
+          title="the agent: empty for the task's own, or openai:MODEL, manual, exec:COMMAND"
           value={form.agent}
           onChange={(e) => actions.setForm({ agent: e.target.value })}
         />

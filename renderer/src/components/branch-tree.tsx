@@ -2,6 +2,7 @@ import type { BranchSummary } from '../../../shared/contract/models';
 import { selectBranchTree, type BranchNode } from '../stores/episodes/episodes-store';
 import { IdText } from './id-text';
 import { useStores } from '../stores/use-stores';
+import { countOf } from '../../../shared/count-of';
 
 function statusOf(b: BranchSummary): string {
   if (b.live) return 'live';
@@ -26,7 +27,7 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
         <span className="tree-glyph">{props.depth === 0 ? '●' : `└ fork@${b.fork_step}`}</span>
         <IdText id={b.branch} />
         <span className={`badge st-${statusOf(b)}`}>{statusOf(b)}</span>
-        <span className="muted">{b.steps} steps</span>
+        <span className="muted">{countOf(b.steps, 'step')}</span>
         {b.reward !== null ? <span className="muted">R {b.reward.toFixed(2)}</span> : null}
         {b.flags ? (
           <span className="flag-count" title="QA flags">

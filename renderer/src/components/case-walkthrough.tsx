@@ -3,6 +3,7 @@ import { selectCaseRuns, type CaseRun } from '../stores/episodes/episodes-store'
 import { endText } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { MarkdownLite } from './markdown-lite';
+import { countOf } from '../../../shared/count-of';
 
 /** How a case run ended, in words: still running, or its status and its QA flags. */
 function outcomeOf(summary: BranchSummary | null): { text: string; flags: number | null } {
@@ -33,7 +34,7 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
         <span className="muted">{text}</span>
         {flags === null ? null : flags > 0 ? (
           <span className="flag-count" data-testid="case-run-flags">
-            ⚑ {flags} QA flag{flags === 1 ? '' : 's'}
+            ⚑ {countOf(flags, 'QA flag')}
           </span>
         ) : (
           <span className="good" data-testid="case-run-flags">
@@ -67,16 +68,17 @@ export function CaseWalkthrough() {
     >
       <header className="panel-head">
         <h2>Case: {active.case.title}</h2>
-        {active.variant === 'fixed' ? (
-          <span className="badge st-succeeded" data-testid="case-variant">
-            fixed version
-          </span>
-        ) : null}
         <button type="button" onClick={() => a.closeCase()} aria-label="close walkthrough">
           ✕
         </button>
       </header>
       <div className="case-versions">
+        {/* Which version is open says itself beside the button, leaving the title the header's width. */}
+        {active.variant === 'fixed' ? (
+          <span className="badge st-succeeded" data-testid="case-variant">
+            fixed version open
+          </span>
+        ) : null}
         {active.case.has_fixed ? (
           <button
             type="button"

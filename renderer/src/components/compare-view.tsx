@@ -1,6 +1,7 @@
 import type { CompareRow, FlagSummary, PairVerdict } from '../../../shared/contract/models';
 import type { Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import { countOf } from '../../../shared/count-of';
 
 /** Each verdict in words a person reads. */
 const VERDICT_TEXT: Record<PairVerdict, string> = {
@@ -44,7 +45,7 @@ function Side(props: {
       </div>
       <div>
         <span className={`badge st-${s.status ?? 'open'}`}>{s.status ?? 'open'}</span>
-        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {s.steps} steps · reward{' '}
+        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} · reward{' '}
         {s.reward === null ? '–' : Number(s.reward.toFixed(3))}
       </div>
       <Flags flags={props.flags} />

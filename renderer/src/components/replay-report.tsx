@@ -1,5 +1,6 @@
 import type { ReplayReport, ReplayStepVerdict } from '../../../shared/contract/models';
 import { useStores } from '../stores/use-stores';
+import { countOf } from '../../../shared/count-of';
 
 /** How many differing files a step's line names before "+N more". */
 const FILES_SHOWN = 4;
@@ -37,8 +38,8 @@ export function ReplayReportView(props: { readonly report: ReplayReport }) {
     <div className="report" data-testid="replay-report">
       <div className={r.identical ? 'good' : 'bad'} data-testid="replay-summary">
         {r.identical
-          ? `Re-executed ${r.steps_replayed} step${r.steps_replayed === 1 ? '' : 's'}: identical to the recording.`
-          : `Re-executed ${r.steps_replayed} step${r.steps_replayed === 1 ? '' : 's'}: ${[
+          ? `Re-executed ${countOf(r.steps_replayed, 'step')}: identical to the recording.`
+          : `Re-executed ${countOf(r.steps_replayed, 'step')}: ${[
               first ? `results first differ at step ${first.step}` : '',
               r.workspace_diverged_at !== null ? `files first differ at step ${r.workspace_diverged_at}` : '',
             ]

@@ -1,16 +1,17 @@
 import { IdText } from './id-text';
-import { endText, selectCanStep } from '../stores/stepper/stepper-store';
+import { selectCanStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
-/** The debugger toolbar: step, continue, pause, stop, and where the branch is. */
+/**
+ * The debugger toolbar: step, continue, pause, stop, and where the branch is. Why it
+ * stopped, how it ended and what it refused are said in full above the inspector (`StopNotice`).
+ */
 export function StepperBar() {
   const stores = useStores();
   const branch = useSlice('stepper', (s) => s.branch);
   const view = useSlice('stepper', (s) => s.view);
   const state = useSlice('stepper', (s) => s.state);
   const live = useSlice('stepper', (s) => s.live);
-  const reason = useSlice('stepper', (s) => s.stopReason);
-  const error = useSlice('stepper', (s) => s.error);
   const busy = useSlice('stepper', (s) => s.busy);
   const canStep = useSlice('stepper', selectCanStep);
   const stopPoints = useSlice('stepper', (s) => s.stopPoints);
@@ -91,28 +92,11 @@ export function StepperBar() {
           >
             {live ? (state ?? 'idle') : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
           </span>
-          {!live && view?.end ? (
-            <span className="muted" data-testid="end-reason">
-              {' '}
-              · {endText(view.end.status, view.end.end_reason, view.end.verifier?.success ?? null)}
-            </span>
-          ) : null}
           {busy ? <span className="muted"> working…</span> : null}
-          {reason ? (
-            <span className="muted where-reason" data-testid="stop-reason" title={reason}>
-              {' '}
-              · {reason}
-            </span>
-          ) : null}
         </span>
       ) : (
         <span className="muted">no episode open</span>
       )}
-      {error ? (
-        <span className="bad" role="alert" data-testid="stepper-error">
-          {error}
-        </span>
-      ) : null}
     </div>
   );
 }

@@ -53,7 +53,7 @@ export function TimelineTools(props: {
         type="search"
         className="tl-find"
         aria-label="filter steps by text"
-        placeholder="filter: text, tool, flag"
+        placeholder="text, tool or flag"
         value={props.filter.text}
         data-testid="timeline-filter-text"
         onChange={(e) => props.onFilter({ ...props.filter, text: e.target.value })}

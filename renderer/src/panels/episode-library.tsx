@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
@@ -20,7 +20,7 @@ function Episode(props: { readonly entry: EpisodeEntry; readonly current: string
         <span className="lib-task">{props.entry.task}</span>
         {main ? (
           <span className="muted">
-            {main.reward !== null ? `R ${main.reward.toFixed(2)} · ` : ''}
+            {main.reward !== null ? `R ${main.reward.toFixed(2)}${flags ? ' · ' : ''}` : ''}
             {flags ? (
               <span className="flag-count" title="QA flags">
                 ⚑{flags}
@@ -47,6 +47,11 @@ function StartItem(props: {
   readonly onStart: () => void;
 }) {
   const data = props.kind === 'case' ? { 'data-case': props.id } : { 'data-task': props.id };
+  // The answer to a click shows where the click was: scrolled into view if the list hides it.
+  const errorRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (props.error) errorRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [props.error]);
   return (
     <li>
       <button
@@ -62,7 +67,7 @@ function StartItem(props: {
         <span className="muted">{props.starting === props.id ? 'starting…' : props.detail}</span>
       </button>
       {props.error ? (
-        <div className="state state-error" role="alert" data-testid="start-error">
+        <div ref={errorRef} className="state state-error" role="alert" data-testid="start-error">
           {props.error}
         </div>
       ) : null}
@@ -95,7 +100,7 @@ export function EpisodeLibrary() {
       <input
         className="search"
         type="search"
-        placeholder="Search episodes, tasks, cases…"
+        placeholder="Search episodes, tasks…"
         aria-label="search"
         data-testid="library-search"
         value={query}
@@ -135,25 +140,42 @@ export function EpisodeLibrary() {
         ))}
       </ul>
       <h3>Sample tasks</h3>
+      {/* The choices are said under the field, whole: a placeholder this long is cut at 1024 px. */}
+      <label className="field-label" htmlFor="library-agent">
+        Agent
+      </label>
       <input
+        id="library-agent"
         className="search"
         type="text"
-        placeholder="agent: the task's own (or openai:MODEL, manual, exec:CMD)"
-        aria-label="agent spec"
+        placeholder="the task's own"
+        aria-describedby="library-agent-hint"
         data-testid="library-agent"
         value={agent}
         onChange={(e) => actions.setAgent(e.target.value)}
       />
+      <p className="muted field-hint" id="library-agent-hint">
+        or openai:MODEL, manual, or exec:COMMAND (your own program)
+      </p>
       {agent.trim().startsWith('exec:') ? (
-        <input
-          className="search"
-          type="text"
-          placeholder="model: scripted:FILE, openai:MODEL or manual"
-          aria-label="model source"
-          data-testid="library-model"
-          value={model}
-          onChange={(e) => actions.setModel(e.target.value)}
-        />
+        <>
+          <label className="field-label" htmlFor="library-model">
+            Its model calls answered by
+          </label>
+          <input
+            id="library-model"
+            className="search"
+            type="text"
+            placeholder="where answers come from"
+            aria-describedby="library-model-hint"
+            data-testid="library-model"
+            value={model}
+            onChange={(e) => actions.setModel(e.target.value)}
+          />
+          <p className="muted field-hint" id="library-model-hint">
+            scripted:FILE, openai:MODEL@URL, replay:EPISODE, or manual (you write each answer)
+          </p>
+        </>
       ) : null}
       {tasks.length === 0 && !catalogError ? <PanelState kind="empty">No bundled tasks.</PanelState> : null}
       <ul className="lib-list">

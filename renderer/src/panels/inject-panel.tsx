@@ -1,6 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Panel, PanelState } from '../components/panel';
 import { selectCanInject } from '../stores/inject/inject-store';
+import { selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /** Inject a system or user message at the paused step; override the pending tool result. */
@@ -44,163 +45,192 @@ export function InjectPanel() {
       </>
     );
   const ready = branch !== null && live && state !== 'running';
+  const viewed = useSlice('stepper', selectViewedStep);
+  const forking = useSlice('replay', (s) => s.running === 'fork');
+  const replayError = useSlice('replay', (s) => s.error);
+  // A fork asked for here answers here (the replay controls say it too).
+  const [forkAsked, setForkAsked] = useState(false);
+  useEffect(() => setForkAsked(false), [branch]);
   const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
 
   return (
     <Panel testId="inject-panel" title="Inject" className="inject">
       {!branch ? <PanelState kind="empty">Open a live episode to inject observations.</PanelState> : null}
+      {/* Nothing can be sent to an ended episode: one sentence and the way on, not a dead form. */}
       {branch && !live ? (
-        <PanelState kind="empty">This branch is recorded; fork it to inject.</PanelState>
+        <div data-testid="inject-ended">
+          <PanelState kind="empty">
+            This episode has ended, so nothing can be injected into it. Fork it at a step to inject there.
+          </PanelState>
+          {viewed !== null ? (
+            <button
+              type="button"
+              data-testid="inject-fork"
+              disabled={forking}
+              onClick={() => {
+                setForkAsked(true);
+                void stores.replay.getState().fork(branch, viewed);
+              }}
+            >
+              {forking ? 'Forking…' : `Fork at step ${viewed}`}
+            </button>
+          ) : null}
+          {forkAsked && replayError ? <PanelState kind="error">{replayError}</PanelState> : null}
+        </div>
       ) : null}
-      {branch && live && state === 'running' ? (
-        <PanelState kind="loading">Running — pause (or hit a breakpoint) to inject.</PanelState>
-      ) : null}
-      {/* A manual agent waits on this: it comes first, not below the fold. */}
-      {manual ? (
+      {branch && live ? (
         <>
-          <h3>Manual agent: the next decision</h3>
-          {live && state === 'running' ? (
-            <div className="notice" data-testid="decide-asks" role="status">
-              The agent is waiting for you: enter the next tool call (or a final answer) and send it. To stop
-              waiting, press Pause (or Escape).
-            </div>
+          {branch && live && state === 'running' ? (
+            <PanelState kind="loading">Running — pause (or hit a breakpoint) to inject.</PanelState>
+          ) : null}
+          {/* A manual agent waits on this: it comes first, not below the fold. */}
+          {manual ? (
+            <>
+              <h3>Manual agent: the next decision</h3>
+              {live && state === 'running' ? (
+                <div className="notice" data-testid="decide-asks" role="status">
+                  The agent is waiting for you: enter the next tool call (or a final answer) and send it. To
+                  stop waiting, press Pause (or Escape).
+                </div>
+              ) : null}
+              <div className="row">
+                <input
+                  className="search"
+                  style={{ width: 140 }}
+                  aria-label="tool"
+                  placeholder="tool (empty: final answer)"
+                  value={decideTool}
+                  data-testid="decide-tool"
+                  list="decide-tools"
+                  onChange={(e) => a.setDecision({ tool: e.target.value })}
+                />
+                <datalist id="decide-tools">
+                  {(tools ?? []).map((t) => (
+                    <option key={t} value={t} />
+                  ))}
+                </datalist>
+              </div>
+              {unknownTool ? (
+                <div className="state state-error" role="alert" data-testid="decide-unknown-tool">
+                  {unknownTool}
+                </div>
+              ) : null}
+              <textarea
+                rows={2}
+                aria-label="arguments"
+                data-testid="decide-args"
+                value={decideArgs}
+                onChange={(e) => a.setDecision({ args: e.target.value })}
+              />
+              <textarea
+                rows={1}
+                aria-label="assistant text"
+                placeholder="assistant text (the final answer when no tool)"
+                value={decideText}
+                onChange={(e) => a.setDecision({ text: e.target.value })}
+              />
+              <button
+                type="button"
+                data-testid="decide-send"
+                // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
+                disabled={!branch || !live || sending || unknownTool !== null}
+                onClick={() => {
+                  setActed('decide');
+                  if (branch) void a.decide(branch);
+                }}
+              >
+                {live && state === 'running' ? 'Send decision' : 'Queue decision'}
+              </button>
+              {answer('decide')}
+            </>
           ) : null}
           <div className="row">
-            <input
-              className="search"
-              style={{ width: 140 }}
-              aria-label="tool"
-              placeholder="tool (empty: final answer)"
-              value={decideTool}
-              data-testid="decide-tool"
-              list="decide-tools"
-              onChange={(e) => a.setDecision({ tool: e.target.value })}
-            />
-            <datalist id="decide-tools">
-              {(tools ?? []).map((t) => (
-                <option key={t} value={t} />
-              ))}
-            </datalist>
+            <label>
+              role{' '}
+              <select
+                value={role}
+                onChange={(e) => a.setRole(e.target.value as 'system' | 'user')}
+                data-testid="inject-role"
+              >
+                <option value="user">user</option>
+                <option value="system">system</option>
+              </select>
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="inject-mode"
+                checked={mode === 'text'}
+                onChange={() => a.setMode('text')}
+              />{' '}
+              text
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="inject-mode"
+                checked={mode === 'json'}
+                onChange={() => a.setMode('json')}
+              />{' '}
+              JSON
+            </label>
           </div>
-          {unknownTool ? (
-            <div className="state state-error" role="alert" data-testid="decide-unknown-tool">
-              {unknownTool}
-            </div>
-          ) : null}
           <textarea
-            rows={2}
-            aria-label="arguments"
-            data-testid="decide-args"
-            value={decideArgs}
-            onChange={(e) => a.setDecision({ args: e.target.value })}
-          />
-          <textarea
-            rows={1}
-            aria-label="assistant text"
-            placeholder="assistant text (the final answer when no tool)"
-            value={decideText}
-            onChange={(e) => a.setDecision({ text: e.target.value })}
+            data-testid="inject-text"
+            rows={3}
+            placeholder={
+              mode === 'json'
+                ? '{"weather": "rain"}'
+                : 'The user just asked for Beijing’s weather — recommend an umbrella.'
+            }
+            value={text}
+            onChange={(e) => a.setText(e.target.value)}
           />
           <button
             type="button"
-            data-testid="decide-send"
-            // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
-            disabled={!branch || !live || sending || unknownTool !== null}
+            className="primary"
+            data-testid="inject-send"
+            disabled={!ready || !canInject}
             onClick={() => {
-              setActed('decide');
-              if (branch) void a.decide(branch);
+              setActed('inject');
+              if (branch) void a.inject(branch);
             }}
           >
-            {live && state === 'running' ? 'Send decision' : 'Queue decision'}
+            {sending ? 'Injecting…' : 'Inject at this step'}
           </button>
-          {answer('decide')}
+          {answer('inject')}
+          <h3>Override the pending tool result</h3>
+          <textarea
+            data-testid="override-text"
+            rows={3}
+            placeholder='plain text (shown as stdout) or a result object {"ok": true, "stdout": "…"}'
+            value={overrideText}
+            onChange={(e) => a.setOverrideText(e.target.value)}
+          />
+          <div className="row">
+            <button
+              type="button"
+              disabled={!ready || !pending}
+              onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
+              title="start from the result the agent is about to see"
+            >
+              Load pending result
+            </button>
+            <button
+              type="button"
+              data-testid="override-send"
+              disabled={!ready || sending || !overrideText.trim()}
+              onClick={() => {
+                setActed('override');
+                if (branch) void a.override(branch);
+              }}
+            >
+              Override
+            </button>
+          </div>
+          {answer('override')}
         </>
       ) : null}
-      <div className="row">
-        <label>
-          role{' '}
-          <select
-            value={role}
-            onChange={(e) => a.setRole(e.target.value as 'system' | 'user')}
-            data-testid="inject-role"
-          >
-            <option value="user">user</option>
-            <option value="system">system</option>
-          </select>
-        </label>
-        <label>
-          <input
-            type="radio"
-            name="inject-mode"
-            checked={mode === 'text'}
-            onChange={() => a.setMode('text')}
-          />{' '}
-          text
-        </label>
-        <label>
-          <input
-            type="radio"
-            name="inject-mode"
-            checked={mode === 'json'}
-            onChange={() => a.setMode('json')}
-          />{' '}
-          JSON
-        </label>
-      </div>
-      <textarea
-        data-testid="inject-text"
-        rows={3}
-        placeholder={
-          mode === 'json'
-            ? '{"weather": "rain"}'
-            : 'The user just asked for Beijing’s weather — recommend an umbrella.'
-        }
-        value={text}
-        onChange={(e) => a.setText(e.target.value)}
-      />
-      <button
-        type="button"
-        className="primary"
-        data-testid="inject-send"
-        disabled={!ready || !canInject}
-        onClick={() => {
-          setActed('inject');
-          if (branch) void a.inject(branch);
-        }}
-      >
-        {sending ? 'Injecting…' : 'Inject at this step'}
-      </button>
-      {answer('inject')}
-      <h3>Override the pending tool result</h3>
-      <textarea
-        data-testid="override-text"
-        rows={3}
-        placeholder='plain text (shown as stdout) or a result object {"ok": true, "stdout": "…"}'
-        value={overrideText}
-        onChange={(e) => a.setOverrideText(e.target.value)}
-      />
-      <div className="row">
-        <button
-          type="button"
-          disabled={!ready || !pending}
-          onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
-          title="start from the result the agent is about to see"
-        >
-          Load pending result
-        </button>
-        <button
-          type="button"
-          data-testid="override-send"
-          disabled={!ready || sending || !overrideText.trim()}
-          onClick={() => {
-            setActed('override');
-            if (branch) void a.override(branch);
-          }}
-        >
-          Override
-        </button>
-      </div>
-      {answer('override')}
     </Panel>
   );
 }

@@ -128,16 +128,17 @@ export function ReplayControls() {
           {running === 'replay' ? 'Re-executing…' : 'Re-execute replay'}
         </button>
       </div>
-      {report ? <ReplayReportView report={report} /> : null}
-      <WhatIf branch={branch} step={step} />
-      <CandidatesView branch={branch} step={step} />
-      <CompareView branch={branch} />
+      {/* The answer to a button above shows under it, not below the open sections. */}
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {notice ? (
         <div className="notice" data-testid="replay-notice">
           {notice}
         </div>
       ) : null}
+      {report ? <ReplayReportView report={report} /> : null}
+      <WhatIf branch={branch} step={step} />
+      <CandidatesView branch={branch} step={step} />
+      <CompareView branch={branch} />
     </Panel>
   );
 }

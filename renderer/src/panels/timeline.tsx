@@ -1,6 +1,7 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { BranchSummary, StepRow } from '../../../shared/contract/models';
+import type { HeldStage } from '../../../shared/held-action';
 import { Panel, PanelState } from '../components/panel';
 import { RewardChart } from '../components/reward-chart';
 import { BranchTree } from '../components/branch-tree';
@@ -8,6 +9,7 @@ import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, NO_FILTER, type RowFilter } from '../model/row-filter';
 import { useSlice, useStores } from '../stores/use-stores';
 import { hasStepBreakpoint, rowsWithHeld, selectViewedStep } from '../stores/stepper/stepper-store';
+import { countOf } from '../../../shared/count-of';
 
 const ROW_HEIGHT = 22;
 
@@ -17,9 +19,29 @@ const STATUS_LABEL: Record<StepRow['status'], string> = {
   tool_error: 'error',
   parse_error: 'parse',
   final: 'final',
-  pending: '…',
+  pending: 'running',
   setup: 'setup',
 };
+
+/** What the status column says of a row, and its tooltip: a held step waits for the person. */
+function statusOf(
+  row: StepRow,
+  closed: boolean,
+  held: HeldStage | null,
+): { readonly word: string; readonly title?: string } {
+  if (closed && !row.snapshot && row.step > 0) return { word: 'incomplete' };
+  if (held === 'before_tool')
+    return {
+      word: 'waiting',
+      title: 'held before its tools run: run it, edit it or give its result (inspector)',
+    };
+  if (held === 'before_answer')
+    return {
+      word: 'waiting',
+      title: 'held before the agent gets the answer: edit it or let it go (inspector)',
+    };
+  return { word: STATUS_LABEL[row.status] };
+}
 
 function formatMs(ms: number | null): string {
   if (ms === null) return '';
@@ -34,6 +56,8 @@ const Row = memo(function Row(props: {
   /** The branch is closed (or not live here): a row without a snapshot never completed. */
   readonly closed: boolean;
   readonly selected: boolean;
+  /** The step is held at a stop inside it, waiting for the person. */
+  readonly held: HeldStage | null;
   readonly breakpoint: boolean;
   readonly forks: readonly BranchSummary[];
   readonly top: number;
@@ -41,6 +65,7 @@ const Row = memo(function Row(props: {
   readonly onBreakpoint: (step: number) => void;
 }) {
   const { row } = props;
+  const status = statusOf(row, props.closed, props.held);
   return (
     <div
       className={`tl-row status-${row.status}${props.selected ? ' selected' : ''}`}
@@ -137,8 +162,12 @@ const Row = memo(function Row(props: {
           </i>
         ))}
       </span>
-      <span className={`tl-status s-${row.status}`} data-testid="row-status">
-        {props.closed && !row.snapshot && row.step > 0 ? 'incomplete' : STATUS_LABEL[row.status]}
+      <span
+        className={`tl-status s-${props.held ? 'held' : row.status}`}
+        data-testid="row-status"
+        title={status.title}
+      >
+        {status.word}
       </span>
       <span className="tl-dur">{formatMs(row.duration_ms)}</span>
       <span className="tl-rew">{row.reward === null ? '' : row.reward.toFixed(2)}</span>
@@ -152,6 +181,10 @@ export function Timeline() {
   const recorded = useSlice('stepper', (s) => s.rows);
   const held = useSlice('stepper', (s) => s.held);
   const rows = useMemo(() => rowsWithHeld(recorded, held), [recorded, held]);
+  // The held step's row says it waits while the card shows it (not while it runs on).
+  const heldStage = useSlice('stepper', (s) =>
+    s.held && s.state !== 'running' && s.state !== 'ended' ? s.held.stage : null,
+  );
   const load = useSlice('stepper', (s) => s.load);
   const error = useSlice('stepper', (s) => s.error);
   const branch = useSlice('stepper', (s) => s.branch);
@@ -285,6 +318,7 @@ export function Timeline() {
                 closed={!live}
                 top={item.start}
                 selected={row.step === viewed}
+                held={heldStage !== null && row.step === held?.step ? heldStage : null}
                 breakpoint={hasStepBreakpoint(breakpoints, row.step)}
                 forks={forksAt.get(row.step) ?? NO_FORKS}
                 onSelect={stepper.select}
@@ -303,7 +337,7 @@ export function Timeline() {
       className="timeline"
       actions={
         <span className="muted" data-testid="timeline-count">
-          {rows.length ? `${decisions} step${decisions === 1 ? '' : 's'}` : ''}
+          {rows.length ? countOf(decisions, 'step') : ''}
         </span>
       }
     >

@@ -4,6 +4,7 @@ import type { ToolResult } from '../../../shared/tool-result';
 import { JsonText } from '../components/json-text';
 import { FileDiffView, pretty } from '../components/lazy-editors';
 import { HeldActionCard } from '../components/held-action';
+import { StopNotice } from '../components/stop-notice';
 import { Panel, PanelState } from '../components/panel';
 import { recordedStepOutput, type StepOutput } from '../stores/agent-output/agent-output-store';
 import type { InspectorTab } from '../stores/inspector/inspector-store';
@@ -11,13 +12,14 @@ import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
 
-const TABS: readonly (readonly [InspectorTab, string])[] = [
-  ['call', 'Call'],
-  ['output', 'Output'],
-  ['files', 'Files'],
-  ['memory', 'Memory'],
-  ['request', 'Model request'],
-  ['agent', 'Agent output'],
+/** Each tab's name, and the shorter one a narrow inspector shows (the tooltip keeps the name). */
+const TABS: readonly (readonly [InspectorTab, string, string])[] = [
+  ['call', 'Call', 'Call'],
+  ['output', 'Output', 'Output'],
+  ['files', 'Files', 'Files'],
+  ['memory', 'Memory', 'Memory'],
+  ['request', 'Model request', 'Request'],
+  ['agent', 'Agent output', 'Agent'],
 ];
 
 function Facts(props: { readonly result: ToolResult | null }) {
@@ -468,7 +470,7 @@ export function ToolInspector() {
       <div className="inspector-body" data-step={detail.step} data-testid="inspector-step">
         <StepExtras detail={detail} />
         <nav className="tabs" role="tablist">
-          {tabs.map(([id, label]) => (
+          {tabs.map(([id, label, short]) => (
             <button
               key={id}
               type="button"
@@ -476,9 +478,17 @@ export function ToolInspector() {
               aria-selected={tab === id}
               data-tab={id}
               className={tab === id ? 'on' : ''}
+              title={label}
               onClick={() => stores.inspector.getState().setTab(id)}
             >
-              {label}
+              {short === label ? (
+                label
+              ) : (
+                <>
+                  <span className="long">{label}</span>
+                  <span className="short">{short}</span>
+                </>
+              )}
               {id === 'files' && detail.files.length ? ` (${detail.files.length})` : ''}
               {id === 'memory' && detail.memory.length ? ` (${detail.memory.length})` : ''}
             </button>
@@ -536,6 +546,7 @@ export function ToolInspector() {
       title={step !== null ? `Inspector — step ${step}` : 'Inspector'}
       className="inspector"
     >
+      <StopNotice />
       <HeldActionCard />
       {body}
     </Panel>

@@ -8,6 +8,7 @@ import type {
   EpisodeView,
   FlagSummary,
   StepRow,
+  StopReason,
 } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
 import { NO_STOP_POINTS, type HeldAction, type StopPoints } from '../../../../shared/held-action';
@@ -29,6 +30,10 @@ export interface StepperState {
   readonly live: boolean;
   readonly state: ControllerState | null;
   readonly stopReason: string | null;
+  /** What kind of stop it was (null while nothing stopped it). */
+  readonly stopKind: StopReason['kind'] | null;
+  /** The breakpoint that stopped it, in words (the held card alone does not say which). */
+  readonly stopBreakpoint: string | null;
   readonly breakpoints: readonly Breakpoint[];
   /** Where the live branch also stops inside a step (before the tools run, before the answer). */
   readonly stopPoints: StopPoints;
@@ -87,6 +92,8 @@ const initial: StepperState = {
   live: false,
   state: null,
   stopReason: null,
+  stopKind: null,
+  stopBreakpoint: null,
   breakpoints: [],
   stopPoints: NO_STOP_POINTS,
   held: null,
@@ -126,6 +133,22 @@ export function endText(status: string, reason: string, verifierPassed?: boolean
   return `${why}${verifier}`;
 }
 
+const ENDED_AS: Record<string, string> = {
+  succeeded: 'succeeded',
+  failed: 'failed',
+  timeout: 'timed out',
+  error: 'ended in an error',
+  interrupted: 'was interrupted',
+};
+
+/** How a recorded branch ended, in a sentence: `This episode failed: it reached its step limit.` */
+export function selectEndNotice(s: StepperState): string | null {
+  const end = s.live ? null : s.view?.end;
+  if (!end) return null;
+  const as = ENDED_AS[end.status] ?? `ended (${end.status})`;
+  return `This episode ${as}: ${endText(end.status, end.end_reason, end.verifier?.success ?? null)}.`;
+}
+
 /** A stop reason in words, for the status bar. */
 export function describeStop(info: EpisodeStateInfo): string | null {
   const r = info.reason;
@@ -145,7 +168,32 @@ export function describeStop(info: EpisodeStateInfo): string | null {
     const m = /^(succeeded|failed|timeout|error|interrupted): ([a-z_0-9]+)(?::\s*(.*))?$/s.exec(r.message);
     if (m) return `ended ${m[1]} — ${endText(m[1], m[2])}${m[3] ? `: ${m[3]}` : ''}`;
   }
+  // "step 2 done", "paused after step 2", "rolled back to step 1": the message says it in words.
+  if ((r.kind === 'step' || r.kind === 'paused') && r.message) return r.message;
   return r.message ? `${r.kind}: ${r.message}` : r.kind;
+}
+
+/** The kind of stop and its breakpoint in words, beside the sentence `describeStop` makes. */
+function stopWhy(info: EpisodeStateInfo | null): Pick<StepperState, 'stopKind' | 'stopBreakpoint'> {
+  const r = info?.reason;
+  return {
+    stopKind: r?.kind ?? null,
+    stopBreakpoint: r?.breakpoint ? describeBreakpoint(r.breakpoint) : null,
+  };
+}
+
+/**
+ * Why the branch stopped, for the notice above the inspector; null when it adds nothing:
+ * one step done (the timeline shows it), or a stop inside a step the held card already
+ * says (then only the breakpoint that asked for it, which the card does not name).
+ */
+export function selectStopNotice(s: StepperState): string | null {
+  if (!s.stopReason || s.stopKind === 'step') return null;
+  // An ended branch's end, once loaded, says it (selectEndNotice): not twice.
+  if (s.state === 'ended' && selectEndNotice(s) !== null) return null;
+  const card = s.held !== null && s.state !== 'running' && s.state !== 'ended';
+  if (!card) return s.stopReason;
+  return s.stopBreakpoint ? `paused at a breakpoint (${s.stopBreakpoint})` : null;
 }
 
 const RECORDED =
@@ -219,6 +267,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         live: v.state !== null && v.state.state !== 'ended',
         state: v.state?.state ?? null,
         stopReason: v.state ? describeStop(v.state) : null,
+        ...stopWhy(v.state),
         stopPoints: v.state?.stop_points ?? NO_STOP_POINTS,
         held: v.state?.held ?? null,
         breakpoints: v.breakpoints,
@@ -397,6 +446,7 @@ function stateFields(info: EpisodeStateInfo): Partial<StepperState> {
   return {
     state: info.state,
     stopReason: describeStop(info),
+    ...stopWhy(info),
     live: info.state !== 'ended',
     ...(info.stop_points ? { stopPoints: info.stop_points } : {}),
     held: info.state === 'ended' ? null : (info.held ?? null),

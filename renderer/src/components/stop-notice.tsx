@@ -1,0 +1,33 @@
+import { selectEndNotice, selectStopNotice } from '../stores/stepper/stepper-store';
+import { useSlice } from '../stores/use-stores';
+
+/**
+ * Why the branch stopped (or how it ended), and what the stepper refused, in full: at the top of the
+ * inspector, where a sentence has room to wrap (the toolbar has none at 1024 px).
+ */
+export function StopNotice() {
+  const reason = useSlice('stepper', selectStopNotice);
+  const end = useSlice('stepper', selectEndNotice);
+  // A branch that could not load says so in the timeline, where its rows would be.
+  const error = useSlice('stepper', (s) => (s.load === 'error' ? null : s.error));
+  if (!reason && !end && !error) return null;
+  return (
+    <div className="stop-notice" aria-live="polite">
+      {end ? (
+        <p className="muted" data-testid="end-reason">
+          {end}
+        </p>
+      ) : null}
+      {reason ? (
+        <p className="muted" data-testid="stop-reason" role="status">
+          {reason}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="bad" role="alert" data-testid="stepper-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
