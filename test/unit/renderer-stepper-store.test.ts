@@ -5,6 +5,7 @@ import {
   selectViewedRow,
   selectViewedStep,
   selectViewingHistory,
+  endText,
 } from '../../renderer/src/stores/stepper/stepper-store';
 import type { EpisodeStateInfo, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
@@ -201,5 +202,19 @@ describe('stepper store', () => {
     expect(selectStopNotice(store.getState())).toBe(
       'paused at a breakpoint (before the answer, when a message matches /IndexError/)',
     );
+  });
+});
+
+describe('endText', () => {
+  it('says what it knows of the verifier, and nothing where it does not know', () => {
+    expect(endText('failed', 'final_answer', false)).toBe(
+      'the agent gave its final answer; the verifier failed',
+    );
+    expect(endText('failed', 'final_answer', null)).toBe(
+      'the agent gave its final answer; no verifier passed it',
+    );
+    // A list's summary has no verifier result: no claim either way (the walkthrough said "no verifier passed it").
+    expect(endText('failed', 'final_answer')).toBe('the agent gave its final answer');
+    expect(endText('succeeded', 'final_answer', true)).toBe('the agent gave its final answer');
   });
 });

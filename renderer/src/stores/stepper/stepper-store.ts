@@ -118,14 +118,17 @@ const END_REASONS: Record<string, string> = {
   model_error: 'the model endpoint kept failing',
 };
 
-/** Why an episode ended, in words: `the agent gave its final answer; the verifier failed`. */
+/**
+ * Why an episode ended, in words: `the agent gave its final answer; the verifier failed`.
+ * `verifierPassed` undefined means not known here (a list's summary): nothing is said of it.
+ */
 export function endText(status: string, reason: string, verifierPassed?: boolean | null): string {
   const rolled = /^rolled_back_to_(\d+)$/.exec(reason);
   const why = rolled
     ? `rolled back to step ${rolled[1]}`
     : (END_REASONS[reason] ?? reason.replace(/_/g, ' '));
   const verifier =
-    status === 'failed' && verifierPassed !== true
+    status === 'failed' && verifierPassed !== undefined && verifierPassed !== true
       ? verifierPassed === false
         ? '; the verifier failed'
         : '; no verifier passed it'
