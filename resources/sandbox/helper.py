@@ -272,6 +272,12 @@ def proc_stat(pid):
     return rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19])
 
 
+def last_pid():
+    """The last pid allocated in this pid namespace (/proc/loadavg's last field)."""
+    with open('/proc/loadavg', 'rb') as f:
+        return int(f.read().split()[-1])
+
+
 def all_pids():
     return [int(n) for n in os.listdir('/proc') if n.isdigit()]
 
@@ -382,6 +388,13 @@ class Helper:
         # gave: an unchanged dump (the usual case) is not parsed again.
         self.dump = None
         self.dump_env = None
+        # Blobs staged for the restore under way, hashed as they are written: hash ->
+        # [sha256 so far, bytes so far, inode]; and the pid counter when staging began with
+        # no process but the helper's own in the container (None: not begun; -1: others ran).
+        self.stage_hashes = {}
+        self.stage_quiet = None
+        self.spawned = set()  # pids the helper started since staging began
+        self.reread = 0  # files the last restore's verification read back
 
     def find_protected(self):
         """init (pid 1), the container's main command (oldest child of init) and this helper."""
@@ -485,6 +498,7 @@ class Helper:
             if e.errno == errno.EAGAIN:
                 raise ToolErr('tool_failed', 'cannot start the command: the sandbox is out of processes (PID limit reached)')
             raise ToolErr('tool_failed', 'cannot start the command: %s' % e)
+        self.spawned.add(z.pid)
         if idle:
             if z.pidfd is not None:
                 self.sel.register(z.pidfd, selectors.EVENT_READ, (self.on_zygote_exit, z))
@@ -543,6 +557,8 @@ class Helper:
 
     def op_reset(self, _req):
         self.kill_strays()
+        self.stage_hashes = {}
+        self.stage_quiet = None
         clear_dir(WORKSPACE)
         # The other writable places, so nothing of the last episode leaks into the next.
         clear_dir(os.environ.get('HOME') or '/home/agent')
@@ -802,8 +818,45 @@ class Helper:
         else:
             make_writable(STAGE)
 
+    def begin_staging(self):
+        """Notes, at the first blob staged for a restore, whether the helper is alone in the
+        container (see quiet): if it still is when the restore verifies, and no process came
+        into being meanwhile but its own shells, nothing else can have written what it
+        staged, and the hashes taken while writing stand for a reread."""
+        if self.stage_quiet is None:
+            self.spawned = set()
+            self.stage_quiet = self.quiet()
+
+    def quiet(self):
+        """The pid counter now when no process runs but init, the main command, this helper
+        and its idle shells (no call under way); -1 otherwise."""
+        if self.calls:
+            return -1
+        last = last_pid()
+        keep = self.protected | {z.pid for z in self.zygotes}
+        for pid in all_pids():
+            if pid in keep:
+                continue
+            s = proc_stat(pid)
+            if s is not None and s[0] != b'Z':
+                return -1
+        return last
+
+    def still_quiet(self):
+        """Whether the container stayed as begin_staging found it: alone, every pid allocated
+        since then one of the helper's own shells."""
+        start = self.stage_quiet
+        if start is None or start < 0:
+            return False
+        now = self.quiet()
+        if now < start:
+            return False
+        return all(pid in self.spawned for pid in range(start + 1, now + 1))
+
     def op_stage(self, req, payload):
-        """Appends chunks to staged blobs: parts [[hash, offset, length], ...] in payload order."""
+        """Appends chunks to staged blobs: parts [[hash, offset, length], ...] in payload order,
+        each blob hashed as its bytes are written (see restore)."""
+        self.begin_staging()
         self.ensure_stage()
         off = 0
         view = memoryview(payload)
@@ -813,10 +866,21 @@ class Helper:
             flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_TRUNC if at == 0 else 0)
             fd = os.open(STAGE + '/' + h, flags, 0o600)
             try:
-                if os.fstat(fd).st_size != at:
-                    raise ToolErr('restore_failed', 'stage: blob %s has %d bytes staged, the host sent offset %d' % (h, os.fstat(fd).st_size, at))
+                fs = os.fstat(fd)
+                if fs.st_size != at:
+                    raise ToolErr('restore_failed', 'stage: blob %s has %d bytes staged, the host sent offset %d' % (h, fs.st_size, at))
+                state = self.stage_hashes.get(h)
+                if at == 0:
+                    state = self.stage_hashes[h] = [hashlib.sha256(), 0, fs.st_ino]
+                elif state is None or state[1] != at or state[2] != fs.st_ino:
+                    state = None
+                    self.stage_hashes.pop(h, None)
+                chunk = view[off:off + n]
                 os.lseek(fd, at, os.SEEK_SET)
-                write_all(fd, view[off:off + n])
+                write_all(fd, chunk)
+                if state is not None:
+                    state[0].update(chunk)
+                    state[1] += n
             finally:
                 os.close(fd)
             off += n
@@ -826,6 +890,9 @@ class Helper:
         try:
             return self.restore(req, payload)
         finally:
+            self.stage_hashes = {}
+            self.stage_quiet = None
+            self.spawned = set()
             if os.path.lexists(STAGE) and not os.path.islink(STAGE):
                 clear_dir(STAGE)
                 try:
@@ -861,15 +928,23 @@ class Helper:
         target = self.restore_target(req)
         # Blobs the host staged (chunks, see op_stage) or sent inline: complete, or the
         # restore stops here.
-        staged, linked = {}, set()
+        # Each is checked against its name here, before anything in /workspace changes: a
+        # blob whose bytes do not hash to it is refused. `sent` holds the inode of each, so
+        # verifying can tell the file it put in place from anything that replaced it.
+        staged, linked, sent = {}, set(), {}
+        self.begin_staging()
         at = 0
         for h, n in req.get('inline', []):
             if not isinstance(h, str) or not HEX64.match(h) or not isinstance(n, int) or n < 0 or at + n > len(payload):
                 raise ToolErr('invalid_arguments', 'restore: inline blob %r does not fit the payload' % (h,))
+            data = payload[at:at + n]
+            if hashlib.sha256(data).hexdigest() != h:
+                raise ToolErr('restore_failed', 'blob %s sent for the restore does not hash to its name; nothing was changed' % h)
             self.ensure_stage()
-            write_file(STAGE + '/' + h, payload[at:at + n])
+            write_file(STAGE + '/' + h, data)
             at += n
             staged[h] = STAGE + '/' + h
+            sent[h] = os.lstat(staged[h]).st_ino
         for h, n in req.get('staged', []):
             p = STAGE + '/' + h
             try:
@@ -878,7 +953,13 @@ class Helper:
                 size = -1
             if size != n:
                 raise ToolErr('restore_failed', 'blob %s was not fully staged (%d of %d bytes); the transfer was cut' % (h, max(size, 0), n))
+            state = self.stage_hashes.get(h)
+            if state is None or state[1] != n:
+                raise ToolErr('restore_failed', 'blob %s was not staged in order from its start; the transfer was cut' % h)
+            if state[0].hexdigest() != h:
+                raise ToolErr('restore_failed', 'blob %s staged for the restore does not hash to its name; nothing was changed' % h)
             staged[h] = p
+            sent[h] = state[2]
         current = dict(self.scan(file_cap=self.file_cap))
         # Only what differs is written; the rest is the scan's, equal to the target.
         todo = [e for rel, e in target.items() if current.get(rel) != e]
@@ -910,6 +991,7 @@ class Helper:
             linked.add(h)
         marks.append(time.monotonic())
         touched, removed, written = set(), 0, 0
+        placed = {}  # path -> (inode, hash) of a checked blob moved into place
         # Directories whose mode the restore opened (to write into them): closed again at the end.
         opened = set()
 
@@ -972,6 +1054,8 @@ class Helper:
                     # The staged file's last use: moved into place, no copy.
                     os.chmod(staged[h], e[2])
                     os.rename(staged[h], p)
+                    if h in sent:
+                        placed[rel] = (sent[h], h)
                 else:
                     copy_file(staged[h], tmp, e[2])
                     os.rename(tmp, p)
@@ -988,7 +1072,7 @@ class Helper:
         # 4. verify inside the container: rehash every file we touched, while the directories
         # are still open (untouched entries are the scan's, equal to the target) ...
         full = req.get('verify') == 'full'
-        tree = None if full else self.verify_touched(target, touched)
+        tree = None if full else self.verify_touched(target, touched, placed if self.still_quiet() else {})
         # 5. ... then close the directories we opened or made: their final modes, deepest
         # first (a 0555 directory is filled before it is closed). A chmod that did not raise
         # set exactly that mode.
@@ -1010,11 +1094,16 @@ class Helper:
         self.set_base(target)
         marks.append(time.monotonic())
         phases = [round((b - a) * 1000, 2) for a, b in zip(marks, marks[1:])]
-        return {'tree_hash': got, 'written': written, 'removed': removed, 'phases_ms': phases, 'base': self.base_id}
+        return {'tree_hash': got, 'written': written, 'removed': removed, 'phases_ms': phases, 'base': self.base_id,
+                'reread': None if full else self.reread}
 
-    def verify_touched(self, target, touched):
-        """The tree as it now is, by path: touched paths re-read from disk, the rest as scanned."""
+    def verify_touched(self, target, touched, placed):
+        """The tree as it now is, by path: touched paths re-read from disk, the rest as scanned.
+        A path in `placed` (inode, hash) that still is that inode is the blob the helper wrote
+        and hashed while writing, with nothing else in the container since (see still_quiet):
+        its hash is taken, not read again."""
         tree = dict(target)
+        self.reread = 0
         for rel in touched:
             t = target.get(rel)
             p = WORKSPACE + '/' + rel
@@ -1034,7 +1123,12 @@ class Helper:
             elif st.S_ISLNK(s.st_mode):
                 tree[rel] = [rel, 'symlink', mode, s.st_size, os.readlink(p)]
             elif st.S_ISREG(s.st_mode):
-                h = hash_file(p)
+                known = placed.get(rel)
+                if known is not None and known[0] == s.st_ino:
+                    h = known[1]
+                else:
+                    h = hash_file(p)
+                    self.reread += 1
                 self.cache[rel] = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_mode, h)
                 self.by_hash[h] = rel
                 tree[rel] = [rel, 'file', mode, s.st_size, h]
