@@ -939,7 +939,7 @@ class Helper:
                 raise ToolErr('invalid_arguments', 'restore: inline blob %r does not fit the payload' % (h,))
             data = payload[at:at + n]
             if hashlib.sha256(data).hexdigest() != h:
-                raise ToolErr('restore_failed', 'blob %s sent for the restore does not hash to its name; nothing was changed' % h)
+                raise self.damaged_blob(h, target)
             self.ensure_stage()
             write_file(STAGE + '/' + h, data)
             at += n
@@ -957,7 +957,7 @@ class Helper:
             if state is None or state[1] != n:
                 raise ToolErr('restore_failed', 'blob %s was not staged in order from its start; the transfer was cut' % h)
             if state[0].hexdigest() != h:
-                raise ToolErr('restore_failed', 'blob %s staged for the restore does not hash to its name; nothing was changed' % h)
+                raise self.damaged_blob(h, target)
             staged[h] = p
             sent[h] = state[2]
         current = dict(self.scan(file_cap=self.file_cap))
@@ -1096,6 +1096,13 @@ class Helper:
         phases = [round((b - a) * 1000, 2) for a, b in zip(marks, marks[1:])]
         return {'tree_hash': got, 'written': written, 'removed': removed, 'phases_ms': phases, 'base': self.base_id,
                 'reread': None if full else self.reread}
+
+    @staticmethod
+    def damaged_blob(h, target):
+        """The refusal of a blob whose bytes, as received, do not hash to its name."""
+        paths = sorted(rel for rel, e in target.items() if e[1] == 'file' and e[4] == h)
+        return ToolErr('verify_failed', 'the content sent for %s (blob %s) does not hash to its name; nothing in /workspace was changed' % (
+            ', '.join(paths[:5]) + (' and %d more' % (len(paths) - 5) if len(paths) > 5 else ''), h))
 
     def verify_touched(self, target, touched, placed):
         """The tree as it now is, by path: touched paths re-read from disk, the rest as scanned.
