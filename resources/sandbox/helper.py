@@ -68,7 +68,12 @@ class as_helper:
 PRIV = '/dev/shm/.stepbox-helper' + ('-' + binascii.hexlify(os.urandom(6)).decode() if ISOLATED else '')
 CLOCK = PRIV + '/clock'
 # Files staged by a restore (blobs sent in chunks) before they are moved into place: on the
-# workspace's own filesystem so a move is a rename; hidden from scans.
+# workspace's own filesystem so a move is a rename; hidden from scans. Each blob is hashed
+# as it is written and refused (verify_failed) before anything in /workspace changes when
+# it does not hash to its name; the restore's verification then takes those hashes rather
+# than reading the files back, but only when no process other than the helper's own idle
+# shells existed or came into being from the first staged byte to the verification (see
+# Helper.begin_staging): then nothing else can have written them. Otherwise it rereads.
 STAGE_NAME = '.stepbox-stage'
 STAGE = WORKSPACE + '/' + STAGE_NAME
 # Frames the helper accepts from the host; anything larger is not the host.
