@@ -394,7 +394,7 @@ class Helper:
         self.dump = None
         self.dump_env = None
         # Blobs staged for the restore under way, hashed as they are written: hash ->
-        # [sha256 so far, bytes so far, inode]; and the pid counter when staging began with
+        # [sha256 so far, bytes so far]; and the pid counter when staging began with
         # no process but the helper's own in the container (None: not begun; -1: others ran).
         self.stage_hashes = {}
         self.stage_quiet = None
@@ -868,20 +868,30 @@ class Helper:
         for h, at, n in req['parts']:
             if not isinstance(h, str) or not HEX64.match(h):
                 raise ToolErr('invalid_arguments', 'stage: %r is not a sha256 hex digest' % (h,))
-            flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_TRUNC if at == 0 else 0)
-            fd = os.open(STAGE + '/' + h, flags, 0o600)
+            path = STAGE + '/' + h
+            if at == 0:
+                # A fresh file, never one already there (a hard link of something else's).
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                try:
+                    fd = os.open(path, flags, 0o600)
+                except FileExistsError:
+                    os.unlink(path)
+                    fd = os.open(path, flags, 0o600)
+            else:
+                fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
             try:
-                fs = os.fstat(fd)
-                if fs.st_size != at:
-                    raise ToolErr('restore_failed', 'stage: blob %s has %d bytes staged, the host sent offset %d' % (h, fs.st_size, at))
-                state = self.stage_hashes.get(h)
                 if at == 0:
-                    state = self.stage_hashes[h] = [hashlib.sha256(), 0, fs.st_ino]
-                elif state is None or state[1] != at or state[2] != fs.st_ino:
-                    state = None
-                    self.stage_hashes.pop(h, None)
+                    state = self.stage_hashes[h] = [hashlib.sha256(), 0]
+                else:
+                    size = os.fstat(fd).st_size
+                    if size != at:
+                        raise ToolErr('restore_failed', 'stage: blob %s has %d bytes staged, the host sent offset %d' % (h, size, at))
+                    state = self.stage_hashes.get(h)
+                    if state is None or state[1] != at:
+                        state = None
+                        self.stage_hashes.pop(h, None)
+                    os.lseek(fd, at, os.SEEK_SET)
                 chunk = view[off:off + n]
-                os.lseek(fd, at, os.SEEK_SET)
                 write_all(fd, chunk)
                 if state is not None:
                     state[0].update(chunk)
@@ -953,7 +963,8 @@ class Helper:
         for h, n in req.get('staged', []):
             p = STAGE + '/' + h
             try:
-                size = os.lstat(p).st_size
+                ls = os.lstat(p)
+                size = ls.st_size
             except FileNotFoundError:
                 size = -1
             if size != n:
@@ -964,7 +975,7 @@ class Helper:
             if state[0].hexdigest() != h:
                 raise self.damaged_blob(h, target)
             staged[h] = p
-            sent[h] = state[2]
+            sent[h] = ls.st_ino
         current = dict(self.scan(file_cap=self.file_cap))
         # Only what differs is written; the rest is the scan's, equal to the target.
         todo = [e for rel, e in target.items() if current.get(rel) != e]
@@ -1194,8 +1205,9 @@ class Helper:
                 self.shutdown()
             if len(self.inbuf) < 8 + hlen + plen:
                 break
-            header = json.loads(bytes(self.inbuf[8:8 + hlen]))
-            payload = bytes(self.inbuf[8 + hlen:8 + hlen + plen])
+            with memoryview(self.inbuf) as view:
+                header = json.loads(view[8:8 + hlen].tobytes())
+                payload = view[8 + hlen:8 + hlen + plen].tobytes()
             del self.inbuf[:8 + hlen + plen]
             self.dispatch(header, payload)
 
