@@ -394,10 +394,12 @@ class Helper:
         self.dump = None
         self.dump_env = None
         # Blobs staged for the restore under way, hashed as they are written: hash ->
-        # [sha256 so far, bytes so far]; and the pid counter when staging began with
-        # no process but the helper's own in the container (None: not begun; -1: others ran).
+        # [sha256 so far, bytes so far]; and, when staging began with no process but the
+        # helper's own in the container, (pid counter, calls started) then (None: not begun;
+        # -1: others ran).
         self.stage_hashes = {}
         self.stage_quiet = None
+        self.execs = 0  # calls started (a call's command may be all builtins of a shell already there)
         self.spawned = set()  # pids the helper started since staging began
         self.reread = 0  # files the last restore's verification read back
 
@@ -436,6 +438,7 @@ class Helper:
     # ------------------------------------------------------------ exec
 
     def op_exec(self, req):
+        self.execs += 1
         self.ensure_priv()
         fresh = bool(req.get('fresh'))
         if fresh:
@@ -830,7 +833,8 @@ class Helper:
         staged, and the hashes taken while writing stand for a reread."""
         if self.stage_quiet is None:
             self.spawned = set()
-            self.stage_quiet = self.quiet()
+            last = self.quiet()
+            self.stage_quiet = (last, self.execs) if last >= 0 else -1
 
     def quiet(self):
         """The pid counter now when no process runs but init, the main command, this helper
@@ -848,10 +852,13 @@ class Helper:
         return last
 
     def still_quiet(self):
-        """Whether the container stayed as begin_staging found it: alone, every pid allocated
-        since then one of the helper's own shells."""
-        start = self.stage_quiet
-        if start is None or start < 0:
+        """Whether the container stayed as begin_staging found it: alone, no call started (its
+        shell, already there, could write with builtins alone), every pid allocated since then
+        one of the helper's own shells."""
+        if not isinstance(self.stage_quiet, tuple):
+            return False
+        start, execs = self.stage_quiet
+        if execs != self.execs:
             return False
         now = self.quiet()
         if now < start:

@@ -126,6 +126,12 @@ describeDocker('restore: every blob checked as it is written', () => {
     // A command that ran and ended between staging and the restore could have written
     // what was staged: seen by the pid count, so every file is read back.
     expect(await restore('cmd-', () => sb.exec({ command: '/bin/true', timeoutMs: 5_000 }))).toBe(5);
+    // So is a call whose shell writes with builtins alone (no new process at all).
+    expect(
+      await restore('builtin-', () =>
+        sb.exec({ command: 'echo x > /workspace/.stepbox-stage/forged', timeoutMs: 5_000 }),
+      ),
+    ).toBe(5);
     // A process of the agent's alive during the restore: the same.
     // (nohup, and the call returns once sleep runs: nohup ignored SIGHUP before it exec'd sleep)
     const bg = await sb.exec({
