@@ -399,7 +399,12 @@ class Helper:
         # -1: others ran).
         self.stage_hashes = {}
         self.stage_quiet = None
+        self.dropped = []  # idle shells discarded by begin_staging, until reaped
         self.execs = 0  # calls started (a call's command may be all builtins of a shell already there)
+        # Pristine: the pid counter at start when nothing but init and the main command ran
+        # (a fresh container), and every pid the helper started itself; see begin_staging.
+        self.started = set()
+        self.pristine = self.quiet()
         self.spawned = set()  # pids the helper started since staging began
         self.reread = 0  # files the last restore's verification read back
 
@@ -507,6 +512,7 @@ class Helper:
                 raise ToolErr('tool_failed', 'cannot start the command: the sandbox is out of processes (PID limit reached)')
             raise ToolErr('tool_failed', 'cannot start the command: %s' % e)
         self.spawned.add(z.pid)
+        self.started.add(z.pid)
         if idle:
             if z.pidfd is not None:
                 self.sel.register(z.pidfd, selectors.EVENT_READ, (self.on_zygote_exit, z))
@@ -515,6 +521,7 @@ class Helper:
 
     def refill(self):
         """Keeps ZYGOTES shells ready; a failure (PID limit) just leaves the pool short."""
+        self.dropped = [z for z in self.dropped if z.alive()]
         while len(self.zygotes) < ZYGOTES:
             try:
                 self.spawn_zygote()
@@ -835,10 +842,32 @@ class Helper:
             self.spawned = set()
             last = self.quiet()
             self.stage_quiet = (last, self.execs) if last >= 0 else -1
+            if last >= 0 and not self.untouched(last):
+                # The idle shells are the agent's uid: a command of before could have
+                # ptraced one and left it waiting to write. They are killed (one still there
+                # after a moment is another process from then on: the restore rereads) and
+                # the loop starts fresh ones, which nothing of the agent's has seen.
+                for z in self.zygotes:
+                    if z.pidfd is not None:
+                        self.sel.unregister(z.pidfd)
+                    try:
+                        os.kill(z.pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                    z.discard()
+                    self.dropped.append(z)
+                self.zygotes = []
+                deadline = time.monotonic() + 0.05
+                while self.dropped and time.monotonic() < deadline:
+                    self.dropped = [z for z in self.dropped if z.alive()]
+                    if self.dropped:
+                        selectors.select.select([], [], [], 0.0005)
 
     def quiet(self):
         """The pid counter now when no process runs but init, the main command, this helper
-        and its idle shells (no call under way); -1 otherwise."""
+        and its idle shells (no call under way); -1 otherwise. (Reaps the shells
+        begin_staging let go that have exited.)"""
+        self.dropped = [z for z in self.dropped if z.alive()]
         if self.calls:
             return -1
         last = last_pid()
@@ -850,6 +879,14 @@ class Helper:
             if s is not None and s[0] != b'Z':
                 return -1
         return last
+
+    def untouched(self, last):
+        """Whether nothing but the helper's own idle shells ever ran as the agent here: a
+        fresh container (see pristine), no call started, every pid since the helper's."""
+        start = self.pristine
+        if start < 0 or self.execs or last - start > 64:
+            return False
+        return all(pid in self.started for pid in range(start + 1, last + 1))
 
     def still_quiet(self):
         """Whether the container stayed as begin_staging found it: alone, no call started (its
