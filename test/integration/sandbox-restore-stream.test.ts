@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { rawExec } from '../../electron/engine/docker/baseline.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import type { HelperResponse } from '../../electron/engine/sandbox/helper-client.js';
@@ -132,18 +133,13 @@ describeDocker('restore: every blob checked as it is written', () => {
         sb.exec({ command: 'echo x > /workspace/.stepbox-stage/forged', timeoutMs: 5_000 }),
       ),
     ).toBe(5);
-    // A process of the agent's alive during the restore: the same.
-    // (nohup, and the call returns once sleep runs: nohup ignored SIGHUP before it exec'd sleep)
-    const bg = await sb.exec({
-      command: "nohup sleep 60 >/dev/null 2>&1 & until grep -q '^sleep' /proc/$!/cmdline; do :; done",
-      timeoutMs: 5_000,
-    });
-    expect(bg.exit_code).toBe(0);
-    expect((await sb.exec({ command: "pgrep -fx 'sleep 60' | wc -l", timeoutMs: 5_000 })).stdout).toBe('1\n');
+    // A process alive during the restore that is no call of the helper's (a `docker exec`,
+    // as a terminal is): the same.
+    const running = rawExec(provider.engine, sb.id, ['sleep', '60']);
+    await sb.exec({ command: "until pgrep -fx 'sleep 60' >/dev/null; do :; done", timeoutMs: 10_000 });
     expect(await restore('busy-')).toBe(5);
-    await call('kill_strays', {});
-    // SIGKILL is delivered when the process next runs: wait until it is gone.
-    await sb.exec({ command: "while pgrep -fx 'sleep 60' >/dev/null; do :; done", timeoutMs: 5_000 });
+    expect(await rawExec(provider.engine, sb.id, ['pkill', '-fx', 'sleep 60'])).toBe(0);
+    await running;
     expect(await restore('quiet-again-')).toBe(0);
   });
 });
