@@ -182,6 +182,9 @@ export const section: BenchSection = {
         for (let i = 0; i < FORK_RUNS; i++) {
           await forkPool.prewarm(config);
           let branches: Sandbox[] = [];
+          // As a fork does (episode-factory, staged-sandboxes): the pool refills once the
+          // branches are ready, not while they restore.
+          const resume = forkPool.holdRefills();
           fork.push(
             await timed(async () => {
               branches = await Promise.all(
@@ -191,7 +194,7 @@ export const section: BenchSection = {
                   await branch.setSessionState(session);
                   return branch;
                 }),
-              );
+              ).finally(resume);
             }),
           );
           await Promise.all(branches.map((b) => forkPool.release(b)));

@@ -68,7 +68,12 @@ class as_helper:
 PRIV = '/dev/shm/.stepbox-helper' + ('-' + binascii.hexlify(os.urandom(6)).decode() if ISOLATED else '')
 CLOCK = PRIV + '/clock'
 # Files staged by a restore (blobs sent in chunks) before they are moved into place: on the
-# workspace's own filesystem so a move is a rename; hidden from scans.
+# workspace's own filesystem so a move is a rename; hidden from scans. Each blob is hashed
+# as it is written and refused (verify_failed) before anything in /workspace changes when
+# it does not hash to its name; the restore's verification then takes those hashes rather
+# than reading the files back, but only when no process other than the helper's own idle
+# shells existed or came into being from the first staged byte to the verification (see
+# Helper.begin_staging): then nothing else can have written them. Otherwise it rereads.
 STAGE_NAME = '.stepbox-stage'
 STAGE = WORKSPACE + '/' + STAGE_NAME
 # Frames the helper accepts from the host; anything larger is not the host.
@@ -272,6 +277,12 @@ def proc_stat(pid):
     return rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19])
 
 
+def last_pid():
+    """The last pid allocated in this pid namespace (/proc/loadavg's last field)."""
+    with open('/proc/loadavg', 'rb') as f:
+        return int(f.read().split()[-1])
+
+
 def all_pids():
     return [int(n) for n in os.listdir('/proc') if n.isdigit()]
 
@@ -382,6 +393,20 @@ class Helper:
         # gave: an unchanged dump (the usual case) is not parsed again.
         self.dump = None
         self.dump_env = None
+        # Blobs staged for the restore under way, hashed as they are written: hash ->
+        # [sha256 so far, bytes so far]; and, when staging began with no process but the
+        # helper's own in the container, (pid counter, calls started) then (None: not begun;
+        # -1: others ran).
+        self.stage_hashes = {}
+        self.stage_quiet = None
+        self.dropped = []  # idle shells discarded by begin_staging, until reaped
+        self.execs = 0  # calls started (a call's command may be all builtins of a shell already there)
+        # Pristine: the pid counter at start when nothing but init and the main command ran
+        # (a fresh container), and every pid the helper started itself; see begin_staging.
+        self.started = set()
+        self.pristine = self.quiet()
+        self.spawned = set()  # pids the helper started since staging began
+        self.reread = 0  # files the last restore's verification read back
 
     def find_protected(self):
         """init (pid 1), the container's main command (oldest child of init) and this helper."""
@@ -418,6 +443,7 @@ class Helper:
     # ------------------------------------------------------------ exec
 
     def op_exec(self, req):
+        self.execs += 1
         self.ensure_priv()
         fresh = bool(req.get('fresh'))
         if fresh:
@@ -485,6 +511,8 @@ class Helper:
             if e.errno == errno.EAGAIN:
                 raise ToolErr('tool_failed', 'cannot start the command: the sandbox is out of processes (PID limit reached)')
             raise ToolErr('tool_failed', 'cannot start the command: %s' % e)
+        self.spawned.add(z.pid)
+        self.started.add(z.pid)
         if idle:
             if z.pidfd is not None:
                 self.sel.register(z.pidfd, selectors.EVENT_READ, (self.on_zygote_exit, z))
@@ -493,6 +521,7 @@ class Helper:
 
     def refill(self):
         """Keeps ZYGOTES shells ready; a failure (PID limit) just leaves the pool short."""
+        self.dropped = [z for z in self.dropped if z.alive()]
         while len(self.zygotes) < ZYGOTES:
             try:
                 self.spawn_zygote()
@@ -543,6 +572,8 @@ class Helper:
 
     def op_reset(self, _req):
         self.kill_strays()
+        self.stage_hashes = {}
+        self.stage_quiet = None
         clear_dir(WORKSPACE)
         # The other writable places, so nothing of the last episode leaks into the next.
         clear_dir(os.environ.get('HOME') or '/home/agent')
@@ -802,21 +833,113 @@ class Helper:
         else:
             make_writable(STAGE)
 
+    def begin_staging(self):
+        """Notes, at the first blob staged for a restore, whether the helper is alone in the
+        container (see quiet): if it still is when the restore verifies, and no process came
+        into being meanwhile but its own shells, nothing else can have written what it
+        staged, and the hashes taken while writing stand for a reread."""
+        if self.stage_quiet is None:
+            self.spawned = set()
+            last = self.quiet()
+            self.stage_quiet = (last, self.execs) if last >= 0 else -1
+            if last >= 0 and not self.untouched(last):
+                # The idle shells are the agent's uid: a command of before could have
+                # ptraced one and left it waiting to write. They are killed (one still there
+                # after a moment is another process from then on: the restore rereads) and
+                # the loop starts fresh ones, which nothing of the agent's has seen.
+                for z in self.zygotes:
+                    if z.pidfd is not None:
+                        self.sel.unregister(z.pidfd)
+                    try:
+                        os.kill(z.pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                    z.discard()
+                    self.dropped.append(z)
+                self.zygotes = []
+                deadline = time.monotonic() + 0.05
+                while self.dropped and time.monotonic() < deadline:
+                    self.dropped = [z for z in self.dropped if z.alive()]
+                    if self.dropped:
+                        selectors.select.select([], [], [], 0.0005)
+
+    def quiet(self):
+        """The pid counter now when no process runs but init, the main command, this helper
+        and its idle shells (no call under way); -1 otherwise. (Reaps the shells
+        begin_staging let go that have exited.)"""
+        self.dropped = [z for z in self.dropped if z.alive()]
+        if self.calls:
+            return -1
+        last = last_pid()
+        keep = self.protected | {z.pid for z in self.zygotes}
+        for pid in all_pids():
+            if pid in keep:
+                continue
+            s = proc_stat(pid)
+            if s is not None and s[0] != b'Z':
+                return -1
+        return last
+
+    def untouched(self, last):
+        """Whether nothing but the helper's own idle shells ever ran as the agent here: a
+        fresh container (see pristine), no call started, every pid since the helper's."""
+        start = self.pristine
+        if start < 0 or self.execs or last - start > 64:
+            return False
+        return all(pid in self.started for pid in range(start + 1, last + 1))
+
+    def still_quiet(self):
+        """Whether the container stayed as begin_staging found it: alone, no call started (its
+        shell, already there, could write with builtins alone), every pid allocated since then
+        one of the helper's own shells."""
+        if not isinstance(self.stage_quiet, tuple):
+            return False
+        start, execs = self.stage_quiet
+        if execs != self.execs:
+            return False
+        now = self.quiet()
+        if now < start:
+            return False
+        return all(pid in self.spawned for pid in range(start + 1, now + 1))
+
     def op_stage(self, req, payload):
-        """Appends chunks to staged blobs: parts [[hash, offset, length], ...] in payload order."""
+        """Appends chunks to staged blobs: parts [[hash, offset, length], ...] in payload order,
+        each blob hashed as its bytes are written (see restore)."""
+        self.begin_staging()
         self.ensure_stage()
         off = 0
         view = memoryview(payload)
         for h, at, n in req['parts']:
             if not isinstance(h, str) or not HEX64.match(h):
                 raise ToolErr('invalid_arguments', 'stage: %r is not a sha256 hex digest' % (h,))
-            flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_TRUNC if at == 0 else 0)
-            fd = os.open(STAGE + '/' + h, flags, 0o600)
+            path = STAGE + '/' + h
+            if at == 0:
+                # A fresh file, never one already there (a hard link of something else's).
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                try:
+                    fd = os.open(path, flags, 0o600)
+                except FileExistsError:
+                    os.unlink(path)
+                    fd = os.open(path, flags, 0o600)
+            else:
+                fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
             try:
-                if os.fstat(fd).st_size != at:
-                    raise ToolErr('restore_failed', 'stage: blob %s has %d bytes staged, the host sent offset %d' % (h, os.fstat(fd).st_size, at))
-                os.lseek(fd, at, os.SEEK_SET)
-                write_all(fd, view[off:off + n])
+                if at == 0:
+                    state = self.stage_hashes[h] = [hashlib.sha256(), 0]
+                else:
+                    size = os.fstat(fd).st_size
+                    if size != at:
+                        raise ToolErr('restore_failed', 'stage: blob %s has %d bytes staged, the host sent offset %d' % (h, size, at))
+                    state = self.stage_hashes.get(h)
+                    if state is None or state[1] != at:
+                        state = None
+                        self.stage_hashes.pop(h, None)
+                    os.lseek(fd, at, os.SEEK_SET)
+                chunk = view[off:off + n]
+                write_all(fd, chunk)
+                if state is not None:
+                    state[0].update(chunk)
+                    state[1] += n
             finally:
                 os.close(fd)
             off += n
@@ -826,6 +949,9 @@ class Helper:
         try:
             return self.restore(req, payload)
         finally:
+            self.stage_hashes = {}
+            self.stage_quiet = None
+            self.spawned = set()
             if os.path.lexists(STAGE) and not os.path.islink(STAGE):
                 clear_dir(STAGE)
                 try:
@@ -861,24 +987,39 @@ class Helper:
         target = self.restore_target(req)
         # Blobs the host staged (chunks, see op_stage) or sent inline: complete, or the
         # restore stops here.
-        staged, linked = {}, set()
+        # Each is checked against its name here, before anything in /workspace changes: a
+        # blob whose bytes do not hash to it is refused. `sent` holds the inode of each, so
+        # verifying can tell the file it put in place from anything that replaced it.
+        staged, linked, sent = {}, set(), {}
+        self.begin_staging()
         at = 0
         for h, n in req.get('inline', []):
             if not isinstance(h, str) or not HEX64.match(h) or not isinstance(n, int) or n < 0 or at + n > len(payload):
                 raise ToolErr('invalid_arguments', 'restore: inline blob %r does not fit the payload' % (h,))
+            data = payload[at:at + n]
+            if hashlib.sha256(data).hexdigest() != h:
+                raise self.damaged_blob(h, target)
             self.ensure_stage()
-            write_file(STAGE + '/' + h, payload[at:at + n])
+            write_file(STAGE + '/' + h, data)
             at += n
             staged[h] = STAGE + '/' + h
+            sent[h] = os.lstat(staged[h]).st_ino
         for h, n in req.get('staged', []):
             p = STAGE + '/' + h
             try:
-                size = os.lstat(p).st_size
+                ls = os.lstat(p)
+                size = ls.st_size
             except FileNotFoundError:
                 size = -1
             if size != n:
                 raise ToolErr('restore_failed', 'blob %s was not fully staged (%d of %d bytes); the transfer was cut' % (h, max(size, 0), n))
+            state = self.stage_hashes.get(h)
+            if state is None or state[1] != n:
+                raise ToolErr('restore_failed', 'blob %s was not staged in order from its start; the transfer was cut' % h)
+            if state[0].hexdigest() != h:
+                raise self.damaged_blob(h, target)
             staged[h] = p
+            sent[h] = ls.st_ino
         current = dict(self.scan(file_cap=self.file_cap))
         # Only what differs is written; the rest is the scan's, equal to the target.
         todo = [e for rel, e in target.items() if current.get(rel) != e]
@@ -910,6 +1051,7 @@ class Helper:
             linked.add(h)
         marks.append(time.monotonic())
         touched, removed, written = set(), 0, 0
+        placed = {}  # path -> (inode, hash) of a checked blob moved into place
         # Directories whose mode the restore opened (to write into them): closed again at the end.
         opened = set()
 
@@ -972,6 +1114,8 @@ class Helper:
                     # The staged file's last use: moved into place, no copy.
                     os.chmod(staged[h], e[2])
                     os.rename(staged[h], p)
+                    if h in sent:
+                        placed[rel] = (sent[h], h)
                 else:
                     copy_file(staged[h], tmp, e[2])
                     os.rename(tmp, p)
@@ -988,7 +1132,7 @@ class Helper:
         # 4. verify inside the container: rehash every file we touched, while the directories
         # are still open (untouched entries are the scan's, equal to the target) ...
         full = req.get('verify') == 'full'
-        tree = None if full else self.verify_touched(target, touched)
+        tree = None if full else self.verify_touched(target, touched, placed if self.still_quiet() else {})
         # 5. ... then close the directories we opened or made: their final modes, deepest
         # first (a 0555 directory is filled before it is closed). A chmod that did not raise
         # set exactly that mode.
@@ -1010,11 +1154,23 @@ class Helper:
         self.set_base(target)
         marks.append(time.monotonic())
         phases = [round((b - a) * 1000, 2) for a, b in zip(marks, marks[1:])]
-        return {'tree_hash': got, 'written': written, 'removed': removed, 'phases_ms': phases, 'base': self.base_id}
+        return {'tree_hash': got, 'written': written, 'removed': removed, 'phases_ms': phases, 'base': self.base_id,
+                'reread': None if full else self.reread}
 
-    def verify_touched(self, target, touched):
-        """The tree as it now is, by path: touched paths re-read from disk, the rest as scanned."""
+    @staticmethod
+    def damaged_blob(h, target):
+        """The refusal of a blob whose bytes, as received, do not hash to its name."""
+        paths = sorted(rel for rel, e in target.items() if e[1] == 'file' and e[4] == h)
+        return ToolErr('verify_failed', 'the content sent for %s (blob %s) does not hash to its name; nothing in /workspace was changed' % (
+            ', '.join(paths[:5]) + (' and %d more' % (len(paths) - 5) if len(paths) > 5 else ''), h))
+
+    def verify_touched(self, target, touched, placed):
+        """The tree as it now is, by path: touched paths re-read from disk, the rest as scanned.
+        A path in `placed` (inode, hash) that still is that inode is the blob the helper wrote
+        and hashed while writing, with nothing else in the container since (see still_quiet):
+        its hash is taken, not read again."""
         tree = dict(target)
+        self.reread = 0
         for rel in touched:
             t = target.get(rel)
             p = WORKSPACE + '/' + rel
@@ -1034,7 +1190,12 @@ class Helper:
             elif st.S_ISLNK(s.st_mode):
                 tree[rel] = [rel, 'symlink', mode, s.st_size, os.readlink(p)]
             elif st.S_ISREG(s.st_mode):
-                h = hash_file(p)
+                known = placed.get(rel)
+                if known is not None and known[0] == s.st_ino:
+                    h = known[1]
+                else:
+                    h = hash_file(p)
+                    self.reread += 1
                 self.cache[rel] = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_mode, h)
                 self.by_hash[h] = rel
                 tree[rel] = [rel, 'file', mode, s.st_size, h]
@@ -1088,8 +1249,9 @@ class Helper:
                 self.shutdown()
             if len(self.inbuf) < 8 + hlen + plen:
                 break
-            header = json.loads(bytes(self.inbuf[8:8 + hlen]))
-            payload = bytes(self.inbuf[8 + hlen:8 + hlen + plen])
+            with memoryview(self.inbuf) as view:
+                header = json.loads(view[8:8 + hlen].tobytes())
+                payload = view[8 + hlen:8 + hlen + plen].tobytes()
             del self.inbuf[:8 + hlen + plen]
             self.dispatch(header, payload)
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import type { Sandbox, SandboxConfig, SandboxProvider } from '../../electron/engine/sandbox/sandbox.js';
 import { TaskSandboxes } from '../../electron/engine/sandbox/sandbox-supply.js';
@@ -128,6 +128,32 @@ describe('warm pool', () => {
     await expect(cold).rejects.toThrow(/closed/);
     expect(made).toHaveLength(3);
     expect(made.every((s) => s.destroyed)).toBe(true);
+  });
+
+  it('holds its refill while hand-overs are set up, and refills once they are released', async () => {
+    vi.useFakeTimers();
+    try {
+      const { provider, made } = fakeProvider();
+      const pool = new WarmPool(provider, { size: 3 });
+      await pool.prewarm(config);
+      const resume = pool.holdRefills();
+      const again = pool.holdRefills();
+      await Promise.all([pool.acquire(config), pool.acquire(config), pool.acquire(config)]);
+      await vi.advanceTimersByTimeAsync(10_000);
+      // Held: no container started while the three are being restored.
+      expect(made).toHaveLength(3);
+      resume();
+      resume();
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(made).toHaveLength(3);
+      again();
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(made).toHaveLength(6);
+      expect(pool.stats()[0]).toMatchObject({ ready: 3, starting: 0 });
+      await pool.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a task's kept sandboxes close without closing the pool they came from", async () => {

@@ -36,6 +36,8 @@ export async function stageSandboxes(options: {
   if (!snap) throw new HarnessError('not_found', `${info.branch} has no complete step ${options.at}`);
   const config = sandboxConfig(task.value.sandbox);
   const staged: Sandbox[] = [];
+  // The pool refills after these are restored, not while (the refill would take their cores).
+  const resume = supply.holdRefills?.() ?? (() => undefined);
   await Promise.all(
     Array.from({ length: options.count }, async () => {
       const box = await supply.acquire(config);
@@ -47,7 +49,7 @@ export async function stageSandboxes(options: {
         throw e;
       }
     }),
-  );
+  ).finally(resume);
   return {
     acquire: async (c) => staged.pop() ?? supply.acquire(c),
     release: (s) => supply.release(s),

@@ -159,9 +159,14 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
         : skipAt(store, info, at),
   );
   const snapshots = store.snapshots(info.episode);
-  const sandbox = await options.supply.acquire(sandboxConfig(task.sandbox));
+  // The pool refills once this branch's workspace is in place, not during its restore.
+  const resume = options.supply.holdRefills?.() ?? (() => undefined);
+  const sandbox = await options.supply.acquire(sandboxConfig(task.sandbox)).catch((e: unknown) => {
+    resume();
+    throw e;
+  });
   try {
-    await restoreSandbox(sandbox, snapshots, snap);
+    await restoreSandbox(sandbox, snapshots, snap).finally(resume);
     const headerFields = {
       parent_branch: info.branch,
       fork_step: at,

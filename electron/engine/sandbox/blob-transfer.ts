@@ -158,7 +158,26 @@ export async function stageBlobs(
     } while (off < size);
   }
   if (parts.length) chunks.push(parts);
-  for (const chunk of chunks) {
+  for (const chunk of chunks) await call('stage', { parts: chunk }, await readChunk(store, chunk));
+  return blobs.map((b) => [b.hash, b.size]);
+}
+
+/**
+ * Stage payloads read lately, per store, at most {@link CHUNKS_KEPT} of them: branches
+ * forked at once from one step stage the same chunks, read from the store once. Blobs are
+ * named by their content, and the helper checks every byte it is sent against the target's
+ * hashes, so a payload shared this way is as good as one read for the request.
+ */
+const chunkCache = new WeakMap<SnapshotStore, Map<string, Promise<Buffer>>>();
+const CHUNKS_KEPT = 8;
+
+function readChunk(store: SnapshotStore, chunk: readonly [string, number, number][]): Promise<Buffer> {
+  let cache = chunkCache.get(store);
+  if (!cache) chunkCache.set(store, (cache = new Map()));
+  const key = chunk.map((p) => p.join(':')).join(',');
+  const kept = cache.get(key);
+  if (kept) return kept;
+  const read = (async () => {
     const data = await inParallel(
       chunk.map(
         ([hash, off, n]) =>
@@ -172,7 +191,11 @@ export async function stageBlobs(
         throw new Error(
           `stored blob ${chunk[i][0]} has ${data[i].length} bytes at offset ${chunk[i][1]}, the manifest says ${chunk[i][2]}`,
         );
-    await call('stage', { parts: chunk }, Buffer.concat(data));
-  }
-  return blobs.map((b) => [b.hash, b.size]);
+    return Buffer.concat(data);
+  })();
+  cache.set(key, read);
+  // A failed read is not kept: the next restore reads again.
+  read.catch(() => cache.delete(key));
+  while (cache.size > CHUNKS_KEPT) cache.delete(cache.keys().next().value!);
+  return read;
 }

@@ -691,7 +691,7 @@ export class DockerSandbox implements Sandbox {
       this.previous = [...manifest.entries].sort(byPath);
       this.base = { id: r.header.base as string, entries: new Map(this.previous.map((e) => [e.path, e])) };
       this.log.debug(
-        `restore: ${(performance.now() - started).toFixed(1)} ms (helper: plan/apply/verify ${String(r.header.phases_ms)} ms; ${inline.length} blobs inline, ${toStage.length} staged, ${round + 1} round(s))`,
+        `restore: ${(performance.now() - started).toFixed(1)} ms (helper: plan/apply/verify ${String(r.header.phases_ms)} ms; ${inline.length} blobs inline, ${toStage.length} staged, ${round + 1} round(s); ${String(r.header.reread)} files read back to verify)`,
       );
       return {
         treeHash: r.header.tree_hash as string,

@@ -103,9 +103,12 @@ export class HelperClient {
     prefix.writeUInt32BE(payload?.length ?? 0, 4);
     return new Promise<HelperResponse>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, maxPayload });
-      this.stdin.write(
-        payload?.length ? Buffer.concat([prefix, header, payload]) : Buffer.concat([prefix, header]),
-      );
+      // The payload goes as it is, not copied behind the header (blobs cross by the
+      // megabyte, and branches restored at once share one); corked, it leaves in one writev.
+      this.stdin.cork();
+      this.stdin.write(Buffer.concat([prefix, header]));
+      if (payload?.length) this.stdin.write(payload);
+      this.stdin.uncork();
     });
   }
 

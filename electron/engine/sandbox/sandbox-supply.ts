@@ -33,6 +33,7 @@ export function poolSupply(pool: SandboxSupply): SandboxSupply {
       }
       return pool.acquire(config);
     },
+    holdRefills: pool.holdRefills?.bind(pool),
     async release(sandbox) {
       try {
         await sandbox.reset();
@@ -93,7 +94,7 @@ export class TaskSandboxes {
       list.push(sandbox);
       this.kept.set(key, list);
     };
-    return { acquire, release };
+    return { acquire, release, holdRefills: this.supply.holdRefills?.bind(this.supply) };
   }
 
   /** Destroys the sandboxes kept for reuse (not the supply's). */

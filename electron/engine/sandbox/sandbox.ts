@@ -157,6 +157,11 @@ export interface SandboxSupply {
   release(sandbox: Sandbox): Promise<void>;
   /** Gives back whatever the supply still holds. */
   close?(): Promise<void>;
+  /**
+   * Defers background work that would compete with setting up sandboxes just acquired (a
+   * warm pool's refill) until the returned function is called.
+   */
+  holdRefills?(): () => void;
 }
 
 /** Why a sandbox operation could not run at all. */

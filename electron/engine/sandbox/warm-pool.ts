@@ -17,6 +17,8 @@ interface Slot {
   /** Consecutive background start failures; refills stop after a few until the next acquire. */
   failures: number;
   timer?: NodeJS.Timeout;
+  /** A refill came due while refills were held: it starts when the holds are released. */
+  deferred?: boolean;
 }
 
 const MAX_BACKGROUND_FAILURES = 3;
@@ -33,6 +35,8 @@ export class WarmPool implements SandboxSupply {
   private readonly slots = new Map<string, Slot>();
   private readonly leased = new Set<Sandbox>();
   private readonly background = new Set<Promise<void>>();
+  /** Set-ups under way (see {@link holdRefills}); refills that come due wait for them. */
+  private holds = 0;
   private closed = false;
 
   constructor(
@@ -108,6 +112,25 @@ export class WarmPool implements SandboxSupply {
     else slot.ready.push(sandbox);
   }
 
+  /**
+   * Holds the background refill while sandboxes just handed over are being set up (ten
+   * branches restored at once): container starts would take the cores those restores
+   * need. Refills that come due meanwhile start when the last hold is released, so the
+   * pool still refills, after the branches are ready. Returns the release function
+   * (calling it twice releases once).
+   */
+  holdRefills(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      if (this.holds > 0 || this.closed) return;
+      for (const slot of this.slots.values()) if (slot.deferred) this.refillSoon(slot);
+    };
+  }
+
   /** Ready and starting counts per config key. */
   stats(): { key: string; ready: number; starting: number }[] {
     return [...this.slots].map(([key, s]) => ({ key, ready: s.ready.length, starting: s.starting }));
@@ -132,9 +155,11 @@ export class WarmPool implements SandboxSupply {
    */
   private refillSoon(slot: Slot): void {
     if (slot.timer) return;
+    slot.deferred = false;
     slot.timer = setTimeout(() => {
       slot.timer = undefined;
-      this.refill(slot);
+      if (this.holds > 0) slot.deferred = true;
+      else this.refill(slot);
     }, REFILL_DELAY_MS);
     slot.timer.unref();
   }
