@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { caseNames, CaseError, loadCase } from '../engine/cases/case-library.js';
 import type { CliCommand } from './command.js';
-import { EXIT, UsageError } from './command.js';
+import { parseOrUsage } from './parse-or-usage.js';
+import { EXIT } from './command.js';
 
 const HELP = `stepbox case list [--json]
 
@@ -22,12 +23,9 @@ export const command: CliCommand = {
   summary: 'list the classic-failure cases with the QA rules each raises',
   help: HELP,
   async run(argv, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } } }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const { values } = parseOrUsage(() =>
+      parseArgs({ args: argv, options: { json: { type: 'boolean', default: false } } }),
+    );
     let cases;
     try {
       cases = caseNames().map((name) => loadCase(name));

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { caseNames, loadCase } from '../engine/cases/case-library.js';
 import { runCase, type CaseRun } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
+import { parseOrUsage } from './parse-or-usage.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
 
@@ -41,15 +42,12 @@ export const command: CliCommand = {
   summary: 'run every case and its fix; exit 0 only when all behave as expected',
   help: HELP,
   async run(argv, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
+    const { values } = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: { json: { type: 'boolean', default: false }, concurrency: { type: 'string', default: '2' } },
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const concurrency = Number(values.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new UsageError('--concurrency must be a positive integer');

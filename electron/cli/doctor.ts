@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { formatBytes } from '../../shared/format-bytes.js';
 import { runDoctor } from '../engine/doctor.js';
 import type { CliCommand } from './command.js';
-import { EXIT, UsageError } from './command.js';
+import { parseOrUsage } from './parse-or-usage.js';
+import { EXIT } from './command.js';
 
 const HELP = `stepbox doctor [--json]
 
@@ -27,17 +28,14 @@ export const command: CliCommand = {
   summary: 'check Docker, the sandbox image, a sandbox start and the store',
   help: HELP,
   async run(argv, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
+    const { values } = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: { json: { type: 'boolean', default: false } },
         strict: true,
         allowPositionals: false,
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const report = await runDoctor(io.env);
     if (values.json) {
       io.stdout.write(JSON.stringify(report, null, 2) + '\n');

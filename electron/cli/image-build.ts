@@ -3,7 +3,8 @@ import { SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js'
 import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
 import { ImageBuildError, buildSandboxImage } from '../engine/docker/image.js';
 import type { CliCommand } from './command.js';
-import { EXIT, InfraError, UsageError } from './command.js';
+import { parseOrUsage } from './parse-or-usage.js';
+import { EXIT, InfraError } from './command.js';
 
 const HELP = `stepbox image build [--offline] [--tag TAG] [--json]
 
@@ -32,9 +33,8 @@ export const command: CliCommand = {
   summary: 'build the sandbox image (registry or offline debootstrap path)',
   help: HELP,
   async run(argv, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
+    const { values } = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: {
           offline: { type: 'boolean', default: false },
@@ -43,10 +43,8 @@ export const command: CliCommand = {
         },
         strict: true,
         allowPositionals: false,
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     const docker = dockerClient();
     const reach = await dockerReachable(docker);
     if (!reach.ok) throw new InfraError(`Docker is unreachable: ${reach.detail}`, reach.fix);

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { runSelftest } from '../engine/sandbox/selftest.js';
 import type { CliCommand } from './command.js';
-import { EXIT, UsageError } from './command.js';
+import { parseOrUsage } from './parse-or-usage.js';
+import { EXIT } from './command.js';
 import { cliError } from './episode-cli.js';
 
 const HELP = `stepbox sandbox selftest [--json]
@@ -30,17 +31,14 @@ export const command: CliCommand = {
   summary: "check the sandbox's containment on this machine's engine",
   help: HELP,
   async run(argv, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
+    const { values } = parseOrUsage(() =>
+      parseArgs({
         args: argv,
         options: { json: { type: 'boolean', default: false } },
         strict: true,
         allowPositionals: false,
-      }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+      }),
+    );
     let report;
     try {
       report = await runSelftest();
