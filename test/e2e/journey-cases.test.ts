@@ -136,8 +136,15 @@ describe('journeys: every classic case as a person sees it', () => {
         const walkthrough = app.page.getByTestId('case-walkthrough');
         await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
         await caseEpisodeReady(app, c.id);
-        await app.page.keyboard.press('F5');
+        // Where the person is reading, the walkthrough says the run has not started and how to run it.
+        const broken = walkthrough.locator('[data-testid="case-run"][data-variant="broken"]');
+        expect(await broken.innerText()).toMatch(/ready, not started: press ▶ Run it/);
+        const runIt = walkthrough.getByTestId('case-run-continue');
+        expect(await new LayoutObject(app.page).onScreen(runIt), `${c.id}: ▶ Run it on screen`).toBe(true);
+        await app.screenshot(`journey-${c.id}-start-1280x800`);
+        await runIt.click();
         await ended(app);
+        await walkthrough.getByTestId('case-run-continue').waitFor({ state: 'detached', timeout: 30_000 });
         await seeCase(app, c, '1280x800');
         await app.screenshot(`journey-${c.id}-1280x800`);
 

@@ -1,12 +1,17 @@
 import type { BranchSummary } from '../../../shared/contract/models';
 import { selectCaseRuns, type CaseRun } from '../stores/episodes/episodes-store';
-import { endText } from '../stores/stepper/stepper-store';
+import { endText, selectCanStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { MarkdownLite } from './markdown-lite';
 import { countOf } from '../../../shared/count-of';
 
-/** How a case run ended, in words: still running, or its status and its QA flags. */
-function outcomeOf(summary: BranchSummary | null): { text: string; flags: number | null } {
+/** How a case run ended, in words: not started, still running, or its status and its QA flags. */
+function outcomeOf(summary: BranchSummary | null, running: boolean): { text: string; flags: number | null } {
+  if (running) return { text: 'running…', flags: null };
+  if (summary && summary.status === null && summary.steps === 0 && !summary.live)
+    return { text: 'not started yet', flags: null };
+  if (summary && summary.status === null && summary.steps === 0)
+    return { text: 'ready, not started: press ▶ Run it', flags: null };
   if (!summary || summary.status === null) return { text: 'running…', flags: null };
   return {
     text: `${summary.status} — ${endText(summary.status, summary.end_reason ?? '')}`,
@@ -18,7 +23,8 @@ function outcomeOf(summary: BranchSummary | null): { text: string; flags: number
 function RunLine(props: { readonly run: CaseRun; readonly current: string | null }) {
   const stores = useStores();
   const { run } = props;
-  const { text, flags } = outcomeOf(run.summary);
+  const running = useSlice('stepper', (s) => s.branch === run.branch && s.state === 'running');
+  const { text, flags } = outcomeOf(run.summary, running);
   return (
     <li>
       <button
@@ -55,8 +61,11 @@ export function CaseWalkthrough() {
   const error = useSlice('episodes', (s) => s.error);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const current = useSlice('stepper', (s) => s.branch);
+  // The open run can go on: the walkthrough says how, where the person is reading.
+  const canRun = useSlice('stepper', (s) => selectCanStep(s) && s.state !== 'ended');
   if (!active) return null;
   const runs = selectCaseRuns(active, episodes);
+  const openRun = runs.find((r) => r.branch === current) ?? null;
   const other = active.variant === 'fixed' ? 'broken' : 'fixed';
   const a = stores.episodes.getState();
   return (
@@ -98,6 +107,17 @@ export function CaseWalkthrough() {
           <div className="state state-error" role="alert" data-testid="case-start-error">
             {error}
           </div>
+        ) : null}
+        {openRun && canRun ? (
+          <button
+            type="button"
+            className="primary"
+            data-testid="case-run-continue"
+            title="Runs the open episode until it ends or a breakpoint pauses it (Continue, F5)"
+            onClick={() => void stores.stepper.getState().run()}
+          >
+            ▶ Run it <kbd>F5</kbd>
+          </button>
         ) : null}
         {runs.length ? (
           <ul className="case-runs" aria-label="runs of this case">
