@@ -566,6 +566,13 @@ class Helper:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        # kill() returns before the victims die: on a busy machine one can still be listed
+        # (or finish a write it was in) after we return. Wait until each is gone or a zombie.
+        deadline = time.monotonic() + 2.0
+        while victims and time.monotonic() < deadline:
+            victims = {pid for pid in victims if (proc_stat(pid) or (b'Z',))[0] not in (b'Z', b'X')}
+            if victims:
+                time.sleep(0.001)
         for call in list(self.calls.values()):
             call.finish_killed('cancelled', 'the call was stopped by a rollback or reset')
         clear_dir('/tmp')
