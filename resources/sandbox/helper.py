@@ -382,7 +382,12 @@ class Helper:
         self.skip = {}
         self.recheck = set()
         self.by_ino = {}  # inode -> the paths it was seen at (hard links)
-        self.watch = Watch.open()
+        # inotify pruning (Watch) is off: a process of the agent's that holds a shared mapping
+        # across a scan writes without any event, and a pruned scan would then record the old
+        # content (test: 'records a change written through a mapping'). Every scan walks the
+        # tree and rehashes what stat says changed, as before. Watch stays for when it can be
+        # made sound (e.g. pruning only while no process of the agent's outlives a call).
+        self.watch = None
         self.skipped = []
         self.file_cap = None
         self.zygotes = []
