@@ -696,8 +696,8 @@ class Helper:
 
     def scan(self, rehash_all=False, file_cap=None):
         """/workspace now, path -> entry; rehashes only files whose stat changed (racy-git
-        rule). With inotify, only the names something happened to since the last scan are
-        stat'ed again (and new directories listed); the rest of the tree is the last scan's.
+        rule). With a Watch (off for now, see __init__), only the names something happened to
+        since the last scan would be stat'ed again; without one every scan walks the tree.
         Files larger than file_cap are left out and listed in self.skipped."""
         self.scans += 1
         clock = self.fs_now()
