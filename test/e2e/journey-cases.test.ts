@@ -141,6 +141,8 @@ describe('journeys: every classic case as a person sees it', () => {
         expect(await broken.innerText()).toMatch(/ready, not started: press ▶ Run it/);
         const runIt = walkthrough.getByTestId('case-run-continue');
         expect(await new LayoutObject(app.page).onScreen(runIt), `${c.id}: ▶ Run it on screen`).toBe(true);
+        // The replay panel speaks of this episode, not of opening one.
+        expect(await app.page.getByTestId('replay-controls').innerText()).toMatch(/the episode has no step/);
         await app.screenshot(`journey-${c.id}-start-1280x800`);
         await runIt.click();
         await ended(app);

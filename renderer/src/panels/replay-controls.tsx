@@ -26,7 +26,11 @@ export function ReplayControls() {
   if (!branch || last === 0)
     return (
       <Panel testId="replay-controls" title="Replay" className="replay">
-        <PanelState kind="empty">Nothing to scrub yet: open an episode and take a step.</PanelState>
+        <PanelState kind="empty">
+          {branch
+            ? 'Nothing to scrub yet: the episode has no step. Take one (Step, F10) or run it (Continue, F5).'
+            : 'Nothing to scrub yet: open an episode and take a step.'}
+        </PanelState>
       </Panel>
     );
   const step = viewed ?? last;
