@@ -18,11 +18,23 @@ export function treeHashText(entries: readonly TreeEntry[]): string {
   const lines = [...entries]
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     .map((e) => {
-      const mode = (e.mode & 0o7777).toString(8).padStart(4, '0');
-      const path = e.path.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-      const size = e.type === 'dir' ? 0 : e.size;
-      const content = e.type === 'file' ? e.hash : e.type === 'symlink' ? e.target : '-';
-      return `${e.type} ${mode} ${path} ${size} ${content}\n`;
+      let line = LINES.get(e);
+      if (line === undefined) {
+        const mode = (e.mode & 0o7777).toString(8).padStart(4, '0');
+        const path = e.path.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+        const size = e.type === 'dir' ? 0 : e.size;
+        const content = e.type === 'file' ? e.hash : e.type === 'symlink' ? e.target : '-';
+        line = `${e.type} ${mode} ${path} ${size} ${content}\n`;
+        LINES.set(e, line);
+      }
+      return line;
     });
   return lines.join('');
 }
+
+/**
+ * Each entry's line, kept while the entry lives: a snapshot after a small change reuses
+ * every unchanged entry object of the one before, so only the changed lines are written
+ * again. Entries are readonly; one changed in place would keep its old line.
+ */
+const LINES = new WeakMap<TreeEntry, string>();

@@ -26,6 +26,7 @@ import sys
 import time
 
 WORKSPACE = '/workspace'
+WORKSPACE_B = b'/workspace/'
 # The agent's uid and gid: every command runs as them, every file operation is done with
 # them as the filesystem identity (setfsuid), so what the kernel refuses the agent it
 # refuses the helper too.
@@ -109,7 +110,12 @@ MAX_READ = 64 * 1024 * 1024
 # each call would save bash's start but not keep its semantics: a forked subshell's `$$`
 # is its parent's (a `kill -9 $$` would hit the shared shell, not the call), and calls
 # would share one session, so a fresh process per call stays.
-ZYGOTES = 2
+ZYGOTES = 3
+# ... of which this many are started again at once after a call (the rest once the host is
+# quiet: see run), so calls in a row find a shell that has had time to start.
+ZYGOTES_NOW = 2
+# Seconds of quiet from the host before an idle shell is started to fill the pool back up.
+REFILL_IDLE = 0.003
 DRIVER = (
     'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null; '
     'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
@@ -287,6 +293,58 @@ def all_pids():
     return [int(n) for n in os.listdir('/proc') if n.isdigit()]
 
 
+def held_files(pid, ws_dev, mapped):
+    """Whether a process holds a file of /workspace (a shared mapping of one, an fd on one)
+    or may hold one unseen (a socket, which can carry fds; an io_uring, which registers
+    them); True when it cannot be read, None when it is gone. Adds the inode of each
+    /workspace file it has mapped shared to `mapped`."""
+    held = False
+    dev = ('%02x:%02x' % (os.major(ws_dev), os.minor(ws_dev))).encode()
+    try:
+        with open('/proc/%d/maps' % pid, 'rb') as f:
+            for line in f:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and fields[1][3:4] == b's' and (fields[3] == dev or fields[5].startswith(WORKSPACE_B)):
+                    held = True
+                    mapped.add(int(fields[4]))
+        if held:
+            return True
+        for fd in os.listdir('/proc/%d/fd' % pid):
+            link = '/proc/%d/fd/%s' % (pid, fd)
+            try:
+                target = os.readlink(link)
+                if target.startswith(('pipe:', 'anon_inode:[event', 'anon_inode:[signal', 'anon_inode:[timer', 'anon_inode:[pidfd')) or target == '/dev/null':
+                    continue
+                if target.startswith(('socket:', 'anon_inode:')) or os.stat(link).st_dev == ws_dev:
+                    return True
+            except FileNotFoundError:
+                continue
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    except PermissionError:
+        # Root's (a shell the helper started, still in setpriv before it drops to the agent's
+        # uid): nothing of the agent's can have touched it. Non-dumpable at the agent's uid:
+        # between setpriv's setuid and its exec, or made so by something of the agent's.
+        return False if owned_by_root(pid) else UNREADABLE
+    except OSError:
+        return True
+    return False
+
+
+UNREADABLE = 'unreadable'
+
+
+def owned_by_root(pid):
+    try:
+        with open('/proc/%d/status' % pid, 'rb') as f:
+            for line in f:
+                if line.startswith(b'Uid:'):
+                    return line.split()[1:] == [b'0'] * 4
+    except OSError:
+        pass
+    return False
+
+
 def environ_has(pid, needle):
     try:
         with open('/proc/%d/environ' % pid, 'rb') as f:
@@ -382,12 +440,11 @@ class Helper:
         self.skip = {}
         self.recheck = set()
         self.by_ino = {}  # inode -> the paths it was seen at (hard links)
-        # inotify pruning (Watch) is off: a process of the agent's that holds a shared mapping
-        # across a scan writes without any event, and a pruned scan would then record the old
-        # content (test: 'records a change written through a mapping'). Every scan walks the
-        # tree and rehashes what stat says changed, as before. Watch stays for when it can be
-        # made sound (e.g. pruning only while no process of the agent's outlives a call).
-        self.watch = None
+        # inotify tells which names something happened to since the last scan, so a scan
+        # stats only those; it is trusted only when nothing could have written unseen (see
+        # unseen_writers), else the scan walks the whole tree as it does without inotify.
+        self.watch = Watch.open()
+        self.ws_dev = None
         self.skipped = []
         self.file_cap = None
         self.zygotes = []
@@ -412,6 +469,7 @@ class Helper:
         self.pristine = self.quiet()
         self.spawned = set()  # pids the helper started since staging began
         self.reread = 0  # files the last restore's verification read back
+        self.active = 0.0  # when the host's last request was handled
 
     def find_protected(self):
         """init (pid 1), the container's main command (oldest child of init) and this helper."""
@@ -524,10 +582,10 @@ class Helper:
             self.zygotes.append(z)
         return z
 
-    def refill(self):
+    def refill(self, up_to=None):
         """Keeps ZYGOTES shells ready; a failure (PID limit) just leaves the pool short."""
         self.dropped = [z for z in self.dropped if z.alive()]
-        while len(self.zygotes) < ZYGOTES:
+        while len(self.zygotes) < (up_to or ZYGOTES):
             try:
                 self.spawn_zygote()
             except ToolErr:
@@ -696,19 +754,31 @@ class Helper:
 
     def scan(self, rehash_all=False, file_cap=None):
         """/workspace now, path -> entry; rehashes only files whose stat changed (racy-git
-        rule). With a Watch (off for now, see __init__), only the names something happened to
-        since the last scan would be stat'ed again; without one every scan walks the tree.
-        Files larger than file_cap are left out and listed in self.skipped."""
+        rule), and always those mapped shared or written since the last scan. With a Watch and
+        nothing that could write unseen (unseen_writers), only the names something happened to
+        since the last scan are stat'ed again; else the scan walks the whole tree. Files larger
+        than file_cap are left out and listed in self.skipped."""
         self.scans += 1
         clock = self.fs_now()
         old_clock = self.cache_clock
+        # Processes first, then the events: a mapping given up in between has its close event
+        # read below; one taken after it is this scan's race, and the next scan's to see.
+        busy, mapped = self.unseen_writers()
         changed = self.watch.changed() if self.watch is not None else None
+        written = changed[2] if changed is not None else set()
+        if busy:
+            changed = None
         full = rehash_all or changed is None or self.tree is None or file_cap != self.tree_cap
         self.rehashed = []
+        self.walked = 'full' if full else 'pruned'
         self.tree_cap = file_cap
         # Directories the agent closed (chmod 000) are opened for the walk and closed after.
         opened = []
         ctx = Visit(self, opened, old_clock, clock, file_cap, full)
+        # A page written through a mapping moves the file's mtime only at its first write after
+        # it was last written back, so stat cannot vouch for a file mapped shared or written
+        # (an event) since the last scan: those are hashed again whatever stat says.
+        ctx.force, ctx.force_ino = written, mapped
         # Every path whose entry this scan set or dropped (all of them after a full walk).
         self.touched = set()
         try:
@@ -718,7 +788,7 @@ class Helper:
                     self.cache = {}
                 ctx.stack.append('')
             else:
-                dirty, names = changed
+                dirty, names, _written = changed
                 # Files that were being written when hashed, or have other names: stat'ed again.
                 for rel in self.recheck:
                     names.add(rel.rpartition('/')[::2])
@@ -737,6 +807,42 @@ class Helper:
         self.by_hash = {e[4]: rel for rel, e in self.tree.items() if e[1] == 'file'}
         self.skipped = [[rel, n] for rel, n in self.skip.items()]
         return self.tree
+
+    def unseen_writers(self):
+        """(busy, mapped): busy when something may have written to /workspace since the last
+        scan without an inotify event, and the inodes of the /workspace files some process has
+        mapped shared.
+        inotify sees no write made through a shared mapping, and a file's close event comes
+        only when its last reference goes (the last fd or mapping, in any process, or in a
+        socket's queue). So events are trusted only while no process of the agent's is alive
+        but the idle shells the helper started, none of them holding a mapping or any open
+        file but its pipes and /dev/null (a command of before may have ptraced one: same
+        uid). A process that cannot be read (non-dumpable) counts as busy; zombies hold
+        nothing."""
+        idle = {z.pid for z in self.zygotes}
+        busy, mapped = False, set()
+        if self.ws_dev is None:
+            self.ws_dev = os.stat(WORKSPACE).st_dev
+        for pid in all_pids():
+            if pid in self.protected:
+                continue
+            s = proc_stat(pid)
+            if s is None or s[0] == b'Z':
+                continue
+            held = held_files(pid, self.ws_dev, mapped)
+            if held is UNREADABLE and pid in idle:
+                # A shell just started is unreadable for the few microseconds between setuid
+                # and exec; one that stays so (made non-dumpable) is busy.
+                for _ in range(40):
+                    time.sleep(0.0001)
+                    held = held_files(pid, self.ws_dev, mapped)
+                    if held is not UNREADABLE:
+                        break
+            if held is None:
+                continue  # gone since listed
+            if held or pid not in idle:
+                busy = True
+        return busy, mapped
 
     def drop(self, rel):
         """Forgets a directory's listing, and below it (it went away or is listed anew)."""
@@ -762,7 +868,7 @@ class Helper:
         incremental = self.base_scanned and self.base_scan == self.scans
         current = self.scan(rehash_all=bool(req.get('rehash_all')), file_cap=self.file_cap)
         touched = self.touched if incremental else None
-        res = {'tree_hash': self.hasher.of(current, touched), 'skipped': self.skipped}
+        res = {'tree_hash': self.hasher.of(current, touched), 'skipped': self.skipped, 'walk': self.walked}
         since, base = req.get('since'), self.base
         if since is not None and since == self.base_id and base is not None:
             res['since'] = since
@@ -1266,6 +1372,7 @@ class Helper:
                 payload = view[8 + hlen:8 + hlen + plen].tobytes()
             del self.inbuf[:8 + hlen + plen]
             self.dispatch(header, payload)
+        self.active = time.monotonic()
 
     def shutdown(self):
         for call in list(self.calls.values()):
@@ -1289,6 +1396,14 @@ class Helper:
         self.refill()
         while True:
             deadline = min((c.deadline for c in self.calls.values()), default=None)
+            # Starting a shell blocks the helper for a moment, and the new one is unreadable
+            # for a moment (see unseen_writers): while ZYGOTES_NOW shells are still ready, the
+            # next is started once the host has been quiet for REFILL_IDLE (its snapshot after
+            # a call comes first); below that, at once.
+            refill_at = None
+            if len(self.zygotes) >= ZYGOTES_NOW and len(self.zygotes) < ZYGOTES and not self.calls:
+                refill_at = self.active + REFILL_IDLE
+                deadline = refill_at if deadline is None else min(deadline, refill_at)
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
             polled = [c for c in self.calls.values() if c.pidfd is None]
             if polled:
@@ -1309,9 +1424,11 @@ class Helper:
             for call in list(self.calls.values()):
                 if call.deadline <= now and not call.done:
                     call.on_timeout()
-            # Starting a shell blocks the helper for a moment: not while a call runs, unless
-            # none is left for the next one.
-            if len(self.zygotes) < ZYGOTES and not self.inbuf and (not self.calls or not self.zygotes):
+            if self.inbuf:
+                pass
+            elif len(self.zygotes) < ZYGOTES_NOW and (not self.calls or not self.zygotes):
+                self.refill(ZYGOTES_NOW)
+            elif refill_at is not None and now >= refill_at and not self.calls:
                 self.refill()
 
 
@@ -1686,6 +1803,7 @@ class Call:
         if self.session_changed:
             header['session'] = {'cwd': self.h.cwd, 'env': self.h.env}
         send(header, bytes(self.kept[0]) + bytes(self.kept[1]))
+        self.h.active = time.monotonic()
 
     def save_state(self):
         h = self.h
@@ -1720,6 +1838,8 @@ class Visit:
         self.full = full
         self.stack = []
         self.listed = set()
+        self.force = ()  # paths hashed again whatever stat says
+        self.force_ino = ()  # ... and inodes
 
     def forget(self, rel):
         h = self.h
@@ -1764,7 +1884,7 @@ class Visit:
             h.skip.pop(rel, None)
             key = (s.st_ino, size, s.st_mtime_ns, s.st_ctime_ns, m)
             c = h.cache.get(rel)
-            if c is not None and c[:5] == key and key[2] < self.old_clock and key[3] < self.old_clock:
+            if c is not None and c[:5] == key and key[2] < self.old_clock and key[3] < self.old_clock and rel not in self.force and key[0] not in self.force_ino:
                 digest = c[5]
             else:
                 try:
@@ -2089,9 +2209,9 @@ class Watch:
         return rel in self.pending
 
     def changed(self):
-        """(directories to list, (directory, name) pairs to stat) for what happened since the
-        last call, or None when a full walk is due."""
-        dirty, names = set(), set()
+        """(directories to list, (directory, name) pairs to stat, paths written) for what
+        happened since the last call, or None when a full walk is due."""
+        dirty, names, written = set(), set(), set()
         while True:
             try:
                 data = os.read(self.fd, 65536)
@@ -2118,6 +2238,8 @@ class Watch:
                     continue
                 if name:
                     names.add((rel, name))
+                    if mask & (IN_MODIFY | IN_CLOSE_WRITE):
+                        written.add(rel + '/' + name if rel else name)
                     if mask & IN_ISDIR and mask & IN_CREATE:
                         self.fresh.add(rel + '/' + name if rel else name)
                 elif rel and not mask & IN_DELETE_SELF:
@@ -2127,7 +2249,7 @@ class Watch:
             return None
         fresh, self.fresh = self.fresh, set()
         self.pending = fresh
-        return dirty, names
+        return dirty, names, written
 
 
 class TreeHasher:

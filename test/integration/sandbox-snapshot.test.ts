@@ -73,6 +73,130 @@ describeDocker('docker sandbox snapshots', () => {
     await sb.killStrays();
   });
 
+  // The class around it: every way a write reaches a file without an inotify event at the time.
+  // A small python program maps mapped.bin shared and writes b'<tag>' at <offset> when
+  // /tmp/go-<tag> appears, then touches /tmp/done-<tag>; what it holds and how long it lives
+  // vary. Each is recorded by the next snapshot, pruned or not.
+  const mapper = (tag: string, body: string) =>
+    [
+      `cat > /tmp/${tag}.py <<'PY'`,
+      'import mmap, os, sys, time',
+      'def wait(name):',
+      "    while not os.path.exists('/tmp/' + name):",
+      '        time.sleep(0.005)',
+      'def mark(name):',
+      "    open('/tmp/' + name, 'w').close()",
+      body,
+      'PY',
+      `setsid nohup python3 /tmp/${tag}.py >/dev/null 2>&1 &`,
+      `until [ -e /tmp/ready-${tag} ]; do sleep 0.005; done`,
+    ].join('\n');
+  const content = async (path: string) => (await sh(`od -An -c -N 8 ${path} | tr -d ' \n'`)).trim();
+
+  it('records writes through a mapping whoever holds it and however it ends', async () => {
+    const store = new DiskSnapshotStore(join(dir, 'mmap-class'));
+    await sb.reset();
+    await sh('head -c 8192 /dev/zero > mapped.bin && rm -f /tmp/go-* /tmp/done-* /tmp/ready-*');
+    await sb.snapshot(store);
+    // 1. Writes after the scan, then exits: its last reference goes, so a close event comes.
+    await sh(
+      mapper(
+        'exits',
+        [
+          "fd = os.open('/workspace/mapped.bin', os.O_RDWR)",
+          'm = mmap.mmap(fd, 8192)',
+          'os.close(fd)',
+          "mark('ready-exits')",
+          "wait('go-exits')",
+          "m[0:5] = b'EXITS'",
+          'm.flush()',
+          "mark('done-exits')",
+        ].join('\n'),
+      ),
+    );
+    await sb.snapshot(store);
+    await sh(
+      'touch /tmp/go-exits; until [ -e /tmp/done-exits ]; do sleep 0.005; done; while pgrep -f exits.py >/dev/null; do sleep 0.005; done',
+    );
+    let snap = await sb.snapshot(store);
+    expect(snap.changed.map((c) => c.path)).toContain('mapped.bin');
+    expect(await content('mapped.bin')).toBe('EXITS\\0\\0\\0');
+    // 2. A child maps and writes, then exits; the parent keeps the file open (no close event yet).
+    await sh(
+      mapper(
+        'child',
+        [
+          "fd = os.open('/workspace/mapped.bin', os.O_RDWR)",
+          'if os.fork() == 0:',
+          '    m = mmap.mmap(fd, 8192)',
+          "    mark('ready-child')",
+          "    wait('go-child')",
+          "    m[0:5] = b'CHILD'",
+          '    m.flush()',
+          "    mark('done-child')",
+          '    os._exit(0)',
+          'os.wait()',
+          'time.sleep(60)',
+        ].join('\n'),
+      ),
+    );
+    await sb.snapshot(store);
+    await sh('touch /tmp/go-child; until [ -e /tmp/done-child ]; do sleep 0.005; done');
+    snap = await sb.snapshot(store);
+    expect(snap.changed.map((c) => c.path)).toContain('mapped.bin');
+    await sb.killStrays();
+    // 3. Still mapped and already written: a second write to the same dirty page moves no mtime.
+    await sh(
+      mapper(
+        'again',
+        [
+          "fd = os.open('/workspace/mapped.bin', os.O_RDWR)",
+          'm = mmap.mmap(fd, 8192)',
+          'os.close(fd)',
+          "m[0:5] = b'FIRST'",
+          "mark('ready-again')",
+          "wait('go-again')",
+          "m[0:5] = b'AGAIN'",
+          "mark('done-again')",
+          'time.sleep(60)',
+        ].join('\n'),
+      ),
+    );
+    const first = await sb.snapshot(store);
+    expect(await content('mapped.bin')).toBe('FIRST\\0\\0\\0');
+    await sh('touch /tmp/go-again; until [ -e /tmp/done-again ]; do sleep 0.005; done');
+    snap = await sb.snapshot(store);
+    expect(snap.treeHash).not.toBe(first.treeHash);
+    expect(snap.changed.map((c) => c.path)).toContain('mapped.bin');
+    await sb.killStrays();
+  });
+
+  it('stats only what changed when nothing of the agent is left running, and walks everything while something is', async () => {
+    const store = new DiskSnapshotStore(join(dir, 'pruned'));
+    await sb.reset();
+    await sh('mkdir -p a/b && for i in $(seq 1 50); do echo $i > a/b/f$i; done');
+    await sb.snapshot(store);
+    await sh('echo changed > a/b/f7 && rm a/b/f8 && mkdir -p c && echo new > c/n');
+    let snap = await sb.snapshot(store);
+    expect(sb.lastScanWalk).toBe('pruned');
+    expect(snap.changed.map((c) => c.path).sort()).toEqual(['a/b/f7', 'a/b/f8', 'c', 'c/n']);
+    await sh(
+      "rm -f /tmp/up; setsid nohup sh -c 'touch /tmp/up; exec sleep 60' >/dev/null 2>&1 & until [ -e /tmp/up ]; do sleep 0.005; done",
+    );
+    await sh('echo again > a/b/f9');
+    snap = await sb.snapshot(store);
+    expect(sb.lastScanWalk).toBe('full');
+    expect(snap.changed.map((c) => c.path)).toEqual(['a/b/f9']);
+    await sb.killStrays();
+    await sh('echo third > a/b/f10');
+    snap = await sb.snapshot(store);
+    expect(sb.lastScanWalk).toBe('pruned');
+    expect(snap.changed.map((c) => c.path)).toEqual(['a/b/f10']);
+    // The whole tree as a fresh full scan sees it.
+    const again = await sb.snapshot(store, {});
+    expect(again.treeHash).toBe(snap.treeHash);
+  });
+
   it('round-trips sed -i, mv, chmod, rm -r, symlinks, empty dirs and binary files', async () => {
     const store = new DiskSnapshotStore(join(dir, 'round-trip'));
     await sb.reset();

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
-import { diffEntries, treeHashOf } from '../../electron/engine/sandbox/manifest.js';
+import { diffEntries, manifestText, treeHashOf } from '../../electron/engine/sandbox/manifest.js';
+import { treeHashText } from '../../shared/tree-hash.js';
 import { manifestId, MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { sha256Hex } from '../../electron/engine/sha256.js';
 import type { SnapshotManifest, SnapshotStore } from '../../electron/engine/sandbox/snapshot-store.js';
@@ -128,6 +129,39 @@ describe('snapshot diff and tree hash', () => {
       { path: 'b.txt', change: 'deleted' },
       { path: 'c', change: 'added' },
     ]);
+  });
+
+  // The texts keep each entry's line and JSON while the entry lives (a snapshot after a small
+  // change reuses the unchanged entry objects): what they give must be what a fresh
+  // computation gives, whichever entries were seen before, in whatever manifest.
+  it('gives the same tree text and canonical manifest JSON as fresh, with entries reused across manifests', () => {
+    const fresh = (es: readonly (typeof entries)[number][]) =>
+      [...es]
+        .sort((a, b) => (a.path < b.path ? -1 : 1))
+        .map((e) => {
+          const content = e.type === 'file' ? e.hash : e.type === 'symlink' ? e.target : '-';
+          return `${e.type} ${e.mode.toString(8).padStart(4, '0')} ${e.path.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')} ${e.type === 'dir' ? 0 : e.size} ${content}\n`;
+        })
+        .join('');
+    const odd = {
+      path: 'we"ird\\na\nme',
+      type: 'file',
+      mode: 0o600,
+      size: 3,
+      hash: sha256Hex('abc'),
+    } as const;
+    const first: SnapshotManifest = { treeHash: treeHashOf(entries), entries };
+    expect(manifestText(first)).toBe(canonicalJson(first));
+    expect(treeHashText(entries)).toBe(fresh(entries));
+    // The same entry objects again, one replaced, one added, order changed.
+    const later = [entries[2], odd, entries[1]] as const;
+    const second: SnapshotManifest = { treeHash: treeHashOf(later), entries: later };
+    expect(treeHashText(later)).toBe(fresh(later));
+    expect(manifestText(second)).toBe(canonicalJson(second));
+    expect(manifestId(second)).toBe(sha256Hex(canonicalJson(second)));
+    // A manifest with a field beyond entries and treeHash is written whole.
+    const extra = { ...second, note: 'x' } as SnapshotManifest;
+    expect(manifestText(extra)).toBe(canonicalJson(extra));
   });
 
   it('is independent of entry order and sensitive to modes', () => {

@@ -21,7 +21,7 @@ import {
 } from './snapshot-store.js';
 import { manifestId } from './memory-snapshot-store.js';
 import { sha256Hex } from '../sha256.js';
-import { canonicalJson } from '../../../shared/jcs.js';
+import { manifestText } from './manifest.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 /** Files up to this size are written, and ranges up to it read, synchronously (see writeAtomic). */
@@ -295,7 +295,7 @@ export class DiskSnapshotStore implements SnapshotStore {
   /** Stores a manifest under its canonical id. */
   async putManifest(manifest: SnapshotManifest): Promise<string> {
     // The canonical text is both the id's input and the file (one serialisation, not two).
-    const text = canonicalJson(manifest);
+    const text = manifestText(manifest);
     const id = sha256Hex(text);
     const path = this.manifestPath(id);
     if (!existsSync(path)) await this.writeAtomic(path, join(this.dir, 'manifests'), text);

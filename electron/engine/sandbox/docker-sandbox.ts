@@ -127,6 +127,9 @@ async function storeInline(store: SnapshotStore, scan: HelperResponse): Promise<
   return off;
 }
 
+/** Per store, the blob hashes a snapshot of this process has seen stored in it (see snapshotOnce). */
+const STORED = new WeakMap<SnapshotStore, Set<string>>();
+
 function byPath(a: ManifestEntry, b: ManifestEntry): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
@@ -186,6 +189,8 @@ export class DockerSandbox implements Sandbox {
    */
   private base: { readonly id: string; readonly entries: Map<string, ManifestEntry> } | undefined;
   private lost: SandboxFailure | undefined;
+  /** How the helper's last snapshot scan went: 'pruned' (only what inotify named) or 'full'. */
+  lastScanWalk: 'pruned' | 'full' | undefined;
   private destroying: Promise<void> | undefined;
   private readonly log;
 
@@ -563,14 +568,26 @@ export class DockerSandbox implements Sandbox {
       );
     }
     this.base = { id: scan.header.base as string, entries: tree };
+    this.lastScanWalk = scan.header.walk === 'pruned' ? 'pruned' : 'full';
     // Content of the files the scan hashed anew came with it: stored when it is what its name says.
     let bytes = await storeInline(store, scan);
-    const hashes = [...new Set(entries.filter((e) => e.type === 'file').map((e) => e.hash as string))];
+
+    // Blobs this sandbox already put in (or found in) this store are not asked about again:
+    // after a small change, only the changed files' are.
+    let stored = STORED.get(store);
+    if (!stored) STORED.set(store, (stored = new Set()));
+    const hashes = [
+      ...new Set(
+        entries.filter((e) => e.type === 'file' && !stored.has(e.hash!)).map((e) => e.hash as string),
+      ),
+    ];
     const have = await Promise.all(hashes.map((h) => store.hasBlob(h)));
     const missing = hashes.filter((_, i) => !have[i]);
     bytes += await fetchBlobs(call, store, missing, entries);
+    for (const h of hashes) stored.add(h);
     const manifest: SnapshotManifest = { treeHash, entries };
     const id = await store.putManifest(manifest);
+
     const changed = diffEntries(this.previous, entries);
     this.previous = entries;
     const skipped = ((scan.header.skipped as [string, number][] | undefined) ?? []).map(([path, size]) => ({

@@ -2,11 +2,42 @@ import type { ChangedPath } from '../../../shared/trace-events.js';
 import { treeHashText } from '../../../shared/tree-hash.js';
 import type { ManifestEntry, SnapshotManifest } from './snapshot-store.js';
 import { sha256Hex } from '../sha256.js';
+import { canonicalJson } from '../../../shared/jcs.js';
 
 /** sha256 hex of the tree hash text of `entries`. */
 export function treeHashOf(entries: readonly ManifestEntry[]): string {
   return sha256Hex(treeHashText(entries));
 }
+
+/**
+ * canonicalJson(manifest), the text a manifest's id is the sha256 of, with each entry's
+ * JSON kept while the entry lives: a snapshot after a small change reuses every unchanged
+ * entry object of the one before (see treeHashText's lines). A manifest with other fields
+ * than entries and treeHash is written whole.
+ */
+export function manifestText(manifest: SnapshotManifest): string {
+  const keys = Object.keys(manifest);
+  if (
+    keys.length !== 2 ||
+    !('entries' in manifest) ||
+    !('treeHash' in manifest) ||
+    !Array.isArray(manifest.entries) ||
+    typeof manifest.treeHash !== 'string'
+  )
+    return canonicalJson(manifest);
+  const parts = manifest.entries.map((e) => {
+    let text = ENTRY_JSON.get(e);
+    if (text === undefined) {
+      text = canonicalJson(e);
+      ENTRY_JSON.set(e, text);
+    }
+    return text;
+  });
+  // JCS orders keys by code unit: "entries" < "treeHash".
+  return `{"entries":[${parts.join(',')}],"treeHash":${JSON.stringify(manifest.treeHash)}}`;
+}
+
+const ENTRY_JSON = new WeakMap<ManifestEntry, string>();
 
 /** Whether two entries describe the same thing (type, mode, size, content or link target). */
 export function sameEntry(a: ManifestEntry, b: ManifestEntry): boolean {
