@@ -110,10 +110,10 @@ MAX_READ = 64 * 1024 * 1024
 # each call would save bash's start but not keep its semantics: a forked subshell's `$$`
 # is its parent's (a `kill -9 $$` would hit the shared shell, not the call), and calls
 # would share one session, so a fresh process per call stays.
-ZYGOTES = 3
+ZYGOTES = 2
 # ... of which this many are started again at once after a call (the rest once the host is
-# quiet: see run), so calls in a row find a shell that has had time to start.
-ZYGOTES_NOW = 2
+# quiet: see run).
+ZYGOTES_NOW = 1
 # Seconds of quiet from the host before an idle shell is started to fill the pool back up.
 REFILL_IDLE = 0.003
 DRIVER = (
@@ -2152,6 +2152,9 @@ IN_ONLYDIR, IN_DONT_FOLLOW, IN_ISDIR = 0x1000000, 0x2000000, 0x40000000
 WATCH_MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
               | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
 EVENT = struct.Struct('iIII')
+# The uid the helper's inotify instance is counted against (see Watch.open): one no host
+# account or rootless-container range uses.
+INOTIFY_UID = 2000000000
 
 
 class Watch:
@@ -2174,12 +2177,13 @@ class Watch:
             libc = ctypes.CDLL(None, use_errno=True)
         except (ImportError, OSError):
             return None
-        # Counted against the agent's uid, not root's: inotify instances are limited per
-        # user on the whole host (128 by default), and root's serve the host's own daemons.
+        # Counted against a uid of its own, neither root's nor the agent's: inotify instances
+        # and watches are limited per user on the whole host (128 instances by default), and
+        # root's serve the host's daemons while uid 1000 is often the person at the desktop.
         root = os.geteuid() == 0
         try:
             if root:
-                os.seteuid(AGENT_UID)
+                os.seteuid(INOTIFY_UID)
             fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
         except (OSError, AttributeError):
             fd = -1

@@ -104,8 +104,8 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
     const r = await runVerifier(slow, sb);
     expect(r).toMatchObject({ success: false, exit_code: null });
     expect(r!.stderr).toMatch(/did not finish within 1000 ms/);
-    expect(await sb.exec({ command: 'pgrep -u 1000 -c sleep || true', timeoutMs: 5_000 })).toMatchObject({
-      stdout: '0\n',
-    });
+    const left = await sb.exec({ command: 'pgrep -u 1000 -c sleep || true', timeoutMs: 5_000 });
+    // stderr too, so a pgrep that could not run says why.
+    expect({ stdout: left.stdout, stderr: left.stderr }).toEqual({ stdout: '0\n', stderr: '' });
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import { diffEntries, manifestText, treeHashOf } from '../../electron/engine/sandbox/manifest.js';
-import { treeHashText } from '../../shared/tree-hash.js';
+import { treeHashText, type TreeEntry } from '../../shared/tree-hash.js';
 import { manifestId, MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { sha256Hex } from '../../electron/engine/sha256.js';
 import type { SnapshotManifest, SnapshotStore } from '../../electron/engine/sandbox/snapshot-store.js';
@@ -135,7 +135,7 @@ describe('snapshot diff and tree hash', () => {
   // change reuses the unchanged entry objects): what they give must be what a fresh
   // computation gives, whichever entries were seen before, in whatever manifest.
   it('gives the same tree text and canonical manifest JSON as fresh, with entries reused across manifests', () => {
-    const fresh = (es: readonly (typeof entries)[number][]) =>
+    const fresh = (es: readonly TreeEntry[]) =>
       [...es]
         .sort((a, b) => (a.path < b.path ? -1 : 1))
         .map((e) => {
