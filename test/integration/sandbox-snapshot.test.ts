@@ -37,43 +37,7 @@ describeDocker('docker sandbox snapshots', () => {
     expect(await closeTestProvider(provider)).toEqual([]);
   });
 
-  // inotify reports no write made through a shared mapping: a process of the agent's that
-  // outlives a scan can change a file the next scan would not look at, while the file's
-  // own mtime does move. Every later snapshot must still record what is really there.
-  it('records a change written through a mapping by a process that outlived the last scan', async () => {
-    const store = new DiskSnapshotStore(join(dir, 'mmap'));
-    await sb.reset();
-    await sh('head -c 4096 /dev/zero > mapped.bin && rm -f /tmp/go /tmp/done');
-    await sb.snapshot(store);
-    // Opened, mapped and closed now (its close is seen by this step's scan); written later.
-    await sh(
-      [
-        "cat > /tmp/m.py <<'PY'",
-        'import mmap, os, time',
-        "fd = os.open('/workspace/mapped.bin', os.O_RDWR)",
-        'm = mmap.mmap(fd, 4096)',
-        'os.close(fd)',
-        "open('/tmp/mapped', 'w').close()",
-        "while not os.path.exists('/tmp/go'):",
-        '    time.sleep(0.01)',
-        "m[0:5] = b'FORGE'",
-        'm.flush()',
-        "open('/tmp/done', 'w').close()",
-        'time.sleep(60)',
-        'PY',
-        'setsid nohup python3 /tmp/m.py >/dev/null 2>&1 &',
-        'until [ -e /tmp/mapped ]; do sleep 0.01; done',
-      ].join('\n'),
-    );
-    const opened = await sb.snapshot(store);
-    await sh('touch /tmp/go; until [ -e /tmp/done ]; do sleep 0.01; done');
-    const after = await sb.snapshot(store);
-    expect(after.treeHash).not.toBe(opened.treeHash);
-    expect(after.changed.map((c) => c.path)).toContain('mapped.bin');
-    await sb.killStrays();
-  });
-
-  // The class around it: every way a write reaches a file without an inotify event at the time.
+  // Every way a write reaches a file without an inotify event at the time.
   // A small python program maps mapped.bin shared and writes b'<tag>' at <offset> when
   // /tmp/go-<tag> appears, then touches /tmp/done-<tag>; what it holds and how long it lives
   // vary. Each is recorded by the next snapshot, pruned or not.
@@ -92,6 +56,39 @@ describeDocker('docker sandbox snapshots', () => {
       `until [ -e /tmp/ready-${tag} ]; do sleep 0.005; done`,
     ].join('\n');
   const content = async (path: string) => (await sh(`od -An -c -N 8 ${path} | tr -d ' \n'`)).trim();
+
+  // inotify reports no write made through a shared mapping: a process of the agent's that
+  // outlives a scan can change a file the next scan would not look at, while the file's
+  // own mtime does move. Every later snapshot must still record what is really there.
+  it('records a change written through a mapping by a process that outlived the last scan', async () => {
+    const store = new DiskSnapshotStore(join(dir, 'mmap'));
+    await sb.reset();
+    await sh('head -c 4096 /dev/zero > mapped.bin && rm -f /tmp/go-* /tmp/done-* /tmp/ready-*');
+    await sb.snapshot(store);
+    // Opened, mapped and closed now (its close is seen by this step's scan); written later.
+    await sh(
+      mapper(
+        'outlives',
+        [
+          "fd = os.open('/workspace/mapped.bin', os.O_RDWR)",
+          'm = mmap.mmap(fd, 4096)',
+          'os.close(fd)',
+          "mark('ready-outlives')",
+          "wait('go-outlives')",
+          "m[0:5] = b'FORGE'",
+          'm.flush()',
+          "mark('done-outlives')",
+          'time.sleep(60)',
+        ].join('\n'),
+      ),
+    );
+    const opened = await sb.snapshot(store);
+    await sh('touch /tmp/go-outlives; until [ -e /tmp/done-outlives ]; do sleep 0.005; done');
+    const after = await sb.snapshot(store);
+    expect(after.treeHash).not.toBe(opened.treeHash);
+    expect(after.changed.map((c) => c.path)).toContain('mapped.bin');
+    await sb.killStrays();
+  });
 
   it('records writes through a mapping whoever holds it and however it ends', async () => {
     const store = new DiskSnapshotStore(join(dir, 'mmap-class'));

@@ -79,15 +79,9 @@ export function supersedePartial(batch: BatchFile, stored: readonly StoredEpisod
     }
     if (cut && slot.episode) slot.superseded.push(slot.episode);
     if (cut || slot.starting !== null) n++;
+    // Run again: empty, but still listing the episodes it superseded.
     if (slot.status === null || cut)
-      Object.assign(slot, {
-        episode: null,
-        status: null,
-        end_reason: null,
-        steps: null,
-        duration_ms: null,
-        starting: null,
-      });
+      Object.assign(slot, emptySlot(slot.task, slot.task_name, slot.index), { superseded: slot.superseded });
   }
   return n;
 }

@@ -62,6 +62,16 @@ export function apiError(res: ServerResponse, status: number, code: string, mess
   sendJson(res, status, { error: { message, type: code, code, param: null } });
 }
 
+/** A handler's failure: 413 for a body over its bound, else 500 (the cause is logged, not sent). */
+function answerFailure(e: unknown, res: ServerResponse, log: { error(message: string): void }): void {
+  if (e instanceof BodyTooLarge) {
+    apiError(res, 413, 'request_too_large', e.message);
+    return;
+  }
+  log.error(`request failed: ${(e as Error).message}`);
+  if (!res.headersSent) apiError(res, 500, 'internal', 'stepbox could not answer this request');
+}
+
 /** A server bound to 127.0.0.1 on a free port, every request checked for the host and the token first. */
 export interface LocalServer {
   readonly port: number;
@@ -76,7 +86,7 @@ export interface LocalServer {
 export async function listenLocal(
   token: string,
   handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-  onError: (e: unknown, res: ServerResponse) => void,
+  log: { error(message: string): void },
 ): Promise<LocalServer> {
   let port = 0;
   const server = createServer((req, res) => {
@@ -89,7 +99,7 @@ export async function listenLocal(
       apiError(res, 401, 'unauthorized', 'send Authorization: Bearer $STEPBOX_TOKEN (the episode token)');
       return;
     }
-    handler(req, res).catch((e: unknown) => onError(e, res));
+    handler(req, res).catch((e: unknown) => answerFailure(e, res, log));
   });
   server.headersTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {

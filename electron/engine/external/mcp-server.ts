@@ -13,7 +13,7 @@ import {
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import { logger } from '../log.js';
-import { apiError, BodyTooLarge, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
+import { apiError, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
 import { McpJsonTransport } from './mcp-json-transport.js';
 
 const log = logger('mcp-server');
@@ -84,17 +84,7 @@ export class McpHttpServer {
   /** Starts listening; returns the URL (`http://127.0.0.1:PORT/mcp`). */
   async start(): Promise<string> {
     await this.protocol.connect(this.transport);
-    this.server = await listenLocal(
-      this.token,
-      (req, res) => this.handle(req, res),
-      (e, res) => {
-        if (e instanceof BodyTooLarge) apiError(res, 413, 'request_too_large', e.message);
-        else {
-          log.error(`request failed: ${(e as Error).message}`);
-          if (!res.headersSent) apiError(res, 500, 'internal', 'stepbox could not answer this request');
-        }
-      },
-    );
+    this.server = await listenLocal(this.token, (req, res) => this.handle(req, res), log);
     return `http://127.0.0.1:${this.server.port}/mcp`;
   }
 

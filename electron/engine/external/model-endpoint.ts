@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { logger } from '../log.js';
-import { apiError, BodyTooLarge, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
+import { apiError, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
 import type { AssistantAnswer } from './assistant-answer.js';
 import { chatFromResponsesRequest, sendResponsesAnswer } from './responses-api.js';
 
@@ -46,17 +46,7 @@ export class ModelEndpoint {
 
   /** Starts listening; returns the base URL (`http://127.0.0.1:PORT/v1`). */
   async start(): Promise<string> {
-    this.server = await listenLocal(
-      this.token,
-      (req, res) => this.handle(req, res),
-      (e, res) => {
-        if (e instanceof BodyTooLarge) apiError(res, 413, 'request_too_large', e.message);
-        else {
-          log.error(`request failed: ${(e as Error).message}`);
-          if (!res.headersSent) apiError(res, 500, 'internal', 'stepbox could not answer this request');
-        }
-      },
-    );
+    this.server = await listenLocal(this.token, (req, res) => this.handle(req, res), log);
     return `http://127.0.0.1:${this.server.port}/v1`;
   }
 
