@@ -1,31 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { candidateSources } from '../../electron/engine/candidates/candidate-sources.js';
 import { readChoices } from '../../electron/engine/candidates/choice-log.js';
 import { CANDIDATE_REJECTED, tryCandidates } from '../../electron/engine/candidates/try-candidates.js';
 import { forkEpisode, readLineage, startEpisode } from '../../electron/engine/harness/index.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
 import { checkEpisode } from '../../shared/qa/check-episode.js';
 import type { Task } from '../../shared/task.js';
 import { parseJsonOutput, runCli } from '../support/cli.js';
-import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
-import { call, final, script, task, tempHome } from '../support/harness.js';
+import { describeDocker, useDockerHome } from '../support/docker.js';
+import { call, final, script, task } from '../support/harness.js';
 
-let provider: DockerSandboxProvider;
-let supply: SandboxSupply;
-let env: ReturnType<typeof tempHome>;
-
-beforeAll(async () => {
-  provider = await testProvider();
-  env = tempHome(provider);
-  supply = await env.engine.supply();
-}, 60_000);
-afterAll(async () => {
-  expect(await closeTestProvider(provider)).toEqual([]);
-  env?.cleanup();
-});
+const docker = useDockerHome();
 
 const write = (path: string, content: string) => call('write_file', { path, content });
 
@@ -40,10 +27,10 @@ const fileTask: Task = task({
 async function runScripted(lines: readonly object[], name: string) {
   const c = await startEpisode({
     task: fileTask,
-    agentSpec: `scripted:${script(env.dir, name, lines)}`,
-    store: env.store,
-    parts: env.parts,
-    supply,
+    agentSpec: `scripted:${script(docker.env.dir, name, lines)}`,
+    store: docker.env.store,
+    parts: docker.env.parts,
+    supply: docker.supply,
   });
   try {
     await c.run();
@@ -54,7 +41,7 @@ async function runScripted(lines: readonly object[], name: string) {
 }
 
 function cli(args: string[]) {
-  return runCli(args, { env: { STEPBOX_HOME: env.home }, timeoutMs: 240_000 });
+  return runCli(args, { env: { STEPBOX_HOME: docker.env.home }, timeoutMs: 240_000 });
 }
 
 describeDocker('candidates, step-aligned diff, live QA and preference pairs on Docker', () => {
@@ -64,7 +51,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       'parent-cand.jsonl',
     );
     const file = script(
-      env.dir,
+      docker.env.dir,
       'alternatives.jsonl',
       [0, 1, 2, 3].map((i) => write(`alt${i}.txt`, `candidate ${i}`)),
     );
@@ -76,19 +63,19 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       acquire: async (config) => {
         starting++;
         if (!firstReady) startedBeforeFirstReady = starting;
-        const box = await supply.acquire(config);
+        const box = await docker.supply.acquire(config);
         firstReady = true;
         return box;
       },
-      release: (s) => supply.release(s),
+      release: (s) => docker.supply.release(s),
     };
     const { sources } = candidateSources({ agentKind: 'scripted', n: 0, file });
     const set = await tryCandidates({
       id: parent.episode,
       at: 1,
       sources,
-      store: env.store,
-      parts: env.parts,
+      store: docker.env.store,
+      parts: docker.env.parts,
       supply: counting,
     });
     expect(startedBeforeFirstReady).toBe(4);
@@ -104,15 +91,17 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       await chosen.run();
       expect(chosen.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer' });
       // The episode continued on the chosen branch: its workspace holds the candidate's file.
-      const events = readLineage(env.store, env.store.resolve(chosen.branch)).events;
+      const events = readLineage(docker.env.store, docker.env.store.resolve(chosen.branch)).events;
       const writes = events.flatMap((e) => (e.type === 'tool_call' ? [String(e.arguments.path)] : []));
       expect(writes).toEqual(['a.txt', 'alt2.txt']);
     } finally {
       await chosen.dispose();
     }
     for (const c of set.candidates.filter((x) => x.index !== 2))
-      expect(env.store.readTrace(env.store.resolve(c.branch)).end?.end_reason).toBe(CANDIDATE_REJECTED);
-    expect(readChoices(env.store, parent.episode)).toMatchObject([
+      expect(docker.env.store.readTrace(docker.env.store.resolve(c.branch)).end?.end_reason).toBe(
+        CANDIDATE_REJECTED,
+      );
+    expect(readChoices(docker.env.store, parent.episode)).toMatchObject([
       { parent: parent.episode, step: 1, chosen: set.candidates[2].branch },
     ]);
   }, 300_000);
@@ -122,7 +111,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       [write('a.txt', 'a'), write('b.txt', 'b'), final('done')],
       'parent-cli.jsonl',
     );
-    const file = script(env.dir, 'two.jsonl', [
+    const file = script(docker.env.dir, 'two.jsonl', [
       write('x.txt', 'x'),
       call('execute_shell', { command: 'exit 3' }),
     ]);
@@ -158,10 +147,10 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
     const inserted = await forkEpisode({
       id: a.episode,
       at: 1,
-      agentSpec: `scripted:${script(env.dir, 'diff-b.jsonl', [write('x.txt', 'x'), write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      agentSpec: `scripted:${script(docker.env.dir, 'diff-b.jsonl', [write('x.txt', 'x'), write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     try {
       await inserted.run();
@@ -193,10 +182,10 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
     const overridden = await forkEpisode({
       id: a.episode,
       at: 1,
-      agentSpec: `scripted:${script(env.dir, 'diff-c.jsonl', [write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      agentSpec: `scripted:${script(docker.env.dir, 'diff-c.jsonl', [write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     try {
       await overridden.step();
@@ -216,10 +205,10 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
     const ls = call('execute_shell', { command: 'ls -la' });
     const c = await startEpisode({
       task: fileTask,
-      agentSpec: `scripted:${script(env.dir, 'loop.jsonl', [write('a.txt', 'a'), ls, ls, ls, ls, final('done')])}`,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      agentSpec: `scripted:${script(docker.env.dir, 'loop.jsonl', [write('a.txt', 'a'), ls, ls, ls, ls, final('done')])}`,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
       breakpoints: [{ kind: 'qa', rule: 'loop' }],
     });
     let pausedAt: number;
@@ -241,7 +230,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
     expect(pausedAt).toBe(loop?.step);
     expect(message).toContain(loop!.message);
     // The same flag from the trace alone, as the window's flag list computes it.
-    const trace = env.store.readTrace(env.store.resolve(c.episode));
+    const trace = docker.env.store.readTrace(docker.env.store.resolve(c.episode));
     expect(
       checkEpisode({ events: trace.events, torn: false }).flags.find((f) => f.rule === 'loop')?.step,
     ).toBe(4);
@@ -253,14 +242,14 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       'dpo-parent.jsonl',
     );
     // A choice at step 1 between two different candidates.
-    const file = script(env.dir, 'dpo-alts.jsonl', [write('b.txt', 'better'), write('b.txt', 'b')]);
+    const file = script(docker.env.dir, 'dpo-alts.jsonl', [write('b.txt', 'better'), write('b.txt', 'b')]);
     const set = await tryCandidates({
       id: parent.episode,
       at: 1,
       sources: candidateSources({ agentKind: 'scripted', n: 0, file }).sources,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     const chosen = await set.pick(0);
     await chosen.run();
@@ -269,10 +258,10 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
     const corrected = await forkEpisode({
       id: parent.episode,
       at: 2,
-      agentSpec: `scripted:${script(env.dir, 'dpo-fix.jsonl', [write('c.txt', 'checked'), final('done')])}`,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      agentSpec: `scripted:${script(docker.env.dir, 'dpo-fix.jsonl', [write('c.txt', 'checked'), final('done')])}`,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     corrected.inject('user', 'Write "checked" into c.txt');
     await corrected.run();
@@ -281,16 +270,16 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
     const peek = await forkEpisode({
       id: parent.episode,
       at: 2,
-      agentSpec: `scripted:${script(env.dir, 'dpo-peek.jsonl', [write('c.txt', 'other'), final('done')])}`,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      agentSpec: `scripted:${script(docker.env.dir, 'dpo-peek.jsonl', [write('c.txt', 'other'), final('done')])}`,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     peek.recordHumanCommand({ command: 'ls -la && cat a.txt | head', exit_code: 0 });
     await peek.run();
     await peek.dispose();
 
-    const out = join(env.dir, 'pairs.jsonl');
+    const out = join(docker.env.dir, 'pairs.jsonl');
     const run = await cli(['export', parent.episode, '--format', 'dpo-jsonl', '--out', out, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const lines = readFileSync(out, 'utf8')

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { replayExecAgent } from '../../electron/engine/external/agent-replay.js';
 import { STDERR_TAIL_BYTES, STEP_OUTPUT_BYTES } from '../../electron/engine/external/agent-process.js';
@@ -10,13 +10,8 @@ import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
-import {
-  createDockerProvider,
-  type DockerSandboxProvider,
-} from '../../electron/engine/sandbox/docker-provider.js';
 import { PROJECT_ROOT, waitFor } from '../support/cli.js';
-import { describeDocker } from '../support/docker.js';
+import { describeDocker, useDockerHome } from '../support/docker.js';
 import { call, final, ofType, script, tempHome } from '../support/harness.js';
 
 /** The three example agents, each run from its task folder as the README shows. */
@@ -26,19 +21,7 @@ const EXAMPLES = [
   { name: 'ts-openai-agents', command: 'node ../../../dist/agents/ts-openai-agents/agent.js' },
 ] as const;
 
-let provider: DockerSandboxProvider;
-let env: ReturnType<typeof tempHome>;
-let supply: SandboxSupply;
-
-beforeAll(async () => {
-  provider = await createDockerProvider();
-  env = tempHome(provider);
-  supply = await env.engine.supply();
-});
-afterAll(async () => {
-  await provider?.close();
-  env?.cleanup();
-});
+const docker = useDockerHome();
 
 function exampleDir(name: string): string {
   return resolve(PROJECT_ROOT, 'resources/agents', name);
@@ -54,9 +37,9 @@ async function startExample(name: string, command: string, model?: string): Prom
     taskPath: join(dir, 'task.json'),
     agentSpec: `exec:${command}`,
     agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
-    store: env.store,
-    parts: env.parts,
-    supply,
+    store: docker.env.store,
+    parts: docker.env.parts,
+    supply: docker.supply,
   });
 }
 
@@ -76,9 +59,9 @@ async function startTemp(path: string, command: string, model = 'manual'): Promi
     taskPath: path,
     agentSpec: `exec:${command}`,
     agentOptions: { model },
-    store: env.store,
-    parts: env.parts,
-    supply,
+    store: docker.env.store,
+    parts: docker.env.parts,
+    supply: docker.supply,
   });
 }
 
@@ -121,7 +104,7 @@ describeDocker('external agents (exec:) on Docker', () => {
       } finally {
         await c.dispose();
       }
-      const alt = script(env.dir, `${ex.name}-alt.jsonl`, [
+      const alt = script(docker.env.dir, `${ex.name}-alt.jsonl`, [
         call('execute_shell', { command: 'echo "feed the cat" >> notes/todo.txt && wc -l < notes/todo.txt' }),
         final('four chores now'),
       ]);
@@ -129,17 +112,17 @@ describeDocker('external agents (exec:) on Docker', () => {
       const f = await forkEpisode({
         id: c.episode,
         at: 2,
-        store: env.store,
-        parts: env.parts,
-        supply,
+        store: docker.env.store,
+        parts: docker.env.parts,
+        supply: docker.supply,
         agentOptions: { model: `scripted:${alt}` },
       });
       try {
         await f.run();
         // Verifier wants three lines: the fork's fourth makes it fail, which shows it ran on snapshot 2.
         expect(f.ended()).toMatchObject({ status: 'failed', end_reason: 'final_answer', steps: 4 });
-        const own = env.store.readTrace(env.store.resolve(f.branch)).events;
-        expect(env.store.readTrace(env.store.resolve(f.branch)).header.agent).toMatchObject({
+        const own = docker.env.store.readTrace(docker.env.store.resolve(f.branch)).events;
+        expect(docker.env.store.readTrace(docker.env.store.resolve(f.branch)).header.agent).toMatchObject({
           spec: `exec:${ex.command}`,
           model_source: `scripted:${alt}`,
         });
@@ -256,7 +239,7 @@ describeDocker('external agents (exec:) on Docker', () => {
       await c.run();
       expect(c.branch).not.toBe(first);
       expect(c.ended()).toMatchObject({ status: 'succeeded', steps: 3 });
-      const own = env.store.readTrace(env.store.resolve(c.branch)).events;
+      const own = docker.env.store.readTrace(docker.env.store.resolve(c.branch)).events;
       expect(ofType(own, 'tool_call').map((e) => e.step)).toEqual([2]);
       expect(JSON.stringify(requestAt(own, 2).request.messages)).toContain('wrote 40 bytes');
     } finally {
@@ -270,7 +253,13 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.dispose();
     expect(c.ended()?.status).toBe('succeeded');
     // The same agent continues with the recorded model source after its 2 lines.
-    const f = await forkEpisode({ id: c.episode, at: 2, store: env.store, parts: env.parts, supply });
+    const f = await forkEpisode({
+      id: c.episode,
+      at: 2,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
+    });
     try {
       await f.run();
       expect(f.ended()).toMatchObject({ status: 'error', end_reason: 'diverged' });
@@ -280,8 +269,8 @@ describeDocker('external agents (exec:) on Docker', () => {
     }
     // replay --verify of the agent itself finds the same.
     const replay = await replayExecAgent({
-      store: env.store,
-      parts: env.parts,
+      store: docker.env.store,
+      parts: docker.env.parts,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py --stamp',
     });
@@ -312,15 +301,15 @@ describeDocker('external agents (exec:) on Docker', () => {
     const f = await forkEpisode({
       id: c.episode,
       at: 2,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
       agentOptions: { model: `scripted:${other}` },
     });
     try {
       await f.run();
       expect(f.ended()).toMatchObject({ end_reason: 'final_answer', steps: 4 });
-      const trace = env.store.readTrace(env.store.resolve(f.branch));
+      const trace = docker.env.store.readTrace(docker.env.store.resolve(f.branch));
       expect(trace.header.agent).toMatchObject({ spec: agent, model_source: `scripted:${other}` });
       const own = trace.events;
       // Snapshot 2 holds two lines and nothing re-ran them: had steps 1..2 run again it would be 4.
@@ -346,7 +335,7 @@ describeDocker('external agents (exec:) on Docker', () => {
       await f.run();
       // Line 3 of the script answers step 3 (line 1 again would write the file once more).
       expect(f.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
-      const own = env.store.readTrace(env.store.resolve(f.branch)).events;
+      const own = docker.env.store.readTrace(docker.env.store.resolve(f.branch)).events;
       expect(ofType(own, 'tool_call')).toEqual([]);
       expect(ofType(own, 'model_output')[0].message).toMatchObject({
         content: 'notes/todo.txt lists three chores.',
@@ -364,10 +353,10 @@ describeDocker('external agents (exec:) on Docker', () => {
     const other = tempHome();
     try {
       const file = join(other.dir, 'ep.stepbox');
-      await exportBundle(env.store, c.episode, file);
+      await exportBundle(docker.env.store, c.episode, file);
       await importBundle(other.store, file);
       await expect(
-        forkEpisode({ id: c.episode, at: 2, store: other.store, parts: other.parts, supply }),
+        forkEpisode({ id: c.episode, at: 2, store: other.store, parts: other.parts, supply: docker.supply }),
       ).rejects.toThrow(
         /imported.*never runs a command from a bundle by itself.*--agent 'exec:python3 agent.py'/,
       );
@@ -376,7 +365,7 @@ describeDocker('external agents (exec:) on Docker', () => {
         replayExecAgent({ store: other.store, parts: other.parts, id: c.episode }),
       ).rejects.toThrow(/imported.*never runs a command from a bundle by itself/);
       // Recorded here, the same fork runs the command again.
-      expect(env.store.imported(c.episode)).toBe(false);
+      expect(docker.env.store.imported(c.episode)).toBe(false);
     } finally {
       other.cleanup();
     }
@@ -387,19 +376,23 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.run();
     await c.dispose();
     const replay = await replayExecAgent({
-      store: env.store,
-      parts: env.parts,
+      store: docker.env.store,
+      parts: docker.env.parts,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py',
     });
     expect(replay).toEqual({ steps: 3, agent_diverged_at: null, agent_diff: null });
     // Without --agent the recorded command is the one re-run (an episode recorded here).
-    const recorded = await replayExecAgent({ store: env.store, parts: env.parts, id: c.episode });
+    const recorded = await replayExecAgent({
+      store: docker.env.store,
+      parts: docker.env.parts,
+      id: c.episode,
+    });
     expect(recorded).toEqual({ steps: 3, agent_diverged_at: null, agent_diff: null });
     // A different program asks differently.
     const other = await replayExecAgent({
-      store: env.store,
-      parts: env.parts,
+      store: docker.env.store,
+      parts: docker.env.parts,
       id: c.episode,
       agentSpec: 'exec:node ../../../dist/agents/ts-openai-loop/agent.js',
     });
@@ -482,20 +475,20 @@ describeDocker('external agents (exec:) on Docker', () => {
     const saved = { ...process.env };
     Object.assign(process.env, {
       DOCKER_HOST: 'unix:///var/run/docker.sock',
-      STEPBOX_HOME: env.home,
+      STEPBOX_HOME: docker.env.home,
       OPENAI_API_KEY: 'sk-user-SECRET-1234',
       AWS_SECRET_ACCESS_KEY: 'aws-SECRET',
       SSH_AUTH_SOCK: '/tmp/agent.sock',
     });
     try {
-      const c = await startTemp(t.path, 'env > env.txt');
+      const c = await startTemp(t.path, 'env > docker.env.txt');
       try {
         await c.run();
         expect(c.ended()).toMatchObject({ end_reason: 'agent_exited' });
       } finally {
         await c.dispose();
       }
-      const names = readFileSync(join(t.dir, 'env.txt'), 'utf8')
+      const names = readFileSync(join(t.dir, 'docker.env.txt'), 'utf8')
         .split('\n')
         .filter(Boolean)
         .map((l) => l.split('=')[0])
@@ -512,7 +505,7 @@ describeDocker('external agents (exec:) on Docker', () => {
         'STEPBOX_EPISODE',
       ];
       expect(names.filter((n) => !allowed.includes(n) && !contract.includes(n))).toEqual([]);
-      const text = readFileSync(join(t.dir, 'env.txt'), 'utf8');
+      const text = readFileSync(join(t.dir, 'docker.env.txt'), 'utf8');
       expect(text).not.toMatch(/SECRET|docker\.sock|agent\.sock/);
       expect(text).toMatch(/^OPENAI_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/v1$/m);
     } finally {

@@ -1,30 +1,19 @@
-import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../electron/engine/agents/agent-spec.js';
 import { loadTask, replayVerify, startEpisode } from '../../electron/engine/harness/index.js';
-import {
-  createDockerProvider,
-  type DockerSandboxProvider,
-} from '../../electron/engine/sandbox/docker-provider.js';
 import { PROJECT_ROOT } from '../support/cli.js';
-import { call, final, ofType, script, task, tempHome } from '../support/harness.js';
+import { useDockerHome } from '../support/docker.js';
+import { call, final, ofType, script, task } from '../support/harness.js';
 
 const KEY = 'sk-harness-docker-SECRET-987654321';
-let provider: DockerSandboxProvider;
-let env: ReturnType<typeof tempHome>;
-let supply: SandboxSupply;
+const docker = useDockerHome();
 
-beforeAll(async () => {
-  provider = await createDockerProvider();
-  env = tempHome(provider);
-  supply = await env.engine.supply();
+beforeAll(() => {
   process.env.OPENAI_API_KEY = KEY;
 });
-afterAll(async () => {
+afterAll(() => {
   delete process.env.OPENAI_API_KEY;
-  await provider?.close();
-  env?.cleanup();
 });
 
 describe('harness on Docker', () => {
@@ -36,9 +25,9 @@ describe('harness on Docker', () => {
       task: t.value,
       taskPath: dir,
       agentSpec: `scripted:${dir}/agent.jsonl`,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     try {
       await c.run();
@@ -62,9 +51,9 @@ describe('harness on Docker', () => {
     }
     const report = await replayVerify({
       id: c.episode,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
     expect(report.steps).toHaveLength(8);
@@ -76,7 +65,7 @@ describe('harness on Docker', () => {
       goal: 'notes',
       verifier: { command: 'test -f done.txt' },
     });
-    const main = script(env.dir, 'main.jsonl', [
+    const main = script(docker.env.dir, 'main.jsonl', [
       call('write_file', { path: 'notes.txt', content: 'first\n' }),
       call('memory_write', { key: 'plan', value: 'A' }),
       call('execute_shell', { command: 'mkdir -p out && cd out && export PHASE=3' }),
@@ -85,7 +74,7 @@ describe('harness on Docker', () => {
       call('execute_shell', { command: 'touch /workspace/done.txt' }),
       final('A done'),
     ]);
-    const alt = script(env.dir, 'alt.jsonl', [
+    const alt = script(docker.env.dir, 'alt.jsonl', [
       call('execute_shell', { command: 'pwd && echo "$PHASE" && echo planB > plan.txt' }),
       call('memory_write', { key: 'plan', value: 'B' }),
       call('execute_shell', { command: 'touch /workspace/done.txt' }),
@@ -94,9 +83,9 @@ describe('harness on Docker', () => {
     const c = await startEpisode({
       task: t,
       agentSpec: `scripted:${main}`,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     try {
       await c.run();
@@ -115,11 +104,11 @@ describe('harness on Docker', () => {
       const plan = await c.sandbox()!.readFile('out/plan.txt');
       expect(plan.ok && Buffer.from(plan.value).toString()).toBe('planB\n');
       expect(c.memory()).toEqual({ plan: 'B' });
-      const origTrace = env.store.readTrace(env.store.resolve(original));
+      const origTrace = docker.env.store.readTrace(docker.env.store.resolve(original));
       const origPlan = ofType(origTrace.events, 'memory_write').at(-1);
       expect(origPlan?.after).toBe('A2');
       const snaps = (id: string) =>
-        ofType(env.store.readTrace(env.store.resolve(id)).events, 'snapshot').at(-1)!.tree_hash;
+        ofType(docker.env.store.readTrace(docker.env.store.resolve(id)).events, 'snapshot').at(-1)!.tree_hash;
       expect(snaps(c.branch)).not.toBe(snaps(original));
     } finally {
       await c.dispose();
@@ -128,7 +117,7 @@ describe('harness on Docker', () => {
 
   it('replay --verify: no divergence for a deterministic episode, exactly the step of `date +%s%N`', async () => {
     const t = task({ name: 'replay', goal: 'replay', verifier: { command: 'grep -q ok out.txt' } });
-    const agent = script(env.dir, 'replay.jsonl', [
+    const agent = script(docker.env.dir, 'replay.jsonl', [
       call('execute_shell', { command: 'echo ok > out.txt && hostname && echo "$HOME $TZ $LANG"' }),
       call('execute_shell', { command: 'python3 -c "print(sum(range(10)))"' }),
       call('execute_shell', { command: 'date +%s%N' }),
@@ -138,18 +127,18 @@ describe('harness on Docker', () => {
     const c = await startEpisode({
       task: t,
       agentSpec: `scripted:${agent}`,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     await c.run();
     expect(c.ended()?.status).toBe('succeeded');
     await c.dispose();
     const report = await replayVerify({
       id: c.branch,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     expect(report.diverged_at).toBe(3);
     expect(report.diff).toEqual([expect.objectContaining({ name: 'execute_shell', field: 'stdout' })]);

@@ -1,30 +1,13 @@
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
-import {
-  createDockerProvider,
-  type DockerSandboxProvider,
-} from '../../electron/engine/sandbox/docker-provider.js';
 import { PROJECT_ROOT, runCli } from '../support/cli.js';
-import { describeDocker } from '../support/docker.js';
-import { call, final, ofType, script, task, tempHome } from '../support/harness.js';
+import { describeDocker, useDockerHome } from '../support/docker.js';
+import { call, final, ofType, script, task } from '../support/harness.js';
 
-let provider: DockerSandboxProvider;
-let env: ReturnType<typeof tempHome>;
-let supply: SandboxSupply;
-
-beforeAll(async () => {
-  provider = await createDockerProvider();
-  env = tempHome(provider);
-  supply = await env.engine.supply();
-});
-afterAll(async () => {
-  await provider?.close();
-  env?.cleanup();
-});
+const docker = useDockerHome();
 
 const SHELL_TASK = task({
   name: 'stop-before-tool',
@@ -47,7 +30,7 @@ function requestMessages(events: readonly TraceEvent[], step: number): unknown[]
 
 describeDocker('stops inside a step on Docker', () => {
   it('scripted: edited arguments are what runs in the sandbox; a replaced result never runs', async () => {
-    const agent = script(env.dir, 'gate.jsonl', [
+    const agent = script(docker.env.dir, 'gate.jsonl', [
       call('execute_shell', { command: 'echo agent > out.txt' }, 'c1'),
       call('execute_shell', { command: 'echo two > two.txt' }, 'c2'),
       final('done'),
@@ -55,9 +38,9 @@ describeDocker('stops inside a step on Docker', () => {
     const c = await startEpisode({
       task: SHELL_TASK,
       agentSpec: `scripted:${agent}`,
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     try {
       c.setStopPoints({ before_tool: true });
@@ -76,7 +59,7 @@ describeDocker('stops inside a step on Docker', () => {
       c.setStopPoints({ before_tool: false });
       await c.run();
       expect(c.ended()?.status).toBe('succeeded');
-      const events = env.store.readTrace(env.store.resolve(c.branch)).events;
+      const events = docker.env.store.readTrace(docker.env.store.resolve(c.branch)).events;
       // The trace keeps what the model said and what the person changed, apart.
       expect(JSON.stringify(ofType(events, 'model_output')[0].message)).toContain('echo agent');
       expect(ofType(events, 'edit')[0]).toMatchObject({
@@ -103,9 +86,9 @@ describeDocker('stops inside a step on Docker', () => {
       taskPath: join(dir, 'task.json'),
       agentSpec: 'exec:python3 agent.py',
       agentOptions: { model: `scripted:${join(dir, 'model.jsonl')}` },
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     try {
       c.setBreakpoints([{ kind: 'request_match', pattern: 'three chores' }]);
@@ -167,9 +150,9 @@ describeDocker('stops inside a step on Docker', () => {
       taskPath: join(dir, 'task.json'),
       agentSpec: 'exec:python3 agent.py',
       agentOptions: { model: `scripted:${join(dir, 'model.jsonl')}` },
-      store: env.store,
-      parts: env.parts,
-      supply,
+      store: docker.env.store,
+      parts: docker.env.parts,
+      supply: docker.supply,
     });
     try {
       c.setStopPoints({ before_tool: true });
@@ -185,17 +168,17 @@ describeDocker('stops inside a step on Docker', () => {
   });
 
   it('CLI --step --stop-before tool: edit runs the edited command', async () => {
-    const agent = script(env.dir, 'cli-gate.jsonl', [
+    const agent = script(docker.env.dir, 'cli-gate.jsonl', [
       call('execute_shell', { command: 'echo agent > out.txt' }, 'c1'),
       call('execute_shell', { command: 'cat out.txt' }, 'c2'),
       final('done'),
     ]);
-    const taskPath = join(env.dir, 'cli-task.json');
+    const taskPath = join(docker.env.dir, 'cli-task.json');
     (await import('node:fs')).writeFileSync(taskPath, JSON.stringify(SHELL_TASK));
     const run = await runCli(
       ['run', taskPath, '--agent', `scripted:${agent}`, '--step', '--stop-before', 'tool', '--json'],
       {
-        env: { STEPBOX_HOME: env.home },
+        env: { STEPBOX_HOME: docker.env.home },
         timeoutMs: 90_000,
         input: '\nedit {"command": "echo person > out.txt"}\n\nt\nc\n',
       },
@@ -205,7 +188,7 @@ describeDocker('stops inside a step on Docker', () => {
     expect(run.stderr).toContain('(edited by you)');
     expect(run.stderr).toContain('stop before each tool runs: off');
     const summary = JSON.parse(run.stdout);
-    const events = env.store.readTrace(env.store.resolve(summary.branch)).events;
+    const events = docker.env.store.readTrace(docker.env.store.resolve(summary.branch)).events;
     const results = ofType(events, 'tool_result');
     expect(results[1].result.stdout).toBe('person\n');
   });

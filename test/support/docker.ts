@@ -1,4 +1,4 @@
-import { describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { DockerEngine } from '../../electron/engine/docker/client.js';
 import { ownedContainers } from '../../electron/engine/docker/owner.js';
 import {
@@ -6,6 +6,8 @@ import {
   type DockerSandboxProvider,
 } from '../../electron/engine/sandbox/docker-provider.js';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
+import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
+import { tempHome } from './harness.js';
 
 /** Why Docker tests cannot run here, or null when the daemon and the sandbox image are ready. */
 async function dockerProblem(): Promise<string | null> {
@@ -50,4 +52,31 @@ export async function testProvider(): Promise<DockerSandboxProvider> {
 export async function closeTestProvider(provider: DockerSandboxProvider | undefined): Promise<string[]> {
   if (provider) await provider.close();
   return ownedContainers(new DockerEngine());
+}
+
+/** What {@link useDockerHome} gives a test file; filled in by its `beforeAll`. */
+export interface DockerHome {
+  readonly provider: DockerSandboxProvider;
+  /** A temp STEPBOX_HOME whose engine starts sandboxes on `provider`. */
+  readonly env: ReturnType<typeof tempHome>;
+  /** The engine's one sandbox supply. */
+  readonly supply: SandboxSupply;
+}
+
+/**
+ * The Docker engine and a temp home for a test file's episodes: set up before its tests,
+ * and after them the provider closed, no container of this process left, the home removed.
+ */
+export function useDockerHome(): DockerHome {
+  const home = {} as { -readonly [K in keyof DockerHome]: DockerHome[K] };
+  beforeAll(async () => {
+    home.provider = await testProvider();
+    home.env = tempHome(home.provider);
+    home.supply = await home.env.engine.supply();
+  }, 60_000);
+  afterAll(async () => {
+    expect(await closeTestProvider(home.provider)).toEqual([]);
+    home.env?.cleanup();
+  });
+  return home;
 }
