@@ -28,9 +28,7 @@ async function runScripted(lines: readonly object[], name: string) {
   const c = await startEpisode({
     task: fileTask,
     agentSpec: `scripted:${script(docker.env.dir, name, lines)}`,
-    store: docker.env.store,
-    parts: docker.env.parts,
-    supply: docker.supply,
+    ...docker.episode,
   });
   try {
     await c.run();
@@ -148,9 +146,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       id: a.episode,
       at: 1,
       agentSpec: `scripted:${script(docker.env.dir, 'diff-b.jsonl', [write('x.txt', 'x'), write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     try {
       await inserted.run();
@@ -183,9 +179,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       id: a.episode,
       at: 1,
       agentSpec: `scripted:${script(docker.env.dir, 'diff-c.jsonl', [write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     try {
       await overridden.step();
@@ -206,9 +200,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
     const c = await startEpisode({
       task: fileTask,
       agentSpec: `scripted:${script(docker.env.dir, 'loop.jsonl', [write('a.txt', 'a'), ls, ls, ls, ls, final('done')])}`,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
       breakpoints: [{ kind: 'qa', rule: 'loop' }],
     });
     let pausedAt: number;
@@ -247,9 +239,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       id: parent.episode,
       at: 1,
       sources: candidateSources({ agentKind: 'scripted', n: 0, file }).sources,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     const chosen = await set.pick(0);
     await chosen.run();
@@ -259,9 +249,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       id: parent.episode,
       at: 2,
       agentSpec: `scripted:${script(docker.env.dir, 'dpo-fix.jsonl', [write('c.txt', 'checked'), final('done')])}`,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     corrected.inject('user', 'Write "checked" into c.txt');
     await corrected.run();
@@ -271,9 +259,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       id: parent.episode,
       at: 2,
       agentSpec: `scripted:${script(docker.env.dir, 'dpo-peek.jsonl', [write('c.txt', 'other'), final('done')])}`,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     peek.recordHumanCommand({ command: 'ls -la && cat a.txt | head', exit_code: 0 });
     await peek.run();

@@ -37,9 +37,7 @@ async function startExample(name: string, command: string, model?: string): Prom
     taskPath: join(dir, 'task.json'),
     agentSpec: `exec:${command}`,
     agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
-    store: docker.env.store,
-    parts: docker.env.parts,
-    supply: docker.supply,
+    ...docker.episode,
   });
 }
 
@@ -59,9 +57,7 @@ async function startTemp(path: string, command: string, model = 'manual'): Promi
     taskPath: path,
     agentSpec: `exec:${command}`,
     agentOptions: { model },
-    store: docker.env.store,
-    parts: docker.env.parts,
-    supply: docker.supply,
+    ...docker.episode,
   });
 }
 
@@ -112,9 +108,7 @@ describeDocker('external agents (exec:) on Docker', () => {
       const f = await forkEpisode({
         id: c.episode,
         at: 2,
-        store: docker.env.store,
-        parts: docker.env.parts,
-        supply: docker.supply,
+        ...docker.episode,
         agentOptions: { model: `scripted:${alt}` },
       });
       try {
@@ -256,9 +250,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     const f = await forkEpisode({
       id: c.episode,
       at: 2,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     try {
       await f.run();
@@ -301,9 +293,7 @@ describeDocker('external agents (exec:) on Docker', () => {
     const f = await forkEpisode({
       id: c.episode,
       at: 2,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
       agentOptions: { model: `scripted:${other}` },
     });
     try {

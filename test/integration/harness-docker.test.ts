@@ -25,9 +25,7 @@ describe('harness on Docker', () => {
       task: t.value,
       taskPath: dir,
       agentSpec: `scripted:${dir}/agent.jsonl`,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     try {
       await c.run();
@@ -51,9 +49,7 @@ describe('harness on Docker', () => {
     }
     const report = await replayVerify({
       id: c.episode,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
     expect(report.steps).toHaveLength(8);
@@ -83,9 +79,7 @@ describe('harness on Docker', () => {
     const c = await startEpisode({
       task: t,
       agentSpec: `scripted:${main}`,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     try {
       await c.run();
@@ -127,18 +121,14 @@ describe('harness on Docker', () => {
     const c = await startEpisode({
       task: t,
       agentSpec: `scripted:${agent}`,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     await c.run();
     expect(c.ended()?.status).toBe('succeeded');
     await c.dispose();
     const report = await replayVerify({
       id: c.branch,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     expect(report.diverged_at).toBe(3);
     expect(report.diff).toEqual([expect.objectContaining({ name: 'execute_shell', field: 'stdout' })]);

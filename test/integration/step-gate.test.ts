@@ -38,9 +38,7 @@ describeDocker('stops inside a step on Docker', () => {
     const c = await startEpisode({
       task: SHELL_TASK,
       agentSpec: `scripted:${agent}`,
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     try {
       c.setStopPoints({ before_tool: true });
@@ -86,9 +84,7 @@ describeDocker('stops inside a step on Docker', () => {
       taskPath: join(dir, 'task.json'),
       agentSpec: 'exec:python3 agent.py',
       agentOptions: { model: `scripted:${join(dir, 'model.jsonl')}` },
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     try {
       c.setBreakpoints([{ kind: 'request_match', pattern: 'three chores' }]);
@@ -150,9 +146,7 @@ describeDocker('stops inside a step on Docker', () => {
       taskPath: join(dir, 'task.json'),
       agentSpec: 'exec:python3 agent.py',
       agentOptions: { model: `scripted:${join(dir, 'model.jsonl')}` },
-      store: docker.env.store,
-      parts: docker.env.parts,
-      supply: docker.supply,
+      ...docker.episode,
     });
     try {
       c.setStopPoints({ before_tool: true });

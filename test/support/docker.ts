@@ -7,6 +7,7 @@ import {
 } from '../../electron/engine/sandbox/docker-provider.js';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
+import type { EpisodeEnv } from '../../electron/engine/harness/episode-factory.js';
 import { tempHome } from './harness.js';
 
 /** Why Docker tests cannot run here, or null when the daemon and the sandbox image are ready. */
@@ -61,6 +62,8 @@ export interface DockerHome {
   readonly env: ReturnType<typeof tempHome>;
   /** The engine's one sandbox supply. */
   readonly supply: SandboxSupply;
+  /** What the harness factories take: the home's store and parts, and the supply. */
+  readonly episode: EpisodeEnv;
 }
 
 /**
@@ -73,6 +76,7 @@ export function useDockerHome(): DockerHome {
     home.provider = await testProvider();
     home.env = tempHome(home.provider);
     home.supply = await home.env.engine.supply();
+    home.episode = await home.env.engine.episodeEnv();
   }, 60_000);
   afterAll(async () => {
     expect(await closeTestProvider(home.provider)).toEqual([]);
