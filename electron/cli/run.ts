@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
 import { startEpisode } from '../engine/harness/episode-factory.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
+import type { AgentOutputChunk } from '../engine/harness/episode-controller.js';
 import { parseBreakFlags, BREAK_FORMS } from './breakpoint-flags.js';
 import type { CliCommand, CliIo } from './command.js';
 import { UsageError } from './command.js';
@@ -200,6 +201,20 @@ export async function runEpisodeCommand(
   }
 }
 
+/**
+ * A chunk of an exec: agent's output as lines marked with their stream (`agent |` stdout,
+ * `agent !` stderr); a line the agent has not finished yet is ended here, so what stepbox
+ * prints next starts on a line of its own.
+ */
+export function agentOutputLines(chunk: AgentOutputChunk): string {
+  const mark = chunk.stream === 'stdout' ? 'agent | ' : 'agent ! ';
+  const lines = chunk.data.endsWith('\n') ? chunk.data.slice(0, -1).split('\n') : chunk.data.split('\n');
+  const text = chunk.data === '' ? '' : lines.map((l) => mark + l + '\n').join('');
+  return chunk.truncated
+    ? `${text}agent: step ${chunk.step}'s ${chunk.stream} reached its cap; the rest of it is neither shown nor kept\n`
+    : text;
+}
+
 /** Runs (or steps) an episode to its end, prints the summary, disposes it. Shared by run, fork and resume. */
 export async function drive(
   c: EpisodeRunner,
@@ -214,6 +229,8 @@ export async function drive(
     const line = describeEvent(e);
     if (line) out.write(line + '\n');
   });
+  // An exec: agent's own output, as it writes it (stderr: with --json, stdout is one document).
+  c.onAgentOutput((chunk) => io.stderr.write(agentOutputLines(chunk)));
   const needsInput = options.step || manualAgentOf(c.currentAgent()) !== null;
   const reader = needsInput ? new LineReader(io) : null;
   try {

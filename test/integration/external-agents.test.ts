@@ -10,7 +10,7 @@ import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import { PROJECT_ROOT, waitFor } from '../support/cli.js';
+import { PROJECT_ROOT, runCli, waitFor } from '../support/cli.js';
 import { describeDocker, useDockerHome } from '../support/docker.js';
 import { call, final, ofType, script, tempHome } from '../support/harness.js';
 
@@ -154,6 +154,31 @@ describeDocker('external agents (exec:) on Docker', () => {
     } finally {
       await c.dispose();
     }
+  });
+
+  it('stepbox run prints what the agent program writes as it writes it, marked as its own', async () => {
+    const dir = exampleDir('python-stdlib');
+    const run = await runCli(
+      [
+        'run',
+        dir,
+        '--agent',
+        'exec:python3 agent.py',
+        '--model',
+        `scripted:${join(dir, 'model.jsonl')}`,
+        '--json',
+      ],
+      { env: { STEPBOX_HOME: docker.env.home }, timeoutMs: 90_000 },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const marked = run.stderr.split('\n').filter((l) => l.startsWith('agent | '));
+    expect(marked).toEqual([
+      'agent | write_file -> ok',
+      'agent | execute_shell -> ok',
+      'agent | final answer: notes/todo.txt lists three chores.',
+    ]);
+    // stdout stays the one JSON document.
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'succeeded' });
   });
 
   it('an agent writing megabytes: each stream keeps its first 64 KiB per step and says it truncated', async () => {
