@@ -118,6 +118,27 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
     ]);
   });
 
+  it("a fork of a fork before its fork point takes the agent's place from the ancestor that ran that step", async () => {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, main);
+    await c.run();
+    await c.dispose();
+    const fork = (id: string, at: number) =>
+      forkEpisode({ id, at, store: env.store, parts: env.parts, supply: memorySupply });
+    const f = await fork(c.episode, 4);
+    await f.run();
+    await f.dispose();
+    // Step 2 of f is the parent's: a fork there continues the script after its line 2.
+    const g = await fork(f.branch, 2);
+    expect(g.currentStep()).toBe(2);
+    await g.run();
+    expect(g.ended()).toMatchObject({ status: 'succeeded', steps: 7 });
+    const own = env.store.readTrace(env.store.resolve(g.branch));
+    expect(ofType(own.events, 'action')[0]).toMatchObject({ step: 3 });
+    expect(JSON.stringify(ofType(own.events, 'action')[0])).toContain('export MARK=three');
+    await g.dispose();
+  });
+
   it('resume continues a stopped episode on a new branch, skipping consumed script lines', async () => {
     env = tempHome();
     const c = await startScripted(env, { task: memoryTask() }, main);

@@ -10,7 +10,7 @@ import { createMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
-import { cutAtStep, lastSnapshot, readLineage, snapshotAt } from '../trace/lineage.js';
+import { cutAtStep, lastSnapshot, readLineage, snapshotAt, type Lineage } from '../trace/lineage.js';
 import { memoryFromEvents } from './state-at.js';
 import { restoreSandbox } from './restore-sandbox.js';
 import { ALL_WIDENINGS, type WideningKind } from '../../../shared/isolation-policy.js';
@@ -153,10 +153,10 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   const agent = makeAgent(
     spec,
     spec.startsWith('exec:')
-      ? execSkip(spec, options, header.agent, () => skipAt(store, info, at))
+      ? execSkip(spec, options, header.agent, () => skipAt(store, lineage, at))
       : options.agentSpec
         ? 0
-        : skipAt(store, info, at),
+        : skipAt(store, lineage, at),
   );
   const snapshots = store.snapshots(info.episode);
   // The pool refills once this branch's workspace is in place, not during its restore.
@@ -254,17 +254,19 @@ function execSkip(
 }
 
 /**
- * Decisions the branch's agent had made by step `at`: its header's initial skip plus
- * the steps it ran since its fork point (walking up when `at` is before the fork).
+ * Decisions the branch's agent had made by step `at`: the initial skip in the header of
+ * the branch whose own steps include `at` (this one, or the ancestor it was forked from
+ * when `at` is before the fork), plus the steps that branch ran since its fork point. The
+ * walk follows the lineage's chain (depth-bounded and loop-safe: a recorded parent chain
+ * is untrusted input).
  */
-function skipAt(store: EpisodeStore, info: ReturnType<EpisodeStore['resolve']>, at: number): number {
-  let branch = info;
-  while (branch.forkStep !== null && branch.parentBranch !== null && at < branch.forkStep) {
-    branch = store.resolve(branch.parentBranch);
-  }
-  const header = store.readTrace(branch).header;
+function skipAt(store: EpisodeStore, lineage: Lineage, at: number): number {
+  let i = 0;
+  while (i < lineage.chain.length - 1 && at < (lineage.chain[i].forkStep ?? 0)) i++;
+  const link = lineage.chain[i];
+  const header = i === 0 ? lineage.header : store.readTrace(store.resolve(link.branch)).header;
   const skip0 = typeof header.agent.skip === 'number' ? header.agent.skip : 0;
-  return skip0 + (at - (branch.forkStep ?? 0));
+  return Math.max(0, skip0 + (at - (link.forkStep ?? 0)));
 }
 
 /** The events of a branch with its ancestry (for views and `replay:` agents). */
