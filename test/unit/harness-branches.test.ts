@@ -118,24 +118,42 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
     ]);
   });
 
-  it("a fork of a fork before its fork point takes the agent's place from the ancestor that ran that step", async () => {
+  it('a fork of a fork before its fork point continues the agent that ran that step, where it was', async () => {
     env = tempHome();
     const c = await startScripted(env, { task: memoryTask() }, main);
     await c.run();
     await c.dispose();
-    const fork = (id: string, at: number) =>
-      forkEpisode({ id, at, store: env.store, parts: env.parts, supply: memorySupply });
-    const f = await fork(c.episode, 4);
+    // f: forked at 4 with another script, run to its end.
+    const other = script(env.dir, 'other.jsonl', [
+      call('write_file', { path: 'other.txt', content: 'O' }),
+      final('other done'),
+    ]);
+    const f = await forkEpisode({
+      id: c.episode,
+      at: 4,
+      agentSpec: `scripted:${other}`,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
     await f.run();
     await f.dispose();
-    // Step 2 of f is the parent's: a fork there continues the script after its line 2.
-    const g = await fork(f.branch, 2);
+    // Step 2 of f was the first script's: a fork there continues that script after its line 2,
+    // not f's script (whose decisions start at step 5).
+    const g = await forkEpisode({
+      id: f.branch,
+      at: 2,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
     expect(g.currentStep()).toBe(2);
     await g.run();
     expect(g.ended()).toMatchObject({ status: 'succeeded', steps: 7 });
-    const own = env.store.readTrace(env.store.resolve(g.branch));
-    expect(ofType(own.events, 'action')[0]).toMatchObject({ step: 3 });
-    expect(JSON.stringify(ofType(own.events, 'action')[0])).toContain('export MARK=three');
+    const actions = ofType(env.store.readTrace(env.store.resolve(g.branch)).events, 'action');
+    expect(actions.map((a) => a.step)).toEqual([3, 4, 5, 6, 7]);
+    expect(JSON.stringify(actions[0])).toContain('export MARK=three');
+    expect(JSON.stringify(actions)).not.toContain('other.txt');
     await g.dispose();
   });
 

@@ -1,6 +1,6 @@
 import type { Breakpoint } from '../../../shared/breakpoints.js';
 import type { Task } from '../../../shared/task.js';
-import type { TraceEvent } from '../../../shared/trace-events.js';
+import type { HeaderEvent, TraceEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
 import { continuationOptions, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
@@ -143,20 +143,23 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
     );
   }
   const events = cutAtStep(lineage.events, at);
-  checkRecordedCommand(store, info.episode, header.agent, options.agentSpec);
-  const spec = options.agentSpec ? normalizeAgentSpec(options.agentSpec) : String(header.agent.spec);
+  // The agent that had decided step `at`: this branch's, or (before its fork point) the
+  // ancestor's that ran that step, with the decisions it had made by then.
+  const origin = agentAt(store, lineage, at);
+  checkRecordedCommand(store, info.episode, origin.agent, options.agentSpec);
+  const spec = options.agentSpec ? normalizeAgentSpec(options.agentSpec) : String(origin.agent.spec);
   // A recorded openai: episode continues at its recorded endpoint and parameters, never a default one;
   // an exec: one keeps its recorded model source unless --model names another.
-  const execOptions = withRecordedModel(options, header.agent);
-  const agentOptions = continuationOptions(spec, header.agent, execOptions.agentOptions);
+  const execOptions = withRecordedModel(options, origin.agent);
+  const agentOptions = continuationOptions(spec, origin.agent, execOptions.agentOptions);
   const makeAgent = agentFactory(store, { ...options, agentOptions });
   const agent = makeAgent(
     spec,
     spec.startsWith('exec:')
-      ? execSkip(spec, options, header.agent, () => skipAt(store, lineage, at))
+      ? execSkip(spec, options, origin.agent, () => origin.skip)
       : options.agentSpec
         ? 0
-        : skipAt(store, lineage, at),
+        : origin.skip,
   );
   const snapshots = store.snapshots(info.episode);
   // The pool refills once this branch's workspace is in place, not during its restore.
@@ -254,19 +257,23 @@ function execSkip(
 }
 
 /**
- * Decisions the branch's agent had made by step `at`: the initial skip in the header of
- * the branch whose own steps include `at` (this one, or the ancestor it was forked from
- * when `at` is before the fork), plus the steps that branch ran since its fork point. The
- * walk follows the lineage's chain (depth-bounded and loop-safe: a recorded parent chain
- * is untrusted input).
+ * The agent that had decided step `at` of a lineage, as its header records it, and the
+ * decisions it had made by then: this branch's, or — when `at` is before this branch's
+ * fork point — the ancestor's whose own steps include `at`, plus the steps that branch ran
+ * since its own fork point. The walk follows the lineage's chain (depth-bounded and
+ * loop-safe: a recorded parent chain is untrusted input).
  */
-function skipAt(store: EpisodeStore, lineage: Lineage, at: number): number {
+function agentAt(
+  store: EpisodeStore,
+  lineage: Lineage,
+  at: number,
+): { agent: HeaderEvent['agent']; skip: number } {
   let i = 0;
   while (i < lineage.chain.length - 1 && at < (lineage.chain[i].forkStep ?? 0)) i++;
   const link = lineage.chain[i];
   const header = i === 0 ? lineage.header : store.readTrace(store.resolve(link.branch)).header;
   const skip0 = typeof header.agent.skip === 'number' ? header.agent.skip : 0;
-  return Math.max(0, skip0 + (at - (link.forkStep ?? 0)));
+  return { agent: header.agent, skip: Math.max(0, skip0 + (at - (link.forkStep ?? 0))) };
 }
 
 /** The events of a branch with its ancestry (for views and `replay:` agents). */
