@@ -841,7 +841,7 @@ class Helper:
             if held is None:
                 continue  # gone since listed
             if held or pid not in idle:
-                busy = True
+                busy = True  # and on: `mapped` must name every mapping, for a full walk too
         return busy, mapped
 
     def drop(self, rel):
@@ -1424,12 +1424,11 @@ class Helper:
             for call in list(self.calls.values()):
                 if call.deadline <= now and not call.done:
                     call.on_timeout()
-            if self.inbuf:
-                pass
-            elif len(self.zygotes) < ZYGOTES_NOW and (not self.calls or not self.zygotes):
-                self.refill(ZYGOTES_NOW)
-            elif refill_at is not None and now >= refill_at and not self.calls:
-                self.refill()
+            if not self.inbuf:
+                if len(self.zygotes) < ZYGOTES_NOW and (not self.calls or not self.zygotes):
+                    self.refill(ZYGOTES_NOW)
+                elif refill_at is not None and now >= refill_at and not self.calls:
+                    self.refill()
 
 
 def high_pipe():
