@@ -69,12 +69,14 @@ async function ended(app: AppPage, ms = 180_000): Promise<void> {
 /** What a person must see for the case at the current viewport size. */
 async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void> {
   const layout = new LayoutObject(app.page);
-  // The flagged step's row, scrolled to as a person would, is on screen with its flag text.
-  const flag = app.timeline.root.locator(`[data-flag="${c.rule}"]`).first();
+  // The flagged step's row, scrolled to as a person would, is on screen with its flag's name
+  // read whole in the row itself (not only in the flag list above the timeline).
+  const flag = app.timeline.root.locator(`[data-testid="timeline-row"] [data-flag="${c.rule}"]`).first();
   await flag.waitFor({ timeout: 60_000 });
   await flag.scrollIntoViewIfNeeded();
   expect(await layout.onScreen(flag), `${c.id} ${size}: the ${c.rule} flag is on screen`).toBe(true);
-  expect(await flag.innerText()).toContain(c.rule);
+  expect(await flag.innerText()).toBe(`⚑ ${c.rule}`);
+  expect(await layout.readable(flag), `${c.id} ${size}: the ${c.rule} flag reads whole`).toBe(true);
   const flaggedStep = Number(
     await flag.evaluate((el) => el.closest('[data-step]')?.getAttribute('data-step') ?? '-1'),
   );
