@@ -140,7 +140,8 @@ describe('journeys: every classic case as a person sees it', () => {
         await caseEpisodeReady(app, c.id);
         // Where the person is reading, the walkthrough says the run has not started and how to run it.
         const broken = walkthrough.locator('[data-testid="case-run"][data-variant="broken"]');
-        expect(await broken.innerText()).toMatch(/ready, not started: press ▶ Run it/);
+        // Waited on: the run's line reads the library's list, which may answer after the stepper settles.
+        await broken.filter({ hasText: /ready, not started: press ▶ Run it/ }).waitFor({ timeout: 30_000 });
         const runIt = walkthrough.getByTestId('case-run-continue');
         expect(await new LayoutObject(app.page).onScreen(runIt), `${c.id}: ▶ Run it on screen`).toBe(true);
         // The replay panel speaks of this episode, not of opening one.
