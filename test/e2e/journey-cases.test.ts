@@ -69,12 +69,14 @@ async function ended(app: AppPage, ms = 180_000): Promise<void> {
 /** What a person must see for the case at the current viewport size. */
 async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void> {
   const layout = new LayoutObject(app.page);
-  // The flagged step's row, scrolled to as a person would, is on screen with its flag text.
-  const flag = app.timeline.root.locator(`[data-flag="${c.rule}"]`).first();
+  // The flagged step's row, scrolled to as a person would, is on screen with its flag's name
+  // read whole in the row itself (not only in the flag list above the timeline).
+  const flag = app.timeline.root.locator(`[data-testid="timeline-row"] [data-flag="${c.rule}"]`).first();
   await flag.waitFor({ timeout: 60_000 });
   await flag.scrollIntoViewIfNeeded();
   expect(await layout.onScreen(flag), `${c.id} ${size}: the ${c.rule} flag is on screen`).toBe(true);
-  expect(await flag.innerText()).toContain(c.rule);
+  expect(await flag.innerText()).toBe(`⚑ ${c.rule}`);
+  expect(await layout.readable(flag), `${c.id} ${size}: the ${c.rule} flag reads whole`).toBe(true);
   const flaggedStep = Number(
     await flag.evaluate((el) => el.closest('[data-step]')?.getAttribute('data-step') ?? '-1'),
   );
@@ -138,7 +140,8 @@ describe('journeys: every classic case as a person sees it', () => {
         await caseEpisodeReady(app, c.id);
         // Where the person is reading, the walkthrough says the run has not started and how to run it.
         const broken = walkthrough.locator('[data-testid="case-run"][data-variant="broken"]');
-        expect(await broken.innerText()).toMatch(/ready, not started: press ▶ Run it/);
+        // Waited on: the run's line reads the library's list, which may answer after the stepper settles.
+        await broken.filter({ hasText: /ready, not started: press ▶ Run it/ }).waitFor({ timeout: 30_000 });
         const runIt = walkthrough.getByTestId('case-run-continue');
         expect(await new LayoutObject(app.page).onScreen(runIt), `${c.id}: ▶ Run it on screen`).toBe(true);
         // The replay panel speaks of this episode, not of opening one.

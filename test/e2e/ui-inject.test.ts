@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { FakeOpenAi, wireCall, type FakeRequest } from '../support/fake-openai';
-import { launchBrowser, openApp, removeHome, startServe, tempHome, until, type Served } from '../support/e2e';
+import {
+  launchBrowser,
+  LayoutObject,
+  openApp,
+  removeHome,
+  startServe,
+  tempHome,
+  until,
+  type Served,
+} from '../support/e2e';
 
 const MARK = 'UI-INJECT';
 
@@ -90,9 +99,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
 
     // Override the pending tool result: the tool ran, the agent sees the override.
     await app.inspector.tab('call');
-    await app.inject.root.getByTestId('override-text').fill('SUNNY-OVERRIDE');
-    await app.inject.root.getByTestId('override-send').click();
-    await app.inject.root.locator('.notice').filter({ hasText: 'overridden' }).waitFor({ timeout: 10_000 });
+    await app.inject.override('SUNNY-OVERRIDE');
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(3);
     await settled.waitFor({ timeout: 60_000 });
@@ -112,6 +119,54 @@ describe('web mode: injecting an observation into an openai agent', () => {
       30_000,
       'override mark on step 2',
     );
+    expect(app.errors).toEqual([]);
+  });
+
+  it('at 1024×700 the override is on screen at a click, beside the timeline, and gives the agent its result', async () => {
+    const app = await openApp(browser, served.url, { width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    // The task's own scripted agent: one step, then the result it is about to see is overridden.
+    await app.library.startTask('hello-python');
+    const settled = app.page.locator(
+      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
+    );
+    await settled.waitFor({ timeout: 60_000 });
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1);
+    await settled.waitFor({ timeout: 60_000 });
+
+    // Without scrolling anything, the panel names the override: its tab is on screen, read whole.
+    const tab = app.inject.tab('override');
+    expect(await layout.onScreen(tab), 'the override tab is on screen').toBe(true);
+    expect(await layout.readable(tab)).toBe(true);
+    await expect(tab.innerText()).resolves.toBe('Override result');
+    await app.screenshot('inject-override-tab-1024x700');
+    await tab.click();
+    // One click: the field and its button are in sight, not under the fold of a 1024×700 window.
+    for (const id of ['override-text', 'override-send'])
+      expect(await layout.onScreen(app.inject.root.getByTestId(id)), `${id} on screen`).toBe(true);
+    // The timeline keeps its room beside it.
+    expect((await layout.box('timeline'))!.height).toBeGreaterThan(300);
+    await app.inject.override('RESULT-GIVEN-BY-A-PERSON');
+    expect(await layout.onScreen(app.inject.root.getByTestId('inject-notice'))).toBe(true);
+    await app.screenshot('inject-override-1024x700');
+    await until(
+      () => app.timeline.rows(),
+      (r) => r.some((x) => x.step === 1 && x.text.includes('OVR')),
+      30_000,
+      'override mark on step 1',
+    );
+
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await until(
+      () => app.page.evaluate(() => innerWidth),
+      (w) => w === 1920,
+      5_000,
+      'viewport 1920',
+    );
+    for (const id of ['override-text', 'override-send'])
+      expect(await layout.onScreen(app.inject.root.getByTestId(id)), `${id} on screen at 1920`).toBe(true);
+    await app.screenshot('inject-override-1920x1080');
     expect(app.errors).toEqual([]);
   });
 

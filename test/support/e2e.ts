@@ -277,6 +277,12 @@ export class LibraryPanel extends PanelObject {
   async search(text: string): Promise<void> {
     await this.root.getByTestId('library-search').fill(text);
   }
+  /** The status the list gives a branch (`live`, `interrupted`, `succeeded`, …). */
+  branchStatus(branch: string): Promise<string | null> {
+    return this.root
+      .locator(`[data-testid="branch-node"][data-branch="${branch}"]`)
+      .getAttribute('data-status');
+  }
 }
 
 /** One timeline row as read from the page. */
@@ -445,7 +451,19 @@ export class InjectPanel extends PanelObject {
   constructor(page: Page) {
     super(page, 'inject-panel');
   }
+  /** The tab of one of the panel's sections (`decide`, `message`, `override`). */
+  tab(section: 'decide' | 'message' | 'override'): Locator {
+    return this.root.locator(`[data-testid="inject-tab"][data-section="${section}"]`);
+  }
+  /** Gives the pending tool call the result `text` (its tab first) and waits for the answer. */
+  async override(text: string): Promise<void> {
+    await this.tab('override').click();
+    await this.root.getByTestId('override-text').fill(text);
+    await this.root.getByTestId('override-send').click();
+    await this.root.locator('.notice').filter({ hasText: 'overridden' }).waitFor({ timeout: 10_000 });
+  }
   async inject(text: string, role: 'user' | 'system' = 'user'): Promise<void> {
+    await this.tab('message').click();
     await this.root.getByTestId('inject-role').selectOption(role);
     await this.root.getByTestId('inject-text').fill(text);
     await this.root.getByTestId('inject-send').click();

@@ -113,6 +113,40 @@ describe('episodes store', () => {
     expect(store.getState().error).toBe('Docker is not running');
   });
 
+  it('stops the live episode the window shows once another starts, and says so; a failed start stops nothing', async () => {
+    const fake = createFakeBackend();
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    fake.on('episode.stop', () => ({ status: 'interrupted' as const, end_reason: 'stopped' }));
+    const task = { id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null };
+    const left = { branch: 'b-old', task: 'loop', steps: 2 };
+    const store = createEpisodesStore(
+      fake.client,
+      () => {},
+      () => left,
+    );
+
+    fake.on('episode.start', () => ({ code: 'docker_unreachable', message: 'Docker is not running' }));
+    expect(await store.getState().startTask(task)).toBeNull();
+    expect(fake.callsOf('episode.stop')).toEqual([]);
+    expect(store.getState().released).toBeNull();
+
+    fake.on('episode.start', () => startedState);
+    expect(await store.getState().startTask(task)).toBe('b-new');
+    expect(fake.callsOf('episode.stop')).toEqual([{ id: 'b-old' }]);
+    expect(store.getState().released).toEqual({
+      text: 'Stopped loop (b-old) at step 2, so it holds no sandbox unseen. Its trace is kept below: open it and press “Reopen live here” to go on from any step.',
+      error: false,
+    });
+
+    // A stop refused leaves it live: the note says so, with the code and what to do.
+    fake.on('episode.stop', () => ({ code: 'internal', message: 'the container did not answer' }));
+    await store.getState().startTask(task);
+    expect(store.getState().released).toEqual({
+      text: 'loop (b-old) could not be stopped and is still live (internal: the container did not answer). Open it below and stop it (Shift+F5).',
+      error: true,
+    });
+  });
+
   it('starts an exec: agent with the model source it was given (and only for exec:)', async () => {
     const fake = createFakeBackend();
     fake.on('episode.start', () => startedState);

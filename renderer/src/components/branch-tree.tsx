@@ -21,6 +21,7 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
         className={`branch-node${b.branch === props.current ? ' current' : ''}`}
         data-testid="branch-node"
         data-branch={b.branch}
+        data-status={statusOf(b)}
         onClick={() => void stores.stepper.getState().open(b.branch)}
         title={`${b.branch}: ${b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}`}
       >

@@ -70,6 +70,59 @@ const LANGUAGES: Record<string, string> = {
   css: 'css',
 };
 
+/** The Monaco language of a file, by its extension (plain text when unknown). */
+function languageOf(path: string): string {
+  return LANGUAGES[path.split('.').pop() ?? ''] ?? 'plaintext';
+}
+
+/**
+ * A file the step added (or emptied, or removed): its whole text in one editor, every line
+ * marked added (green, +) or removed (red, −). A diff against nothing would draw the empty
+ * side's one blank line as a deleted line, a red "−" before a new file's content.
+ */
+export function FileWholeView(props: {
+  readonly path: string;
+  readonly scope: string;
+  readonly text: string;
+  readonly side: 'added' | 'removed';
+}) {
+  // The model keeps the diff's names: the text after the step (added) or before it (removed).
+  const name = props.side === 'added' ? 'diff-after' : 'diff-before';
+  const mark = (ed: editor.IStandaloneCodeEditor) => {
+    const m = ed.getModel();
+    if (!m) return;
+    if (m.getValue() !== props.text) m.setValue(props.text);
+    // A closing newline leaves an empty last line: it is no line of the file, so it is not marked.
+    const last =
+      m.getLineCount() > 1 && m.getLineContent(m.getLineCount()) === ''
+        ? m.getLineCount() - 1
+        : m.getLineCount();
+    ed.createDecorationsCollection([
+      {
+        range: { startLineNumber: 1, startColumn: 1, endLineNumber: last, endColumn: 1 },
+        options: {
+          isWholeLine: true,
+          className: `file-line-${props.side}`,
+          linesDecorationsClassName: `file-gutter-${props.side}`,
+        },
+      },
+    ]);
+  };
+  return (
+    <div className="monaco-box diff" data-model="whole" data-side={props.side}>
+      <Editor
+        path={inspectorModelUri(name, `${props.scope}/${props.path}`)}
+        language={languageOf(props.path)}
+        theme="stepbox"
+        value={props.text}
+        options={{ ...OPTIONS, lineNumbers: 'on' }}
+        loading={<div className="state state-loading">Loading file…</div>}
+        onMount={mark}
+      />
+    </div>
+  );
+}
+
 /** A file's before/after in Monaco's diff editor; models keyed by branch/step/path (`scope`). */
 export function FileDiffView(props: {
   readonly path: string;
@@ -77,7 +130,6 @@ export function FileDiffView(props: {
   readonly before: string;
   readonly after: string;
 }) {
-  const ext = props.path.split('.').pop() ?? '';
   return (
     <div className="monaco-box diff" data-model="diff">
       <DiffEditor
@@ -88,7 +140,7 @@ export function FileDiffView(props: {
         // Keep the models on unmount: disposing them first makes Monaco throw while resetting the widget.
         keepCurrentOriginalModel
         keepCurrentModifiedModel
-        language={LANGUAGES[ext] ?? 'plaintext'}
+        language={languageOf(props.path)}
         theme="stepbox"
         options={{ ...OPTIONS, renderSideBySide: true, originalEditable: false, lineNumbers: 'on' }}
         loading={<div className="state state-loading">Loading diff…</div>}

@@ -2,6 +2,7 @@ import { lazy, Suspense } from 'react';
 
 const Json = lazy(() => import('./json-view').then((m) => ({ default: m.JsonView })));
 const Diff = lazy(() => import('./json-view').then((m) => ({ default: m.FileDiffView })));
+const Whole = lazy(() => import('./json-view').then((m) => ({ default: m.FileWholeView })));
 
 const loading = <div className="state state-loading">Loading editor…</div>;
 
@@ -30,6 +31,20 @@ export function FileDiffView(props: {
   return (
     <Suspense fallback={loading}>
       <Diff {...props} />
+    </Suspense>
+  );
+}
+
+/** A file added (or removed) whole by a step, every line marked, loaded on first use. */
+export function FileWholeView(props: {
+  readonly path: string;
+  readonly scope: string;
+  readonly text: string;
+  readonly side: 'added' | 'removed';
+}) {
+  return (
+    <Suspense fallback={loading}>
+      <Whole {...props} />
     </Suspense>
   );
 }

@@ -1,8 +1,48 @@
 import { useEffect, useState } from 'react';
 import { Panel, PanelState } from '../components/panel';
-import { selectCanInject } from '../stores/inject/inject-store';
+import { selectCanInject, selectSection, type InjectSection } from '../stores/inject/inject-store';
 import { selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
+
+const SECTION_LABEL: Record<InjectSection, { readonly label: string; readonly title: string }> = {
+  decide: { label: 'Decision', title: "the manual agent's next tool call or final answer" },
+  message: { label: 'Message', title: 'add a user or system message the agent reads at its next step' },
+  override: {
+    label: 'Override result',
+    title: 'replace the result of the pending tool call: the agent sees yours instead',
+  },
+};
+
+/** The panel's sections as tabs, on one line in its header: each is one click away, never below the fold. */
+function SectionTabs(props: {
+  readonly section: InjectSection;
+  readonly manual: boolean;
+  readonly onChoose: (section: InjectSection) => void;
+}) {
+  const sections: readonly InjectSection[] = props.manual
+    ? ['decide', 'message', 'override']
+    : ['message', 'override'];
+  return (
+    // The inspector's tab style: one line of tabs, the chosen one underlined.
+    <nav className="tabs" role="tablist" aria-label="what to do">
+      {sections.map((s) => (
+        <button
+          key={s}
+          type="button"
+          role="tab"
+          aria-selected={props.section === s}
+          className={props.section === s ? 'on' : ''}
+          data-testid="inject-tab"
+          data-section={s}
+          title={SECTION_LABEL[s].title}
+          onClick={() => props.onChoose(s)}
+        >
+          {SECTION_LABEL[s].label}
+        </button>
+      ))}
+    </nav>
+  );
+}
 
 /** Inject a system or user message at the paused step; override the pending tool result. */
 export function InjectPanel() {
@@ -31,19 +71,18 @@ export function InjectPanel() {
       ? `This task has no tool “${typed}”. Its tools: ${tools.join(', ')}.`
       : null;
   const a = stores.inject.getState();
-  // The answer to an action shows under the button that did it, not at the panel's foot.
-  const [acted, setActed] = useState<'inject' | 'override' | 'decide'>('inject');
-  const answer = (where: typeof acted) =>
-    acted !== where ? null : (
-      <>
-        {error ? <PanelState kind="error">{error}</PanelState> : null}
-        {notice ? (
-          <div className="notice" data-testid="inject-notice">
-            {notice}
-          </div>
-        ) : null}
-      </>
-    );
+  const section = useSlice('inject', (s) => selectSection(s, manual));
+  // The answer to an action shows under the button that did it (a new section clears it).
+  const answer = (
+    <>
+      {error ? <PanelState kind="error">{error}</PanelState> : null}
+      {notice ? (
+        <div className="notice" data-testid="inject-notice">
+          {notice}
+        </div>
+      ) : null}
+    </>
+  );
   const ready = branch !== null && live && state !== 'running';
   const viewed = useSlice('stepper', selectViewedStep);
   const forking = useSlice('replay', (s) => s.running === 'fork');
@@ -54,7 +93,15 @@ export function InjectPanel() {
   const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
 
   return (
-    <Panel testId="inject-panel" title="Inject" className="inject">
+    <Panel
+      testId="inject-panel"
+      title="Inject"
+      className="inject"
+      // In the header: the tabs cost the form no line of the few a 1024×700 window gives it.
+      actions={
+        branch && live ? <SectionTabs section={section} manual={manual} onChoose={a.setSection} /> : null
+      }
+    >
       {!branch ? <PanelState kind="empty">Open a live episode to inject observations.</PanelState> : null}
       {/* Nothing can be sent to an ended episode: one sentence and the way on, not a dead form. */}
       {branch && !live ? (
@@ -80,14 +127,12 @@ export function InjectPanel() {
       ) : null}
       {branch && live ? (
         <>
-          {branch && live && state === 'running' ? (
+          {state === 'running' ? (
             <PanelState kind="loading">Running — pause (or hit a breakpoint) to inject.</PanelState>
           ) : null}
-          {/* A manual agent waits on this: it comes first, not below the fold. */}
-          {manual ? (
-            <>
-              <h3>Manual agent: the next decision</h3>
-              {live && state === 'running' ? (
+          {section === 'decide' ? (
+            <div role="tabpanel" data-testid="inject-section-decide">
+              {state === 'running' ? (
                 <div className="notice" data-testid="decide-asks" role="status">
                   The agent is waiting for you: enter the next tool call (or a final answer) and send it. To
                   stop waiting, press Pause (or Escape).
@@ -133,102 +178,102 @@ export function InjectPanel() {
                 type="button"
                 data-testid="decide-send"
                 // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
-                disabled={!branch || !live || sending || unknownTool !== null}
-                onClick={() => {
-                  setActed('decide');
-                  if (branch) void a.decide(branch);
-                }}
+                disabled={sending || unknownTool !== null}
+                onClick={() => void a.decide(branch)}
               >
-                {live && state === 'running' ? 'Send decision' : 'Queue decision'}
+                {state === 'running' ? 'Send decision' : 'Queue decision'}
               </button>
-              {answer('decide')}
-            </>
+              {answer}
+            </div>
           ) : null}
-          <div className="row">
-            <label>
-              role{' '}
-              <select
-                value={role}
-                onChange={(e) => a.setRole(e.target.value as 'system' | 'user')}
-                data-testid="inject-role"
+          {section === 'message' ? (
+            <div role="tabpanel" data-testid="inject-section-message">
+              <div className="row">
+                <label>
+                  role{' '}
+                  <select
+                    value={role}
+                    onChange={(e) => a.setRole(e.target.value as 'system' | 'user')}
+                    data-testid="inject-role"
+                  >
+                    <option value="user">user</option>
+                    <option value="system">system</option>
+                  </select>
+                </label>
+                <label>
+                  <input
+                    type="radio"
+                    name="inject-mode"
+                    checked={mode === 'text'}
+                    onChange={() => a.setMode('text')}
+                  />{' '}
+                  text
+                </label>
+                <label>
+                  <input
+                    type="radio"
+                    name="inject-mode"
+                    checked={mode === 'json'}
+                    onChange={() => a.setMode('json')}
+                  />{' '}
+                  JSON
+                </label>
+              </div>
+              <textarea
+                data-testid="inject-text"
+                rows={3}
+                placeholder={
+                  mode === 'json'
+                    ? '{"weather": "rain"}'
+                    : 'The user just asked for Beijing’s weather — recommend an umbrella.'
+                }
+                value={text}
+                onChange={(e) => a.setText(e.target.value)}
+              />
+              <button
+                type="button"
+                className="primary"
+                data-testid="inject-send"
+                disabled={!ready || !canInject}
+                onClick={() => void a.inject(branch)}
               >
-                <option value="user">user</option>
-                <option value="system">system</option>
-              </select>
-            </label>
-            <label>
-              <input
-                type="radio"
-                name="inject-mode"
-                checked={mode === 'text'}
-                onChange={() => a.setMode('text')}
-              />{' '}
-              text
-            </label>
-            <label>
-              <input
-                type="radio"
-                name="inject-mode"
-                checked={mode === 'json'}
-                onChange={() => a.setMode('json')}
-              />{' '}
-              JSON
-            </label>
-          </div>
-          <textarea
-            data-testid="inject-text"
-            rows={3}
-            placeholder={
-              mode === 'json'
-                ? '{"weather": "rain"}'
-                : 'The user just asked for Beijing’s weather — recommend an umbrella.'
-            }
-            value={text}
-            onChange={(e) => a.setText(e.target.value)}
-          />
-          <button
-            type="button"
-            className="primary"
-            data-testid="inject-send"
-            disabled={!ready || !canInject}
-            onClick={() => {
-              setActed('inject');
-              if (branch) void a.inject(branch);
-            }}
-          >
-            {sending ? 'Injecting…' : 'Inject at this step'}
-          </button>
-          {answer('inject')}
-          <h3>Override the pending tool result</h3>
-          <textarea
-            data-testid="override-text"
-            rows={3}
-            placeholder='plain text (shown as stdout) or a result object {"ok": true, "stdout": "…"}'
-            value={overrideText}
-            onChange={(e) => a.setOverrideText(e.target.value)}
-          />
-          <div className="row">
-            <button
-              type="button"
-              disabled={!ready || !pending}
-              onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
-              title="start from the result the agent is about to see"
-            >
-              Load pending result
-            </button>
-            <button
-              type="button"
-              data-testid="override-send"
-              disabled={!ready || sending || !overrideText.trim()}
-              onClick={() => {
-                setActed('override');
-                if (branch) void a.override(branch);
-              }}
-            >
-              Override
-            </button>
-          </div>
-          {answer('override')}
+                {sending ? 'Injecting…' : 'Inject at this step'}
+              </button>
+              {answer}
+            </div>
+          ) : null}
+          {section === 'override' ? (
+            <div role="tabpanel" data-testid="inject-section-override">
+              <textarea
+                data-testid="override-text"
+                rows={3}
+                aria-label="the result the agent sees instead"
+                placeholder='what the agent sees instead: plain text (as stdout) or a result {"ok": true, "stdout": "…"}'
+                value={overrideText}
+                onChange={(e) => a.setOverrideText(e.target.value)}
+              />
+              <div className="row">
+                <button
+                  type="button"
+                  disabled={!ready || !pending}
+                  onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
+                  title="start from the result the agent is about to see"
+                >
+                  Load pending result
+                </button>
+                <button
+                  type="button"
+                  className="primary"
+                  data-testid="override-send"
+                  disabled={!ready || sending || !overrideText.trim()}
+                  onClick={() => void a.override(branch)}
+                >
+                  Override
+                </button>
+              </div>
+              {answer}
+            </div>
+          ) : null}
         </>
       ) : null}
     </Panel>

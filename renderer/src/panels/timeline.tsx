@@ -68,7 +68,7 @@ const Row = memo(function Row(props: {
   const status = statusOf(row, props.closed, props.held);
   return (
     <div
-      className={`tl-row status-${row.status}${props.selected ? ' selected' : ''}`}
+      className={`tl-row status-${row.status}${row.flags.length ? ' has-flag' : ''}${props.selected ? ' selected' : ''}`}
       data-testid="timeline-row"
       data-step={row.step}
       data-status={row.status}
@@ -97,17 +97,31 @@ const Row = memo(function Row(props: {
         {row.summary}
       </span>
       <span className="tl-marks">
-        {/* A QA flag is what a person looks for first: it leads the marks. */}
+        {/* A QA flag is what a person looks for first: it leads the marks, its name whole (the
+            row's grid gives it the room, see .has-flag). More flags than fit a narrow row are
+            counted (+N); the flag list above the timeline names them all. */}
         {row.flags.map((f, i) => (
           <i
             key={i}
-            className={`mark mark-flag sev-${f.severity}`}
+            className={`mark mark-flag sev-${f.severity}${i > 0 ? ' mk-long' : ''}`}
             title={`${f.rule}: ${f.message}`}
             data-flag={f.rule}
           >
             ⚑ {f.rule}
           </i>
         ))}
+        {row.flags.length > 1 ? (
+          <i
+            className={`mark mark-flag mk-short sev-${row.flags[1].severity}`}
+            data-testid="row-more-flags"
+            title={row.flags
+              .slice(1)
+              .map((f) => `${f.rule}: ${f.message}`)
+              .join('\n')}
+          >
+            +{row.flags.length - 1}
+          </i>
+        ) : null}
         {row.injected ? (
           <i className="mark mark-inj" title="an observation was injected">
             INJ

@@ -1,8 +1,10 @@
 import { useMemo, useState } from 'react';
-import type { CallDetail, StepDetail } from '../../../shared/contract/models';
+import type { CallDetail, FileChange, StepDetail } from '../../../shared/contract/models';
+import { assertNever } from '../../../shared/assert-never';
 import type { ToolResult } from '../../../shared/tool-result';
 import { JsonText } from '../components/json-text';
-import { FileDiffView, pretty } from '../components/lazy-editors';
+import { FileDiffView, FileWholeView, pretty } from '../components/lazy-editors';
+import { fileViewOf } from '../model/file-view';
 import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
 import { Panel, PanelState } from '../components/panel';
@@ -246,18 +248,34 @@ function FilesView(props: { readonly detail: StepDetail; readonly scope: string 
           </li>
         ))}
       </ul>
-      {file.binary ? (
-        <PanelState kind="empty">{file.path} is binary.</PanelState>
-      ) : (
-        <FileDiffView
-          path={file.path}
-          scope={props.scope}
-          before={file.before ?? ''}
-          after={file.after ?? ''}
-        />
-      )}
+      <FileShown file={file} step={props.detail.step} scope={props.scope} />
     </>
   );
+}
+
+/** One changed file: whole when one side is empty (new, emptied, removed), else a diff. */
+function FileShown(props: { readonly file: FileChange; readonly step: number; readonly scope: string }) {
+  const view = fileViewOf(props.file, props.step);
+  switch (view.kind) {
+    case 'binary':
+    case 'empty':
+      return <PanelState kind="empty">{view.caption}</PanelState>;
+    case 'whole':
+      return (
+        <>
+          <p className={`file-caption chg-${view.side}`} data-testid="file-caption" data-side={view.side}>
+            {props.file.path}: {view.caption}
+          </p>
+          <FileWholeView path={props.file.path} scope={props.scope} text={view.text} side={view.side} />
+        </>
+      );
+    case 'diff':
+      return (
+        <FileDiffView path={props.file.path} scope={props.scope} before={view.before} after={view.after} />
+      );
+    default:
+      return assertNever(view);
+  }
 }
 
 function MemoryView(props: { readonly detail: StepDetail }) {

@@ -42,7 +42,13 @@ export interface AppStores {
 export function createAppStores(client: StepboxClient, options: StepperOptions = {}): AppStores {
   const stepper = createStepperStore(client, options);
   const open = (branch: string): void => void stepper.getState().open(branch);
-  const episodes = createEpisodesStore(client, open);
+  // The window shows one live episode: one the library starts replaces the live one shown.
+  const episodes = createEpisodesStore(client, open, () => {
+    const s = stepper.getState();
+    return s.branch !== null && s.live
+      ? { branch: s.branch, task: s.view?.summary.task ?? s.branch, steps: selectLastStep(s) }
+      : null;
+  });
   const terminal = createTerminalStore(client);
   const inspector = createInspectorStore(client);
   const agentOutput = createAgentOutputStore(client);

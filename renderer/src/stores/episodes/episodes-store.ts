@@ -21,8 +21,22 @@ export interface ActiveCase {
   readonly runs: Readonly<Partial<Record<CaseVariant, string>>>;
 }
 
+/** The live episode the window shows when the library starts another (see {@link createEpisodesStore}). */
+export interface LeftEpisode {
+  readonly branch: string;
+  readonly task: string;
+  /** Its last step taken. */
+  readonly steps: number;
+}
+
 /** The episode library: episodes and branches, bundled tasks and cases, the search box. */
 export interface EpisodesState {
+  /**
+   * What became of the live episode the window showed when the library started another: it
+   * was stopped (the window shows one live episode; none runs, or holds a sandbox, unseen), or
+   * it could not be and says why. Null when no start left one.
+   */
+  readonly released: { readonly text: string; readonly error: boolean } | null;
   readonly query: string;
   readonly episodes: readonly EpisodeEntry[];
   readonly tasks: readonly TaskSummary[];
@@ -51,6 +65,8 @@ export interface EpisodesActions {
   /** One click: starts the case (or its fixed variant) and shows its walkthrough beside the timeline. */
   openCase(c: CaseSummary, variant?: CaseVariant): Promise<string | null>;
   closeCase(): void;
+  /** Forgets the note on the episode the last start stopped. */
+  dismissReleased(): void;
   setAgent(agent: string): void;
   setModel(model: string): void;
   dispose(): void;
@@ -59,10 +75,24 @@ export interface EpisodesActions {
 /** The episodes slice. */
 export type EpisodesStore = StoreApi<EpisodesState & EpisodesActions>;
 
-/** Creates the episodes slice; `onOpen` receives every branch the library starts. */
+/** What a stop of the episode left for a new one did, in words (its `status` is the trace's end). */
+export function releasedText(left: LeftEpisode, end: { status: string; end_reason: string }): string {
+  const which = `${left.task} (${left.branch})`;
+  if (end.status === 'interrupted')
+    return `Stopped ${which} at step ${left.steps}, so it holds no sandbox unseen. Its trace is kept below: open it and press “Reopen live here” to go on from any step.`;
+  // It ended on its own while the new one started: nothing to stop, the list shows its end.
+  return `${which} had already ended (${end.status}).`;
+}
+
+/**
+ * Creates the episodes slice; `onOpen` receives every branch the library starts, and
+ * `leaving` names the live episode the window shows (null when none): once another starts,
+ * it is stopped, so no episode runs or holds a sandbox where the person no longer sees it.
+ */
 export function createEpisodesStore(
   client: StepboxClient,
   onOpen: (branch: string) => void = () => {},
+  leaving: () => LeftEpisode | null = () => null,
 ): EpisodesStore {
   let generation = 0;
   const store = createStore<EpisodesState & EpisodesActions>()((set, get) => {
@@ -71,7 +101,8 @@ export function createEpisodesStore(
       task: { kind: 'sample'; id: string } | { kind: 'case'; id: string; fixed?: boolean },
       agent?: string,
     ): Promise<string | null> => {
-      set({ starting: key, error: null, startFailed: null });
+      set({ starting: key, error: null, startFailed: null, released: null });
+      const left = leaving();
       const model = agent?.startsWith('exec:') ? get().model.trim() : '';
       const res = await client.episode.start({
         task,
@@ -79,9 +110,21 @@ export function createEpisodesStore(
         ...(model ? { agent_options: { model } } : {}),
       });
       set({ starting: null });
+      // A start that failed changes nothing: the earlier episode stays live and shown.
       if (!res.ok) {
         set({ error: errorText(res), startFailed: key });
         return null;
+      }
+      if (left && left.branch !== res.value.branch) {
+        const stop = await client.episode.stop({ id: left.branch });
+        set({
+          released: stop.ok
+            ? { text: releasedText(left, stop.value), error: false }
+            : {
+                text: `${left.task} (${left.branch}) could not be stopped and is still live (${stop.error.code}: ${stop.error.message}). Open it below and stop it (Shift+F5).`,
+                error: true,
+              },
+        });
       }
       onOpen(res.value.branch);
       void get().refresh();
@@ -96,6 +139,7 @@ export function createEpisodesStore(
       error: null,
       catalogError: null,
       activeCase: null,
+      released: null,
       starting: null,
       startFailed: null,
       agent: '',
@@ -148,6 +192,9 @@ export function createEpisodesStore(
       },
       closeCase() {
         set({ activeCase: null });
+      },
+      dismissReleased() {
+        set({ released: null });
       },
       dispose() {
         off();

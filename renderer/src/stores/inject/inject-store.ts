@@ -3,8 +3,17 @@ import type { ToolResult } from '../../../../shared/tool-result';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import { errorText } from '../result';
 
+/**
+ * The injection panel's three things to do, one shown at a time under tabs that are always
+ * on screen: in a 1024×700 window the panel is a few lines tall, and an override form below
+ * the message form was out of sight.
+ */
+export type InjectSection = 'decide' | 'message' | 'override';
+
 /** The injection panel's drafts and outcome. */
 export interface InjectState {
+  /** The section chosen by the person; null: the agent's own default (see {@link selectSection}). */
+  readonly section: InjectSection | null;
   readonly role: 'system' | 'user';
   readonly mode: 'text' | 'json';
   readonly text: string;
@@ -20,6 +29,7 @@ export interface InjectState {
 
 /** What the injection panel does. */
 export interface InjectActions {
+  setSection(section: InjectSection): void;
   setRole(role: 'system' | 'user'): void;
   setMode(mode: 'text' | 'json'): void;
   setText(text: string): void;
@@ -35,6 +45,15 @@ export interface InjectActions {
 
 /** The inject slice. */
 export type InjectStore = StoreApi<InjectState & InjectActions>;
+
+/**
+ * The section shown: the person's choice, else the next decision for a manual agent (it waits
+ * on it) and the message otherwise. A manual agent's section is only there for a manual agent.
+ */
+export function selectSection(s: Pick<InjectState, 'section'>, manual: boolean): InjectSection {
+  if (s.section === null || (s.section === 'decide' && !manual)) return manual ? 'decide' : 'message';
+  return s.section;
+}
 
 /** Parses the JSON draft, or says what is wrong with it. */
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
@@ -60,6 +79,9 @@ export function overrideToResult(text: string): ToolResult | string {
 /** Creates the inject slice over a client. */
 export function createInjectStore(client: StepboxClient): InjectStore {
   return createStore<InjectState & InjectActions>()((set, get) => ({
+    section: null,
+    // The answer to the last action belongs to the section that did it: a new section starts clean.
+    setSection: (section) => set({ section, notice: null, error: null }),
     role: 'user',
     mode: 'text',
     text: '',

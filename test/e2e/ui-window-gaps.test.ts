@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
+
+/**
+ * Gaps a person found in the window, each walked from the first click: a QA flag read whole
+ * in its timeline row, a file new at a step shown as added, and a case card clicked while
+ * another case's episode is live (the earlier one is stopped, and the window says so).
+ */
+
+const SIZES = [
+  { width: 1024, height: 700 },
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+] as const;
+
+async function resize(app: AppPage, size: { width: number; height: number }): Promise<string> {
+  await app.page.setViewportSize(size);
+  await until(
+    () => app.page.evaluate(() => innerWidth),
+    (w) => w === size.width,
+    5_000,
+    `viewport ${size.width}`,
+  );
+  return `${size.width}x${size.height}`;
+}
+
+/** The open episode is settled in the stepper: nothing running, the bar not busy. */
+async function settled(app: AppPage, ms = 120_000): Promise<void> {
+  await app.page
+    .locator(
+      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"], [data-state="ended"])[data-busy="false"]',
+    )
+    .waitFor({ timeout: ms });
+}
+
+/** Opens a case from its card and waits until its episode is ready in the stepper. */
+async function openCase(app: AppPage, id: string): Promise<string> {
+  await app.library.openCase(id);
+  const run = app.page.locator(
+    `[data-testid="case-walkthrough"][data-case="${id}"] [data-testid="case-run"][data-variant="broken"]`,
+  );
+  await run.waitFor({ timeout: 120_000 });
+  await settled(app);
+  return (await run.getAttribute('data-branch')) ?? '';
+}
+
+describe('web mode: the window gaps a person found', () => {
+  const web = servedApp();
+
+  it('a QA flag is read whole in its timeline row at 1024×700, 1280×800 and 1920×1080', async () => {
+    const app = await web.open(SIZES[0]);
+    const layout = new LayoutObject(app.page);
+    await openCase(app, 'fallback-writes-none');
+    await app.page.getByTestId('case-run-continue').click();
+    await app.page
+      .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
+      .waitFor({ timeout: 180_000 });
+    for (const size of SIZES) {
+      const tag = await resize(app, size);
+      // The flag in the ROW (the flag list above the timeline names it too): whole, not "⚑ memo…".
+      const flag = app.timeline.row(2).locator('[data-flag="memory_corruption"]');
+      await flag.waitFor({ timeout: 30_000 });
+      await expect(flag.innerText()).resolves.toBe('⚑ memory_corruption');
+      expect(await layout.readable(flag), `${tag}: the flag reads whole in row 2`).toBe(true);
+      // Rows stay one height (the timeline is virtualized) and the row keeps its call.
+      const box = await app.timeline.row(2).boundingBox();
+      expect(Math.round(box!.height)).toBe(22);
+      expect(await layout.readable(app.timeline.row(2).locator('.tl-tool'))).toBe(true);
+      await expect(app.timeline.row(2).locator('.tl-args').getAttribute('title')).resolves.toBe(
+        '{"city":"beijing"}',
+      );
+      await app.screenshot(`gaps-flag-${tag}`);
+    }
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+
+  it('a file new at a step shows whole as added, with no deleted line, at 1024×700 and 1920×1080', async () => {
+    const app = await web.open(SIZES[0]);
+    const layout = new LayoutObject(app.page);
+    // hello-python's own agent lists the workspace (step 1), then writes greet.py (step 2).
+    await app.library.startTask('hello-python');
+    await settled(app, 60_000);
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1);
+    await settled(app, 60_000);
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(2);
+    await settled(app, 60_000);
+    await app.timeline.select(2);
+    await app.inspector.waitForStep(2);
+    await app.inspector.tab('files');
+    const files = app.inspector.root.getByTestId('inspector-files');
+    await expect(files.innerText()).resolves.toMatch(/A\s+greet\.py/);
+    for (const size of [SIZES[0], SIZES[2]]) {
+      const tag = await resize(app, size);
+      const caption = app.inspector.root.getByTestId('file-caption');
+      await caption.waitFor({ timeout: 20_000 });
+      await expect(caption.innerText()).resolves.toBe('greet.py: new at step 2 — 4 lines, all added');
+      await expect(caption.getAttribute('data-side')).resolves.toBe('added');
+      expect(await layout.readable(caption), `${tag}: the caption reads whole`).toBe(true);
+      // Its content, every line marked added; nothing drawn as deleted, no empty "before" side.
+      expect(await app.inspector.model('diff-after', (v) => v.includes('sys.argv'))).toContain('sys.argv[2]');
+      const models = await app.inspector.models();
+      expect(Object.keys(models)).not.toContain('diff-before');
+      const editor = app.inspector.root.locator('[data-model="whole"][data-side="added"]');
+      await editor.locator('.file-gutter-added').first().waitFor({ timeout: 20_000 });
+      expect(await editor.locator('.file-gutter-added').count()).toBeGreaterThanOrEqual(4);
+      expect(
+        await app.inspector.root.locator('.line-delete, .char-delete, .file-gutter-removed').count(),
+      ).toBe(0);
+      expect(await layout.onScreen(editor)).toBe(true);
+      await app.screenshot(`gaps-files-added-${tag}`);
+    }
+    // Stopped here: a closed page would leave it live on the server, holding its sandbox.
+    await app.page.keyboard.press('Shift+F5');
+    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+
+  it('a case card clicked while another case runs live stops the earlier one, and the list and a note say so', async () => {
+    const app = await web.open(SIZES[0]);
+    const layout = new LayoutObject(app.page);
+    const first = await openCase(app, 'tool-loop-vague-error');
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1);
+    await settled(app);
+    await until(
+      () => app.library.branchStatus(first),
+      (s) => s === 'live',
+      30_000,
+      'the first case listed live',
+    );
+
+    const second = await openCase(app, 'fallback-writes-none');
+    expect(second).not.toBe(first);
+    // The earlier episode is no longer live: the list shows it stopped (interrupted), not "live".
+    await until(
+      () => app.library.branchStatus(first),
+      (s) => s === 'interrupted',
+      60_000,
+      'the first case listed as stopped',
+    );
+    // The window says what became of it, where the person clicked, and how to go back to it.
+    const note = app.library.root.getByTestId('library-released');
+    await note.waitFor({ timeout: 10_000 });
+    await expect(note.innerText()).resolves.toMatch(
+      new RegExp(
+        `^Stopped tool-loop-vague-error \\(${first}\\) at step 1, so it holds no sandbox unseen\\. Its trace is kept below`,
+      ),
+    );
+    expect(await layout.onScreen(note), 'the note is on screen').toBe(true);
+    // Of the two, only the episode on screen is live.
+    const live = await app.library.root
+      .locator('[data-testid="branch-node"][data-status="live"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-branch')));
+    expect(live).toContain(second);
+    expect(live).not.toContain(first);
+    await app.screenshot('gaps-case-switch-1024x700');
+    await resize(app, SIZES[2]);
+    expect(await layout.onScreen(note)).toBe(true);
+    await app.screenshot('gaps-case-switch-1920x1080');
+
+    // The stopped run is kept: one click opens its trace, with its step.
+    await app.library.root.locator(`[data-testid="branch-node"][data-branch="${first}"]`).click();
+    await app.timeline.waitForStep(1);
+    await note.getByRole('button', { name: 'dismiss this note' }).click();
+    await expect(note.count()).resolves.toBe(0);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+});
