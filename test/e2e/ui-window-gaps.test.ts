@@ -147,7 +147,7 @@ describe('web mode: the window gaps a person found', () => {
     await note.waitFor({ timeout: 10_000 });
     await expect(note.innerText()).resolves.toMatch(
       new RegExp(
-        `^Stopped tool-loop-vague-error \\(${first}\\) at step 1, so it holds no sandbox unseen\\. Its trace is kept below`,
+        `^Stopped tool-loop-vague-error \\(${first}\\) at step 1 so its sandbox does not keep running unseen\\. Its trace is kept below`,
       ),
     );
     expect(await layout.onScreen(note), 'the note is on screen').toBe(true);

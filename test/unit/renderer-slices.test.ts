@@ -134,7 +134,7 @@ describe('episodes store', () => {
     expect(await store.getState().startTask(task)).toBe('b-new');
     expect(fake.callsOf('episode.stop')).toEqual([{ id: 'b-old' }]);
     expect(store.getState().released).toEqual({
-      text: 'Stopped loop (b-old) at step 2, so it holds no sandbox unseen. Its trace is kept below: open it and press “Reopen live here” to go on from any step.',
+      text: 'Stopped loop (b-old) at step 2 so its sandbox does not keep running unseen. Its trace is kept below: open it and press “Reopen live here” to go on from any step.',
       error: false,
     });
 

@@ -79,7 +79,7 @@ export type EpisodesStore = StoreApi<EpisodesState & EpisodesActions>;
 export function releasedText(left: LeftEpisode, end: { status: string; end_reason: string }): string {
   const which = `${left.task} (${left.branch})`;
   if (end.status === 'interrupted')
-    return `Stopped ${which} at step ${left.steps}, so it holds no sandbox unseen. Its trace is kept below: open it and press “Reopen live here” to go on from any step.`;
+    return `Stopped ${which} at step ${left.steps} so its sandbox does not keep running unseen. Its trace is kept below: open it and press “Reopen live here” to go on from any step.`;
   // It ended on its own while the new one started: nothing to stop, the list shows its end.
   return `${which} had already ended (${end.status}).`;
 }
