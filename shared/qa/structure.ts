@@ -62,7 +62,8 @@ export function checkStructure(input: QaInput): Flag[] {
   const expected = new Set<number>();
   const last = steps.length ? steps[steps.length - 1] : firstStep - 1;
   for (let s = firstStep; s <= last; s++) expected.add(s);
-  const missing = [...expected].filter((s) => !steps.includes(s));
+  const seen = new Set(steps);
+  const missing = [...expected].filter((s) => !seen.has(s));
   if (steps.length && steps[0] < firstStep) {
     flags.push(
       flag('structure', steps[0], 'error', `step ${steps[0]} precedes the branch's first step ${firstStep}`, {
