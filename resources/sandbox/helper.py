@@ -345,6 +345,14 @@ def owned_by_root(pid):
     return False
 
 
+def task_ids(pid):
+    """The thread ids of a process (none when it is gone)."""
+    try:
+        return [int(n) for n in os.listdir('/proc/%d/task' % pid) if n.isdigit()]
+    except OSError:
+        return []
+
+
 def environ_has(pid, needle):
     try:
         with open('/proc/%d/environ' % pid, 'rb') as f:
@@ -817,8 +825,8 @@ class Helper:
         socket's queue). So events are trusted only while no process of the agent's is alive
         but the idle shells the helper started, none of them holding a mapping or any open
         file but its pipes and /dev/null (a command of before may have ptraced one: same
-        uid). A process that cannot be read (non-dumpable) counts as busy; zombies hold
-        nothing."""
+        uid). A process that cannot be read (non-dumpable) counts as busy; a zombie holds
+        nothing unless its other threads still run."""
         idle = {z.pid for z in self.zygotes}
         busy, mapped = False, set()
         if self.ws_dev is None:
@@ -827,7 +835,16 @@ class Helper:
             if pid in self.protected:
                 continue
             s = proc_stat(pid)
-            if s is None or s[0] == b'Z':
+            if s is None:
+                continue
+            if s[0] == b'Z':
+                # A zombie holds nothing, unless only its first thread ended: its other
+                # threads live on with its mappings and files (listed under task/, not /proc).
+                live = [t for t in task_ids(pid) if t != pid and (proc_stat(t) or (b'Z',))[0] != b'Z']
+                if live:
+                    busy = True
+                    for t in live:
+                        held_files(t, self.ws_dev, mapped)
                 continue
             held = held_files(pid, self.ws_dev, mapped)
             if held is UNREADABLE and pid in idle:

@@ -168,6 +168,43 @@ describeDocker('docker sandbox snapshots', () => {
     await sb.killStrays();
   });
 
+  it('records a write through a mapping by a thread that outlived the first thread of its process', async () => {
+    const store = new DiskSnapshotStore(join(dir, 'mmap-thread'));
+    await sb.reset();
+    await sh('head -c 8192 /dev/zero > mapped.bin && rm -f /tmp/go-* /tmp/done-* /tmp/ready-*');
+    await sb.snapshot(store);
+    // The first thread exits alone (the process shows as a zombie); the other one writes later.
+    await sh(
+      mapper(
+        'leader',
+        [
+          'import ctypes, threading',
+          "fd = os.open('/workspace/mapped.bin', os.O_RDWR)",
+          'm = mmap.mmap(fd, 8192)',
+          'os.close(fd)',
+          'def later():',
+          "    wait('go-leader')",
+          "    m[0:6] = b'LEADER'",
+          '    m.flush()',
+          "    mark('done-leader')",
+          '    time.sleep(60)',
+          'threading.Thread(target=later).start()',
+          "open('/tmp/pid-leader', 'w').write(str(os.getpid()))",
+          "mark('ready-leader')",
+          'ctypes.CDLL(None).syscall(60, 0)',
+        ].join('\n'),
+      ),
+    );
+    await sh("until grep -q '^State:.*Z' /proc/$(cat /tmp/pid-leader)/status; do sleep 0.005; done");
+    const before = await sb.snapshot(store);
+    await sh('touch /tmp/go-leader; until [ -e /tmp/done-leader ]; do sleep 0.005; done');
+    const after = await sb.snapshot(store);
+    expect(after.treeHash).not.toBe(before.treeHash);
+    expect(after.changed.map((c) => c.path)).toContain('mapped.bin');
+    expect(sb.lastScanWalk).toBe('full');
+    await sb.killStrays();
+  });
+
   it('stats only what changed when nothing of the agent is left running, and walks everything while something is', async () => {
     const store = new DiskSnapshotStore(join(dir, 'pruned'));
     await sb.reset();
