@@ -857,7 +857,9 @@ class Helper:
                         break
             if held is None:
                 continue  # gone since listed
-            if held or pid not in idle:
+            # An idle shell is one bash thread; another task in it (a thread made with its
+            # own fd table, say) is not something the helper started: busy.
+            if held or pid not in idle or len(task_ids(pid)) != 1:
                 busy = True  # and on: `mapped` must name every mapping, for a full walk too
         return busy, mapped
 
