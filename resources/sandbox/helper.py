@@ -111,9 +111,6 @@ MAX_READ = 64 * 1024 * 1024
 # is its parent's (a `kill -9 $$` would hit the shared shell, not the call), and calls
 # would share one session, so a fresh process per call stays.
 ZYGOTES = 2
-# ... of which this many are started again at once after a call (the rest once the host is
-# quiet: see run).
-ZYGOTES_NOW = 1
 # Seconds of quiet from the host before an idle shell is started to fill the pool back up.
 REFILL_IDLE = 0.003
 DRIVER = (
@@ -590,10 +587,10 @@ class Helper:
             self.zygotes.append(z)
         return z
 
-    def refill(self, up_to=None):
+    def refill(self):
         """Keeps ZYGOTES shells ready; a failure (PID limit) just leaves the pool short."""
         self.dropped = [z for z in self.dropped if z.alive()]
-        while len(self.zygotes) < (up_to or ZYGOTES):
+        while len(self.zygotes) < ZYGOTES:
             try:
                 self.spawn_zygote()
             except ToolErr:
@@ -1416,11 +1413,12 @@ class Helper:
         while True:
             deadline = min((c.deadline for c in self.calls.values()), default=None)
             # Starting a shell blocks the helper for a moment, and the new one is unreadable
-            # for a moment (see unseen_writers): while ZYGOTES_NOW shells are still ready, the
-            # next is started once the host has been quiet for REFILL_IDLE (its snapshot after
-            # a call comes first); below that, at once.
+            # for a moment (see unseen_writers): while a shell is still ready, the pool is
+            # filled once the host has been quiet for REFILL_IDLE (its snapshot after a call
+            # comes first). With none left (a reset, killStrays, a verifier's kill, calls at
+            # once), at once, a call running or not.
             refill_at = None
-            if len(self.zygotes) >= ZYGOTES_NOW and len(self.zygotes) < ZYGOTES and not self.calls:
+            if self.zygotes and len(self.zygotes) < ZYGOTES and not self.calls:
                 refill_at = self.active + REFILL_IDLE
                 deadline = refill_at if deadline is None else min(deadline, refill_at)
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -1443,11 +1441,8 @@ class Helper:
             for call in list(self.calls.values()):
                 if call.deadline <= now and not call.done:
                     call.on_timeout()
-            if not self.inbuf:
-                if len(self.zygotes) < ZYGOTES_NOW and (not self.calls or not self.zygotes):
-                    self.refill(ZYGOTES_NOW)
-                elif refill_at is not None and now >= refill_at and not self.calls:
-                    self.refill()
+            if not self.inbuf and (not self.zygotes or (refill_at is not None and now >= refill_at and not self.calls)):
+                self.refill()
 
 
 def high_pipe():
