@@ -52,10 +52,8 @@ const WALK_TIMES = join(SCREENSHOTS, '..', 'journey-times.json');
  * for the end.
  */
 async function caseEpisodeReady(app: AppPage, id: string, ms = 120_000): Promise<void> {
-  await app.page
-    .locator(
-      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"], [data-state="ended"])[data-busy="false"]',
-    )
+  await app
+    .stepperAtRest({ ended: true })
     .filter({ has: app.page.locator(`.where-task[title^="${id}"]`) })
     .waitFor({ timeout: ms });
 }

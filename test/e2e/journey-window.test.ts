@@ -8,26 +8,20 @@ import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
  * 1024×700; screenshots are `journey-<name>-<size>.png`.
  */
 
-async function settled(app: AppPage, ms = 90_000): Promise<void> {
-  await app.page
-    .locator('[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]')
-    .waitFor({ timeout: ms });
-}
-
 async function started(app: AppPage): Promise<void> {
   await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
   await app.terminal.root
     .getByTestId('terminal-mode')
     .filter({ hasText: 'open' })
     .waitFor({ timeout: 90_000 });
-  await settled(app);
+  await app.settled({ timeoutMs: 90_000 });
 }
 
 async function stepTo(app: AppPage, step: number): Promise<void> {
-  await settled(app);
+  await app.settled({ timeoutMs: 90_000 });
   await app.page.keyboard.press('F10');
   await app.timeline.waitForStep(step, 90_000);
-  await settled(app);
+  await app.settled({ timeoutMs: 90_000 });
 }
 
 async function atBothSizes(app: AppPage, name: string, see: () => Promise<void>): Promise<void> {
@@ -62,7 +56,7 @@ describe('journeys: rollback, manual agent, files diff', () => {
       .getByTestId('replay-notice')
       .filter({ hasText: 'rolled back to step 1' })
       .waitFor({ timeout: 60_000 });
-    await settled(app);
+    await app.settled({ timeoutMs: 90_000 });
     // Continue: the engine closes the old branch and goes on in a new one; the window follows.
     await app.page.keyboard.press('F10');
     const after = await until(
@@ -74,7 +68,7 @@ describe('journeys: rollback, manual agent, files diff', () => {
     const fresh = after.find((b) => !before.includes(b));
     expect(fresh).toBeDefined();
     await app.timeline.waitForStep(2, 90_000);
-    await settled(app);
+    await app.settled({ timeoutMs: 90_000 });
     await atBothSizes(app, 'rollback-continue', async () => {
       const layout = new LayoutObject(app.page);
       const row = app.timeline.row(2);
@@ -115,7 +109,7 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(await send.isDisabled()).toBe(false);
     await send.click();
     await app.timeline.waitForStep(1, 60_000);
-    await settled(app);
+    await app.settled({ timeoutMs: 90_000 });
 
     await atBothSizes(app, 'manual-files-diff', async () => {
       await app.timeline.select(1);
@@ -138,7 +132,7 @@ describe('journeys: rollback, manual agent, files diff', () => {
     await asks.waitFor({ timeout: 30_000 });
     await app.timeline.root.click({ position: { x: 5, y: 5 } });
     await app.page.keyboard.press('Escape');
-    await settled(app, 30_000);
+    await app.settled({ timeoutMs: 30_000 });
     const reason = app.page.getByTestId('stop-reason');
     await reason.filter({ hasText: 'step 2 waits for your decision' }).waitFor({ timeout: 10_000 });
     expect(await app.page.getByTestId('episode-state').innerText()).toBe('paused');

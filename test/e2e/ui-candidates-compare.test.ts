@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 
-const STOPPED =
-  '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]';
-
 /** The replay panel's candidates section and its compare view, as a person uses them. */
 function candidates(app: AppPage) {
   const root = app.replay.root;
@@ -31,7 +28,7 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
   it('a live QA loop breakpoint offers candidates; two typed and the agent’s own run side by side; a pick continues; compare shows where it diverged', async () => {
     const app = await web.open({ width: 1600, height: 1000 });
     await app.library.openCase('tool-loop-vague-error');
-    await app.page.locator(STOPPED).waitFor({ timeout: 60_000 });
+    await app.settled({ timeoutMs: 60_000 });
 
     // Arm the QA breakpoint and run: the episode pauses at the step the loop rule flags, with its message.
     const toggle = app.page.getByTestId('breakpoints-toggle');
@@ -82,7 +79,7 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
       .getByTestId('candidates-notice')
       .filter({ hasText: 'continuing candidate 2' })
       .waitFor({ timeout: 60_000 });
-    await app.page.locator(STOPPED).waitFor({ timeout: 60_000 });
+    await app.settled({ timeoutMs: 60_000 });
     expect(await app.timeline.lastStep()).toBe(3);
     await expect(app.timeline.row(3).innerText()).resolves.toMatch(/write_file/);
     await app.page.keyboard.press('F5');

@@ -12,18 +12,12 @@ async function startHello(app: AppPage): Promise<void> {
 }
 
 /** Waits until the stepper is stopped (idle or paused) with no call in flight. */
-async function settled(app: AppPage, ms = 60_000): Promise<void> {
-  await app.page
-    .locator('[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]')
-    .waitFor({ timeout: ms });
-}
-
 /** Presses F10 and waits for the step to complete and the stepper to pause again. */
 async function stepTo(app: AppPage, step: number): Promise<void> {
-  await settled(app);
+  await app.settled({ timeoutMs: 60_000 });
   await app.page.keyboard.press('F10');
   await app.timeline.waitForStep(step);
-  await settled(app);
+  await app.settled({ timeoutMs: 60_000 });
 }
 
 /** `stty size` in the live terminal, as [rows, cols]. */
@@ -69,7 +63,7 @@ describe('web mode: a live episode on Docker', () => {
     await app.terminal.focus();
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(3);
-    await settled(app);
+    await app.settled({ timeoutMs: 60_000 });
     const shell = await app.terminal.run('echo KEYS-OK', /\nKEYS-OK/);
     // A flood of output (~590 KB) arrives whole through the batched, acknowledged stream.
     const flood = await app.terminal.run('seq 1 100000; echo FLOOD-DONE', /\nFLOOD-DONE/, 60_000);

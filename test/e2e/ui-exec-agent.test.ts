@@ -37,10 +37,7 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
         );
       await a.page.getByTestId('library-model').fill(`scripted:${model}`);
       await a.library.startTask('hello-python');
-      const settled = a.page.locator(
-        '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
-      );
-      await settled.waitFor({ timeout: 60_000 });
+      await a.settled();
       await a.inspector.waitForStep(0);
       await a.inspector.tab('agent');
       await a.page.keyboard.press('F10');
@@ -55,10 +52,10 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
 
       writeFileSync(go, '');
       await a.timeline.waitForStep(1);
-      await settled.waitFor({ timeout: 60_000 });
+      await a.settled();
       await a.page.keyboard.press('F10');
       await a.timeline.waitForStep(2);
-      await settled.waitFor({ timeout: 60_000 });
+      await a.settled();
       // Kept per step: step 1's stderr, and step 2's stdout (the tool call step 2 let return).
       await a.timeline.select(1);
       await a.inspector.waitForStep(1);

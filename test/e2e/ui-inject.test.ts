@@ -65,19 +65,16 @@ describe('web mode: injecting an observation into an openai agent', () => {
     const app = await openApp(browser, served.url);
     await app.page.getByTestId('library-agent').fill('openai:fake-model');
     await app.library.startTask('hello-python');
-    const settled = app.page.locator(
-      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
-    );
-    await settled.waitFor({ timeout: 60_000 });
+    await app.settled();
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1);
-    await settled.waitFor({ timeout: 60_000 });
+    await app.settled();
     expect((await app.timeline.rowAt(1)).text).toContain('echo waiting');
 
     await app.inject.inject(`${MARK} the user asked for Beijing weather: recommend an umbrella`, 'user');
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(2);
-    await settled.waitFor({ timeout: 60_000 });
+    await app.settled();
     const rows = await until(
       () => app.timeline.rows(),
       (r) => r.some((x) => x.step === 2 && x.status === 'ok'),
@@ -102,7 +99,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
     await app.inject.override('SUNNY-OVERRIDE');
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(3);
-    await settled.waitFor({ timeout: 60_000 });
+    await app.settled();
     const sent = model.requests[model.requests.length - 1].body.messages as {
       role: string;
       content: unknown;
@@ -127,13 +124,10 @@ describe('web mode: injecting an observation into an openai agent', () => {
     const layout = new LayoutObject(app.page);
     // The task's own scripted agent: one step, then the result it is about to see is overridden.
     await app.library.startTask('hello-python');
-    const settled = app.page.locator(
-      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
-    );
-    await settled.waitFor({ timeout: 60_000 });
+    await app.settled();
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1);
-    await settled.waitFor({ timeout: 60_000 });
+    await app.settled();
 
     // Without scrolling anything, the panel names the override: its tab is on screen, read whole.
     const tab = app.inject.tab('override');
@@ -174,10 +168,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
     const app = await openApp(browser, served.url);
     await app.page.getByTestId('library-agent').fill('manual');
     await app.library.startTask('hello-python');
-    const settled = app.page.locator(
-      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]',
-    );
-    await settled.waitFor({ timeout: 60_000 });
+    await app.settled();
     await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
     await app.inject.root.getByTestId('decide-args').fill('{"command": "echo MANUAL-$((40+2))"}');
     await app.inject.root.getByTestId('decide-send').click();
@@ -187,7 +178,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
       .waitFor({ timeout: 10_000 });
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1);
-    await settled.waitFor({ timeout: 60_000 });
+    await app.settled();
     expect((await app.timeline.rowAt(1)).text).toContain('echo MANUAL-$((40+2))');
     await app.inspector.waitForStep(1);
     await app.inspector.tab('output');

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BreakpointsSection, LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 
-const PAUSED =
-  '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]';
 const ENDED = '[data-testid="stepper-bar"]:is([data-state="none"], [data-state="ended"])';
 
 async function stopReason(app: AppPage): Promise<string> {
@@ -19,7 +17,7 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     await app.library.openCase('tool-loop-vague-error');
     const walkthrough = app.page.getByTestId('case-walkthrough');
     await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
-    await app.page.locator(PAUSED).waitFor({ timeout: 60_000 });
+    await app.settled({ timeoutMs: 60_000 });
     // The walkthrough is a drawer in the left column: its close button is on screen and the timeline keeps its width.
     expect(await layout.onScreen(walkthrough.getByRole('button', { name: 'close walkthrough' }))).toBe(true);
     expect((await layout.box('timeline'))!.width).toBeGreaterThanOrEqual(380);
@@ -80,7 +78,7 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
       'batch-agent',
     ])
       expect(await layout.placeholderFits(app.page.getByTestId(id)), id).toBe(true);
-    await app.page.locator(PAUSED).waitFor({ timeout: 30_000 });
+    await app.settled({ timeoutMs: 30_000 });
     await app.timeline.waitForStep(1);
     expect(await app.timeline.lastStep()).toBe(1);
     await app.screenshot('journey-debugger-1024x700-breakpoint-nonzero');
@@ -136,7 +134,7 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
       .getByTestId('case-walkthrough')
       .filter({ hasText: 'Where to look' })
       .waitFor({ timeout: 30_000 });
-    await app.page.locator(PAUSED).waitFor({ timeout: 60_000 });
+    await app.settled({ timeoutMs: 60_000 });
     await app.page.keyboard.press('F5');
     await app.page.locator(ENDED).waitFor({ timeout: 120_000 });
     await app.timeline.root.locator('[data-testid="flag-jump"][data-flag="loop"]').click();
@@ -162,7 +160,7 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     await app.page.getByTestId('library-agent').fill('manual');
     await expect(startError.count()).resolves.toBe(0);
     await app.library.startTask('hello-python');
-    await app.page.locator(PAUSED).waitFor({ timeout: 60_000 });
+    await app.settled({ timeoutMs: 60_000 });
     await app.inject.root.getByTestId('decide-tool').fill('excute_shell');
     await expect(app.inject.root.getByTestId('decide-unknown-tool').innerText()).resolves.toMatch(
       /This task has no tool “excute_shell”\. Its tools: .*execute_shell/,

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BreakpointsSection, LayoutObject, servedApp, type AppPage } from '../support/e2e';
 
-const SETTLED =
-  '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])[data-busy="false"]';
-
-async function settled(app: AppPage, ms = 60_000): Promise<void> {
-  await app.page.locator(SETTLED).waitFor({ timeout: ms });
-}
-
 /** The held action card, once it shows step `step` waiting before its tools. */
 async function heldAt(app: AppPage, step: number) {
   const card = app.inspector.root.locator('[data-testid="held-action"][data-stage="before_tool"]', {
@@ -30,7 +23,7 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       const layout = new LayoutObject(app.page);
       await app.library.startTask('hello-python');
       await app.page.getByTestId('episode-state').waitFor({ timeout: 60_000 });
-      await settled(app);
+      await app.settled();
 
       const toggle = app.page.getByTestId('stop-before-tool');
       await toggle.check();
@@ -63,15 +56,15 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await app.screenshot(`stop-before-tool-${tag}-held`);
       await card.getByTestId('held-run').click();
       await app.timeline.waitForStep(1);
-      await settled(app);
+      await app.settled();
 
       // Steps 2 and 3 with F10: step 3 is `python3 greet.py World`; edit it before it runs.
       await app.page.keyboard.press('F10');
       await heldAt(app, 2);
-      await settled(app);
+      await app.settled();
       await app.page.keyboard.press('F10');
       await app.inspector.waitForStep(2);
-      await settled(app);
+      await app.settled();
       await app.page.keyboard.press('F10');
       card = await heldAt(app, 3);
       await expect(card.getByTestId('held-args').innerText()).resolves.toContain('python3 greet.py World');
@@ -97,7 +90,7 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await editor.fill('{"command": "echo EDITED-BY-PERSON"}');
       await card.getByTestId('held-save-run').click();
       await app.timeline.waitForStep(3);
-      await settled(app);
+      await app.settled();
       await app.inspector.waitForStep(3);
       await app.inspector.tab('output');
       await app.inspector.root
@@ -121,7 +114,7 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await card.getByTestId('held-editor').fill('GIVEN-BY-A-PERSON');
       await card.getByTestId('held-save-run').click();
       await app.inspector.waitForStep(4);
-      await settled(app);
+      await app.settled();
       await app.inspector.tab('call');
       await app.inspector.root.getByTestId('inspector-replaced').waitFor({ timeout: 20_000 });
       await app.inspector.tab('output');
@@ -136,7 +129,7 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await toggle.uncheck();
       await app.page.keyboard.press('F10');
       await app.timeline.waitForStep(5);
-      await settled(app);
+      await app.settled();
       await expect(app.inspector.root.getByTestId('held-action').count()).resolves.toBe(0);
       await expect(app.timeline.row(5).getByTestId('row-status').innerText()).resolves.not.toBe('waiting');
 
@@ -171,7 +164,7 @@ describe('web mode: pause before the answer reaches the agent, edit it', () => {
     const app = await web.open({ width: 1280, height: 800 });
     await app.library.startTask('hello-python');
     await app.page.getByTestId('episode-state').waitFor({ timeout: 60_000 });
-    await settled(app);
+    await app.settled();
     await app.page.getByTestId('stop-before-answer').check();
     await app.page.keyboard.press('F10');
     const card = app.inspector.root.locator('[data-testid="held-action"][data-stage="before_answer"]');
@@ -203,7 +196,7 @@ describe('web mode: pause before the answer reaches the agent, edit it', () => {
     await app.screenshot('stop-before-answer-1280x800-edited');
     await card.getByTestId('held-run').click();
     await app.timeline.waitForStep(1);
-    await settled(app);
+    await app.settled();
     await app.inspector.waitForStep(1);
     await expect(app.inspector.root.getByTestId('inspector-edit').innerText()).resolves.toMatch(
       /You changed the model's answer before the agent got it; the model had said: “I'll start by looking at the workspace\.” · list_dir/,
@@ -226,7 +219,7 @@ describe('web mode: a breakpoint on the exact request', () => {
     const bps = new BreakpointsSection(app.page);
     await app.library.startTask('hello-python');
     await app.page.getByTestId('episode-state').waitFor({ timeout: 60_000 });
-    await settled(app);
+    await app.settled();
     await bps.add('request_match', '(argv');
     await expect(bps.root.getByTestId('breakpoint-message').innerText()).resolves.toMatch(
       /That pattern will not do: "\(argv" is not a regular expression/,
@@ -257,7 +250,7 @@ describe('web mode: a breakpoint on the exact request', () => {
     await bps.remove('before the answer, when a message matches /IndexError/');
     await card.getByTestId('held-run').click();
     await app.inspector.waitForStep(4);
-    await settled(app);
+    await app.settled();
     expect(app.errors).toEqual([]);
   });
 });

@@ -24,15 +24,6 @@ async function resize(app: AppPage, size: { width: number; height: number }): Pr
   return `${size.width}x${size.height}`;
 }
 
-/** The open episode is settled in the stepper: nothing running, the bar not busy. */
-async function settled(app: AppPage, ms = 120_000): Promise<void> {
-  await app.page
-    .locator(
-      '[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"], [data-state="ended"])[data-busy="false"]',
-    )
-    .waitFor({ timeout: ms });
-}
-
 /** Opens a case from its card and waits until its episode is ready in the stepper. */
 async function openCase(app: AppPage, id: string): Promise<string> {
   await app.library.openCase(id);
@@ -40,7 +31,7 @@ async function openCase(app: AppPage, id: string): Promise<string> {
     `[data-testid="case-walkthrough"][data-case="${id}"] [data-testid="case-run"][data-variant="broken"]`,
   );
   await run.waitFor({ timeout: 120_000 });
-  await settled(app);
+  await app.settled({ ended: true, timeoutMs: 120_000 });
   return (await run.getAttribute('data-branch')) ?? '';
 }
 
@@ -80,13 +71,13 @@ describe('web mode: the window gaps a person found', () => {
     const layout = new LayoutObject(app.page);
     // hello-python's own agent lists the workspace (step 1), then writes greet.py (step 2).
     await app.library.startTask('hello-python');
-    await settled(app, 60_000);
+    await app.settled({ ended: true, timeoutMs: 60_000 });
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1);
-    await settled(app, 60_000);
+    await app.settled({ ended: true, timeoutMs: 60_000 });
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(2);
-    await settled(app, 60_000);
+    await app.settled({ ended: true, timeoutMs: 60_000 });
     await app.timeline.select(2);
     await app.inspector.waitForStep(2);
     await app.inspector.tab('files');
@@ -125,7 +116,7 @@ describe('web mode: the window gaps a person found', () => {
     const first = await openCase(app, 'tool-loop-vague-error');
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1);
-    await settled(app);
+    await app.settled({ ended: true, timeoutMs: 120_000 });
     await until(
       () => app.library.branchStatus(first),
       (s) => s === 'live',

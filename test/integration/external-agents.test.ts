@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { replayExecAgent } from '../../electron/engine/external/agent-replay.js';
@@ -10,8 +10,8 @@ import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import { PROJECT_ROOT, runCli, waitFor } from '../support/cli.js';
-import { describeDocker, useDockerHome } from '../support/docker.js';
+import { runCli, waitFor } from '../support/cli.js';
+import { describeDocker, exampleDir, startExample, useDockerHome } from '../support/docker.js';
 import { call, final, ofType, script, tempHome } from '../support/harness.js';
 
 /** The three example agents, each run from its task folder as the README shows. */
@@ -22,24 +22,6 @@ const EXAMPLES = [
 ] as const;
 
 const docker = useDockerHome();
-
-function exampleDir(name: string): string {
-  return resolve(PROJECT_ROOT, 'resources/agents', name);
-}
-
-/** Starts an example agent on its own task and scripted model (or `model`). */
-async function startExample(name: string, command: string, model?: string): Promise<EpisodeRunner> {
-  const dir = exampleDir(name);
-  const t = loadTask(dir);
-  if (!t.ok) throw new Error(t.error.message);
-  return startEpisode({
-    task: t.value,
-    taskPath: join(dir, 'task.json'),
-    agentSpec: `exec:${command}`,
-    agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
-    ...docker.episode,
-  });
-}
 
 /** A task of our own in a fresh folder (the agent's cwd), for agents that are shell one-liners. */
 function tempTask(body: Record<string, unknown>): { dir: string; path: string; cleanup: () => void } {
@@ -87,7 +69,7 @@ function errorOf(events: readonly TraceEvent[]) {
 describeDocker('external agents (exec:) on Docker', () => {
   for (const ex of EXAMPLES) {
     it(`${ex.name}: runs to succeeded; a fork at 2 with another model fast-forwards and continues on snapshot 2`, async () => {
-      const c = await startExample(ex.name, ex.command);
+      const c = await startExample(docker, ex.name, ex.command);
       try {
         await c.run();
         expect(c.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
@@ -132,7 +114,7 @@ describeDocker('external agents (exec:) on Docker', () => {
   }
 
   it('stepping holds the agent on its tool call until the stepper continues; its output is kept per step', async () => {
-    const c = await startExample('python-stdlib', 'python3 agent.py');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     const agent = c.currentAgent() as ExecAgent;
     const live: string[] = [];
     c.onAgentOutput((chunk) => live.push(`${chunk.step}:${chunk.stream}:${chunk.data}`));
@@ -211,7 +193,7 @@ describeDocker('external agents (exec:) on Docker', () => {
   });
 
   it('an injection after step 2 is in the model request of step 3, recorded as injected', async () => {
-    const c = await startExample('python-stdlib', 'python3 agent.py');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     try {
       await c.step();
       await c.step();
@@ -229,7 +211,7 @@ describeDocker('external agents (exec:) on Docker', () => {
   });
 
   it('an overridden tool result is what the agent gets; the trace keeps both', async () => {
-    const c = await startExample('python-stdlib', 'python3 agent.py');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     try {
       await c.step();
       await c.step();
@@ -250,7 +232,7 @@ describeDocker('external agents (exec:) on Docker', () => {
   });
 
   it('a rollback restarts the agent and fast-forwards it to the step', async () => {
-    const c = await startExample('python-stdlib', 'python3 agent.py');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     try {
       await c.run();
       const first = c.branch;
@@ -267,7 +249,7 @@ describeDocker('external agents (exec:) on Docker', () => {
   });
 
   it('an agent that puts the time in its first message diverges at step 1 on fork', async () => {
-    const c = await startExample('python-stdlib', 'python3 agent.py --stamp');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py --stamp');
     await c.run();
     await c.dispose();
     expect(c.ended()?.status).toBe('succeeded');
@@ -342,7 +324,7 @@ describeDocker('external agents (exec:) on Docker', () => {
   });
 
   it("the window's fork of a live episode (no agent given) continues the recorded source after its K answers", async () => {
-    const c = await startExample('python-stdlib', 'python3 agent.py');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     let f: EpisodeRunner | null = null;
     try {
       await c.run();
@@ -362,7 +344,7 @@ describeDocker('external agents (exec:) on Docker', () => {
   });
 
   it('a command recorded in an imported bundle never runs by itself', async () => {
-    const c = await startExample('python-stdlib', 'python3 agent.py');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     await c.run();
     await c.dispose();
     const other = tempHome();
@@ -387,7 +369,7 @@ describeDocker('external agents (exec:) on Docker', () => {
   });
 
   it('replay --verify of a deterministic agent: every request and tool call as recorded', async () => {
-    const c = await startExample('python-stdlib', 'python3 agent.py');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     await c.run();
     await c.dispose();
     const replay = await replayExecAgent({

@@ -231,6 +231,24 @@ describeDocker('docker sandbox snapshots', () => {
     expect(again.treeHash).toBe(snap.treeHash);
   });
 
+  // After a small change only the changed files' blobs are looked for in the store: one too
+  // large to come inline with the scan (over 4 MiB) must still be fetched and stored.
+  it('stores every blob a snapshot names, a changed file too large to come inline included', async () => {
+    const path = join(dir, 'every-blob');
+    const store = new DiskSnapshotStore(path);
+    await sb.reset();
+    await sh('echo small > a.txt');
+    await sb.snapshot(store);
+    await sh('head -c 6000000 /dev/urandom > big.bin && echo changed > a.txt');
+    const snap = await sb.snapshot(store);
+    expect(snap.changed.map((c) => c.path).sort()).toEqual(['a.txt', 'big.bin']);
+    // A store opened afresh on the same folder: what is on disk, not what the first one remembers.
+    const reread = new DiskSnapshotStore(path);
+    const manifest = await reread.getManifest(snap.manifest);
+    for (const e of manifest.entries.filter((x) => x.type === 'file'))
+      expect(await reread.hasBlob(e.hash!), e.path).toBe(true);
+  });
+
   it('round-trips sed -i, mv, chmod, rm -r, symlinks, empty dirs and binary files', async () => {
     const store = new DiskSnapshotStore(join(dir, 'round-trip'));
     await sb.reset();

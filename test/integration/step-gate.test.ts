@@ -1,10 +1,10 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
-import { loadTask, startEpisode } from '../../electron/engine/harness/index.js';
+import { startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import { PROJECT_ROOT, runCli } from '../support/cli.js';
-import { describeDocker, useDockerHome } from '../support/docker.js';
+import { runCli } from '../support/cli.js';
+import { describeDocker, startExample, useDockerHome } from '../support/docker.js';
 import { call, final, ofType, script, task } from '../support/harness.js';
 
 const docker = useDockerHome();
@@ -76,16 +76,7 @@ describeDocker('stops inside a step on Docker', () => {
   });
 
   it('exec agent: a request breakpoint stops before the answer; the agent process gets the edited answer and the replaced result', async () => {
-    const dir = resolve(PROJECT_ROOT, 'resources/agents/python-stdlib');
-    const t = loadTask(dir);
-    if (!t.ok) throw new Error(t.error.message);
-    const c = await startEpisode({
-      task: t.value,
-      taskPath: join(dir, 'task.json'),
-      agentSpec: 'exec:python3 agent.py',
-      agentOptions: { model: `scripted:${join(dir, 'model.jsonl')}` },
-      ...docker.episode,
-    });
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     try {
       c.setBreakpoints([{ kind: 'request_match', pattern: 'three chores' }]);
       const atAnswer = await c.step();
@@ -138,16 +129,7 @@ describeDocker('stops inside a step on Docker', () => {
   });
 
   it('exec agent: stop while held before a tool ends the episode without a hang', async () => {
-    const dir = resolve(PROJECT_ROOT, 'resources/agents/python-stdlib');
-    const t = loadTask(dir);
-    if (!t.ok) throw new Error(t.error.message);
-    const c = await startEpisode({
-      task: t.value,
-      taskPath: join(dir, 'task.json'),
-      agentSpec: 'exec:python3 agent.py',
-      agentOptions: { model: `scripted:${join(dir, 'model.jsonl')}` },
-      ...docker.episode,
-    });
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     try {
       c.setStopPoints({ before_tool: true });
       expect((await c.step()).kind).toBe('before_tool');

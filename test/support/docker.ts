@@ -8,6 +8,10 @@ import {
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
 import type { EpisodeEnv } from '../../electron/engine/harness/episode-factory.js';
+import { join, resolve } from 'node:path';
+import { loadTask, startEpisode } from '../../electron/engine/harness/index.js';
+import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
+import { PROJECT_ROOT } from './cli.js';
 import { tempHome } from './harness.js';
 
 /** Why Docker tests cannot run here, or null when the daemon and the sandbox image are ready. */
@@ -83,4 +87,28 @@ export function useDockerHome(): DockerHome {
     home.env?.cleanup();
   });
   return home;
+}
+
+/** The folder of an example agent (`resources/agents/NAME`): its task, model script and program. */
+export function exampleDir(name: string): string {
+  return resolve(PROJECT_ROOT, 'resources/agents', name);
+}
+
+/** Starts an example agent on its own task and scripted model (or `model`), in `home`. */
+export async function startExample(
+  home: DockerHome,
+  name: string,
+  command: string,
+  model?: string,
+): Promise<EpisodeRunner> {
+  const dir = exampleDir(name);
+  const t = loadTask(dir);
+  if (!t.ok) throw new Error(t.error.message);
+  return startEpisode({
+    task: t.value,
+    taskPath: join(dir, 'task.json'),
+    agentSpec: `exec:${command}`,
+    agentOptions: { model: model ?? `scripted:${join(dir, 'model.jsonl')}` },
+    ...home.episode,
+  });
 }

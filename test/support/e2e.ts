@@ -102,6 +102,10 @@ export interface AppPage {
   readonly sandbox: SandboxPanel;
   readonly batches: BatchesSection;
   screenshot(name: string): Promise<string>;
+  /** The stepper bar at rest: paused or idle (or ended, with `ended`), no request in flight. */
+  stepperAtRest(options?: { ended?: boolean }): Locator;
+  /** Waits until the stepper is at rest (see {@link stepperAtRest}). */
+  settled(options?: { ended?: boolean; timeoutMs?: number }): Promise<void>;
 }
 
 /** Opens the app and waits for its ready marker. */
@@ -121,6 +125,12 @@ export async function openApp(
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   await page.waitForSelector('[data-testid="app-ready"]');
+  const stepperAtRest = ({ ended = false } = {}): Locator => {
+    const states = ['paused', 'idle', ...(ended ? ['ended'] : [])];
+    return page.locator(
+      `[data-testid="stepper-bar"]:is(${states.map((s) => `[data-state="${s}"]`).join(', ')})[data-busy="false"]`,
+    );
+  };
   return {
     page,
     errors,
@@ -137,6 +147,10 @@ export async function openApp(
       const path = join(SCREENSHOTS, `${name}.png`);
       await page.screenshot({ path });
       return path;
+    },
+    stepperAtRest,
+    async settled({ ended = false, timeoutMs = 60_000 } = {}) {
+      await stepperAtRest({ ended }).waitFor({ timeout: timeoutMs });
     },
   };
 }

@@ -145,7 +145,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   const events = cutAtStep(lineage.events, at);
   // The agent that had decided step `at`: this branch's, or (before its fork point) the
   // ancestor's that ran that step, with the decisions it had made by then.
-  const origin = agentAt(store, lineage, at);
+  const origin = agentAt(lineage, at);
   checkRecordedCommand(store, info.episode, origin.agent, options.agentSpec);
   const spec = options.agentSpec ? normalizeAgentSpec(options.agentSpec) : String(origin.agent.spec);
   // A recorded openai: episode continues at its recorded endpoint and parameters, never a default one;
@@ -263,17 +263,12 @@ function execSkip(
  * since its own fork point. The walk follows the lineage's chain (depth-bounded and
  * loop-safe: a recorded parent chain is untrusted input).
  */
-function agentAt(
-  store: EpisodeStore,
-  lineage: Lineage,
-  at: number,
-): { agent: HeaderEvent['agent']; skip: number } {
+function agentAt(lineage: Lineage, at: number): { agent: HeaderEvent['agent']; skip: number } {
   let i = 0;
   while (i < lineage.chain.length - 1 && at < (lineage.chain[i].forkStep ?? 0)) i++;
-  const link = lineage.chain[i];
-  const header = i === 0 ? lineage.header : store.readTrace(store.resolve(link.branch)).header;
+  const { header, forkStep } = lineage.chain[i];
   const skip0 = typeof header.agent.skip === 'number' ? header.agent.skip : 0;
-  return { agent: header.agent, skip: Math.max(0, skip0 + (at - (link.forkStep ?? 0))) };
+  return { agent: header.agent, skip: Math.max(0, skip0 + (at - (forkStep ?? 0))) };
 }
 
 /** The events of a branch with its ancestry (for views and `replay:` agents). */

@@ -127,9 +127,6 @@ async function storeInline(store: SnapshotStore, scan: HelperResponse): Promise<
   return off;
 }
 
-/** Per store, the blob hashes a snapshot of this process has seen stored in it (see snapshotOnce). */
-const STORED = new WeakMap<SnapshotStore, Set<string>>();
-
 function byPath(a: ManifestEntry, b: ManifestEntry): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
@@ -186,8 +183,12 @@ export class DockerSandbox implements Sandbox {
   /**
    * The tree the helper last told us about (its last scan, or a verified restore's target),
    * under the helper's id for it: scans answer with a delta against it and restores send one.
+   * `store` holds the blob of every file in it (the snapshot stored them, or the restore came
+   * from there).
    */
-  private base: { readonly id: string; readonly entries: Map<string, ManifestEntry> } | undefined;
+  private base:
+    | { readonly id: string; readonly entries: Map<string, ManifestEntry>; readonly store: SnapshotStore }
+    | undefined;
   private lost: SandboxFailure | undefined;
   /** How the helper's last snapshot scan went: 'pruned' (only what inotify named) or 'full'. */
   lastScanWalk: 'pruned' | 'full' | undefined;
@@ -567,24 +568,20 @@ export class DockerSandbox implements Sandbox {
         `host and helper disagree on the tree hash (${treeHash} vs ${String(scan.header.tree_hash)})`,
       );
     }
-    this.base = { id: scan.header.base as string, entries: tree };
+    // A delta against a base whose blobs are all in this store: only its changed files' can be missing.
+    const fresh =
+      base?.store === store && Array.isArray(scan.header.changed)
+        ? (scan.header.changed as WireEntry[]).map((w) => tree.get(w[0])!)
+        : entries;
+    this.base = { id: scan.header.base as string, entries: tree, store };
     this.lastScanWalk = scan.header.walk === 'pruned' ? 'pruned' : 'full';
     // Content of the files the scan hashed anew came with it: stored when it is what its name says.
     let bytes = await storeInline(store, scan);
 
-    // Blobs this sandbox already put in (or found in) this store are not asked about again:
-    // after a small change, only the changed files' are.
-    let stored = STORED.get(store);
-    if (!stored) STORED.set(store, (stored = new Set()));
-    const hashes = [
-      ...new Set(
-        entries.filter((e) => e.type === 'file' && !stored.has(e.hash!)).map((e) => e.hash as string),
-      ),
-    ];
+    const hashes = [...new Set(fresh.filter((e) => e.type === 'file').map((e) => e.hash as string))];
     const have = await Promise.all(hashes.map((h) => store.hasBlob(h)));
     const missing = hashes.filter((_, i) => !have[i]);
     bytes += await fetchBlobs(call, store, missing, entries);
-    for (const h of hashes) stored.add(h);
     const manifest: SnapshotManifest = { treeHash, entries };
     const id = await store.putManifest(manifest);
 
@@ -706,7 +703,11 @@ export class DockerSandbox implements Sandbox {
         continue;
       }
       this.previous = [...manifest.entries].sort(byPath);
-      this.base = { id: r.header.base as string, entries: new Map(this.previous.map((e) => [e.path, e])) };
+      this.base = {
+        id: r.header.base as string,
+        entries: new Map(this.previous.map((e) => [e.path, e])),
+        store,
+      };
       this.log.debug(
         `restore: ${(performance.now() - started).toFixed(1)} ms (helper: plan/apply/verify ${String(r.header.phases_ms)} ms; ${inline.length} blobs inline, ${toStage.length} staged, ${round + 1} round(s); ${String(r.header.reread)} files read back to verify)`,
       );

@@ -8,6 +8,13 @@ export interface LineageSource {
 }
 
 /** A branch and the steps it inherits: what every view, check, export and the harness build on. */
+/** A branch of a lineage's chain: the fork step it took its history up to, and its header. */
+export interface ChainLink {
+  readonly branch: string;
+  readonly forkStep: number | null;
+  readonly header: HeaderEvent;
+}
+
 export interface Lineage {
   readonly branch: BranchInfo;
   readonly trace: ReadTrace;
@@ -21,7 +28,7 @@ export interface Lineage {
   /** This branch's incomplete trailing step (views show it; resume and forks never build on it). */
   readonly partial: readonly TraceEvent[];
   /** This branch, then its parent, …: each with the fork step it took its history up to. */
-  readonly chain: readonly { readonly branch: string; readonly forkStep: number | null }[];
+  readonly chain: readonly ChainLink[];
   readonly warnings: readonly string[];
 }
 
@@ -36,23 +43,21 @@ const MAX_DEPTH = 64;
 export function readLineage(source: LineageSource, branch: BranchInfo): Lineage {
   const trace = source.readTrace(branch);
   const own = trace.events.filter((e) => e.type !== 'header');
-  const chain: { branch: string; forkStep: number | null }[] = [
-    { branch: branch.branch, forkStep: branch.forkStep },
-  ];
+  const chain: ChainLink[] = [{ branch: branch.branch, forkStep: branch.forkStep, header: trace.header }];
   const warnings = [...trace.warnings];
   const base = { branch, trace, header: trace.header, partial: trace.partial ?? [], chain, warnings };
   if (branch.parentBranch === null || branch.forkStep === null) return { ...base, events: own };
   const walk = ancestorsOf(source, branch);
   warnings.push(...walk.warnings);
-  for (const { info } of [...walk.ancestors].reverse())
-    chain.push({ branch: info.branch, forkStep: info.forkStep });
-  const ancestors = walk.ancestors;
+  const ancestors: ChainLink[] = [];
   let events: TraceEvent[] = [];
-  for (const { info, cut } of ancestors) {
+  for (const { info, cut } of walk.ancestors) {
     const t = source.readTrace(info);
     warnings.push(...t.warnings);
+    ancestors.push({ branch: info.branch, forkStep: info.forkStep, header: t.header });
     events = cutAtStep([...events, ...t.events.filter((e) => e.type !== 'header')], cut);
   }
+  chain.push(...ancestors.reverse());
   return { ...base, events: [...events, ...own] };
 }
 
