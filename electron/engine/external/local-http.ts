@@ -34,14 +34,20 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/** True when the request carries `Authorization: Bearer TOKEN` (compared in constant time). */
+/**
+ * True when the request carries the token as `Authorization: Bearer TOKEN` or as
+ * `x-api-key: TOKEN` (how Anthropic clients send their key), compared in constant time.
+ */
 export function hasToken(req: IncomingMessage, token: string): boolean {
-  const header = req.headers.authorization ?? '';
-  const m = /^Bearer (.+)$/.exec(header);
-  if (!m) return false;
-  const given = Buffer.from(m[1]);
   const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
+  const same = (value: string) => {
+    const given = Buffer.from(value);
+    return given.length === want.length && timingSafeEqual(given, want);
+  };
+  const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+  if (m) return same(m[1]);
+  const key = req.headers['x-api-key'];
+  return typeof key === 'string' && key !== '' && same(key);
 }
 
 /** True when the Host header names this loopback server (refuses DNS-rebinding pages). */
@@ -96,7 +102,12 @@ export async function listenLocal(
     }
     if (!hasToken(req, token)) {
       res.setHeader('www-authenticate', 'Bearer');
-      apiError(res, 401, 'unauthorized', 'send Authorization: Bearer $STEPBOX_TOKEN (the episode token)');
+      apiError(
+        res,
+        401,
+        'unauthorized',
+        'send Authorization: Bearer $STEPBOX_TOKEN or x-api-key: $STEPBOX_TOKEN (the episode token)',
+      );
       return;
     }
     handler(req, res).catch((e: unknown) => answerFailure(e, res, log));
