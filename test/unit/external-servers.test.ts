@@ -200,6 +200,61 @@ describe('model endpoint', () => {
     expect(response.output_text).toBe('done');
   });
 
+  it('responses.stream() sees each text once, the call arguments by delta, and the tools echoed', async () => {
+    const m = await model();
+    const client = new OpenAI({ baseURL: m.url, apiKey: TOKEN, maxRetries: 0 });
+    const tools = [
+      {
+        type: 'function' as const,
+        name: 'exec_command',
+        description: 'run',
+        parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
+        strict: false,
+      },
+    ];
+    const stream = client.responses.stream({ model: 'stepbox-scripted', input: 'fix it', tools });
+    const deltas: string[] = [];
+    const argDeltas: string[] = [];
+    const types: string[] = [];
+    stream.on('response.output_text.delta', (e) => deltas.push(e.delta));
+    stream.on('response.function_call_arguments.delta', (e) => argDeltas.push(e.delta));
+    stream.on('event', (e) => types.push(e.type));
+    const [final] = await Promise.all([
+      stream.finalResponse(),
+      m.endpoint.next().then((c) =>
+        c.answer({
+          content: 'Running it.',
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'exec_command', arguments: '{"cmd":"ls"}' } },
+          ],
+        }),
+      ),
+    ]);
+    expect(deltas).toEqual(['Running it.']);
+    expect(argDeltas.join('')).toBe('{"cmd":"ls"}');
+    expect(final.output_text).toBe('Running it.');
+    expect(final.output).toMatchObject([
+      { type: 'message', content: [{ type: 'output_text', text: 'Running it.' }] },
+      { type: 'function_call', call_id: 'call_1', name: 'exec_command', arguments: '{"cmd":"ls"}' },
+    ]);
+    expect(final.tools).toEqual(tools);
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+  });
+
   it('after the episode ends every call gets a clear episode_ended error', async () => {
     const m = await model();
     m.endpoint.end('max_steps');
