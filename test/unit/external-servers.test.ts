@@ -112,6 +112,37 @@ describe('the episode servers refuse requests without the episode token', () => 
     expect(r.status).toBe(403);
   });
 
+  it('a foreign Origin (another site in the browser) is refused 403 by both servers even with the token', async () => {
+    const m = await model();
+    const t = await mcp();
+    const auth = { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}` };
+    const port = (url: string) => new URL(url).port;
+    for (const origin of [
+      'https://evil.example',
+      'http://127.0.0.1:1',
+      'null',
+      `http://localhost.evil:${port(t.url)}`,
+    ]) {
+      const a = await raw(`${m.url}/chat/completions`, { headers: { ...auth, origin }, body: CHAT });
+      expect(a.status, `model endpoint, Origin ${origin}`).toBe(403);
+      expect(JSON.parse(a.body).error.message).toMatch(/Origin/);
+      const b = await raw(t.url, { headers: { ...auth, origin }, body: MCP_INIT });
+      expect(b.status, `MCP server, Origin ${origin}`).toBe(403);
+    }
+    expect(t.calls).toEqual([]);
+    // The server's own origin, and no Origin at all (a CLI agent), pass the gate.
+    const own = await raw(t.url, {
+      headers: { ...auth, origin: `http://127.0.0.1:${port(t.url)}` },
+      body: MCP_INIT,
+    });
+    expect(own.status).toBe(200);
+    const models = await raw(`${m.url}/models`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(models.status).toBe(200);
+  });
+
   it('bodies over the bound are refused with 413, not buffered', async () => {
     const m = await model();
     const t = await mcp();

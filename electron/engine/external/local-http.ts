@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkLoopback } from '../loopback-gate.js';
 
 /** A request body over its bound: answered 413, never buffered further. */
 export class BodyTooLarge extends Error {
@@ -50,12 +51,6 @@ export function hasToken(req: IncomingMessage, token: string): boolean {
   return typeof key === 'string' && key !== '' && same(key);
 }
 
-/** True when the Host header names this loopback server (refuses DNS-rebinding pages). */
-export function localHost(req: IncomingMessage, port: number): boolean {
-  const host = req.headers.host ?? '';
-  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
-}
-
 /** Sends a JSON body. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -87,7 +82,7 @@ export interface LocalServer {
 
 /**
  * Starts an HTTP server on 127.0.0.1 (never another interface) whose handler only sees
- * requests to this host carrying the token; others get 401 (or 403 for a foreign Host).
+ * requests to this host carrying the token; others get 401 (or 403 for a foreign Host or Origin).
  */
 export async function listenLocal(
   token: string,
@@ -96,8 +91,9 @@ export async function listenLocal(
 ): Promise<LocalServer> {
   let port = 0;
   const server = createServer((req, res) => {
-    if (!localHost(req, port)) {
-      apiError(res, 403, 'forbidden_host', `this server answers only 127.0.0.1:${port}`);
+    const loopback = checkLoopback(req, port);
+    if (!loopback.ok) {
+      apiError(res, 403, 'forbidden_origin', loopback.message);
       return;
     }
     if (!hasToken(req, token)) {
