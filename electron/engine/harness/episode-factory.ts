@@ -5,7 +5,7 @@ import type { Agent } from '../agents/agent.js';
 import { continuationOptions, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { sandboxConfig } from '../sandbox/limits.js';
-import type { SandboxSupply } from '../sandbox/sandbox.js';
+import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
@@ -66,6 +66,15 @@ function agentFactory(store: EpisodeStore, env: EpisodeEnv): (spec: string, skip
 }
 
 /**
+ * The header field recording that this branch's sandbox ran where its limits do not hold
+ * (rootless on cgroup v1), which only the user's explicit `STEPBOX_ALLOW_UNENFORCED_LIMITS=1`
+ * allows: like a widened permission, the episode says so.
+ */
+function waivedLimits(sandbox: Sandbox): { unenforced_limits?: string } {
+  return sandbox.unenforcedLimits ? { unenforced_limits: sandbox.unenforcedLimits } : {};
+}
+
+/**
  * Starts a new episode: creates the sandbox, records the header and snapshot 0, and
  * returns its controller, idle before step 1. The caller steps or runs it and disposes it.
  */
@@ -83,6 +92,7 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
       agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
       image: options.task.sandbox.image,
       created: Date.now(),
+      ...waivedLimits(sandbox),
     });
     const memory = createMemory(options.task.memory.initial);
     const runner: EpisodeRunner = new EpisodeRunner({
@@ -170,6 +180,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   });
   try {
     await restoreSandbox(sandbox, snapshots, snap).finally(resume);
+    const extra = { ...waivedLimits(sandbox), ...(options.headerExtra ?? {}) };
     const headerFields = {
       parent_branch: info.branch,
       fork_step: at,
@@ -178,7 +189,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
       image: task.sandbox.image,
       created: Date.now(),
-      ...(options.headerExtra ?? {}),
+      ...extra,
     };
     const created = options.branchNow
       ? store.createBranch(info.episode, info.branch, at, headerFields)
@@ -200,7 +211,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       startStep: at,
       breakpoints: options.breakpoints,
       release: (s) => options.supply.release(s),
-      headerExtra: options.headerExtra,
+      headerExtra: extra,
       openFork: (from, step, spec) =>
         openBranchController({ ...options, store, id: from, at: step, agentSpec: spec, branchNow: true }),
     });
