@@ -5,7 +5,7 @@ import type { Agent } from '../agents/agent.js';
 import { continuationOptions, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { sandboxConfig } from '../sandbox/limits.js';
-import type { SandboxSupply } from '../sandbox/sandbox.js';
+import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
@@ -64,6 +64,15 @@ function agentFactory(store: EpisodeStore, env: EpisodeEnv): (spec: string, skip
 }
 
 /**
+ * The header field recording that this branch's sandbox ran where its limits do not hold
+ * (rootless on cgroup v1), which only the user's explicit `STEPBOX_ALLOW_UNENFORCED_LIMITS=1`
+ * allows: like a widened permission, the episode says so.
+ */
+function waivedLimits(sandbox: Sandbox): { unenforced_limits?: string } {
+  return sandbox.unenforcedLimits ? { unenforced_limits: sandbox.unenforcedLimits } : {};
+}
+
+/**
  * Starts a new episode: creates the sandbox, records the header and snapshot 0, and
  * returns its controller, idle before step 1. The caller steps or runs it and disposes it.
  */
@@ -81,6 +90,7 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
       agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
       image: options.task.sandbox.image,
       created: Date.now(),
+      ...waivedLimits(sandbox),
     });
     const memory = createMemory(options.task.memory.initial);
     const runner: EpisodeRunner = new EpisodeRunner({
@@ -151,7 +161,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   try {
     // What the user consented to the recorded task widening is recorded on the branch it made.
     const consented = state.consented.length > 0 ? { consented: [...state.consented] } : {};
-    const headerExtra = { ...consented, ...(options.headerExtra ?? {}) };
+    const headerExtra = { ...consented, ...waivedLimits(sandbox), ...(options.headerExtra ?? {}) };
     const headerFields = {
       parent_branch: info.branch,
       fork_step: at,
