@@ -194,6 +194,13 @@ export class DockerSandbox implements Sandbox {
   private lost: SandboxFailure | undefined;
   /** How the helper's last snapshot scan went: 'pruned' (only what inotify named) or 'full'. */
   lastScanWalk: 'pruned' | 'full' | undefined;
+  /**
+   * The in-sandbox duration (ms, the helper's clock) of the last `exec`, from the command's
+   * start to its end: with the host's time of the same call, what the call added (bench).
+   */
+  lastCommandMs: number | undefined;
+  /** Why this sandbox's limits do not hold, when the user allowed that (rootless on cgroup v1); else undefined. */
+  unenforcedLimits: string | undefined;
   private destroying: Promise<void> | undefined;
   private readonly log;
 
@@ -424,7 +431,10 @@ export class DockerSandbox implements Sandbox {
       session?: SessionState;
       /** Whether the helper could read the cgroup's oom_kill counter (then it decided `oom` itself). */
       oom_counter?: boolean;
+      /** The command's own time in the sandbox (the helper's clock). */
+      duration_ms?: number;
     };
+    this.lastCommandMs = typeof h.duration_ms === 'number' ? h.duration_ms : undefined;
     if (h.session) this.session = h.session;
     const outRaw = response.payload.subarray(0, h.stdout_len);
     const errRaw = response.payload.subarray(h.stdout_len);

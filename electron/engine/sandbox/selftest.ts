@@ -200,11 +200,14 @@ const PROBES: Record<SelftestCheckId, Probe> = {
   },
   read_only_root: async (sb) => {
     const writable = (
-      await out(sb, 'for d in / /etc /usr /var /opt; do touch $d/.probe 2>/dev/null && echo $d; done')
+      await out(
+        sb,
+        'for d in / /etc /usr /var /var/tmp /opt; do touch $d/.probe 2>/dev/null && echo $d; done',
+      )
     ).trim();
     return writable
       ? fail(`writable: ${writable.split('\n').join(', ')}`)
-      : ok('/, /etc, /usr, /var, /opt are read-only');
+      : ok('/, /etc, /usr, /var, /var/tmp, /opt are read-only');
   },
   uid: async (sb) => {
     const [uid, groups] = (await out(sb, 'id -u; id -G')).trim().split('\n');
