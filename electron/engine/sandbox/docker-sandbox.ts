@@ -758,7 +758,7 @@ export class DockerSandbox implements Sandbox {
 
   // ------------------------------------------------------------------ lifecycle
 
-  /** Kills every process but init, the main command and the helper; clears /tmp. */
+  /** Kills every process but init, the main command and the helper; empties /tmp, $HOME, /dev/shm, queues and IPC. */
   async killStrays(): Promise<void> {
     await this.callRetrying('kill_strays');
   }
