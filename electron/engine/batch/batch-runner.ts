@@ -163,8 +163,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
           created = true;
         },
       });
-      // A stopped episode is not a result: leave the slot for --resume.
-      if (!options.signal?.aborted && out.end && out.end.status !== 'interrupted') {
+      // A stopped episode is not a result: leave the slot for --resume. One that ended on
+      // its own before the stop took hold is (its trace says so): it is not run again.
+      if (out.end && out.end.status !== 'interrupted') {
         slot.status = out.end.status;
         slot.end_reason = out.end.end_reason;
         slot.steps = out.end.steps ?? null;
