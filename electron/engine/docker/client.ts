@@ -8,6 +8,8 @@ export interface ExecOptions {
   /** `uid:gid` or a user name; the container's user by default. */
   readonly user?: string;
   readonly workingDir?: string;
+  /** `NAME=value` entries added to (and overriding) the container's environment. */
+  readonly env?: readonly string[];
 }
 
 /** The streams of an attached `docker exec`: stdin to write, stdout/stderr demultiplexed. */
@@ -179,6 +181,7 @@ export class DockerEngine {
         Tty: false,
         ...(options.user ? { User: options.user } : {}),
         ...(options.workingDir ? { WorkingDir: options.workingDir } : {}),
+        ...(options.env ? { Env: [...options.env] } : {}),
       });
       stream = await startAttached(exec, {});
     } catch (e) {
