@@ -6,7 +6,7 @@ import { useSlice, useStores } from '../stores/use-stores';
  * The debugger toolbar: step, continue, pause, stop, and where the branch is. Why it
  * stopped, how it ended and what it refused are said in full above the inspector (`StopNotice`).
  */
-export function StepperBar() {
+export function StepperBar(props: { readonly onKeys: () => void }) {
   const stores = useStores();
   const branch = useSlice('stepper', (s) => s.branch);
   const view = useSlice('stepper', (s) => s.view);
@@ -79,6 +79,15 @@ export function StepperBar() {
         <span className="long">Pause before each answer</span>
         <span className="short">Pause before answers</span>
       </label>
+      <button
+        type="button"
+        data-testid="btn-keys"
+        onClick={props.onKeys}
+        title="Every key of the window (?)"
+        aria-keyshortcuts="?"
+      >
+        Keys <kbd className="keep">?</kbd>
+      </button>
       <span className="sep" />
       {branch ? (
         <span className="where">

@@ -94,6 +94,7 @@ export function ReplayControls() {
         <button
           type="button"
           data-testid="rollback"
+          aria-keyshortcuts="B"
           disabled={!live || running !== null}
           title={
             live
@@ -118,6 +119,8 @@ export function ReplayControls() {
         <button
           type="button"
           data-testid="fork"
+          aria-keyshortcuts="F"
+          title="continue from this step as a new branch, with its own id and sandbox (F)"
           disabled={running !== null}
           onClick={() => void replay.fork(branch, step)}
         >
