@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
-import { caseNames, loadCase } from '../engine/cases/case-library.js';
+import { CaseError, caseNames, loadCase } from '../engine/cases/case-library.js';
 import { runCase, type CaseRun } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
 
-const HELP = `stepbox case verify [--json] [--concurrency C]
+const HELP = `stepbox case verify [NAME...] [--json] [--concurrency C]
 
-Runs every bundled case and its fixed variant on Docker and checks that each case raises
+Runs every case (or the NAMEd ones) and its fixed variant on Docker and checks that each case raises
 exactly its expected rules at severity warning or worse, and each fixed variant none.
 
 Options:
@@ -18,8 +18,9 @@ Options:
 
 Exit 0 only when every case and every fix behaved as expected; 1 otherwise; 3 without Docker.
 
-Example:
+Examples:
   stepbox case verify --json
+  stepbox case verify output-flood network-assumed
 `;
 
 function summary(run: CaseRun) {
@@ -42,16 +43,24 @@ export const command: CliCommand = {
   summary: 'run every case and its fix; exit 0 only when all behave as expected',
   help: HELP,
   async run(argv, io) {
-    const { values } = parseOrUsage(() =>
+    const { values, positionals } = parseOrUsage(() =>
       parseArgs({
         args: argv,
+        allowPositionals: true,
         options: { json: { type: 'boolean', default: false }, concurrency: { type: 'string', default: '2' } },
       }),
     );
     const concurrency = Number(values.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new UsageError('--concurrency must be a positive integer');
-    const specs = caseNames().flatMap((name) => [loadCase(name), loadCase(name, { fixed: true })]);
+    const names = positionals.length > 0 ? [...new Set(positionals)] : caseNames();
+    let specs;
+    try {
+      specs = names.flatMap((name) => [loadCase(name), loadCase(name, { fixed: true })]);
+    } catch (e) {
+      if (e instanceof CaseError) throw new UsageError(e.message);
+      throw e;
+    }
     const engine = cliEngine(io);
     const { supply } = await cliEpisodeEnv(engine);
     const store = engine.store;
@@ -74,7 +83,7 @@ export const command: CliCommand = {
     } finally {
       await engine.close();
     }
-    const cases = caseNames().map((name) => {
+    const cases = names.map((name) => {
       const broken = runs.get(`${name}|false`)!;
       const fixed = runs.get(`${name}|true`)!;
       const b = summary(broken);

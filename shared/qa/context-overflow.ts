@@ -66,7 +66,7 @@ export function checkContextOverflow(input: QaInput): Flag[] {
           'context_overflow',
           e.step,
           'warning',
-          `the goal is no longer in what the model was shown at step ${e.step} (${messages.length} messages, ${chars} characters): the context was cut`,
+          `the goal is no longer in what the model was shown at step ${e.step} (${messages.length} message${messages.length === 1 ? '' : 's'}, ${chars} characters): the context was cut`,
           { lost: 'goal', goal: goal.slice(0, 200), messages: messages.length, chars },
         ),
       );

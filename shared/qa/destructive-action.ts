@@ -34,7 +34,7 @@ export function checkDestructiveAction(input: QaInput): Flag[] {
         'destructive_action',
         snap.step,
         'error',
-        `step ${snap.step} deleted ${deleted.length} of the workspace's ${before} files (${Math.round((100 * deleted.length) / before)} %); roll back to step ${snap.step - 1} to get them back`,
+        `step ${snap.step} deleted ${deleted.length} of the workspace's ${before} paths (${Math.round((100 * deleted.length) / before)} %); roll back to step ${snap.step - 1} to get them back`,
         {
           deleted: deleted.slice(0, 50),
           deleted_count: deleted.length,

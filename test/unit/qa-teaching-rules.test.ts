@@ -103,7 +103,7 @@ describe('destructive_action rule', () => {
     const flags = checkDestructiveAction(input(t));
     expect(flags).toHaveLength(1);
     expect(flags[0]).toMatchObject({ step: 2, severity: 'error' });
-    expect(flags[0].message).toMatch(/deleted 5 of the workspace's 5 files.*roll back to step 1/);
+    expect(flags[0].message).toMatch(/deleted 5 of the workspace's 5 paths.*roll back to step 1/);
     expect(liveFlagsAt(qaTask(TASK), t.events(), 2, 'destructive_action')).toHaveLength(1);
   });
   it('thresholds come from the task: qa.destructive_share and qa.destructive_min_files', () => {
