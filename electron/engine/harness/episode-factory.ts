@@ -5,7 +5,7 @@ import type { Agent } from '../agents/agent.js';
 import { continuationOptions, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { sandboxConfig } from '../sandbox/limits.js';
-import type { SandboxSupply } from '../sandbox/sandbox.js';
+import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
@@ -37,6 +37,13 @@ export interface StartEpisodeOptions extends EpisodeEnv {
   readonly taskPath?: string | null;
   /** `scripted:FILE`, `replay:EPISODE`, `openai:MODEL` or `manual`. */
   readonly agentSpec: string;
+  /** The episode's id, allocated (`store.newEpisodeId()`) and recorded by the caller beforehand; default a fresh one. */
+  readonly episodeId?: string;
+  /**
+   * Aborted while the sandbox is being acquired: the episode is never created (the sandbox
+   * goes back) and this throws `cancelled`. Once created, stopping it is the caller's.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of {@link openBranchController}. */
@@ -64,6 +71,15 @@ function agentFactory(store: EpisodeStore, env: EpisodeEnv): (spec: string, skip
 }
 
 /**
+ * The header field recording that this branch's sandbox ran where its limits do not hold
+ * (rootless on cgroup v1), which only the user's explicit `STEPBOX_ALLOW_UNENFORCED_LIMITS=1`
+ * allows: like a widened permission, the episode says so.
+ */
+function waivedLimits(sandbox: Sandbox): { unenforced_limits?: string } {
+  return sandbox.unenforcedLimits ? { unenforced_limits: sandbox.unenforcedLimits } : {};
+}
+
+/**
  * Starts a new episode: creates the sandbox, records the header and snapshot 0, and
  * returns its controller, idle before step 1. The caller steps or runs it and disposes it.
  */
@@ -73,15 +89,21 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
   const agent = makeAgent(normalizeAgentSpec(options.agentSpec), 0);
   const sandbox = await options.supply.acquire(sandboxConfig(options.task.sandbox));
   try {
-    const { episode, branch, writer } = store.createEpisode({
-      parent_branch: null,
-      fork_step: null,
-      task: options.task as unknown as Record<string, unknown>,
-      task_path: options.taskPath ?? null,
-      agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
-      image: options.task.sandbox.image,
-      created: Date.now(),
-    });
+    if (options.signal?.aborted)
+      throw new HarnessError('cancelled', 'stopped before the episode was created; nothing was recorded');
+    const { episode, branch, writer } = store.createEpisode(
+      {
+        parent_branch: null,
+        fork_step: null,
+        task: options.task as unknown as Record<string, unknown>,
+        task_path: options.taskPath ?? null,
+        agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
+        image: options.task.sandbox.image,
+        created: Date.now(),
+        ...waivedLimits(sandbox),
+      },
+      options.episodeId,
+    );
     const memory = createMemory(options.task.memory.initial);
     const runner: EpisodeRunner = new EpisodeRunner({
       task: options.task,
@@ -151,7 +173,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   try {
     // What the user consented to the recorded task widening is recorded on the branch it made.
     const consented = state.consented.length > 0 ? { consented: [...state.consented] } : {};
-    const headerExtra = { ...consented, ...(options.headerExtra ?? {}) };
+    const headerExtra = { ...consented, ...waivedLimits(sandbox), ...(options.headerExtra ?? {}) };
     const headerFields = {
       parent_branch: info.branch,
       fork_step: at,

@@ -4,7 +4,7 @@ import { CandidatesView } from '../components/candidates-view';
 import { CompareView } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { WhatIf } from '../components/what-if';
-import { selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
+import { selectLastStep, selectRolledBackTo, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /** Scrub to any step; roll the sandbox back, fork, what-if, candidates, re-execute, compare branches. */
@@ -15,6 +15,7 @@ export function ReplayControls() {
   const first = useSlice('stepper', (s) => (s.rows.length ? s.rows[0].step : 0));
   const last = useSlice('stepper', selectLastStep);
   const viewed = useSlice('stepper', selectViewedStep);
+  const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const running = useSlice('replay', (s) => s.running);
   const error = useSlice('replay', (s) => s.error);
@@ -69,7 +70,8 @@ export function ReplayControls() {
           →
         </button>
         <span className="mono" data-testid="scrub-label">
-          step {step} / {last}
+          step {step} / {rolledBackTo ?? last}
+          {rolledBackTo !== null && last > rolledBackTo ? ` · ${last - rolledBackTo} undone` : ''}
         </span>
         {!following ? (
           <button type="button" onClick={() => stepper.select(null)} title="follow the latest step">
@@ -81,6 +83,7 @@ export function ReplayControls() {
         <button
           type="button"
           data-testid="rollback"
+          aria-keyshortcuts="B"
           disabled={!live || running !== null}
           title={
             live
@@ -105,6 +108,8 @@ export function ReplayControls() {
         <button
           type="button"
           data-testid="fork"
+          aria-keyshortcuts="F"
+          title="continue from this step as a new branch, with its own id and sandbox (F)"
           disabled={running !== null}
           onClick={() => void replay.fork(branch, step)}
         >
