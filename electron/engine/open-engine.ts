@@ -1,5 +1,6 @@
 import { episodeParts, type EpisodeParts } from './episode-parts.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
+import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
 import { createDockerProvider } from './sandbox/docker-provider.js';
 import { coldSupply } from './sandbox/sandbox-supply.js';
 import type { SandboxConfig, SandboxProvider, SandboxSupply } from './sandbox/sandbox.js';
@@ -67,7 +68,8 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     store.markInterrupted();
   }
   const size = Math.max(0, Math.floor(options.pool ?? 0));
-  const connect = options.provider ?? (() => createDockerProvider());
+  const connect =
+    options.provider ?? (() => createDockerProvider({ allowUnenforcedLimits: unenforcedLimitsAllowed(env) }));
   let sandboxes: Promise<{ provider: SandboxProvider; supply: SandboxSupply }> | null = null;
   const get = () => {
     sandboxes ??= connect().then(

@@ -5,16 +5,14 @@ import type { Agent } from '../agents/agent.js';
 import { continuationOptions, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { sandboxConfig } from '../sandbox/limits.js';
-import type { SandboxSupply } from '../sandbox/sandbox.js';
+import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
-import { cutAtStep, lastSnapshot, readLineage, snapshotAt, type Lineage } from '../trace/lineage.js';
-import { memoryFromEvents } from './state-at.js';
-import { restoreSandbox } from './restore-sandbox.js';
+import { readLineage, type Lineage } from '../trace/lineage.js';
+import { sandboxAt, stateAt } from './state-at.js';
 import { ALL_WIDENINGS, type WideningKind } from '../../../shared/isolation-policy.js';
-import { recordedTask } from './recorded-task.js';
 
 /** Options shared by every factory: what `openEngine` composes (engine/open-engine.ts). */
 export interface EpisodeEnv {
@@ -73,6 +71,15 @@ function agentFactory(store: EpisodeStore, env: EpisodeEnv): (spec: string, skip
 }
 
 /**
+ * The header field recording that this branch's sandbox ran where its limits do not hold
+ * (rootless on cgroup v1), which only the user's explicit `STEPBOX_ALLOW_UNENFORCED_LIMITS=1`
+ * allows: like a widened permission, the episode says so.
+ */
+function waivedLimits(sandbox: Sandbox): { unenforced_limits?: string } {
+  return sandbox.unenforcedLimits ? { unenforced_limits: sandbox.unenforcedLimits } : {};
+}
+
+/**
  * Starts a new episode: creates the sandbox, records the header and snapshot 0, and
  * returns its controller, idle before step 1. The caller steps or runs it and disposes it.
  */
@@ -93,6 +100,7 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
         agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
         image: options.task.sandbox.image,
         created: Date.now(),
+        ...waivedLimits(sandbox),
       },
       options.episodeId,
     );
@@ -141,20 +149,8 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
  */
 export async function openBranchController(options: OpenBranchOptions): Promise<EpisodeRunner> {
   const store = options.store;
-  const info = store.resolve(options.id);
-  const lineage = readLineage(store, info);
-  const header = lineage.trace.header;
-  const task = recordedTask(header.task, info.branch, options.consent);
-  const last = lastSnapshot(lineage.events);
-  const at = options.at ?? last?.step ?? 0;
-  const snap = snapshotAt(lineage.events, at);
-  if (!snap) {
-    throw new HarnessError(
-      'not_found',
-      `${info.branch} has no complete step ${at}; steps 0..${last?.step ?? 0} can be opened`,
-    );
-  }
-  const events = cutAtStep(lineage.events, at);
+  const state = stateAt(store, options.id, options.at, options.consent);
+  const { info, lineage, header, task, step: at, events } = state;
   // The agent that had decided step `at`: this branch's, or (before its fork point) the
   // ancestor's that ran that step, with the decisions it had made by then.
   const origin = agentAt(lineage, at);
@@ -173,15 +169,11 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
         ? 0
         : origin.skip,
   );
-  const snapshots = store.snapshots(info.episode);
-  // The pool refills once this branch's workspace is in place, not during its restore.
-  const resume = options.supply.holdRefills?.() ?? (() => undefined);
-  const sandbox = await options.supply.acquire(sandboxConfig(task.sandbox)).catch((e: unknown) => {
-    resume();
-    throw e;
-  });
+  const sandbox = await sandboxAt(store, state, options.supply);
   try {
-    await restoreSandbox(sandbox, snapshots, snap).finally(resume);
+    // What the user consented to the recorded task widening is recorded on the branch it made.
+    const consented = state.consented.length > 0 ? { consented: [...state.consented] } : {};
+    const headerExtra = { ...consented, ...waivedLimits(sandbox), ...(options.headerExtra ?? {}) };
     const headerFields = {
       parent_branch: info.branch,
       fork_step: at,
@@ -190,7 +182,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
       image: task.sandbox.image,
       created: Date.now(),
-      ...(options.headerExtra ?? {}),
+      ...headerExtra,
     };
     const created = options.branchNow
       ? store.createBranch(info.episode, info.branch, at, headerFields)
@@ -204,7 +196,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       writer: created?.writer ?? null,
       sandbox,
       registry: options.parts.tools(task),
-      memory: createMemory(memoryFromEvents(task, events)),
+      memory: createMemory(state.memory),
       agent,
       makeAgent,
       image: task.sandbox.image,
@@ -212,7 +204,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       startStep: at,
       breakpoints: options.breakpoints,
       release: (s) => options.supply.release(s),
-      headerExtra: options.headerExtra,
+      headerExtra,
       openFork: (from, step, spec) =>
         openBranchController({ ...options, store, id: from, at: step, agentSpec: spec, branchNow: true }),
     });
