@@ -6,7 +6,7 @@ import { AnthropicAgent } from './anthropic-agent.js';
 import { ManualAgent } from './manual-agent.js';
 import { OpenAiAgent, type ContextPolicy } from './openai-agent.js';
 import { recordedOutputs, ReplayAgent } from './replay-agent.js';
-import { readScript, ScriptedAgent } from './scripted-agent.js';
+import { readScriptFile, ScriptedAgent } from './scripted-agent.js';
 import { ExecAgent } from '../external/exec-agent.js';
 
 /**
@@ -136,7 +136,14 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
   switch (parsed.kind) {
     case 'scripted': {
       const path = resolve(options.cwd ?? process.cwd(), parsed.path);
-      return new ScriptedAgent(`scripted:${path}`, path, readScript(path), options.skip ?? 0);
+      const script = readScriptFile(path);
+      return new ScriptedAgent(
+        `scripted:${path}`,
+        path,
+        script.lines,
+        options.skip ?? 0,
+        script.contextWindow,
+      );
     }
     case 'replay': {
       if (!options.loadEpisode)

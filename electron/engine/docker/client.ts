@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { SandboxFailure } from '../sandbox/sandbox.js';
-import { detectEngine, type EngineInfo } from './engine-kind.js';
+import { CATATONIT_FIX, detectEngine, needsContainerInit, type EngineInfo } from './engine-kind.js';
 
 /** Who and where a `docker exec` runs. */
 export interface ExecOptions {
@@ -59,6 +59,8 @@ export function dockerFailure(e: unknown, doing: string): SandboxFailure {
       'docker_unreachable',
       `Docker is unreachable while ${doing} (${text}); ${FIX_DAEMON}`,
     );
+  if (needsContainerInit(text))
+    return new SandboxFailure('sandbox_failed', `the engine failed while ${doing}: ${text}`, CATATONIT_FIX);
   return new SandboxFailure('sandbox_failed', `Docker failed while ${doing}: ${text}`);
 }
 

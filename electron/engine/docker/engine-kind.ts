@@ -105,6 +105,15 @@ export function limitsFix(kind: EngineKind): string {
   return `${engine}; or, knowing that the limits will not hold, set ${ALLOW_UNENFORCED_LIMITS_ENV}=1 (each episode's header records it)`;
 }
 
+/** The fix when the engine cannot start a container's init process (`Init: true`): Podman without catatonit. */
+export const CATATONIT_FIX =
+  "install the engine's container init: sudo apt-get install catatonit (Fedora/RHEL: sudo dnf install catatonit), then restart Podman's service";
+
+/** Whether an engine's error says it has no init binary for `Init: true` (Podman: "container-init binary not found"). */
+export function needsContainerInit(message: string): boolean {
+  return /container-init binary not found|catatonit/i.test(message);
+}
+
 /** Calls a GET endpoint of the engine through dockerode's modem (for endpoints dockerode has no method for). */
 function getJson<T>(docker: Docker, path: string, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
