@@ -174,6 +174,14 @@ describe('Anthropic Messages API on the model endpoint', () => {
     expect(final.content).toMatchObject([{ type: 'text', text: 'All tests pass.' }]);
   });
 
+  it('models.list() names the served model', async () => {
+    const e = await endpoint();
+    const client = new Anthropic({ baseURL: e.anthropicUrl, apiKey: TOKEN, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+    expect(ids).toEqual(['stepbox-scripted']);
+  });
+
   it('count_tokens answers an estimate without making a model call', async () => {
     const e = await endpoint();
     const client = new Anthropic({ baseURL: e.anthropicUrl, apiKey: TOKEN, maxRetries: 0 });
