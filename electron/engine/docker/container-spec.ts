@@ -24,6 +24,9 @@ const MIB = 1024 * 1024;
 /** Size of the $HOME tmpfs. */
 const HOME_BYTES = 64 * MIB;
 
+/** Size of the /opt/agent tmpfs (an inside agent's files: Codex CLI's binary is ~320 MiB). */
+const AGENT_DIR_BYTES = 1024 * MIB;
+
 /** Size of the /tmp tmpfs: a quarter of the workspace, between 64 MiB and 512 MiB. */
 function tmpBytes(diskBytes: number): number {
   return Math.min(512 * MIB, Math.max(64 * MIB, Math.floor(diskBytes / 4)));
@@ -99,6 +102,9 @@ export function containerSpec(config: SandboxConfig, ownerLabel: string): Contai
         '/workspace': `rw,exec,size=${limits.diskBytes},${ids},mode=0755`,
         '/tmp': `rw,exec,nosuid,size=${tmpBytes(limits.diskBytes)},mode=1777`,
         '/home/agent': `rw,exec,nosuid,size=${HOME_BYTES},${ids},mode=0755`,
+        // An inside agent's files (`--agent-dir`, a recipe's package): root's, read-only to
+        // the agent; empty unless such an agent runs. Its pages count against the memory limit.
+        '/opt/agent': `rw,exec,nosuid,size=${AGENT_DIR_BYTES},mode=0755`,
       },
       AutoRemove: false,
       Privileged: false,

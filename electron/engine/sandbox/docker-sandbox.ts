@@ -11,9 +11,12 @@ import { sha256Hex } from '../sha256.js';
 import { runVerifierExec } from './docker-verifier.js';
 import { loadHelperSource } from './sandbox-resources.js';
 import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
+import { startInsideAgent } from './inside-agent-bridge.js';
 import {
   SandboxFailure,
   type ExecRequest,
+  type InsideAgentRequest,
+  type InsideAgentRun,
   type RestoreInfo,
   type Sandbox,
   type SandboxConfig,
@@ -746,6 +749,12 @@ export class DockerSandbox implements Sandbox {
   // ------------------------------------------------------------------ lifecycle
 
   /** Kills every process but init, the main command and the helper; clears /tmp. */
+  /** Starts an agent inside this container with its bridge to the host (inside-agent-bridge.ts). */
+  async startAgent(request: InsideAgentRequest): Promise<InsideAgentRun> {
+    if (this.lost) throw this.lost;
+    return startInsideAgent(this.engine, this.id, request);
+  }
+
   async killStrays(): Promise<void> {
     await this.callRetrying('kill_strays');
   }
