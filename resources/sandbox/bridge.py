@@ -178,11 +178,12 @@ def start_agent(start, port):
             home = env.get('HOME')
             if home and start.get('clear_home'):
                 clear_dir(home)
+            os.umask(0o022)
             for rel, content in (start.get('home_files') or {}).items():
                 full = os.path.join(home, safe_rel(rel))
                 os.makedirs(os.path.dirname(full), exist_ok=True)
                 with open(full, 'w') as f:
-                    f.write(content)
+                    f.write(content.replace('@PORT@', str(port)))
             os.chdir(start.get('cwd') or '/workspace')
             os.execve('/bin/sh', ['sh', '-c', start['command']], env)
         except BaseException as e:  # noqa: BLE001 - the child must never return into the bridge

@@ -2,7 +2,12 @@ import type { Breakpoint } from '../../../shared/breakpoints.js';
 import type { Task } from '../../../shared/task.js';
 import type { HeaderEvent, TraceEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
-import { continuationOptions, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
+import {
+  continuationOptions,
+  normalizeAgentSpec,
+  runsOwnProgram,
+  type AgentOptions,
+} from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { sandboxConfig } from '../sandbox/limits.js';
 import type { SandboxSupply } from '../sandbox/sandbox.js';
@@ -155,7 +160,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   const makeAgent = agentFactory(store, { ...options, agentOptions });
   const agent = makeAgent(
     spec,
-    spec.startsWith('exec:')
+    runsOwnProgram(spec)
       ? execSkip(spec, options, origin.agent, () => origin.skip)
       : options.agentSpec
         ? 0
@@ -169,7 +174,10 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
     throw e;
   });
   try {
-    await restoreSandbox(sandbox, snapshots, snap).finally(resume);
+    // An agent that re-executes (sandbox:) starts on snapshot 0 and re-runs steps 1..at itself.
+    const start = agent.reExecutes ? snapshotAt(lineage.events, 0) : snap;
+    if (!start) throw new HarnessError('not_found', `${info.branch} has no snapshot of step 0`);
+    await restoreSandbox(sandbox, snapshots, start).finally(resume);
     const headerFields = {
       parent_branch: info.branch,
       fork_step: at,
@@ -222,7 +230,7 @@ export function checkRecordedCommand(
   recorded: { spec: string; kind: string },
   given: string | undefined,
 ): void {
-  if (recorded.kind !== 'exec' || given || !store.imported(episode)) return;
+  if ((recorded.kind !== 'exec' && recorded.kind !== 'sandbox') || given || !store.imported(episode)) return;
   throw new HarnessError(
     'invalid_input',
     `this episode was imported and recorded with ${recorded.spec}; stepbox never runs a command from a bundle by itself: give the agent again, e.g. --agent '${recorded.spec}'`,
@@ -234,10 +242,20 @@ function withRecordedModel<T extends OpenBranchOptions>(
   options: T,
   recorded: { spec: string; kind: string; [k: string]: unknown },
 ): T {
-  if (recorded.kind !== 'exec' || options.agentOptions?.model !== undefined) return options;
-  if (options.agentSpec && !options.agentSpec.startsWith('exec:')) return options;
-  const model = typeof recorded.model_source === 'string' ? recorded.model_source : undefined;
-  return { ...options, agentOptions: { ...options.agentOptions, model } };
+  if (recorded.kind !== 'exec' && recorded.kind !== 'sandbox') return options;
+  if (options.agentSpec && !runsOwnProgram(options.agentSpec)) return options;
+  const model =
+    options.agentOptions?.model ??
+    (typeof recorded.model_source === 'string' ? recorded.model_source : undefined);
+  // A sandbox: agent keeps its recorded /opt/agent files unless --agent-dir names others.
+  const sameSpec = !options.agentSpec || normalizeAgentSpec(options.agentSpec) === recorded.spec;
+  const agentDir =
+    options.agentOptions?.agentDir ??
+    (sameSpec && typeof recorded.agent_dir === 'string' && !recorded.recipe ? recorded.agent_dir : undefined);
+  return {
+    ...options,
+    agentOptions: { ...options.agentOptions, model, ...(agentDir !== undefined ? { agentDir } : {}) },
+  };
 }
 
 /**
@@ -253,7 +271,9 @@ function execSkip(
 ): number {
   const model = options.agentOptions?.model;
   const same = model === undefined || normalizeAgentSpec(model) === recorded.model_source;
-  return spec.startsWith('exec:') && recorded.kind === 'exec' && same ? recordedSkip() : 0;
+  return runsOwnProgram(spec) && (recorded.kind === 'exec' || recorded.kind === 'sandbox') && same
+    ? recordedSkip()
+    : 0;
 }
 
 /**

@@ -263,7 +263,7 @@ export async function startInsideAgent(
           home_files: request.homeFiles,
           clear_home: request.clearHome,
           agent_dir_hash: hash,
-          port: 0,
+          port: request.port,
         }),
       ),
     ),

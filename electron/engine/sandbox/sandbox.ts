@@ -91,6 +91,11 @@ export interface InsideAgentRequest {
   readonly clearHome: boolean;
   /** A host directory put read-only at /opt/agent, or null (then /opt/agent is empty). */
   readonly agentDir: string | null;
+  /**
+   * The port to listen on inside (the endpoint's own port on the host, so a URL, and the
+   * Host header the endpoint checks, are the same on both sides); 0 for any.
+   */
+  readonly port: number;
   /** Opens the host end of one connection the agent made to 127.0.0.1:PORT inside. */
   readonly connect: () => Duplex;
   /** Output of the agent as it is written. */
