@@ -2,8 +2,8 @@
 #
 # One python3 process per run of an agent inside the sandbox, started as root by its own
 # `docker exec` (`python3 -I -c SOURCE`), apart from the helper. It
-#   1. puts the agent's files (--agent-dir) read-only at /opt/agent (root's, 0755/0644),
-#      sent over stdin; skipped when the same files (by hash) are there already;
+#   1. checks the agent's files (--agent-dir, a recipe's package: a read-only volume at
+#      /opt/agent, filled once per engine) are whole (their hash mark);
 #   2. listens on 127.0.0.1:PORT inside the container (the network stays `none`; loopback
 #      is all there is) and carries every connection over its stdio to the host, where
 #      stepbox pipes it to the episode's model endpoint: the agent reaches the endpoint
@@ -15,10 +15,9 @@
 # signal or open the fds of this process, so they cannot reach the channel to the host.
 #
 # Frames both ways: [1 byte type][u32 BE channel][u32 BE length][payload].
-# host -> bridge: S start (JSON), F file header (JSON {path, mode, size}) followed by B
-#   chunks, G go (files done), D data for a connection, C close a connection, K stop the
+# host -> bridge: S start (JSON), D data for a connection, C close a connection, K stop the
 #   agent (TERM, KILL after a grace).
-# bridge -> host: H {have} (agent files already there), R {port, pid} ready, O a new
+# bridge -> host: R {port, pid} ready, O a new
 #   connection, D data, C close, 1 stdout bytes, 2 stderr bytes, X {code, signal} the agent
 #   exited, E {message} a fatal error.
 import json
@@ -116,45 +115,18 @@ def clear_dir(path):
                 pass
 
 
-def install_agent_files(frames, start):
-    """Writes the agent's files into /opt/agent as root (read-only to the agent), unless already there."""
+def check_agent_files(start):
+    """The agent's files are a read-only volume at /opt/agent; its hash mark says it is whole."""
     want = start.get('agent_dir_hash')
-    have = False
+    if want is None:
+        return
     try:
         with open(HASH_FILE) as f:
-            have = want is not None and f.read() == want
+            have = f.read()
     except OSError:
-        have = False
-    send_json(b'H', {'have': have})
-    if not have:
-        # Another agent's files (or none for this run): nothing of an earlier run stays visible.
-        clear_dir(AGENT_DIR)
-    current = None
-    while True:
-        data = os.read(0, 1 << 20)
-        if not data:
-            sys.exit(0)
-        for kind, _chan, payload in frames.feed(data):
-            if kind == b'F':
-                if current is not None:
-                    current.close()
-                meta = json.loads(payload)
-                full = os.path.join(AGENT_DIR, safe_rel(meta['path']))
-                os.makedirs(os.path.dirname(full), mode=0o755, exist_ok=True)
-                fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-                os.fchmod(fd, 0o755 if int(meta.get('mode', 0)) & 0o111 else 0o644)
-                current = os.fdopen(fd, 'wb')
-            elif kind == b'B' and current is not None:
-                current.write(payload)
-            elif kind == b'G':
-                if current is not None:
-                    current.close()
-                if want is not None and not have:
-                    with open(HASH_FILE, 'w') as f:
-                        f.write(want)
-                return
-            else:
-                frames.pending.append((kind, _chan, payload))
+        have = None
+    if have != want:
+        raise RuntimeError('the agent files at %s are incomplete (found %r, want %r)' % (AGENT_DIR, have, want))
 
 
 def start_agent(start, port):
@@ -340,11 +312,7 @@ def main():
     got = read_frames_until(frames, (b'S',))
     start = json.loads(got[-1][2])
     try:
-        os.makedirs(AGENT_DIR, exist_ok=True)
-    except OSError:
-        pass
-    try:
-        install_agent_files(frames, start)
+        check_agent_files(start)
         bridge = Bridge(frames, start)
     except Exception as e:  # noqa: BLE001 - reported to the host, which ends the episode with it
         send_json(b'E', {'message': '%s: %s' % (type(e).__name__, e)})

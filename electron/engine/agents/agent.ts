@@ -2,6 +2,7 @@ import type { Task } from '../../../shared/task.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolCall, TraceEvent } from '../../../shared/trace-events.js';
+import type { AgentFiles } from '../sandbox/agent-files.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
@@ -121,6 +122,8 @@ export interface Agent {
    * re-executes steps 1..k answered from the recording (sandbox:).
    */
   readonly reExecutes?: boolean;
+  /** The files an agent inside the sandbox needs at /opt/agent: the sandbox is created with them. */
+  insideFiles?(): AgentFiles | null;
   decide(input: DecideInput): Promise<Decision>;
   /** Parameters worth recording in the header (model, temperature, seed, base URL). */
   describe(): Record<string, unknown>;

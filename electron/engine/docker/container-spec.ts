@@ -1,6 +1,7 @@
 import { SANDBOX_ENV, SANDBOX_HOSTNAME, SANDBOX_UID } from '../../../shared/constants.js';
 import type { SandboxConfig } from '../sandbox/sandbox.js';
 import type { ContainerSpec } from './client.js';
+import { AGENT_DIR } from '../sandbox/agent-files.js';
 
 /** The label every stepbox container carries. */
 export const STEPBOX_LABEL = 'stepbox';
@@ -23,9 +24,6 @@ export function keptName(id: string): string {
 const MIB = 1024 * 1024;
 /** Size of the $HOME tmpfs. */
 const HOME_BYTES = 64 * MIB;
-
-/** Size of the /opt/agent tmpfs (an inside agent's files: Codex CLI's binary is ~320 MiB). */
-const AGENT_DIR_BYTES = 1024 * MIB;
 
 /** Size of the /tmp tmpfs: a quarter of the workspace, between 64 MiB and 512 MiB. */
 function tmpBytes(diskBytes: number): number {
@@ -70,7 +68,12 @@ export function containerMemoryBytes(limits: SandboxConfig['limits']): number {
  * the agent's cannot stop the container; all work happens through the helper (one exec),
  * and every command runs as uid 1000.
  */
-export function containerSpec(config: SandboxConfig, ownerLabel: string): ContainerSpec {
+export function containerSpec(
+  config: SandboxConfig,
+  ownerLabel: string,
+  /** The volume with an inside agent's files, mounted read-only at /opt/agent. */
+  agentVolume?: string,
+): ContainerSpec {
   const { limits } = config;
   const ids = `uid=${SANDBOX_UID},gid=${SANDBOX_UID}`;
   return {
@@ -102,13 +105,13 @@ export function containerSpec(config: SandboxConfig, ownerLabel: string): Contai
         '/workspace': `rw,exec,size=${limits.diskBytes},${ids},mode=0755`,
         '/tmp': `rw,exec,nosuid,size=${tmpBytes(limits.diskBytes)},mode=1777`,
         '/home/agent': `rw,exec,nosuid,size=${HOME_BYTES},${ids},mode=0755`,
-        // An inside agent's files (`--agent-dir`, a recipe's package): root's, read-only to
-        // the agent; empty unless such an agent runs. Its pages count against the memory limit.
-        '/opt/agent': `rw,exec,nosuid,size=${AGENT_DIR_BYTES},mode=0755`,
       },
       AutoRemove: false,
       Privileged: false,
       Binds: [],
+      ...(agentVolume
+        ? { Mounts: [{ Type: 'volume' as const, Source: agentVolume, Target: AGENT_DIR, ReadOnly: true }] }
+        : {}),
       LogConfig: { Type: 'none', Config: {} },
     },
   };

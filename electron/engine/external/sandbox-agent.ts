@@ -14,7 +14,7 @@ import {
   type DecideInput,
   type Decision,
 } from '../agents/agent.js';
-import { AGENT_DIR } from '../sandbox/inside-agent-bridge.js';
+import { AGENT_DIR, agentFiles, type AgentFiles } from '../sandbox/agent-files.js';
 import { snapshotAt } from '../trace/lineage.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
 import { Listeners } from '../harness/listeners.js';
@@ -104,6 +104,11 @@ export class SandboxAgent implements Agent {
     if (this.servedModel) return this.servedModel;
     const named = this.source.describe().model;
     return typeof named === 'string' && named !== '' ? named : `stepbox-${this.source.kind}`;
+  }
+
+  /** The files the sandbox must hold at /opt/agent (its config carries them), or null. */
+  insideFiles(): AgentFiles | null {
+    return this.launchSpec.agentDir ? agentFiles(this.launchSpec.agentDir) : null;
   }
 
   /** The endpoint's host URL and token (tests and the bench call it directly). */
@@ -213,6 +218,12 @@ export class SandboxAgent implements Agent {
         'bad_agent_spec',
         `${this.spec} runs inside the sandbox, which the ${sandbox?.backend ?? 'current'} backend cannot do; use the Docker backend`,
       );
+    const files = this.insideFiles();
+    if (files && sandbox.config.agentFiles?.hash !== files.hash)
+      throw new AgentFailure(
+        'bad_agent_spec',
+        `${this.spec}: the sandbox was made without its files at ${AGENT_DIR} (${this.launchSpec.agentDir}); its episode must be started with the agent (startEpisode, openBranchController)`,
+      );
     this.endpoint = new ModelEndpoint(this.token, this.modelName);
     this.modelUrl = await this.endpoint.start();
     const hostPort = Number(new URL(this.modelUrl).port);
@@ -238,7 +249,7 @@ export class SandboxAgent implements Agent {
         env,
         homeFiles: Object.fromEntries(Object.entries(launch.homeFiles).map(([k, v]) => [k, fill(v)])),
         clearHome: true,
-        agentDir: launch.agentDir,
+        agentFilesHash: sandbox.config.agentFiles?.hash ?? null,
         port: hostPort,
         connect: () => connect(hostPort, '127.0.0.1').setNoDelay(true),
       },

@@ -10,7 +10,7 @@ import {
 } from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { sandboxConfig } from '../sandbox/limits.js';
-import type { SandboxSupply } from '../sandbox/sandbox.js';
+import type { SandboxConfig, SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
@@ -78,7 +78,7 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
   const store = options.store;
   const makeAgent = agentFactory(store, options);
   const agent = makeAgent(normalizeAgentSpec(options.agentSpec), 0);
-  const sandbox = await options.supply.acquire(sandboxConfig(options.task.sandbox));
+  const sandbox = await options.supply.acquire(agentSandboxConfig(options.task, agent));
   try {
     const { episode, branch, writer } = store.createEpisode({
       parent_branch: null,
@@ -169,7 +169,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   const snapshots = store.snapshots(info.episode);
   // The pool refills once this branch's workspace is in place, not during its restore.
   const resume = options.supply.holdRefills?.() ?? (() => undefined);
-  const sandbox = await options.supply.acquire(sandboxConfig(task.sandbox)).catch((e: unknown) => {
+  const sandbox = await options.supply.acquire(agentSandboxConfig(task, agent)).catch((e: unknown) => {
     resume();
     throw e;
   });
@@ -289,6 +289,12 @@ function agentAt(lineage: Lineage, at: number): { agent: HeaderEvent['agent']; s
   const { header, forkStep } = lineage.chain[i];
   const skip0 = typeof header.agent.skip === 'number' ? header.agent.skip : 0;
   return { agent: header.agent, skip: Math.max(0, skip0 + (at - (forkStep ?? 0))) };
+}
+
+/** The sandbox of a task for an agent: with its files at /opt/agent when it runs inside (sandbox:). */
+export function agentSandboxConfig(task: Task, agent: Agent): SandboxConfig {
+  const files = agent.insideFiles?.() ?? null;
+  return { ...sandboxConfig(task.sandbox), ...(files ? { agentFiles: files } : {}) };
 }
 
 /** The events of a branch with its ancestry (for views and `replay:` agents). */

@@ -27,6 +27,8 @@ import { logger } from '../log.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import type { SandboxConfig, SandboxProvider } from './sandbox.js';
 
+import { ensureAgentVolume } from '../docker/agent-volume.js';
+
 const log = logger('sandbox');
 
 /** Options of {@link createDockerProvider}. */
@@ -53,7 +55,10 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** Starts a container for `config` and its helper. Rejects with a {@link SandboxFailure} saying why not. */
   async create(config: SandboxConfig): Promise<DockerSandbox> {
     await checkNetwork(this.engine, config.network);
-    const id = await this.engine.createAndStart(containerSpec(config, ownerLabel()));
+    const volume = config.agentFiles
+      ? await ensureAgentVolume(this.engine, config.image, config.agentFiles)
+      : undefined;
+    const id = await this.engine.createAndStart(containerSpec(config, ownerLabel(), volume));
     const sandbox = new DockerSandbox(this.engine, id, config, {
       ooms: this.ooms,
       onDestroy: (cid) => {

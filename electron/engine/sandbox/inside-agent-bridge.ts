@@ -1,6 +1,3 @@
-import { createHash } from 'node:crypto';
-import { lstatSync, openSync, readdirSync, readSync, closeSync, type Stats } from 'node:fs';
-import { join, relative, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
@@ -19,15 +16,10 @@ const log = logger('inside-agent');
 const HEAD = 9;
 /** Largest frame the host accepts from the bridge (a connection's chunk is 64 KiB). */
 const MAX_FRAME = 8 * 1024 * 1024;
-/** Chunk size of agent files sent to the bridge. */
-const FILE_CHUNK = 1024 * 1024;
 /** How long the bridge may take to answer its start (python start, agent files checked). */
 const START_TIMEOUT_MS = 30_000;
 /** Grace for the agent to exit after TERM before the bridge is closed (which KILLs it). */
 const STOP_GRACE_MS = 2_000;
-
-/** Where the agent's files go inside the sandbox. */
-export const AGENT_DIR = '/opt/agent';
 
 /** One frame of the bridge protocol. */
 function frame(kind: string, chan: number, payload: Buffer = Buffer.alloc(0)): Buffer {
@@ -38,83 +30,9 @@ function frame(kind: string, chan: number, payload: Buffer = Buffer.alloc(0)): B
   return Buffer.concat([head, payload]);
 }
 
-/** A file of an agent directory, relative to it. */
-interface AgentFile {
-  readonly path: string;
-  readonly full: string;
-  readonly mode: number;
-  readonly size: number;
-}
-
-/** Regular files under `dir` (symlinks and special files left out: /opt/agent holds copies only). */
-function agentFiles(dir: string): AgentFile[] {
-  const out: AgentFile[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const full = join(d, name);
-      const st: Stats = lstatSync(full);
-      if (st.isDirectory()) walk(full);
-      else if (st.isFile())
-        out.push({ path: relative(dir, full).split(sep).join('/'), full, mode: st.mode, size: st.size });
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-const hashCache = new Map<string, string>();
-
-/** A hash naming the directory's contents (cached by names, sizes and mtimes): the bridge skips a copy it has. */
-function dirHash(dir: string, files: readonly AgentFile[]): string {
-  const sig = files.map((f) => `${f.path}\0${f.size}\0${lstatSync(f.full).mtimeMs}\0${f.mode}`).join('\n');
-  const key = `${dir}\n${sig}`;
-  const cached = hashCache.get(key);
-  if (cached) return cached;
-  const h = createHash('sha256');
-  const buf = Buffer.alloc(FILE_CHUNK);
-  for (const f of files) {
-    h.update(`${f.path}\0${f.mode & 0o111 ? 'x' : '-'}\0${f.size}\0`);
-    const fd = openSync(f.full, 'r');
-    try {
-      for (;;) {
-        const n = readSync(fd, buf, 0, buf.length, null);
-        if (n <= 0) break;
-        h.update(buf.subarray(0, n));
-      }
-    } finally {
-      closeSync(fd);
-    }
-  }
-  const hash = h.digest('hex');
-  hashCache.set(key, hash);
-  return hash;
-}
-
-/** Sends the files of `dir` as F/B frames, waiting for the stream to drain. */
-async function sendFiles(stdin: NodeJS.WritableStream, files: readonly AgentFile[]): Promise<void> {
-  const write = (b: Buffer) =>
-    new Promise<void>((resolve, reject) => {
-      stdin.write(b, (e) => (e ? reject(e) : resolve()));
-    });
-  const buf = Buffer.alloc(FILE_CHUNK);
-  for (const f of files) {
-    await write(frame('F', 0, Buffer.from(JSON.stringify({ path: f.path, mode: f.mode, size: f.size }))));
-    const fd = openSync(f.full, 'r');
-    try {
-      for (;;) {
-        const n = readSync(fd, buf, 0, buf.length, null);
-        if (n <= 0) break;
-        await write(frame('B', 0, Buffer.from(buf.subarray(0, n))));
-      }
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
-
 /**
  * Starts an agent inside a Docker sandbox: resources/sandbox/bridge.py in its own
- * `docker exec` as root (`python3 -I`), which puts the agent's files at /opt/agent,
+ * `docker exec` as root (`python3 -I`), which checks the agent's files at /opt/agent,
  * listens on 127.0.0.1:PORT inside and starts `sh -c CMD` as the sandbox user. Each
  * connection the agent makes there is carried over the exec's stdio and piped here to
  * `request.connect()` (the model endpoint): no network, no host socket, so a remote
@@ -130,8 +48,7 @@ export async function startInsideAgent(
     user: '0:0',
     workingDir: '/',
   });
-  const files = request.agentDir ? agentFiles(request.agentDir) : [];
-  const hash = request.agentDir ? dirHash(request.agentDir, files) : null;
+  const hash = request.agentFilesHash;
   const conns = new Map<number, Duplex>();
   let buf: Buffer = Buffer.alloc(0);
   let stderr = '';
@@ -209,7 +126,6 @@ export async function startInsideAgent(
         finish({ code: body.code, signal: body.signal === null ? null : signalName(body.signal) });
         break;
       }
-      case 'H':
       case 'R':
       case 'E':
         hello(kind, JSON.parse(payload.toString('utf8')) as Record<string, unknown>);
@@ -268,10 +184,6 @@ export async function startInsideAgent(
       ),
     ),
   );
-  const have = await nextHello();
-  if (have.kind !== 'H') fail(String(have.body.message));
-  if (have.body.have !== true && files.length > 0) await sendFiles(streams.stdin, files);
-  send(frame('G', 0));
   const ready = await nextHello();
   if (ready.kind !== 'R') fail(String(ready.body.message));
   const port = Number(ready.body.port);

@@ -4,6 +4,7 @@ import type { DirEntry, ToolResult } from '../../../shared/tool-result.js';
 import type { ChangedPath } from '../../../shared/trace-events.js';
 import type { SnapshotStore, SnapshotManifest } from './snapshot-store.js';
 import type { Duplex } from 'node:stream';
+import type { AgentFiles } from './agent-files.js';
 
 /** Resolved limits of a sandbox, in bytes and counts. */
 export interface SandboxLimits {
@@ -21,6 +22,8 @@ export interface SandboxConfig {
   /** `none` (default) or the name of a Docker network the engine must already have. */
   readonly network: string;
   readonly limits: SandboxLimits;
+  /** Files of an agent inside the sandbox, read-only at /opt/agent (`sandbox:` agents), or none. */
+  readonly agentFiles?: AgentFiles;
 }
 
 /** The persistent shell's state: what `cd` and `export` changed. */
@@ -89,8 +92,8 @@ export interface InsideAgentRequest {
   readonly homeFiles: Readonly<Record<string, string>>;
   /** Empty HOME first (a restarted agent starts without the memory of its earlier run). */
   readonly clearHome: boolean;
-  /** A host directory put read-only at /opt/agent, or null (then /opt/agent is empty). */
-  readonly agentDir: string | null;
+  /** The hash of the agent files the sandbox was created with (checked inside), or null. */
+  readonly agentFilesHash: string | null;
   /**
    * The port to listen on inside (the endpoint's own port on the host, so a URL, and the
    * Host header the endpoint checks, are the same on both sides); 0 for any.
