@@ -132,6 +132,8 @@ export interface AgentOptions {
   readonly model?: string;
   /** A `sandbox:` agent's files, put read-only at /opt/agent (`--agent-dir`). */
   readonly agentDir?: string;
+  /** The store home recipes are installed in (default `$STEPBOX_HOME`). */
+  readonly home?: string;
 }
 
 /** Builds an agent from its spec. Throws AgentFailure for a bad spec or an unreadable script. */
@@ -187,7 +189,7 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
       const source = modelSource(spec, options);
       const launch =
         parsed.kind === 'recipe'
-          ? recipeLaunch(parsed.name)
+          ? recipeLaunch(parsed.name, options.home)
           : {
               command: parsed.command,
               env: {},

@@ -194,6 +194,39 @@ export class SandboxAgent implements Agent {
     };
   }
 
+  /**
+   * Replay of the agent itself (`replay --verify`): a new process, on snapshot 0 in
+   * `ctx.sandbox`, re-runs all `steps` recorded steps answered from the recording. Returns
+   * the drift found (warnings per step) and where it diverged, or null.
+   */
+  async verifyAgainst(
+    ctx: DecideContext,
+    steps: number,
+  ): Promise<{ drift: NewTraceEvent[]; divergence: Record<string, unknown> | null }> {
+    try {
+      await this.launch({ step: steps + 1, messages: [], tools: [] }, ctx);
+      // The last answer went out; a final one lets the agent exit, a tool call's outputs come next.
+      const stop = new AbortController();
+      const next = await Promise.race([
+        (this.proc as InsideAgentProcess).exited.then(() => null),
+        (this.endpoint as ModelEndpoint).next(stop.signal).catch(() => null),
+        delay(FINAL_EXIT_GRACE_MS).then(() => null),
+      ]);
+      stop.abort();
+      if (next) {
+        this.stashed = next;
+        await this.compare(steps, next, ctx);
+      }
+      return { drift: this.notes.filter((n) => n.type === 'warning'), divergence: null };
+    } catch (e) {
+      if (e instanceof AgentFailure && e.endReason === 'diverged')
+        return { drift: this.notes.filter((n) => n.type === 'warning'), divergence: e.details ?? {} };
+      throw e;
+    } finally {
+      await this.dispose('replayed');
+    }
+  }
+
   /** Answers what waits with `episode_ended`, gives the process a moment, then stops it and its bridge. */
   async dispose(reason: string): Promise<void> {
     if (this.disposed) return;

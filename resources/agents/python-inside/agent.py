@@ -18,6 +18,10 @@ import subprocess
 import sys
 import urllib.request
 
+# `--lossy` sends no tool outputs back: a request a recording cannot answer (a fork or
+# replay of an episode run without it stops as diverged).
+LOSSY = "--lossy" in sys.argv[1:]
+
 BASE_URL = os.environ["OPENAI_BASE_URL"]
 API_KEY = os.environ["OPENAI_API_KEY"]
 MODEL = os.environ["STEPBOX_MODEL"]
@@ -98,7 +102,8 @@ def main():
                 output = FUNCTIONS[fn["name"]](**json.loads(fn["arguments"]))
             except Exception as e:  # the model hears about its own mistakes
                 output = "error: %s" % e
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+            if not LOSSY:
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
     print("too many steps", file=sys.stderr)
     return 1
 
