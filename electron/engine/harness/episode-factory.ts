@@ -247,8 +247,8 @@ function withRecordedModel<T extends OpenBranchOptions>(
   const model =
     options.agentOptions?.model ??
     (typeof recorded.model_source === 'string' ? recorded.model_source : undefined);
-  // A sandbox: agent keeps its recorded /opt/agent files unless --agent-dir names others.
-  const sameSpec = !options.agentSpec || normalizeAgentSpec(options.agentSpec) === recorded.spec;
+  // A sandbox: agent (the same command or another) keeps the recorded /opt/agent files unless --agent-dir names others.
+  const sameSpec = !options.agentSpec || options.agentSpec.startsWith('sandbox:');
   const agentDir =
     options.agentOptions?.agentDir ??
     (sameSpec && typeof recorded.agent_dir === 'string' && !recorded.recipe ? recorded.agent_dir : undefined);
