@@ -135,18 +135,20 @@ function getJson<T>(docker: Docker, path: string, timeoutMs: number): Promise<T>
  * on which cgroup version (libpod's `/info` on Podman, `/info` on Docker). Podman answers
  * `/version` slowly (it runs its runtime and conmon to report their versions: seconds on a
  * loaded host), hence a bound well above a ping's. A missing `/info` leaves both facts null.
+ * Once per connection ({@link DockerEngine.info}).
  */
 export async function detectEngine(docker: Docker, timeoutMs = 20_000): Promise<EngineInfo> {
+  // libpod's API is versioned on its own; any 4.x or later engine answers under /v4.0.0
+  // (Docker says 404 at once). Asked beside /version: each takes seconds on a loaded Podman.
+  const libpodInfo = getJson<LibpodInfoAnswer>(docker, '/v4.0.0/libpod/info', timeoutMs).catch(() => null);
   const version = (await (docker.version as (opts: object) => Promise<VersionAnswer>).call(docker, {
     abortSignal: AbortSignal.timeout(timeoutMs),
   })) as VersionAnswer;
   const kind = engineKindOf(version);
-  // libpod's API is versioned on its own; any 4.x or later engine answers under /v4.0.0.
-  const info = await getJson<LibpodInfoAnswer | DockerInfoAnswer>(
-    docker,
-    kind === 'podman' ? '/v4.0.0/libpod/info' : '/info',
-    timeoutMs,
-  ).catch(() => null);
+  const info =
+    kind === 'podman'
+      ? await libpodInfo
+      : await getJson<DockerInfoAnswer>(docker, '/info', timeoutMs).catch(() => null);
   return {
     kind,
     version: version.Version ?? 'unknown',
