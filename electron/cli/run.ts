@@ -61,7 +61,8 @@ Options:
   --temperature T   sampling temperature (recorded in every model_request)
   --seed N          sampling seed (recorded)
   --model SOURCE    what answers an exec: agent's model calls: openai:MODEL (with
-                    --base-url), scripted:FILE, replay:EPISODE or manual
+                    --base-url), anthropic:MODEL@BASE_URL (key from ANTHROPIC_API_KEY),
+                    scripted:FILE, replay:EPISODE or manual
   --context-policy end|drop_oldest
                     on a context-window overflow: end the episode (context_overflow,
                     default) or replace the oldest tool observations with a note

@@ -91,7 +91,7 @@ export class AgentEnded extends Error {
 export interface Agent {
   /** The spec it was made from, e.g. `scripted:agent.jsonl`. */
   readonly spec: string;
-  readonly kind: 'scripted' | 'replay' | 'openai' | 'manual' | 'exec';
+  readonly kind: 'scripted' | 'replay' | 'openai' | 'anthropic' | 'manual' | 'exec';
   decide(input: DecideInput): Promise<Decision>;
   /** Parameters worth recording in the header (model, temperature, seed, base URL). */
   describe(): Record<string, unknown>;

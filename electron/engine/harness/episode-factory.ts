@@ -37,6 +37,13 @@ export interface StartEpisodeOptions extends EpisodeEnv {
   readonly taskPath?: string | null;
   /** `scripted:FILE`, `replay:EPISODE`, `openai:MODEL` or `manual`. */
   readonly agentSpec: string;
+  /** The episode's id, allocated (`store.newEpisodeId()`) and recorded by the caller beforehand; default a fresh one. */
+  readonly episodeId?: string;
+  /**
+   * Aborted while the sandbox is being acquired: the episode is never created (the sandbox
+   * goes back) and this throws `cancelled`. Once created, stopping it is the caller's.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of {@link openBranchController}. */
@@ -82,16 +89,21 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
   const agent = makeAgent(normalizeAgentSpec(options.agentSpec), 0);
   const sandbox = await options.supply.acquire(sandboxConfig(options.task.sandbox));
   try {
-    const { episode, branch, writer } = store.createEpisode({
-      parent_branch: null,
-      fork_step: null,
-      task: options.task as unknown as Record<string, unknown>,
-      task_path: options.taskPath ?? null,
-      agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
-      image: options.task.sandbox.image,
-      created: Date.now(),
-      ...waivedLimits(sandbox),
-    });
+    if (options.signal?.aborted)
+      throw new HarnessError('cancelled', 'stopped before the episode was created; nothing was recorded');
+    const { episode, branch, writer } = store.createEpisode(
+      {
+        parent_branch: null,
+        fork_step: null,
+        task: options.task as unknown as Record<string, unknown>,
+        task_path: options.taskPath ?? null,
+        agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
+        image: options.task.sandbox.image,
+        created: Date.now(),
+        ...waivedLimits(sandbox),
+      },
+      options.episodeId,
+    );
     const memory = createMemory(options.task.memory.initial);
     const runner: EpisodeRunner = new EpisodeRunner({
       task: options.task,
