@@ -167,7 +167,7 @@ function start(data) {
   }
   function diffLines(a, b) {
     // A line diff by longest common subsequence on up to 2,000 lines a side; longer texts show both sides whole.
-    var x = (a || '').split('\n'), y = (b || '').split('\n');
+    var x = a === null ? [] : a.split('\n'), y = b === null ? [] : b.split('\n');
     var box = el('div', { 'class': 'diff' });
     if (x.length > 2000 || y.length > 2000) { box.appendChild(pre(b === null ? a : b)); return box; }
     var n = x.length, m = y.length, L = [];
@@ -230,7 +230,7 @@ function start(data) {
       var files = data.files[s.step] || [];
       if (!files.length) body.appendChild(pre('No file changed at this step.'));
       files.forEach(function (f) {
-        var box = f.note && f.before === null && f.after === null ? pre(f.note) : diffLines(f.before, f.after);
+        var box = f.before === null && f.after === null ? pre(f.note || 'a folder, or a file without text') : diffLines(f.before, f.after);
         body.appendChild(section(f.change + ' ' + f.path + (f.note ? ' (' + f.note + ')' : ''), box));
       });
     } else if (tab === 'qa') {
@@ -264,7 +264,15 @@ function start(data) {
   var walk = $('walkthrough');
   if (data.walkthrough) {
     $('walkthrough-title').textContent = 'Walkthrough: ' + data.walkthrough.name;
+    // Lines of one paragraph joined, as Markdown reads them.
+    var lines = [];
     data.walkthrough.markdown.split('\n').forEach(function (line) {
+      var prev = lines.length ? lines[lines.length - 1] : '';
+      var plain = function (t) { return t.trim() && !/^(#{1,3})\s/.test(t) && !/^\s*[-*]\s+/.test(t) && !/^\x60\x60\x60/.test(t); };
+      if (plain(line) && prev.trim() && !/^(#{1,3})\s/.test(prev) && !/^\x60\x60\x60/.test(prev)) lines[lines.length - 1] = prev + ' ' + line.trim();
+      else lines.push(line);
+    });
+    lines.forEach(function (line) {
       var m = /^(#{1,3})\s+(.*)$/.exec(line);
       var n;
       if (m) n = el('h' + (m[1].length + 2), null, m[2]);
