@@ -1529,7 +1529,7 @@ class Helper:
         # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
         # and init is about to stop the container; the host then reports the sandbox lost).
         send({'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.oom.read(),
-              'isolated': ISOLATED, 'uid': os.getuid()})
+              'isolated': ISOLATED, 'sealed': SEALED, 'uid': os.getuid()})
         self.refill()
         while True:
             deadline = min((c.deadline for c in self.calls.values()), default=None)
