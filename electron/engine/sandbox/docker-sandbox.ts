@@ -12,9 +12,12 @@ import { runVerifierExec } from './docker-verifier.js';
 import { rootPython } from './root-exec.js';
 import { loadHelperSource } from './sandbox-resources.js';
 import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
+import { startInsideAgent } from './inside-agent-bridge.js';
 import {
   SandboxFailure,
   type ExecRequest,
+  type InsideAgentRequest,
+  type InsideAgentRun,
   type RestoreInfo,
   type Sandbox,
   type SandboxConfig,
@@ -761,6 +764,12 @@ export class DockerSandbox implements Sandbox {
   }
 
   // ------------------------------------------------------------------ lifecycle
+
+  /** Starts an agent inside this container with its bridge to the host (inside-agent-bridge.ts). */
+  async startAgent(request: InsideAgentRequest): Promise<InsideAgentRun> {
+    if (this.lost) throw this.lost;
+    return startInsideAgent(this.engine, this.id, request);
+  }
 
   /** Kills every process but init, the main command and the helper; empties /tmp, $HOME, /dev/shm, queues and IPC. */
   async killStrays(): Promise<void> {
