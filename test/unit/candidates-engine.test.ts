@@ -5,6 +5,8 @@ import { HarnessError } from '../../electron/engine/harness/harness-error.js';
 import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
 import { call, final, memorySupply, memoryTask, startScripted, tempHome } from '../support/harness.js';
 import { startEpisode } from '../../electron/engine/harness/index.js';
+import { choicePair } from '../../electron/engine/export/dpo-jsonl.js';
+import { readLineage } from '../../electron/engine/trace/lineage.js';
 import { createMemoryProvider } from '../support/memory-sandbox/provider.js';
 import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 
@@ -213,5 +215,42 @@ describe('candidates on the memory sandbox', () => {
       [{ path: 'big.bin', change: 'deleted', captured: false }],
       [],
     ]);
+  });
+  it('a preference pair from a pick late in a long episode keeps the whole conversation up to that step', async () => {
+    env = tempHome();
+    const steps = Array.from({ length: 20 }, (_, i) => call('execute_shell', { command: `echo ${i + 1}` }));
+    const task = memoryTask({ max_steps: 30 });
+    const parent = await startScripted(env, { task }, [...steps, final('done')]);
+    await parent.run();
+    await parent.dispose();
+    const set = await tryCandidates({
+      id: parent.episode,
+      at: 15,
+      sources: candidateSources({
+        agentKind: 'scripted',
+        n: 0,
+        typed: [write('a.txt', 'a'), write('b.txt', 'b')],
+      }).sources,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
+    const chosen = await set.pick(0);
+    await chosen.dispose();
+    const branch = (id: string) => {
+      const info = env!.store.resolve(id);
+      return {
+        branch: info.branch,
+        parentBranch: info.parentBranch,
+        forkStep: info.forkStep,
+        events: readLineage(env!.store, info).events,
+      };
+    };
+    const [a, b] = set.candidates.map((c) => branch(c.branch));
+    const pair = choicePair(task, 15, a, [b]);
+    // system, user, then an assistant message and a tool result for each of the 15 steps before.
+    expect(pair?.record.input.messages).toHaveLength(2 + 15 * 2);
+    expect(pair?.record.input.messages.at(-1)).toMatchObject({ role: 'tool' });
+    expect(pair?.record.preferred_output[0].tool_calls?.[0].function.arguments).toContain('a.txt');
   });
 });
