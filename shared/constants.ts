@@ -17,6 +17,8 @@ export const SANDBOX_ENV = {
   // No `__pycache__/*.pyc` in the workspace: they embed timestamps, so a deterministic
   // Python episode would re-execute into a different tree hash (workspace_diverged_at).
   PYTHONDONTWRITEBYTECODE: '1',
+  // str/bytes hashes are salted per process unless pinned: printing a set would differ on replay.
+  PYTHONHASHSEED: '0',
 } as const;
 /** Fixed hostname of every sandbox. */
 export const SANDBOX_HOSTNAME = 'sandbox';

@@ -39,6 +39,8 @@ export const AppErrorCode = z.enum([
   'invalid_task',
   'invalid_input',
   'docker_unreachable',
+  /** The engine would not hold a sandbox's limits (rootless on cgroup v1) and the user did not allow that. */
+  'limits_unenforced',
   'image_missing',
   'image_outdated',
   'network_unavailable',

@@ -1,5 +1,8 @@
-/** A benchmark value: numbers are medians (never rounded to 0); strings/booleans describe. */
-export type BenchValue = number | string | boolean;
+/**
+ * A benchmark value: numbers are medians (never rounded to 0); strings/booleans describe;
+ * null is a figure that could not be measured (its reason under `KEY_missing`).
+ */
+export type BenchValue = number | string | boolean | null;
 
 /** One section of `stepbox bench` (e.g. `sandbox`, `harness`, `ui`, `batch`). */
 export interface BenchSection {

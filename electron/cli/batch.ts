@@ -125,21 +125,25 @@ export const command: CliCommand = {
       }));
     }
     io.stderr.write(`batch ${batch.id}: ${dir}\n`);
-    // The engine keeps `concurrency` sandboxes warm; the batch recycles them between its episodes.
-    const engine = cliEngine(io, { pool: batch.concurrency });
-    const store = engine.store;
-    let env: EpisodeEnv;
-    try {
-      env = await cliEpisodeEnv(engine);
-    } catch (e) {
-      await engine.close();
-      throw e;
-    }
+    // Installed before anything starts: a Ctrl+C while the engine and its pool come up
+    // stops the batch the same way (no slot runs; the summary is printed; exit 130).
     const abort = new AbortController();
     const uninstall = onInterrupt(() => {
       io.stderr.write('\nstepbox batch: stopping; resume with stepbox batch --resume ' + dir + '\n');
       abort.abort();
     });
+    // The engine keeps `concurrency` sandboxes warm; the batch recycles them between its episodes.
+    let engine: ReturnType<typeof cliEngine> | null = null;
+    let env: EpisodeEnv;
+    try {
+      engine = cliEngine(io, { pool: batch.concurrency });
+      env = await cliEpisodeEnv(engine);
+    } catch (e) {
+      uninstall();
+      await engine?.close();
+      throw e;
+    }
+    const store = engine.store;
     const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
     let lastDone = -1;
     const onProgress = (p: BatchProgress) => {

@@ -55,6 +55,11 @@ export const command: CliCommand = {
     let spec;
     try {
       spec = loadCase(positionals[0], { fixed: values.fixed });
+      if (spec.fixed && !spec.hasFixed)
+        throw new CaseError(
+          'invalid_case',
+          `case ${spec.name} has no fixed/ variant yet; add ${spec.dir}/fixed/agent.jsonl or task.json, or run it without --fixed`,
+        );
     } catch (e) {
       if (e instanceof CaseError) throw new UsageError(e.message);
       throw e;

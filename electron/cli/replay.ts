@@ -140,6 +140,7 @@ export const command: CliCommand = {
           store,
           parts: engine.parts,
           id: info.branch,
+          consent: consentFromFlags(values),
           ...(values.agent ? { agentSpec: values.agent } : {}),
         }).catch((e: unknown) => {
           throw cliError(e);

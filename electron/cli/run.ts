@@ -66,7 +66,8 @@ Options:
   --temperature T   sampling temperature (recorded in every model_request)
   --seed N          sampling seed (recorded)
   --model SOURCE    what answers an exec:, sandbox: or recipe agent's model calls:
-                    openai:MODEL (with --base-url), scripted:FILE, replay:EPISODE or manual
+                    openai:MODEL (with --base-url), anthropic:MODEL@BASE_URL (key from
+                    ANTHROPIC_API_KEY), scripted:FILE, replay:EPISODE or manual
   --agent-dir DIR   a sandbox: agent's files, read-only at /opt/agent (/opt/agent/bin on PATH)
   --context-policy end|drop_oldest
                     on a context-window overflow: end the episode (context_overflow,

@@ -23,6 +23,7 @@ const STORE_DAMAGE_FIX =
 /** The command that fixes an infrastructure failure, by code (the services ask Docker for a more precise one). */
 export const DEFAULT_FIXES: Partial<Record<AppErrorCode, string>> = {
   docker_unreachable: 'npx stepbox doctor (it names the fix)',
+  limits_unenforced: 'npx stepbox doctor (it names the fix)',
   image_missing: 'npx stepbox image build',
   image_outdated: 'npx stepbox image build',
   sandbox_failed: 'npx stepbox doctor',

@@ -1,14 +1,12 @@
 import { episodeParts, type EpisodeParts } from './episode-parts.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
+import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
 import { createDockerProvider } from './sandbox/docker-provider.js';
 import { coldSupply } from './sandbox/sandbox-supply.js';
 import type { SandboxConfig, SandboxProvider, SandboxSupply } from './sandbox/sandbox.js';
 import { WarmPool } from './sandbox/warm-pool.js';
 import { openIndex, type EpisodeIndex } from './trace/episode-index.js';
 import { openEpisodeStore, stepboxHome, type DiskEpisodeStore } from './trace/episode-store.js';
-import { logger } from './log.js';
-
-const log = logger('engine');
 
 /** Options of {@link openEngine}. */
 export interface OpenEngineOptions {
@@ -67,11 +65,11 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
   const home = options.home ?? stepboxHome(env);
   const store = openEpisodeStore(home, { skipMarkInterrupted: true });
   if (options.sweep !== false) {
-    const n = store.markInterrupted();
-    if (n > 0) log.info(`marked ${n} orphaned trace(s) interrupted`);
+    store.markInterrupted();
   }
   const size = Math.max(0, Math.floor(options.pool ?? 0));
-  const connect = options.provider ?? (() => createDockerProvider());
+  const connect =
+    options.provider ?? (() => createDockerProvider({ allowUnenforcedLimits: unenforcedLimitsAllowed(env) }));
   let sandboxes: Promise<{ provider: SandboxProvider; supply: SandboxSupply }> | null = null;
   const get = () => {
     sandboxes ??= connect().then(

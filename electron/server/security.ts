@@ -1,13 +1,13 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { checkLoopback, LOOPBACK_HOSTS } from '../engine/loopback-gate.js';
+
+export { LOOPBACK_HOSTS } from '../engine/loopback-gate.js';
 
 /** A fresh per-run token (URL-safe, 256 bits). */
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
-
-/** The hosts web mode answers to (it listens on 127.0.0.1 only). */
-export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost'] as const;
 
 /** What the request gate decided: pass, or refuse with a status and why. */
 export type GateVerdict =
@@ -45,13 +45,8 @@ export function checkRequest(
   token: string,
   needToken: boolean,
 ): GateVerdict {
-  const allowedHosts = LOOPBACK_HOSTS.map((h) => `${h}:${port}`);
-  const host = req.headers.host ?? '';
-  if (!allowedHosts.includes(host.toLowerCase()))
-    return { ok: false, status: 403, message: `refused: Host "${host}" is not ${allowedHosts.join(' or ')}` };
-  const origin = req.headers.origin;
-  if (origin !== undefined && !allowedHosts.some((h) => origin.toLowerCase() === `http://${h}`))
-    return { ok: false, status: 403, message: `refused: Origin "${origin}" is not this server` };
+  const loopback = checkLoopback(req, port);
+  if (!loopback.ok) return loopback;
   if (!needToken) return { ok: true };
   const given = tokenOf(req);
   if (!given || !sameToken(given, token))

@@ -127,9 +127,10 @@ export function createAppServices(ports: EnginePorts): AppServices {
       return { step: r.step, result, tree_hash_after: treeHashAfter };
     },
     'episode.compare': (r) => library.compare(r.a, r.b),
-    'episode.candidates': (r) => candidates.tryAt(r.id, r.step, r.n ?? 0, r.actions ?? [], r.run_on ?? 0),
+    'episode.candidates': (r) =>
+      candidates.tryAt(r.id, r.step, r.n ?? 0, r.actions ?? [], r.run_on ?? 0, r.allow),
     'episode.stageCandidates': (r) => {
-      candidates.stage(r.id, r.step, r.count);
+      candidates.stage(r.id, r.step, r.count, r.allow);
       return {};
     },
     'episode.pickCandidate': (r) => candidates.pick(r.group, r.index),

@@ -1,4 +1,9 @@
-import type { CandidateSetView, CandidateView, TypedCandidate } from '../../shared/contract/index.js';
+import type {
+  CandidateSetView,
+  CandidateView,
+  Consent,
+  TypedCandidate,
+} from '../../shared/contract/index.js';
 import { candidateSources } from '../engine/candidates/candidate-sources.js';
 import type { StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import type { CandidateOutcome, CandidateSet } from '../engine/candidates/try-candidates.js';
@@ -37,6 +42,7 @@ export class CandidatesService {
     n: number,
     typed: readonly TypedCandidate[],
     runOn: number,
+    consent?: Consent,
   ): Promise<CandidateSetView> {
     if (!this.harness.candidates)
       throw new ServiceError('docker_unreachable', 'candidates need the Docker engine (run stepbox doctor)');
@@ -64,6 +70,7 @@ export class CandidatesService {
         step,
         sources,
         runOn,
+        consent,
         ...(staged ? { staged } : {}),
       });
     } finally {
@@ -80,11 +87,13 @@ export class CandidatesService {
    * the candidates tried there next start from a sandbox that already holds the step's
    * workspace. An earlier staging is released.
    */
-  stage(id: string, step: number, count: number): void {
+  stage(id: string, step: number, count: number, consent?: Consent): void {
     if (!this.harness.stageCandidates) return;
     const branch = this.traces.resolve(id).branch;
     void this.releaseStaging();
-    const staged = this.harness.stageCandidates(branch, step, count).catch((e: unknown) => {
+    // Without consent to a wider recorded task staging is refused (warned) and the
+    // candidates request then asks for it.
+    const staged = this.harness.stageCandidates(branch, step, count, consent).catch((e: unknown) => {
       // Staging is a head start only: the candidates then start from plain warm sandboxes.
       log.warn(
         `staging sandboxes at step ${step} of ${branch}: ${e instanceof Error ? e.message : String(e)}`,

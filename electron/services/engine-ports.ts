@@ -20,7 +20,7 @@ import {
 } from '../engine/harness/index.js';
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
-import { runWhatIf } from './what-if.js';
+import { runWhatIf } from '../engine/harness/what-if.js';
 import { tryCandidates } from '../engine/candidates/try-candidates.js';
 import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import { join } from 'node:path';
@@ -138,21 +138,38 @@ function harnessPort(engine: Engine): HarnessPort {
         })),
       };
     },
-    async candidates({ id, step, sources, runOn, staged }) {
+    async candidates({ id, step, sources, runOn, staged, consent }) {
       const env = await engine.episodeEnv();
-      return tryCandidates({ ...env, id, at: step, sources, runOn, ...(staged ? { supply: staged } : {}) });
+      return tryCandidates({
+        ...env,
+        id,
+        at: step,
+        sources,
+        runOn,
+        consent,
+        ...(staged ? { supply: staged } : {}),
+      });
     },
-    async stageCandidates(id, step, count) {
-      return stageSandboxes({ store: engine.store, id, at: step, count, supply: await engine.supply() });
+    async stageCandidates(id, step, count, consent) {
+      return stageSandboxes({
+        store: engine.store,
+        id,
+        at: step,
+        count,
+        supply: await engine.supply(),
+        consent,
+      });
     },
     async whatIf(id, step, call, consent) {
-      return runWhatIf(
-        { store, parts: engine.parts, provider: await engine.provider() },
+      return runWhatIf({
+        store,
+        parts: engine.parts,
+        supply: await engine.supply(),
         id,
         step,
         call,
         consent,
-      );
+      });
     },
   };
 }

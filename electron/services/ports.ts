@@ -61,9 +61,11 @@ export interface HarnessPort {
     readonly runOn: number;
     /** Sandboxes staged at `step` (see `stageCandidates`), taken first. */
     readonly staged?: StagedSandboxes;
+    /** Consent to the recorded task's widenings. */
+    readonly consent?: Consent;
   }): Promise<CandidateSet>;
   /** Stages `count` warm sandboxes at snapshot `step` of a branch, ahead of a candidates request. */
-  stageCandidates?(id: string, step: number, count: number): Promise<StagedSandboxes>;
+  stageCandidates?(id: string, step: number, count: number, consent?: Consent): Promise<StagedSandboxes>;
   /** Re-executes a recorded branch and reports its first divergence. */
   replayVerify(id: string, consent?: Consent): Promise<ReplayReport>;
   /** Runs one tool call in a throwaway sandbox restored to snapshot `step - 1` of the branch. */

@@ -63,6 +63,70 @@ class as_helper:
         set_fs_ids(AGENT_UID)
 
 
+def _status_caps():
+    """This process's effective capability mask (0 when unreadable)."""
+    try:
+        with open('/proc/self/status', 'rb') as f:
+            for line in f:
+                if line.startswith(b'CapEff:'):
+                    return int(line.split()[1], 16)
+    except OSError:
+        pass
+    return 0
+
+
+def _suid_dumpable():
+    try:
+        with open('/proc/sys/fs/suid_dumpable', 'rb') as f:
+            return f.read().strip()
+    except OSError:
+        return b'?'
+
+
+# With CAP_SETPCAP (the container grants it to root's execs only) the agent's shells start
+# with an empty bounding set: nothing they run can ever hold a capability, even the
+# helper's own SETUID/SETGID/KILL.
+CAP_SETPCAP = 8
+DROP_BOUNDING = ISOLATED and bool(_status_caps() & (1 << CAP_SETPCAP))
+# Sealed shells: an idle shell (see ZYGOTES) is started with an effective gid other than its
+# real one (SEAL_GID, which owns nothing), so the kernel makes it non-dumpable at exec; bash
+# then drops back to the agent's gid, which keeps it non-dumpable until its next exec. No
+# process of the agent's can then ptrace it, read or write its memory (/proc/PID/mem,
+# process_vm_*) or open its fds through /proc: the shell that runs the next call cannot be
+# shaped beforehand. What a call's command execs is dumpable as usual (an agent debugging its
+# own programs still can). Only where the host lets credential changes keep a process
+# dumpable (fs.suid_dumpable = 1) is the seal void; the selftest's `ptrace` check says so.
+SEAL_GID = 65534
+SEALED = ISOLATED and _suid_dumpable() != b'1'
+# Variables the C library (and bash, in its privileged-start mode) drops from the
+# environment of a sealed shell (an exec with real and effective gid apart is "secure"):
+# the helper exports them to each call again rather than assume the shell kept them.
+SECURE_EXEC_DROPS = ('GCONV_PATH', 'GETCONF_DIR', 'HOSTALIASES', 'LOCALDOMAIN', 'LOCPATH', 'NIS_PATH',
+                     'NLSPATH', 'RESOLV_HOST_CONF', 'RES_OPTIONS', 'TMPDIR', 'TZDIR', 'SHELLOPTS',
+                     'BASHOPTS', 'CDPATH', 'GLOBIGNORE', 'GLIBC_TUNABLES')
+
+
+def secure_exec_drops(name):
+    return name in SECURE_EXEC_DROPS or name.startswith(('LD_', 'MALLOC_'))
+
+
+def container_env():
+    """The container's own environment (pid 1's): the helper's exec gets a fixed root PATH
+    and HOME (see docker-sandbox.ts), which are not the agent's."""
+    try:
+        with as_helper():
+            with open('/proc/1/environ', 'rb') as f:
+                data = f.read()
+    except OSError:
+        return dict(os.environ)
+    env = {}
+    for item in data.split(b'\0'):
+        k, sep, v = item.partition(b'=')
+        if sep and k:
+            env[os.fsdecode(k)] = os.fsdecode(v)
+    return env or dict(os.environ)
+
+
 # Isolated, the private directory is root's (0711, files 0644: shells read their scripts,
 # nothing of the agent's can replace them); a fresh name per helper, so nothing a command
 # left at a known path is ever opened. Not isolated, the old fixed name (same user anyway).
@@ -114,7 +178,7 @@ ZYGOTES = 2
 # Seconds of quiet from the host before an idle shell is started to fill the pool back up.
 REFILL_IDLE = 0.003
 DRIVER = (
-    'builtin echo 1000 >/proc/self/oom_score_adj 2>/dev/null; '
+    'builtin echo 1000 2>/dev/null >/proc/self/oom_score_adj; '
     'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
     'builtin printf s >&3; builtin eval "$__stepbox_c" # zygote %(base)s'
 )
@@ -413,15 +477,21 @@ def workspace_full():
 
 class Helper:
     def __init__(self):
+        # The exec starts in / (see root-exec.ts); shells start where they always did.
+        try:
+            os.chdir(WORKSPACE)
+        except OSError:
+            pass
         self.sel = selectors.DefaultSelector()
         self.inbuf = bytearray()
         self.calls = {}  # pid -> Call
         self.counter = 0
         self.pid = os.getpid()
-        base = dict(os.environ)
+        base = container_env()
         for k in HIDDEN_ENV:
             base.pop(k, None)
         self.base_env = base
+        self.home = base.get('HOME') or '/home/agent'
         self.cwd = WORKSPACE
         self.env = dict(base)
         self.cache = {}  # path -> (ino, size, mtime_ns, ctime_ns, mode, hash)
@@ -643,16 +713,42 @@ class Helper:
                 time.sleep(0.001)
         for call in list(self.calls.values()):
             call.finish_killed('cancelled', 'the call was stopped by a rollback or reset')
+        self.clear_scratch()
+
+    def clear_scratch(self):
+        """Empties every place outside /workspace a command can write (the root is read-only):
+        /tmp, $HOME, /dev/shm (but the helper's own directory), POSIX message queues and
+        System V IPC objects. A rollback then leaves what a fork from the same step has: the
+        workspace of the snapshot and nothing else of the steps undone."""
         clear_dir('/tmp')
+        clear_dir(self.home)
+        clear_dir('/dev/shm', keep=os.path.basename(PRIV))
+        clear_dir('/dev/mqueue')
+        self.clear_sysv_ipc()
+
+    def clear_sysv_ipc(self):
+        """Removes the agent's System V shared memory, semaphores and message queues (only
+        their owner can: an `ipcrm --all` run as the agent), when there are any."""
+        for kind in ('shm', 'sem', 'msg'):
+            try:
+                with open('/proc/sysvipc/' + kind, 'rb') as f:
+                    if len(f.read().splitlines()) > 1:
+                        break
+            except OSError:
+                continue
+        else:
+            return
+        try:
+            pid = spawn_as_agent([system_program('ipcrm'), '--all'], self.base_env, [None, None, None])
+            os.waitpid(pid, 0)
+        except OSError as e:
+            log('cannot remove the System V IPC objects: %s' % e)
 
     def op_reset(self, _req):
         self.kill_strays()
         self.stage_hashes = {}
         self.stage_quiet = None
         clear_dir(WORKSPACE)
-        # The other writable places, so nothing of the last episode leaks into the next.
-        clear_dir(os.environ.get('HOME') or '/home/agent')
-        clear_dir('/dev/shm', keep=os.path.basename(PRIV))
         self.cwd = WORKSPACE
         self.env = dict(self.base_env)
         self.cache = {}
@@ -844,7 +940,11 @@ class Helper:
                         held_files(t, self.ws_dev, mapped)
                 continue
             held = held_files(pid, self.ws_dev, mapped)
-            if held is UNREADABLE and pid in idle:
+            if held is UNREADABLE and pid in idle and SEALED:
+                # Sealed (non-dumpable from its start): nothing of the agent's can have reached
+                # it, and the helper cannot read it either (no CAP_SYS_PTRACE).
+                held = False
+            elif held is UNREADABLE and pid in idle:
                 # A shell just started is unreadable for the few microseconds between setuid
                 # and exec; one that stays so (made non-dumpable) is busy.
                 for _ in range(40):
@@ -1474,6 +1574,21 @@ def write_file(path, data, mode=0o600):
         os.close(fd)
 
 
+# Where root-owned programs are found: never on the agent's PATH, which an image may have
+# point at directories the agent can write (a fake `bash` there would answer every call).
+SYSTEM_PATH = ('/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin')
+
+
+def system_program(name):
+    """The absolute path of a program in the system directories (the name when none has it)."""
+    for d in SYSTEM_PATH:
+        p = d + '/' + name
+        if os.access(p, os.X_OK):
+            return p
+    return name
+
+
+BASH = system_program('bash')
 RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT)
 
 
@@ -1481,13 +1596,20 @@ RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, s
 # memory, ~0.1 ms where os.fork of the helper costs ~1.5 ms on a loaded machine and blocks
 # every request meanwhile) of setpriv, which drops to the agent's uid/gid and no
 # supplementary groups before it execs bash. Without setpriv (another image), fork.
-SETPRIV = '/usr/bin/setpriv'
+SETPRIV = system_program('setpriv')
 SPAWN_VIA_SETPRIV = ISOLATED and hasattr(os, 'posix_spawn') and os.access(SETPRIV, os.X_OK)
 
 
+def drop_bounding_set():
+    """Empties this process's capability bounding set (needs CAP_SETPCAP)."""
+    for cap in range(64):
+        if _libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP; EINVAL past the last cap
+            break
+
+
 def spawn_as_agent(argv, env, fds):
-    """Starts argv in a new session as the agent (uid/gid AGENT_UID, no supplementary groups,
-    so no capability survives) with fds[i] as its fd i (/dev/null for None). Python opens
+    """Starts argv (argv[0] an absolute path) in a new session as the agent (uid/gid
+    AGENT_UID, no supplementary groups, an empty bounding set, sealed: see SEALED) with fds[i] as its fd i (/dev/null for None). Python opens
     every other fd close-on-exec, so nothing of the helper's (its exec's stdin/stdout
     above all) is inherited."""
     if SPAWN_VIA_SETPRIV:
@@ -1498,9 +1620,11 @@ def spawn_as_agent(argv, env, fds):
             else:
                 actions.append((os.POSIX_SPAWN_DUP2, fd, target))
         ids = '%d' % AGENT_UID
-        # argv[1] (the name, found on the base PATH) rather than argv[0], so $0 stays `bash`.
+        gids = ['--rgid=' + ids, '--egid=%d' % SEAL_GID] if SEALED else ['--regid=' + ids]
+        caps = ['--bounding-set=-all'] if DROP_BOUNDING else []
+        # argv[0] by its absolute path: the agent's PATH may list directories it can write.
         return os.posix_spawn(
-            SETPRIV, [SETPRIV, '--reuid=' + ids, '--regid=' + ids, '--clear-groups', '--'] + argv[1:], env,
+            SETPRIV, [SETPRIV] + caps + ['--reuid=' + ids] + gids + ['--clear-groups', '--'] + argv, env,
             file_actions=actions, setsid=True, setsigdef=RESET_SIGNALS, setsigmask=[])
     pid = os.fork()
     if pid:
@@ -1516,14 +1640,17 @@ def spawn_as_agent(argv, env, fds):
             else:
                 os.dup2(fd, target)
         if ISOLATED:
+            if DROP_BOUNDING:
+                drop_bounding_set()
             os.setgroups([])
-            os.setresgid(AGENT_UID, AGENT_UID, AGENT_UID)
+            seal = SEAL_GID if SEALED else AGENT_UID
+            os.setresgid(AGENT_UID, seal, seal)
             os.setresuid(AGENT_UID, AGENT_UID, AGENT_UID)
         # Python ignores SIGPIPE; the command must get the default back.
         for sig in RESET_SIGNALS:
             signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        os.execve(argv[0], argv[1:], env)
+        os.execve(argv[0], argv, env)
     except BaseException as e:  # never return into the helper's loop in the child
         try:
             os.write(2, ('[helper] cannot start %s: %s\n' % (argv[0], e)).encode())
@@ -1536,14 +1663,16 @@ class Zygote:
 
     def __init__(self, helper, base, env):
         self.base = base
-        self.env = env
+        # What the shell's environment holds once started (a sealed one loses some names).
+        self.env = {k: v for k, v in env.items() if not secure_exec_drops(k)} if SEALED else env
         fds = []
         try:
             for _ in range(4):
                 fds.extend(high_pipe())
             out_r, out_w, err_r, err_w, st_r, st_w, go_r, go_w = fds
+            # `bash -c SCRIPT bash`: $0 is `bash`, as when it was found by name.
             self.pid = spawn_as_agent(
-                ['/bin/bash', 'bash', '-c', DRIVER % {'base': base}], env, [None, out_w, err_w, st_w, go_r])
+                [BASH, '-c', DRIVER % {'base': base}, 'bash'], env, [None, out_w, err_w, st_w, go_r])
         except OSError:
             for fd in fds:
                 os.close(fd)
@@ -1551,6 +1680,15 @@ class Zygote:
         for fd in (out_w, err_w, st_w, go_r):
             os.close(fd)
         self.out_r, self.err_r, self.st_r, self.go_w = out_r, err_r, st_r, go_w
+        if SEALED:
+            # A sealed shell's /proc files are root's: it cannot raise its own score (DRIVER
+            # tries), so the helper does, before the shell can start anything.
+            try:
+                with as_helper():
+                    with open('/proc/%d/oom_score_adj' % self.pid, 'w') as f:
+                        f.write('1000')
+            except OSError:
+                pass
         try:
             self.pidfd = os.pidfd_open(self.pid)
         except (OSError, AttributeError):

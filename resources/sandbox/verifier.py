@@ -1,7 +1,9 @@
 # stepbox verifier runner: the one program of a verifier's own `docker exec`, started as
-# root (the container's capabilities are only SETUID/SETGID/KILL) so no process of the
-# agent's can signal, ptrace or open it. argv: command, timeout in ms, output cap in bytes,
-# the agent's uid.
+# root (the container's capabilities are only SETUID/SETGID/SETPCAP/KILL) so no process of
+# the agent's can signal, ptrace or open it. argv: command, timeout in ms, output cap in
+# bytes, the agent's uid. It is started isolated (`python3 -I -S`, cwd /, a fixed root PATH
+# and HOME): nothing the agent wrote (a usercustomize.py or .pth in its HOME, a module in
+# /workspace, a python3 earlier on its PATH) is read by it.
 #
 # It first kills every process of the agent's uid: a child that became that uid calls
 # kill(-1, SIGKILL), which is atomic against forks, so nothing the agent left behind can
@@ -11,6 +13,7 @@
 # line {killed, exit_code, signal, timeout, stdout, stderr (base64), stdout_total,
 # stderr_total, uid} and exits with the verifier's code.
 import base64
+import binascii
 import json
 import os
 import selectors
@@ -20,13 +23,78 @@ import time
 
 command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 me = os.getpid()
+try:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+except (ImportError, OSError):
+    libc = None
+
+# Variables that make a shell or an interpreter read a file before the command (dropped),
+# and path lists whose entries the agent can write (cut out, see agent_env).
+DROPPED_ENV = ('BASH_ENV', 'ENV', 'LD_PRELOAD', 'LD_AUDIT', 'PYTHONSTARTUP', 'PYTHONUSERBASE', 'PYTHONINSPECT')
+PATH_LISTS = ('PATH', 'PYTHONPATH', 'LD_LIBRARY_PATH')
 
 
 def become_agent():
     if os.getuid() != uid:
+        if libc is not None:
+            # With CAP_SETPCAP, an empty bounding set: the verifier holds no capability at all.
+            for c in range(64):
+                if libc.prctl(24, c, 0, 0, 0) != 0:  # PR_CAPBSET_DROP; EPERM without SETPCAP
+                    break
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
+
+
+def container_env():
+    """The container's own environment (pid 1's); this exec's PATH and HOME are root's."""
+    try:
+        with open('/proc/1/environ', 'rb') as f:
+            data = f.read()
+    except OSError:
+        return dict(os.environ)
+    env = {}
+    for item in data.split(b'\0'):
+        k, sep, v = item.partition(b'=')
+        if sep and k:
+            env[os.fsdecode(k)] = os.fsdecode(v)
+    return env or dict(os.environ)
+
+
+def agent_writable(path):
+    """Whether the agent (this process's real uid, once it is the agent's) can change what
+    `path` names: a relative entry (the workspace), or the path or any directory above it
+    (after symlinks) writable."""
+    if not path.startswith('/'):
+        return True
+    p = os.path.realpath(path)
+    while True:
+        if os.access(p, os.W_OK):
+            return True
+        if p == '/':
+            return False
+        p = os.path.dirname(p)
+
+
+def agent_env(base):
+    """The verifier's environment: the image's, with a fresh HOME nothing of the agent's has
+    seen (made after every process of the agent's is gone), no variable that loads a file
+    first, and no path-list entry the agent can write (a fake python3 on PATH, a module on
+    PYTHONPATH). Called as the agent's uid."""
+    env = {k: v for k, v in base.items() if k not in DROPPED_ENV}
+    for k in PATH_LISTS:
+        if k in env:
+            env[k] = ':'.join(p for p in env[k].split(':') if p and not agent_writable(p))
+    home = '/'
+    try:
+        d = '/tmp/.stepbox-verifier-' + binascii.hexlify(os.urandom(6)).decode()
+        os.mkdir(d, 0o700)
+        home = d
+    except OSError:
+        pass
+    env['HOME'] = home
+    return env
 
 
 def agents():
@@ -79,10 +147,14 @@ if pid == 0:
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
         os.chdir('/workspace')
+        base = container_env()
         become_agent()
+        env = agent_env(base)
         for sig in (signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
-        os.execvp('bash', ['bash', '-c', command])
+        # bash from a PATH the agent cannot write; no startup file (--norc, --noprofile, and
+        # no BASH_ENV) runs before the command.
+        os.execvpe('bash', ['bash', '--norc', '--noprofile', '-c', command], env)
     finally:
         os._exit(127)
 os.close(out_w)

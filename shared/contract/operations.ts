@@ -215,12 +215,14 @@ export const OPERATIONS = {
       actions: z.array(TypedCandidate).max(8).optional(),
       /** Steps each candidate runs on with the branch's agent. */
       run_on: z.number().int().min(0).max(10).optional(),
+      /** Consent to what the recorded task asks beyond the defaults (else `consent_required`). */
+      allow: Consent.optional(),
     }),
     CandidateSetView,
     'Tries candidate next actions after step K in parallel throwaway forks, side by side.',
   ),
   'episode.stageCandidates': op(
-    z.strictObject({ id: EpisodeId, step, count: z.number().int().min(1).max(8) }),
+    z.strictObject({ id: EpisodeId, step, count: z.number().int().min(1).max(8), allow: Consent.optional() }),
     done,
     'Starts warming sandboxes at snapshot k in the background for the candidates about to be tried there.',
   ),

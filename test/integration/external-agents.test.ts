@@ -494,6 +494,8 @@ describeDocker('external agents (exec:) on Docker', () => {
       const contract = [
         'OPENAI_BASE_URL',
         'OPENAI_API_KEY',
+        'ANTHROPIC_BASE_URL',
+        'ANTHROPIC_API_KEY',
         'STEPBOX_MCP_URL',
         'STEPBOX_TOKEN',
         'STEPBOX_MODEL',

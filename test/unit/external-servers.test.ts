@@ -112,6 +112,37 @@ describe('the episode servers refuse requests without the episode token', () => 
     expect(r.status).toBe(403);
   });
 
+  it('a foreign Origin (another site in the browser) is refused 403 by both servers even with the token', async () => {
+    const m = await model();
+    const t = await mcp();
+    const auth = { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}` };
+    const port = (url: string) => new URL(url).port;
+    for (const origin of [
+      'https://evil.example',
+      'http://127.0.0.1:1',
+      'null',
+      `http://localhost.evil:${port(t.url)}`,
+    ]) {
+      const a = await raw(`${m.url}/chat/completions`, { headers: { ...auth, origin }, body: CHAT });
+      expect(a.status, `model endpoint, Origin ${origin}`).toBe(403);
+      expect(JSON.parse(a.body).error.message).toMatch(/Origin/);
+      const b = await raw(t.url, { headers: { ...auth, origin }, body: MCP_INIT });
+      expect(b.status, `MCP server, Origin ${origin}`).toBe(403);
+    }
+    expect(t.calls).toEqual([]);
+    // The server's own origin, and no Origin at all (a CLI agent), pass the gate.
+    const own = await raw(t.url, {
+      headers: { ...auth, origin: `http://127.0.0.1:${port(t.url)}` },
+      body: MCP_INIT,
+    });
+    expect(own.status).toBe(200);
+    const models = await raw(`${m.url}/models`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(models.status).toBe(200);
+  });
+
   it('bodies over the bound are refused with 413, not buffered', async () => {
     const m = await model();
     const t = await mcp();
@@ -198,6 +229,61 @@ describe('model endpoint', () => {
       { role: 'tool', tool_call_id: 'c1', content: 'a.txt' },
     ]);
     expect(response.output_text).toBe('done');
+  });
+
+  it('responses.stream() sees each text once, the call arguments by delta, and the tools echoed', async () => {
+    const m = await model();
+    const client = new OpenAI({ baseURL: m.url, apiKey: TOKEN, maxRetries: 0 });
+    const tools = [
+      {
+        type: 'function' as const,
+        name: 'exec_command',
+        description: 'run',
+        parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
+        strict: false,
+      },
+    ];
+    const stream = client.responses.stream({ model: 'stepbox-scripted', input: 'fix it', tools });
+    const deltas: string[] = [];
+    const argDeltas: string[] = [];
+    const types: string[] = [];
+    stream.on('response.output_text.delta', (e) => deltas.push(e.delta));
+    stream.on('response.function_call_arguments.delta', (e) => argDeltas.push(e.delta));
+    stream.on('event', (e) => types.push(e.type));
+    const [final] = await Promise.all([
+      stream.finalResponse(),
+      m.endpoint.next().then((c) =>
+        c.answer({
+          content: 'Running it.',
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'exec_command', arguments: '{"cmd":"ls"}' } },
+          ],
+        }),
+      ),
+    ]);
+    expect(deltas).toEqual(['Running it.']);
+    expect(argDeltas.join('')).toBe('{"cmd":"ls"}');
+    expect(final.output_text).toBe('Running it.');
+    expect(final.output).toMatchObject([
+      { type: 'message', content: [{ type: 'output_text', text: 'Running it.' }] },
+      { type: 'function_call', call_id: 'call_1', name: 'exec_command', arguments: '{"cmd":"ls"}' },
+    ]);
+    expect(final.tools).toEqual(tools);
+    expect(types).toEqual([
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
   });
 
   it('after the episode ends every call gets a clear episode_ended error', async () => {

@@ -11,6 +11,9 @@ import {
 } from '../../electron/engine/harness/index.js';
 import type { SandboxConfig, SandboxProvider } from '../../electron/engine/sandbox/sandbox.js';
 import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
+import { tryCandidates } from '../../electron/engine/candidates/try-candidates.js';
+import { stageSandboxes } from '../../electron/engine/candidates/staged-sandboxes.js';
+import { runWhatIf } from '../../electron/engine/harness/what-if.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { call, final, memoryProvider, memoryTask, startScripted, tempHome } from '../support/harness.js';
 
@@ -64,16 +67,35 @@ function rebuilds(
 ): [string, () => Promise<unknown>][] {
   const base = { store: env.store, parts: env.parts, supply: coldSupply(r.provider), consent };
   const disposing = async (p: Promise<{ dispose(): Promise<void> }>) => (await p).dispose();
+  const person = { kind: 'given', origin: 'person', message: { content: 'done' } } as const;
   return [
     ['open', () => disposing(openBranchController({ ...base, id: r.done, at: 1 }))],
     ['fork', () => disposing(forkEpisode({ ...base, id: r.done, at: 1 }))],
     ['resume', () => disposing(resumeEpisode({ ...base, id: r.interrupted }))],
     ['replay --verify', () => replayVerify({ ...base, id: r.done })],
+    [
+      'candidates',
+      async () => (await tryCandidates({ ...base, id: r.done, at: 1, sources: [person] })).discard(),
+    ],
+    [
+      'staged candidates',
+      async () => (await stageSandboxes({ ...base, id: r.done, at: 1, count: 1 })).close(),
+    ],
+    [
+      'what-if',
+      () =>
+        runWhatIf({
+          ...base,
+          id: r.done,
+          step: 1,
+          call: { name: 'execute_shell', arguments: { command: 'true' } },
+        }),
+    ],
   ];
 }
 
 describe('a recorded task never widens isolation on its own', () => {
-  it('open, fork, resume and replay refuse a wider task before any sandbox exists, naming what and the flag', async () => {
+  it('open, fork, resume, replay, candidates (tried and staged) and what-if refuse a wider task before any sandbox exists, naming what and the flag', async () => {
     const r = await recorded(WIDE);
     const before = r.provider.configs.length;
     for (const [name, run] of rebuilds(r, undefined)) {
@@ -106,8 +128,42 @@ describe('a recorded task never widens isolation on its own', () => {
     const before = r.provider.configs.length;
     for (const [, run] of rebuilds(r, ALL_WIDENINGS)) await run();
     const made = r.provider.configs.slice(before);
-    expect(made).toHaveLength(4);
+    expect(made).toHaveLength(7);
     for (const c of made) expect(c).toMatchObject({ network: 'host', image: 'attacker/image:latest' });
+  });
+
+  it('the consent given is recorded on every branch it made (fork, resume, candidate)', async () => {
+    const r = await recorded(WIDE);
+    const base = { store: env.store, parts: env.parts, supply: coldSupply(r.provider) };
+    const header = (branch: string) => env.store.readTrace(env.store.resolve(branch)).header;
+    const fork = await forkEpisode({ ...base, id: r.done, at: 1, consent: ALL_WIDENINGS });
+    await fork.dispose();
+    expect(header(fork.branch)).toMatchObject({ consented: ['network', 'image', 'limits'] });
+    const resumed = await resumeEpisode({ ...base, id: r.interrupted, consent: ALL_WIDENINGS });
+    await resumed.step();
+    await resumed.dispose();
+    expect(header(resumed.branch)).toMatchObject({ consented: ['network', 'image', 'limits'] });
+    const set = await tryCandidates({
+      ...base,
+      id: r.done,
+      at: 1,
+      consent: ALL_WIDENINGS,
+      sources: [{ kind: 'given', origin: 'person', message: { content: 'done' } }],
+    });
+    expect(header(set.candidates[0].branch)).toMatchObject({ consented: ['network', 'image', 'limits'] });
+    await set.discard();
+    // A task within the defaults records no consent: there was nothing to consent to.
+    const plain = await recorded({});
+    const f2 = await forkEpisode({
+      store: env.store,
+      parts: env.parts,
+      supply: coldSupply(plain.provider),
+      id: plain.done,
+      at: 1,
+      consent: ALL_WIDENINGS,
+    });
+    await f2.dispose();
+    expect(header(f2.branch)).not.toHaveProperty('consented');
   });
 
   it('a task within the defaults (lower limits included) needs no consent', async () => {

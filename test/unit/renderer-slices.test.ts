@@ -270,7 +270,9 @@ describe('replay store', () => {
     const store = createReplayStore(fake.client, { onRolledBack: (_b, s) => rolled.push(s) });
     expect(await store.getState().rollback('b-new', 1)).toBe(true);
     expect(rolled).toEqual([1]);
-    expect(store.getState().notice).toBe('sandbox rolled back to step 1');
+    expect(store.getState().notice).toBe(
+      'sandbox rolled back to step 1: the next step starts a new branch from step 1',
+    );
   });
 });
 

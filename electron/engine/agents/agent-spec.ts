@@ -2,22 +2,25 @@ import { resolve } from 'node:path';
 import { assertNever } from '../../../shared/assert-never.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure, type Agent } from './agent.js';
+import { AnthropicAgent } from './anthropic-agent.js';
 import { ManualAgent } from './manual-agent.js';
 import { OpenAiAgent, type ContextPolicy } from './openai-agent.js';
 import { recordedOutputs, ReplayAgent } from './replay-agent.js';
-import { readScript, ScriptedAgent } from './scripted-agent.js';
+import { readScriptFile, ScriptedAgent } from './scripted-agent.js';
 import { ExecAgent } from '../external/exec-agent.js';
 import { SandboxAgent } from '../external/sandbox-agent.js';
 import { recipeLaunch } from './recipes.js';
 
 /**
  * A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL[@BASE_URL]`,
- * `manual`, `exec:CMD`, `sandbox:CMD` or a recipe's name (`codex`, `claude-code`).
+ * `anthropic:MODEL[@BASE_URL]`, `manual`, `exec:CMD`, `sandbox:CMD` or a recipe's name
+ * (`codex`, `claude-code`).
  */
 export type AgentSpec =
   | { readonly kind: 'scripted'; readonly path: string }
   | { readonly kind: 'replay'; readonly episode: string }
   | { readonly kind: 'openai'; readonly model: string; readonly baseUrl?: string }
+  | { readonly kind: 'anthropic'; readonly model: string; readonly baseUrl?: string }
   | { readonly kind: 'manual' }
   | { readonly kind: 'exec'; readonly command: string }
   | { readonly kind: 'sandbox'; readonly command: string }
@@ -25,7 +28,7 @@ export type AgentSpec =
 
 /** The accepted forms, for error messages and help. */
 export const AGENT_SPEC_FORMS =
-  'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], manual, exec:CMD or sandbox:CMD (with --model SOURCE), or a recipe: codex, claude-code (stepbox agents list)';
+  'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], anthropic:MODEL[@BASE_URL], manual, exec:CMD or sandbox:CMD (with --model SOURCE), or a recipe: codex, claude-code (stepbox agents list)';
 
 /** A recipe's name as an agent spec: a bare lowercase word. */
 const RECIPE_NAME = /^[a-z][a-z0-9-]*$/;
@@ -41,7 +44,8 @@ export function runsOwnProgram(spec: string): boolean {
 }
 
 /** The accepted `--model` sources of an exec agent, for error messages and help. */
-export const MODEL_SOURCE_FORMS = 'openai:MODEL@BASE_URL, scripted:FILE, replay:EPISODE or manual';
+export const MODEL_SOURCE_FORMS =
+  'openai:MODEL@BASE_URL, anthropic:MODEL@BASE_URL, scripted:FILE, replay:EPISODE or manual';
 
 /** `MODEL@http(s)://…`: the endpoint is what follows the last `@` that starts a URL. */
 const MODEL_AT_URL = /^(.+)@(https?:\/\/\S+)$/;
@@ -68,7 +72,7 @@ export function checkBaseUrl(url: string, where: string): string {
   if (parsed.username || parsed.password)
     throw new AgentFailure(
       'bad_agent_spec',
-      `${where}: the endpoint URL holds credentials; remove them and put the key in OPENAI_API_KEY (it is never recorded)`,
+      `${where}: the endpoint URL holds credentials; remove them and put the key in OPENAI_API_KEY or ANTHROPIC_API_KEY (never recorded)`,
     );
   return url;
 }
@@ -95,6 +99,15 @@ export function parseAgentSpec(spec: string): AgentSpec {
       const m = MODEL_AT_URL.exec(arg);
       if (!m) return { kind: 'openai', model: arg };
       return { kind: 'openai', model: m[1], baseUrl: checkBaseUrl(m[2], `agent spec "openai:${m[1]}@…"`) };
+    }
+    case 'anthropic': {
+      const m = MODEL_AT_URL.exec(arg);
+      if (!m) return { kind: 'anthropic', model: arg };
+      return {
+        kind: 'anthropic',
+        model: m[1],
+        baseUrl: checkBaseUrl(m[2], `agent spec "anthropic:${m[1]}@…"`),
+      };
     }
     case 'exec':
       return { kind: 'exec', command: arg };
@@ -154,7 +167,14 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
   switch (parsed.kind) {
     case 'scripted': {
       const path = resolve(options.cwd ?? process.cwd(), parsed.path);
-      return new ScriptedAgent(`scripted:${path}`, path, readScript(path), options.skip ?? 0);
+      const script = readScriptFile(path);
+      return new ScriptedAgent(
+        `scripted:${path}`,
+        path,
+        script.lines,
+        options.skip ?? 0,
+        script.contextWindow,
+      );
     }
     case 'replay': {
       if (!options.loadEpisode)
@@ -180,6 +200,16 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
         contextPolicy: options.contextPolicy,
       });
     }
+    case 'anthropic':
+      return new AnthropicAgent(spec, {
+        model: parsed.model,
+        baseUrl:
+          parsed.baseUrl ??
+          (options.baseUrl === undefined ? undefined : checkBaseUrl(options.baseUrl, 'base URL')),
+        temperature: options.temperature,
+        retryBaseMs: options.retryBaseMs,
+        maxAttempts: options.maxAttempts,
+      });
     case 'manual':
       return new ManualAgent();
     case 'exec':
@@ -235,6 +265,16 @@ export function continuationOptions(
   given: AgentOptions = {},
 ): AgentOptions {
   const parsed = parseAgentSpec(spec);
+  if (parsed.kind === 'anthropic') {
+    // Never a default endpoint: the spec names one, or the recording does.
+    if (parsed.baseUrl || given.baseUrl) return given;
+    if (recorded.kind === 'anthropic' && typeof recorded.base_url === 'string')
+      return { ...given, baseUrl: recorded.base_url };
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `${spec} would continue a recorded episode at a default endpoint; name the endpoint: --agent anthropic:${parsed.model}@URL`,
+    );
+  }
   if (parsed.kind !== 'openai') return given;
   const wasOpenAi = recorded.kind === 'openai';
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);

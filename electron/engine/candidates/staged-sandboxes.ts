@@ -1,8 +1,5 @@
-import { parseTask } from '../../../shared/task.js';
-import { HarnessError } from '../harness/harness-error.js';
-import { readLineage, snapshotAt } from '../trace/lineage.js';
-import { restoreSandbox } from '../harness/restore-sandbox.js';
-import { sandboxConfig } from '../sandbox/limits.js';
+import type { WideningKind } from '../../../shared/isolation-policy.js';
+import { sandboxAt, stateAt } from '../harness/state-at.js';
 import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 
@@ -16,7 +13,8 @@ export interface StagedSandboxes extends SandboxSupply {
 
 /**
  * Stages `count` sandboxes at snapshot K of a branch ahead of a candidates request (while
- * a person writes candidates): each is taken from `supply` and restored to K, so a
+ * a person writes candidates): the state at K read through the recorded-task policy
+ * (a task wider than the defaults needs `consent`), each sandbox taken from `supply` and restored to K, so a
  * fork's own restore finds every file in place and only checks it. A fork beyond
  * `count` gets a sandbox from `supply` as usual.
  */
@@ -26,29 +24,16 @@ export async function stageSandboxes(options: {
   readonly at: number;
   readonly count: number;
   readonly supply: SandboxSupply;
+  /** What the user consented to the recorded task widening (recorded-task policy). */
+  readonly consent?: readonly WideningKind[];
 }): Promise<StagedSandboxes> {
   const { store, supply } = options;
-  const info = store.resolve(options.id);
-  const lineage = readLineage(store, info);
-  const task = parseTask(lineage.trace.header.task, `the task recorded in ${info.branch}`);
-  if (!task.ok) throw new HarnessError('invalid_task', task.error.message);
-  const snap = snapshotAt(lineage.events, options.at);
-  if (!snap) throw new HarnessError('not_found', `${info.branch} has no complete step ${options.at}`);
-  const config = sandboxConfig(task.value.sandbox);
+  const state = stateAt(store, options.id, options.at, options.consent);
   const staged: Sandbox[] = [];
   // The pool refills after these are restored, not while (the refill would take their cores).
   const resume = supply.holdRefills?.() ?? (() => undefined);
   await Promise.all(
-    Array.from({ length: options.count }, async () => {
-      const box = await supply.acquire(config);
-      try {
-        await restoreSandbox(box, store.snapshots(info.episode), snap);
-        staged.push(box);
-      } catch (e) {
-        await supply.release(box);
-        throw e;
-      }
-    }),
+    Array.from({ length: options.count }, async () => staged.push(await sandboxAt(store, state, supply))),
   ).finally(resume);
   return {
     acquire: async (c) => staged.pop() ?? supply.acquire(c),

@@ -57,8 +57,8 @@ export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
       const out = await runEpisodeToEnd({
         task: spec.task,
         taskPath: spec.taskPath,
-        agentSpec: env.agentSpec ?? `scripted:${spec.agentPath}`,
-        model: env.model,
+        agentSpec: env.agentSpec ?? spec.agentSpec ?? `scripted:${spec.agentPath}`,
+        model: env.agentSpec ? env.model : (env.model ?? spec.model),
         store: env.store,
         parts: env.parts,
         sandboxes,

@@ -1,12 +1,15 @@
 import Docker from 'dockerode';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { SandboxFailure } from '../sandbox/sandbox.js';
+import { CATATONIT_FIX, detectEngine, needsContainerInit, type EngineInfo } from './engine-kind.js';
 
 /** Who and where a `docker exec` runs. */
 export interface ExecOptions {
   /** `uid:gid` or a user name; the container's user by default. */
   readonly user?: string;
   readonly workingDir?: string;
+  /** `NAME=value` entries added to (and overriding) the container's environment. */
+  readonly env?: readonly string[];
 }
 
 /** The streams of an attached `docker exec`: stdin to write, stdout/stderr demultiplexed. */
@@ -56,6 +59,8 @@ export function dockerFailure(e: unknown, doing: string): SandboxFailure {
       'docker_unreachable',
       `Docker is unreachable while ${doing} (${text}); ${FIX_DAEMON}`,
     );
+  if (needsContainerInit(text))
+    return new SandboxFailure('sandbox_failed', `the engine failed while ${doing}: ${text}`, CATATONIT_FIX);
   return new SandboxFailure('sandbox_failed', `Docker failed while ${doing}: ${text}`);
 }
 
@@ -90,7 +95,18 @@ export async function startAttached(
  * this machine's /proc or filesystem.
  */
 export class DockerEngine {
+  private detected: Promise<EngineInfo> | undefined;
+
   constructor(readonly docker: Docker = new Docker()) {}
+
+  /** What the engine is (Docker or Podman, rootless, cgroup version), asked once per connection. */
+  info(): Promise<EngineInfo> {
+    this.detected ??= detectEngine(this.docker).catch((e: unknown) => {
+      this.detected = undefined; // the next call asks again
+      throw dockerFailure(e, 'asking the engine for its version');
+    });
+    return this.detected;
+  }
 
   /** Resolves when the engine answers; rejects with `docker_unreachable` otherwise. */
   async ping(): Promise<void> {
@@ -218,6 +234,7 @@ export class DockerEngine {
         Tty: false,
         ...(options.user ? { User: options.user } : {}),
         ...(options.workingDir ? { WorkingDir: options.workingDir } : {}),
+        ...(options.env ? { Env: [...options.env] } : {}),
       });
       stream = await startAttached(exec, {});
     } catch (e) {
@@ -251,6 +268,45 @@ export class DockerEngine {
         return info.Running ? null : (info.ExitCode ?? null);
       },
     };
+  }
+
+  /**
+   * Runs `cmd` in a running container to its end (one exec, no stdin) and resolves with its
+   * exit code and its output (stdout and stderr together, the last 4 KiB). For setup steps
+   * before the helper starts; `privileged` gives that one exec every capability.
+   */
+  async execOnce(
+    id: string,
+    cmd: string[],
+    options: ExecOptions & { readonly privileged?: boolean } = {},
+  ): Promise<{ exitCode: number; output: string }> {
+    try {
+      const exec = await this.docker.getContainer(id).exec({
+        Cmd: cmd,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+        Privileged: options.privileged === true,
+        ...(options.user ? { User: options.user } : {}),
+        ...(options.workingDir ? { WorkingDir: options.workingDir } : {}),
+      });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      let output = '';
+      const sink = new PassThrough();
+      sink.on('data', (c: Buffer) => {
+        output = (output + c.toString('utf8')).slice(-4096);
+      });
+      this.docker.modem.demuxStream(stream, sink, sink);
+      await new Promise<void>((resolve, reject) => {
+        stream.on('end', resolve);
+        stream.on('close', resolve);
+        stream.on('error', reject);
+      });
+      const info = await exec.inspect();
+      return { exitCode: info.ExitCode ?? -1, output };
+    } catch (e) {
+      throw dockerFailure(e, `running ${cmd[0]} in sandbox ${id.slice(0, 12)}`);
+    }
   }
 
   /** Whether the container exists and is running. */

@@ -34,10 +34,12 @@ function tmpBytes(diskBytes: number): number {
  * Capabilities the container keeps (everything else is dropped). Only the helper has them:
  * it runs as root in its own exec to be another user than the agent (see helper.py) and
  * needs SETUID/SETGID to start the agent's shells as uid 1000 and to do file operations
- * with the agent's filesystem identity, and KILL to stop the agent's processes. A process
- * of uid 1000 holds none of them and, with no-new-privileges, never gains one.
+ * with the agent's filesystem identity, KILL to stop the agent's processes, and SETPCAP to
+ * empty the bounding set of the agent's shells (and the verifier's). A process of uid 1000
+ * holds none of them, not even in its bounding set, and, with no-new-privileges, never
+ * gains one.
  */
-export const HELPER_CAPABILITIES = ['SETUID', 'SETGID', 'KILL'] as const;
+export const HELPER_CAPABILITIES = ['SETUID', 'SETGID', 'KILL', 'SETPCAP'] as const;
 
 /** The uid:gid every process of the agent (commands, verifier, terminal) runs as. */
 export const AGENT_USER = `${SANDBOX_UID}:${SANDBOX_UID}`;

@@ -1,7 +1,7 @@
-import { parseTask } from '../../../shared/task.js';
+import type { WideningKind } from '../../../shared/isolation-policy.js';
 import { checkRecordedCommand } from '../harness/episode-factory.js';
 import { HarnessError } from '../harness/harness-error.js';
-import { readLineage } from '../trace/lineage.js';
+import { stateAt } from '../harness/state-at.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { ExecAgent, type AgentDivergence } from './exec-agent.js';
@@ -26,10 +26,11 @@ export async function replayExecAgent(options: {
   readonly id: string;
   /** The exec:CMD to run; absent, the recorded one (refused for an imported episode). */
   readonly agentSpec?: string;
+  /** Consent to the recorded task's widenings (the same as the replay's own). */
+  readonly consent?: readonly WideningKind[];
 }): Promise<AgentReplayReport> {
-  const info = options.store.resolve(options.id);
-  const lineage = readLineage(options.store, info);
-  const header = lineage.trace.header;
+  // The task as every other path reads a recorded one: through the recorded-task policy.
+  const { info, lineage, header, task } = stateAt(options.store, options.id, undefined, options.consent);
   if (header.agent.kind !== 'exec') {
     throw new HarnessError(
       'invalid_input',
@@ -38,9 +39,6 @@ export async function replayExecAgent(options: {
   }
   checkRecordedCommand(options.store, info.episode, header.agent, options.agentSpec);
   const agentSpec = options.agentSpec ?? String(header.agent.spec);
-  const parsed = parseTask(header.task, `the task recorded in ${info.branch}`);
-  if (!parsed.ok) throw new HarnessError('invalid_task', parsed.error.message);
-  const task = parsed.value;
   // The model source is never asked: every answer comes from the recording.
   const made = options.parts.agent(agentSpec, { model: 'manual' });
   if (!(made instanceof ExecAgent)) {

@@ -146,7 +146,7 @@ export class ExecAgent implements Agent {
       request: body,
       requestMeta: {
         api: call.api,
-        ...(call.api === 'responses' ? { received: call.raw } : {}),
+        ...(call.api !== 'chat.completions' ? { received: call.raw } : {}),
         injected: injected.length,
         ...(decision.request !== undefined ? { forwarded: decision.request } : {}),
       },
@@ -255,6 +255,8 @@ export class ExecAgent implements Agent {
     const env = agentEnvironment({
       OPENAI_BASE_URL: modelUrl,
       OPENAI_API_KEY: this.token,
+      ANTHROPIC_BASE_URL: this.endpoint.anthropicUrl,
+      ANTHROPIC_API_KEY: this.token,
       STEPBOX_MCP_URL: mcpUrl,
       STEPBOX_TOKEN: this.token,
       STEPBOX_MODEL: this.modelName,

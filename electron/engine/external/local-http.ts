@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkLoopback } from '../loopback-gate.js';
 
 /** A request body over its bound: answered 413, never buffered further. */
 export class BodyTooLarge extends Error {
@@ -34,20 +35,20 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/** True when the request carries `Authorization: Bearer TOKEN` (compared in constant time). */
+/**
+ * True when the request carries the token as `Authorization: Bearer TOKEN` or as
+ * `x-api-key: TOKEN` (how Anthropic clients send their key), compared in constant time.
+ */
 export function hasToken(req: IncomingMessage, token: string): boolean {
-  const header = req.headers.authorization ?? '';
-  const m = /^Bearer (.+)$/.exec(header);
-  if (!m) return false;
-  const given = Buffer.from(m[1]);
   const want = Buffer.from(token);
-  return given.length === want.length && timingSafeEqual(given, want);
-}
-
-/** True when the Host header names this loopback server (refuses DNS-rebinding pages). */
-export function localHost(req: IncomingMessage, port: number): boolean {
-  const host = req.headers.host ?? '';
-  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+  const same = (value: string) => {
+    const given = Buffer.from(value);
+    return given.length === want.length && timingSafeEqual(given, want);
+  };
+  const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+  if (m) return same(m[1]);
+  const key = req.headers['x-api-key'];
+  return typeof key === 'string' && key !== '' && same(key);
 }
 
 /** Sends a JSON body. */
@@ -81,7 +82,7 @@ export interface LocalServer {
 
 /**
  * Starts an HTTP server on 127.0.0.1 (never another interface) whose handler only sees
- * requests to this host carrying the token; others get 401 (or 403 for a foreign Host).
+ * requests to this host carrying the token; others get 401 (or 403 for a foreign Host or Origin).
  */
 export async function listenLocal(
   token: string,
@@ -90,13 +91,19 @@ export async function listenLocal(
 ): Promise<LocalServer> {
   let port = 0;
   const server = createServer((req, res) => {
-    if (!localHost(req, port)) {
-      apiError(res, 403, 'forbidden_host', `this server answers only 127.0.0.1:${port}`);
+    const loopback = checkLoopback(req, port);
+    if (!loopback.ok) {
+      apiError(res, 403, 'forbidden_origin', loopback.message);
       return;
     }
     if (!hasToken(req, token)) {
       res.setHeader('www-authenticate', 'Bearer');
-      apiError(res, 401, 'unauthorized', 'send Authorization: Bearer $STEPBOX_TOKEN (the episode token)');
+      apiError(
+        res,
+        401,
+        'unauthorized',
+        'send Authorization: Bearer $STEPBOX_TOKEN or x-api-key: $STEPBOX_TOKEN (the episode token)',
+      );
       return;
     }
     handler(req, res).catch((e: unknown) => answerFailure(e, res, log));

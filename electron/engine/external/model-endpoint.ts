@@ -3,6 +3,12 @@ import { logger } from '../log.js';
 import { apiError, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
 import type { AssistantAnswer } from './assistant-answer.js';
 import { chatFromResponsesRequest, sendResponsesAnswer } from './responses-api.js';
+import {
+  anthropicError,
+  chatFromAnthropicRequest,
+  estimateTokens,
+  sendAnthropicAnswer,
+} from './anthropic-messages.js';
 
 export type { AssistantAnswer } from './assistant-answer.js';
 
@@ -11,13 +17,16 @@ const log = logger('model-endpoint');
 /** The largest model request accepted (a long conversation fits; a flood does not). */
 export const MODEL_BODY_LIMIT = 16 * 1024 * 1024;
 
+/** The APIs the endpoint speaks: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages. */
+export type ModelApi = 'chat.completions' | 'responses' | 'anthropic.messages';
+
 /** One model call of the agent, waiting for its answer. */
 export interface ModelCall {
   /** Which API the agent used. */
-  readonly api: 'chat.completions' | 'responses';
-  /** The request as Chat Completions (`messages`, `tools`, …); a Responses request converted. */
+  readonly api: ModelApi;
+  /** The request as Chat Completions (`messages`, `tools`, …); a Responses or Messages request converted. */
   readonly body: Record<string, unknown>;
-  /** The request exactly as received (differs from `body` for the Responses API). */
+  /** The request exactly as received (differs from `body` for the Responses and Messages APIs). */
   readonly raw: Record<string, unknown>;
   /** When the request arrived (performance.now()), for the bench. */
   readonly receivedAt: number;
@@ -25,10 +34,22 @@ export interface ModelCall {
   fail(status: number, code: string, message: string): void;
 }
 
+/** Which API a path asks for, or null: `/v1/…` or without `/v1`, and `/v1/v1/…` (an Anthropic client given the `/v1` URL). */
+export function apiOfPath(path: string): ModelApi | 'anthropic.count_tokens' | null {
+  const p = path.replace(/^\/v1\/v1\//, '/v1/').replace(/^\/v1\//, '/');
+  if (p === '/chat/completions') return 'chat.completions';
+  if (p === '/responses') return 'responses';
+  if (p === '/messages') return 'anthropic.messages';
+  if (p === '/messages/count_tokens') return 'anthropic.count_tokens';
+  return null;
+}
+
 /**
  * The episode's model endpoint: OpenAI Chat Completions (streaming or not, tool calls),
- * the Responses API subset the agent SDKs use, and `GET /v1/models`, on 127.0.0.1
- * behind the episode token. Calls queue until the exec agent takes them; after
+ * the Responses API subset the agent SDKs use, the Anthropic Messages API (`POST
+ * /v1/messages`, `/v1/messages/count_tokens`; Anthropic clients take the URL without
+ * `/v1`, {@link ModelEndpoint.anthropicUrl}) and `GET /v1/models`, on 127.0.0.1
+ * behind the episode token (`Authorization: Bearer` or `x-api-key`). Calls queue until the exec agent takes them; after
  * `close(reason)` every call is answered with a clear `episode_ended` error.
  */
 export class ModelEndpoint {
@@ -48,6 +69,12 @@ export class ModelEndpoint {
   async start(): Promise<string> {
     this.server = await listenLocal(this.token, (req, res) => this.handle(req, res), log);
     return `http://127.0.0.1:${this.server.port}/v1`;
+  }
+
+  /** The base URL for Anthropic clients (`ANTHROPIC_BASE_URL`, no `/v1`: they append `/v1/messages`). */
+  get anthropicUrl(): string {
+    if (!this.server) throw new Error('the model endpoint is not started');
+    return `http://127.0.0.1:${this.server.port}`;
   }
 
   /** The next model call (queued or future); rejects when `signal` aborts. */
@@ -97,41 +124,52 @@ export class ModelEndpoint {
       });
       return;
     }
-    const api =
-      path === '/v1/chat/completions' || path === '/chat/completions'
-        ? ('chat.completions' as const)
-        : path === '/v1/responses' || path === '/responses'
-          ? ('responses' as const)
-          : null;
-    if (req.method !== 'POST' || api === null) {
+    const api = req.method === 'POST' ? apiOfPath(path) : null;
+    if (api === null) {
       apiError(
         res,
         404,
         'not_found',
-        `${req.method} ${path} is not served; use POST /v1/chat/completions, POST /v1/responses or GET /v1/models`,
+        `${req.method} ${path} is not served; use POST /v1/chat/completions, POST /v1/responses, POST /v1/messages or GET /v1/models`,
       );
       return;
     }
+    const refuse =
+      api === 'anthropic.messages' || api === 'anthropic.count_tokens' ? anthropicError : apiError;
     const text = (await readBody(req, MODEL_BODY_LIMIT)).toString('utf8');
     let raw: unknown;
     try {
       raw = JSON.parse(text);
     } catch {
-      apiError(res, 400, 'invalid_json', 'the request body is not JSON');
+      refuse(res, 400, 'invalid_json', 'the request body is not JSON');
       return;
     }
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-      apiError(res, 400, 'invalid_request', 'the request body must be a JSON object');
+      refuse(res, 400, 'invalid_request', 'the request body must be a JSON object');
       return;
     }
     const request = raw as Record<string, unknown>;
-    const body = api === 'responses' ? chatFromResponsesRequest(request) : request;
+    if (api === 'anthropic.count_tokens') {
+      // Not a model call: an estimate the agent uses to budget its context.
+      sendJson(res, 200, { input_tokens: estimateTokens(request) });
+      return;
+    }
+    const body =
+      api === 'responses'
+        ? chatFromResponsesRequest(request)
+        : api === 'anthropic.messages'
+          ? chatFromAnthropicRequest(request)
+          : request;
     if (!Array.isArray(body.messages)) {
-      apiError(
+      refuse(
         res,
         400,
         'invalid_request',
-        api === 'responses' ? 'input must be a string or an array of items' : 'messages must be an array',
+        api === 'responses'
+          ? 'input must be a string or an array of items'
+          : api === 'anthropic.messages'
+            ? 'messages must be an array of {role: "user" | "assistant", content: string | blocks}'
+            : 'messages must be an array',
       );
       return;
     }
@@ -146,13 +184,15 @@ export class ModelEndpoint {
       answer: (message, usage) => {
         if (settled) return;
         settled = true;
-        if (api === 'responses') sendResponsesAnswer(res, id, this.model, message, stream);
+        if (api === 'responses') sendResponsesAnswer(res, id, this.model, message, stream, request);
+        else if (api === 'anthropic.messages')
+          sendAnthropicAnswer(res, id, this.model, message, stream, usage, request);
         else sendChatAnswer(res, id, this.model, message, stream, usage, request);
       },
       fail: (status, code, message) => {
         if (settled) return;
         settled = true;
-        apiError(res, status, code, message);
+        refuse(res, status, code, message);
       },
     };
     res.on('close', () => {

@@ -66,14 +66,22 @@ function textOf(content: unknown): string {
   return content == null ? '' : JSON.stringify(content);
 }
 
-/** Answers a Responses request with the assistant answer as output items (JSON or server-sent events). */
+/**
+ * Answers a Responses request with the assistant answer as output items: one JSON body,
+ * or the event sequence the SDKs accumulate (`responses.stream()`): each item is added
+ * empty and filled by deltas, so the text arrives exactly once. The request's `tools`
+ * and `tool_choice` are echoed, as the API does.
+ */
 export function sendResponsesAnswer(
   res: ServerResponse,
   id: string,
   model: string,
   message: AssistantAnswer,
   stream: boolean,
+  request: Record<string, unknown> = {},
 ): void {
+  const text = message.content ?? '';
+  const part = (t: string) => ({ type: 'output_text', text: t, annotations: [], logprobs: [] });
   const output: Record<string, unknown>[] = [];
   if (message.content) {
     output.push({
@@ -81,7 +89,7 @@ export function sendResponsesAnswer(
       id: `msg_${id}`,
       status: 'completed',
       role: 'assistant',
-      content: [{ type: 'output_text', text: message.content, annotations: [] }],
+      content: [part(text)],
     });
   }
   for (const c of message.tool_calls ?? []) {
@@ -99,12 +107,15 @@ export function sendResponsesAnswer(
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     status: 'completed',
+    error: null,
+    incomplete_details: null,
+    instructions: typeof request.instructions === 'string' ? request.instructions : null,
     model,
     output,
-    output_text: message.content ?? '',
-    parallel_tool_calls: true,
-    tool_choice: 'auto',
-    tools: [],
+    output_text: text,
+    parallel_tool_calls: request.parallel_tool_calls !== false,
+    tool_choice: request.tool_choice ?? 'auto',
+    tools: Array.isArray(request.tools) ? request.tools : [],
     usage: {
       input_tokens: 0,
       output_tokens: 0,
@@ -121,16 +132,27 @@ export function sendResponsesAnswer(
   let seq = 0;
   const send = (type: string, data: Record<string, unknown>) =>
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
-  send('response.created', { response: { ...response, status: 'in_progress', output: [] } });
+  const { output_text: _t, ...pending } = response;
+  send('response.created', { response: { ...pending, status: 'in_progress', output: [] } });
+  send('response.in_progress', { response: { ...pending, status: 'in_progress', output: [] } });
   for (const [i, item] of output.entries()) {
-    send('response.output_item.added', { output_index: i, item });
+    const at = { output_index: i, item_id: item.id };
     if (item.type === 'message') {
-      send('response.output_text.delta', {
+      send('response.output_item.added', {
         output_index: i,
-        item_id: item.id,
-        content_index: 0,
-        delta: message.content ?? '',
+        item: { ...item, status: 'in_progress', content: [] },
       });
+      send('response.content_part.added', { ...at, content_index: 0, part: part('') });
+      send('response.output_text.delta', { ...at, content_index: 0, delta: text, logprobs: [] });
+      send('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] });
+      send('response.content_part.done', { ...at, content_index: 0, part: part(text) });
+    } else {
+      send('response.output_item.added', {
+        output_index: i,
+        item: { ...item, status: 'in_progress', arguments: '' },
+      });
+      send('response.function_call_arguments.delta', { ...at, delta: item.arguments });
+      send('response.function_call_arguments.done', { ...at, name: item.name, arguments: item.arguments });
     }
     send('response.output_item.done', { output_index: i, item });
   }

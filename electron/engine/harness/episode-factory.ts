@@ -10,16 +10,14 @@ import {
 } from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { sandboxConfig } from '../sandbox/limits.js';
-import type { SandboxConfig, SandboxSupply } from '../sandbox/sandbox.js';
+import type { Sandbox, SandboxConfig, SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
-import { cutAtStep, lastSnapshot, readLineage, snapshotAt, type Lineage } from '../trace/lineage.js';
-import { memoryFromEvents } from './state-at.js';
-import { restoreSandbox } from './restore-sandbox.js';
+import { readLineage, type Lineage } from '../trace/lineage.js';
+import { sandboxAt, stateAt } from './state-at.js';
 import { ALL_WIDENINGS, type WideningKind } from '../../../shared/isolation-policy.js';
-import { recordedTask } from './recorded-task.js';
 
 /** Options shared by every factory: what `openEngine` composes (engine/open-engine.ts). */
 export interface EpisodeEnv {
@@ -44,6 +42,13 @@ export interface StartEpisodeOptions extends EpisodeEnv {
   readonly taskPath?: string | null;
   /** `scripted:FILE`, `replay:EPISODE`, `openai:MODEL` or `manual`. */
   readonly agentSpec: string;
+  /** The episode's id, allocated (`store.newEpisodeId()`) and recorded by the caller beforehand; default a fresh one. */
+  readonly episodeId?: string;
+  /**
+   * Aborted while the sandbox is being acquired: the episode is never created (the sandbox
+   * goes back) and this throws `cancelled`. Once created, stopping it is the caller's.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of {@link openBranchController}. */
@@ -71,6 +76,15 @@ function agentFactory(store: EpisodeStore, env: EpisodeEnv): (spec: string, skip
 }
 
 /**
+ * The header field recording that this branch's sandbox ran where its limits do not hold
+ * (rootless on cgroup v1), which only the user's explicit `STEPBOX_ALLOW_UNENFORCED_LIMITS=1`
+ * allows: like a widened permission, the episode says so.
+ */
+function waivedLimits(sandbox: Sandbox): { unenforced_limits?: string } {
+  return sandbox.unenforcedLimits ? { unenforced_limits: sandbox.unenforcedLimits } : {};
+}
+
+/**
  * Starts a new episode: creates the sandbox, records the header and snapshot 0, and
  * returns its controller, idle before step 1. The caller steps or runs it and disposes it.
  */
@@ -80,15 +94,21 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
   const agent = makeAgent(normalizeAgentSpec(options.agentSpec), 0);
   const sandbox = await options.supply.acquire(agentSandboxConfig(options.task, agent));
   try {
-    const { episode, branch, writer } = store.createEpisode({
-      parent_branch: null,
-      fork_step: null,
-      task: options.task as unknown as Record<string, unknown>,
-      task_path: options.taskPath ?? null,
-      agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
-      image: options.task.sandbox.image,
-      created: Date.now(),
-    });
+    if (options.signal?.aborted)
+      throw new HarnessError('cancelled', 'stopped before the episode was created; nothing was recorded');
+    const { episode, branch, writer } = store.createEpisode(
+      {
+        parent_branch: null,
+        fork_step: null,
+        task: options.task as unknown as Record<string, unknown>,
+        task_path: options.taskPath ?? null,
+        agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
+        image: options.task.sandbox.image,
+        created: Date.now(),
+        ...waivedLimits(sandbox),
+      },
+      options.episodeId,
+    );
     const memory = createMemory(options.task.memory.initial);
     const runner: EpisodeRunner = new EpisodeRunner({
       task: options.task,
@@ -134,20 +154,8 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
  */
 export async function openBranchController(options: OpenBranchOptions): Promise<EpisodeRunner> {
   const store = options.store;
-  const info = store.resolve(options.id);
-  const lineage = readLineage(store, info);
-  const header = lineage.trace.header;
-  const task = recordedTask(header.task, info.branch, options.consent);
-  const last = lastSnapshot(lineage.events);
-  const at = options.at ?? last?.step ?? 0;
-  const snap = snapshotAt(lineage.events, at);
-  if (!snap) {
-    throw new HarnessError(
-      'not_found',
-      `${info.branch} has no complete step ${at}; steps 0..${last?.step ?? 0} can be opened`,
-    );
-  }
-  const events = cutAtStep(lineage.events, at);
+  const state = stateAt(store, options.id, options.at, options.consent);
+  const { info, lineage, header, task, step: at, events } = state;
   // The agent that had decided step `at`: this branch's, or (before its fork point) the
   // ancestor's that ran that step, with the decisions it had made by then.
   const origin = agentAt(lineage, at);
@@ -166,18 +174,11 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
         ? 0
         : origin.skip,
   );
-  const snapshots = store.snapshots(info.episode);
-  // The pool refills once this branch's workspace is in place, not during its restore.
-  const resume = options.supply.holdRefills?.() ?? (() => undefined);
-  const sandbox = await options.supply.acquire(agentSandboxConfig(task, agent)).catch((e: unknown) => {
-    resume();
-    throw e;
-  });
+  const sandbox = await sandboxAt(store, state, options.supply, agent);
   try {
-    // An agent that re-executes (sandbox:) starts on snapshot 0 and re-runs steps 1..at itself.
-    const start = agent.reExecutes ? snapshotAt(lineage.events, 0) : snap;
-    if (!start) throw new HarnessError('not_found', `${info.branch} has no snapshot of step 0`);
-    await restoreSandbox(sandbox, snapshots, start).finally(resume);
+    // What the user consented to the recorded task widening is recorded on the branch it made.
+    const consented = state.consented.length > 0 ? { consented: [...state.consented] } : {};
+    const headerExtra = { ...consented, ...waivedLimits(sandbox), ...(options.headerExtra ?? {}) };
     const headerFields = {
       parent_branch: info.branch,
       fork_step: at,
@@ -186,7 +187,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
       image: task.sandbox.image,
       created: Date.now(),
-      ...(options.headerExtra ?? {}),
+      ...headerExtra,
     };
     const created = options.branchNow
       ? store.createBranch(info.episode, info.branch, at, headerFields)
@@ -200,7 +201,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       writer: created?.writer ?? null,
       sandbox,
       registry: options.parts.tools(task),
-      memory: createMemory(memoryFromEvents(task, events)),
+      memory: createMemory(state.memory),
       agent,
       makeAgent,
       image: task.sandbox.image,
@@ -208,7 +209,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
       startStep: at,
       breakpoints: options.breakpoints,
       release: (s) => options.supply.release(s),
-      headerExtra: options.headerExtra,
+      headerExtra,
       openFork: (from, step, spec) =>
         openBranchController({ ...options, store, id: from, at: step, agentSpec: spec, branchNow: true }),
     });

@@ -1,19 +1,16 @@
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { ChangedPath, TraceEvent, TraceEventOf, VerifierResult } from '../../../shared/trace-events.js';
 import type { ParsedAction } from '../agents/parse-action.js';
-import { sandboxConfig } from '../sandbox/limits.js';
 import { diffEntries } from '../sandbox/manifest.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import { createMemory } from '../tools/memory.js';
 import { shellQuote } from '../tools/shell-quote.js';
 import { SandboxEnvironment } from './environment.js';
 import type { EpisodeEnv } from './episode-factory.js';
-import { HarnessError } from './harness-error.js';
-import { readLineage, snapshotAt } from '../trace/lineage.js';
-import { recordedTask } from './recorded-task.js';
+import { snapshotAt } from '../trace/lineage.js';
+import { sandboxAt, stateAt } from './state-at.js';
 import { MaxSteps } from './max-steps.js';
 import { OverlaySnapshotStore } from './overlay-snapshot-store.js';
-import { restoreSandbox } from './restore-sandbox.js';
 import { StepTimeout } from './step-timeout.js';
 import { MemorySink } from './trace-sink.js';
 import { runVerifier } from './verifier.js';
@@ -89,16 +86,13 @@ export async function replayVerify(
   options: EpisodeEnv & { readonly id: string; readonly onStep?: (v: StepVerdict) => void },
 ): Promise<ReplayReport> {
   const store = options.store;
-  const info = store.resolve(options.id);
-  const lineage = readLineage(store, info);
-  const task = recordedTask(lineage.trace.header.task, info.branch, options.consent);
+  // Step 0 through the recorded-task policy; the whole lineage is replayed from there.
+  const state = stateAt(store, options.id, 0, options.consent);
+  const { info, lineage, task, snapshot: snap0 } = state;
   const events = lineage.events;
-  const snap0 = snapshotAt(events, 0);
-  if (!snap0) throw new HarnessError('not_found', `${info.branch} has no snapshot 0 to start from`);
   const snapshots = new OverlaySnapshotStore(store.snapshots(info.episode));
-  const sandbox = await options.supply.acquire(sandboxConfig(task.sandbox));
+  const sandbox = await sandboxAt(store, state, options.supply);
   try {
-    await restoreSandbox(sandbox, snapshots, snap0);
     const sink = new MemorySink();
     const memory = createMemory(task.memory.initial);
     const env = new SandboxEnvironment({

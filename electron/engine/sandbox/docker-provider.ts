@@ -20,12 +20,20 @@
  */
 import { DockerEngine } from '../docker/client.js';
 import { containerSpec, STEPBOX_LABEL } from '../docker/container-spec.js';
+import { prepareSandbox, specForEngine } from '../docker/engine-flavour.js';
+import {
+  engineName,
+  limitsFix,
+  limitsProblem,
+  unenforcedLimitsAllowed,
+  type EngineInfo,
+} from '../docker/engine-kind.js';
 import { checkNetwork } from '../docker/network.js';
 import { OomEvents } from '../docker/oom.js';
 import { ownedContainers, ownerLabel, sweepOrphans } from '../docker/owner.js';
 import { logger } from '../log.js';
 import { DockerSandbox } from './docker-sandbox.js';
-import type { SandboxConfig, SandboxProvider } from './sandbox.js';
+import { SandboxFailure, type SandboxConfig, type SandboxProvider } from './sandbox.js';
 
 import { ensureAgentVolume } from '../docker/agent-volume.js';
 
@@ -37,6 +45,12 @@ export interface DockerProviderOptions {
   readonly engine?: DockerEngine;
   /** Remove containers whose owner process is gone before the first create (default true). */
   readonly sweep?: boolean;
+  /**
+   * Start sandboxes even where the engine would not hold their limits (rootless on cgroup
+   * v1); each sandbox then says so ({@link DockerSandbox.unenforcedLimits}) and an episode's
+   * header records it. Default: `STEPBOX_ALLOW_UNENFORCED_LIMITS=1` in the environment.
+   */
+  readonly allowUnenforcedLimits?: boolean;
 }
 
 /** Creates sandboxes as Docker containers, each with its helper process. */
@@ -45,7 +59,21 @@ export class DockerSandboxProvider implements SandboxProvider {
   private readonly live = new Map<string, DockerSandbox>();
   private readonly ooms = new OomEvents();
 
-  constructor(readonly engine: DockerEngine) {}
+  /**
+   * @param info what the engine is ({@link DockerEngine.info}); Docker with nothing known by default.
+   * @param unenforcedLimits why this engine's limits do not hold, when the user allowed that anyway.
+   */
+  constructor(
+    readonly engine: DockerEngine,
+    readonly info: EngineInfo = {
+      kind: 'docker',
+      version: 'unknown',
+      apiVersion: 'unknown',
+      rootless: null,
+      cgroupVersion: null,
+    },
+    readonly unenforcedLimits?: string,
+  ) {}
 
   /** Subscribes to the engine's OOM events for stepbox containers. */
   async watch(): Promise<void> {
@@ -55,10 +83,13 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** Starts a container for `config` and its helper. Rejects with a {@link SandboxFailure} saying why not. */
   async create(config: SandboxConfig): Promise<DockerSandbox> {
     await checkNetwork(this.engine, config.network);
+    const kind = this.info.kind;
     const volume = config.agentFiles
       ? await ensureAgentVolume(this.engine, config.image, config.agentFiles)
       : undefined;
-    const id = await this.engine.createAndStart(containerSpec(config, ownerLabel(), volume));
+    const id = await this.engine.createAndStart(
+      specForEngine(containerSpec(config, ownerLabel(), volume), kind),
+    );
     const sandbox = new DockerSandbox(this.engine, id, config, {
       ooms: this.ooms,
       onDestroy: (cid) => {
@@ -67,8 +98,10 @@ export class DockerSandboxProvider implements SandboxProvider {
       },
       onKeep: (cid) => this.live.delete(cid),
     });
+    sandbox.unenforcedLimits = this.unenforcedLimits;
     this.live.set(id, sandbox);
     try {
+      await prepareSandbox(this.engine, id, kind, config.network);
       await sandbox.start();
     } catch (e) {
       await sandbox
@@ -99,17 +132,31 @@ export class DockerSandboxProvider implements SandboxProvider {
   }
 }
 
-/** Connects to Docker (DOCKER_HOST or the local socket), sweeps orphans and returns a provider. */
+/**
+ * Connects to Docker or Podman (DOCKER_HOST or the local socket), refuses an engine that would
+ * not hold the sandbox's limits unless the user allowed it, sweeps orphans and returns a provider.
+ */
 export async function createDockerProvider(
   options: DockerProviderOptions = {},
 ): Promise<DockerSandboxProvider> {
   const engine = options.engine ?? new DockerEngine();
   await engine.ping();
+  const info = await engine.info();
+  const problem = limitsProblem(info);
+  const allowed = options.allowUnenforcedLimits ?? unenforcedLimitsAllowed(process.env);
+  if (problem && !allowed)
+    throw new SandboxFailure(
+      'limits_unenforced',
+      `${problem}; stepbox refuses to start sandboxes there`,
+      limitsFix(info.kind),
+    );
+  if (problem) log.warn(`${problem}; starting sandboxes anyway (allowed explicitly)`);
+  log.debug(`engine: ${engineName(info.kind)} ${info.version} (API ${info.apiVersion})`);
   if (options.sweep !== false) {
     const removed = await sweepOrphans(engine);
     if (removed.length) log.info(`removed ${removed.length} orphan sandbox(es)`);
   }
-  const provider = new DockerSandboxProvider(engine);
+  const provider = new DockerSandboxProvider(engine, info, problem ?? undefined);
   await provider.watch();
   return provider;
 }

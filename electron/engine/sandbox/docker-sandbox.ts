@@ -9,6 +9,7 @@ import { diffEntries, manifestProblem, sameEntry, treeHashOf } from './manifest.
 import { BLOB_CHUNK_BYTES, BlobChanged, fetchBlobs, stageBlobs } from './blob-transfer.js';
 import { sha256Hex } from '../sha256.js';
 import { runVerifierExec } from './docker-verifier.js';
+import { rootPython } from './root-exec.js';
 import { loadHelperSource } from './sandbox-resources.js';
 import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
 import { startInsideAgent } from './inside-agent-bridge.js';
@@ -56,10 +57,11 @@ export const SNAPSHOT_FILE_CAP_BYTES = 512 * 1024 * 1024;
 const MAX_READ_BYTES = 64 * 1024 * 1024;
 
 /**
- * The command of the helper's one exec: a tiny python3 stub that reads exactly N bytes of
- * source from stdin and runs it; the same stdin then carries the protocol.
+ * The helper's one exec: a tiny python3 stub, started isolated as root (see root-exec.ts),
+ * that reads exactly N bytes of source from stdin and runs it; the same stdin then carries
+ * the protocol.
  */
-function bootstrapCommand(sourceLength: number): string[] {
+function bootstrapExec(sourceLength: number): ReturnType<typeof rootPython> {
   const stub = [
     'import os, sys',
     `n = ${sourceLength}`,
@@ -70,7 +72,7 @@ function bootstrapCommand(sourceLength: number): string[] {
     '    b += c',
     'exec(compile(b, "stepbox-helper", "exec"))',
   ].join('\n');
-  return ['python3', '-c', stub];
+  return rootPython(stub);
 }
 
 const SESSION_RESTARTED =
@@ -195,6 +197,13 @@ export class DockerSandbox implements Sandbox {
   private lost: SandboxFailure | undefined;
   /** How the helper's last snapshot scan went: 'pruned' (only what inotify named) or 'full'. */
   lastScanWalk: 'pruned' | 'full' | undefined;
+  /**
+   * The in-sandbox duration (ms, the helper's clock) of the last `exec`, from the command's
+   * start to its end: with the host's time of the same call, what the call added (bench).
+   */
+  lastCommandMs: number | undefined;
+  /** Why this sandbox's limits do not hold, when the user allowed that (rootless on cgroup v1); else undefined. */
+  unenforcedLimits: string | undefined;
   private destroying: Promise<void> | undefined;
   private readonly log;
 
@@ -213,7 +222,8 @@ export class DockerSandbox implements Sandbox {
     let streams: ExecStreams;
     try {
       // As root: the helper must be another user than every command (see helper.py).
-      streams = await this.engine.exec(this.id, bootstrapCommand(source.length), { user: '0:0' });
+      const { cmd, options } = bootstrapExec(source.length);
+      streams = await this.engine.exec(this.id, cmd, options);
     } catch (e) {
       throw (await this.engine.isRunning(this.id)) ? e : this.stopped();
     }
@@ -424,7 +434,10 @@ export class DockerSandbox implements Sandbox {
       session?: SessionState;
       /** Whether the helper could read the cgroup's oom_kill counter (then it decided `oom` itself). */
       oom_counter?: boolean;
+      /** The command's own time in the sandbox (the helper's clock). */
+      duration_ms?: number;
     };
+    this.lastCommandMs = typeof h.duration_ms === 'number' ? h.duration_ms : undefined;
     if (h.session) this.session = h.session;
     const outRaw = response.payload.subarray(0, h.stdout_len);
     const errRaw = response.payload.subarray(h.stdout_len);

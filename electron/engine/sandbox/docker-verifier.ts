@@ -1,5 +1,6 @@
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
+import { rootPython } from './root-exec.js';
 import { loadSandboxResource } from './sandbox-resources.js';
 import { SandboxFailure, type VerifierRequest, type VerifierRun } from './sandbox.js';
 
@@ -40,9 +41,10 @@ function text(b64: string, total: number, cap: number): string {
 }
 
 /**
- * Runs a verifier in its own `docker exec` (resources/sandbox/verifier.py): a root runner
- * kills every process of the agent's user first, then runs the command as that user in a
- * new bash in /workspace with pipes only the runner holds. The host reads only that exec's output, and takes the exit
+ * Runs a verifier in its own `docker exec` (resources/sandbox/verifier.py): an isolated root
+ * runner kills every process of the agent's user first, then runs the command as that user
+ * (no capability, a fresh HOME, no PATH entry the agent can write) in a new bash in
+ * /workspace with pipes only the runner holds. The host reads only that exec's output, and takes the exit
  * code from the engine's record of the exec — never from the helper or the session.
  */
 export async function runVerifierExec(
@@ -54,13 +56,15 @@ export async function runVerifierExec(
   const started = performance.now();
   const source = loadSandboxResource('verifier.py').toString('utf8');
   const timeoutMs = Math.max(1, Math.round(request.timeoutMs));
-  const streams: ExecStreams = await engine.exec(
-    containerId,
-    ['python3', '-c', source, request.command, String(timeoutMs), String(outputCap), String(SANDBOX_UID)],
-    // Root, so the agent's processes cannot kill or ptrace the runner; the verifier itself
-    // runs as the agent's uid.
-    { user: '0:0', workingDir: '/workspace' },
-  );
+  // Root, so the agent's processes cannot kill or ptrace the runner, and isolated, so nothing
+  // the agent wrote is read by it; the verifier itself runs as the agent's uid.
+  const { cmd, options } = rootPython(source, [
+    request.command,
+    String(timeoutMs),
+    String(outputCap),
+    String(SANDBOX_UID),
+  ]);
+  const streams: ExecStreams = await engine.exec(containerId, cmd, options);
   streams.stdin.end();
   // The report is two base64 streams of at most `outputCap` bytes each, plus a little.
   const out = collect(streams.stdout, 3 * outputCap + 64 * 1024);

@@ -142,6 +142,11 @@ export interface Sandbox {
   readonly config: SandboxConfig;
   /** Backend name, e.g. `docker` or `memory`. */
   readonly backend: string;
+  /**
+   * Why this sandbox's limits do not hold (an engine rootless on cgroup v1), set only when the
+   * user allowed such an engine explicitly; an episode's header records it as `unenforced_limits`.
+   */
+  readonly unenforcedLimits?: string;
 
   /** Runs a command line; `cd` and exported variables persist between calls unless `fresh`. */
   exec(request: ExecRequest): Promise<ToolResult>;
@@ -218,6 +223,7 @@ export class SandboxFailure extends Error {
     readonly code:
       | 'sandbox_lost'
       | 'docker_unreachable'
+      | 'limits_unenforced'
       | 'image_missing'
       | 'network_unavailable'
       | 'sandbox_failed'
@@ -225,6 +231,8 @@ export class SandboxFailure extends Error {
       | 'snapshot_failed'
       | 'verify_failed',
     message: string,
+    /** The command or step that fixes it, when the failure knows a more precise one than its code's default. */
+    readonly fix?: string,
   ) {
     super(message);
     this.name = 'SandboxFailure';

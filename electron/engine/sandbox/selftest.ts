@@ -11,7 +11,9 @@ export const SELFTEST_CHECKS = [
   'uid',
   'capabilities',
   'helper_channel',
+  'ptrace',
   'verifier_channel',
+  'isolated_root',
   'pid_limit',
   'memory',
   'disk',
@@ -91,6 +93,72 @@ print(json.dumps({'others': others, 'reached': reached}))
 PY
 exit 7`;
 
+/**
+ * What a command of the agent's tries against the helper's idle shells (bash processes of
+ * its own uid, started ahead of the next calls): ptrace-attach, read and write their memory
+ * (/proc/PID/mem, process_vm_readv), open their fds and environment through /proc. Then it
+ * attaches to a program of its own (a debugger's ordinary use), which must still work.
+ * Prints `{shells, reached, own}`.
+ */
+export const SHELL_ATTACK = `python3 - <<'PY'
+import ctypes, json, os, signal, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+class IoVec(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+shells, reached = 0, []
+for name in os.listdir('/proc'):
+    if not name.isdigit() or int(name) in (os.getpid(), os.getppid()):
+        continue
+    p = int(name)
+    try:
+        with open('/proc/%d/cmdline' % p, 'rb') as f:
+            cmd = f.read()
+        if os.stat('/proc/%d' % p).st_uid != os.getuid() or b'# zygote' not in cmd:
+            continue
+    except OSError:
+        continue
+    shells += 1
+    if libc.ptrace(16, p, None, None) == 0:  # PTRACE_ATTACH
+        reached.append('ptraced shell %d' % p)
+    for what, mode in (('mem', 'rb+'), ('environ', 'rb'), ('fd/4', 'wb'), ('fd/1', 'wb')):
+        try:
+            with open('/proc/%d/%s' % (p, what), mode, buffering=0) as f:
+                pass
+            reached.append('opened the %s of shell %d' % (what, p))
+        except OSError:
+            pass
+    buf = ctypes.create_string_buffer(8)
+    local, remote = IoVec(ctypes.addressof(buf), 8), IoVec(0x400000, 8)
+    if libc.process_vm_readv(p, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) >= 0 or ctypes.get_errno() != 1:
+        reached.append('process_vm_readv on shell %d did not give EPERM' % p)
+own = subprocess.Popen(['sleep', '30'])
+ok = libc.ptrace(16, own.pid, None, None) == 0
+own.kill()
+print(json.dumps({'shells': shells, 'reached': reached, 'own': ok}))
+PY`;
+
+/**
+ * Files in the agent's HOME, /workspace and /tmp that would run code before a verifier or a
+ * root program if either read them: Python's usercustomize/sitecustomize and a `.pth` in the
+ * user site, shell startup files, a `python3`/`bash` in directories a PATH might list, a
+ * preload file; and session variables (BASH_ENV, PYTHONSTARTUP, LD_PRELOAD, …) pointing at
+ * them. Each leaves `/tmp/pwned-*` (with the uid it ran as) and exits 0.
+ */
+export const FORGE_ATTEMPT = `site=$(python3 -c 'import site; print(site.getusersitepackages())')
+mkdir -p "$site" ~/bin /workspace/bin /tmp/bin
+code='import os; open("/tmp/pwned-py-%d" % os.getuid(), "w").close(); os._exit(0)'
+for f in usercustomize sitecustomize; do echo "$code" > "$site/$f.py"; echo "$code" > "/workspace/$f.py"; done
+for m in json base64 selectors signal binascii; do echo "$code" > "/workspace/$m.py"; done
+echo "$code" > "$site/stepbox-forge.pth"
+for f in .bashrc .bash_profile .bash_login .profile .pythonrc.py; do printf 'touch /tmp/pwned-rc-$(id -u); exit 0\n' > ~/$f; done
+for d in ~/bin /workspace/bin /tmp/bin ~/.local/bin; do
+  mkdir -p $d
+  for b in python3 bash sh; do printf '#!/bin/sh\ntouch /tmp/pwned-path-$(id -u)\nexit 0\n' > $d/$b; chmod +x $d/$b; done
+done
+(echo /workspace/stepbox-missing.so > /etc/ld.so.preload) 2>/dev/null && echo wrote-ld.so.preload
+export BASH_ENV=~/.bashrc ENV=~/.bashrc PYTHONSTARTUP=~/.pythonrc.py PYTHONPATH=/workspace PYTHONUSERBASE=~/.local LD_PRELOAD=/workspace/stepbox-missing.so PATH=~/bin:/workspace/bin:$PATH
+echo planted`;
+
 type Probe = (sb: DockerSandbox) => Promise<Omit<SelftestCheck, 'id'>>;
 
 const ok = (detail: string) => ({ ok: true, detail });
@@ -99,6 +167,28 @@ const fail = (detail: string) => ({ ok: false, detail });
 async function out(sb: DockerSandbox, command: string, timeoutMs = 20_000): Promise<string> {
   const r = await sb.exec({ command, timeoutMs });
   return r.stdout ?? '';
+}
+
+/** Plants {@link FORGE_ATTEMPT}, then runs an always-failing verifier: it must still fail, and nothing planted run. */
+async function forgeVerdict(sb: DockerSandbox): Promise<Omit<SelftestCheck, 'id'>> {
+  const planted = await out(sb, FORGE_ATTEMPT);
+  if (!planted.includes('planted')) return fail(`could not plant the files: ${planted.trim().slice(-200)}`);
+  if (planted.includes('wrote-ld.so.preload')) return fail('a command wrote /etc/ld.so.preload');
+  const task = {
+    verifier: { command: "python3 -c 'import sys; sys.exit(1)'", timeout: 20 },
+  } as unknown as Task;
+  const r = await runVerifier(task, sb);
+  const left = (await out(sb, 'ls /tmp | grep pwned || true')).trim();
+  if (!r) return fail('the verifier could not run');
+  if (r.success || r.exit_code !== 1)
+    return fail(
+      `with files planted in HOME, /workspace and /tmp, an always-failing verifier was reported as ${r.success ? 'passing' : `exit ${String(r.exit_code)}`}`,
+    );
+  if (left) return fail(`planted code ran: ${left.split('\n').join(', ')}`);
+  if (/ld\.so/.test(r.stderr ?? '')) return fail("the verifier saw the session's LD_PRELOAD");
+  return ok(
+    'usercustomize/sitecustomize/.pth files, shell startup files, fake python3/bash and preload variables planted by a command changed no verdict and ran nothing',
+  );
 }
 
 const PROBES: Record<SelftestCheckId, Probe> = {
@@ -110,11 +200,14 @@ const PROBES: Record<SelftestCheckId, Probe> = {
   },
   read_only_root: async (sb) => {
     const writable = (
-      await out(sb, 'for d in / /etc /usr /var /opt; do touch $d/.probe 2>/dev/null && echo $d; done')
+      await out(
+        sb,
+        'for d in / /etc /usr /var /var/tmp /opt; do touch $d/.probe 2>/dev/null && echo $d; done',
+      )
     ).trim();
     return writable
       ? fail(`writable: ${writable.split('\n').join(', ')}`)
-      : ok('/, /etc, /usr, /var, /opt are read-only');
+      : ok('/, /etc, /usr, /var, /var/tmp, /opt are read-only');
   },
   uid: async (sb) => {
     const [uid, groups] = (await out(sb, 'id -u; id -G')).trim().split('\n');
@@ -123,13 +216,13 @@ const PROBES: Record<SelftestCheckId, Probe> = {
       : fail(`uid ${uid}, groups ${groups} (expected 1000 and 1000)`);
   },
   capabilities: async (sb) => {
-    const lines = (await out(sb, 'grep -E "^(Cap(Eff|Prm|Amb)|NoNewPrivs):" /proc/self/status'))
+    const lines = (await out(sb, 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status'))
       .trim()
       .split('\n');
     const bad = lines.filter((l) => (l.startsWith('Cap') ? !/:\s+0+$/.test(l) : !/:\s+1$/.test(l)));
-    return bad.length || lines.length !== 4
+    return bad.length || lines.length !== 6
       ? fail(`unexpected: ${bad.join('; ') || lines.join('; ')}`)
-      : ok('no effective, permitted or ambient capability; no-new-privileges');
+      : ok('none: no inheritable, permitted, effective, bounding or ambient capability; no-new-privileges');
   },
   helper_channel: async (sb) => {
     if (!sb.isolated) return fail('the helper runs as the same user as the commands');
@@ -145,6 +238,31 @@ const PROBES: Record<SelftestCheckId, Probe> = {
     return ok(
       `a command could not write, read, ptrace or signal any of ${report.others ?? 0} processes of other users; its result was its own`,
     );
+  },
+  ptrace: async (sb) => {
+    const r = await sb.exec({ command: SHELL_ATTACK, timeoutMs: 30_000 });
+    const report = JSON.parse((r.stdout ?? '').trim().split('\n').pop() || '{}') as {
+      shells?: number;
+      reached?: string[];
+      own?: boolean;
+    };
+    if (!report.shells) return fail(`no idle shell found to try (${r.stderr?.trim().slice(-200) ?? ''})`);
+    if (report.reached?.length) return fail(report.reached.slice(0, 3).join('; '));
+    return report.own
+      ? ok(
+          `a command could not ptrace, read or write the memory of, or open the fds of ${report.shells} idle shell(s); it could still attach to a program of its own`,
+        )
+      : fail('a command could not ptrace a program of its own (debuggers would not work)');
+  },
+  isolated_root: async (sb) => {
+    const session = await sb.sessionState();
+    try {
+      return await forgeVerdict(sb);
+    } finally {
+      // The later checks get the session and the scratch places as they were.
+      await sb.killStrays();
+      await sb.setSessionState(session);
+    }
   },
   verifier_channel: async (sb) => {
     for (const loop of [

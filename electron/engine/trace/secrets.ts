@@ -2,7 +2,7 @@
  * Secrets never enter a trace (Contracts: Trace events). The writer redacts, in every
  * string of every event (keys included), the values of these environment variables.
  */
-export const SECRET_ENV_VARS: readonly string[] = ['OPENAI_API_KEY', 'STEPBOX_TOKEN'];
+export const SECRET_ENV_VARS: readonly string[] = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'STEPBOX_TOKEN'];
 
 /**
  * Values shorter than this are not treated as secrets: redacting a 3-character "key"

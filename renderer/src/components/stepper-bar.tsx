@@ -1,12 +1,12 @@
 import { IdText } from './id-text';
-import { selectCanStep } from '../stores/stepper/stepper-store';
+import { selectCanStep, selectRolledBackTo } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /**
  * The debugger toolbar: step, continue, pause, stop, and where the branch is. Why it
  * stopped, how it ended and what it refused are said in full above the inspector (`StopNotice`).
  */
-export function StepperBar() {
+export function StepperBar(props: { readonly onKeys: () => void }) {
   const stores = useStores();
   const branch = useSlice('stepper', (s) => s.branch);
   const view = useSlice('stepper', (s) => s.view);
@@ -15,6 +15,9 @@ export function StepperBar() {
   const busy = useSlice('stepper', (s) => s.busy);
   const canStep = useSlice('stepper', selectCanStep);
   const stopPoints = useSlice('stepper', (s) => s.stopPoints);
+  const rolledBackTo = useSlice('stepper', selectRolledBackTo);
+  // After a rollback, stepping starts a new branch: the buttons say so before the click.
+  const newBranch = rolledBackTo !== null ? ` — starts a new branch from step ${rolledBackTo}` : '';
   const a = stores.stepper.getState();
   return (
     <div className="stepper-bar" data-testid="stepper-bar" data-state={state ?? 'none'} data-busy={busy}>
@@ -24,7 +27,7 @@ export function StepperBar() {
         data-testid="btn-step"
         disabled={!canStep}
         onClick={() => void a.step()}
-        title="Step (F10)"
+        title={`Step (F10)${newBranch}`}
       >
         ⤼ Step <kbd>F10</kbd>
       </button>
@@ -33,7 +36,7 @@ export function StepperBar() {
         data-testid="btn-continue"
         disabled={!canStep}
         onClick={() => void a.run()}
-        title="Continue (F5)"
+        title={`Continue (F5)${newBranch}`}
       >
         ▶ Continue <kbd>F5</kbd>
       </button>
@@ -79,6 +82,15 @@ export function StepperBar() {
         <span className="long">Pause before each answer</span>
         <span className="short">Pause before answers</span>
       </label>
+      <button
+        type="button"
+        data-testid="btn-keys"
+        onClick={props.onKeys}
+        title="Every key of the window (?)"
+        aria-keyshortcuts="?"
+      >
+        Keys <kbd className="keep">?</kbd>
+      </button>
       <span className="sep" />
       {branch ? (
         <span className="where">

@@ -34,6 +34,7 @@ function SectionTabs(props: {
           className={props.section === s ? 'on' : ''}
           data-testid="inject-tab"
           data-section={s}
+          {...(s === 'message' ? { 'aria-keyshortcuts': 'I', 'data-key-focus': 'inject-text' } : {})}
           title={SECTION_LABEL[s].title}
           onClick={() => props.onChoose(s)}
         >

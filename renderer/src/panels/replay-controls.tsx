@@ -3,7 +3,7 @@ import { CandidatesView } from '../components/candidates-view';
 import { CompareView } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { WhatIf } from '../components/what-if';
-import { selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
+import { selectLastStep, selectRolledBackTo, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /** Scrub to any step; roll the sandbox back, fork, what-if, candidates, re-execute, compare branches. */
@@ -14,6 +14,7 @@ export function ReplayControls() {
   const first = useSlice('stepper', (s) => (s.rows.length ? s.rows[0].step : 0));
   const last = useSlice('stepper', selectLastStep);
   const viewed = useSlice('stepper', selectViewedStep);
+  const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const running = useSlice('replay', (s) => s.running);
   const error = useSlice('replay', (s) => s.error);
@@ -82,7 +83,8 @@ export function ReplayControls() {
           →
         </button>
         <span className="mono" data-testid="scrub-label">
-          step {step} / {last}
+          step {step} / {rolledBackTo ?? last}
+          {rolledBackTo !== null && last > rolledBackTo ? ` · ${last - rolledBackTo} undone` : ''}
         </span>
         {!following ? (
           <button type="button" onClick={() => stepper.select(null)} title="follow the latest step">
@@ -94,6 +96,7 @@ export function ReplayControls() {
         <button
           type="button"
           data-testid="rollback"
+          aria-keyshortcuts="B"
           disabled={!live || running !== null}
           title={
             live
@@ -118,6 +121,8 @@ export function ReplayControls() {
         <button
           type="button"
           data-testid="fork"
+          aria-keyshortcuts="F"
+          title="continue from this step as a new branch, with its own id and sandbox (F)"
           disabled={running !== null}
           onClick={() => void replay.fork(branch, step)}
         >

@@ -8,7 +8,12 @@ import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, NO_FILTER, type RowFilter } from '../model/row-filter';
 import { useSlice, useStores } from '../stores/use-stores';
-import { hasStepBreakpoint, rowsWithHeld, selectViewedStep } from '../stores/stepper/stepper-store';
+import {
+  hasStepBreakpoint,
+  rowsWithHeld,
+  selectRolledBackTo,
+  selectViewedStep,
+} from '../stores/stepper/stepper-store';
 import { countOf } from '../../../shared/count-of';
 
 const ROW_HEIGHT = 22;
@@ -59,19 +64,24 @@ const Row = memo(function Row(props: {
   /** The step is held at a stop inside it, waiting for the person. */
   readonly held: HeldStage | null;
   readonly breakpoint: boolean;
+  /** The sandbox was rolled back before this step: it stays in the trace, undone. */
+  readonly undone: boolean;
   readonly forks: readonly BranchSummary[];
   readonly top: number;
   readonly onSelect: (step: number) => void;
   readonly onBreakpoint: (step: number) => void;
 }) {
   const { row } = props;
-  const status = statusOf(row, props.closed, props.held);
+  const status = props.undone
+    ? { word: 'undone', title: 'rolled back: the sandbox no longer has this step (the trace keeps it)' }
+    : statusOf(row, props.closed, props.held);
   return (
     <div
-      className={`tl-row status-${row.status}${row.flags.length ? ' has-flag' : ''}${props.selected ? ' selected' : ''}`}
+      className={`tl-row status-${row.status}${row.flags.length ? ' has-flag' : ''}${props.selected ? ' selected' : ''}${props.undone ? ' undone' : ''}`}
       data-testid="timeline-row"
       data-step={row.step}
       data-status={row.status}
+      data-undone={props.undone ? 'true' : undefined}
       data-edited={row.edited ? 'true' : undefined}
       aria-selected={props.selected}
       role="row"
@@ -177,7 +187,7 @@ const Row = memo(function Row(props: {
         ))}
       </span>
       <span
-        className={`tl-status s-${props.held ? 'held' : row.status}`}
+        className={`tl-status s-${props.undone ? 'undone' : props.held ? 'held' : row.status}`}
         data-testid="row-status"
         title={status.title}
       >
@@ -208,6 +218,7 @@ export function Timeline() {
   // Step 0 is the setup row, not a step the agent took.
   const decisions = rows.length && rows[0].step === 0 ? rows.length - 1 : rows.length;
   const viewed = useSlice('stepper', selectViewedStep);
+  const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const flags = useSlice('stepper', (s) => s.flags);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -334,6 +345,7 @@ export function Timeline() {
                 selected={row.step === viewed}
                 held={heldStage !== null && row.step === held?.step ? heldStage : null}
                 breakpoint={hasStepBreakpoint(breakpoints, row.step)}
+                undone={rolledBackTo !== null && row.step > rolledBackTo}
                 forks={forksAt.get(row.step) ?? NO_FORKS}
                 onSelect={stepper.select}
                 onBreakpoint={onBreakpoint}
@@ -351,7 +363,11 @@ export function Timeline() {
       className="timeline"
       actions={
         <span className="muted" data-testid="timeline-count">
-          {rows.length ? countOf(decisions, 'step') : ''}
+          {rows.length === 0
+            ? ''
+            : rolledBackTo !== null && decisions > rolledBackTo
+              ? `${countOf(rolledBackTo, 'step')} · ${decisions - rolledBackTo} undone`
+              : countOf(decisions, 'step')}
         </span>
       }
     >

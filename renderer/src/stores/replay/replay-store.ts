@@ -109,7 +109,10 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         // Opening another branch resets this slice, so the notice is set after the hook.
         if (res.value.branch !== branch) hooks.onBranch?.(res.value.branch);
         else hooks.onRolledBack?.(branch, step);
-        set({ running: null, notice: `sandbox rolled back to step ${step}` });
+        set({
+          running: null,
+          notice: `sandbox rolled back to step ${step}: the next step starts a new branch from step ${step}`,
+        });
         return true;
       },
       async fork(branch, step) {

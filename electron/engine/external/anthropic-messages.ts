@@ -1,0 +1,307 @@
+import type { ServerResponse } from 'node:http';
+import { sendJson } from './local-http.js';
+import type { AssistantAnswer } from './assistant-answer.js';
+
+/**
+ * The Anthropic Messages API (what Claude Code and the `@anthropic-ai/sdk` speak), mapped
+ * onto Chat Completions so one recorder and one model source serve every API:
+ * `system` becomes a system message, `tool_use` blocks become `tool_calls`,
+ * `tool_result` blocks become `role: tool` messages, tools become function tools; the
+ * answer goes back as `text` and `tool_use` blocks (JSON or the SDK's event stream).
+ */
+export function chatFromAnthropicRequest(request: Record<string, unknown>): Record<string, unknown> {
+  const messages: Record<string, unknown>[] = [];
+  const system = textOf(request.system);
+  if (system !== '') messages.push({ role: 'system', content: system });
+  if (!Array.isArray(request.messages)) return { ...request, messages: undefined };
+  for (const m of request.messages) {
+    if (!m || typeof m !== 'object') return { ...request, messages: undefined };
+    const { role, content } = m as { role?: unknown; content?: unknown };
+    if (role !== 'user' && role !== 'assistant') return { ...request, messages: undefined };
+    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+    if (!Array.isArray(blocks)) return { ...request, messages: undefined };
+    if (role === 'assistant') messages.push(assistantFrom(blocks));
+    else messages.push(...userFrom(blocks));
+  }
+  const tools = Array.isArray(request.tools)
+    ? request.tools
+        // Server tools (web search, …) have a `type` and no schema: the endpoint cannot run them.
+        .filter((t): t is Record<string, unknown> => !!t && typeof t === 'object' && 'input_schema' in t)
+        .map((t) => ({
+          type: 'function',
+          function: { name: t.name, description: t.description, parameters: t.input_schema },
+        }))
+    : undefined;
+  const toolChoice = chatToolChoice(request.tool_choice);
+  const { system: _s, messages: _m, tools: _t, tool_choice: _c, ...rest } = request;
+  return {
+    ...rest,
+    messages,
+    ...(tools ? { tools } : {}),
+    ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
+  };
+}
+
+type Block = Record<string, unknown>;
+
+/** An assistant turn: text blocks joined, `tool_use` blocks as tool calls (thinking is the model's own). */
+function assistantFrom(blocks: unknown[]): Record<string, unknown> {
+  let text = '';
+  const calls: Record<string, unknown>[] = [];
+  for (const b of blocks as Block[]) {
+    if (b?.type === 'text' && typeof b.text === 'string') text += b.text;
+    else if (b?.type === 'tool_use') {
+      calls.push({
+        id: String(b.id ?? ''),
+        type: 'function',
+        function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) },
+      });
+    }
+  }
+  return {
+    role: 'assistant',
+    content: text === '' && calls.length > 0 ? null : text,
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+  };
+}
+
+/** A user turn: each `tool_result` a tool message (in order), the rest one user message after them. */
+function userFrom(blocks: unknown[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const text: string[] = [];
+  for (const b of blocks as Block[]) {
+    if (b?.type === 'tool_result') {
+      const body = textOf(b.content);
+      out.push({
+        role: 'tool',
+        tool_call_id: String(b.tool_use_id ?? ''),
+        // An error result is shown to the model as such; the flag is not in Chat's form.
+        content: b.is_error === true ? `[error] ${body}` : body,
+      });
+    } else if (b?.type === 'text' && typeof b.text === 'string') text.push(b.text);
+    else if (b && typeof b.type === 'string') text.push(`[${b.type}]`);
+  }
+  if (text.length > 0) out.push({ role: 'user', content: text.join('\n') });
+  return out;
+}
+
+/** Anthropic's `tool_choice` in Chat's form. */
+function chatToolChoice(choice: unknown): unknown {
+  if (!choice || typeof choice !== 'object') return undefined;
+  const c = choice as { type?: unknown; name?: unknown };
+  if (c.type === 'auto') return 'auto';
+  if (c.type === 'any') return 'required';
+  if (c.type === 'none') return 'none';
+  if (c.type === 'tool') return { type: 'function', function: { name: String(c.name ?? '') } };
+  return undefined;
+}
+
+/** Text of a string or of content blocks (`text` blocks; others named by type). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((p: Block) =>
+        p && typeof p.text === 'string' ? p.text : p && typeof p.type === 'string' ? `[${p.type}]` : '',
+      )
+      .join('');
+  }
+  return content == null ? '' : JSON.stringify(content);
+}
+
+/** A tool call's arguments as the object a `tool_use` block holds (a non-object is wrapped, never lost). */
+export function toolInput(args: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+    return { value: parsed };
+  } catch {
+    return { arguments: args };
+  }
+}
+
+/** A rough token count (about four characters a token): what `count_tokens` answers. */
+export function estimateTokens(request: Record<string, unknown>): number {
+  const { system, messages, tools } = request;
+  const chars = JSON.stringify({ system, messages, tools }).length;
+  return Math.max(1, Math.ceil(chars / 4));
+}
+
+/** An Anthropic-shaped error body (what the SDK parses into `error.type` and its message). */
+export function anthropicError(res: ServerResponse, status: number, code: string, message: string): void {
+  const type =
+    status === 401
+      ? 'authentication_error'
+      : status === 403
+        ? 'permission_error'
+        : status === 404
+          ? 'not_found_error'
+          : status === 413
+            ? 'request_too_large'
+            : status === 429
+              ? 'rate_limit_error'
+              : status >= 500
+                ? 'api_error'
+                : 'invalid_request_error';
+  sendJson(res, status, { type: 'error', error: { type, message: `${message} (${code})` } });
+}
+
+/** The usage an answer reports: the source's counts, in Anthropic's names. */
+function anthropicUsage(usage: unknown, request: Record<string, unknown>): Record<string, number> {
+  const u = (usage && typeof usage === 'object' ? usage : {}) as Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  return {
+    input_tokens: num(u.input_tokens) ?? num(u.prompt_tokens) ?? estimateTokens(request),
+    output_tokens: num(u.output_tokens) ?? num(u.completion_tokens) ?? 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
+}
+
+/** Answers a Messages request with the assistant answer as content blocks (JSON or the SDK's event stream). */
+export function sendAnthropicAnswer(
+  res: ServerResponse,
+  id: string,
+  model: string,
+  message: AssistantAnswer,
+  stream: boolean,
+  usage: unknown,
+  request: Record<string, unknown>,
+): void {
+  const calls = message.tool_calls ?? [];
+  const content: Block[] = [];
+  if (message.content) content.push({ type: 'text', text: message.content });
+  for (const c of calls) {
+    content.push({
+      type: 'tool_use',
+      id: c.id,
+      name: c.function.name,
+      input: toolInput(c.function.arguments),
+    });
+  }
+  const stopReason = calls.length > 0 ? 'tool_use' : 'end_turn';
+  const used = anthropicUsage(usage, request);
+  const base = { id: `msg_${id}`, type: 'message', role: 'assistant', model };
+  if (!stream) {
+    sendJson(res, 200, { ...base, content, stop_reason: stopReason, stop_sequence: null, usage: used });
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  send('message_start', {
+    message: {
+      ...base,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...used, output_tokens: 0 },
+    },
+  });
+  for (const [index, block] of content.entries()) {
+    if (block.type === 'text') {
+      send('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      send('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } });
+    } else {
+      send('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      });
+      send('content_block_delta', {
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+      });
+    }
+    send('content_block_stop', { index });
+  }
+  send('message_delta', {
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: used.output_tokens },
+  });
+  send('message_stop', {});
+  res.end();
+}
+
+/**
+ * A Chat Completions conversation as an Anthropic Messages request (what an
+ * `anthropic:` model source sends upstream): system messages become `system`, tool
+ * calls `tool_use` blocks, tool messages `tool_result` blocks in the user turn that
+ * follows, consecutive same-role turns merged (the API requires alternation).
+ */
+export function anthropicRequestFromChat(
+  messages: readonly { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown }[],
+  tools: readonly { function: { name: string; description?: string; parameters?: unknown } }[],
+): { system?: string; messages: Record<string, unknown>[]; tools?: Record<string, unknown>[] } {
+  const system: string[] = [];
+  const turns: { role: 'user' | 'assistant'; content: Block[] }[] = [];
+  const push = (role: 'user' | 'assistant', blocks: Block[]) => {
+    if (blocks.length === 0) return;
+    const last = turns.at(-1);
+    if (last && last.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  };
+  for (const m of messages) {
+    const text = typeof m.content === 'string' ? m.content : m.content == null ? '' : textOf(m.content);
+    if (m.role === 'system' || m.role === 'developer') {
+      if (text !== '') system.push(text);
+    } else if (m.role === 'tool') {
+      push('user', [{ type: 'tool_result', tool_use_id: String(m.tool_call_id ?? ''), content: text }]);
+    } else if (m.role === 'assistant') {
+      const blocks: Block[] = text !== '' ? [{ type: 'text', text }] : [];
+      for (const c of Array.isArray(m.tool_calls) ? (m.tool_calls as Block[]) : []) {
+        const fn = (c.function ?? {}) as { name?: unknown; arguments?: unknown };
+        const args = typeof fn.arguments === 'string' ? toolInput(fn.arguments) : (fn.arguments ?? {});
+        blocks.push({ type: 'tool_use', id: String(c.id ?? ''), name: String(fn.name ?? ''), input: args });
+      }
+      push('assistant', blocks);
+    } else if (text !== '') push('user', [{ type: 'text', text }]);
+  }
+  return {
+    ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
+    messages: turns,
+    ...(tools.length > 0
+      ? {
+          tools: tools.map((t) => ({
+            name: t.function.name,
+            ...(t.function.description ? { description: t.function.description } : {}),
+            input_schema: t.function.parameters ?? { type: 'object', properties: {} },
+          })),
+        }
+      : {}),
+  };
+}
+
+/** An Anthropic Messages response as a Chat assistant message and Chat-shaped usage. */
+export function chatFromAnthropicResponse(response: Record<string, unknown>): {
+  message: { content: string | null; tool_calls?: AssistantAnswer['tool_calls'] };
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+} {
+  const blocks = Array.isArray(response.content) ? (response.content as Block[]) : [];
+  const text = blocks
+    .filter((b) => b?.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('');
+  const calls = blocks
+    .filter((b) => b?.type === 'tool_use')
+    .map((b) => ({
+      id: String(b.id ?? ''),
+      type: 'function' as const,
+      function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) },
+    }));
+  const u = response.usage as { input_tokens?: unknown; output_tokens?: unknown } | undefined;
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  return {
+    message: {
+      content: text === '' && calls.length > 0 ? null : text,
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    },
+    usage: u
+      ? {
+          prompt_tokens: n(u.input_tokens),
+          completion_tokens: n(u.output_tokens),
+          total_tokens: n(u.input_tokens) + n(u.output_tokens),
+        }
+      : null,
+  };
+}
