@@ -11,7 +11,8 @@ import {
 import { stepRowsOf } from '../../shared/contract/step-rows.js';
 
 let seq = 0;
-const ev = (e: Record<string, unknown>) => ({ seq: ++seq, t: 0, source: 'agent', ...e }) as unknown as TraceEvent;
+const ev = (e: Record<string, unknown>) =>
+  ({ seq: ++seq, t: 0, source: 'agent', ...e }) as unknown as TraceEvent;
 
 /** Step 1 of an inside agent: one call, its output as the agent sent it. */
 const history: TraceEvent[] = [
@@ -40,7 +41,9 @@ const normalise = (t: string) => volatile.reduce((s, re) => s.replace(re, '<vola
 
 describe('tool outputs of an agent inside the sandbox', () => {
   it('reads the outputs a request adds after its last assistant message', () => {
-    expect(newToolOutputs(request([['call_1', 'x']]))).toEqual([{ call_id: 'call_1', content: 'x', index: 2 }]);
+    expect(newToolOutputs(request([['call_1', 'x']]))).toEqual([
+      { call_id: 'call_1', content: 'x', index: 2 },
+    ]);
   });
 
   it('a re-run output that differs only in volatile lines is the same; another text is drift', () => {
@@ -91,7 +94,13 @@ describe('tool outputs of an agent inside the sandbox', () => {
   it('a drift warning marks its step in the timeline', () => {
     const rows = stepRowsOf([
       ...history,
-      ev({ type: 'warning', step: 1, source: 'harness', code: 'drift', message: 'step 1 drifted on re-execution' }),
+      ev({
+        type: 'warning',
+        step: 1,
+        source: 'harness',
+        code: 'drift',
+        message: 'step 1 drifted on re-execution',
+      }),
     ]);
     expect(rows.find((r) => r.step === 1)?.drift).toBe('step 1 drifted on re-execution');
   });
