@@ -21,7 +21,9 @@ describe('agent specs and the scripted agent', () => {
     expect(parseAgentSpec('sandbox:codex exec hi')).toEqual({ kind: 'sandbox', command: 'codex exec hi' });
     // A bare name is a recipe; an unknown one names the recipes there are.
     expect(parseAgentSpec('codex')).toEqual({ kind: 'recipe', name: 'codex' });
-    expect(() => createAgent('gpt4', { model: 'manual' })).toThrow(/unknown agent "gpt4".*recipes: claude-code, codex/);
+    expect(() => createAgent('gpt4', { model: 'manual' })).toThrow(
+      /unknown agent "gpt4".*recipes: claude-code, codex/,
+    );
     expect(() => parseAgentSpec('scripted:')).toThrow(/needs an argument/);
   });
 
