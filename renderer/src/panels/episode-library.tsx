@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef } from 'react';
+import { runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
@@ -195,9 +196,10 @@ export function EpisodeLibrary() {
         onChange={(e) => actions.setAgent(e.target.value)}
       />
       <p className="muted field-hint" id="library-agent-hint">
-        or openai:MODEL, manual, or exec:COMMAND (your own program)
+        or openai:MODEL, manual, exec:COMMAND (your own program), sandbox:COMMAND (run inside the sandbox),
+        codex or claude-code (installed by stepbox agents add)
       </p>
-      {agent.trim().startsWith('exec:') ? (
+      {runsOwnProgramSpec(agent) ? (
         <>
           <label className="field-label" htmlFor="library-model">
             Its model calls answered by
