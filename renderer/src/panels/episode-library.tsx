@@ -5,6 +5,7 @@ import { BatchSection } from '../components/batch-section';
 import { BranchTree } from '../components/branch-tree';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import { scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
 function plain(text: string): string {
@@ -42,6 +43,8 @@ function StartItem(props: {
   readonly detail: string;
   readonly tooltip: string;
   readonly starting: string | null;
+  /** What the start will read, said before the click (a script path resolved from the task's folder). */
+  readonly reads?: string | null;
   /** The error of this item's last start, shown under it (where the click was). */
   readonly error?: string | null;
   readonly onStart: () => void;
@@ -65,6 +68,11 @@ function StartItem(props: {
       >
         <span className="lib-task">{props.title}</span>
         <span className="muted">{props.starting === props.id ? 'starting…' : props.detail}</span>
+        {props.reads ? (
+          <span className="muted mono lib-reads" data-testid="start-reads">
+            reads {props.reads}
+          </span>
+        ) : null}
       </button>
       {props.error ? (
         <div ref={errorRef} className="state state-error" role="alert" data-testid="start-error">
@@ -100,6 +108,9 @@ export function EpisodeLibrary() {
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
+  // The script a typed `scripted:FILE` (the agent, or an exec agent's model) reads, per task.
+  const typed = agent.trim().startsWith('exec:') ? model : agent;
+  const readsOf = (taskPath: string) => scriptPathOf(typed, taskFolderOf(taskPath));
 
   return (
     <Panel testId="episode-library" title="Episodes" className="library">
@@ -195,7 +206,8 @@ export function EpisodeLibrary() {
         onChange={(e) => actions.setAgent(e.target.value)}
       />
       <p className="muted field-hint" id="library-agent-hint">
-        or openai:MODEL, manual, or exec:COMMAND (your own program)
+        or openai:MODEL, manual, scripted:FILE, or exec:COMMAND (your own program); files and commands are
+        taken from the task’s folder
       </p>
       {agent.trim().startsWith('exec:') ? (
         <>
@@ -213,7 +225,8 @@ export function EpisodeLibrary() {
             onChange={(e) => actions.setModel(e.target.value)}
           />
           <p className="muted field-hint" id="library-model-hint">
-            scripted:FILE, openai:MODEL@URL, replay:EPISODE, or manual (you write each answer)
+            scripted:FILE (from the task’s folder), openai:MODEL@URL, replay:EPISODE, or manual (you write
+            each answer)
           </p>
         </>
       ) : null}
@@ -232,6 +245,7 @@ export function EpisodeLibrary() {
             detail={t.goal}
             tooltip={t.goal}
             starting={starting}
+            reads={readsOf(t.path)}
             error={errorAt(t.id)}
             onStart={() => void actions.startTask(t)}
           />
