@@ -3,6 +3,7 @@ import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
 import { BranchTree } from '../components/branch-tree';
+import { RunningList } from '../components/running-list';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
@@ -136,6 +137,7 @@ export function EpisodeLibrary() {
         }}
       />
       {error && startFailed === null ? <PanelState kind="error">{error}</PanelState> : null}
+      <RunningList />
       <h3>Episodes</h3>
       {load === 'loading' && episodes.length === 0 ? (
         <PanelState kind="loading">Loading episodes…</PanelState>

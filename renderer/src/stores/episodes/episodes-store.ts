@@ -49,6 +49,8 @@ export interface EpisodesState {
   readonly starting: string | null;
   /** The case or task whose start failed: its error is shown beside it, not atop the library. */
   readonly startFailed: string | null;
+  /** The live branch being stopped from the Running list, or null. */
+  readonly stopping: string | null;
   /** Agent spec for the next start (`openai:MODEL`, `manual`, …); empty: the task's own. */
   readonly agent: string;
   /** What answers an `exec:CMD` agent's model calls (`scripted:FILE`, `openai:MODEL`, `manual`). */
@@ -67,6 +69,8 @@ export interface EpisodesActions {
   closeCase(): void;
   /** Forgets the note on the episode the last start stopped. */
   dismissReleased(): void;
+  /** Stops a live branch from the Running list (its sandbox released, its trace kept). */
+  stopBranch(branch: string): Promise<boolean>;
   setAgent(agent: string): void;
   setModel(model: string): void;
   dispose(): void;
@@ -153,6 +157,7 @@ export function createEpisodesStore(
       activeCase: null,
       released: null,
       starting: null,
+      stopping: null,
       startFailed: null,
       agent: '',
       model: '',
@@ -207,6 +212,13 @@ export function createEpisodesStore(
       },
       dismissReleased() {
         set({ released: null });
+      },
+      async stopBranch(branch) {
+        set({ stopping: branch, error: null });
+        const res = await client.episode.stop({ id: branch });
+        set({ stopping: null, ...(res.ok ? {} : { error: errorText(res) }) });
+        await get().refresh();
+        return res.ok;
       },
       dispose() {
         off();
