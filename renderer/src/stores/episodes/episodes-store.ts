@@ -65,7 +65,11 @@ export interface EpisodesActions {
   /** Starts a bundled sample task as a new episode; returns its branch, or null on failure. */
   startTask(task: TaskSummary): Promise<string | null>;
   /** One click: starts the case (or its fixed variant) and shows its walkthrough beside the timeline. */
-  openCase(c: CaseSummary, variant?: CaseVariant): Promise<string | null>;
+  openCase(
+    c: CaseSummary,
+    variant?: CaseVariant,
+    options?: { readonly run?: boolean },
+  ): Promise<string | null>;
   closeCase(): void;
   /** Forgets the note on the episode the last start stopped. */
   dismissReleased(): void;
@@ -116,6 +120,8 @@ export function createEpisodesStore(
       key: string,
       task: { kind: 'sample'; id: string } | { kind: 'case'; id: string; fixed?: boolean },
       agent?: string,
+      /** Run it at once (F5) instead of stopping after setup. */
+      run = false,
     ): Promise<string | null> => {
       set({ starting: key, error: null, startFailed: null, released: null });
       const left = leaving();
@@ -124,6 +130,7 @@ export function createEpisodesStore(
         task,
         ...(agent ? { agent } : {}),
         ...(model ? { agent_options: { model } } : {}),
+        ...(run ? { run: true } : {}),
       });
       set({ starting: null });
       // A start that failed changes nothing: the earlier episode stays live and shown.
@@ -186,13 +193,18 @@ export function createEpisodesStore(
         });
       },
       startTask: (task) => start(task.id, { kind: 'sample', id: task.id }, get().agent.trim() || undefined),
-      async openCase(c, variant = 'broken') {
+      async openCase(c, variant = 'broken', options = {}) {
         const was = get().activeCase;
         const same = was?.case.id === c.id ? was : null;
         // The walkthrough stays while its other variant starts; a new case loads its own.
         set({ activeCase: { case: c, readme: same?.readme ?? null, variant, runs: same?.runs ?? {} } });
         const [branch, readme] = await Promise.all([
-          start(c.id, { kind: 'case', id: c.id, ...(variant === 'fixed' ? { fixed: true } : {}) }),
+          start(
+            c.id,
+            { kind: 'case', id: c.id, ...(variant === 'fixed' ? { fixed: true } : {}) },
+            undefined,
+            options.run ?? false,
+          ),
           same?.readme ? null : client.cases.open({ id: c.id }),
         ]);
         const now = get().activeCase;
