@@ -27,6 +27,26 @@ describe('agent specs and the scripted agent', () => {
     expect(() => parseAgentSpec('scripted:')).toThrow(/needs an argument/);
   });
 
+  it('never shows a line of the file in its error (a host file given as a script stays unread)', () => {
+    const passwd = 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n';
+    let message = '';
+    try {
+      parseScript(passwd, '/etc/passwd');
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^\/etc\/passwd line 1 is not JSON/);
+    expect(message).not.toMatch(/root|bash|x:0/);
+    let other = '';
+    try {
+      parseScript('{"content": "secret-value", ', 'a.jsonl');
+    } catch (e) {
+      other = (e as Error).message;
+    }
+    expect(other).toMatch(/^a\.jsonl line 1 is not JSON/);
+    expect(other).not.toContain('secret-value');
+  });
+
   it('names the line that is not JSON', () => {
     try {
       parseScript('{"content":"a"}\n\n{not json}\n', 'agent.jsonl');
