@@ -1,4 +1,5 @@
 import { IdText } from './id-text';
+import { TeachingButtons } from './teaching-buttons';
 import { selectCanStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -97,6 +98,7 @@ export function StepperBar() {
       ) : (
         <span className="muted">no episode open</span>
       )}
+      <TeachingButtons />
     </div>
   );
 }
