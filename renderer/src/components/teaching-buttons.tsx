@@ -77,7 +77,12 @@ export function TeachingButtons() {
         </form>
       ) : null}
       {note ? (
-        <span className={note.error ? 'error' : 'muted'} data-testid="teaching-note" role="status">
+        <span
+          className={`teaching-note ${note.error ? 'error' : 'muted'}`}
+          data-testid="teaching-note"
+          role="status"
+          title={note.text}
+        >
           {note.text}
         </span>
       ) : null}
