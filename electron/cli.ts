@@ -43,9 +43,11 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   mcp: () => import('./cli/mcp.js'),
   diff: () => import('./cli/diff.js'),
   candidates: () => import('./cli/candidates.js'),
+  'agents add': () => import('./cli/agents-add.js'),
+  'agents list': () => import('./cli/agents-list.js'),
 };
 
-const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case']);
+const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case', 'agents']);
 
 async function usage(io: CliIo): Promise<void> {
   const lines = [

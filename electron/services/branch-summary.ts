@@ -55,13 +55,16 @@ export async function checkStoredBranch(store: DiskEpisodeStore, bt: BranchTrace
   return summaries((await checkBranch(branch, store, { open: bt.trace.end === null })).flags);
 }
 
-/** The number of completed steps: the highest snapshot k (or decided step) seen. */
+/**
+ * The number of steps the branch recorded: the highest snapshot k (or decided step) seen. A
+ * rollback does not lower it: the steps after it stay in this trace (a person's rollback
+ * closes the branch and the episode goes on in a new one; `end_reason` says where).
+ */
 export function stepsOf(events: readonly TraceEvent[]): number {
   let steps = 0;
   for (const e of events) {
     if (e.type === 'snapshot' || e.type === 'action' || e.type === 'parse_error')
       steps = Math.max(steps, e.step);
-    if (e.type === 'rollback') steps = e.to_step;
   }
   return steps;
 }

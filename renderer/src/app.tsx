@@ -1,9 +1,11 @@
-import { useEffect } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { BreakpointList } from './components/breakpoint-list';
 import { CaseWalkthrough } from './components/case-walkthrough';
+import { KeySheet } from './components/key-sheet';
 import { PanelBoundary } from './components/error-boundary';
 import { Splitter } from './components/splitter';
 import { StepperBar } from './components/stepper-bar';
+import { installActionKeys } from './hooks/action-keys';
 import { installDebuggerKeys } from './hooks/debugger-keys';
 import { usePanes } from './layout/use-panes';
 import { EpisodeLibrary } from './panels/episode-library';
@@ -21,7 +23,7 @@ import { StoresContext, useSlice } from './stores/use-stores';
  * centre above the replay controls and terminal, the inspector right above inject and
  * sandbox. Every boundary is a splitter; the timeline keeps its room whatever opens.
  */
-function Shell() {
+function Shell(props: { readonly onKeys: () => void }) {
   const { sizes, set, commit } = usePanes();
   const caseOpen = useSlice('episodes', (s) => s.activeCase !== null);
   return (
@@ -30,7 +32,7 @@ function Shell() {
       data-testid="app-ready"
       style={{ gridTemplateColumns: `${sizes.left}px 5px minmax(0, 1fr) 5px ${sizes.right}px` }}
     >
-      <StepperBar />
+      <StepperBar onKeys={props.onKeys} />
       <div className="col left">
         <div className="pane-fill">
           <PanelBoundary name="Episode library">
@@ -128,7 +130,10 @@ function Shell() {
 /** The window: the stores provided once, the debugger keys installed, the panes laid out. */
 export function App(props: { readonly stores: AppStores }) {
   const { stores } = props;
+  const [sheet, setSheet] = useState(false);
+  const toggleSheet = useCallback(() => setSheet((open) => !open), []);
   useEffect(() => installDebuggerKeys(stores), [stores]);
+  useEffect(() => installActionKeys(stores, toggleSheet), [stores, toggleSheet]);
   // Tests wait on this marker: every panel is mounted (data may still be loading; the
   // stores were started before the first render, in main.tsx).
   useEffect(() => {
@@ -136,7 +141,8 @@ export function App(props: { readonly stores: AppStores }) {
   }, []);
   return (
     <StoresContext.Provider value={stores}>
-      <Shell />
+      <Shell onKeys={toggleSheet} />
+      {sheet ? <KeySheet onClose={() => setSheet(false)} /> : null}
     </StoresContext.Provider>
   );
 }

@@ -75,10 +75,11 @@ describe('journeys: rollback, manual agent, files diff', () => {
       await row.scrollIntoViewIfNeeded();
       expect(await layout.onScreen(row)).toBe(true);
       expect(await row.getByTestId('row-status').innerText()).not.toBe('incomplete');
-      // Counts read as words: the branch rolled back at step 1 has "1 step", not "1 steps";
-      // an episode's reward is not followed by a dangling "·".
+      // Counts read as words and are true: the branch rolled back at step 1 recorded 2 steps
+      // (issue 19: not "1 step") and says where it was rolled back; never "1 steps"; an
+      // episode's reward is not followed by a dangling "·".
       const tree = await app.timeline.root.getByTestId('branch-tree').innerText();
-      expect(tree).toMatch(/\b1 step\b/);
+      expect(tree).toMatch(/rolled back to 1\s+2 steps\b/);
       expect(tree).not.toMatch(/\b1 steps\b/);
       const heads = await app.library.root.locator('.lib-episode-head').allInnerTexts();
       for (const head of heads) expect(head.trim()).not.toMatch(/·$/);

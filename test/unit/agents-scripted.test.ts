@@ -16,7 +16,7 @@ describe('agent specs and the scripted agent', () => {
     expect(parseAgentSpec('openai:qwen2.5:7b')).toEqual({ kind: 'openai', model: 'qwen2.5:7b' });
     expect(parseAgentSpec('manual')).toEqual({ kind: 'manual' });
     expect(() => parseAgentSpec('gpt4')).toThrow(
-      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], manual or exec:CMD/,
+      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], anthropic:MODEL\[@BASE_URL\], manual or exec:CMD/,
     );
     expect(() => parseAgentSpec('scripted:')).toThrow(/needs an argument/);
   });

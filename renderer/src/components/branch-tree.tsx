@@ -4,8 +4,15 @@ import { IdText } from './id-text';
 import { useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
 
+/** The step a closed branch was rolled back to (the episode went on in a new branch), or null. */
+function rolledBackTo(b: BranchSummary): number | null {
+  const m = /^rolled_back_to_(\d+)$/.exec(b.end_reason ?? '');
+  return m ? Number(m[1]) : null;
+}
+
 function statusOf(b: BranchSummary): string {
   if (b.live) return 'live';
+  if (rolledBackTo(b) !== null) return 'rolled-back';
   // A candidate a person picked another over stays as a branch, marked as the rejected alternative it is.
   if (b.end_reason === 'candidate_rejected') return 'rejected';
   return b.status ?? 'open';
@@ -27,7 +34,9 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
       >
         <span className="tree-glyph">{props.depth === 0 ? '●' : `└ fork@${b.fork_step}`}</span>
         <IdText id={b.branch} />
-        <span className={`badge st-${statusOf(b)}`}>{statusOf(b)}</span>
+        <span className={`badge st-${statusOf(b)}`}>
+          {rolledBackTo(b) !== null ? `rolled back to ${rolledBackTo(b)}` : statusOf(b)}
+        </span>
         <span className="muted">{countOf(b.steps, 'step')}</span>
         {b.reward !== null ? <span className="muted">R {b.reward.toFixed(2)}</span> : null}
         {b.flags ? (

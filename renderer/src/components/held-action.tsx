@@ -143,10 +143,11 @@ export function HeldActionCard() {
                 <button
                   type="button"
                   data-testid="held-edit-arguments"
+                  aria-keyshortcuts="E"
                   disabled={busy}
                   onClick={() => open({ kind: 'arguments', call })}
                 >
-                  Edit arguments
+                  Edit arguments <kbd>E</kbd>
                 </button>
                 <button
                   type="button"
@@ -251,6 +252,7 @@ export function HeldActionCard() {
               <button
                 type="button"
                 data-testid="held-edit-answer"
+                aria-keyshortcuts="E"
                 disabled={busy}
                 onClick={() => open({ kind: 'answer' })}
               >

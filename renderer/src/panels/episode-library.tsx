@@ -109,8 +109,20 @@ export function EpisodeLibrary() {
         placeholder="Search episodes, tasks…"
         aria-label="search"
         data-testid="library-search"
+        aria-keyshortcuts="/"
         value={query}
         onChange={(e) => void actions.setQuery(e.target.value)}
+        onKeyDown={(e) => {
+          // Enter goes to the first match (a second Enter starts it): no Tab walk down the list.
+          if (e.key !== 'Enter') return;
+          const first = e.currentTarget
+            .closest('[data-testid="episode-library"]')
+            ?.querySelector<HTMLButtonElement>('.lib-item:not(:disabled)');
+          if (first) {
+            e.preventDefault();
+            first.focus();
+          }
+        }}
       />
       {error && startFailed === null ? <PanelState kind="error">{error}</PanelState> : null}
       <h3>Episodes</h3>
@@ -147,7 +159,11 @@ export function EpisodeLibrary() {
       </ul>
       <h3>Cases</h3>
       {catalogError ? <PanelState kind="error">{catalogError}</PanelState> : null}
-      {cases.length === 0 && !catalogError ? <PanelState kind="empty">No bundled cases.</PanelState> : null}
+      {cases.length === 0 && !catalogError ? (
+        <PanelState kind="empty">
+          {query.trim() ? `No case matches “${query.trim()}”.` : 'No bundled cases.'}
+        </PanelState>
+      ) : null}
       <ul className="lib-list">
         {cases.map((c) => (
           <StartItem
@@ -201,7 +217,11 @@ export function EpisodeLibrary() {
           </p>
         </>
       ) : null}
-      {tasks.length === 0 && !catalogError ? <PanelState kind="empty">No bundled tasks.</PanelState> : null}
+      {tasks.length === 0 && !catalogError ? (
+        <PanelState kind="empty">
+          {query.trim() ? `No sample task matches “${query.trim()}”.` : 'No bundled tasks.'}
+        </PanelState>
+      ) : null}
       <ul className="lib-list">
         {tasks.map((t) => (
           <StartItem

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
@@ -25,7 +25,7 @@ const THEME = {
   selectionBackground: '#2c3b55',
 };
 
-/** Escape alone leaves the terminal (Tab belongs to the shell); Ctrl+[ still sends an Escape to it. */
+/** Escape alone leaves the terminal (Tab belongs to the shell once entered); Ctrl+[ still sends an Escape to it. */
 function isLeaveKey(e: KeyboardEvent): boolean {
   return e.key === 'Escape' && !e.ctrlKey && !e.altKey && !e.metaKey && !e.shiftKey;
 }
@@ -46,6 +46,15 @@ function focusAfter(panel: HTMLElement): void {
     ) ?? all.find((el) => !panel.contains(el));
   if (next) next.focus();
   else panel.focus();
+}
+
+/**
+ * Takes xterm's input field out of the Tab order: Tab and Shift+Tab pass the terminal
+ * unless a person entered it on purpose (a click on it, or Enter on its box), so the
+ * shell's completion never traps the keyboard.
+ */
+function keepOutOfTabOrder(term: Terminal): void {
+  if (term.textarea) term.textarea.tabIndex = -1;
 }
 
 function makeTerminal(readOnly: boolean, leave: () => void): Terminal {
@@ -81,6 +90,8 @@ export function TerminalPanel() {
   const liveBox = useRef<HTMLDivElement>(null);
   const historyBox = useRef<HTMLDivElement>(null);
   const terms = useRef<{ live: Terminal; history: Terminal } | null>(null);
+  // Where the keyboard is: typing in the shell, on the terminal's box (Enter enters), or elsewhere.
+  const [focus, setFocus] = useState<'typing' | 'box' | 'away'>('away');
 
   // Both terminals live as long as the panel; the session behind the live one changes with the branch.
   useEffect(() => {
@@ -92,6 +103,12 @@ export function TerminalPanel() {
     const historyTerm = makeTerminal(true, leave);
     liveTerm.open(liveBox.current as HTMLDivElement);
     historyTerm.open(historyBox.current as HTMLDivElement);
+    keepOutOfTabOrder(liveTerm);
+    keepOutOfTabOrder(historyTerm);
+    const onIn = () => setFocus('typing');
+    const onOut = () => setFocus('away');
+    liveTerm.textarea?.addEventListener('focus', onIn);
+    liveTerm.textarea?.addEventListener('blur', onOut);
     terms.current = { live: liveTerm, history: historyTerm };
     window.__stepboxTerminal = liveTerm;
     window.__stepboxHistoryTerminal = historyTerm;
@@ -118,6 +135,8 @@ export function TerminalPanel() {
     observer.observe(historyBox.current as HTMLDivElement);
     refit();
     return () => {
+      liveTerm.textarea?.removeEventListener('focus', onIn);
+      liveTerm.textarea?.removeEventListener('blur', onOut);
       observer.disconnect();
       offOutput();
       input.dispose();
@@ -165,13 +184,41 @@ export function TerminalPanel() {
               ? 'viewing history · → to return'
               : 'recorded trace'
             : status === 'open'
-              ? 'open · Esc leaves the terminal'
+              ? focus === 'typing'
+                ? 'open · typing in the shell · Esc leaves'
+                : 'open · Enter or click to type'
               : status}
         </span>
       }
     >
       {overlay}
-      <div className={`xterm-box${showHistory ? ' hidden' : ''}`} ref={liveBox} data-testid="terminal-live" />
+      {/* The box is one Tab stop; Enter (or a click) puts the keyboard into the shell. */}
+      <div
+        className={`xterm-box${showHistory ? ' hidden' : ''}`}
+        ref={liveBox}
+        data-testid="terminal-live"
+        data-focus={focus}
+        tabIndex={showHistory || branch === null ? -1 : 0}
+        role="group"
+        aria-label="Live terminal: press Enter to type in the shell, Escape to leave it"
+        aria-keyshortcuts="T"
+        onFocus={(e) => {
+          if (e.target === e.currentTarget) setFocus('box');
+        }}
+        onBlur={(e) => {
+          if (e.target === e.currentTarget) setFocus((f) => (f === 'box' ? 'away' : f));
+        }}
+        onClick={(e) => {
+          // The T key clicks the box: the keyboard goes into the shell, as a click on it does.
+          if (e.target === e.currentTarget) terms.current?.live.focus();
+        }}
+        onKeyDown={(e) => {
+          if (e.target === e.currentTarget && e.key === 'Enter') {
+            e.preventDefault();
+            terms.current?.live.focus();
+          }
+        }}
+      />
       <div
         className={`xterm-box${showHistory ? '' : ' hidden'}`}
         ref={historyBox}

@@ -8,7 +8,12 @@ import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, NO_FILTER, type RowFilter } from '../model/row-filter';
 import { useSlice, useStores } from '../stores/use-stores';
-import { hasStepBreakpoint, rowsWithHeld, selectViewedStep } from '../stores/stepper/stepper-store';
+import {
+  hasStepBreakpoint,
+  rowsWithHeld,
+  selectRolledBackTo,
+  selectViewedStep,
+} from '../stores/stepper/stepper-store';
 import { countOf } from '../../../shared/count-of';
 
 const ROW_HEIGHT = 22;
@@ -28,7 +33,7 @@ function statusOf(
   row: StepRow,
   closed: boolean,
   held: HeldStage | null,
-): { readonly word: string; readonly title?: string } {
+): { readonly word: string; readonly title?: string; readonly tone?: string } {
   if (closed && !row.snapshot && row.step > 0) return { word: 'incomplete' };
   if (held === 'before_tool')
     return {
@@ -40,6 +45,15 @@ function statusOf(
       word: 'waiting',
       title: 'held before the agent gets the answer: edit it or let it go (inspector)',
     };
+  // The agent saw a fallback (its call was killed at the timeout): "ok" would be untrue.
+  if (row.real && !row.overridden) {
+    const timeout = /\berror timeout\b/.test(row.real);
+    return {
+      word: timeout ? 'timeout' : 'fallback',
+      title: `${timeout ? 'killed at its timeout; ' : ''}the agent was shown a fallback — ${row.real}`,
+      tone: 'fallback',
+    };
+  }
   return { word: STATUS_LABEL[row.status] };
 }
 
@@ -59,19 +73,24 @@ const Row = memo(function Row(props: {
   /** The step is held at a stop inside it, waiting for the person. */
   readonly held: HeldStage | null;
   readonly breakpoint: boolean;
+  /** The sandbox was rolled back before this step: it stays in the trace, undone. */
+  readonly undone: boolean;
   readonly forks: readonly BranchSummary[];
   readonly top: number;
   readonly onSelect: (step: number) => void;
   readonly onBreakpoint: (step: number) => void;
 }) {
   const { row } = props;
-  const status = statusOf(row, props.closed, props.held);
+  const status = props.undone
+    ? { word: 'undone', title: 'rolled back: the sandbox no longer has this step (the trace keeps it)' }
+    : statusOf(row, props.closed, props.held);
   return (
     <div
-      className={`tl-row status-${row.status}${row.flags.length ? ' has-flag' : ''}${props.selected ? ' selected' : ''}`}
+      className={`tl-row status-${row.status}${row.flags.length ? ' has-flag' : ''}${props.selected ? ' selected' : ''}${props.undone ? ' undone' : ''}`}
       data-testid="timeline-row"
       data-step={row.step}
       data-status={row.status}
+      data-undone={props.undone ? 'true' : undefined}
       data-edited={row.edited ? 'true' : undefined}
       aria-selected={props.selected}
       role="row"
@@ -159,7 +178,7 @@ const Row = memo(function Row(props: {
         ) : null}
         {row.real ? (
           <i className="mark mark-flag sev-warning" data-testid="row-real" title={row.real}>
-            <span className="mk-long">real ≠ shown</span>
+            <span className="mk-long">{row.overridden ? 'real ≠ shown' : '→ fallback'}</span>
             <span className="mk-short" aria-hidden="true">
               ≠
             </span>
@@ -177,7 +196,7 @@ const Row = memo(function Row(props: {
         ))}
       </span>
       <span
-        className={`tl-status s-${props.held ? 'held' : row.status}`}
+        className={`tl-status s-${props.undone ? 'undone' : props.held ? 'held' : (status.tone ?? row.status)}`}
         data-testid="row-status"
         title={status.title}
       >
@@ -208,6 +227,7 @@ export function Timeline() {
   // Step 0 is the setup row, not a step the agent took.
   const decisions = rows.length && rows[0].step === 0 ? rows.length - 1 : rows.length;
   const viewed = useSlice('stepper', selectViewedStep);
+  const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const flags = useSlice('stepper', (s) => s.flags);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -334,6 +354,7 @@ export function Timeline() {
                 selected={row.step === viewed}
                 held={heldStage !== null && row.step === held?.step ? heldStage : null}
                 breakpoint={hasStepBreakpoint(breakpoints, row.step)}
+                undone={rolledBackTo !== null && row.step > rolledBackTo}
                 forks={forksAt.get(row.step) ?? NO_FORKS}
                 onSelect={stepper.select}
                 onBreakpoint={onBreakpoint}
@@ -351,7 +372,11 @@ export function Timeline() {
       className="timeline"
       actions={
         <span className="muted" data-testid="timeline-count">
-          {rows.length ? countOf(decisions, 'step') : ''}
+          {rows.length === 0
+            ? ''
+            : rolledBackTo !== null && decisions > rolledBackTo
+              ? `${countOf(rolledBackTo, 'step')} · ${decisions - rolledBackTo} undone`
+              : countOf(decisions, 'step')}
         </span>
       }
     >

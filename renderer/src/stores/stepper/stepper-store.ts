@@ -191,6 +191,8 @@ function stopWhy(info: EpisodeStateInfo | null): Pick<StepperState, 'stopKind' |
  * says (then only the breakpoint that asked for it, which the card does not name).
  */
 export function selectStopNotice(s: StepperState): string | null {
+  const rolled = selectRollbackNotice(s);
+  if (rolled) return rolled;
   if (!s.stopReason || s.stopKind === 'step') return null;
   // An ended branch's end, once loaded, says it (selectEndNotice): not twice.
   if (s.state === 'ended' && selectEndNotice(s) !== null) return null;
@@ -476,11 +478,27 @@ export function rowsWithHeld(rows: readonly StepRow[], held: HeldAction | null):
   ];
 }
 
-/** The step the views show: the selected one, or the latest. */
+/**
+ * The step a live branch was rolled back to, or null. Its later rows stay in its trace but
+ * are undone in the sandbox: the next step starts a new branch from here (the engine closed
+ * this one as `rolled_back_to_K`).
+ */
+export function selectRolledBackTo(s: StepperState): number | null {
+  if (!s.live) return null;
+  const m = /^rolled_back_to_(\d+)$/.exec(s.view?.end?.end_reason ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/** The step the sandbox is at: the one rolled back to, else the latest (0 when none). */
+export function selectCurrentStep(s: StepperState): number {
+  return selectRolledBackTo(s) ?? selectLastStep(s);
+}
+
+/** The step the views show: the selected one, or the current one (see {@link selectCurrentStep}). */
 export function selectViewedStep(s: StepperState): number | null {
   if (s.selectedStep !== null) return s.selectedStep;
   const rows = s.rows;
-  return rows.length ? rows[rows.length - 1].step : null;
+  return rows.length ? selectCurrentStep(s) : null;
 }
 
 /** The last step recorded so far (0 when none). */
@@ -488,9 +506,19 @@ export function selectLastStep(s: StepperState): number {
   return s.rows.length ? s.rows[s.rows.length - 1].step : 0;
 }
 
-/** True when a live branch is shown at an earlier step than its latest. */
+/** True when a live branch is shown at an earlier step than the one its sandbox is at. */
 export function selectViewingHistory(s: StepperState): boolean {
-  return s.selectedStep !== null && s.selectedStep < selectLastStep(s);
+  return s.selectedStep !== null && s.selectedStep !== selectCurrentStep(s);
+}
+
+/** What Step and Continue do after a rollback, in a sentence (null when nothing was rolled back). */
+export function selectRollbackNotice(s: StepperState): string | null {
+  const k = selectRolledBackTo(s);
+  if (k === null) return null;
+  const last = selectLastStep(s);
+  const undone =
+    last > k ? `step${last > k + 1 ? `s ${k + 1}–${last} are` : ` ${last} is`} undone in the sandbox` : '';
+  return `Rolled back to step ${k}${undone ? `: ${undone} (kept in this branch's trace)` : ''}. Step (F10) or Continue (F5) starts a new branch from step ${k}; ${s.branch ?? 'this branch'} stays as recorded.`;
 }
 
 /** The row of the viewed step, or null. */
