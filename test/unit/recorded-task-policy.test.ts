@@ -193,7 +193,10 @@ describe('a recorded task never widens isolation on its own', () => {
     });
     const before = r.provider.configs.length;
     for (const [name, run] of rebuilds(r, undefined))
-      await expect(run().then(() => 'ran'), name).resolves.toBe('ran');
+      await expect(
+        run().then(() => 'ran'),
+        name,
+      ).resolves.toBe('ran');
     // Every way made its sandbox, and each got the lower limits the task asked for.
     const made = r.provider.configs.slice(before);
     expect(made).toHaveLength(7);
