@@ -12,8 +12,8 @@ import {
   describeEvent,
   episodeExit,
   episodeSummary,
-  intFlag,
 } from './episode-cli.js';
+import { intFlag } from './number-flags.js';
 import { oneLine } from '../../shared/step-summary.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { agentFlags } from './run.js';

@@ -129,23 +129,6 @@ function clip(text: string, n: number): string {
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 }
 
-/** Parses a non-negative integer flag; throws a usage error naming it. */
-export function intFlag(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new UsageError(`--${name}: "${value}" is not a non-negative integer`);
-  return n;
-}
-
-/** Parses a number flag; throws a usage error naming it. */
-export function numberFlag(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n)) throw new UsageError(`--${name}: "${value}" is not a number`);
-  return n;
-}
-
 /**
  * Ends the process leaving a `--keep` sandbox running: the provider's engine event
  * stream would otherwise keep Node alive, and closing the provider would destroy the
