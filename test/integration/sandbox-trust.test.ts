@@ -190,6 +190,26 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
     }
   });
 
+  it("a command that lowers an idle shell's limits does not cripple the next call", async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    try {
+      await sh(sb, 'true');
+      // prlimit needs only the same uid (no ptrace): every idle shell but this call's own.
+      const r = await sh(
+        sb,
+        'for p in $(pgrep -u 1000 -f "# zygote"); do [ "$p" != $$ ] && prlimit --pid "$p" --fsize=0:0 --nofile=8:8 && echo limited; done; true',
+      );
+      expect(r.stdout).toContain('limited');
+      const next = await sh(sb, 'echo hi > /workspace/x && cat /workspace/x; ulimit -n; ulimit -f');
+      expect(next.exit_code).toBe(0);
+      expect(next.stdout!.split('\n')[0]).toBe('hi');
+      expect(next.stdout).not.toMatch(/^8$/m);
+      expect(next.stdout!.trim().split('\n').pop()).toBe('unlimited');
+    } finally {
+      await sb.destroy();
+    }
+  });
+
   it('a rollback empties every writable place outside /workspace (HOME, /tmp, /dev/shm, queues, IPC)', async () => {
     const sb = await provider.create(defaultSandboxConfig());
     const store = new MemorySnapshotStore();

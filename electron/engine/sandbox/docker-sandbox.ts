@@ -273,6 +273,10 @@ export class DockerSandbox implements Sandbox {
       this.log.warn(
         'the helper runs as the same user as the commands (not isolated): code in the sandbox can reach its channel',
       );
+    else if (hello.sealed !== true)
+      this.log.warn(
+        "the helper's idle shells are not sealed (fs.suid_dumpable = 1 on this host): a command can ptrace the shell of a later call",
+      );
   }
 
   /** Whether the helper runs as another user than the commands (its channel out of their reach). */
