@@ -64,7 +64,8 @@ function describe(c: CandidateOutcome): string {
       : c.action.calls.map((x) => `${x.name} ${argsSummary(x.arguments, 120)}`).join('; ');
   const result = c.result.map((r) => resultLine(r, 60)).join('; ');
   const files = c.files_changed.map(
-    (f) => `${f.change === 'added' ? '+' : f.change === 'deleted' ? '-' : '~'}${f.path}`,
+    (f) =>
+      `${f.change === 'added' ? '+' : f.change === 'deleted' ? '-' : '~'}${f.path}${f.captured === false ? ' (not captured: over the snapshot cap)' : ''}`,
   );
   return [
     `[${c.index}] ${c.branch} (${c.origin}${c.seed !== null ? ` seed ${c.seed}` : ''}) ${c.status}`,

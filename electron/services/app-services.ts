@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import {
   OPERATIONS,
   isOperationName,
@@ -16,6 +17,7 @@ import { EventBus, type Audience, type BusListener } from './event-bus.js';
 import { LibraryService } from './library-service.js';
 import type { EnginePorts } from './ports.js';
 import { ServiceError, toAppError } from './service-error.js';
+import { fromTaskFolder, taskFolderOf } from '../../shared/start-paths.js';
 import { StatsService } from './stats-service.js';
 import { sandboxInfo } from './system-service.js';
 import { TerminalService } from './terminal-service.js';
@@ -87,12 +89,17 @@ export function createAppServices(ports: EnginePorts): AppServices {
     'episode.open': (r) => library.open(r.id),
     'episode.start': async (r) => {
       const { path, agent, episodes: count } = await taskPathOf(r.task);
-      const spec = r.agent ?? agent;
+      // A script path a person typed is read from the task's folder (shared/start-paths.ts).
+      const folder = taskFolderOf(resolve(path));
+      const spec = r.agent !== undefined ? fromTaskFolder(r.agent, folder) : agent;
       if (!spec)
         throw new ServiceError('invalid_input', 'this task ships no agent: pass `agent` (e.g. "manual")');
+      const model = r.agent_options?.model;
+      const options =
+        model === undefined ? r.agent_options : { ...r.agent_options, model: fromTaskFolder(model, folder) };
       // A case that runs several episodes (state leaking between them) runs the first ones
       // to their end; the last opens live, where its flag shows.
-      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false, r.agent_options, count - 1);
+      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false, options, count - 1);
     },
     'episode.step': (r) => episodes.step(r.id),
     'episode.run': (r) => episodes.run(r.id, r.wait ?? false),

@@ -15,10 +15,36 @@ describe('agent specs and the scripted agent', () => {
     expect(parseAgentSpec('replay:ep-1')).toEqual({ kind: 'replay', episode: 'ep-1' });
     expect(parseAgentSpec('openai:qwen2.5:7b')).toEqual({ kind: 'openai', model: 'qwen2.5:7b' });
     expect(parseAgentSpec('manual')).toEqual({ kind: 'manual' });
-    expect(() => parseAgentSpec('gpt4')).toThrow(
-      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], anthropic:MODEL\[@BASE_URL\], manual or exec:CMD/,
+    expect(() => parseAgentSpec('gpt4:x')).toThrow(
+      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], anthropic:MODEL\[@BASE_URL\], manual, exec:CMD or sandbox:CMD/,
+    );
+    expect(parseAgentSpec('sandbox:codex exec hi')).toEqual({ kind: 'sandbox', command: 'codex exec hi' });
+    // A bare name is a recipe; an unknown one names the recipes there are.
+    expect(parseAgentSpec('codex')).toEqual({ kind: 'recipe', name: 'codex' });
+    expect(() => createAgent('gpt4', { model: 'manual' })).toThrow(
+      /unknown agent "gpt4".*recipes: claude-code, codex/,
     );
     expect(() => parseAgentSpec('scripted:')).toThrow(/needs an argument/);
+  });
+
+  it('never shows a line of the file in its error (a host file given as a script stays unread)', () => {
+    const passwd = 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n';
+    let message = '';
+    try {
+      parseScript(passwd, '/etc/passwd');
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^\/etc\/passwd line 1 is not JSON/);
+    expect(message).not.toMatch(/root|bash|x:0/);
+    let other = '';
+    try {
+      parseScript('{"content": "secret-value", ', 'a.jsonl');
+    } catch (e) {
+      other = (e as Error).message;
+    }
+    expect(other).toMatch(/^a\.jsonl line 1 is not JSON/);
+    expect(other).not.toContain('secret-value');
   });
 
   it('names the line that is not JSON', () => {

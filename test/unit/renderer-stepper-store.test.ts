@@ -32,6 +32,34 @@ describe('stepper store', () => {
     expect(selectViewedStep(s)).toBe(3);
   });
 
+  it('keeps the pause switches and breakpoints for the session: a branch opened next gets them (issue 19 item 8)', async () => {
+    const { fake, store } = setup(2);
+    fake.on('episode.setStopPoints', (r) => ({
+      episode: 'ep1',
+      branch: r.id,
+      state: 'paused',
+      step: 2,
+      reason: null,
+      stop_points: { before_tool: r.stop_points.before_tool ?? false, before_answer: false },
+    }));
+    fake.on('episode.setBreakpoints', (r) => ({ breakpoints: r.breakpoints }));
+    await store.getState().open('b-main');
+    await store.getState().setStopPoint('before_tool', true);
+    await store.getState().setBreakpoints([{ kind: 'tool', name: 'execute_shell' }]);
+    // Another branch (a fork, a new episode) opens without them on the server's side.
+    await store.getState().open('b-fork');
+    expect(fake.callsOf('episode.setStopPoints').at(-1)).toEqual({
+      id: 'b-fork',
+      stop_points: { before_tool: true },
+    });
+    expect(fake.callsOf('episode.setBreakpoints').at(-1)).toEqual({
+      id: 'b-fork',
+      breakpoints: [{ kind: 'tool', name: 'execute_shell' }],
+    });
+    expect(store.getState().stopPoints.before_tool).toBe(true);
+    expect(store.getState().breakpoints).toEqual([{ kind: 'tool', name: 'execute_shell' }]);
+  });
+
   it('shows an open failure as an error state, not a throw', async () => {
     const fake = createFakeBackend();
     fake.on('episode.open', () => ({ code: 'not_found', message: 'no episode or branch "zz"' }));

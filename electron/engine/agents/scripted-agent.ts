@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { jsonErrorAt } from '../json-error.js';
 import { AgentFailure, type Agent, type ChatMessage, type DecideInput, type Decision } from './agent.js';
 
 /** One line of a script: an assistant message in OpenAI chat format. */
@@ -45,7 +46,7 @@ export function readScriptFile(path: string): ScriptFile {
   return parseScriptFile(text, path);
 }
 
-/** Parses script text; `source` names the file in errors. */
+/** Parses script text; `source` names the file in errors (never its content). */
 export function parseScript(text: string, source: string): ScriptLine[] {
   return parseScriptFile(text, source).lines;
 }
@@ -60,7 +61,12 @@ export function parseScriptFile(text: string, source: string): ScriptFile {
     try {
       value = JSON.parse(raw);
     } catch (e) {
-      throw new AgentFailure('script_error', `${source} line ${i + 1} is not JSON: ${(e as Error).message}`);
+      // Never the line itself: JSON.parse quotes it, and a path typed by mistake (or on
+      // purpose: `scripted:/etc/passwd`) would show that file's content in the error.
+      throw new AgentFailure(
+        'script_error',
+        `${source} line ${i + 1} is not JSON${jsonErrorAt(e, raw)}: a scripted agent's file has one JSON model output per line`,
+      );
     }
     if (!value || typeof value !== 'object' || Array.isArray(value)) {
       throw new AgentFailure(

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { jsonErrorAt } from '../json-error.js';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { err, type Result } from '../../../shared/result.js';
 import { parseTask, type Task } from '../../../shared/task.js';
@@ -24,7 +25,8 @@ export function loadTask(path: string): Result<Task, AppError> {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    return err(appError('invalid_task', `${file} is not valid JSON: ${locate((e as Error).message, text)}`));
+    // Where, never what: the parser's message quotes the file (see jsonErrorAt).
+    return err(appError('invalid_task', `${file} is not valid JSON${jsonErrorAt(e, text)}`));
   }
   return parseTask(doc, file);
 }
@@ -32,15 +34,4 @@ export function loadTask(path: string): Result<Task, AppError> {
 /** The task file a path names (a folder means its task.json). */
 export function taskFilePath(path: string): string {
   return /\.json$/i.test(path) ? path : `${path.replace(/\/$/, '')}/task.json`;
-}
-
-/** Adds "line L column C" to a JSON.parse message that only gives a position. */
-function locate(message: string, text: string): string {
-  const m = /position (\d+)/.exec(message);
-  if (!m) return message;
-  const pos = Number(m[1]);
-  const before = text.slice(0, pos);
-  const line = before.split('\n').length;
-  const column = pos - before.lastIndexOf('\n');
-  return `${message.replace(/\s*\(line \d+ column \d+\)/, '')} (line ${line}, column ${column})`;
 }

@@ -94,7 +94,8 @@ export function CaseWalkthrough() {
             data-testid="case-run-variant"
             data-variant={other}
             disabled={starting !== null}
-            onClick={() => void a.openCase(active.case, other)}
+            // The person asked to run it: it runs at once (a second click on "Run it" is not needed).
+            onClick={() => void a.openCase(active.case, other, { run: true })}
           >
             {starting === active.case.id
               ? 'starting…'

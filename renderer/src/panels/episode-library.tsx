@@ -1,10 +1,13 @@
 import { useEffect, useMemo, useRef } from 'react';
+import { runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
 import { BranchTree } from '../components/branch-tree';
+import { RunningList } from '../components/running-list';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import { scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
 function plain(text: string): string {
@@ -42,6 +45,8 @@ function StartItem(props: {
   readonly detail: string;
   readonly tooltip: string;
   readonly starting: string | null;
+  /** What the start will read, said before the click (a script path resolved from the task's folder). */
+  readonly reads?: string | null;
   /** The error of this item's last start, shown under it (where the click was). */
   readonly error?: string | null;
   readonly onStart: () => void;
@@ -65,6 +70,11 @@ function StartItem(props: {
       >
         <span className="lib-task">{props.title}</span>
         <span className="muted">{props.starting === props.id ? 'starting…' : props.detail}</span>
+        {props.reads ? (
+          <span className="muted mono lib-reads" data-testid="start-reads">
+            reads {props.reads}
+          </span>
+        ) : null}
       </button>
       {props.error ? (
         <div ref={errorRef} className="state state-error" role="alert" data-testid="start-error">
@@ -100,6 +110,9 @@ export function EpisodeLibrary() {
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
+  // The script a typed `scripted:FILE` (the agent, or an exec agent's model) reads, per task.
+  const typed = agent.trim().startsWith('exec:') ? model : agent;
+  const readsOf = (taskPath: string) => scriptPathOf(typed, taskFolderOf(taskPath));
 
   return (
     <Panel testId="episode-library" title="Episodes" className="library">
@@ -125,6 +138,7 @@ export function EpisodeLibrary() {
         }}
       />
       {error && startFailed === null ? <PanelState kind="error">{error}</PanelState> : null}
+      <RunningList />
       <h3>Episodes</h3>
       {load === 'loading' && episodes.length === 0 ? (
         <PanelState kind="loading">Loading episodes…</PanelState>
@@ -195,9 +209,11 @@ export function EpisodeLibrary() {
         onChange={(e) => actions.setAgent(e.target.value)}
       />
       <p className="muted field-hint" id="library-agent-hint">
-        or openai:MODEL, manual, or exec:COMMAND (your own program)
+        or openai:MODEL, anthropic:MODEL, manual, scripted:FILE, exec:COMMAND (your own program),
+        sandbox:COMMAND (run inside the sandbox), codex or claude-code (installed by stepbox agents add);
+        files and commands are taken from the task’s folder
       </p>
-      {agent.trim().startsWith('exec:') ? (
+      {runsOwnProgramSpec(agent) ? (
         <>
           <label className="field-label" htmlFor="library-model">
             Its model calls answered by
@@ -213,7 +229,8 @@ export function EpisodeLibrary() {
             onChange={(e) => actions.setModel(e.target.value)}
           />
           <p className="muted field-hint" id="library-model-hint">
-            scripted:FILE, openai:MODEL@URL, replay:EPISODE, or manual (you write each answer)
+            scripted:FILE (from the task’s folder), openai:MODEL@URL, replay:EPISODE, or manual (you write
+            each answer)
           </p>
         </>
       ) : null}
@@ -232,6 +249,7 @@ export function EpisodeLibrary() {
             detail={t.goal}
             tooltip={t.goal}
             starting={starting}
+            reads={readsOf(t.path)}
             error={errorAt(t.id)}
             onStart={() => void actions.startTask(t)}
           />

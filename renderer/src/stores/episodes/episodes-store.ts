@@ -1,4 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import { runsOwnProgramSpec } from '../../../../shared/agent-kind';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type {
   BranchSummary,
@@ -49,6 +50,8 @@ export interface EpisodesState {
   readonly starting: string | null;
   /** The case or task whose start failed: its error is shown beside it, not atop the library. */
   readonly startFailed: string | null;
+  /** The live branch being stopped from the Running list, or null. */
+  readonly stopping: string | null;
   /** Agent spec for the next start (`openai:MODEL`, `manual`, …); empty: the task's own. */
   readonly agent: string;
   /** What answers an `exec:CMD` agent's model calls (`scripted:FILE`, `openai:MODEL`, `manual`). */
@@ -63,10 +66,16 @@ export interface EpisodesActions {
   /** Starts a bundled sample task as a new episode; returns its branch, or null on failure. */
   startTask(task: TaskSummary): Promise<string | null>;
   /** One click: starts the case (or its fixed variant) and shows its walkthrough beside the timeline. */
-  openCase(c: CaseSummary, variant?: CaseVariant): Promise<string | null>;
+  openCase(
+    c: CaseSummary,
+    variant?: CaseVariant,
+    options?: { readonly run?: boolean },
+  ): Promise<string | null>;
   closeCase(): void;
   /** Forgets the note on the episode the last start stopped. */
   dismissReleased(): void;
+  /** Stops a live branch from the Running list (its sandbox released, its trace kept). */
+  stopBranch(branch: string): Promise<boolean>;
   setAgent(agent: string): void;
   setModel(model: string): void;
   dispose(): void;
@@ -74,6 +83,18 @@ export interface EpisodesActions {
 
 /** The episodes slice. */
 export type EpisodesStore = StoreApi<EpisodesState & EpisodesActions>;
+
+/**
+ * An engine message in the start form's words: its fields' names ("Agent", "Its model calls
+ * answered by") where the engine, shared with the CLI, names its flags.
+ */
+export function inFormWords(message: string): string {
+  return message
+    .replace(/--model SOURCE|--model\b/g, '“Its model calls answered by”')
+    .replace(/--agent exec:CMD/g, '“Agent” exec:COMMAND')
+    .replace(/\bagent spec\b/g, '“Agent”')
+    .replace(/--agent\b/g, '“Agent”');
+}
 
 /** What a stop of the episode left for a new one did, in words (its `status` is the trace's end). */
 export function releasedText(left: LeftEpisode, end: { status: string; end_reason: string }): string {
@@ -100,19 +121,22 @@ export function createEpisodesStore(
       key: string,
       task: { kind: 'sample'; id: string } | { kind: 'case'; id: string; fixed?: boolean },
       agent?: string,
+      /** Run it at once (F5) instead of stopping after setup. */
+      run = false,
     ): Promise<string | null> => {
       set({ starting: key, error: null, startFailed: null, released: null });
       const left = leaving();
-      const model = agent?.startsWith('exec:') ? get().model.trim() : '';
+      const model = agent && runsOwnProgramSpec(agent) ? get().model.trim() : '';
       const res = await client.episode.start({
         task,
         ...(agent ? { agent } : {}),
         ...(model ? { agent_options: { model } } : {}),
+        ...(run ? { run: true } : {}),
       });
       set({ starting: null });
       // A start that failed changes nothing: the earlier episode stays live and shown.
       if (!res.ok) {
-        set({ error: errorText(res), startFailed: key });
+        set({ error: inFormWords(errorText(res) ?? ''), startFailed: key });
         return null;
       }
       if (left && left.branch !== res.value.branch) {
@@ -141,6 +165,7 @@ export function createEpisodesStore(
       activeCase: null,
       released: null,
       starting: null,
+      stopping: null,
       startFailed: null,
       agent: '',
       model: '',
@@ -169,13 +194,18 @@ export function createEpisodesStore(
         });
       },
       startTask: (task) => start(task.id, { kind: 'sample', id: task.id }, get().agent.trim() || undefined),
-      async openCase(c, variant = 'broken') {
+      async openCase(c, variant = 'broken', options = {}) {
         const was = get().activeCase;
         const same = was?.case.id === c.id ? was : null;
         // The walkthrough stays while its other variant starts; a new case loads its own.
         set({ activeCase: { case: c, readme: same?.readme ?? null, variant, runs: same?.runs ?? {} } });
         const [branch, readme] = await Promise.all([
-          start(c.id, { kind: 'case', id: c.id, ...(variant === 'fixed' ? { fixed: true } : {}) }),
+          start(
+            c.id,
+            { kind: 'case', id: c.id, ...(variant === 'fixed' ? { fixed: true } : {}) },
+            undefined,
+            options.run ?? false,
+          ),
           same?.readme ? null : client.cases.open({ id: c.id }),
         ]);
         const now = get().activeCase;
@@ -195,6 +225,13 @@ export function createEpisodesStore(
       },
       dismissReleased() {
         set({ released: null });
+      },
+      async stopBranch(branch) {
+        set({ stopping: branch, error: null });
+        const res = await client.episode.stop({ id: branch });
+        set({ stopping: null, ...(res.ok ? {} : { error: errorText(res) }) });
+        await get().refresh();
+        return res.ok;
       },
       dispose() {
         off();

@@ -214,6 +214,12 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   // Loads in flight may answer out of order (a step's reload, then the end's): only the
   // latest one applies, or an older view without the end and its QA flags overwrites it.
   let loads = 0;
+  // The person's pause switches and breakpoints are theirs for the session, not the branch's:
+  // a new episode, fork or reopened branch gets them too (they used to reset on every open).
+  let session: { stopPoints: StopPoints; breakpoints: readonly Breakpoint[] } = {
+    stopPoints: NO_STOP_POINTS,
+    breakpoints: [],
+  };
 
   const store = createStore<StepperState & StepperActions>()((set, get) => {
     const applyState = (info: EpisodeStateInfo): void => {
@@ -275,9 +281,32 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         ...stopWhy(v.state),
         stopPoints: v.state?.stop_points ?? NO_STOP_POINTS,
         held: v.state?.held ?? null,
-        breakpoints: v.breakpoints,
+        breakpoints: keepSelection || v.breakpoints.length ? v.breakpoints : session.breakpoints,
         selectedStep: keepSelection ? get().selectedStep : null,
       });
+      if (!keepSelection) await carrySession(branch, v);
+    };
+    /** Gives a branch just opened live the session's switches and breakpoints it lacks. */
+    const carrySession = async (branch: string, v: EpisodeView): Promise<void> => {
+      if (v.state === null || v.state.state === 'ended') return;
+      const has = v.state.stop_points ?? NO_STOP_POINTS;
+      const missing = (Object.keys(session.stopPoints) as (keyof StopPoints)[]).filter(
+        (k) => session.stopPoints[k] && !has[k],
+      );
+      if (missing.length) {
+        const res = await client.episode.setStopPoints({
+          id: branch,
+          stop_points: Object.fromEntries(missing.map((k) => [k, true])),
+        });
+        if (res.ok && get().branch === branch) set({ stopPoints: res.value.stop_points ?? NO_STOP_POINTS });
+      }
+      if (v.breakpoints.length === 0 && session.breakpoints.length > 0) {
+        const res = await client.episode.setBreakpoints({
+          id: branch,
+          breakpoints: [...session.breakpoints],
+        });
+        if (!res.ok && get().branch === branch) set({ error: errorText(res) });
+      }
     };
     return {
       ...initial,
@@ -333,6 +362,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       },
       async setBreakpoints(next) {
         const { branch, breakpoints, live } = get();
+        session = { ...session, breakpoints: next };
         set({ breakpoints: next, error: null });
         if (!branch || !live) return;
         const res = await client.episode.setBreakpoints({ id: branch, breakpoints: [...next] });
@@ -340,6 +370,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       },
       async setStopPoint(point, on) {
         const { branch, stopPoints, live } = get();
+        session = { ...session, stopPoints: { ...session.stopPoints, [point]: on } };
         set({ stopPoints: { ...stopPoints, [point]: on }, error: null });
         if (!branch || !live) return;
         const res = await client.episode.setStopPoints({ id: branch, stop_points: { [point]: on } });

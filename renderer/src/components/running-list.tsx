@@ -1,0 +1,68 @@
+import type { BranchSummary, EpisodeEntry } from '../../../shared/contract/models';
+import { useSlice, useStores } from '../stores/use-stores';
+import { IdText } from './id-text';
+
+/** Every live branch in the library (each holds a sandbox), newest first. */
+export function selectRunning(episodes: readonly EpisodeEntry[]): readonly BranchSummary[] {
+  return episodes.flatMap((e) => e.branches.filter((b) => b.live)).sort((a, b) => b.created - a.created);
+}
+
+/** How long ago `t` (epoch ms) was, in a short phrase: `since 14:02 (3 min)`. */
+function since(t: number, now: number): string {
+  const clock = new Date(t).toTimeString().slice(0, 5);
+  const min = Math.max(0, Math.round((now - t) / 60_000));
+  return `since ${clock} (${min < 1 ? 'just now' : min < 60 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`})`;
+}
+
+/**
+ * "Running (n)": every live sandbox, what it is (task, branch, fork or main), since when,
+ * and a Stop for each, so none runs out of sight. Empty, it says nothing runs.
+ */
+export function RunningList() {
+  const stores = useStores();
+  const episodes = useSlice('episodes', (s) => s.episodes);
+  const stopping = useSlice('episodes', (s) => s.stopping);
+  const current = useSlice('stepper', (s) => s.branch);
+  const running = selectRunning(episodes);
+  const now = Date.now();
+  return (
+    <section
+      className="running"
+      data-testid="running-list"
+      aria-label={`running sandboxes: ${running.length}`}
+    >
+      <h3>
+        Running (<span data-testid="running-count">{running.length}</span>)
+      </h3>
+      {running.length === 0 ? (
+        <p className="muted running-none">No sandbox is running.</p>
+      ) : (
+        <ul className="lib-list">
+          {running.map((b) => (
+            <li key={b.branch} className="running-item" data-testid="running-item" data-branch={b.branch}>
+              <div className="running-what">
+                <span className="lib-task">{b.task}</span>{' '}
+                <span className="muted">
+                  {b.fork_step !== null ? `fork@${b.fork_step}` : 'main'}
+                  {b.branch === current ? ' · on screen' : ''}
+                </span>
+                <IdText id={b.branch} />
+                <span className="muted">{since(b.created, now)}</span>
+              </div>
+              <button
+                type="button"
+                data-testid="running-stop"
+                disabled={stopping === b.branch}
+                title={`stop ${b.branch} and release its sandbox (its trace is kept)`}
+                aria-label={`stop ${b.task} ${b.branch}`}
+                onClick={() => void stores.episodes.getState().stopBranch(b.branch)}
+              >
+                {stopping === b.branch ? 'Stopping…' : 'Stop'}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
+
+/**
+ * Issue 19, item 5: every live sandbox in sight. A fork leaves its parent live; the
+ * library's "Running (n)" lists both (what each is, since when) with a Stop each, and a
+ * Stop there releases that sandbox. Screenshots: `running-<what>-<size>.png`.
+ */
+
+function running(app: AppPage): Promise<string[]> {
+  return app.library.root
+    .locator('[data-testid="running-item"]')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-branch') ?? ''));
+}
+
+describe('web mode: live sandboxes in sight', () => {
+  const web = servedApp();
+
+  it('lists every live branch with what it is and a Stop that releases it', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('0');
+    await app.library.startTask('hello-python');
+    await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+    await app.settled({ timeoutMs: 90_000 });
+    const main = (await app.page.getByTestId('episode-id').getAttribute('data-id')) ?? '';
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1, 90_000);
+    await app.settled({ timeoutMs: 90_000 });
+    await until(
+      () => running(app),
+      (r) => r.join() === main,
+      30_000,
+      'the main branch running',
+    );
+
+    // A fork: the window moves to it; its parent keeps its sandbox, and the list shows both.
+    await app.timeline.select(1);
+    await app.replay.fork();
+    await app.settled({ timeoutMs: 90_000 });
+    const fork = (await app.page.getByTestId('episode-id').getAttribute('data-id')) ?? '';
+    expect(fork).not.toBe(main);
+    await until(
+      () => running(app),
+      (r) => r.length === 2,
+      30_000,
+      'two running',
+    );
+    await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('2');
+    const item = (b: string) => app.library.root.locator(`[data-testid="running-item"][data-branch="${b}"]`);
+    await expect(item(fork).innerText()).resolves.toMatch(
+      /hello-python\s+fork@1 · on screen[\s\S]*since \d\d:\d\d/,
+    );
+    await expect(item(main).innerText()).resolves.toMatch(/hello-python\s+main[\s\S]*since \d\d:\d\d/);
+    const stop = item(main).getByTestId('running-stop');
+    await stop.scrollIntoViewIfNeeded();
+    expect(await layout.onScreen(stop)).toBe(true);
+    await app.screenshot('running-two-1024x700');
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await app.screenshot('running-two-1920x1080');
+    await app.page.setViewportSize({ width: 1024, height: 700 });
+
+    // Stop the parent from the list: its sandbox goes, the fork on screen runs on.
+    await stop.click();
+    await until(
+      () => running(app),
+      (r) => r.join() === fork,
+      60_000,
+      'only the fork running',
+    );
+    await until(
+      () => app.library.branchStatus(main),
+      (s) => s !== 'live',
+      30_000,
+      'the main branch stopped',
+    );
+    await expect(app.page.getByTestId('episode-state').innerText()).resolves.toMatch(/paused|idle/);
+
+    await app.page.keyboard.press('Shift+F5');
+    await until(
+      () => running(app),
+      (r) => r.length === 0,
+      60_000,
+      'nothing running',
+    );
+    await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('0');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+});

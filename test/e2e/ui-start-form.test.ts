@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { LayoutObject, servedApp } from '../support/e2e';
+
+/**
+ * Issue 19, item 4: the start form never shows a host file's content. A model source
+ * typed as `scripted:../../…/etc/passwd` is resolved from the task's folder (the one
+ * documented place), the card says which file the start will read before the click, and
+ * the error after it names the file and line, never what the file holds. Messages use the
+ * form's field names, not the CLI's flags. Screenshots: `start-form-<what>-<size>.png`.
+ */
+describe('web mode: the start form reads no host file into view', () => {
+  const web = servedApp();
+
+  it('a model source outside the task is shown resolved before the start, and its error shows no content', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    await app.library.root.getByTestId('library-agent').fill('exec:python3 agent.py');
+    const model = app.library.root.getByTestId('library-model');
+    await model.fill('scripted:../../../../../../../../../../etc/passwd');
+    const card = app.library.root.locator('[data-testid="library-task"][data-task="hello-python"]');
+    // Before the start: the card says which file it will read, resolved from the task's folder.
+    const reads = card.getByTestId('start-reads');
+    await expect(reads.innerText()).resolves.toBe('reads /etc/passwd');
+    await card.scrollIntoViewIfNeeded();
+    expect(await layout.readable(reads)).toBe(true);
+    await app.screenshot('start-form-reads-1024x700');
+
+    await app.library.startTask('hello-python');
+    const error = app.library.root.getByTestId('start-error');
+    await error.waitFor({ timeout: 60_000 });
+    const text = await error.innerText();
+    expect(text).toMatch(/\/etc\/passwd line 1 is not JSON/);
+    expect(text).not.toMatch(/root|bash|nologin|x:0/);
+    // A relative script resolves from the task's folder, as the hint says.
+    await model.fill('scripted:agent.jsonl');
+    await expect(reads.innerText()).resolves.toMatch(
+      /^reads \/.*\/resources\/tasks\/hello-python\/agent\.jsonl$/,
+    );
+    // The form's words, not the CLI's: a bad agent is "Agent", not "agent spec".
+    await app.library.root.getByTestId('library-agent').fill('scripted:');
+    await app.library.startTask('hello-python');
+    await error.filter({ hasText: 'Agent' }).waitFor({ timeout: 30_000 });
+    const bad = await error.innerText();
+    expect(bad).toMatch(/“Agent” "scripted:" needs an argument/);
+    expect(bad).not.toMatch(/agent spec|--model|--agent/);
+    await app.screenshot('start-form-error-1024x700');
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await app.screenshot('start-form-error-1920x1080');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 200_000);
+});
