@@ -114,6 +114,17 @@ export function outcomeText(r: ResultOutcome): string {
   return r.exit_code === null ? 'ok' : `exit ${r.exit_code}`;
 }
 
+/**
+ * A tool result on one line for people watching: its outcome, then the error message or
+ * the start of stdout (`exit 3  hi`, `error timeout: took too long`, `ok`).
+ */
+export function resultLine(r: ToolResult, max = MAX_SUMMARY): string {
+  const outcome = outcomeText(outcomeOf(r));
+  if (r.error) return `${outcome}: ${oneLine(r.error.message, max)}`;
+  const out = oneLine(r.stdout ?? '', max);
+  return out ? `${outcome}  ${out}` : outcome;
+}
+
 function outcomeOf(r: ToolResult): ResultOutcome {
   return { ok: r.ok, exit_code: r.exit_code ?? null, error_code: r.error?.code ?? null };
 }

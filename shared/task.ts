@@ -6,6 +6,7 @@ import { BUILTIN_TOOLS, isBuiltinTool } from './tool-schemas.js';
 import { err, ok, type Result } from './result.js';
 import { appError, type AppError } from './errors.js';
 import { parseCommandTemplate } from './command-template.js';
+import { issueLine } from './validation-issues.js';
 
 const size = z
   .union([z.string(), z.number()])
@@ -203,7 +204,7 @@ export function describeTaskIssues(issues: readonly z.core.$ZodIssue[]): string[
         })
         .join('\n');
     }
-    return `${where}: ${issue.message}`;
+    return issueLine(issue);
   });
 }
 

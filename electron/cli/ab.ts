@@ -9,6 +9,7 @@ import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { intFlag } from './number-flags.js';
 
 const HELP = `stepbox ab --a CONFIG --b CONFIG TASK... [--episodes N] [--agent SPEC]
            [--concurrency C] [--json]
@@ -66,10 +67,10 @@ export const command: CliCommand = {
         options: {
           a: { type: 'string' },
           b: { type: 'string' },
-          episodes: { type: 'string', default: '3' },
+          episodes: { type: 'string' },
           agent: { type: 'string' },
           model: { type: 'string' },
-          concurrency: { type: 'string', default: '2' },
+          concurrency: { type: 'string' },
           json: { type: 'boolean', default: false },
         },
       }),
@@ -77,12 +78,8 @@ export const command: CliCommand = {
     const { values, positionals } = parsed;
     if (!values.a || !values.b) throw new UsageError('--a CONFIG and --b CONFIG are both required');
     if (positionals.length === 0) throw new UsageError('give at least one TASK');
-    const episodes = Number(values.episodes);
-    const concurrency = Number(values.concurrency);
-    if (!Number.isInteger(episodes) || episodes < 1)
-      throw new UsageError('--episodes must be a positive integer');
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-      throw new UsageError('--concurrency must be a positive integer');
+    const episodes = intFlag('episodes', values.episodes, { min: 1 }) ?? 3;
+    const concurrency = intFlag('concurrency', values.concurrency, { min: 1 }) ?? 2;
     let a, b, tasks;
     try {
       a = readAbConfig(values.a);

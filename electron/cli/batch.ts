@@ -16,6 +16,7 @@ import { onInterrupt } from '../engine/interrupt.js';
 import { rawStream } from './terminal-io.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { intFlag } from './number-flags.js';
 
 const HELP = `stepbox batch TASK... --agent SPEC --episodes N --concurrency C [--out DIR] [--json]
 stepbox batch --resume DIR [--concurrency C] [--json]
@@ -61,13 +62,6 @@ function printSummary(io: CliIo, batch: BatchFile, dir: string): void {
     );
 }
 
-function positiveInt(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer`);
-  return n;
-}
-
 /** `stepbox batch` — many episodes on the warm pool, resumable. */
 export const command: CliCommand = {
   name: 'batch',
@@ -104,7 +98,7 @@ export const command: CliCommand = {
         throw new UsageError((e as Error).message);
       }
       if (values.concurrency)
-        batch.concurrency = positiveInt('concurrency', values.concurrency, batch.concurrency);
+        batch.concurrency = intFlag('concurrency', values.concurrency, { min: 1 }) ?? batch.concurrency;
     } else {
       if (positionals.length === 0)
         throw new UsageError('give at least one TASK (a task.json or its folder)');
@@ -123,8 +117,8 @@ export const command: CliCommand = {
         tasks,
         agent: spec,
         ...(values.model ? { model: normalizeAgentSpec(values.model) } : {}),
-        episodes: positiveInt('episodes', values.episodes, 1),
-        concurrency: positiveInt('concurrency', values.concurrency, 2),
+        episodes: intFlag('episodes', values.episodes, { min: 1 }) ?? 1,
+        concurrency: intFlag('concurrency', values.concurrency, { min: 1 }) ?? 2,
       }));
     }
     io.stderr.write(`batch ${batch.id}: ${dir}\n`);

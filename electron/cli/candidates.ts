@@ -12,9 +12,9 @@ import {
   describeEvent,
   episodeExit,
   episodeSummary,
-  intFlag,
 } from './episode-cli.js';
-import { oneLine } from '../../shared/step-summary.js';
+import { intFlag } from './number-flags.js';
+import { argsSummary, oneLine, resultLine } from '../../shared/step-summary.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { agentFlags } from './run.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
@@ -61,10 +61,8 @@ function describe(c: CandidateOutcome): string {
     ? `parse error: ${c.action.parse_error}`
     : c.action.final !== null
       ? `final answer: ${c.action.final}`
-      : c.action.calls.map((x) => `${x.name} ${JSON.stringify(x.arguments)}`).join('; ');
-  const result = c.result
-    .map((r) => (r.ok ? `exit ${r.exit_code ?? 0} ${oneLine(r.stdout ?? '', 60)}` : `${r.error?.code}`))
-    .join('; ');
+      : c.action.calls.map((x) => `${x.name} ${argsSummary(x.arguments, 120)}`).join('; ');
+  const result = c.result.map((r) => resultLine(r, 60)).join('; ');
   const files = c.files_changed.map(
     (f) =>
       `${f.change === 'added' ? '+' : f.change === 'deleted' ? '-' : '~'}${f.path}${f.captured === false ? ' (not captured: over the snapshot cap)' : ''}`,

@@ -6,6 +6,7 @@ import { parseOrUsage } from './parse-or-usage.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
+import { intFlag } from './number-flags.js';
 
 const HELP = `stepbox case verify [NAME...] [--json] [--concurrency C] [--allow-network] [--allow-image]
                         [--allow-limits] [--trust-recorded-task]
@@ -55,14 +56,12 @@ export const command: CliCommand = {
         allowPositionals: true,
         options: {
           json: { type: 'boolean', default: false },
-          concurrency: { type: 'string', default: '2' },
+          concurrency: { type: 'string' },
           ...CONSENT_FLAG_OPTIONS,
         },
       }),
     );
-    const concurrency = Number(values.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-      throw new UsageError('--concurrency must be a positive integer');
+    const concurrency = intFlag('concurrency', values.concurrency, { min: 1 }) ?? 2;
     const names = positionals.length > 0 ? [...new Set(positionals)] : caseNames();
     let specs;
     try {

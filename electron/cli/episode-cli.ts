@@ -4,6 +4,7 @@ import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import { openEngine, type Engine } from '../engine/open-engine.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
+import { argsSummary, oneLine, resultLine } from '../../shared/step-summary.js';
 import type { CliIo } from './command.js';
 import { EXIT, InfraError, UsageError } from './command.js';
 import { DEFAULT_FIXES, engineError, isInputError } from '../engine/engine-error.js';
@@ -89,24 +90,19 @@ export function episodeExit(c: EpisodeRunner): number {
 export function describeEvent(e: TraceEvent): string | null {
   switch (e.type) {
     case 'tool_call':
-      return `step ${e.step}  → ${e.name} ${clip(JSON.stringify(e.arguments), 100)}`;
-    case 'tool_result': {
-      const r = e.result;
-      const what = r.error
-        ? `error ${r.error.code}: ${clip(r.error.message, 80)}`
-        : `${r.exit_code !== undefined ? `exit ${r.exit_code}` : 'ok'}${r.stdout ? `  ${clip(r.stdout.trim(), 80)}` : ''}`;
-      return `step ${e.step}  ← ${e.name} ${what}${r.fallback ? '  [fallback]' : ''}`;
-    }
+      return `step ${e.step}  → ${e.name} ${argsSummary(e.arguments, 100)}`;
+    case 'tool_result':
+      return `step ${e.step}  ← ${e.name} ${resultLine(e.result, 80)}${e.result.fallback ? '  [fallback]' : ''}`;
     case 'action':
-      return e.final !== null ? `step ${e.step}  final answer: ${clip(e.final, 120)}` : null;
+      return e.final !== null ? `step ${e.step}  final answer: ${oneLine(e.final, 120)}` : null;
     case 'parse_error':
-      return `step ${e.step}  parse error: ${clip(e.message, 120)}`;
+      return `step ${e.step}  parse error: ${oneLine(e.message, 120)}`;
     case 'injected':
-      return `step ${e.step}  injected ${e.role}: ${clip(e.content, 100)}`;
+      return `step ${e.step}  injected ${e.role}: ${oneLine(e.content, 100)}`;
     case 'override':
       return `step ${e.step}  override of ${e.call_id}`;
     case 'memory_write':
-      return `step ${e.step}  memory ${e.key} = ${clip(JSON.stringify(e.after), 60)}${e.corruption ? `  [corruption: ${e.corruption}]` : ''}`;
+      return `step ${e.step}  memory ${e.key} = ${oneLine(JSON.stringify(e.after), 60)}${e.corruption ? `  [corruption: ${e.corruption}]` : ''}`;
     case 'warning':
       return `step ${e.step}  warning ${e.code}: ${e.message}`;
     case 'rollback':
@@ -122,28 +118,6 @@ export function describeEvent(e: TraceEvent): string | null {
     default:
       return null;
   }
-}
-
-function clip(text: string, n: number): string {
-  const one = text.replace(/\s+/g, ' ');
-  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
-}
-
-/** Parses a non-negative integer flag; throws a usage error naming it. */
-export function intFlag(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new UsageError(`--${name}: "${value}" is not a non-negative integer`);
-  return n;
-}
-
-/** Parses a number flag; throws a usage error naming it. */
-export function numberFlag(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n)) throw new UsageError(`--${name}: "${value}" is not a number`);
-  return n;
 }
 
 /**

@@ -12,6 +12,7 @@ import { cliEngine, cliError } from './episode-cli.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { numberFlag } from './number-flags.js';
 
 const HELP = `stepbox export DIR|EPISODE --format openai-jsonl|otel-json|dpo-jsonl|atif [--out FILE]
                [--min-quality Q] [--exclude-injected] [--include-failed] [--jsonl]
@@ -108,9 +109,7 @@ export const command: CliCommand = {
       throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
     if (values.jsonl && format !== 'atif')
       throw new UsageError(`--jsonl applies to --format atif; ${format} has one layout`);
-    const minQuality = values['min-quality'] === undefined ? undefined : Number(values['min-quality']);
-    if (minQuality !== undefined && !(minQuality >= 0 && minQuality <= 1))
-      throw new UsageError('--min-quality must be a number in [0, 1]');
+    const minQuality = numberFlag('min-quality', values['min-quality'], { min: 0, max: 1 });
     let redaction;
     try {
       redaction = parseRedactions(values.redact ?? []);

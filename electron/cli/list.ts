@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { BranchRow } from '../engine/trace/episode-index.js';
 import type { CliCommand } from './command.js';
-import { EXIT, UsageError } from './command.js';
+import { EXIT } from './command.js';
 import { formatAge, openStoreAndIndex, printJson, table } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { intFlag } from './number-flags.js';
 
 const HELP = `stepbox list [--limit N] [--json]
 
@@ -57,9 +58,7 @@ export const command: CliCommand = {
         options: { limit: { type: 'string' }, json: { type: 'boolean', default: false } },
       }),
     );
-    const limit = values.limit === undefined ? 20 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1)
-      throw new UsageError(`--limit must be a positive integer, not "${values.limit}"`);
+    const limit = intFlag('limit', values.limit, { min: 1 }) ?? 20;
     const { index } = openStoreAndIndex(io);
     const episodes = index.listEpisodes(limit);
     index.close();

@@ -16,9 +16,8 @@ import {
   episodeExit,
   episodeSummary,
   contextPolicyFlag,
-  intFlag,
-  numberFlag,
 } from './episode-cli.js';
+import { intFlag, numberFlag } from './number-flags.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
 import { resolve } from 'node:path';

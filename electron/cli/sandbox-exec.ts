@@ -12,6 +12,7 @@ import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliError } from './episode-cli.js';
 import { onInterrupt } from '../engine/interrupt.js';
+import { intFlag, numberFlag } from './number-flags.js';
 
 const HELP = `stepbox sandbox exec [--json] [--timeout S] [--memory SIZE] [--pids N] -- CMD...
 
@@ -70,14 +71,10 @@ export function parseExecArgs(argv: string[]): ExecOptions {
   const { values, positionals } = parsed;
   if (positionals.length === 0 || (positionals.length === 1 && positionals[0].trim() === ''))
     throw new UsageError('no command: give it after --, e.g. `stepbox sandbox exec -- id -u`');
-  const timeoutS = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeoutS !== undefined && !(Number.isFinite(timeoutS) && timeoutS > 0))
-    throw new UsageError(`--timeout: "${values.timeout}" is not a positive number of seconds`);
+  const timeoutS = numberFlag('timeout', values.timeout, { positive: true, unit: 'seconds' });
   if (values.memory !== undefined && parseSize(values.memory) === null)
     throw new UsageError(`--memory: "${values.memory}" is not a Docker size such as 512m or 1g`);
-  const pids = values.pids === undefined ? undefined : Number(values.pids);
-  if (pids !== undefined && !(Number.isInteger(pids) && pids > 0))
-    throw new UsageError(`--pids: "${values.pids}" is not a positive integer`);
+  const pids = intFlag('pids', values.pids, { min: 1 });
   return {
     json: values.json,
     command: commandLine(positionals),

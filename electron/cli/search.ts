@@ -4,6 +4,7 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { openStoreAndIndex, printJson, table } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { intFlag } from './number-flags.js';
 
 const HELP = `stepbox search [--tool T] [--error CODE] [--flag RULE] [--memory KEY[=VALUE]] [--limit N] [--json]
 
@@ -50,9 +51,7 @@ export const command: CliCommand = {
     );
     if ([values.tool, values.error, values.flag, values.memory].every((v) => v === undefined))
       throw new UsageError('give at least one of --tool, --error, --flag, --memory');
-    const limit = values.limit === undefined ? 100 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1)
-      throw new UsageError(`--limit must be a positive integer, not "${values.limit}"`);
+    const limit = intFlag('limit', values.limit, { min: 1 }) ?? 100;
     let memory: SearchQuery['memory'];
     if (values.memory !== undefined) {
       const eq = values.memory.indexOf('=');

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { onInterrupt } from '../engine/interrupt.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
+import { intFlag } from './number-flags.js';
 
 const HELP = `stepbox serve — the stepbox window in a browser (web mode), on 127.0.0.1 only
 
@@ -34,9 +35,7 @@ export const command: CliCommand = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const port = values.port === undefined ? 0 : Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535)
-      throw new UsageError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
+    const port = intFlag('port', values.port, { min: 0, max: 65535 }) ?? 0;
     const host = values.host ?? '127.0.0.1';
     if (host !== '127.0.0.1' && host !== 'localhost')
       throw new UsageError(

@@ -21,6 +21,7 @@ import { fromTaskFolder, taskFolderOf } from '../../shared/start-paths.js';
 import { StatsService } from './stats-service.js';
 import { sandboxInfo } from './system-service.js';
 import { TerminalService } from './terminal-service.js';
+import { describeIssues } from '../../shared/validation-issues.js';
 
 const log = logger('services');
 
@@ -224,8 +225,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
     if (!isOperationName(op)) return err(appError('invalid_input', `unknown operation "${op}"`));
     const parsed = OPERATIONS[op].request.safeParse(rawInput ?? {});
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`);
-      return err(appError('invalid_input', `${op}: ${issues.join('; ')}`));
+      return err(appError('invalid_input', `${op}: ${describeIssues(parsed.error.issues, '(request)')}`));
     }
     try {
       const run = impl[op] as (request: unknown, ctx: CallContext) => Promise<unknown> | unknown;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
@@ -10,7 +10,15 @@ describeDocker('docker sandbox basics', () => {
 
   beforeAll(async () => {
     provider = await testProvider();
+  });
+
+  // Each test gets its own sandbox, so none depends on what another left in the session.
+  beforeEach(async () => {
     sb = await provider.create(defaultSandboxConfig());
+  });
+
+  afterEach(async () => {
+    await sb.destroy();
   });
 
   afterAll(async () => {
@@ -35,6 +43,8 @@ describeDocker('docker sandbox basics', () => {
   });
 
   it('keeps exported values byte for byte, and forgets unset ones', async () => {
+    await sb.exec({ command: 'export FOO=1', timeoutMs: 10_000 });
+    expect((await sb.sessionState()).env).toMatchObject({ FOO: '1' });
     await sb.exec({
       command: `export NL=$'a\\nb' Q='q"u$o\`t\\\\e' C=$'\\x01\\x7f\\t' U="日本" E= GONE=1; unset GONE; export -n FOO`,
       timeoutMs: 10_000,

@@ -191,7 +191,20 @@ describe('a recorded task never widens isolation on its own', () => {
     const r = await recorded({
       limits: { memory: '512m', cpus: 0.5, pids: 64, disk: '100m', output: '64k' },
     });
-    for (const [, run] of rebuilds(r, undefined)) await run();
+    const before = r.provider.configs.length;
+    for (const [name, run] of rebuilds(r, undefined))
+      await expect(
+        run().then(() => 'ran'),
+        name,
+      ).resolves.toBe('ran');
+    // Every way made its sandbox, and each got the lower limits the task asked for.
+    const made = r.provider.configs.slice(before);
+    expect(made).toHaveLength(7);
+    for (const c of made)
+      expect(c).toMatchObject({
+        network: 'none',
+        limits: { cpus: 0.5, pids: 64, memoryBytes: 512 * 1024 ** 2, diskBytes: 100 * 1024 ** 2 },
+      });
   });
 
   it('the user’s own episode forks in-session without asking again', async () => {

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { stepboxHome } from '../trace/episode-store.js';
 import { AgentFailure } from './agent.js';
 import type { InsideLaunch } from '../external/sandbox-agent.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 /**
  * A recipe: how to run an agent people already use inside the sandbox. `package` says
@@ -96,10 +97,7 @@ function readRecipe(path: string): Recipe {
   }
   const r = Recipe.safeParse(raw);
   if (!r.success)
-    throw new AgentFailure(
-      'bad_agent_spec',
-      `recipe ${path}: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
+    throw new AgentFailure('bad_agent_spec', `recipe ${path}: ${describeIssues(r.error.issues)}`);
   return r.data;
 }
 

@@ -8,6 +8,7 @@ import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { runEpisodeToEnd } from './run-episode.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 /** An A/B side: an agent and sandbox/timeouts settings merged over each task. */
 export const AbConfig = z.strictObject({
@@ -29,10 +30,7 @@ export function readAbConfig(path: string): AbConfig {
     throw new Error(`${path}: ${(e as Error).message}`);
   }
   const parsed = AbConfig.safeParse(doc);
-  if (!parsed.success)
-    throw new Error(
-      `${path}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ')}`,
-    );
+  if (!parsed.success) throw new Error(`${path}: ${describeIssues(parsed.error.issues)}`);
   return parsed.data;
 }
 

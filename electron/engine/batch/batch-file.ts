@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { EpisodeStatus } from '../../../shared/trace-events.js';
 import { writeFileAtomic } from '../trace/durable-fs.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 /** One slot of a batch: the `index`-th episode of a task, and the episode that fills it. */
 export const BatchSlot = z.object({
@@ -51,9 +52,7 @@ export function readBatchFile(dir: string): BatchFile {
   if (!existsSync(path)) throw new Error(`${dir} is not a batch folder: it has no ${BATCH_FILE}`);
   const parsed = BatchFile.safeParse(JSON.parse(readFileSync(path, 'utf8')));
   if (!parsed.success)
-    throw new Error(
-      `${path} is not a valid batch file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
+    throw new Error(`${path} is not a valid batch file: ${describeIssues(parsed.error.issues)}`);
   return parsed.data;
 }
 

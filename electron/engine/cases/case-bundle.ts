@@ -11,6 +11,7 @@ import {
 import { dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { CaseError, libraryDir, loadCase } from './case-library.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 /** The format id of a case bundle. */
 export const CASE_BUNDLE_FORMAT = 'stepbox.case/1';
@@ -84,7 +85,7 @@ export function importCase(
   if (!parsed.success)
     throw new CaseError(
       'invalid_case',
-      `not a case bundle (${CASE_BUNDLE_FORMAT}): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      `not a case bundle (${CASE_BUNDLE_FORMAT}): ${describeIssues(parsed.error.issues)}`,
     );
   const bundle = parsed.data;
   const name = options.name ?? bundle.name;

@@ -6,6 +6,7 @@ import { QaRuleId } from '../../../shared/qa/flag.js';
 import { parseTask, type Task } from '../../../shared/task.js';
 import { EpisodeStatus } from '../../../shared/trace-events.js';
 import { stepboxHome } from '../trace/episode-store.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 /** A case's `expected.json`, written by hand: the rules its failure raises (severity ≥ warning). */
 export const CaseExpected = z.strictObject({
@@ -142,7 +143,7 @@ export function loadCase(name: string, options: { fixed?: boolean; dir?: string 
   if (!expected.success)
     throw new CaseError(
       'invalid_case',
-      `${join(dir, 'expected.json')}: ${expected.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      `${join(dir, 'expected.json')}: ${describeIssues(expected.error.issues)}`,
     );
   const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : '';
   const title = /^#\s+(.+)$/m.exec(readme)?.[1]?.trim() ?? name;

@@ -14,6 +14,7 @@ import { argumentCheck } from '../tools/argument-validator.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
 import { evaluateRequestBreakpoints, requestFacts } from './breakpoints.js';
 import { HarnessError } from './harness-error.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 /** An assistant message as the harness passes it around (tool-call arguments as JSON strings). */
 export interface DecidedMessage {
@@ -152,7 +153,7 @@ export class StepGate {
     if (!checked.success)
       throw new HarnessError(
         'invalid_input',
-        `not an assistant message: ${checked.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ')}`,
+        `not an assistant message: ${describeIssues(checked.error.issues, 'message')}`,
       );
     const message = normalised(checked.data, held.message);
     return this.apply(held, message, undefined);
@@ -182,10 +183,7 @@ export class StepGate {
     this.callOf(held, callId);
     const checked = ToolResult.safeParse(result);
     if (!checked.success)
-      throw new HarnessError(
-        'invalid_input',
-        `not a tool result: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-      );
+      throw new HarnessError('invalid_input', `not a tool result: ${describeIssues(checked.error.issues)}`);
     held.replaced.set(callId, checked.data);
   }
 

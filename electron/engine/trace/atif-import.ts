@@ -12,6 +12,7 @@ import { EpisodeStatus, ToolCall } from '../../../shared/trace-events.js';
 import { formatBytes } from '../../../shared/format-bytes.js';
 import { treeHashOf } from '../sandbox/manifest.js';
 import { StoreError, type DiskEpisodeStore } from './episode-store.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 /** The largest ATIF file imported (a trajectory is text; this is generous). */
 export const MAX_ATIF_BYTES = 256 * 1024 * 1024;
@@ -94,10 +95,7 @@ export function readAtif(file: string): AtifTrajectory[] {
     }
     if (!parsed.success) {
       const where = docs.length > 1 ? `line ${i + 1}: ` : '';
-      const issues = parsed.error.issues
-        .slice(0, 5)
-        .map((x) => `${x.path.join('.') || '(root)'}: ${x.message}`)
-        .join('; ');
+      const issues = describeIssues(parsed.error.issues, '(root)', 5);
       throw invalid(file, `${where}${issues}`);
     }
     return parsed.data;

@@ -47,6 +47,7 @@ import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { readTraceFile, type ParsedTrace } from './trace-reader.js';
 import type { BranchInfo, EpisodeStore, HeaderFields } from './trace-store.js';
 import { FileTraceWriter, gzPathOf } from './trace-writer.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 const log = logger('store');
 
@@ -230,7 +231,7 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     if (!parsed.success)
       throw new StoreError(
         'trace_corrupt',
-        `${path} is damaged: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+        `${path} is damaged: ${describeIssues(parsed.error.issues, '(root)')}`,
       );
     return parsed.data;
   }

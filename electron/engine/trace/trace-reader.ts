@@ -9,6 +9,7 @@ import {
   type TraceUpgrade,
 } from './trace-upgrade.js';
 import type { ReadTrace } from './trace-store.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 /** A trace that cannot be read: a bad line in the middle, no header, an unreadable gzip. */
 export class TraceCorruptError extends Error {
@@ -135,9 +136,7 @@ export function parseTraceText(text: string, path: string, options: ReadOptions 
     const parsed = TraceEvent.safeParse(upgradeEvent(raw, upgrades));
     if (!parsed.success)
       throw new TraceCorruptError(
-        `${path}: line ${i + 1} (${String(raw.type)}) does not match ${writtenSchema}: ${parsed.error.issues
-          .map((x) => `${x.path.join('.') || '(event)'}: ${x.message}`)
-          .join('; ')}`,
+        `${path}: line ${i + 1} (${String(raw.type)}) does not match ${writtenSchema}: ${describeIssues(parsed.error.issues, '(event)')}`,
       );
     return parsed.data;
   });

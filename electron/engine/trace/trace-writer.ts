@@ -16,6 +16,7 @@ import { logger } from '../log.js';
 import { fsyncDir, tempPathOf, writeFileAtomic } from './durable-fs.js';
 import { redactSecrets, secretsFromEnv, type Secret } from './secrets.js';
 import type { NewTraceEvent, TraceWriter } from './trace-store.js';
+import { describeIssues } from '../../../shared/validation-issues.js';
 
 const log = logger('trace');
 
@@ -122,9 +123,7 @@ export class FileTraceWriter implements TraceWriter {
     const parsed = TraceEvent.safeParse(value);
     if (!parsed.success) {
       throw new Error(
-        `invalid ${event.type} event for ${this.path}: ${parsed.error.issues
-          .map((i) => `${i.path.join('.')}: ${i.message}`)
-          .join('; ')}`,
+        `invalid ${event.type} event for ${this.path}: ${describeIssues(parsed.error.issues, '(event)')}`,
       );
     }
     const line = Buffer.from(JSON.stringify(parsed.data) + '\n');
