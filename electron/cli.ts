@@ -37,6 +37,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   'case import': () => import('./cli/case-import.js'),
   batch: () => import('./cli/batch.js'),
   report: () => import('./cli/report.js'),
+  share: () => import('./cli/share.js'),
   export: () => import('./cli/export.js'),
   ab: () => import('./cli/ab.js'),
   mcp: () => import('./cli/mcp.js'),

@@ -5,8 +5,10 @@ import type { CliCommand } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
+import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
-const HELP = `stepbox case verify [NAME...] [--json] [--concurrency C]
+const HELP = `stepbox case verify [NAME...] [--json] [--concurrency C] [--allow-network] [--allow-image]
+                        [--allow-limits] [--trust-recorded-task]
 
 Runs every case (or the NAMEd ones) and its fixed variant on Docker and checks that each case raises
 exactly its expected rules at severity warning or worse, and each fixed variant none. Cases
@@ -17,6 +19,8 @@ Options:
   --concurrency C  variants run at once (default 2)
   --json           print {ok, cases: [{name, ok, broken: {raised, expected, ok, episodes},
                    fixed: {raised, ok, episodes}}]}
+A library case is a recorded task: what its task asks beyond the default sandbox needs consent:
+${CONSENT_HELP}
 
 Exit 0 only when every case and every fix behaved as expected; 1 otherwise; 3 without Docker.
 
@@ -49,7 +53,11 @@ export const command: CliCommand = {
       parseArgs({
         args: argv,
         allowPositionals: true,
-        options: { json: { type: 'boolean', default: false }, concurrency: { type: 'string', default: '2' } },
+        options: {
+          json: { type: 'boolean', default: false },
+          concurrency: { type: 'string', default: '2' },
+          ...CONSENT_FLAG_OPTIONS,
+        },
       }),
     );
     const concurrency = Number(values.concurrency);
@@ -67,6 +75,7 @@ export const command: CliCommand = {
       if (e instanceof CaseError) throw new UsageError(e.message);
       throw e;
     }
+    const consent = consentFromFlags(values);
     const engine = cliEngine(io);
     const { supply } = await cliEpisodeEnv(engine);
     const store = engine.store;
@@ -76,9 +85,11 @@ export const command: CliCommand = {
       const worker = async () => {
         while (next < specs.length) {
           const spec = specs[next++];
-          const run = await runCase(spec, { store, parts: engine.parts, supply }).catch((e: unknown) => {
-            throw cliError(e);
-          });
+          const run = await runCase(spec, { store, parts: engine.parts, supply, consent }).catch(
+            (e: unknown) => {
+              throw cliError(e);
+            },
+          );
           runs.set(`${spec.name}|${spec.fixed}`, run);
           io.stderr.write(
             `${run.ok ? 'ok  ' : 'FAIL'} ${spec.name}${spec.fixed ? ' (fixed)' : ''}: raised [${run.raised.join(', ')}]\n`,

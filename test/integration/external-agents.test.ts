@@ -280,6 +280,42 @@ describeDocker('external agents (exec:) on Docker', () => {
     });
   });
 
+  it('one scripted JSONL answers an agent speaking Chat Completions, Responses or Anthropic Messages', async () => {
+    const t = tempTask({ tools: ['execute_shell'] });
+    const model = script(t.dir, 'model.jsonl', [
+      call('execute_shell', { command: 'echo hi > a.txt && cat a.txt' }),
+      final('done'),
+    ]);
+    const agent = join(exampleDir('python-stdlib'), 'agent.py');
+    try {
+      for (const [api, recorded] of [
+        ['chat', 'chat.completions'],
+        ['responses', 'responses'],
+        ['anthropic', 'anthropic.messages'],
+      ] as const) {
+        const c = await startTemp(t.path, `python3 ${agent} --api ${api}`, `scripted:${model}`);
+        try {
+          await c.run();
+          expect(c.ended(), api).toMatchObject({ end_reason: 'final_answer', steps: 2 });
+          expect(ofType(c.history(), 'tool_result').map((r) => r.result.stdout)).toEqual(['hi\n']);
+          const requests = ofType(c.history(), 'model_request') as unknown as {
+            api: string;
+            received?: Record<string, unknown>;
+            request: { messages: { role: string; content: unknown }[] };
+          }[];
+          expect(requests.map((r) => r.api)).toEqual([recorded, recorded]);
+          // Step 2's request carries step 1's tool output, in Chat form whatever the API.
+          expect(requests[1].request.messages.at(-1)).toMatchObject({ role: 'tool', content: 'hi\n' });
+          if (api !== 'chat') expect(requests[1].received).toBeDefined();
+        } finally {
+          await c.dispose();
+        }
+      }
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('fork --model without --agent: steps 1..2 with side effects run once, answered from the recording', async () => {
     const t = tempTask({ tools: ['execute_shell'] });
     const agent = `exec:python3 ${join(exampleDir('python-stdlib'), 'agent.py')}`;
@@ -394,6 +430,30 @@ describeDocker('external agents (exec:) on Docker', () => {
       agentSpec: 'exec:node ../../../dist/agents/ts-openai-loop/agent.js',
     });
     expect(other.agent_diverged_at).toBe(1);
+  });
+
+  it('replay --verify of an agent whose model once asked for a tool the task does not have: no false divergence', async () => {
+    const dir = exampleDir('python-stdlib');
+    const lines = readFileSync(join(dir, 'model.jsonl'), 'utf8').trim().split('\n');
+    const unknown = JSON.stringify({
+      content: null,
+      tool_calls: [
+        { id: 'call_x', type: 'function', function: { name: 'browse_web', arguments: { url: 'x' } } },
+      ],
+    });
+    const model = join(docker.env.dir, 'unknown-tool.jsonl');
+    writeFileSync(model, [lines[0], unknown, ...lines.slice(1)].join('\n') + '\n');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py', `scripted:${model}`);
+    await c.run();
+    await c.dispose();
+    expect(c.ended()?.status, JSON.stringify(c.ended())).toBe('succeeded');
+    const replay = await replayExecAgent({
+      store: docker.env.store,
+      parts: docker.env.parts,
+      id: c.episode,
+      agentSpec: 'exec:python3 agent.py',
+    });
+    expect(replay).toEqual({ steps: 4, agent_diverged_at: null, agent_diff: null });
   });
 
   it('an agent that exits non-zero ends the episode as error / agent_exit with its stderr', async () => {

@@ -273,6 +273,10 @@ export class DockerSandbox implements Sandbox {
       this.log.warn(
         'the helper runs as the same user as the commands (not isolated): code in the sandbox can reach its channel',
       );
+    else if (hello.sealed !== true)
+      this.log.warn(
+        "the helper's idle shells are not sealed (fs.suid_dumpable = 1 on this host): a command can ptrace the shell of a later call",
+      );
   }
 
   /** Whether the helper runs as another user than the commands (its channel out of their reach). */
@@ -761,13 +765,13 @@ export class DockerSandbox implements Sandbox {
 
   // ------------------------------------------------------------------ lifecycle
 
-  /** Kills every process but init, the main command and the helper; clears /tmp. */
   /** Starts an agent inside this container with its bridge to the host (inside-agent-bridge.ts). */
   async startAgent(request: InsideAgentRequest): Promise<InsideAgentRun> {
     if (this.lost) throw this.lost;
     return startInsideAgent(this.engine, this.id, request);
   }
 
+  /** Kills every process but init, the main command and the helper; empties /tmp, $HOME, /dev/shm, queues and IPC. */
   async killStrays(): Promise<void> {
     await this.callRetrying('kill_strays');
   }

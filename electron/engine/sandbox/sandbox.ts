@@ -179,7 +179,10 @@ export interface Sandbox {
    */
   startAgent?(request: InsideAgentRequest): Promise<InsideAgentRun>;
 
-  /** Kills every process but the helper's own and clears /tmp (rollback, release). */
+  /**
+   * Kills every process but the helper's own and empties every writable place outside
+   * /workspace (/tmp, $HOME, /dev/shm, message queues, IPC objects): rollback, release.
+   */
   killStrays(): Promise<void>;
   /** Back to the clean state: empty workspace, no strays, fresh session. Rejects if it cannot. */
   reset(): Promise<void>;

@@ -1,3 +1,4 @@
+import { ConsentAskView } from './consent-ask';
 import type { CandidateView } from '../../../shared/contract/candidates';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -32,6 +33,7 @@ function CandidateCard(props: {
   readonly onPick: () => void;
 }) {
   const { c } = props;
+  const captured = c.files_changed.filter((f) => f.captured !== false);
   return (
     <article
       className="cand"
@@ -67,8 +69,20 @@ function CandidateCard(props: {
           </pre>
         </details>
       ))}
-      {c.files_changed.length > c.files.length ? (
-        <div className="muted">and {c.files_changed.length - c.files.length} more</div>
+      {c.files_changed
+        .filter((f) => f.captured === false)
+        .map((f) => (
+          <div
+            key={`uncaptured:${f.path}`}
+            className="mono cand-file warn"
+            data-testid="candidate-uncaptured"
+          >
+            {SIGN[f.change]} {f.path}{' '}
+            <span className="muted">(over the snapshot size cap: not captured)</span>
+          </div>
+        ))}
+      {captured.length > c.files.length ? (
+        <div className="muted">and {captured.length - c.files.length} more</div>
       ) : null}
       <div className="cand-facts">
         <span>
@@ -112,6 +126,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
   const running = useSlice('candidates', (s) => s.running);
   const error = useSlice('candidates', (s) => s.error);
   const notice = useSlice('candidates', (s) => s.notice);
+  const consentAsk = useSlice('candidates', (s) => s.consentAsk);
   const stop = useSlice('stepper', (s) => s.stopReason);
   const latest = useSlice('stepper', selectLastStep);
   const a = stores.candidates.getState();
@@ -215,6 +230,15 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
             </span>
           ) : null}
         </div>
+        {consentAsk ? (
+          <ConsentAskView
+            testId="candidates-consent"
+            message={consentAsk.message}
+            action="try"
+            onAllow={a.allowConsent}
+            onDeny={a.denyConsent}
+          />
+        ) : null}
         {held ? (
           <>
             <div className="muted">

@@ -1,7 +1,10 @@
+import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
 import { CandidatesView } from '../components/candidates-view';
 import { CompareView } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
+import { firstWhy, whyNot } from '../components/why-not';
+import { whyNoFork, whyNoRollback } from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
 import { selectLastStep, selectRolledBackTo, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -21,8 +24,11 @@ export function ReplayControls() {
   const notice = useSlice('replay', (s) => s.notice);
   const report = useSlice('replay', (s) => s.report);
   const consentAsk = useSlice('replay', (s) => s.consentAsk);
+  const noRollback = useSlice('stepper', whyNoRollback);
+  const noFork = useSlice('stepper', whyNoFork);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
+  const busyWhy = running !== null ? `Waiting for the ${running} to finish.` : null;
 
   if (!branch || last === 0)
     return (
@@ -38,28 +44,14 @@ export function ReplayControls() {
   return (
     <Panel testId="replay-controls" title="Replay" className="replay">
       {consentAsk ? (
-        <div
-          className="consent"
-          role="alertdialog"
-          aria-label="allow wider isolation?"
-          data-testid="consent-ask"
-        >
-          <strong>Allow only if you trust where this trace came from:</strong>
-          <p>
-            {consentAsk.message
-              .replace(/^the task recorded in \S+ /, 'its task ')
-              .replace(/\. A trace or bundle cannot widen.*$/s, '.')}
-          </p>
-          <div className="row">
-            <button type="button" data-testid="consent-allow" onClick={replay.allowConsent}>
-              Allow and{' '}
-              {consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op}
-            </button>
-            <button type="button" data-testid="consent-deny" onClick={replay.denyConsent}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <ConsentAskView
+          message={consentAsk.message}
+          action={
+            consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op
+          }
+          onAllow={replay.allowConsent}
+          onDeny={replay.denyConsent}
+        />
       ) : null}
       <div className="row scrub">
         <button
@@ -97,12 +89,10 @@ export function ReplayControls() {
           type="button"
           data-testid="rollback"
           aria-keyshortcuts="B"
-          disabled={!live || running !== null}
-          title={
-            live
-              ? 'restore workspace, memory, conversation and shell to just after this step'
-              : 'only a live branch has a sandbox to roll back'
-          }
+          {...whyNot(
+            firstWhy(noRollback, busyWhy),
+            'restore workspace, memory, conversation and shell to just after this step (B)',
+          )}
           onClick={() => void replay.rollback(branch, step)}
         >
           {running === 'rollback' ? 'Rolling back…' : 'Roll back sandbox to here'}
@@ -122,8 +112,10 @@ export function ReplayControls() {
           type="button"
           data-testid="fork"
           aria-keyshortcuts="F"
-          title="continue from this step as a new branch, with its own id and sandbox (F)"
-          disabled={running !== null}
+          {...whyNot(
+            firstWhy(noFork, busyWhy),
+            'continue from this step as a new branch, with its own id and sandbox (F)',
+          )}
           onClick={() => void replay.fork(branch, step)}
         >
           {running === 'fork' ? 'Forking…' : 'Fork from here'}
