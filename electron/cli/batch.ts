@@ -25,7 +25,10 @@ reset between episodes, unless a task sets sandbox.reset_between_episodes: false
 DIR (default $STEPBOX_HOME/batches/ID) gets batch.json, mapping each slot (task, index)
 to its episode; it is rewritten atomically as slots start and end, so a killed batch can
 resume: --resume re-runs the unfinished slots, keeping each cut-off episode under the
-slot's "superseded" list — nothing lost, nothing duplicated. A progress bar with an ETA
+slot's "superseded" list — nothing lost, nothing duplicated (a slot's episode id is
+recorded before the episode exists). Ctrl+C stops the batch: episodes still starting are
+never created, running ones close as interrupted and their sandboxes are destroyed; the
+summary is printed and the exit code is 130. A progress bar with an ETA
 goes to stderr; a summary table per task to stdout. Then: stepbox report DIR, stepbox
 export DIR, stepbox check DIR.
 
@@ -38,7 +41,7 @@ Options:
   --resume DIR       continue a batch
   --json             print {batch, dir, slots, summary: [...]} on stdout
 
-Exit 0 when every episode succeeded, 1 otherwise, 3 without Docker.
+Exit 0 when every episode succeeded, 1 otherwise, 3 without Docker, 130 when stopped by Ctrl+C.
 
 Examples:
   stepbox batch resources/tasks/hello-python --agent scripted:resources/tasks/hello-python/agent.jsonl --episodes 10 --concurrency 3

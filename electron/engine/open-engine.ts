@@ -85,7 +85,7 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     return sandboxes;
   };
   let index: EpisodeIndex | null = null;
-  const parts = episodeParts();
+  const parts = episodeParts(home);
   return {
     home: store.home,
     env,

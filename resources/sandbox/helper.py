@@ -492,6 +492,9 @@ class Helper:
             base.pop(k, None)
         self.base_env = base
         self.home = base.get('HOME') or '/home/agent'
+        # Every shell starts with these (inherited); see limits_intact.
+        with open('/proc/self/limits', 'rb') as f:
+            self.limits = f.read()
         self.cwd = WORKSPACE
         self.env = dict(base)
         self.cache = {}  # path -> (ino, size, mtime_ns, ctime_ns, mode, hash)
@@ -630,6 +633,16 @@ class Helper:
             if z.pidfd is not None:
                 self.sel.unregister(z.pidfd)
             if z.alive():
+                if not self.limits_intact(z.pid):
+                    # A command of the agent's lowered its limits (prlimit needs only the same
+                    # uid, not ptrace): the next call must not run crippled. Another shell.
+                    log('idle shell %d had its resource limits changed; discarding it' % z.pid)
+                    try:
+                        os.kill(z.pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                    z.discard()
+                    continue
                 # A command's `kill -STOP -1` stops idle shells too: the call must not hang in one.
                 try:
                     os.kill(z.pid, signal.SIGCONT)
@@ -638,6 +651,14 @@ class Helper:
                 return z
             z.discard()
         return self.spawn_zygote(idle=False)
+
+    def limits_intact(self, pid):
+        """Whether a shell's resource limits are still the helper's own (what it inherited)."""
+        try:
+            with open('/proc/%d/limits' % pid, 'rb') as f:
+                return f.read() == self.limits
+        except OSError:
+            return False
 
     def spawn_zygote(self, idle=True):
         """Starts a bash that waits for its command; raises tool_failed when no process can start."""
@@ -1508,7 +1529,7 @@ class Helper:
         # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
         # and init is about to stop the container; the host then reports the sandbox lost).
         send({'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.oom.read(),
-              'isolated': ISOLATED, 'uid': os.getuid()})
+              'isolated': ISOLATED, 'sealed': SEALED, 'uid': os.getuid()})
         self.refill()
         while True:
             deadline = min((c.deadline for c in self.calls.values()), default=None)

@@ -10,6 +10,8 @@ import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { FORGE_ATTEMPT, SHELL_ATTACK } from '../../electron/engine/sandbox/selftest.js';
+import { openTerminal, type Terminal } from '../../electron/engine/docker/terminal.js';
+import { docker as dockerApi, waitUntil } from '../support/cli-docker.js';
 import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
 
 /** The sandbox image with a PATH that lists directories the agent can write first. */
@@ -91,6 +93,40 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
     }
   });
 
+  it("the window's terminal starts the system bash, not one the agent put on PATH", async () => {
+    const sb = (await provider.create({
+      ...defaultSandboxConfig(),
+      image: WRITABLE_PATH_IMAGE,
+    })) as DockerSandbox;
+    let term: Terminal | undefined;
+    try {
+      await sh(sb, FORGE_ATTEMPT);
+      term = await openTerminal(sb.id, { cols: 80, rows: 24, docker: dockerApi });
+      let output = '';
+      let commands = 0;
+      term.onData((d) => (output += d));
+      term.onCommand(() => commands++);
+      await waitUntil(
+        () => /\$ $/.test(output),
+        (t) => term!.onData(t),
+        'the first prompt',
+        30_000,
+      );
+      term.write('echo "shell=$BASH"\r');
+      await waitUntil(
+        () => commands > 0,
+        (t) => term!.onCommand(t),
+        'the command',
+        30_000,
+      );
+      expect(output).toMatch(/shell=\/(usr\/)?bin\/bash/);
+      expect(asRoot(sb, 'ls -A /tmp | grep pwned || true')).toBe('');
+    } finally {
+      await term?.close();
+      await sb.destroy();
+    }
+  });
+
   it("the verifier runs without the agent's HOME, PATH entries or capabilities", async () => {
     const sb = (await provider.create({
       ...defaultSandboxConfig(),
@@ -149,6 +185,26 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       expect((await sh(sb, 'echo "$TMPDIR $LD_LIBRARY_PATH"; env | grep -c STEPBOX_CALL')).stdout).toBe(
         '/workspace /opt/x\n1\n',
       );
+    } finally {
+      await sb.destroy();
+    }
+  });
+
+  it("a command that lowers an idle shell's limits does not cripple the next call", async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    try {
+      await sh(sb, 'true');
+      // prlimit needs only the same uid (no ptrace): every idle shell but this call's own.
+      const r = await sh(
+        sb,
+        'for p in $(pgrep -u 1000 -f "# zygote"); do [ "$p" != $$ ] && prlimit --pid "$p" --fsize=0:0 --nofile=8:8 && echo limited; done; true',
+      );
+      expect(r.stdout).toContain('limited');
+      const next = await sh(sb, 'echo hi > /workspace/x && cat /workspace/x; ulimit -n; ulimit -f');
+      expect(next.exit_code).toBe(0);
+      expect(next.stdout!.split('\n')[0]).toBe('hi');
+      expect(next.stdout).not.toMatch(/^8$/m);
+      expect(next.stdout!.trim().split('\n').pop()).toBe('unlimited');
     } finally {
       await sb.destroy();
     }

@@ -174,6 +174,14 @@ describe('Anthropic Messages API on the model endpoint', () => {
     expect(final.content).toMatchObject([{ type: 'text', text: 'All tests pass.' }]);
   });
 
+  it('models.list() names the served model', async () => {
+    const e = await endpoint();
+    const client = new Anthropic({ baseURL: e.anthropicUrl, apiKey: TOKEN, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+    expect(ids).toEqual(['stepbox-scripted']);
+  });
+
   it('count_tokens answers an estimate without making a model call', async () => {
     const e = await endpoint();
     const client = new Anthropic({ baseURL: e.anthropicUrl, apiKey: TOKEN, maxRetries: 0 });
@@ -205,9 +213,14 @@ describe('Anthropic Messages API on the model endpoint', () => {
 });
 
 describe('Anthropic request conversion', () => {
-  it('an error tool_result is marked, images are named, server tools dropped, tool_choice mapped', () => {
+  it('an error tool_result is marked, images are named, server tools dropped, tool_choice mapped, metadata left out, system blocks as paragraphs', () => {
     const body = chatFromAnthropicRequest({
       model: 'm',
+      metadata: { user_id: 'session-1234' },
+      system: [
+        { type: 'text', text: 'You are Claude Code.' },
+        { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+      ],
       tool_choice: { type: 'any' },
       tools: [BASH, { type: 'web_search_20250305', name: 'web_search' }],
       messages: [
@@ -220,7 +233,9 @@ describe('Anthropic request conversion', () => {
         },
       ],
     });
+    expect(body.metadata).toBeUndefined();
     expect(body.messages).toEqual([
+      { role: 'system', content: 'You are Claude Code.\n\nBe brief.' },
       { role: 'tool', tool_call_id: 't1', content: '[error] boom' },
       { role: 'user', content: '[image]' },
     ]);

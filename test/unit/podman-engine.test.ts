@@ -7,6 +7,7 @@ import {
   specForEngine,
 } from '../../electron/engine/docker/engine-flavour.js';
 import {
+  detectEngine,
   engineKindOf,
   hostFacts,
   limitsProblem,
@@ -125,5 +126,57 @@ describe('doctor on Podman', () => {
   it('maps a refused engine to exit 3 with its own fix', () => {
     const mapped = engineError(new SandboxFailure('limits_unenforced', 'rootless on v1', 'run rootful'));
     expect(mapped).toEqual({ code: 'limits_unenforced', message: 'rootless on v1', fix: 'run rootful' });
+  });
+});
+
+describe('detectEngine', () => {
+  /** A dockerode stand-in answering GET paths from a table (404 for the rest) and /version. */
+  function fakeDocker(paths: Record<string, unknown>, version: object | null) {
+    return {
+      modem: {
+        dial(opts: { path: string }, cb: (err: unknown, data?: unknown) => void) {
+          if (opts.path in paths) cb(null, paths[opts.path]);
+          else cb(Object.assign(new Error('(HTTP code 404) not found'), { statusCode: 404 }));
+        },
+      },
+      version: async () => {
+        if (!version) throw new Error('/version must not be asked');
+        return version;
+      },
+    } as unknown as import('dockerode');
+  }
+
+  it("knows Podman by libpod's ping and reads libpod /info, without its slow /version", async () => {
+    const docker = fakeDocker(
+      {
+        '/v4.0.0/libpod/_ping': 'OK',
+        '/v4.0.0/libpod/info': {
+          host: { cgroupVersion: 'v1', security: { rootless: true } },
+          version: { Version: '4.3.1', APIVersion: '4.3.1' },
+        },
+      },
+      null,
+    );
+    expect(await detectEngine(docker)).toEqual({
+      kind: 'podman',
+      version: '4.3.1',
+      apiVersion: 'libpod 4.3.1',
+      rootless: true,
+      cgroupVersion: 1,
+    });
+  });
+
+  it("asks Docker's /version and /info otherwise", async () => {
+    const docker = fakeDocker(
+      { '/info': { CgroupVersion: '2', SecurityOptions: ['name=seccomp'] } },
+      DOCKER_VERSION,
+    );
+    expect(await detectEngine(docker)).toEqual({
+      kind: 'docker',
+      version: '24.0.5',
+      apiVersion: '1.43',
+      rootless: false,
+      cgroupVersion: 2,
+    });
   });
 });

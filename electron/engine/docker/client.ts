@@ -142,6 +142,59 @@ export class DockerEngine {
     }
   }
 
+  /** Whether the engine has a volume called `name`. */
+  async hasVolume(name: string): Promise<boolean> {
+    try {
+      await this.docker.getVolume(name).inspect();
+      return true;
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return false;
+      throw dockerFailure(e, `inspecting volume ${name}`);
+    }
+  }
+
+  /** Removes a volume (gone already is fine). */
+  async removeVolume(name: string): Promise<void> {
+    try {
+      await this.docker.getVolume(name).remove({ force: true });
+    } catch (e) {
+      if ((e as DockerApiError).statusCode !== 404) throw dockerFailure(e, `removing volume ${name}`);
+    }
+  }
+
+  /**
+   * Creates volume `name` and fills it from a tar stream: through a container of `image`
+   * that is created (never started, no network) with the volume mounted, then removed.
+   * Works the same on a remote engine (the archive goes over the API).
+   */
+  async fillVolume(
+    name: string,
+    image: string,
+    labels: Record<string, string>,
+    tar: NodeJS.ReadableStream,
+  ): Promise<void> {
+    let container: Docker.Container | undefined;
+    try {
+      await this.docker.createVolume({ Name: name, Labels: labels });
+      container = await this.docker.createContainer({
+        Image: image,
+        Cmd: ['true'],
+        Labels: labels,
+        NetworkDisabled: true,
+        HostConfig: {
+          NetworkMode: 'none',
+          Mounts: [{ Type: 'volume', Source: name, Target: '/opt/agent', ReadOnly: false }],
+        },
+      });
+      await container.putArchive(tar, { path: '/opt/agent' });
+    } catch (e) {
+      await this.removeVolume(name).catch(() => undefined);
+      throw dockerFailure(e, `filling volume ${name}`);
+    } finally {
+      if (container) await this.remove(container.id).catch(() => undefined);
+    }
+  }
+
   /** Creates and starts a container; returns its id. A failed start removes what was created. */
   async createAndStart(spec: ContainerSpec): Promise<string> {
     let container: Docker.Container;

@@ -16,9 +16,9 @@ export interface DockerReachability {
 }
 
 /**
- * How long the engine may take to say what it is once it answered a ping. Podman's
- * `/version` runs its OCI runtime and conmon to report their versions: 5 s on a loaded
- * 2-core host, so the ping's 3 s bound would call a working engine unreachable.
+ * How long the engine may take to say what it is once it answered a ping. Podman's `/info`
+ * and `/version` run its OCI runtime and conmon to report their versions: 5–10 s on a
+ * loaded 2-core host, so the ping's 3 s bound would call a working engine unreachable.
  */
 export const ENGINE_INFO_TIMEOUT_MS = 20_000;
 

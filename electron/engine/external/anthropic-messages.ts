@@ -11,7 +11,9 @@ import type { AssistantAnswer } from './assistant-answer.js';
  */
 export function chatFromAnthropicRequest(request: Record<string, unknown>): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
-  const system = textOf(request.system);
+  const system = Array.isArray(request.system)
+    ? request.system.map((b) => textOf([b])).join('\n\n')
+    : textOf(request.system);
   if (system !== '') messages.push({ role: 'system', content: system });
   if (!Array.isArray(request.messages)) return { ...request, messages: undefined };
   for (const m of request.messages) {
@@ -33,7 +35,9 @@ export function chatFromAnthropicRequest(request: Record<string, unknown>): Reco
         }))
     : undefined;
   const toolChoice = chatToolChoice(request.tool_choice);
-  const { system: _s, messages: _m, tools: _t, tool_choice: _c, ...rest } = request;
+  // `metadata` (a user/session id) is about the caller, not what the model is shown: it
+  // stays in the request as received, out of the body a fast-forward compares.
+  const { system: _s, messages: _m, tools: _t, tool_choice: _c, metadata: _d, ...rest } = request;
   return {
     ...rest,
     messages,

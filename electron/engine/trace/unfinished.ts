@@ -24,6 +24,7 @@ const log = logger('store');
 
 /** The name prefix of an episode folder being assembled: `.creating-<episode>-<pid>`. */
 export const CREATING_PREFIX = '.creating-';
+const CREATING_NAME = /^\.creating-(.+)-(\d+)$/;
 
 /** The store as the sweep sees it. */
 export interface UnfinishedStore {
@@ -111,7 +112,7 @@ export function sweepUnfinishedIn(store: UnfinishedStore): number {
   for (const entry of readdirSync(store.episodesDir, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const path = join(store.episodesDir, entry.name);
-    const creating = new RegExp(`^${CREATING_PREFIX}(.+)-(\\d+)$`).exec(entry.name);
+    const creating = CREATING_NAME.exec(entry.name);
     if (creating) {
       if (!deadPid(Number(creating[2]))) continue;
       rmSync(path, { recursive: true, force: true });

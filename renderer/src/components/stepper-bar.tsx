@@ -1,5 +1,7 @@
 import { IdText } from './id-text';
-import { selectCanStep, selectRolledBackTo } from '../stores/stepper/stepper-store';
+import { selectRolledBackTo } from '../stores/stepper/stepper-store';
+import { whyNoPause, whyNoStep, whyNoStop, whyNoStopPoints } from '../stores/stepper/why-not-now';
+import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /**
@@ -13,7 +15,10 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   const state = useSlice('stepper', (s) => s.state);
   const live = useSlice('stepper', (s) => s.live);
   const busy = useSlice('stepper', (s) => s.busy);
-  const canStep = useSlice('stepper', selectCanStep);
+  const noStep = useSlice('stepper', whyNoStep);
+  const noPause = useSlice('stepper', whyNoPause);
+  const noStop = useSlice('stepper', whyNoStop);
+  const noStopPoints = useSlice('stepper', whyNoStopPoints);
   const stopPoints = useSlice('stepper', (s) => s.stopPoints);
   const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   // After a rollback, stepping starts a new branch: the buttons say so before the click.
@@ -25,58 +30,58 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       <button
         type="button"
         data-testid="btn-step"
-        disabled={!canStep}
+        {...whyNot(noStep, `Step (F10)${newBranch}`)}
         onClick={() => void a.step()}
-        title={`Step (F10)${newBranch}`}
       >
         ⤼ Step <kbd>F10</kbd>
       </button>
       <button
         type="button"
         data-testid="btn-continue"
-        disabled={!canStep}
+        {...whyNot(noStep, `Continue (F5)${newBranch}`)}
         onClick={() => void a.run()}
-        title={`Continue (F5)${newBranch}`}
       >
         ▶ Continue <kbd>F5</kbd>
       </button>
       <button
         type="button"
-        disabled={!live || state !== 'running'}
+        data-testid="btn-pause"
+        {...whyNot(noPause, 'Pause after this step')}
         onClick={() => void a.pause()}
-        title="Pause after this step"
       >
         ❚❚ Pause
       </button>
       <button
         type="button"
         data-testid="btn-stop"
-        disabled={!live}
+        {...whyNot(noStop, 'Stop (Shift+F5)')}
         onClick={() => void a.stop()}
-        title="Stop (Shift+F5)"
       >
         ■ Stop <kbd>⇧F5</kbd>
       </button>
       <label
-        className="toggle"
-        title="Show each decided action and let you run it, edit it or give its result"
+        className={`toggle${noStopPoints ? ' off' : ''}`}
+        title={noStopPoints ?? 'Show each decided action and let you run it, edit it or give its result'}
       >
         <input
           type="checkbox"
           data-testid="stop-before-tool"
           checked={stopPoints.before_tool}
-          disabled={!live}
+          {...whyNot(noStopPoints)}
           onChange={(e) => void a.setStopPoint('before_tool', e.target.checked)}
         />
         <span className="long">Pause before each tool runs</span>
         <span className="short">Pause before tools</span>
       </label>
-      <label className="toggle" title="Show the model's answer before the agent gets it, and let you edit it">
+      <label
+        className={`toggle${noStopPoints ? ' off' : ''}`}
+        title={noStopPoints ?? "Show the model's answer before the agent gets it, and let you edit it"}
+      >
         <input
           type="checkbox"
           data-testid="stop-before-answer"
           checked={stopPoints.before_answer}
-          disabled={!live}
+          {...whyNot(noStopPoints)}
           onChange={(e) => void a.setStopPoint('before_answer', e.target.checked)}
         />
         <span className="long">Pause before each answer</span>
@@ -87,9 +92,11 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
         data-testid="btn-keys"
         onClick={props.onKeys}
         title="Every key of the window (?)"
+        aria-label="keys of the window"
         aria-keyshortcuts="?"
       >
-        Keys <kbd className="keep">?</kbd>
+        <span className="keys-word">Keys </span>
+        <kbd className="keep">?</kbd>
       </button>
       <span className="sep" />
       {branch ? (

@@ -105,7 +105,7 @@ export function runActionKey(stores: AppStores, key: string): void {
   const explain = stores.stepper.getState().explain;
   if (!target) {
     const why = all.length ? whyDisabled(all[0]) : '';
-    explain(`${key}: cannot ${ACTION_KEYS[key]} now${why ? ` — ${why}` : ': nothing on screen offers it.'}`);
+    explain(`Cannot ${ACTION_KEYS[key]} now (${key}): ${why || 'nothing on screen offers it.'}`);
     return;
   }
   if (['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) target.focus();

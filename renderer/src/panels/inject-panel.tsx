@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
 import { Panel, PanelState } from '../components/panel';
-import { selectCanInject, selectSection, type InjectSection } from '../stores/inject/inject-store';
+import { firstWhy, whyNot } from '../components/why-not';
+import { whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
+import { selectSection, type InjectSection } from '../stores/inject/inject-store';
 import { selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -55,7 +57,8 @@ export function InjectPanel() {
   const mode = useSlice('inject', (s) => s.mode);
   const text = useSlice('inject', (s) => s.text);
   const overrideText = useSlice('inject', (s) => s.overrideText);
-  const canInject = useSlice('inject', selectCanInject);
+  const noInject = useSlice('stepper', whyNoInject);
+  const noOverride = useSlice('stepper', whyNoOverride);
   const sending = useSlice('inject', (s) => s.sending);
   const error = useSlice('inject', (s) => s.error);
   const notice = useSlice('inject', (s) => s.notice);
@@ -235,7 +238,9 @@ export function InjectPanel() {
                 type="button"
                 className="primary"
                 data-testid="inject-send"
-                disabled={!ready || !canInject}
+                {...whyNot(
+                  firstWhy(noInject, !text.trim() && 'Write the message first.', sending && 'Sending…'),
+                )}
                 onClick={() => void a.inject(branch)}
               >
                 {sending ? 'Injecting…' : 'Inject at this step'}
@@ -266,7 +271,13 @@ export function InjectPanel() {
                   type="button"
                   className="primary"
                   data-testid="override-send"
-                  disabled={!ready || sending || !overrideText.trim()}
+                  {...whyNot(
+                    firstWhy(
+                      noOverride,
+                      !overrideText.trim() && 'Write the result the agent sees first.',
+                      sending && 'Sending…',
+                    ),
+                  )}
                   onClick={() => void a.override(branch)}
                 >
                   Override

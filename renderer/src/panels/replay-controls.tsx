@@ -3,6 +3,8 @@ import { ReplayReportView } from '../components/replay-report';
 import { CandidatesView } from '../components/candidates-view';
 import { CompareView } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
+import { firstWhy, whyNot } from '../components/why-not';
+import { whyNoFork, whyNoRollback } from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
 import { selectLastStep, selectRolledBackTo, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -22,8 +24,11 @@ export function ReplayControls() {
   const notice = useSlice('replay', (s) => s.notice);
   const report = useSlice('replay', (s) => s.report);
   const consentAsk = useSlice('replay', (s) => s.consentAsk);
+  const noRollback = useSlice('stepper', whyNoRollback);
+  const noFork = useSlice('stepper', whyNoFork);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
+  const busyWhy = running !== null ? `Waiting for the ${running} to finish.` : null;
 
   if (!branch || last === 0)
     return (
@@ -84,12 +89,10 @@ export function ReplayControls() {
           type="button"
           data-testid="rollback"
           aria-keyshortcuts="B"
-          disabled={!live || running !== null}
-          title={
-            live
-              ? 'restore workspace, memory, conversation and shell to just after this step'
-              : 'only a live branch has a sandbox to roll back'
-          }
+          {...whyNot(
+            firstWhy(noRollback, busyWhy),
+            'restore workspace, memory, conversation and shell to just after this step (B)',
+          )}
           onClick={() => void replay.rollback(branch, step)}
         >
           {running === 'rollback' ? 'Rolling back…' : 'Roll back sandbox to here'}
@@ -109,8 +112,10 @@ export function ReplayControls() {
           type="button"
           data-testid="fork"
           aria-keyshortcuts="F"
-          title="continue from this step as a new branch, with its own id and sandbox (F)"
-          disabled={running !== null}
+          {...whyNot(
+            firstWhy(noFork, busyWhy),
+            'continue from this step as a new branch, with its own id and sandbox (F)',
+          )}
           onClick={() => void replay.fork(branch, step)}
         >
           {running === 'fork' ? 'Forking…' : 'Fork from here'}

@@ -33,7 +33,7 @@ function statusOf(
   row: StepRow,
   closed: boolean,
   held: HeldStage | null,
-): { readonly word: string; readonly title?: string } {
+): { readonly word: string; readonly title?: string; readonly tone?: string } {
   if (closed && !row.snapshot && row.step > 0) return { word: 'incomplete' };
   if (held === 'before_tool')
     return {
@@ -45,6 +45,15 @@ function statusOf(
       word: 'waiting',
       title: 'held before the agent gets the answer: edit it or let it go (inspector)',
     };
+  // The agent saw a fallback (its call was killed at the timeout): "ok" would be untrue.
+  if (row.real && !row.overridden) {
+    const timeout = /\berror timeout\b/.test(row.real);
+    return {
+      word: timeout ? 'timeout' : 'fallback',
+      title: `${timeout ? 'killed at its timeout; ' : ''}the agent was shown a fallback — ${row.real}`,
+      tone: 'fallback',
+    };
+  }
   return { word: STATUS_LABEL[row.status] };
 }
 
@@ -169,7 +178,7 @@ const Row = memo(function Row(props: {
         ) : null}
         {row.real ? (
           <i className="mark mark-flag sev-warning" data-testid="row-real" title={row.real}>
-            <span className="mk-long">real ≠ shown</span>
+            <span className="mk-long">{row.overridden ? 'real ≠ shown' : '→ fallback'}</span>
             <span className="mk-short" aria-hidden="true">
               ≠
             </span>
@@ -187,7 +196,7 @@ const Row = memo(function Row(props: {
         ))}
       </span>
       <span
-        className={`tl-status s-${props.undone ? 'undone' : props.held ? 'held' : row.status}`}
+        className={`tl-status s-${props.undone ? 'undone' : props.held ? 'held' : (status.tone ?? row.status)}`}
         data-testid="row-status"
         title={status.title}
       >

@@ -24,13 +24,31 @@ const TABS: readonly (readonly [InspectorTab, string, string])[] = [
   ['agent', 'Agent output', 'Agent'],
 ];
 
-function Facts(props: { readonly result: ToolResult | null }) {
+function Facts(props: { readonly result: ToolResult | null; readonly fallback?: boolean }) {
   const r = props.result;
   if (!r) return <div className="facts muted">no result yet (the call is pending)</div>;
   return (
     <dl className="facts" data-testid="inspector-facts">
-      <dt>ok</dt>
-      <dd className={r.ok ? 'good' : 'bad'}>{String(r.ok)}</dd>
+      {/* What happened, in words and colour: "ok true" beside "exit 1" read as success. */}
+      <dt>outcome</dt>
+      <dd
+        className={!r.ok ? 'bad' : r.exit_code ? 'warn' : 'good'}
+        data-testid="inspector-outcome"
+        title={
+          r.ok
+            ? 'the tool ran (ok: true); the exit code is the command’s'
+            : 'the tool could not run (ok: false)'
+        }
+      >
+        {!r.ok
+          ? `error: ${r.error?.code ?? 'unknown'}`
+          : r.exit_code
+            ? `exit ${r.exit_code} — the command failed`
+            : r.exit_code === 0
+              ? 'ok (exit 0)'
+              : 'ok'}
+        {props.fallback ? ' → the agent was shown a fallback' : ''}
+      </dd>
       <dt>exit</dt>
       <dd data-testid="inspector-exit">{r.exit_code ?? '—'}</dd>
       <dt>error</dt>
@@ -95,7 +113,7 @@ function CallView(props: { readonly call: CallDetail; readonly scope: string }) 
           </span>
         </div>
       ) : null}
-      <Facts result={real ?? result} />
+      <Facts result={real ?? result} fallback={!override && real !== null} />
       <div className="split">
         <div>
           <h4>arguments</h4>

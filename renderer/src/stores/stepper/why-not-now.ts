@@ -1,0 +1,94 @@
+import type { StepperState } from './stepper-store';
+import { selectLastStep, selectRolledBackTo, selectViewedRow } from './stepper-store';
+
+/**
+ * Why the stepper's controls cannot act now, one function per control, in words a person
+ * acts on (null: it can). The components disable the control and show the sentence.
+ */
+
+/** Step (F10) and Continue (F5). */
+export function whyNoStep(s: StepperState): string | null {
+  if (s.branch === null) return 'No episode is open: start a case or a sample task from the library.';
+  if (!s.live)
+    return 'This episode is recorded, not running: select a step and press “Reopen live here” to go on from it.';
+  if (s.state === 'running') return 'The episode is running: pause it first.';
+  if (s.busy) return 'Waiting for the last request to finish.';
+  return null;
+}
+
+/** Pause. */
+export function whyNoPause(s: StepperState): string | null {
+  if (!s.live) return whyNoStep(s);
+  return s.state === 'running' ? null : 'Nothing is running to pause.';
+}
+
+/** Stop (Shift+F5). */
+export function whyNoStop(s: StepperState): string | null {
+  if (s.branch === null) return 'No episode is open.';
+  return s.live ? null : 'This episode is not running: there is nothing to stop.';
+}
+
+/** The pause-before-tools and pause-before-answers switches. */
+export function whyNoStopPoints(s: StepperState): string | null {
+  if (s.branch === null) return 'No episode is open: these take effect on a live episode.';
+  return s.live
+    ? null
+    : 'This episode is recorded: nothing runs to pause. Reopen it live at a step to pause its next steps.';
+}
+
+/** True when the step paused inside is held for the person (the card shows it). */
+function holding(s: StepperState): boolean {
+  return s.held !== null && s.state !== 'running' && s.state !== 'ended';
+}
+
+/** Why the viewed step cannot be branched from (rollback, fork), or null. */
+function whyNoSnapshot(s: StepperState, what: string): string | null {
+  const row = selectViewedRow(s);
+  if (row === null) return 'Select a step first.';
+  if (!row.snapshot && s.held?.step === row.step)
+    return `Step ${row.step} has not run yet (it waits in the inspector): ${what} from step ${row.step - 1}, or run it first.`;
+  if (!row.snapshot)
+    return `Step ${row.step} never finished, so it has no snapshot: ${what} from step ${row.step - 1}.`;
+  return null;
+}
+
+/** Roll back the sandbox to the viewed step. */
+export function whyNoRollback(s: StepperState): string | null {
+  if (!s.live)
+    return 'Only a live episode has a sandbox to roll back: press “Reopen live here” to rebuild this step in a fresh one.';
+  if (s.state === 'running') return 'The episode is running: pause it first.';
+  const snap = whyNoSnapshot(s, 'roll back');
+  if (snap) return snap;
+  const at = selectRolledBackTo(s);
+  const row = selectViewedRow(s);
+  if (at !== null && row !== null && row.step > at)
+    return `Step ${row.step} was undone by the rollback to step ${at}: fork from it instead.`;
+  return null;
+}
+
+/** Fork from the viewed step. */
+export function whyNoFork(s: StepperState): string | null {
+  if (s.live && s.state === 'running') return 'The episode is running: pause it first.';
+  return whyNoSnapshot(s, 'fork');
+}
+
+/** Inject a message into the live episode. */
+export function whyNoInject(s: StepperState): string | null {
+  if (!s.live) return whyNoStep(s);
+  if (s.state === 'running') return 'The episode is running: pause it to inject at this step.';
+  if (holding(s))
+    return `Step ${s.held?.step ?? ''} is paused inside: a message goes in between steps. Run it (F10) first, or change it in the paused-step card.`;
+  return null;
+}
+
+/** Override the last tool result. */
+export function whyNoOverride(s: StepperState): string | null {
+  if (holding(s))
+    return `Step ${s.held?.step ?? ''} is paused before its tools run: use “Replace result” in its card instead.`;
+  const inject = whyNoInject(s);
+  if (inject) return inject;
+  if (selectRolledBackTo(s) !== null)
+    return 'After a rollback the last result belongs to the old branch: take a step first.';
+  if (selectLastStep(s) === 0) return 'No tool has run yet: take a step first.';
+  return null;
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { LayoutObject, servedApp, type AppPage } from '../support/e2e';
+
+/**
+ * Issue 19, item 7: a control that cannot act now is disabled and says why, on hover (its
+ * title) and to a screen reader (its `aria-description`): Inject while a step is paused
+ * before its tools, Fork and Roll back on a step that has not run, the pause switches and
+ * Step on a recorded episode. Screenshots: `disabled-why-<what>-<size>.png`.
+ */
+
+/** A control's state as a person and a screen reader get it. */
+async function why(
+  app: AppPage,
+  testId: string,
+): Promise<{ disabled: boolean; title: string; described: string }> {
+  const el = app.page.getByTestId(testId).first();
+  return {
+    disabled: await el.isDisabled(),
+    title: (await el.getAttribute('title')) ?? '',
+    described: (await el.getAttribute('aria-description')) ?? '',
+  };
+}
+
+describe('web mode: controls that cannot act say why', () => {
+  const web = servedApp();
+
+  it('Inject, Fork, Roll back, the pause switches and Step are disabled with their reason when they cannot act', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    // Nothing open: Step says where to start.
+    const none = await why(app, 'btn-step');
+    expect(none.disabled).toBe(true);
+    expect(none.described).toMatch(/^No episode is open: start a case or a sample task/);
+
+    await app.library.startTask('hello-python');
+    await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+    await app.settled({ timeoutMs: 90_000 });
+    await app.page.getByTestId('stop-before-tool').check();
+    await app.page.keyboard.press('F10');
+    await app.page.getByTestId('held-action').waitFor({ timeout: 60_000 });
+    await app.settled({ timeoutMs: 60_000 });
+
+    // Paused before step 1's tools: a message cannot go in now; the button says so before the click.
+    await app.inject.tab('message').click();
+    await app.inject.root.getByTestId('inject-text').fill('the user wants an umbrella');
+    const inject = await why(app, 'inject-send');
+    expect(inject.disabled).toBe(true);
+    expect(inject.described).toMatch(
+      /^Step 1 is paused inside: a message goes in between steps\. Run it \(F10\) first/,
+    );
+    expect(inject.title).toBe(inject.described);
+    // The waiting step has no snapshot: fork and rollback say which step to use instead.
+    await app.timeline.select(1);
+    for (const id of ['fork', 'rollback']) {
+      const w = await why(app, id);
+      expect(w.disabled, id).toBe(true);
+      expect(w.described, id).toMatch(
+        /^Step 1 has not run yet \(it waits in the inspector\): (fork|roll back) from step 0, or run it first\.$/,
+      );
+    }
+    // The F key on the disabled Fork says the same in the status notice.
+    await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await app.page.keyboard.press('f');
+    await expect(app.page.getByTestId('stepper-error').innerText()).resolves.toMatch(
+      /Step 1 has not run yet/,
+    );
+    await app.screenshot('disabled-why-held-1024x700');
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await app.screenshot('disabled-why-held-1920x1080');
+    await app.page.setViewportSize({ width: 1024, height: 700 });
+
+    // Once the step ran, both act.
+    await app.page.getByTestId('stop-before-tool').uncheck();
+    await app.page.keyboard.press('F10');
+    await app.timeline.row(1).locator('[data-status="ok"]').or(app.timeline.row(1)).first().waitFor();
+    await app.settled({ timeoutMs: 60_000 });
+    await app.page.locator('[data-testid="held-action"]').waitFor({ state: 'detached', timeout: 60_000 });
+    await app.timeline.select(1);
+    expect((await why(app, 'inject-send')).disabled).toBe(false);
+    expect((await why(app, 'fork')).disabled).toBe(false);
+    expect((await why(app, 'rollback')).disabled).toBe(false);
+
+    // Ended: the pause switches and Step say the episode is recorded; a click changes nothing.
+    await app.page.keyboard.press('Shift+F5');
+    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    const toggle = await why(app, 'stop-before-tool');
+    expect(toggle.disabled).toBe(true);
+    expect(toggle.described).toMatch(/^This episode is recorded: nothing runs to pause/);
+    await app.page.getByTestId('stop-before-tool').locator('xpath=..').click({ force: true });
+    await expect(app.page.getByTestId('stop-before-tool').isChecked()).resolves.toBe(false);
+    expect((await why(app, 'btn-step')).described).toMatch(/^This episode is recorded, not running/);
+    expect(await new LayoutObject(app.page).onScreen(app.page.getByTestId('stop-before-tool'))).toBe(true);
+    await app.screenshot('disabled-why-recorded-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+});
