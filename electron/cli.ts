@@ -32,16 +32,22 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   'case list': () => import('./cli/case-list.js'),
   'case run': () => import('./cli/case-run.js'),
   'case verify': () => import('./cli/case-verify.js'),
+  'case new': () => import('./cli/case-new.js'),
+  'case export': () => import('./cli/case-export.js'),
+  'case import': () => import('./cli/case-import.js'),
   batch: () => import('./cli/batch.js'),
   report: () => import('./cli/report.js'),
+  share: () => import('./cli/share.js'),
   export: () => import('./cli/export.js'),
   ab: () => import('./cli/ab.js'),
   mcp: () => import('./cli/mcp.js'),
   diff: () => import('./cli/diff.js'),
   candidates: () => import('./cli/candidates.js'),
+  'agents add': () => import('./cli/agents-add.js'),
+  'agents list': () => import('./cli/agents-list.js'),
 };
 
-const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case']);
+const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case', 'agents']);
 
 async function usage(io: CliIo): Promise<void> {
   const lines = [

@@ -324,6 +324,7 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
     case 'model_output':
     case 'fault':
     case 'agent_output':
+    case 'auxiliary_call':
       return s;
   }
 }

@@ -211,6 +211,17 @@ export const AgentOutputEvent = ev('agent_output', {
   bytes: StreamBytes,
   truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }),
 });
+/**
+ * A model call of an agent inside the sandbox that is not its main loop (no tools offered,
+ * or another model: titles, summaries): answered and recorded at the step it came in, not
+ * a step of its own.
+ */
+export const AuxiliaryCallEvent = ev('auxiliary_call', {
+  api: z.string(),
+  model: z.string().nullable(),
+  request: z.unknown(),
+  answer: z.string(),
+});
 /** The last event of a closed branch. */
 export const EndEvent = ev('end', {
   status: EpisodeStatus,
@@ -241,6 +252,7 @@ export const TraceEvent = z.discriminatedUnion('type', [
   WarningEvent,
   ErrorEvent,
   AgentOutputEvent,
+  AuxiliaryCallEvent,
   EndEvent,
 ]);
 /** A trace event. */

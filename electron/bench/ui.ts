@@ -8,6 +8,12 @@ import { median } from '../../shared/median.js';
 import { startServer } from '../server.js';
 import type { BenchSection } from './bench-section.js';
 import { writeLongTrace } from './ui-trace.js';
+import { writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { parseRedactions } from '../engine/export/redact.js';
+import { openEngine } from '../engine/open-engine.js';
+import { shareData } from '../engine/share/share-data.js';
+import { shareHtml } from '../engine/share/share-html.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const STEPS = 10_000;
@@ -119,6 +125,31 @@ async function openDrawers(page: Page, branch: string): Promise<boolean> {
   return (await page.locator('[data-testid="case-walkthrough"]').count()) > 0;
 }
 
+/**
+ * `stepbox share` of the long trace opened from file:// (medians of 3 opens in a warm
+ * page): navigation to the timeline and the first step's inspector drawn, and the file's size.
+ */
+async function shareRender(
+  browser: Browser,
+  home: string,
+  branch: string,
+): Promise<{ ms: number; bytes: number }> {
+  const { store } = openEngine({ home, sweep: false });
+  const html = shareHtml(await shareData(store, branch, parseRedactions([])));
+  const file = join(home, 'share.html');
+  await writeFile(file, html);
+  const runs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.setContent('<p>warm</p>');
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+    runs.push(await page.evaluate<number>('window.__shareFirstRenderMs'));
+    await page.close();
+  }
+  return { ms: median(runs), bytes: Buffer.byteLength(html) };
+}
+
 /** Opens the app on the long trace; resolves with the ms from navigation to its rows on screen. */
 async function firstRender(
   browser: Browser,
@@ -194,6 +225,10 @@ export const section: BenchSection = {
       log(
         `ui: row click → inspector painted ${plain.click.toFixed(1)} ms, scrubber jump ${plain.jump.toFixed(1)} ms`,
       );
+      const shared = await shareRender(browser, home, trace.branch);
+      log(
+        `ui: stepbox share file ${shared.bytes} bytes, first render from file:// ${shared.ms.toFixed(0)} ms`,
+      );
       const drawers = await openDrawers(p, trace.branch);
       const withDrawers = drawers ? await clicksAndJumps(p, CLICKS) : null;
       if (withDrawers)
@@ -207,6 +242,9 @@ export const section: BenchSection = {
         ui_step_change_ms: median(selects),
         ui_step_detail_ms: median(details),
         ui_row_nodes: rowNodes,
+        share_first_render_ms: shared.ms,
+        share_file_bytes: shared.bytes,
+        share_target_met: shared.ms <= 2000,
         ui_row_click_inspector_ms: plain.click,
         ui_scrub_jump_ms: plain.jump,
         ...(withDrawers

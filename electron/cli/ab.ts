@@ -29,9 +29,9 @@ Options:
   --concurrency C         episodes at once (default 2)
   --json                  print {a, b, difference, flags_differ: [{id, a, b}], episodes}
 
-Example:
-  echo '{"timeouts": {"step_hard": 1}}' > strict.json; echo '{}' > default.json
-  stepbox ab --a default.json --b strict.json resources/cases/timeout-too-strict \\
+Example (the case's own 1 s step timeout against a relaxed 10 s one):
+  echo '{}' > as-is.json; echo '{"timeouts": {"step_soft": 10, "step_hard": 10}}' > relaxed.json
+  stepbox ab --a as-is.json --b relaxed.json resources/cases/timeout-too-strict \\
       --agent scripted:resources/cases/timeout-too-strict/agent.jsonl --episodes 2
 `;
 

@@ -25,7 +25,10 @@ reset between episodes, unless a task sets sandbox.reset_between_episodes: false
 DIR (default $STEPBOX_HOME/batches/ID) gets batch.json, mapping each slot (task, index)
 to its episode; it is rewritten atomically as slots start and end, so a killed batch can
 resume: --resume re-runs the unfinished slots, keeping each cut-off episode under the
-slot's "superseded" list — nothing lost, nothing duplicated. A progress bar with an ETA
+slot's "superseded" list — nothing lost, nothing duplicated (a slot's episode id is
+recorded before the episode exists). Ctrl+C stops the batch: episodes still starting are
+never created, running ones close as interrupted and their sandboxes are destroyed; the
+summary is printed and the exit code is 130. A progress bar with an ETA
 goes to stderr; a summary table per task to stdout. Then: stepbox report DIR, stepbox
 export DIR, stepbox check DIR.
 
@@ -38,7 +41,7 @@ Options:
   --resume DIR       continue a batch
   --json             print {batch, dir, slots, summary: [...]} on stdout
 
-Exit 0 when every episode succeeded, 1 otherwise, 3 without Docker.
+Exit 0 when every episode succeeded, 1 otherwise, 3 without Docker, 130 when stopped by Ctrl+C.
 
 Examples:
   stepbox batch resources/tasks/hello-python --agent scripted:resources/tasks/hello-python/agent.jsonl --episodes 10 --concurrency 3
@@ -125,21 +128,25 @@ export const command: CliCommand = {
       }));
     }
     io.stderr.write(`batch ${batch.id}: ${dir}\n`);
-    // The engine keeps `concurrency` sandboxes warm; the batch recycles them between its episodes.
-    const engine = cliEngine(io, { pool: batch.concurrency });
-    const store = engine.store;
-    let env: EpisodeEnv;
-    try {
-      env = await cliEpisodeEnv(engine);
-    } catch (e) {
-      await engine.close();
-      throw e;
-    }
+    // Installed before anything starts: a Ctrl+C while the engine and its pool come up
+    // stops the batch the same way (no slot runs; the summary is printed; exit 130).
     const abort = new AbortController();
     const uninstall = onInterrupt(() => {
       io.stderr.write('\nstepbox batch: stopping; resume with stepbox batch --resume ' + dir + '\n');
       abort.abort();
     });
+    // The engine keeps `concurrency` sandboxes warm; the batch recycles them between its episodes.
+    let engine: ReturnType<typeof cliEngine> | null = null;
+    let env: EpisodeEnv;
+    try {
+      engine = cliEngine(io, { pool: batch.concurrency });
+      env = await cliEpisodeEnv(engine);
+    } catch (e) {
+      uninstall();
+      await engine?.close();
+      throw e;
+    }
+    const store = engine.store;
     const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
     let lastDone = -1;
     const onProgress = (p: BatchProgress) => {

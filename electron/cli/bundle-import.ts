@@ -17,8 +17,9 @@ const HELP = `stepbox bundle import FILE [--force] [--max-size SIZE] [--json]
 Imports an episode bundle (from \`stepbox bundle export\`) into $STEPBOX_HOME (default
 ~/.stepbox). Every trace and blob hash is verified before anything lands in the store.
 An episode that already exists is refused unless --force replaces it. The bundle is
-decompressed as a stream and refused when it inflates past SIZE (default 4g; one entry
-at most 512m), so a decompression bomb cannot exhaust memory or disk.
+decompressed as a stream and refused when it inflates past SIZE (default 4g; one line
+at most 8m: content comes in chunks, streamed to disk), so a decompression bomb cannot
+exhaust memory or disk.
 
 Import reports what the bundle's recorded task asks for beyond the defaults (a network,
 another image, higher limits). Importing never runs anything; opening, replaying,

@@ -17,9 +17,11 @@ import {
 import { oneLine } from '../../shared/step-summary.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { agentFlags } from './run.js';
+import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
 const HELP = `stepbox candidates EPISODE --at K [--n N] [--from FILE] [--run-on M] [--pick I] [--json]
-                          [--base-url URL] [--temperature T] [--seed N]
+                          [--base-url URL] [--temperature T] [--seed N] [--allow-network] [--allow-image]
+                          [--allow-limits] [--trust-recorded-task]
 
 Tries candidate next actions after step K of EPISODE (an episode or branch id), each in
 its own throwaway fork from snapshot K, in parallel, and shows them side by side: the
@@ -39,8 +41,10 @@ Options:
   --from FILE   more candidates: JSONL, one assistant message per line
   --run-on M    let each candidate run M more steps with the branch's agent (default 0)
   --pick I      continue candidate I (0-based) to the end
-  --seed N      the first seed of model candidates (default 0); --base-url, --temperature
-                as for run
+  --seed N      the first seed of model candidates (default 0): it decides step K+1 only,
+                run-on steps and a picked candidate go on at the episode's recorded seed;
+                --base-url, --temperature as for run
+${CONSENT_HELP}
   --json        print {candidates: [{branch, action, result, tree_hash, files_changed,
                 reward, flags, index, origin, seed, steps_run, status}]} (with --pick also
                 picked: {index, episode, branch, status, end_reason, steps, ...})
@@ -99,6 +103,7 @@ export const command: CliCommand = {
           'base-url': { type: 'string' },
           temperature: { type: 'string' },
           seed: { type: 'string' },
+          ...CONSENT_FLAG_OPTIONS,
         },
         allowPositionals: true,
         strict: true,
@@ -115,6 +120,8 @@ export const command: CliCommand = {
     const store = engine.store;
     const out = values.json ? io.stderr : io.stdout;
     const agentOptions = agentFlags(values);
+    // --seed is the first candidate's seed, never the continuation's (that keeps the recorded one).
+    const { seed: _firstSeed, ...continuation } = agentOptions;
     const { info, kind } = (() => {
       try {
         const info = store.resolve(positionals[0]);
@@ -148,7 +155,8 @@ export const command: CliCommand = {
         at,
         sources,
         runOn,
-        agentOptions,
+        agentOptions: continuation,
+        consent: consentFromFlags(values),
       }).catch((e: unknown) => {
         throw cliError(e);
       });

@@ -6,11 +6,12 @@ import { EXIT } from './command.js';
 
 const HELP = `stepbox case list [--json]
 
-Lists the bundled classic-failure cases: each is a task, a scripted agent that fails in
+Lists the classic-failure cases, bundled and from the store's library ($STEPBOX_HOME/cases): each is a task, a scripted agent that fails in
 a classic way, a fixed variant, the QA rules it raises, and a walkthrough (README.md).
 
 Options:
-  --json   print {cases: [{name, title, rules, episodes, dir, readme}]}
+  --json   print {cases: [{name, title, rules, episodes, dir, origin, has_fixed, readme}]}
+           (origin: bundled, or library — the store's cases, from stepbox case new)
 
 Example:
   stepbox case list
@@ -43,6 +44,8 @@ export const command: CliCommand = {
         rules: c.expected.rules,
         episodes: c.expected.episodes,
         dir: c.dir,
+        origin: c.origin,
+        has_fixed: c.hasFixed,
         readme: `${c.dir}/README.md`,
       }));
       io.stdout.write(JSON.stringify({ cases: out }, null, 2) + '\n');

@@ -6,8 +6,10 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, describeEvent } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
 const HELP = `stepbox case run NAME [--fixed] [--agent SPEC [--model SOURCE]] [--json]
+                     [--allow-network] [--allow-image] [--allow-limits] [--trust-recorded-task]
 
 Runs a bundled case on Docker — its task with its scripted agent (two episodes in one
 sandbox for a case that does not reset between episodes) — then runs QA and says whether
@@ -23,6 +25,9 @@ Options:
            whether it falls into the same failure
   --json   print {case, fixed, episodes: [{episode, status, end_reason, quality, flags}],
            raised, expected, ok}
+A case from the store's library (stepbox case new, case import) is a recorded task: what
+its task asks beyond the default sandbox needs consent, as for a trace or bundle:
+${CONSENT_HELP}
 
 Exit 0 when the variant behaved as expected, 1 otherwise, 3 without Docker.
 
@@ -46,6 +51,7 @@ export const command: CliCommand = {
           json: { type: 'boolean', default: false },
           agent: { type: 'string' },
           model: { type: 'string' },
+          ...CONSENT_FLAG_OPTIONS,
         },
       }),
     );
@@ -55,6 +61,11 @@ export const command: CliCommand = {
     let spec;
     try {
       spec = loadCase(positionals[0], { fixed: values.fixed });
+      if (spec.fixed && !spec.hasFixed)
+        throw new CaseError(
+          'invalid_case',
+          `case ${spec.name} has no fixed/ variant yet; add ${spec.dir}/fixed/agent.jsonl or task.json, or run it without --fixed`,
+        );
     } catch (e) {
       if (e instanceof CaseError) throw new UsageError(e.message);
       throw e;
@@ -71,6 +82,7 @@ export const command: CliCommand = {
         supply,
         ...(values.agent ? { agentSpec: normalizeAgentSpec(values.agent) } : {}),
         ...(values.model ? { model: normalizeAgentSpec(values.model) } : {}),
+        consent: consentFromFlags(values),
         onEpisode: (i, ep) => out.write(`episode ${i + 1}/${spec.expected.episodes}: ${ep}\n`),
         onEvent: (e) => {
           const line = describeEvent(e);

@@ -7,7 +7,7 @@ import {
 
 /**
  * The flags by which a user consents to a recorded task (trace header, bundle) widening
- * the sandbox beyond the defaults: open, replay, fork and resume take them.
+ * the sandbox beyond the defaults: open, replay, fork, resume and candidates take them.
  */
 export const CONSENT_FLAG_OPTIONS = {
   'allow-network': { type: 'boolean', default: false },

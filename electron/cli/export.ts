@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkBranch, type BranchCheck } from '../engine/qa/check-branches.js';
 import { loadBranches } from '../engine/qa/episode-set.js';
@@ -14,7 +14,7 @@ import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox export DIR|EPISODE --format openai-jsonl|otel-json|dpo-jsonl|atif [--out FILE]
-               [--min-quality Q] [--exclude-injected] [--include-failed]
+               [--min-quality Q] [--exclude-injected] [--include-failed] [--jsonl]
                [--redact FIELD|/regex/ ...] [--json]
 
 Turns episodes (a batch folder, a folder of traces, or an episode id with its branches)
@@ -34,15 +34,20 @@ into training or observability data:
                 preferred. Never a pair whose sides decide the same; a read-only terminal
                 peek is no correction and a resumed branch no fork. The sidecar names
                 each pair's episode, step, branches and why
-  atif          ATIF-v1.7 trajectories (Harbor / Terminal-Bench), one per line: the goal,
-                then per step the model's message, its tool calls and what the agent was
-                shown; status, verifier and real results behind overrides in "extra"
-                (stepbox import-atif reads them back)
+  atif          ATIF-v1.7 trajectories (Harbor / Terminal-Bench): the goal, then per step
+                the model's message, its tool calls and what the agent was shown; status,
+                verifier and real results behind overrides in "extra". One branch → ONE
+                JSON document (what Harbor reads as trajectory.json); several branches
+                (a folder, an episode with forks) → a folder with one <branch>.json per
+                trajectory; --jsonl → one trajectory per line in one file instead
+                (stepbox import-atif reads all three back)
 Injected and human-typed content is labelled (name "injected" on the message; the
 sidecar lists overridden tool results); --exclude-injected leaves such episodes out.
 
 Options:
-  --out FILE          where to write (default ./<DIR name>.<format>.jsonl|json)
+  --out FILE          where to write (default ./<DIR name>.<format>.jsonl|json; for atif
+                      with several branches a folder, default ./<DIR name>.atif/)
+  --jsonl             atif: every trajectory as a line of one JSONL file
   --min-quality Q     keep episodes with QA quality >= Q (0..1)
   --exclude-injected  leave out episodes with injected or human-typed content
   --include-failed    openai-jsonl: also export episodes that failed, timed out, ended
@@ -53,7 +58,8 @@ Options:
 
 Examples:
   stepbox export ~/.stepbox/batches/b-20260101-1200 --format openai-jsonl --min-quality 0.8
-  stepbox export ep-20260101-120000-ab12 --format atif --out trajectory.jsonl
+  stepbox export ep-20260101-120000-ab12 --format atif --out trajectory.json
+  stepbox export ~/.stepbox/batches/b-20260101-1200 --format atif --out trajectories/
   stepbox export ep-20260101-120000-ab12 --format dpo-jsonl --redact api_key --redact '/sk-[A-Za-z0-9]+/'
 `;
 
@@ -90,6 +96,7 @@ export const command: CliCommand = {
           'exclude-injected': { type: 'boolean', default: false },
           'include-failed': { type: 'boolean', default: false },
           redact: { type: 'string', multiple: true, default: [] },
+          jsonl: { type: 'boolean', default: false },
           json: { type: 'boolean', default: false },
         },
       }),
@@ -99,6 +106,8 @@ export const command: CliCommand = {
     const format = values.format as ExportFormat | undefined;
     if (!format || !EXPORT_FORMATS.includes(format))
       throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
+    if (values.jsonl && format !== 'atif')
+      throw new UsageError(`--jsonl applies to --format atif; ${format} has one layout`);
     const minQuality = values['min-quality'] === undefined ? undefined : Number(values['min-quality']);
     if (minQuality !== undefined && !(minQuality >= 0 && minQuality <= 1))
       throw new UsageError('--min-quality must be a number in [0, 1]');
@@ -126,10 +135,34 @@ export const command: CliCommand = {
       includeFailed: values['include-failed'],
       redaction,
     });
+    const name = basename(resolve(positionals[0]));
+    if (format === 'atif' && !values.jsonl && result.documents) {
+      const written = writeAtifDocuments(result.documents, values.out, name);
+      const metaPath = `${written.out.replace(/\.json$/, '')}.meta.jsonl`;
+      writeFileSync(metaPath, result.meta.map((m) => JSON.stringify(m) + '\n').join(''));
+      for (const s of result.skipped) io.stderr.write(`skipped ${s.branch}: ${s.reason}\n`);
+      if (values.json)
+        io.stdout.write(
+          JSON.stringify(
+            {
+              out: written.out,
+              meta: metaPath,
+              count: result.count,
+              skipped: result.skipped,
+              files: written.files,
+            },
+            null,
+            2,
+          ) + '\n',
+        );
+      else
+        io.stdout.write(
+          `wrote ${result.count} atif trajectory document(s) to ${written.out} (sidecar ${metaPath})\n`,
+        );
+      return EXIT.ok;
+    }
     const ext = format === 'otel-json' ? 'json' : 'jsonl';
-    const out = resolve(
-      values.out ?? `${basename(resolve(positionals[0]))}.${format.replace(/-json(l)?$/, '')}.${ext}`,
-    );
+    const out = resolve(values.out ?? `${name}.${format.replace(/-json(l)?$/, '')}.${ext}`);
     const metaPath = out.replace(/\.(jsonl|json)$/, '') + '.meta.jsonl';
     writeFileSync(out, result.text);
     writeFileSync(metaPath, result.meta.map((m) => JSON.stringify(m) + '\n').join(''));
@@ -142,3 +175,37 @@ export const command: CliCommand = {
     return EXIT.ok;
   },
 };
+
+/**
+ * Writes ATIF documents as Harbor reads them: one trajectory → that one JSON document at
+ * `out` (default `<name>.atif.json`); several → a folder `out` (default `<name>.atif/`)
+ * with one `<branch>.json` each. A file where a folder is needed is a usage error.
+ */
+function writeAtifDocuments(
+  documents: readonly { name: string; text: string }[],
+  outOption: string | undefined,
+  name: string,
+): { out: string; files: string[] } {
+  if (documents.length === 1) {
+    const out = resolve(outOption ?? `${name}.atif.json`);
+    if (existsSync(out) && statSync(out).isDirectory()) {
+      const file = join(out, 'trajectory.json');
+      writeFileSync(file, documents[0].text);
+      return { out: file, files: [file] };
+    }
+    writeFileSync(out, documents[0].text);
+    return { out, files: [out] };
+  }
+  const dir = resolve(outOption ?? `${name}.atif`);
+  if (/\.jsonl?$/.test(dir) || (existsSync(dir) && !statSync(dir).isDirectory()))
+    throw new UsageError(
+      `${documents.length} trajectories are written one file each into a folder, and --out ${outOption} is a file; name a folder, or pass --jsonl for one JSONL file`,
+    );
+  mkdirSync(dir, { recursive: true });
+  const files = documents.map((d) => {
+    const file = join(dir, d.name);
+    writeFileSync(file, d.text);
+    return file;
+  });
+  return { out: dir, files };
+}

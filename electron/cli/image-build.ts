@@ -12,19 +12,22 @@ Builds the sandbox image ${SANDBOX_IMAGE} (label stepbox.image.version=${SANDBOX
 First probes an image registry (≤ 5 s; STEPBOX_REGISTRY_PROBE_URL overrides where). If it
 answers: docker build of resources/sandbox/Dockerfile. Otherwise: the offline builder
 resources/sandbox/build-offline.sh (debootstrap from Debian packages; needs root and
-debootstrap; STEPBOX_DEBIAN_MIRROR sets its mirror). Progress goes to stderr; the path
-taken is printed.
+debootstrap; STEPBOX_DEBIAN_MIRROR sets its mirror), imported with the engine's client:
+\`docker import\`, or on Podman \`podman import\` through DOCKER_HOST (so a rootless user's
+image lands in their own store: sudo --preserve-env=DOCKER_HOST). Progress goes to stderr;
+the path taken is printed.
 
 Options:
   --offline   skip the probe and take the offline path
   --tag TAG   build under another tag (default ${SANDBOX_IMAGE}; stepbox uses only the default)
   --json      print {tag, version, path, reason, duration_ms} on stdout
 
-Exit 0 built, 3 when Docker, debootstrap or root is missing (with the fix).
+Exit 0 built, 3 when the engine, debootstrap, the docker/podman client or root is missing (with the fix).
 
 Examples:
   npx stepbox image build
   sudo npx stepbox image build --offline
+  sudo --preserve-env=DOCKER_HOST npx stepbox image build --offline   # rootless Podman
 `;
 
 /** `stepbox image build` — builds the sandbox image by the registry or the offline path. */
@@ -47,10 +50,11 @@ export const command: CliCommand = {
     );
     const docker = dockerClient();
     const reach = await dockerReachable(docker);
-    if (!reach.ok) throw new InfraError(`Docker is unreachable: ${reach.detail}`, reach.fix);
+    if (!reach.ok) throw new InfraError(`the engine is unreachable: ${reach.detail}`, reach.fix);
     try {
       const result = await buildSandboxImage({
         docker,
+        ...(reach.engine ? { engine: reach.engine.kind } : {}),
         offline: values.offline,
         ...(values.tag ? { tag: values.tag } : {}),
         progress: (line) => io.stderr.write(line + '\n'),

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { readLineage } from '../engine/trace/lineage.js';
 import { replayExecAgent, type AgentReplayReport } from '../engine/external/agent-replay.js';
 import { replayVerify } from '../engine/harness/replay-verify.js';
+import { replayInsideAgent } from '../engine/external/inside-replay.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, closeOnSignals, describeEvent } from './episode-cli.js';
@@ -30,6 +31,13 @@ request or tool call differs, agent_diff names the field.
 workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}];
 for an exec: episode also agent_diverged_at and agent_diff {diverged_at, field, recorded, actual}.
 --json (without): {episode, branch, events}.
+
+With --verify, an episode of an agent inside the sandbox (sandbox:CMD, codex, claude-code):
+the agent is started again on snapshot 0 and answered from the recording while it re-runs
+its own tools; a step whose tool outputs (volatile fields of its recipe ignored) or
+workspace differ is drift, a request the recording cannot answer is divergence.
+--json: {steps, verdicts: [{step, verdict: match|drift, drift?, workspace_match}], drifted,
+diverged_at, diff}.
 
 Options of --verify (a recorded task wider than the defaults is refused without them):
 ${CONSENT_HELP}
@@ -86,6 +94,30 @@ export const command: CliCommand = {
     const uninstall = closeOnSignals(io, () => null, engine);
     const out = values.json ? io.stderr : io.stdout;
     try {
+      if (readLineage(store, info).trace.header.agent.kind === 'sandbox') {
+        const inside = await replayInsideAgent({
+          id: info.branch,
+          ...env,
+          consent: consentFromFlags(values),
+          ...(values.agent ? { agentSpec: values.agent } : {}),
+        }).catch((e: unknown) => {
+          throw cliError(e);
+        });
+        for (const v of inside.verdicts)
+          out.write(
+            `step ${v.step}  ${v.verdict}${v.workspace_match ? '' : '  (workspace differs)'}${
+              v.drift?.length
+                ? `  ${v.drift.map((d) => `${d.name} (${d.call_id}): ${JSON.stringify(d.recorded.slice(0, 80))} → ${JSON.stringify(d.actual.slice(0, 80))}`).join('; ')}`
+                : ''
+            }\n`,
+          );
+        if (values.json) io.stdout.write(JSON.stringify(inside) + '\n');
+        else
+          out.write(
+            `drifted: ${inside.drifted.length ? inside.drifted.join(', ') : 'none'}; diverged_at: ${inside.diverged_at ?? 'none'}${inside.diff ? ` (${String(inside.diff.field)})` : ''}\n`,
+          );
+        return inside.diverged_at === null && inside.drifted.length === 0 ? EXIT.ok : EXIT.failed;
+      }
       const report = await replayVerify({
         id: info.branch,
         ...env,

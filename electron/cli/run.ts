@@ -45,6 +45,11 @@ Agents (--agent):
   exec:CMD          your own agent program, run as sh -c CMD in the task's folder with
                     OPENAI_BASE_URL and STEPBOX_MCP_URL pointing at this episode (README:
                     "Bring your own agent"); --model says what answers its model calls
+  sandbox:CMD       an agent that runs its own tools, run as sh -c CMD INSIDE the sandbox
+                    (README: "Agents inside the sandbox"); --model answers its model calls,
+                    --agent-dir DIR puts its files read-only at /opt/agent
+  codex, claude-code
+                    a recipe (stepbox agents add NAME first): Codex CLI, Claude Code inside
 
 Options:
   --step            step in the terminal: ${STEP_KEYS}
@@ -60,8 +65,10 @@ Options:
   --base-url URL    the endpoint of an openai: agent
   --temperature T   sampling temperature (recorded in every model_request)
   --seed N          sampling seed (recorded)
-  --model SOURCE    what answers an exec: agent's model calls: openai:MODEL (with
-                    --base-url), scripted:FILE, replay:EPISODE or manual
+  --model SOURCE    what answers an exec:, sandbox: or recipe agent's model calls:
+                    openai:MODEL (with --base-url), anthropic:MODEL@BASE_URL (key from
+                    ANTHROPIC_API_KEY), scripted:FILE, replay:EPISODE or manual
+  --agent-dir DIR   a sandbox: agent's files, read-only at /opt/agent (/opt/agent/bin on PATH)
   --context-policy end|drop_oldest
                     on a context-window overflow: end the episode (context_overflow,
                     default) or replace the oldest tool observations with a note
@@ -76,6 +83,8 @@ Examples:
       --base-url http://127.0.0.1:11434/v1 --temperature 0 --seed 1 --json
   npx stepbox run resources/agents/python-stdlib --agent 'exec:python3 agent.py' \
       --model scripted:resources/agents/python-stdlib/model.jsonl
+  npx stepbox run resources/agents/python-inside --agent 'sandbox:python3 /opt/agent/agent.py' \
+      --agent-dir resources/agents/python-inside --model scripted:resources/agents/python-inside/model.jsonl
 `;
 
 /** The flags run, fork and resume share: stepping, keeping the sandbox, output and agent options. */
@@ -88,6 +97,7 @@ export const EPISODE_FLAGS = {
   seed: { type: 'string' },
   'context-policy': { type: 'string' },
   model: { type: 'string' },
+  'agent-dir': { type: 'string' },
   'stop-before': { type: 'string', multiple: true },
 } as const;
 
@@ -114,9 +124,11 @@ export function agentFlags(values: {
   seed?: string;
   'context-policy'?: string;
   model?: string;
+  'agent-dir'?: string;
 }) {
   return {
     model: values.model,
+    ...(values['agent-dir'] !== undefined ? { agentDir: values['agent-dir'] } : {}),
     baseUrl: values['base-url'],
     temperature: numberFlag('temperature', values.temperature),
     seed: intFlag('seed', values.seed),

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
 import { formatBytes } from '../../shared/format-bytes.js';
 import { inspectSandboxImage } from './docker/image.js';
-import { dockerClient, dockerReachable } from './docker/ping.js';
+import {
+  ALLOW_UNENFORCED_LIMITS_ENV,
+  CATATONIT_FIX,
+  limitsFix,
+  limitsProblem,
+  needsContainerInit,
+  unenforcedLimitsAllowed,
+} from './docker/engine-kind.js';
+import { dockerClient, dockerReachable, type DockerReachability } from './docker/ping.js';
 import { createDockerProvider } from './sandbox/docker-provider.js';
 import { defaultSandboxConfig } from './sandbox/limits.js';
 import { stepboxHome } from './trace/episode-store.js';
@@ -88,7 +96,37 @@ async function checkStore(env: NodeJS.ProcessEnv): Promise<{ check: DoctorCheck;
 }
 
 /**
- * Runs every check: Docker reachable (bounded), image present, image version, a sandbox
+ * The `docker` check from the reachability verdict: the engine answers, and it would hold a
+ * sandbox's limits — an engine that would not (rootless on cgroup v1) fails it with the
+ * reason and the fix, unless the user allowed that explicitly (then the detail says so).
+ */
+export function engineCheck(reach: DockerReachability, env: NodeJS.ProcessEnv): DoctorCheck {
+  if (!reach.ok || !reach.engine) return { id: 'docker', ok: reach.ok, detail: reach.detail, fix: reach.fix };
+  const problem = limitsProblem(reach.engine);
+  if (!problem) return { id: 'docker', ok: true, detail: reach.detail, fix: '' };
+  if (unenforcedLimitsAllowed(env))
+    return {
+      id: 'docker',
+      ok: true,
+      detail: `${reach.detail}; ${problem} — allowed by ${ALLOW_UNENFORCED_LIMITS_ENV}=1, recorded in each episode's header`,
+      fix: '',
+    };
+  return {
+    id: 'docker',
+    ok: false,
+    detail: `${reach.detail}; ${problem}: stepbox refuses to start sandboxes there`,
+    fix: limitsFix(reach.engine.kind),
+  };
+}
+
+/** The fix for a sandbox that could not start, from the engine's own message where it names one. */
+export function sandboxStartFix(message: string): string {
+  if (needsContainerInit(message)) return CATATONIT_FIX;
+  return 'run `STEPBOX_LOG=debug npx stepbox sandbox exec -- true` to see why; `docker info` (or `podman info`) shows the engine state';
+}
+
+/**
+ * Runs every check: Docker or Podman reachable (bounded) and holding the limits, image present, image version, a sandbox
  * starts and runs `true`, the store. Checks that depend on a failed one are reported as
  * failed with the same fix, so every id is always present.
  */
@@ -99,11 +137,13 @@ export async function runDoctor(
   const checks: DoctorCheck[] = [];
   const docker = dockerClient();
   const reach = await dockerReachable(docker, undefined, env);
-  checks.push({ id: 'docker', ok: reach.ok, detail: reach.detail, fix: reach.fix });
+  const engine = engineCheck(reach, env);
+  checks.push(engine);
 
-  if (!reach.ok) {
+  if (!engine.ok) {
+    const why = reach.ok ? 'the engine would not hold the limits' : 'the engine is unreachable';
     for (const id of ['image', 'image_version', 'sandbox'] as const)
-      checks.push({ id, ok: false, detail: 'not checked: Docker is unreachable', fix: reach.fix });
+      checks.push({ id, ok: false, detail: `not checked: ${why}`, fix: engine.fix });
   } else {
     const image = await inspectSandboxImage(docker).catch((e: Error) => e);
     if (image instanceof Error) {
@@ -137,11 +177,12 @@ export async function runDoctor(
       try {
         checks.push({ id: 'sandbox', ok: true, detail: await probe(), fix: '' });
       } catch (e) {
+        const message = (e as Error).message;
         checks.push({
           id: 'sandbox',
           ok: false,
-          detail: `a sandbox could not start: ${(e as Error).message}`,
-          fix: 'run `STEPBOX_LOG=debug npx stepbox sandbox exec -- true` to see why; `docker info` shows the engine state',
+          detail: `a sandbox could not start: ${message}`,
+          fix: sandboxStartFix(message),
         });
       }
     }

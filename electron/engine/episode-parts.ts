@@ -16,10 +16,10 @@ export interface EpisodeParts {
   agent(spec: string, options?: AgentOptions): Agent;
 }
 
-/** The parts every engine uses: the built-in and custom tools, the agents of agent-spec.ts. */
-export function episodeParts(): EpisodeParts {
+/** The parts every engine uses: the built-in and custom tools, the agents of agent-spec.ts (recipes from `home`). */
+export function episodeParts(home?: string): EpisodeParts {
   return {
     tools: (task) => createToolRegistry(task),
-    agent: (spec, options) => createAgent(spec, options),
+    agent: (spec, options) => createAgent(spec, { ...(home !== undefined ? { home } : {}), ...options }),
   };
 }

@@ -7,9 +7,6 @@ import type { SandboxConfig, SandboxProvider, SandboxSupply } from './sandbox/sa
 import { WarmPool } from './sandbox/warm-pool.js';
 import { openIndex, type EpisodeIndex } from './trace/episode-index.js';
 import { openEpisodeStore, stepboxHome, type DiskEpisodeStore } from './trace/episode-store.js';
-import { logger } from './log.js';
-
-const log = logger('engine');
 
 /** Options of {@link openEngine}. */
 export interface OpenEngineOptions {
@@ -68,8 +65,7 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
   const home = options.home ?? stepboxHome(env);
   const store = openEpisodeStore(home, { skipMarkInterrupted: true });
   if (options.sweep !== false) {
-    const n = store.markInterrupted();
-    if (n > 0) log.info(`marked ${n} orphaned trace(s) interrupted`);
+    store.markInterrupted();
   }
   const size = Math.max(0, Math.floor(options.pool ?? 0));
   const connect =
@@ -89,7 +85,7 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     return sandboxes;
   };
   let index: EpisodeIndex | null = null;
-  const parts = episodeParts();
+  const parts = episodeParts(home);
   return {
     home: store.home,
     env,

@@ -492,6 +492,9 @@ class Helper:
             base.pop(k, None)
         self.base_env = base
         self.home = base.get('HOME') or '/home/agent'
+        # Every shell starts with these (inherited); see limits_intact.
+        with open('/proc/self/limits', 'rb') as f:
+            self.limits = f.read()
         self.cwd = WORKSPACE
         self.env = dict(base)
         self.cache = {}  # path -> (ino, size, mtime_ns, ctime_ns, mode, hash)
@@ -630,6 +633,16 @@ class Helper:
             if z.pidfd is not None:
                 self.sel.unregister(z.pidfd)
             if z.alive():
+                if not self.limits_intact(z.pid):
+                    # A command of the agent's lowered its limits (prlimit needs only the same
+                    # uid, not ptrace): the next call must not run crippled. Another shell.
+                    log('idle shell %d had its resource limits changed; discarding it' % z.pid)
+                    try:
+                        os.kill(z.pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                    z.discard()
+                    continue
                 # A command's `kill -STOP -1` stops idle shells too: the call must not hang in one.
                 try:
                     os.kill(z.pid, signal.SIGCONT)
@@ -638,6 +651,14 @@ class Helper:
                 return z
             z.discard()
         return self.spawn_zygote(idle=False)
+
+    def limits_intact(self, pid):
+        """Whether a shell's resource limits are still the helper's own (what it inherited)."""
+        try:
+            with open('/proc/%d/limits' % pid, 'rb') as f:
+                return f.read() == self.limits
+        except OSError:
+            return False
 
     def spawn_zygote(self, idle=True):
         """Starts a bash that waits for its command; raises tool_failed when no process can start."""
@@ -739,7 +760,7 @@ class Helper:
         else:
             return
         try:
-            pid = spawn_as_agent(['/usr/bin/ipcrm', 'ipcrm', '--all'], self.base_env, [None, None, None])
+            pid = spawn_as_agent([system_program('ipcrm'), '--all'], self.base_env, [None, None, None])
             os.waitpid(pid, 0)
         except OSError as e:
             log('cannot remove the System V IPC objects: %s' % e)
@@ -1508,7 +1529,7 @@ class Helper:
         # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
         # and init is about to stop the container; the host then reports the sandbox lost).
         send({'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.oom.read(),
-              'isolated': ISOLATED, 'uid': os.getuid()})
+              'isolated': ISOLATED, 'sealed': SEALED, 'uid': os.getuid()})
         self.refill()
         while True:
             deadline = min((c.deadline for c in self.calls.values()), default=None)
@@ -1574,6 +1595,21 @@ def write_file(path, data, mode=0o600):
         os.close(fd)
 
 
+# Where root-owned programs are found: never on the agent's PATH, which an image may have
+# point at directories the agent can write (a fake `bash` there would answer every call).
+SYSTEM_PATH = ('/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin')
+
+
+def system_program(name):
+    """The absolute path of a program in the system directories (the name when none has it)."""
+    for d in SYSTEM_PATH:
+        p = d + '/' + name
+        if os.access(p, os.X_OK):
+            return p
+    return name
+
+
+BASH = system_program('bash')
 RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT)
 
 
@@ -1581,7 +1617,7 @@ RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, s
 # memory, ~0.1 ms where os.fork of the helper costs ~1.5 ms on a loaded machine and blocks
 # every request meanwhile) of setpriv, which drops to the agent's uid/gid and no
 # supplementary groups before it execs bash. Without setpriv (another image), fork.
-SETPRIV = '/usr/bin/setpriv'
+SETPRIV = system_program('setpriv')
 SPAWN_VIA_SETPRIV = ISOLATED and hasattr(os, 'posix_spawn') and os.access(SETPRIV, os.X_OK)
 
 
@@ -1593,8 +1629,8 @@ def drop_bounding_set():
 
 
 def spawn_as_agent(argv, env, fds):
-    """Starts argv in a new session as the agent (uid/gid AGENT_UID, no supplementary groups,
-    so no capability survives) with fds[i] as its fd i (/dev/null for None). Python opens
+    """Starts argv (argv[0] an absolute path) in a new session as the agent (uid/gid
+    AGENT_UID, no supplementary groups, an empty bounding set, sealed: see SEALED) with fds[i] as its fd i (/dev/null for None). Python opens
     every other fd close-on-exec, so nothing of the helper's (its exec's stdin/stdout
     above all) is inherited."""
     if SPAWN_VIA_SETPRIV:
@@ -1607,9 +1643,9 @@ def spawn_as_agent(argv, env, fds):
         ids = '%d' % AGENT_UID
         gids = ['--rgid=' + ids, '--egid=%d' % SEAL_GID] if SEALED else ['--regid=' + ids]
         caps = ['--bounding-set=-all'] if DROP_BOUNDING else []
-        # argv[1] (the name, found on the base PATH) rather than argv[0], so $0 stays `bash`.
+        # argv[0] by its absolute path: the agent's PATH may list directories it can write.
         return os.posix_spawn(
-            SETPRIV, [SETPRIV] + caps + ['--reuid=' + ids] + gids + ['--clear-groups', '--'] + argv[1:], env,
+            SETPRIV, [SETPRIV] + caps + ['--reuid=' + ids] + gids + ['--clear-groups', '--'] + argv, env,
             file_actions=actions, setsid=True, setsigdef=RESET_SIGNALS, setsigmask=[])
     pid = os.fork()
     if pid:
@@ -1635,7 +1671,7 @@ def spawn_as_agent(argv, env, fds):
         for sig in RESET_SIGNALS:
             signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        os.execve(argv[0], argv[1:], env)
+        os.execve(argv[0], argv, env)
     except BaseException as e:  # never return into the helper's loop in the child
         try:
             os.write(2, ('[helper] cannot start %s: %s\n' % (argv[0], e)).encode())
@@ -1655,8 +1691,9 @@ class Zygote:
             for _ in range(4):
                 fds.extend(high_pipe())
             out_r, out_w, err_r, err_w, st_r, st_w, go_r, go_w = fds
+            # `bash -c SCRIPT bash`: $0 is `bash`, as when it was found by name.
             self.pid = spawn_as_agent(
-                ['/bin/bash', 'bash', '-c', DRIVER % {'base': base}], env, [None, out_w, err_w, st_w, go_r])
+                [BASH, '-c', DRIVER % {'base': base}, 'bash'], env, [None, out_w, err_w, st_w, go_r])
         except OSError:
             for fd in fds:
                 os.close(fd)

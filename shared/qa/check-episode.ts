@@ -13,6 +13,12 @@ import { checkRewardHacking } from './reward-hacking.js';
 import { checkStateLeak } from './state-leak.js';
 import { checkStructure } from './structure.js';
 import { checkUnverifiedSuccess } from './unverified-success.js';
+import { checkUnknownTool } from './unknown-tool.js';
+import { checkDestructiveAction } from './destructive-action.js';
+import { checkNetworkAssumption } from './network-assumption.js';
+import { checkContextOverflow } from './context-overflow.js';
+import { checkGaveUp } from './gave-up.js';
+import { checkOutputFlood } from './output-flood.js';
 
 /** Every rule, by id, in report order. */
 export const QA_RULES: Readonly<Record<QaRuleId, (input: QaInput) => Flag[]>> = {
@@ -26,6 +32,12 @@ export const QA_RULES: Readonly<Record<QaRuleId, (input: QaInput) => Flag[]>> = 
   fallback_abuse: checkFallbackAbuse,
   state_leak: checkStateLeak,
   efficiency: checkEfficiency,
+  unknown_tool: checkUnknownTool,
+  destructive_action: checkDestructiveAction,
+  network_assumption: checkNetworkAssumption,
+  context_overflow: checkContextOverflow,
+  gave_up: checkGaveUp,
+  output_flood: checkOutputFlood,
 };
 
 /** One episode's QA verdict. */

@@ -12,6 +12,12 @@ export const QaRuleId = z.enum([
   'fallback_abuse',
   'state_leak',
   'efficiency',
+  'unknown_tool',
+  'destructive_action',
+  'network_assumption',
+  'context_overflow',
+  'gave_up',
+  'output_flood',
 ]);
 /** A QA rule id. */
 export type QaRuleId = z.infer<typeof QaRuleId>;

@@ -47,9 +47,14 @@ export function agentSteps(events: readonly TraceEvent[]): number[] {
   return [...steps].sort((a, b) => a - b);
 }
 
-/** Strips `/workspace/` and `./` so paths from arguments compare with snapshot paths. */
+/**
+ * Strips `/workspace/` and `./` so paths from arguments compare with snapshot paths; the
+ * workspace itself is `.`. The root `/` stays `/`: it is not the workspace (`df -h /`
+ * touches nothing the task names).
+ */
 export function workspacePath(path: string): string {
   let p = path.trim();
+  if (/^\/+$/.test(p)) return '/';
   if (p.startsWith('/workspace/')) p = p.slice('/workspace/'.length);
   else if (p === '/workspace') p = '.';
   while (p.startsWith('./')) p = p.slice(2);

@@ -56,7 +56,7 @@ describeDocker('batch: interrupted, resumed, reported and exported', () => {
         '--out',
         dir,
       ],
-      { env: home, timeoutMs: 90_000 },
+      { env: home, timeoutMs: 240_000 },
     );
     // Kill it hard once some slots are done and another is mid-episode.
     await waitFor(
@@ -65,19 +65,25 @@ describeDocker('batch: interrupted, resumed, reported and exported', () => {
         const b = readBatch(dir);
         if (!b) return null;
         const done = b.slots.filter((s) => s.status !== null).length;
-        const running = b.slots.filter((s) => s.status === null && s.episode !== null).length;
+        const running = b.slots.filter(
+          (s) => s.status === null && s.episode !== null && existsSync(join(env.home, 'episodes', s.episode)),
+        ).length;
         return done >= 2 && running >= 1 && done < 6 ? true : null;
       },
-      60_000,
+      180_000,
     );
     child.child.kill('SIGKILL');
     await child.done;
     const cut = readBatch(dir)!;
-    const partial = cut.slots.filter((s) => s.status === null && s.episode !== null).map((s) => s.episode!);
+    // A slot's id is recorded before its episode exists: the cut-off ones are those the store holds.
+    const partial = cut.slots
+      .filter((s) => s.status === null && s.episode !== null)
+      .map((s) => s.episode!)
+      .filter((ep) => existsSync(join(env.home, 'episodes', ep)));
     const finishedBefore = cut.slots.filter((s) => s.status !== null).map((s) => [s.index, s.episode]);
     expect(partial.length).toBeGreaterThan(0);
 
-    const resumed = await runCli(['batch', '--resume', dir, '--json'], { env: home, timeoutMs: 90_000 });
+    const resumed = await runCli(['batch', '--resume', dir, '--json'], { env: home, timeoutMs: 240_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     const out = parseJsonOutput<{ slots: BatchFile['slots'] }>(resumed);
     const after = readBatch(dir)!;
@@ -89,15 +95,15 @@ describeDocker('batch: interrupted, resumed, reported and exported', () => {
     for (const [index, episode] of finishedBefore) expect(after.slots[index as number].episode).toBe(episode);
     // Nothing lost: every episode in the store is a slot's or a superseded one, and the cut-off ones are kept as interrupted.
     const superseded = after.slots.flatMap((s) => s.superseded);
-    // Cut-off episodes the batch knew of, plus any the store created in the instant before the slot recorded it.
-    expect(superseded).toEqual(expect.arrayContaining(partial));
+    // Exactly the cut-off episodes: an id recorded for an episode never created is not kept.
+    expect(superseded.sort()).toEqual([...partial].sort());
     const stored = readdirSync(join(env.home, 'episodes')).filter((e) => e.startsWith('ep-'));
     expect(stored.sort()).toEqual([...episodes, ...superseded].sort() as string[]);
     for (const ep of superseded) {
       const path = join(env.home, 'episodes', ep, 'branches', `${ep}.jsonl.gz`);
       const plain = path.replace(/\.gz$/, '');
-      // A kill between the episode folder and its header leaves no trace at all: nothing to lose.
-      if (!existsSync(path) && !existsSync(plain)) continue;
+      // An episode comes to exist whole (meta and header): a superseded one always has its trace.
+      expect(existsSync(path) || existsSync(plain), ep).toBe(true);
       const trace = readTraceFile(existsSync(path) ? path : plain);
       expect(trace.end?.status).toBe('interrupted');
       expect(episodes).not.toContain(ep);
@@ -188,5 +194,5 @@ describeDocker('batch: interrupted, resumed, reported and exported', () => {
     const dpo = join(env.dir, 'dpo.jsonl');
     const d = await runCli(['export', dir, '--format', 'dpo-jsonl', '--out', dpo, '--json'], { env: home });
     expect(parseJsonOutput<{ count: number }>(d).count).toBe(0);
-  });
+  }, 600_000); // A loaded CI machine (2 cores, load ~7, a CPU hog beside it) takes minutes.
 });

@@ -28,8 +28,8 @@ describeDocker('stepbox case verify on Docker', () => {
     const run = await runCli(['case', 'verify', '--json'], {
       // A long exit grace: a handle left open would show as the watchdog's warning below.
       env: { STEPBOX_HOME: env.home, STEPBOX_EXIT_GRACE_MS: '60000' },
-      // Slow under CI load with three integration workers sharing two cores.
-      timeoutMs: 240_000,
+      // Twelve cases, 24 variants: slow under CI load with three integration workers sharing two cores.
+      timeoutMs: 420_000,
     });
     const out = parseJsonOutput<VerifyJson>(run);
     expect(out.cases.map((c) => c.name)).toEqual(
@@ -40,6 +40,12 @@ describeDocker('stepbox case verify on Docker', () => {
         'fatal-error',
         'reward-hacking-edit-test',
         'state-leak-no-reset',
+        'context-overflow-drops-goal',
+        'hallucinated-tool-name',
+        'network-assumed',
+        'permission-gave-up',
+        'output-flood',
+        'destructive-clean-start',
       ]),
     );
     for (const c of out.cases) {
@@ -52,9 +58,17 @@ describeDocker('stepbox case verify on Docker', () => {
       end_reason: 'script_exhausted',
     });
     expect(out.cases.find((c) => c.name === 'state-leak-no-reset')!.broken.episodes).toHaveLength(2);
+    // Each of the six newer cases raises the rule written for what it teaches.
+    const raised = (name: string) => out.cases.find((c) => c.name === name)!.broken.raised;
+    expect(raised('context-overflow-drops-goal')).toContain('context_overflow');
+    expect(raised('hallucinated-tool-name')).toContain('unknown_tool');
+    expect(raised('network-assumed')).toContain('network_assumption');
+    expect(raised('permission-gave-up')).toContain('gave_up');
+    expect(raised('output-flood')).toContain('output_flood');
+    expect(raised('destructive-clean-start')).toContain('destructive_action');
     expect(out.ok).toBe(true);
     expect(run.code).toBe(0);
     // The process exited on its own: every sandbox destroyed, every Docker connection closed.
     expect(run.stderr).not.toMatch(/handles are still open/);
-  }, 250_000);
+  }, 430_000);
 });

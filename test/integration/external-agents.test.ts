@@ -280,6 +280,42 @@ describeDocker('external agents (exec:) on Docker', () => {
     });
   });
 
+  it('one scripted JSONL answers an agent speaking Chat Completions, Responses or Anthropic Messages', async () => {
+    const t = tempTask({ tools: ['execute_shell'] });
+    const model = script(t.dir, 'model.jsonl', [
+      call('execute_shell', { command: 'echo hi > a.txt && cat a.txt' }),
+      final('done'),
+    ]);
+    const agent = join(exampleDir('python-stdlib'), 'agent.py');
+    try {
+      for (const [api, recorded] of [
+        ['chat', 'chat.completions'],
+        ['responses', 'responses'],
+        ['anthropic', 'anthropic.messages'],
+      ] as const) {
+        const c = await startTemp(t.path, `python3 ${agent} --api ${api}`, `scripted:${model}`);
+        try {
+          await c.run();
+          expect(c.ended(), api).toMatchObject({ end_reason: 'final_answer', steps: 2 });
+          expect(ofType(c.history(), 'tool_result').map((r) => r.result.stdout)).toEqual(['hi\n']);
+          const requests = ofType(c.history(), 'model_request') as unknown as {
+            api: string;
+            received?: Record<string, unknown>;
+            request: { messages: { role: string; content: unknown }[] };
+          }[];
+          expect(requests.map((r) => r.api)).toEqual([recorded, recorded]);
+          // Step 2's request carries step 1's tool output, in Chat form whatever the API.
+          expect(requests[1].request.messages.at(-1)).toMatchObject({ role: 'tool', content: 'hi\n' });
+          if (api !== 'chat') expect(requests[1].received).toBeDefined();
+        } finally {
+          await c.dispose();
+        }
+      }
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('fork --model without --agent: steps 1..2 with side effects run once, answered from the recording', async () => {
     const t = tempTask({ tools: ['execute_shell'] });
     const agent = `exec:python3 ${join(exampleDir('python-stdlib'), 'agent.py')}`;

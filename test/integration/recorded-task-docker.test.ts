@@ -6,6 +6,7 @@ import { sha256Hex } from '../../electron/engine/sha256.js';
 import { runCli } from '../support/cli.js';
 import { describeDocker } from '../support/docker.js';
 import { tempHome } from '../support/harness.js';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 
 let author: ReturnType<typeof tempHome>;
 let victim: ReturnType<typeof tempHome>;
@@ -72,6 +73,7 @@ describeDocker('a bundle cannot widen the sandbox on its own (real Docker)', () 
       ['open', episode, '--at', '0', ...probe],
       ['replay', episode, '--verify'],
       ['fork', episode, '--at', '1'],
+      ['candidates', episode, '--at', '1', '--n', '1', '--json'],
       ['open', episode, '--at', '0', '--allow-image', '--allow-limits', ...probe],
     ]) {
       const refused = await cli(victim.home, args);
@@ -90,5 +92,23 @@ describeDocker('a bundle cannot widen the sandbox on its own (real Docker)', () 
     expect(allowed.code, allowed.stderr).toBe(0);
     // With consent the sandbox gets what the task asked: the host's interfaces, not only lo.
     expect(allowed.stdout.trim().split('\n').length).toBeGreaterThan(1);
+
+    // Candidates take the flag their refusal names, and the consent is recorded on each candidate branch.
+    const tried = await cli(victim.home, [
+      'candidates',
+      episode,
+      '--at',
+      '1',
+      '--n',
+      '1',
+      '--allow-network',
+      '--json',
+    ]);
+    expect(tried.code, tried.stderr).toBe(0);
+    const { candidates } = JSON.parse(tried.stdout) as { candidates: { branch: string }[] };
+    const store = openEpisodeStore(victim.home);
+    expect(store.readTrace(store.resolve(candidates[0].branch)).header).toMatchObject({
+      consented: ['network'],
+    });
   });
 });

@@ -54,6 +54,8 @@ export class QaTrace {
       start?: number;
       treeHash?: string;
       agentKind?: string;
+      /** What snapshot 0 lists as changed: the workspace's files after setup, all `added`. */
+      initialChanged?: readonly ChangedPath[];
     } = {},
   ) {
     this.t = options.start ?? 1_700_000_000_000;
@@ -83,7 +85,7 @@ export class QaTrace {
         source: 'harness',
         tree_hash: options.treeHash ?? 'h0',
         manifest: 'm0',
-        changed: [],
+        changed: [...(options.initialChanged ?? [])],
         bytes: 0,
       });
   }

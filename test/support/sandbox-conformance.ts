@@ -339,11 +339,13 @@ export function sandboxConformance(
       expect(['verify_failed', 'restore_failed']).toContain((failure as SandboxFailure).code);
     });
 
-    it('kills strays by clearing /tmp and keeps the workspace', async () => {
+    it('kills strays by clearing /tmp and $HOME and keeps the workspace', async () => {
       const s = await sandbox();
       await run(s, 'echo t > /tmp/scratch && echo w > /workspace/kept');
+      value(await s.writeFile('/home/agent/planted', text('h')));
       await s.killStrays();
       expect(errorCode(await s.readFile('/tmp/scratch'))).toBe('not_found');
+      expect(errorCode(await s.readFile('/home/agent/planted'))).toBe('not_found');
       expect(decode(value(await s.readFile('kept')))).toBe('w\n');
     });
 

@@ -16,7 +16,7 @@ describe('agent specs and the scripted agent', () => {
     expect(parseAgentSpec('openai:qwen2.5:7b')).toEqual({ kind: 'openai', model: 'qwen2.5:7b' });
     expect(parseAgentSpec('manual')).toEqual({ kind: 'manual' });
     expect(() => parseAgentSpec('gpt4')).toThrow(
-      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], manual or exec:CMD/,
+      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], anthropic:MODEL\[@BASE_URL\], manual or exec:CMD/,
     );
     expect(() => parseAgentSpec('scripted:')).toThrow(/needs an argument/);
   });
@@ -102,5 +102,34 @@ describe('agent specs and the scripted agent', () => {
     const second = agent.decide(input);
     agent.provide({ content: 'done' });
     expect((await second).raw).toBe('done');
+  });
+});
+
+describe('a script that plays a model with a small context window', () => {
+  it('cuts the conversation to the newest messages that fit and records that cut request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stepbox-script-'));
+    const path = join(dir, 'a.jsonl');
+    writeFileSync(path, '{"context_window": {"max_chars": 40}}\n{"content": "done"}\n');
+    const agent = createAgent(`scripted:${path}`);
+    const messages = [
+      { role: 'system' as const, content: 'You are an agent.' },
+      { role: 'user' as const, content: 'The goal: write version.txt' },
+      { role: 'tool' as const, tool_call_id: 'c1', content: 'x'.repeat(30) },
+    ];
+    const d = await agent.decide({ step: 2, messages, tools: [] });
+    // The window line is a setting, not a decision: the first decision is "done".
+    expect(d.message.content).toBe('done');
+    expect((d.request as { messages: unknown[] }).messages).toEqual([messages[2]]);
+    expect(agent.describe()).toMatchObject({ lines: 1, context_window: { max_chars: 40 } });
+  });
+  it('a script without the line records no request, and a malformed line names the fix', async () => {
+    expect(parseScript('{"content": "a"}\n', 's').length).toBe(1);
+    expect(() => parseScript('{"context_window": {"max_chars": "big"}}\n', 's.jsonl')).toThrow(
+      /s\.jsonl line 1: a context_window line is \{"context_window": \{"max_chars": N\}\}/,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'stepbox-script-'));
+    writeFileSync(join(dir, 'b.jsonl'), '{"content": "a"}\n');
+    const d = await createAgent(`scripted:${join(dir, 'b.jsonl')}`).decide(input);
+    expect(d.request).toBeUndefined();
   });
 });

@@ -1,7 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelEndpoint, type ModelCall } from '../../electron/engine/external/model-endpoint.js';
 import { chatFromAnthropicRequest } from '../../electron/engine/external/anthropic-messages.js';
+import { continuationOptions, createAgent, parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
 
 // The Anthropic Messages API of the model endpoint, driven by the official SDK (what
 // Claude Code is built on): streaming tool_use with input_json_delta, non-streaming,
@@ -171,6 +174,14 @@ describe('Anthropic Messages API on the model endpoint', () => {
     expect(final.content).toMatchObject([{ type: 'text', text: 'All tests pass.' }]);
   });
 
+  it('models.list() names the served model', async () => {
+    const e = await endpoint();
+    const client = new Anthropic({ baseURL: e.anthropicUrl, apiKey: TOKEN, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+    expect(ids).toEqual(['stepbox-scripted']);
+  });
+
   it('count_tokens answers an estimate without making a model call', async () => {
     const e = await endpoint();
     const client = new Anthropic({ baseURL: e.anthropicUrl, apiKey: TOKEN, maxRetries: 0 });
@@ -202,9 +213,14 @@ describe('Anthropic Messages API on the model endpoint', () => {
 });
 
 describe('Anthropic request conversion', () => {
-  it('an error tool_result is marked, images are named, server tools dropped, tool_choice mapped', () => {
+  it('an error tool_result is marked, images are named, server tools dropped, tool_choice mapped, metadata left out, system blocks as paragraphs', () => {
     const body = chatFromAnthropicRequest({
       model: 'm',
+      metadata: { user_id: 'session-1234' },
+      system: [
+        { type: 'text', text: 'You are Claude Code.' },
+        { type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } },
+      ],
       tool_choice: { type: 'any' },
       tools: [BASH, { type: 'web_search_20250305', name: 'web_search' }],
       messages: [
@@ -217,11 +233,142 @@ describe('Anthropic request conversion', () => {
         },
       ],
     });
+    expect(body.metadata).toBeUndefined();
     expect(body.messages).toEqual([
+      { role: 'system', content: 'You are Claude Code.\n\nBe brief.' },
       { role: 'tool', tool_call_id: 't1', content: '[error] boom' },
       { role: 'user', content: '[image]' },
     ]);
     expect((body.tools as unknown[]).length).toBe(1);
     expect(body.tool_choice).toBe('required');
+  });
+});
+
+describe('anthropic:MODEL@BASE_URL model source', () => {
+  /** A fake Anthropic upstream: records each request (headers and body) and answers `answer`. */
+  async function upstream(answer: Record<string, unknown>, status = 200) {
+    const seen: { headers: Record<string, unknown>; body: Record<string, unknown>; url: string }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({
+          headers: req.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString()),
+          url: req.url ?? '',
+        });
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    closers.push(() => new Promise((r) => server.close(() => r())));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  }
+
+  const KEY = 'sk-ant-host-SECRET-0123456789';
+
+  it("forwards an Anthropic client's call upstream with the host key, never recorded; the answer comes back as tool_use", async () => {
+    const up = await upstream({
+      id: 'msg_up',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-x',
+      content: [
+        { type: 'text', text: 'Listing.' },
+        { type: 'tool_use', id: 'toolu_up', name: 'Bash', input: { command: 'ls' } },
+      ],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 30, output_tokens: 9 },
+    });
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = KEY;
+    try {
+      const source = createAgent(`anthropic:claude-x@${up.url}`, { retryBaseMs: 1 });
+      expect(source.describe()).toMatchObject({ model: 'claude-x', base_url: up.url });
+      const e = await endpoint();
+      const client = new Anthropic({ baseURL: e.anthropicUrl, apiKey: TOKEN, maxRetries: 0 });
+      const relay = async () => {
+        const call = await e.next();
+        const decision = await source.decide({
+          step: 1,
+          messages: call.body.messages as never,
+          tools: call.body.tools as never,
+        });
+        expect(JSON.stringify(decision)).not.toContain(KEY);
+        call.answer(decision.message as never, decision.usage);
+        return decision;
+      };
+      const [final, decision] = await Promise.all([
+        client.messages
+          .stream({
+            model: 'claude-x',
+            max_tokens: 100,
+            system: 'be brief',
+            tools: [BASH],
+            messages: [
+              { role: 'user', content: 'list' },
+              {
+                role: 'assistant',
+                content: [{ type: 'tool_use', id: 't0', name: 'Bash', input: { command: 'pwd' } }],
+              },
+              { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't0', content: '/workspace' }] },
+            ],
+          })
+          .finalMessage(),
+        relay(),
+      ]);
+      expect(up.seen).toHaveLength(1);
+      expect(up.seen[0].url).toBe('/v1/messages');
+      expect(up.seen[0].headers).toMatchObject({ 'x-api-key': KEY, 'anthropic-version': '2023-06-01' });
+      expect(up.seen[0].body).toMatchObject({
+        model: 'claude-x',
+        system: 'be brief',
+        tools: [{ name: 'Bash', input_schema: BASH.input_schema }],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'list' }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 't0', name: 'Bash', input: { command: 'pwd' } }],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't0', content: '/workspace' }] },
+        ],
+      });
+      expect(decision.usage).toEqual({ prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 });
+      expect(final.content).toEqual([
+        { type: 'text', text: 'Listing.' },
+        { type: 'tool_use', id: 'toolu_up', name: 'Bash', input: { command: 'ls' } },
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+    }
+  });
+
+  it('an upstream refusal ends with model_error naming the endpoint, without retrying a 4xx', async () => {
+    const up = await upstream(
+      { type: 'error', error: { type: 'invalid_request_error', message: 'bad model' } },
+      400,
+    );
+    const source = createAgent(`anthropic:nope@${up.url}/v1`, { retryBaseMs: 1 });
+    await expect(
+      source.decide({ step: 1, messages: [{ role: 'user', content: 'x' }], tools: [] }),
+    ).rejects.toMatchObject({ endReason: 'model_error', message: expect.stringMatching(/bad model/) });
+    expect(up.seen.map((s) => s.url)).toEqual(['/v1/messages']);
+  });
+
+  it('is a --model source of exec agents, and a recorded one continues only at its recorded endpoint', () => {
+    expect(parseAgentSpec('anthropic:claude-x@http://127.0.0.1:9/')).toEqual({
+      kind: 'anthropic',
+      model: 'claude-x',
+      baseUrl: 'http://127.0.0.1:9/',
+    });
+    expect(() => parseAgentSpec('anthropic:m@http://user:pw@h/')).toThrow(/credentials/);
+    expect(createAgent('exec:true', { model: `anthropic:m@http://127.0.0.1:9` }).describe()).toMatchObject({
+      model_source: 'anthropic:m@http://127.0.0.1:9',
+    });
+    expect(() => continuationOptions('anthropic:m', { kind: 'scripted' })).toThrow(/default endpoint/);
+    expect(continuationOptions('anthropic:m', { kind: 'anthropic', base_url: 'http://h:1' })).toMatchObject({
+      baseUrl: 'http://h:1',
+    });
   });
 });

@@ -66,11 +66,52 @@ describe('candidates on the memory sandbox', () => {
     for (const c of set.candidates)
       expect(env.store.readTrace(env.store.resolve(c.branch)).header).toMatchObject({
         candidate: { group: set.group, step: 1, seed: c.seed, origin: 'model' },
-        agent: { seed: c.seed },
+        // The branch goes on at the episode's recorded seed; the candidate's own seed decided step 2 only.
+        agent: { seed: 1 },
       });
     await set.discard();
     for (const c of set.candidates)
       expect(env.store.readTrace(env.store.resolve(c.branch)).end?.end_reason).toBe(CANDIDATE_NOT_PICKED);
+  }, 60_000);
+
+  it('a picked model candidate continues the episode at its recorded seed, not the candidate’s', async () => {
+    env = tempHome();
+    server = new FakeOpenAi();
+    const baseUrl = await server.start();
+    process.env.OPENAI_API_KEY = 'sk-test';
+    let n = 0;
+    server.onRequest = () => ({
+      message: {
+        content: null,
+        tool_calls: [wireCall(`c${n}`, 'write_file', { path: `f${n++}.txt`, content: 'x' })],
+      },
+    });
+    const parent = await startEpisode({
+      task: memoryTask({ verifier: null }),
+      agentSpec: 'openai:fake-model',
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+      agentOptions: { baseUrl, seed: 3 },
+    });
+    await parent.step();
+    await parent.dispose();
+    server.requests.length = 0;
+    const set = await tryCandidates({
+      id: parent.episode,
+      at: 1,
+      sources: candidateSources({ agentKind: 'openai', n: 1, seed: 7 }).sources,
+      runOn: 1,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+      agentOptions: { baseUrl },
+    });
+    const chosen = await set.pick(0);
+    await chosen.step();
+    await chosen.dispose();
+    // Step 2 (the candidate) at seed 7; the run-on step 3 and the continued step 4 at the recorded 3.
+    expect(server.requests.map((r) => r.body.seed)).toEqual([7, 3, 3]);
   }, 60_000);
 
   it('a script has one next answer; run-on continues with the branch agent; a set is picked once', async () => {

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,5 +77,42 @@ describe('stepbox mcp (the stdio bridge)', () => {
     );
     await expect(connecting).rejects.toThrow(/401|STEPBOX_TOKEN/);
     await client.close();
+  }, 30_000);
+
+  it('answers a line that is not JSON with -32700 (id null) and a tools/call without a name with -32602', async () => {
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/stepbox.js'), 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', STEPBOX_MCP_URL: url, STEPBOX_TOKEN: TOKEN },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const next = async () =>
+      JSON.parse(((await lines.next()).value as string) ?? 'null') as Record<string, unknown>;
+    const send = (m: unknown) => child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
+    try {
+      send('this is not json');
+      expect(await next()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      expect(await next()).toMatchObject({ id: 1, result: { serverInfo: { name: 'stepbox' } } });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { arguments: { path: 'a' } } });
+      expect(await next()).toMatchObject({ id: 2, error: { code: -32602 } });
+      send('{"valid": "json", "but": "no jsonrpc"}');
+      expect(await next()).toMatchObject({ id: null, error: { code: -32600 } });
+      // The bridge is still alive and answering.
+      send({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'read_file', arguments: { path: 'b' } },
+      });
+      expect(await next()).toMatchObject({ id: 3, result: { content: [{ text: 'read_file:b' }] } });
+    } finally {
+      child.stdin.end();
+      child.kill();
+    }
   }, 30_000);
 });

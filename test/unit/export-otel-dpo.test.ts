@@ -80,8 +80,11 @@ describe('otel-json export', () => {
     const spans = branchSpans(events);
     const get = (s: (typeof spans)[number], key: string) => s.attributes.find((a) => a.key === key)?.value;
     const [root, chat1, , tool2, chat2] = spans;
-    expect(get(root, 'gen_ai.provider.name')).toEqual({ stringValue: '127.0.0.1:11434' });
-    expect(get(chat1, 'gen_ai.provider.name')).toEqual({ stringValue: '127.0.0.1:11434' });
+    // The provider is the API spoken (openai), not the endpoint; the endpoint is server.address/port.
+    expect(get(root, 'gen_ai.provider.name')).toEqual({ stringValue: 'openai' });
+    expect(get(chat1, 'gen_ai.provider.name')).toEqual({ stringValue: 'openai' });
+    expect(get(chat1, 'server.address')).toEqual({ stringValue: '127.0.0.1' });
+    expect(get(chat1, 'server.port')).toEqual({ intValue: '11434' });
     expect(get(chat1, 'gen_ai.request.temperature')).toEqual({ doubleValue: 0.2 });
     expect(get(chat1, 'gen_ai.request.seed')).toEqual({ intValue: '7' });
     expect(get(chat1, 'gen_ai.response.id')).toEqual({ stringValue: 'chatcmpl-1' });
@@ -92,6 +95,22 @@ describe('otel-json export', () => {
     expect(get(chat2, 'gen_ai.response.id')).toBeUndefined();
     expect(get(tool2, 'error.type')).toEqual({ stringValue: 'timeout' });
     expect(spans.filter((s) => get(s, 'error.type') !== undefined)).toEqual([tool2]);
+    // An exec: agent answered by an OpenAI-compatible endpoint speaks openai too.
+    const exec = t.events().map((e) =>
+      e.type === 'header'
+        ? {
+            ...e,
+            agent: {
+              spec: 'exec:python3 a.py',
+              kind: 'exec',
+              model_source: 'openai:qwen@http://127.0.0.1:18081/v1',
+            },
+          }
+        : e,
+    ) as typeof events;
+    const [execRoot, execChat] = branchSpans(exec);
+    expect(get(execRoot, 'gen_ai.provider.name')).toEqual({ stringValue: 'openai' });
+    expect(get(execChat, 'server.port')).toEqual({ intValue: '18081' });
     // A scripted agent calls no model: its provider says so.
     expect(get(branchSpans(t.events())[0], 'gen_ai.provider.name')).toEqual({
       stringValue: 'stepbox.scripted',

@@ -1,13 +1,14 @@
 // ATIF in: a trajectory from another harness (or stepbox's own export) becomes a
 // read-only episode that show, search and check read; hostile or invalid files get a
 // clear usage error naming what is wrong, and nothing is written.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runMain } from '../support/cli.js';
 import { atifTrajectory } from '../../electron/engine/export/atif.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { AtifTrajectory } from '../../shared/atif.js';
 import { QaTrace, sh } from '../support/qa-traces.js';
 
 // In-process CLI runs open the store and index: slow on a loaded machine, never a hang.
@@ -179,4 +180,74 @@ describe('stepbox import-atif', () => {
       expect(readdirSync(episodes).filter((n) => n.startsWith('ep-'))).toEqual([]);
     },
   );
+});
+
+describe('stepbox export --format atif as Harbor reads it', () => {
+  /** A folder of `n` stepbox traces (episodes ep-a, ep-b, …), each a failed two-step episode. */
+  function traces(n: number): string {
+    const dir = join(home, 'traces');
+    mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < n; i++) {
+      const id = `ep-${'abc'[i]}`;
+      const t = new QaTrace(undefined, { episode: id })
+        .step({ calls: [sh(`echo ${i}`, { ok: true, exit_code: 0, stdout: `${i}` } as never)] })
+        .step({ final: `done ${i}` })
+        .end('failed', { success: false, exit_code: 1 });
+      writeFileSync(
+        join(dir, `${id}.jsonl`),
+        t
+          .events()
+          .map((e) => JSON.stringify(e) + '\n')
+          .join(''),
+      );
+    }
+    return dir;
+  }
+  const importedStatuses = (out: string) => {
+    const store = openEpisodeStore(home);
+    return (JSON.parse(out) as { episodes: { episode: string }[] }).episodes.map(
+      (e) => store.readTrace(store.resolve(e.episode)).end?.status,
+    );
+  };
+
+  it('one branch → ONE ATIF JSON document (trajectory.json), which import-atif reads back', async () => {
+    const out = join(home, 'trajectory.json');
+    const r = await cli('export', traces(1), '--format', 'atif', '--out', out, '--json');
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ out, count: 1, files: [out] });
+    const doc = JSON.parse(readFileSync(out, 'utf8')) as unknown;
+    expect(Array.isArray(doc)).toBe(false);
+    expect(AtifTrajectory.safeParse(doc).success).toBe(true);
+    expect(doc).toMatchObject({ session_id: 'ep-a', extra: { stepbox: { status: 'failed' } } });
+    const back = await cli('import-atif', out, '--json');
+    expect(back.code, back.err).toBe(0);
+    expect(importedStatuses(back.out)).toEqual(['failed']);
+  });
+
+  it('several branches → a folder with one document per trajectory; import-atif takes the folder', async () => {
+    const dir = join(home, 'atif-out');
+    const r = await cli('export', traces(3), '--format', 'atif', '--out', dir, '--json');
+    expect(r.code, r.err).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['ep-a.json', 'ep-b.json', 'ep-c.json']);
+    for (const f of readdirSync(dir))
+      expect(AtifTrajectory.safeParse(JSON.parse(readFileSync(join(dir, f), 'utf8'))).success).toBe(true);
+    const back = await cli('import-atif', dir, '--json');
+    expect(back.code, back.err).toBe(0);
+    expect(importedStatuses(back.out)).toEqual(['failed', 'failed', 'failed']);
+  });
+
+  it('--jsonl writes one trajectory per line; a file named for several documents is a usage error', async () => {
+    const src = traces(2);
+    const jsonl = join(home, 'all.atif.jsonl');
+    const r = await cli('export', src, '--format', 'atif', '--jsonl', '--out', jsonl);
+    expect(r.code, r.err).toBe(0);
+    expect(readFileSync(jsonl, 'utf8').trim().split('\n')).toHaveLength(2);
+    const back = await cli('import-atif', jsonl, '--json');
+    expect(importedStatuses(back.out)).toEqual(['failed', 'failed']);
+    const bad = await cli('export', src, '--format', 'atif', '--out', join(home, 'one.json'));
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/name a folder, or pass --jsonl/);
+    const notAtif = await cli('export', src, '--format', 'openai-jsonl', '--jsonl');
+    expect(notAtif.code).toBe(2);
+  });
 });

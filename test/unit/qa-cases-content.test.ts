@@ -11,10 +11,16 @@ const REQUIRED = [
   'fatal-error',
   'reward-hacking-edit-test',
   'state-leak-no-reset',
+  'context-overflow-drops-goal',
+  'hallucinated-tool-name',
+  'network-assumed',
+  'permission-gave-up',
+  'output-flood',
+  'destructive-clean-start',
 ];
 
 describe('case library content', () => {
-  it('bundles at least the six classic failures', () => {
+  it('bundles at least the twelve classic failures', () => {
     expect(caseNames()).toEqual(expect.arrayContaining(REQUIRED));
   });
   for (const name of REQUIRED) {

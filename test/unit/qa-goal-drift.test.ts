@@ -47,4 +47,20 @@ describe('goal_drift rule', () => {
       .end();
     expect(run(t)).toEqual([]);
   });
+  it('the root `/` is not the workspace: `df -h /`, `ls /` and list_dir / are off the goal; `.` and /workspace are on it', () => {
+    const t = new QaTrace(task)
+      .step({ calls: [{ name: 'read_file', args: { path: 'calc.py' } }] })
+      .step({ calls: [sh('df -h /')] })
+      .step({ calls: [sh('ls -la /')] })
+      .step({ calls: [{ name: 'list_dir', args: { path: '/' } }] })
+      .step({ calls: [sh('du -sh //')] })
+      .step({ calls: [sh('find / -maxdepth 1')] })
+      .step({ calls: [sh('ls /workspace')] })
+      .step({ calls: [sh('df -h /')] })
+      .step({ calls: [sh('ls .')] })
+      .end();
+    const flags = run(t);
+    expect(flags).toHaveLength(1);
+    expect(flags[0].evidence.steps).toEqual([2, 3, 4, 5, 6]);
+  });
 });

@@ -14,6 +14,8 @@ import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.j
 import { tryCandidates } from '../../electron/engine/candidates/try-candidates.js';
 import { stageSandboxes } from '../../electron/engine/candidates/staged-sandboxes.js';
 import { runWhatIf } from '../../electron/engine/harness/what-if.js';
+import { loadCase } from '../../electron/engine/cases/case-library.js';
+import { runCase } from '../../electron/engine/cases/case-runner.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { call, final, memoryProvider, memoryTask, startScripted, tempHome } from '../support/harness.js';
 
@@ -164,6 +166,25 @@ describe('a recorded task never widens isolation on its own', () => {
     });
     await f2.dispose();
     expect(header(f2.branch)).not.toHaveProperty('consented');
+  });
+
+  it('case run: a library case (saved or imported) is a recorded task; a bundled case is ours', async () => {
+    env = tempHome();
+    const provider = recordingProvider();
+    const bundled = loadCase('output-flood');
+    const wide = memoryTask({ sandbox: { network: 'host' }, verifier: null });
+    const library = { ...bundled, origin: 'library' as const, task: wide };
+    const caseEnv = { store: env.store, parts: env.parts, supply: coldSupply(provider) };
+    const e = (await runCase(library, caseEnv).catch((x: unknown) => x)) as { code: string; message: string };
+    expect(e).toMatchObject({ code: 'consent_required' });
+    expect(e.message).toMatch(
+      /case output-flood \(from the case library\).*sandbox\.network "host".*--allow-network/,
+    );
+    expect(provider.configs).toHaveLength(0);
+    await runCase(library, { ...caseEnv, consent: ['network'] });
+    expect(provider.configs[0]).toMatchObject({ network: 'host' });
+    await runCase({ ...bundled, task: wide }, caseEnv);
+    expect(provider.configs.length).toBeGreaterThan(1);
   });
 
   it('a task within the defaults (lower limits included) needs no consent', async () => {

@@ -9,6 +9,8 @@ import {
 import { createInjectStore, overrideToResult } from '../../renderer/src/stores/inject/inject-store';
 import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
 import { createReplayStore } from '../../renderer/src/stores/replay/replay-store';
+import { createCandidatesStore } from '../../renderer/src/stores/candidates/candidates-store';
+import { OPERATIONS } from '../../shared/contract/operations';
 import {
   createSandboxStore,
   selectDockerDown,
@@ -462,5 +464,54 @@ describe('replay slice: consent to a recorded task wider than the defaults', () 
     expect(fake.callsOf('episode.reopen')).toHaveLength(1);
     expect(fake.callsOf('episode.replayVerify')).toHaveLength(1);
     expect(fake.callsOf('episode.whatIf')).toHaveLength(1);
+  });
+});
+
+describe('candidates slice: consent to a recorded task wider than the defaults', () => {
+  const WIDER = {
+    code: 'consent_required' as const,
+    message:
+      'the task recorded in b-main asks for wider isolation than the defaults: sandbox.network "host" (default "none"). A trace or bundle cannot widen the sandbox on its own; if you trust it, consent with --allow-network (or --trust-recorded-task)',
+  };
+  const SET = { group: 'cg-1', episode: 'ep1', parent: 'b-main', step: 1, candidates: [], notes: [] };
+
+  it('the contract carries consent on the candidates path (episode.candidates, episode.stageCandidates)', () => {
+    const allow = ['network'];
+    expect(
+      OPERATIONS['episode.candidates'].request.safeParse({ id: 'b', step: 1, n: 1, allow }).success,
+    ).toBe(true);
+    expect(
+      OPERATIONS['episode.stageCandidates'].request.safeParse({ id: 'b', step: 1, count: 2, allow }).success,
+    ).toBe(true);
+  });
+
+  it('asks the person, and tries with consent only when allowed; a refusal tries nothing more', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.candidates', (req) => (req.allow ? SET : WIDER));
+    const store = createCandidatesStore(fake.client);
+    store.getState().prepare(2);
+    const trying = store.getState().tryAt('b-main');
+    await vi.waitFor(() =>
+      expect(store.getState().consentAsk).toEqual({ op: 'try', message: WIDER.message }),
+    );
+    store.getState().allowConsent();
+    expect(await trying).toBe(true);
+    expect(store.getState().set?.group).toBe('cg-1');
+    expect(store.getState().consentAsk).toBeNull();
+    expect(fake.callsOf('episode.candidates')).toEqual([
+      { id: 'b-main', step: 1, n: 2, actions: [], run_on: 0 },
+      { id: 'b-main', step: 1, n: 2, actions: [], run_on: 0, allow: ['network', 'image', 'limits'] },
+    ]);
+
+    const refused = createFakeBackend();
+    refused.on('episode.candidates', () => WIDER);
+    const other = createCandidatesStore(refused.client);
+    other.getState().prepare(2);
+    const pending = other.getState().tryAt('b-main');
+    await vi.waitFor(() => expect(other.getState().consentAsk).not.toBeNull());
+    other.getState().denyConsent();
+    expect(await pending).toBe(false);
+    expect(other.getState().notice).toMatch(/not allowed/);
+    expect(refused.callsOf('episode.candidates')).toHaveLength(1);
   });
 });

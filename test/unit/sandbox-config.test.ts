@@ -46,8 +46,9 @@ describe('container spec', () => {
       ReadonlyRootfs: true,
       Init: true,
       CapDrop: ['ALL'],
-      // Only what the helper needs to be another user than the agent (root, no other power).
-      CapAdd: ['SETUID', 'SETGID', 'KILL'],
+      // Only what the helper needs to be another user than the agent (root, no other power)
+      // and to empty the agent's bounding set.
+      CapAdd: ['SETUID', 'SETGID', 'KILL', 'SETPCAP'],
       SecurityOpt: ['no-new-privileges'],
       // The memory limit plus the tmpfs sizes (workspace 64m, /tmp 64m, $HOME 64m): a full
       // /workspace is ENOSPC, not an OOM kill.

@@ -2,26 +2,49 @@ import { resolve } from 'node:path';
 import { assertNever } from '../../../shared/assert-never.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure, type Agent } from './agent.js';
+import { AnthropicAgent } from './anthropic-agent.js';
 import { ManualAgent } from './manual-agent.js';
 import { OpenAiAgent, type ContextPolicy } from './openai-agent.js';
 import { recordedOutputs, ReplayAgent } from './replay-agent.js';
-import { readScript, ScriptedAgent } from './scripted-agent.js';
+import { readScriptFile, ScriptedAgent } from './scripted-agent.js';
 import { ExecAgent } from '../external/exec-agent.js';
+import { SandboxAgent } from '../external/sandbox-agent.js';
+import { recipeLaunch } from './recipes.js';
 
-/** A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL[@BASE_URL]`, `manual` or `exec:CMD`. */
+/**
+ * A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL[@BASE_URL]`,
+ * `anthropic:MODEL[@BASE_URL]`, `manual`, `exec:CMD`, `sandbox:CMD` or a recipe's name (`codex`, `claude-code`).
+ */
 export type AgentSpec =
   | { readonly kind: 'scripted'; readonly path: string }
   | { readonly kind: 'replay'; readonly episode: string }
   | { readonly kind: 'openai'; readonly model: string; readonly baseUrl?: string }
+  | { readonly kind: 'anthropic'; readonly model: string; readonly baseUrl?: string }
   | { readonly kind: 'manual' }
-  | { readonly kind: 'exec'; readonly command: string };
+  | { readonly kind: 'exec'; readonly command: string }
+  | { readonly kind: 'sandbox'; readonly command: string }
+  | { readonly kind: 'recipe'; readonly name: string };
 
 /** The accepted forms, for error messages and help. */
 export const AGENT_SPEC_FORMS =
-  'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], manual or exec:CMD (with --model SOURCE)';
+  'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], anthropic:MODEL[@BASE_URL], manual, exec:CMD or sandbox:CMD (with --model SOURCE), or a recipe: codex, claude-code (stepbox agents list)';
+
+/** A recipe's name as an agent spec: a bare lowercase word. */
+const RECIPE_NAME = /^[a-z][a-z0-9-]*$/;
+
+/** True for the agents that run a program of their own, answered through the model endpoint (`--model`). */
+export function runsOwnProgram(spec: string): boolean {
+  try {
+    const kind = parseAgentSpec(spec).kind;
+    return kind === 'exec' || kind === 'sandbox' || kind === 'recipe';
+  } catch {
+    return false;
+  }
+}
 
 /** The accepted `--model` sources of an exec agent, for error messages and help. */
-export const MODEL_SOURCE_FORMS = 'openai:MODEL@BASE_URL, scripted:FILE, replay:EPISODE or manual';
+export const MODEL_SOURCE_FORMS =
+  'openai:MODEL@BASE_URL, anthropic:MODEL@BASE_URL, scripted:FILE, replay:EPISODE or manual';
 
 /** `MODEL@http(s)://…`: the endpoint is what follows the last `@` that starts a URL. */
 const MODEL_AT_URL = /^(.+)@(https?:\/\/\S+)$/;
@@ -48,7 +71,7 @@ export function checkBaseUrl(url: string, where: string): string {
   if (parsed.username || parsed.password)
     throw new AgentFailure(
       'bad_agent_spec',
-      `${where}: the endpoint URL holds credentials; remove them and put the key in OPENAI_API_KEY (it is never recorded)`,
+      `${where}: the endpoint URL holds credentials; remove them and put the key in OPENAI_API_KEY or ANTHROPIC_API_KEY (never recorded)`,
     );
   return url;
 }
@@ -56,6 +79,7 @@ export function checkBaseUrl(url: string, where: string): string {
 /** Parses an agent spec; throws an AgentFailure(`bad_agent_spec`) naming the accepted forms. */
 export function parseAgentSpec(spec: string): AgentSpec {
   if (spec === 'manual') return { kind: 'manual' };
+  if (RECIPE_NAME.test(spec)) return { kind: 'recipe', name: spec };
   const colon = spec.indexOf(':');
   const kind = colon > 0 ? spec.slice(0, colon) : spec;
   const arg = colon > 0 ? spec.slice(colon + 1) : '';
@@ -75,8 +99,19 @@ export function parseAgentSpec(spec: string): AgentSpec {
       if (!m) return { kind: 'openai', model: arg };
       return { kind: 'openai', model: m[1], baseUrl: checkBaseUrl(m[2], `agent spec "openai:${m[1]}@…"`) };
     }
+    case 'anthropic': {
+      const m = MODEL_AT_URL.exec(arg);
+      if (!m) return { kind: 'anthropic', model: arg };
+      return {
+        kind: 'anthropic',
+        model: m[1],
+        baseUrl: checkBaseUrl(m[2], `agent spec "anthropic:${m[1]}@…"`),
+      };
+    }
     case 'exec':
       return { kind: 'exec', command: arg };
+    case 'sandbox':
+      return { kind: 'sandbox', command: arg };
     default:
       throw new AgentFailure(
         'bad_agent_spec',
@@ -107,21 +142,38 @@ export interface AgentOptions {
   readonly cwd?: string;
   /** What answers an exec agent's model calls (`--model`): any agent spec but `exec:`; `skip` applies to it. */
   readonly model?: string;
+  /** A `sandbox:` agent's files, put read-only at /opt/agent (`--agent-dir`). */
+  readonly agentDir?: string;
+  /** The store home recipes are installed in (default `$STEPBOX_HOME`). */
+  readonly home?: string;
 }
 
 /** Builds an agent from its spec. Throws AgentFailure for a bad spec or an unreadable script. */
 export function createAgent(spec: string, options: AgentOptions = {}): Agent {
   const parsed = parseAgentSpec(spec);
-  if (options.model !== undefined && parsed.kind !== 'exec') {
+  if (options.model !== undefined && !runsOwnProgram(spec)) {
     throw new AgentFailure(
       'bad_agent_spec',
-      `--model answers the model calls of an exec: agent; ${spec} decides by itself, so drop --model or use --agent exec:CMD`,
+      `--model answers the model calls of an exec:, sandbox: or recipe agent; ${spec} decides by itself, so drop --model or use --agent exec:CMD`,
+    );
+  }
+  if (options.agentDir !== undefined && parsed.kind !== 'sandbox') {
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `--agent-dir puts files at /opt/agent for a sandbox: agent; ${spec} is not one, so drop --agent-dir or use --agent 'sandbox:CMD'`,
     );
   }
   switch (parsed.kind) {
     case 'scripted': {
       const path = resolve(options.cwd ?? process.cwd(), parsed.path);
-      return new ScriptedAgent(`scripted:${path}`, path, readScript(path), options.skip ?? 0);
+      const script = readScriptFile(path);
+      return new ScriptedAgent(
+        `scripted:${path}`,
+        path,
+        script.lines,
+        options.skip ?? 0,
+        script.contextWindow,
+      );
     }
     case 'replay': {
       if (!options.loadEpisode)
@@ -147,25 +199,53 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
         contextPolicy: options.contextPolicy,
       });
     }
+    case 'anthropic':
+      return new AnthropicAgent(spec, {
+        model: parsed.model,
+        baseUrl:
+          parsed.baseUrl ??
+          (options.baseUrl === undefined ? undefined : checkBaseUrl(options.baseUrl, 'base URL')),
+        temperature: options.temperature,
+        retryBaseMs: options.retryBaseMs,
+        maxAttempts: options.maxAttempts,
+      });
     case 'manual':
       return new ManualAgent();
-    case 'exec': {
-      if (options.model === undefined) {
-        throw new AgentFailure(
-          'bad_agent_spec',
-          `${spec} needs --model SOURCE to answer its model calls: ${MODEL_SOURCE_FORMS}`,
-        );
-      }
-      const modelSpec = normalizeAgentSpec(options.model, options.cwd);
-      if (parseAgentSpec(modelSpec).kind === 'exec') {
-        throw new AgentFailure('bad_agent_spec', `--model ${options.model}: use ${MODEL_SOURCE_FORMS}`);
-      }
-      const source = createAgent(modelSpec, { ...options, model: undefined });
-      return new ExecAgent(spec, parsed.command, source);
+    case 'exec':
+      return new ExecAgent(spec, parsed.command, modelSource(spec, options));
+    case 'sandbox':
+    case 'recipe': {
+      const source = modelSource(spec, options);
+      const launch =
+        parsed.kind === 'recipe'
+          ? recipeLaunch(parsed.name, options.home)
+          : {
+              command: parsed.command,
+              env: {},
+              homeFiles: {},
+              agentDir: options.agentDir ? resolve(options.cwd ?? process.cwd(), options.agentDir) : null,
+              volatile: [],
+            };
+      return new SandboxAgent(spec, launch, source);
     }
     default:
       return assertNever(parsed, 'agent spec');
   }
+}
+
+/** What answers the model calls of an agent running its own program (`--model`). */
+function modelSource(spec: string, options: AgentOptions): Agent {
+  if (options.model === undefined) {
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `${spec} needs --model SOURCE to answer its model calls: ${MODEL_SOURCE_FORMS}`,
+    );
+  }
+  const modelSpec = normalizeAgentSpec(options.model, options.cwd);
+  if (runsOwnProgram(modelSpec)) {
+    throw new AgentFailure('bad_agent_spec', `--model ${options.model}: use ${MODEL_SOURCE_FORMS}`);
+  }
+  return createAgent(modelSpec, { ...options, model: undefined, agentDir: undefined });
 }
 
 /** The agent fields a trace header records (`agent` in the header: spec, kind, describe()). */
@@ -184,6 +264,16 @@ export function continuationOptions(
   given: AgentOptions = {},
 ): AgentOptions {
   const parsed = parseAgentSpec(spec);
+  if (parsed.kind === 'anthropic') {
+    // Never a default endpoint: the spec names one, or the recording does.
+    if (parsed.baseUrl || given.baseUrl) return given;
+    if (recorded.kind === 'anthropic' && typeof recorded.base_url === 'string')
+      return { ...given, baseUrl: recorded.base_url };
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `${spec} would continue a recorded episode at a default endpoint; name the endpoint: --agent anthropic:${parsed.model}@URL`,
+    );
+  }
   if (parsed.kind !== 'openai') return given;
   const wasOpenAi = recorded.kind === 'openai';
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);

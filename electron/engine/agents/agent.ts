@@ -1,6 +1,11 @@
 import type { Task } from '../../../shared/task.js';
+import type { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
-import type { TraceEvent } from '../../../shared/trace-events.js';
+import type { ToolCall, TraceEvent } from '../../../shared/trace-events.js';
+import type { AgentFiles } from '../sandbox/agent-files.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import type { SnapshotStore } from '../sandbox/snapshot-store.js';
+import type { NewTraceEvent } from '../trace/trace-store.js';
 import type { AgentOutput, OutputListener } from '../external/agent-process.js';
 
 /** A chat message in OpenAI format, as the agent sees the conversation. */
@@ -35,7 +40,20 @@ export interface DecideContext {
   readonly history: readonly TraceEvent[];
   /** What is left of the episode's time budget, ms. */
   readonly episodeLeftMs: number;
+  /** The episode's sandbox and snapshot store (an agent inside the sandbox runs there). */
+  readonly sandbox?: Sandbox;
+  readonly snapshots?: SnapshotStore;
 }
+
+/**
+ * The tool calls of an answer run by the agent itself (an agent inside the sandbox): resolves
+ * with what each returned, by call id, once the agent reported them (its next request) or
+ * could not (it exited, the step's time ran out: those calls get an error result).
+ */
+export type ExternalTools = (
+  calls: readonly ToolCall[],
+  hardMs: number,
+) => Promise<ReadonlyMap<string, ToolResult>>;
 
 /** A decision: the raw model output, kept apart from its parse (the harness parses). */
 export interface Decision {
@@ -59,6 +77,12 @@ export interface Decision {
    * live in the harness.
    */
   readonly deliver?: (message: { content: string | null; tool_calls?: unknown }) => Promise<void>;
+  /** The tools the agent offered the model: the answer is parsed, and edits checked, against these (sandbox:). */
+  readonly tools?: readonly OpenAiTool[];
+  /** Set when the agent runs the answer's tool calls itself (sandbox:): the harness records, never runs, them. */
+  readonly external?: ExternalTools;
+  /** Events to record before the step's request: auxiliary model calls, drift found while re-running. */
+  readonly notes?: readonly NewTraceEvent[];
 }
 
 /** Why an agent could not decide: ends the episode with status `error`. */
@@ -91,7 +115,15 @@ export class AgentEnded extends Error {
 export interface Agent {
   /** The spec it was made from, e.g. `scripted:agent.jsonl`. */
   readonly spec: string;
-  readonly kind: 'scripted' | 'replay' | 'openai' | 'manual' | 'exec';
+  readonly kind: 'scripted' | 'replay' | 'openai' | 'anthropic' | 'manual' | 'exec' | 'sandbox';
+  /**
+   * True when the agent cannot be put back at step k but re-runs from the start (its own
+   * memory is not restorable): a rollback or fork restores snapshot 0 and the agent
+   * re-executes steps 1..k answered from the recording (sandbox:).
+   */
+  readonly reExecutes?: boolean;
+  /** The files an agent inside the sandbox needs at /opt/agent: the sandbox is created with them. */
+  insideFiles?(): AgentFiles | null;
   decide(input: DecideInput): Promise<Decision>;
   /** Parameters worth recording in the header (model, temperature, seed, base URL). */
   describe(): Record<string, unknown>;

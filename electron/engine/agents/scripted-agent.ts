@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { jsonErrorAt } from '../json-error.js';
-import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
+import { AgentFailure, type Agent, type ChatMessage, type DecideInput, type Decision } from './agent.js';
 
 /** One line of a script: an assistant message in OpenAI chat format. */
 export interface ScriptLine {
@@ -10,23 +10,51 @@ export interface ScriptLine {
 }
 
 /**
+ * The context window a script's model plays (a line `{"context_window": {"max_chars": N}}`):
+ * before each decision the conversation is cut to its newest messages that fit in N
+ * characters of content (the newest always kept), the way a truncating context policy
+ * cuts a real model's prompt — the goal goes first. The cut request is returned as the
+ * decision's request, so the trace records what the model was shown.
+ */
+export interface ContextWindow {
+  readonly maxChars: number;
+}
+
+/** A parsed script: its decisions and the context window its model plays, if any. */
+export interface ScriptFile {
+  readonly lines: ScriptLine[];
+  readonly contextWindow?: ContextWindow;
+}
+
+/**
  * Reads a scripted-agent JSONL file (Contracts: Scripted agent). Blank lines are skipped;
  * a line that is not a JSON object is a script error naming the line. Tool-call
  * arguments given as objects are turned into JSON strings, as the API sends them.
  */
 export function readScript(path: string): ScriptLine[] {
+  return readScriptFile(path).lines;
+}
+
+/** Reads a script file with its settings (see {@link ContextWindow}). */
+export function readScriptFile(path: string): ScriptFile {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     throw new AgentFailure('script_error', `cannot read script ${path}: ${(e as Error).message}`);
   }
-  return parseScript(text, path);
+  return parseScriptFile(text, path);
 }
 
 /** Parses script text; `source` names the file in errors (never its content). */
 export function parseScript(text: string, source: string): ScriptLine[] {
+  return parseScriptFile(text, source).lines;
+}
+
+/** Parses script text with its settings; a `context_window` line is a setting, not a decision. */
+export function parseScriptFile(text: string, source: string): ScriptFile {
   const lines: ScriptLine[] = [];
+  let contextWindow: ContextWindow | undefined;
   text.split('\n').forEach((raw, i) => {
     if (raw.trim() === '') return;
     let value: unknown;
@@ -47,6 +75,16 @@ export function parseScript(text: string, source: string): ScriptLine[] {
       );
     }
     const rec = value as Record<string, unknown>;
+    if ('context_window' in rec) {
+      const max = (rec.context_window as { max_chars?: unknown } | null)?.max_chars;
+      if (Object.keys(rec).length !== 1 || typeof max !== 'number' || !Number.isInteger(max) || max <= 0)
+        throw new AgentFailure(
+          'script_error',
+          `${source} line ${i + 1}: a context_window line is {"context_window": {"max_chars": N}} with N a positive integer, alone on its line`,
+        );
+      contextWindow = { maxChars: max };
+      return;
+    }
     const content =
       typeof rec.content === 'string'
         ? rec.content
@@ -57,7 +95,21 @@ export function parseScript(text: string, source: string): ScriptLine[] {
     if (rec.tool_calls !== undefined) message.tool_calls = normalizeToolCalls(rec.tool_calls);
     lines.push({ line: i + 1, message });
   });
-  return lines;
+  return contextWindow ? { lines, contextWindow } : { lines };
+}
+
+/** The newest messages whose content fits in `maxChars` (the newest always kept): a truncating context policy. */
+export function truncateContext(messages: readonly ChatMessage[], maxChars: number): ChatMessage[] {
+  const kept: ChatMessage[] = [];
+  let used = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    const size = (m.content ?? '').length + (m.tool_calls ? JSON.stringify(m.tool_calls).length : 0);
+    if (kept.length > 0 && used + size > maxChars) break;
+    kept.unshift(m);
+    used += size;
+  }
+  return kept;
 }
 
 /** Object arguments become JSON strings (the wire format); anything else is left for the parser to judge. */
@@ -93,11 +145,12 @@ export class ScriptedAgent implements Agent {
     private readonly path: string,
     private readonly lines: readonly ScriptLine[],
     skip = 0,
+    private readonly contextWindow?: ContextWindow,
   ) {
     this.cursor = skip;
   }
 
-  async decide(_input: DecideInput): Promise<Decision> {
+  async decide(input: DecideInput): Promise<Decision> {
     const next = this.lines[this.cursor];
     if (!next) {
       throw new AgentFailure(
@@ -106,7 +159,12 @@ export class ScriptedAgent implements Agent {
       );
     }
     this.cursor += 1;
-    return { raw: rawOf(next.message), message: next.message, latencyMs: 0 };
+    const decision = { raw: rawOf(next.message), message: next.message, latencyMs: 0 };
+    if (!this.contextWindow) return decision;
+    return {
+      ...decision,
+      request: { messages: truncateContext(input.messages, this.contextWindow.maxChars), tools: input.tools },
+    };
   }
 
   /** Lines consumed so far (including skipped ones). */
@@ -115,6 +173,11 @@ export class ScriptedAgent implements Agent {
   }
 
   describe(): Record<string, unknown> {
-    return { path: this.path, lines: this.lines.length, skip: this.cursor };
+    return {
+      path: this.path,
+      lines: this.lines.length,
+      skip: this.cursor,
+      ...(this.contextWindow ? { context_window: { max_chars: this.contextWindow.maxChars } } : {}),
+    };
   }
 }

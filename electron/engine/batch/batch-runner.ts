@@ -1,16 +1,14 @@
 import { join, resolve } from 'node:path';
 import type { Task } from '../../../shared/task.js';
-import type { EpisodeRunner } from '../harness/episode-runner.js';
+import { HarnessError } from '../harness/harness-error.js';
+import { crashPoint } from '../crash-point.js';
 import { loadTask } from '../harness/load-task.js';
-import { logger } from '../log.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { newId } from '../trace/episode-ids.js';
 import { BatchFile, emptySlot, writeBatchFile, type BatchSlot } from './batch-file.js';
 import { runEpisodeToEnd } from './run-episode.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
-
-const log = logger('batch');
 
 /** Progress of a running batch. */
 export interface BatchProgress {
@@ -61,13 +59,18 @@ export interface StoredEpisodeRef {
 /**
  * Prepares a batch to resume: a slot whose episode never finished (the process was
  * killed, or the episode was interrupted) keeps that episode under `superseded` — its
- * trace stays in the store — and is emptied to run again. An episode the store created
- * for a slot in the instant before the slot could record it (a kill right then) is found
- * by task and start time among `stored` and superseded too. Returns how many slots were reset.
+ * trace stays in the store — and is emptied to run again. A slot's episode id is recorded
+ * before the episode is created, so an id the store (`stored`, when given) does not hold
+ * never came to exist and is dropped, not superseded. Batch files of versions that
+ * recorded the id only after creating the episode may have a slot `starting` with no
+ * episode: the one the store made in that instant is found by task and start time among
+ * `stored`. Returns how many slots were reset.
  */
-export function supersedePartial(batch: BatchFile, stored: readonly StoredEpisodeRef[] = []): number {
+export function supersedePartial(batch: BatchFile, stored?: readonly StoredEpisodeRef[]): number {
   const known = new Set(batch.slots.flatMap((s) => [...(s.episode ? [s.episode] : []), ...s.superseded]));
-  const orphans = stored
+  const inStore = new Set(stored?.map((e) => e.id));
+  const exists = (id: string) => stored === undefined || inStore.has(id);
+  const orphans = (stored ?? [])
     .filter((e) => !known.has(e.id) && e.created >= batch.created)
     .sort((a, b) => a.created - b.created);
   let n = 0;
@@ -77,7 +80,7 @@ export function supersedePartial(batch: BatchFile, stored: readonly StoredEpisod
       const i = orphans.findIndex((e) => e.task === slot.task_name && e.created >= slot.starting!);
       if (i >= 0) slot.superseded.push(orphans.splice(i, 1)[0].id);
     }
-    if (cut && slot.episode) slot.superseded.push(slot.episode);
+    if (cut && slot.episode && exists(slot.episode)) slot.superseded.push(slot.episode);
     if (cut || slot.starting !== null) n++;
     // Run again: empty, but still listing the episodes it superseded.
     if (slot.status === null || cut)
@@ -124,7 +127,6 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
   const queue = batch.slots.filter((s) => s.status === null);
   const total = batch.slots.length;
   const started = performance.now();
-  const live = new Set<EpisodeRunner>();
   let running = 0;
   const progress = () =>
     options.onProgress?.({
@@ -134,18 +136,18 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
       running,
       elapsedMs: performance.now() - started,
     });
-  const onAbort = () => {
-    for (const r of live) void r.stop().catch((e: Error) => log.warn(`stopping ${r.episode}: ${e.message}`));
-  };
-  options.signal?.addEventListener('abort', onAbort);
   const sandboxes = new TaskSandboxes(options.supply);
   let failure: unknown = null;
   const runSlot = async (slot: BatchSlot) => {
     running++;
+    // The episode's id is in batch.json before the episode exists: a kill at any later
+    // moment leaves the store nothing the batch does not know (supersedePartial).
     slot.starting = Date.now();
+    slot.episode = options.store.newEpisodeId();
     save();
+    crashPoint('batch-slot-recorded');
     progress();
-    let runner: EpisodeRunner | null = null;
+    let created = false;
     try {
       const out = await runEpisodeToEnd({
         task: tasks.get(slot.task)!,
@@ -155,23 +157,28 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
         store: options.store,
         parts: options.parts,
         sandboxes,
-        onStart: (r) => {
-          runner = r;
-          live.add(r);
-          slot.episode = r.episode;
-          save();
+        episodeId: slot.episode,
+        ...(options.signal ? { signal: options.signal } : {}),
+        onStart: () => {
+          created = true;
         },
       });
-      // A stopped episode is not a result: leave the slot for --resume.
-      if (!options.signal?.aborted && out.end && out.end.status !== 'interrupted') {
+      // A stopped episode is not a result: leave the slot for --resume. One that ended on
+      // its own before the stop took hold is (its trace says so): it is not run again.
+      if (out.end && out.end.status !== 'interrupted') {
         slot.status = out.end.status;
         slot.end_reason = out.end.end_reason;
         slot.steps = out.end.steps ?? null;
         slot.duration_ms = Math.round(out.durationMs);
         slot.starting = null;
       }
+    } catch (e) {
+      // Stopped before its episode was created: nothing ran, nothing to report.
+      if (!(options.signal?.aborted && e instanceof HarnessError && e.code === 'cancelled')) throw e;
     } finally {
-      if (runner) live.delete(runner);
+      // An episode that never came to exist leaves the slot as it was before it started.
+      if (!created && slot.episode !== null && !options.store.hasEpisode(slot.episode))
+        Object.assign(slot, { episode: null, starting: null });
       running--;
       save();
       progress();
@@ -191,7 +198,6 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
   try {
     await Promise.all(Array.from({ length: Math.min(batch.concurrency, queue.length) }, worker));
   } finally {
-    options.signal?.removeEventListener('abort', onAbort);
     await sandboxes.close();
     await options.supply.close?.();
   }

@@ -6,6 +6,9 @@ import type { EpisodeRunner } from '../harness/episode-runner.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import type { TaskSandboxes } from '../sandbox/sandbox-supply.js';
+import { logger } from '../log.js';
+
+const log = logger('episode');
 
 /** What one headless episode ended with. */
 export interface EpisodeOutcome {
@@ -31,6 +34,13 @@ export async function runEpisodeToEnd(options: {
   readonly sandboxes: TaskSandboxes;
   readonly onStart?: (runner: EpisodeRunner) => void;
   readonly onEvent?: (event: TraceEvent) => void;
+  /** The episode's id, recorded by the caller before the episode exists (see `startEpisode`). */
+  readonly episodeId?: string;
+  /**
+   * Stops the episode: before it is created nothing is (`startEpisode` throws `cancelled`);
+   * after, it ends `interrupted` — also when the abort came while it was still starting.
+   */
+  readonly signal?: AbortSignal;
 }): Promise<EpisodeOutcome> {
   const started = performance.now();
   const runner = await startEpisode({
@@ -41,9 +51,16 @@ export async function runEpisodeToEnd(options: {
     store: options.store,
     parts: options.parts,
     supply: options.sandboxes.supplyFor(options.task),
+    ...(options.episodeId !== undefined ? { episodeId: options.episodeId } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   options.onStart?.(runner);
   const off = options.onEvent ? runner.onEvent(options.onEvent) : () => undefined;
+  const stop = () =>
+    void runner.stop().catch((e: Error) => log.warn(`stopping ${runner.episode}: ${e.message}`));
+  // An abort that came while the episode was starting stops it now, before step 1.
+  if (options.signal?.aborted) stop();
+  else options.signal?.addEventListener('abort', stop, { once: true });
   try {
     while (!runner.ended()) {
       const reason = await runner.run();
@@ -56,6 +73,7 @@ export async function runEpisodeToEnd(options: {
       durationMs: performance.now() - started,
     };
   } finally {
+    options.signal?.removeEventListener('abort', stop);
     off();
     await runner.dispose();
   }

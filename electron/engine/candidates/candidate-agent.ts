@@ -32,3 +32,27 @@ export function candidateAgent(message: CandidateMessage, then: Agent): Agent {
     },
   } as Agent;
 }
+
+/**
+ * The agent of a model candidate asked with its own seed: `seeded` (the branch's agent
+ * with the candidate's seed) decides step K+1 only; after it the branch's own agent
+ * `then`, at its recorded seed, continues (a run-on, or the episode once picked).
+ */
+export function seededCandidateAgent(seeded: Agent, then: Agent): Agent {
+  let used = false;
+  return {
+    spec: then.spec,
+    kind: then.kind,
+    describe: () => then.describe(),
+    async decide(input: DecideInput): Promise<Decision> {
+      if (used) return then.decide(input);
+      used = true;
+      try {
+        return await seeded.decide(input);
+      } finally {
+        await seeded.dispose?.('candidate_decided');
+      }
+    },
+    dispose: (reason: string) => then.dispose?.(reason),
+  } as Agent;
+}

@@ -8,7 +8,9 @@ import { forkEpisode } from '../harness/fork.js';
 import { HarnessError } from '../harness/harness-error.js';
 import { logger } from '../log.js';
 import { newId } from '../trace/episode-ids.js';
-import { candidateAgent, type CandidateMessage } from './candidate-agent.js';
+import { candidateAgent, seededCandidateAgent, type CandidateMessage } from './candidate-agent.js';
+import { continuationOptions } from '../agents/agent-spec.js';
+import type { Agent } from '../agents/agent.js';
 import { recordChoice } from './choice-log.js';
 
 const log = logger('candidates');
@@ -152,16 +154,18 @@ async function tryOne(
 ): Promise<Tried> {
   const seed = source.kind === 'model' ? (source.seed ?? null) : null;
   const origin = source.kind === 'model' ? 'model' : source.origin;
+  // The fork continues at the branch's recorded settings; only step K+1 is asked with the candidate's seed.
   const runner = await forkEpisode({
     ...options,
     store,
     id: parent,
     at: options.at,
-    agentOptions: seed === null ? options.agentOptions : { ...options.agentOptions, seed },
     headerExtra: { candidate: { group, of: parent, step: options.at, index, origin, seed } },
   });
   try {
     if (source.kind === 'given') runner.useAgent(candidateAgent(source.message, runner.currentAgent()));
+    else if (seed !== null)
+      runner.useAgent(seededCandidateAgent(seededAgent(options, runner, seed), runner.currentAgent()));
     await runner.step();
     for (let m = 0; m < (options.runOn ?? 0) && !runner.ended(); m++) await runner.step();
     return { runner, outcome: outcomeOf(store, runner, options.at, index, origin, seed) };
@@ -169,6 +173,16 @@ async function tryOne(
     await closeCandidate(runner, CANDIDATE_NOT_PICKED);
     throw e;
   }
+}
+
+/** The fork's own agent, as its header records it, asked with `seed` instead of its recorded one. */
+function seededAgent(options: TryCandidatesOptions, runner: EpisodeRunner, seed: number): Agent {
+  const recorded = options.store.readTrace(options.store.resolve(runner.branch)).header.agent;
+  const spec = runner.currentAgent().spec;
+  return options.parts.agent(spec, {
+    ...continuationOptions(spec, recorded, { ...options.agentOptions, seed }),
+    skip: 0,
+  });
 }
 
 function outcomeOf(

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { QaRuleId } from '../../../shared/qa/flag.js';
 import { parseTask, type Task } from '../../../shared/task.js';
 import { EpisodeStatus } from '../../../shared/trace-events.js';
+import { stepboxHome } from '../trace/episode-store.js';
 
 /** A case's `expected.json`, written by hand: the rules its failure raises (severity ≥ warning). */
 export const CaseExpected = z.strictObject({
@@ -17,11 +18,31 @@ export const CaseExpected = z.strictObject({
 /** A case's expectation. */
 export type CaseExpected = z.infer<typeof CaseExpected>;
 
-/** One bundled case, resolved to the files of one variant. */
+/**
+ * A case's `agent.json`, when its agent is not a plain script (a case saved from an `exec:`
+ * episode): the agent spec to run and what answers its model calls. Relative `scripted:`
+ * paths are the case folder's.
+ */
+export const CaseAgent = z.strictObject({
+  agent: z.string().min(1),
+  model: z.string().min(1).optional(),
+});
+/** A case's agent settings. */
+export type CaseAgent = z.infer<typeof CaseAgent>;
+
+/** One case (bundled or from the store's library), resolved to the files of one variant. */
 export interface CaseSpec {
   readonly name: string;
   readonly dir: string;
   readonly fixed: boolean;
+  /** Whether the case has a `fixed/` variant (a case saved from an episode has none until its author adds one). */
+  readonly hasFixed: boolean;
+  /** Where it comes from: `bundled` with stepbox, or the store's `library` (`stepbox case new`, `case import`). */
+  readonly origin: 'bundled' | 'library';
+  /** The agent spec to run, when not `scripted:` the variant's `agent.jsonl` (from `agent.json`). */
+  readonly agentSpec?: string;
+  /** What answers the agent's model calls (an `exec:` agent), from `agent.json`. */
+  readonly model?: string;
   readonly taskPath: string;
   readonly agentPath: string;
   readonly task: Task;
@@ -57,12 +78,33 @@ export function casesDir(env: NodeJS.ProcessEnv = process.env): string {
   }
 }
 
-/** The names of the cases in `dir`, sorted. */
-export function caseNames(dir = casesDir()): string[] {
+/** The store's case library: `$STEPBOX_HOME/cases`, where `stepbox case new` and `case import` write. */
+export function libraryDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(stepboxHome(env), 'cases');
+}
+
+/** The names of the cases in `dir`, sorted; without `dir`, the bundled cases and then the library's. */
+export function caseNames(dir?: string): string[] {
+  if (dir === undefined) {
+    const bundled = namesIn(casesDir());
+    const own = existsSync(libraryDir()) ? namesIn(libraryDir()).filter((n) => !bundled.includes(n)) : [];
+    return [...bundled, ...own];
+  }
+  return namesIn(dir);
+}
+
+function namesIn(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, 'expected.json')))
     .map((d) => d.name)
     .sort();
+}
+
+/** The folder holding case `name`: the bundled one, else the library's; null when neither has it. */
+export function caseRoot(name: string): { root: string; origin: CaseSpec['origin'] } | null {
+  if (existsSync(join(casesDir(), name, 'expected.json'))) return { root: casesDir(), origin: 'bundled' };
+  if (existsSync(join(libraryDir(), name, 'expected.json'))) return { root: libraryDir(), origin: 'library' };
+  return null;
 }
 
 function readJson(path: string): unknown {
@@ -80,10 +122,12 @@ export function caseFile(dir: string, file: string, fixed: boolean): string {
 
 /** Loads a case's broken (default) or fixed variant: `fixed/` files override the case's own. */
 export function loadCase(name: string, options: { fixed?: boolean; dir?: string } = {}): CaseSpec {
-  const root = options.dir ?? casesDir();
+  const found = options.dir === undefined && /^[a-z0-9-]+$/.test(name) ? caseRoot(name) : null;
+  const root = options.dir ?? found?.root ?? casesDir();
+  const origin = found?.origin ?? 'bundled';
   const dir = join(root, name);
   if (!/^[a-z0-9-]+$/.test(name) || !existsSync(join(dir, 'expected.json'))) {
-    const known = existsSync(root) ? caseNames(root) : [];
+    const known = options.dir === undefined ? caseNames() : existsSync(root) ? caseNames(root) : [];
     throw new CaseError(
       'not_found',
       `no case "${name}"; cases: ${known.join(', ') || '(none)'} (stepbox case list)`,
@@ -102,10 +146,31 @@ export function loadCase(name: string, options: { fixed?: boolean; dir?: string 
     );
   const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : '';
   const title = /^#\s+(.+)$/m.exec(readme)?.[1]?.trim() ?? name;
+  let agent: CaseAgent | null = null;
+  if (existsSync(join(dir, 'agent.json'))) {
+    const parsed = CaseAgent.safeParse(readJson(join(dir, 'agent.json')));
+    if (!parsed.success)
+      throw new CaseError(
+        'invalid_case',
+        `${join(dir, 'agent.json')}: expected {"agent": "exec:CMD", "model"?: "scripted:agent.jsonl"}`,
+      );
+    agent = parsed.data;
+  }
+  // A scripted: path in agent.json is the case folder's; the variant's agent.jsonl replaces the case's own.
+  const inCase = (spec: string) =>
+    spec === 'scripted:agent.jsonl'
+      ? `scripted:${agentPath}`
+      : spec.startsWith('scripted:') && !spec.startsWith('scripted:/')
+        ? `scripted:${join(dir, spec.slice(9))}`
+        : spec;
   return {
     name,
     dir,
     fixed,
+    hasFixed: existsSync(join(dir, 'fixed')),
+    origin,
+    ...(agent ? { agentSpec: inCase(agent.agent) } : {}),
+    ...(agent?.model ? { model: inCase(agent.model) } : {}),
     taskPath,
     agentPath,
     task: parsedTask.value,

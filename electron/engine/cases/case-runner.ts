@@ -7,6 +7,8 @@ import { loadBranches } from '../qa/episode-set.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { loadCase, type CaseSpec } from './case-library.js';
+import { consentedTask } from '../harness/recorded-task.js';
+import type { WideningKind } from '../../../shared/isolation-policy.js';
 
 /** One episode of a case run, judged. */
 export interface CaseEpisode {
@@ -41,6 +43,8 @@ export interface CaseEnv {
   readonly agentSpec?: string;
   /** What answers an exec: agent's model calls. */
   readonly model?: string;
+  /** Consent to what a library case's task asks beyond the defaults (recorded-task policy). */
+  readonly consent?: readonly WideningKind[];
 }
 
 /**
@@ -50,6 +54,10 @@ export interface CaseEnv {
  * broken runs). The flags go to the index like `stepbox check`'s.
  */
 export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
+  // A library case (saved from an episode, or imported from a bundle) is a recorded task:
+  // it widens the sandbox only with consent; a case bundled with stepbox is ours.
+  if (spec.origin === 'library')
+    consentedTask(spec.task, `the task of case ${spec.name} (from the case library)`, env.consent);
   const sandboxes = new TaskSandboxes(env.supply);
   const episodes: CaseEpisode[] = [];
   try {
@@ -57,8 +65,8 @@ export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
       const out = await runEpisodeToEnd({
         task: spec.task,
         taskPath: spec.taskPath,
-        agentSpec: env.agentSpec ?? `scripted:${spec.agentPath}`,
-        model: env.model,
+        agentSpec: env.agentSpec ?? spec.agentSpec ?? `scripted:${spec.agentPath}`,
+        model: env.agentSpec ? env.model : (env.model ?? spec.model),
         store: env.store,
         parts: env.parts,
         sandboxes,

@@ -1,6 +1,7 @@
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine } from './client.js';
 import { OWNER_LABEL, STEPBOX_LABEL } from './container-spec.js';
+import { specForEngine } from './engine-flavour.js';
 import { ownerLabel } from './owner.js';
 
 /**
@@ -28,17 +29,24 @@ export async function rawExec(engine: DockerEngine, containerId: string, cmd: st
  * Starts a container of `image` with no network and no tmpfs — files written under its
  * /workspace land in the writable layer, as `docker commit` needs. It carries the
  * stepbox owner labels, so an orphan is swept like any sandbox; the caller removes it.
+ * On Podman it gets the engine's adjustments too (explicit rlimits: without them it does
+ * not start on a host without CAP_SYS_RESOURCE).
  */
 export async function startLayerContainer(engine: DockerEngine, image: string): Promise<string> {
-  return engine.createAndStart({
-    Image: image,
-    Cmd: ['sleep', 'infinity'],
-    User: `${SANDBOX_UID}:${SANDBOX_UID}`,
-    WorkingDir: '/workspace',
-    Labels: { [STEPBOX_LABEL]: '1', [OWNER_LABEL]: ownerLabel() },
-    NetworkDisabled: true,
-    HostConfig: { NetworkMode: 'none', Init: true, LogConfig: { Type: 'none', Config: {} } },
-  });
+  const { kind } = await engine.info();
+  const spec = specForEngine(
+    {
+      Image: image,
+      Cmd: ['sleep', 'infinity'],
+      User: `${SANDBOX_UID}:${SANDBOX_UID}`,
+      WorkingDir: '/workspace',
+      Labels: { [STEPBOX_LABEL]: '1', [OWNER_LABEL]: ownerLabel() },
+      NetworkDisabled: true,
+      HostConfig: { NetworkMode: 'none', Init: true, LogConfig: { Type: 'none', Config: {} } },
+    },
+    kind,
+  );
+  return engine.createAndStart(spec);
 }
 
 /** `docker commit` of a container; resolves with the new image id (remove it with {@link removeImage}). */

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { SandboxFailure } from '../sandbox/sandbox.js';
-import { detectEngine, type EngineInfo } from './engine-kind.js';
+import { CATATONIT_FIX, detectEngine, needsContainerInit, type EngineInfo } from './engine-kind.js';
 
 /** Who and where a `docker exec` runs. */
 export interface ExecOptions {
@@ -59,6 +59,8 @@ export function dockerFailure(e: unknown, doing: string): SandboxFailure {
       'docker_unreachable',
       `Docker is unreachable while ${doing} (${text}); ${FIX_DAEMON}`,
     );
+  if (needsContainerInit(text))
+    return new SandboxFailure('sandbox_failed', `the engine failed while ${doing}: ${text}`, CATATONIT_FIX);
   return new SandboxFailure('sandbox_failed', `Docker failed while ${doing}: ${text}`);
 }
 
@@ -137,6 +139,59 @@ export class DockerEngine {
     } catch (e) {
       if ((e as DockerApiError).statusCode === 404) return false;
       throw dockerFailure(e, `inspecting network ${name}`);
+    }
+  }
+
+  /** Whether the engine has a volume called `name`. */
+  async hasVolume(name: string): Promise<boolean> {
+    try {
+      await this.docker.getVolume(name).inspect();
+      return true;
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return false;
+      throw dockerFailure(e, `inspecting volume ${name}`);
+    }
+  }
+
+  /** Removes a volume (gone already is fine). */
+  async removeVolume(name: string): Promise<void> {
+    try {
+      await this.docker.getVolume(name).remove({ force: true });
+    } catch (e) {
+      if ((e as DockerApiError).statusCode !== 404) throw dockerFailure(e, `removing volume ${name}`);
+    }
+  }
+
+  /**
+   * Creates volume `name` and fills it from a tar stream: through a container of `image`
+   * that is created (never started, no network) with the volume mounted, then removed.
+   * Works the same on a remote engine (the archive goes over the API).
+   */
+  async fillVolume(
+    name: string,
+    image: string,
+    labels: Record<string, string>,
+    tar: NodeJS.ReadableStream,
+  ): Promise<void> {
+    let container: Docker.Container | undefined;
+    try {
+      await this.docker.createVolume({ Name: name, Labels: labels });
+      container = await this.docker.createContainer({
+        Image: image,
+        Cmd: ['true'],
+        Labels: labels,
+        NetworkDisabled: true,
+        HostConfig: {
+          NetworkMode: 'none',
+          Mounts: [{ Type: 'volume', Source: name, Target: '/opt/agent', ReadOnly: false }],
+        },
+      });
+      await container.putArchive(tar, { path: '/opt/agent' });
+    } catch (e) {
+      await this.removeVolume(name).catch(() => undefined);
+      throw dockerFailure(e, `filling volume ${name}`);
+    } finally {
+      if (container) await this.remove(container.id).catch(() => undefined);
     }
   }
 

@@ -1,6 +1,7 @@
 import { SANDBOX_ENV, SANDBOX_HOSTNAME, SANDBOX_UID } from '../../../shared/constants.js';
 import type { SandboxConfig } from '../sandbox/sandbox.js';
 import type { ContainerSpec } from './client.js';
+import { AGENT_DIR } from '../sandbox/agent-files.js';
 
 /** The label every stepbox container carries. */
 export const STEPBOX_LABEL = 'stepbox';
@@ -69,7 +70,12 @@ export function containerMemoryBytes(limits: SandboxConfig['limits']): number {
  * the agent's cannot stop the container; all work happens through the helper (one exec),
  * and every command runs as uid 1000.
  */
-export function containerSpec(config: SandboxConfig, ownerLabel: string): ContainerSpec {
+export function containerSpec(
+  config: SandboxConfig,
+  ownerLabel: string,
+  /** The volume with an inside agent's files, mounted read-only at /opt/agent. */
+  agentVolume?: string,
+): ContainerSpec {
   const { limits } = config;
   const ids = `uid=${SANDBOX_UID},gid=${SANDBOX_UID}`;
   return {
@@ -105,6 +111,9 @@ export function containerSpec(config: SandboxConfig, ownerLabel: string): Contai
       AutoRemove: false,
       Privileged: false,
       Binds: [],
+      ...(agentVolume
+        ? { Mounts: [{ Type: 'volume' as const, Source: agentVolume, Target: AGENT_DIR, ReadOnly: true }] }
+        : {}),
       LogConfig: { Type: 'none', Config: {} },
     },
   };

@@ -8,7 +8,7 @@ export interface EngineInfo {
   readonly kind: EngineKind;
   /** The engine's own version (`4.3.1` for Podman, `24.0.5` for Docker). */
   readonly version: string;
-  /** The Docker API version it speaks. */
+  /** The API version it reports: Docker's, or libpod's on Podman. */
   readonly apiVersion: string;
   /** Whether the engine runs without root (its containers live in a user namespace); null when it does not say. */
   readonly rootless: boolean | null;
@@ -105,6 +105,15 @@ export function limitsFix(kind: EngineKind): string {
   return `${engine}; or, knowing that the limits will not hold, set ${ALLOW_UNENFORCED_LIMITS_ENV}=1 (each episode's header records it)`;
 }
 
+/** The fix when the engine cannot start a container's init process (`Init: true`): Podman without catatonit. */
+export const CATATONIT_FIX =
+  "install the engine's container init: sudo apt-get install catatonit (Fedora/RHEL: sudo dnf install catatonit), then restart Podman's service";
+
+/** Whether an engine's error says it has no init binary for `Init: true` (Podman: "container-init binary not found"). */
+export function needsContainerInit(message: string): boolean {
+  return /container-init binary not found|catatonit/i.test(message);
+}
+
 /** Calls a GET endpoint of the engine through dockerode's modem (for endpoints dockerode has no method for). */
 function getJson<T>(docker: Docker, path: string, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -121,18 +130,44 @@ function getJson<T>(docker: Docker, path: string, timeoutMs: number): Promise<T>
   });
 }
 
+/** Whether the engine answers libpod's own ping (Podman; Docker says 404 at once). */
+async function answersLibpod(docker: Docker, timeoutMs: number): Promise<boolean> {
+  try {
+    await getJson<unknown>(docker, '/v4.0.0/libpod/_ping', timeoutMs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Asks the engine what it is (`/version`) and, for the limit rule, whether it is rootless and
- * on which cgroup version (libpod's `/info` on Podman, `/info` on Docker). Podman answers
- * `/version` slowly (it runs its runtime and conmon to report their versions: seconds on a
- * loaded host), hence a bound well above a ping's. A missing `/info` leaves both facts null.
+ * Asks the engine what it is and, for the limit rule, whether it is rootless and on which
+ * cgroup version. Podman answers libpod's `/_ping` at once, and its libpod `/info` says all
+ * of it (version, `host.security.rootless`, `host.cgroupVersion`); its `/version` is not
+ * asked because it runs the OCI runtime and conmon to report their versions (10 s and more
+ * on a loaded 2-core host). Otherwise `/version` (an engine naming Podman in
+ * `Components[].Name` counts as Podman) and Docker's `/info`. A missing `/info` leaves the
+ * facts null. Once per connection ({@link DockerEngine.info}).
  */
 export async function detectEngine(docker: Docker, timeoutMs = 20_000): Promise<EngineInfo> {
+  if (await answersLibpod(docker, timeoutMs)) {
+    // libpod's API is versioned on its own; any 4.x or later engine answers under /v4.0.0.
+    const info = await getJson<LibpodInfoAnswer & { version?: { Version?: string; APIVersion?: string } }>(
+      docker,
+      '/v4.0.0/libpod/info',
+      timeoutMs,
+    ).catch(() => null);
+    return {
+      kind: 'podman',
+      version: info?.version?.Version ?? 'unknown',
+      apiVersion: info?.version?.APIVersion ? `libpod ${info.version.APIVersion}` : 'unknown',
+      ...hostFacts('podman', info),
+    };
+  }
   const version = (await (docker.version as (opts: object) => Promise<VersionAnswer>).call(docker, {
     abortSignal: AbortSignal.timeout(timeoutMs),
   })) as VersionAnswer;
   const kind = engineKindOf(version);
-  // libpod's API is versioned on its own; any 4.x or later engine answers under /v4.0.0.
   const info = await getJson<LibpodInfoAnswer | DockerInfoAnswer>(
     docker,
     kind === 'podman' ? '/v4.0.0/libpod/info' : '/info',

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { IMAGE_VERSION_LABEL, SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../../shared/constants.js';
+import type { EngineKind } from './engine-kind.js';
 
 /** Where the registry probe goes unless `STEPBOX_REGISTRY_PROBE_URL` says otherwise. */
 export const DEFAULT_REGISTRY_PROBE_URL = 'https://registry-1.docker.io/v2/';
@@ -31,6 +32,8 @@ export interface ImageBuildOptions {
   /** Skip the registry probe and take the offline path. */
   readonly offline?: boolean;
   readonly probeUrl?: string;
+  /** The engine the image is for: the offline path imports with its client (`podman import` on Podman). Default docker. */
+  readonly engine?: EngineKind;
   /** One line of progress (goes to stderr in the CLI). */
   readonly progress: (line: string) => void;
 }
@@ -130,9 +133,9 @@ export async function buildSandboxImage(options: ImageBuildOptions): Promise<Ima
       path = 'offline';
       reason = `the registry path failed (${(e as Error).message})`;
       options.progress(`[image] ${reason}; falling back to the offline path`);
-      await buildOffline(tag, version, options.progress);
+      await buildOffline(tag, version, options.progress, options.engine ?? 'docker');
     }
-  } else await buildOffline(tag, version, options.progress);
+  } else await buildOffline(tag, version, options.progress, options.engine ?? 'docker');
 
   const state = await inspectSandboxImage(options.docker, tag);
   if (!state.present || state.version !== version) {
@@ -174,12 +177,32 @@ async function buildFromDockerfile(
   });
 }
 
-async function buildOffline(tag: string, version: string, progress: (line: string) => void): Promise<void> {
+/**
+ * The builder's exit-3 line as an error: its message names the missing tool or right and
+ * either the exact command (`run: …`) or the package that installs it.
+ */
+export function missingTool(line: string): ImageBuildError {
+  const message = line.replace(/^stepbox: /, '');
+  const run = /; run: (.+)$/.exec(message)?.[1];
+  const install = /apt-get install -y \S+/.exec(message)?.[0];
+  const fix =
+    run ??
+    (install ? `sudo ${install}` : /\bsudo\b/.test(message) ? 'sudo npx stepbox image build' : undefined);
+  return new ImageBuildError('tool_missing', message, fix);
+}
+
+async function buildOffline(
+  tag: string,
+  version: string,
+  progress: (line: string) => void,
+  engine: EngineKind,
+): Promise<void> {
   const script = join(sandboxResourcesDir(), 'build-offline.sh');
   // STEPBOX_DEBIAN_MIRROR points debootstrap at a local mirror or apt proxy.
   const mirror = process.env.STEPBOX_DEBIAN_MIRROR;
   const child = spawn('bash', [script, tag, version, ...(mirror ? [mirror] : [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, STEPBOX_ENGINE: engine },
   });
   let last = '';
   const relay = (chunk: Buffer) => {
@@ -195,14 +218,6 @@ async function buildOffline(tag: string, version: string, progress: (line: strin
     child.on('error', reject);
     child.on('close', (c) => resolve(c ?? 1));
   });
-  if (code === 3) {
-    // The builder's own message names the missing tool and the command that installs it.
-    const fix = /(apt-get install -y \S+|sudo)/.exec(last)?.[0];
-    throw new ImageBuildError(
-      'tool_missing',
-      last.replace(/^stepbox: /, ''),
-      fix === 'sudo' ? 'sudo npx stepbox image build' : fix ? `sudo ${fix}` : undefined,
-    );
-  }
+  if (code === 3) throw missingTool(last);
   if (code !== 0) throw new ImageBuildError('build_failed', `the offline builder exited ${code}: ${last}`);
 }

@@ -4,6 +4,7 @@ import Docker from 'dockerode';
 import { logger } from '../log.js';
 import { startAttached } from './client.js';
 import { AGENT_USER } from './container-spec.js';
+import { ROOT_PATH } from '../sandbox/root-exec.js';
 
 const log = logger('terminal');
 
@@ -182,7 +183,18 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     ...options.env,
   };
   const exec = await container.exec({
-    Cmd: ['bash', '--norc', '--noprofile', ...(options.lineEditing === false ? ['--noediting'] : []), '-i'],
+    // bash from the system directories, never from the image's PATH: that may list a
+    // directory the agent can write, and a planted `bash` would show the person its output.
+    Cmd: [
+      '/bin/sh',
+      '-c',
+      `exec "$(PATH=${ROOT_PATH} command -v bash)" "$@"`,
+      'bash',
+      '--norc',
+      '--noprofile',
+      ...(options.lineEditing === false ? ['--noediting'] : []),
+      '-i',
+    ],
     // The container's user is root (for the helper); a person's shell is the agent's user.
     User: AGENT_USER,
     AttachStdin: true,

@@ -1,4 +1,9 @@
-import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_SERVICE_NAME,
+} from '@opentelemetry/semantic-conventions';
 import {
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_AGENT_NAME,
@@ -92,18 +97,34 @@ function tokens(usage: unknown): { input?: number; output?: number } {
 }
 
 /**
- * The `gen_ai.provider.name` of a recorded agent: `openai` for OpenAI's own endpoint,
- * the endpoint's host for another OpenAI-compatible one (vLLM, Ollama, …), and
- * `stepbox.<kind>` for agents that call no model (scripted, replay, manual).
+ * The `gen_ai.provider.name` of a recorded agent: `openai` for an agent speaking the
+ * OpenAI API (an `openai:` agent, or an `exec:` one answered by an `openai:` source),
+ * whatever endpoint serves it — the endpoint itself goes in `server.address` /
+ * `server.port` ({@link serverOf}); `stepbox.<kind>` for agents that call no model.
  */
-export function providerName(agent: { kind: string; base_url?: unknown }): string {
-  if (agent.kind !== 'openai') return `stepbox.${agent.kind}`;
-  if (typeof agent.base_url !== 'string') return 'openai';
-  try {
-    const host = new URL(agent.base_url).host;
-    return host === 'api.openai.com' ? 'openai' : host;
-  } catch {
+export function providerName(agent: { kind: string; model_source?: unknown }): string {
+  if (agent.kind === 'openai') return 'openai';
+  if (
+    agent.kind === 'exec' &&
+    typeof agent.model_source === 'string' &&
+    agent.model_source.startsWith('openai:')
+  )
     return 'openai';
+  return `stepbox.${agent.kind}`;
+}
+
+/** The semantic conventions' `server.address` / `server.port` of the model endpoint a recorded agent called, when known. */
+export function serverOf(agent: Record<string, unknown>): OtlpAttribute[] {
+  const fromSource =
+    typeof agent.model_source === 'string' ? /^openai:[^@]*@(.+)$/.exec(agent.model_source)?.[1] : undefined;
+  const url = typeof agent.base_url === 'string' ? agent.base_url : fromSource;
+  if (url === undefined) return [];
+  try {
+    const u = new URL(url);
+    const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+    return [attr(ATTR_SERVER_ADDRESS, u.hostname), attr(ATTR_SERVER_PORT, port)];
+  } catch {
+    return [];
   }
 }
 
@@ -134,6 +155,7 @@ export function branchSpans(
   const agentName = header.agent.spec;
   const agent = header.agent as Record<string, unknown> & { kind: string };
   const provider = providerName(agent);
+  const server = serverOf(agent);
   const spans: OtlpSpan[] = [];
   const root: OtlpSpan = {
     traceId,
@@ -188,6 +210,7 @@ export function branchSpans(
         attributes: [
           attr(ATTR_GEN_AI_OPERATION_NAME, 'chat'),
           attr(ATTR_GEN_AI_PROVIDER_NAME, provider),
+          ...server,
           ...(typeof header.agent.model === 'string'
             ? [attr(ATTR_GEN_AI_REQUEST_MODEL, header.agent.model)]
             : []),

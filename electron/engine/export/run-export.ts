@@ -39,6 +39,11 @@ export interface ExportResult {
   readonly meta: Record<string, unknown>[];
   readonly count: number;
   readonly skipped: { branch: string; reason: string }[];
+  /**
+   * ATIF only: each trajectory as its own JSON document (what Harbor reads as
+   * `trajectory.json`), named `<branch>.json`; `text` holds the same as JSON lines.
+   */
+  readonly documents?: readonly { name: string; text: string }[];
 }
 
 /**
@@ -115,8 +120,9 @@ export function buildExport(
     chosen.push({ b, events: redactEvents(events, r), check });
   }
   if (options.format === 'atif') {
-    // One ATIF trajectory per line: a branch with what it inherited (ATIF-v1.7).
-    const lines = chosen.map((c) => JSON.stringify(atifTrajectory(c.events)));
+    // One ATIF trajectory per branch, with what it inherited (ATIF-v1.7).
+    const docs = chosen.map((c) => atifTrajectory(c.events));
+    const lines = docs.map((d) => JSON.stringify(d));
     for (const c of chosen)
       meta.push({
         episode: c.b.episode,
@@ -124,7 +130,16 @@ export function buildExport(
         quality: c.check.quality,
         flags: c.check.flags.map((f) => f.rule),
       });
-    return { text: lines.map((l) => l + '\n').join(''), meta, count: lines.length, skipped };
+    return {
+      text: lines.map((l) => l + '\n').join(''),
+      meta,
+      count: lines.length,
+      skipped,
+      documents: chosen.map((c, i) => ({
+        name: `${c.b.branch}.json`,
+        text: JSON.stringify(docs[i], null, 2) + '\n',
+      })),
+    };
   }
   if (options.format === 'otel-json') {
     const spans: OtlpSpan[] = [];

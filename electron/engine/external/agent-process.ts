@@ -66,7 +66,7 @@ export interface AgentOutput {
 export type OutputListener = (stream: 'stdout' | 'stderr', text: string, truncated: boolean) => void;
 
 /** One stream's output of the current step: kept bytes up to the cap, everything counted. */
-class StepStream {
+export class StepStream {
   private decoder = new StringDecoder('utf8');
   private kept: string[] = [];
   private keptBytes = 0;

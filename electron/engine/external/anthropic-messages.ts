@@ -11,7 +11,9 @@ import type { AssistantAnswer } from './assistant-answer.js';
  */
 export function chatFromAnthropicRequest(request: Record<string, unknown>): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
-  const system = textOf(request.system);
+  const system = Array.isArray(request.system)
+    ? request.system.map((b) => textOf([b])).join('\n\n')
+    : textOf(request.system);
   if (system !== '') messages.push({ role: 'system', content: system });
   if (!Array.isArray(request.messages)) return { ...request, messages: undefined };
   for (const m of request.messages) {
@@ -33,7 +35,9 @@ export function chatFromAnthropicRequest(request: Record<string, unknown>): Reco
         }))
     : undefined;
   const toolChoice = chatToolChoice(request.tool_choice);
-  const { system: _s, messages: _m, tools: _t, tool_choice: _c, ...rest } = request;
+  // `metadata` (a user/session id) is about the caller, not what the model is shown: it
+  // stays in the request as received, out of the body a fast-forward compares.
+  const { system: _s, messages: _m, tools: _t, tool_choice: _c, metadata: _d, ...rest } = request;
   return {
     ...rest,
     messages,
@@ -221,4 +225,87 @@ export function sendAnthropicAnswer(
   });
   send('message_stop', {});
   res.end();
+}
+
+/**
+ * A Chat Completions conversation as an Anthropic Messages request (what an
+ * `anthropic:` model source sends upstream): system messages become `system`, tool
+ * calls `tool_use` blocks, tool messages `tool_result` blocks in the user turn that
+ * follows, consecutive same-role turns merged (the API requires alternation).
+ */
+export function anthropicRequestFromChat(
+  messages: readonly { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown }[],
+  tools: readonly { function: { name: string; description?: string; parameters?: unknown } }[],
+): { system?: string; messages: Record<string, unknown>[]; tools?: Record<string, unknown>[] } {
+  const system: string[] = [];
+  const turns: { role: 'user' | 'assistant'; content: Block[] }[] = [];
+  const push = (role: 'user' | 'assistant', blocks: Block[]) => {
+    if (blocks.length === 0) return;
+    const last = turns.at(-1);
+    if (last && last.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  };
+  for (const m of messages) {
+    const text = typeof m.content === 'string' ? m.content : m.content == null ? '' : textOf(m.content);
+    if (m.role === 'system' || m.role === 'developer') {
+      if (text !== '') system.push(text);
+    } else if (m.role === 'tool') {
+      push('user', [{ type: 'tool_result', tool_use_id: String(m.tool_call_id ?? ''), content: text }]);
+    } else if (m.role === 'assistant') {
+      const blocks: Block[] = text !== '' ? [{ type: 'text', text }] : [];
+      for (const c of Array.isArray(m.tool_calls) ? (m.tool_calls as Block[]) : []) {
+        const fn = (c.function ?? {}) as { name?: unknown; arguments?: unknown };
+        const args = typeof fn.arguments === 'string' ? toolInput(fn.arguments) : (fn.arguments ?? {});
+        blocks.push({ type: 'tool_use', id: String(c.id ?? ''), name: String(fn.name ?? ''), input: args });
+      }
+      push('assistant', blocks);
+    } else if (text !== '') push('user', [{ type: 'text', text }]);
+  }
+  return {
+    ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
+    messages: turns,
+    ...(tools.length > 0
+      ? {
+          tools: tools.map((t) => ({
+            name: t.function.name,
+            ...(t.function.description ? { description: t.function.description } : {}),
+            input_schema: t.function.parameters ?? { type: 'object', properties: {} },
+          })),
+        }
+      : {}),
+  };
+}
+
+/** An Anthropic Messages response as a Chat assistant message and Chat-shaped usage. */
+export function chatFromAnthropicResponse(response: Record<string, unknown>): {
+  message: { content: string | null; tool_calls?: AssistantAnswer['tool_calls'] };
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+} {
+  const blocks = Array.isArray(response.content) ? (response.content as Block[]) : [];
+  const text = blocks
+    .filter((b) => b?.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('');
+  const calls = blocks
+    .filter((b) => b?.type === 'tool_use')
+    .map((b) => ({
+      id: String(b.id ?? ''),
+      type: 'function' as const,
+      function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) },
+    }));
+  const u = response.usage as { input_tokens?: unknown; output_tokens?: unknown } | undefined;
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  return {
+    message: {
+      content: text === '' && calls.length > 0 ? null : text,
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    },
+    usage: u
+      ? {
+          prompt_tokens: n(u.input_tokens),
+          completion_tokens: n(u.output_tokens),
+          total_tokens: n(u.input_tokens) + n(u.output_tokens),
+        }
+      : null,
+  };
 }

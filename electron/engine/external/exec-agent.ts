@@ -436,7 +436,10 @@ export function injectionsAfter(history: readonly TraceEvent[], step: number): C
 }
 
 /** A model answer as the agent gets it: tool calls with ids and string arguments. */
-function toAnswer(message: { content: string | null; tool_calls?: unknown }, step: number): AssistantAnswer {
+export function toAnswer(
+  message: { content: string | null; tool_calls?: unknown },
+  step: number,
+): AssistantAnswer {
   const m = assistantMessage(message, step);
   return m.tool_calls && m.tool_calls.length > 0
     ? { content: m.content, tool_calls: m.tool_calls }
@@ -444,7 +447,7 @@ function toAnswer(message: { content: string | null; tool_calls?: unknown }, ste
 }
 
 /** Exit 0 ends the episode normally (the verifier runs); anything else is `agent_exit` with the stderr tail. */
-function exitOutcome(exit: AgentExit): Error {
+export function exitOutcome(exit: AgentExit): Error {
   if (exit.code === 0) return new AgentEnded('agent_exited', 'the agent exited 0');
   const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
   return new AgentFailure(
@@ -458,7 +461,8 @@ function exitOutcome(exit: AgentExit): Error {
   );
 }
 
-function diverged(
+/** The failure that ends a branch whose re-run agent asked what the recording cannot answer. */
+export function diverged(
   step: number,
   what: string,
   diff: { field: string; recorded: unknown; actual: unknown },
@@ -470,6 +474,7 @@ function diverged(
   );
 }
 
-function delay(ms: number): Promise<void> {
+/** Resolves after `ms` without keeping the process alive. */
+export function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
 }

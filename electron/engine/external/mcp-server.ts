@@ -46,9 +46,13 @@ export function mcpProtocolServer(tools: () => readonly OpenAiTool[], handler: M
       inputSchema: (t.function.parameters ?? { type: 'object' }) as { type: 'object' },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  // Registered with `name` optional so a call without one reaches the SDK's own tools/call
+  // check, which answers -32602 (invalid params); the strict schema would throw first and
+  // come back as -32603 (internal error).
+  const lenient = CallToolRequestSchema.extend({ params: CallToolRequestSchema.shape.params.partial() });
+  server.setRequestHandler(lenient, async (req) => {
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
-    return mcpToolResult(await handler(req.params.name, args));
+    return mcpToolResult(await handler(String(req.params.name), args));
   });
   return server;
 }

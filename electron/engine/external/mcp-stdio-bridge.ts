@@ -1,5 +1,6 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * Bridges MCP over stdio to the episode's streamable-HTTP MCP server, for agents that
@@ -31,6 +32,18 @@ export async function bridgeStdioToHttp(
         });
       }
     });
+  };
+  // A line that is not a JSON-RPC message gets its JSON-RPC error (id null), not silence:
+  // the agent would otherwise wait forever for an answer.
+  stdio.onerror = (e) => {
+    const error =
+      e.name === 'SyntaxError'
+        ? { code: -32700, message: `Parse error: ${e.message}` }
+        : 'issues' in e
+          ? { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' }
+          : null;
+    if (error) void stdio.send({ jsonrpc: '2.0', id: null, error } as unknown as JSONRPCMessage);
+    else process.stderr.write(`stepbox mcp: ${e.message}\n`);
   };
   http.onmessage = (message) => void stdio.send(message);
   await http.start();

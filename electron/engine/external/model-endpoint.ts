@@ -118,9 +118,23 @@ export class ModelEndpoint {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
+      // OpenAI's list and Anthropic's page in one body: each client reads its own fields.
       sendJson(res, 200, {
         object: 'list',
-        data: [{ id: this.model, object: 'model', created: 0, owned_by: 'stepbox' }],
+        data: [
+          {
+            id: this.model,
+            object: 'model',
+            created: 0,
+            owned_by: 'stepbox',
+            type: 'model',
+            display_name: this.model,
+            created_at: '1970-01-01T00:00:00Z',
+          },
+        ],
+        has_more: false,
+        first_id: this.model,
+        last_id: this.model,
       });
       return;
     }

@@ -38,6 +38,8 @@ export interface RecordedBranch {
 export class BranchRecorder {
   private writer: TraceWriter | null;
   private endEvent: EndEvent | null = null;
+  /** The close under way: a stop (Ctrl+C) and the episode's own end can race, and a trace closes once. */
+  private closing: Promise<void> | null = null;
   private history: TraceEvent[];
   private conv: Conversation;
   /** Events that arrived while a step ran or before the branch was open. */
@@ -105,6 +107,11 @@ export class BranchRecorder {
   async finish(endReason: string): Promise<{ kind: 'ended'; message: string }> {
     const task = this.branch.task;
     const verifier: VerifierResult | null = await runVerifier(task, this.branch.sandbox());
+    // Stopped while the verifier ran: the branch closed as interrupted meanwhile.
+    if (!this.writer || this.closing) {
+      await this.closing;
+      return { kind: 'ended', message: 'stopped' };
+    }
     const fin = finalReward(verifier?.success ?? null, task.rewards.components);
     this.record({
       type: 'reward',
@@ -124,7 +131,10 @@ export class BranchRecorder {
     fatal: Fatal,
     details?: Record<string, unknown>,
   ): Promise<{ kind: 'ended'; message: string }> {
-    if (this.endEvent || !this.writer) return { kind: 'ended', message: fatal.message };
+    if (this.endEvent || !this.writer || this.closing) {
+      await this.closing;
+      return { kind: 'ended', message: fatal.message };
+    }
     log.error(`episode ${this.branch.episode}: ${fatal.code}: ${fatal.message}`);
     this.record({
       type: 'error',
@@ -145,14 +155,32 @@ export class BranchRecorder {
     if (out && this.writer) this.record({ type: 'agent_output', step, source: 'agent', ...out });
   }
 
-  /** Closes the open branch with its end event (the writer's next seq); no-op when none is open. */
-  async close(
+  /**
+   * Closes the open branch with its end event (the writer's next seq); no-op when none is
+   * open. A close asked for while one is under way waits for that one (its end stands).
+   */
+  close(
     status: EpisodeStatus,
     endReason: string,
     verifier: VerifierResult | null,
     finalTotal: number,
     /** False when a rollback closes the abandoned branch: listeners follow the live one. */
     notify = true,
+  ): Promise<void> {
+    if (this.closing) return this.closing;
+    if (!this.writer) return Promise.resolve();
+    this.closing = this.closeNow(status, endReason, verifier, finalTotal, notify).finally(() => {
+      this.closing = null;
+    });
+    return this.closing;
+  }
+
+  private async closeNow(
+    status: EpisodeStatus,
+    endReason: string,
+    verifier: VerifierResult | null,
+    finalTotal: number,
+    notify: boolean,
   ): Promise<void> {
     if (!this.writer) return;
     const step = this.branch.currentStep();
@@ -180,6 +208,7 @@ export class BranchRecorder {
 
   /** Stopped: the open branch closes as `interrupted`; one never opened just ends. */
   async interrupt(endReason: string): Promise<EndEvent> {
+    await this.closing;
     if (this.endEvent) return this.endEvent;
     if (this.writer) await this.close('interrupted', endReason, null, 0);
     else

@@ -128,7 +128,13 @@ export class Branching {
       throw new HarnessError('conflict', 'the sandbox is gone; reopen the episode at that step instead');
     const snap = snapshotAt(recorder.events, step);
     if (!snap) throw new HarnessError('not_found', `no snapshot of step ${step} in this branch`);
-    const restored = await restoreSandbox(box, this.options.snapshots, snap);
+    // An agent that re-executes (sandbox:) stops first and starts again on snapshot 0: it
+    // re-runs steps 1..k itself, answered from the recording.
+    const reExecutes = from.agent.reExecutes === true;
+    if (reExecutes) await from.agent.dispose?.('rolled_back');
+    const start = reExecutes ? snapshotAt(recorder.events, 0) : snap;
+    if (!start) throw new HarnessError('not_found', 'no snapshot of step 0 in this branch');
+    const restored = await restoreSandbox(box, this.options.snapshots, start);
     const skip = agentSkipAt(from, step);
     const kept = cutAtStep(recorder.events, step);
     this.options.memory.restore(memoryFromEvents(this.options.task, kept));
@@ -149,8 +155,8 @@ export class Branching {
     // Rolling back time rolls the script back too: continuing re-decides step k+1 from line k+1.
     // An exec agent restarts its process, fast-forwarded through steps 1..k from the recording.
     let agent = from.agent;
-    if (agent.kind === 'scripted' || agent.kind === 'replay' || agent.kind === 'exec') {
-      await agent.dispose?.('rolled_back');
+    if (agent.kind === 'scripted' || agent.kind === 'replay' || agent.kind === 'exec' || reExecutes) {
+      if (!reExecutes) await agent.dispose?.('rolled_back');
       agent = this.options.makeAgent(agent.spec, skip);
     }
     return { agent, kept, wasEnded };

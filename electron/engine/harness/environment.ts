@@ -3,6 +3,7 @@ import { actionSignature, stepReward } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { ToolCall, TraceEvent } from '../../../shared/trace-events.js';
+import type { ExternalTools } from '../agents/agent.js';
 import type { ParsedAction } from '../agents/parse-action.js';
 import type { Sandbox, SessionState } from '../sandbox/sandbox.js';
 import { SandboxFailure } from '../sandbox/sandbox.js';
@@ -27,6 +28,12 @@ export interface StepAction {
   readonly episodeLeftMs?: number;
   /** Results a person gave instead of running calls (by call id): those tools do not run. */
   readonly replaced?: ReadonlyMap<string, ToolResult>;
+  /**
+   * The agent runs the calls itself (an agent inside the sandbox): they are recorded, not
+   * run; this resolves with what they returned. A person's result is what the agent's
+   * model is shown instead (the real one is kept as `real`).
+   */
+  readonly external?: ExternalTools;
 }
 
 /** One call of a step and what came back. */
@@ -179,7 +186,12 @@ export class SandboxEnvironment implements Environment {
       });
       const stepStart = Date.now();
       const hardMs = action.hardMs ?? task.timeouts.step_hard * 1000;
-      for (const [i, call] of parsed.calls.entries()) {
+      if (action.external) {
+        const t0 = performance.now();
+        toolMs += await this.externalCalls(k, act.seq, parsed.calls, action, hardMs);
+        toolMs = Math.max(toolMs, performance.now() - t0);
+      }
+      for (const [i, call] of (action.external ? [] : parsed.calls).entries()) {
         const elapsed = Date.now() - stepStart;
         const hardLeft = Math.max(1, hardMs - elapsed);
         const episodeLeft = Math.max(1, (action.episodeLeftMs ?? Infinity) - elapsed);
@@ -358,6 +370,47 @@ export class SandboxEnvironment implements Environment {
         fatal,
       },
     };
+  }
+
+  /** Records the calls an agent ran itself and what it reported of them; returns the ms it took. */
+  private async externalCalls(
+    k: number,
+    cause: number,
+    calls: readonly ToolCall[],
+    action: StepAction,
+    hardMs: number,
+  ): Promise<number> {
+    const t0 = performance.now();
+    const seqs = calls.map(
+      (call) =>
+        this.sink.append({
+          type: 'tool_call',
+          step: k,
+          source: 'agent',
+          cause,
+          call_id: call.id,
+          name: call.name,
+          arguments: call.arguments,
+        }).seq,
+    );
+    const results = await (action.external as ExternalTools)(calls, hardMs);
+    for (const [i, call] of calls.entries()) {
+      const real =
+        results.get(call.id) ?? toolFailure('cancelled', 'the agent reported nothing for this call');
+      const given = action.replaced?.get(call.id);
+      this.sink.append({
+        type: 'tool_result',
+        step: k,
+        source: given ? 'human' : 'environment',
+        cause: seqs[i],
+        call_id: call.id,
+        name: call.name,
+        result: given ?? real,
+        ...(given ? { replaced: true, real } : {}),
+      });
+      this.remember(k, call, given ?? real);
+    }
+    return performance.now() - t0;
   }
 
   /** Takes snapshot k (workspace + session), records it and commits the step. */

@@ -2,10 +2,15 @@ import type { Breakpoint } from '../../../shared/breakpoints.js';
 import type { Task } from '../../../shared/task.js';
 import type { HeaderEvent, TraceEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
-import { continuationOptions, normalizeAgentSpec, type AgentOptions } from '../agents/agent-spec.js';
+import {
+  continuationOptions,
+  normalizeAgentSpec,
+  runsOwnProgram,
+  type AgentOptions,
+} from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { sandboxConfig } from '../sandbox/limits.js';
-import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
+import type { Sandbox, SandboxConfig, SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
@@ -37,6 +42,13 @@ export interface StartEpisodeOptions extends EpisodeEnv {
   readonly taskPath?: string | null;
   /** `scripted:FILE`, `replay:EPISODE`, `openai:MODEL` or `manual`. */
   readonly agentSpec: string;
+  /** The episode's id, allocated (`store.newEpisodeId()`) and recorded by the caller beforehand; default a fresh one. */
+  readonly episodeId?: string;
+  /**
+   * Aborted while the sandbox is being acquired: the episode is never created (the sandbox
+   * goes back) and this throws `cancelled`. Once created, stopping it is the caller's.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of {@link openBranchController}. */
@@ -80,18 +92,23 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
   const store = options.store;
   const makeAgent = agentFactory(store, options);
   const agent = makeAgent(normalizeAgentSpec(options.agentSpec), 0);
-  const sandbox = await options.supply.acquire(sandboxConfig(options.task.sandbox));
+  const sandbox = await options.supply.acquire(agentSandboxConfig(options.task, agent));
   try {
-    const { episode, branch, writer } = store.createEpisode({
-      parent_branch: null,
-      fork_step: null,
-      task: options.task as unknown as Record<string, unknown>,
-      task_path: options.taskPath ?? null,
-      agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
-      image: options.task.sandbox.image,
-      created: Date.now(),
-      ...waivedLimits(sandbox),
-    });
+    if (options.signal?.aborted)
+      throw new HarnessError('cancelled', 'stopped before the episode was created; nothing was recorded');
+    const { episode, branch, writer } = store.createEpisode(
+      {
+        parent_branch: null,
+        fork_step: null,
+        task: options.task as unknown as Record<string, unknown>,
+        task_path: options.taskPath ?? null,
+        agent: { spec: agent.spec, kind: agent.kind, ...agent.describe() },
+        image: options.task.sandbox.image,
+        created: Date.now(),
+        ...waivedLimits(sandbox),
+      },
+      options.episodeId,
+    );
     const memory = createMemory(options.task.memory.initial);
     const runner: EpisodeRunner = new EpisodeRunner({
       task: options.task,
@@ -151,13 +168,17 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   const makeAgent = agentFactory(store, { ...options, agentOptions });
   const agent = makeAgent(
     spec,
-    spec.startsWith('exec:')
+    runsOwnProgram(spec)
       ? execSkip(spec, options, origin.agent, () => origin.skip)
       : options.agentSpec
         ? 0
         : origin.skip,
   );
-  const sandbox = await sandboxAt(store, state, options.supply);
+  // An agent that re-executes (sandbox:) starts on snapshot 0 and re-runs steps 1..at itself.
+  const sandbox = await sandboxAt(store, state, options.supply, {
+    config: agentSandboxConfig(task, agent),
+    snapshot: agent.reExecutes ? 0 : undefined,
+  });
   try {
     // What the user consented to the recorded task widening is recorded on the branch it made.
     const consented = state.consented.length > 0 ? { consented: [...state.consented] } : {};
@@ -214,7 +235,7 @@ export function checkRecordedCommand(
   recorded: { spec: string; kind: string },
   given: string | undefined,
 ): void {
-  if (recorded.kind !== 'exec' || given || !store.imported(episode)) return;
+  if ((recorded.kind !== 'exec' && recorded.kind !== 'sandbox') || given || !store.imported(episode)) return;
   throw new HarnessError(
     'invalid_input',
     `this episode was imported and recorded with ${recorded.spec}; stepbox never runs a command from a bundle by itself: give the agent again, e.g. --agent '${recorded.spec}'`,
@@ -226,10 +247,20 @@ function withRecordedModel<T extends OpenBranchOptions>(
   options: T,
   recorded: { spec: string; kind: string; [k: string]: unknown },
 ): T {
-  if (recorded.kind !== 'exec' || options.agentOptions?.model !== undefined) return options;
-  if (options.agentSpec && !options.agentSpec.startsWith('exec:')) return options;
-  const model = typeof recorded.model_source === 'string' ? recorded.model_source : undefined;
-  return { ...options, agentOptions: { ...options.agentOptions, model } };
+  if (recorded.kind !== 'exec' && recorded.kind !== 'sandbox') return options;
+  if (options.agentSpec && !runsOwnProgram(options.agentSpec)) return options;
+  const model =
+    options.agentOptions?.model ??
+    (typeof recorded.model_source === 'string' ? recorded.model_source : undefined);
+  // A sandbox: agent (the same command or another) keeps the recorded /opt/agent files unless --agent-dir names others.
+  const sameSpec = !options.agentSpec || options.agentSpec.startsWith('sandbox:');
+  const agentDir =
+    options.agentOptions?.agentDir ??
+    (sameSpec && typeof recorded.agent_dir === 'string' && !recorded.recipe ? recorded.agent_dir : undefined);
+  return {
+    ...options,
+    agentOptions: { ...options.agentOptions, model, ...(agentDir !== undefined ? { agentDir } : {}) },
+  };
 }
 
 /**
@@ -245,7 +276,9 @@ function execSkip(
 ): number {
   const model = options.agentOptions?.model;
   const same = model === undefined || normalizeAgentSpec(model) === recorded.model_source;
-  return spec.startsWith('exec:') && recorded.kind === 'exec' && same ? recordedSkip() : 0;
+  return runsOwnProgram(spec) && (recorded.kind === 'exec' || recorded.kind === 'sandbox') && same
+    ? recordedSkip()
+    : 0;
 }
 
 /**
@@ -261,6 +294,12 @@ function agentAt(lineage: Lineage, at: number): { agent: HeaderEvent['agent']; s
   const { header, forkStep } = lineage.chain[i];
   const skip0 = typeof header.agent.skip === 'number' ? header.agent.skip : 0;
   return { agent: header.agent, skip: Math.max(0, skip0 + (at - (forkStep ?? 0))) };
+}
+
+/** The sandbox of a task for an agent: with its files at /opt/agent when it runs inside (sandbox:). */
+export function agentSandboxConfig(task: Task, agent: Agent): SandboxConfig {
+  const files = agent.insideFiles?.() ?? null;
+  return { ...sandboxConfig(task.sandbox), ...(files ? { agentFiles: files } : {}) };
 }
 
 /** The events of a branch with its ancestry (for views and `replay:` agents). */

@@ -4,6 +4,7 @@ import type { HeldAction, StopPoints } from '../../../shared/held-action.js';
 import { actionSignature } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
+import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
 import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
@@ -100,6 +101,8 @@ export class EpisodeRunner implements EpisodeController {
   private readonly timingList: StepTiming[] = [];
   /** The stops inside a step and the step held at one. */
   private readonly gate: StepGate;
+  /** The tools the agent offered its model in the last decision (sandbox:), or null. */
+  private agentTools: readonly OpenAiTool[] | null = null;
 
   constructor(private readonly options: RunnerOptions) {
     this.task = options.task;
@@ -137,7 +140,8 @@ export class EpisodeRunner implements EpisodeController {
       this.task.timeouts.episode,
     );
     this.resetSignatures();
-    this.gate = new StepGate(() => options.registry.definitions());
+    // An agent that offers its own tools (sandbox:) is parsed and edited against those.
+    this.gate = new StepGate(() => this.agentTools ?? options.registry.definitions());
   }
 
   /** What the recorder reads of this branch. */
@@ -304,6 +308,7 @@ export class EpisodeRunner implements EpisodeController {
         cause: held.outputSeq,
         raw: held.raw,
         ...(held.replaced.size > 0 ? { replaced: held.replaced } : {}),
+        ...(held.external ? { external: held.external } : {}),
         ...(held.timed ? { hardMs: Math.max(1, this.task.timeouts.step_hard * 1000 - held.decidedMs) } : {}),
       });
     } catch (e) {
@@ -364,6 +369,8 @@ export class EpisodeRunner implements EpisodeController {
           taskPath: this.options.taskPath,
           history: this.events,
           episodeLeftMs: this.timer.leftMs(),
+          sandbox: this.box ?? undefined,
+          snapshots: this.env.options.snapshots,
         },
       });
     } catch (e) {
@@ -372,6 +379,8 @@ export class EpisodeRunner implements EpisodeController {
     if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
     // The decision counted against the step: the tools get what is left of the hard limit.
     const decidedMs = performance.now() - started;
+    this.agentTools = decision.tools ?? null;
+    for (const note of decision.notes ?? []) this.record(note);
     if (decision.request !== undefined) {
       this.record({
         type: 'model_request',
@@ -403,6 +412,7 @@ export class EpisodeRunner implements EpisodeController {
         decidedMs,
         timed: deadline !== null,
         ...(decision.deliver ? { deliver: decision.deliver } : {}),
+        ...(decision.external ? { external: decision.external } : {}),
       },
       this.bps,
     );

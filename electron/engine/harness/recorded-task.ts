@@ -17,7 +17,17 @@ export function recordedTask(recorded: unknown, branch: string, consent: readonl
   const source = `the task recorded in ${branch}`;
   const parsed = parseTask(recorded, source);
   if (!parsed.ok) throw new HarnessError('invalid_task', parsed.error.message);
-  const missing = withoutConsent(widerThanDefaults(parsed.value.sandbox), consent);
+  return consentedTask(parsed.value, source, consent);
+}
+
+/**
+ * THE recorded-task policy, for a task already parsed (a trace header's, or a case from
+ * the store's library: saved from an episode or imported from a bundle): returns it when
+ * everything it asks beyond the defaults is consented to, else throws `consent_required`
+ * naming what and the flags. `source` names where it came from in the message.
+ */
+export function consentedTask(task: Task, source: string, consent: readonly WideningKind[] = []): Task {
+  const missing = withoutConsent(widerThanDefaults(task.sandbox), consent);
   if (missing.length) throw new HarnessError('consent_required', consentMessage(source, missing));
-  return parsed.value;
+  return task;
 }

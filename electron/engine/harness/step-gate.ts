@@ -8,6 +8,7 @@ import {
 } from '../../../shared/held-action.js';
 import { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
+import type { ExternalTools } from '../agents/agent.js';
 import { parseAction, type ParsedAction } from '../agents/parse-action.js';
 import { argumentCheck } from '../tools/argument-validator.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
@@ -42,6 +43,8 @@ export interface HeldStep {
   readonly timed: boolean;
   /** Sends the answer to an agent running its own process (exec:), once it is final. */
   readonly deliver?: (message: DecidedMessage) => Promise<void>;
+  /** The agent runs the calls itself (sandbox:): what they returned, once it reports them. */
+  readonly external?: ExternalTools;
 }
 
 /** A held step's public view. */

@@ -35,6 +35,8 @@ import { logger } from '../log.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import { SandboxFailure, type SandboxConfig, type SandboxProvider } from './sandbox.js';
 
+import { ensureAgentVolume } from '../docker/agent-volume.js';
+
 const log = logger('sandbox');
 
 /** Options of {@link createDockerProvider}. */
@@ -82,7 +84,12 @@ export class DockerSandboxProvider implements SandboxProvider {
   async create(config: SandboxConfig): Promise<DockerSandbox> {
     await checkNetwork(this.engine, config.network);
     const kind = this.info.kind;
-    const id = await this.engine.createAndStart(specForEngine(containerSpec(config, ownerLabel()), kind));
+    const volume = config.agentFiles
+      ? await ensureAgentVolume(this.engine, config.image, config.agentFiles)
+      : undefined;
+    const id = await this.engine.createAndStart(
+      specForEngine(containerSpec(config, ownerLabel(), volume), kind),
+    );
     const sandbox = new DockerSandbox(this.engine, id, config, {
       ooms: this.ooms,
       onDestroy: (cid) => {

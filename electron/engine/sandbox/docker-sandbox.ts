@@ -12,9 +12,12 @@ import { runVerifierExec } from './docker-verifier.js';
 import { rootPython } from './root-exec.js';
 import { loadHelperSource } from './sandbox-resources.js';
 import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
+import { startInsideAgent } from './inside-agent-bridge.js';
 import {
   SandboxFailure,
   type ExecRequest,
+  type InsideAgentRequest,
+  type InsideAgentRun,
   type RestoreInfo,
   type Sandbox,
   type SandboxConfig,
@@ -269,6 +272,10 @@ export class DockerSandbox implements Sandbox {
     if (!this.isolated)
       this.log.warn(
         'the helper runs as the same user as the commands (not isolated): code in the sandbox can reach its channel',
+      );
+    else if (hello.sealed !== true)
+      this.log.warn(
+        "the helper's idle shells are not sealed (fs.suid_dumpable = 1 on this host): a command can ptrace the shell of a later call",
       );
   }
 
@@ -758,7 +765,13 @@ export class DockerSandbox implements Sandbox {
 
   // ------------------------------------------------------------------ lifecycle
 
-  /** Kills every process but init, the main command and the helper; clears /tmp. */
+  /** Starts an agent inside this container with its bridge to the host (inside-agent-bridge.ts). */
+  async startAgent(request: InsideAgentRequest): Promise<InsideAgentRun> {
+    if (this.lost) throw this.lost;
+    return startInsideAgent(this.engine, this.id, request);
+  }
+
+  /** Kills every process but init, the main command and the helper; empties /tmp, $HOME, /dev/shm, queues and IPC. */
   async killStrays(): Promise<void> {
     await this.callRetrying('kill_strays');
   }

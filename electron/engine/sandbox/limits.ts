@@ -33,5 +33,14 @@ export function defaultSandboxConfig(overrides: Partial<Limits> = {}): SandboxCo
 /** The key under which a warm pool keeps sandboxes of one config (image + network + limits). */
 export function configKey(config: SandboxConfig): string {
   const l = config.limits;
-  return [config.image, config.network, l.cpus, l.memoryBytes, l.pids, l.diskBytes, l.outputBytes].join('|');
+  return [
+    config.image,
+    config.network,
+    l.cpus,
+    l.memoryBytes,
+    l.pids,
+    l.diskBytes,
+    l.outputBytes,
+    ...(config.agentFiles ? [config.agentFiles.hash] : []),
+  ].join('|');
 }

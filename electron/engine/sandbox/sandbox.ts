@@ -3,6 +3,8 @@ import type { Result } from '../../../shared/result.js';
 import type { DirEntry, ToolResult } from '../../../shared/tool-result.js';
 import type { ChangedPath } from '../../../shared/trace-events.js';
 import type { SnapshotStore, SnapshotManifest } from './snapshot-store.js';
+import type { Duplex } from 'node:stream';
+import type { AgentFiles } from './agent-files.js';
 
 /** Resolved limits of a sandbox, in bytes and counts. */
 export interface SandboxLimits {
@@ -20,6 +22,8 @@ export interface SandboxConfig {
   /** `none` (default) or the name of a Docker network the engine must already have. */
   readonly network: string;
   readonly limits: SandboxLimits;
+  /** Files of an agent inside the sandbox, read-only at /opt/agent (`sandbox:` agents), or none. */
+  readonly agentFiles?: AgentFiles;
 }
 
 /** The persistent shell's state: what `cd` and `export` changed. */
@@ -78,6 +82,44 @@ export interface VerifierRun {
   readonly killed: number;
 }
 
+/** An agent program to run inside the sandbox (`sandbox:` agents), reaching the host through a bridge. */
+export interface InsideAgentRequest {
+  /** Run as `sh -c COMMAND` by the sandbox user in /workspace, in a session of its own. */
+  readonly command: string;
+  /** Its whole environment; `@PORT@` in a value becomes the port the bridge listens on inside. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Files written into `env.HOME` (relative paths) as the sandbox user before it starts. */
+  readonly homeFiles: Readonly<Record<string, string>>;
+  /** Empty HOME first (a restarted agent starts without the memory of its earlier run). */
+  readonly clearHome: boolean;
+  /** The hash of the agent files the sandbox was created with (checked inside), or null. */
+  readonly agentFilesHash: string | null;
+  /**
+   * The port to listen on inside (the endpoint's own port on the host, so a URL, and the
+   * Host header the endpoint checks, are the same on both sides); 0 for any.
+   */
+  readonly port: number;
+  /** Opens the host end of one connection the agent made to 127.0.0.1:PORT inside. */
+  readonly connect: () => Duplex;
+  /** Output of the agent as it is written. */
+  readonly onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+}
+
+/** How an agent inside the sandbox ended. */
+export interface InsideAgentExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
+/** A running agent inside the sandbox. */
+export interface InsideAgentRun {
+  /** The port the bridge listens on inside the sandbox (127.0.0.1). */
+  readonly port: number;
+  readonly exited: Promise<InsideAgentExit>;
+  /** Stops the agent's session (TERM, then KILL) and closes the bridge. */
+  stop(): Promise<void>;
+}
+
 /** How much a restore re-hashes inside the container: the touched files, or every file. */
 export type VerifyMode = 'touched' | 'full';
 
@@ -131,7 +173,16 @@ export interface Sandbox {
    */
   runVerifier?(request: VerifierRequest): Promise<VerifierRun>;
 
-  /** Kills every process but the helper's own and clears /tmp (rollback, release). */
+  /**
+   * Starts an agent program inside the sandbox with a bridge from 127.0.0.1:PORT inside to
+   * the host (`sandbox:` agents). Backends that cannot leave it out.
+   */
+  startAgent?(request: InsideAgentRequest): Promise<InsideAgentRun>;
+
+  /**
+   * Kills every process but the helper's own and empties every writable place outside
+   * /workspace (/tmp, $HOME, /dev/shm, message queues, IPC objects): rollback, release.
+   */
   killStrays(): Promise<void>;
   /** Back to the clean state: empty workspace, no strays, fresh session. Rejects if it cannot. */
   reset(): Promise<void>;

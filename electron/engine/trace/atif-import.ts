@@ -4,8 +4,8 @@
  * trace. There is no sandbox behind them (no snapshots), so `open`, `fork` and `replay`
  * have nothing to restore; the agent kind `atif` says where they came from.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { AtifTrajectory } from '../../../shared/atif.js';
 import { ToolResult } from '../../../shared/tool-result.js';
 import { EpisodeStatus, ToolCall } from '../../../shared/trace-events.js';
@@ -47,6 +47,23 @@ function resultOf(content: unknown): ToolResult {
     // Plain text: the usual case for other harnesses.
   }
   return { ok: true, stdout: text, duration_ms: 0, bytes: Buffer.byteLength(text) };
+}
+
+/**
+ * The ATIF files a path names: the file itself, or for a folder (what `stepbox export
+ * --format atif` writes for several branches) its `*.json` and `*.jsonl` files in name
+ * order, export sidecars (`*.meta.jsonl`) left out.
+ */
+export function atifFiles(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  const files = readdirSync(path)
+    .filter((f) => /\.jsonl?$/.test(f) && !f.endsWith('.meta.jsonl'))
+    .sort()
+    .map((f) => join(path, f))
+    .filter((f) => statSync(f).isFile());
+  if (files.length === 0)
+    throw new StoreError('invalid_input', `${path} holds no *.json or *.jsonl file to import`);
+  return files;
 }
 
 /** Parses a file as one ATIF document, or JSONL of them; every one validated. */

@@ -7,28 +7,51 @@
  * ```
  * {"format":"stepbox.bundle/1","episode":"ep-…","created":<ms>}          always first
  * {"kind":"meta","meta":{…meta.json…}}
- * {"kind":"trace","branch":"…","file":"<branch>.jsonl.gz","sha256":"…","base64":"…"}   per branch
+ * {"kind":"trace","branch":"…","file":"<branch>.jsonl.gz","sha256":"…","size":n,"chunks":k}  per branch
+ * {"kind":"chunk","base64":"…"}             × k: the content, ≤ 1 MiB each, right after its entry
  * {"kind":"manifest","id":"<sha256 of canonical JSON>","manifest":{…}}                   per snapshot
- * {"kind":"blob","hash":"<sha256 of content>","base64":"…"}                              per file content
+ * {"kind":"blob","hash":"<sha256 of content>","size":n,"chunks":k}                        per file content
+ * {"kind":"chunk","base64":"…"}             × k
  * {"kind":"end","traces":n,"manifests":n,"blobs":n}                                       always last
  * ```
- * The `end` line catches a truncated copy. Import inflates the file as a stream under a
- * cap ({@link BUNDLE_LIMITS}), verifies every trace's and blob's sha256 and every
- * manifest's id in a temporary folder, and renames it into place only when all checked out.
+ * Content travels in chunks so no line is large: import caps every line at
+ * {@link BUNDLE_LINE_BYTES} and streams chunks to disk (a blob straight into the snapshot
+ * store, hashed as it goes), so importing any bundle holds a few MiB, whatever its size.
+ * Bundles written before chunks (`"base64":"…"` inline in the trace or blob entry) still
+ * import when each such line is under the cap. The `end` line catches a truncated copy.
+ * Import inflates the file as a stream under a cap ({@link BUNDLE_LIMITS}), verifies every
+ * trace's and blob's sha256 and every manifest's id in a temporary folder, and renames it
+ * into place only when all checked out.
  */
 import { widerThanDefaults, type Widening } from '../../../shared/isolation-policy.js';
 import { parseTask } from '../../../shared/task.js';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { gunzipLines, InflateError, MAX_TEXT_BYTES, type InflateLimits } from './bounded-gunzip.js';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import {
+  closeSync,
+  createWriteStream,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { gunzipLines, InflateError, type InflateLimits } from './bounded-gunzip.js';
 import { logger } from '../log.js';
-import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
+import type { SnapshotManifest, SnapshotStore } from '../sandbox/snapshot-store.js';
 import { manifestProblem } from '../sandbox/manifest.js';
-import { writeFileAtomic } from './durable-fs.js';
+import { fsyncDir, tempPathOf } from './durable-fs.js';
 import { EpisodeMeta, StoreError, type DiskEpisodeStore } from './episode-store.js';
 import { isSafeId } from './episode-ids.js';
-import { readTraceFile } from './trace-reader.js';
+import { readTraceHeader } from './trace-reader.js';
 import { sha256Hex } from '../sha256.js';
 
 const log = logger('bundle');
@@ -62,9 +85,14 @@ function referencedManifests(store: DiskEpisodeStore, episode: string): string[]
   return [...ids].sort();
 }
 
+/** The content bytes one `chunk` line carries at most (its line is 4/3 of it in base64). */
+export const BUNDLE_CHUNK_BYTES = 1024 * 1024;
+
 /**
  * Writes one episode (given by any of its ids or a unique prefix) to `file`. A running
- * episode is exported as it is on disk at this moment.
+ * episode is exported as it is on disk at this moment. The bundle is written as a gzip
+ * stream to a temporary file (renamed into place at the end), reading each trace and blob
+ * in chunks, so memory stays bounded however large the episode is.
  */
 export async function exportBundle(
   store: DiskEpisodeStore,
@@ -74,59 +102,177 @@ export async function exportBundle(
   const { episode } = store.resolve(id);
   const meta = store.meta(episode);
   const snaps = store.snapshots(episode);
-  const lines: string[] = [JSON.stringify({ format: BUNDLE_FORMAT, episode, created: Date.now() })];
-  lines.push(JSON.stringify({ kind: 'meta', meta }));
-  const branches = store.listBranches(episode);
-  for (const b of branches) {
-    const path = store.currentTracePath(b);
-    const data = readFileSync(path);
-    lines.push(
-      JSON.stringify({
+  const tmp = tempPathOf(file);
+  const gzip = createGzip();
+  const written = pipeline(gzip, createWriteStream(tmp));
+  const line = async (entry: unknown) => {
+    if (!gzip.write(JSON.stringify(entry) + '\n')) await once(gzip, 'drain');
+  };
+  /** `read(offset, length)` → the content in chunk lines. */
+  const chunks = async (size: number, read: (offset: number, length: number) => Promise<Uint8Array>) => {
+    for (let off = 0; off < size; off += BUNDLE_CHUNK_BYTES) {
+      const data = await read(off, Math.min(BUNDLE_CHUNK_BYTES, size - off));
+      await line({ kind: 'chunk', base64: Buffer.from(data).toString('base64') });
+    }
+  };
+  try {
+    await line({ format: BUNDLE_FORMAT, episode, created: Date.now() });
+    await line({ kind: 'meta', meta });
+    const branches = store.listBranches(episode);
+    for (const b of branches) {
+      const path = store.currentTracePath(b);
+      // Copied once, so the hash and the chunks are of the same bytes (an open trace grows).
+      const data = readFileSync(path);
+      await line({
         kind: 'trace',
         branch: b.branch,
         file: basename(path),
         sha256: sha256Hex(data),
-        base64: data.toString('base64'),
-      }),
-    );
+        size: data.length,
+        chunks: Math.ceil(data.length / BUNDLE_CHUNK_BYTES),
+      });
+      await chunks(data.length, async (off, len) => data.subarray(off, off + len));
+    }
+    const blobs = new Set<string>();
+    const sizes = new Map<string, number>();
+    const manifests = referencedManifests(store, episode);
+    for (const mid of manifests) {
+      const manifest = await snaps.getManifest(mid);
+      await line({ kind: 'manifest', id: mid, manifest });
+      for (const e of manifest.entries) if (e.type === 'file' && e.hash) blobs.add(e.hash);
+    }
+    for (const b of await snaps.listBlobs()) sizes.set(b.hash, b.size);
+    for (const hash of [...blobs].sort()) {
+      const size = sizes.get(hash);
+      if (size === undefined || !snaps.readBlobRange) {
+        // A store without ranged reads (or a blob it does not list) is read whole.
+        const data = Buffer.from(await snaps.getBlob(hash));
+        await line({
+          kind: 'blob',
+          hash,
+          size: data.length,
+          chunks: Math.ceil(data.length / BUNDLE_CHUNK_BYTES),
+        });
+        await chunks(data.length, async (off, len) => data.subarray(off, off + len));
+        continue;
+      }
+      await line({ kind: 'blob', hash, size, chunks: Math.ceil(size / BUNDLE_CHUNK_BYTES) });
+      await chunks(size, (off, len) => snaps.readBlobRange!(hash, off, len));
+    }
+    await line({ kind: 'end', traces: branches.length, manifests: manifests.length, blobs: blobs.size });
+    gzip.end();
+    await written;
+    const fd = openSync(tmp, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    fsyncDir(dirname(file));
+    return {
+      episode,
+      branches: branches.map((b) => b.branch),
+      manifests: manifests.length,
+      blobs: blobs.size,
+      bytes: statSync(file).size,
+    };
+  } catch (e) {
+    gzip.destroy();
+    await written.catch(() => undefined);
+    rmSync(tmp, { force: true });
+    throw e;
   }
-  const blobs = new Set<string>();
-  const manifests = referencedManifests(store, episode);
-  for (const mid of manifests) {
-    const manifest = await snaps.getManifest(mid);
-    lines.push(JSON.stringify({ kind: 'manifest', id: mid, manifest }));
-    for (const e of manifest.entries) if (e.type === 'file' && e.hash) blobs.add(e.hash);
-  }
-  for (const hash of [...blobs].sort()) {
-    const data = Buffer.from(await snaps.getBlob(hash));
-    lines.push(JSON.stringify({ kind: 'blob', hash, base64: data.toString('base64') }));
-  }
-  lines.push(
-    JSON.stringify({ kind: 'end', traces: branches.length, manifests: manifests.length, blobs: blobs.size }),
-  );
-  const gz = gzipSync(lines.join('\n') + '\n');
-  writeFileAtomic(file, gz);
-  return {
-    episode,
-    branches: branches.map((b) => b.branch),
-    manifests: manifests.length,
-    blobs: blobs.size,
-    bytes: gz.length,
-  };
 }
+
+/** Content inline (bundles before chunks) or in the `chunks` lines that follow. */
+type Content = { base64: string; chunks?: undefined } | { base64?: undefined; size: number; chunks: number };
 
 type Entry =
   | { kind: 'meta'; meta: unknown }
-  | { kind: 'trace'; branch: string; file: string; sha256: string; base64: string }
+  | ({ kind: 'trace'; branch: string; file: string; sha256: string } & Content)
   | { kind: 'manifest'; id: string; manifest: SnapshotManifest }
-  | { kind: 'blob'; hash: string; base64: string }
+  | ({ kind: 'blob'; hash: string } & Content)
+  | { kind: 'chunk'; base64: string }
   | { kind: 'end'; traces: number; manifests: number; blobs: number };
 
-/** The caps of an import: inflated size of the whole bundle, and of one entry. */
+/**
+ * The cap on one line of a bundle: a manifest, a trace's header, one chunk. Nothing a
+ * bundle carries needs a larger line (content comes in {@link BUNDLE_CHUNK_BYTES} chunks).
+ */
+export const BUNDLE_LINE_BYTES = 8 * 1024 ** 2;
+
+/** The caps of an import: inflated size of the whole bundle, and of one line. */
 export const BUNDLE_LIMITS: InflateLimits = {
   totalBytes: 4 * 1024 ** 3,
-  lineBytes: Math.min(512 * 1024 ** 2, MAX_TEXT_BYTES),
+  lineBytes: BUNDLE_LINE_BYTES,
 };
+
+/** Where a chunked entry's content goes as its chunks arrive. */
+interface ContentSink {
+  write(chunk: Buffer): Promise<void>;
+  /** All chunks are in: verify and keep. */
+  done(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/** A chunked trace or blob being imported: chunks left, bytes so far, where they go. */
+interface PendingContent {
+  readonly what: string;
+  left: number;
+  bytes: number;
+  readonly size: number;
+  readonly sink: ContentSink;
+  /** Runs once the content is in and verified. */
+  readonly after: () => Promise<void>;
+}
+
+/** A trace file written in staging as its chunks arrive, hashed as it goes. */
+function traceSink(path: string, sha256: string, what: () => StoreError): ContentSink {
+  const fd = openSync(path, 'wx');
+  const digest = createHash('sha256');
+  let open = true;
+  const close = () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
+  return {
+    write: async (chunk) => {
+      digest.update(chunk);
+      for (let off = 0; off < chunk.length;) off += writeSync(fd, chunk, off);
+    },
+    done: async () => {
+      close();
+      if (digest.digest('hex') !== sha256) throw what();
+    },
+    abort: async () => close(),
+  };
+}
+
+/** A blob streamed into the snapshot store (hash-checked on commit); a store that cannot stream gets it whole. */
+async function blobSink(snaps: SnapshotStore, hash: string, what: () => StoreError): Promise<ContentSink> {
+  if (!snaps.openBlobWriter) {
+    const parts: Buffer[] = [];
+    return {
+      write: async (chunk) => void parts.push(chunk),
+      done: async () => {
+        const data = Buffer.concat(parts);
+        if (sha256Hex(data) !== hash) throw what();
+        await snaps.putBlob(hash, data);
+      },
+      abort: async () => undefined,
+    };
+  }
+  const w = await snaps.openBlobWriter(hash);
+  return {
+    write: (chunk) => w.write(chunk),
+    done: () =>
+      w.commit().catch(() => {
+        throw what();
+      }),
+    abort: () => w.abort(),
+  };
+}
 
 function invalid(file: string, why: string): StoreError {
   return new StoreError('invalid_input', `${file} is not a usable stepbox bundle: ${why}`);
@@ -144,7 +290,7 @@ function parseEntry(file: string, line: string, n: number): Entry {
   if (
     typeof entry !== 'object' ||
     entry === null ||
-    !['meta', 'trace', 'manifest', 'blob', 'end'].includes(kind as string)
+    !['meta', 'trace', 'manifest', 'blob', 'chunk', 'end'].includes(kind as string)
   )
     throw invalid(file, `line ${n} is not a bundle entry (kind ${JSON.stringify(kind)})`);
   return entry as Entry;
@@ -200,53 +346,122 @@ export async function importBundle(
     let meta: EpisodeMeta | null = null;
     let end: Extract<Entry, { kind: 'end' }> | null = null;
     let n = 1;
-    for await (const line of lines) {
-      n += 1;
-      if (line.length === 0) continue;
-      if (end) throw invalid(file, `line ${n} comes after the end line`);
-      const e = parseEntry(file, line, n);
-      if (e.kind === 'end') end = e;
-      else if (e.kind === 'meta') {
-        const parsed = EpisodeMeta.safeParse(e.meta);
-        if (!parsed.success || parsed.data.episode !== episode)
-          throw invalid(file, 'its meta does not describe the episode');
-        // Marked whatever the bundle says: a recorded exec: command then never runs by itself.
-        meta = { ...parsed.data, imported: { at: Date.now(), from: basename(file) } };
-      } else if (e.kind === 'trace') {
-        if (
-          typeof e.branch !== 'string' ||
-          typeof e.file !== 'string' ||
-          typeof e.base64 !== 'string' ||
-          !isSafeId(e.branch) ||
-          !/^[A-Za-z0-9_-]+\.jsonl(\.gz)?$/.test(e.file) ||
-          !e.file.startsWith(`${e.branch}.`)
-        )
-          throw invalid(file, `trace entry ${JSON.stringify(e.file)} has a bad name`);
-        const data = Buffer.from(e.base64, 'base64');
-        if (sha256Hex(data) !== e.sha256) throw invalid(file, `trace ${e.file} does not match its sha256`);
-        const path = join(staging, 'branches', e.file);
-        writeFileSync(path, data);
-        const { header } = readTraceFile(path); // throws trace_corrupt on a bad trace (its inflate is capped too)
-        if (header.episode !== episode || header.branch !== e.branch)
-          throw invalid(file, `trace ${e.file} belongs to ${header.episode}/${header.branch}`);
-        const task = parseTask(header.task);
-        if (task.ok)
-          for (const w of widerThanDefaults(task.value.sandbox)) asks.set(`${w.field}=${w.asked}`, w);
-        branches.push(e.branch);
-      } else if (e.kind === 'blob') {
-        if (typeof e.base64 !== 'string' || typeof e.hash !== 'string' || !/^[0-9a-f]{64}$/.test(e.hash))
-          throw invalid(file, `line ${n} is a blob without a sha256 hash and base64 content`);
-        const data = Buffer.from(e.base64, 'base64');
-        if (sha256Hex(data) !== e.hash) throw invalid(file, `blob ${e.hash} does not match its content hash`);
-        await snaps.putBlob(e.hash, data);
-        blobs.add(e.hash);
-      } else {
-        if (typeof e.manifest !== 'object' || e.manifest === null || !Array.isArray(e.manifest.entries))
-          throw invalid(file, `manifest ${JSON.stringify(e.id)} has no entries`);
-        const problem = manifestProblem(e.manifest);
-        if (problem) throw invalid(file, `manifest ${e.id} is unsafe: ${problem}`);
-        manifests.push({ id: e.id, manifest: e.manifest });
+    /** The trace or blob whose chunks are arriving (in an object: closures set it). */
+    const state: { pending: PendingContent | null } = { pending: null };
+    const finish = async () => {
+      const p = state.pending!;
+      state.pending = null;
+      if (p.bytes !== p.size) {
+        await p.sink.abort();
+        throw invalid(file, `${p.what} has ${p.bytes} bytes in its chunks, not the ${p.size} its entry says`);
       }
+      await p.sink.done();
+      await p.after();
+    };
+    /** Content inline (older bundles) is written at once; chunked content is taken from the next lines. */
+    const content = async (
+      e: Content,
+      what: string,
+      inline: (data: Buffer) => Promise<void>,
+      sink: () => Promise<ContentSink>,
+      after: () => Promise<void>,
+    ) => {
+      if (e.chunks === undefined) {
+        if (typeof e.base64 !== 'string')
+          throw invalid(file, `${what} has neither base64 content nor chunks`);
+        await inline(Buffer.from(e.base64, 'base64'));
+        return after();
+      }
+      if (!Number.isSafeInteger(e.chunks) || e.chunks < 0 || !Number.isSafeInteger(e.size) || e.size < 0)
+        throw invalid(file, `${what} has a bad chunk count or size`);
+      state.pending = { what, left: e.chunks, bytes: 0, size: e.size, sink: await sink(), after };
+      if (e.chunks === 0) await finish();
+    };
+    const traceHeader = async (path: string, e: { file: string; branch: string }) => {
+      // Its header only: the rest of a trace from elsewhere is read (and checked) when it is opened.
+      const header = await readTraceHeader(path, limits.lineBytes);
+      if (header.episode !== episode || header.branch !== e.branch)
+        throw invalid(file, `trace ${e.file} belongs to ${header.episode}/${header.branch}`);
+      const task = parseTask(header.task);
+      if (task.ok)
+        for (const w of widerThanDefaults(task.value.sandbox)) asks.set(`${w.field}=${w.asked}`, w);
+      branches.push(e.branch);
+    };
+    try {
+      for await (const line of lines) {
+        n += 1;
+        if (line.length === 0) continue;
+        if (end) throw invalid(file, `line ${n} comes after the end line`);
+        const e = parseEntry(file, line, n);
+        const p = state.pending;
+        if (p !== null) {
+          if (e.kind !== 'chunk' || typeof e.base64 !== 'string')
+            throw invalid(file, `line ${n}: ${p.what} is missing ${p.left} of its chunks`);
+          const data = Buffer.from(e.base64, 'base64');
+          p.bytes += data.length;
+          if (p.bytes > p.size)
+            throw invalid(file, `${p.what} is larger than the ${p.size} bytes its entry says`);
+          await p.sink.write(data);
+          p.left -= 1;
+          if (p.left === 0) await finish();
+          continue;
+        }
+        if (e.kind === 'chunk')
+          throw invalid(file, `line ${n} is a chunk that follows no trace or blob entry`);
+        if (e.kind === 'end') end = e;
+        else if (e.kind === 'meta') {
+          const parsed = EpisodeMeta.safeParse(e.meta);
+          if (!parsed.success || parsed.data.episode !== episode)
+            throw invalid(file, 'its meta does not describe the episode');
+          // Marked whatever the bundle says: a recorded exec: command then never runs by itself.
+          meta = { ...parsed.data, imported: { at: Date.now(), from: basename(file) } };
+        } else if (e.kind === 'trace') {
+          if (
+            typeof e.branch !== 'string' ||
+            typeof e.file !== 'string' ||
+            typeof e.sha256 !== 'string' ||
+            !isSafeId(e.branch) ||
+            !/^[A-Za-z0-9_-]+\.jsonl(\.gz)?$/.test(e.file) ||
+            !e.file.startsWith(`${e.branch}.`)
+          )
+            throw invalid(file, `trace entry ${JSON.stringify(e.file)} has a bad name`);
+          const path = join(staging, 'branches', e.file);
+          const mismatch = () => invalid(file, `trace ${e.file} does not match its sha256`);
+          await content(
+            e,
+            `trace ${e.file}`,
+            async (data) => {
+              if (sha256Hex(data) !== e.sha256) throw mismatch();
+              writeFileSync(path, data, { flag: 'wx' });
+            },
+            async () => traceSink(path, e.sha256, mismatch),
+            () => traceHeader(path, e),
+          );
+        } else if (e.kind === 'blob') {
+          if (typeof e.hash !== 'string' || !/^[0-9a-f]{64}$/.test(e.hash))
+            throw invalid(file, `line ${n} is a blob without a sha256 hash and base64 content`);
+          const hash = e.hash;
+          const mismatch = () => invalid(file, `blob ${hash} does not match its content hash`);
+          await content(
+            e,
+            `blob ${hash}`,
+            async (data) => {
+              if (sha256Hex(data) !== hash) throw mismatch();
+              await snaps.putBlob(hash, data);
+            },
+            () => blobSink(snaps, hash, mismatch),
+            async () => void blobs.add(hash),
+          );
+        } else {
+          if (typeof e.manifest !== 'object' || e.manifest === null || !Array.isArray(e.manifest.entries))
+            throw invalid(file, `manifest ${JSON.stringify(e.id)} has no entries`);
+          const problem = manifestProblem(e.manifest);
+          if (problem) throw invalid(file, `manifest ${e.id} is unsafe: ${problem}`);
+          manifests.push({ id: e.id, manifest: e.manifest });
+        }
+      }
+    } finally {
+      await state.pending?.sink.abort();
     }
     if (!end) throw invalid(file, 'it is truncated (no end line)');
     if (branches.length !== end.traces || manifests.length !== end.manifests || blobs.size !== end.blobs)

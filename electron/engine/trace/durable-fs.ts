@@ -21,9 +21,20 @@ export function fsyncDir(dir: string): void {
   }
 }
 
+/** The temporary file a durable write of `path` goes through: beside it, named with this pid (sweepable once it is gone). */
+export function tempPathOf(path: string): string {
+  return `${path}.tmp-${process.pid}-${Date.now().toString(36)}`;
+}
+
+/** The pid in a {@link tempPathOf} name, or null when `name` is not one. */
+export function tempFilePid(name: string): number | null {
+  const m = /\.tmp-(\d+)-[0-9a-z]+$/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+
 /** Writes `data` to `path` atomically: a temp file beside it, fsynced, renamed over, directory fsynced. */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
-  const tmp = `${path}.tmp-${process.pid}-${Date.now().toString(36)}`;
+  const tmp = tempPathOf(path);
   const fd = openSync(tmp, 'w');
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);

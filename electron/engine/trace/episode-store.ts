@@ -30,16 +30,18 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
-import { z } from 'zod';
 import type { AppErrorCode } from '../../../shared/errors.js';
 import { CURRENT_TRACE_SCHEMA } from '../../../shared/trace-events.js';
 import { logger } from '../log.js';
 import { DiskSnapshotStore } from '../sandbox/disk-snapshot-store.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
-import { writeFileAtomic } from './durable-fs.js';
+import { crashPoint } from '../crash-point.js';
+import { EpisodeMeta, episodeMetaFor } from './episode-meta.js';
+import { fsyncDir, writeFileAtomic } from './durable-fs.js';
 import { BRANCH_PREFIX, EPISODE_PREFIX, isSafeId, newId } from './episode-ids.js';
 import { indexClosedBranch } from './episode-index.js';
 import { markInterruptedIn } from './interrupted.js';
+import { CREATING_PREFIX, sweepUnfinishedIn } from './unfinished.js';
 import { currentProcessIdentity } from '../process-identity.js';
 import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { readTraceFile, type ParsedTrace } from './trace-reader.js';
@@ -61,33 +63,7 @@ export class StoreError extends Error {
   }
 }
 
-const WriterIdentity = z.object({
-  pid: z.number(),
-  host: z.string(),
-  boot_id: z.string().nullable(),
-  start_time: z.string().nullable(),
-});
-
-/** `meta.json` of an episode. Branch liveness is read from each trace header's `writer`, not from here. */
-export const EpisodeMeta = z.looseObject({
-  format: z.literal('stepbox.episode/1'),
-  episode: z.string(),
-  task: z.string(),
-  created: z.number(),
-  agent: z.string(),
-  image: z.string(),
-  /** The process that created the episode. */
-  writer: WriterIdentity,
-  /** Every branch: parent and fork step (the main branch has null for both). */
-  branches: z.record(
-    z.string(),
-    z.object({ parent: z.string().nullable(), fork_step: z.number().nullable(), created: z.number() }),
-  ),
-  /** Set when the episode came from a bundle (its recorded commands are someone else's). */
-  imported: z.object({ at: z.number(), from: z.string() }).optional(),
-});
-/** `meta.json` of an episode. */
-export type EpisodeMeta = z.infer<typeof EpisodeMeta>;
+export { EpisodeMeta } from './episode-meta.js';
 
 export type { StoredBranch } from './stored-branches.js';
 
@@ -123,24 +99,68 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     return join(this.episodesDir, episode);
   }
 
-  createEpisode(header: HeaderFields): { episode: string; branch: string; writer: FileTraceWriter } {
+  /** A fresh episode id no episode here has (the batch runner records it before the episode exists). */
+  newEpisodeId(): string {
     let episode = newId(EPISODE_PREFIX);
     while (existsSync(this.episodeDir(episode))) episode = newId(EPISODE_PREFIX);
+    return episode;
+  }
+
+  /**
+   * Creates an episode (with id `id` when given, else a fresh one) and its main branch's
+   * writer. The folder is assembled under `.creating-<id>-<pid>` — meta.json, then the
+   * trace with its header — and renamed into place whole, so a kill at any moment leaves
+   * either a complete episode or a leftover the next process sweeps
+   * ({@link sweepUnfinishedIn}), never an episode folder without its meta or header.
+   */
+  createEpisode(
+    header: HeaderFields,
+    id?: string,
+  ): { episode: string; branch: string; writer: FileTraceWriter } {
+    const episode = id ?? this.newEpisodeId();
+    if (!isSafeId(episode) || !episode.startsWith(EPISODE_PREFIX))
+      throw new StoreError('invalid_input', `"${episode}" is not an episode id (${EPISODE_PREFIX}…)`);
     const dir = this.episodeDir(episode);
-    mkdirSync(join(dir, 'branches'), { recursive: true });
-    mkdirSync(join(dir, 'snapshots'), { recursive: true });
-    const meta: EpisodeMeta = {
-      format: 'stepbox.episode/1',
+    if (existsSync(dir)) throw new StoreError('conflict', `episode ${episode} already exists`);
+    const staging = join(this.episodesDir, `${CREATING_PREFIX}${episode}-${process.pid}`);
+    try {
+      return this.assembleEpisode(episode, staging, header);
+    } catch (e) {
+      rmSync(staging, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** Builds the episode in `staging` and renames it into place (see {@link createEpisode}). */
+  private assembleEpisode(
+    episode: string,
+    staging: string,
+    header: HeaderFields,
+  ): { episode: string; branch: string; writer: FileTraceWriter } {
+    const dir = this.episodeDir(episode);
+    mkdirSync(join(staging, 'branches'), { recursive: true });
+    mkdirSync(join(staging, 'snapshots'), { recursive: true });
+    crashPoint('episode-folder');
+    const meta = episodeMetaFor(episode, header, currentProcessIdentity());
+    writeFileAtomic(join(staging, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
+    crashPoint('episode-meta');
+    const staged = join(staging, 'branches', `${episode}.jsonl`);
+    const first = this.openWriter(
       episode,
-      task: typeof header.task.name === 'string' ? header.task.name : '(unnamed)',
-      created: header.created,
-      agent: header.agent.spec,
-      image: header.image,
-      writer: currentProcessIdentity(),
-      branches: { [episode]: { parent: null, fork_step: null, created: header.created } },
-    };
-    writeFileAtomic(join(dir, 'meta.json'), JSON.stringify(meta, null, 2) + '\n');
-    const writer = this.openWriter(episode, episode, { ...header, parent_branch: null, fork_step: null });
+      episode,
+      { ...header, parent_branch: null, fork_step: null },
+      staged,
+    );
+    // The header is in; the writer continues on the same file at its final path.
+    const nextSeq = first.seq;
+    first.abandon();
+    // rename(2) onto an existing empty folder would succeed: the check above and the
+    // random id make that a non-issue, and a non-empty one fails with ENOTEMPTY.
+    renameSync(staging, dir);
+    fsyncDir(this.episodesDir);
+    const writer = FileTraceWriter.reopen(join(dir, 'branches', `${episode}.jsonl`), nextSeq, {
+      onClosed: () => this.branchClosed(episode, episode),
+    });
     return { episode, branch: episode, writer };
   }
 
@@ -167,8 +187,12 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     return { branch, writer };
   }
 
-  private openWriter(episode: string, branch: string, header: HeaderFields): FileTraceWriter {
-    const path = join(this.episodeDir(episode), 'branches', `${branch}.jsonl`);
+  private openWriter(
+    episode: string,
+    branch: string,
+    header: HeaderFields,
+    path = join(this.episodeDir(episode), 'branches', `${branch}.jsonl`),
+  ): FileTraceWriter {
     return FileTraceWriter.create(
       path,
       // `writer` travels in the header so liveness is known per branch, even after a bundle import.
@@ -209,6 +233,11 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
         `${path} is damaged: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
       );
     return parsed.data;
+  }
+
+  /** True when episode `episode` exists (its folder with its meta.json). */
+  hasEpisode(episode: string): boolean {
+    return isSafeId(episode) && existsSync(join(this.episodeDir(episode), 'meta.json'));
   }
 
   /** Every episode id, newest first (ids sort by creation time). */
@@ -320,7 +349,9 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     return this.options.snapshotStore ? this.options.snapshotStore(dir) : new DiskSnapshotStore(dir);
   }
 
+  /** Repairs what killed processes left half-made ({@link sweepUnfinishedIn}), then closes orphaned traces. */
   markInterrupted(): number {
+    sweepUnfinishedIn(this);
     return markInterruptedIn(this);
   }
 
@@ -356,8 +387,7 @@ export function openEpisodeStore(home: string = stepboxHome(), options: StoreOpt
   });
   if (!options.skipMarkInterrupted && !swept.has(store.home)) {
     swept.add(store.home);
-    const n = store.markInterrupted();
-    if (n > 0) log.info(`marked ${n} orphaned trace(s) interrupted`);
+    store.markInterrupted();
   }
   return store;
 }

@@ -105,7 +105,10 @@ export function markInterruptedIn(store: StoredBranches): number {
         continue;
       }
       try {
-        if (closeOrphan(store, b)) marked += 1;
+        if (closeOrphan(store, b)) {
+          marked += 1;
+          log.warn(`closed ${b.branch} of ${b.episode} as interrupted: the process writing it is gone`);
+        }
       } catch (e) {
         log.warn(`${b.tracePath}: cannot mark interrupted (${(e as Error).message})`);
       }

@@ -1,5 +1,5 @@
-import { gunzipBounded, MAX_TEXT_BYTES } from './bounded-gunzip.js';
-import { readFileSync } from 'node:fs';
+import { gunzipBounded, gunzipLines, MAX_TEXT_BYTES } from './bounded-gunzip.js';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { TraceEvent, type EndEvent, type HeaderEvent } from '../../../shared/trace-events.js';
 import {
   upgradeEvent,
@@ -56,6 +56,40 @@ export function readTraceFile(path: string, options: ReadOptions = {}): ParsedTr
     text = bytes.toString('utf8');
   }
   return parseTraceText(text, path, options);
+}
+
+/**
+ * The header of a trace file, reading no further than its first line (at most
+ * `lineBytes`, inflated): for a trace from elsewhere (a bundle), whose whole could be a
+ * decompression bomb. Throws {@link TraceCorruptError}.
+ */
+export async function readTraceHeader(path: string, lineBytes: number): Promise<HeaderEvent> {
+  let first: string | undefined;
+  if (path.endsWith('.gz')) {
+    const lines = gunzipLines(path, { totalBytes: Number.MAX_SAFE_INTEGER, lineBytes }, `trace ${path}`);
+    try {
+      const r = await lines.next();
+      first = r.done ? undefined : r.value;
+    } catch (e) {
+      throw new TraceCorruptError((e as Error).message);
+    } finally {
+      await lines.return(undefined);
+    }
+  } else {
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.alloc(Math.min(lineBytes + 1, Math.max(1, fstatSync(fd).size)));
+      const got = readSync(fd, buf, 0, buf.length, 0);
+      const nl = buf.subarray(0, got).indexOf(10);
+      if (nl < 0 && got > lineBytes)
+        throw new TraceCorruptError(`trace ${path} has a first line over ${lineBytes} bytes`);
+      first = buf.subarray(0, nl < 0 ? got : nl).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  }
+  if (first === undefined) throw new TraceCorruptError(`${path}: line 1 is not a trace header`);
+  return parseTraceText(`${first}\n`, path).header;
 }
 
 /**

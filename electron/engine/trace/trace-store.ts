@@ -68,8 +68,13 @@ export interface BranchInfo {
  */
 export interface EpisodeStore {
   readonly home: string;
-  /** Creates an episode folder and its main branch's writer. */
-  createEpisode(header: HeaderFields): {
+  /** A fresh episode id, to record (a batch slot) before the episode exists. */
+  newEpisodeId(): string;
+  /** Creates an episode folder (with id `id`, from {@link newEpisodeId}, when given) and its main branch's writer. */
+  createEpisode(
+    header: HeaderFields,
+    id?: string,
+  ): {
     episode: string;
     branch: string;
     writer: TraceWriter;

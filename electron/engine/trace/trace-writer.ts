@@ -1,9 +1,19 @@
-import { closeSync, fsyncSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { TraceEvent, type EndEvent, type HeaderEvent } from '../../../shared/trace-events.js';
+import { crashPoint } from '../crash-point.js';
 import { logger } from '../log.js';
-import { fsyncDir, writeFileAtomic } from './durable-fs.js';
+import { fsyncDir, tempPathOf, writeFileAtomic } from './durable-fs.js';
 import { redactSecrets, secretsFromEnv, type Secret } from './secrets.js';
 import type { NewTraceEvent, TraceWriter } from './trace-store.js';
 
@@ -62,18 +72,33 @@ export class FileTraceWriter implements TraceWriter {
     this.secrets = options.secrets ?? secretsFromEnv();
   }
 
-  /** Creates a new trace file (failing if it exists) and writes its header as seq 0, fsynced. */
+  /**
+   * Creates a new trace file (failing if it exists) holding its header as seq 0, fsynced.
+   * The header is written to a temporary file that is then linked into place, so a kill at
+   * any moment leaves either no trace or one with a whole header — never an empty or
+   * half-written one (`.tmp-PID-…` leftovers are swept by the next process).
+   */
   static create(
     path: string,
     header: Omit<HeaderEvent, 'seq' | 't' | 'type' | 'source' | 'step'>,
     options: TraceWriterOptions = {},
   ): FileTraceWriter {
-    const fd = openSync(path, 'wx');
-    const writer = new FileTraceWriter(path, fd, 0, options);
-    writer.append({ ...header, type: 'header', source: 'harness', step: 0 } as NewTraceEvent);
-    writer.commitStep();
-    fsyncDir(dirname(path));
-    return writer;
+    const tmp = tempPathOf(path);
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND);
+    try {
+      const writer = new FileTraceWriter(path, fd, 0, options);
+      writer.append({ ...header, type: 'header', source: 'harness', step: 0 } as NewTraceEvent);
+      writer.commitStep();
+      crashPoint('trace-header');
+      linkSync(tmp, path); // EEXIST when the trace exists, as `wx` would
+      return writer;
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    } finally {
+      unlinkSync(tmp);
+      fsyncDir(dirname(path));
+    }
   }
 
   /** Continues an existing, unclosed trace whose last event had `nextSeq - 1` (used to close orphans). */

@@ -1,3 +1,4 @@
+import { ConsentAskView } from './consent-ask';
 import type { CandidateView } from '../../../shared/contract/candidates';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -112,6 +113,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
   const running = useSlice('candidates', (s) => s.running);
   const error = useSlice('candidates', (s) => s.error);
   const notice = useSlice('candidates', (s) => s.notice);
+  const consentAsk = useSlice('candidates', (s) => s.consentAsk);
   const stop = useSlice('stepper', (s) => s.stopReason);
   const latest = useSlice('stepper', selectLastStep);
   const a = stores.candidates.getState();
@@ -215,6 +217,15 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
             </span>
           ) : null}
         </div>
+        {consentAsk ? (
+          <ConsentAskView
+            testId="candidates-consent"
+            message={consentAsk.message}
+            action="try"
+            onAllow={a.allowConsent}
+            onDeny={a.denyConsent}
+          />
+        ) : null}
         {held ? (
           <>
             <div className="muted">

@@ -1,3 +1,4 @@
+import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
 import { CandidatesView } from '../components/candidates-view';
 import { CompareView } from '../components/compare-view';
@@ -43,28 +44,14 @@ export function ReplayControls() {
   return (
     <Panel testId="replay-controls" title="Replay" className="replay">
       {consentAsk ? (
-        <div
-          className="consent"
-          role="alertdialog"
-          aria-label="allow wider isolation?"
-          data-testid="consent-ask"
-        >
-          <strong>Allow only if you trust where this trace came from:</strong>
-          <p>
-            {consentAsk.message
-              .replace(/^the task recorded in \S+ /, 'its task ')
-              .replace(/\. A trace or bundle cannot widen.*$/s, '.')}
-          </p>
-          <div className="row">
-            <button type="button" data-testid="consent-allow" onClick={replay.allowConsent}>
-              Allow and{' '}
-              {consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op}
-            </button>
-            <button type="button" data-testid="consent-deny" onClick={replay.denyConsent}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <ConsentAskView
+          message={consentAsk.message}
+          action={
+            consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op
+          }
+          onAllow={replay.allowConsent}
+          onDeny={replay.denyConsent}
+        />
       ) : null}
       <div className="row scrub">
         <button

@@ -112,7 +112,10 @@ export class MemoryFs {
   private checkWritable(path: string): { ok: false; error: ToolError } | null {
     return this.writable(path)
       ? null
-      : fail('permission_denied', `${path}: read-only file system (only /workspace and /tmp are writable)`);
+      : fail(
+          'permission_denied',
+          `${path}: read-only file system (only /workspace, /tmp and $HOME are writable)`,
+        );
   }
 
   /** Bytes used by files under the writable roots (the tmpfs quota). */
@@ -275,7 +278,7 @@ export class MemoryFs {
     );
   }
 
-  /** Empties a directory (the workspace on reset, /tmp on killStrays). */
+  /** Empties a directory (the workspace on reset, /tmp and $HOME on killStrays). */
   clear(path: string): void {
     this.dirAt(path).children.clear();
   }

@@ -101,7 +101,7 @@ export class MemorySandbox implements Sandbox {
   }
 
   private newFs(): MemoryFs {
-    return new MemoryFs([WORKSPACE, '/tmp'], this.config.limits.diskBytes);
+    return new MemoryFs([WORKSPACE, '/tmp', '/home/agent'], this.config.limits.diskBytes);
   }
 
   private alive(): void {
@@ -263,7 +263,9 @@ export class MemorySandbox implements Sandbox {
 
   async killStrays(): Promise<void> {
     this.alive();
+    // As the Docker helper: every writable place outside /workspace this fs has.
     this.fs.clear('/tmp');
+    this.fs.clear('/home/agent');
   }
 
   async reset(): Promise<void> {

@@ -2,6 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { CandidateSetView, TypedCandidate } from '../../../../shared/contract/candidates';
 import { errorText } from '../result';
+import { consentQuestion, type ConsentAsk } from '../consent-question';
 
 /** Candidates at a step: ask the agent, type some, try them side by side, pick one. */
 export interface CandidatesState {
@@ -16,6 +17,11 @@ export interface CandidatesState {
   readonly running: 'try' | 'pick' | 'discard' | null;
   readonly error: string | null;
   readonly notice: string | null;
+  /**
+   * A question for the person: the branch's recorded task asks for wider isolation than
+   * the defaults (`message` names what); trying waits for allowConsent/denyConsent.
+   */
+  readonly consentAsk: ConsentAsk<'try'> | null;
 }
 
 /** What the candidates section does. */
@@ -28,6 +34,10 @@ export interface CandidatesActions {
   tryAt(branch: string): Promise<boolean>;
   pick(index: number): Promise<string | null>;
   discard(): Promise<boolean>;
+  /** The person allows what the recorded task asks for: the candidates are tried with consent. */
+  allowConsent(): void;
+  /** The person refuses: no candidate sandbox is started. */
+  denyConsent(): void;
   reset(): void;
 }
 
@@ -43,6 +53,7 @@ const initial: CandidatesState = {
   running: null,
   error: null,
   notice: null,
+  consentAsk: null,
 };
 
 /**
@@ -89,79 +100,94 @@ export function createCandidatesStore(
   client: StepboxClient,
   hooks: { readonly onBranch?: (branch: string) => void } = {},
 ): CandidatesStore {
-  return createStore<CandidatesState & CandidatesActions>()((set, get) => ({
-    ...initial,
-    prepare(step, branch) {
-      const at = Math.max(0, step - 1);
-      set({ at, error: null, notice: null });
-      // While the person writes candidates, the engine restores step `at` into warm sandboxes.
-      if (branch)
-        void client.episode.stageCandidates({
-          id: branch,
-          step: at,
-          count: Math.max(1, Math.min(8, get().n + 2)),
+  return createStore<CandidatesState & CandidatesActions>()((set, get) => {
+    const question = consentQuestion<'try'>((consentAsk) => set({ consentAsk }));
+    return {
+      ...initial,
+      prepare(step, branch) {
+        const at = Math.max(0, step - 1);
+        set({ at, error: null, notice: null });
+        // While the person writes candidates, the engine restores step `at` into warm sandboxes.
+        if (branch)
+          void client.episode.stageCandidates({
+            id: branch,
+            step: at,
+            count: Math.max(1, Math.min(8, get().n + 2)),
+          });
+      },
+      setN: (n) => set({ n: Math.max(0, Math.min(8, Math.floor(n) || 0)), error: null }),
+      setTyped: (typed) => set({ typed, error: null }),
+      setRunOn: (runOn) => set({ runOn: Math.max(0, Math.min(10, Math.floor(runOn) || 0)), error: null }),
+      async tryAt(branch) {
+        const { at, n, typed, runOn, set: held } = get();
+        if (at === null) {
+          set({ error: 'choose the step to try candidates for' });
+          return false;
+        }
+        const parsed = parseTyped(typed);
+        if (!parsed.ok) {
+          set({ error: parsed.error });
+          return false;
+        }
+        if (n === 0 && parsed.value.length === 0) {
+          set({ error: 'ask the agent for at least one candidate, or type one' });
+          return false;
+        }
+        // Candidates still held from an earlier try are closed first: one set at a time.
+        if (held) await client.episode.discardCandidates({ group: held.group });
+        set({ running: 'try', error: null, notice: null, set: null });
+        const res = await question.run('try', (allow) =>
+          client.episode.candidates({
+            id: branch,
+            step: at,
+            n,
+            actions: parsed.value,
+            run_on: runOn,
+            ...(allow ? { allow } : {}),
+          }),
+        );
+        if (res === null) {
+          set({ running: null, notice: 'not tried: the recorded task’s wider isolation was not allowed' });
+          return false;
+        }
+        set({ running: null, error: errorText(res), set: res.ok ? res.value : null });
+        return res.ok;
+      },
+      async pick(index) {
+        const held = get().set;
+        if (!held) return null;
+        set({ running: 'pick', error: null });
+        const res = await client.episode.pickCandidate({ group: held.group, index });
+        if (!res.ok) {
+          set({ running: null, error: errorText(res) });
+          return null;
+        }
+        hooks.onBranch?.(res.value.branch);
+        set({
+          ...initial,
+          notice: `continuing candidate ${index + 1} on ${res.value.branch}; the others are kept as rejected branches`,
         });
-    },
-    setN: (n) => set({ n: Math.max(0, Math.min(8, Math.floor(n) || 0)), error: null }),
-    setTyped: (typed) => set({ typed, error: null }),
-    setRunOn: (runOn) => set({ runOn: Math.max(0, Math.min(10, Math.floor(runOn) || 0)), error: null }),
-    async tryAt(branch) {
-      const { at, n, typed, runOn, set: held } = get();
-      if (at === null) {
-        set({ error: 'choose the step to try candidates for' });
-        return false;
-      }
-      const parsed = parseTyped(typed);
-      if (!parsed.ok) {
-        set({ error: parsed.error });
-        return false;
-      }
-      if (n === 0 && parsed.value.length === 0) {
-        set({ error: 'ask the agent for at least one candidate, or type one' });
-        return false;
-      }
-      // Candidates still held from an earlier try are closed first: one set at a time.
-      if (held) await client.episode.discardCandidates({ group: held.group });
-      set({ running: 'try', error: null, notice: null, set: null });
-      const res = await client.episode.candidates({
-        id: branch,
-        step: at,
-        n,
-        actions: parsed.value,
-        run_on: runOn,
-      });
-      set({ running: null, error: errorText(res), set: res.ok ? res.value : null });
-      return res.ok;
-    },
-    async pick(index) {
-      const held = get().set;
-      if (!held) return null;
-      set({ running: 'pick', error: null });
-      const res = await client.episode.pickCandidate({ group: held.group, index });
-      if (!res.ok) {
-        set({ running: null, error: errorText(res) });
-        return null;
-      }
-      hooks.onBranch?.(res.value.branch);
-      set({
-        ...initial,
-        notice: `continuing candidate ${index + 1} on ${res.value.branch}; the others are kept as rejected branches`,
-      });
-      return res.value.branch;
-    },
-    async discard() {
-      const held = get().set;
-      if (!held) return true;
-      set({ running: 'discard', error: null });
-      const res = await client.episode.discardCandidates({ group: held.group });
-      set({
-        running: null,
-        error: errorText(res),
-        set: res.ok ? null : held,
-        notice: res.ok ? 'candidates closed' : null,
-      });
-      return res.ok;
-    },
-    reset: () => set(initial),
-  }));
+        return res.value.branch;
+      },
+      async discard() {
+        const held = get().set;
+        if (!held) return true;
+        set({ running: 'discard', error: null });
+        const res = await client.episode.discardCandidates({ group: held.group });
+        set({
+          running: null,
+          error: errorText(res),
+          set: res.ok ? null : held,
+          notice: res.ok ? 'candidates closed' : null,
+        });
+        return res.ok;
+      },
+      allowConsent: () => question.answer(true),
+      denyConsent: () => question.answer(false),
+      reset: () => {
+        question.answer(false);
+        set(initial);
+      },
+    };
+  });
 }

@@ -2,9 +2,9 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { ResponseOf } from '../../../../shared/contract/operations';
 import type { Consent, ReplayReport } from '../../../../shared/contract/models';
-import { ALL_WIDENINGS } from '../../../../shared/isolation-policy';
 import type { Result } from '../../../../shared/result';
 import { errorText } from '../result';
+import { consentQuestion } from '../consent-question';
 
 /** An operation the replay controls run. */
 export type ReplayOp = 'rollback' | 'fork' | 'reopen' | 'whatif' | 'replay' | 'compare';
@@ -72,30 +72,17 @@ export interface ReplayHooks {
 
 /** Creates the replay slice over a client. */
 export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}): ReplayStore {
-  let answer: ((allowed: boolean) => void) | null = null;
   return createStore<ReplayState & ReplayActions>()((set, get) => {
-    /**
-     * Runs an operation that may rebuild a sandbox from a recorded task; on
-     * `consent_required` asks the person (consentAsk) and, if allowed, retries with
-     * consent to what the message named. Null when the person refused.
-     */
+    const question = consentQuestion<ReplayOp>((consentAsk) => set({ consentAsk }));
+    /** Runs an operation that may rebuild a sandbox from a recorded task, asking on `consent_required`. */
     async function withConsent<T>(
       op: ReplayOp,
       call: (allow?: Consent) => Promise<Result<T>>,
     ): Promise<Result<T> | null> {
-      const first = await call();
-      if (first.ok || first.error.code !== 'consent_required') return first;
-      const allowed = await new Promise<boolean>((resolve) => {
-        answer = resolve;
-        set({ consentAsk: { op, message: first.error.message } });
-      });
-      answer = null;
-      set({ consentAsk: null });
-      if (!allowed) {
+      const res = await question.run(op, call);
+      if (res === null)
         set({ running: null, notice: 'not run: the recorded task’s wider isolation was not allowed' });
-        return null;
-      }
-      return call([...ALL_WIDENINGS]);
+      return res;
     }
     return {
       ...initial,
@@ -189,10 +176,10 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         set({ running: null, error: errorText(res), comparison: res.ok ? res.value : null });
         return res.ok;
       },
-      allowConsent: () => answer?.(true),
-      denyConsent: () => answer?.(false),
+      allowConsent: () => question.answer(true),
+      denyConsent: () => question.answer(false),
       reset: () => {
-        answer?.(false);
+        question.answer(false);
         set(initial);
       },
     };

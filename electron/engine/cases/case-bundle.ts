@@ -1,0 +1,124 @@
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { z } from 'zod';
+import { CaseError, libraryDir, loadCase } from './case-library.js';
+
+/** The format id of a case bundle. */
+export const CASE_BUNDLE_FORMAT = 'stepbox.case/1';
+
+/** A case as one JSON file a colleague imports: every file of its folder, text or base64. */
+export const CaseBundle = z.strictObject({
+  format: z.literal(CASE_BUNDLE_FORMAT),
+  name: z.string().regex(/^[a-z0-9-]{1,64}$/),
+  files: z.record(
+    z.string(),
+    z.union([z.strictObject({ text: z.string() }), z.strictObject({ base64: z.string() })]),
+  ),
+});
+/** A case bundle. */
+export type CaseBundle = z.infer<typeof CaseBundle>;
+
+/** A bundle holds at most this much: a case is a task, a script and a walkthrough, not a dataset. */
+const MAX_BUNDLE_BYTES = 20 * 1024 * 1024;
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name.startsWith('.')) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...filesUnder(p));
+    else if (e.isFile()) out.push(p);
+  }
+  return out.sort();
+}
+
+/** Packs a case (bundled or the library's) into a bundle. */
+export function exportCase(name: string): CaseBundle {
+  const spec = loadCase(name);
+  const files: CaseBundle['files'] = {};
+  let total = 0;
+  for (const path of filesUnder(spec.dir)) {
+    total += statSync(path).size;
+    if (total > MAX_BUNDLE_BYTES)
+      throw new CaseError(
+        'invalid_case',
+        `case ${name} holds more than ${MAX_BUNDLE_BYTES} bytes; a bundle is for tasks and scripts`,
+      );
+    const bytes = readFileSync(path);
+    const text = bytes.toString('utf8');
+    const rel = relative(spec.dir, path).split(sep).join('/');
+    files[rel] = Buffer.from(text, 'utf8').equals(bytes) ? { text } : { base64: bytes.toString('base64') };
+  }
+  return { format: CASE_BUNDLE_FORMAT, name, files };
+}
+
+/** A bundle path that stays inside the case folder: relative, `/`-separated, no `.`/`..`/empty parts. */
+function safePath(p: string): boolean {
+  return (
+    p.length > 0 &&
+    !p.startsWith('/') &&
+    !p.includes('\\0') &&
+    p.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && !part.startsWith('.'))
+  );
+}
+
+/**
+ * Unpacks a bundle into the store's library (`--name` renames it), refusing a path that
+ * leaves the case folder and a case that does not load (task, expected.json); a bundled
+ * case's name is refused, an existing library case needs `force`.
+ */
+export function importCase(
+  input: unknown,
+  options: { name?: string; force?: boolean; library?: string } = {},
+): { name: string; dir: string } {
+  const parsed = CaseBundle.safeParse(input);
+  if (!parsed.success)
+    throw new CaseError(
+      'invalid_case',
+      `not a case bundle (${CASE_BUNDLE_FORMAT}): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  const bundle = parsed.data;
+  const name = options.name ?? bundle.name;
+  if (!/^[a-z0-9-]{1,64}$/.test(name))
+    throw new CaseError('invalid_case', `case name "${name}": use lowercase letters, digits and -`);
+  const library = options.library ?? libraryDir();
+  const dir = join(library, name);
+  if (existsSync(dir) && !options.force)
+    throw new CaseError(
+      'invalid_case',
+      `case "${name}" already exists in ${library}; pass --force to replace it or --name to rename`,
+    );
+  for (const p of Object.keys(bundle.files))
+    if (!safePath(p))
+      throw new CaseError('invalid_case', `the bundle's file "${p}" would leave the case folder`);
+  if (!('expected.json' in bundle.files) || !('task.json' in bundle.files))
+    throw new CaseError('invalid_case', 'the bundle has no task.json or expected.json');
+  mkdirSync(library, { recursive: true });
+  // Unpacked beside, checked, then moved into place: a bad bundle never shows in the library.
+  const tmpRoot = join(library, `.import-${process.pid}`);
+  const tmp = join(tmpRoot, name);
+  rmSync(tmpRoot, { recursive: true, force: true });
+  try {
+    for (const [p, content] of Object.entries(bundle.files)) {
+      const target = join(tmp, ...p.split('/'));
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, 'text' in content ? content.text : Buffer.from(content.base64, 'base64'));
+    }
+    // It must load like any case before it joins the library.
+    loadCase(name, { dir: tmpRoot });
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+  } finally {
+    rmSync(tmpRoot, { recursive: true, force: true });
+  }
+  return { name, dir };
+}

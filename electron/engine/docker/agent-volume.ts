@@ -1,0 +1,115 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { STEPBOX_LABEL } from './container-spec.js';
+import type { DockerEngine } from './client.js';
+import { AGENT_FILES_MARK, listAgentFiles, type AgentFile, type AgentFiles } from '../sandbox/agent-files.js';
+import { logger } from '../log.js';
+
+const log = logger('agent-volume');
+
+/** The label naming the content hash of an agent volume. */
+export const AGENT_VOLUME_LABEL = 'stepbox.agent-files';
+
+/** The volume holding an agent directory's contents (by hash: the same files are copied once per engine). */
+export function agentVolumeName(files: AgentFiles): string {
+  return `stepbox-agent-${files.hash.slice(0, 24)}`;
+}
+
+/** A ustar header block for a regular file or directory owned by root. */
+function header(name: string, size: number, mode: number, type: '0' | '5'): Buffer {
+  const b = Buffer.alloc(512);
+  const put = (s: string, off: number, len: number) => b.write(s, off, len, 'utf8');
+  const oct = (n: number, len: number) => n.toString(8).padStart(len - 1, '0') + '\0';
+  let prefix = '';
+  let base = name;
+  if (Buffer.byteLength(name) > 100) {
+    const cut = name.lastIndexOf('/', 154);
+    prefix = name.slice(0, cut);
+    base = name.slice(cut + 1);
+  }
+  put(base, 0, 100);
+  put(oct(mode, 8), 100, 8);
+  put(oct(0, 8), 108, 8);
+  put(oct(0, 8), 116, 8);
+  put(oct(size, 12), 124, 12);
+  put(oct(0, 12), 136, 12);
+  b.fill(' ', 148, 156);
+  put(type, 156, 1);
+  put('ustar\0', 257, 6);
+  put('00', 263, 2);
+  put(prefix, 345, 155);
+  let sum = 0;
+  for (const byte of b) sum += byte;
+  put(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8);
+  return b;
+}
+
+/** A tar of the files (root's, 0755 when executable else 0644; directories 0755), the hash mark last. */
+function tarOf(files: readonly AgentFile[], hash: string): Readable {
+  const dirs = new Set<string>();
+  for (const f of files) {
+    const parts = f.path.split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  async function* gen(): AsyncGenerator<Buffer> {
+    for (const d of [...dirs].sort()) yield header(`${d}/`, 0, 0o755, '5');
+    const buf = Buffer.alloc(1024 * 1024);
+    for (const f of files) {
+      yield header(f.path, f.size, f.mode & 0o111 ? 0o755 : 0o644, '0');
+      const fd = openSync(f.full, 'r');
+      let sent = 0;
+      try {
+        while (sent < f.size) {
+          const n = readSync(fd, buf, 0, Math.min(buf.length, f.size - sent), null);
+          if (n <= 0) throw new Error(`${f.full} shrank while it was copied`);
+          sent += n;
+          yield Buffer.from(buf.subarray(0, n));
+        }
+      } finally {
+        closeSync(fd);
+      }
+      if (f.size % 512) yield Buffer.alloc(512 - (f.size % 512));
+    }
+    const mark = Buffer.from(hash);
+    yield header(AGENT_FILES_MARK, mark.length, 0o644, '0');
+    yield Buffer.concat([mark, Buffer.alloc(512 - (mark.length % 512))]);
+    yield Buffer.alloc(1024);
+  }
+  return Readable.from(gen());
+}
+
+const filling = new Map<string, Promise<string>>();
+
+/**
+ * The volume holding `files`, created and filled on first use (once per engine: later
+ * episodes, processes and runs mount it again). The bridge checks the hash mark inside,
+ * so a volume left half-filled is found out and refilled.
+ */
+export function ensureAgentVolume(engine: DockerEngine, image: string, files: AgentFiles): Promise<string> {
+  const name = agentVolumeName(files);
+  let p = filling.get(name);
+  if (!p) {
+    p = (async () => {
+      if (await engine.hasVolume(name)) return name;
+      const t0 = performance.now();
+      await engine.fillVolume(
+        name,
+        image,
+        { [STEPBOX_LABEL]: '1', [AGENT_VOLUME_LABEL]: files.hash },
+        tarOf(listAgentFiles(files.dir), files.hash),
+      );
+      log.info(`copied ${files.dir} into volume ${name} in ${Math.round(performance.now() - t0)} ms`);
+      return name;
+    })();
+    filling.set(name, p);
+    p.catch(() => filling.delete(name));
+  }
+  return p;
+}
+
+/** Forgets a volume found broken (the next use refills it). */
+export async function dropAgentVolume(engine: DockerEngine, files: AgentFiles): Promise<void> {
+  const name = agentVolumeName(files);
+  filling.delete(name);
+  await engine.removeVolume(name);
+}

@@ -1,0 +1,513 @@
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { assertNever } from '../../../shared/assert-never.js';
+import { SANDBOX_ENV } from '../../../shared/constants.js';
+import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
+import type { OpenAiTool } from '../../../shared/tool-schemas.js';
+import type { ToolCall } from '../../../shared/trace-events.js';
+import {
+  AgentEnded,
+  AgentFailure,
+  type Agent,
+  type ChatMessage,
+  type DecideContext,
+  type DecideInput,
+  type Decision,
+} from '../agents/agent.js';
+import { AGENT_DIR, agentFiles, type AgentFiles } from '../sandbox/agent-files.js';
+import { snapshotAt } from '../trace/lineage.js';
+import type { NewTraceEvent } from '../trace/trace-store.js';
+import { Listeners } from '../harness/listeners.js';
+import type { AgentExit, AgentOutput, OutputListener } from './agent-process.js';
+import { delay, diverged, exitOutcome, injectionsAfter, toAnswer } from './exec-agent.js';
+import { recordedStep } from './fast-forward.js';
+import { InsideAgentProcess } from './inside-agent-process.js';
+import {
+  applyShownOutputs,
+  compareToolOutputs,
+  newToolOutputs,
+  outputResult,
+  shownOutputs,
+  type Normaliser,
+} from './inside-outputs.js';
+import { ModelEndpoint, type ModelCall } from './model-endpoint.js';
+
+/** How long an agent may take to exit after a final answer before the episode ends without it. */
+const FINAL_EXIT_GRACE_MS = 10_000;
+/** How long an agent may take to exit after the endpoint told it the episode ended. */
+const END_GRACE_MS = 1_000;
+/** What an auxiliary call gets when the model source is a script (it answers the main loop only). */
+const AUXILIARY_ANSWER = 'stepbox';
+
+/** How an agent inside the sandbox is started: a `sandbox:` command, or a recipe's. */
+export interface InsideLaunch {
+  readonly command: string;
+  /** Extra environment (a recipe's); `@PORT@` becomes the endpoint's port inside. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Files written into HOME before each start (a recipe's config); `@PORT@`/`@MODEL@` filled in. */
+  readonly homeFiles: Readonly<Record<string, string>>;
+  /** The host directory put read-only at /opt/agent, or null. */
+  readonly agentDir: string | null;
+  /** Volatile parts of tool outputs (regex sources) ignored when a re-run is compared. */
+  readonly volatile: readonly string[];
+  /** The recipe it came from, for the header. */
+  readonly recipe?: string;
+}
+
+/** Something that ends a wait for the agent's next model call. */
+type Wake = { kind: 'call'; call: ModelCall } | { kind: 'exit'; exit: AgentExit } | { kind: 'deadline' };
+
+/**
+ * An agent program that runs its own tools, run inside the episode's sandbox
+ * (`sandbox:CMD`, recipes such as `codex`): `sh -c CMD` as the sandbox user in
+ * /workspace, its model calls carried by the bridge to the episode's model endpoint and
+ * answered by the model source (`--model`). Step k is its k-th main model call; the tool
+ * calls of answer k are the step's actions, which the agent runs itself; their outputs
+ * are read from request k+1 (snapshot k is taken while it waits for the answer). Calls
+ * off the main loop (no tools, another model) are answered and recorded as auxiliary.
+ * A new process (a rollback, a fork) starts on snapshot 0 and re-runs: calls 1..K are
+ * answered from the recording while the agent executes its tools again; a tool output
+ * that differs is drift (recorded, the branch goes on), a request the recording cannot
+ * answer ends it as `diverged`.
+ */
+export class SandboxAgent implements Agent {
+  readonly kind = 'sandbox' as const;
+  readonly reExecutes = true;
+  private readonly token = randomBytes(24).toString('base64url');
+  private endpoint: ModelEndpoint | null = null;
+  private proc: InsideAgentProcess | null = null;
+  private stashed: ModelCall | null = null;
+  /** Why the agent made no next call, seen while waiting for its tool outputs. */
+  private ended: Wake | null = null;
+  private undelivered: ModelCall | null = null;
+  private mainModel: string | null = null;
+  private notes: NewTraceEvent[] = [];
+  /** Step whose tool outputs the next main call carries and must be compared (after a re-run), or 0. */
+  private compareAt = 0;
+  private disposed = false;
+  private readonly outputListeners = new Listeners<Parameters<OutputListener>>();
+  private readonly normalise: Normaliser;
+
+  constructor(
+    readonly spec: string,
+    readonly launchSpec: InsideLaunch,
+    /** What answers the model calls (`--model`). */
+    readonly source: Agent,
+    private readonly servedModel?: string,
+  ) {
+    const patterns = launchSpec.volatile.map((p) => new RegExp(p, 'gm'));
+    this.normalise = (text) => patterns.reduce((t, re) => t.replace(re, '<volatile>'), text);
+  }
+
+  /** The model name the endpoint serves (`STEPBOX_MODEL`). */
+  get modelName(): string {
+    if (this.servedModel) return this.servedModel;
+    const named = this.source.describe().model;
+    return typeof named === 'string' && named !== '' ? named : `stepbox-${this.source.kind}`;
+  }
+
+  /** The files the sandbox must hold at /opt/agent (its config carries them), or null. */
+  insideFiles(): AgentFiles | null {
+    return this.launchSpec.agentDir ? agentFiles(this.launchSpec.agentDir) : null;
+  }
+
+  /** The endpoint's host URL and token (tests and the bench call it directly). */
+  endpoints(): { modelUrl: string; token: string; port: number | null } | null {
+    return this.modelUrl
+      ? { modelUrl: this.modelUrl, token: this.token, port: this.proc?.port ?? null }
+      : null;
+  }
+  private modelUrl: string | null = null;
+
+  async decide(input: DecideInput): Promise<Decision> {
+    const ctx = input.context;
+    if (!ctx) throw new AgentFailure('bad_agent_spec', 'sandbox: agents run only inside an episode');
+    if (!this.proc) await this.launch(input, ctx);
+    const k = input.step;
+    const call = await this.mainCall(k, ctx, input.signal);
+    if (this.compareAt > 0) {
+      await this.compare(this.compareAt, call, ctx);
+      this.compareAt = 0;
+    }
+    const shown = shownOutputs(ctx.history);
+    const agentMessages = call.body.messages as ChatMessage[];
+    const overridden = applyShownOutputs(agentMessages, shown);
+    const injected = injectionsAfter(ctx.history, k - 1);
+    const messages = [...overridden.messages, ...injected];
+    const tools = Array.isArray(call.body.tools) ? (call.body.tools as OpenAiTool[]) : [];
+    let decision: Decision;
+    try {
+      decision = await this.source.decide({ step: k, messages, tools, signal: input.signal });
+    } catch (e) {
+      call.fail(502, 'model_source_failed', `stepbox: the model source failed: ${(e as Error).message}`);
+      throw e;
+    }
+    this.undelivered = call;
+    const deliver = async (message: { content: string | null; tool_calls?: unknown }) => {
+      if (this.undelivered !== call) return;
+      this.undelivered = null;
+      const answer = toAnswer(message, k);
+      call.answer(answer, decision.usage);
+      if (!answer.tool_calls) await this.awaitExitAfterFinal(ctx);
+    };
+    return {
+      ...decision,
+      deliver,
+      tools,
+      external: (calls, hardMs) => this.toolOutputs(calls, hardMs, ctx, input.signal),
+      notes: this.notes.splice(0),
+      request: { ...call.body, messages },
+      requestMeta: {
+        api: call.api,
+        ...(call.api !== 'chat.completions' ? { received: call.raw } : {}),
+        injected: injected.length,
+        ...(overridden.replaced > 0 ? { overridden: overridden.replaced } : {}),
+        ...(decision.request !== undefined ? { forwarded: decision.request } : {}),
+      },
+    };
+  }
+
+  /** The agent's stdout and stderr as they are written; returns an unsubscribe. */
+  onOutput(listener: OutputListener): () => void {
+    return this.outputListeners.add(listener);
+  }
+
+  /** What the process wrote since the last call, or null when nothing. */
+  takeOutput(): AgentOutput | null {
+    const out = this.proc?.takeOutput();
+    return out && (out.bytes.stdout > 0 || out.bytes.stderr > 0) ? out : null;
+  }
+
+  /** Decisions made so far: the model source's (its cursor), for rollbacks and forks. */
+  consumed(): number {
+    return (this.source as { consumed?: () => number }).consumed?.() ?? 0;
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      command: this.launchSpec.command,
+      ...(this.launchSpec.recipe ? { recipe: this.launchSpec.recipe } : {}),
+      ...(this.launchSpec.agentDir ? { agent_dir: this.launchSpec.agentDir } : {}),
+      model_source: this.source.spec,
+      model: this.modelName,
+      skip: this.consumed(),
+    };
+  }
+
+  /**
+   * Replay of the agent itself (`replay --verify`): a new process, on snapshot 0 in
+   * `ctx.sandbox`, re-runs all `steps` recorded steps answered from the recording. Returns
+   * the drift found (warnings per step) and where it diverged, or null.
+   */
+  async verifyAgainst(
+    ctx: DecideContext,
+    steps: number,
+  ): Promise<{ drift: NewTraceEvent[]; divergence: Record<string, unknown> | null }> {
+    try {
+      await this.launch({ step: steps + 1, messages: [], tools: [] }, ctx);
+      // The last answer went out; a final one lets the agent exit, a tool call's outputs come next.
+      const stop = new AbortController();
+      const next = await Promise.race([
+        (this.proc as InsideAgentProcess).exited.then(() => null),
+        (this.endpoint as ModelEndpoint).next(stop.signal).catch(() => null),
+        delay(FINAL_EXIT_GRACE_MS).then(() => null),
+      ]);
+      stop.abort();
+      if (next) {
+        this.stashed = next;
+        await this.compare(steps, next, ctx);
+      }
+      return { drift: this.notes.filter((n) => n.type === 'warning'), divergence: null };
+    } catch (e) {
+      if (e instanceof AgentFailure && e.endReason === 'diverged')
+        return { drift: this.notes.filter((n) => n.type === 'warning'), divergence: e.details ?? {} };
+      throw e;
+    } finally {
+      await this.dispose('replayed');
+    }
+  }
+
+  /** Answers what waits with `episode_ended`, gives the process a moment, then stops it and its bridge. */
+  async dispose(reason: string): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.endpoint?.end(reason);
+    for (const c of [this.stashed, this.undelivered])
+      c?.fail(409, 'episode_ended', `stepbox: the episode has ended (${reason}); exit now`);
+    this.stashed = null;
+    this.undelivered = null;
+    if (this.proc) {
+      await Promise.race([this.proc.exited, delay(END_GRACE_MS)]);
+      await this.proc.stop();
+    }
+    await this.endpoint?.close();
+  }
+
+  /** Starts the endpoint and the agent inside the sandbox, then re-runs the steps already recorded. */
+  private async launch(input: DecideInput, ctx: DecideContext): Promise<void> {
+    const sandbox = ctx.sandbox;
+    if (!sandbox?.startAgent)
+      throw new AgentFailure(
+        'bad_agent_spec',
+        `${this.spec} runs inside the sandbox, which the ${sandbox?.backend ?? 'current'} backend cannot do; use the Docker backend`,
+      );
+    const files = this.insideFiles();
+    if (files && sandbox.config.agentFiles?.hash !== files.hash)
+      throw new AgentFailure(
+        'bad_agent_spec',
+        `${this.spec}: the sandbox was made without its files at ${AGENT_DIR} (${this.launchSpec.agentDir}); its episode must be started with the agent (startEpisode, openBranchController)`,
+      );
+    this.endpoint = new ModelEndpoint(this.token, this.modelName);
+    this.modelUrl = await this.endpoint.start();
+    const hostPort = Number(new URL(this.modelUrl).port);
+    const fill = (v: string) => v.replaceAll('@MODEL@', this.modelName);
+    const launch = this.launchSpec;
+    const env: Record<string, string> = {
+      ...SANDBOX_ENV,
+      PATH: `${AGENT_DIR}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
+      ...Object.fromEntries(Object.entries(launch.env).map(([k, v]) => [k, fill(v)])),
+      OPENAI_BASE_URL: 'http://127.0.0.1:@PORT@/v1',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:@PORT@',
+      OPENAI_API_KEY: this.token,
+      ANTHROPIC_API_KEY: this.token,
+      STEPBOX_TOKEN: this.token,
+      STEPBOX_MODEL: this.modelName,
+      STEPBOX_GOAL: ctx.task.goal,
+      STEPBOX_EPISODE: ctx.episode,
+    };
+    this.proc = await InsideAgentProcess.start(
+      sandbox as typeof sandbox & { startAgent: NonNullable<typeof sandbox.startAgent> },
+      {
+        command: launch.command,
+        env,
+        homeFiles: Object.fromEntries(Object.entries(launch.homeFiles).map(([k, v]) => [k, fill(v)])),
+        clearHome: true,
+        agentFilesHash: sandbox.config.agentFiles?.hash ?? null,
+        port: hostPort,
+        connect: () => connect(hostPort, '127.0.0.1').setNoDelay(true),
+      },
+      (stream, text, truncated) => this.outputListeners.emit(stream, text, truncated),
+    );
+    for (let j = 1; j < input.step; j++) {
+      const call = await this.mainCall(j, ctx, input.signal);
+      if (j > 1) await this.compare(j - 1, call, ctx);
+      const rec = recordedStep(ctx.history, j);
+      if (!rec.answer) {
+        call.fail(409, 'diverged', `stepbox: step ${j} has no recorded answer`);
+        throw diverged(j, 'model call', { field: '(answer)', recorded: null, actual: call.body });
+      }
+      call.answer(toAnswer(rec.answer, j));
+    }
+    this.compareAt = input.step - 1;
+  }
+
+  /**
+   * Compares the tool outputs request j+1 carries with those recorded at step j (drift,
+   * recorded as a `warning` of code `drift` at step j, with the workspace's tree hash
+   * against snapshot j); one the recording cannot answer diverges.
+   */
+  private async compare(j: number, call: ModelCall, ctx: DecideContext): Promise<void> {
+    const messages = Array.isArray(call.body.messages) ? (call.body.messages as ChatMessage[]) : [];
+    const result = compareToolOutputs(ctx.history, j, newToolOutputs(messages), this.normalise);
+    if (result.kind === 'diverged') {
+      call.fail(409, 'diverged', `stepbox: this request differs from the recording at ${result.field}`);
+      throw diverged(j + 1, 'model request', result);
+    }
+    let tree: { recorded: string; actual: string } | null = null;
+    const snap = snapshotAt(ctx.history, j);
+    if (ctx.sandbox && ctx.snapshots && snap) {
+      const info = await ctx.sandbox.snapshot(ctx.snapshots);
+      if (info.treeHash !== snap.tree_hash) tree = { recorded: snap.tree_hash, actual: info.treeHash };
+    }
+    if (result.drift.length === 0 && !tree) return;
+    const what = [
+      ...result.drift.map((d) => `${d.name} (${d.call_id}) printed something else`),
+      ...(tree ? ['the workspace differs from snapshot ' + j] : []),
+    ];
+    this.notes.push({
+      type: 'warning',
+      step: j,
+      source: 'harness',
+      code: 'drift',
+      message: `step ${j} drifted on re-execution: ${what.join('; ')}`,
+      drift: result.drift,
+      ...(tree ? { tree_hash: tree.actual, recorded_tree_hash: tree.recorded } : {}),
+    } as NewTraceEvent);
+  }
+
+  /** Waits for the agent's next request and reads the outputs of `calls` from it. */
+  private async toolOutputs(
+    calls: readonly ToolCall[],
+    hardMs: number,
+    ctx: DecideContext,
+    signal?: AbortSignal,
+  ): Promise<ReadonlyMap<string, ToolResult>> {
+    const out = new Map<string, ToolResult>();
+    let wake: Wake;
+    try {
+      wake = await this.nextMain(ctx, signal, hardMs);
+    } catch (e) {
+      for (const c of calls) out.set(c.id, toolFailure('cancelled', (e as Error).message));
+      return out;
+    }
+    if (wake.kind !== 'call') {
+      this.ended = wake;
+      const why =
+        wake.kind === 'exit'
+          ? 'the agent exited before it reported this call'
+          : 'the agent did not report this call within the hard step timeout';
+      for (const c of calls) out.set(c.id, toolFailure('cancelled', why));
+      return out;
+    }
+    this.stashed = wake.call;
+    const messages = Array.isArray(wake.call.body.messages) ? (wake.call.body.messages as ChatMessage[]) : [];
+    const outputs = newToolOutputs(messages);
+    for (const c of calls) {
+      const o = outputs.find((x) => x.call_id === c.id);
+      out.set(
+        c.id,
+        o ? outputResult(o.content) : toolFailure('cancelled', 'the agent sent no output for this call'),
+      );
+    }
+    return out;
+  }
+
+  /** The agent's next main-loop call (auxiliary calls on the way answered and noted); its exit or a timeout ends the wait. */
+  private async mainCall(step: number, ctx: DecideContext, signal?: AbortSignal): Promise<ModelCall> {
+    const ended = this.ended;
+    if (ended) {
+      this.ended = null;
+      throw this.wakeFailure(ended, ctx);
+    }
+    const stashed = this.stashed;
+    this.stashed = null;
+    if (stashed) return stashed;
+    const wake = await this.nextMain(ctx, signal, ctx.task.timeouts.step_hard * 1000, step);
+    if (wake.kind === 'call') return wake.call;
+    throw this.wakeFailure(wake, ctx);
+  }
+
+  private wakeFailure(wake: Wake, ctx: DecideContext): Error {
+    switch (wake.kind) {
+      case 'call':
+        return new AgentFailure('internal', 'unexpected model call');
+      case 'exit':
+        return exitOutcome(wake.exit);
+      case 'deadline': {
+        const stepMs = ctx.task.timeouts.step_hard * 1000;
+        if (ctx.episodeLeftMs <= stepMs)
+          return new AgentEnded('episode_timeout', 'the episode timeout passed while the agent was working');
+        return new AgentFailure(
+          'agent_timeout',
+          `the agent made no model call within the hard step timeout (${ctx.task.timeouts.step_hard} s)`,
+        );
+      }
+      default:
+        return assertNever(wake, 'wake');
+    }
+  }
+
+  /** Waits for a main-loop call, its exit or `ms`; auxiliary calls are answered and noted at `step`. */
+  private async nextMain(
+    ctx: DecideContext,
+    signal: AbortSignal | undefined,
+    ms: number,
+    step?: number,
+  ): Promise<Wake> {
+    const deadline = performance.now() + Math.max(1, Math.min(ctx.episodeLeftMs, ms));
+    for (;;) {
+      const wake = await this.wait(signal, Math.max(1, deadline - performance.now()));
+      if (wake.kind !== 'call' || !this.auxiliary(wake.call)) return wake;
+      await this.answerAuxiliary(wake.call, step ?? this.lastStep(ctx));
+    }
+  }
+
+  private lastStep(ctx: DecideContext): number {
+    let step = 0;
+    for (const e of ctx.history) if (e.type === 'model_output') step = e.step;
+    return step;
+  }
+
+  /** A call off the agent's main loop: no tools offered, or another model than the main loop's. */
+  private auxiliary(call: ModelCall): boolean {
+    const tools = call.body.tools;
+    if (!Array.isArray(tools) || tools.length === 0) return true;
+    const model = typeof call.body.model === 'string' ? call.body.model : '';
+    if (this.mainModel === null) this.mainModel = model;
+    return model !== this.mainModel;
+  }
+
+  /** Answers an auxiliary call (a live model source answers it; a script's lines are the main loop's) and notes it. */
+  private async answerAuxiliary(call: ModelCall, step: number): Promise<void> {
+    let content = AUXILIARY_ANSWER;
+    if (this.source.kind === 'openai') {
+      try {
+        const d = await this.source.decide({
+          step,
+          messages: call.body.messages as ChatMessage[],
+          tools: [],
+        });
+        content = d.message.content ?? '';
+      } catch (e) {
+        call.fail(502, 'model_source_failed', `stepbox: the model source failed: ${(e as Error).message}`);
+        return;
+      }
+    }
+    call.answer({ content });
+    this.notes.push({
+      type: 'auxiliary_call',
+      step,
+      source: 'agent',
+      api: call.api,
+      model: typeof call.body.model === 'string' ? call.body.model : null,
+      request: call.body,
+      answer: content,
+    } as NewTraceEvent);
+  }
+
+  private async wait(signal: AbortSignal | undefined, ms: number): Promise<Wake> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race<Wake>([
+        (this.endpoint as ModelEndpoint).next(stop.signal).then((call) => ({ kind: 'call', call })),
+        (this.proc as InsideAgentProcess).exited.then((exit) => ({ kind: 'exit', exit })),
+        new Promise<Wake>((resolve) => {
+          timer = setTimeout(() => resolve({ kind: 'deadline' }), ms);
+        }),
+        new Promise<Wake>((_, reject) => {
+          stop.signal.addEventListener('abort', () =>
+            reject(new AgentFailure('stopped', 'the agent was stopped while waiting for its model call')),
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      stop.abort();
+    }
+  }
+
+  /** After a final answer the agent should exit: a non-zero exit is an agent error, a new model call is kept. */
+  private async awaitExitAfterFinal(ctx: DecideContext): Promise<void> {
+    const proc = this.proc as InsideAgentProcess;
+    const stop = new AbortController();
+    const ms = Math.max(1, Math.min(ctx.episodeLeftMs, FINAL_EXIT_GRACE_MS));
+    try {
+      const wake = await Promise.race([
+        proc.exited.then((exit) => ({ kind: 'exit' as const, exit })),
+        (this.endpoint as ModelEndpoint)
+          .next(stop.signal)
+          .then((call) => ({ kind: 'call' as const, call }))
+          .catch(() => ({ kind: 'none' as const })),
+        delay(ms).then(() => ({ kind: 'none' as const })),
+      ]);
+      if (wake.kind === 'call') this.stashed = wake.call;
+      if (wake.kind === 'exit' && wake.exit.code !== 0) throw exitOutcome(wake.exit);
+    } finally {
+      stop.abort();
+    }
+  }
+}

@@ -1,0 +1,304 @@
+import { checkEpisode } from '../../../shared/qa/check-episode.js';
+import type { Flag } from '../../../shared/qa/flag.js';
+import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
+import type { TraceEvent } from '../../../shared/trace-events.js';
+import { caseRoot, loadCase } from '../cases/case-library.js';
+import { redactEvents, redactValue, type Redaction } from '../export/redact.js';
+import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
+import type { DiskEpisodeStore } from '../trace/episode-store.js';
+import { readLineage } from '../trace/lineage.js';
+import { textAt } from '../sandbox/snapshot-text.js';
+
+/** The format id of the data a shared file embeds (what its viewer reads). */
+export const SHARE_FORMAT = 'stepbox.share/1';
+
+/** One changed file of a step, with its text before and after (null: absent or not shown). */
+export interface SharedFile {
+  readonly path: string;
+  readonly change: 'added' | 'modified' | 'deleted';
+  readonly before: string | null;
+  readonly after: string | null;
+  /** Why the text is not there: binary, too large, or over the file's budget. */
+  readonly note?: string;
+}
+
+/** A tool result as the inspector's Output tab shows it. */
+export interface SharedResult {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly exit_code?: number;
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly stdout?: string;
+  readonly stderr?: string;
+  readonly bytes: number;
+  readonly truncated?: true;
+  readonly duration_ms: number;
+}
+
+/**
+ * One step as the file shows it: the timeline's line and the inspector's tabs, compact
+ * (empty parts left out) so a 10,000-step episode stays a file a browser opens fast.
+ */
+export interface SharedStep {
+  readonly step: number;
+  readonly kind: StepSummary['kind'];
+  readonly action: string;
+  /** A failed call, a non-zero exit or a parse error: the timeline marks the row. */
+  readonly bad?: true;
+  readonly final?: string;
+  readonly parse_error?: string;
+  /** The model's raw output (cut at 4,000 characters). */
+  readonly raw?: string;
+  readonly calls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
+  readonly results?: readonly SharedResult[];
+  readonly memory?: StepSummary['memory_writes'];
+  readonly injected?: readonly { readonly type: string; readonly summary: string }[];
+  readonly errors?: StepSummary['errors'];
+  readonly warnings?: StepSummary['warnings'];
+  readonly reward?: number;
+  /** The model request of the step, when the budget allowed it. */
+  readonly request?: unknown;
+}
+
+/** Drops the keys whose value is undefined, null or an empty array. */
+function compact<T extends object>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o))
+    if (v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0)) out[k] = v;
+  return out as T;
+}
+
+/** A step's timeline line and inspector content from its summary and its events. */
+function sharedStep(s: StepSummary, events: readonly TraceEvent[], request: unknown): SharedStep {
+  const results: SharedResult[] = [];
+  let raw: string | undefined;
+  for (const e of events) {
+    if (e.type === 'model_output') raw = e.raw.length > 4000 ? `${e.raw.slice(0, 4000)}…` : e.raw;
+    if (e.type !== 'tool_result') continue;
+    const r = e.result;
+    results.push(
+      compact({
+        name: e.name,
+        ok: r.ok,
+        exit_code: r.exit_code,
+        error: r.error ? { code: r.error.code, message: r.error.message } : undefined,
+        stdout: r.stdout || undefined,
+        stderr: r.stderr || undefined,
+        bytes: r.bytes,
+        truncated: r.truncated && (r.truncated.stdout || r.truncated.stderr) ? (true as const) : undefined,
+        duration_ms: Math.round(r.duration_ms),
+      }),
+    );
+  }
+  const bad = results.some((r) => !r.ok || (r.exit_code ?? 0) !== 0) || s.parse_error !== null;
+  return compact({
+    step: s.step,
+    kind: s.kind,
+    action: s.action,
+    bad: bad ? (true as const) : undefined,
+    final: s.final ?? undefined,
+    parse_error: s.parse_error ?? undefined,
+    // A tool step's raw output repeats its calls; keep it for text-written calls and final answers.
+    raw: s.kind === 'tool' && !s.calls.length ? raw : s.kind === 'tool' ? undefined : raw,
+    calls: s.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
+    results,
+    memory: s.memory_writes,
+    injected: s.injected.map((i) => ({ type: i.type, summary: i.summary })),
+    errors: s.errors,
+    warnings: s.warnings,
+    reward: s.reward ?? undefined,
+    request: request ?? undefined,
+  });
+}
+
+/** A branch of the episode, for the branch tree. */
+export interface SharedBranch {
+  readonly branch: string;
+  readonly parent: string | null;
+  readonly fork_step: number | null;
+}
+
+/** Everything a shared file shows, embedded once as JSON. */
+export interface ShareData {
+  readonly format: typeof SHARE_FORMAT;
+  readonly episode: string;
+  readonly branch: string;
+  readonly task: { readonly name: string; readonly goal: string };
+  readonly agent: string;
+  readonly end: {
+    readonly status: string;
+    readonly end_reason: string;
+    readonly verifier_exit: number | null;
+  } | null;
+  readonly created: number;
+  readonly steps: readonly SharedStep[];
+  readonly flags: readonly Flag[];
+  /** step → changed files (steps with a snapshot that changed something). */
+  readonly files: Readonly<Record<number, readonly SharedFile[]>>;
+  readonly branches: readonly SharedBranch[];
+  /** The case walkthrough (Markdown) when the episode ran a case's task. */
+  readonly walkthrough: { readonly name: string; readonly markdown: string } | null;
+  readonly redacted: boolean;
+  /** What was left out to keep the file small (model requests, file texts). */
+  readonly omitted: readonly string[];
+}
+
+/** Budgets that keep a 10,000-step file openable: requests and file texts beyond them are left out, and said so. */
+export interface ShareBudget {
+  readonly requestBytes: number;
+  readonly fileBytes: number;
+  readonly fileTextBytes: number;
+}
+
+const DEFAULT_BUDGET: ShareBudget = {
+  requestBytes: 4 * 1024 * 1024,
+  fileBytes: 8 * 1024 * 1024,
+  fileTextBytes: 64 * 1024,
+};
+
+/** The case whose task an episode ran (its task path in a case folder, or a case of the task's name). */
+function walkthroughOf(taskPath: string | null, taskName: string): ShareData['walkthrough'] {
+  const fromPath = taskPath ? /\/([a-z0-9-]+)\/(?:fixed\/)?task\.json$/.exec(taskPath)?.[1] : undefined;
+  for (const name of [fromPath, taskName]) {
+    if (!name || !caseRoot(name)) continue;
+    const spec = loadCase(name);
+    if (spec.readme) return { name, markdown: spec.readme };
+  }
+  return null;
+}
+
+/**
+ * Collects what `stepbox share` embeds for a branch: its lineage's steps (summary, events,
+ * the model request while the budget lasts), QA flags, each step's changed files with their
+ * text before and after (from the snapshot store, within budget), the episode's branch tree
+ * and a case's walkthrough — every string passed through the `--redact` options first.
+ */
+export async function shareData(
+  store: DiskEpisodeStore,
+  id: string,
+  redaction: Redaction,
+  budget: ShareBudget = DEFAULT_BUDGET,
+): Promise<ShareData> {
+  const info = store.resolve(id);
+  const lineage = readLineage(store, info);
+  const header = lineage.header;
+  const raw: TraceEvent[] = [header, ...lineage.events, ...lineage.partial];
+  const events = redactEvents(raw, redaction);
+  const task = redactValue(
+    { name: String(header.task.name ?? ''), goal: String(header.task.goal ?? '') },
+    redaction,
+  );
+  const check = checkEpisode({ events: raw, torn: false });
+  const flags = redactValue(check.flags, redaction);
+  const summaries = summarizeSteps(events);
+  const omitted: string[] = [];
+
+  const byStep = new Map<number, TraceEvent[]>();
+  const requests = new Map<number, unknown>();
+  let requestBytes = 0;
+  let requestsLeftOut = 0;
+  for (const e of events) {
+    if (e.type === 'header') continue;
+    if (e.type === 'model_request') {
+      const size = JSON.stringify(e.request ?? null).length;
+      if (requestBytes + size <= budget.requestBytes) {
+        requests.set(e.step, e.request);
+        requestBytes += size;
+      } else requestsLeftOut++;
+      continue;
+    }
+    if (e.type !== 'model_output' && e.type !== 'tool_result') continue;
+    const list = byStep.get(e.step) ?? [];
+    list.push(e);
+    byStep.set(e.step, list);
+  }
+  if (requestsLeftOut) omitted.push(`${requestsLeftOut} model requests (over ${budget.requestBytes} bytes)`);
+  const steps = summaries.map((s) => sharedStep(s, byStep.get(s.step) ?? [], requests.get(s.step)));
+
+  // Files: each snapshot's changed paths, text from the manifest before and after it.
+  const snapshots = store.snapshots(info.episode);
+  const manifests = new Map<string, SnapshotManifest | null>();
+  const manifest = async (mid: string | null) => {
+    if (!mid) return null;
+    if (!manifests.has(mid)) manifests.set(mid, await snapshots.getManifest(mid).catch(() => null));
+    return manifests.get(mid) ?? null;
+  };
+  const files: Record<number, SharedFile[]> = {};
+  let fileBytes = 0;
+  let textsLeftOut = 0;
+  let previous: string | null = null;
+  for (const e of raw) {
+    if (e.type !== 'snapshot') continue;
+    const before = previous;
+    previous = e.manifest;
+    if (e.step === 0 || e.changed.length === 0) continue;
+    const [a, b] = [await manifest(before), await manifest(e.manifest)];
+    const out: SharedFile[] = [];
+    for (const c of e.changed.slice(0, 200)) {
+      if (fileBytes >= budget.fileBytes) {
+        textsLeftOut++;
+        out.push({
+          path: c.path,
+          change: c.change,
+          before: null,
+          after: null,
+          note: 'left out: the file budget is spent',
+        });
+        continue;
+      }
+      const [x, y] = await Promise.all([
+        a
+          ? textAt(snapshots, a, c.path).catch(() => ({ text: null, binary: false }))
+          : { text: null, binary: false },
+        b
+          ? textAt(snapshots, b, c.path).catch(() => ({ text: null, binary: false }))
+          : { text: null, binary: false },
+      ]);
+      const cut = (t: string | null) =>
+        t !== null && t.length > budget.fileTextBytes
+          ? `${t.slice(0, budget.fileTextBytes)}\n… (cut at ${budget.fileTextBytes} characters)`
+          : t;
+      const [bt, at] = [cut(x.text), cut(y.text)];
+      fileBytes += (bt?.length ?? 0) + (at?.length ?? 0);
+      out.push({
+        path: c.path,
+        change: c.change,
+        before: bt === null ? null : redactValue(bt, redaction),
+        after: at === null ? null : redactValue(at, redaction),
+        ...(x.binary || y.binary ? { note: 'binary' } : {}),
+      });
+    }
+    files[e.step] = out;
+  }
+  if (textsLeftOut)
+    omitted.push(`the text of ${textsLeftOut} changed files (over ${budget.fileBytes} bytes)`);
+
+  const branches = store.listBranches(info.episode).map((b) => ({
+    branch: b.branch,
+    parent: b.parentBranch,
+    fork_step: b.forkStep,
+  }));
+  const end =
+    raw[raw.length - 1]?.type === 'end'
+      ? (raw[raw.length - 1] as Extract<TraceEvent, { type: 'end' }>)
+      : null;
+  const walk = walkthroughOf(header.task_path, String(header.task.name ?? ''));
+  return {
+    format: SHARE_FORMAT,
+    episode: info.episode,
+    branch: info.branch,
+    task,
+    agent: redactValue(header.agent.spec, redaction),
+    end: end
+      ? { status: end.status, end_reason: end.end_reason, verifier_exit: end.verifier?.exit_code ?? null }
+      : null,
+    created: header.created,
+    steps,
+    flags,
+    files,
+    branches,
+    walkthrough: walk ? { name: walk.name, markdown: redactValue(walk.markdown, redaction) } : null,
+    redacted: redaction.fields.size + redaction.patterns.length > 0,
+    omitted,
+  };
+}

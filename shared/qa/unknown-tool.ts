@@ -1,0 +1,62 @@
+import { taskToolNames } from '../task.js';
+import type { TraceEvent } from '../trace-events.js';
+import { flag, type Flag } from './flag.js';
+import type { QaInput } from './qa-input.js';
+
+/** The tool names an assistant message asked for (structured `tool_calls`), in order. */
+function requestedNames(message: unknown): string[] {
+  if (!message || typeof message !== 'object') return [];
+  const calls = (message as { tool_calls?: unknown }).tool_calls;
+  if (!Array.isArray(calls)) return [];
+  return calls.flatMap((c) => {
+    const fn = c && typeof c === 'object' ? (c as { function?: unknown }).function : undefined;
+    const name = fn && typeof fn === 'object' ? (fn as { name?: unknown }).name : undefined;
+    return typeof name === 'string' && name !== '' ? [name] : [];
+  });
+}
+
+/** `"NAME" is not an enabled tool` — the parser's words for a call of a tool the task lacks (text-written calls). */
+const NOT_ENABLED = /"([^"]+)" is not an enabled tool/g;
+
+/**
+ * `unknown_tool`: a step calls a tool the task does not offer — a structured call the
+ * parser refused, a text-written call it named in its message, or a call that reached the
+ * registry and came back `unknown_tool` (an external agent's MCP call). One warning per
+ * step, naming the tools; it is judged on the step alone, so it also runs live.
+ */
+export function checkUnknownTool(input: QaInput): Flag[] {
+  const offered = new Set(taskToolNames(input.task));
+  const perStep = new Map<number, Set<string>>();
+  const add = (step: number, name: string) => {
+    if (offered.has(name)) return;
+    const names = perStep.get(step) ?? new Set<string>();
+    names.add(name);
+    perStep.set(step, names);
+  };
+  const outputs = new Map<number, TraceEvent>();
+  for (const e of input.events) {
+    if (e.type === 'model_output') outputs.set(e.step, e);
+    else if (e.type === 'parse_error') {
+      const out = outputs.get(e.step);
+      for (const name of out?.type === 'model_output' ? requestedNames(out.message) : []) add(e.step, name);
+      for (const m of e.message.matchAll(NOT_ENABLED)) add(e.step, m[1]);
+    } else if (e.type === 'tool_call') add(e.step, e.name);
+    else if (e.type === 'tool_result' && e.result.error?.code === 'unknown_tool') {
+      const names = perStep.get(e.step) ?? new Set<string>();
+      names.add(e.name);
+      perStep.set(e.step, names);
+    }
+  }
+  const offeredList = [...offered].join(', ');
+  return [...perStep.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([step, names]) =>
+      flag(
+        'unknown_tool',
+        step,
+        'warning',
+        `step ${step} called ${[...names].map((n) => `"${n}"`).join(', ')}, which the task does not offer (tools: ${offeredList})`,
+        { tools: [...names], offered: [...offered] },
+      ),
+    );
+}

@@ -1,0 +1,269 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import type { TraceEvent } from '../../shared/trace-events.js';
+import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
+import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
+import { replayInsideAgent } from '../../electron/engine/external/inside-replay.js';
+import { runCli } from '../support/cli.js';
+import { describeDocker, exampleDir, useDockerHome } from '../support/docker.js';
+import { call, final, ofType, script } from '../support/harness.js';
+
+const docker = useDockerHome();
+
+const PY = 'sandbox:python3 /opt/agent/agent.py';
+const PY_DIR = exampleDir('python-inside');
+
+/** Starts an agent inside the sandbox on a task folder of resources/agents, with `model` answering. */
+async function startInside(
+  taskDir: string,
+  agentSpec: string,
+  model: string,
+  agentDir?: string,
+): Promise<EpisodeRunner> {
+  const t = loadTask(taskDir);
+  if (!t.ok) throw new Error(t.error.message);
+  return startEpisode({
+    task: t.value,
+    taskPath: join(taskDir, 'task.json'),
+    agentSpec,
+    agentOptions: { model, ...(agentDir ? { agentDir } : {}) },
+    ...docker.episode,
+  });
+}
+
+function requestAt(events: readonly TraceEvent[], step: number) {
+  const e = ofType(events, 'model_request').find((r) => r.step === step);
+  if (!e) throw new Error(`no model_request at step ${step}`);
+  return e as typeof e & {
+    request: { messages: { role: string; content: unknown; tool_call_id?: string }[] };
+  };
+}
+
+/** The tool messages of a recorded request (what the model was shown of the outputs). */
+function toolMessages(events: readonly TraceEvent[], step: number): string[] {
+  return requestAt(events, step)
+    .request.messages.filter((m) => m.role === 'tool')
+    .map((m) => String(m.content));
+}
+
+async function readWorkspace(c: EpisodeRunner, path: string): Promise<string> {
+  const r = await c.sandbox()?.readFile(path);
+  if (!r?.ok) throw new Error(`cannot read ${path}`);
+  return new TextDecoder().decode(r.value);
+}
+
+describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => {
+  it('python-inside: runs its own tools inside the sandbox to succeeded; steps, results and snapshots are recorded', async () => {
+    const c = await startInside(PY_DIR, PY, `scripted:${join(PY_DIR, 'model.jsonl')}`, PY_DIR);
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
+      const h = c.history();
+      expect(ofType(h, 'tool_call').map((e) => [e.step, e.name])).toEqual([
+        [1, 'write_file'],
+        [2, 'shell'],
+      ]);
+      // The results are what the agent sent in its next request.
+      expect(ofType(h, 'tool_result').map((e) => e.result.stdout)).toEqual([
+        'wrote 40 bytes to notes/todo.txt',
+        'exit code 0\n3 notes/todo.txt\n',
+      ]);
+      expect(ofType(h, 'snapshot').map((e) => e.step)).toEqual([0, 1, 2, 3]);
+      expect(ofType(h, 'snapshot')[1].changed.map((x) => x.path)).toContain('notes/todo.txt');
+      expect(c.currentAgent().kind).toBe('sandbox');
+    } finally {
+      await c.dispose();
+    }
+  }, 120_000);
+
+  it('a pause before the answer and an edited call change what the agent runs; an override changes what the model is shown, in every later request', async () => {
+    const model = script(docker.env.dir, 'py-edit.jsonl', [
+      call('shell', { command: 'echo original > a.txt' }, 'call_1'),
+      call('shell', { command: 'cat a.txt' }, 'call_2'),
+      call('shell', { command: 'ls' }, 'call_3'),
+      final('done'),
+    ]);
+    const c = await startInside(PY_DIR, PY, `scripted:${model}`, PY_DIR);
+    try {
+      c.setStopPoints({ before_answer: true });
+      const stop = await c.step();
+      expect(stop.kind).toBe('before_answer');
+      expect(c.held()?.calls.map((x) => x.name)).toEqual(['shell']);
+      // Checked against the tool schema the agent sent: shell takes {command} only.
+      expect(() => c.editArguments('call_1', { cmd: 'x' })).toThrow(/shell/);
+      c.editArguments('call_1', { command: 'echo edited > a.txt' });
+      c.setStopPoints({ before_answer: false });
+      await c.step();
+      expect(await readWorkspace(c, 'a.txt')).toBe('edited\n');
+      await c.step();
+      expect(ofType(c.history(), 'tool_result').at(-1)?.result.stdout).toBe('exit code 0\nedited\n');
+      c.overrideLastResult({ ok: true, stdout: 'exit code 0\nOVERRIDDEN\n', duration_ms: 0, bytes: 0 });
+      await c.step();
+      await c.run();
+      // The task's verifier wants notes/todo.txt, which this script never writes.
+      expect(c.ended()).toMatchObject({ end_reason: 'final_answer', steps: 4 });
+      const h = c.history();
+      // The agent sent the real output; the model was shown the override, then and later.
+      expect(toolMessages(h, 3)).toContain('exit code 0\nOVERRIDDEN\n');
+      expect(toolMessages(h, 4)).toContain('exit code 0\nOVERRIDDEN\n');
+      expect(JSON.stringify(requestAt(h, 4).received ?? '')).not.toContain('OVERRIDDEN');
+    } finally {
+      await c.dispose();
+    }
+  }, 120_000);
+
+  it('rollback to 1 re-runs the agent from snapshot 0 and continues; a fork at 2 with another model makes another workspace', async () => {
+    const c = await startInside(PY_DIR, PY, `scripted:${join(PY_DIR, 'model.jsonl')}`, PY_DIR);
+    let episode = '';
+    try {
+      await c.step();
+      await c.step();
+      await c.rollbackTo(1);
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'succeeded', steps: 3 });
+      episode = c.episode;
+      // Re-run with the same tools: no drift.
+      expect(ofType(c.history(), 'warning').filter((w) => w.code === 'drift')).toEqual([]);
+    } finally {
+      await c.dispose();
+    }
+    const f = await forkEpisode({
+      id: episode,
+      at: 2,
+      ...docker.episode,
+      agentOptions: { model: `scripted:${join(PY_DIR, 'model-fork.jsonl')}` },
+    });
+    try {
+      await f.run();
+      expect(f.ended()).toMatchObject({ status: 'succeeded', steps: 4 });
+      expect(await readWorkspace(f, 'notes/done.txt')).toBe('forked\n');
+      expect(await readWorkspace(f, 'notes/todo.txt')).toContain('call grandma');
+      const own = docker.env.store.readTrace(docker.env.store.resolve(f.branch)).events;
+      expect(ofType(own, 'tool_call').map((e) => e.step)).toEqual([3]);
+    } finally {
+      await f.dispose();
+    }
+  }, 180_000);
+
+  it('replay --verify of a run whose tool prints the time reports drift at that step, not divergence; a request the recording cannot answer diverges', async () => {
+    const model = script(docker.env.dir, 'py-clock.jsonl', [
+      call(
+        'shell',
+        { command: "mkdir -p notes; printf 'a\\nb\\nc\\n' > notes/todo.txt; date +%s%N" },
+        'call_1',
+      ),
+      call('shell', { command: 'wc -l notes/todo.txt' }, 'call_2'),
+      final('done'),
+    ]);
+    const c = await startInside(PY_DIR, PY, `scripted:${model}`, PY_DIR);
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'succeeded' });
+    } finally {
+      await c.dispose();
+    }
+    const report = await replayInsideAgent({ id: c.episode, ...docker.episode });
+    expect(report).toMatchObject({ steps: 3, drifted: [1], diverged_at: null });
+    expect(report.verdicts[0].drift?.[0]).toMatchObject({ call_id: 'call_1', name: 'shell' });
+    // The same run forked with an agent that sends no tool outputs: request 2 cannot be answered.
+    const f = await forkEpisode({ id: c.episode, at: 2, agentSpec: `${PY} --lossy`, ...docker.episode });
+    try {
+      await f.run();
+      expect(f.ended()).toMatchObject({ status: 'error', end_reason: 'diverged' });
+      const error = ofType(f.history(), 'error').at(-1) as { context?: Record<string, unknown> } | undefined;
+      expect(error?.context).toMatchObject({ diverged_at: 2, field: 'tool outputs' });
+    } finally {
+      await f.dispose();
+    }
+  }, 180_000);
+
+  it('the agent inside reaches nothing but the endpoint, and the endpoint refuses it without the token', async () => {
+    const probe = [
+      'import json, os, socket, urllib.request, urllib.error',
+      'out = {}',
+      'for name, addr in [("public", ("1.1.1.1", 80)), ("gateway", ("172.17.0.1", 2375)), ("dns", ("8.8.8.8", 53))]:',
+      '    s = socket.socket(); s.settimeout(2)',
+      '    try:',
+      '        s.connect(addr); out[name] = "connected"',
+      '    except OSError as e:',
+      '        out[name] = "refused: %s" % e.__class__.__name__',
+      'base = os.environ["OPENAI_BASE_URL"]',
+      'try:',
+      '    urllib.request.urlopen(base + "/models"); out["no_token"] = 200',
+      'except urllib.error.HTTPError as e:',
+      '    out["no_token"] = e.code',
+      'r = urllib.request.Request(base + "/models", headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})',
+      'out["token"] = urllib.request.urlopen(r).status',
+      'out["docker_sock"] = os.path.exists("/var/run/docker.sock")',
+      'out["env"] = sorted(k for k in os.environ if "KEY" in k or "TOKEN" in k)',
+      'print(json.dumps(out))',
+    ].join('\n');
+    const dir = join(docker.env.dir, 'probe-agent');
+    mkdirSync(dir, { recursive: true });
+    const path = script(dir, 'probe.py', [probe]);
+    const c = await startInside(PY_DIR, `sandbox:python3 /opt/agent/probe.py`, 'manual', dir);
+    try {
+      await c.run();
+      const out = ofType(c.history(), 'agent_output')
+        .map((o) => o.stdout)
+        .join('');
+      const report = JSON.parse(out.trim()) as Record<string, unknown>;
+      expect(report.public).toMatch(/^refused/);
+      expect(report.gateway).toMatch(/^refused/);
+      expect(report.dns).toMatch(/^refused/);
+      expect(report.no_token).toBe(401);
+      expect(report.token).toBe(200);
+      expect(report.docker_sock).toBe(false);
+      expect(report.env).toEqual(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'STEPBOX_TOKEN']);
+      expect(path).toContain('probe.py');
+    } finally {
+      await c.dispose();
+    }
+  }, 120_000);
+
+  it('Codex CLI (installed by stepbox agents add) runs to succeeded; an edited cmd changes what it runs; a fork at 2 continues', async () => {
+    const added = await runCli(['agents', 'add', 'codex', '--json'], {
+      env: { STEPBOX_HOME: docker.env.home },
+      timeoutMs: 600_000,
+    });
+    expect(added.code, added.stderr).toBe(0);
+    const dir = exampleDir('codex');
+    const c = await startInside(dir, 'codex', `scripted:${join(dir, 'model.jsonl')}`);
+    try {
+      c.setStopPoints({ before_answer: true });
+      await c.step();
+      const held = c.held();
+      expect(held?.calls[0]).toMatchObject({ name: 'exec_command' });
+      c.editArguments(held?.calls[0].id as string, {
+        cmd: "mkdir -p notes && printf 'one\\ntwo\\nthree\\n' > notes/todo.txt",
+      });
+      c.setStopPoints({ before_answer: false });
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
+      expect(ofType(c.history(), 'tool_result')[0].result.stdout).toMatch(/Process exited with code 0/);
+    } finally {
+      await c.dispose();
+    }
+    const alt = script(docker.env.dir, 'codex-alt.jsonl', [
+      call('exec_command', { cmd: 'echo forked > notes/forked.txt' }, 'call_9'),
+      final('forked'),
+    ]);
+    const f = await forkEpisode({
+      id: c.episode,
+      at: 2,
+      ...docker.episode,
+      agentOptions: { model: `scripted:${alt}` },
+    });
+    try {
+      await f.run();
+      expect(f.ended()).toMatchObject({ status: 'succeeded', steps: 4 });
+      expect(await readWorkspace(f, 'notes/forked.txt')).toBe('forked\n');
+      expect(await readWorkspace(f, 'notes/todo.txt')).toBe('one\ntwo\nthree\n');
+      // Codex's own volatile lines (Chunk ID, Wall time) are not drift.
+      expect(ofType(f.history(), 'warning').filter((w) => w.code === 'drift')).toEqual([]);
+    } finally {
+      await f.dispose();
+    }
+  }, 600_000);
+});

@@ -1,0 +1,265 @@
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { TraceEventOf } from '../../shared/trace-events.js';
+import type { Task } from '../../shared/task.js';
+import { SANDBOX_IMAGE } from '../../shared/constants.js';
+import { restoreSandbox } from '../../electron/engine/harness/restore-sandbox.js';
+import { runVerifier } from '../../electron/engine/harness/verifier.js';
+import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
+import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
+import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
+import { FORGE_ATTEMPT, SHELL_ATTACK } from '../../electron/engine/sandbox/selftest.js';
+import { openTerminal, type Terminal } from '../../electron/engine/docker/terminal.js';
+import { docker as dockerApi, waitUntil } from '../support/cli-docker.js';
+import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
+
+/** The sandbox image with a PATH that lists directories the agent can write first. */
+const WRITABLE_PATH_IMAGE = `stepbox-test-writable-path:${process.pid}`;
+const WRITABLE_PATH =
+  '/home/agent/bin:/workspace/bin:/tmp/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+const ALWAYS_FAILS = {
+  verifier: { command: "python3 -c 'import sys; sys.exit(1)'", timeout: 30 },
+} as unknown as Task;
+
+function docker(...args: string[]): string {
+  return execFileSync('docker', args, { encoding: 'utf8' }).trim();
+}
+
+/** Runs a command as root in the container, outside the helper (the test's own hand). */
+function asRoot(sb: DockerSandbox, script: string): string {
+  return docker('exec', '-u', '0:0', '-w', '/', sb.id, '/bin/sh', '-c', script);
+}
+
+describeDocker('sandbox trust: nothing the agent writes reaches root or the verdict', () => {
+  let provider: DockerSandboxProvider;
+
+  const sh = async (sb: DockerSandbox, command: string) => {
+    const r = await sb.exec({ command, timeoutMs: 30_000 });
+    expect(r.error).toBeUndefined();
+    return r;
+  };
+
+  beforeAll(async () => {
+    provider = await testProvider();
+    const base = docker('create', SANDBOX_IMAGE);
+    try {
+      docker('commit', '--change', `ENV PATH=${WRITABLE_PATH}`, base, WRITABLE_PATH_IMAGE);
+    } finally {
+      docker('rm', '-f', base);
+    }
+  });
+
+  afterAll(async () => {
+    expect(await closeTestProvider(provider)).toEqual([]);
+    docker('rmi', '-f', WRITABLE_PATH_IMAGE);
+  });
+
+  it('an always-failing verifier fails, and no planted file runs, in the verifier or a restarted helper (the class)', async () => {
+    // An image whose PATH lists agent-writable directories first: the fake python3 and bash
+    // planted there must be found by nothing started as root, nor by the verifier.
+    const sb = (await provider.create({
+      ...defaultSandboxConfig(),
+      image: WRITABLE_PATH_IMAGE,
+    })) as DockerSandbox;
+    try {
+      const planted = await sh(sb, FORGE_ATTEMPT);
+      expect(planted.stdout!).toContain('planted');
+      expect(planted.stdout!).not.toContain('wrote-ld.so.preload');
+      // The agent's own python3 is now the fake: the plant works as the agent would see it.
+      expect((await sh(sb, 'command -v python3')).stdout!.trim()).toBe('/home/agent/bin/python3');
+
+      const verdict = await runVerifier(ALWAYS_FAILS, sb);
+      expect(verdict).toMatchObject({ success: false, exit_code: 1 });
+      expect(verdict!.stderr).not.toMatch(/ld\.so/);
+
+      // The helper started again while every planted file is there (its exec died: here,
+      // killed by hand) must be the isolated root helper, and run nothing of the agent's.
+      asRoot(
+        sb,
+        'for p in /proc/[0-9]*; do if tr "\\0" " " < $p/cmdline | grep -q "^python3 -I -S -c import os, sys"; then kill -9 ${p#/proc/}; fi; done',
+      );
+      const after = await sb.exec({ command: 'echo after', timeoutMs: 30_000 });
+      if (after.error) expect(after.error.code).toBe('session_restarted');
+      expect((await sh(sb, 'echo again')).stdout).toBe('again\n');
+      expect(sb.isolated).toBe(true);
+      const again = await runVerifier(ALWAYS_FAILS, sb);
+      expect(again).toMatchObject({ success: false, exit_code: 1 });
+
+      expect(asRoot(sb, 'ls -A /tmp | grep pwned || true')).toBe('');
+    } finally {
+      await sb.destroy();
+    }
+  });
+
+  it("the window's terminal starts the system bash, not one the agent put on PATH", async () => {
+    const sb = (await provider.create({
+      ...defaultSandboxConfig(),
+      image: WRITABLE_PATH_IMAGE,
+    })) as DockerSandbox;
+    let term: Terminal | undefined;
+    try {
+      await sh(sb, FORGE_ATTEMPT);
+      term = await openTerminal(sb.id, { cols: 80, rows: 24, docker: dockerApi });
+      let output = '';
+      let commands = 0;
+      term.onData((d) => (output += d));
+      term.onCommand(() => commands++);
+      await waitUntil(
+        () => /\$ $/.test(output),
+        (t) => term!.onData(t),
+        'the first prompt',
+        30_000,
+      );
+      term.write('echo "shell=$BASH"\r');
+      await waitUntil(
+        () => commands > 0,
+        (t) => term!.onCommand(t),
+        'the command',
+        30_000,
+      );
+      expect(output).toMatch(/shell=\/(usr\/)?bin\/bash/);
+      expect(asRoot(sb, 'ls -A /tmp | grep pwned || true')).toBe('');
+    } finally {
+      await term?.close();
+      await sb.destroy();
+    }
+  });
+
+  it("the verifier runs without the agent's HOME, PATH entries or capabilities", async () => {
+    const sb = (await provider.create({
+      ...defaultSandboxConfig(),
+      image: WRITABLE_PATH_IMAGE,
+    })) as DockerSandbox;
+    try {
+      const task = {
+        verifier: {
+          command: 'echo "$HOME|$PATH|$(id -u)"; grep -E "^Cap(Bnd|Prm|Eff)" /proc/self/status',
+          timeout: 30,
+        },
+      } as unknown as Task;
+      const r = await runVerifier(task, sb);
+      const [first, ...caps] = (r?.stdout ?? '').trim().split('\n');
+      const [home, path, uid] = first!.split('|');
+      expect(home).toMatch(/^\/tmp\/\.stepbox-verifier-[0-9a-f]{12}$/);
+      expect(path).toBe('/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin');
+      expect(uid).toBe('1000');
+      expect(caps).toHaveLength(3);
+      for (const c of caps) expect(c).toMatch(/:\s+0{16}$/);
+    } finally {
+      await sb.destroy();
+    }
+  });
+
+  it('agent commands hold no capability, bounding set included', async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    try {
+      const r = await sh(sb, 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status');
+      const lines = r.stdout!.trim().split('\n');
+      expect(lines).toHaveLength(6);
+      for (const l of lines.slice(0, 5)) expect(l).toMatch(/:\s+0{16}$/);
+      expect(lines[5]).toMatch(/NoNewPrivs:\s+1/);
+    } finally {
+      await sb.destroy();
+    }
+  });
+
+  it("a command cannot ptrace, read or write the helper's idle shells; it can still debug its own programs", async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    try {
+      // Make sure the pool is full (two idle shells) before the attack looks for them.
+      await sh(sb, 'true');
+      const r = await sh(sb, SHELL_ATTACK);
+      const report = JSON.parse(r.stdout!.trim().split('\n').pop()!) as {
+        shells: number;
+        reached: string[];
+        own: boolean;
+      };
+      expect(report.shells).toBeGreaterThan(0);
+      expect(report.reached).toEqual([]);
+      expect(report.own).toBe(true);
+      // Sealing changes nothing a command sees of its shell: the environment and the
+      // variables the C library drops from a secure exec are still there.
+      await sh(sb, 'export TMPDIR=/workspace LD_LIBRARY_PATH=/opt/x');
+      expect((await sh(sb, 'echo "$TMPDIR $LD_LIBRARY_PATH"; env | grep -c STEPBOX_CALL')).stdout).toBe(
+        '/workspace /opt/x\n1\n',
+      );
+    } finally {
+      await sb.destroy();
+    }
+  });
+
+  it("a command that lowers an idle shell's limits does not cripple the next call", async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    try {
+      await sh(sb, 'true');
+      // prlimit needs only the same uid (no ptrace): every idle shell but this call's own.
+      const r = await sh(
+        sb,
+        'for p in $(pgrep -u 1000 -f "# zygote"); do [ "$p" != $$ ] && prlimit --pid "$p" --fsize=0:0 --nofile=8:8 && echo limited; done; true',
+      );
+      expect(r.stdout).toContain('limited');
+      const next = await sh(sb, 'echo hi > /workspace/x && cat /workspace/x; ulimit -n; ulimit -f');
+      expect(next.exit_code).toBe(0);
+      expect(next.stdout!.split('\n')[0]).toBe('hi');
+      expect(next.stdout).not.toMatch(/^8$/m);
+      expect(next.stdout!.trim().split('\n').pop()).toBe('unlimited');
+    } finally {
+      await sb.destroy();
+    }
+  });
+
+  it('a rollback empties every writable place outside /workspace (HOME, /tmp, /dev/shm, queues, IPC)', async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    const store = new MemorySnapshotStore();
+    try {
+      await sh(sb, 'echo kept > /workspace/a.txt');
+      const info = await sb.snapshot(store);
+      const session = await sb.sessionState();
+      await sh(
+        sb,
+        [
+          'echo step2 > /workspace/b.txt; echo step2 > ~/planted; mkdir -p ~/.config/x; echo step2 > ~/.config/x/rc',
+          'echo step2 > /tmp/planted; echo step2 > /dev/shm/planted',
+          'python3 -c "',
+          'import ctypes, os',
+          'libc = ctypes.CDLL(None, use_errno=True)',
+          'assert libc.mq_open(b\\"/stepbox-planted\\", os.O_CREAT | os.O_RDWR, 0o600, None) >= 0',
+          'assert libc.shmget(0, 4096, 0o1000 | 0o600) >= 0',
+          'assert libc.semget(0, 1, 0o1000 | 0o600) >= 0',
+          'assert libc.msgget(0, 0o1000 | 0o600) >= 0',
+          '"',
+        ].join('\n'),
+      );
+      const listing =
+        'ls -A ~ /tmp /dev/shm /dev/mqueue | grep -v "^\\.stepbox-helper"; tail -n +2 -q /proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg | wc -l; ls /workspace';
+      expect((await sh(sb, listing)).stdout).toContain('planted');
+
+      await restoreSandbox(sb, store, {
+        manifest: info.manifest,
+        session,
+      } as unknown as TraceEventOf<'snapshot'>);
+
+      expect((await sh(sb, listing)).stdout).toBe(
+        '/dev/mqueue:\n\n/dev/shm:\n\n/home/agent:\n\n/tmp:\n0\na.txt\n',
+      );
+      // The helper's own directory in /dev/shm survives it: calls still run.
+      expect((await sh(sb, 'echo ok')).stdout).toBe('ok\n');
+    } finally {
+      await sb.destroy();
+    }
+  });
+
+  it('Python hashes are pinned: printing a set gives the same line in every process', async () => {
+    const sb = await provider.create(defaultSandboxConfig());
+    try {
+      const print = `python3 -c "print(set('stepbox-%d' % i for i in range(20)))"`;
+      const a = (await sh(sb, print)).stdout;
+      const b = (await sh(sb, `${print}; echo "$PYTHONHASHSEED"`)).stdout;
+      expect(b).toBe(`${a}0\n`);
+    } finally {
+      await sb.destroy();
+    }
+  });
+});
