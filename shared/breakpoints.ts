@@ -23,6 +23,7 @@ const Pattern = z
 /** A breakpoint on what happened, not only on names. */
 export const Breakpoint = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('step'), step: z.number().int().positive() }),
+  /** Before a call of the tool named runs (the step held as with a stop before the tools, for that tool only). */
   z.object({ kind: z.literal('tool'), name: z.string().min(1) }),
   z.object({ kind: z.literal('tool_error') }),
   z.object({ kind: z.literal('nonzero_exit') }),
@@ -66,7 +67,7 @@ export interface BreakpointKindInfo {
 /** Every breakpoint kind the engine evaluates, in the order the window lists them. */
 export const BREAKPOINT_KINDS: readonly BreakpointKindInfo[] = [
   { kind: 'step', label: 'after step', value: { field: 'step', label: 'step', numeric: true } },
-  { kind: 'tool', label: 'when a tool is called', value: { field: 'name', label: 'tool', numeric: false } },
+  { kind: 'tool', label: 'before a tool runs', value: { field: 'name', label: 'tool', numeric: false } },
   { kind: 'tool_error', label: 'when a tool fails' },
   { kind: 'nonzero_exit', label: 'when a command exits non-zero' },
   { kind: 'timeout', label: 'on a timeout' },
@@ -102,7 +103,7 @@ export function describeBreakpoint(bp: Breakpoint): string {
     case 'step':
       return `after step ${bp.step}`;
     case 'tool':
-      return `when ${bp.name} is called`;
+      return `before ${bp.name} runs`;
     case 'repeat':
       return `when the same call repeats ${bp.count} times`;
     case 'slow_step':

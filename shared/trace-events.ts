@@ -22,7 +22,12 @@ export const ToolCall = z.object({
 export type ToolCall = z.infer<typeof ToolCall>;
 
 /** A file a step changed, from the snapshot diff. */
-export const ChangedPath = z.object({ path: z.string(), change: z.enum(['added', 'modified', 'deleted']) });
+export const ChangedPath = z.object({
+  path: z.string(),
+  change: z.enum(['added', 'modified', 'deleted']),
+  /** `false`: larger than the per-file snapshot cap, so its content is not in the snapshot. */
+  captured: z.literal(false).optional(),
+});
 /** A file a step changed. */
 export type ChangedPath = z.infer<typeof ChangedPath>;
 

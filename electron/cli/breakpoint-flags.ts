@@ -4,7 +4,7 @@ import { LiveQaRule } from '../../shared/qa/live.js';
 import { UsageError } from './command.js';
 
 /** The forms `--break` accepts. */
-export const BREAK_FORMS = `step=N, tool=NAME, tool_error, nonzero_exit, timeout, fallback, null_value, repeat=N, slow_step=MS, qa, qa=RULE (a live QA rule: ${LiveQaRule.options.join(', ')}), request_tool=NAME (before the answer, the request offers NAME), request_no_tool=NAME (it does not), request_match=REGEX (a message of the request matches)`;
+export const BREAK_FORMS = `step=N, tool=NAME (before a call of NAME runs), tool_error, nonzero_exit, timeout, fallback, null_value, repeat=N, slow_step=MS, qa, qa=RULE (a live QA rule: ${LiveQaRule.options.join(', ')}), request_tool=NAME (before the answer, the request offers NAME), request_no_tool=NAME (it does not), request_match=REGEX (a message of the request matches)`;
 
 /** The field each `KIND=VALUE` form fills, and whether its value is a number. */
 const VALUE_FIELD: Readonly<Record<string, { field: string; numeric: boolean }>> = {

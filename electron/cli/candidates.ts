@@ -66,7 +66,8 @@ function describe(c: CandidateOutcome): string {
     .map((r) => (r.ok ? `exit ${r.exit_code ?? 0} ${oneLine(r.stdout ?? '', 60)}` : `${r.error?.code}`))
     .join('; ');
   const files = c.files_changed.map(
-    (f) => `${f.change === 'added' ? '+' : f.change === 'deleted' ? '-' : '~'}${f.path}`,
+    (f) =>
+      `${f.change === 'added' ? '+' : f.change === 'deleted' ? '-' : '~'}${f.path}${f.captured === false ? ' (not captured: over the snapshot cap)' : ''}`,
   );
   return [
     `[${c.index}] ${c.branch} (${c.origin}${c.seed !== null ? ` seed ${c.seed}` : ''}) ${c.status}`,

@@ -22,11 +22,18 @@ Examples:
   npx stepbox list --limit 5 --json
 `;
 
+/** How a branch came about, as `list` says it: `fork @3 of main`, `resumed @3 of main`. */
+export function branchOrigin(b: Pick<BranchRow, 'parent' | 'fork_step' | 'resume_of'>, episode: string): string {
+  const of = b.parent === episode ? 'main' : b.parent;
+  return `${b.resume_of !== null ? 'resumed' : 'fork'} @${b.fork_step ?? '?'} of ${of}`;
+}
+
 function branchJson(b: BranchRow) {
   return {
     id: b.id,
     parent: b.parent,
     fork_step: b.fork_step,
+    resume_of: b.resume_of,
     status: b.status,
     end_reason: b.end_reason,
     steps: b.steps,
@@ -88,7 +95,7 @@ export const command: CliCommand = {
         const main = b.id === e.id;
         rows.push([
           main ? b.id : `  └ ${b.id}`,
-          main ? e.task : `fork @${b.fork_step ?? '?'} of ${b.parent === e.id ? 'main' : b.parent}`,
+          main ? e.task : branchOrigin(b, e.id),
           b.end_reason && b.status !== 'succeeded' ? `${b.status} (${b.end_reason})` : b.status,
           String(b.steps),
           b.reward === null ? '-' : b.reward.toFixed(2),

@@ -158,7 +158,9 @@ export class CandidatesService {
     const store = this.traces.snapshots(episode);
     const after = lastSnapshot(readBranch(this.traces, c.branch).events)?.manifest ?? null;
     const [mb, ma] = await Promise.all([manifestOf(store, before), manifestOf(store, after)]);
-    const files = await fileChanges(store, mb, ma, c.files_changed.slice(0, MAX_FILES));
+    // A file over the snapshot cap has no content to show: the card lists it as not captured.
+    const captured = c.files_changed.filter((f) => f.captured !== false);
+    const files = await fileChanges(store, mb, ma, captured.slice(0, MAX_FILES));
     return { ...c, files };
   }
 }

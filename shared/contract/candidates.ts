@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Flag } from '../qa/flag.js';
 import { ToolResult } from '../tool-result.js';
+import { ChangedPath } from '../trace-events.js';
 import { FileChange } from './models.js';
 
 /** A candidate's decision at step K+1: tool calls, a final answer, or output that did not parse. */
@@ -28,7 +29,8 @@ export const CandidateView = z.object({
   /** What each call returned, as the agent saw it. */
   result: z.array(ToolResult),
   tree_hash: z.string().nullable(),
-  files_changed: z.array(z.object({ path: z.string(), change: z.enum(['added', 'modified', 'deleted']) })),
+  /** `captured: false`: a file over the per-file snapshot cap (listed, its content not kept). */
+  files_changed: z.array(ChangedPath),
   /** The changed files' text before (snapshot K) and after (the candidate's last step). */
   files: z.array(FileChange),
   reward: z.number().nullable(),

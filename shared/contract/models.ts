@@ -144,6 +144,8 @@ export const StepRow = z.object({
   real: z.string().nullable().optional(),
   /** Rollbacks recorded inside the step (a hard timeout restores step k-1; the step goes on). */
   rollbacks: z.number().int().nonnegative().optional(),
+  /** Why the step drifted when an agent inside the sandbox re-ran it (its tool output or workspace differed), or null. */
+  drift: z.string().nullable().optional(),
 });
 /** One timeline row. */
 export type StepRow = z.infer<typeof StepRow>;

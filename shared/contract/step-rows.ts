@@ -74,7 +74,14 @@ export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepR
           .join(' ; ')
       : null,
     rollbacks: s.rollbacks.length,
+    drift: driftOf(s),
   };
+}
+
+/** The drift warnings of a step (a re-run agent inside the sandbox saw other tool outputs), or null. */
+function driftOf(s: StepSummary): string | null {
+  const drift = s.warnings.filter((w) => w.code === 'drift').map((w) => w.message);
+  return drift.length ? drift.join(' ; ') : null;
 }
 
 function withFlags(rows: StepRow[], flags: readonly FlagSummary[]): StepRow[] {

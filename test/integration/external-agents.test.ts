@@ -432,6 +432,30 @@ describeDocker('external agents (exec:) on Docker', () => {
     expect(other.agent_diverged_at).toBe(1);
   });
 
+  it('replay --verify of an agent whose model once asked for a tool the task does not have: no false divergence', async () => {
+    const dir = exampleDir('python-stdlib');
+    const lines = readFileSync(join(dir, 'model.jsonl'), 'utf8').trim().split('\n');
+    const unknown = JSON.stringify({
+      content: null,
+      tool_calls: [
+        { id: 'call_x', type: 'function', function: { name: 'browse_web', arguments: { url: 'x' } } },
+      ],
+    });
+    const model = join(docker.env.dir, 'unknown-tool.jsonl');
+    writeFileSync(model, [lines[0], unknown, ...lines.slice(1)].join('\n') + '\n');
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py', `scripted:${model}`);
+    await c.run();
+    await c.dispose();
+    expect(c.ended()?.status, JSON.stringify(c.ended())).toBe('succeeded');
+    const replay = await replayExecAgent({
+      store: docker.env.store,
+      parts: docker.env.parts,
+      id: c.episode,
+      agentSpec: 'exec:python3 agent.py',
+    });
+    expect(replay).toEqual({ steps: 4, agent_diverged_at: null, agent_diff: null });
+  });
+
   it('an agent that exits non-zero ends the episode as error / agent_exit with its stderr', async () => {
     const t = tempTask({});
     const c = await startTemp(t.path, 'echo "fatal: no config" >&2; exit 3');

@@ -266,4 +266,27 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
       await f.dispose();
     }
   }, 600_000);
+
+  it('Claude Code (installed by stepbox agents add) runs to succeeded as the sandbox user; a rollback to 1 re-runs it', async () => {
+    const added = await runCli(['agents', 'add', 'claude-code', '--json'], {
+      env: { STEPBOX_HOME: docker.env.home },
+      timeoutMs: 600_000,
+    });
+    expect(added.code, added.stderr).toBe(0);
+    const dir = exampleDir('claude-code');
+    const c = await startInside(dir, 'claude-code', `scripted:${join(dir, 'model.jsonl')}`);
+    try {
+      await c.step();
+      await c.step();
+      await c.rollbackTo(1);
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
+      expect(ofType(c.history(), 'tool_call').map((e) => e.name)).toEqual(['Bash', 'Bash']);
+      expect(ofType(c.history(), 'tool_result').at(-1)?.result.stdout).toContain('3 notes/todo.txt');
+      const api = ofType(c.history(), 'model_request')[0] as { api?: string };
+      expect(api.api).toBe('anthropic.messages');
+    } finally {
+      await c.dispose();
+    }
+  }, 600_000);
 });

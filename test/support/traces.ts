@@ -388,14 +388,17 @@ async function finish(
 export async function writeSampleFork(
   store: DiskEpisodeStore,
   parent: SampleEpisode,
-  options: SampleEpisodeOptions & { at: number },
+  options: SampleEpisodeOptions & { at: number; headerExtra?: Record<string, unknown> },
 ): Promise<SampleEpisode> {
   const script = options.script ?? defaultScript(options.steps ?? 2);
-  const header = sampleHeaderFields(
-    options.task ?? 'sample-task',
-    options.agent ?? 'scripted:fork.jsonl',
-    options.created ?? Date.now(),
-  );
+  const header = {
+    ...sampleHeaderFields(
+      options.task ?? 'sample-task',
+      options.agent ?? 'scripted:fork.jsonl',
+      options.created ?? Date.now(),
+    ),
+    ...(options.headerExtra ?? {}),
+  };
   const { branch, writer } = store.createBranch(parent.episode, parent.branch, options.at, header);
   const snaps = store.snapshots(parent.episode);
   const manifests = parent.manifests.slice(0, options.at + 1);

@@ -15,8 +15,14 @@ describe('agent specs and the scripted agent', () => {
     expect(parseAgentSpec('replay:ep-1')).toEqual({ kind: 'replay', episode: 'ep-1' });
     expect(parseAgentSpec('openai:qwen2.5:7b')).toEqual({ kind: 'openai', model: 'qwen2.5:7b' });
     expect(parseAgentSpec('manual')).toEqual({ kind: 'manual' });
-    expect(() => parseAgentSpec('gpt4')).toThrow(
-      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], anthropic:MODEL\[@BASE_URL\], manual or exec:CMD/,
+    expect(() => parseAgentSpec('gpt4:x')).toThrow(
+      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], anthropic:MODEL\[@BASE_URL\], manual, exec:CMD or sandbox:CMD/,
+    );
+    expect(parseAgentSpec('sandbox:codex exec hi')).toEqual({ kind: 'sandbox', command: 'codex exec hi' });
+    // A bare name is a recipe; an unknown one names the recipes there are.
+    expect(parseAgentSpec('codex')).toEqual({ kind: 'recipe', name: 'codex' });
+    expect(() => createAgent('gpt4', { model: 'manual' })).toThrow(
+      /unknown agent "gpt4".*recipes: claude-code, codex/,
     );
     expect(() => parseAgentSpec('scripted:')).toThrow(/needs an argument/);
   });

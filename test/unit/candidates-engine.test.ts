@@ -5,6 +5,10 @@ import { HarnessError } from '../../electron/engine/harness/harness-error.js';
 import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
 import { call, final, memorySupply, memoryTask, startScripted, tempHome } from '../support/harness.js';
 import { startEpisode } from '../../electron/engine/harness/index.js';
+import { choicePair } from '../../electron/engine/export/dpo-jsonl.js';
+import { readLineage } from '../../electron/engine/trace/lineage.js';
+import { createMemoryProvider } from '../support/memory-sandbox/provider.js';
+import { coldSupply } from '../../electron/engine/sandbox/sandbox-supply.js';
 
 let env: ReturnType<typeof tempHome> | undefined;
 let server: FakeOpenAi | undefined;
@@ -160,5 +164,93 @@ describe('candidates on the memory sandbox', () => {
     expect(() =>
       candidateSources({ agentKind: 'scripted', n: 0, file: '/nonexistent/candidates.jsonl' }),
     ).toThrow(/cannot read script \/nonexistent\/candidates.jsonl/);
+  });
+  it('a candidate that wrote a file over the per-file snapshot cap lists it, marked not captured', async () => {
+    const provider = createMemoryProvider({ snapshotFileCapBytes: 1000 });
+    env = tempHome(provider);
+    const supply = coldSupply(provider);
+    const parent = await startScripted(env, { task: memoryTask(), supply }, [
+      write('a.txt', 'a'),
+      final('done'),
+    ]);
+    await parent.step();
+    await parent.dispose();
+    const big = 'x'.repeat(5000);
+    const set = await tryCandidates({
+      id: parent.episode,
+      at: 1,
+      sources: candidateSources({ agentKind: 'scripted', n: 0, typed: [write('big.bin', big)] }).sources,
+      store: env.store,
+      parts: env.parts,
+      supply,
+    });
+    expect(set.candidates[0].files_changed).toEqual([{ path: 'big.bin', change: 'added', captured: false }]);
+    await set.discard();
+  });
+
+  it('a live episode’s snapshots list an uncaptured file when it appears, grows over the cap, changes or goes', async () => {
+    const provider = createMemoryProvider({ snapshotFileCapBytes: 1000 });
+    env = tempHome(provider);
+    const c = await startScripted(env, { task: memoryTask(), supply: coldSupply(provider) }, [
+      write('big.bin', 'x'.repeat(5000)),
+      write('other.txt', 'o'),
+      write('grow.txt', 'small'),
+      write('grow.txt', 'y'.repeat(3000)),
+      write('big.bin', 'z'.repeat(6000)),
+      call('execute_shell', { command: 'rm big.bin' }),
+      final('done'),
+    ]);
+    await c.run();
+    await c.dispose();
+    const changed = c
+      .history()
+      .filter((e) => e.type === 'snapshot' && e.step > 0)
+      .map((e) => (e.type === 'snapshot' ? e.changed : []));
+    expect(changed).toEqual([
+      [{ path: 'big.bin', change: 'added', captured: false }],
+      [{ path: 'other.txt', change: 'added' }],
+      [{ path: 'grow.txt', change: 'added' }],
+      [{ path: 'grow.txt', change: 'modified', captured: false }],
+      [{ path: 'big.bin', change: 'modified', captured: false }],
+      [{ path: 'big.bin', change: 'deleted', captured: false }],
+      [],
+    ]);
+  });
+  it('a preference pair from a pick late in a long episode keeps the whole conversation up to that step', async () => {
+    env = tempHome();
+    const steps = Array.from({ length: 20 }, (_, i) => call('execute_shell', { command: `echo ${i + 1}` }));
+    const task = memoryTask({ max_steps: 30 });
+    const parent = await startScripted(env, { task }, [...steps, final('done')]);
+    await parent.run();
+    await parent.dispose();
+    const set = await tryCandidates({
+      id: parent.episode,
+      at: 15,
+      sources: candidateSources({
+        agentKind: 'scripted',
+        n: 0,
+        typed: [write('a.txt', 'a'), write('b.txt', 'b')],
+      }).sources,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
+    const chosen = await set.pick(0);
+    await chosen.dispose();
+    const branch = (id: string) => {
+      const info = env!.store.resolve(id);
+      return {
+        branch: info.branch,
+        parentBranch: info.parentBranch,
+        forkStep: info.forkStep,
+        events: readLineage(env!.store, info).events,
+      };
+    };
+    const [a, b] = set.candidates.map((c) => branch(c.branch));
+    const pair = choicePair(task, 15, a, [b]);
+    // system, user, then an assistant message and a tool result for each of the 15 steps before.
+    expect(pair?.record.input.messages).toHaveLength(2 + 15 * 2);
+    expect(pair?.record.input.messages.at(-1)).toMatchObject({ role: 'tool' });
+    expect(pair?.record.preferred_output[0].tool_calls?.[0].function.arguments).toContain('a.txt');
   });
 });

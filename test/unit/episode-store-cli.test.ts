@@ -81,6 +81,24 @@ describe('stepbox list / show / search / reindex / gc / bundle', () => {
     const text = await cli(home, 'list');
     expect(text.out).toMatch(/EPISODE \/ BRANCH\s+TASK\s+STATUS/);
     expect(text.out).toContain(`└ ${fork.branch}`);
+    expect(text.out).toMatch(new RegExp(`└ ${fork.branch}\\s+fork @2 of main`));
+  });
+
+  it('list says a resumed branch was resumed, not forked', async () => {
+    const home = join(tmp, 'h');
+    const { ep } = await seeded(home);
+    const resumed = await writeSampleFork(openEpisodeStore(home), ep, {
+      at: 3,
+      script: [{ final: 'yes' }],
+      headerExtra: { resume_of: ep.branch },
+    });
+    const text = await cli(home, 'list');
+    expect(text.out).toMatch(new RegExp(`└ ${resumed.branch}\\s+resumed @3 of main`));
+    const doc = JSON.parse((await cli(home, 'list', '--json')).out);
+    expect(doc.episodes[0].branches.find((b: { id: string }) => b.id === resumed.branch)).toMatchObject({
+      resume_of: ep.branch,
+      fork_step: 3,
+    });
   });
 
   it('show prints a readable timeline and --json the documented shape', async () => {

@@ -84,7 +84,14 @@ describe('step timeouts and breakpoints (memory sandbox)', () => {
     expect(await c.run()).toMatchObject({ kind: 'breakpoint', breakpoint: { kind: 'repeat' } });
     expect(c.currentStep()).toBe(4);
     c.setBreakpoints([{ kind: 'tool', name: 'write_file' }]);
-    expect(await c.run()).toMatchObject({ kind: 'breakpoint', breakpoint: { kind: 'tool' } });
+    // A tool breakpoint stops BEFORE the call runs (held as with a stop before the tools), not after it.
+    expect(await c.run()).toMatchObject({
+      kind: 'before_tool',
+      breakpoint: { kind: 'tool', name: 'write_file' },
+      message: 'step 5: write_file is about to run (breakpoint tool=write_file)',
+    });
+    expect(c.currentStep()).toBe(4);
+    expect(ofType(c.history(), 'tool_call').some((e) => e.name === 'write_file')).toBe(false);
     c.setBreakpoints([{ kind: 'step', step: 99 }]);
     expect(await c.run()).toMatchObject({ kind: 'ended' });
     const rewards = ofType(c.history(), 'reward');

@@ -10,10 +10,12 @@ import { readScriptFile, ScriptedAgent } from './scripted-agent.js';
 import { ExecAgent } from '../external/exec-agent.js';
 import { SandboxAgent } from '../external/sandbox-agent.js';
 import { recipeLaunch } from './recipes.js';
+import { runsOwnProgramSpec } from '../../../shared/agent-kind.js';
 
 /**
  * A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL[@BASE_URL]`,
- * `anthropic:MODEL[@BASE_URL]`, `manual`, `exec:CMD`, `sandbox:CMD` or a recipe's name (`codex`, `claude-code`).
+ * `anthropic:MODEL[@BASE_URL]`, `manual`, `exec:CMD`, `sandbox:CMD` or a recipe's name
+ * (`codex`, `claude-code`).
  */
 export type AgentSpec =
   | { readonly kind: 'scripted'; readonly path: string }
@@ -33,14 +35,7 @@ export const AGENT_SPEC_FORMS =
 const RECIPE_NAME = /^[a-z][a-z0-9-]*$/;
 
 /** True for the agents that run a program of their own, answered through the model endpoint (`--model`). */
-export function runsOwnProgram(spec: string): boolean {
-  try {
-    const kind = parseAgentSpec(spec).kind;
-    return kind === 'exec' || kind === 'sandbox' || kind === 'recipe';
-  } catch {
-    return false;
-  }
-}
+export const runsOwnProgram = runsOwnProgramSpec;
 
 /** The accepted `--model` sources of an exec agent, for error messages and help. */
 export const MODEL_SOURCE_FORMS =

@@ -77,9 +77,21 @@ function decisionKey(out: readonly FineTuneMessage[]): string {
   );
 }
 
-/** The conversation the agent saw before the output with seq `until`, with person-made messages named. */
-function inputBefore(task: Task, events: readonly TraceEvent[], until: number): FineTuneMessage[] {
-  const conv = labelledConversation(task, events, until);
+/**
+ * The conversation the agent saw before `output`, with person-made messages named. Cut at
+ * the output's place in `events`, not at its seq: a lineage joins several traces whose
+ * seqs each start at 0, so a fork's early seq would cut the ancestry to the first messages.
+ */
+function inputBefore(
+  task: Task,
+  events: readonly TraceEvent[],
+  output: TraceEventOf<'model_output'>,
+): FineTuneMessage[] {
+  const at = events.indexOf(output);
+  const conv =
+    at >= 0
+      ? labelledConversation(task, events.slice(0, at))
+      : labelledConversation(task, events, output.seq);
   return conv.messages.map((m, i) => {
     const origin = conv.origin.get(i);
     return {
@@ -104,7 +116,7 @@ function record(
   if (decisionKey(preferred) === decisionKey(non)) return null;
   return {
     input: {
-      messages: inputBefore(task, context, contextOut.seq),
+      messages: inputBefore(task, context, contextOut),
       tools: taskTools(task),
       parallel_tool_calls: false,
     },

@@ -19,6 +19,11 @@ export function chatFromAnthropicRequest(request: Record<string, unknown>): Reco
   for (const m of request.messages) {
     if (!m || typeof m !== 'object') return { ...request, messages: undefined };
     const { role, content } = m as { role?: unknown; content?: unknown };
+    // Claude Code 2.1 sends system reminders as `role: system` turns among the messages.
+    if (role === 'system') {
+      messages.push({ role: 'system', content: textOf(content) });
+      continue;
+    }
     if (role !== 'user' && role !== 'assistant') return { ...request, messages: undefined };
     const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
     if (!Array.isArray(blocks)) return { ...request, messages: undefined };

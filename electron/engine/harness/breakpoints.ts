@@ -52,10 +52,9 @@ function check(bp: Breakpoint, info: StepInfo, facts: StepFacts): string | null 
   switch (bp.kind) {
     case 'step':
       return info.step === bp.step ? `step ${bp.step} completed` : null;
-    case 'tool': {
-      const c = info.calls.find((x) => x.call.name === bp.name);
-      return c ? `step ${info.step} called ${bp.name}` : null;
-    }
+    case 'tool':
+      // Fires before the call runs (StepGate.toBeforeTool), never again after the step.
+      return null;
     case 'tool_error': {
       const c = info.calls.find((x) => !x.result.ok);
       return c ? `${c.call.name} failed: ${c.result.error?.code} — ${c.result.error?.message}` : null;

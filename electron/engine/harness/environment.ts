@@ -2,7 +2,7 @@ import { memoryCorruption } from '../../../shared/memory-corruption.js';
 import { actionSignature, stepReward } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
-import type { ToolCall, TraceEvent } from '../../../shared/trace-events.js';
+import type { ChangedPath, ToolCall, TraceEvent } from '../../../shared/trace-events.js';
 import type { ExternalTools } from '../agents/agent.js';
 import type { ParsedAction } from '../agents/parse-action.js';
 import type { Sandbox, SessionState } from '../sandbox/sandbox.js';
@@ -118,6 +118,8 @@ export interface SandboxEnvironmentOptions {
 export class SandboxEnvironment implements Environment {
   /** The last snapshot taken or restored: what a hard timeout rolls back to. */
   stable: StableSnapshot | null = null;
+  /** Files over the per-file cap at the last snapshot (path → size): not in its manifest, so not in its diff. */
+  private uncaptured = new Map<string, number>();
   /** Signature of the previous step's calls, for the repeated-action component. */
   lastSignature: string | null = null;
   /** The last tool payloads, for a fatal error's context. */
@@ -426,7 +428,7 @@ export class SandboxEnvironment implements Environment {
       source: 'harness',
       tree_hash: info.treeHash,
       manifest: info.manifest,
-      changed: [...info.changed],
+      changed: this.withUncaptured(info.changed, info.skipped ?? []),
       bytes: info.bytes,
       session: { cwd: session.cwd, env: { ...session.env } },
       duration_ms: info.durationMs,
@@ -444,6 +446,30 @@ export class SandboxEnvironment implements Environment {
     return { snapshotMs, fsyncMs };
   }
 
+  /**
+   * A snapshot's changed paths with the files over the per-file cap the step wrote, marked
+   * `captured: false` (they are in no manifest, so no diff sees them): one that appeared or
+   * changed size since the last snapshot, one that grew over the cap (the diff says deleted),
+   * one that went away.
+   */
+  private withUncaptured(
+    changed: readonly ChangedPath[],
+    skipped: readonly { readonly path: string; readonly size: number }[],
+  ): ChangedPath[] {
+    const now = new Map(skipped.map((s) => [s.path, s.size] as const));
+    const out = changed.filter((c) => !(c.change === 'deleted' && now.has(c.path)));
+    for (const [path, size] of now) {
+      const grew = changed.some((c) => c.change === 'deleted' && c.path === path);
+      if (grew || this.uncaptured.get(path) !== size)
+        out.push({ path, change: grew || this.uncaptured.has(path) ? 'modified' : 'added', captured: false });
+    }
+    for (const path of this.uncaptured.keys())
+      if (!now.has(path) && !changed.some((c) => c.path === path))
+        out.push({ path, change: 'deleted', captured: false });
+    this.uncaptured = now;
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
   /** Restores the workspace and session to the last stable snapshot and records a `rollback`. */
   async rollbackToStable(step: number, reason: string): Promise<void> {
     const stable = this.stable;
@@ -452,6 +478,8 @@ export class SandboxEnvironment implements Environment {
     await sandbox.killStrays();
     const restored = await sandbox.restore(snapshots, await snapshots.getManifest(stable.manifest));
     if (stable.session) await sandbox.setSessionState(stable.session);
+    // A restore leaves no file the snapshot did not capture.
+    this.uncaptured.clear();
     this.sink.append({
       type: 'rollback',
       step,

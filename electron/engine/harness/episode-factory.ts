@@ -174,11 +174,7 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
         ? 0
         : origin.skip,
   );
-  // An agent that re-executes (sandbox:) starts on snapshot 0 and re-runs steps 1..at itself.
-  const sandbox = await sandboxAt(store, state, options.supply, {
-    config: agentSandboxConfig(task, agent),
-    snapshot: agent.reExecutes ? 0 : undefined,
-  });
+  const sandbox = await sandboxAt(store, state, options.supply, agent);
   try {
     // What the user consented to the recorded task widening is recorded on the branch it made.
     const consented = state.consented.length > 0 ? { consented: [...state.consented] } : {};

@@ -290,7 +290,8 @@ export class EpisodeRunner implements EpisodeController {
     const k = held.step;
     // Time paused at a stop is not the step's: its wall time is the decision plus what follows.
     const started = performance.now() - held.decidedMs;
-    if (held.stage === 'before_answer' && this.gate.toBeforeTool()) return this.heldStop('before_tool');
+    if (held.stage === 'before_answer' && this.gate.toBeforeTool(this.bps))
+      return this.heldStop('before_tool');
     this.gate.release();
     if (held.deliver) {
       try {

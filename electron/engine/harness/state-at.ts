@@ -4,7 +4,8 @@ import { widerThanDefaults, type WideningKind } from '../../../shared/isolation-
 import { Conversation } from './conversation.js';
 import { discountedReturn } from '../../../shared/rewards.js';
 import { sandboxConfig } from '../sandbox/limits.js';
-import type { Sandbox, SandboxConfig, SandboxSupply } from '../sandbox/sandbox.js';
+import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
+import type { Agent } from '../agents/agent.js';
 import { cutAtStep, lastSnapshot, readLineage, snapshotAt, type Lineage } from '../trace/lineage.js';
 import type { BranchInfo, EpisodeStore } from '../trace/trace-store.js';
 import { HarnessError } from './harness-error.js';
@@ -81,29 +82,20 @@ export async function sandboxAt(
   store: EpisodeStore,
   state: StateAt,
   supply: SandboxSupply,
-  options: {
-    /** The sandbox to ask for (an inside agent's needs its files); the task's by default. */
-    readonly config?: SandboxConfig;
-    /** Another step's snapshot of the same lineage (0 for an agent that re-executes 1..K). */
-    readonly snapshot?: number;
-  } = {},
+  /** The agent that continues: one inside the sandbox gets its files, and snapshot 0 (it re-runs 1..K). */
+  agent?: Agent,
 ): Promise<Sandbox> {
-  let snapshot = state.snapshot;
-  if (options.snapshot !== undefined) {
-    const other = snapshotAt(state.lineage.events, options.snapshot);
-    if (!other)
-      throw new HarnessError('not_found', `${state.info.branch} has no snapshot of step ${options.snapshot}`);
-    snapshot = other;
-  }
   const resume = supply.holdRefills?.() ?? (() => undefined);
-  const sandbox = await supply
-    .acquire(options.config ?? sandboxConfig(state.task.sandbox))
-    .catch((e: unknown) => {
-      resume();
-      throw e;
-    });
+  const files = agent?.insideFiles?.() ?? null;
+  const config = { ...sandboxConfig(state.task.sandbox), ...(files ? { agentFiles: files } : {}) };
+  const sandbox = await supply.acquire(config).catch((e: unknown) => {
+    resume();
+    throw e;
+  });
   try {
-    await restoreSandbox(sandbox, store.snapshots(state.info.episode), snapshot).finally(resume);
+    const start = agent?.reExecutes ? snapshotAt(state.lineage.events, 0) : state.snapshot;
+    if (!start) throw new HarnessError('not_found', `${state.info.branch} has no snapshot of step 0`);
+    await restoreSandbox(sandbox, store.snapshots(state.info.episode), start).finally(resume);
     return sandbox;
   } catch (e) {
     await supply.release(sandbox);

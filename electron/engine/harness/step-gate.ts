@@ -119,14 +119,26 @@ export class StepGate {
     return hit !== null || this.points.before_answer;
   }
 
-  /** Moves the held step past its answer stop; true when the stepper stops before the tools run. */
-  toBeforeTool(): boolean {
+  /**
+   * Moves the held step past its answer stop; true when the stepper stops before the tools
+   * run: the stop points ask for it, or a `tool` breakpoint names one of the step's calls
+   * (it fires here, before that call runs, not after the step).
+   */
+  toBeforeTool(breakpoints: readonly Breakpoint[] = []): boolean {
     const held = this.require();
     if (held.stage === 'before_tool') return false;
     held.stage = 'before_tool';
     delete held.breakpoint;
     held.why = 'stopped before the tools run';
-    return this.points.before_tool && held.parsed.kind !== 'parse_error';
+    if (held.parsed.kind !== 'calls') return this.points.before_tool && held.parsed.kind !== 'parse_error';
+    const names = new Set(held.parsed.calls.map((c) => c.name));
+    const bp = breakpoints.find((b) => b.kind === 'tool' && names.has(b.name));
+    if (bp?.kind === 'tool') {
+      held.breakpoint = bp;
+      held.why = `${bp.name} is about to run (breakpoint tool=${bp.name})`;
+      return true;
+    }
+    return this.points.before_tool;
   }
 
   /**

@@ -33,8 +33,11 @@ export function argumentCheck(toolName: string, schema: Record<string, unknown>)
   const known = compiled.get(key);
   if (known) return known;
   let validate: ValidateFunction;
+  // Agents inside the sandbox send their own schemas, often declaring draft 2020-12; the
+  // keywords tool schemas use read the same in the draft ajv knows.
+  const { $schema: _declared, ...body } = schema;
   try {
-    validate = ajv.compile(schema);
+    validate = ajv.compile(body);
   } catch (e) {
     throw new SchemaError(
       `tool "${toolName}": its parameters are not a valid JSON Schema (${(e as Error).message})`,

@@ -11,13 +11,13 @@ import { summarizeSteps } from '../../../shared/step-summary.js';
 const log = logger('index');
 
 /** Bump when the tables change: an index of another version is dropped and rebuilt from the traces. */
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS episodes (
   id TEXT PRIMARY KEY, task TEXT NOT NULL, created INTEGER NOT NULL, agent TEXT NOT NULL, image TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS branches (
-  id TEXT PRIMARY KEY, episode TEXT NOT NULL, parent TEXT, fork_step INTEGER, created INTEGER NOT NULL,
+  id TEXT PRIMARY KEY, episode TEXT NOT NULL, parent TEXT, fork_step INTEGER, resume_of TEXT, created INTEGER NOT NULL,
   status TEXT NOT NULL, end_reason TEXT, steps INTEGER NOT NULL, reward REAL, verifier_success INTEGER,
   ended INTEGER, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS branches_episode ON branches(episode);
@@ -60,6 +60,8 @@ export interface BranchRow {
   readonly episode: string;
   readonly parent: string | null;
   readonly fork_step: number | null;
+  /** The branch this one resumed (`stepbox resume`), or null for a fork or the main branch. */
+  readonly resume_of: string | null;
   /** An episode status, or `running` while the trace is open. */
   readonly status: string;
   readonly end_reason: string | null;
@@ -190,15 +192,16 @@ export class EpisodeIndex {
           );
         this.db
           .prepare(
-            `INSERT OR REPLACE INTO branches (id, episode, parent, fork_step, created, status, end_reason, steps, reward,
-               verifier_success, ended, trace_path, trace_size, trace_mtime)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT OR REPLACE INTO branches (id, episode, parent, fork_step, resume_of, created, status, end_reason,
+               steps, reward, verifier_success, ended, trace_path, trace_size, trace_mtime)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             h.branch,
             h.episode,
             h.parent_branch,
             h.fork_step,
+            typeof h.resume_of === 'string' ? h.resume_of : null,
             h.created,
             trace.end?.status ?? 'running',
             trace.end?.end_reason ?? null,
@@ -518,6 +521,7 @@ function branchRow(r: Row): BranchRow {
     episode: r.episode as string,
     parent: (r.parent as string | null) ?? null,
     fork_step: (r.fork_step as number | null) ?? null,
+    resume_of: (r.resume_of as string | null) ?? null,
     status: r.status as string,
     end_reason: (r.end_reason as string | null) ?? null,
     steps: r.steps as number,

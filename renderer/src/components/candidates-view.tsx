@@ -33,6 +33,7 @@ function CandidateCard(props: {
   readonly onPick: () => void;
 }) {
   const { c } = props;
+  const captured = c.files_changed.filter((f) => f.captured !== false);
   return (
     <article
       className="cand"
@@ -68,8 +69,20 @@ function CandidateCard(props: {
           </pre>
         </details>
       ))}
-      {c.files_changed.length > c.files.length ? (
-        <div className="muted">and {c.files_changed.length - c.files.length} more</div>
+      {c.files_changed
+        .filter((f) => f.captured === false)
+        .map((f) => (
+          <div
+            key={`uncaptured:${f.path}`}
+            className="mono cand-file warn"
+            data-testid="candidate-uncaptured"
+          >
+            {SIGN[f.change]} {f.path}{' '}
+            <span className="muted">(over the snapshot size cap: not captured)</span>
+          </div>
+        ))}
+      {captured.length > c.files.length ? (
+        <div className="muted">and {captured.length - c.files.length} more</div>
       ) : null}
       <div className="cand-facts">
         <span>

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef } from 'react';
+import { runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
@@ -208,10 +209,11 @@ export function EpisodeLibrary() {
         onChange={(e) => actions.setAgent(e.target.value)}
       />
       <p className="muted field-hint" id="library-agent-hint">
-        or openai:MODEL, manual, scripted:FILE, or exec:COMMAND (your own program); files and commands are
-        taken from the task’s folder
+        or openai:MODEL, anthropic:MODEL, manual, scripted:FILE, exec:COMMAND (your own program),
+        sandbox:COMMAND (run inside the sandbox), codex or claude-code (installed by stepbox agents add);
+        files and commands are taken from the task’s folder
       </p>
-      {agent.trim().startsWith('exec:') ? (
+      {runsOwnProgramSpec(agent) ? (
         <>
           <label className="field-label" htmlFor="library-model">
             Its model calls answered by

@@ -176,6 +176,11 @@ const Row = memo(function Row(props: {
             </span>
           </i>
         ) : null}
+        {row.drift ? (
+          <i className="mark mark-flag sev-warning" data-testid="row-drift" title={row.drift}>
+            DRIFT
+          </i>
+        ) : null}
         {row.real ? (
           <i className="mark mark-flag sev-warning" data-testid="row-real" title={row.real}>
             <span className="mk-long">{row.overridden ? 'real ≠ shown' : '→ fallback'}</span>

@@ -26,7 +26,9 @@ export function memorySandboxConfig(limits: Partial<SandboxLimits> = {}): Sandbo
  * Creates {@link MemorySandbox}es. It has no networks: a config asking for one other
  * than `none` fails with `network_unavailable`, as Docker does for a missing network.
  */
-export function createMemoryProvider(): SandboxProvider {
+export function createMemoryProvider(
+  options: { readonly snapshotFileCapBytes?: number } = {},
+): SandboxProvider {
   return {
     backend: 'memory',
     async create(config: SandboxConfig): Promise<Sandbox> {
@@ -36,7 +38,7 @@ export function createMemoryProvider(): SandboxProvider {
           `the memory sandbox has no network "${config.network}"; use "network": "none"`,
         );
       }
-      return new MemorySandbox(config);
+      return new MemorySandbox(config, options.snapshotFileCapBytes);
     },
   };
 }

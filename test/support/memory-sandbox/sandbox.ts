@@ -16,6 +16,7 @@ import {
   type SandboxConfig,
   type SessionState,
   type SnapshotInfo,
+  type SnapshotOptions,
   type VerifyMode,
 } from '../../../electron/engine/sandbox/sandbox.js';
 import type {
@@ -27,6 +28,8 @@ import { sha256Hex } from '../../../electron/engine/sha256.js';
 import { treeHashOf } from '../../../electron/engine/sandbox/manifest.js';
 
 const WORKSPACE = '/workspace';
+/** The per-file snapshot cap, as the Docker backend's (SNAPSHOT_FILE_CAP_BYTES). */
+const FILE_CAP_BYTES = 512 * 1024 * 1024;
 const BASE_ENV: Readonly<Record<string, string>> = { ...SANDBOX_ENV, PATH: '/usr/local/bin:/usr/bin:/bin' };
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const lenient = new TextDecoder('utf-8');
@@ -96,7 +99,11 @@ export class MemorySandbox implements Sandbox {
   private baseline = new Map<string, ManifestEntry>();
   private destroyed = false;
 
-  constructor(readonly config: SandboxConfig) {
+  constructor(
+    readonly config: SandboxConfig,
+    /** Files larger than this are left out of a snapshot (tests set it small). */
+    private readonly fileCapBytes = FILE_CAP_BYTES,
+  ) {
     this.fs = this.newFs();
   }
 
@@ -169,12 +176,18 @@ export class MemorySandbox implements Sandbox {
     this.session = { cwd: state.cwd, env: { ...state.env }, vars: {} };
   }
 
-  async snapshot(store: SnapshotStore): Promise<SnapshotInfo> {
+  async snapshot(store: SnapshotStore, options?: SnapshotOptions): Promise<SnapshotInfo> {
     this.alive();
     const start = performance.now();
     const ws = this.fs.lookup(WORKSPACE, true);
     if (!ws.ok) throw new SandboxFailure('snapshot_failed', `cannot read ${WORKSPACE}: ${ws.error.message}`);
-    const entries = workspaceEntries(ws.value);
+    const cap = options?.fileCapBytes ?? this.fileCapBytes;
+    const all = workspaceEntries(ws.value);
+    // As on Docker: a file over the cap is in no manifest, only listed as skipped.
+    const skipped = all
+      .filter((e) => e.type === 'file' && e.size > cap)
+      .map((e) => ({ path: e.path, size: e.size }));
+    const entries = all.filter((e) => !(e.type === 'file' && e.size > cap));
     let bytes = 0;
     for (const e of entries) {
       if (e.type !== 'file' || !e.hash || (await store.hasBlob(e.hash))) continue;
@@ -195,7 +208,14 @@ export class MemorySandbox implements Sandbox {
     for (const path of this.baseline.keys())
       if (!current.has(path)) changed.push({ path, change: 'deleted' });
     this.baseline = current;
-    return { manifest, treeHash, changed, bytes, durationMs: performance.now() - start };
+    return {
+      manifest,
+      treeHash,
+      changed,
+      bytes,
+      durationMs: performance.now() - start,
+      ...(skipped.length ? { skipped } : {}),
+    };
   }
 
   async restore(

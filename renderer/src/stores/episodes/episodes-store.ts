@@ -1,4 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import { runsOwnProgramSpec } from '../../../../shared/agent-kind';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type {
   BranchSummary,
@@ -125,7 +126,7 @@ export function createEpisodesStore(
     ): Promise<string | null> => {
       set({ starting: key, error: null, startFailed: null, released: null });
       const left = leaving();
-      const model = agent?.startsWith('exec:') ? get().model.trim() : '';
+      const model = agent && runsOwnProgramSpec(agent) ? get().model.trim() : '';
       const res = await client.episode.start({
         task,
         ...(agent ? { agent } : {}),

@@ -1,0 +1,9 @@
+/**
+ * True for an agent spec whose agent is a program of its own answered through the
+ * model endpoint (`--model`): `exec:CMD`, `sandbox:CMD`, or a recipe's name (`codex`,
+ * `claude-code`). The window's start form asks for a model source for these.
+ */
+export function runsOwnProgramSpec(spec: string): boolean {
+  const s = spec.trim();
+  return s.startsWith('exec:') || s.startsWith('sandbox:') || (/^[a-z][a-z0-9-]*$/.test(s) && s !== 'manual');
+}
