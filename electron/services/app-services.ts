@@ -74,6 +74,12 @@ export function createAppServices(ports: EnginePorts): AppServices {
     return { path: found.task_path, agent: found.agent, episodes: found.episodes ?? 1 };
   };
 
+  const teaching = () => {
+    if (!ports.teaching)
+      throw new ServiceError('busy', 'saving cases and sharing need the engine, which is not available here');
+    return ports.teaching;
+  };
+
   const impl: Impl = {
     'library.list': async (r) => library.list(r.query, r.limit ?? 200),
     'library.search': async (r) => ({ hits: await library.search(r.query, r.limit ?? 50) }),
@@ -85,6 +91,8 @@ export function createAppServices(ports: EnginePorts): AppServices {
     },
     'cases.list': async () => ({ cases: await ports.catalog.cases() }),
     'cases.open': (r) => ports.catalog.openCase(r.id),
+    'cases.save': (r) => teaching().saveCase(r.id, r.name, r.force ?? false),
+    'episode.share': (r) => teaching().share(r.id, r.redact ?? []),
 
     'episode.open': (r) => library.open(r.id),
     'episode.start': async (r) => {

@@ -52,14 +52,24 @@ function episodesOf(dir: string): number {
  * cases (`resources/cases/<id>/{task.json,agent.jsonl,README.md}`), read from disk on
  * each call so a freshly added case shows without a restart.
  */
-export function fileCatalog(resourcesDir: string): CatalogPort {
+export function fileCatalog(resourcesDir: string, libraryDir?: string): CatalogPort {
   const tasksDir = join(resourcesDir, 'tasks');
-  const casesDir = join(resourcesDir, 'cases');
+  const bundledDir = join(resourcesDir, 'cases');
+  // The store's own cases (stepbox case new, Save as case) follow the bundled ones; a bundled name wins.
+  const ids = () => {
+    const bundled = subdirs(bundledDir);
+    const own = libraryDir
+      ? subdirs(libraryDir).filter((id) => !bundled.includes(id) && !id.startsWith('.'))
+      : [];
+    return [...bundled, ...own];
+  };
+  const rootOf = (id: string) => (subdirs(bundledDir).includes(id) || !libraryDir ? bundledDir : libraryDir);
   const agentOf = (dir: string) =>
     existsSync(join(dir, 'agent.jsonl')) ? `scripted:${join(dir, 'agent.jsonl')}` : null;
 
   const caseSummary = (id: string, fixed = false): CaseSummary => {
-    const dir = join(casesDir, id);
+    const root = rootOf(id);
+    const dir = join(root, id);
     const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : '';
     const { title, summary } = titleAndSummary(readme, id);
     const agent = caseFile(dir, 'agent.jsonl', fixed);
@@ -71,6 +81,7 @@ export function fileCatalog(resourcesDir: string): CatalogPort {
       agent: existsSync(agent) ? `scripted:${agent}` : 'manual',
       episodes: episodesOf(dir),
       has_fixed: existsSync(join(dir, 'fixed')),
+      origin: root === bundledDir ? 'bundled' : 'library',
     };
   };
 
@@ -89,17 +100,15 @@ export function fileCatalog(resourcesDir: string): CatalogPort {
       });
     },
     async cases() {
-      return subdirs(casesDir).map((id) => caseSummary(id));
+      return ids().map((id) => caseSummary(id));
     },
     async caseVariant(id, fixed) {
-      if (!subdirs(casesDir).includes(id))
-        throw new ServiceError('not_found', `no bundled case "${id}" (cases.list shows them)`);
+      if (!ids().includes(id)) throw new ServiceError('not_found', `no case "${id}" (cases.list shows them)`);
       return caseSummary(id, fixed);
     },
     async openCase(id) {
-      if (!subdirs(casesDir).includes(id))
-        throw new ServiceError('not_found', `no bundled case "${id}" (cases.list shows them)`);
-      const dir = join(casesDir, id);
+      if (!ids().includes(id)) throw new ServiceError('not_found', `no case "${id}" (cases.list shows them)`);
+      const dir = join(rootOf(id), id);
       const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : '';
       return { case: caseSummary(id), readme, task: readJson(join(dir, 'task.json')) };
     },

@@ -26,7 +26,12 @@ import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import { join } from 'node:path';
 import type { AgentOptions } from '../../shared/contract/index.js';
 import { fileCatalog } from './catalog.js';
-import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort } from './ports.js';
+import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort, TeachingPort } from './ports.js';
+import { caseFromEpisode } from '../engine/cases/case-from-episode.js';
+import { CaseError } from '../engine/cases/case-library.js';
+import { parseRedactions } from '../engine/export/redact.js';
+import { shareData } from '../engine/share/share-data.js';
+import { shareHtml } from '../engine/share/share-html.js';
 import { ServiceError } from './service-error.js';
 import { storeTracePort } from './trace-port.js';
 
@@ -252,6 +257,35 @@ function batchPort(engine: Engine): BatchPort {
   };
 }
 
+/** Save as case and Share… over the engine's store: the same code as `stepbox case new` and `stepbox share`. */
+function teachingPort(engine: Engine): TeachingPort {
+  return {
+    async saveCase(id, name, force) {
+      try {
+        const made = caseFromEpisode(engine.store, engine.store.resolve(id).branch, name, {
+          force,
+          library: join(engine.store.home, 'cases'),
+        });
+        return { name: made.name, dir: made.dir, rules: made.rules, steps: made.steps };
+      } catch (e) {
+        if (e instanceof CaseError) throw new ServiceError('invalid_input', e.message);
+        throw e;
+      }
+    },
+    async share(id, redact) {
+      let redaction;
+      try {
+        redaction = parseRedactions(redact);
+      } catch (e) {
+        throw new ServiceError('invalid_input', (e as Error).message);
+      }
+      const branch = engine.store.resolve(id).branch;
+      const html = shareHtml(await shareData(engine.store, branch, redaction));
+      return { html, bytes: Buffer.byteLength(html), file_name: `${branch}.html` };
+    },
+  };
+}
+
 /** Binds the service ports to the real engine (Docker, the disk store, the harness). */
 export function engineServicesPorts(options: EngineOptions): EnginePorts {
   const env = options.env ?? process.env;
@@ -262,7 +296,11 @@ export function engineServicesPorts(options: EngineOptions): EnginePorts {
     harness: harnessPort(engine),
     traces: storeTracePort(engine),
     docker: dockerPort(env),
-    catalog: fileCatalog(options.resourcesDir ?? join(projectRoot(), 'resources')),
+    catalog: fileCatalog(
+      options.resourcesDir ?? join(projectRoot(), 'resources'),
+      join(engine.store.home, 'cases'),
+    ),
+    teaching: teachingPort(engine),
     doctor: doctorPort(env),
     batches: batchPort(engine),
     close: () => engine.close(),

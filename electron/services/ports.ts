@@ -178,6 +178,16 @@ export interface CatalogPort {
   caseVariant(id: string, fixed: boolean): Promise<CaseSummary>;
 }
 
+/** Teaching and sharing over the store: an episode saved as a library case, or as one HTML file. */
+export interface TeachingPort {
+  saveCase(
+    id: string,
+    name: string,
+    force: boolean,
+  ): Promise<{ name: string; dir: string; rules: string[]; steps: number }>;
+  share(id: string, redact: readonly string[]): Promise<{ html: string; bytes: number; file_name: string }>;
+}
+
 /** The environment checks of `stepbox doctor`. */
 export interface DoctorPort {
   run(): Promise<{ ok: boolean; checks: DoctorCheck[] }>;
@@ -192,6 +202,8 @@ export interface EnginePorts {
   readonly doctor: DoctorPort;
   /** Batches; absent (fakes, a degraded engine): the batch operations report it. */
   readonly batches?: BatchPort;
+  /** Save as case and Share…; absent (fakes, a degraded engine): those operations report it. */
+  readonly teaching?: TeachingPort;
   /** Releases what the ports hold (the sandbox provider); called last on dispose. */
   close?(): Promise<void>;
 }

@@ -99,6 +99,8 @@ export const CaseSummary = z.object({
   episodes: z.number().int().positive().optional(),
   /** True when the case ships a fixed variant (its `fixed/` folder) the window can run. */
   has_fixed: z.boolean().optional(),
+  /** `bundled` with stepbox, or `library`: the store's own cases (stepbox case new, Save as case). */
+  origin: z.enum(['bundled', 'library']).optional(),
 });
 /** A bundled failure case. */
 export type CaseSummary = z.infer<typeof CaseSummary>;

@@ -74,6 +74,16 @@ export const OPERATIONS = {
     z.object({ case: CaseSummary, readme: z.string(), task: z.unknown() }),
     'A case with its walkthrough README text.',
   ),
+  'cases.save': op(
+    z.strictObject({
+      id: EpisodeId,
+      /** The case's name: lowercase letters, digits and -. */
+      name: z.string().regex(/^[a-z0-9-]{1,64}$/, 'use lowercase letters, digits and -'),
+      force: z.boolean().optional(),
+    }),
+    z.object({ name: z.string(), dir: z.string(), rules: z.array(z.string()), steps: z.number().int() }),
+    "Saves an episode or branch as a case in the store's case library (stepbox case new).",
+  ),
 
   'episode.open': op(
     byId,
@@ -156,6 +166,15 @@ export const OPERATIONS = {
     z.strictObject({ id: EpisodeId, call_id: z.string().min(1), result: ToolResult }),
     EpisodeStateInfo,
     "Gives a held call's result instead of running it: the tool does not run; the agent sees this.",
+  ),
+  'episode.share': op(
+    z.strictObject({
+      id: EpisodeId,
+      /** Like export's --redact: field names, or /regex/flags patterns. */
+      redact: z.array(z.string().min(1)).max(50).optional(),
+    }),
+    z.object({ html: z.string(), bytes: z.number().int(), file_name: z.string() }),
+    'The episode as one self-contained HTML file that opens offline (stepbox share).',
   ),
   'episode.rollback': op(
     z.strictObject({ id: EpisodeId, step }),

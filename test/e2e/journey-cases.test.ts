@@ -42,6 +42,8 @@ const CASES: readonly CaseJourney[] = [
   { id: 'fallback-writes-none', rule: 'memory_corruption' },
   { id: 'reward-hacking-edit-test', rule: 'reward_hacking' },
   { id: 'tool-loop-vague-error', rule: 'loop' },
+  { id: 'destructive-clean-start', rule: 'destructive_action' },
+  { id: 'hallucinated-tool-name', rule: 'unknown_tool' },
 ];
 
 const WALK_TIMES = join(SCREENSHOTS, '..', 'journey-times.json');

@@ -6,7 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { writeLongTrace } from '../../electron/bench/ui-trace';
 import { parseJsonOutput, runCli } from '../support/cli';
 import { describeDocker } from '../support/docker';
-import { launchBrowser, removeHome, SCREENSHOTS, tempHome } from '../support/e2e';
+import { existsSync } from 'node:fs';
+import { launchBrowser, openApp, removeHome, SCREENSHOTS, startServe, tempHome } from '../support/e2e';
 
 interface ShareJson {
   out: string;
@@ -96,6 +97,47 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
       expect(errors).toEqual([]);
       await page.context().close();
     }, 240_000);
+
+    it('in the window: Save as case… adds the episode to the case list, Share… downloads the file', async () => {
+      const run = await runCli(['case', 'run', 'permission-gave-up', '--json'], {
+        env: { STEPBOX_HOME: home },
+        timeoutMs: 120_000,
+      });
+      const episode = parseJsonOutput<{ episodes: { episode: string }[] }>(run).episodes[0].episode;
+      const served = await startServe({ home });
+      try {
+        const app = await openApp(browser, served.url, { width: 1280, height: 800 });
+        await app.library.root.locator(`[data-testid="branch-node"][data-branch="${episode}"]`).click();
+        await app.page.getByTestId('btn-save-case').click();
+        await app.page.getByTestId('save-case-name').fill('window-readonly');
+        await shot(app.page, 'share-window-1280x800-save-dialog');
+        await app.page.getByTestId('save-case-dialog').getByRole('button', { name: 'Save' }).click();
+        await expect
+          .poll(() => app.page.getByTestId('teaching-note').textContent())
+          .toContain('Saved as case window-readonly');
+        expect(existsSync(join(home, 'cases', 'window-readonly', 'expected.json'))).toBe(true);
+        const downloading = app.page.waitForEvent('download');
+        await app.page.getByTestId('btn-share').click();
+        const download = await downloading;
+        const file = join(home, 'from-window.html');
+        await download.saveAs(file);
+        expect(download.suggestedFilename()).toBe(`${episode}.html`);
+        await expect
+          .poll(() => app.page.getByTestId('teaching-note').textContent())
+          .toMatch(/KiB, opens offline/);
+        await shot(app.page, 'share-window-1280x800-shared');
+        expect(app.errors).toEqual([]);
+        await app.page.close();
+        const opened = await openShared(browser, file);
+        expect(await opened.page.getByTestId('share-walkthrough').textContent()).toContain(
+          'permission fault',
+        );
+        expect(opened.requests).toEqual([]);
+        await opened.page.context().close();
+      } finally {
+        await served.close();
+      }
+    }, 300_000);
   });
 
   it('a 10,000-step episode: first render measured in Chromium, a screen of rows, size reported', async () => {

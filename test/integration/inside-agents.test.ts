@@ -197,6 +197,15 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
       'out["token"] = urllib.request.urlopen(r).status',
       'out["docker_sock"] = os.path.exists("/var/run/docker.sock")',
       'out["env"] = sorted(k for k in os.environ if "KEY" in k or "TOKEN" in k)',
+      // The bridge (root, its own exec) carries the channel to the host: out of the agent's reach.
+      'bridge = [p for p in os.listdir("/proc") if p.isdigit() and b"agent bridge" in open("/proc/%s/cmdline" % p, "rb").read()]',
+      'out["bridge_found"] = len(bridge)',
+      'for pid in bridge:',
+      '    for what, fn in [("kill", lambda: os.kill(int(pid), 9)), ("fds", lambda: os.listdir("/proc/%s/fd" % pid)), ("mem", lambda: open("/proc/%s/mem" % pid, "rb").read(1)), ("environ", lambda: open("/proc/%s/environ" % pid, "rb").read())]:',
+      '        try:',
+      '            fn(); out["bridge_" + what] = "reached"',
+      '        except OSError as e:',
+      '            out["bridge_" + what] = e.__class__.__name__',
       'print(json.dumps(out))',
     ].join('\n');
     const dir = join(docker.env.dir, 'probe-agent');
@@ -215,6 +224,9 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
       expect(report.no_token).toBe(401);
       expect(report.token).toBe(200);
       expect(report.docker_sock).toBe(false);
+      expect(report.bridge_found).toBe(1);
+      for (const what of ['kill', 'fds', 'mem', 'environ'])
+        expect(report[`bridge_${what}`], what).toBe('PermissionError');
       expect(report.env).toEqual(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'STEPBOX_TOKEN']);
       expect(path).toContain('probe.py');
     } finally {

@@ -28,3 +28,27 @@ describe('the bundled cases as the window lists them', () => {
     await expect(catalog.caseVariant('no-such-case', true)).rejects.toMatchObject({ code: 'not_found' });
   });
 });
+
+describe("the store's own cases in the window's list", () => {
+  it('follow the bundled ones, marked library; a bundled name wins', async () => {
+    const { mkdtempSync, cpSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const library = mkdtempSync(join(tmpdir(), 'stepbox-library-'));
+    cpSync(join(RESOURCES, 'cases', 'output-flood'), join(library, 'team-flood'), { recursive: true });
+    cpSync(join(RESOURCES, 'cases', 'output-flood'), join(library, 'output-flood'), { recursive: true });
+    const catalog = fileCatalog(RESOURCES, library);
+    const cases = await catalog.cases();
+    expect(cases[cases.length - 1]).toMatchObject({ id: 'team-flood', origin: 'library' });
+    expect(cases.filter((c) => c.id === 'output-flood')).toEqual([
+      expect.objectContaining({
+        origin: 'bundled',
+        task_path: join(RESOURCES, 'cases', 'output-flood', 'task.json'),
+      }),
+    ]);
+    const opened = await catalog.openCase('team-flood');
+    expect(opened.readme).toContain('output flood');
+    expect((await catalog.caseVariant('team-flood', false)).agent).toBe(
+      `scripted:${join(library, 'team-flood', 'agent.jsonl')}`,
+    );
+  });
+});

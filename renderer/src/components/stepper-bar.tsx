@@ -1,4 +1,5 @@
 import { IdText } from './id-text';
+import { TeachingButtons } from './teaching-buttons';
 import { selectRolledBackTo } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop, whyNoStopPoints } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
@@ -116,6 +117,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       ) : (
         <span className="muted">no episode open</span>
       )}
+      <TeachingButtons />
     </div>
   );
 }

@@ -15,6 +15,7 @@ import {
   type StepperOptions,
   type StepperStore,
 } from './stepper/stepper-store';
+import { createTeachingStore, type TeachingStore } from './teaching/teaching-store';
 import { createTerminalStore, type TerminalStore } from './terminal/terminal-store';
 
 /** Every slice of the window, created over one client. */
@@ -30,6 +31,8 @@ export interface AppStores {
   readonly sandbox: SandboxStore;
   readonly inject: InjectStore;
   readonly batches: BatchesStore;
+  /** Save as case and Share… for the open branch. */
+  readonly teaching: TeachingStore;
   /** Loads the library, catalog and Docker status (first render does not wait on them); opens `branch` if given. */
   start(branch?: string | null): void;
   dispose(): void;
@@ -57,6 +60,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   // A batch slot opens its episode (an episode id opens its main branch).
   const batches = createBatchesStore(client, open);
   const candidates = createCandidatesStore(client, { onBranch: open });
+  // A saved case joins the library's case list.
+  const teaching = createTeachingStore(client, () => void episodes.getState().loadCatalog());
   const replay = createReplayStore(client, {
     onBranch: open,
     // A rollback is recorded inside the current step (the rows after `step` stay), and the live
@@ -114,6 +119,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
 
   return {
     episodes,
+    teaching,
     stepper,
     terminal,
     inspector,
