@@ -1,10 +1,13 @@
-/** A workspace entry as the tree hash sees it. */
+/** A workspace entry as the tree hash sees it. Paths are relative to /workspace, `/`-separated. */
 export interface TreeEntry {
   readonly path: string;
   readonly type: 'file' | 'dir' | 'symlink';
+  /** Permission bits, e.g. 0o644. */
   readonly mode: number;
   readonly size: number;
+  /** sha256 hex of the content (files only). */
   readonly hash?: string;
+  /** Link target (symlinks only). */
   readonly target?: string;
 }
 

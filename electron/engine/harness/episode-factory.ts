@@ -1,6 +1,6 @@
 import type { Breakpoint } from '../../../shared/breakpoints.js';
 import type { Task } from '../../../shared/task.js';
-import type { HeaderEvent, TraceEvent } from '../../../shared/trace-events.js';
+import type { HeaderEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
 import {
   continuationOptions,
@@ -296,9 +296,4 @@ function agentAt(lineage: Lineage, at: number): { agent: HeaderEvent['agent']; s
 export function agentSandboxConfig(task: Task, agent: Agent): SandboxConfig {
   const files = agent.insideFiles?.() ?? null;
   return { ...sandboxConfig(task.sandbox), ...(files ? { agentFiles: files } : {}) };
-}
-
-/** The events of a branch with its ancestry (for views and `replay:` agents). */
-export function branchEvents(store: EpisodeStore, id: string): readonly TraceEvent[] {
-  return readLineage(store, store.resolve(id)).events;
 }

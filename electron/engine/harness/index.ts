@@ -19,7 +19,7 @@
  * `store` and `supply` come from `openEngine` (engine/open-engine.ts); `supply` is any
  * SandboxSupply (cold starts, the warm pool, per-task reuse, the memory sandbox in tests).
  */
-export { startEpisode, openBranchController, branchEvents } from './episode-factory.js';
+export { startEpisode, openBranchController } from './episode-factory.js';
 export type { StartEpisodeOptions, OpenBranchOptions, EpisodeEnv } from './episode-factory.js';
 export { forkEpisode, type ForkOptions } from './fork.js';
 export { resumeEpisode } from './resume.js';

@@ -117,13 +117,6 @@ export function conversationFromEvents(task: Task, events: readonly TraceEvent[]
   return c;
 }
 
-/** The number of the last completed step in `events` (the last snapshot), 0 when none. */
-export function lastCompleteStep(events: readonly TraceEvent[]): number {
-  let last = 0;
-  for (const e of events) if (e.type === 'snapshot') last = e.step;
-  return last;
-}
-
 /**
  * The discounted return of an episode: each step's reward (`reward` events, not final),
  * the final reward folded into the last step, discounted with `gamma`.

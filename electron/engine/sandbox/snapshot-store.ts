@@ -1,15 +1,10 @@
-/** One entry of a snapshot manifest. Paths are relative to /workspace, `/`-separated. */
-export interface ManifestEntry {
-  readonly path: string;
-  readonly type: 'file' | 'dir' | 'symlink';
-  /** Permission bits, e.g. 0o644. */
-  readonly mode: number;
-  readonly size: number;
-  /** sha256 hex of the content (files only). */
-  readonly hash?: string;
-  /** Link target (symlinks only). */
-  readonly target?: string;
-}
+import type { TreeEntry } from '../../../shared/tree-hash.js';
+
+/**
+ * One entry of a snapshot manifest: the workspace entry the tree hash is computed over
+ * (one type, so a manifest's entries always hash as they are).
+ */
+export type ManifestEntry = TreeEntry;
 
 /**
  * A self-contained description of /workspace: every entry, plus the tree hash
