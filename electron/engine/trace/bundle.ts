@@ -157,7 +157,18 @@ export async function exportBundle(
         continue;
       }
       await line({ kind: 'blob', hash, size, chunks: Math.ceil(size / BUNDLE_CHUNK_BYTES) });
-      await chunks(size, (off, len) => snaps.readBlobRange!(hash, off, len));
+      // Ranged reads are not hash-checked as getBlob is: hash what was sent, and on a
+      // mismatch let the whole read name the damaged file (the bundle is never renamed in).
+      const sent = createHash('sha256');
+      await chunks(size, async (off, len) => {
+        const data = await snaps.readBlobRange!(hash, off, len);
+        sent.update(data);
+        return data;
+      });
+      if (sent.digest('hex') !== hash) {
+        await snaps.getBlob(hash);
+        throw new Error(`snapshot blob ${hash} changed while it was exported; export again`);
+      }
     }
     await line({ kind: 'end', traces: branches.length, manifests: manifests.length, blobs: blobs.size });
     gzip.end();
