@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
-import { CaseError, libraryDir, loadCase } from './case-library.js';
+import { CaseError, IMPORTED_MARKER, libraryDir, loadCase } from './case-library.js';
 import { describeIssues } from '../../../shared/validation-issues.js';
 
 /** The format id of a case bundle. */
@@ -116,6 +116,9 @@ export function importCase(
     }
     // It must load like any case before it joins the library.
     loadCase(name, { dir: tmpRoot });
+    // Marks it as from elsewhere: its agent.json's command is never run by itself. A bundle
+    // cannot hold or remove this file (safePath refuses dot names).
+    writeFileSync(join(tmp, IMPORTED_MARKER), JSON.stringify({ imported: Date.now() }) + '\n');
     rmSync(dir, { recursive: true, force: true });
     renameSync(tmp, dir);
   } finally {

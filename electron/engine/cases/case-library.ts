@@ -40,6 +40,8 @@ export interface CaseSpec {
   readonly hasFixed: boolean;
   /** Where it comes from: `bundled` with stepbox, or the store's `library` (`stepbox case new`, `case import`). */
   readonly origin: 'bundled' | 'library';
+  /** True for a case unpacked by `case import` (another person's): its program agent runs only when given again. */
+  readonly imported: boolean;
   /** The agent spec to run, when not `scripted:` the variant's `agent.jsonl` (from `agent.json`). */
   readonly agentSpec?: string;
   /** What answers the agent's model calls (an `exec:` agent), from `agent.json`. */
@@ -122,6 +124,9 @@ export function caseFile(dir: string, file: string, fixed: boolean): string {
 }
 
 /** Loads a case's broken (default) or fixed variant: `fixed/` files override the case's own. */
+/** The file `case import` writes into an imported case's folder (a bundle cannot carry it). */
+export const IMPORTED_MARKER = '.imported.json';
+
 export function loadCase(name: string, options: { fixed?: boolean; dir?: string } = {}): CaseSpec {
   const found = options.dir === undefined && /^[a-z0-9-]+$/.test(name) ? caseRoot(name) : null;
   const root = options.dir ?? found?.root ?? casesDir();
@@ -170,6 +175,7 @@ export function loadCase(name: string, options: { fixed?: boolean; dir?: string 
     fixed,
     hasFixed: existsSync(join(dir, 'fixed')),
     origin,
+    imported: existsSync(join(dir, IMPORTED_MARKER)),
     ...(agent ? { agentSpec: inCase(agent.agent) } : {}),
     ...(agent?.model ? { model: inCase(agent.model) } : {}),
     taskPath,

@@ -6,7 +6,8 @@ import { checkBranch, recordFlags } from '../qa/check-branches.js';
 import { loadBranches } from '../qa/episode-set.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import type { EpisodeParts } from '../episode-parts.js';
-import { loadCase, type CaseSpec } from './case-library.js';
+import { CaseError, loadCase, type CaseSpec } from './case-library.js';
+import { runsOwnProgram } from '../agents/agent-spec.js';
 import { consentedTask } from '../harness/recorded-task.js';
 import type { WideningKind } from '../../../shared/isolation-policy.js';
 
@@ -54,6 +55,13 @@ export interface CaseEnv {
  * broken runs). The flags go to the index like `stepbox check`'s.
  */
 export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
+  // An imported case's agent.json may name any program: stepbox never runs a command from
+  // a bundle by itself (as for imported episodes, checkRecordedCommand).
+  if (spec.imported && spec.agentSpec && runsOwnProgram(spec.agentSpec) && !env.agentSpec)
+    throw new CaseError(
+      'invalid_case',
+      `case ${spec.name} was imported and its agent is ${spec.agentSpec}; stepbox never runs a command from a bundle by itself: give the agent again, e.g. --agent '${spec.agentSpec}'`,
+    );
   // A library case (saved from an episode, or imported from a bundle) is a recorded task:
   // it widens the sandbox only with consent; a case bundled with stepbox is ours.
   if (spec.origin === 'library')
