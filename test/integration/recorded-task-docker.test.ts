@@ -28,19 +28,35 @@ const cli = (home: string, args: string[]) =>
  */
 function widenBundle(file: string, out: string): void {
   const lines = gunzipSync(readFileSync(file)).toString('utf8').split('\n').filter(Boolean);
-  const rewritten = lines.map((line) => {
-    const entry = JSON.parse(line) as { kind?: string; file?: string; base64?: string; sha256?: string };
-    if (entry.kind !== 'trace' || !entry.base64 || !entry.file) return line;
-    const raw = Buffer.from(entry.base64, 'base64');
-    const gz = entry.file.endsWith('.gz');
+  type Entry = { kind?: string; file?: string; base64?: string; sha256?: string; chunks?: number };
+  const widened = (raw: Buffer, name: string): Buffer => {
+    const gz = name.endsWith('.gz');
     const text = (gz ? gunzipSync(raw) : raw).toString('utf8').split('\n');
     const header = JSON.parse(text[0]) as { task: { sandbox?: Record<string, unknown> } };
     header.task.sandbox = { ...(header.task.sandbox ?? {}), network: 'host' };
     text[0] = JSON.stringify(header);
     const data = Buffer.from(text.join('\n'));
-    const bytes = gz ? gzipSync(data) : data;
-    return JSON.stringify({ ...entry, base64: bytes.toString('base64'), sha256: sha256Hex(bytes) });
-  });
+    return gz ? gzipSync(data) : data;
+  };
+  const rewritten: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const entry = JSON.parse(lines[i]) as Entry;
+    if (entry.kind !== 'trace' || !entry.file) {
+      rewritten.push(lines[i]);
+      continue;
+    }
+    // A trace comes inline (older bundles) or as the chunk lines that follow its entry.
+    const parts = entry.base64
+      ? [entry.base64]
+      : lines.slice(i + 1, i + 1 + (entry.chunks ?? 0)).map((l) => (JSON.parse(l) as Entry).base64 ?? '');
+    if (!entry.base64) i += entry.chunks ?? 0;
+    const bytes = widened(Buffer.concat(parts.map((p) => Buffer.from(p, 'base64'))), entry.file);
+    const { base64: _inline, ...rest } = entry;
+    rewritten.push(
+      JSON.stringify({ ...rest, sha256: sha256Hex(bytes), size: bytes.length, chunks: 1 }),
+      JSON.stringify({ kind: 'chunk', base64: bytes.toString('base64') }),
+    );
+  }
   writeFileSync(out, gzipSync(rewritten.join('\n') + '\n'));
 }
 
