@@ -65,7 +65,9 @@ export const command: CliCommand = {
       throw new UsageError('expected one case NAME (stepbox case list shows them)');
     const agentDir = values['agent-dir'] === undefined ? undefined : resolve(values['agent-dir']);
     if (agentDir !== undefined && !values.agent)
-      throw new UsageError("--agent-dir goes with your own --agent 'sandbox:CMD'; the case's script runs no program");
+      throw new UsageError(
+        "--agent-dir goes with your own --agent 'sandbox:CMD'; the case's script runs no program",
+      );
     if (values.agent) agentDirOrUsage(values.agent, agentDir);
     let spec;
     try {

@@ -148,7 +148,13 @@ export function HeldActionCard() {
                 disabled={busy}
                 onClick={() => open({ kind: 'arguments', call })}
               >
-                Edit arguments{beforeTool ? <> <kbd>E</kbd></> : null}
+                Edit arguments
+                {beforeTool ? (
+                  <>
+                    {' '}
+                    <kbd>E</kbd>
+                  </>
+                ) : null}
               </button>
               {beforeTool ? (
                 <button
