@@ -24,10 +24,7 @@ Examples:
 `;
 
 /** How a branch came about, as `list` says it: `fork @3 of main`, `resumed @3 of main`. */
-export function branchOrigin(
-  b: Pick<BranchRow, 'parent' | 'fork_step' | 'resume_of'>,
-  episode: string,
-): string {
+export function branchOrigin(b: Pick<BranchRow, 'parent' | 'fork_step' | 'resume_of'>, episode: string): string {
   const of = b.parent === episode ? 'main' : b.parent;
   return `${b.resume_of !== null ? 'resumed' : 'fork'} @${b.fork_step ?? '?'} of ${of}`;
 }
