@@ -107,6 +107,7 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       await app.page.getByTestId('stop-before-answer').uncheck();
       await card.getByTestId('held-run').click();
       await app.timeline.waitForStep(1, 120_000);
+      await app.settled({ timeoutMs: 120_000 });
       await app.page.keyboard.press('F5');
       await app.page
         .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
@@ -143,4 +144,42 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       await app.page.close();
     }, 900_000);
   }
+
+  it('sandbox: with an Agent folder: the form says which folder before the start, and the agent runs from /opt/agent', async () => {
+    const model = script(dir, 'python-inside.jsonl', [
+      call('shell', { command: 'ls /opt/agent > from-opt-agent.txt && echo FROM-THE-FOLDER' }, 'call_1'),
+      final('done.'),
+    ]);
+    const app = await web.open(SIZES[0]);
+    const layout = new LayoutObject(app.page);
+    const lib = app.library.root;
+    await lib.getByTestId('library-agent').fill('sandbox:python3 /opt/agent/agent.py');
+    await lib.getByTestId('library-model').fill(`scripted:${model}`);
+    // From the task's folder, like a script path: resources/tasks/hello-python/../../agents/python-inside.
+    await lib.getByTestId('library-agent-dir').fill('../../agents/python-inside');
+    const card = lib.locator('[data-testid="library-task"][data-task="hello-python"]');
+    const folder = card.getByTestId('start-agent-folder');
+    await expect(folder.innerText()).resolves.toMatch(
+      /^agent files from \/.*\/resources\/agents\/python-inside$/,
+    );
+    await card.scrollIntoViewIfNeeded();
+    expect(await layout.readable(folder)).toBe(true);
+    await expect(card.getByTestId('start-reads').innerText()).resolves.toBe(`reads ${model}`);
+    await shots(app, 'inside-agent-folder-form');
+    await app.library.startTask('hello-python');
+    await app.page.getByTestId('episode-state').waitFor({ timeout: 120_000 });
+    await app.settled({ timeoutMs: 120_000 });
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1, 120_000);
+    await app.settled({ timeoutMs: 120_000 });
+    expect((await app.timeline.rowAt(1)).text).toContain('ls /opt/agent');
+    await app.inspector.waitForStep(1);
+    await app.inspector.tab('output');
+    await app.inspector.root
+      .getByTestId('inspector-stdout')
+      .filter({ hasText: 'FROM-THE-FOLDER' })
+      .waitFor({ timeout: 30_000 });
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 600_000);
 });
