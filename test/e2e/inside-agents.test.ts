@@ -113,7 +113,10 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
         .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
         .waitFor({ timeout: 180_000 });
       await app.timeline.waitForStep(3);
-      expect(await app.page.getByTestId('stepper-bar').innerText()).toContain('succeeded');
+      // How it ended, in words (the verifier ran greet.py in the sandbox).
+      await expect(app.page.getByTestId('end-reason').innerText()).resolves.toBe(
+        'This episode succeeded: the agent gave its final answer.',
+      );
 
       // Step 1 like any episode's: the action that ran (as edited), its result, its files.
       await app.timeline.select(1);
