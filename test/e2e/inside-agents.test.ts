@@ -134,6 +134,8 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       const files = app.inspector.root.getByTestId('inspector-files');
       await files.waitFor({ timeout: 30_000 });
       await expect(files.innerText()).resolves.toContain('greet.py');
+      // The file itself on screen (not "Loading editor…"): what the edited command wrote.
+      await app.inspector.model('diff-after', (v) => v.includes('sys.argv[1]'), 60_000);
       await shots(app, `inside-${r.recipe}-files`);
       await app.timeline.select(2);
       await app.inspector.waitForStep(2);
