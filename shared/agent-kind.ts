@@ -7,3 +7,8 @@ export function runsOwnProgramSpec(spec: string): boolean {
   const s = spec.trim();
   return s.startsWith('exec:') || s.startsWith('sandbox:') || (/^[a-z][a-z0-9-]*$/.test(s) && s !== 'manual');
 }
+
+/** True for a `sandbox:CMD` spec: the one agent kind whose files a person names (`--agent-dir`). */
+export function runsInSandboxSpec(spec: string): boolean {
+  return spec.trim().startsWith('sandbox:');
+}

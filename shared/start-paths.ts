@@ -27,6 +27,15 @@ export function scriptPathOf(spec: string, taskFolder: string): string | null {
   return m ? resolveIn(taskFolder, m[1].trim()) : null;
 }
 
+/**
+ * The folder a `sandbox:` agent's files come from (the form's "Agent folder", `--agent-dir`)
+ * when started on the task in `taskFolder`; null when none is typed.
+ */
+export function agentFolderOf(dir: string, taskFolder: string): string | null {
+  const d = dir.trim();
+  return d ? resolveIn(taskFolder, d) : null;
+}
+
 /** The spec with a `scripted:` path made absolute from the task's folder; other specs unchanged. */
 export function fromTaskFolder(spec: string, taskFolder: string): string {
   const path = scriptPathOf(spec, taskFolder);

@@ -101,9 +101,15 @@ export function argsSummary(args: Record<string, unknown>, max = MAX_SUMMARY): s
   return oneLine(`{${parts.join(', ')}}`, max);
 }
 
+/** The argument that holds a shell tool's command line, by agent (ours, Claude Code, Codex). */
+const SHELL_ARGS = ['command', 'cmd'] as const;
+
 /** The argument of a call a person looks for first: the command, the path, the key, or compact JSON. */
-export function callDetail(name: string, args: Record<string, unknown>): string {
-  const pick = name === 'execute_shell' ? args.command : (args.path ?? args.key ?? args.query);
+export function callDetail(_name: string, args: Record<string, unknown>): string {
+  // A shell call says its command line whichever agent's tool it is: execute_shell and
+  // Claude Code's Bash take `command`, Codex's exec_command takes `cmd`.
+  const shell = SHELL_ARGS.map((k) => args[k]).find((v) => typeof v === 'string');
+  const pick = shell ?? args.path ?? args.key ?? args.query;
   return oneLine(typeof pick === 'string' ? pick : JSON.stringify(args), MAX_DETAIL);
 }
 

@@ -10,12 +10,13 @@ import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { intFlag } from './number-flags.js';
+import { agentDirOrUsage } from './run.js';
 
 const HELP = `stepbox ab --a CONFIG --b CONFIG TASK... [--episodes N] [--agent SPEC]
-           [--concurrency C] [--json]
+           [--model SOURCE] [--agent-dir DIR] [--concurrency C] [--json]
 
 Runs the same tasks under two configurations and compares them. A CONFIG is a JSON file
-{"agent"?: SPEC, "model"?: SOURCE, "sandbox"?: {...}, "timeouts"?: {...}} whose sandbox and timeouts are
+{"agent"?: SPEC, "model"?: SOURCE, "agent_dir"?: DIR, "sandbox"?: {...}, "timeouts"?: {...}} whose sandbox and timeouts are
 merged over each task (objects merge key by key); its agent replaces --agent. Episodes of
 A and B alternate so both see the same machine load. Reports each side's success rate,
 mean steps, duration, QA quality and return, each difference (B - A), and which QA
@@ -27,6 +28,8 @@ Options:
   --agent SPEC            the agent of a side whose config names none
   --model SOURCE          what answers an exec: agent's model calls, for a side whose
                           config names no agent (a config may say "model" itself)
+  --agent-dir DIR         a sandbox: agent's files, read-only at /opt/agent, for a side
+                          whose config names no agent (a config may say "agent_dir")
   --concurrency C         episodes at once (default 2)
   --json                  print {a, b, difference, flags_differ: [{id, a, b}], episodes}
 
@@ -70,6 +73,7 @@ export const command: CliCommand = {
           episodes: { type: 'string' },
           agent: { type: 'string' },
           model: { type: 'string' },
+          'agent-dir': { type: 'string' },
           concurrency: { type: 'string' },
           json: { type: 'boolean', default: false },
         },
@@ -91,8 +95,23 @@ export const command: CliCommand = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    // Scripted paths become absolute against the cwd (a config's agent too).
+    // Scripted paths and agent folders become absolute against the cwd (a config's too).
     const norm = (s?: string) => (s ? normalizeAgentSpec(s) : undefined);
+    const dir = (s?: string) => (s === undefined ? undefined : resolve(s));
+    for (const [side, c] of [
+      ['A', a],
+      ['B', b],
+    ] as const) {
+      const agent = c.agent ?? values.agent;
+      const agentDir = c.agent_dir ?? (c.agent ? undefined : values['agent-dir']);
+      if (agent && agentDir !== undefined) {
+        try {
+          agentDirOrUsage(agent, agentDir);
+        } catch (e) {
+          throw new UsageError(`side ${side}: ${(e as Error).message}`);
+        }
+      }
+    }
     const engine = cliEngine(io, { pool: concurrency });
     const { supply } = await cliEpisodeEnv(engine);
     const store = engine.store;
@@ -100,10 +119,11 @@ export const command: CliCommand = {
     try {
       report = await runAb({
         tasks,
-        a: { ...a, agent: norm(a.agent), model: norm(a.model) },
-        b: { ...b, agent: norm(b.agent), model: norm(b.model) },
+        a: { ...a, agent: norm(a.agent), model: norm(a.model), agent_dir: dir(a.agent_dir) },
+        b: { ...b, agent: norm(b.agent), model: norm(b.model), agent_dir: dir(b.agent_dir) },
         defaultAgent: norm(values.agent),
         defaultModel: norm(values.model),
+        defaultAgentDir: dir(values['agent-dir']),
         episodes,
         concurrency,
         store,

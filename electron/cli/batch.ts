@@ -6,6 +6,7 @@ import { createBatch, runBatch, summarizeBatch, type BatchProgress } from '../en
 import { progressLine } from '../engine/batch/progress.js';
 import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
+import { agentDirOrUsage } from './run.js';
 import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import { stepboxHome } from '../engine/trace/episode-store.js';
@@ -18,7 +19,7 @@ import { terminalSafe } from '../../shared/terminal-text.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { intFlag } from './number-flags.js';
 
-const HELP = `stepbox batch TASK... --agent SPEC --episodes N --concurrency C [--out DIR] [--json]
+const HELP = `stepbox batch TASK... --agent SPEC [--agent-dir DIR] --episodes N --concurrency C [--out DIR] [--json]
 stepbox batch --resume DIR [--concurrency C] [--json]
 
 Runs N episodes of each TASK, C at a time, on the warm pool (sandboxes pre-started and
@@ -36,6 +37,7 @@ export DIR, stepbox check DIR.
 Options:
   --agent SPEC       scripted:FILE, replay:EPISODE, openai:MODEL, exec:CMD (as for stepbox run)
   --model SOURCE     what answers an exec: agent's model calls (as for stepbox run)
+  --agent-dir DIR    a sandbox: agent's files, read-only at /opt/agent (as for stepbox run)
   --episodes N       episodes per task (default 1)
   --concurrency C    episodes at once (default 2)
   --out DIR          the batch folder
@@ -75,6 +77,7 @@ export const command: CliCommand = {
         options: {
           agent: { type: 'string' },
           model: { type: 'string' },
+          'agent-dir': { type: 'string' },
           episodes: { type: 'string' },
           concurrency: { type: 'string' },
           out: { type: 'string' },
@@ -87,9 +90,16 @@ export const command: CliCommand = {
     let dir: string;
     let batch: BatchFile;
     if (values.resume) {
-      if (positionals.length || values.agent || values.model || values.episodes || values.out)
+      if (
+        positionals.length ||
+        values.agent ||
+        values.model ||
+        values['agent-dir'] ||
+        values.episodes ||
+        values.out
+      )
         throw new UsageError(
-          '--resume DIR takes no TASK, --agent, --model, --episodes or --out: they are in its batch.json',
+          '--resume DIR takes no TASK, --agent, --model, --agent-dir, --episodes or --out: they are in its batch.json',
         );
       dir = resolve(values.resume);
       try {
@@ -111,12 +121,15 @@ export const command: CliCommand = {
       });
       // A scripted file is resolved now (absolute), so --resume works from any directory.
       const spec = normalizeAgentSpec(values.agent);
+      const agentDir = values['agent-dir'];
+      agentDirOrUsage(spec, agentDir);
       ({ dir, batch } = createBatch({
         dir: values.out,
         home: stepboxHome(io.env),
         tasks,
         agent: spec,
         ...(values.model ? { model: normalizeAgentSpec(values.model) } : {}),
+        ...(agentDir !== undefined ? { agentDir } : {}),
         episodes: intFlag('episodes', values.episodes, { min: 1 }) ?? 1,
         concurrency: intFlag('concurrency', values.concurrency, { min: 1 }) ?? 2,
       }));

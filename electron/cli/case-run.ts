@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { CaseError, loadCase } from '../engine/cases/case-library.js';
@@ -6,9 +7,10 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, describeEvent } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { agentDirOrUsage } from './run.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
-const HELP = `stepbox case run NAME [--fixed] [--agent SPEC [--model SOURCE]] [--json]
+const HELP = `stepbox case run NAME [--fixed] [--agent SPEC [--model SOURCE] [--agent-dir DIR]] [--json]
                      [--allow-network] [--allow-image] [--allow-limits] [--trust-recorded-task]
 
 Runs a bundled case on Docker — its task with its scripted agent (two episodes in one
@@ -23,6 +25,8 @@ Options:
            run the case's task with your own agent instead of its script (e.g.
            --agent 'exec:python3 my_agent.py' --model openai:qwen2.5-coder:7b) to see
            whether it falls into the same failure
+  --agent-dir DIR
+           a sandbox: agent's files, read-only at /opt/agent (as for stepbox run)
   --json   print {case, fixed, episodes: [{episode, status, end_reason, quality, flags}],
            raised, expected, ok}
 A case from the store's library (stepbox case new, case import) is a recorded task: what
@@ -51,6 +55,7 @@ export const command: CliCommand = {
           json: { type: 'boolean', default: false },
           agent: { type: 'string' },
           model: { type: 'string' },
+          'agent-dir': { type: 'string' },
           ...CONSENT_FLAG_OPTIONS,
         },
       }),
@@ -58,6 +63,12 @@ export const command: CliCommand = {
     const { values, positionals } = parsed;
     if (positionals.length !== 1)
       throw new UsageError('expected one case NAME (stepbox case list shows them)');
+    const agentDir = values['agent-dir'] === undefined ? undefined : resolve(values['agent-dir']);
+    if (agentDir !== undefined && !values.agent)
+      throw new UsageError(
+        "--agent-dir goes with your own --agent 'sandbox:CMD'; the case's script runs no program",
+      );
+    if (values.agent) agentDirOrUsage(values.agent, agentDir);
     let spec;
     try {
       spec = loadCase(positionals[0], { fixed: values.fixed });
@@ -82,6 +93,7 @@ export const command: CliCommand = {
         supply,
         ...(values.agent ? { agentSpec: normalizeAgentSpec(values.agent) } : {}),
         ...(values.model ? { model: normalizeAgentSpec(values.model) } : {}),
+        ...(agentDir !== undefined ? { agentDir } : {}),
         consent: consentFromFlags(values),
         onEpisode: (i, ep) => out.write(`episode ${i + 1}/${spec.expected.episodes}: ${ep}\n`),
         onEvent: (e) => {

@@ -19,6 +19,7 @@ import {
 } from './episode-cli.js';
 import { intFlag, numberFlag } from './number-flags.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
+import { checkAgentDir } from '../engine/agents/agent-spec.js';
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
 import { resolve } from 'node:path';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
@@ -114,6 +115,18 @@ export function stopBeforeFlags(values: readonly string[]): Partial<StopPoints> 
     }
   }
   return points;
+}
+
+/**
+ * For commands that start their episodes later (batch, case run, ab): a `--agent-dir` the
+ * agent cannot use is a usage error now, not a failed episode per slot.
+ */
+export function agentDirOrUsage(spec: string, agentDir: string | undefined): void {
+  try {
+    checkAgentDir(spec, agentDir);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }
 
 /** The agent options given by {@link EPISODE_FLAGS}. */

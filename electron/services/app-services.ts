@@ -17,7 +17,7 @@ import { EventBus, type Audience, type BusListener } from './event-bus.js';
 import { LibraryService } from './library-service.js';
 import type { EnginePorts } from './ports.js';
 import { ServiceError, toAppError } from './service-error.js';
-import { fromTaskFolder, taskFolderOf } from '../../shared/start-paths.js';
+import { agentFolderOf, fromTaskFolder, taskFolderOf } from '../../shared/start-paths.js';
 import { StatsService } from './stats-service.js';
 import { sandboxInfo } from './system-service.js';
 import { TerminalService } from './terminal-service.js';
@@ -103,8 +103,15 @@ export function createAppServices(ports: EnginePorts): AppServices {
       if (!spec)
         throw new ServiceError('invalid_input', 'this task ships no agent: pass `agent` (e.g. "manual")');
       const model = r.agent_options?.model;
+      const agentDir = r.agent_options?.agent_dir;
       const options =
-        model === undefined ? r.agent_options : { ...r.agent_options, model: fromTaskFolder(model, folder) };
+        r.agent_options === undefined
+          ? undefined
+          : {
+              ...r.agent_options,
+              ...(model !== undefined ? { model: fromTaskFolder(model, folder) } : {}),
+              ...(agentDir !== undefined ? { agent_dir: agentFolderOf(agentDir, folder) ?? agentDir } : {}),
+            };
       // A case that runs several episodes (state leaking between them) runs the first ones
       // to their end; the last opens live, where its flag shows.
       return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false, options, count - 1);

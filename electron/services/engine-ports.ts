@@ -186,6 +186,7 @@ function engineAgentOptions(o: AgentOptions | undefined) {
     ...(o?.temperature !== undefined ? { temperature: o.temperature } : {}),
     ...(o?.seed !== undefined ? { seed: o.seed } : {}),
     ...(o?.model !== undefined ? { model: o.model } : {}),
+    ...(o?.agent_dir !== undefined ? { agentDir: o.agent_dir } : {}),
   };
 }
 

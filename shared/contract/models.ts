@@ -415,6 +415,11 @@ export const AgentOptions = z.strictObject({
   seed: z.number().int().optional(),
   /** What answers an `exec:CMD` agent's model calls (`scripted:FILE`, `openai:MODEL`, `replay:EPISODE`, `manual`). */
   model: z.string().min(1).optional(),
+  /**
+   * A `sandbox:CMD` agent's files, put read-only at /opt/agent (`--agent-dir`): absolute, or
+   * (in `episode.start`) relative to the task's folder like a script path.
+   */
+  agent_dir: z.string().min(1).optional(),
 });
 /** Settings of an `openai:MODEL` agent, and the model source of an `exec:CMD` one. */
 export type AgentOptions = z.infer<typeof AgentOptions>;

@@ -5,7 +5,7 @@ import type { TraceEvent } from '../../shared/trace-events.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
 import { replayInsideAgent } from '../../electron/engine/external/inside-replay.js';
-import { runCli } from '../support/cli.js';
+import { addAgentRecipe } from '../support/cli.js';
 import { describeDocker, exampleDir, useDockerHome } from '../support/docker.js';
 import { call, final, ofType, script } from '../support/harness.js';
 
@@ -235,11 +235,7 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
   }, 120_000);
 
   it('Codex CLI (installed by stepbox agents add) runs to succeeded; an edited cmd changes what it runs; a fork at 2 continues', async () => {
-    const added = await runCli(['agents', 'add', 'codex', '--json'], {
-      env: { STEPBOX_HOME: docker.env.home },
-      timeoutMs: 600_000,
-    });
-    expect(added.code, added.stderr).toBe(0);
+    await addAgentRecipe(docker.env.home, 'codex');
     const dir = exampleDir('codex');
     const c = await startInside(dir, 'codex', `scripted:${join(dir, 'model.jsonl')}`);
     try {
@@ -280,11 +276,7 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
   }, 600_000);
 
   it('Claude Code (installed by stepbox agents add) runs to succeeded as the sandbox user; a rollback to 1 re-runs it', async () => {
-    const added = await runCli(['agents', 'add', 'claude-code', '--json'], {
-      env: { STEPBOX_HOME: docker.env.home },
-      timeoutMs: 600_000,
-    });
-    expect(added.code, added.stderr).toBe(0);
+    await addAgentRecipe(docker.env.home, 'claude-code');
     const dir = exampleDir('claude-code');
     const c = await startInside(dir, 'claude-code', `scripted:${join(dir, 'model.jsonl')}`);
     try {

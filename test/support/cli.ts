@@ -138,3 +138,17 @@ export async function runMain(
   });
   return { code, out, err };
 }
+
+/**
+ * Installs an agent recipe (`codex`, `claude-code`) into the store at `home` the way a
+ * person does, `stepbox agents add NAME`; throws with the CLI's stderr if it fails. The
+ * one place tests install recipes (npm's own cache keeps the download between them).
+ */
+export async function addAgentRecipe(home: string, name: 'codex' | 'claude-code'): Promise<void> {
+  const added = await runCli(['agents', 'add', name, '--json'], {
+    env: { STEPBOX_HOME: home },
+    timeoutMs: 600_000,
+  });
+  if (added.code !== 0)
+    throw new Error(`stepbox agents add ${name} exited with ${added.code}: ${added.stderr.trim()}`);
+}

@@ -159,6 +159,8 @@ export async function openApp(
 export interface ServedApp {
   /** Opens a new page of the app (see {@link openApp}). */
   open(viewport?: { width: number; height: number }): Promise<AppPage>;
+  /** The served STEPBOX_HOME (e.g. to install agent recipes into it); only inside a test. */
+  home(): string;
 }
 
 /**
@@ -183,6 +185,10 @@ export function servedApp(): ServedApp {
     open(viewport) {
       if (!browser || !served) throw new Error('servedApp().open() runs only inside a test');
       return openApp(browser, served.url, viewport);
+    },
+    home() {
+      if (!home) throw new Error('servedApp().home() runs only inside a test');
+      return home;
     },
   };
 }

@@ -170,6 +170,28 @@ describe('episodes store', () => {
     ]);
   });
 
+  it("sends the Agent folder with a sandbox: agent only (as typed: the server resolves it from the task's folder)", async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.start', () => startedState);
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    const store = createEpisodesStore(fake.client);
+    const task = { id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null };
+    store.getState().setModel('scripted:m.jsonl');
+    store.getState().setAgentDir(' ../agent ');
+    store.getState().setAgent('sandbox:python3 /opt/agent/agent.py');
+    await store.getState().startTask(task);
+    store.getState().setAgent('codex');
+    await store.getState().startTask(task);
+    expect(fake.callsOf('episode.start')).toEqual([
+      {
+        task: { kind: 'sample', id: 'hello' },
+        agent: 'sandbox:python3 /opt/agent/agent.py',
+        agent_options: { model: 'scripted:m.jsonl', agent_dir: '../agent' },
+      },
+      { task: { kind: 'sample', id: 'hello' }, agent: 'codex', agent_options: { model: 'scripted:m.jsonl' } },
+    ]);
+  });
+
   it('draws branches as a tree with forks under their parent by fork step', () => {
     const tree = selectBranchTree([
       branchSummary({ branch: 'f2', parent_branch: 'main', fork_step: 5 }),

@@ -143,6 +143,20 @@ export interface AgentOptions {
   readonly home?: string;
 }
 
+/**
+ * Throws `bad_agent_spec` when `--agent-dir` is given to an agent that is not `sandbox:`
+ * (a recipe brings its own files). Commands that start episodes later (batch, case run,
+ * ab) call it before anything runs.
+ */
+export function checkAgentDir(spec: string, agentDir: string | undefined): void {
+  if (agentDir !== undefined && parseAgentSpec(spec).kind !== 'sandbox') {
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `--agent-dir puts files at /opt/agent for a sandbox: agent; ${spec} is not one, so drop --agent-dir or use --agent 'sandbox:CMD'`,
+    );
+  }
+}
+
 /** Builds an agent from its spec. Throws AgentFailure for a bad spec or an unreadable script. */
 export function createAgent(spec: string, options: AgentOptions = {}): Agent {
   const parsed = parseAgentSpec(spec);
@@ -152,12 +166,7 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
       `--model answers the model calls of an exec:, sandbox: or recipe agent; ${spec} decides by itself, so drop --model or use --agent exec:CMD`,
     );
   }
-  if (options.agentDir !== undefined && parsed.kind !== 'sandbox') {
-    throw new AgentFailure(
-      'bad_agent_spec',
-      `--agent-dir puts files at /opt/agent for a sandbox: agent; ${spec} is not one, so drop --agent-dir or use --agent 'sandbox:CMD'`,
-    );
-  }
+  checkAgentDir(spec, options.agentDir);
   switch (parsed.kind) {
     case 'scripted': {
       const path = resolve(options.cwd ?? process.cwd(), parsed.path);

@@ -15,6 +15,8 @@ export const AbConfig = z.strictObject({
   agent: z.string().min(1).optional(),
   /** The `--model` source of an exec: agent. */
   model: z.string().min(1).optional(),
+  /** The `--agent-dir` of a sandbox: agent (its files, read-only at /opt/agent). */
+  agent_dir: z.string().min(1).optional(),
   sandbox: z.record(z.string(), z.unknown()).optional(),
   timeouts: z.record(z.string(), z.unknown()).optional(),
 });
@@ -121,6 +123,8 @@ export async function runAb(options: {
   readonly defaultAgent?: string;
   /** The model source for a side whose config names none (exec: agents). */
   readonly defaultModel?: string;
+  /** The agent folder for a side whose config names no agent (sandbox: agents). */
+  readonly defaultAgentDir?: string;
   readonly episodes: number;
   readonly concurrency: number;
   readonly store: DiskEpisodeStore;
@@ -130,14 +134,30 @@ export async function runAb(options: {
   readonly onEpisode?: (side: 'a' | 'b', task: string, episode: string, status: string | null) => void;
 }): Promise<AbReport> {
   const sides = { a: options.a, b: options.b } as const;
-  const jobs: { side: 'a' | 'b'; task: Task; path: string; agent: string; model?: string }[] = [];
+  const jobs: {
+    side: 'a' | 'b';
+    task: Task;
+    path: string;
+    agent: string;
+    model?: string;
+    agentDir?: string;
+  }[] = [];
   for (let i = 0; i < options.episodes; i++)
     for (const t of options.tasks)
       for (const side of ['a', 'b'] as const) {
         const agent = sides[side].agent ?? options.defaultAgent;
         if (!agent) throw new Error(`config ${side.toUpperCase()} names no agent and no --agent was given`);
         const model = sides[side].model ?? (sides[side].agent ? undefined : options.defaultModel);
-        jobs.push({ side, task: taskUnder(t.doc, sides[side], t.path), path: t.path, agent, model });
+        // Like the model: a side that names its agent brings its own folder (or none).
+        const agentDir = sides[side].agent_dir ?? (sides[side].agent ? undefined : options.defaultAgentDir);
+        jobs.push({
+          side,
+          task: taskUnder(t.doc, sides[side], t.path),
+          path: t.path,
+          agent,
+          model,
+          ...(agentDir !== undefined ? { agentDir } : {}),
+        });
       }
   const samples: Record<'a' | 'b', Sample[]> = { a: [], b: [] };
   const episodes: AbReport['episodes'][number][] = [];
@@ -151,6 +171,7 @@ export async function runAb(options: {
         taskPath: job.path,
         agentSpec: job.agent,
         model: job.model,
+        ...(job.agentDir !== undefined ? { agentDir: job.agentDir } : {}),
         store: options.store,
         parts: options.parts,
         sandboxes,

@@ -35,6 +35,8 @@ export const BatchFile = z.object({
   agent: z.string(),
   /** The `--model` source of an exec: agent. */
   model: z.string().optional(),
+  /** The `--agent-dir` of a sandbox: agent, absolute (so `--resume` works from anywhere). */
+  agent_dir: z.string().optional(),
   episodes: z.number().int().positive(),
   concurrency: z.number().int().positive(),
   tasks: z.array(z.object({ path: z.string(), name: z.string() })),

@@ -26,6 +26,8 @@ export function createBatch(options: {
   readonly tasks: readonly { path: string; task: Task }[];
   readonly agent: string;
   readonly model?: string;
+  /** A sandbox: agent's files (`--agent-dir`), kept absolute in batch.json. */
+  readonly agentDir?: string;
   readonly episodes: number;
   readonly concurrency: number;
 }): { dir: string; batch: BatchFile } {
@@ -38,6 +40,7 @@ export function createBatch(options: {
     created: Date.now(),
     agent: options.agent,
     ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.agentDir !== undefined ? { agent_dir: resolve(options.agentDir) } : {}),
     episodes: options.episodes,
     concurrency: options.concurrency,
     tasks: options.tasks.map((t) => ({ path: resolve(t.path), name: t.task.name })),
@@ -154,6 +157,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
         taskPath: slot.task,
         agentSpec: batch.agent,
         model: batch.model,
+        ...(batch.agent_dir !== undefined ? { agentDir: batch.agent_dir } : {}),
         store: options.store,
         parts: options.parts,
         sandboxes,

@@ -29,6 +29,8 @@ export async function runEpisodeToEnd(options: {
   readonly agentSpec: string;
   /** What answers an exec: agent's model calls (`--model`). */
   readonly model?: string;
+  /** A sandbox: agent's files, put read-only at /opt/agent (`--agent-dir`, absolute). */
+  readonly agentDir?: string;
   readonly store: EpisodeStore;
   readonly parts: EpisodeParts;
   readonly sandboxes: TaskSandboxes;
@@ -47,7 +49,14 @@ export async function runEpisodeToEnd(options: {
     task: options.task,
     taskPath: options.taskPath,
     agentSpec: options.agentSpec,
-    ...(options.model !== undefined ? { agentOptions: { model: options.model } satisfies AgentOptions } : {}),
+    ...(options.model !== undefined || options.agentDir !== undefined
+      ? {
+          agentOptions: {
+            ...(options.model !== undefined ? { model: options.model } : {}),
+            ...(options.agentDir !== undefined ? { agentDir: options.agentDir } : {}),
+          } satisfies AgentOptions,
+        }
+      : {}),
     store: options.store,
     parts: options.parts,
     supply: options.sandboxes.supplyFor(options.task),

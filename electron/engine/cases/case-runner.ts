@@ -44,6 +44,8 @@ export interface CaseEnv {
   readonly agentSpec?: string;
   /** What answers an exec: agent's model calls. */
   readonly model?: string;
+  /** With `agentSpec` `sandbox:CMD`: its files, read-only at /opt/agent (`--agent-dir`). */
+  readonly agentDir?: string;
   /** Consent to what a library case's task asks beyond the defaults (recorded-task policy). */
   readonly consent?: readonly WideningKind[];
 }
@@ -75,6 +77,7 @@ export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
         taskPath: spec.taskPath,
         agentSpec: env.agentSpec ?? spec.agentSpec ?? `scripted:${spec.agentPath}`,
         model: env.agentSpec ? env.model : (env.model ?? spec.model),
+        ...(env.agentSpec && env.agentDir !== undefined ? { agentDir: env.agentDir } : {}),
         store: env.store,
         parts: env.parts,
         sandboxes,

@@ -138,17 +138,25 @@ export function HeldActionCard() {
                 <span className="mono">{given.result.stdout ?? JSON.stringify(given.result)}</span>
               </div>
             ) : null}
-            {beforeTool ? (
-              <div className="row">
-                <button
-                  type="button"
-                  data-testid="held-edit-arguments"
-                  aria-keyshortcuts="E"
-                  disabled={busy}
-                  onClick={() => open({ kind: 'arguments', call })}
-                >
-                  Edit arguments <kbd>E</kbd>
-                </button>
+            {/* Before the answer too: an agent that runs its own tools (sandbox:, codex) is
+                only ever held there, and a call's arguments are the thing a person changes. */}
+            <div className="row">
+              <button
+                type="button"
+                data-testid="held-edit-arguments"
+                aria-keyshortcuts={beforeTool ? 'E' : undefined}
+                disabled={busy}
+                onClick={() => open({ kind: 'arguments', call })}
+              >
+                Edit arguments
+                {beforeTool ? (
+                  <>
+                    {' '}
+                    <kbd>E</kbd>
+                  </>
+                ) : null}
+              </button>
+              {beforeTool ? (
                 <button
                   type="button"
                   data-testid="held-replace-result"
@@ -157,8 +165,8 @@ export function HeldActionCard() {
                 >
                   Replace result
                 </button>
-              </div>
-            ) : null}
+              ) : null}
+            </div>
           </div>
         );
       })}

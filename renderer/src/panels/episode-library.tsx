@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef } from 'react';
-import { runsOwnProgramSpec } from '../../../shared/agent-kind';
+import { runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
@@ -7,7 +7,7 @@ import { BranchTree } from '../components/branch-tree';
 import { RunningList } from '../components/running-list';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
-import { scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
+import { agentFolderOf, scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
 function plain(text: string): string {
@@ -47,6 +47,8 @@ function StartItem(props: {
   readonly starting: string | null;
   /** What the start will read, said before the click (a script path resolved from the task's folder). */
   readonly reads?: string | null;
+  /** The folder a sandbox: agent's files come from, resolved from the task's folder, said before the click. */
+  readonly agentFolder?: string | null;
   /** The error of this item's last start, shown under it (where the click was). */
   readonly error?: string | null;
   readonly onStart: () => void;
@@ -75,6 +77,11 @@ function StartItem(props: {
             reads {props.reads}
           </span>
         ) : null}
+        {props.agentFolder ? (
+          <span className="muted mono lib-reads" data-testid="start-agent-folder">
+            agent files from {props.agentFolder}
+          </span>
+        ) : null}
       </button>
       {props.error ? (
         <div ref={errorRef} className="state state-error" role="alert" data-testid="start-error">
@@ -99,6 +106,7 @@ export function EpisodeLibrary() {
   const current = useSlice('stepper', (s) => s.branch);
   const agent = useSlice('episodes', (s) => s.agent);
   const model = useSlice('episodes', (s) => s.model);
+  const agentDir = useSlice('episodes', (s) => s.agentDir);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const released = useSlice('episodes', (s) => s.released);
   // The click was on a card further down: the note on the episode it stopped is brought into view.
@@ -111,8 +119,10 @@ export function EpisodeLibrary() {
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
   // The script a typed `scripted:FILE` (the agent, or an exec agent's model) reads, per task.
-  const typed = agent.trim().startsWith('exec:') ? model : agent;
+  const typed = runsOwnProgramSpec(agent) ? model : agent;
   const readsOf = (taskPath: string) => scriptPathOf(typed, taskFolderOf(taskPath));
+  const inSandbox = runsInSandboxSpec(agent);
+  const folderOf = (taskPath: string) => (inSandbox ? agentFolderOf(agentDir, taskFolderOf(taskPath)) : null);
 
   return (
     <Panel testId="episode-library" title="Episodes" className="library">
@@ -234,6 +244,27 @@ export function EpisodeLibrary() {
           </p>
         </>
       ) : null}
+      {inSandbox ? (
+        <>
+          <label className="field-label" htmlFor="library-agent-dir">
+            Agent folder
+          </label>
+          <input
+            id="library-agent-dir"
+            className="search"
+            type="text"
+            placeholder="none"
+            aria-describedby="library-agent-dir-hint"
+            data-testid="library-agent-dir"
+            value={agentDir}
+            onChange={(e) => actions.setAgentDir(e.target.value)}
+          />
+          <p className="muted field-hint" id="library-agent-dir-hint">
+            the agent’s own files, from the task’s folder: read-only at /opt/agent in the sandbox
+            (/opt/agent/bin on PATH)
+          </p>
+        </>
+      ) : null}
       {tasks.length === 0 && !catalogError ? (
         <PanelState kind="empty">
           {query.trim() ? `No sample task matches “${query.trim()}”.` : 'No bundled tasks.'}
@@ -250,6 +281,7 @@ export function EpisodeLibrary() {
             tooltip={t.goal}
             starting={starting}
             reads={readsOf(t.path)}
+            agentFolder={folderOf(t.path)}
             error={errorAt(t.id)}
             onStart={() => void actions.startTask(t)}
           />

@@ -1,5 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { runsOwnProgramSpec } from '../../../../shared/agent-kind';
+import { runsInSandboxSpec, runsOwnProgramSpec } from '../../../../shared/agent-kind';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type {
   BranchSummary,
@@ -56,6 +56,8 @@ export interface EpisodesState {
   readonly agent: string;
   /** What answers an `exec:CMD` agent's model calls (`scripted:FILE`, `openai:MODEL`, `manual`). */
   readonly model: string;
+  /** A `sandbox:CMD` agent's folder (read-only at /opt/agent), as typed: relative to the task's folder. */
+  readonly agentDir: string;
 }
 
 /** What the library does. */
@@ -78,6 +80,8 @@ export interface EpisodesActions {
   stopBranch(branch: string): Promise<boolean>;
   setAgent(agent: string): void;
   setModel(model: string): void;
+  /** The "Agent folder" of a `sandbox:` agent (its files at /opt/agent), from the task's folder. */
+  setAgentDir(dir: string): void;
   dispose(): void;
 }
 
@@ -91,6 +95,7 @@ export type EpisodesStore = StoreApi<EpisodesState & EpisodesActions>;
 export function inFormWords(message: string): string {
   return message
     .replace(/--model SOURCE|--model\b/g, '“Its model calls answered by”')
+    .replace(/--agent-dir DIR|--agent-dir\b/g, '“Agent folder”')
     .replace(/--agent exec:CMD/g, '“Agent” exec:COMMAND')
     .replace(/\bagent spec\b/g, '“Agent”')
     .replace(/--agent\b/g, '“Agent”');
@@ -127,10 +132,12 @@ export function createEpisodesStore(
       set({ starting: key, error: null, startFailed: null, released: null });
       const left = leaving();
       const model = agent && runsOwnProgramSpec(agent) ? get().model.trim() : '';
+      const agentDir = agent && runsInSandboxSpec(agent) ? get().agentDir.trim() : '';
+      const agentOptions = { ...(model ? { model } : {}), ...(agentDir ? { agent_dir: agentDir } : {}) };
       const res = await client.episode.start({
         task,
         ...(agent ? { agent } : {}),
-        ...(model ? { agent_options: { model } } : {}),
+        ...(model || agentDir ? { agent_options: agentOptions } : {}),
         ...(run ? { run: true } : {}),
       });
       set({ starting: null });
@@ -169,9 +176,11 @@ export function createEpisodesStore(
       startFailed: null,
       agent: '',
       model: '',
+      agentDir: '',
       // A new agent spec makes the last start's error stale.
       setAgent: (agent) => set(get().startFailed ? { agent, error: null, startFailed: null } : { agent }),
       setModel: (model) => set({ model }),
+      setAgentDir: (agentDir) => set({ agentDir }),
       async refresh() {
         const mine = ++generation;
         if (get().load !== 'ready') set({ load: 'loading' });

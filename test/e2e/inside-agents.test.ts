@@ -1,0 +1,190 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAgentRecipe } from '../support/cli';
+import { call, final, script } from '../support/harness';
+import { LayoutObject, servedApp, type AppPage } from '../support/e2e';
+
+/**
+ * Issue 18, items 1 and 7: a person starts Codex CLI or Claude Code (installed by
+ * `stepbox agents add`, answered by a scripted model) from the window's start form,
+ * pauses before an answer reaches the agent, edits the command the agent will run, and
+ * sees the step like any episode's. Screenshots: `inside-<recipe>-<what>-<size>.png`.
+ */
+const RECIPES = [
+  {
+    recipe: 'codex',
+    tool: 'exec_command',
+    id: 'call_',
+    args: (command: string) => ({ cmd: command }),
+  },
+  {
+    recipe: 'claude-code',
+    tool: 'Bash',
+    id: 'toolu_',
+    args: (command: string) => ({ command, description: 'Write greet.py' }),
+  },
+] as const;
+
+/** What the scripted model first asks for: a greet.py without the name (the person fixes it). */
+const WRONG = `printf 'print("Hello")\\n' > greet.py`;
+/** What the person makes the agent run instead. */
+const FIXED = `printf 'import sys\\nprint(f"Hello, {sys.argv[1]}!")\\n' > greet.py && echo EDITED-BY-PERSON`;
+
+const SIZES = [
+  { width: 1024, height: 700 },
+  { width: 1920, height: 1080 },
+];
+
+/** Screenshots `name` at each size, ending at the first. */
+async function shots(app: AppPage, name: string): Promise<void> {
+  for (const size of [...SIZES.slice(1), SIZES[0]]) {
+    await app.page.setViewportSize(size);
+    await app.screenshot(`${name}-${size.width}x${size.height}`);
+  }
+}
+
+describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from the window', () => {
+  const web = servedApp();
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'stepbox-e2e-inside-'));
+    // The way the integration test installs them: `stepbox agents add` into the served home.
+    for (const r of RECIPES) await addAgentRecipe(web.home(), r.recipe);
+  }, 1_200_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const r of RECIPES) {
+    it(`${r.recipe}: the held card says what the agent will run; the edited ${r.tool} runs; the step shows its action, result and files`, async () => {
+      const model = script(dir, `${r.recipe}.jsonl`, [
+        call(r.tool, r.args(WRONG), `${r.id}1`),
+        call(r.tool, r.args('python3 greet.py World'), `${r.id}2`),
+        final('greet.py greets.'),
+      ]);
+      const app = await web.open(SIZES[0]);
+      const layout = new LayoutObject(app.page);
+      await app.library.root.getByTestId('library-agent').fill(r.recipe);
+      await app.library.root.getByTestId('library-model').fill(`scripted:${model}`);
+      await app.library.startTask('hello-python');
+      await app.page.getByTestId('episode-state').waitFor({ timeout: 120_000 });
+      await app.settled({ timeoutMs: 120_000 });
+
+      // Paused before the answer reaches the agent: the card says what it will run.
+      await app.page.getByTestId('stop-before-answer').check();
+      await app.page.keyboard.press('F10');
+      const card = app.inspector.root.locator('[data-testid="held-action"][data-stage="before_answer"]');
+      await card.waitFor({ timeout: 120_000 });
+      await app.settled({ timeoutMs: 120_000 });
+      await expect(card.locator('h3').textContent()).resolves.toContain(
+        "Paused before the agent gets step 1's answer",
+      );
+      const held = card.getByTestId('held-call');
+      await expect(held.innerText()).resolves.toMatch(new RegExp(`The answer asks to run:\\s+${r.tool}`));
+      await expect(card.getByTestId('held-args').innerText()).resolves.toContain(
+        `"${Object.keys(r.args(''))[0]}": "printf`,
+      );
+      expect(await layout.readable(card.locator('h3'))).toBe(true);
+      expect(await layout.onScreen(card.getByTestId('held-edit-arguments'))).toBe(true);
+      await shots(app, `inside-${r.recipe}-held`);
+
+      // Edit the command: checked against the agent's own tool schema, then run.
+      await card.getByTestId('held-edit-arguments').click();
+      const editor = card.getByTestId('held-editor');
+      await expect(editor.inputValue()).resolves.toContain('print(\\"Hello\\")');
+      await editor.fill(JSON.stringify({ nope: 'x' }));
+      await card.getByTestId('held-save').click();
+      const refusal = card.getByTestId('held-error');
+      await refusal.waitFor({ timeout: 20_000 });
+      await expect(refusal.innerText()).resolves.toContain(`${r.tool}:`);
+      await editor.fill(JSON.stringify(r.args(FIXED)));
+      await card.getByTestId('held-save').click();
+      await card.getByTestId('held-edited').waitFor({ timeout: 20_000 });
+      await expect(card.getByTestId('held-args').innerText()).resolves.toContain('EDITED-BY-PERSON');
+      await shots(app, `inside-${r.recipe}-edited`);
+
+      // Give it to the agent, and let the rest run.
+      await app.page.getByTestId('stop-before-answer').uncheck();
+      await card.getByTestId('held-run').click();
+      await app.timeline.waitForStep(1, 120_000);
+      await app.settled({ timeoutMs: 120_000 });
+      await app.page.keyboard.press('F5');
+      await app.page
+        .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
+        .waitFor({ timeout: 180_000 });
+      await app.timeline.waitForStep(3);
+      // How it ended, in words (the verifier ran greet.py in the sandbox).
+      await expect(app.page.getByTestId('end-reason').innerText()).resolves.toBe(
+        'This episode succeeded: the agent gave its final answer.',
+      );
+
+      // Step 1 like any episode's: the action that ran (as edited), its result, its files.
+      await app.timeline.select(1);
+      await app.inspector.waitForStep(1);
+      const row = await app.timeline.rowAt(1);
+      expect(row.text).toContain(r.tool);
+      expect(row.text).toContain('EDITED-BY-PERSON');
+      await app.inspector.tab('output');
+      await app.inspector.root
+        .getByTestId('inspector-stdout')
+        .filter({ hasText: 'EDITED-BY-PERSON' })
+        .waitFor({ timeout: 30_000 });
+      await shots(app, `inside-${r.recipe}-result`);
+      await app.inspector.tab('files');
+      const files = app.inspector.root.getByTestId('inspector-files');
+      await files.waitFor({ timeout: 30_000 });
+      await expect(files.innerText()).resolves.toContain('greet.py');
+      // The file itself on screen (not "Loading editor…"): what the edited command wrote.
+      await app.inspector.model('diff-after', (v) => v.includes('sys.argv[1]'), 60_000);
+      await shots(app, `inside-${r.recipe}-files`);
+      await app.timeline.select(2);
+      await app.inspector.waitForStep(2);
+      expect((await app.timeline.rowAt(2)).text).toContain('python3 greet.py World');
+      await app.inspector.tab('output');
+      await app.inspector.root
+        .getByTestId('inspector-stdout')
+        .filter({ hasText: 'Hello, World!' })
+        .waitFor({ timeout: 30_000 });
+      expect(app.errors).toEqual([]);
+      await app.page.close();
+    }, 900_000);
+  }
+
+  it('sandbox: with an Agent folder: the form says which folder before the start, and the agent runs from /opt/agent', async () => {
+    const model = script(dir, 'python-inside.jsonl', [
+      call('shell', { command: 'ls /opt/agent > from-opt-agent.txt && echo FROM-THE-FOLDER' }, 'call_1'),
+      final('done.'),
+    ]);
+    const app = await web.open(SIZES[0]);
+    const layout = new LayoutObject(app.page);
+    const lib = app.library.root;
+    await lib.getByTestId('library-agent').fill('sandbox:python3 /opt/agent/agent.py');
+    await lib.getByTestId('library-model').fill(`scripted:${model}`);
+    // From the task's folder, like a script path: resources/tasks/hello-python/../../agents/python-inside.
+    await lib.getByTestId('library-agent-dir').fill('../../agents/python-inside');
+    const card = lib.locator('[data-testid="library-task"][data-task="hello-python"]');
+    const folder = card.getByTestId('start-agent-folder');
+    await expect(folder.innerText()).resolves.toMatch(
+      /^agent files from \/.*\/resources\/agents\/python-inside$/,
+    );
+    await card.scrollIntoViewIfNeeded();
+    expect(await layout.readable(folder)).toBe(true);
+    await expect(card.getByTestId('start-reads').innerText()).resolves.toBe(`reads ${model}`);
+    await shots(app, 'inside-agent-folder-form');
+    await app.library.startTask('hello-python');
+    await app.page.getByTestId('episode-state').waitFor({ timeout: 120_000 });
+    await app.settled({ timeoutMs: 120_000 });
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1, 120_000);
+    await app.settled({ timeoutMs: 120_000 });
+    expect((await app.timeline.rowAt(1)).text).toContain('ls /opt/agent');
+    await app.inspector.waitForStep(1);
+    await app.inspector.tab('output');
+    await app.inspector.root
+      .getByTestId('inspector-stdout')
+      .filter({ hasText: 'FROM-THE-FOLDER' })
+      .waitFor({ timeout: 30_000 });
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 600_000);
+});
