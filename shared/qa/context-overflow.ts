@@ -37,7 +37,8 @@ function resultShown(messages: readonly ShownMessage[], result: TraceEventOf<'to
     const text = textOf(m);
     const answers =
       m.tool_call_id === result.call_id || (m.role === 'user' && text.includes(`(${result.call_id})`));
-    return answers && text.includes(mark);
+    // Content as parts (an array) is JSON once more: its output is escaped twice.
+    return answers && (text.includes(mark) || text.includes(JSON.stringify(mark).slice(1, -1)));
   });
 }
 

@@ -15,6 +15,24 @@ function requestedNames(message: unknown): string[] {
   });
 }
 
+/**
+ * The function tools a recorded model request offered (`tools[].function.name` or
+ * `tools[].name`): an agent that runs its own tools (Codex CLI, Claude Code) offers
+ * its model tools the task does not list, and calling them is no mistake.
+ */
+function requestToolNames(request: unknown): string[] {
+  if (!request || typeof request !== 'object') return [];
+  const tools = (request as { tools?: unknown }).tools;
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((t) => {
+    if (!t || typeof t !== 'object') return [];
+    const fn = (t as { function?: unknown }).function;
+    const name =
+      fn && typeof fn === 'object' ? (fn as { name?: unknown }).name : (t as { name?: unknown }).name;
+    return typeof name === 'string' && name !== '' ? [name] : [];
+  });
+}
+
 /** `"NAME" is not an enabled tool` — the parser's words for a call of a tool the task lacks (text-written calls). */
 const NOT_ENABLED = /"([^"]+)" is not an enabled tool/g;
 
@@ -27,15 +45,18 @@ const NOT_ENABLED = /"([^"]+)" is not an enabled tool/g;
 export function checkUnknownTool(input: QaInput): Flag[] {
   const offered = new Set(taskToolNames(input.task));
   const perStep = new Map<number, Set<string>>();
+  /** What each step's request offered besides the task's tools. */
+  const requested = new Map<number, Set<string>>();
   const add = (step: number, name: string) => {
-    if (offered.has(name)) return;
+    if (offered.has(name) || requested.get(step)?.has(name)) return;
     const names = perStep.get(step) ?? new Set<string>();
     names.add(name);
     perStep.set(step, names);
   };
   const outputs = new Map<number, TraceEvent>();
   for (const e of input.events) {
-    if (e.type === 'model_output') outputs.set(e.step, e);
+    if (e.type === 'model_request') requested.set(e.step, new Set(requestToolNames(e.request)));
+    else if (e.type === 'model_output') outputs.set(e.step, e);
     else if (e.type === 'parse_error') {
       const out = outputs.get(e.step);
       for (const name of out?.type === 'model_output' ? requestedNames(out.message) : []) add(e.step, name);

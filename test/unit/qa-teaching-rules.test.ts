@@ -89,6 +89,42 @@ describe('unknown_tool rule', () => {
   });
 });
 
+describe('unknown_tool and context_overflow on an agent that runs its own tools (Codex CLI)', () => {
+  it('a tool its own request offered is no unknown tool, and its result carried as parts is shown', () => {
+    const t = new QaTrace(TASK);
+    const tools = [{ type: 'function', function: { name: 'exec_command', parameters: {} } }];
+    const stdout = 'Chunk ID: 1\nWall time: 0.01 seconds\nOutput:\n"hi"\n';
+    t.push({
+      type: 'model_request',
+      step: 1,
+      source: 'harness',
+      request: { messages: [{ role: 'user', content: TASK.goal }], tools },
+    });
+    t.step({
+      calls: [{ name: 'exec_command', args: { cmd: 'echo hi' }, result: { ok: true, exit_code: 0, stdout } }],
+    });
+    const callId = t.events().find((e) => e.type === 'tool_call')?.call_id;
+    t.push({
+      type: 'model_request',
+      step: 2,
+      source: 'harness',
+      request: {
+        messages: [
+          { role: 'user', content: TASK.goal },
+          { role: 'tool', tool_call_id: callId, content: [{ type: 'text', text: stdout }] },
+        ],
+        tools,
+      },
+    });
+    t.step({ final: 'done' }).end();
+    expect(checkUnknownTool(input(t))).toEqual([]);
+    expect(checkContextOverflow(input(t))).toEqual([]);
+    // The same call with no request offering it is flagged.
+    const bare = new QaTrace(TASK).step({ calls: [{ name: 'exec_command', args: { cmd: 'echo hi' } }] });
+    expect(checkUnknownTool(input(bare))[0].evidence.tools).toEqual(['exec_command']);
+  });
+});
+
 const added = (...paths: string[]) => paths.map((path) => ({ path, change: 'added' as const }));
 const deleted = (...paths: string[]) => paths.map((path) => ({ path, change: 'deleted' as const }));
 
