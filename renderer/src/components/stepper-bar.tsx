@@ -1,5 +1,4 @@
 import { IdText } from './id-text';
-import { TeachingButtons } from './teaching-buttons';
 import { selectRolledBackTo } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop, whyNoStopPoints } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
@@ -117,7 +116,6 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       ) : (
         <span className="muted">no episode open</span>
       )}
-      <TeachingButtons />
     </div>
   );
 }

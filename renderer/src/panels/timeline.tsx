@@ -1,4 +1,5 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { TeachingButtons } from '../components/teaching-buttons';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import type { HeldStage } from '../../../shared/held-action';
@@ -376,13 +377,17 @@ export function Timeline() {
       title="Timeline"
       className="timeline"
       actions={
-        <span className="muted" data-testid="timeline-count">
-          {rows.length === 0
-            ? ''
-            : rolledBackTo !== null && decisions > rolledBackTo
-              ? `${countOf(rolledBackTo, 'step')} · ${decisions - rolledBackTo} undone`
-              : countOf(decisions, 'step')}
-        </span>
+        <>
+          <span className="muted" data-testid="timeline-count">
+            {rows.length === 0
+              ? ''
+              : rolledBackTo !== null && decisions > rolledBackTo
+                ? `${countOf(rolledBackTo, 'step')} · ${decisions - rolledBackTo} undone`
+                : countOf(decisions, 'step')}
+          </span>
+          {/* Here, not in the stepper bar: the bar keeps its room for the branch's id and state. */}
+          <TeachingButtons />
+        </>
       }
     >
       {rows.length > 0 ? (
