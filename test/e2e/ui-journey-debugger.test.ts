@@ -31,10 +31,10 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     await bps.add('tool', 'execute_shell');
     await bps.add('nonzero_exit');
     await expect(bps.items()).resolves.toEqual([
-      'Pause when execute_shell is called',
+      'Pause before execute_shell runs',
       'Pause when a command exits non-zero',
     ]);
-    await bps.remove('when execute_shell is called');
+    await bps.remove('before execute_shell runs');
     await expect(bps.items()).resolves.toEqual(['Pause when a command exits non-zero']);
 
     // Escape leaves the live terminal; the next Tab goes on to the controls after it.
