@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
+import { compareBranches } from '../../electron/engine/compare/compare-branches.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
 import { replayInsideAgent } from '../../electron/engine/external/inside-replay.js';
 import { addAgentRecipe } from '../support/cli.js';
@@ -144,6 +145,14 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
     } finally {
       await f.dispose();
     }
+    // diff (`stepbox diff`, the window's compare) aligns the two: steps 1–2 taken over, 3 on differ.
+    const cmp = await compareBranches(docker.env.store, episode, f.branch);
+    expect(cmp.pairs.slice(0, 2).map((p) => [p.a_step, p.b_step, p.verdict])).toEqual([
+      [1, 1, 'same'],
+      [2, 2, 'same'],
+    ]);
+    expect(cmp.diverged_at).toBe(3);
+    expect(cmp.files_differ).toContain('notes/done.txt');
   }, 180_000);
 
   it('replay --verify of a run whose tool prints the time reports drift at that step, not divergence; a request the recording cannot answer diverges', async () => {
