@@ -399,23 +399,11 @@ export class ExecAgent implements Agent {
 
   /** After a final answer the agent should exit: a non-zero exit is an agent error, a new model call is kept. */
   private async awaitExitAfterFinal(ctx: DecideContext): Promise<void> {
-    const proc = this.proc as AgentProcess;
-    const stop = new AbortController();
-    const ms = Math.max(1, Math.min(ctx.episodeLeftMs, FINAL_EXIT_GRACE_MS));
-    try {
-      const wake = await Promise.race([
-        proc.exited.then((exit) => ({ kind: 'exit' as const, exit })),
-        (this.endpoint as ModelEndpoint)
-          .next(stop.signal)
-          .then((call) => ({ kind: 'call' as const, call }))
-          .catch(() => ({ kind: 'none' as const })),
-        delay(ms).then(() => ({ kind: 'none' as const })),
-      ]);
-      if (wake.kind === 'call') this.stashed = wake.call;
-      if (wake.kind === 'exit' && wake.exit.code !== 0) throw exitOutcome(wake.exit);
-    } finally {
-      stop.abort();
-    }
+    this.stashed = await exitAfterFinal(
+      (this.proc as AgentProcess).exited,
+      this.endpoint as ModelEndpoint,
+      ctx.episodeLeftMs,
+    );
   }
 }
 
@@ -448,6 +436,34 @@ export function toAnswer(
   return m.tool_calls && m.tool_calls.length > 0
     ? { content: m.content, tool_calls: m.tool_calls }
     : { content: m.content ?? '' };
+}
+
+/**
+ * After a final answer the agent should exit (exec: and sandbox: agents alike): waits up to
+ * the grace period; a non-zero exit is an agent error; a model call made meanwhile is
+ * returned to be answered next.
+ */
+export async function exitAfterFinal(
+  exited: Promise<AgentExit>,
+  endpoint: ModelEndpoint,
+  episodeLeftMs: number,
+): Promise<ModelCall | null> {
+  const stop = new AbortController();
+  const ms = Math.max(1, Math.min(episodeLeftMs, FINAL_EXIT_GRACE_MS));
+  try {
+    const wake = await Promise.race([
+      exited.then((exit) => ({ kind: 'exit' as const, exit })),
+      endpoint
+        .next(stop.signal)
+        .then((call) => ({ kind: 'call' as const, call }))
+        .catch(() => ({ kind: 'none' as const })),
+      delay(ms).then(() => ({ kind: 'none' as const })),
+    ]);
+    if (wake.kind === 'exit' && wake.exit.code !== 0) throw exitOutcome(wake.exit);
+    return wake.kind === 'call' ? wake.call : null;
+  } finally {
+    stop.abort();
+  }
 }
 
 /** Exit 0 ends the episode normally (the verifier runs); anything else is `agent_exit` with the stderr tail. */

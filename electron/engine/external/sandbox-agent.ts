@@ -19,7 +19,7 @@ import { snapshotAt } from '../trace/lineage.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
 import { Listeners } from '../harness/listeners.js';
 import type { AgentExit, AgentOutput, OutputListener } from './agent-process.js';
-import { delay, diverged, exitOutcome, injectionsAfter, toAnswer } from './exec-agent.js';
+import { delay, diverged, exitAfterFinal, exitOutcome, injectionsAfter, toAnswer } from './exec-agent.js';
 import { recordedStep } from './fast-forward.js';
 import { InsideAgentProcess } from './inside-agent-process.js';
 import {
@@ -492,22 +492,10 @@ export class SandboxAgent implements Agent {
 
   /** After a final answer the agent should exit: a non-zero exit is an agent error, a new model call is kept. */
   private async awaitExitAfterFinal(ctx: DecideContext): Promise<void> {
-    const proc = this.proc as InsideAgentProcess;
-    const stop = new AbortController();
-    const ms = Math.max(1, Math.min(ctx.episodeLeftMs, FINAL_EXIT_GRACE_MS));
-    try {
-      const wake = await Promise.race([
-        proc.exited.then((exit) => ({ kind: 'exit' as const, exit })),
-        (this.endpoint as ModelEndpoint)
-          .next(stop.signal)
-          .then((call) => ({ kind: 'call' as const, call }))
-          .catch(() => ({ kind: 'none' as const })),
-        delay(ms).then(() => ({ kind: 'none' as const })),
-      ]);
-      if (wake.kind === 'call') this.stashed = wake.call;
-      if (wake.kind === 'exit' && wake.exit.code !== 0) throw exitOutcome(wake.exit);
-    } finally {
-      stop.abort();
-    }
+    this.stashed = await exitAfterFinal(
+      (this.proc as InsideAgentProcess).exited,
+      this.endpoint as ModelEndpoint,
+      ctx.episodeLeftMs,
+    );
   }
 }
