@@ -3,6 +3,7 @@ import { BreakpointList } from './components/breakpoint-list';
 import { CaseWalkthrough } from './components/case-walkthrough';
 import { KeySheet } from './components/key-sheet';
 import { PanelBoundary } from './components/error-boundary';
+import { SideBySideView } from './components/side-by-side-view';
 import { Splitter } from './components/splitter';
 import { StepperBar } from './components/stepper-bar';
 import { installActionKeys } from './hooks/action-keys';
@@ -123,6 +124,9 @@ function Shell(props: { readonly onKeys: () => void }) {
           </PanelBoundary>
         </div>
       </div>
+      <PanelBoundary name="Candidates and compare">
+        <SideBySideView left={sizes.left + 5} />
+      </PanelBoundary>
     </div>
   );
 }
