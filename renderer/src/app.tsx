@@ -5,6 +5,7 @@ import { KeySheet } from './components/key-sheet';
 import { PanelBoundary } from './components/error-boundary';
 import { Splitter } from './components/splitter';
 import { StepperBar } from './components/stepper-bar';
+import { StopQuestionDialog } from './components/stop-question';
 import { installActionKeys } from './hooks/action-keys';
 import { installDebuggerKeys } from './hooks/debugger-keys';
 import { usePanes } from './layout/use-panes';
@@ -143,6 +144,7 @@ export function App(props: { readonly stores: AppStores }) {
     <StoresContext.Provider value={stores}>
       <Shell onKeys={toggleSheet} />
       {sheet ? <KeySheet onClose={() => setSheet(false)} /> : null}
+      <StopQuestionDialog />
     </StoresContext.Provider>
   );
 }
