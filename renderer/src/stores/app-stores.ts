@@ -52,7 +52,12 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const episodes = createEpisodesStore(client, open, () => {
     const s = stepper.getState();
     return s.branch !== null && s.live
-      ? { branch: s.branch, task: s.view?.summary.task ?? s.branch, steps: selectLastStep(s) }
+      ? {
+          branch: s.branch,
+          task: s.view?.summary.task ?? s.branch,
+          steps: selectLastStep(s),
+          working: s.state === 'running' || selectLastStep(s) > 0 || s.held !== null,
+        }
       : null;
   });
   const terminal = createTerminalStore(client);
