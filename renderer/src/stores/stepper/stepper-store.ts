@@ -285,6 +285,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         breakpoints: keepSelection || v.breakpoints.length ? v.breakpoints : session.breakpoints,
         selectedStep: keepSelection ? get().selectedStep : null,
       });
+      performance.mark('stepbox:open-applied');
       if (!keepSelection) await carrySession(branch, v);
     };
     /** Gives a branch just opened live the session's switches and breakpoints it lacks. */
