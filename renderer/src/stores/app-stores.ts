@@ -103,8 +103,9 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     }
     // "Queued: the next step uses it" is stale once a step took it, and on another branch.
     if (s.branch !== prev.branch || selectLastStep(s) > selectLastStep(prev)) inject.getState().settle();
-    // The library's step counts and statuses move when a live branch stops.
-    if (s.state !== prev.state && (s.state === 'paused' || s.state === 'ended'))
+    // The library's step counts and statuses move when a live branch stops (not when a
+    // branch opens already stopped or ended: the list knows it).
+    if (s.state !== prev.state && prev.state !== null && (s.state === 'paused' || s.state === 'ended'))
       void episodes.getState().refresh();
     const step = selectViewedStep(s);
     const row = selectViewedRow(s);
