@@ -94,7 +94,9 @@ export const command: CliCommand = {
       return EXIT.ok;
     }
     const now = Date.now();
-    const rows: string[][] = [['EPISODE / BRANCH', 'TASK', 'STATUS', 'STEPS', 'RETURN', 'FINAL', 'FLAGS', 'AGE']];
+    const rows: string[][] = [
+      ['EPISODE / BRANCH', 'TASK', 'STATUS', 'STEPS', 'RETURN', 'FINAL', 'FLAGS', 'AGE'],
+    ];
     for (const e of episodes)
       for (const b of e.branches) {
         const main = b.id === e.id;

@@ -190,7 +190,10 @@ export class LibraryService {
    */
   async compare(a: string, b: string) {
     const [left, right] = await Promise.all([this.cache.load(a), this.cache.load(b)]);
-    const side = (x: ViewedBranch) => ({ events: x.events, snapshots: this.traces.snapshots(x.info.episode) });
+    const side = (x: ViewedBranch) => ({
+      events: x.events,
+      snapshots: this.traces.snapshots(x.info.episode),
+    });
     const { pairs, diverged_at, files_differ } = await compareSteps(side(left), side(right), { texts: true });
     const [lrows, rrows] = [byStep(left.rows), byStep(right.rows)];
     const rows: CompareRow[] = pairs.map((p) => ({

@@ -82,8 +82,7 @@ export function stepFactsOf(events: readonly TraceEvent[]): StepFacts[] {
       if (e.type === 'snapshot') {
         treeHash = e.tree_hash;
         manifest = e.manifest;
-      }
-      else if (e.type === 'reward' && !e.final) reward = e.total;
+      } else if (e.type === 'reward' && !e.final) reward = e.total;
     }
     out.push({
       step,

@@ -20,7 +20,6 @@ import { StepTimeout } from './step-timeout.js';
 import { MemorySink } from './trace-sink.js';
 import { runVerifier } from './verifier.js';
 
-
 /** One differing field of one call. */
 export interface FieldDiff {
   readonly call_id: string;

@@ -115,4 +115,3 @@ export function conversationFromEvents(task: Task, events: readonly TraceEvent[]
   for (const e of events) c.apply(e);
   return c;
 }
-

@@ -67,10 +67,7 @@ export function diffEntries(
  * The files that differ between two workspaces (sorted; `added`: only `after` has it).
  * Directories differ only through their files; a file's content, mode, size or kind counts.
  */
-export function diffFiles(
-  before: SnapshotManifest | null,
-  after: SnapshotManifest | null,
-): ChangedPath[] {
+export function diffFiles(before: SnapshotManifest | null, after: SnapshotManifest | null): ChangedPath[] {
   const files = (m: SnapshotManifest | null) => (m?.entries ?? []).filter((e) => e.type !== 'dir');
   return diffEntries(files(before), files(after));
 }

@@ -73,7 +73,8 @@ export function episodeReturn(
 function stepsOf(events: readonly TraceEvent[]): number {
   let steps = 0;
   for (const e of events)
-    if (e.type === 'snapshot' || e.type === 'action' || e.type === 'parse_error') steps = Math.max(steps, e.step);
+    if (e.type === 'snapshot' || e.type === 'action' || e.type === 'parse_error')
+      steps = Math.max(steps, e.step);
   return steps;
 }
 

@@ -6,7 +6,7 @@ import { canonicalJson } from '../../../shared/jcs.js';
 import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { logger } from '../log.js';
 import type { ParsedTrace } from './trace-reader.js';
-import { branchOutcome, type BranchOutcome } from './branch-outcome.js';
+import { branchOutcome } from './branch-outcome.js';
 import { summarizeSteps } from '../../../shared/step-summary.js';
 
 const log = logger('index');
@@ -68,7 +68,7 @@ export interface BranchRow {
   readonly status: string;
   readonly end_reason: string | null;
   readonly steps: number;
-  /** The discounted return ({@link BranchOutcome}). */
+  /** The discounted return (see branch-outcome.ts). */
   readonly return: number | null;
   /** The verifier's final reward. */
   readonly final_reward: number | null;
@@ -538,7 +538,6 @@ function branchRow(r: Row): BranchRow {
     flags: (r.flags as number) ?? 0,
   };
 }
-
 
 function jsonOf(v: unknown): string {
   return canonicalJson(v === undefined ? null : v);
