@@ -65,7 +65,10 @@ export const BranchSummary = z.object({
   status: EpisodeStatus.nullable(),
   end_reason: z.string().nullable(),
   steps: z.number().int().nonnegative(),
-  reward: z.number().nullable(),
+  /** The discounted return (the step rewards and the final reward; so far, while open), or null. */
+  return: z.number().nullable(),
+  /** The verifier's final reward, or null before the end (or when none was recorded). */
+  final_reward: z.number().nullable(),
   flags: z.number().int().nonnegative(),
   created: z.number(),
   /** True when this process holds a live controller (and sandbox) for the branch. */

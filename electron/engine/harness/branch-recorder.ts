@@ -11,7 +11,8 @@ import type { Fatal } from './environment.js';
 import { episodeStatus } from './episode-status.js';
 import { HarnessError } from './harness-error.js';
 import { Listeners } from './listeners.js';
-import { conversationFromEvents, episodeReturn } from './state-at.js';
+import { conversationFromEvents } from './state-at.js';
+import { episodeReturn } from '../trace/branch-outcome.js';
 import { runVerifier } from './verifier.js';
 
 const log = logger('harness');
