@@ -26,6 +26,28 @@ const nodeBuiltins = [
 /** @param {string[]} groups @param {string} message */
 const ban = (groups, message) => ({ group: groups, message });
 
+/** The rule that bans `patterns`: a later rule for the same files replaces an earlier one, so each block lists all its bans. */
+const restrict = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
+/** What no engine file imports: dockerode outside engine/docker, Electron and the DOM. */
+const ENGINE_BANS = [
+  ban(['dockerode', 'docker-modem'], 'Only electron/engine/docker knows dockerode.'),
+  ban(
+    ['electron', '@xterm/*', 'monaco-editor', 'react', 'react-dom'],
+    'The engine runs headless: no Electron or DOM.',
+  ),
+];
+
+/** What the main process's files (outside main, preload and ipc) never import. */
+const MAIN_PROCESS_BANS = [
+  ban(['electron'], "Only electron/{main,preload,ipc}.ts import 'electron'."),
+  ban(['dockerode'], 'Only electron/engine/docker knows dockerode.'),
+  ban(
+    ['@xterm/*', 'monaco-editor', 'react', 'react-dom', '**/renderer/**'],
+    'The main process never imports the renderer.',
+  ),
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'renderer/dist/**', 'test-results/**', 'coverage/**'] },
   js.configs.recommended,
@@ -69,67 +91,37 @@ export default tseslint.config(
   {
     files: ['electron/engine/**/*.ts'],
     ignores: ['electron/engine/docker/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ban(['dockerode', 'docker-modem'], 'Only electron/engine/docker knows dockerode.'),
-            ban(
-              ['electron', '@xterm/*', 'monaco-editor', 'react', 'react-dom'],
-              'The engine runs headless: no Electron or DOM.',
-            ),
-            ban(
-              [
-                '**/renderer/**',
-                '../cli*',
-                '../ipc*',
-                '../server*',
-                '../main*',
-                '../../cli*',
-                '../../ipc*',
-                '../../server*',
-              ],
-              'The engine never imports its callers.',
-            ),
-          ],
-        },
-      ],
-    },
+    rules: restrict([
+      ...ENGINE_BANS,
+      ban(
+        [
+          '**/renderer/**',
+          '../cli*',
+          '../ipc*',
+          '../server*',
+          '../main*',
+          '../../cli*',
+          '../../ipc*',
+          '../../server*',
+        ],
+        'The engine never imports its callers.',
+      ),
+    ]),
   },
   {
     // The sandbox knows no episode: the harness builds on it, never the other way round.
-    // Repeats the engine's bans, since a later rule for the same files replaces an earlier one.
     files: ['electron/engine/sandbox/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ban(['dockerode', 'docker-modem'], 'Only electron/engine/docker knows dockerode.'),
-            ban(
-              ['electron', '@xterm/*', 'monaco-editor', 'react', 'react-dom'],
-              'The engine runs headless: no Electron or DOM.',
-            ),
-            ban(
-              ['**/renderer/**', '../../cli*', '../../ipc*', '../../server*', '../../services*'],
-              'The engine never imports its callers.',
-            ),
-            ban(
-              [
-                '**/harness/**',
-                '**/agents/**',
-                '**/trace/**',
-                '**/candidates/**',
-                '**/cases/**',
-                '**/batch/**',
-              ],
-              'The sandbox knows no episode: engine/sandbox may not import the harness or what builds on it.',
-            ),
-          ],
-        },
-      ],
-    },
+    rules: restrict([
+      ...ENGINE_BANS,
+      ban(
+        ['**/renderer/**', '../../cli*', '../../ipc*', '../../server*', '../../services*'],
+        'The engine never imports its callers.',
+      ),
+      ban(
+        ['**/harness/**', '**/agents/**', '**/trace/**', '**/candidates/**', '**/cases/**', '**/batch/**'],
+        'The sandbox knows no episode: engine/sandbox may not import the harness or what builds on it.',
+      ),
+    ]),
   },
   {
     files: ['electron/engine/docker/**/*.ts'],
@@ -157,46 +149,19 @@ export default tseslint.config(
       'electron/services/**/*.ts',
     ],
     ignores: ['electron/main.ts', 'electron/preload.ts', 'electron/ipc.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ban(['electron'], "Only electron/{main,preload,ipc}.ts import 'electron'."),
-            ban(['dockerode'], 'Only electron/engine/docker knows dockerode.'),
-            ban(
-              ['@xterm/*', 'monaco-editor', 'react', 'react-dom', '**/renderer/**'],
-              'The main process never imports the renderer.',
-            ),
-          ],
-        },
-      ],
-    },
+    rules: restrict(MAIN_PROCESS_BANS),
   },
   {
     // The CLI is a thin adapter: it reaches Docker only through engine functions (a terminal,
-    // stats, the image build), never the adapter itself. Repeats the ban above, since a later
-    // `no-restricted-imports` for the same files replaces an earlier one.
+    // stats, the image build), never the adapter itself.
     files: ['electron/cli/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ban(['electron'], "Only electron/{main,preload,ipc}.ts import 'electron'."),
-            ban(['dockerode'], 'Only electron/engine/docker knows dockerode.'),
-            ban(
-              ['@xterm/*', 'monaco-editor', 'react', 'react-dom', '**/renderer/**'],
-              'The main process never imports the renderer.',
-            ),
-            ban(
-              ['**/engine/docker/**'],
-              'The CLI reaches Docker only through the engine (openEngine, engine/sandbox-image.ts, engine/sandbox/sandbox-terminal.ts).',
-            ),
-          ],
-        },
-      ],
-    },
+    rules: restrict([
+      ...MAIN_PROCESS_BANS,
+      ban(
+        ['**/engine/docker/**'],
+        'The CLI reaches Docker only through the engine (openEngine, engine/sandbox-image.ts, engine/sandbox/sandbox-terminal.ts).',
+      ),
+    ]),
   },
   {
     files: ['renderer/**/*.{ts,tsx}'],
