@@ -11,6 +11,7 @@ import {
 } from '../engine/trace/episode-index.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { readBranch } from './branch-trace.js';
+import { watchStore } from '../engine/trace/store-watch.js';
 import { checkStoredBranch } from './branch-summary.js';
 import type { TracePort } from './ports.js';
 
@@ -75,6 +76,7 @@ export function storeTracePort(engine: {
 }): TracePort {
   const store = engine.store;
   const port: TracePort = {
+    watch: (onChange) => watchStore(store.home, onChange),
     async listBranches() {
       // The index holds status, steps, reward, flags and the branch tree; only traces that
       // changed since they were indexed, or whose flags were never computed, are read.
