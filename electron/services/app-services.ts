@@ -15,6 +15,7 @@ import { CandidatesService } from './candidates-service.js';
 import { EpisodeManager } from './episode-manager.js';
 import { EventBus, type Audience, type BusListener } from './event-bus.js';
 import { LibraryService } from './library-service.js';
+import { listInside } from './host-files.js';
 import type { EnginePorts } from './ports.js';
 import { ServiceError, toAppError } from './service-error.js';
 import { agentFolderOf, fromTaskFolder, taskFolderOf } from '../../shared/start-paths.js';
@@ -94,6 +95,17 @@ export function createAppServices(ports: EnginePorts): AppServices {
     'cases.save': (r) => teaching().saveCase(r.id, r.name, r.force ?? false),
     'episode.share': (r) => teaching().share(r.id, r.redact ?? []),
 
+    'files.list': async (r) => {
+      if (r.root === 'store') {
+        if (!ports.storeHome)
+          throw new ServiceError('not_found', 'this engine has no store folder to pick from');
+        return listInside(ports.storeHome, r.path ?? '', 'the store');
+      }
+      if (!r.task)
+        throw new ServiceError('invalid_input', 'name the task whose folder to list (task: {kind, id})');
+      const { path } = await taskPathOf(r.task);
+      return listInside(taskFolderOf(resolve(path)), r.path ?? '', "the task's folder");
+    },
     'episode.open': (r) => library.open(r.id),
     'episode.start': async (r) => {
       const { path, agent, episodes: count } = await taskPathOf(r.task);
