@@ -4,6 +4,7 @@ import { CaseWalkthrough } from './components/case-walkthrough';
 import { FilePicker } from './components/file-picker';
 import { KeySheet } from './components/key-sheet';
 import { PanelBoundary } from './components/error-boundary';
+import { SideBySideView } from './components/side-by-side-view';
 import { Splitter } from './components/splitter';
 import { StepperBar } from './components/stepper-bar';
 import { StopQuestionDialog } from './components/stop-question';
@@ -125,6 +126,9 @@ function Shell(props: { readonly onKeys: () => void }) {
           </PanelBoundary>
         </div>
       </div>
+      <PanelBoundary name="Candidates and compare">
+        <SideBySideView left={sizes.left + 5} />
+      </PanelBoundary>
     </div>
   );
 }
