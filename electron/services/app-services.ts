@@ -59,6 +59,8 @@ export function createAppServices(ports: EnginePorts): AppServices {
   const episodes = new EpisodeManager(ports.harness, ports.traces, bus);
   const library = new LibraryService(ports.traces, episodes);
   const terminals = new TerminalService(ports.docker, episodes, bus);
+  // A branch with a terminal open is in a person's view: a fork going on does not stop it.
+  episodes.setViewed((branch) => terminals.hasTerminal(branch));
   const stats = new StatsService(ports.docker, episodes, bus);
   const candidates = new CandidatesService(ports.harness, ports.traces, episodes);
   const batches = new BatchService(ports.batches, bus, (episode) => library.flags(episode));
