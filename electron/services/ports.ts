@@ -209,6 +209,8 @@ export interface EnginePorts {
   readonly batches?: BatchPort;
   /** Save as case and Share…; absent (fakes, a degraded engine): those operations report it. */
   readonly teaching?: TeachingPort;
+  /** The store's folder (the file picker's second root); absent (fakes): the picker offers the task's folder only. */
+  readonly storeHome?: string;
   /** Releases what the ports hold (the sandbox provider); called last on dispose. */
   close?(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { BranchTree } from '../components/branch-tree';
 import { RunningList } from '../components/running-list';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import type { PickField } from '../stores/picker/picker-store';
 import { agentFolderOf, scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
 import { RETURN_TITLE } from '../model/return-title';
 
@@ -94,6 +95,23 @@ function StartItem(props: {
         </div>
       ) : null}
     </li>
+  );
+}
+
+/** Opens the file picker for a start-form field (a file of the task's folder or the store, not typed). */
+function PickButton(props: { readonly field: PickField; readonly label: string }) {
+  const stores = useStores();
+  const first = useSlice('episodes', (s) => s.tasks[0]?.id ?? null);
+  return (
+    <button
+      type="button"
+      data-testid={`pick-${props.field === 'agentDir' ? 'agent-dir' : props.field}`}
+      aria-label={`choose a file for “${props.label}”`}
+      title="Choose from the task’s folder or the store"
+      onClick={() => void stores.picker.getState().open(props.field, first)}
+    >
+      Choose…
+    </button>
   );
 }
 
@@ -219,16 +237,19 @@ export function EpisodeLibrary() {
       <label className="field-label" htmlFor="library-agent">
         Agent
       </label>
-      <input
-        id="library-agent"
-        className="search"
-        type="text"
-        placeholder="the task's own"
-        aria-describedby="library-agent-hint"
-        data-testid="library-agent"
-        value={agent}
-        onChange={(e) => actions.setAgent(e.target.value)}
-      />
+      <div className="field-row">
+        <input
+          id="library-agent"
+          className="search"
+          type="text"
+          placeholder="the task's own"
+          aria-describedby="library-agent-hint"
+          data-testid="library-agent"
+          value={agent}
+          onChange={(e) => actions.setAgent(e.target.value)}
+        />
+        <PickButton field="agent" label="Agent" />
+      </div>
       <p className="muted field-hint" id="library-agent-hint">
         or openai:MODEL, anthropic:MODEL, manual, scripted:FILE, exec:COMMAND (your own program),
         sandbox:COMMAND (run inside the sandbox), codex or claude-code (installed by stepbox agents add);
@@ -239,16 +260,19 @@ export function EpisodeLibrary() {
           <label className="field-label" htmlFor="library-model">
             Its model calls answered by
           </label>
-          <input
-            id="library-model"
-            className="search"
-            type="text"
-            placeholder="where answers come from"
-            aria-describedby="library-model-hint"
-            data-testid="library-model"
-            value={model}
-            onChange={(e) => actions.setModel(e.target.value)}
-          />
+          <div className="field-row">
+            <input
+              id="library-model"
+              className="search"
+              type="text"
+              placeholder="where answers come from"
+              aria-describedby="library-model-hint"
+              data-testid="library-model"
+              value={model}
+              onChange={(e) => actions.setModel(e.target.value)}
+            />
+            <PickButton field="model" label="Its model calls answered by" />
+          </div>
           <p className="muted field-hint" id="library-model-hint">
             scripted:FILE (from the task’s folder), openai:MODEL@URL, replay:EPISODE, or manual (you write
             each answer)
@@ -260,16 +284,19 @@ export function EpisodeLibrary() {
           <label className="field-label" htmlFor="library-agent-dir">
             Agent folder
           </label>
-          <input
-            id="library-agent-dir"
-            className="search"
-            type="text"
-            placeholder="none"
-            aria-describedby="library-agent-dir-hint"
-            data-testid="library-agent-dir"
-            value={agentDir}
-            onChange={(e) => actions.setAgentDir(e.target.value)}
-          />
+          <div className="field-row">
+            <input
+              id="library-agent-dir"
+              className="search"
+              type="text"
+              placeholder="none"
+              aria-describedby="library-agent-dir-hint"
+              data-testid="library-agent-dir"
+              value={agentDir}
+              onChange={(e) => actions.setAgentDir(e.target.value)}
+            />
+            <PickButton field="agentDir" label="Agent folder" />
+          </div>
           <p className="muted field-hint" id="library-agent-dir-hint">
             the agent’s own files, from the task’s folder: read-only at /opt/agent in the sandbox
             (/opt/agent/bin on PATH)

@@ -5,6 +5,7 @@ import { createCandidatesStore, type CandidatesStore } from './candidates/candid
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
 import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
+import { createPickerStore, type PickerStore } from './picker/picker-store';
 import { createReplayStore, type ReplayStore } from './replay/replay-store';
 import { createSandboxStore, type SandboxStore } from './sandbox/sandbox-store';
 import { createSideBySideStore, type SideBySideStore } from './side-by-side/side-by-side-store';
@@ -36,6 +37,8 @@ export interface AppStores {
   readonly batches: BatchesStore;
   /** Save as case and Share… for the open branch. */
   readonly teaching: TeachingStore;
+  /** The start form's file picker (the task's folder and the store only). */
+  readonly picker: PickerStore;
   /** Loads the library, catalog and Docker status (first render does not wait on them); opens `branch` if given. */
   start(branch?: string | null): void;
   dispose(): void;
@@ -61,6 +64,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       : null;
   });
   const terminal = createTerminalStore(client);
+  const picker = createPickerStore(client);
   const inspector = createInspectorStore(client);
   const agentOutput = createAgentOutputStore(client);
   const sandbox = createSandboxStore(client);
@@ -147,6 +151,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   return {
     episodes,
     teaching,
+    picker,
     stepper,
     terminal,
     inspector,
