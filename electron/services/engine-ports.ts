@@ -2,8 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { readBatchFile } from '../engine/batch/batch-file.js';
 import { createBatch, runBatch } from '../engine/batch/batch-runner.js';
-import { runEpisodeToEnd } from '../engine/batch/run-episode.js';
-import { poolSupply, TaskSandboxes } from '../engine/sandbox/sandbox-supply.js';
+import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { runDoctor } from '../engine/doctor.js';
 import { logger } from '../engine/log.js';
 import { projectRoot } from '../engine/docker/image.js';
@@ -13,7 +12,6 @@ import {
   loadTask,
   openBranchController,
   replayVerify,
-  startEpisode,
   taskFilePath,
 } from '../engine/harness/index.js';
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
@@ -26,6 +24,7 @@ import type { AgentOptions } from '../../shared/contract/index.js';
 import { fileCatalog } from './catalog.js';
 import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort, TeachingPort } from './ports.js';
 import { caseFromEpisode } from '../engine/cases/case-from-episode.js';
+import { startCaseEpisode } from '../engine/cases/case-runner.js';
 import { CaseError } from '../engine/cases/case-library.js';
 import { parseRedactions } from '../engine/export/redact.js';
 import { shareData } from '../engine/share/share-data.js';
@@ -51,36 +50,15 @@ function harnessPort(engine: Engine): HarnessPort {
     async start({ taskPath, agent, breakpoints, agentOptions, leadIn = 0 }) {
       const task = loadTask(taskPath);
       if (!task.ok) throw new ServiceError(task.error.code, task.error.message);
-      const supply = await engine.supply();
-      // Without a reset between episodes, earlier episodes leave their sandbox to the next.
-      const kept = task.value.sandbox.reset_between_episodes ? null : new TaskSandboxes(supply);
-      try {
-        // The case runner's loop: earlier episodes run to their end and leave their sandbox
-        // as it is for the next (no reset), so the live one starts where they stopped.
-        for (let i = 0; kept && i < leadIn; i++)
-          await runEpisodeToEnd({
-            task: task.value,
-            taskPath: taskFilePath(taskPath),
-            agentSpec: agent,
-            store,
-            parts: engine.parts,
-            sandboxes: kept,
-          });
-        return await startEpisode({
-          task: task.value,
-          taskPath: taskFilePath(taskPath),
-          agentSpec: agent,
-          breakpoints,
-          supply: kept
-            ? { acquire: kept.supplyFor(task.value).acquire, release: (s) => supply.release(s) }
-            : supply,
-          store,
-          parts: engine.parts,
-          agentOptions: engineAgentOptions(agentOptions),
-        });
-      } finally {
-        await kept?.close();
-      }
+      return startCaseEpisode({
+        ...(await engine.episodeEnv()),
+        task: task.value,
+        taskPath: taskFilePath(taskPath),
+        agentSpec: agent,
+        breakpoints,
+        agentOptions: engineAgentOptions(agentOptions),
+        leadIn,
+      });
     },
     prewarm(taskPaths) {
       for (const path of taskPaths) {

@@ -167,10 +167,9 @@ export function describeStop(info: EpisodeStateInfo): string | null {
     const what = r.breakpoint ? ` (${describeBreakpoint(r.breakpoint)})` : '';
     return `paused at a breakpoint${what}${r.message ? `: ${r.message}` : ''}`;
   }
-  if (r.kind === 'ended' && r.message) {
-    // The runner says `STATUS: REASON[: detail]`; a person reads it in words.
-    const m = /^(succeeded|failed|timeout|error|interrupted): ([a-z_0-9]+)(?::\s*(.*))?$/s.exec(r.message);
-    if (m) return `ended ${m[1]} — ${endText(m[1], m[2])}${m[3] ? `: ${m[3]}` : ''}`;
+  if (r.kind === 'ended' && r.end) {
+    const { status, end_reason, detail } = r.end;
+    return `ended ${status} — ${endText(status, end_reason)}${detail ? `: ${detail}` : ''}`;
   }
   // "step 2 done", "paused after step 2", "rolled back to step 1": the message says it in words.
   if ((r.kind === 'step' || r.kind === 'paused') && r.message) return r.message;
@@ -285,6 +284,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         breakpoints: keepSelection || v.breakpoints.length ? v.breakpoints : session.breakpoints,
         selectedStep: keepSelection ? get().selectedStep : null,
       });
+      performance.mark('stepbox:open-applied');
       if (!keepSelection) await carrySession(branch, v);
     };
     /** Gives a branch just opened live the session's switches and breakpoints it lacks. */
