@@ -57,6 +57,7 @@ export function summarizeBranch(
     fork_step: info.forkStep,
     task,
     agent: header.agent.spec,
+    agent_kind: header.agent.kind,
     status: end?.type === 'end' ? end.status : null,
     end_reason: end?.type === 'end' ? end.end_reason : null,
     ...branchOutcome(header, events),

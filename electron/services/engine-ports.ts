@@ -7,8 +7,6 @@ import { runDoctor } from '../engine/doctor.js';
 import { logger } from '../engine/log.js';
 import { projectRoot } from '../engine/docker/image.js';
 import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
-import { openStats } from '../engine/docker/stats.js';
-import { openTerminal } from '../engine/docker/terminal.js';
 import {
   forkEpisode,
   loadTask,
@@ -168,21 +166,21 @@ function engineAgentOptions(o: AgentOptions | undefined) {
   };
 }
 
-function dockerPort(env: NodeJS.ProcessEnv): DockerPort {
+function dockerPort(engine: Engine): DockerPort {
   return {
     async status() {
-      const r = await dockerReachable(dockerClient(), undefined, env);
+      const r = await dockerReachable(dockerClient(), undefined, engine.env);
       return { ok: r.ok, message: r.detail, fix: r.fix || null };
     },
-    openTerminal: (containerId, options) => openTerminal(containerId, options),
-    openStats: (containerId) => openStats(containerId),
+    openTerminal: (containerId, options) => engine.terminal(containerId, options),
+    openStats: (containerId) => engine.stats(containerId),
   };
 }
 
-function doctorPort(env: NodeJS.ProcessEnv): DoctorPort {
+function doctorPort(engine: Engine): DoctorPort {
   return {
     async run() {
-      const report = await runDoctor(env);
+      const report = await runDoctor(engine);
       return {
         ok: report.ok,
         checks: report.checks.map((c) => ({ name: c.id, ok: c.ok, message: c.detail, fix: c.fix || null })),
@@ -274,13 +272,13 @@ export function engineServicesPorts(options: EngineOptions): EnginePorts {
   return {
     harness: harnessPort(engine),
     traces: storeTracePort(engine),
-    docker: dockerPort(env),
+    docker: dockerPort(engine),
     catalog: fileCatalog(
       options.resourcesDir ?? join(projectRoot(), 'resources'),
       join(engine.store.home, 'cases'),
     ),
     teaching: teachingPort(engine),
-    doctor: doctorPort(env),
+    doctor: doctorPort(engine),
     batches: batchPort(engine),
     close: () => engine.close(),
   };

@@ -3,8 +3,10 @@ import { BreakpointList } from './components/breakpoint-list';
 import { CaseWalkthrough } from './components/case-walkthrough';
 import { KeySheet } from './components/key-sheet';
 import { PanelBoundary } from './components/error-boundary';
+import { SideBySideView } from './components/side-by-side-view';
 import { Splitter } from './components/splitter';
 import { StepperBar } from './components/stepper-bar';
+import { StopQuestionDialog } from './components/stop-question';
 import { installActionKeys } from './hooks/action-keys';
 import { installDebuggerKeys } from './hooks/debugger-keys';
 import { usePanes } from './layout/use-panes';
@@ -123,6 +125,9 @@ function Shell(props: { readonly onKeys: () => void }) {
           </PanelBoundary>
         </div>
       </div>
+      <PanelBoundary name="Candidates and compare">
+        <SideBySideView left={sizes.left + 5} />
+      </PanelBoundary>
     </div>
   );
 }
@@ -143,6 +148,7 @@ export function App(props: { readonly stores: AppStores }) {
     <StoresContext.Provider value={stores}>
       <Shell onKeys={toggleSheet} />
       {sheet ? <KeySheet onClose={() => setSheet(false)} /> : null}
+      <StopQuestionDialog />
     </StoresContext.Provider>
   );
 }

@@ -1,25 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 
-/** The replay panel's candidates section and its compare view, as a person uses them. */
-function candidates(app: AppPage) {
-  const root = app.replay.root;
-  return {
-    cards: () => root.getByTestId('candidate'),
-    /** Gives the Replay pane room as a person would (the bottom splitter dragged up), shows `testId` at its top, and screenshots the window. */
-    async shot(name: string, testId: string) {
-      const viewport = app.page.viewportSize();
-      const pane = await new LayoutObject(app.page).box('replay-controls');
-      if (viewport && pane && pane.height < viewport.height * 0.45)
-        await new LayoutObject(app.page).drag(
-          'split-bottom',
-          0,
-          -Math.round(viewport.height * 0.45 - pane.height),
-        );
-      await root.getByTestId(testId).evaluate((el) => el.scrollIntoView({ block: 'start' }));
-      await app.screenshot(name);
-    },
-  };
+/** A long argument, one word with no space to break at: it must wrap inside its card, not widen it. */
+const LONG = `# ${'keep-this-setting-for-production-'.repeat(8)}`;
+
+/**
+ * At the window's current size: the side-by-side view takes at least half the window,
+ * nothing in it scrolls sideways, each card's Pick is on screen without scrolling (when
+ * cards are shown), and the window's screenshot is saved as `name`.
+ */
+async function roomy(app: AppPage, name: string, top: string): Promise<void> {
+  expect(await app.sideBySide.heightShare()).toBeGreaterThanOrEqual(0.5);
+  await app.sideBySide.root.getByTestId('side-by-side-body').evaluate((el) => (el.scrollTop = 0));
+  expect(await app.sideBySide.sidewaysScrolls()).toEqual([]);
+  const layout = new LayoutObject(app.page);
+  const picks = app.sideBySide.cards().getByTestId('candidate-pick');
+  for (let i = 0; i < (await picks.count()); i++) expect(await layout.onScreen(picks.nth(i))).toBe(true);
+  await app.sideBySide.scrollTo(top);
+  await app.screenshot(name);
 }
 
 describe('web mode: candidates side by side and a step-aligned comparison', () => {
@@ -46,35 +44,40 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     expect(await app.timeline.lastStep()).toBe(3);
     await expect(app.page.getByTestId('stop-reason').innerText()).resolves.toMatch(/QA loop/);
 
-    // "Try candidates here": candidates for the flagged step 3, each forked from step 2.
+    // "Try candidates here": candidates for the flagged step 3, each forked from step 2, in a view of their own.
     await app.replay.root.getByTestId('candidates-here').click();
-    await expect(app.replay.root.getByTestId('candidates-step').inputValue()).resolves.toBe('3');
-    await app.replay.root.getByTestId('candidates-n').fill('1');
-    await app.replay.root
-      .getByTestId('candidates-typed')
-      .fill('write_file {"path": "config.ini", "content": "mode=prod\\n"}\nread_file {"path": "app.py"}');
-    await app.replay.root.getByTestId('candidates-try').click();
-    const c = candidates(app);
+    const view = app.sideBySide;
+    await view.root.waitFor();
+    await expect(view.root.getAttribute('data-view')).resolves.toBe('candidates');
+    await expect(view.root.getByTestId('candidates-step').inputValue()).resolves.toBe('3');
+    await view.tryCandidates({
+      n: 1,
+      typed: `write_file {"path": "config.ini", "content": "mode=prod\\n${LONG}\\n"}\nread_file {"path": "app.py"}`,
+    });
     await until(
-      () => c.cards().count(),
+      () => view.cards().count(),
       (n) => n === 3,
       120_000,
       'three candidate cards',
     );
-    const texts = await c.cards().allInnerTexts();
+    const texts = await view.cards().allInnerTexts();
     // The agent's own candidate repeats the failing call; the typed ones did what was typed.
     expect(texts[0]).toMatch(/the agent[\s\S]*execute_shell[\s\S]*exit 1[\s\S]*something went wrong/);
     expect(texts[1]).toMatch(/typed[\s\S]*write_file[\s\S]*\+ config\.ini/);
     expect(texts[2]).toMatch(/typed[\s\S]*read_file[\s\S]*mode=prod/);
     expect(texts[0]).toMatch(/loop/);
-    await c.shot('candidates-side-by-side-1600', 'candidates-grid');
+    // The long argument is there whole, wrapped inside its card (not cut, no sideways scroll).
+    const action = view.cards().nth(1).locator('.cand-action');
+    expect((await action.innerText()).replace(/\s+/g, '')).toContain(LONG.replace(/\s+/g, ''));
+    expect(await action.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await roomy(app, 'candidates-side-by-side-1600', 'candidates');
     await app.page.setViewportSize({ width: 1024, height: 700 });
-    await c.shot('candidates-side-by-side-1024x700', 'candidates-grid');
+    await roomy(app, 'candidates-side-by-side-1024x700', 'candidates');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
-    await c.shot('candidates-side-by-side-1920x1080', 'candidates-grid');
+    await roomy(app, 'candidates-side-by-side-1920x1080', 'candidates');
 
-    // Pick the write_file candidate: the window follows the chosen branch, which runs to success.
-    await c.cards().nth(1).getByTestId('candidate-pick').click();
+    // Pick the write_file candidate: the view closes and the window follows the chosen branch, which runs to success.
+    await view.pick(1);
     await app.replay.root
       .getByTestId('candidates-notice')
       .filter({ hasText: 'continuing candidate 2' })
@@ -89,26 +92,21 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
       .waitFor({ timeout: 120_000 });
 
     // Compare with the branch it was picked over: aligned steps, the first difference at step 3.
-    await app.replay.root.locator('[data-testid="compare"] > summary').click();
-    const other = await app.replay.root
-      .getByTestId('compare-with')
-      .locator('option')
-      .evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value).filter(Boolean));
+    await view.openCompare();
+    const other = await view.compareChoices();
     const main = other.find((b) => b.startsWith('ep-')) ?? other[0];
-    await app.replay.root.getByTestId('compare-with').selectOption(main);
-    await app.replay.root.getByTestId('compare-run').click();
-    const verdict = app.replay.root.getByTestId('compare-verdict');
-    await verdict.waitFor({ timeout: 60_000 });
+    const verdict = await view.compareWith(main);
     await expect(verdict.innerText()).resolves.toMatch(/First difference at step 3/);
-    const rows = app.replay.root.locator('[data-testid="compare-table"] tbody tr');
+    const rows = view.root.locator('[data-testid="compare-table"] tbody tr');
     await expect(rows.nth(0).getAttribute('data-verdict')).resolves.toBe('same');
     await expect(rows.nth(2).getAttribute('data-verdict')).resolves.toBe('different_action');
-    await expect(app.replay.root.getByTestId('compare-sides').innerText()).resolves.toMatch(
-      /succeeded[\s\S]*loop/,
-    );
-    await c.shot('compare-aligned-1920x1080', 'compare-verdict');
+    await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(/succeeded[\s\S]*loop/);
+    await roomy(app, 'compare-aligned-1920x1080', 'compare');
     await app.page.setViewportSize({ width: 1024, height: 700 });
-    await c.shot('compare-aligned-1024x700', 'compare-verdict');
+    await roomy(app, 'compare-aligned-1024x700', 'compare');
+    // Escape gives the panes back.
+    await app.page.keyboard.press('Escape');
+    await view.root.waitFor({ state: 'detached' });
     expect(app.errors).toEqual([]);
     await app.page.close();
   });

@@ -180,10 +180,9 @@ describe('web mode: a live episode on Docker', () => {
 
     // Compare the fork with its parent step by step: the parent's step 3 has no counterpart.
     await app.replay.root.locator('[data-testid="whatif"] > summary').click();
-    await app.replay.root.locator('[data-testid="compare"] > summary').click();
-    await app.replay.root.getByTestId('compare-with').selectOption(parent as string);
-    await app.replay.root.getByRole('button', { name: 'Compare' }).click();
-    const table = app.replay.root.getByTestId('compare-table');
+    await app.sideBySide.openCompare();
+    await app.sideBySide.compareWith(parent as string);
+    const table = app.sideBySide.root.getByTestId('compare-table');
     await table.waitFor({ timeout: 60_000 });
     const cmp = await table
       .locator('tbody tr')

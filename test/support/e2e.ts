@@ -99,6 +99,8 @@ export interface AppPage {
   readonly inspector: InspectorPanel;
   readonly inject: InjectPanel;
   readonly replay: ReplayPanel;
+  /** Candidates and compare, in their view of their own. */
+  readonly sideBySide: SideBySideView;
   readonly sandbox: SandboxPanel;
   readonly batches: BatchesSection;
   screenshot(name: string): Promise<string>;
@@ -140,6 +142,7 @@ export async function openApp(
     inspector: new InspectorPanel(page),
     inject: new InjectPanel(page),
     replay: new ReplayPanel(page),
+    sideBySide: new SideBySideView(page),
     sandbox: new SandboxPanel(page),
     batches: new BatchesSection(page),
     async screenshot(name) {
@@ -514,6 +517,90 @@ export class ReplayPanel extends PanelObject {
     const out = this.root.getByTestId('whatif-stdout');
     await out.waitFor({ timeout: 60_000 });
     return out.innerText();
+  }
+}
+
+/**
+ * Candidates and compare in their view of their own (over the centre and right columns),
+ * opened from the Replay panel.
+ */
+export class SideBySideView extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'side-by-side');
+  }
+  /** Opens candidates for the viewed step (the Replay panel's button), or shows those held. */
+  async openCandidates(): Promise<void> {
+    await this.page.getByTestId('replay-controls').getByTestId('candidates-open').click();
+    await this.page.locator('[data-testid="side-by-side"][data-view="candidates"]').waitFor();
+  }
+  /** Opens the compare tab from the Replay panel. */
+  async openCompare(): Promise<void> {
+    await this.page.getByTestId('replay-controls').getByTestId('compare-open').click();
+    await this.page.locator('[data-testid="side-by-side"][data-view="compare"]').waitFor();
+  }
+  /** The candidate cards shown. */
+  cards(): Locator {
+    return this.root.getByTestId('candidate');
+  }
+  /** Fills the candidates form (asks of the agent, typed lines) and tries them side by side. */
+  async tryCandidates(options: { n?: number; typed?: string }): Promise<void> {
+    if (options.n !== undefined) await this.root.getByTestId('candidates-n').fill(String(options.n));
+    if (options.typed !== undefined) await this.root.getByTestId('candidates-typed').fill(options.typed);
+    await this.root.getByTestId('candidates-try').click();
+  }
+  /** Continues with candidate `index` (0-based) and waits until the view closes on the chosen branch. */
+  async pick(index: number): Promise<void> {
+    await this.cards().nth(index).getByTestId('candidate-pick').click();
+    await this.root.waitFor({ state: 'detached', timeout: 60_000 });
+  }
+  /** Compares the open branch with `branch` and waits for the verdict. */
+  async compareWith(branch: string): Promise<Locator> {
+    await this.root.getByTestId('compare-with').selectOption(branch);
+    await this.root.getByTestId('compare-run').click();
+    const verdict = this.root.getByTestId('compare-verdict');
+    await verdict.waitFor({ timeout: 60_000 });
+    return verdict;
+  }
+  /** The branches compare offers. */
+  compareChoices(): Promise<string[]> {
+    return this.root
+      .getByTestId('compare-with')
+      .locator('option')
+      .evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value).filter(Boolean));
+  }
+  async close(): Promise<void> {
+    await this.root.getByTestId('side-by-side-close').click();
+    await this.root.waitFor({ state: 'detached' });
+  }
+  /** The view's height as a share of the window's. */
+  async heightShare(): Promise<number> {
+    const box = await this.root.boundingBox();
+    const viewport = this.page.viewportSize();
+    return box && viewport ? box.height / viewport.height : 0;
+  }
+  /**
+   * What inside the view is wider than its box (a person would scroll it sideways): each as
+   * `testid-or-class scrollWidth>clientWidth`. Empty when everything wraps.
+   */
+  sidewaysScrolls(): Promise<string[]> {
+    return this.root.evaluate((root) => {
+      const out: string[] = [];
+      for (const el of [root, ...Array.from(root.querySelectorAll('*'))] as HTMLElement[]) {
+        if (el.clientWidth === 0) continue;
+        const style = getComputedStyle(el);
+        // An element that shows its overflow clips nothing; its parent is checked in its turn.
+        if (style.overflowX === 'visible' && el !== root) continue;
+        if (el.scrollWidth > el.clientWidth + 1)
+          out.push(
+            `${el.getAttribute('data-testid') ?? el.className ?? el.tagName} ${el.scrollWidth}>${el.clientWidth}`,
+          );
+      }
+      return out;
+    });
+  }
+  /** Scrolls the view's body so `testId` is at its top (for a screenshot of that part). */
+  async scrollTo(testId: string): Promise<void> {
+    await this.root.getByTestId(testId).evaluate((el) => el.scrollIntoView({ block: 'start' }));
   }
 }
 

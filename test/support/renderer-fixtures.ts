@@ -10,6 +10,7 @@ export function branchSummary(over: Partial<BranchSummary> = {}): BranchSummary 
     fork_step: null,
     task: 'fix-tests',
     agent: 'scripted:agent.jsonl',
+    agent_kind: 'scripted',
     status: null,
     end_reason: null,
     steps: 0,

@@ -1,5 +1,13 @@
 import { ConsentAskView } from './consent-ask';
+import { CountField } from './count-field';
+import { firstWhy, whyNot } from './why-not';
 import type { CandidateView } from '../../../shared/contract/candidates';
+import {
+  CANDIDATES_N,
+  CANDIDATES_RUN_ON,
+  candidatesStepRange,
+  selectCandidatesProblem,
+} from '../stores/candidates/candidates-store';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -41,10 +49,20 @@ function CandidateCard(props: {
       data-index={c.index}
       aria-label={`candidate ${c.index + 1}`}
     >
+      {/* Pick sits at the card's top: in reach whatever the action's and result's length. */}
       <header>
         <b>#{c.index + 1}</b> <span className="muted">{ORIGIN[c.origin]}</span>
         {c.seed !== null ? <span className="muted"> · seed {c.seed}</span> : null}
         <span className={`badge st-${c.status}`}>{c.status === 'paused' ? 'can continue' : c.status}</span>
+        <button
+          type="button"
+          className="primary"
+          data-testid="candidate-pick"
+          disabled={props.busy}
+          onClick={props.onPick}
+        >
+          Continue with #{c.index + 1}
+        </button>
       </header>
       <div className="cand-label">action</div>
       <pre className="out cand-action">{actionText(c)}</pre>
@@ -58,7 +76,7 @@ function CandidateCard(props: {
         files {c.files_changed.length === 0 ? <span className="muted">unchanged</span> : null}
       </div>
       {c.files.map((f) => (
-        <details key={f.path} className="cand-file">
+        <details key={f.path} className="cand-file" open={c.files.length <= 2}>
           <summary className="mono">
             {SIGN[f.change]} {f.path}
           </summary>
@@ -98,23 +116,67 @@ function CandidateCard(props: {
           ))
         )}
       </div>
-      <button
-        type="button"
-        className="primary"
-        data-testid="candidate-pick"
-        disabled={props.busy}
-        onClick={props.onPick}
-      >
-        Continue with #{c.index + 1}
-      </button>
     </article>
   );
 }
 
 /**
- * Candidates at a step: the agent's own (N asks) and typed ones, each run in its own
- * throwaway fork from the step before, shown side by side; picking one continues the
- * episode on it and keeps the others as rejected branches.
+ * Candidates in the Replay panel: the QA breakpoint's offer, the button that opens the
+ * side-by-side view on them, and how the last pick went (the view closes on a pick).
+ */
+export function CandidatesEntry(props: { readonly branch: string; readonly step: number }) {
+  const stores = useStores();
+  const engaged = useSlice('candidates', (s) => s.at !== null || s.set !== null || s.running !== null);
+  const held = useSlice('candidates', (s) => s.set?.candidates.length ?? 0);
+  const notice = useSlice('candidates', (s) => s.notice);
+  const shown = useSlice('sideBySide', (s) => s.view === 'candidates');
+  const stop = useSlice('stepper', (s) => s.stopReason);
+  const latest = useSlice('stepper', selectLastStep);
+  const a = stores.candidates.getState();
+  // A live QA breakpoint's message is "QA <rule>: <why>" (engine/harness/breakpoints.ts).
+  const qaStop = stop ? /\bQA (\w+): (.*)$/.exec(stop) : null;
+  return (
+    <>
+      {qaStop ? (
+        <div className="cand-qa" data-testid="candidates-qa">
+          A QA rule ({qaStop[1].replace(/_/g, ' ')}) flagged step {latest}: {qaStop[2]}
+          <button
+            type="button"
+            data-testid="candidates-here"
+            onClick={() => a.prepare(latest, props.branch, latest)}
+          >
+            Try candidates here
+          </button>
+        </div>
+      ) : null}
+      <div className="row">
+        <button
+          type="button"
+          data-testid="candidates-open"
+          title="try other actions for a step side by side, each in its own throwaway fork, and continue with one"
+          onClick={() =>
+            engaged
+              ? stores.sideBySide.getState().show('candidates')
+              : a.prepare(props.step, props.branch, latest)
+          }
+        >
+          {held > 0 ? `Show the ${held} candidates` : `Try candidates for step ${props.step}…`}
+        </button>
+        {notice && !shown ? (
+          <span className="notice" data-testid="candidates-notice">
+            {notice}
+          </span>
+        ) : null}
+      </div>
+    </>
+  );
+}
+
+/**
+ * Candidates at a step, in the side-by-side view: the agent's own (N asks) and typed ones,
+ * each run in its own throwaway fork from the step before, shown side by side (wrapping
+ * onto rows, never scrolling sideways); picking one continues the episode on it and keeps
+ * the others as rejected branches.
  */
 export function CandidatesView(props: { readonly branch: string; readonly step: number }) {
   const stores = useStores();
@@ -127,138 +189,121 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
   const error = useSlice('candidates', (s) => s.error);
   const notice = useSlice('candidates', (s) => s.notice);
   const consentAsk = useSlice('candidates', (s) => s.consentAsk);
-  const stop = useSlice('stepper', (s) => s.stopReason);
+  const problem = useSlice('candidates', selectCandidatesProblem);
   const latest = useSlice('stepper', selectLastStep);
   const a = stores.candidates.getState();
-  const target = (at ?? props.step - 1) + 1;
-  // A live QA breakpoint's message is "QA <rule>: <why>" (engine/harness/breakpoints.ts).
-  const qaStop = stop ? /\bQA (\w+): (.*)$/.exec(stop) : null;
+  const target = at !== null ? at + 1 : props.step;
   return (
-    <>
-      {qaStop ? (
-        <div className="cand-qa" data-testid="candidates-qa">
-          A QA rule ({qaStop[1].replace(/_/g, ' ')}) flagged step {latest}: {qaStop[2]}
-          <button type="button" data-testid="candidates-here" onClick={() => a.prepare(latest, props.branch)}>
-            Try candidates here
-          </button>
-        </div>
-      ) : null}
-      <details
-        className="candidates"
-        data-testid="candidates"
-        open={held !== null || running !== null || at !== null || notice !== null}
-      >
-        <summary>Try candidates for step {target}</summary>
-        <div className="row cand-form">
-          <label>
-            step{' '}
-            <input
-              type="number"
-              min={1}
-              value={target}
-              aria-label="step to replace"
-              data-testid="candidates-step"
-              onChange={(e) => a.prepare(Number(e.target.value))}
-            />
-          </label>
-          <label>
-            ask the agent{' '}
-            <input
-              type="number"
-              min={0}
-              max={8}
-              value={n}
-              aria-label="candidates from the agent"
-              data-testid="candidates-n"
-              onChange={(e) => a.setN(Number(e.target.value))}
-            />{' '}
-            times
-          </label>
-          <label>
-            then run on{' '}
-            <input
-              type="number"
-              min={0}
-              max={10}
-              value={runOn}
-              aria-label="steps to run on"
-              onChange={(e) => a.setRunOn(Number(e.target.value))}
-            />{' '}
-            steps
-          </label>
-        </div>
-        <textarea
-          rows={3}
-          value={typed}
-          data-testid="candidates-typed"
-          aria-label="typed candidates"
-          placeholder={
-            'your own candidates, one per line:\nwrite_file {"path": "fix.py", "content": "…"}\n{"content": "final answer"}'
-          }
-          onChange={(e) => a.setTyped(e.target.value)}
-        />
-        <div className="row">
+    <section className="candidates" data-testid="candidates" aria-label={`candidates for step ${target}`}>
+      <div className="row cand-form">
+        <label>
+          step{' '}
+          <CountField
+            range={candidatesStepRange(latest)}
+            value={target}
+            label="step to replace"
+            testId="candidates-step"
+            onChange={(v) => a.prepare(v, undefined, latest)}
+          />
+        </label>
+        <label>
+          ask the agent{' '}
+          <CountField
+            range={CANDIDATES_N}
+            value={n}
+            label="candidates from the agent"
+            testId="candidates-n"
+            onChange={(v) => a.setN(v)}
+          />{' '}
+          times
+        </label>
+        <label>
+          then run on{' '}
+          <CountField
+            range={CANDIDATES_RUN_ON}
+            value={runOn}
+            label="steps to run on"
+            testId="candidates-run-on"
+            onChange={(v) => a.setRunOn(v)}
+          />{' '}
+          steps
+        </label>
+      </div>
+      <textarea
+        rows={3}
+        value={typed}
+        data-testid="candidates-typed"
+        aria-label="typed candidates"
+        placeholder={
+          'your own candidates, one per line:\nwrite_file {"path": "fix.py", "content": "…"}\n{"content": "final answer"}'
+        }
+        onChange={(e) => a.setTyped(e.target.value)}
+      />
+      <div className="row">
+        <button
+          type="button"
+          className="primary"
+          data-testid="candidates-try"
+          {...whyNot(
+            firstWhy(running !== null && 'Waiting for the candidates to finish.', problem),
+            'run each candidate in its own throwaway fork from the step before',
+          )}
+          onClick={() => {
+            if (at === null) a.prepare(props.step, undefined, latest);
+            void a.tryAt(props.branch);
+          }}
+        >
+          {running === 'try' ? 'Trying in throwaway forks…' : 'Try side by side'}
+        </button>
+        {held ? (
           <button
             type="button"
-            data-testid="candidates-try"
+            data-testid="candidates-discard"
             disabled={running !== null}
-            onClick={() => {
-              if (at === null) a.prepare(props.step);
-              void a.tryAt(props.branch);
-            }}
+            onClick={() => void a.discard()}
           >
-            {running === 'try' ? 'Trying in throwaway forks…' : 'Try side by side'}
+            Close all
           </button>
-          {held ? (
-            <button
-              type="button"
-              data-testid="candidates-discard"
-              disabled={running !== null}
-              onClick={() => void a.discard()}
-            >
-              Close all
-            </button>
-          ) : null}
-          {error ? (
-            <span className="bad" role="alert" data-testid="candidates-error">
-              {error}
-            </span>
-          ) : null}
-          {notice ? (
-            <span className="notice" data-testid="candidates-notice">
-              {notice}
-            </span>
-          ) : null}
-        </div>
-        {consentAsk ? (
-          <ConsentAskView
-            testId="candidates-consent"
-            message={consentAsk.message}
-            action="try"
-            onAllow={a.allowConsent}
-            onDeny={a.denyConsent}
-          />
         ) : null}
-        {held ? (
-          <>
-            <div className="muted">
-              {held.candidates.length} candidate(s) for step {held.step + 1}, each in its own fork from step{' '}
-              {held.step}
-              {held.notes.length ? ` · ${held.notes.join('; ')}` : ''}
-            </div>
-            <div className="cand-grid" data-testid="candidates-grid">
-              {held.candidates.map((c) => (
-                <CandidateCard
-                  key={c.branch}
-                  c={c}
-                  busy={running !== null}
-                  onPick={() => void a.pick(c.index)}
-                />
-              ))}
-            </div>
-          </>
+        {error ? (
+          <span className="bad" role="alert" data-testid="candidates-error">
+            {error}
+          </span>
         ) : null}
-      </details>
-    </>
+        {notice ? (
+          <span className="notice" data-testid="candidates-notice">
+            {notice}
+          </span>
+        ) : null}
+      </div>
+      {consentAsk ? (
+        <ConsentAskView
+          testId="candidates-consent"
+          message={consentAsk.message}
+          action="try"
+          onAllow={a.allowConsent}
+          onDeny={a.denyConsent}
+        />
+      ) : null}
+      {held ? (
+        <>
+          <div className="muted">
+            {held.candidates.length} candidate(s) for step {held.step + 1}, each in its own fork from step{' '}
+            {held.step}
+            {held.notes.length ? ` · ${held.notes.join('; ')}` : ''}
+          </div>
+          <div className="cand-grid" data-testid="candidates-grid">
+            {held.candidates.map((c) => (
+              <CandidateCard
+                key={c.branch}
+                c={c}
+                busy={running !== null}
+                onPick={() => void a.pick(c.index)}
+              />
+            ))}
+          </div>
+        </>
+      ) : null}
+    </section>
   );
 }

@@ -2,6 +2,7 @@ import type { CompareRow, FlagSummary, PairVerdict } from '../../../shared/contr
 import type { Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
+import { PanelState } from './panel';
 
 /** Each verdict in words a person reads. */
 const VERDICT_TEXT: Record<PairVerdict, string> = {
@@ -54,21 +55,48 @@ function Side(props: {
   );
 }
 
-/** Two branches compared step-aligned: verdict per pair, first divergence, files at the end, rewards and flags. */
+/** Compare in the Replay panel: the button that opens the side-by-side view's compare tab. */
+export function CompareEntry(props: { readonly branch: string }) {
+  const stores = useStores();
+  const others = useSlice('stepper', (s) => s.branches.filter((b) => b.branch !== props.branch).length);
+  if (others === 0) return null;
+  return (
+    <button
+      type="button"
+      data-testid="compare-open"
+      title="this branch and another, step by step: where they first differ, files, rewards and QA flags"
+      onClick={() => stores.sideBySide.getState().show('compare')}
+    >
+      Compare with another branch…
+    </button>
+  );
+}
+
+/**
+ * Two branches compared step-aligned, in the side-by-side view: verdict per pair, first
+ * divergence, files at the end, rewards and flags; the table wraps its text (no sideways scroll).
+ */
 export function CompareView(props: { readonly branch: string }) {
   const stores = useStores();
   const branches = useSlice('stepper', (s) => s.branches);
   const other = useSlice('replay', (s) => s.compareWith);
   const comparison = useSlice('replay', (s) => s.comparison);
   const running = useSlice('replay', (s) => s.running);
+  const error = useSlice('replay', (s) => s.error);
   const a = stores.replay.getState();
   const stepper = stores.stepper.getState();
   const others = branches.filter((b) => b.branch !== props.branch);
-  if (others.length === 0) return null;
+  if (others.length === 0)
+    return (
+      <section className="compare" data-testid="compare">
+        <PanelState kind="empty">
+          This episode has one branch: fork it, or try candidates, to have another to compare with.
+        </PanelState>
+      </section>
+    );
   const differing = comparison?.rows.filter((r) => r.verdict !== 'same').length ?? 0;
   return (
-    <details className="compare" data-testid="compare">
-      <summary>Compare with another branch</summary>
+    <section className="compare" data-testid="compare" aria-label="compare with another branch">
       <div className="row">
         <select
           value={other}
@@ -85,6 +113,7 @@ export function CompareView(props: { readonly branch: string }) {
         </select>
         <button
           type="button"
+          className="primary"
           data-testid="compare-run"
           disabled={!other || running !== null}
           onClick={() => void a.compare(props.branch)}
@@ -92,6 +121,7 @@ export function CompareView(props: { readonly branch: string }) {
           {running === 'compare' ? 'Comparing…' : 'Compare'}
         </button>
       </div>
+      {error ? <PanelState kind="error">{error}</PanelState> : null}
       {comparison ? (
         <>
           <div
@@ -121,6 +151,14 @@ export function CompareView(props: { readonly branch: string }) {
             <div className="muted">The workspaces end the same.</div>
           )}
           <table className="cmp" data-testid="compare-table">
+            <colgroup>
+              <col className="cmp-step" />
+              <col className="cmp-step" />
+              <col className="cmp-verdict-col" />
+              <col />
+              <col />
+              <col className="cmp-ws" />
+            </colgroup>
             <thead>
               <tr>
                 <th>this</th>
@@ -168,6 +206,6 @@ export function CompareView(props: { readonly branch: string }) {
           </table>
         </>
       ) : null}
-    </details>
+    </section>
   );
 }

@@ -1,7 +1,7 @@
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
-import { CandidatesView } from '../components/candidates-view';
-import { CompareView } from '../components/compare-view';
+import { CandidatesEntry } from '../components/candidates-view';
+import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { whyNoFork, whyNoRollback } from '../stores/stepper/why-not-now';
@@ -9,7 +9,7 @@ import { WhatIf } from '../components/what-if';
 import { selectLastStep, selectRolledBackTo, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
-/** Scrub to any step; roll the sandbox back, fork, what-if, candidates, re-execute, compare branches. */
+/** Scrub to any step; roll the sandbox back, fork, what-if, re-execute; open candidates and compare side by side. */
 export function ReplayControls() {
   const stores = useStores();
   const branch = useSlice('stepper', (s) => s.branch);
@@ -138,8 +138,9 @@ export function ReplayControls() {
       ) : null}
       {report ? <ReplayReportView report={report} /> : null}
       <WhatIf branch={branch} step={step} />
-      <CandidatesView branch={branch} step={step} />
-      <CompareView branch={branch} />
+      {/* Candidates and compare open in a view of their own (components/side-by-side-view). */}
+      <CandidatesEntry branch={branch} step={step} />
+      <CompareEntry branch={branch} />
     </Panel>
   );
 }

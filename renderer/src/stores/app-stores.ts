@@ -7,6 +7,7 @@ import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
 import { createReplayStore, type ReplayStore } from './replay/replay-store';
 import { createSandboxStore, type SandboxStore } from './sandbox/sandbox-store';
+import { createSideBySideStore, type SideBySideStore } from './side-by-side/side-by-side-store';
 import {
   createStepperStore,
   selectLastStep,
@@ -28,6 +29,8 @@ export interface AppStores {
   readonly agentOutput: AgentOutputStore;
   readonly replay: ReplayStore;
   readonly candidates: CandidatesStore;
+  /** Candidates and compare in a view of their own (over the centre and right columns). */
+  readonly sideBySide: SideBySideStore;
   readonly sandbox: SandboxStore;
   readonly inject: InjectStore;
   readonly batches: BatchesStore;
@@ -49,7 +52,12 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const episodes = createEpisodesStore(client, open, () => {
     const s = stepper.getState();
     return s.branch !== null && s.live
-      ? { branch: s.branch, task: s.view?.summary.task ?? s.branch, steps: selectLastStep(s) }
+      ? {
+          branch: s.branch,
+          task: s.view?.summary.task ?? s.branch,
+          steps: selectLastStep(s),
+          working: s.state === 'running' || selectLastStep(s) > 0 || s.held !== null,
+        }
       : null;
   });
   const terminal = createTerminalStore(client);
@@ -60,6 +68,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   // A batch slot opens its episode (an episode id opens its main branch).
   const batches = createBatchesStore(client, open);
   const candidates = createCandidatesStore(client, { onBranch: open });
+  const sideBySide = createSideBySideStore();
   // A saved case joins the library's case list.
   const teaching = createTeachingStore(client, () => void episodes.getState().loadCatalog());
   const replay = createReplayStore(client, {
@@ -86,8 +95,25 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     else void s.toggleBreakpoint(Math.max(1, s.selectedStep ?? selectLastStep(s) + 1));
   });
 
+  // Candidates being chosen, tried or held open their view; a pick (the chosen branch now
+  // open, the set cleared) closes it, so the window shows the branch it continues on.
+  const offCandidates = candidates.subscribe((c, prev) => {
+    const engaged = c.at !== null || c.set !== null || c.running !== null;
+    const was = prev.at !== null || prev.set !== null || prev.running !== null;
+    if (engaged && !was) sideBySide.getState().show('candidates');
+    if (prev.running === 'pick' && c.running === null && c.set === null) sideBySide.getState().close();
+  });
+  // A comparison asked for shows in the compare tab.
+  const offReplay = replay.subscribe((r, prev) => {
+    if (r.running === 'compare' && prev.running !== 'compare') sideBySide.getState().show('compare');
+  });
+
   const offStepper = stepper.subscribe((s, prev) => {
     if (s.branch !== prev.branch) {
+      // Another branch opened (not a pick, which holds the set until it lands): what the view
+      // showed was about the branch left.
+      if (candidates.getState().set === null && candidates.getState().running === null)
+        sideBySide.getState().close();
       agentOutput.getState().follow(s.branch);
       replay.getState().reset();
       // Held candidates stay while another branch opens: a pick opens the chosen one, then clears them.
@@ -103,8 +129,9 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     }
     // "Queued: the next step uses it" is stale once a step took it, and on another branch.
     if (s.branch !== prev.branch || selectLastStep(s) > selectLastStep(prev)) inject.getState().settle();
-    // The library's step counts and statuses move when a live branch stops.
-    if (s.state !== prev.state && (s.state === 'paused' || s.state === 'ended'))
+    // The library's step counts and statuses move when a live branch stops (not when a
+    // branch opens already stopped or ended: the list knows it).
+    if (s.state !== prev.state && prev.state !== null && (s.state === 'paused' || s.state === 'ended'))
       void episodes.getState().refresh();
     const step = selectViewedStep(s);
     const row = selectViewedRow(s);
@@ -126,6 +153,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     agentOutput,
     replay,
     candidates,
+    sideBySide,
     sandbox,
     inject,
     batches,
@@ -138,6 +166,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     },
     dispose() {
       offStepper();
+      offCandidates();
+      offReplay();
       offCommand();
       stepper.getState().dispose();
       episodes.getState().dispose();

@@ -3,11 +3,23 @@ import type { StepboxClient } from '../../../../shared/contract/client';
 import type { CandidateSetView, TypedCandidate } from '../../../../shared/contract/candidates';
 import { errorText } from '../result';
 import { consentQuestion, type ConsentAsk } from '../consent-question';
+import { firstRangeProblem, type CountRange } from '../../model/count-range';
+
+/** “ask the agent … times”: the engine takes 0 to 8 (episode.candidates `n`). */
+export const CANDIDATES_N: CountRange = { name: 'ask the agent', min: 0, max: 8 };
+/** “then run on … steps”: 0 to 10 (episode.candidates `run_on`). */
+export const CANDIDATES_RUN_ON: CountRange = { name: 'then run on', min: 0, max: 10 };
+/** “step”: a step from 1 to one past the last recorded (candidates replace it, forked at the one before). */
+export function candidatesStepRange(lastStep: number): CountRange {
+  return { name: 'step', min: 1, max: Math.max(1, lastStep + 1) };
+}
 
 /** Candidates at a step: ask the agent, type some, try them side by side, pick one. */
 export interface CandidatesState {
-  /** Step K the candidates follow (they are step K+1); null until chosen. */
+  /** Step K the candidates follow (they are step K+1), as typed (refused when out of range); null until chosen. */
   readonly at: number | null;
+  /** The branch's last step when the section was prepared: the step field's upper bound. */
+  readonly lastStep: number;
   /** How many to ask the branch's agent for. */
   readonly n: number;
   /** Typed candidates: one assistant message (JSON) per line, or a tool call as `name {json}`. */
@@ -26,8 +38,12 @@ export interface CandidatesState {
 
 /** What the candidates section does. */
 export interface CandidatesActions {
-  /** Opens the section for candidates replacing step `step` (forked at `step - 1`); with `branch`, warms sandboxes there meanwhile. */
-  prepare(step: number, branch?: string): void;
+  /**
+   * Opens the section for candidates replacing step `step` (forked at `step - 1`) of a branch
+   * whose last step is `lastStep`; with `branch`, warms sandboxes there meanwhile. A step out
+   * of range is kept as typed and refused (said beside the field), never clamped.
+   */
+  prepare(step: number, branch?: string, lastStep?: number): void;
   setN(n: number): void;
   setTyped(text: string): void;
   setRunOn(m: number): void;
@@ -46,6 +62,7 @@ export type CandidatesStore = StoreApi<CandidatesState & CandidatesActions>;
 
 const initial: CandidatesState = {
   at: null,
+  lastStep: 0,
   n: 2,
   typed: '',
   runOn: 0,
@@ -95,6 +112,16 @@ export function parseTyped(
   return { ok: true, value: out };
 }
 
+/** What is out of range in the candidates form (step, ask the agent, run on), or null. */
+export function selectCandidatesProblem(s: CandidatesState): string | null {
+  return firstRangeProblem([
+    // The step's bound is known once the window prepared the section for a branch.
+    ...(s.at !== null && s.lastStep > 0 ? [[s.at + 1, candidatesStepRange(s.lastStep)] as const] : []),
+    [s.n, CANDIDATES_N],
+    [s.runOn, CANDIDATES_RUN_ON],
+  ]);
+}
+
 /** Creates the candidates slice; `onBranch` opens the picked branch. */
 export function createCandidatesStore(
   client: StepboxClient,
@@ -104,9 +131,10 @@ export function createCandidatesStore(
     const question = consentQuestion<'try'>((consentAsk) => set({ consentAsk }));
     return {
       ...initial,
-      prepare(step, branch) {
-        const at = Math.max(0, step - 1);
-        set({ at, error: null, notice: null });
+      prepare(step, branch, lastStep) {
+        const at = step - 1;
+        set({ at, error: null, notice: null, ...(lastStep !== undefined ? { lastStep } : {}) });
+        if (selectCandidatesProblem(get()) !== null) return;
         // While the person writes candidates, the engine restores step `at` into warm sandboxes.
         if (branch)
           void client.episode.stageCandidates({
@@ -115,13 +143,18 @@ export function createCandidatesStore(
             count: Math.max(1, Math.min(8, get().n + 2)),
           });
       },
-      setN: (n) => set({ n: Math.max(0, Math.min(8, Math.floor(n) || 0)), error: null }),
+      setN: (n) => set({ n, error: null }),
       setTyped: (typed) => set({ typed, error: null }),
-      setRunOn: (runOn) => set({ runOn: Math.max(0, Math.min(10, Math.floor(runOn) || 0)), error: null }),
+      setRunOn: (runOn) => set({ runOn, error: null }),
       async tryAt(branch) {
         const { at, n, typed, runOn, set: held } = get();
         if (at === null) {
           set({ error: 'choose the step to try candidates for' });
+          return false;
+        }
+        const problem = selectCandidatesProblem(get());
+        if (problem) {
+          set({ error: problem });
           return false;
         }
         const parsed = parseTyped(typed);
