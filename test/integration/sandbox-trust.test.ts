@@ -7,13 +7,12 @@ import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { restoreSandbox } from '../../electron/engine/harness/restore-sandbox.js';
 import { runVerifier } from '../../electron/engine/harness/verifier.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { FORGE_ATTEMPT, SHELL_ATTACK } from '../../electron/engine/sandbox/selftest.js';
 import { openTerminal, type Terminal } from '../../electron/engine/docker/terminal.js';
 import { docker as dockerApi, waitUntil } from '../support/cli-docker.js';
-import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
+import { describeDocker, useTestProvider } from '../support/docker.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -36,7 +35,7 @@ function asRoot(sb: DockerSandbox, script: string): string {
 }
 
 describeDocker('sandbox trust: nothing the agent writes reaches root or the verdict', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
 
   const sh = async (sb: DockerSandbox, command: string) => {
     const r = await sb.exec({ command, timeoutMs: 30_000 });
@@ -45,7 +44,6 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   };
 
   beforeAll(async () => {
-    provider = await testProvider();
     const base = docker('create', SANDBOX_IMAGE);
     try {
       docker('commit', '--change', `ENV PATH=${WRITABLE_PATH}`, base, WRITABLE_PATH_IMAGE);
@@ -55,14 +53,13 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   afterAll(async () => {
-    expect(await closeTestProvider(provider)).toEqual([]);
     docker('rmi', '-f', WRITABLE_PATH_IMAGE);
   });
 
   it('an always-failing verifier fails, and no planted file runs, in the verifier or a restarted helper (the class)', async () => {
     // An image whose PATH lists agent-writable directories first: the fake python3 and bash
     // planted there must be found by nothing started as root, nor by the verifier.
-    const sb = (await provider.create({
+    const sb = (await provider().create({
       ...defaultSandboxConfig(),
       image: WRITABLE_PATH_IMAGE,
     })) as DockerSandbox;
@@ -97,7 +94,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it("the window's terminal starts the system bash, not one the agent put on PATH", async () => {
-    const sb = (await provider.create({
+    const sb = (await provider().create({
       ...defaultSandboxConfig(),
       image: WRITABLE_PATH_IMAGE,
     })) as DockerSandbox;
@@ -131,7 +128,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it("the verifier runs without the agent's HOME, PATH entries or capabilities", async () => {
-    const sb = (await provider.create({
+    const sb = (await provider().create({
       ...defaultSandboxConfig(),
       image: WRITABLE_PATH_IMAGE,
     })) as DockerSandbox;
@@ -213,7 +210,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it('agent commands hold no capability, bounding set included', async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     try {
       const r = await sh(sb, 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status');
       const lines = r.stdout!.trim().split('\n');
@@ -226,7 +223,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it("a command cannot ptrace, read or write the helper's idle shells; it can still debug its own programs", async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     try {
       // Make sure the pool is full (two idle shells) before the attack looks for them.
       await sh(sb, 'true');
@@ -251,7 +248,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it("a command that lowers an idle shell's limits does not cripple the next call", async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     try {
       await sh(sb, 'true');
       // prlimit needs only the same uid (no ptrace): every idle shell but this call's own.
@@ -271,7 +268,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it('a rollback empties every writable place outside /workspace (HOME, /tmp, /dev/shm, queues, IPC)', async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     const store = new MemorySnapshotStore();
     try {
       await sh(sb, 'echo kept > /workspace/a.txt');
@@ -312,7 +309,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it('Python hashes are pinned: printing a set gives the same line in every process', async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     try {
       const print = `python3 -c "print(set('stepbox-%d' % i for i in range(20)))"`;
       const a = (await sh(sb, print)).stdout;
