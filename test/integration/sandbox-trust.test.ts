@@ -153,7 +153,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it("a verifier runner started ahead is out of the agent's reach: the verdict stands, snapshots stay pruned while it waits", async () => {
-    const sb = (await provider.create(defaultSandboxConfig())) as DockerSandbox;
+    const sb = (await provider().create(defaultSandboxConfig())) as DockerSandbox;
     /** Pids of waiting verifier runners (root execs whose program is the runner); async, so the host's own exec of it can proceed. */
     const runners = async () =>
       (
