@@ -98,6 +98,40 @@ export default tseslint.config(
     },
   },
   {
+    // The sandbox knows no episode: the harness builds on it, never the other way round.
+    // Repeats the engine's bans, since a later rule for the same files replaces an earlier one.
+    files: ['electron/engine/sandbox/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ban(['dockerode', 'docker-modem'], 'Only electron/engine/docker knows dockerode.'),
+            ban(
+              ['electron', '@xterm/*', 'monaco-editor', 'react', 'react-dom'],
+              'The engine runs headless: no Electron or DOM.',
+            ),
+            ban(
+              ['**/renderer/**', '../../cli*', '../../ipc*', '../../server*', '../../services*'],
+              'The engine never imports its callers.',
+            ),
+            ban(
+              [
+                '**/harness/**',
+                '**/agents/**',
+                '**/trace/**',
+                '**/candidates/**',
+                '**/cases/**',
+                '**/batch/**',
+              ],
+              'The sandbox knows no episode: engine/sandbox may not import the harness or what builds on it.',
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['electron/engine/docker/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -133,6 +167,31 @@ export default tseslint.config(
             ban(
               ['@xterm/*', 'monaco-editor', 'react', 'react-dom', '**/renderer/**'],
               'The main process never imports the renderer.',
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The CLI is a thin adapter: it reaches Docker only through engine functions (a terminal,
+    // stats, the image build), never the adapter itself. Repeats the ban above, since a later
+    // `no-restricted-imports` for the same files replaces an earlier one.
+    files: ['electron/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ban(['electron'], "Only electron/{main,preload,ipc}.ts import 'electron'."),
+            ban(['dockerode'], 'Only electron/engine/docker knows dockerode.'),
+            ban(
+              ['@xterm/*', 'monaco-editor', 'react', 'react-dom', '**/renderer/**'],
+              'The main process never imports the renderer.',
+            ),
+            ban(
+              ['**/engine/docker/**'],
+              'The CLI reaches Docker only through the engine (openEngine, engine/sandbox-image.ts, engine/sandbox/sandbox-terminal.ts).',
             ),
           ],
         },

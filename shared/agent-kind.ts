@@ -8,6 +8,15 @@ export function runsOwnProgramSpec(spec: string): boolean {
   return s.startsWith('exec:') || s.startsWith('sandbox:') || (/^[a-z][a-z0-9-]*$/.test(s) && s !== 'manual');
 }
 
+/**
+ * True for an agent kind (a branch's `agent_kind`, from its trace header) whose agent is a
+ * program of its own: `exec` and `sandbox` (a recipe runs as `sandbox`). The window asks the
+ * kind the engine recorded, not the spec's text.
+ */
+export function runsOwnProgramKind(kind: string): boolean {
+  return kind === 'exec' || kind === 'sandbox';
+}
+
 /** True for a `sandbox:CMD` spec: the one agent kind whose files a person names (`--agent-dir`). */
 export function runsInSandboxSpec(spec: string): boolean {
   return spec.trim().startsWith('sandbox:');

@@ -13,6 +13,9 @@ const size = z
   .refine((v) => parseSize(v) !== null, { message: 'expected a Docker size such as "512m" or "1g"' });
 const seconds = z.number().positive();
 
+/** The discount of a task's rewards when it sets none (`rewards.gamma`). */
+export const DEFAULT_GAMMA = 0.99;
+
 /** Resource limits of a sandbox. Defaults: 1 CPU, 1g memory (swap = memory), 256 pids, 1g disk, 1m output per stream. */
 export const Limits = z.strictObject({
   cpus: z.number().positive().default(1),
@@ -104,11 +107,11 @@ export const Task = z.strictObject({
       components: z
         .record(z.string(), z.number())
         .default({ format_valid: 0.1, repeated_action: -0.2, tool_error: -0.1, verifier: 1 }),
-      gamma: z.number().min(0).max(1).default(0.99),
+      gamma: z.number().min(0).max(1).default(DEFAULT_GAMMA),
     })
     .default({
       components: { format_valid: 0.1, repeated_action: -0.2, tool_error: -0.1, verifier: 1 },
-      gamma: 0.99,
+      gamma: DEFAULT_GAMMA,
     }),
   memory: z
     .strictObject({

@@ -39,6 +39,25 @@ export function toolFailure(
   return { ...extra, ok: false, error: { code, message }, duration_ms: durationMs, bytes: extra.bytes ?? 0 };
 }
 
+/**
+ * The fields that make two tool results the same result (design: Replay): `ok`,
+ * `exit_code`, `stdout`, `stderr`, `error.code`; durations, times, ids and byte counts
+ * are left out. Re-execution and step-aligned comparison both judge by these.
+ */
+export const COMPARED_FIELDS = ['ok', 'exit_code', 'stdout', 'stderr', 'error.code'] as const;
+/** One field two tool results are compared on. */
+export type ComparedField = (typeof COMPARED_FIELDS)[number];
+
+/** A result's value of one compared field (undefined when absent). */
+export function comparedField(result: ToolResult, field: ComparedField): unknown {
+  return field === 'error.code' ? result.error?.code : result[field];
+}
+
+/** The compared fields of a result, absent ones as null: equal keys mean the same result. */
+export function resultKey(result: ToolResult): unknown[] {
+  return COMPARED_FIELDS.map((f) => comparedField(result, f) ?? null);
+}
+
 /** One entry of `list_dir`. */
 export const DirEntry = z.object({
   name: z.string(),

@@ -9,6 +9,7 @@ import { sandboxConfig } from '../engine/sandbox/limits.js';
 import { openEngine } from '../engine/open-engine.js';
 import type { BenchSection } from './bench-section.js';
 import { dockerPrerequisite } from './docker-prerequisite.js';
+import { figureOf, targetMet } from './figure.js';
 
 /** Rounds of (pool batch, cold batch), interleaved so both see the same machine load. */
 const ROUNDS = 3;
@@ -97,11 +98,16 @@ export const section: BenchSection = {
       }
       const pool_epm = median(pooled);
       const cold_epm = median(cold);
+      const ratio = figureOf(
+        cold_epm > 0 ? pool_epm / cold_epm : null,
+        'batch_ratio: the cold batch measured 0',
+      );
       return {
         batch_pool_epm: pool_epm,
         batch_cold_epm: cold_epm,
-        batch_ratio: pool_epm / cold_epm,
-        batch_ratio_target_met: pool_epm / cold_epm >= 3,
+        batch_ratio: ratio.value,
+        ...(ratio.value === null ? { batch_ratio_missing: ratio.reason } : {}),
+        batch_ratio_target_met: targetMet(ratio, (v) => v >= 3),
         batch_episodes_per_run: EPISODES,
         batch_concurrency: CONCURRENCY,
       };

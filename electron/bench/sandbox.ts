@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Task } from '../../shared/task.js';
@@ -7,7 +7,11 @@ import { commitContainer, rawExec, removeImage, startLayerContainer } from '../e
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
 import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
-import type { Sandbox } from '../engine/sandbox/sandbox.js';
+import type { Sandbox, SessionState } from '../engine/sandbox/sandbox.js';
+import type { SnapshotManifest } from '../engine/sandbox/snapshot-store.js';
+import { startEpisode } from '../engine/harness/episode-factory.js';
+import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
+import { openEngine } from '../engine/open-engine.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { TaskMemory } from '../engine/tools/memory.js';
 import { createToolRegistry } from '../engine/tools/registry.js';
@@ -77,6 +81,124 @@ async function mustRun(sandbox: Sandbox, command: string): Promise<void> {
     throw new Error(
       `\`${command.slice(0, 60)}\` failed: ${r.error?.message ?? `exit ${r.exit_code}: ${r.stderr}`}`,
     );
+}
+
+/**
+ * FORK_RUNS times: `FORKS` branches from one snapshot at once, each a pooled sandbox with the
+ * workspace restored (verified) and the session set; the ms of each run.
+ */
+async function timeForks(
+  forkPool: WarmPool,
+  config: ReturnType<typeof defaultSandboxConfig>,
+  store: DiskSnapshotStore,
+  manifest: SnapshotManifest,
+  session: SessionState,
+): Promise<number[]> {
+  const runs: number[] = [];
+  for (let i = 0; i < FORK_RUNS; i++) {
+    await forkPool.prewarm(config);
+    let branches: Sandbox[] = [];
+    // As a fork does (episode-factory, staged-sandboxes): the pool refills once the
+    // branches are ready, not while they restore.
+    const resume = forkPool.holdRefills();
+    runs.push(
+      await timed(async () => {
+        branches = await Promise.all(
+          Array.from({ length: FORKS }, async () => {
+            const branch = await forkPool.acquire(config);
+            await branch.restore(store, manifest);
+            await branch.setSessionState(session);
+            return branch;
+          }),
+        ).finally(resume);
+      }),
+    );
+    await Promise.all(branches.map((b) => forkPool.release(b)));
+  }
+  return runs;
+}
+
+/** Episodes running beside the loaded fork measurement, and the steps each has run first. */
+const LOAD_EPISODES = 2;
+const LOAD_WARM_STEPS = 3;
+/** Long enough never to end while the forks are timed: it is stopped after. */
+const LOAD_STEPS = 5000;
+
+/** A scripted agent that keeps working: writes a file, runs a command over the workspace, reads it back. */
+function loadScript(): string {
+  const call = (i: number, name: string, args: Record<string, unknown>) =>
+    JSON.stringify({
+      content: null,
+      tool_calls: [{ id: `c${i}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    });
+  const lines: string[] = [];
+  for (let i = 1; i < LOAD_STEPS; i++) {
+    if (i % 3 === 1)
+      lines.push(call(i, 'write_file', { path: `out/n${i % 20}.txt`, content: `line ${i}\n`.repeat(200) }));
+    else if (i % 3 === 2)
+      lines.push(call(i, 'execute_shell', { command: 'cat out/*.txt | sort | uniq -c | wc -l' }));
+    else lines.push(call(i, 'read_file', { path: `out/n${(i - 2) % 20}.txt` }));
+  }
+  lines.push(JSON.stringify({ content: 'done' }));
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * Runs `measure` while LOAD_EPISODES real episodes (Docker sandboxes of their own, scripted
+ * agents writing, running and reading, a snapshot per step) run beside it; they are stopped
+ * after. Each has run LOAD_WARM_STEPS steps before `measure` starts.
+ */
+async function besideEpisodes<T>(dir: string, measure: () => Promise<T>): Promise<T> {
+  const engine = openEngine({ home: join(dir, 'load-home'), pool: 0 });
+  const episodes: EpisodeRunner[] = [];
+  const running: Promise<unknown>[] = [];
+  try {
+    const scriptPath = join(dir, 'load-agent.jsonl');
+    await writeFile(scriptPath, loadScript());
+    const task = Task.parse({
+      name: 'bench-load',
+      goal: 'keep working',
+      max_steps: LOAD_STEPS,
+      timeouts: { episode: 3600 },
+      workspace: { files: { 'README.md': 'load\n' } },
+    });
+    for (let i = 0; i < LOAD_EPISODES; i++) {
+      const runner = await startEpisode({
+        task,
+        agentSpec: `scripted:${scriptPath}`,
+        ...(await engine.episodeEnv()),
+      });
+      episodes.push(runner);
+    }
+    const warm = episodes.map(
+      (runner) =>
+        new Promise<void>((resolve) => {
+          const off = runner.onEvent((e) => {
+            if (e.type === 'snapshot' && e.step >= LOAD_WARM_STEPS) {
+              off();
+              resolve();
+            }
+          });
+        }),
+    );
+    for (const runner of episodes) running.push(runner.run());
+    // An episode that ends early (it failed) would leave the forks unloaded: say so.
+    await Promise.race([
+      Promise.all(warm),
+      Promise.all(running).then(() => {
+        throw new Error('the load episodes ended before the forks were timed');
+      }),
+    ]);
+    const out = await measure();
+    if (episodes.some((r) => r.ended()))
+      throw new Error('a load episode ended while the forks were timed: the figure would not be under load');
+    return out;
+  } finally {
+    await Promise.allSettled(episodes.map((r) => r.stop()));
+    await Promise.allSettled(running);
+    await Promise.allSettled(episodes.map((r) => r.dispose()));
+    await engine.close();
+  }
 }
 
 /** Section `sandbox`: cold vs warm start, raw exec vs tool call, docker commit vs snapshot/restore. */
@@ -190,32 +312,18 @@ export const section: BenchSection = {
       await pool.release(sandbox);
 
       // Ten branches forked from that step: each a warm sandbox with the step's workspace
-      // restored (verified) and its session set, ready for its next step.
+      // restored (verified) and its session set, ready for its next step. Once on a quiet
+      // machine, once with two real episodes running beside it (`fork10_loaded_ms`).
       log(`${FORKS} branches forked from one snapshot × ${FORK_RUNS}`);
       const forkPool = new WarmPool(provider, { size: FORKS });
-      const fork: number[] = [];
+      let fork: number[];
+      let forkLoaded: number[];
       try {
         const manifest = await store.getManifest(previous);
-        for (let i = 0; i < FORK_RUNS; i++) {
-          await forkPool.prewarm(config);
-          let branches: Sandbox[] = [];
-          // As a fork does (episode-factory, staged-sandboxes): the pool refills once the
-          // branches are ready, not while they restore.
-          const resume = forkPool.holdRefills();
-          fork.push(
-            await timed(async () => {
-              branches = await Promise.all(
-                Array.from({ length: FORKS }, async () => {
-                  const branch = await forkPool.acquire(config);
-                  await branch.restore(store, manifest);
-                  await branch.setSessionState(session);
-                  return branch;
-                }),
-              ).finally(resume);
-            }),
-          );
-          await Promise.all(branches.map((b) => forkPool.release(b)));
-        }
+        const forkTen = () => timeForks(forkPool, config, store, manifest, session);
+        fork = await forkTen();
+        log(`${FORKS} branches forked × ${FORK_RUNS} while ${LOAD_EPISODES} episodes run beside them`);
+        forkLoaded = await besideEpisodes(storeDir, forkTen);
       } finally {
         await forkPool.close();
       }
@@ -244,6 +352,7 @@ export const section: BenchSection = {
         snapshot_ms: median(snap),
         restore_ms: median(restore),
         fork10_ms: median(fork),
+        fork10_loaded_ms: median(forkLoaded),
       };
       // What a tool call adds over its own command: host time minus the sandbox's time of the
       // command, per call, from the same calls (never two medians of different samples, and
@@ -280,6 +389,7 @@ export const section: BenchSection = {
         tool_overhead_target_met: targetMet(toolOverhead, (v) => v <= 1),
         snapshot_change_target_met: targetMet(figureOf(m.snapshot_ms, 'no snapshot'), (v) => v <= 10),
         fork10_target_met: targetMet(figureOf(m.fork10_ms, 'no fork'), (v) => v <= 1000),
+        fork10_loaded_target_met: targetMet(figureOf(m.fork10_loaded_ms, 'no fork'), (v) => v <= 1000),
       };
     } finally {
       if (layerContainer) await provider.engine.remove(layerContainer);

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import {
   compareBranches,
   type BranchComparison,
-  type BranchOutcome,
+  type ComparedBranch,
 } from '../engine/compare/compare-branches.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
@@ -17,11 +17,13 @@ does not shift everything after it. Each pair is marked same, different_action,
 different_result (what the agent saw, overrides and injections included, or what really
 happened) or different_files (the workspaces after the step). Prints the first
 divergence (in A's numbering: the first step whose action or what the agent saw
-differs), the files that differ at the end, and both sides' status, reward and QA flags.
+differs), the files that differ at each differing pair and at the end, and both sides'
+status, return (the discounted return), final reward (the verifier's) and QA flags.
 
 Options:
-  --json   print {diverged_at, pairs: [{a_step, b_step, verdict}], files_differ,
-           a: {episode, branch, status, end_reason, steps, reward, flags}, b: {...}}
+  --json   print {diverged_at, pairs: [{a_step, b_step, verdict, workspace: [{path,
+           status}]}], files_differ, a: {episode, branch, status, end_reason, steps,
+           return, final_reward, flags}, b: {...}}
 
 Exit 0 when the branches do not diverge, 1 when they do.
 
@@ -30,9 +32,9 @@ Examples:
   stepbox diff br-main br-fork --json
 `;
 
-function side(name: string, o: BranchOutcome): string {
-  const reward = o.reward === null ? '–' : String(o.reward);
-  return `${name}: ${o.branch}  ${o.status}${o.end_reason ? ` (${o.end_reason})` : ''}  ${o.steps} steps  reward ${reward}  ${o.flags.length} flag(s)`;
+function side(name: string, o: ComparedBranch): string {
+  const num = (x: number | null) => (x === null ? '–' : String(Number(x.toFixed(3))));
+  return `${name}: ${o.branch}  ${o.status}${o.end_reason ? ` (${o.end_reason})` : ''}  ${o.steps} steps  return ${num(o.return)}  final reward ${num(o.final_reward)}  ${o.flags.length} flag(s)`;
 }
 
 function printHuman(c: BranchComparison, out: NodeJS.WritableStream): void {
@@ -43,7 +45,7 @@ function printHuman(c: BranchComparison, out: NodeJS.WritableStream): void {
   for (const p of c.pairs) {
     if (p.verdict === 'same') continue;
     out.write(
-      `  A ${String(p.a_step ?? '–').padStart(4)}  B ${String(p.b_step ?? '–').padStart(4)}  ${p.verdict}\n`,
+      `  A ${String(p.a_step ?? '–').padStart(4)}  B ${String(p.b_step ?? '–').padStart(4)}  ${p.verdict}${p.workspace.length ? `  ${p.workspace.map((f) => f.path).join(', ')}` : ''}\n`,
     );
   }
   const same = c.pairs.filter((p) => p.verdict === 'same').length;

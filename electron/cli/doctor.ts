@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { formatBytes } from '../../shared/format-bytes.js';
 import { runDoctor } from '../engine/doctor.js';
+import { openEngine } from '../engine/open-engine.js';
+import { stepboxHome } from '../engine/trace/episode-store.js';
 import type { CliCommand } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
-import { EXIT } from './command.js';
+import { EXIT, InfraError } from './command.js';
 
 const HELP = `stepbox doctor [--json]
 
@@ -36,7 +38,19 @@ export const command: CliCommand = {
         allowPositionals: false,
       }),
     );
-    const report = await runDoctor(io.env);
+    // No sweep: doctor only looks; it must not close traces or remove containers, even orphans.
+    const engine = (() => {
+      try {
+        return openEngine({ env: io.env, sweep: false });
+      } catch (e) {
+        const home = stepboxHome(io.env);
+        throw new InfraError(
+          `the store at ${home} is not usable: ${(e as Error).message}`,
+          `make ${home} writable, or set STEPBOX_HOME to a writable directory`,
+        );
+      }
+    })();
+    const report = await runDoctor(engine).finally(() => engine.close());
     if (values.json) {
       io.stdout.write(JSON.stringify(report, null, 2) + '\n');
     } else {

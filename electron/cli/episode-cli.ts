@@ -3,6 +3,8 @@ import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import { openEngine, type Engine } from '../engine/open-engine.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
+import { branchOutcome } from '../engine/trace/branch-outcome.js';
+import { readLineage } from '../engine/trace/lineage.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { argsSummary, oneLine, resultLine } from '../../shared/step-summary.js';
 import type { CliIo } from './command.js';
@@ -69,15 +71,18 @@ export function closeOnSignals(
 export function episodeSummary(store: DiskEpisodeStore, c: EpisodeRunner): Record<string, unknown> {
   const end = c.ended();
   const info = store.resolve(c.branch);
+  const lineage = readLineage(store, info);
+  const outcome = branchOutcome(lineage.header, [...lineage.events, ...lineage.partial], end);
   return {
     episode: c.episode,
     branch: c.branch,
     status: end?.status ?? 'interrupted',
     end_reason: end?.end_reason ?? 'stopped',
-    steps: c.currentStep(),
+    steps: outcome.steps,
     verifier: end?.verifier ? { success: end.verifier.success, exit_code: end.verifier.exit_code } : null,
     trace: store.currentTracePath(info),
-    return: end?.return ?? null,
+    return: outcome.return,
+    final_reward: outcome.final_reward,
   };
 }
 

@@ -40,7 +40,7 @@ Options:
                     recorded endpoint, temperature and seed are kept unless given
 ${CONSENT_HELP}
   --json            as run (episode, branch, status, end_reason, steps, verifier, trace,
-                    return) plus parent (the parent branch id) and fork_step
+                    return, final_reward) plus parent (the parent branch id) and fork_step
 
 Exit: 0 succeeded, 1 otherwise, 2 usage, 3 no Docker or image.
 

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
-import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
-import { ImageBuildError, buildSandboxImage } from '../engine/docker/image.js';
+import { buildImage } from '../engine/sandbox-image.js';
 import type { CliCommand } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { EXIT, InfraError } from './command.js';
@@ -48,41 +47,35 @@ export const command: CliCommand = {
         allowPositionals: false,
       }),
     );
-    const docker = dockerClient();
-    const reach = await dockerReachable(docker);
-    if (!reach.ok) throw new InfraError(`the engine is unreachable: ${reach.detail}`, reach.fix);
-    try {
-      const result = await buildSandboxImage({
-        docker,
-        ...(reach.engine ? { engine: reach.engine.kind } : {}),
-        offline: values.offline,
-        ...(values.tag ? { tag: values.tag } : {}),
-        progress: (line) => io.stderr.write(line + '\n'),
-      });
-      const seconds = (result.durationMs / 1000).toFixed(1);
-      if (values.json) {
-        io.stdout.write(
-          JSON.stringify({
-            tag: result.tag,
-            version: result.version,
-            path: result.path,
-            reason: result.reason,
-            duration_ms: Math.round(result.durationMs),
-          }) + '\n',
-        );
-      } else {
-        io.stdout.write(
-          `built ${result.tag} (version ${result.version}) by the ${result.path} path in ${seconds} s (${result.reason})\n`,
-        );
-      }
-      return EXIT.ok;
-    } catch (e) {
-      if (e instanceof ImageBuildError) {
-        if (e.code === 'tool_missing') throw new InfraError(e.message, e.fix);
-        io.stderr.write(`stepbox image build: ${e.message}\n`);
-        return EXIT.failed;
-      }
-      throw e;
+    const built = await buildImage({
+      offline: values.offline,
+      ...(values.tag ? { tag: values.tag } : {}),
+      progress: (line) => io.stderr.write(line + '\n'),
+      env: io.env,
+    });
+    if (!built.ok) {
+      const { code, message, fix } = built.error;
+      if (code === 'docker_unreachable' || code === 'tool_missing') throw new InfraError(message, fix);
+      io.stderr.write(`stepbox image build: ${message}\n`);
+      return EXIT.failed;
     }
+    const result = built.value;
+    const seconds = (result.durationMs / 1000).toFixed(1);
+    if (values.json) {
+      io.stdout.write(
+        JSON.stringify({
+          tag: result.tag,
+          version: result.version,
+          path: result.path,
+          reason: result.reason,
+          duration_ms: Math.round(result.durationMs),
+        }) + '\n',
+      );
+    } else {
+      io.stdout.write(
+        `built ${result.tag} (version ${result.version}) by the ${result.path} path in ${seconds} s (${result.reason})\n`,
+      );
+    }
+    return EXIT.ok;
   },
 };

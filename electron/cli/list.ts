@@ -9,14 +9,15 @@ import { intFlag } from './number-flags.js';
 const HELP = `stepbox list [--limit N] [--json]
 
 Lists recent episodes (newest first) and their branches: id, task, status, steps,
-reward, QA flags and age. Any id shown is accepted wherever an EPISODE argument is,
+return (the discounted return: step rewards and the final reward), the final reward
+(the verifier's), QA flags and age. Any id shown is accepted wherever an EPISODE argument is,
 as is a unique prefix of one.
 
 Options:
   --limit N   how many episodes (default 20)
-  --json      print {episodes: [{id, task, agent, created, status, steps, reward,
-              flags, branches: [{id, parent, fork_step, status, end_reason, steps,
-              reward, flags, created}]}]}
+  --json      print {episodes: [{id, task, agent, created, status, steps, return,
+              final_reward, flags, branches: [{id, parent, fork_step, status,
+              end_reason, steps, return, final_reward, flags, created}]}]}
 
 Examples:
   npx stepbox list
@@ -41,7 +42,8 @@ function branchJson(b: BranchRow) {
     status: b.status,
     end_reason: b.end_reason,
     steps: b.steps,
-    reward: b.reward,
+    return: b.return,
+    final_reward: b.final_reward,
     verifier_success: b.verifier_success,
     flags: b.flags,
     created: b.created,
@@ -76,7 +78,8 @@ export const command: CliCommand = {
             created: e.created,
             status: main?.status ?? null,
             steps: main?.steps ?? 0,
-            reward: main?.reward ?? null,
+            return: main?.return ?? null,
+            final_reward: main?.final_reward ?? null,
             flags: e.branches.reduce((n, b) => n + b.flags, 0),
             branches: e.branches.map(branchJson),
           };
@@ -91,7 +94,9 @@ export const command: CliCommand = {
       return EXIT.ok;
     }
     const now = Date.now();
-    const rows: string[][] = [['EPISODE / BRANCH', 'TASK', 'STATUS', 'STEPS', 'REWARD', 'FLAGS', 'AGE']];
+    const rows: string[][] = [
+      ['EPISODE / BRANCH', 'TASK', 'STATUS', 'STEPS', 'RETURN', 'FINAL', 'FLAGS', 'AGE'],
+    ];
     for (const e of episodes)
       for (const b of e.branches) {
         const main = b.id === e.id;
@@ -100,7 +105,8 @@ export const command: CliCommand = {
           main ? e.task : branchOrigin(b, e.id),
           b.end_reason && b.status !== 'succeeded' ? `${b.status} (${b.end_reason})` : b.status,
           String(b.steps),
-          b.reward === null ? '-' : b.reward.toFixed(2),
+          b.return === null ? '-' : b.return.toFixed(2),
+          b.final_reward === null ? '-' : b.final_reward.toFixed(2),
           String(b.flags),
           formatAge(now - (b.ended ?? b.created)),
         ]);

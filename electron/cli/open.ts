@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { SANDBOX_ENV } from '../../shared/constants.js';
-import { openTerminal } from '../engine/docker/terminal.js';
 import { openBranchController } from '../engine/harness/episode-factory.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { CliCommand } from './command.js';
@@ -86,7 +85,7 @@ export const command: CliCommand = {
       const session = await sandbox.sessionState();
       const stdin = io.stdin as NodeJS.ReadStream;
       const stdout = io.stdout as NodeJS.WriteStream;
-      const term = await openTerminal(sandbox.id, {
+      const term = await engine.terminal(sandbox.id, {
         cols: stdout.columns || 80,
         rows: stdout.rows || 24,
         cwd: session.cwd,

@@ -56,7 +56,8 @@ Options:
   --keep            leave the sandbox running at the end (named stepbox-kept-ID, which
                     no later sweep removes) and print its id; remove it with docker rm -f ID
   --json            print one JSON document: episode, branch, status, end_reason, steps,
-                    verifier {success, exit_code} or null, trace, return
+                    verifier {success, exit_code} or null, trace, return (discounted),
+                    final_reward (the verifier's)
   --break KIND[=V]  pause (in --step mode) on: ${BREAK_FORMS}
   --stop-before tool|answer
                     in --step mode, also stop inside each step: before its tools run

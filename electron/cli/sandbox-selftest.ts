@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { openEngine } from '../engine/open-engine.js';
 import { runSelftest } from '../engine/sandbox/selftest.js';
 import type { CliCommand } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -39,12 +40,16 @@ export const command: CliCommand = {
         allowPositionals: false,
       }),
     );
+    // No sweep: the selftest looks at this machine's engine; it removes nothing of others'.
+    const engine = openEngine({ env: io.env, sweep: false });
     let report;
     try {
-      report = await runSelftest();
+      report = await runSelftest(await engine.provider());
     } catch (e) {
       // No sandbox could start (no Docker, no image): exit 3 with the fix.
       throw cliError(e);
+    } finally {
+      await engine.close();
     }
     if (values.json) io.stdout.write(JSON.stringify(report, null, 2) + '\n');
     else {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { SANDBOX_ENV } from '../../shared/constants.js';
 import { Task } from '../../shared/task.js';
-import { openTerminal } from '../engine/docker/terminal.js';
+import { openSandboxTerminal } from '../engine/sandbox/sandbox-terminal.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
 import { withFreshSandbox } from './sandbox-exec.js';
@@ -39,11 +39,10 @@ export const command: CliCommand = {
     const size = () => ({ cols: stdout.columns || 80, rows: stdout.rows || 24 });
 
     return withFreshSandbox(task, io, async (sandbox, provider) => {
-      const term = await openTerminal(sandbox.id, {
+      const term = await openSandboxTerminal(provider, sandbox.id, {
         ...size(),
         cwd: '/workspace',
         env: { ...SANDBOX_ENV },
-        docker: provider.engine.docker,
         lineEditing: wantsLineEditing(stdin),
       });
       const exited = new Promise<number | null>((resolve) => term.onExit(resolve));

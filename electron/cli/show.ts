@@ -17,7 +17,7 @@ steps it inherited from its parent first.
 
 Options:
   --json   print {episode, branch, parent, fork_step, task, status, end_reason, verifier,
-           reward, steps: [{step, branch, action, kind, calls, results, injected,
+           return, final_reward, steps: [{step, branch, action, kind, calls, results, injected,
            memory_writes, reward, changed, errors, flags, partial}]}
 
 Examples:
@@ -118,7 +118,8 @@ export const command: CliCommand = {
         status,
         end_reason: t.end?.end_reason ?? null,
         verifier: t.end?.verifier ?? null,
-        reward: row?.reward ?? null,
+        return: row?.return ?? null,
+        final_reward: row?.final_reward ?? null,
         flags: flagsAt(null),
         steps: steps.map((s) => ({
           step: s.step,
@@ -152,7 +153,7 @@ export const command: CliCommand = {
     print(io, `task ${task}  agent ${t.header.agent.spec}  image ${t.header.image}`);
     print(
       io,
-      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  verifier ${v ? `${v.success ? 'passed' : 'failed'} (exit ${v.exit_code ?? '-'})` : 'none'}  reward ${row?.reward?.toFixed(2) ?? '-'}  steps ${decisions}`,
+      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  verifier ${v ? `${v.success ? 'passed' : 'failed'} (exit ${v.exit_code ?? '-'})` : 'none'}  return ${row?.return?.toFixed(2) ?? '-'}  final reward ${row?.final_reward?.toFixed(2) ?? '-'}  steps ${decisions}`,
     );
     for (const f of flagsAt(null)) print(io, `⚑ ${f.rule} (${f.severity}): ${oneLine(f.message)}`);
     print(io, '');

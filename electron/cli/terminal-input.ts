@@ -1,4 +1,4 @@
-import type { Terminal } from '../engine/docker/terminal.js';
+import type { Terminal } from '../engine/sandbox/sandbox-terminal.js';
 
 /**
  * Feeds the CLI's stdin to a sandbox terminal and returns what undoes it. A TTY is put in

@@ -12,9 +12,8 @@ import {
   unenforcedLimitsAllowed,
 } from './docker/engine-kind.js';
 import { dockerClient, dockerReachable, type DockerReachability } from './docker/ping.js';
-import { createDockerProvider } from './sandbox/docker-provider.js';
+import type { Engine } from './open-engine.js';
 import { defaultSandboxConfig } from './sandbox/limits.js';
-import { stepboxHome } from './trace/episode-store.js';
 
 /** The ids of doctor's checks, in the order they run. */
 export type DoctorCheckId = 'docker' | 'image' | 'image_version' | 'sandbox' | 'store';
@@ -36,22 +35,27 @@ export interface DoctorReport {
 }
 
 /** Starts a sandbox with default limits, runs `true` in it and destroys it; resolves with a detail line. */
-export type SandboxProbe = () => Promise<string>;
+export type SandboxProbe = (engine: DoctorEngine) => Promise<string>;
+
+/**
+ * What the doctor takes from {@link openEngine}: the environment, the store home and the
+ * provider (the CLI opens its engine with `sweep: false`: doctor only looks, it removes
+ * nothing, not even orphans).
+ */
+export type DoctorEngine = Pick<Engine, 'env' | 'home' | 'provider'>;
 
 /** The default probe: a sandbox of the default config (security defaults, helper) runs `true`. */
-export const probeSandbox: SandboxProbe = async () => {
+export const probeSandbox: SandboxProbe = async (engine) => {
   const started = performance.now();
-  // No sweep: doctor only looks; it must not remove anything, even orphans.
-  const provider = await createDockerProvider({ sweep: false });
+  const provider = await engine.provider();
+  const sandbox = await provider.create(defaultSandboxConfig());
   try {
-    const sandbox = await provider.create(defaultSandboxConfig());
     const result = await sandbox.exec({ command: 'true', timeoutMs: 10_000 });
-    await sandbox.destroy();
     if (!result.ok || result.exit_code !== 0)
       throw new Error(`\`true\` gave ${result.error ? result.error.code : `exit code ${result.exit_code}`}`);
     return `a sandbox started and ran \`true\` in ${Math.round(performance.now() - started)} ms`;
   } finally {
-    await provider.close();
+    await sandbox.destroy();
   }
 };
 
@@ -75,8 +79,7 @@ export async function diskUse(dir: string): Promise<number> {
   return total;
 }
 
-async function checkStore(env: NodeJS.ProcessEnv): Promise<{ check: DoctorCheck; bytes: number }> {
-  const path = stepboxHome(env);
+async function checkStore(path: string): Promise<{ check: DoctorCheck; bytes: number }> {
   try {
     await mkdir(path, { recursive: true });
     await access(path, constants.W_OK);
@@ -131,19 +134,20 @@ export function sandboxStartFix(message: string): string {
  * failed with the same fix, so every id is always present.
  */
 export async function runDoctor(
-  env: NodeJS.ProcessEnv = process.env,
+  engine: DoctorEngine,
   probe: SandboxProbe = probeSandbox,
 ): Promise<DoctorReport> {
+  const env = engine.env;
   const checks: DoctorCheck[] = [];
   const docker = dockerClient();
   const reach = await dockerReachable(docker, undefined, env);
-  const engine = engineCheck(reach, env);
-  checks.push(engine);
+  const held = engineCheck(reach, env);
+  checks.push(held);
 
-  if (!engine.ok) {
+  if (!held.ok) {
     const why = reach.ok ? 'the engine would not hold the limits' : 'the engine is unreachable';
     for (const id of ['image', 'image_version', 'sandbox'] as const)
-      checks.push({ id, ok: false, detail: `not checked: ${why}`, fix: engine.fix });
+      checks.push({ id, ok: false, detail: `not checked: ${why}`, fix: held.fix });
   } else {
     const image = await inspectSandboxImage(docker).catch((e: Error) => e);
     if (image instanceof Error) {
@@ -175,7 +179,7 @@ export async function runDoctor(
       checks.push({ id: 'sandbox', ok: false, detail: 'not checked: no usable image', fix: IMAGE_FIX });
     } else {
       try {
-        checks.push({ id: 'sandbox', ok: true, detail: await probe(), fix: '' });
+        checks.push({ id: 'sandbox', ok: true, detail: await probe(engine), fix: '' });
       } catch (e) {
         const message = (e as Error).message;
         checks.push({
@@ -187,7 +191,7 @@ export async function runDoctor(
       }
     }
   }
-  const store = await checkStore(env);
+  const store = await checkStore(engine.home);
   checks.push(store.check);
-  return { ok: checks.every((c) => c.ok), checks, store: { path: stepboxHome(env), bytes: store.bytes } };
+  return { ok: checks.every((c) => c.ok), checks, store: { path: engine.home, bytes: store.bytes } };
 }

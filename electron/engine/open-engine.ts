@@ -3,6 +3,13 @@ import type { EpisodeEnv } from './harness/episode-factory.js';
 import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
 import { createDockerProvider } from './sandbox/docker-provider.js';
 import { coldSupply } from './sandbox/sandbox-supply.js';
+import {
+  openSandboxStats,
+  openSandboxTerminal,
+  type SandboxTerminalOptions,
+  type StatsStream,
+  type Terminal,
+} from './sandbox/sandbox-terminal.js';
 import type { SandboxConfig, SandboxProvider, SandboxSupply } from './sandbox/sandbox.js';
 import { WarmPool } from './sandbox/warm-pool.js';
 import { openIndex, type EpisodeIndex } from './trace/episode-index.js';
@@ -17,7 +24,10 @@ export interface OpenEngineOptions {
   readonly pool?: number;
   /** Where sandboxes come from; default Docker, connected on first use (tests pass the memory sandbox). */
   readonly provider?: () => Promise<SandboxProvider>;
-  /** Close orphaned traces as `interrupted` on open (default true; read-only tools that must be fast skip it). */
+  /**
+   * Close orphaned traces as `interrupted` on open and remove orphaned containers on connecting
+   * (default true; read-only tools that must be fast, or must change nothing, skip both).
+   */
   readonly sweep?: boolean;
 }
 
@@ -36,6 +46,10 @@ export interface Engine {
   supply(): Promise<SandboxSupply>;
   /** What the harness factories take: the store, the supply and the parts. */
   episodeEnv(): Promise<EpisodeEnv>;
+  /** A TTY shell in one of this engine's sandboxes, over the provider's own connection. */
+  terminal(sandboxId: string, options: SandboxTerminalOptions): Promise<Terminal>;
+  /** The live resource use of one of this engine's sandboxes, over the provider's own connection. */
+  stats(sandboxId: string): Promise<StatsStream>;
   /** Starts the pool's sandboxes for a config in the background (no-op without a pool). */
   prewarm(config: SandboxConfig): Promise<void>;
   /** Destroys what the pool holds or lent, then the provider's connection; closes the index. */
@@ -69,7 +83,12 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
   }
   const size = Math.max(0, Math.floor(options.pool ?? 0));
   const connect =
-    options.provider ?? (() => createDockerProvider({ allowUnenforcedLimits: unenforcedLimitsAllowed(env) }));
+    options.provider ??
+    (() =>
+      createDockerProvider({
+        allowUnenforcedLimits: unenforcedLimitsAllowed(env),
+        sweep: options.sweep !== false,
+      }));
   let sandboxes: Promise<{ provider: SandboxProvider; supply: SandboxSupply }> | null = null;
   const get = () => {
     sandboxes ??= connect().then(
@@ -95,6 +114,9 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     provider: async () => (await get()).provider,
     supply: async () => (await get()).supply,
     episodeEnv: async () => ({ store, parts, supply: (await get()).supply }),
+    terminal: async (sandboxId, terminalOptions) =>
+      openSandboxTerminal((await get()).provider, sandboxId, terminalOptions),
+    stats: async (sandboxId) => openSandboxStats((await get()).provider, sandboxId),
     async prewarm(config) {
       const { supply } = await get();
       if (supply instanceof WarmPool) await supply.prewarm(config);

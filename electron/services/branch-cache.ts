@@ -7,8 +7,12 @@ import { readBranch, type BranchTrace } from './branch-trace.js';
 import { flagsOfBranch } from './branch-summary.js';
 import type { TracePort } from './ports.js';
 
-/** A branch read once and derived once: QA flags, timeline rows, events by step. */
-export interface LoadedBranch extends BranchTrace {
+/**
+ * A branch as the window views it, read once and derived once: its lineage (BranchTrace),
+ * QA flags, timeline rows, events by step. (QA, reports and exports judge an engine
+ * `LoadedBranch`: one trace file; this one adds what a view needs.)
+ */
+export interface ViewedBranch extends BranchTrace {
   readonly flags: readonly FlagSummary[];
   readonly rows: readonly StepRow[];
   readonly byStep: ReadonlyMap<number, readonly TraceEvent[]>;
@@ -20,7 +24,7 @@ export interface LoadedBranch extends BranchTrace {
  * checks its trace once, not once per step. A live branch's new step changes its version.
  */
 export class BranchCache {
-  private readonly entries = new Map<string, { version: string; loaded: LoadedBranch }>();
+  private readonly entries = new Map<string, { version: string; loaded: ViewedBranch }>();
 
   constructor(
     private readonly traces: TracePort,
@@ -28,7 +32,7 @@ export class BranchCache {
   ) {}
 
   /** The branch, parsed, checked and derived (from the cache while its trace files are unchanged). */
-  async load(id: string): Promise<LoadedBranch> {
+  async load(id: string): Promise<ViewedBranch> {
     const info = this.traces.resolve(id);
     const version = this.versionOf(info);
     const hit = this.entries.get(info.branch);
@@ -46,7 +50,7 @@ export class BranchCache {
       if (list) list.push(e);
       else byStep.set(e.step, [e]);
     }
-    const loaded: LoadedBranch = { ...bt, flags, rows: stepRowsOf(bt.events, flags), byStep };
+    const loaded: ViewedBranch = { ...bt, flags, rows: stepRowsOf(bt.events, flags), byStep };
     this.entries.delete(info.branch);
     this.entries.set(info.branch, { version, loaded });
     while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);

@@ -3,9 +3,9 @@ import { checkEpisode } from '../../shared/qa/check-episode.js';
 import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
 import type { Flag } from '../../shared/qa/flag.js';
 import { checkBranch } from '../engine/qa/check-branches.js';
-import { taskOf, type LoadedBranch as QaBranch } from '../engine/qa/episode-set.js';
+import { branchOutcome } from '../engine/trace/branch-outcome.js';
+import { loadedBranch } from '../engine/qa/episode-set.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
-import type { ParsedTrace } from '../engine/trace/trace-reader.js';
 import type { BranchInfo } from '../engine/trace/trace-store.js';
 import type { BranchTrace } from './branch-trace.js';
 import type { TracePort } from './ports.js';
@@ -36,52 +36,8 @@ export async function flagsOfBranch(traces: TracePort, bt: BranchTrace): Promise
  * without `end` here is live: the store's sweep has already closed those of dead writers.
  */
 export async function checkStoredBranch(store: DiskEpisodeStore, bt: BranchTrace): Promise<FlagSummary[]> {
-  const trace: ParsedTrace = {
-    ...bt.trace,
-    partial: bt.trace.partial ?? [],
-    path: bt.info.tracePath,
-    writtenSchema: '',
-    lastCompleteStep: bt.trace.lastCompleteStep ?? -1,
-  };
-  const branch: QaBranch = {
-    episode: bt.info.episode,
-    branch: bt.info.branch,
-    parentBranch: bt.info.parentBranch,
-    forkStep: bt.info.forkStep,
-    tracePath: bt.info.tracePath,
-    trace,
-    task: taskOf(trace),
-  };
+  const branch = loadedBranch(bt.info, bt.trace);
   return summaries((await checkBranch(branch, store, { open: bt.trace.end === null })).flags);
-}
-
-/**
- * The number of steps the branch recorded: the highest snapshot k (or decided step) seen. A
- * rollback does not lower it: the steps after it stay in this trace (a person's rollback
- * closes the branch and the episode goes on in a new one; `end_reason` says where).
- */
-export function stepsOf(events: readonly TraceEvent[]): number {
-  let steps = 0;
-  for (const e of events) {
-    if (e.type === 'snapshot' || e.type === 'action' || e.type === 'parse_error')
-      steps = Math.max(steps, e.step);
-  }
-  return steps;
-}
-
-/** The episode's return: the end's, else the final reward's, else the sum of step rewards (null: none). */
-export function rewardOf(events: readonly TraceEvent[]): number | null {
-  let sum: number | null = null;
-  let final: number | null = null;
-  let end: number | null = null;
-  for (const e of events) {
-    if (e.type === 'reward') {
-      if (e.final) final = e.total;
-      else sum = (sum ?? 0) + e.total;
-    }
-    if (e.type === 'end' && e.return !== undefined) end = e.return;
-  }
-  return end ?? final ?? sum;
 }
 
 /** Summarizes one branch from its trace. */
@@ -101,10 +57,10 @@ export function summarizeBranch(
     fork_step: info.forkStep,
     task,
     agent: header.agent.spec,
+    agent_kind: header.agent.kind,
     status: end?.type === 'end' ? end.status : null,
     end_reason: end?.type === 'end' ? end.end_reason : null,
-    steps: stepsOf(events),
-    reward: rewardOf(events),
+    ...branchOutcome(header, events),
     flags,
     created: header.created,
     live,

@@ -2,20 +2,16 @@ import { existsSync, readdirSync } from 'node:fs';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { readBatchFile } from '../engine/batch/batch-file.js';
 import { createBatch, runBatch } from '../engine/batch/batch-runner.js';
-import { runEpisodeToEnd } from '../engine/batch/run-episode.js';
-import { poolSupply, TaskSandboxes } from '../engine/sandbox/sandbox-supply.js';
+import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { runDoctor } from '../engine/doctor.js';
 import { logger } from '../engine/log.js';
 import { projectRoot } from '../engine/docker/image.js';
 import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
-import { openStats } from '../engine/docker/stats.js';
-import { openTerminal } from '../engine/docker/terminal.js';
 import {
   forkEpisode,
   loadTask,
   openBranchController,
   replayVerify,
-  startEpisode,
   taskFilePath,
 } from '../engine/harness/index.js';
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
@@ -28,6 +24,7 @@ import type { AgentOptions } from '../../shared/contract/index.js';
 import { fileCatalog } from './catalog.js';
 import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort, TeachingPort } from './ports.js';
 import { caseFromEpisode } from '../engine/cases/case-from-episode.js';
+import { startCaseEpisode } from '../engine/cases/case-runner.js';
 import { CaseError } from '../engine/cases/case-library.js';
 import { parseRedactions } from '../engine/export/redact.js';
 import { shareData } from '../engine/share/share-data.js';
@@ -53,36 +50,15 @@ function harnessPort(engine: Engine): HarnessPort {
     async start({ taskPath, agent, breakpoints, agentOptions, leadIn = 0 }) {
       const task = loadTask(taskPath);
       if (!task.ok) throw new ServiceError(task.error.code, task.error.message);
-      const supply = await engine.supply();
-      // Without a reset between episodes, earlier episodes leave their sandbox to the next.
-      const kept = task.value.sandbox.reset_between_episodes ? null : new TaskSandboxes(supply);
-      try {
-        // The case runner's loop: earlier episodes run to their end and leave their sandbox
-        // as it is for the next (no reset), so the live one starts where they stopped.
-        for (let i = 0; kept && i < leadIn; i++)
-          await runEpisodeToEnd({
-            task: task.value,
-            taskPath: taskFilePath(taskPath),
-            agentSpec: agent,
-            store,
-            parts: engine.parts,
-            sandboxes: kept,
-          });
-        return await startEpisode({
-          task: task.value,
-          taskPath: taskFilePath(taskPath),
-          agentSpec: agent,
-          breakpoints,
-          supply: kept
-            ? { acquire: kept.supplyFor(task.value).acquire, release: (s) => supply.release(s) }
-            : supply,
-          store,
-          parts: engine.parts,
-          agentOptions: engineAgentOptions(agentOptions),
-        });
-      } finally {
-        await kept?.close();
-      }
+      return startCaseEpisode({
+        ...(await engine.episodeEnv()),
+        task: task.value,
+        taskPath: taskFilePath(taskPath),
+        agentSpec: agent,
+        breakpoints,
+        agentOptions: engineAgentOptions(agentOptions),
+        leadIn,
+      });
     },
     prewarm(taskPaths) {
       for (const path of taskPaths) {
@@ -190,21 +166,21 @@ function engineAgentOptions(o: AgentOptions | undefined) {
   };
 }
 
-function dockerPort(env: NodeJS.ProcessEnv): DockerPort {
+function dockerPort(engine: Engine): DockerPort {
   return {
     async status() {
-      const r = await dockerReachable(dockerClient(), undefined, env);
+      const r = await dockerReachable(dockerClient(), undefined, engine.env);
       return { ok: r.ok, message: r.detail, fix: r.fix || null };
     },
-    openTerminal: (containerId, options) => openTerminal(containerId, options),
-    openStats: (containerId) => openStats(containerId),
+    openTerminal: (containerId, options) => engine.terminal(containerId, options),
+    openStats: (containerId) => engine.stats(containerId),
   };
 }
 
-function doctorPort(env: NodeJS.ProcessEnv): DoctorPort {
+function doctorPort(engine: Engine): DoctorPort {
   return {
     async run() {
-      const report = await runDoctor(env);
+      const report = await runDoctor(engine);
       return {
         ok: report.ok,
         checks: report.checks.map((c) => ({ name: c.id, ok: c.ok, message: c.detail, fix: c.fix || null })),
@@ -296,13 +272,13 @@ export function engineServicesPorts(options: EngineOptions): EnginePorts {
   return {
     harness: harnessPort(engine),
     traces: storeTracePort(engine),
-    docker: dockerPort(env),
+    docker: dockerPort(engine),
     catalog: fileCatalog(
       options.resourcesDir ?? join(projectRoot(), 'resources'),
       join(engine.store.home, 'cases'),
     ),
     teaching: teachingPort(engine),
-    doctor: doctorPort(env),
+    doctor: doctorPort(engine),
     batches: batchPort(engine),
     close: () => engine.close(),
   };

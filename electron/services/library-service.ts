@@ -13,19 +13,17 @@ import type {
 import { DEFAULT_TOOLS } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
-import { BranchCache, type LoadedBranch } from './branch-cache.js';
+import { BranchCache, type ViewedBranch } from './branch-cache.js';
 import { snapshotAt } from '../engine/trace/lineage.js';
 import { summarizeBranch } from './branch-summary.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
-import { diffManifests, fileChanges, manifestOf, textAt } from './workspace-files.js';
-import { stepFactsOf } from '../engine/compare/step-facts.js';
-import { alignSteps } from '../engine/compare/step-alignment.js';
+import { fileChanges, manifestOf } from './workspace-files.js';
+import { compareSteps } from '../engine/compare/compare-branches.js';
+import { diffManifests } from '../engine/sandbox/manifest.js';
 
 const DEFAULT_PAGE = 500;
-/** Workspace diffs per compared step: enough to see what differs without loading a repo. */
-const MAX_DIFF_FILES = 20;
 
 /** The recorded side of the contract: library, opened episodes, trace pages, inspector, compare. */
 export class LibraryService {
@@ -192,58 +190,31 @@ export class LibraryService {
    */
   async compare(a: string, b: string) {
     const [left, right] = await Promise.all([this.cache.load(a), this.cache.load(b)]);
-    const lrows = byStep(left.rows);
-    const rrows = byStep(right.rows);
-    const ls = this.traces.snapshots(left.info.episode);
-    const rs = this.traces.snapshots(right.info.episode);
-    const { pairs, diverged_at } = alignSteps(stepFactsOf(left.events), stepFactsOf(right.events));
-    const workspaceAt = async (x: string | null, y: string | null) => {
-      const workspace: CompareRow['workspace'] = [];
-      if (x === y) return workspace;
-      const [lman, rman] = await Promise.all([manifestOf(ls, x), manifestOf(rs, y)]);
-      for (const d of diffManifests(lman, rman).slice(0, MAX_DIFF_FILES)) {
-        const [p, q] = await Promise.all([textAt(ls, lman, d.path), textAt(rs, rman, d.path)]);
-        workspace.push({ path: d.path, status: d.status, a: p.text, b: q.text });
-      }
-      return workspace;
-    };
-    const rows: CompareRow[] = [];
-    for (const p of pairs) {
-      const lm =
-        p.a_step === null ? null : (snapshotAt(left.byStep.get(p.a_step) ?? [], p.a_step)?.manifest ?? null);
-      const rm =
-        p.b_step === null ? null : (snapshotAt(right.byStep.get(p.b_step) ?? [], p.b_step)?.manifest ?? null);
-      rows.push({
-        step: (p.a_step ?? p.b_step)!,
-        a_step: p.a_step,
-        b_step: p.b_step,
-        verdict: p.verdict,
-        a: p.a_step === null ? null : (lrows.get(p.a_step) ?? null),
-        b: p.b_step === null ? null : (rrows.get(p.b_step) ?? null),
-        same_action: p.verdict !== 'different_action',
-        same_result: p.verdict !== 'different_action' && p.verdict !== 'different_result',
-        // Only pairs that differ in files are diffed: a long shared prefix costs nothing.
-        workspace: p.verdict === 'same' || lm === null || rm === null ? [] : await workspaceAt(lm, rm),
-      });
-    }
-    const lastOf = (events: readonly TraceEvent[]) =>
-      [...events].reverse().find((e) => e.type === 'snapshot') as
-        Extract<TraceEvent, { type: 'snapshot' }> | undefined;
-    const [lastA, lastB] = [lastOf(left.events), lastOf(right.events)];
-    const filesDiffer =
-      lastA && lastB && lastA.tree_hash !== lastB.tree_hash
-        ? diffManifests(
-            ...(await Promise.all([manifestOf(ls, lastA.manifest), manifestOf(rs, lastB.manifest)])),
-          ).map((d) => d.path)
-        : [];
-    const summary = (x: typeof left) =>
+    const side = (x: ViewedBranch) => ({
+      events: x.events,
+      snapshots: this.traces.snapshots(x.info.episode),
+    });
+    const { pairs, diverged_at, files_differ } = await compareSteps(side(left), side(right), { texts: true });
+    const [lrows, rrows] = [byStep(left.rows), byStep(right.rows)];
+    const rows: CompareRow[] = pairs.map((p) => ({
+      step: (p.a_step ?? p.b_step)!,
+      a_step: p.a_step,
+      b_step: p.b_step,
+      verdict: p.verdict,
+      a: p.a_step === null ? null : (lrows.get(p.a_step) ?? null),
+      b: p.b_step === null ? null : (rrows.get(p.b_step) ?? null),
+      same_action: p.verdict !== 'different_action',
+      same_result: p.verdict !== 'different_action' && p.verdict !== 'different_result',
+      workspace: p.workspace.map((f) => ({ path: f.path, status: f.status, a: f.a ?? null, b: f.b ?? null })),
+    }));
+    const summary = (x: ViewedBranch) =>
       summarizeBranch(x.info, x.header, x.events, x.flags.length, this.episodes.find(x.info.branch) !== null);
     return {
       a: summary(left),
       b: summary(right),
       rows,
       diverged_at,
-      files_differ: filesDiffer,
+      files_differ,
       a_flags: [...left.flags],
       b_flags: [...right.flags],
     };
@@ -270,7 +241,7 @@ export class LibraryService {
     return this.episodes.stateOf(id);
   }
 
-  private async changedFiles(bt: LoadedBranch, step: number): Promise<FileChange[]> {
+  private async changedFiles(bt: ViewedBranch, step: number): Promise<FileChange[]> {
     const snapshot = [...(bt.byStep.get(step) ?? [])].reverse().find((e) => e.type === 'snapshot');
     if (snapshot?.type !== 'snapshot') return [];
     const store = this.traces.snapshots(bt.info.episode);

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import type { BranchSummary, SearchHit } from '../../shared/contract/index.js';
 import { logger } from '../engine/log.js';
+import { agentKindOf } from '../engine/agents/agent-spec.js';
 import { EpisodeStatus } from '../../shared/trace-events.js';
 import {
   type EpisodeIndex,
@@ -53,10 +54,12 @@ function summaryOfRow(ep: EpisodeRow, row: BranchRow): BranchSummary {
     fork_step: row.fork_step,
     task: ep.task,
     agent: ep.agent,
+    agent_kind: agentKindOf(ep.agent),
     status: status.success ? status.data : null,
     end_reason: row.end_reason,
     steps: row.steps,
-    reward: row.reward,
+    return: row.return,
+    final_reward: row.final_reward,
     flags: row.flags,
     created: row.created,
     live: false,

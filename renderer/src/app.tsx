@@ -6,6 +6,7 @@ import { PanelBoundary } from './components/error-boundary';
 import { SideBySideView } from './components/side-by-side-view';
 import { Splitter } from './components/splitter';
 import { StepperBar } from './components/stepper-bar';
+import { StopQuestionDialog } from './components/stop-question';
 import { installActionKeys } from './hooks/action-keys';
 import { installDebuggerKeys } from './hooks/debugger-keys';
 import { usePanes } from './layout/use-panes';
@@ -147,6 +148,7 @@ export function App(props: { readonly stores: AppStores }) {
     <StoresContext.Provider value={stores}>
       <Shell onKeys={toggleSheet} />
       {sheet ? <KeySheet onClose={() => setSheet(false)} /> : null}
+      <StopQuestionDialog />
     </StoresContext.Provider>
   );
 }

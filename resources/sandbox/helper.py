@@ -10,8 +10,9 @@
 # [header: UTF-8 JSON][payload: raw bytes]. Requests carry `id` and `op`; the response
 # to a request carries the same `id` and either `ok: true` or `error: {code, message}`.
 # stdout is the protocol only; diagnostics go to stderr.
-import codecs
 import binascii
+import codecs
+import collections
 import errno
 import fcntl
 import hashlib
@@ -333,15 +334,25 @@ def resolve(path):
 
 # ---------------------------------------------------------------- /proc
 
+ProcStat = collections.namedtuple('ProcStat', 'state ppid pgrp session starttime')
+# What a process that is gone counts as where only its state matters.
+ZOMBIE = ProcStat(b'Z', 0, 0, 0, 0)
+
+
 def proc_stat(pid):
-    """(state, ppid, pgrp, session, starttime) of a process, or None when it is gone."""
+    """A process's ProcStat, or None when it is gone."""
     try:
         with open('/proc/%d/stat' % pid, 'rb') as f:
             data = f.read()
     except OSError:
         return None
     rest = data[data.rfind(b')') + 2:].split()
-    return rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19])
+    return ProcStat(rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19]))
+
+
+def proc_running(pid):
+    """Whether a process is there and neither a zombie nor dead."""
+    return (proc_stat(pid) or ZOMBIE).state not in (b'Z', b'X')
 
 
 def last_pid():
@@ -475,18 +486,62 @@ def workspace_full():
 
 # ---------------------------------------------------------------- processes
 
-class Helper:
-    def __init__(self):
-        # The exec starts in / (see root-exec.ts); shells start where they always did.
-        try:
-            os.chdir(WORKSPACE)
-        except OSError:
-            pass
-        self.sel = selectors.DefaultSelector()
-        self.inbuf = bytearray()
+# ---------------------------------------------------------------- named records
+
+# One entry of a tree, as the host and the helper exchange it (a JSON list on the wire):
+# content is a file's sha256, a symlink's target, None for a directory. Types other than
+# file/dir/symlink ('unexpected') only ever appear in a restore's verification.
+Entry = collections.namedtuple('Entry', 'path type mode size content')
+# What a scan knew of a file: its stat, and the hash it had then.
+Cached = collections.namedtuple('Cached', 'ino size mtime_ns ctime_ns mode hash')
+
+
+def find_protected(me):
+    """(pids never killed: init, the container's main command (oldest child of init) and
+    this helper; the main command's pid, None when it is gone)."""
+    keep = {1, me}
+    oldest = None
+    for pid in all_pids():
+        s = proc_stat(pid)
+        if s and s.ppid == 1 and (oldest is None or s.starttime < oldest[1]):
+            oldest = (pid, s.starttime)
+    if oldest:
+        keep.add(oldest[0])
+    return keep, oldest[0] if oldest else None
+
+
+def ensure_priv():
+    if ISOLATED:
+        # Root's, in the sticky /dev/shm: no command can remove or change it.
+        if not os.path.isdir(PRIV):
+            with as_helper():
+                os.mkdir(PRIV, 0o711)
+        return
+    # Commands run as the same user and may remove or close this directory.
+    try:
+        mode = os.lstat(PRIV).st_mode
+    except FileNotFoundError:
+        os.makedirs(PRIV, mode=0o700, exist_ok=True)
+        return
+    if not st.S_ISDIR(mode):
+        os.unlink(PRIV)
+        os.makedirs(PRIV, mode=0o700, exist_ok=True)
+    elif mode & 0o700 != 0o700:
+        os.chmod(PRIV, 0o700)
+
+
+# ---------------------------------------------------------------- shells (exec, session)
+
+class Shells:
+    """The agent's shells: the idle ones (see ZYGOTES), the calls running in them, and the
+    persistent session (cwd and exported environment) they carry from call to call."""
+
+    def __init__(self, loop):
+        self.loop = loop
+        self.sel = loop.sel
+        self.protected = loop.protected
         self.calls = {}  # pid -> Call
         self.counter = 0
-        self.pid = os.getpid()
         base = container_env()
         for k in HIDDEN_ENV:
             base.pop(k, None)
@@ -497,95 +552,23 @@ class Helper:
             self.limits = f.read()
         self.cwd = WORKSPACE
         self.env = dict(base)
-        self.cache = {}  # path -> (ino, size, mtime_ns, ctime_ns, mode, hash)
-        self.cache_clock = 0
-        self.by_hash = {}  # hash -> path, from the last scan
-        # The tree the host was last told about (a scan's result, or a verified restore's
-        # target), path -> entry, under an id the host names to get or send a delta against it.
-        self.base = None
-        self.base_id = None
-        self.base_scanned = False
-        self.base_scan = 0
-        self.scans = 0
-        self.touched = None
-        self.bases = 0
-        self.hasher = TreeHasher()
-        # The last scan's tree (path -> entry), each directory's listing, files over the cap
-        # (path -> size) and files stat'ed at every scan whatever happened (see walk).
-        self.tree = None
-        self.tree_cap = None
-        self.children = {}
-        self.skip = {}
-        self.recheck = set()
-        self.by_ino = {}  # inode -> the paths it was seen at (hard links)
-        # inotify tells which names something happened to since the last scan, so a scan
-        # stats only those; it is trusted only when nothing could have written unseen (see
-        # unseen_writers), else the scan walks the whole tree as it does without inotify.
-        self.watch = Watch.open()
-        self.ws_dev = None
-        self.skipped = []
-        self.file_cap = None
         self.zygotes = []
         self.zcount = 0
-        self.protected = self.find_protected()
         self.oom = OomCounter()
         # The last `export -p` parsed, with this call's marker line cut out, and the env it
         # gave: an unchanged dump (the usual case) is not parsed again.
         self.dump = None
         self.dump_env = None
-        # Blobs staged for the restore under way, hashed as they are written: hash ->
-        # [sha256 so far, bytes so far]; and, when staging began with no process but the
-        # helper's own in the container, (pid counter, calls started) then (None: not begun;
-        # -1: others ran).
-        self.stage_hashes = {}
-        self.stage_quiet = None
-        self.dropped = []  # idle shells discarded by begin_staging, until reaped
         self.execs = 0  # calls started (a call's command may be all builtins of a shell already there)
-        # Pristine: the pid counter at start when nothing but init and the main command ran
-        # (a fresh container), and every pid the helper started itself; see begin_staging.
+        # Every pid the helper started itself, and those since staging began (see Restorer).
         self.started = set()
-        self.pristine = self.quiet()
-        self.spawned = set()  # pids the helper started since staging began
-        self.reread = 0  # files the last restore's verification read back
-        self.active = 0.0  # when the host's last request was handled
+        self.spawned = set()
 
-    def find_protected(self):
-        """init (pid 1), the container's main command (oldest child of init) and this helper."""
-        keep = {1, self.pid}
-        oldest = None
-        for pid in all_pids():
-            s = proc_stat(pid)
-            if s and s[1] == 1 and (oldest is None or s[4] < oldest[1]):
-                oldest = (pid, s[4])
-        self.main = oldest[0] if oldest else None
-        if oldest:
-            keep.add(oldest[0])
-        return keep
-
-    def ensure_priv(self):
-        if ISOLATED:
-            # Root's, in the sticky /dev/shm: no command can remove or change it.
-            if not os.path.isdir(PRIV):
-                with as_helper():
-                    os.mkdir(PRIV, 0o711)
-            return
-        # Commands run as the same user and may remove or close this directory.
-        try:
-            mode = os.lstat(PRIV).st_mode
-        except FileNotFoundError:
-            os.makedirs(PRIV, mode=0o700, exist_ok=True)
-            return
-        if not st.S_ISDIR(mode):
-            os.unlink(PRIV)
-            os.makedirs(PRIV, mode=0o700, exist_ok=True)
-        elif mode & 0o700 != 0o700:
-            os.chmod(PRIV, 0o700)
-
-    # ------------------------------------------------------------ exec
-
-    def op_exec(self, req):
+    def exec(self, req):
+        """Runs `command` in the persistent session (or, `fresh`, a session of its own), in a
+        shell started ahead of time; answers when the command ends or its timeout passes."""
         self.execs += 1
-        self.ensure_priv()
+        ensure_priv()
         fresh = bool(req.get('fresh'))
         if fresh:
             self.counter += 1
@@ -662,10 +645,10 @@ class Helper:
 
     def spawn_zygote(self, idle=True):
         """Starts a bash that waits for its command; raises tool_failed when no process can start."""
-        self.ensure_priv()
+        ensure_priv()
         self.zcount += 1
         try:
-            z = Zygote(self, PRIV + '/z%d' % self.zcount, self.base_env)
+            z = Zygote(PRIV + '/z%d' % self.zcount, self.base_env)
         except OSError as e:
             if e.errno == errno.EAGAIN:
                 raise ToolErr('tool_failed', 'cannot start the command: the sandbox is out of processes (PID limit reached)')
@@ -680,7 +663,6 @@ class Helper:
 
     def refill(self):
         """Keeps ZYGOTES shells ready; a failure (PID limit) just leaves the pool short."""
-        self.dropped = [z for z in self.dropped if z.alive()]
         while len(self.zygotes) < ZYGOTES:
             try:
                 self.spawn_zygote()
@@ -694,7 +676,23 @@ class Helper:
             self.sel.unregister(z.pidfd)
             z.discard()
 
+    def drop_idle(self):
+        """Kills the idle shells (the loop starts fresh ones); returns them, to be reaped."""
+        dropped = self.zygotes
+        for z in dropped:
+            if z.pidfd is not None:
+                self.sel.unregister(z.pidfd)
+            try:
+                os.kill(z.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            z.discard()
+        self.zygotes = []
+        return dropped
+
     def op_kill_strays(self, _req):
+        """Kills every process but init, the main command, the helper and its idle shells;
+        empties /tmp, $HOME, /dev/shm, message queues and System V IPC."""
         self.kill_strays()
         return {}
 
@@ -710,7 +708,7 @@ class Helper:
                 if pid in keep or pid in victims:
                     continue
                 s = proc_stat(pid)
-                if s is None or s[1] == 0:
+                if s is None or s.ppid == 0:
                     continue
                 try:
                     os.kill(pid, signal.SIGSTOP)
@@ -729,7 +727,7 @@ class Helper:
         # (or finish a write it was in) after we return. Wait until each is gone or a zombie.
         deadline = time.monotonic() + 2.0
         while victims and time.monotonic() < deadline:
-            victims = {pid for pid in victims if (proc_stat(pid) or (b'Z',))[0] not in (b'Z', b'X')}
+            victims = {pid for pid in victims if proc_running(pid)}
             if victims:
                 time.sleep(0.001)
         for call in list(self.calls.values()):
@@ -765,31 +763,29 @@ class Helper:
         except OSError as e:
             log('cannot remove the System V IPC objects: %s' % e)
 
-    def op_reset(self, _req):
-        self.kill_strays()
-        self.stage_hashes = {}
-        self.stage_quiet = None
-        clear_dir(WORKSPACE)
+    def reset(self):
+        """A fresh session: the container's environment, cwd /workspace."""
         self.cwd = WORKSPACE
         self.env = dict(self.base_env)
-        self.cache = {}
-        self.cache_clock = 0
-        self.by_hash = {}
-        self.base = self.base_id = None
-        self.tree = None
-        return {}
 
     def op_get_session(self, _req):
+        """The session's cwd and exported environment."""
         return {'cwd': self.cwd, 'env': self.env}
 
     def op_set_session(self, req):
+        """Replaces the session's cwd and exported environment (a rollback, a restarted helper)."""
         self.cwd = req['cwd']
         self.env = {k: v for k, v in req['env'].items() if k not in HIDDEN_ENV}
         return {}
 
-    # ------------------------------------------------------------ files
+
+# ---------------------------------------------------------------- files (read_file, write_file, list_dir)
+
+class Files:
+    """The file tools: whole files in and out, directory listings; paths relative to /workspace."""
 
     def op_read(self, req):
+        """A whole regular file, in the payload (at most MAX_READ bytes)."""
         path = resolve(req['path'])
         try:
             # O_NONBLOCK: opening a FIFO must not hang the helper.
@@ -817,6 +813,7 @@ class Helper:
             os.close(fd)
 
     def op_write(self, req, payload):
+        """Writes the payload to a regular file (created with its parents; `mode` when given)."""
         path = resolve(req['path'])
         mode = req.get('mode')
         try:
@@ -840,6 +837,7 @@ class Helper:
         return {'bytes': len(payload)}
 
     def op_list(self, req):
+        """A directory's entries {name, type, size}, sorted by name."""
         path = resolve(req['path'])
         entries = []
         try:
@@ -863,11 +861,59 @@ class Helper:
         entries.sort(key=lambda x: x['name'])
         return {'entries': entries}
 
-    # ------------------------------------------------------------ snapshots
+
+# ---------------------------------------------------------------- scanning (snapshots)
+
+class Scanner:
+    """The helper's view of /workspace: the last scan's tree with a stat cache (only what
+    changed is hashed again), inotify to know what changed, and the tree the host was last
+    told about (`base`), so scans answer and restores arrive as deltas against it."""
+
+    def __init__(self, shells):
+        self.shells = shells
+        self.protected = shells.protected
+        self.cache = {}  # path -> Cached
+        self.cache_clock = 0
+        self.by_hash = {}  # hash -> path, from the last scan
+        # The tree the host was last told about (a scan's result, or a verified restore's
+        # target), path -> entry, under an id the host names to get or send a delta against it.
+        self.base = None
+        self.base_id = None
+        self.base_scanned = False
+        self.base_scan = 0
+        self.scans = 0
+        self.touched = None
+        self.bases = 0
+        self.hasher = TreeHasher()
+        # The last scan's tree (path -> entry), each directory's listing, files over the cap
+        # (path -> size) and files stat'ed at every scan whatever happened (see walk).
+        self.tree = None
+        self.tree_cap = None
+        self.children = {}
+        self.skip = {}
+        self.recheck = set()
+        self.by_ino = {}  # inode -> the paths it was seen at (hard links)
+        # inotify tells which names something happened to since the last scan, so a scan
+        # stats only those; it is trusted only when nothing could have written unseen (see
+        # unseen_writers), else the scan walks the whole tree as it does without inotify.
+        self.watch = Watch.open()
+        self.ws_dev = None
+        self.skipped = []
+        self.file_cap = None
+        self.rehashed = []
+        self.walked = 'full'
+
+    def reset(self):
+        """Forgets every tree (the workspace was emptied)."""
+        self.cache = {}
+        self.cache_clock = 0
+        self.by_hash = {}
+        self.base = self.base_id = None
+        self.tree = None
 
     def fs_now(self):
         """The filesystem clock: what a file written now would carry as mtime."""
-        self.ensure_priv()
+        ensure_priv()
         with as_helper():
             with open(CLOCK, 'wb'):
                 pass
@@ -887,7 +933,7 @@ class Helper:
         # read below; one taken after it is this scan's race, and the next scan's to see.
         busy, mapped = self.unseen_writers()
         changed = self.watch.changed() if self.watch is not None else None
-        written = changed[2] if changed is not None else set()
+        written = changed.written if changed is not None else set()
         if busy:
             changed = None
         full = rehash_all or changed is None or self.tree is None or file_cap != self.tree_cap
@@ -910,15 +956,15 @@ class Helper:
                     self.cache = {}
                 ctx.stack.append('')
             else:
-                dirty, names, _written = changed
+                dirty, names = changed.dirty, changed.names
                 # Files that were being written when hashed, or have other names: stat'ed again.
                 for rel in self.recheck:
                     names.add(rel.rpartition('/')[::2])
                 # Parents first, so a directory that went away is dropped before what was in it.
                 for d, name in sorted(names, key=lambda n: n[0].count('/') + (1 if n[0] else 0)):
-                    if d == '' or (d in self.tree and self.tree[d][1] == 'dir'):
+                    if d == '' or (d in self.tree and self.tree[d].type == 'dir'):
                         ctx.visit(d, name)
-                ctx.stack.extend(d for d in dirty if d == '' or (d in self.tree and self.tree[d][1] == 'dir'))
+                ctx.stack.extend(d for d in dirty if d == '' or (d in self.tree and self.tree[d].type == 'dir'))
             ctx.walk()
         finally:
             for path, mode in reversed(opened):
@@ -926,7 +972,7 @@ class Helper:
         self.cache_clock = clock
         if full:
             self.touched = None
-        self.by_hash = {e[4]: rel for rel, e in self.tree.items() if e[1] == 'file'}
+        self.by_hash = {e.content: rel for rel, e in self.tree.items() if e.type == 'file'}
         self.skipped = [[rel, n] for rel, n in self.skip.items()]
         return self.tree
 
@@ -941,7 +987,7 @@ class Helper:
         file but its pipes and /dev/null (a command of before may have ptraced one: same
         uid). A process that cannot be read (non-dumpable) counts as busy; a zombie holds
         nothing unless its other threads still run."""
-        idle = {z.pid for z in self.zygotes}
+        idle = {z.pid for z in self.shells.zygotes}
         busy, mapped = False, set()
         if self.ws_dev is None:
             self.ws_dev = os.stat(WORKSPACE).st_dev
@@ -951,10 +997,10 @@ class Helper:
             s = proc_stat(pid)
             if s is None:
                 continue
-            if s[0] == b'Z':
+            if s.state == b'Z':
                 # A zombie holds nothing, unless only its first thread ended: its other
                 # threads live on with its mappings and files (listed under task/, not /proc).
-                live = [t for t in task_ids(pid) if t != pid and (proc_stat(t) or (b'Z',))[0] != b'Z']
+                live = [t for t in task_ids(pid) if t != pid and (proc_stat(t) or ZOMBIE).state != b'Z']
                 if live:
                     busy = True
                     for t in live:
@@ -989,7 +1035,7 @@ class Helper:
             self.skip.pop(child, None)
             self.cache.pop(child, None)
             self.recheck.discard(child)
-            if e is not None and e[1] == 'dir':
+            if e is not None and e.type == 'dir':
                 self.drop(child)
 
     def op_scan(self, req):
@@ -1026,7 +1072,7 @@ class Helper:
         parts, sizes, sent, room = [], [], set(), inline_max if isinstance(inline_max, int) else 0
         for rel in self.rehashed:
             e = current.get(rel)
-            if room <= 0 or e is None or e[4] in known or e[4] in sent or e[3] > room:
+            if room <= 0 or e is None or e.content in known or e.content in sent or e.size > room:
                 continue
             try:
                 data = read_workspace_file(rel)
@@ -1035,9 +1081,9 @@ class Helper:
             if len(data) > room:
                 continue
             # The host checks each blob against its name (a file still being written fails it).
-            sent.add(e[4])
+            sent.add(e.content)
             parts.append(data)
-            sizes.append([e[4], len(data)])
+            sizes.append([e.content, len(data)])
             room -= len(data)
         if sizes:
             res['inline'] = sizes
@@ -1047,10 +1093,10 @@ class Helper:
         self.base_scanned = False
         self.bases += 1
         self.base = tree
-        self.base_id = '%d.%d' % (self.pid, self.bases)
+        self.base_id = '%d.%d' % (self.shells.loop.pid, self.bases)
 
     def op_blobs(self, req):
-        """Small blobs whole, in one payload (the host batches them up to a bounded size)."""
+        """Small blobs of the last scan whole, in one payload (the host batches them up to a bounded size)."""
         parts, sizes = [], []
         for h in req['hashes']:
             data = self.blob_range(h, 0, None)
@@ -1074,6 +1120,44 @@ class Helper:
         except OSError as e:
             raise os_error(e, rel)
 
+
+# ---------------------------------------------------------------- restoring
+
+class StagedBlob:
+    """A blob being staged for a restore, hashed as its bytes are written."""
+
+    __slots__ = ('sha', 'size')
+
+    def __init__(self):
+        self.sha = hashlib.sha256()
+        self.size = 0
+
+
+class Restorer:
+    """Puts /workspace back to a tree the host sends: blobs staged (checked as they are
+    written), the tree compared with a fresh scan, only what differs written (Apply), the
+    result verified by its tree hash inside the container."""
+
+    def __init__(self, shells, scanner):
+        self.shells = shells
+        self.scanner = scanner
+        self.protected = shells.protected
+        # Blobs staged for the restore under way: hash -> StagedBlob; and, when staging began
+        # with no process but the helper's own in the container, (pid counter, calls started)
+        # then (None: not begun; -1: others ran).
+        self.stage_hashes = {}
+        self.stage_quiet = None
+        self.dropped = []  # idle shells discarded by begin_staging, until reaped
+        self.reread = 0  # files the last restore's verification read back
+        # Pristine: the pid counter at start when nothing but init and the main command ran
+        # (a fresh container); see begin_staging.
+        self.pristine = self.quiet()
+
+    def reset(self):
+        """Forgets what was staged (the workspace, stage included, is emptied)."""
+        self.stage_hashes = {}
+        self.stage_quiet = None
+
     def ensure_stage(self):
         """The staging directory, a real directory of the agent's (whatever was at its name goes)."""
         try:
@@ -1094,24 +1178,15 @@ class Helper:
         into being meanwhile but its own shells, nothing else can have written what it
         staged, and the hashes taken while writing stand for a reread."""
         if self.stage_quiet is None:
-            self.spawned = set()
+            self.shells.spawned = set()
             last = self.quiet()
-            self.stage_quiet = (last, self.execs) if last >= 0 else -1
+            self.stage_quiet = (last, self.shells.execs) if last >= 0 else -1
             if last >= 0 and not self.untouched(last):
                 # The idle shells are the agent's uid: a command of before could have
                 # ptraced one and left it waiting to write. They are killed (one still there
                 # after a moment is another process from then on: the restore rereads) and
                 # the loop starts fresh ones, which nothing of the agent's has seen.
-                for z in self.zygotes:
-                    if z.pidfd is not None:
-                        self.sel.unregister(z.pidfd)
-                    try:
-                        os.kill(z.pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-                    z.discard()
-                    self.dropped.append(z)
-                self.zygotes = []
+                self.dropped.extend(self.shells.drop_idle())
                 deadline = time.monotonic() + 0.05
                 while self.dropped and time.monotonic() < deadline:
                     self.dropped = [z for z in self.dropped if z.alive()]
@@ -1123,15 +1198,15 @@ class Helper:
         and its idle shells (no call under way); -1 otherwise. (Reaps the shells
         begin_staging let go that have exited.)"""
         self.dropped = [z for z in self.dropped if z.alive()]
-        if self.calls:
+        if self.shells.calls:
             return -1
         last = last_pid()
-        keep = self.protected | {z.pid for z in self.zygotes}
+        keep = self.protected | {z.pid for z in self.shells.zygotes}
         for pid in all_pids():
             if pid in keep:
                 continue
             s = proc_stat(pid)
-            if s is not None and s[0] != b'Z':
+            if s is not None and s.state != b'Z':
                 return -1
         return last
 
@@ -1139,9 +1214,9 @@ class Helper:
         """Whether nothing but the helper's own idle shells ever ran as the agent here: a
         fresh container (see pristine), no call started, every pid since the helper's."""
         start = self.pristine
-        if start < 0 or self.execs or last - start > 64:
+        if start < 0 or self.shells.execs or last - start > 64:
             return False
-        return all(pid in self.started for pid in range(start + 1, last + 1))
+        return all(pid in self.shells.started for pid in range(start + 1, last + 1))
 
     def still_quiet(self):
         """Whether the container stayed as begin_staging found it: alone, no call started (its
@@ -1150,16 +1225,16 @@ class Helper:
         if not isinstance(self.stage_quiet, tuple):
             return False
         start, execs = self.stage_quiet
-        if execs != self.execs:
+        if execs != self.shells.execs:
             return False
         now = self.quiet()
         if now < start:
             return False
-        return all(pid in self.spawned for pid in range(start + 1, now + 1))
+        return all(pid in self.shells.spawned for pid in range(start + 1, now + 1))
 
     def op_stage(self, req, payload):
-        """Appends chunks to staged blobs: parts [[hash, offset, length], ...] in payload order,
-        each blob hashed as its bytes are written (see restore)."""
+        """Appends chunks to blobs staged for the next restore: `parts` [[hash, offset, length], ...]
+        in payload order, each blob hashed as its bytes are written."""
         self.begin_staging()
         self.ensure_stage()
         off = 0
@@ -1180,33 +1255,37 @@ class Helper:
                 fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
             try:
                 if at == 0:
-                    state = self.stage_hashes[h] = [hashlib.sha256(), 0]
+                    state = self.stage_hashes[h] = StagedBlob()
                 else:
                     size = os.fstat(fd).st_size
                     if size != at:
                         raise ToolErr('restore_failed', 'stage: blob %s has %d bytes staged, the host sent offset %d' % (h, size, at))
                     state = self.stage_hashes.get(h)
-                    if state is None or state[1] != at:
+                    if state is None or state.size != at:
                         state = None
                         self.stage_hashes.pop(h, None)
                     os.lseek(fd, at, os.SEEK_SET)
                 chunk = view[off:off + n]
                 write_all(fd, chunk)
                 if state is not None:
-                    state[0].update(chunk)
-                    state[1] += n
+                    state.sha.update(chunk)
+                    state.size += n
             finally:
                 os.close(fd)
             off += n
         return {}
 
     def op_restore(self, req, payload):
+        """Puts /workspace back to a tree: `entries` whole, or `changed`/`removed` against the
+        tree `base` names; content from `staged` blobs, `inline` ones in the payload, or the
+        workspace itself. Answers `need` (hashes to send, then ask again) when the workspace
+        lacks content it was assumed to have, else the tree hash recomputed inside."""
         try:
             return self.restore(req, payload)
         finally:
             self.stage_hashes = {}
             self.stage_quiet = None
-            self.spawned = set()
+            self.shells.spawned = set()
             if os.path.lexists(STAGE) and not os.path.islink(STAGE):
                 clear_dir(STAGE)
                 try:
@@ -1214,52 +1293,49 @@ class Helper:
                 except OSError as e:
                     log('cannot remove %s: %s' % (STAGE, e))
 
-    def restore_target(self, req):
+    def target(self, req):
         """The target tree by path: `entries` whole, or `changed`/`removed` against the tree
         `base` names (stale_base when this helper no longer has it: the host sends it whole)."""
         if 'entries' in req:
             return check_manifest(req['entries'])
-        if req.get('base') != self.base_id or self.base is None:
+        sc = self.scanner
+        if req.get('base') != sc.base_id or sc.base is None:
             raise ToolErr('stale_base', 'the helper no longer has tree %r' % (req.get('base'),))
         changed, removed = req.get('changed'), req.get('removed')
         if not isinstance(changed, list) or not isinstance(removed, list):
             raise ToolErr('invalid_manifest', 'a delta restore needs changed and removed lists')
-        target = dict(self.base)
+        target = dict(sc.base)
         for rel in removed:
             target.pop(rel, None)
         seen = set()
         for e in changed:
-            check_entry(e)
-            if e[0] in seen:
+            e = check_entry(e)
+            if e.path in seen:
                 raise bad_entry(e, 'is listed twice')
-            seen.add(e[0])
-            target[e[0]] = e
+            seen.add(e.path)
+            target[e.path] = e
         check_parents(target)
         return target
 
-    def restore(self, req, payload):
-        marks = [time.monotonic()]
-        target = self.restore_target(req)
-        # Blobs the host staged (chunks, see op_stage) or sent inline: complete, or the
-        # restore stops here.
-        # Each is checked against its name here, before anything in /workspace changes: a
-        # blob whose bytes do not hash to it is refused. `sent` holds the inode of each, so
-        # verifying can tell the file it put in place from anything that replaced it.
-        staged, linked, sent = {}, set(), {}
-        self.begin_staging()
+    def received(self, req, payload, target):
+        """The blobs the host staged (chunks, see op_stage) or sent inline, each checked
+        against its name before anything in /workspace changes (a blob whose bytes do not
+        hash to it is refused): hash -> staged path, and hash -> its inode, so verifying
+        can tell the file it put in place from anything that replaced it."""
+        staged, sent = {}, {}
         at = 0
-        for h, n in req.get('inline', []):
+        for h, n in req.get('inline') or []:
             if not isinstance(h, str) or not HEX64.match(h) or not isinstance(n, int) or n < 0 or at + n > len(payload):
                 raise ToolErr('invalid_arguments', 'restore: inline blob %r does not fit the payload' % (h,))
             data = payload[at:at + n]
             if hashlib.sha256(data).hexdigest() != h:
-                raise self.damaged_blob(h, target)
+                raise damaged_blob(h, target)
             self.ensure_stage()
             write_file(STAGE + '/' + h, data)
             at += n
             staged[h] = STAGE + '/' + h
             sent[h] = os.lstat(staged[h]).st_ino
-        for h, n in req.get('staged', []):
+        for h, n in req['staged']:
             p = STAGE + '/' + h
             try:
                 ls = os.lstat(p)
@@ -1269,33 +1345,23 @@ class Helper:
             if size != n:
                 raise ToolErr('restore_failed', 'blob %s was not fully staged (%d of %d bytes); the transfer was cut' % (h, max(size, 0), n))
             state = self.stage_hashes.get(h)
-            if state is None or state[1] != n:
+            if state is None or state.size != n:
                 raise ToolErr('restore_failed', 'blob %s was not staged in order from its start; the transfer was cut' % h)
-            if state[0].hexdigest() != h:
-                raise self.damaged_blob(h, target)
+            if state.sha.hexdigest() != h:
+                raise damaged_blob(h, target)
             staged[h] = p
             sent[h] = ls.st_ino
-        current = dict(self.scan(file_cap=self.file_cap))
-        # Only what differs is written; the rest is the scan's, equal to the target.
-        todo = [e for rel, e in target.items() if current.get(rel) != e]
-        need = sorted(set(
-            e[4] for e in todo
-            if e[1] == 'file' and e[4] not in staged and e[4] not in self.by_hash))
-        if need:
-            # The workspace changed since the tree the host planned from: it sends these and asks again.
-            return {'need': need}
-        uses = {}
-        for e in todo:
-            if e[1] == 'file':
-                c = current.get(e[0])
-                if c is None or c[1] != 'file' or c[4] != e[4]:
-                    uses[e[4]] = uses.get(e[4], 0) + 1
-        # Content the container already has: kept (a hard link, else a copy) before anything
-        # is overwritten; the helper's memory never holds a whole file.
+        return staged, sent
+
+    def keep_present(self, uses, staged):
+        """Content the container already has, kept in the stage (a hard link, else a copy)
+        before anything is overwritten; the helper's memory never holds a whole file.
+        Returns the hashes so kept."""
+        linked = set()
         for h in uses:
             if h in staged:
                 continue
-            rel = self.by_hash[h]
+            rel = self.scanner.by_hash[h]
             self.ensure_stage()
             dst = STAGE + '/' + h
             try:
@@ -1304,126 +1370,64 @@ class Helper:
                 copy_workspace_file(rel, dst)
             staged[h] = dst
             linked.add(h)
-        marks.append(time.monotonic())
-        touched, removed, written = set(), 0, 0
-        placed = {}  # path -> (inode, hash) of a checked blob moved into place
-        # Directories whose mode the restore opened (to write into them): closed again at the end.
-        opened = set()
+        return linked
 
-        def open_parent(rel):
-            """Every directory above rel searchable and writable (each opened once)."""
-            parts = rel.split('/')[:-1]
-            for i in range(len(parts)):
-                d = '/'.join(parts[:i + 1])
-                if d not in opened:
-                    opened.add(d)
-                    make_writable(WORKSPACE + '/' + d)
-
-        # 1. remove what the target lacks (or has with another type), deepest first.
-        for rel in sorted((r for r, c in current.items() if target.get(r) is None or target[r][1] != c[1]), reverse=True):
-            c = current[rel]
-            p = WORKSPACE + '/' + rel
-            if not os.path.lexists(p):
-                continue
-            open_parent(rel)
-            if c[1] == 'dir':
-                clear_dir(p)
-                os.rmdir(p)
-            else:
-                os.unlink(p)
-            removed += 1
-            touched.add(rel)
-        # 2. directories, parents first, writable while we fill them. A parent that is not a
-        # real directory (a symlink a command put there) is refused, never followed.
-        dirs = sorted((e for e in todo if e[1] == 'dir'), key=lambda e: e[0].count('/'))
-        for e in dirs:
-            check_parent(e[0])
-            p = WORKSPACE + '/' + e[0]
-            if not os.path.isdir(p) or os.path.islink(p):
-                open_parent(e[0])
-                if os.path.lexists(p):
-                    os.unlink(p)
-                os.mkdir(p, 0o700)
-                written += 1
-            touched.add(e[0])
-            opened.add(e[0])
-            make_writable(p)
-        # 3. files and symlinks, each replaced atomically (temp file + rename).
+    def restore(self, req, payload):
+        sc = self.scanner
+        marks = [time.monotonic()]
+        target = self.target(req)
+        self.begin_staging()
+        staged, sent = self.received(req, payload, target)
+        current = dict(sc.scan(file_cap=sc.file_cap))
+        # Only what differs is written; the rest is the scan's, equal to the target.
+        todo = [e for rel, e in target.items() if current.get(rel) != e]
+        need = sorted(set(
+            e.content for e in todo
+            if e.type == 'file' and e.content not in staged and e.content not in sc.by_hash))
+        if need:
+            # The workspace changed since the tree the host planned from: it sends these and asks again.
+            return {'need': need}
+        # How many paths each blob goes to (the last one gets the staged file itself).
+        uses = {}
         for e in todo:
-            rel, kind = e[0], e[1]
-            if kind == 'dir':
-                continue
-            check_parent(rel)
-            c = current.get(rel)
-            p = WORKSPACE + '/' + rel
-            open_parent(rel)
-            tmp = os.path.join(os.path.dirname(p), '.stepbox-restore.%d.tmp' % os.getpid())
-            if kind == 'file':
-                h = e[4]
-                if c is not None and c[1] == 'file' and c[4] == h and os.path.lexists(p):
-                    os.chmod(p, e[2])
-                    touched.add(rel)
-                    continue
-                uses[h] -= 1
-                if uses[h] == 0 and h not in linked:
-                    # The staged file's last use: moved into place, no copy.
-                    os.chmod(staged[h], e[2])
-                    os.rename(staged[h], p)
-                    if h in sent:
-                        placed[rel] = (sent[h], h)
-                else:
-                    copy_file(staged[h], tmp, e[2])
-                    os.rename(tmp, p)
-            else:
-                if c is not None and c[1] == 'symlink' and c[4] == e[4] and os.path.lexists(p):
-                    continue
-                if os.path.lexists(tmp):
-                    os.unlink(tmp)
-                os.symlink(e[4], tmp)
-                os.rename(tmp, p)
-            written += 1
-            touched.add(rel)
+            if e.type == 'file':
+                c = current.get(e.path)
+                if c is None or c.type != 'file' or c.content != e.content:
+                    uses[e.content] = uses.get(e.content, 0) + 1
+        linked = self.keep_present(uses, staged)
         marks.append(time.monotonic())
-        # 4. verify inside the container: rehash every file we touched, while the directories
+        apply = Apply(target, current)
+        apply.remove_absent()
+        apply.make_dirs(todo)
+        apply.place(todo, staged, linked, sent, uses)
+        marks.append(time.monotonic())
+        # Verify inside the container: rehash every file we touched, while the directories
         # are still open (untouched entries are the scan's, equal to the target) ...
         full = req.get('verify') == 'full'
-        tree = None if full else self.verify_touched(target, touched, placed if self.still_quiet() else {})
-        # 5. ... then close the directories we opened or made: their final modes, deepest
-        # first (a 0555 directory is filled before it is closed). A chmod that did not raise
-        # set exactly that mode.
-        for rel in sorted(opened, key=lambda r: r.count('/'), reverse=True):
-            t = target.get(rel)
-            if t is not None and t[1] == 'dir':
-                p = WORKSPACE + '/' + rel
-                if os.lstat(p).st_mode & 0o7777 != t[2]:
-                    os.chmod(p, t[2])
+        tree = None if full else self.verify_touched(target, apply.touched, apply.placed if self.still_quiet() else {})
+        # ... then close the directories we opened or made.
+        apply.close_dirs()
         # /workspace itself is not in the tree; it is left writable for the agent as it was.
         # 'full': walk and rehash everything as it finally is.
         if full:
-            tree = dict(self.scan(rehash_all=True, file_cap=self.file_cap))
-        got = self.hasher.of(tree)
+            tree = dict(sc.scan(rehash_all=True, file_cap=sc.file_cap))
+        got = sc.hasher.of(tree)
         if got != req['tree_hash']:
-            self.base = self.base_id = None
+            sc.base = sc.base_id = None
             diff = sorted(set(k for k in set(tree) | set(target) if tree.get(k) != target.get(k)))
             raise ToolErr('verify_failed', 'tree hash after restore is %s, expected %s; differing: %s' % (got, req['tree_hash'], ', '.join(diff[:5])))
-        self.set_base(target)
+        sc.set_base(target)
         marks.append(time.monotonic())
         phases = [round((b - a) * 1000, 2) for a, b in zip(marks, marks[1:])]
-        return {'tree_hash': got, 'written': written, 'removed': removed, 'phases_ms': phases, 'base': self.base_id,
-                'reread': None if full else self.reread}
-
-    @staticmethod
-    def damaged_blob(h, target):
-        """The refusal of a blob whose bytes, as received, do not hash to its name."""
-        paths = sorted(rel for rel, e in target.items() if e[1] == 'file' and e[4] == h)
-        return ToolErr('verify_failed', 'the content sent for %s (blob %s) does not hash to its name; nothing in /workspace was changed' % (
-            ', '.join(paths[:5]) + (' and %d more' % (len(paths) - 5) if len(paths) > 5 else ''), h))
+        return {'tree_hash': got, 'written': apply.written, 'removed': apply.removed, 'phases_ms': phases,
+                'base': sc.base_id, 'reread': None if full else self.reread}
 
     def verify_touched(self, target, touched, placed):
         """The tree as it now is, by path: touched paths re-read from disk, the rest as scanned.
         A path in `placed` (inode, hash) that still is that inode is the blob the helper wrote
         and hashed while writing, with nothing else in the container since (see still_quiet):
         its hash is taken, not read again."""
+        sc = self.scanner
         tree = dict(target)
         self.reread = 0
         for rel in touched:
@@ -1433,46 +1437,249 @@ class Helper:
                 s = os.lstat(p)
             except (FileNotFoundError, NotADirectoryError):
                 tree.pop(rel, None)
-                self.cache.pop(rel, None)
+                sc.cache.pop(rel, None)
                 continue
             mode = s.st_mode & 0o7777
             if t is None:
-                self.cache.pop(rel, None)
-                tree[rel] = [rel, 'unexpected', 0, 0, None]
+                sc.cache.pop(rel, None)
+                tree[rel] = Entry(rel, 'unexpected', 0, 0, None)
             elif st.S_ISDIR(s.st_mode):
                 # Still open for the restore; its final mode is set right after.
-                tree[rel] = [rel, 'dir', t[2], 0, None]
+                tree[rel] = Entry(rel, 'dir', t.mode, 0, None)
             elif st.S_ISLNK(s.st_mode):
-                tree[rel] = [rel, 'symlink', mode, s.st_size, os.readlink(p)]
+                tree[rel] = Entry(rel, 'symlink', mode, s.st_size, os.readlink(p))
             elif st.S_ISREG(s.st_mode):
-                known = placed.get(rel)
-                if known is not None and known[0] == s.st_ino:
-                    h = known[1]
-                else:
+                ino, h = placed.get(rel, (None, None))
+                if ino != s.st_ino:
                     h = hash_file(p)
                     self.reread += 1
-                self.cache[rel] = (s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_mode, h)
-                self.by_hash[h] = rel
-                tree[rel] = [rel, 'file', mode, s.st_size, h]
+                sc.cache[rel] = Cached(s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_mode, h)
+                sc.by_hash[h] = rel
+                tree[rel] = Entry(rel, 'file', mode, s.st_size, h)
             else:
-                tree[rel] = [rel, 'unexpected', 0, 0, None]
+                tree[rel] = Entry(rel, 'unexpected', 0, 0, None)
         return tree
 
-    # ------------------------------------------------------------ loop
+
+def damaged_blob(h, target):
+    """The refusal of a blob whose bytes, as received, do not hash to its name."""
+    paths = sorted(rel for rel, e in target.items() if e.type == 'file' and e.content == h)
+    return ToolErr('verify_failed', 'the content sent for %s (blob %s) does not hash to its name; nothing in /workspace was changed' % (
+        ', '.join(paths[:5]) + (' and %d more' % (len(paths) - 5) if len(paths) > 5 else ''), h))
+
+
+class Apply:
+    """One restore's changes to /workspace, in order: remove what the target lacks, make its
+    directories, place its files and symlinks, and (after verification) close the
+    directories it opened. Counts what it removed and wrote, and every path it touched."""
+
+    def __init__(self, target, current):
+        self.target = target
+        self.current = current
+        self.touched = set()
+        self.removed = 0
+        self.written = 0
+        self.placed = {}  # path -> (inode, hash) of a checked blob moved into place
+        # Directories whose mode the restore opened (to write into them): closed again at the end.
+        self.opened = set()
+
+    def open_parent(self, rel):
+        """Every directory above rel searchable and writable (each opened once)."""
+        parts = rel.split('/')[:-1]
+        for i in range(len(parts)):
+            d = '/'.join(parts[:i + 1])
+            if d not in self.opened:
+                self.opened.add(d)
+                make_writable(WORKSPACE + '/' + d)
+
+    def remove_absent(self):
+        """Removes what the target lacks (or has with another type), deepest first."""
+        target, current = self.target, self.current
+        for rel in sorted((r for r, c in current.items() if target.get(r) is None or target[r].type != c.type), reverse=True):
+            c = current[rel]
+            p = WORKSPACE + '/' + rel
+            if not os.path.lexists(p):
+                continue
+            self.open_parent(rel)
+            if c.type == 'dir':
+                clear_dir(p)
+                os.rmdir(p)
+            else:
+                os.unlink(p)
+            self.removed += 1
+            self.touched.add(rel)
+
+    def make_dirs(self, todo):
+        """Directories, parents first, writable while we fill them. A parent that is not a
+        real directory (a symlink a command put there) is refused, never followed."""
+        dirs = sorted((e for e in todo if e.type == 'dir'), key=lambda e: e.path.count('/'))
+        for e in dirs:
+            check_parent(e.path)
+            p = WORKSPACE + '/' + e.path
+            if not os.path.isdir(p) or os.path.islink(p):
+                self.open_parent(e.path)
+                if os.path.lexists(p):
+                    os.unlink(p)
+                os.mkdir(p, 0o700)
+                self.written += 1
+            self.touched.add(e.path)
+            self.opened.add(e.path)
+            make_writable(p)
+
+    def place(self, todo, staged, linked, sent, uses):
+        """Files and symlinks, each replaced atomically (temp file + rename); a staged blob's
+        last use moves it into place."""
+        for e in todo:
+            rel, kind = e.path, e.type
+            if kind == 'dir':
+                continue
+            check_parent(rel)
+            c = self.current.get(rel)
+            p = WORKSPACE + '/' + rel
+            self.open_parent(rel)
+            tmp = os.path.join(os.path.dirname(p), '.stepbox-restore.%d.tmp' % os.getpid())
+            if kind == 'file':
+                h = e.content
+                if c is not None and c.type == 'file' and c.content == h and os.path.lexists(p):
+                    os.chmod(p, e.mode)
+                    self.touched.add(rel)
+                    continue
+                uses[h] -= 1
+                if uses[h] == 0 and h not in linked:
+                    # The staged file's last use: moved into place, no copy.
+                    os.chmod(staged[h], e.mode)
+                    os.rename(staged[h], p)
+                    if h in sent:
+                        self.placed[rel] = (sent[h], h)
+                else:
+                    copy_file(staged[h], tmp, e.mode)
+                    os.rename(tmp, p)
+            else:
+                if c is not None and c.type == 'symlink' and c.content == e.content and os.path.lexists(p):
+                    continue
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
+                os.symlink(e.content, tmp)
+                os.rename(tmp, p)
+            self.written += 1
+            self.touched.add(rel)
+
+    def close_dirs(self):
+        """The directories opened or made get their final modes, deepest first (a 0555
+        directory is filled before it is closed). A chmod that did not raise set exactly that mode."""
+        for rel in sorted(self.opened, key=lambda r: r.count('/'), reverse=True):
+            t = self.target.get(rel)
+            if t is not None and t.type == 'dir':
+                p = WORKSPACE + '/' + rel
+                if os.lstat(p).st_mode & 0o7777 != t.mode:
+                    os.chmod(p, t.mode)
+
+
+# ---------------------------------------------------------------- the operations
+
+# Every operation the host can ask for: the job that does it (an attribute of Helper), its
+# method, its request fields and reply fields (`?`: may be left out), whether a payload
+# comes with the request or the reply, and what it does. The host's side of the same table
+# is electron/engine/sandbox/helper-protocol.ts; `describe` answers this one, and a test
+# compares the two. A request without a required field is refused before its method runs.
+Op = collections.namedtuple('Op', 'job method request reply payload doc')
+
+
+def op(job, method, request, reply, doc, payload=None):
+    return Op(job, method, tuple(request.split()), tuple(reply.split()), payload, doc)
+
+
+OPS = {
+    'exec': op('shells', 'exec', 'command timeout_ms fresh cap',
+               'exit_code signal stdout_len stdout_total stderr_total oom oom_counter duration_ms error? session?',
+               'Runs a command line in the session (or a fresh one); stdout then stderr in the payload.',
+               payload='reply'),
+    'read': op('files', 'op_read', 'path', '', 'A whole regular file, in the payload.', payload='reply'),
+    'write': op('files', 'op_write', 'path mode?', 'bytes', 'Writes the payload to a file.', payload='request'),
+    'list': op('files', 'op_list', 'path', 'entries', "A directory's entries {name, type, size}."),
+    'get_session': op('shells', 'op_get_session', '', 'cwd env', "The session's cwd and exported environment."),
+    'set_session': op('shells', 'op_set_session', 'cwd env', '', "Replaces the session's cwd and environment."),
+    'kill_strays': op('shells', 'op_kill_strays', '', '',
+                      'Kills every process but the helper and its idle shells; empties /tmp, $HOME, /dev/shm, IPC.'),
+    'reset': op('helper', 'op_reset', '', '', 'Back to a clean state: no strays, empty /workspace, fresh session.'),
+    'scan': op('scanner', 'op_scan', 'file_cap? since? inline_max? rehash_all?',
+               'tree_hash skipped walk base entries? since? changed? removed? inline?',
+               'Walks /workspace: its tree whole or as a delta, new content inline.', payload='reply'),
+    'blobs': op('scanner', 'op_blobs', 'hashes', 'sizes', 'Small blobs of the last scan, whole.', payload='reply'),
+    'blob_read': op('scanner', 'op_blob_read', 'hash offset length', '', 'One chunk of a large blob.',
+                    payload='reply'),
+    'stage': op('restorer', 'op_stage', 'parts', '', 'Appends chunks to blobs staged for a restore.',
+                payload='request'),
+    'restore': op('restorer', 'op_restore', 'entries? base? changed? removed? staged inline? tree_hash verify?',
+                  'need? tree_hash? written? removed? phases_ms? base? reread?',
+                  'Puts /workspace back to a tree, verified by its hash inside.', payload='request'),
+    'ping': op('helper', 'op_ping', '', 'pid', "The helper's pid (a round trip)."),
+    'describe': op('helper', 'op_describe', '', 'ops hello', 'This table: every op with its fields.'),
+}
+
+
+# ---------------------------------------------------------------- the loop
+
+class Helper:
+    """The helper's loop: frames in from the host, each dispatched to its operation (OPS),
+    answers out; shells, output and timers in between."""
+
+    def __init__(self):
+        # The exec starts in / (see root-exec.ts); shells start where they always did.
+        try:
+            os.chdir(WORKSPACE)
+        except OSError:
+            pass
+        self.sel = selectors.DefaultSelector()
+        self.inbuf = bytearray()
+        self.pid = os.getpid()
+        self.active = 0.0  # when the host's last request was handled
+        self.protected, self.main = find_protected(self.pid)
+        self.files = Files()
+        self.shells = Shells(self)
+        self.scanner = Scanner(self.shells)
+        self.restorer = Restorer(self.shells, self.scanner)
+        # Each op's method, bound once (a table entry that names no method fails here, at start).
+        self.handlers = {name: getattr(self if o.job == 'helper' else getattr(self, o.job), o.method)
+                         for name, o in OPS.items()}
+
+    def op_reset(self, _req):
+        """Back to the clean state: no strays, empty /workspace and /tmp, fresh session, no trees."""
+        self.shells.kill_strays()
+        self.restorer.reset()
+        clear_dir(WORKSPACE)
+        self.shells.reset()
+        self.scanner.reset()
+        return {}
+
+    def op_ping(self, _req):
+        return {'pid': self.pid}
+
+    def op_describe(self, _req):
+        """The operations table as data (see helper-protocol.ts)."""
+        ops = {name: {'request': list(o.request), 'reply': list(o.reply), 'doc': o.doc} for name, o in OPS.items()}
+        return {'ops': ops, 'hello': [k for k in self.hello() if k != 'event']}
+
+    def hello(self):
+        # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
+        # and init is about to stop the container; the host then reports the sandbox lost).
+        return {'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.shells.oom.read(),
+                'isolated': ISOLATED, 'sealed': SEALED, 'uid': os.getuid()}
 
     def dispatch(self, header, payload):
         rid = header.get('id')
-        op = header.get('op')
+        name = header.get('op')
         try:
-            if op == 'exec':
-                self.op_exec(header)
-                return
-            if op in ('write', 'restore', 'stage'):
-                res = getattr(self, 'op_' + op)(header, payload)
-            elif op in ('read', 'list', 'scan', 'blobs', 'blob_read', 'kill_strays', 'reset', 'get_session', 'set_session', 'ping'):
-                res = getattr(self, 'op_' + op)(header)
-            else:
-                raise ToolErr('invalid_arguments', 'unknown op %r' % op)
+            spec = OPS.get(name) if isinstance(name, str) else None
+            if spec is None:
+                raise ToolErr('invalid_arguments', 'unknown op %r' % (name,))
+            missing = [f for f in spec.request if f[-1] != '?' and f not in header]
+            if missing:
+                raise ToolErr('invalid_arguments', '%s: missing %s' % (name, ', '.join(missing)))
+            handler = self.handlers[name]
+            res = handler(header, payload) if spec.payload == 'request' else handler(header)
+            if res is None:
+                return  # answered later (exec: when its command ends)
             body, data = res if isinstance(res, tuple) else (res, b'')
             body['id'] = rid
             body['ok'] = True
@@ -1480,14 +1687,11 @@ class Helper:
         except ToolErr as e:
             send({'id': rid, 'ok': False, 'error': {'code': e.code, 'message': e.message}})
         except OSError as e:
-            err = os_error(e, getattr(e, 'filename', None) or op)
+            err = os_error(e, getattr(e, 'filename', None) or name)
             send({'id': rid, 'ok': False, 'error': {'code': err.code, 'message': err.message}})
         except Exception as e:  # the helper must survive any one bad request
-            log('op %s failed: %r' % (op, e))
-            send({'id': rid, 'ok': False, 'error': {'code': 'internal_error', 'message': '%s: %r' % (op, e)}})
-
-    def op_ping(self, _req):
-        return {'pid': self.pid}
+            log('op %s failed: %r' % (name, e))
+            send({'id': rid, 'ok': False, 'error': {'code': 'internal_error', 'message': '%s: %r' % (name, e)}})
 
     def on_stdin(self):
         try:
@@ -1512,9 +1716,15 @@ class Helper:
         self.active = time.monotonic()
 
     def shutdown(self):
-        for call in list(self.calls.values()):
+        for call in list(self.shells.calls.values()):
             call.kill_tree()
         sys.exit(0)
+
+    def refill(self):
+        # Shells begin_staging let go are reaped first.
+        r = self.restorer
+        r.dropped = [z for z in r.dropped if z.alive()]
+        self.shells.refill()
 
     def run(self):
         # Blobs cross these pipes by the megabyte: a larger pipe means fewer wake-ups of the
@@ -1526,24 +1736,23 @@ class Helper:
                 pass
         os.set_blocking(0, False)
         self.sel.register(0, selectors.EVENT_READ, None)
-        # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
-        # and init is about to stop the container; the host then reports the sandbox lost).
-        send({'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.oom.read(),
-              'isolated': ISOLATED, 'sealed': SEALED, 'uid': os.getuid()})
+        send(self.hello())
         self.refill()
+        shells = self.shells
+        calls = shells.calls
         while True:
-            deadline = min((c.deadline for c in self.calls.values()), default=None)
+            deadline = min((c.deadline for c in calls.values()), default=None)
             # Starting a shell blocks the helper for a moment, and the new one is unreadable
             # for a moment (see unseen_writers): while a shell is still ready, the pool is
             # filled once the host has been quiet for REFILL_IDLE (its snapshot after a call
             # comes first). With none left (a reset, killStrays, a verifier's kill, calls at
             # once), at once, a call running or not.
             refill_at = None
-            if self.zygotes and len(self.zygotes) < ZYGOTES and not self.calls:
+            if shells.zygotes and len(shells.zygotes) < ZYGOTES and not calls:
                 refill_at = self.active + REFILL_IDLE
                 deadline = refill_at if deadline is None else min(deadline, refill_at)
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            polled = [c for c in self.calls.values() if c.pidfd is None]
+            polled = [c for c in calls.values() if c.pidfd is None]
             if polled:
                 # Without pidfd_open (old kernels) the loop wakes every 10 ms to reap.
                 timeout = 0.01 if timeout is None else min(timeout, 0.01)
@@ -1559,10 +1768,10 @@ class Helper:
                 else:
                     key.data[0](key.data[1])
             now = time.monotonic()
-            for call in list(self.calls.values()):
+            for call in list(calls.values()):
                 if call.deadline <= now and not call.done:
                     call.on_timeout()
-            if not self.inbuf and (not self.zygotes or (refill_at is not None and now >= refill_at and not self.calls)):
+            if not self.inbuf and (not shells.zygotes or (refill_at is not None and now >= refill_at and not calls)):
                 self.refill()
 
 
@@ -1682,7 +1891,7 @@ def spawn_as_agent(argv, env, fds):
 class Zygote:
     """A bash started ahead of a call, in its own session, waiting on fd 4 (see DRIVER)."""
 
-    def __init__(self, helper, base, env):
+    def __init__(self, base, env):
         self.base = base
         # What the shell's environment holds once started (a sealed one loses some names).
         self.env = {k: v for k, v in env.items() if not secure_exec_drops(k)} if SEALED else env
@@ -1733,8 +1942,8 @@ class Zygote:
 class Call:
     """One execute_shell call: its bash, pipes, output caps and timer."""
 
-    def __init__(self, helper, req, z, marker, fresh, oom_before):
-        self.h = helper
+    def __init__(self, shells, req, z, marker, fresh, oom_before):
+        self.h = shells
         self.req = req
         self.id = req.get('id')
         self.z = z
@@ -1841,10 +2050,10 @@ class Call:
             s = proc_stat(pid)
             if s is not None:
                 stats[pid] = s
-        found = {p for p, s in stats.items() if s[3] == self.pid or s[2] == self.pid or p == self.pid}
+        found = {p for p, s in stats.items() if s.session == self.pid or s.pgrp == self.pid or p == self.pid}
         children = {}
         for p, s in stats.items():
-            children.setdefault(s[1], []).append(p)
+            children.setdefault(s.ppid, []).append(p)
         stack = list(found)
         while stack:
             for c in children.get(stack.pop(), ()):
@@ -1888,7 +2097,7 @@ class Call:
             return  # nothing left in the group
         for pid in all_pids():
             s = proc_stat(pid)
-            if s is not None and s[2] == self.pid and not ignores_sighup(pid):
+            if s is not None and s.pgrp == self.pid and not ignores_sighup(pid):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
@@ -1938,7 +2147,7 @@ class Call:
             retry = dict(self.req, retries=self.req.get('retries', 0) + 1, retry_marker=self.marker)
             if self.fresh:
                 retry.pop('retry_marker')
-            self.h.dispatch(retry, b'')
+            self.h.loop.dispatch(retry, b'')
             return
         exit_code, sig = None, None
         if status is not None and status >= 0:
@@ -1975,7 +2184,7 @@ class Call:
         if self.session_changed:
             header['session'] = {'cwd': self.h.cwd, 'env': self.h.env}
         send(header, bytes(self.kept[0]) + bytes(self.kept[1]))
-        self.h.active = time.monotonic()
+        self.h.loop.active = time.monotonic()
 
     def save_state(self):
         h = self.h
@@ -1998,11 +2207,11 @@ class Call:
 
 
 class Visit:
-    """One scan's walk over the helper's tree: `visit` stats one name (after an event, or as
+    """One scan's walk over the scanner's tree: `visit` stats one name (after an event, or as
     a listing finds it), `walk` lists the directories on its stack (new ones, whole)."""
 
-    def __init__(self, helper, opened, old_clock, clock, file_cap, full):
-        self.h = helper
+    def __init__(self, scanner, opened, old_clock, clock, file_cap, full):
+        self.h = scanner
         self.opened = opened
         self.old_clock = old_clock
         self.clock = clock
@@ -2020,9 +2229,9 @@ class Visit:
         h.skip.pop(rel, None)
         c = h.cache.pop(rel, None)
         if c is not None:
-            h.by_ino.get(c[0], set()).discard(rel)
+            h.by_ino.get(c.ino, set()).discard(rel)
         h.recheck.discard(rel)
-        if e is not None and e[1] == 'dir':
+        if e is not None and e.type == 'dir':
             h.drop(rel)
 
     def visit(self, rel_dir, name, listing=False):
@@ -2045,7 +2254,7 @@ class Visit:
         was = h.tree.get(rel)
         h.touched.add(rel)
         if st.S_ISREG(m):
-            if was is not None and was[1] == 'dir':
+            if was is not None and was.type == 'dir':
                 h.drop(rel)
             size = s.st_size
             if self.file_cap is not None and size > self.file_cap:
@@ -2054,10 +2263,12 @@ class Visit:
                 h.children.setdefault(rel_dir, set()).add(rel)
                 return
             h.skip.pop(rel, None)
-            key = (s.st_ino, size, s.st_mtime_ns, s.st_ctime_ns, m)
+            ino, mtime, ctime = s.st_ino, s.st_mtime_ns, s.st_ctime_ns
             c = h.cache.get(rel)
-            if c is not None and c[:5] == key and key[2] < self.old_clock and key[3] < self.old_clock and rel not in self.force and key[0] not in self.force_ino:
-                digest = c[5]
+            if (c is not None and c.ino == ino and c.size == size and c.mtime_ns == mtime and c.ctime_ns == ctime
+                    and c.mode == m and mtime < self.old_clock and ctime < self.old_clock
+                    and rel not in self.force and ino not in self.force_ino):
+                digest = c.hash
             else:
                 try:
                     digest = hash_file(path)
@@ -2066,12 +2277,12 @@ class Visit:
                 except OSError as e:
                     raise os_error(e, path)
                 h.rehashed.append(rel)
-            if c is not None and c[0] != key[0]:
-                h.by_ino.get(c[0], set()).discard(rel)
-            h.cache[rel] = key + (digest,)
-            names = h.by_ino.get(key[0])
+            if c is not None and c.ino != ino:
+                h.by_ino.get(c.ino, set()).discard(rel)
+            h.cache[rel] = Cached(ino, size, mtime, ctime, m, digest)
+            names = h.by_ino.get(ino)
             if names is None:
-                h.by_ino[key[0]] = names = set()
+                h.by_ino[ino] = names = set()
             names.add(rel)
             if s.st_nlink > 1:
                 # Written through another name, it changes here without an event here: every
@@ -2082,21 +2293,21 @@ class Visit:
                         parent = other.rpartition('/')[0]
                         if parent not in self.listed:
                             self.stack.append(parent)
-            elif key[2] >= self.clock or key[3] >= self.clock:
+            elif mtime >= self.clock or ctime >= self.clock:
                 h.recheck.add(rel)
             else:
                 h.recheck.discard(rel)
-            h.tree[rel] = [rel, 'file', m & 0o7777, size, digest]
+            h.tree[rel] = Entry(rel, 'file', m & 0o7777, size, digest)
         elif st.S_ISDIR(m):
-            h.tree[rel] = [rel, 'dir', m & 0o7777, 0, None]
-            if self.full or was is None or was[1] != 'dir' or (h.watch is not None and h.watch.renewed(rel)):
+            h.tree[rel] = Entry(rel, 'dir', m & 0o7777, 0, None)
+            if self.full or was is None or was.type != 'dir' or (h.watch is not None and h.watch.renewed(rel)):
                 h.drop(rel)
                 self.listed.discard(rel)
                 self.stack.append(rel)
         elif st.S_ISLNK(m):
-            if was is not None and was[1] == 'dir':
+            if was is not None and was.type == 'dir':
                 h.drop(rel)
-            h.tree[rel] = [rel, 'symlink', m & 0o7777, s.st_size, os.readlink(path)]
+            h.tree[rel] = Entry(rel, 'symlink', m & 0o7777, s.st_size, os.readlink(path))
         else:
             self.forget(rel)
             return
@@ -2251,11 +2462,12 @@ def bad_entry(e, why):
 
 
 def check_entry(e):
-    """Refuses an entry whose path could reach outside /workspace (absolute, `..`, `.`, empty
-    parts, NUL) or that is malformed."""
+    """The Entry of a wire entry [path, type, mode, size, content]; refuses one whose path
+    could reach outside /workspace (absolute, `..`, `.`, empty parts, NUL) or that is malformed."""
     if not isinstance(e, list) or len(e) != 5 or not isinstance(e[0], str):
         raise bad_entry(e, 'is malformed')
-    rel, kind = e[0], e[1]
+    e = Entry(*e)
+    rel, kind = e.path, e.type
     if rel.startswith('/'):
         raise bad_entry(e, 'is an absolute path')
     if '\0' in rel or any(part in ('', '.', '..') for part in rel.split('/')):
@@ -2264,21 +2476,22 @@ def check_entry(e):
         raise bad_entry(e, 'uses a name stepbox reserves')
     if kind not in ('file', 'dir', 'symlink'):
         raise bad_entry(e, 'has an unknown type %r' % (kind,))
-    if kind == 'file' and not (isinstance(e[4], str) and HEX64.match(e[4])):
+    if kind == 'file' and not (isinstance(e.content, str) and HEX64.match(e.content)):
         raise bad_entry(e, 'has no sha256 content hash')
-    if kind == 'symlink' and not isinstance(e[4], str):
+    if kind == 'symlink' and not isinstance(e.content, str):
         raise bad_entry(e, 'has no link target')
-    if not isinstance(e[2], int) or e[2] < 0 or e[2] > 0o7777:
+    if not isinstance(e.mode, int) or e.mode < 0 or e.mode > 0o7777:
         raise bad_entry(e, 'has an invalid mode')
-    if not isinstance(e[3], int) or e[3] < 0:
+    if not isinstance(e.size, int) or e.size < 0:
         raise bad_entry(e, 'has an invalid size')
+    return e
 
 
 def check_parents(target):
     """Refuses any entry below something the target does not list as a directory."""
     for rel in target:
         parent = rel.rpartition('/')[0]
-        if parent and (parent not in target or target[parent][1] != 'dir'):
+        if parent and (parent not in target or target[parent].type != 'dir'):
             raise bad_entry(target[rel], 'lies below %r, which the snapshot does not list as a directory' % parent)
 
 
@@ -2286,10 +2499,10 @@ def check_manifest(entries):
     """The target entries by path (see check_entry and check_parents), each listed once."""
     target = {}
     for e in entries:
-        check_entry(e)
-        if e[0] in target:
+        e = check_entry(e)
+        if e.path in target:
             raise bad_entry(e, 'is listed twice')
-        target[e[0]] = e
+        target[e.path] = e
     check_parents(target)
     return target
 
@@ -2313,7 +2526,7 @@ codecs.register_error('stepbox-fffd', lambda e: (b'\xef\xbf\xbd' * (e.end - e.st
 
 def tree_hash(entries):
     """sha256 of shared/tree-hash.ts treeHashText, byte for byte."""
-    lines = [tree_line(e) for e in sorted(entries, key=lambda e: e[0].encode('utf-16-be', 'surrogatepass'))]
+    lines = [tree_line(e) for e in sorted(entries, key=lambda e: e.path.encode('utf-16-be', 'surrogatepass'))]
     return hashlib.sha256(''.join(lines).encode('utf-8', 'stepbox-fffd')).hexdigest()
 
 
@@ -2327,6 +2540,11 @@ EVENT = struct.Struct('iIII')
 # The uid the helper's inotify instance is counted against (see Watch.open): one no host
 # account or rootless-container range uses.
 INOTIFY_UID = 2000000000
+
+
+# What a Watch saw since the last scan: directories to list, (directory, name) pairs to
+# stat, paths written.
+Changes = collections.namedtuple('Changes', 'dirty names written')
 
 
 class Watch:
@@ -2425,7 +2643,7 @@ class Watch:
             return None
         fresh, self.fresh = self.fresh, set()
         self.pending = fresh
-        return dirty, names, written
+        return Changes(dirty, names, written)
 
 
 class TreeHasher:
@@ -2458,15 +2676,15 @@ class TreeHasher:
             e = tree[rel]
             c = lines.get(rel)
             if c is None or c[0] != e:
-                lines[rel] = (list(e), tree_line(e))
+                lines[rel] = (e, tree_line(e))
         return hashlib.sha256(''.join([lines[r][1] for r in self.order]).encode('utf-8', 'stepbox-fffd')).hexdigest()
 
 
 def tree_line(e):
-    path = e[0].replace('\\', '\\\\').replace('\n', '\\n')
-    size = 0 if e[1] == 'dir' else e[3]
-    content = e[4] if e[1] != 'dir' else '-'
-    return '%s %04o %s %d %s\n' % (e[1], e[2] & 0o7777, path, size, content)
+    path = e.path.replace('\\', '\\\\').replace('\n', '\\n')
+    size = 0 if e.type == 'dir' else e.size
+    content = e.content if e.type != 'dir' else '-'
+    return '%s %04o %s %d %s\n' % (e.type, e.mode & 0o7777, path, size, content)
 
 
 def make_writable(path):

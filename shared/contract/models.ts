@@ -13,11 +13,26 @@ export const ControllerState = z.enum(['idle', 'running', 'paused', 'ended']);
 /** The stepper's state. */
 export type ControllerState = z.infer<typeof ControllerState>;
 
+/**
+ * How an episode ended, as fields (a stop of kind `ended` carries it when the episode closed
+ * with an end event): the window words it without parsing `message` back.
+ */
+export const StopEnd = z.object({
+  status: EpisodeStatus,
+  end_reason: z.string(),
+  /** What a fatal error said (`end_reason` is its code). */
+  detail: z.string().optional(),
+});
+/** How an episode ended. */
+export type StopEnd = z.infer<typeof StopEnd>;
+
 /** What stopped a run: a breakpoint hit (with why), a pause, one step done, or the end. */
 export const StopReason = z.object({
   kind: z.enum(['breakpoint', 'paused', 'step', 'ended', 'before_answer', 'before_tool']),
   breakpoint: Breakpoint.optional(),
   message: z.string().optional(),
+  /** With kind `ended`, when the episode closed with an end event: its status and reason. */
+  end: StopEnd.optional(),
   /** At a stop inside a step: the decided action waiting to be delivered or run. */
   held: HeldAction.optional(),
 });
@@ -42,10 +57,18 @@ export const BranchSummary = z.object({
   fork_step: z.number().int().nonnegative().nullable(),
   task: z.string(),
   agent: z.string(),
+  /**
+   * The agent's kind (`scripted`, `replay`, `openai`, `anthropic`, `manual`, `exec`,
+   * `sandbox`; `atif` for an imported trace): what the window asks, never the spec's text.
+   */
+  agent_kind: z.string(),
   status: EpisodeStatus.nullable(),
   end_reason: z.string().nullable(),
   steps: z.number().int().nonnegative(),
-  reward: z.number().nullable(),
+  /** The discounted return (the step rewards and the final reward; so far, while open), or null. */
+  return: z.number().nullable(),
+  /** The verifier's final reward, or null before the end (or when none was recorded). */
+  final_reward: z.number().nullable(),
   flags: z.number().int().nonnegative(),
   created: z.number(),
   /** True when this process holds a live controller (and sandbox) for the branch. */

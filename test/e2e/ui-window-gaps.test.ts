@@ -4,7 +4,7 @@ import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 /**
  * Gaps a person found in the window, each walked from the first click: a QA flag read whole
  * in its timeline row, a file new at a step shown as added, and a case card clicked while
- * another case's episode is live (the earlier one is stopped, and the window says so).
+ * another case's episode is live (the window asks first; stopped, it says so).
  */
 
 const SIZES = [
@@ -110,7 +110,7 @@ describe('web mode: the window gaps a person found', () => {
     await app.page.close();
   }, 300_000);
 
-  it('a case card clicked while another case runs live stops the earlier one, and the list and a note say so', async () => {
+  it('a case card clicked while another case runs live asks first: Cancel keeps it running, Stop starts the new case (issue 19 item 8)', async () => {
     const app = await web.open(SIZES[0]);
     const layout = new LayoutObject(app.page);
     const first = await openCase(app, 'tool-loop-vague-error');
@@ -124,8 +124,58 @@ describe('web mode: the window gaps a person found', () => {
       'the first case listed live',
     );
 
-    const second = await openCase(app, 'fallback-writes-none');
+    // The person's switches and breakpoints are theirs for the session: the next case gets them.
+    await app.page.getByTestId('stop-before-tool').check();
+    await app.page.keyboard.press('F9');
+    await app.page.getByTestId('breakpoints-toggle').filter({ hasText: 'Breakpoints (1)' }).waitFor();
+
+    // Another card: the window asks before it stops work, Cancel focused.
+    await app.library.openCase('fallback-writes-none');
+    const question = app.page.getByTestId('stop-question');
+    await question.waitFor({ timeout: 10_000 });
+    await expect(question.innerText()).resolves.toMatch(/Stop the live episode\?/);
+    await expect(question.innerText()).resolves.toMatch(/tool-loop-vague-error is live \(at step 1\)/);
+    const cancel = question.getByTestId('stop-question-cancel');
+    const stop = question.getByTestId('stop-question-stop');
+    expect(await cancel.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await layout.onScreen(question)).toBe(true);
+    expect(await layout.readable(stop)).toBe(true);
+    await app.screenshot('case-switch-question-1024x700');
+    // Tab stays inside the question; F5 does not run the episode behind it.
+    await app.page.keyboard.press('Tab');
+    expect(await stop.evaluate((el) => el === document.activeElement)).toBe(true);
+    await app.page.keyboard.press('Tab');
+    expect(await cancel.evaluate((el) => el === document.activeElement)).toBe(true);
+    await app.page.keyboard.press('F5');
+    // Escape (Cancel): nothing stops or starts; the first case is still live and shown at step 1.
+    await app.page.keyboard.press('Escape');
+    await question.waitFor({ state: 'detached', timeout: 10_000 });
+    await expect(app.page.getByTestId('episode-id').getAttribute('title')).resolves.toContain(first);
+    await expect(app.page.getByTestId('episode-state').innerText()).resolves.toMatch(/paused|idle/);
+    expect(await app.library.branchStatus(first)).toBe('live');
+    await expect(
+      app.page.locator('[data-testid="case-walkthrough"][data-case="tool-loop-vague-error"]').count(),
+    ).resolves.toBe(1);
+    expect(await app.timeline.rows()).toHaveLength(2);
+
+    // Again, and Stop: the new case starts; the earlier one is stopped.
+    await app.library.openCase('fallback-writes-none');
+    await question.waitFor({ timeout: 10_000 });
+    await resize(app, SIZES[2]);
+    expect(await layout.onScreen(question)).toBe(true);
+    await app.screenshot('case-switch-question-1920x1080');
+    await resize(app, SIZES[0]);
+    await stop.click();
+    await question.waitFor({ state: 'detached', timeout: 10_000 });
+    const run = app.page.locator(
+      '[data-testid="case-walkthrough"][data-case="fallback-writes-none"] [data-testid="case-run"][data-variant="broken"]',
+    );
+    await run.waitFor({ timeout: 120_000 });
+    await app.settled({ ended: true, timeoutMs: 120_000 });
+    const second = (await run.getAttribute('data-branch')) ?? '';
     expect(second).not.toBe(first);
+    expect(await app.page.getByTestId('stop-before-tool').isChecked()).toBe(true);
+    await app.page.getByTestId('breakpoints-toggle').filter({ hasText: 'Breakpoints (1)' }).waitFor();
     // The earlier episode is no longer live: the list shows it stopped (interrupted), not "live".
     await until(
       () => app.library.branchStatus(first),

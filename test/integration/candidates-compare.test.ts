@@ -159,10 +159,10 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
       diverged_at: number | null;
       pairs: { a_step: number | null; b_step: number | null; verdict: string }[];
       files_differ: string[];
-      a: { status: string; reward: number | null; flags: unknown[] };
+      a: { status: string; return: number | null; final_reward: number | null; flags: unknown[] };
       b: { status: string };
     }>(run);
-    expect(diff.pairs).toEqual([
+    expect(diff.pairs.map(({ a_step, b_step, verdict }) => ({ a_step, b_step, verdict }))).toEqual([
       { a_step: 1, b_step: 1, verdict: 'same' },
       { a_step: null, b_step: 2, verdict: 'different_action' },
       { a_step: 2, b_step: 3, verdict: 'different_files' },
@@ -171,7 +171,7 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
     ]);
     expect(diff.diverged_at).toBe(2);
     expect(diff.files_differ).toEqual(['x.txt']);
-    expect(diff.a).toMatchObject({ status: 'succeeded', reward: expect.any(Number) });
+    expect(diff.a).toMatchObject({ status: 'succeeded', return: expect.any(Number), final_reward: 1 });
     expect(diff.b.status).toBe('succeeded');
 
     // Same actions and real results, but the agent saw an overridden result at step 2.

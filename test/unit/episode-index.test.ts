@@ -84,7 +84,7 @@ describe('episode index', () => {
     fresh.close();
   });
 
-  it('lists episodes newest first with branch status, steps, reward and flags', async () => {
+  it('lists episodes newest first with branch status, steps, return, final reward and flags', async () => {
     const store = openEpisodeStore(home);
     const { weather, fork, tests } = await corpus(store);
     const index = openIndex(home);
@@ -100,7 +100,9 @@ describe('episode index', () => {
       [weather.branch, 'succeeded', 3, 0],
       [fork.branch, 'failed', 3, 2],
     ]);
-    expect(w.branches[0].reward).toBe(1);
+    expect(w.branches[0]).toMatchObject({ return: 1, final_reward: 1 });
+    // The failed fork recorded no final reward: its return is the end's, named apart.
+    expect(w.branches[1]).toMatchObject({ return: 0, final_reward: null });
     expect(w.branches[1]).toMatchObject({ parent: weather.branch, fork_step: 1, verifier_success: false });
     index.close();
   });

@@ -61,7 +61,14 @@ describe('library.list from the SQLite index', () => {
       [fork.branch, written[0].branch, 1],
     ]);
     const newest = again.episodes[0].branches[0];
-    expect(newest).toMatchObject({ status: 'succeeded', steps: 2, reward: 1, task: 'task-5', live: false });
+    expect(newest).toMatchObject({
+      status: 'succeeded',
+      steps: 2,
+      return: 1,
+      final_reward: 1,
+      task: 'task-5',
+      live: false,
+    });
 
     // One more episode: only its trace is read.
     const added = await writeSampleEpisode(store, { steps: 4, created: 10_000, end: null });

@@ -44,4 +44,43 @@ describe('app stores wiring', () => {
     expect(fake.callsOf('terminal.open')).toEqual([]);
     stores.dispose();
   });
+
+  it('asks before a start stops the live episode shown only when it has work: a step taken, running or held', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    fake.on('episode.stop', () => ({ status: 'interrupted' as const, end_reason: 'stopped' }));
+    fake.on('episode.start', () => ({
+      episode: 'ep2',
+      branch: 'b-new',
+      state: 'paused',
+      step: 0,
+      reason: null,
+    }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    const task = { id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null };
+    // Set up, no step taken: stopped without a question.
+    fake.on('episode.open', () =>
+      episodeView(0, { state: { episode: 'ep1', branch: 'b-main', state: 'idle', step: 0, reason: null } }),
+    );
+    await stores.stepper.getState().open('b-main');
+    expect(await stores.episodes.getState().startTask(task)).toBe('b-new');
+    expect(fake.callsOf('episode.stop')).toEqual([{ id: 'b-main' }]);
+    // Two steps taken, paused: the question comes first.
+    fake.on('episode.open', () => episodeView(2));
+    await stores.stepper.getState().open('b-main');
+    const asked = stores.episodes.getState().startTask(task);
+    await until(() => stores.episodes.getState().stopQuestion !== null);
+    expect(stores.episodes.getState().stopQuestion?.left).toEqual({
+      branch: 'b-main',
+      task: 'fix-tests',
+      steps: 2,
+      working: true,
+    });
+    stores.episodes.getState().answerStop(false);
+    expect(await asked).toBeNull();
+    expect(fake.callsOf('episode.stop')).toHaveLength(1);
+    expect(stores.stepper.getState().branch).toBe('b-main');
+    stores.dispose();
+  });
 });

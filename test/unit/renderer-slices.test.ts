@@ -120,7 +120,8 @@ describe('episodes store', () => {
     fake.on('library.list', () => ({ episodes: [], total: 0 }));
     fake.on('episode.stop', () => ({ status: 'interrupted' as const, end_reason: 'stopped' }));
     const task = { id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null };
-    const left = { branch: 'b-old', task: 'loop', steps: 2 };
+    // Not working (answered without a question; the question is tested below).
+    const left = { branch: 'b-old', task: 'loop', steps: 2, working: false };
     const store = createEpisodesStore(
       fake.client,
       () => {},
@@ -147,6 +148,62 @@ describe('episodes store', () => {
       text: 'loop (b-old) could not be stopped and is still live (internal: the container did not answer). Open it below and stop it (Shift+F5).',
       error: true,
     });
+  });
+
+  it('asks before a start stops live work: Cancel keeps it (nothing starts), Stop starts and stops it (issue 19 item 8)', async () => {
+    const fake = createFakeBackend();
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    fake.on('episode.stop', () => ({ status: 'interrupted' as const, end_reason: 'stopped' }));
+    fake.on('episode.start', () => startedState);
+    fake.on('cases.open', (req) => ({
+      case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
+      readme: '# Loop',
+      task: {},
+    }));
+    const opened: string[] = [];
+    let left: { branch: string; task: string; steps: number; working: boolean } | null = {
+      branch: 'b-old',
+      task: 'fix-tests',
+      steps: 2,
+      working: true,
+    };
+    const store = createEpisodesStore(
+      fake.client,
+      (b) => opened.push(b),
+      () => left,
+    );
+    const loop = { id: 'loop', title: 'Tool loop', summary: 's', task_path: 'x', agent: 'scripted:a' };
+
+    const cancelled = store.getState().openCase(loop);
+    await vi.waitFor(() => expect(store.getState().stopQuestion).not.toBeNull());
+    expect(store.getState().stopQuestion).toEqual({ left, next: 'Tool loop' });
+    store.getState().answerStop(false);
+    expect(await cancelled).toBeNull();
+    expect(store.getState().stopQuestion).toBeNull();
+    expect(fake.callsOf('episode.start')).toEqual([]);
+    expect(fake.callsOf('episode.stop')).toEqual([]);
+    expect(store.getState().activeCase).toBeNull();
+    expect(opened).toEqual([]);
+
+    // A second question replaces one left unanswered (its start does not happen).
+    const first = store.getState().openCase(loop, 'fixed');
+    await vi.waitFor(() => expect(store.getState().stopQuestion?.next).toBe('Tool loop (fixed version)'));
+    const task = { id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null };
+    const second = store.getState().startTask(task);
+    expect(await first).toBeNull();
+    await vi.waitFor(() => expect(store.getState().stopQuestion?.next).toBe('hello'));
+    store.getState().answerStop(true);
+    expect(await second).toBe('b-new');
+    expect(fake.callsOf('episode.start')).toEqual([{ task: { kind: 'sample', id: 'hello' } }]);
+    expect(fake.callsOf('episode.stop')).toEqual([{ id: 'b-old' }]);
+    expect(opened).toEqual(['b-new']);
+
+    // Nothing live, or live without work (set up, no step): no question.
+    for (const none of [null, { branch: 'b-new', task: 'hello', steps: 0, working: false }]) {
+      left = none;
+      expect(await store.getState().openCase(loop)).toBe('b-new');
+      expect(store.getState().stopQuestion).toBeNull();
+    }
   });
 
   it('starts an exec: agent with the model source it was given (and only for exec:)', async () => {

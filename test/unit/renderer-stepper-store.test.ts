@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createStepperStore,
   selectStopNotice,
@@ -145,6 +145,44 @@ describe('stepper store', () => {
       reason: { kind: 'ended' },
     });
     expect(store.getState().live).toBe(false);
+  });
+
+  it('stays ended once its end is seen: the end\'s reload, answered after the release, does not say "no episode"', async () => {
+    const { fake, store } = setup(2);
+    // Started with run: the window opens it while it runs.
+    fake.on('episode.open', () =>
+      episodeView(2, {
+        state: { episode: 'ep1', branch: 'b-main', state: 'running', step: 2, reason: null },
+      }),
+    );
+    await store.getState().open('b-main');
+    expect(store.getState().state).toBe('running');
+    // The server released the ended episode's sandbox before the window's reload arrived:
+    // the view it answers has no live state, only the recorded end.
+    const end = { status: 'succeeded' as const, end_reason: 'final_answer', verifier: null };
+    fake.on('episode.open', () => episodeView(3, { state: null, end }));
+    fake.emit('episode.state', {
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'ended',
+      step: 3,
+      reason: { kind: 'ended' },
+    });
+    expect(store.getState().state).toBe('ended');
+    await vi.waitFor(() => expect(store.getState().rows).toHaveLength(3));
+    expect(store.getState().state).toBe('ended');
+    expect(store.getState().live).toBe(false);
+  });
+
+  it('opens a run that ended before the window saw it as ended; a branch never run stays stateless', async () => {
+    const { fake, store } = setup(2);
+    const end = { status: 'succeeded' as const, end_reason: 'final_answer', verifier: null };
+    fake.on('episode.open', () => episodeView(2, { state: null, end }));
+    await store.getState().open('b-fixed');
+    expect(store.getState().state).toBe('ended');
+    fake.on('episode.open', () => episodeView(0, { state: null, end: null }));
+    await store.getState().open('b-empty');
+    expect(store.getState().state).toBeNull();
   });
 
   it('scrubs with ←/→ within the recorded steps and reports viewing history', async () => {

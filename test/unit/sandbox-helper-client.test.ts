@@ -35,10 +35,15 @@ function harness() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** The hello of a helper with pid `pid` (every field the protocol names). */
+function hello(pid = 1): object {
+  return { event: 'hello', pid, main: 7, oom_kills: 0, isolated: true, sealed: true, uid: 0 };
+}
+
 describe('helper client framing', () => {
   it('matches responses to requests by id, in any order, with payloads split across chunks', async () => {
     const { client, stdout, sent } = harness();
-    stdout.write(frame({ event: 'hello', pid: 1 }));
+    stdout.write(frame(hello()));
     const a = client.request('read', { path: 'a' }, undefined, 4_000_000);
     const b = client.request('write', { path: 'b' }, Buffer.from('data'));
     await tick();
@@ -57,7 +62,7 @@ describe('helper client framing', () => {
 
   it('resolves hello, turns error responses into HelperError with the code', async () => {
     const { client, stdout } = harness();
-    stdout.write(frame({ event: 'hello', pid: 42 }));
+    stdout.write(frame(hello(42)));
     expect(await client.hello).toMatchObject({ pid: 42 });
     const p = client.request('read', { path: 'x' });
     stdout.write(frame({ id: 1, ok: false, error: { code: 'not_found', message: 'x: gone' } }));
@@ -68,8 +73,8 @@ describe('helper client framing', () => {
     const { client, stdout } = harness();
     let reason = '';
     client.onClose = (r) => (reason = r);
-    stdout.write(frame({ event: 'hello', pid: 1 }));
-    const p = client.request('exec', {});
+    stdout.write(frame(hello()));
+    const p = client.request('read', { path: 'x' });
     const h = Buffer.from('not json');
     const prefix = Buffer.alloc(8);
     prefix.writeUInt32BE(h.length, 0);
@@ -77,17 +82,17 @@ describe('helper client framing', () => {
     await expect(p).rejects.toBeInstanceOf(HelperClosed);
     expect(reason).toMatch(/not the protocol/);
     expect(client.closed).toBe(true);
-    await expect(client.request('ping')).rejects.toBeInstanceOf(HelperClosed);
+    await expect(client.request('ping', {})).rejects.toBeInstanceOf(HelperClosed);
   });
 
   describe('refuses every frame it did not ask for, before buffering it', () => {
     /** A client past its hello with one pending request allowed `max` payload bytes. */
     function pendingClient(max = 1024) {
       const h = harness();
-      h.stdout.write(frame({ event: 'hello', pid: 1 }));
+      h.stdout.write(frame(hello()));
       let reason = '';
       h.client.onClose = (r) => (reason = r);
-      const pending = h.client.request('exec', {}, undefined, max);
+      const pending = h.client.request('read', { path: 'x' }, undefined, max);
       pending.catch(() => undefined);
       return { ...h, pending, reason: () => reason };
     }
@@ -106,7 +111,7 @@ describe('helper client framing', () => {
         /request 99, which is not pending/,
       ],
       ['an answer without an id', () => frame({ ok: true, exit_code: 0 }), /request null/],
-      ['a second hello', () => frame({ event: 'hello', pid: 2 }), /not pending/],
+      ['a second hello', () => frame(hello(2)), /not pending/],
       ['a header that is not an object', () => frame([1, 2] as unknown as object), /not a JSON object/],
       [
         "a payload over the request's cap",
@@ -145,7 +150,7 @@ describe('helper client framing', () => {
     it('closes when a request is answered twice', async () => {
       const { client, stdout, pending, reason } = pendingClient();
       stdout.write(frame({ id: 1, ok: true }));
-      await expect(pending).resolves.toMatchObject({ header: { id: 1 } });
+      await expect(pending).resolves.toMatchObject({ header: {} });
       stdout.write(frame({ id: 1, ok: true, exit_code: 0 }));
       await tick();
       expect(client.closed).toBe(true);

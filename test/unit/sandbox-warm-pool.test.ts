@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import type { Sandbox, SandboxConfig, SandboxProvider } from '../../electron/engine/sandbox/sandbox.js';
-import { TaskSandboxes } from '../../electron/engine/sandbox/sandbox-supply.js';
+import { poolSupply, TaskSandboxes } from '../../electron/engine/sandbox/sandbox-supply.js';
 import { WarmPool } from '../../electron/engine/sandbox/warm-pool.js';
 import { task } from '../support/harness.js';
 
@@ -150,6 +150,32 @@ describe('warm pool', () => {
       await vi.advanceTimersByTimeAsync(1_000);
       expect(made).toHaveLength(6);
       expect(pool.stats()[0]).toMatchObject({ ready: 3, starting: 0 });
+      await pool.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a batch recycling from the pool starts and removes no container while it runs', async () => {
+    // Every sandbox a batch takes comes back at close: a refill started meanwhile would only
+    // be destroyed then (the pool full), after taking a container start from the episodes.
+    vi.useFakeTimers();
+    try {
+      const { provider, made } = fakeProvider();
+      const pool = new WarmPool(provider, { size: 2 });
+      await pool.prewarm(config);
+      const batch = poolSupply(pool);
+      for (let episode = 0; episode < 6; episode++) {
+        const pair = await Promise.all([batch.acquire(config), batch.acquire(config)]);
+        await vi.advanceTimersByTimeAsync(1_000);
+        await Promise.all(pair.map((s) => batch.release(s)));
+      }
+      expect(made).toHaveLength(2);
+      await batch.close!();
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(made).toHaveLength(2);
+      expect(made.some((s) => (s as FakeSandbox).destroyed)).toBe(false);
+      expect(pool.stats()[0]).toMatchObject({ ready: 2, starting: 0 });
       await pool.close();
     } finally {
       vi.useRealTimers();

@@ -1,6 +1,8 @@
 import { atLeast, type Flag, type QaRuleId } from '../../../shared/qa/flag.js';
 import type { EpisodeStatus, TraceEvent } from '../../../shared/trace-events.js';
 import { runEpisodeToEnd } from '../batch/run-episode.js';
+import { startEpisode, type StartEpisodeOptions } from '../harness/episode-factory.js';
+import type { EpisodeRunner } from '../harness/episode-runner.js';
 import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
 import { checkBranch, recordFlags } from '../qa/check-branches.js';
 import { loadBranches } from '../qa/episode-set.js';
@@ -112,6 +114,43 @@ export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
     expected,
     ok: raised.length === expected.length && raised.every((r, i) => r === expected[i]),
   };
+}
+
+/** Options of {@link startCaseEpisode}: an episode's, and how many run before it. */
+export interface CaseEpisodeOptions extends StartEpisodeOptions {
+  /** Episodes of the task run to their end first (a case's `expected.episodes` - 1). */
+  readonly leadIn: number;
+}
+
+/**
+ * Starts the last episode of a case run live (the window's way to run a case; the
+ * runner stops after setup): the `leadIn` episodes before it first run to their end,
+ * headless, with the same agent, as {@link runCase} runs them — when the task keeps its
+ * sandbox between episodes, the live one starts in the sandbox they left, where a state
+ * leak shows. With a reset between episodes they leave nothing behind, so none is run.
+ */
+export async function startCaseEpisode(options: CaseEpisodeOptions): Promise<EpisodeRunner> {
+  const { leadIn, ...start } = options;
+  if (leadIn <= 0 || start.task.sandbox.reset_between_episodes) return startEpisode(start);
+  const kept = new TaskSandboxes(start.supply);
+  try {
+    for (let i = 0; i < leadIn; i++)
+      await runEpisodeToEnd({
+        task: start.task,
+        taskPath: start.taskPath ?? null,
+        agentSpec: start.agentSpec,
+        ...(start.agentOptions?.model !== undefined ? { model: start.agentOptions.model } : {}),
+        ...(start.agentOptions?.agentDir !== undefined ? { agentDir: start.agentOptions.agentDir } : {}),
+        store: start.store,
+        parts: start.parts,
+        sandboxes: kept,
+      });
+    // The live episode takes the kept sandbox; when it ends, its sandbox goes back to the supply.
+    const acquire = kept.supplyFor(start.task).acquire;
+    return await startEpisode({ ...start, supply: { acquire, release: (s) => start.supply.release(s) } });
+  } finally {
+    await kept.close();
+  }
 }
 
 /** Loads and runs a case by name. */

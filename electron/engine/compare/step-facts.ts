@@ -1,5 +1,5 @@
 import { canonicalJson } from '../../../shared/jcs.js';
-import type { ToolResult } from '../../../shared/tool-result.js';
+import { resultKey, type ToolResult } from '../../../shared/tool-result.js';
 import { isPersonEdit, type TraceEvent } from '../../../shared/trace-events.js';
 
 /** One agent step of a branch as a comparison sees it. */
@@ -13,15 +13,12 @@ export interface StepFacts {
   readonly real: string;
   /** The workspace after the step (snapshot k), or null when the step never completed. */
   readonly treeHash: string | null;
+  /** The manifest id of that snapshot, or null. */
+  readonly manifest: string | null;
   /** The step reward's total, or null when none was recorded. */
   readonly reward: number | null;
   /** True when a person changed what the agent saw at this step (an override or an injection). */
   readonly touched: boolean;
-}
-
-/** The fields of a result that make it the same result (durations, ids and byte counts left out). */
-function resultKey(r: ToolResult): unknown[] {
-  return [r.ok, r.exit_code ?? null, r.stdout ?? null, r.stderr ?? null, r.error?.code ?? null];
 }
 
 /**
@@ -79,10 +76,13 @@ export function stepFactsOf(events: readonly TraceEvent[]): StepFacts[] {
     }
     if (last.type === 'parse_error') seen.push(['parse_error', last.message]);
     let treeHash: string | null = null;
+    let manifest: string | null = null;
     let reward: number | null = null;
     for (const e of list) {
-      if (e.type === 'snapshot') treeHash = e.tree_hash;
-      else if (e.type === 'reward' && !e.final) reward = e.total;
+      if (e.type === 'snapshot') {
+        treeHash = e.tree_hash;
+        manifest = e.manifest;
+      } else if (e.type === 'reward' && !e.final) reward = e.total;
     }
     out.push({
       step,
@@ -90,6 +90,7 @@ export function stepFactsOf(events: readonly TraceEvent[]): StepFacts[] {
       seen: canonicalJson(seen),
       real: canonicalJson(real),
       treeHash,
+      manifest,
       reward,
       touched,
     });

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { logger } from '../log.js';
 
 const log = logger('stats');
@@ -71,7 +71,7 @@ export function toSample(raw: RawStats, now = Date.now()): StatsSample {
  * Opens one long-lived stats stream (`container.stats({stream: true})`) and emits a sample
  * per engine update until `close()` or the container goes away.
  */
-export async function openStats(containerId: string, docker: Docker = new Docker()): Promise<StatsStream> {
+export async function openStats(containerId: string, docker: Docker): Promise<StatsStream> {
   const stream = (await docker.getContainer(containerId).stats({ stream: true })) as unknown as Readable;
   const sampleListeners = new Set<(sample: StatsSample) => void>();
   const endListeners = new Set<(reason: string) => void>();

@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Duplex } from 'node:stream';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { logger } from '../log.js';
 import { startAttached } from './client.js';
 import { AGENT_USER } from './container-spec.js';
@@ -146,8 +146,8 @@ export interface TerminalOptions {
    * of canonical mode, where a Ctrl+D sent before it reads is lost and the shell never ends.
    */
   readonly lineEditing?: boolean;
-  /** The Docker client; defaults to one from the environment (DOCKER_HOST or the local socket). */
-  readonly docker?: Docker;
+  /** The engine's Docker client (the provider's connection: never a second one of its own). */
+  readonly docker: Docker;
 }
 
 /** A live TTY shell inside a container. Listener registrations return an unsubscribe. */
@@ -171,8 +171,7 @@ export interface Terminal {
  * because the root filesystem is read-only.
  */
 export async function openTerminal(containerId: string, options: TerminalOptions): Promise<Terminal> {
-  const docker = options.docker ?? new Docker();
-  const container = docker.getContainer(containerId);
+  const container = options.docker.getContainer(containerId);
   const env = {
     TERM: 'xterm-256color',
     PS1: '\\u@\\h:\\w\\$ ',

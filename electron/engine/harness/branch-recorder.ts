@@ -6,11 +6,13 @@ import { logger } from '../log.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { NewTraceEvent, TraceWriter } from '../trace/trace-store.js';
 import type { Conversation } from './conversation.js';
+import type { StopReason } from './episode-controller.js';
 import type { Fatal } from './environment.js';
 import { episodeStatus } from './episode-status.js';
 import { HarnessError } from './harness-error.js';
 import { Listeners } from './listeners.js';
-import { conversationFromEvents, episodeReturn } from './state-at.js';
+import { conversationFromEvents } from './state-at.js';
+import { episodeReturn } from '../trace/branch-outcome.js';
 import { runVerifier } from './verifier.js';
 
 const log = logger('harness');
@@ -104,7 +106,7 @@ export class BranchRecorder {
   }
 
   /** Ends the episode: verifier in a fresh shell, final reward, status by the Contracts. */
-  async finish(endReason: string): Promise<{ kind: 'ended'; message: string }> {
+  async finish(endReason: string): Promise<StopReason & { kind: 'ended' }> {
     const task = this.branch.task;
     const verifier: VerifierResult | null = await runVerifier(task, this.branch.sandbox());
     // Stopped while the verifier ran: the branch closed as interrupted meanwhile.
@@ -123,14 +125,11 @@ export class BranchRecorder {
     });
     const status = episodeStatus(endReason, verifier);
     await this.close(status, endReason, verifier, fin.total);
-    return { kind: 'ended', message: `${status}: ${endReason}` };
+    return { kind: 'ended', message: `${status}: ${endReason}`, end: { status, end_reason: endReason } };
   }
 
   /** A fatal error: `error` event with the last 3 tool payloads and the memory, then status `error`. */
-  async endFatal(
-    fatal: Fatal,
-    details?: Record<string, unknown>,
-  ): Promise<{ kind: 'ended'; message: string }> {
+  async endFatal(fatal: Fatal, details?: Record<string, unknown>): Promise<StopReason & { kind: 'ended' }> {
     if (this.endEvent || !this.writer || this.closing) {
       await this.closing;
       return { kind: 'ended', message: fatal.message };
@@ -146,7 +145,11 @@ export class BranchRecorder {
       context: { ...this.branch.fatalContext(), ...(details ?? {}) },
     });
     await this.close('error', fatal.code, null, 0);
-    return { kind: 'ended', message: `error: ${fatal.code}: ${fatal.message}` };
+    return {
+      kind: 'ended',
+      message: `error: ${fatal.code}: ${fatal.message}`,
+      end: { status: 'error', end_reason: fatal.code, detail: fatal.message },
+    };
   }
 
   /** Records what an exec: agent's process wrote since the last call as step `step`'s output (`agent_output`). */

@@ -1,4 +1,5 @@
 import type { Breakpoint } from '../../../shared/breakpoints.js';
+import type { StopEnd } from '../../../shared/contract/models.js';
 import type { HeldAction, StopPoints } from '../../../shared/held-action.js';
 import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
@@ -17,6 +18,8 @@ export interface StopReason {
   readonly breakpoint?: Breakpoint;
   readonly message?: string;
   readonly held?: HeldAction;
+  /** With kind `ended`, when the episode closed with an end event: how (the contract's `StopEnd`). */
+  readonly end?: StopEnd;
 }
 
 /** A piece of an `exec:` agent's own output, live, with the step it belongs to (the one running). */

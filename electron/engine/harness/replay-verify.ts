@@ -1,7 +1,12 @@
-import type { ToolResult } from '../../../shared/tool-result.js';
+import {
+  COMPARED_FIELDS,
+  comparedField,
+  type ComparedField,
+  type ToolResult,
+} from '../../../shared/tool-result.js';
 import type { ChangedPath, TraceEvent, TraceEventOf, VerifierResult } from '../../../shared/trace-events.js';
 import type { ParsedAction } from '../agents/parse-action.js';
-import { diffEntries } from '../sandbox/manifest.js';
+import { diffFiles } from '../sandbox/manifest.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import { createMemory } from '../tools/memory.js';
 import { shellQuote } from '../tools/shell-quote.js';
@@ -15,14 +20,11 @@ import { StepTimeout } from './step-timeout.js';
 import { MemorySink } from './trace-sink.js';
 import { runVerifier } from './verifier.js';
 
-/** The fields a re-executed result is compared on (durations, times and ids ignored). */
-export const COMPARED_FIELDS = ['ok', 'exit_code', 'stdout', 'stderr', 'error.code'] as const;
-
 /** One differing field of one call. */
 export interface FieldDiff {
   readonly call_id: string;
   readonly name: string;
-  readonly field: (typeof COMPARED_FIELDS)[number] | 'calls';
+  readonly field: ComparedField | 'calls';
   readonly recorded: unknown;
   readonly replayed: unknown;
 }
@@ -53,10 +55,7 @@ async function differingFiles(
 ): Promise<ChangedPath[]> {
   if (!recorded || !replayed) return [];
   const [a, b] = await Promise.all([store.getManifest(recorded), store.getManifest(replayed)]);
-  return diffEntries(
-    a.entries.filter((e) => e.type !== 'dir'),
-    b.entries.filter((e) => e.type !== 'dir'),
-  ).slice(0, MAX_FILES);
+  return diffFiles(a, b).slice(0, MAX_FILES);
 }
 
 /** The re-execution report (Contracts: Replay (b)). */
@@ -216,10 +215,6 @@ function recordedAction(events: readonly TraceEvent[], k: number): ParsedAction 
   return { kind: 'parse_error', message: `no action recorded at step ${k}`, callIds: [], via: 'empty' };
 }
 
-function pick(result: ToolResult, field: (typeof COMPARED_FIELDS)[number]): unknown {
-  return field === 'error.code' ? result.error?.code : result[field];
-}
-
 /** Differences between recorded and replayed results, call by call, in the compared fields. */
 export function compareResults(
   recorded: readonly TraceEventOf<'tool_result'>[],
@@ -239,8 +234,8 @@ export function compareResults(
     const again = replayed.find((x) => x.id === r.call_id);
     if (!again) continue;
     for (const field of COMPARED_FIELDS) {
-      const a = pick(r.result, field);
-      const b = pick(again.result, field);
+      const a = comparedField(r.result, field);
+      const b = comparedField(again.result, field);
       if (a !== b) diffs.push({ call_id: r.call_id, name: r.name, field, recorded: a, replayed: b });
     }
   }

@@ -2,7 +2,6 @@ import type { Task } from '../../../shared/task.js';
 import type { HeaderEvent, TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
 import { widerThanDefaults, type WideningKind } from '../../../shared/isolation-policy.js';
 import { Conversation } from './conversation.js';
-import { discountedReturn } from '../../../shared/rewards.js';
 import { sandboxConfig } from '../sandbox/limits.js';
 import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
 import type { Agent } from '../agents/agent.js';
@@ -115,21 +114,4 @@ export function conversationFromEvents(task: Task, events: readonly TraceEvent[]
   const c = new Conversation(task);
   for (const e of events) c.apply(e);
   return c;
-}
-
-/**
- * The discounted return of an episode: each step's reward (`reward` events, not final),
- * the final reward folded into the last step, discounted with `gamma`.
- */
-export function episodeReturn(
-  events: readonly TraceEvent[],
-  steps: number,
-  finalTotal: number,
-  gamma: number,
-): number {
-  const rewards: number[] = [];
-  for (const e of events) if (e.type === 'reward' && !e.final) rewards[e.step - 1] = e.total;
-  const perStep = Array.from({ length: steps }, (_, i) => rewards[i] ?? 0);
-  if (perStep.length > 0) perStep[perStep.length - 1] += finalTotal;
-  return discountedReturn(perStep, gamma);
 }

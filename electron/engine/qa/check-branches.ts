@@ -7,7 +7,7 @@ import { qaReference } from './qa-reference.js';
 
 /** Every event of a branch in file order: the reader sets an incomplete last step apart; QA wants it back in place. */
 export function branchEvents(b: LoadedBranch): TraceEvent[] {
-  return [...b.trace.events, ...b.trace.partial].sort((x, y) => x.seq - y.seq);
+  return [...b.trace.events, ...(b.trace.partial ?? [])].sort((x, y) => x.seq - y.seq);
 }
 
 /** A branch's QA verdict. */

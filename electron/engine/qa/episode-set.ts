@@ -4,17 +4,16 @@ import { parseTask, type Task } from '../../../shared/task.js';
 import { logger } from '../log.js';
 import { openEpisodeStore, StoreError, type DiskEpisodeStore } from '../trace/episode-store.js';
 import { readTraceFile, TraceCorruptError, type ParsedTrace } from '../trace/trace-reader.js';
+import type { BranchInfo, ReadTrace } from '../trace/trace-store.js';
 
 const log = logger('qa');
 
-/** One branch to judge, report or export. */
-export interface LoadedBranch {
-  readonly episode: string;
-  readonly branch: string;
-  readonly parentBranch: string | null;
-  readonly forkStep: number | null;
-  readonly tracePath: string;
-  readonly trace: ParsedTrace;
+/**
+ * One branch to judge, report or export: where it is stored and its own trace file as read
+ * (QA, reports and exports read the trace itself; the window's views add the lineage).
+ */
+export interface LoadedBranch extends BranchInfo {
+  readonly trace: ReadTrace;
   /** The header's task with defaults, or null when it does not parse. */
   readonly task: Task | null;
   /** The batch slot it fills, when loaded from a batch folder. */
@@ -24,28 +23,41 @@ export interface LoadedBranch {
 }
 
 /** The header's task, defaults filled; null if it does not parse. */
-export function taskOf(trace: ParsedTrace): Task | null {
+export function taskOf(trace: ReadTrace): Task | null {
   const parsed = parseTask(trace.header.task, 'the header task');
   return parsed.ok ? parsed.value : null;
 }
 
+/** A branch stored at `info` whose trace was read (the one way a {@link LoadedBranch} is made). */
+export function loadedBranch(
+  info: BranchInfo,
+  trace: ReadTrace,
+  slot?: LoadedBranch['slot'],
+  store?: DiskEpisodeStore,
+): LoadedBranch {
+  return {
+    episode: info.episode,
+    branch: info.branch,
+    parentBranch: info.parentBranch,
+    forkStep: info.forkStep,
+    tracePath: info.tracePath,
+    trace,
+    task: taskOf(trace),
+    ...(slot ? { slot } : {}),
+    ...(store ? { store } : {}),
+  };
+}
+
+/** A branch from a trace file read by path: where it is stored is what its header says. */
 function fromTrace(
   trace: ParsedTrace,
   path: string,
   slot?: LoadedBranch['slot'],
   store?: DiskEpisodeStore,
 ): LoadedBranch {
-  return {
-    episode: trace.header.episode,
-    branch: trace.header.branch,
-    parentBranch: trace.header.parent_branch,
-    forkStep: trace.header.fork_step,
-    tracePath: path,
-    trace,
-    task: taskOf(trace),
-    slot,
-    store,
-  };
+  const h = trace.header;
+  const info = { episode: h.episode, branch: h.branch, parentBranch: h.parent_branch, forkStep: h.fork_step };
+  return loadedBranch({ ...info, tracePath: path }, trace, slot, store);
 }
 
 /** The batch file's slots as this loader needs them (the batch module owns the full schema). */
@@ -106,7 +118,12 @@ export function loadBranches(
         for (const b of branches) {
           const path = from.currentTracePath(b);
           out.push(
-            fromTrace(readTraceFile(path), path, { task: slot.task, index: slot.index }, own ?? undefined),
+            loadedBranch(
+              { ...b, tracePath: path },
+              readTraceFile(path),
+              { task: slot.task, index: slot.index },
+              own ?? undefined,
+            ),
           );
         }
       }
@@ -128,6 +145,6 @@ export function loadBranches(
   const branches = options.allBranches ? store.listBranches(info.episode) : [info];
   return branches.map((b) => {
     const path = store.currentTracePath(b);
-    return fromTrace(readTraceFile(path), path);
+    return loadedBranch({ ...b, tracePath: path }, readTraceFile(path));
   });
 }

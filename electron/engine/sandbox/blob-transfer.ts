@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { HelperResponse } from './helper-client.js';
+import type { HelperCall } from './helper-protocol.js';
 import type { BlobWriter, ManifestEntry, SnapshotStore } from './snapshot-store.js';
 
 /**
@@ -8,14 +8,6 @@ import type { BlobWriter, ManifestEntry, SnapshotStore } from './snapshot-store.
  * larger file is read (snapshot) or staged (restore) one chunk at a time.
  */
 export const BLOB_CHUNK_BYTES = 4 * 1024 * 1024;
-
-/** One helper request, as the sandbox sends it (restarts and errors are its business). */
-export type HelperCall = (
-  op: string,
-  args: Record<string, unknown>,
-  payload?: Uint8Array,
-  maxPayload?: number,
-) => Promise<HelperResponse>;
 
 /** The content changed between the helper's scan and its transfer (a command still writing). */
 export class BlobChanged extends Error {}
@@ -57,7 +49,7 @@ export async function fetchBlobs(
   const flush = async () => {
     if (!batch.length) return;
     const r = await call('blobs', { hashes: batch }, undefined, BLOB_CHUNK_BYTES);
-    const sizes = r.header.sizes as number[];
+    const sizes = r.header.sizes;
     let off = 0;
     for (let i = 0; i < batch.length; i++) {
       const blob = r.payload.subarray(off, off + sizes[i]);

@@ -5,13 +5,14 @@ import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { keptName } from '../docker/container-spec.js';
 import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
-import { diffEntries, manifestProblem, sameEntry, treeHashOf } from './manifest.js';
-import { BLOB_CHUNK_BYTES, BlobChanged, fetchBlobs, stageBlobs } from './blob-transfer.js';
-import { sha256Hex } from '../sha256.js';
+import { diffEntries, manifestProblem } from './manifest.js';
+import { BlobChanged } from './blob-transfer.js';
 import { runVerifierExec } from './docker-verifier.js';
 import { rootPython } from './root-exec.js';
 import { loadHelperSource } from './sandbox-resources.js';
-import { HelperClosed, HelperError, HelperClient, type HelperResponse } from './helper-client.js';
+import { HelperClosed, HelperError, HelperClient } from './helper-client.js';
+import type { HelperOp, HelperRequest, HelperResponse } from './helper-protocol.js';
+import { captureWorkspace, restoreWorkspace, type HelperTree } from './snapshot-wire.js';
 import { startInsideAgent } from './inside-agent-bridge.js';
 import {
   SandboxFailure,
@@ -81,61 +82,6 @@ const SESSION_RESTARTED =
 /** The session died during the call; a new one is up. */
 class SessionRestarted extends Error {}
 
-type WireEntry = [string, ManifestEntry['type'], number, number, string | null];
-
-function toEntry(w: WireEntry): ManifestEntry {
-  const [path, type, mode, size, content] = w;
-  if (type === 'file') return { path, type, mode, size, hash: content ?? '' };
-  if (type === 'symlink') return { path, type, mode, size, target: content ?? '' };
-  return { path, type, mode, size: 0 };
-}
-
-function toWire(e: ManifestEntry): WireEntry {
-  return [
-    e.path,
-    e.type,
-    e.mode,
-    e.size,
-    e.type === 'file' ? (e.hash ?? '') : e.type === 'symlink' ? (e.target ?? '') : null,
-  ];
-}
-
-/** What turns `base` into `target`: entries new or different, and paths gone. */
-function targetDelta(
-  base: ReadonlyMap<string, ManifestEntry>,
-  target: readonly ManifestEntry[],
-): { changed: ManifestEntry[]; removed: string[] } {
-  const changed: ManifestEntry[] = [];
-  const kept = new Set<string>();
-  for (const e of target) {
-    kept.add(e.path);
-    const b = base.get(e.path);
-    if (!b || !sameEntry(b, e)) changed.push(e);
-  }
-  const removed = [...base.keys()].filter((p) => !kept.has(p));
-  return { changed, removed };
-}
-
-/** Stores the blobs a scan sent inline (`inline: [[hash, size], …]`); resolves with their bytes. */
-async function storeInline(store: SnapshotStore, scan: HelperResponse): Promise<number> {
-  const inline = (scan.header.inline as [string, number][] | undefined) ?? [];
-  let off = 0;
-  const blobs = inline.map(([hash, size]) => {
-    const blob = scan.payload.subarray(off, off + size);
-    off += size;
-    if (sha256Hex(blob) !== hash)
-      throw new BlobChanged(`the file with content ${hash} changed while it was captured`);
-    return { hash, blob };
-  });
-  // Written at once: each is its own file (the manifest naming them is written after).
-  await Promise.all(blobs.map(({ hash, blob }) => store.putBlob(hash, blob)));
-  return off;
-}
-
-function byPath(a: ManifestEntry, b: ManifestEntry): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-}
-
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Decodes output: text (U+FFFD for bad bytes) plus base64 of the raw bytes when they are not UTF-8. */
@@ -185,15 +131,8 @@ export class DockerSandbox implements Sandbox {
   private recovering: Promise<void> | undefined;
   private session: SessionState | undefined;
   private previous: readonly ManifestEntry[] = [];
-  /**
-   * The tree the helper last told us about (its last scan, or a verified restore's target),
-   * under the helper's id for it: scans answer with a delta against it and restores send one.
-   * `store` holds the blob of every file in it (the snapshot stored them, or the restore came
-   * from there).
-   */
-  private base:
-    | { readonly id: string; readonly entries: Map<string, ManifestEntry>; readonly store: SnapshotStore }
-    | undefined;
+  /** The tree the helper last told us about (see snapshot-wire.ts). */
+  private base: HelperTree | undefined;
   private lost: SandboxFailure | undefined;
   /** How the helper's last snapshot scan went: 'pruned' (only what inotify named) or 'full'. */
   lastScanWalk: 'pruned' | 'full' | undefined;
@@ -262,7 +201,7 @@ export class DockerSandbox implements Sandbox {
       const missing = /not found|no such file/i.test(stderr) ? '; the image needs python3' : '';
       throw new SandboxFailure(
         'sandbox_failed',
-        `the sandbox helper did not start in ${this.id.slice(0, 12)} (${(e as Error).message})${missing}${stderr ? `; helper stderr: ${stderr.trim().slice(-500)}` : ''}`,
+        `the sandbox helper did not start in ${this.id.slice(0, 12)} (${e instanceof Error ? e.message : String(e)})${missing}${stderr ? `; helper stderr: ${stderr.trim().slice(-500)}` : ''}`,
       );
     } finally {
       clearTimeout(timer);
@@ -338,12 +277,12 @@ export class DockerSandbox implements Sandbox {
   }
 
   /** One request; a helper that dies during it is restarted and the call fails with SessionRestarted. */
-  private async call(
-    op: string,
-    args: Record<string, unknown> = {},
+  private async call<Op extends HelperOp>(
+    op: Op,
+    args: HelperRequest<Op>,
     payload?: Uint8Array,
     maxPayload = 0,
-  ): Promise<HelperResponse> {
+  ): Promise<HelperResponse<Op>> {
     const helper = await this.live();
     try {
       return await helper.request(op, args, payload, maxPayload);
@@ -357,12 +296,12 @@ export class DockerSandbox implements Sandbox {
   }
 
   /** Like call(), but retried once on a restarted session (for idempotent operations). */
-  private async callRetrying(
-    op: string,
-    args: Record<string, unknown> = {},
+  private async callRetrying<Op extends HelperOp>(
+    op: Op,
+    args: HelperRequest<Op>,
     payload?: Uint8Array,
     maxPayload = 0,
-  ): Promise<HelperResponse> {
+  ): Promise<HelperResponse<Op>> {
     try {
       return await this.call(op, args, payload, maxPayload);
     } catch (e) {
@@ -383,7 +322,7 @@ export class DockerSandbox implements Sandbox {
   async exec(request: ExecRequest): Promise<ToolResult> {
     const started = performance.now();
     const oomBefore = this.hooks.ooms.count(this.id);
-    let response: HelperResponse;
+    let response: HelperResponse<'exec'>;
     try {
       const helper = await this.live();
       const pending = helper.request(
@@ -424,24 +363,12 @@ export class DockerSandbox implements Sandbox {
   }
 
   private async execResult(
-    response: HelperResponse,
+    response: HelperResponse<'exec'>,
     started: number,
     oomBefore: number,
   ): Promise<ToolResult> {
-    const h = response.header as {
-      exit_code: number | null;
-      signal: number | null;
-      stdout_len: number;
-      stdout_total: number;
-      stderr_total: number;
-      error?: { code: string; message: string };
-      session?: SessionState;
-      /** Whether the helper could read the cgroup's oom_kill counter (then it decided `oom` itself). */
-      oom_counter?: boolean;
-      /** The command's own time in the sandbox (the helper's clock). */
-      duration_ms?: number;
-    };
-    this.lastCommandMs = typeof h.duration_ms === 'number' ? h.duration_ms : undefined;
+    const h = response.header;
+    this.lastCommandMs = h.duration_ms;
     if (h.session) this.session = h.session;
     const outRaw = response.payload.subarray(0, h.stdout_len);
     const errRaw = response.payload.subarray(h.stdout_len);
@@ -460,7 +387,7 @@ export class DockerSandbox implements Sandbox {
       (await this.hooks.ooms.waitAbove(this.id, oomBefore, OOM_EVENT_WAIT_MS))
     )
       error = {
-        code: 'oom' as const,
+        code: 'oom',
         message: 'the command ran out of memory (Docker reported an OOM kill)',
       };
     const result: ToolResult = {
@@ -496,7 +423,7 @@ export class DockerSandbox implements Sandbox {
   ): Promise<Result<{ bytes: number }, ToolError>> {
     try {
       const r = await this.call('write', mode === undefined ? { path } : { path, mode }, content);
-      return ok({ bytes: r.header.bytes as number });
+      return ok({ bytes: r.header.bytes });
     } catch (e) {
       return this.fileError(e);
     }
@@ -506,7 +433,7 @@ export class DockerSandbox implements Sandbox {
   async listDir(path: string): Promise<Result<DirEntry[], ToolError>> {
     try {
       const r = await this.call('list', { path });
-      return ok(r.header.entries as DirEntry[]);
+      return ok(r.header.entries);
     } catch (e) {
       return this.fileError(e);
     }
@@ -516,8 +443,8 @@ export class DockerSandbox implements Sandbox {
 
   /** The session's cwd and exported environment. */
   async sessionState(): Promise<SessionState> {
-    const r = await this.callRetrying('get_session');
-    this.session = { cwd: r.header.cwd as string, env: r.header.env as Record<string, string> };
+    const r = await this.callRetrying('get_session', {});
+    this.session = { cwd: r.header.cwd, env: r.header.env };
     return this.session;
   }
 
@@ -541,7 +468,7 @@ export class DockerSandbox implements Sandbox {
         return await this.snapshotOnce(store, options, started);
       } catch (e) {
         if (attempt === 0 && (e instanceof SessionRestarted || e instanceof BlobChanged)) {
-          this.log.warn(`snapshot: ${(e as Error).message}; capturing again`);
+          this.log.warn(`snapshot: ${e.message}; capturing again`);
           continue;
         }
         throw this.failure(e, 'snapshot_failed');
@@ -554,89 +481,21 @@ export class DockerSandbox implements Sandbox {
     options: SnapshotOptions,
     started: number,
   ): Promise<SnapshotInfo> {
-    const call = this.call.bind(this);
-    let base = this.base;
-    let scan: HelperResponse;
-    let entries: ManifestEntry[];
-    let tree: Map<string, ManifestEntry>;
-    let treeHash: string;
-    for (;;) {
-      scan = await this.call(
-        'scan',
-        {
-          file_cap: options.fileCapBytes ?? SNAPSHOT_FILE_CAP_BYTES,
-          ...(base ? { since: base.id } : {}),
-          inline_max: BLOB_CHUNK_BYTES,
-        },
-        undefined,
-        BLOB_CHUNK_BYTES,
-      );
-      tree = this.treeFromScan(scan.header, base);
-      entries = [...tree.values()].sort(byPath);
-      treeHash = treeHashOf(entries);
-      if (treeHash === scan.header.tree_hash) break;
-      if (base) {
-        // A delta that does not add up: once more, answered whole.
-        this.log.warn(
-          `snapshot: the helper's delta gave tree ${treeHash}, not ${String(scan.header.tree_hash)}; scanning whole`,
-        );
-        base = undefined;
-        continue;
-      }
-      throw new SandboxFailure(
-        'snapshot_failed',
-        `host and helper disagree on the tree hash (${treeHash} vs ${String(scan.header.tree_hash)})`,
-      );
-    }
-    // A delta against a base whose blobs are all in this store: only its changed files' can be missing.
-    const fresh =
-      base?.store === store && Array.isArray(scan.header.changed)
-        ? (scan.header.changed as WireEntry[]).map((w) => tree.get(w[0])!)
-        : entries;
-    this.base = { id: scan.header.base as string, entries: tree, store };
-    this.lastScanWalk = scan.header.walk === 'pruned' ? 'pruned' : 'full';
-    // Content of the files the scan hashed anew came with it: stored when it is what its name says.
-    let bytes = await storeInline(store, scan);
-
-    const hashes = [...new Set(fresh.filter((e) => e.type === 'file').map((e) => e.hash as string))];
-    const have = await Promise.all(hashes.map((h) => store.hasBlob(h)));
-    const missing = hashes.filter((_, i) => !have[i]);
-    bytes += await fetchBlobs(call, store, missing, entries);
-    const manifest: SnapshotManifest = { treeHash, entries };
-    const id = await store.putManifest(manifest);
-
-    const changed = diffEntries(this.previous, entries);
-    this.previous = entries;
-    const skipped = ((scan.header.skipped as [string, number][] | undefined) ?? []).map(([path, size]) => ({
-      path,
-      size,
-    }));
+    const fileCap = options.fileCapBytes ?? SNAPSHOT_FILE_CAP_BYTES;
+    const c = await captureWorkspace(this.call.bind(this), store, this.base, fileCap, this.log);
+    this.base = c.tree;
+    this.lastScanWalk = c.walk;
+    const id = await store.putManifest({ treeHash: c.treeHash, entries: c.entries });
+    const changed = diffEntries(this.previous, c.entries);
+    this.previous = c.entries;
     return {
       manifest: id,
-      treeHash,
+      treeHash: c.treeHash,
       changed,
-      bytes,
+      bytes: c.bytes,
       durationMs: performance.now() - started,
-      ...(skipped.length ? { skipped } : {}),
+      ...(c.skipped.length ? { skipped: c.skipped } : {}),
     };
-  }
-
-  /** The tree a scan answered: its entries whole, or its delta applied to the base it names. */
-  private treeFromScan(
-    header: Record<string, unknown>,
-    base: { readonly id: string; readonly entries: Map<string, ManifestEntry> } | undefined,
-  ): Map<string, ManifestEntry> {
-    if (Array.isArray(header.entries))
-      return new Map((header.entries as WireEntry[]).map((w) => [w[0], toEntry(w)]));
-    if (!base || header.since !== base.id)
-      throw new SandboxFailure(
-        'snapshot_failed',
-        'the helper answered a delta against a tree the host does not have',
-      );
-    const tree = new Map(base.entries);
-    for (const path of header.removed as string[]) tree.delete(path);
-    for (const w of header.changed as WireEntry[]) tree.set(w[0], toEntry(w));
-    return tree;
   }
 
   /**
@@ -672,72 +531,15 @@ export class DockerSandbox implements Sandbox {
     verify: VerifyMode,
   ): Promise<RestoreInfo> {
     const started = performance.now();
-    const call = this.call.bind(this);
-    const base = this.base;
-    // The target as a delta against the helper's tree when it has one; the content it lacks
-    // (as far as the host knows) goes along inline, or staged first when it is large.
-    const target = base ? targetDelta(base.entries, manifest.entries) : undefined;
-    const present = new Set<string>();
-    if (base) for (const e of base.entries.values()) if (e.type === 'file') present.add(e.hash as string);
-    const sizes = new Map<string, number>();
-    for (const e of manifest.entries) if (e.type === 'file') sizes.set(e.hash as string, e.size);
-    const lacking = [...sizes.keys()].filter((h) => !present.has(h));
-    let inline: string[] = [];
-    let toStage: string[] = [];
-    const total = lacking.reduce((a, h) => a + (sizes.get(h) ?? 0), 0);
-    if (total <= BLOB_CHUNK_BYTES) inline = lacking;
-    else toStage = lacking;
-    for (let round = 0; ; round++) {
-      // Every restore request ends by clearing the stage, so a second round stages again.
-      const staged = toStage.length
-        ? await stageBlobs(
-            call,
-            store,
-            toStage.map((hash) => ({ hash, size: sizes.get(hash) ?? 0 })),
-          )
-        : [];
-      const blobs = await Promise.all(inline.map((h) => store.getBlob(h)));
-      const args: Record<string, unknown> = {
-        ...(target && round === 0
-          ? { base: base!.id, changed: target.changed.map(toWire), removed: target.removed }
-          : { entries: manifest.entries.map(toWire) }),
-        staged,
-        inline: inline.map((h, i) => [h, blobs[i].length]),
-        tree_hash: manifest.treeHash,
-        verify,
-      };
-      let r: HelperResponse;
-      try {
-        r = await this.call('restore', args, blobs.length ? Buffer.concat(blobs) : undefined);
-      } catch (e) {
-        // The helper lost that tree (restarted, or a failed restore): once more, whole.
-        if (e instanceof HelperError && e.code === 'stale_base' && round === 0) continue;
-        throw e;
-      }
-      const need = r.header.need as string[] | undefined;
-      if (need) {
-        // The workspace changed since the tree we planned from: send what it lacks, again.
-        if (round > 2)
-          throw new SandboxFailure('restore_failed', 'the workspace kept changing during the restore');
-        toStage = [...toStage, ...need];
-        continue;
-      }
-      this.previous = [...manifest.entries].sort(byPath);
-      this.base = {
-        id: r.header.base as string,
-        entries: new Map(this.previous.map((e) => [e.path, e])),
-        store,
-      };
-      this.log.debug(
-        `restore: ${(performance.now() - started).toFixed(1)} ms (helper: plan/apply/verify ${String(r.header.phases_ms)} ms; ${inline.length} blobs inline, ${toStage.length} staged, ${round + 1} round(s); ${String(r.header.reread)} files read back to verify)`,
-      );
-      return {
-        treeHash: r.header.tree_hash as string,
-        written: r.header.written as number,
-        removed: r.header.removed as number,
-        durationMs: performance.now() - started,
-      };
-    }
+    const r = await restoreWorkspace(this.call.bind(this), store, this.base, manifest, verify, this.log);
+    this.previous = r.entries;
+    this.base = r.tree;
+    return {
+      treeHash: r.treeHash,
+      written: r.written,
+      removed: r.removed,
+      durationMs: performance.now() - started,
+    };
   }
 
   /**
@@ -760,7 +562,7 @@ export class DockerSandbox implements Sandbox {
         code,
         `the sandbox helper restarted during the ${code === 'snapshot_failed' ? 'snapshot' : 'restore'}`,
       );
-    return new SandboxFailure(code, (e as Error).message);
+    return new SandboxFailure(code, e instanceof Error ? e.message : String(e));
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -773,12 +575,12 @@ export class DockerSandbox implements Sandbox {
 
   /** Kills every process but init, the main command and the helper; empties /tmp, $HOME, /dev/shm, queues and IPC. */
   async killStrays(): Promise<void> {
-    await this.callRetrying('kill_strays');
+    await this.callRetrying('kill_strays', {});
   }
 
   /** Back to the clean state: no strays, empty /workspace and /tmp, fresh session, empty stat cache. */
   async reset(): Promise<void> {
-    await this.callRetrying('reset');
+    await this.callRetrying('reset', {});
     this.session = undefined;
     this.previous = [];
     this.base = undefined;

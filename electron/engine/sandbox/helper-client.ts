@@ -1,10 +1,14 @@
 import type { Readable, Writable } from 'node:stream';
+import {
+  parseHello,
+  parseReply,
+  type HelperHello,
+  type HelperOp,
+  type HelperRequest,
+  type HelperResponse,
+} from './helper-protocol.js';
 
-/** A helper response: the JSON header and the raw payload that followed it. */
-export interface HelperResponse {
-  readonly header: Record<string, unknown>;
-  readonly payload: Buffer;
-}
+export type { HelperResponse } from './helper-protocol.js';
 
 /** The helper answered a request with an error code (file not found, verify failed, …). */
 export class HelperError extends Error {
@@ -26,10 +30,15 @@ export class HelperClosed extends Error {
 }
 
 interface Pending {
-  resolve(r: HelperResponse): void;
+  /** Checks the answer against the request's op (helper-protocol.ts) and settles the request. */
+  settle(header: Record<string, unknown>, payload: Buffer): void;
   reject(e: Error): void;
   /** The largest payload this request's answer may carry. */
   readonly maxPayload: number;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The largest JSON header the host accepts from the helper (a scan of a huge workspace fits). */
@@ -44,7 +53,9 @@ export const MAX_HEADER_BYTES = 64 * 1024 * 1024;
  * id, each with a header under {@link MAX_HEADER_BYTES} and a payload under the cap its
  * request named. Anything else (an unknown or repeated id, an oversized length, a header
  * that is not JSON) means the stream is not the helper's: the client closes at once, before
- * buffering the frame, and the sandbox restarts the helper (`session_restarted`).
+ * buffering the frame, and the sandbox restarts the helper (`session_restarted`). A frame
+ * that is well formed but not what its op promises (helper-protocol.ts) fails its request
+ * with a {@link HelperError} coded `protocol_error` and closes the channel the same way.
  */
 export class HelperClient {
   private readonly pending = new Map<number, Pending>();
@@ -56,10 +67,10 @@ export class HelperClient {
   /** The frame being received once its header is checked: its answer and total length. */
   private frame: { header: Record<string, unknown>; total: number; hlen: number } | undefined;
   private closedWith: HelperClosed | undefined;
-  private helloResolve!: (h: Record<string, unknown>) => void;
+  private helloResolve!: (h: HelperHello) => void;
   private helloReject!: (e: Error) => void;
   /** Resolves with the helper's hello (pid, …) once it is up. */
-  readonly hello: Promise<Record<string, unknown>>;
+  readonly hello: Promise<HelperHello>;
   /** Called once when the helper goes away. */
   onClose: (reason: string) => void = () => undefined;
 
@@ -89,20 +100,29 @@ export class HelperClient {
    * Sends a request; resolves with the response, rejects with {@link HelperError} or
    * {@link HelperClosed}. An answer with a payload over `maxPayload` bytes closes the helper.
    */
-  request(
-    op: string,
-    args: Record<string, unknown> = {},
+  request<Op extends HelperOp>(
+    op: Op,
+    args: HelperRequest<Op>,
     payload?: Uint8Array,
     maxPayload = 0,
-  ): Promise<HelperResponse> {
+  ): Promise<HelperResponse<Op>> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
     const header = Buffer.from(JSON.stringify({ ...args, id, op }), 'utf8');
     const prefix = Buffer.allocUnsafe(8);
     prefix.writeUInt32BE(header.length, 0);
     prefix.writeUInt32BE(payload?.length ?? 0, 4);
-    return new Promise<HelperResponse>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, maxPayload });
+    return new Promise<HelperResponse<Op>>((resolve, reject) => {
+      const settle = (answer: Record<string, unknown>, data: Buffer) => {
+        const r = parseReply(op, args, answer, data);
+        if (r.kind === 'ok') resolve(r.response);
+        else if (r.kind === 'error') reject(new HelperError(r.code, r.message));
+        else {
+          reject(new HelperError(r.error.code, r.error.message));
+          this.refuse(`its reply to ${op} is not the protocol`);
+        }
+      };
+      this.pending.set(id, { settle, reject, maxPayload });
       // The payload goes as it is, not copied behind the header (blobs cross by the
       // megabyte, and branches restored at once share one); corked, it leaves in one writev.
       this.stdin.cork();
@@ -142,11 +162,12 @@ export class HelperClient {
         let header: Record<string, unknown>;
         try {
           const parsed: unknown = JSON.parse(all.toString('utf8', 8, 8 + hlen));
-          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-            throw new Error('the header is not a JSON object');
-          header = parsed as Record<string, unknown>;
+          if (!isRecord(parsed)) throw new Error('the header is not a JSON object');
+          header = parsed;
         } catch (e) {
-          return this.refuse(`its output is not the protocol (${(e as Error).message})`);
+          return this.refuse(
+            `its output is not the protocol (${e instanceof Error ? e.message : String(e)})`,
+          );
         }
         const why = this.unexpected(header, plen);
         if (why) return this.refuse(why);
@@ -200,16 +221,16 @@ export class HelperClient {
   private onFrame(header: Record<string, unknown>, payload: Buffer): void {
     if (!this.helloSeen) {
       this.helloSeen = true;
-      this.helloResolve(header);
+      const hello = parseHello(header);
+      if (hello.ok) this.helloResolve(hello.value);
+      else this.refuse(hello.error.message);
       return;
     }
-    const id = header.id as number;
+    // unexpected() let through only numbers that name a pending request.
+    const id = typeof header.id === 'number' ? header.id : -1;
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
-    const error = header.error as { code: string; message: string } | undefined;
-    // An exec result carries its error (timeout, oom, …) as data next to the output.
-    if (header.ok === false && error) p.reject(new HelperError(error.code, error.message));
-    else p.resolve({ header, payload });
+    p.settle(header, payload);
   }
 }

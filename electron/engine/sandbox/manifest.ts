@@ -63,6 +63,27 @@ export function diffEntries(
   return changed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+/**
+ * The files that differ between two workspaces (sorted; `added`: only `after` has it).
+ * Directories differ only through their files; a file's content, mode, size or kind counts.
+ */
+export function diffFiles(before: SnapshotManifest | null, after: SnapshotManifest | null): ChangedPath[] {
+  const files = (m: SnapshotManifest | null) => (m?.entries ?? []).filter((e) => e.type !== 'dir');
+  return diffEntries(files(before), files(after));
+}
+
+/** Which side of a two-workspace comparison has a differing file. */
+export type FileDiffStatus = 'only_a' | 'only_b' | 'differ';
+
+/** The files that differ between workspaces A and B (sorted), with which side has them. */
+export function diffManifests(
+  a: SnapshotManifest | null,
+  b: SnapshotManifest | null,
+): { path: string; status: FileDiffStatus }[] {
+  const status = { added: 'only_b', deleted: 'only_a', modified: 'differ' } as const;
+  return diffFiles(a, b).map((c) => ({ path: c.path, status: status[c.change] }));
+}
+
 const SHA256 = /^[0-9a-f]{64}$/;
 
 /**

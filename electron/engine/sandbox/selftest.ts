@@ -1,7 +1,5 @@
-import type { Task } from '../../../shared/task.js';
-import { runVerifier } from '../harness/verifier.js';
-import { createDockerProvider } from './docker-provider.js';
-import type { DockerSandbox } from './docker-sandbox.js';
+import { DockerSandbox } from './docker-sandbox.js';
+import { SandboxFailure, type Sandbox, type SandboxProvider, type VerifierRun } from './sandbox.js';
 import { defaultSandboxConfig } from './limits.js';
 
 /** The containment checks of `stepbox sandbox selftest`, in the order they run. */
@@ -164,28 +162,42 @@ type Probe = (sb: DockerSandbox) => Promise<Omit<SelftestCheck, 'id'>>;
 const ok = (detail: string) => ({ ok: true, detail });
 const fail = (detail: string) => ({ ok: false, detail });
 
-async function out(sb: DockerSandbox, command: string, timeoutMs = 20_000): Promise<string> {
+async function out(sb: Sandbox, command: string, timeoutMs = 20_000): Promise<string> {
   const r = await sb.exec({ command, timeoutMs });
   return r.stdout ?? '';
 }
 
+/**
+ * Runs an always-failing verifier `command` on the sandbox's own verifier channel (what the
+ * harness's `runVerifier` uses; the sandbox knows no task or episode); null when the backend
+ * has no such channel or the command could not run at all.
+ */
+async function failingVerifier(sb: Sandbox, command: string): Promise<VerifierRun | null> {
+  if (!sb.runVerifier) return null;
+  return sb.runVerifier({ command, timeoutMs: 20_000 }).catch(() => null);
+}
+
+/** How an always-failing verifier was reported, when it was not its exit code 1. */
+function notFailing(r: VerifierRun): string | null {
+  if (r.exitCode === 1 && !r.timedOut) return null;
+  return r.exitCode === 0 ? 'passing' : r.timedOut ? 'timed out' : `exit ${String(r.exitCode)}`;
+}
+
 /** Plants {@link FORGE_ATTEMPT}, then runs an always-failing verifier: it must still fail, and nothing planted run. */
-async function forgeVerdict(sb: DockerSandbox): Promise<Omit<SelftestCheck, 'id'>> {
+async function forgeVerdict(sb: Sandbox): Promise<Omit<SelftestCheck, 'id'>> {
   const planted = await out(sb, FORGE_ATTEMPT);
   if (!planted.includes('planted')) return fail(`could not plant the files: ${planted.trim().slice(-200)}`);
   if (planted.includes('wrote-ld.so.preload')) return fail('a command wrote /etc/ld.so.preload');
-  const task = {
-    verifier: { command: "python3 -c 'import sys; sys.exit(1)'", timeout: 20 },
-  } as unknown as Task;
-  const r = await runVerifier(task, sb);
+  const r = await failingVerifier(sb, "python3 -c 'import sys; sys.exit(1)'");
   const left = (await out(sb, 'ls /tmp | grep pwned || true')).trim();
   if (!r) return fail('the verifier could not run');
-  if (r.success || r.exit_code !== 1)
+  const reported = notFailing(r);
+  if (reported)
     return fail(
-      `with files planted in HOME, /workspace and /tmp, an always-failing verifier was reported as ${r.success ? 'passing' : `exit ${String(r.exit_code)}`}`,
+      `with files planted in HOME, /workspace and /tmp, an always-failing verifier was reported as ${reported}`,
     );
   if (left) return fail(`planted code ran: ${left.split('\n').join(', ')}`);
-  if (/ld\.so/.test(r.stderr ?? '')) return fail("the verifier saw the session's LD_PRELOAD");
+  if (/ld\.so/.test(r.stderr)) return fail("the verifier saw the session's LD_PRELOAD");
   return ok(
     'usercustomize/sitecustomize/.pth files, shell startup files, fake python3/bash and preload variables planted by a command changed no verdict and ran nothing',
   );
@@ -270,16 +282,13 @@ const PROBES: Record<SelftestCheckId, Probe> = {
       'while :; do for f in /proc/[0-9]*/fd/1; do echo ok > "$f"; done 2>/dev/null; done',
     ])
       await sb.exec({ command: `setsid nohup bash -c '${loop}' >/dev/null 2>&1 &`, timeoutMs: 5_000 });
-    const task = { verifier: { command: 'exit 1', timeout: 20 } } as unknown as Task;
-    const r = await runVerifier(task, sb);
+    const r = await failingVerifier(sb, 'exit 1');
     if (!r) return fail('the verifier could not run');
-    if (r.success || r.exit_code !== 1)
-      return fail(
-        `an always-failing verifier was reported as ${r.success ? 'passing' : `exit ${String(r.exit_code)}`}`,
-      );
-    if (r.ran?.channel !== 'exec') return fail('the verifier ran in the sandbox session, not its own exec');
+    const reported = notFailing(r);
+    if (reported) return fail(`an always-failing verifier was reported as ${reported}`);
+    if (r.channel !== 'exec') return fail('the verifier ran in the sandbox session, not its own exec');
     return ok(
-      `an always-failing verifier failed in its own exec after ${r.ran.killed ?? 0} leftover process(es) were killed`,
+      `an always-failing verifier failed in its own exec after ${r.killed} leftover process(es) were killed`,
     );
   },
   pid_limit: async (sb) => {
@@ -331,14 +340,18 @@ const PROBES: Record<SelftestCheckId, Probe> = {
 };
 
 /**
- * Starts one sandbox on this machine's engine (DOCKER_HOST or the local socket) and tries
- * what the sandbox must contain: one check per {@link SELFTEST_CHECKS} entry. Rejects (a
- * SandboxFailure) only when no sandbox can start at all.
+ * Starts one sandbox from `provider` (the engine's: `openEngine(...).provider()`, on this
+ * machine's engine) and tries what the sandbox must contain: one check per
+ * {@link SELFTEST_CHECKS} entry. Rejects (a SandboxFailure) only when no sandbox can start.
  */
-export async function runSelftest(): Promise<SelftestReport> {
-  const provider = await createDockerProvider({ sweep: false });
+export async function runSelftest(provider: SandboxProvider): Promise<SelftestReport> {
+  const sb = await provider.create(defaultSandboxConfig(LIMITS));
   try {
-    const sb = await provider.create(defaultSandboxConfig(LIMITS));
+    if (!(sb instanceof DockerSandbox))
+      throw new SandboxFailure(
+        'sandbox_failed',
+        `the selftest checks Docker sandboxes, not ${provider.backend} ones`,
+      );
     const checks: SelftestCheck[] = [];
     for (const id of SELFTEST_CHECKS) {
       try {
@@ -347,9 +360,8 @@ export async function runSelftest(): Promise<SelftestReport> {
         checks.push({ id, ok: false, detail: `the check could not run: ${(e as Error).message}` });
       }
     }
-    await sb.destroy();
     return { ok: checks.every((c) => c.ok), checks };
   } finally {
-    await provider.close();
+    await sb.destroy();
   }
 }

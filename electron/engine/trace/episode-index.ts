@@ -6,19 +6,21 @@ import { canonicalJson } from '../../../shared/jcs.js';
 import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { logger } from '../log.js';
 import type { ParsedTrace } from './trace-reader.js';
+import { branchOutcome } from './branch-outcome.js';
 import { summarizeSteps } from '../../../shared/step-summary.js';
 
 const log = logger('index');
 
 /** Bump when the tables change: an index of another version is dropped and rebuilt from the traces. */
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS episodes (
   id TEXT PRIMARY KEY, task TEXT NOT NULL, created INTEGER NOT NULL, agent TEXT NOT NULL, image TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS branches (
   id TEXT PRIMARY KEY, episode TEXT NOT NULL, parent TEXT, fork_step INTEGER, resume_of TEXT, created INTEGER NOT NULL,
-  status TEXT NOT NULL, end_reason TEXT, steps INTEGER NOT NULL, reward REAL, verifier_success INTEGER,
+  status TEXT NOT NULL, end_reason TEXT, steps INTEGER NOT NULL, episode_return REAL, final_reward REAL,
+  verifier_success INTEGER,
   ended INTEGER, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS branches_episode ON branches(episode);
 CREATE TABLE IF NOT EXISTS steps (
@@ -66,7 +68,10 @@ export interface BranchRow {
   readonly status: string;
   readonly end_reason: string | null;
   readonly steps: number;
-  readonly reward: number | null;
+  /** The discounted return (see branch-outcome.ts). */
+  readonly return: number | null;
+  /** The verifier's final reward. */
+  readonly final_reward: number | null;
   readonly verifier_success: boolean | null;
   readonly created: number;
   readonly ended: number | null;
@@ -167,9 +172,7 @@ export class EpisodeIndex {
     const all = [...trace.events, ...trace.partial];
     // Step 0 is the setup, not a decision: the index counts and searches decisions.
     const steps = summarizeSteps(all).filter((s) => s.step >= 1);
-    const finalReward = all.filter((e) => e.type === 'reward' && e.final).at(-1);
-    const reward =
-      trace.end?.return ?? (finalReward?.type === 'reward' ? finalReward.total : null) ?? sumRewards(steps);
+    const outcome = branchOutcome(h, all, trace.end);
     const st = existsSync(trace.path) ? statSync(trace.path) : null;
     const del = (table: string) => this.db.prepare(`DELETE FROM ${table} WHERE branch = ?`).run(h.branch);
     this.db
@@ -193,8 +196,8 @@ export class EpisodeIndex {
         this.db
           .prepare(
             `INSERT OR REPLACE INTO branches (id, episode, parent, fork_step, resume_of, created, status, end_reason,
-               steps, reward, verifier_success, ended, trace_path, trace_size, trace_mtime)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               steps, episode_return, final_reward, verifier_success, ended, trace_path, trace_size, trace_mtime)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             h.branch,
@@ -205,8 +208,9 @@ export class EpisodeIndex {
             h.created,
             trace.end?.status ?? 'running',
             trace.end?.end_reason ?? null,
-            trace.end?.steps ?? steps.filter((s) => s.kind !== 'none').at(-1)?.step ?? h.fork_step ?? 0,
-            reward,
+            outcome.steps,
+            outcome.return,
+            outcome.final_reward,
             trace.end?.verifier ? Number(trace.end.verifier.success) : null,
             trace.end?.t ?? null,
             trace.path,
@@ -525,18 +529,14 @@ function branchRow(r: Row): BranchRow {
     status: r.status as string,
     end_reason: (r.end_reason as string | null) ?? null,
     steps: r.steps as number,
-    reward: (r.reward as number | null) ?? null,
+    return: (r.episode_return as number | null) ?? null,
+    final_reward: (r.final_reward as number | null) ?? null,
     verifier_success:
       r.verifier_success === null || r.verifier_success === undefined ? null : r.verifier_success === 1,
     created: r.created as number,
     ended: (r.ended as number | null) ?? null,
     flags: (r.flags as number) ?? 0,
   };
-}
-
-function sumRewards(steps: ReturnType<typeof summarizeSteps>): number | null {
-  const rs = steps.map((s) => s.reward).filter((r): r is number => r !== null);
-  return rs.length ? rs.reduce((a, b) => a + b, 0) : null;
 }
 
 function jsonOf(v: unknown): string {

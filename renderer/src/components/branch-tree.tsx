@@ -3,6 +3,7 @@ import { selectBranchTree, type BranchNode } from '../stores/episodes/episodes-s
 import { IdText } from './id-text';
 import { useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
+import { RETURN_TITLE } from '../model/return-title';
 
 /** The step a closed branch was rolled back to (the episode went on in a new branch), or null. */
 function rolledBackTo(b: BranchSummary): number | null {
@@ -38,7 +39,11 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
           {rolledBackTo(b) !== null ? `rolled back to ${rolledBackTo(b)}` : statusOf(b)}
         </span>
         <span className="muted">{countOf(b.steps, 'step')}</span>
-        {b.reward !== null ? <span className="muted">R {b.reward.toFixed(2)}</span> : null}
+        {b.return !== null ? (
+          <span className="muted" title={RETURN_TITLE}>
+            R {b.return.toFixed(2)}
+          </span>
+        ) : null}
         {b.flags ? (
           <span className="flag-count" title="QA flags">
             ⚑{b.flags}

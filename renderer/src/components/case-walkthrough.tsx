@@ -5,13 +5,23 @@ import { useSlice, useStores } from '../stores/use-stores';
 import { MarkdownLite } from './markdown-lite';
 import { countOf } from '../../../shared/count-of';
 
-/** How a case run ended, in words: not started, still running, or its status and its QA flags. */
-function outcomeOf(summary: BranchSummary | null, running: boolean): { text: string; flags: number | null } {
+/** How a case run ended, in words: not started, running, stopped part-way, or its status and its QA flags. */
+function outcomeOf(
+  summary: BranchSummary | null,
+  running: boolean,
+  paused: boolean,
+): { text: string; flags: number | null } {
   if (running) return { text: 'running…', flags: null };
   if (summary && summary.status === null && summary.steps === 0 && !summary.live)
     return { text: 'not started yet', flags: null };
   if (summary && summary.status === null && summary.steps === 0)
     return { text: 'ready, not started: press ▶ Run it', flags: null };
+  // Live part-way: shown and not running, it waits for the person (stepped, or at a breakpoint).
+  if (summary && summary.status === null && summary.live)
+    return {
+      text: paused ? `paused at step ${summary.steps}: ▶ Run it goes on` : `live, at step ${summary.steps}`,
+      flags: null,
+    };
   if (!summary || summary.status === null) return { text: 'running…', flags: null };
   return {
     text: `${summary.status} — ${endText(summary.status, summary.end_reason ?? '')}`,
@@ -24,7 +34,8 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
   const stores = useStores();
   const { run } = props;
   const running = useSlice('stepper', (s) => s.branch === run.branch && s.state === 'running');
-  const { text, flags } = outcomeOf(run.summary, running);
+  const paused = useSlice('stepper', (s) => s.branch === run.branch && s.live && s.state !== 'running');
+  const { text, flags } = outcomeOf(run.summary, running, paused);
   return (
     <li>
       <button

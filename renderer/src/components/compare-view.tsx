@@ -46,8 +46,9 @@ function Side(props: {
       </div>
       <div>
         <span className={`badge st-${s.status ?? 'open'}`}>{s.status ?? 'open'}</span>
-        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} · reward{' '}
-        {s.reward === null ? '–' : Number(s.reward.toFixed(3))}
+        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} · return{' '}
+        {s.return === null ? '–' : Number(s.return.toFixed(3))} · final reward{' '}
+        {s.final_reward === null ? '–' : Number(s.final_reward.toFixed(3))}
       </div>
       <Flags flags={props.flags} />
     </div>

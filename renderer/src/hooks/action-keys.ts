@@ -121,7 +121,8 @@ export function runActionKey(stores: AppStores, key: string): void {
  */
 export function installActionKeys(stores: AppStores, toggleSheet: () => void): () => void {
   const onKey = (e: KeyboardEvent): void => {
-    if (e.defaultPrevented || e.repeat) return;
+    // The stop question is answered first: no key acts behind it.
+    if (e.defaultPrevented || e.repeat || stores.episodes.getState().stopQuestion !== null) return;
     const key = actionKey(e);
     if (!key) return;
     e.preventDefault();

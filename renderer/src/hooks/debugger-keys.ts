@@ -109,6 +109,12 @@ export function runDebuggerAction(stores: AppStores, action: DebuggerAction): vo
 export function installDebuggerKeys(stores: AppStores): () => void {
   const onKey = (e: KeyboardEvent): void => {
     const action = debuggerAction(e);
+    // While the window asks whether to stop the live episode, F5 must not run it behind the
+    // question (nor reload the page): the question is answered first.
+    if (stores.episodes.getState().stopQuestion !== null) {
+      if (action && e.key.startsWith('F')) e.preventDefault();
+      return;
+    }
     if (!action || !actionApplies(stores, action)) return;
     e.preventDefault();
     e.stopPropagation();

@@ -8,6 +8,7 @@ import { RunningList } from '../components/running-list';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { agentFolderOf, scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
+import { RETURN_TITLE } from '../model/return-title';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
 function plain(text: string): string {
@@ -23,7 +24,11 @@ function Episode(props: { readonly entry: EpisodeEntry; readonly current: string
         <span className="lib-task">{props.entry.task}</span>
         {main ? (
           <span className="muted">
-            {main.reward !== null ? `R ${main.reward.toFixed(2)}${flags ? ' · ' : ''}` : ''}
+            {main.return !== null ? (
+              <span title={RETURN_TITLE}>{`R ${main.return.toFixed(2)}${flags ? ' · ' : ''}`}</span>
+            ) : (
+              ''
+            )}
             {flags ? (
               <span className="flag-count" title="QA flags">
                 ⚑{flags}

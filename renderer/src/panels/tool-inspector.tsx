@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { runsOwnProgramSpec } from '../../../shared/agent-kind';
+import { runsOwnProgramKind } from '../../../shared/agent-kind';
 import type { CallDetail, FileChange, StepDetail } from '../../../shared/contract/models';
 import { assertNever } from '../../../shared/assert-never';
 import type { ToolResult } from '../../../shared/tool-result';
@@ -462,7 +462,7 @@ export function ToolInspector() {
   const chosenTab = useSlice('inspector', (s) => s.tab);
   const step = useSlice('inspector', (s) => s.step);
   const branch = useSlice('inspector', (s) => s.branch);
-  const isExec = useSlice('stepper', (s) => runsOwnProgramSpec(s.view?.summary.agent ?? ''));
+  const isExec = useSlice('stepper', (s) => runsOwnProgramKind(s.view?.summary.agent_kind ?? ''));
   const tab = selectShownTab(chosenTab, isExec);
   // The step running now, while the viewed one is the last recorded: its output streams in below.
   const runningStep = useSlice('stepper', (s) =>

@@ -52,7 +52,12 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const episodes = createEpisodesStore(client, open, () => {
     const s = stepper.getState();
     return s.branch !== null && s.live
-      ? { branch: s.branch, task: s.view?.summary.task ?? s.branch, steps: selectLastStep(s) }
+      ? {
+          branch: s.branch,
+          task: s.view?.summary.task ?? s.branch,
+          steps: selectLastStep(s),
+          working: s.state === 'running' || selectLastStep(s) > 0 || s.held !== null,
+        }
       : null;
   });
   const terminal = createTerminalStore(client);
@@ -124,8 +129,9 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     }
     // "Queued: the next step uses it" is stale once a step took it, and on another branch.
     if (s.branch !== prev.branch || selectLastStep(s) > selectLastStep(prev)) inject.getState().settle();
-    // The library's step counts and statuses move when a live branch stops.
-    if (s.state !== prev.state && (s.state === 'paused' || s.state === 'ended'))
+    // The library's step counts and statuses move when a live branch stops (not when a
+    // branch opens already stopped or ended: the list knows it).
+    if (s.state !== prev.state && prev.state !== null && (s.state === 'paused' || s.state === 'ended'))
       void episodes.getState().refresh();
     const step = selectViewedStep(s);
     const row = selectViewedRow(s);

@@ -28,6 +28,18 @@ export interface LeftEpisode {
   readonly task: string;
   /** Its last step taken. */
   readonly steps: number;
+  /**
+   * It has work a stop would cut short: it runs, has taken a step, or holds one. A live
+   * episode only set up (step 0, idle) is stopped without asking: nothing is lost.
+   */
+  readonly working: boolean;
+}
+
+/** The question before a start stops the live episode: which one, and what would start instead. */
+export interface StopQuestion {
+  readonly left: LeftEpisode;
+  /** What starts if the person says yes, in words (a case's title, a task's name). */
+  readonly next: string;
 }
 
 /** The episode library: episodes and branches, bundled tasks and cases, the search box. */
@@ -52,6 +64,8 @@ export interface EpisodesState {
   readonly starting: string | null;
   /** The case or task whose start failed: its error is shown beside it, not atop the library. */
   readonly startFailed: string | null;
+  /** Asked before a start stops the live episode the window shows (null: nothing asked). */
+  readonly stopQuestion: StopQuestion | null;
   /** The live branch being stopped from the Running list, or null. */
   readonly stopping: string | null;
   /** Agent spec for the next start (`openai:MODEL`, `manual`, …); empty: the task's own. */
@@ -81,6 +95,8 @@ export interface EpisodesActions {
     options?: { readonly run?: boolean },
   ): Promise<string | null>;
   closeCase(): void;
+  /** The person's answer to {@link EpisodesState.stopQuestion}: stop the live episode and start, or keep it. */
+  answerStop(stop: boolean): void;
   /** Forgets the note on the episode the last start stopped. */
   dismissReleased(): void;
   /** Stops a live branch from the Running list (its sandbox released, its trace kept). */
@@ -132,7 +148,22 @@ export function createEpisodesStore(
 ): EpisodesStore {
   let generation = 0;
   let typing: { timer: ReturnType<typeof setTimeout>; done: () => void } | null = null;
+  let answer: ((stop: boolean) => void) | null = null;
   const store = createStore<EpisodesState & EpisodesActions>()((set, get) => {
+    /**
+     * True when the start may go on: nothing live with work is shown, or the person agreed
+     * to stop it. A second start asked meanwhile replaces the first question (its answer: no).
+     */
+    const mayStop = async (next: string): Promise<boolean> => {
+      const left = leaving();
+      if (!left?.working) return true;
+      answer?.(false);
+      const yes = await new Promise<boolean>((resolve) => {
+        answer = resolve;
+        set({ stopQuestion: { left, next } });
+      });
+      return yes;
+    };
     const start = async (
       key: string,
       task: { kind: 'sample'; id: string } | { kind: 'case'; id: string; fixed?: boolean },
@@ -141,6 +172,7 @@ export function createEpisodesStore(
       run = false,
     ): Promise<string | null> => {
       set({ starting: key, error: null, startFailed: null, released: null });
+      // Read after any question: the episode may have ended while the person answered.
       const left = leaving();
       const model = agent && runsOwnProgramSpec(agent) ? get().model.trim() : '';
       const agentDir = agent && runsInSandboxSpec(agent) ? get().agentDir.trim() : '';
@@ -186,6 +218,7 @@ export function createEpisodesStore(
       starting: null,
       stopping: null,
       startFailed: null,
+      stopQuestion: null,
       agent: '',
       model: '',
       agentDir: '',
@@ -230,8 +263,13 @@ export function createEpisodesStore(
           catalogLoad: 'ready',
         });
       },
-      startTask: (task) => start(task.id, { kind: 'sample', id: task.id }, get().agent.trim() || undefined),
+      async startTask(task) {
+        if (!(await mayStop(task.name))) return null;
+        return start(task.id, { kind: 'sample', id: task.id }, get().agent.trim() || undefined);
+      },
       async openCase(c, variant = 'broken', options = {}) {
+        // Cancelled, nothing changes: the live episode runs on and its case stays open.
+        if (!(await mayStop(variant === 'fixed' ? `${c.title} (fixed version)` : c.title))) return null;
         const was = get().activeCase;
         const same = was?.case.id === c.id ? was : null;
         // The walkthrough stays while its other variant starts; a new case loads its own.
@@ -259,6 +297,12 @@ export function createEpisodesStore(
       },
       closeCase() {
         set({ activeCase: null });
+      },
+      answerStop(stop) {
+        const resolve = answer;
+        answer = null;
+        set({ stopQuestion: null });
+        resolve?.(stop);
       },
       dismissReleased() {
         set({ released: null });

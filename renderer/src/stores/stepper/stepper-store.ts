@@ -28,6 +28,7 @@ export interface StepperState {
   readonly flags: readonly FlagSummary[];
   readonly branches: readonly BranchSummary[];
   readonly live: boolean;
+  /** The live controller's state; `ended` also once the branch's end is recorded (see {@link stateOfView}). */
   readonly state: ControllerState | null;
   readonly stopReason: string | null;
   /** What kind of stop it was (null while nothing stopped it). */
@@ -166,10 +167,9 @@ export function describeStop(info: EpisodeStateInfo): string | null {
     const what = r.breakpoint ? ` (${describeBreakpoint(r.breakpoint)})` : '';
     return `paused at a breakpoint${what}${r.message ? `: ${r.message}` : ''}`;
   }
-  if (r.kind === 'ended' && r.message) {
-    // The runner says `STATUS: REASON[: detail]`; a person reads it in words.
-    const m = /^(succeeded|failed|timeout|error|interrupted): ([a-z_0-9]+)(?::\s*(.*))?$/s.exec(r.message);
-    if (m) return `ended ${m[1]} — ${endText(m[1], m[2])}${m[3] ? `: ${m[3]}` : ''}`;
+  if (r.kind === 'ended' && r.end) {
+    const { status, end_reason, detail } = r.end;
+    return `ended ${status} — ${endText(status, end_reason)}${detail ? `: ${detail}` : ''}`;
   }
   // "step 2 done", "paused after step 2", "rolled back to step 1": the message says it in words.
   if ((r.kind === 'step' || r.kind === 'paused') && r.message) return r.message;
@@ -276,7 +276,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         flags: v.flags,
         branches: v.branches,
         live: v.state !== null && v.state.state !== 'ended',
-        state: v.state?.state ?? null,
+        state: stateOfView(v),
         stopReason: v.state ? describeStop(v.state) : null,
         ...stopWhy(v.state),
         stopPoints: v.state?.stop_points ?? NO_STOP_POINTS,
@@ -284,6 +284,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         breakpoints: keepSelection || v.breakpoints.length ? v.breakpoints : session.breakpoints,
         selectedStep: keepSelection ? get().selectedStep : null,
       });
+      performance.mark('stepbox:open-applied');
       if (!keepSelection) await carrySession(branch, v);
     };
     /** Gives a branch just opened live the session's switches and breakpoints it lacks. */
@@ -475,6 +476,16 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     if (s.state === 'ended' && s.view?.summary.episode === episode) void s.reload();
   });
   return store;
+}
+
+/**
+ * The stepper state a loaded view shows: the live controller's, else `ended` when the trace
+ * has its end. The end's own reload reaches the server after it released the sandbox (the
+ * view has no live state then), and a run started at once may end before the window opens
+ * it: either way the branch ended, and the bar must not fall back to "no episode".
+ */
+export function stateOfView(v: EpisodeView): ControllerState | null {
+  return v.state?.state ?? (v.end ? 'ended' : null);
 }
 
 /** The fields a live state sets: state, why it stopped, the stop points and the held step. */

@@ -1,0 +1,251 @@
+import { sha256Hex } from '../sha256.js';
+import type { Logger } from '../log.js';
+import { BLOB_CHUNK_BYTES, BlobChanged, fetchBlobs, stageBlobs } from './blob-transfer.js';
+import { HelperError } from './helper-client.js';
+import type { HelperCall, HelperReply, HelperRequest, HelperResponse, WireEntry } from './helper-protocol.js';
+import { sameEntry, treeHashOf } from './manifest.js';
+import { SandboxFailure, type VerifyMode } from './sandbox.js';
+import type { ManifestEntry, SnapshotManifest, SnapshotStore } from './snapshot-store.js';
+
+/**
+ * How a snapshot crosses the helper channel: a scan's answer (whole, or a delta against the
+ * tree the helper last told the host about) turned into the workspace's tree with its blobs
+ * stored, and a restore sent as a delta with the content the helper lacks inline or staged.
+ */
+
+/**
+ * The tree the helper last told the host about (its last scan, or a verified restore's
+ * target), under the helper's id for it: scans answer with a delta against it and restores
+ * send one. `store` holds the blob of every file in it (the snapshot stored them, or the
+ * restore came from there).
+ */
+export interface HelperTree {
+  readonly id: string;
+  readonly entries: Map<string, ManifestEntry>;
+  readonly store: SnapshotStore;
+}
+
+function toEntry(w: WireEntry): ManifestEntry {
+  const [path, type, mode, size, content] = w;
+  if (type === 'file') return { path, type, mode, size, hash: content ?? '' };
+  if (type === 'symlink') return { path, type, mode, size, target: content ?? '' };
+  return { path, type, mode, size: 0 };
+}
+
+function toWire(e: ManifestEntry): WireEntry {
+  return [
+    e.path,
+    e.type,
+    e.mode,
+    e.size,
+    e.type === 'file' ? (e.hash ?? '') : e.type === 'symlink' ? (e.target ?? '') : null,
+  ];
+}
+
+function byPath(a: ManifestEntry, b: ManifestEntry): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/** What turns `base` into `target`: entries new or different, and paths gone. */
+function targetDelta(
+  base: ReadonlyMap<string, ManifestEntry>,
+  target: readonly ManifestEntry[],
+): { changed: ManifestEntry[]; removed: string[] } {
+  const changed: ManifestEntry[] = [];
+  const kept = new Set<string>();
+  for (const e of target) {
+    kept.add(e.path);
+    const b = base.get(e.path);
+    if (!b || !sameEntry(b, e)) changed.push(e);
+  }
+  const removed = [...base.keys()].filter((p) => !kept.has(p));
+  return { changed, removed };
+}
+
+/** Stores the blobs a scan sent inline (`inline: [[hash, size], …]`); resolves with their bytes. */
+async function storeInline(store: SnapshotStore, scan: HelperResponse<'scan'>): Promise<number> {
+  let off = 0;
+  const blobs = (scan.header.inline ?? []).map(([hash, size]) => {
+    const blob = scan.payload.subarray(off, off + size);
+    off += size;
+    if (sha256Hex(blob) !== hash)
+      throw new BlobChanged(`the file with content ${hash} changed while it was captured`);
+    return { hash, blob };
+  });
+  // Written at once: each is its own file (the manifest naming them is written after).
+  await Promise.all(blobs.map(({ hash, blob }) => store.putBlob(hash, blob)));
+  return off;
+}
+
+/** The tree a scan answered: its entries whole, or its delta applied to the base it names. */
+function treeFromScan(
+  scan: HelperReply<'scan'>,
+  base: HelperTree | undefined,
+): { tree: Map<string, ManifestEntry>; changed: readonly WireEntry[] | undefined } {
+  if (scan.entries) return { tree: new Map(scan.entries.map((w) => [w[0], toEntry(w)])), changed: undefined };
+  if (!base || scan.since !== base.id || !scan.changed || !scan.removed)
+    throw new SandboxFailure(
+      'snapshot_failed',
+      'the helper answered a delta against a tree the host does not have',
+    );
+  const tree = new Map(base.entries);
+  for (const path of scan.removed) tree.delete(path);
+  for (const w of scan.changed) tree.set(w[0], toEntry(w));
+  return { tree, changed: scan.changed };
+}
+
+/** A workspace captured into a store: its entries (sorted), the bytes moved, and the helper's tree now. */
+export interface Capture {
+  readonly treeHash: string;
+  readonly entries: ManifestEntry[];
+  readonly bytes: number;
+  readonly skipped: readonly { readonly path: string; readonly size: number }[];
+  readonly walk: 'pruned' | 'full';
+  readonly tree: HelperTree;
+}
+
+/**
+ * Captures /workspace into `store` (its manifest is the caller's to write): the helper
+ * rehashes what changed and answers as a delta against `base`, the host fetches only
+ * missing blobs, in bounded chunks. Rejects with {@link BlobChanged} when a file changes
+ * during the transfer.
+ */
+export async function captureWorkspace(
+  call: HelperCall,
+  store: SnapshotStore,
+  base: HelperTree | undefined,
+  fileCap: number,
+  log: Logger,
+): Promise<Capture> {
+  let scan: HelperResponse<'scan'>;
+  let entries: ManifestEntry[];
+  let answered: ReturnType<typeof treeFromScan>;
+  let treeHash: string;
+  for (;;) {
+    const request: HelperRequest<'scan'> = {
+      file_cap: fileCap,
+      ...(base ? { since: base.id } : {}),
+      inline_max: BLOB_CHUNK_BYTES,
+    };
+    scan = await call('scan', request, undefined, BLOB_CHUNK_BYTES);
+    answered = treeFromScan(scan.header, base);
+    entries = [...answered.tree.values()].sort(byPath);
+    treeHash = treeHashOf(entries);
+    if (treeHash === scan.header.tree_hash) break;
+    if (base) {
+      // A delta that does not add up: once more, answered whole.
+      log.warn(
+        `snapshot: the helper's delta gave tree ${treeHash}, not ${scan.header.tree_hash}; scanning whole`,
+      );
+      base = undefined;
+      continue;
+    }
+    throw new SandboxFailure(
+      'snapshot_failed',
+      `host and helper disagree on the tree hash (${treeHash} vs ${scan.header.tree_hash})`,
+    );
+  }
+  const { tree, changed } = answered;
+  // A delta against a base whose blobs are all in this store: only its changed files' can be missing.
+  const fresh = base?.store === store && changed ? changed.map((w) => tree.get(w[0])!) : entries;
+  // Content of the files the scan hashed anew came with it: stored when it is what its name says.
+  let bytes = await storeInline(store, scan);
+  const hashes = [...new Set(fresh.flatMap((e) => (e.type === 'file' && e.hash ? [e.hash] : [])))];
+  const have = await Promise.all(hashes.map((h) => store.hasBlob(h)));
+  const missing = hashes.filter((_, i) => !have[i]);
+  bytes += await fetchBlobs(call, store, missing, entries);
+  return {
+    treeHash,
+    entries,
+    bytes,
+    skipped: scan.header.skipped.map(([path, size]) => ({ path, size })),
+    walk: scan.header.walk,
+    // Only now: the tree's blobs are all in `store` (a capture cut short leaves the old base).
+    tree: { id: scan.header.base, entries: tree, store },
+  };
+}
+
+/** A restore done: what the helper reports, and its tree now (the target). */
+export interface Restored {
+  readonly treeHash: string;
+  readonly written: number;
+  readonly removed: number;
+  readonly entries: ManifestEntry[];
+  readonly tree: HelperTree;
+}
+
+/**
+ * Restores /workspace to `manifest` (already checked by manifestProblem): sent as a delta
+ * against `base` when there is one, the content the helper lacks inline or, when large,
+ * staged in bounded chunks first; the tree hash is recomputed inside.
+ */
+export async function restoreWorkspace(
+  call: HelperCall,
+  store: SnapshotStore,
+  base: HelperTree | undefined,
+  manifest: SnapshotManifest,
+  verify: VerifyMode,
+  log: Logger,
+): Promise<Restored> {
+  const started = performance.now();
+  // The target as a delta against the helper's tree when it has one; the content it lacks
+  // (as far as the host knows) goes along inline, or staged first when it is large.
+  const target = base ? targetDelta(base.entries, manifest.entries) : undefined;
+  const present = new Set<string>();
+  if (base) for (const e of base.entries.values()) if (e.type === 'file' && e.hash) present.add(e.hash);
+  const sizes = new Map<string, number>();
+  for (const e of manifest.entries) if (e.type === 'file' && e.hash) sizes.set(e.hash, e.size);
+  const lacking = [...sizes.keys()].filter((h) => !present.has(h));
+  let inline: string[] = [];
+  let toStage: string[] = [];
+  const total = lacking.reduce((a, h) => a + (sizes.get(h) ?? 0), 0);
+  if (total <= BLOB_CHUNK_BYTES) inline = lacking;
+  else toStage = lacking;
+  for (let round = 0; ; round++) {
+    // Every restore request ends by clearing the stage, so a second round stages again.
+    const staged = toStage.length
+      ? await stageBlobs(
+          call,
+          store,
+          toStage.map((hash) => ({ hash, size: sizes.get(hash) ?? 0 })),
+        )
+      : [];
+    const blobs = await Promise.all(inline.map((h) => store.getBlob(h)));
+    const request: HelperRequest<'restore'> = {
+      ...(base && target && round === 0
+        ? { base: base.id, changed: target.changed.map(toWire), removed: target.removed }
+        : { entries: manifest.entries.map(toWire) }),
+      staged,
+      inline: inline.map((h, i) => [h, blobs[i].length]),
+      tree_hash: manifest.treeHash,
+      verify,
+    };
+    let r: HelperResponse<'restore'>;
+    try {
+      r = await call('restore', request, blobs.length ? Buffer.concat(blobs) : undefined);
+    } catch (e) {
+      // The helper lost that tree (restarted, or a failed restore): once more, whole.
+      if (e instanceof HelperError && e.code === 'stale_base' && round === 0) continue;
+      throw e;
+    }
+    const done = r.header;
+    if ('need' in done) {
+      // The workspace changed since the tree we planned from: send what it lacks, again.
+      if (round > 2)
+        throw new SandboxFailure('restore_failed', 'the workspace kept changing during the restore');
+      toStage = [...toStage, ...done.need];
+      continue;
+    }
+    const entries = [...manifest.entries].sort(byPath);
+    log.debug(
+      `restore: ${(performance.now() - started).toFixed(1)} ms (helper: plan/apply/verify ${done.phases_ms.join(',')} ms; ${inline.length} blobs inline, ${toStage.length} staged, ${round + 1} round(s); ${String(done.reread)} files read back to verify)`,
+    );
+    return {
+      treeHash: done.tree_hash,
+      written: done.written,
+      removed: done.removed,
+      entries,
+      tree: { id: done.base, entries: new Map(entries.map((e) => [e.path, e])), store },
+    };
+  }
+}
