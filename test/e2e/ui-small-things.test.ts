@@ -144,6 +144,8 @@ describe('web mode: the small things (issue 19.9)', () => {
     const first = await app.page.getByTestId('stepper-bar').getByTestId('episode-id').getAttribute('data-id');
     await app.page.getByTestId('library-agent').fill('');
     await app.library.startTask('hello-python');
+    // The first episode has steps: the window asks before it stops it (19.8).
+    await app.page.getByTestId('stop-question-stop').click();
     await until(
       () => app.page.getByTestId('stepper-bar').getByTestId('episode-id').getAttribute('data-id'),
       (id) => id !== null && id !== first,
