@@ -10,6 +10,9 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.{ts,tsx}'],
           environment: 'node',
+          // Some unit tests spawn the CLI (a Node start of ~1 s); on a loaded 2-core machine
+          // the 5 s default failed them as timeouts while every assertion held. A hang still fails.
+          testTimeout: 30_000,
           // Projects with different worker limits need distinct groups; groups run in order.
           sequence: { groupOrder: 0 },
         },

@@ -185,16 +185,34 @@ export function emptyStep(step: number): StepSummary {
   };
 }
 
+/** What an agent decided at a step: its calls, its final answer, or why its answer did not parse. */
+export interface DecidedAction {
+  readonly final: string | null;
+  readonly parse_error?: string | null;
+  readonly calls: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
+}
+
+/**
+ * A decided action in one line: THE wording of `stepbox show`, the CLI's progress lines
+ * and `stepbox candidates` (`write_file path=…; …`, `final: "…"`, `parse error: …`).
+ */
+export function actionText(a: DecidedAction, max = MAX_SUMMARY): string {
+  if (a.parse_error) return `parse error: ${oneLine(a.parse_error, max)}`;
+  if (a.calls.length) return a.calls.map((c) => `${c.name} ${argsSummary(c.arguments, max)}`).join('; ');
+  if (a.final !== null) return `final: ${JSON.stringify(oneLine(a.final, max))}`;
+  return '(no action recorded)';
+}
+
 function describeAction(s: StepSummary): string {
   switch (s.kind) {
     case 'setup':
       return 'setup';
     case 'final':
-      return `final: ${JSON.stringify(oneLine(s.final ?? ''))}`;
+      return actionText({ final: s.final ?? '', calls: [] });
     case 'parse_error':
-      return `parse error: ${oneLine(s.parse_error ?? '')}`;
+      return actionText({ final: null, parse_error: s.parse_error ?? '', calls: [] });
     case 'tool':
-      return s.calls.map((c) => `${c.name} ${c.args_summary}`).join('; ') || '(tool call)';
+      return s.calls.length ? actionText({ final: null, calls: s.calls }) : '(tool call)';
     case 'none':
       return '(no action recorded)';
     default:

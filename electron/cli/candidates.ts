@@ -14,7 +14,7 @@ import {
   episodeSummary,
 } from './episode-cli.js';
 import { intFlag } from './number-flags.js';
-import { argsSummary, oneLine, resultLine } from '../../shared/step-summary.js';
+import { actionText, oneLine, resultLine } from '../../shared/step-summary.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { agentFlags } from './run.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
@@ -57,11 +57,6 @@ Examples:
 `;
 
 function describe(c: CandidateOutcome): string {
-  const action = c.action.parse_error
-    ? `parse error: ${c.action.parse_error}`
-    : c.action.final !== null
-      ? `final answer: ${c.action.final}`
-      : c.action.calls.map((x) => `${x.name} ${argsSummary(x.arguments, 120)}`).join('; ');
   const result = c.result.map((r) => resultLine(r, 60)).join('; ');
   const files = c.files_changed.map(
     (f) =>
@@ -69,7 +64,7 @@ function describe(c: CandidateOutcome): string {
   );
   return [
     `[${c.index}] ${c.branch} (${c.origin}${c.seed !== null ? ` seed ${c.seed}` : ''}) ${c.status}`,
-    `    action: ${oneLine(action, 120)}`,
+    `    action: ${oneLine(actionText(c.action, 120), 120)}`,
     `    result: ${result || '–'}`,
     `    files:  ${files.join(' ') || 'none'}   reward ${c.reward ?? '–'}   ${c.flags.length ? c.flags.map((f) => `⚑ ${f.rule}`).join(' ') : 'no flags'}`,
   ].join('\n');

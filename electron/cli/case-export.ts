@@ -1,10 +1,9 @@
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { exportCase } from '../engine/cases/case-bundle.js';
 import { CaseError } from '../engine/cases/case-library.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { parseOrUsage } from './parse-or-usage.js';
+import { parseOneArg } from './parse-or-usage.js';
 
 const EXPORT_HELP = `stepbox case export NAME [--out FILE]
 
@@ -22,14 +21,14 @@ export const command: CliCommand = {
   summary: 'pack a case into one file a colleague imports',
   help: EXPORT_HELP,
   async run(argv, io) {
-    const { values, positionals } = parseOrUsage(() =>
-      parseArgs({ args: argv, allowPositionals: true, options: { out: { type: 'string' } } }),
+    const { values, arg: name } = parseOneArg(
+      argv,
+      { out: { type: 'string' } },
+      'case NAME (stepbox case list shows them)',
     );
-    if (positionals.length !== 1)
-      throw new UsageError('expected one case NAME (stepbox case list shows them)');
-    const out = values.out ?? `${positionals[0]}.case.json`;
+    const out = values.out ?? `${name}.case.json`;
     try {
-      const bundle = exportCase(positionals[0]);
+      const bundle = exportCase(name);
       writeFileSync(out, JSON.stringify(bundle) + '\n');
       io.stdout.write(`${out}: case ${bundle.name}, ${Object.keys(bundle.files).length} files\n`);
       return EXIT.ok;

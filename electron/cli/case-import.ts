@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { importCase } from '../engine/cases/case-bundle.js';
 import { CaseError } from '../engine/cases/case-library.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { parseOrUsage } from './parse-or-usage.js';
+import { parseOneArg } from './parse-or-usage.js';
 import { printJson } from './store-common.js';
 
 const IMPORT_HELP = `stepbox case import FILE [--name NAME] [--force] [--json]
@@ -23,24 +22,20 @@ export const command: CliCommand = {
   summary: "add a case bundle to the store's case library",
   help: IMPORT_HELP,
   async run(argv, io) {
-    const { values, positionals } = parseOrUsage(() =>
-      parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          name: { type: 'string' },
-          force: { type: 'boolean', default: false },
-          json: { type: 'boolean', default: false },
-        },
-      }),
+    const { values, arg: file } = parseOneArg(
+      argv,
+      {
+        name: { type: 'string' },
+        force: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+      },
+      'FILE (a .case.json from stepbox case export)',
     );
-    if (positionals.length !== 1)
-      throw new UsageError('expected one FILE (a .case.json from stepbox case export)');
     let input: unknown;
     try {
-      input = JSON.parse(readFileSync(positionals[0], 'utf8'));
+      input = JSON.parse(readFileSync(file, 'utf8'));
     } catch (e) {
-      throw new UsageError(`${positionals[0]}: ${(e as Error).message}`);
+      throw new UsageError(`${file}: ${(e as Error).message}`);
     }
     try {
       const done = importCase(input, { name: values.name, force: values.force });

@@ -1,11 +1,10 @@
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { caseFromEpisode } from '../engine/cases/case-from-episode.js';
 import { CaseError } from '../engine/cases/case-library.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine } from './episode-cli.js';
-import { parseOrUsage } from './parse-or-usage.js';
+import { parseOneArg } from './parse-or-usage.js';
 import { printJson, resolveArg } from './store-common.js';
 
 const HELP = `stepbox case new EPISODE [--branch B] --name NAME [--force] [--json]
@@ -35,24 +34,21 @@ export const command: CliCommand = {
   summary: "save an episode as a case in the store's case library",
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseOrUsage(() =>
-      parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          branch: { type: 'string' },
-          name: { type: 'string' },
-          force: { type: 'boolean', default: false },
-          json: { type: 'boolean', default: false },
-        },
-      }),
+    const { values, arg: id } = parseOneArg(
+      argv,
+      {
+        branch: { type: 'string' },
+        name: { type: 'string' },
+        force: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+      },
+      'EPISODE (stepbox list shows them)',
     );
-    if (positionals.length !== 1) throw new UsageError('expected one EPISODE (stepbox list shows them)');
     if (!values.name) throw new UsageError('--name NAME is required (lowercase letters, digits and -)');
     const engine = cliEngine(io);
     try {
       const store = engine.store;
-      const episode = resolveArg(store, positionals[0]);
+      const episode = resolveArg(store, id);
       let target = episode.branch;
       if (values.branch !== undefined) {
         const b = resolveArg(store, values.branch);

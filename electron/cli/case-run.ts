@@ -1,12 +1,11 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { CaseError, loadCase } from '../engine/cases/case-library.js';
 import { runCase } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, describeEvent } from './episode-cli.js';
-import { parseOrUsage } from './parse-or-usage.js';
+import { parseOneArg } from './parse-or-usage.js';
 import { agentDirOrUsage } from './run.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
@@ -46,23 +45,18 @@ export const command: CliCommand = {
   summary: 'run a classic-failure case (or its fix) and check it raises what it should',
   help: HELP,
   async run(argv, io) {
-    const parsed = parseOrUsage(() =>
-      parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: {
-          fixed: { type: 'boolean', default: false },
-          json: { type: 'boolean', default: false },
-          agent: { type: 'string' },
-          model: { type: 'string' },
-          'agent-dir': { type: 'string' },
-          ...CONSENT_FLAG_OPTIONS,
-        },
-      }),
+    const { values, arg: name } = parseOneArg(
+      argv,
+      {
+        fixed: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        agent: { type: 'string' },
+        model: { type: 'string' },
+        'agent-dir': { type: 'string' },
+        ...CONSENT_FLAG_OPTIONS,
+      },
+      'case NAME (stepbox case list shows them)',
     );
-    const { values, positionals } = parsed;
-    if (positionals.length !== 1)
-      throw new UsageError('expected one case NAME (stepbox case list shows them)');
     const agentDir = values['agent-dir'] === undefined ? undefined : resolve(values['agent-dir']);
     if (agentDir !== undefined && !values.agent)
       throw new UsageError(
@@ -71,7 +65,7 @@ export const command: CliCommand = {
     if (values.agent) agentDirOrUsage(values.agent, agentDir);
     let spec;
     try {
-      spec = loadCase(positionals[0], { fixed: values.fixed });
+      spec = loadCase(name, { fixed: values.fixed });
       if (spec.fixed && !spec.hasFixed)
         throw new CaseError(
           'invalid_case',

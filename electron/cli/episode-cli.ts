@@ -6,7 +6,7 @@ import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { branchOutcome } from '../engine/trace/branch-outcome.js';
 import { readLineage } from '../engine/trace/lineage.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
-import { argsSummary, oneLine, resultLine } from '../../shared/step-summary.js';
+import { actionText, argsSummary, oneLine, resultLine } from '../../shared/step-summary.js';
 import type { CliIo } from './command.js';
 import { EXIT, InfraError, UsageError } from './command.js';
 import { DEFAULT_FIXES, engineError, isInputError } from '../engine/engine-error.js';
@@ -99,9 +99,10 @@ export function describeEvent(e: TraceEvent): string | null {
     case 'tool_result':
       return `step ${e.step}  ← ${e.name} ${resultLine(e.result, 80)}${e.result.fallback ? '  [fallback]' : ''}`;
     case 'action':
-      return e.final !== null ? `step ${e.step}  final answer: ${oneLine(e.final, 120)}` : null;
+      // Calls are told by their tool_call events; a final answer only here.
+      return e.final !== null ? `step ${e.step}  ${actionText({ final: e.final, calls: [] }, 120)}` : null;
     case 'parse_error':
-      return `step ${e.step}  parse error: ${oneLine(e.message, 120)}`;
+      return `step ${e.step}  ${actionText({ final: null, parse_error: e.message, calls: [] }, 120)}`;
     case 'injected':
       return `step ${e.step}  injected ${e.role}: ${oneLine(e.content, 100)}`;
     case 'override':

@@ -25,7 +25,8 @@ Examples:
   npx stepbox show ep-2026112 --json
 `;
 
-function resultLine(s: TimelineStep): string[] {
+/** The step's results, one line each (the tool result in `outcomeText`'s words, as the window says it). */
+function resultLines(s: TimelineStep): string[] {
   return s.results.map((r) => {
     const marks = [r.fallback ? 'fallback' : '', r.overridden ? 'overridden: agent saw this' : ''].filter(
       Boolean,
@@ -49,7 +50,7 @@ function stepText(s: TimelineStep, flags: readonly IndexedFlag[], ownBranch: str
   const lines: string[] = [];
   for (const i of s.injected.filter((x) => x.type === 'injected')) lines.push(`[injected] ${i.summary}`);
   lines.push(s.action);
-  lines.push(...resultLine(s));
+  lines.push(...resultLines(s));
   for (const i of s.injected.filter((x) => x.type !== 'injected'))
     lines.push(`[${INTERVENTION_MARK[i.type]}] ${i.summary}`);
   for (const m of s.memory_writes)

@@ -64,6 +64,8 @@ export function createAppServices(ports: EnginePorts): AppServices {
   const stats = new StatsService(ports.docker, episodes, bus);
   const candidates = new CandidatesService(ports.harness, ports.traces, episodes);
   const batches = new BatchService(ports.batches, bus, (episode) => library.flags(episode));
+  // An episode written by another process (a `stepbox run` in a shell) joins the list as it appears.
+  const unwatch = ports.traces.watch?.(() => bus.emit('library.changed', { episode: null }));
 
   const taskPathOf = async (source: ParsedRequestOf<'episode.start'>['task']) => {
     if (source.kind === 'path') return { path: source.path, agent: null, episodes: 1 };
@@ -269,6 +271,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
       await terminals.closeOwned(client);
     },
     async dispose() {
+      unwatch?.();
       await batches.dispose();
       stats.closeOwned(undefined);
       await terminals.closeOwned(undefined);

@@ -117,6 +117,11 @@ export interface TracePort {
    * `efficiency` can fire. Absent (fakes): QA over the trace alone.
    */
   check?(branch: BranchTrace): Promise<FlagSummary[]>;
+  /**
+   * Calls `onChange` when the store changes on disk, also by another process (a `stepbox
+   * run` in a shell); returns the stop. Absent (fakes): only this process's changes are told.
+   */
+  watch?(onChange: () => void): () => void;
 }
 
 /** Terminals and stats of containers, and whether Docker answers. */

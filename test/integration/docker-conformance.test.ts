@@ -2,23 +2,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import { createMemoryProvider } from '../support/memory-sandbox/provider.js';
-import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
+import { describeDocker, useTestProvider } from '../support/docker.js';
 import { CONFORMANCE_CONFIG, sandboxConformance } from '../support/sandbox-conformance.js';
 
 // The same suite as test/unit/memory-sandbox.test.ts, on real containers with the disk store.
 describeDocker('docker backend', () => {
-  let provider: DockerSandboxProvider | undefined;
+  const provider = useTestProvider();
   const storeRoot = mkdtempSync(join(tmpdir(), 'stepbox-conformance-'));
   let stores = 0;
-  const docker = async () => (provider ??= await testProvider());
+  const docker = async () => provider();
   const store = () => new DiskSnapshotStore(join(storeRoot, String(stores++)));
 
   afterAll(async () => {
     rmSync(storeRoot, { recursive: true, force: true });
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   sandboxConformance('docker', docker, store);

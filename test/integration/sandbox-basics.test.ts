@@ -1,28 +1,19 @@
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
-import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
+import { useTestProvider, describeDocker } from '../support/docker.js';
 
 describeDocker('docker sandbox basics', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let sb: DockerSandbox;
-
-  beforeAll(async () => {
-    provider = await testProvider();
-  });
 
   // Each test gets its own sandbox, so none depends on what another left in the session.
   beforeEach(async () => {
-    sb = await provider.create(defaultSandboxConfig());
+    sb = await provider().create(defaultSandboxConfig());
   });
 
   afterEach(async () => {
     await sb.destroy();
-  });
-
-  afterAll(async () => {
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   it('runs a command and reports its output and exit code', async () => {

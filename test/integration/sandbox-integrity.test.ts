@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { runVerifier } from '../../electron/engine/harness/verifier.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { HELPER_ATTACK } from '../../electron/engine/sandbox/selftest.js';
 import type { Task } from '../../shared/task.js';
-import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
+import { describeDocker, useTestProvider } from '../support/docker.js';
 
 describeDocker('sandbox integrity: the agent cannot reach the helper or the verifier', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let sb: DockerSandbox;
 
   beforeAll(async () => {
-    provider = await testProvider();
-    sb = await provider.create(defaultSandboxConfig());
-  });
-
-  afterAll(async () => {
-    expect(await closeTestProvider(provider)).toEqual([]);
+    sb = await provider().create(defaultSandboxConfig());
   });
 
   it('runs the helper as another user: no command can write, read, ptrace or signal it', async () => {

@@ -1,8 +1,7 @@
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
-import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
+import { useTestProvider, describeDocker } from '../support/docker.js';
 
 /**
  * Processes in the sandbox other than init, the main `sleep infinity` (the lowest pid
@@ -27,12 +26,11 @@ for p, ppid, sid, cmd in rows:
 PY`;
 
 describeDocker('docker sandbox limits', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let sb: DockerSandbox;
 
   beforeAll(async () => {
-    provider = await testProvider();
-    sb = await provider.create(
+    sb = await provider().create(
       defaultSandboxConfig({ memory: '256m', pids: 64, disk: '16m', output: '64k' }),
     );
   });
@@ -40,10 +38,6 @@ describeDocker('docker sandbox limits', () => {
   // Tests share one sandbox; none may leave a process for the next to find.
   afterEach(async () => {
     await sb.killStrays();
-  });
-
-  afterAll(async () => {
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   it('caps endless output per stream, counting the rest', async () => {
@@ -184,7 +178,7 @@ describeDocker('docker sandbox limits', () => {
     // Only root can kill the helper now (a command cannot: sandbox-integrity tests that);
     // the engine does it from outside while a call runs.
     const pending = sb.exec({ command: 'echo started; sleep 5', timeoutMs: 10_000 });
-    const killer = await provider.engine.exec(
+    const killer = await provider().engine.exec(
       sb.id,
       ['sh', '-c', 'sleep 0.5; pkill -9 -u 0 -f "stepbox-helper"'],
       { user: '0:0' },

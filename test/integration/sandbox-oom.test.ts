@@ -3,11 +3,10 @@ import { DockerEngine } from '../../electron/engine/docker/client.js';
 import { containerSpec, STEPBOX_LABEL } from '../../electron/engine/docker/container-spec.js';
 import { OomEvents } from '../../electron/engine/docker/oom.js';
 import { ownerLabel } from '../../electron/engine/docker/owner.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import type { Sandbox } from '../../electron/engine/sandbox/sandbox.js';
-import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
+import { useTestProvider, describeDocker } from '../support/docker.js';
 
 const HOG = 'python3 -c "b=[]\nwhile True: b.append(bytearray(16*1024*1024))"';
 const config = defaultSandboxConfig({ memory: '128m', pids: 64 });
@@ -19,13 +18,12 @@ const BY_EVENT = /Docker reported an OOM kill/;
 describeDocker('oom detection: cgroup counter first, Docker event as the fallback', () => {
   const engine = new DockerEngine();
   const events = new OomEvents();
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let counted: Sandbox;
   let masked: DockerSandbox;
 
   beforeAll(async () => {
-    provider = await testProvider();
-    counted = await provider.create(config);
+    counted = await provider().create(config);
     // A container that cannot see its cgroup files (as under cgroup v2 without a private
     // namespace): the helper has no counter, so only the Docker event can tell an OOM kill.
     await events.watch(engine, `${STEPBOX_LABEL}=1`);
@@ -44,7 +42,6 @@ describeDocker('oom detection: cgroup counter first, Docker event as the fallbac
   afterAll(async () => {
     events.close();
     await masked?.destroy();
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   it('the counter names the OOM kill when the helper can read it', async () => {

@@ -1,12 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DockerEngine } from '../../electron/engine/docker/client.js';
 import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { currentOwner, ownerGone, ownerLabel, sweepOrphans } from '../../electron/engine/docker/owner.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { processStartTime } from '../../electron/engine/process-identity.js';
-import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
+import { useTestProvider, describeDocker } from '../support/docker.js';
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
@@ -44,21 +43,16 @@ describe('owner liveness', () => {
 });
 
 describeDocker('orphan sweep on docker', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   const engine = new DockerEngine();
   const orphanIds: string[] = [];
 
-  beforeAll(async () => {
-    provider = await testProvider();
-  });
-
   afterAll(async () => {
     await Promise.all(orphanIds.map((id) => engine.remove(id)));
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   it('removes only containers whose owner is gone', async () => {
-    const mine = await provider.create(defaultSandboxConfig());
+    const mine = await provider().create(defaultSandboxConfig());
     const dead = ownerLabel({ ...currentOwner(), pid: deadPid() });
     const orphan = await engine.createAndStart(containerSpec(defaultSandboxConfig(), dead));
     orphanIds.push(orphan);
@@ -71,7 +65,7 @@ describeDocker('orphan sweep on docker', () => {
   });
 
   it('destroys idempotently: an already-removed container counts as destroyed', async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     await engine.remove(sb.id);
     await expect(sb.destroy()).resolves.toBeUndefined();
     await expect(sb.destroy()).resolves.toBeUndefined();
@@ -81,7 +75,7 @@ describeDocker('orphan sweep on docker', () => {
   });
 
   it('survives a command that kills every process it can: the container and the helper are not its', async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     // kill(-1) spares its caller: the shell goes on, everything else of uid 1000 is gone.
     const r = await sb.exec({ command: 'sleep 60 & kill -9 -1; echo still-here', timeoutMs: 5_000 });
     expect(r).toMatchObject({ ok: true, exit_code: 0, stdout: 'still-here\n' });
@@ -94,7 +88,7 @@ describeDocker('orphan sweep on docker', () => {
   });
 
   it('reports sandbox_lost when the container disappears under a live sandbox', async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     await engine.remove(sb.id);
     await expect(sb.exec({ command: 'true', timeoutMs: 1_000 })).rejects.toMatchObject({
       code: 'sandbox_lost',

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { rawExec } from '../../electron/engine/docker/baseline.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import type { HelperResponse } from '../../electron/engine/sandbox/helper-client.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { treeHashOf } from '../../electron/engine/sandbox/manifest.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import type { ManifestEntry, SnapshotStore } from '../../electron/engine/sandbox/snapshot-store.js';
-import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
+import { describeDocker, useTestProvider } from '../support/docker.js';
 
 const MIB = 1024 * 1024;
 
@@ -49,19 +48,14 @@ function damaged(store: MemorySnapshotStore, bad: string): SnapshotStore {
 }
 
 describeDocker('restore: every blob checked as it is written', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let sb: DockerSandbox;
   // Loosely typed on purpose: these tests send the helper what the host never would.
   let call: (op: string, args: object, payload?: Uint8Array) => Promise<HelperResponse<'restore'>>;
 
   beforeAll(async () => {
-    provider = await testProvider();
-    sb = await provider.create(defaultSandboxConfig());
+    sb = await provider().create(defaultSandboxConfig());
     call = (sb as unknown as { call: typeof call }).call.bind(sb);
-  });
-
-  afterAll(async () => {
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   async function workspace(): Promise<string> {
@@ -137,10 +131,10 @@ describeDocker('restore: every blob checked as it is written', () => {
     ).toBe(5);
     // A process alive during the restore that is no call of the helper's (a `docker exec`,
     // as a terminal is): the same.
-    const running = rawExec(provider.engine, sb.id, ['sleep', '60']);
+    const running = rawExec(provider().engine, sb.id, ['sleep', '60']);
     await sb.exec({ command: "until pgrep -fx 'sleep 60' >/dev/null; do :; done", timeoutMs: 10_000 });
     expect(await restore('busy-')).toBe(5);
-    expect(await rawExec(provider.engine, sb.id, ['pkill', '-fx', 'sleep 60'])).toBe(0);
+    expect(await rawExec(provider().engine, sb.id, ['pkill', '-fx', 'sleep 60'])).toBe(0);
     await running;
     expect(await restore('quiet-again-')).toBe(0);
   });

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
-import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
+import { useTestProvider, describeDocker } from '../support/docker.js';
 
 // One sandbox for every read-only check: none of them changes what the others look at.
 describeDocker('docker sandbox isolation', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let sb: DockerSandbox;
   const run = async (command: string) => {
     const r = await sb.exec({ command, timeoutMs: 20_000 });
@@ -16,12 +15,7 @@ describeDocker('docker sandbox isolation', () => {
   };
 
   beforeAll(async () => {
-    provider = await testProvider();
-    sb = await provider.create(defaultSandboxConfig());
-  });
-
-  afterAll(async () => {
-    expect(await closeTestProvider(provider)).toEqual([]);
+    sb = await provider().create(defaultSandboxConfig());
   });
 
   it('has only the loopback interface', async () => {
@@ -67,10 +61,12 @@ describeDocker('docker sandbox isolation', () => {
   });
 
   it('refuses a network the engine does not have, naming the daemon setting', async () => {
-    const failure = await provider.create({ ...defaultSandboxConfig(), network: 'bridge' }).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const failure = await provider()
+      .create({ ...defaultSandboxConfig(), network: 'bridge' })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(failure).toBeInstanceOf(SandboxFailure);
     expect(failure).toMatchObject({ code: 'network_unavailable' });
     expect((failure as Error).message).toMatch(/--bridge=none/);

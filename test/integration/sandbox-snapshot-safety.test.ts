@@ -4,13 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { HelperError, type HelperResponse } from '../../electron/engine/sandbox/helper-client.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { treeHashOf } from '../../electron/engine/sandbox/manifest.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import type { ManifestEntry } from '../../electron/engine/sandbox/snapshot-store.js';
-import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
+import { describeDocker, useTestProvider } from '../support/docker.js';
 
 const MIB = 1024 * 1024;
 const HASH_OF_X = '2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881';
@@ -28,19 +27,17 @@ async function sh(sb: DockerSandbox, command: string, timeoutMs = 60_000): Promi
 }
 
 describeDocker('snapshot safety: paths, large files, a full disk', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let sb: DockerSandbox;
   let tmp: string;
 
   beforeAll(async () => {
-    provider = await testProvider();
-    sb = await provider.create(defaultSandboxConfig());
+    sb = await provider().create(defaultSandboxConfig());
     tmp = mkdtempSync(join(tmpdir(), 'stepbox-snap-safety-'));
   });
 
   afterAll(async () => {
     rmSync(tmp, { recursive: true, force: true });
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   it('refuses to restore entries that leave /workspace, writing nothing', async () => {
@@ -118,7 +115,7 @@ describeDocker('snapshot safety: paths, large files, a full disk', () => {
   });
 
   it('reports disk_full, not oom, when a command fills /workspace', async () => {
-    const small = await provider.create(defaultSandboxConfig({ memory: '64m', disk: '16m' }));
+    const small = await provider().create(defaultSandboxConfig({ memory: '64m', disk: '16m' }));
     try {
       const r = await small.exec({ command: 'head -c 64M /dev/zero > /workspace/fill', timeoutMs: 30_000 });
       expect(r.error).toMatchObject({ code: 'disk_full' });
@@ -143,8 +140,8 @@ describeDocker('snapshot safety: paths, large files, a full disk', () => {
     try {
       // The helper is killed from outside half-way: the capture starts over and stays whole.
       const killer = setTimeout(() => {
-        void provider.engine
-          .exec(sb.id, ['pkill', '-9', '-u', '0', '-f', 'stepbox-helper'], { user: '0:0' })
+        void provider()
+          .engine.exec(sb.id, ['pkill', '-9', '-u', '0', '-f', 'stepbox-helper'], { user: '0:0' })
           .then((s) => s.stdout.resume());
       }, 300);
       const snap = await sb.snapshot(store);
@@ -152,7 +149,7 @@ describeDocker('snapshot safety: paths, large files, a full disk', () => {
       const manifest = await store.getManifest(snap.manifest);
       expect(manifest.entries.find((e) => e.path === 'huge')?.size).toBe(335_544_320);
       expect(snap.treeHash).toBe(treeHashOf(manifest.entries));
-      const fresh = await provider.create(defaultSandboxConfig());
+      const fresh = await provider().create(defaultSandboxConfig());
       try {
         const restored = await fresh.restore(store, manifest);
         expect(restored.treeHash).toBe(snap.treeHash);

@@ -5,18 +5,17 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import { treeHashOf } from '../../electron/engine/sandbox/manifest.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
-import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
+import { useTestProvider, describeDocker } from '../support/docker.js';
 
 /** A listing of /workspace that sees everything a snapshot must keep (types, modes, links, contents). */
 const LISTING =
   'cd /workspace && find . -mindepth 1 -printf "%y %m %p %s %l\\n" | sort && find . -type f -print0 | sort -z | xargs -0r sha256sum';
 
 describeDocker('docker sandbox snapshots', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let sb: DockerSandbox;
   let dir: string;
   const sh = async (command: string) => {
@@ -27,14 +26,12 @@ describeDocker('docker sandbox snapshots', () => {
   };
 
   beforeAll(async () => {
-    provider = await testProvider();
-    sb = await provider.create(defaultSandboxConfig());
+    sb = await provider().create(defaultSandboxConfig());
     dir = await mkdtemp(join(tmpdir(), 'stepbox-snap-'));
   });
 
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   // Every way a write reaches a file without an inotify event at the time.
@@ -449,7 +446,7 @@ describeDocker('docker sandbox snapshots', () => {
     );
     const store = new DiskSnapshotStore(join(dir, 'fresh'));
     const snap = await sb.snapshot(store);
-    const other = await provider.create(defaultSandboxConfig());
+    const other = await provider().create(defaultSandboxConfig());
     try {
       const info = await other.restore(store, await store.getManifest(snap.manifest), 'full');
       expect(info.treeHash).toBe(snap.treeHash);

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEventOf } from '../../shared/trace-events.js';
 import type { Task } from '../../shared/task.js';
@@ -6,13 +7,14 @@ import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { restoreSandbox } from '../../electron/engine/harness/restore-sandbox.js';
 import { runVerifier } from '../../electron/engine/harness/verifier.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { FORGE_ATTEMPT, SHELL_ATTACK } from '../../electron/engine/sandbox/selftest.js';
 import { openTerminal, type Terminal } from '../../electron/engine/docker/terminal.js';
 import { docker as dockerApi, waitUntil } from '../support/cli-docker.js';
-import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
+import { describeDocker, useTestProvider } from '../support/docker.js';
+
+const execFileAsync = promisify(execFile);
 
 /** The sandbox image with a PATH that lists directories the agent can write first. */
 const WRITABLE_PATH_IMAGE = `stepbox-test-writable-path:${process.pid}`;
@@ -33,7 +35,7 @@ function asRoot(sb: DockerSandbox, script: string): string {
 }
 
 describeDocker('sandbox trust: nothing the agent writes reaches root or the verdict', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
 
   const sh = async (sb: DockerSandbox, command: string) => {
     const r = await sb.exec({ command, timeoutMs: 30_000 });
@@ -42,7 +44,6 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   };
 
   beforeAll(async () => {
-    provider = await testProvider();
     const base = docker('create', SANDBOX_IMAGE);
     try {
       docker('commit', '--change', `ENV PATH=${WRITABLE_PATH}`, base, WRITABLE_PATH_IMAGE);
@@ -52,14 +53,13 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   afterAll(async () => {
-    expect(await closeTestProvider(provider)).toEqual([]);
     docker('rmi', '-f', WRITABLE_PATH_IMAGE);
   });
 
   it('an always-failing verifier fails, and no planted file runs, in the verifier or a restarted helper (the class)', async () => {
     // An image whose PATH lists agent-writable directories first: the fake python3 and bash
     // planted there must be found by nothing started as root, nor by the verifier.
-    const sb = (await provider.create({
+    const sb = (await provider().create({
       ...defaultSandboxConfig(),
       image: WRITABLE_PATH_IMAGE,
     })) as DockerSandbox;
@@ -94,7 +94,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it("the window's terminal starts the system bash, not one the agent put on PATH", async () => {
-    const sb = (await provider.create({
+    const sb = (await provider().create({
       ...defaultSandboxConfig(),
       image: WRITABLE_PATH_IMAGE,
     })) as DockerSandbox;
@@ -128,7 +128,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it("the verifier runs without the agent's HOME, PATH entries or capabilities", async () => {
-    const sb = (await provider.create({
+    const sb = (await provider().create({
       ...defaultSandboxConfig(),
       image: WRITABLE_PATH_IMAGE,
     })) as DockerSandbox;
@@ -152,8 +152,65 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
     }
   });
 
+  it("a verifier runner started ahead is out of the agent's reach: the verdict stands, snapshots stay pruned while it waits", async () => {
+    const sb = (await provider().create(defaultSandboxConfig())) as DockerSandbox;
+    /** Pids of waiting verifier runners (root execs whose program is the runner); async, so the host's own exec of it can proceed. */
+    const runners = async () =>
+      (
+        await execFileAsync(
+          'docker',
+          [
+            'exec',
+            '-u',
+            '0:0',
+            '-w',
+            '/',
+            sb.id,
+            '/bin/sh',
+            '-c',
+            'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^python3 -I -S -c # stepbox verifier runner" && echo ${d#/proc/}; done; true',
+          ],
+          { encoding: 'utf8' },
+        )
+      ).stdout
+        .split('\n')
+        .filter(Boolean);
+    try {
+      sb.prepareVerifier();
+      for (let i = 0; i < 100 && (await runners()).length === 0; i++);
+      const [runner] = await runners();
+      expect(runner).toBeDefined();
+      // The agent goes for it: its stdin (to send a verdict of its own), a signal, every process.
+      await sb.exec({
+        command: `echo '["true","30000","1024","1000"]' > /proc/${runner}/fd/0; kill -STOP ${runner}; kill -9 ${runner}; kill -9 -1`,
+        timeoutMs: 30_000,
+      });
+      expect(await runners()).toEqual([runner]);
+      // Waiting, it is no writer the snapshot must fear: a small change is still found by a
+      // pruned scan (and recorded).
+      const store = new MemorySnapshotStore();
+      await sh(sb, 'echo a > a.txt');
+      await sb.snapshot(store);
+      await sh(sb, 'echo b > a.txt');
+      const snap = await sb.snapshot(store);
+      expect(snap.changed).toEqual([{ path: 'a.txt', change: 'modified' }]);
+      expect(sb.lastScanWalk).toBe('pruned');
+      const verdict = await runVerifier(ALWAYS_FAILS, sb);
+      expect(verdict).toMatchObject({ success: false, exit_code: 1, ran: { channel: 'exec', uid: 1000 } });
+      // Used once: gone, and the next verification (none started ahead) runs as before.
+      expect(await runners()).toEqual([]);
+      const again = await runVerifier(
+        { verifier: { command: 'cat a.txt', timeout: 30 } } as unknown as Task,
+        sb,
+      );
+      expect(again).toMatchObject({ success: true, exit_code: 0, stdout: 'b\n' });
+    } finally {
+      await sb.destroy();
+    }
+  });
+
   it('agent commands hold no capability, bounding set included', async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     try {
       const r = await sh(sb, 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status');
       const lines = r.stdout!.trim().split('\n');
@@ -166,7 +223,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it("a command cannot ptrace, read or write the helper's idle shells; it can still debug its own programs", async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     try {
       // Make sure the pool is full (two idle shells) before the attack looks for them.
       await sh(sb, 'true');
@@ -191,7 +248,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it("a command that lowers an idle shell's limits does not cripple the next call", async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     try {
       await sh(sb, 'true');
       // prlimit needs only the same uid (no ptrace): every idle shell but this call's own.
@@ -211,7 +268,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it('a rollback empties every writable place outside /workspace (HOME, /tmp, /dev/shm, queues, IPC)', async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     const store = new MemorySnapshotStore();
     try {
       await sh(sb, 'echo kept > /workspace/a.txt');
@@ -252,7 +309,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
   });
 
   it('Python hashes are pinned: printing a set gives the same line in every process', async () => {
-    const sb = await provider.create(defaultSandboxConfig());
+    const sb = await provider().create(defaultSandboxConfig());
     try {
       const print = `python3 -c "print(set('stepbox-%d' % i for i in range(20)))"`;
       const a = (await sh(sb, print)).stdout;

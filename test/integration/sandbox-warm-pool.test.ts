@@ -1,27 +1,24 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { WarmPool } from '../../electron/engine/sandbox/warm-pool.js';
-import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
+import { useTestProvider, describeDocker } from '../support/docker.js';
 
 describeDocker('warm pool on docker', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let pool: WarmPool;
   const config = defaultSandboxConfig({ memory: '256m' });
 
   beforeAll(async () => {
-    provider = await testProvider();
-    pool = new WarmPool(provider, { size: 2 });
+    pool = new WarmPool(provider(), { size: 2 });
   });
 
   afterAll(async () => {
     await pool.close();
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   it('hands over a warm sandbox much faster than a cold start', async () => {
     const t1 = performance.now();
-    const cold = await provider.create(config);
+    const cold = await provider().create(config);
     await cold.exec({ command: 'true', timeoutMs: 5_000 });
     const coldMs = performance.now() - t1;
     await cold.destroy();

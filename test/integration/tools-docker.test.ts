@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
+import { beforeAll, expect, it } from 'vitest';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import type { Sandbox } from '../../electron/engine/sandbox/sandbox.js';
 import { createMemory } from '../../electron/engine/tools/memory.js';
 import { createToolRegistry } from '../../electron/engine/tools/registry.js';
 import type { ToolContext } from '../../electron/engine/tools/tool-call.js';
-import { closeTestProvider, testProvider, describeDocker } from '../support/docker.js';
+import { useTestProvider, describeDocker } from '../support/docker.js';
 import { testTask } from '../support/tools-fixtures.js';
 
 const task = testTask({
@@ -31,19 +30,14 @@ const task = testTask({
 
 // The tools on a real container: bash, not the memory sandbox's shell subset.
 describeDocker('tools on a docker sandbox', () => {
-  let provider: DockerSandboxProvider;
+  const provider = useTestProvider();
   let sandbox: Sandbox;
   let ctx: ToolContext;
   const tools = createToolRegistry(task);
 
   beforeAll(async () => {
-    provider = await testProvider();
-    sandbox = await provider.create(defaultSandboxConfig());
+    sandbox = await provider().create(defaultSandboxConfig());
     ctx = { sandbox, memory: createMemory(), task, hardTimeoutMs: 60_000, step: 1, callIndex: 0 };
-  });
-
-  afterAll(async () => {
-    expect(await closeTestProvider(provider)).toEqual([]);
   });
 
   it('passes custom-tool arguments to bash literally: quotes, spaces, $(), backticks, newlines', async () => {

@@ -59,6 +59,31 @@ export async function closeTestProvider(provider: DockerSandboxProvider | undefi
   return ownedContainers(new DockerEngine());
 }
 
+/**
+ * The Docker provider of a test file: opened before its tests (after the hooks registered
+ * earlier, before those registered later) and, after them all, closed with no container of
+ * this process left. Returns a getter, since the provider exists only once `beforeAll` ran.
+ *
+ * ```ts
+ * const provider = useTestProvider();
+ * beforeAll(async () => (sb = await provider().create(defaultSandboxConfig())));
+ * ```
+ */
+export function useTestProvider(): () => DockerSandboxProvider {
+  let provider: DockerSandboxProvider | undefined;
+  beforeAll(async () => {
+    provider = await testProvider();
+  }, 60_000);
+  afterAll(async () => {
+    expect(await closeTestProvider(provider)).toEqual([]);
+  });
+  return () => {
+    if (!provider)
+      throw new Error('the test provider is opened in beforeAll: use it inside a hook or a test');
+    return provider;
+  };
+}
+
 /** What {@link useDockerHome} gives a test file; filled in by its `beforeAll`. */
 export interface DockerHome {
   readonly provider: DockerSandboxProvider;
@@ -76,16 +101,14 @@ export interface DockerHome {
  */
 export function useDockerHome(): DockerHome {
   const home = {} as { -readonly [K in keyof DockerHome]: DockerHome[K] };
+  const provider = useTestProvider();
   beforeAll(async () => {
-    home.provider = await testProvider();
+    home.provider = provider();
     home.env = tempHome(home.provider);
     home.supply = await home.env.engine.supply();
     home.episode = await home.env.engine.episodeEnv();
   }, 60_000);
-  afterAll(async () => {
-    expect(await closeTestProvider(home.provider)).toEqual([]);
-    home.env?.cleanup();
-  });
+  afterAll(() => home.env?.cleanup());
   return home;
 }
 

@@ -103,6 +103,8 @@ export interface AppPage {
   readonly sideBySide: SideBySideView;
   readonly sandbox: SandboxPanel;
   readonly batches: BatchesSection;
+  readonly stepper: StepperBar;
+  readonly held: HeldActionCard;
   screenshot(name: string): Promise<string>;
   /** The stepper bar at rest: paused or idle (or ended, with `ended`), no request in flight. */
   stepperAtRest(options?: { ended?: boolean }): Locator;
@@ -145,6 +147,8 @@ export async function openApp(
     sideBySide: new SideBySideView(page),
     sandbox: new SandboxPanel(page),
     batches: new BatchesSection(page),
+    stepper: new StepperBar(page),
+    held: new HeldActionCard(page),
     async screenshot(name) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       const path = join(SCREENSHOTS, `${name}.png`);
@@ -352,6 +356,10 @@ export class TimelinePanel extends PanelObject {
   async waitForStep(step: number, ms = 60_000): Promise<void> {
     await this.row(step).waitFor({ timeout: ms });
   }
+  /** The status word of step `step`'s row (`ok`, `waiting`, …). */
+  rowStatus(step: number): Locator {
+    return this.row(step).getByTestId('row-status');
+  }
   async toggleBreakpoint(step: number): Promise<void> {
     await this.row(step).locator('.tl-bp').click();
   }
@@ -426,6 +434,18 @@ export class InspectorPanel extends PanelObject {
   async waitForStep(step: number, ms = 20_000): Promise<void> {
     await this.root.locator(`[data-testid="inspector-step"][data-step="${step}"]`).waitFor({ timeout: ms });
   }
+  /** Waits until the output tab's stdout shows `text` (open the tab first). */
+  async waitForStdout(text: string, ms = 20_000): Promise<void> {
+    await this.root.getByTestId('inspector-stdout').filter({ hasText: text }).waitFor({ timeout: ms });
+  }
+  /** What a person changed before the step ran, beside what the agent had decided. */
+  get edit(): Locator {
+    return this.root.getByTestId('inspector-edit');
+  }
+  /** The note that a person gave the step's result instead of running it. */
+  get replaced(): Locator {
+    return this.root.getByTestId('inspector-replaced');
+  }
   async tab(name: 'call' | 'output' | 'files' | 'memory' | 'request' | 'agent'): Promise<void> {
     await this.root.locator(`[data-tab="${name}"]`).click();
   }
@@ -477,6 +497,14 @@ export class InjectPanel extends PanelObject {
   /** The tab of one of the panel's sections (`decide`, `message`, `override`). */
   tab(section: 'decide' | 'message' | 'override'): Locator {
     return this.root.locator(`[data-testid="inject-tab"][data-section="${section}"]`);
+  }
+  /** The message field of the inject section. */
+  get messageField(): Locator {
+    return this.root.getByTestId('inject-text');
+  }
+  /** The sentence an ended branch shows instead of the fields (with its fork button). */
+  get ended(): Locator {
+    return this.root.getByTestId('inject-ended');
   }
   /** Gives the pending tool call the result `text` (its tab first) and waits for the answer. */
   async override(text: string): Promise<void> {
@@ -815,5 +843,143 @@ export class BreakpointsSection extends PanelObject {
   }
   async remove(text: string): Promise<void> {
     await this.root.getByRole('button', { name: `remove breakpoint: ${text}` }).click();
+  }
+}
+
+/** The stepper bar: the debugger's buttons, the stop switches, the branch's id and state. */
+export class StepperBar extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'stepper-bar');
+  }
+  /** The switch "Pause before each tool runs". */
+  get stopBeforeTool(): Locator {
+    return this.page.getByTestId('stop-before-tool');
+  }
+  /** The switch "Pause before each answer". */
+  get stopBeforeAnswer(): Locator {
+    return this.page.getByTestId('stop-before-answer');
+  }
+  /** The open branch's id. */
+  get episodeId(): Locator {
+    return this.page.getByTestId('episode-id');
+  }
+  /** The open branch's state badge (running, paused, ended, recorded…). */
+  get episodeState(): Locator {
+    return this.page.getByTestId('episode-state');
+  }
+  /** Why it stopped, above the inspector (absent when the held card says it). */
+  get stopReason(): Locator {
+    return this.page.getByTestId('stop-reason');
+  }
+  /** How a recorded branch ended, in a sentence. */
+  get endReason(): Locator {
+    return this.page.getByTestId('end-reason');
+  }
+  /** Waits until a branch is open in the stepper (its state shows). */
+  async waitForBranch(ms = 60_000): Promise<void> {
+    await this.episodeState.waitFor({ timeout: ms });
+  }
+  /** Waits until the branch has ended (or none is open any more). */
+  async waitForEnd(ms = 60_000): Promise<void> {
+    await this.page
+      .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
+      .waitFor({ timeout: ms });
+  }
+}
+
+/** Where a held step waits: before its tools run, or before the agent gets the model's answer. */
+export type HeldStage = 'before_tool' | 'before_answer';
+
+/**
+ * The held-action card in the inspector: the step that waits for the person, its decided
+ * call or the model's answer, and what the person can do (run it, edit, give the result).
+ */
+export class HeldActionCard {
+  constructor(readonly page: Page) {}
+  /** The card (any stage). */
+  get root(): Locator {
+    return this.page.getByTestId('tool-inspector').getByTestId('held-action');
+  }
+  /** Waits for the card at `stage` (and saying `text` in it, e.g. `Paused before step 3 runs`). */
+  async waitFor(stage: HeldStage, text?: string, ms = 60_000): Promise<this> {
+    await this.page
+      .getByTestId('tool-inspector')
+      .locator(`[data-testid="held-action"][data-stage="${stage}"]`, text ? { hasText: text } : {})
+      .waitFor({ timeout: ms });
+    return this;
+  }
+  /** Waits for the card holding step `step` before its tools run. */
+  waitBeforeTool(step: number, ms = 60_000): Promise<this> {
+    return this.waitFor('before_tool', `Paused before step ${step} runs`, ms);
+  }
+  /** The card's heading: why and where it stopped. */
+  get heading(): Locator {
+    return this.root.locator('h3');
+  }
+  /** Whether the card is on screen. */
+  async shown(): Promise<boolean> {
+    return (await this.root.count()) > 0;
+  }
+  /** The decided call(s), in words. */
+  get call(): Locator {
+    return this.root.getByTestId('held-call');
+  }
+  /** The decided call's arguments. */
+  get args(): Locator {
+    return this.root.getByTestId('held-args');
+  }
+  /** The model's answer text (before the answer reaches the agent). */
+  get content(): Locator {
+    return this.root.getByTestId('held-content');
+  }
+  /** Why it stopped (which breakpoint fired). */
+  get why(): Locator {
+    return this.root.getByTestId('held-why');
+  }
+  /** The mark that the held answer was edited by a person. */
+  get edited(): Locator {
+    return this.root.getByTestId('held-edited');
+  }
+  /** The editor of arguments, answer or result. */
+  get editor(): Locator {
+    return this.root.getByTestId('held-editor');
+  }
+  /** Why an edit was refused. */
+  get error(): Locator {
+    return this.root.getByTestId('held-error');
+  }
+  /** The note that the editor's text is not JSON yet. */
+  get syntax(): Locator {
+    return this.root.getByTestId('held-syntax');
+  }
+  /** "Run it": runs the held step as it stands. */
+  get runButton(): Locator {
+    return this.root.getByTestId('held-run');
+  }
+  /** "Save and run". */
+  get saveRunButton(): Locator {
+    return this.root.getByTestId('held-save-run');
+  }
+  async run(): Promise<void> {
+    await this.runButton.click();
+  }
+  async editArguments(): Promise<void> {
+    await this.root.getByTestId('held-edit-arguments').click();
+  }
+  async editAnswer(): Promise<void> {
+    await this.root.getByTestId('held-edit-answer').click();
+  }
+  async replaceResult(): Promise<void> {
+    await this.root.getByTestId('held-replace-result').click();
+  }
+  /** Fills the editor with `text` and presses "Save and run". */
+  async saveAndRun(text: string): Promise<void> {
+    await this.editor.fill(text);
+    await this.saveRunButton.click();
+  }
+  /** Fills the editor with `text` and presses "Save" (the step waits on). */
+  async save(text: string): Promise<void> {
+    await this.editor.fill(text);
+    await this.root.getByTestId('held-save').click();
   }
 }

@@ -123,6 +123,7 @@ export function EpisodeLibrary() {
   const load = useSlice('episodes', (s) => s.load);
   const error = useSlice('episodes', (s) => s.error);
   const catalogError = useSlice('episodes', (s) => s.catalogError);
+  const catalogLoad = useSlice('episodes', (s) => s.catalogLoad);
   const starting = useSlice('episodes', (s) => s.starting);
   const allTasks = useSlice('episodes', (s) => s.tasks);
   const allCases = useSlice('episodes', (s) => s.cases);
@@ -137,6 +138,7 @@ export function EpisodeLibrary() {
   useEffect(() => {
     if (released) releasedRef.current?.scrollIntoView({ block: 'nearest' });
   }, [released]);
+  const searched = query.trim();
   const errorAt = (id: string) => (startFailed === id ? error : null);
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
@@ -148,7 +150,8 @@ export function EpisodeLibrary() {
   const folderOf = (taskPath: string) => (inSandbox ? agentFolderOf(agentDir, taskFolderOf(taskPath)) : null);
 
   return (
-    <Panel testId="episode-library" title="Episodes" className="library">
+    // "Library": the panel holds episodes, cases, sample tasks and batches, each under its own heading.
+    <Panel testId="episode-library" title="Library" className="library">
       <input
         className="search"
         type="search"
@@ -178,7 +181,9 @@ export function EpisodeLibrary() {
       ) : null}
       {load !== 'loading' && episodes.length === 0 ? (
         <PanelState kind="empty">
-          {query ? 'No episode matches.' : 'No episodes yet. Start a sample task below.'}
+          {searched
+            ? `No episode matches. You searched for “${searched}”: clear the search box to see them all.`
+            : 'No episodes yet. Start a sample task below.'}
         </PanelState>
       ) : null}
       {released ? (
@@ -206,9 +211,10 @@ export function EpisodeLibrary() {
       </ul>
       <h3>Cases</h3>
       {catalogError ? <PanelState kind="error">{catalogError}</PanelState> : null}
-      {cases.length === 0 && !catalogError ? (
+      {catalogLoad === 'loading' ? <PanelState kind="loading">Loading cases and tasks…</PanelState> : null}
+      {cases.length === 0 && !catalogError && catalogLoad === 'ready' ? (
         <PanelState kind="empty">
-          {query.trim() ? `No case matches “${query.trim()}”.` : 'No bundled cases.'}
+          {searched ? `No case matches “${searched}”.` : 'No bundled cases.'}
         </PanelState>
       ) : null}
       <ul className="lib-list">
@@ -297,9 +303,9 @@ export function EpisodeLibrary() {
           </p>
         </>
       ) : null}
-      {tasks.length === 0 && !catalogError ? (
+      {tasks.length === 0 && !catalogError && catalogLoad === 'ready' ? (
         <PanelState kind="empty">
-          {query.trim() ? `No sample task matches “${query.trim()}”.` : 'No bundled tasks.'}
+          {searched ? `No sample task matches “${searched}”.` : 'No bundled tasks.'}
         </PanelState>
       ) : null}
       <ul className="lib-list">

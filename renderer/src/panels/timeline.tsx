@@ -8,6 +8,7 @@ import { RewardChart } from '../components/reward-chart';
 import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, NO_FILTER, type RowFilter } from '../model/row-filter';
+import { scrollTopFor } from '../model/row-scroll';
 import { useSlice, useStores } from '../stores/use-stores';
 import {
   hasStepBreakpoint,
@@ -253,7 +254,21 @@ export function Timeline() {
   useEffect(() => {
     if (viewed === null || shown.length === 0) return;
     const index = indexOfStep(shown, viewed);
-    if (index >= 0) virtualizer.scrollToIndex(index, { align: following ? 'end' : 'auto' });
+    const el = scrollRef.current;
+    if (index >= 0 && el) {
+      // Rows have one fixed height: the offset is arithmetic (one read of where the list is,
+      // the window's height as the virtualizer last measured it), written once.
+      const height = virtualizer.scrollRect?.height ?? el.clientHeight;
+      const offset = el.scrollTop;
+      const top = scrollTopFor(
+        index,
+        shown.length,
+        ROW_HEIGHT,
+        { offset, height },
+        following ? 'end' : 'auto',
+      );
+      if (top !== null) el.scrollTop = top;
+    }
     if (!focusFollows.current) return;
     focusFollows.current = false;
     // The virtualizer draws the row on its next frame.
