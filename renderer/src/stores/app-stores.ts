@@ -51,8 +51,13 @@ export interface AppStores {
 export function createAppStores(client: StepboxClient, options: StepperOptions = {}): AppStores {
   const stepper = createStepperStore(client, options);
   const open = (branch: string): void => void stepper.getState().open(branch);
-  // The window shows one live episode: one the library starts replaces the live one shown.
-  const episodes = createEpisodesStore(client, open, () => {
+  // The window shows one live episode: one the library starts replaces the live one shown,
+  // and candidates still held for the old one close (their sandboxes would run unseen).
+  const startedFromLibrary = (branch: string): void => {
+    void candidates.getState().discard();
+    open(branch);
+  };
+  const episodes = createEpisodesStore(client, startedFromLibrary, () => {
     const s = stepper.getState();
     return s.branch !== null && s.live
       ? {
