@@ -242,6 +242,8 @@ export function Timeline() {
   const shown = useMemo(() => filterRows(rows, filter), [rows, filter]);
   // Set when the keyboard moved the selection: focus follows it once the row is drawn.
   const focusFollows = useRef(false);
+  // The scrollTop last written, until a scroll event says the virtualizer knows it.
+  const written = useRef<number | null>(null);
 
   const virtualizer = useVirtualizer({
     count: shown.length,
@@ -256,10 +258,11 @@ export function Timeline() {
     const index = indexOfStep(shown, viewed);
     const el = scrollRef.current;
     if (index >= 0 && el) {
-      // Rows have one fixed height: the offset is arithmetic (one read of where the list is,
-      // the window's height as the virtualizer last measured it), written once.
+      // Rows have one fixed height: the offset is arithmetic, from where the list is (our last
+      // write until its scroll event arrives, then the virtualizer's) and the window's height as
+      // the virtualizer measured it. Reading the element instead forced a layout per move.
       const height = virtualizer.scrollRect?.height ?? el.clientHeight;
-      const offset = el.scrollTop;
+      const offset = written.current ?? virtualizer.scrollOffset ?? el.scrollTop;
       const top = scrollTopFor(
         index,
         shown.length,
@@ -267,7 +270,10 @@ export function Timeline() {
         { offset, height },
         following ? 'end' : 'auto',
       );
-      if (top !== null) el.scrollTop = top;
+      if (top !== null) {
+        el.scrollTop = top;
+        written.current = top;
+      }
     }
     if (!focusFollows.current) return;
     focusFollows.current = false;
@@ -362,6 +368,9 @@ export function Timeline() {
         // A Tab stop of its own only while the viewed row is filtered out or not drawn.
         tabIndex={viewedShown ? -1 : 0}
         onKeyDown={onGridKey}
+        onScroll={() => {
+          written.current = null;
+        }}
         aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
       >
         <div
