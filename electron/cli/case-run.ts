@@ -83,6 +83,7 @@ export const command: CliCommand = {
       out.write(`case ${spec.name}${spec.fixed ? ' (fixed)' : ''}: ${spec.title}\n`);
       const result = await runCase(spec, {
         store,
+        index: engine.index,
         parts: engine.parts,
         supply,
         ...(values.agent ? { agentSpec: normalizeAgentSpec(values.agent) } : {}),

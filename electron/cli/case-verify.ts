@@ -84,11 +84,15 @@ export const command: CliCommand = {
       const worker = async () => {
         while (next < specs.length) {
           const spec = specs[next++];
-          const run = await runCase(spec, { store, parts: engine.parts, supply, consent }).catch(
-            (e: unknown) => {
-              throw cliError(e);
-            },
-          );
+          const run = await runCase(spec, {
+            store,
+            index: engine.index,
+            parts: engine.parts,
+            supply,
+            consent,
+          }).catch((e: unknown) => {
+            throw cliError(e);
+          });
           runs.set(`${spec.name}|${spec.fixed}`, run);
           io.stderr.write(
             `${run.ok ? 'ok  ' : 'FAIL'} ${spec.name}${spec.fixed ? ' (fixed)' : ''}: raised [${run.raised.join(', ')}]\n`,

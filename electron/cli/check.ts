@@ -65,14 +65,15 @@ export const command: CliCommand = {
       }),
     );
     if (parsed.positionals.length !== 1) throw new UsageError('expected one EPISODE or DIR');
-    const store = cliEngine(io).store;
+    const engine = cliEngine(io);
+    const store = engine.store;
     // An unknown id is a usage error (2), a damaged trace an infrastructure one (3, with
     // its fix): main's error report says so; exit 1 is kept for flagged episodes.
     const branches = loadBranches(parsed.positionals[0], store, { allBranches: false });
     if (branches.length === 0) throw new UsageError(`no traces found in ${parsed.positionals[0]}`);
     const checks: BranchCheck[] = [];
     for (const b of branches) checks.push(await checkBranch(b, store));
-    recordFlags(store.home, checks);
+    recordFlags(engine.index(), checks);
     if (parsed.values.json) {
       const episodes = checks.map((c) => ({
         episode: c.episode,

@@ -174,7 +174,12 @@ describe('a recorded task never widens isolation on its own', () => {
     const bundled = loadCase('output-flood');
     const wide = memoryTask({ sandbox: { network: 'host' }, verifier: null });
     const library = { ...bundled, origin: 'library' as const, task: wide };
-    const caseEnv = { store: env.store, parts: env.parts, supply: coldSupply(provider) };
+    const caseEnv = {
+      store: env.store,
+      index: env.engine.index,
+      parts: env.parts,
+      supply: coldSupply(provider),
+    };
     const e = (await runCase(library, caseEnv).catch((x: unknown) => x)) as { code: string; message: string };
     expect(e).toMatchObject({ code: 'consent_required' });
     expect(e.message).toMatch(

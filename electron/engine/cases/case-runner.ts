@@ -5,6 +5,7 @@ import { startEpisode, type StartEpisodeOptions } from '../harness/episode-facto
 import type { EpisodeRunner } from '../harness/episode-runner.js';
 import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
 import { checkBranch, recordFlags } from '../qa/check-branches.js';
+import type { EpisodeIndex } from '../trace/episode-index.js';
 import { loadBranches } from '../qa/episode-set.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import type { EpisodeParts } from '../episode-parts.js';
@@ -37,6 +38,8 @@ export interface CaseRun {
 /** Where a case runs, and who watches. */
 export interface CaseEnv {
   readonly store: DiskEpisodeStore;
+  /** The engine's index (`engine.index`), where each episode's QA flags are recorded. */
+  readonly index: () => EpisodeIndex;
   readonly parts: EpisodeParts;
   readonly supply: SandboxSupply;
   readonly dir?: string;
@@ -88,7 +91,7 @@ export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
       });
       const [branch] = loadBranches(out.branch, env.store);
       const check = await checkBranch(branch, env.store, { useIndex: false });
-      recordFlags(env.store.home, [check]);
+      recordFlags(env.index(), [check]);
       episodes.push({
         episode: out.episode,
         status: out.end?.status ?? null,

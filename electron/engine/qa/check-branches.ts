@@ -1,7 +1,7 @@
 import { checkEpisode, type EpisodeCheck } from '../../../shared/qa/check-episode.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
-import { openIndex } from '../trace/episode-index.js';
+import type { EpisodeIndex } from '../trace/episode-index.js';
 import type { LoadedBranch } from './episode-set.js';
 import { qaReference } from './qa-reference.js';
 
@@ -38,16 +38,11 @@ export async function checkBranch(
   return { episode: b.episode, branch: b.branch, ...result };
 }
 
-/** Writes a branch's flags to the index (what `stepbox search --flag` finds). */
-export function recordFlags(home: string, checks: readonly BranchCheck[]): void {
-  const index = openIndex(home);
-  try {
-    for (const c of checks)
-      index.replaceFlags(
-        c.branch,
-        c.flags.map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message })),
-      );
-  } finally {
-    index.close();
-  }
+/** Writes branches' flags to the engine's index (what `stepbox search --flag` finds). */
+export function recordFlags(index: Pick<EpisodeIndex, 'replaceFlags'>, checks: readonly BranchCheck[]): void {
+  for (const c of checks)
+    index.replaceFlags(
+      c.branch,
+      c.flags.map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message })),
+    );
 }
