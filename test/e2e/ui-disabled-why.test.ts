@@ -32,16 +32,16 @@ describe('web mode: controls that cannot act say why', () => {
     expect(none.described).toMatch(/^No episode is open: start a case or a sample task/);
 
     await app.library.startTask('hello-python');
-    await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+    await app.stepper.waitForBranch(90_000);
     await app.settled({ timeoutMs: 90_000 });
-    await app.page.getByTestId('stop-before-tool').check();
+    await app.stepper.stopBeforeTool.check();
     await app.page.keyboard.press('F10');
-    await app.page.getByTestId('held-action').waitFor({ timeout: 60_000 });
+    await app.held.waitFor('before_tool');
     await app.settled({ timeoutMs: 60_000 });
 
     // Paused before step 1's tools: a message cannot go in now; the button says so before the click.
     await app.inject.tab('message').click();
-    await app.inject.root.getByTestId('inject-text').fill('the user wants an umbrella');
+    await app.inject.messageField.fill('the user wants an umbrella');
     const inject = await why(app, 'inject-send');
     expect(inject.disabled).toBe(true);
     expect(inject.described).toMatch(
@@ -69,11 +69,11 @@ describe('web mode: controls that cannot act say why', () => {
     await app.page.setViewportSize({ width: 1024, height: 700 });
 
     // Once the step ran, both act.
-    await app.page.getByTestId('stop-before-tool').uncheck();
+    await app.stepper.stopBeforeTool.uncheck();
     await app.page.keyboard.press('F10');
     await app.timeline.row(1).locator('[data-status="ok"]').or(app.timeline.row(1)).first().waitFor();
     await app.settled({ timeoutMs: 60_000 });
-    await app.page.locator('[data-testid="held-action"]').waitFor({ state: 'detached', timeout: 60_000 });
+    await app.held.waitGone();
     await app.timeline.select(1);
     expect((await why(app, 'inject-send')).disabled).toBe(false);
     expect((await why(app, 'fork')).disabled).toBe(false);
@@ -81,14 +81,14 @@ describe('web mode: controls that cannot act say why', () => {
 
     // Ended: the pause switches and Step say the episode is recorded; a click changes nothing.
     await app.page.keyboard.press('Shift+F5');
-    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    await app.stepper.waitForState('ended');
     const toggle = await why(app, 'stop-before-tool');
     expect(toggle.disabled).toBe(true);
     expect(toggle.described).toMatch(/^This episode is recorded: nothing runs to pause/);
-    await app.page.getByTestId('stop-before-tool').locator('xpath=..').click({ force: true });
-    await expect(app.page.getByTestId('stop-before-tool').isChecked()).resolves.toBe(false);
+    await app.stepper.stopBeforeTool.locator('xpath=..').click({ force: true });
+    await expect(app.stepper.stopBeforeTool.isChecked()).resolves.toBe(false);
     expect((await why(app, 'btn-step')).described).toMatch(/^This episode is recorded, not running/);
-    expect(await new LayoutObject(app.page).onScreen(app.page.getByTestId('stop-before-tool'))).toBe(true);
+    expect(await new LayoutObject(app.page).onScreen(app.stepper.stopBeforeTool)).toBe(true);
     await app.screenshot('disabled-why-recorded-1024x700');
     expect(app.errors).toEqual([]);
     await app.page.close();

@@ -879,6 +879,10 @@ export class StepperBar extends PanelObject {
   async waitForBranch(ms = 60_000): Promise<void> {
     await this.episodeState.waitFor({ timeout: ms });
   }
+  /** Waits until the stepper is in `state` (`paused`, `running`, `ended`, …). */
+  async waitForState(state: string, ms = 60_000): Promise<void> {
+    await this.page.locator(`[data-testid="stepper-bar"][data-state="${state}"]`).waitFor({ timeout: ms });
+  }
   /** Waits until the branch has ended (or none is open any more). */
   async waitForEnd(ms = 60_000): Promise<void> {
     await this.page
@@ -907,6 +911,10 @@ export class HeldActionCard {
       .locator(`[data-testid="held-action"][data-stage="${stage}"]`, text ? { hasText: text } : {})
       .waitFor({ timeout: ms });
     return this;
+  }
+  /** Waits until no step is held (the card is gone). */
+  async waitGone(ms = 60_000): Promise<void> {
+    await this.page.locator('[data-testid="held-action"]').waitFor({ state: 'detached', timeout: ms });
   }
   /** Waits for the card holding step `step` before its tools run. */
   waitBeforeTool(step: number, ms = 60_000): Promise<this> {
