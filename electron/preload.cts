@@ -16,6 +16,7 @@ const OPERATIONS = [
   'cases.list',
   'cases.open',
   'cases.save',
+  'files.list',
   'episode.open',
   'episode.start',
   'episode.step',

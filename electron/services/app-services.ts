@@ -15,6 +15,7 @@ import { CandidatesService } from './candidates-service.js';
 import { EpisodeManager } from './episode-manager.js';
 import { EventBus, type Audience, type BusListener } from './event-bus.js';
 import { LibraryService } from './library-service.js';
+import { listInside } from './host-files.js';
 import type { EnginePorts } from './ports.js';
 import { ServiceError, toAppError } from './service-error.js';
 import { agentFolderOf, fromTaskFolder, taskFolderOf } from '../../shared/start-paths.js';
@@ -58,9 +59,13 @@ export function createAppServices(ports: EnginePorts): AppServices {
   const episodes = new EpisodeManager(ports.harness, ports.traces, bus);
   const library = new LibraryService(ports.traces, episodes);
   const terminals = new TerminalService(ports.docker, episodes, bus);
+  // A branch with a terminal open is in a person's view: a fork going on does not stop it.
+  episodes.setViewed((branch) => terminals.hasTerminal(branch));
   const stats = new StatsService(ports.docker, episodes, bus);
   const candidates = new CandidatesService(ports.harness, ports.traces, episodes);
   const batches = new BatchService(ports.batches, bus, (episode) => library.flags(episode));
+  // An episode written by another process (a `stepbox run` in a shell) joins the list as it appears.
+  const unwatch = ports.traces.watch?.(() => bus.emit('library.changed', { episode: null }));
 
   const taskPathOf = async (source: ParsedRequestOf<'episode.start'>['task']) => {
     if (source.kind === 'path') return { path: source.path, agent: null, episodes: 1 };
@@ -94,6 +99,17 @@ export function createAppServices(ports: EnginePorts): AppServices {
     'cases.save': (r) => teaching().saveCase(r.id, r.name, r.force ?? false),
     'episode.share': (r) => teaching().share(r.id, r.redact ?? []),
 
+    'files.list': async (r) => {
+      if (r.root === 'store') {
+        if (!ports.storeHome)
+          throw new ServiceError('not_found', 'this engine has no store folder to pick from');
+        return listInside(ports.storeHome, r.path ?? '', 'the store');
+      }
+      if (!r.task)
+        throw new ServiceError('invalid_input', 'name the task whose folder to list (task: {kind, id})');
+      const { path } = await taskPathOf(r.task);
+      return listInside(taskFolderOf(resolve(path)), r.path ?? '', "the task's folder");
+    },
     'episode.open': (r) => library.open(r.id),
     'episode.start': async (r) => {
       const { path, agent, episodes: count } = await taskPathOf(r.task);
@@ -255,6 +271,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
       await terminals.closeOwned(client);
     },
     async dispose() {
+      unwatch?.();
       await batches.dispose();
       stats.closeOwned(undefined);
       await terminals.closeOwned(undefined);

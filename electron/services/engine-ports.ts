@@ -280,6 +280,7 @@ export function engineServicesPorts(options: EngineOptions): EnginePorts {
     teaching: teachingPort(engine),
     doctor: doctorPort(engine),
     batches: batchPort(engine),
+    storeHome: engine.store.home,
     close: () => engine.close(),
   };
 }

@@ -22,6 +22,11 @@ interface LiveEpisode {
   lastReason: StopReason | null;
   /** The release in flight or done: an end and a stop both release, and both wait for it. */
   released: Promise<void> | null;
+  /**
+   * The live branch this fork was made from. Once the fork goes on (its first step or run)
+   * the parent is superseded: it stops unless it runs or someone views it (see {@link EpisodeManager.retireSuperseded}).
+   */
+  supersedes: string | null;
 }
 
 /**
@@ -34,6 +39,10 @@ export class EpisodeManager {
   private readonly live = new Map<string, LiveEpisode>();
   /** Releases still in flight (an ended episode left `live` before its sandbox was back). */
   private readonly releasing = new Set<Promise<void>>();
+  /** True while a person views a live branch (a terminal into it): a superseded branch viewed is kept. */
+  private viewed: (branch: string) => boolean = () => false;
+  /** Superseded branches being stopped (tests and dispose wait for them). */
+  private readonly retiring = new Set<Promise<void>>();
 
   constructor(
     private readonly harness: HarnessPort,
@@ -41,9 +50,26 @@ export class EpisodeManager {
     private readonly bus: EventBus,
   ) {}
 
+  /** Tells the manager which live branches a person views (their sandboxes are never stopped unseen). */
+  setViewed(viewed: (branch: string) => boolean): void {
+    this.viewed = viewed;
+  }
+
+  /** Resolves once every superseded branch being stopped is stopped. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.retiring]);
+  }
+
   /** Takes a new controller into the manager and starts forwarding its events. */
-  adopt(controller: EpisodeController): EpisodeStateInfo {
-    const entry: LiveEpisode = { controller, off: [], running: null, lastReason: null, released: null };
+  adopt(controller: EpisodeController, supersedes: string | null = null): EpisodeStateInfo {
+    const entry: LiveEpisode = {
+      controller,
+      off: [],
+      running: null,
+      lastReason: null,
+      released: null,
+      supersedes,
+    };
     this.live.set(controller.branch, entry);
     const { episode } = controller;
     let branch = controller.branch;
@@ -145,12 +171,14 @@ export class EpisodeManager {
   async step(id: string): Promise<EpisodeStateInfo> {
     const entry = this.entry(this.require(id).branch);
     this.assertNotRunning(entry, 'step');
+    this.retireSuperseded(entry);
     entry.lastReason = await entry.controller.step();
     return this.info(entry);
   }
 
   async run(id: string, wait: boolean): Promise<EpisodeStateInfo> {
     const entry = this.entry(this.require(id).branch);
+    this.retireSuperseded(entry);
     const running = entry.running ?? this.runInBackground(entry);
     if (wait) await running;
     return this.info(entry);
@@ -264,7 +292,8 @@ export class EpisodeManager {
     const controller = this.find(id);
     if (controller) {
       this.assertNotRunning(this.entry(controller.branch), 'fork');
-      return this.newBranch(await controller.fork(step, agent));
+      // The live parent stays until the fork goes on: then it is superseded (retireSuperseded).
+      return this.newBranch(await controller.fork(step, agent), controller.branch);
     }
     return this.newBranch(await this.harness.fork(id, step, agent, options));
   }
@@ -275,6 +304,7 @@ export class EpisodeManager {
 
   /** Stops and disposes every live branch (app quit, server close): no sandbox is left behind. */
   async disposeAll(): Promise<void> {
+    await this.settled();
     await Promise.all(
       [...this.live.values()].map(async (entry) => {
         const { controller } = entry;
@@ -302,8 +332,34 @@ export class EpisodeManager {
     }
   }
 
-  private newBranch(controller: EpisodeController) {
-    const state = this.adopt(controller);
+  /**
+   * A fork that goes on supersedes the live branch it was made from: that branch's sandbox
+   * stops (its trace closed as interrupted, kept in the store, reopenable at any step)
+   * unless it is running or a person views it. In the background: the fork's step does not
+   * wait for it. Only once per fork.
+   */
+  private retireSuperseded(entry: LiveEpisode): void {
+    const parent = entry.supersedes;
+    if (parent === null) return;
+    entry.supersedes = null;
+    const old = this.live.get(parent);
+    if (!old || old.running || old.controller.state() === 'running' || old.controller.state() === 'ended')
+      return;
+    if (this.viewed(parent)) {
+      log.info(`${parent} is superseded by ${entry.controller.branch} but viewed: kept live`);
+      return;
+    }
+    const done = this.stop(parent).then(
+      () => log.info(`${parent} superseded by ${entry.controller.branch}: stopped, its trace kept`),
+      (e: unknown) =>
+        log.warn(`stopping superseded ${parent}: ${e instanceof Error ? e.message : String(e)}`),
+    );
+    this.retiring.add(done);
+    void done.finally(() => this.retiring.delete(done));
+  }
+
+  private newBranch(controller: EpisodeController, supersedes: string | null = null) {
+    const state = this.adopt(controller, supersedes);
     return { episode: controller.episode, branch: controller.branch, state };
   }
 

@@ -117,6 +117,11 @@ export interface TracePort {
    * `efficiency` can fire. Absent (fakes): QA over the trace alone.
    */
   check?(branch: BranchTrace): Promise<FlagSummary[]>;
+  /**
+   * Calls `onChange` when the store changes on disk, also by another process (a `stepbox
+   * run` in a shell); returns the stop. Absent (fakes): only this process's changes are told.
+   */
+  watch?(onChange: () => void): () => void;
 }
 
 /** Terminals and stats of containers, and whether Docker answers. */
@@ -204,6 +209,8 @@ export interface EnginePorts {
   readonly batches?: BatchPort;
   /** Save as case and Share…; absent (fakes, a degraded engine): those operations report it. */
   readonly teaching?: TeachingPort;
+  /** The store's folder (the file picker's second root); absent (fakes): the picker offers the task's folder only. */
+  readonly storeHome?: string;
   /** Releases what the ports hold (the sandbox provider); called last on dispose. */
   close?(): Promise<void>;
 }

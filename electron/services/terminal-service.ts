@@ -40,6 +40,12 @@ export class TerminalService {
     private readonly bus: EventBus,
   ) {}
 
+  /** True while a terminal is open into the branch's sandbox (a person is looking at it). */
+  hasTerminal(branch: string): boolean {
+    for (const t of this.terminals.values()) if (t.branch === branch) return true;
+    return false;
+  }
+
   async open(id: string, cols: number, rows: number, owner: Audience): Promise<string> {
     const controller = this.episodes.require(id);
     const sandbox = controller.sandbox();

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import type { BranchSummary, SearchHit } from '../../shared/contract/index.js';
 import { logger } from '../engine/log.js';
 import { agentKindOf } from '../engine/agents/agent-spec.js';
@@ -10,9 +9,13 @@ import {
   type SearchQuery,
 } from '../engine/trace/episode-index.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
+import type { StoredBranches } from '../engine/trace/stored-branches.js';
+import type { BranchTrace } from './branch-trace.js';
 import { readBranch } from './branch-trace.js';
+import { watchStore } from '../engine/trace/store-watch.js';
 import { checkStoredBranch } from './branch-summary.js';
 import type { TracePort } from './ports.js';
+import { TraceMemo } from './trace-memo.js';
 
 const log = logger('library');
 
@@ -74,12 +77,23 @@ export function storeTracePort(engine: {
   index(): EpisodeIndex;
 }): TracePort {
   const store = engine.store;
+  const memo = new TraceMemo(store);
+  // The index reads changed traces through the memo too, so one open parses its trace once.
+  const stored: StoredBranches = {
+    home: store.home,
+    listEpisodes: () => store.listEpisodes(),
+    branchesOrNone: (episode) => store.branchesOrNone(episode),
+    readTrace: (branch) => memo.read(branch),
+    branchClosed: (episode, branch) => store.branchClosed(episode, branch),
+  };
+  const check = (bt: BranchTrace) => memo.flagsOf(bt.info, () => checkStoredBranch(store, bt));
   const port: TracePort = {
+    watch: (onChange) => watchStore(store.home, onChange),
     async listBranches() {
       // The index holds status, steps, reward, flags and the branch tree; only traces that
       // changed since they were indexed, or whose flags were never computed, are read.
       const index = engine.index();
-      index.refresh(store);
+      index.refresh(stored);
       const unchecked = new Set(index.uncheckedBranches());
       const out: BranchSummary[] = [];
       for (const ep of index.listEpisodes(-1)) {
@@ -87,7 +101,7 @@ export function storeTracePort(engine: {
           try {
             let current = row;
             if (unchecked.has(row.id)) {
-              const flags = await checkStoredBranch(store, readBranch(port, row.id));
+              const flags = await check(readBranch(port, row.id));
               index.replaceFlags(row.id, flags);
               index.markFlagsChecked(row.id);
               current = { ...row, flags: flags.length };
@@ -106,7 +120,7 @@ export function storeTracePort(engine: {
       let hits: SearchHit[] = [];
       if (filters) {
         const index = engine.index();
-        index.refresh(store);
+        index.refresh(stored);
         hits = index.search({ ...filters, limit }).flatMap((m) =>
           m.hits.map((h) => ({
             episode: m.episode,
@@ -143,13 +157,9 @@ export function storeTracePort(engine: {
     },
     resolve: (id) => store.resolve(id),
     branchesOf: (episode) => store.listBranches(episode),
-    read: (branch) => store.readTrace(branch),
-    version(branch) {
-      const path = store.currentTracePath(branch);
-      const st = statSync(path);
-      return `${path}:${st.size}:${st.mtimeMs}`;
-    },
-    check: (bt) => checkStoredBranch(store, bt),
+    read: (branch) => memo.read(branch),
+    version: (branch) => memo.version(branch),
+    check,
     snapshots: (episode) => store.snapshots(episode),
   };
   return port;

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { BreakpointList } from './components/breakpoint-list';
 import { CaseWalkthrough } from './components/case-walkthrough';
+import { FilePicker } from './components/file-picker';
 import { KeySheet } from './components/key-sheet';
 import { PanelBoundary } from './components/error-boundary';
 import { SideBySideView } from './components/side-by-side-view';
@@ -149,6 +150,7 @@ export function App(props: { readonly stores: AppStores }) {
       <Shell onKeys={toggleSheet} />
       {sheet ? <KeySheet onClose={() => setSheet(false)} /> : null}
       <StopQuestionDialog />
+      <FilePicker />
     </StoresContext.Provider>
   );
 }

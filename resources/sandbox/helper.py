@@ -406,6 +406,14 @@ def held_files(pid, ws_dev, mapped):
 UNREADABLE = 'unreadable'
 
 
+def engine_root_exec(pid, s):
+    """Whether a process is an exec the engine started as root (ppid 0: its parent is outside
+    the container; every uid 0), such as a verifier runner started ahead and waiting for its
+    command. Not the agent's: the agent can become neither root (no capability,
+    no-new-privileges) nor a child of nothing (orphans go to init)."""
+    return s.ppid == 0 and owned_by_root(pid)
+
+
 def owned_by_root(pid):
     try:
         with open('/proc/%d/status' % pid, 'rb') as f:
@@ -995,7 +1003,7 @@ class Scanner:
             if pid in self.protected:
                 continue
             s = proc_stat(pid)
-            if s is None:
+            if s is None or engine_root_exec(pid, s):
                 continue
             if s.state == b'Z':
                 # A zombie holds nothing, unless only its first thread ended: its other
@@ -1206,7 +1214,7 @@ class Restorer:
             if pid in keep:
                 continue
             s = proc_stat(pid)
-            if s is not None and s.state != b'Z':
+            if s is not None and s.state != b'Z' and not engine_root_exec(pid, s):
                 return -1
         return last
 

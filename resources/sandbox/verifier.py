@@ -1,7 +1,7 @@
 # stepbox verifier runner: the one program of a verifier's own `docker exec`, started as
 # root (the container's capabilities are only SETUID/SETGID/SETPCAP/KILL) so no process of
-# the agent's can signal, ptrace or open it. argv: command, timeout in ms, output cap in
-# bytes, the agent's uid. It is started isolated (`python3 -I -S`, cwd /, a fixed root PATH
+# the agent's can signal, ptrace or open it. argv (or, started ahead, one JSON line on
+# stdin): command, timeout in ms, output cap in bytes, the agent's uid. It is started isolated (`python3 -I -S`, cwd /, a fixed root PATH
 # and HOME): nothing the agent wrote (a usercustomize.py or .pth in its HOME, a module in
 # /workspace, a python3 earlier on its PATH) is read by it.
 #
@@ -21,7 +21,17 @@ import signal
 import sys
 import time
 
-command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+if len(sys.argv) > 1:
+    command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+else:
+    # Started ahead of its verification (docker-verifier.ts: the exec and this interpreter's
+    # start are off the episode's end): the same four arguments come as one JSON array line
+    # on this exec's stdin, which only the host can write. Nothing is killed or run before.
+    line = sys.stdin.buffer.readline()
+    if not line:
+        sys.exit(0)  # let go unused (the sandbox was destroyed or kept)
+    command, timeout_ms, cap, uid = json.loads(line)
+    timeout_ms, cap, uid = int(timeout_ms), int(cap), int(uid)
 me = os.getpid()
 try:
     import ctypes

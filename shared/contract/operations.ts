@@ -85,6 +85,31 @@ export const OPERATIONS = {
     "Saves an episode or branch as a case in the store's case library (stepbox case new).",
   ),
 
+  'files.list': op(
+    z.strictObject({
+      /** `task`: the folder of a bundled task or case (where start-form paths resolve); `store`: the store. */
+      root: z.enum(['task', 'store']),
+      /** The bundled task or case whose folder `task` means (a typed task path is not a root). */
+      task: z
+        .discriminatedUnion('kind', [
+          z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
+          z.strictObject({ kind: z.literal('case'), id: z.string().min(1), fixed: z.boolean().optional() }),
+        ])
+        .optional(),
+      /** The folder to list, from the root (default: the root). */
+      path: z.string().max(4096).optional(),
+    }),
+    z.object({
+      root: z.string(),
+      path: z.string(),
+      absolute: z.string(),
+      entries: z.array(
+        z.object({ name: z.string(), type: z.enum(['file', 'dir']), size: z.number().int().nonnegative() }),
+      ),
+    }),
+    "The start form's file picker: a folder's entries inside the task's folder or the store, never outside.",
+  ),
+
   'episode.open': op(
     byId,
     EpisodeView,

@@ -29,5 +29,13 @@ function normalizeValue(value: unknown, key: string | null): unknown {
  * while the order of words always matters.
  */
 export function normalizeCall(name: string, args: unknown): string {
-  return `${name}:${canonicalJson(normalizeValue(args ?? {}, null))}`;
+  // Several rules (loop, gave_up) key the same recorded calls: parse each command line once.
+  const memo = args !== null && typeof args === 'object' ? normalized.get(args) : undefined;
+  if (memo !== undefined) return `${name}:${memo}`;
+  const text = canonicalJson(normalizeValue(args ?? {}, null));
+  if (args !== null && typeof args === 'object') normalized.set(args, text);
+  return `${name}:${text}`;
 }
+
+/** Normalized arguments by the (recorded, never mutated) arguments object. */
+const normalized = new WeakMap<object, string>();

@@ -39,6 +39,9 @@ describe('web mode: a recorded 10,000-step trace', () => {
       .getByTestId('timeline-count')
       .filter({ hasText: '10000 steps' })
       .waitFor({ timeout: 60_000 });
+    // Opened on a recorded trace, the timeline follows the last step: its row is on screen.
+    await app.timeline.waitForStep(10_000, 30_000);
+    await until(() => inView(10_000), Boolean, 10_000, 'the last step in view');
     await app.timeline.scrollTo(9_999);
     await app.timeline.waitForStep(9_999, 10_000);
     const rows = await app.timeline.rows();
@@ -51,6 +54,36 @@ describe('web mode: a recorded 10,000-step trace', () => {
     expect(rows.find((r) => r.step === 9_991)?.text).toContain('INJ');
     expect(app.errors).toEqual([]);
   });
+
+  it('opens following the last step, and a slider move far away draws, selects and shows that row', async () => {
+    for (const step of [2_345, 9_000, 2_344, 9_999]) {
+      // As a drag moves the slider: an input event on the range.
+      await app.page.evaluate((to) => {
+        const input = document.querySelector<HTMLInputElement>('[data-testid="scrubber"]');
+        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+        if (!input || !set) throw new Error('no scrubber');
+        set.call(input, String(to));
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }, step);
+      await app.page
+        .locator(`[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]`)
+        .waitFor({ timeout: 30_000 });
+      await expect(inView(step)).resolves.toBe(true);
+      expect((await app.timeline.rows()).length).toBeLessThan(200);
+    }
+    expect(app.errors).toEqual([]);
+  });
+
+  /** True when the step's row lies wholly inside the timeline's scrolling window. */
+  function inView(step: number): Promise<boolean> {
+    return app.page.evaluate((s) => {
+      const box = document.querySelector('[data-testid="timeline-scroll"]')?.getBoundingClientRect();
+      const row = document
+        .querySelector(`[data-testid="timeline-row"][data-step="${s}"]`)
+        ?.getBoundingClientRect();
+      return !!box && !!row && row.top >= box.top - 0.5 && row.bottom <= box.bottom + 0.5;
+    }, step);
+  }
 
   it('scrubs with ←/→: the inspector shows the step in Monaco and the terminal its recorded output', async () => {
     await app.timeline.select(9_999);

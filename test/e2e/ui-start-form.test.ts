@@ -49,4 +49,52 @@ describe('web mode: the start form reads no host file into view', () => {
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 200_000);
+
+  it('at 1024×700 a file picker chooses the agent script from the task’s folder (or the store), and the card says what it reads', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    const lib = app.library.root;
+    await lib.locator('[data-testid="library-task"][data-task="hello-python"]').waitFor({ timeout: 30_000 });
+    await lib.getByTestId('pick-agent').click();
+    const picker = app.page.getByTestId('file-picker');
+    await picker.waitFor({ timeout: 10_000 });
+    await picker.getByTestId('picker-task').selectOption('hello-python');
+    await picker
+      .locator('[data-testid="picker-path"]', { hasText: /resources\/tasks\/hello-python$/ })
+      .waitFor({
+        timeout: 20_000,
+      });
+    const entry = picker.locator('[data-testid="picker-entry"][data-name="agent.jsonl"]');
+    await entry.waitFor({ timeout: 20_000 });
+    expect(await layout.onScreen(picker)).toBe(true);
+    expect(await layout.readable(entry)).toBe(true);
+    // No ".." above the task's folder: the root has no way up.
+    await expect(picker.getByTestId('picker-up').count()).resolves.toBe(0);
+    await app.screenshot('start-form-picker-1024x700');
+    // The store is the other root, and nothing else is offered.
+    await picker.getByTestId('picker-root-store').click();
+    await picker.locator('[data-testid="picker-path"]', { hasText: web.home() }).waitFor({ timeout: 20_000 });
+    await picker.getByTestId('picker-root-task').click();
+    await entry.waitFor({ timeout: 20_000 });
+    await entry.click();
+    await picker.waitFor({ state: 'detached', timeout: 10_000 });
+    // The field holds the path as the form resolves it (from the task's folder); the card says the file.
+    await expect(lib.getByTestId('library-agent').inputValue()).resolves.toBe('scripted:agent.jsonl');
+    // The field reads whole at 1024 px (its Choose… goes under it when the pane is narrow).
+    expect(await lib.getByTestId('library-agent').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(
+      true,
+    );
+    const card = lib.locator('[data-testid="library-task"][data-task="hello-python"]');
+    await expect(card.getByTestId('start-reads').innerText()).resolves.toMatch(
+      /^reads \/.*\/resources\/tasks\/hello-python\/agent\.jsonl$/,
+    );
+    await card.scrollIntoViewIfNeeded();
+    expect(await layout.readable(card.getByTestId('start-reads'))).toBe(true);
+    await app.screenshot('start-form-picked-1024x700');
+    await app.library.startTask('hello-python');
+    await app.settled({ timeoutMs: 90_000 });
+    await expect(app.page.locator('.where-task').getAttribute('title')).resolves.toMatch(/hello/);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 200_000);
 });

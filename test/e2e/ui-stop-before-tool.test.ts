@@ -39,7 +39,10 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await expect(status.innerText()).resolves.toBe('waiting');
       expect(await layout.readable(status)).toBe(true);
       // The Inject panel's fields take its width (a broken style once left them 170 px wide).
-      const [field, pane] = await Promise.all([app.inject.messageField.boundingBox(), app.inject.root.boundingBox()]);
+      const [field, pane] = await Promise.all([
+        app.inject.messageField.boundingBox(),
+        app.inject.root.boundingBox(),
+      ]);
       expect(field!.width).toBeGreaterThan(pane!.width * 0.8);
       await app.screenshot(`stop-before-tool-${tag}-held`);
       await card.run();

@@ -4,6 +4,7 @@
 // files, and name the return and the final reward alike.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { forkEpisode, startEpisode } from '../../electron/engine/harness/index.js';
+import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
 import { startServer, type RunningServer } from '../../electron/server.js';
 import type { Task } from '../../shared/task.js';
 import { parseJsonOutput, runCli } from '../support/cli.js';
@@ -88,43 +89,45 @@ describeDocker('stepbox diff and the window compare agree', () => {
     final_reward: o.final_reward,
   });
 
+  /** Runs a scripted episode (or a fork of `from` at step 1) to its end; `first` acts before the run. */
+  async function scripted(
+    name: string,
+    lines: readonly object[],
+    from?: string,
+    first?: (r: EpisodeRunner) => Promise<void>,
+  ): Promise<EpisodeRunner> {
+    const agentSpec = `scripted:${script(docker.env.dir, name, lines)}`;
+    const r = from
+      ? await forkEpisode({ id: from, at: 1, agentSpec, ...docker.episode })
+      : await startEpisode({ task: fileTask, agentSpec, ...docker.episode });
+    try {
+      await first?.(r);
+      await r.run();
+    } finally {
+      await r.dispose();
+    }
+    return r;
+  }
+
   it('gives the same alignment pair by pair over a parent and its forks', async () => {
-    const parent = await startEpisode({
-      task: fileTask,
-      agentSpec: `scripted:${script(docker.env.dir, 'parity-parent.jsonl', [write('a.txt', 'a'), write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
-      ...docker.episode,
-    });
-    try {
-      await parent.run();
-    } finally {
-      await parent.dispose();
-    }
-    // A fork at 1 that inserts a step: every verdict but `different_result` (the override
-    // fork below has that one).
-    const inserted = await forkEpisode({
-      id: parent.episode,
-      at: 1,
-      agentSpec: `scripted:${script(docker.env.dir, 'parity-fork.jsonl', [write('x.txt', 'x'), write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
-      ...docker.episode,
-    });
-    try {
-      await inserted.run();
-    } finally {
-      await inserted.dispose();
-    }
-    const overridden = await forkEpisode({
-      id: parent.episode,
-      at: 1,
-      agentSpec: `scripted:${script(docker.env.dir, 'parity-override.jsonl', [write('b.txt', 'b'), write('c.txt', 'c'), final('done')])}`,
-      ...docker.episode,
-    });
-    try {
-      await overridden.step();
-      overridden.overrideLastResult({ ok: true, stdout: 'disk is full, stop', duration_ms: 0, bytes: 18 });
-      await overridden.run();
-    } finally {
-      await overridden.dispose();
-    }
+    const [a, b, c] = [write('a.txt', 'a'), write('b.txt', 'b'), write('c.txt', 'c')];
+    const parent = await scripted('parity-parent.jsonl', [a, b, c, final('done')]);
+    // A fork at 1 that inserts a step: every verdict but `different_result`, which the
+    // next fork has (the agent saw an overridden result at step 2).
+    const inserted = await scripted(
+      'parity-fork.jsonl',
+      [write('x.txt', 'x'), b, c, final('done')],
+      parent.episode,
+    );
+    const overridden = await scripted(
+      'parity-override.jsonl',
+      [b, c, final('done')],
+      parent.episode,
+      async (r) => {
+        await r.step();
+        r.overrideLastResult({ ok: true, stdout: 'disk is full, stop', duration_ms: 0, bytes: 18 });
+      },
+    );
 
     const verdicts = new Set<string>();
     for (const [a, b] of [

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Readable } from 'node:stream';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import type { DockerSandboxProvider } from '../../electron/engine/sandbox/docker-provider.js';
 import { HelperError } from '../../electron/engine/sandbox/helper-client.js';
@@ -49,5 +50,46 @@ describeDocker('helper protocol: both sides list the same operations and fields'
     });
     const r = await sb.exec({ command: 'ls /workspace', timeoutMs: 10_000 });
     expect(r.stdout).toBe('');
+  });
+
+  it('a forged reply on the channel is a clear tool error, never a crash; the helper restarts and the sandbox goes on', async () => {
+    // As if something wrote a frame into the helper's stdout: an answer to the pending exec
+    // whose fields do not add up (more kept output than its payload holds).
+    const inner = sb as unknown as {
+      streams: { stdout: Readable };
+      helper: { nextId: number; pending: Map<number, unknown> };
+    };
+    const pending = sb.exec({ command: 'sleep 30', timeoutMs: 60_000 });
+    await vi.waitFor(() => expect(inner.helper.pending.size).toBe(1));
+    const header = Buffer.from(
+      JSON.stringify({
+        id: inner.helper.nextId - 1,
+        ok: true,
+        exit_code: 0,
+        signal: null,
+        stdout_len: 1e9,
+        stdout_total: 1e9,
+        stderr_total: 0,
+        oom: false,
+        oom_counter: true,
+        duration_ms: 1,
+      }),
+    );
+    const prefix = Buffer.alloc(8);
+    prefix.writeUInt32BE(header.length, 0);
+    inner.streams.stdout.emit('data', Buffer.concat([prefix, header]));
+    const r = await pending;
+    expect(r).toMatchObject({
+      ok: false,
+      error: {
+        code: 'tool_failed',
+        message: expect.stringMatching(/reply to exec is not the protocol \(stdout_len/),
+      },
+    });
+    // The channel was not trusted after it: the next call finds a new helper.
+    const next = await sb.exec({ command: 'echo hi', timeoutMs: 10_000 });
+    expect(next.error?.code ?? 'ok').toMatch(/ok|session_restarted/);
+    const after = await sb.exec({ command: 'echo hi', timeoutMs: 10_000 });
+    expect(after).toMatchObject({ ok: true, exit_code: 0, stdout: 'hi\n' });
   });
 });

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEventOf } from '../../shared/trace-events.js';
 import type { Task } from '../../shared/task.js';
@@ -12,6 +13,8 @@ import { FORGE_ATTEMPT, SHELL_ATTACK } from '../../electron/engine/sandbox/selft
 import { openTerminal, type Terminal } from '../../electron/engine/docker/terminal.js';
 import { docker as dockerApi, waitUntil } from '../support/cli-docker.js';
 import { describeDocker, useTestProvider } from '../support/docker.js';
+
+const execFileAsync = promisify(execFile);
 
 /** The sandbox image with a PATH that lists directories the agent can write first. */
 const WRITABLE_PATH_IMAGE = `stepbox-test-writable-path:${process.pid}`;
@@ -144,6 +147,63 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       expect(uid).toBe('1000');
       expect(caps).toHaveLength(3);
       for (const c of caps) expect(c).toMatch(/:\s+0{16}$/);
+    } finally {
+      await sb.destroy();
+    }
+  });
+
+  it("a verifier runner started ahead is out of the agent's reach: the verdict stands, snapshots stay pruned while it waits", async () => {
+    const sb = (await provider().create(defaultSandboxConfig())) as DockerSandbox;
+    /** Pids of waiting verifier runners (root execs whose program is the runner); async, so the host's own exec of it can proceed. */
+    const runners = async () =>
+      (
+        await execFileAsync(
+          'docker',
+          [
+            'exec',
+            '-u',
+            '0:0',
+            '-w',
+            '/',
+            sb.id,
+            '/bin/sh',
+            '-c',
+            'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^python3 -I -S -c # stepbox verifier runner" && echo ${d#/proc/}; done; true',
+          ],
+          { encoding: 'utf8' },
+        )
+      ).stdout
+        .split('\n')
+        .filter(Boolean);
+    try {
+      sb.prepareVerifier();
+      for (let i = 0; i < 100 && (await runners()).length === 0; i++);
+      const [runner] = await runners();
+      expect(runner).toBeDefined();
+      // The agent goes for it: its stdin (to send a verdict of its own), a signal, every process.
+      await sb.exec({
+        command: `echo '["true","30000","1024","1000"]' > /proc/${runner}/fd/0; kill -STOP ${runner}; kill -9 ${runner}; kill -9 -1`,
+        timeoutMs: 30_000,
+      });
+      expect(await runners()).toEqual([runner]);
+      // Waiting, it is no writer the snapshot must fear: a small change is still found by a
+      // pruned scan (and recorded).
+      const store = new MemorySnapshotStore();
+      await sh(sb, 'echo a > a.txt');
+      await sb.snapshot(store);
+      await sh(sb, 'echo b > a.txt');
+      const snap = await sb.snapshot(store);
+      expect(snap.changed).toEqual([{ path: 'a.txt', change: 'modified' }]);
+      expect(sb.lastScanWalk).toBe('pruned');
+      const verdict = await runVerifier(ALWAYS_FAILS, sb);
+      expect(verdict).toMatchObject({ success: false, exit_code: 1, ran: { channel: 'exec', uid: 1000 } });
+      // Used once: gone, and the next verification (none started ahead) runs as before.
+      expect(await runners()).toEqual([]);
+      const again = await runVerifier(
+        { verifier: { command: 'cat a.txt', timeout: 30 } } as unknown as Task,
+        sb,
+      );
+      expect(again).toMatchObject({ success: true, exit_code: 0, stdout: 'b\n' });
     } finally {
       await sb.destroy();
     }

@@ -83,4 +83,28 @@ describe('app stores wiring', () => {
     expect(stores.stepper.getState().branch).toBe('b-main');
     stores.dispose();
   });
+
+  it('a start from the library closes candidates still held for the old episode (no sandbox runs unseen)', async () => {
+    const fake = createFakeBackend();
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    fake.on('episode.open', () => episodeView(0, { state: null }));
+    fake.on('episode.discardCandidates', () => ({}));
+    fake.on('episode.start', () => ({
+      episode: 'ep2',
+      branch: 'b-new',
+      state: 'paused',
+      step: 0,
+      reason: null,
+    }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    stores.candidates.setState({
+      set: { group: 'g1', episode: 'ep1', parent: 'b-main', step: 1, candidates: [], notes: [] },
+    });
+    await stores.episodes
+      .getState()
+      .startTask({ id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null });
+    expect(fake.callsOf('episode.discardCandidates')).toEqual([{ group: 'g1' }]);
+    await until(() => stores.candidates.getState().set === null);
+    stores.dispose();
+  });
 });

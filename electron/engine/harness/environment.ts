@@ -136,6 +136,8 @@ export class SandboxEnvironment implements Environment {
     const { task, sandbox } = this.options;
     await writeWorkspace(sandbox, task);
     const snap = await this.snapshot(0);
+    // The verifier's channel starts now, while the steps run, not after the last one.
+    if (task.verifier) sandbox.prepareVerifier?.();
     return { observation: task.goal, info: snap };
   }
 

@@ -41,34 +41,69 @@ function text(b64: string, total: number, cap: number): string {
 }
 
 /**
+ * A verifier runner's exec started ahead of its verification: the runner (root, isolated)
+ * waits for its arguments on stdin, which only the host can write, and neither kills nor
+ * runs anything before. The exec (an engine round trip and a `runc exec`) and python's
+ * start then happen while the episode runs, not at its end.
+ */
+export interface VerifierRunner {
+  readonly streams: ExecStreams;
+  readonly out: Promise<Buffer>;
+  readonly err: Promise<Buffer>;
+  /** Whether its stdout ended (the runner is gone: it cannot take a verification). */
+  ended(): boolean;
+}
+
+/** Starts a verifier runner that waits for its arguments (see {@link VerifierRunner}). */
+export async function startVerifierRunner(
+  engine: DockerEngine,
+  containerId: string,
+  outputCap: number,
+): Promise<VerifierRunner> {
+  const source = loadSandboxResource('verifier.py').toString('utf8');
+  // Root, so the agent's processes cannot kill or ptrace the runner, and isolated, so nothing
+  // the agent wrote is read by it; the verifier itself runs as the agent's uid.
+  const { cmd, options } = rootPython(source);
+  const streams = await engine.exec(containerId, cmd, options);
+  let done = false;
+  streams.stdout.on('end', () => (done = true));
+  streams.stdout.on('close', () => (done = true));
+  // The report is two base64 streams of at most `outputCap` bytes each, plus a little.
+  return {
+    streams,
+    out: collect(streams.stdout, 3 * outputCap + 64 * 1024),
+    err: collect(streams.stderr, 64 * 1024),
+    ended: () => done,
+  };
+}
+
+/**
  * Runs a verifier in its own `docker exec` (resources/sandbox/verifier.py): an isolated root
  * runner kills every process of the agent's user first, then runs the command as that user
  * (no capability, a fresh HOME, no PATH entry the agent can write) in a new bash in
  * /workspace with pipes only the runner holds. The host reads only that exec's output, and takes the exit
- * code from the engine's record of the exec — never from the helper or the session.
+ * code from the engine's record of the exec — never from the helper or the session. `ahead`
+ * is a runner started earlier for this sandbox ({@link startVerifierRunner}), used when it
+ * is still there; otherwise one is started now.
  */
 export async function runVerifierExec(
   engine: DockerEngine,
   containerId: string,
   request: VerifierRequest,
   outputCap: number,
+  ahead?: VerifierRunner,
 ): Promise<VerifierRun> {
   const started = performance.now();
-  const source = loadSandboxResource('verifier.py').toString('utf8');
   const timeoutMs = Math.max(1, Math.round(request.timeoutMs));
-  // Root, so the agent's processes cannot kill or ptrace the runner, and isolated, so nothing
-  // the agent wrote is read by it; the verifier itself runs as the agent's uid.
-  const { cmd, options } = rootPython(source, [
-    request.command,
-    String(timeoutMs),
-    String(outputCap),
-    String(SANDBOX_UID),
-  ]);
-  const streams: ExecStreams = await engine.exec(containerId, cmd, options);
-  streams.stdin.end();
-  // The report is two base64 streams of at most `outputCap` bytes each, plus a little.
-  const out = collect(streams.stdout, 3 * outputCap + 64 * 1024);
-  const err = collect(streams.stderr, 64 * 1024);
+  let runner = ahead;
+  if (!runner || runner.ended()) {
+    runner?.streams.close();
+    runner = await startVerifierRunner(engine, containerId, outputCap);
+  }
+  const { streams, out, err } = runner;
+  streams.stdin.end(
+    JSON.stringify([request.command, String(timeoutMs), String(outputCap), String(SANDBOX_UID)]) + '\n',
+  );
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<'hung'>((resolve) => {
     timer = setTimeout(() => resolve('hung'), timeoutMs + EXEC_GRACE_MS);

@@ -108,10 +108,13 @@ export class HelperClient {
   ): Promise<HelperResponse<Op>> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
-    const header = Buffer.from(JSON.stringify({ ...args, id, op }), 'utf8');
-    const prefix = Buffer.allocUnsafe(8);
-    prefix.writeUInt32BE(header.length, 0);
-    prefix.writeUInt32BE(payload?.length ?? 0, 4);
+    const json = JSON.stringify({ ...args, id, op });
+    // Length prefix and header in one buffer, written in place (no second copy).
+    const hlen = Buffer.byteLength(json, 'utf8');
+    const head = Buffer.allocUnsafe(8 + hlen);
+    head.writeUInt32BE(hlen, 0);
+    head.writeUInt32BE(payload?.length ?? 0, 4);
+    head.write(json, 8, 'utf8');
     return new Promise<HelperResponse<Op>>((resolve, reject) => {
       const settle = (answer: Record<string, unknown>, data: Buffer) => {
         const r = parseReply(op, args, answer, data);
@@ -123,11 +126,16 @@ export class HelperClient {
         }
       };
       this.pending.set(id, { settle, reject, maxPayload });
+      if (!payload?.length) {
+        // The usual request (a tool call): one write, no cork.
+        this.stdin.write(head);
+        return;
+      }
       // The payload goes as it is, not copied behind the header (blobs cross by the
       // megabyte, and branches restored at once share one); corked, it leaves in one writev.
       this.stdin.cork();
-      this.stdin.write(Buffer.concat([prefix, header]));
-      if (payload?.length) this.stdin.write(payload);
+      this.stdin.write(head);
+      this.stdin.write(payload);
       this.stdin.uncork();
     });
   }

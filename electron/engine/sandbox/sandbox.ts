@@ -172,6 +172,8 @@ export interface Sandbox {
    * are all killed). Backends without one leave it out and the verifier runs as a fresh exec.
    */
   runVerifier?(request: VerifierRequest): Promise<VerifierRun>;
+  /** Starts the verifier's own channel ahead of {@link runVerifier} (off the episode's end); optional. */
+  prepareVerifier?(): void;
 
   /**
    * Starts an agent program inside the sandbox with a bridge from 127.0.0.1:PORT inside to

@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'react';
 import type { BatchView } from '../../../shared/contract/models';
 import {
+  BATCH_CONCURRENCY,
+  BATCH_EPISODES,
+  selectBatchProblem,
   selectCanResume,
   selectFlagCounts,
   selectProgressText,
@@ -8,7 +10,9 @@ import {
   selectSuccessText,
 } from '../stores/batches/batches-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import { CountField, FieldProblem } from './count-field';
 import { PanelState } from './panel';
+import { firstWhy, whyNot } from './why-not';
 import { countOf } from '../../../shared/count-of';
 
 function Slots(props: { readonly batch: BatchView }) {
@@ -93,6 +97,7 @@ export function BatchSection() {
   const batches = useSlice('batches', (s) => s.batches);
   const starting = useSlice('batches', (s) => s.starting);
   const error = useSlice('batches', (s) => s.error);
+  const problem = useSlice('batches', selectBatchProblem);
   const shown = useSlice('batches', selectShownBatch);
   const tasks = useSlice('episodes', (s) => s.tasks);
   const cases = useSlice('episodes', (s) => s.cases);
@@ -126,34 +131,49 @@ export function BatchSection() {
             </option>
           ))}
         </select>
-        <input
-          type="text"
-          aria-label="batch agent spec"
-          data-testid="batch-agent"
-          placeholder="agent: task's own"
-          title="the agent: empty for the task's own, or openai:MODEL, manual, exec:COMMAND"
-          value={form.agent}
-          onChange={(e) => actions.setForm({ agent: e.target.value })}
-        />
+        <label className="batch-agent">
+          Agent{' '}
+          <input
+            type="text"
+            data-testid="batch-agent"
+            placeholder="the task's own"
+            title="empty for the task's own, or openai:MODEL, manual, exec:COMMAND"
+            value={form.agent}
+            onChange={(e) => actions.setForm({ agent: e.target.value })}
+          />
+        </label>
         <label>
           episodes{' '}
-          <CountInput
-            max={1000}
+          <CountField
+            range={BATCH_EPISODES}
             testId="batch-episodes"
+            problemId="batch-problem"
             value={form.episodes}
             onChange={(n) => actions.setForm({ episodes: n })}
           />
         </label>
         <label>
           at once{' '}
-          <CountInput
-            max={16}
+          <CountField
+            range={BATCH_CONCURRENCY}
             testId="batch-concurrency"
+            problemId="batch-problem"
             value={form.concurrency}
             onChange={(n) => actions.setForm({ concurrency: n })}
           />
         </label>
-        <button type="submit" data-testid="batch-start" disabled={starting || form.tasks.length === 0}>
+        <FieldProblem id="batch-problem" testId="batch-problem" problem={problem} />
+        <button
+          type="submit"
+          data-testid="batch-start"
+          {...whyNot(
+            firstWhy(
+              starting && 'Starting the batch…',
+              form.tasks.length === 0 && 'Choose at least one task above.',
+              problem,
+            ),
+          )}
+        >
           {starting ? 'starting…' : '▶ Run batch'}
         </button>
       </form>
@@ -174,36 +194,5 @@ export function BatchSection() {
       ) : null}
       {shown ? <Summary batch={shown} /> : <PanelState kind="empty">No batches yet.</PanelState>}
     </section>
-  );
-}
-
-/**
- * A count field a person can clear and retype: the text is theirs while they type (clearing
- * it does not put a 1 back under the cursor); a whole number from 1 reaches the form, and
- * leaving the field empty shows the form's value again.
- */
-function CountInput(props: {
-  readonly value: number;
-  readonly max: number;
-  readonly testId: string;
-  readonly onChange: (n: number) => void;
-}) {
-  const [text, setText] = useState(String(props.value));
-  useEffect(() => setText(String(props.value)), [props.value]);
-  return (
-    <input
-      type="number"
-      min={1}
-      max={props.max}
-      data-testid={props.testId}
-      value={text}
-      onChange={(e) => {
-        setText(e.target.value);
-        const n = Number(e.target.value);
-        if (e.target.value.trim() !== '' && Number.isInteger(n) && n >= 1)
-          props.onChange(Math.min(props.max, n));
-      }}
-      onBlur={() => setText(String(props.value))}
-    />
   );
 }

@@ -1,5 +1,5 @@
 import { ConsentAskView } from './consent-ask';
-import { CountField } from './count-field';
+import { CountField, FieldProblem } from './count-field';
 import { firstWhy, whyNot } from './why-not';
 import type { CandidateView } from '../../../shared/contract/candidates';
 import {
@@ -203,6 +203,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
             value={target}
             label="step to replace"
             testId="candidates-step"
+            problemId="candidates-problem"
             onChange={(v) => a.prepare(v, undefined, latest)}
           />
         </label>
@@ -213,6 +214,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
             value={n}
             label="candidates from the agent"
             testId="candidates-n"
+            problemId="candidates-problem"
             onChange={(v) => a.setN(v)}
           />{' '}
           times
@@ -224,11 +226,13 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
             value={runOn}
             label="steps to run on"
             testId="candidates-run-on"
+            problemId="candidates-problem"
             onChange={(v) => a.setRunOn(v)}
           />{' '}
           steps
         </label>
       </div>
+      <FieldProblem id="candidates-problem" testId="candidates-problem" problem={problem} />
       <textarea
         rows={3}
         value={typed}

@@ -2,9 +2,10 @@ import { useEffect, useId, useState } from 'react';
 import { rangeProblem, type CountRange } from '../model/count-range';
 
 /**
- * A whole-number field that says its range (min/max on the field, the range beside it) and,
- * when what was typed is outside it, says so inline instead of clamping: the store gets the
- * number as typed (NaN when empty) and refuses to act on it. The text is the person's while
+ * A whole-number field that says its range (min/max on the field, the range beside it, red
+ * when what was typed is outside it) instead of clamping: the store gets the number as
+ * typed (NaN when empty), refuses to act on it, and the form says why on one line
+ * ({@link FieldProblem}). The text is the person's while
  * they type (clearing it does not put a number back under the cursor).
  */
 export function CountField(props: {
@@ -14,6 +15,8 @@ export function CountField(props: {
   /** The field's accessible name; default: the range's name. */
   readonly label?: string;
   readonly onChange: (n: number) => void;
+  /** The id of the form's line that says what is wrong (one line under the form, not one per field). */
+  readonly problemId?: string;
 }) {
   const { range } = props;
   const shown = Number.isFinite(props.value) ? String(props.value) : '';
@@ -33,7 +36,7 @@ export function CountField(props: {
         step={1}
         aria-label={props.label ?? range.name}
         aria-invalid={problem !== null}
-        aria-describedby={problem ? `${id}-range ${id}-problem` : `${id}-range`}
+        aria-describedby={props.problemId ? `${id}-range ${props.problemId}` : `${id}-range`}
         title={`${range.min} to ${range.max}`}
         data-testid={props.testId}
         value={text}
@@ -42,19 +45,22 @@ export function CountField(props: {
           props.onChange(e.target.value.trim() === '' ? Number.NaN : Number(e.target.value));
         }}
       />
-      <span className="muted count-range" id={`${id}-range`}>
+      <span className={problem ? 'bad count-range' : 'muted count-range'} id={`${id}-range`}>
         {range.min}–{range.max}
       </span>
-      {problem ? (
-        <span
-          className="bad count-problem"
-          role="alert"
-          id={`${id}-problem`}
-          data-testid={`${props.testId}-problem`}
-        >
-          {problem}
-        </span>
-      ) : null}
     </span>
   );
+}
+
+/** The form's one line saying which field is out of its range (null: nothing to say). */
+export function FieldProblem(props: {
+  readonly id: string;
+  readonly testId: string;
+  readonly problem: string | null;
+}) {
+  return props.problem ? (
+    <div className="bad count-problem" role="alert" id={props.id} data-testid={props.testId}>
+      {props.problem}
+    </div>
+  ) : null;
 }

@@ -79,6 +79,11 @@ export function actionKey(e: KeyboardEvent): string | null {
   return k in ACTION_KEYS ? k : null;
 }
 
+/** True while the window waits on a modal (the stop question, the file picker): keys do not act behind it. */
+export function modalOpen(stores: AppStores): boolean {
+  return stores.episodes.getState().stopQuestion !== null || stores.picker.getState().field !== null;
+}
+
 /** The controls marked with `key`, on screen. */
 function marked(key: string): HTMLElement[] {
   return Array.from(document.querySelectorAll<HTMLElement>('[aria-keyshortcuts]')).filter(
@@ -121,8 +126,8 @@ export function runActionKey(stores: AppStores, key: string): void {
  */
 export function installActionKeys(stores: AppStores, toggleSheet: () => void): () => void {
   const onKey = (e: KeyboardEvent): void => {
-    // The stop question is answered first: no key acts behind it.
-    if (e.defaultPrevented || e.repeat || stores.episodes.getState().stopQuestion !== null) return;
+    // A question or the file picker is answered first: no key acts behind it.
+    if (e.defaultPrevented || e.repeat || modalOpen(stores)) return;
     const key = actionKey(e);
     if (!key) return;
     e.preventDefault();

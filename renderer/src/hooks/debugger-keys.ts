@@ -1,5 +1,6 @@
 import { assertNever } from '../../../shared/assert-never';
 import type { AppStores } from '../stores/app-stores';
+import { modalOpen } from './action-keys';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 
 /** The debugger action a key press means, or null. */
@@ -109,9 +110,9 @@ export function runDebuggerAction(stores: AppStores, action: DebuggerAction): vo
 export function installDebuggerKeys(stores: AppStores): () => void {
   const onKey = (e: KeyboardEvent): void => {
     const action = debuggerAction(e);
-    // While the window asks whether to stop the live episode, F5 must not run it behind the
-    // question (nor reload the page): the question is answered first.
-    if (stores.episodes.getState().stopQuestion !== null) {
+    // While the window asks whether to stop the live episode (or a file is being chosen), F5
+    // must not run it behind the question (nor reload the page): the modal is answered first.
+    if (modalOpen(stores)) {
       if (action && e.key.startsWith('F')) e.preventDefault();
       return;
     }

@@ -7,6 +7,7 @@ import { BranchTree } from '../components/branch-tree';
 import { RunningList } from '../components/running-list';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import type { PickField } from '../stores/picker/picker-store';
 import { agentFolderOf, scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
 import { RETURN_TITLE } from '../model/return-title';
 
@@ -97,6 +98,23 @@ function StartItem(props: {
   );
 }
 
+/** Opens the file picker for a start-form field (a file of the task's folder or the store, not typed). */
+function PickButton(props: { readonly field: PickField; readonly label: string }) {
+  const stores = useStores();
+  const first = useSlice('episodes', (s) => s.tasks[0]?.id ?? null);
+  return (
+    <button
+      type="button"
+      data-testid={`pick-${props.field === 'agentDir' ? 'agent-dir' : props.field}`}
+      aria-label={`choose a file for “${props.label}”`}
+      title="Choose from the task’s folder or the store"
+      onClick={() => void stores.picker.getState().open(props.field, first)}
+    >
+      Choose…
+    </button>
+  );
+}
+
 /** Episodes with their branch trees, bundled sample tasks and cases, and a search box. */
 export function EpisodeLibrary() {
   const stores = useStores();
@@ -105,6 +123,7 @@ export function EpisodeLibrary() {
   const load = useSlice('episodes', (s) => s.load);
   const error = useSlice('episodes', (s) => s.error);
   const catalogError = useSlice('episodes', (s) => s.catalogError);
+  const catalogLoad = useSlice('episodes', (s) => s.catalogLoad);
   const starting = useSlice('episodes', (s) => s.starting);
   const allTasks = useSlice('episodes', (s) => s.tasks);
   const allCases = useSlice('episodes', (s) => s.cases);
@@ -119,6 +138,7 @@ export function EpisodeLibrary() {
   useEffect(() => {
     if (released) releasedRef.current?.scrollIntoView({ block: 'nearest' });
   }, [released]);
+  const searched = query.trim();
   const errorAt = (id: string) => (startFailed === id ? error : null);
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
@@ -130,7 +150,8 @@ export function EpisodeLibrary() {
   const folderOf = (taskPath: string) => (inSandbox ? agentFolderOf(agentDir, taskFolderOf(taskPath)) : null);
 
   return (
-    <Panel testId="episode-library" title="Episodes" className="library">
+    // "Library": the panel holds episodes, cases, sample tasks and batches, each under its own heading.
+    <Panel testId="episode-library" title="Library" className="library">
       <input
         className="search"
         type="search"
@@ -160,7 +181,9 @@ export function EpisodeLibrary() {
       ) : null}
       {load !== 'loading' && episodes.length === 0 ? (
         <PanelState kind="empty">
-          {query ? 'No episode matches.' : 'No episodes yet. Start a sample task below.'}
+          {searched
+            ? `No episode matches. You searched for “${searched}”: clear the search box to see them all.`
+            : 'No episodes yet. Start a sample task below.'}
         </PanelState>
       ) : null}
       {released ? (
@@ -188,9 +211,10 @@ export function EpisodeLibrary() {
       </ul>
       <h3>Cases</h3>
       {catalogError ? <PanelState kind="error">{catalogError}</PanelState> : null}
-      {cases.length === 0 && !catalogError ? (
+      {catalogLoad === 'loading' ? <PanelState kind="loading">Loading cases and tasks…</PanelState> : null}
+      {cases.length === 0 && !catalogError && catalogLoad === 'ready' ? (
         <PanelState kind="empty">
-          {query.trim() ? `No case matches “${query.trim()}”.` : 'No bundled cases.'}
+          {searched ? `No case matches “${searched}”.` : 'No bundled cases.'}
         </PanelState>
       ) : null}
       <ul className="lib-list">
@@ -213,16 +237,19 @@ export function EpisodeLibrary() {
       <label className="field-label" htmlFor="library-agent">
         Agent
       </label>
-      <input
-        id="library-agent"
-        className="search"
-        type="text"
-        placeholder="the task's own"
-        aria-describedby="library-agent-hint"
-        data-testid="library-agent"
-        value={agent}
-        onChange={(e) => actions.setAgent(e.target.value)}
-      />
+      <div className="field-row">
+        <input
+          id="library-agent"
+          className="search"
+          type="text"
+          placeholder="the task's own"
+          aria-describedby="library-agent-hint"
+          data-testid="library-agent"
+          value={agent}
+          onChange={(e) => actions.setAgent(e.target.value)}
+        />
+        <PickButton field="agent" label="Agent" />
+      </div>
       <p className="muted field-hint" id="library-agent-hint">
         or openai:MODEL, anthropic:MODEL, manual, scripted:FILE, exec:COMMAND (your own program),
         sandbox:COMMAND (run inside the sandbox), codex or claude-code (installed by stepbox agents add);
@@ -233,16 +260,19 @@ export function EpisodeLibrary() {
           <label className="field-label" htmlFor="library-model">
             Its model calls answered by
           </label>
-          <input
-            id="library-model"
-            className="search"
-            type="text"
-            placeholder="where answers come from"
-            aria-describedby="library-model-hint"
-            data-testid="library-model"
-            value={model}
-            onChange={(e) => actions.setModel(e.target.value)}
-          />
+          <div className="field-row">
+            <input
+              id="library-model"
+              className="search"
+              type="text"
+              placeholder="where answers come from"
+              aria-describedby="library-model-hint"
+              data-testid="library-model"
+              value={model}
+              onChange={(e) => actions.setModel(e.target.value)}
+            />
+            <PickButton field="model" label="Its model calls answered by" />
+          </div>
           <p className="muted field-hint" id="library-model-hint">
             scripted:FILE (from the task’s folder), openai:MODEL@URL, replay:EPISODE, or manual (you write
             each answer)
@@ -254,25 +284,28 @@ export function EpisodeLibrary() {
           <label className="field-label" htmlFor="library-agent-dir">
             Agent folder
           </label>
-          <input
-            id="library-agent-dir"
-            className="search"
-            type="text"
-            placeholder="none"
-            aria-describedby="library-agent-dir-hint"
-            data-testid="library-agent-dir"
-            value={agentDir}
-            onChange={(e) => actions.setAgentDir(e.target.value)}
-          />
+          <div className="field-row">
+            <input
+              id="library-agent-dir"
+              className="search"
+              type="text"
+              placeholder="none"
+              aria-describedby="library-agent-dir-hint"
+              data-testid="library-agent-dir"
+              value={agentDir}
+              onChange={(e) => actions.setAgentDir(e.target.value)}
+            />
+            <PickButton field="agentDir" label="Agent folder" />
+          </div>
           <p className="muted field-hint" id="library-agent-dir-hint">
             the agent’s own files, from the task’s folder: read-only at /opt/agent in the sandbox
             (/opt/agent/bin on PATH)
           </p>
         </>
       ) : null}
-      {tasks.length === 0 && !catalogError ? (
+      {tasks.length === 0 && !catalogError && catalogLoad === 'ready' ? (
         <PanelState kind="empty">
-          {query.trim() ? `No sample task matches “${query.trim()}”.` : 'No bundled tasks.'}
+          {searched ? `No sample task matches “${searched}”.` : 'No bundled tasks.'}
         </PanelState>
       ) : null}
       <ul className="lib-list">

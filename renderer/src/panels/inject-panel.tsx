@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
-import { selectSection, type InjectSection } from '../stores/inject/inject-store';
+import { injectPlaceholder, selectSection, type InjectSection } from '../stores/inject/inject-store';
 import { selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -58,6 +58,8 @@ export function InjectPanel() {
   const text = useSlice('inject', (s) => s.text);
   const overrideText = useSlice('inject', (s) => s.overrideText);
   const noInject = useSlice('stepper', whyNoInject);
+  const lastRow = useSlice('stepper', (s) => s.rows[s.rows.length - 1] ?? null);
+  const placeholder = injectPlaceholder(lastRow, mode);
   const noOverride = useSlice('stepper', whyNoOverride);
   const sending = useSlice('inject', (s) => s.sending);
   const error = useSlice('inject', (s) => s.error);
@@ -226,11 +228,7 @@ export function InjectPanel() {
               <textarea
                 data-testid="inject-text"
                 rows={3}
-                placeholder={
-                  mode === 'json'
-                    ? '{"weather": "rain"}'
-                    : 'The user just asked for Beijing’s weather — recommend an umbrella.'
-                }
+                placeholder={placeholder}
                 value={text}
                 onChange={(e) => a.setText(e.target.value)}
               />

@@ -156,8 +156,23 @@ export function TerminalPanel() {
   useEffect(() => {
     const term = terms.current?.history;
     if (!term || !showHistory) return;
-    term.reset();
-    if (detail) term.write(recordedOutput(detail));
+    // Rewriting xterm lays it out (it measures glyphs, a forced layout each): after the next
+    // paint, so a slider move's selection shows first, and while scrubbing only the step
+    // that stays viewed is written (a newer detail cancels this one). Issue 19.10.
+    let cancelled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => {
+        if (cancelled) return;
+        term.reset();
+        if (detail) term.write(recordedOutput(detail));
+      }, 0);
+    });
+    return () => {
+      cancelled = true;
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
   }, [detail, showHistory]);
 
   let overlay = null;

@@ -8,6 +8,7 @@ import { RewardChart } from '../components/reward-chart';
 import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, NO_FILTER, type RowFilter } from '../model/row-filter';
+import { scrollTopFor } from '../model/row-scroll';
 import { useSlice, useStores } from '../stores/use-stores';
 import {
   hasStepBreakpoint,
@@ -241,6 +242,8 @@ export function Timeline() {
   const shown = useMemo(() => filterRows(rows, filter), [rows, filter]);
   // Set when the keyboard moved the selection: focus follows it once the row is drawn.
   const focusFollows = useRef(false);
+  // The scrollTop last written, until a scroll event says the virtualizer knows it.
+  const written = useRef<number | null>(null);
 
   const virtualizer = useVirtualizer({
     count: shown.length,
@@ -253,7 +256,25 @@ export function Timeline() {
   useEffect(() => {
     if (viewed === null || shown.length === 0) return;
     const index = indexOfStep(shown, viewed);
-    if (index >= 0) virtualizer.scrollToIndex(index, { align: following ? 'end' : 'auto' });
+    const el = scrollRef.current;
+    if (index >= 0 && el) {
+      // Rows have one fixed height: the offset is arithmetic, from where the list is (our last
+      // write until its scroll event arrives, then the virtualizer's) and the window's height as
+      // the virtualizer measured it. Reading the element instead forced a layout per move.
+      const height = virtualizer.scrollRect?.height ?? el.clientHeight;
+      const offset = written.current ?? virtualizer.scrollOffset ?? el.scrollTop;
+      const top = scrollTopFor(
+        index,
+        shown.length,
+        ROW_HEIGHT,
+        { offset, height },
+        following ? 'end' : 'auto',
+      );
+      if (top !== null) {
+        el.scrollTop = top;
+        written.current = top;
+      }
+    }
     if (!focusFollows.current) return;
     focusFollows.current = false;
     // The virtualizer draws the row on its next frame.
@@ -347,6 +368,9 @@ export function Timeline() {
         // A Tab stop of its own only while the viewed row is filtered out or not drawn.
         tabIndex={viewedShown ? -1 : 0}
         onKeyDown={onGridKey}
+        onScroll={() => {
+          written.current = null;
+        }}
         aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
       >
         <div

@@ -10,7 +10,7 @@ import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
 import { Panel, PanelState } from '../components/panel';
 import { recordedStepOutput, type StepOutput } from '../stores/agent-output/agent-output-store';
-import type { InspectorTab } from '../stores/inspector/inspector-store';
+import { selectShownTab, type InspectorTab } from '../stores/inspector/inspector-store';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
@@ -459,10 +459,11 @@ export function ToolInspector() {
   const detail = useSlice('inspector', (s) => s.detail);
   const load = useSlice('inspector', (s) => s.load);
   const error = useSlice('inspector', (s) => s.error);
-  const tab = useSlice('inspector', (s) => s.tab);
+  const chosenTab = useSlice('inspector', (s) => s.tab);
   const step = useSlice('inspector', (s) => s.step);
   const branch = useSlice('inspector', (s) => s.branch);
   const isExec = useSlice('stepper', (s) => runsOwnProgramKind(s.view?.summary.agent_kind ?? ''));
+  const tab = selectShownTab(chosenTab, isExec);
   // The step running now, while the viewed one is the last recorded: its output streams in below.
   const runningStep = useSlice('stepper', (s) =>
     s.state === 'running' && step === selectLastStep(s) ? step + 1 : null,
@@ -568,11 +569,6 @@ export function ToolInspector() {
               <AgentOutputView output={runningOutput} step={runningStep} running />
             ) : null}
           </>
-        ) : null}
-        {tab === 'agent' && !isExec ? (
-          <PanelState kind="empty">
-            This agent runs inside stepbox: it has no program of its own that prints.
-          </PanelState>
         ) : null}
       </div>
     );

@@ -5,6 +5,7 @@ import { createCandidatesStore, type CandidatesStore } from './candidates/candid
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
 import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
+import { createPickerStore, type PickerStore } from './picker/picker-store';
 import { createReplayStore, type ReplayStore } from './replay/replay-store';
 import { createSandboxStore, type SandboxStore } from './sandbox/sandbox-store';
 import { createSideBySideStore, type SideBySideStore } from './side-by-side/side-by-side-store';
@@ -36,6 +37,8 @@ export interface AppStores {
   readonly batches: BatchesStore;
   /** Save as case and Share… for the open branch. */
   readonly teaching: TeachingStore;
+  /** The start form's file picker (the task's folder and the store only). */
+  readonly picker: PickerStore;
   /** Loads the library, catalog and Docker status (first render does not wait on them); opens `branch` if given. */
   start(branch?: string | null): void;
   dispose(): void;
@@ -48,8 +51,13 @@ export interface AppStores {
 export function createAppStores(client: StepboxClient, options: StepperOptions = {}): AppStores {
   const stepper = createStepperStore(client, options);
   const open = (branch: string): void => void stepper.getState().open(branch);
-  // The window shows one live episode: one the library starts replaces the live one shown.
-  const episodes = createEpisodesStore(client, open, () => {
+  // The window shows one live episode: one the library starts replaces the live one shown,
+  // and candidates still held for the old one close (their sandboxes would run unseen).
+  const startedFromLibrary = (branch: string): void => {
+    void candidates.getState().discard();
+    open(branch);
+  };
+  const episodes = createEpisodesStore(client, startedFromLibrary, () => {
     const s = stepper.getState();
     return s.branch !== null && s.live
       ? {
@@ -61,6 +69,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       : null;
   });
   const terminal = createTerminalStore(client);
+  const picker = createPickerStore(client);
   const inspector = createInspectorStore(client);
   const agentOutput = createAgentOutputStore(client);
   const sandbox = createSandboxStore(client);
@@ -147,6 +156,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   return {
     episodes,
     teaching,
+    picker,
     stepper,
     terminal,
     inspector,

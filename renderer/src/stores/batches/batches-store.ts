@@ -2,6 +2,21 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { BatchSlotView, BatchView, TaskSource } from '../../../../shared/contract/models';
 import { errorText } from '../result';
+import { firstRangeProblem, type CountRange } from '../../model/count-range';
+import { inFormWords } from '../episodes/episodes-store';
+
+/** “episodes” of each task: 1 to 1000 (batch.start `episodes`). */
+export const BATCH_EPISODES: CountRange = { name: 'episodes', min: 1, max: 1000 };
+/** “at once”: 1 to 16 sandboxes at a time (batch.start `concurrency`). */
+export const BATCH_CONCURRENCY: CountRange = { name: 'at once', min: 1, max: 16 };
+
+/** What is out of range in the batch form, or null: a batch is refused, never clamped, while it is. */
+export function selectBatchProblem(s: { readonly form: BatchForm }): string | null {
+  return firstRangeProblem([
+    [s.form.episodes, BATCH_EPISODES],
+    [s.form.concurrency, BATCH_CONCURRENCY],
+  ]);
+}
 
 /** The batch form: which tasks (`sample:ID` or `case:ID`), the agent, how many of each, how many at once. */
 export interface BatchForm {
@@ -81,6 +96,11 @@ export function createBatchesStore(
         set({ error: 'choose at least one task for the batch' });
         return null;
       }
+      const problem = selectBatchProblem(get());
+      if (problem) {
+        set({ error: problem });
+        return null;
+      }
       set({ starting: true, error: null });
       const agent = form.agent.trim();
       const res = await client.batch.start({
@@ -91,7 +111,8 @@ export function createBatchesStore(
       });
       set({ starting: false });
       if (!res.ok) {
-        set({ error: errorText(res) });
+        // The engine's words are the CLI's (--agent, agent spec): said with the form's field names.
+        set({ error: inFormWords(errorText(res) ?? '') });
         return null;
       }
       set({ selected: res.value.batch });

@@ -57,6 +57,8 @@ export interface EpisodesState {
   readonly load: 'idle' | 'loading' | 'ready' | 'error';
   readonly error: string | null;
   readonly catalogError: string | null;
+  /** The bundled tasks and cases: loading until the first answer (an empty list then means none). */
+  readonly catalogLoad: 'loading' | 'ready';
   readonly activeCase: ActiveCase | null;
   /** The task or case being started, by id. */
   readonly starting: string | null;
@@ -77,6 +79,11 @@ export interface EpisodesState {
 /** What the library does. */
 export interface EpisodesActions {
   refresh(): Promise<void>;
+  /**
+   * Filters as the person types: tasks and cases at once, episodes (a server search) once
+   * typing pauses ({@link SEARCH_DEBOUNCE_MS}); resolves when this query's list is in (or
+   * a newer query took over).
+   */
   setQuery(query: string): Promise<void>;
   loadCatalog(): Promise<void>;
   /** Starts a bundled sample task as a new episode; returns its branch, or null on failure. */
@@ -100,6 +107,9 @@ export interface EpisodesActions {
   setAgentDir(dir: string): void;
   dispose(): void;
 }
+
+/** How long typing must pause before the episode list is searched again (ms). */
+export const SEARCH_DEBOUNCE_MS = 200;
 
 /** The episodes slice. */
 export type EpisodesStore = StoreApi<EpisodesState & EpisodesActions>;
@@ -138,6 +148,7 @@ export function createEpisodesStore(
 ): EpisodesStore {
   let generation = 0;
   let answer: ((stop: boolean) => void) | null = null;
+  let typing: { timer: ReturnType<typeof setTimeout>; done: () => void } | null = null;
   const store = createStore<EpisodesState & EpisodesActions>()((set, get) => {
     /**
      * True when the start may go on: nothing live with work is shown, or the person agreed
@@ -201,6 +212,7 @@ export function createEpisodesStore(
       load: 'idle',
       error: null,
       catalogError: null,
+      catalogLoad: 'loading',
       activeCase: null,
       released: null,
       starting: null,
@@ -225,7 +237,22 @@ export function createEpisodesStore(
       },
       async setQuery(query) {
         set({ query });
-        await get().refresh();
+        // A newer keystroke supersedes the wait: the earlier call resolves, the list is asked once.
+        if (typing) {
+          clearTimeout(typing.timer);
+          typing.done();
+        }
+        const waited = await new Promise<boolean>((resolve) => {
+          const entry = {
+            timer: setTimeout(() => {
+              typing = null;
+              resolve(true);
+            }, SEARCH_DEBOUNCE_MS),
+            done: () => resolve(false),
+          };
+          typing = entry;
+        });
+        if (waited) await get().refresh();
       },
       async loadCatalog() {
         const [tasks, cases] = await Promise.all([client.tasks.list({}), client.cases.list({})]);
@@ -233,6 +260,7 @@ export function createEpisodesStore(
           tasks: tasks.ok ? tasks.value.tasks : [],
           cases: cases.ok ? cases.value.cases : [],
           catalogError: errorText(tasks) ?? errorText(cases),
+          catalogLoad: 'ready',
         });
       },
       async startTask(task) {
@@ -287,6 +315,7 @@ export function createEpisodesStore(
         return res.ok;
       },
       dispose() {
+        if (typing) clearTimeout(typing.timer);
         off();
       },
     };

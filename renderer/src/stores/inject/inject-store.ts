@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ToolResult } from '../../../../shared/tool-result';
 import type { StepboxClient } from '../../../../shared/contract/client';
+import type { StepRow } from '../../../../shared/contract/models';
 import { errorText } from '../result';
 
 /**
@@ -184,4 +185,31 @@ export function createInjectStore(client: StepboxClient): InjectStore {
 /** True when the draft can be sent. */
 export function selectCanInject(s: InjectState): boolean {
   return !s.sending && s.text.trim().length > 0;
+}
+
+/**
+ * The message field's placeholder, about the step at hand: when the agent reads it (before
+ * step `next`) and an example that answers what the last step did, not the same sentence on
+ * every episode. `last` is the last recorded step's row (null before the first step).
+ */
+export function injectPlaceholder(
+  last: Pick<StepRow, 'step' | 'tools' | 'summary' | 'status'> | null,
+  mode: 'text' | 'json',
+): string {
+  const next = (last?.step ?? 0) + 1;
+  if (!last || last.tools.length === 0) {
+    const when = last && last.step > 0 ? `after step ${last.step}'s answer` : 'before it acts';
+    return mode === 'json'
+      ? `{"note": "…"}: what the agent reads at step ${next}, ${when}`
+      : `What the agent reads at step ${next}, ${when}: e.g. “The user also wants the result saved to a file.”`;
+  }
+  const did = `${last.tools.join(', ')} ${last.summary}`.replace(/\s+/g, ' ').trim();
+  const short = did.length > 48 ? `${did.slice(0, 47)}…` : did;
+  const failed =
+    last.status === 'nonzero_exit' || last.status === 'tool_error' || last.status === 'parse_error';
+  if (mode === 'json')
+    return `{"after": "${last.tools[0]}", "note": "…"}: what the agent reads at step ${next}`;
+  return failed
+    ? `What the agent reads at step ${next}, after step ${last.step} (${short}) failed: e.g. “That failed — read the error and try another way.”`
+    : `What the agent reads at step ${next}, after step ${last.step} (${short}): e.g. “Check what that changed before you go on.”`;
 }

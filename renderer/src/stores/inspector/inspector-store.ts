@@ -6,6 +6,16 @@ import { errorText } from '../result';
 /** The inspector's tabs. */
 export type InspectorTab = 'call' | 'output' | 'files' | 'request' | 'memory' | 'agent';
 
+/**
+ * The tab shown: the one chosen, unless the open episode has no such tab (“Agent output”
+ * exists only for an agent program of the person's own, exec:): then Call, so the next
+ * episode's call is not hidden behind an empty tab. The choice is kept for the next episode
+ * that has the tab.
+ */
+export function selectShownTab(tab: InspectorTab, hasAgentOutput: boolean): InspectorTab {
+  return tab === 'agent' && !hasAgentOutput ? 'call' : tab;
+}
+
 /** The tool-call inspector: the viewed step's detail, the tab, the file being diffed. */
 export interface InspectorState {
   readonly branch: string | null;

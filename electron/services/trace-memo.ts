@@ -1,0 +1,57 @@
+import { statSync } from 'node:fs';
+import type { FlagSummary } from '../../shared/contract/index.js';
+import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
+import type { ParsedTrace } from '../engine/trace/trace-reader.js';
+import type { BranchInfo } from '../engine/trace/trace-store.js';
+
+/** Branches whose parsed trace and flags are kept: the one being opened and a few around it. */
+const KEEP = 4;
+
+/**
+ * The last few traces the window read, parsed, and their QA flags, keyed by the trace
+ * file's version (path, size, mtime): opening a 10,000-step trace once read and checked it
+ * three times — the index refresh, the library's unchecked flags and the opened view each
+ * parsed it, and two of them ran every QA rule over it (issue 19.10). A changed file (a
+ * live branch's new step) has a new version and is read again.
+ */
+export class TraceMemo {
+  private readonly traces = new Map<string, { version: string; trace: ParsedTrace }>();
+  private readonly flags = new Map<string, { version: string; flags: readonly FlagSummary[] }>();
+
+  constructor(private readonly store: DiskEpisodeStore) {}
+
+  /** The trace file's version: what it is now, read before its content so a change is never missed. */
+  version(info: BranchInfo): string {
+    const path = this.store.currentTracePath(info);
+    const st = statSync(path);
+    return `${path}:${st.size}:${st.mtimeMs}`;
+  }
+
+  /** The branch's own trace, parsed once per version. */
+  read(info: BranchInfo): ParsedTrace {
+    const version = this.version(info);
+    const hit = this.traces.get(info.branch);
+    if (hit && hit.version === version) return touch(this.traces, info.branch, hit).trace;
+    const trace = this.store.readTrace(info);
+    touch(this.traces, info.branch, { version, trace });
+    return trace;
+  }
+
+  /** The branch's flags, computed once per version of its trace by `compute`. */
+  async flagsOf(info: BranchInfo, compute: () => Promise<FlagSummary[]>): Promise<FlagSummary[]> {
+    const version = this.version(info);
+    const hit = this.flags.get(info.branch);
+    if (hit && hit.version === version) return [...touch(this.flags, info.branch, hit).flags];
+    const flags = await compute();
+    touch(this.flags, info.branch, { version, flags });
+    return [...flags];
+  }
+}
+
+/** Marks an entry most recently used (Map order) and drops the oldest past KEEP. */
+function touch<T>(map: Map<string, T>, key: string, value: T): T {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > KEEP) map.delete(map.keys().next().value as string);
+  return value;
+}

@@ -1,0 +1,178 @@
+import { useEffect, useRef } from 'react';
+import { pickedValue, type PickField } from '../stores/picker/picker-store';
+import { useSlice, useStores } from '../stores/use-stores';
+
+const WHAT: Record<PickField, string> = {
+  agent: 'the agent’s script or program',
+  model: 'the script that answers its model calls',
+  agentDir: 'the agent’s folder',
+};
+
+/** A size in words a person reads at a glance. */
+function sizeText(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KiB`;
+}
+
+/**
+ * The start form's file picker: the folders of a bundled task and the store, nothing else
+ * (the server refuses any path outside them). A file (or, for the agent folder, a folder)
+ * chosen here fills the field; the card then says the resolved path before the start.
+ */
+export function FilePicker() {
+  const stores = useStores();
+  const field = useSlice('picker', (s) => s.field);
+  const root = useSlice('picker', (s) => s.root);
+  const task = useSlice('picker', (s) => s.task);
+  const listing = useSlice('picker', (s) => s.listing);
+  const loading = useSlice('picker', (s) => s.loading);
+  const error = useSlice('picker', (s) => s.error);
+  const tasks = useSlice('episodes', (s) => s.tasks);
+  const box = useRef<HTMLDivElement>(null);
+  const open = field !== null;
+  useEffect(() => {
+    if (!open) return;
+    const before = document.activeElement as HTMLElement | null;
+    box.current?.focus();
+    return () => before?.focus();
+  }, [open]);
+  if (!field) return null;
+  const p = stores.picker.getState();
+  const e = stores.episodes.getState();
+  const choose = (name: string | null): void => {
+    const path = p.pathOf(name);
+    if (path === null) return;
+    const current = field === 'agent' ? e.agent : field === 'model' ? e.model : e.agentDir;
+    const value = pickedValue(field, current, path);
+    if (field === 'agent') e.setAgent(value);
+    else if (field === 'model') e.setModel(value);
+    else e.setAgentDir(value);
+    p.close();
+  };
+  const up = listing && listing.path ? listing.path.replace(/\/?[^/]*$/, '') : null;
+  return (
+    <div className="sheet-backdrop" onClick={() => p.close()}>
+      <div
+        ref={box}
+        className="file-picker"
+        role="dialog"
+        aria-modal="true"
+        aria-label={`choose ${WHAT[field]}`}
+        data-testid="file-picker"
+        tabIndex={-1}
+        onClick={(ev) => ev.stopPropagation()}
+        onKeyDown={(ev) => {
+          if (ev.key === 'Escape') {
+            ev.preventDefault();
+            ev.stopPropagation();
+            p.close();
+          }
+        }}
+      >
+        <header>
+          <h2>Choose {WHAT[field]}</h2>
+          <button type="button" onClick={() => p.close()} aria-label="close the file picker">
+            ✕
+          </button>
+        </header>
+        <div className="row" role="group" aria-label="where to look">
+          <button
+            type="button"
+            aria-pressed={root === 'task'}
+            className={root === 'task' ? 'primary' : ''}
+            data-testid="picker-root-task"
+            onClick={() => void p.setRoot('task')}
+          >
+            Task’s folder
+          </button>
+          {root === 'task' ? (
+            <select
+              aria-label="task"
+              data-testid="picker-task"
+              value={task ?? ''}
+              onChange={(ev) => void p.setTask(ev.target.value)}
+            >
+              {tasks.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          ) : null}
+          <button
+            type="button"
+            aria-pressed={root === 'store'}
+            className={root === 'store' ? 'primary' : ''}
+            data-testid="picker-root-store"
+            onClick={() => void p.setRoot('store')}
+          >
+            Store
+          </button>
+        </div>
+        <div className="mono picker-path" data-testid="picker-path" title={listing?.absolute ?? ''}>
+          {listing?.absolute ?? '…'}
+        </div>
+        {error ? (
+          <div className="state state-error" role="alert" data-testid="picker-error">
+            {error}
+          </div>
+        ) : null}
+        {loading && !listing ? <div className="state state-loading">Listing…</div> : null}
+        {listing ? (
+          <ul className="picker-list" aria-label="files">
+            {up !== null ? (
+              <li>
+                <button type="button" data-testid="picker-up" onClick={() => void p.browse(up)}>
+                  ↑ ..
+                </button>
+              </li>
+            ) : null}
+            {listing.entries.map((en) => (
+              <li key={en.name}>
+                <button
+                  type="button"
+                  data-testid="picker-entry"
+                  data-name={en.name}
+                  data-type={en.type}
+                  disabled={field === 'agentDir' && en.type === 'file'}
+                  title={en.type === 'dir' ? `open ${en.name}` : `choose ${en.name}`}
+                  onClick={() =>
+                    en.type === 'dir'
+                      ? void p.browse(listing.path ? `${listing.path}/${en.name}` : en.name)
+                      : choose(en.name)
+                  }
+                >
+                  <span className="mono">
+                    {en.type === 'dir' ? '▸ ' : ''}
+                    {en.name}
+                    {en.type === 'dir' ? '/' : ''}
+                  </span>
+                  {en.type === 'file' ? <span className="muted">{sizeText(en.size)}</span> : null}
+                </button>
+              </li>
+            ))}
+            {listing.entries.length === 0 ? <li className="muted">This folder is empty.</li> : null}
+          </ul>
+        ) : null}
+        <div className="row">
+          {field === 'agentDir' && listing ? (
+            <button
+              type="button"
+              className="primary"
+              data-testid="picker-use-folder"
+              onClick={() => choose(null)}
+            >
+              Use this folder
+            </button>
+          ) : null}
+          <button type="button" data-testid="picker-cancel" onClick={() => p.close()}>
+            Cancel
+          </button>
+        </div>
+        <p className="muted">
+          Only the task’s folder and the store can be chosen from. A path in the task’s folder is kept
+          relative to it, as the form resolves it. Esc closes.
+        </p>
+      </div>
+    </div>
+  );
+}

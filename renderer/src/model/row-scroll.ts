@@ -1,0 +1,35 @@
+/** Where a fixed-height list is scrolled and how tall its window is. */
+export interface ScrollView {
+  /** The current scrollTop. */
+  readonly offset: number;
+  /** The visible height of the scrolling element. */
+  readonly height: number;
+}
+
+/**
+ * The scrollTop that brings row `index` of `count` rows of `rowHeight` px into view, or
+ * null when it is already fully visible (`auto`); `end` puts it at the bottom (following a
+ * live run). Arithmetic only: asking the element (scrollHeight, getBoundingClientRect) on
+ * every slider move forced a layout of the window per move, and the virtualizer's own
+ * scrollToIndex re-read it for several frames (≈1 s of a 2.6 s scrub profile, issue 19.10).
+ */
+export function scrollTopFor(
+  index: number,
+  count: number,
+  rowHeight: number,
+  view: ScrollView,
+  align: 'auto' | 'end',
+): number | null {
+  if (count <= 0 || index < 0) return null;
+  const i = Math.min(index, count - 1);
+  const top = i * rowHeight;
+  const bottom = top + rowHeight;
+  const max = Math.max(0, count * rowHeight - view.height);
+  let target: number;
+  if (align === 'end') target = bottom - view.height;
+  else if (top < view.offset) target = top;
+  else if (bottom > view.offset + view.height) target = bottom - view.height;
+  else return null;
+  const clamped = Math.max(0, Math.min(max, Math.round(target)));
+  return clamped === Math.round(view.offset) ? null : clamped;
+}

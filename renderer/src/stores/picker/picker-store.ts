@@ -1,0 +1,122 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import type { ResponseOf } from '../../../../shared/contract/operations';
+import { resolveIn } from '../../../../shared/start-paths';
+import { errorText } from '../result';
+
+/** The start-form field a pick fills: the agent (a script or a program), its model's script, a sandbox agent's folder. */
+export type PickField = 'agent' | 'model' | 'agentDir';
+
+/** Where the picker looks: a bundled task's folder (where form paths resolve) or the store. */
+export type PickRoot = 'task' | 'store';
+
+/** A folder's listing as the server gave it. */
+export type PickListing = ResponseOf<'files.list'>;
+
+/** The file picker of the start form. */
+export interface PickerState {
+  /** The field being filled; null when the picker is closed. */
+  readonly field: PickField | null;
+  readonly root: PickRoot;
+  /** The bundled sample task whose folder `task` means. */
+  readonly task: string | null;
+  readonly listing: PickListing | null;
+  readonly loading: boolean;
+  readonly error: string | null;
+}
+
+/** What the picker does. */
+export interface PickerActions {
+  /** Opens the picker for a field, in the task's folder. */
+  open(field: PickField, task: string | null): Promise<void>;
+  /** Lists another folder (a path from the root). */
+  browse(path: string): Promise<void>;
+  setRoot(root: PickRoot): Promise<void>;
+  setTask(task: string): Promise<void>;
+  close(): void;
+  /**
+   * The path a pick writes into the form for `name` in the folder listed: relative to the
+   * task's folder (where the form resolves paths), absolute in the store. Null when nothing is listed.
+   */
+  pathOf(name: string | null): string | null;
+}
+
+/** The picker slice. */
+export type PickerStore = StoreApi<PickerState & PickerActions>;
+
+/** Creates the picker slice over the client (`files.list`, which never lists outside its roots). */
+export function createPickerStore(client: StepboxClient): PickerStore {
+  let loads = 0;
+  return createStore<PickerState & PickerActions>()((set, get) => {
+    const list = async (path: string): Promise<void> => {
+      const { root, task } = get();
+      const mine = ++loads;
+      set({ loading: true, error: null });
+      const res = await client.files.list({
+        root,
+        ...(root === 'task' && task ? { task: { kind: 'sample', id: task } } : {}),
+        ...(path ? { path } : {}),
+      });
+      if (mine !== loads) return;
+      set(res.ok ? { loading: false, listing: res.value } : { loading: false, error: errorText(res) });
+    };
+    return {
+      field: null,
+      root: 'task',
+      task: null,
+      listing: null,
+      loading: false,
+      error: null,
+      async open(field, task) {
+        set({ field, root: 'task', task: task ?? get().task, listing: null, error: null });
+        await list('');
+      },
+      browse: (path) => list(path),
+      async setRoot(root) {
+        set({ root, listing: null });
+        await list('');
+      },
+      async setTask(task) {
+        set({ task, listing: null });
+        await list('');
+      },
+      close() {
+        loads++;
+        set({ field: null, listing: null, loading: false, error: null });
+      },
+      pathOf(name) {
+        const l = get().listing;
+        if (!l) return null;
+        const rel = name === null ? l.path : l.path ? `${l.path}/${name}` : name;
+        if (get().root === 'store') return resolveIn(l.root, rel);
+        return rel === '' ? '.' : rel;
+      },
+    };
+  });
+}
+
+/** Shell-quotes a path for an `exec:` command when it needs it. */
+function quoted(path: string): string {
+  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The field's new text after a pick: a script as `scripted:PATH`; a program for an `exec:`
+ * agent as `exec:` and how to run it (by its extension); a folder as itself.
+ */
+export function pickedValue(field: PickField, current: string, path: string): string {
+  if (field === 'agentDir') return path;
+  if (field === 'agent' && /^exec:/.test(current.trim())) {
+    const run = /\.py$/i.test(path)
+      ? 'python3 '
+      : /\.m?js$/i.test(path)
+        ? 'node '
+        : /\.sh$/i.test(path)
+          ? 'sh '
+          : path.includes('/')
+            ? ''
+            : './';
+    return `exec:${run}${quoted(path)}`;
+  }
+  return `scripted:${path}`;
+}

@@ -1,0 +1,169 @@
+// The start form's file picker lists host folders: only inside the task's folder or the
+// store, whatever the path says. Tested as an attacker would try it — traversal, encoded
+// dots, absolute paths, NUL, symlinks out — directly, through the services and over HTTP.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen, type WebServer } from '../../electron/server/web-server.js';
+import { createAppServices, type AppServices } from '../../electron/services/app-services.js';
+import { listInside } from '../../electron/services/host-files.js';
+import { fakePorts } from '../support/contract-fakes.js';
+
+/** Every attack path of the class: each must be refused, none may list anything outside. */
+const ESCAPES = [
+  '..',
+  '../',
+  '../..',
+  'agent/../..',
+  './..',
+  'agent/../../outside',
+  '%2e%2e',
+  '%2E%2e/outside',
+  '.%2e',
+  '..%2f..',
+  '%2e%2e%2foutside',
+  '..\\..',
+  '/etc',
+  '/',
+  'agent\0',
+  'agent%00',
+  'out-link',
+  'out-link/',
+  'agent/up-link',
+] as const;
+
+function post(
+  port: number,
+  op: string,
+  body: unknown,
+  token: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const data = Buffer.from(JSON.stringify(body));
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/api/${op}`,
+        method: 'POST',
+        agent: false,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Length': data.length },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+describe('the file picker lists inside its roots only', () => {
+  let base: string;
+  let task: string;
+  let store: string;
+  let services: AppServices;
+  let server: WebServer;
+
+  beforeAll(async () => {
+    base = mkdtempSync(join(tmpdir(), 'stepbox-picker-'));
+    task = join(base, 'task');
+    store = join(base, 'store');
+    mkdirSync(join(task, 'agent', 'bin'), { recursive: true });
+    mkdirSync(store);
+    mkdirSync(join(base, 'outside'));
+    writeFileSync(join(base, 'outside', 'secret.txt'), 'root:x:0:0');
+    writeFileSync(join(task, 'task.json'), '{"name":"t","goal":"g"}');
+    writeFileSync(join(task, 'agent.jsonl'), '{"content":"done"}\n');
+    writeFileSync(join(task, 'agent', 'bin', 'run'), '#!/bin/sh\n');
+    symlinkSync(join(base, 'outside'), join(task, 'out-link'));
+    symlinkSync(join(base, 'outside', 'secret.txt'), join(task, 'secret-link'));
+    symlinkSync('../..', join(task, 'agent', 'up-link'));
+    symlinkSync(join(task, 'agent'), join(task, 'in-link'));
+    symlinkSync(join(task, 'nowhere'), join(task, 'dangling'));
+    writeFileSync(join(store, 'saved.jsonl'), '{}\n');
+    const fake = fakePorts().ports;
+    services = createAppServices({
+      ...fake,
+      storeHome: store,
+      catalog: {
+        ...fake.catalog,
+        tasks: async () => [
+          { id: 't', name: 't', goal: 'g', path: join(task, 'task.json'), agent: 'scripted:agent.jsonl' },
+        ],
+      },
+    });
+    server = await listen({ services, rendererDir: base });
+  });
+  afterAll(async () => {
+    await server.close();
+    await services.dispose();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  it('lists names, types and sizes; follows a link that stays inside; leaves out links that leave or dangle', async () => {
+    const root = await listInside(task, '', "the task's folder");
+    expect(root.path).toBe('');
+    expect(root.entries).toEqual([
+      { name: 'agent', type: 'dir', size: 0 },
+      { name: 'in-link', type: 'dir', size: 0 },
+      { name: 'agent.jsonl', type: 'file', size: 19 },
+      { name: 'task.json', type: 'file', size: 23 },
+    ]);
+    const sub = await listInside(task, 'agent/bin', "the task's folder");
+    expect(sub).toMatchObject({ path: 'agent/bin', absolute: join(task, 'agent', 'bin') });
+    expect(sub.entries.map((e) => e.name)).toEqual(['run']);
+    // An absolute path that names a folder inside is the same folder.
+    expect((await listInside(task, join(task, 'agent'), 'x')).path).toBe('agent');
+  });
+
+  it('refuses every escape: .., encoded dots, absolute paths outside, NUL, symlinks out', async () => {
+    for (const path of ESCAPES) {
+      const res = await services.handle('files.list', {
+        root: 'task',
+        task: { kind: 'sample', id: 't' },
+        path,
+      });
+      expect(res.ok, JSON.stringify(path)).toBe(false);
+      if (res.ok) continue;
+      expect(['invalid_input', 'not_found'], path).toContain(res.error.code);
+      expect(res.error.message).not.toMatch(/secret|root:x/);
+    }
+  });
+
+  it('over HTTP (web mode): the same refusals, and the store as the second root', async () => {
+    for (const path of ESCAPES) {
+      const reply = await post(server.port, 'files.list', { root: 'store', path }, server.token);
+      expect(reply.status).toBe(200);
+      const body = JSON.parse(reply.body) as { ok: boolean };
+      expect(body.ok, JSON.stringify(path)).toBe(false);
+      expect(reply.body).not.toMatch(/secret|root:x/);
+    }
+    const reply = await post(server.port, 'files.list', { root: 'store' }, server.token);
+    expect(JSON.parse(reply.body)).toMatchObject({
+      ok: true,
+      value: { path: '', entries: [{ name: 'saved.jsonl', type: 'file' }] },
+    });
+  });
+
+  it('lists a bundled task or case only: a typed task path is no root, and a missing task says so', async () => {
+    const typed = await services.handle('files.list', {
+      root: 'task',
+      task: { kind: 'path', path: '/etc/passwd' },
+    });
+    expect(typed).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    const none = await services.handle('files.list', { root: 'task' });
+    expect(none).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    const unknown = await services.handle('files.list', {
+      root: 'task',
+      task: { kind: 'sample', id: 'nope' },
+    });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    const ok = await services.handle('files.list', { root: 'task', task: { kind: 'sample', id: 't' } });
+    expect(ok).toMatchObject({ ok: true, value: { root: task, path: '' } });
+  });
+});

@@ -1,0 +1,102 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { watchStore } from '../../electron/engine/trace/store-watch';
+import { rangeProblem } from '../../renderer/src/model/count-range';
+import { createBatchesStore, selectBatchProblem } from '../../renderer/src/stores/batches/batches-store';
+import { createCandidatesStore } from '../../renderer/src/stores/candidates/candidates-store';
+import { createEpisodesStore } from '../../renderer/src/stores/episodes/episodes-store';
+import { injectPlaceholder } from '../../renderer/src/stores/inject/inject-store';
+import { selectShownTab } from '../../renderer/src/stores/inspector/inspector-store';
+import { createFakeBackend } from '../support/renderer-fake-client';
+
+describe('issue 19.9: the small things, in the stores', () => {
+  it('a number out of its range is refused with the field’s name and range, never clamped', async () => {
+    expect(rangeProblem(16, { name: 'at once', min: 1, max: 16 })).toBeNull();
+    expect(rangeProblem(100000, { name: 'at once', min: 1, max: 16 })).toBe(
+      '“at once” takes a whole number from 1 to 16, not 100000.',
+    );
+    expect(rangeProblem(Number.NaN, { name: 'step', min: 1, max: 3 })).toBe(
+      '“step” takes a whole number from 1 to 3.',
+    );
+    expect(rangeProblem(1.5, { name: 'step', min: 1, max: 3 })).toMatch(/whole number/);
+
+    const fake = createFakeBackend();
+    const batches = createBatchesStore(fake.client);
+    batches.getState().setForm({ tasks: ['sample:hello-python'], concurrency: 100000 });
+    expect(batches.getState().form.concurrency).toBe(100000);
+    expect(selectBatchProblem(batches.getState())).toMatch(/“at once”/);
+    expect(await batches.getState().start()).toBeNull();
+    expect(batches.getState().error).toMatch(/from 1 to 16, not 100000/);
+    expect(fake.callsOf('batch.start')).toHaveLength(0);
+
+    const candidates = createCandidatesStore(fake.client);
+    candidates.getState().prepare(-1, 'b-main', 3);
+    expect(candidates.getState().at).toBe(-2);
+    expect(await candidates.getState().tryAt('b-main')).toBe(false);
+    expect(candidates.getState().error).toMatch(/“step” takes a whole number from 1 to 4, not -1/);
+    expect(fake.callsOf('episode.candidates')).toHaveLength(0);
+    expect(fake.callsOf('episode.stageCandidates')).toHaveLength(0);
+  });
+
+  it('the inspector shows Call when the episode has no “Agent output” tab, and keeps the choice', () => {
+    expect(selectShownTab('agent', false)).toBe('call');
+    expect(selectShownTab('agent', true)).toBe('agent');
+    expect(selectShownTab('files', false)).toBe('files');
+  });
+
+  it('the inject hint is about the step at hand', () => {
+    const row = (step: number, tools: string[], summary: string, status: 'ok' | 'nonzero_exit') => ({
+      step,
+      tools,
+      summary,
+      status,
+    });
+    expect(injectPlaceholder(null, 'text')).toMatch(/step 1, before it acts/);
+    const ok = injectPlaceholder(row(1, ['write_file'], 'greet.py', 'ok'), 'text');
+    expect(ok).toMatch(/step 2, after step 1 \(write_file greet\.py\)/);
+    const failed = injectPlaceholder(row(2, ['execute_shell'], 'python3 app.py', 'nonzero_exit'), 'text');
+    expect(failed).toMatch(/step 3, after step 2 \(execute_shell python3 app\.py\) failed/);
+    expect(injectPlaceholder(row(2, ['execute_shell'], 'x', 'ok'), 'json')).toMatch(
+      /^\{"after": "execute_shell"/,
+    );
+  });
+
+  it('search asks for the episode list once typing pauses, with the last query only', async () => {
+    vi.useFakeTimers();
+    try {
+      const fake = createFakeBackend();
+      fake.on('library.list', () => ({ episodes: [], total: 0 }));
+      const store = createEpisodesStore(fake.client);
+      const typed = ['l', 'lo', 'loo', 'loop'].map((q) => store.getState().setQuery(q));
+      expect(store.getState().query).toBe('loop');
+      expect(fake.callsOf('library.list')).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(250);
+      await Promise.all(typed);
+      expect(fake.callsOf('library.list')).toEqual([{ query: 'loop' }]);
+      store.getState().dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('the store watch tells of an episode another process writes, and of the index written', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-watch-'));
+    try {
+      let told = 0;
+      const stop = watchStore(home, () => told++, { debounceMs: 20 });
+      mkdirSync(join(home, 'episodes', 'ep-20261202-000000-abcd'));
+      await vi.waitFor(() => expect(told).toBe(1), { timeout: 5_000 });
+      writeFileSync(join(home, 'index.sqlite-wal'), 'x');
+      await vi.waitFor(() => expect(told).toBe(2), { timeout: 5_000 });
+      writeFileSync(join(home, 'unrelated.txt'), 'x');
+      stop();
+      mkdirSync(join(home, 'episodes', 'ep-20261202-000001-abcd'));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(told).toBe(2);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
