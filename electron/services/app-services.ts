@@ -255,8 +255,11 @@ export function createAppServices(ports: EnginePorts): AppServices {
       return ok(await run(parsed.data, ctx));
     } catch (e) {
       const error = await withFix(toAppError(e, op));
-      if (error.code === 'internal')
-        log.error(`${op}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      // The log says it as a sentence, as the contract does (README): the stack only at debug.
+      if (error.code === 'internal') {
+        log.error(error.message);
+        if (e instanceof Error && e.stack) log.debug(e.stack);
+      }
       return err(error);
     }
   };

@@ -285,12 +285,18 @@ export async function openTerminal(containerId: string, options: TerminalOptions
       if (exited) return;
       if (shellPid !== undefined) {
         // A hijacked exec outlives its connection: hang up the shell as a closed window would.
-        const hup = await container.exec({
-          Cmd: ['kill', '-HUP', String(shellPid)],
-          User: AGENT_USER,
-          AttachStdout: false,
-        });
-        await hup.start({ Detach: true }).catch((e: Error) => log.warn(`hangup: ${e.message}`));
+        try {
+          const hup = await container.exec({
+            Cmd: ['kill', '-HUP', String(shellPid)],
+            User: AGENT_USER,
+            AttachStdout: false,
+          });
+          await hup.start({ Detach: true });
+        } catch (e) {
+          // 404/409: the container is gone or stopped (an episode ended), so the shell is too.
+          const status = (e as { statusCode?: number }).statusCode;
+          if (status !== 404 && status !== 409) log.warn(`hangup: ${(e as Error).message}`);
+        }
       }
       stream.end();
       stream.destroy();
