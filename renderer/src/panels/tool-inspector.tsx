@@ -6,6 +6,7 @@ import type { ToolResult } from '../../../shared/tool-result';
 import { JsonText } from '../components/json-text';
 import { FileDiffView, FileWholeView, pretty } from '../components/lazy-editors';
 import { fileViewOf } from '../model/file-view';
+import { rawResultNote } from '../model/raw-result-note';
 import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
 import { Panel, PanelState } from '../components/panel';
@@ -85,6 +86,15 @@ function outcome(r: ToolResult): string {
   return r.exit_code === undefined ? 'ok' : `exit ${r.exit_code}`;
 }
 
+function RawNote(props: { readonly result: unknown }) {
+  const note = rawResultNote(props.result);
+  return note ? (
+    <p className="muted raw-note" data-testid="inspector-raw-note">
+      {note}
+    </p>
+  ) : null;
+}
+
 function CallView(props: { readonly call: CallDetail; readonly scope: string }) {
   const { call, result, override } = props.call;
   // What the tool really returned when the agent saw something else: a person's override,
@@ -127,12 +137,14 @@ function CallView(props: { readonly call: CallDetail; readonly scope: string }) 
         </div>
         <div>
           <h4>{real ? 'result the agent saw' : 'result'}</h4>
+          <RawNote result={shown} />
           <JsonText model="result.json" scope={props.scope} value={pretty(shown)} label="result" />
         </div>
       </div>
       {real ? (
         <>
           <h4>real result (replay uses this)</h4>
+          <RawNote result={real} />
           <JsonText model="result-real.json" scope={props.scope} value={pretty(real)} label="real result" />
         </>
       ) : null}
