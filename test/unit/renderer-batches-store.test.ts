@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BatchSlotView, BatchView } from '../../shared/contract/models';
 import {
   createBatchesStore,
+  selectBatchStartWhy,
   selectCanResume,
   selectFlagCounts,
   selectProgressText,
@@ -9,6 +10,8 @@ import {
   selectSuccessText,
   taskSourceOf,
 } from '../../renderer/src/stores/batches/batches-store';
+import { countFieldWidth } from '../../renderer/src/model/count-range';
+import { BATCH_CONCURRENCY, BATCH_EPISODES } from '../../renderer/src/stores/batches/batches-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
 
 function slot(index: number, status: BatchSlotView['status'], episode: string | null = null): BatchSlotView {
@@ -168,5 +171,29 @@ describe('batches store', () => {
     await store.getState().resume('batch-1');
     expect(store.getState().error).toMatch(/no unfinished slot/);
     store.getState().dispose();
+  });
+
+  it('says every reason Run batch cannot start, the bad numbers first', () => {
+    const why = selectBatchStartWhy({
+      starting: false,
+      form: { tasks: [], agent: '', episodes: 0, concurrency: 100000 },
+    });
+    expect(why).toBe(
+      '“episodes” takes a whole number from 1 to 1000, not 0. ' +
+        '“at once” takes a whole number from 1 to 16, not 100000. ' +
+        'Choose at least one task above.',
+    );
+    expect(
+      selectBatchStartWhy({
+        starting: false,
+        form: { tasks: ['sample:x'], agent: '', episodes: 2, concurrency: 2 },
+      }),
+    ).toBeNull();
+  });
+
+  it('sizes a number field for its max and one digit more, six digits at least', () => {
+    expect(countFieldWidth(BATCH_EPISODES)).toBe('calc(6ch + 28px)');
+    expect(countFieldWidth(BATCH_CONCURRENCY)).toBe('calc(6ch + 28px)');
+    expect(countFieldWidth({ name: 'n', min: 1, max: 10_000_000 })).toBe('calc(9ch + 28px)');
   });
 });

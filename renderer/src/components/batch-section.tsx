@@ -3,6 +3,7 @@ import {
   BATCH_CONCURRENCY,
   BATCH_EPISODES,
   selectBatchProblem,
+  selectBatchStartWhy,
   selectCanResume,
   selectFlagCounts,
   selectProgressText,
@@ -12,7 +13,7 @@ import {
 import { useSlice, useStores } from '../stores/use-stores';
 import { CountField, FieldProblem } from './count-field';
 import { PanelState } from './panel';
-import { firstWhy, whyNot } from './why-not';
+import { whyNot } from './why-not';
 import { countOf } from '../../../shared/count-of';
 
 function Slots(props: { readonly batch: BatchView }) {
@@ -98,6 +99,7 @@ export function BatchSection() {
   const starting = useSlice('batches', (s) => s.starting);
   const error = useSlice('batches', (s) => s.error);
   const problem = useSlice('batches', selectBatchProblem);
+  const startWhy = useSlice('batches', selectBatchStartWhy);
   const shown = useSlice('batches', selectShownBatch);
   const tasks = useSlice('episodes', (s) => s.tasks);
   const cases = useSlice('episodes', (s) => s.cases);
@@ -163,17 +165,7 @@ export function BatchSection() {
           />
         </label>
         <FieldProblem id="batch-problem" testId="batch-problem" problem={problem} />
-        <button
-          type="submit"
-          data-testid="batch-start"
-          {...whyNot(
-            firstWhy(
-              starting && 'Starting the batch…',
-              form.tasks.length === 0 && 'Choose at least one task above.',
-              problem,
-            ),
-          )}
-        >
+        <button type="submit" data-testid="batch-start" {...whyNot(startWhy)}>
           {starting ? 'starting…' : '▶ Run batch'}
         </button>
       </form>

@@ -1,5 +1,5 @@
 import { useEffect, useId, useState } from 'react';
-import { rangeProblem, type CountRange } from '../model/count-range';
+import { countFieldWidth, rangeProblem, type CountRange } from '../model/count-range';
 
 /**
  * A whole-number field that says its range (min/max on the field, the range beside it, red
@@ -34,6 +34,7 @@ export function CountField(props: {
         min={range.min}
         max={range.max}
         step={1}
+        style={{ width: countFieldWidth(range) }}
         aria-label={props.label ?? range.name}
         aria-invalid={problem !== null}
         aria-describedby={props.problemId ? `${id}-range ${props.problemId}` : `${id}-range`}

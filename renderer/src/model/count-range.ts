@@ -27,3 +27,19 @@ export function firstRangeProblem(fields: readonly (readonly [number, CountRange
   }
   return null;
 }
+
+/** Every problem among `fields`, in order, as one text (null when all are in range). */
+export function rangeProblems(fields: readonly (readonly [number, CountRange])[]): string | null {
+  const problems = fields.map(([value, range]) => rangeProblem(value, range)).filter((p) => p !== null);
+  return problems.length ? problems.join(' ') : null;
+}
+
+/**
+ * The CSS width of a field for `range`: its max and one digit more (so a mistyped extra digit
+ * shows whole, not cut to "10000(") plus room for the spinner and padding.
+ */
+export function countFieldWidth(range: CountRange): string {
+  // Never under six digits: a typed 100000 in a 1–16 field shows whole beside its red range.
+  const digits = Math.max(String(range.max).length + 1, String(range.min).length + 1, 6);
+  return `calc(${digits}ch + 28px)`;
+}

@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { BatchSlotView, BatchView, TaskSource } from '../../../../shared/contract/models';
 import { errorText } from '../result';
-import { firstRangeProblem, type CountRange } from '../../model/count-range';
+import { rangeProblems, type CountRange } from '../../model/count-range';
 import { inFormWords } from '../episodes/episodes-store';
 
 /** “episodes” of each task: 1 to 1000 (batch.start `episodes`). */
@@ -10,12 +10,26 @@ export const BATCH_EPISODES: CountRange = { name: 'episodes', min: 1, max: 1000 
 /** “at once”: 1 to 16 sandboxes at a time (batch.start `concurrency`). */
 export const BATCH_CONCURRENCY: CountRange = { name: 'at once', min: 1, max: 16 };
 
-/** What is out of range in the batch form, or null: a batch is refused, never clamped, while it is. */
+/** Everything out of range in the batch form, or null: a batch is refused, never clamped, while it is. */
 export function selectBatchProblem(s: { readonly form: BatchForm }): string | null {
-  return firstRangeProblem([
+  return rangeProblems([
     [s.form.episodes, BATCH_EPISODES],
     [s.form.concurrency, BATCH_CONCURRENCY],
   ]);
+}
+
+/**
+ * Why ▶ Run batch cannot start, naming every blocker (the bad numbers first, then the missing
+ * tasks), or null: fixing the one said and finding another behind it wastes a round.
+ */
+export function selectBatchStartWhy(s: {
+  readonly form: BatchForm;
+  readonly starting: boolean;
+}): string | null {
+  if (s.starting) return 'Starting the batch…';
+  const whys = [selectBatchProblem(s), s.form.tasks.length === 0 ? 'Choose at least one task above.' : null];
+  const held = whys.filter((w) => w !== null);
+  return held.length ? held.join(' ') : null;
 }
 
 /** The batch form: which tasks (`sample:ID` or `case:ID`), the agent, how many of each, how many at once. */
