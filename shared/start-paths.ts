@@ -41,3 +41,31 @@ export function fromTaskFolder(spec: string, taskFolder: string): string {
   const path = scriptPathOf(spec, taskFolder);
   return path === null ? spec : `scripted:${path}`;
 }
+
+/** Whether absolute `path` is `folder` or inside it. */
+function isInside(path: string, folder: string): boolean {
+  const f = folder.replace(/\/+$/, '');
+  return path === f || path.startsWith(`${f}/`);
+}
+
+/**
+ * Null when a typed `scripted:` path stays where the form reads from; otherwise the refusal,
+ * naming the form's `field`, the resolved path and the allowed places. A relative path is
+ * read from the task's folder, so `..` that leaves it (and does not land in the store) is
+ * refused before the start; an absolute path is the person's explicit choice.
+ */
+export function scriptPlaceProblem(
+  field: string,
+  spec: string,
+  taskFolder: string,
+  storeHome?: string,
+): string | null {
+  const m = /^scripted:(.+)$/s.exec(spec.trim());
+  if (!m || m[1].trim().startsWith('/')) return null;
+  const path = resolveIn(taskFolder, m[1].trim());
+  if (isInside(path, taskFolder) || (storeHome !== undefined && isInside(path, storeHome))) return null;
+  return (
+    `${field}: ${spec.trim()} resolves to ${path}, outside the task's folder ${taskFolder}` +
+    `${storeHome ? ` (and the store ${storeHome})` : ''}; choose a file with Choose… or give a path inside it`
+  );
+}

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   OPERATIONS,
@@ -18,7 +19,13 @@ import { LibraryService } from './library-service.js';
 import { listInside } from './host-files.js';
 import type { EnginePorts } from './ports.js';
 import { ServiceError, toAppError } from './service-error.js';
-import { agentFolderOf, fromTaskFolder, taskFolderOf } from '../../shared/start-paths.js';
+import {
+  agentFolderOf,
+  fromTaskFolder,
+  scriptPathOf,
+  scriptPlaceProblem,
+  taskFolderOf,
+} from '../../shared/start-paths.js';
 import { StatsService } from './stats-service.js';
 import { sandboxInfo } from './system-service.js';
 import { TerminalService } from './terminal-service.js';
@@ -79,6 +86,20 @@ export function createAppServices(ports: EnginePorts): AppServices {
     return { path: found.task_path, agent: found.agent, episodes: found.episodes ?? 1 };
   };
 
+  /**
+   * A `scripted:` path typed in the start form's `field`, checked before the start: inside the
+   * task's folder (or the store), and a file there; a refusal names the field and the fix.
+   */
+  const checkScript = async (field: string, typed: string, folder: string) => {
+    const outside = scriptPlaceProblem(field, typed, folder, ports.storeHome);
+    if (outside) throw new ServiceError('invalid_input', outside);
+    const path = scriptPathOf(typed, folder);
+    if (path === null) return;
+    const found = await stat(path).catch(() => null);
+    if (!found?.isFile())
+      throw new ServiceError('not_found', `${field}: no file at ${path} — check the name or use Choose…`);
+  };
+
   const teaching = () => {
     if (!ports.teaching)
       throw new ServiceError('busy', 'saving cases and sharing need the engine, which is not available here');
@@ -115,6 +136,9 @@ export function createAppServices(ports: EnginePorts): AppServices {
       const { path, agent, episodes: count } = await taskPathOf(r.task);
       // A script path a person typed is read from the task's folder (shared/start-paths.ts).
       const folder = taskFolderOf(resolve(path));
+      if (r.agent !== undefined) await checkScript('Agent', r.agent, folder);
+      if (r.agent_options?.model !== undefined)
+        await checkScript('Its model calls answered by', r.agent_options.model, folder);
       const spec = r.agent !== undefined ? fromTaskFolder(r.agent, folder) : agent;
       if (!spec)
         throw new ServiceError('invalid_input', 'this task ships no agent: pass `agent` (e.g. "manual")');

@@ -29,7 +29,10 @@ describe('web mode: the start form reads no host file into view', () => {
     const error = app.library.root.getByTestId('start-error');
     await error.waitFor({ timeout: 60_000 });
     const text = await error.innerText();
-    expect(text).toMatch(/\/etc\/passwd line 1 is not JSON/);
+    // `..` out of the task's folder is refused before the start, in the form's words.
+    expect(text).toMatch(
+      /Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, outside the task's folder \/.*hello-python; choose a file with Choose…/,
+    );
     expect(text).not.toMatch(/root|bash|nologin|x:0/);
     // A relative script resolves from the task's folder, as the hint says.
     await model.fill('scripted:agent.jsonl');
