@@ -17,6 +17,7 @@ import {
   selectViewedStep,
 } from '../stores/stepper/stepper-store';
 import { countOf } from '../../../shared/count-of';
+import { forkMarkText } from '../model/fork-mark';
 
 const ROW_HEIGHT = 22;
 
@@ -198,7 +199,7 @@ const Row = memo(function Row(props: {
         ) : null}
         {props.forks.map((f) => (
           <i key={f.branch} className="mark mark-fork" title={`branch ${f.branch} forks here`}>
-            fork {f.branch}
+            {forkMarkText(f.branch)}
           </i>
         ))}
       </span>
