@@ -31,7 +31,7 @@ describe('web mode: the start form reads no host file into view', () => {
     const text = await error.innerText();
     // `..` out of the task's folder is refused before the start, in the form's words.
     expect(text).toMatch(
-      /Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, outside the task's folder \/.*hello-python; choose a file with Choose…/,
+      /Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, outside the task's folder \/.*hello-python( \(and the store [^)]*\))?; choose a file with Choose…/,
     );
     expect(text).not.toMatch(/root|bash|nologin|x:0/);
     // A relative script resolves from the task's folder, as the hint says.
@@ -97,6 +97,16 @@ describe('web mode: the start form reads no host file into view', () => {
     await app.library.startTask('hello-python');
     await app.settled({ timeoutMs: 90_000 });
     await expect(app.page.locator('.where-task').getAttribute('title')).resolves.toMatch(/hello/);
+    // The header's title takes the bar's free width: whole at 1024 and 1280, not "hell…".
+    for (const [width, height] of [
+      [1024, 700],
+      [1280, 800],
+    ] as const) {
+      await app.page.setViewportSize({ width, height });
+      await app.screenshot(`start-form-header-${width}x${height}`);
+      const cut = await app.page.locator('.where-task').evaluate((el) => el.scrollWidth > el.clientWidth);
+      expect(cut, `the task name is cut at ${width}×${height}`).toBe(false);
+    }
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 200_000);
