@@ -2,6 +2,7 @@ import type { CompareRow, FlagSummary, PairVerdict } from '../../../shared/contr
 import type { Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
+import { finalRewardText, returnText } from '../../../shared/format-outcome';
 import { PanelState } from './panel';
 
 /** Each verdict in words a person reads. */
@@ -46,9 +47,8 @@ function Side(props: {
       </div>
       <div>
         <span className={`badge st-${s.status ?? 'open'}`}>{s.status ?? 'open'}</span>
-        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} · return{' '}
-        {s.return === null ? '–' : Number(s.return.toFixed(3))} · final reward{' '}
-        {s.final_reward === null ? '–' : Number(s.final_reward.toFixed(3))}
+        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} ·{' '}
+        <span data-testid="compare-return">{returnText(s.return)}</span> · {finalRewardText(s.final_reward)}
       </div>
       <Flags flags={props.flags} />
     </div>
