@@ -9,7 +9,10 @@ import {
 import { createInjectStore, overrideToResult } from '../../renderer/src/stores/inject/inject-store';
 import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
 import { createReplayStore } from '../../renderer/src/stores/replay/replay-store';
-import { createCandidatesStore } from '../../renderer/src/stores/candidates/candidates-store';
+import {
+  createCandidatesStore,
+  selectCandidatesEntry,
+} from '../../renderer/src/stores/candidates/candidates-store';
 import { OPERATIONS } from '../../shared/contract/operations';
 import {
   createSandboxStore,
@@ -592,5 +595,37 @@ describe('candidates slice: consent to a recorded task wider than the defaults',
     expect(await pending).toBe(false);
     expect(other.getState().notice).toMatch(/not allowed/);
     expect(refused.callsOf('episode.candidates')).toHaveLength(1);
+  });
+});
+
+describe('candidates slice: the Replay panel’s button belongs to the branch and step tried', () => {
+  const cand = (index: number) => ({ index }) as never;
+  const held = (parent: string, step: number, count: number) => ({
+    group: 'cg-1',
+    episode: 'ep1',
+    parent,
+    step,
+    candidates: Array.from({ length: count }, (_, i) => cand(i)),
+    notes: [],
+  });
+
+  it('"Show the 1 candidate" only on the branch and step held; other episodes offer their own', () => {
+    const store = createCandidatesStore(createFakeBackend().client);
+    // Tried on b-a at step 3 (forked at 2); the set stays held while another episode opens.
+    store.setState({ at: 2, set: held('b-a', 2, 1) });
+    const at = (branch: string, step: number) => selectCandidatesEntry(store.getState(), branch, step);
+    expect(at('b-a', 3)).toEqual({ label: 'Show the 1 candidate', opens: 'view' });
+    expect(at('b-other', 3)).toEqual({ label: 'Try candidates for step 3…', opens: 'prepare' });
+    expect(at('b-fork-of-other-task', 2)).toEqual({ label: 'Try candidates for step 2…', opens: 'prepare' });
+    expect(at('b-a', 4)).toEqual({ label: 'Try candidates for step 4…', opens: 'prepare' });
+    store.setState({ set: held('b-a', 2, 3) });
+    expect(at('b-a', 3).label).toBe('Show the 3 candidates');
+  });
+
+  it('a form being filled (nothing held) opens the view at its step; elsewhere it prepares', () => {
+    const store = createCandidatesStore(createFakeBackend().client);
+    store.getState().prepare(3);
+    expect(selectCandidatesEntry(store.getState(), 'b-a', 3).opens).toBe('view');
+    expect(selectCandidatesEntry(store.getState(), 'b-a', 5).opens).toBe('prepare');
   });
 });
