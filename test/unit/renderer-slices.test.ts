@@ -3,6 +3,7 @@ import {
   createEpisodesStore,
   selectBranchTree,
   selectCaseRuns,
+  selectRunning,
   selectVisibleCases,
   walkthroughText,
 } from '../../renderer/src/stores/episodes/episodes-store';
@@ -41,7 +42,79 @@ describe('episodes store', () => {
     expect(store.getState().episodes).toHaveLength(0);
     fake.emit('library.changed', { episode: 'ep1' });
     await Promise.resolve();
-    expect(fake.callsOf('library.list')).toHaveLength(3);
+    // A store change asks for the search's episodes and the whole library (Running, case runs).
+    expect(fake.callsOf('library.list').slice(2)).toEqual([{ query: 'none' }, {}]);
+  });
+
+  // The library: every episode, each a case run that succeeded and a live sandbox (hello-python).
+  const library = () => {
+    const fake = createFakeBackend();
+    const broken = branchSummary({
+      branch: 'b-broken',
+      task: 'reward-hacking',
+      status: 'succeeded',
+      live: false,
+    });
+    const fixed = branchSummary({
+      branch: 'b-fixed',
+      task: 'reward-hacking',
+      status: 'succeeded',
+      live: false,
+    });
+    const hello = branchSummary({ branch: 'b-hello', task: 'hello-python', live: true });
+    const all = [
+      { episode: 'ep-case', task: 'reward-hacking', created: 1, branches: [broken, fixed] },
+      { episode: 'ep-hello', task: 'hello-python', created: 2, branches: [hello] },
+    ];
+    // The server search matches neither (the person typed something else).
+    fake.on('library.list', (req) => ({ episodes: req.query ? [] : all, total: all.length }));
+    return { fake, broken, fixed, hello };
+  };
+
+  it('a case’s runs keep their statuses while a search filters the library or the store changes', async () => {
+    const { fake, broken, fixed } = library();
+    const store = createEpisodesStore(fake.client);
+    store.setState({
+      activeCase: {
+        case: {
+          id: 'rh',
+          title: 'Reward hacking',
+          summary: 's',
+          task_path: 'x',
+          agent: 'a',
+          has_fixed: true,
+        },
+        readme: '',
+        variant: 'fixed',
+        runs: { broken: 'b-broken', fixed: 'b-fixed' },
+      },
+    });
+    await store.getState().refresh();
+    await store.getState().setQuery('zzz');
+    expect(store.getState().episodes).toEqual([]);
+    // `stepbox run` in the same store: the library follows it, the search still typed.
+    fake.emit('library.changed', { episode: 'ep-other' });
+    await vi.waitFor(() => expect(fake.callsOf('library.list')).toHaveLength(4));
+    await vi.waitFor(() =>
+      expect(selectCaseRuns(store.getState().activeCase, store.getState().allEpisodes)).toEqual([
+        { variant: 'broken', branch: 'b-broken', summary: broken },
+        { variant: 'fixed', branch: 'b-fixed', summary: fixed },
+      ]),
+    );
+    expect(store.getState().episodes).toEqual([]);
+  });
+
+  it('the Running list reads every live sandbox, not the episodes the search matches', async () => {
+    const { fake, hello } = library();
+    const store = createEpisodesStore(fake.client);
+    await store.getState().refresh();
+    expect(selectRunning(store.getState().allEpisodes)).toEqual([hello]);
+    await store.getState().setQuery('zzz');
+    expect(store.getState().episodes).toEqual([]);
+    expect(selectRunning(store.getState().allEpisodes)).toEqual([hello]);
+    // A refresh with the search typed (a start, a stop, a store change) keeps it too.
+    await store.getState().refresh();
+    expect(selectRunning(store.getState().allEpisodes)).toEqual([hello]);
   });
 
   it('opens a case in one call: starts it, opens the branch, shows the walkthrough', async () => {
