@@ -119,7 +119,10 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
         ths.map((th) => {
           const range = document.createRange();
           range.selectNodeContents(th);
-          return [th.textContent, new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size];
+          return [
+            th.textContent,
+            new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size,
+          ];
         }),
       );
       expect(lines, `${width}x${height}`).toEqual(lines.map(([text]) => [text, 1]));
