@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   'import-atif': () => import('./cli/import-atif.js'),
   gc: () => import('./cli/gc.js'),
   reindex: () => import('./cli/reindex.js'),
+  'long-trace': () => import('./cli/long-trace.js'),
   serve: () => import('./cli/serve.js'),
   check: () => import('./cli/check.js'),
   'case list': () => import('./cli/case-list.js'),

@@ -58,6 +58,30 @@ export function resultKey(result: ToolResult): unknown[] {
   return COMPARED_FIELDS.map((f) => comparedField(result, f) ?? null);
 }
 
+/** The compared fields on which two results differ, in {@link COMPARED_FIELDS} order (none: the same result). */
+export function differingFields(a: ToolResult, b: ToolResult): ComparedField[] {
+  return COMPARED_FIELDS.filter((f) => (comparedField(a, f) ?? null) !== (comparedField(b, f) ?? null));
+}
+
+/**
+ * What differs between two results, in words a person reads: `exit 0 vs 1`,
+ * `error timeout vs none`, `stdout differs`; empty when they are the same result.
+ * `ok` is only named when no error code says it better.
+ */
+export function resultDifference(a: ToolResult, b: ToolResult): string[] {
+  const fields = differingFields(a, b);
+  const show = (x: unknown) => (x === undefined || x === null ? 'none' : String(x));
+  const out: string[] = [];
+  for (const f of fields) {
+    if (f === 'ok' && fields.includes('error.code')) continue;
+    if (f === 'exit_code') out.push(`exit ${show(a.exit_code)} vs ${show(b.exit_code)}`);
+    else if (f === 'error.code') out.push(`error ${show(a.error?.code)} vs ${show(b.error?.code)}`);
+    else if (f === 'ok') out.push(`ok ${String(a.ok)} vs ${String(b.ok)}`);
+    else out.push(`${f} differs`);
+  }
+  return out;
+}
+
 /** One entry of `list_dir`. */
 export const DirEntry = z.object({
   name: z.string(),

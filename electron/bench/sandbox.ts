@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Task } from '../../shared/task.js';
@@ -9,12 +9,10 @@ import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
 import type { Sandbox, SessionState } from '../engine/sandbox/sandbox.js';
 import type { SnapshotManifest } from '../engine/sandbox/snapshot-store.js';
-import { startEpisode } from '../engine/harness/episode-factory.js';
-import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
-import { openEngine } from '../engine/open-engine.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { TaskMemory } from '../engine/tools/memory.js';
 import { createToolRegistry } from '../engine/tools/registry.js';
+import { startBackgroundEpisodes } from './background-episodes.js';
 import type { BenchSection } from './bench-section.js';
 import { dockerPrerequisite } from './docker-prerequisite.js';
 import { callOverhead, figureOf, targetMet, type CallTiming, type Figure } from './figure.js';
@@ -118,86 +116,28 @@ async function timeForks(
   return runs;
 }
 
-/** Episodes running beside the loaded fork measurement, and the steps each has run first. */
+/** Episodes running beside the loaded fork measurement (`fork10_loaded_ms`). */
 const LOAD_EPISODES = 2;
-const LOAD_WARM_STEPS = 3;
-/** Long enough never to end while the forks are timed: it is stopped after. */
-const LOAD_STEPS = 5000;
-
-/** A scripted agent that keeps working: writes a file, runs a command over the workspace, reads it back. */
-function loadScript(): string {
-  const call = (i: number, name: string, args: Record<string, unknown>) =>
-    JSON.stringify({
-      content: null,
-      tool_calls: [{ id: `c${i}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
-    });
-  const lines: string[] = [];
-  for (let i = 1; i < LOAD_STEPS; i++) {
-    if (i % 3 === 1)
-      lines.push(call(i, 'write_file', { path: `out/n${i % 20}.txt`, content: `line ${i}\n`.repeat(200) }));
-    else if (i % 3 === 2)
-      lines.push(call(i, 'execute_shell', { command: 'cat out/*.txt | sort | uniq -c | wc -l' }));
-    else lines.push(call(i, 'read_file', { path: `out/n${(i - 2) % 20}.txt` }));
-  }
-  lines.push(JSON.stringify({ content: 'done' }));
-  return lines.join('\n') + '\n';
-}
 
 /**
- * Runs `measure` while LOAD_EPISODES real episodes (Docker sandboxes of their own, scripted
- * agents writing, running and reading, a snapshot per step) run beside it; they are stopped
- * after. Each has run LOAD_WARM_STEPS steps before `measure` starts.
+ * Runs `measure` while LOAD_EPISODES real episodes run beside it (the one set-up the ui
+ * section uses too: {@link startBackgroundEpisodes}); they are stopped after. Throws when
+ * they cannot run or did not step while `measure` ran: the figure would not be under load.
  */
-async function besideEpisodes<T>(dir: string, measure: () => Promise<T>): Promise<T> {
-  const engine = openEngine({ home: join(dir, 'load-home'), pool: 0 });
-  const episodes: EpisodeRunner[] = [];
-  const running: Promise<unknown>[] = [];
+async function besideEpisodes<T>(measure: () => Promise<T>, log: (message: string) => void): Promise<T> {
+  const load = await startBackgroundEpisodes(LOAD_EPISODES, log);
+  if ('missing' in load) throw new Error(load.missing);
   try {
-    const scriptPath = join(dir, 'load-agent.jsonl');
-    await writeFile(scriptPath, loadScript());
-    const task = Task.parse({
-      name: 'bench-load',
-      goal: 'keep working',
-      max_steps: LOAD_STEPS,
-      timeouts: { episode: 3600 },
-      workspace: { files: { 'README.md': 'load\n' } },
-    });
-    for (let i = 0; i < LOAD_EPISODES; i++) {
-      const runner = await startEpisode({
-        task,
-        agentSpec: `scripted:${scriptPath}`,
-        ...(await engine.episodeEnv()),
-      });
-      episodes.push(runner);
-    }
-    const warm = episodes.map(
-      (runner) =>
-        new Promise<void>((resolve) => {
-          const off = runner.onEvent((e) => {
-            if (e.type === 'snapshot' && e.step >= LOAD_WARM_STEPS) {
-              off();
-              resolve();
-            }
-          });
-        }),
-    );
-    for (const runner of episodes) running.push(runner.run());
-    // An episode that ends early (it failed) would leave the forks unloaded: say so.
-    await Promise.race([
-      Promise.all(warm),
-      Promise.all(running).then(() => {
-        throw new Error('the load episodes ended before the forks were timed');
-      }),
-    ]);
+    const before = load.steps();
     const out = await measure();
-    if (episodes.some((r) => r.ended()))
-      throw new Error('a load episode ended while the forks were timed: the figure would not be under load');
+    const after = load.steps();
+    if (after.some((n, i) => n <= (before[i] ?? 0)))
+      throw new Error(
+        'an episode beside the forks took no step while they were timed: the figure would not be under load',
+      );
     return out;
   } finally {
-    await Promise.allSettled(episodes.map((r) => r.stop()));
-    await Promise.allSettled(running);
-    await Promise.allSettled(episodes.map((r) => r.dispose()));
-    await engine.close();
+    await load.stop();
   }
 }
 
@@ -323,7 +263,7 @@ export const section: BenchSection = {
         const forkTen = () => timeForks(forkPool, config, store, manifest, session);
         fork = await forkTen();
         log(`${FORKS} branches forked × ${FORK_RUNS} while ${LOAD_EPISODES} episodes run beside them`);
-        forkLoaded = await besideEpisodes(storeDir, forkTen);
+        forkLoaded = await besideEpisodes(forkTen, log);
       } finally {
         await forkPool.close();
       }

@@ -21,8 +21,9 @@ differs), the files that differ at each differing pair and at the end, and both 
 status, return (the discounted return), final reward (the verifier's) and QA flags.
 
 Options:
-  --json   print {diverged_at, pairs: [{a_step, b_step, verdict, workspace: [{path,
-           status}]}], files_differ, a: {episode, branch, status, end_reason, steps,
+  --json   print {diverged_at, pairs: [{a_step, b_step, verdict, differs (what
+           differs for a different result: "exit 0 vs 1", "stdout differs"),
+           workspace: [{path, status}]}], files_differ, a: {episode, branch, status, end_reason, steps,
            return, final_reward, flags}, b: {...}}
 
 Exit 0 when the branches do not diverge, 1 when they do.
@@ -45,7 +46,7 @@ function printHuman(c: BranchComparison, out: NodeJS.WritableStream): void {
   for (const p of c.pairs) {
     if (p.verdict === 'same') continue;
     out.write(
-      `  A ${String(p.a_step ?? '–').padStart(4)}  B ${String(p.b_step ?? '–').padStart(4)}  ${p.verdict}${p.workspace.length ? `  ${p.workspace.map((f) => f.path).join(', ')}` : ''}\n`,
+      `  A ${String(p.a_step ?? '–').padStart(4)}  B ${String(p.b_step ?? '–').padStart(4)}  ${p.verdict}${p.differs.length ? `: ${p.differs.join('; ')}` : ''}${p.workspace.length ? `  ${p.workspace.map((f) => f.path).join(', ')}` : ''}\n`,
     );
   }
   const same = c.pairs.filter((p) => p.verdict === 'same').length;

@@ -201,6 +201,7 @@ export class LibraryService {
       a_step: p.a_step,
       b_step: p.b_step,
       verdict: p.verdict,
+      differs: [...p.differs],
       a: p.a_step === null ? null : (lrows.get(p.a_step) ?? null),
       b: p.b_step === null ? null : (rrows.get(p.b_step) ?? null),
       same_action: p.verdict !== 'different_action',

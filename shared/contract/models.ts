@@ -358,6 +358,8 @@ export const CompareRow = z.object({
   a_step: z.number().int().positive().nullable(),
   b_step: z.number().int().positive().nullable(),
   verdict: PairVerdict,
+  /** For a different result, what differs in words (`exit 0 vs 1`, `stdout differs`). */
+  differs: z.array(z.string()).optional(),
   a: StepRow.nullable(),
   b: StepRow.nullable(),
   same_action: z.boolean(),

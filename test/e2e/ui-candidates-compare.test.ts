@@ -101,8 +101,32 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await expect(rows.nth(0).getAttribute('data-verdict')).resolves.toBe('same');
     await expect(rows.nth(2).getAttribute('data-verdict')).resolves.toBe('different_action');
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(/succeeded[\s\S]*loop/);
+    // Each side names its return with the rounding every view uses (the tree and the list too).
+    await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(
+      /return (\d+\.\d\d|–) · final reward (\d+\.\d\d|–)/,
+    );
+    // A differing result says what differs, never a bare "different result".
+    for (const cell of await view.root.locator('tr[data-verdict="different_result"] td.verdict').all())
+      await expect(cell.innerText()).resolves.toMatch(/^different result: \S/);
     await roomy(app, 'compare-aligned-1920x1080', 'compare');
-    await app.page.setViewportSize({ width: 1024, height: 700 });
+    for (const [width, height] of [
+      [1280, 800],
+      [1024, 700],
+    ]) {
+      await app.page.setViewportSize({ width, height });
+      // Every heading is on one line ("other" once broke into "othe / r").
+      const lines = await view.root.locator('[data-testid="compare-table"] th').evaluateAll((ths) =>
+        ths.map((th) => {
+          const range = document.createRange();
+          range.selectNodeContents(th);
+          return [
+            th.textContent,
+            new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size,
+          ];
+        }),
+      );
+      expect(lines, `${width}x${height}`).toEqual(lines.map(([text]) => [text, 1]));
+    }
     await roomy(app, 'compare-aligned-1024x700', 'compare');
     // Escape gives the panes back.
     await app.page.keyboard.press('Escape');

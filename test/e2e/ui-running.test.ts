@@ -47,6 +47,12 @@ describe('web mode: live sandboxes in sight', () => {
       'two running',
     );
     await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('2');
+    // A library search matching neither filters the episode list, never the live sandboxes.
+    const search = app.library.root.getByTestId('library-search');
+    await search.fill('zzz-no-such-episode');
+    await app.library.root.getByText('No episode matches.', { exact: false }).waitFor({ timeout: 30_000 });
+    await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('2');
+    await search.fill('');
     const item = (b: string) => app.library.root.locator(`[data-testid="running-item"][data-branch="${b}"]`);
     await expect(item(fork).innerText()).resolves.toMatch(
       /hello-python\s+fork@1 · on screen[\s\S]*since \d\d:\d\d/,

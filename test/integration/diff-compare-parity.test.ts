@@ -28,6 +28,8 @@ interface Pair {
   readonly a_step: number | null;
   readonly b_step: number | null;
   readonly verdict: string;
+  /** What differs, for a different result (`stdout differs`): the same words on both sides. */
+  readonly differs?: readonly string[];
   readonly workspace: readonly { path: string; status: string }[];
 }
 
@@ -81,6 +83,7 @@ describeDocker('stepbox diff and the window compare agree', () => {
     a_step: p.a_step,
     b_step: p.b_step,
     verdict: p.verdict,
+    differs: p.differs ?? [],
     workspace: p.workspace.map((f) => ({ path: f.path, status: f.status })),
   });
   const outcomeOf = (o: Outcome): Outcome => ({
@@ -150,15 +153,21 @@ describeDocker('stepbox diff and the window compare agree', () => {
     expect([...verdicts].sort()).toEqual(['different_action', 'different_files', 'different_result', 'same']);
     const first = await cliDiff(parent.episode, inserted.branch);
     expect(first.pairs).toEqual([
-      { a_step: 1, b_step: 1, verdict: 'same', workspace: [] },
-      { a_step: null, b_step: 2, verdict: 'different_action', workspace: [] },
+      { a_step: 1, b_step: 1, verdict: 'same', differs: [], workspace: [] },
+      { a_step: null, b_step: 2, verdict: 'different_action', differs: [], workspace: [] },
       ...[2, 3, 4].map((k) => ({
         a_step: k,
         b_step: k + 1,
         verdict: 'different_files',
+        differs: [],
         workspace: [{ path: 'x.txt', status: 'only_b' }],
       })),
     ]);
+    // The overridden result is named for what differs, not just "different result".
+    const overriddenPairs = (await cliDiff(parent.episode, overridden.branch)).pairs;
+    expect(overriddenPairs.find((p) => p.verdict === 'different_result')?.differs).toContain(
+      'stdout differs',
+    );
     // A verifier that passed: the final reward is its weight; the return is discounted.
     expect(first.a.final_reward).toBe(1);
     expect(first.a.return).not.toBeNull();

@@ -129,9 +129,10 @@ describeDocker('restore: every blob checked as it is written', () => {
         sb.exec({ command: 'echo x > /workspace/.stepbox-stage/forged', timeoutMs: 5_000 }),
       ),
     ).toBe(5);
-    // A process alive during the restore that is no call of the helper's (a `docker exec`,
-    // as a terminal is): the same.
-    const running = rawExec(provider().engine, sb.id, ['sleep', '60']);
+    // A process alive during the restore that is no call of the helper's (a `docker exec` as
+    // the sandbox user, as the window's terminal is): the same. (A root exec with no parent in
+    // the container is the engine's own — the agent cannot make one — and is trusted.)
+    const running = rawExec(provider().engine, sb.id, ['sleep', '60'], { user: '1000:1000' });
     await sb.exec({ command: "until pgrep -fx 'sleep 60' >/dev/null; do :; done", timeoutMs: 10_000 });
     expect(await restore('busy-')).toBe(5);
     expect(await rawExec(provider().engine, sb.id, ['pkill', '-fx', 'sleep 60'])).toBe(0);

@@ -10,6 +10,8 @@ import { checkEpisode } from '../../shared/qa/check-episode.js';
 import { Task } from '../../shared/task.js';
 import { parseTyped } from '../../renderer/src/stores/candidates/candidates-store.js';
 import { QaTrace } from '../support/qa-traces.js';
+import { differingFields, resultDifference, toolFailure, type ToolResult } from '../../shared/tool-result.js';
+import { verdictText } from '../../renderer/src/model/compare-verdict.js';
 
 const sh = (command: string, stdout = '') => ({
   name: 'execute_shell',
@@ -51,7 +53,7 @@ describe('step alignment', () => {
       .step({ final: 'ok' });
     const facts = (t: QaTrace) => stepFactsOf(t.events());
     expect(alignSteps(facts(a), facts(same))).toEqual({
-      pairs: [1, 2, 3].map((s) => ({ a_step: s, b_step: s, verdict: 'same' })),
+      pairs: [1, 2, 3].map((s) => ({ a_step: s, b_step: s, verdict: 'same', differs: [] })),
       diverged_at: null,
     });
     const otherResult = new QaTrace()
@@ -59,14 +61,64 @@ describe('step alignment', () => {
       .step({ calls: [sh('cat x', 'two')] })
       .step({ final: 'ok' });
     expect(alignSteps(facts(a), facts(otherResult))).toMatchObject({
-      pairs: [{ verdict: 'same' }, { verdict: 'different_result' }, { verdict: 'same' }],
+      pairs: [
+        { verdict: 'same' },
+        // The verdict names what differs: both sides ran `cat x`, only its output differs.
+        { verdict: 'different_result', differs: ['stdout differs'] },
+        { verdict: 'same' },
+      ],
       diverged_at: 2,
     });
+    const otherExit = new QaTrace()
+      .step({ calls: [{ ...sh('ls', 'x'), result: { stdout: 'x', exit_code: 1 } }] })
+      .step({ calls: [sh('cat x', 'one')] })
+      .step({ final: 'ok' });
+    expect(alignSteps(facts(a), facts(otherExit)).pairs[0].differs).toEqual([
+      `exit ${String(facts(a)[0].seenResults[0][1].exit_code ?? 'none')} vs 1`,
+    ]);
     // An injection at step 1 is seen by decision 2: step 1 differs in what the agent saw.
     const injected = new QaTrace().step({ calls: [sh('ls', 'x')] });
     injected.push({ type: 'injected', step: 1, source: 'injected', role: 'user', content: 'hurry' });
     injected.step({ calls: [sh('cat x', 'one')] }).step({ final: 'ok' });
     expect(alignSteps(facts(a), facts(injected)).diverged_at).toBe(1);
+    expect(alignSteps(facts(a), facts(injected)).pairs[0].differs).toEqual([
+      'what the agent was shown differs (an injection or a parse error)',
+    ]);
+  });
+});
+
+describe('what differs between two tool results (the one definition of the same result)', () => {
+  const base: ToolResult = { ok: true, exit_code: 0, stdout: 'a', stderr: '', duration_ms: 5, bytes: 1 };
+  it('names the compared fields that differ, and nothing for durations or byte counts', () => {
+    expect(differingFields(base, { ...base, duration_ms: 99, bytes: 7 })).toEqual([]);
+    expect(resultDifference(base, { ...base, duration_ms: 99 })).toEqual([]);
+    expect(differingFields(base, { ...base, stdout: 'b', exit_code: 1 })).toEqual(['exit_code', 'stdout']);
+    expect(resultDifference(base, { ...base, stdout: 'b', exit_code: 1 })).toEqual([
+      'exit 0 vs 1',
+      'stdout differs',
+    ]);
+    const failed = toolFailure('timeout', 't/o', 5);
+    // `ok` false is said by the error code.
+    expect(resultDifference(base, failed)).toEqual([
+      'exit 0 vs none',
+      'stdout differs',
+      'stderr differs',
+      'error none vs timeout',
+    ]);
+  });
+  it('the compare row says it: verdict, then what differs (results or files)', () => {
+    expect(verdictText({ verdict: 'different_result', differs: ['stdout differs'], workspace: [] })).toBe(
+      'different result: stdout differs',
+    );
+    expect(
+      verdictText({
+        verdict: 'different_files',
+        workspace: [{ path: 'a.txt', status: 'differ', a: null, b: null }],
+      }),
+    ).toBe('different files: a.txt');
+    expect(verdictText({ verdict: 'same', workspace: [] })).toBe('same');
+    // An older engine without `differs` still reads.
+    expect(verdictText({ verdict: 'different_result', workspace: [] })).toBe('different result');
   });
 });
 

@@ -3,13 +3,17 @@ import {
   createEpisodesStore,
   selectBranchTree,
   selectCaseRuns,
+  selectRunning,
   selectVisibleCases,
   walkthroughText,
 } from '../../renderer/src/stores/episodes/episodes-store';
 import { createInjectStore, overrideToResult } from '../../renderer/src/stores/inject/inject-store';
 import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
 import { createReplayStore } from '../../renderer/src/stores/replay/replay-store';
-import { createCandidatesStore } from '../../renderer/src/stores/candidates/candidates-store';
+import {
+  createCandidatesStore,
+  selectCandidatesEntry,
+} from '../../renderer/src/stores/candidates/candidates-store';
 import { OPERATIONS } from '../../shared/contract/operations';
 import {
   createSandboxStore,
@@ -38,7 +42,79 @@ describe('episodes store', () => {
     expect(store.getState().episodes).toHaveLength(0);
     fake.emit('library.changed', { episode: 'ep1' });
     await Promise.resolve();
-    expect(fake.callsOf('library.list')).toHaveLength(3);
+    // A store change asks for the search's episodes and the whole library (Running, case runs).
+    expect(fake.callsOf('library.list').slice(2)).toEqual([{ query: 'none' }, {}]);
+  });
+
+  // The library: every episode, each a case run that succeeded and a live sandbox (hello-python).
+  const library = () => {
+    const fake = createFakeBackend();
+    const broken = branchSummary({
+      branch: 'b-broken',
+      task: 'reward-hacking',
+      status: 'succeeded',
+      live: false,
+    });
+    const fixed = branchSummary({
+      branch: 'b-fixed',
+      task: 'reward-hacking',
+      status: 'succeeded',
+      live: false,
+    });
+    const hello = branchSummary({ branch: 'b-hello', task: 'hello-python', live: true });
+    const all = [
+      { episode: 'ep-case', task: 'reward-hacking', created: 1, branches: [broken, fixed] },
+      { episode: 'ep-hello', task: 'hello-python', created: 2, branches: [hello] },
+    ];
+    // The server search matches neither (the person typed something else).
+    fake.on('library.list', (req) => ({ episodes: req.query ? [] : all, total: all.length }));
+    return { fake, broken, fixed, hello };
+  };
+
+  it('a case’s runs keep their statuses while a search filters the library or the store changes', async () => {
+    const { fake, broken, fixed } = library();
+    const store = createEpisodesStore(fake.client);
+    store.setState({
+      activeCase: {
+        case: {
+          id: 'rh',
+          title: 'Reward hacking',
+          summary: 's',
+          task_path: 'x',
+          agent: 'a',
+          has_fixed: true,
+        },
+        readme: '',
+        variant: 'fixed',
+        runs: { broken: 'b-broken', fixed: 'b-fixed' },
+      },
+    });
+    await store.getState().refresh();
+    await store.getState().setQuery('zzz');
+    expect(store.getState().episodes).toEqual([]);
+    // `stepbox run` in the same store: the library follows it, the search still typed.
+    fake.emit('library.changed', { episode: 'ep-other' });
+    await vi.waitFor(() => expect(fake.callsOf('library.list')).toHaveLength(4));
+    await vi.waitFor(() =>
+      expect(selectCaseRuns(store.getState().activeCase, store.getState().allEpisodes)).toEqual([
+        { variant: 'broken', branch: 'b-broken', summary: broken },
+        { variant: 'fixed', branch: 'b-fixed', summary: fixed },
+      ]),
+    );
+    expect(store.getState().episodes).toEqual([]);
+  });
+
+  it('the Running list reads every live sandbox, not the episodes the search matches', async () => {
+    const { fake, hello } = library();
+    const store = createEpisodesStore(fake.client);
+    await store.getState().refresh();
+    expect(selectRunning(store.getState().allEpisodes)).toEqual([hello]);
+    await store.getState().setQuery('zzz');
+    expect(store.getState().episodes).toEqual([]);
+    expect(selectRunning(store.getState().allEpisodes)).toEqual([hello]);
+    // A refresh with the search typed (a start, a stop, a store change) keeps it too.
+    await store.getState().refresh();
+    expect(selectRunning(store.getState().allEpisodes)).toEqual([hello]);
   });
 
   it('opens a case in one call: starts it, opens the branch, shows the walkthrough', async () => {
@@ -592,5 +668,37 @@ describe('candidates slice: consent to a recorded task wider than the defaults',
     expect(await pending).toBe(false);
     expect(other.getState().notice).toMatch(/not allowed/);
     expect(refused.callsOf('episode.candidates')).toHaveLength(1);
+  });
+});
+
+describe('candidates slice: the Replay panel’s button belongs to the branch and step tried', () => {
+  const cand = (index: number) => ({ index }) as never;
+  const held = (parent: string, step: number, count: number) => ({
+    group: 'cg-1',
+    episode: 'ep1',
+    parent,
+    step,
+    candidates: Array.from({ length: count }, (_, i) => cand(i)),
+    notes: [],
+  });
+
+  it('"Show the 1 candidate" only on the branch and step held; other episodes offer their own', () => {
+    const store = createCandidatesStore(createFakeBackend().client);
+    // Tried on b-a at step 3 (forked at 2); the set stays held while another episode opens.
+    store.setState({ at: 2, set: held('b-a', 2, 1) });
+    const at = (branch: string, step: number) => selectCandidatesEntry(store.getState(), branch, step);
+    expect(at('b-a', 3)).toEqual({ label: 'Show the 1 candidate', opens: 'view' });
+    expect(at('b-other', 3)).toEqual({ label: 'Try candidates for step 3…', opens: 'prepare' });
+    expect(at('b-fork-of-other-task', 2)).toEqual({ label: 'Try candidates for step 2…', opens: 'prepare' });
+    expect(at('b-a', 4)).toEqual({ label: 'Try candidates for step 4…', opens: 'prepare' });
+    store.setState({ set: held('b-a', 2, 3) });
+    expect(at('b-a', 3).label).toBe('Show the 3 candidates');
+  });
+
+  it('a form being filled (nothing held) opens the view at its step; elsewhere it prepares', () => {
+    const store = createCandidatesStore(createFakeBackend().client);
+    store.getState().prepare(3);
+    expect(selectCandidatesEntry(store.getState(), 'b-a', 3).opens).toBe('view');
+    expect(selectCandidatesEntry(store.getState(), 'b-a', 5).opens).toBe('prepare');
   });
 });

@@ -8,6 +8,7 @@ import { createBatchesStore, selectBatchProblem } from '../../renderer/src/store
 import { createCandidatesStore } from '../../renderer/src/stores/candidates/candidates-store';
 import { createEpisodesStore } from '../../renderer/src/stores/episodes/episodes-store';
 import { injectPlaceholder } from '../../renderer/src/stores/inject/inject-store';
+import { selectCurrentRow, type StepperState } from '../../renderer/src/stores/stepper/stepper-store';
 import { selectShownTab } from '../../renderer/src/stores/inspector/inspector-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
 
@@ -61,6 +62,26 @@ describe('issue 19.9: the small things, in the stores', () => {
     expect(injectPlaceholder(row(2, ['execute_shell'], 'x', 'ok'), 'json')).toMatch(
       /^\{"after": "execute_shell"/,
     );
+  });
+
+  it('after a rollback to step 1 the inject hint is about step 1, not the undone last step', () => {
+    const row = (step: number, tools: string[], summary: string) => ({ step, tools, summary, status: 'ok' });
+    const rows = [
+      row(0, [], 'setup'),
+      row(1, ['list_dir'], '/workspace'),
+      row(2, ['write_file'], 'greet.py'),
+    ];
+    const state = (endReason: string | null) =>
+      ({
+        live: true,
+        rows,
+        selectedStep: null,
+        view: { end: endReason ? { end_reason: endReason } : null },
+      }) as unknown as StepperState;
+    expect(selectCurrentRow(state(null))?.step).toBe(2);
+    const rolled = selectCurrentRow(state('rolled_back_to_1'));
+    expect(rolled?.step).toBe(1);
+    expect(injectPlaceholder(rolled, 'text')).toMatch(/step 2, after step 1 \(list_dir \/workspace\)/);
   });
 
   it('search asks for the episode list once typing pauses, with the last query only', async () => {

@@ -1,5 +1,6 @@
 import type { PairVerdict } from '../../../shared/contract/models.js';
 import { alignKeys } from './align.js';
+import { resultDifference } from '../../../shared/tool-result.js';
 import type { StepFacts } from './step-facts.js';
 
 /** Two steps matched by alignment; a null side is a step the other branch inserted. */
@@ -7,6 +8,8 @@ export interface StepPair {
   readonly a_step: number | null;
   readonly b_step: number | null;
   readonly verdict: PairVerdict;
+  /** For a different result, what differs (`execute_shell: exit 0 vs 1`); else empty. */
+  readonly differs: readonly string[];
 }
 
 /** Two branches' steps aligned, and where they first diverged. */
@@ -48,7 +51,34 @@ export function alignSteps(a: readonly StepFacts[], b: readonly StepFacts[]): St
     // A step only B took sits between A's steps: in A's numbering it is the step after the last one.
     if (diverges && divergedAt === null) divergedAt = x ? x.step : lastA + 1;
     if (x) lastA = x.step;
-    pairs.push({ a_step: x?.step ?? null, b_step: y?.step ?? null, verdict });
+    const differs = verdict === 'different_result' && x && y ? whatDiffers(x, y) : [];
+    pairs.push({ a_step: x?.step ?? null, b_step: y?.step ?? null, verdict, differs });
   }
   return { pairs, diverged_at: divergedAt };
+}
+
+/**
+ * What differs between two steps with the same action, by the one definition of the same
+ * result ({@link resultDifference}): per call what the agent saw, then what really
+ * happened; an injection or a parse error the results do not explain is named as such.
+ */
+export function whatDiffers(x: StepFacts, y: StepFacts): string[] {
+  const out: string[] = [];
+  const perCall = (xs: StepFacts['seenResults'], ys: StepFacts['seenResults'], prefix: string): void => {
+    const many = Math.max(xs.length, ys.length) > 1;
+    for (let i = 0; i < Math.max(xs.length, ys.length); i++) {
+      const [ra, rb] = [xs[i], ys[i]];
+      if (!ra || !rb) {
+        out.push(`${prefix}${ra ? 'only this' : 'only the other'} has call ${i + 1}`);
+        continue;
+      }
+      const name = many ? `${ra[0]} (call ${i + 1}): ` : '';
+      for (const d of resultDifference(ra[1], rb[1])) out.push(`${prefix}${name}${d}`);
+    }
+  };
+  if (x.seen !== y.seen) {
+    perCall(x.seenResults, y.seenResults, '');
+    if (out.length === 0) out.push('what the agent was shown differs (an injection or a parse error)');
+  } else if (x.real !== y.real) perCall(x.realResults, y.realResults, 'really: ');
+  return out;
 }

@@ -19,6 +19,10 @@ export interface StepFacts {
   readonly reward: number | null;
   /** True when a person changed what the agent saw at this step (an override or an injection). */
   readonly touched: boolean;
+  /** Each call's tool and the result shown to the agent, in call order (what `seen` keys). */
+  readonly seenResults: readonly (readonly [string, ToolResult])[];
+  /** Each call's tool and its real result, in call order (what `real` keys). */
+  readonly realResults: readonly (readonly [string, ToolResult])[];
 }
 
 /**
@@ -69,10 +73,16 @@ export function stepFactsOf(events: readonly TraceEvent[]): StepFacts[] {
         touched = true;
       } else if (isPersonEdit(e)) touched = true;
     }
+    const seenResults: [string, ToolResult][] = [];
+    const realResults: [string, ToolResult][] = [];
     for (const e of list) {
       if (e.type !== 'tool_result') continue;
-      seen.push([e.name, resultKey(overrides.get(e.call_id) ?? e.result)]);
-      real.push([e.name, resultKey(realOf.get(e.call_id) ?? e.real ?? e.result)]);
+      const shown = overrides.get(e.call_id) ?? e.result;
+      const actual = realOf.get(e.call_id) ?? e.real ?? e.result;
+      seen.push([e.name, resultKey(shown)]);
+      real.push([e.name, resultKey(actual)]);
+      seenResults.push([e.name, shown]);
+      realResults.push([e.name, actual]);
     }
     if (last.type === 'parse_error') seen.push(['parse_error', last.message]);
     let treeHash: string | null = null;
@@ -93,6 +103,8 @@ export function stepFactsOf(events: readonly TraceEvent[]): StepFacts[] {
       manifest,
       reward,
       touched,
+      seenResults,
+      realResults,
     });
   }
   return out;

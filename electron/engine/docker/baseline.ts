@@ -10,11 +10,16 @@ import { ownerLabel } from './owner.js';
  * writable layer. Nothing else uses them; the engine itself never does either.
  */
 
-/** Runs `cmd` by one `docker exec` (create, start, wait for the end, read the exit code); resolves with it. */
-export async function rawExec(engine: DockerEngine, containerId: string, cmd: string[]): Promise<number> {
+/** Runs `cmd` by one `docker exec` (create, start, wait for the end, read the exit code), as `options.user` (the image's user when absent); resolves with the exit code. */
+export async function rawExec(
+  engine: DockerEngine,
+  containerId: string,
+  cmd: string[],
+  options: { user?: string } = {},
+): Promise<number> {
   const exec = await engine.docker
     .getContainer(containerId)
-    .exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false });
+    .exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, User: options.user });
   const stream = await exec.start({ hijack: true, stdin: false });
   await new Promise<void>((resolve, reject) => {
     stream.on('end', resolve);

@@ -7,6 +7,8 @@ import type { StoredBranch, StoredBranches } from './stored-branches.js';
 import { logger } from '../log.js';
 import type { ParsedTrace } from './trace-reader.js';
 import { branchOutcome } from './branch-outcome.js';
+import { readLineage } from './lineage.js';
+import type { TraceEvent } from '../../../shared/trace-events.js';
 import { summarizeSteps } from '../../../shared/step-summary.js';
 
 const log = logger('index');
@@ -166,13 +168,16 @@ export class EpisodeIndex {
   /**
    * (Re)indexes one branch from its trace, replacing whatever the index had for it
    * (idempotent). Flags are kept: they come from `check`, not from the trace.
+   * `lineage` is the branch's events with a fork's inherited steps ({@link lineageEvents}):
+   * its outcome is worked out over them, as every view does, so an open fork's return in
+   * the list is the one its window and compare show. Searched steps stay the trace's own.
    */
-  indexBranch(trace: ParsedTrace): void {
+  indexBranch(trace: ParsedTrace, lineage?: readonly TraceEvent[]): void {
     const h = trace.header;
     const all = [...trace.events, ...trace.partial];
     // Step 0 is the setup, not a decision: the index counts and searches decisions.
     const steps = summarizeSteps(all).filter((s) => s.step >= 1);
-    const outcome = branchOutcome(h, all, trace.end);
+    const outcome = branchOutcome(h, lineage ?? all, trace.end);
     const st = existsSync(trace.path) ? statSync(trace.path) : null;
     const del = (table: string) => this.db.prepare(`DELETE FROM ${table} WHERE branch = ?`).run(h.branch);
     this.db
@@ -374,7 +379,7 @@ export class EpisodeIndex {
 
   private tryIndex(store: StoredBranches, b: StoredBranch): boolean {
     try {
-      this.indexBranch(store.readTrace(b));
+      this.indexBranch(store.readTrace(b), lineageEvents(store, b));
       return true;
     } catch (e) {
       log.warn(`${b.tracePath}: not indexed: ${(e as Error).message}`);
@@ -571,8 +576,24 @@ export function openIndex(home: string): EpisodeIndex {
 export function indexClosedBranch(store: StoredBranches, b: StoredBranch): void {
   const index = openIndex(store.home);
   try {
-    index.indexBranch(store.readTrace(b));
+    index.indexBranch(store.readTrace(b), lineageEvents(store, b));
   } finally {
     index.close();
   }
+}
+
+/**
+ * A stored branch's events with the steps a fork inherits (the one lineage reader), its
+ * incomplete last step included: what {@link branchOutcome} is worked out over. Undefined
+ * for a main branch, whose own trace is its lineage (not read twice).
+ */
+export function lineageEvents(store: StoredBranches, b: StoredBranch): TraceEvent[] | undefined {
+  if (b.parentBranch === null) return undefined;
+  const resolve = (id: string) => {
+    const found = store.branchesOrNone(b.episode).find((x) => x.branch === id);
+    if (!found) throw new Error(`branch ${id} is not in episode ${b.episode}`);
+    return found;
+  };
+  const lineage = readLineage({ resolve, readTrace: (x) => store.readTrace(x) }, b);
+  return [...lineage.events, ...lineage.partial];
 }

@@ -4,6 +4,7 @@ import { IdText } from './id-text';
 import { useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
 import { RETURN_TITLE } from '../model/return-title';
+import { returnText } from '../../../shared/format-outcome';
 
 /** The step a closed branch was rolled back to (the episode went on in a new branch), or null. */
 function rolledBackTo(b: BranchSummary): number | null {
@@ -40,8 +41,8 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
         </span>
         <span className="muted">{countOf(b.steps, 'step')}</span>
         {b.return !== null ? (
-          <span className="muted" title={RETURN_TITLE}>
-            R {b.return.toFixed(2)}
+          <span className="muted" data-testid="branch-return" title={RETURN_TITLE}>
+            {returnText(b.return)}
           </span>
         ) : null}
         {b.flags ? (

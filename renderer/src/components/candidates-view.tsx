@@ -6,6 +6,7 @@ import {
   CANDIDATES_N,
   CANDIDATES_RUN_ON,
   candidatesStepRange,
+  selectCandidatesEntry,
   selectCandidatesProblem,
 } from '../stores/candidates/candidates-store';
 import { selectLastStep } from '../stores/stepper/stepper-store';
@@ -126,8 +127,9 @@ function CandidateCard(props: {
  */
 export function CandidatesEntry(props: { readonly branch: string; readonly step: number }) {
   const stores = useStores();
-  const engaged = useSlice('candidates', (s) => s.at !== null || s.set !== null || s.running !== null);
-  const held = useSlice('candidates', (s) => s.set?.candidates.length ?? 0);
+  // Two primitives, not the entry object: a fresh object per read would re-render without end.
+  const label = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).label);
+  const opens = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).opens);
   const notice = useSlice('candidates', (s) => s.notice);
   const shown = useSlice('sideBySide', (s) => s.view === 'candidates');
   const stop = useSlice('stepper', (s) => s.stopReason);
@@ -154,13 +156,12 @@ export function CandidatesEntry(props: { readonly branch: string; readonly step:
           type="button"
           data-testid="candidates-open"
           title="try other actions for a step side by side, each in its own throwaway fork, and continue with one"
-          onClick={() =>
-            engaged
-              ? stores.sideBySide.getState().show('candidates')
-              : a.prepare(props.step, props.branch, latest)
-          }
+          onClick={() => {
+            if (opens === 'prepare') a.prepare(props.step, props.branch, latest);
+            stores.sideBySide.getState().show('candidates');
+          }}
         >
-          {held > 0 ? `Show the ${held} candidates` : `Try candidates for step ${props.step}…`}
+          {label}
         </button>
         {notice && !shown ? (
           <span className="notice" data-testid="candidates-notice">

@@ -67,7 +67,8 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
 export function CaseWalkthrough() {
   const stores = useStores();
   const active = useSlice('episodes', (s) => s.activeCase);
-  const episodes = useSlice('episodes', (s) => s.episodes);
+  // The runs' statuses whatever the library search shows.
+  const episodes = useSlice('episodes', (s) => s.allEpisodes);
   const starting = useSlice('episodes', (s) => s.starting);
   const error = useSlice('episodes', (s) => s.error);
   const startFailed = useSlice('episodes', (s) => s.startFailed);

@@ -1,16 +1,10 @@
-import type { CompareRow, FlagSummary, PairVerdict } from '../../../shared/contract/models';
+import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
+import { verdictText } from '../model/compare-verdict';
 import type { Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
+import { finalRewardText, returnText } from '../../../shared/format-outcome';
 import { PanelState } from './panel';
-
-/** Each verdict in words a person reads. */
-const VERDICT_TEXT: Record<PairVerdict, string> = {
-  same: 'same',
-  different_action: 'different action',
-  different_result: 'different result',
-  different_files: 'different files',
-};
 
 function stepText(row: CompareRow['a']): string {
   return row ? `${row.tools.join(', ')} ${row.summary}`.trim() : '';
@@ -46,9 +40,8 @@ function Side(props: {
       </div>
       <div>
         <span className={`badge st-${s.status ?? 'open'}`}>{s.status ?? 'open'}</span>
-        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} · return{' '}
-        {s.return === null ? '–' : Number(s.return.toFixed(3))} · final reward{' '}
-        {s.final_reward === null ? '–' : Number(s.final_reward.toFixed(3))}
+        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} ·{' '}
+        <span data-testid="compare-return">{returnText(s.return)}</span> · {finalRewardText(s.final_reward)}
       </div>
       <Flags flags={props.flags} />
     </div>
@@ -179,7 +172,9 @@ export function CompareView(props: { readonly branch: string }) {
                 >
                   <td>{r.a_step ?? '—'}</td>
                   <td>{r.b_step ?? '—'}</td>
-                  <td className={`verdict v-${r.verdict}`}>{VERDICT_TEXT[r.verdict]}</td>
+                  <td className={`verdict v-${r.verdict}`} data-testid="compare-row-verdict">
+                    {verdictText(r)}
+                  </td>
                   <td className="mono wrap">
                     {stepText(r.a) || (r.a_step === null ? '(no such step)' : '')}
                   </td>

@@ -1,11 +1,6 @@
-import type { BranchSummary, EpisodeEntry } from '../../../shared/contract/models';
+import { selectRunning } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { IdText } from './id-text';
-
-/** Every live branch in the library (each holds a sandbox), newest first. */
-export function selectRunning(episodes: readonly EpisodeEntry[]): readonly BranchSummary[] {
-  return episodes.flatMap((e) => e.branches.filter((b) => b.live)).sort((a, b) => b.created - a.created);
-}
 
 /** How long ago `t` (epoch ms) was, in a short phrase: `since 14:02 (3 min)`. */
 function since(t: number, now: number): string {
@@ -20,7 +15,8 @@ function since(t: number, now: number): string {
  */
 export function RunningList() {
   const stores = useStores();
-  const episodes = useSlice('episodes', (s) => s.episodes);
+  // Live sandboxes whatever the library search: a filter never hides one running.
+  const episodes = useSlice('episodes', (s) => s.allEpisodes);
   const stopping = useSlice('episodes', (s) => s.stopping);
   const current = useSlice('stepper', (s) => s.branch);
   const running = selectRunning(episodes);

@@ -10,6 +10,7 @@ import { useSlice, useStores } from '../stores/use-stores';
 import type { PickField } from '../stores/picker/picker-store';
 import { agentFolderOf, scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
 import { RETURN_TITLE } from '../model/return-title';
+import { returnText } from '../../../shared/format-outcome';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
 function plain(text: string): string {
@@ -25,8 +26,9 @@ function Episode(props: { readonly entry: EpisodeEntry; readonly current: string
         <span className="lib-task">{props.entry.task}</span>
         {main ? (
           <span className="muted">
+            {/* Each branch's return is in the tree below, named; the head names whose this one is. */}
             {main.return !== null ? (
-              <span title={RETURN_TITLE}>{`R ${main.return.toFixed(2)}${flags ? ' · ' : ''}`}</span>
+              <span title={RETURN_TITLE}>{`main ${returnText(main.return)}${flags ? ' · ' : ''}`}</span>
             ) : (
               ''
             )}

@@ -3,7 +3,7 @@ import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
 import { injectPlaceholder, selectSection, type InjectSection } from '../stores/inject/inject-store';
-import { selectViewedStep } from '../stores/stepper/stepper-store';
+import { selectCurrentRow, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 const SECTION_LABEL: Record<InjectSection, { readonly label: string; readonly title: string }> = {
@@ -58,8 +58,9 @@ export function InjectPanel() {
   const text = useSlice('inject', (s) => s.text);
   const overrideText = useSlice('inject', (s) => s.overrideText);
   const noInject = useSlice('stepper', whyNoInject);
-  const lastRow = useSlice('stepper', (s) => s.rows[s.rows.length - 1] ?? null);
-  const placeholder = injectPlaceholder(lastRow, mode);
+  // After a rollback to k the agent reads the message after step k, not after the undone steps.
+  const currentRow = useSlice('stepper', selectCurrentRow);
+  const placeholder = injectPlaceholder(currentRow, mode);
   const noOverride = useSlice('stepper', whyNoOverride);
   const sending = useSlice('inject', (s) => s.sending);
   const error = useSlice('inject', (s) => s.error);

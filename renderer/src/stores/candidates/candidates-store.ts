@@ -4,6 +4,7 @@ import type { CandidateSetView, TypedCandidate } from '../../../../shared/contra
 import { errorText } from '../result';
 import { consentQuestion, type ConsentAsk } from '../consent-question';
 import { firstRangeProblem, type CountRange } from '../../model/count-range';
+import { countOf } from '../../../../shared/count-of';
 
 /** “ask the agent … times”: the engine takes 0 to 8 (episode.candidates `n`). */
 export const CANDIDATES_N: CountRange = { name: 'ask the agent', min: 0, max: 8 };
@@ -122,7 +123,27 @@ export function selectCandidatesProblem(s: CandidatesState): string | null {
   ]);
 }
 
-/** Creates the candidates slice; `onBranch` opens the picked branch. */
+/** What the Replay panel's candidates button says and does at a step of a branch. */
+export interface CandidatesEntry {
+  readonly label: string;
+  /** 'view': show the side-by-side view on what is held or running here; 'prepare': open it for this step. */
+  readonly opens: 'view' | 'prepare';
+}
+
+/**
+ * The candidates button at step `step` of `branch`. Held candidates belong to the branch and
+ * step they were tried at (the set's parent and step K, replacing K+1): they stay held while
+ * other episodes open (a pick opens the chosen branch first), so any other branch or step
+ * offers to try its own, never "Show the N candidates" of another episode.
+ */
+export function selectCandidatesEntry(s: CandidatesState, branch: string, step: number): CandidatesEntry {
+  const held = s.set && s.set.parent === branch && s.set.step === step - 1 ? s.set.candidates.length : 0;
+  if (held > 0) return { label: `Show the ${countOf(held, 'candidate')}`, opens: 'view' };
+  // A form being filled (nothing held: it is about the open branch, the slice resets on another) or a try under way.
+  const engaged = s.running !== null || (s.set === null && s.at === step - 1);
+  return { label: `Try candidates for step ${step}…`, opens: engaged ? 'view' : 'prepare' };
+}
+
 export function createCandidatesStore(
   client: StepboxClient,
   hooks: { readonly onBranch?: (branch: string) => void } = {},

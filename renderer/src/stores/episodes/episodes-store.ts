@@ -51,7 +51,13 @@ export interface EpisodesState {
    */
   readonly released: { readonly text: string; readonly error: boolean } | null;
   readonly query: string;
+  /** The episodes the library list shows: those matching the search box. */
   readonly episodes: readonly EpisodeEntry[];
+  /**
+   * Every episode, whatever the search: what is live (the Running list) and how a case's runs
+   * went are facts of the store, not of what the person typed into the search box.
+   */
+  readonly allEpisodes: readonly EpisodeEntry[];
   readonly tasks: readonly TaskSummary[];
   readonly cases: readonly CaseSummary[];
   readonly load: 'idle' | 'loading' | 'ready' | 'error';
@@ -147,6 +153,7 @@ export function createEpisodesStore(
   leaving: () => LeftEpisode | null = () => null,
 ): EpisodesStore {
   let generation = 0;
+  let wholeGeneration = 0;
   let answer: ((stop: boolean) => void) | null = null;
   let typing: { timer: ReturnType<typeof setTimeout>; done: () => void } | null = null;
   const store = createStore<EpisodesState & EpisodesActions>()((set, get) => {
@@ -204,9 +211,30 @@ export function createEpisodesStore(
       void get().refresh();
       return res.value.branch;
     };
+    /**
+     * Lists the episodes matching the search and, when `whole` (the store changed, or a start or
+     * stop), every episode too. An answer a later call superseded is dropped.
+     */
+    const list = async (whole: boolean): Promise<void> => {
+      const mine = ++generation;
+      const wholeMine = whole ? ++wholeGeneration : wholeGeneration;
+      if (get().load !== 'ready') set({ load: 'loading' });
+      const q = get().query.trim();
+      const [res, all] = await Promise.all([
+        client.library.list(q ? { query: q } : {}),
+        whole && q ? client.library.list({}) : null,
+      ]);
+      // Unfiltered, the search's answer is the whole library.
+      const every = q ? all : res;
+      if (wholeMine === wholeGeneration && every?.ok) set({ allEpisodes: every.value.episodes });
+      if (mine !== generation) return;
+      if (res.ok) set({ episodes: res.value.episodes, load: 'ready', error: null });
+      else set({ load: 'error', error: errorText(res) });
+    };
     return {
       query: '',
       episodes: [],
+      allEpisodes: [],
       tasks: [],
       cases: [],
       load: 'idle',
@@ -226,15 +254,7 @@ export function createEpisodesStore(
       setAgent: (agent) => set(get().startFailed ? { agent, error: null, startFailed: null } : { agent }),
       setModel: (model) => set({ model }),
       setAgentDir: (agentDir) => set({ agentDir }),
-      async refresh() {
-        const mine = ++generation;
-        if (get().load !== 'ready') set({ load: 'loading' });
-        const q = get().query.trim();
-        const res = await client.library.list(q ? { query: q } : {});
-        if (mine !== generation) return;
-        if (res.ok) set({ episodes: res.value.episodes, load: 'ready', error: null });
-        else set({ load: 'error', error: errorText(res) });
-      },
+      refresh: () => list(true),
       async setQuery(query) {
         set({ query });
         // A newer keystroke supersedes the wait: the earlier call resolves, the list is asked once.
@@ -252,7 +272,8 @@ export function createEpisodesStore(
           };
           typing = entry;
         });
-        if (waited) await get().refresh();
+        // A keystroke asks only for the matching episodes: the whole library did not change.
+        if (waited) await list(false);
       },
       async loadCatalog() {
         const [tasks, cases] = await Promise.all([client.tasks.list({}), client.cases.list({})]);
@@ -355,6 +376,11 @@ export function selectVisibleTasks(tasks: readonly TaskSummary[], query: string)
 export function selectVisibleCases(cases: readonly CaseSummary[], query: string): readonly CaseSummary[] {
   const q = query.trim().toLowerCase();
   return q ? cases.filter((c) => `${c.id} ${c.title} ${c.summary}`.toLowerCase().includes(q)) : cases;
+}
+
+/** Every live branch in the library (each holds a sandbox), newest first: pass `allEpisodes`, never the searched list. */
+export function selectRunning(episodes: readonly EpisodeEntry[]): readonly BranchSummary[] {
+  return episodes.flatMap((e) => e.branches.filter((b) => b.live)).sort((a, b) => b.created - a.created);
 }
 
 /** A case run as the walkthrough shows it: which variant, its branch, and its summary once listed. */

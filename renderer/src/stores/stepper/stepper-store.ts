@@ -536,6 +536,17 @@ export function selectCurrentStep(s: StepperState): number {
   return selectRolledBackTo(s) ?? selectLastStep(s);
 }
 
+/**
+ * The row of the step the sandbox is at (see {@link selectCurrentStep}): after a rollback to k,
+ * step k's row, not the last recorded one (what comes next follows step k). Null before any row.
+ */
+export function selectCurrentRow(s: StepperState): StepRow | null {
+  const k = selectCurrentStep(s);
+  // Searched from the end: without a rollback the current row is the last one.
+  for (let i = s.rows.length - 1; i >= 0; i--) if (s.rows[i]!.step === k) return s.rows[i]!;
+  return null;
+}
+
 /** The step the views show: the selected one, or the current one (see {@link selectCurrentStep}). */
 export function selectViewedStep(s: StepperState): number | null {
   if (s.selectedStep !== null) return s.selectedStep;
