@@ -22,9 +22,11 @@ export class TraceMemo {
 
   /** The trace file's version: what it is now, read before its content so a change is never missed. */
   version(info: BranchInfo): string {
-    const path = this.store.currentTracePath(info);
-    const st = statSync(path);
-    return `${path}:${st.size}:${st.mtimeMs}`;
+    return movedOnce(() => {
+      const path = this.store.currentTracePath(info);
+      const st = statSync(path);
+      return `${path}:${st.size}:${st.mtimeMs}`;
+    });
   }
 
   /** The branch's own trace, parsed once per version. */
@@ -32,7 +34,7 @@ export class TraceMemo {
     const version = this.version(info);
     const hit = this.traces.get(info.branch);
     if (hit && hit.version === version) return touch(this.traces, info.branch, hit).trace;
-    const trace = this.store.readTrace(info);
+    const trace = movedOnce(() => this.store.readTrace(info));
     touch(this.traces, info.branch, { version, trace });
     return trace;
   }
@@ -45,6 +47,21 @@ export class TraceMemo {
     const flags = await compute();
     touch(this.flags, info.branch, { version, flags });
     return [...flags];
+  }
+}
+
+/**
+ * Runs `read` again once when the trace was not where it looked: a branch's trace moves from
+ * `.jsonl` to `.jsonl.gz` as the branch closes, and a read between the check of which exists
+ * and the open found neither (the window's reload of an ended episode then failed, and its
+ * end never showed: ui-stop-before-tool, once in a full run).
+ */
+export function movedOnce<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    return read();
   }
 }
 
