@@ -13,6 +13,8 @@ import {
 } from './docker/engine-kind.js';
 import { dockerClient, dockerReachable, type DockerReachability } from './docker/ping.js';
 import type { Engine } from './open-engine.js';
+import { DockerSandbox } from './sandbox/docker-sandbox.js';
+import { describeChannel } from './sandbox/helper-channel.js';
 import { defaultSandboxConfig } from './sandbox/limits.js';
 
 /** The ids of doctor's checks, in the order they run. */
@@ -53,7 +55,8 @@ export const probeSandbox: SandboxProbe = async (engine) => {
     const result = await sandbox.exec({ command: 'true', timeoutMs: 10_000 });
     if (!result.ok || result.exit_code !== 0)
       throw new Error(`\`true\` gave ${result.error ? result.error.code : `exit code ${result.exit_code}`}`);
-    return `a sandbox started and ran \`true\` in ${Math.round(performance.now() - started)} ms`;
+    const ran = `a sandbox started and ran \`true\` in ${Math.round(performance.now() - started)} ms`;
+    return sandbox instanceof DockerSandbox ? `${ran}; ${describeChannel(sandbox.channel)}` : ran;
   } finally {
     await sandbox.destroy();
   }

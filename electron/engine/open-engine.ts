@@ -1,7 +1,8 @@
 import { episodeParts, type EpisodeParts } from './episode-parts.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
 import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
-import { createDockerProvider } from './sandbox/docker-provider.js';
+import { createDockerProvider, helperChannelChoice } from './sandbox/docker-provider.js';
+import { runDir } from './stepbox-home.js';
 import { coldSupply } from './sandbox/sandbox-supply.js';
 import {
   openSandboxStats,
@@ -88,6 +89,8 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
       createDockerProvider({
         allowUnenforcedLimits: unenforcedLimitsAllowed(env),
         sweep: options.sweep !== false,
+        runDir: runDir(home),
+        channel: helperChannelChoice(env),
       }));
   let sandboxes: Promise<{ provider: SandboxProvider; supply: SandboxSupply }> | null = null;
   const get = () => {

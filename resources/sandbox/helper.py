@@ -295,11 +295,47 @@ def write_all(fd, data):
         view = view[n:]
 
 
+# The channel: where frames come in and go out. The exec's stdin and stdout by default, or
+# the host's socket (see open_socket): a folder of the host's, bind-mounted read-only at
+# CHANNEL_DIR inside a tmpfs only root can enter (0700), so no process of the agent's can
+# connect to it, list it or put anything in it. The host hands the socket's path and a
+# one-time token over the exec's stdin (never argv or the environment, which the agent can
+# read). Over the socket no engine relays the frames (docker exec costs ~1-2 ms a round trip:
+# node -> dockerd -> containerd-shim -> here and back); where it cannot be had (a remote
+# engine, a VM boundary, SELinux) the helper stays on the exec and its hello says why.
+BOOT = json.loads(globals().get('STEPBOX_BOOT') or b'{}')
+SOCKET_ACK = b'\x01'
+# How long connecting and the host's ack may take before the helper stays on the exec.
+SOCKET_WAIT = 5.0
+channel_in = 0
+channel_out = 1
+
+
+def open_socket(path, token):
+    """Connects to the host's socket as root and presents the token: (fd, None) once the host
+    acknowledged it, else (None, why not)."""
+    import socket
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.settimeout(SOCKET_WAIT)
+        # Root's filesystem identity: the way in is root's only (see above).
+        with as_helper():
+            s.connect(path)
+        s.sendall(token)
+        if s.recv(1) != SOCKET_ACK:
+            raise OSError('the host closed it without acknowledging the token')
+        s.setblocking(False)
+        return s.detach(), None
+    except (OSError, ValueError) as e:
+        s.close()
+        return None, '%s: %s' % (path, e)
+
+
 def send(header, payload=b''):
     h = json.dumps(header, separators=(',', ':')).encode('utf-8')
-    write_all(1, struct.pack('>II', len(h), len(payload)) + h)
+    write_all(channel_out, struct.pack('>II', len(h), len(payload)) + h)
     if payload:
-        write_all(1, payload)
+        write_all(channel_out, payload)
 
 
 class ToolErr(Exception):
@@ -1650,6 +1686,9 @@ class Helper:
         # Each op's method, bound once (a table entry that names no method fails here, at start).
         self.handlers = {name: getattr(self if o.job == 'helper' else getattr(self, o.job), o.method)
                          for name, o in OPS.items()}
+        # Which channel the frames use (see open_socket), and why not the socket when one was offered.
+        self.channel = 'exec'
+        self.channel_problem = None
 
     def op_reset(self, _req):
         """Back to the clean state: no strays, empty /workspace and /tmp, fresh session, no trees."""
@@ -1672,7 +1711,8 @@ class Helper:
         # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
         # and init is about to stop the container; the host then reports the sandbox lost).
         return {'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.shells.oom.read(),
-                'isolated': ISOLATED, 'sealed': SEALED, 'uid': os.getuid()}
+                'isolated': ISOLATED, 'sealed': SEALED, 'uid': os.getuid(), 'channel': self.channel,
+                'channel_problem': self.channel_problem}
 
     def dispatch(self, header, payload):
         rid = header.get('id')
@@ -1703,9 +1743,11 @@ class Helper:
 
     def on_stdin(self):
         try:
-            data = os.read(0, 1 << 20)
+            data = os.read(channel_in, 1 << 20)
         except BlockingIOError:
             return
+        except OSError:
+            data = b''  # the host's end of the socket went away (ECONNRESET)
         if not data:
             self.shutdown()
         self.inbuf += data
@@ -1722,6 +1764,32 @@ class Helper:
             del self.inbuf[:8 + hlen + plen]
             self.dispatch(header, payload)
         self.active = time.monotonic()
+
+    def on_exec_input(self, _):
+        """The exec's stdin while the frames use the socket: its end (the host let the exec go) ends the helper."""
+        try:
+            data = os.read(0, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b''
+        if not data:
+            self.shutdown()
+
+    def open_channel(self):
+        """Moves the frames to the host's socket when the host offered one (BOOT)."""
+        global channel_in, channel_out
+        path = BOOT.get('socket')
+        if not isinstance(path, str):
+            return
+        try:
+            token = bytes.fromhex(BOOT.get('token', ''))
+        except (TypeError, ValueError):
+            token = b''
+        fd, self.channel_problem = open_socket(path, token)
+        if fd is not None:
+            channel_in = channel_out = fd
+            self.channel = 'socket'
 
     def shutdown(self):
         for call in list(self.shells.calls.values()):
@@ -1743,7 +1811,10 @@ class Helper:
             except OSError:
                 pass
         os.set_blocking(0, False)
-        self.sel.register(0, selectors.EVENT_READ, None)
+        self.open_channel()
+        self.sel.register(channel_in, selectors.EVENT_READ, None)
+        if channel_in != 0:
+            self.sel.register(0, selectors.EVENT_READ, (self.on_exec_input, None))
         send(self.hello())
         self.refill()
         shells = self.shells

@@ -7,7 +7,8 @@ import { createMemoryProvider } from '../support/memory-sandbox/provider.js';
 import { describeDocker, useTestProvider } from '../support/docker.js';
 import { CONFORMANCE_CONFIG, sandboxConformance } from '../support/sandbox-conformance.js';
 
-// The same suite as test/unit/memory-sandbox.test.ts, on real containers with the disk store.
+// The same suite as test/unit/memory-sandbox.test.ts, on real containers with the disk store
+// (helpers on the host's socket where it can be had, as in use).
 describeDocker('docker backend', () => {
   const provider = useTestProvider();
   const storeRoot = mkdtempSync(join(tmpdir(), 'stepbox-conformance-'));
@@ -44,4 +45,22 @@ describeDocker('docker backend', () => {
       await box.destroy();
     }
   });
+});
+
+// The same suite with every helper on its exec: the channel where no socket can be had (a
+// remote engine, Docker Desktop), so both channels keep the same behaviour.
+describeDocker('docker backend, helper on its exec', () => {
+  const provider = useTestProvider('exec');
+  const storeRoot = mkdtempSync(join(tmpdir(), 'stepbox-conformance-exec-'));
+  let stores = 0;
+
+  afterAll(async () => {
+    rmSync(storeRoot, { recursive: true, force: true });
+  });
+
+  sandboxConformance(
+    'docker (exec channel)',
+    async () => provider(),
+    () => new DiskSnapshotStore(join(storeRoot, String(stores++))),
+  );
 });

@@ -4,10 +4,12 @@ import { ownedContainers } from '../../electron/engine/docker/owner.js';
 import {
   createDockerProvider,
   type DockerSandboxProvider,
+  type HelperChannelChoice,
 } from '../../electron/engine/sandbox/docker-provider.js';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import type { SandboxSupply } from '../../electron/engine/sandbox/sandbox.js';
 import type { EpisodeEnv } from '../../electron/engine/harness/episode-factory.js';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
@@ -47,10 +49,16 @@ export function describeDocker(name: string, tests: () => void): void {
   (dockerMissing === null ? describe : describe.skip)(name, tests);
 }
 
-/** A provider for one test file; pair with {@link closeTestProvider} in afterAll. */
-export async function testProvider(): Promise<DockerSandboxProvider> {
+/** Where test providers keep their helper sockets (never the user's $STEPBOX_HOME). */
+export const TEST_RUN_DIR = join(tmpdir(), 'stepbox-test-run');
+
+/**
+ * A provider for one test file; pair with {@link closeTestProvider} in afterAll. `channel`
+ * picks the helpers' channel (default: the socket where it can be had, as in use).
+ */
+export async function testProvider(channel?: HelperChannelChoice): Promise<DockerSandboxProvider> {
   // No sweep: parallel test files and a running `serve` own containers of their own.
-  return createDockerProvider({ sweep: false });
+  return createDockerProvider({ sweep: false, runDir: TEST_RUN_DIR, ...(channel ? { channel } : {}) });
 }
 
 /** Closes the provider and returns the containers this process still owns (should be none). */
@@ -69,10 +77,10 @@ export async function closeTestProvider(provider: DockerSandboxProvider | undefi
  * beforeAll(async () => (sb = await provider().create(defaultSandboxConfig())));
  * ```
  */
-export function useTestProvider(): () => DockerSandboxProvider {
+export function useTestProvider(channel?: HelperChannelChoice): () => DockerSandboxProvider {
   let provider: DockerSandboxProvider | undefined;
   beforeAll(async () => {
-    provider = await testProvider();
+    provider = await testProvider(channel);
   }, 60_000);
   afterAll(async () => {
     expect(await closeTestProvider(provider)).toEqual([]);

@@ -37,7 +37,17 @@ const tick = () => new Promise((r) => setImmediate(r));
 
 /** The hello of a helper with pid `pid` (every field the protocol names). */
 function hello(pid = 1): object {
-  return { event: 'hello', pid, main: 7, oom_kills: 0, isolated: true, sealed: true, uid: 0 };
+  return {
+    event: 'hello',
+    pid,
+    main: 7,
+    oom_kills: 0,
+    isolated: true,
+    sealed: true,
+    uid: 0,
+    channel: 'exec',
+    channel_problem: null,
+  };
 }
 
 describe('helper client framing', () => {

@@ -15,7 +15,17 @@ function frame(header: unknown, payload: Buffer = Buffer.alloc(0)): Buffer {
   return Buffer.concat([prefix, h, payload]);
 }
 
-const HELLO = { event: 'hello', pid: 9, main: 7, oom_kills: null, isolated: true, sealed: true, uid: 0 };
+const HELLO = {
+  event: 'hello',
+  pid: 9,
+  main: 7,
+  oom_kills: null,
+  isolated: true,
+  sealed: true,
+  uid: 0,
+  channel: 'socket',
+  channel_problem: null,
+};
 const HASH = 'a'.repeat(64);
 const EXEC = { command: 'true', timeout_ms: 1000, fresh: false, cap: 1024 };
 const EXEC_REPLY = {
@@ -111,6 +121,7 @@ describe('helper replies are checked against their op', () => {
     for (const bad of [
       { event: 'hello', pid: 1 },
       { ...HELLO, isolated: 'yes' },
+      { ...HELLO, channel: 'pipe' },
     ]) {
       const stdout = new PassThrough();
       const c = new HelperClient(new PassThrough(), stdout);
@@ -181,6 +192,15 @@ describe('helper replies are checked against their op', () => {
       'base?',
       'reread?',
     ]);
-    expect(fields.hello).toEqual(['pid', 'main', 'oom_kills', 'isolated', 'sealed', 'uid']);
+    expect(fields.hello).toEqual([
+      'pid',
+      'main',
+      'oom_kills',
+      'isolated',
+      'sealed',
+      'uid',
+      'channel',
+      'channel_problem',
+    ]);
   });
 });

@@ -22,6 +22,16 @@ export function keptName(id: string): string {
 }
 
 const MIB = 1024 * 1024;
+/**
+ * Inside a sandbox: a tmpfs only root may enter (0700), holding {@link CHANNEL_DIR}. No
+ * process of the agent's (uid 1000) can pass it, so none can reach the helper's socket, list
+ * its folder or swap it, whoever owns the host folder (the host user may be uid 1000 too).
+ */
+export const CHANNEL_ROOT = '/run/stepbox';
+/** Inside a sandbox: the host's socket folder (helper-socket.ts), bind-mounted read-only. */
+export const CHANNEL_DIR = `${CHANNEL_ROOT}/channel`;
+/** Size of the tmpfs holding the helper's socket folder (it holds nothing else). */
+const CHANNEL_ROOT_BYTES = 64 * 1024;
 /** Size of the $HOME tmpfs. */
 const HOME_BYTES = 64 * MIB;
 
@@ -66,7 +76,8 @@ export function containerMemoryBytes(limits: SandboxConfig['limits']): number {
  * user's) and /tmp and $HOME (the root is read-only, so HOME must be a tmpfs too),
  * `Init: true` to reap zombies, every capability dropped but {@link HELPER_CAPABILITIES},
  * no-new-privileges, swap equal to memory, CPU and PID limits. The Docker socket is never
- * mounted. The container's main process is `sleep infinity` as root, so a `kill -9 -1` of
+ * mounted; the helper's socket folder, where given, is mounted read-only inside a tmpfs only
+ * root may enter. The container's main process is `sleep infinity` as root, so a `kill -9 -1` of
  * the agent's cannot stop the container; all work happens through the helper (one exec),
  * and every command runs as uid 1000.
  */
@@ -75,9 +86,17 @@ export function containerSpec(
   ownerLabel: string,
   /** The volume with an inside agent's files, mounted read-only at /opt/agent. */
   agentVolume?: string,
+  /** The host folder of the helper's socket, mounted read-only at CHANNEL_DIR (helper-socket.ts). */
+  socketDir?: string,
 ): ContainerSpec {
   const { limits } = config;
   const ids = `uid=${SANDBOX_UID},gid=${SANDBOX_UID}`;
+  const mounts: NonNullable<NonNullable<ContainerSpec['HostConfig']>['Mounts']> = [
+    ...(agentVolume
+      ? [{ Type: 'volume' as const, Source: agentVolume, Target: AGENT_DIR, ReadOnly: true }]
+      : []),
+    ...(socketDir ? [{ Type: 'bind' as const, Source: socketDir, Target: CHANNEL_DIR, ReadOnly: true }] : []),
+  ];
   return {
     Image: config.image,
     Cmd: ['sleep', 'infinity'],
@@ -107,13 +126,15 @@ export function containerSpec(
         '/workspace': `rw,exec,size=${limits.diskBytes},${ids},mode=0755`,
         '/tmp': `rw,exec,nosuid,size=${tmpBytes(limits.diskBytes)},mode=1777`,
         '/home/agent': `rw,exec,nosuid,size=${HOME_BYTES},${ids},mode=0755`,
+        // Only root (the helper) may enter: the socket folder is mounted inside it.
+        ...(socketDir
+          ? { [CHANNEL_ROOT]: `rw,noexec,nosuid,nodev,size=${CHANNEL_ROOT_BYTES},mode=0700` }
+          : {}),
       },
       AutoRemove: false,
       Privileged: false,
       Binds: [],
-      ...(agentVolume
-        ? { Mounts: [{ Type: 'volume' as const, Source: agentVolume, Target: AGENT_DIR, ReadOnly: true }] }
-        : {}),
+      ...(mounts.length ? { Mounts: mounts } : {}),
       LogConfig: { Type: 'none', Config: {} },
     },
   };

@@ -33,6 +33,9 @@ import { OomEvents } from '../docker/oom.js';
 import { ownedContainers, ownerLabel, sweepOrphans } from '../docker/owner.js';
 import { logger } from '../log.js';
 import { DockerSandbox } from './docker-sandbox.js';
+import { describeChannel, type ChannelOffer } from './helper-channel.js';
+import { HelperSockets, type HelperSocket } from './helper-socket.js';
+import { runDir, stepboxHome } from '../stepbox-home.js';
 import { SandboxFailure, type SandboxConfig, type SandboxProvider } from './sandbox.js';
 
 import { ensureAgentVolume } from '../docker/agent-volume.js';
@@ -51,6 +54,46 @@ export interface DockerProviderOptions {
    * header records it. Default: `STEPBOX_ALLOW_UNENFORCED_LIMITS=1` in the environment.
    */
   readonly allowUnenforcedLimits?: boolean;
+  /**
+   * Where the helpers' sockets live (`<runDir>/helpers`, see helper-socket.ts); default
+   * `$STEPBOX_HOME/run`.
+   */
+  readonly runDir?: string;
+  /**
+   * The helpers' channel: `auto` (the default) offers each helper a unix socket where the
+   * engine runs on this machine and falls back to the exec where it cannot be had; `exec`
+   * never offers one. Default: `STEPBOX_HELPER_CHANNEL` in the environment, else `auto`.
+   */
+  readonly channel?: HelperChannelChoice;
+}
+
+/** How a provider's helpers talk to the host: a socket where it can be had, or always the exec. */
+export type HelperChannelChoice = 'auto' | 'exec';
+
+/** The environment variable that picks the helpers' channel (`exec` turns the socket off). */
+export const HELPER_CHANNEL_ENV = 'STEPBOX_HELPER_CHANNEL';
+
+/** The helpers' channel the environment asks for ({@link HELPER_CHANNEL_ENV}). */
+export function helperChannelChoice(env: NodeJS.ProcessEnv): HelperChannelChoice {
+  return env[HELPER_CHANNEL_ENV] === 'exec' ? 'exec' : 'auto';
+}
+
+/** An engine's words for a bind mount it cannot make (a path it does not see or may not share). */
+const MOUNT_REFUSED = /mount|bind|not shared|no such file|does not exist/i;
+
+/**
+ * Why the helpers of `engine` get no socket, or null when they may try one: a socket in a
+ * host folder reaches a container only where the engine runs on this machine (reached
+ * through a local unix socket); over tcp or ssh the container is elsewhere.
+ */
+export function socketUnavailable(engine: DockerEngine, choice: HelperChannelChoice): string | null {
+  if (choice === 'exec') return `${HELPER_CHANNEL_ENV}=exec`;
+  if (process.platform === 'win32') return 'unix sockets do not cross into containers on Windows';
+  // docker-modem keeps a path, or a function finding the default socket; tcp and ssh have none.
+  const modem = engine.docker.modem as { socketPath?: unknown };
+  if (typeof modem.socketPath !== 'string' && typeof modem.socketPath !== 'function')
+    return 'the engine is remote (DOCKER_HOST over tcp or ssh): a host socket cannot reach its containers';
+  return null;
 }
 
 /** Creates sandboxes as Docker containers, each with its helper process. */
@@ -58,6 +101,8 @@ export class DockerSandboxProvider implements SandboxProvider {
   readonly backend = 'docker';
   private readonly live = new Map<string, DockerSandbox>();
   private readonly ooms = new OomEvents();
+  /** Why helpers get no socket (null while they may try one); set for good by the first that cannot use it. */
+  private noSocket: string | null;
 
   /**
    * @param info what the engine is ({@link DockerEngine.info}); Docker with nothing known by default.
@@ -73,7 +118,17 @@ export class DockerSandboxProvider implements SandboxProvider {
       cgroupVersion: null,
     },
     readonly unenforcedLimits?: string,
-  ) {}
+    /** The helpers' socket folders; none: every helper uses its exec. */
+    private readonly sockets?: HelperSockets,
+    channel: HelperChannelChoice = 'auto',
+  ) {
+    this.noSocket = sockets ? socketUnavailable(engine, channel) : 'no socket folder was given';
+  }
+
+  /** Why this provider's helpers use their exec rather than a socket; null while they get one. */
+  get socketProblem(): string | null {
+    return this.noSocket;
+  }
 
   /** Subscribes to the engine's OOM events for stepbox containers. */
   async watch(): Promise<void> {
@@ -87,17 +142,27 @@ export class DockerSandboxProvider implements SandboxProvider {
     const volume = config.agentFiles
       ? await ensureAgentVolume(this.engine, config.image, config.agentFiles)
       : undefined;
-    const id = await this.engine.createAndStart(
-      specForEngine(containerSpec(config, ownerLabel(), volume), kind),
-    );
-    const sandbox = new DockerSandbox(this.engine, id, config, {
-      ooms: this.ooms,
-      onDestroy: (cid) => {
-        this.live.delete(cid);
-        this.ooms.forget(cid);
+    const { id, offer } = await this.startContainer(config, volume);
+    const socket = 'socket' in offer ? offer.socket : undefined;
+    const sandbox = new DockerSandbox(
+      this.engine,
+      id,
+      config,
+      {
+        ooms: this.ooms,
+        onDestroy: (cid) => {
+          this.live.delete(cid);
+          this.ooms.forget(cid);
+          void socket
+            ?.close()
+            .catch((e: Error) =>
+              log.warn(`cannot remove the helper socket of ${cid.slice(0, 12)}: ${e.message}`),
+            );
+        },
+        onKeep: (cid) => this.live.delete(cid),
       },
-      onKeep: (cid) => this.live.delete(cid),
-    });
+      offer,
+    );
     sandbox.unenforcedLimits = this.unenforcedLimits;
     this.live.set(id, sandbox);
     try {
@@ -109,7 +174,48 @@ export class DockerSandboxProvider implements SandboxProvider {
         .catch((d: Error) => log.warn(`cannot remove failed sandbox ${id.slice(0, 12)}: ${d.message}`));
       throw e;
     }
+    // The socket was offered and the helper could not use it (Docker Desktop's VM boundary,
+    // SELinux, …): the next sandboxes start on the exec without trying again.
+    if (socket && sandbox.channel.kind === 'exec' && this.noSocket === null) {
+      this.noSocket = sandbox.channel.reason;
+      log.info(`${describeChannel(sandbox.channel)}; later sandboxes use their exec too`);
+    }
     return sandbox;
+  }
+
+  /**
+   * Creates and starts the container, with the helper's socket folder mounted when one can be
+   * had. An engine that refuses the mount (a host folder it cannot see: Docker Desktop without
+   * file sharing for it, a unix socket forwarded from another machine) gets the container
+   * without it, and the provider offers no socket again.
+   */
+  private async startContainer(
+    config: SandboxConfig,
+    volume: string | undefined,
+  ): Promise<{ id: string; offer: ChannelOffer }> {
+    const spec = (socketDir?: string) =>
+      specForEngine(containerSpec(config, ownerLabel(), volume, socketDir), this.info.kind);
+    let socket: HelperSocket | undefined;
+    if (this.noSocket === null && this.sockets) {
+      try {
+        socket = await this.sockets.open();
+      } catch (e) {
+        this.noSocket = `no socket folder could be made (${(e as Error).message})`;
+        log.warn(`the helpers use their exec: ${this.noSocket}`);
+      }
+    }
+    if (!socket) return { id: await this.engine.createAndStart(spec()), offer: { reason: this.noSocket! } };
+    try {
+      return { id: await this.engine.createAndStart(spec(socket.hostDir)), offer: { socket } };
+    } catch (e) {
+      await socket.close().catch(() => undefined);
+      if (!(e instanceof SandboxFailure) || e.code !== 'sandbox_failed' || !MOUNT_REFUSED.test(e.message))
+        throw e;
+      const id = await this.engine.createAndStart(spec());
+      this.noSocket = `the engine refused the socket folder's mount (${e.message})`;
+      log.warn(`the helpers use their exec: ${this.noSocket}`);
+      return { id, offer: { reason: this.noSocket } };
+    }
   }
 
   /** Removes stepbox containers whose owner process is gone (never this process's or another live one's). */
@@ -126,6 +232,9 @@ export class DockerSandboxProvider implements SandboxProvider {
   async close(): Promise<void> {
     this.ooms.close();
     const results = await Promise.allSettled([...this.live.values()].map((s) => s.destroy()));
+    await this.sockets
+      ?.close()
+      .catch((e: Error) => log.warn(`cannot remove the helper sockets: ${e.message}`));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed.length)
       throw new Error(`could not destroy ${failed.length} sandbox(es): ${String(failed[0].reason)}`);
@@ -152,11 +261,15 @@ export async function createDockerProvider(
     );
   if (problem) log.warn(`${problem}; starting sandboxes anyway (allowed explicitly)`);
   log.debug(`engine: ${engineName(info.kind)} ${info.version} (API ${info.apiVersion})`);
+  const sockets = new HelperSockets(options.runDir ?? runDir(stepboxHome()));
   if (options.sweep !== false) {
     const removed = await sweepOrphans(engine);
     if (removed.length) log.info(`removed ${removed.length} orphan sandbox(es)`);
+    const folders = await sockets.sweep();
+    if (folders) log.info(`removed ${folders} helper socket folder(s) of processes that are gone`);
   }
-  const provider = new DockerSandboxProvider(engine, info, problem ?? undefined);
+  const channel = options.channel ?? helperChannelChoice(process.env);
+  const provider = new DockerSandboxProvider(engine, info, problem ?? undefined, sockets, channel);
   await provider.watch();
   return provider;
 }

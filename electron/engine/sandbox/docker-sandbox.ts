@@ -11,7 +11,15 @@ import { BlobChanged } from './blob-transfer.js';
 import { runVerifierExec, startVerifierRunner, type VerifierRunner } from './docker-verifier.js';
 import { rootPython } from './root-exec.js';
 import { loadHelperSource } from './sandbox-resources.js';
-import { HelperClosed, HelperError, HelperClient } from './helper-client.js';
+import { HelperClosed, HelperError, type HelperClient } from './helper-client.js';
+import {
+  bootConfig,
+  connectHelper,
+  describeChannel,
+  type ChannelOffer,
+  type HelperChannel,
+  type HelperConnection,
+} from './helper-channel.js';
 import type { HelperOp, HelperRequest, HelperResponse } from './helper-protocol.js';
 import { captureWorkspace, restoreWorkspace, type HelperTree } from './snapshot-wire.js';
 import { startInsideAgent } from './inside-agent-bridge.js';
@@ -60,19 +68,22 @@ const MAX_READ_BYTES = 64 * 1024 * 1024;
 
 /**
  * The helper's one exec: a tiny python3 stub, started isolated as root (see root-exec.ts),
- * that reads exactly N bytes of source from stdin and runs it; the same stdin then carries
- * the protocol.
+ * that reads exactly N bytes of source and M bytes of boot configuration (the socket to use
+ * and its token, helper-channel.ts) from stdin and runs the source; the same stdin then
+ * carries the protocol, unless the helper moved it to the socket. Never in argv: the agent
+ * can read every process's command line.
  */
-function bootstrapExec(sourceLength: number): ReturnType<typeof rootPython> {
+function bootstrapExec(sourceLength: number, bootLength: number): ReturnType<typeof rootPython> {
   const stub = [
     'import os, sys',
-    `n = ${sourceLength}`,
+    `n = ${sourceLength + bootLength}`,
     'b = b""',
     'while len(b) < n:',
     '    c = os.read(0, n - len(b))',
     '    if not c: sys.exit(70)',
     '    b += c',
-    'exec(compile(b, "stepbox-helper", "exec"))',
+    `STEPBOX_BOOT = b[${sourceLength}:]`,
+    `exec(compile(b[:${sourceLength}], "stepbox-helper", "exec"))`,
   ].join('\n');
   return rootPython(stub);
 }
@@ -134,7 +145,8 @@ export interface DockerSandboxHooks {
 export class DockerSandbox implements Sandbox {
   readonly backend = 'docker';
   private helper!: HelperClient;
-  private streams: ExecStreams | undefined;
+  /** The helper's channel as it was started (see helper-channel.ts). */
+  private connection: HelperConnection | undefined;
   private recovering: Promise<void> | undefined;
   private session: SessionState | undefined;
   private previous: readonly ManifestEntry[] = [];
@@ -153,55 +165,57 @@ export class DockerSandbox implements Sandbox {
   private destroying: Promise<void> | undefined;
   private readonly log;
 
+  /** Which channel the helper speaks over now, and why not the socket when it is the exec. */
+  channel: HelperChannel;
+
   constructor(
     private readonly engine: DockerEngine,
     readonly id: string,
     readonly config: SandboxConfig,
     private readonly hooks: DockerSandboxHooks,
+    /** The host's socket for this sandbox's helper, or why there is none (helper-socket.ts). */
+    private readonly offer: ChannelOffer = { reason: 'no socket was offered' },
   ) {
     this.log = log.child(id.slice(0, 12));
+    this.channel = { kind: 'exec', reason: 'socket' in offer ? 'not started yet' : offer.reason };
   }
 
-  /** Starts the helper (one exec) and waits for its hello. */
+  /**
+   * Starts the helper (one exec) and waits for its hello, over the host's socket when this
+   * sandbox has one and the helper can reach it, else over the exec (helper-channel.ts).
+   */
   async start(): Promise<void> {
     const source = loadHelperSource();
+    // A fresh token per start: a restarted helper's predecessor can no longer connect.
+    const wait = 'socket' in this.offer ? this.offer.socket.expect() : undefined;
+    const boot = bootConfig(wait);
     let streams: ExecStreams;
     try {
       // As root: the helper must be another user than every command (see helper.py).
-      const { cmd, options } = bootstrapExec(source.length);
+      const { cmd, options } = bootstrapExec(source.length, boot.length);
       streams = await this.engine.exec(this.id, cmd, options);
     } catch (e) {
+      wait?.cancel();
       throw (await this.engine.isRunning(this.id)) ? e : this.stopped();
     }
-    const helper = new HelperClient(streams.stdin, streams.stdout);
     let stderr = '';
     streams.stderr.on('data', (c: Buffer) => {
       const text = c.toString('utf8');
       stderr = (stderr + text).slice(-4000);
       this.log.debug(text.trimEnd());
     });
-    helper.onClose = (reason) => {
-      if (!this.lost)
-        this.log.warn(
-          `helper gone: ${reason}${stderr ? `; its last stderr: ${stderr.trim().slice(-500)}` : ''}`,
-        );
-    };
     streams.stdin.write(source);
+    streams.stdin.write(boot);
     // A new helper knows no tree: the next scan or restore is whole.
     this.base = undefined;
-    this.helper = helper;
-    this.streams = streams;
-    let timer: NodeJS.Timeout | undefined;
+    let connection: HelperConnection;
     try {
-      await Promise.race([
-        helper.hello,
-        new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no hello within ${HELLO_TIMEOUT_MS} ms`)),
-            HELLO_TIMEOUT_MS,
-          );
-        }),
-      ]);
+      connection = await connectHelper(
+        streams,
+        wait,
+        'socket' in this.offer ? '' : this.offer.reason,
+        HELLO_TIMEOUT_MS,
+      );
     } catch (e) {
       streams.close();
       if (!(await this.engine.isRunning(this.id))) throw this.stopped();
@@ -210,10 +224,19 @@ export class DockerSandbox implements Sandbox {
         'sandbox_failed',
         `the sandbox helper did not start in ${this.id.slice(0, 12)} (${e instanceof Error ? e.message : String(e)})${missing}${stderr ? `; helper stderr: ${stderr.trim().slice(-500)}` : ''}`,
       );
-    } finally {
-      clearTimeout(timer);
     }
-    const hello = await helper.hello;
+    const helper = connection.client;
+    helper.onClose = (reason) => {
+      if (!this.lost)
+        this.log.warn(
+          `helper gone: ${reason}${stderr ? `; its last stderr: ${stderr.trim().slice(-500)}` : ''}`,
+        );
+    };
+    this.helper = helper;
+    this.connection = connection;
+    this.channel = connection.channel;
+    if (connection.channel.kind === 'exec' && wait) this.log.info(describeChannel(connection.channel));
+    const hello = connection.hello;
     this.isolated = hello.isolated === true;
     if (!this.isolated)
       this.log.warn(
@@ -259,7 +282,7 @@ export class DockerSandbox implements Sandbox {
           );
           throw this.lost;
         }
-        this.streams?.close();
+        this.connection?.close();
         this.log.warn('restarting the helper');
         try {
           await this.start();
@@ -271,7 +294,7 @@ export class DockerSandbox implements Sandbox {
         // new helper would die with it in a moment.
         if ((await this.helper.hello).main === null) {
           this.helper.close('the container is stopping');
-          this.streams?.close();
+          this.connection?.close();
           this.lost = this.stopped();
           throw this.lost;
         }
@@ -347,7 +370,7 @@ export class DockerSandbox implements Sandbox {
       const hung = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           helper.close(`the helper did not answer within ${request.timeoutMs + HUNG_GRACE_MS} ms`);
-          this.streams?.close();
+          this.connection?.close();
           reject(new HelperClosed('hung'));
         }, request.timeoutMs + HUNG_GRACE_MS);
       });
@@ -643,7 +666,7 @@ export class DockerSandbox implements Sandbox {
     this.lost = new SandboxFailure('sandbox_lost', `sandbox ${this.id.slice(0, 12)} was destroyed`);
     this.destroying ??= (async () => {
       this.helper?.close('the sandbox is being destroyed');
-      this.streams?.close();
+      this.connection?.close();
       this.dropVerifierRunner();
       try {
         await this.engine.remove(this.id);

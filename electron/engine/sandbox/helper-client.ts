@@ -47,7 +47,7 @@ export const MAX_HEADER_BYTES = 64 * 1024 * 1024;
 /**
  * Host side of the helper protocol (resources/sandbox/helper.py): frames of
  * `[u32 BE header length][u32 BE payload length][JSON header][raw payload]` over the
- * exec's stdin/stdout. Requests carry an id, so any number may be in flight.
+ * helper's channel (its socket or its exec's stdin/stdout, see helper-channel.ts). Requests carry an id, so any number may be in flight.
  *
  * Only frames the host expects are accepted: the hello first, then one answer per pending
  * id, each with a header under {@link MAX_HEADER_BYTES} and a payload under the cap its
@@ -74,6 +74,10 @@ export class HelperClient {
   /** Called once when the helper goes away. */
   onClose: (reason: string) => void = () => undefined;
 
+  /**
+   * @param stdin where requests go: the helper exec's stdin, or its socket (helper-channel.ts)
+   * @param stdout where the helper's frames come from: the exec's stdout, or the same socket
+   */
   constructor(
     private readonly stdin: Writable,
     stdout: Readable,
@@ -89,6 +93,8 @@ export class HelperClient {
     stdout.on('end', () => this.close('the helper process exited'));
     stdout.on('error', (e: Error) => this.close(`the helper stream failed: ${e.message}`));
     stdin.on('error', (e: Error) => this.close(`the helper stream failed: ${e.message}`));
+    // A socket is handed over paused (helper-socket.ts): a 'data' listener alone would not start it.
+    stdout.resume();
   }
 
   /** Whether the helper is gone. */

@@ -235,6 +235,13 @@ export const HelperHello = z.object({
   /** Whether its idle shells are sealed against ptrace (see helper.py SEALED). */
   sealed: z.boolean(),
   uid: count,
+  /** The channel its frames use: the host's socket, or its exec's stdin/stdout (helper-channel.ts). */
+  channel: z.enum(['socket', 'exec']),
+  /** Why it stays on the exec though the host offered a socket (null otherwise). */
+  channel_problem: z
+    .string()
+    .transform((m) => m.slice(0, 2000))
+    .nullable(),
 });
 /** The helper's hello, checked. */
 export type HelperHello = z.infer<typeof HelperHello>;

@@ -28,7 +28,6 @@
  * ```
  */
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import type { AppErrorCode } from '../../../shared/errors.js';
 import { CURRENT_TRACE_SCHEMA } from '../../../shared/trace-events.js';
@@ -78,10 +77,9 @@ export interface StoreOptions {
   readonly onBranchClosed?: (store: DiskEpisodeStore, branch: StoredBranch) => void;
 }
 
-/** `$STEPBOX_HOME`, or `~/.stepbox`. */
-export function stepboxHome(env: NodeJS.ProcessEnv = process.env): string {
-  return resolvePath(env.STEPBOX_HOME || join(homedir(), '.stepbox'));
-}
+import { stepboxHome } from '../stepbox-home.js';
+
+export { stepboxHome };
 
 /** The file-backed {@link EpisodeStore}. */
 export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
