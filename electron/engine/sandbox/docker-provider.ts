@@ -143,7 +143,6 @@ export class DockerSandboxProvider implements SandboxProvider {
       ? await ensureAgentVolume(this.engine, config.image, config.agentFiles)
       : undefined;
     const { id, offer } = await this.startContainer(config, volume);
-    const socket = 'socket' in offer ? offer.socket : undefined;
     const sandbox = new DockerSandbox(
       this.engine,
       id,
@@ -153,11 +152,6 @@ export class DockerSandboxProvider implements SandboxProvider {
         onDestroy: (cid) => {
           this.live.delete(cid);
           this.ooms.forget(cid);
-          void socket
-            ?.close()
-            .catch((e: Error) =>
-              log.warn(`cannot remove the helper socket of ${cid.slice(0, 12)}: ${e.message}`),
-            );
         },
         onKeep: (cid) => this.live.delete(cid),
       },
@@ -176,7 +170,7 @@ export class DockerSandboxProvider implements SandboxProvider {
     }
     // The socket was offered and the helper could not use it (Docker Desktop's VM boundary,
     // SELinux, …): the next sandboxes start on the exec without trying again.
-    if (socket && sandbox.channel.kind === 'exec' && this.noSocket === null) {
+    if ('socket' in offer && sandbox.channel.kind === 'exec' && this.noSocket === null) {
       this.noSocket = sandbox.channel.reason;
       log.info(`${describeChannel(sandbox.channel)}; later sandboxes use their exec too`);
     }

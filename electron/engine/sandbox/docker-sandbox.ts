@@ -675,6 +675,10 @@ export class DockerSandbox implements Sandbox {
         this.destroying = undefined;
         throw e;
       }
+      if ('socket' in this.offer)
+        await this.offer.socket
+          .close()
+          .catch((e: Error) => this.log.warn(`cannot remove the helper's socket folder: ${e.message}`));
       this.hooks.onDestroy(this.id);
     })();
     return this.destroying;

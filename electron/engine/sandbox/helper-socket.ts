@@ -45,6 +45,8 @@ export interface SocketWait {
 export class HelperSocket {
   private expected: { token: Buffer; resolve(socket: Socket): void } | undefined;
   private readonly unauthenticated = new Set<Socket>();
+  /** The helper's connection, once handed on (the server's close waits for it otherwise). */
+  private readonly accepted = new Set<Socket>();
 
   private constructor(
     /** The folder on the host (the bind mount's source). */
@@ -131,6 +133,8 @@ export class HelperSocket {
       conn.pause();
       this.unauthenticated.delete(conn);
       this.expected = undefined;
+      this.accepted.add(conn);
+      conn.once('close', () => this.accepted.delete(conn));
       // The helper speaks only after the ack; anything sooner belongs to the protocol.
       if (all.length > TOKEN_BYTES) conn.unshift(all.subarray(TOKEN_BYTES));
       conn.write(ACK);
@@ -142,11 +146,12 @@ export class HelperSocket {
     conn.resume();
   }
 
-  /** Stops listening and removes the folder (links in it are removed, never followed). */
+  /** Stops listening, closes the helper's connection and removes the folder (links in it are removed, never followed). */
   async close(): Promise<void> {
     this.expected = undefined;
-    for (const c of this.unauthenticated) c.destroy();
+    for (const c of [...this.unauthenticated, ...this.accepted]) c.destroy();
     this.unauthenticated.clear();
+    this.accepted.clear();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await rm(this.hostDir, { recursive: true, force: true });
   }

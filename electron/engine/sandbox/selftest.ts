@@ -1,4 +1,7 @@
+import { CHANNEL_DIR, CHANNEL_ROOT } from '../docker/container-spec.js';
 import { DockerSandbox } from './docker-sandbox.js';
+import { describeChannel } from './helper-channel.js';
+import { HELPER_SOCKET_PATH } from './helper-socket.js';
 import { SandboxFailure, type Sandbox, type SandboxProvider, type VerifierRun } from './sandbox.js';
 import { defaultSandboxConfig } from './limits.js';
 
@@ -42,11 +45,12 @@ const OUTPUT_CAP = 64 * 1024;
 /**
  * What a command of the agent's tries against every process of another user it can see
  * (the helper, init, the main command): write a well-formed forged answer (ids 1–199) to
- * its fds 0-2, read its memory and environment, ptrace-attach, stop and kill it. Prints
- * `{others, reached}` (what worked: nothing may), then exits 7.
+ * its fds 0-2, read its memory and environment, ptrace-attach, stop and kill it; and
+ * against the helper's socket (helper-socket.ts): list its folders, connect and write the
+ * same answers. Prints `{others, reached}` (what worked: nothing may), then exits 7.
  */
 export const HELPER_ATTACK = `python3 - <<'PY'
-import ctypes, json, os, signal, struct
+import ctypes, json, os, signal, socket, struct
 libc = ctypes.CDLL(None, use_errno=True)
 forged = []
 for i in range(1, 200):
@@ -87,6 +91,20 @@ for name in os.listdir('/proc'):
             reached.append('signalled pid %d' % p)
         except OSError:
             pass
+for d in ('${CHANNEL_ROOT}', '${CHANNEL_DIR}'):
+    try:
+        os.listdir(d)
+        reached.append('listed %s' % d)
+    except OSError:
+        pass
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect('${HELPER_SOCKET_PATH}')
+    s.sendall(forged)
+    reached.append('wrote to the helper socket')
+except OSError:
+    pass
+s.close()
 print(json.dumps({'others': others, 'reached': reached}))
 PY
 exit 7`;
@@ -248,7 +266,7 @@ const PROBES: Record<SelftestCheckId, Probe> = {
     if (report.reached?.length) return fail(report.reached.slice(0, 3).join('; '));
     if ((await out(sb, 'echo next')) !== 'next\n') return fail('the next call failed after the attempt');
     return ok(
-      `a command could not write, read, ptrace or signal any of ${report.others ?? 0} processes of other users; its result was its own`,
+      `a command could not write, read, ptrace or signal any of ${report.others ?? 0} processes of other users, nor reach the helper's socket; its result was its own (${describeChannel(sb.channel)})`,
     );
   },
   ptrace: async (sb) => {
