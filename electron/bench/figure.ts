@@ -47,3 +47,16 @@ export function figureOf(value: number | null | undefined, reason: string): Figu
 export function targetMet(figure: Figure, test: (value: number) => boolean): boolean {
   return figure.value !== null && test(figure.value);
 }
+
+/**
+ * The median of per-sample differences (a round trip minus the part it wraps, timed in the
+ * same iteration). Null when there is none, or when the median comes out negative: the noise
+ * is then larger than what was to be measured, and 0 would pass a target nothing measured.
+ */
+export function differenceOf(diffs: readonly number[], what: string): Figure {
+  if (diffs.length === 0) return { value: null, reason: `${what}: nothing was timed` };
+  const m = median(diffs);
+  return m >= 0
+    ? { value: m }
+    : { value: null, reason: `${what}: the median difference was ${m.toFixed(2)} ms (below 0: noise)` };
+}

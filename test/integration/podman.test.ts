@@ -5,7 +5,9 @@ import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DockerEngine } from '../../electron/engine/docker/client.js';
 import { ownedContainers } from '../../electron/engine/docker/owner.js';
+import { CHANNEL_ROOT } from '../../electron/engine/docker/container-spec.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
+import { HELPER_SOCKET_PATH } from '../../electron/engine/sandbox/helper-socket.js';
 import {
   createDockerProvider,
   type DockerSandboxProvider,
@@ -85,6 +87,20 @@ describePodman('podman backend', () => {
       expect(lines.slice(1, 3)).toEqual(['1000:1000', '1000:1000']);
       expect(r.stdout).not.toMatch(/host\.(containers|docker)\.internal/);
       expect(r.stdout).toMatch(/Read-only file system/);
+    } finally {
+      await box.destroy();
+    }
+  }, 120_000);
+
+  it("its helper speaks over the host's socket, which the agent can neither list nor connect to", async () => {
+    const box = await (await podman()).create(CONFORMANCE_CONFIG);
+    try {
+      expect(box.channel).toEqual({ kind: 'socket' });
+      const r = await box.exec({
+        command: `ls ${CHANNEL_ROOT} 2>&1; python3 -c "import socket; socket.socket(socket.AF_UNIX).connect('${HELPER_SOCKET_PATH}')" 2>&1 | tail -1`,
+        timeoutMs: 30_000,
+      });
+      expect(r.stdout?.match(/Permission denied/g)).toHaveLength(2);
     } finally {
       await box.destroy();
     }

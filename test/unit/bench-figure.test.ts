@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callOverhead, figureOf, targetMet } from '../../electron/bench/figure.js';
+import { callOverhead, differenceOf, figureOf, targetMet } from '../../electron/bench/figure.js';
 
 describe('bench figures are measured or null, never clamped', () => {
   it('takes the overhead from the same calls: median of call minus its own command', () => {
@@ -37,5 +37,16 @@ describe('bench figures are measured or null, never clamped', () => {
     expect(targetMet(figureOf(Number.NaN, 'no commit'), () => true)).toBe(false);
     expect(targetMet(figureOf(Infinity, 'divided by 0'), () => true)).toBe(false);
     expect(targetMet(figureOf(3, ''), (v) => v < 5)).toBe(true);
+  });
+});
+
+describe('a difference of two timings is measured or null', () => {
+  it('takes the median of per-sample differences and never clamps a negative one to 0', () => {
+    expect(differenceOf([0.5, 0.7, 0.6], 'x').value).toBeCloseTo(0.6);
+    const noise = differenceOf([-0.4, 0.1, -0.2], 'external_mcp_call_overhead_ms');
+    expect(noise.value).toBeNull();
+    expect(noise.reason).toMatch(/external_mcp_call_overhead_ms: the median difference was -0.20 ms/);
+    expect(targetMet(noise, (v) => v <= 3)).toBe(false);
+    expect(differenceOf([], 'x').value).toBeNull();
   });
 });
