@@ -1,5 +1,6 @@
 import {
   mkdirSync,
+  readdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -12,7 +13,6 @@ import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { currentOwner, ownerLabel } from '../../electron/engine/docker/owner.js';
 import { HelperSocket, HelperSockets } from '../../electron/engine/sandbox/helper-socket.js';
 
 // The host's end of the helper's socket (helper-socket.ts): only a connection presenting the
@@ -150,23 +150,30 @@ describe('helper socket folders', () => {
     const outside = join(root, 'outside2');
     mkdirSync(outside, { recursive: true });
     writeFileSync(join(outside, 'keep.txt'), 'mine');
-    // A dead process's folder, holding a link out.
+    // A gone process's folder (no such pid), holding a link out; and one of a live pid that
+    // started at another time (a reused pid).
     const dead = join(helpers, '999999-deadbeef');
     mkdirSync(join(dead, 'abcd0123'), { recursive: true });
-    writeFileSync(join(dead, 'owner.json'), ownerLabel({ ...currentOwner(), pid: 999999, start_time: '1' }));
     symlinkSync(outside, join(dead, 'abcd0123', 'link'));
-    // A link named like a process folder, pointing out.
+    const reused = join(helpers, `${process.pid}-00000000`);
+    mkdirSync(reused);
+    // A link named like a process folder, pointing out; and a folder not named like one.
     symlinkSync(outside, join(helpers, '999998-deadbeef'));
+    mkdirSync(join(helpers, 'notes'));
     const sockets = new HelperSockets(runDir);
     const live = await sockets.open();
     try {
-      expect(await sockets.sweep()).toBe(1);
+      expect(await sockets.sweep()).toBe(2);
       expect(existsSync(dead)).toBe(false);
+      expect(existsSync(reused)).toBe(false);
       expect(existsSync(live.hostDir)).toBe(true);
+      expect(existsSync(join(helpers, 'notes'))).toBe(true);
       expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('mine');
     } finally {
       await live.close();
       await sockets.close();
     }
+    // Closed with no sandbox left: this process's folder is gone too.
+    expect(readdirSync(helpers).sort()).toEqual(['999998-deadbeef', 'notes']);
   });
 });

@@ -1,9 +1,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { CHANNEL_DIR } from '../docker/container-spec.js';
-import { ownerGone, ownerLabel } from '../docker/owner.js';
+import { currentProcessIdentity, processStartTime } from '../process-identity.js';
+import { sha256Hex } from '../sha256.js';
 import { logger } from '../log.js';
 
 const log = logger('sandbox');
@@ -22,9 +23,8 @@ const AUTH_TIMEOUT_MS = 5_000;
 const MAX_UNAUTHENTICATED = 4;
 /** A unix socket's path holds 108 bytes on Linux (104 on macOS), its final NUL included. */
 const MAX_SOCKET_PATH = process.platform === 'linux' ? 107 : 103;
-/** The per-process folders under `<runDir>/helpers`: `<pid>-<8 hex>`. */
-const PROCESS_DIR = /^\d+-[0-9a-f]{8}$/;
-const OWNER_FILE = 'owner.json';
+/** The per-process folders under `<runDir>/helpers`: `<pid>-<8 hex of its start time>`. */
+const PROCESS_DIR = /^(\d+)-([0-9a-f]{8})$/;
 
 /** A connection the host waits for: the token it must present, and the socket once it did. */
 export interface SocketWait {
@@ -157,10 +157,16 @@ export class HelperSocket {
   }
 }
 
+/** The tag of a process's start time in its folder's name (start times may hold spaces: macOS). */
+function startTag(start: string | null): string {
+  return sha256Hex(Buffer.from(start ?? 'unknown')).slice(0, 8);
+}
+
 /**
  * The helper sockets of one provider: a folder of this process's under `<runDir>/helpers`
- * (0700, with its owner's identity), one sandbox folder in it per {@link HelperSocket}.
- * Folders left by a process that is gone (a crash, a kill -9) are removed by {@link sweep}.
+ * (0700, named by its pid and start time, shared by the process's providers), one sandbox
+ * folder in it per {@link HelperSocket}. Folders left by a process that is gone (a crash, a
+ * kill -9) are removed by {@link sweep}.
  */
 export class HelperSockets {
   private own: Promise<string> | undefined;
@@ -174,9 +180,10 @@ export class HelperSockets {
   private ownDir(): Promise<string> {
     this.own ??= (async () => {
       await mkdir(this.root, { recursive: true, mode: 0o700 });
-      const dir = join(this.root, `${process.pid}-${randomBytes(4).toString('hex')}`);
-      await mkdir(dir, { mode: 0o700 });
-      await writeFile(join(dir, OWNER_FILE), ownerLabel(), { mode: 0o600 });
+      const me = currentProcessIdentity();
+      const dir = join(this.root, `${me.pid}-${startTag(me.start_time)}`);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await chmod(dir, 0o700);
       return dir;
     })().catch((e: unknown) => {
       this.own = undefined;
@@ -187,10 +194,18 @@ export class HelperSockets {
 
   /** A socket for a new sandbox. Rejects when it cannot be had here (the caller uses the exec). */
   async open(): Promise<HelperSocket> {
-    return HelperSocket.open(join(await this.ownDir(), randomBytes(4).toString('hex')));
+    const own = await this.ownDir();
+    // Again each time: another provider of this process may have removed it when it was empty.
+    await mkdir(own, { recursive: true, mode: 0o700 });
+    return HelperSocket.open(join(own, randomBytes(4).toString('hex')));
   }
 
-  /** Removes the folders of processes that are gone; returns how many. */
+  /**
+   * Removes the folders of processes that are gone (no such pid, or one started at another
+   * time); returns how many. A folder's name is all that is read: nothing in it is opened or
+   * followed. (On a home shared between machines another host's live process may lose its
+   * folder: its helpers keep their connections, and one restarted later uses its exec.)
+   */
   async sweep(): Promise<number> {
     let names: string[];
     try {
@@ -200,14 +215,13 @@ export class HelperSockets {
     }
     let removed = 0;
     for (const name of names) {
-      if (!PROCESS_DIR.test(name)) continue;
+      const m = PROCESS_DIR.exec(name);
+      if (!m) continue;
+      const start = processStartTime(Number(m[1]));
+      if (start !== null && startTag(start) === m[2]) continue;
       const dir = join(this.root, name);
       try {
         if (!(await lstat(dir)).isDirectory()) continue;
-        const label = await readFile(join(dir, OWNER_FILE), 'utf8').catch(() => undefined);
-        // A folder without its owner file is one being made right now, or damaged: left alone
-        // unless its pid is plainly gone.
-        if (label === undefined ? !pidGone(Number(name.split('-')[0])) : !ownerGone(label)) continue;
         await rm(dir, { recursive: true, force: true });
         removed++;
       } catch (e) {
@@ -217,20 +231,15 @@ export class HelperSockets {
     return removed;
   }
 
-  /** Removes this process's folder (what its sandboxes left: kept ones' sockets). */
+  /**
+   * Lets go of this process's folder: removed when empty (each sandbox removes its own; a
+   * kept one's stays until the sweep after this process, and so do those of this process's
+   * other providers).
+   */
   async close(): Promise<void> {
     const own = this.own;
     this.own = undefined;
     const dir = await own?.catch(() => undefined);
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }
-}
-
-function pidGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+    if (dir) await rmdir(dir).catch(() => undefined);
   }
 }
