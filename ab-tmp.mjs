@@ -6,6 +6,7 @@ const pe = await createDockerProvider({ sweep: false, runDir: '/tmp/a-exp/run', 
 const s = await ps.create(defaultSandboxConfig()), e = await pe.create(defaultSandboxConfig());
 console.log(s.channel, e.channel);
 const med = (a) => { const b=[...a].sort((x,y)=>x-y); return b[b.length>>1]; };
+const p10 = (a) => { const b=[...a].sort((x,y)=>x-y); return b[Math.floor(b.length*0.1)]; };
 const res = { socket: { call: [], over: [], ping: [] }, exec: { call: [], over: [], ping: [] } };
 const pause = () => new Promise(r => setTimeout(r, 10));
 for (let i = 0; i < N; i++) {
@@ -21,6 +22,6 @@ for (let i = 0; i < N; i++) {
     res[k].ping.push(performance.now() - t1);
   }
 }
-for (const k of ['exec', 'socket']) console.log(k, 'call', med(res[k].call).toFixed(3), 'overhead', med(res[k].over).toFixed(3), 'ping', med(res[k].ping).toFixed(3));
+for (const k of ['exec', 'socket']) console.log(k, 'call', med(res[k].call).toFixed(3), 'overhead', med(res[k].over).toFixed(3), 'ping', med(res[k].ping).toFixed(3), '| p10: call', p10(res[k].call).toFixed(3), 'overhead', p10(res[k].over).toFixed(3), 'ping', p10(res[k].ping).toFixed(3));
 console.log('ratio overhead exec/socket', (med(res.exec.over)/med(res.socket.over)).toFixed(2), 'ping', (med(res.exec.ping)/med(res.socket.ping)).toFixed(2));
 await ps.close(); await pe.close();

@@ -169,8 +169,14 @@ export class DockerSandboxProvider implements SandboxProvider {
       throw e;
     }
     // The socket was offered and the helper could not use it (Docker Desktop's VM boundary,
-    // SELinux, …): the next sandboxes start on the exec without trying again.
-    if ('socket' in offer && sandbox.channel.kind === 'exec' && this.noSocket === null) {
+    // SELinux, …): the next sandboxes start on the exec without trying again. Not for a
+    // timeout: a host too loaded to answer in time now may well answer the next one.
+    if (
+      'socket' in offer &&
+      sandbox.channel.kind === 'exec' &&
+      !/timed out/.test(sandbox.channel.reason) &&
+      this.noSocket === null
+    ) {
       this.noSocket = sandbox.channel.reason;
       log.info(`${describeChannel(sandbox.channel)}; later sandboxes use their exec too`);
     }
