@@ -71,9 +71,14 @@ export class LibraryService {
     return this.traces.search(query, limit);
   }
 
-  /** An opened branch: summary, rows (inherited steps included), flags, branches and live state. */
-  async open(id: string): Promise<EpisodeView> {
+  /**
+   * An opened branch: summary, rows (inherited steps included), flags, branches and live state.
+   * With `lastRows`, only the last rows: the window's first screen (the rest by `rows`).
+   */
+  async open(id: string, lastRows?: number): Promise<EpisodeView> {
     const bt = await this.cache.load(id);
+    const total = bt.rows.length;
+    const from = lastRows === undefined ? 0 : Math.max(0, total - lastRows);
     const flags = [...bt.flags];
     const state = this.episodes.stateOf(bt.info.branch);
     const controller = this.episodes.find(bt.info.branch);
@@ -85,12 +90,23 @@ export class LibraryService {
       image: bt.header.image,
       state,
       breakpoints: controller ? [...controller.breakpoints()] : [],
-      rows: [...bt.rows],
+      rows: bt.rows.slice(from),
+      ...(lastRows === undefined ? {} : { rows_from: from, rows_total: total }),
       branches: await this.branchSummaries(bt.info.episode),
       flags,
       end: end ? { status: end.status, end_reason: end.end_reason, verifier: end.verifier } : null,
       tools: taskToolNames(bt.header.task),
     };
+  }
+
+  /** A page of a branch's timeline rows by index (what an open with `lastRows` left out). */
+  async rows(
+    id: string,
+    from: number,
+    limit: number,
+  ): Promise<{ rows: StepRow[]; from: number; total: number }> {
+    const { rows } = await this.cache.load(id);
+    return { rows: rows.slice(from, from + limit), from, total: rows.length };
   }
 
   /** A branch's QA flags (with the engine's references), as the opened view shows them. */
