@@ -15,7 +15,6 @@ import type { ToolResult } from '../../shared/tool-result.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { BranchCache, type ViewedBranch } from './branch-cache.js';
 import { snapshotAt } from '../engine/trace/lineage.js';
-import { summarizeBranch } from './branch-summary.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
@@ -84,7 +83,7 @@ export class LibraryService {
     const controller = this.episodes.find(bt.info.branch);
     const end = bt.trace.end;
     return {
-      summary: summarizeBranch(bt.info, bt.header, bt.events, flags.length, state !== null),
+      summary: { ...bt.summary, live: state !== null },
       goal: typeof bt.header.task.goal === 'string' ? bt.header.task.goal : '',
       task_path: bt.header.task_path,
       image: bt.header.image,
@@ -224,8 +223,7 @@ export class LibraryService {
       same_result: p.verdict !== 'different_action' && p.verdict !== 'different_result',
       workspace: p.workspace.map((f) => ({ path: f.path, status: f.status, a: f.a ?? null, b: f.b ?? null })),
     }));
-    const summary = (x: ViewedBranch) =>
-      summarizeBranch(x.info, x.header, x.events, x.flags.length, this.episodes.find(x.info.branch) !== null);
+    const summary = (x: ViewedBranch) => ({ ...x.summary, live: this.episodes.find(x.info.branch) !== null });
     return {
       a: summary(left),
       b: summary(right),
@@ -242,13 +240,7 @@ export class LibraryService {
     return Promise.all(
       this.traces.branchesOf(episode).map(async (info) => {
         const bt = await this.cache.load(info.branch);
-        return summarizeBranch(
-          info,
-          bt.header,
-          bt.events,
-          bt.flags.length,
-          this.episodes.find(info.branch) !== null,
-        );
+        return { ...bt.summary, live: this.episodes.find(info.branch) !== null };
       }),
     );
   }

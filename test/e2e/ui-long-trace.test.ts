@@ -52,6 +52,15 @@ describe('web mode: a recorded 10,000-step trace', () => {
     // Odd steps recorded a non-zero exit; the injected ones carry their mark.
     expect(rows.find((r) => r.step === 9_997)?.status).toBe('nonzero_exit');
     expect(rows.find((r) => r.step === 9_991)?.text).toContain('INJ');
+    // The open brought the last screenful; the earlier rows came in pages after it was drawn:
+    // the top of the list is there too, in place (issue 19.10).
+    await app.timeline.scrollTo(1);
+    await app.timeline.waitForStep(1, 30_000);
+    await until(() => inView(1), Boolean, 10_000, 'step 1 in view');
+    const top = await app.timeline.rows();
+    expect(top.find((r) => r.step === 1)?.text).toContain('echo step 1 >> counter.txt');
+    expect(top.find((r) => r.step === 0)?.status).toBe('setup');
+    await expect(app.page.getByTestId('timeline-row-arriving').count()).resolves.toBe(0);
     expect(app.errors).toEqual([]);
   });
 
