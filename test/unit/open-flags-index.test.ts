@@ -51,8 +51,9 @@ describe('opening a branch whose trace is unchanged reads its QA flags from the 
     const index = openIndex(home);
     index.replaceFlags(ep.branch, [PLANTED]);
     index.close();
-    expect(await flagsOpened(fresh(), ep.branch)).toEqual([PLANTED]);
-    await services?.dispose();
+    const second = fresh();
+    expect(await flagsOpened(second, ep.branch)).toEqual([PLANTED]);
+    await second.dispose();
     services = null;
 
     // The trace changed (its mtime): the index's flags are not its flags any more; QA runs.
