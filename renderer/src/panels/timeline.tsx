@@ -256,7 +256,8 @@ export function Timeline() {
     count: lead + shown.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
+    // A far slider move replaces every drawn row: a few beyond the window, not a dozen each side.
+    overscan: 5,
   });
 
   // Keep the viewed step on screen: while following a live run, and while scrubbing.
@@ -280,6 +281,10 @@ export function Timeline() {
       );
       if (top !== null) {
         el.scrollTop = top;
+        // The virtualizer learns of a scroll from its event, which the browser fires at the
+        // next frame: the rows of a far step would be drawn a frame late. Told now, they are
+        // drawn in this task and painted in the next frame (a slider move, issue 19.10).
+        el.dispatchEvent(new Event('scroll'));
         written.current = top;
       }
     }
