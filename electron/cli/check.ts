@@ -69,7 +69,7 @@ export const command: CliCommand = {
     const store = engine.store;
     // An unknown id is a usage error (2), a damaged trace an infrastructure one (3, with
     // its fix): main's error report says so; exit 1 is kept for flagged episodes.
-    const branches = loadBranches(parsed.positionals[0], store, { allBranches: false });
+    const branches = loadBranches(parsed.positionals[0], engine, { allBranches: false });
     if (branches.length === 0) throw new UsageError(`no traces found in ${parsed.positionals[0]}`);
     const checks: BranchCheck[] = [];
     for (const b of branches) checks.push(await checkBranch(b, store));

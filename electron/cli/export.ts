@@ -116,10 +116,11 @@ export const command: CliCommand = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const store = cliEngine(io).store;
+    const engine = cliEngine(io);
+    const store = engine.store;
     let branches;
     try {
-      branches = loadBranches(positionals[0], store, { allBranches: true });
+      branches = loadBranches(positionals[0], engine, { allBranches: true });
     } catch (e) {
       throw cliError(e);
     }

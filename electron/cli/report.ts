@@ -40,10 +40,11 @@ export const command: CliCommand = {
     const { values, positionals } = parsed;
     if (positionals.length !== 1) throw new UsageError('expected one DIR');
     if (!values.out) throw new UsageError('--out FILE.html is required');
-    const store = cliEngine(io).store;
+    const engine = cliEngine(io);
+    const store = engine.store;
     let branches;
     try {
-      branches = loadBranches(positionals[0], store);
+      branches = loadBranches(positionals[0], engine);
     } catch (e) {
       throw cliError(e);
     }

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { episodeParts, type EpisodeParts } from './episode-parts.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
 import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
@@ -36,6 +37,12 @@ export interface Engine {
   readonly home: string;
   readonly env: NodeJS.ProcessEnv;
   readonly store: DiskEpisodeStore;
+  /**
+   * The store at `home` for reading: this engine's own when `home` is its home, else that
+   * home's store opened once and left as found (no sweep: another home's open traces are not
+   * ours to close). A batch recorded under another $STEPBOX_HOME is read through it.
+   */
+  storeAt(home: string): DiskEpisodeStore;
   /** How episodes get their tool registry and agents. */
   readonly parts: EpisodeParts;
   /** The SQLite index of the store, opened on first use (the caller refreshes it when it lists). */
@@ -105,10 +112,21 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
   };
   let index: EpisodeIndex | null = null;
   const parts = episodeParts(home);
+  const others = new Map<string, DiskEpisodeStore>();
   return {
     home: store.home,
     env,
     store,
+    storeAt(at) {
+      const path = resolve(at);
+      if (path === store.home) return store;
+      let other = others.get(path);
+      if (!other) {
+        other = openEpisodeStore(path, { skipMarkInterrupted: true });
+        others.set(path, other);
+      }
+      return other;
+    },
     parts,
     index: () => (index ??= openIndex(store.home)),
     provider: async () => (await get()).provider,

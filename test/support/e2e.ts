@@ -538,6 +538,21 @@ export class ReplayPanel extends PanelObject {
     await this.root.getByTestId('fork').click();
     await this.root.getByTestId('replay-notice').filter({ hasText: 'forked' }).waitFor({ timeout: 60_000 });
   }
+  /** The panel's error (its alert), as a person reads it. */
+  get error(): Locator {
+    return this.root.locator('[data-state="error"]');
+  }
+  /** Presses Fork from here and waits for the panel's answer: the error's text, or null when it forked. */
+  async tryFork(ms = 60_000): Promise<string | null> {
+    await this.root.getByTestId('fork').click();
+    const answer = this.error.or(this.root.getByTestId('replay-notice').filter({ hasText: 'forked' }));
+    await answer.first().waitFor({ timeout: ms });
+    return (await this.error.count()) ? this.error.innerText() : null;
+  }
+  /** The "Agent" Fork and Reopen go on with (empty: the recorded one). */
+  get agentField(): Locator {
+    return this.root.getByLabel('Agent', { exact: true });
+  }
   async whatIf(args: Record<string, unknown>): Promise<string> {
     await this.root.locator('[data-testid="whatif"] > summary').click();
     await this.root.getByTestId('whatif-args').fill(JSON.stringify(args));

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBatch } from '../../electron/engine/batch/batch-runner.js';
 import { loadTask } from '../../electron/engine/harness/load-task.js';
 import { agentFolderOf } from '../../shared/start-paths.js';
-import { inFormWords } from '../../renderer/src/stores/episodes/episodes-store.js';
+import { inWindowWords } from '../../renderer/src/stores/window-words.js';
 import { PROJECT_ROOT, runCli } from '../support/cli.js';
 
 const TASK = resolve(PROJECT_ROOT, 'resources/agents/python-inside');
@@ -24,7 +24,7 @@ describe('--agent-dir on batch, case run and ab; the start form\'s "Agent folder
     expect(agentFolderOf('/opt/mine', '/t/hello')).toBe('/opt/mine');
     expect(agentFolderOf('  ', '/t/hello')).toBeNull();
     // The engine's flag, said in the form's words.
-    expect(inFormWords('--agent-dir puts files at /opt/agent')).toBe(
+    expect(inWindowWords('--agent-dir puts files at /opt/agent')).toBe(
       '“Agent folder” puts files at /opt/agent',
     );
   });

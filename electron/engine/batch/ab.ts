@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { atLeast } from '../../../shared/qa/flag.js';
 import { parseTask, type Task } from '../../../shared/task.js';
 import { checkBranch } from '../qa/check-branches.js';
-import { loadBranches } from '../qa/episode-set.js';
+import { loadStoredBranches } from '../qa/episode-set.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { runEpisodeToEnd } from './run-episode.js';
 import type { EpisodeParts } from '../episode-parts.js';
@@ -176,7 +176,7 @@ export async function runAb(options: {
         parts: options.parts,
         sandboxes,
       });
-      const [branch] = loadBranches(out.branch, options.store);
+      const [branch] = loadStoredBranches(out.branch, options.store);
       const check = await checkBranch(branch, options.store, { useIndex: false });
       samples[job.side].push({
         success: out.end?.status === 'succeeded',

@@ -6,7 +6,7 @@ import type { EpisodeRunner } from '../harness/episode-runner.js';
 import { TaskSandboxes, type SandboxSupply } from '../sandbox/sandbox-supply.js';
 import { checkBranch, recordFlags } from '../qa/check-branches.js';
 import type { EpisodeIndex } from '../trace/episode-index.js';
-import { loadBranches } from '../qa/episode-set.js';
+import { loadStoredBranches } from '../qa/episode-set.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { CaseError, loadCase, type CaseSpec } from './case-library.js';
@@ -89,7 +89,7 @@ export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
         onStart: (r) => env.onEpisode?.(i, r.episode),
         onEvent: env.onEvent,
       });
-      const [branch] = loadBranches(out.branch, env.store);
+      const [branch] = loadStoredBranches(out.branch, env.store);
       const check = await checkBranch(branch, env.store, { useIndex: false });
       recordFlags(env.index(), [check]);
       episodes.push({

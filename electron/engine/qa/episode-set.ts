@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseTask, type Task } from '../../../shared/task.js';
 import { logger } from '../log.js';
-import { openEpisodeStore, StoreError, type DiskEpisodeStore } from '../trace/episode-store.js';
+import type { Engine } from '../open-engine.js';
+import { StoreError, type DiskEpisodeStore } from '../trace/episode-store.js';
 import { readTraceFile, TraceCorruptError, type ParsedTrace } from '../trace/trace-reader.js';
 import type { BranchInfo, ReadTrace } from '../trace/trace-store.js';
 
@@ -78,73 +79,79 @@ function traceFilesUnder(dir: string): string[] {
   return out.sort();
 }
 
-/**
- * Loads what an `EPISODE|DIR` argument names: a batch folder (its `batch.json` slots,
- * every branch of each slot's episode), any other folder (every trace file under it), or
- * an episode/branch id (that branch). `allBranches` adds an id's or batch's forks.
- */
-export function loadBranches(
-  target: string,
+/** A stored branch by episode or branch id (or unique prefix); `allBranches` adds the episode's forks. */
+export function loadStoredBranches(
+  id: string,
   store: DiskEpisodeStore,
   options: { allBranches?: boolean } = {},
 ): LoadedBranch[] {
-  if (existsSync(target) && statSync(target).isDirectory()) {
-    const batchFile = join(target, 'batch.json');
-    if (existsSync(batchFile)) {
-      let batch: { home?: string; slots?: BatchSlotRef[] };
-      try {
-        batch = JSON.parse(readFileSync(batchFile, 'utf8')) as typeof batch;
-      } catch (e) {
-        throw new StoreError('invalid_input', `${batchFile} is not a batch file (${(e as Error).message})`);
-      }
-      if (
-        typeof batch !== 'object' ||
-        batch === null ||
-        (batch.slots !== undefined && !Array.isArray(batch.slots))
-      )
-        throw new StoreError('invalid_input', `${batchFile} is not a batch file (no slots list)`);
-      // A batch remembers the store it ran in; read it there when that is not the caller's.
-      const own =
-        batch.home && resolve(batch.home) !== resolve(store.home) && existsSync(batch.home)
-          ? openEpisodeStore(batch.home, { skipMarkInterrupted: true })
-          : null;
-      const from = own ?? store;
-      const out: LoadedBranch[] = [];
-      for (const slot of batch.slots ?? []) {
-        if (!slot.episode) continue;
-        const branches = options.allBranches
-          ? from.listBranches(slot.episode)
-          : [from.branchInfo(slot.episode, slot.episode)];
-        for (const b of branches) {
-          const path = from.currentTracePath(b);
-          out.push(
-            loadedBranch(
-              { ...b, tracePath: path },
-              readTraceFile(path),
-              { task: slot.task, index: slot.index },
-              own ?? undefined,
-            ),
-          );
-        }
-      }
-      return out;
-    }
-    const out: LoadedBranch[] = [];
-    for (const path of traceFilesUnder(target)) {
-      try {
-        out.push(fromTrace(readTraceFile(path), path));
-      } catch (e) {
-        if (!(e instanceof TraceCorruptError)) throw e;
-        // Folders hold other JSONL too (scripted agents, exports): only traces count.
-        log.debug(`skipping ${path}: ${e.message}`);
-      }
-    }
-    return out;
-  }
-  const info = store.resolve(target);
+  const info = store.resolve(id);
   const branches = options.allBranches ? store.listBranches(info.episode) : [info];
   return branches.map((b) => {
     const path = store.currentTracePath(b);
     return loadedBranch({ ...b, tracePath: path }, readTraceFile(path));
   });
+}
+
+/**
+ * Loads what an `EPISODE|DIR` argument names: a batch folder (its `batch.json` slots,
+ * every branch of each slot's episode, read in the store the batch ran in, which the
+ * engine opens), any other folder (every trace file under it), or an episode/branch id
+ * in the engine's store (that branch). `allBranches` adds an id's or batch's forks.
+ */
+export function loadBranches(
+  target: string,
+  engine: Pick<Engine, 'store' | 'storeAt'>,
+  options: { allBranches?: boolean } = {},
+): LoadedBranch[] {
+  if (!existsSync(target) || !statSync(target).isDirectory())
+    return loadStoredBranches(target, engine.store, options);
+  const batchFile = join(target, 'batch.json');
+  if (existsSync(batchFile)) {
+    let batch: { home?: string; slots?: BatchSlotRef[] };
+    try {
+      batch = JSON.parse(readFileSync(batchFile, 'utf8')) as typeof batch;
+    } catch (e) {
+      throw new StoreError('invalid_input', `${batchFile} is not a batch file (${(e as Error).message})`);
+    }
+    if (
+      typeof batch !== 'object' ||
+      batch === null ||
+      (batch.slots !== undefined && !Array.isArray(batch.slots))
+    )
+      throw new StoreError('invalid_input', `${batchFile} is not a batch file (no slots list)`);
+    // A batch remembers the store it ran in; read it there when that is not the caller's.
+    const from = batch.home && existsSync(batch.home) ? engine.storeAt(batch.home) : engine.store;
+    const own = from === engine.store ? undefined : from;
+    const out: LoadedBranch[] = [];
+    for (const slot of batch.slots ?? []) {
+      if (!slot.episode) continue;
+      const branches = options.allBranches
+        ? from.listBranches(slot.episode)
+        : [from.branchInfo(slot.episode, slot.episode)];
+      for (const b of branches) {
+        const path = from.currentTracePath(b);
+        out.push(
+          loadedBranch(
+            { ...b, tracePath: path },
+            readTraceFile(path),
+            { task: slot.task, index: slot.index },
+            own,
+          ),
+        );
+      }
+    }
+    return out;
+  }
+  const out: LoadedBranch[] = [];
+  for (const path of traceFilesUnder(target)) {
+    try {
+      out.push(fromTrace(readTraceFile(path), path));
+    } catch (e) {
+      if (!(e instanceof TraceCorruptError)) throw e;
+      // Folders hold other JSONL too (scripted agents, exports): only traces count.
+      log.debug(`skipping ${path}: ${e.message}`);
+    }
+  }
+  return out;
 }

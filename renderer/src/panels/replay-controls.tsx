@@ -1,3 +1,4 @@
+import { runsOwnProgramSpec } from '../../../shared/agent-kind';
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
 import { CandidatesEntry } from '../components/candidates-view';
@@ -24,6 +25,8 @@ export function ReplayControls() {
   const notice = useSlice('replay', (s) => s.notice);
   const report = useSlice('replay', (s) => s.report);
   const consentAsk = useSlice('replay', (s) => s.consentAsk);
+  const agent = useSlice('replay', (s) => s.agent);
+  const model = useSlice('replay', (s) => s.model);
   const noRollback = useSlice('stepper', whyNoRollback);
   const noFork = useSlice('stepper', whyNoFork);
   const stepper = stores.stepper.getState();
@@ -136,6 +139,44 @@ export function ReplayControls() {
           {notice}
         </div>
       ) : null}
+      {/* Fork and Reopen go on with the recorded agent unless "Agent" names another (an
+          error that asks for an agent names this field, and opens it). */}
+      <details className="replay-agent" open={agent !== '' || error?.includes('“Agent”') ? true : undefined}>
+        <summary>
+          Agent for Fork and Reopen: <span className="mono">{agent.trim() || 'as recorded'}</span>
+        </summary>
+        <label className="field-label" htmlFor="replay-agent">
+          Agent
+        </label>
+        <input
+          id="replay-agent"
+          className="mono"
+          data-testid="replay-agent"
+          value={agent}
+          placeholder="as recorded"
+          aria-describedby="replay-agent-hint"
+          onChange={(e) => replay.setAgent(e.target.value)}
+        />
+        <p className="muted field-hint" id="replay-agent-hint">
+          Empty goes on with the agent that ran this step. Else as in the start form: openai:MODEL@URL,
+          scripted:/absolute/file.jsonl, exec:COMMAND, manual.
+        </p>
+        {runsOwnProgramSpec(agent) ? (
+          <>
+            <label className="field-label" htmlFor="replay-model">
+              Its model calls answered by
+            </label>
+            <input
+              id="replay-model"
+              className="mono"
+              data-testid="replay-model"
+              value={model}
+              placeholder="as recorded"
+              onChange={(e) => replay.setModel(e.target.value)}
+            />
+          </>
+        ) : null}
+      </details>
       {report ? <ReplayReportView report={report} /> : null}
       <WhatIf branch={branch} step={step} />
       {/* Candidates and compare open in a view of their own (components/side-by-side-view). */}

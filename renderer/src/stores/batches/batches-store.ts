@@ -3,7 +3,6 @@ import type { StepboxClient } from '../../../../shared/contract/client';
 import type { BatchSlotView, BatchView, TaskSource } from '../../../../shared/contract/models';
 import { errorText } from '../result';
 import { rangeProblems, type CountRange } from '../../model/count-range';
-import { inFormWords } from '../episodes/episodes-store';
 
 /** “episodes” of each task: 1 to 1000 (batch.start `episodes`). */
 export const BATCH_EPISODES: CountRange = { name: 'episodes', min: 1, max: 1000 };
@@ -126,7 +125,7 @@ export function createBatchesStore(
       set({ starting: false });
       if (!res.ok) {
         // The engine's words are the CLI's (--agent, agent spec): said with the form's field names.
-        set({ error: inFormWords(errorText(res) ?? '') });
+        set({ error: errorText(res) });
         return null;
       }
       set({ selected: res.value.batch });

@@ -120,19 +120,6 @@ export const SEARCH_DEBOUNCE_MS = 200;
 /** The episodes slice. */
 export type EpisodesStore = StoreApi<EpisodesState & EpisodesActions>;
 
-/**
- * An engine message in the start form's words: its fields' names ("Agent", "Its model calls
- * answered by") where the engine, shared with the CLI, names its flags.
- */
-export function inFormWords(message: string): string {
-  return message
-    .replace(/--model SOURCE|--model\b/g, '“Its model calls answered by”')
-    .replace(/--agent-dir DIR|--agent-dir\b/g, '“Agent folder”')
-    .replace(/--agent exec:CMD/g, '“Agent” exec:COMMAND')
-    .replace(/\bagent spec\b/g, '“Agent”')
-    .replace(/--agent\b/g, '“Agent”');
-}
-
 /** What a stop of the episode left for a new one did, in words (its `status` is the trace's end). */
 export function releasedText(left: LeftEpisode, end: { status: string; end_reason: string }): string {
   const which = `${left.task} (${left.branch})`;
@@ -193,7 +180,7 @@ export function createEpisodesStore(
       set({ starting: null });
       // A start that failed changes nothing: the earlier episode stays live and shown.
       if (!res.ok) {
-        set({ error: inFormWords(errorText(res) ?? ''), startFailed: key });
+        set({ error: errorText(res), startFailed: key });
         return null;
       }
       if (left && left.branch !== res.value.branch) {

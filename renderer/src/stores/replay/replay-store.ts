@@ -3,6 +3,7 @@ import type { StepboxClient } from '../../../../shared/contract/client';
 import type { ResponseOf } from '../../../../shared/contract/operations';
 import type { Consent, ReplayReport } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
+import { runsOwnProgramSpec } from '../../../../shared/agent-kind';
 import { errorText } from '../result';
 import { consentQuestion } from '../consent-question';
 
@@ -29,6 +30,10 @@ export interface ReplayState {
    * defaults (`message` names what); the operation waits for allowConsent/denyConsent.
    */
   readonly consentAsk: { readonly op: ReplayOp; readonly message: string } | null;
+  /** The Replay panel's "Agent" for Fork and Reopen: empty continues with the recorded agent. */
+  readonly agent: string;
+  /** Its "Its model calls answered by", for an agent that runs its own program (exec:, sandbox:). */
+  readonly model: string;
 }
 
 /** What the replay controls do. */
@@ -44,6 +49,8 @@ export interface ReplayActions {
   compare(branch: string): Promise<boolean>;
   /** The person allows what the recorded task asks for: the waiting operation is retried with consent. */
   allowConsent(): void;
+  setAgent(agent: string): void;
+  setModel(model: string): void;
   /** The person refuses: the waiting operation ends without a sandbox. */
   denyConsent(): void;
   reset(): void;
@@ -62,7 +69,20 @@ const initial: ReplayState = {
   compareWith: '',
   comparison: null,
   consentAsk: null,
+  agent: '',
+  model: '',
 };
+
+/** The agent fields of a fork or reopen: none when "Agent" is empty (the recorded agent goes on). */
+export function agentFields(state: Pick<ReplayState, 'agent' | 'model'>): {
+  agent?: string;
+  agent_options?: { model: string };
+} {
+  const agent = state.agent.trim();
+  if (!agent) return {};
+  const model = state.model.trim();
+  return runsOwnProgramSpec(agent) && model ? { agent, agent_options: { model } } : { agent };
+}
 
 /** Hooks the app gives the replay slice: open a new branch, reload after a rollback. */
 export interface ReplayHooks {
@@ -105,7 +125,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
       async fork(branch, step) {
         set({ running: 'fork', error: null, notice: null });
         const res = await withConsent('fork', (allow) =>
-          client.episode.fork({ id: branch, step, ...(allow ? { allow } : {}) }),
+          client.episode.fork({ id: branch, step, ...agentFields(get()), ...(allow ? { allow } : {}) }),
         );
         if (!res) return null;
         if (!res.ok) {
@@ -119,7 +139,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
       async reopen(branch, step) {
         set({ running: 'reopen', error: null, notice: null });
         const res = await withConsent('reopen', (allow) =>
-          client.episode.reopen({ id: branch, step, ...(allow ? { allow } : {}) }),
+          client.episode.reopen({ id: branch, step, ...agentFields(get()), ...(allow ? { allow } : {}) }),
         );
         if (!res) return null;
         if (!res.ok) {
@@ -176,6 +196,8 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         set({ running: null, error: errorText(res), comparison: res.ok ? res.value : null });
         return res.ok;
       },
+      setAgent: (agent) => set({ agent, error: null }),
+      setModel: (model) => set({ model, error: null }),
       allowConsent: () => question.answer(true),
       denyConsent: () => question.answer(false),
       reset: () => {

@@ -1,0 +1,50 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store';
+import { writeSampleEpisode } from '../support/traces';
+import { launchBrowser, openApp, removeHome, startServe, tempHome, type Served } from '../support/e2e';
+
+// Issue 19.9: the Replay panel's errors (fork / reopen / replay) come from the engine, which
+// the CLI shares and which names its flags; the window says them with its fields' names.
+let home: string;
+let served: Served | undefined;
+let browser: Browser | undefined;
+let episode: string;
+
+beforeAll(async () => {
+  home = tempHome();
+  // An openai: episode recorded without an endpoint: going on from it must name one.
+  ({ episode } = await writeSampleEpisode(openEpisodeStore(home), { agent: 'openai:tiny-model', steps: 2 }));
+  served = await startServe({ home });
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.close();
+  if (home) removeHome(home);
+});
+
+describe('web mode: the Replay panel words engine errors with its own fields', () => {
+  it('a fork that needs an endpoint names the panel’s “Agent” field, not --agent / --base-url', async () => {
+    const app = await openApp(browser!, served!.url, { width: 1280, height: 800 });
+    await app.library.root.locator(`[data-testid="branch-node"][data-branch="${episode}"]`).click();
+    await app.timeline.waitForStep(2);
+    await app.timeline.select(1);
+
+    const error = await app.replay.tryFork();
+    expect(error).toContain('openai:tiny-model would continue a recorded episode at a default endpoint');
+    expect(error).toContain('name the endpoint: “Agent” openai:tiny-model@URL');
+    expect(error).not.toMatch(/--agent|--base-url|agent spec/);
+    // The field it names is there, open, beside the error.
+    await expect(app.replay.agentField.isVisible()).resolves.toBe(true);
+    await app.replay.root.scrollIntoViewIfNeeded();
+    await app.screenshot('replay-words-agent-1280x800');
+    // Typing into it clears the error: a person answers it where it points.
+    await app.replay.agentField.fill('openai:tiny-model@http://127.0.0.1:9/v1');
+    await expect(app.replay.error.count()).resolves.toBe(0);
+    // …and Fork goes on with it (the endpoint is asked only at the next step).
+    await expect(app.replay.tryFork()).resolves.toBeNull();
+    expect(app.errors).toEqual([]);
+  });
+});
