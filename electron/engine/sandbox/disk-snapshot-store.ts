@@ -26,6 +26,8 @@ import { manifestId, manifestParts } from './manifest.js';
 const HEX64 = /^[0-9a-f]{64}$/;
 /** Files up to this size are written, and ranges up to it read, synchronously (see writeAtomic). */
 const SYNC_WRITE_MAX = 1024 * 1024;
+/** Manifests kept in memory once read or written (see getManifest). */
+const MANIFESTS_KEPT = 4;
 /** A blob key as listed: a hash, or a partial write `<hash>.<pid>.<rand>.tmp` (see writeAtomic). */
 const BLOB_KEY = /^[0-9a-f]{64}(\.\d+\.[0-9a-f]{8}\.tmp)?$/;
 
@@ -323,6 +325,7 @@ export class DiskSnapshotStore implements SnapshotStore {
     const id = sha256HexOfParts(batches);
     const path = this.manifestPath(id);
     if (!existsSync(path)) await this.writeAtomic(path, join(this.dir, 'manifests'), batches);
+    this.keepManifest(id, Promise.resolve(manifest));
     return id;
   }
 
@@ -331,7 +334,29 @@ export class DiskSnapshotStore implements SnapshotStore {
    * trace names it), a missing file, bad JSON or a hash mismatch reject with
    * {@link SnapshotCorruptError} naming what is wrong and where.
    */
-  async getManifest(id: string): Promise<SnapshotManifest> {
+  getManifest(id: string): Promise<SnapshotManifest> {
+    // Manifests lately read or written, by id: branches forked at once from one step (and a
+    // fork right after its snapshot) get the one checked object, not a read, a parse and a
+    // hash of its JSON each (a 1,000-file manifest is 136 KB). Manifests are readonly.
+    const kept = this.manifests.get(id);
+    if (kept) return kept;
+    const read = this.readManifest(id);
+    this.keepManifest(id, read);
+    // A failed read is not kept: the next one reads again.
+    read.catch(() => this.manifests.delete(id));
+    return read;
+  }
+
+  /** Manifests lately read or written (see getManifest), at most MANIFESTS_KEPT. */
+  private readonly manifests = new Map<string, Promise<SnapshotManifest>>();
+
+  private keepManifest(id: string, manifest: Promise<SnapshotManifest>): void {
+    this.manifests.delete(id);
+    this.manifests.set(id, manifest);
+    while (this.manifests.size > MANIFESTS_KEPT) this.manifests.delete(this.manifests.keys().next().value!);
+  }
+
+  private async readManifest(id: string): Promise<SnapshotManifest> {
     if (!HEX64.test(id))
       throw new SnapshotCorruptError(`snapshot manifest id ${JSON.stringify(id)} is not a sha256 digest`);
     const path = this.manifestPath(id);

@@ -105,21 +105,33 @@ const SHA256 = /^[0-9a-f]{64}$/;
 export function manifestProblem(manifest: SnapshotManifest): string | undefined {
   if (typeof manifest !== 'object' || manifest === null || !Array.isArray(manifest.entries))
     return 'it has no entries list';
+  // Ten branches forked from one step restore the same manifest object: checked once.
+  if (SOUND.has(manifest)) return undefined;
+  const problem = firstProblem(manifest.entries as unknown[]);
+  if (problem === undefined) SOUND.add(manifest);
+  return problem;
+}
+
+/** Manifests found sound (they are readonly: one is not changed after its check). */
+const SOUND = new WeakSet<SnapshotManifest>();
+
+function firstProblem(entries: readonly unknown[]): string | undefined {
   const types = new Map<string, ManifestEntry['type']>();
-  for (const e of manifest.entries as unknown[]) {
+  for (const e of entries) {
     const entry = e as Partial<ManifestEntry> | null;
     const path = entry?.path;
     if (typeof path !== 'string') return `entry ${JSON.stringify(e)} has no path`;
-    const where = `entry ${JSON.stringify(path)}`;
-    if (path.startsWith('/')) return `${where} is an absolute path; paths are relative to /workspace`;
+    const where = () => `entry ${JSON.stringify(path)}`;
+    if (path.startsWith('/')) return `${where()} is an absolute path; paths are relative to /workspace`;
     if (path.includes('\0') || path.split('/').some((p) => p === '' || p === '.' || p === '..'))
-      return `${where} is not a plain relative path (it has empty, \`.\` or \`..\` parts)`;
+      return `${where()} is not a plain relative path (it has empty, \`.\` or \`..\` parts)`;
     if (entry?.type !== 'file' && entry?.type !== 'dir' && entry?.type !== 'symlink')
-      return `${where} has an unknown type ${JSON.stringify(entry?.type)}`;
-    if (entry.type === 'file' && !SHA256.test(entry.hash ?? '')) return `${where} has no sha256 content hash`;
+      return `${where()} has an unknown type ${JSON.stringify(entry?.type)}`;
+    if (entry.type === 'file' && !SHA256.test(entry.hash ?? ''))
+      return `${where()} has no sha256 content hash`;
     if (!Number.isInteger(entry.mode) || (entry.mode as number) < 0 || (entry.mode as number) > 0o7777)
-      return `${where} has an invalid mode`;
-    if (types.has(path)) return `${where} is listed twice`;
+      return `${where()} has an invalid mode`;
+    if (types.has(path)) return `${where()} is listed twice`;
     types.set(path, entry.type);
   }
   for (const path of types.keys()) {
