@@ -150,27 +150,9 @@ export async function stageBlobs(
     } while (off < size);
   }
   if (parts.length) chunks.push(parts);
-  // STAGES_IN_FLIGHT requests under way at once: the next chunk crosses the engine's stream
-  // while the helper writes the one before (it answers them in order), not after its answer.
-  const inFlight: Promise<unknown>[] = [];
-  try {
-    for (const chunk of chunks) {
-      if (inFlight.length >= STAGES_IN_FLIGHT) await inFlight.shift();
-      const sent = readChunk(store, chunk).then((payload) => call('stage', { parts: chunk }, payload));
-      // Awaited below; a failure before then is not unhandled.
-      sent.catch(() => undefined);
-      inFlight.push(sent);
-    }
-    for (const sent of inFlight) await sent;
-  } finally {
-    // A failed chunk leaves the others to settle before the caller goes on (nothing dangling).
-    await Promise.allSettled(inFlight);
-  }
+  for (const chunk of chunks) await call('stage', { parts: chunk }, await readChunk(store, chunk));
   return blobs.map((b) => [b.hash, b.size]);
 }
-
-/** Stage requests under way at once: host memory stays at this many chunks per restore. */
-const STAGES_IN_FLIGHT = 2;
 
 /**
  * Stage payloads read lately, per store, at most {@link CHUNKS_KEPT} of them: branches
