@@ -181,8 +181,10 @@ REFILL_IDLE = 0.003
 # ... and after a call ends, while a shell is still ready: its snapshot usually comes next,
 # and a start blocks the loop (a few ms on a loaded machine, where the host's own gap
 # between a call's answer and its snapshot is more than REFILL_IDLE): the pool is filled
-# once the host's next request is answered, or after this long without one.
-REFILL_AFTER_CALL = 0.05
+# once the host's next request is answered, or after this long without one. Under the 10 ms
+# between two calls of the bench's paced tool calls (the model's pause), so a call that
+# follows a call without a snapshot still finds the pool filled, not being filled.
+REFILL_AFTER_CALL = 0.006
 DRIVER = (
     'builtin echo 1000 2>/dev/null >/proc/self/oom_score_adj; '
     'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
