@@ -18,6 +18,7 @@ const OPERATIONS = [
   'cases.save',
   'files.list',
   'episode.open',
+  'episode.rows',
   'episode.start',
   'episode.step',
   'episode.run',

@@ -31,9 +31,10 @@ const DIST = fileURLToPath(new URL('../../../renderer/dist/index.html', import.m
 
 // Scripts run in the page (this file compiles without DOM types, so they are source text).
 const NEXT_FRAME = 'new Promise((r) => requestAnimationFrame(() => r(null)))';
-// Where the first render's time went, from the window's marks: the bundle loaded and ran
+// Where the first render's time went, from the window's marks: the entry loaded and ran
 // (navigation → boot), the server answered the open (sent → received), the rows were drawn
-// (received → rows-drawn). A mark that is missing gives null, never 0.
+// (received → rows-drawn); beside the server's wait, the window's code (React, the panels)
+// loaded and ran (boot → window-loaded). A mark that is missing gives null, never 0.
 const OPEN_MARKS = `(() => {
   const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
   const span = (a, b) => (a === null || b === null ? null : b - a);
@@ -41,6 +42,7 @@ const OPEN_MARKS = `(() => {
     boot: at('stepbox:boot'),
     wait: span(at('stepbox:open-sent'), at('stepbox:open-received')),
     draw: span(at('stepbox:open-received'), at('stepbox:rows-drawn')),
+    window: span(at('stepbox:boot'), at('stepbox:window-loaded')),
   };
 })()`;
 
@@ -49,6 +51,7 @@ interface OpenMarks {
   readonly boot: number | null;
   readonly wait: number | null;
   readonly draw: number | null;
+  readonly window: number | null;
 }
 
 /** Presses → on window and times the new step to painted selection and to its inspector detail. */
@@ -231,6 +234,7 @@ async function firstRenders(
   boot: number | null;
   wait: number | null;
   draw: number | null;
+  window: number | null;
   page: Page;
 }> {
   const renders: number[] = [];
@@ -245,7 +249,7 @@ async function firstRenders(
   }
   const part = (k: keyof OpenMarks) => medianOf(marks.map((m) => m[k]));
   log(
-    `ui: first render (${label}) ${renders.map((x) => x.toFixed(0)).join(', ')} ms; boot ${part('boot')?.toFixed(0)}, server wait ${part('wait')?.toFixed(0)}, draw ${part('draw')?.toFixed(0)} ms`,
+    `ui: first render (${label}) ${renders.map((x) => x.toFixed(0)).join(', ')} ms; boot ${part('boot')?.toFixed(0)}, server wait ${part('wait')?.toFixed(0)}, draw ${part('draw')?.toFixed(0)} ms; window code beside the wait ${part('window')?.toFixed(0)} ms`,
   );
   return {
     ms: median(renders),
@@ -253,6 +257,7 @@ async function firstRenders(
     boot: part('boot'),
     wait: part('wait'),
     draw: part('draw'),
+    window: part('window'),
     page: page as Page,
   };
 }
@@ -362,6 +367,7 @@ export const section: BenchSection = {
           ui_first_render_boot_ms: figureOf(quiet.boot, 'the window did not mark stepbox:boot'),
           ui_first_render_server_wait_ms: figureOf(quiet.wait, 'the window did not mark the open'),
           ui_first_render_draw_ms: figureOf(quiet.draw, 'the window did not mark stepbox:rows-drawn'),
+          ui_first_render_window_ms: figureOf(quiet.window, 'the window did not mark stepbox:window-loaded'),
         }),
         ui_step_change_ms: median(selects),
         ui_step_detail_ms: median(details),

@@ -131,7 +131,8 @@ export function createAppServices(ports: EnginePorts): AppServices {
       const { path } = await taskPathOf(r.task);
       return listInside(taskFolderOf(resolve(path)), r.path ?? '', "the task's folder");
     },
-    'episode.open': (r) => library.open(r.id),
+    'episode.open': (r) => library.open(r.id, r.last_rows),
+    'episode.rows': (r) => library.rows(r.id, r.from, r.limit),
     'episode.start': async (r) => {
       const { path, agent, episodes: count } = await taskPathOf(r.task);
       // A script path a person typed is read from the task's folder (shared/start-paths.ts).

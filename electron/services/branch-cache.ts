@@ -1,10 +1,10 @@
-import type { FlagSummary, StepRow } from '../../shared/contract/index.js';
+import type { BranchSummary, FlagSummary, StepRow } from '../../shared/contract/index.js';
 import { stepRowsOf } from '../../shared/contract/index.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { ancestorsOf } from '../engine/trace/lineage.js';
 import type { BranchInfo } from '../engine/trace/trace-store.js';
 import { readBranch, type BranchTrace } from './branch-trace.js';
-import { flagsOfBranch } from './branch-summary.js';
+import { flagsOfBranch, summarizeBranch } from './branch-summary.js';
 import type { TracePort } from './ports.js';
 
 /**
@@ -16,6 +16,11 @@ export interface ViewedBranch extends BranchTrace {
   readonly flags: readonly FlagSummary[];
   readonly rows: readonly StepRow[];
   readonly byStep: ReadonlyMap<number, readonly TraceEvent[]>;
+  /**
+   * The branch's summary as not live (spread `live` over it): a pass over every event, which
+   * each open of a 10,000-step branch made twice (its own and the branch tree's).
+   */
+  readonly summary: BranchSummary;
 }
 
 /**
@@ -50,7 +55,13 @@ export class BranchCache {
       if (list) list.push(e);
       else byStep.set(e.step, [e]);
     }
-    const loaded: ViewedBranch = { ...bt, flags, rows: stepRowsOf(bt.events, flags), byStep };
+    const loaded: ViewedBranch = {
+      ...bt,
+      flags,
+      rows: stepRowsOf(bt.events, flags),
+      byStep,
+      summary: summarizeBranch(bt.info, bt.header, bt.events, flags.length, false),
+    };
     this.entries.delete(info.branch);
     this.entries.set(info.branch, { version, loaded });
     while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);

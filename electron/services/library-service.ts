@@ -15,7 +15,6 @@ import type { ToolResult } from '../../shared/tool-result.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { BranchCache, type ViewedBranch } from './branch-cache.js';
 import { snapshotAt } from '../engine/trace/lineage.js';
-import { summarizeBranch } from './branch-summary.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
@@ -71,26 +70,42 @@ export class LibraryService {
     return this.traces.search(query, limit);
   }
 
-  /** An opened branch: summary, rows (inherited steps included), flags, branches and live state. */
-  async open(id: string): Promise<EpisodeView> {
+  /**
+   * An opened branch: summary, rows (inherited steps included), flags, branches and live state.
+   * With `lastRows`, only the last rows: the window's first screen (the rest by `rows`).
+   */
+  async open(id: string, lastRows?: number): Promise<EpisodeView> {
     const bt = await this.cache.load(id);
+    const total = bt.rows.length;
+    const from = lastRows === undefined ? 0 : Math.max(0, total - lastRows);
     const flags = [...bt.flags];
     const state = this.episodes.stateOf(bt.info.branch);
     const controller = this.episodes.find(bt.info.branch);
     const end = bt.trace.end;
     return {
-      summary: summarizeBranch(bt.info, bt.header, bt.events, flags.length, state !== null),
+      summary: { ...bt.summary, live: state !== null },
       goal: typeof bt.header.task.goal === 'string' ? bt.header.task.goal : '',
       task_path: bt.header.task_path,
       image: bt.header.image,
       state,
       breakpoints: controller ? [...controller.breakpoints()] : [],
-      rows: [...bt.rows],
+      rows: bt.rows.slice(from),
+      ...(lastRows === undefined ? {} : { rows_from: from, rows_total: total }),
       branches: await this.branchSummaries(bt.info.episode),
       flags,
       end: end ? { status: end.status, end_reason: end.end_reason, verifier: end.verifier } : null,
       tools: taskToolNames(bt.header.task),
     };
+  }
+
+  /** A page of a branch's timeline rows by index (what an open with `lastRows` left out). */
+  async rows(
+    id: string,
+    from: number,
+    limit: number,
+  ): Promise<{ rows: StepRow[]; from: number; total: number }> {
+    const { rows } = await this.cache.load(id);
+    return { rows: rows.slice(from, from + limit), from, total: rows.length };
   }
 
   /** A branch's QA flags (with the engine's references), as the opened view shows them. */
@@ -208,8 +223,7 @@ export class LibraryService {
       same_result: p.verdict !== 'different_action' && p.verdict !== 'different_result',
       workspace: p.workspace.map((f) => ({ path: f.path, status: f.status, a: f.a ?? null, b: f.b ?? null })),
     }));
-    const summary = (x: ViewedBranch) =>
-      summarizeBranch(x.info, x.header, x.events, x.flags.length, this.episodes.find(x.info.branch) !== null);
+    const summary = (x: ViewedBranch) => ({ ...x.summary, live: this.episodes.find(x.info.branch) !== null });
     return {
       a: summary(left),
       b: summary(right),
@@ -226,13 +240,7 @@ export class LibraryService {
     return Promise.all(
       this.traces.branchesOf(episode).map(async (info) => {
         const bt = await this.cache.load(info.branch);
-        return summarizeBranch(
-          info,
-          bt.header,
-          bt.events,
-          bt.flags.length,
-          this.episodes.find(info.branch) !== null,
-        );
+        return { ...bt.summary, live: this.episodes.find(info.branch) !== null };
       }),
     );
   }

@@ -1,4 +1,6 @@
-import type { BranchSummary, SearchHit } from '../../shared/contract/index.js';
+import { statSync } from 'node:fs';
+import { z } from 'zod';
+import { FlagSummary, type BranchSummary, type SearchHit } from '../../shared/contract/index.js';
 import { logger } from '../engine/log.js';
 import { agentKindOf } from '../engine/agents/agent-spec.js';
 import { EpisodeStatus } from '../../shared/trace-events.js';
@@ -9,6 +11,7 @@ import {
   type SearchQuery,
 } from '../engine/trace/episode-index.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
+import type { BranchInfo } from '../engine/trace/trace-store.js';
 import type { StoredBranches } from '../engine/trace/stored-branches.js';
 import type { BranchTrace } from './branch-trace.js';
 import { readBranch } from './branch-trace.js';
@@ -86,7 +89,18 @@ export function storeTracePort(engine: {
     readTrace: (branch) => memo.read(branch),
     branchClosed: (episode, branch) => store.branchClosed(episode, branch),
   };
-  const check = (bt: BranchTrace) => memo.flagsOf(bt.info, () => checkStoredBranch(store, bt));
+  // The index keeps the flags the listing computed, with the trace version they came from:
+  // an unchanged trace's are read back, not recomputed over every event (issue 19.10).
+  const indexedFlags = (info: BranchInfo): FlagSummary[] | null => {
+    const path = store.currentTracePath(info);
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (!st) return null;
+    const got = engine.index().checkedFlags(info.branch, { path, size: st.size, mtime: st.mtimeMs });
+    const flags = got === null ? null : z.array(FlagSummary).safeParse(got);
+    return flags?.success ? flags.data : null;
+  };
+  const check = (bt: BranchTrace) =>
+    memo.flagsOf(bt.info, async () => indexedFlags(bt.info) ?? checkStoredBranch(store, bt));
   const port: TracePort = {
     watch: (onChange) => watchStore(store.home, onChange),
     async listBranches() {

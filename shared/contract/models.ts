@@ -202,7 +202,15 @@ export const EpisodeView = z.object({
   /** Null when no live controller holds the branch (a recorded trace, view replay only). */
   state: EpisodeStateInfo.nullable(),
   breakpoints: z.array(Breakpoint),
+  /** The rows (all, or the last `last_rows` of them when the open asked for a first screen). */
   rows: z.array(StepRow),
+  /**
+   * Where `rows` start among the branch's rows (0 when all are here): the rows before them come
+   * from `episode.rows` pages. Absent in answers that carry every row.
+   */
+  rows_from: z.number().int().nonnegative().optional(),
+  /** How many rows the branch has in all (`rows.length` when all are here). */
+  rows_total: z.number().int().nonnegative().optional(),
   /** Every branch of the same episode, for the branch tree. */
   branches: z.array(BranchSummary),
   flags: z.array(FlagSummary),

@@ -22,11 +22,14 @@ import {
   SandboxDetails,
   SearchHit,
   StepDetail,
+  StepRow,
   TaskSource,
   TaskSummary,
 } from './models.js';
 
 const step = z.number().int().nonnegative();
+/** The most timeline rows one answer carries when asked for a part (a page, a first screen). */
+export const MAX_ROWS_PAGE = 5_000;
 const empty = z.strictObject({});
 const done = z.object({});
 const byId = z.strictObject({ id: EpisodeId });
@@ -111,9 +114,33 @@ export const OPERATIONS = {
   ),
 
   'episode.open': op(
-    byId,
+    z.strictObject({
+      id: EpisodeId,
+      /**
+       * Only the last N timeline rows (the window's first screen): a 10,000-step view was 3.5 MB
+       * to send and decode before anything showed. `rows_from`/`rows_total` say what is left
+       * for `episode.rows`. Unset: every row (as before).
+       */
+      last_rows: z.number().int().positive().max(MAX_ROWS_PAGE).optional(),
+    }),
     EpisodeView,
-    'An episode or branch: summary, timeline rows, branches, live state.',
+    'An episode or branch: summary, timeline rows (all, or the last `last_rows`), branches, live state.',
+  ),
+  'episode.rows': op(
+    z.strictObject({
+      id: EpisodeId,
+      /** The index of the first row (0 is the branch's first row, usually step 0). */
+      from: z.number().int().nonnegative(),
+      limit: z.number().int().positive().max(MAX_ROWS_PAGE),
+    }),
+    z.object({
+      rows: z.array(StepRow),
+      /** The index of `rows[0]` (= the request's `from`). */
+      from: z.number().int().nonnegative(),
+      /** How many rows the branch has now (a live branch grows). */
+      total: z.number().int().nonnegative(),
+    }),
+    "A page of a branch's timeline rows by index: the rows an `episode.open` with `last_rows` left out.",
   ),
   'episode.start': op(
     z.strictObject({

@@ -318,6 +318,24 @@ export class EpisodeIndex {
     ).map((r) => r.id as string);
   }
 
+  /**
+   * The branch's flags in the order they were found, when they were computed from this very
+   * trace file (its path, size and mtime, as {@link markFlagsChecked} recorded them); null when
+   * the trace changed since or was never checked. Opening a branch reads them instead of
+   * running every QA rule over its trace again (issue 19.10).
+   */
+  checkedFlags(branch: string, trace: { path: string; size: number; mtime: number }): IndexedFlag[] | null {
+    const checked = this.db
+      .prepare(
+        'SELECT 1 FROM flag_checks WHERE branch = ? AND trace_path = ? AND trace_size = ? AND trace_mtime = ?',
+      )
+      .get(branch, trace.path, trace.size, trace.mtime);
+    if (!checked) return null;
+    return this.db
+      .prepare('SELECT rule, step, severity, message FROM flags WHERE branch = ? ORDER BY rowid')
+      .all(branch) as IndexedFlag[];
+  }
+
   /** A branch's flags, in step order. */
   flagsOf(branch: string): IndexedFlag[] {
     return this.db

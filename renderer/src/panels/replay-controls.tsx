@@ -7,7 +7,12 @@ import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { whyNoFork, whyNoRollback } from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
-import { selectLastStep, selectRolledBackTo, selectViewedStep } from '../stores/stepper/stepper-store';
+import {
+  selectFirstStep,
+  selectLastStep,
+  selectRolledBackTo,
+  selectViewedStep,
+} from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /** Scrub to any step; roll the sandbox back, fork, what-if, re-execute; open candidates and compare side by side. */
@@ -15,7 +20,7 @@ export function ReplayControls() {
   const stores = useStores();
   const branch = useSlice('stepper', (s) => s.branch);
   const live = useSlice('stepper', (s) => s.live);
-  const first = useSlice('stepper', (s) => (s.rows.length ? s.rows[0].step : 0));
+  const first = useSlice('stepper', selectFirstStep);
   const last = useSlice('stepper', selectLastStep);
   const viewed = useSlice('stepper', selectViewedStep);
   const rolledBackTo = useSlice('stepper', selectRolledBackTo);

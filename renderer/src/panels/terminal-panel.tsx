@@ -1,34 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
-import { Terminal } from '@xterm/xterm';
-import { FitAddon } from '@xterm/addon-fit';
-import '@xterm/xterm/css/xterm.css';
 import { Panel, PanelState } from '../components/panel';
-import { debuggerAction } from '../hooks/debugger-keys';
 import { createFlowWriter } from '../model/flow-writer';
 import { recordedOutput } from '../model/recorded-output';
 import { selectViewingHistory } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
-
-declare global {
-  interface Window {
-    /** The live terminal's xterm, for tests that read rows through `buffer.active`. */
-    __stepboxTerminal?: Terminal;
-    /** The xterm showing a recorded step's output. */
-    __stepboxHistoryTerminal?: Terminal;
-  }
-}
-
-const THEME = {
-  background: '#0b0d12',
-  foreground: '#d5dae3',
-  cursor: '#5fb3f9',
-  selectionBackground: '#2c3b55',
-};
-
-/** Escape alone leaves the terminal (Tab belongs to the shell once entered); Ctrl+[ still sends an Escape to it. */
-function isLeaveKey(e: KeyboardEvent): boolean {
-  return e.key === 'Escape' && !e.ctrlKey && !e.altKey && !e.metaKey && !e.shiftKey;
-}
 
 const TABBABLE = 'button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])';
 
@@ -48,35 +23,9 @@ function focusAfter(panel: HTMLElement): void {
   else panel.focus();
 }
 
-/**
- * Takes xterm's input field out of the Tab order: Tab and Shift+Tab pass the terminal
- * unless a person entered it on purpose (a click on it, or Enter on its box), so the
- * shell's completion never traps the keyboard.
- */
-function keepOutOfTabOrder(term: Terminal): void {
-  if (term.textarea) term.textarea.tabIndex = -1;
-}
-
-function makeTerminal(readOnly: boolean, leave: () => void): Terminal {
-  const term = new Terminal({
-    fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, monospace',
-    fontSize: 12,
-    lineHeight: 1.1,
-    scrollback: 5000,
-    theme: THEME,
-    disableStdin: readOnly,
-    cursorBlink: !readOnly,
-  });
-  // The debugger keys are handled on window (capture phase); xterm must not also send them to the shell.
-  term.attachCustomKeyEventHandler((e) => {
-    if (isLeaveKey(e)) {
-      if (e.type === 'keydown') leave();
-      return false;
-    }
-    return debuggerAction(e) === null;
-  });
-  return term;
-}
+/** The xterm module, loaded once the panel has something to show. */
+type XtermModule = typeof import('./terminal-xterm');
+type Terminals = ReturnType<XtermModule['openTerminals']>;
 
 /** A TTY into the live sandbox; while viewing history, the viewed step's recorded output. */
 export function TerminalPanel() {
@@ -89,70 +38,82 @@ export function TerminalPanel() {
   const detail = useSlice('inspector', (s) => s.detail);
   const liveBox = useRef<HTMLDivElement>(null);
   const historyBox = useRef<HTMLDivElement>(null);
-  const terms = useRef<{ live: Terminal; history: Terminal } | null>(null);
+  const terms = useRef<Terminals | null>(null);
   // Where the keyboard is: typing in the shell, on the terminal's box (Enter enters), or elsewhere.
   const [focus, setFocus] = useState<'typing' | 'box' | 'away'>('away');
+  const [xterm, setXterm] = useState<XtermModule | null>(null);
+  const [xtermError, setXtermError] = useState<string | null>(null);
+  const showHistory = branch !== null && (history || !live);
+  // xterm loads when there is something to show: a session opening, or a recorded step's
+  // output (its detail arrives after the timeline is drawn). Issue 19.10: not on the first render's path.
+  const needed = branch !== null && (showHistory ? detail !== null : status !== 'idle');
+  useEffect(() => {
+    if (!needed || xterm) return;
+    let gone = false;
+    import('./terminal-xterm').then(
+      (m) => {
+        if (!gone) setXterm(m);
+      },
+      (e: unknown) => {
+        if (!gone) setXtermError(e instanceof Error ? e.message : String(e));
+      },
+    );
+    return () => {
+      gone = true;
+    };
+  }, [needed, xterm]);
+
+  // Output of a session that opened before xterm loaded waits here (the server sends more only against acks).
+  const early = useRef<string[]>([]);
+  const sink = useRef<(data: string) => void>((data) => early.current.push(data));
+  useEffect(() => stores.terminal.getState().onOutput((data) => sink.current(data)), [stores]);
 
   // Both terminals live as long as the panel; the session behind the live one changes with the branch.
   useEffect(() => {
-    const leave = () => {
-      const panel = liveBox.current?.closest<HTMLElement>('[data-testid="terminal"]');
-      if (panel) focusAfter(panel);
-    };
-    const liveTerm = makeTerminal(false, leave);
-    const historyTerm = makeTerminal(true, leave);
-    liveTerm.open(liveBox.current as HTMLDivElement);
-    historyTerm.open(historyBox.current as HTMLDivElement);
-    keepOutOfTabOrder(liveTerm);
-    keepOutOfTabOrder(historyTerm);
+    if (!xterm) return;
+    const liveEl = liveBox.current as HTMLDivElement;
+    const historyEl = historyBox.current as HTMLDivElement;
+    const made = xterm.openTerminals(liveEl, historyEl, {
+      leave: () => {
+        const panel = liveEl.closest<HTMLElement>('[data-testid="terminal"]');
+        if (panel) focusAfter(panel);
+      },
+      resized: (cols, rows) => stores.terminal.getState().resize(cols, rows),
+    });
     const onIn = () => setFocus('typing');
     const onOut = () => setFocus('away');
-    liveTerm.textarea?.addEventListener('focus', onIn);
-    liveTerm.textarea?.addEventListener('blur', onOut);
-    terms.current = { live: liveTerm, history: historyTerm };
-    window.__stepboxTerminal = liveTerm;
-    window.__stepboxHistoryTerminal = historyTerm;
-    const t = stores.terminal.getState();
+    made.live.textarea?.addEventListener('focus', onIn);
+    made.live.textarea?.addEventListener('blur', onOut);
+    terms.current = made;
     const writer = createFlowWriter(
-      (data, done) => liveTerm.write(data, done),
+      (data, done) => made.live.write(data, done),
       (bytes) => stores.terminal.getState().ack(bytes),
     );
-    const offOutput = t.onOutput((data) => writer.push(data));
-    const input = liveTerm.onData((data) => stores.terminal.getState().write(data));
-    const fit = new FitAddon();
-    const fitHistory = new FitAddon();
-    liveTerm.loadAddon(fit);
-    historyTerm.loadAddon(fitHistory);
-    const refit = () => {
-      if (liveBox.current?.offsetParent) {
-        fit.fit();
-        stores.terminal.getState().resize(liveTerm.cols, liveTerm.rows);
-      }
-      if (historyBox.current?.offsetParent) fitHistory.fit();
-    };
-    const observer = new ResizeObserver(refit);
-    observer.observe(liveBox.current as HTMLDivElement);
-    observer.observe(historyBox.current as HTMLDivElement);
-    refit();
+    for (const data of early.current) writer.push(data);
+    early.current = [];
+    sink.current = (data) => writer.push(data);
+    const input = made.live.onData((data) => stores.terminal.getState().write(data));
+    const observer = new ResizeObserver(() => made.fit());
+    observer.observe(liveEl);
+    observer.observe(historyEl);
+    made.fit();
     return () => {
-      liveTerm.textarea?.removeEventListener('focus', onIn);
-      liveTerm.textarea?.removeEventListener('blur', onOut);
+      made.live.textarea?.removeEventListener('focus', onIn);
+      made.live.textarea?.removeEventListener('blur', onOut);
       observer.disconnect();
-      offOutput();
+      sink.current = (data) => early.current.push(data);
       input.dispose();
       writer.dispose();
-      liveTerm.dispose();
-      historyTerm.dispose();
+      made.dispose();
       terms.current = null;
     };
-  }, [stores]);
+  }, [stores, xterm]);
 
   // A new session starts on a clean screen.
   useEffect(() => {
     if (status === 'connecting') terms.current?.live.reset();
   }, [status]);
 
-  const showHistory = branch !== null && (history || !live);
   useEffect(() => {
     const term = terms.current?.history;
     if (!term || !showHistory) return;
@@ -173,13 +134,18 @@ export function TerminalPanel() {
       cancelAnimationFrame(frame);
       clearTimeout(timer);
     };
-  }, [detail, showHistory]);
+  }, [detail, showHistory, xterm]);
 
   let overlay = null;
   if (branch === null)
     overlay = (
       <PanelState kind="empty">No live sandbox. Start an episode to open a terminal into it.</PanelState>
     );
+  else if (xtermError !== null)
+    overlay = (
+      <PanelState kind="error">The terminal could not load ({xtermError}). Fix: reload the page.</PanelState>
+    );
+  else if (needed && !xterm) overlay = <PanelState kind="loading">Loading the terminal…</PanelState>;
   else if (!showHistory && status === 'connecting')
     overlay = <PanelState kind="loading">Opening a terminal…</PanelState>;
   else if (!showHistory && status === 'error')

@@ -7,12 +7,13 @@ import { Panel, PanelState } from '../components/panel';
 import { RewardChart } from '../components/reward-chart';
 import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
-import { filterRows, indexOfStep, NO_FILTER, type RowFilter } from '../model/row-filter';
+import { filterRows, indexOfStep, isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
 import { scrollTopFor } from '../model/row-scroll';
 import { useSlice, useStores } from '../stores/use-stores';
 import {
   hasStepBreakpoint,
   rowsWithHeld,
+  selectDecisionCount,
   selectRolledBackTo,
   selectViewedStep,
 } from '../stores/stepper/stepper-store';
@@ -232,8 +233,8 @@ export function Timeline() {
   const branches = useSlice('stepper', (s) => s.branches);
   const breakpoints = useSlice('stepper', (s) => s.breakpoints);
   const live = useSlice('stepper', (s) => s.live);
-  // Step 0 is the setup row, not a step the agent took.
-  const decisions = rows.length && rows[0].step === 0 ? rows.length - 1 : rows.length;
+  // Step 0 is the setup row, not a step the agent took; rows still arriving count too.
+  const decisions = useSlice('stepper', selectDecisionCount);
   const viewed = useSlice('stepper', selectViewedStep);
   const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
@@ -241,22 +242,29 @@ export function Timeline() {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [filter, setFilter] = useState<RowFilter>(NO_FILTER);
   const shown = useMemo(() => filterRows(rows, filter), [rows, filter]);
+  // Rows still arriving (the open brought the last screenful) hold their places above the
+  // loaded ones, so the list has its full length and nothing moves as they come. A filter
+  // looks at the loaded rows only.
+  const before = useSlice('stepper', (s) => s.rowsBefore);
+  const lead = isFilterEmpty(filter) ? before : 0;
   // Set when the keyboard moved the selection: focus follows it once the row is drawn.
   const focusFollows = useRef(false);
   // The scrollTop last written, until a scroll event says the virtualizer knows it.
   const written = useRef<number | null>(null);
 
   const virtualizer = useVirtualizer({
-    count: shown.length,
+    count: lead + shown.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
+    // A far slider move replaces every drawn row: a few beyond the window, not a dozen each side.
+    overscan: 5,
   });
 
   // Keep the viewed step on screen: while following a live run, and while scrubbing.
   useEffect(() => {
     if (viewed === null || shown.length === 0) return;
-    const index = indexOfStep(shown, viewed);
+    const found = indexOfStep(shown, viewed);
+    const index = found < 0 ? -1 : lead + found;
     const el = scrollRef.current;
     if (index >= 0 && el) {
       // Rows have one fixed height: the offset is arithmetic, from where the list is (our last
@@ -266,13 +274,17 @@ export function Timeline() {
       const offset = written.current ?? virtualizer.scrollOffset ?? el.scrollTop;
       const top = scrollTopFor(
         index,
-        shown.length,
+        lead + shown.length,
         ROW_HEIGHT,
         { offset, height },
         following ? 'end' : 'auto',
       );
       if (top !== null) {
         el.scrollTop = top;
+        // The virtualizer learns of a scroll from its event, which the browser fires at the
+        // next frame: the rows of a far step would be drawn a frame late. Told now, they are
+        // drawn in this task and painted in the next frame (a slider move, issue 19.10).
+        el.dispatchEvent(new Event('scroll'));
         written.current = top;
       }
     }
@@ -286,7 +298,7 @@ export function Timeline() {
           ?.focus(),
       ),
     );
-  }, [viewed, shown, following, virtualizer]);
+  }, [viewed, shown, lead, following, virtualizer]);
 
   // The UI benchmark's split of the first render: rows committed to the DOM (before their paint).
   const drawn = shown.length > 0;
@@ -378,10 +390,22 @@ export function Timeline() {
           className="tl-inner"
           style={{ height: virtualizer.getTotalSize() }}
           role="grid"
-          aria-rowcount={shown.length}
+          aria-rowcount={lead + shown.length}
         >
           {virtualizer.getVirtualItems().map((item) => {
-            const row = shown[item.index];
+            if (item.index < lead)
+              return (
+                <div
+                  key={`arriving-${item.index}`}
+                  className="tl-row tl-arriving"
+                  data-testid="timeline-row-arriving"
+                  role="row"
+                  style={{ transform: `translateY(${item.start}px)` }}
+                >
+                  <span className="muted">loading…</span>
+                </div>
+              );
+            const row = shown[item.index - lead];
             return (
               <Row
                 key={row.step}

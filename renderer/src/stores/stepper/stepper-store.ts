@@ -25,6 +25,11 @@ export interface StepperState {
   readonly load: 'empty' | 'loading' | 'ready' | 'error';
   readonly error: string | null;
   readonly rows: readonly StepRow[];
+  /**
+   * Rows of the branch not here yet, before `rows[0]`: the open brought the last screenful, and
+   * the earlier rows arrive in pages after the first paint (0 once all are here).
+   */
+  readonly rowsBefore: number;
   readonly flags: readonly FlagSummary[];
   readonly branches: readonly BranchSummary[];
   readonly live: boolean;
@@ -88,6 +93,7 @@ const initial: StepperState = {
   load: 'empty',
   error: null,
   rows: [],
+  rowsBefore: 0,
   flags: [],
   branches: [],
   live: false,
@@ -103,9 +109,26 @@ const initial: StepperState = {
   busy: false,
 };
 
-/** Options: how live events are batched (tests flush synchronously). */
+/** Options: how live events are batched (tests flush synchronously), when earlier rows are fetched. */
 export interface StepperOptions {
   readonly schedule?: (flush: () => void) => void;
+  /** Runs `fetch` once the first screen of rows is painted (default: after the next frame). */
+  readonly afterPaint?: (fetch: () => void) => void;
+}
+
+/**
+ * Rows the open asks for: the first screen (a 4K-tall timeline shows about 100 rows of 22 px)
+ * with room to scroll. A 10,000-step branch's every row was 3.5 MB to send and decode before
+ * anything was drawn (issue 19.10).
+ */
+export const FIRST_ROWS = 200;
+/** Rows per page fetched after the first paint, the nearest to the first screen first. */
+export const ROWS_PAGE = 2_500;
+
+/** After the next frame is painted (a frame, then a task behind it); a timer where there are no frames. */
+function afterNextPaint(fetch: () => void): void {
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(fetch, 0));
+  else setTimeout(fetch, 0);
 }
 
 const END_REASONS: Record<string, string> = {
@@ -207,6 +230,7 @@ const RECORDED =
 /** Creates the stepper slice over a client; live events are batched into one update per frame. */
 export function createStepperStore(client: StepboxClient, options: StepperOptions = {}): StepperStore {
   const schedule = options.schedule ?? ((flush) => setTimeout(flush, 16));
+  const afterPaint = options.afterPaint ?? afterNextPaint;
   let pending: TraceEvent[] = [];
   let scheduled = false;
   // The live fold of the open branch's rows (the shared per-step reducer, event by event).
@@ -258,7 +282,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       // Marks let the UI benchmark split the server's share of opening from the window's.
       performance.mark('stepbox:open-sent');
       const mine = ++loads;
-      const res = await client.episode.open({ id: branch });
+      const res = await client.episode.open({ id: branch, last_rows: FIRST_ROWS });
       performance.mark('stepbox:open-received');
       if (mine !== loads || get().branch !== branch) return;
       if (!res.ok) {
@@ -266,13 +290,19 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         return;
       }
       const v = res.value;
+      const from = v.rows_from ?? 0;
+      // A reload keeps the earlier rows it has on screen until their fresh pages replace them.
+      const firstFresh = v.rows[0]?.step ?? Infinity;
+      const older = keepSelection && from > 0 ? get().rows.filter((r) => r.step < firstFresh) : [];
+      const rows = older.length ? [...older, ...v.rows] : v.rows;
       pending = [];
-      fold = liveRowsOf(v.rows);
+      fold = liveRowsOf(rows);
       set({
         load: 'ready',
         error: null,
         view: v,
-        rows: v.rows,
+        rows,
+        rowsBefore: Math.max(0, from - older.length),
         flags: v.flags,
         branches: v.branches,
         live: v.state !== null && v.state.state !== 'ended',
@@ -285,7 +315,32 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         selectedStep: keepSelection ? get().selectedStep : null,
       });
       performance.mark('stepbox:open-applied');
+      if (from > 0) afterPaint(() => void fetchEarlier(branch, mine, from, firstFresh));
       if (!keepSelection) await carrySession(branch, v);
+    };
+    /**
+     * Fetches the rows before index `end` (the first screen's first row, step `fresh`) in
+     * pages, nearest first, while this load is the latest; each page replaces the rows (kept
+     * from an earlier load) of its steps. Live rows folded meanwhile stay: only earlier steps change.
+     */
+    const fetchEarlier = async (branch: string, mine: number, end: number, fresh: number): Promise<void> => {
+      while (end > 0 && mine === loads && get().branch === branch) {
+        const start = Math.max(0, end - ROWS_PAGE);
+        const res = await client.episode.rows({ id: branch, from: start, limit: end - start });
+        if (mine !== loads || get().branch !== branch) return;
+        if (!res.ok) {
+          set({ error: `the earlier steps did not load: ${errorText(res)}` });
+          return;
+        }
+        const page = res.value.rows.filter((r) => r.step < fresh);
+        const first = page[0]?.step ?? fresh;
+        const kept = fold.rows.filter((r) => r.step < first);
+        const rows = [...kept, ...page, ...fold.rows.filter((r) => r.step >= fresh)];
+        fold = { ...fold, rows };
+        set({ rows, rowsBefore: Math.max(0, start - kept.length) });
+        end = start;
+        fresh = first;
+      }
     };
     /** Gives a branch just opened live the session's switches and breakpoints it lacks. */
     const carrySession = async (branch: string, v: EpisodeView): Promise<void> => {
@@ -552,6 +607,17 @@ export function selectViewedStep(s: StepperState): number | null {
   if (s.selectedStep !== null) return s.selectedStep;
   const rows = s.rows;
   return rows.length ? selectCurrentStep(s) : null;
+}
+
+/** The branch's first step (0, the setup row, while earlier rows are still arriving). */
+export function selectFirstStep(s: StepperState): number {
+  return s.rowsBefore > 0 || s.rows.length === 0 ? 0 : s.rows[0].step;
+}
+
+/** How many decisions the branch has (step 0, the setup row, is not one), rows still arriving included. */
+export function selectDecisionCount(s: StepperState): number {
+  const total = s.rowsBefore + s.rows.length;
+  return total > 0 && selectFirstStep(s) === 0 ? total - 1 : total;
 }
 
 /** The last step recorded so far (0 when none). */

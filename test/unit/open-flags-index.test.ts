@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openIndex } from '../../electron/engine/trace/episode-index.js';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { createAppServices, type AppServices } from '../../electron/services/app-services.js';
+import { engineServicesPorts } from '../../electron/services/engine-ports.js';
+import type { EpisodeView } from '../../shared/contract/models.js';
+import { writeSampleEpisode } from '../support/traces.js';
+
+/** A flag no QA rule writes: seen in a view, it came from the index. */
+const PLANTED = { rule: 'loop', step: 1, severity: 'warning', message: 'planted in the index' };
+
+describe('opening a branch whose trace is unchanged reads its QA flags from the index (issue 19.10)', () => {
+  let home: string;
+  let services: AppServices | null = null;
+
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'stepbox-open-flags-'));
+  });
+  afterEach(async () => {
+    await services?.dispose();
+    services = null;
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** A fresh services instance, as a new app process would build it. */
+  function fresh(): AppServices {
+    services = createAppServices(engineServicesPorts({ home }));
+    return services;
+  }
+
+  async function flagsOpened(s: AppServices, id: string): Promise<EpisodeView['flags']> {
+    const r = await s.handle('episode.open', { id, last_rows: 10 });
+    if (!r.ok) throw new Error(r.error.message);
+    return (r.value as EpisodeView).flags;
+  }
+
+  it('uses the flags the listing indexed for this trace version, and runs QA again once the trace changed (open-flags-index)', async () => {
+    const store = openEpisodeStore(home);
+    const ep = await writeSampleEpisode(store, { steps: 2 });
+    // The first listing runs QA over the trace and keeps the flags with the trace's version.
+    const first = fresh();
+    expect((await first.handle('library.list', {})).ok).toBe(true);
+    const computed = await flagsOpened(first, ep.branch);
+    await first.dispose();
+    services = null;
+
+    // Planted in the index: a new process opening the unchanged trace shows it, so it read them there.
+    const index = openIndex(home);
+    index.replaceFlags(ep.branch, [PLANTED]);
+    index.close();
+    const second = fresh();
+    expect(await flagsOpened(second, ep.branch)).toEqual([PLANTED]);
+    await second.dispose();
+    services = null;
+
+    // The trace changed (its mtime): the index's flags are not its flags any more; QA runs.
+    const path = store.currentTracePath(store.resolve(ep.branch));
+    utimesSync(path, new Date(), new Date(Date.now() + 5_000));
+    expect(await flagsOpened(fresh(), ep.branch)).toEqual(computed);
+  });
+});
