@@ -178,6 +178,13 @@ MAX_READ = 64 * 1024 * 1024
 ZYGOTES = 2
 # Seconds of quiet from the host before an idle shell is started to fill the pool back up.
 REFILL_IDLE = 0.003
+# ... and after a call ends, while a shell is still ready: its snapshot usually comes next,
+# and a start blocks the loop (a few ms on a loaded machine, where the host's own gap
+# between a call's answer and its snapshot is more than REFILL_IDLE): the pool is filled
+# once the host's next request is answered, or after this long without one. Under the 10 ms
+# between two calls of the bench's paced tool calls (the model's pause), so a call that
+# follows a call without a snapshot still finds the pool filled, not being filled.
+REFILL_AFTER_CALL = 0.006
 DRIVER = (
     'builtin echo 1000 2>/dev/null >/proc/self/oom_score_adj; '
     'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
@@ -1038,6 +1045,14 @@ class Scanner:
         for pid in all_pids():
             if pid in self.protected:
                 continue
+            if SEALED and pid in idle:
+                # A sealed idle shell (see SEALED; unreaped, so its pid is its own) is out of
+                # every agent process's reach from its fork on: it holds nothing but what the
+                # helper gave it. Its /proc files are not read: while one is still starting
+                # (the pool's refill, right after a call) a read of them waits for its exec.
+                if len(task_ids(pid)) > 1:
+                    busy = True
+                continue
             s = proc_stat(pid)
             if s is None or engine_root_exec(pid, s):
                 continue
@@ -1051,11 +1066,7 @@ class Scanner:
                         held_files(t, self.ws_dev, mapped)
                 continue
             held = held_files(pid, self.ws_dev, mapped)
-            if held is UNREADABLE and pid in idle and SEALED:
-                # Sealed (non-dumpable from its start): nothing of the agent's can have reached
-                # it, and the helper cannot read it either (no CAP_SYS_PTRACE).
-                held = False
-            elif held is UNREADABLE and pid in idle:
+            if held is UNREADABLE and pid in idle:
                 # A shell just started is unreadable for the few microseconds between setuid
                 # and exec; one that stays so (made non-dumpable) is busy.
                 for _ in range(40):
@@ -1678,6 +1689,7 @@ class Helper:
         self.inbuf = bytearray()
         self.pid = os.getpid()
         self.active = 0.0  # when the host's last request was handled
+        self.call_ended = False  # a call ended since then (see REFILL_AFTER_CALL)
         self.protected, self.main = find_protected(self.pid)
         self.files = Files()
         self.shells = Shells(self)
@@ -1764,6 +1776,7 @@ class Helper:
             del self.inbuf[:8 + hlen + plen]
             self.dispatch(header, payload)
         self.active = time.monotonic()
+        self.call_ended = False
 
     def on_exec_input(self, _):
         """The exec's stdin while the frames use the socket: its end (the host let the exec go) ends the helper."""
@@ -1821,14 +1834,14 @@ class Helper:
         calls = shells.calls
         while True:
             deadline = min((c.deadline for c in calls.values()), default=None)
-            # Starting a shell blocks the helper for a moment, and the new one is unreadable
-            # for a moment (see unseen_writers): while a shell is still ready, the pool is
-            # filled once the host has been quiet for REFILL_IDLE (its snapshot after a call
-            # comes first). With none left (a reset, killStrays, a verifier's kill, calls at
-            # once), at once, a call running or not.
+            # Starting a shell blocks the helper for a moment: while a shell is still ready,
+            # the pool is filled once the host has been quiet for REFILL_IDLE, and after a
+            # call once its next request is answered (its snapshot comes first; see
+            # REFILL_AFTER_CALL). With none left (a reset, killStrays, a verifier's kill,
+            # calls at once), at once, a call running or not.
             refill_at = None
             if shells.zygotes and len(shells.zygotes) < ZYGOTES and not calls:
-                refill_at = self.active + REFILL_IDLE
+                refill_at = self.active + (REFILL_AFTER_CALL if self.call_ended else REFILL_IDLE)
                 deadline = refill_at if deadline is None else min(deadline, refill_at)
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
             polled = [c for c in calls.values() if c.pidfd is None]
@@ -2264,6 +2277,7 @@ class Call:
             header['session'] = {'cwd': self.h.cwd, 'env': self.h.env}
         send(header, bytes(self.kept[0]) + bytes(self.kept[1]))
         self.h.loop.active = time.monotonic()
+        self.h.loop.call_ended = True
 
     def save_state(self):
         h = self.h

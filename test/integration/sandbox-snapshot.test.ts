@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
-import { treeHashOf } from '../../electron/engine/sandbox/manifest.js';
+import { diffEntries, treeHashOf } from '../../electron/engine/sandbox/manifest.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
@@ -206,11 +206,23 @@ describeDocker('docker sandbox snapshots', () => {
     const store = new DiskSnapshotStore(join(dir, 'pruned'));
     await sb.reset();
     await sh('mkdir -p a/b && for i in $(seq 1 50); do echo $i > a/b/f$i; done');
-    await sb.snapshot(store);
-    await sh('echo changed > a/b/f7 && rm a/b/f8 && mkdir -p c && echo new > c/n');
+    const before = await sb.snapshot(store);
+    await sh('echo changed > a/b/f7 && rm a/b/f8 && mkdir -p c && echo new > c/n && echo 1 > a/b/f1');
     let snap = await sb.snapshot(store);
     expect(sb.lastScanWalk).toBe('pruned');
-    expect(snap.changed.map((c) => c.path).sort()).toEqual(['a/b/f7', 'a/b/f8', 'c', 'c/n']);
+    // Read off the helper's delta: what each path became, and a file rewritten as it was (f1) is no change.
+    expect(snap.changed).toEqual([
+      { path: 'a/b/f7', change: 'modified' },
+      { path: 'a/b/f8', change: 'deleted' },
+      { path: 'c', change: 'added' },
+      { path: 'c/n', change: 'added' },
+    ]);
+    expect(snap.changed).toEqual(
+      diffEntries(
+        (await store.getManifest(before.manifest)).entries,
+        (await store.getManifest(snap.manifest)).entries,
+      ),
+    );
     await sh(
       "rm -f /tmp/up; setsid nohup sh -c 'touch /tmp/up; exec sleep 60' >/dev/null 2>&1 & until [ -e /tmp/up ]; do sleep 0.005; done",
     );

@@ -19,6 +19,15 @@ describe('manifest paths are confined to /workspace', () => {
     expect(check(dir('a'), dir('a/b'), file('a/b/c.txt'), file('.hidden'), file('x..y'))).toBeUndefined();
   });
 
+  it('checks each manifest object on its own: one found sound does not vouch for another with the same entries and one more', () => {
+    const sound = { treeHash: H, entries: [dir('a'), file('a/b')] };
+    expect(manifestProblem(sound)).toBeUndefined();
+    expect(manifestProblem(sound)).toBeUndefined();
+    expect(manifestProblem({ ...sound, entries: [...sound.entries, file('../x')] })).toMatch(
+      /not a plain relative path/,
+    );
+  });
+
   const bad: [string, ManifestEntry[], RegExp][] = [
     ['a parent reference', [file('../home/agent/.bashrc')], /not a plain relative path/],
     ['a parent reference inside', [dir('a'), file('a/../../etc/x')], /not a plain relative path/],

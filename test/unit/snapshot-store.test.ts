@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
-import { diffEntries, manifestText, treeHashOf } from '../../electron/engine/sandbox/manifest.js';
+import { diffEntries, manifestParts, treeHashOf } from '../../electron/engine/sandbox/manifest.js';
 import { treeHashText, type TreeEntry } from '../../shared/tree-hash.js';
-import { manifestId, MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
+import { manifestId } from '../../electron/engine/sandbox/manifest.js';
+import { readFileSync } from 'node:fs';
+import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { sha256Hex } from '../../electron/engine/sha256.js';
 import type { SnapshotManifest, SnapshotStore } from '../../electron/engine/sandbox/snapshot-store.js';
 import { canonicalJson } from '../../shared/jcs.js';
@@ -51,6 +53,27 @@ describe.each(stores)('%s snapshot store', (_name, make) => {
     expect(id).toBe(manifestId({ entries: manifest.entries, treeHash: manifest.treeHash }));
     expect(await store.getManifest(id)).toEqual(manifest);
     expect(await store.putManifest(manifest)).toBe(id);
+  });
+
+  it('names and returns a large manifest the same (its text hashed and written in batches)', async () => {
+    // 1,000 files (~136 KB of JSON, several batches) and 10,000 (over 1 MB: the async write).
+    for (const n of [1000, 10_000]) {
+      const store = make();
+      const many: TreeEntry[] = Array.from({ length: n }, (_, i) => ({
+        path: `d${i % 20}/f${i}-é.bin`,
+        type: 'file',
+        mode: 0o644,
+        size: i,
+        hash: sha256Hex(String(i)),
+      }));
+      const big: SnapshotManifest = { treeHash: treeHashOf(many), entries: many };
+      expect(big.treeHash).toBe(sha256Hex(treeHashText(many)));
+      const id = await store.putManifest(big);
+      expect(id).toBe(sha256Hex(canonicalJson(big)));
+      expect(await store.getManifest(id)).toEqual(big);
+      if (store instanceof DiskSnapshotStore)
+        expect(readFileSync(join(store.dir, 'manifests', `${id}.json`), 'utf8')).toBe(canonicalJson(big));
+    }
   });
 
   it('lists its blobs with their sizes and its manifests, and removes a blob', async () => {
@@ -151,17 +174,17 @@ describe('snapshot diff and tree hash', () => {
       hash: sha256Hex('abc'),
     } as const;
     const first: SnapshotManifest = { treeHash: treeHashOf(entries), entries };
-    expect(manifestText(first)).toBe(canonicalJson(first));
+    expect(manifestParts(first).join('')).toBe(canonicalJson(first));
     expect(treeHashText(entries)).toBe(fresh(entries));
     // The same entry objects again, one replaced, one added, order changed.
     const later = [entries[2], odd, entries[1]] as const;
     const second: SnapshotManifest = { treeHash: treeHashOf(later), entries: later };
     expect(treeHashText(later)).toBe(fresh(later));
-    expect(manifestText(second)).toBe(canonicalJson(second));
+    expect(manifestParts(second).join('')).toBe(canonicalJson(second));
     expect(manifestId(second)).toBe(sha256Hex(canonicalJson(second)));
     // A manifest with a field beyond entries and treeHash is written whole.
     const extra = { ...second, note: 'x' } as SnapshotManifest;
-    expect(manifestText(extra)).toBe(canonicalJson(extra));
+    expect(manifestParts(extra).join('')).toBe(canonicalJson(extra));
   });
 
   it('is independent of entry order and sensitive to modes', () => {

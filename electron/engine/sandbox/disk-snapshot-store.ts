@@ -19,13 +19,15 @@ import {
   type SnapshotStore,
   type StoredBlob,
 } from './snapshot-store.js';
-import { manifestId } from './memory-snapshot-store.js';
-import { sha256Hex } from '../sha256.js';
-import { manifestText } from './manifest.js';
+import { sha256Hex, sha256HexOfParts } from '../sha256.js';
+import { textBatches } from '../text-batches.js';
+import { manifestId, manifestParts } from './manifest.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 /** Files up to this size are written, and ranges up to it read, synchronously (see writeAtomic). */
 const SYNC_WRITE_MAX = 1024 * 1024;
+/** Manifests kept in memory once read or written (see getManifest). */
+const MANIFESTS_KEPT = 4;
 /** A blob key as listed: a hash, or a partial write `<hash>.<pid>.<rand>.tmp` (see writeAtomic). */
 const BLOB_KEY = /^[0-9a-f]{64}(\.\d+\.[0-9a-f]{8}\.tmp)?$/;
 
@@ -79,16 +81,31 @@ export class DiskSnapshotStore implements SnapshotStore {
     return join(this.dir, 'manifests', `${id}.json`);
   }
 
-  private async writeAtomic(path: string, dir: string, content: Uint8Array | string): Promise<void> {
+  /** Writes `content` (bytes, or text in parts written one after another) to `path` through a temp name. */
+  private async writeAtomic(
+    path: string,
+    dir: string,
+    content: Uint8Array | readonly string[],
+  ): Promise<void> {
     const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    if (content.length <= SYNC_WRITE_MAX) {
+    const size = content instanceof Uint8Array ? content.length : content.reduce((n, p) => n + p.length, 0);
+    if (size <= SYNC_WRITE_MAX) {
       // Small (the usual blob, a manifest): written at once. Each await of the async path
       // is a trip through libuv's thread pool, several milliseconds on a loaded machine,
       // while these writes take microseconds.
       try {
         if (!this.dirs.has(dir)) mkdirSync(dir, { recursive: true });
         this.dirs.add(dir);
-        writeFileSync(tmp, content);
+        if (content instanceof Uint8Array) writeFileSync(tmp, content);
+        else {
+          const fd = openSync(tmp, 'w');
+          try {
+            // writeFileSync on an fd writes all of each part, from where the last one ended.
+            for (const part of content) writeFileSync(fd, part);
+          } finally {
+            closeSync(fd);
+          }
+        }
         renameSync(tmp, path);
       } catch (e) {
         rmSync(tmp, { force: true });
@@ -98,7 +115,15 @@ export class DiskSnapshotStore implements SnapshotStore {
     }
     await mkdir(dir, { recursive: true });
     try {
-      await writeFile(tmp, content);
+      if (content instanceof Uint8Array) await writeFile(tmp, content);
+      else {
+        const file = await open(tmp, 'w');
+        try {
+          for (const part of content) await file.writeFile(part);
+        } finally {
+          await file.close();
+        }
+      }
       await rename(tmp, path);
     } catch (e) {
       await rm(tmp, { force: true });
@@ -294,11 +319,13 @@ export class DiskSnapshotStore implements SnapshotStore {
 
   /** Stores a manifest under its canonical id. */
   async putManifest(manifest: SnapshotManifest): Promise<string> {
-    // The canonical text is both the id's input and the file (one serialisation, not two).
-    const text = manifestText(manifest);
-    const id = sha256Hex(text);
+    // The canonical text is both the id's input and the file (one serialisation, not two),
+    // in batches (see textBatches): a 1,000-file manifest is never one string.
+    const batches = textBatches(manifestParts(manifest));
+    const id = sha256HexOfParts(batches);
     const path = this.manifestPath(id);
-    if (!existsSync(path)) await this.writeAtomic(path, join(this.dir, 'manifests'), text);
+    if (!existsSync(path)) await this.writeAtomic(path, join(this.dir, 'manifests'), batches);
+    this.keepManifest(id, Promise.resolve(manifest));
     return id;
   }
 
@@ -307,7 +334,29 @@ export class DiskSnapshotStore implements SnapshotStore {
    * trace names it), a missing file, bad JSON or a hash mismatch reject with
    * {@link SnapshotCorruptError} naming what is wrong and where.
    */
-  async getManifest(id: string): Promise<SnapshotManifest> {
+  getManifest(id: string): Promise<SnapshotManifest> {
+    // Manifests lately read or written, by id: branches forked at once from one step (and a
+    // fork right after its snapshot) get the one checked object, not a read, a parse and a
+    // hash of its JSON each (a 1,000-file manifest is 136 KB). Manifests are readonly.
+    const kept = this.manifests.get(id);
+    if (kept) return kept;
+    const read = this.readManifest(id);
+    this.keepManifest(id, read);
+    // A failed read is not kept: the next one reads again.
+    read.catch(() => this.manifests.delete(id));
+    return read;
+  }
+
+  /** Manifests lately read or written (see getManifest), at most MANIFESTS_KEPT. */
+  private readonly manifests = new Map<string, Promise<SnapshotManifest>>();
+
+  private keepManifest(id: string, manifest: Promise<SnapshotManifest>): void {
+    this.manifests.delete(id);
+    this.manifests.set(id, manifest);
+    while (this.manifests.size > MANIFESTS_KEPT) this.manifests.delete(this.manifests.keys().next().value!);
+  }
+
+  private async readManifest(id: string): Promise<SnapshotManifest> {
     if (!HEX64.test(id))
       throw new SnapshotCorruptError(`snapshot manifest id ${JSON.stringify(id)} is not a sha256 digest`);
     const path = this.manifestPath(id);

@@ -150,6 +150,8 @@ export class DockerSandbox implements Sandbox {
   private recovering: Promise<void> | undefined;
   private session: SessionState | undefined;
   private previous: readonly ManifestEntry[] = [];
+  /** The helper's tree whose entries `previous` holds (a capture's delta against it is the change). */
+  private previousTree: HelperTree | undefined;
   /** The tree the helper last told us about (see snapshot-wire.ts). */
   private base: HelperTree | undefined;
   private lost: SandboxFailure | undefined;
@@ -512,12 +514,18 @@ export class DockerSandbox implements Sandbox {
     started: number,
   ): Promise<SnapshotInfo> {
     const fileCap = options.fileCapBytes ?? SNAPSHOT_FILE_CAP_BYTES;
-    const c = await captureWorkspace(this.call.bind(this), store, this.base, fileCap, this.log);
+    const base = this.base;
+    const c = await captureWorkspace(this.call.bind(this), store, base, fileCap, this.log);
     this.base = c.tree;
     this.lastScanWalk = c.walk;
     const id = await store.putManifest({ treeHash: c.treeHash, entries: c.entries });
-    const changed = diffEntries(this.previous, c.entries);
+    // A delta against the tree of the last snapshot or restore is what changed since it.
+    const changed =
+      c.changes && base && base === this.previousTree
+        ? [...c.changes]
+        : diffEntries(this.previous, c.entries);
     this.previous = c.entries;
+    this.previousTree = c.tree;
     return {
       manifest: id,
       treeHash: c.treeHash,
@@ -563,6 +571,7 @@ export class DockerSandbox implements Sandbox {
     const started = performance.now();
     const r = await restoreWorkspace(this.call.bind(this), store, this.base, manifest, verify, this.log);
     this.previous = r.entries;
+    this.previousTree = r.tree;
     this.base = r.tree;
     return {
       treeHash: r.treeHash,

@@ -1,21 +1,22 @@
 import type { ChangedPath } from '../../../shared/trace-events.js';
-import { treeHashText } from '../../../shared/tree-hash.js';
+import { treeHashLines } from '../../../shared/tree-hash.js';
 import type { ManifestEntry, SnapshotManifest } from './snapshot-store.js';
-import { sha256Hex } from '../sha256.js';
+import { sha256HexOfParts } from '../sha256.js';
 import { canonicalJson } from '../../../shared/jcs.js';
 
 /** sha256 hex of the tree hash text of `entries`. */
 export function treeHashOf(entries: readonly ManifestEntry[]): string {
-  return sha256Hex(treeHashText(entries));
+  return sha256HexOfParts(treeHashLines(entries));
 }
 
 /**
- * canonicalJson(manifest), the text a manifest's id is the sha256 of, with each entry's
- * JSON kept while the entry lives: a snapshot after a small change reuses every unchanged
- * entry object of the one before (see treeHashText's lines). A manifest with other fields
- * than entries and treeHash is written whole.
+ * canonicalJson(manifest), the text a manifest's id is the sha256 of, in parts (see
+ * textBatches: the text of a 1,000-file workspace is over 128 KB, costly to make whole).
+ * Each entry's JSON is kept while the entry lives: a snapshot after a small change reuses
+ * every unchanged entry object of the one before (see treeHashText's lines). A manifest
+ * with other fields than entries and treeHash is one part.
  */
-export function manifestText(manifest: SnapshotManifest): string {
+export function manifestParts(manifest: SnapshotManifest): string[] {
   const keys = Object.keys(manifest);
   if (
     keys.length !== 2 ||
@@ -24,17 +25,25 @@ export function manifestText(manifest: SnapshotManifest): string {
     !Array.isArray(manifest.entries) ||
     typeof manifest.treeHash !== 'string'
   )
-    return canonicalJson(manifest);
-  const parts = manifest.entries.map((e) => {
+    return [canonicalJson(manifest)];
+  // JCS orders keys by code unit: "entries" < "treeHash".
+  const parts = ['{"entries":['];
+  manifest.entries.forEach((e, i) => {
     let text = ENTRY_JSON.get(e);
     if (text === undefined) {
       text = canonicalJson(e);
       ENTRY_JSON.set(e, text);
     }
-    return text;
+    if (i > 0) parts.push(',');
+    parts.push(text);
   });
-  // JCS orders keys by code unit: "entries" < "treeHash".
-  return `{"entries":[${parts.join(',')}],"treeHash":${JSON.stringify(manifest.treeHash)}}`;
+  parts.push(`],"treeHash":${JSON.stringify(manifest.treeHash)}}`);
+  return parts;
+}
+
+/** The id of a manifest: sha256 of its canonical (JCS) JSON. */
+export function manifestId(manifest: SnapshotManifest): string {
+  return sha256HexOfParts(manifestParts(manifest));
 }
 
 const ENTRY_JSON = new WeakMap<ManifestEntry, string>();
@@ -96,21 +105,33 @@ const SHA256 = /^[0-9a-f]{64}$/;
 export function manifestProblem(manifest: SnapshotManifest): string | undefined {
   if (typeof manifest !== 'object' || manifest === null || !Array.isArray(manifest.entries))
     return 'it has no entries list';
+  // Ten branches forked from one step restore the same manifest object: checked once.
+  if (SOUND.has(manifest)) return undefined;
+  const problem = firstProblem(manifest.entries as unknown[]);
+  if (problem === undefined) SOUND.add(manifest);
+  return problem;
+}
+
+/** Manifests found sound (they are readonly: one is not changed after its check). */
+const SOUND = new WeakSet<SnapshotManifest>();
+
+function firstProblem(entries: readonly unknown[]): string | undefined {
   const types = new Map<string, ManifestEntry['type']>();
-  for (const e of manifest.entries as unknown[]) {
+  for (const e of entries) {
     const entry = e as Partial<ManifestEntry> | null;
     const path = entry?.path;
     if (typeof path !== 'string') return `entry ${JSON.stringify(e)} has no path`;
-    const where = `entry ${JSON.stringify(path)}`;
-    if (path.startsWith('/')) return `${where} is an absolute path; paths are relative to /workspace`;
+    const where = () => `entry ${JSON.stringify(path)}`;
+    if (path.startsWith('/')) return `${where()} is an absolute path; paths are relative to /workspace`;
     if (path.includes('\0') || path.split('/').some((p) => p === '' || p === '.' || p === '..'))
-      return `${where} is not a plain relative path (it has empty, \`.\` or \`..\` parts)`;
+      return `${where()} is not a plain relative path (it has empty, \`.\` or \`..\` parts)`;
     if (entry?.type !== 'file' && entry?.type !== 'dir' && entry?.type !== 'symlink')
-      return `${where} has an unknown type ${JSON.stringify(entry?.type)}`;
-    if (entry.type === 'file' && !SHA256.test(entry.hash ?? '')) return `${where} has no sha256 content hash`;
+      return `${where()} has an unknown type ${JSON.stringify(entry?.type)}`;
+    if (entry.type === 'file' && !SHA256.test(entry.hash ?? ''))
+      return `${where()} has no sha256 content hash`;
     if (!Number.isInteger(entry.mode) || (entry.mode as number) < 0 || (entry.mode as number) > 0o7777)
-      return `${where} has an invalid mode`;
-    if (types.has(path)) return `${where} is listed twice`;
+      return `${where()} has an invalid mode`;
+    if (types.has(path)) return `${where()} is listed twice`;
     types.set(path, entry.type);
   }
   for (const path of types.keys()) {

@@ -1,11 +1,6 @@
-import { manifestText } from './manifest.js';
+import { manifestId } from './manifest.js';
 import type { SnapshotManifest, SnapshotStore, StoredBlob } from './snapshot-store.js';
 import { sha256Hex } from '../sha256.js';
-
-/** The id of a manifest: sha256 of its canonical (JCS) JSON. */
-export function manifestId(manifest: SnapshotManifest): string {
-  return sha256Hex(manifestText(manifest));
-}
 
 /** A {@link SnapshotStore} in memory (tests, short-lived episodes). Blobs are verified on put. */
 export class MemorySnapshotStore implements SnapshotStore {

@@ -1,8 +1,10 @@
+import type { ChangedPath } from '../../../shared/trace-events.js';
 import { sha256Hex } from '../sha256.js';
 import type { Logger } from '../log.js';
 import { BLOB_CHUNK_BYTES, BlobChanged, fetchBlobs, stageBlobs } from './blob-transfer.js';
 import { HelperError } from './helper-client.js';
 import type { HelperCall, HelperReply, HelperRequest, HelperResponse, WireEntry } from './helper-protocol.js';
+import { sortedByPath } from '../../../shared/tree-hash.js';
 import { sameEntry, treeHashOf } from './manifest.js';
 import { SandboxFailure, type VerifyMode } from './sandbox.js';
 import type { ManifestEntry, SnapshotManifest, SnapshotStore } from './snapshot-store.js';
@@ -42,10 +44,6 @@ function toWire(e: ManifestEntry): WireEntry {
   ];
 }
 
-function byPath(a: ManifestEntry, b: ManifestEntry): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-}
-
 /** What turns `base` into `target`: entries new or different, and paths gone. */
 function targetDelta(
   base: ReadonlyMap<string, ManifestEntry>,
@@ -81,27 +79,47 @@ async function storeInline(store: SnapshotStore, scan: HelperResponse<'scan'>): 
 function treeFromScan(
   scan: HelperReply<'scan'>,
   base: HelperTree | undefined,
-): { tree: Map<string, ManifestEntry>; changed: readonly WireEntry[] | undefined } {
-  if (scan.entries) return { tree: new Map(scan.entries.map((w) => [w[0], toEntry(w)])), changed: undefined };
+): {
+  tree: Map<string, ManifestEntry>;
+  changed: readonly WireEntry[] | undefined;
+  /** What differs from `base` (a delta's changed and removed paths, sorted); undefined when answered whole. */
+  changes: ChangedPath[] | undefined;
+} {
+  if (scan.entries)
+    return {
+      tree: new Map(scan.entries.map((w) => [w[0], toEntry(w)])),
+      changed: undefined,
+      changes: undefined,
+    };
   if (!base || scan.since !== base.id || !scan.changed || !scan.removed)
     throw new SandboxFailure(
       'snapshot_failed',
       'the helper answered a delta against a tree the host does not have',
     );
   const tree = new Map(base.entries);
-  for (const path of scan.removed) tree.delete(path);
-  for (const w of scan.changed) tree.set(w[0], toEntry(w));
-  return { tree, changed: scan.changed };
+  const changes: ChangedPath[] = [];
+  for (const path of scan.removed) if (tree.delete(path)) changes.push({ path, change: 'deleted' });
+  for (const w of scan.changed) {
+    const e = toEntry(w);
+    const was = base.entries.get(e.path);
+    if (!was) changes.push({ path: e.path, change: 'added' });
+    else if (!sameEntry(was, e)) changes.push({ path: e.path, change: 'modified' });
+    tree.set(e.path, e);
+  }
+  changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { tree, changed: scan.changed, changes };
 }
 
 /** A workspace captured into a store: its entries (sorted), the bytes moved, and the helper's tree now. */
 export interface Capture {
   readonly treeHash: string;
-  readonly entries: ManifestEntry[];
+  readonly entries: readonly ManifestEntry[];
   readonly bytes: number;
   readonly skipped: readonly { readonly path: string; readonly size: number }[];
   readonly walk: 'pruned' | 'full';
   readonly tree: HelperTree;
+  /** What differs from the base the capture was given (sorted), when the helper answered a delta against it. */
+  readonly changes: readonly ChangedPath[] | undefined;
 }
 
 /**
@@ -118,7 +136,7 @@ export async function captureWorkspace(
   log: Logger,
 ): Promise<Capture> {
   let scan: HelperResponse<'scan'>;
-  let entries: ManifestEntry[];
+  let entries: readonly ManifestEntry[];
   let answered: ReturnType<typeof treeFromScan>;
   let treeHash: string;
   for (;;) {
@@ -129,7 +147,8 @@ export async function captureWorkspace(
     };
     scan = await call('scan', request, undefined, BLOB_CHUNK_BYTES);
     answered = treeFromScan(scan.header, base);
-    entries = [...answered.tree.values()].sort(byPath);
+    // In order already after a delta that changed files in place (the map keeps the base's order).
+    entries = sortedByPath([...answered.tree.values()]);
     treeHash = treeHashOf(entries);
     if (treeHash === scan.header.tree_hash) break;
     if (base) {
@@ -162,6 +181,7 @@ export async function captureWorkspace(
     walk: scan.header.walk,
     // Only now: the tree's blobs are all in `store` (a capture cut short leaves the old base).
     tree: { id: scan.header.base, entries: tree, store },
+    changes: answered.changes,
   };
 }
 
@@ -170,7 +190,7 @@ export interface Restored {
   readonly treeHash: string;
   readonly written: number;
   readonly removed: number;
-  readonly entries: ManifestEntry[];
+  readonly entries: readonly ManifestEntry[];
   readonly tree: HelperTree;
 }
 
@@ -236,7 +256,7 @@ export async function restoreWorkspace(
       toStage = [...toStage, ...done.need];
       continue;
     }
-    const entries = [...manifest.entries].sort(byPath);
+    const entries = sortedByPath(manifest.entries);
     log.debug(
       `restore: ${(performance.now() - started).toFixed(1)} ms (helper: plan/apply/verify ${done.phases_ms.join(',')} ms; ${inline.length} blobs inline, ${toStage.length} staged, ${round + 1} round(s); ${String(done.reread)} files read back to verify)`,
     );
