@@ -1236,17 +1236,25 @@ class Restorer:
             self.shells.spawned = set()
             last = self.quiet()
             self.stage_quiet = (last, self.shells.execs) if last >= 0 else -1
-            if last >= 0 and not self.untouched(last):
-                # The idle shells are the agent's uid: a command of before could have
-                # ptraced one and left it waiting to write. They are killed (one still there
-                # after a moment is another process from then on: the restore rereads) and
-                # the loop starts fresh ones, which nothing of the agent's has seen.
+            if last >= 0 and not self.untouched(last) and not self.idle_sealed():
+                # The idle shells are the agent's uid: unsealed, a command of before could
+                # have ptraced one and left it waiting to write. They are killed (one still
+                # there after a moment is another process from then on: the restore rereads)
+                # and the loop starts fresh ones, which nothing of the agent's has seen.
+                # (Sealed ones are out of every command's reach from their fork on: killing
+                # them cost a restore 2-70 ms of waiting for them to die and for their
+                # replacements to start.)
                 self.dropped.extend(self.shells.drop_idle())
                 deadline = time.monotonic() + 0.05
                 while self.dropped and time.monotonic() < deadline:
                     self.dropped = [z for z in self.dropped if z.alive()]
                     if self.dropped:
                         selectors.select.select([], [], [], 0.0005)
+
+    def idle_sealed(self):
+        """Whether every idle shell is sealed (see SEALED) and still one thread, as it
+        started: nothing of the agent's can have shaped it to write later."""
+        return SEALED and all(task_ids(z.pid) == [z.pid] for z in self.shells.zygotes)
 
     def quiet(self):
         """The pid counter now when no process runs but init, the main command, this helper
