@@ -35,6 +35,32 @@ function checkHash(hash: string): void {
   if (!HEX64.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
 }
 
+/**
+ * Blobs up to this size are read synchronously: the read itself takes microseconds, while
+ * an async read is four thread-pool hops (open, stat, read, close), each a wait of its own
+ * when the pool is busy (a restore's five 10 KiB blobs took 4.7 ms that way under load).
+ */
+const SYNC_READ_BYTES = 256 * 1024;
+
+/** The file's bytes when it is small (see SYNC_READ_BYTES), else undefined: the caller reads it async. */
+function readSmall(path: string): Buffer | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size > SYNC_READ_BYTES) return undefined;
+    const buf = Buffer.allocUnsafe(size);
+    let at = 0;
+    while (at < size) {
+      const n = readSync(fd, buf, at, size - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+    return at === size ? buf : buf.subarray(0, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** An fs error as a short phrase: `missing: PATH`, or its code and path. */
 function describeFsError(e: unknown, path: string): string {
   const code = (e as NodeJS.ErrnoException).code;
@@ -164,7 +190,7 @@ export class DiskSnapshotStore implements SnapshotStore {
     const path = this.blobPath(hash);
     let content: Buffer;
     try {
-      content = await readFile(path);
+      content = readSmall(path) ?? (await readFile(path));
     } catch (e) {
       throw new SnapshotCorruptError(`snapshot blob ${hash} cannot be read (${describeFsError(e, path)})`);
     }

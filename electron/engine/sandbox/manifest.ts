@@ -115,33 +115,41 @@ export function manifestProblem(manifest: SnapshotManifest): string | undefined 
 /** Manifests found sound (they are readonly: one is not changed after its check). */
 const SOUND = new WeakSet<SnapshotManifest>();
 
+/** A path with an empty, `.` or `..` part (a leading `/` is an empty first part). */
+const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)/;
+
 function firstProblem(entries: readonly unknown[]): string | undefined {
   const types = new Map<string, ManifestEntry['type']>();
   for (const e of entries) {
-    const entry = e as Partial<ManifestEntry> | null;
-    const path = entry?.path;
+    const entry = (e ?? {}) as Partial<ManifestEntry>;
+    const path = entry.path;
     if (typeof path !== 'string') return `entry ${JSON.stringify(e)} has no path`;
-    const where = () => `entry ${JSON.stringify(path)}`;
-    if (path.startsWith('/')) return `${where()} is an absolute path; paths are relative to /workspace`;
-    if (path.includes('\0') || path.split('/').some((p) => p === '' || p === '.' || p === '..'))
-      return `${where()} is not a plain relative path (it has empty, \`.\` or \`..\` parts)`;
-    if (entry?.type !== 'file' && entry?.type !== 'dir' && entry?.type !== 'symlink')
-      return `${where()} has an unknown type ${JSON.stringify(entry?.type)}`;
-    if (entry.type === 'file' && !SHA256.test(entry.hash ?? ''))
-      return `${where()} has no sha256 content hash`;
-    if (!Number.isInteger(entry.mode) || (entry.mode as number) < 0 || (entry.mode as number) > 0o7777)
-      return `${where()} has an invalid mode`;
-    if (types.has(path)) return `${where()} is listed twice`;
-    types.set(path, entry.type);
+    if (path.startsWith('/'))
+      return `entry ${JSON.stringify(path)} is an absolute path; paths are relative to /workspace`;
+    if (path.includes('\0') || NOT_PLAIN.test(path))
+      return `entry ${JSON.stringify(path)} is not a plain relative path (it has empty, \`.\` or \`..\` parts)`;
+    const type = entry.type;
+    if (type !== 'file' && type !== 'dir' && type !== 'symlink')
+      return `entry ${JSON.stringify(path)} has an unknown type ${JSON.stringify(type)}`;
+    if (type === 'file' && !SHA256.test(entry.hash ?? ''))
+      return `entry ${JSON.stringify(path)} has no sha256 content hash`;
+    const mode = entry.mode;
+    if (!Number.isInteger(mode) || (mode as number) < 0 || (mode as number) > 0o7777)
+      return `entry ${JSON.stringify(path)} has an invalid mode`;
+    if (types.has(path)) return `entry ${JSON.stringify(path)} is listed twice`;
+    types.set(path, type);
   }
   for (const path of types.keys()) {
     // Every listed ancestor must be a directory: a path below a symlink (or a file) would
-    // be written through it. (Unlisted parents are the restore's to refuse.)
+    // be written through it. (Unlisted parents are the restore's to refuse.) Up to the
+    // nearest listed one: a directory, whose own ancestors its own entry's check covers.
     for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
       const parent = path.slice(0, cut);
       const type = types.get(parent);
-      if (type !== undefined && type !== 'dir')
+      if (type === undefined) continue;
+      if (type !== 'dir')
         return `entry ${JSON.stringify(path)} lies below ${JSON.stringify(parent)}, a ${type} in the manifest (a symlinked parent is never followed)`;
+      break;
     }
   }
   return undefined;
