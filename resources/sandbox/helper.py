@@ -338,11 +338,19 @@ def open_socket(path, token):
         return None, '%s: %s' % (path, e)
 
 
+# A frame whose payload is at most this size leaves in one write: two would let the host
+# wake up for the header alone and again for the rest (a tool call's output, say).
+SEND_JOIN_MAX = 256 * 1024
+
+
 def send(header, payload=b''):
     h = json.dumps(header, separators=(',', ':')).encode('utf-8')
-    write_all(channel_out, struct.pack('>II', len(h), len(payload)) + h)
-    if payload:
-        write_all(channel_out, payload)
+    head = struct.pack('>II', len(h), len(payload)) + h
+    if len(payload) <= SEND_JOIN_MAX:
+        write_all(channel_out, head + payload if payload else head)
+        return
+    write_all(channel_out, head)
+    write_all(channel_out, payload)
 
 
 class ToolErr(Exception):
