@@ -117,8 +117,11 @@ export async function openApp(
   browser: Browser,
   url: string,
   viewport = { width: 1600, height: 1000 },
+  /** Runs on the new page before it loads (e.g. a WebSocket route that holds some frames). */
+  prepare?: (page: Page) => Promise<void>,
 ): Promise<AppPage> {
   const page = await browser.newPage({ viewport });
+  await prepare?.(page);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   // A CSP violation (an inline script, eval) shows only on the console.
