@@ -20,6 +20,12 @@ export type WebSocketFactory = (url: string) => WebSocketLike;
 export interface WebSocketTransport extends Transport {
   /** Closes the socket; pending calls resolve with an error. */
   close(): void;
+  /**
+   * Settles once the socket is open (connecting if it is not), after the calls already
+   * made were sent; rejects when it cannot connect. The window waits on it before loading
+   * its heavy code, which would otherwise hold the socket's open event and so its first call.
+   */
+  connected(): Promise<void>;
 }
 
 const OPEN = 1;
@@ -125,6 +131,9 @@ export function createWebSocketTransport(
     close() {
       socket?.close();
       failAll('the transport was closed');
+    },
+    async connected() {
+      await connect();
     },
   };
 }

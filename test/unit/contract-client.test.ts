@@ -338,4 +338,28 @@ describe('WebSocket transport', () => {
     transport.close();
     expect(await pending).toMatchObject({ ok: false, error: { code: 'internal' } });
   });
+
+  it('connected() settles once the socket is open, after the calls already made were sent (the window loads its code then)', async () => {
+    const fake = fakeSocket();
+    const transport = createWebSocketTransport('ws://x/ws?token=t', () => fake.socket);
+    void transport.call('episode.open', { id: 'b' });
+    expect(fake.sent).toHaveLength(0);
+    await transport.connected();
+    expect(fake.sent.map((f) => (JSON.parse(f) as { op: string }).op)).toEqual(['episode.open']);
+  });
+
+  it('connected() rejects when the socket cannot open', async () => {
+    const handlers: Record<string, (() => void)[]> = {};
+    const socket = {
+      readyState: 0,
+      send: () => undefined,
+      close: () => undefined,
+      addEventListener: (type: string, h: () => void) => {
+        (handlers[type] ??= []).push(h);
+        if (type === 'close') queueMicrotask(() => handlers.close?.forEach((c) => c()));
+      },
+    } as unknown as WebSocketLike;
+    const transport = createWebSocketTransport('ws://x/ws?token=t', () => socket);
+    await expect(transport.connected()).rejects.toThrow(/closed the connection/);
+  });
 });
