@@ -64,57 +64,48 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       ]);
       const app = await web.open(SIZES[0]);
       const layout = new LayoutObject(app.page);
-      await app.library.root.getByTestId('library-agent').fill(r.recipe);
-      await app.library.root.getByTestId('library-model').fill(`scripted:${model}`);
+      await app.library.chooseAgent(r.recipe, { model: `scripted:${model}` });
       await app.library.startTask('hello-python');
-      await app.page.getByTestId('episode-state').waitFor({ timeout: 120_000 });
+      await app.stepper.waitForBranch(120_000);
       await app.settled({ timeoutMs: 120_000 });
 
       // Paused before the answer reaches the agent: the card says what it will run.
-      await app.page.getByTestId('stop-before-answer').check();
+      await app.stepper.stopBeforeAnswer.check();
       await app.page.keyboard.press('F10');
-      const card = app.inspector.root.locator('[data-testid="held-action"][data-stage="before_answer"]');
-      await card.waitFor({ timeout: 120_000 });
+      const card = await app.held.waitFor('before_answer', undefined, 120_000);
       await app.settled({ timeoutMs: 120_000 });
-      await expect(card.locator('h3').textContent()).resolves.toContain(
+      await expect(card.heading.textContent()).resolves.toContain(
         "Paused before the agent gets step 1's answer",
       );
-      const held = card.getByTestId('held-call');
-      await expect(held.innerText()).resolves.toMatch(new RegExp(`The answer asks to run:\\s+${r.tool}`));
-      await expect(card.getByTestId('held-args').innerText()).resolves.toContain(
-        `"${Object.keys(r.args(''))[0]}": "printf`,
+      await expect(card.call.innerText()).resolves.toMatch(
+        new RegExp(`The answer asks to run:\\s+${r.tool}`),
       );
-      expect(await layout.readable(card.locator('h3'))).toBe(true);
-      expect(await layout.onScreen(card.getByTestId('held-edit-arguments'))).toBe(true);
+      await expect(card.args.innerText()).resolves.toContain(`"${Object.keys(r.args(''))[0]}": "printf`);
+      expect(await layout.readable(card.heading)).toBe(true);
+      expect(await layout.onScreen(card.editArgumentsButton)).toBe(true);
       await shots(app, `inside-${r.recipe}-held`);
 
       // Edit the command: checked against the agent's own tool schema, then run.
-      await card.getByTestId('held-edit-arguments').click();
-      const editor = card.getByTestId('held-editor');
-      await expect(editor.inputValue()).resolves.toContain('print(\\"Hello\\")');
-      await editor.fill(JSON.stringify({ nope: 'x' }));
-      await card.getByTestId('held-save').click();
-      const refusal = card.getByTestId('held-error');
-      await refusal.waitFor({ timeout: 20_000 });
-      await expect(refusal.innerText()).resolves.toContain(`${r.tool}:`);
-      await editor.fill(JSON.stringify(r.args(FIXED)));
-      await card.getByTestId('held-save').click();
-      await card.getByTestId('held-edited').waitFor({ timeout: 20_000 });
-      await expect(card.getByTestId('held-args').innerText()).resolves.toContain('EDITED-BY-PERSON');
+      await card.editArguments();
+      await expect(card.editor.inputValue()).resolves.toContain('print(\\"Hello\\")');
+      await card.save(JSON.stringify({ nope: 'x' }));
+      await card.error.waitFor({ timeout: 20_000 });
+      await expect(card.error.innerText()).resolves.toContain(`${r.tool}:`);
+      await card.save(JSON.stringify(r.args(FIXED)));
+      await card.edited.waitFor({ timeout: 20_000 });
+      await expect(card.args.innerText()).resolves.toContain('EDITED-BY-PERSON');
       await shots(app, `inside-${r.recipe}-edited`);
 
       // Give it to the agent, and let the rest run.
-      await app.page.getByTestId('stop-before-answer').uncheck();
-      await card.getByTestId('held-run').click();
+      await app.stepper.stopBeforeAnswer.uncheck();
+      await card.run();
       await app.timeline.waitForStep(1, 120_000);
       await app.settled({ timeoutMs: 120_000 });
       await app.page.keyboard.press('F5');
-      await app.page
-        .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
-        .waitFor({ timeout: 180_000 });
+      await app.stepper.waitForEnd(180_000);
       await app.timeline.waitForStep(3);
       // How it ended, in words (the verifier ran greet.py in the sandbox).
-      await expect(app.page.getByTestId('end-reason').innerText()).resolves.toBe(
+      await expect(app.stepper.endReason.innerText()).resolves.toBe(
         'This episode succeeded: the agent gave its final answer.',
       );
 
@@ -125,15 +116,10 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       expect(row.text).toContain(r.tool);
       expect(row.text).toContain('EDITED-BY-PERSON');
       await app.inspector.tab('output');
-      await app.inspector.root
-        .getByTestId('inspector-stdout')
-        .filter({ hasText: 'EDITED-BY-PERSON' })
-        .waitFor({ timeout: 30_000 });
+      await app.inspector.waitForStdout('EDITED-BY-PERSON', 30_000);
       await shots(app, `inside-${r.recipe}-result`);
       await app.inspector.tab('files');
-      const files = app.inspector.root.getByTestId('inspector-files');
-      await files.waitFor({ timeout: 30_000 });
-      await expect(files.innerText()).resolves.toContain('greet.py');
+      await expect(app.inspector.filesText()).resolves.toContain('greet.py');
       // The file itself on screen (not "Loading editor…"): what the edited command wrote.
       await app.inspector.model('diff-after', (v) => v.includes('sys.argv[1]'), 60_000);
       await shots(app, `inside-${r.recipe}-files`);
@@ -141,10 +127,7 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       await app.inspector.waitForStep(2);
       expect((await app.timeline.rowAt(2)).text).toContain('python3 greet.py World');
       await app.inspector.tab('output');
-      await app.inspector.root
-        .getByTestId('inspector-stdout')
-        .filter({ hasText: 'Hello, World!' })
-        .waitFor({ timeout: 30_000 });
+      await app.inspector.waitForStdout('Hello, World!', 30_000);
       expect(app.errors).toEqual([]);
       await app.page.close();
     }, 900_000);
@@ -157,22 +140,21 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
     ]);
     const app = await web.open(SIZES[0]);
     const layout = new LayoutObject(app.page);
-    const lib = app.library.root;
-    await lib.getByTestId('library-agent').fill('sandbox:python3 /opt/agent/agent.py');
-    await lib.getByTestId('library-model').fill(`scripted:${model}`);
-    // From the task's folder, like a script path: resources/tasks/hello-python/../../agents/python-inside.
-    await lib.getByTestId('library-agent-dir').fill('../../agents/python-inside');
-    const card = lib.locator('[data-testid="library-task"][data-task="hello-python"]');
-    const folder = card.getByTestId('start-agent-folder');
+    await app.library.chooseAgent('sandbox:python3 /opt/agent/agent.py', {
+      model: `scripted:${model}`,
+      // From the task's folder, like a script path: resources/tasks/hello-python/../../agents/python-inside.
+      agentDir: '../../agents/python-inside',
+    });
+    const folder = app.library.startAgentFolder('hello-python');
     await expect(folder.innerText()).resolves.toMatch(
       /^agent files from \/.*\/resources\/agents\/python-inside$/,
     );
-    await card.scrollIntoViewIfNeeded();
+    await app.library.taskCard('hello-python').scrollIntoViewIfNeeded();
     expect(await layout.readable(folder)).toBe(true);
-    await expect(card.getByTestId('start-reads').innerText()).resolves.toBe(`reads ${model}`);
+    await expect(app.library.startReads('hello-python').innerText()).resolves.toBe(`reads ${model}`);
     await shots(app, 'inside-agent-folder-form');
     await app.library.startTask('hello-python');
-    await app.page.getByTestId('episode-state').waitFor({ timeout: 120_000 });
+    await app.stepper.waitForBranch(120_000);
     await app.settled({ timeoutMs: 120_000 });
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1, 120_000);
@@ -180,10 +162,7 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
     expect((await app.timeline.rowAt(1)).text).toContain('ls /opt/agent');
     await app.inspector.waitForStep(1);
     await app.inspector.tab('output');
-    await app.inspector.root
-      .getByTestId('inspector-stdout')
-      .filter({ hasText: 'FROM-THE-FOLDER' })
-      .waitFor({ timeout: 30_000 });
+    await app.inspector.waitForStdout('FROM-THE-FOLDER', 30_000);
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 600_000);

@@ -6,11 +6,11 @@ describe('web mode: a batch', () => {
 
   it('starts a 2-episode batch of hello-python from the library, watches both slots finish, and opens one', async () => {
     const app = await web.open();
-    await app.library.root.getByTestId('library-task').first().waitFor();
+    await app.library.waitForTasks();
     await app.batches.start({ task: 'sample:hello-python', episodes: 2, concurrency: 2 });
 
     // Live progress: the summary appears while the batch runs, then both slots end.
-    await app.batches.root.getByTestId('batch-summary').waitFor({ timeout: 30_000 });
+    await app.batches.waitForSummary();
     const slots = await until(
       () => app.batches.slots(),
       (s) => s.length === 2 && s.every((x) => x.status === 'succeeded'),
@@ -23,17 +23,13 @@ describe('web mode: a batch', () => {
       30_000,
       'batch done',
     );
-    await expect(app.batches.root.getByTestId('batch-success').innerText()).resolves.toBe('100%');
-    await expect(app.batches.root.getByTestId('batch-progress').innerText()).resolves.toBe('done 2/2');
+    await expect(app.batches.summary()).resolves.toEqual({ success: '100%', progress: 'done 2/2' });
     const episodes = slots.map((s) => s.episode);
     expect(new Set(episodes).size).toBe(2);
 
     // Both episodes are in the library.
     await until(
-      () =>
-        app.library.root
-          .locator('[data-testid="library-episode"]')
-          .evaluateAll((els) => els.map((e) => e.getAttribute('data-episode') ?? '')),
+      () => app.library.episodes(),
       (ids) => episodes.every((e) => ids.includes(e)),
       30_000,
       'batch episodes in the library',
@@ -42,9 +38,7 @@ describe('web mode: a batch', () => {
 
     // A slot opens its episode in the timeline.
     await app.batches.openSlot(episodes[1]);
-    await app.library.root
-      .locator(`[data-testid="branch-node"].current[data-branch="${episodes[1]}"]`)
-      .waitFor({ timeout: 30_000 });
+    await app.library.waitForCurrent(episodes[1]);
     await until(
       () => app.timeline.rows(),
       (r) => r.length > 0,

@@ -7,25 +7,16 @@ describe('web mode: a bundled case', () => {
   it('opens in one click with its walkthrough beside the timeline; runs to its QA flag; re-executes identically', async () => {
     const app = await web.open();
     await app.library.openCase('tool-loop-vague-error');
-    const walkthrough = app.page.getByTestId('case-walkthrough');
+    const walkthrough = app.library.walkthrough;
     await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
     await expect(walkthrough.innerText()).resolves.toMatch(/tool-call loop after a vague error/i);
     await app.settled();
 
     // F5 runs the case to its end; the closed branch shows the loop flag on the step it points at.
     await app.page.keyboard.press('F5');
-    await app.page
-      .locator(
-        '[data-testid="stepper-bar"][data-state="none"], [data-testid="stepper-bar"][data-state="ended"]',
-      )
-      .waitFor({
-        timeout: 120_000,
-      });
+    await app.stepper.waitForEnd(120_000);
     const flagged = await until(
-      () =>
-        app.timeline.root
-          .locator('[data-flag="loop"]')
-          .evaluateAll((els) => els.map((e) => e.closest('[data-step]')?.getAttribute('data-step'))),
+      () => app.timeline.flaggedSteps('loop'),
       (steps) => steps.length > 0,
       30_000,
       'loop flag in the timeline',
@@ -38,28 +29,18 @@ describe('web mode: a bundled case', () => {
     await app.screenshot('case-walkthrough-qa-flag');
 
     // Re-execution replay of the closed branch: deterministic commands replay identically.
-    await app.replay.root.getByTestId('replay-verify').click();
-    const report = app.replay.root.getByTestId('replay-report');
-    await report.waitFor({ timeout: 120_000 });
+    const report = await app.replay.reexecute();
     await expect(report.innerText()).resolves.toMatch(/identical to the recording|differ/);
     await app.screenshot('replay-report');
 
     // Reopen the closed branch live at step 2: a fresh sandbox with a terminal into it, steppable again.
     await app.timeline.select(2);
-    await app.replay.root.getByTestId('reopen').click();
-    await app.replay.root
-      .getByTestId('replay-notice')
-      .filter({ hasText: 'reopened at step 2' })
-      .waitFor({ timeout: 60_000 });
-    await app.terminal.root
-      .getByTestId('terminal-mode')
-      .filter({ hasText: 'open' })
-      .waitFor({ timeout: 60_000 });
+    await app.replay.pressReopen();
+    await app.replay.waitForNotice('reopened at step 2');
+    await app.terminal.waitForOpen();
     await app.terminal.run('cat app.py | head -3; echo REOPEN-OK', /REOPEN-OK/);
     await expect(app.sandbox.container()).resolves.toMatch(/^[0-9a-f]{12}$/);
-    await app.page
-      .locator('[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])')
-      .waitFor({ timeout: 30_000 });
+    await app.stepper.waitForStopped();
     expect(app.errors).toEqual([]);
   });
 });

@@ -95,6 +95,58 @@ describe('web mode: a recorded 10,000-step trace', () => {
     expect(app.errors).toEqual([]);
   });
 
+  it('right after it opens, a person who scrolls to the middle keeps their place while the earlier rows arrive, and clicks a row there', async () => {
+    // A fresh window: the open brings the last screenful; the earlier rows page in after it.
+    // Its requests for those pages are held until the person has scrolled, as on a slow machine.
+    const held: string[] = [];
+    let holding = true;
+    const fresh = await openApp(browser, served.url, undefined, (page) =>
+      page.routeWebSocket(/./, (ws) => {
+        const server = ws.connectToServer();
+        ws.onMessage((m) => {
+          const text = String(m);
+          if (holding && text.includes('episode.rows')) held.push(text);
+          else server.send(text);
+        });
+        releaseHeld = () => {
+          holding = false;
+          for (const m of held.splice(0)) server.send(m);
+        };
+      }),
+    );
+    try {
+      await fresh.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`).click();
+      await fresh.timeline.waitForStep(10_000, 30_000);
+      await until(
+        () => Promise.resolve(held.length),
+        (n) => n > 0,
+        30_000,
+        'a page of rows asked for',
+      );
+      // Before the pages have landed (rows still "loading…" above), the person scrolls up.
+      await fresh.timeline.scrollTo(5_000);
+      await fresh.page.locator('[data-testid="timeline-row-arriving"]').first().waitFor({ timeout: 10_000 });
+      releaseHeld();
+      // The pages land; the list stays where the person put it (it does not jump back to the end).
+      await fresh.page
+        .locator('[data-testid="timeline-scroll"][data-arriving="0"]')
+        .waitFor({ timeout: 60_000 });
+      await fresh.timeline.waitForStep(5_000, 30_000);
+      const top = await fresh.page.getByTestId('timeline-scroll').evaluate((el) => el.scrollTop);
+      expect(top).toBe(4_999 * 22);
+      // And the row there holds still for a click: the inspector shows it.
+      await fresh.timeline.row(5_000).click({ timeout: 10_000 });
+      await fresh.inspector.waitForStep(5_000, 30_000);
+      await expect(fresh.timeline.row(5_000).getAttribute('aria-selected')).resolves.toBe('true');
+      expect(fresh.errors).toEqual([]);
+    } finally {
+      await fresh.page.close();
+    }
+  });
+
+  /** Lets the held requests for pages of rows through (set by the route of the fresh window). */
+  let releaseHeld: () => void = () => undefined;
+
   /** True when the step's row lies wholly inside the timeline's scrolling window. */
   function inView(step: number): Promise<boolean> {
     return app.page.evaluate((s) => {

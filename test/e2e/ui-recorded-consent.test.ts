@@ -37,37 +37,28 @@ afterAll(async () => {
 describe('web mode: a recorded task wider than the defaults', () => {
   it('reopen asks first, names what is wider, does nothing on Cancel and reopens on Allow', async () => {
     const app = await openApp(browser!, served!.url, { width: 1024, height: 700 });
-    await app.library.root.locator(`[data-testid="branch-node"][data-branch="${episode}"]`).click();
+    await app.library.openBranch(episode);
     await app.timeline.waitForStep(1);
     await app.timeline.select(1);
 
-    const ask = app.replay.root.getByTestId('consent-ask');
-    await app.replay.root.getByTestId('reopen').click();
+    const ask = app.replay.consentAsk;
+    await app.replay.pressReopen();
     await ask.waitFor({ timeout: 30_000 });
     await expect(ask.innerText()).resolves.toMatch(/sandbox\.limits\.memory "1536m" \(default "1g"\)/);
     await ask.scrollIntoViewIfNeeded();
     await app.screenshot('consent-ask-1024x700');
-    await app.replay.root.getByTestId('consent-deny').click();
-    await app.replay.root
-      .getByTestId('replay-notice')
-      .filter({ hasText: 'not allowed' })
-      .waitFor({ timeout: 10_000 });
+    await app.replay.answerConsent(false);
+    await app.replay.waitForNotice('not allowed', 10_000);
     await expect(ask.count()).resolves.toBe(0);
     expect(await app.library.branches()).toEqual([episode]);
 
     await app.page.setViewportSize({ width: 1920, height: 1080 });
-    await app.replay.root.getByTestId('reopen').click();
+    await app.replay.pressReopen();
     await ask.waitFor({ timeout: 30_000 });
     await app.screenshot('consent-ask-1920x1080');
-    await app.replay.root.getByTestId('consent-allow').click();
-    await app.replay.root
-      .getByTestId('replay-notice')
-      .filter({ hasText: 'reopened at step 1' })
-      .waitFor({ timeout: 60_000 });
-    await app.terminal.root
-      .getByTestId('terminal-mode')
-      .filter({ hasText: 'open' })
-      .waitFor({ timeout: 60_000 });
+    await app.replay.answerConsent(true);
+    await app.replay.waitForNotice('reopened at step 1');
+    await app.terminal.waitForOpen();
     await app.terminal.run('echo REOPEN-$((40+2))', /REOPEN-42/);
     await app.screenshot('consent-allowed-reopened');
     expect(app.errors).toEqual([]);

@@ -28,7 +28,7 @@ afterAll(async () => {
 describe('web mode: the Replay panel words engine errors with its own fields', () => {
   it('a fork that needs an endpoint names the panel’s “Agent” field, not --agent / --base-url', async () => {
     const app = await openApp(browser!, served!.url, { width: 1280, height: 800 });
-    await app.library.root.locator(`[data-testid="branch-node"][data-branch="${episode}"]`).click();
+    await app.library.openBranch(episode);
     await app.timeline.waitForStep(2);
     await app.timeline.select(1);
 

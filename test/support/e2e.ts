@@ -117,8 +117,11 @@ export async function openApp(
   browser: Browser,
   url: string,
   viewport = { width: 1600, height: 1000 },
+  /** Runs on the new page before it loads (e.g. a WebSocket route that holds some frames). */
+  prepare?: (page: Page) => Promise<void>,
 ): Promise<AppPage> {
   const page = await browser.newPage({ viewport });
+  await prepare?.(page);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   // A CSP violation (an inline script, eval) shows only on the console.
@@ -282,6 +285,17 @@ export class BatchesSection extends PanelObject {
   async openSlot(episode: string): Promise<void> {
     await this.root.locator(`[data-testid="batch-slot"][data-episode="${episode}"]`).click();
   }
+  /** Waits for the batch's summary (it shows once the batch runs). */
+  async waitForSummary(ms = 30_000): Promise<void> {
+    await this.root.getByTestId('batch-summary').waitFor({ timeout: ms });
+  }
+  /** The summary's success rate and progress, as shown (`100%`, `done 2/2`). */
+  async summary(): Promise<{ success: string; progress: string }> {
+    return {
+      success: await this.root.getByTestId('batch-success').innerText(),
+      progress: await this.root.getByTestId('batch-progress').innerText(),
+    };
+  }
 }
 
 /** The episode library. */
@@ -290,10 +304,60 @@ export class LibraryPanel extends PanelObject {
     super(page, 'episode-library');
   }
   async startTask(id: string): Promise<void> {
-    await this.root.locator(`[data-testid="library-task"][data-task="${id}"]`).click();
+    await this.taskCard(id).click();
+  }
+  /** A task's card in the start list (click starts it). */
+  taskCard(id: string): Locator {
+    return this.root.locator(`[data-testid="library-task"][data-task="${id}"]`);
+  }
+  /** What a task's card says it will read before the start (`reads /path/to/script`). */
+  startReads(id: string): Locator {
+    return this.taskCard(id).getByTestId('start-reads');
+  }
+  /** Which folder a task's card says a sandbox: agent's files come from. */
+  startAgentFolder(id: string): Locator {
+    return this.taskCard(id).getByTestId('start-agent-folder');
+  }
+  /**
+   * Fills the start form's agent fields: "Agent", and when given "Its model calls answered
+   * by" and "Agent folder" (they show for agents that run their own program).
+   */
+  async chooseAgent(agent: string, options: { model?: string; agentDir?: string } = {}): Promise<void> {
+    await this.root.getByTestId('library-agent').fill(agent);
+    if (options.model !== undefined) await this.root.getByTestId('library-model').fill(options.model);
+    if (options.agentDir !== undefined)
+      await this.root.getByTestId('library-agent-dir').fill(options.agentDir);
   }
   async openCase(id: string): Promise<void> {
     await this.root.locator(`[data-testid="library-case"][data-case="${id}"]`).click();
+  }
+  /** Waits until the start list shows its tasks. */
+  async waitForTasks(ms = 30_000): Promise<void> {
+    await this.root.getByTestId('library-task').first().waitFor({ timeout: ms });
+  }
+  /** Episode ids the list shows. */
+  episodes(): Promise<string[]> {
+    return this.root
+      .locator('[data-testid="library-episode"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-episode') ?? ''));
+  }
+  /** Waits until `branch` is the one open (its node marked current). */
+  async waitForCurrent(branch: string, ms = 30_000): Promise<void> {
+    await this.root
+      .locator(`[data-testid="branch-node"].current[data-branch="${branch}"]`)
+      .waitFor({ timeout: ms });
+  }
+  /** The open case's walkthrough (the drawer below the library). */
+  get walkthrough(): Locator {
+    return this.page.getByTestId('case-walkthrough');
+  }
+  /** A branch's node in the library's trees. */
+  branchNode(branch: string): Locator {
+    return this.root.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
+  }
+  /** Opens a branch from the library's trees (a click on its node). */
+  async openBranch(branch: string): Promise<void> {
+    await this.branchNode(branch).click();
   }
   /** Branch ids shown in the library's trees. */
   branches(): Promise<string[]> {
@@ -338,6 +402,12 @@ export class TimelinePanel extends PanelObject {
   }
   row(step: number): Locator {
     return this.root.locator(`[data-testid="timeline-row"][data-step="${step}"]`);
+  }
+  /** The steps whose rows carry a QA flag of `rule` (as shown), as strings. */
+  flaggedSteps(rule: string): Promise<(string | null)[]> {
+    return this.root
+      .locator(`[data-flag="${rule}"]`)
+      .evaluateAll((els) => els.map((e) => e.closest('[data-step]')?.getAttribute('data-step') ?? null));
   }
   /**
    * The row of step `step` as read from the page. By step number, never by index: the
@@ -403,6 +473,10 @@ export class TerminalPanel extends PanelObject {
   mode(): Promise<string | null> {
     return this.root.getByTestId('terminal-mode').getAttribute('data-mode');
   }
+  /** Waits until the header says the live shell is open (a sandbox is there to type in). */
+  async waitForOpen(ms = 60_000): Promise<void> {
+    await this.root.getByTestId('terminal-mode').filter({ hasText: 'open' }).waitFor({ timeout: ms });
+  }
   async focus(): Promise<void> {
     await this.root.getByTestId('terminal-live').click();
   }
@@ -437,6 +511,12 @@ export class InspectorPanel extends PanelObject {
   /** Waits until the output tab's stdout shows `text` (open the tab first). */
   async waitForStdout(text: string, ms = 20_000): Promise<void> {
     await this.root.getByTestId('inspector-stdout').filter({ hasText: text }).waitFor({ timeout: ms });
+  }
+  /** The Files tab's list of changed files, once shown (open the tab first). */
+  async filesText(ms = 30_000): Promise<string> {
+    const files = this.root.getByTestId('inspector-files');
+    await files.waitFor({ timeout: ms });
+    return files.innerText();
   }
   /** What a person changed before the step ran, beside what the agent had decided. */
   get edit(): Locator {
@@ -537,6 +617,29 @@ export class ReplayPanel extends PanelObject {
   async fork(): Promise<void> {
     await this.root.getByTestId('fork').click();
     await this.root.getByTestId('replay-notice').filter({ hasText: 'forked' }).waitFor({ timeout: 60_000 });
+  }
+  /** The question asked before a sandbox is built from a recorded task wider than the defaults. */
+  get consentAsk(): Locator {
+    return this.root.getByTestId('consent-ask');
+  }
+  /** Answers the consent question. */
+  async answerConsent(allow: boolean): Promise<void> {
+    await this.root.getByTestId(allow ? 'consent-allow' : 'consent-deny').click();
+  }
+  /** Presses "Re-execute replay" and waits for its report. */
+  async reexecute(ms = 120_000): Promise<Locator> {
+    await this.root.getByTestId('replay-verify').click();
+    const report = this.root.getByTestId('replay-report');
+    await report.waitFor({ timeout: ms });
+    return report;
+  }
+  /** Presses "Reopen live here" (no wait: a question may come first). */
+  async pressReopen(): Promise<void> {
+    await this.root.getByTestId('reopen').click();
+  }
+  /** Waits for the panel's notice to say `text`. */
+  async waitForNotice(text: string, ms = 60_000): Promise<void> {
+    await this.root.getByTestId('replay-notice').filter({ hasText: text }).waitFor({ timeout: ms });
   }
   /** The panel's error (its alert), as a person reads it. */
   get error(): Locator {
@@ -898,6 +1001,12 @@ export class StepperBar extends PanelObject {
   async waitForState(state: string, ms = 60_000): Promise<void> {
     await this.page.locator(`[data-testid="stepper-bar"][data-state="${state}"]`).waitFor({ timeout: ms });
   }
+  /** Waits until the stepper is stopped: paused or idle, nothing running. */
+  async waitForStopped(ms = 30_000): Promise<void> {
+    await this.page
+      .locator('[data-testid="stepper-bar"]:is([data-state="paused"], [data-state="idle"])')
+      .waitFor({ timeout: ms });
+  }
   /** Waits until the branch has ended (or none is open any more). */
   async waitForEnd(ms = 60_000): Promise<void> {
     await this.page
@@ -986,8 +1095,12 @@ export class HeldActionCard {
   async run(): Promise<void> {
     await this.runButton.click();
   }
+  /** "Edit arguments". */
+  get editArgumentsButton(): Locator {
+    return this.root.getByTestId('held-edit-arguments');
+  }
   async editArguments(): Promise<void> {
-    await this.root.getByTestId('held-edit-arguments').click();
+    await this.editArgumentsButton.click();
   }
   async editAnswer(): Promise<void> {
     await this.root.getByTestId('held-edit-answer').click();

@@ -40,6 +40,23 @@ describe('pane sizes', () => {
     expect(fitPanes(DEFAULT_PANES, 3840, 2160)).toEqual(DEFAULT_PANES);
   });
 
+  it('leave the library more than half the left column when a case walkthrough is open', () => {
+    for (const [w, h] of [
+      [1024, 700],
+      [1280, 800],
+      [1920, 1080],
+    ]) {
+      const body = h - 37;
+      for (const wanted of [DEFAULT_PANES, { ...DEFAULT_PANES, walkthrough: 5000 }]) {
+        const s = fitPanes(wanted, w, h);
+        expect(s.walkthrough, `${w}×${h} walkthrough`).toBeLessThanOrEqual(Math.round(body * 0.42));
+        expect(body - s.walkthrough, `${w}×${h} library`).toBeGreaterThan(body / 2);
+      }
+    }
+    // At 1280×800 the library had ~330 px beside the walkthrough's 380; now ~410.
+    expect(763 - fitPanes(DEFAULT_PANES, 1280, 800).walkthrough).toBeGreaterThanOrEqual(440);
+  });
+
   it('are remembered, and a corrupt or partial entry falls back to the defaults', () => {
     const store = new Map<string, string>();
     const storage = {

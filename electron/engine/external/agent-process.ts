@@ -98,14 +98,60 @@ export class StepStream {
 }
 
 /**
+ * What an agent's process wrote, as both kinds of process keep it (on the host,
+ * {@link AgentProcess}; inside the sandbox, `InsideAgentProcess`): each stream per step,
+ * bounded, streamed to a listener as written, and the stderr tail its exit reports.
+ */
+export class ProcessOutput {
+  private tail = Buffer.alloc(0);
+  private readonly stdout = new StepStream();
+  private readonly stderr = new StepStream();
+
+  constructor(private readonly listener?: OutputListener) {}
+
+  /** Takes a chunk the process wrote: kept for the step, passed on to the listener. */
+  add(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    if (stream === 'stderr') this.noteStderr(chunk);
+    const { text, hitCap } = this[stream].add(chunk);
+    if (text || hitCap) this.listener?.(stream, text, hitCap);
+  }
+
+  /** Adds to the stderr tail only (why the process could not start). */
+  noteStderr(chunk: Buffer): void {
+    this.tail = Buffer.concat([this.tail, chunk]).subarray(-STDERR_TAIL_BYTES);
+  }
+
+  /** The last {@link STDERR_TAIL_BYTES} of stderr. */
+  stderrTail(): string {
+    return this.tail.toString('utf8');
+  }
+
+  /** What the process wrote since the last call (per step, each stream bounded). */
+  take(): AgentOutput {
+    const out = this.stdout.take();
+    const err = this.stderr.take();
+    return {
+      stdout: out.text,
+      stderr: err.text,
+      bytes: { stdout: out.bytes, stderr: err.bytes },
+      truncated: { stdout: out.truncated, stderr: err.truncated },
+    };
+  }
+}
+
+/** A process's output since the last take, or null when it wrote nothing (the harness records it per step). */
+export function writtenSince(proc: { takeOutput(): AgentOutput } | null): AgentOutput | null {
+  const out = proc?.takeOutput();
+  return out && (out.bytes.stdout > 0 || out.bytes.stderr > 0) ? out : null;
+}
+
+/**
  * The user's agent program: `sh -c CMD` in its own process group (so stopping it stops
  * everything it started), output kept per step and streamed to listeners.
  */
 export class AgentProcess {
   private readonly child: ChildProcess;
-  private stderrTail = Buffer.alloc(0);
-  private readonly stdoutStep = new StepStream();
-  private readonly stderrStep = new StepStream();
+  private readonly output: ProcessOutput;
   readonly exited: Promise<AgentExit>;
   private done: AgentExit | null = null;
 
@@ -113,24 +159,21 @@ export class AgentProcess {
     readonly command: string,
     cwd: string,
     env: Record<string, string>,
-    private readonly onOutput?: OutputListener,
+    onOutput?: OutputListener,
   ) {
+    this.output = new ProcessOutput(onOutput);
     this.child = spawn('sh', ['-c', command], {
       cwd,
       env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    this.child.stdout?.on('data', (b: Buffer) => this.output('stdout', b));
-    this.child.stderr?.on('data', (b: Buffer) => this.output('stderr', b));
+    this.child.stdout?.on('data', (b: Buffer) => this.output.add('stdout', b));
+    this.child.stderr?.on('data', (b: Buffer) => this.output.add('stderr', b));
     this.exited = new Promise((resolve) => {
-      this.child.on('error', (e) => {
-        this.stderrTail = Buffer.concat([this.stderrTail, Buffer.from(`\n${e.message}`)]).subarray(
-          -STDERR_TAIL_BYTES,
-        );
-      });
+      this.child.on('error', (e) => this.output.noteStderr(Buffer.from(`\n${e.message}`)));
       this.child.on('close', (code, signal) => {
-        this.done = { code, signal, stderrTail: this.stderrTail.toString('utf8') };
+        this.done = { code, signal, stderrTail: this.output.stderrTail() };
         resolve(this.done);
       });
     });
@@ -147,14 +190,7 @@ export class AgentProcess {
 
   /** What the process wrote since the last call (per step, each stream bounded). */
   takeOutput(): AgentOutput {
-    const out = this.stdoutStep.take();
-    const err = this.stderrStep.take();
-    return {
-      stdout: out.text,
-      stderr: err.text,
-      bytes: { stdout: out.bytes, stderr: err.bytes },
-      truncated: { stdout: out.truncated, stderr: err.truncated },
-    };
+    return this.output.take();
   }
 
   /** Stops the process group: SIGTERM, then SIGKILL after a grace. */
@@ -181,12 +217,5 @@ export class AgentProcess {
       if ((e as NodeJS.ErrnoException).code !== 'ESRCH')
         log.warn(`cannot signal agent ${pid}: ${(e as Error).message}`);
     }
-  }
-
-  private output(stream: 'stdout' | 'stderr', chunk: Buffer): void {
-    if (stream === 'stderr')
-      this.stderrTail = Buffer.concat([this.stderrTail, chunk]).subarray(-STDERR_TAIL_BYTES);
-    const { text, hitCap } = (stream === 'stdout' ? this.stdoutStep : this.stderrStep).add(chunk);
-    if (text || hitCap) this.onOutput?.(stream, text, hitCap);
   }
 }

@@ -1,29 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
-import type { TraceEvent } from '../../../shared/trace-events.js';
-import {
-  AgentEnded,
-  AgentFailure,
-  type Agent,
-  type ChatMessage,
-  type DecideContext,
-  type DecideInput,
-  type Decision,
-} from '../agents/agent.js';
-import { assertNever } from '../../../shared/assert-never.js';
-import { assistantMessage } from '../harness/conversation.js';
-import { Listeners } from '../harness/listeners.js';
-import {
-  AgentProcess,
-  agentEnvironment,
-  type AgentExit,
-  type AgentOutput,
-  type OutputListener,
-} from './agent-process.js';
+import { AgentFailure } from '../agents/agent.js';
+import type { Agent, ChatMessage, DecideContext, DecideInput, Decision } from '../agents/agent.js';
+import { AgentProcess, agentEnvironment } from './agent-process.js';
 import {
   recordedStep,
   requestDifference,
@@ -32,12 +14,9 @@ import {
   type RecordedToolAnswer,
 } from './fast-forward.js';
 import { McpHttpServer } from './mcp-server.js';
-import { ModelEndpoint, type AssistantAnswer, type ModelCall } from './model-endpoint.js';
-
-/** How long an agent may take to exit after a final answer before the episode ends without it. */
-const FINAL_EXIT_GRACE_MS = 10_000;
-/** How long an agent may take to exit after the endpoint told it the episode ended. */
-const END_GRACE_MS = 1_000;
+import { ModelEndpoint, type ModelCall } from './model-endpoint.js';
+import { ProgramAgent, diverged, injectionsAfter, toAnswer, wakeFailure } from './program-agent.js';
+import type { Wake } from './program-agent.js';
 
 /** A tool call of the agent, waiting for the step whose results answer it. */
 interface HeldCall {
@@ -54,13 +33,6 @@ interface AnswerPool {
   readonly fastForward: boolean;
 }
 
-/** Something that ends a wait for the agent's next model call. */
-type Wake =
-  | { kind: 'call'; call: ModelCall }
-  | { kind: 'exit'; exit: AgentExit }
-  | { kind: 'deadline' }
-  | { kind: 'diverged'; failure: AgentFailure };
-
 /**
  * The user's own agent program (`exec:CMD`), stepped through the two servers of the
  * contract: its model calls arrive at the episode's model endpoint and are answered by
@@ -71,38 +43,25 @@ type Wake =
  * (a fork, a rollback) is fast-forwarded: its first model and tool calls are answered
  * from the recording, and one that differs stops it as `diverged`.
  */
-export class ExecAgent implements Agent {
+export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
   readonly kind = 'exec' as const;
-  private readonly token = randomBytes(24).toString('base64url');
-  private endpoint: ModelEndpoint | null = null;
   private mcp: McpHttpServer | null = null;
-  private proc: AgentProcess | null = null;
   private tools: readonly OpenAiTool[] = [];
   private pool: AnswerPool | null = null;
   private held: HeldCall[] = [];
-  private stashed: ModelCall | null = null;
-  /** The model call whose answer waits for the harness to deliver it. */
-  private undelivered: ModelCall | null = null;
   private divergence: AgentFailure | null = null;
   private wakeDivergence: ((f: AgentFailure) => void) | null = null;
   private tempDir: string | null = null;
-  private disposed = false;
-  private readonly outputListeners = new Listeners<Parameters<OutputListener>>();
 
   constructor(
-    readonly spec: string,
+    spec: string,
     readonly command: string,
     /** What answers the model calls (`--model`). */
-    readonly source: Agent,
+    source: Agent,
     /** The model name to serve instead of the source's (a replay serves the recorded one). */
-    private readonly servedModel?: string,
-  ) {}
-
-  /** The model name the endpoint serves (`STEPBOX_MODEL`). */
-  get modelName(): string {
-    if (this.servedModel) return this.servedModel;
-    const named = this.source.describe().model;
-    return typeof named === 'string' && named !== '' ? named : `stepbox-${this.source.kind}`;
+    servedModel?: string,
+  ) {
+    super(spec, source, servedModel);
   }
 
   /** The URLs and token of the running servers (tests and the bench call them directly). */
@@ -121,57 +80,12 @@ export class ExecAgent implements Agent {
     this.pool = null;
     const injected = injectionsAfter(ctx.history, k - 1);
     const agentMessages = call.body.messages as ChatMessage[];
-    const body = { ...call.body, messages: [...agentMessages, ...injected] };
-    const tools = Array.isArray(call.body.tools) ? (call.body.tools as OpenAiTool[]) : [];
-    let decision: Decision;
-    try {
-      decision = await this.source.decide({ step: k, messages: body.messages, tools, signal: input.signal });
-    } catch (e) {
-      call.fail(502, 'model_source_failed', `stepbox: the model source failed: ${(e as Error).message}`);
-      throw e;
-    }
-    // The answer goes to the agent when the harness delivers it: after a stop before the
-    // answer or the tools, with a person's edit applied, so what it gets is what is recorded.
-    this.undelivered = call;
-    const deliver = async (message: { content: string | null; tool_calls?: unknown }) => {
-      if (this.undelivered !== call) return;
-      this.undelivered = null;
-      const answer = toAnswer(message, k);
-      call.answer(answer, decision.usage);
-      if (!answer.tool_calls) await this.awaitExitAfterFinal(ctx);
-    };
-    return {
-      ...decision,
-      deliver,
-      request: body,
-      requestMeta: {
-        api: call.api,
-        ...(call.api !== 'chat.completions' ? { received: call.raw } : {}),
-        injected: injected.length,
-        ...(decision.request !== undefined ? { forwarded: decision.request } : {}),
-      },
-    };
-  }
-
-  /** The agent's stdout and stderr as they are written (the window streams them); returns an unsubscribe. */
-  onOutput(listener: OutputListener): () => void {
-    return this.outputListeners.add(listener);
-  }
-
-  /** What the process wrote since the last call (the harness records it per step), or null when nothing. */
-  takeOutput(): AgentOutput | null {
-    const out = this.proc?.takeOutput();
-    return out && (out.bytes.stdout > 0 || out.bytes.stderr > 0) ? out : null;
+    return this.decideFor(call, input, ctx, [...agentMessages, ...injected], injected.length);
   }
 
   /** Tool calls of the agent waiting for their step's results (it is blocked on them). */
   pendingToolCalls(): number {
     return this.held.length;
-  }
-
-  /** Decisions made so far: the model source's (its cursor), for rollbacks and forks. */
-  consumed(): number {
-    return (this.source as { consumed?: () => number }).consumed?.() ?? 0;
   }
 
   describe(): Record<string, unknown> {
@@ -197,13 +111,7 @@ export class ExecAgent implements Agent {
       await this.launch({ step: steps + 1, messages: [], tools }, ctx);
       // The last step's tool results go back too; a final answer lets the agent exit.
       this.offer(steps, toolAnswersAt(ctx.history, steps), true);
-      const stop = new AbortController();
-      await Promise.race([
-        (this.proc as AgentProcess).exited,
-        (this.endpoint as ModelEndpoint).next(stop.signal).catch(() => undefined),
-        delay(FINAL_EXIT_GRACE_MS),
-      ]);
-      stop.abort();
+      await this.callOrExit();
       return this.divergence ? (this.divergence.details as unknown as AgentDivergence) : null;
     } catch (e) {
       if (e instanceof AgentFailure && e.endReason === 'diverged')
@@ -214,22 +122,12 @@ export class ExecAgent implements Agent {
     }
   }
 
-  /** Answers the pending model call with `episode_ended`, gives the process a moment, then stops its group. */
-  async dispose(reason: string): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.endpoint?.end(reason);
-    this.stashed?.fail(409, 'episode_ended', `stepbox: the episode has ended (${reason}); exit now`);
-    this.stashed = null;
-    this.undelivered?.fail(409, 'episode_ended', `stepbox: the episode has ended (${reason}); exit now`);
-    this.undelivered = null;
+  protected override beforeStop(reason: string): void {
     for (const h of this.held.splice(0))
       h.resolve(toolFailure('cancelled', `the episode has ended (${reason})`));
-    if (this.proc) {
-      await Promise.race([this.proc.exited, delay(END_GRACE_MS)]);
-      await this.proc.stop();
-    }
-    await this.endpoint?.close();
+  }
+
+  protected override async afterStop(): Promise<void> {
     await this.mcp?.close();
     if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
   }
@@ -344,66 +242,16 @@ export class ExecAgent implements Agent {
     const stashed = this.stashed;
     this.stashed = null;
     const wake = stashed ? { kind: 'call' as const, call: stashed } : await this.wait(ctx, signal);
-    switch (wake.kind) {
-      case 'call':
-        return wake.call;
-      case 'diverged':
-        throw wake.failure;
-      case 'exit':
-        throw exitOutcome(wake.exit);
-      case 'deadline': {
-        const stepMs = ctx.task.timeouts.step_hard * 1000;
-        if (ctx.episodeLeftMs <= stepMs)
-          throw new AgentEnded('episode_timeout', 'the episode timeout passed while the agent was working');
-        throw new AgentFailure(
-          'agent_timeout',
-          `the agent made no model call within the hard step timeout (${ctx.task.timeouts.step_hard} s)`,
-        );
-      }
-      default:
-        return assertNever(wake, 'wake');
-    }
+    if (wake.kind === 'call') return wake.call;
+    throw wakeFailure(wake, ctx);
   }
 
-  private async wait(ctx: DecideContext, signal?: AbortSignal): Promise<Wake> {
-    const stop = new AbortController();
-    const onAbort = () => stop.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const ms = Math.max(1, Math.min(ctx.episodeLeftMs, ctx.task.timeouts.step_hard * 1000));
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race<Wake>([
-        (this.endpoint as ModelEndpoint).next(stop.signal).then((call) => ({ kind: 'call', call })),
-        (this.proc as AgentProcess).exited.then((exit) => ({ kind: 'exit', exit })),
-        new Promise<Wake>((resolve) => {
-          timer = setTimeout(() => resolve({ kind: 'deadline' }), ms);
-        }),
-        new Promise<Wake>((resolve) => {
-          this.wakeDivergence = (failure) => resolve({ kind: 'diverged', failure });
-        }),
-        new Promise<Wake>((_, reject) => {
-          stop.signal.addEventListener('abort', () =>
-            reject(
-              new AgentFailure('stopped', 'the exec agent was stopped while waiting for its model call'),
-            ),
-          );
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      this.wakeDivergence = null;
-      signal?.removeEventListener('abort', onAbort);
-      stop.abort();
-    }
-  }
-
-  /** After a final answer the agent should exit: a non-zero exit is an agent error, a new model call is kept. */
-  private async awaitExitAfterFinal(ctx: DecideContext): Promise<void> {
-    this.stashed = await exitAfterFinal(
-      (this.proc as AgentProcess).exited,
-      this.endpoint as ModelEndpoint,
-      ctx.episodeLeftMs,
-    );
+  private wait(ctx: DecideContext, signal?: AbortSignal): Promise<Wake> {
+    const divergence = new Promise<Wake>((resolve) => {
+      this.wakeDivergence = (failure) => resolve({ kind: 'diverged', failure });
+    });
+    const ms = Math.min(ctx.episodeLeftMs, ctx.task.timeouts.step_hard * 1000);
+    return this.waitForCall(ms, signal, [divergence]).finally(() => (this.wakeDivergence = null));
   }
 }
 
@@ -413,88 +261,4 @@ export interface AgentDivergence {
   readonly field: string;
   readonly recorded: unknown;
   readonly actual: unknown;
-}
-
-/** The messages stepbox adds to the agent's next request: injections and warnings recorded after step `step`. */
-export function injectionsAfter(history: readonly TraceEvent[], step: number): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  for (const e of history) {
-    if (e.step !== step) continue;
-    if (e.type === 'injected') out.push({ role: e.role, content: e.content });
-    else if (e.type === 'warning' && e.observation)
-      out.push({ role: 'user', content: `[stepbox warning] ${e.message}` });
-  }
-  return out;
-}
-
-/** A model answer as the agent gets it: tool calls with ids and string arguments. */
-export function toAnswer(
-  message: { content: string | null; tool_calls?: unknown },
-  step: number,
-): AssistantAnswer {
-  const m = assistantMessage(message, step);
-  return m.tool_calls && m.tool_calls.length > 0
-    ? { content: m.content, tool_calls: m.tool_calls }
-    : { content: m.content ?? '' };
-}
-
-/**
- * After a final answer the agent should exit (exec: and sandbox: agents alike): waits up to
- * the grace period; a non-zero exit is an agent error; a model call made meanwhile is
- * returned to be answered next.
- */
-export async function exitAfterFinal(
-  exited: Promise<AgentExit>,
-  endpoint: ModelEndpoint,
-  episodeLeftMs: number,
-): Promise<ModelCall | null> {
-  const stop = new AbortController();
-  const ms = Math.max(1, Math.min(episodeLeftMs, FINAL_EXIT_GRACE_MS));
-  try {
-    const wake = await Promise.race([
-      exited.then((exit) => ({ kind: 'exit' as const, exit })),
-      endpoint
-        .next(stop.signal)
-        .then((call) => ({ kind: 'call' as const, call }))
-        .catch(() => ({ kind: 'none' as const })),
-      delay(ms).then(() => ({ kind: 'none' as const })),
-    ]);
-    if (wake.kind === 'exit' && wake.exit.code !== 0) throw exitOutcome(wake.exit);
-    return wake.kind === 'call' ? wake.call : null;
-  } finally {
-    stop.abort();
-  }
-}
-
-/** Exit 0 ends the episode normally (the verifier runs); anything else is `agent_exit` with the stderr tail. */
-export function exitOutcome(exit: AgentExit): Error {
-  if (exit.code === 0) return new AgentEnded('agent_exited', 'the agent exited 0');
-  const how = exit.code !== null ? `exited with code ${exit.code}` : `was killed by ${exit.signal}`;
-  return new AgentFailure(
-    'agent_exit',
-    `the agent ${how}; its last stderr: ${exit.stderrTail.trim() || '(empty)'}`,
-    {
-      exit_code: exit.code,
-      signal: exit.signal,
-      stderr_tail: exit.stderrTail,
-    },
-  );
-}
-
-/** The failure that ends a branch whose re-run agent asked what the recording cannot answer. */
-export function diverged(
-  step: number,
-  what: string,
-  diff: { field: string; recorded: unknown; actual: unknown },
-): AgentFailure {
-  return new AgentFailure(
-    'diverged',
-    `diverged at step ${step}: the agent's ${what} differs from the recording at ${diff.field}`,
-    { diverged_at: step, field: diff.field, recorded: diff.recorded, actual: diff.actual },
-  );
-}
-
-/** Resolves after `ms` without keeping the process alive. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms).unref());
 }

@@ -1,25 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { assertNever } from '../../../shared/assert-never.js';
 import { SANDBOX_ENV } from '../../../shared/constants.js';
 import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolCall } from '../../../shared/trace-events.js';
-import {
-  AgentEnded,
-  AgentFailure,
-  type Agent,
-  type ChatMessage,
-  type DecideContext,
-  type DecideInput,
-  type Decision,
-} from '../agents/agent.js';
+import { AgentFailure } from '../agents/agent.js';
+import type { Agent, ChatMessage, DecideContext, DecideInput, Decision } from '../agents/agent.js';
 import { AGENT_DIR, agentFiles, type AgentFiles } from '../sandbox/agent-files.js';
 import { snapshotAt } from '../trace/lineage.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
-import { Listeners } from '../harness/listeners.js';
-import type { AgentExit, AgentOutput, OutputListener } from './agent-process.js';
-import { delay, diverged, exitAfterFinal, exitOutcome, injectionsAfter, toAnswer } from './exec-agent.js';
 import { recordedStep } from './fast-forward.js';
 import { InsideAgentProcess } from './inside-agent-process.js';
 import {
@@ -31,11 +19,9 @@ import {
   type Normaliser,
 } from './inside-outputs.js';
 import { ModelEndpoint, type ModelCall } from './model-endpoint.js';
+import { ProgramAgent, diverged, injectionsAfter, toAnswer, wakeFailure } from './program-agent.js';
+import type { Wake } from './program-agent.js';
 
-/** How long an agent may take to exit after a final answer before the episode ends without it. */
-const FINAL_EXIT_GRACE_MS = 10_000;
-/** How long an agent may take to exit after the endpoint told it the episode ended. */
-const END_GRACE_MS = 1_000;
 /** What an auxiliary call gets when the model source is a script (it answers the main loop only). */
 const AUXILIARY_ANSWER = 'stepbox';
 
@@ -54,9 +40,6 @@ export interface InsideLaunch {
   readonly recipe?: string;
 }
 
-/** Something that ends a wait for the agent's next model call. */
-type Wake = { kind: 'call'; call: ModelCall } | { kind: 'exit'; exit: AgentExit } | { kind: 'deadline' };
-
 /**
  * An agent program that runs its own tools, run inside the episode's sandbox
  * (`sandbox:CMD`, recipes such as `codex`): `sh -c CMD` as the sandbox user in
@@ -70,40 +53,27 @@ type Wake = { kind: 'call'; call: ModelCall } | { kind: 'exit'; exit: AgentExit 
  * that differs is drift (recorded, the branch goes on), a request the recording cannot
  * answer ends it as `diverged`.
  */
-export class SandboxAgent implements Agent {
+export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Agent {
   readonly kind = 'sandbox' as const;
   readonly reExecutes = true;
-  private readonly token = randomBytes(24).toString('base64url');
-  private endpoint: ModelEndpoint | null = null;
-  private proc: InsideAgentProcess | null = null;
-  private stashed: ModelCall | null = null;
   /** Why the agent made no next call, seen while waiting for its tool outputs. */
   private ended: Wake | null = null;
-  private undelivered: ModelCall | null = null;
   private mainModel: string | null = null;
   private notes: NewTraceEvent[] = [];
   /** Step whose tool outputs the next main call carries and must be compared (after a re-run), or 0. */
   private compareAt = 0;
-  private disposed = false;
-  private readonly outputListeners = new Listeners<Parameters<OutputListener>>();
   private readonly normalise: Normaliser;
 
   constructor(
-    readonly spec: string,
+    spec: string,
     readonly launchSpec: InsideLaunch,
     /** What answers the model calls (`--model`). */
-    readonly source: Agent,
-    private readonly servedModel?: string,
+    source: Agent,
+    servedModel?: string,
   ) {
+    super(spec, source, servedModel);
     const patterns = launchSpec.volatile.map((p) => new RegExp(p, 'gm'));
     this.normalise = (text) => patterns.reduce((t, re) => t.replace(re, '<volatile>'), text);
-  }
-
-  /** The model name the endpoint serves (`STEPBOX_MODEL`). */
-  get modelName(): string {
-    if (this.servedModel) return this.servedModel;
-    const named = this.source.describe().model;
-    return typeof named === 'string' && named !== '' ? named : `stepbox-${this.source.kind}`;
   }
 
   /** The files the sandbox must hold at /opt/agent (its config carries them), or null. */
@@ -135,52 +105,15 @@ export class SandboxAgent implements Agent {
     const injected = injectionsAfter(ctx.history, k - 1);
     const messages = [...overridden.messages, ...injected];
     const tools = Array.isArray(call.body.tools) ? (call.body.tools as OpenAiTool[]) : [];
-    let decision: Decision;
-    try {
-      decision = await this.source.decide({ step: k, messages, tools, signal: input.signal });
-    } catch (e) {
-      call.fail(502, 'model_source_failed', `stepbox: the model source failed: ${(e as Error).message}`);
-      throw e;
-    }
-    this.undelivered = call;
-    const deliver = async (message: { content: string | null; tool_calls?: unknown }) => {
-      if (this.undelivered !== call) return;
-      this.undelivered = null;
-      const answer = toAnswer(message, k);
-      call.answer(answer, decision.usage);
-      if (!answer.tool_calls) await this.awaitExitAfterFinal(ctx);
-    };
+    const decision = await this.decideFor(call, input, ctx, messages, injected.length, {
+      ...(overridden.replaced > 0 ? { overridden: overridden.replaced } : {}),
+    });
     return {
       ...decision,
-      deliver,
       tools,
       external: (calls, hardMs) => this.toolOutputs(calls, hardMs, ctx, input.signal),
       notes: this.notes.splice(0),
-      request: { ...call.body, messages },
-      requestMeta: {
-        api: call.api,
-        ...(call.api !== 'chat.completions' ? { received: call.raw } : {}),
-        injected: injected.length,
-        ...(overridden.replaced > 0 ? { overridden: overridden.replaced } : {}),
-        ...(decision.request !== undefined ? { forwarded: decision.request } : {}),
-      },
     };
-  }
-
-  /** The agent's stdout and stderr as they are written; returns an unsubscribe. */
-  onOutput(listener: OutputListener): () => void {
-    return this.outputListeners.add(listener);
-  }
-
-  /** What the process wrote since the last call, or null when nothing. */
-  takeOutput(): AgentOutput | null {
-    const out = this.proc?.takeOutput();
-    return out && (out.bytes.stdout > 0 || out.bytes.stderr > 0) ? out : null;
-  }
-
-  /** Decisions made so far: the model source's (its cursor), for rollbacks and forks. */
-  consumed(): number {
-    return (this.source as { consumed?: () => number }).consumed?.() ?? 0;
   }
 
   describe(): Record<string, unknown> {
@@ -206,13 +139,7 @@ export class SandboxAgent implements Agent {
     try {
       await this.launch({ step: steps + 1, messages: [], tools: [] }, ctx);
       // The last answer went out; a final one lets the agent exit, a tool call's outputs come next.
-      const stop = new AbortController();
-      const next = await Promise.race([
-        (this.proc as InsideAgentProcess).exited.then(() => null),
-        (this.endpoint as ModelEndpoint).next(stop.signal).catch(() => null),
-        delay(FINAL_EXIT_GRACE_MS).then(() => null),
-      ]);
-      stop.abort();
+      const next = await this.callOrExit();
       if (next) {
         this.stashed = next;
         await this.compare(steps, next, ctx);
@@ -225,22 +152,6 @@ export class SandboxAgent implements Agent {
     } finally {
       await this.dispose('replayed');
     }
-  }
-
-  /** Answers what waits with `episode_ended`, gives the process a moment, then stops it and its bridge. */
-  async dispose(reason: string): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    this.endpoint?.end(reason);
-    for (const c of [this.stashed, this.undelivered])
-      c?.fail(409, 'episode_ended', `stepbox: the episode has ended (${reason}); exit now`);
-    this.stashed = null;
-    this.undelivered = null;
-    if (this.proc) {
-      await Promise.race([this.proc.exited, delay(END_GRACE_MS)]);
-      await this.proc.stop();
-    }
-    await this.endpoint?.close();
   }
 
   /** Starts the endpoint and the agent inside the sandbox, then re-runs the steps already recorded. */
@@ -388,23 +299,9 @@ export class SandboxAgent implements Agent {
   }
 
   private wakeFailure(wake: Wake, ctx: DecideContext): Error {
-    switch (wake.kind) {
-      case 'call':
-        return new AgentFailure('internal', 'unexpected model call');
-      case 'exit':
-        return exitOutcome(wake.exit);
-      case 'deadline': {
-        const stepMs = ctx.task.timeouts.step_hard * 1000;
-        if (ctx.episodeLeftMs <= stepMs)
-          return new AgentEnded('episode_timeout', 'the episode timeout passed while the agent was working');
-        return new AgentFailure(
-          'agent_timeout',
-          `the agent made no model call within the hard step timeout (${ctx.task.timeouts.step_hard} s)`,
-        );
-      }
-      default:
-        return assertNever(wake, 'wake');
-    }
+    return wake.kind === 'call'
+      ? new AgentFailure('internal', 'unexpected model call')
+      : wakeFailure(wake, ctx);
   }
 
   /** Waits for a main-loop call, its exit or `ms`; auxiliary calls are answered and noted at `step`. */
@@ -416,7 +313,7 @@ export class SandboxAgent implements Agent {
   ): Promise<Wake> {
     const deadline = performance.now() + Math.max(1, Math.min(ctx.episodeLeftMs, ms));
     for (;;) {
-      const wake = await this.wait(signal, Math.max(1, deadline - performance.now()));
+      const wake = await this.waitForCall(deadline - performance.now(), signal);
       if (wake.kind !== 'call' || !this.auxiliary(wake.call)) return wake;
       await this.answerAuxiliary(wake.call, step ?? this.lastStep(ctx));
     }
@@ -463,39 +360,5 @@ export class SandboxAgent implements Agent {
       request: call.body,
       answer: content,
     } as NewTraceEvent);
-  }
-
-  private async wait(signal: AbortSignal | undefined, ms: number): Promise<Wake> {
-    const stop = new AbortController();
-    const onAbort = () => stop.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race<Wake>([
-        (this.endpoint as ModelEndpoint).next(stop.signal).then((call) => ({ kind: 'call', call })),
-        (this.proc as InsideAgentProcess).exited.then((exit) => ({ kind: 'exit', exit })),
-        new Promise<Wake>((resolve) => {
-          timer = setTimeout(() => resolve({ kind: 'deadline' }), ms);
-        }),
-        new Promise<Wake>((_, reject) => {
-          stop.signal.addEventListener('abort', () =>
-            reject(new AgentFailure('stopped', 'the agent was stopped while waiting for its model call')),
-          );
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      stop.abort();
-    }
-  }
-
-  /** After a final answer the agent should exit: a non-zero exit is an agent error, a new model call is kept. */
-  private async awaitExitAfterFinal(ctx: DecideContext): Promise<void> {
-    this.stashed = await exitAfterFinal(
-      (this.proc as InsideAgentProcess).exited,
-      this.endpoint as ModelEndpoint,
-      ctx.episodeLeftMs,
-    );
   }
 }

@@ -94,6 +94,10 @@ export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneS
     rightBottom: Math.round(
       clamp(sizes.rightBottom, MIN.bottom, Math.max(MIN.bottom, Math.min(body - MIN.top, body * 0.42))),
     ),
-    walkthrough: Math.round(clamp(sizes.walkthrough, MIN.walkthrough, Math.max(MIN.walkthrough, body - 160))),
+    // The walkthrough drawer too (at most 42% of the column): the library above it (Running,
+    // the episodes, the other cases) keeps more than half, ~410 px at 1280×800, ~355 at 1024×700.
+    walkthrough: Math.round(
+      clamp(sizes.walkthrough, MIN.walkthrough, Math.max(MIN.walkthrough, Math.min(body - 160, body * 0.42))),
+    ),
   };
 }

@@ -260,13 +260,23 @@ export function Timeline() {
     overscan: 5,
   });
 
+  // The viewed step and its list index the list was last brought to.
+  const placed = useRef<{ step: number; index: number } | null>(null);
+
   // Keep the viewed step on screen: while following a live run, and while scrubbing.
   useEffect(() => {
     if (viewed === null || shown.length === 0) return;
     const found = indexOfStep(shown, viewed);
     const index = found < 0 ? -1 : lead + found;
     const el = scrollRef.current;
-    if (index >= 0 && el) {
+    // Only when the viewed step or its place in the list changed. A page of earlier rows
+    // landing gives new rows but moves nothing (they fill placeholders): bringing the step
+    // back into view then yanked a person who had scrolled away right after the open back to
+    // the end, once per page, under their pointer (issue 19.10).
+    const moved = placed.current?.step !== viewed || placed.current.index !== index;
+    // A step the filter hid is brought back into view when it shows again.
+    placed.current = index >= 0 ? { step: viewed, index } : null;
+    if (moved && index >= 0 && el) {
       // Rows have one fixed height: the offset is arithmetic, from where the list is (our last
       // write until its scroll event arrives, then the virtualizer's) and the window's height as
       // the virtualizer measured it. Reading the element instead forced a layout per move.
@@ -381,6 +391,8 @@ export function Timeline() {
         // A Tab stop of its own only while the viewed row is filtered out or not drawn.
         tabIndex={viewedShown ? -1 : 0}
         onKeyDown={onGridKey}
+        // Rows still to arrive above the loaded ones (tests wait for 0).
+        data-arriving={before}
         onScroll={() => {
           written.current = null;
         }}
