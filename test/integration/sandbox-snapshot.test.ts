@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-s
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import { diffEntries, treeHashOf } from '../../electron/engine/sandbox/manifest.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
 import { useTestProvider, describeDocker } from '../support/docker.js';
@@ -13,6 +15,83 @@ import { useTestProvider, describeDocker } from '../support/docker.js';
 /** A listing of /workspace that sees everything a snapshot must keep (types, modes, links, contents). */
 const LISTING =
   'cd /workspace && find . -mindepth 1 -printf "%y %m %p %s %l\\n" | sort && find . -type f -print0 | sort -z | xargs -0r sha256sum';
+
+/** Runs a program as root in the container, outside the helper (the test's own hand). */
+function asRoot(sb: DockerSandbox, cmd: string[]): string {
+  return execFileSync('docker', ['exec', '-u', '0:0', '-w', '/', sb.id, ...cmd], { encoding: 'utf8' }).trim();
+}
+
+/**
+ * Runs a program as root with CAP_SYS_PTRACE (which nothing in the sandbox has: not the
+ * agent, not the helper) in the sandbox's pid namespace: a container of the same image that
+ * shares it and is gone when the program ends.
+ */
+function withPtrace(sb: DockerSandbox, [program, ...args]: string[]): string {
+  return execFileSync(
+    'docker',
+    ['run', '--rm', '--pid', `container:${sb.id}`, '--cap-add', 'SYS_PTRACE', '--network', 'none'].concat(
+      ['-u', '0:0', '--entrypoint', program!, SANDBOX_IMAGE],
+      args,
+    ),
+    { encoding: 'utf8' },
+  ).trim();
+}
+
+/**
+ * Gives process argv[1] (waiting in a syscall) one more thread, parked in pause(), by
+ * ptrace: it injects a clone(CLONE_THREAD) at the syscall instruction, points the new
+ * thread at pause() and puts the process back into the syscall it was in. Prints the tid.
+ */
+const ADD_THREAD = String.raw`import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.restype = ctypes.c_long
+libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+class Regs(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_ulonglong) for n in (
+        'r15 r14 r13 r12 rbp rbx r11 r10 r9 r8 rax rcx rdx rsi rdi orig_rax rip cs eflags rsp ss '
+        'fs_base gs_base ds es fs gs').split()]
+def pt(req, pid, addr=0, data=0):
+    r = libc.ptrace(req, pid, addr, data)
+    if r == -1 and ctypes.get_errno():
+        raise OSError(ctypes.get_errno(), 'ptrace %d' % req)
+    return r
+def regs(pid):
+    r = Regs(); pt(12, pid, 0, ctypes.addressof(r)); return r
+def wait(pid):
+    _, status = os.waitpid(pid, 0x40000000)  # __WALL
+    return status
+pid = int(sys.argv[1])
+pt(16, pid)  # ATTACH
+wait(pid)
+pt(0x4200, pid, 0, 0x8)  # SETOPTIONS: TRACECLONE
+saved = regs(pid)
+sc = saved.rip - 2
+ctypes.set_errno(0)
+word = pt(1, pid, sc) & 0xffff  # PEEKTEXT
+assert word == 0x050f, hex(word)  # stopped in a syscall (bash waiting on its read)
+stack = (saved.rsp - 0x10000) & ~0xf
+r = Regs.from_buffer_copy(saved)
+r.rax, r.orig_rax, r.rip = 56, 2**64 - 1, sc  # clone(...)
+r.rdi, r.rsi, r.rdx, r.r10, r.r8 = 0x50f00, stack, 0, 0, 0
+pt(13, pid, 0, ctypes.addressof(r))
+pt(7, pid)  # CONT to the clone event
+wait(pid)
+msg = ctypes.c_ulong()
+pt(0x4201, pid, 0, ctypes.addressof(msg))  # GETEVENTMSG: the new thread's id
+tid = msg.value
+wait(tid)
+c = regs(tid)
+c.rax, c.orig_rax, c.rip, c.rsp = 34, 2**64 - 1, sc, stack  # pause(): it waits, doing nothing
+pt(13, tid, 0, ctypes.addressof(c))
+pt(17, tid)  # DETACH the thread
+pt(24, pid)  # SYSCALL: to the clone's exit
+wait(pid)
+back = Regs.from_buffer_copy(saved)
+back.rip, back.rax = sc, saved.orig_rax  # the read again, as it was
+pt(13, pid, 0, ctypes.addressof(back))
+pt(17, pid)
+print(tid)
+`;
 
 describeDocker('docker sandbox snapshots', () => {
   const provider = useTestProvider();
@@ -498,4 +577,59 @@ describeDocker('docker sandbox snapshots', () => {
     // A second snapshot of the same tree sends nothing.
     expect((await sb.snapshot(store)).bytes).toBe(0);
   });
+
+  // A restore stages blobs with the helper's idle shells alive. Sealed (see SEALED in
+  // helper.py) and still one thread each, nothing of the agent's can have shaped them to
+  // write later, so they are kept: killing them and waiting for new ones was most of a
+  // restore's time. One that is not as it started is replaced before anything is staged.
+  const idleShells = () =>
+    asRoot(sb, ['pgrep', '-u', '1000', '-f', '# zygote']).split('\n').filter(Boolean).sort();
+  // As helper.py decides SEALED: an isolated helper on a host that keeps the seal.
+  const sealed = () => sb.isolated && asRoot(sb, ['cat', '/proc/sys/fs/suid_dumpable']) !== '1';
+  const stagedRestore = async () => {
+    await sh('echo one > /workspace/reuse.txt');
+    const store = new MemorySnapshotStore();
+    const snap = await sb.snapshot(store);
+    // The restore must stage a blob (the old content) after a call ran.
+    await sh('echo two > /workspace/reuse.txt');
+    return async () => {
+      const info = await sb.restore(store, await store.getManifest(snap.manifest));
+      expect(info.treeHash).toBe(snap.treeHash);
+      expect(info.written).toBeGreaterThan(0);
+    };
+  };
+
+  it('a restore keeps the sealed idle shells it found (same pids before and after)', async () => {
+    const restore = await stagedRestore();
+    const before = idleShells();
+    expect(before.length).toBeGreaterThan(0);
+    await restore();
+    const after = idleShells();
+    if (sealed()) {
+      // The pool may have been refilled meanwhile (a shell more); none it had is gone.
+      expect(after).toEqual(expect.arrayContaining(before));
+    } else {
+      // Where the host voids the seal (fs.suid_dumpable = 1) they are still replaced.
+      expect(after.filter((pid) => before.includes(pid))).toEqual([]);
+    }
+  });
+
+  // ADD_THREAD speaks x86-64's registers and syscall numbers.
+  it.skipIf(process.arch !== 'x64')(
+    'a restore replaces the idle shells when one is no longer one thread (the attacker side)',
+    async () => {
+      const restore = await stagedRestore();
+      const before = idleShells();
+      expect(before.length).toBeGreaterThan(0);
+      // The test's own hand (root with CAP_SYS_PTRACE, which nothing in the sandbox has)
+      // gives one idle shell a second thread, parked in pause(): what a shell shaped to
+      // write later would look like. The restore must trust none of them.
+      const tid = withPtrace(sb, ['python3', '-I', '-S', '-c', ADD_THREAD, before[0]!]);
+      expect(asRoot(sb, ['ls', `/proc/${before[0]}/task`]).split('\n')).toContain(tid);
+      await restore();
+      const after = idleShells();
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.filter((pid) => before.includes(pid))).toEqual([]);
+    },
+  );
 });
