@@ -9,15 +9,17 @@ describeDocker('stepbox sandbox selftest', () => {
       encoding: 'utf8',
       timeout: 240_000,
     });
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
+    // The report first: when a check does not hold, its detail (what it saw) is the failure,
+    // not the one-line summary on stderr.
     const report = JSON.parse(r.stdout) as {
       ok: boolean;
       checks: { id: string; ok: boolean; detail: string }[];
     };
     expect(report.checks.map((c) => c.id)).toEqual([...SELFTEST_CHECKS]);
-    for (const c of report.checks) expect(c, c.detail).toMatchObject({ ok: true });
+    for (const c of report.checks) expect(c, `${c.id}: ${c.detail}`).toMatchObject({ ok: true });
     expect(report.ok).toBe(true);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
   });
 
   it('exits 3 with the fix when no engine answers, 2 on a bad option', () => {
