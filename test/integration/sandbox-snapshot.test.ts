@@ -614,8 +614,9 @@ describeDocker('docker sandbox snapshots', () => {
     }
   });
 
-  // ADD_THREAD speaks x86-64's registers and syscall numbers.
-  it.skipIf(process.arch !== 'x64')(
+  // ADD_THREAD speaks x86-64's registers and syscall numbers: skipped elsewhere on a laptop,
+  // but under CI an untested attack must fail the run, not pass it quietly.
+  it.skipIf(process.arch !== 'x64' && !process.env.CI)(
     'a restore replaces the idle shells when one is no longer one thread (the attacker side)',
     async () => {
       const restore = await stagedRestore();
