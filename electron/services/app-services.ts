@@ -155,7 +155,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
             };
       // A case that runs several episodes (state leaking between them) runs the first ones
       // to their end; the last opens live, where its flag shows.
-      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false, options, count - 1);
+      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false, options, count - 1, r.stop_points);
     },
     'episode.step': (r) => episodes.step(r.id),
     'episode.run': (r) => episodes.run(r.id, r.wait ?? false),

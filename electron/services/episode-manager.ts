@@ -119,6 +119,7 @@ export class EpisodeManager {
     run: boolean,
     agentOptions: AgentOptions = {},
     leadIn = 0,
+    stopPoints: Partial<StopPoints> = {},
   ) {
     const controller = await this.harness.start({
       taskPath,
@@ -127,6 +128,8 @@ export class EpisodeManager {
       agentOptions,
       ...(leadIn > 0 ? { leadIn } : {}),
     });
+    // Before the first step: set after the start answered, a run had already passed them.
+    if (Object.values(stopPoints).some((on) => on)) controller.setStopPoints(stopPoints);
     const info = this.adopt(controller);
     if (run) this.runInBackground(this.entry(controller.branch));
     return run ? this.info(this.entry(controller.branch)) : info;

@@ -149,6 +149,11 @@ export const OPERATIONS = {
       agent: z.string().min(1).optional(),
       agent_options: AgentOptions.optional(),
       breakpoints: z.array(Breakpoint).optional(),
+      /**
+       * Pause switches on from the start (the window's session switches): set before the first
+       * step, so a `run` cannot pass a stop they ask for.
+       */
+      stop_points: StopPoints.partial().optional(),
       /** Run immediately (F5) instead of stopping after setup. Default false. */
       run: z.boolean().optional(),
     }),

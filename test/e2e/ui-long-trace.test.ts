@@ -144,6 +144,51 @@ describe('web mode: a recorded 10,000-step trace', () => {
     }
   });
 
+  it('right after it opens, "go to step" reaches a step whose row is still arriving (no "No step 13 here")', async () => {
+    // The open brought the last screenful; the pages before it are held, as on a loaded machine
+    // (a full CI run typed 13 before they landed and was told "No step 13 here: steps 9801–10000").
+    const held: string[] = [];
+    let release: () => void = () => undefined;
+    const fresh = await openApp(browser, served.url, undefined, (page) =>
+      page.routeWebSocket(/./, (ws) => {
+        const server = ws.connectToServer();
+        let holding = true;
+        ws.onMessage((m) => {
+          const text = String(m);
+          if (holding && text.includes('episode.rows')) held.push(text);
+          else server.send(text);
+        });
+        release = () => {
+          holding = false;
+          for (const m of held.splice(0)) server.send(m);
+        };
+      }),
+    );
+    try {
+      await fresh.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`).click();
+      await fresh.timeline.waitForStep(10_000, 30_000);
+      await until(() => Promise.resolve(held.length), (n) => n > 0, 30_000, 'a page of rows asked for');
+      await fresh.page.getByTestId('timeline-goto').fill('13');
+      await fresh.page.getByTestId('timeline-goto').press('Enter');
+      // The inspector shows step 13 while its row is still on its way.
+      await fresh.inspector.waitForStep(13, 30_000);
+      await expect(fresh.page.getByTestId('timeline-goto-message').count()).resolves.toBe(0);
+      release();
+      // Its row lands selected and in view.
+      const row = fresh.page.locator('[data-testid="timeline-row"][data-step="13"][aria-selected="true"]');
+      await row.waitFor({ timeout: 60_000 });
+      // A step the branch does not have is still refused, with its range.
+      await fresh.page.getByTestId('timeline-goto').fill('20000');
+      await fresh.page.getByTestId('timeline-goto').press('Enter');
+      await expect(fresh.page.getByTestId('timeline-goto-message').innerText()).resolves.toMatch(
+        /No step 20000 here: steps \d+–10000/,
+      );
+      expect(fresh.errors).toEqual([]);
+    } finally {
+      await fresh.page.close();
+    }
+  });
+
   /** Lets the held requests for pages of rows through (set by the route of the fresh window). */
   let releaseHeld: () => void = () => undefined;
 

@@ -83,6 +83,23 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     });
   });
 
+  it('a start carries pause switches: set before its first step, shown in the state it answers', async () => {
+    const started = value(
+      await rig.client.episode.start({
+        task: { kind: 'sample', id: 'hello' },
+        stop_points: { before_tool: true },
+      }),
+    );
+    expect(started.stop_points).toEqual({ before_tool: true, before_answer: false });
+    const plain = value(await rig.client.episode.start({ task: { kind: 'sample', id: 'hello' } }));
+    expect(plain.stop_points).toEqual({ before_tool: false, before_answer: false });
+    const bad = await rig.client.episode.start({
+      task: { kind: 'sample', id: 'hello' },
+      stop_points: { before_lunch: true },
+    } as never);
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+  });
+
   it('stop points and changes of a held step cross as typed operations, refusals as data', async () => {
     const { client } = rig;
     const started = value(await client.episode.start({ task: { kind: 'sample', id: 'hello' } }));

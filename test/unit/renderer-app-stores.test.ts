@@ -45,6 +45,43 @@ describe('app stores wiring', () => {
     stores.dispose();
   });
 
+  it('a start sends the session’s pause switches and breakpoints, so a case run at once pauses at its first tool (not after the window set them)', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    fake.on('episode.setStopPoints', (r) => ({
+      episode: 'ep1',
+      branch: r.id,
+      state: 'paused',
+      step: 0,
+      reason: null,
+      stop_points: { before_tool: r.stop_points.before_tool ?? false, before_answer: false },
+    }));
+    fake.on('episode.setBreakpoints', (r) => ({ breakpoints: r.breakpoints }));
+    fake.on('episode.start', () => ({
+      episode: 'ep2',
+      branch: 'b-new',
+      state: 'running',
+      step: 0,
+      reason: null,
+    }));
+    // The new episode ran to its end before the window opened it, its sandbox already returned.
+    fake.on('episode.open', () => episodeView(3, { state: null }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    await stores.stepper.getState().setStopPoint('before_tool', true);
+    await stores.stepper.getState().setBreakpoints([{ kind: 'step', step: 2 }]);
+    const task = { id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null };
+    expect(await stores.episodes.getState().startTask(task)).toBe('b-new');
+    expect(fake.callsOf('episode.start').at(-1)).toMatchObject({
+      stop_points: { before_tool: true },
+      breakpoints: [{ kind: 'step', step: 2 }],
+    });
+    // The switch still shows ticked on the recorded branch: it is the person's, for what starts next.
+    await until(() => stores.stepper.getState().load === 'ready');
+    expect(stores.stepper.getState().stopPoints.before_tool).toBe(true);
+    stores.dispose();
+  });
+
   it('asks before a start stops the live episode shown only when it has work: a step taken, running or held', async () => {
     const fake = createFakeBackend();
     fake.on('episode.stepDetail', (req) => stepDetail(req.step));

@@ -10,6 +10,9 @@ export function TimelineTools(props: {
   readonly rows: readonly StepRow[];
   readonly filter: RowFilter;
   readonly shown: number;
+  /** The branch's first step and how many rows before the loaded ones are still arriving. */
+  readonly firstStep: number;
+  readonly arriving: number;
   readonly onFilter: (f: RowFilter) => void;
   readonly onGoTo: (step: number) => void;
 }) {
@@ -17,15 +20,20 @@ export function TimelineTools(props: {
   const [message, setMessage] = useState<string | null>(null);
   // Memoized: the rows change per step, not per selection (10,000 rows on every arrow press otherwise).
   const tools = useMemo(() => [...new Set(props.rows.flatMap((r) => r.tools))].sort(), [props.rows]);
-  const first = props.rows[0]?.step ?? 0;
+  const loadedFirst = props.rows[0]?.step ?? 0;
+  const first = props.arriving > 0 ? props.firstStep : loadedFirst;
   const last = props.rows[props.rows.length - 1]?.step ?? 0;
+  // A step whose row is still arriving is a step of the branch: going there selects it now
+  // (the inspector loads it on its own) and the list brings it into view when its page lands.
+  // Refusing it made "go to 13" say "No step 13 here: steps 101–300" right after an open.
+  const arrivingStep = (step: number) => props.arriving > 0 && step >= first && step < loadedFirst;
   const go = () => {
     const step = Number(goTo.trim());
     if (goTo.trim() === '' || !Number.isInteger(step)) {
       setMessage('Type a step number.');
       return;
     }
-    if (!props.rows.some((r) => r.step === step)) {
+    if (!arrivingStep(step) && !props.rows.some((r) => r.step === step)) {
       setMessage(props.rows.length ? `No step ${step} here: steps ${first}–${last}.` : 'No steps yet.');
       return;
     }

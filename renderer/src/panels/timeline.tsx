@@ -15,6 +15,7 @@ import {
   rowsWithHeld,
   selectDecisionCount,
   selectRolledBackTo,
+  selectFirstStep,
   selectViewedStep,
 } from '../stores/stepper/stepper-store';
 import { countOf } from '../../../shared/count-of';
@@ -246,6 +247,7 @@ export function Timeline() {
   // loaded ones, so the list has its full length and nothing moves as they come. A filter
   // looks at the loaded rows only.
   const before = useSlice('stepper', (s) => s.rowsBefore);
+  const firstStep = useSlice('stepper', selectFirstStep);
   const lead = isFilterEmpty(filter) ? before : 0;
   // Set when the keyboard moved the selection: focus follows it once the row is drawn.
   const focusFollows = useRef(false);
@@ -458,7 +460,15 @@ export function Timeline() {
       }
     >
       {rows.length > 0 ? (
-        <TimelineTools rows={rows} filter={filter} shown={shown.length} onFilter={setFilter} onGoTo={goTo} />
+        <TimelineTools
+          rows={rows}
+          filter={filter}
+          shown={shown.length}
+          firstStep={firstStep}
+          arriving={before}
+          onFilter={setFilter}
+          onGoTo={goTo}
+        />
       ) : null}
       <FlagList flags={flags} onJump={goTo} />
       {branches.length > 1 ? <BranchTree branches={branches} current={branch} /> : null}

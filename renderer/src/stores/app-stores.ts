@@ -57,17 +57,22 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     void candidates.getState().discard();
     open(branch);
   };
-  const episodes = createEpisodesStore(client, startedFromLibrary, () => {
-    const s = stepper.getState();
-    return s.branch !== null && s.live
-      ? {
-          branch: s.branch,
-          task: s.view?.summary.task ?? s.branch,
-          steps: selectLastStep(s),
-          working: s.state === 'running' || selectLastStep(s) > 0 || s.held !== null,
-        }
-      : null;
-  });
+  const episodes = createEpisodesStore(
+    client,
+    startedFromLibrary,
+    () => {
+      const s = stepper.getState();
+      return s.branch !== null && s.live
+        ? {
+            branch: s.branch,
+            task: s.view?.summary.task ?? s.branch,
+            steps: selectLastStep(s),
+            working: s.state === 'running' || selectLastStep(s) > 0 || s.held !== null,
+          }
+        : null;
+    },
+    () => stepper.getState().sessionSwitches(),
+  );
   const terminal = createTerminalStore(client);
   const picker = createPickerStore(client);
   const inspector = createInspectorStore(client);

@@ -8,6 +8,8 @@ import type {
   TaskSummary,
 } from '../../../../shared/contract/models';
 import { errorText } from '../result';
+import { NO_STOP_POINTS, type StopPoints } from '../../../../shared/held-action';
+import type { Breakpoint } from '../../../../shared/breakpoints';
 
 /** A case's two variants: as it ships (broken) and with its fix applied. */
 export type CaseVariant = 'broken' | 'fixed';
@@ -138,6 +140,11 @@ export function createEpisodesStore(
   client: StepboxClient,
   onOpen: (branch: string) => void = () => {},
   leaving: () => LeftEpisode | null = () => null,
+  /** The window's session switches: a start sends them, so the episode has them from its first step. */
+  switches: () => { readonly stopPoints: StopPoints; readonly breakpoints: readonly Breakpoint[] } = () => ({
+    stopPoints: NO_STOP_POINTS,
+    breakpoints: [],
+  }),
 ): EpisodesStore {
   let generation = 0;
   let wholeGeneration = 0;
@@ -171,8 +178,14 @@ export function createEpisodesStore(
       const model = agent && runsOwnProgramSpec(agent) ? get().model.trim() : '';
       const agentDir = agent && runsInSandboxSpec(agent) ? get().agentDir.trim() : '';
       const agentOptions = { ...(model ? { model } : {}), ...(agentDir ? { agent_dir: agentDir } : {}) };
+      // Sent with the start, not set after it: a case that runs at once (F5) had passed the
+      // stop a person asked for before the window could set it (it then showed unticked).
+      const { stopPoints, breakpoints } = switches();
+      const on = (Object.keys(stopPoints) as (keyof StopPoints)[]).filter((k) => stopPoints[k]);
       const res = await client.episode.start({
         task,
+        ...(on.length ? { stop_points: Object.fromEntries(on.map((k) => [k, true])) } : {}),
+        ...(breakpoints.length ? { breakpoints: [...breakpoints] } : {}),
         ...(agent ? { agent } : {}),
         ...(model || agentDir ? { agent_options: agentOptions } : {}),
         ...(run ? { run: true } : {}),

@@ -54,6 +54,8 @@ export interface StepperState {
 
 /** What the stepper does. */
 export interface StepperActions {
+  /** The person's pause switches and breakpoints for the session: a new episode starts with them. */
+  sessionSwitches(): { readonly stopPoints: StopPoints; readonly breakpoints: readonly Breakpoint[] };
   open(branch: string): Promise<void>;
   /** Reloads the open branch (after a fork or rollback changed it). */
   reload(): Promise<void>;
@@ -309,7 +311,10 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         state: stateOfView(v),
         stopReason: v.state ? describeStop(v.state) : null,
         ...stopWhy(v.state),
-        stopPoints: v.state?.stop_points ?? NO_STOP_POINTS,
+        // A branch not live shows the person's switches (a recorded one has none to show; they
+        // apply to what starts next): ticked a moment ago, they must not look unticked.
+        stopPoints:
+          v.state && v.state.state !== 'ended' ? (v.state.stop_points ?? NO_STOP_POINTS) : session.stopPoints,
         held: v.state?.held ?? null,
         breakpoints: keepSelection || v.breakpoints.length ? v.breakpoints : session.breakpoints,
         selectedStep: keepSelection ? get().selectedStep : null,
@@ -366,6 +371,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     };
     return {
       ...initial,
+      sessionSwitches: () => session,
       async open(branch) {
         pending = [];
         fold = liveRowsOf([]);
