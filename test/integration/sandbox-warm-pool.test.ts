@@ -66,7 +66,7 @@ describeDocker('warm pool on docker', () => {
     await pool.release(sb);
   });
 
-  it('a sandbox that verified keeps its next verifier runner across the reset (root, out of reach, used by the next verification); an episode without a verifier lets it go before its setup', async () => {
+  it('a recycled sandbox that verified has its next verifier runner waiting (root, out of reach, used by the next verification, started beside the last one); an episode without a verifier lets it go before its setup', async () => {
     const sb = (await pool.acquire(config)) as DockerSandbox;
     const home = tempHome(provider());
     /** Pids of waiting verifier runners, seen as root from outside the helper; async, so the host's own exec of one can proceed. */
@@ -106,11 +106,15 @@ describeDocker('warm pool on docker', () => {
         sb,
       );
       expect(fails).toMatchObject({ success: false, exit_code: 1, ran: { channel: 'exec', uid: 1000 } });
-      expect(await runners()).toEqual([]);
+      // Used once: gone. A recycled sandbox's next runner started beside that verification,
+      // outlived its kill of the agent's processes, and outlives the reset.
+      const next = await waitForRunner();
+      expect(next).not.toContain(runner);
+      expect(next).toHaveLength(1);
       // Recycled again into an episode of a task without a verifier: its setup (and every
       // step after) finds no runner, as in a fresh sandbox.
       await sb.reset();
-      await waitForRunner();
+      expect(await runners()).toEqual(next);
       const noVerifier = task({
         name: 'no-verifier',
         goal: 'look around',

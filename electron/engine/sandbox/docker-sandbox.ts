@@ -592,11 +592,18 @@ export class DockerSandbox implements Sandbox {
     if (this.lost) throw this.lost;
     const ahead = await this.takeVerifierRunner();
     this.verified = true;
+    // Recycled (see reset): the next episode's runner starts beside this verification, so it
+    // is up by that episode's end even when its steps take less than an exec's start (a
+    // runner started at the reset was still starting at the verification under load). Root,
+    // it outlives this verification's kill of every process of the agent's.
+    if (this.recycled) this.prepareVerifier();
     return runVerifierExec(this.engine, this.id, request, this.config.limits.outputBytes, ahead);
   }
 
   /** Whether a verification ran since the last {@link reset}: the sandbox's next episode likely has one too. */
   private verified = false;
+  /** Whether this sandbox was reset (recycled) at least once: it likely will be again. */
+  private recycled = false;
 
   /** A runner started ahead (see {@link prepareVerifier}), or a new one, held until the next verification. */
   private verifierRunner: Promise<VerifierRunner | undefined> | undefined;
@@ -692,6 +699,7 @@ export class DockerSandbox implements Sandbox {
     // until its arguments come; an episode without a verifier lets it go before its setup.
     if (this.verified) this.prepareVerifier();
     this.verified = false;
+    this.recycled = true;
   }
 
   /**
