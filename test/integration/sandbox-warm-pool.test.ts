@@ -13,6 +13,9 @@ import { script, task, tempHome } from '../support/harness.js';
 const execFileAsync = promisify(execFile);
 
 /** A shell loop printing the pids of waiting verifier runners (`# stepbox verifier runner` is the first line of their program). */
+/** A shell loop printing the pids of the helper's idle shells (`# zygote` ends their bash's command). */
+const ZYGOTE_PIDS =
+  'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^/[^ ]*bash -c .*# zygote " && echo ${d#/proc/}; done';
 const RUNNER_PIDS =
   'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^python3 -I -S -c # stepbox verifier runner" && echo ${d#/proc/}; done';
 
@@ -137,6 +140,42 @@ describeDocker('warm pool on docker', () => {
     } finally {
       await pool.release(sb);
       home.cleanup();
+    }
+  });
+
+  it("a verifier's kill of the agent's processes starts no idle shells until the host asks for something; the next call runs", async () => {
+    const sb = (await pool.acquire(config)) as DockerSandbox;
+    /** The helper's idle shells (bash waiting for a call, `# zygote` in its command line). */
+    const idleShells = async () =>
+      (
+        await execFileAsync(
+          'docker',
+          ['exec', '-u', '0:0', '-w', '/', sb.id, '/bin/sh', '-c', `${ZYGOTE_PIDS}; true`],
+          { encoding: 'utf8' },
+        )
+      ).stdout
+        .split('\n')
+        .filter(Boolean);
+    try {
+      await sb.exec({ command: 'echo ok > out.txt', timeoutMs: 30_000 });
+      await sb.sessionState();
+      expect(await idleShells()).toHaveLength(2);
+      const verdict = await runVerifier(
+        { verifier: { command: 'grep -qx ok out.txt', timeout: 30 } } as unknown as Task,
+        sb,
+      );
+      // Both idle shells were the agent's: killed before the verifier ran (and none started
+      // in their place to be killed again after it, or by the reset that follows).
+      expect(verdict).toMatchObject({ success: true, ran: { killed: 2 } });
+      expect(await idleShells()).toEqual([]);
+      const r = await sb.exec({ command: 'cat out.txt', timeoutMs: 30_000 });
+      expect(r).toMatchObject({ ok: true, exit_code: 0, stdout: 'ok\n' });
+      // The host asked: the pool is filled again.
+      await sb.sessionState();
+      for (let i = 0; i < 200 && (await idleShells()).length < 2; i++);
+      expect(await idleShells()).toHaveLength(2);
+    } finally {
+      await pool.release(sb);
     }
   });
 });
