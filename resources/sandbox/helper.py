@@ -618,6 +618,12 @@ class Shells:
         # gave: an unchanged dump (the usual case) is not parsed again.
         self.dump = None
         self.dump_env = None
+        # What every idle shell's environment holds once started (a sealed one loses some
+        # names), one dict for them all: the script prefix below is cached against it.
+        self.zygote_env = {k: v for k, v in base.items() if not secure_exec_drops(k)} if SEALED else base
+        # The start of a call's script for one session (env and cwd; see script_prefix).
+        self.prefix_for = None
+        self.prefix = ''
         self.execs = 0  # calls started (a call's command may be all builtins of a shell already there)
         # Every pid the helper started itself, and those since staging began (see Restorer).
         self.started = set()
@@ -632,34 +638,32 @@ class Shells:
         if fresh:
             self.counter += 1
             marker = 'f%d' % self.counter
-            env, cwd = dict(self.base_env), WORKSPACE
+            env, cwd = self.base_env, WORKSPACE
         else:
             last = self.env.get(MARKER, '0')
             marker = req.get('retry_marker') or str(int(last) + 1 if last.isdigit() else 1)
             self.env[MARKER] = marker
-            env, cwd = dict(self.env), self.cwd
-        env[MARKER] = marker
+            env, cwd = self.env, self.cwd
         z = self.take_zygote()
-        lines = []
-        gone = [k for k in z.env if k not in env and NAME_RE.match(k)]
-        if gone:
-            lines.append('builtin unset %s 2>/dev/null\n' % ' '.join(gone))
-        for k, v in env.items():
-            if NAME_RE.match(k) and z.env.get(k) != v:
-                lines.append('builtin export %s=%s 2>/dev/null\n' % (k, sq(v)))
-        lines.append('builtin cd -- %s 2>/dev/null || builtin cd /workspace 2>/dev/null\n' % sq(cwd))
-        lines.append(TRAP)
+        marker_line = ('builtin export %s=%s 2>/dev/null\n' % (MARKER, sq(marker))
+                       if z.env.get(MARKER) != marker else '')
         # bash variables end at a NUL, as `read -d ''` of the command did.
-        lines.append('__stepbox_c=%s\n' % sq(req['command'].split('\0', 1)[0]))
-        script = ''.join(lines).encode('utf-8', 'surrogateescape')
-        if len(script) > PIPE_SCRIPT_MAX:
+        script = (self.script_prefix(z.env, env, cwd) + marker_line + TRAP
+                  + '__stepbox_c=%s\n' % sq(req['command'].split('\0', 1)[0])).encode('utf-8', 'surrogateescape')
+        via_file = len(script) > PIPE_SCRIPT_MAX
+        if via_file:
             with as_helper():
                 write_file(z.base + '.sh', script, 0o644 if ISOLATED else 0o600)
             script = ('builtin . %s\n' % sq(z.base + '.sh')).encode('utf-8', 'surrogateescape')
         oom_before = self.oom.read()
         call = Call(self, req, z, marker, fresh, oom_before)
+        call.script_file = via_file
         self.calls[z.pid] = call
         call.register()
+        # The command's own time (its reply's duration_ms) runs from here, the script handed
+        # to the shell, to the helper seeing the shell gone (see Call.on_exit): the helper's
+        # own work before and after is the call's overhead, never the command's.
+        call.start = time.monotonic()
         try:
             os.write(z.go_w, script)
         except OSError as e:
@@ -668,12 +672,33 @@ class Shells:
         os.close(z.go_w)
         z.go_w = None
 
+    def script_prefix(self, zenv, env, cwd):
+        """The lines that turn an idle shell's environment `zenv` into the session's (`env`,
+        every name but the call marker, and `cwd`): computed again only when the session
+        changed. The session's env dict is replaced whenever it changes (save_state,
+        set_session, reset), never changed in place but for the marker, so its identity
+        (held here, never an id() that a new dict could reuse) stands for its content."""
+        key = self.prefix_for
+        if key is not None and key[0] is zenv and key[1] is env and key[2] == cwd:
+            return self.prefix
+        lines = []
+        gone = [k for k in zenv if k not in env and k != MARKER and NAME_RE.match(k)]
+        if gone:
+            lines.append('builtin unset %s 2>/dev/null\n' % ' '.join(gone))
+        for k, v in env.items():
+            if k != MARKER and NAME_RE.match(k) and zenv.get(k) != v:
+                lines.append('builtin export %s=%s 2>/dev/null\n' % (k, sq(v)))
+        lines.append('builtin cd -- %s 2>/dev/null || builtin cd /workspace 2>/dev/null\n' % sq(cwd))
+        self.prefix = ''.join(lines)
+        self.prefix_for = (zenv, env, cwd)
+        return self.prefix
+
     def take_zygote(self):
         """A ready shell (alive), or a new one when none is."""
         while self.zygotes:
             z = self.zygotes.pop(0)
-            if z.pidfd is not None:
-                self.sel.unregister(z.pidfd)
+            # Its pidfd stays registered: the call's register() gives it the call's callback
+            # (no epoll syscall); a shell not used is unregistered here.
             if z.alive():
                 if not self.limits_intact(z.pid):
                     # A command of the agent's lowered its limits (prlimit needs only the same
@@ -683,6 +708,8 @@ class Shells:
                         os.kill(z.pid, signal.SIGKILL)
                     except OSError:
                         pass
+                    if z.pidfd is not None:
+                        self.sel.unregister(z.pidfd)
                     z.discard()
                     continue
                 # A command's `kill -STOP -1` stops idle shells too: the call must not hang in one.
@@ -691,23 +718,31 @@ class Shells:
                 except OSError:
                     pass
                 return z
+            if z.pidfd is not None:
+                self.sel.unregister(z.pidfd)
             z.discard()
         return self.spawn_zygote(idle=False)
 
     def limits_intact(self, pid):
         """Whether a shell's resource limits are still the helper's own (what it inherited)."""
+        # os.open/os.read: three syscalls (a Python file object adds fstat, ioctl and lseek).
         try:
-            with open('/proc/%d/limits' % pid, 'rb') as f:
-                return f.read() == self.limits
+            fd = os.open('/proc/%d/limits' % pid, os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             return False
+        try:
+            return os.read(fd, 65536) == self.limits
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
 
     def spawn_zygote(self, idle=True):
         """Starts a bash that waits for its command; raises tool_failed when no process can start."""
         ensure_priv()
         self.zcount += 1
         try:
-            z = Zygote(PRIV + '/z%d' % self.zcount, self.base_env)
+            z = Zygote(PRIV + '/z%d' % self.zcount, self.base_env, self.zygote_env)
         except OSError as e:
             if e.errno == errno.EAGAIN:
                 raise ToolErr('tool_failed', 'cannot start the command: the sandbox is out of processes (PID limit reached)')
@@ -1999,10 +2034,10 @@ def spawn_as_agent(argv, env, fds):
 class Zygote:
     """A bash started ahead of a call, in its own session, waiting on fd 4 (see DRIVER)."""
 
-    def __init__(self, base, env):
+    def __init__(self, base, env, started_env):
         self.base = base
         # What the shell's environment holds once started (a sealed one loses some names).
-        self.env = {k: v for k, v in env.items() if not secure_exec_drops(k)} if SEALED else env
+        self.env = started_env
         fds = []
         try:
             for _ in range(4):
@@ -2017,6 +2052,9 @@ class Zygote:
             raise
         for fd in (out_w, err_w, st_w, go_r):
             os.close(fd)
+        # The helper's ends never block (its loop reads what is there); set now, off the call's path.
+        for fd in (out_r, err_r, st_r):
+            os.set_blocking(fd, False)
         self.out_r, self.err_r, self.st_r, self.go_w = out_r, err_r, st_r, go_w
         if SEALED:
             # A sealed shell's /proc files are root's: it cannot raise its own score (DRIVER
@@ -2061,7 +2099,8 @@ class Call:
         self.fresh = fresh
         self.cap = int(req.get('cap') or 1 << 20)
         self.start = time.monotonic()
-        self.deadline = self.start + max(1, int(req.get('timeout_ms') or 30000)) / 1000.0
+        self.timeout_ms = max(1, int(req.get('timeout_ms') or 30000))
+        self.deadline = self.start + self.timeout_ms / 1000.0
         self.fds = {out_r: 0, err_r: 1}
         self.st_r = st_r
         self.kept = [bytearray(), bytearray()]
@@ -2069,18 +2108,23 @@ class Call:
         self.state = bytearray()
         self.oom_before = oom_before
         self.done = False
+        self.ended = None  # when the helper saw the command end (see duration_ms)
         self.session_changed = False
         self.pidfd = z.pidfd
+        self.script_file = False  # whether its script went through z.base + '.sh'
 
     def register(self):
+        # The read ends are non-blocking since the shell started (Zygote).
         sel = self.h.sel
-        for fd in list(self.fds) + [self.st_r]:
-            os.set_blocking(fd, False)
         for fd in self.fds:
             sel.register(fd, selectors.EVENT_READ, (self.on_output, fd))
         sel.register(self.st_r, selectors.EVENT_READ, (self.on_state, self.st_r))
         if self.pidfd is not None:
-            sel.register(self.pidfd, selectors.EVENT_READ, (self.on_exit, None))
+            if self.pidfd in sel.get_map():
+                # An idle shell's pidfd, still registered: only its callback changes (no syscall).
+                sel.modify(self.pidfd, selectors.EVENT_READ, (self.on_exit, None))
+            else:
+                sel.register(self.pidfd, selectors.EVENT_READ, (self.on_exit, None))
 
     def on_output(self, fd):
         stream = self.fds.get(fd)
@@ -2141,7 +2185,8 @@ class Call:
             os.close(self.pidfd)
             self.pidfd = None
         try:
-            os.unlink(self.z.base + '.sh')
+            if self.script_file:
+                os.unlink(self.z.base + '.sh')
         except FileNotFoundError:
             pass
         except OSError as e:
@@ -2225,9 +2270,11 @@ class Call:
         return status
 
     def on_exit(self, _):
+        now = time.monotonic()
         status = self.reap(False)
         if status is None:
             return
+        self.ended = now
         self.finish(status, None)
 
     def on_timeout(self):
@@ -2245,11 +2292,13 @@ class Call:
         if self.done:
             return
         self.done = True
+        if self.ended is None:
+            self.ended = time.monotonic()
         if code is None:
             self.hang_up()
         self.drain()
-        self.close_all()
         if code is None and not self.state.startswith(b's') and self.req.get('retries', 0) < 3:
+            self.close_all()
             # The shell died before it took the command (killed while it waited): run the
             # call again in another one; nothing of it ran.
             retry = dict(self.req, retries=self.req.get('retries', 0) + 1, retry_marker=self.marker)
@@ -2273,8 +2322,7 @@ class Call:
         if code is None and ENOSPC_TEXT in self.kept[1] and workspace_full():
             code, message = 'disk_full', '/workspace is full (No space left on device)'
         if code == 'timeout':
-            message = 'the command did not finish within %d ms; every process it started was killed' % round(
-                (self.deadline - self.start) * 1000)
+            message = 'the command did not finish within %d ms; every process it started was killed' % self.timeout_ms
         header = {
             'id': self.id,
             'ok': True,
@@ -2285,13 +2333,16 @@ class Call:
             'stderr_total': self.total[1],
             'oom': oom,
             'oom_counter': self.oom_before is not None and oom_after is not None,
-            'duration_ms': (time.monotonic() - self.start) * 1000.0,
+            'duration_ms': (self.ended - self.start) * 1000.0,
         }
         if code is not None:
             header['error'] = {'code': code, 'message': message}
         if self.session_changed:
             header['session'] = {'cwd': self.h.cwd, 'env': self.h.env}
         send(header, bytes(self.kept[0]) + bytes(self.kept[1]))
+        # Its pipes and pidfd are let go once the answer is on its way (nothing else runs in
+        # between: the next request is read after this returns).
+        self.close_all()
         self.h.loop.active = time.monotonic()
         self.h.loop.call_ended = True
 
