@@ -1420,7 +1420,13 @@ class Restorer:
                 raise bad_entry(e, 'is listed twice')
             seen.add(e.path)
             target[e.path] = e
-        check_parents(target)
+        # The base passed this check (a restore's target) or is a scan of the real tree: only
+        # what the delta changed can break it (a full check cost a restore ~1000 lookups).
+        if any(sc.base.get(rel) is not None and sc.base[rel].type == 'dir' for rel in removed) or any(
+                sc.base.get(rel) is not None and sc.base[rel].type == 'dir' and target[rel].type != 'dir' for rel in seen):
+            check_parents(target)
+        else:
+            check_parents(target, seen)
         return target
 
     def received(self, req, payload, target):
@@ -1486,7 +1492,12 @@ class Restorer:
         staged, sent = self.received(req, payload, target)
         current = dict(sc.scan(file_cap=sc.file_cap))
         # Only what differs is written; the rest is the scan's, equal to the target.
-        todo = [e for rel, e in target.items() if current.get(rel) != e]
+        # (The two trees' items compared as sets, in C: a Python loop over 1,000 entries cost
+        # a restore ~0.3 ms. Sorted by path, so the order does not depend on hashing.)
+        try:
+            todo = [e for _, e in sorted(target.items() - current.items())]
+        except TypeError:  # an entry holding something unhashable: compared one by one
+            todo = [e for rel, e in target.items() if current.get(rel) != e]
         need = sorted(set(
             e.content for e in todo
             if e.type == 'file' and e.content not in staged and e.content not in sc.by_hash))
@@ -1503,7 +1514,7 @@ class Restorer:
         linked = self.keep_present(uses, staged)
         marks.append(time.monotonic())
         apply = Apply(target, current)
-        apply.remove_absent()
+        apply.remove_absent(todo)
         apply.make_dirs(todo)
         apply.place(todo, staged, linked, sent, uses)
         marks.append(time.monotonic())
@@ -1598,10 +1609,13 @@ class Apply:
                 self.opened.add(d)
                 make_writable(WORKSPACE + '/' + d)
 
-    def remove_absent(self):
-        """Removes what the target lacks (or has with another type), deepest first."""
+    def remove_absent(self, todo):
+        """Removes what the target lacks (or has with another type: such a path's target
+        entry is in `todo`, what differs from the workspace), deepest first."""
         target, current = self.target, self.current
-        for rel in sorted((r for r, c in current.items() if target.get(r) is None or target[r].type != c.type), reverse=True):
+        gone = current.keys() - target.keys()
+        gone.update(e.path for e in todo if e.path in current and current[e.path].type != e.type)
+        for rel in sorted(gone, reverse=True):
             c = current[rel]
             p = WORKSPACE + '/' + rel
             if not os.path.lexists(p):
@@ -2647,9 +2661,10 @@ def check_entry(e):
     return e
 
 
-def check_parents(target):
-    """Refuses any entry below something the target does not list as a directory."""
-    for rel in target:
+def check_parents(target, paths=None):
+    """Refuses any entry below something the target does not list as a directory (of
+    `paths` only, when given: the rest is known to pass)."""
+    for rel in (target if paths is None else paths):
         parent = rel.rpartition('/')[0]
         if parent and (parent not in target or target[parent].type != 'dir'):
             raise bad_entry(target[rel], 'lies below %r, which the snapshot does not list as a directory' % parent)
@@ -2835,7 +2850,8 @@ class TreeHasher:
         for rel in (tree if touched is None or not same else (r for r in touched if r in tree)):
             e = tree[rel]
             c = lines.get(rel)
-            if c is None or c[0] != e:
+            # The same entry object (a tree built from the last one) is the same line: no compare.
+            if c is None or (c[0] is not e and c[0] != e):
                 lines[rel] = (e, tree_line(e))
         return hashlib.sha256(''.join([lines[r][1] for r in self.order]).encode('utf-8', 'stepbox-fffd')).hexdigest()
 
