@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import select
 import selectors
 import signal
 import stat as st
@@ -300,6 +301,48 @@ def write_all(fd, data):
             selectors.select.select([], [fd], [])
             continue
         view = view[n:]
+
+
+class Epoll:
+    """The part of selectors.EpollSelector the helper uses (fds only, always for reading),
+    without its per-call bookkeeping (file-object lookups, key tuples, event mapping): a tool
+    call registers, swaps and drops a handful of fds, each once."""
+
+    Key = collections.namedtuple('Key', 'fd data')
+
+    def __init__(self):
+        self.ep = select.epoll()
+        self.keys = {}  # fd -> Key
+
+    def register(self, fd, _events, data=None):
+        if fd in self.keys:
+            raise KeyError('%d is already registered' % fd)
+        self.ep.register(fd, select.EPOLLIN)
+        key = self.keys[fd] = Epoll.Key(fd, data)
+        return key
+
+    def modify(self, fd, _events, data=None):
+        """A registered fd's callback (the events are always EPOLLIN: no syscall)."""
+        if fd not in self.keys:
+            raise KeyError('%d is not registered' % fd)
+        key = self.keys[fd] = Epoll.Key(fd, data)
+        return key
+
+    def unregister(self, fd):
+        key = self.keys.pop(fd)
+        try:
+            self.ep.unregister(fd)
+        except OSError:
+            pass  # already closed
+        return key
+
+    def get_map(self):
+        return self.keys
+
+    def select(self, timeout=None):
+        keys = self.keys
+        ready = self.ep.poll(-1 if timeout is None else max(timeout, 0), max(len(keys), 1))
+        return [(keys[fd], ev) for fd, ev in ready if fd in keys]
 
 
 # The channel: where frames come in and go out. The exec's stdin and stdout by default, or
@@ -1762,7 +1805,7 @@ class Helper:
             os.chdir(WORKSPACE)
         except OSError:
             pass
-        self.sel = selectors.DefaultSelector()
+        self.sel = Epoll() if hasattr(select, 'epoll') else selectors.DefaultSelector()
         self.inbuf = bytearray()
         self.pid = os.getpid()
         self.active = 0.0  # when the host's last request was handled
