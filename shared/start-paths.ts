@@ -42,6 +42,18 @@ export function fromTaskFolder(spec: string, taskFolder: string): string {
   return path === null ? spec : `scripted:${path}`;
 }
 
+/**
+ * Null when a `scripted:` path typed in the Replay panel's `field` is absolute (or the spec is
+ * not `scripted:`); otherwise the refusal. A fork or reopen has no start form's task folder to
+ * read from, and the server's working directory is no place a person can see: it was read
+ * from there before.
+ */
+export function relativeScriptProblem(field: string, spec: string): string | null {
+  const m = /^scripted:(.+)$/s.exec(spec.trim());
+  if (!m || m[1].trim().startsWith('/')) return null;
+  return `${field}: ${spec.trim()} is a relative path; here a scripted agent's file is named by its absolute path (scripted:/path/to/file.jsonl)`;
+}
+
 /** Whether absolute `path` is `folder` or inside it. */
 function isInside(path: string, folder: string): boolean {
   const f = folder.replace(/\/+$/, '');

@@ -23,6 +23,7 @@ import {
   agentFolderOf,
   fromTaskFolder,
   scriptPathOf,
+  relativeScriptProblem,
   scriptPlaceProblem,
   taskFolderOf,
 } from '../../shared/start-paths.js';
@@ -100,6 +101,19 @@ export function createAppServices(ports: EnginePorts): AppServices {
       throw new ServiceError('not_found', `${field}: no file at ${path} — check the name or use Choose…`);
   };
 
+  /** The Replay panel's agent fields (fork, reopen): an absolute `scripted:` file that exists. */
+  const checkReplayScripts = async (agent: string | undefined, model: string | undefined) => {
+    for (const [field, spec] of [
+      ['Agent', agent],
+      ['Its model calls answered by', model],
+    ] as const) {
+      if (spec === undefined) continue;
+      const relative = relativeScriptProblem(field, spec);
+      if (relative) throw new ServiceError('invalid_input', relative);
+      await checkScript(field, spec, '/');
+    }
+  };
+
   const teaching = () => {
     if (!ports.teaching)
       throw new ServiceError('busy', 'saving cases and sharing need the engine, which is not available here');
@@ -155,7 +169,15 @@ export function createAppServices(ports: EnginePorts): AppServices {
             };
       // A case that runs several episodes (state leaking between them) runs the first ones
       // to their end; the last opens live, where its flag shows.
-      return episodes.start(path, spec, r.breakpoints ?? [], r.run ?? false, options, count - 1, r.stop_points);
+      return episodes.start(
+        path,
+        spec,
+        r.breakpoints ?? [],
+        r.run ?? false,
+        options,
+        count - 1,
+        r.stop_points,
+      );
     },
     'episode.step': (r) => episodes.step(r.id),
     'episode.run': (r) => episodes.run(r.id, r.wait ?? false),
@@ -181,10 +203,14 @@ export function createAppServices(ports: EnginePorts): AppServices {
     'episode.replaceResult': (r) =>
       episodes.changeHeld(r.id, { kind: 'result', callId: r.call_id, result: r.result }),
     'episode.rollback': (r) => episodes.rollback(r.id, r.step),
-    'episode.fork': (r) =>
-      episodes.fork(r.id, r.step, r.agent, { agentOptions: r.agent_options, consent: r.allow }),
-    'episode.reopen': (r) =>
-      episodes.reopen(r.id, r.step, r.agent, { agentOptions: r.agent_options, consent: r.allow }),
+    'episode.fork': async (r) => {
+      await checkReplayScripts(r.agent, r.agent_options?.model);
+      return episodes.fork(r.id, r.step, r.agent, { agentOptions: r.agent_options, consent: r.allow });
+    },
+    'episode.reopen': async (r) => {
+      await checkReplayScripts(r.agent, r.agent_options?.model);
+      return episodes.reopen(r.id, r.step, r.agent, { agentOptions: r.agent_options, consent: r.allow });
+    },
     'episode.replayVerify': (r) => ports.harness.replayVerify(r.id, r.allow),
     'episode.whatIf': async (r) => {
       const { result, treeHashAfter } = await ports.harness.whatIf(r.id, r.step, r.call, r.allow);

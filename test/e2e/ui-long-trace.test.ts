@@ -167,7 +167,12 @@ describe('web mode: a recorded 10,000-step trace', () => {
     try {
       await fresh.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`).click();
       await fresh.timeline.waitForStep(10_000, 30_000);
-      await until(() => Promise.resolve(held.length), (n) => n > 0, 30_000, 'a page of rows asked for');
+      await until(
+        () => Promise.resolve(held.length),
+        (n) => n > 0,
+        30_000,
+        'a page of rows asked for',
+      );
       await fresh.page.getByTestId('timeline-goto').fill('13');
       await fresh.page.getByTestId('timeline-goto').press('Enter');
       // The inspector shows step 13 while its row is still on its way.

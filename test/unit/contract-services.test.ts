@@ -197,6 +197,25 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     const forkView = value(await client.episode.open({ id: fork.branch }));
     expect(forkView.branches.map((b) => b.branch).sort()).toEqual([id, fork.branch].sort());
     expect(forkView.rows.map((r) => r.step)).toEqual([0, 1]);
+    // The Replay panel's Agent field: a relative script path has no place to be read from
+    // (it was read from the server's working directory); a missing file is named, not read.
+    for (const op of ['fork', 'reopen'] as const) {
+      const relative = await client.episode[op]({ id, step: 1, agent: 'scripted:../../etc/passwd' });
+      expect(relative).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+      expect(relative.ok ? '' : relative.error.message).toMatch(
+        /^Agent: scripted:\.\.\/\.\.\/etc\/passwd is a relative path/,
+      );
+      const missing = await client.episode[op]({
+        id,
+        step: 1,
+        agent: 'exec:node a.js',
+        agent_options: { model: 'scripted:/no/such/answers.jsonl' },
+      });
+      expect(missing).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(missing.ok ? '' : missing.error.message).toMatch(
+        /^Its model calls answered by: no file at \/no\/such\/answers\.jsonl/,
+      );
+    }
 
     const cmp = value(await client.episode.compare({ a: id, b: fork.branch }));
     // The parent's agent was shown an injection after step 1 that the fork (cut at snapshot 1)

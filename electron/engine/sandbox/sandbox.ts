@@ -200,6 +200,11 @@ export interface SandboxProvider {
   create(config: SandboxConfig): Promise<Sandbox>;
   /** Lets go of the backend's connection and what it still owns (Docker); absent when there is nothing to let go. */
   close?(): Promise<void>;
+  /**
+   * Removes the copies of agents' files (per content) that no sandbox uses; absent when the
+   * backend keeps none.
+   */
+  pruneAgentVolumes?(dryRun: boolean): Promise<{ readonly removed: string[]; readonly in_use: string[] }>;
 }
 
 /**
