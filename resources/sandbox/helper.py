@@ -656,6 +656,13 @@ class Shells:
         self.env = dict(base)
         self.zygotes = []
         self.zcount = 0
+        # Idle shells were killed by another hand since the host's last request: the
+        # verifier's runner kills every process of the agent's twice (before and after the
+        # verifier), and refilling at once started two shells each time, only for them to
+        # be killed again or the sandbox reset or removed: ~100 ms of CPU beside each
+        # verification. The pool is filled again after the host's next request; a call that
+        # comes first starts its own shell.
+        self.lost_idle = False
         self.oom = OomCounter()
         # The last `export -p` parsed, with this call's marker line cut out, and the env it
         # gave: an unchanged dump (the usual case) is not parsed again.
@@ -807,11 +814,13 @@ class Shells:
                 return
 
     def on_zygote_exit(self, z):
-        # Something killed an idle shell (pkill bash, say): the loop starts another.
+        # Something killed an idle shell (pkill bash, say): the loop starts another once the
+        # host asks for something (see lost_idle).
         if z in self.zygotes:
             self.zygotes.remove(z)
             self.sel.unregister(z.pidfd)
             z.discard()
+            self.lost_idle = True
 
     def drop_idle(self):
         """Kills the idle shells (the loop starts fresh ones); returns them, to be reaped."""
@@ -1897,6 +1906,7 @@ class Helper:
             self.dispatch(header, payload)
         self.active = time.monotonic()
         self.call_ended = False
+        self.shells.lost_idle = False
 
     def on_exec_input(self, _):
         """The exec's stdin while the frames use the socket: its end (the host let the exec go) ends the helper."""
@@ -1957,10 +1967,11 @@ class Helper:
             # Starting a shell blocks the helper for a moment: while a shell is still ready,
             # the pool is filled once the host has been quiet for REFILL_IDLE, and after a
             # call once its next request is answered (its snapshot comes first; see
-            # REFILL_AFTER_CALL). With none left (a reset, killStrays, a verifier's kill,
-            # calls at once), at once, a call running or not.
+            # REFILL_AFTER_CALL). With none left (a reset, killStrays, calls at once), at
+            # once, a call running or not; after another hand killed them (a verifier's
+            # kill), once the host asks for something (see Shells.lost_idle).
             refill_at = None
-            if shells.zygotes and len(shells.zygotes) < ZYGOTES and not calls:
+            if shells.zygotes and len(shells.zygotes) < ZYGOTES and not calls and not shells.lost_idle:
                 refill_at = self.active + (REFILL_AFTER_CALL if self.call_ended else REFILL_IDLE)
                 deadline = refill_at if deadline is None else min(deadline, refill_at)
             timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -1983,7 +1994,8 @@ class Helper:
             for call in list(calls.values()):
                 if call.deadline <= now and not call.done:
                     call.on_timeout()
-            if not self.inbuf and (not shells.zygotes or (refill_at is not None and now >= refill_at and not calls)):
+            if not self.inbuf and not shells.lost_idle and (
+                    not shells.zygotes or (refill_at is not None and now >= refill_at and not calls)):
                 self.refill()
 
 

@@ -174,6 +174,8 @@ export interface Sandbox {
   runVerifier?(request: VerifierRequest): Promise<VerifierRun>;
   /** Starts the verifier's own channel ahead of {@link runVerifier} (off the episode's end); optional. */
   prepareVerifier?(): void;
+  /** Lets a channel started ahead go (a task without a verifier) and waits until it is gone; optional. */
+  dropVerifier?(): Promise<void>;
 
   /**
    * Starts an agent program inside the sandbox with a bridge from 127.0.0.1:PORT inside to
