@@ -27,7 +27,11 @@ export function BreakpointList() {
   const [message, setMessage] = useState<string | null>(null);
   const info = BREAKPOINT_KINDS.find((k) => k.kind === kind);
   // The task's tools as suggestions (or, for an older view without them, those used so far).
-  const used = useMemo(() => [...new Set(rows.flatMap((r) => r.tools))].sort(), [rows]);
+  // Only without the task's list: each page of earlier rows arriving would otherwise walk them all.
+  const used = useMemo(
+    () => (taskTools ? [] : [...new Set(rows.flatMap((r) => r.tools))].sort()),
+    [rows, taskTools],
+  );
   const tools = taskTools ?? used;
   const stepper = stores.stepper.getState();
 
