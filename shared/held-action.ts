@@ -14,8 +14,7 @@ export const StopPoints = z.strictObject({
 /** Where the stepper stops inside a step. */
 export type StopPoints = z.infer<typeof StopPoints>;
 
-/** No stop inside a step: each step runs whole. */
-export const NO_STOP_POINTS: StopPoints = { before_answer: false, before_tool: false };
+export { NO_STOP_POINTS } from './no-stop-points.js';
 
 /** Which stop inside a step: the answer not yet delivered, or the tools not yet run. */
 export const HeldStage = z.enum(['before_answer', 'before_tool']);

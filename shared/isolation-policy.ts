@@ -9,18 +9,9 @@ import { SandboxSpec, type Limits } from './task.js';
  * asked for at all: the task schema has no such keys and refuses unknown ones.
  */
 
-/** Every kind of widening the user consents to separately; all of them: "trust this recorded task". */
-export const ALL_WIDENINGS = ['network', 'image', 'limits'] as const;
+import { CONSENT_FLAGS, type WideningKind } from './widening-kinds.js';
 
-/** A kind of widening the user consents to separately. */
-export type WideningKind = (typeof ALL_WIDENINGS)[number];
-
-/** The CLI flag consenting to each kind; `--trust-recorded-task` consents to all. */
-export const CONSENT_FLAGS: Readonly<Record<WideningKind, string>> = {
-  network: '--allow-network',
-  image: '--allow-image',
-  limits: '--allow-limits',
-};
+export { ALL_WIDENINGS, CONSENT_FLAGS, type WideningKind } from './widening-kinds.js';
 
 /** The flag consenting to every kind at once. */
 export const TRUST_RECORDED_TASK_FLAG = '--trust-recorded-task';

@@ -1,7 +1,9 @@
-import { appError } from '../errors.js';
+import { appError } from '../app-error.js';
 import { err, type Result } from '../result.js';
-import { EVENT_NAMES, type EventName, type EventOf } from './events.js';
-import { OPERATION_NAMES, type OperationName, type RequestOf, type ResponseOf } from './operations.js';
+import { EVENT_NAMES } from './event-names.js';
+import type { EventName, EventOf } from './events.js';
+import { OPERATION_NAMES } from './operation-names.js';
+import type { OperationName, RequestOf, ResponseOf } from './operations.js';
 import type { Transport } from './transport.js';
 
 type DomainOf<O extends string> = O extends `${infer D}.${string}` ? D : never;

@@ -58,10 +58,4 @@ export type EventName = keyof Events;
 /** The payload of an event stream. */
 export type EventOf<E extends EventName> = z.output<Events[E]>;
 
-/** Every event name, in declaration order. */
-export const EVENT_NAMES = Object.keys(EVENTS) as EventName[];
-
-/** True when `name` is a contract event. */
-export function isEventName(name: string): name is EventName {
-  return Object.prototype.hasOwnProperty.call(EVENTS, name);
-}
+export { EVENT_NAMES, isEventName } from './event-names.js';

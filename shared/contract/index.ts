@@ -9,3 +9,4 @@ export * from './ws-protocol.js';
 export * from './ws-transport.js';
 export * from './step-rows.js';
 export * from './candidates.js';
+export * from './ws-call-frame.js';

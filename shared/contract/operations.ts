@@ -410,8 +410,7 @@ export type ParsedRequestOf<O extends OperationName> = z.output<Operations[O]['r
 /** The value an operation returns on success. */
 export type ResponseOf<O extends OperationName> = z.output<Operations[O]['response']>;
 
-/** Every operation name, in declaration order. */
-export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
+export { OPERATION_NAMES } from './operation-names.js';
 
 /** True when `name` is a contract operation. */
 export function isOperationName(name: string): name is OperationName {

@@ -1,8 +1,10 @@
-import { appError } from '../errors.js';
+import { appError } from '../app-error.js';
 import { err, type Result } from '../result.js';
-import { EVENTS, isEventName, type EventName } from './events.js';
+import { isEventName } from './event-names.js';
+import type { EventName, Events } from './events.js';
 import type { Transport } from './transport.js';
-import { ServerFrame, type CallFrame } from './ws-protocol.js';
+import type { CallFrame } from './ws-call-frame.js';
+import { parseServerFrame, type ServerFrame } from './ws-protocol.js';
 
 /** The part of a WebSocket this transport uses: the browser's and the `ws` package's both fit. */
 export interface WebSocketLike {
@@ -39,8 +41,10 @@ export interface WebSocketTransportOptions {
 /**
  * The contract over web mode's WebSocket. Connects on first use and again after a drop;
  * a call in flight when the socket closes resolves with `{ok: false}` (never hangs).
- * Every frame is validated with zod, and every event payload against its stream's
- * schema; a malformed frame is dropped and reported to `onProtocolError`.
+ * Every frame is checked (ws-protocol.ts), and every event payload against its stream's zod
+ * schema; a malformed frame is dropped and reported to `onProtocolError`. The payload schemas
+ * load with the first event (the window's first render builds no zod schema, issue 19.10);
+ * frames arriving meanwhile wait behind it, so every frame is still handled in order.
  */
 export function createWebSocketTransport(
   url: string,
@@ -59,6 +63,42 @@ export function createWebSocketTransport(
     pending.clear();
   };
 
+  // The event payload schemas, once loaded; frames held (in order) while they load.
+  let payloads: Events | null = null;
+  let loading: Promise<void> | null = null;
+  const held: ServerFrame[] = [];
+
+  const deliver = (frame: ServerFrame) => {
+    if (frame.kind === 'result') {
+      const resolve = pending.get(frame.id);
+      pending.delete(frame.id);
+      resolve?.(frame.result);
+      return;
+    }
+    const { event } = frame;
+    if (!isEventName(event)) return protocolError(`unknown event stream "${event}"`);
+    const set = listeners.get(event);
+    if (!set || set.size === 0) return;
+    if (!payloads) return protocolError(`${event}: its payload schema could not load`);
+    const payload = payloads[event].safeParse(frame.payload);
+    if (!payload.success) return protocolError(`${event}: ${payload.error.message}`);
+    for (const listener of [...set]) listener(payload.data);
+  };
+
+  const loadPayloads = () => {
+    loading ??= import('./events.js')
+      .then(
+        (m) => {
+          payloads = m.EVENTS;
+        },
+        (e: unknown) =>
+          protocolError(`the event schemas did not load: ${e instanceof Error ? e.message : String(e)}`),
+      )
+      .then(() => {
+        for (const frame of held.splice(0)) deliver(frame);
+      });
+  };
+
   const onMessage = (data: unknown) => {
     if (typeof data !== 'string') return;
     let json: unknown;
@@ -67,21 +107,14 @@ export function createWebSocketTransport(
     } catch (e) {
       return protocolError(`a frame is not JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const frame = ServerFrame.safeParse(json);
-    if (!frame.success) return protocolError(`not a result or event frame: ${frame.error.message}`);
-    if (frame.data.kind === 'result') {
-      const resolve = pending.get(frame.data.id);
-      pending.delete(frame.data.id);
-      resolve?.(frame.data.result);
+    const frame = parseServerFrame(json);
+    if (!frame.ok) return protocolError(`not a result or event frame: ${frame.message}`);
+    if (held.length > 0 || (frame.frame.kind === 'event' && loading === null)) {
+      held.push(frame.frame);
+      loadPayloads();
       return;
     }
-    const { event } = frame.data;
-    if (!isEventName(event)) return protocolError(`unknown event stream "${event}"`);
-    const set = listeners.get(event);
-    if (!set || set.size === 0) return;
-    const payload = EVENTS[event].safeParse(frame.data.payload);
-    if (!payload.success) return protocolError(`${event}: ${payload.error.message}`);
-    for (const listener of [...set]) listener(payload.data);
+    deliver(frame.frame);
   };
 
   const connect = (): Promise<WebSocketLike> => {

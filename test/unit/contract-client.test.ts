@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import {
   applyEventToRows,
@@ -329,14 +329,55 @@ describe('WebSocket transport', () => {
     fake.push({ kind: 'event', event: 'terminal.data', payload: { terminal: 't1', data: 'hi' } });
     fake.push({ kind: 'event', event: 'terminal.data', payload: { terminal: 't1' } });
     fake.push({ kind: 'event', event: 'no.such', payload: {} });
+    // The payload schemas load with the first event (the window's first render builds none).
+    await vi.waitFor(() => expect(errors).toHaveLength(2));
     expect(data).toEqual(['hi']);
-    expect(errors).toHaveLength(2);
     expect(errors[0]).toContain('terminal.data');
 
     const pending = transport.call('cases.list', {});
     await new Promise((r) => setTimeout(r, 0));
     transport.close();
     expect(await pending).toMatchObject({ ok: false, error: { code: 'internal' } });
+  });
+
+  it('keeps the order of frames while the event schemas load: a result after an event resolves after it', async () => {
+    const fake = fakeSocket();
+    const transport = createWebSocketTransport('ws://x/ws?token=t', () => fake.socket);
+    const seen: string[] = [];
+    transport.subscribe('terminal.data', (p) => seen.push(`event ${(p as { data: string }).data}`));
+    const call = transport.call('tasks.list', {});
+    await vi.waitFor(() => expect(fake.sent).toHaveLength(1));
+    const { id } = JSON.parse(fake.sent[0]) as { id: number };
+    fake.push({ kind: 'event', event: 'terminal.data', payload: { terminal: 't1', data: 'first' } });
+    fake.push({ kind: 'result', id, result: { ok: true, value: 'second' } });
+    void call.then((r) => seen.push(`result ${(r as { value: string }).value}`));
+    await vi.waitFor(() => expect(seen).toHaveLength(2));
+    expect(seen).toEqual(['event first', 'result second']);
+  });
+
+  it('drops a malformed result frame (an unknown error code, an extra key, a bad id) and says why', async () => {
+    const fake = fakeSocket();
+    const errors: string[] = [];
+    const transport = createWebSocketTransport('ws://x/ws?token=t', () => fake.socket, {
+      onProtocolError: (m) => errors.push(m),
+    });
+    const call = transport.call('tasks.list', {});
+    await vi.waitFor(() => expect(fake.sent).toHaveLength(1));
+    const { id } = JSON.parse(fake.sent[0]) as { id: number };
+    fake.push({ kind: 'result', id, result: { ok: false, error: { code: 'no_such_code', message: 'x' } } });
+    fake.push({ kind: 'result', id, result: { ok: true, value: 1 }, extra: true });
+    fake.push({ kind: 'result', id: -1, result: { ok: true, value: 1 } });
+    fake.push({ kind: 'result', id: 1.5, result: { ok: true, value: 1 } });
+    fake.push({ kind: 'result', id, result: { ok: 'yes' } });
+    expect(errors).toHaveLength(5);
+    expect(errors[0]).toContain('known code');
+    expect(errors[1]).toContain('"extra"');
+    fake.push({
+      kind: 'result',
+      id,
+      result: { ok: false, error: { code: 'not_found', message: 'gone', more: 1 } },
+    });
+    expect(await call).toEqual({ ok: false, error: { code: 'not_found', message: 'gone' } });
   });
 
   it('connected() settles once the socket is open, after the calls already made were sent (the window loads its code then)', async () => {

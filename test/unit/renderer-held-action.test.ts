@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EpisodeStateInfo } from '../../shared/contract/models';
 import type { HeldAction } from '../../shared/held-action';
-import { breakpointFromForm } from '../../renderer/src/components/breakpoint-list';
+import { breakpointFromForm } from '../../renderer/src/model/breakpoint-form';
 import {
   createStepperStore,
   describeStop,

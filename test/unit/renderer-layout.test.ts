@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakpointFromForm } from '../../renderer/src/components/breakpoint-list';
+import { breakpointFromForm } from '../../renderer/src/model/breakpoint-form';
 import { DEFAULT_PANES, fitPanes, loadPanes, MIN, savePanes } from '../../renderer/src/layout/pane-sizes';
 import { filterRows, indexOfStep, NO_FILTER } from '../../renderer/src/model/row-filter';
 import type { StepRow } from '../../shared/contract/models';

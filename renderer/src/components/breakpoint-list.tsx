@@ -1,57 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import {
-  BREAKPOINT_KINDS,
-  Breakpoint,
-  describeBreakpoint,
-  regexProblem,
-  sameBreakpoint,
-} from '../../../shared/breakpoints';
+import { BREAKPOINT_KINDS, describeBreakpoint, sameBreakpoint } from '../../../shared/breakpoint-kinds';
+import type { Breakpoint } from '../../../shared/breakpoints';
 import { useSlice, useStores } from '../stores/use-stores';
-
-/** Builds a breakpoint from the form, or says in words what is missing. */
-export function breakpointFromForm(
-  kind: Breakpoint['kind'],
-  value: string,
-  /** The task's tools, when known: a name outside them would never fire. */
-  tools?: readonly string[],
-): { ok: true; breakpoint: Breakpoint } | { ok: false; message: string } {
-  const info = BREAKPOINT_KINDS.find((k) => k.kind === kind);
-  if (!info) return { ok: false, message: `unknown kind ${kind}` };
-  const raw: Record<string, unknown> = { kind };
-  if (info.value) {
-    const v = value.trim();
-    if (v === '') return { ok: false, message: `Enter the ${info.value.label} first.` };
-    if (info.value.numeric) {
-      const n = Number(v);
-      if (!Number.isFinite(n)) return { ok: false, message: `The ${info.value.label} must be a number.` };
-      raw[info.value.field] = n;
-    } else if (info.value.field === 'pattern') {
-      const problem = regexProblem(v);
-      if (problem) return { ok: false, message: `That pattern will not do: ${problem}.` };
-      raw[info.value.field] = v;
-    } else {
-      if (!/^[A-Za-z0-9_.-]+$/.test(v))
-        return { ok: false, message: `"${v}" is not a tool name: use letters, digits, _ . or -.` };
-      // "Not offered" may name any tool; the others would never fire for a tool the task lacks.
-      if (tools && kind !== 'request_no_tool' && !tools.includes(v))
-        return { ok: false, message: `This task has no tool “${v}”. Its tools: ${tools.join(', ')}.` };
-      raw[info.value.field] = v;
-    }
-  }
-  const parsed = Breakpoint.safeParse(raw);
-  if (!parsed.success) {
-    const hint =
-      kind === 'step'
-        ? 'a step number from 1'
-        : kind === 'repeat'
-          ? 'a count of 2 or more'
-          : kind === 'slow_step'
-            ? 'a positive number of milliseconds'
-            : 'a value';
-    return { ok: false, message: `That ${info.value?.label ?? 'value'} will not do: enter ${hint}.` };
-  }
-  return { ok: true, breakpoint: parsed.data };
-}
 
 /**
  * The breakpoints of the open branch, each removable, and a form for every condition the
@@ -77,11 +27,18 @@ export function BreakpointList() {
   const [message, setMessage] = useState<string | null>(null);
   const info = BREAKPOINT_KINDS.find((k) => k.kind === kind);
   // The task's tools as suggestions (or, for an older view without them, those used so far).
-  const used = useMemo(() => [...new Set(rows.flatMap((r) => r.tools))].sort(), [rows]);
+  // Only without the task's list: each page of earlier rows arriving would otherwise walk them all.
+  const used = useMemo(
+    () => (taskTools ? [] : [...new Set(rows.flatMap((r) => r.tools))].sort()),
+    [rows, taskTools],
+  );
   const tools = taskTools ?? used;
   const stepper = stores.stepper.getState();
 
-  const add = () => {
+  const add = async () => {
+    // The form's check reads the breakpoint schema: loaded when a person adds one, not before
+    // the window's first render (issue 19.10).
+    const { breakpointFromForm } = await import('../model/breakpoint-form');
     const built = breakpointFromForm(kind, value, taskTools);
     if (!built.ok) {
       setMessage(built.message);
@@ -89,11 +46,13 @@ export function BreakpointList() {
     }
     setMessage(null);
     setValue('');
-    if (breakpoints.some((b) => sameBreakpoint(b, built.breakpoint))) {
+    // The list as it is now (the form's check was awaited).
+    const current = stores.stepper.getState().breakpoints;
+    if (current.some((b) => sameBreakpoint(b, built.breakpoint))) {
       setMessage(`Already set: pause ${describeBreakpoint(built.breakpoint)}.`);
       return;
     }
-    void stepper.setBreakpoints([...breakpoints, built.breakpoint]);
+    void stepper.setBreakpoints([...current, built.breakpoint]);
   };
 
   return (
@@ -139,7 +98,7 @@ export function BreakpointList() {
             className="bp-form"
             onSubmit={(e) => {
               e.preventDefault();
-              add();
+              void add();
             }}
           >
             <label>

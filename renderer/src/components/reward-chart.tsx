@@ -1,4 +1,4 @@
-import { memo, useMemo } from 'react';
+import { useMemo, useState, type MouseEvent } from 'react';
 import type { StepRow } from '../../../shared/contract/models';
 
 const WIDTH = 600;
@@ -20,8 +20,8 @@ function buckets(rows: readonly StepRow[]): { items: Bucket[]; names: string[]; 
   let max = 0;
   for (let i = 0; i < rows.length; i += size) {
     const sums = new Map<string, number>();
-    for (const r of rows.slice(i, i + size))
-      for (const [k, v] of Object.entries(r.rewards)) {
+    for (let j = i; j < Math.min(rows.length, i + size); j++)
+      for (const [k, v] of Object.entries(rows[j].rewards)) {
         names.add(k);
         sums.set(k, (sums.get(k) ?? 0) + v);
       }
@@ -35,49 +35,45 @@ function buckets(rows: readonly StepRow[]): { items: Bucket[]; names: string[]; 
   return { items, names: [...names].sort(), max };
 }
 
-/** The bars: depend on the rows only, so scrubbing does not redraw them. */
-const Bars = memo(function Bars(props: {
-  readonly items: readonly Bucket[];
-  readonly names: readonly string[];
-  readonly max: number;
-  readonly onSelect: (step: number) => void;
-}) {
-  const { items, names, max } = props;
-  const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length];
-  // Few steps keep thin bars at the left instead of stretching across the chart.
-  const w = Math.min(WIDTH / items.length, 6);
+/**
+ * The stacked bars as one SVG path per component (rectangles as subpaths): a 10,000-step
+ * trace drew 300 groups of a title and rects each — over a thousand SVG elements created
+ * on the open and again as every page of earlier rows arrived (issue 19.10).
+ */
+function barPaths(items: readonly Bucket[], names: readonly string[], max: number): Map<string, string> {
+  const w = barWidth(items.length);
   const mid = HEIGHT / 2;
   const scale = max > 0 ? (mid - 2) / max : 0;
-  return (
-    <>
-      {items.map((b, i) => {
-        let up = mid;
-        let down = mid;
-        return (
-          <g key={b.first} onClick={() => props.onSelect(b.first)}>
-            <title>{`step ${b.first}${b.last !== b.first ? `–${b.last}` : ''}: ${b.parts.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`}</title>
-            <rect x={i * w} y={0} width={w} height={HEIGHT} className="hit" />
-            {b.parts.map(([k, v]) => {
-              const h = Math.abs(v) * scale;
-              const y = v >= 0 ? (up -= h) : down;
-              if (v < 0) down += h;
-              return (
-                <rect
-                  key={k}
-                  x={i * w + w * 0.1}
-                  y={y}
-                  width={Math.max(w * 0.8, 0.5)}
-                  height={h}
-                  fill={color(k)}
-                />
-              );
-            })}
-          </g>
+  const paths = new Map<string, string[]>(names.map((n) => [n, []]));
+  items.forEach((b, i) => {
+    let up = mid;
+    let down = mid;
+    for (const [k, v] of b.parts) {
+      const h = Math.abs(v) * scale;
+      const y = v >= 0 ? (up -= h) : down;
+      if (v < 0) down += h;
+      paths
+        .get(k)
+        ?.push(
+          `M${r(i * w + w * 0.1)} ${r(y)}h${r(Math.max(w * 0.8, 0.5))}v${r(h)}h${r(-Math.max(w * 0.8, 0.5))}z`,
         );
-      })}
-    </>
-  );
-});
+    }
+  });
+  return new Map([...paths].map(([k, d]) => [k, d.join('')]));
+}
+
+/** Few steps keep thin bars at the left instead of stretching across the chart. */
+function barWidth(count: number): number {
+  return Math.min(WIDTH / count, 6);
+}
+
+function r(n: number): string {
+  return String(Math.round(n * 100) / 100);
+}
+
+function bucketText(b: Bucket): string {
+  return `step ${b.first}${b.last !== b.first ? `–${b.last}` : ''}: ${b.parts.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`;
+}
 
 /** Reward components per step as stacked bars in inline SVG; click a bar to view its step. */
 export function RewardChart(props: {
@@ -86,11 +82,22 @@ export function RewardChart(props: {
   readonly onSelect: (step: number) => void;
 }) {
   const { items, names, max } = useMemo(() => buckets(props.rows), [props.rows]);
+  const paths = useMemo(() => barPaths(items, names, max), [items, names, max]);
+  // The bar under the pointer: its title is the one tooltip (a title per bar was a node per bar).
+  const [hover, setHover] = useState<number | null>(null);
   if (names.length === 0) return null;
-  const w = Math.min(WIDTH / items.length, 6);
+  const w = barWidth(items.length);
   const at =
     props.viewed === null ? -1 : items.findIndex((b) => props.viewed! >= b.first && props.viewed! <= b.last);
   const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length];
+  // The bar at the pointer, from its x in the chart's own units (the SVG stretches to its box).
+  const barAt = (e: MouseEvent<SVGRectElement>): number | null => {
+    const box = e.currentTarget.ownerSVGElement?.getBoundingClientRect();
+    if (!box || box.width === 0) return null;
+    const i = Math.floor((((e.clientX - box.left) / box.width) * WIDTH) / w);
+    return i >= 0 && i < items.length ? i : null;
+  };
+  const shown = hover !== null ? items[hover] : undefined;
   return (
     <div className="reward-chart" data-testid="reward-chart">
       <svg
@@ -101,7 +108,24 @@ export function RewardChart(props: {
       >
         {at >= 0 ? <rect x={at * w} y={0} width={w} height={HEIGHT} className="cursor" /> : null}
         <line x1={0} x2={WIDTH} y1={HEIGHT / 2} y2={HEIGHT / 2} className="axis" />
-        <Bars items={items} names={names} max={max} onSelect={props.onSelect} />
+        {names.map((n) => (
+          <path key={n} d={paths.get(n)} fill={color(n)} />
+        ))}
+        <rect
+          x={0}
+          y={0}
+          width={items.length * w}
+          height={HEIGHT}
+          className="hit"
+          onMouseMove={(e) => setHover(barAt(e))}
+          onMouseLeave={() => setHover(null)}
+          onClick={(e) => {
+            const i = barAt(e);
+            if (i !== null) props.onSelect(items[i].first);
+          }}
+        >
+          {shown ? <title>{bucketText(shown)}</title> : null}
+        </rect>
       </svg>
       <div className="legend">
         {names.map((n) => (

@@ -1,11 +1,12 @@
-import { useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /**
  * "Save as case…" (a name, then the branch joins the case library) and "Share…" (the
  * branch as one HTML file, offered as a download) for the open branch.
+ * Memoized: the timeline re-renders on every step viewed (a slider move); this does not change with it.
  */
-export function TeachingButtons() {
+export const TeachingButtons = memo(function TeachingButtons() {
   const stores = useStores();
   const branch = useSlice('stepper', (s) => s.branch);
   const live = useSlice('stepper', (s) => s.live);
@@ -88,4 +89,4 @@ export function TeachingButtons() {
       ) : null}
     </span>
   );
-}
+});

@@ -1,12 +1,13 @@
-import { useMemo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import type { FlagSummary, StepRow } from '../../../shared/contract/models';
 import { isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
 
 /**
  * Above the timeline: a filter (by kind — errors, flagged, one tool — and by text) and a
  * go-to-step box that selects and scrolls to the step typed.
+ * Memoized: the timeline re-renders on every step viewed (a slider move); this does not change with it.
  */
-export function TimelineTools(props: {
+export const TimelineTools = memo(function TimelineTools(props: {
   readonly rows: readonly StepRow[];
   readonly filter: RowFilter;
   readonly shown: number;
@@ -107,10 +108,13 @@ export function TimelineTools(props: {
       ) : null}
     </div>
   );
-}
+});
 
-/** The branch's QA flags as a list; each jumps to the step it points at. */
-export function FlagList(props: {
+/**
+ * The branch's QA flags as a list; each jumps to the step it points at.
+ * Memoized: the timeline re-renders on every step viewed (a slider move); this does not change with it.
+ */
+export const FlagList = memo(function FlagList(props: {
   readonly flags: readonly FlagSummary[];
   readonly onJump: (step: number) => void;
 }) {
@@ -148,4 +152,4 @@ export function FlagList(props: {
       ) : null}
     </div>
   );
-}
+});

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Panel, PanelState } from '../components/panel';
 import { createFlowWriter } from '../model/flow-writer';
 import { recordedOutput } from '../model/recorded-output';
+import { whenIdle } from '../model/when-idle';
 import { selectViewingHistory } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -47,19 +48,25 @@ export function TerminalPanel() {
   // xterm loads when there is something to show: a session opening, or a recorded step's
   // output (its detail arrives after the timeline is drawn). Issue 19.10: not on the first render's path.
   const needed = branch !== null && (showHistory ? detail !== null : status !== 'idle');
+  // Once the window is idle: its chunk and first layout (~100 ms of a loaded 2-core machine's
+  // CPU) came right behind the timeline's first paint.
   useEffect(() => {
     if (!needed || xterm) return;
     let gone = false;
-    import('./terminal-xterm').then(
-      (m) => {
-        if (!gone) setXterm(m);
-      },
-      (e: unknown) => {
-        if (!gone) setXtermError(e instanceof Error ? e.message : String(e));
-      },
+    const cancel = whenIdle(
+      () =>
+        void import('./terminal-xterm').then(
+          (m) => {
+            if (!gone) setXterm(m);
+          },
+          (e: unknown) => {
+            if (!gone) setXtermError(e instanceof Error ? e.message : String(e));
+          },
+        ),
     );
     return () => {
       gone = true;
+      cancel();
     };
   }, [needed, xterm]);
 

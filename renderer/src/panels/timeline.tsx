@@ -472,7 +472,11 @@ export function Timeline() {
       ) : null}
       <FlagList flags={flags} onJump={goTo} />
       {branches.length > 1 ? <BranchTree branches={branches} current={branch} /> : null}
-      {rows.length > 0 ? <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} /> : null}
+      {/* Once every row has arrived: a chart of the loaded screenful would be redrawn with each
+          page of earlier rows (ten of them on a 10,000-step trace), behind the first paint. */}
+      {rows.length > 0 && before === 0 ? (
+        <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} />
+      ) : null}
       <div className="tl-head" role="row">
         <span className="tl-bp-h" />
         <span className="tl-step">#</span>

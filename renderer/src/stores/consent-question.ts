@@ -1,5 +1,5 @@
 import type { Consent } from '../../../shared/contract/models';
-import { ALL_WIDENINGS } from '../../../shared/isolation-policy';
+import { ALL_WIDENINGS } from '../../../shared/widening-kinds';
 import type { Result } from '../../../shared/result';
 
 /** The question put to a person: what the recorded task asks beyond the defaults (the engine's message). */

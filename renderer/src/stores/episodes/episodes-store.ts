@@ -8,7 +8,8 @@ import type {
   TaskSummary,
 } from '../../../../shared/contract/models';
 import { errorText } from '../result';
-import { NO_STOP_POINTS, type StopPoints } from '../../../../shared/held-action';
+import type { StopPoints } from '../../../../shared/held-action';
+import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
 import type { Breakpoint } from '../../../../shared/breakpoints';
 
 /** A case's two variants: as it ships (broken) and with its fix applied. */

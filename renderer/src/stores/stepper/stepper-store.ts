@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { describeBreakpoint, type Breakpoint } from '../../../../shared/breakpoints';
+import { describeBreakpoint } from '../../../../shared/breakpoint-kinds';
+import type { Breakpoint } from '../../../../shared/breakpoints';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type {
   BranchSummary,
@@ -11,7 +12,8 @@ import type {
   StopReason,
 } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
-import { NO_STOP_POINTS, type HeldAction, type StopPoints } from '../../../../shared/held-action';
+import type { HeldAction, StopPoints } from '../../../../shared/held-action';
+import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
 import type { TraceEvent } from '../../../../shared/trace-events';
 import { applyEventToRows, liveRowsOf, type LiveRows } from '../../../../shared/contract/step-rows';
 import { callDetail } from '../../../../shared/step-summary';

@@ -1,0 +1,63 @@
+import type { OperationName } from './operations.js';
+
+// A plain list apart from the schemas: the window's client needs the names before its first
+// render, and building every operation's zod schema for them cost it ~280 ms (issue 19.10).
+
+/** Every operation name, in declaration order (checked against the contract at compile time). */
+export const OPERATION_NAMES = [
+  'library.list',
+  'library.search',
+  'tasks.list',
+  'cases.list',
+  'cases.open',
+  'cases.save',
+  'files.list',
+  'episode.open',
+  'episode.rows',
+  'episode.start',
+  'episode.step',
+  'episode.run',
+  'episode.pause',
+  'episode.stop',
+  'episode.decide',
+  'episode.setBreakpoints',
+  'episode.inject',
+  'episode.override',
+  'episode.setStopPoints',
+  'episode.editAnswer',
+  'episode.editArguments',
+  'episode.replaceResult',
+  'episode.share',
+  'episode.rollback',
+  'episode.fork',
+  'episode.reopen',
+  'episode.replayVerify',
+  'episode.whatIf',
+  'episode.compare',
+  'episode.candidates',
+  'episode.stageCandidates',
+  'episode.pickCandidate',
+  'episode.discardCandidates',
+  'episode.trace',
+  'episode.stepDetail',
+  'sandbox.info',
+  'system.doctor',
+  'terminal.open',
+  'terminal.input',
+  'terminal.resize',
+  'terminal.ack',
+  'terminal.close',
+  'stats.subscribe',
+  'stats.unsubscribe',
+  'batch.start',
+  'batch.list',
+  'batch.get',
+  'batch.cancel',
+  'batch.resume',
+] as const satisfies readonly OperationName[];
+
+// Compile-time: the list names every operation of the contract, and only those.
+const everyOperation: [Exclude<OperationName, (typeof OPERATION_NAMES)[number]>] extends [never]
+  ? true
+  : never = true;
+void everyOperation;
