@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Task } from '../../shared/task.js';
-import { startEpisode } from '../../electron/engine/harness/episode-factory.js';
+import { openBranchController, startEpisode } from '../../electron/engine/harness/episode-factory.js';
 import { runVerifier } from '../../electron/engine/harness/verifier.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
@@ -136,6 +136,24 @@ describeDocker('warm pool on docker', () => {
         expect(await runners()).toEqual([]);
       } finally {
         await episode.dispose();
+      }
+      // A branch of that episode opened in the sandbox recycled once more, after another
+      // verification: it lets the waiting runner go too.
+      await runVerifier({ verifier: { command: 'true', timeout: 30 } } as unknown as Task, sb);
+      await sb.reset();
+      await waitForRunner();
+      const branch = await openBranchController({
+        id: episode.episode,
+        at: 0,
+        branchNow: true,
+        store: home.store,
+        parts: home.parts,
+        supply: { acquire: async () => sb, release: async () => undefined },
+      });
+      try {
+        expect(await runners()).toEqual([]);
+      } finally {
+        await branch.dispose();
       }
     } finally {
       await pool.release(sb);

@@ -92,6 +92,9 @@ export async function sandboxAt(
     throw e;
   });
   try {
+    // A recycled sandbox may hold a verifier runner started for its last episode: a branch of
+    // a task without a verifier lets it go, as a new episode does (SandboxEnvironment.reset).
+    if (!state.task.verifier) await sandbox.dropVerifier?.();
     const start = agent?.reExecutes ? snapshotAt(state.lineage.events, 0) : state.snapshot;
     if (!start) throw new HarnessError('not_found', `${state.info.branch} has no snapshot of step 0`);
     await restoreSandbox(sandbox, store.snapshots(state.info.episode), start).finally(resume);
