@@ -1,27 +1,45 @@
 import { parseArgs } from 'node:util';
 import { gc, parseDuration } from '../engine/trace/gc.js';
-import type { CliCommand } from './command.js';
+import type { CliCommand, CliIo } from './command.js';
+import { openEngine } from '../engine/open-engine.js';
 import { EXIT, UsageError } from './command.js';
 import { formatAge, openStoreAndIndex, printJson } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { formatBytes } from '../../shared/format-bytes.js';
 
-const HELP = `stepbox gc [--older-than D] [--dry-run] [--json]
+const HELP = `stepbox gc [--older-than D] [--agent-volumes] [--dry-run] [--json]
 
 Frees space in $STEPBOX_HOME: removes episodes whose last activity is older than D
 (when given; D like 7d, 12h, 30m, 2w, 1d12h), then snapshot blobs that no manifest
 references. Episodes still being written by a live process are never touched.
 
 Options:
-  --older-than D   remove episodes idle for longer than D
-  --dry-run        report what would be removed, remove nothing
-  --json           print {episodes: [{id, bytes, age_ms}], blobs, blob_bytes, bytes_freed,
-                   skipped_live, dry_run}
+  --older-than D    remove episodes idle for longer than D
+  --agent-volumes   also remove, in Docker, the copies of agents' files (volumes
+                    stepbox-agent-*, one per agent folder or npm agent version) that no
+                    container uses; the next episode that needs one copies it again
+  --dry-run         report what would be removed, remove nothing
+  --json            print {episodes: [{id, bytes, age_ms}], blobs, blob_bytes, bytes_freed,
+                    skipped_live, dry_run} (+ agent_volumes: {removed, in_use})
 
 Examples:
   npx stepbox gc --older-than 7d
-  npx stepbox gc --dry-run --json
+  npx stepbox gc --agent-volumes --dry-run --json
 `;
+
+/** The agent volumes no container uses, removed (or listed, on a dry run) through the engine's provider. */
+async function pruneVolumes(io: CliIo, dryRun: boolean): Promise<{ removed: string[]; in_use: string[] }> {
+  // No sweep: gc removes what it names, never another process's containers.
+  const engine = openEngine({ env: io.env, sweep: false });
+  try {
+    const provider = await engine.provider();
+    if (!provider.pruneAgentVolumes)
+      throw new UsageError(`--agent-volumes: the ${provider.backend} backend keeps no agent volumes`);
+    return await provider.pruneAgentVolumes(dryRun);
+  } finally {
+    await engine.close();
+  }
+}
 
 /** `stepbox gc` — remove old episodes and unreferenced blobs. */
 export const command: CliCommand = {
@@ -35,6 +53,7 @@ export const command: CliCommand = {
         options: {
           'older-than': { type: 'string' },
           'dry-run': { type: 'boolean', default: false },
+          'agent-volumes': { type: 'boolean', default: false },
           json: { type: 'boolean', default: false },
         },
       }),
@@ -53,8 +72,9 @@ export const command: CliCommand = {
     const report = await gc(store, { olderThanMs, dryRun });
     if (!dryRun) index.refresh(store);
     index.close();
+    const volumes = values['agent-volumes'] ? await pruneVolumes(io, dryRun) : null;
     if (values.json) {
-      printJson(io, { ...report, dry_run: dryRun });
+      printJson(io, { ...report, dry_run: dryRun, ...(volumes ? { agent_volumes: volumes } : {}) });
       return EXIT.ok;
     }
     const verb = dryRun ? 'would remove' : 'removed';
@@ -64,6 +84,12 @@ export const command: CliCommand = {
     io.stdout.write(
       `${dryRun ? 'Would free' : 'Freed'} ${formatBytes(report.bytes_freed)}: ${report.episodes.length} episode${report.episodes.length === 1 ? '' : 's'}, ${report.blobs} unreferenced blob${report.blobs === 1 ? '' : 's'} (${formatBytes(report.blob_bytes)})\n`,
     );
+    if (volumes) {
+      for (const v of volumes.removed) io.stdout.write(`${verb} volume ${v}\n`);
+      io.stdout.write(
+        `Agent volumes: ${volumes.removed.length} ${dryRun ? 'unused' : 'removed'}, ${volumes.in_use.length} kept (a container uses ${volumes.in_use.length === 1 ? 'it' : 'them'})\n`,
+      );
+    }
     return EXIT.ok;
   },
 };

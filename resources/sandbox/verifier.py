@@ -21,6 +21,13 @@ import signal
 import sys
 import time
 
+# Loaded before the arguments come: a runner started ahead has it ready when they do.
+try:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+except (ImportError, OSError):
+    libc = None
+
 if len(sys.argv) > 1:
     command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 else:
@@ -33,11 +40,6 @@ else:
     command, timeout_ms, cap, uid = json.loads(line)
     timeout_ms, cap, uid = int(timeout_ms), int(cap), int(uid)
 me = os.getpid()
-try:
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-except (ImportError, OSError):
-    libc = None
 
 # Variables that make a shell or an interpreter read a file before the command (dropped),
 # and path lists whose entries the agent can write (cut out, see agent_env).
@@ -187,8 +189,11 @@ def reaped(st):
     status = st
     if pidfd is not None and pidfd in sel.get_map():
         sel.unregister(pidfd)
-    # Whatever the verifier left running goes too; its pipes then reach EOF.
-    kill_all()
+    # Whatever the verifier left running goes too; its pipes then reach EOF. With no process
+    # of the agent's left there is nothing to kill (only one of its own could start another):
+    # the killer's fork and wait are spared.
+    if agents():
+        kill_all()
 
 
 while status is None or len(sel.get_map()) > 0:
@@ -231,4 +236,5 @@ sys.stdout.write(json.dumps({
     'uid': uid,
 }) + '\n')
 sys.stdout.flush()
-sys.exit(code if code is not None else 128 + sig)
+# Straight out: nothing is left to clean up, and the engine's exit code is what counts.
+os._exit(code if code is not None else 128 + sig)

@@ -64,6 +64,25 @@ describeDocker('docker sandbox basics', () => {
     );
   });
 
+  it('a call follows the session through changes, a rollback and fresh calls between them (the helper reuses the start of its script while the session is unchanged)', async () => {
+    const run = async (command: string, fresh = false) =>
+      (await sb.exec({ command, timeoutMs: 10_000, fresh })).stdout;
+    const show = 'echo "${A-none} ${B-none} $PWD"';
+    await run('export A=1; cd /tmp');
+    expect(await run(show)).toBe('1 none /tmp\n');
+    const before = await sb.sessionState();
+    expect(await run(show, true)).toBe('none none /workspace\n');
+    expect(await run(show)).toBe('1 none /tmp\n');
+    await run('export B=2; unset A; cd /workspace');
+    expect(await run(show)).toBe('none 2 /workspace\n');
+    expect(await run(show, true)).toBe('none none /workspace\n');
+    await sb.setSessionState(before);
+    expect(await run(show)).toBe('1 none /tmp\n');
+    await sb.setSessionState({ ...before, cwd: '/workspace' });
+    expect(await run(show)).toBe('1 none /workspace\n');
+    await run('unset A');
+  });
+
   it('runs a command longer than a pipe page, quotes and all, and cuts a command at a NUL', async () => {
     const body = 'x\'"$`\\'.repeat(2000);
     const big = await sb.exec({ command: `cat <<'EOF' | wc -c\n${body}\nEOF`, timeoutMs: 10_000 });

@@ -102,4 +102,15 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
     // stderr too, so a pgrep that could not run says why.
     expect({ stdout: left.stdout, stderr: left.stderr }).toEqual({ stdout: '0\n', stderr: '' });
   });
+
+  it('kills what a verifier leaves running when it returns (its output ends with it), and spares the kill when nothing is left', async () => {
+    // The background sleep holds the verifier's stdout: only its kill ends the output.
+    const leaves = { verifier: { command: 'sleep 60 & echo done', timeout: 30 } } as unknown as Task;
+    const r = await runVerifier(leaves, sb);
+    expect(r).toMatchObject({ success: true, exit_code: 0, stdout: 'done\n' });
+    const left = await sb.exec({ command: 'pgrep -u 1000 -c sleep || true', timeoutMs: 5_000 });
+    expect({ stdout: left.stdout, stderr: left.stderr }).toEqual({ stdout: '0\n', stderr: '' });
+    const clean = { verifier: { command: 'echo done', timeout: 30 } } as unknown as Task;
+    expect(await runVerifier(clean, sb)).toMatchObject({ success: true, exit_code: 0, stdout: 'done\n' });
+  });
 });

@@ -89,6 +89,30 @@ describeDocker('snapshot safety: paths, large files, a full disk', () => {
     expect(await sh(sb, 'find /home/agent /tmp -mindepth 1 | wc -l')).toBe('0\n');
   });
 
+  it('refuses a delta restore that leaves an entry below a non-directory (the helper checks only what the delta changed)', async () => {
+    await sh(sb, 'cd /workspace && mkdir -p d && echo x > d/f && echo y > g');
+    await sb.snapshot(new MemorySnapshotStore());
+    const base = (sb as unknown as { base: { id: string } }).base.id;
+    const call = (sb as unknown as { call(op: string, args: object): Promise<HelperResponse> }).call.bind(sb);
+    const delta = (changed: unknown[], removed: string[]) =>
+      call('restore', { base, changed, removed, staged: [], tree_hash: '' });
+    const cases: [unknown[], string[], RegExp][] = [
+      // A changed entry under a parent the tree lacks, or under a file of the base.
+      [[['nodir/x', 'file', 0o644, 1, HASH_OF_X]], [], /'nodir\/x' lies below 'nodir'/],
+      [[['g/x', 'file', 0o644, 1, HASH_OF_X]], [], /'g\/x' lies below 'g'/],
+      // A directory of the base removed, or made a symlink, with an unchanged entry still below it.
+      [[], ['d'], /'d\/f' lies below 'd'/],
+      [[['d', 'symlink', 0o777, 11, '/home/agent']], [], /'d\/f' lies below 'd'/],
+    ];
+    for (const [changed, removed, why] of cases)
+      await expect(delta(changed, removed)).rejects.toMatchObject({
+        code: 'invalid_manifest',
+        message: expect.stringMatching(why),
+      });
+    expect(await sh(sb, 'cat /workspace/d/f /workspace/g; ls -A /home/agent; echo end')).toBe('x\ny\nend\n');
+    await sh(sb, 'rm -rf /workspace/*');
+  });
+
   it('never follows a symlink the workspace has where the snapshot has a directory', async () => {
     await sh(sb, 'cd /workspace && mkdir -p d && echo x > d/f');
     const store = new MemorySnapshotStore();

@@ -1,7 +1,23 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Task } from '../../shared/task.js';
+import { startEpisode } from '../../electron/engine/harness/episode-factory.js';
+import { runVerifier } from '../../electron/engine/harness/verifier.js';
+import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { WarmPool } from '../../electron/engine/sandbox/warm-pool.js';
 import { useTestProvider, describeDocker } from '../support/docker.js';
+import { script, task, tempHome } from '../support/harness.js';
+
+const execFileAsync = promisify(execFile);
+
+/** A shell loop printing the pids of waiting verifier runners (`# stepbox verifier runner` is the first line of their program). */
+/** A shell loop printing the pids of the helper's idle shells (`# zygote` ends their bash's command). */
+const ZYGOTE_PIDS =
+  'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^/[^ ]*bash -c .*# zygote " && echo ${d#/proc/}; done';
+const RUNNER_PIDS =
+  'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^python3 -I -S -c # stepbox verifier runner" && echo ${d#/proc/}; done';
 
 describeDocker('warm pool on docker', () => {
   const provider = useTestProvider();
@@ -51,5 +67,115 @@ describeDocker('warm pool on docker', () => {
     });
     expect(r.stdout).toBe('/workspace\n[]\n/dev/shm:\n\n/home/agent:\n\n/tmp:\n\n/workspace:\n1\n');
     await pool.release(sb);
+  });
+
+  it('a recycled sandbox that verified has its next verifier runner waiting (root, out of reach, used by the next verification, started beside the last one); an episode without a verifier lets it go before its setup', async () => {
+    const sb = (await pool.acquire(config)) as DockerSandbox;
+    const home = tempHome(provider());
+    /** Pids of waiting verifier runners, seen as root from outside the helper; async, so the host's own exec of one can proceed. */
+    const runners = async () =>
+      (
+        await execFileAsync(
+          'docker',
+          ['exec', '-u', '0:0', '-w', '/', sb.id, '/bin/sh', '-c', `${RUNNER_PIDS}; true`],
+          { encoding: 'utf8' },
+        )
+      ).stdout
+        .split('\n')
+        .filter(Boolean);
+    const waitForRunner = async () => {
+      for (let i = 0; i < 200; i++) {
+        const found = await runners();
+        if (found.length) return found;
+      }
+      throw new Error('no verifier runner came up after the reset');
+    };
+    try {
+      // No verification yet: a reset starts nothing.
+      await sb.reset();
+      expect(await runners()).toEqual([]);
+      const passes = await runVerifier({ verifier: { command: 'true', timeout: 30 } } as unknown as Task, sb);
+      expect(passes).toMatchObject({ success: true, exit_code: 0 });
+      await sb.reset();
+      const [runner] = await waitForRunner();
+      // The next episode's agent goes for it: its stdin, a signal, every process.
+      await sb.exec({
+        command: `echo '["true","30000","1024","1000"]' > /proc/${runner}/fd/0; kill -STOP ${runner}; kill -9 ${runner}; kill -9 -1`,
+        timeoutMs: 30_000,
+      });
+      expect(await runners()).toEqual([runner]);
+      const fails = await runVerifier(
+        { verifier: { command: "python3 -c 'import sys; sys.exit(1)'", timeout: 30 } } as unknown as Task,
+        sb,
+      );
+      expect(fails).toMatchObject({ success: false, exit_code: 1, ran: { channel: 'exec', uid: 1000 } });
+      // Used once: gone. A recycled sandbox's next runner started beside that verification,
+      // outlived its kill of the agent's processes, and outlives the reset.
+      const next = await waitForRunner();
+      expect(next).not.toContain(runner);
+      expect(next).toHaveLength(1);
+      // Recycled again into an episode of a task without a verifier: its setup (and every
+      // step after) finds no runner, as in a fresh sandbox.
+      await sb.reset();
+      expect(await runners()).toEqual(next);
+      const noVerifier = task({
+        name: 'no-verifier',
+        goal: 'look around',
+        workspace: { setup: [`(${RUNNER_PIDS}) > seen.txt; true`] },
+      });
+      const episode = await startEpisode({
+        task: noVerifier,
+        agentSpec: `scripted:${script(home.dir, 'agent.jsonl', [{ content: 'done' }])}`,
+        store: home.store,
+        parts: home.parts,
+        supply: { acquire: async () => sb, release: async () => undefined },
+      });
+      try {
+        const seen = await sb.readFile('seen.txt');
+        expect(seen.ok && Buffer.from(seen.value).toString('utf8')).toBe('');
+        expect(await runners()).toEqual([]);
+      } finally {
+        await episode.dispose();
+      }
+    } finally {
+      await pool.release(sb);
+      home.cleanup();
+    }
+  });
+
+  it("a verifier's kill of the agent's processes starts no idle shells until the host asks for something; the next call runs", async () => {
+    const sb = (await pool.acquire(config)) as DockerSandbox;
+    /** The helper's idle shells (bash waiting for a call, `# zygote` in its command line). */
+    const idleShells = async () =>
+      (
+        await execFileAsync(
+          'docker',
+          ['exec', '-u', '0:0', '-w', '/', sb.id, '/bin/sh', '-c', `${ZYGOTE_PIDS}; true`],
+          { encoding: 'utf8' },
+        )
+      ).stdout
+        .split('\n')
+        .filter(Boolean);
+    try {
+      await sb.exec({ command: 'echo ok > out.txt', timeoutMs: 30_000 });
+      await sb.sessionState();
+      expect(await idleShells()).toHaveLength(2);
+      const verdict = await runVerifier(
+        { verifier: { command: 'grep -qx ok out.txt', timeout: 30 } } as unknown as Task,
+        sb,
+      );
+      // Both idle shells were the agent's: killed before the verifier ran (and none started
+      // in their place to be killed again after it, or by the reset that follows).
+      expect(verdict).toMatchObject({ success: true, ran: { killed: 2 } });
+      expect(await idleShells()).toEqual([]);
+      const r = await sb.exec({ command: 'cat out.txt', timeoutMs: 30_000 });
+      expect(r).toMatchObject({ ok: true, exit_code: 0, stdout: 'ok\n' });
+      // The host asked: the pool is filled again.
+      await sb.sessionState();
+      for (let i = 0; i < 200 && (await idleShells()).length < 2; i++);
+      expect(await idleShells()).toHaveLength(2);
+    } finally {
+      await pool.release(sb);
+    }
   });
 });

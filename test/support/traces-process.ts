@@ -16,7 +16,8 @@ export function runTraceChild(args: readonly string[], env: NodeJS.ProcessEnv = 
 export function waitForLine(
   proc: ChildProcess,
   pattern: RegExp,
-  timeoutMs = 20_000,
+  // A cold TypeScript child on a loaded 2-core machine took over 20 s to say its first line.
+  timeoutMs = 60_000,
 ): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let buf = '';

@@ -202,5 +202,5 @@ describe('episode index', () => {
     expect(await exited(b)).toBe(0);
     expect(index.dump().branches).toHaveLength(3);
     index.close();
-  }, 40_000);
+  }, 90_000);
 });

@@ -111,7 +111,7 @@ describe('episode store', () => {
     expect(store.markInterrupted()).toBe(0);
     await alive.writer.close({ step: 1, status: 'failed', end_reason: 'no_verifier', verifier: null });
     expect(store.readTrace(store.resolve(alive.branch)).end?.status).toBe('failed');
-  }, 30_000);
+  }, 90_000);
 
   it('markInterrupted only compresses a trace whose writer died after writing its end', async () => {
     const child = runTraceChild(['ended', home]);
@@ -125,7 +125,7 @@ describe('episode store', () => {
     const trace = store.readTrace(b);
     expect(trace.end).toMatchObject({ status: 'failed', end_reason: 'no_verifier' });
     expect(trace.events.filter((e) => e.type === 'end')).toHaveLength(1);
-  }, 30_000);
+  }, 90_000);
 
   it('refuses a fork of a branch the episode does not have', async () => {
     const store = openEpisodeStore(home);

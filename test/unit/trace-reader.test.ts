@@ -176,5 +176,5 @@ describe('SIGKILL safety', () => {
     expect(closed.end?.step).toBe(closed.lastCompleteStep);
     expect(closed.torn).toBe(false);
     expect(closed.events.some((e) => e.type === 'warning' && e.code === 'torn_tail')).toBe(true);
-  }, 40_000);
+  }, 90_000);
 });

@@ -107,6 +107,45 @@ export function ensureAgentVolume(engine: DockerEngine, image: string, files: Ag
   return p;
 }
 
+/** What {@link pruneAgentVolumes} removed, or would remove, and what it kept because a container uses it. */
+export interface AgentVolumePrune {
+  readonly removed: string[];
+  readonly in_use: string[];
+}
+
+/**
+ * Removes the agent volumes no container uses (each is a cache of an agent's files by
+ * content: the next episode that needs one copies it again). A volume a container mounts,
+ * running or stopped, is kept; so is one this process is filling.
+ */
+export async function pruneAgentVolumes(
+  engine: DockerEngine,
+  dryRun: boolean,
+  /** More labels a volume must carry (`key=value`): a test prunes only its own. */
+  alsoLabelled: readonly string[] = [],
+): Promise<AgentVolumePrune> {
+  const removed: string[] = [];
+  const inUse: string[] = [];
+  for (const v of await engine.volumesByLabel([AGENT_VOLUME_LABEL, ...alsoLabelled])) {
+    if (v.users.length > 0 || filling.has(v.name)) {
+      inUse.push(v.name);
+      continue;
+    }
+    if (!dryRun) {
+      try {
+        await engine.removeVolume(v.name);
+      } catch (e) {
+        // Mounted by a container created since the listing: it is in use.
+        log.info(`kept volume ${v.name}: ${(e as Error).message}`);
+        inUse.push(v.name);
+        continue;
+      }
+    }
+    removed.push(v.name);
+  }
+  return { removed, in_use: inUse };
+}
+
 /** Forgets a volume found broken (the next use refills it). */
 export async function dropAgentVolume(engine: DockerEngine, files: AgentFiles): Promise<void> {
   const name = agentVolumeName(files);

@@ -153,6 +153,25 @@ export class DockerEngine {
     }
   }
 
+  /** Volumes carrying every label of `labels`, each with the ids of the containers (any state) that mount it. */
+  async volumesByLabel(
+    labels: readonly string[],
+  ): Promise<{ name: string; labels: Record<string, string>; users: string[] }[]> {
+    try {
+      const [{ Volumes }, containers] = await Promise.all([
+        this.docker.listVolumes({ filters: { label: [...labels] } }),
+        this.docker.listContainers({ all: true }),
+      ]);
+      return (Volumes ?? []).map((v) => ({
+        name: v.Name,
+        labels: v.Labels ?? {},
+        users: containers.filter((c) => (c.Mounts ?? []).some((m) => m.Name === v.Name)).map((c) => c.Id),
+      }));
+    } catch (e) {
+      throw dockerFailure(e, 'listing volumes');
+    }
+  }
+
   /** Removes a volume (gone already is fine). */
   async removeVolume(name: string): Promise<void> {
     try {

@@ -134,10 +134,13 @@ export class SandboxEnvironment implements Environment {
 
   async reset(): Promise<{ observation: string; info: { snapshotMs: number; fsyncMs: number } }> {
     const { task, sandbox } = this.options;
+    // The verifier's channel starts first, while the setup and the steps run, not after the
+    // last one (a recycled sandbox may have one waiting already). A task without a verifier
+    // lets such a one go before anything of its own runs.
+    if (task.verifier) sandbox.prepareVerifier?.();
+    else await sandbox.dropVerifier?.();
     await writeWorkspace(sandbox, task);
     const snap = await this.snapshot(0);
-    // The verifier's channel starts now, while the steps run, not after the last one.
-    if (task.verifier) sandbox.prepareVerifier?.();
     return { observation: task.goal, info: snap };
   }
 

@@ -38,7 +38,7 @@ import { HelperSockets, type HelperSocket } from './helper-socket.js';
 import { runDir, stepboxHome } from '../stepbox-home.js';
 import { SandboxFailure, type SandboxConfig, type SandboxProvider } from './sandbox.js';
 
-import { ensureAgentVolume } from '../docker/agent-volume.js';
+import { ensureAgentVolume, pruneAgentVolumes, type AgentVolumePrune } from '../docker/agent-volume.js';
 
 const log = logger('sandbox');
 
@@ -221,6 +221,11 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** Removes stepbox containers whose owner process is gone (never this process's or another live one's). */
   sweepOrphans(): Promise<string[]> {
     return sweepOrphans(this.engine);
+  }
+
+  /** Removes the agent volumes no container uses (see {@link pruneAgentVolumes}). */
+  pruneAgentVolumes(dryRun: boolean): Promise<AgentVolumePrune> {
+    return pruneAgentVolumes(this.engine, dryRun);
   }
 
   /** Ids of every container this process owns (live or leaked). */

@@ -54,6 +54,8 @@ const HELLO_TIMEOUT_MS = 15_000;
  * the cgroup counter (the event is relayed asynchronously and may trail the answer).
  */
 const OOM_EVENT_WAIT_MS = 1_000;
+/** How long letting a verifier runner go waits for it to exit before closing its exec. */
+const DROP_WAIT_MS = 5_000;
 /** Extra time the host waits past a call's own timeout before declaring the helper hung. */
 const HUNG_GRACE_MS = 15_000;
 
@@ -589,8 +591,19 @@ export class DockerSandbox implements Sandbox {
   async runVerifier(request: VerifierRequest): Promise<VerifierRun> {
     if (this.lost) throw this.lost;
     const ahead = await this.takeVerifierRunner();
+    this.verified = true;
+    // Recycled (see reset): the next episode's runner starts beside this verification, so it
+    // is up by that episode's end even when its steps take less than an exec's start (a
+    // runner started at the reset was still starting at the verification under load). Root,
+    // it outlives this verification's kill of every process of the agent's.
+    if (this.recycled) this.prepareVerifier();
     return runVerifierExec(this.engine, this.id, request, this.config.limits.outputBytes, ahead);
   }
+
+  /** Whether a verification ran since the last {@link reset}: the sandbox's next episode likely has one too. */
+  private verified = false;
+  /** Whether this sandbox was reset (recycled) at least once: it likely will be again. */
+  private recycled = false;
 
   /** A runner started ahead (see {@link prepareVerifier}), or a new one, held until the next verification. */
   private verifierRunner: Promise<VerifierRunner | undefined> | undefined;
@@ -615,6 +628,29 @@ export class DockerSandbox implements Sandbox {
     const pending = this.verifierRunner;
     this.verifierRunner = undefined;
     return pending;
+  }
+
+  /**
+   * Lets a runner started ahead go and waits until it has exited (a task without a verifier
+   * in a sandbox recycled from one with: it sees no process a fresh sandbox would not have).
+   */
+  async dropVerifier(): Promise<void> {
+    const runner = await this.takeVerifierRunner();
+    if (!runner) return;
+    // Its stdin's end: it exits having killed and run nothing; its stdout ends with it.
+    runner.streams.stdin.end();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), DROP_WAIT_MS);
+    });
+    const ended = await Promise.race([runner.out.then(() => 'ended' as const), late]);
+    clearTimeout(timer);
+    if (ended === 'late') {
+      this.log.warn(
+        `a verifier runner did not exit within ${DROP_WAIT_MS} ms of being let go; closing its exec`,
+      );
+      runner.streams.close();
+    }
   }
 
   /** Lets a runner started ahead go unused (its stdin closed, it exits). */
@@ -656,6 +692,14 @@ export class DockerSandbox implements Sandbox {
     this.session = undefined;
     this.previous = [];
     this.base = undefined;
+    // Recycled (a batch's next episode, most often of the same task): the next verifier's
+    // runner starts now, not at that episode's start — an episode of a few steps ended before
+    // a runner started with it was ready (its exec and python's start were ~40% of a pooled
+    // bench episode under load). It waits as root, out of the agent's reach, doing nothing
+    // until its arguments come; an episode without a verifier lets it go before its setup.
+    if (this.verified) this.prepareVerifier();
+    this.verified = false;
+    this.recycled = true;
   }
 
   /**

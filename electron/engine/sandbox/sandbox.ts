@@ -174,6 +174,8 @@ export interface Sandbox {
   runVerifier?(request: VerifierRequest): Promise<VerifierRun>;
   /** Starts the verifier's own channel ahead of {@link runVerifier} (off the episode's end); optional. */
   prepareVerifier?(): void;
+  /** Lets a channel started ahead go (a task without a verifier) and waits until it is gone; optional. */
+  dropVerifier?(): Promise<void>;
 
   /**
    * Starts an agent program inside the sandbox with a bridge from 127.0.0.1:PORT inside to
@@ -200,6 +202,11 @@ export interface SandboxProvider {
   create(config: SandboxConfig): Promise<Sandbox>;
   /** Lets go of the backend's connection and what it still owns (Docker); absent when there is nothing to let go. */
   close?(): Promise<void>;
+  /**
+   * Removes the copies of agents' files (per content) that no sandbox uses; absent when the
+   * backend keeps none.
+   */
+  pruneAgentVolumes?(dryRun: boolean): Promise<{ readonly removed: string[]; readonly in_use: string[] }>;
 }
 
 /**

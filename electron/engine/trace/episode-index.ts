@@ -165,6 +165,11 @@ export class EpisodeIndex {
     this.db.close();
   }
 
+  /** Whether the database is still open (not {@link close}d). */
+  get isOpen(): boolean {
+    return this.db.open;
+  }
+
   /**
    * (Re)indexes one branch from its trace, replacing whatever the index had for it
    * (idempotent). Flags are kept: they come from `check`, not from the trace.
@@ -590,13 +595,16 @@ export function openIndex(home: string): EpisodeIndex {
   return new EpisodeIndex(indexPath(home));
 }
 
-/** Indexes a branch the store just closed (the store's default `onBranchClosed`). */
-export function indexClosedBranch(store: StoredBranches, b: StoredBranch): void {
-  const index = openIndex(store.home);
+/**
+ * Indexes a branch the store just closed (the store's default `onBranchClosed`): into `open`
+ * when the caller keeps an index open (the engine's), else through a connection opened for it.
+ */
+export function indexClosedBranch(store: StoredBranches, b: StoredBranch, open?: EpisodeIndex): void {
+  const index = open ?? openIndex(store.home);
   try {
     index.indexBranch(store.readTrace(b), lineageEvents(store, b));
   } finally {
-    index.close();
+    if (!open) index.close();
   }
 }
 
