@@ -108,7 +108,8 @@ describeDocker('docker sandbox limits', () => {
   it('reports a memory hog as oom', async () => {
     const r = await sb.exec({
       command: 'python3 -c "b=[]\nwhile True: b.append(bytearray(16*1024*1024))"',
-      timeoutMs: 30_000,
+      // Reclaim before the OOM kill took over 30 s on a machine at load 20 (a full parallel run).
+      timeoutMs: 90_000,
     });
     // Named by the helper's cgroup counter; sandbox-oom.test.ts covers the Docker-event fallback.
     expect(r).toMatchObject({
@@ -132,7 +133,8 @@ describeDocker('docker sandbox limits', () => {
   });
 
   it('survives a fork bomb within the PID limit and kills all of it on timeout', async () => {
-    const r = await sb.exec({ command: 'b(){ b|b& }; b; sleep infinity', timeoutMs: 2_000 });
+    // 5 s: under load 2 s was not always enough for the bomb to reach the limit it must hit.
+    const r = await sb.exec({ command: 'b(){ b|b& }; b; sleep infinity', timeoutMs: 5_000 });
     expect(r.error?.code).toBe('timeout');
     const after = await sb.exec({
       command: 'cat /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/pids/pids.events',

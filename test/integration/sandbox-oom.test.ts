@@ -8,6 +8,7 @@ import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import type { Sandbox } from '../../electron/engine/sandbox/sandbox.js';
 import { useTestProvider, describeDocker } from '../support/docker.js';
 
+// Its calls get 90 s: reclaim before the OOM kill took over 30 s at load 20 (a full parallel run).
 const HOG = 'python3 -c "b=[]\nwhile True: b.append(bytearray(16*1024*1024))"';
 const config = defaultSandboxConfig({ memory: '128m', pids: 64 });
 
@@ -45,7 +46,7 @@ describeDocker('oom detection: cgroup counter first, Docker event as the fallbac
   });
 
   it('the counter names the OOM kill when the helper can read it', async () => {
-    const r = await counted.exec({ command: HOG, timeoutMs: 30_000 });
+    const r = await counted.exec({ command: HOG, timeoutMs: 90_000 });
     expect(r).toMatchObject({ ok: false, error: { code: 'oom', message: BY_COUNTER }, exit_code: 137 });
   });
 
@@ -53,7 +54,7 @@ describeDocker('oom detection: cgroup counter first, Docker event as the fallbac
     const probe = await masked.exec({ command: 'ls -A /sys/fs/cgroup | wc -l', timeoutMs: 5_000 });
     expect(probe.stdout).toBe('0\n');
     const seen = events.count(masked.id);
-    const r = await masked.exec({ command: HOG, timeoutMs: 30_000 });
+    const r = await masked.exec({ command: HOG, timeoutMs: 90_000 });
     expect(r).toMatchObject({ ok: false, error: { code: 'oom', message: BY_EVENT }, exit_code: 137 });
     expect(events.count(masked.id)).toBeGreaterThan(seen);
   });

@@ -18,6 +18,7 @@ import type { TraceEvent } from '../../../../shared/trace-events';
 import { applyEventToRows, liveRowsOf, type LiveRows } from '../../../../shared/contract/step-rows';
 import { callDetail } from '../../../../shared/step-summary';
 import { errorText } from '../result';
+import { whenIdle } from '../../model/when-idle';
 import { overrideToResult } from '../inject/inject-store';
 
 /** The open branch: its rows, controller state, breakpoints and which step is viewed. */
@@ -116,7 +117,7 @@ const initial: StepperState = {
 /** Options: how live events are batched (tests flush synchronously), when earlier rows are fetched. */
 export interface StepperOptions {
   readonly schedule?: (flush: () => void) => void;
-  /** Runs `fetch` once the first screen of rows is painted (default: after the next frame). */
+  /** Runs `fetch` once the first screen of rows is painted (default: after the next frame, when idle). */
   readonly afterPaint?: (fetch: () => void) => void;
 }
 
@@ -126,12 +127,21 @@ export interface StepperOptions {
  * anything was drawn (issue 19.10).
  */
 export const FIRST_ROWS = 200;
-/** Rows per page fetched after the first paint, the nearest to the first screen first. */
-export const ROWS_PAGE = 2_500;
+/**
+ * Rows per page fetched after the first paint, the nearest to the first screen first: each
+ * page is a task of its own in the window (decoded, then drawn), kept short (~350 KB) so what a
+ * person does meanwhile is not queued behind it.
+ */
+export const ROWS_PAGE = 1_000;
 
-/** After the next frame is painted (a frame, then a task behind it); a timer where there are no frames. */
+/**
+ * After the next frame is painted (a frame, then a task behind it) and the window is idle:
+ * the earlier rows, xterm and the inspector's detail all came right behind the first paint,
+ * and the rows (the largest) can wait for the rest (issue 19.10). A timer where there are no frames.
+ */
 function afterNextPaint(fetch: () => void): void {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(fetch, 0));
+  if (typeof requestAnimationFrame === 'function')
+    requestAnimationFrame(() => setTimeout(() => whenIdle(fetch), 0));
   else setTimeout(fetch, 0);
 }
 
