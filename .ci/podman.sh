@@ -39,7 +39,10 @@ if answers; then
   log "podman already answers at $host; reusing it"
 else
   log "starting podman system service --time=0 $host (rootful, beside dockerd)"
-  podman system service --time=0 "$host" >/var/log/stepbox-ci-podman.log 2>&1 &
+  # From a folder of its own: conmon writes an empty `oom` file into its working directory
+  # when a container is OOM-killed (the sandbox-oom tests do that), which landed in the clone.
+  mkdir -p /var/lib/stepbox-ci-podman
+  (cd /var/lib/stepbox-ci-podman && exec podman system service --time=0 "$host" >/var/log/stepbox-ci-podman.log 2>&1) &
   echo $! >"$pidfile"
   for i in $(seq 1 60); do
     answers && break

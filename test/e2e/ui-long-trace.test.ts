@@ -32,6 +32,39 @@ describe('web mode: a recorded 10,000-step trace', () => {
     if (home) removeHome(home);
   });
 
+  /**
+   * A fresh window whose requests for pages of rows are held (as on a loaded machine), opened
+   * on the trace once the first page was asked for; `release` lets them through.
+   */
+  async function openHoldingRows(): Promise<{ fresh: AppPage; release: () => void }> {
+    const held: string[] = [];
+    let release: () => void = () => undefined;
+    const fresh = await openApp(browser, served.url, undefined, (page) =>
+      page.routeWebSocket(/./, (ws) => {
+        const server = ws.connectToServer();
+        let holding = true;
+        ws.onMessage((m) => {
+          const text = String(m);
+          if (holding && text.includes('episode.rows')) held.push(text);
+          else server.send(text);
+        });
+        release = () => {
+          holding = false;
+          for (const m of held.splice(0)) server.send(m);
+        };
+      }),
+    );
+    await fresh.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`).click();
+    await fresh.timeline.waitForStep(10_000, 30_000);
+    await until(
+      () => Promise.resolve(held.length),
+      (n) => n > 0,
+      30_000,
+      'a page of rows asked for',
+    );
+    return { fresh, release: () => release() };
+  }
+
   it('lists the episode, opens it, and reads step 9,999 with fewer than 200 row nodes', async () => {
     const node = app.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`);
     await node.click();
@@ -98,35 +131,12 @@ describe('web mode: a recorded 10,000-step trace', () => {
   it('right after it opens, a person who scrolls to the middle keeps their place while the earlier rows arrive, and clicks a row there', async () => {
     // A fresh window: the open brings the last screenful; the earlier rows page in after it.
     // Its requests for those pages are held until the person has scrolled, as on a slow machine.
-    const held: string[] = [];
-    let holding = true;
-    const fresh = await openApp(browser, served.url, undefined, (page) =>
-      page.routeWebSocket(/./, (ws) => {
-        const server = ws.connectToServer();
-        ws.onMessage((m) => {
-          const text = String(m);
-          if (holding && text.includes('episode.rows')) held.push(text);
-          else server.send(text);
-        });
-        releaseHeld = () => {
-          holding = false;
-          for (const m of held.splice(0)) server.send(m);
-        };
-      }),
-    );
+    const { fresh, release } = await openHoldingRows();
     try {
-      await fresh.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`).click();
-      await fresh.timeline.waitForStep(10_000, 30_000);
-      await until(
-        () => Promise.resolve(held.length),
-        (n) => n > 0,
-        30_000,
-        'a page of rows asked for',
-      );
       // Before the pages have landed (rows still "loading…" above), the person scrolls up.
       await fresh.timeline.scrollTo(5_000);
       await fresh.page.locator('[data-testid="timeline-row-arriving"]').first().waitFor({ timeout: 10_000 });
-      releaseHeld();
+      release();
       // The pages land; the list stays where the person put it (it does not jump back to the end).
       await fresh.page
         .locator('[data-testid="timeline-scroll"][data-arriving="0"]')
@@ -146,40 +156,16 @@ describe('web mode: a recorded 10,000-step trace', () => {
 
   it('right after it opens, "go to step" reaches a step whose row is still arriving (no "No step 13 here")', async () => {
     // The open brought the last screenful; the pages before it are held, as on a loaded machine
-    // (a full CI run typed 13 before they landed and was told "No step 13 here: steps 9801–10000").
-    const held: string[] = [];
-    let release: () => void = () => undefined;
-    const fresh = await openApp(browser, served.url, undefined, (page) =>
-      page.routeWebSocket(/./, (ws) => {
-        const server = ws.connectToServer();
-        let holding = true;
-        ws.onMessage((m) => {
-          const text = String(m);
-          if (holding && text.includes('episode.rows')) held.push(text);
-          else server.send(text);
-        });
-        release = () => {
-          holding = false;
-          for (const m of held.splice(0)) server.send(m);
-        };
-      }),
-    );
+    // (a full CI run typed 13 in a 300-step trace before they landed: "No step 13 here: steps 101–300").
+    const { fresh, release } = await openHoldingRows();
     try {
-      await fresh.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`).click();
-      await fresh.timeline.waitForStep(10_000, 30_000);
-      await until(
-        () => Promise.resolve(held.length),
-        (n) => n > 0,
-        30_000,
-        'a page of rows asked for',
-      );
       await fresh.page.getByTestId('timeline-goto').fill('13');
       await fresh.page.getByTestId('timeline-goto').press('Enter');
       // The inspector shows step 13 while its row is still on its way.
       await fresh.inspector.waitForStep(13, 30_000);
       await expect(fresh.page.getByTestId('timeline-goto-message').count()).resolves.toBe(0);
       release();
-      // Its row lands selected and in view.
+      // Its row lands selected.
       const row = fresh.page.locator('[data-testid="timeline-row"][data-step="13"][aria-selected="true"]');
       await row.waitFor({ timeout: 60_000 });
       // A step the branch does not have is still refused, with its range.
@@ -193,9 +179,6 @@ describe('web mode: a recorded 10,000-step trace', () => {
       await fresh.page.close();
     }
   });
-
-  /** Lets the held requests for pages of rows through (set by the route of the fresh window). */
-  let releaseHeld: () => void = () => undefined;
 
   /** True when the step's row lies wholly inside the timeline's scrolling window. */
   function inView(step: number): Promise<boolean> {
