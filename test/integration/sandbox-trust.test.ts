@@ -254,7 +254,10 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       // prlimit needs only the same uid (no ptrace): every idle shell but this call's own.
       const r = await sh(
         sb,
-        'for p in $(pgrep -u 1000 -f "# zygote"); do [ "$p" != $$ ] && prlimit --pid "$p" --fsize=0:0 --nofile=8:8 && echo limited; done; true',
+        // The helper refills its idle shells just after a call: on a loaded machine none but
+        // this call's own may be up yet, so wait (bounded) for one to be there to attack.
+        'for i in $(seq 200); do pgrep -u 1000 -f "# zygote" | grep -qvx $$ && break; sleep 0.05; done; ' +
+          'for p in $(pgrep -u 1000 -f "# zygote"); do [ "$p" != $$ ] && prlimit --pid "$p" --fsize=0:0 --nofile=8:8 && echo limited; done; true',
       );
       expect(r.stdout).toContain('limited');
       const next = await sh(sb, 'echo hi > /workspace/x && cat /workspace/x; ulimit -n; ulimit -f');

@@ -957,7 +957,16 @@ export class BreakpointsSection extends PanelObject {
       await this.root.getByTestId('breakpoints-toggle').click();
     await this.root.getByTestId('breakpoint-kind').selectOption(kind);
     if (value !== undefined) await this.root.getByTestId('breakpoint-value').fill(value);
+    const before = await this.root.getByTestId('breakpoint-item').count();
     await this.root.getByTestId('breakpoint-add').click();
+    // The form's check loads on the first submit (breakpoint-form.ts): the answer — one more
+    // item, or the message saying why not — comes a moment after the click, not with it.
+    await this.root
+      .getByTestId('breakpoint-item')
+      .nth(before)
+      .or(this.root.getByTestId('breakpoint-message'))
+      .first()
+      .waitFor({ timeout: 20_000 });
   }
   async remove(text: string): Promise<void> {
     await this.root.getByRole('button', { name: `remove breakpoint: ${text}` }).click();
