@@ -191,7 +191,11 @@ DRIVER = (
     'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
     'builtin printf s >&3; builtin eval "$__stepbox_c" # zygote %(base)s'
 )
-TRAP = 'builtin trap \'{ builtin printf "%s\\0" "$PWD"; builtin export -p; } >&3 2>/dev/null\' EXIT\n'
+# The state dump: the cwd, a NUL, `export -p`, and a NUL that says the dump is whole. A shell
+# killed part-way through (a `kill -9 -1` the command left running reaches it in its trap)
+# writes a cut dump; without the end mark an empty or half dump would become the session's
+# environment, PATH gone, and every later command "not found" (exit 127).
+TRAP = 'builtin trap \'{ builtin printf "%s\\0" "$PWD"; builtin export -p; builtin printf "\\0"; } >&3 2>/dev/null\' EXIT\n'
 # At most this much script goes through the pipe: a pipe holds at least one page even when
 # the user's pipe buffer quota is used up, so the write never blocks.
 PIPE_SCRIPT_MAX = 4096
@@ -2431,8 +2435,13 @@ class Call:
         h = self.h
         data = bytes(self.state)[1:]
         nul = data.find(b'\0')
-        if nul <= 0:
+        # Whole dumps only (see TRAP): the cwd, the dump, the end mark, nothing after. A cut or
+        # padded one leaves the session as it was before the command.
+        if nul <= 0 or data.find(b'\0', nul + 1) != len(data) - 1:
+            if data:
+                log('call %s: the session state was cut short or garbled; the session is kept as it was' % self.id)
             return
+        data = data[:-1]
         cwd = data[:nul].decode('utf-8', 'surrogateescape')
         # The marker changes every call; anything else in the dump changing means the command
         # changed the env. The NUL stands in for the marker line (a dump never holds one).

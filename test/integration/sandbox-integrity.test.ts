@@ -57,6 +57,39 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
     }
   });
 
+  it('keeps the session as it was when a command cuts its state dump short, wherever the cut falls', async () => {
+    // A shell killed in its exit trap (by a `kill -9 -1` loop the command left running, say)
+    // wrote a cut dump; taken as the session's environment, an empty one unset PATH and every
+    // later command was "not found" (exit 127; the selftest's pid_limit..timeout all failed).
+    // Each command here replaces the trap with one that dies part-way, at each place a cut can fall.
+    await sb.exec({ command: 'export KEEP=kept; cd /tmp', timeoutMs: 5_000 });
+    const cuts = [
+      ':',
+      'builtin printf "%s\\0" "$PWD"',
+      'builtin printf "%s\\0" "$PWD"; builtin export -p | head -c 200',
+      'builtin printf "%s\\0" "$PWD"; builtin export -p',
+      'builtin printf "%s\\0" "$PWD"; builtin export -p; builtin printf "\\0declare -x PATH=\\"/nowhere\\"\\n"',
+    ];
+    for (const cut of cuts) {
+      const r = await sb.exec({
+        command: `export CHANGED=yes; cd /; trap '{ ${cut}; } >&3 2>/dev/null; kill -9 $$' EXIT`,
+        timeoutMs: 5_000,
+      });
+      expect(r, cut).toMatchObject({ ok: true, exit_code: 137 });
+      const after = await sb.exec({ command: 'echo "$KEEP ${CHANGED-unset} $PWD"; id -u', timeoutMs: 5_000 });
+      expect({ cut, out: after.stdout, err: after.stderr }).toEqual({
+        cut,
+        out: 'kept unset /tmp\n1000\n',
+        err: '',
+      });
+    }
+    // A whole dump still carries the command's changes.
+    await sb.exec({ command: 'export CHANGED=yes; cd /workspace', timeoutMs: 5_000 });
+    const whole = await sb.exec({ command: 'echo "$KEEP $CHANGED $PWD"', timeoutMs: 5_000 });
+    expect(whole.stdout).toBe('kept yes /workspace\n');
+    await sb.exec({ command: 'unset KEEP CHANGED', timeoutMs: 5_000 });
+  });
+
   it('never reports an always-failing verifier as passing, whatever the agent left running', async () => {
     // Left behind, out of every call's session: a loop writing "ok" and forged frames to
     // every fd it can open, one killing everything it can, one forking, one waiting to

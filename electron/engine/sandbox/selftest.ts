@@ -173,7 +173,7 @@ for d in ~/bin /workspace/bin /tmp/bin ~/.local/bin; do
 done
 (echo /workspace/stepbox-missing.so > /etc/ld.so.preload) 2>/dev/null && echo wrote-ld.so.preload
 export BASH_ENV=~/.bashrc ENV=~/.bashrc PYTHONSTARTUP=~/.pythonrc.py PYTHONPATH=/workspace PYTHONUSERBASE=~/.local LD_PRELOAD=/workspace/stepbox-missing.so PATH=~/bin:/workspace/bin:$PATH
-echo planted`;
+[ -n "$site" ] && [ -f "$site/stepbox-forge.pth" ] && [ -x ~/.local/bin/python3 ] && echo planted`;
 
 type Probe = (sb: DockerSandbox) => Promise<Omit<SelftestCheck, 'id'>>;
 
@@ -195,6 +195,12 @@ async function failingVerifier(sb: Sandbox, command: string): Promise<VerifierRu
   return sb.runVerifier({ command, timeoutMs: 20_000 }).catch(() => null);
 }
 
+/** What a command said on stderr, for a failure's detail: its last line, or nothing. */
+function said(r: { stderr?: string }): string {
+  const last = (r.stderr ?? '').trim().split('\n').pop()?.slice(0, 200);
+  return last ? ` (stderr: ${last})` : '';
+}
+
 /** How an always-failing verifier was reported, when it was not its exit code 1. */
 function notFailing(r: VerifierRun): string | null {
   if (r.exitCode === 1 && !r.timedOut) return null;
@@ -203,18 +209,23 @@ function notFailing(r: VerifierRun): string | null {
 
 /** Plants {@link FORGE_ATTEMPT}, then runs an always-failing verifier: it must still fail, and nothing planted run. */
 async function forgeVerdict(sb: Sandbox): Promise<Omit<SelftestCheck, 'id'>> {
-  const planted = await out(sb, FORGE_ATTEMPT);
-  if (!planted.includes('planted')) return fail(`could not plant the files: ${planted.trim().slice(-200)}`);
+  const attempt = await sb.exec({ command: FORGE_ATTEMPT, timeoutMs: 20_000 });
+  const planted = attempt.stdout ?? '';
+  if (!planted.includes('planted'))
+    return fail(`could not plant the files: ${(planted + (attempt.stderr ?? '')).trim().slice(-200)}`);
   if (planted.includes('wrote-ld.so.preload')) return fail('a command wrote /etc/ld.so.preload');
   const r = await failingVerifier(sb, "python3 -c 'import sys; sys.exit(1)'");
-  const left = (await out(sb, 'ls /tmp | grep pwned || true')).trim();
+  // Builtins only: a session whose PATH is broken must not read as "nothing ran".
+  const left = (await out(sb, 'for f in /tmp/pwned*; do [ -e "$f" ] && echo "$f"; done; echo listed')).trim();
+  if (!left.endsWith('listed')) return fail('could not list /tmp after the attempt');
   if (!r) return fail('the verifier could not run');
   const reported = notFailing(r);
   if (reported)
     return fail(
       `with files planted in HOME, /workspace and /tmp, an always-failing verifier was reported as ${reported}`,
     );
-  if (left) return fail(`planted code ran: ${left.split('\n').join(', ')}`);
+  const ran = left.split('\n').slice(0, -1);
+  if (ran.length) return fail(`planted code ran: ${ran.join(', ')}`);
   if (/ld\.so/.test(r.stderr)) return fail("the verifier saw the session's LD_PRELOAD");
   return ok(
     'usercustomize/sitecustomize/.pth files, shell startup files, fake python3/bash and preload variables planted by a command changed no verdict and ran nothing',
@@ -310,19 +321,16 @@ const PROBES: Record<SelftestCheckId, Probe> = {
     );
   },
   pid_limit: async (sb) => {
-    const n = Number(
-      (
-        await out(
-          sb,
-          'python3 -c "import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    n += 1\nprint(n)"',
-          30_000,
-        )
-      ).trim(),
-    );
+    const r = await sb.exec({
+      command:
+        'python3 -c "import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    n += 1\nprint(n)"',
+      timeoutMs: 30_000,
+    });
+    const n = Number((r.stdout ?? '').trim());
     await sb.killStrays();
     return n > 0 && n < LIMITS.pids
       ? ok(`a fork loop was stopped after ${n} processes (limit ${LIMITS.pids})`)
-      : fail(`a fork loop started ${n} processes (limit ${LIMITS.pids})`);
+      : fail(`a fork loop started ${n} processes (limit ${LIMITS.pids})${said(r)}`);
   },
   memory: async (sb) => {
     const r = await sb.exec({
@@ -331,7 +339,9 @@ const PROBES: Record<SelftestCheckId, Probe> = {
     });
     return r.error?.code === 'oom'
       ? ok(`allocating 1 GiB was stopped as oom (memory ${LIMITS.memory})`)
-      : fail(`allocating 1 GiB gave ${r.error ? r.error.code : `exit ${String(r.exit_code)}`}, not oom`);
+      : fail(
+          `allocating 1 GiB gave ${r.error ? r.error.code : `exit ${String(r.exit_code)}`}, not oom${said(r)}`,
+        );
   },
   disk: async (sb) => {
     const r = await sb.exec({ command: 'head -c 64M /dev/zero > /workspace/.fill', timeoutMs: 30_000 });
@@ -339,14 +349,14 @@ const PROBES: Record<SelftestCheckId, Probe> = {
     return r.error?.code === 'disk_full'
       ? ok(`writing 64 MiB to /workspace gave disk_full (disk ${LIMITS.disk})`)
       : fail(
-          `writing 64 MiB to /workspace gave ${r.error ? r.error.code : `exit ${String(r.exit_code)}`}, not disk_full`,
+          `writing 64 MiB to /workspace gave ${r.error ? r.error.code : `exit ${String(r.exit_code)}`}, not disk_full${said(r)}`,
         );
   },
   output_cap: async (sb) => {
     const r = await sb.exec({ command: 'yes | head -c 1000000', timeoutMs: 20_000 });
     return r.truncated?.stdout && r.stdout?.length === OUTPUT_CAP && r.bytes === 1_000_000
       ? ok(`1,000,000 bytes of output kept ${OUTPUT_CAP}, counted all`)
-      : fail(`kept ${r.stdout?.length ?? 0} of ${r.bytes ?? 0} bytes (cap ${OUTPUT_CAP})`);
+      : fail(`kept ${r.stdout?.length ?? 0} of ${r.bytes ?? 0} bytes (cap ${OUTPUT_CAP})${said(r)}`);
   },
   timeout: async (sb) => {
     const r = await sb.exec({ command: 'sleep 30 & sleep 30', timeoutMs: 500 });
