@@ -224,6 +224,8 @@ def _ansi_c(data, k, out):
             out.append(c)
             k += 1
             continue
+        if k + 1 >= n:  # a backslash last: a cut dump
+            return n
         e = data[k + 1]
         k += 2
         if e in _ANSI:
@@ -238,8 +240,13 @@ def _ansi_c(data, k, out):
             while k < n and k - j < width and data[k] in _HEX:
                 k += 1
             v = int(data[j:k] or b'0', 16)
-            out += bytes([v]) if e == ord('x') else chr(v).encode('utf-8', 'surrogatepass')
+            if e == ord('x'):
+                out.append(v)
+            elif v <= 0x10FFFF:
+                out += chr(v).encode('utf-8', 'surrogatepass')
         elif e == ord('c'):
+            if k >= n:
+                return n
             out.append(data[k] & 0x1F)
             k += 1
         else:
@@ -249,6 +256,9 @@ def _ansi_c(data, k, out):
 
 def parse_export_p(data):
     """Exported variables from bash's `export -p` output (`declare -x NAME="…"` or `NAME=$'…'`)."""
+    # The dump is the command's to write (it can replace the exit trap): any bytes must end
+    # the loop, each turn strictly past the last (a `declare -` with no space after it once
+    # sent the scan back to the start of the data, forever).
     env, i, n = {}, 0, len(data)
     while i < n:
         if not data.startswith(b'declare -', i):
@@ -256,6 +266,8 @@ def parse_export_p(data):
             i = n if nl < 0 else nl + 1
             continue
         sp = data.find(b' ', i + 9)
+        if sp < 0:
+            break
         flags, k = data[i + 9:sp], sp + 1
         j = k
         while j < n and data[j] not in (61, 10):
@@ -2449,7 +2461,12 @@ class Call:
         if dump == h.dump and h.dump_env is h.env and h.env.get(MARKER) == self.marker:
             env = h.env
         else:
-            env = {k: v for k, v in parse_export_p(data[nul + 1:]).items() if k not in HIDDEN_ENV}
+            try:
+                parsed = parse_export_p(data[nul + 1:])
+            except Exception as e:  # the command wrote the dump; never the helper's loop's end
+                log('call %s: the session state could not be read (%s); the session is kept as it was' % (self.id, e))
+                return
+            env = {k: v for k, v in parsed.items() if k not in HIDDEN_ENV}
         if cwd != h.cwd or env != h.env:
             h.cwd, h.env = cwd, env
             self.session_changed = True

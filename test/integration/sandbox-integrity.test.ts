@@ -63,6 +63,7 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
     // later command was "not found" (exit 127; the selftest's pid_limit..timeout all failed).
     // Each command here replaces the trap with one that dies part-way, at each place a cut can fall.
     await sb.exec({ command: 'export KEEP=kept; cd /tmp', timeoutMs: 5_000 });
+    const session = await sb.sessionState();
     const cuts = [
       ':',
       'builtin printf "%s\\0" "$PWD"',
@@ -82,6 +83,26 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
         out: 'kept unset /tmp\n1000\n',
         err: '',
       });
+    }
+    // A dump is the command's to write, whole or not: none may hang or stop the helper (a
+    // `declare -` with no space once looped it forever); what it names is the session's.
+    const garbled = [
+      'x\ndeclare -',
+      'declare -x',
+      "declare -x A=$'\\",
+      "declare -x A=$'\\c",
+      'declare -x A=$\'\\U7fffffff\'\ndeclare -x B="b"\n',
+    ];
+    for (const dump of garbled) {
+      const bytes = Buffer.from(`/tmp\0${dump}\0`).toString('base64');
+      const r = await sb.exec({
+        command: `echo ${bytes} | base64 -d > /tmp/dump; trap 'cat /tmp/dump >&3; kill -9 $$' EXIT`,
+        timeoutMs: 5_000,
+      });
+      expect(r, dump).toMatchObject({ ok: true, exit_code: 137 });
+      const after = await sb.exec({ command: 'echo alive', timeoutMs: 5_000 });
+      expect({ dump, out: after.stdout }).toEqual({ dump, out: 'alive\n' });
+      await sb.setSessionState(session);
     }
     // A whole dump still carries the command's changes.
     await sb.exec({ command: 'export CHANGED=yes; cd /workspace', timeoutMs: 5_000 });
