@@ -2986,6 +2986,9 @@ def clear_dir(path, keep=None):
             log('cannot remove %s: %s' % (e.path, err))
 
 
-sys.stdout = sys.stderr
-set_fs_ids(AGENT_UID)
-Helper().run()
+# Run by the engine's bootstrap (`python3 -c`, so __main__); imported, it only defines (a
+# unit test reads the state-dump parser this way).
+if __name__ == '__main__':
+    sys.stdout = sys.stderr
+    set_fs_ids(AGENT_UID)
+    Helper().run()
