@@ -167,10 +167,15 @@ MAX_READ = 64 * 1024 * 1024
 # ahead, a call costs well under 1 ms inside the container. Parse errors read
 # `bash: eval: line N: …` where `bash -c` would say `-c`; $0 is `bash` and $# is 0, as
 # with `bash -c`. The trailing comment names the shell in `ps` (tests use it).
-# Where an `execute_shell` of `true` spends its time (2 cores, load 6-15, timing marks in
-# the helper): ~0.4 ms the docker exec stream both ways (a `ping` op), ~0.2 ms setting the
-# call up, then the shell waking, sourcing its script, running, dumping its state and
-# exiting, ~1.5-3 ms on such a machine, most of it waiting for a core. The replacement
+# Where an `execute_shell` of `true` spends its time over the socket channel (a 2-vCPU VM,
+# load 4-7, calls 10 ms apart; host and helper marks on the one CLOCK_MONOTONIC, medians of
+# 300): the host ~0.25 ms before its write returns (registry, request, the write itself
+# ~0.09: it wakes this process on the other vCPU), ~0.15 ms until this loop reads it,
+# ~0.24 ms here up to the script (json, dispatch, the shell's limits ~0.06), then the
+# command (duration_ms: the shell waking, sourcing, running, dumping, exiting, ~2.5 ms),
+# ~0.12 ms here to the reply, ~0.27 ms until the host reads it and ~0.28 ms of the host's
+# parsing and result. A `ping` alone (the two wake-ups, no work) takes 0.74-1.2 ms there:
+# most of a call's overhead is waking a process from idle, not work. The replacement
 # shell used to cost ~1.5 ms of os.fork of this process (blocking every request) plus
 # bash's start; it is now posix_spawn'ed (see spawn_as_agent). A long-lived shell forking
 # each call would save bash's start but not keep its semantics: a forked subshell's `$$`
