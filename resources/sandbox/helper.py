@@ -167,10 +167,15 @@ MAX_READ = 64 * 1024 * 1024
 # ahead, a call costs well under 1 ms inside the container. Parse errors read
 # `bash: eval: line N: …` where `bash -c` would say `-c`; $0 is `bash` and $# is 0, as
 # with `bash -c`. The trailing comment names the shell in `ps` (tests use it).
-# Where an `execute_shell` of `true` spends its time (2 cores, load 6-15, timing marks in
-# the helper): ~0.4 ms the docker exec stream both ways (a `ping` op), ~0.2 ms setting the
-# call up, then the shell waking, sourcing its script, running, dumping its state and
-# exiting, ~1.5-3 ms on such a machine, most of it waiting for a core. The replacement
+# Where an `execute_shell` of `true` spends its time over the socket channel (a 2-vCPU VM,
+# load 4-7, calls 10 ms apart; host and helper marks on the one CLOCK_MONOTONIC, medians of
+# 300): the host ~0.25 ms before its write returns (registry, request, the write itself
+# ~0.09: it wakes this process on the other vCPU), ~0.15 ms until this loop reads it,
+# ~0.24 ms here up to the script (json, dispatch, the shell's limits ~0.06), then the
+# command (duration_ms: the shell waking, sourcing, running, dumping, exiting, ~2.5 ms),
+# ~0.12 ms here to the reply, ~0.27 ms until the host reads it and ~0.28 ms of the host's
+# parsing and result. A `ping` alone (the two wake-ups, no work) takes 0.74-1.2 ms there:
+# most of a call's overhead is waking a process from idle, not work. The replacement
 # shell used to cost ~1.5 ms of os.fork of this process (blocking every request) plus
 # bash's start; it is now posix_spawn'ed (see spawn_as_agent). A long-lived shell forking
 # each call would save bash's start but not keep its semantics: a forked subshell's `$$`
@@ -699,7 +704,11 @@ class Shells:
         """Runs `command` in the persistent session (or, `fresh`, a session of its own), in a
         shell started ahead of time; answers when the command ends or its timeout passes."""
         self.execs += 1
-        ensure_priv()
+        if not ISOLATED:
+            # Commands run as the helper's user and may have removed it. Isolated, it is root's
+            # in the sticky /dev/shm, which a reset clears around it: a call needs it only
+            # for a script too long for the pipe (below), not on every call's path.
+            ensure_priv()
         fresh = bool(req.get('fresh'))
         if fresh:
             self.counter += 1
@@ -718,25 +727,29 @@ class Shells:
                   + '__stepbox_c=%s\n' % sq(req['command'].split('\0', 1)[0])).encode('utf-8', 'surrogateescape')
         via_file = len(script) > PIPE_SCRIPT_MAX
         if via_file:
+            ensure_priv()
             with as_helper():
                 write_file(z.base + '.sh', script, 0o644 if ISOLATED else 0o600)
             script = ('builtin . %s\n' % sq(z.base + '.sh')).encode('utf-8', 'surrogateescape')
         oom_before = self.oom.read()
-        call = Call(self, req, z, marker, fresh, oom_before)
-        call.script_file = via_file
-        self.calls[z.pid] = call
-        call.register()
         # The command's own time (its reply's duration_ms) runs from here, the script handed
         # to the shell, to the helper seeing the shell gone (see Call.on_exit): the helper's
         # own work before and after is the call's overhead, never the command's.
-        call.start = time.monotonic()
+        start = time.monotonic()
         try:
             os.write(z.go_w, script)
         except OSError as e:
             # The shell died while it waited (a `pkill bash`): its exit retries the call.
             log('shell %d gone before call %s: %s' % (z.pid, req.get('id'), e))
+        # The shell sources its script up to this EOF: closed first, so it runs while the
+        # call is set up below (its pipes registered: epoll is level-triggered, so what the
+        # shell wrote, or its end, meanwhile is reported all the same).
         os.close(z.go_w)
         z.go_w = None
+        call = Call(self, req, z, marker, fresh, oom_before, start)
+        call.script_file = via_file
+        self.calls[z.pid] = call
+        call.register()
 
     def script_prefix(self, zenv, env, cwd):
         """The lines that turn an idle shell's environment `zenv` into the session's (`env`,
@@ -2185,7 +2198,7 @@ class Zygote:
 class Call:
     """One execute_shell call: its bash, pipes, output caps and timer."""
 
-    def __init__(self, shells, req, z, marker, fresh, oom_before):
+    def __init__(self, shells, req, z, marker, fresh, oom_before, start):
         self.h = shells
         self.req = req
         self.id = req.get('id')
@@ -2195,7 +2208,7 @@ class Call:
         self.marker = marker
         self.fresh = fresh
         self.cap = int(req.get('cap') or 1 << 20)
-        self.start = time.monotonic()
+        self.start = start  # the script handed to the shell (see Shells.exec)
         self.timeout_ms = max(1, int(req.get('timeout_ms') or 30000))
         self.deadline = self.start + self.timeout_ms / 1000.0
         self.fds = {out_r: 0, err_r: 1}

@@ -75,14 +75,16 @@ def container_env():
 
 
 def agent_writable(path):
-    """Whether the agent (this process's real uid, once it is the agent's) can change what
+    """Whether the agent (this process's effective uid, the agent's while asked) can change what
     `path` names: a relative entry (the workspace), or the path or any directory above it
     (after symlinks) writable."""
     if not path.startswith('/'):
         return True
     p = os.path.realpath(path)
     while True:
-        if os.access(p, os.W_OK):
+        # The effective ids: the runner's while it computes agent_env_as_agent (the real
+        # ones stay root's); a forked child's real and effective ids are both the agent's.
+        if os.access(p, os.W_OK, effective_ids=True):
             return True
         if p == '/':
             return False
@@ -121,26 +123,125 @@ def agents():
     return n
 
 
+def system_program(name):
+    """The absolute path of a system program (None when no system directory has it)."""
+    for d in ('/usr/bin', '/bin', '/usr/sbin', '/sbin'):
+        if os.access(d + '/' + name, os.X_OK):
+            return d + '/' + name
+    return None
+
+
+def can_drop_bounding():
+    """Whether this process holds CAP_SETPCAP (it may empty a child's bounding set)."""
+    try:
+        with open('/proc/self/status', 'rb') as f:
+            for line in f:
+                if line.startswith(b'CapEff:'):
+                    return bool(int(line.split()[1], 16) & (1 << 8))
+    except (OSError, ValueError):
+        pass
+    return False
+
+
+# The agent's processes (the killer, the verifier's bash) are started by posix_spawn of
+# setpriv, as the helper starts its shells: no fork of this interpreter, whose child would
+# copy its page tables and fault in every page Python touches before the exec (a fork, the
+# uid change and the exec took 10-60 ms each on a 2-core VM; two per verification). setpriv
+# sets what become_agent() sets (uids, gids, no groups, no bounding set) before the exec.
+# Where it is missing, or this runner is not root, children are forked as before.
+SETPRIV = system_program('setpriv')
+KILL = system_program('kill')
+SPAWN = (hasattr(os, 'posix_spawn') and os.getuid() == 0 and uid != 0
+         and SETPRIV is not None and KILL is not None)
+if SPAWN:
+    AS_AGENT = ([SETPRIV] + (['--bounding-set=-all'] if can_drop_bounding() else [])
+                + ['--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups', '--'])
+    NULLS = [(os.POSIX_SPAWN_OPEN, fd, '/dev/null', flags, 0)
+             for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY))]
+
+
+def kill_once():
+    """One killer as the agent's uid; True when it got its kill(-1) out (or found nothing to kill)."""
+    if SPAWN:
+        # kill(1) exits 0 when its kill(-1) was sent, 1 when there was nothing to send it to
+        # (setpriv's own failures are 126 and 127); killed by a signal, it killed nothing.
+        pid = os.posix_spawn(SETPRIV, AS_AGENT + [KILL, '-9', '-1'], {}, file_actions=NULLS,
+                             setsid=True, setsigmask=[])
+        _, status = os.waitpid(pid, 0)
+        return os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            become_agent()
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # nothing of the agent's is left
+        except BaseException:
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
 def kill_all():
     """SIGKILL to every process of the agent's uid, sent by a child of that uid (kill(-1)
     spares only its caller, which exits right after). Once the child has that uid, a
     process of the agent's spinning on kill(-1) can kill it first: the child then dies by a
     signal, having killed nothing, and is sent again until one gets its kill out."""
     for _ in range(1000):
-        pid = os.fork()
-        if pid == 0:
-            try:
-                become_agent()
-                os.kill(-1, signal.SIGKILL)
-            except ProcessLookupError:
-                pass  # nothing of the agent's is left
-            except BaseException:
-                os._exit(1)
-            os._exit(0)
-        _, status = os.waitpid(pid, 0)
-        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        if kill_once():
             return True
     return False
+
+
+def agent_env_as_agent(base):
+    """agent_env() computed here, with this runner's effective ids the agent's for the while
+    (its access checks and its HOME are the agent's, as in a child that became the agent)."""
+    os.setgroups([])
+    os.setegid(uid)
+    os.seteuid(uid)
+    try:
+        return agent_env(base)
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+
+
+def start_verifier(out_w, err_w):
+    """Starts the verifier's bash as the agent (new session, cwd /workspace, stdin /dev/null,
+    stdout and stderr to the pipes); returns its pid, or None when it could not start (its
+    status then is exit 127, as a child that failed before its exec)."""
+    argv = ['bash', '--norc', '--noprofile', '-c', command]
+    if SPAWN:
+        try:
+            os.chdir('/workspace')
+            env = agent_env_as_agent(container_env())
+            return os.posix_spawn(
+                SETPRIV, AS_AGENT + argv, env,
+                file_actions=[NULLS[0], (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)],
+                setsid=True, setsigdef=(signal.SIGPIPE, signal.SIGXFSZ), setsigmask=[])
+        except OSError:
+            return None
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            null = os.open('/dev/null', os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            os.chdir('/workspace')
+            base = container_env()
+            become_agent()
+            env = agent_env(base)
+            for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+                signal.signal(sig, signal.SIG_DFL)
+            # bash from a PATH the agent cannot write; no startup file (--norc, --noprofile, and
+            # no BASH_ENV) runs before the command.
+            os.execvpe('bash', argv, env)
+        finally:
+            os._exit(127)
+    return pid
 
 
 killed = agents()
@@ -150,38 +251,24 @@ if not kill_all():
     sys.exit(125)
 out_r, out_w = os.pipe()
 err_r, err_w = os.pipe()
-pid = os.fork()
-if pid == 0:
-    try:
-        os.setsid()
-        null = os.open('/dev/null', os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(out_w, 1)
-        os.dup2(err_w, 2)
-        os.chdir('/workspace')
-        base = container_env()
-        become_agent()
-        env = agent_env(base)
-        for sig in (signal.SIGPIPE, signal.SIGXFSZ):
-            signal.signal(sig, signal.SIG_DFL)
-        # bash from a PATH the agent cannot write; no startup file (--norc, --noprofile, and
-        # no BASH_ENV) runs before the command.
-        os.execvpe('bash', ['bash', '--norc', '--noprofile', '-c', command], env)
-    finally:
-        os._exit(127)
+pid = start_verifier(out_w, err_w)
 os.close(out_w)
 os.close(err_w)
 kept, total = {out_r: bytearray(), err_r: bytearray()}, {out_r: 0, err_r: 0}
 sel = selectors.DefaultSelector()
 for fd in kept:
     sel.register(fd, selectors.EVENT_READ)
-try:
-    pidfd = os.pidfd_open(pid)
-    sel.register(pidfd, selectors.EVENT_READ)
-except (AttributeError, OSError):
-    pidfd = None
+pidfd = None
+if pid is not None:
+    try:
+        pidfd = os.pidfd_open(pid)
+        sel.register(pidfd, selectors.EVENT_READ)
+    except (AttributeError, OSError):
+        pidfd = None
 deadline = time.monotonic() + timeout_ms / 1000.0
 status, timed_out = None, False
+if pid is None:
+    status = 127 << 8  # exited 127, as a child that failed before its exec
 
 
 def reaped(st):
