@@ -32,21 +32,21 @@ const DIST = fileURLToPath(new URL('../../../renderer/dist/index.html', import.m
 // Scripts run in the page (this file compiles without DOM types, so they are source text).
 /**
  * Installed before the page's own scripts: on every frame until a timeline row exists, then,
- * in a task queued behind that frame's paint, records the wall clock (`Date.now()`, the
- * clock the bench reads before navigating) in `window.__stepboxRowsPainted`. Playwright's
+ * in a task queued behind that frame's paint, resolves `window.__stepboxRowsPainted` with the
+ * wall clock (`Date.now()`, the clock the bench reads before navigating). Playwright's
  * `waitForSelector` polls at 0, 20, 50, 100, 100, then every 500 ms, and its first poll
  * evaluates its injected script on the page's main thread: the rows were seen 0.4–1.9 s after
  * they were painted (A/B on this 2-core machine), which the bench counted as the window's.
  */
-const ROWS_PAINTED = `(() => {
+const ROWS_PAINTED = `window.__stepboxRowsPainted = new Promise((resolve) => {
   const frame = () => {
     if (!document.querySelector('[data-testid="timeline-row"]')) return requestAnimationFrame(frame);
     const ch = new MessageChannel();
-    ch.port1.onmessage = () => { window.__stepboxRowsPainted = Date.now(); };
+    ch.port1.onmessage = () => resolve(Date.now());
     ch.port2.postMessage(null);
   };
   requestAnimationFrame(frame);
-})()`;
+})`;
 /**
  * Chromium 156's headless mode gives each new context a browser window whose omnibox popup
  * is a WebUI preloaded in a renderer of its own: ~1 s of CPU, on the bench's two cores, beside
@@ -208,9 +208,16 @@ async function firstRender(
   await page.addInitScript(ROWS_PAINTED);
   const t0 = Date.now();
   await page.goto(`${url}&open=${encodeURIComponent(branch)}`);
-  // When the rows were painted, as the page saw it (not when a poll from here noticed).
-  const painted = await page.waitForFunction('window.__stepboxRowsPainted', null, { timeout: 120_000 });
-  const ms = ((await painted.jsonValue()) as number) - t0;
+  // When the rows were painted, as the page saw it (not when a poll from here noticed). An
+  // expression, not waitForFunction's predicate: the window's CSP refuses that eval.
+  let timer: NodeJS.Timeout | undefined;
+  const painted = await Promise.race([
+    page.evaluate<number>('window.__stepboxRowsPainted'),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the timeline rows were not painted in 120 s')), 120_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  const ms = painted - t0;
   // The window marks when its bundle ran, when it asked for the trace, when the server answered and when rows were drawn.
   const marks = await page.evaluate<OpenMarks>(OPEN_MARKS);
   return { ms, marks, page };
