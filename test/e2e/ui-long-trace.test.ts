@@ -65,6 +65,85 @@ describe('web mode: a recorded 10,000-step trace', () => {
     return { fresh, release: () => release() };
   }
 
+  /**
+   * Installed before the window's scripts: holds the open's answer (the result that carries
+   * `rows_total`) in the page until `window.__releaseOpen()`, or, with `releaseAfterMs`, that
+   * long after the window's code has run (its mark; an answer that comes later is not held:
+   * `__answerHeld` says whether it was); and records whether the rows were there when the
+   * window was first drawn (`__firstDrawWithRows`).
+   */
+  function holdOpenAnswer(releaseAfterMs: number | null): string {
+    return `(() => {
+      const Real = window.WebSocket;
+      let held = null;
+      let released = false;
+      window.__releaseOpen = () => { released = true; const h = held; held = null; if (h) h(); };
+      window.WebSocket = function (url, protocols) {
+        const ws = new Real(url, protocols);
+        const add = ws.addEventListener.bind(ws);
+        ws.addEventListener = (type, listener, options) => {
+          if (type !== 'message') return add(type, listener, options);
+          return add(type, (event) => {
+            if (typeof event.data === 'string' && event.data.includes('"rows_total"') && !released) {
+              window.__answerHeld = true;
+              held = () => listener(event);
+              return;
+            }
+            listener(event);
+          }, options);
+        };
+        return ws;
+      };
+      window.WebSocket.prototype = Real.prototype;
+      Object.assign(window.WebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+      const mark = performance.mark.bind(performance);
+      performance.mark = (name, options) => {
+        const m = mark(name, options);
+        if (name === 'stepbox:window-loaded' && ${releaseAfterMs} !== null) setTimeout(window.__releaseOpen, ${releaseAfterMs});
+        return m;
+      };
+      new MutationObserver((_, observer) => {
+        if (!document.querySelector('[data-testid="app-ready"]')) return;
+        window.__firstDrawWithRows = !!document.querySelector('[data-testid="timeline-row"]');
+        observer.disconnect();
+      }).observe(document, { childList: true, subtree: true });
+    })()`;
+  }
+
+  it('opened by a link (?open=), the window is drawn loading when the rows are slow, and once, with the rows, when they come soon after its code', async () => {
+    const link = `${served.url}&open=${encodeURIComponent(trace.branch)}`;
+    // An answer that does not come (a cold trace on a slow machine): the window is drawn
+    // anyway, the timeline saying it is loading, and the rows follow their answer.
+    const slow = await openApp(browser, link, undefined, async (page) => {
+      await page.addInitScript(holdOpenAnswer(null));
+    });
+    try {
+      await expect(slow.page.evaluate('window.__firstDrawWithRows')).resolves.toBe(false);
+      await expect(slow.timeline.root.locator('[data-state="loading"]').innerText()).resolves.toContain(
+        'Loading the trace',
+      );
+      await slow.page.evaluate('window.__releaseOpen()');
+      await slow.timeline.waitForStep(10_000, 30_000);
+      expect(slow.errors).toEqual([]);
+    } finally {
+      await slow.page.close();
+    }
+    // The trace is read now: its answer is held until 250 ms after the window's code has run
+    // (the first draw waits up to 300 ms for it). The window is drawn once, with the rows, not
+    // laid out empty on the way (19.10).
+    const soon = await openApp(browser, link, undefined, async (page) => {
+      await page.addInitScript(holdOpenAnswer(250));
+    });
+    try {
+      await soon.timeline.waitForStep(10_000, 30_000);
+      await expect(soon.page.evaluate('window.__answerHeld')).resolves.toBe(true);
+      await expect(soon.page.evaluate('window.__firstDrawWithRows')).resolves.toBe(true);
+      expect(soon.errors).toEqual([]);
+    } finally {
+      await soon.page.close();
+    }
+  });
+
   it('lists the episode, opens it, and reads step 9,999 with fewer than 200 row nodes', async () => {
     const node = app.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`);
     await node.click();
