@@ -10,6 +10,7 @@ import type { BenchSection, BenchValue } from './bench-section.js';
 import { startBackgroundEpisodes } from './background-episodes.js';
 import { figureOf, targetMet, type Figure } from './figure.js';
 import { writeLongTrace } from './ui-trace.js';
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js';
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseRedactions } from '../engine/export/redact.js';
@@ -17,7 +18,6 @@ import { openEngine } from '../engine/open-engine.js';
 import { shareData } from '../engine/share/share-data.js';
 import { shareHtml } from '../engine/share/share-html.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const STEPS = 10_000;
 const RENDER_RUNS = 5;
 const SCRUB_PRESSES = 15;
@@ -47,13 +47,6 @@ const ROWS_PAINTED = `window.__stepboxRowsPainted = new Promise((resolve) => {
   };
   requestAnimationFrame(frame);
 })`;
-/**
- * Chromium 156's headless mode gives each new context a browser window whose omnibox popup
- * is a WebUI preloaded in a renderer of its own: ~1 s of CPU, on the bench's two cores, beside
- * every first render measured in a fresh page. A person's link opens a tab in a window already
- * open; the bench's page has no omnibox. These features turn that preload off.
- */
-const NO_OMNIBOX_WEBUI = '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup';
 // Where the first render's time went, from the window's marks: the entry loaded and ran
 // (navigation → boot), the server answered the open (sent → received), the rows were drawn
 // (received → rows-drawn); beside the server's wait, the window's code (React, the panels)
@@ -350,7 +343,7 @@ export const section: BenchSection = {
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', NO_OMNIBOX_WEBUI],
+      args: [...CHROMIUM_ARGS],
     });
     try {
       log(`ui: writing a ${STEPS}-step trace`);

@@ -128,11 +128,12 @@ describe('web mode: a recorded 10,000-step trace', () => {
     } finally {
       await slow.page.close();
     }
-    // The trace is read now: its answer is held until 250 ms after the window's code has run
-    // (the first draw waits up to 300 ms for it). The window is drawn once, with the rows, not
+    // The trace is read now: its answer is held until 100 ms after the window's code has run
+    // (the first draw waits up to 300 ms for it; the margin is for a loaded machine, where the
+    // answer's handling can trail its release by a task or two). The window is drawn once, with the rows, not
     // laid out empty on the way (19.10).
     const soon = await openApp(browser, link, undefined, async (page) => {
-      await page.addInitScript(holdOpenAnswer(250));
+      await page.addInitScript(holdOpenAnswer(100));
     });
     try {
       await soon.timeline.waitForStep(10_000, 30_000);

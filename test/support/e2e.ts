@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../electron/bench/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where screenshots go (kept as test artifacts). */
@@ -83,9 +84,9 @@ export async function startServe(
 /** Debian's Chromium, headless, as the brief requires. */
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    args: [...CHROMIUM_ARGS],
   });
 }
 
