@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   createStepperStore,
+  selectRollbackNotice,
   selectStopNotice,
   selectViewedRow,
   selectViewedStep,
@@ -268,6 +269,37 @@ describe('stepper store', () => {
     expect(selectStopNotice(store.getState())).toBe(
       'paused at a breakpoint (before the answer, when a message matches /IndexError/)',
     );
+  });
+});
+
+describe('the rollback notice', () => {
+  it('says what Continue does, and that a message injected after step k is not carried into the new branch', async () => {
+    const rolledBackTo = (k: number, injectedAt: number | null) => {
+      const fake = createFakeBackend();
+      fake.on('episode.open', () =>
+        episodeView(3, {
+          rows: [1, 2, 3].map((n) => ({ ...stepRow(n), injected: n === injectedAt })),
+          end: { status: 'interrupted', end_reason: `rolled_back_to_${k}`, verifier: null },
+        }),
+      );
+      return { fake, store: createStepperStore(fake.client, { schedule: sync }) };
+    };
+    const plain = rolledBackTo(1, null);
+    await plain.store.getState().open('b-main');
+    expect(selectRollbackNotice(plain.store.getState())).toBe(
+      "Rolled back to step 1: steps 2–3 are undone in the sandbox (kept in this branch's trace). Step (F10) or Continue (F5) starts a new branch from step 1; b-main stays as recorded.",
+    );
+    // The message was recorded after snapshot 1 (what the agent read at step 2): the new
+    // branch starts from snapshot 1 without it.
+    const injected = rolledBackTo(1, 1);
+    await injected.store.getState().open('b-main');
+    expect(selectRollbackNotice(injected.store.getState())).toMatch(
+      /stays as recorded\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\.$/,
+    );
+    // One injected after step 1 is inside step 2's snapshot: a rollback to 2 keeps it, unsaid.
+    const kept = rolledBackTo(2, 1);
+    await kept.store.getState().open('b-main');
+    expect(selectRollbackNotice(kept.store.getState())).not.toMatch(/injected/);
   });
 });
 

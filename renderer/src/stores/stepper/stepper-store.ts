@@ -655,7 +655,13 @@ export function selectRollbackNotice(s: StepperState): string | null {
   const last = selectLastStep(s);
   const undone =
     last > k ? `step${last > k + 1 ? `s ${k + 1}–${last} are` : ` ${last} is`} undone in the sandbox` : '';
-  return `Rolled back to step ${k}${undone ? `: ${undone} (kept in this branch's trace)` : ''}. Step (F10) or Continue (F5) starts a new branch from step ${k}; ${s.branch ?? 'this branch'} stays as recorded.`;
+  // A message injected while paused after step k is recorded after snapshot k, which the new
+  // branch starts from: the agent does not read it there (a person took the INJ mark on row k
+  // for part of step k and was surprised). Said, so it can be injected again.
+  const injected = s.rows.find((r) => r.step === k)?.injected
+    ? ` The message injected after step ${k} is not carried into the new branch: inject it again before you step if the agent should read it.`
+    : '';
+  return `Rolled back to step ${k}${undone ? `: ${undone} (kept in this branch's trace)` : ''}. Step (F10) or Continue (F5) starts a new branch from step ${k}; ${s.branch ?? 'this branch'} stays as recorded.${injected}`;
 }
 
 /** The row of the viewed step, or null. */
