@@ -282,6 +282,56 @@ describe('episodes store', () => {
     }
   });
 
+  it('refuses a typed script outside the task folder before it asks to stop the live episode; one in the store is asked for as usual', async () => {
+    const fake = createFakeBackend();
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    fake.on('episode.start', () => startedState);
+    fake.on('episode.stop', () => ({ status: 'interrupted' as const, end_reason: 'stopped' }));
+    fake.on('files.list', () => ({
+      root: '/home/me/.stepbox',
+      path: '',
+      absolute: '/home/me/.stepbox',
+      entries: [],
+    }));
+    const left = { branch: 'b-old', task: 'fix-tests', steps: 2, working: true };
+    const store = createEpisodesStore(
+      fake.client,
+      () => {},
+      () => left,
+    );
+    const task = {
+      id: 'hello',
+      name: 'hello',
+      goal: 'g',
+      path: '/home/me/tasks/hello/task.json',
+      agent: null,
+    };
+    for (const [agent, model, field] of [
+      ['scripted:../../../../etc/passwd', '', 'Agent'],
+      ['exec:python3 agent.py', 'scripted:../x.jsonl', 'Its model calls answered by'],
+    ]) {
+      store.getState().setAgent(agent);
+      store.getState().setModel(model);
+      expect(await store.getState().startTask(task)).toBeNull();
+      expect(store.getState().stopQuestion).toBeNull();
+      expect(store.getState().startFailed).toBe('hello');
+      expect(store.getState().error).toMatch(
+        new RegExp(
+          `^${field}: scripted:.* resolves to /.*, outside the task's folder /home/me/tasks/hello \\(and the store /home/me/.stepbox\\); choose a file with Choose…`,
+        ),
+      );
+    }
+    expect(fake.callsOf('episode.start')).toEqual([]);
+    expect(fake.callsOf('episode.stop')).toEqual([]);
+    // Into the store: allowed there as on the server, so the question comes.
+    store.getState().setAgent('scripted:../../.stepbox/episodes/a.jsonl');
+    const asked = store.getState().startTask(task);
+    await vi.waitFor(() => expect(store.getState().stopQuestion?.next).toBe('hello'));
+    store.getState().answerStop(false);
+    expect(await asked).toBeNull();
+    expect(fake.callsOf('episode.start')).toEqual([]);
+  });
+
   it('starts an exec: agent with the model source it was given (and only for exec:)', async () => {
     const fake = createFakeBackend();
     fake.on('episode.start', () => startedState);

@@ -8,6 +8,7 @@ import type {
   TaskSummary,
 } from '../../../../shared/contract/models';
 import { errorText } from '../result';
+import { scriptPlaceProblem, taskFolderOf } from '../../../../shared/start-paths';
 import type { StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
 import type { Breakpoint } from '../../../../shared/breakpoints';
@@ -166,6 +167,28 @@ export function createEpisodesStore(
       });
       return yes;
     };
+    /**
+     * The refusal the start would give a typed `scripted:` path that leaves the task's folder
+     * (the server's own check, shared/start-paths.ts, with the store's folder asked only when
+     * it matters), or null. Said before "Stop the live episode?": a new user was asked to stop
+     * the live episode for a start that was then refused.
+     */
+    const placeProblem = async (task: TaskSummary): Promise<string | null> => {
+      const agent = get().agent.trim();
+      const own = agent !== '' && runsOwnProgramSpec(agent);
+      const typed: [string, string][] = [['Agent', agent]];
+      if (own) typed.push(['Its model calls answered by', get().model.trim()]);
+      const folder = taskFolderOf(task.path);
+      // Task paths come absolute from the server; anything else is left to the server's check.
+      if (!folder.startsWith('/')) return null;
+      for (const [field, spec] of typed) {
+        if (!spec || scriptPlaceProblem(field, spec, folder) === null) continue;
+        const store = await client.files.list({ root: 'store' });
+        const problem = scriptPlaceProblem(field, spec, folder, store.ok ? store.value.root : undefined);
+        if (problem) return problem;
+      }
+      return null;
+    };
     const start = async (
       key: string,
       task: { kind: 'sample'; id: string } | { kind: 'case'; id: string; fixed?: boolean },
@@ -286,6 +309,11 @@ export function createEpisodesStore(
         });
       },
       async startTask(task) {
+        const problem = await placeProblem(task);
+        if (problem) {
+          set({ error: problem, startFailed: task.id, released: null });
+          return null;
+        }
         if (!(await mayStop(task.name))) return null;
         return start(task.id, { kind: 'sample', id: task.id }, get().agent.trim() || undefined);
       },
