@@ -81,3 +81,7 @@ export function scriptPlaceProblem(
     `${storeHome ? ` (and the store ${storeHome})` : ''}; choose a file with Choose… or give a path inside it`
   );
 }
+
+/** The start form's agent fields by the names a person reads on screen (errors name them). */
+export const AGENT_FIELD = 'Agent';
+export const MODEL_FIELD = 'Its model calls answered by';

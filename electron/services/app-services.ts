@@ -20,7 +20,9 @@ import { listInside } from './host-files.js';
 import type { EnginePorts } from './ports.js';
 import { ServiceError, toAppError } from './service-error.js';
 import {
+  AGENT_FIELD,
   agentFolderOf,
+  MODEL_FIELD,
   fromTaskFolder,
   scriptPathOf,
   relativeScriptProblem,
@@ -104,8 +106,8 @@ export function createAppServices(ports: EnginePorts): AppServices {
   /** The Replay panel's agent fields (fork, reopen): an absolute `scripted:` file that exists. */
   const checkReplayScripts = async (agent: string | undefined, model: string | undefined) => {
     for (const [field, spec] of [
-      ['Agent', agent],
-      ['Its model calls answered by', model],
+      [AGENT_FIELD, agent],
+      [MODEL_FIELD, model],
     ] as const) {
       if (spec === undefined) continue;
       const relative = relativeScriptProblem(field, spec);
@@ -151,9 +153,8 @@ export function createAppServices(ports: EnginePorts): AppServices {
       const { path, agent, episodes: count } = await taskPathOf(r.task);
       // A script path a person typed is read from the task's folder (shared/start-paths.ts).
       const folder = taskFolderOf(resolve(path));
-      if (r.agent !== undefined) await checkScript('Agent', r.agent, folder);
-      if (r.agent_options?.model !== undefined)
-        await checkScript('Its model calls answered by', r.agent_options.model, folder);
+      if (r.agent !== undefined) await checkScript(AGENT_FIELD, r.agent, folder);
+      if (r.agent_options?.model !== undefined) await checkScript(MODEL_FIELD, r.agent_options.model, folder);
       const spec = r.agent !== undefined ? fromTaskFolder(r.agent, folder) : agent;
       if (!spec)
         throw new ServiceError('invalid_input', 'this task ships no agent: pass `agent` (e.g. "manual")');

@@ -8,7 +8,7 @@ import { RunningList } from '../components/running-list';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import type { PickField } from '../stores/picker/picker-store';
-import { agentFolderOf, scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
+import { agentFolderOf, MODEL_FIELD, scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
 import { RETURN_TITLE } from '../model/return-title';
 import { returnText } from '../../../shared/format-outcome';
 
@@ -260,7 +260,7 @@ export function EpisodeLibrary() {
       {runsOwnProgramSpec(agent) ? (
         <>
           <label className="field-label" htmlFor="library-model">
-            Its model calls answered by
+            {MODEL_FIELD}
           </label>
           <div className="field-row">
             <input
@@ -273,7 +273,7 @@ export function EpisodeLibrary() {
               value={model}
               onChange={(e) => actions.setModel(e.target.value)}
             />
-            <PickButton field="model" label="Its model calls answered by" />
+            <PickButton field="model" label={MODEL_FIELD} />
           </div>
           <p className="muted field-hint" id="library-model-hint">
             scripted:FILE (from the task’s folder), openai:MODEL@URL, replay:EPISODE, or manual (you write

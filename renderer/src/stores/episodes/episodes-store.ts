@@ -8,7 +8,7 @@ import type {
   TaskSummary,
 } from '../../../../shared/contract/models';
 import { errorText } from '../result';
-import { scriptPlaceProblem, taskFolderOf } from '../../../../shared/start-paths';
+import { AGENT_FIELD, MODEL_FIELD, scriptPlaceProblem, taskFolderOf } from '../../../../shared/start-paths';
 import type { StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
 import type { Breakpoint } from '../../../../shared/breakpoints';
@@ -176,8 +176,8 @@ export function createEpisodesStore(
     const placeProblem = async (task: TaskSummary): Promise<string | null> => {
       const agent = get().agent.trim();
       const own = agent !== '' && runsOwnProgramSpec(agent);
-      const typed: [string, string][] = [['Agent', agent]];
-      if (own) typed.push(['Its model calls answered by', get().model.trim()]);
+      const typed: [string, string][] = [[AGENT_FIELD, agent]];
+      if (own) typed.push([MODEL_FIELD, get().model.trim()]);
       const folder = taskFolderOf(task.path);
       // Task paths come absolute from the server; anything else is left to the server's check.
       if (!folder.startsWith('/')) return null;
