@@ -101,4 +101,36 @@ describe('web mode: rollback is visible', () => {
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 400_000);
+
+  it('a message injected after step 1 is named by the notice of a rollback to 1: it is not carried into the new branch', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    await app.library.startTask('hello-python');
+    await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+    await stepTo(app, 1);
+    await app.inject.inject('Also print the greeting twice.');
+    await stepTo(app, 2);
+    await app.timeline.select(1);
+    await app.replay.rollback();
+    await app.settled({ timeoutMs: 90_000 });
+    const notice = app.page.getByTestId('stop-reason');
+    await until(
+      () => notice.innerText(),
+      (t) => t.startsWith('Rolled back to step 1'),
+      30_000,
+      'the rollback notice',
+    );
+    await expect(notice.innerText()).resolves.toMatch(
+      /stays as recorded\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\.$/,
+    );
+    expect(await layout.readable(notice)).toBe(true);
+    await app.screenshot('rollback-injected-1024x700');
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    expect(await layout.readable(notice)).toBe(true);
+    await app.screenshot('rollback-injected-1920x1080');
+    await app.page.keyboard.press('Shift+F5');
+    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 400_000);
 });
