@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HelperClient, HelperClosed, HelperError } from '../../electron/engine/sandbox/helper-client.js';
 
 function frame(header: object, payload: Buffer = Buffer.alloc(0)): Buffer {
@@ -93,6 +93,31 @@ describe('helper client framing', () => {
     expect(reason).toMatch(/not the protocol/);
     expect(client.closed).toBe(true);
     await expect(client.request('ping', {})).rejects.toBeInstanceOf(HelperClosed);
+  });
+
+  it('closes a helper that does not answer a request in its time, and only then', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance'] });
+    try {
+      const { client, stdout } = harness();
+      let reason = '';
+      client.onClose = (r) => (reason = r);
+      stdout.write(frame(hello()));
+      const first = client.request('ping', {}, undefined, 0, 1_000);
+      await vi.advanceTimersByTimeAsync(500);
+      const second = client.request('ping', {}, undefined, 0, 1_000);
+      second.catch(() => undefined);
+      // Answered in time; the one timer, armed for the first, then waits for the second's deadline.
+      stdout.write(frame({ id: 1, ok: true, pid: 5 }));
+      expect((await first).header.pid).toBe(5);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(client.closed).toBe(false);
+      await vi.advanceTimersByTimeAsync(2);
+      expect(client.closed).toBe(true);
+      expect(reason).toBe('the helper did not answer within 1000 ms');
+      await expect(second).rejects.toBeInstanceOf(HelperClosed);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   describe('refuses every frame it did not ask for, before buffering it', () => {

@@ -62,6 +62,40 @@ describe('helper replies are checked against their op', () => {
     expect(c.closed).toBe(false);
   });
 
+  it("checks exec's usual reply by hand exactly as its schema does", () => {
+    const { reply, usual } = HELPER_OPS.exec;
+    if (!usual) throw new Error('exec has no hand check of its usual reply');
+    const values: unknown[] = [0, 1, 137, -1, 0.5, 2 ** 53, 1e300, null, true, false, 'x', '1', {}, [], -0];
+    const headers: Record<string, unknown>[] = [{ id: 3, ...EXEC_REPLY }];
+    for (const key of Object.keys(EXEC_REPLY)) {
+      const { [key]: _gone, ...without } = EXEC_REPLY as Record<string, unknown>;
+      headers.push(without);
+      for (const v of values) headers.push({ ...EXEC_REPLY, [key]: v });
+    }
+    headers.push(
+      { ...EXEC_REPLY, exit_code: null, signal: 9 },
+      { ...EXEC_REPLY, extra: 'kept out' },
+      { ...EXEC_REPLY, error: { code: 'timeout', message: 'm' } },
+      { ...EXEC_REPLY, error: null },
+      { ...EXEC_REPLY, session: { cwd: '/w', env: { A: 'b' } } },
+    );
+    let recognised = 0;
+    for (const h of headers) {
+      const byHand = usual(h);
+      const bySchema = reply.safeParse(h);
+      if (byHand !== undefined) {
+        recognised++;
+        expect(bySchema.success, JSON.stringify(h)).toBe(true);
+        expect(byHand).toEqual(bySchema.data);
+      } else if (bySchema.success) {
+        // Only what the hand check leaves to the schema on purpose: an error or a session.
+        expect('error' in h || 'session' in h, JSON.stringify(h)).toBe(true);
+      }
+    }
+    expect(usual({ id: 3, ...EXEC_REPLY })).toEqual(reply.parse(EXEC_REPLY));
+    expect(recognised).toBeGreaterThan(10);
+  });
+
   const forged: [string, Record<string, unknown>, Buffer, RegExp][] = [
     ['a field of the wrong type', { ...EXEC_REPLY, exit_code: 'zero' }, Buffer.from('ok'), /exit_code/],
     ['a missing field', { ...EXEC_REPLY, stdout_len: undefined }, Buffer.from('ok'), /stdout_len/],

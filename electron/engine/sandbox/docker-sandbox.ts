@@ -264,6 +264,11 @@ export class DockerSandbox implements Sandbox {
 
   // ------------------------------------------------------------------ helper calls
 
+  /** The helper when it can take a request now (no await on a tool call's path); else undefined. */
+  private ready(): HelperClient | undefined {
+    return this.lost || this.recovering || this.helper.closed ? undefined : this.helper;
+  }
+
   private async live(): Promise<HelperClient> {
     if (this.lost) throw this.lost;
     if (this.recovering) await this.recovering;
@@ -358,8 +363,10 @@ export class DockerSandbox implements Sandbox {
     const oomBefore = this.hooks.ooms.count(this.id);
     let response: HelperResponse<'exec'>;
     try {
-      const helper = await this.live();
-      const pending = helper.request(
+      const helper = this.ready() ?? (await this.live());
+      // A helper that does not answer in time is closed by its client, which fails the call
+      // with HelperClosed; the restart below closes its channel.
+      response = await helper.request(
         'exec',
         {
           command: request.command,
@@ -369,18 +376,8 @@ export class DockerSandbox implements Sandbox {
         },
         undefined,
         2 * this.config.limits.outputBytes,
+        request.timeoutMs + HUNG_GRACE_MS,
       );
-      // A helper that does not answer is closed, which fails `pending` with HelperClosed (no
-      // second promise raced against it: one timer, no extra turns on every call's path).
-      const timer = setTimeout(() => {
-        helper.close(`the helper did not answer within ${request.timeoutMs + HUNG_GRACE_MS} ms`);
-        this.connection?.close();
-      }, request.timeoutMs + HUNG_GRACE_MS);
-      try {
-        response = await pending;
-      } finally {
-        clearTimeout(timer);
-      }
     } catch (e) {
       const ms = performance.now() - started;
       if (e instanceof SessionRestarted) return toolFailure('session_restarted', e.message, ms);
@@ -391,14 +388,21 @@ export class DockerSandbox implements Sandbox {
       if (e instanceof HelperError) return toolFailure(toolCode(e.code), e.message, ms);
       throw e;
     }
-    return this.execResult(response, started, oomBefore);
+    const h = response.header;
+    // The cgroup counter is authoritative when the helper can read it (see OomEvents). Without
+    // it, Docker's event decides, only for a command that ended by SIGKILL (itself, or the
+    // child whose status the shell passed on as 137), so a late event does not blame an
+    // ordinary next call; it waits a moment because the event can trail the answer.
+    const oomByEvent =
+      !h.error &&
+      (h.signal === 9 || h.exit_code === 137) &&
+      h.oom_counter === false &&
+      (await this.hooks.ooms.waitAbove(this.id, oomBefore, OOM_EVENT_WAIT_MS));
+    return this.execResult(response, started, oomByEvent);
   }
 
-  private async execResult(
-    response: HelperResponse<'exec'>,
-    started: number,
-    oomBefore: number,
-  ): Promise<ToolResult> {
+  /** The tool result of an exec reply (synchronous: no more turns on a call's path). */
+  private execResult(response: HelperResponse<'exec'>, started: number, oomByEvent: boolean): ToolResult {
     const h = response.header;
     this.lastCommandMs = h.duration_ms;
     if (h.session) this.session = h.session;
@@ -407,21 +411,11 @@ export class DockerSandbox implements Sandbox {
     const truncated = { stdout: h.stdout_total > outRaw.length, stderr: h.stderr_total > errRaw.length };
     const out = decodeOutput(outRaw, truncated.stdout);
     const errOut = decodeOutput(errRaw, truncated.stderr);
-    let error = h.error ? { code: toolCode(h.error.code), message: h.error.message } : undefined;
-    // The cgroup counter is authoritative when the helper can read it (see OomEvents). Without
-    // it, Docker's event decides, only for a command that ended by SIGKILL (itself, or the
-    // child whose status the shell passed on as 137), so a late event does not blame an
-    // ordinary next call; it waits a moment because the event can trail the answer.
-    if (
-      !error &&
-      (h.signal === 9 || h.exit_code === 137) &&
-      h.oom_counter === false &&
-      (await this.hooks.ooms.waitAbove(this.id, oomBefore, OOM_EVENT_WAIT_MS))
-    )
-      error = {
-        code: 'oom',
-        message: 'the command ran out of memory (Docker reported an OOM kill)',
-      };
+    const error = h.error
+      ? { code: toolCode(h.error.code), message: h.error.message }
+      : oomByEvent
+        ? { code: 'oom' as const, message: 'the command ran out of memory (Docker reported an OOM kill)' }
+        : undefined;
     const result: ToolResult = {
       ok: error === undefined,
       ...(h.exit_code !== null ? { exit_code: h.exit_code } : {}),

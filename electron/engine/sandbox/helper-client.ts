@@ -35,6 +35,10 @@ interface Pending {
   reject(e: Error): void;
   /** The largest payload this request's answer may carry. */
   readonly maxPayload: number;
+  /** When (performance.now()) the helper counts as hung if it has not answered; Infinity: never. */
+  readonly deadline: number;
+  /** The ms it was given to answer (for the message when it did not). */
+  readonly within: number | undefined;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -67,6 +71,14 @@ export class HelperClient {
   /** The frame being received once its header is checked: its answer and total length. */
   private frame: { header: Record<string, unknown>; total: number; hlen: number } | undefined;
   private closedWith: HelperClosed | undefined;
+  /**
+   * One timer for every request's deadline, armed for the earliest and left running when
+   * that request is answered (a timer set and cleared per tool call was ~50 us of its path
+   * after the model's pause): when it fires it looks for an overdue request and re-arms for
+   * the next deadline, if any.
+   */
+  private watchdog: ReturnType<typeof setTimeout> | undefined;
+  private watchdogAt = Infinity;
   private helloResolve!: (h: HelperHello) => void;
   private helloReject!: (e: Error) => void;
   /** Resolves with the helper's hello (pid, …) once it is up. */
@@ -104,13 +116,15 @@ export class HelperClient {
 
   /**
    * Sends a request; resolves with the response, rejects with {@link HelperError} or
-   * {@link HelperClosed}. An answer with a payload over `maxPayload` bytes closes the helper.
+   * {@link HelperClosed}. An answer with a payload over `maxPayload` bytes closes the helper;
+   * so does no answer within `answerWithinMs` (a hung helper: every pending request fails).
    */
   request<Op extends HelperOp>(
     op: Op,
     args: HelperRequest<Op>,
     payload?: Uint8Array,
     maxPayload = 0,
+    answerWithinMs?: number,
   ): Promise<HelperResponse<Op>> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
@@ -131,7 +145,9 @@ export class HelperClient {
           this.refuse(`its reply to ${op} is not the protocol`);
         }
       };
-      this.pending.set(id, { settle, reject, maxPayload });
+      const deadline = answerWithinMs === undefined ? Infinity : performance.now() + answerWithinMs;
+      this.pending.set(id, { settle, reject, maxPayload, deadline, within: answerWithinMs });
+      if (deadline < this.watchdogAt) this.armWatchdog(deadline);
       if (!payload?.length) {
         // The usual request (a tool call): one write, no cork.
         this.stdin.write(head);
@@ -146,10 +162,33 @@ export class HelperClient {
     });
   }
 
+  private armWatchdog(at: number): void {
+    clearTimeout(this.watchdog);
+    this.watchdogAt = at;
+    this.watchdog = setTimeout(() => this.checkDeadlines(), Math.max(0, at - performance.now()));
+    // Only a pending request's answer matters, and the channel it comes on keeps the process up.
+    this.watchdog.unref();
+  }
+
+  /** Closes the helper if a request is overdue; else waits for the next deadline, if any. */
+  private checkDeadlines(): void {
+    this.watchdog = undefined;
+    this.watchdogAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const p of this.pending.values()) {
+      if (p.deadline <= now) return this.close(`the helper did not answer within ${p.within} ms`);
+      next = Math.min(next, p.deadline);
+    }
+    if (next < Infinity) this.armWatchdog(next);
+  }
+
   /** Marks the helper gone and fails every pending request. */
   close(reason: string): void {
     if (this.closedWith) return;
     this.closedWith = new HelperClosed(reason);
+    clearTimeout(this.watchdog);
+    this.watchdogAt = Infinity;
     this.helloReject(this.closedWith);
     for (const p of this.pending.values()) p.reject(this.closedWith);
     this.pending.clear();
