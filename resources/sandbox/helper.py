@@ -314,7 +314,13 @@ def log(message):
 # ---------------------------------------------------------------- framing
 
 def write_all(fd, data):
-    view = memoryview(data)
+    try:
+        n = os.write(fd, data)  # the usual frame: all of it at once
+    except BlockingIOError:
+        n = 0
+    if n == len(data):
+        return
+    view = memoryview(data)[n:]
     while view:
         try:
             n = os.write(fd, view)
@@ -407,8 +413,40 @@ def open_socket(path, token):
 SEND_JOIN_MAX = 256 * 1024
 
 
+def header_encoder():
+    """json.dumps(header, separators=(',', ':')), built once: dumps makes an encoder object
+    and then a C encoder per call (~30 us of a tool call's answer after the model's pause).
+    Headers hold no cycles, so no check for them; where the C encoder is missing or takes
+    other arguments, the Python one."""
+    slow = json.JSONEncoder(separators=(',', ':'))
+    make = getattr(json.encoder, 'c_make_encoder', None)
+    try:
+        fast = make(None, slow.default, json.encoder.encode_basestring_ascii, None, ':', ',', False, False, True)
+        if ''.join(fast({'a': [1, None, True, 0.5, '\u00e9']}, 0)) == slow.encode({'a': [1, None, True, 0.5, '\u00e9']}):
+            return lambda header: ''.join(fast(header, 0))
+    except TypeError:
+        pass
+    return slow.encode
+
+
+encode_header = header_encoder()
+# The host's headers are compact JSON (UTF-8, nothing around the object): the C scanner reads
+# them at once (json.loads adds an encoding guess and two Python frames, ~25 us of a request
+# after the model's pause). Anything else goes to json.loads, which decides as always.
+scan_json = json.JSONDecoder().scan_once
+
+
+def decode_header(raw):
+    s = raw.decode('utf-8', 'surrogatepass')
+    try:
+        value, end = scan_json(s, 0)
+    except StopIteration:
+        end = -1
+    return value if end == len(s) else json.loads(s)
+
+
 def send(header, payload=b''):
-    h = json.dumps(header, separators=(',', ':')).encode('utf-8')
+    h = encode_header(header).encode('ascii')
     head = struct.pack('>II', len(h), len(payload)) + h
     if len(payload) <= SEND_JOIN_MAX:
         write_all(channel_out, head + payload if payload else head)
@@ -777,9 +815,13 @@ class Shells:
         while self.zygotes:
             z = self.zygotes.pop(0)
             # Its pidfd stays registered: the call's register() gives it the call's callback
-            # (no epoll syscall); a shell not used is unregistered here.
-            if z.alive():
-                if not self.limits_intact(z.pid):
+            # (no epoll syscall); a shell not used is unregistered here. No waitpid to ask if
+            # it is alive: an idle shell's death is reported by its pidfd (on_zygote_exit took
+            # it out of the pool), and one that died since is met as any shell killed while it
+            # waits: the write of its script fails, the call sees it gone without having said
+            # `s` and runs again in another (Call.finish). Without pidfds, asked here.
+            if z.pidfd is not None or z.alive():
+                if not self.limits_intact(z):
                     # A command of the agent's lowered its limits (prlimit needs only the same
                     # uid, not ptrace): the next call must not run crippled. Another shell.
                     log('idle shell %d had its resource limits changed; discarding it' % z.pid)
@@ -802,19 +844,16 @@ class Shells:
             z.discard()
         return self.spawn_zygote(idle=False)
 
-    def limits_intact(self, pid):
-        """Whether a shell's resource limits are still the helper's own (what it inherited)."""
-        # os.open/os.read: three syscalls (a Python file object adds fstat, ioctl and lseek).
-        try:
-            fd = os.open('/proc/%d/limits' % pid, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
+    def limits_intact(self, z):
+        """Whether a shell's resource limits are still the helper's own (what it inherited):
+        its /proc limits file, opened when it started, read again from its start (one pread;
+        the kernel writes the file anew from the process's limits of now)."""
+        if z.limits_fd is None:
             return False
         try:
-            return os.read(fd, 65536) == self.limits
+            return os.pread(z.limits_fd, 65536, 0) == self.limits
         except OSError:
             return False
-        finally:
-            os.close(fd)
 
     def spawn_zygote(self, idle=True):
         """Starts a bash that waits for its command; raises tool_failed when no process can start."""
@@ -1795,11 +1834,12 @@ class Apply:
 # comes with the request or the reply, and what it does. The host's side of the same table
 # is electron/engine/sandbox/helper-protocol.ts; `describe` answers this one, and a test
 # compares the two. A request without a required field is refused before its method runs.
-Op = collections.namedtuple('Op', 'job method request reply payload doc')
+Op = collections.namedtuple('Op', 'job method request reply payload doc required')
 
 
 def op(job, method, request, reply, doc, payload=None):
-    return Op(job, method, tuple(request.split()), tuple(reply.split()), payload, doc)
+    fields = tuple(request.split())
+    return Op(job, method, fields, tuple(reply.split()), payload, doc, tuple(f for f in fields if f[-1] != '?'))
 
 
 OPS = {
@@ -1891,9 +1931,10 @@ class Helper:
             spec = OPS.get(name) if isinstance(name, str) else None
             if spec is None:
                 raise ToolErr('invalid_arguments', 'unknown op %r' % (name,))
-            missing = [f for f in spec.request if f[-1] != '?' and f not in header]
-            if missing:
-                raise ToolErr('invalid_arguments', '%s: missing %s' % (name, ', '.join(missing)))
+            for f in spec.required:
+                if f not in header:
+                    missing = [f for f in spec.required if f not in header]
+                    raise ToolErr('invalid_arguments', '%s: missing %s' % (name, ', '.join(missing)))
             handler = self.handlers[name]
             res = handler(header, payload) if spec.payload == 'request' else handler(header)
             if res is None:
@@ -1920,19 +1961,32 @@ class Helper:
             data = b''  # the host's end of the socket went away (ECONNRESET)
         if not data:
             self.shutdown()
-        self.inbuf += data
-        while len(self.inbuf) >= 8:
-            hlen, plen = struct.unpack_from('>II', self.inbuf)
+        # The usual read (a request, nothing left over before it) is parsed where it lies, not
+        # copied into inbuf and out again; a frame in parts is gathered in inbuf.
+        if self.inbuf:
+            self.inbuf += data
+            data = self.inbuf
+        pos = 0
+        while len(data) - pos >= 8:
+            hlen, plen = struct.unpack_from('>II', data, pos)
             if hlen > MAX_HEADER or plen > MAX_PAYLOAD:
                 log('a frame of %d+%d bytes is not the host\'s; exiting' % (hlen, plen))
                 self.shutdown()
-            if len(self.inbuf) < 8 + hlen + plen:
+            end = pos + 8 + hlen + plen
+            if len(data) < end:
                 break
-            with memoryview(self.inbuf) as view:
-                header = json.loads(view[8:8 + hlen].tobytes())
-                payload = view[8 + hlen:8 + hlen + plen].tobytes()
-            del self.inbuf[:8 + hlen + plen]
+            header = decode_header(data[pos + 8:pos + 8 + hlen])
+            if plen:
+                with memoryview(data) as view:
+                    payload = view[pos + 8 + hlen:end].tobytes()
+            else:
+                payload = b''
+            pos = end
             self.dispatch(header, payload)
+        if data is self.inbuf:
+            del self.inbuf[:pos]
+        elif pos < len(data):
+            self.inbuf = bytearray(data[pos:])
         self.active = time.monotonic()
         self.call_ended = False
         self.shells.lost_idle = False
@@ -2179,6 +2233,12 @@ class Zygote:
             self.pidfd = os.pidfd_open(self.pid)
         except (OSError, AttributeError):
             self.pidfd = None
+        # Opened now, off a call's path (see Shells.limits_intact); the file is this process's
+        # (a pid number used again is another process, which it never reads).
+        try:
+            self.limits_fd = os.open('/proc/%d/limits' % self.pid, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self.limits_fd = None
 
     def alive(self):
         try:
@@ -2188,10 +2248,10 @@ class Zygote:
 
     def discard(self):
         """Closes an unused shell's pipes (it exits on EOF of fd 4) and reaps it if it is gone."""
-        for fd in (self.out_r, self.err_r, self.st_r, self.go_w, self.pidfd):
+        for fd in (self.out_r, self.err_r, self.st_r, self.go_w, self.pidfd, self.limits_fd):
             if fd is not None:
                 os.close(fd)
-        self.out_r = self.err_r = self.st_r = self.go_w = self.pidfd = None
+        self.out_r = self.err_r = self.st_r = self.go_w = self.pidfd = self.limits_fd = None
         self.alive()
 
 
@@ -2294,6 +2354,9 @@ class Call:
             sel.unregister(self.pidfd)
             os.close(self.pidfd)
             self.pidfd = None
+        if self.z.limits_fd is not None:
+            os.close(self.z.limits_fd)
+            self.z.limits_fd = None
         try:
             if self.script_file:
                 os.unlink(self.z.base + '.sh')
