@@ -168,16 +168,30 @@ MAX_READ = 64 * 1024 * 1024
 # `bash: eval: line N: …` where `bash -c` would say `-c`; $0 is `bash` and $# is 0, as
 # with `bash -c`. The trailing comment names the shell in `ps` (tests use it).
 # Where an `execute_shell` of `true` spends its time over the socket channel (a 2-vCPU VM,
-# load 4-7, calls 10 ms apart; host and helper marks on the one CLOCK_MONOTONIC, medians of
-# 300): the host ~0.25 ms before its write returns (registry, request, the write itself
-# ~0.09: it wakes this process on the other vCPU), ~0.15 ms until this loop reads it,
-# ~0.24 ms here up to the script (json, dispatch, the shell's limits ~0.06), then the
-# command (duration_ms: the shell waking, sourcing, running, dumping, exiting, ~2.5 ms),
-# ~0.12 ms here to the reply, ~0.27 ms until the host reads it and ~0.28 ms of the host's
-# parsing and result. A `ping` alone (the two wake-ups, no work) takes 0.74-1.2 ms there:
-# most of a call's overhead is waking a process from idle, not work. The replacement
-# shell used to cost ~1.5 ms of os.fork of this process (blocking every request) plus
-# bash's start; it is now posix_spawn'ed (see spawn_as_agent). A long-lived shell forking
+# calls 10 ms apart as the bench paces them; host and helper marks on the one
+# CLOCK_MONOTONIC, medians of 300; overhead ~1.5 ms, was ~1.7): the host ~0.09 ms in the
+# registry (argument check ~0.05) and ~0.09 building the request, its write ~0.11 (it wakes
+# this process on the other vCPU), ~0.17 until this loop reads it, ~0.13 here up to the
+# script (json ~0.03, the idle shell's limits and SIGCONT ~0.05, the oom counter ~0.02,
+# the script's write ~0.03, which wakes the shell), then the command (duration_ms ~2.8:
+# the shell waking, sourcing, running, dumping, exiting), ~0.12 here to the reply (reaping
+# ~0.03, hang_up's killpg ~0.03, the oom counter ~0.03, the session dump ~0.02), ~0.35
+# until the host's 'data' handler runs (the header's encoding and write here, the host's
+# wake-up, libuv and Node's stream code), ~0.13 of the host's frame and reply check and
+# ~0.15 until the call resolves (Node's stream tail, three async returns). What stays is
+# mostly not work: the two wake-ups and the write that makes one (~0.6 ms; a bare
+# Node-Python socket ping-pong pays ~0.2 ms round trip when neither side sleeps between)
+# and code run 10-25x slower than warm after the model's pause (a JSON.stringify+parse of
+# this size: 2.5 us warm, 35 us after 10 ms idle): every piece left is a syscall or a
+# library call that the call needs (the limits, SIGCONT and oom reads guard the call; the
+# reap, hang_up and dump make its result) whose price is mostly that coldness. A `ping`
+# alone (the two wake-ups, no work) takes ~0.5 ms there. Left as they are on purpose:
+# Node's stream code around each read (net.Socket's `onread`, which skips it, is offered
+# only to sockets Node connects itself; this process connects to the host), and hang_up
+# before the reply (after it, the host could act on an answer while the call's group still
+# runs, and output the group wrote meanwhile would be lost). The replacement shell used to
+# cost ~1.5 ms of os.fork of this process (blocking every request) plus bash's start; it
+# is now posix_spawn'ed (see spawn_as_agent). A long-lived shell forking
 # each call would save bash's start but not keep its semantics: a forked subshell's `$$`
 # is its parent's (a `kill -9 $$` would hit the shared shell, not the call), and calls
 # would share one session, so a fresh process per call stays.
