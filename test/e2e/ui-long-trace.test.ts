@@ -208,6 +208,72 @@ describe('web mode: a recorded 10,000-step trace', () => {
     expect(app.errors).toEqual([]);
   });
 
+  it('a far slider move shows the far steps in the rows already drawn, each row its own step in its place, the focus on the viewed one', async () => {
+    await app.page.locator('[data-testid="timeline-scroll"][data-arriving="0"]').waitFor({ timeout: 60_000 });
+    const rows = app.page.locator('[data-testid="timeline-row"]');
+    // The row nodes drawn now, marked, to tell reused nodes from new ones after the move.
+    const before = await rows.evaluateAll((els) =>
+      els.map((el) => {
+        (el as HTMLElement & { __drawnBefore?: true }).__drawnBefore = true;
+        return el.getAttribute('data-step');
+      }),
+    );
+    expect(before.length).toBeGreaterThan(10);
+    for (const step of [3_000, 7_000]) {
+      await app.page.evaluate((to) => {
+        const input = document.querySelector<HTMLInputElement>('[data-testid="scrubber"]');
+        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+        if (!input || !set) throw new Error('no scrubber');
+        set.call(input, String(to));
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }, step);
+      await app.page
+        .locator(`[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]`)
+        .waitFor({ timeout: 30_000 });
+      await expect(inView(step)).resolves.toBe(true);
+      const drawn = await rows.evaluateAll((els) =>
+        els.map((el) => ({
+          step: Number(el.getAttribute('data-step')),
+          text: el.querySelector('.tl-step')?.textContent,
+          args: el.querySelector('.tl-args')?.textContent,
+          y: Number(/translateY\((-?[\d.]+)px\)/.exec((el as HTMLElement).style.transform)?.[1]),
+          reused: (el as HTMLElement & { __drawnBefore?: true }).__drawnBefore === true,
+        })),
+      );
+      // Every row shows its own step (nothing left from the step its node showed before) ...
+      for (const r of drawn) {
+        expect(String(r.step)).toBe(r.text);
+        expect(r.args).toContain(`step ${r.step} `);
+      }
+      // ... at its own place: one row height per step, and no two rows at one place.
+      const sorted = [...drawn].sort((a, b) => a.step - b.step);
+      for (let i = 1; i < sorted.length; i++)
+        expect(sorted[i].y - sorted[i - 1].y).toBe((sorted[i].step - sorted[i - 1].step) * 22);
+      expect(sorted.some((r) => r.step === step)).toBe(true);
+      // The nodes drawn before showed other steps, now these: they were given the far steps,
+      // not removed and created again (most of a far move's work, issue 19.10).
+      expect(drawn.filter((r) => r.reused).length).toBeGreaterThan(drawn.length / 2);
+    }
+    // The keyboard: ↓ moves the selection, and the focus is on the viewed step's row.
+    await app.timeline.row(7_000).click();
+    await app.page.keyboard.press('ArrowDown');
+    await app.page
+      .locator('[data-testid="timeline-row"][data-step="7001"][aria-selected="true"]')
+      .waitFor({ timeout: 10_000 });
+    await until(
+      () => app.page.evaluate(() => document.activeElement?.getAttribute('data-step') ?? null),
+      (s) => s === '7001',
+      10_000,
+      'the focus on the row of step 7001',
+    );
+    // Back to the end (the final answer, step 10,000), where the next test starts.
+    await app.page.keyboard.press('End');
+    await app.page
+      .locator('[data-testid="timeline-row"][data-step="10000"][aria-selected="true"]')
+      .waitFor({ timeout: 10_000 });
+    expect(app.errors).toEqual([]);
+  });
+
   it('right after it opens, a person who scrolls to the middle keeps their place while the earlier rows arrive, and clicks a row there', async () => {
     // A fresh window: the open brings the last screenful; the earlier rows page in after it.
     // Its requests for those pages are held until the person has scrolled, as on a slow machine.

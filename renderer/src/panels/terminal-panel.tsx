@@ -125,21 +125,19 @@ export function TerminalPanel() {
     const term = terms.current?.history;
     if (!term || !showHistory) return;
     // Rewriting xterm lays it out (it measures glyphs, a forced layout each): after the next
-    // paint, so a slider move's selection shows first, and while scrubbing only the step
-    // that stays viewed is written (a newer detail cancels this one). Issue 19.10.
-    let cancelled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    // paint and once the window is idle, so a slider move's selection shows first and the
+    // next move is not queued behind it; while scrubbing only the step that stays viewed is
+    // written (a newer detail cancels this one). Issue 19.10.
+    let cancelIdle: (() => void) | undefined;
     const frame = requestAnimationFrame(() => {
-      timer = setTimeout(() => {
-        if (cancelled) return;
+      cancelIdle = whenIdle(() => {
         term.reset();
         if (detail) term.write(recordedOutput(detail));
-      }, 0);
+      });
     });
     return () => {
-      cancelled = true;
       cancelAnimationFrame(frame);
-      clearTimeout(timer);
+      cancelIdle?.();
     };
   }, [detail, showHistory, xterm]);
 

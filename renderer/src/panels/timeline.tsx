@@ -1,6 +1,7 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { TeachingButtons } from '../components/teaching-buttons';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { flushSync } from 'react-dom';
+import { observeElementOffset, useVirtualizer } from '@tanstack/react-virtual';
 import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import type { HeldStage } from '../../../shared/held-action';
 import { Panel, PanelState } from '../components/panel';
@@ -253,13 +254,27 @@ export function Timeline() {
   const focusFollows = useRef(false);
   // The scrollTop last written, until a scroll event says the virtualizer knows it.
   const written = useRef<number | null>(null);
+  // The most rows drawn at once so far (see the rows' keys below).
+  const slots = useRef(1);
 
+  // Tells the virtualizer where the list is going, as its scroll listener would (see below).
+  const tellOffset = useRef<((offset: number) => void) | null>(null);
   const virtualizer = useVirtualizer({
     count: lead + shown.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
     // A far slider move replaces every drawn row: a few beyond the window, not a dozen each side.
     overscan: 5,
+    // Its own listener (scroll events, read from the element), plus a way to say an offset we
+    // wrote ourselves without the element being asked for it.
+    observeElementOffset: (instance, report) => {
+      tellOffset.current = (offset) => report(offset, false);
+      const stop = observeElementOffset(instance, report);
+      return () => {
+        tellOffset.current = null;
+        stop?.();
+      };
+    },
   });
 
   // The viewed step and its list index the list was last brought to.
@@ -292,11 +307,13 @@ export function Timeline() {
         following ? 'end' : 'auto',
       );
       if (top !== null) {
-        el.scrollTop = top;
         // The virtualizer learns of a scroll from its event, which the browser fires at the
-        // next frame: the rows of a far step would be drawn a frame late. Told now, they are
-        // drawn in this task and painted in the next frame (a slider move, issue 19.10).
-        el.dispatchEvent(new Event('scroll'));
+        // next frame: the rows of a far step would be drawn a frame late. Told the offset
+        // (not sent a scroll event, which made it read scrollTop back, a forced layout of the
+        // window on every slider move), it draws them in this task (issue 19.10).
+        const tell = tellOffset.current;
+        if (tell) flushSync(() => tell(top));
+        el.scrollTop = top;
         written.current = top;
       }
     }
@@ -372,6 +389,13 @@ export function Timeline() {
     stepper.select(shown[Math.max(0, Math.min(shown.length - 1, next))].step);
   };
   const viewedShown = viewed !== null && indexOfStep(shown, viewed) >= 0;
+  const items = virtualizer.getVirtualItems();
+  // Rows are keyed by their slot on screen (index modulo the most rows ever drawn at once:
+  // unique among the contiguous rows drawn), so a far slider move gives the drawn rows new
+  // steps to show, in place, rather than removing every row and creating as many new ones
+  // (their nodes, their styles: most of a move's work, issue 19.10). The viewed row keeps a
+  // key of its own: the focus on it never moves to another step's row.
+  slots.current = Math.max(slots.current, items.length);
   let body;
   if (load === 'empty')
     body = (
@@ -406,7 +430,7 @@ export function Timeline() {
           role="grid"
           aria-rowcount={lead + shown.length}
         >
-          {virtualizer.getVirtualItems().map((item) => {
+          {items.map((item) => {
             if (item.index < lead)
               return (
                 <div
@@ -422,7 +446,7 @@ export function Timeline() {
             const row = shown[item.index - lead];
             return (
               <Row
-                key={row.step}
+                key={row.step === viewed ? `step-${row.step}` : `slot-${item.index % slots.current}`}
                 row={row}
                 closed={!live}
                 top={item.start}
