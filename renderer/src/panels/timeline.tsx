@@ -393,8 +393,10 @@ export function Timeline() {
   // Rows are keyed by their slot on screen (index modulo the most rows ever drawn at once:
   // unique among the contiguous rows drawn), so a far slider move gives the drawn rows new
   // steps to show, in place, rather than removing every row and creating as many new ones
-  // (their nodes, their styles: most of a move's work, issue 19.10). The viewed row keeps a
-  // key of its own: the focus on it never moves to another step's row.
+  // (their nodes, their styles: most of a move's work, issue 19.10). A key never depends on
+  // the selection: ↑/↓ must not remove the focused row (the next key press would go nowhere),
+  // and a focused row scrolled away stays in the grid (showing another step) so the keys still
+  // act on the viewed step, where the focus follows.
   slots.current = Math.max(slots.current, items.length);
   let body;
   if (load === 'empty')
@@ -446,7 +448,7 @@ export function Timeline() {
             const row = shown[item.index - lead];
             return (
               <Row
-                key={row.step === viewed ? `step-${row.step}` : `slot-${item.index % slots.current}`}
+                key={item.index % slots.current}
                 row={row}
                 closed={!live}
                 top={item.start}
