@@ -266,6 +266,17 @@ describe('web mode: a recorded 10,000-step trace', () => {
       10_000,
       'the focus on the row of step 7001',
     );
+    // → (scrubbing, a key of the window's) moves the selection on, and the focus with it.
+    await app.page.keyboard.press('ArrowRight');
+    await app.page
+      .locator('[data-testid="timeline-row"][data-step="7002"][aria-selected="true"]')
+      .waitFor({ timeout: 10_000 });
+    await until(
+      () => app.page.evaluate(() => document.activeElement?.getAttribute('data-step') ?? null),
+      (s) => s === '7002',
+      10_000,
+      'the focus on the row of step 7002',
+    );
     // Back to the end (the final answer, step 10,000), where the next test starts.
     await app.page.keyboard.press('End');
     await app.page

@@ -317,7 +317,11 @@ export function Timeline() {
         written.current = top;
       }
     }
-    if (!focusFollows.current) return;
+    // The focus follows the viewed step after the list's own keys, and also while it is on a
+    // row of the list when the step changes otherwise (←/→, the slider): a focus ring left on
+    // the row clicked, beside the selected one, misread which step is viewed.
+    const focusInList = !!el && el !== document.activeElement && el.contains(document.activeElement);
+    if (!focusFollows.current && !(moved && focusInList)) return;
     focusFollows.current = false;
     // The virtualizer draws the row on its next frame.
     requestAnimationFrame(() =>
