@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { writeLongTrace, type LongTrace } from '../../electron/bench/ui-trace';
 import {
+  LayoutObject,
   launchBrowser,
   openApp,
   removeHome,
@@ -254,29 +255,24 @@ describe('web mode: a recorded 10,000-step trace', () => {
       // not removed and created again (most of a far move's work, issue 19.10).
       expect(drawn.filter((r) => r.reused).length).toBeGreaterThan(drawn.length / 2);
     }
-    // The keyboard: ↓ moves the selection, and the focus is on the viewed step's row.
+    // The keyboard: ↓ (the list's key) and → (scrubbing, the window's) move the selection,
+    // and the focus is on the viewed step's row either way.
+    const layout = new LayoutObject(app.page);
+    const pressAndFollow = async (key: string, step: number) => {
+      await app.page.keyboard.press(key);
+      await app.page
+        .locator(`[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]`)
+        .waitFor({ timeout: 10_000 });
+      await until(
+        () => layout.focused(),
+        (f) => f.step === String(step),
+        10_000,
+        `the focus on row ${step}`,
+      );
+    };
     await app.timeline.row(7_000).click();
-    await app.page.keyboard.press('ArrowDown');
-    await app.page
-      .locator('[data-testid="timeline-row"][data-step="7001"][aria-selected="true"]')
-      .waitFor({ timeout: 10_000 });
-    await until(
-      () => app.page.evaluate(() => document.activeElement?.getAttribute('data-step') ?? null),
-      (s) => s === '7001',
-      10_000,
-      'the focus on the row of step 7001',
-    );
-    // → (scrubbing, a key of the window's) moves the selection on, and the focus with it.
-    await app.page.keyboard.press('ArrowRight');
-    await app.page
-      .locator('[data-testid="timeline-row"][data-step="7002"][aria-selected="true"]')
-      .waitFor({ timeout: 10_000 });
-    await until(
-      () => app.page.evaluate(() => document.activeElement?.getAttribute('data-step') ?? null),
-      (s) => s === '7002',
-      10_000,
-      'the focus on the row of step 7002',
-    );
+    await pressAndFollow('ArrowDown', 7_001);
+    await pressAndFollow('ArrowRight', 7_002);
     // Back to the end (the final answer, step 10,000), where the next test starts.
     await app.page.keyboard.press('End');
     await app.page
