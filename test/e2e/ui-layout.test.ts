@@ -69,6 +69,16 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
       const id = app.page.getByTestId('episode-id');
       await expect(id.innerText()).resolves.toBe(trace.branch);
       await expect(id.getAttribute('title')).resolves.toBe(trace.branch);
+      // Opened following its end: once every row has arrived and the reward chart is drawn
+      // above them, the viewed last step is still on screen.
+      await app.page.locator('[data-testid="timeline-scroll"][data-arriving="0"]').waitFor();
+      await app.page.getByTestId('reward-chart').waitFor();
+      await until(
+        () => layout.onScreen(app.timeline.row(trace.steps)),
+        (on) => on,
+        5_000,
+        `step ${trace.steps} on screen`,
+      );
       await app.screenshot(`layout-recorded-${viewport.width}x${viewport.height}`);
       expect(app.errors).toEqual([]);
       await app.page.close();

@@ -333,6 +333,26 @@ export function Timeline() {
     );
   }, [viewed, shown, lead, following, virtualizer]);
 
+  // While following, a list at its end stays there when its height changes: the reward chart,
+  // drawn above it once every row has arrived, pushed the last rows (the viewed one among
+  // them) below the fold of a 1024×700 window.
+  const followingNow = useRef(following);
+  followingNow.current = following;
+  const hasList = shown.length > 0;
+  useEffect(() => {
+    const el = scrollRef.current;
+    if (!hasList || !el || typeof ResizeObserver === 'undefined') return;
+    let height = el.clientHeight;
+    const observer = new ResizeObserver(() => {
+      const was = height;
+      height = el.clientHeight;
+      // Only a list that was at its end: a person who scrolled away keeps their place.
+      if (followingNow.current && el.scrollTop + was >= el.scrollHeight - 1) el.scrollTop = el.scrollHeight;
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [hasList]);
+
   // The UI benchmark's split of the first render: rows committed to the DOM (before their paint).
   const drawn = shown.length > 0;
   useEffect(() => {
