@@ -220,6 +220,16 @@ describe('web mode: a recorded 10,000-step trace', () => {
       }),
     );
     expect(before.length).toBeGreaterThan(10);
+    // Row nodes taken out of the grid (a node moved within it is taken out and put back).
+    await app.page.evaluate(() => {
+      const grid = document.querySelector('[data-testid="timeline-scroll"] [role="grid"]');
+      if (!grid) throw new Error('no timeline grid');
+      const w = window as unknown as { __rowsTakenOut: number };
+      w.__rowsTakenOut = 0;
+      new MutationObserver((changes) => {
+        for (const c of changes) w.__rowsTakenOut += c.removedNodes.length;
+      }).observe(grid, { childList: true });
+    });
     for (const step of [3_000, 7_000]) {
       await app.page.evaluate((to) => {
         const input = document.querySelector<HTMLInputElement>('[data-testid="scrubber"]');
@@ -239,12 +249,15 @@ describe('web mode: a recorded 10,000-step trace', () => {
           args: el.querySelector('.tl-args')?.textContent,
           y: Number(/translateY\((-?[\d.]+)px\)/.exec((el as HTMLElement).style.transform)?.[1]),
           reused: (el as HTMLElement & { __drawnBefore?: true }).__drawnBefore === true,
+          rowIndex: el.getAttribute('aria-rowindex'),
         })),
       );
       // Every row shows its own step (nothing left from the step its node showed before) ...
       for (const r of drawn) {
         expect(String(r.step)).toBe(r.text);
         expect(r.args).toContain(`step ${r.step} `);
+        // Its place in the list for assistive technology (the nodes are in the order of their slots).
+        expect(r.rowIndex).toBe(String(r.step + 1));
       }
       // ... at its own place: one row height per step, and no two rows at one place.
       const sorted = [...drawn].sort((a, b) => a.step - b.step);
@@ -254,6 +267,11 @@ describe('web mode: a recorded 10,000-step trace', () => {
       // The nodes drawn before showed other steps, now these: they were given the far steps,
       // not removed and created again (most of a far move's work, issue 19.10).
       expect(drawn.filter((r) => r.reused).length).toBeGreaterThan(drawn.length / 2);
+      // ... and left where they were in the grid: none taken out and put back elsewhere (in
+      // step order, a far move moved 28 of 31, each laid out anew).
+      await expect(
+        app.page.evaluate(() => (window as unknown as { __rowsTakenOut: number }).__rowsTakenOut),
+      ).resolves.toBe(0);
     }
     // The keyboard: ↓ (the list's key) and → (scrubbing, the window's) move the selection,
     // and the focus is on the viewed step's row either way.

@@ -83,6 +83,8 @@ const Row = memo(function Row(props: {
   readonly undone: boolean;
   readonly forks: readonly BranchSummary[];
   readonly top: number;
+  /** Its place in the list, from 1 (the nodes are drawn in the order of their slots). */
+  readonly rowIndex: number;
   readonly onSelect: (step: number) => void;
   readonly onBreakpoint: (step: number) => void;
 }) {
@@ -100,6 +102,7 @@ const Row = memo(function Row(props: {
       data-edited={row.edited ? 'true' : undefined}
       aria-selected={props.selected}
       role="row"
+      aria-rowindex={props.rowIndex}
       // Roving focus: only the viewed row is a Tab stop; ↑/↓ move it (see the grid's key handler).
       tabIndex={props.selected ? 0 : -1}
       style={{ transform: `translateY(${props.top}px)` }}
@@ -313,8 +316,15 @@ export function Timeline() {
         // window on every slider move), it draws them in this task (issue 19.10).
         const tell = tellOffset.current;
         if (tell) flushSync(() => tell(top));
-        el.scrollTop = top;
         written.current = top;
+        // Written at the start of the next frame, not here: a write makes the browser lay the
+        // window out at once (to clamp it), and the rest of this task (the other panels' effects)
+        // changes the page again, so a move was laid out twice. In the frame, after every change,
+        // it is laid out once (issue 19.10). A later move, or a scroll of the person's own
+        // (`onScroll` clears `written`), takes its place.
+        requestAnimationFrame(() => {
+          if (written.current === top && scrollRef.current === el) el.scrollTop = top;
+        });
       }
     }
     // The focus follows the viewed step after the list's own keys, and also while it is on a
@@ -422,6 +432,14 @@ export function Timeline() {
   // and a focused row scrolled away stays in the grid (showing another step) so the keys still
   // act on the viewed step, where the focus follows.
   slots.current = Math.max(slots.current, items.length);
+  // Drawn in the order of their slots, not of their steps: the rows are placed by their
+  // transform, so the order of the nodes is not what a person sees, and a far move keeps every
+  // node where it is. In step order, a far move rotated the keys: React moved most rows
+  // (28 of 31 per move), and each node moved was taken out of the layout and put back, its
+  // style and layout done anew (issue 19.10). `aria-rowindex` gives assistive technology each
+  // row's place in the list.
+  const slotOf = (index: number) => index % slots.current;
+  const inSlotOrder = items.length > 1 ? [...items].sort((a, b) => slotOf(a.index) - slotOf(b.index)) : items;
   let body;
   if (load === 'empty')
     body = (
@@ -456,7 +474,7 @@ export function Timeline() {
           role="grid"
           aria-rowcount={lead + shown.length}
         >
-          {items.map((item) => {
+          {inSlotOrder.map((item) => {
             if (item.index < lead)
               return (
                 <div
@@ -464,6 +482,7 @@ export function Timeline() {
                   className="tl-row tl-arriving"
                   data-testid="timeline-row-arriving"
                   role="row"
+                  aria-rowindex={item.index + 1}
                   style={{ transform: `translateY(${item.start}px)` }}
                 >
                   <span className="muted">loading…</span>
@@ -472,7 +491,8 @@ export function Timeline() {
             const row = shown[item.index - lead];
             return (
               <Row
-                key={item.index % slots.current}
+                key={slotOf(item.index)}
+                rowIndex={item.index + 1}
                 row={row}
                 closed={!live}
                 top={item.start}
