@@ -102,13 +102,18 @@ describe('web mode: rollback is visible', () => {
     await app.page.close();
   }, 400_000);
 
-  it('a message injected after step 1 is named by the notice of a rollback to 1: it is not carried into the new branch', async () => {
+  it('a message injected and a command typed after step 1 are named by the notice of a rollback to 1: neither is carried into the new branch', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
     await app.library.startTask('hello-python');
     await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
     await stepTo(app, 1);
     await app.inject.inject('Also print the greeting twice.');
+    // A command of the person's own in the sandbox, after snapshot 1; then out of the terminal.
+    await app.terminal.waitForOpen();
+    await app.terminal.run('echo typed-after-1 > by-hand.txt; echo TYPED-OK', /\nTYPED-OK/);
+    await app.page.keyboard.press('Escape');
+    await app.timeline.row(1).locator('.mark', { hasText: 'HUM' }).waitFor({ timeout: 30_000 });
     await stepTo(app, 2);
     await app.timeline.select(1);
     await app.replay.rollback();
@@ -121,7 +126,7 @@ describe('web mode: rollback is visible', () => {
       'the rollback notice',
     );
     await expect(notice.innerText()).resolves.toMatch(
-      /stays as recorded\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\.$/,
+      /stays as recorded\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
     );
     expect(await layout.readable(notice)).toBe(true);
     await app.screenshot('rollback-injected-1024x700');

@@ -301,6 +301,27 @@ describe('the rollback notice', () => {
     await kept.store.getState().open('b-main');
     expect(selectRollbackNotice(kept.store.getState())).not.toMatch(/injected/);
   });
+
+  it('says that commands typed in the terminal after step k are undone with it, and only those', async () => {
+    const rolledBackTo = async (k: number, typedAt: number) => {
+      const fake = createFakeBackend();
+      fake.on('episode.open', () =>
+        episodeView(3, {
+          rows: [1, 2, 3].map((n) => ({ ...stepRow(n), human: n === typedAt })),
+          end: { status: 'interrupted', end_reason: `rolled_back_to_${k}`, verifier: null },
+        }),
+      );
+      const store = createStepperStore(fake.client, { schedule: sync });
+      await store.getState().open('b-main');
+      return selectRollbackNotice(store.getState());
+    };
+    // Recorded on step 1: typed after snapshot 1, so the rollback to 1 undid them.
+    await expect(rolledBackTo(1, 1)).resolves.toMatch(
+      /stays as recorded\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
+    );
+    // Typed after step 1, they are in snapshot 2: a rollback to 2 keeps them, unsaid.
+    await expect(rolledBackTo(2, 1)).resolves.not.toMatch(/typed/);
+  });
 });
 
 describe('endText', () => {

@@ -658,10 +658,17 @@ export function selectRollbackNotice(s: StepperState): string | null {
   // A message injected while paused after step k is recorded after snapshot k, which the new
   // branch starts from: the agent does not read it there (a person took the INJ mark on row k
   // for part of step k and was surprised). Said, so it can be injected again.
-  const injected = s.rows.find((r) => r.step === k)?.injected
+  const row = s.rows.find((r) => r.step === k);
+  const injected = row?.injected
     ? ` The message injected after step ${k} is not carried into the new branch: inject it again before you step if the agent should read it.`
     : '';
-  return `Rolled back to step ${k}${undone ? `: ${undone} (kept in this branch's trace)` : ''}. Step (F10) or Continue (F5) starts a new branch from step ${k}; ${s.branch ?? 'this branch'} stays as recorded.${injected}`;
+  // Commands typed in the terminal are recorded on the step the sandbox was at (k, from
+  // snapshot k until snapshot k+1): those on row k came after snapshot k, so the rollback
+  // undid them with the steps after it. Said, as the trace keeps them and the row marks HUM.
+  const typed = row?.human
+    ? ` The commands typed in the terminal after step ${k} are undone too: run them again if the next step needs them.`
+    : '';
+  return `Rolled back to step ${k}${undone ? `: ${undone} (kept in this branch's trace)` : ''}. Step (F10) or Continue (F5) starts a new branch from step ${k}; ${s.branch ?? 'this branch'} stays as recorded.${injected}${typed}`;
 }
 
 /** The row of the viewed step, or null. */
