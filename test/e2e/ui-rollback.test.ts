@@ -129,6 +129,8 @@ describe('web mode: rollback is visible', () => {
       /stays as recorded\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
     );
     expect(await layout.readable(notice)).toBe(true);
+    // Row 1's marks (INJ and HUM) are read whole in the narrow timeline, not cut to "INJ H…".
+    expect(await layout.readable(app.timeline.row(1).locator('.tl-marks'))).toBe(true);
     await app.screenshot('rollback-injected-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     expect(await layout.readable(notice)).toBe(true);

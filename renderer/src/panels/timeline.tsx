@@ -70,6 +70,25 @@ function formatMs(ms: number | null): string {
 
 const NO_FORKS: readonly BranchSummary[] = [];
 
+/**
+ * True when a row carries more than one mark: its marks then take the room a flag's row gives
+ * them (the arguments give way, whole in their tooltip), so "INJ HUM" is not cut to "INJ H…"
+ * in a 1024-wide window.
+ */
+function severalMarks(row: StepRow, forks: readonly BranchSummary[]): boolean {
+  const marks = [
+    row.injected,
+    row.human,
+    row.overridden,
+    row.edited,
+    row.rollbacks,
+    row.drift,
+    row.real,
+    row.error,
+  ];
+  return marks.filter(Boolean).length + forks.length > 1;
+}
+
 /** One timeline row; memoized so moving the selection re-renders two rows, not a screenful. */
 const Row = memo(function Row(props: {
   readonly row: StepRow;
@@ -94,7 +113,7 @@ const Row = memo(function Row(props: {
     : statusOf(row, props.closed, props.held);
   return (
     <div
-      className={`tl-row status-${row.status}${row.flags.length ? ' has-flag' : ''}${props.selected ? ' selected' : ''}${props.undone ? ' undone' : ''}`}
+      className={`tl-row status-${row.status}${row.flags.length || severalMarks(row, props.forks) ? ' marks-first' : ''}${props.selected ? ' selected' : ''}${props.undone ? ' undone' : ''}`}
       data-testid="timeline-row"
       data-step={row.step}
       data-status={row.status}
@@ -126,7 +145,7 @@ const Row = memo(function Row(props: {
       </span>
       <span className="tl-marks">
         {/* A QA flag is what a person looks for first: it leads the marks, its name whole (the
-            row's grid gives it the room, see .has-flag). More flags than fit a narrow row are
+            row's grid gives it the room, see .marks-first). More flags than fit a narrow row are
             counted (+N); the flag list above the timeline names them all. */}
         {row.flags.map((f, i) => (
           <i
