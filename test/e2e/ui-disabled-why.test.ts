@@ -24,6 +24,27 @@ async function why(
 describe('web mode: controls that cannot act say why', () => {
   const web = servedApp();
 
+  it('with nothing open, the pause switches can be set and act from the first step of the episode started next', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const toggle = await why(app, 'stop-before-tool');
+    expect(toggle.disabled).toBe(false);
+    expect(toggle.described).toBe('from the first step of the episode you start next');
+    await app.stepper.stopBeforeTool.check();
+    await app.screenshot('pause-switch-before-start-1024x700');
+    await app.library.startTask('hello-python');
+    await app.stepper.waitForBranch(90_000);
+    await app.settled({ timeoutMs: 90_000 });
+    // Set before Start: the first step stops before its tool, as if set after.
+    expect(await app.stepper.stopBeforeTool.isChecked()).toBe(true);
+    await app.page.keyboard.press('F10');
+    await app.held.waitFor('before_tool');
+    expect((await why(app, 'stop-before-tool')).described).toBe('');
+    await app.page.keyboard.press('Shift+F5');
+    await app.stepper.waitForState('ended');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+
   it('Inject, Fork, Roll back, the pause switches and Step are disabled with their reason when they cannot act', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     // Nothing open: Step says where to start.

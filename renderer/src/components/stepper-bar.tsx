@@ -4,6 +4,9 @@ import { whyNoPause, whyNoStep, whyNoStop, whyNoStopPoints } from '../stores/ste
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 
+/** When a pause switch set with nothing open acts. */
+const NEXT_EPISODE = 'from the first step of the episode you start next';
+
 /**
  * The debugger toolbar: step, continue, pause, stop, and where the branch is. Why it
  * stopped, how it ended and what it refused are said in full above the inspector (`StopNotice`).
@@ -19,6 +22,8 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   const noPause = useSlice('stepper', whyNoPause);
   const noStop = useSlice('stepper', whyNoStop);
   const noStopPoints = useSlice('stepper', whyNoStopPoints);
+  // Set with nothing open, a switch acts on the episode started next: said where it is set.
+  const later = useSlice('stepper', (s) => s.branch === null) ? `, ${NEXT_EPISODE}` : '';
   const stopPoints = useSlice('stepper', (s) => s.stopPoints);
   const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   // After a rollback, stepping starts a new branch: the buttons say so before the click.
@@ -61,11 +66,14 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       </button>
       <label
         className={`toggle${noStopPoints ? ' off' : ''}`}
-        title={noStopPoints ?? 'Show each decided action and let you run it, edit it or give its result'}
+        title={
+          noStopPoints ?? `Show each decided action and let you run it, edit it or give its result${later}`
+        }
       >
         <input
           type="checkbox"
           data-testid="stop-before-tool"
+          aria-description={later ? NEXT_EPISODE : undefined}
           checked={stopPoints.before_tool}
           {...whyNot(noStopPoints)}
           onChange={(e) => void a.setStopPoint('before_tool', e.target.checked)}
@@ -75,11 +83,14 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       </label>
       <label
         className={`toggle${noStopPoints ? ' off' : ''}`}
-        title={noStopPoints ?? "Show the model's answer before the agent gets it, and let you edit it"}
+        title={
+          noStopPoints ?? `Show the model's answer before the agent gets it, and let you edit it${later}`
+        }
       >
         <input
           type="checkbox"
           data-testid="stop-before-answer"
+          aria-description={later ? NEXT_EPISODE : undefined}
           checked={stopPoints.before_answer}
           {...whyNot(noStopPoints)}
           onChange={(e) => void a.setStopPoint('before_answer', e.target.checked)}

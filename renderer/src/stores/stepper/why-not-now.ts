@@ -30,7 +30,9 @@ export function whyNoStop(s: StepperState): string | null {
 
 /** The pause-before-tools and pause-before-answers switches. */
 export function whyNoStopPoints(s: StepperState): string | null {
-  if (s.branch === null) return 'No episode is open: these take effect on a live episode.';
+  // With nothing open they are set for the episode started next (the session keeps them and
+  // gives them to the next live branch): a person sets "Pause before tools" before Start.
+  if (s.branch === null) return null;
   return s.live
     ? null
     : 'This episode is recorded: nothing runs to pause. Reopen it live at a step to pause its next steps.';
