@@ -2,22 +2,26 @@ import { readdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchSection, BenchValue } from '../bench/bench-section.js';
+import { untilQuiet, type QuietStart } from '../bench/quiet-machine.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 /** The JSON document of `stepbox bench --json`: every section's keys at the top level, once. */
 export interface BenchReport {
-  [key: string]: BenchValue | readonly string[] | readonly { section: string; reason: string }[];
+  [key: string]:
+    BenchValue | readonly string[] | readonly { section: string; reason: string }[] | readonly QuietStart[];
   /** Sections that ran, in order. */
   sections: string[];
   skipped: { section: string; reason: string }[];
   /** Sections that threw, with why. */
   failed: { section: string; reason: string }[];
+  /** How busy the machine was as each section started (each waits for a settled machine). */
+  started_on: QuietStart[];
 }
 
 /** Keys the runner itself writes; a section must not use them. */
-const RESERVED = new Set(['sections', 'skipped', 'failed', 'bench_ms']);
+const RESERVED = new Set(['sections', 'skipped', 'failed', 'started_on', 'bench_ms']);
 
 /**
  * Rounds a measurement for display without ever turning a small float into 0: four
@@ -79,7 +83,9 @@ const HELP = `stepbox bench [--json] [--only SECTION]
 
 Runs the benchmark sections (sandbox, and whatever else this build has) and prints
 medians. Every section's keys appear once at the top level of --json, next to
-"sections" (ran), "skipped" ([{section, reason}]: prerequisite missing) and "failed".
+"sections" (ran), "skipped" ([{section, reason}]: prerequisite missing), "failed" and
+"started_on" (each section waits, up to 15 s, for the machine to be under 15 % busy, and
+says how busy it was).
 Exit 0 when every section that ran finished, 1 otherwise.
 
 Options:
@@ -116,7 +122,7 @@ export const command: CliCommand = {
 
     const progress = (m: string) => io.stderr.write(`[bench] ${m}\n`);
     const started = performance.now();
-    const report: BenchReport = { sections: [], skipped: [], failed: [...brokenChosen] };
+    const report: BenchReport = { sections: [], skipped: [], failed: [...brokenChosen], started_on: [] };
     for (const b of brokenChosen) progress(`${b.section}: FAILED — ${b.reason}`);
     for (const section of chosen) {
       const missing = await section
@@ -127,7 +133,11 @@ export const command: CliCommand = {
         report.skipped.push({ section: section.name, reason: missing });
         continue;
       }
-      progress(`${section.name}: running`);
+      const start = await untilQuiet(section.name);
+      report.started_on.push(start);
+      progress(
+        `${section.name}: running (machine ${start.busy_pct}% busy${start.quiet ? '' : `, still after ${start.waited_ms} ms: measured anyway`})`,
+      );
       const t0 = performance.now();
       try {
         const values = await section.run((m) => progress(`${section.name}: ${m}`));
@@ -146,7 +156,7 @@ export const command: CliCommand = {
     else {
       const width = Math.max(...Object.keys(report).map((k) => k.length));
       for (const [key, value] of Object.entries(report)) {
-        if (key === 'sections' || key === 'skipped' || key === 'failed') continue;
+        if (key === 'sections' || key === 'skipped' || key === 'failed' || key === 'started_on') continue;
         io.stdout.write(`${key.padEnd(width)}  ${String(value)}\n`);
       }
       for (const s of report.skipped) io.stdout.write(`skipped ${s.section}: ${s.reason}\n`);
