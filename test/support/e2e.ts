@@ -427,6 +427,10 @@ export class TimelinePanel extends PanelObject {
   async waitForStep(step: number, ms = 60_000): Promise<void> {
     await this.row(step).waitFor({ timeout: ms });
   }
+  /** The duration step `step`'s row shows (its TIME column; hidden in a narrow timeline). */
+  rowDuration(step: number): Locator {
+    return this.row(step).locator('.tl-dur');
+  }
   /** The status word of step `step`'s row (`ok`, `waiting`, …). */
   rowStatus(step: number): Locator {
     return this.row(step).getByTestId('row-status');
@@ -518,6 +522,10 @@ export class InspectorPanel extends PanelObject {
     const files = this.root.getByTestId('inspector-files');
     await files.waitFor({ timeout: ms });
     return files.innerText();
+  }
+  /** The duration the Call tab's facts say (of the real result when it differs from the shown one). */
+  get duration(): Locator {
+    return this.root.getByTestId('inspector-facts').locator('dt:text-is("duration") + dd');
   }
   /** What a person changed before the step ran, beside what the agent had decided. */
   get edit(): Locator {
@@ -626,6 +634,13 @@ export class ReplayPanel extends PanelObject {
   /** Answers the consent question. */
   async answerConsent(allow: boolean): Promise<void> {
     await this.root.getByTestId(allow ? 'consent-allow' : 'consent-deny').click();
+  }
+  /**
+   * The panel's buttons a person can see (not those inside a closed section), each with its
+   * text, for checks that every action is in reach.
+   */
+  visibleButtons(): Locator {
+    return this.root.locator('button:visible');
   }
   /** Presses "Re-execute replay" and waits for its report. */
   async reexecute(ms = 120_000): Promise<Locator> {

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { LayoutObject, servedApp, type AppPage } from '../support/e2e';
+
+/**
+ * Issue 19, a new user's walk of the window: small things they tripped on, each from a
+ * person's first click. Screenshots: `walk-<what>-<size>.png`.
+ */
+
+/** Starts hello-python (its bundled scripted agent) and takes `steps` steps with F10. */
+async function startAndStep(app: AppPage, steps: number): Promise<void> {
+  await app.library.startTask('hello-python');
+  await app.stepper.waitForBranch(90_000);
+  for (let s = 1; s <= steps; s++) {
+    await app.settled({ timeoutMs: 90_000 });
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(s, 90_000);
+  }
+  await app.settled({ timeoutMs: 90_000 });
+}
+
+/** The Replay panel's visible buttons that are not whole on screen (a click at their centre misses them). */
+async function cutButtons(app: AppPage): Promise<string[]> {
+  const layout = new LayoutObject(app.page);
+  const out: string[] = [];
+  for (const button of await app.replay.visibleButtons().all())
+    if (!(await layout.onScreen(button))) out.push((await button.innerText()).trim());
+  return out;
+}
+
+const SIZES = [
+  { width: 1024, height: 700 },
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+] as const;
+
+describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
+  const web = servedApp();
+
+  it('every button of the Replay panel is on screen at 1024×700, 1280×800 and 1920×1080 — "Try candidates…" and "Compare with another branch…" too, live and recorded', async () => {
+    const app = await web.open(SIZES[0]);
+    await startAndStep(app, 2);
+    // A fork makes a second branch: "Compare with another branch…" shows.
+    await app.timeline.select(1);
+    await app.replay.fork();
+    await app.settled({ timeoutMs: 90_000 });
+    await app.timeline.select(1);
+    for (const size of SIZES) {
+      await app.page.setViewportSize(size);
+      await app.replay.root.getByTestId('compare-open').waitFor();
+      expect(await cutButtons(app), `${size.width}×${size.height}`).toEqual([]);
+      // Named apart: these were the ones cut.
+      const layout = new LayoutObject(app.page);
+      expect(await layout.onScreen(app.replay.root.getByTestId('candidates-open'))).toBe(true);
+      expect(await layout.onScreen(app.replay.root.getByTestId('compare-open'))).toBe(true);
+      await app.screenshot(`walk-replay-actions-${size.width}x${size.height}`);
+    }
+    // Stopped, the branch is recorded: "Reopen live here" joins the row, and still all fit.
+    await app.page.setViewportSize(SIZES[0]);
+    await app.page.keyboard.press('Shift+F5');
+    await app.stepper.waitForEnd(90_000);
+    await app.replay.root.getByTestId('reopen').waitFor({ timeout: 30_000 });
+    expect(await cutButtons(app), 'recorded, 1024×700').toEqual([]);
+    await app.screenshot('walk-replay-actions-recorded-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+
+  it('a tool call’s duration reads as a person reads it, the same in the timeline and the inspector, and the raw result has no clock noise', async () => {
+    const app = await web.open({ width: 1600, height: 1000 });
+    await startAndStep(app, 1);
+    await app.timeline.select(1);
+    await app.inspector.waitForStep(1);
+    await app.inspector.tab('call');
+    const said = await app.inspector.duration.innerText();
+    // `3.2 ms`, `412 ms`, `1.24 s`, `12.3 s`, `2 min 05 s`: never `3.2145678`.
+    expect(said).toMatch(/^(\d\.\d ms|\d+ ms|\d+\.\d\d? s|\d+ min \d\d s)$/);
+    // One formatter: the timeline's time column says the same.
+    await expect(app.timeline.rowDuration(1).innerText()).resolves.toBe(said);
+    // The raw result keeps its key, rounded to what the facts show (0.1 ms).
+    const result = await app.inspector.model('result.json', (t) => t.includes('duration_ms'));
+    expect(result).toMatch(/"duration_ms": \d+(\.\d)?,?\n/);
+    await app.screenshot('walk-inspector-duration-1600x1000');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 200_000);
+});
