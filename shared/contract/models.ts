@@ -366,7 +366,10 @@ export const CompareRow = z.object({
   a_step: z.number().int().positive().nullable(),
   b_step: z.number().int().positive().nullable(),
   verdict: PairVerdict,
-  /** For a different result, what differs in words (`exit 0 vs 1`, `stdout differs`). */
+  /**
+   * What differs in words: for a different result `exit 0 vs 1`, `stdout differs`; for a
+   * different action the tool or its arguments (`execute_shell arguments: command differs`).
+   */
   differs: z.array(z.string()).optional(),
   a: StepRow.nullable(),
   b: StepRow.nullable(),
