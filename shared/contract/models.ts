@@ -73,6 +73,11 @@ export const BranchSummary = z.object({
   created: z.number(),
   /** True when this process holds a live controller (and sandbox) for the branch. */
   live: z.boolean(),
+  /**
+   * For a candidate branch, what tells it from its siblings: its number and the action it
+   * tried (shared/candidate-mark.ts); null (or absent, from an older server) otherwise.
+   */
+  candidate: z.object({ number: z.number().int().positive(), action: z.string() }).nullable().optional(),
 });
 /** One branch of an episode. */
 export type BranchSummary = z.infer<typeof BranchSummary>;

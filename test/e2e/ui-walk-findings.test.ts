@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutObject, servedApp, type AppPage } from '../support/e2e';
+import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 
 /**
  * Issue 19, a new user's walk of the window: small things they tripped on, each from a
@@ -83,4 +83,64 @@ describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 200_000);
+
+  it('candidate branches are named by their number and action in the episode tree and compare’s list, and compare says when only the arguments differ', async () => {
+    const app = await web.open({ width: 1280, height: 800 });
+    const layout = new LayoutObject(app.page);
+    // Step 3 of hello-python runs `python3 greet.py World`; two typed candidates beside the agent's own.
+    await startAndStep(app, 3);
+    const main = (await app.stepper.episodeId.getAttribute('data-id')) ?? '';
+    await app.sideBySide.openCandidates();
+    await app.sideBySide.tryCandidates({
+      n: 1,
+      typed: 'execute_shell {"command": "ls -la"}\nread_file {"path": "greet.py"}',
+    });
+    await until(
+      () => app.sideBySide.cards().count(),
+      (n) => n === 3,
+      120_000,
+      'three candidate cards',
+    );
+    await app.sideBySide.pick(1);
+    await app.settled({ timeoutMs: 90_000 });
+
+    // The tree: every candidate named apart, by its number and what it tried (all are forks at step 2).
+    const names = await until(
+      () => app.library.branchNames(),
+      (n) => Object.keys(n).length === 3,
+      30_000,
+      'three named candidate branches',
+    );
+    expect(Object.values(names).sort()).toEqual([
+      'candidate 1 · execute_shell {command: "python3 greet.py World"}',
+      'candidate 2 · execute_shell {command: "ls -la"}',
+      'candidate 3 · read_file {path: "greet.py"}',
+    ]);
+    const picked = Object.entries(names).find(([, n]) => n.startsWith('candidate 2 '))![0];
+    await app.library.waitForCurrent(picked);
+    await app.library.branchNode(picked).scrollIntoViewIfNeeded();
+    expect(await layout.readable(app.library.branchName(picked))).toBe(true);
+    await app.screenshot('walk-candidate-names-tree-1280x800');
+
+    // Compare's list names them the same way, beside the id.
+    await app.sideBySide.openCompare();
+    const choices = await app.sideBySide.compareChoiceTexts();
+    for (const [branch, name] of Object.entries(names))
+      if (branch !== picked) expect(choices[branch]).toBe(`${name} — ${branch}`);
+    expect(choices[main]).toBe(`main — ${main}`);
+
+    // The picked candidate against main: step 3 is the same tool, other arguments — said so.
+    await app.sideBySide.compareWith(main);
+    await expect(app.sideBySide.compareVerdict(3).innerText()).resolves.toBe(
+      'different action: execute_shell arguments: command differs',
+    );
+    await app.sideBySide.scrollTo('compare');
+    await app.screenshot('walk-compare-arguments-1280x800');
+    await app.page.setViewportSize({ width: 1024, height: 700 });
+    await app.screenshot('walk-compare-arguments-1024x700');
+    await app.sideBySide.close();
+    await app.screenshot('walk-candidate-names-tree-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
 });

@@ -356,6 +356,23 @@ export class LibraryPanel extends PanelObject {
   branchNode(branch: string): Locator {
     return this.root.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
   }
+  /** The name a branch's node gives it beside its id (a candidate's number and action). */
+  branchName(branch: string): Locator {
+    return this.branchNode(branch).getByTestId('branch-name');
+  }
+  /** Every name the library's trees give a branch (candidates), by branch id. */
+  branchNames(): Promise<Record<string, string>> {
+    return this.root
+      .locator('[data-testid="branch-node"]:has([data-testid="branch-name"])')
+      .evaluateAll((els) =>
+        Object.fromEntries(
+          els.map((e) => [
+            e.getAttribute('data-branch') ?? '',
+            (e.querySelector('[data-testid="branch-name"]') as HTMLElement).innerText.trim(),
+          ]),
+        ),
+      );
+  }
   /** Opens a branch from the library's trees (a click on its node). */
   async openBranch(branch: string): Promise<void> {
     await this.branchNode(branch).click();
@@ -729,6 +746,23 @@ export class SideBySideView extends PanelObject {
       .getByTestId('compare-with')
       .locator('option')
       .evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value).filter(Boolean));
+  }
+  /** What compare's branch list says of each branch it offers, by branch id. */
+  compareChoiceTexts(): Promise<Record<string, string>> {
+    return this.root
+      .getByTestId('compare-with')
+      .locator('option')
+      .evaluateAll((els) =>
+        Object.fromEntries(
+          (els as HTMLOptionElement[]).filter((e) => e.value).map((e) => [e.value, e.text.trim()]),
+        ),
+      );
+  }
+  /** The verdict compare gives the pair of this branch's step `step`, in words. */
+  compareVerdict(step: number): Locator {
+    return this.root.locator(
+      `[data-testid="compare-table"] tbody tr[data-step="${step}"] [data-testid="compare-row-verdict"]`,
+    );
   }
   async close(): Promise<void> {
     await this.root.getByTestId('side-by-side-close').click();
