@@ -36,6 +36,31 @@ const SIZES = [
 describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
   const web = servedApp();
 
+  it('a task card says the script it will read from the task’s folder at 1024×700, the full host path on hover', async () => {
+    const app = await web.open(SIZES[0]);
+    const layout = new LayoutObject(app.page);
+    await app.library.waitForTasks();
+    await app.library.chooseAgent('scripted:agent.jsonl');
+    const reads = app.library.startReads('hello-python');
+    await expect(reads.innerText()).resolves.toBe('reads hello-python/agent.jsonl');
+    await expect(reads.getAttribute('title')).resolves.toMatch(
+      /^\/.*\/resources\/tasks\/hello-python\/agent\.jsonl$/,
+    );
+    await app.library.taskCard('hello-python').scrollIntoViewIfNeeded();
+    expect(await layout.readable(reads)).toBe(true);
+    // Its folder's name and the file: at most two short lines in the narrow library (not a
+    // host path over three), the path itself never broken (once cut as "hello- / python/…").
+    expect(await layout.lines(reads)).toBeLessThanOrEqual(2);
+    expect(await layout.lines(app.library.startReadsPath('hello-python'))).toBe(1);
+    // A path outside the task's folder is what the card warns of: it stays whole.
+    await app.library.chooseAgent('scripted:/etc/hosts');
+    await expect(reads.innerText()).resolves.toBe('reads /etc/hosts');
+    await app.library.chooseAgent('scripted:agent.jsonl');
+    await app.screenshot('walk-task-card-reads-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  });
+
   it('every button of the Replay panel is on screen at 1024×700, 1280×800 and 1920×1080 — "Try candidates…" and "Compare with another branch…" too, live and recorded', async () => {
     const app = await web.open(SIZES[0]);
     await startAndStep(app, 2);

@@ -315,6 +315,10 @@ export class LibraryPanel extends PanelObject {
   startReads(id: string): Locator {
     return this.taskCard(id).getByTestId('start-reads');
   }
+  /** The path alone in what a task's card says it reads (from the task's folder when inside it). */
+  startReadsPath(id: string): Locator {
+    return this.startReads(id).locator('.lib-path');
+  }
   /** Which folder a task's card says a sandbox: agent's files come from. */
   startAgentFolder(id: string): Locator {
     return this.taskCard(id).getByTestId('start-agent-folder');
@@ -864,6 +868,14 @@ export class LayoutObject {
           return false;
       }
       return true;
+    });
+  }
+  /** How many lines the element's text takes on screen (distinct line tops of its text). */
+  async lines(locator: Locator): Promise<number> {
+    return locator.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
     });
   }
   /** True when an empty field's placeholder fits its box (measured in the field's own font). */
