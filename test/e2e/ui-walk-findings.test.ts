@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
+import { LayoutObject, PANELS, servedApp, until, type AppPage } from '../support/e2e';
 
 /**
  * Issue 19, a new user's walk of the window: small things they tripped on, each from a
@@ -24,6 +24,25 @@ async function cutButtons(app: AppPage): Promise<string[]> {
   const out: string[] = [];
   for (const button of await app.replay.visibleButtons().all())
     if (!(await layout.onScreen(button))) out.push((await button.innerText()).trim());
+  return out;
+}
+
+/**
+ * Every panel's visible buttons that a person cannot reach: not on screen, and not brought
+ * on screen by its panel's own scroll (a long list, e.g. the library's cases), the window
+ * itself never scrolling. Each as `panel: text`.
+ */
+async function unreachableButtons(app: AppPage): Promise<string[]> {
+  const layout = new LayoutObject(app.page);
+  const out: string[] = [];
+  for (const panel of PANELS)
+    for (const button of await app.page.getByTestId(panel).locator('button:visible').all()) {
+      if (await layout.onScreen(button)) continue;
+      await button.evaluate((el) => el.scrollIntoView({ block: 'nearest' }));
+      const windowScrolled = await app.page.evaluate(() => scrollX !== 0 || scrollY !== 0);
+      if (windowScrolled || !(await layout.onScreen(button)))
+        out.push(`${panel}: ${(await button.innerText()).trim().split('\n')[0]}`);
+    }
   return out;
 }
 
@@ -61,7 +80,7 @@ describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
     await app.page.close();
   });
 
-  it('every button of the Replay panel is on screen at 1024×700, 1280×800 and 1920×1080 — "Try candidates…" and "Compare with another branch…" too, live and recorded', async () => {
+  it('every button of the Replay panel is on screen at 1024×700, 1280×800 and 1920×1080 — "Try candidates…" and "Compare with another branch…" too, live and recorded — and every panel’s button in reach', async () => {
     const app = await web.open(SIZES[0]);
     await startAndStep(app, 2);
     // A fork makes a second branch: "Compare with another branch…" shows.
@@ -73,6 +92,8 @@ describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
       await app.page.setViewportSize(size);
       await app.replay.root.getByTestId('compare-open').waitFor();
       expect(await cutButtons(app), `${size.width}×${size.height}`).toEqual([]);
+      // And every other panel's buttons are on screen or in reach of the panel's own scroll.
+      expect(await unreachableButtons(app), `${size.width}×${size.height}`).toEqual([]);
       // Named apart: these were the ones cut.
       const layout = new LayoutObject(app.page);
       expect(await layout.onScreen(app.replay.root.getByTestId('candidates-open'))).toBe(true);
