@@ -317,7 +317,7 @@ export class LibraryPanel extends PanelObject {
   }
   /** The path alone in what a task's card says it reads (from the task's folder when inside it). */
   startReadsPath(id: string): Locator {
-    return this.startReads(id).locator('.lib-path');
+    return this.startReads(id).getByTestId('start-path');
   }
   /** Which folder a task's card says a sandbox: agent's files come from. */
   startAgentFolder(id: string): Locator {

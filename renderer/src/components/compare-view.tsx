@@ -35,7 +35,7 @@ function Side(props: {
     <div className="cmp-side">
       <div>
         <b>{props.name}</b> <span className="mono">{branchName(s)}</span>{' '}
-        <span className="mono" title={s.branch}>
+        <span className="mono keep-whole" title={s.branch}>
           {s.branch}
         </span>
       </div>

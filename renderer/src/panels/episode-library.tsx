@@ -91,12 +91,18 @@ function StartItem(props: {
         <span className="muted">{props.starting === props.id ? 'starting…' : props.detail}</span>
         {props.reads ? (
           <span className="muted mono lib-reads" data-testid="start-reads" title={props.reads}>
-            reads <span className="lib-path">{onCard(props.reads)}</span>
+            reads{' '}
+            <span className="keep-whole" data-testid="start-path">
+              {onCard(props.reads)}
+            </span>
           </span>
         ) : null}
         {props.agentFolder ? (
           <span className="muted mono lib-reads" data-testid="start-agent-folder" title={props.agentFolder}>
-            agent files from <span className="lib-path">{onCard(props.agentFolder)}</span>
+            agent files from{' '}
+            <span className="keep-whole" data-testid="start-path">
+              {onCard(props.agentFolder)}
+            </span>
           </span>
         ) : null}
       </button>
