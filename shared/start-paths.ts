@@ -61,6 +61,18 @@ function isInside(path: string, folder: string): boolean {
 }
 
 /**
+ * A resolved path as a task's card says it: inside the task's folder, from the folder's own
+ * name (`hello-python/agent.jsonl`: where the task was found, not the host's whole path, which
+ * goes in the card's tooltip); anywhere else whole, since that is what the card warns of.
+ */
+export function pathOnCard(path: string, taskFolder: string): string {
+  const f = taskFolder.replace(/\/+$/, '');
+  if (!isInside(path, f) || f === '') return path;
+  const name = f.slice(f.lastIndexOf('/') + 1);
+  return path === f ? name : `${name}/${path.slice(f.length + 1)}`;
+}
+
+/**
  * Null when a typed `scripted:` path stays where the form reads from; otherwise the refusal,
  * naming the form's `field`, the resolved path and the allowed places. A relative path is
  * read from the task's folder, so `..` that leaves it (and does not land in the store) is

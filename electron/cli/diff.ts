@@ -22,7 +22,9 @@ status, return (the discounted return), final reward (the verifier's) and QA fla
 
 Options:
   --json   print {diverged_at, pairs: [{a_step, b_step, verdict, differs (what
-           differs for a different result: "exit 0 vs 1", "stdout differs"),
+           differs for a different result: "exit 0 vs 1", "stdout differs"; for a
+           different action: "tool: execute_shell vs write_file",
+           "execute_shell arguments: command differs"),
            workspace: [{path, status}]}], files_differ, a: {episode, branch, status, end_reason, steps,
            return, final_reward, flags}, b: {...}}
 

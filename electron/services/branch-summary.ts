@@ -1,5 +1,6 @@
 import type { BranchSummary, FlagSummary } from '../../shared/contract/index.js';
 import { checkEpisode } from '../../shared/qa/check-episode.js';
+import { candidateMarkOf } from '../../shared/candidate-mark.js';
 import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
 import type { Flag } from '../../shared/qa/flag.js';
 import { checkBranch } from '../engine/qa/check-branches.js';
@@ -64,5 +65,6 @@ export function summarizeBranch(
     flags,
     created: header.created,
     live,
+    candidate: candidateMarkOf(header, events),
   };
 }

@@ -68,6 +68,7 @@ function summaryOfRow(ep: EpisodeRow, row: BranchRow): BranchSummary {
     flags: row.flags,
     created: row.created,
     live: false,
+    candidate: row.candidate,
   };
 }
 

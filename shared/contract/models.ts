@@ -73,6 +73,11 @@ export const BranchSummary = z.object({
   created: z.number(),
   /** True when this process holds a live controller (and sandbox) for the branch. */
   live: z.boolean(),
+  /**
+   * For a candidate branch, what tells it from its siblings: its number and the action it
+   * tried (shared/candidate-mark.ts); null (or absent, from an older server) otherwise.
+   */
+  candidate: z.object({ number: z.number().int().positive(), action: z.string() }).nullable().optional(),
 });
 /** One branch of an episode. */
 export type BranchSummary = z.infer<typeof BranchSummary>;
@@ -366,7 +371,10 @@ export const CompareRow = z.object({
   a_step: z.number().int().positive().nullable(),
   b_step: z.number().int().positive().nullable(),
   verdict: PairVerdict,
-  /** For a different result, what differs in words (`exit 0 vs 1`, `stdout differs`). */
+  /**
+   * What differs in words: for a different result `exit 0 vs 1`, `stdout differs`; for a
+   * different action the tool or its arguments (`execute_shell arguments: command differs`).
+   */
   differs: z.array(z.string()).optional(),
   a: StepRow.nullable(),
   b: StepRow.nullable(),

@@ -36,8 +36,9 @@ describe('web mode: the start form reads no host file into view', () => {
     expect(text).not.toMatch(/root|bash|nologin|x:0/);
     // A relative script resolves from the task's folder, as the hint says.
     await model.fill('scripted:agent.jsonl');
-    await expect(reads.innerText()).resolves.toMatch(
-      /^reads \/.*\/resources\/tasks\/hello-python\/agent\.jsonl$/,
+    await expect(reads.innerText()).resolves.toBe('reads hello-python/agent.jsonl');
+    await expect(reads.getAttribute('title')).resolves.toMatch(
+      /^\/.*\/resources\/tasks\/hello-python\/agent\.jsonl$/,
     );
     // The form's words, not the CLI's: a bad agent is "Agent", not "agent spec".
     await app.library.root.getByTestId('library-agent').fill('scripted:');
@@ -88,8 +89,10 @@ describe('web mode: the start form reads no host file into view', () => {
       true,
     );
     const card = lib.locator('[data-testid="library-task"][data-task="hello-python"]');
-    await expect(card.getByTestId('start-reads').innerText()).resolves.toMatch(
-      /^reads \/.*\/resources\/tasks\/hello-python\/agent\.jsonl$/,
+    // Said from the task's folder, the host's whole path on hover.
+    await expect(card.getByTestId('start-reads').innerText()).resolves.toBe('reads hello-python/agent.jsonl');
+    await expect(card.getByTestId('start-reads').getAttribute('title')).resolves.toMatch(
+      /^\/.*\/resources\/tasks\/hello-python\/agent\.jsonl$/,
     );
     await card.scrollIntoViewIfNeeded();
     expect(await layout.readable(card.getByTestId('start-reads'))).toBe(true);

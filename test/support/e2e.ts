@@ -315,6 +315,10 @@ export class LibraryPanel extends PanelObject {
   startReads(id: string): Locator {
     return this.taskCard(id).getByTestId('start-reads');
   }
+  /** The path alone in what a task's card says it reads (from the task's folder when inside it). */
+  startReadsPath(id: string): Locator {
+    return this.startReads(id).getByTestId('start-path');
+  }
   /** Which folder a task's card says a sandbox: agent's files come from. */
   startAgentFolder(id: string): Locator {
     return this.taskCard(id).getByTestId('start-agent-folder');
@@ -355,6 +359,23 @@ export class LibraryPanel extends PanelObject {
   /** A branch's node in the library's trees. */
   branchNode(branch: string): Locator {
     return this.root.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
+  }
+  /** The name a branch's node gives it beside its id (a candidate's number and action). */
+  branchName(branch: string): Locator {
+    return this.branchNode(branch).getByTestId('branch-name');
+  }
+  /** Every name the library's trees give a branch (candidates), by branch id. */
+  branchNames(): Promise<Record<string, string>> {
+    return this.root
+      .locator('[data-testid="branch-node"]:has([data-testid="branch-name"])')
+      .evaluateAll((els) =>
+        Object.fromEntries(
+          els.map((e) => [
+            e.getAttribute('data-branch') ?? '',
+            (e.querySelector('[data-testid="branch-name"]') as HTMLElement).innerText.trim(),
+          ]),
+        ),
+      );
   }
   /** Opens a branch from the library's trees (a click on its node). */
   async openBranch(branch: string): Promise<void> {
@@ -426,6 +447,10 @@ export class TimelinePanel extends PanelObject {
   /** Waits until the timeline shows step `step` (bounded). */
   async waitForStep(step: number, ms = 60_000): Promise<void> {
     await this.row(step).waitFor({ timeout: ms });
+  }
+  /** The duration step `step`'s row shows (its TIME column; hidden in a narrow timeline). */
+  rowDuration(step: number): Locator {
+    return this.row(step).locator('.tl-dur');
   }
   /** The status word of step `step`'s row (`ok`, `waiting`, …). */
   rowStatus(step: number): Locator {
@@ -518,6 +543,10 @@ export class InspectorPanel extends PanelObject {
     const files = this.root.getByTestId('inspector-files');
     await files.waitFor({ timeout: ms });
     return files.innerText();
+  }
+  /** The duration the Call tab's facts say (of the real result when it differs from the shown one). */
+  get duration(): Locator {
+    return this.root.getByTestId('inspector-facts').locator('dt:text-is("duration") + dd');
   }
   /** What a person changed before the step ran, beside what the agent had decided. */
   get edit(): Locator {
@@ -627,6 +656,13 @@ export class ReplayPanel extends PanelObject {
   async answerConsent(allow: boolean): Promise<void> {
     await this.root.getByTestId(allow ? 'consent-allow' : 'consent-deny').click();
   }
+  /**
+   * The panel's buttons a person can see (not those inside a closed section), each with its
+   * text, for checks that every action is in reach.
+   */
+  visibleButtons(): Locator {
+    return this.root.locator('button:visible');
+  }
   /** Presses "Re-execute replay" and waits for its report. */
   async reexecute(ms = 120_000): Promise<Locator> {
     await this.root.getByTestId('replay-verify').click();
@@ -714,6 +750,23 @@ export class SideBySideView extends PanelObject {
       .getByTestId('compare-with')
       .locator('option')
       .evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value).filter(Boolean));
+  }
+  /** What compare's branch list says of each branch it offers, by branch id. */
+  compareChoiceTexts(): Promise<Record<string, string>> {
+    return this.root
+      .getByTestId('compare-with')
+      .locator('option')
+      .evaluateAll((els) =>
+        Object.fromEntries(
+          (els as HTMLOptionElement[]).filter((e) => e.value).map((e) => [e.value, e.text.trim()]),
+        ),
+      );
+  }
+  /** The verdict compare gives the pair of this branch's step `step`, in words. */
+  compareVerdict(step: number): Locator {
+    return this.root.locator(
+      `[data-testid="compare-table"] tbody tr[data-step="${step}"] [data-testid="compare-row-verdict"]`,
+    );
   }
   async close(): Promise<void> {
     await this.root.getByTestId('side-by-side-close').click();
@@ -815,6 +868,14 @@ export class LayoutObject {
           return false;
       }
       return true;
+    });
+  }
+  /** How many lines the element's text takes on screen (distinct line tops of its text). */
+  async lines(locator: Locator): Promise<number> {
+    return locator.evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
     });
   }
   /** True when an empty field's placeholder fits its box (measured in the field's own font). */

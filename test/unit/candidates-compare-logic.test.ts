@@ -87,6 +87,29 @@ describe('step alignment', () => {
   });
 });
 
+describe('what differs between two different actions (tool vs arguments)', () => {
+  const facts = (t: QaTrace) => stepFactsOf(t.events());
+  it('names the tool when it differs, the arguments when only they do, and a final answer apart', () => {
+    const a = new QaTrace().step({ calls: [sh('ls -la')] });
+    const args = new QaTrace().step({ calls: [sh('ls')] });
+    const tool = new QaTrace().step({
+      calls: [{ name: 'read_file', args: { path: 'x' }, result: { stdout: '' } }],
+    });
+    const answer = new QaTrace().step({ final: 'done' });
+    const verdict = (b: QaTrace) => alignSteps(facts(a), facts(b)).pairs[0];
+    expect(verdict(args)).toMatchObject({
+      verdict: 'different_action',
+      differs: ['execute_shell arguments: command differs'],
+    });
+    expect(verdict(tool).differs).toEqual(['tool: execute_shell vs read_file']);
+    expect(verdict(answer).differs).toEqual(['execute_shell vs final answer']);
+    // The window's words come from the same list.
+    expect(verdictText({ ...verdict(args), differs: [...verdict(args).differs], workspace: [] })).toBe(
+      'different action: execute_shell arguments: command differs',
+    );
+  });
+});
+
 describe('what differs between two tool results (the one definition of the same result)', () => {
   const base: ToolResult = { ok: true, exit_code: 0, stdout: 'a', stderr: '', duration_ms: 5, bytes: 1 };
   it('names the compared fields that differ, and nothing for durations or byte counts', () => {

@@ -7,8 +7,22 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAppServices } from '../../electron/services/app-services.js';
 import { createClient, createMemoryTransport } from '../../shared/contract/index.js';
-import { scriptPlaceProblem } from '../../shared/start-paths.js';
+import { pathOnCard, scriptPlaceProblem } from '../../shared/start-paths.js';
 import { fakePorts } from '../support/contract-fakes.js';
+
+describe('a resolved path as a task card says it', () => {
+  it('says a path inside the task folder from the folder’s name, any other whole', () => {
+    const folder = '/home/me/stepbox/resources/tasks/hello-python';
+    expect(pathOnCard(`${folder}/agent.jsonl`, folder)).toBe('hello-python/agent.jsonl');
+    expect(pathOnCard(`${folder}/agents/a.jsonl`, `${folder}/`)).toBe('hello-python/agents/a.jsonl');
+    expect(pathOnCard(folder, folder)).toBe('hello-python');
+    // A sibling whose name starts alike is outside.
+    expect(pathOnCard('/home/me/stepbox/resources/tasks/hello-python2/a.jsonl', folder)).toBe(
+      '/home/me/stepbox/resources/tasks/hello-python2/a.jsonl',
+    );
+    expect(pathOnCard('/etc/hosts', folder)).toBe('/etc/hosts');
+  });
+});
 
 describe('where a start-form script may be read from', () => {
   it('refuses `..` out of the task folder, naming the field, the resolved path and the fix', () => {

@@ -1,6 +1,9 @@
 import type { PairVerdict } from '../../../shared/contract/models.js';
 import { alignKeys } from './align.js';
 import { resultDifference } from '../../../shared/tool-result.js';
+import { canonicalJson } from '../../../shared/jcs.js';
+import { countOf } from '../../../shared/count-of.js';
+import type { DecidedAction } from '../../../shared/step-summary.js';
 import type { StepFacts } from './step-facts.js';
 
 /** Two steps matched by alignment; a null side is a step the other branch inserted. */
@@ -8,7 +11,11 @@ export interface StepPair {
   readonly a_step: number | null;
   readonly b_step: number | null;
   readonly verdict: PairVerdict;
-  /** For a different result, what differs (`execute_shell: exit 0 vs 1`); else empty. */
+  /**
+   * What differs, in words: for a different action the tool or its arguments
+   * (`tool: execute_shell vs write_file`, `execute_shell arguments: command differs`), for a
+   * different result the result (`execute_shell: exit 0 vs 1`); else empty.
+   */
   readonly differs: readonly string[];
 }
 
@@ -51,7 +58,12 @@ export function alignSteps(a: readonly StepFacts[], b: readonly StepFacts[]): St
     // A step only B took sits between A's steps: in A's numbering it is the step after the last one.
     if (diverges && divergedAt === null) divergedAt = x ? x.step : lastA + 1;
     if (x) lastA = x.step;
-    const differs = verdict === 'different_result' && x && y ? whatDiffers(x, y) : [];
+    const differs =
+      x && y && verdict === 'different_result'
+        ? whatDiffers(x, y)
+        : x && y && verdict === 'different_action'
+          ? actionDifference(x.decision, y.decision)
+          : [];
     pairs.push({ a_step: x?.step ?? null, b_step: y?.step ?? null, verdict, differs });
   }
   return { pairs, diverged_at: divergedAt };
@@ -80,5 +92,43 @@ export function whatDiffers(x: StepFacts, y: StepFacts): string[] {
     perCall(x.seenResults, y.seenResults, '');
     if (out.length === 0) out.push('what the agent was shown differs (an injection or a parse error)');
   } else if (x.real !== y.real) perCall(x.realResults, y.realResults, 'really: ');
+  return out;
+}
+
+/** What one decision is, for naming it beside another: `final answer`, `unreadable answer` or the tool. */
+function decisionKind(d: DecidedAction): string {
+  if (d.parse_error) return 'an answer that could not be read';
+  if (d.calls.length === 0) return 'final answer';
+  return d.calls.map((c) => c.name).join(' + ');
+}
+
+/**
+ * What differs between two different decisions, per call: the tool (`tool: execute_shell vs
+ * write_file`) or, the tool the same, which arguments (`execute_shell arguments: command
+ * differs`); a final answer or an unreadable answer against a call says so.
+ */
+export function actionDifference(x: DecidedAction, y: DecidedAction): string[] {
+  const [kx, ky] = [decisionKind(x), decisionKind(y)];
+  if (x.parse_error || y.parse_error || x.calls.length === 0 || y.calls.length === 0) {
+    if (kx !== ky) return [`${kx} vs ${ky}`];
+    return [x.parse_error ? 'the unreadable text differs' : 'the final answer differs'];
+  }
+  if (x.calls.length !== y.calls.length)
+    return [`${countOf(x.calls.length, 'call')} vs ${countOf(y.calls.length, 'call')}: ${kx} vs ${ky}`];
+  const many = x.calls.length > 1;
+  const out: string[] = [];
+  x.calls.forEach((a, i) => {
+    const b = y.calls[i];
+    const which = many ? ` (call ${i + 1})` : '';
+    if (a.name !== b.name) {
+      out.push(`tool${which}: ${a.name} vs ${b.name}`);
+      return;
+    }
+    const keys = [...new Set([...Object.keys(a.arguments), ...Object.keys(b.arguments)])].filter(
+      (k) => canonicalJson(a.arguments[k] ?? null) !== canonicalJson(b.arguments[k] ?? null),
+    );
+    if (keys.length)
+      out.push(`${a.name}${which} arguments: ${keys.join(', ')} ${keys.length > 1 ? 'differ' : 'differs'}`);
+  });
   return out;
 }

@@ -1,12 +1,15 @@
 import { canonicalJson } from '../../../shared/jcs.js';
 import { resultKey, type ToolResult } from '../../../shared/tool-result.js';
 import { isPersonEdit, type TraceEvent } from '../../../shared/trace-events.js';
+import type { DecidedAction } from '../../../shared/step-summary.js';
 
 /** One agent step of a branch as a comparison sees it. */
 export interface StepFacts {
   readonly step: number;
   /** The decision: calls (name and canonical arguments) or the final answer, or the parse error. */
   readonly action: string;
+  /** The same decision, parsed: what a different action names when it says what differs. */
+  readonly decision: DecidedAction;
   /** What the agent saw after it: the results shown to it (overrides, fallbacks) and what a person injected. */
   readonly seen: string;
   /** What really happened: the tools' own results. */
@@ -97,6 +100,10 @@ export function stepFactsOf(events: readonly TraceEvent[]): StepFacts[] {
     out.push({
       step,
       action,
+      decision:
+        last.type === 'action'
+          ? { calls: last.calls, final: last.final }
+          : { calls: [], final: null, parse_error: last.raw },
       seen: canonicalJson(seen),
       real: canonicalJson(real),
       treeHash,

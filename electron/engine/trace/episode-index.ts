@@ -10,11 +10,12 @@ import { branchOutcome } from './branch-outcome.js';
 import { readLineage } from './lineage.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { summarizeSteps } from '../../../shared/step-summary.js';
+import { candidateMarkOf, type CandidateMark } from '../../../shared/candidate-mark.js';
 
 const log = logger('index');
 
 /** Bump when the tables change: an index of another version is dropped and rebuilt from the traces. */
-const INDEX_VERSION = 3;
+const INDEX_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS episodes (
@@ -22,7 +23,7 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE TABLE IF NOT EXISTS branches (
   id TEXT PRIMARY KEY, episode TEXT NOT NULL, parent TEXT, fork_step INTEGER, resume_of TEXT, created INTEGER NOT NULL,
   status TEXT NOT NULL, end_reason TEXT, steps INTEGER NOT NULL, episode_return REAL, final_reward REAL,
-  verifier_success INTEGER,
+  verifier_success INTEGER, candidate_number INTEGER, candidate_action TEXT,
   ended INTEGER, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS branches_episode ON branches(episode);
 CREATE TABLE IF NOT EXISTS steps (
@@ -75,6 +76,8 @@ export interface BranchRow {
   /** The verifier's final reward. */
   readonly final_reward: number | null;
   readonly verifier_success: boolean | null;
+  /** For a candidate branch, its number and the action it tried (shared/candidate-mark.ts); else null. */
+  readonly candidate: CandidateMark | null;
   readonly created: number;
   readonly ended: number | null;
   readonly flags: number;
@@ -183,6 +186,7 @@ export class EpisodeIndex {
     // Step 0 is the setup, not a decision: the index counts and searches decisions.
     const steps = summarizeSteps(all).filter((s) => s.step >= 1);
     const outcome = branchOutcome(h, lineage ?? all, trace.end);
+    const candidate = candidateMarkOf(h, all);
     const st = existsSync(trace.path) ? statSync(trace.path) : null;
     const del = (table: string) => this.db.prepare(`DELETE FROM ${table} WHERE branch = ?`).run(h.branch);
     this.db
@@ -206,8 +210,9 @@ export class EpisodeIndex {
         this.db
           .prepare(
             `INSERT OR REPLACE INTO branches (id, episode, parent, fork_step, resume_of, created, status, end_reason,
-               steps, episode_return, final_reward, verifier_success, ended, trace_path, trace_size, trace_mtime)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               steps, episode_return, final_reward, verifier_success, candidate_number, candidate_action, ended,
+               trace_path, trace_size, trace_mtime)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             h.branch,
@@ -222,6 +227,8 @@ export class EpisodeIndex {
             outcome.return,
             outcome.final_reward,
             trace.end?.verifier ? Number(trace.end.verifier.success) : null,
+            candidate?.number ?? null,
+            candidate?.action ?? null,
             trace.end?.t ?? null,
             trace.path,
             st?.size ?? 0,
@@ -561,6 +568,10 @@ function branchRow(r: Row): BranchRow {
     final_reward: (r.final_reward as number | null) ?? null,
     verifier_success:
       r.verifier_success === null || r.verifier_success === undefined ? null : r.verifier_success === 1,
+    candidate:
+      typeof r.candidate_number === 'number'
+        ? { number: r.candidate_number, action: (r.candidate_action as string | null) ?? '' }
+        : null,
     created: r.created as number,
     ended: (r.ended as number | null) ?? null,
     flags: (r.flags as number) ?? 0,

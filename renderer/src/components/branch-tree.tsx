@@ -1,6 +1,7 @@
 import type { BranchSummary } from '../../../shared/contract/models';
 import { selectBranchTree, type BranchNode } from '../stores/episodes/episodes-store';
 import { IdText } from './id-text';
+import { branchName } from '../model/branch-name';
 import { useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
 import { RETURN_TITLE } from '../model/return-title';
@@ -32,9 +33,14 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
         data-branch={b.branch}
         data-status={statusOf(b)}
         onClick={() => void stores.stepper.getState().open(b.branch)}
-        title={`${b.branch}: ${b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}`}
+        title={`${b.branch}: ${b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}${b.candidate ? ` — ${branchName(b)}` : ''}`}
       >
         <span className="tree-glyph">{props.depth === 0 ? '●' : `└ fork@${b.fork_step}`}</span>
+        {b.candidate ? (
+          <span className="branch-name" data-testid="branch-name">
+            {branchName(b)}
+          </span>
+        ) : null}
         <IdText id={b.branch} />
         <span className={`badge st-${statusOf(b)}`}>
           {rolledBackTo(b) !== null ? `rolled back to ${rolledBackTo(b)}` : statusOf(b)}

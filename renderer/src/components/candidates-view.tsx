@@ -122,14 +122,36 @@ function CandidateCard(props: {
 }
 
 /**
- * Candidates in the Replay panel: the QA breakpoint's offer, the button that opens the
- * side-by-side view on them, and how the last pick went (the view closes on a pick).
+ * The Replay panel's candidates button: opens the side-by-side view on the candidates held
+ * for this step, or prepares them for it. It sits in the panel's row of action buttons.
  */
-export function CandidatesEntry(props: { readonly branch: string; readonly step: number }) {
+export function CandidatesButton(props: { readonly branch: string; readonly step: number }) {
   const stores = useStores();
   // Two primitives, not the entry object: a fresh object per read would re-render without end.
   const label = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).label);
   const opens = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).opens);
+  const latest = useSlice('stepper', selectLastStep);
+  return (
+    <button
+      type="button"
+      data-testid="candidates-open"
+      title="try other actions for a step side by side, each in its own throwaway fork, and continue with one"
+      onClick={() => {
+        if (opens === 'prepare') stores.candidates.getState().prepare(props.step, props.branch, latest);
+        stores.sideBySide.getState().show('candidates');
+      }}
+    >
+      {label}
+    </button>
+  );
+}
+
+/**
+ * Candidates' words in the Replay panel, under its action buttons: the QA breakpoint's offer
+ * (with its button) and how the last pick went (the view closes on a pick).
+ */
+export function CandidatesNotes(props: { readonly branch: string }) {
+  const stores = useStores();
   const notice = useSlice('candidates', (s) => s.notice);
   const shown = useSlice('sideBySide', (s) => s.view === 'candidates');
   const stop = useSlice('stepper', (s) => s.stopReason);
@@ -151,24 +173,11 @@ export function CandidatesEntry(props: { readonly branch: string; readonly step:
           </button>
         </div>
       ) : null}
-      <div className="row">
-        <button
-          type="button"
-          data-testid="candidates-open"
-          title="try other actions for a step side by side, each in its own throwaway fork, and continue with one"
-          onClick={() => {
-            if (opens === 'prepare') a.prepare(props.step, props.branch, latest);
-            stores.sideBySide.getState().show('candidates');
-          }}
-        >
-          {label}
-        </button>
-        {notice && !shown ? (
-          <span className="notice" data-testid="candidates-notice">
-            {notice}
-          </span>
-        ) : null}
-      </div>
+      {notice && !shown ? (
+        <div className="notice" data-testid="candidates-notice">
+          {notice}
+        </div>
+      ) : null}
     </>
   );
 }

@@ -1,5 +1,6 @@
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { verdictText } from '../model/compare-verdict';
+import { branchName } from '../model/branch-name';
 import type { Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
@@ -33,8 +34,8 @@ function Side(props: {
   return (
     <div className="cmp-side">
       <div>
-        <b>{props.name}</b>{' '}
-        <span className="mono" title={s.branch}>
+        <b>{props.name}</b> <span className="mono">{branchName(s)}</span>{' '}
+        <span className="mono keep-whole" title={s.branch}>
           {s.branch}
         </span>
       </div>
@@ -100,7 +101,7 @@ export function CompareView(props: { readonly branch: string }) {
           <option value="">choose a branch…</option>
           {others.map((b) => (
             <option key={b.branch} value={b.branch}>
-              {b.branch} {b.fork_step !== null ? `(fork at step ${b.fork_step})` : '(main)'}
+              {branchName(b)} — {b.branch}
             </option>
           ))}
         </select>

@@ -1,6 +1,7 @@
 import { selectRunning } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { IdText } from './id-text';
+import { branchName } from '../model/branch-name';
 
 /** How long ago `t` (epoch ms) was, in a short phrase: `since 14:02 (3 min)`. */
 function since(t: number, now: number): string {
@@ -39,7 +40,7 @@ export function RunningList() {
               <div className="running-what">
                 <span className="lib-task">{b.task}</span>{' '}
                 <span className="muted">
-                  {b.fork_step !== null ? `fork@${b.fork_step}` : 'main'}
+                  {branchName(b)}
                   {b.branch === current ? ' · on screen' : ''}
                 </span>
                 <IdText id={b.branch} />

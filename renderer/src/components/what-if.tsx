@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useSlice, useStores } from '../stores/use-stores';
+import { formatDuration } from '../../../shared/format-duration';
 
 /** What if…: one tool call with edited arguments, run in a throwaway sandbox restored to before the step. */
 export function WhatIf(props: { readonly branch: string; readonly step: number }) {
@@ -51,7 +52,7 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
             {result.result.error ? `\n[${result.result.error.code}] ${result.result.error.message}` : ''}
           </pre>
           <div className="muted">
-            exit {result.result.exit_code ?? '—'} · {result.result.duration_ms.toFixed(0)} ms
+            exit {result.result.exit_code ?? '—'} · {formatDuration(result.result.duration_ms)}
           </div>
         </div>
       ) : null}

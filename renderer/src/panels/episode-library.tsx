@@ -8,7 +8,13 @@ import { RunningList } from '../components/running-list';
 import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import type { PickField } from '../stores/picker/picker-store';
-import { agentFolderOf, MODEL_FIELD, scriptPathOf, taskFolderOf } from '../../../shared/start-paths';
+import {
+  agentFolderOf,
+  MODEL_FIELD,
+  pathOnCard,
+  scriptPathOf,
+  taskFolderOf,
+} from '../../../shared/start-paths';
 import { RETURN_TITLE } from '../model/return-title';
 import { returnText } from '../../../shared/format-outcome';
 
@@ -57,11 +63,14 @@ function StartItem(props: {
   readonly reads?: string | null;
   /** The folder a sandbox: agent's files come from, resolved from the task's folder, said before the click. */
   readonly agentFolder?: string | null;
+  /** The task's folder: the card says paths inside it from there, the full path on hover. */
+  readonly taskFolder?: string;
   /** The error of this item's last start, shown under it (where the click was). */
   readonly error?: string | null;
   readonly onStart: () => void;
 }) {
   const data = props.kind === 'case' ? { 'data-case': props.id } : { 'data-task': props.id };
+  const onCard = (path: string) => (props.taskFolder ? pathOnCard(path, props.taskFolder) : path);
   // The answer to a click shows where the click was: scrolled into view if the list hides it.
   const errorRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -81,13 +90,19 @@ function StartItem(props: {
         <span className="lib-task">{props.title}</span>
         <span className="muted">{props.starting === props.id ? 'starting…' : props.detail}</span>
         {props.reads ? (
-          <span className="muted mono lib-reads" data-testid="start-reads">
-            reads {props.reads}
+          <span className="muted mono lib-reads" data-testid="start-reads" title={props.reads}>
+            reads{' '}
+            <span className="keep-whole" data-testid="start-path">
+              {onCard(props.reads)}
+            </span>
           </span>
         ) : null}
         {props.agentFolder ? (
-          <span className="muted mono lib-reads" data-testid="start-agent-folder">
-            agent files from {props.agentFolder}
+          <span className="muted mono lib-reads" data-testid="start-agent-folder" title={props.agentFolder}>
+            agent files from{' '}
+            <span className="keep-whole" data-testid="start-path">
+              {onCard(props.agentFolder)}
+            </span>
           </span>
         ) : null}
       </button>
@@ -322,6 +337,7 @@ export function EpisodeLibrary() {
             starting={starting}
             reads={readsOf(t.path)}
             agentFolder={folderOf(t.path)}
+            taskFolder={taskFolderOf(t.path)}
             error={errorAt(t.id)}
             onStart={() => void actions.startTask(t)}
           />

@@ -1,7 +1,7 @@
 import { runsOwnProgramSpec } from '../../../shared/agent-kind';
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
-import { CandidatesEntry } from '../components/candidates-view';
+import { CandidatesButton, CandidatesNotes } from '../components/candidates-view';
 import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
@@ -92,7 +92,9 @@ export function ReplayControls() {
           </button>
         ) : null}
       </div>
-      <div className="row">
+      {/* Every action of the panel in one row under the scrubber (wrapping): on screen without
+          scrolling at 1024×700; what the buttons answer and open goes below them. */}
+      <div className="row replay-actions" data-testid="replay-actions">
         <button
           type="button"
           data-testid="rollback"
@@ -136,7 +138,11 @@ export function ReplayControls() {
         >
           {running === 'replay' ? 'Re-executing…' : 'Re-execute replay'}
         </button>
+        {/* Candidates and compare open in a view of their own (components/side-by-side-view). */}
+        <CandidatesButton branch={branch} step={step} />
+        <CompareEntry branch={branch} />
       </div>
+      <CandidatesNotes branch={branch} />
       {/* The answer to a button above shows under it, not below the open sections. */}
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {notice ? (
@@ -184,9 +190,6 @@ export function ReplayControls() {
       </details>
       {report ? <ReplayReportView report={report} /> : null}
       <WhatIf branch={branch} step={step} />
-      {/* Candidates and compare open in a view of their own (components/side-by-side-view). */}
-      <CandidatesEntry branch={branch} step={step} />
-      <CompareEntry branch={branch} />
     </Panel>
   );
 }

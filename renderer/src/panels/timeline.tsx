@@ -21,6 +21,7 @@ import {
 } from '../stores/stepper/stepper-store';
 import { countOf } from '../../../shared/count-of';
 import { forkMarkText } from '../model/fork-mark';
+import { formatDuration } from '../../../shared/format-duration';
 
 const ROW_HEIGHT = 22;
 
@@ -61,11 +62,6 @@ function statusOf(
     };
   }
   return { word: STATUS_LABEL[row.status] };
-}
-
-function formatMs(ms: number | null): string {
-  if (ms === null) return '';
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
 const NO_FORKS: readonly BranchSummary[] = [];
@@ -235,7 +231,7 @@ const Row = memo(function Row(props: {
       >
         {status.word}
       </span>
-      <span className="tl-dur">{formatMs(row.duration_ms)}</span>
+      <span className="tl-dur">{row.duration_ms === null ? '' : formatDuration(row.duration_ms)}</span>
       <span className="tl-rew">{row.reward === null ? '' : row.reward.toFixed(2)}</span>
     </div>
   );

@@ -7,6 +7,7 @@ import { JsonText } from '../components/json-text';
 import { FileDiffView, FileWholeView, pretty } from '../components/lazy-editors';
 import { fileViewOf } from '../model/file-view';
 import { rawResultNote } from '../model/raw-result-note';
+import { resultView } from '../model/result-view';
 import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
 import { Panel, PanelState } from '../components/panel';
@@ -15,6 +16,7 @@ import { selectShownTab, type InspectorTab } from '../stores/inspector/inspector
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
+import { formatDuration } from '../../../shared/format-duration';
 
 /** Each tab's name, and the shorter one a narrow inspector shows (the tooltip keeps the name). */
 const TABS: readonly (readonly [InspectorTab, string, string])[] = [
@@ -58,7 +60,7 @@ function Facts(props: { readonly result: ToolResult | null; readonly fallback?: 
         {r.error ? r.error.code : '—'}
       </dd>
       <dt>duration</dt>
-      <dd>{r.duration_ms.toFixed(1)} ms</dd>
+      <dd data-testid="inspector-duration">{formatDuration(r.duration_ms)}</dd>
       <dt>bytes</dt>
       <dd>{formatBytes(r.bytes)}</dd>
       {r.truncated && (r.truncated.stdout || r.truncated.stderr) ? (
@@ -138,14 +140,24 @@ function CallView(props: { readonly call: CallDetail; readonly scope: string }) 
         <div>
           <h4>{real ? 'result the agent saw' : 'result'}</h4>
           <RawNote result={shown} />
-          <JsonText model="result.json" scope={props.scope} value={pretty(shown)} label="result" />
+          <JsonText
+            model="result.json"
+            scope={props.scope}
+            value={pretty(shown && resultView(shown))}
+            label="result"
+          />
         </div>
       </div>
       {real ? (
         <>
           <h4>real result (replay uses this)</h4>
           <RawNote result={real} />
-          <JsonText model="result-real.json" scope={props.scope} value={pretty(real)} label="real result" />
+          <JsonText
+            model="result-real.json"
+            scope={props.scope}
+            value={pretty(resultView(real))}
+            label="real result"
+          />
         </>
       ) : null}
     </div>

@@ -1,0 +1,41 @@
+import { actionText } from './step-summary.js';
+import type { HeaderEvent, TraceEvent } from './trace-events.js';
+
+/**
+ * What tells a candidate branch from its siblings (all forked at the same step): its
+ * number among the candidates and the action it tried at step K+1.
+ */
+export interface CandidateMark {
+  /** 1-based, as the candidates view numbers its cards (`#2`, "Continue with #2"). */
+  readonly number: number;
+  /** The action it tried, in the one wording of a decided action ({@link actionText}). */
+  readonly action: string;
+}
+
+/** How long the action may be in a branch's name (the tree's and compare's lines are narrow). */
+const ACTION_MAX = 48;
+
+/**
+ * A candidate branch's mark from its trace (its header's `candidate` and the decision of
+ * step K+1); null for any other branch.
+ */
+export function candidateMarkOf(header: HeaderEvent, events: readonly TraceEvent[]): CandidateMark | null {
+  const c = header.candidate as { index?: unknown; step?: unknown } | undefined;
+  if (!c || typeof c.index !== 'number') return null;
+  const k = (typeof c.step === 'number' ? c.step : (header.fork_step ?? 0)) + 1;
+  // After an in-step rollback the step's last decision is the one that stands.
+  let decided: TraceEvent | null = null;
+  for (const e of events) if (e.step === k && (e.type === 'action' || e.type === 'parse_error')) decided = e;
+  const action =
+    decided?.type === 'action'
+      ? actionText({ calls: decided.calls, final: decided.final }, ACTION_MAX)
+      : decided?.type === 'parse_error'
+        ? actionText({ calls: [], final: null, parse_error: decided.message }, ACTION_MAX)
+        : '(not decided yet)';
+  return { number: c.index + 1, action };
+}
+
+/** A candidate branch's name, as the episode tree and compare's branch list both say it. */
+export function candidateName(m: CandidateMark): string {
+  return `candidate ${m.number} · ${m.action}`;
+}
