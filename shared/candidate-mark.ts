@@ -20,9 +20,13 @@ const ACTION_MAX = 48;
  * step K+1); null for any other branch.
  */
 export function candidateMarkOf(header: HeaderEvent, events: readonly TraceEvent[]): CandidateMark | null {
+  // The header is recorded input (a trace or bundle from anywhere): only a whole, in-range
+  // index and step name a candidate. Anything else (NaN, -1, 1.5, 1e300, "2") is no candidate,
+  // rather than a name like "candidate NaN" or one the contract's positive integer refuses,
+  // which would fail the whole branch list.
   const c = header.candidate as { index?: unknown; step?: unknown } | undefined;
-  if (!c || typeof c.index !== 'number') return null;
-  const k = (typeof c.step === 'number' ? c.step : (header.fork_step ?? 0)) + 1;
+  if (!c || typeof c !== 'object' || !isCount(c.index)) return null;
+  const k = (isCount(c.step) ? c.step : isCount(header.fork_step) ? header.fork_step : 0) + 1;
   // After an in-step rollback the step's last decision is the one that stands.
   let decided: TraceEvent | null = null;
   for (const e of events) if (e.step === k && (e.type === 'action' || e.type === 'parse_error')) decided = e;
@@ -38,4 +42,9 @@ export function candidateMarkOf(header: HeaderEvent, events: readonly TraceEvent
 /** A candidate branch's name, as the episode tree and compare's branch list both say it. */
 export function candidateName(m: CandidateMark): string {
   return `candidate ${m.number} · ${m.action}`;
+}
+
+/** A whole number from 0 up to 1e9 (candidate indexes and steps). */
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 1e9;
 }
