@@ -81,6 +81,14 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     await flag.evaluate((el) => el.closest('[data-step]')?.getAttribute('data-step') ?? '-1'),
   );
   expect(flaggedStep).toBeGreaterThanOrEqual(0);
+  // Every mark shown beside the flag reads whole too (an error's whole `code: message` was cut
+  // to "script_e…" in its box).
+  const marks = app.timeline.row(flaggedStep).locator('.tl-marks .mark:visible');
+  for (let i = 0; i < (await marks.count()); i++)
+    expect(
+      await layout.readable(marks.nth(i)),
+      `${c.id} ${size}: mark ${i} of step ${flaggedStep} reads whole`,
+    ).toBe(true);
 
   if (c.step0) {
     const row0 = app.timeline.row(0);

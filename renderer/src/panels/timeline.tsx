@@ -214,8 +214,15 @@ const Row = memo(function Row(props: {
           </i>
         ) : null}
         {row.error ? (
-          <i className="mark mark-flag sev-error" data-testid="row-error" title={row.error}>
-            {row.error}
+          // Its code (`script_exhausted`), the message whole in the tooltip and the inspector: the
+          // whole `code: message` was cut mid-word in its box ("script_e…"). Beside a flag (which
+          // names the failure too) it gives way in a narrow timeline.
+          <i
+            className={`mark mark-flag sev-error${row.flags.length ? ' mk-long' : ''}`}
+            data-testid="row-error"
+            title={row.error}
+          >
+            {row.error.split(':')[0]}
           </i>
         ) : null}
         {props.forks.map((f) => (
