@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { IndexedFlag } from '../engine/trace/episode-index.js';
 import { branchTimeline, type TimelineStep } from '../engine/trace/branch-timeline.js';
+import { formatDuration } from '../../shared/format-duration.js';
 import { oneLine, outcomeText } from '../../shared/step-summary.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
@@ -33,7 +34,7 @@ function resultLines(s: TimelineStep): string[] {
     );
     // What the tool really returned when the agent saw something else (the window shows both too).
     const real = r.real ? ` · real: ${outcomeText(r.real)}` : '';
-    return `→ ${r.name}: ${outcomeText(r)} · ${Math.round(r.duration_ms)} ms${marks.length ? ` (${marks.join(', ')})` : ''}${real}`;
+    return `→ ${r.name}: ${outcomeText(r)} · ${formatDuration(r.duration_ms)}${marks.length ? ` (${marks.join(', ')})` : ''}${real}`;
   });
 }
 

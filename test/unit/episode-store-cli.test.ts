@@ -112,6 +112,9 @@ describe('stepbox list / show / search / reindex / gc / bundle', () => {
     expect(text.out).toContain('⚑ memory_corruption (error)');
     expect(text.out).toContain('[injected] user: recommend an umbrella');
     expect(text.out).toContain('→ execute_shell: error timeout');
+    // Durations in the window's words (shared/format-duration.ts): '6.0 ms', never '6 ms' or a raw float.
+    expect(text.out).toMatch(/→ \w+: exit 0 · \d\.\d ms/);
+    expect(text.out).not.toMatch(/ · \d+ ms/);
     expect(text.out).toContain('[human] $ ls -la');
     expect(text.out).toContain('(overridden: agent saw this)');
     expect(text.out).toContain('final: "Take an umbrella."');

@@ -40,5 +40,9 @@ describe('stepbox share: the file', () => {
     // The pattern is gone from everything embedded (the long trace writes counter.txt each step).
     expect(JSON.stringify(chunks)).not.toMatch(/counter/);
     expect(JSON.stringify(chunks)).toContain('[REDACTED]');
+    // A call's time in the window's words (shared/format-duration.ts), not a raw number of ms.
+    const results = chunks.flat().flatMap((s) => (s as { results?: { duration?: unknown }[] }).results ?? []);
+    expect(results.length).toBeGreaterThan(1_000);
+    for (const r of results) expect(r.duration).toMatch(/^\d+(\.\d)? ms$|^\d\.\d\d s$/);
   });
 });

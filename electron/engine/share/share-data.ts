@@ -1,5 +1,6 @@
 import { checkEpisode } from '../../../shared/qa/check-episode.js';
 import type { Flag } from '../../../shared/qa/flag.js';
+import { formatDuration } from '../../../shared/format-duration.js';
 import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { caseRoot, loadCase } from '../cases/case-library.js';
@@ -32,7 +33,8 @@ export interface SharedResult {
   readonly stderr?: string;
   readonly bytes: number;
   readonly truncated?: true;
-  readonly duration_ms: number;
+  /** How long the call took, in the words the window uses (`3.2 ms`, `1.24 s`). */
+  readonly duration: string;
 }
 
 /**
@@ -86,7 +88,7 @@ function sharedStep(s: StepSummary, events: readonly TraceEvent[], request: unkn
         stderr: r.stderr || undefined,
         bytes: r.bytes,
         truncated: r.truncated && (r.truncated.stdout || r.truncated.stderr) ? (true as const) : undefined,
-        duration_ms: Math.round(r.duration_ms),
+        duration: formatDuration(r.duration_ms),
       }),
     );
   }
