@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { candidateName } from '../../shared/candidate-mark.js';
 import type { BranchRow } from '../engine/trace/episode-index.js';
 import type { CliCommand } from './command.js';
 import { EXIT } from './command.js';
@@ -16,21 +17,27 @@ as is a unique prefix of one.
 Options:
   --limit N   how many episodes (default 20)
   --json      print {episodes: [{id, task, agent, created, status, steps, return,
-              final_reward, flags, branches: [{id, parent, fork_step, status,
-              end_reason, steps, return, final_reward, flags, created}]}]}
+              final_reward, flags, branches: [{id, parent, fork_step, resume_of,
+              candidate: {number, action} | null, status, end_reason, steps,
+              return, final_reward, verifier_success, flags, created, ended}]}]}
 
 Examples:
   npx stepbox list
   npx stepbox list --limit 5 --json
 `;
 
-/** How a branch came about, as `list` says it: `fork @3 of main`, `resumed @3 of main`. */
+/**
+ * How a branch came about, as `list` says it: `fork @3 of main`, `resumed @3 of main`, and a
+ * candidate by the name the window gives it (`candidate 2 · execute_shell "ls" @3 of main`),
+ * so siblings forked at one step can be told apart.
+ */
 export function branchOrigin(
-  b: Pick<BranchRow, 'parent' | 'fork_step' | 'resume_of'>,
+  b: Pick<BranchRow, 'parent' | 'fork_step' | 'resume_of' | 'candidate'>,
   episode: string,
 ): string {
   const of = b.parent === episode ? 'main' : b.parent;
-  return `${b.resume_of !== null ? 'resumed' : 'fork'} @${b.fork_step ?? '?'} of ${of}`;
+  const how = b.candidate ? candidateName(b.candidate) : b.resume_of !== null ? 'resumed' : 'fork';
+  return `${how} @${b.fork_step ?? '?'} of ${of}`;
 }
 
 function branchJson(b: BranchRow) {
@@ -39,6 +46,7 @@ function branchJson(b: BranchRow) {
     parent: b.parent,
     fork_step: b.fork_step,
     resume_of: b.resume_of,
+    candidate: b.candidate,
     status: b.status,
     end_reason: b.end_reason,
     steps: b.steps,

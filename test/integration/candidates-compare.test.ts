@@ -135,6 +135,20 @@ describeDocker('candidates, step-aligned diff, live QA and preference pairs on D
         expect(c).toHaveProperty(key);
     expect(out.candidates[1]).toMatchObject({ result: [{ ok: true, exit_code: 3 }], files_changed: [] });
     expect(out.picked).toMatchObject({ status: 'succeeded', branch: out.candidates[0].branch });
+    // `list` tells the two siblings apart as the window does: by number and action.
+    const listed = parseJsonOutput<{
+      episodes: { id: string; branches: { id: string; candidate: unknown }[] }[];
+    }>(await cli(['list', '--json']));
+    const branches = listed.episodes.find((e) => e.id === parent.episode)!.branches;
+    for (const [i, c] of out.candidates.entries())
+      expect(branches.find((b) => b.id === c.branch)?.candidate).toMatchObject({
+        number: i + 1,
+        action: expect.stringMatching(i === 0 ? /^write_file/ : /^execute_shell/),
+      });
+    expect(branches.find((b) => b.id === parent.episode)?.candidate).toBeNull();
+    const text = (await cli(['list'])).stdout;
+    expect(text).toMatch(/candidate 1 · write_file .*@1 of main/);
+    expect(text).toMatch(/candidate 2 · execute_shell .*@1 of main/);
   }, 300_000);
 
   it('stepbox diff aligns around an inserted step and counts an override the agent saw', async () => {
