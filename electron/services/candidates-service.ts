@@ -6,7 +6,11 @@ import type {
 } from '../../shared/contract/index.js';
 import { candidateSources } from '../engine/candidates/candidate-sources.js';
 import type { StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
-import type { CandidateOutcome, CandidateSet } from '../engine/candidates/try-candidates.js';
+import {
+  CONTINUED_IN_CANDIDATE,
+  type CandidateOutcome,
+  type CandidateSet,
+} from '../engine/candidates/try-candidates.js';
 import { lastSnapshot, snapshotAt } from '../engine/trace/lineage.js';
 import { logger } from '../engine/log.js';
 import type { EpisodeManager } from './episode-manager.js';
@@ -111,7 +115,7 @@ export class CandidatesService {
     if (parent && parent.state() !== 'running' && parent.state() !== 'ended') {
       // The episode continues on the chosen branch: the abandoned live parent closes, as after a rollback.
       await this.episodes
-        .stop(set.parent)
+        .stop(set.parent, CONTINUED_IN_CANDIDATE)
         .catch((e: unknown) => log.warn(`stopping ${set.parent}: ${String(e)}`));
     }
     const state = this.episodes.adopt(runner);

@@ -12,6 +12,9 @@ import type { EventBus } from './event-bus.js';
 import type { HarnessPort, RecordedRunOptions, TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
 
+/** End reason of a live branch stopped because a fork from it went on (retireSuperseded). */
+export const SUPERSEDED_BY_FORK = 'superseded_by_fork';
+
 const log = logger('episodes');
 
 interface LiveEpisode {
@@ -193,8 +196,11 @@ export class EpisodeManager {
     return this.info(entry);
   }
 
-  /** Stops the episode (trace closed as interrupted); resolves once its sandbox is given back. */
-  async stop(id: string) {
+  /**
+   * Stops the episode (trace closed as interrupted, end_reason `stopped` or the one given);
+   * resolves once its sandbox is given back.
+   */
+  async stop(id: string, endReason?: string) {
     // An episode that already ended was released with its end: a stop that crossed it (or
     // comes after) answers that end instead of failing.
     if (!this.find(id)) {
@@ -202,7 +208,7 @@ export class EpisodeManager {
       if (recorded) return recorded;
     }
     const entry = this.entry(this.require(id).branch);
-    const end = await entry.controller.stop();
+    const end = await entry.controller.stop(endReason);
     // The end already started the release: wait for that one, so the sandbox is back (reset
     // into the pool or destroyed) when the stop answers.
     await this.release(entry, false);
@@ -352,7 +358,7 @@ export class EpisodeManager {
       log.info(`${parent} is superseded by ${entry.controller.branch} but viewed: kept live`);
       return;
     }
-    const done = this.stop(parent).then(
+    const done = this.stop(parent, SUPERSEDED_BY_FORK).then(
       () => log.info(`${parent} superseded by ${entry.controller.branch}: stopped, its trace kept`),
       (e: unknown) =>
         log.warn(`stopping superseded ${parent}: ${e instanceof Error ? e.message : String(e)}`),

@@ -164,6 +164,14 @@ describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
     ]);
     const picked = Object.entries(names).find(([, n]) => n.startsWith('candidate 2 '))![0];
     await app.library.waitForCurrent(picked);
+    // The branch the candidate was picked at went on in it: marked so, not as a person's stop.
+    await until(
+      () => app.library.branchStatus(main),
+      (s) => s === 'continued',
+      30_000,
+      'main marked as continued in the candidate',
+    );
+    await expect(app.library.branchNode(main).locator('.badge').innerText()).resolves.toBe('continued');
     await app.library.branchNode(picked).scrollIntoViewIfNeeded();
     expect(await layout.readable(app.library.branchName(picked))).toBe(true);
     await app.screenshot('walk-candidate-names-tree-1280x800');

@@ -31,7 +31,9 @@ function dockerPs(): string[] {
 }
 
 interface Listed {
-  episodes: { branches: { branch: string; live: boolean; status: string | null }[] }[];
+  episodes: {
+    branches: { branch: string; live: boolean; status: string | null; end_reason: string | null }[];
+  }[];
 }
 
 describe('live sandboxes stop when superseded (real engine)', () => {
@@ -45,10 +47,13 @@ describe('live sandboxes stop when superseded (real engine)', () => {
       .filter((b) => b.live)
       .map((b) => b.branch)
       .sort();
-  const statusOf = async (branch: string): Promise<string | null> =>
-    value<Listed>(await services.handle('library.list', {}))
+  /** `status (end_reason)` of a branch, as the list has it. */
+  const statusOf = async (branch: string): Promise<string | null> => {
+    const b = value<Listed>(await services.handle('library.list', {}))
       .episodes.flatMap((e) => e.branches)
-      .find((b) => b.branch === branch)?.status ?? null;
+      .find((x) => x.branch === branch);
+    return b ? `${b.status} (${b.end_reason})` : null;
+  };
 
   beforeAll(() => {
     home = mkdtempSync(join(tmpdir(), 'stepbox-superseded-'));
@@ -79,7 +84,8 @@ describe('live sandboxes stop when superseded (real engine)', () => {
     await services.episodes.settled();
     expect(await running()).toEqual([b]);
     expect(dockerPs()).toHaveLength(1);
-    expect(await statusOf(a)).toBe('interrupted');
+    // Said as what happened (the window words it), not as a person's stop.
+    expect(await statusOf(a)).toBe('interrupted (superseded_by_fork)');
     const parent = value<{ rows: { step: number }[] }>(await services.handle('episode.open', { id: a }));
     expect(parent.rows.map((r) => r.step)).toContain(2);
 
@@ -124,6 +130,8 @@ describe('live sandboxes stop when superseded (real engine)', () => {
     expect(picked).toBe(set.candidates[1].branch);
     expect(await running()).toEqual([picked]);
     expect(dockerPs()).toHaveLength(1);
+    // The parent went on in the candidate: it says so, not "stopped" as if a person had.
+    expect(await statusOf(a)).toBe('interrupted (continued_in_candidate)');
     value(await services.handle('episode.stop', { id: picked }));
     expect(dockerPs()).toEqual([]);
   }, 300_000);

@@ -336,4 +336,14 @@ describe('endText', () => {
     expect(endText('failed', 'final_answer')).toBe('the agent gave its final answer');
     expect(endText('succeeded', 'final_answer', true)).toBe('the agent gave its final answer');
   });
+
+  it('says where the episode went on when it was stopped for a picked candidate or a fork', () => {
+    expect(endText('interrupted', 'continued_in_candidate')).toBe(
+      'a candidate picked at its paused step went on in a branch of its own',
+    );
+    expect(endText('interrupted', 'superseded_by_fork')).toBe(
+      'a fork from it went on, so its sandbox was stopped',
+    );
+    expect(endText('interrupted', 'stopped')).toBe('a person stopped it');
+  });
 });

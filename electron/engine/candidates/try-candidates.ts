@@ -25,6 +25,8 @@ export type CandidateSource =
 /** End reasons of candidate branches that were not continued. */
 export const CANDIDATE_REJECTED = 'candidate_rejected';
 export const CANDIDATE_NOT_PICKED = 'candidate_not_picked';
+/** End reason of the live branch a candidate was picked at: the episode went on in that candidate. */
+export const CONTINUED_IN_CANDIDATE = 'continued_in_candidate';
 
 /** The decision a candidate made at step K+1. */
 export interface CandidateAction {

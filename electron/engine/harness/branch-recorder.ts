@@ -222,7 +222,7 @@ export class BranchRecorder {
         t: Date.now(),
         step: this.branch.currentStep(),
         status: 'interrupted',
-        end_reason: 'stopped',
+        end_reason: endReason,
         verifier: null,
       };
     return this.endEvent as EndEvent;

@@ -55,8 +55,11 @@ export interface EpisodeController {
   run(): Promise<StopReason>;
   /** Pause after the current step. */
   pause(): void;
-  /** Stop the episode (Shift+F5): closes the trace as `interrupted` with end_reason `stopped`. */
-  stop(): Promise<EndEvent>;
+  /**
+   * Stop the episode (Shift+F5): closes the trace as `interrupted` with end_reason `stopped`,
+   * or the reason given (the episode went on elsewhere: a picked candidate, a fork).
+   */
+  stop(endReason?: string): Promise<EndEvent>;
   setBreakpoints(breakpoints: readonly Breakpoint[]): void;
   breakpoints(): readonly Breakpoint[];
 

@@ -18,6 +18,8 @@ function statusOf(b: BranchSummary): string {
   if (rolledBackTo(b) !== null) return 'rolled-back';
   // A candidate a person picked another over stays as a branch, marked as the rejected alternative it is.
   if (b.end_reason === 'candidate_rejected') return 'rejected';
+  // The episode went on in a picked candidate or a fork: not a person's stop, not a failure.
+  if (b.end_reason === 'continued_in_candidate' || b.end_reason === 'superseded_by_fork') return 'continued';
   return b.status ?? 'open';
 }
 

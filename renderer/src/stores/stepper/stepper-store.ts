@@ -154,6 +154,9 @@ const END_REASONS: Record<string, string> = {
   episode_timeout: 'the episode ran out of time',
   agent_exit: 'the agent program exited with an error',
   model_error: 'the model endpoint kept failing',
+  // The episode went on elsewhere (the services' candidate pick and superseded fork).
+  continued_in_candidate: 'a candidate picked at its paused step went on in a branch of its own',
+  superseded_by_fork: 'a fork from it went on, so its sandbox was stopped',
 };
 
 /**
