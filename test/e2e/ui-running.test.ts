@@ -53,6 +53,9 @@ describe('web mode: live sandboxes in sight', () => {
     await app.library.root.getByText('No episode matches.', { exact: false }).waitFor({ timeout: 30_000 });
     await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('2');
     await search.fill('');
+    // Cleared, the episode list is back at once: never "No episodes yet" with two running.
+    await expect(app.library.root.getByTestId('library-episode').count()).resolves.toBeGreaterThan(0);
+    expect(await app.library.root.getByText('No episodes yet', { exact: false }).count()).toBe(0);
     const item = (b: string) => app.library.root.locator(`[data-testid="running-item"][data-branch="${b}"]`);
     await expect(item(fork).innerText()).resolves.toMatch(
       /hello-python\s+fork@1 · on screen[\s\S]*since \d\d:\d\d/,
@@ -61,6 +64,13 @@ describe('web mode: live sandboxes in sight', () => {
     const stop = item(main).getByTestId('running-stop');
     await stop.scrollIntoViewIfNeeded();
     expect(await layout.onScreen(stop)).toBe(true);
+    // Each id on one line, whole: at a hyphen, "ep-…-210142-" over "e2b8" read as two ids.
+    for (const b of [main, fork]) {
+      const id = item(b).locator(`[data-id="${b}"]`);
+      await id.scrollIntoViewIfNeeded();
+      expect(await layout.lines(id), `${b} on one line`).toBe(1);
+      expect(await layout.readable(id), `${b} whole`).toBe(true);
+    }
     await app.screenshot('running-two-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     await app.screenshot('running-two-1920x1080');

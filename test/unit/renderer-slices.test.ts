@@ -117,6 +117,22 @@ describe('episodes store', () => {
     expect(selectRunning(store.getState().allEpisodes)).toEqual([hello]);
   });
 
+  it('a cleared search shows the whole library at once, without a call, and drops a search still waiting to be asked', async () => {
+    const { fake } = library();
+    const store = createEpisodesStore(fake.client);
+    await store.getState().refresh();
+    await store.getState().setQuery('zzz');
+    expect(store.getState().episodes).toEqual([]);
+    const calls = fake.callsOf('library.list').length;
+    // A search typed, then cleared before its answer: the answer must not empty the list again.
+    const typed = store.getState().setQuery('hel');
+    const cleared = store.getState().setQuery('');
+    expect(store.getState().episodes.map((e) => e.episode)).toEqual(['ep-case', 'ep-hello']);
+    await Promise.all([typed, cleared]);
+    expect(store.getState().episodes.map((e) => e.episode)).toEqual(['ep-case', 'ep-hello']);
+    expect(fake.callsOf('library.list')).toHaveLength(calls);
+  });
+
   it('opens a case in one call: starts it, opens the branch, shows the walkthrough', async () => {
     const fake = createFakeBackend();
     const opened: string[] = [];

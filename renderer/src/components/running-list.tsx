@@ -37,25 +37,30 @@ export function RunningList() {
         <ul className="lib-list">
           {running.map((b) => (
             <li key={b.branch} className="running-item" data-testid="running-item" data-branch={b.branch}>
-              <div className="running-what">
-                <span className="lib-task">{b.task}</span>{' '}
-                <span className="muted">
-                  {branchName(b)}
-                  {b.branch === current ? ' · on screen' : ''}
+              <div className="running-head">
+                <span className="running-what">
+                  <span className="lib-task">{b.task}</span>{' '}
+                  <span className="muted">
+                    {branchName(b)}
+                    {b.branch === current ? ' · on screen' : ''}
+                  </span>
                 </span>
+                <button
+                  type="button"
+                  data-testid="running-stop"
+                  disabled={stopping === b.branch}
+                  title={`stop ${b.branch} and release its sandbox (its trace is kept)`}
+                  aria-label={`stop ${b.task} ${b.branch}`}
+                  onClick={() => void stores.episodes.getState().stopBranch(b.branch)}
+                >
+                  {stopping === b.branch ? 'Stopping…' : 'Stop'}
+                </button>
+              </div>
+              {/* The id below, the panel's whole width: beside Stop it had to break or be cut. */}
+              <div className="running-id">
                 <IdText id={b.branch} />
                 <span className="muted">{since(b.created, now)}</span>
               </div>
-              <button
-                type="button"
-                data-testid="running-stop"
-                disabled={stopping === b.branch}
-                title={`stop ${b.branch} and release its sandbox (its trace is kept)`}
-                aria-label={`stop ${b.task} ${b.branch}`}
-                onClick={() => void stores.episodes.getState().stopBranch(b.branch)}
-              >
-                {stopping === b.branch ? 'Stopping…' : 'Stop'}
-              </button>
             </li>
           ))}
         </ul>

@@ -286,6 +286,13 @@ export function createEpisodesStore(
           clearTimeout(typing.timer);
           typing.done();
         }
+        if (!query.trim()) {
+          // A cleared search shows the whole library at once (it is at hand): waiting for the
+          // server left the last search's empty list on screen under "No episodes yet".
+          ++generation;
+          set({ episodes: get().allEpisodes, load: 'ready', error: null });
+          return;
+        }
         const waited = await new Promise<boolean>((resolve) => {
           const entry = {
             timer: setTimeout(() => {
