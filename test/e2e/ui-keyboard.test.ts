@@ -18,6 +18,35 @@ async function focusedIn(
 describe('web mode: the keyboard is never trapped', () => {
   const web = servedApp();
 
+  it('Enter in the search goes to the item the search names, not to one that only mentions it', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const keys = app.page.keyboard;
+    await keys.press('/');
+    // "notes" names the task notes-memory; the destructive case only mentions notes in its summary.
+    await keys.type('notes');
+    await app.library.root.locator('[data-testid="library-task"][data-task="notes-memory"]').waitFor();
+    await app.library.root
+      .locator('[data-testid="library-case"][data-case="destructive-clean-start"]')
+      .waitFor();
+    await keys.press('Enter');
+    const focused = await app.page.evaluate(() => ({
+      task: document.activeElement?.getAttribute('data-task') ?? null,
+      case: document.activeElement?.getAttribute('data-case') ?? null,
+    }));
+    expect(focused).toEqual({ task: 'notes-memory', case: null });
+    expect(await new LayoutObject(app.page).onScreen(app.page.locator(':focus'))).toBe(true);
+    // The Agent field's hint is one line until asked (its whole list pushed the tasks out of sight).
+    const hint = app.library.root.getByTestId('library-agent-hint');
+    const closed = (await hint.boundingBox())?.height ?? Infinity;
+    expect(closed, 'the hint takes two lines at most until opened').toBeLessThan(40);
+    await hint.locator('summary').click();
+    await expect(hint.innerText()).resolves.toContain('sandbox:COMMAND (run inside the sandbox)');
+    await app.screenshot('keyboard-agent-hint-open-1024x700');
+    await app.screenshot('keyboard-search-names-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 120_000);
+
   it('starts a task from the keyboard, Tabs past the terminal, enters it on purpose, and reaches the main actions by key', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const keys = app.page.keyboard;

@@ -4,6 +4,7 @@ import {
   selectBranchTree,
   selectCaseRuns,
   selectRunning,
+  namedBy,
   selectVisibleCases,
   walkthroughText,
 } from '../../renderer/src/stores/episodes/episodes-store';
@@ -404,6 +405,25 @@ describe('episodes store', () => {
     expect(
       selectVisibleCases([{ id: 'loop', title: 'Loop', summary: 'x', task_path: '', agent: '' }], 'LOO'),
     ).toHaveLength(1);
+  });
+
+  it('lists the items a search names before those that only mention it', () => {
+    const c = (id: string, title: string, summary: string) => ({
+      id,
+      title,
+      summary,
+      task_path: '',
+      agent: '',
+    });
+    const cases = [
+      c('clean', 'A destructive command', 'remove the stale output, keep the notes'),
+      c('other', 'Unrelated', 'nothing here'),
+      c('notes-loop', 'Notes in a loop', 'x'),
+    ];
+    expect(selectVisibleCases(cases, 'notes').map((x) => x.id)).toEqual(['notes-loop', 'clean']);
+    expect(namedBy('NOTES', ['notes-memory', 'Notes'])).toBe(true);
+    expect(namedBy('notes', ['clean', 'A destructive command'])).toBe(false);
+    expect(namedBy('  ', ['anything'])).toBe(false);
   });
 });
 

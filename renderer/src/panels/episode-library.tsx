@@ -5,7 +5,7 @@ import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
 import { BranchTree } from '../components/branch-tree';
 import { RunningList } from '../components/running-list';
-import { selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
+import { namedBy, selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import type { PickField } from '../stores/picker/picker-store';
 import {
@@ -67,6 +67,8 @@ function StartItem(props: {
   readonly taskFolder?: string;
   /** The error of this item's last start, shown under it (where the click was). */
   readonly error?: string | null;
+  /** The search names this item (not only its description): Enter in the search goes here first. */
+  readonly named?: boolean;
   readonly onStart: () => void;
 }) {
   const data = props.kind === 'case' ? { 'data-case': props.id } : { 'data-task': props.id };
@@ -82,6 +84,7 @@ function StartItem(props: {
         type="button"
         className="lib-item"
         data-testid={`library-${props.kind}`}
+        data-named={props.named ? 'true' : undefined}
         {...data}
         disabled={props.starting !== null}
         title={props.tooltip}
@@ -179,11 +182,13 @@ export function EpisodeLibrary() {
         value={query}
         onChange={(e) => void actions.setQuery(e.target.value)}
         onKeyDown={(e) => {
-          // Enter goes to the first match (a second Enter starts it): no Tab walk down the list.
+          // Enter goes to the first item the search names, else the first match (a second Enter
+          // starts it): no Tab walk down the list.
           if (e.key !== 'Enter') return;
-          const first = e.currentTarget
-            .closest('[data-testid="episode-library"]')
-            ?.querySelector<HTMLButtonElement>('.lib-item:not(:disabled)');
+          const panel = e.currentTarget.closest('[data-testid="episode-library"]');
+          const first =
+            panel?.querySelector<HTMLButtonElement>('.lib-item[data-named="true"]:not(:disabled)') ??
+            panel?.querySelector<HTMLButtonElement>('.lib-item:not(:disabled)');
           if (first) {
             e.preventDefault();
             first.focus();
@@ -245,6 +250,7 @@ export function EpisodeLibrary() {
             tooltip={c.summary}
             starting={starting}
             error={errorAt(c.id)}
+            named={namedBy(query, [c.id, c.title])}
             onStart={() => void actions.openCase(c)}
           />
         ))}
@@ -267,11 +273,13 @@ export function EpisodeLibrary() {
         />
         <PickButton field="agent" label="Agent" />
       </div>
-      <p className="muted field-hint" id="library-agent-hint">
-        or openai:MODEL, anthropic:MODEL, manual, scripted:FILE, exec:COMMAND (your own program),
-        sandbox:COMMAND (run inside the sandbox), codex or claude-code (installed by stepbox agents add);
-        files and commands are taken from the task’s folder
-      </p>
+      {/* One line until asked: the whole list took nine lines at 1024×700 and pushed the tasks out of sight. */}
+      <details className="muted field-hint" id="library-agent-hint" data-testid="library-agent-hint">
+        <summary>every form (openai:, scripted:, exec:, …)</summary>
+        openai:MODEL, anthropic:MODEL, manual, scripted:FILE, exec:COMMAND (your own program), sandbox:COMMAND
+        (run inside the sandbox), codex or claude-code (installed by stepbox agents add); files and commands
+        are taken from the task’s folder
+      </details>
       {runsOwnProgramSpec(agent) ? (
         <>
           <label className="field-label" htmlFor="library-model">
@@ -339,6 +347,7 @@ export function EpisodeLibrary() {
             agentFolder={folderOf(t.path)}
             taskFolder={taskFolderOf(t.path)}
             error={errorAt(t.id)}
+            named={namedBy(query, [t.id, t.name])}
             onStart={() => void actions.startTask(t)}
           />
         ))}

@@ -404,14 +404,48 @@ export function selectBranchTree(branches: readonly BranchSummary[]): readonly B
 
 /** Bundled tasks matching the search box. */
 export function selectVisibleTasks(tasks: readonly TaskSummary[], query: string): readonly TaskSummary[] {
-  const q = query.trim().toLowerCase();
-  return q ? tasks.filter((t) => `${t.id} ${t.name} ${t.goal}`.toLowerCase().includes(q)) : tasks;
+  return visibleByName(
+    tasks,
+    query,
+    (t) => [t.id, t.name],
+    (t) => t.goal,
+  );
 }
 
 /** Bundled cases matching the search box. */
 export function selectVisibleCases(cases: readonly CaseSummary[], query: string): readonly CaseSummary[] {
+  return visibleByName(
+    cases,
+    query,
+    (c) => [c.id, c.title],
+    (c) => c.summary,
+  );
+}
+
+/**
+ * Whether the search names an item (its id, name or title holds the query), not only its
+ * description: Enter in the search box goes to the first item so named.
+ */
+export function namedBy(query: string, names: readonly string[]): boolean {
   const q = query.trim().toLowerCase();
-  return q ? cases.filter((c) => `${c.id} ${c.title} ${c.summary}`.toLowerCase().includes(q)) : cases;
+  return q !== '' && names.some((n) => n.toLowerCase().includes(q));
+}
+
+/**
+ * The items the query matches, those it names first (a case that only mentions "notes" in its
+ * summary went before the task called notes-memory, and Enter, Enter started the case).
+ */
+function visibleByName<T>(
+  items: readonly T[],
+  query: string,
+  names: (item: T) => readonly string[],
+  text: (item: T) => string,
+): readonly T[] {
+  const q = query.trim().toLowerCase();
+  if (!q) return items;
+  const named = items.filter((i) => namedBy(q, names(i)));
+  const described = items.filter((i) => !named.includes(i) && text(i).toLowerCase().includes(q));
+  return [...named, ...described];
 }
 
 /** Every live branch in the library (each holds a sandbox), newest first: pass `allEpisodes`, never the searched list. */
