@@ -28,7 +28,7 @@ describe('web mode: controls that cannot act say why', () => {
     const app = await web.open({ width: 1024, height: 700 });
     const toggle = await why(app, 'stop-before-tool');
     expect(toggle.disabled).toBe(false);
-    expect(toggle.described).toBe('from the first step of the episode you start next');
+    expect(toggle.described).toBe('from the first step of the next episode you start, reopen or fork');
     await app.stepper.stopBeforeTool.check();
     await app.screenshot('pause-switch-before-start-1024x700');
     await app.library.startTask('hello-python');
@@ -45,7 +45,7 @@ describe('web mode: controls that cannot act say why', () => {
     await app.page.close();
   }, 300_000);
 
-  it('Inject, Fork, Roll back, the pause switches and Step are disabled with their reason when they cannot act', async () => {
+  it('Inject, Fork, Roll back and Step are disabled with their reason when they cannot act; the pause switches act on the next live episode', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     // Nothing open: Step says where to start.
     const none = await why(app, 'btn-step');
@@ -100,17 +100,27 @@ describe('web mode: controls that cannot act say why', () => {
     expect((await why(app, 'fork')).disabled).toBe(false);
     expect((await why(app, 'rollback')).disabled).toBe(false);
 
-    // Ended: the pause switches and Step say the episode is recorded; a click changes nothing.
+    // Ended: Step says the episode is recorded; the pause switches still take a click, for the
+    // next live episode (a new user lost half a minute when they were disabled here).
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended');
     const toggle = await why(app, 'stop-before-tool');
-    expect(toggle.disabled).toBe(true);
-    expect(toggle.described).toMatch(/^This episode is recorded: nothing runs to pause/);
-    await app.stepper.stopBeforeTool.locator('xpath=..').click({ force: true });
-    await expect(app.stepper.stopBeforeTool.isChecked()).resolves.toBe(false);
+    expect(toggle.disabled).toBe(false);
+    expect(toggle.described).toBe('from the first step of the next episode you start, reopen or fork');
+    await app.stepper.stopBeforeTool.check();
+    await expect(app.stepper.stopBeforeTool.isChecked()).resolves.toBe(true);
     expect((await why(app, 'btn-step')).described).toMatch(/^This episode is recorded, not running/);
     expect(await new LayoutObject(app.page).onScreen(app.stepper.stopBeforeTool)).toBe(true);
     await app.screenshot('disabled-why-recorded-1024x700');
+    // Set on the recorded episode, the switch holds the first step of a fork from it.
+    await app.timeline.select(1);
+    await app.replay.fork();
+    await app.settled({ timeoutMs: 90_000 });
+    expect(await app.stepper.stopBeforeTool.isChecked()).toBe(true);
+    await app.page.keyboard.press('F10');
+    await app.held.waitFor('before_tool');
+    await app.page.keyboard.press('Shift+F5');
+    await app.stepper.waitForState('ended');
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);

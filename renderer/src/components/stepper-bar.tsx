@@ -1,11 +1,15 @@
 import { IdText } from './id-text';
 import { selectRolledBackTo } from '../stores/stepper/stepper-store';
-import { whyNoPause, whyNoStep, whyNoStop, whyNoStopPoints } from '../stores/stepper/why-not-now';
+import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 
-/** When a pause switch set with nothing open acts. */
-const NEXT_EPISODE = 'from the first step of the episode you start next';
+/**
+ * When a pause switch set with nothing live on screen acts: the session keeps the switches and
+ * gives them to the next live branch. (On a recorded episode they were disabled, and a new
+ * user lost half a minute finding how to set them before starting a task.)
+ */
+const NEXT_EPISODE = 'from the first step of the next episode you start, reopen or fork';
 
 /**
  * The debugger toolbar: step, continue, pause, stop, and where the branch is. Why it
@@ -21,9 +25,8 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   const noStep = useSlice('stepper', whyNoStep);
   const noPause = useSlice('stepper', whyNoPause);
   const noStop = useSlice('stepper', whyNoStop);
-  const noStopPoints = useSlice('stepper', whyNoStopPoints);
-  // Set with nothing open, a switch acts on the episode started next: said where it is set.
-  const later = useSlice('stepper', (s) => s.branch === null) ? `, ${NEXT_EPISODE}` : '';
+  // Set with nothing live, a switch acts on the next live episode: said where it is set.
+  const later = live ? '' : `, ${NEXT_EPISODE}`;
   const stopPoints = useSlice('stepper', (s) => s.stopPoints);
   const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   // After a rollback, stepping starts a new branch: the buttons say so before the click.
@@ -65,34 +68,28 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
         ■ Stop <kbd>⇧F5</kbd>
       </button>
       <label
-        className={`toggle${noStopPoints ? ' off' : ''}`}
-        title={
-          noStopPoints ?? `Show each decided action and let you run it, edit it or give its result${later}`
-        }
+        className="toggle"
+        title={`Show each decided action and let you run it, edit it or give its result${later}`}
       >
         <input
           type="checkbox"
           data-testid="stop-before-tool"
           aria-description={later ? NEXT_EPISODE : undefined}
           checked={stopPoints.before_tool}
-          {...whyNot(noStopPoints)}
           onChange={(e) => void a.setStopPoint('before_tool', e.target.checked)}
         />
         <span className="long">Pause before each tool runs</span>
         <span className="short">Pause before tools</span>
       </label>
       <label
-        className={`toggle${noStopPoints ? ' off' : ''}`}
-        title={
-          noStopPoints ?? `Show the model's answer before the agent gets it, and let you edit it${later}`
-        }
+        className="toggle"
+        title={`Show the model's answer before the agent gets it, and let you edit it${later}`}
       >
         <input
           type="checkbox"
           data-testid="stop-before-answer"
           aria-description={later ? NEXT_EPISODE : undefined}
           checked={stopPoints.before_answer}
-          {...whyNot(noStopPoints)}
           onChange={(e) => void a.setStopPoint('before_answer', e.target.checked)}
         />
         <span className="long">Pause before each answer</span>

@@ -28,16 +28,6 @@ export function whyNoStop(s: StepperState): string | null {
   return s.live ? null : 'This episode is not running: there is nothing to stop.';
 }
 
-/** The pause-before-tools and pause-before-answers switches. */
-export function whyNoStopPoints(s: StepperState): string | null {
-  // With nothing open they are set for the episode started next (the session keeps them and
-  // gives them to the next live branch): a person sets "Pause before tools" before Start.
-  if (s.branch === null) return null;
-  return s.live
-    ? null
-    : 'This episode is recorded: nothing runs to pause. Reopen it live at a step to pause its next steps.';
-}
-
 /** True when the step paused inside is held for the person (the card shows it). */
 function holding(s: StepperState): boolean {
   return s.held !== null && s.state !== 'running' && s.state !== 'ended';
