@@ -142,6 +142,8 @@ describe('app stores wiring', () => {
       .startTask({ id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null });
     expect(fake.callsOf('episode.discardCandidates')).toEqual([{ group: 'g1' }]);
     await until(() => stores.candidates.getState().set === null);
+    // The new episode's Replay pane says nothing of the old episode's candidates.
+    expect(stores.candidates.getState().notice).toBeNull();
     stores.dispose();
   });
 });

@@ -54,7 +54,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   // The window shows one live episode: one the library starts replaces the live one shown,
   // and candidates still held for the old one close (their sandboxes would run unseen).
   const startedFromLibrary = (branch: string): void => {
-    void candidates.getState().discard();
+    void candidates.getState().discard({ quiet: true });
     open(branch);
   };
   const episodes = createEpisodesStore(

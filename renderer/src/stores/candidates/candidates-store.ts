@@ -50,7 +50,11 @@ export interface CandidatesActions {
   setRunOn(m: number): void;
   tryAt(branch: string): Promise<boolean>;
   pick(index: number): Promise<string | null>;
-  discard(): Promise<boolean>;
+  /**
+   * Closes the held candidates. `quiet`: another episode took the window (a start from the
+   * library), so no "candidates closed" is left in its Replay pane.
+   */
+  discard(options?: { readonly quiet?: boolean }): Promise<boolean>;
   /** The person allows what the recorded task asks for: the candidates are tried with consent. */
   allowConsent(): void;
   /** The person refuses: no candidate sandbox is started. */
@@ -223,7 +227,7 @@ export function createCandidatesStore(
         });
         return res.value.branch;
       },
-      async discard() {
+      async discard(options) {
         const held = get().set;
         if (!held) return true;
         set({ running: 'discard', error: null });
@@ -232,7 +236,7 @@ export function createCandidatesStore(
           running: null,
           error: errorText(res),
           set: res.ok ? null : held,
-          notice: res.ok ? 'candidates closed' : null,
+          notice: res.ok && !options?.quiet ? 'candidates closed' : null,
         });
         return res.ok;
       },
