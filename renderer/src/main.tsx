@@ -20,6 +20,15 @@ const stores = createAppStores(connection.client);
 // the UI benchmark).
 const opening = new URLSearchParams(window.location.search).get('open');
 stores.start(opening);
+// The address says which branch is shown, so a reload (or the address kept as a link) opens
+// it again: a reload showed "no episode open" beside a Running list that held it.
+stores.stepper.subscribe((s, prev) => {
+  if (s.branch === prev.branch) return;
+  const url = new URL(window.location.href);
+  if (s.branch) url.searchParams.set('open', s.branch);
+  else url.searchParams.delete('open');
+  window.history.replaceState(window.history.state, '', url);
+});
 const root = document.getElementById('root');
 // The window's chunk is fetched beside this one (a modulepreload link, see vite.config.ts)
 // but runs only once the calls above were sent: evaluating it first would hold the

@@ -47,6 +47,15 @@ describe('web mode: live sandboxes in sight', () => {
       'two running',
     );
     await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('2');
+    // A reload shows the episode it showed (the address keeps it), not "no episode open".
+    await app.page.reload();
+    await until(
+      () => app.page.getByTestId('episode-id').getAttribute('data-id'),
+      (id) => id === fork,
+      30_000,
+      'the fork on screen after a reload',
+    );
+    await app.settled({ timeoutMs: 90_000 });
     // A library search matching neither filters the episode list, never the live sandboxes.
     const search = app.library.root.getByTestId('library-search');
     await search.fill('zzz-no-such-episode');
