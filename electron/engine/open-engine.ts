@@ -60,6 +60,12 @@ export interface Engine {
   stats(sandboxId: string): Promise<StatsStream>;
   /** Starts the pool's sandboxes for a config in the background (no-op without a pool). */
   prewarm(config: SandboxConfig): Promise<void>;
+  /**
+   * The sandboxes the warm pool holds idle for the next start (ready) or is starting: they
+   * run no episode, so a person counting containers hears of them here. Zeros without a pool
+   * or before Docker was reached.
+   */
+  warm(): Promise<{ ready: number; starting: number }>;
   /** Destroys what the pool holds or lent, then the provider's connection; closes the index. */
   close(): Promise<void>;
 }
@@ -150,6 +156,14 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     async prewarm(config) {
       const { supply } = await get();
       if (supply instanceof WarmPool) await supply.prewarm(config);
+    },
+    async warm() {
+      const supply = sandboxes ? (await sandboxes.catch(() => null))?.supply : null;
+      const slots = supply instanceof WarmPool ? supply.stats() : [];
+      return {
+        ready: slots.reduce((n, s) => n + s.ready, 0),
+        starting: slots.reduce((n, s) => n + s.starting, 0),
+      };
     },
     async close() {
       closed = true;

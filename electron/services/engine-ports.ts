@@ -174,6 +174,7 @@ function dockerPort(engine: Engine): DockerPort {
     },
     openTerminal: (containerId, options) => engine.terminal(containerId, options),
     openStats: (containerId) => engine.stats(containerId),
+    warm: () => engine.warm(),
   };
 }
 

@@ -10,6 +10,7 @@ import type {
   ReplayReport,
   SearchHit,
   TaskSummary,
+  WarmSandboxes,
 } from '../../shared/contract/index.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
@@ -132,6 +133,8 @@ export interface DockerPort {
     options: { cols: number; rows: number; cwd?: string },
   ): Promise<TerminalHandle>;
   openStats(containerId: string): Promise<StatsHandle>;
+  /** The warm pool's idle sandboxes (no episode in them); absent where there is no pool. */
+  warm?(): Promise<WarmSandboxes>;
 }
 
 /** A TTY into a container (see `engine/docker/terminal.ts`). */

@@ -1,20 +1,24 @@
-import type { DockerStatus, SandboxDetails } from '../../shared/contract/index.js';
+import type { DockerStatus, SandboxDetails, WarmSandboxes } from '../../shared/contract/index.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { DockerPort } from './ports.js';
 
-/** `sandbox.info`: Docker's status and, for a live branch, its sandbox (null for a recorded one). */
+/**
+ * `sandbox.info`: Docker's status, the warm pool's idle sandboxes, and for a live branch its
+ * sandbox (null for a recorded one).
+ */
 export async function sandboxInfo(
   docker: DockerPort,
   episodes: EpisodeManager,
   id: string | undefined,
-): Promise<{ docker: DockerStatus; sandbox: SandboxDetails | null }> {
-  const status = await docker.status();
+): Promise<{ docker: DockerStatus; sandbox: SandboxDetails | null; warm?: WarmSandboxes }> {
+  const [status, warm] = await Promise.all([docker.status(), docker.warm?.()]);
   const controller = id ? episodes.find(id) : null;
   const sandbox = controller?.sandbox() ?? null;
-  if (!controller || !sandbox) return { docker: status, sandbox: null };
+  if (!controller || !sandbox) return { docker: status, sandbox: null, ...(warm ? { warm } : {}) };
   const { limits } = sandbox.config;
   return {
     docker: status,
+    ...(warm ? { warm } : {}),
     sandbox: {
       id: sandbox.id,
       backend: sandbox.backend,

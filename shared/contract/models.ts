@@ -409,6 +409,17 @@ export const SandboxDetails = z.object({
 /** A live sandbox. */
 export type SandboxDetails = z.infer<typeof SandboxDetails>;
 
+/**
+ * The sandboxes the warm pool holds for the next start: containers with no episode in them
+ * (a start is a hand-over), stopped when the app closes.
+ */
+export const WarmSandboxes = z.object({
+  ready: z.number().int().nonnegative(),
+  starting: z.number().int().nonnegative(),
+});
+/** The warm pool's idle sandboxes. */
+export type WarmSandboxes = z.infer<typeof WarmSandboxes>;
+
 /** One doctor check: what was checked, whether it passed, and the command that fixes it. */
 export const DoctorCheck = z.object({
   name: z.string(),

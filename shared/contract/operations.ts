@@ -20,6 +20,7 @@ import {
   FlagSummary,
   ReplayReport,
   SandboxDetails,
+  WarmSandboxes,
   SearchHit,
   StepDetail,
   StepRow,
@@ -334,8 +335,8 @@ export const OPERATIONS = {
 
   'sandbox.info': op(
     z.strictObject({ id: EpisodeId.optional() }),
-    z.object({ docker: DockerStatus, sandbox: SandboxDetails.nullable() }),
-    "Docker's status and, with an id, that live branch's sandbox.",
+    z.object({ docker: DockerStatus, sandbox: SandboxDetails.nullable(), warm: WarmSandboxes.optional() }),
+    "Docker's status, the warm pool's idle sandboxes and, with an id, that live branch's sandbox.",
   ),
   'system.doctor': op(
     empty,

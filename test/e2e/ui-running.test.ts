@@ -109,6 +109,18 @@ describe('web mode: live sandboxes in sight', () => {
       'nothing running',
     );
     await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('0');
+    // Sandboxes given back wait in the warm pool: `docker ps` shows them, and so does the list.
+    await until(
+      () =>
+        app.library.root
+          .getByTestId('running-warm')
+          .innerText()
+          .catch(() => ''),
+      (t) => /^\d+ warm sandbox(es)? waits? idle for the next start \(no episode in/.test(t),
+      30_000,
+      'the warm sandboxes said',
+    );
+    await app.screenshot('running-warm-1024x700');
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);

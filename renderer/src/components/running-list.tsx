@@ -1,4 +1,5 @@
 import { selectRunning } from '../stores/episodes/episodes-store';
+import { selectWarmNote } from '../stores/sandbox/sandbox-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { IdText } from './id-text';
 import { branchName } from '../model/branch-name';
@@ -21,6 +22,7 @@ export function RunningList() {
   const stopping = useSlice('episodes', (s) => s.stopping);
   const current = useSlice('stepper', (s) => s.branch);
   const running = selectRunning(episodes);
+  const warm = useSlice('sandbox', selectWarmNote);
   const now = Date.now();
   return (
     <section
@@ -65,6 +67,11 @@ export function RunningList() {
           ))}
         </ul>
       )}
+      {warm ? (
+        <p className="muted running-warm" data-testid="running-warm">
+          {warm}
+        </p>
+      ) : null}
     </section>
   );
 }

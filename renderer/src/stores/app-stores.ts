@@ -117,6 +117,10 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     if (engaged && !was) sideBySide.getState().show('candidates');
     if (prev.running === 'pick' && c.running === null && c.set === null) sideBySide.getState().close();
   });
+  // The library changed (a start, a stop, a sandbox given back): the warm pool's idle count too.
+  const offLibrary = episodes.subscribe((e, prev) => {
+    if (e.allEpisodes !== prev.allEpisodes) void sandbox.getState().countWarm();
+  });
   // A comparison asked for shows in the compare tab.
   const offReplay = replay.subscribe((r, prev) => {
     if (r.running === 'compare' && prev.running !== 'compare') sideBySide.getState().show('compare');
@@ -183,6 +187,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       offStepper();
       offCandidates();
       offReplay();
+      offLibrary();
       offCommand();
       stepper.getState().dispose();
       episodes.getState().dispose();

@@ -5,6 +5,7 @@ import type {
   DoctorCheck,
   SandboxDetails,
   StatsSample,
+  WarmSandboxes,
 } from '../../../../shared/contract/models';
 import { errorText } from '../result';
 
@@ -21,15 +22,30 @@ export interface SandboxState {
   readonly history: readonly StatsSample[];
   readonly streamEnded: string | null;
   readonly checks: readonly DoctorCheck[] | null;
+  /** The warm pool's idle sandboxes (no episode in them), as last asked; null before. */
+  readonly warm: WarmSandboxes | null;
 }
 
 /** What the sandbox panel does. */
 export interface SandboxActions {
   /** Docker's status and, when it is down, the doctor's checks (what is wrong, how to fix it). */
   checkDocker(): Promise<void>;
+  /** Asks again how many idle sandboxes the warm pool holds (the library changed: a start, a stop). */
+  countWarm(): Promise<void>;
   /** Shows a branch's sandbox and starts its one long-lived stats stream (null: none). */
   watch(branch: string | null): Promise<void>;
   dispose(): void;
+}
+
+/**
+ * What the Running list says of the warm pool's idle sandboxes, or null when it holds none:
+ * containers `docker ps` shows that run no episode (a start is a hand-over to one of them).
+ */
+export function selectWarmNote(s: Pick<SandboxState, 'warm'>): string | null {
+  const n = s.warm ? s.warm.ready + s.warm.starting : 0;
+  if (n === 0) return null;
+  const what = n === 1 ? '1 warm sandbox waits' : `${n} warm sandboxes wait`;
+  return `${what} idle for the next start (no episode in ${n === 1 ? 'it' : 'them'}; stopped when stepbox closes)`;
 }
 
 /** The sandbox slice. */
@@ -50,16 +66,21 @@ export function createSandboxStore(client: StepboxClient): SandboxStore {
     history: [],
     streamEnded: null,
     checks: null,
+    warm: null,
     async checkDocker() {
       const info = await client.sandbox.info({});
       if (!info.ok) {
         set({ error: errorText(info) });
         return;
       }
-      set({ docker: info.value.docker });
+      set({ docker: info.value.docker, warm: info.value.warm ?? null });
       if (info.value.docker.ok) return;
       const doctor = await client.system.doctor({});
       if (doctor.ok) set({ checks: doctor.value.checks });
+    },
+    async countWarm() {
+      const info = await client.sandbox.info({});
+      if (info.ok) set({ warm: info.value.warm ?? null });
     },
     async watch(branch) {
       const old = get().subscription;
@@ -81,7 +102,12 @@ export function createSandboxStore(client: StepboxClient): SandboxStore {
         set({ load: 'error', error: errorText(res) });
         return;
       }
-      set({ docker: res.value.docker, sandbox: res.value.sandbox, load: 'ready' });
+      set({
+        docker: res.value.docker,
+        sandbox: res.value.sandbox,
+        warm: res.value.warm ?? get().warm,
+        load: 'ready',
+      });
       if (!res.value.sandbox || res.value.sandbox.state !== 'running') return;
       const sub = await client.stats.subscribe({ id: branch });
       if (get().branch !== branch) {
