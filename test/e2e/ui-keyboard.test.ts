@@ -64,6 +64,13 @@ describe('web mode: the keyboard is never trapped', () => {
     await mode.filter({ hasText: 'open' }).waitFor({ timeout: 90_000 });
     await app.settled({ timeoutMs: 90_000 });
     await expect(mode.innerText()).resolves.toBe('open · Enter or click to type');
+    // Started from the keyboard, the focus is on Step (it fell to the page, and Tab began at the top).
+    await until(
+      async () => (await focusedIn(app)).testId,
+      (t) => t === 'btn-step',
+      10_000,
+      'the focus on Step',
+    );
 
     // Tab and Shift+Tab walk the whole window and never land in the shell.
     let inShell = 0;

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { IdText } from './id-text';
 import { selectRolledBackTo } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
@@ -17,6 +18,11 @@ const NEXT_EPISODE = 'from the first step of the next episode you start, reopen 
  */
 export function StepperBar(props: { readonly onKeys: () => void }) {
   const stores = useStores();
+  const stepButton = useRef<HTMLButtonElement>(null);
+  // A live branch just opened (a start, a fork, a case) takes the focus to Step once Step can
+  // act, if the focus fell to the page (the card a person pressed Enter on was disabled while
+  // it started, and the next Tab began at the top of the library).
+  const handOff = useRef<string | null>(null);
   const branch = useSlice('stepper', (s) => s.branch);
   const view = useSlice('stepper', (s) => s.view);
   const state = useSlice('stepper', (s) => s.state);
@@ -31,11 +37,20 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   // After a rollback, stepping starts a new branch: the buttons say so before the click.
   const newBranch = rolledBackTo !== null ? ` — starts a new branch from step ${rolledBackTo}` : '';
+  useEffect(() => {
+    if (branch !== null && live) handOff.current = branch;
+  }, [branch, live]);
+  useEffect(() => {
+    if (handOff.current === null || handOff.current !== branch || noStep !== null) return;
+    handOff.current = null;
+    if (document.activeElement === document.body) stepButton.current?.focus();
+  }, [branch, noStep]);
   const a = stores.stepper.getState();
   return (
     <div className="stepper-bar" data-testid="stepper-bar" data-state={state ?? 'none'} data-busy={busy}>
       <span className="brand">stepbox</span>
       <button
+        ref={stepButton}
         type="button"
         data-testid="btn-step"
         {...whyNot(noStep, `Step (F10)${newBranch}`)}
