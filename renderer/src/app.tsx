@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { BreakpointList } from './components/breakpoint-list';
-import { CaseWalkthrough } from './components/case-walkthrough';
+import { CaseWalkthrough, useCaseShown } from './components/case-walkthrough';
 import { FilePicker } from './components/file-picker';
 import { KeySheet } from './components/key-sheet';
 import { PanelBoundary } from './components/error-boundary';
@@ -29,6 +29,8 @@ import { StoresContext, useSlice } from './stores/use-stores';
 function Shell(props: { readonly onKeys: () => void }) {
   const { sizes, set, commit } = usePanes();
   const caseOpen = useSlice('episodes', (s) => s.activeCase !== null);
+  // Another episode on screen: the drawer holds only its note and runs, and gives the rest back.
+  const caseAway = useCaseShown().kind === 'other';
   return (
     <div
       className="app"
@@ -53,7 +55,10 @@ function Shell(props: { readonly onKeys: () => void }) {
               onChange={(px) => set('walkthrough', px)}
               onCommit={commit}
             />
-            <div className="pane-fixed" style={{ height: sizes.walkthrough }}>
+            <div
+              className="pane-fixed"
+              style={caseAway ? { maxHeight: sizes.walkthrough } : { height: sizes.walkthrough }}
+            >
               <CaseWalkthrough />
             </div>
           </>

@@ -352,6 +352,17 @@ export class LibraryPanel extends PanelObject {
       .locator(`[data-testid="branch-node"].current[data-branch="${branch}"]`)
       .waitFor({ timeout: ms });
   }
+  /** The case drawer's line for one run of the open case: its outcome in words; a click opens it. */
+  caseRun(variant: 'broken' | 'fixed'): Locator {
+    return this.walkthrough.locator(`[data-testid="case-run"][data-variant="${variant}"]`);
+  }
+  /**
+   * What the case drawer says the window shows: its badge (`broken version open`), or its note
+   * that another episode is on screen (`data-testid="case-away"`).
+   */
+  get caseShown(): Locator {
+    return this.walkthrough.locator('[data-testid="case-variant"], [data-testid="case-away"]');
+  }
   /** The open case's walkthrough (the drawer below the library). */
   get walkthrough(): Locator {
     return this.page.getByTestId('case-walkthrough');

@@ -1,33 +1,14 @@
-import type { BranchSummary } from '../../../shared/contract/models';
-import { selectCaseRuns, type CaseRun } from '../stores/episodes/episodes-store';
-import { endText, selectCanStep } from '../stores/stepper/stepper-store';
+import {
+  caseRunOutcome,
+  selectCaseRuns,
+  selectCaseShown,
+  type CaseRun,
+  type CaseShown,
+} from '../stores/episodes/episodes-store';
+import { selectCanStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { MarkdownLite } from './markdown-lite';
 import { countOf } from '../../../shared/count-of';
-
-/** How a case run ended, in words: not started, running, stopped part-way, or its status and its QA flags. */
-function outcomeOf(
-  summary: BranchSummary | null,
-  running: boolean,
-  paused: boolean,
-): { text: string; flags: number | null } {
-  if (running) return { text: 'running…', flags: null };
-  if (summary && summary.status === null && summary.steps === 0 && !summary.live)
-    return { text: 'not started yet', flags: null };
-  if (summary && summary.status === null && summary.steps === 0)
-    return { text: 'ready, not started: press ▶ Run it', flags: null };
-  // Live part-way: shown and not running, it waits for the person (stepped, or at a breakpoint).
-  if (summary && summary.status === null && summary.live)
-    return {
-      text: paused ? `paused at step ${summary.steps}: ▶ Run it goes on` : `live, at step ${summary.steps}`,
-      flags: null,
-    };
-  if (!summary || summary.status === null) return { text: 'running…', flags: null };
-  return {
-    text: `${summary.status} — ${endText(summary.status, summary.end_reason ?? '')}`,
-    flags: summary.flags,
-  };
-}
 
 /** One run of the case: which version, how it ended, its flags; a click opens it. */
 function RunLine(props: { readonly run: CaseRun; readonly current: string | null }) {
@@ -35,7 +16,12 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
   const { run } = props;
   const running = useSlice('stepper', (s) => s.branch === run.branch && s.state === 'running');
   const paused = useSlice('stepper', (s) => s.branch === run.branch && s.live && s.state !== 'running');
-  const { text, flags } = outcomeOf(run.summary, running, paused);
+  const held = useSlice('stepper', (s) =>
+    s.branch === run.branch && s.live && s.state !== 'running' && s.state !== 'ended'
+      ? (s.held?.step ?? null)
+      : null,
+  );
+  const { text, flags } = caseRunOutcome(run.summary, { running, paused, held });
   return (
     <li>
       <button
@@ -63,6 +49,43 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
   );
 }
 
+/**
+ * What the window shows, for the open case (see {@link selectCaseShown}): the drawer and the
+ * pane around it read it (another episode on screen, the drawer shrinks to its note and runs).
+ */
+export function useCaseShown(): CaseShown {
+  const active = useSlice('episodes', (s) => s.activeCase);
+  const episodes = useSlice('episodes', (s) => s.allEpisodes);
+  const current = useSlice('stepper', (s) => s.branch);
+  const openBranches = useSlice('stepper', (s) => s.branches);
+  return selectCaseShown(selectCaseRuns(active, episodes), current, openBranches, episodes);
+}
+
+/** Which run of the case the window shows, said beside its buttons (from the stepper, not the last start). */
+function ShownBadge(props: { readonly shown: CaseShown; readonly hasFixed: boolean }) {
+  const { shown } = props;
+  if (shown.kind === 'none') return null;
+  if (shown.kind === 'other')
+    return (
+      <div className="state state-empty" data-testid="case-away">
+        The window shows {shown.task ? <b>{shown.task}</b> : 'another episode'}, not a run of this case: open
+        one of its runs below to come back to it and its walkthrough.
+      </div>
+    );
+  // A case with no fixed version has only one run: nothing to tell apart.
+  if (!props.hasFixed && shown.kind === 'run') return null;
+  const which = shown.variant === 'fixed' ? 'fixed version' : 'broken version';
+  return (
+    <span
+      className={`badge ${shown.variant === 'fixed' ? 'st-succeeded' : 'st-failed'}`}
+      data-testid="case-variant"
+      data-variant={shown.variant}
+    >
+      {shown.kind === 'run' ? `${which} open` : `a branch of the ${which} open`}
+    </span>
+  );
+}
+
 /** The open case's walkthrough, beside the timeline: what to look at, and how to fix it. */
 export function CaseWalkthrough() {
   const stores = useStores();
@@ -73,12 +96,16 @@ export function CaseWalkthrough() {
   const error = useSlice('episodes', (s) => s.error);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const current = useSlice('stepper', (s) => s.branch);
+  const shown = useCaseShown();
   // The open run can go on: the walkthrough says how, where the person is reading.
   const canRun = useSlice('stepper', (s) => selectCanStep(s) && s.state !== 'ended');
   if (!active) return null;
   const runs = selectCaseRuns(active, episodes);
   const openRun = runs.find((r) => r.branch === current) ?? null;
-  const other = active.variant === 'fixed' ? 'broken' : 'fixed';
+  // The other version than the one on screen (the last started while the window shows neither).
+  const onScreen = shown.kind === 'run' || shown.kind === 'branch' ? shown.variant : active.variant;
+  const other = onScreen === 'fixed' ? 'broken' : 'fixed';
+  const away = shown.kind === 'other';
   const a = stores.episodes.getState();
   return (
     <aside
@@ -86,6 +113,7 @@ export function CaseWalkthrough() {
       data-testid="case-walkthrough"
       data-case={active.case.id}
       data-variant={active.variant}
+      data-shown={shown.kind}
     >
       <header className="panel-head">
         <h2>Case: {active.case.title}</h2>
@@ -95,12 +123,8 @@ export function CaseWalkthrough() {
       </header>
       <div className="case-versions">
         {/* Which version is open says itself beside the button, leaving the title the header's width. */}
-        {active.variant === 'fixed' ? (
-          <span className="badge st-succeeded" data-testid="case-variant">
-            fixed version open
-          </span>
-        ) : null}
-        {active.case.has_fixed ? (
+        <ShownBadge shown={shown} hasFixed={active.case.has_fixed === true} />
+        {active.case.has_fixed && !away ? (
           <button
             type="button"
             data-testid="case-run-variant"
@@ -140,7 +164,8 @@ export function CaseWalkthrough() {
           </ul>
         ) : null}
       </div>
-      <div className="panel-body">
+      {/* Another episode on screen: the runs above are the way back, the text waits for them. */}
+      <div className="panel-body" hidden={away}>
         {active.readme === null ? (
           <div className="state state-loading">Loading the walkthrough…</div>
         ) : (

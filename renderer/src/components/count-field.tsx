@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { countFieldWidth, rangeProblem, type CountRange } from '../model/count-range';
 
 /**
@@ -53,14 +53,23 @@ export function CountField(props: {
   );
 }
 
-/** The form's one line saying which field is out of its range (null: nothing to say). */
+/**
+ * The form's one line saying which field is out of its range (null: nothing to say). It comes
+ * on screen as it appears: under an open case drawer at 1280×800 it fell below the library's
+ * fold, and a person saw only a red range and a disabled button (issue 19 walk).
+ */
 export function FieldProblem(props: {
   readonly id: string;
   readonly testId: string;
   readonly problem: string | null;
 }) {
+  const line = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // 'nearest' scrolls only as far as needed: the field typed into, just above, stays in view.
+    line.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [props.problem]);
   return props.problem ? (
-    <div className="bad count-problem" role="alert" id={props.id} data-testid={props.testId}>
+    <div ref={line} className="bad count-problem" role="alert" id={props.id} data-testid={props.testId}>
       {props.problem}
     </div>
   ) : null;

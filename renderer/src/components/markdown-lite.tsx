@@ -1,9 +1,13 @@
 import type { ReactNode } from 'react';
 
-/** Inline marks (bold, code) as React elements: never an HTML string, so a README cannot inject markup. */
+/**
+ * Inline marks (bold, emphasis, code) as React elements: never an HTML string, so a README
+ * cannot inject markup. Emphasis is `*word*` hugging its text (a `*` beside a space, as in
+ * `a * b`, is a star); a walkthrough's `*same*` showed its stars before it was read here.
+ */
 function inline(text: string): ReactNode[] {
   const out: ReactNode[] = [];
-  const re = /(\*\*[^*]+\*\*|`[^`]+`)/g;
+  const re = /(\*\*[^*]+\*\*|`[^`]+`|\*[^*\s`](?:[^*`]*[^*\s`])?\*)/g;
   let last = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     if (m.index > last) out.push(text.slice(last, m.index));
@@ -11,6 +15,8 @@ function inline(text: string): ReactNode[] {
     out.push(
       t.startsWith('**') ? (
         <b key={m.index}>{inline(t.slice(2, -2))}</b>
+      ) : t.startsWith('*') ? (
+        <em key={m.index}>{t.slice(1, -1)}</em>
       ) : (
         <code key={m.index}>{t.slice(1, -1)}</code>
       ),

@@ -5,7 +5,7 @@ import { CandidatesButton, CandidatesNotes } from '../components/candidates-view
 import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
-import { whyNoFork, whyNoRollback } from '../stores/stepper/why-not-now';
+import { REPLAY_ACTIONS, whyNoFork, whyNoRollback } from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
 import {
   selectFirstStep,
@@ -105,7 +105,7 @@ export function ReplayControls() {
           )}
           onClick={() => void replay.rollback(branch, step)}
         >
-          {running === 'rollback' ? 'Rolling back…' : 'Roll back sandbox to here'}
+          {running === 'rollback' ? 'Rolling back…' : REPLAY_ACTIONS.rollback.label}
         </button>
         {!live ? (
           <button
@@ -115,7 +115,7 @@ export function ReplayControls() {
             title="restore this step in a fresh sandbox and continue live from it"
             onClick={() => void replay.reopen(branch, step)}
           >
-            {running === 'reopen' ? 'Reopening…' : 'Reopen live here'}
+            {running === 'reopen' ? 'Reopening…' : REPLAY_ACTIONS.reopen.label}
           </button>
         ) : null}
         <button
@@ -128,7 +128,7 @@ export function ReplayControls() {
           )}
           onClick={() => void replay.fork(branch, step)}
         >
-          {running === 'fork' ? 'Forking…' : 'Fork from here'}
+          {running === 'fork' ? 'Forking…' : REPLAY_ACTIONS.fork.label}
         </button>
         <button
           type="button"

@@ -12,21 +12,11 @@ import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
 import { Panel, PanelState } from '../components/panel';
 import { recordedStepOutput, type StepOutput } from '../stores/agent-output/agent-output-store';
-import { selectShownTab, type InspectorTab } from '../stores/inspector/inspector-store';
+import { INSPECTOR_TABS, selectShownTab } from '../stores/inspector/inspector-store';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
 import { formatDuration } from '../../../shared/format-duration';
-
-/** Each tab's name, and the shorter one a narrow inspector shows (the tooltip keeps the name). */
-const TABS: readonly (readonly [InspectorTab, string, string])[] = [
-  ['call', 'Call', 'Call'],
-  ['output', 'Output', 'Output'],
-  ['files', 'Files', 'Files'],
-  ['memory', 'Memory', 'Memory'],
-  ['request', 'Model request', 'Request'],
-  ['agent', 'Agent output', 'Agent'],
-];
 
 function Facts(props: { readonly result: ToolResult | null; readonly fallback?: boolean }) {
   const r = props.result;
@@ -502,7 +492,7 @@ export function ToolInspector() {
   );
   const [callIndex, setCallIndex] = useState(0);
   const heldStep = useSlice('stepper', (s) => (s.held && s.state !== 'running' ? s.held.step : null));
-  const tabs = isExec ? TABS : TABS.filter(([id]) => id !== 'agent');
+  const tabs = isExec ? INSPECTOR_TABS : INSPECTOR_TABS.filter(([id]) => id !== 'agent');
 
   let body;
   // The step paused inside has nothing recorded to inspect yet: the card above shows what it will do.

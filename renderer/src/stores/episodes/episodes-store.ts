@@ -8,6 +8,7 @@ import type {
   TaskSummary,
 } from '../../../../shared/contract/models';
 import { errorText } from '../result';
+import { endText } from '../stepper/stepper-store';
 import { AGENT_FIELD, MODEL_FIELD, scriptPlaceProblem, taskFolderOf } from '../../../../shared/start-paths';
 import type { StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
@@ -482,4 +483,80 @@ export function selectCaseRuns(
  */
 export function walkthroughText(readme: string): string {
   return readme.replace(/(^|\n)\*\*Run it:\*\*[^]*?(?:\n[ \t]*\n|$(?![^]))/, '$1');
+}
+
+/**
+ * What the window shows, as the case drawer must say it: one of the case's runs, a branch
+ * forked from one (same episode), or an episode that is not the case's (the drawer says so
+ * and gets out of the way instead of claiming the last-started variant is open).
+ */
+export type CaseShown =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'run'; readonly variant: CaseVariant }
+  | { readonly kind: 'branch'; readonly variant: CaseVariant }
+  | { readonly kind: 'other'; readonly task: string | null };
+
+/**
+ * Which of the case's runs the open branch is: `openBranches` are the open episode's branches
+ * (the stepper's), so a fork or candidate of a run counts as that run's, not as another episode.
+ */
+export function selectCaseShown(
+  runs: readonly CaseRun[],
+  openBranch: string | null,
+  openBranches: readonly BranchSummary[],
+  episodes: readonly EpisodeEntry[] = [],
+): CaseShown {
+  if (openBranch === null) return { kind: 'none' };
+  const run = runs.find((r) => r.branch === openBranch);
+  if (run) return { kind: 'run', variant: run.variant };
+  // While the stepper still loads the branch (no branches yet), the library knows its episode.
+  const known = openBranches.length
+    ? openBranches
+    : (episodes.find((e) => e.branches.some((b) => b.branch === openBranch))?.branches ?? []);
+  const ids = new Set(known.map((b) => b.branch));
+  const parent = runs.find((r) => ids.has(r.branch));
+  if (parent) return { kind: 'branch', variant: parent.variant };
+  return { kind: 'other', task: known.find((b) => b.branch === openBranch)?.task ?? null };
+}
+
+/** The facts of a case run the stepper has when it is the open branch (null fields when not). */
+export interface OpenRunFacts {
+  /** The run is the open branch and runs now. */
+  readonly running: boolean;
+  /** The run is the open live branch, not running: it waits for the person. */
+  readonly paused: boolean;
+  /** The step held inside (paused before its tools run or before its answer), or null. */
+  readonly held: number | null;
+}
+
+/**
+ * How a case run stands, in words: not started, held at a step, running, stopped part-way, or
+ * its status and its QA flags. The library's summary lags the open branch (its steps count
+ * only what ran), so the stepper's facts of the open run come first: a step held before it
+ * runs is "started", never "ready, not started".
+ */
+export function caseRunOutcome(
+  summary: BranchSummary | null,
+  open: OpenRunFacts,
+): { readonly text: string; readonly flags: number | null } {
+  if (open.running) return { text: 'running…', flags: null };
+  if (open.held !== null)
+    return { text: `paused before step ${open.held} runs: ▶ Run it goes on`, flags: null };
+  if (summary && summary.status === null && summary.steps === 0 && !summary.live)
+    return { text: 'not started yet', flags: null };
+  if (summary && summary.status === null && summary.steps === 0)
+    return { text: 'ready, not started: press ▶ Run it', flags: null };
+  // Live part-way: shown and not running, it waits for the person (stepped, or at a breakpoint).
+  if (summary && summary.status === null && summary.live)
+    return {
+      text: open.paused
+        ? `paused at step ${summary.steps}: ▶ Run it goes on`
+        : `live, at step ${summary.steps}`,
+      flags: null,
+    };
+  if (!summary || summary.status === null) return { text: 'running…', flags: null };
+  return {
+    text: `${summary.status} — ${endText(summary.status, summary.end_reason ?? '')}`,
+    flags: summary.flags,
+  };
 }

@@ -7,6 +7,19 @@ import { errorText } from '../result';
 export type InspectorTab = 'call' | 'output' | 'files' | 'request' | 'memory' | 'agent';
 
 /**
+ * Each tab's name, and the shorter one a narrow inspector shows (the tooltip keeps the name):
+ * the inspector's tabs and a walkthrough that names one ("Inspector → Files tab") read this.
+ */
+export const INSPECTOR_TABS: readonly (readonly [InspectorTab, string, string])[] = [
+  ['call', 'Call', 'Call'],
+  ['output', 'Output', 'Output'],
+  ['files', 'Files', 'Files'],
+  ['memory', 'Memory', 'Memory'],
+  ['request', 'Model request', 'Request'],
+  ['agent', 'Agent output', 'Agent'],
+];
+
+/**
  * The tab shown: the one chosen, unless the open episode has no such tab (“Agent output”
  * exists only for an agent program of the person's own, exec:): then Call, so the next
  * episode's call is not hidden behind an empty tab. The choice is kept for the next episode

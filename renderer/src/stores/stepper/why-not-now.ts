@@ -64,6 +64,23 @@ export function whyNoFork(s: StepperState): string | null {
   return whyNoSnapshot(s, 'fork');
 }
 
+/** Reopen the recorded branch live at the viewed step (a live one is already live: roll back instead). */
+export function whyNoReopen(s: StepperState): string | null {
+  if (s.branch === null) return 'No episode is open.';
+  if (s.live) return 'This episode is live already: roll its sandbox back, or fork, to go on from a step.';
+  return selectViewedRow(s) === null ? 'Select a step first.' : null;
+}
+
+/**
+ * The Replay panel's branch actions by the label the window gives them, each with why it
+ * cannot act now: the panel's buttons and a walkthrough that names one are read against it.
+ */
+export const REPLAY_ACTIONS = {
+  rollback: { label: 'Roll back sandbox to here', whyNot: whyNoRollback },
+  reopen: { label: 'Reopen live here', whyNot: whyNoReopen },
+  fork: { label: 'Fork from here', whyNot: whyNoFork },
+} as const;
+
 /** Inject a message into the live episode. */
 export function whyNoInject(s: StepperState): string | null {
   if (!s.live) return whyNoStep(s);
