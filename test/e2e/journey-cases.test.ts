@@ -50,6 +50,9 @@ const CASES: readonly CaseJourney[] = [
     rule: 'unknown_tool',
     notOffered: { tool: 'run_tests', steps: [1, 2] },
   },
+  // Its second flag (network_assumption, counted "+1" in the row) was cut mid-sentence in the
+  // flag list ("…but the network"), issue 19's walk; the row leads with the first.
+  { id: 'network-assumed', rule: 'unverified_success' },
 ];
 
 const WALK_TIMES = join(SCREENSHOTS, '..', 'journey-times.json');
