@@ -113,6 +113,19 @@ export function callDetail(_name: string, args: Record<string, unknown>): string
   return oneLine(typeof pick === 'string' ? pick : JSON.stringify(args), MAX_DETAIL);
 }
 
+/** `"NAME" is not an enabled tool`: the parser's words for a call of a tool the task does not offer. */
+const NOT_ENABLED = /"([^"]+)" is not an enabled tool/g;
+
+/**
+ * The tools a parse error says the agent asked for and the task does not offer, in order, once
+ * each (`tool_calls[0]: "run_tests" is not an enabled tool …` → `["run_tests"]`): the step's
+ * row names them as its tools and the `unknown_tool` rule flags them, from these same words.
+ */
+export function notOfferedTools(parseError: string | null): string[] {
+  if (!parseError) return [];
+  return [...new Set(Array.from(parseError.matchAll(NOT_ENABLED), (m) => m[1]))];
+}
+
 /** An outcome in words: `exit 137`, `error timeout`, `ok`. */
 export function outcomeText(r: ResultOutcome): string {
   if (!r.ok)

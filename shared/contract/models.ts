@@ -152,6 +152,8 @@ export const StepRow = z.object({
   /** 0 is the setup row (snapshot 0); decisions are numbered from 1. */
   step: z.number().int().nonnegative(),
   tools: z.array(z.string()),
+  /** Those of `tools` the task does not offer (the call was refused, or came back `unknown_tool`); absent when none. */
+  not_offered: z.array(z.string()).optional(),
   /** A one-line summary of the arguments (the command, the path, ...). */
   summary: z.string(),
   status: StepStatus,

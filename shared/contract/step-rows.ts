@@ -4,6 +4,7 @@ import {
   oneLine,
   outcomeText,
   foldSteps,
+  notOfferedTools,
   type ResultOutcome,
   type StepSummary,
 } from '../step-summary.js';
@@ -53,9 +54,16 @@ function summaryOf(s: StepSummary): string {
 export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepRow {
   const fatal = s.errors.find((e) => e.fatal) ?? s.errors[0];
   const real = s.results.filter((r) => r.real !== null);
+  // A call of a tool the task does not offer is refused before it runs (a parse error): the row
+  // still names the tool the agent asked for, marked as not offered; a call that reached the
+  // registry and came back `unknown_tool` (an external agent's) is marked the same.
+  const refused = s.kind === 'parse_error' ? notOfferedTools(s.parse_error) : [];
+  const unknown = s.results.filter((r) => r.error_code === 'unknown_tool').map((r) => r.name);
+  const notOffered = [...new Set([...refused, ...unknown])];
   return {
     step: s.step,
-    tools: s.calls.map((c) => c.name),
+    tools: [...s.calls.map((c) => c.name), ...refused],
+    ...(notOffered.length ? { not_offered: notOffered } : {}),
     summary: summaryOf(s),
     status: statusOf(s),
     duration_ms: s.results.length ? s.results.reduce((sum, r) => sum + r.duration_ms, 0) : null,

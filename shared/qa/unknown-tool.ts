@@ -1,3 +1,4 @@
+import { notOfferedTools } from '../step-summary.js';
 import { taskToolNames } from '../task.js';
 import type { TraceEvent } from '../trace-events.js';
 import { flag, type Flag } from './flag.js';
@@ -33,9 +34,6 @@ function requestToolNames(request: unknown): string[] {
   });
 }
 
-/** `"NAME" is not an enabled tool` — the parser's words for a call of a tool the task lacks (text-written calls). */
-const NOT_ENABLED = /"([^"]+)" is not an enabled tool/g;
-
 /**
  * `unknown_tool`: a step calls a tool the task does not offer — a structured call the
  * parser refused, a text-written call it named in its message, or a call that reached the
@@ -60,7 +58,7 @@ export function checkUnknownTool(input: QaInput): Flag[] {
     else if (e.type === 'parse_error') {
       const out = outputs.get(e.step);
       for (const name of out?.type === 'model_output' ? requestedNames(out.message) : []) add(e.step, name);
-      for (const m of e.message.matchAll(NOT_ENABLED)) add(e.step, m[1]);
+      for (const name of notOfferedTools(e.message)) add(e.step, name);
     } else if (e.type === 'tool_call') add(e.step, e.name);
     else if (e.type === 'tool_result' && e.result.error?.code === 'unknown_tool') {
       const names = perStep.get(e.step) ?? new Set<string>();

@@ -19,6 +19,8 @@ interface CaseJourney {
   readonly realVsShown?: boolean;
   /** The episode dies: its last step is incomplete and the top bar says why. */
   readonly fatal?: RegExp;
+  /** The agent calls this tool, which the task does not offer: its rows name it, marked. */
+  readonly notOffered?: { readonly tool: string; readonly steps: readonly number[] };
   /** Why this journey does not pass yet (skipped, named, until fixed). */
   readonly open?: string;
 }
@@ -43,7 +45,14 @@ const CASES: readonly CaseJourney[] = [
   { id: 'reward-hacking-edit-test', rule: 'reward_hacking' },
   { id: 'tool-loop-vague-error', rule: 'loop' },
   { id: 'destructive-clean-start', rule: 'destructive_action' },
-  { id: 'hallucinated-tool-name', rule: 'unknown_tool' },
+  {
+    id: 'hallucinated-tool-name',
+    rule: 'unknown_tool',
+    notOffered: { tool: 'run_tests', steps: [1, 2] },
+  },
+  // Its second flag (network_assumption, counted "+1" in the row) was cut mid-sentence in the
+  // flag list ("…but the network"), issue 19's walk; the row leads with the first.
+  { id: 'network-assumed', rule: 'unverified_success' },
 ];
 
 const WALK_TIMES = join(SCREENSHOTS, '..', 'journey-times.json');
@@ -89,6 +98,51 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
       await layout.readable(marks.nth(i)),
       `${c.id} ${size}: mark ${i} of step ${flaggedStep} reads whole`,
     ).toBe(true);
+
+  // Every QA flag above the timeline reads whole: at 1280×800 at once (the list grows with a
+  // case's few flags; a 72 px box cut the last one mid-sentence, "…but the network", with no
+  // scrollbar), in a 1024-wide window where they wrap to more lines, each scrolled to.
+  const flags = app.timeline.flagEntries;
+  await flags.first().waitFor({ timeout: 20_000 });
+  const list = app.timeline.flagListBody;
+  if (size === '1280x800')
+    expect(
+      await list.evaluate((el) => el.scrollHeight <= el.clientHeight + 1),
+      `${c.id} ${size}: the flag list shows every flag without scrolling`,
+    ).toBe(true);
+  for (let i = 0; i < (await flags.count()); i++) {
+    if (size !== '1280x800') await flags.nth(i).evaluate((el) => el.scrollIntoView({ block: 'nearest' }));
+    expect(await layout.readable(flags.nth(i)), `${c.id} ${size}: QA flag ${i} reads whole`).toBe(true);
+  }
+
+  // The toolbar names the task whole; the id gives way first (its title and copy keep it whole),
+  // and the bar's last button stays on screen ("hallucinated-t…" at 1024 wide).
+  const task = app.stepper.taskName;
+  expect(await task.innerText()).toMatch(new RegExp(`^${c.id}`));
+  expect(await layout.readable(task), `${c.id} ${size}: the task name reads whole`).toBe(true);
+  expect(await layout.onScreen(app.page.getByTestId('btn-keys')), `${c.id} ${size}: Keys on screen`).toBe(
+    true,
+  );
+  const id = app.stepper.episodeId;
+  expect(await id.getAttribute('title')).toBe(await id.getAttribute('data-id'));
+
+  // A short episode's # column is no wider than its step numbers: the tools keep their room.
+  const step1 = app.timeline.stepCell(1);
+  expect(await layout.readable(step1), `${c.id} ${size}: step 1's number`).toBe(true);
+  expect((await step1.boundingBox())?.width ?? 99).toBeLessThan(24);
+
+  if (c.notOffered) {
+    for (const step of c.notOffered.steps) {
+      // The tool the agent asked for, named in its row's TOOL column and marked as not offered.
+      const tool = app.timeline.notOffered(step);
+      await tool.scrollIntoViewIfNeeded();
+      expect(await tool.innerText()).toBe(c.notOffered.tool);
+      expect(await tool.getAttribute('title')).toMatch(/not a tool this task offers/);
+      expect(await layout.readable(app.timeline.toolCell(step)), `${c.id} ${size}: step ${step}'s tool`).toBe(
+        true,
+      );
+    }
+  }
 
   if (c.step0) {
     const row0 = app.timeline.row(0);

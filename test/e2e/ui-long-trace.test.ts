@@ -394,4 +394,39 @@ describe('web mode: a recorded 10,000-step trace', () => {
       .waitFor({ timeout: 10_000 });
     expect(app.errors).toEqual([]);
   });
+
+  it('the # column shows step 10000 whole, under its heading, at 1024×700, 1280×800 and 1920×1080', async () => {
+    const layout = new LayoutObject(app.page);
+    await app.library.search('long-trace');
+    const node = app.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`);
+    await node.click();
+    await app.timeline.waitForStep(10_000, 30_000);
+    for (const size of [
+      { width: 1024, height: 700 },
+      { width: 1280, height: 800 },
+      { width: 1920, height: 1080 },
+    ]) {
+      await app.page.setViewportSize(size);
+      await until(
+        () => app.page.evaluate(() => innerWidth),
+        (w) => w === size.width,
+        5_000,
+        `viewport ${size.width}`,
+      );
+      await app.timeline.scrollTo(10_000);
+      const cell = app.timeline.stepCell(10_000);
+      await cell.waitFor({ timeout: 10_000 });
+      await until(() => layout.onScreen(app.timeline.row(10_000)), Boolean, 10_000, 'step 10000 on screen');
+      // Was "100…" at 1280×800 (and at 1024): the column was 32 px in a narrow timeline.
+      expect(await cell.innerText()).toBe('10000');
+      expect(await layout.readable(cell), `${size.width}×${size.height}: 10000 whole`).toBe(true);
+      // The heading's # is laid out in another font: the column still lines up with the rows'.
+      const [head, row] = await Promise.all([app.timeline.stepHeading.boundingBox(), cell.boundingBox()]);
+      expect(
+        Math.abs((head?.x ?? 0) + (head?.width ?? 0) - ((row?.x ?? 0) + (row?.width ?? 0))),
+      ).toBeLessThan(1);
+      await app.screenshot(`timeline-10000-step-column-${size.width}x${size.height}`);
+    }
+    expect(app.errors).toEqual([]);
+  });
 });

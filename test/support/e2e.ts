@@ -463,6 +463,30 @@ export class TimelinePanel extends PanelObject {
   rowDuration(step: number): Locator {
     return this.row(step).locator('.tl-dur');
   }
+  /** The step number of step `step`'s row (its # column). */
+  stepCell(step: number): Locator {
+    return this.row(step).locator('.tl-step');
+  }
+  /** The TOOL column of step `step`'s row. */
+  toolCell(step: number): Locator {
+    return this.row(step).locator('.tl-tool');
+  }
+  /** The # column's heading. */
+  get stepHeading(): Locator {
+    return this.root.locator('.tl-head .tl-step');
+  }
+  /** The tools of step `step`'s row that the task does not offer (each marked, with a title saying so). */
+  notOffered(step: number): Locator {
+    return this.row(step).getByTestId('row-tool-not-offered');
+  }
+  /** The QA flags above the timeline, one entry per flag (each jumps to its step). */
+  get flagEntries(): Locator {
+    return this.root.getByTestId('flag-jump');
+  }
+  /** The scrolling list of those flags (under its heading). */
+  get flagListBody(): Locator {
+    return this.root.locator('[data-testid="flag-list"] ul');
+  }
   /** The status word of step `step`'s row (`ok`, `waiting`, …). */
   rowStatus(step: number): Locator {
     return this.row(step).getByTestId('row-status');
@@ -1062,6 +1086,10 @@ export class StepperBar extends PanelObject {
   /** The open branch's id. */
   get episodeId(): Locator {
     return this.page.getByTestId('episode-id');
+  }
+  /** The open branch's task name, beside its id. */
+  get taskName(): Locator {
+    return this.page.locator('[data-testid="stepper-bar"] .where-task');
   }
   /** The open branch's state badge (running, paused, ended, recorded…). */
   get episodeState(): Locator {

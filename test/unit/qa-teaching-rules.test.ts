@@ -7,6 +7,7 @@ import { liveFlagsAt } from '../../shared/qa/live.js';
 import { checkNetworkAssumption } from '../../shared/qa/network-assumption.js';
 import { checkOutputFlood } from '../../shared/qa/output-flood.js';
 import { checkUnknownTool } from '../../shared/qa/unknown-tool.js';
+import { stepRowsOf } from '../../shared/contract/step-rows.js';
 import type { TaskInput } from '../../shared/task.js';
 import { QaTrace, qaTask, sh } from '../support/qa-traces.js';
 
@@ -66,6 +67,16 @@ describe('unknown_tool rule', () => {
     expect(flags[0].evidence.tools).toEqual(['run_tests']);
     // It is a live rule: the breakpoint fires at step 1, before the agent loops.
     expect(liveFlagsAt(qaTask(TASK), t.events().slice(0, 4), 1, 'unknown_tool')).toHaveLength(1);
+    // The rows name the tool the agent asked for, marked as not offered (the TOOL column was empty).
+    const calls = new QaTrace(TASK);
+    unknownCall(calls, 1, 'run_tests');
+    unknownCall(calls, 2, 'run_tests');
+    const rows = stepRowsOf(calls.events());
+    expect(rows.map((r) => [r.step, r.tools, r.not_offered])).toEqual([
+      [0, [], undefined],
+      [1, ['run_tests'], ['run_tests']],
+      [2, ['run_tests'], ['run_tests']],
+    ]);
   });
   it('flags a call that reached the registry and came back unknown_tool (an external agent)', () => {
     const t = new QaTrace(TASK).step({
@@ -78,6 +89,8 @@ describe('unknown_tool rule', () => {
       ],
     });
     expect(checkUnknownTool(input(t))[0].evidence.tools).toEqual(['web_search']);
+    const row = stepRowsOf(t.events()).find((r) => r.step === 1);
+    expect([row?.tools, row?.not_offered]).toEqual([['web_search'], ['web_search']]);
   });
   it('clean: offered tools only, and a parse error about arguments, are not flagged', () => {
     const t = new QaTrace(TASK).step({ calls: [sh('ls'), { name: 'read_file', args: { path: 'x' } }] });
@@ -86,6 +99,7 @@ describe('unknown_tool rule', () => {
     t.step({ final: 'done' }).end();
     expect(checkUnknownTool(input(t))).toEqual([]);
     expect(rules(t, 'unknown_tool')).toEqual([]);
+    expect(stepRowsOf(t.events()).some((r) => r.not_offered)).toBe(false);
   });
 });
 

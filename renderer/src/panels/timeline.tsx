@@ -1,4 +1,13 @@
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type CSSProperties,
+  type KeyboardEvent,
+} from 'react';
 import { TeachingButtons } from '../components/teaching-buttons';
 import { flushSync } from 'react-dom';
 import { observeElementOffset, useVirtualizer } from '@tanstack/react-virtual';
@@ -135,7 +144,25 @@ const Row = memo(function Row(props: {
         }}
       />
       <span className="tl-step">{row.step}</span>
-      <span className="tl-tool">{row.tools.join(', ')}</span>
+      <span className="tl-tool">
+        {row.tools.map((t, i) => (
+          <span key={i}>
+            {i > 0 ? ', ' : null}
+            {row.not_offered?.includes(t) ? (
+              // The tool the agent asked for, which the task does not offer: named, not left blank.
+              <span
+                className="tl-tool-missing"
+                data-testid="row-tool-not-offered"
+                title={`${t}: not a tool this task offers (the agent asked for it; the call was refused)`}
+              >
+                {t}
+              </span>
+            ) : (
+              t
+            )}
+          </span>
+        ))}
+      </span>
       <span className="tl-args" title={row.summary}>
         {row.summary}
       </span>
@@ -269,6 +296,10 @@ export function Timeline() {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [filter, setFilter] = useState<RowFilter>(NO_FILTER);
   const shown = useMemo(() => filterRows(rows, filter), [rows, filter]);
+  // The # column fits the widest step number of the branch (10000 was cut to "100…" in a
+  // 1280-wide window), and no wider: a short episode's tools and arguments keep the room.
+  const last = rows.length ? rows[rows.length - 1].step : 0;
+  const stepColumn = { '--tl-step-digits': String(Math.max(last, decisions)).length } as CSSProperties;
   // Rows still arriving (the open brought the last screenful) hold their places above the
   // loaded ones, so the list has its full length and nothing moves as they come. A filter
   // looks at the loaded rows only.
@@ -479,6 +510,7 @@ export function Timeline() {
       <div
         className="tl-scroll"
         ref={scrollRef}
+        style={stepColumn}
         data-testid="timeline-scroll"
         // A Tab stop of its own only while the viewed row is filtered out or not drawn.
         tabIndex={viewedShown ? -1 : 0}
@@ -569,7 +601,7 @@ export function Timeline() {
       {rows.length > 0 && before === 0 ? (
         <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} />
       ) : null}
-      <div className="tl-head" role="row">
+      <div className="tl-head" role="row" style={stepColumn}>
         <span className="tl-bp-h" />
         <span className="tl-step">#</span>
         <span className="tl-tool">tool</span>
