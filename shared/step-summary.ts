@@ -117,6 +117,14 @@ export function callDetail(_name: string, args: Record<string, unknown>): string
 const NOT_ENABLED = /"([^"]+)" is not an enabled tool/g;
 
 /**
+ * The parser's words for a call of a tool the task does not offer, written here beside the
+ * pattern that reads them back (recorded traces keep only these words).
+ */
+export function notEnabledText(label: string, name: string, enabled: readonly string[]): string {
+  return `${label}: "${name}" is not an enabled tool (enabled: ${enabled.join(', ')})`;
+}
+
+/**
  * The tools a parse error says the agent asked for and the task does not offer, in order, once
  * each (`tool_calls[0]: "run_tests" is not an enabled tool …` → `["run_tests"]`): the step's
  * row names them as its tools and the `unknown_tool` rule flags them, from these same words.

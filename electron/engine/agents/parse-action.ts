@@ -1,3 +1,4 @@
+import { notEnabledText } from '../../../shared/step-summary.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolCall } from '../../../shared/trace-events.js';
 import { argumentCheck } from '../tools/argument-validator.js';
@@ -144,7 +145,7 @@ function checkCall(
     return `${label} has no tool name (expected one of: ${names.join(', ')})`;
   }
   const tool = tools.find((t) => t.function.name === name);
-  if (!tool) return `${label}: "${name}" is not an enabled tool (enabled: ${names.join(', ')})`;
+  if (!tool) return notEnabledText(label, name, names);
   // The registry reads arguments the same way: one bad call, one message, whichever path finds it.
   const args = parseArguments(rawArgs);
   if (!args.ok) return `${label} (${name}): ${args.error}`;
