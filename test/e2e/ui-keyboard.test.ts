@@ -34,7 +34,8 @@ describe('web mode: the keyboard is never trapped', () => {
       case: document.activeElement?.getAttribute('data-case') ?? null,
     }));
     expect(focused).toEqual({ task: 'notes-memory', case: null });
-    expect(await new LayoutObject(app.page).onScreen(new LayoutObject(app.page).focusedElement)).toBe(true);
+    const layout = new LayoutObject(app.page);
+    expect(await layout.onScreen(layout.focusedElement)).toBe(true);
     // The Agent field's hint is one line until asked (its whole list pushed the tasks out of sight).
     const hint = app.library.root.getByTestId('library-agent-hint');
     const closed = (await hint.boundingBox())?.height ?? Infinity;
