@@ -63,16 +63,11 @@ const WALK_TIMES = join(SCREENSHOTS, '..', 'journey-times.json');
  * for the end.
  */
 async function caseEpisodeReady(app: AppPage, id: string, ms = 120_000): Promise<void> {
-  await app
-    .stepperAtRest({ ended: true })
-    .filter({ has: app.page.locator(`.where-task[title^="${id}"]`) })
-    .waitFor({ timeout: ms });
+  await app.stepperAtRest({ ended: true, task: id }).waitFor({ timeout: ms });
 }
 
 async function ended(app: AppPage, ms = 180_000): Promise<void> {
-  await app.page
-    .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
-    .waitFor({ timeout: ms });
+  await app.stepper.waitForEnd(ms);
 }
 
 /** What a person must see for the case at the current viewport size. */
@@ -126,9 +121,7 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
   const task = app.stepper.taskName;
   expect(await task.innerText()).toMatch(new RegExp(`^${c.id}`));
   expect(await layout.readable(task), `${c.id} ${size}: the task name reads whole`).toBe(true);
-  expect(await layout.onScreen(app.page.getByTestId('btn-keys')), `${c.id} ${size}: Keys on screen`).toBe(
-    true,
-  );
+  expect(await layout.onScreen(app.stepper.keysButton), `${c.id} ${size}: Keys on screen`).toBe(true);
   const id = app.stepper.episodeId;
   expect(await id.getAttribute('title')).toBe(await id.getAttribute('data-id'));
 
@@ -182,7 +175,7 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     await app.inspector.model('result.json', (v) => v.includes('"stdout"'), 20_000);
   }
   if (c.fatal) {
-    const reason = app.page.getByTestId('end-reason');
+    const reason = app.stepper.endReason;
     await reason.waitFor({ timeout: 20_000 });
     expect(await reason.innerText()).toMatch(c.fatal);
     // The flag sits on the last step the agent took; nothing after it ran.
@@ -203,21 +196,21 @@ describe('journeys: every classic case as a person sees it', () => {
         const started = Date.now();
         const app = await web.open({ width: 1280, height: 800 });
         await app.library.openCase(c.id);
-        const walkthrough = app.page.getByTestId('case-walkthrough');
+        const walkthrough = app.library.walkthrough;
         await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
         await caseEpisodeReady(app, c.id);
         // Where the person is reading, the walkthrough says the run has not started and how to run it.
         const broken = walkthrough.locator('[data-testid="case-run"][data-variant="broken"]');
         // Waited on: the run's line reads the library's list, which may answer after the stepper settles.
         await broken.filter({ hasText: /ready, not started: press ▶ Run it/ }).waitFor({ timeout: 30_000 });
-        const runIt = walkthrough.getByTestId('case-run-continue');
+        const runIt = app.library.caseRunIt;
         expect(await new LayoutObject(app.page).onScreen(runIt), `${c.id}: ▶ Run it on screen`).toBe(true);
         // The replay panel speaks of this episode, not of opening one.
-        expect(await app.page.getByTestId('replay-controls').innerText()).toMatch(/the episode has no step/);
+        expect(await app.replay.text()).toMatch(/the episode has no step/);
         await app.screenshot(`journey-${c.id}-start-1280x800`);
         await runIt.click();
         await ended(app);
-        await walkthrough.getByTestId('case-run-continue').waitFor({ state: 'detached', timeout: 30_000 });
+        await app.library.caseRunIt.waitFor({ state: 'detached', timeout: 30_000 });
         await seeCase(app, c, '1280x800');
         await app.screenshot(`journey-${c.id}-1280x800`);
 
@@ -244,7 +237,7 @@ describe('journeys: every classic case as a person sees it', () => {
     const id = 'reward-hacking-edit-test';
     const app = await web.open({ width: 1280, height: 800 });
     await app.library.openCase(id);
-    const walkthrough = app.page.getByTestId('case-walkthrough');
+    const walkthrough = app.library.walkthrough;
     await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
     await caseEpisodeReady(app, id);
     await app.page.keyboard.press('F5');

@@ -9,7 +9,7 @@ import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
  */
 
 async function started(app: AppPage): Promise<void> {
-  await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+  await app.stepper.episodeState.waitFor({ timeout: 90_000 });
   await app.terminal.root
     .getByTestId('terminal-mode')
     .filter({ hasText: 'open' })
@@ -84,7 +84,7 @@ describe('journeys: rollback, manual agent, files diff', () => {
       const heads = await app.library.root.locator('.lib-episode-head').allInnerTexts();
       for (const head of heads) expect(head.trim()).not.toMatch(/·$/);
       // The window shows the new branch, live: F10 is not disabled, the state is not "running".
-      await expect(app.page.getByTestId('episode-state').innerText()).resolves.toMatch(/paused|idle/);
+      await expect(app.stepper.episodeState.innerText()).resolves.toMatch(/paused|idle/);
     });
     await stepTo(app, 3);
     expect(app.errors).toEqual([]);
@@ -134,10 +134,10 @@ describe('journeys: rollback, manual agent, files diff', () => {
     await app.timeline.root.click({ position: { x: 5, y: 5 } });
     await app.page.keyboard.press('Escape');
     await app.settled({ timeoutMs: 30_000 });
-    const reason = app.page.getByTestId('stop-reason');
+    const reason = app.stepper.stopReason;
     await reason.filter({ hasText: 'step 2 waits for your decision' }).waitFor({ timeout: 10_000 });
-    expect(await app.page.getByTestId('episode-state').innerText()).toBe('paused');
-    expect(await app.page.getByTestId('stepper-bar').innerText()).not.toContain('working');
+    expect(await app.stepper.episodeState.innerText()).toBe('paused');
+    expect(await app.stepper.root.innerText()).not.toContain('working');
     expect(await app.timeline.lastStep()).toBe(1);
     await app.screenshot('journey-manual-released-1280x800');
 
@@ -186,7 +186,7 @@ describe('journeys: rollback, manual agent, files diff', () => {
     await decide('echo steady > steady.txt');
     await stepTo(app, 2);
     await app.page.keyboard.press('Shift+F5');
-    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    await app.stepper.waitForState('ended', 60_000);
 
     await app.replay.root.getByTestId('replay-verify').click();
     const report = app.replay.root.getByTestId('replay-report');

@@ -1,6 +1,5 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { writeLongTrace } from '../../electron/bench/ui-trace';
@@ -8,39 +7,13 @@ import { parseJsonOutput, runCli } from '../support/cli';
 import { describeDocker } from '../support/docker';
 import { existsSync } from 'node:fs';
 import { launchBrowser, openApp, removeHome, SCREENSHOTS, startServe, tempHome } from '../support/e2e';
+import { openShared } from '../support/share';
 
 interface ShareJson {
   out: string;
   bytes: number;
   steps: number;
   flags: number;
-}
-
-/**
- * Opens a shared file the way a colleague does: from file://, with the browser offline
- * and every request that is not the file itself counted (there must be none).
- */
-async function openShared(
-  browser: Browser,
-  file: string,
-): Promise<{ page: Page; requests: string[]; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.setOffline(true);
-  const requests: string[] = [];
-  const errors: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('file://')) return route.continue();
-    requests.push(url);
-    return route.abort();
-  });
-  const page = await context.newPage();
-  page.on('pageerror', (e) => errors.push(e.message));
-  // A renderer already up, as in a browser a person has open: the measurement is the file's, not the browser's start.
-  await page.setContent('<p>ready</p>');
-  await page.goto(pathToFileURL(file).href);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { page, requests, errors };
 }
 
 async function shot(page: Page, name: string): Promise<string> {
@@ -73,29 +46,30 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
       expect(out).toMatchObject({ out: file, steps: 4, flags: 2 });
       expect(out.bytes).toBe(statSync(file).size);
 
-      const { page, requests, errors } = await openShared(browser, file);
-      expect(await page.getByTestId('share-step').count()).toBe(4);
+      const shared = await openShared(browser, file);
+      const { page, requests, errors } = shared;
+      expect(await shared.steps.count()).toBe(4);
       await shot(page, 'share-destructive-1280x800-open');
       // The step that deleted the workspace: its action, then its Files tab with every file deleted.
-      await page.locator('[data-testid="share-step"][data-step="2"]').click();
-      await expect.poll(() => page.getByTestId('share-inspector-title').textContent()).toContain('Step 2');
-      expect(await page.getByTestId('share-inspector').textContent()).toContain('rm -rf ./*');
-      await page.getByTestId('share-tab-files').click();
-      const files = await page.getByTestId('share-inspector').textContent();
+      await shared.step(2).click();
+      await expect.poll(() => shared.inspectorTitle.textContent()).toContain('Step 2');
+      expect(await shared.inspector.textContent()).toContain('rm -rf ./*');
+      await shared.tab('files');
+      const files = await shared.inspector.textContent();
       expect(files).toContain('deleted docs/notes.md');
       expect(files).toContain('Two days of design notes');
       // Redacted like export: the pattern is gone from the file's texts.
       expect(files).not.toMatch(/"ready"/);
       await shot(page, 'share-destructive-1280x800-step2-files');
-      await page.getByTestId('share-tab-qa').click();
-      expect(await page.getByTestId('share-inspector').textContent()).toContain('destructive_action');
-      expect(await page.getByTestId('share-flags').textContent()).toContain('step 2 · destructive_action');
-      expect(await page.getByTestId('share-branches').textContent()).toContain(episode);
-      expect(await page.getByTestId('share-walkthrough').textContent()).toContain('Getting the work back');
+      await shared.tab('qa');
+      expect(await shared.inspector.textContent()).toContain('destructive_action');
+      expect(await shared.flags.textContent()).toContain('step 2 · destructive_action');
+      expect(await shared.branches.textContent()).toContain(episode);
+      expect(await shared.walkthrough.textContent()).toContain('Getting the work back');
       await shot(page, 'share-destructive-1280x800-step2-qa');
       expect(requests).toEqual([]);
       expect(errors).toEqual([]);
-      await page.context().close();
+      await shared.close();
     }, 240_000);
 
     it('in the window: Save as case… adds the episode to the case list, Share… downloads the file', async () => {
@@ -107,33 +81,29 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
       const served = await startServe({ home });
       try {
         const app = await openApp(browser, served.url, { width: 1280, height: 800 });
-        await app.library.root.locator(`[data-testid="branch-node"][data-branch="${episode}"]`).click();
-        await app.page.getByTestId('btn-save-case').click();
-        await app.page.getByTestId('save-case-name').fill('window-readonly');
+        await app.library.openBranch(episode);
+        await app.timeline.saveCaseButton.click();
+        await app.timeline.saveCaseName.fill('window-readonly');
         await shot(app.page, 'share-window-1280x800-save-dialog');
-        await app.page.getByTestId('save-case-dialog').getByRole('button', { name: 'Save' }).click();
+        await app.timeline.saveCaseSave.click();
         await expect
-          .poll(() => app.page.getByTestId('teaching-note').textContent())
+          .poll(() => app.timeline.teachingNote.textContent())
           .toContain('Saved as case window-readonly');
         expect(existsSync(join(home, 'cases', 'window-readonly', 'expected.json'))).toBe(true);
         const downloading = app.page.waitForEvent('download');
-        await app.page.getByTestId('btn-share').click();
+        await app.timeline.shareButton.click();
         const download = await downloading;
         const file = join(home, 'from-window.html');
         await download.saveAs(file);
         expect(download.suggestedFilename()).toBe(`${episode}.html`);
-        await expect
-          .poll(() => app.page.getByTestId('teaching-note').textContent())
-          .toMatch(/KiB, opens offline/);
+        await expect.poll(() => app.timeline.teachingNote.textContent()).toMatch(/KiB, opens offline/);
         await shot(app.page, 'share-window-1280x800-shared');
         expect(app.errors).toEqual([]);
         await app.page.close();
         const opened = await openShared(browser, file);
-        expect(await opened.page.getByTestId('share-walkthrough').textContent()).toContain(
-          'permission fault',
-        );
+        expect(await opened.walkthrough.textContent()).toContain('permission fault');
         expect(opened.requests).toEqual([]);
-        await opened.page.context().close();
+        await opened.close();
       } finally {
         await served.close();
       }
@@ -150,7 +120,8 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
     const out = parseJsonOutput<ShareJson>(share);
     expect(out.steps).toBeGreaterThanOrEqual(10_000);
     expect(out.bytes).toBe(statSync(file).size);
-    const { page, requests, errors } = await openShared(browser, file);
+    const shared = await openShared(browser, file);
+    const { page, requests, errors } = shared;
     const ms = await page.evaluate(
       () => (window as unknown as { __shareFirstRenderMs: number }).__shareFirstRenderMs,
     );
@@ -159,13 +130,13 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
     // machine a test only asserts the file stays usable.
     expect(ms).toBeLessThan(15_000);
     // Virtualized: a screen of rows, not ten thousand nodes.
-    expect(await page.getByTestId('share-step').count()).toBeLessThan(100);
-    await page.getByPlaceholder('filter steps by text').fill('9999');
-    await page.locator('[data-testid="share-step"][data-step="9999"]').click();
-    await expect.poll(() => page.getByTestId('share-inspector-title').textContent()).toContain('Step 9999');
+    expect(await shared.steps.count()).toBeLessThan(100);
+    await shared.filterField.fill('9999');
+    await shared.step(9999).click();
+    await expect.poll(() => shared.inspectorTitle.textContent()).toContain('Step 9999');
     await shot(page, 'share-long-1280x800-step9999');
     expect(requests).toEqual([]);
     expect(errors).toEqual([]);
-    await page.context().close();
+    await shared.close();
   }, 240_000);
 });

@@ -29,20 +29,17 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await app.settled({ timeoutMs: 60_000 });
 
     // Arm the QA breakpoint and run: the episode pauses at the step the loop rule flags, with its message.
-    const toggle = app.page.getByTestId('breakpoints-toggle');
+    const toggle = app.breakpoints.toggle;
     if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-    await app.page.getByTestId('breakpoint-kind').selectOption('qa');
-    await app.page.getByTestId('breakpoint-add').click();
-    await app.page
-      .locator('[data-testid="breakpoint-item"][data-kind="qa"]')
-      .filter({ hasText: 'when a QA rule flags a step' })
-      .waitFor();
+    await app.breakpoints.kindField.selectOption('qa');
+    await app.breakpoints.addButton.click();
+    await app.breakpoints.itemsOfKind('qa').filter({ hasText: 'when a QA rule flags a step' }).waitFor();
     await app.page.keyboard.press('F5');
     const qa = app.replay.root.getByTestId('candidates-qa');
     await qa.waitFor({ timeout: 120_000 });
     await expect(qa.innerText()).resolves.toMatch(/QA rule \(loop\) flagged step 3: execute_shell called 3×/);
     expect(await app.timeline.lastStep()).toBe(3);
-    await expect(app.page.getByTestId('stop-reason').innerText()).resolves.toMatch(/QA loop/);
+    await expect(app.stepper.stopReason.innerText()).resolves.toMatch(/QA loop/);
 
     // "Try candidates here": candidates for the flagged step 3, each forked from step 2, in a view of their own.
     await app.replay.root.getByTestId('candidates-here').click();
@@ -86,10 +83,7 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     expect(await app.timeline.lastStep()).toBe(3);
     await expect(app.timeline.row(3).innerText()).resolves.toMatch(/write_file/);
     await app.page.keyboard.press('F5');
-    await app.page
-      .getByTestId('episode-state')
-      .filter({ hasText: 'succeeded' })
-      .waitFor({ timeout: 120_000 });
+    await app.stepper.episodeState.filter({ hasText: 'succeeded' }).waitFor({ timeout: 120_000 });
 
     // Compare with the branch it was picked over: aligned steps, the first difference at step 3.
     await view.openCompare();

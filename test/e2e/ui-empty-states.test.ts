@@ -16,7 +16,7 @@ describe('web mode: first load', () => {
     const served = await startServe({ home });
     try {
       const app = await openApp(browser, served.url);
-      for (const id of PANELS) await expect(app.page.getByTestId(id).count()).resolves.toBe(1);
+      for (const id of PANELS) await expect(app.panel(id).count()).resolves.toBe(1);
       await expect(app.timeline.text()).resolves.toContain('No episode open');
       await expect(app.inspector.text()).resolves.toContain('Select a step');
       await expect(app.sandbox.text()).resolves.toContain('No episode open');
@@ -24,12 +24,9 @@ describe('web mode: first load', () => {
       await expect(app.inject.text()).resolves.toContain('Open a live episode');
       await expect(app.terminal.text()).resolves.toContain('No live sandbox');
       // The bundled sample tasks and cases are listed from the real catalog.
-      await app.page.getByTestId('library-task').first().waitFor();
-      await expect(app.page.getByTestId('library-case').count()).resolves.toBeGreaterThan(0);
-      await app.page
-        .getByTestId('docker-status')
-        .filter({ hasText: 'docker ok' })
-        .waitFor({ timeout: 20_000 });
+      await app.library.waitForTasks();
+      await expect(app.library.caseCards.count()).resolves.toBeGreaterThan(0);
+      await app.sandbox.dockerStatus.filter({ hasText: 'docker ok' }).waitFor({ timeout: 20_000 });
       // Debugger keys are cancelled: F5 must not reload the page (the marker would vanish).
       await app.page.evaluate(() => ((window as unknown as { __marker: number }).__marker = 42));
       await app.page.keyboard.press('F5');
@@ -50,13 +47,13 @@ describe('web mode: first load', () => {
     const served = await startServe({ home, env: { DOCKER_HOST: 'tcp://127.0.0.1:1' } });
     try {
       const app = await openApp(browser, served.url);
-      for (const id of PANELS) await expect(app.page.getByTestId(id).count()).resolves.toBe(1);
+      for (const id of PANELS) await expect(app.panel(id).count()).resolves.toBe(1);
       const problem = app.sandbox.root.getByTestId('docker-problem');
       await problem.waitFor({ timeout: 30_000 });
       const text = await problem.innerText();
       expect(text).toMatch(/127\.0\.0\.1:1|docker/i);
       expect(text).toMatch(/Fix:/);
-      await expect(app.page.getByTestId('docker-status').innerText()).resolves.toBe('docker down');
+      await expect(app.sandbox.dockerStatus.innerText()).resolves.toBe('docker down');
       await app.screenshot('docker-down');
       expect(app.errors).toEqual([]);
     } finally {

@@ -4,7 +4,7 @@ import { servedApp, until, type AppPage } from '../support/e2e';
 /** Starts the bundled hello-python sample (scripted agent) and waits for step 0. */
 async function startHello(app: AppPage): Promise<void> {
   await app.library.startTask('hello-python');
-  await app.page.getByTestId('episode-state').waitFor({ timeout: 60_000 });
+  await app.stepper.episodeState.waitFor({ timeout: 60_000 });
   await app.terminal.root
     .getByTestId('terminal-mode')
     .filter({ hasText: 'open' })
@@ -40,8 +40,8 @@ describe('web mode: a live episode on Docker', () => {
     // F9 with nothing selected arms the next step; F5 runs to it.
     await app.page.keyboard.press('F9');
     await app.page.keyboard.press('F5');
-    await app.page.getByTestId('stop-reason').filter({ hasText: 'breakpoint' }).waitFor({ timeout: 60_000 });
-    await expect(app.page.getByTestId('episode-state').innerText()).resolves.toBe('paused');
+    await app.stepper.stopReason.filter({ hasText: 'breakpoint' }).waitFor({ timeout: 60_000 });
+    await expect(app.stepper.episodeState.innerText()).resolves.toBe('paused');
     expect(await app.timeline.lastStep()).toBe(2);
 
     // The terminal: a TTY into the live sandbox, typed into while F-keys stay the debugger's.
@@ -93,10 +93,7 @@ describe('web mode: a live episode on Docker', () => {
     await app.inspector.tab('call');
     expect(app.errors).toEqual([]);
     await app.page.keyboard.press('Shift+F5');
-    await app.page
-      .getByTestId('episode-state')
-      .filter({ hasNotText: /paused|idle|running/ })
-      .waitFor({ timeout: 60_000 });
+    await app.stepper.episodeState.filter({ hasNotText: /paused|idle|running/ }).waitFor({ timeout: 60_000 });
     await app.page.close();
   });
 

@@ -30,12 +30,10 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
       const go = join(dir, `go-${viewport.width}`);
       const a = await app.open(viewport);
       // The program says hello on stderr, then waits for the test's go before its first model call.
-      await a.page
-        .getByTestId('library-agent')
-        .fill(
-          `exec:echo "agent starting, model $STEPBOX_MODEL" >&2; until [ -e ${go} ]; do sleep 0.05; done; python3 ${AGENT}`,
-        );
-      await a.page.getByTestId('library-model').fill(`scripted:${model}`);
+      await a.library.agentField.fill(
+        `exec:echo "agent starting, model $STEPBOX_MODEL" >&2; until [ -e ${go} ]; do sleep 0.05; done; python3 ${AGENT}`,
+      );
+      await a.library.modelField.fill(`scripted:${model}`);
       await a.library.startTask('hello-python');
       await a.settled();
       await a.inspector.waitForStep(0);
@@ -47,7 +45,7 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
       expect(await live.innerText()).toMatch(
         /Step 1 is running[\s\S]*agent starting, model stepbox-scripted/,
       );
-      expect(await a.page.getByTestId('stepper-bar').getAttribute('data-state')).toBe('running');
+      expect(await a.stepper.root.getAttribute('data-state')).toBe('running');
       await a.screenshot(`exec-agent-output-live-${viewport.width}`);
 
       writeFileSync(go, '');
@@ -94,14 +92,12 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
         expect(await layout.readable(forked)).toBe(true);
         await a.page.keyboard.press('F5');
         // Ended, the window shows the fork as a recorded branch.
-        await a.page
-          .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
-          .waitFor({ timeout: 60_000 });
+        await a.stepper.waitForEnd(60_000);
         await a.timeline.waitForStep(3);
         expect((await a.library.branches()).length).toBe(before.length + 1);
         expect((await a.timeline.rowAt(2)).text).toContain('python3 greet.py World');
         expect((await a.timeline.rowAt(3)).text).toContain('greet.py greets.');
-        expect(await a.page.getByTestId('stepper-bar').innerText()).toContain('succeeded');
+        expect(await a.stepper.root.innerText()).toContain('succeeded');
         await a.screenshot('exec-agent-fork-1280');
       }
       expect(a.errors).toEqual([]);

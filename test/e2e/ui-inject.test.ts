@@ -63,7 +63,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
 
   it('injects a user message at the paused step; the next tool call carries it and the timeline marks it', async () => {
     const app = await openApp(browser, served.url);
-    await app.page.getByTestId('library-agent').fill('openai:fake-model');
+    await app.library.agentField.fill('openai:fake-model');
     await app.library.startTask('hello-python');
     await app.settled();
     await app.page.keyboard.press('F10');
@@ -166,7 +166,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
 
   it('a manual agent takes the next decision a person queues in the panel', async () => {
     const app = await openApp(browser, served.url);
-    await app.page.getByTestId('library-agent').fill('manual');
+    await app.library.agentField.fill('manual');
     await app.library.startTask('hello-python');
     await app.settled();
     await app.inject.root.getByTestId('decide-tool').fill('execute_shell');

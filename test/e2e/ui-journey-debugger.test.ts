@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BreakpointsSection, LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
-
-const ENDED = '[data-testid="stepper-bar"]:is([data-state="none"], [data-state="ended"])';
+import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 
 async function stopReason(app: AppPage): Promise<string> {
-  return app.page.getByTestId('stop-reason').innerText();
+  return app.stepper.stopReason.innerText();
 }
 
 describe('web mode: a case walked with breakpoints, the keyboard and a small window', () => {
@@ -13,9 +11,9 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
   it('at 1024×700: walkthrough beside a full timeline, conditional breakpoints pause the run, Escape leaves the terminal, Tab reaches every panel', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
-    const bps = new BreakpointsSection(app.page);
+    const bps = app.breakpoints;
     await app.library.openCase('tool-loop-vague-error');
-    const walkthrough = app.page.getByTestId('case-walkthrough');
+    const walkthrough = app.library.walkthrough;
     await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
     await app.settled({ timeoutMs: 60_000 });
     // The walkthrough is a drawer in the left column: its close button is on screen and the timeline keeps its width.
@@ -67,17 +65,17 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
       /paused at a breakpoint \(when a command exits non-zero\): execute_shell exited 1/,
     );
     // Read whole at 1024 px: the sentence wraps above the inspector instead of ending in "…".
-    expect(await layout.readable(app.page.getByTestId('stop-reason'))).toBe(true);
-    expect(await layout.readable(bps.root.getByTestId('breakpoint-kind'))).toBe(true);
+    expect(await layout.readable(app.stepper.stopReason)).toBe(true);
+    expect(await layout.readable(bps.kindField)).toBe(true);
     // Every hint in an empty field reads whole at this width (no "Search episodes, tasks, ca").
-    for (const id of [
-      'library-search',
-      'library-agent',
-      'timeline-filter-text',
-      'timeline-goto',
-      'batch-agent',
-    ])
-      expect(await layout.placeholderFits(app.page.getByTestId(id)), id).toBe(true);
+    for (const [id, field] of [
+      ['library-search', app.library.searchField],
+      ['library-agent', app.library.agentField],
+      ['timeline-filter-text', app.timeline.filterText],
+      ['timeline-goto', app.timeline.gotoField],
+      ['batch-agent', app.batches.agentField],
+    ] as const)
+      expect(await layout.placeholderFits(field), id).toBe(true);
     await app.settled({ timeoutMs: 30_000 });
     await app.timeline.waitForStep(1);
     expect(await app.timeline.lastStep()).toBe(1);
@@ -109,7 +107,7 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
 
     // Run to the end: the QA flag list jumps to the flagged step.
     await app.page.keyboard.press('F5');
-    await app.page.locator(ENDED).waitFor({ timeout: 120_000 });
+    await app.stepper.waitForEnd(120_000);
     const jump = app.timeline.root.locator('[data-testid="flag-jump"][data-flag="loop"]');
     await jump.waitFor({ timeout: 30_000 });
     await expect(jump.getAttribute('data-step')).resolves.toBe('3');
@@ -130,18 +128,15 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     const app = await web.open({ width: 1920, height: 1080 });
     const layout = new LayoutObject(app.page);
     await app.library.openCase('tool-loop-vague-error');
-    await app.page
-      .getByTestId('case-walkthrough')
-      .filter({ hasText: 'Where to look' })
-      .waitFor({ timeout: 30_000 });
+    await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
     await app.settled({ timeoutMs: 60_000 });
     await app.page.keyboard.press('F5');
-    await app.page.locator(ENDED).waitFor({ timeout: 120_000 });
+    await app.stepper.waitForEnd(120_000);
     await app.timeline.root.locator('[data-testid="flag-jump"][data-flag="loop"]').click();
     await app.inspector.waitForStep(3);
     const timeline = (await layout.box('timeline'))!;
     expect(timeline.width).toBeGreaterThan(700);
-    expect(await layout.onScreen(app.page.getByTestId('case-walkthrough'))).toBe(true);
+    expect(await layout.onScreen(app.library.walkthrough)).toBe(true);
     await app.screenshot('journey-debugger-1920x1080-case-flag');
     expect(app.errors).toEqual([]);
   });
@@ -149,15 +144,12 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
   it('a manual decision names a tool the task has before it is queued; a failed start shows under its card', async () => {
     const app = await web.open({ width: 1280, height: 800 });
     // A bad agent spec: the error shows under the task that was clicked, and goes when the spec changes.
-    await app.page.getByTestId('library-agent').fill('nonsense:agent');
+    await app.library.agentField.fill('nonsense:agent');
     await app.library.startTask('hello-python');
-    const card = app.library.root.locator('li', {
-      has: app.page.locator('[data-testid="library-task"][data-task="hello-python"]'),
-    });
-    const startError = card.getByTestId('start-error');
+    const startError = app.library.startError('hello-python');
     await startError.waitFor({ timeout: 30_000 });
     expect(await new LayoutObject(app.page).onScreen(startError)).toBe(true);
-    await app.page.getByTestId('library-agent').fill('manual');
+    await app.library.agentField.fill('manual');
     await expect(startError.count()).resolves.toBe(0);
     await app.library.startTask('hello-python');
     await app.settled({ timeoutMs: 60_000 });

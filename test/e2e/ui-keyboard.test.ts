@@ -34,7 +34,8 @@ describe('web mode: the keyboard is never trapped', () => {
       case: document.activeElement?.getAttribute('data-case') ?? null,
     }));
     expect(focused).toEqual({ task: 'notes-memory', case: null });
-    expect(await new LayoutObject(app.page).onScreen(app.page.locator(':focus'))).toBe(true);
+    const layout = new LayoutObject(app.page);
+    expect(await layout.onScreen(layout.focusedElement)).toBe(true);
     // The Agent field's hint is one line until asked (its whole list pushed the tasks out of sight).
     const hint = app.library.root.getByTestId('library-agent-hint');
     const closed = (await hint.boundingBox())?.height ?? Infinity;
@@ -59,7 +60,7 @@ describe('web mode: the keyboard is never trapped', () => {
     await keys.press('Enter');
     expect((await focusedIn(app)).testId).toBe('library-task');
     await keys.press('Enter');
-    await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+    await app.stepper.episodeState.waitFor({ timeout: 90_000 });
     const mode = app.terminal.root.getByTestId('terminal-mode');
     await mode.filter({ hasText: 'open' }).waitFor({ timeout: 90_000 });
     await app.settled({ timeoutMs: 90_000 });
@@ -120,7 +121,7 @@ describe('web mode: the keyboard is never trapped', () => {
 
     // "?" shows every key; Escape closes it.
     await keys.press('?');
-    const sheet = app.page.getByTestId('key-sheet');
+    const sheet = app.keySheet;
     await sheet.waitFor();
     const sheetText = await sheet.innerText();
     for (const line of [
@@ -142,9 +143,9 @@ describe('web mode: the keyboard is never trapped', () => {
     await expect(sheet.count()).resolves.toBe(0);
 
     // E edits the held step's arguments: pause before tools, F10 decides, E opens the editor.
-    await app.page.getByTestId('stop-before-tool').check();
+    await app.stepper.stopBeforeTool.check();
     await keys.press('F10');
-    await app.page.getByTestId('held-action').waitFor({ timeout: 60_000 });
+    await app.held.root.waitFor({ timeout: 60_000 });
     await app.settled({ timeoutMs: 60_000 });
     await keys.press('e');
     await until(
@@ -153,13 +154,13 @@ describe('web mode: the keyboard is never trapped', () => {
       5_000,
       'the arguments editor',
     );
-    await expect(app.page.getByTestId('held-editor').inputValue()).resolves.toContain('"path"');
+    await expect(app.held.editor.inputValue()).resolves.toContain('"path"');
     await app.screenshot('keyboard-edit-arguments-1024x700');
     await keys.press('Escape');
     await keys.press('F10');
     await app.timeline.waitForStep(1);
     await app.settled({ timeoutMs: 60_000 });
-    await app.page.getByTestId('stop-before-tool').uncheck();
+    await app.stepper.stopBeforeTool.uncheck();
 
     // I goes to the injection text; typing there is text, not keys.
     await keys.press('i');
@@ -198,7 +199,7 @@ describe('web mode: the keyboard is never trapped', () => {
       .waitFor({ timeout: 60_000 });
 
     await keys.press('Shift+F5');
-    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    await app.stepper.waitForState('ended', 60_000);
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);

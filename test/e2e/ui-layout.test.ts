@@ -18,10 +18,7 @@ import {
 /** Opens the recorded trace and waits for its rows. */
 async function openTrace(app: AppPage, trace: LongTrace): Promise<void> {
   await app.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`).click();
-  await app.page
-    .getByTestId('timeline-count')
-    .filter({ hasText: `${trace.steps} steps` })
-    .waitFor();
+  await app.timeline.stepCount.filter({ hasText: `${trace.steps} steps` }).waitFor();
 }
 
 describe('web mode: the layout, keyboard and reading (a recorded trace)', () => {
@@ -66,13 +63,13 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
       const args = await app.timeline.root.locator('.tl-args').first().boundingBox();
       expect(args!.width).toBeGreaterThan(100);
       // The id is whole: on screen, on hover and in the copy button's name.
-      const id = app.page.getByTestId('episode-id');
+      const id = app.stepper.episodeId;
       await expect(id.innerText()).resolves.toBe(trace.branch);
       await expect(id.getAttribute('title')).resolves.toBe(trace.branch);
       // Opened following its end: once every row has arrived and the reward chart is drawn
       // above them, the viewed last step is still on screen.
-      await app.page.locator('[data-testid="timeline-scroll"][data-arriving="0"]').waitFor();
-      await app.page.getByTestId('reward-chart').waitFor();
+      await app.timeline.waitForArrived();
+      await app.timeline.rewardChart.waitFor();
       await until(
         () => layout.onScreen(app.timeline.row(trace.steps)),
         (on) => on,
@@ -99,14 +96,14 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     const terminalAfter = (await layout.box('terminal'))!;
     expect(terminalAfter.height - terminalBefore.height).toBeGreaterThan(50);
     // The keyboard moves a splitter too.
-    await app.page.getByTestId('split-right').focus();
+    await layout.splitter('split-right').focus();
     const inspector = (await layout.box('tool-inspector'))!;
     await app.page.keyboard.press('ArrowLeft');
     await expect(layout.box('tool-inspector').then((b) => b!.width)).resolves.toBeGreaterThan(
       inspector.width + 10,
     );
     await app.page.reload();
-    await app.page.waitForSelector('body[data-ready="true"]');
+    await app.waitForReady();
     await until(
       () => layout.box('episode-library').then((b) => Math.round(b!.width)),
       (w) => Math.abs(w - after.width) <= 2,
@@ -201,7 +198,7 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     const app = await openApp(browser, served.url, { width: 1280, height: 800 });
     await openTrace(app, trace);
     await app.page.keyboard.press('F10');
-    const message = app.page.getByTestId('stepper-error');
+    const message = app.stepper.error;
     await expect(message.innerText()).resolves.toMatch(/recorded.*Reopen live here/);
     await expect(message.innerText()).resolves.not.toMatch(/episode\.|--at|\breopen\(/);
     expect(app.errors).toEqual([]);
@@ -215,11 +212,11 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     ]) {
       const app = await openApp(browser, served.url, viewport);
       await openTrace(app, trace);
-      await app.page.getByTestId('timeline-goto').fill('13');
-      await app.page.getByTestId('timeline-goto').press('Enter');
+      await app.timeline.gotoField.fill('13');
+      await app.timeline.gotoField.press('Enter');
       await app.inspector.waitForStep(13);
-      await app.page.getByTestId('breakpoints-toggle').click();
-      await app.page.getByTestId('timeline-filter-kind').selectOption('error');
+      await app.breakpoints.toggle.click();
+      await app.timeline.filterKind.selectOption('error');
       const texts = await readTexts(app.page);
       expect(texts.length).toBeGreaterThan(40);
       const small = texts.filter((t) => t.fontPx < 11);

@@ -149,10 +149,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
   it('lists the episode, opens it, and reads step 9,999 with fewer than 200 row nodes', async () => {
     const node = app.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`);
     await node.click();
-    await app.page
-      .getByTestId('timeline-count')
-      .filter({ hasText: '10000 steps' })
-      .waitFor({ timeout: 60_000 });
+    await app.timeline.stepCount.filter({ hasText: '10000 steps' }).waitFor({ timeout: 60_000 });
     // Opened on a recorded trace, the timeline follows the last step: its row is on screen.
     await app.timeline.waitForStep(10_000, 30_000);
     await until(() => inView(10_000), Boolean, 10_000, 'the last step in view');
@@ -174,7 +171,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
     const top = await app.timeline.rows();
     expect(top.find((r) => r.step === 1)?.text).toContain('echo step 1 >> counter.txt');
     expect(top.find((r) => r.step === 0)?.status).toBe('setup');
-    await expect(app.page.getByTestId('timeline-row-arriving').count()).resolves.toBe(0);
+    await expect(app.timeline.arrivingRows.count()).resolves.toBe(0);
     expect(app.errors).toEqual([]);
   });
 
@@ -200,9 +197,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
         );
       }, step);
       expect(drawnInTask).toBe(true);
-      await app.page
-        .locator(`[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]`)
-        .waitFor({ timeout: 30_000 });
+      await app.timeline.selectedRow(step).waitFor({ timeout: 30_000 });
       await expect(inView(step)).resolves.toBe(true);
       expect((await app.timeline.rows()).length).toBeLessThan(200);
     }
@@ -210,8 +205,8 @@ describe('web mode: a recorded 10,000-step trace', () => {
   });
 
   it('a far slider move shows the far steps in the rows already drawn, each row its own step in its place, the focus on the viewed one', async () => {
-    await app.page.locator('[data-testid="timeline-scroll"][data-arriving="0"]').waitFor({ timeout: 60_000 });
-    const rows = app.page.locator('[data-testid="timeline-row"]');
+    await app.timeline.waitForArrived(60_000);
+    const rows = app.timeline.rowItems;
     // The row nodes drawn now, marked, to tell reused nodes from new ones after the move.
     const before = await rows.evaluateAll((els) =>
       els.map((el) => {
@@ -238,9 +233,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
         set.call(input, String(to));
         input.dispatchEvent(new Event('input', { bubbles: true }));
       }, step);
-      await app.page
-        .locator(`[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]`)
-        .waitFor({ timeout: 30_000 });
+      await app.timeline.selectedRow(step).waitFor({ timeout: 30_000 });
       await expect(inView(step)).resolves.toBe(true);
       const drawn = await rows.evaluateAll((els) =>
         els.map((el) => ({
@@ -278,9 +271,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
     const layout = new LayoutObject(app.page);
     const pressAndFollow = async (key: string, step: number) => {
       await app.page.keyboard.press(key);
-      await app.page
-        .locator(`[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]`)
-        .waitFor({ timeout: 10_000 });
+      await app.timeline.selectedRow(step).waitFor({ timeout: 10_000 });
       await until(
         () => layout.focused(),
         (f) => f.step === String(step),
@@ -293,9 +284,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
     await pressAndFollow('ArrowRight', 7_002);
     // Back to the end (the final answer, step 10,000), where the next test starts.
     await app.page.keyboard.press('End');
-    await app.page
-      .locator('[data-testid="timeline-row"][data-step="10000"][aria-selected="true"]')
-      .waitFor({ timeout: 10_000 });
+    await app.timeline.selectedRow(10000).waitFor({ timeout: 10_000 });
     expect(app.errors).toEqual([]);
   });
 
@@ -306,14 +295,12 @@ describe('web mode: a recorded 10,000-step trace', () => {
     try {
       // Before the pages have landed (rows still "loading…" above), the person scrolls up.
       await fresh.timeline.scrollTo(5_000);
-      await fresh.page.locator('[data-testid="timeline-row-arriving"]').first().waitFor({ timeout: 10_000 });
+      await fresh.timeline.arrivingRows.first().waitFor({ timeout: 10_000 });
       release();
       // The pages land; the list stays where the person put it (it does not jump back to the end).
-      await fresh.page
-        .locator('[data-testid="timeline-scroll"][data-arriving="0"]')
-        .waitFor({ timeout: 60_000 });
+      await fresh.timeline.waitForArrived(60_000);
       await fresh.timeline.waitForStep(5_000, 30_000);
-      const top = await fresh.page.getByTestId('timeline-scroll').evaluate((el) => el.scrollTop);
+      const top = await fresh.timeline.scroller.evaluate((el) => el.scrollTop);
       expect(top).toBe(4_999 * 22);
       // And the row there holds still for a click: the inspector shows it.
       await fresh.timeline.row(5_000).click({ timeout: 10_000 });
@@ -330,19 +317,19 @@ describe('web mode: a recorded 10,000-step trace', () => {
     // (a full CI run typed 13 in a 300-step trace before they landed: "No step 13 here: steps 101–300").
     const { fresh, release } = await openHoldingRows();
     try {
-      await fresh.page.getByTestId('timeline-goto').fill('13');
-      await fresh.page.getByTestId('timeline-goto').press('Enter');
+      await fresh.timeline.gotoField.fill('13');
+      await fresh.timeline.gotoField.press('Enter');
       // The inspector shows step 13 while its row is still on its way.
       await fresh.inspector.waitForStep(13, 30_000);
-      await expect(fresh.page.getByTestId('timeline-goto-message').count()).resolves.toBe(0);
+      await expect(fresh.timeline.gotoMessage.count()).resolves.toBe(0);
       release();
       // Its row lands selected.
-      const row = fresh.page.locator('[data-testid="timeline-row"][data-step="13"][aria-selected="true"]');
+      const row = fresh.timeline.selectedRow(13);
       await row.waitFor({ timeout: 60_000 });
       // A step the branch does not have is still refused, with its range.
-      await fresh.page.getByTestId('timeline-goto').fill('20000');
-      await fresh.page.getByTestId('timeline-goto').press('Enter');
-      await expect(fresh.page.getByTestId('timeline-goto-message').innerText()).resolves.toMatch(
+      await fresh.timeline.gotoField.fill('20000');
+      await fresh.timeline.gotoField.press('Enter');
+      await expect(fresh.timeline.gotoMessage.innerText()).resolves.toMatch(
         /No step 20000 here: steps \d+–10000/,
       );
       expect(fresh.errors).toEqual([]);

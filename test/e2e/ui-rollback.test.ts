@@ -29,11 +29,11 @@ describe('web mode: rollback is visible', () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
     await app.library.startTask('hello-python');
-    await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+    await app.stepper.episodeState.waitFor({ timeout: 90_000 });
     await stepTo(app, 1);
     await stepTo(app, 2);
     await stepTo(app, 3);
-    const parent = (await app.page.getByTestId('episode-id').getAttribute('data-id')) ?? '';
+    const parent = (await app.stepper.episodeId.getAttribute('data-id')) ?? '';
     expect(parent).not.toBe('');
 
     await app.timeline.select(1);
@@ -61,12 +61,12 @@ describe('web mode: rollback is visible', () => {
       'step 1 / 1 · 2 undone',
     );
     // Before Continue: what it will do, and what happens to this branch.
-    const notice = app.page.getByTestId('stop-reason');
+    const notice = app.stepper.stopReason;
     await expect(notice.innerText()).resolves.toBe(
       `Rolled back to step 1: steps 2–3 are undone in the sandbox (kept in this branch's trace). Step (F10) or Continue (F5) starts a new branch from step 1; ${parent} stays as recorded.`,
     );
     expect(await layout.readable(notice)).toBe(true);
-    await expect(app.page.getByTestId('btn-continue').getAttribute('title')).resolves.toContain(
+    await expect(app.stepper.continueButton.getAttribute('title')).resolves.toContain(
       'starts a new branch from step 1',
     );
     await app.screenshot('rollback-undone-1024x700');
@@ -78,7 +78,7 @@ describe('web mode: rollback is visible', () => {
     // Continue: a new branch from step 1; the old one says it was rolled back and keeps its 3 steps.
     await app.page.keyboard.press('F10');
     await until(
-      () => app.page.getByTestId('episode-id').getAttribute('data-id'),
+      () => app.stepper.episodeId.getAttribute('data-id'),
       (id) => id !== null && id !== parent,
       60_000,
       'the new branch',
@@ -97,7 +97,7 @@ describe('web mode: rollback is visible', () => {
     await app.screenshot('rollback-continued-1024x700');
 
     await app.page.keyboard.press('Shift+F5');
-    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    await app.stepper.waitForState('ended', 60_000);
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 400_000);
@@ -106,7 +106,7 @@ describe('web mode: rollback is visible', () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
     await app.library.startTask('hello-python');
-    await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+    await app.stepper.episodeState.waitFor({ timeout: 90_000 });
     await stepTo(app, 1);
     await app.inject.inject('Also print the greeting twice.');
     // A command of the person's own in the sandbox, after snapshot 1; then out of the terminal.
@@ -118,7 +118,7 @@ describe('web mode: rollback is visible', () => {
     await app.timeline.select(1);
     await app.replay.rollback();
     await app.settled({ timeoutMs: 90_000 });
-    const notice = app.page.getByTestId('stop-reason');
+    const notice = app.stepper.stopReason;
     await until(
       () => notice.innerText(),
       (t) => t.startsWith('Rolled back to step 1'),
@@ -136,7 +136,7 @@ describe('web mode: rollback is visible', () => {
     expect(await layout.readable(notice)).toBe(true);
     await app.screenshot('rollback-injected-1920x1080');
     await app.page.keyboard.press('Shift+F5');
-    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    await app.stepper.waitForState('ended', 60_000);
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 400_000);

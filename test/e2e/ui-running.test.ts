@@ -21,9 +21,9 @@ describe('web mode: live sandboxes in sight', () => {
     const layout = new LayoutObject(app.page);
     await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('0');
     await app.library.startTask('hello-python');
-    await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+    await app.stepper.episodeState.waitFor({ timeout: 90_000 });
     await app.settled({ timeoutMs: 90_000 });
-    const main = (await app.page.getByTestId('episode-id').getAttribute('data-id')) ?? '';
+    const main = (await app.stepper.episodeId.getAttribute('data-id')) ?? '';
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1, 90_000);
     await app.settled({ timeoutMs: 90_000 });
@@ -38,7 +38,7 @@ describe('web mode: live sandboxes in sight', () => {
     await app.timeline.select(1);
     await app.replay.fork();
     await app.settled({ timeoutMs: 90_000 });
-    const fork = (await app.page.getByTestId('episode-id').getAttribute('data-id')) ?? '';
+    const fork = (await app.stepper.episodeId.getAttribute('data-id')) ?? '';
     expect(fork).not.toBe(main);
     await until(
       () => running(app),
@@ -50,7 +50,7 @@ describe('web mode: live sandboxes in sight', () => {
     // A reload shows the episode it showed (the address keeps it), not "no episode open".
     await app.page.reload();
     await until(
-      () => app.page.getByTestId('episode-id').getAttribute('data-id'),
+      () => app.stepper.episodeId.getAttribute('data-id'),
       (id) => id === fork,
       30_000,
       'the fork on screen after a reload',
@@ -99,7 +99,7 @@ describe('web mode: live sandboxes in sight', () => {
       30_000,
       'the main branch stopped',
     );
-    await expect(app.page.getByTestId('episode-state').innerText()).resolves.toMatch(/paused|idle/);
+    await expect(app.stepper.episodeState.innerText()).resolves.toMatch(/paused|idle/);
 
     await app.page.keyboard.press('Shift+F5');
     await until(

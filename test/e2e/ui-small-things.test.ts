@@ -85,7 +85,7 @@ describe('web mode: the small things (issue 19.9)', () => {
     // (e)(f) A long agent command without its model source: the answer names the form's
     // fields (no "--model SOURCE", no "agent spec") and wraps inside the library.
     const long = `exec:python3 ${'/very/long/folder/of/the/agent'.repeat(6)}/agent.py`;
-    await app.page.getByTestId('library-agent').fill(long);
+    await app.library.agentField.fill(long);
     await app.library.startTask('hello-python');
     const error = app.library.root.getByTestId('start-error');
     await error.waitFor({ timeout: 30_000 });
@@ -107,8 +107,8 @@ describe('web mode: the small things (issue 19.9)', () => {
   it('the inject hint is about this step; candidate step −1 is refused; the next episode’s inspector falls back to Call', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     // An exec: agent's episode, on its "Agent output" tab.
-    await app.page.getByTestId('library-agent').fill(`exec:python3 ${AGENT}`);
-    await app.page.getByTestId('library-model').fill(`scripted:${model}`);
+    await app.library.agentField.fill(`exec:python3 ${AGENT}`);
+    await app.library.modelField.fill(`scripted:${model}`);
     await app.library.startTask('hello-python');
     await app.settled();
     await app.page.keyboard.press('F10');
@@ -141,13 +141,13 @@ describe('web mode: the small things (issue 19.9)', () => {
     await app.sideBySide.close();
 
     // (a) The next episode (the task's own scripted agent) has no "Agent output": its call shows.
-    const first = await app.page.getByTestId('stepper-bar').getByTestId('episode-id').getAttribute('data-id');
-    await app.page.getByTestId('library-agent').fill('');
+    const first = await app.stepper.episodeId.getAttribute('data-id');
+    await app.library.agentField.fill('');
     await app.library.startTask('hello-python');
     // The first episode has steps: the window asks before it stops it (19.8).
-    await app.page.getByTestId('stop-question-stop').click();
+    await app.stepper.stopQuestionStop.click();
     await until(
-      () => app.page.getByTestId('stepper-bar').getByTestId('episode-id').getAttribute('data-id'),
+      () => app.stepper.episodeId.getAttribute('data-id'),
       (id) => id !== null && id !== first,
       30_000,
       'the second episode open',

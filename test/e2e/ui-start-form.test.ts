@@ -60,7 +60,7 @@ describe('web mode: the start form reads no host file into view', () => {
     const lib = app.library.root;
     await lib.locator('[data-testid="library-task"][data-task="hello-python"]').waitFor({ timeout: 30_000 });
     await lib.getByTestId('pick-agent').click();
-    const picker = app.page.getByTestId('file-picker');
+    const picker = app.library.filePicker;
     await picker.waitFor({ timeout: 10_000 });
     await picker.getByTestId('picker-task').selectOption('hello-python');
     await picker
@@ -99,7 +99,7 @@ describe('web mode: the start form reads no host file into view', () => {
     await app.screenshot('start-form-picked-1024x700');
     await app.library.startTask('hello-python');
     await app.settled({ timeoutMs: 90_000 });
-    await expect(app.page.locator('.where-task').getAttribute('title')).resolves.toMatch(/hello/);
+    await expect(app.stepper.taskName.getAttribute('title')).resolves.toMatch(/hello/);
     // The header's title takes the bar's free width: whole at 1024 and 1280, not "hell…".
     for (const [width, height] of [
       [1024, 700],
@@ -107,7 +107,7 @@ describe('web mode: the start form reads no host file into view', () => {
     ] as const) {
       await app.page.setViewportSize({ width, height });
       await app.screenshot(`start-form-header-${width}x${height}`);
-      const cut = await app.page.locator('.where-task').evaluate((el) => el.scrollWidth > el.clientWidth);
+      const cut = await app.stepper.taskName.evaluate((el) => el.scrollWidth > el.clientWidth);
       expect(cut, `the task name is cut at ${width}×${height}`).toBe(false);
     }
     expect(app.errors).toEqual([]);

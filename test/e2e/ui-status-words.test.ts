@@ -29,7 +29,7 @@ describe('web mode: status words say what happened', () => {
   it('exit 1 reads as a failed command, not "ok true"', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     await app.library.startTask('hello-python');
-    await app.page.getByTestId('episode-state').waitFor({ timeout: 90_000 });
+    await app.stepper.episodeState.waitFor({ timeout: 90_000 });
     await stepTo(app, 1);
     await stepTo(app, 2);
     await stepTo(app, 3);
@@ -46,7 +46,7 @@ describe('web mode: status words say what happened', () => {
     expect(await new LayoutObject(app.page).readable(outcome)).toBe(true);
     await app.screenshot('status-words-exit1-1024x700');
     await app.page.keyboard.press('Shift+F5');
-    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    await app.stepper.waitForState('ended', 60_000);
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);
@@ -54,11 +54,7 @@ describe('web mode: status words say what happened', () => {
   it('a call killed at its timeout and answered by a fallback reads "timeout → fallback", in red, in the row and the inspector', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     await app.library.openCase('timeout-too-strict');
-    await app.page
-      .locator(
-        '[data-testid="case-walkthrough"][data-case="timeout-too-strict"] [data-testid="case-run"][data-variant="broken"]',
-      )
-      .waitFor({ timeout: 120_000 });
+    await app.library.caseRun('broken', 'timeout-too-strict').waitFor({ timeout: 120_000 });
     await stepTo(app, 1);
     const row = app.timeline.row(1);
     await expect(row.getByTestId('row-status').innerText()).resolves.toBe('timeout');
@@ -79,7 +75,7 @@ describe('web mode: status words say what happened', () => {
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     await app.screenshot('status-words-fallback-1920x1080');
     await app.page.keyboard.press('Shift+F5');
-    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    await app.stepper.waitForState('ended', 60_000);
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);

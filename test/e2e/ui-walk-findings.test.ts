@@ -36,7 +36,7 @@ async function unreachableButtons(app: AppPage): Promise<string[]> {
   const layout = new LayoutObject(app.page);
   const out: string[] = [];
   for (const panel of PANELS)
-    for (const button of await app.page.getByTestId(panel).locator('button:visible').all()) {
+    for (const button of await app.panel(panel).locator('button:visible').all()) {
       if (await layout.onScreen(button)) continue;
       await button.evaluate((el) => el.scrollIntoView({ block: 'nearest' }));
       const windowScrolled = await app.page.evaluate(() => scrollX !== 0 || scrollY !== 0);

@@ -27,9 +27,7 @@ async function resize(app: AppPage, size: { width: number; height: number }): Pr
 /** Opens a case from its card and waits until its episode is ready in the stepper. */
 async function openCase(app: AppPage, id: string): Promise<string> {
   await app.library.openCase(id);
-  const run = app.page.locator(
-    `[data-testid="case-walkthrough"][data-case="${id}"] [data-testid="case-run"][data-variant="broken"]`,
-  );
+  const run = app.library.caseRun('broken', id);
   await run.waitFor({ timeout: 120_000 });
   await app.settled({ ended: true, timeoutMs: 120_000 });
   return (await run.getAttribute('data-branch')) ?? '';
@@ -42,10 +40,8 @@ describe('web mode: the window gaps a person found', () => {
     const app = await web.open(SIZES[0]);
     const layout = new LayoutObject(app.page);
     await openCase(app, 'fallback-writes-none');
-    await app.page.getByTestId('case-run-continue').click();
-    await app.page
-      .locator('[data-testid="stepper-bar"]:is([data-state="ended"], [data-state="none"])')
-      .waitFor({ timeout: 180_000 });
+    await app.library.caseRunIt.click();
+    await app.stepper.waitForEnd(180_000);
     for (const size of SIZES) {
       const tag = await resize(app, size);
       // The flag in the ROW (the flag list above the timeline names it too): whole, not "⚑ memo…".
@@ -105,7 +101,7 @@ describe('web mode: the window gaps a person found', () => {
     }
     // Stopped here: a closed page would leave it live on the server, holding its sandbox.
     await app.page.keyboard.press('Shift+F5');
-    await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').waitFor({ timeout: 60_000 });
+    await app.stepper.waitForState('ended', 60_000);
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);
@@ -125,13 +121,13 @@ describe('web mode: the window gaps a person found', () => {
     );
 
     // The person's switches and breakpoints are theirs for the session: the next case gets them.
-    await app.page.getByTestId('stop-before-tool').check();
+    await app.stepper.stopBeforeTool.check();
     await app.page.keyboard.press('F9');
-    await app.page.getByTestId('breakpoints-toggle').filter({ hasText: 'Breakpoints (1)' }).waitFor();
+    await app.breakpoints.toggle.filter({ hasText: 'Breakpoints (1)' }).waitFor();
 
     // Another card: the window asks before it stops work, Cancel focused.
     await app.library.openCase('fallback-writes-none');
-    const question = app.page.getByTestId('stop-question');
+    const question = app.stepper.stopQuestion;
     await question.waitFor({ timeout: 10_000 });
     await expect(question.innerText()).resolves.toMatch(/Stop the live episode\?/);
     await expect(question.innerText()).resolves.toMatch(/tool-loop-vague-error is live \(at step 1\)/);
@@ -150,12 +146,10 @@ describe('web mode: the window gaps a person found', () => {
     // Escape (Cancel): nothing stops or starts; the first case is still live and shown at step 1.
     await app.page.keyboard.press('Escape');
     await question.waitFor({ state: 'detached', timeout: 10_000 });
-    await expect(app.page.getByTestId('episode-id').getAttribute('title')).resolves.toContain(first);
-    await expect(app.page.getByTestId('episode-state').innerText()).resolves.toMatch(/paused|idle/);
+    await expect(app.stepper.episodeId.getAttribute('title')).resolves.toContain(first);
+    await expect(app.stepper.episodeState.innerText()).resolves.toMatch(/paused|idle/);
     expect(await app.library.branchStatus(first)).toBe('live');
-    await expect(
-      app.page.locator('[data-testid="case-walkthrough"][data-case="tool-loop-vague-error"]').count(),
-    ).resolves.toBe(1);
+    await expect(app.library.walkthroughOf('tool-loop-vague-error').count()).resolves.toBe(1);
     expect(await app.timeline.rows()).toHaveLength(2);
 
     // Again, and Stop: the new case starts; the earlier one is stopped.
@@ -167,15 +161,13 @@ describe('web mode: the window gaps a person found', () => {
     await resize(app, SIZES[0]);
     await stop.click();
     await question.waitFor({ state: 'detached', timeout: 10_000 });
-    const run = app.page.locator(
-      '[data-testid="case-walkthrough"][data-case="fallback-writes-none"] [data-testid="case-run"][data-variant="broken"]',
-    );
+    const run = app.library.caseRun('broken', 'fallback-writes-none');
     await run.waitFor({ timeout: 120_000 });
     await app.settled({ ended: true, timeoutMs: 120_000 });
     const second = (await run.getAttribute('data-branch')) ?? '';
     expect(second).not.toBe(first);
-    expect(await app.page.getByTestId('stop-before-tool').isChecked()).toBe(true);
-    await app.page.getByTestId('breakpoints-toggle').filter({ hasText: 'Breakpoints (1)' }).waitFor();
+    expect(await app.stepper.stopBeforeTool.isChecked()).toBe(true);
+    await app.breakpoints.toggle.filter({ hasText: 'Breakpoints (1)' }).waitFor();
     // The earlier episode is no longer live: the list shows it stopped (interrupted), not "live".
     await until(
       () => app.library.branchStatus(first),

@@ -106,9 +106,19 @@ export interface AppPage {
   readonly batches: BatchesSection;
   readonly stepper: StepperBar;
   readonly held: HeldActionCard;
+  readonly breakpoints: BreakpointsSection;
+  /** One of the seven panels (see {@link PANELS}), by its test id. */
+  panel(testId: (typeof PANELS)[number]): Locator;
+  /** The sheet "?" opens: every key and what it does. */
+  readonly keySheet: Locator;
+  /** Waits until the page says it is ready (after a load or a reload). */
+  waitForReady(): Promise<void>;
   screenshot(name: string): Promise<string>;
-  /** The stepper bar at rest: paused or idle (or ended, with `ended`), no request in flight. */
-  stepperAtRest(options?: { ended?: boolean }): Locator;
+  /**
+   * The stepper bar at rest: paused or idle (or ended, with `ended`), no request in flight;
+   * with `task`, only while it shows a task whose name starts with `task`.
+   */
+  stepperAtRest(options?: { ended?: boolean; task?: string }): Locator;
   /** Waits until the stepper is at rest (see {@link stepperAtRest}). */
   settled(options?: { ended?: boolean; timeoutMs?: number }): Promise<void>;
 }
@@ -133,11 +143,12 @@ export async function openApp(
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   await page.waitForSelector('[data-testid="app-ready"]');
-  const stepperAtRest = ({ ended = false } = {}): Locator => {
+  const stepperAtRest = ({ ended = false, task }: { ended?: boolean; task?: string } = {}): Locator => {
     const states = ['paused', 'idle', ...(ended ? ['ended'] : [])];
-    return page.locator(
+    const bar = page.locator(
       `[data-testid="stepper-bar"]:is(${states.map((s) => `[data-state="${s}"]`).join(', ')})[data-busy="false"]`,
     );
+    return task === undefined ? bar : bar.filter({ has: page.locator(`.where-task[title^="${task}"]`) });
   };
   return {
     page,
@@ -153,6 +164,12 @@ export async function openApp(
     batches: new BatchesSection(page),
     stepper: new StepperBar(page),
     held: new HeldActionCard(page),
+    breakpoints: new BreakpointsSection(page),
+    panel: (testId) => page.getByTestId(testId),
+    keySheet: page.getByTestId('key-sheet'),
+    async waitForReady() {
+      await page.waitForSelector('body[data-ready="true"]');
+    },
     async screenshot(name) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       const path = join(SCREENSHOTS, `${name}.png`);
@@ -267,8 +284,12 @@ export class BatchesSection extends PanelObject {
     await this.root.getByTestId('batch-task').selectOption(options.task);
     await this.root.getByTestId('batch-episodes').fill(String(options.episodes));
     await this.root.getByTestId('batch-concurrency').fill(String(options.concurrency));
-    if (options.agent !== undefined) await this.root.getByTestId('batch-agent').fill(options.agent);
+    if (options.agent !== undefined) await this.agentField.fill(options.agent);
     await this.root.getByTestId('batch-start').click();
+  }
+  /** The form's "Agent" field. */
+  get agentField(): Locator {
+    return this.root.getByTestId('batch-agent');
   }
   /** The shown batch's slots. */
   slots(): Promise<SlotText[]> {
@@ -328,10 +349,40 @@ export class LibraryPanel extends PanelObject {
    * by" and "Agent folder" (they show for agents that run their own program).
    */
   async chooseAgent(agent: string, options: { model?: string; agentDir?: string } = {}): Promise<void> {
-    await this.root.getByTestId('library-agent').fill(agent);
-    if (options.model !== undefined) await this.root.getByTestId('library-model').fill(options.model);
+    await this.agentField.fill(agent);
+    if (options.model !== undefined) await this.modelField.fill(options.model);
     if (options.agentDir !== undefined)
       await this.root.getByTestId('library-agent-dir').fill(options.agentDir);
+  }
+  /** The start form's "Agent" field. */
+  get agentField(): Locator {
+    return this.root.getByTestId('library-agent');
+  }
+  /** The start form's "Its model calls answered by" field. */
+  get modelField(): Locator {
+    return this.root.getByTestId('library-model');
+  }
+  /** The list's search field. */
+  get searchField(): Locator {
+    return this.root.getByTestId('library-search');
+  }
+  /** The file picker "pick…" opens (a task, a folder or a file). */
+  get filePicker(): Locator {
+    return this.page.getByTestId('file-picker');
+  }
+  /** A task's entry in the start list: its card and what shows under it (a failed start). */
+  taskItem(id: string): Locator {
+    return this.root.locator('li', {
+      has: this.page.locator(`[data-testid="library-task"][data-task="${id}"]`),
+    });
+  }
+  /** Why a start from a task's card failed, under the card. */
+  startError(id: string): Locator {
+    return this.taskItem(id).getByTestId('start-error');
+  }
+  /** The cards of the cases. */
+  get caseCards(): Locator {
+    return this.page.getByTestId('library-case');
   }
   async openCase(id: string): Promise<void> {
     await this.root.locator(`[data-testid="library-case"][data-case="${id}"]`).click();
@@ -353,8 +404,13 @@ export class LibraryPanel extends PanelObject {
       .waitFor({ timeout: ms });
   }
   /** The case drawer's line for one run of the open case: its outcome in words; a click opens it. */
-  caseRun(variant: 'broken' | 'fixed'): Locator {
-    return this.walkthrough.locator(`[data-testid="case-run"][data-variant="${variant}"]`);
+  caseRun(variant: 'broken' | 'fixed', caseId?: string): Locator {
+    const walkthrough = caseId === undefined ? this.walkthrough : this.walkthroughOf(caseId);
+    return walkthrough.locator(`[data-testid="case-run"][data-variant="${variant}"]`);
+  }
+  /** The walkthrough's "▶ Run it": runs the case's episode from where it waits. */
+  get caseRunIt(): Locator {
+    return this.walkthrough.getByTestId('case-run-continue');
   }
   /**
    * What the case drawer says the window shows: its badge (`broken version open`), or its note
@@ -366,6 +422,10 @@ export class LibraryPanel extends PanelObject {
   /** The open case's walkthrough (the drawer below the library). */
   get walkthrough(): Locator {
     return this.page.getByTestId('case-walkthrough');
+  }
+  /** The walkthrough while it is the one of case `caseId`. */
+  walkthroughOf(caseId: string): Locator {
+    return this.page.locator(`[data-testid="case-walkthrough"][data-case="${caseId}"]`);
   }
   /** A branch's node in the library's trees. */
   branchNode(branch: string): Locator {
@@ -399,7 +459,7 @@ export class LibraryPanel extends PanelObject {
       .evaluateAll((els) => els.map((e) => e.getAttribute('data-branch') ?? ''));
   }
   async search(text: string): Promise<void> {
-    await this.root.getByTestId('library-search').fill(text);
+    await this.searchField.fill(text);
   }
   /** The status the list gives a branch (`live`, `interrupted`, `succeeded`, …). */
   branchStatus(branch: string): Promise<string | null> {
@@ -435,6 +495,70 @@ export class TimelinePanel extends PanelObject {
   }
   row(step: number): Locator {
     return this.root.locator(`[data-testid="timeline-row"][data-step="${step}"]`);
+  }
+  /** Every row in the DOM (the virtualizer renders only those near the viewport). */
+  get rowItems(): Locator {
+    return this.page.locator('[data-testid="timeline-row"]');
+  }
+  /** Step `step`'s row while it is the selected one. */
+  selectedRow(step: number): Locator {
+    return this.page.locator(`[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]`);
+  }
+  /** The placeholder rows of steps still arriving. */
+  get arrivingRows(): Locator {
+    return this.page.getByTestId('timeline-row-arriving');
+  }
+  /** The scrolling list of rows. */
+  get scroller(): Locator {
+    return this.page.getByTestId('timeline-scroll');
+  }
+  /** Waits until no step is still arriving (the list says so). */
+  async waitForArrived(ms?: number): Promise<void> {
+    await this.page.locator('[data-testid="timeline-scroll"][data-arriving="0"]').waitFor({ timeout: ms });
+  }
+  /** "Save as case…" in the header (a name, then the branch joins the case library). */
+  get saveCaseButton(): Locator {
+    return this.page.getByTestId('btn-save-case');
+  }
+  /** The save dialog's case name. */
+  get saveCaseName(): Locator {
+    return this.page.getByTestId('save-case-name');
+  }
+  /** The save dialog's Save. */
+  get saveCaseSave(): Locator {
+    return this.page.getByTestId('save-case-dialog').getByRole('button', { name: 'Save' });
+  }
+  /** "Share…" in the header: the branch as one HTML file, downloaded. */
+  get shareButton(): Locator {
+    return this.page.getByTestId('btn-share');
+  }
+  /** What saving or sharing answered (`Saved as case …`, `… KiB, opens offline`). */
+  get teachingNote(): Locator {
+    return this.page.getByTestId('teaching-note');
+  }
+  /** How many steps the branch has, as the header says (`10000 steps`). */
+  get stepCount(): Locator {
+    return this.page.getByTestId('timeline-count');
+  }
+  /** The "go to step" field. */
+  get gotoField(): Locator {
+    return this.page.getByTestId('timeline-goto');
+  }
+  /** Why "go to step" could not go there. */
+  get gotoMessage(): Locator {
+    return this.page.getByTestId('timeline-goto-message');
+  }
+  /** The filter's text field. */
+  get filterText(): Locator {
+    return this.page.getByTestId('timeline-filter-text');
+  }
+  /** The filter's kind (all, errors, …). */
+  get filterKind(): Locator {
+    return this.page.getByTestId('timeline-filter-kind');
+  }
+  /** The reward chart above the rows. */
+  get rewardChart(): Locator {
+    return this.page.getByTestId('reward-chart');
   }
   /** The steps whose rows carry a QA flag of `rule` (as shown), as strings. */
   flaggedSteps(rule: string): Promise<(string | null)[]> {
@@ -499,7 +623,7 @@ export class TimelinePanel extends PanelObject {
   }
   /** Scrolls the virtualized list so `step` is rendered. */
   async scrollTo(step: number): Promise<void> {
-    await this.root.getByTestId('timeline-scroll').evaluate((el, s) => {
+    await this.scroller.evaluate((el, s) => {
       el.scrollTop = (s - 1) * 22;
     }, step);
   }
@@ -847,6 +971,10 @@ export class SandboxPanel extends PanelObject {
   container(): Promise<string> {
     return this.root.getByTestId('sandbox-container').innerText();
   }
+  /** What the panel says of Docker (`docker down`, …). */
+  get dockerStatus(): Locator {
+    return this.page.getByTestId('docker-status');
+  }
 }
 
 /** Removes a temporary home. */
@@ -923,6 +1051,14 @@ export class LayoutObject {
       const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
       return ctx.measureText(input.placeholder).width <= room;
     });
+  }
+  /** A splitter between panes, by its test id (`split-right`, …). */
+  splitter(testId: string): Locator {
+    return this.page.getByTestId(testId);
+  }
+  /** The element that has focus. */
+  get focusedElement(): Locator {
+    return this.page.locator(':focus');
   }
   /** Drags a splitter by (dx, dy) with the mouse. */
   async drag(testId: string, dx: number, dy: number): Promise<void> {
@@ -1042,6 +1178,22 @@ export class BreakpointsSection extends PanelObject {
   constructor(page: Page) {
     super(page, 'breakpoints');
   }
+  /** The button that opens and closes the form (it says how many are set). */
+  get toggle(): Locator {
+    return this.root.getByTestId('breakpoints-toggle');
+  }
+  /** The form's kind of breakpoint. */
+  get kindField(): Locator {
+    return this.root.getByTestId('breakpoint-kind');
+  }
+  /** The form's Add button. */
+  get addButton(): Locator {
+    return this.root.getByTestId('breakpoint-add');
+  }
+  /** The listed breakpoints of kind `kind` (as the engine names it). */
+  itemsOfKind(kind: string): Locator {
+    return this.root.locator(`[data-testid="breakpoint-item"][data-kind="${kind}"]`);
+  }
   /** The breakpoints listed, in words. */
   items(): Promise<string[]> {
     return this.root
@@ -1050,12 +1202,11 @@ export class BreakpointsSection extends PanelObject {
   }
   /** Adds a breakpoint: `kind` as the engine names it, `value` for the kinds that take one. */
   async add(kind: string, value?: string): Promise<void> {
-    if ((await this.root.getByTestId('breakpoint-kind').count()) === 0)
-      await this.root.getByTestId('breakpoints-toggle').click();
-    await this.root.getByTestId('breakpoint-kind').selectOption(kind);
+    if ((await this.kindField.count()) === 0) await this.toggle.click();
+    await this.kindField.selectOption(kind);
     if (value !== undefined) await this.root.getByTestId('breakpoint-value').fill(value);
     const before = await this.root.getByTestId('breakpoint-item').count();
-    await this.root.getByTestId('breakpoint-add').click();
+    await this.addButton.click();
     // The form's check loads on the first submit (breakpoint-form.ts): the answer — one more
     // item, or the message saying why not — comes a moment after the click, not with it.
     await this.root
@@ -1102,6 +1253,26 @@ export class StepperBar extends PanelObject {
   /** How a recorded branch ended, in a sentence. */
   get endReason(): Locator {
     return this.page.getByTestId('end-reason');
+  }
+  /** Why the last action could not be done, under the stepper. */
+  get error(): Locator {
+    return this.page.getByTestId('stepper-error');
+  }
+  /** The Continue button. */
+  get continueButton(): Locator {
+    return this.page.getByTestId('btn-continue');
+  }
+  /** The Keys button (opens the key sheet). */
+  get keysButton(): Locator {
+    return this.page.getByTestId('btn-keys');
+  }
+  /** The question asked before a running episode is stopped for another. */
+  get stopQuestion(): Locator {
+    return this.page.getByTestId('stop-question');
+  }
+  /** The question's "Stop it" answer. */
+  get stopQuestionStop(): Locator {
+    return this.page.getByTestId('stop-question-stop');
   }
   /** Waits until a branch is open in the stepper (its state shows). */
   async waitForBranch(ms = 60_000): Promise<void> {
