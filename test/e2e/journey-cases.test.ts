@@ -80,7 +80,7 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     // Seen once in a full run under load (fatal-error's flag never in its row): keep what the
     // window showed, for the next one to read.
     await app.screenshot(`journey-${c.id}-${size}-flag-missing`);
-    const bar = await app.page.getByTestId('stepper-bar').getAttribute('data-state');
+    const bar = await app.stepper.root.getAttribute('data-state');
     throw new Error(`${c.id} ${size}: no ${c.rule} flag in a row (stepper ${bar}): ${String(e)}`);
   });
   await flag.scrollIntoViewIfNeeded();
