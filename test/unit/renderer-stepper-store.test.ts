@@ -175,6 +175,40 @@ describe('stepper store', () => {
     expect(store.getState().live).toBe(false);
   });
 
+  it('a reload answered after the release but before the end is readable keeps "ended", and the release brings the end and its flags', async () => {
+    const { fake, store } = setup(2);
+    fake.on('episode.open', () =>
+      episodeView(2, {
+        state: { episode: 'ep1', branch: 'b-main', state: 'running', step: 2, reason: null },
+      }),
+    );
+    await store.getState().open('b-main');
+    // Released, the trace not yet closed: no live state, no end in the view.
+    fake.on('episode.open', () => episodeView(3, { state: null, end: null }));
+    fake.emit('episode.state', {
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'ended',
+      step: 3,
+      reason: { kind: 'ended' },
+    });
+    // The reload's answer is in (its third row), and the bar still says the branch ended.
+    await vi.waitFor(() => expect(store.getState().rows).toHaveLength(3));
+    expect(store.getState().state).toBe('ended');
+    // The release closes the trace and says so: the reload brings the end and its QA flag.
+    const end = { status: 'error' as const, end_reason: 'script_exhausted', verifier: null };
+    const flag = {
+      rule: 'early_termination',
+      step: 2,
+      severity: 'error' as const,
+      message: 'ended with status error',
+    };
+    fake.on('episode.open', () => ({ ...episodeView(3, { state: null, end }), flags: [flag] }));
+    fake.emit('library.changed', { episode: 'ep1' });
+    await vi.waitFor(() => expect(store.getState().flags).toHaveLength(1));
+    expect(store.getState().state).toBe('ended');
+  });
+
   it('opens a run that ended before the window saw it as ended; a branch never run stays stateless', async () => {
     const { fake, store } = setup(2);
     const end = { status: 'succeeded' as const, end_reason: 'final_answer', verifier: null };

@@ -323,7 +323,11 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         flags: v.flags,
         branches: v.branches,
         live: v.state !== null && v.state.state !== 'ended',
-        state: stateOfView(v),
+        // A reload answered between the release of an ended branch and its end being readable
+        // has neither a live state nor the end: the branch still ended (the bar said "none",
+        // and the reload on library.changed, which waits for "ended", never came: the end's QA
+        // flags were missing, once in a full run under load).
+        state: stateOfView(v) ?? (keepSelection && get().state === 'ended' ? 'ended' : null),
         stopReason: v.state ? describeStop(v.state) : null,
         ...stopWhy(v.state),
         // A branch not live shows the person's switches (a recorded one has none to show; they
