@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LayoutObject, SCREENSHOTS, servedApp, until, type AppPage } from '../support/e2e';
+import { LayoutObject, SCREENSHOTS, servedApp, type AppPage } from '../support/e2e';
 
 /**
  * Journeys a new hire walks, one per classic case: start it from its card, run it, and
@@ -214,13 +214,7 @@ describe('journeys: every classic case as a person sees it', () => {
         await seeCase(app, c, '1280x800');
         await app.screenshot(`journey-${c.id}-1280x800`);
 
-        await app.page.setViewportSize({ width: 1024, height: 700 });
-        await until(
-          () => app.page.evaluate(() => innerWidth),
-          (w) => w === 1024,
-          5_000,
-          'viewport 1024',
-        );
+        await app.resize({ width: 1024, height: 700 });
         await seeCase(app, c, '1024x700');
         await app.screenshot(`journey-${c.id}-1024x700`);
         times[c.id] = Date.now() - started;
@@ -265,13 +259,7 @@ describe('journeys: every classic case as a person sees it', () => {
     expect(await layout.onScreen(fixed)).toBe(true);
     await app.screenshot('journey-case-fixed-1280x800');
 
-    await app.page.setViewportSize({ width: 1024, height: 700 });
-    await until(
-      () => app.page.evaluate(() => innerWidth),
-      (w) => w === 1024,
-      5_000,
-      'viewport 1024',
-    );
+    await app.resize({ width: 1024, height: 700 });
     expect(await layout.onScreen(fixed)).toBe(true);
     expect(await layout.onScreen(broken)).toBe(true);
     // The walkthrough's title keeps the header's width: two lines at most, read whole.

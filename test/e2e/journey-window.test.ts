@@ -27,13 +27,7 @@ async function stepTo(app: AppPage, step: number): Promise<void> {
 async function atBothSizes(app: AppPage, name: string, see: () => Promise<void>): Promise<void> {
   await see();
   await app.screenshot(`journey-${name}-1280x800`);
-  await app.page.setViewportSize({ width: 1024, height: 700 });
-  await until(
-    () => app.page.evaluate(() => innerWidth),
-    (w) => w === 1024,
-    5_000,
-    'viewport 1024',
-  );
+  await app.resize({ width: 1024, height: 700 });
   await see();
   await app.screenshot(`journey-${name}-1024x700`);
   await app.page.setViewportSize({ width: 1280, height: 800 });
@@ -254,13 +248,7 @@ describe('journeys: rollback, manual agent, files diff', () => {
       [1920, 1080],
     ] as const) {
       const size = `${width}x${height}`;
-      await app.page.setViewportSize({ width, height });
-      await until(
-        () => app.page.evaluate(() => innerWidth),
-        (w) => w === width,
-        5_000,
-        `viewport ${width}`,
-      );
+      await app.resize({ width, height });
       await app.timeline.select(5);
       await app.inspector.waitForStep(5);
       await app.inspector.tab('call');

@@ -151,13 +151,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
       'override mark on step 1',
     );
 
-    await app.page.setViewportSize({ width: 1920, height: 1080 });
-    await until(
-      () => app.page.evaluate(() => innerWidth),
-      (w) => w === 1920,
-      5_000,
-      'viewport 1920',
-    );
+    await app.resize({ width: 1920, height: 1080 });
     for (const id of ['override-text', 'override-send'])
       expect(await layout.onScreen(app.inject.root.getByTestId(id)), `${id} on screen at 1920`).toBe(true);
     await app.screenshot('inject-override-1920x1080');

@@ -393,13 +393,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
       { width: 1280, height: 800 },
       { width: 1920, height: 1080 },
     ]) {
-      await app.page.setViewportSize(size);
-      await until(
-        () => app.page.evaluate(() => innerWidth),
-        (w) => w === size.width,
-        5_000,
-        `viewport ${size.width}`,
-      );
+      await app.resize(size);
       await app.timeline.scrollTo(10_000);
       const cell = app.timeline.stepCell(10_000);
       await cell.waitFor({ timeout: 10_000 });

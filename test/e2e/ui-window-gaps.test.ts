@@ -13,17 +13,6 @@ const SIZES = [
   { width: 1920, height: 1080 },
 ] as const;
 
-async function resize(app: AppPage, size: { width: number; height: number }): Promise<string> {
-  await app.page.setViewportSize(size);
-  await until(
-    () => app.page.evaluate(() => innerWidth),
-    (w) => w === size.width,
-    5_000,
-    `viewport ${size.width}`,
-  );
-  return `${size.width}x${size.height}`;
-}
-
 /** Opens a case from its card and waits until its episode is ready in the stepper. */
 async function openCase(app: AppPage, id: string): Promise<string> {
   await app.library.openCase(id);
@@ -43,7 +32,7 @@ describe('web mode: the window gaps a person found', () => {
     await app.library.caseRunIt.click();
     await app.stepper.waitForEnd(180_000);
     for (const size of SIZES) {
-      const tag = await resize(app, size);
+      const tag = await app.resize(size);
       // The flag in the ROW (the flag list above the timeline names it too): whole, not "⚑ memo…".
       const flag = app.timeline.row(2).locator('[data-flag="memory_corruption"]');
       await flag.waitFor({ timeout: 30_000 });
@@ -80,7 +69,7 @@ describe('web mode: the window gaps a person found', () => {
     const files = app.inspector.root.getByTestId('inspector-files');
     await expect(files.innerText()).resolves.toMatch(/A\s+greet\.py/);
     for (const size of [SIZES[0], SIZES[2]]) {
-      const tag = await resize(app, size);
+      const tag = await app.resize(size);
       const caption = app.inspector.root.getByTestId('file-caption');
       await caption.waitFor({ timeout: 20_000 });
       await expect(caption.innerText()).resolves.toBe('greet.py: new at step 2 — 4 lines, all added');
@@ -155,10 +144,10 @@ describe('web mode: the window gaps a person found', () => {
     // Again, and Stop: the new case starts; the earlier one is stopped.
     await app.library.openCase('fallback-writes-none');
     await question.waitFor({ timeout: 10_000 });
-    await resize(app, SIZES[2]);
+    await app.resize(SIZES[2]);
     expect(await layout.onScreen(question)).toBe(true);
     await app.screenshot('case-switch-question-1920x1080');
-    await resize(app, SIZES[0]);
+    await app.resize(SIZES[0]);
     await stop.click();
     await question.waitFor({ state: 'detached', timeout: 10_000 });
     const run = app.library.caseRun('broken', 'fallback-writes-none');
@@ -191,7 +180,7 @@ describe('web mode: the window gaps a person found', () => {
     expect(live).toContain(second);
     expect(live).not.toContain(first);
     await app.screenshot('gaps-case-switch-1024x700');
-    await resize(app, SIZES[2]);
+    await app.resize(SIZES[2]);
     expect(await layout.onScreen(note)).toBe(true);
     await app.screenshot('gaps-case-switch-1920x1080');
 

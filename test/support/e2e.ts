@@ -114,6 +114,8 @@ export interface AppPage {
   /** Waits until the page says it is ready (after a load or a reload). */
   waitForReady(): Promise<void>;
   screenshot(name: string): Promise<string>;
+  /** Sets the viewport and waits until the page has it; returns its tag for names (`1024x700`). */
+  resize(size: { readonly width: number; readonly height: number }): Promise<string>;
   /**
    * The stepper bar at rest: paused or idle (or ended, with `ended`), no request in flight;
    * with `task`, only while it shows a task whose name starts with `task`.
@@ -169,6 +171,16 @@ export async function openApp(
     keySheet: page.getByTestId('key-sheet'),
     async waitForReady() {
       await page.waitForSelector('body[data-ready="true"]');
+    },
+    async resize(size) {
+      await page.setViewportSize(size);
+      await until(
+        () => page.evaluate(() => innerWidth),
+        (w) => w === size.width,
+        5_000,
+        `viewport ${size.width}`,
+      );
+      return `${size.width}x${size.height}`;
     },
     async screenshot(name) {
       mkdirSync(SCREENSHOTS, { recursive: true });
