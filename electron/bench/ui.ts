@@ -101,8 +101,15 @@ const AFTER_PAINT = `() => new Promise((r) => requestAnimationFrame(() => {
 function rowClickScript(step: number): string {
   return `(async () => {
     const painted = ${AFTER_PAINT};
-    const row = document.querySelector('[data-testid="timeline-row"][data-step="${step}"]');
-    if (!row) throw new Error('row ${step} is not drawn');
+    // Right after a far slider move the rows beside the selected one can still be the old
+    // ones for a frame or two (measured: ~1 move in 5 in a quick series, before this session's
+    // changes too): wait, untimed, for the row a person would click to be drawn.
+    const w0 = performance.now();
+    let row;
+    while (!(row = document.querySelector('[data-testid="timeline-row"][data-step="${step}"]'))) {
+      if (performance.now() - w0 > 5000) throw new Error('row ${step} is not drawn');
+      await new Promise((r) => requestAnimationFrame(r));
+    }
     const t0 = performance.now();
     row.click();
     while (!document.querySelector('[data-testid="inspector-step"][data-step="${step}"]')) {
