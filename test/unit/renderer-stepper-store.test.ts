@@ -21,6 +21,27 @@ function setup(steps = 3) {
   return { fake, store };
 }
 
+/** Opens b-main while it runs at step 2 (a run started at once: the window opens it running). */
+async function openRunning(fake: ReturnType<typeof setup>['fake'], store: ReturnType<typeof setup>['store']) {
+  fake.on('episode.open', () =>
+    episodeView(2, {
+      state: { episode: 'ep1', branch: 'b-main', state: 'running', step: 2, reason: null },
+    }),
+  );
+  await store.getState().open('b-main');
+}
+
+/** The server says b-main ended at step 3. */
+function endAtStep3(fake: ReturnType<typeof setup>['fake']) {
+  fake.emit('episode.state', {
+    episode: 'ep1',
+    branch: 'b-main',
+    state: 'ended',
+    step: 3,
+    reason: { kind: 'ended' },
+  });
+}
+
 describe('stepper store', () => {
   it('opens a branch: rows, live state and breakpoints come from episode.open', async () => {
     const { store } = setup(3);
@@ -138,37 +159,20 @@ describe('stepper store', () => {
     await store.getState().step();
     expect(fake.callsOf('episode.step')).toEqual([{ id: 'b-main' }]);
     expect(store.getState().stopReason).toBe('step');
-    fake.emit('episode.state', {
-      episode: 'ep1',
-      branch: 'b-main',
-      state: 'ended',
-      step: 3,
-      reason: { kind: 'ended' },
-    });
+    endAtStep3(fake);
     expect(store.getState().live).toBe(false);
   });
 
   it('stays ended once its end is seen: the end\'s reload, answered after the release, does not say "no episode"', async () => {
     const { fake, store } = setup(2);
     // Started with run: the window opens it while it runs.
-    fake.on('episode.open', () =>
-      episodeView(2, {
-        state: { episode: 'ep1', branch: 'b-main', state: 'running', step: 2, reason: null },
-      }),
-    );
-    await store.getState().open('b-main');
+    await openRunning(fake, store);
     expect(store.getState().state).toBe('running');
     // The server released the ended episode's sandbox before the window's reload arrived:
     // the view it answers has no live state, only the recorded end.
     const end = { status: 'succeeded' as const, end_reason: 'final_answer', verifier: null };
     fake.on('episode.open', () => episodeView(3, { state: null, end }));
-    fake.emit('episode.state', {
-      episode: 'ep1',
-      branch: 'b-main',
-      state: 'ended',
-      step: 3,
-      reason: { kind: 'ended' },
-    });
+    endAtStep3(fake);
     expect(store.getState().state).toBe('ended');
     await vi.waitFor(() => expect(store.getState().rows).toHaveLength(3));
     expect(store.getState().state).toBe('ended');
@@ -177,21 +181,10 @@ describe('stepper store', () => {
 
   it('a reload answered after the release but before the end is readable keeps "ended", and the release brings the end and its flags', async () => {
     const { fake, store } = setup(2);
-    fake.on('episode.open', () =>
-      episodeView(2, {
-        state: { episode: 'ep1', branch: 'b-main', state: 'running', step: 2, reason: null },
-      }),
-    );
-    await store.getState().open('b-main');
+    await openRunning(fake, store);
     // Released, the trace not yet closed: no live state, no end in the view.
     fake.on('episode.open', () => episodeView(3, { state: null, end: null }));
-    fake.emit('episode.state', {
-      episode: 'ep1',
-      branch: 'b-main',
-      state: 'ended',
-      step: 3,
-      reason: { kind: 'ended' },
-    });
+    endAtStep3(fake);
     // The reload's answer is in (its third row), and the bar still says the branch ended.
     await vi.waitFor(() => expect(store.getState().rows).toHaveLength(3));
     expect(store.getState().state).toBe('ended');
