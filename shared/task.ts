@@ -23,6 +23,8 @@ export const Limits = z.strictObject({
   pids: z.number().int().positive().default(256),
   disk: size.default('1g'),
   output: size.default('1m'),
+  /** Size of the $HOME tmpfs (counted in the memory cgroup like /tmp); unset: 512m (room for the shipped agents' caches). */
+  home: size.optional(),
 });
 /** Resource limits of a sandbox. */
 export type Limits = z.infer<typeof Limits>;
@@ -33,6 +35,27 @@ export const SandboxSpec = z.strictObject({
   network: z.string().min(1).default('none'),
   limits: Limits.default(() => Limits.parse({})),
   reset_between_episodes: z.boolean().default(true),
+  /**
+   * Build the image from a Dockerfile instead of naming one: a Dockerfile or a folder holding
+   * one (relative to the task file's folder), or `{context, dockerfile}`. Cached by the content
+   * hash of the build context. A recorded task's build needs consent like any image.
+   */
+  build: z
+    .union([
+      z.string().min(1),
+      z.strictObject({ context: z.string().min(1), dockerfile: z.string().min(1).optional() }),
+    ])
+    .optional(),
+  /**
+   * The working directory: the snapshotted, rolled-back, diffed place where the agent starts.
+   * Unset: /workspace. The image's own files there are part of snapshot 0.
+   */
+  workdir: z
+    .string()
+    .regex(/^\/[^\0]*$/, 'an absolute path inside the sandbox, such as "/app"')
+    .optional(),
+  /** The container runtime (an engine's runtime name, e.g. "runsc" for gVisor); unset: the engine's default. */
+  runtime: z.string().min(1).optional(),
 });
 /** The sandbox section of a task. */
 export type SandboxSpec = z.infer<typeof SandboxSpec>;
@@ -74,6 +97,12 @@ export const Task = z.strictObject({
   sandbox: SandboxSpec.default(() => SandboxSpec.parse({})),
   workspace: z
     .strictObject({
+      /**
+       * A folder whose files seed the workspace (relative to the task file's folder): in a git
+       * checkout the files git sees (tracked and untracked, ignored ones left out, `.git` kept),
+       * otherwise every file. `files` are written over it, then `setup` runs.
+       */
+      from: z.string().min(1).optional(),
       files: z.record(z.string(), WorkspaceFile).default({}),
       setup: z.array(z.string()).default([]),
     })
