@@ -147,11 +147,8 @@ describe('web mode: a recorded 10,000-step trace', () => {
   });
 
   it('lists the episode, opens it, and reads step 9,999 with fewer than 200 row nodes', async () => {
-    const node = app.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`);
-    await node.click();
-    await app.timeline.stepCount.filter({ hasText: '10000 steps' }).waitFor({ timeout: 60_000 });
     // Opened on a recorded trace, the timeline follows the last step: its row is on screen.
-    await app.timeline.waitForStep(10_000, 30_000);
+    await openTrace();
     await until(() => inView(10_000), Boolean, 10_000, 'the last step in view');
     await app.timeline.scrollTo(9_999);
     await app.timeline.waitForStep(9_999, 10_000);
@@ -176,6 +173,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
   });
 
   it('opens following the last step, and a slider move far away draws, selects and shows that row', async () => {
+    await openTrace();
     for (const step of [2_345, 9_000, 2_344, 9_999]) {
       // As a drag moves the slider: an input event on the range. The far row is drawn and
       // selected by the time the event's task ends, not a frame later (painted in the next
@@ -205,6 +203,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
   });
 
   it('a far slider move shows the far steps in the rows already drawn, each row its own step in its place, the focus on the viewed one', async () => {
+    await openTrace();
     await app.timeline.waitForArrived(60_000);
     const rows = app.timeline.rowItems;
     // The row nodes drawn now, marked, to tell reused nodes from new ones after the move.
@@ -338,6 +337,17 @@ describe('web mode: a recorded 10,000-step trace', () => {
     }
   });
 
+  /**
+   * Opens the trace in the shared window and waits for its last step. Every test that reads the
+   * open trace calls it, so none depends on a test before it having clicked (vitest -t runs one).
+   */
+  async function openTrace(): Promise<void> {
+    await app.library.search('long-trace');
+    await app.library.root.locator(`[data-testid="branch-node"][data-branch="${trace.branch}"]`).click();
+    await app.timeline.stepCount.filter({ hasText: '10000 steps' }).waitFor({ timeout: 60_000 });
+    await app.timeline.waitForStep(10_000, 30_000);
+  }
+
   /** True when the step's row lies wholly inside the timeline's scrolling window. */
   function inView(step: number): Promise<boolean> {
     return app.page.evaluate((s) => {
@@ -350,6 +360,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
   }
 
   it('scrubs with ←/→: the inspector shows the step in Monaco and the terminal its recorded output', async () => {
+    await openTrace();
     await app.timeline.select(9_999);
     await app.inspector.waitForStep(9_999, 30_000);
     await app.page.keyboard.press('ArrowLeft');

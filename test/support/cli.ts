@@ -1,11 +1,67 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The project root, from this file's location. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/stepbox.js', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/electron/cli-main.js', import.meta.url));
+
+/**
+ * The TypeScript projects the CLI is built from, each with the build-info file `tsc -b` writes
+ * (or touches) whenever it brings the project's output up to date. A source newer than its
+ * project's build info means dist/ is stale; nested projects are listed before their parents.
+ */
+const PROJECTS: readonly { readonly dir: string; readonly buildInfo: string }[] = [
+  { dir: 'shared', buildInfo: 'dist/.tsbuild/shared.tsbuildinfo' },
+  { dir: 'electron/engine', buildInfo: 'dist/.tsbuild/engine.tsbuildinfo' },
+  { dir: 'electron', buildInfo: 'dist/.tsbuild/electron.tsbuildinfo' },
+];
+
+let buildProblem: string | null | undefined;
+
+/**
+ * Why the built CLI cannot be trusted to be the current source, or null: missing, or older
+ * than a source file (a CLI test against a stale build would test yesterday's code). Checked
+ * once per test process.
+ */
+export function cliBuildProblem(): string | null {
+  if (buildProblem === undefined) buildProblem = buildProblemAt(PROJECT_ROOT);
+  return buildProblem;
+}
+
+/** {@link cliBuildProblem} for the checkout at `root`, uncached. */
+export function buildProblemAt(root: string): string | null {
+  if (!existsSync(join(root, 'dist/electron/cli-main.js')))
+    return 'the CLI is not built: run `npx tsc -b` (npm test builds first)';
+  const seen = new Set<string>();
+  for (const { dir, buildInfo } of PROJECTS) {
+    const info = join(root, buildInfo);
+    if (!existsSync(info)) return `the CLI build has no ${buildInfo}: run \`npx tsc -b\``;
+    const newer = newerSource(join(root, dir), statSync(info).mtimeMs, seen);
+    if (newer)
+      return `the CLI in dist/ is older than ${relative(root, newer)}: run \`npx tsc -b\` (npm test builds first)`;
+  }
+  return null;
+}
+
+/** The first TypeScript source below `dir` (not yet seen) modified after `since`, or undefined. */
+function newerSource(dir: string, since: number, seen: Set<string>): string | undefined {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (seen.has(path)) continue;
+    seen.add(path);
+    if (entry.isDirectory()) {
+      if (entry.name === 'node_modules') continue;
+      const found = newerSource(path, since, seen);
+      if (found) return found;
+    } else if (/\.(c|m)?tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+      if (statSync(path).mtimeMs > since) return path;
+    }
+  }
+  return undefined;
+}
 
 /** What a CLI run produced. */
 export interface CliRun {
@@ -31,7 +87,8 @@ export interface CliRunOptions {
  * `npm run build` or `npx tsc -b` first; `npm test` builds before it tests).
  */
 export function runCli(args: readonly string[], options: CliRunOptions = {}): Promise<CliRun> {
-  if (!existsSync(BUILT)) throw new Error('the CLI is not built: run `npx tsc -b` (npm test builds first)');
+  const problem = cliBuildProblem();
+  if (problem) throw new Error(problem);
   return runNode(BIN, args, options);
 }
 
@@ -61,7 +118,8 @@ export function startNodeScript(
 
 /** Starts `node bin/stepbox.js ARGS` without waiting for it (to interrupt it, for instance). */
 export function startCli(args: readonly string[], options: CliRunOptions = {}): CliChild {
-  if (!existsSync(BUILT)) throw new Error('the CLI is not built: run `npx tsc -b` (npm test builds first)');
+  const problem = cliBuildProblem();
+  if (problem) throw new Error(problem);
   return startNode(BIN, args, options);
 }
 
