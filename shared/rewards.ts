@@ -1,4 +1,5 @@
 import { normalizeCall } from './qa/normalize-call.js';
+import type { TraceEvent } from './trace-events.js';
 
 /** Reward weights by component name (task.rewards.components). */
 export type RewardWeights = Readonly<Record<string, number>>;
@@ -17,6 +18,29 @@ export interface StepOutcome {
 export interface Reward {
   readonly components: Record<string, number>;
   readonly total: number;
+}
+
+/** A step's recorded rewards, read once for every view (the step rows, the diff, candidates). */
+export interface StepRewards {
+  /** The sum of the step's non-final reward totals; null when none was recorded. */
+  readonly step: number | null;
+  /** The episode's final reward when this step ended it; else null. */
+  readonly final: number | null;
+}
+
+/**
+ * What a step's `reward` events add up to: a step can record more than one (a re-decided
+ * step, an injected correction), and every view sums them — never the first or the last.
+ */
+export function stepRewards(events: Iterable<TraceEvent>): StepRewards {
+  let step: number | null = null;
+  let final: number | null = null;
+  for (const e of events) {
+    if (e.type !== 'reward') continue;
+    if (e.final) final = (final ?? 0) + e.total;
+    else step = (step ?? 0) + e.total;
+  }
+  return { step, final };
 }
 
 /**

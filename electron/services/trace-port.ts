@@ -2,7 +2,6 @@ import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { FlagSummary, type BranchSummary, type SearchHit } from '../../shared/contract/index.js';
 import { logger } from '../engine/log.js';
-import { agentKindOf } from '../engine/agents/agent-spec.js';
 import { EpisodeStatus } from '../../shared/trace-events.js';
 import {
   type EpisodeIndex,
@@ -59,7 +58,7 @@ function summaryOfRow(ep: EpisodeRow, row: BranchRow): BranchSummary {
     fork_step: row.fork_step,
     task: ep.task,
     agent: ep.agent,
-    agent_kind: agentKindOf(ep.agent),
+    agent_kind: ep.agentKind,
     status: status.success ? status.data : null,
     end_reason: row.end_reason,
     steps: row.steps,

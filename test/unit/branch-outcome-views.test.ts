@@ -78,3 +78,17 @@ describe('formatOutcome: one rounding and one name for every view', () => {
     expect(formatOutcome(0.09801)).toBe('0.10');
   });
 });
+
+describe('one agent kind per branch: the list and the opened window read the header', () => {
+  it('an imported ATIF trajectory lists as atif and opens as atif (the list said "unknown")', async () => {
+    const engine = openEngine({ home });
+    const ep = await writeSampleEpisode(engine.store, { agent: 'atif:trajectory.json' });
+    const library = new LibraryService(storeTracePort(engine), noEpisodes);
+    const listed = (await library.list(undefined, 10)).episodes[0].branches.find(
+      (b) => b.branch === ep.branch,
+    );
+    const view = await library.open(ep.branch);
+    await engine.close();
+    expect([listed?.agent_kind, view.summary.agent_kind]).toEqual(['atif', 'atif']);
+  });
+});

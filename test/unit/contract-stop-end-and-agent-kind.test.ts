@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentKindOf } from '../../electron/engine/agents/agent-spec.js';
 import { runsOwnProgramKind } from '../../shared/agent-kind';
 import { StopReason } from '../../shared/contract/models';
 import type { EpisodeStateInfo } from '../../shared/contract/models';
@@ -58,12 +57,8 @@ describe('the contract carries how an episode ended as fields', () => {
 });
 
 describe('the contract carries the agent kind', () => {
-  it('the engine names the kind of a spec as its header would; the window asks the kind', () => {
-    expect(agentKindOf('exec:python3 agent.py')).toBe('exec');
-    expect(agentKindOf('sandbox:codex exec')).toBe('sandbox');
-    expect(agentKindOf('codex')).toBe('sandbox');
-    expect(agentKindOf('scripted:/a.jsonl')).toBe('scripted');
-    expect(agentKindOf('nonsense:x')).toBe('unknown');
+  // The kind itself is the header's, listed and opened alike (branch-outcome-views.test.ts).
+  it('the window asks the kind whether the agent runs a program of its own', () => {
     expect(runsOwnProgramKind('exec')).toBe(true);
     expect(runsOwnProgramKind('sandbox')).toBe(true);
     // An openai agent whose model happens to be named "exec:…" is no program of its own.

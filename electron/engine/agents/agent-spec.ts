@@ -115,20 +115,6 @@ export function parseAgentSpec(spec: string): AgentSpec {
   }
 }
 
-/**
- * The kind of agent a spec makes, as its trace header records it (`Agent.kind`): a recipe
- * runs inside the sandbox (`sandbox`); a spec that does not parse is `unknown`. For the
- * index's rows, which keep the spec but not the header.
- */
-export function agentKindOf(spec: string): Agent['kind'] | 'unknown' {
-  try {
-    const parsed = parseAgentSpec(spec);
-    return parsed.kind === 'recipe' ? 'sandbox' : parsed.kind;
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** Makes a spec independent of the current directory (scripted paths become absolute), for the trace header. */
 export function normalizeAgentSpec(spec: string, cwd = process.cwd()): string {
   const parsed = parseAgentSpec(spec);

@@ -1,7 +1,8 @@
 import { checkEpisode } from '../../../shared/qa/check-episode.js';
 import type { Flag } from '../../../shared/qa/flag.js';
+import { stepRewards } from '../../../shared/rewards.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
-import type { ChangedPath, TraceEvent } from '../../../shared/trace-events.js';
+import type { ChangedPath } from '../../../shared/trace-events.js';
 import type { EpisodeEnv } from '../harness/episode-factory.js';
 import type { EpisodeRunner } from '../harness/episode-runner.js';
 import { forkEpisode } from '../harness/fork.js';
@@ -215,9 +216,7 @@ function outcomeOf(
     treeHash = e.tree_hash;
     for (const c of e.changed) changed.set(c.path, mergeChange(changed.get(c.path), c));
   }
-  const rewards = at1.filter((e): e is Extract<TraceEvent, { type: 'reward' }> => e.type === 'reward');
-  const final = rewards.find((r) => r.final);
-  const stepReward = rewards.find((r) => !r.final);
+  const rewards = stepRewards(at1);
   const header = store.readTrace(store.resolve(runner.branch)).header;
   const end = runner.ended();
   const { flags } = checkEpisode({ events: [header, ...events], torn: false, open: end === null });
@@ -232,7 +231,7 @@ function outcomeOf(
     files_changed: [...changed.values()]
       .filter((c): c is ChangedPath => c !== null)
       .sort((x, y) => (x.path < y.path ? -1 : 1)),
-    reward: final?.total ?? stepReward?.total ?? null,
+    reward: rewards.final ?? rewards.step,
     // `structure` judges one trace file's numbering; a lineage joins two files, and the fork's own file is checked by `stepbox check`.
     flags: flags
       .filter((f) => f.step > at && f.rule !== 'structure')

@@ -2,6 +2,7 @@ import { canonicalJson } from '../../../shared/jcs.js';
 import { resultKey, type ToolResult } from '../../../shared/tool-result.js';
 import { isPersonEdit, type TraceEvent } from '../../../shared/trace-events.js';
 import type { DecidedAction } from '../../../shared/step-summary.js';
+import { stepRewards } from '../../../shared/rewards.js';
 
 /** One agent step of a branch as a comparison sees it. */
 export interface StepFacts {
@@ -90,13 +91,13 @@ export function stepFactsOf(events: readonly TraceEvent[]): StepFacts[] {
     if (last.type === 'parse_error') seen.push(['parse_error', last.message]);
     let treeHash: string | null = null;
     let manifest: string | null = null;
-    let reward: number | null = null;
     for (const e of list) {
       if (e.type === 'snapshot') {
         treeHash = e.tree_hash;
         manifest = e.manifest;
-      } else if (e.type === 'reward' && !e.final) reward = e.total;
+      }
     }
+    const reward = stepRewards(list).step;
     out.push({
       step,
       action,

@@ -15,11 +15,12 @@ import { candidateMarkOf, type CandidateMark } from '../../../shared/candidate-m
 const log = logger('index');
 
 /** Bump when the tables change: an index of another version is dropped and rebuilt from the traces. */
-const INDEX_VERSION = 4;
+const INDEX_VERSION = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS episodes (
-  id TEXT PRIMARY KEY, task TEXT NOT NULL, created INTEGER NOT NULL, agent TEXT NOT NULL, image TEXT NOT NULL);
+  id TEXT PRIMARY KEY, task TEXT NOT NULL, created INTEGER NOT NULL, agent TEXT NOT NULL, agent_kind TEXT NOT NULL,
+  image TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS branches (
   id TEXT PRIMARY KEY, episode TEXT NOT NULL, parent TEXT, fork_step INTEGER, resume_of TEXT, created INTEGER NOT NULL,
   status TEXT NOT NULL, end_reason TEXT, steps INTEGER NOT NULL, episode_return REAL, final_reward REAL,
@@ -89,6 +90,8 @@ export interface EpisodeRow {
   readonly task: string;
   readonly created: number;
   readonly agent: string;
+  /** The agent's kind as its trace header recorded it (an ATIF import: `atif`), never re-derived from the spec. */
+  readonly agentKind: string;
   readonly image: string;
   readonly branches: readonly BranchRow[];
 }
@@ -195,16 +198,17 @@ export class EpisodeIndex {
         this.db
           .prepare(
             h.branch === h.episode
-              ? `INSERT INTO episodes (id, task, created, agent, image) VALUES (?, ?, ?, ?, ?)
+              ? `INSERT INTO episodes (id, task, created, agent, agent_kind, image) VALUES (?, ?, ?, ?, ?, ?)
                  ON CONFLICT(id) DO UPDATE SET task = excluded.task, agent = excluded.agent,
-                   image = excluded.image, created = excluded.created`
-              : `INSERT OR IGNORE INTO episodes (id, task, created, agent, image) VALUES (?, ?, ?, ?, ?)`,
+                   agent_kind = excluded.agent_kind, image = excluded.image, created = excluded.created`
+              : `INSERT OR IGNORE INTO episodes (id, task, created, agent, agent_kind, image) VALUES (?, ?, ?, ?, ?, ?)`,
           )
           .run(
             h.episode,
             typeof h.task.name === 'string' ? h.task.name : '(unnamed)',
             h.created,
             h.agent.spec,
+            h.agent.kind,
             h.image,
           );
         this.db
@@ -446,6 +450,7 @@ export class EpisodeIndex {
       task: e.task as string,
       created: e.created as number,
       agent: e.agent as string,
+      agentKind: e.agent_kind as string,
       image: e.image as string,
       branches: (branchesOf.all(e.id) as Row[]).map(branchRow),
     }));
