@@ -7,6 +7,8 @@ import { compareBranches } from '../../electron/engine/compare/compare-branches.
 import type { EpisodeManager } from '../../electron/services/episode-manager.js';
 import { LibraryService } from '../../electron/services/library-service.js';
 import { storeTracePort } from '../../electron/services/trace-port.js';
+import { shareData } from '../../electron/engine/share/share-data.js';
+import { parseRedactions } from '../../electron/engine/export/redact.js';
 import { finalRewardText, formatOutcome, returnText } from '../../shared/format-outcome.js';
 import { writeSampleEpisode, writeSampleFork } from '../support/traces.js';
 
@@ -90,5 +92,23 @@ describe('one agent kind per branch: the list and the opened window read the hea
     const view = await library.open(ep.branch);
     await engine.close();
     expect([listed?.agent_kind, view.summary.agent_kind]).toEqual(['atif', 'atif']);
+  });
+});
+
+describe('one set of flags and one step count per branch: the shared file says what the window says', () => {
+  it('a fork: no structure flags from joining two trace files, and the window’s step count', async () => {
+    const engine = openEngine({ home });
+    const parent = await writeSampleEpisode(engine.store, { steps: 3 });
+    const fork = await writeSampleFork(engine.store, parent, { at: 2, steps: 2 });
+    const library = new LibraryService(storeTracePort(engine), noEpisodes);
+    const view = await library.open(fork.branch);
+    const shared = await shareData(engine.store, fork.branch, parseRedactions([]));
+    await engine.close();
+    const rules = (flags: readonly { rule: string; step: number | null }[]) =>
+      flags.map((f) => `${f.rule}@${f.step}`).sort();
+    expect(rules(shared.flags)).toEqual(rules(view.flags));
+    expect(shared.flags.some((f) => f.rule === 'structure')).toBe(false);
+    expect(shared.step_count).toBe(view.summary.steps);
+    expect(shared.step_count).toBe(4);
   });
 });

@@ -1,4 +1,6 @@
-import { checkEpisode } from '../../../shared/qa/check-episode.js';
+import { checkBranch } from '../qa/check-branches.js';
+import { loadedBranch } from '../qa/episode-set.js';
+import { branchOutcome } from '../trace/branch-outcome.js';
 import type { Flag } from '../../../shared/qa/flag.js';
 import { formatDuration } from '../../../shared/format-duration.js';
 import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
@@ -133,6 +135,8 @@ export interface ShareData {
     readonly verifier_exit: number | null;
   } | null;
   readonly created: number;
+  /** The branch's step count as every view says it (branch-outcome.ts); `steps` also holds step 0, the setup. */
+  readonly step_count: number;
   readonly steps: readonly SharedStep[];
   readonly flags: readonly Flag[];
   /** step → changed files (steps with a snapshot that changed something). */
@@ -190,8 +194,13 @@ export async function shareData(
     { name: String(header.task.name ?? ''), goal: String(header.task.goal ?? '') },
     redaction,
   );
-  const check = checkEpisode({ events: raw, torn: false });
+  // The branch's flags and step count as `check`, `show` and the window give them: QA over the
+  // branch's own trace with the engine's references (a fork's inherited steps are its
+  // parent's to judge; checked across two files, the numbering raised `structure` flags).
+  const own = loadedBranch(info, store.readTrace(info));
+  const check = await checkBranch(own, store, { open: own.trace.end === null });
   const flags = redactValue(check.flags, redaction);
+  const outcome = branchOutcome(header, [...lineage.events, ...lineage.partial]);
   const summaries = summarizeSteps(events);
   const omitted: string[] = [];
 
@@ -295,6 +304,7 @@ export async function shareData(
       ? { status: end.status, end_reason: end.end_reason, verifier_exit: end.verifier?.exit_code ?? null }
       : null,
     created: header.created,
+    step_count: outcome.steps,
     steps,
     flags,
     files,

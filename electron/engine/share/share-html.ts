@@ -102,7 +102,7 @@ function start(data) {
   $('status').textContent = data.end ? data.end.status + ' (' + data.end.end_reason + ')' : 'not ended';
   $('status').className = 'status ' + (data.end ? data.end.status : 'open');
   $('ids').textContent = data.episode + (data.branch !== data.episode ? ' / ' + data.branch : '') + ' · ' + data.agent + ' · ' + new Date(data.created).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
-  $('count').textContent = rows.length + ' steps · ' + data.flags.length + ' QA flags' + (data.redacted ? ' · redacted' : '');
+  $('count').textContent = data.step_count + ' steps · ' + data.flags.length + ' QA flags' + (data.redacted ? ' · redacted' : '');
 
   // Timeline (virtualized)
   var list = $('timeline');
