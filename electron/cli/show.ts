@@ -6,6 +6,7 @@ import { oneLine, outcomeText } from '../../shared/step-summary.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { openStoreAndIndex, printJson, resolveArg } from './store-common.js';
+import { currentFlags } from '../engine/qa/check-branches.js';
 import { parseOrUsage } from './parse-or-usage.js';
 
 const HELP = `stepbox show EPISODE [--json]
@@ -18,8 +19,9 @@ steps it inherited from its parent first.
 
 Options:
   --json   print {episode, branch, parent, fork_step, task, status, end_reason, verifier,
-           return, final_reward, steps: [{step, branch, action, kind, calls, results, injected,
-           memory_writes, reward, changed, errors, flags, partial}]}
+           return, final_reward, steps: [{step, branch, action, kind, calls, results (each with
+           the stdout, stderr and error the agent saw), injected, memory_writes, reward, changed,
+           errors, flags, partial}]}; flags are the ones the window and \`check\` give
 
 Examples:
   npx stepbox show ep-20261129-084512-3f2a
@@ -97,7 +99,8 @@ export const command: CliCommand = {
     const { store, index } = openStoreAndIndex(io);
     const branch = resolveArg(store, positionals[0]);
     const t = branchTimeline(store, branch);
-    const flags = index.flagsOf(branch.branch);
+    // The flags the window and the shared file show: computed once per trace version, one rule set.
+    const flags = await currentFlags(store, index, branch);
     const row = index.branch(branch.branch);
     index.close();
     for (const w of t.warnings) io.stderr.write(`stepbox show: ${w}\n`);
@@ -131,7 +134,17 @@ export const command: CliCommand = {
           final: s.final,
           parse_error: s.parse_error,
           calls: s.calls,
-          results: s.results,
+          // Each result with the output text the agent saw (as `replay --json` and the trace have it).
+          results: s.results.map((r) => {
+            const full = t.results.get(`${s.step}:${r.call_id}`);
+            return {
+              ...r,
+              stdout: full?.stdout ?? null,
+              stderr: full?.stderr ?? null,
+              error: full?.error ?? null,
+              truncated: full?.truncated ?? null,
+            };
+          }),
           injected: s.injected,
           memory_writes: s.memory_writes,
           reward: s.reward,

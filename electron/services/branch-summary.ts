@@ -3,10 +3,7 @@ import { checkEpisode } from '../../shared/qa/check-episode.js';
 import { candidateMarkOf } from '../../shared/candidate-mark.js';
 import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
 import type { Flag } from '../../shared/qa/flag.js';
-import { checkBranch } from '../engine/qa/check-branches.js';
 import { branchOutcome } from '../engine/trace/branch-outcome.js';
-import { loadedBranch } from '../engine/qa/episode-set.js';
-import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import type { BranchInfo } from '../engine/trace/trace-store.js';
 import type { BranchTrace } from './branch-trace.js';
 import type { TracePort } from './ports.js';
@@ -28,17 +25,6 @@ function ownEvents(bt: BranchTrace): TraceEvent[] {
 /** A branch's flags: with the engine's references when the port has them, else from the trace alone. */
 export async function flagsOfBranch(traces: TracePort, bt: BranchTrace): Promise<FlagSummary[]> {
   return traces.check ? traces.check(bt) : flagsOf(bt.header, ownEvents(bt), bt.trace.torn);
-}
-
-/**
- * QA of a stored branch as `stepbox check` runs it ({@link checkBranch}: the declared
- * initial workspace against snapshot 0 for `state_leak`, the task's medians for
- * `efficiency`), over the branch's own trace, incomplete last step included. A trace
- * without `end` here is live: the store's sweep has already closed those of dead writers.
- */
-export async function checkStoredBranch(store: DiskEpisodeStore, bt: BranchTrace): Promise<FlagSummary[]> {
-  const branch = loadedBranch(bt.info, bt.trace);
-  return summaries((await checkBranch(branch, store, { open: bt.trace.end === null })).flags);
 }
 
 /** Summarizes one branch from its trace. */

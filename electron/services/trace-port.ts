@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { FlagSummary, type BranchSummary, type SearchHit } from '../../shared/contract/index.js';
 import { logger } from '../engine/log.js';
@@ -10,12 +9,11 @@ import {
   type SearchQuery,
 } from '../engine/trace/episode-index.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
-import type { BranchInfo } from '../engine/trace/trace-store.js';
 import type { StoredBranches } from '../engine/trace/stored-branches.js';
 import type { BranchTrace } from './branch-trace.js';
 import { readBranch } from './branch-trace.js';
 import { watchStore } from '../engine/trace/store-watch.js';
-import { checkStoredBranch } from './branch-summary.js';
+import { currentFlags } from '../engine/qa/check-branches.js';
 import type { TracePort } from './ports.js';
 import { TraceMemo } from './trace-memo.js';
 
@@ -90,17 +88,12 @@ export function storeTracePort(engine: {
     branchClosed: (episode, branch) => store.branchClosed(episode, branch),
   };
   // The index keeps the flags the listing computed, with the trace version they came from:
-  // an unchanged trace's are read back, not recomputed over every event (issue 19.10).
-  const indexedFlags = (info: BranchInfo): FlagSummary[] | null => {
-    const path = store.currentTracePath(info);
-    const st = statSync(path, { throwIfNoEntry: false });
-    if (!st) return null;
-    const got = engine.index().checkedFlags(info.branch, { path, size: st.size, mtime: st.mtimeMs });
-    const flags = got === null ? null : z.array(FlagSummary).safeParse(got);
-    return flags?.success ? flags.data : null;
-  };
+  // an unchanged trace's are read back, not recomputed over every event (issue 19.10). The
+  // same function gives `show` its flags (one source).
   const check = (bt: BranchTrace) =>
-    memo.flagsOf(bt.info, async () => indexedFlags(bt.info) ?? checkStoredBranch(store, bt));
+    memo.flagsOf(bt.info, async () =>
+      z.array(FlagSummary).parse(await currentFlags(store, engine.index(), bt.info, bt.trace)),
+    );
   const port: TracePort = {
     watch: (onChange) => watchStore(store.home, onChange),
     async listBranches() {
@@ -116,8 +109,6 @@ export function storeTracePort(engine: {
             let current = row;
             if (unchecked.has(row.id)) {
               const flags = await check(readBranch(port, row.id));
-              index.replaceFlags(row.id, flags);
-              index.markFlagsChecked(row.id);
               current = { ...row, flags: flags.length };
             }
             out.push(summaryOfRow(ep, current));

@@ -134,6 +134,13 @@ describe('stepbox list / show / search / reindex / gc / bundle', () => {
       [4, fork.branch],
     ]);
     expect(j.steps[2]).toMatchObject({ kind: 'parse_error', action: 'parse error: not a tool call' });
+    // Each call's output text, as the agent saw it (an override's shown result), besides its outcome.
+    const parent = JSON.parse((await cli(home, 'show', ep.branch, '--json')).out);
+    const resultAt = (step: number) =>
+      parent.steps.find((s: { step: number }) => s.step === step).results[0] as Record<string, unknown>;
+    expect(resultAt(2)).toMatchObject({ ok: false, error: { code: 'timeout', message: 'too slow' } });
+    expect(resultAt(3)).toMatchObject({ exit_code: 1, overridden: true });
+    expect(resultAt(1)).toHaveProperty('stdout');
     expect(j.steps[1].injected[0]).toMatchObject({ type: 'injected', source: 'injected' });
     expect(Object.keys(j.steps[0]).sort()).toEqual(
       expect.arrayContaining([

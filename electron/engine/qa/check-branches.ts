@@ -1,8 +1,10 @@
+import { statSync } from 'node:fs';
 import { checkEpisode, type EpisodeCheck } from '../../../shared/qa/check-episode.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
-import type { EpisodeIndex } from '../trace/episode-index.js';
-import type { LoadedBranch } from './episode-set.js';
+import type { EpisodeIndex, IndexedFlag } from '../trace/episode-index.js';
+import type { BranchInfo } from '../trace/trace-store.js';
+import { loadedBranch, type LoadedBranch } from './episode-set.js';
 import { qaReference } from './qa-reference.js';
 
 /** Every event of a branch in file order: the reader sets an incomplete last step apart; QA wants it back in place. */
@@ -45,4 +47,28 @@ export function recordFlags(index: Pick<EpisodeIndex, 'replaceFlags'>, checks: r
       c.branch,
       c.flags.map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message })),
     );
+}
+
+/**
+ * A stored branch's QA flags as every view gives them (`show`, the window's list and open,
+ * the shared file): the ones the index computed from this very trace version, else
+ * {@link checkBranch} over its own trace with references, recorded for the next reader.
+ */
+export async function currentFlags(
+  store: DiskEpisodeStore,
+  index: EpisodeIndex,
+  info: BranchInfo,
+  /** The branch's trace when the caller has read it already. */
+  read?: LoadedBranch['trace'],
+): Promise<IndexedFlag[]> {
+  const path = store.currentTracePath(info);
+  const st = statSync(path, { throwIfNoEntry: false });
+  const known = st ? index.checkedFlags(info.branch, { path, size: st.size, mtime: st.mtimeMs }) : null;
+  if (known) return known;
+  const trace = read ?? store.readTrace(info);
+  const { flags } = await checkBranch(loadedBranch(info, trace), store, { open: trace.end === null });
+  const found = flags.map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message }));
+  index.replaceFlags(info.branch, found);
+  index.markFlagsChecked(info.branch);
+  return found;
 }

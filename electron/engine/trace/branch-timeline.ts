@@ -1,4 +1,5 @@
 import type { EndEvent, HeaderEvent } from '../../../shared/trace-events.js';
+import type { ToolResult } from '../../../shared/tool-result.js';
 import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
 import { originOf, readLineage, type LineageSource } from './lineage.js';
 import type { BranchInfo } from './trace-store.js';
@@ -18,6 +19,8 @@ export interface BranchTimeline {
   readonly end: EndEvent | null;
   readonly steps: readonly TimelineStep[];
   readonly warnings: readonly string[];
+  /** Each call's result as the agent saw it (an override's `shown`), by `step:call_id`: the output text `show --json` gives. */
+  readonly results: ReadonlyMap<string, ToolResult>;
 }
 
 /**
@@ -34,5 +37,17 @@ export function branchTimeline(source: LineageSource, branch: BranchInfo): Branc
     branch: originOf(lineage, s.step),
     partial: partialSteps.has(s.step) && !complete.has(s.step),
   }));
-  return { branch, header: lineage.header, end: lineage.trace.end, steps, warnings: lineage.warnings };
+  const results = new Map<string, ToolResult>();
+  for (const e of [...lineage.events, ...lineage.partial]) {
+    if (e.type === 'tool_result') results.set(`${e.step}:${e.call_id}`, e.result);
+    else if (e.type === 'override') results.set(`${e.step}:${e.call_id}`, e.shown);
+  }
+  return {
+    branch,
+    header: lineage.header,
+    end: lineage.trace.end,
+    steps,
+    warnings: lineage.warnings,
+    results,
+  };
 }
