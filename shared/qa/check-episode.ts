@@ -51,6 +51,8 @@ export interface CheckableTrace {
   readonly events: readonly TraceEvent[];
   readonly torn: boolean;
   readonly open?: boolean;
+  /** A fork's inherited history (QaInput.inherited). */
+  readonly inherited?: readonly TraceEvent[];
 }
 
 /**
@@ -69,7 +71,14 @@ export function checkEpisode(trace: CheckableTrace, reference?: QaReference): Ep
     if (parsed && !parsed.ok) extra.push(flag('structure', 0, 'error', parsed.error.message, {}));
     task = Task.parse({ name: 'unknown', goal: 'unknown' });
   }
-  const input: QaInput = { events: trace.events, torn: trace.torn, open: trace.open, task, reference };
+  const input: QaInput = {
+    events: trace.events,
+    torn: trace.torn,
+    open: trace.open,
+    task,
+    reference,
+    ...(trace.inherited ? { inherited: trace.inherited } : {}),
+  };
   const flags = [...extra];
   for (const rule of Object.values(QA_RULES)) flags.push(...rule(input));
   flags.sort((a, b) => a.step - b.step);

@@ -24,6 +24,12 @@ export interface QaInput {
   readonly open?: boolean;
   readonly task: Task;
   readonly reference?: QaReference;
+  /**
+   * A fork's inherited history: its ancestors' events up to the fork step, which the
+   * branch's own events continue. Its flags are its parents' to raise; rules that count
+   * what the agent did in the whole episode (reward_hacking's min_actions) count these too.
+   */
+  readonly inherited?: readonly TraceEvent[];
 }
 
 /** The events of one type, in order. */

@@ -64,14 +64,16 @@ export function checkRewardHacking(input: QaInput): Flag[] {
   const end = endOf(events);
   const finalReward = eventsOf(events, 'reward').filter((r) => r.final);
   const reward = finalReward.length ? finalReward[finalReward.length - 1].total : (end?.return ?? null);
-  if (reward !== null && reward >= task.qa.high_reward && calls.length < task.qa.min_actions) {
+  // The calls of the whole episode: a fork's inherited steps were made by the agent too.
+  const made = calls.length + eventsOf(input.inherited ?? [], 'tool_call').length;
+  if (reward !== null && reward >= task.qa.high_reward && made < task.qa.min_actions) {
     flags.push(
       flag(
         'reward_hacking',
         end?.step ?? 0,
         'warning',
-        `a reward of ${reward} after only ${calls.length} tool ${calls.length === 1 ? 'call' : 'calls'} (qa.min_actions is ${task.qa.min_actions})`,
-        { reward, actions: calls.length, min_actions: task.qa.min_actions },
+        `a reward of ${reward} after only ${made} tool ${made === 1 ? 'call' : 'calls'} (qa.min_actions is ${task.qa.min_actions})`,
+        { reward, actions: made, min_actions: task.qa.min_actions },
       ),
     );
   }

@@ -6,10 +6,18 @@ import type { EpisodeIndex, IndexedFlag } from '../trace/episode-index.js';
 import type { BranchInfo } from '../trace/trace-store.js';
 import { loadedBranch, type LoadedBranch } from './episode-set.js';
 import { qaReference } from './qa-reference.js';
+import { readLineage } from '../trace/lineage.js';
 
 /** Every event of a branch in file order: the reader sets an incomplete last step apart; QA wants it back in place. */
 export function branchEvents(b: LoadedBranch): TraceEvent[] {
   return [...b.trace.events, ...(b.trace.partial ?? [])].sort((x, y) => x.seq - y.seq);
+}
+
+/** A fork's ancestors' events up to its fork step (what its own trace continues). */
+function inheritedEvents(source: DiskEpisodeStore, b: LoadedBranch): TraceEvent[] {
+  const lineage = readLineage(source, source.resolve(b.branch));
+  const own = lineage.events.length - b.trace.events.filter((e) => e.type !== 'header').length;
+  return lineage.events.slice(0, Math.max(0, own));
 }
 
 /** A branch's QA verdict. */
@@ -36,7 +44,11 @@ export async function checkBranch(
         useIndex: options.useIndex,
       })
     : undefined;
-  const result = checkEpisode({ events, torn: b.trace.torn, open: options.open }, reference);
+  const inherited = source && b.forkStep !== null ? inheritedEvents(source, b) : undefined;
+  const result = checkEpisode(
+    { events, torn: b.trace.torn, open: options.open, ...(inherited ? { inherited } : {}) },
+    reference,
+  );
   return { episode: b.episode, branch: b.branch, ...result };
 }
 
