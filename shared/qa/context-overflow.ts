@@ -24,21 +24,26 @@ function textOf(m: ShownMessage): string {
   return Array.isArray(m.content) ? JSON.stringify(m.content) : '';
 }
 
-/** How a result's output appears in an observation (JSON-escaped, as the conversation writes it): its first characters. */
-function outputMark(r: ToolResult): string {
-  const out = r.stdout || r.stderr || r.error?.message || '';
-  return JSON.stringify(out.slice(0, 64)).slice(1, -1);
+/** A result's output as the agent is shown it: its first characters. */
+function outputStart(r: ToolResult): string {
+  return (r.stdout || r.stderr || r.error?.message || '').slice(0, 64);
 }
 
-/** True when the messages still show the result of `call_id`: its message is there and carries the output's start. */
+/**
+ * True when the messages still show the result of `call_id`: its message is there and carries
+ * the output's start — raw (an agent that runs its own tools sends its output as text: Codex,
+ * Claude Code, every inside agent), JSON-escaped once (stepbox's own observations are JSON) or
+ * twice (content as parts is JSON once more).
+ */
 function resultShown(messages: readonly ShownMessage[], result: TraceEventOf<'tool_result'>): boolean {
-  const mark = outputMark(result.result);
+  const raw = outputStart(result.result);
+  const escaped = JSON.stringify(raw).slice(1, -1);
+  const twice = JSON.stringify(escaped).slice(1, -1);
   return messages.some((m) => {
     const text = textOf(m);
     const answers =
       m.tool_call_id === result.call_id || (m.role === 'user' && text.includes(`(${result.call_id})`));
-    // Content as parts (an array) is JSON once more: its output is escaped twice.
-    return answers && (text.includes(mark) || text.includes(JSON.stringify(mark).slice(1, -1)));
+    return answers && (text.includes(raw) || text.includes(escaped) || text.includes(twice));
   });
 }
 

@@ -297,6 +297,23 @@ describe('context_overflow rule', () => {
     expect(checkContextOverflow(input(scripted))).toEqual([]);
     expect(rules(scripted, 'context_overflow')).toEqual([]);
   });
+  it('clean: an agent that runs its own tools sends its output as plain text (Codex: newlines, quotes)', () => {
+    // A clean Codex CLI run was flagged: the rule looked only for the JSON-escaped output.
+    const output = 'Chunk ID: 1\nProcess exited with code 0\nOutput:\n"hello" > out.txt\n';
+    const t = new QaTrace(TASK);
+    shown(t, 1, [sys, goal]);
+    t.step({
+      calls: [{ name: 'exec_command', args: { cmd: 'echo hello > out.txt' }, result: { stdout: output } }],
+    });
+    shown(t, 2, [
+      sys,
+      goal,
+      { role: 'assistant', content: null },
+      { role: 'tool', tool_call_id: 'c1_0', content: output },
+    ]);
+    t.step({ final: 'done' }).end();
+    expect(checkContextOverflow(input(t))).toEqual([]);
+  });
 });
 
 const readOnly = { exit_code: 1, stderr: 'sh: 1: cannot create config/settings.ini: Permission denied' };
