@@ -22,16 +22,18 @@ export function chatFromResponsesRequest(request: Record<string, unknown>): Reco
     for (const item of input) {
       if (!item || typeof item !== 'object') return { ...request, messages: undefined };
       const it = item as Record<string, unknown>;
-      if (it.type === 'function_call') {
+      // A custom (freeform) tool's call carries its text as `input` (Codex's apply_patch).
+      if (it.type === 'function_call' || it.type === 'custom_tool_call') {
         const last = messages.at(-1);
+        const args = it.type === 'function_call' ? it.arguments : JSON.stringify({ input: it.input ?? '' });
         const call = {
           id: String(it.call_id ?? ''),
           type: 'function',
-          function: { name: String(it.name ?? ''), arguments: String(it.arguments ?? '') },
+          function: { name: String(it.name ?? ''), arguments: String(args ?? '') },
         };
         if (last && last.role === 'assistant' && Array.isArray(last.tool_calls)) last.tool_calls.push(call);
         else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-      } else if (it.type === 'function_call_output') {
+      } else if (it.type === 'function_call_output' || it.type === 'custom_tool_call_output') {
         messages.push({ role: 'tool', tool_call_id: String(it.call_id ?? ''), content: textOf(it.output) });
       } else if (typeof it.role === 'string') {
         const role = it.role === 'developer' ? 'system' : it.role;
