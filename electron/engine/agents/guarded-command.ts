@@ -46,7 +46,12 @@ export class CommandCancelled extends Error {
 export function runGuarded(
   cmd: string,
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal; onLine?: (line: string) => void } = {},
+  options: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    signal?: AbortSignal;
+    onLine?: (line: string) => void;
+  } = {},
 ): Promise<GuardedResult> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {

@@ -217,4 +217,3 @@ export function recipeLaunch(name: string, home = stepboxHome()): InsideLaunch {
     recipe: `${name}@${pick.version}`,
   };
 }
-

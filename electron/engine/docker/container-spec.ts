@@ -53,7 +53,11 @@ export const HELPER_CAPABILITIES = ['SETUID', 'SETGID', 'KILL', 'SETPCAP'] as co
 export const AGENT_USER = `${SANDBOX_UID}:${SANDBOX_UID}`;
 
 /** The tmpfs mounts and their sizes in bytes: /workspace, /tmp, $HOME (`limits.home`, default 512 MiB). */
-export function tmpfsBytes(limits: SandboxConfig['limits']): { workspace: number; tmp: number; home: number } {
+export function tmpfsBytes(limits: SandboxConfig['limits']): {
+  workspace: number;
+  tmp: number;
+  home: number;
+} {
   return {
     workspace: limits.diskBytes,
     tmp: tmpBytes(limits.diskBytes),

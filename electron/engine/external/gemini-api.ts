@@ -19,9 +19,10 @@ export interface GeminiRoute {
 
 /** `/v1beta/models/{model}:{method}` (also `/v1/…`, and `tunedModels/`), or null. */
 export function geminiRoute(path: string): GeminiRoute | null {
-  const m = /^\/(?:v1beta|v1|v1alpha)\/(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(
-    path,
-  );
+  const m =
+    /^\/(?:v1beta|v1|v1alpha)\/(?:models|tunedModels)\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(
+      path,
+    );
   if (!m) return null;
   let model = m[1];
   try {
@@ -45,7 +46,10 @@ function derivedId(turn: number, index: number): string {
  * takes the id of the call of the same name in the model turn before it (stepbox's answers
  * always carry ids, which Gemini clients send back).
  */
-export function chatFromGeminiRequest(request: Record<string, unknown>, model: string): Record<string, unknown> {
+export function chatFromGeminiRequest(
+  request: Record<string, unknown>,
+  model: string,
+): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
   const system = textOfContent(request.systemInstruction ?? request.system_instruction);
   if (system !== '') messages.push({ role: 'system', content: system });
@@ -102,7 +106,8 @@ export function chatFromGeminiRequest(request: Record<string, unknown>, model: s
   }
   const tools: Record<string, unknown>[] = [];
   for (const t of Array.isArray(request.tools) ? (request.tools as Part[]) : []) {
-    const decls = t && typeof t === 'object' ? (t.functionDeclarations ?? t.function_declarations) : undefined;
+    const decls =
+      t && typeof t === 'object' ? (t.functionDeclarations ?? t.function_declarations) : undefined;
     for (const d of Array.isArray(decls) ? (decls as Part[]) : []) {
       if (!d || typeof d !== 'object') continue;
       tools.push({
@@ -110,7 +115,10 @@ export function chatFromGeminiRequest(request: Record<string, unknown>, model: s
         function: {
           name: String(d.name ?? ''),
           ...(typeof d.description === 'string' ? { description: d.description } : {}),
-          parameters: jsonSchemaOf(d.parametersJsonSchema ?? d.parameters) ?? { type: 'object', properties: {} },
+          parameters: jsonSchemaOf(d.parametersJsonSchema ?? d.parameters) ?? {
+            type: 'object',
+            properties: {},
+          },
         },
       });
     }
@@ -176,8 +184,9 @@ function jsonSchemaOf(schema: unknown): unknown {
 
 /** Gemini's `toolConfig.functionCallingConfig.mode` in Chat's form. */
 function chatToolChoice(config: unknown): unknown {
-  const fc = (config as { functionCallingConfig?: { mode?: unknown; allowedFunctionNames?: unknown } } | undefined)
-    ?.functionCallingConfig;
+  const fc = (
+    config as { functionCallingConfig?: { mode?: unknown; allowedFunctionNames?: unknown } } | undefined
+  )?.functionCallingConfig;
   if (!fc || typeof fc !== 'object') return undefined;
   const names = Array.isArray(fc.allowedFunctionNames) ? fc.allowedFunctionNames : [];
   if (fc.mode === 'ANY' && names.length === 1)
@@ -208,7 +217,9 @@ function statusName(status: number): string {
 
 /** A Google-shaped error body (`{error: {code, message, status}}`, what the SDK and Gemini CLI show). */
 export function geminiError(res: ServerResponse, status: number, code: string, message: string): void {
-  sendJson(res, status, { error: { code: status, message: `${message} (${code})`, status: statusName(status) } });
+  sendJson(res, status, {
+    error: { code: status, message: `${message} (${code})`, status: statusName(status) },
+  });
 }
 
 /** How a Gemini answer is sent: one body, server-sent events (`?alt=sse`) or a JSON array streamed. */
@@ -218,7 +229,8 @@ export type GeminiStream = 'none' | 'sse' | 'json-array';
 function geminiUsage(usage: unknown, request: Record<string, unknown>): Record<string, number> {
   const u = (usage && typeof usage === 'object' ? usage : {}) as Record<string, unknown>;
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-  const prompt = num(u.promptTokenCount) ?? num(u.prompt_tokens) ?? num(u.input_tokens) ?? estimateGeminiTokens(request);
+  const prompt =
+    num(u.promptTokenCount) ?? num(u.prompt_tokens) ?? num(u.input_tokens) ?? estimateGeminiTokens(request);
   const out = num(u.candidatesTokenCount) ?? num(u.completion_tokens) ?? num(u.output_tokens) ?? 0;
   return { promptTokenCount: prompt, candidatesTokenCount: out, totalTokenCount: prompt + out };
 }
@@ -250,7 +262,8 @@ export function geminiResponseOf(
 function argsOf(args: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(args);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
     return { value: parsed };
   } catch {
     return { arguments: args };
@@ -301,7 +314,8 @@ export function geminiRequestFromChat(
     else turns.push({ role, parts });
   };
   for (const m of messages) {
-    const text = typeof m.content === 'string' ? m.content : m.content == null ? '' : JSON.stringify(m.content);
+    const text =
+      typeof m.content === 'string' ? m.content : m.content == null ? '' : JSON.stringify(m.content);
     if (m.role === 'system' || m.role === 'developer') {
       if (text !== '') system.push(text);
     } else if (m.role === 'tool') {
@@ -347,7 +361,9 @@ export function chatFromGeminiResponse(
   message: { content: string | null; tool_calls?: AssistantAnswer['tool_calls'] };
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
 } {
-  const candidate = Array.isArray(response.candidates) ? (response.candidates[0] as Part | undefined) : undefined;
+  const candidate = Array.isArray(response.candidates)
+    ? (response.candidates[0] as Part | undefined)
+    : undefined;
   const parts = Array.isArray((candidate?.content as Part | undefined)?.parts)
     ? ((candidate?.content as Part).parts as Part[])
     : [];

@@ -244,7 +244,8 @@ export class ModelEndpoint {
         if (api === 'responses') sendResponsesAnswer(res, id, this.model, message, stream, request);
         else if (api === 'anthropic.messages')
           sendAnthropicAnswer(res, id, this.model, message, stream, usage, request);
-        else if (api === 'gemini') sendGeminiAnswer(res, id, this.model, message, geminiStream, usage, request);
+        else if (api === 'gemini')
+          sendGeminiAnswer(res, id, this.model, message, geminiStream, usage, request);
         else sendChatAnswer(res, id, this.model, message, stream, usage, request);
       },
       fail: (status, code, message) => {
