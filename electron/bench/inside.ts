@@ -95,7 +95,9 @@ export const section: BenchSection = {
     const out: Record<string, number | string | boolean | null> = {};
     try {
       // 1. The bridge: a scripted endpoint answering a client inside the sandbox.
-      log(`inside: ${CALLS} model calls per API (${APIS.join(', ')}) from inside the sandbox through the bridge`);
+      log(
+        `inside: ${CALLS} model calls per API (${APIS.join(', ')}) from inside the sandbox through the bridge`,
+      );
       const endpoint = new ModelEndpoint(TOKEN, 'm');
       const url = await endpoint.start();
       const port = Number(new URL(url).port);

@@ -292,7 +292,10 @@ describe('Gemini as a script line and as an upstream model source', () => {
           { role: 'tool', tool_call_id: 'c1', content: '/workspace' },
         ],
         tools: [
-          { type: 'function', function: { name: 'run_shell_command', description: 'run', parameters: { type: 'object' } } },
+          {
+            type: 'function',
+            function: { name: 'run_shell_command', description: 'run', parameters: { type: 'object' } },
+          },
         ],
       });
       expect(seen[0].url).toBe('/v1beta/models/gemini-2.5-pro:generateContent');

@@ -82,7 +82,8 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
     try {
       return agentFiles(this.launchSpec.agentDir);
     } catch (e) {
-      if (e instanceof AgentDirTooLarge) throw new AgentFailure('bad_agent_spec', `${this.spec}: ${e.message}`);
+      if (e instanceof AgentDirTooLarge)
+        throw new AgentFailure('bad_agent_spec', `${this.spec}: ${e.message}`);
       throw e;
     }
   }
