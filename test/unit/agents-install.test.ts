@@ -194,6 +194,21 @@ describe('agents add / list / remove', () => {
   });
 });
 
+describe('shipped recipes', () => {
+  it('are the seven names of the contract, each pinned to an exact version (and runtime)', () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-recipes-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const all = listAgents(home);
+    expect(all.map((r) => r.name).sort()).toEqual(
+      ['claude-code', 'codex', 'copilot', 'gemini', 'opencode', 'pi', 'qwen-code'].sort(),
+    );
+    for (const r of all) {
+      expect(r.pinned, r.name).toMatch(/^\d+\.\d+\.\d+$/);
+      if (r.runtime !== null) expect(r.runtime, r.name).toMatch(/^node@\d+\.\d+\.\d+$/);
+    }
+  });
+});
+
 describe('agent folder cap', () => {
   it('a folder over the cap (apparent size: a sparse file counts whole) is refused at once, naming the file and the setting', () => {
     const dir = mkdtempSync(join(tmpdir(), 'stepbox-agentdir-'));
