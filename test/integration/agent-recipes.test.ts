@@ -4,6 +4,8 @@ import { expect, it } from 'vitest';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import { replayInsideAgent } from '../../electron/engine/external/inside-replay.js';
 import { addAgentRecipe } from '../support/cli.js';
+import { checkBranch } from '../../electron/engine/qa/check-branches.js';
+import { loadedBranch } from '../../electron/engine/qa/episode-set.js';
 import { describeDocker, useDockerHome } from '../support/docker.js';
 import { call, final, ofType, script } from '../support/harness.js';
 
@@ -53,10 +55,20 @@ function taskDir(name: string): string {
       tools: [],
       timeouts: { step_soft: 60, step_hard: 180, episode: 600 },
       max_steps: 10,
+      // One command is the whole job: a clean run is not "too few actions".
+      qa: { min_actions: 1 },
       verifier: { command: 'test "$(cat out.txt)" = hi', timeout: 30 },
     }),
   );
   return dir;
+}
+
+/** QA of a stored branch as the window, `check` and the shared file give it: a clean run has none. */
+async function flagsOf(id: string): Promise<string[]> {
+  const store = docker.env.store;
+  const info = store.resolve(id);
+  const { flags } = await checkBranch(loadedBranch(info, store.readTrace(info)), store);
+  return flags.map((f) => `${f.rule}@${f.step}: ${f.message}`);
 }
 
 describeDocker('the shipped agent recipes, end to end with a scripted model', () => {
@@ -107,6 +119,9 @@ describeDocker('the shipped agent recipes, end to end with a scripted model', ()
       } finally {
         await f.dispose();
       }
+      // QA tells the truth about agents that run their own tools: no flag on the run or its fork.
+      expect(await flagsOf(episode)).toEqual([]);
+      expect(await flagsOf(f.branch)).toEqual([]);
       const report = await replayInsideAgent({ id: episode, ...docker.episode });
       expect(report).toMatchObject({ steps: 2, drifted: [], diverged_at: null });
     }, 900_000);
