@@ -241,7 +241,11 @@ export class DockerEngine {
           Mounts: [{ Type: 'volume', Source: name, Target: '/stepbox-volume', ReadOnly: true }],
         },
       });
-      await container.infoArchive({ path: `/stepbox-volume/${path}` });
+      // A HEAD answered as a stream (docker-modem): left unread, its socket would stay open.
+      const head = (await container.infoArchive({ path: `/stepbox-volume/${path}` })) as unknown as {
+        destroy?: () => void;
+      };
+      head.destroy?.();
       return true;
     } catch (e) {
       if ((e as DockerApiError).statusCode === 404) {
@@ -277,7 +281,7 @@ export class DockerEngine {
       const logs = (await c.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
       // Without a TTY the log is multiplexed: 8-byte frame heads before each chunk.
       const parts: Buffer[] = [];
-      for (let at = 0; at + 8 <= logs.length; ) {
+      for (let at = 0; at + 8 <= logs.length;) {
         const n = logs.readUInt32BE(at + 4);
         parts.push(logs.subarray(at + 8, at + 8 + n));
         at += 8 + n;

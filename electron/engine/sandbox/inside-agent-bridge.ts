@@ -46,10 +46,14 @@ export async function startInsideAgent(
 ): Promise<InsideAgentRun> {
   const source = loadSandboxResource('bridge.py').toString('utf8');
   // The runtime's python3 (sandbox-runtime.ts), whatever the image has.
-  const streams: ExecStreams = await engine.exec(containerId, runtimeProgram(RUNTIME_PYTHON, ['-I', '-c', source]), {
-    user: '0:0',
-    workingDir: '/',
-  });
+  const streams: ExecStreams = await engine.exec(
+    containerId,
+    runtimeProgram(RUNTIME_PYTHON, ['-I', '-c', source]),
+    {
+      user: '0:0',
+      workingDir: '/',
+    },
+  );
   const hash = request.agentFilesHash;
   const conns = new Map<number, Duplex>();
   let buf: Buffer = Buffer.alloc(0);

@@ -332,8 +332,7 @@ const PROBES: Record<SelftestCheckId, Probe> = {
   },
   pid_limit: async (sb) => {
     const r = await sb.exec({
-      command:
-        `${PY} -c "import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    n += 1\nprint(n)"`,
+      command: `${PY} -c "import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    n += 1\nprint(n)"`,
       timeoutMs: 30_000,
     });
     const n = Number((r.stdout ?? '').trim());
