@@ -130,7 +130,8 @@ def check_agent_files(start):
 
 
 # stepbox's runtime volume (electron/engine/sandbox/sandbox-runtime.ts): a static bash.
-RUNTIME_BASH = '/opt/stepbox/runtime/bin/bash'
+RUNTIME = '/opt/stepbox/runtime'
+RUNTIME_BASH = RUNTIME + '/bin/bash'
 
 
 def start_agent(start, port):

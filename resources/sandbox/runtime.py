@@ -24,6 +24,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import time
 
 dest, version = sys.argv[1], sys.argv[2]
 if os.path.isfile(os.path.join(dest, 'VERSION')):
@@ -31,8 +32,15 @@ if os.path.isfile(os.path.join(dest, 'VERSION')):
     sys.exit(0)
 parent = os.path.dirname(dest)
 os.makedirs(parent, exist_ok=True)
-work = '%s/.building-%d' % (parent, os.getpid())
-shutil.rmtree(work, ignore_errors=True)
+# A fresh name per fill: fills of two processes may run at once (each container's pid is 1).
+work = '%s/.building-%s' % (parent, os.urandom(6).hex())
+# What a fill that was killed left (older than any fill takes).
+for name in os.listdir(parent):
+    try:
+        if name.startswith('.building-') and time.time() - os.lstat(os.path.join(parent, name)).st_mtime > 600:
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    except OSError:
+        pass
 
 
 def interpreter(path):
