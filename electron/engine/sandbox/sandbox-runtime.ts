@@ -18,7 +18,7 @@ export const RUNTIME_LIB = `${RUNTIME_DIR}/lib`;
 export const RUNTIME_PYTHON = `${RUNTIME_DIR}/usr/bin/python3`;
 /** The runtime's static bash: the agent's shell in an image without one, and stepbox's own scripts' shell. */
 export const RUNTIME_BASH = `${RUNTIME_DIR}/bin/bash`;
-/** The runtime's static busybox: the container's main command (`sleep infinity`), setup scripts' tools. */
+/** The runtime's static busybox: the main command (by its `sleep` link), the verifier's `kill`, setup scripts' tools. */
 export const RUNTIME_BUSYBOX = `${RUNTIME_DIR}/bin/busybox`;
 /** A folder of busybox applet links (for setup scripts' PATH, after the image's own directories). */
 export const RUNTIME_APPLETS = `${RUNTIME_DIR}/applets`;
@@ -36,5 +36,8 @@ export function runtimeProgram(path: string, args: readonly string[] = []): stri
   return [RUNTIME_LOADER, '--inhibit-cache', '--library-path', RUNTIME_LIB, path, ...args];
 }
 
-/** The container's main command: root, does nothing, outlives every process of the agent's. */
-export const MAIN_COMMAND = [RUNTIME_BUSYBOX, 'sleep', 'infinity'];
+/**
+ * The container's main command: root, does nothing, outlives every process of the agent's.
+ * busybox by its `sleep` link, so it is `sleep infinity` in `ps` and `pgrep` as on any image.
+ */
+export const MAIN_COMMAND = [`${RUNTIME_APPLETS}/sleep`, 'infinity'];
