@@ -5,6 +5,7 @@ import { RUNTIME_DIR, RUNTIME_MARK, RUNTIME_MOUNT } from '../sandbox/sandbox-run
 import { SandboxFailure } from '../sandbox/sandbox.js';
 import type { DockerEngine } from './client.js';
 import { OWNER_LABEL, STEPBOX_LABEL } from './container-spec.js';
+import { specForEngine } from './engine-flavour.js';
 import { ownerLabel } from './owner.js';
 
 const log = logger('runtime');
@@ -57,19 +58,24 @@ async function fillRuntimeVolume(engine: DockerEngine, name: string): Promise<vo
     );
   await engine.createVolume(name, { [STEPBOX_LABEL]: '1', [RUNTIME_VOLUME_LABEL]: SANDBOX_IMAGE_VERSION });
   const source = loadSandboxResource('runtime.py').toString('utf8');
+  // Podman needs its explicit limits (engine-flavour.ts) for any container to start.
+  const { kind } = await engine.info();
   const { exitCode, output } = await engine.runToEnd(
-    {
-      Image: SANDBOX_IMAGE,
-      Cmd: ['python3', '-I', '-S', '-c', source, RUNTIME_DIR, SANDBOX_IMAGE_VERSION],
-      User: '0:0',
-      WorkingDir: '/',
-      Labels: { [STEPBOX_LABEL]: '1', [OWNER_LABEL]: ownerLabel() },
-      NetworkDisabled: true,
-      HostConfig: {
-        NetworkMode: 'none',
-        Mounts: [{ Type: 'volume', Source: name, Target: RUNTIME_MOUNT, ReadOnly: false }],
+    specForEngine(
+      {
+        Image: SANDBOX_IMAGE,
+        Cmd: ['python3', '-I', '-S', '-c', source, RUNTIME_DIR, SANDBOX_IMAGE_VERSION],
+        User: '0:0',
+        WorkingDir: '/',
+        Labels: { [STEPBOX_LABEL]: '1', [OWNER_LABEL]: ownerLabel() },
+        NetworkDisabled: true,
+        HostConfig: {
+          NetworkMode: 'none',
+          Mounts: [{ Type: 'volume', Source: name, Target: RUNTIME_MOUNT, ReadOnly: false }],
+        },
       },
-    },
+      kind,
+    ),
     FILL_TIMEOUT_MS,
   );
   if (exitCode !== 0)
