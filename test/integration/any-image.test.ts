@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
+import { DockerEngine } from '../../electron/engine/docker/client.js';
+import { containerSpec } from '../../electron/engine/docker/container-spec.js';
+import { OomEvents } from '../../electron/engine/docker/oom.js';
+import { ownerLabel } from '../../electron/engine/docker/owner.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
+import { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
+import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
 import { SELFTEST_CHECKS } from '../../electron/engine/sandbox/selftest.js';
 import { runCli, PROJECT_ROOT } from '../support/cli.js';
 import { describeDocker, useTestProvider } from '../support/docker.js';
@@ -181,6 +188,26 @@ describeDocker('any image: an image without python3, bash or user 1000', () => {
       execFileSync('docker', ['rmi', '-f', ARM64], { stdio: 'ignore' });
     }
   }, 120_000);
+});
+
+describeDocker('any image: an exec the engine cannot start', () => {
+  it("is said in the engine's words and with the fix, not as a misread frame length", async () => {
+    // A container without stepbox's runtime: the helper's exec cannot start its loader.
+    const engine = new DockerEngine();
+    const config = defaultSandboxConfig();
+    const id = await engine.createAndStart(containerSpec(config, ownerLabel()));
+    const sb = new DockerSandbox(engine, id, config, { ooms: new OomEvents(), onDestroy: () => undefined });
+    try {
+      const e = (await sb.start().catch((x: unknown) => x)) as SandboxFailure;
+      expect(e).toBeInstanceOf(SandboxFailure);
+      expect(e.message).toMatch(/its output is text, not the protocol: "OCI runtime exec failed/);
+      expect(e.message).toContain('the engine could not start /opt/stepbox/runtime/lib/ld.so');
+      expect(e.message).not.toMatch(/announced/);
+      expect(e.fix).toMatch(/docker volume rm stepbox-runtime-/);
+    } finally {
+      await sb.destroy();
+    }
+  }, 60_000);
 });
 
 // The one conformance suite of every backend, on the busybox-only image.
