@@ -210,6 +210,30 @@ describeDocker('any image: an exec the engine cannot start', () => {
   }, 60_000);
 });
 
+describeDocker('any image: an ENTRYPOINT that does not run its arguments', () => {
+  beforeAll(buildImages, 300_000);
+  it('is named as the reason the sandbox stopped, with the fix', async () => {
+    const image = 'stepbox-test-entrypoint:1';
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        `id=$(docker create ${BUSYBOX} true) && docker export "$id" | docker import --change 'ENTRYPOINT ["/bin/false"]' - ${image} && docker rm "$id"`,
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      const r = await runCli(['sandbox', 'selftest', '--image', image], { timeoutMs: 120_000 });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/stopped before its helper started \(its main command exited with 1\)/);
+      expect(r.stderr).toMatch(/ENTRYPOINT/);
+      expect(r.stderr).not.toMatch(/kill -9 -1/);
+    } finally {
+      execFileSync('docker', ['rmi', '-f', image], { stdio: 'ignore' });
+    }
+  }, 180_000);
+});
+
 // The one conformance suite of every backend, on the busybox-only image.
 describeDocker('any image: conformance on the busybox-only image', () => {
   beforeAll(buildImages, 300_000);

@@ -228,13 +228,18 @@ export class DockerEngine {
    * container of `image` that is created (never started) with the volume mounted read-only,
    * then removed: the engine's archive API sees volumes, so this works on a remote engine.
    */
-  async volumeHasFile(name: string, image: string, path: string): Promise<boolean> {
+  async volumeHasFile(
+    name: string,
+    image: string,
+    path: string,
+    labels: Record<string, string>,
+  ): Promise<boolean> {
     let container: Docker.Container | undefined;
     try {
       container = await this.docker.createContainer({
         Image: image,
         Cmd: ['true'],
-        Labels: { stepbox: '1' },
+        Labels: labels,
         NetworkDisabled: true,
         HostConfig: {
           NetworkMode: 'none',
@@ -433,6 +438,17 @@ export class DockerEngine {
       return info.State.Running === true;
     } catch (e) {
       if ((e as DockerApiError).statusCode === 404) return false;
+      throw dockerFailure(e, `inspecting sandbox ${id.slice(0, 12)}`);
+    }
+  }
+
+  /** The exit code of a container that has stopped; null while it runs or when it is gone. */
+  async exitCodeOf(id: string): Promise<number | null> {
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      return info.State.Running ? null : info.State.ExitCode;
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return null;
       throw dockerFailure(e, `inspecting sandbox ${id.slice(0, 12)}`);
     }
   }

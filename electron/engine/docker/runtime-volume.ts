@@ -37,7 +37,8 @@ export function ensureRuntimeVolume(engine: DockerEngine, image: string): Promis
   if (!p) {
     p = (async () => {
       const name = runtimeVolumeName();
-      if ((await engine.hasVolume(name)) && (await engine.volumeHasFile(name, image, RUNTIME_MARK)))
+      const labels = { [STEPBOX_LABEL]: '1', [OWNER_LABEL]: ownerLabel() };
+      if ((await engine.hasVolume(name)) && (await engine.volumeHasFile(name, image, RUNTIME_MARK, labels)))
         return name;
       await fillRuntimeVolume(engine, name);
       return name;

@@ -217,7 +217,7 @@ export class DockerSandbox implements Sandbox {
       streams = await this.engine.exec(this.id, cmd, options);
     } catch (e) {
       wait?.cancel();
-      throw (await this.engine.isRunning(this.id)) ? e : this.stopped();
+      throw (await this.engine.isRunning(this.id)) ? e : await this.stoppedAtStart();
     }
     let stderr = '';
     streams.stderr.on('data', (c: Buffer) => {
@@ -239,7 +239,7 @@ export class DockerSandbox implements Sandbox {
       );
     } catch (e) {
       streams.close();
-      if (!(await this.engine.isRunning(this.id))) throw this.stopped();
+      if (!(await this.engine.isRunning(this.id))) throw await this.stoppedAtStart();
       const why = e instanceof Error ? e.message : String(e);
       throw new SandboxFailure(
         'sandbox_failed',
@@ -255,6 +255,7 @@ export class DockerSandbox implements Sandbox {
         );
     };
     this.helper = helper;
+    this.everStarted = true;
     this.connection = connection;
     this.channel = connection.channel;
     if (connection.channel.kind === 'exec' && wait) this.log.info(describeChannel(connection.channel));
@@ -272,6 +273,23 @@ export class DockerSandbox implements Sandbox {
 
   /** Whether the helper runs as another user than the commands (its channel out of their reach). */
   isolated = false;
+
+  /** Whether a helper of this sandbox ever said hello (else the container stopping is its image's doing). */
+  private everStarted = false;
+
+  /**
+   * The container stopped while a helper started: before the first hello, its main command
+   * ended by itself — most often an image ENTRYPOINT that does not run its arguments.
+   */
+  private async stoppedAtStart(): Promise<SandboxFailure> {
+    if (this.everStarted) return this.stopped();
+    const code = await this.engine.exitCodeOf(this.id).catch(() => null);
+    return new SandboxFailure(
+      'sandbox_failed',
+      `sandbox container ${this.id.slice(0, 12)} of ${this.config.image} stopped before its helper started (its main command exited${code === null ? '' : ` with ${code}`}): the image's ENTRYPOINT, when it has one, runs first with stepbox's main command as its arguments and must end by running them`,
+      `use an image whose ENTRYPOINT ends with \`exec "$@"\`, or none (\`docker image inspect --format '{{.Config.Entrypoint}}' ${this.config.image}\`)`,
+    );
+  }
 
   private stopped(): SandboxFailure {
     return new SandboxFailure(
