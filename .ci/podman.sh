@@ -13,7 +13,7 @@ export DEBIAN_FRONTEND=noninteractive
 sock=/run/stepbox-ci-podman.sock
 pidfile=/run/stepbox-ci-podman.pid
 host="unix://$sock"
-image=stepbox-sandbox:1
+image=stepbox-sandbox:2  # SANDBOX_IMAGE (shared/constants.ts)
 label='{{index .Config.Labels "stepbox.image.version"}}'
 log() { echo "[ci:podman] $(date -u +%H:%M:%S) $*" >&2; }
 

@@ -1,7 +1,7 @@
 /** The sandbox image stepbox builds and uses by default. */
-export const SANDBOX_IMAGE = 'stepbox-sandbox:1';
+export const SANDBOX_IMAGE = 'stepbox-sandbox:2';
 /** The image version label `doctor` compares; bump when the image's contents change. */
-export const SANDBOX_IMAGE_VERSION = '1';
+export const SANDBOX_IMAGE_VERSION = '2';
 /** The label key carrying the image version. */
 export const IMAGE_VERSION_LABEL = 'stepbox.image.version';
 /** The trace schema this build writes. */

@@ -6,7 +6,7 @@ import { parseOrUsage } from './parse-or-usage.js';
 import { EXIT } from './command.js';
 import { cliError } from './episode-cli.js';
 
-const HELP = `stepbox sandbox selftest [--json]
+const HELP = `stepbox sandbox selftest [--image IMAGE] [--json]
 
 Starts one sandbox on this machine's Docker engine (DOCKER_HOST or the local socket) and
 tries what it must contain, one line per check: network (only loopback), read_only_root,
@@ -16,13 +16,17 @@ verifier_channel (leftover processes cannot make a failing verifier pass), pid_l
 memory (oom), disk (disk_full), output_cap and timeout.
 
 Options:
-  --json   print {ok, checks: [{id, ok, detail}]} on stdout
+  --image IMAGE  check a sandbox of IMAGE (a task's sandbox.image; any linux image of the
+                 engine's platform: stepbox brings its own shell and python3); default the
+                 stepbox image
+  --json         print {ok, checks: [{id, ok, detail}]} on stdout
 
 Exit 0 when every check holds, 1 when one does not, 3 when no sandbox can start
 (run \`stepbox doctor\` for the fix).
 
 Examples:
   npx stepbox sandbox selftest
+  npx stepbox sandbox selftest --image node:20-slim
   DOCKER_HOST=tcp://10.0.0.5:2375 npx stepbox sandbox selftest --json
 `;
 
@@ -35,7 +39,7 @@ export const command: CliCommand = {
     const { values } = parseOrUsage(() =>
       parseArgs({
         args: argv,
-        options: { json: { type: 'boolean', default: false } },
+        options: { json: { type: 'boolean', default: false }, image: { type: 'string' } },
         strict: true,
         allowPositionals: false,
       }),
@@ -44,7 +48,7 @@ export const command: CliCommand = {
     const engine = openEngine({ env: io.env, sweep: false });
     let report;
     try {
-      report = await runSelftest(await engine.provider());
+      report = await runSelftest(await engine.provider(), values.image);
     } catch (e) {
       // No sandbox could start (no Docker, no image): exit 3 with the fix.
       throw cliError(e);

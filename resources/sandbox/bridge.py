@@ -1,7 +1,7 @@
 # stepbox in-sandbox agent bridge (`--agent sandbox:CMD`, recipes).
 #
 # One python3 process per run of an agent inside the sandbox, started as root by its own
-# `docker exec` (`python3 -I -c SOURCE`), apart from the helper. It
+# `docker exec` (the runtime's `python3 -I -c SOURCE`, never the image's), apart from the helper. It
 #   1. checks the agent's files (--agent-dir, a recipe's package: a read-only volume at
 #      /opt/agent, filled once per engine) are whole (their hash mark);
 #   2. listens on 127.0.0.1:PORT inside the container (the network stays `none`; loopback
@@ -129,6 +129,11 @@ def check_agent_files(start):
         raise RuntimeError('the agent files at %s are incomplete (found %r, want %r)' % (AGENT_DIR, have, want))
 
 
+# stepbox's runtime volume (electron/engine/sandbox/sandbox-runtime.ts): a static bash.
+RUNTIME = '/opt/stepbox/runtime'
+RUNTIME_BASH = RUNTIME + '/bin/bash'
+
+
 def start_agent(start, port):
     """Forks `sh -c CMD` as the sandbox user in its own session; returns (pid, stdout fd, stderr fd)."""
     uid, gid = int(start['uid']), int(start['gid'])
@@ -157,7 +162,9 @@ def start_agent(start, port):
                 with open(full, 'w') as f:
                     f.write(content.replace('@PORT@', str(port)))
             os.chdir(start.get('cwd') or '/workspace')
-            os.execve('/bin/sh', ['sh', '-c', start['command']], env)
+            # The image's /bin/sh; an image without one gets the runtime's bash (sandbox-runtime.ts).
+            shell = '/bin/sh' if os.access('/bin/sh', os.X_OK) else RUNTIME_BASH
+            os.execve(shell, ['sh', '-c', start['command']], env)
         except BaseException as e:  # noqa: BLE001 - the child must never return into the bridge
             try:
                 os.write(2, ('stepbox bridge: cannot start the agent: %s\n' % e).encode())

@@ -13,7 +13,7 @@ set -euo pipefail
 tag=${1:?usage: build-offline.sh IMAGE_TAG VERSION [MIRROR]}
 version=${2:?usage: build-offline.sh IMAGE_TAG VERSION [MIRROR]}
 mirror=${3:-http://deb.debian.org/debian}
-packages=bash,coreutils,findutils,python3,git,procps,ca-certificates,less,sed,grep,gzip,tar,diffutils
+packages=bash,bash-static,busybox-static,coreutils,findutils,python3,git,procps,ca-certificates,less,sed,grep,gzip,tar,diffutils
 
 engine=${STEPBOX_ENGINE:-docker}
 for tool in debootstrap tar; do

@@ -1,8 +1,8 @@
 # stepbox in-container helper.
 #
 # One long-lived python3 process per sandbox, started by ONE `docker exec` whose stdin
-# first carries this source and then the framed protocol. It needs python3 (the stepbox
-# image has it). Python rather than sh because it owns timers, /proc scans, output caps
+# first carries this source and then the framed protocol. Its python3 is stepbox's runtime's
+# (see RUNTIME), never the image's, which needs none. Python rather than sh because it owns timers, /proc scans, output caps
 # and hashing without forking: when a fork bomb has used up the PID limit, the helper can
 # still find and kill it (os.kill and /proc reads only) and answer the next call.
 #
@@ -986,7 +986,7 @@ class Shells:
         else:
             return
         try:
-            pid = spawn_as_agent([system_program('ipcrm'), '--all'], self.base_env, [None, None, None])
+            pid = spawn_as_agent(runtime_program('ipcrm') + ['--all'], self.base_env, [None, None, None])
             os.waitpid(pid, 0)
         except OSError as e:
             log('cannot remove the System V IPC objects: %s' % e)
@@ -2139,16 +2139,34 @@ def system_program(name):
     return name
 
 
+# stepbox's runtime, a read-only volume in every sandbox (electron/engine/sandbox/
+# sandbox-runtime.ts): this interpreter, util-linux's setpriv and ipcrm (started with the
+# runtime's own loader and libraries: the image may have no loader, or another C library),
+# and a static bash. The image needs none of them.
+RUNTIME = '/opt/stepbox/runtime'
+RUNTIME_LOADER = [RUNTIME + '/lib/ld.so', '--inhibit-cache', '--library-path', RUNTIME + '/lib']
+
+
+def runtime_program(name):
+    """The argv prefix starting the runtime's dynamic program `name` (usr/bin/NAME)."""
+    return RUNTIME_LOADER + [RUNTIME + '/usr/bin/' + name]
+
+
+# The agent's shell: the image's bash when it has one (in a system directory), else the
+# runtime's static one, so an image without bash still gets the same session.
 BASH = system_program('bash')
+if not BASH.startswith('/'):
+    BASH = RUNTIME + '/bin/bash'
 RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT)
 
 
 # Isolated, a shell is started by posix_spawn (a vfork: it does not copy the helper's
 # memory, ~0.1 ms where os.fork of the helper costs ~1.5 ms on a loaded machine and blocks
 # every request meanwhile) of setpriv, which drops to the agent's uid/gid and no
-# supplementary groups before it execs bash. Without setpriv (another image), fork.
-SETPRIV = system_program('setpriv')
-SPAWN_VIA_SETPRIV = ISOLATED and hasattr(os, 'posix_spawn') and os.access(SETPRIV, os.X_OK)
+# supplementary groups before it execs bash (the runtime's setpriv: busybox's, in some images, lacks
+# --reuid). Not isolated, fork.
+SETPRIV = runtime_program('setpriv')
+SPAWN_VIA_SETPRIV = ISOLATED and hasattr(os, 'posix_spawn') and os.access(SETPRIV[-1], os.X_OK)
 
 
 def drop_bounding_set():
@@ -2175,7 +2193,7 @@ def spawn_as_agent(argv, env, fds):
         caps = ['--bounding-set=-all'] if DROP_BOUNDING else []
         # argv[0] by its absolute path: the agent's PATH may list directories it can write.
         return os.posix_spawn(
-            SETPRIV, [SETPRIV] + caps + ['--reuid=' + ids] + gids + ['--clear-groups', '--'] + argv, env,
+            SETPRIV[0], SETPRIV + caps + ['--reuid=' + ids] + gids + ['--clear-groups', '--'] + argv, env,
             file_actions=actions, setsid=True, setsigdef=RESET_SIGNALS, setsigmask=[])
     pid = os.fork()
     if pid:

@@ -1,7 +1,7 @@
 # stepbox verifier runner: the one program of a verifier's own `docker exec`, started as
 # root (the container's capabilities are only SETUID/SETGID/SETPCAP/KILL) so no process of
 # the agent's can signal, ptrace or open it. argv (or, started ahead, one JSON line on
-# stdin): command, timeout in ms, output cap in bytes, the agent's uid. It is started isolated (`python3 -I -S`, cwd /, a fixed root PATH
+# stdin): command, timeout in ms, output cap in bytes, the agent's uid. It is started isolated (the runtime's `python3 -I -S`, cwd /, a fixed root PATH
 # and HOME): nothing the agent wrote (a usercustomize.py or .pth in its HOME, a module in
 # /workspace, a python3 earlier on its PATH) is read by it.
 #
@@ -123,14 +123,6 @@ def agents():
     return n
 
 
-def system_program(name):
-    """The absolute path of a system program (None when no system directory has it)."""
-    for d in ('/usr/bin', '/bin', '/usr/sbin', '/sbin'):
-        if os.access(d + '/' + name, os.X_OK):
-            return d + '/' + name
-    return None
-
-
 def can_drop_bounding():
     """Whether this process holds CAP_SETPCAP (it may empty a child's bounding set)."""
     try:
@@ -149,12 +141,17 @@ def can_drop_bounding():
 # uid change and the exec took 10-60 ms each on a 2-core VM; two per verification). setpriv
 # sets what become_agent() sets (uids, gids, no groups, no bounding set) before the exec.
 # Where it is missing, or this runner is not root, children are forked as before.
-SETPRIV = system_program('setpriv')
-KILL = system_program('kill')
+# setpriv and kill are stepbox's runtime's (electron/engine/sandbox/sandbox-runtime.ts: a
+# read-only volume in every sandbox), never the image's: it may have none, or busybox's
+# setpriv, which lacks --reuid. setpriv starts with the runtime's own loader and libraries.
+RUNTIME = '/opt/stepbox/runtime'
+SETPRIV = [RUNTIME + '/lib/ld.so', '--inhibit-cache', '--library-path', RUNTIME + '/lib',
+           RUNTIME + '/usr/bin/setpriv']
+KILL = [RUNTIME + '/bin/busybox', 'kill']
 SPAWN = (hasattr(os, 'posix_spawn') and os.getuid() == 0 and uid != 0
-         and SETPRIV is not None and KILL is not None)
+         and os.access(SETPRIV[-1], os.X_OK) and os.access(KILL[0], os.X_OK))
 if SPAWN:
-    AS_AGENT = ([SETPRIV] + (['--bounding-set=-all'] if can_drop_bounding() else [])
+    AS_AGENT = (SETPRIV + (['--bounding-set=-all'] if can_drop_bounding() else [])
                 + ['--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups', '--'])
     NULLS = [(os.POSIX_SPAWN_OPEN, fd, '/dev/null', flags, 0)
              for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY))]
@@ -165,7 +162,7 @@ def kill_once():
     if SPAWN:
         # kill(1) exits 0 when its kill(-1) was sent, 1 when there was nothing to send it to
         # (setpriv's own failures are 126 and 127); killed by a signal, it killed nothing.
-        pid = os.posix_spawn(SETPRIV, AS_AGENT + [KILL, '-9', '-1'], {}, file_actions=NULLS,
+        pid = os.posix_spawn(SETPRIV[0], AS_AGENT + KILL + ['-9', '-1'], {}, file_actions=NULLS,
                              setsid=True, setsigmask=[])
         _, status = os.waitpid(pid, 0)
         return os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1)
@@ -207,6 +204,15 @@ def agent_env_as_agent(base):
         os.setegid(0)
 
 
+def bash_on(env):
+    """The bash the verifier runs in: the first on its PATH (which lists no directory the
+    agent can write), else the runtime's static one (an image without bash)."""
+    for d in env.get('PATH', '').split(':'):
+        if d.startswith('/') and os.access(d + '/bash', os.X_OK) and not os.path.isdir(d + '/bash'):
+            return d + '/bash'
+    return RUNTIME + '/bin/bash'
+
+
 def start_verifier(out_w, err_w):
     """Starts the verifier's bash as the agent (new session, cwd /workspace, stdin /dev/null,
     stdout and stderr to the pipes); returns its pid, or None when it could not start (its
@@ -217,7 +223,7 @@ def start_verifier(out_w, err_w):
             os.chdir('/workspace')
             env = agent_env_as_agent(container_env())
             return os.posix_spawn(
-                SETPRIV, AS_AGENT + argv, env,
+                SETPRIV[0], AS_AGENT + [bash_on(env)] + argv[1:], env,
                 file_actions=[NULLS[0], (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)],
                 setsid=True, setsigdef=(signal.SIGPIPE, signal.SIGXFSZ), setsigmask=[])
         except OSError:
@@ -238,7 +244,7 @@ def start_verifier(out_w, err_w):
                 signal.signal(sig, signal.SIG_DFL)
             # bash from a PATH the agent cannot write; no startup file (--norc, --noprofile, and
             # no BASH_ENV) runs before the command.
-            os.execvpe('bash', argv, env)
+            os.execve(bash_on(env), argv, env)
         finally:
             os._exit(127)
     return pid

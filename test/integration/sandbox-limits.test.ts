@@ -19,7 +19,7 @@ for p in sorted(int(p) for p in os.listdir('/proc') if p.isdigit()):
         continue
     f = st[st.rfind(')') + 2:].split()
     rows.append((p, int(f[1]), int(f[3]), cmd))
-main = min((r[0] for r in rows if r[1] == 1 and r[3] == 'sleep infinity'), default=None)
+main = min((r[0] for r in rows if r[1] == 1 and r[3].endswith('sleep infinity')), default=None)
 for p, ppid, sid, cmd in rows:
     if p not in (1, main) and ppid != 0 and sid != me and not ('.stepbox-helper' in cmd and '# zygote' in cmd):
         print(p, cmd)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DockerEngine } from '../../electron/engine/docker/client.js';
 import { containerSpec, STEPBOX_LABEL } from '../../electron/engine/docker/container-spec.js';
+import { ensureRuntimeVolume } from '../../electron/engine/docker/runtime-volume.js';
 import { OomEvents } from '../../electron/engine/docker/oom.js';
 import { ownerLabel } from '../../electron/engine/docker/owner.js';
 import { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
@@ -28,7 +29,8 @@ describeDocker('oom detection: cgroup counter first, Docker event as the fallbac
     // A container that cannot see its cgroup files (as under cgroup v2 without a private
     // namespace): the helper has no counter, so only the Docker event can tell an OOM kill.
     await events.watch(engine, `${STEPBOX_LABEL}=1`);
-    const spec = containerSpec(config, ownerLabel());
+    const runtime = await ensureRuntimeVolume(engine, config.image);
+    const spec = containerSpec(config, ownerLabel(), undefined, undefined, runtime);
     const id = await engine.createAndStart({
       ...spec,
       HostConfig: {

@@ -78,7 +78,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       // killed by hand) must be the isolated root helper, and run nothing of the agent's.
       asRoot(
         sb,
-        'for p in /proc/[0-9]*; do if tr "\\0" " " < $p/cmdline | grep -q "^python3 -I -S -c import os, sys"; then kill -9 ${p#/proc/}; fi; done',
+        'for p in /proc/[0-9]*; do if tr "\\0" " " < $p/cmdline | grep -q "^/opt/stepbox/runtime/lib/ld.so .*/python3 -I -S -c import os, sys"; then kill -9 ${p#/proc/}; fi; done',
       );
       const after = await sb.exec({ command: 'echo after', timeoutMs: 30_000 });
       if (after.error) expect(after.error.code).toBe('session_restarted');
@@ -168,7 +168,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
             sb.id,
             '/bin/sh',
             '-c',
-            'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^python3 -I -S -c # stepbox verifier runner" && echo ${d#/proc/}; done; true',
+            'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^/opt/stepbox/runtime/lib/ld.so .*/python3 -I -S -c # stepbox verifier runner" && echo ${d#/proc/}; done; true',
           ],
           { encoding: 'utf8' },
         )

@@ -17,7 +17,7 @@ const execFileAsync = promisify(execFile);
 const ZYGOTE_PIDS =
   'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^/[^ ]*bash -c .*# zygote " && echo ${d#/proc/}; done';
 const RUNNER_PIDS =
-  'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^python3 -I -S -c # stepbox verifier runner" && echo ${d#/proc/}; done';
+  'for d in /proc/[0-9]*; do tr "\\0" " " < $d/cmdline 2>/dev/null | grep -q "^/opt/stepbox/runtime/lib/ld.so .*/python3 -I -S -c # stepbox verifier runner" && echo ${d#/proc/}; done';
 
 describeDocker('warm pool on docker', () => {
   const provider = useTestProvider();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { configKey, defaultSandboxConfig, sandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { SandboxSpec } from '../../shared/task.js';
+import { SANDBOX_IMAGE } from '../../shared/constants.js';
 
 describe('sandbox config from a task', () => {
   it('converts Docker sizes to bytes and fills the defaults', () => {
@@ -12,7 +13,7 @@ describe('sandbox config from a task', () => {
       }),
     );
     expect(config).toEqual({
-      image: 'stepbox-sandbox:1',
+      image: SANDBOX_IMAGE,
       network: 'lab',
       limits: {
         cpus: 0.5,

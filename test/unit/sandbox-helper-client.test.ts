@@ -193,3 +193,27 @@ describe('helper client framing', () => {
     });
   });
 });
+
+describe('output that is not the protocol', () => {
+  it("says the engine's text when the exec could not start its program, not a frame length", async () => {
+    const { client, stdout } = harness();
+    const hello = client.hello.catch((e: Error) => e);
+    // What an engine writes on the exec's stream when its program cannot run ('OCI ' read
+    // as a length would be 1,329,809,696 bytes).
+    stdout.write(
+      'OCI runtime exec failed: exec failed: unable to start container process: exec: "python3": executable file not found in $PATH: unknown\r\n',
+    );
+    const e = await hello;
+    expect(e).toBeInstanceOf(Error);
+    expect((e as Error).message).toContain('its output is text, not the protocol');
+    expect((e as Error).message).toContain('executable file not found in $PATH');
+    expect((e as Error).message).not.toMatch(/announced/);
+  });
+
+  it('still gives the length for binary garbage', async () => {
+    const { client, stdout } = harness();
+    const hello = client.hello.catch((e: Error) => e);
+    stdout.write(Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 1, 2]));
+    expect(((await hello) as Error).message).toMatch(/announced a 4294967295-byte header/);
+  });
+});

@@ -172,6 +172,15 @@ export class DockerEngine {
     }
   }
 
+  /** Creates volume `name` with `labels` (an existing one of that name is kept as it is). */
+  async createVolume(name: string, labels: Record<string, string>): Promise<void> {
+    try {
+      await this.docker.createVolume({ Name: name, Labels: labels });
+    } catch (e) {
+      throw dockerFailure(e, `creating volume ${name}`);
+    }
+  }
+
   /** Removes a volume (gone already is fine). */
   async removeVolume(name: string): Promise<void> {
     try {
@@ -219,6 +228,101 @@ export class DockerEngine {
       throw dockerFailure(e, `filling volume ${name}`);
     } finally {
       if (container) await this.remove(container.id).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Whether volume `name` holds `path` (relative to the volume's root), asked through a
+   * container of `image` that is created (never started) with the volume mounted read-only,
+   * then removed: the engine's archive API sees volumes, so this works on a remote engine.
+   */
+  async volumeHasFile(
+    name: string,
+    image: string,
+    path: string,
+    labels: Record<string, string>,
+  ): Promise<boolean> {
+    let container: Docker.Container | undefined;
+    try {
+      container = await this.docker.createContainer({
+        Image: image,
+        Cmd: ['true'],
+        Labels: labels,
+        NetworkDisabled: true,
+        HostConfig: {
+          NetworkMode: 'none',
+          Mounts: [{ Type: 'volume', Source: name, Target: '/stepbox-volume', ReadOnly: true }],
+        },
+      });
+      // A HEAD answered as a stream (docker-modem): left unread, its socket would stay open.
+      const head = (await container.infoArchive({ path: `/stepbox-volume/${path}` })) as unknown as {
+        destroy?: () => void;
+      };
+      head.destroy?.();
+      return true;
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) {
+        if (container) return false;
+        throw new SandboxFailure(
+          'image_missing',
+          `the image ${image} is not in the Docker engine; pull or build it (\`docker pull ${image}\`; the stepbox image: \`npx stepbox image build\`)`,
+        );
+      }
+      throw dockerFailure(e, `looking into volume ${name}`);
+    } finally {
+      if (container) await this.remove(container.id).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Runs a container of `spec` to its end (a setup job, not a sandbox) and removes it;
+   * resolves with its exit code and the last 4 KiB of its output. Rejects after `timeoutMs`.
+   */
+  async runToEnd(spec: ContainerSpec, timeoutMs: number): Promise<{ exitCode: number; output: string }> {
+    let container: Docker.Container | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      container = await this.docker.createContainer(spec);
+      await container.start();
+      const c = container;
+      const waited = (await Promise.race([
+        c.wait(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`it did not end within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ])) as { StatusCode: number };
+      // An engine whose default log driver keeps nothing has no logs to give: the exit code decides.
+      const logs = ((await c.logs({ stdout: true, stderr: true, follow: false }).catch(() => null)) ??
+        Buffer.alloc(0)) as unknown as Buffer;
+      // Without a TTY the log is multiplexed: 8-byte frame heads before each chunk.
+      const parts: Buffer[] = [];
+      for (let at = 0; at + 8 <= logs.length;) {
+        const n = logs.readUInt32BE(at + 4);
+        parts.push(logs.subarray(at + 8, at + 8 + n));
+        at += 8 + n;
+      }
+      return { exitCode: waited.StatusCode, output: Buffer.concat(parts).toString('utf8').slice(-4096) };
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404 && !container)
+        throw new SandboxFailure(
+          'image_missing',
+          `the image ${spec.Image} is not in the Docker engine; build it with \`stepbox image build\``,
+        );
+      throw dockerFailure(e, `running a setup container of ${spec.Image}`);
+    } finally {
+      clearTimeout(timer);
+      if (container) await this.remove(container.id).catch(() => undefined);
+    }
+  }
+
+  /** The platform an image was built for (`linux`/`amd64`), or null when the engine does not have it. */
+  async imagePlatform(image: string): Promise<{ os: string; architecture: string } | null> {
+    try {
+      const info = await this.docker.getImage(image).inspect();
+      return { os: info.Os, architecture: info.Architecture };
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return null;
+      throw dockerFailure(e, `inspecting image ${image}`);
     }
   }
 
@@ -316,6 +420,7 @@ export class DockerEngine {
         Privileged: options.privileged === true,
         ...(options.user ? { User: options.user } : {}),
         ...(options.workingDir ? { WorkingDir: options.workingDir } : {}),
+        ...(options.env ? { Env: [...options.env] } : {}),
       });
       const stream = await exec.start({ hijack: true, stdin: false });
       let output = '';
@@ -343,6 +448,17 @@ export class DockerEngine {
       return info.State.Running === true;
     } catch (e) {
       if ((e as DockerApiError).statusCode === 404) return false;
+      throw dockerFailure(e, `inspecting sandbox ${id.slice(0, 12)}`);
+    }
+  }
+
+  /** The exit code of a container that has stopped; null while it runs or when it is gone. */
+  async exitCodeOf(id: string): Promise<number | null> {
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      return info.State.Running ? null : info.State.ExitCode;
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return null;
       throw dockerFailure(e, `inspecting sandbox ${id.slice(0, 12)}`);
     }
   }

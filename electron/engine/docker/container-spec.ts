@@ -2,6 +2,7 @@ import { SANDBOX_ENV, SANDBOX_HOSTNAME, SANDBOX_UID } from '../../../shared/cons
 import { DEFAULT_HOME_BYTES, type SandboxConfig } from '../sandbox/sandbox.js';
 import type { ContainerSpec } from './client.js';
 import { AGENT_DIR } from '../sandbox/agent-files.js';
+import { MAIN_COMMAND, RUNTIME_MOUNT } from '../sandbox/sandbox-runtime.js';
 
 /** The label every stepbox container carries. */
 export const STEPBOX_LABEL = 'stepbox';
@@ -83,7 +84,7 @@ export function containerMemoryBytes(limits: SandboxConfig['limits']): number {
  * `Init: true` to reap zombies, every capability dropped but {@link HELPER_CAPABILITIES},
  * no-new-privileges, swap equal to memory, CPU and PID limits. The Docker socket is never
  * mounted; the helper's socket folder, where given, is mounted read-only inside a tmpfs only
- * root may enter. The container's main process is `sleep infinity` as root, so a `kill -9 -1` of
+ * root may enter. The container's main process is `sleep infinity` as root (the runtime's busybox), so a `kill -9 -1` of
  * the agent's cannot stop the container; all work happens through the helper (one exec),
  * and every command runs as uid 1000.
  */
@@ -94,6 +95,11 @@ export function containerSpec(
   agentVolume?: string,
   /** The host folder of the helper's socket, mounted read-only at CHANNEL_DIR (helper-socket.ts). */
   socketDir?: string,
+  /**
+   * The volume with stepbox's sandbox runtime (runtime-volume.ts), mounted read-only at
+   * RUNTIME_MOUNT; the main command is then the runtime's, so the image needs no `sleep`.
+   */
+  runtimeVolume?: string,
 ): ContainerSpec {
   const { limits } = config;
   const ids = `uid=${SANDBOX_UID},gid=${SANDBOX_UID}`;
@@ -103,10 +109,13 @@ export function containerSpec(
       ? [{ Type: 'volume' as const, Source: agentVolume, Target: AGENT_DIR, ReadOnly: true }]
       : []),
     ...(socketDir ? [{ Type: 'bind' as const, Source: socketDir, Target: CHANNEL_DIR, ReadOnly: true }] : []),
+    ...(runtimeVolume
+      ? [{ Type: 'volume' as const, Source: runtimeVolume, Target: RUNTIME_MOUNT, ReadOnly: true }]
+      : []),
   ];
   return {
     Image: config.image,
-    Cmd: ['sleep', 'infinity'],
+    Cmd: runtimeVolume ? MAIN_COMMAND : ['sleep', 'infinity'],
     Hostname: SANDBOX_HOSTNAME,
     User: '0:0',
     WorkingDir: '/workspace',

@@ -3,6 +3,8 @@ import type { DockerEngine } from './client.js';
 import type { ContainerSpec } from './client.js';
 import type { EngineKind } from './engine-kind.js';
 import { SandboxFailure } from '../sandbox/sandbox.js';
+import { ROOT_PATH } from '../sandbox/root-exec.js';
+import { RUNTIME_APPLETS, RUNTIME_BASH } from '../sandbox/sandbox-runtime.js';
 
 /**
  * What differs between engines that speak the Docker API. {@link containerSpec} is the
@@ -96,9 +98,12 @@ export async function prepareSandbox(
 ): Promise<void> {
   const script = prepareScript(kind, network);
   if (script === null) return;
-  const { exitCode, output } = await engine.execOnce(id, ['sh', '-c', script], {
+  // The runtime's bash, its busybox applets after the image's own tools: the image may have
+  // no shell, chown or mount (sandbox-runtime.ts).
+  const { exitCode, output } = await engine.execOnce(id, [RUNTIME_BASH, '-c', script], {
     user: '0:0',
     privileged: true,
+    env: [`PATH=${ROOT_PATH}:${RUNTIME_APPLETS}`],
   });
   if (exitCode !== 0)
     throw new SandboxFailure(

@@ -5,6 +5,7 @@ import { logger } from '../log.js';
 import { startAttached } from './client.js';
 import { AGENT_USER } from './container-spec.js';
 import { ROOT_PATH } from '../sandbox/root-exec.js';
+import { RUNTIME_BASH } from '../sandbox/sandbox-runtime.js';
 
 const log = logger('terminal');
 
@@ -184,10 +185,12 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   const exec = await container.exec({
     // bash from the system directories, never from the image's PATH: that may list a
     // directory the agent can write, and a planted `bash` would show the person its output.
+    // Started by the runtime's bash (sandbox-runtime.ts), which is also the person's shell on
+    // an image without bash: the image may have no /bin/sh either.
     Cmd: [
-      '/bin/sh',
+      RUNTIME_BASH,
       '-c',
-      `exec "$(PATH=${ROOT_PATH} command -v bash)" "$@"`,
+      `b=$(PATH=${ROOT_PATH} command -v bash) || b=${RUNTIME_BASH}; exec "$b" "$@"`,
       'bash',
       '--norc',
       '--noprofile',

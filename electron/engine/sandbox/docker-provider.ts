@@ -39,6 +39,7 @@ import { runDir, stepboxHome } from '../stepbox-home.js';
 import { SandboxFailure, type SandboxConfig, type SandboxProvider } from './sandbox.js';
 
 import { ensureAgentVolume, pruneAgentVolumes, type AgentVolumePrune } from '../docker/agent-volume.js';
+import { checkImagePlatform, ensureRuntimeVolume } from '../docker/runtime-volume.js';
 
 const log = logger('sandbox');
 
@@ -139,10 +140,12 @@ export class DockerSandboxProvider implements SandboxProvider {
   async create(config: SandboxConfig): Promise<DockerSandbox> {
     await checkNetwork(this.engine, config.network);
     const kind = this.info.kind;
-    const volume = config.agentFiles
-      ? await ensureAgentVolume(this.engine, config.image, config.agentFiles)
-      : undefined;
-    const { id, offer } = await this.startContainer(config, volume);
+    await checkImagePlatform(this.engine, config.image);
+    const [volume, runtime] = await Promise.all([
+      config.agentFiles ? ensureAgentVolume(this.engine, config.image, config.agentFiles) : undefined,
+      ensureRuntimeVolume(this.engine, config.image),
+    ]);
+    const { id, offer } = await this.startContainer(config, volume, runtime);
     const sandbox = new DockerSandbox(
       this.engine,
       id,
@@ -192,9 +195,10 @@ export class DockerSandboxProvider implements SandboxProvider {
   private async startContainer(
     config: SandboxConfig,
     volume: string | undefined,
+    runtime: string,
   ): Promise<{ id: string; offer: ChannelOffer }> {
     const spec = (socketDir?: string) =>
-      specForEngine(containerSpec(config, ownerLabel(), volume, socketDir), this.info.kind);
+      specForEngine(containerSpec(config, ownerLabel(), volume, socketDir, runtime), this.info.kind);
     let socket: HelperSocket | undefined;
     if (this.noSocket === null && this.sockets) {
       try {

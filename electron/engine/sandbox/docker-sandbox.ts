@@ -4,12 +4,14 @@ import { err, ok, type Result } from '../../../shared/result.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { keptName } from '../docker/container-spec.js';
+import { runtimeVolumeName } from '../docker/runtime-volume.js';
 import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
 import { diffEntries, manifestProblem } from './manifest.js';
 import { BlobChanged } from './blob-transfer.js';
 import { runVerifierExec, startVerifierRunner, type VerifierRunner } from './docker-verifier.js';
 import { rootPython } from './root-exec.js';
+import { RUNTIME_LOADER, RUNTIME_MOUNT } from './sandbox-runtime.js';
 import { loadHelperSource } from './sandbox-resources.js';
 import { HelperClosed, HelperError, type HelperClient } from './helper-client.js';
 import {
@@ -69,7 +71,7 @@ export const SNAPSHOT_FILE_CAP_BYTES = 512 * 1024 * 1024;
 const MAX_READ_BYTES = 64 * 1024 * 1024;
 
 /**
- * The helper's one exec: a tiny python3 stub, started isolated as root (see root-exec.ts),
+ * The helper's one exec: a tiny stub for the runtime's python3, started isolated as root (see root-exec.ts),
  * that reads exactly N bytes of source and M bytes of boot configuration (the socket to use
  * and its token, helper-channel.ts) from stdin and runs the source; the same stdin then
  * carries the protocol, unless the helper moved it to the socket. Never in argv: the agent
@@ -89,6 +91,21 @@ function bootstrapExec(sourceLength: number, bootLength: number): ReturnType<typ
   ].join('\n');
   return rootPython(stub);
 }
+
+/**
+ * What an engine's words say when the helper's exec could not run its program at all (the
+ * runtime's loader missing or of another architecture), plainly; '' for any other failure.
+ */
+function execProblem(text: string): string {
+  if (/exec format error/i.test(text))
+    return `: the engine could not run ${RUNTIME_LOADER} (exec format error: stepbox's runtime is for another architecture than this image or engine)`;
+  if (/(OCI runtime exec failed|exec failed|executable file not found|no such file or directory)/i.test(text))
+    return `: the engine could not start ${RUNTIME_LOADER}, stepbox's runtime (its volume ${RUNTIME_MOUNT} is missing or incomplete)`;
+  return '';
+}
+
+/** The fix for a runtime the engine could not run. */
+const RUNTIME_FIX = `remove the runtime volume so the next sandbox makes it again (\`docker volume rm ${runtimeVolumeName()}\`), and check that the image's platform is the engine's (\`docker image inspect --format '{{.Os}}/{{.Architecture}}' IMAGE\`)`;
 
 const SESSION_RESTARTED =
   "the sandbox's shell session died and was restarted; cwd and exported variables were restored, background processes may be gone";
@@ -200,7 +217,7 @@ export class DockerSandbox implements Sandbox {
       streams = await this.engine.exec(this.id, cmd, options);
     } catch (e) {
       wait?.cancel();
-      throw (await this.engine.isRunning(this.id)) ? e : this.stopped();
+      throw (await this.engine.isRunning(this.id)) ? e : await this.stoppedAtStart();
     }
     let stderr = '';
     streams.stderr.on('data', (c: Buffer) => {
@@ -222,11 +239,12 @@ export class DockerSandbox implements Sandbox {
       );
     } catch (e) {
       streams.close();
-      if (!(await this.engine.isRunning(this.id))) throw this.stopped();
-      const missing = /not found|no such file/i.test(stderr) ? '; the image needs python3' : '';
+      if (!(await this.engine.isRunning(this.id))) throw await this.stoppedAtStart();
+      const why = e instanceof Error ? e.message : String(e);
       throw new SandboxFailure(
         'sandbox_failed',
-        `the sandbox helper did not start in ${this.id.slice(0, 12)} (${e instanceof Error ? e.message : String(e)})${missing}${stderr ? `; helper stderr: ${stderr.trim().slice(-500)}` : ''}`,
+        `the sandbox helper did not start in ${this.id.slice(0, 12)} (${why})${stderr ? `; helper stderr: ${stderr.trim().slice(-500)}` : ''}${execProblem(why + stderr)}`,
+        execProblem(why + stderr) ? RUNTIME_FIX : undefined,
       );
     }
     const helper = connection.client;
@@ -237,6 +255,7 @@ export class DockerSandbox implements Sandbox {
         );
     };
     this.helper = helper;
+    this.everStarted = true;
     this.connection = connection;
     this.channel = connection.channel;
     if (connection.channel.kind === 'exec' && wait) this.log.info(describeChannel(connection.channel));
@@ -254,6 +273,23 @@ export class DockerSandbox implements Sandbox {
 
   /** Whether the helper runs as another user than the commands (its channel out of their reach). */
   isolated = false;
+
+  /** Whether a helper of this sandbox ever said hello (else the container stopping is its image's doing). */
+  private everStarted = false;
+
+  /**
+   * The container stopped while a helper started: before the first hello, its main command
+   * ended by itself — most often an image ENTRYPOINT that does not run its arguments.
+   */
+  private async stoppedAtStart(): Promise<SandboxFailure> {
+    if (this.everStarted) return this.stopped();
+    const code = await this.engine.exitCodeOf(this.id).catch(() => null);
+    return new SandboxFailure(
+      'sandbox_failed',
+      `sandbox container ${this.id.slice(0, 12)} of ${this.config.image} stopped before its helper started (its main command exited${code === null ? '' : ` with ${code}`}): the image's ENTRYPOINT, when it has one, runs first with stepbox's main command as its arguments and must end by running them`,
+      `use an image whose ENTRYPOINT ends with \`exec "$@"\`, or none (\`docker image inspect --format '{{.Config.Entrypoint}}' ${this.config.image}\`)`,
+    );
+  }
 
   private stopped(): SandboxFailure {
     return new SandboxFailure(

@@ -130,7 +130,7 @@ export async function runVerifierExec(
       );
     throw new SandboxFailure(
       'sandbox_failed',
-      `the verifier runner in ${containerId.slice(0, 12)} did not report (exit ${String(exitCode)}): ${stderr.toString('utf8').trim().slice(-500) || 'no output'}; the image needs python3 and bash`,
+      `the verifier runner in ${containerId.slice(0, 12)} did not report (exit ${String(exitCode)}): ${stderr.toString('utf8').trim().slice(-500) || 'no output'}`,
     );
   }
   const timeoutNote = report.timeout

@@ -45,6 +45,18 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Why bytes that should start a frame do not: most often text where the protocol should be
+ * (the engine's own error when the exec could not start its program, `OCI runtime exec
+ * failed: …`, read as a length it would be 1,329,809,696), said as that text.
+ */
+function notAFrame(bytes: Buffer, hlen: number): string {
+  const head = bytes.subarray(0, 2000).toString('latin1');
+  if (/^[\t\n\r\x20-\x7e]{8,}/.test(head))
+    return `its output is text, not the protocol: ${JSON.stringify(head.replace(/\s+/g, ' ').trim().slice(0, 600))}`;
+  return `a frame announced a ${hlen}-byte header`;
+}
+
 /** The largest JSON header the host accepts from the helper (a scan of a huge workspace fits). */
 export const MAX_HEADER_BYTES = 64 * 1024 * 1024;
 
@@ -206,7 +218,7 @@ export class HelperClient {
         const head = this.chunks[0].length >= 8 ? this.chunks[0] : this.flatten();
         const hlen = head.readUInt32BE(0);
         const plen = head.readUInt32BE(4);
-        if (hlen > MAX_HEADER_BYTES) return this.refuse(`a frame announced a ${hlen}-byte header`);
+        if (hlen > MAX_HEADER_BYTES) return this.refuse(notAFrame(this.flatten(), hlen));
         if (this.buffered < 8 + hlen) {
           this.expected = 8 + hlen;
           return;

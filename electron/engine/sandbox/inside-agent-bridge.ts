@@ -3,6 +3,7 @@ import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { logger } from '../log.js';
 import { loadSandboxResource } from './sandbox-resources.js';
+import { RUNTIME_PYTHON, runtimeProgram } from './sandbox-runtime.js';
 import {
   SandboxFailure,
   type InsideAgentExit,
@@ -32,7 +33,7 @@ function frame(kind: string, chan: number, payload: Buffer = Buffer.alloc(0)): B
 
 /**
  * Starts an agent inside a Docker sandbox: resources/sandbox/bridge.py in its own
- * `docker exec` as root (`python3 -I`), which checks the agent's files at /opt/agent,
+ * `docker exec` as root (the runtime's `python3 -I`), which checks the agent's files at /opt/agent,
  * listens on 127.0.0.1:PORT inside and starts `sh -c CMD` as the sandbox user. Each
  * connection the agent makes there is carried over the exec's stdio and piped here to
  * `request.connect()` (the model endpoint): no network, no host socket, so a remote
@@ -44,10 +45,15 @@ export async function startInsideAgent(
   request: InsideAgentRequest,
 ): Promise<InsideAgentRun> {
   const source = loadSandboxResource('bridge.py').toString('utf8');
-  const streams: ExecStreams = await engine.exec(containerId, ['python3', '-I', '-c', source], {
-    user: '0:0',
-    workingDir: '/',
-  });
+  // The runtime's python3 (sandbox-runtime.ts), whatever the image has.
+  const streams: ExecStreams = await engine.exec(
+    containerId,
+    runtimeProgram(RUNTIME_PYTHON, ['-I', '-c', source]),
+    {
+      user: '0:0',
+      workingDir: '/',
+    },
+  );
   const hash = request.agentFilesHash;
   const conns = new Map<number, Duplex>();
   let buf: Buffer = Buffer.alloc(0);

@@ -4,6 +4,15 @@ import { describeChannel } from './helper-channel.js';
 import { HELPER_SOCKET_PATH } from './helper-socket.js';
 import { SandboxFailure, type Sandbox, type SandboxProvider, type VerifierRun } from './sandbox.js';
 import { defaultSandboxConfig } from './limits.js';
+import { RUNTIME_PYTHON_WRAPPER } from './sandbox-runtime.js';
+
+/**
+ * The python3 the checks' own probes run in: the image's when it has one, else stepbox's
+ * runtime's (sandbox-runtime.ts), so every check holds on an image without python3 too. The
+ * probes are the attacker's programs, not the image's: which python runs them changes nothing
+ * they try.
+ */
+const PY = `"$(command -v python3 || echo ${RUNTIME_PYTHON_WRAPPER})"`;
 
 /** The containment checks of `stepbox sandbox selftest`, in the order they run. */
 export const SELFTEST_CHECKS = [
@@ -49,7 +58,7 @@ const OUTPUT_CAP = 64 * 1024;
  * against the helper's socket (helper-socket.ts): list its folders, connect and write the
  * same answers. Prints `{others, reached}` (what worked: nothing may), then exits 7.
  */
-export const HELPER_ATTACK = `python3 - <<'PY'
+export const HELPER_ATTACK = `${PY} - <<'PY'
 import ctypes, json, os, signal, socket, struct
 libc = ctypes.CDLL(None, use_errno=True)
 forged = []
@@ -116,7 +125,7 @@ exit 7`;
  * attaches to a program of its own (a debugger's ordinary use), which must still work.
  * Prints `{shells, reached, own}`.
  */
-export const SHELL_ATTACK = `python3 - <<'PY'
+export const SHELL_ATTACK = `${PY} - <<'PY'
 import ctypes, json, os, signal, subprocess
 libc = ctypes.CDLL(None, use_errno=True)
 class IoVec(ctypes.Structure):
@@ -160,7 +169,7 @@ PY`;
  * preload file; and session variables (BASH_ENV, PYTHONSTARTUP, LD_PRELOAD, …) pointing at
  * them. Each leaves `/tmp/pwned-*` (with the uid it ran as) and exits 0.
  */
-export const FORGE_ATTEMPT = `site=$(python3 -c 'import site; print(site.getusersitepackages())')
+export const FORGE_ATTEMPT = `site=$(${PY} -c 'import site; print(site.getusersitepackages())')
 mkdir -p "$site" ~/bin /workspace/bin /tmp/bin
 code='import os; open("/tmp/pwned-py-%d" % os.getuid(), "w").close(); os._exit(0)'
 for f in usercustomize sitecustomize; do echo "$code" > "$site/$f.py"; echo "$code" > "/workspace/$f.py"; done
@@ -214,7 +223,7 @@ async function forgeVerdict(sb: Sandbox): Promise<Omit<SelftestCheck, 'id'>> {
   if (!planted.includes('planted'))
     return fail(`could not plant the files: ${(planted + (attempt.stderr ?? '')).trim().slice(-200)}`);
   if (planted.includes('wrote-ld.so.preload')) return fail('a command wrote /etc/ld.so.preload');
-  const r = await failingVerifier(sb, "python3 -c 'import sys; sys.exit(1)'");
+  const r = await failingVerifier(sb, `${PY} -c 'import sys; sys.exit(1)'`);
   // Builtins only: a session whose PATH is broken must not read as "nothing ran".
   const left = (await out(sb, 'for f in /tmp/pwned*; do [ -e "$f" ] && echo "$f"; done; echo listed')).trim();
   if (!left.endsWith('listed')) return fail('could not list /tmp after the attempt');
@@ -310,7 +319,8 @@ const PROBES: Record<SelftestCheckId, Probe> = {
       'while :; do kill -9 -1; done',
       'while :; do for f in /proc/[0-9]*/fd/1; do echo ok > "$f"; done 2>/dev/null; done',
     ])
-      await sb.exec({ command: `setsid nohup bash -c '${loop}' >/dev/null 2>&1 &`, timeoutMs: 5_000 });
+      // "$BASH": the session's own bash (the image may have none on its PATH).
+      await sb.exec({ command: `setsid nohup "$BASH" -c '${loop}' >/dev/null 2>&1 &`, timeoutMs: 5_000 });
     const r = await failingVerifier(sb, 'exit 1');
     if (!r) return fail('the verifier could not run');
     const reported = notFailing(r);
@@ -322,8 +332,7 @@ const PROBES: Record<SelftestCheckId, Probe> = {
   },
   pid_limit: async (sb) => {
     const r = await sb.exec({
-      command:
-        'python3 -c "import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    n += 1\nprint(n)"',
+      command: `${PY} -c "import os, time\nn = 0\nwhile n < 1000:\n    try:\n        pid = os.fork()\n    except OSError:\n        break\n    if pid == 0:\n        time.sleep(30)\n        os._exit(0)\n    n += 1\nprint(n)"`,
       timeoutMs: 30_000,
     });
     const n = Number((r.stdout ?? '').trim());
@@ -334,7 +343,7 @@ const PROBES: Record<SelftestCheckId, Probe> = {
   },
   memory: async (sb) => {
     const r = await sb.exec({
-      command: 'python3 -c "b = bytearray(1 << 30); print(len(b))"',
+      command: `${PY} -c "b = bytearray(1 << 30); print(len(b))"`,
       timeoutMs: 30_000,
     });
     return r.error?.code === 'oom'
@@ -344,7 +353,11 @@ const PROBES: Record<SelftestCheckId, Probe> = {
         );
   },
   disk: async (sb) => {
-    const r = await sb.exec({ command: 'head -c 64M /dev/zero > /workspace/.fill', timeoutMs: 30_000 });
+    // dd: GNU's and busybox's both name the error (busybox's head says only "I/O error").
+    const r = await sb.exec({
+      command: 'dd if=/dev/zero of=/workspace/.fill bs=1048576 count=64',
+      timeoutMs: 30_000,
+    });
     await sb.exec({ command: 'rm -f /workspace/.fill', timeoutMs: 5_000 });
     return r.error?.code === 'disk_full'
       ? ok(`writing 64 MiB to /workspace gave disk_full (disk ${LIMITS.disk})`)
@@ -360,7 +373,13 @@ const PROBES: Record<SelftestCheckId, Probe> = {
   },
   timeout: async (sb) => {
     const r = await sb.exec({ command: 'sleep 30 & sleep 30', timeoutMs: 500 });
-    const left = (await out(sb, 'pgrep -u 1000 -c -x sleep || true')).trim();
+    // Builtins over /proc, not pgrep (busybox images have none): the agent's `sleep`s left.
+    const left = (
+      await out(
+        sb,
+        'n=0; for p in /proc/[0-9]*; do { read -r c < "$p/comm"; } 2>/dev/null && [ "$c" = sleep ] && [ -O "$p" ] && n=$((n+1)); done; echo $n',
+      )
+    ).trim();
     return r.error?.code === 'timeout' && left === '0'
       ? ok('a 30 s command ended at its 500 ms timeout with every process it started')
       : fail(`gave ${r.error?.code ?? 'no error'}, ${left} sleep process(es) left`);
@@ -369,11 +388,11 @@ const PROBES: Record<SelftestCheckId, Probe> = {
 
 /**
  * Starts one sandbox from `provider` (the engine's: `openEngine(...).provider()`, on this
- * machine's engine) and tries what the sandbox must contain: one check per
+ * machine's engine), of `image` (default: the stepbox image), and tries what the sandbox must contain: one check per
  * {@link SELFTEST_CHECKS} entry. Rejects (a SandboxFailure) only when no sandbox can start.
  */
-export async function runSelftest(provider: SandboxProvider): Promise<SelftestReport> {
-  const sb = await provider.create(defaultSandboxConfig(LIMITS));
+export async function runSelftest(provider: SandboxProvider, image?: string): Promise<SelftestReport> {
+  const sb = await provider.create({ ...defaultSandboxConfig(LIMITS), ...(image ? { image } : {}) });
   try {
     if (!(sb instanceof DockerSandbox))
       throw new SandboxFailure(
