@@ -8,6 +8,7 @@ import {
   chatFromAnthropicRequest,
   estimateTokens,
   sendAnthropicAnswer,
+  toolResultProblem,
 } from './anthropic-messages.js';
 
 export type { AssistantAnswer } from './assistant-answer.js';
@@ -166,6 +167,12 @@ export class ModelEndpoint {
     if (api === 'anthropic.count_tokens') {
       // Not a model call: an estimate the agent uses to budget its context.
       sendJson(res, 200, { input_tokens: estimateTokens(request) });
+      return;
+    }
+    // The real Messages API refuses tool results that answer no tool call: so does the endpoint.
+    const unmatched = api === 'anthropic.messages' ? toolResultProblem(request) : null;
+    if (unmatched !== null) {
+      refuse(res, 400, 'invalid_request', unmatched);
       return;
     }
     const body =
