@@ -18,6 +18,13 @@ const log = logger('model-endpoint');
 /** The largest model request accepted (a long conversation fits; a flood does not). */
 export const MODEL_BODY_LIMIT = 16 * 1024 * 1024;
 
+/**
+ * How often one answer is sent again to identical requests (SDKs retry a dropped connection
+ * twice by default); after that an identical request is a new model call, so an agent that
+ * repeats itself still makes steps (and meets max_steps) rather than looping unseen.
+ */
+export const MAX_RESENDS = 2;
+
 /** The APIs the endpoint speaks: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages. */
 export type ModelApi = 'chat.completions' | 'responses' | 'anthropic.messages';
 
@@ -59,11 +66,16 @@ export class ModelEndpoint {
   private waiters: ((c: ModelCall) => void)[] = [];
   private ended: string | null = null;
   private seq = 0;
+  /** The last answer sent, to send again to an identical request (see {@link MAX_RESENDS}). */
+  private last: { key: string; call: ModelCall; send: (res: ServerResponse) => void; resent: number } | null =
+    null;
 
   constructor(
     private readonly token: string,
     /** The model name the endpoint lists and answers as. */
     readonly model: string,
+    /** Told when an answer was sent again to an identical request (the agent records a warning). */
+    private readonly onResent?: (answered: ModelCall, times: number) => void,
   ) {}
 
   /** Starts listening; returns the base URL (`http://127.0.0.1:PORT/v1`). */
@@ -195,7 +207,21 @@ export class ModelEndpoint {
       return;
     }
     const stream = request.stream === true;
-    const id = `stepbox-${++this.seq}`;
+    // A client whose connection dropped mid-answer (a cut stream) asks again with the very same
+    // request, as every SDK does: it gets the same answer again, not the next model call, so
+    // the answer is recorded once and no answer of the model's is spent on a retry.
+    const key = `${api}\n${text}`;
+    const last = this.last;
+    if (last !== null && last.key === key && last.resent < MAX_RESENDS && this.ended === null) {
+      last.resent += 1;
+      log.info(`an identical ${api} request: the last answer sent again (${last.resent}×)`);
+      last.send(res);
+      this.onResent?.(last.call, last.resent);
+      return;
+    }
+    this.last = null;
+    const n = ++this.seq;
+    const id = `stepbox-${n}`;
     let settled = false;
     const call: ModelCall = {
       api,
@@ -205,10 +231,15 @@ export class ModelEndpoint {
       answer: (message, usage) => {
         if (settled) return;
         settled = true;
-        if (api === 'responses') sendResponsesAnswer(res, id, this.model, message, stream, request);
-        else if (api === 'anthropic.messages')
-          sendAnthropicAnswer(res, id, this.model, message, stream, usage, request);
-        else sendChatAnswer(res, id, this.model, message, stream, usage, request);
+        const send = (to: ServerResponse) => {
+          if (api === 'responses') sendResponsesAnswer(to, id, this.model, message, stream, request);
+          else if (api === 'anthropic.messages')
+            sendAnthropicAnswer(to, id, this.model, message, stream, usage, request);
+          else sendChatAnswer(to, id, this.model, message, stream, usage, request);
+        };
+        send(res);
+        // Kept only while no other request came since this one (a newer call clears it).
+        if (this.seq === n) this.last = { key, call, send, resent: 0 };
       },
       fail: (status, code, message) => {
         if (settled) return;

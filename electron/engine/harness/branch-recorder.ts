@@ -199,6 +199,8 @@ export class BranchRecorder {
     // An agent running a process of its own (exec:) is stopped with the branch; what it wrote last is kept.
     await this.branch.currentAgent().dispose?.(endReason);
     this.recordAgentOutput(step);
+    // What the agent noted after its last decision (a final answer re-sent to a retry).
+    for (const note of this.branch.currentAgent().takeNotes?.() ?? []) this.record(note);
     // The end event's seq is the writer's next one (FileTraceWriter exposes it).
     const seq = (writer as { seq?: number }).seq ?? -1;
     this.writer = null;
