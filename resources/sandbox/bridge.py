@@ -20,6 +20,7 @@
 # bridge -> host: R {port, pid} ready, O a new
 #   connection, D data, C close, 1 stdout bytes, 2 stderr bytes, X {code, signal} the agent
 #   exited, E {message} a fatal error.
+import errno
 import json
 import os
 import selectors
@@ -168,15 +169,31 @@ def start_agent(start, port):
     return pid, out_r, err_r
 
 
+def listen_local(port):
+    """A socket bound to 127.0.0.1:`port` (the host endpoint's port, so URLs read alike), or to
+    a free port when that one is taken: on a network shared with the host (`network: host`)
+    the endpoint itself holds it, and a process left on it must not make the agent fail or
+    receive its requests. The agent is told the port bound (@PORT@)."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(('127.0.0.1', port))
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE or port == 0:
+            raise
+        listener.close()
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(('127.0.0.1', 0))
+    return listener
+
+
 class Bridge:
     def __init__(self, frames, start):
         self.frames = frames
         self.sel = selectors.DefaultSelector()
         self.conns = {}
         self.next_chan = 1
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(('127.0.0.1', int(start.get('port') or 0)))
+        self.listener = listen_local(int(start.get('port') or 0))
         self.listener.listen(64)
         self.listener.setblocking(False)
         self.port = self.listener.getsockname()[1]

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
@@ -186,6 +186,27 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
       await f.dispose();
     }
   }, 180_000);
+
+  it('on network "host" the agent starts (the endpoint\'s port is taken there: the bridge takes a free one) and runs to succeeded', async () => {
+    const dir = join(docker.env.dir, 'host-net');
+    mkdirSync(dir, { recursive: true });
+    const task = JSON.parse(readFileSync(join(PY_DIR, 'task.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, 'task.json'), JSON.stringify({ ...task, sandbox: { network: 'host' } }));
+    const c = await startInside(dir, PY, `scripted:${join(PY_DIR, 'model.jsonl')}`, PY_DIR);
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
+      // The sandbox shares the host's network: the endpoint's own port was taken, another served.
+      const agent = c.currentAgent() as unknown as {
+        endpoints(): { port: number | null; modelUrl: string } | null;
+      };
+      const e = agent.endpoints();
+      expect(e?.port).toBeGreaterThan(0);
+      expect(e?.port).not.toBe(Number(new URL(e?.modelUrl ?? 'http://x').port));
+    } finally {
+      await c.dispose();
+    }
+  }, 120_000);
 
   it('a streamed answer cut mid-way and asked again gets the same answer, recorded once, with a warning that it was re-sent', async () => {
     // Every request is sent twice, as an SDK does on a dropped connection: first cut after a

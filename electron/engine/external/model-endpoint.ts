@@ -84,6 +84,11 @@ export class ModelEndpoint {
     return `http://127.0.0.1:${this.server.port}/v1`;
   }
 
+  /** Answers requests addressed to loopback `port` too: the agent's relay listens there (see bridge.py). */
+  answerAs(port: number): void {
+    this.server?.answerAs(port);
+  }
+
   /** The base URL for Anthropic clients (`ANTHROPIC_BASE_URL`, no `/v1`: they append `/v1/messages`). */
   get anthropicUrl(): string {
     if (!this.server) throw new Error('the model endpoint is not started');

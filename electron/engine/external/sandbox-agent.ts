@@ -197,6 +197,9 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       },
       (stream, text, truncated) => this.outputListeners.emit(stream, text, truncated),
     );
+    // On a network shared with the host the endpoint's own port is taken inside: the bridge
+    // listens on another, and the agent's requests name that one in their Host.
+    if (this.proc.port !== hostPort) this.endpoint.answerAs(this.proc.port);
     for (let j = 1; j < input.step; j++) {
       const call = await this.mainCall(j, ctx, input.signal);
       if (j > 1) await this.compare(j - 1, call, ctx);
