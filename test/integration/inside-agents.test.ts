@@ -294,6 +294,11 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
       '            fn(); out["bridge_" + what] = "reached"',
       '        except OSError as e:',
       '            out["bridge_" + what] = e.__class__.__name__',
+      // The bridge drops privileges as the helper does (prelude.py): no capability even in
+      // the bounding set, no supplementary groups.
+      'status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)',
+      'out["cap_bnd"] = status["CapBnd"].strip(); out["cap_prm"] = status["CapPrm"].strip(); out["groups"] = status["Groups"].strip()',
+      'out["ids"] = [os.getresuid(), os.getresgid()]',
       'print(json.dumps(out))',
     ].join('\n');
     const dir = join(docker.env.dir, 'probe-agent');
@@ -316,6 +321,13 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
       for (const what of ['kill', 'fds', 'mem', 'environ'])
         expect(report[`bridge_${what}`], what).toBe('PermissionError');
       expect(report.env).toEqual(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'STEPBOX_TOKEN']);
+      expect(report.cap_bnd).toBe('0000000000000000');
+      expect(report.cap_prm).toBe('0000000000000000');
+      expect(report.groups).toBe('');
+      expect(report.ids).toEqual([
+        [1000, 1000, 1000],
+        [1000, 1000, 1000],
+      ]);
       expect(path).toContain('probe.py');
     } finally {
       await c.dispose();

@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { logger } from '../log.js';
-import { loadSandboxResource } from './sandbox-resources.js';
+import { loadSandboxProgram } from './sandbox-resources.js';
 import {
   SandboxFailure,
   type InsideAgentExit,
@@ -43,7 +43,7 @@ export async function startInsideAgent(
   containerId: string,
   request: InsideAgentRequest,
 ): Promise<InsideAgentRun> {
-  const source = loadSandboxResource('bridge.py').toString('utf8');
+  const source = loadSandboxProgram('bridge.py').toString('utf8');
   const streams: ExecStreams = await engine.exec(containerId, ['python3', '-I', '-c', source], {
     user: '0:0',
     workingDir: '/',
