@@ -55,7 +55,10 @@ describe('candidates over the contract: consent', () => {
     const refusal = () => consentedTask(wide, 'the task recorded in br-1', []);
     // The engine's refusal, as the CLI reads it: the flags.
     expect(refusal).toThrow(/--allow-network/);
-    ports.harness.candidates = async () => refusal();
+    ports.harness.candidates = async () => {
+      refusal();
+      throw new Error('refused above');
+    };
     const services = createAppServices(ports);
     const client = createClient(createMemoryTransport(services));
     try {
