@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { replayVerify } from '../../electron/engine/harness/index.js';
+import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
 import {
   call,
   final,
@@ -39,6 +40,30 @@ describe('fatal errors and human commands (memory sandbox)', () => {
       'execute_shell',
       'execute_shell',
     ]);
+    await c.dispose();
+  });
+
+  it('a snapshot that fails in step 3 is a fatal error of step 3 (not of step 2, the last complete one)', async () => {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, [
+      call('execute_shell', { command: 'echo one > one.txt' }),
+      call('execute_shell', { command: 'echo two > two.txt' }),
+      call('execute_shell', { command: 'echo three > three.txt' }),
+      final('never'),
+    ]);
+    await c.step();
+    await c.step();
+    const box = c.sandbox()!;
+    box.snapshot = () =>
+      Promise.reject(
+        new SandboxFailure('snapshot_failed', 'the snapshot of the workspace could not be read'),
+      );
+    await c.run();
+    expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'snapshot_failed', steps: 2 });
+    const error = ofType(c.history(), 'error').at(-1)!;
+    expect(error).toMatchObject({ step: 3, code: 'snapshot_failed', fatal: true });
+    // Step 3's tool ran and is recorded at step 3, beside its error.
+    expect(ofType(c.history(), 'tool_result').map((r) => r.step)).toEqual([1, 2, 3]);
     await c.dispose();
   });
 

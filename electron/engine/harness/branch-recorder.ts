@@ -128,8 +128,16 @@ export class BranchRecorder {
     return { kind: 'ended', message: `${status}: ${endReason}`, end: { status, end_reason: endReason } };
   }
 
-  /** A fatal error: `error` event with the last 3 tool payloads and the memory, then status `error`. */
-  async endFatal(fatal: Fatal, details?: Record<string, unknown>): Promise<StopReason & { kind: 'ended' }> {
+  /**
+   * A fatal error: `error` event with the last 3 tool payloads and the memory, then status
+   * `error`. `step`: the step it happened in (a step under way when it failed, e.g. its
+   * snapshot), else the last complete one.
+   */
+  async endFatal(
+    fatal: Fatal,
+    details?: Record<string, unknown>,
+    step: number = this.branch.currentStep(),
+  ): Promise<StopReason & { kind: 'ended' }> {
     if (this.endEvent || !this.writer || this.closing) {
       await this.closing;
       return { kind: 'ended', message: fatal.message };
@@ -137,7 +145,7 @@ export class BranchRecorder {
     log.error(`episode ${this.branch.episode}: ${fatal.code}: ${fatal.message}`);
     this.record({
       type: 'error',
-      step: this.branch.currentStep(),
+      step,
       source: 'harness',
       code: fatal.code,
       message: fatal.message,
