@@ -451,6 +451,11 @@ export class EpisodeIndex {
     }));
   }
 
+  /** The ids of every indexed episode. */
+  episodeIds(): Set<string> {
+    return new Set((this.db.prepare('SELECT id FROM episodes').all() as Row[]).map((r) => r.id as string));
+  }
+
   /** One branch's row, or null. */
   branch(id: string): BranchRow | null {
     const r = this.db
