@@ -92,4 +92,31 @@ describe('fatal errors and human commands (memory sandbox)', () => {
     });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
   });
+
+  it('a command typed right after a rollback is recorded at once, in the branch that goes on (no step needed)', async () => {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, [
+      call('execute_shell', { command: 'echo one > one.txt' }),
+      call('execute_shell', { command: 'echo two > two.txt' }),
+      final('done'),
+    ]);
+    await c.step();
+    await c.step();
+    const before = c.branch;
+    await c.rollbackTo(1);
+    await c.sandbox()!.exec({ command: 'echo typed > typed.txt', timeoutMs: 5_000, fresh: true });
+    c.recordHumanCommand({
+      command: 'echo typed > typed.txt',
+      cwd: '/workspace',
+      exit_code: 0,
+      files: ['typed.txt'],
+    });
+    // Recorded now, in the new branch's trace on disk: not held for a next step that may never come.
+    expect(c.branch).not.toBe(before);
+    const trace = env.store.readTrace(env.store.resolve(c.branch));
+    expect(trace.events.filter((e) => e.type === 'human_command')).toMatchObject([
+      { step: 1, source: 'human', command: 'echo typed > typed.txt', files: ['typed.txt'] },
+    ]);
+    await c.dispose();
+  });
 });

@@ -586,6 +586,12 @@ export class EpisodeRunner implements EpisodeController {
     files?: readonly string[];
   }): void {
     if (this.endEvent) return;
+    // The command changed the sandbox now: a runner reopened at a step or rolled back gets its
+    // branch now (as its next step would), so the command is recorded even if no step follows.
+    if (this.pendingFork !== null && this.status !== 'running') {
+      this.branchOff(this.pendingFork);
+      for (const e of this.queued.splice(0)) this.record(e);
+    }
     const event: NewTraceEvent = { type: 'human_command', step: this.current, source: 'human', ...command };
     this.recorder.recordOrQueue(event, this.status !== 'running' && this.pendingFork === null);
   }
