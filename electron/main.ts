@@ -5,8 +5,10 @@ import {
   Menu,
   net,
   protocol,
+  session,
   shell,
   type MenuItemConstructorOptions,
+  type Session,
 } from 'electron';
 import { existsSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
@@ -143,9 +145,26 @@ function createWindow(): BrowserWindow {
   return win;
 }
 
-/** Navigation and new windows are blocked; http(s) links open in the system browser. */
+/**
+ * Every permission a page asks for (camera, microphone, geolocation, notifications, MIDI,
+ * HID/serial/USB, …) is denied, asked or checked: the window needs none. The one exception
+ * is writing text to the clipboard from the app's own page (copying from the terminal or
+ * the inspector), which reads nothing.
+ */
+function denyPermissions(s: Session): void {
+  s.setPermissionRequestHandler((contents, permission, callback) => {
+    callback(permission === 'clipboard-sanitized-write' && isAppUrl(contents.getURL()));
+  });
+  s.setPermissionCheckHandler(
+    (_contents, permission, origin) => permission === 'clipboard-sanitized-write' && isAppUrl(origin),
+  );
+  s.setDevicePermissionHandler(() => false);
+}
+
+/** Navigation and new windows are blocked; http(s) links open in the system browser; permissions denied. */
 function lockDown(): void {
   app.on('web-contents-created', (_e, contents) => {
+    denyPermissions(contents.session);
     contents.on('will-navigate', (event, url) => {
       if (!isAppUrl(url)) event.preventDefault();
     });
@@ -182,6 +201,7 @@ async function start(): Promise<void> {
   }
   lockDown();
   await app.whenReady();
+  denyPermissions(session.defaultSession);
   // The episode index needs better-sqlite3 built for Electron (native/electron-<ABI>/); without
   // it nothing can be listed or recorded, so say so with the fix instead of failing later.
   const sqlite = checkSqliteBinding();

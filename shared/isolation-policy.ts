@@ -77,6 +77,14 @@ export function consentFlags(widenings: readonly Widening[]): string {
  * The message of a refused recorded task: what is wider, and the flags (or the window's
  * confirmation) that consent.
  */
-export function consentMessage(source: string, missing: readonly Widening[]): string {
-  return `${source} asks for wider isolation than the defaults: ${describeWidenings(missing)}. A trace or bundle cannot widen the sandbox on its own; if you trust it, consent with ${consentFlags(missing)} (or ${TRUST_RECORDED_TASK_FLAG})`;
+export function consentMessage(
+  source: string,
+  missing: readonly Widening[],
+  /** Who reads it: a CLI user gets the flags, a person in the window (desktop or browser) its prompt. */
+  audience: 'cli' | 'window' = 'cli',
+): string {
+  const what = `${source} asks for wider isolation than the defaults: ${describeWidenings(missing)}. A trace or bundle cannot widen the sandbox on its own`;
+  return audience === 'window'
+    ? `${what}; if you trust where it came from, press "Allow and …" in the question the window shows (it names what is wider), or do it again and allow it there`
+    : `${what}; if you trust it, consent with ${consentFlags(missing)} (or ${TRUST_RECORDED_TASK_FLAG})`;
 }

@@ -42,3 +42,18 @@ const JSON_RAW_CONTROLS = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 export function jsonTerminalSafe(json: string): string {
   return json.replace(JSON_RAW_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/**
+ * `value` with every string in it (object keys too) through {@link terminalSafe}: for
+ * untrusted data shown as text elsewhere than a terminal (the shared HTML file), where an
+ * OSC-8 link, a colour or a bidi override would otherwise show raw or reorder what is read.
+ */
+export function terminalSafeDeep<T>(value: T): T {
+  if (typeof value === 'string') return terminalSafe(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => terminalSafeDeep(v)) as T;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [terminalSafe(k), terminalSafeDeep(v as unknown)]),
+    ) as T;
+  return value;
+}

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { importCase } from '../engine/cases/case-bundle.js';
+import { importCaseFile } from '../engine/cases/case-bundle.js';
 import { CaseError } from '../engine/cases/case-library.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
@@ -31,14 +30,9 @@ export const command: CliCommand = {
       },
       'FILE (a .case.json from stepbox case export)',
     );
-    let input: unknown;
     try {
-      input = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (e) {
-      throw new UsageError(`${file}: ${(e as Error).message}`);
-    }
-    try {
-      const done = importCase(input, { name: values.name, force: values.force });
+      // Streamed: a bundle's files go to disk as they are read (memory bounded whatever their size).
+      const done = importCaseFile(file, { name: values.name, force: values.force });
       if (values.json) printJson(io, done);
       else io.stdout.write(`case ${done.name}: ${done.dir}\n`);
       return EXIT.ok;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { CaseError, loadCase } from '../engine/cases/case-library.js';
-import { runCase } from '../engine/cases/case-runner.js';
+import { refuseImportedAgent, runCase } from '../engine/cases/case-runner.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, describeEvent } from './episode-cli.js';
@@ -71,6 +71,7 @@ export const command: CliCommand = {
           'invalid_case',
           `case ${spec.name} has no fixed/ variant yet; add ${spec.dir}/fixed/agent.jsonl or task.json, or run it without --fixed`,
         );
+      refuseImportedAgent(spec, values.agent);
     } catch (e) {
       if (e instanceof CaseError) throw new UsageError(e.message);
       throw e;

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { candidateName } from '../../shared/candidate-mark.js';
 import type { BranchRow } from '../engine/trace/episode-index.js';
 import type { CliCommand } from './command.js';
+import { unreadableEpisodes } from '../engine/trace/unreadable-episodes.js';
 import { EXIT } from './command.js';
 import { formatAge, openStoreAndIndex, printJson, table } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
@@ -72,8 +73,10 @@ export const command: CliCommand = {
       }),
     );
     const limit = intFlag('limit', values.limit, { min: 1 }) ?? 20;
-    const { index } = openStoreAndIndex(io);
+    const { store, index } = openStoreAndIndex(io);
     const episodes = index.listEpisodes(limit);
+    // Episodes whose traces another stepbox version wrote are in the store, not in the index.
+    const unreadable = unreadableEpisodes(store, index.episodeIds());
     index.close();
     if (values.json) {
       printJson(io, {
@@ -92,7 +95,13 @@ export const command: CliCommand = {
             branches: e.branches.map(branchJson),
           };
         }),
+        ...(unreadable.length > 0 ? { unreadable } : {}),
       });
+      return EXIT.ok;
+    }
+    const other = unreadable.map((u) => `${u.id}: ${u.message}\n`).join('');
+    if (episodes.length === 0 && unreadable.length > 0) {
+      io.stdout.write(`No episodes this stepbox can read; in the store:\n${other}`);
       return EXIT.ok;
     }
     if (episodes.length === 0) {
@@ -120,6 +129,7 @@ export const command: CliCommand = {
         ]);
       }
     io.stdout.write(table(rows));
+    if (other) io.stdout.write(`\nNot readable by this stepbox:\n${other}`);
     return EXIT.ok;
   },
 };

@@ -1,4 +1,4 @@
-import type { EpisodeIndex } from '../engine/trace/episode-index.js';
+import { readOnlyIndex, type EpisodeIndex } from '../engine/trace/episode-index.js';
 import type { DiskEpisodeStore, StoredBranch } from '../engine/trace/episode-store.js';
 import { cliEngine, cliError } from './episode-cli.js';
 import type { CliIo } from './command.js';
@@ -21,12 +21,22 @@ export function openStoreAndIndex(
   try {
     index = engine.index();
   } catch (e) {
-    throw new InfraError(
-      `cannot open the index in ${store.home}: ${(e as Error).message}`,
-      `rm ${store.home}/index.sqlite* && stepbox reindex`,
-    );
+    if (!isDiskFull(e))
+      throw new InfraError(
+        `cannot open the index in ${store.home}: ${(e as Error).message}`,
+        `rm ${store.home}/index.sqlite* && stepbox reindex`,
+      );
+    return readOnly(io, store, e);
   }
-  if (options.refresh !== false) index.refresh(store);
+  if (options.refresh !== false) {
+    try {
+      index.refresh(store);
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      index.close();
+      return readOnly(io, store, e);
+    }
+  }
   return { store, index };
 }
 
@@ -61,4 +71,30 @@ export function table(rows: readonly (readonly string[])[]): string {
     rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')).join('\n') +
     '\n'
   );
+}
+
+/** SQLite's words for a disk it cannot write to (full, or failing on a write). */
+function isDiskFull(e: unknown): boolean {
+  const code = String((e as { code?: unknown }).code ?? '');
+  const message = e instanceof Error ? e.message : String(e);
+  return (
+    /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN)/.test(code) ||
+    /disk is full|disk I\/O error|readonly database|ENOSPC/i.test(message)
+  );
+}
+
+/**
+ * The store on a disk that cannot be written: `list` and `show` answer from an index that
+ * writes nothing (the file read-only, else the traces), saying so on stderr with the fix.
+ */
+function readOnly(
+  io: CliIo,
+  store: DiskEpisodeStore,
+  cause: unknown,
+): { store: DiskEpisodeStore; index: EpisodeIndex } {
+  const { index, how } = readOnlyIndex(store);
+  io.stderr.write(
+    `stepbox: the store cannot be written (${(cause as Error).message}): answering read-only (${how}); free space on the disk of ${store.home}, then stepbox reindex\n`,
+  );
+  return { store, index };
 }

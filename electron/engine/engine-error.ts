@@ -15,6 +15,13 @@ const AGENT_CODES: Record<string, AppErrorCode> = {
   bad_agent_spec: 'invalid_input',
 };
 
+/**
+ * Engine-internal codes that read as an application code: a case that cannot be run as
+ * asked (CaseError `invalid_case`: an imported case's agent refused, a bad bundle) is the
+ * caller's input, not a bug — without this it reached the CLI as "internal error", exit 1.
+ */
+const CODE_ALIASES: Record<string, AppErrorCode> = { invalid_case: 'invalid_input' };
+
 /** The fix of damage in the store: a file that is missing, torn or does not hash to its name. */
 const STORE_DAMAGE_FIX =
   're-import the episode from its bundle (npx stepbox bundle import FILE --force), or remove it; ' +
@@ -60,7 +67,8 @@ export function engineError(e: unknown): EngineError | null {
   if (typeof error !== 'object' || error === null) return null;
   const message = typeof error.message === 'string' ? error.message : String(e);
   const own = typeof error.fix === 'string' && error.fix ? error.fix : null;
-  const code = AppErrorCode.safeParse(error.code);
+  const alias = typeof error.code === 'string' && Object.hasOwn(CODE_ALIASES, error.code);
+  const code = AppErrorCode.safeParse(alias ? CODE_ALIASES[error.code as string] : error.code);
   if (code.success) return { code: code.data, message, fix: own };
   if (typeof error.endReason === 'string' && e instanceof Error && e.name === 'AgentFailure')
     return { code: AGENT_CODES[error.endReason] ?? 'usage', message, fix: own };

@@ -13,8 +13,11 @@ export type LoopbackVerdict =
  * (DNS rebinding) or an `Origin` that is present and not this server (another site's
  * page in the user's browser; the MCP transport spec requires the 403) is refused.
  */
-export function checkLoopback(req: IncomingMessage, port: number): LoopbackVerdict {
-  const allowedHosts = LOOPBACK_HOSTS.map((h) => `${h}:${port}`);
+export function checkLoopback(req: IncomingMessage, port: number | readonly number[]): LoopbackVerdict {
+  // More than one port: a server also reached through a relay on another loopback port (an
+  // inside agent's bridge that could not take the endpoint's own port).
+  const ports = typeof port === 'number' ? [port] : port;
+  const allowedHosts = ports.flatMap((p) => LOOPBACK_HOSTS.map((h) => `${h}:${p}`));
   const host = req.headers.host ?? '';
   if (!allowedHosts.includes(host.toLowerCase()))
     return { ok: false, status: 403, message: `refused: Host "${host}" is not ${allowedHosts.join(' or ')}` };

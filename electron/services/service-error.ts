@@ -1,5 +1,7 @@
 import { appError, type AppError, type AppErrorCode } from '../../shared/errors.js';
+import { consentMessage } from '../../shared/isolation-policy.js';
 import { engineError } from '../engine/engine-error.js';
+import { ConsentRequired } from '../engine/harness/recorded-task.js';
 
 /** A service failure with an application error code; crosses the contract as data. */
 export class ServiceError extends Error {
@@ -18,6 +20,9 @@ export class ServiceError extends Error {
  * `internal` with its message, prefixed by the operation.
  */
 export function toAppError(e: unknown, op: string): AppError {
+  // The window (desktop or browser) asks for consent itself: its reader has no flags to pass.
+  if (e instanceof ConsentRequired)
+    return appError('consent_required', consentMessage(e.source, e.missing, 'window'));
   const mapped = engineError(e);
   if (mapped) return appError(mapped.code, mapped.message + (mapped.fix ? ` Fix: ${mapped.fix}` : ''));
   const message = e instanceof Error ? e.message : String(e);

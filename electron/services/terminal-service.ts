@@ -70,9 +70,10 @@ export class TerminalService {
     this.terminals.set(terminal, t);
     t.off.push(
       handle.onData((data) => this.output(terminal, t, data)),
+      // Recorded by the controller whose sandbox this terminal is in, not by branch id: after a
+      // rollback (or an open) the controller goes on in a new branch and the id it had is gone.
       handle.onCommand((c) => {
-        const live = this.episodes.find(t.branch) as { recordHumanCommand?: (c: unknown) => void } | null;
-        live?.recordHumanCommand?.(c);
+        (controller as { recordHumanCommand?: (c: unknown) => void }).recordHumanCommand?.(c);
       }),
       handle.onExit((code) => {
         this.drop(terminal);

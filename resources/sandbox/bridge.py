@@ -20,6 +20,7 @@
 # bridge -> host: R {port, pid} ready, O a new
 #   connection, D data, C close, 1 stdout bytes, 2 stderr bytes, X {code, signal} the agent
 #   exited, E {message} a fatal error.
+import errno
 import json
 import os
 import selectors
@@ -30,19 +31,17 @@ import struct
 import sys
 import time
 
+if 'PRELUDE' not in globals():
+    # Run from its file (tests): the prelude beside it; the host sends it ahead of this source.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from prelude import *  # noqa: F401,F403
+
 AGENT_DIR = '/opt/agent'
 HASH_FILE = AGENT_DIR + '/.stepbox-files'
 HEAD = struct.Struct('>cII')
 MAX_FRAME = 8 * 1024 * 1024
 KILL_GRACE = 2.0
-
-
-def undumpable():
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
-    except (ImportError, OSError, AttributeError):
-        pass
+BOUNDING = False
 
 
 def send(kind, chan=0, payload=b''):
@@ -144,14 +143,14 @@ def start_agent(start, port):
     if pid == 0:
         try:
             os.setsid()
-            os.setgroups([])
-            os.setgid(gid)
-            os.setuid(uid)
+            # Its fds first (the bridge's stdio is the channel to the host), then the one drop
+            # of prelude.py: an empty bounding set, no groups, the agent's ids.
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
             null = os.open('/dev/null', os.O_RDONLY)
             os.dup2(null, 0)
             os.closerange(3, 65536)
+            become(uid, gid, bounding=BOUNDING)
             home = env.get('HOME')
             if home and start.get('clear_home'):
                 clear_dir(home)
@@ -175,15 +174,31 @@ def start_agent(start, port):
     return pid, out_r, err_r
 
 
+def listen_local(port):
+    """A socket bound to 127.0.0.1:`port` (the host endpoint's port, so URLs read alike), or to
+    a free port when that one is taken: on a network shared with the host (`network: host`)
+    the endpoint itself holds it, and a process left on it must not make the agent fail or
+    receive its requests. The agent is told the port bound (@PORT@)."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(('127.0.0.1', port))
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE or port == 0:
+            raise
+        listener.close()
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(('127.0.0.1', 0))
+    return listener
+
+
 class Bridge:
     def __init__(self, frames, start):
         self.frames = frames
         self.sel = selectors.DefaultSelector()
         self.conns = {}
         self.next_chan = 1
-        self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(('127.0.0.1', int(start.get('port') or 0)))
+        self.listener = listen_local(int(start.get('port') or 0))
         self.listener.listen(64)
         self.listener.setblocking(False)
         self.port = self.listener.getsockname()[1]
@@ -313,7 +328,11 @@ class Bridge:
 
 
 def main():
+    global BOUNDING
+    # Sealed, as every root program of stepbox's in the sandbox (prelude.py); whether it may
+    # empty the agent's bounding set is read once, here, not in the child.
     undumpable()
+    BOUNDING = can_drop_bounding()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     frames = Frames()
     got = read_frames_until(frames, (b'S',))

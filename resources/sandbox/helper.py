@@ -27,25 +27,23 @@ import struct
 import sys
 import time
 
+if 'PRELUDE' not in globals():
+    # Run from its file (tests): the prelude beside it; the host sends it ahead of this source.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from prelude import *  # noqa: F401,F403
+
 WORKSPACE = '/workspace'
 WORKSPACE_B = b'/workspace/'
 # The agent's uid and gid: every command runs as them, every file operation is done with
 # them as the filesystem identity (setfsuid), so what the kernel refuses the agent it
 # refuses the helper too.
-AGENT_UID = 1000
 # Isolated mode (the helper's exec runs as root, the container's capabilities cut to
 # SETUID/SETGID/KILL): the helper is another user than every command, so no command can
 # open /proc/<helper>/fd/*, ptrace or signal it. Without it (an exec as the agent, an old
 # container) the helper works as before but commands can reach its channel.
-ISOLATED = False
-_libc = None
-if os.getuid() == 0:
-    try:
-        import ctypes
-        _libc = ctypes.CDLL(None, use_errno=True)
-        ISOLATED = True
-    except (ImportError, OSError):
-        _libc = None
+# (AGENT_UID, SEAL_GID and the privilege drop itself: prelude.py, shared with bridge.py and verifier.py.)
+_libc = libc_or_none() if os.getuid() == 0 else None
+ISOLATED = _libc is not None
 
 
 def set_fs_ids(uid):
@@ -65,31 +63,10 @@ class as_helper:
         set_fs_ids(AGENT_UID)
 
 
-def _status_caps():
-    """This process's effective capability mask (0 when unreadable)."""
-    try:
-        with open('/proc/self/status', 'rb') as f:
-            for line in f:
-                if line.startswith(b'CapEff:'):
-                    return int(line.split()[1], 16)
-    except OSError:
-        pass
-    return 0
-
-
-def _suid_dumpable():
-    try:
-        with open('/proc/sys/fs/suid_dumpable', 'rb') as f:
-            return f.read().strip()
-    except OSError:
-        return b'?'
-
-
 # With CAP_SETPCAP (the container grants it to root's execs only) the agent's shells start
 # with an empty bounding set: nothing they run can ever hold a capability, even the
 # helper's own SETUID/SETGID/KILL.
-CAP_SETPCAP = 8
-DROP_BOUNDING = ISOLATED and bool(_status_caps() & (1 << CAP_SETPCAP))
+DROP_BOUNDING = ISOLATED and can_drop_bounding()
 # Sealed shells: an idle shell (see ZYGOTES) is started with an effective gid other than its
 # real one (SEAL_GID, which owns nothing), so the kernel makes it non-dumpable at exec; bash
 # then drops back to the agent's gid, which keeps it non-dumpable until its next exec. No
@@ -98,8 +75,7 @@ DROP_BOUNDING = ISOLATED and bool(_status_caps() & (1 << CAP_SETPCAP))
 # shaped beforehand. What a call's command execs is dumpable as usual (an agent debugging its
 # own programs still can). Only where the host lets credential changes keep a process
 # dumpable (fs.suid_dumpable = 1) is the seal void; the selftest's `ptrace` check says so.
-SEAL_GID = 65534
-SEALED = ISOLATED and _suid_dumpable() != b'1'
+SEALED = ISOLATED and suid_dumpable() != b'1'
 # Variables the C library (and bash, in its privileged-start mode) drops from the
 # environment of a sealed shell (an exec with real and effective gid apart is "secure"):
 # the helper exports them to each call again rather than assume the shell kept them.
@@ -2169,13 +2145,6 @@ SETPRIV = runtime_program('setpriv')
 SPAWN_VIA_SETPRIV = ISOLATED and hasattr(os, 'posix_spawn') and os.access(SETPRIV[-1], os.X_OK)
 
 
-def drop_bounding_set():
-    """Empties this process's capability bounding set (needs CAP_SETPCAP)."""
-    for cap in range(64):
-        if _libc.prctl(24, cap, 0, 0, 0) != 0:  # PR_CAPBSET_DROP; EINVAL past the last cap
-            break
-
-
 def spawn_as_agent(argv, env, fds):
     """Starts argv (argv[0] an absolute path) in a new session as the agent (uid/gid
     AGENT_UID, no supplementary groups, an empty bounding set, sealed: see SEALED) with fds[i] as its fd i (/dev/null for None). Python opens
@@ -2188,12 +2157,10 @@ def spawn_as_agent(argv, env, fds):
                 actions.append((os.POSIX_SPAWN_OPEN, target, '/dev/null', os.O_RDONLY, 0))
             else:
                 actions.append((os.POSIX_SPAWN_DUP2, fd, target))
-        ids = '%d' % AGENT_UID
-        gids = ['--rgid=' + ids, '--egid=%d' % SEAL_GID] if SEALED else ['--regid=' + ids]
-        caps = ['--bounding-set=-all'] if DROP_BOUNDING else []
+        as_agent = setpriv_prefix(SETPRIV, AGENT_UID, AGENT_UID, SEAL_GID if SEALED else None, DROP_BOUNDING)
         # argv[0] by its absolute path: the agent's PATH may list directories it can write.
         return os.posix_spawn(
-            SETPRIV[0], SETPRIV + caps + ['--reuid=' + ids] + gids + ['--clear-groups', '--'] + argv, env,
+            SETPRIV[0], as_agent + argv, env,
             file_actions=actions, setsid=True, setsigdef=RESET_SIGNALS, setsigmask=[])
     pid = os.fork()
     if pid:
@@ -2209,12 +2176,7 @@ def spawn_as_agent(argv, env, fds):
             else:
                 os.dup2(fd, target)
         if ISOLATED:
-            if DROP_BOUNDING:
-                drop_bounding_set()
-            os.setgroups([])
-            seal = SEAL_GID if SEALED else AGENT_UID
-            os.setresgid(AGENT_UID, seal, seal)
-            os.setresuid(AGENT_UID, AGENT_UID, AGENT_UID)
+            become(AGENT_UID, AGENT_UID, SEAL_GID if SEALED else None, DROP_BOUNDING)
         # Python ignores SIGPIPE; the command must get the default back.
         for sig in RESET_SIGNALS:
             signal.signal(sig, signal.SIG_DFL)

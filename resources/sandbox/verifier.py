@@ -21,12 +21,13 @@ import signal
 import sys
 import time
 
+if 'PRELUDE' not in globals():
+    # Run from its file (tests): the prelude beside it; the host sends it ahead of this source.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from prelude import *  # noqa: F401,F403
+
 # Loaded before the arguments come: a runner started ahead has it ready when they do.
-try:
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-except (ImportError, OSError):
-    libc = None
+libc_or_none()
 
 if len(sys.argv) > 1:
     command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
@@ -48,15 +49,9 @@ PATH_LISTS = ('PATH', 'PYTHONPATH', 'LD_LIBRARY_PATH')
 
 
 def become_agent():
+    # The one drop of prelude.py: with CAP_SETPCAP an empty bounding set, no groups, the agent's ids.
     if os.getuid() != uid:
-        if libc is not None:
-            # With CAP_SETPCAP, an empty bounding set: the verifier holds no capability at all.
-            for c in range(64):
-                if libc.prctl(24, c, 0, 0, 0) != 0:  # PR_CAPBSET_DROP; EPERM without SETPCAP
-                    break
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
+        become(uid, uid)
 
 
 def container_env():
@@ -123,16 +118,6 @@ def agents():
     return n
 
 
-def can_drop_bounding():
-    """Whether this process holds CAP_SETPCAP (it may empty a child's bounding set)."""
-    try:
-        with open('/proc/self/status', 'rb') as f:
-            for line in f:
-                if line.startswith(b'CapEff:'):
-                    return bool(int(line.split()[1], 16) & (1 << 8))
-    except (OSError, ValueError):
-        pass
-    return False
 
 
 # The agent's processes (the killer, the verifier's bash) are started by posix_spawn of
@@ -151,8 +136,7 @@ KILL = [RUNTIME + '/bin/busybox', 'kill']
 SPAWN = (hasattr(os, 'posix_spawn') and os.getuid() == 0 and uid != 0
          and os.access(SETPRIV[-1], os.X_OK) and os.access(KILL[0], os.X_OK))
 if SPAWN:
-    AS_AGENT = (SETPRIV + (['--bounding-set=-all'] if can_drop_bounding() else [])
-                + ['--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups', '--'])
+    AS_AGENT = setpriv_prefix(SETPRIV, uid, uid)
     NULLS = [(os.POSIX_SPAWN_OPEN, fd, '/dev/null', flags, 0)
              for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY))]
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
@@ -187,6 +187,85 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
     }
   }, 180_000);
 
+  it('on network "host" the agent starts (the endpoint\'s port is taken there: the bridge takes a free one) and runs to succeeded', async () => {
+    const dir = join(docker.env.dir, 'host-net');
+    mkdirSync(dir, { recursive: true });
+    const task = JSON.parse(readFileSync(join(PY_DIR, 'task.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, 'task.json'), JSON.stringify({ ...task, sandbox: { network: 'host' } }));
+    const c = await startInside(dir, PY, `scripted:${join(PY_DIR, 'model.jsonl')}`, PY_DIR);
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ status: 'succeeded', end_reason: 'final_answer', steps: 3 });
+      // The sandbox shares the host's network: the endpoint's own port was taken, another served.
+      const agent = c.currentAgent() as unknown as {
+        endpoints(): { port: number | null; modelUrl: string } | null;
+      };
+      const e = agent.endpoints();
+      expect(e?.port).toBeGreaterThan(0);
+      expect(e?.port).not.toBe(Number(new URL(e?.modelUrl ?? 'http://x').port));
+    } finally {
+      await c.dispose();
+    }
+  }, 120_000);
+
+  it('a streamed answer cut mid-way and asked again gets the same answer, recorded once, with a warning that it was re-sent', async () => {
+    // Every request is sent twice, as an SDK does on a dropped connection: first cut after a
+    // few bytes of the streamed answer, then again with the identical body, read whole.
+    const agent = [
+      'import json, os, socket, subprocess, urllib.parse, urllib.request',
+      'base = os.environ["OPENAI_BASE_URL"]; key = os.environ["OPENAI_API_KEY"]; u = urllib.parse.urlparse(base)',
+      'TOOLS = [{"type": "function", "function": {"name": "shell", "description": "run", "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}]',
+      'def cut(data):',
+      '    s = socket.create_connection((u.hostname, u.port))',
+      '    s.sendall(b"POST " + u.path.encode() + b"/chat/completions HTTP/1.1\\r\\nHost: " + u.netloc.encode() + b"\\r\\nAuthorization: Bearer " + key.encode() + b"\\r\\nContent-Type: application/json\\r\\nContent-Length: " + str(len(data)).encode() + b"\\r\\n\\r\\n" + data)',
+      '    s.recv(40); s.close()',
+      'def whole(data):',
+      '    r = urllib.request.Request(base + "/chat/completions", data=data, headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})',
+      '    content, calls = "", {}',
+      '    for line in urllib.request.urlopen(r).read().decode().splitlines():',
+      '        if not line.startswith("data: {"): continue',
+      '        d = json.loads(line[6:])["choices"]',
+      '        if not d: continue',
+      '        d = d[0]["delta"]; content += d.get("content") or ""',
+      '        for c in d.get("tool_calls") or []: calls[c["index"]] = c',
+      '    return content, [calls[i] for i in sorted(calls)]',
+      'messages = [{"role": "user", "content": os.environ["STEPBOX_GOAL"]}]',
+      'while True:',
+      '    data = json.dumps({"model": os.environ["STEPBOX_MODEL"], "messages": messages, "tools": TOOLS, "stream": True}).encode()',
+      '    cut(data)',
+      '    content, calls = whole(data)',
+      '    messages.append(dict({"role": "assistant", "content": content}, **({"tool_calls": [{"id": c["id"], "type": "function", "function": c["function"]} for c in calls]} if calls else {})))',
+      '    if not calls: break',
+      '    for c in calls:',
+      '        out = subprocess.run(["sh", "-c", json.loads(c["function"]["arguments"])["command"]], capture_output=True, text=True).stdout',
+      '        messages.append({"role": "tool", "tool_call_id": c["id"], "content": out})',
+    ].join('\n');
+    const dir = join(docker.env.dir, 'retry-agent');
+    mkdirSync(dir, { recursive: true });
+    script(dir, 'retry.py', [agent]);
+    const model = script(dir, 'model.jsonl', [
+      call('shell', { command: 'echo hi > a.txt; cat a.txt' }, 'call_1'),
+      final('done'),
+    ]);
+    const c = await startInside(PY_DIR, 'sandbox:python3 /opt/agent/retry.py', `scripted:${model}`, dir);
+    try {
+      await c.run();
+      expect(c.ended()).toMatchObject({ end_reason: 'final_answer', steps: 2 });
+      const h = c.history();
+      // Each answer recorded once; the agent got step 1's call and ran it (no "cancelled").
+      expect(ofType(h, 'model_request').map((e) => e.step)).toEqual([1, 2]);
+      expect(ofType(h, 'model_output').map((e) => e.step)).toEqual([1, 2]);
+      expect(ofType(h, 'tool_result').map((e) => [e.step, e.result.ok, e.result.stdout])).toEqual([
+        [1, true, 'hi\n'],
+      ]);
+      const resent = ofType(h, 'warning').filter((w) => w.code === 'answer_resent');
+      expect(resent.map((w) => w.step)).toEqual([1, 2]);
+      expect(resent[0].message).toMatch(/identical request.*re-sent/);
+    } finally {
+      await c.dispose();
+    }
+  }, 120_000);
+
   it('the agent inside reaches nothing but the endpoint, and the endpoint refuses it without the token', async () => {
     const probe = [
       'import json, os, socket, urllib.request, urllib.error',
@@ -215,6 +294,11 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
       '            fn(); out["bridge_" + what] = "reached"',
       '        except OSError as e:',
       '            out["bridge_" + what] = e.__class__.__name__',
+      // The bridge drops privileges as the helper does (prelude.py): no capability even in
+      // the bounding set, no supplementary groups.
+      'status = dict(l.split(":", 1) for l in open("/proc/self/status").read().splitlines() if ":" in l)',
+      'out["cap_bnd"] = status["CapBnd"].strip(); out["cap_prm"] = status["CapPrm"].strip(); out["groups"] = status["Groups"].strip()',
+      'out["ids"] = [os.getresuid(), os.getresgid()]',
       'print(json.dumps(out))',
     ].join('\n');
     const dir = join(docker.env.dir, 'probe-agent');
@@ -237,6 +321,13 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
       for (const what of ['kill', 'fds', 'mem', 'environ'])
         expect(report[`bridge_${what}`], what).toBe('PermissionError');
       expect(report.env).toEqual(['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'OPENAI_API_KEY', 'STEPBOX_TOKEN']);
+      expect(report.cap_bnd).toBe('0000000000000000');
+      expect(report.cap_prm).toBe('0000000000000000');
+      expect(report.groups).toBe('');
+      expect(report.ids).toEqual([
+        [1000, 1000, 1000],
+        [1000, 1000, 1000],
+      ]);
       expect(path).toContain('probe.py');
     } finally {
       await c.dispose();

@@ -128,3 +128,41 @@ describeDocker('a bundle cannot widen the sandbox on its own (real Docker)', () 
     });
   });
 });
+
+describeDocker('an imported inside-agent episode cannot widen the sandbox on replay (real Docker)', () => {
+  it('replay --verify --agent sandbox:… of a bundle asking for network "host" is refused without --allow-network, like fork', async () => {
+    const dir = 'resources/agents/python-inside';
+    const agent = 'sandbox:python3 /opt/agent/agent.py';
+    const run = await cli(author.home, [
+      'run',
+      dir,
+      '--agent',
+      agent,
+      '--agent-dir',
+      dir,
+      '--model',
+      `scripted:${dir}/model.jsonl`,
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const episode = (JSON.parse(run.stdout) as { episode: string }).episode;
+    const honest = join(author.dir, 'inside-honest.stepbox');
+    const hostile = join(author.dir, 'inside-hostile.stepbox');
+    expect((await cli(author.home, ['bundle', 'export', episode, honest])).code).toBe(0);
+    widenBundle(honest, hostile);
+    const imported = await cli(victim.home, ['bundle', 'import', hostile, '--json']);
+    expect(imported.code, imported.stderr).toBe(0);
+
+    for (const args of [
+      ['replay', episode, '--verify', '--agent', agent],
+      ['replay', episode, '--verify', '--agent', agent, '--json'],
+      ['fork', episode, '--at', '1', '--agent', agent, '--agent-dir', dir],
+    ]) {
+      const refused = await cli(victim.home, args);
+      expect(refused.code, `${args.join(' ')}: ${refused.stderr}`).toBe(2);
+      expect(refused.stderr).toMatch(/sandbox\.network "host" \(default "none"\)/);
+      expect(refused.stderr).toMatch(/--allow-network/);
+      expect(refused.stdout).toBe('');
+    }
+  }, 240_000);
+});

@@ -210,6 +210,77 @@ describe('Anthropic Messages API on the model endpoint', () => {
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     expect(body.error.message).toMatch(/role: "user" \| "assistant"/);
   });
+
+  it('tool_result ids that answer no tool_use (unknown, duplicated, extra) are 400 like the real API, and make no model call', async () => {
+    const e = await endpoint();
+    const post = (messages: unknown[]) =>
+      fetch(`${e.anthropicUrl}/v1/messages`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': TOKEN,
+          'anthropic-version': '2023-06-01',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ model: 'm', max_tokens: 8, tools: [BASH], messages }),
+      });
+    const use = (id: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command: 'ls' } });
+    const result = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
+    const asked = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [use('toolu_a'), use('toolu_b')] },
+    ];
+    const cases: [string, unknown[], RegExp][] = [
+      [
+        'unknown',
+        [...asked, { role: 'user', content: [result('toolu_a'), result('toolu_zz')] }],
+        /messages\.2\.content\.1: unexpected `tool_use_id`.*"toolu_zz".*previous message \(its ids: "toolu_a", "toolu_b"\)/,
+      ],
+      [
+        'duplicated',
+        [...asked, { role: 'user', content: [result('toolu_a'), result('toolu_a')] }],
+        /messages\.2\.content\.1: `tool_use_id` "toolu_a" is answered by more than one/,
+      ],
+      [
+        'extra (a turn no tool_use precedes)',
+        [{ role: 'user', content: [result('toolu_a')] }],
+        /messages\.0\.content\.0: unexpected `tool_use_id`.*which has none/,
+      ],
+      [
+        'extra (an older turn)',
+        [
+          ...asked,
+          { role: 'user', content: [result('toolu_a'), result('toolu_b')] },
+          { role: 'assistant', content: 'done?' },
+          { role: 'user', content: [result('toolu_a')] },
+        ],
+        /messages\.4\.content\.0: unexpected/,
+      ],
+    ];
+    for (const [what, messages, message] of cases) {
+      const r = await post(messages);
+      expect(r.status, what).toBe(400);
+      const body = (await r.json()) as { type: string; error: { type: string; message: string } };
+      expect(body, what).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+      expect(body.error.message, what).toMatch(message);
+    }
+    // The SDK sees the 400 as the real API's BadRequestError.
+    const client = new Anthropic({ baseURL: e.anthropicUrl, apiKey: TOKEN, maxRetries: 0 });
+    await expect(
+      client.messages.create({
+        model: 'm',
+        max_tokens: 8,
+        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'nope', content: 'x' }] }],
+      }),
+    ).rejects.toMatchObject({ status: 400 });
+    // None of them became a model call: the first call the agent's side takes is the valid one.
+    const valid = [...asked, { role: 'user', content: [result('toolu_b'), result('toolu_a')] }];
+    const [r, call] = await Promise.all([
+      post(valid),
+      serve(e, { content: 'done', tool_calls: [] } as never),
+    ]);
+    expect(r.status).toBe(200);
+    expect((call.raw.messages as unknown[]).length).toBe(3);
+  });
 });
 
 describe('Anthropic request conversion', () => {

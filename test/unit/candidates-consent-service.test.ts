@@ -7,6 +7,8 @@ import { createAppServices } from '../../electron/services/app-services.js';
 import { ServiceError } from '../../electron/services/service-error.js';
 import { fakePorts } from '../support/contract-fakes.js';
 import { value } from '../support/contract.js';
+import { consentedTask } from '../../electron/engine/harness/recorded-task.js';
+import { Task } from '../../shared/task.js';
 
 describe('candidates over the contract: consent', () => {
   it('without allow the engine refuses (consent_required); with it the consent reaches staging and trying', async () => {
@@ -42,6 +44,37 @@ describe('candidates over the contract: consent', () => {
       expect(allowed).toMatchObject({ ok: false, error: { code: 'conflict' } });
       await expect.poll(() => seen.map((s) => s.op)).toEqual(['stage', 'try', 'try']);
       expect(seen.map((s) => s.consent)).toEqual([['network'], undefined, ['network']]);
+    } finally {
+      await services.dispose();
+    }
+  });
+
+  it('the consent error a window (desktop or browser) gets says what to do in the window, not a CLI flag', async () => {
+    const { ports } = fakePorts();
+    const wide = Task.parse({ name: 't', goal: 'g', sandbox: { network: 'host' } });
+    const refusal = () => consentedTask(wide, 'the task recorded in br-1', []);
+    // The engine's refusal, as the CLI reads it: the flags.
+    expect(refusal).toThrow(/--allow-network/);
+    ports.harness.candidates = async () => {
+      refusal();
+      throw new Error('refused above');
+    };
+    const services = createAppServices(ports);
+    const client = createClient(createMemoryTransport(services));
+    try {
+      const started = value(
+        await client.episode.start({ task: { kind: 'path', path: '/t/task.json' }, agent: 'manual' }),
+      );
+      const refused = await client.episode.candidates({
+        id: started.branch,
+        step: 0,
+        actions: [{ content: 'x' }],
+      });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'consent_required' } });
+      const message = refused.ok ? '' : refused.error.message;
+      expect(message).toMatch(/the task recorded in br-1 asks for wider isolation.*sandbox\.network "host"/);
+      expect(message).toMatch(/"Allow and …" in the question the window shows/);
+      expect(message).not.toMatch(/--allow|--trust-recorded-task|flag/);
     } finally {
       await services.dispose();
     }

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { exportCase, importCase } from '../../electron/engine/cases/case-bundle.js';
 import { loadCase } from '../../electron/engine/cases/case-library.js';
 import { runCase, type CaseEnv } from '../../electron/engine/cases/case-runner.js';
+import { engineError, isInputError } from '../../electron/engine/engine-error.js';
+import { runCli } from '../support/cli.js';
 
 describe('case bundles (case export / case import)', () => {
   it('round-trips a bundled case into a library', () => {
@@ -59,5 +61,24 @@ describe('case bundles (case export / case import)', () => {
     ).rejects.toThrow(/was imported .*never runs a command from a bundle by itself: give the agent again/);
     // A bundled case is not marked, nor is one the importer's own bundle tried to mark.
     expect(loadCase('output-flood').imported).toBe(false);
+  });
+
+  it("case run refusing an imported case's agent is a usage error (exit 2) naming the fix, not an internal error", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-home-'));
+    const bundle = exportCase('output-flood');
+    const evil = { text: JSON.stringify({ agent: 'exec:touch /tmp/stepbox-pwned' }) };
+    importCase(
+      { ...bundle, files: { ...bundle.files, 'agent.json': evil } },
+      { library: join(home, 'cases'), name: 'evil' },
+    );
+    const r = await runCli(['case', 'run', 'evil'], { env: { STEPBOX_HOME: home }, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/case evil was imported .*give the agent again, e\.g\. --agent 'exec:touch/);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(existsSync('/tmp/stepbox-pwned')).toBe(false);
+    // The same error reaching the one mapping from any other path is the caller's input too.
+    const mapped = engineError(Object.assign(new Error('x'), { code: 'invalid_case' }));
+    expect(mapped?.code).toBe('invalid_input');
+    expect(mapped && isInputError(mapped)).toBe(true);
   });
 });

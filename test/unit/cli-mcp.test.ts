@@ -115,4 +115,61 @@ describe('stepbox mcp (the stdio bridge)', () => {
       child.kill();
     }
   }, 30_000);
+
+  it('finishes the requests in flight when stdin closes, then exits 0', async () => {
+    // A tool that answers only when the test says so, after the agent has closed stdin.
+    let arrived!: () => void;
+    const arrival = new Promise<void>((r) => (arrived = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const slow = new McpHttpServer(
+      TOKEN,
+      () => [
+        {
+          type: 'function',
+          function: { name: 'wait', description: 'wait', parameters: { type: 'object', properties: {} } },
+        },
+      ],
+      async () => {
+        arrived();
+        await released;
+        return { ok: true, stdout: 'finished', duration_ms: 0, bytes: 0 };
+      },
+    );
+    const slowUrl = await slow.start();
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/stepbox.js'), 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', STEPBOX_MCP_URL: slowUrl, STEPBOX_TOKEN: TOKEN },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const next = async () =>
+      JSON.parse(((await lines.next()).value as string) ?? 'null') as Record<string, unknown>;
+    const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    try {
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      expect(await next()).toMatchObject({ id: 1 });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'wait', arguments: {} } });
+      await arrival;
+      child.stdin.end();
+      // The bridge saw its input end while the call was in flight (a bridge that closed then
+      // would exit here, its call aborted): given that chance, the call is answered.
+      const early = await Promise.race([
+        exited.then(() => 'exited'),
+        new Promise((r) => setTimeout(r, 1_000, 'alive')),
+      ]);
+      expect(early).toBe('alive');
+      release();
+      expect(await next()).toMatchObject({ id: 2, result: { content: [{ text: 'finished' }] } });
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill();
+      await slow.close();
+    }
+  }, 30_000);
 });

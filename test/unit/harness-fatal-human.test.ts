@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { replayVerify } from '../../electron/engine/harness/index.js';
+import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
 import {
   call,
   final,
@@ -42,6 +43,30 @@ describe('fatal errors and human commands (memory sandbox)', () => {
     await c.dispose();
   });
 
+  it('a snapshot that fails in step 3 is a fatal error of step 3 (not of step 2, the last complete one)', async () => {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, [
+      call('execute_shell', { command: 'echo one > one.txt' }),
+      call('execute_shell', { command: 'echo two > two.txt' }),
+      call('execute_shell', { command: 'echo three > three.txt' }),
+      final('never'),
+    ]);
+    await c.step();
+    await c.step();
+    const box = c.sandbox()!;
+    box.snapshot = () =>
+      Promise.reject(
+        new SandboxFailure('snapshot_failed', 'the snapshot of the workspace could not be read'),
+      );
+    await c.run();
+    expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'snapshot_failed', steps: 2 });
+    const error = ofType(c.history(), 'error').at(-1)!;
+    expect(error).toMatchObject({ step: 3, code: 'snapshot_failed', fatal: true });
+    // Step 3's tool ran and is recorded at step 3, beside its error.
+    expect(ofType(c.history(), 'tool_result').map((r) => r.step)).toEqual([1, 2, 3]);
+    await c.dispose();
+  });
+
   it('human commands are recorded between steps and re-applied by replay --verify', async () => {
     env = tempHome();
     const c = await startScripted(env, { task: memoryTask() }, [
@@ -66,5 +91,32 @@ describe('fatal errors and human commands (memory sandbox)', () => {
       supply: memorySupply,
     });
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
+  });
+
+  it('a command typed right after a rollback is recorded at once, in the branch that goes on (no step needed)', async () => {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, [
+      call('execute_shell', { command: 'echo one > one.txt' }),
+      call('execute_shell', { command: 'echo two > two.txt' }),
+      final('done'),
+    ]);
+    await c.step();
+    await c.step();
+    const before = c.branch;
+    await c.rollbackTo(1);
+    await c.sandbox()!.exec({ command: 'echo typed > typed.txt', timeoutMs: 5_000, fresh: true });
+    c.recordHumanCommand({
+      command: 'echo typed > typed.txt',
+      cwd: '/workspace',
+      exit_code: 0,
+      files: ['typed.txt'],
+    });
+    // Recorded now, in the new branch's trace on disk: not held for a next step that may never come.
+    expect(c.branch).not.toBe(before);
+    const trace = env.store.readTrace(env.store.resolve(c.branch));
+    expect(trace.events.filter((e) => e.type === 'human_command')).toMatchObject([
+      { step: 1, source: 'human', command: 'echo typed > typed.txt', files: ['typed.txt'] },
+    ]);
+    await c.dispose();
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,9 +26,14 @@ describe('stepbox share: the file', () => {
     expect(data.steps.length).toBe(1_201);
     expect(data.redacted).toBe(true);
     const html = shareHtml(data);
+    // The one inline script runs by its hash: no 'unsafe-inline' for scripts.
+    const viewer = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
+    const hash = createHash('sha256').update(viewer, 'utf8').digest('base64');
     expect(html).toContain(
-      `content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"`,
+      `content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'; img-src data:"`,
     );
+    expect(html.match(/<script(?![^>]*application\/octet-stream)[^>]*>/g)).toEqual(['<script>']);
+    expect(html).not.toMatch(/script-src[^;"]*unsafe-inline/);
     // Nothing outside the file: no src= or href= to anywhere, no URL the viewer could load.
     expect(html).not.toMatch(/\s(src|href)="(?!#)/);
     const [index, ...chunks] = embedded(html) as [{ steps: { step: number }[] }, ...{ step: number }[][]];
@@ -44,5 +50,27 @@ describe('stepbox share: the file', () => {
     const results = chunks.flat().flatMap((s) => (s as { results?: { duration?: unknown }[] }).results ?? []);
     expect(results.length).toBeGreaterThan(1_000);
     for (const r of results) expect(r.duration).toMatch(/^\d+(\.\d)? ms$|^\d\.\d\d s$/);
+  });
+
+  it('strips control sequences from everything it shows: ESC/CSI colours, OSC-8 links, bidi overrides, C1', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-share-unit-'));
+    const trace = await writeLongTrace(home, 3);
+    const { store } = openEngine({ home, sweep: false });
+    const data = await shareData(store, trace.branch, parseRedactions([]));
+    const hostile =
+      '\u001b]8;;https://evil.example/\u0007click me\u001b]8;;\u0007 \u001b[31mred\u001b[0m \u202etxt.exe\u2066 \u009b2J\u0007\u0008 done';
+    const planted = {
+      ...data,
+      task: { ...data.task, name: `task ${hostile}`, goal: hostile },
+      steps: data.steps.map((s, i) => (i === 1 ? { ...s, action: hostile, [`key ${hostile}`]: hostile } : s)),
+    };
+    const html = shareHtml(planted);
+    const all = JSON.stringify(embedded(html)) + html.replace(/<script[\s\S]*?<\/script>/g, '');
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+    expect(all).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(JSON.stringify(embedded(html))).not.toMatch(/\\u001b|\\u009b|\\u202e|evil\.example/);
+    const index = embedded(html)[0] as { steps: { action: string }[]; task: { goal: string } };
+    expect(index.steps[1].action).toBe('click me red txt.exe  done');
+    expect(index.task.goal).toBe('click me red txt.exe  done');
   });
 });

@@ -131,6 +131,8 @@ export interface Agent {
   dispose?(reason: string): Promise<void>;
   /** What the agent's own process wrote since the last call, or null when it wrote nothing (exec:). */
   takeOutput?(): AgentOutput | null;
+  /** Notes made since the last decision that no next decision will carry (the branch is closing). */
+  takeNotes?(): readonly NewTraceEvent[];
   /** The agent's own process output as it is written (exec:); returns an unsubscribe. */
   onOutput?(listener: OutputListener): () => void;
 }

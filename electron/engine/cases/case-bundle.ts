@@ -11,6 +11,7 @@ import {
 import { dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { CaseError, IMPORTED_MARKER, libraryDir, loadCase } from './case-library.js';
+import { unpackCaseBundleFile } from './case-bundle-stream.js';
 import { describeIssues } from '../../../shared/validation-issues.js';
 
 /** The format id of a case bundle. */
@@ -88,41 +89,95 @@ export function importCase(
       `not a case bundle (${CASE_BUNDLE_FORMAT}): ${describeIssues(parsed.error.issues)}`,
     );
   const bundle = parsed.data;
-  const name = options.name ?? bundle.name;
-  if (!/^[a-z0-9-]{1,64}$/.test(name))
-    throw new CaseError('invalid_case', `case name "${name}": use lowercase letters, digits and -`);
-  const library = options.library ?? libraryDir();
-  const dir = join(library, name);
-  if (existsSync(dir) && !options.force)
-    throw new CaseError(
-      'invalid_case',
-      `case "${name}" already exists in ${library}; pass --force to replace it or --name to rename`,
-    );
   for (const p of Object.keys(bundle.files))
     if (!safePath(p))
       throw new CaseError('invalid_case', `the bundle's file "${p}" would leave the case folder`);
-  if (!('expected.json' in bundle.files) || !('task.json' in bundle.files))
-    throw new CaseError('invalid_case', 'the bundle has no task.json or expected.json');
-  mkdirSync(library, { recursive: true });
-  // Unpacked beside, checked, then moved into place: a bad bundle never shows in the library.
-  const tmpRoot = join(library, `.import-${process.pid}`);
-  const tmp = join(tmpRoot, name);
-  rmSync(tmpRoot, { recursive: true, force: true });
-  try {
+  return placeCase(bundle.name, Object.keys(bundle.files), options, (staged) => {
     for (const [p, content] of Object.entries(bundle.files)) {
-      const target = join(tmp, ...p.split('/'));
+      const target = join(staged, ...p.split('/'));
       mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, 'text' in content ? content.text : Buffer.from(content.base64, 'base64'));
     }
+  });
+}
+
+/**
+ * `importCase` of a bundle file, streamed: each file's content goes to disk as it is read,
+ * so memory stays bounded whatever the file sizes (case-bundle-stream.ts).
+ */
+export function importCaseFile(
+  file: string,
+  options: { name?: string; force?: boolean; library?: string } = {},
+): { name: string; dir: string } {
+  if (!existsSync(file) || !statSync(file).isFile())
+    throw new CaseError('not_found', `${file}: no such bundle file (make one with stepbox case export NAME)`);
+  let head: { format: string; name: string } | null = null;
+  return placeCase(
+    () => (head as { name: string }).name,
+    null,
+    options,
+    (staged) => {
+      head = unpackCaseBundleFile(file, staged, safePath);
+      if (head.format !== CASE_BUNDLE_FORMAT)
+        throw new CaseError('invalid_case', `${file}: format "${head.format}" is not ${CASE_BUNDLE_FORMAT}`);
+      if (!/^[a-z0-9-]{1,64}$/.test(head.name))
+        throw new CaseError(
+          'invalid_case',
+          `${file}: name "${head.name}": use lowercase letters, digits and -`,
+        );
+    },
+  );
+}
+
+/**
+ * The one way a bundle joins the library: `fill` unpacks its files into a staging folder
+ * beside the library, which is checked (name, required files, it loads like any case),
+ * marked as imported and moved into place; a bad bundle never shows in the library.
+ */
+function placeCase(
+  bundleName: string | (() => string),
+  paths: readonly string[] | null,
+  options: { name?: string; force?: boolean; library?: string },
+  fill: (staged: string) => void,
+): { name: string; dir: string } {
+  const library = options.library ?? libraryDir();
+  const nameNow = () => options.name ?? (typeof bundleName === 'string' ? bundleName : bundleName());
+  const checkName = (name: string) => {
+    if (!/^[a-z0-9-]{1,64}$/.test(name))
+      throw new CaseError('invalid_case', `case name "${name}": use lowercase letters, digits and -`);
+    if (existsSync(join(library, name)) && !options.force)
+      throw new CaseError(
+        'invalid_case',
+        `case "${name}" already exists in ${library}; pass --force to replace it or --name to rename`,
+      );
+  };
+  // Known before unpacking (an object, or --name): refused before a byte is written.
+  if (options.name !== undefined || typeof bundleName === 'string') checkName(nameNow());
+  if (paths && (!paths.includes('expected.json') || !paths.includes('task.json')))
+    throw new CaseError('invalid_case', 'the bundle has no task.json or expected.json');
+  mkdirSync(library, { recursive: true });
+  const tmpRoot = join(library, `.import-${process.pid}`);
+  const staged = join(tmpRoot, '.staged');
+  rmSync(tmpRoot, { recursive: true, force: true });
+  try {
+    mkdirSync(staged, { recursive: true });
+    fill(staged);
+    const name = nameNow();
+    checkName(name);
+    if (!existsSync(join(staged, 'expected.json')) || !existsSync(join(staged, 'task.json')))
+      throw new CaseError('invalid_case', 'the bundle has no task.json or expected.json');
+    const tmp = join(tmpRoot, name);
+    renameSync(staged, tmp);
     // It must load like any case before it joins the library.
     loadCase(name, { dir: tmpRoot });
     // Marks it as from elsewhere: its agent.json's command is never run by itself. A bundle
     // cannot hold or remove this file (safePath refuses dot names).
     writeFileSync(join(tmp, IMPORTED_MARKER), JSON.stringify({ imported: Date.now() }) + '\n');
+    const dir = join(library, name);
     rmSync(dir, { recursive: true, force: true });
     renameSync(tmp, dir);
+    return { name, dir };
   } finally {
     rmSync(tmpRoot, { recursive: true, force: true });
   }
-  return { name, dir };
 }

@@ -56,19 +56,27 @@ export interface CaseEnv {
 }
 
 /**
+ * An imported case's agent.json may name any program: stepbox never runs a command from a
+ * bundle by itself (as for imported episodes, checkRecordedCommand). Throws `invalid_case`
+ * (a usage error: the person gives the agent again) unless `agentSpec` is given. The CLI
+ * asks before it opens the engine; runCase asks again for every other caller.
+ */
+export function refuseImportedAgent(spec: CaseSpec, agentSpec: string | undefined): void {
+  if (spec.imported && spec.agentSpec && runsOwnProgram(spec.agentSpec) && !agentSpec)
+    throw new CaseError(
+      'invalid_case',
+      `case ${spec.name} was imported and its agent is ${spec.agentSpec}; stepbox never runs a command from a bundle by itself: give the agent again, e.g. --agent '${spec.agentSpec}'`,
+    );
+}
+
+/**
  * Runs a case variant: `expected.episodes` episodes of its task with its scripted agent,
  * one after another (sharing the sandbox when the task does not reset between episodes),
  * then QA over each without index medians (a fix is judged on its own, not against the
  * broken runs). The flags go to the index like `stepbox check`'s.
  */
 export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
-  // An imported case's agent.json may name any program: stepbox never runs a command from
-  // a bundle by itself (as for imported episodes, checkRecordedCommand).
-  if (spec.imported && spec.agentSpec && runsOwnProgram(spec.agentSpec) && !env.agentSpec)
-    throw new CaseError(
-      'invalid_case',
-      `case ${spec.name} was imported and its agent is ${spec.agentSpec}; stepbox never runs a command from a bundle by itself: give the agent again, e.g. --agent '${spec.agentSpec}'`,
-    );
+  refuseImportedAgent(spec, env.agentSpec);
   // A library case (saved from an episode, or imported from a bundle) is a recorded task:
   // it widens the sandbox only with consent; a case bundled with stepbox is ours.
   if (spec.origin === 'library')

@@ -94,6 +94,39 @@ function userFrom(blocks: unknown[]): Record<string, unknown>[] {
   return out;
 }
 
+/**
+ * What the real Messages API answers 400 about a request's `tool_result` blocks, or null:
+ * each must answer a `tool_use` of the assistant turn just before it (an unknown id, one
+ * from an older turn, or one in a turn no `tool_use` precedes is "unexpected"), and each
+ * `tool_use` at most once (a duplicate). Accepting them would hide the agent's bug: the
+ * real API refuses them. Paths are named as the API names them (`messages.3.content.1`).
+ */
+export function toolResultProblem(request: Record<string, unknown>): string | null {
+  if (!Array.isArray(request.messages)) return null;
+  let asked = new Set<string>();
+  for (const [i, m] of (request.messages as unknown[]).entries()) {
+    const { role, content } = (m ?? {}) as { role?: unknown; content?: unknown };
+    const blocks = Array.isArray(content) ? (content as Block[]) : [];
+    if (role === 'system') continue;
+    if (role === 'assistant') {
+      asked = new Set(blocks.filter((b) => b?.type === 'tool_use').map((b) => String(b.id ?? '')));
+      continue;
+    }
+    const answered = new Set<string>();
+    for (const [j, b] of blocks.entries()) {
+      if (b?.type !== 'tool_result') continue;
+      const id = String(b.tool_use_id ?? '');
+      if (!asked.has(id))
+        return `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${JSON.stringify(id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message${asked.size ? ` (its ids: ${[...asked].map((x) => JSON.stringify(x)).join(', ')})` : ', which has none'}`;
+      if (answered.has(id))
+        return `messages.${i}.content.${j}: \`tool_use_id\` ${JSON.stringify(id)} is answered by more than one \`tool_result\` block; give each \`tool_use\` exactly one result`;
+      answered.add(id);
+    }
+    asked = new Set();
+  }
+  return null;
+}
+
 /** Anthropic's `tool_choice` in Chat's form. */
 function chatToolChoice(choice: unknown): unknown {
   if (!choice || typeof choice !== 'object') return undefined;

@@ -14,7 +14,7 @@ import {
   type RecordedToolAnswer,
 } from './fast-forward.js';
 import { McpHttpServer } from './mcp-server.js';
-import { ModelEndpoint, type ModelCall } from './model-endpoint.js';
+import type { ModelCall } from './model-endpoint.js';
 import { ProgramAgent, diverged, injectionsAfter, toAnswer, wakeFailure } from './program-agent.js';
 import type { Wake } from './program-agent.js';
 
@@ -135,7 +135,7 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
   /** Starts both servers and the process, then fast-forwards it through the steps already recorded. */
   private async launch(input: DecideInput, ctx: DecideContext): Promise<void> {
     this.tools = input.tools;
-    this.endpoint = new ModelEndpoint(this.token, this.modelName);
+    this.endpoint = this.newEndpoint();
     this.mcp = new McpHttpServer(
       this.token,
       () => this.tools,
@@ -183,7 +183,7 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
         throw diverged(step, 'model request', diff);
       }
     }
-    call.answer(toAnswer(rec.answer, step));
+    this.answerAt(call, toAnswer(rec.answer, step), step);
   }
 
   /** Makes `answers` (step `step`'s results) the pool the agent's tool calls are answered from. */

@@ -1,9 +1,7 @@
-import { parseTask } from '../../../shared/task.js';
-import { agentSandboxConfig, checkRecordedCommand, type EpisodeEnv } from '../harness/episode-factory.js';
+import { checkRecordedCommand, type EpisodeEnv } from '../harness/episode-factory.js';
 import { HarnessError } from '../harness/harness-error.js';
 import { OverlaySnapshotStore } from '../harness/overlay-snapshot-store.js';
-import { restoreSandbox } from '../harness/restore-sandbox.js';
-import { readLineage, snapshotAt } from '../trace/lineage.js';
+import { sandboxAt, stateAt } from '../harness/state-at.js';
 import { SandboxAgent } from './sandbox-agent.js';
 
 /** One re-run step of an agent inside the sandbox: its outputs and workspace as recorded, or drifted. */
@@ -37,15 +35,13 @@ export async function replayInsideAgent(
   options: EpisodeEnv & { readonly id: string; readonly agentSpec?: string },
 ): Promise<InsideReplayReport> {
   const store = options.store;
-  const info = store.resolve(options.id);
-  const lineage = readLineage(store, info);
-  const header = lineage.trace.header;
+  // Step 0 through the recorded-task policy (consent checked) like every other replay, so a
+  // recorded task never widens the sandbox without the user's flag; the agent re-runs from 0.
+  const state = stateAt(store, options.id, 0, options.consent);
+  const { info, lineage, header, task } = state;
   if (header.agent.kind !== 'sandbox')
     throw new HarnessError('invalid_input', `${info.branch} was not run by an agent inside the sandbox`);
   checkRecordedCommand(store, info.episode, header.agent, options.agentSpec);
-  const parsed = parseTask(header.task, `the task recorded in ${info.branch}`);
-  if (!parsed.ok) throw new HarnessError('invalid_task', parsed.error.message);
-  const task = parsed.value;
   const spec = options.agentSpec ?? String(header.agent.spec);
   const agentDir =
     typeof header.agent.agent_dir === 'string' && !header.agent.recipe ? header.agent.agent_dir : undefined;
@@ -59,12 +55,9 @@ export async function replayInsideAgent(
   const recordedModel = typeof header.agent.model === 'string' ? header.agent.model : undefined;
   const agent = new SandboxAgent(made.spec, made.launchSpec, made.source, recordedModel);
   const steps = Math.max(0, ...lineage.events.filter((e) => e.type === 'model_output').map((e) => e.step));
-  const snap0 = snapshotAt(lineage.events, 0);
-  if (!snap0) throw new HarnessError('not_found', `${info.branch} has no snapshot 0`);
   const snapshots = new OverlaySnapshotStore(store.snapshots(info.episode));
-  const sandbox = await options.supply.acquire(agentSandboxConfig(task, agent));
+  const sandbox = await sandboxAt(store, state, options.supply, agent);
   try {
-    await restoreSandbox(sandbox, snapshots, snap0);
     const found = await agent.verifyAgainst(
       {
         episode: info.episode,

@@ -83,6 +83,8 @@ function answerFailure(e: unknown, res: ServerResponse, log: { error(message: st
 export interface LocalServer {
   readonly port: number;
   readonly server: Server;
+  /** Also answers requests whose Host names loopback `port` (a relay's port that reaches this server). */
+  answerAs(port: number): void;
   close(): Promise<void>;
 }
 
@@ -96,8 +98,9 @@ export async function listenLocal(
   log: { error(message: string): void },
 ): Promise<LocalServer> {
   let port = 0;
+  const aliases: number[] = [];
   const server = createServer((req, res) => {
-    const loopback = checkLoopback(req, port);
+    const loopback = checkLoopback(req, [port, ...aliases]);
     if (!loopback.ok) {
       apiError(res, 403, 'forbidden_origin', loopback.message);
       return;
@@ -123,6 +126,9 @@ export async function listenLocal(
   return {
     port,
     server,
+    answerAs: (p) => {
+      if (!aliases.includes(p)) aliases.push(p);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -5,7 +5,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 /**
  * Bridges MCP over stdio to the episode's streamable-HTTP MCP server, for agents that
  * only launch stdio servers: every JSON-RPC message is passed through unchanged, so
- * the tools, results and errors are the HTTP server's. Resolves when either side closes.
+ * the tools, results and errors are the HTTP server's. Resolves when the server closes, or
+ * when stdin has ended and every request read before its end is answered.
  */
 export async function bridgeStdioToHttp(
   url: string,
@@ -21,15 +22,30 @@ export async function bridgeStdioToHttp(
     stdio.onclose = () => resolve();
     http.onclose = () => resolve();
   });
+  // Requests sent to the server and not yet answered: when stdin ends (an agent that writes
+  // its last request and closes its end) they are still answered before the bridge closes.
+  const inFlight = new Set<string | number>();
+  let inputEnded = false;
+  const closeWhenDone = () => {
+    if (inputEnded && inFlight.size === 0) void stdio.close();
+  };
+  const answered = (id: string | number) => {
+    inFlight.delete(id);
+    closeWhenDone();
+  };
   stdio.onmessage = (message) => {
+    const request = 'id' in message && 'method' in message ? message.id : null;
+    if (request !== null) inFlight.add(request);
     http.send(message).catch((e: Error) => {
       // A request that cannot reach the server is answered, so the agent does not wait forever.
-      if ('id' in message && 'method' in message) {
-        void stdio.send({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: { code: -32000, message: `stepbox mcp: ${url}: ${e.message}` },
-        });
+      if (request !== null) {
+        void stdio
+          .send({
+            jsonrpc: '2.0',
+            id: request,
+            error: { code: -32000, message: `stepbox mcp: ${url}: ${e.message}` },
+          })
+          .finally(() => answered(request));
       }
     });
   };
@@ -45,10 +61,18 @@ export async function bridgeStdioToHttp(
     if (error) void stdio.send({ jsonrpc: '2.0', id: null, error } as unknown as JSONRPCMessage);
     else process.stderr.write(`stepbox mcp: ${e.message}\n`);
   };
-  http.onmessage = (message) => void stdio.send(message);
+  http.onmessage = (message) => {
+    const response = 'id' in message && !('method' in message) ? (message.id ?? null) : null;
+    void stdio.send(message).finally(() => {
+      if (response !== null) answered(response);
+    });
+  };
   await http.start();
   await stdio.start();
-  stdin.on('end', () => void stdio.close());
+  stdin.on('end', () => {
+    inputEnded = true;
+    closeWhenDone();
+  });
   await closed;
   await http.close();
 }

@@ -8,6 +8,7 @@ import {
   chatFromAnthropicRequest,
   estimateTokens,
   sendAnthropicAnswer,
+  toolResultProblem,
 } from './anthropic-messages.js';
 import {
   chatFromGeminiRequest,
@@ -24,6 +25,13 @@ const log = logger('model-endpoint');
 
 /** The largest model request accepted (a long conversation fits; a flood does not). */
 export const MODEL_BODY_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * How often one answer is sent again to identical requests (SDKs retry a dropped connection
+ * twice by default); after that an identical request is a new model call, so an agent that
+ * repeats itself still makes steps (and meets max_steps) rather than looping unseen.
+ */
+export const MAX_RESENDS = 2;
 
 /** The APIs the endpoint speaks: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Gemini. */
 export type ModelApi = 'chat.completions' | 'responses' | 'anthropic.messages' | 'gemini';
@@ -68,17 +76,27 @@ export class ModelEndpoint {
   private waiters: ((c: ModelCall) => void)[] = [];
   private ended: string | null = null;
   private seq = 0;
+  /** The last answer sent, to send again to an identical request (see {@link MAX_RESENDS}). */
+  private last: { key: string; call: ModelCall; send: (res: ServerResponse) => void; resent: number } | null =
+    null;
 
   constructor(
     private readonly token: string,
     /** The model name the endpoint lists and answers as. */
     readonly model: string,
+    /** Told when an answer was sent again to an identical request (the agent records a warning). */
+    private readonly onResent?: (answered: ModelCall, times: number) => void,
   ) {}
 
   /** Starts listening; returns the base URL (`http://127.0.0.1:PORT/v1`). */
   async start(): Promise<string> {
     this.server = await listenLocal(this.token, (req, res) => this.handle(req, res), log);
     return `http://127.0.0.1:${this.server.port}/v1`;
+  }
+
+  /** Answers requests addressed to loopback `port` too: the agent's relay listens there (see bridge.py). */
+  answerAs(port: number): void {
+    this.server?.answerAs(port);
   }
 
   /** The base URL for Anthropic and Gemini clients (`ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`, no `/v1`: they append their own path). */
@@ -200,6 +218,12 @@ export class ModelEndpoint {
       return;
     }
     const route = api === 'gemini' ? geminiRoute(path) : null;
+    // The real Messages API refuses tool results that answer no tool call: so does the endpoint.
+    const unmatched = api === 'anthropic.messages' ? toolResultProblem(request) : null;
+    if (unmatched !== null) {
+      refuse(res, 400, 'invalid_request', unmatched);
+      return;
+    }
     const body =
       api === 'responses'
         ? chatFromResponsesRequest(request)
@@ -231,7 +255,21 @@ export class ModelEndpoint {
         : new URLSearchParams(query).get('alt') === 'sse'
           ? 'sse'
           : 'json-array';
-    const id = `stepbox-${++this.seq}`;
+    // A client whose connection dropped mid-answer (a cut stream) asks again with the very same
+    // request, as every SDK does: it gets the same answer again, not the next model call, so
+    // the answer is recorded once and no answer of the model's is spent on a retry.
+    const key = `${api}\n${text}`;
+    const last = this.last;
+    if (last !== null && last.key === key && last.resent < MAX_RESENDS && this.ended === null) {
+      last.resent += 1;
+      log.info(`an identical ${api} request: the last answer sent again (${last.resent}×)`);
+      last.send(res);
+      this.onResent?.(last.call, last.resent);
+      return;
+    }
+    this.last = null;
+    const n = ++this.seq;
+    const id = `stepbox-${n}`;
     let settled = false;
     const call: ModelCall = {
       api,
@@ -241,12 +279,17 @@ export class ModelEndpoint {
       answer: (message, usage) => {
         if (settled) return;
         settled = true;
-        if (api === 'responses') sendResponsesAnswer(res, id, this.model, message, stream, request);
-        else if (api === 'anthropic.messages')
-          sendAnthropicAnswer(res, id, this.model, message, stream, usage, request);
-        else if (api === 'gemini')
-          sendGeminiAnswer(res, id, this.model, message, geminiStream, usage, request);
-        else sendChatAnswer(res, id, this.model, message, stream, usage, request);
+        const send = (to: ServerResponse) => {
+          if (api === 'responses') sendResponsesAnswer(to, id, this.model, message, stream, request);
+          else if (api === 'anthropic.messages')
+            sendAnthropicAnswer(to, id, this.model, message, stream, usage, request);
+          else if (api === 'gemini')
+            sendGeminiAnswer(to, id, this.model, message, geminiStream, usage, request);
+          else sendChatAnswer(to, id, this.model, message, stream, usage, request);
+        };
+        send(res);
+        // Kept only while no other request came since this one (a newer call clears it).
+        if (this.seq === n) this.last = { key, call, send, resent: 0 };
       },
       fail: (status, code, message) => {
         if (settled) return;

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { assertNever } from '../../../shared/assert-never.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
+import type { NewTraceEvent } from '../trace/trace-store.js';
 import { AgentEnded, AgentFailure } from '../agents/agent.js';
 import type { Agent, ChatMessage, DecideContext, DecideInput, Decision } from '../agents/agent.js';
 import { assistantMessage } from '../harness/conversation.js';
 import { Listeners } from '../harness/listeners.js';
 import { writtenSince, type AgentExit, type AgentOutput, type OutputListener } from './agent-process.js';
-import type { AssistantAnswer, ModelCall, ModelEndpoint } from './model-endpoint.js';
+import { ModelEndpoint, type AssistantAnswer, type ModelCall } from './model-endpoint.js';
 
 // What the two agents that run a program of their own share (exec: on the host, ExecAgent;
 // sandbox: inside the sandbox, SandboxAgent): how their process is waited for, answered and
@@ -43,8 +44,12 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
   protected proc: P | null = null;
   /** A model call that came early (while waiting for an exit or for tool outputs): answered next. */
   protected stashed: ModelCall | null = null;
+  /** The step each answered model call answered (a re-sent answer's warning names it). */
+  private readonly answeredStep = new WeakMap<ModelCall, number>();
   /** The model call whose answer waits for the harness to deliver it. */
-  protected readonly undelivered = new HeldAnswer();
+  protected readonly undelivered = new HeldAnswer((call, step) => this.answeredStep.set(call, step));
+  /** Events to record before the next step's request (Decision.notes): drift, auxiliary calls, re-sent answers. */
+  protected notes: NewTraceEvent[] = [];
   protected disposed = false;
   protected readonly outputListeners = new Listeners<Parameters<OutputListener>>();
 
@@ -55,6 +60,26 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
     /** The model name to serve instead of the source's (a replay serves the recorded one). */
     private readonly servedModel?: string,
   ) {}
+
+  /** The episode's model endpoint for this agent; an answer sent again to a retry is noted. */
+  protected newEndpoint(): ModelEndpoint {
+    return new ModelEndpoint(this.token, this.modelName, (call, times) => {
+      const step = this.answeredStep.get(call) ?? 0;
+      this.notes.push({
+        type: 'warning',
+        step,
+        source: 'harness',
+        code: 'answer_resent',
+        message: `the agent asked again for the answer of step ${step} with an identical request (a client retrying a dropped connection): the same answer was re-sent (${times}×), not recorded again and no model answer spent`,
+      } as NewTraceEvent);
+    });
+  }
+
+  /** Answers `call` with the answer of `step` (a fast-forward's recorded one, an auxiliary call's). */
+  protected answerAt(call: ModelCall, answer: AssistantAnswer, step: number): void {
+    this.answeredStep.set(call, step);
+    call.answer(answer);
+  }
 
   /** The model name the endpoint serves (`STEPBOX_MODEL`). */
   get modelName(): string {
@@ -69,6 +94,11 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
   /** What the process wrote since the last call (the harness records it per step), or null when nothing. */
   takeOutput(): AgentOutput | null {
     return writtenSince(this.proc);
+  }
+
+  /** Notes no decision carried yet (a re-sent final answer): recorded as the branch closes. */
+  takeNotes(): readonly NewTraceEvent[] {
+    return this.notes.splice(0);
   }
 
   /** Decisions made so far: the model source's (its cursor), for rollbacks and forks. */
@@ -110,8 +140,10 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
     meta: Record<string, unknown> = {},
   ): Promise<Decision> {
     const decision = await askSource(this.source, call, input, messages);
+    const notes = this.notes.splice(0);
     return {
       ...decision,
+      ...(notes.length > 0 ? { notes } : {}),
       deliver: this.undelivered.hold(call, input.step, decision.usage, () => this.awaitExitAfterFinal(ctx)),
       request: { ...call.body, messages },
       requestMeta: {
@@ -250,6 +282,11 @@ export async function askSource(
 export class HeldAnswer {
   private call: ModelCall | null = null;
 
+  constructor(
+    /** Told which step each delivered answer answered. */
+    private readonly onAnswered: (call: ModelCall, step: number) => void = () => undefined,
+  ) {}
+
   /** The `deliver` of a decision for `call` at `step`: answers it once; after a final answer, `afterFinal`. */
   hold(
     call: ModelCall,
@@ -262,6 +299,7 @@ export class HeldAnswer {
       if (this.call !== call) return;
       this.call = null;
       const answer = toAnswer(message, step);
+      this.onAnswered(call, step);
       call.answer(answer, usage);
       if (!answer.tool_calls) await afterFinal();
     };

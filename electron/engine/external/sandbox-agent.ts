@@ -18,7 +18,7 @@ import {
   shownOutputs,
   type Normaliser,
 } from './inside-outputs.js';
-import { ModelEndpoint, type ModelCall } from './model-endpoint.js';
+import type { ModelCall } from './model-endpoint.js';
 import { ProgramAgent, diverged, injectionsAfter, toAnswer, wakeFailure } from './program-agent.js';
 import type { Wake } from './program-agent.js';
 
@@ -59,7 +59,6 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
   /** Why the agent made no next call, seen while waiting for its tool outputs. */
   private ended: Wake | null = null;
   private mainModel: string | null = null;
-  private notes: NewTraceEvent[] = [];
   /** Step whose tool outputs the next main call carries and must be compared (after a re-run), or 0. */
   private compareAt = 0;
   private readonly normalise: Normaliser;
@@ -119,7 +118,6 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       ...decision,
       tools,
       external: (calls, hardMs) => this.toolOutputs(calls, hardMs, ctx, input.signal),
-      notes: this.notes.splice(0),
     };
   }
 
@@ -151,10 +149,10 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
         this.stashed = next;
         await this.compare(steps, next, ctx);
       }
-      return { drift: this.notes.filter((n) => n.type === 'warning'), divergence: null };
+      return { drift: this.notes.filter(isDrift), divergence: null };
     } catch (e) {
       if (e instanceof AgentFailure && e.endReason === 'diverged')
-        return { drift: this.notes.filter((n) => n.type === 'warning'), divergence: e.details ?? {} };
+        return { drift: this.notes.filter(isDrift), divergence: e.details ?? {} };
       throw e;
     } finally {
       await this.dispose('replayed');
@@ -175,7 +173,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
         'bad_agent_spec',
         `${this.spec}: the sandbox was made without its files at ${AGENT_DIR} (${this.launchSpec.agentDir}); its episode must be started with the agent (startEpisode, openBranchController)`,
       );
-    this.endpoint = new ModelEndpoint(this.token, this.modelName);
+    this.endpoint = this.newEndpoint();
     this.modelUrl = await this.endpoint.start();
     const hostPort = Number(new URL(this.modelUrl).port);
     const fill = (v: string) => v.replaceAll('@MODEL@', this.modelName);
@@ -208,6 +206,9 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       },
       (stream, text, truncated) => this.outputListeners.emit(stream, text, truncated),
     );
+    // On a network shared with the host the endpoint's own port is taken inside: the bridge
+    // listens on another, and the agent's requests name that one in their Host.
+    if (this.proc.port !== hostPort) this.endpoint.answerAs(this.proc.port);
     for (let j = 1; j < input.step; j++) {
       const call = await this.mainCall(j, ctx, input.signal);
       if (j > 1) await this.compare(j - 1, call, ctx);
@@ -216,7 +217,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
         call.fail(409, 'diverged', `stepbox: step ${j} has no recorded answer`);
         throw diverged(j, 'model call', { field: '(answer)', recorded: null, actual: call.body });
       }
-      call.answer(toAnswer(rec.answer, j));
+      this.answerAt(call, toAnswer(rec.answer, j), j);
     }
     this.compareAt = input.step - 1;
   }
@@ -359,7 +360,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
         return;
       }
     }
-    call.answer({ content });
+    this.answerAt(call, { content }, step);
     this.notes.push({
       type: 'auxiliary_call',
       step,
@@ -370,4 +371,9 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       answer: content,
     } as NewTraceEvent);
   }
+}
+
+/** A drift warning (what `replay --verify` reports), not another note of the re-run. */
+function isDrift(n: NewTraceEvent): boolean {
+  return n.type === 'warning' && n.code === 'drift';
 }

@@ -128,8 +128,16 @@ export class BranchRecorder {
     return { kind: 'ended', message: `${status}: ${endReason}`, end: { status, end_reason: endReason } };
   }
 
-  /** A fatal error: `error` event with the last 3 tool payloads and the memory, then status `error`. */
-  async endFatal(fatal: Fatal, details?: Record<string, unknown>): Promise<StopReason & { kind: 'ended' }> {
+  /**
+   * A fatal error: `error` event with the last 3 tool payloads and the memory, then status
+   * `error`. `step`: the step it happened in (a step under way when it failed, e.g. its
+   * snapshot), else the last complete one.
+   */
+  async endFatal(
+    fatal: Fatal,
+    details?: Record<string, unknown>,
+    step: number = this.branch.currentStep(),
+  ): Promise<StopReason & { kind: 'ended' }> {
     if (this.endEvent || !this.writer || this.closing) {
       await this.closing;
       return { kind: 'ended', message: fatal.message };
@@ -137,7 +145,7 @@ export class BranchRecorder {
     log.error(`episode ${this.branch.episode}: ${fatal.code}: ${fatal.message}`);
     this.record({
       type: 'error',
-      step: this.branch.currentStep(),
+      step,
       source: 'harness',
       code: fatal.code,
       message: fatal.message,
@@ -199,6 +207,8 @@ export class BranchRecorder {
     // An agent running a process of its own (exec:) is stopped with the branch; what it wrote last is kept.
     await this.branch.currentAgent().dispose?.(endReason);
     this.recordAgentOutput(step);
+    // What the agent noted after its last decision (a final answer re-sent to a retry).
+    for (const note of this.branch.currentAgent().takeNotes?.() ?? []) this.record(note);
     // The end event's seq is the writer's next one (FileTraceWriter exposes it).
     const seq = (writer as { seq?: number }).seq ?? -1;
     this.writer = null;

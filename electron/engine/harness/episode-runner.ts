@@ -314,10 +314,11 @@ export class EpisodeRunner implements EpisodeController {
       });
     } catch (e) {
       if (this.stopRequested) return { kind: 'ended', message: 'stopped' };
-      return this.endFatal(asFatal(e));
+      return this.endFatal(asFatal(e), undefined, k);
     }
     const info = outcome.info;
-    if (info.fatal && !this.stopRequested) return this.endFatal(info.fatal);
+    // Step k was under way (its tools, its snapshot): the error is step k's, not the last complete one's.
+    if (info.fatal && !this.stopRequested) return this.endFatal(info.fatal, undefined, k);
     // The step is recorded whole (its snapshot committed) even when a stop arrived meanwhile.
     if (!info.fatal) this.current = k;
     if (!info.fatal) this.recorder.recordAgentOutput(k);
@@ -517,8 +518,8 @@ export class EpisodeRunner implements EpisodeController {
     return this.recorder.finish(endReason);
   }
 
-  private endFatal(fatal: Fatal, details?: Record<string, unknown>): Promise<StopReason> {
-    return this.recorder.endFatal(fatal, details);
+  private endFatal(fatal: Fatal, details?: Record<string, unknown>, step?: number): Promise<StopReason> {
+    return this.recorder.endFatal(fatal, details, step);
   }
 
   private branchOff(step: number): void {
@@ -585,6 +586,12 @@ export class EpisodeRunner implements EpisodeController {
     files?: readonly string[];
   }): void {
     if (this.endEvent) return;
+    // The command changed the sandbox now: a runner reopened at a step or rolled back gets its
+    // branch now (as its next step would), so the command is recorded even if no step follows.
+    if (this.pendingFork !== null && this.status !== 'running') {
+      this.branchOff(this.pendingFork);
+      for (const e of this.queued.splice(0)) this.record(e);
+    }
     const event: NewTraceEvent = { type: 'human_command', step: this.current, source: 'human', ...command };
     this.recorder.recordOrQueue(event, this.status !== 'running' && this.pendingFork === null);
   }

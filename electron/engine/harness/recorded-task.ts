@@ -2,6 +2,7 @@ import {
   consentMessage,
   widerThanDefaults,
   withoutConsent,
+  type Widening,
   type WideningKind,
 } from '../../../shared/isolation-policy.js';
 import { parseTask, type Task } from '../../../shared/task.js';
@@ -28,6 +29,19 @@ export function recordedTask(recorded: unknown, branch: string, consent: readonl
  */
 export function consentedTask(task: Task, source: string, consent: readonly WideningKind[] = []): Task {
   const missing = withoutConsent(widerThanDefaults(task.sandbox), consent);
-  if (missing.length) throw new HarnessError('consent_required', consentMessage(source, missing));
+  if (missing.length) throw new ConsentRequired(source, missing);
   return task;
+}
+
+/**
+ * A recorded task refused for want of consent: what asked and what is wider, so each
+ * surface words the fix for its reader (the CLI its flags, the window its prompt: toAppError).
+ */
+export class ConsentRequired extends HarnessError {
+  constructor(
+    readonly source: string,
+    readonly missing: readonly Widening[],
+  ) {
+    super('consent_required', consentMessage(source, missing));
+  }
 }

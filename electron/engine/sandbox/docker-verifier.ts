@@ -1,7 +1,7 @@
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { rootPython } from './root-exec.js';
-import { loadSandboxResource } from './sandbox-resources.js';
+import { loadSandboxProgram } from './sandbox-resources.js';
 import { SandboxFailure, type VerifierRequest, type VerifierRun } from './sandbox.js';
 
 /** Time past the verifier's own timeout before the host stops waiting for its exec. */
@@ -60,7 +60,7 @@ export async function startVerifierRunner(
   containerId: string,
   outputCap: number,
 ): Promise<VerifierRunner> {
-  const source = loadSandboxResource('verifier.py').toString('utf8');
+  const source = loadSandboxProgram('verifier.py').toString('utf8');
   // Root, so the agent's processes cannot kill or ptrace the runner, and isolated, so nothing
   // the agent wrote is read by it; the verifier itself runs as the agent's uid.
   const { cmd, options } = rootPython(source);

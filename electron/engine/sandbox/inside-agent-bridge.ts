@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { logger } from '../log.js';
-import { loadSandboxResource } from './sandbox-resources.js';
+import { loadSandboxProgram } from './sandbox-resources.js';
 import { RUNTIME_PYTHON, runtimeProgram } from './sandbox-runtime.js';
 import {
   SandboxFailure,
@@ -44,7 +44,7 @@ export async function startInsideAgent(
   containerId: string,
   request: InsideAgentRequest,
 ): Promise<InsideAgentRun> {
-  const source = loadSandboxResource('bridge.py').toString('utf8');
+  const source = loadSandboxProgram('bridge.py').toString('utf8');
   // The runtime's python3 (sandbox-runtime.ts), whatever the image has.
   const streams: ExecStreams = await engine.exec(
     containerId,

@@ -27,7 +27,26 @@ export function loadSandboxResource(name: string): Buffer {
   }
 }
 
-/** The helper's source (resources/sandbox/helper.py), sent to python3 at every start. */
+/**
+ * A program stepbox runs as root in the sandbox (helper.py, bridge.py, verifier.py) as the
+ * one source sent to `python3 -I -c`: resources/sandbox/prelude.py (the privilege drop they
+ * share), then the program, which finds the prelude's names defined (run from its file, it
+ * imports prelude.py from beside itself instead).
+ */
+export function loadSandboxProgram(name: 'helper.py' | 'bridge.py' | 'verifier.py'): Buffer {
+  const key = `program:${name}`;
+  const cached = sources.get(key);
+  if (cached) return cached;
+  const source = Buffer.concat([
+    loadSandboxResource('prelude.py'),
+    Buffer.from('\n'),
+    loadSandboxResource(name),
+  ]);
+  sources.set(key, source);
+  return source;
+}
+
+/** The helper's source (the prelude, then resources/sandbox/helper.py), sent to python3 at every start. */
 export function loadHelperSource(): Buffer {
-  return loadSandboxResource('helper.py');
+  return loadSandboxProgram('helper.py');
 }

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { terminalSafeDeep } from '../../../shared/terminal-text.js';
 import type { ShareData } from './share-data.js';
 
 /**
@@ -317,15 +319,24 @@ aside{overflow:auto;background:#fff}aside ul{list-style:none;margin:0;padding:6p
 `;
 
 /**
+ * The one script the file may run, by its hash: no 'unsafe-inline', so markup that slipped
+ * into the page (an injected <script> or an on* attribute) would not run.
+ */
+const VIEWER_HASH = `sha256-${createHash('sha256').update(VIEWER, 'utf8').digest('base64')}`;
+
+/**
  * One self-contained HTML file: the data as JSON in a script element, the viewer and its
  * style inline, and a Content-Security-Policy that forbids every fetch (no network, no
- * server; it opens from `file://` offline).
+ * server; it opens from `file://` offline) and runs only the viewer (its hash).
  */
-export function shareHtml(data: ShareData): string {
+export function shareHtml(recorded: ShareData): string {
+  // Tool output, file names and model text are untrusted: an ESC sequence, an OSC-8 link or
+  // a bidi override (U+202E) would show raw or reorder what is read. Stripped as for a terminal.
+  const data = terminalSafeDeep(recorded);
   const { index, chunks } = splitSteps(data);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src '${VIEWER_HASH}'; img-src data:">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="generator" content="stepbox share (${data.format})">
 <title>${esc(data.task.name)} — ${esc(data.episode)} · stepbox</title>

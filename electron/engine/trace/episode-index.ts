@@ -134,7 +134,24 @@ type Row = Record<string, unknown>;
 export class EpisodeIndex {
   private readonly db: Database.Database;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    /**
+     * Read-only: the file as it is, nothing written (no migration, no WAL set-up); for a
+     * store on a full disk, where `list` and `show` must still answer.
+     */
+    options: { readonly readonly?: boolean } = {},
+  ) {
+    if (options.readonly) {
+      // immutable: no lock or -shm file to create (a full disk has no room for one).
+      this.db = openSqlite(`file:${path}?immutable=1`, { readonly: true, fileMustExist: true });
+      const version = this.db.pragma('user_version', { simple: true }) as number;
+      if (version !== INDEX_VERSION) {
+        this.db.close();
+        throw new Error(`the index is version ${version}, not ${INDEX_VERSION}`);
+      }
+      return;
+    }
     this.db = openSqlite(path);
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('journal_mode = WAL');
@@ -456,6 +473,11 @@ export class EpisodeIndex {
     }));
   }
 
+  /** The ids of every indexed episode. */
+  episodeIds(): Set<string> {
+    return new Set((this.db.prepare('SELECT id FROM episodes').all() as Row[]).map((r) => r.id as string));
+  }
+
   /** One branch's row, or null. */
   branch(id: string): BranchRow | null {
     const r = this.db
@@ -609,6 +631,24 @@ export function indexPath(home: string): string {
 /** Opens (creating if needed) the index of a store home. Close it when done. */
 export function openIndex(home: string): EpisodeIndex {
   return new EpisodeIndex(indexPath(home));
+}
+
+/**
+ * An index that writes nothing to the store, for when the store's own cannot be opened or
+ * updated (a full disk): the index file read-only as it was, or, when that cannot be read
+ * either, one in memory rebuilt from the traces. Says which in `how`.
+ */
+export function readOnlyIndex(store: StoredBranches): { index: EpisodeIndex; how: string } {
+  try {
+    return {
+      index: new EpisodeIndex(indexPath(store.home), { readonly: true }),
+      how: 'the index as it was, read-only',
+    };
+  } catch {
+    const index = new EpisodeIndex(':memory:');
+    index.rebuild(store);
+    return { index, how: 'read from the traces, nothing written' };
+  }
 }
 
 /**

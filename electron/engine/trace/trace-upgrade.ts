@@ -26,15 +26,51 @@ export interface TraceUpgrade {
  */
 export const TRACE_UPGRADES: readonly TraceUpgrade[] = [];
 
-/** Why a trace cannot be upgraded: its schema is unknown to this build (newer, or not a stepbox trace). */
+/** The schemas this build reads: the current one and every one it can upgrade from. */
+export function readableSchemas(upgrades: readonly TraceUpgrade[] = TRACE_UPGRADES): string[] {
+  return [...new Set([...upgrades.map((u) => u.from), CURRENT_TRACE_SCHEMA])];
+}
+
+/** Whether `schema` is a stepbox trace schema newer than this build's, older, or not one at all. */
+export function schemaAge(schema: string): 'newer' | 'older' | 'foreign' {
+  const version = (s: string) => /^stepbox\.trace\/(\d+)$/.exec(s)?.[1];
+  const theirs = version(schema);
+  const ours = version(CURRENT_TRACE_SCHEMA);
+  if (theirs === undefined || ours === undefined) return 'foreign';
+  return Number(theirs) > Number(ours) ? 'newer' : 'older';
+}
+
+/**
+ * What to tell a person about a trace of `schema` this build cannot read: made by a newer
+ * stepbox (upgrade), by an older one whose format this build no longer reads (open it with
+ * that version), or not a stepbox trace at all.
+ */
+export function unreadableSchemaMessage(schema: string): string {
+  const reads = `this stepbox reads ${readableSchemas().join(', ')}`;
+  switch (schemaAge(schema)) {
+    case 'newer':
+      return `made by a newer stepbox version (trace schema "${schema}"; ${reads}): upgrade stepbox to open it`;
+    case 'older':
+      return `made by an older stepbox version (trace schema "${schema}"; ${reads}, and cannot upgrade it): open it with the stepbox version that wrote it, or run the task again`;
+    case 'foreign':
+      return `not a stepbox trace this version knows (schema "${schema}"; ${reads})`;
+  }
+}
+
+/** Why a trace cannot be upgraded: its schema is unknown to this build (newer, older, or not a stepbox trace). */
 export class UnsupportedSchemaError extends Error {
   readonly code = 'trace_corrupt';
+  /** The fix the CLI prints (not the damaged-store one: nothing is damaged). */
+  readonly fix: string;
   constructor(readonly schema: string) {
-    super(
-      `trace schema "${schema}" is not readable by this stepbox (it reads ${[
-        ...new Set([...TRACE_UPGRADES.map((u) => u.from), CURRENT_TRACE_SCHEMA]),
-      ].join(', ')}); upgrade stepbox to read it`,
-    );
+    super(`trace ${unreadableSchemaMessage(schema)}`);
+    const age = schemaAge(schema);
+    this.fix =
+      age === 'newer'
+        ? 'upgrade stepbox (npm install stepbox@latest)'
+        : age === 'older'
+          ? 'open it with the stepbox version that wrote it'
+          : 'this file is not a stepbox trace; remove it from the store';
   }
 }
 

@@ -1,0 +1,51 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSandboxProgram } from '../../electron/engine/sandbox/sandbox-resources.js';
+import { PROJECT_ROOT } from '../support/cli.js';
+
+// Item 10 of issue 31: one privilege drop for the three programs stepbox runs as root in the
+// sandbox (helper.py, bridge.py, verifier.py), in resources/sandbox/prelude.py, sent ahead of
+// each. The bridge once dropped its own way (no bounding set cleared, its channel fds still
+// open when it became the agent).
+
+const DIR = resolve(PROJECT_ROOT, 'resources/sandbox');
+const PROGRAMS = ['helper.py', 'bridge.py', 'verifier.py'] as const;
+/** Calls that change a process's ids, groups or capabilities for good (a temporary seteuid is not one). */
+const OWN_DROP =
+  /\bos\.(setresuid|setresgid|setuid|setgid|setgroups)\(|prctl\(24\b|--bounding-set|--reuid|--regid/;
+
+describe('one privilege drop for the programs inside the sandbox (prelude.py)', () => {
+  for (const name of PROGRAMS) {
+    it(`${name}: sent with the prelude ahead of it, drops privileges only through it`, () => {
+      const own = readFileSync(resolve(DIR, name), 'utf8');
+      // The verifier's agent_env_as_agent switches its effective ids for a while and back: not a drop.
+      const scanned = own.replace(/def agent_env_as_agent[\s\S]*?\n(?=def )/, '');
+      const drops = scanned.split('\n').filter((l) => OWN_DROP.test(l));
+      expect(
+        drops.map((l) => l.trim()),
+        name,
+      ).toEqual([]);
+      expect(own).toMatch(/\bbecome\(|setpriv_prefix\(/);
+      const sent = loadSandboxProgram(name).toString('utf8');
+      expect(sent.startsWith(readFileSync(resolve(DIR, 'prelude.py'), 'utf8'))).toBe(true);
+      expect(sent.endsWith(own)).toBe(true);
+    });
+  }
+
+  it('the prelude defines only (nothing runs at import) and its setpriv prefix is become() in setpriv words', () => {
+    const script = [
+      'import importlib.util, json, sys',
+      `spec = importlib.util.spec_from_file_location('prelude', ${JSON.stringify(resolve(DIR, 'prelude.py'))})`,
+      'p = importlib.util.module_from_spec(spec); spec.loader.exec_module(p)',
+      'print(json.dumps([p.setpriv_prefix("/usr/bin/setpriv", 1000, 1000, None, True), p.setpriv_prefix("/usr/bin/setpriv", 1000, 1000, 65534, False)]))',
+    ].join('\n');
+    const r = spawnSync('python3', ['-I', '-c', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([
+      ['/usr/bin/setpriv', '--bounding-set=-all', '--reuid=1000', '--regid=1000', '--clear-groups', '--'],
+      ['/usr/bin/setpriv', '--reuid=1000', '--rgid=1000', '--egid=65534', '--clear-groups', '--'],
+    ]);
+  });
+});
