@@ -2140,7 +2140,7 @@ RESET_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGHUP, signal.SIGINT, s
 # memory, ~0.1 ms where os.fork of the helper costs ~1.5 ms on a loaded machine and blocks
 # every request meanwhile) of setpriv, which drops to the agent's uid/gid and no
 # supplementary groups before it execs bash (the runtime's setpriv: busybox's, in some images, lacks
-# --reuid). Not isolated, fork.
+# the option to set the real uid). Not isolated, fork.
 SETPRIV = runtime_program('setpriv')
 SPAWN_VIA_SETPRIV = ISOLATED and hasattr(os, 'posix_spawn') and os.access(SETPRIV[-1], os.X_OK)
 

@@ -128,7 +128,7 @@ def agents():
 # Where it is missing, or this runner is not root, children are forked as before.
 # setpriv and kill are stepbox's runtime's (electron/engine/sandbox/sandbox-runtime.ts: a
 # read-only volume in every sandbox), never the image's: it may have none, or busybox's
-# setpriv, which lacks --reuid. setpriv starts with the runtime's own loader and libraries.
+# setpriv, which cannot set the real uid. setpriv starts with the runtime's own loader and libraries.
 RUNTIME = '/opt/stepbox/runtime'
 SETPRIV = [RUNTIME + '/lib/ld.so', '--inhibit-cache', '--library-path', RUNTIME + '/lib',
            RUNTIME + '/usr/bin/setpriv']
