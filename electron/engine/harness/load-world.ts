@@ -95,6 +95,8 @@ export const READERS: readonly WorldReader[] = [taskFolderReader, folderReader];
  * a task, a bare folder without a goal, a folder over the import limit.
  */
 export function loadWorld(path: string, flags: WorldFlags = {}): Result<World, AppError> {
+  const bad = badFlags(flags);
+  if (bad) return bad;
   const abs = resolve(path);
   const kind = pathKind(abs, true);
   if (!kind.ok) return kind;
@@ -113,6 +115,8 @@ export function loadWorld(path: string, flags: WorldFlags = {}): Result<World, A
  * (`task init` writes it as a file): DIR must be a folder.
  */
 export function loadFolderWorld(path: string, flags: WorldFlags): Result<World, AppError> {
+  const bad = badFlags(flags);
+  if (bad) return bad;
   const abs = resolve(path);
   const kind = pathKind(abs, false);
   if (!kind.ok) return kind;
@@ -155,6 +159,15 @@ export function folderTaskInput(dir: string, flags: WorldFlags, from: string = d
   };
 }
 
+/** A flag whose value cannot be used, as a usage error. */
+function badFlags(flags: WorldFlags): Result<World, AppError> | null {
+  if (flags.importLimit !== undefined && parseSize(flags.importLimit) === null)
+    return err(
+      appError('usage', `--import-limit ${flags.importLimit}: expected a Docker size such as "2g" or "500m"`),
+    );
+  return null;
+}
+
 /** `--goal`/`--verify` given where the task says its own: an error naming the field to edit. */
 function refuseGoal(kind: WorldKind, where: string, flags: WorldFlags): Result<World, AppError> | null {
   const flag = flags.goal !== undefined ? '--goal' : flags.verify !== undefined ? '--verify' : null;
@@ -190,16 +203,8 @@ function withFolder(
   notes: string[],
 ): Result<World, AppError> {
   let t = task;
-  if (flags.importLimit !== undefined) {
-    if (parseSize(flags.importLimit) === null)
-      return err(
-        appError(
-          'usage',
-          `--import-limit ${flags.importLimit}: expected a Docker size such as "2g" or "500m"`,
-        ),
-      );
+  if (flags.importLimit !== undefined)
     t = { ...t, workspace: { ...t.workspace, import_limit: flags.importLimit } };
-  }
   const from = t.workspace.from;
   if (from === undefined) return ok({ task: t, dir, taskPath, kind, notes });
   const folder = resolveFrom(from, dir, taskPath);
