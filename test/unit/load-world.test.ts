@@ -129,6 +129,17 @@ describe('loadWorld: one way from a path to a task', () => {
     );
   });
 
+  it('the task of a case imported from a bundle never copies a folder of this machine by itself', () => {
+    write('secret/key', 'k');
+    write('cases/x/task.json', JSON.stringify({ name: 't', goal: 'g', workspace: { from: '../../secret' } }));
+    write('cases/x/.imported.json', '{}');
+    write('cases/x/fixed/task.json', JSON.stringify({ name: 't', goal: 'g', workspace: { from: '/' } }));
+    for (const file of ['cases/x/task.json', 'cases/x/fixed/task.json']) {
+      const e = failure(loadWorld(join(root, file)));
+      expect(e.message).toMatch(/came from a bundle and names a folder of this machine \(workspace\.from/);
+    }
+  });
+
   it('the readers: a task folder before the catch-all bare folder, which is last', () => {
     expect(READERS.map((r) => r.kind)).toEqual(['task', 'folder']);
     expect(READERS[READERS.length - 1].claims(root)).toBe(true);

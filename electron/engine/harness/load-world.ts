@@ -8,6 +8,7 @@ import { parseSize } from '../../../shared/size.js';
 import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
+import { isImportedCaseTask } from '../cases/imported-marker.js';
 
 /**
  * THE way a path becomes a task (design: World). `stepbox run`, `batch`, the window's
@@ -185,8 +186,34 @@ function refuseGoal(kind: WorldKind, where: string, flags: WorldFlags): Result<W
 function readTaskFile(file: string, flags: WorldFlags): Result<World, AppError> {
   const loaded = loadTask(file);
   if (!loaded.ok) return loaded;
-  const dir = dirname(file);
-  return withFolder(loaded.value, dir, file, 'task', flags, []);
+  return withFolder(loaded.value, dirname(file), file, 'task', flags, []);
+}
+
+/**
+ * A task file as a case's task is read (case list, case run): its `workspace.from`
+ * resolved against the file's folder as a path only — a listing of cases does not read
+ * their folders; the episode's start lists and checks it (and {@link refuseImported}).
+ */
+export function loadCaseTask(file: string): Result<Task, AppError> {
+  const loaded = loadTask(file);
+  if (!loaded.ok) return loaded;
+  const from = loaded.value.workspace.from;
+  if (from === undefined) return loaded;
+  return ok({
+    ...loaded.value,
+    workspace: { ...loaded.value.workspace, from: resolve(dirname(file), from) },
+  });
+}
+
+/** A bundle may name any path: the task of an imported case never reads a folder of this machine by itself. */
+export function refuseImported(taskPath: string, from: string): Result<never, AppError> | null {
+  if (!isImportedCaseTask(taskPath)) return null;
+  return err(
+    appError(
+      'invalid_task',
+      `${taskPath} came from a bundle and names a folder of this machine (workspace.from ${JSON.stringify(from)}); stepbox never copies a folder a bundle names by itself: if you mean it, copy the task file elsewhere and run it as your own (stepbox run FILE)`,
+    ),
+  );
 }
 
 /**
@@ -207,6 +234,8 @@ function withFolder(
     t = { ...t, workspace: { ...t.workspace, import_limit: flags.importLimit } };
   const from = t.workspace.from;
   if (from === undefined) return ok({ task: t, dir, taskPath, kind, notes });
+  const refused = taskPath ? refuseImported(taskPath, from) : null;
+  if (refused) return refused;
   const folder = resolveFrom(from, dir, taskPath);
   if (!folder.ok) return folder;
   t = { ...t, workspace: { ...t.workspace, from: folder.value } };
