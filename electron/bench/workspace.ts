@@ -59,7 +59,7 @@ export const section: BenchSection = {
           const listing = listWorkspaceFolder(task.value, null);
           if (!listing.ok) throw new Error(listing.error.message);
           const imported = await importFolder(listing.value, store);
-          await sandbox.restore(store, imported.manifest);
+          await sandbox.restore(imported.source, imported.manifest);
           const t1 = performance.now();
           await sandbox.snapshot(store);
           const t2 = performance.now();
