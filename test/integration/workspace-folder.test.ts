@@ -125,7 +125,8 @@ describeDocker('a project folder is a workspace', () => {
       await cli(['fork', out.episode, '--at', '0', '--agent', `scripted:${forkAgent}`, '--json'], other),
     );
     expect(outputs(far.trace)).toEqual(['print("v1")\nuntracked\n']);
-  });
+    // Five CLI processes, four of them with a sandbox: on a loaded 2-core machine this takes minutes.
+  }, 600_000);
 
   it('a folder that is not a checkout: every file, dot and ignored-looking ones too; fifos, sockets and escaping links skipped and listed', async () => {
     const proj = join(work, 'plain');
