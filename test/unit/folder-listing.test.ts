@@ -170,6 +170,16 @@ describe('listFolder: which files of a project folder become the workspace', () 
     expect(l.entries[0].mode).toBe(0o755);
   });
 
+  it('stops listing once the files seen pass stopAfterBytes (a home folder is not walked whole to be refused)', () => {
+    for (let i = 0; i < 20; i++) write(`d${i}/f.bin`, 'x'.repeat(100));
+    const all = listFolder(root);
+    expect(all.truncated).toBe(false);
+    expect(all.bytes).toBe(2000);
+    const cut = listFolder(root, { stopAfterBytes: 250 });
+    expect(cut.truncated).toBe(true);
+    expect(cut.bytes).toBe(300);
+  });
+
   it('biggestPaths sums each top-level folder', () => {
     write('node_modules/a/x.js', 'x'.repeat(300));
     write('node_modules/b.js', 'x'.repeat(200));

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -109,6 +109,24 @@ describe('loadWorld: one way from a path to a task', () => {
     );
     expect(failure(loadWorld(join(root, 't2'))).message).toMatch(
       /more than the sandbox's workspace holds \(sandbox\.limits\.disk 1k\)/,
+    );
+  });
+
+  it('a file larger than a snapshot keeps is refused (a fork could not bring it back)', () => {
+    write('code/small', 'x');
+    // Sparse: 600 MiB by its size, nothing on disk.
+    truncateSync(write('code/huge.bin', ''), 600 * 1024 * 1024);
+    write(
+      't/task.json',
+      JSON.stringify({
+        name: 't',
+        goal: 'g',
+        sandbox: { limits: { disk: '2g' } },
+        workspace: { from: '../code' },
+      }),
+    );
+    expect(failure(loadWorld(join(root, 't'), { importLimit: '2g' })).message).toMatch(
+      /holds files over 512\.0 MiB, the largest a snapshot keeps: huge\.bin 600\.0 MiB\. Leave them out/,
     );
   });
 

@@ -8,6 +8,7 @@ import { parseSize } from '../../../shared/size.js';
 import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
+import { SNAPSHOT_FILE_CAP_BYTES } from '../sandbox/docker-sandbox.js';
 import { isImportedCaseTask } from '../cases/imported-marker.js';
 
 /**
@@ -282,26 +283,43 @@ export function listWorkspaceFolder(task: Task, taskPath: string | null): Result
   if (root === undefined) throw new Error('listWorkspaceFolder: the task has no workspace.from');
   const inside = taskPath ? relative(root, taskPath).split(sep).join('/') : '';
   const exclude = inside && !inside.startsWith('..') ? [inside] : [];
-  const listing = listFolder(root, { exclude });
   const limitText = task.workspace.import_limit ?? DEFAULT_IMPORT_LIMIT;
   const limit = parseSize(limitText) ?? Infinity;
   const disk = parseSize(task.sandbox.limits.disk) ?? Infinity;
+  // Listed a good way past the limit, so the biggest paths named are right for a folder
+  // somewhat over it; a whole home folder is not walked to be refused.
+  const listing = listFolder(root, { exclude, stopAfterBytes: 4 * Math.min(limit, disk) });
+  const over = listing.truncated ? 'more than ' : '';
   const biggest = () =>
     biggestPaths(listing)
       .map((b) => `${b.path} ${formatBytes(b.bytes)}`)
-      .join(', ');
+      .join(', ') + (listing.truncated ? ' (of what was listed before stopping)' : '');
   if (listing.bytes > limit)
     return err(
       appError(
         'invalid_input',
-        `${root} holds ${formatBytes(listing.bytes)} of files, over the import limit of ${formatBytes(limit)} (workspace.import_limit, default ${DEFAULT_IMPORT_LIMIT}). Biggest: ${biggest()}. Leave them out (in a git checkout, .gitignore them; or point workspace.from at a smaller folder), or raise the limit: --import-limit 2g, or "workspace": {"import_limit": "2g"} in the task file`,
+        `${root} holds ${over}${formatBytes(listing.bytes)} of files, over the import limit of ${formatBytes(limit)} (workspace.import_limit, default ${DEFAULT_IMPORT_LIMIT}). Biggest: ${biggest()}. Leave them out (in a git checkout, .gitignore them; or point workspace.from at a smaller folder), or raise the limit: --import-limit 2g, or "workspace": {"import_limit": "2g"} in the task file`,
       ),
     );
   if (listing.bytes > disk)
     return err(
       appError(
         'invalid_input',
-        `${root} holds ${formatBytes(listing.bytes)} of files, more than the sandbox's workspace holds (sandbox.limits.disk ${String(task.sandbox.limits.disk)}). Biggest: ${biggest()}. Raise sandbox.limits.disk in the task file (stepbox task init ${root} writes one to edit), or leave the biggest paths out`,
+        `${root} holds ${over}${formatBytes(listing.bytes)} of files, more than the sandbox's workspace holds (sandbox.limits.disk ${String(task.sandbox.limits.disk)}). Biggest: ${biggest()}. Raise sandbox.limits.disk in the task file (stepbox task init ${root} writes one to edit), or leave the biggest paths out`,
+      ),
+    );
+  // Snapshots leave out files over their cap: one imported could not come back in a fork.
+  const huge = listing.entries.filter((e) => e.type === 'file' && e.size > SNAPSHOT_FILE_CAP_BYTES);
+  if (huge.length)
+    return err(
+      appError(
+        'invalid_input',
+        `${root} holds files over ${formatBytes(SNAPSHOT_FILE_CAP_BYTES)}, the largest a snapshot keeps: ${huge
+          .slice(0, 5)
+          .map((e) => `${e.path} ${formatBytes(e.size)}`)
+          .join(
+            ', ',
+          )}. Leave them out (.gitignore them in a git checkout, or point workspace.from at a folder without them)`,
       ),
     );
   return ok(listing);
