@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadWorld, READERS } from '../../electron/engine/harness/load-world.js';
+import { declaredFiles } from '../../electron/engine/qa/qa-reference.js';
 
 let root: string;
 beforeEach(() => {
@@ -156,6 +157,13 @@ describe('loadWorld: one way from a path to a task', () => {
       const e = failure(loadWorld(join(root, file)));
       expect(e.message).toMatch(/came from a bundle and names a folder of this machine \(workspace\.from/);
     }
+  });
+
+  it("a folder's task declares no initial files for QA: state_leak never takes the folder's files for leftovers", () => {
+    write('proj/a.txt', 'a');
+    const r = loadWorld(join(root, 'proj'), { goal: 'g' });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(declaredFiles(r.value.task)).toBeNull();
   });
 
   it('the readers: a task folder before the catch-all bare folder, which is last', () => {
