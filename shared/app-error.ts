@@ -22,6 +22,10 @@ export const APP_ERROR_CODES = [
   'snapshot_failed',
   'restore_failed',
   'verify_failed',
+  /** A verifier's reward file holds no number (reward.txt) or no numeric reward (reward.json). */
+  'reward_invalid',
+  /** A verifier with a reward folder wrote neither reward.txt nor reward.json there. */
+  'reward_missing',
   'not_found',
   'conflict',
   'busy',

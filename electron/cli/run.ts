@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
+import { loadTaskWithNotes, taskFilePath } from '../engine/harness/load-task.js';
 import { startEpisode } from '../engine/harness/episode-factory.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { AgentOutputChunk } from '../engine/harness/episode-controller.js';
@@ -32,8 +32,9 @@ import { didYouMean } from '../../shared/did-you-mean.js';
 const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
                   [--base-url URL] [--temperature T] [--seed N]
 
-Runs an episode of TASK (a task.json, or a folder holding one) in a fresh Docker
-sandbox and records its trace under $STEPBOX_HOME (default ~/.stepbox).
+Runs an episode of TASK (a task.json, or a folder holding one, or a Harbor task folder
+with task.toml + instruction.md) in a fresh Docker sandbox and records its trace under
+$STEPBOX_HOME (default ~/.stepbox).
 
 Agents (--agent):
   scripted:FILE     model outputs from a JSONL file, one assistant message per line
@@ -50,6 +51,7 @@ Agents (--agent):
                     --agent-dir DIR puts its files read-only at /opt/agent
   codex, claude-code
                     a recipe (stepbox agents add NAME first): Codex CLI, Claude Code inside
+  oracle            a Harbor task's solution/solve.sh, run as the one step
 
 Options:
   --step            step in the terminal: ${STEP_KEYS}
@@ -70,6 +72,7 @@ Options:
                     openai:MODEL (with --base-url), anthropic:MODEL@BASE_URL (key from
                     ANTHROPIC_API_KEY), scripted:FILE, replay:EPISODE or manual
   --agent-dir DIR   a sandbox: agent's files, read-only at /opt/agent (/opt/agent/bin on PATH)
+  --allow-network   let a Harbor task with allow_internet = true use the network (else offline)
   --context-policy end|drop_oldest
                     on a context-window overflow: end the episode (context_overflow,
                     default) or replace the oldest tool observations with a note
@@ -162,6 +165,7 @@ export const command: CliCommand = {
           agent: { type: 'string' },
           ...EPISODE_FLAGS,
           break: { type: 'string', multiple: true, default: [] },
+          'allow-network': { type: 'boolean', default: false },
         },
         allowPositionals: true,
         strict: true,
@@ -171,8 +175,10 @@ export const command: CliCommand = {
     if (positionals.length !== 1) throw new UsageError('give exactly one TASK (a task.json or its folder)');
     if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
     const taskPath = resolve(taskFilePath(positionals[0]));
-    const task = loadTask(taskPath);
-    if (!task.ok) throw new UsageError(task.error.message);
+    const loaded = loadTaskWithNotes(taskPath, { allowNetwork: values['allow-network'] });
+    if (!loaded.ok) throw new UsageError(loaded.error.message);
+    for (const note of loaded.value.notes) io.stderr.write(`note: ${note}\n`);
+    const task = { value: loaded.value.task };
     const agentSpec = values.agent;
     const breakpoints = parseBreakFlags(values.break ?? []);
     const engine = cliEngine(io);

@@ -65,7 +65,7 @@ function harnessPort(engine: Engine): HarnessPort {
         const task = loadTask(path);
         if (!task.ok) continue;
         engine
-          .prewarm(sandboxConfig(task.value.sandbox))
+          .prewarm(sandboxConfig(task.value.sandbox, task.value.verifier))
           .catch((e: unknown) =>
             log.debug(`no warm sandbox for ${path}: ${e instanceof Error ? e.message : String(e)}`),
           );

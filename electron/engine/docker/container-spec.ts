@@ -65,9 +65,13 @@ export function tmpfsBytes(diskBytes: number): { workspace: number; tmp: number;
  * kill; with it, filling /workspace is ENOSPC (`disk_full`) and a process's own memory is
  * bounded by the task's limit plus whatever the tmpfs mounts do not use.
  */
-export function containerMemoryBytes(limits: SandboxConfig['limits']): number {
+export function containerMemoryBytes(
+  limits: SandboxConfig['limits'],
+  verifierDirs: SandboxConfig['verifierDirs'] = [],
+): number {
   const t = tmpfsBytes(limits.diskBytes);
-  return limits.memoryBytes + t.workspace + t.tmp + t.home;
+  const verifier = verifierDirs.reduce((sum, d) => sum + d.bytes, 0);
+  return limits.memoryBytes + t.workspace + t.tmp + t.home + verifier;
 }
 
 /**
@@ -118,8 +122,8 @@ export function containerSpec(
       CapDrop: ['ALL'],
       CapAdd: [...HELPER_CAPABILITIES],
       SecurityOpt: ['no-new-privileges'],
-      Memory: containerMemoryBytes(limits),
-      MemorySwap: containerMemoryBytes(limits),
+      Memory: containerMemoryBytes(limits, config.verifierDirs),
+      MemorySwap: containerMemoryBytes(limits, config.verifierDirs),
       NanoCpus: Math.round(limits.cpus * 1e9),
       PidsLimit: limits.pids,
       Tmpfs: {
@@ -130,6 +134,11 @@ export function containerSpec(
         ...(socketDir
           ? { [CHANNEL_ROOT]: `rw,noexec,nosuid,nodev,size=${CHANNEL_ROOT_BYTES},mode=0700` }
           : {}),
+        // The verifier's own folders (Harbor's /tests, /logs/verifier): root's and empty while
+        // the agent works; only the verifier's channel fills them, after the agent is killed.
+        ...Object.fromEntries(
+          (config.verifierDirs ?? []).map((d) => [d.path, `rw,exec,nosuid,nodev,size=${d.bytes},mode=0755`]),
+        ),
       },
       AutoRemove: false,
       Privileged: false,

@@ -295,5 +295,5 @@ function agentAt(lineage: Lineage, at: number): { agent: HeaderEvent['agent']; s
 /** The sandbox of a task for an agent: with its files at /opt/agent when it runs inside (sandbox:). */
 export function agentSandboxConfig(task: Task, agent: Agent): SandboxConfig {
   const files = agent.insideFiles?.() ?? null;
-  return { ...sandboxConfig(task.sandbox), ...(files ? { agentFiles: files } : {}) };
+  return { ...sandboxConfig(task.sandbox, task.verifier), ...(files ? { agentFiles: files } : {}) };
 }

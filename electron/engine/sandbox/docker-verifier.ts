@@ -1,4 +1,5 @@
 import { SANDBOX_UID } from '../../../shared/constants.js';
+import type { RewardFile } from '../../../shared/verifier-reward.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { rootPython } from './root-exec.js';
 import { loadSandboxResource } from './sandbox-resources.js';
@@ -16,6 +17,8 @@ interface StubReport {
   stdout_total: number;
   stderr_total: number;
   uid: number;
+  reward_files?: { name: string; text: string }[];
+  staging_error?: string;
 }
 
 /** Reads a stream up to `cap` bytes, dropping the rest (a hostile stream cannot fill the host). */
@@ -102,7 +105,13 @@ export async function runVerifierExec(
   }
   const { streams, out, err } = runner;
   streams.stdin.end(
-    JSON.stringify([request.command, String(timeoutMs), String(outputCap), String(SANDBOX_UID)]) + '\n',
+    JSON.stringify([
+      request.command,
+      String(timeoutMs),
+      String(outputCap),
+      String(SANDBOX_UID),
+      ...verifierExtra(request),
+    ]) + '\n',
   );
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<'hung'>((resolve) => {
@@ -133,6 +142,18 @@ export async function runVerifierExec(
       `the verifier runner in ${containerId.slice(0, 12)} did not report (exit ${String(exitCode)}): ${stderr.toString('utf8').trim().slice(-500) || 'no output'}; the image needs python3 and bash`,
     );
   }
+  if (report.staging_error !== undefined)
+    return {
+      exitCode: null,
+      stdout: '',
+      stderr: '',
+      timedOut: false,
+      durationMs: performance.now() - started,
+      channel: 'exec',
+      uid: report.uid ?? SANDBOX_UID,
+      killed: report.killed,
+      stagingError: String(report.staging_error),
+    };
   const timeoutNote = report.timeout
     ? `\nthe verifier did not finish within ${timeoutMs} ms; every process it started was killed`
     : '';
@@ -147,5 +168,31 @@ export async function runVerifierExec(
     channel: 'exec',
     uid: report.uid ?? SANDBOX_UID,
     killed: report.killed,
+    ...(request.rewardDir ? { rewardFiles: rewardFilesOf(report.reward_files) } : {}),
   };
+}
+
+/** The runner's fifth argument: what only the verifier sees and writes (none for a plain verifier). */
+function verifierExtra(request: VerifierRequest): [Record<string, unknown>] | [] {
+  if (!request.files && !request.rewardDir) return [];
+  const files: Record<string, string> = {};
+  for (const [path, bytes] of Object.entries(request.files ?? {}))
+    files[path] = Buffer.from(bytes).toString('base64');
+  return [
+    {
+      ...(request.files ? { files, files_dir: request.filesDir } : {}),
+      ...(request.rewardDir ? { reward_dir: request.rewardDir } : {}),
+    },
+  ];
+}
+
+/** The runner's reward files, kept only where they have the expected shape (its report is parsed, never cast). */
+function rewardFilesOf(value: unknown): RewardFile[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((f: unknown) => {
+    const r = f as Record<string, unknown> | null;
+    return r && typeof r.name === 'string' && typeof r.text === 'string'
+      ? [{ name: r.name, text: r.text }]
+      : [];
+  });
 }
