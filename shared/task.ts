@@ -13,7 +13,23 @@ const size = z
   .refine((v) => parseSize(v) !== null, { message: 'expected a Docker size such as "512m" or "1g"' });
 const seconds = z.number().positive();
 /** Places a verifier folder cannot be: the sandbox's own mounts and the kernel's. */
-const RESERVED_DIRS = ['/workspace', '/tmp', '/home', '/run', '/proc', '/sys', '/dev', '/opt/agent'];
+const RESERVED_DIRS = [
+  '/workspace',
+  '/tmp',
+  '/home',
+  '/run',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/opt/agent',
+  '/etc',
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib64',
+  '/var',
+];
 /** A folder of the verifier's own inside the sandbox: absolute, not the root, not one of the sandbox's. */
 const verifierDir = z
   .string()

@@ -7,7 +7,8 @@ import { progressLine } from '../engine/batch/progress.js';
 import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { agentDirOrUsage } from './run.js';
-import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
+import { loadTaskWithNotes, taskFilePath } from '../engine/harness/load-task.js';
+import { harborDatasetTasks } from '../engine/harness/harbor-task.js';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import { stepboxHome } from '../engine/trace/episode-store.js';
 import type { CliCommand, CliIo } from './command.js';
@@ -22,7 +23,8 @@ import { intFlag } from './number-flags.js';
 const HELP = `stepbox batch TASK... --agent SPEC [--agent-dir DIR] --episodes N --concurrency C [--out DIR] [--json]
 stepbox batch --resume DIR [--concurrency C] [--json]
 
-Runs N episodes of each TASK, C at a time, on the warm pool (sandboxes pre-started and
+Runs N episodes of each TASK (a task.json or its folder, a Harbor task folder, or a
+folder of Harbor task folders: a dataset, each of its tasks a TASK), C at a time, on the warm pool (sandboxes pre-started and
 reset between episodes, unless a task sets sandbox.reset_between_episodes: false).
 DIR (default $STEPBOX_HOME/batches/ID) gets batch.json, mapping each slot (task, index)
 to its episode; it is rewritten atomically as slots start and end, so a killed batch can
@@ -48,6 +50,7 @@ Exit 0 when every episode succeeded, 1 otherwise, 3 without Docker, 130 when sto
 
 Examples:
   stepbox batch resources/tasks/hello-python --agent scripted:resources/tasks/hello-python/agent.jsonl --episodes 10 --concurrency 3
+  stepbox batch path/to/harbor-dataset --agent oracle --episodes 1
   stepbox batch --resume ~/.stepbox/batches/batch-20260101-120000-ab12
 `;
 
@@ -113,11 +116,17 @@ export const command: CliCommand = {
       if (positionals.length === 0)
         throw new UsageError('give at least one TASK (a task.json or its folder)');
       if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
-      const tasks: { path: string; task: Task }[] = positionals.map((p) => {
+      // A folder of Harbor task folders is a dataset: each of its tasks is one TASK.
+      const paths = positionals.flatMap((p) => {
+        const dataset = harborDatasetTasks(p);
+        return dataset.length ? dataset : [p];
+      });
+      const tasks: { path: string; task: Task }[] = paths.map((p) => {
         const path = resolve(taskFilePath(p));
-        const t = loadTask(path);
+        const t = loadTaskWithNotes(path);
         if (!t.ok) throw new UsageError(t.error.message);
-        return { path, task: t.value };
+        for (const note of t.value.notes) io.stderr.write(`note: ${p}: ${note}\n`);
+        return { path, task: t.value.task };
       });
       // A scripted file is resolved now (absolute), so --resume works from any directory.
       const spec = normalizeAgentSpec(values.agent);

@@ -16,6 +16,7 @@ import {
 } from '../engine/harness/index.js';
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
+import { harborDatasetTasks } from '../engine/harness/harbor-task.js';
 import { runWhatIf } from '../engine/harness/what-if.js';
 import { tryCandidates } from '../engine/candidates/try-candidates.js';
 import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
@@ -196,7 +197,12 @@ function batchPort(engine: Engine): BatchPort {
   const root = join(store.home, 'batches');
   return {
     create({ tasks, agent, episodes, concurrency }) {
-      const loaded = tasks.map((path) => {
+      // A folder of Harbor task folders is a dataset: each of its tasks is one task of the batch.
+      const paths = tasks.flatMap((path) => {
+        const dataset = harborDatasetTasks(path);
+        return dataset.length ? dataset : [path];
+      });
+      const loaded = paths.map((path) => {
         const t = loadTask(path);
         if (!t.ok) throw new ServiceError(t.error.code, t.error.message);
         return { path: taskFilePath(path), task: t.value };
