@@ -1,0 +1,157 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { tempHome } from '../support/harness.js';
+
+// Harbor task folders (test/fixtures/harbor) run on the real engine through the CLI: the
+// oracle solves them (reward 1), a scripted agent that looks for the tests and tries to
+// forge the reward fails (reward 0) and is forked right, reward.json and a reward file that
+// holds no number, and a dataset batch exported as ATIF.
+
+const FIX = 'test/fixtures/harbor';
+const HELLO = `${FIX}/dataset/hello-file`;
+const AGENTS = `${FIX}/agents`;
+
+let env: ReturnType<typeof tempHome>;
+beforeAll(() => {
+  env = tempHome();
+});
+afterAll(() => env?.cleanup());
+
+const cli = (args: string[]) => runCli(args, { env: { STEPBOX_HOME: env.home }, timeoutMs: 120_000 });
+
+/** The events of a branch's trace file. */
+function events(trace: string): Record<string, unknown>[] {
+  const raw = trace.endsWith('.gz')
+    ? gunzipSync(readFileSync(trace)).toString('utf8')
+    : readFileSync(trace, 'utf8');
+  return raw
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('Harbor task folders on Docker', () => {
+  it('the oracle solves a task (reward 1, succeeded); unknown task.toml keys are listed', async () => {
+    const run = await cli(['run', HELLO, '--agent', 'oracle', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const s = JSON.parse(run.stdout);
+    expect(s).toMatchObject({
+      status: 'succeeded',
+      steps: 1,
+      verifier: { success: true, reward: 1 },
+      final_reward: 1,
+    });
+    expect(run.stderr).toContain('unknown key [environment] shiny_new_key');
+    expect(run.stderr).toContain('[environment] gpus is not honoured');
+    const evs = events(s.trace);
+    const header = evs[0] as {
+      task: { verifier: { files: Record<string, string> } };
+      agent: { kind: string };
+    };
+    expect(header.agent.kind).toBe('oracle');
+    // The task is recorded like any: its verifier files travel with it (fork, replay, bundle).
+    expect(Object.keys(header.task.verifier.files).sort()).toEqual(['test.sh', 'test_outputs.py']);
+    const calls = evs.filter((e) => e.type === 'tool_call').map((e) => e.name);
+    expect(calls).toEqual(['write_file', 'execute_shell']);
+    const end = evs.find((e) => e.type === 'end') as { verifier: Record<string, unknown> };
+    expect(end.verifier).toMatchObject({ reward: 1, reward_file: '/logs/verifier/reward.txt' });
+    const reward = evs.find((e) => e.type === 'reward' && e.final) as { components: Record<string, number> };
+    expect(reward.components.verifier).toBe(1);
+  });
+
+  it('an agent cannot see the tests nor forge the reward; its wrong answer gets reward 0; a fork at step 1 fixes it', async () => {
+    const run = await cli(['run', HELLO, '--agent', `scripted:${AGENTS}/peek-and-wrong.jsonl`, '--json']);
+    expect(run.code).toBe(1);
+    const s = JSON.parse(run.stdout);
+    expect(s).toMatchObject({ status: 'failed', verifier: { success: false, reward: 0 }, final_reward: 0 });
+    const result = events(s.trace).find((e) => e.type === 'tool_result') as {
+      result: { stdout: string; stderr: string };
+    };
+    // /tests is empty and not writable while the agent works; nothing of the tests is anywhere.
+    expect(result.result.stderr).toContain('/tests/test.sh: No such file or directory');
+    expect(result.result.stdout).not.toContain('HARBOR-TESTS-MARKER');
+    expect(result.result.stdout).not.toMatch(/test_outputs\.py|test\.sh/);
+    expect(result.result.stdout).toContain('forge-exit=1');
+    expect(result.result.stderr).toContain('/logs/verifier/reward.txt: Permission denied');
+
+    const fork = await cli([
+      'fork',
+      s.episode,
+      '--at',
+      '1',
+      '--agent',
+      `scripted:${AGENTS}/hello-right.jsonl`,
+      '--json',
+    ]);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(JSON.parse(fork.stdout)).toMatchObject({
+      status: 'succeeded',
+      fork_step: 1,
+      steps: 3,
+      verifier: { success: true, reward: 1 },
+    });
+  });
+
+  it('reads reward.json (its numeric fields kept) before reward.txt', async () => {
+    const run = await cli(['run', `${FIX}/dataset/sum-json`, '--agent', 'oracle', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const s = JSON.parse(run.stdout);
+    const end = events(s.trace).find((e) => e.type === 'end') as { verifier: Record<string, unknown> };
+    expect(end.verifier).toMatchObject({
+      success: true,
+      reward: 1,
+      reward_file: '/logs/verifier/reward.json',
+      rewards: { reward: 1, checks_run: 1 },
+    });
+  });
+
+  it('a reward file that holds no number fails the episode naming the file and what it held', async () => {
+    const run = await cli([
+      'run',
+      `${FIX}/not-a-number`,
+      '--agent',
+      `scripted:${AGENTS}/done.jsonl`,
+      '--json',
+    ]);
+    expect(run.code).toBe(1);
+    const s = JSON.parse(run.stdout);
+    expect(s.status).toBe('failed');
+    expect(s.verifier.error).toMatchObject({ code: 'reward_invalid' });
+    expect(s.verifier.error.message).toContain('/logs/verifier/reward.txt holds "passed", not a number');
+    expect(run.stderr).toContain('reward.txt holds "passed"');
+    // Nothing lost: the trace is whole, closed with its end.
+    expect(events(s.trace).at(-1)).toMatchObject({ type: 'end', status: 'failed' });
+  });
+
+  it('a folder of task folders is a dataset for batch; each trial exports as ATIF', async () => {
+    const out = join(env.dir, 'batch');
+    const batch = await cli([
+      'batch',
+      `${FIX}/dataset`,
+      '--agent',
+      'oracle',
+      '--episodes',
+      '1',
+      '--out',
+      out,
+      '--json',
+    ]);
+    expect(batch.code, batch.stderr).toBe(0);
+    const b = JSON.parse(batch.stdout);
+    expect(b.slots).toHaveLength(2);
+    expect(b.slots.every((slot: { status: string }) => slot.status === 'succeeded')).toBe(true);
+    const atif = join(env.dir, 'atif');
+    const exp = await cli(['export', out, '--format', 'atif', '--out', atif]);
+    expect(exp.code, exp.stderr).toBe(0);
+    const files = readdirSync(atif).filter((f) => f.endsWith('.json'));
+    expect(files).toHaveLength(2);
+    for (const f of files) {
+      const doc = JSON.parse(readFileSync(join(atif, f), 'utf8'));
+      expect(doc.schema_version).toMatch(/^ATIF-/);
+      expect(doc.extra.stepbox.verifier).toMatchObject({ success: true, reward: 1 });
+    }
+  });
+});
