@@ -7,7 +7,7 @@ import { progressLine } from '../engine/batch/progress.js';
 import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { agentDirOrUsage } from './run.js';
-import { loadTaskWithNotes, taskFilePath } from '../engine/harness/load-task.js';
+import { loadWorldOrUsage, WORLD_FLAGS, WORLD_FLAGS_HELP, worldFlags } from './world-flags.js';
 import { harborDatasetTasks } from '../engine/harness/harbor-task.js';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import { stepboxHome } from '../engine/trace/episode-store.js';
@@ -45,6 +45,7 @@ Options:
   --out DIR          the batch folder
   --resume DIR       continue a batch
   --json             print {batch, dir, slots, summary: [...]} on stdout
+${WORLD_FLAGS_HELP}
 
 Exit 0 when every episode succeeded, 1 otherwise, 3 without Docker, 130 when stopped by Ctrl+C.
 
@@ -52,6 +53,7 @@ Examples:
   stepbox batch resources/tasks/hello-python --agent scripted:resources/tasks/hello-python/agent.jsonl --episodes 10 --concurrency 3
   stepbox batch path/to/harbor-dataset --agent oracle --episodes 1
   stepbox batch --resume ~/.stepbox/batches/batch-20260101-120000-ab12
+  stepbox batch ~/src/my-project --goal "Make the tests pass" --verify "npm test" --agent codex --episodes 5
 `;
 
 function printSummary(io: CliIo, batch: BatchFile, dir: string): void {
@@ -86,6 +88,7 @@ export const command: CliCommand = {
           out: { type: 'string' },
           resume: { type: 'string' },
           json: { type: 'boolean', default: false },
+          ...WORLD_FLAGS,
         },
       }),
     );
@@ -99,10 +102,13 @@ export const command: CliCommand = {
         values.model ||
         values['agent-dir'] ||
         values.episodes ||
-        values.out
+        values.out ||
+        values.goal !== undefined ||
+        values.verify !== undefined ||
+        values['import-limit'] !== undefined
       )
         throw new UsageError(
-          '--resume DIR takes no TASK, --agent, --model, --agent-dir, --episodes or --out: they are in its batch.json',
+          '--resume DIR takes no TASK, --agent, --model, --agent-dir, --episodes, --out, --goal, --verify or --import-limit: they are in its batch.json',
         );
       dir = resolve(values.resume);
       try {
@@ -116,17 +122,21 @@ export const command: CliCommand = {
       if (positionals.length === 0)
         throw new UsageError('give at least one TASK (a task.json or its folder)');
       if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
+      const flags = worldFlags(values);
+      // A task file's path, or a project folder's with the flags that made its task (kept for --resume).
       // A folder of Harbor task folders is a dataset: each of its tasks is one TASK.
       const paths = positionals.flatMap((p) => {
         const dataset = harborDatasetTasks(p);
         return dataset.length ? dataset : [p];
       });
-      const tasks: { path: string; task: Task }[] = paths.map((p) => {
-        const path = resolve(taskFilePath(p));
-        const t = loadTaskWithNotes(path);
-        if (!t.ok) throw new UsageError(t.error.message);
-        for (const note of t.value.notes) io.stderr.write(`note: ${p}: ${note}\n`);
-        return { path, task: t.value.task };
+      const tasks: { path: string; task: Task; flags?: typeof flags }[] = paths.map((p) => {
+        const world = loadWorldOrUsage(p, flags, io);
+        // A Harbor task keeps its consent to the network (--allow-network) for --resume.
+        if (world.kind === 'harbor')
+          return { path: world.taskPath ?? p, task: world.task, flags: { allowNetwork: flags.allowNetwork } };
+        return world.taskPath
+          ? { path: world.taskPath, task: world.task }
+          : { path: resolve(p), task: world.task, flags };
       });
       // A scripted file is resolved now (absolute), so --resume works from any directory.
       const spec = normalizeAgentSpec(values.agent);

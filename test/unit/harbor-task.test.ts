@@ -7,7 +7,7 @@ import {
   harborDatasetTasks,
   loadHarborTask,
 } from '../../electron/engine/harness/harbor-task.js';
-import { loadTask, taskFilePath } from '../../electron/engine/harness/load-task.js';
+import { loadWorld } from '../../electron/engine/harness/load-world.js';
 import { sandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { parseTask } from '../../shared/task.js';
@@ -117,11 +117,15 @@ describe('a Harbor task folder read as a task', () => {
     expect(r.ok && r.value.task.verifier?.files?.['data/blob.bin']).toEqual({ base64: '/wD+' });
   });
 
-  it('is what loadTask and taskFilePath read for a folder with task.toml; a folder of them is a dataset', () => {
+  it('is what loadWorld reads for a folder with task.toml (or the task.toml); a folder of them is a dataset', () => {
     const dir = join(FIXTURES, 'dataset/hello-file');
-    expect(taskFilePath(dir)).toBe(join(dir, 'task.toml'));
-    expect(loadTask(dir).ok).toBe(true);
-    expect(loadTask(join(dir, 'task.toml')).ok).toBe(true);
+    const world = loadWorld(dir);
+    expect(world.ok && world.value).toMatchObject({ kind: 'harbor', taskPath: join(dir, 'task.toml'), dir });
+    expect(world.ok && world.value.notes.length).toBe(2);
+    const byFile = loadWorld(join(dir, 'task.toml'));
+    expect(byFile.ok && byFile.value.kind).toBe('harbor');
+    const goal = loadWorld(dir, { goal: 'something else' });
+    expect(!goal.ok && goal.error.message).toMatch(/--goal is for a folder without a task of its own/);
     expect(harborDatasetTasks(join(FIXTURES, 'dataset'))).toEqual([
       join(FIXTURES, 'dataset/hello-file'),
       join(FIXTURES, 'dataset/sum-json'),
