@@ -1,4 +1,4 @@
-import { SANDBOX_UID } from '../../../shared/constants.js';
+import { DEFAULT_WORKDIR, SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { rootPython } from './root-exec.js';
 import { loadSandboxResource } from './sandbox-resources.js';
@@ -81,7 +81,7 @@ export async function startVerifierRunner(
  * Runs a verifier in its own `docker exec` (resources/sandbox/verifier.py): an isolated root
  * runner kills every process of the agent's user first, then runs the command as that user
  * (no capability, a fresh HOME, no PATH entry the agent can write) in a new bash in
- * /workspace with pipes only the runner holds. The host reads only that exec's output, and takes the exit
+ * the working directory with pipes only the runner holds. The host reads only that exec's output, and takes the exit
  * code from the engine's record of the exec — never from the helper or the session. `ahead`
  * is a runner started earlier for this sandbox ({@link startVerifierRunner}), used when it
  * is still there; otherwise one is started now.
@@ -92,6 +92,8 @@ export async function runVerifierExec(
   request: VerifierRequest,
   outputCap: number,
   ahead?: VerifierRunner,
+  /** The verifier's cwd: the sandbox's working directory. */
+  workdir: string = DEFAULT_WORKDIR,
 ): Promise<VerifierRun> {
   const started = performance.now();
   const timeoutMs = Math.max(1, Math.round(request.timeoutMs));
@@ -102,7 +104,8 @@ export async function runVerifierExec(
   }
   const { streams, out, err } = runner;
   streams.stdin.end(
-    JSON.stringify([request.command, String(timeoutMs), String(outputCap), String(SANDBOX_UID)]) + '\n',
+    JSON.stringify([request.command, String(timeoutMs), String(outputCap), String(SANDBOX_UID), workdir]) +
+      '\n',
   );
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<'hung'>((resolve) => {

@@ -22,7 +22,13 @@ export function sandboxLimits(limits: Limits): SandboxLimits {
 
 /** The sandbox config of a task's `sandbox` section (defaults filled in by the schema). */
 export function sandboxConfig(spec: SandboxSpec): SandboxConfig {
-  return { image: spec.image, network: spec.network, limits: sandboxLimits(spec.limits) };
+  return {
+    image: spec.image,
+    network: spec.network,
+    limits: sandboxLimits(spec.limits),
+    ...(spec.workdir !== undefined ? { workdir: spec.workdir } : {}),
+    ...(spec.env !== undefined ? { env: spec.env } : {}),
+  };
 }
 
 /** The default sandbox: the stepbox image, no network, default limits (1 CPU, 1g, 256 pids, 1g disk, 1m output). */
@@ -42,5 +48,8 @@ export function configKey(config: SandboxConfig): string {
     l.diskBytes,
     l.outputBytes,
     ...(config.agentFiles ? [config.agentFiles.hash] : []),
+    // Appended only when set, so the default config keeps the key it always had.
+    ...(config.workdir !== undefined ? [`workdir=${config.workdir}`] : []),
+    ...(config.env !== undefined ? [`env=${JSON.stringify(config.env)}`] : []),
   ].join('|');
 }

@@ -24,6 +24,13 @@ export interface SandboxConfig {
   readonly limits: SandboxLimits;
   /** Files of an agent inside the sandbox, read-only at /opt/agent (`sandbox:` agents), or none. */
   readonly agentFiles?: AgentFiles;
+  /**
+   * The working directory (`sandbox.workdir`): the snapshotted, rolled-back place where the
+   * agent starts, a tmpfs seeded with the image's own files there. Unset: /workspace.
+   */
+  readonly workdir?: string;
+  /** Environment variables of the container (`sandbox.env`); the fixed ones (HOME, TZ, …) win. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** The persistent shell's state: what `cd` and `export` changed. */
