@@ -197,17 +197,17 @@ export async function ensureBuilt(
         if (why === undefined) return resolvePromise();
         note(why);
         const tail = last.map((l) => `  ${l}`).join('\n');
+        const unavailable = BASE_UNAVAILABLE.test(why);
         reject(
           new BuildError(
-            BASE_UNAVAILABLE.test(why) ? 'image_missing' : 'build_failed',
-            `building ${spec.dockerfile} failed: ${why.trim()}\nits last lines:\n${tail}\n` +
-              (BASE_UNAVAILABLE.test(why)
-                ? 'the engine cannot get a base image: pull it while online, or build FROM an image the engine has (e.g. FROM stepbox-sandbox:1)'
-                : 'fix the Dockerfile (try it with: docker build -f ' +
-                  spec.dockerfile +
-                  ' ' +
-                  spec.context +
-                  ')'),
+            unavailable ? 'image_missing' : 'build_failed',
+            `building ${spec.dockerfile} failed: ${why.trim()}\nits last lines:\n${tail}` +
+              (unavailable
+                ? ''
+                : `\nfix the Dockerfile (try it: docker build -f ${spec.dockerfile} ${spec.context})`),
+            unavailable
+              ? 'the engine cannot get a base image: pull it while online (docker pull IMAGE), or build FROM an image the engine has, such as stepbox-sandbox:1'
+              : undefined,
           ),
         );
       },
