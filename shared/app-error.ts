@@ -16,6 +16,8 @@ export const APP_ERROR_CODES = [
   'limits_unenforced',
   'image_missing',
   'image_outdated',
+  /** A task's Dockerfile (sandbox.build, a devcontainer's) did not build; the message quotes its last lines. */
+  'build_failed',
   'network_unavailable',
   'sandbox_failed',
   'sandbox_lost',

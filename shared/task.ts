@@ -7,6 +7,7 @@ import { err, ok, type Result } from './result.js';
 import { appError, type AppError } from './errors.js';
 import { parseCommandTemplate } from './command-template.js';
 import { issueLine } from './validation-issues.js';
+import { workdirProblem } from './workdir.js';
 
 const size = z
   .union([z.string(), z.number()])
@@ -96,6 +97,20 @@ export const SandboxSpec = z.strictObject({
   workdir: z
     .string()
     .regex(/^\/[^\0]*$/, 'an absolute path inside the sandbox, such as "/app"')
+    .superRefine((path, ctx) => {
+      const problem = workdirProblem(path);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  /**
+   * Environment variables of the sandbox (a devcontainer's `containerEnv`): seen by every
+   * command, setup and the verifier. HOME, TZ, LANG, USER and the Python pins stay stepbox's.
+   */
+  env: z
+    .record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name: letters, digits and _'),
+      z.string(),
+    )
     .optional(),
   /** The container runtime (an engine's runtime name, e.g. "runsc" for gVisor); unset: the engine's default. */
   runtime: z.string().min(1).optional(),

@@ -166,7 +166,7 @@ export const command: CliCommand = {
     let env: EpisodeEnv;
     try {
       engine = cliEngine(io, { pool: batch.concurrency });
-      env = await cliEpisodeEnv(engine);
+      env = await cliEpisodeEnv(engine, io);
     } catch (e) {
       uninstall();
       await engine?.close();

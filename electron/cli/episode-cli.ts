@@ -21,9 +21,11 @@ export function cliEngine(io: CliIo, options: { pool?: number } = {}): Engine {
 }
 
 /** The engine's sandbox supply (cold starts), or the infrastructure error naming the fix. */
-export async function cliEpisodeEnv(engine: Engine): Promise<EpisodeEnv> {
+export async function cliEpisodeEnv(engine: Engine, io?: CliIo): Promise<EpisodeEnv> {
   try {
-    return await engine.episodeEnv();
+    const env = await engine.episodeEnv();
+    // A task's image build reports on stderr (stdout stays the one --json document).
+    return io ? { ...env, onImageProgress: (p) => io.stderr.write(p.line + '\n') } : env;
   } catch (e) {
     throw cliError(e);
   }

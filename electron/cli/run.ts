@@ -216,7 +216,7 @@ export async function runEpisodeCommand(
   const stopPoints = stopBeforeFlags(flags['stop-before'] ?? []);
   if (Object.keys(stopPoints).length > 0 && !flags.step)
     throw new UsageError('--stop-before stops inside steps for a person at the prompt: add --step');
-  const env = await cliEpisodeEnv(engine);
+  const env = await cliEpisodeEnv(engine, io);
   let controller: EpisodeRunner | null = null;
   const uninstall = closeOnSignals(io, () => controller, engine);
   try {

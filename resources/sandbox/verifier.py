@@ -28,11 +28,12 @@ try:
 except (ImportError, OSError):
     libc = None
 
-# What only the verifier may see and write (a fifth argument, an object): `files` (relative
+# What only the verifier may see and write (a sixth argument, an object): `files` (relative
 # path -> base64) put fresh into `files_dir`, and `reward_dir` emptied for its reward files.
 extra = {}
 if len(sys.argv) > 1:
     command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    workdir = sys.argv[5] if len(sys.argv) > 5 else '/workspace'
 else:
     # Started ahead of its verification (docker-verifier.ts: the exec and this interpreter's
     # start are off the episode's end): the same four arguments come as one JSON array line
@@ -41,10 +42,12 @@ else:
     if not line:
         sys.exit(0)  # let go unused (the sandbox was destroyed or kept)
     args = json.loads(line)
+    # The fifth, the working directory (the verifier's cwd), is absent from older hosts.
     command, timeout_ms, cap, uid = args[:4]
+    workdir = args[4] if len(args) > 4 else '/workspace'
     timeout_ms, cap, uid = int(timeout_ms), int(cap), int(uid)
-    if len(args) > 4 and isinstance(args[4], dict):
-        extra = args[4]
+    if len(args) > 5 and isinstance(args[5], dict):
+        extra = args[5]
 me = os.getpid()
 
 # Variables that make a shell or an interpreter read a file before the command (dropped),
@@ -220,7 +223,7 @@ def start_verifier(out_w, err_w):
     argv = ['bash', '--norc', '--noprofile', '-c', command]
     if SPAWN:
         try:
-            os.chdir('/workspace')
+            os.chdir(workdir)
             env = agent_env_as_agent(container_env())
             return os.posix_spawn(
                 SETPRIV, AS_AGENT + argv, env,
@@ -236,7 +239,7 @@ def start_verifier(out_w, err_w):
             os.dup2(null, 0)
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
-            os.chdir('/workspace')
+            os.chdir(workdir)
             base = container_env()
             become_agent()
             env = agent_env(base)

@@ -126,6 +126,54 @@ describe('Harbor task folders on Docker', () => {
     expect(events(s.trace).at(-1)).toMatchObject({ type: 'end', status: 'failed' });
   });
 
+  it('a Dockerfile environment (FROM stepbox-sandbox:1, WORKDIR /app) is built and worked in at /app: oracle right, a wrong answer 0, forked right at step 1', async () => {
+    const APP = `${FIX}/dockerfile-app`;
+    const oracle = await cli(['run', APP, '--agent', 'oracle', '--json']);
+    expect(oracle.code, oracle.stderr).toBe(0);
+    expect(JSON.parse(oracle.stdout)).toMatchObject({ status: 'succeeded', verifier: { reward: 1 } });
+
+    const wrong = await cli(['run', APP, '--agent', `scripted:${AGENTS}/app-wrong.jsonl`, '--json']);
+    expect(wrong.code).toBe(1);
+    const s = JSON.parse(wrong.stdout);
+    expect(s).toMatchObject({ status: 'failed', verifier: { success: false, reward: 0 } });
+    const evs = events(s.trace);
+    const result = evs.find((e) => e.type === 'tool_result') as { result: { stdout: string } };
+    // The agent starts in the Dockerfile's WORKDIR, among the image's own files there.
+    expect(result.result.stdout).toMatch(/^\/app\n/);
+    expect(result.result.stdout).toContain('greeting.txt');
+    const header = evs[0] as { task: { sandbox: { workdir: string; image: string } } };
+    expect(header.task.sandbox.workdir).toBe('/app');
+    expect(header.task.sandbox.image).toMatch(/^stepbox-build:/);
+
+    // A recorded task's image (built from its Dockerfile) is the user's to consent to.
+    const refused = await cli([
+      'fork',
+      s.episode,
+      '--at',
+      '1',
+      '--agent',
+      `scripted:${AGENTS}/app-right.jsonl`,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--allow-image');
+    const fork = await cli([
+      'fork',
+      s.episode,
+      '--at',
+      '1',
+      '--allow-image',
+      '--agent',
+      `scripted:${AGENTS}/app-right.jsonl`,
+      '--json',
+    ]);
+    expect(fork.code, fork.stderr).toBe(0);
+    expect(JSON.parse(fork.stdout)).toMatchObject({
+      status: 'succeeded',
+      fork_step: 1,
+      verifier: { reward: 1 },
+    });
+  });
+
   it('a folder of task folders is a dataset for batch; each trial exports as ATIF', async () => {
     const out = join(env.dir, 'batch');
     const batch = await cli([

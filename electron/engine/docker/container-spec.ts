@@ -1,3 +1,4 @@
+import { workdirOf } from '../../../shared/workdir.js';
 import { SANDBOX_ENV, SANDBOX_HOSTNAME, SANDBOX_UID } from '../../../shared/constants.js';
 import type { SandboxConfig } from '../sandbox/sandbox.js';
 import type { ContainerSpec } from './client.js';
@@ -54,7 +55,7 @@ export const HELPER_CAPABILITIES = ['SETUID', 'SETGID', 'KILL', 'SETPCAP'] as co
 /** The uid:gid every process of the agent (commands, verifier, terminal) runs as. */
 export const AGENT_USER = `${SANDBOX_UID}:${SANDBOX_UID}`;
 
-/** The tmpfs mounts and their sizes in bytes: /workspace, /tmp, $HOME. */
+/** The tmpfs mounts and their sizes in bytes: the working directory, /tmp, $HOME. */
 export function tmpfsBytes(diskBytes: number): { workspace: number; tmp: number; home: number } {
   return { workspace: diskBytes, tmp: tmpBytes(diskBytes), home: HOME_BYTES };
 }
@@ -76,7 +77,8 @@ export function containerMemoryBytes(
 
 /**
  * The container for a sandbox, with the design's security defaults: no network unless the
- * task names one, read-only root, tmpfs /workspace (size-limited, exec, the sandbox
+ * task names one, read-only root, a tmpfs working directory (`/workspace` unless the task
+ * names another; size-limited, exec, the sandbox
  * user's) and /tmp and $HOME (the root is read-only, so HOME must be a tmpfs too),
  * `Init: true` to reap zombies, every capability dropped but {@link HELPER_CAPABILITIES},
  * no-new-privileges, swap equal to memory, CPU and PID limits. The Docker socket is never
@@ -94,6 +96,7 @@ export function containerSpec(
   socketDir?: string,
 ): ContainerSpec {
   const { limits } = config;
+  const workdir = workdirOf(config);
   const ids = `uid=${SANDBOX_UID},gid=${SANDBOX_UID}`;
   const mounts: NonNullable<NonNullable<ContainerSpec['HostConfig']>['Mounts']> = [
     ...(agentVolume
@@ -106,8 +109,9 @@ export function containerSpec(
     Cmd: ['sleep', 'infinity'],
     Hostname: SANDBOX_HOSTNAME,
     User: '0:0',
-    WorkingDir: '/workspace',
-    Env: Object.entries(SANDBOX_ENV).map(([k, v]) => `${k}=${v}`),
+    WorkingDir: workdir,
+    // The task's variables first: the fixed ones (HOME, TZ, LANG, …) keep replays exact.
+    Env: Object.entries({ ...config.env, ...SANDBOX_ENV }).map(([k, v]) => `${k}=${v}`),
     Labels: { [STEPBOX_LABEL]: '1', [OWNER_LABEL]: ownerLabel },
     NetworkDisabled: config.network === 'none',
     AttachStdin: false,
@@ -127,7 +131,7 @@ export function containerSpec(
       NanoCpus: Math.round(limits.cpus * 1e9),
       PidsLimit: limits.pids,
       Tmpfs: {
-        '/workspace': `rw,exec,size=${limits.diskBytes},${ids},mode=0755`,
+        [workdir]: `rw,exec,size=${limits.diskBytes},${ids},mode=0755`,
         '/tmp': `rw,exec,nosuid,size=${tmpBytes(limits.diskBytes)},mode=1777`,
         '/home/agent': `rw,exec,nosuid,size=${HOME_BYTES},${ids},mode=0755`,
         // Only root (the helper) may enter: the socket folder is mounted inside it.

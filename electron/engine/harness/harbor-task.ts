@@ -253,15 +253,17 @@ export function loadHarborTask(dir: string, options: HarborOptions = {}): Result
   const env = toml.environment ?? {};
   const sandbox: NonNullable<TaskInput['sandbox']> & Record<string, unknown> = {};
   const dockerfile = join(dir, 'environment', 'Dockerfile');
+  const hasDockerfile = existsSync(dockerfile);
+  // A prebuilt docker_image is the Dockerfile's image (Harbor builds only without one).
   if (env.docker_image) sandbox.image = env.docker_image;
-  else if (existsSync(dockerfile)) {
-    sandbox.build = 'environment';
-    const workdir = dockerfileWorkdir(readFileSync(dockerfile, 'utf8'));
-    if (workdir) sandbox.workdir = workdir;
-  } else
+  else if (hasDockerfile) sandbox.build = 'environment';
+  else
     return bad(
       `${dir} has neither environment/Dockerfile nor [environment] docker_image in task.toml: name the task's image one of the two ways`,
     );
+  // The agent works (and the image's files are snapshot 0) where the Dockerfile leaves it.
+  const workdir = hasDockerfile ? dockerfileWorkdir(readFileSync(dockerfile, 'utf8')) : null;
+  if (workdir) sandbox.workdir = workdir;
   const limits: Record<string, unknown> = {};
   if (env.cpus !== undefined) limits.cpus = env.cpus;
   if (env.memory_mb !== undefined) limits.memory = `${Math.ceil(env.memory_mb)}m`;

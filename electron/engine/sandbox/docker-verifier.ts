@@ -1,4 +1,4 @@
-import { SANDBOX_UID } from '../../../shared/constants.js';
+import { DEFAULT_WORKDIR, SANDBOX_UID } from '../../../shared/constants.js';
 import type { RewardFile } from '../../../shared/verifier-reward.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { rootPython } from './root-exec.js';
@@ -84,7 +84,7 @@ export async function startVerifierRunner(
  * Runs a verifier in its own `docker exec` (resources/sandbox/verifier.py): an isolated root
  * runner kills every process of the agent's user first, then runs the command as that user
  * (no capability, a fresh HOME, no PATH entry the agent can write) in a new bash in
- * /workspace with pipes only the runner holds. The host reads only that exec's output, and takes the exit
+ * the working directory with pipes only the runner holds. The host reads only that exec's output, and takes the exit
  * code from the engine's record of the exec — never from the helper or the session. `ahead`
  * is a runner started earlier for this sandbox ({@link startVerifierRunner}), used when it
  * is still there; otherwise one is started now.
@@ -95,6 +95,8 @@ export async function runVerifierExec(
   request: VerifierRequest,
   outputCap: number,
   ahead?: VerifierRunner,
+  /** The verifier's cwd: the sandbox's working directory. */
+  workdir: string = DEFAULT_WORKDIR,
 ): Promise<VerifierRun> {
   const started = performance.now();
   const timeoutMs = Math.max(1, Math.round(request.timeoutMs));
@@ -110,6 +112,7 @@ export async function runVerifierExec(
       String(timeoutMs),
       String(outputCap),
       String(SANDBOX_UID),
+      workdir,
       ...verifierExtra(request),
     ]) + '\n',
   );

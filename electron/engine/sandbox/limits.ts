@@ -30,6 +30,8 @@ export function sandboxConfig(spec: SandboxSpec, verifier?: Task['verifier']): S
     image: spec.image,
     network: spec.network,
     limits: sandboxLimits(spec.limits),
+    ...(spec.workdir !== undefined ? { workdir: spec.workdir } : {}),
+    ...(spec.env !== undefined ? { env: spec.env } : {}),
     ...(dirs.length ? { verifierDirs: dirs } : {}),
   };
 }
@@ -74,6 +76,9 @@ export function configKey(config: SandboxConfig): string {
     l.diskBytes,
     l.outputBytes,
     ...(config.agentFiles ? [config.agentFiles.hash] : []),
+    // Appended only when set, so the default config keeps the key it always had.
+    ...(config.workdir !== undefined ? [`workdir=${config.workdir}`] : []),
+    ...(config.env !== undefined ? [`env=${JSON.stringify(config.env)}`] : []),
     ...(config.verifierDirs ?? []).map((d) => `${d.path}:${d.bytes}`),
   ].join('|');
 }

@@ -26,6 +26,13 @@ export interface SandboxConfig {
   /** Files of an agent inside the sandbox, read-only at /opt/agent (`sandbox:` agents), or none. */
   readonly agentFiles?: AgentFiles;
   /**
+   * The working directory (`sandbox.workdir`): the snapshotted, rolled-back place where the
+   * agent starts, a tmpfs seeded with the image's own files there. Unset: /workspace.
+   */
+  readonly workdir?: string;
+  /** Environment variables of the container (`sandbox.env`); the fixed ones (HOME, TZ, …) win. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
    * Folders of the verifier's own (its files' and its reward's): each an empty tmpfs only root
    * may write while the agent works, filled and emptied by the verifier's channel.
    */
