@@ -11,6 +11,8 @@ import { loadWorld } from '../../electron/engine/harness/load-world.js';
 import { sandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { parseTask } from '../../shared/task.js';
+import { runsOwnProgramSpec } from '../../shared/agent-kind.js';
+import { agentKindOf, parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
 import { PROJECT_ROOT } from '../support/cli.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/harbor');
@@ -131,6 +133,14 @@ describe('a Harbor task folder read as a task', () => {
       join(FIXTURES, 'dataset/sum-json'),
     ]);
     expect(harborDatasetTasks(dir)).toEqual([]);
+  });
+});
+
+describe('the oracle agent spec', () => {
+  it('is its own kind, needs no --model, and is no recipe', () => {
+    expect(parseAgentSpec('oracle')).toEqual({ kind: 'oracle' });
+    expect(agentKindOf('oracle')).toBe('oracle');
+    expect(runsOwnProgramSpec('oracle')).toBe(false);
   });
 });
 

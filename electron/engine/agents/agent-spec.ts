@@ -31,7 +31,7 @@ export type AgentSpec =
 
 /** The accepted forms, for error messages and help. */
 export const AGENT_SPEC_FORMS =
-  "scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], anthropic:MODEL[@BASE_URL], manual, oracle (a Harbor task's solution), exec:CMD or sandbox:CMD (with --model SOURCE), or a recipe: codex, claude-code (stepbox agents list)";
+  "scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], anthropic:MODEL[@BASE_URL], manual, exec:CMD or sandbox:CMD (with --model SOURCE), a recipe: codex, claude-code (stepbox agents list), or oracle (a Harbor task's solution/solve.sh)";
 
 /** A recipe's name as an agent spec: a bare lowercase word. */
 const RECIPE_NAME = /^[a-z][a-z0-9-]*$/;
