@@ -48,6 +48,7 @@ describe('a Harbor task folder read as a task', () => {
     expect(Object.keys(task.verifier?.files ?? {}).sort()).toEqual(['test.sh', 'test_outputs.py']);
     expect(task.qa.protected).toEqual(['tests/']);
     expect(notes).toEqual([
+      'task.toml: [environment] build_timeout_sec is not honoured by stepbox; ignored',
       'task.toml: [environment] gpus is not honoured by stepbox; ignored',
       "task.toml: unknown key [environment] shiny_new_key (not one of Harbor's); ignored",
     ]);
@@ -66,7 +67,9 @@ describe('a Harbor task folder read as a task', () => {
       workdir: '/app',
       limits: { memory: '1g', disk: '512m' },
     });
-    expect(built.value.notes).toEqual([]);
+    expect(built.value.notes).toEqual([
+      'task.toml: [environment] build_timeout_sec is not honoured by stepbox; ignored',
+    ]);
   });
 
   it('gives allow_internet the network only with consent, and says so without', () => {
@@ -123,7 +126,7 @@ describe('a Harbor task folder read as a task', () => {
     const dir = join(FIXTURES, 'dataset/hello-file');
     const world = loadWorld(dir);
     expect(world.ok && world.value).toMatchObject({ kind: 'harbor', taskPath: join(dir, 'task.toml'), dir });
-    expect(world.ok && world.value.notes.length).toBe(2);
+    expect(world.ok && world.value.notes.length).toBe(3);
     const byFile = loadWorld(join(dir, 'task.toml'));
     expect(byFile.ok && byFile.value.kind).toBe('harbor');
     const goal = loadWorld(dir, { goal: 'something else' });

@@ -100,7 +100,7 @@ const KNOWN: Readonly<Record<string, Readonly<Record<string, boolean>> | boolean
   verifier: { timeout_sec: true, env: false, user: false, network_mode: false, allowed_hosts: false },
   agent: { timeout_sec: true, user: false, network_mode: false, allowed_hosts: false },
   environment: {
-    build_timeout_sec: true,
+    build_timeout_sec: false, // the engine's build runs to its end (a failed one quotes its last lines)
     docker_image: true,
     cpus: true,
     memory_mb: true,
