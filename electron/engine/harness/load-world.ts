@@ -9,6 +9,7 @@ import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
 import { HARBOR_TASK_FILE, loadHarborTask } from './harbor-task.js';
+import { isImportedCaseTask } from '../cases/imported-marker.js';
 
 /**
  * THE way a path becomes a task (design: World). `stepbox run`, `batch`, the window's
@@ -111,6 +112,8 @@ export const READERS: readonly WorldReader[] = [taskFolderReader, harborReader, 
  * a task, a bare folder without a goal, a folder over the import limit.
  */
 export function loadWorld(path: string, flags: WorldFlags = {}): Result<World, AppError> {
+  const bad = badFlags(flags);
+  if (bad) return bad;
   const abs = resolve(path);
   const kind = pathKind(abs, true);
   if (!kind.ok) return kind;
@@ -134,6 +137,8 @@ export function loadWorld(path: string, flags: WorldFlags = {}): Result<World, A
  * (`task init` writes it as a file): DIR must be a folder.
  */
 export function loadFolderWorld(path: string, flags: WorldFlags): Result<World, AppError> {
+  const bad = badFlags(flags);
+  if (bad) return bad;
   const abs = resolve(path);
   const kind = pathKind(abs, false);
   if (!kind.ok) return kind;
@@ -176,6 +181,15 @@ export function folderTaskInput(dir: string, flags: WorldFlags, from: string = d
   };
 }
 
+/** A flag whose value cannot be used, as a usage error. */
+function badFlags(flags: WorldFlags): Result<World, AppError> | null {
+  if (flags.importLimit !== undefined && parseSize(flags.importLimit) === null)
+    return err(
+      appError('usage', `--import-limit ${flags.importLimit}: expected a Docker size such as "2g" or "500m"`),
+    );
+  return null;
+}
+
 /** `--goal`/`--verify` given where the task says its own: an error naming the field to edit. */
 function refuseGoal(kind: WorldKind, where: string, flags: WorldFlags): Result<World, AppError> | null {
   const flag = flags.goal !== undefined ? '--goal' : flags.verify !== undefined ? '--verify' : null;
@@ -193,8 +207,34 @@ function refuseGoal(kind: WorldKind, where: string, flags: WorldFlags): Result<W
 function readTaskFile(file: string, flags: WorldFlags): Result<World, AppError> {
   const loaded = loadTask(file);
   if (!loaded.ok) return loaded;
-  const dir = dirname(file);
-  return withFolder(loaded.value, dir, file, 'task', flags, []);
+  return withFolder(loaded.value, dirname(file), file, 'task', flags, []);
+}
+
+/**
+ * A task file as a case's task is read (case list, case run): its `workspace.from`
+ * resolved against the file's folder as a path only — a listing of cases does not read
+ * their folders; the episode's start lists and checks it (and {@link refuseImported}).
+ */
+export function loadCaseTask(file: string): Result<Task, AppError> {
+  const loaded = loadTask(file);
+  if (!loaded.ok) return loaded;
+  const from = loaded.value.workspace.from;
+  if (from === undefined) return loaded;
+  return ok({
+    ...loaded.value,
+    workspace: { ...loaded.value.workspace, from: resolve(dirname(file), from) },
+  });
+}
+
+/** A bundle may name any path: the task of an imported case never reads a folder of this machine by itself. */
+export function refuseImported(taskPath: string, from: string): Result<never, AppError> | null {
+  if (!isImportedCaseTask(taskPath)) return null;
+  return err(
+    appError(
+      'invalid_task',
+      `${taskPath} came from a bundle and names a folder of this machine (workspace.from ${JSON.stringify(from)}); stepbox never copies a folder a bundle names by itself: if you mean it, copy the task file elsewhere and run it as your own (stepbox run FILE)`,
+    ),
+  );
 }
 
 /**
@@ -211,18 +251,12 @@ function withFolder(
   notes: string[],
 ): Result<World, AppError> {
   let t = task;
-  if (flags.importLimit !== undefined) {
-    if (parseSize(flags.importLimit) === null)
-      return err(
-        appError(
-          'usage',
-          `--import-limit ${flags.importLimit}: expected a Docker size such as "2g" or "500m"`,
-        ),
-      );
+  if (flags.importLimit !== undefined)
     t = { ...t, workspace: { ...t.workspace, import_limit: flags.importLimit } };
-  }
   const from = t.workspace.from;
   if (from === undefined) return ok({ task: t, dir, taskPath, kind, notes });
+  const refused = taskPath ? refuseImported(taskPath, from) : null;
+  if (refused) return refused;
   const folder = resolveFrom(from, dir, taskPath);
   if (!folder.ok) return folder;
   t = { ...t, workspace: { ...t.workspace, from: folder.value } };

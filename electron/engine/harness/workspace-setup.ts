@@ -44,7 +44,7 @@ export async function writeWorkspace(
     const imported = await importFolder(listing.value, store);
     skipped = imported.skipped;
     try {
-      await sandbox.restore(store, imported.manifest);
+      await sandbox.restore(imported.source, imported.manifest);
     } catch (e) {
       throw new SetupFailure(
         `workspace.from: cannot copy ${task.workspace.from} into the sandbox: ${(e as Error).message}`,
