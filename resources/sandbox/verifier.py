@@ -295,6 +295,8 @@ def stage():
                     os.close(fd)
         reward_dir = extra.get('reward_dir')
         if reward_dir:
+            # What an earlier verification left there (its uid's) goes as that uid first.
+            empty_as_agent(reward_dir)
             own_dir(reward_dir)
             # Open to the verifier (no CAP_CHOWN to give it away): nothing else of the agent's
             # uid runs now, and it is closed and emptied again right after (unstage).
@@ -336,22 +338,36 @@ def unstage():
         except OSError:
             pass
     if reward_dir:
-        try:
-            # What the verifier made there is its uid's (its folders too): removed as that uid.
-            os.setgroups([])
-            os.setegid(uid)
-            os.seteuid(uid)
-            try:
-                own_dir(reward_dir)
-            finally:
-                os.seteuid(0)
-                os.setegid(0)
-        except OSError:
-            pass
+        empty_as_agent(reward_dir)
         try:
             os.chmod(reward_dir, 0o755)
         except OSError:
             pass
+
+
+def empty_as_agent(path):
+    """Empties the reward folder with the agent's uid (what the verifier made there is that
+    uid's, its folders too, which root without CAP_DAC_OVERRIDE cannot empty); best effort."""
+    try:
+        os.setgroups([])
+        os.setegid(uid)
+        os.seteuid(uid)
+        try:
+            import shutil
+            for name in os.listdir(path):
+                p = os.path.join(path, name)
+                if os.path.isdir(p) and not os.path.islink(p):
+                    shutil.rmtree(p, ignore_errors=True)  # its own folder may stay: root removes it
+                else:
+                    try:
+                        os.unlink(p)
+                    except OSError:
+                        pass
+        finally:
+            os.seteuid(0)
+            os.setegid(0)
+    except OSError:
+        pass
 
 
 killed = agents()

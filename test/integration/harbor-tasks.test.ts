@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,7 +174,36 @@ describe('Harbor task folders on Docker', () => {
     });
   });
 
-  it('a folder of task folders is a dataset for batch; each trial exports as ATIF', async () => {
+  it('allow_internet = true gets the network only with --allow-network, and a fork of it asks again', async () => {
+    const dir = join(env.dir, 'online-task');
+    cpSync(HELLO, dir, { recursive: true });
+    const toml = readFileSync(join(dir, 'task.toml'), 'utf8').replace(
+      '[environment]',
+      '[environment]\nallow_internet = true',
+    );
+    writeFileSync(join(dir, 'task.toml'), toml);
+    const offline = await cli(['run', dir, '--agent', 'oracle', '--json']);
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stderr).toContain('allow_internet = true, but the sandbox stays offline');
+    const off = events(JSON.parse(offline.stdout).trace)[0] as { task: { sandbox: { network: string } } };
+    expect(off.task.sandbox.network).toBe('none');
+
+    const online = await cli(['run', dir, '--agent', 'oracle', '--allow-network', '--json']);
+    // An engine started with `--bridge=none` has no network to give: refused, naming it.
+    if (online.code === 3) {
+      expect(online.stderr).toContain('network "bridge"');
+      return;
+    }
+    expect(online.code, online.stderr).toBe(0);
+    const s = JSON.parse(online.stdout);
+    const on = events(s.trace)[0] as { task: { sandbox: { network: string } } };
+    expect(on.task.sandbox.network).toBe('bridge');
+    const refused = await cli(['fork', s.episode, '--at', '1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--allow-network');
+  });
+
+  it('a folder of task folders is a dataset for batch (N trials each, sandboxes recycled between them); each trial exports as ATIF', async () => {
     const out = join(env.dir, 'batch');
     const batch = await cli([
       'batch',
@@ -182,6 +211,8 @@ describe('Harbor task folders on Docker', () => {
       '--agent',
       'oracle',
       '--episodes',
+      '2',
+      '--concurrency',
       '1',
       '--out',
       out,
@@ -189,13 +220,13 @@ describe('Harbor task folders on Docker', () => {
     ]);
     expect(batch.code, batch.stderr).toBe(0);
     const b = JSON.parse(batch.stdout);
-    expect(b.slots).toHaveLength(2);
+    expect(b.slots).toHaveLength(4);
     expect(b.slots.every((slot: { status: string }) => slot.status === 'succeeded')).toBe(true);
     const atif = join(env.dir, 'atif');
     const exp = await cli(['export', out, '--format', 'atif', '--out', atif]);
     expect(exp.code, exp.stderr).toBe(0);
     const files = readdirSync(atif).filter((f) => f.endsWith('.json'));
-    expect(files).toHaveLength(2);
+    expect(files).toHaveLength(4);
     for (const f of files) {
       const doc = JSON.parse(readFileSync(join(atif, f), 'utf8'));
       expect(doc.schema_version).toMatch(/^ATIF-/);
