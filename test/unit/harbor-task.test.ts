@@ -46,7 +46,8 @@ describe('a Harbor task folder read as a task', () => {
       reward_dir: '/logs/verifier',
     });
     expect(Object.keys(task.verifier?.files ?? {}).sort()).toEqual(['test.sh', 'test_outputs.py']);
-    expect(task.qa.protected).toEqual(['tests/']);
+    // The tests live at /tests, outside the workspace: a project's own tests/ stays the agent's to edit.
+    expect(task.qa.protected).toEqual([]);
     expect(notes).toEqual([
       'task.toml: [environment] build_timeout_sec is not honoured by stepbox; ignored',
       'task.toml: [environment] gpus is not honoured by stepbox; ignored',

