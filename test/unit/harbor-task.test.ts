@@ -13,7 +13,7 @@ import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { parseTask } from '../../shared/task.js';
 import { runsOwnProgramSpec } from '../../shared/agent-kind.js';
 import { agentKindOf, parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
-import { PROJECT_ROOT } from '../support/cli.js';
+import { PROJECT_ROOT, runCli } from '../support/cli.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/harbor');
 const scratch = mkdtempSync(join(tmpdir(), 'stepbox-harbor-'));
@@ -137,6 +137,27 @@ describe('a Harbor task folder read as a task', () => {
       join(FIXTURES, 'dataset/sum-json'),
     ]);
     expect(harborDatasetTasks(dir)).toEqual([]);
+  });
+});
+
+describe('the CLI on a Harbor task folder, before any sandbox', () => {
+  it('task init refuses it (a task.json would win over task.toml and copy tests/ into the workspace)', async () => {
+    const dir = copyOf('dataset/hello-file', 'init');
+    const r = await runCli(['task', 'init', dir, '--goal', 'x'], {
+      env: { STEPBOX_HOME: join(scratch, 'home') },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is a Harbor task folder (it holds task.toml)');
+  });
+
+  it('run names the TOML error and exits 2', async () => {
+    const dir = copyOf('not-a-number', 'cli-bad-toml');
+    writeFileSync(join(dir, 'task.toml'), '[environment]\ncpus = \n');
+    const r = await runCli(['run', dir, '--agent', 'oracle'], {
+      env: { STEPBOX_HOME: join(scratch, 'home') },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/task\.toml is not valid TOML/);
   });
 });
 
