@@ -137,6 +137,13 @@ describe('a Harbor task folder read as a task', () => {
       join(FIXTURES, 'dataset/sum-json'),
     ]);
     expect(harborDatasetTasks(dir)).toEqual([]);
+    const dataset = loadWorld(join(FIXTURES, 'dataset'));
+    // With --goal it is a project folder that happens to hold Harbor tasks.
+    const project = loadWorld(join(FIXTURES, 'dataset'), { goal: 'tidy the tasks' });
+    expect(project.ok && project.value.kind).toBe('folder');
+    expect(!dataset.ok && dataset.error.message).toMatch(
+      /a folder of 2 Harbor task folders \(a dataset\).*stepbox batch/,
+    );
   });
 });
 

@@ -8,7 +8,7 @@ import { parseSize } from '../../../shared/size.js';
 import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
-import { HARBOR_TASK_FILE, loadHarborTask } from './harbor-task.js';
+import { HARBOR_TASK_FILE, harborDatasetTasks, loadHarborTask } from './harbor-task.js';
 import { isImportedCaseTask } from '../cases/imported-marker.js';
 
 /**
@@ -80,6 +80,24 @@ const harborReader: WorldReader = {
   },
 };
 
+/** A folder of Harbor task folders (a dataset) is many tasks: `batch` takes it, one run does not. */
+const harborDatasetReader: WorldReader = {
+  kind: 'harbor',
+  // With --goal it is a project folder that happens to hold Harbor tasks (read as any folder).
+  takesGoal: true,
+  claims: (dir) => harborDatasetTasks(dir).length > 0,
+  read: (dir, flags) => {
+    if (flags.goal !== undefined) return folderReader.read(dir, flags);
+    const tasks = harborDatasetTasks(dir);
+    return err(
+      appError(
+        'usage',
+        `${dir} is a folder of ${tasks.length} Harbor task folders (a dataset): run one (stepbox run ${tasks[0]} --agent …) or all of them with stepbox batch ${dir} --agent …`,
+      ),
+    );
+  },
+};
+
 /** Any other folder: the project itself is the workspace; the goal comes from `--goal`. */
 const folderReader: WorldReader = {
   kind: 'folder',
@@ -104,7 +122,12 @@ const folderReader: WorldReader = {
  * of writing a world (a devcontainer, a Harbor task folder) adds one entry here, before
  * {@link folderReader}, which claims every folder.
  */
-export const READERS: readonly WorldReader[] = [taskFolderReader, harborReader, folderReader];
+export const READERS: readonly WorldReader[] = [
+  taskFolderReader,
+  harborReader,
+  harborDatasetReader,
+  folderReader,
+];
 
 /**
  * Reads the world at `path`: a task.json, or a folder (a task folder, or a project folder
