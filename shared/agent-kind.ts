@@ -5,7 +5,11 @@
  */
 export function runsOwnProgramSpec(spec: string): boolean {
   const s = spec.trim();
-  return s.startsWith('exec:') || s.startsWith('sandbox:') || (/^[a-z][a-z0-9-]*$/.test(s) && s !== 'manual');
+  return (
+    s.startsWith('exec:') ||
+    s.startsWith('sandbox:') ||
+    (/^[a-z][a-z0-9-]*$/.test(s) && s !== 'manual' && s !== 'oracle')
+  );
 }
 
 /**

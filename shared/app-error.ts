@@ -16,12 +16,18 @@ export const APP_ERROR_CODES = [
   'limits_unenforced',
   'image_missing',
   'image_outdated',
+  /** A task's Dockerfile (sandbox.build, a devcontainer's) did not build; the message quotes its last lines. */
+  'build_failed',
   'network_unavailable',
   'sandbox_failed',
   'sandbox_lost',
   'snapshot_failed',
   'restore_failed',
   'verify_failed',
+  /** A verifier's reward file holds no number (reward.txt) or no numeric reward (reward.json). */
+  'reward_invalid',
+  /** A verifier with a reward folder wrote neither reward.txt nor reward.json there. */
+  'reward_missing',
   'not_found',
   'conflict',
   'busy',

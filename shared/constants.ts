@@ -23,5 +23,31 @@ export const SANDBOX_ENV = {
   // so a replayed episode of a project folder would diverge in .git/index alone.
   GIT_OPTIONAL_LOCKS: '0',
 } as const;
+/** The working directory of a task that names none (`sandbox.workdir`). */
+export const DEFAULT_WORKDIR = '/workspace';
+/**
+ * Paths a working directory may not be, lie under or hold: the sandbox's own mounts
+ * (/tmp, $HOME, the helper's channel, an inside agent's files) and the system's folders,
+ * which a tmpfs over them would hide (the helper's runtime, the users, /proc).
+ */
+export const RESERVED_PATHS = [
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/usr',
+  '/etc',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/run',
+  '/tmp',
+  '/var/tmp',
+  '/var/run',
+  '/home/agent',
+  '/opt/agent',
+] as const;
 /** Fixed hostname of every sandbox. */
 export const SANDBOX_HOSTNAME = 'sandbox';

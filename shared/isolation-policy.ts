@@ -41,6 +41,14 @@ export function widerThanDefaults(sandbox: SandboxSpec): Widening[] {
     });
   if (sandbox.image !== DEFAULTS.image)
     out.push({ kind: 'image', field: 'sandbox.image', asked: sandbox.image, default: DEFAULTS.image });
+  // A Dockerfile runs its own commands on the engine while it builds: an image of its own.
+  if (sandbox.build !== undefined)
+    out.push({
+      kind: 'image',
+      field: 'sandbox.build',
+      asked: typeof sandbox.build === 'string' ? sandbox.build : JSON.stringify(sandbox.build),
+      default: 'none',
+    });
   const limits: Limits = sandbox.limits;
   const d = DEFAULTS.limits;
   if (limits.cpus > d.cpus)

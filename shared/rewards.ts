@@ -56,9 +56,12 @@ export function stepReward(outcome: StepOutcome, weights: RewardWeights): Reward
   return weigh(raw, weights);
 }
 
-/** The final reward from the verifier: `verifier` weight when it passed, 0 when it failed or could not run. */
-export function finalReward(verifierSuccess: boolean | null, weights: RewardWeights): Reward {
-  return weigh({ verifier: verifierSuccess ? 1 : 0 }, weights);
+/**
+ * The final reward from the verifier: `verifier` weight when it passed, 0 when it failed or
+ * could not run; a number (the reward a verifier wrote, Harbor's) is the component's value.
+ */
+export function finalReward(verifier: boolean | number | null, weights: RewardWeights): Reward {
+  return weigh({ verifier: typeof verifier === 'number' ? verifier : verifier ? 1 : 0 }, weights);
 }
 
 function weigh(raw: Record<string, number>, weights: RewardWeights): Reward {

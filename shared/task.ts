@@ -7,11 +7,55 @@ import { err, ok, type Result } from './result.js';
 import { appError, type AppError } from './errors.js';
 import { parseCommandTemplate } from './command-template.js';
 import { issueLine } from './validation-issues.js';
+import { workdirProblem } from './workdir.js';
 
 const size = z
   .union([z.string(), z.number()])
   .refine((v) => parseSize(v) !== null, { message: 'expected a Docker size such as "512m" or "1g"' });
 const seconds = z.number().positive();
+/** Places a verifier folder cannot be: the sandbox's own mounts and the kernel's. */
+const RESERVED_DIRS = [
+  '/workspace',
+  '/tmp',
+  '/home',
+  '/run',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/opt/agent',
+  '/etc',
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib64',
+  '/var',
+];
+/** A folder of the verifier's own inside the sandbox: absolute, not the root, not one of the sandbox's. */
+const verifierDir = z
+  .string()
+  .regex(/^\/[^\0]+$/, 'an absolute path inside the sandbox, such as "/tests"')
+  .refine((p) => !p.split('/').includes('..'), { message: 'a path without ".." parts' })
+  .refine((p) => !RESERVED_DIRS.some((r) => p === r || p.startsWith(r + '/')), {
+    message: `a folder of the verifier's own, outside ${RESERVED_DIRS.join(', ')}`,
+  });
+/** Where a verifier's `files` go when it names no `files_dir` (Harbor's /tests). */
+export const DEFAULT_VERIFIER_FILES_DIR = '/tests';
+
+/** Whether one of two absolute folders is the other or inside it. */
+function nested(a: string, b: string): boolean {
+  const x = a.replace(/\/+$/, '');
+  const y = b.replace(/\/+$/, '');
+  return x === y || x.startsWith(y + '/') || y.startsWith(x + '/');
+}
+
+/** A relative path of a verifier file: no absolute path, no ".." part. */
+const relativeFile = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\0'), {
+    message: 'a relative path without ".." parts, such as "test.sh"',
+  });
 
 /** The discount of a task's rewards when it sets none (`rewards.gamma`). */
 export const DEFAULT_GAMMA = 0.99;
@@ -53,6 +97,20 @@ export const SandboxSpec = z.strictObject({
   workdir: z
     .string()
     .regex(/^\/[^\0]*$/, 'an absolute path inside the sandbox, such as "/app"')
+    .superRefine((path, ctx) => {
+      const problem = workdirProblem(path);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  /**
+   * Environment variables of the sandbox (a devcontainer's `containerEnv`): seen by every
+   * command, setup and the verifier. HOME, TZ, LANG, USER and the Python pins stay stepbox's.
+   */
+  env: z
+    .record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name: letters, digits and _'),
+      z.string(),
+    )
     .optional(),
   /** The container runtime (an engine's runtime name, e.g. "runsc" for gVisor); unset: the engine's default. */
   runtime: z.string().min(1).optional(),
@@ -129,7 +187,28 @@ export const Task = z.strictObject({
     .default({ tools: { default: 30, execute_shell: 60 }, step_soft: 20, step_hard: 60, episode: 600 }),
   max_steps: z.number().int().positive().default(30),
   verifier: z
-    .strictObject({ command: z.string().min(1), timeout: seconds.default(60) })
+    .strictObject({
+      command: z.string().min(1),
+      timeout: seconds.default(60),
+      /**
+       * Files only the verifier sees (Harbor's `tests/`): written fresh into `files_dir` by the
+       * verifier's own channel after every process of the agent is killed, removed after it;
+       * never in the image, the workspace or reach of the agent before.
+       */
+      files: z.record(relativeFile, WorkspaceFile).optional(),
+      /** Where `files` go (unset: /tests); an empty folder the agent cannot write while it works. */
+      files_dir: verifierDir.optional(),
+      /**
+       * A folder emptied and handed to the verifier, in which it writes `reward.json` or
+       * `reward.txt` (Harbor's /logs/verifier); when set, that reward decides the outcome
+       * (1 passes) instead of the exit code. Out of the agent's reach while it works.
+       */
+      reward_dir: verifierDir.optional(),
+    })
+    .refine((v) => !v.reward_dir || !nested(v.reward_dir, v.files_dir ?? DEFAULT_VERIFIER_FILES_DIR), {
+      message: 'reward_dir and files_dir must be folders apart (neither inside the other)',
+      path: ['reward_dir'],
+    })
     .nullable()
     .default(null),
   rewards: z

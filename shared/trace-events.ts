@@ -49,6 +49,17 @@ export const VerifierResult = z.object({
       killed: z.number().int().optional(),
     })
     .optional(),
+  /**
+   * The reward it wrote in its `reward_dir` (Harbor's reward.txt / reward.json), when the task
+   * has one: it decides `success` (at least 1 passes) and is the `verifier` reward component.
+   */
+  reward: z.number().optional(),
+  /** The file the reward came from, inside the sandbox. */
+  reward_file: z.string().optional(),
+  /** reward.json's numeric fields, when it wrote one. */
+  rewards: z.record(z.string(), z.number()).optional(),
+  /** Why the outcome could not be read (a reward file that holds no number, none written). */
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 /** The verifier's outcome. */
 export type VerifierResult = z.infer<typeof VerifierResult>;

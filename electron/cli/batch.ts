@@ -8,6 +8,7 @@ import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { agentDirOrUsage } from './run.js';
 import { loadWorldOrUsage, WORLD_FLAGS, WORLD_FLAGS_HELP, worldFlags } from './world-flags.js';
+import { harborDatasetTasks } from '../engine/harness/harbor-task.js';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import { stepboxHome } from '../engine/trace/episode-store.js';
 import type { CliCommand, CliIo } from './command.js';
@@ -22,7 +23,8 @@ import { intFlag } from './number-flags.js';
 const HELP = `stepbox batch TASK... --agent SPEC [--agent-dir DIR] --episodes N --concurrency C [--out DIR] [--json]
 stepbox batch --resume DIR [--concurrency C] [--json]
 
-Runs N episodes of each TASK, C at a time, on the warm pool (sandboxes pre-started and
+Runs N episodes of each TASK (a task.json or its folder, a Harbor task folder, or a
+folder of Harbor task folders: a dataset, each of its tasks a TASK), C at a time, on the warm pool (sandboxes pre-started and
 reset between episodes, unless a task sets sandbox.reset_between_episodes: false).
 DIR (default $STEPBOX_HOME/batches/ID) gets batch.json, mapping each slot (task, index)
 to its episode; it is rewritten atomically as slots start and end, so a killed batch can
@@ -49,6 +51,7 @@ Exit 0 when every episode succeeded, 1 otherwise, 3 without Docker, 130 when sto
 
 Examples:
   stepbox batch resources/tasks/hello-python --agent scripted:resources/tasks/hello-python/agent.jsonl --episodes 10 --concurrency 3
+  stepbox batch path/to/harbor-dataset --agent oracle --episodes 1
   stepbox batch --resume ~/.stepbox/batches/batch-20260101-120000-ab12
   stepbox batch ~/src/my-project --goal "Make the tests pass" --verify "npm test" --agent codex --episodes 5
 `;
@@ -121,8 +124,16 @@ export const command: CliCommand = {
       if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
       const flags = worldFlags(values);
       // A task file's path, or a project folder's with the flags that made its task (kept for --resume).
-      const tasks: { path: string; task: Task; flags?: typeof flags }[] = positionals.map((p) => {
+      // A folder of Harbor task folders is a dataset: each of its tasks is one TASK.
+      const paths = positionals.flatMap((p) => {
+        const dataset = harborDatasetTasks(p);
+        return dataset.length ? dataset : [p];
+      });
+      const tasks: { path: string; task: Task; flags?: typeof flags }[] = paths.map((p) => {
         const world = loadWorldOrUsage(p, flags, io);
+        // A Harbor task keeps its consent to the network (--allow-network) for --resume.
+        if (world.kind === 'harbor')
+          return { path: world.taskPath ?? p, task: world.task, flags: { allowNetwork: flags.allowNetwork } };
         return world.taskPath
           ? { path: world.taskPath, task: world.task }
           : { path: resolve(p), task: world.task, flags };
@@ -155,7 +166,7 @@ export const command: CliCommand = {
     let env: EpisodeEnv;
     try {
       engine = cliEngine(io, { pool: batch.concurrency });
-      env = await cliEpisodeEnv(engine);
+      env = await cliEpisodeEnv(engine, io);
     } catch (e) {
       uninstall();
       await engine?.close();

@@ -18,7 +18,8 @@ export const CONSENT_FLAG_OPTIONS = {
 
 /** The help lines of {@link CONSENT_FLAG_OPTIONS}. */
 export const CONSENT_HELP = `  ${CONSENT_FLAGS.network}   let the recorded task use the network it names (default: none)
-  ${CONSENT_FLAGS.image}     let the recorded task use an image other than the stepbox image
+  ${CONSENT_FLAGS.image}     let the recorded task use an image other than the stepbox image, or build one
+                  from its Dockerfile (sandbox.build)
   ${CONSENT_FLAGS.limits}    let the recorded task raise cpus, memory, pids, disk or output limits
   ${TRUST_RECORDED_TASK_FLAG}
                   all three: a trace or bundle never widens the sandbox without these`;

@@ -5,7 +5,7 @@ import { openEngine, type Engine } from '../engine/open-engine.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { branchOutcome } from '../engine/trace/branch-outcome.js';
 import { readLineage } from '../engine/trace/lineage.js';
-import type { TraceEvent } from '../../shared/trace-events.js';
+import type { TraceEvent, VerifierResult } from '../../shared/trace-events.js';
 import { actionText, argsSummary, oneLine, resultLine } from '../../shared/step-summary.js';
 import type { CliIo } from './command.js';
 import { EXIT, InfraError, UsageError } from './command.js';
@@ -21,9 +21,11 @@ export function cliEngine(io: CliIo, options: { pool?: number } = {}): Engine {
 }
 
 /** The engine's sandbox supply (cold starts), or the infrastructure error naming the fix. */
-export async function cliEpisodeEnv(engine: Engine): Promise<EpisodeEnv> {
+export async function cliEpisodeEnv(engine: Engine, io?: CliIo): Promise<EpisodeEnv> {
   try {
-    return await engine.episodeEnv();
+    const env = await engine.episodeEnv();
+    // A task's image build reports on stderr (stdout stays the one --json document).
+    return io ? { ...env, onImageProgress: (p) => io.stderr.write(p.line + '\n') } : env;
   } catch (e) {
     throw cliError(e);
   }
@@ -79,7 +81,14 @@ export function episodeSummary(store: DiskEpisodeStore, c: EpisodeRunner): Recor
     status: end?.status ?? 'interrupted',
     end_reason: end?.end_reason ?? 'stopped',
     steps: outcome.steps,
-    verifier: end?.verifier ? { success: end.verifier.success, exit_code: end.verifier.exit_code } : null,
+    verifier: end?.verifier
+      ? {
+          success: end.verifier.success,
+          exit_code: end.verifier.exit_code,
+          ...(end.verifier.reward !== undefined ? { reward: end.verifier.reward } : {}),
+          ...(end.verifier.error ? { error: end.verifier.error } : {}),
+        }
+      : null,
     trace: store.currentTracePath(info),
     return: outcome.return,
     final_reward: outcome.final_reward,
@@ -120,7 +129,7 @@ export function describeEvent(e: TraceEvent): string | null {
     case 'error':
       return `step ${e.step}  ${e.fatal ? 'FATAL ' : ''}error ${e.code}: ${e.message}`;
     case 'end':
-      return `end: ${e.status} (${e.end_reason})${e.verifier ? `, verifier exit ${e.verifier.exit_code}` : ''}`;
+      return `end: ${e.status} (${e.end_reason})${e.verifier ? `, ${verifierWords(e.verifier)}` : ''}`;
     default:
       return null;
   }
@@ -142,4 +151,11 @@ export function contextPolicyFlag(value: string | undefined): ContextPolicy | un
   if (value === undefined) return undefined;
   if (value === 'end' || value === 'drop_oldest') return value;
   throw new UsageError(`--context-policy: "${value}" is not end or drop_oldest`);
+}
+
+/** The verifier's outcome in words: its exit code, the reward it wrote, or why none could be read. */
+function verifierWords(v: VerifierResult): string {
+  if (v.error) return `verifier: ${v.error.message}`;
+  if (v.reward !== undefined) return `verifier reward ${v.reward} (${v.reward_file ?? 'reward file'})`;
+  return `verifier exit ${v.exit_code}`;
 }

@@ -32,8 +32,9 @@ const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break 
                   [--base-url URL] [--temperature T] [--seed N]
 stepbox run DIR --goal TEXT [--verify CMD] --agent SPEC [...]
 
-Runs an episode of TASK (a task.json, or a folder holding one) in a fresh Docker
-sandbox and records its trace under $STEPBOX_HOME (default ~/.stepbox).
+Runs an episode of TASK (a task.json, or a folder holding one, or a Harbor task folder
+with task.toml + instruction.md) in a fresh Docker sandbox and records its trace under
+$STEPBOX_HOME (default ~/.stepbox).
 
 A project folder DIR without a task.json is a task too: its files are the workspace (in
 a git checkout the files git sees — tracked and untracked, .gitignore'd ones left out —
@@ -56,6 +57,7 @@ Agents (--agent):
                     --agent-dir DIR puts its files read-only at /opt/agent
   codex, claude-code
                     a recipe (stepbox agents add NAME first): Codex CLI, Claude Code inside
+  oracle            a Harbor task's solution/solve.sh, run as the one step
 
 Options:
   --step            step in the terminal: ${STEP_KEYS}
@@ -214,7 +216,7 @@ export async function runEpisodeCommand(
   const stopPoints = stopBeforeFlags(flags['stop-before'] ?? []);
   if (Object.keys(stopPoints).length > 0 && !flags.step)
     throw new UsageError('--stop-before stops inside steps for a person at the prompt: add --step');
-  const env = await cliEpisodeEnv(engine);
+  const env = await cliEpisodeEnv(engine, io);
   let controller: EpisodeRunner | null = null;
   const uninstall = closeOnSignals(io, () => controller, engine);
   try {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { workdirOf } from '../../shared/workdir.js';
 import { SANDBOX_ENV } from '../../shared/constants.js';
 import { Task } from '../../shared/task.js';
 import { openSandboxTerminal } from '../engine/sandbox/sandbox-terminal.js';
@@ -41,7 +42,7 @@ export const command: CliCommand = {
     return withFreshSandbox(task, io, async (sandbox, provider) => {
       const term = await openSandboxTerminal(provider, sandbox.id, {
         ...size(),
-        cwd: '/workspace',
+        cwd: workdirOf(sandbox.config),
         env: { ...SANDBOX_ENV },
         lineEditing: wantsLineEditing(stdin),
       });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { parseTask, type TaskInput } from '../../shared/task.js';
 import { folderTaskInput, loadFolderWorld } from '../engine/harness/load-world.js';
+import { isHarborTaskDir } from '../engine/harness/harbor-task.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOneArg } from './parse-or-usage.js';
@@ -49,6 +50,11 @@ export const command: CliCommand = {
     // The same checks as `run DIR` (a folder, under the import limit), the same task.
     const world = loadFolderWorld(arg, flags);
     if (!world.ok) throw new UsageError(world.error.message);
+    // A task.json there would win over task.toml and copy tests/ and solution/ into the workspace.
+    if (isHarborTaskDir(world.value.dir))
+      throw new UsageError(
+        `${world.value.dir} is a Harbor task folder (it holds task.toml): run it as it is (stepbox run ${world.value.dir} --agent …); its task is made from task.toml, so there is nothing to init`,
+      );
     const path = join(world.value.dir, 'task.json');
     if (existsSync(path) && !values.force)
       throw new UsageError(`${path} exists already: edit it, or add --force to replace it`);

@@ -7,6 +7,7 @@ export const WORLD_FLAGS = {
   goal: { type: 'string' },
   verify: { type: 'string' },
   'import-limit': { type: 'string' },
+  'allow-network': { type: 'boolean', default: false },
 } as const;
 
 /** Help lines for {@link WORLD_FLAGS}. */
@@ -14,11 +15,19 @@ export const WORLD_FLAGS_HELP = `  --goal TEXT       the goal of a project folde
   --verify CMD      its verifier: a command run in /workspace after the agent ends (exit 0 = success)
   --import-limit SIZE
                     the largest folder copied into the workspace (default 1g; task key
-                    workspace.import_limit)`;
+                    workspace.import_limit)
+  --allow-network   give a Harbor task with allow_internet = true the network (else it
+                    runs offline, and says so)`;
 
 /** The {@link WorldFlags} given on the command line. */
-export function worldFlags(values: { goal?: string; verify?: string; 'import-limit'?: string }): WorldFlags {
+export function worldFlags(values: {
+  goal?: string;
+  verify?: string;
+  'import-limit'?: string;
+  'allow-network'?: boolean;
+}): WorldFlags {
   return {
+    ...(values['allow-network'] ? { allowNetwork: true } : {}),
     ...(values.goal !== undefined ? { goal: values.goal } : {}),
     ...(values.verify !== undefined ? { verify: values.verify } : {}),
     ...(values['import-limit'] !== undefined ? { importLimit: values['import-limit'] } : {}),

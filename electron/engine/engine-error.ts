@@ -47,6 +47,7 @@ const INPUT_CODES: ReadonlySet<AppErrorCode> = new Set<AppErrorCode>([
   'usage',
   'invalid_task',
   'invalid_input',
+  'build_failed',
   'not_found',
   'conflict',
   'consent_required',

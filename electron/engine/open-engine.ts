@@ -1,8 +1,15 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { withBuiltImage } from './docker/build-image.js';
+import { HarnessError } from './harness/harness-error.js';
+import type { TaskImages } from './harness/task-images.js';
 import { episodeParts, type EpisodeParts } from './episode-parts.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
 import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
-import { createDockerProvider, helperChannelChoice } from './sandbox/docker-provider.js';
+import {
+  createDockerProvider,
+  DockerSandboxProvider,
+  helperChannelChoice,
+} from './sandbox/docker-provider.js';
 import { runDir } from './stepbox-home.js';
 import { coldSupply } from './sandbox/sandbox-supply.js';
 import {
@@ -130,6 +137,20 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     return sandboxes;
   };
   const parts = episodeParts(home);
+  // A task's Dockerfile is built by the engine its sandboxes run on (the provider's connection).
+  const images: TaskImages = {
+    async resolve(task, taskPath, progress) {
+      if (task.sandbox.build === undefined) return task;
+      const provider = (await get()).provider;
+      if (!(provider instanceof DockerSandboxProvider))
+        throw new HarnessError(
+          'invalid_task',
+          `this task builds its image (sandbox.build), which a ${provider.backend} sandbox cannot; run it on Docker`,
+        );
+      const baseDir = taskPath ? dirname(resolve(taskPath)) : process.cwd();
+      return withBuiltImage(provider.engine.docker, task, baseDir, progress);
+    },
+  };
   const others = new Map<string, DiskEpisodeStore>();
   return {
     home: store.home,
@@ -149,7 +170,7 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     index: () => engineIndex(store.home),
     provider: async () => (await get()).provider,
     supply: async () => (await get()).supply,
-    episodeEnv: async () => ({ store, parts, supply: (await get()).supply }),
+    episodeEnv: async () => ({ store, parts, supply: (await get()).supply, images }),
     terminal: async (sandboxId, terminalOptions) =>
       openSandboxTerminal((await get()).provider, sandboxId, terminalOptions),
     stats: async (sandboxId) => openSandboxStats((await get()).provider, sandboxId),

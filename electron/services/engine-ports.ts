@@ -11,6 +11,7 @@ import { forkEpisode, openBranchController, replayVerify } from '../engine/harne
 import { loadWorld } from '../engine/harness/load-world.js';
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
+import { harborDatasetTasks } from '../engine/harness/harbor-task.js';
 import { runWhatIf } from '../engine/harness/what-if.js';
 import { tryCandidates } from '../engine/candidates/try-candidates.js';
 import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
@@ -61,7 +62,7 @@ function harnessPort(engine: Engine): HarnessPort {
         const world = loadWorld(path);
         if (!world.ok) continue;
         engine
-          .prewarm(sandboxConfig(world.value.task.sandbox))
+          .prewarm(sandboxConfig(world.value.task.sandbox, world.value.task.verifier))
           .catch((e: unknown) =>
             log.debug(`no warm sandbox for ${path}: ${e instanceof Error ? e.message : String(e)}`),
           );
@@ -192,7 +193,12 @@ function batchPort(engine: Engine): BatchPort {
   const root = join(store.home, 'batches');
   return {
     create({ tasks, agent, episodes, concurrency }) {
-      const loaded = tasks.map((path) => {
+      // A folder of Harbor task folders is a dataset: each of its tasks is one task of the batch.
+      const paths = tasks.flatMap((path) => {
+        const dataset = harborDatasetTasks(path);
+        return dataset.length ? dataset : [path];
+      });
+      const loaded = paths.map((path) => {
         const t = loadWorld(path);
         if (!t.ok) throw new ServiceError(t.error.code, t.error.message);
         return { path: t.value.taskPath ?? path, task: t.value.task };

@@ -32,8 +32,12 @@ if 'PRELUDE' not in globals():
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from prelude import *  # noqa: F401,F403
 
-WORKSPACE = '/workspace'
-WORKSPACE_B = b'/workspace/'
+# The working directory (the task's `sandbox.workdir`, a tmpfs the host mounted there): from
+# the boot configuration the host hands over after the source (see BOOT), /workspace unless
+# it names another absolute path.
+_workdir = json.loads(globals().get('STEPBOX_BOOT') or b'{}').get('workdir')
+WORKSPACE = _workdir if isinstance(_workdir, str) and _workdir.startswith('/') and '\0' not in _workdir else '/workspace'
+WORKSPACE_B = os.fsencode(WORKSPACE) + b'/'
 # The agent's uid and gid: every command runs as them, every file operation is done with
 # them as the filesystem identity (setfsuid), so what the kernel refuses the agent it
 # refuses the helper too.
@@ -795,7 +799,7 @@ class Shells:
         for k, v in env.items():
             if k != MARKER and NAME_RE.match(k) and zenv.get(k) != v:
                 lines.append('builtin export %s=%s 2>/dev/null\n' % (k, sq(v)))
-        lines.append('builtin cd -- %s 2>/dev/null || builtin cd /workspace 2>/dev/null\n' % sq(cwd))
+        lines.append('builtin cd -- %s 2>/dev/null || builtin cd -- %s 2>/dev/null\n' % (sq(cwd), sq(WORKSPACE)))
         self.prefix = ''.join(lines)
         self.prefix_for = (zenv, env, cwd)
         return self.prefix
@@ -1703,7 +1707,7 @@ class Restorer:
 def damaged_blob(h, target):
     """The refusal of a blob whose bytes, as received, do not hash to its name."""
     paths = sorted(rel for rel, e in target.items() if e.type == 'file' and e.content == h)
-    return ToolErr('verify_failed', 'the content sent for %s (blob %s) does not hash to its name; nothing in /workspace was changed' % (
+    return ToolErr('verify_failed', 'the content sent for %s (blob %s) does not hash to its name; nothing in the workspace was changed' % (
         ', '.join(paths[:5]) + (' and %d more' % (len(paths) - 5) if len(paths) > 5 else ''), h))
 
 
@@ -2487,7 +2491,7 @@ class Call:
         if code is None and oom:
             code, message = 'oom', 'the command ran out of memory and the kernel killed it (memory limit reached)'
         if code is None and ENOSPC_TEXT in self.kept[1] and workspace_full():
-            code, message = 'disk_full', '/workspace is full (No space left on device)'
+            code, message = 'disk_full', '%s is full (No space left on device)' % WORKSPACE
         if code == 'timeout':
             message = 'the command did not finish within %d ms; every process it started was killed' % self.timeout_ms
         header = {
@@ -2853,7 +2857,7 @@ def check_parent(rel):
         path += '/' + part
         m = os.lstat(path).st_mode
         if not st.S_ISDIR(m):
-            raise ToolErr('restore_failed', '%s: %s is %s, not a directory; refusing to follow it out of /workspace' % (
+            raise ToolErr('restore_failed', '%s: %s is %s, not a directory; refusing to follow it out of the workspace' % (
                 rel, path, 'a symlink' if st.S_ISLNK(m) else 'not a directory'))
 
 

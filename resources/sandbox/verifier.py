@@ -29,8 +29,12 @@ if 'PRELUDE' not in globals():
 # Loaded before the arguments come: a runner started ahead has it ready when they do.
 libc_or_none()
 
+# What only the verifier may see and write (a sixth argument, an object): `files` (relative
+# path -> base64) put fresh into `files_dir`, and `reward_dir` emptied for its reward files.
+extra = {}
 if len(sys.argv) > 1:
     command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    workdir = sys.argv[5] if len(sys.argv) > 5 else '/workspace'
 else:
     # Started ahead of its verification (docker-verifier.ts: the exec and this interpreter's
     # start are off the episode's end): the same four arguments come as one JSON array line
@@ -38,8 +42,13 @@ else:
     line = sys.stdin.buffer.readline()
     if not line:
         sys.exit(0)  # let go unused (the sandbox was destroyed or kept)
-    command, timeout_ms, cap, uid = json.loads(line)
+    args = json.loads(line)
+    # The fifth, the working directory (the verifier's cwd), is absent from older hosts.
+    command, timeout_ms, cap, uid = args[:4]
+    workdir = args[4] if len(args) > 4 else '/workspace'
     timeout_ms, cap, uid = int(timeout_ms), int(cap), int(uid)
+    if len(args) > 5 and isinstance(args[5], dict):
+        extra = args[5]
 me = os.getpid()
 
 # Variables that make a shell or an interpreter read a file before the command (dropped),
@@ -204,7 +213,7 @@ def start_verifier(out_w, err_w):
     argv = ['bash', '--norc', '--noprofile', '-c', command]
     if SPAWN:
         try:
-            os.chdir('/workspace')
+            os.chdir(workdir)
             env = agent_env_as_agent(container_env())
             return os.posix_spawn(
                 SETPRIV[0], AS_AGENT + [bash_on(env)] + argv[1:], env,
@@ -220,7 +229,7 @@ def start_verifier(out_w, err_w):
             os.dup2(null, 0)
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
-            os.chdir('/workspace')
+            os.chdir(workdir)
             base = container_env()
             become_agent()
             env = agent_env(base)
@@ -234,11 +243,138 @@ def start_verifier(out_w, err_w):
     return pid
 
 
+# The verifier's own folders (Harbor's /tests and /logs/verifier): tmpfs mounts root owns, on
+# a read-only root, so nothing of the agent's could write them; they are still emptied here,
+# never following a link, after every process of the agent's is gone, and again after.
+REWARD_FILES = ('reward.json', 'reward.txt')
+REWARD_READ_CAP = 64 * 1024
+
+
+def own_dir(path):
+    """The verifier's folder `path`, checked: a real directory (not a link), emptied."""
+    st = os.lstat(path)
+    import stat as st_mod
+    if not st_mod.S_ISDIR(st.st_mode):
+        raise OSError('%s is not a folder of the verifier (it is a link or a file)' % path)
+    import shutil
+    for name in os.listdir(path):
+        p = os.path.join(path, name)
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p)
+        else:
+            os.unlink(p)
+
+
+def stage():
+    """Puts the verifier's files in place and hands it its reward folder; an error's text, or None."""
+    try:
+        files_dir, files = extra.get('files_dir'), extra.get('files') or {}
+        if files_dir:
+            own_dir(files_dir)
+            root = os.path.realpath(files_dir)
+            for rel, b64 in sorted(files.items()):
+                target = os.path.realpath(os.path.join(root, rel))
+                if not target.startswith(root + '/'):
+                    raise OSError('verifier file %r leaves %s' % (rel, files_dir))
+                parent = os.path.dirname(target)
+                os.makedirs(parent, 0o755, exist_ok=True)
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o755)
+                try:
+                    os.write(fd, base64.b64decode(b64))
+                finally:
+                    os.close(fd)
+        reward_dir = extra.get('reward_dir')
+        if reward_dir:
+            # What an earlier verification left there (its uid's) goes as that uid first.
+            empty_as_agent(reward_dir)
+            own_dir(reward_dir)
+            # Open to the verifier (no CAP_CHOWN to give it away): nothing else of the agent's
+            # uid runs now, and it is closed and emptied again right after (unstage).
+            os.chmod(reward_dir, 0o777)
+    except (OSError, ValueError, TypeError, binascii.Error) as e:
+        return str(e)
+    return None
+
+
+def read_rewards():
+    """The reward files the verifier left (regular files only, never through a link), capped."""
+    out = []
+    reward_dir = extra.get('reward_dir')
+    if not reward_dir:
+        return out
+    for name in REWARD_FILES:
+        try:
+            fd = os.open(os.path.join(reward_dir, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            import stat as st_mod
+            if not st_mod.S_ISREG(os.fstat(fd).st_mode):
+                out.append({'name': name, 'text': '(not a regular file)'})
+                continue
+            data = os.read(fd, REWARD_READ_CAP)
+        finally:
+            os.close(fd)
+        out.append({'name': name, 'text': data.decode('utf-8', 'replace')})
+    return out
+
+
+def unstage():
+    """Empties the verifier's folders again (a rolled-back sandbox never shows them to the agent)."""
+    files_dir, reward_dir = extra.get('files_dir'), extra.get('reward_dir')
+    if files_dir:
+        try:
+            own_dir(files_dir)
+        except OSError:
+            pass
+    if reward_dir:
+        empty_as_agent(reward_dir)
+        try:
+            os.chmod(reward_dir, 0o755)
+        except OSError:
+            pass
+
+
+def empty_as_agent(path):
+    """Empties the reward folder with the agent's uid (what the verifier made there is that
+    uid's, its folders too, which root without CAP_DAC_OVERRIDE cannot empty); best effort."""
+    try:
+        os.setgroups([])
+        os.setegid(uid)
+        os.seteuid(uid)
+        try:
+            import shutil
+            for name in os.listdir(path):
+                p = os.path.join(path, name)
+                if os.path.isdir(p) and not os.path.islink(p):
+                    shutil.rmtree(p, ignore_errors=True)  # its own folder may stay: root removes it
+                else:
+                    try:
+                        os.unlink(p)
+                    except OSError:
+                        pass
+        finally:
+            os.seteuid(0)
+            os.setegid(0)
+    except OSError:
+        pass
+
+
 killed = agents()
 if not kill_all():
     # Never run the verifier beside what could kill or forge it.
     sys.stderr.write('stepbox: the processes of the agent could not be killed\n')
     sys.exit(125)
+staging_error = stage() if extra else None
+if staging_error is not None:
+    unstage()
+    sys.stdout.write(json.dumps({
+        'killed': killed, 'exit_code': 125, 'signal': None, 'timeout': False, 'stdout': '',
+        'stderr': '', 'stdout_total': 0, 'stderr_total': 0, 'uid': uid,
+        'staging_error': staging_error,
+    }) + '\n')
+    sys.stdout.flush()
+    os._exit(125)
 out_r, out_w = os.pipe()
 err_r, err_w = os.pipe()
 pid = start_verifier(out_w, err_w)
@@ -301,6 +437,9 @@ while status is None or len(sel.get_map()) > 0:
             kept[key.fd] += data[:room]
 code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
 sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+reward_files = read_rewards() if extra else []
+if extra:
+    unstage()
 sys.stdout.write(json.dumps({
     'killed': killed,
     'exit_code': code if code is not None else 128 + sig,
@@ -311,6 +450,7 @@ sys.stdout.write(json.dumps({
     'stdout_total': total[out_r],
     'stderr_total': total[err_r],
     'uid': uid,
+    'reward_files': reward_files,
 }) + '\n')
 sys.stdout.flush()
 # Straight out: nothing is left to clean up, and the engine's exit code is what counts.

@@ -167,7 +167,7 @@ describe('loadWorld: one way from a path to a task', () => {
   });
 
   it('the readers: a task folder before the catch-all bare folder, which is last', () => {
-    expect(READERS.map((r) => r.kind)).toEqual(['task', 'folder']);
+    expect(READERS.map((r) => r.kind)).toEqual(['task', 'harbor', 'harbor', 'folder']);
     expect(READERS[READERS.length - 1].claims(root)).toBe(true);
   });
 });

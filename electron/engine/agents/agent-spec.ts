@@ -5,6 +5,7 @@ import { AgentFailure, type Agent } from './agent.js';
 import { AnthropicAgent } from './anthropic-agent.js';
 import { GeminiAgent } from './gemini-agent.js';
 import { ManualAgent } from './manual-agent.js';
+import { OracleAgent } from './oracle-agent.js';
 import { OpenAiAgent, type ContextPolicy } from './openai-agent.js';
 import { recordedOutputs, ReplayAgent } from './replay-agent.js';
 import { readScriptFile, ScriptedAgent } from './scripted-agent.js';
@@ -27,11 +28,12 @@ export type AgentSpec =
   | { readonly kind: 'manual' }
   | { readonly kind: 'exec'; readonly command: string }
   | { readonly kind: 'sandbox'; readonly command: string }
-  | { readonly kind: 'recipe'; readonly name: string };
+  | { readonly kind: 'recipe'; readonly name: string }
+  | { readonly kind: 'oracle' };
 
 /** The accepted forms, for error messages and help. */
 export const AGENT_SPEC_FORMS =
-  'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], anthropic:MODEL[@BASE_URL], gemini:MODEL[@BASE_URL], manual, exec:CMD or sandbox:CMD (with --model SOURCE), or a recipe: codex, claude-code, gemini, … (stepbox agents list)';
+  "scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], anthropic:MODEL[@BASE_URL], gemini:MODEL[@BASE_URL], manual, exec:CMD or sandbox:CMD (with --model SOURCE), a recipe: codex, claude-code, gemini, … (stepbox agents list), or oracle (a Harbor task's solution/solve.sh)";
 
 /** A recipe's name as an agent spec: a bare lowercase word. */
 const RECIPE_NAME = /^[a-z][a-z0-9-]*$/;
@@ -76,6 +78,7 @@ export function checkBaseUrl(url: string, where: string): string {
 /** Parses an agent spec; throws an AgentFailure(`bad_agent_spec`) naming the accepted forms. */
 export function parseAgentSpec(spec: string): AgentSpec {
   if (spec === 'manual') return { kind: 'manual' };
+  if (spec === 'oracle') return { kind: 'oracle' };
   if (RECIPE_NAME.test(spec)) return { kind: 'recipe', name: spec };
   const colon = spec.indexOf(':');
   const kind = colon > 0 ? spec.slice(0, colon) : spec;
@@ -232,6 +235,8 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
       });
     case 'manual':
       return new ManualAgent();
+    case 'oracle':
+      return new OracleAgent(options.skip ?? 0);
     case 'exec':
       return new ExecAgent(spec, parsed.command, modelSource(spec, options));
     case 'sandbox':

@@ -47,6 +47,8 @@ export const BatchFile = z.object({
       goal: z.string().optional(),
       verify: z.string().optional(),
       import_limit: z.string().optional(),
+      /** `--allow-network` given for it (a Harbor task's allow_internet). */
+      allow_network: z.boolean().optional(),
     }),
   ),
   slots: z.array(BatchSlot),

@@ -50,6 +50,7 @@ export function createBatch(options: {
       ...(t.flags?.goal !== undefined ? { goal: t.flags.goal } : {}),
       ...(t.flags?.verify !== undefined ? { verify: t.flags.verify } : {}),
       ...(t.flags?.importLimit !== undefined ? { import_limit: t.flags.importLimit } : {}),
+      ...(t.flags?.allowNetwork ? { allow_network: true } : {}),
     })),
     slots: options.tasks.flatMap((t) =>
       Array.from({ length: options.episodes }, (_, index) => emptySlot(resolve(t.path), t.task.name, index)),
@@ -134,6 +135,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
       ...(t.goal !== undefined ? { goal: t.goal } : {}),
       ...(t.verify !== undefined ? { verify: t.verify } : {}),
       ...(t.import_limit !== undefined ? { importLimit: t.import_limit } : {}),
+      ...(t.allow_network ? { allowNetwork: true } : {}),
     });
     if (!loaded.ok) throw new Error(loaded.error.message);
     tasks.set(t.path, loaded.value);

@@ -1,6 +1,7 @@
 import Docker from 'dockerode';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { SandboxFailure } from '../sandbox/sandbox.js';
+import { readTar, TarError, type TarEntry } from './tar-reader.js';
 import { CATATONIT_FIX, detectEngine, needsContainerInit, type EngineInfo } from './engine-kind.js';
 
 /** Who and where a `docker exec` runs. */
@@ -128,6 +129,66 @@ export class DockerEngine {
     } catch (e) {
       if ((e as DockerApiError).statusCode === 404) return false;
       throw dockerFailure(e, `inspecting image ${image}`);
+    }
+  }
+
+  /**
+   * What stepbox needs of an image's configuration: its id (content) and its WORKDIR; null
+   * when the engine does not have it.
+   */
+  async imageConfig(image: string): Promise<{ id: string; workingDir: string } | null> {
+    try {
+      const info = await this.docker.getImage(image).inspect();
+      return { id: info.Id, workingDir: info.Config?.WorkingDir ?? '' };
+    } catch (e) {
+      if ((e as DockerApiError).statusCode === 404) return null;
+      throw dockerFailure(e, `inspecting image ${image}`);
+    }
+  }
+
+  /**
+   * The image's own files under `path`, as a tar archive read whole (at most `maxBytes` of
+   * content): through a container of `image` that is created (never started, no network),
+   * whose filesystem is the image's layers, then removed. A tmpfs mounted there in a running
+   * sandbox hides them, and `getArchive` never sees a tmpfs. Empty when the path does not
+   * exist in the image. Works the same on a remote engine (the archive comes over the API).
+   */
+  async readImagePath(
+    image: string,
+    path: string,
+    labels: Record<string, string>,
+    maxBytes: number,
+  ): Promise<TarEntry[]> {
+    let container: Docker.Container | undefined;
+    try {
+      container = await this.docker.createContainer({
+        Image: image,
+        // Never started: any command will do, and an image without one needs one to be created.
+        Entrypoint: ['/stepbox-never-started'],
+        Cmd: [],
+        Labels: labels,
+        NetworkDisabled: true,
+        HostConfig: { NetworkMode: 'none' },
+      });
+      let archive: NodeJS.ReadableStream;
+      try {
+        archive = await container.getArchive({ path });
+      } catch (e) {
+        if ((e as DockerApiError).statusCode === 404) return [];
+        throw e;
+      }
+      return await readTar(archive as AsyncIterable<Buffer>, maxBytes);
+    } catch (e) {
+      if (e instanceof TarError)
+        throw new SandboxFailure('sandbox_failed', `reading ${path} of image ${image}: ${e.message}`);
+      if ((e as DockerApiError).statusCode === 404)
+        throw new SandboxFailure(
+          'image_missing',
+          `the image ${image} is not in the Docker engine; build it or pull it first (docker pull ${image})`,
+        );
+      throw dockerFailure(e, `reading ${path} of image ${image}`);
+    } finally {
+      if (container) await this.remove(container.id).catch(() => undefined);
     }
   }
 

@@ -1,3 +1,4 @@
+import { workdirOf } from '../../../shared/workdir.js';
 import { SANDBOX_ENV, SANDBOX_HOSTNAME, SANDBOX_UID } from '../../../shared/constants.js';
 import { DEFAULT_HOME_BYTES, type SandboxConfig } from '../sandbox/sandbox.js';
 import type { ContainerSpec } from './client.js';
@@ -72,14 +73,19 @@ export function tmpfsBytes(limits: SandboxConfig['limits']): {
  * kill; with it, filling /workspace is ENOSPC (`disk_full`) and a process's own memory is
  * bounded by the task's limit plus whatever the tmpfs mounts do not use.
  */
-export function containerMemoryBytes(limits: SandboxConfig['limits']): number {
+export function containerMemoryBytes(
+  limits: SandboxConfig['limits'],
+  verifierDirs: SandboxConfig['verifierDirs'] = [],
+): number {
   const t = tmpfsBytes(limits);
-  return limits.memoryBytes + t.workspace + t.tmp + t.home;
+  const verifier = verifierDirs.reduce((sum, d) => sum + d.bytes, 0);
+  return limits.memoryBytes + t.workspace + t.tmp + t.home + verifier;
 }
 
 /**
  * The container for a sandbox, with the design's security defaults: no network unless the
- * task names one, read-only root, tmpfs /workspace (size-limited, exec, the sandbox
+ * task names one, read-only root, a tmpfs working directory (`/workspace` unless the task
+ * names another; size-limited, exec, the sandbox
  * user's) and /tmp and $HOME (the root is read-only, so HOME must be a tmpfs too),
  * `Init: true` to reap zombies, every capability dropped but {@link HELPER_CAPABILITIES},
  * no-new-privileges, swap equal to memory, CPU and PID limits. The Docker socket is never
@@ -102,6 +108,7 @@ export function containerSpec(
   runtimeVolume?: string,
 ): ContainerSpec {
   const { limits } = config;
+  const workdir = workdirOf(config);
   const ids = `uid=${SANDBOX_UID},gid=${SANDBOX_UID}`;
   const sizes = tmpfsBytes(limits);
   const mounts: NonNullable<NonNullable<ContainerSpec['HostConfig']>['Mounts']> = [
@@ -118,8 +125,9 @@ export function containerSpec(
     Cmd: runtimeVolume ? MAIN_COMMAND : ['sleep', 'infinity'],
     Hostname: SANDBOX_HOSTNAME,
     User: '0:0',
-    WorkingDir: '/workspace',
-    Env: Object.entries(SANDBOX_ENV).map(([k, v]) => `${k}=${v}`),
+    WorkingDir: workdir,
+    // The task's variables first: the fixed ones (HOME, TZ, LANG, …) keep replays exact.
+    Env: Object.entries({ ...config.env, ...SANDBOX_ENV }).map(([k, v]) => `${k}=${v}`),
     Labels: { [STEPBOX_LABEL]: '1', [OWNER_LABEL]: ownerLabel },
     NetworkDisabled: config.network === 'none',
     AttachStdin: false,
@@ -134,18 +142,23 @@ export function containerSpec(
       CapDrop: ['ALL'],
       CapAdd: [...HELPER_CAPABILITIES],
       SecurityOpt: ['no-new-privileges'],
-      Memory: containerMemoryBytes(limits),
-      MemorySwap: containerMemoryBytes(limits),
+      Memory: containerMemoryBytes(limits, config.verifierDirs),
+      MemorySwap: containerMemoryBytes(limits, config.verifierDirs),
       NanoCpus: Math.round(limits.cpus * 1e9),
       PidsLimit: limits.pids,
       Tmpfs: {
-        '/workspace': `rw,exec,size=${limits.diskBytes},${ids},mode=0755`,
+        [workdir]: `rw,exec,size=${limits.diskBytes},${ids},mode=0755`,
         '/tmp': `rw,exec,nosuid,size=${sizes.tmp},mode=1777`,
         '/home/agent': `rw,exec,nosuid,size=${sizes.home},${ids},mode=0755`,
         // Only root (the helper) may enter: the socket folder is mounted inside it.
         ...(socketDir
           ? { [CHANNEL_ROOT]: `rw,noexec,nosuid,nodev,size=${CHANNEL_ROOT_BYTES},mode=0700` }
           : {}),
+        // The verifier's own folders (Harbor's /tests, /logs/verifier): root's and empty while
+        // the agent works; only the verifier's channel fills them, after the agent is killed.
+        ...Object.fromEntries(
+          (config.verifierDirs ?? []).map((d) => [d.path, `rw,exec,nosuid,nodev,size=${d.bytes},mode=0755`]),
+        ),
       },
       AutoRemove: false,
       Privileged: false,

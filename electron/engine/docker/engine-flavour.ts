@@ -1,3 +1,5 @@
+import { DEFAULT_WORKDIR } from '../../../shared/constants.js';
+import { shellQuote } from '../tools/shell-quote.js';
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine } from './client.js';
 import type { ContainerSpec } from './client.js';
@@ -67,15 +69,19 @@ export const DOCKER_NONE_HOSTS = [
 
 /**
  * The one-time setup a freshly started Podman sandbox needs before its helper starts, as a
- * shell script run as root: /workspace and $HOME handed to the sandbox user (what the tmpfs
+ * shell script run as root: the working directory and $HOME handed to the sandbox user (what the tmpfs
  * `uid=`/`gid=` options do on Docker), and for network `none` /etc/hosts replaced by
  * Docker's (Podman mounts its own read-only, so it is remounted writable for the write and
  * read-only again). Null on Docker, where the spec alone does all of it.
  */
-export function prepareScript(kind: EngineKind, network: string): string | null {
+export function prepareScript(
+  kind: EngineKind,
+  network: string,
+  workdir: string = DEFAULT_WORKDIR,
+): string | null {
   if (kind === 'docker') return null;
   const ids = `${SANDBOX_UID}:${SANDBOX_UID}`;
-  const lines = ['set -e', `chown ${ids} /workspace /home/agent`];
+  const lines = ['set -e', `chown ${ids} ${shellQuote(workdir)} /home/agent`];
   if (network === 'none')
     lines.push(
       'mount -o remount,rw,bind /etc/hosts',
@@ -95,8 +101,9 @@ export async function prepareSandbox(
   id: string,
   kind: EngineKind,
   network: string,
+  workdir: string = DEFAULT_WORKDIR,
 ): Promise<void> {
-  const script = prepareScript(kind, network);
+  const script = prepareScript(kind, network, workdir);
   if (script === null) return;
   // The runtime's bash, its busybox applets after the image's own tools: the image may have
   // no shell, chown or mount (sandbox-runtime.ts).
@@ -108,6 +115,6 @@ export async function prepareSandbox(
   if (exitCode !== 0)
     throw new SandboxFailure(
       'sandbox_failed',
-      `preparing Podman sandbox ${id.slice(0, 12)} (owner of /workspace and $HOME, /etc/hosts) failed with exit ${exitCode}: ${output.trim().slice(-400)}`,
+      `preparing Podman sandbox ${id.slice(0, 12)} (owner of ${workdir} and $HOME, /etc/hosts) failed with exit ${exitCode}: ${output.trim().slice(-400)}`,
     );
 }

@@ -1,4 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
+import { DEFAULT_WORKDIR } from '../../../shared/constants.js';
+import { shellQuote } from '../tools/shell-quote.js';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { logger } from '../log.js';
@@ -31,16 +33,22 @@ export const COMMAND_START = `$(t=$(( $(date +%s%N) - 20000000 )); echo "@\${t:0
 /**
  * Runs before every prompt: reports the shell's pid, the last exit code, the cwd, the
  * last history entry (with its number, so the host can tell a new command from an empty
- * Enter) and the /workspace files written since the command started, as an OSC sequence
+ * Enter) and the working directory's files written since the command started, as an OSC sequence
  * the host strips from the stream.
  */
-export const HISTORY_HOOK =
-  `__sb_ec=$?; __sb_f=; if [ -e ${COMMAND_MARK} ]; then ` +
-  `__sb_f="$(find /workspace -newermt "$(cat ${COMMAND_MARK})" \\( -type f -o -type l \\) 2>/dev/null | head -n 200 | base64 -w0)"; ` +
-  `rm -f ${COMMAND_MARK}; fi; ` +
-  'printf "\\033]6973;%s;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ' +
-  '"$(printf %s "$PWD" | base64 -w0)" "$(HISTTIMEFORMAT= history 1 | base64 -w0)" "$__sb_f"; ' +
-  '(exit $__sb_ec)';
+export function historyHook(workdir: string = DEFAULT_WORKDIR): string {
+  return (
+    `__sb_ec=$?; __sb_f=; if [ -e ${COMMAND_MARK} ]; then ` +
+    `__sb_f="$(find ${shellQuote(workdir)} -newermt "$(cat ${COMMAND_MARK})" \\( -type f -o -type l \\) 2>/dev/null | head -n 200 | base64 -w0)"; ` +
+    `rm -f ${COMMAND_MARK}; fi; ` +
+    'printf "\\033]6973;%s;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ' +
+    '"$(printf %s "$PWD" | base64 -w0)" "$(HISTTIMEFORMAT= history 1 | base64 -w0)" "$__sb_f"; ' +
+    '(exit $__sb_ec)'
+  );
+}
+
+/** The history hook of a sandbox working in /workspace. */
+export const HISTORY_HOOK = historyHook();
 
 /** A command a person typed into the terminal, reported by the history hook. */
 export interface HumanCommand {
@@ -48,7 +56,7 @@ export interface HumanCommand {
   /** The shell's cwd after the command ran. */
   readonly cwd: string;
   readonly exit_code: number;
-  /** Workspace files (relative to /workspace) the command created or changed; absent when unknown. */
+  /** Workspace files (relative to the working directory) the command created or changed; absent when unknown. */
   readonly files?: readonly string[];
 }
 
@@ -67,6 +75,10 @@ export interface FilteredOutput {
  */
 export class HistoryHookFilter {
   private pending = '';
+
+  /** @param workdir the sandbox's working directory: reported files are relative to it. */
+  constructor(private readonly workdir: string = DEFAULT_WORKDIR) {}
+
   private lastHistoryNumber: number | undefined;
 
   /** Feeds one chunk of decoded output. */
@@ -114,8 +126,8 @@ export class HistoryHookFilter {
     const files = Buffer.from(files64 ?? '', 'base64')
       .toString('utf8')
       .split('\n')
-      .filter((f) => f.startsWith('/workspace/'))
-      .map((f) => f.slice('/workspace/'.length));
+      .filter((f) => f.startsWith(this.workdir + '/'))
+      .map((f) => f.slice(this.workdir.length + 1));
     result.command = {
       command: m[2],
       cwd: Buffer.from(cwd64 ?? '', 'base64').toString('utf8'),
@@ -138,8 +150,10 @@ function partialPrefix(text: string, marker: string): number {
 export interface TerminalOptions {
   readonly cols: number;
   readonly rows: number;
-  /** Working directory; defaults to the container's (/workspace). */
+  /** Working directory; defaults to the container's (the sandbox's working directory). */
   readonly cwd?: string;
+  /** The sandbox's working directory (`sandbox.workdir`): the files commands wrote are named relative to it. */
+  readonly workdir?: string;
   /** Extra environment for the shell. */
   readonly env?: Readonly<Record<string, string>>;
   /**
@@ -176,7 +190,7 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   const env = {
     TERM: 'xterm-256color',
     PS1: '\\u@\\h:\\w\\$ ',
-    PROMPT_COMMAND: HISTORY_HOOK,
+    PROMPT_COMMAND: historyHook(options.workdir),
     PS0: COMMAND_START,
     HISTFILE: '',
     HISTCONTROL: '',
@@ -216,7 +230,7 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   const commandListeners = new Set<(command: HumanCommand) => void>();
   const exitListeners = new Set<(code: number | null) => void>();
   const decoder = new StringDecoder('utf8');
-  const filter = new HistoryHookFilter();
+  const filter = new HistoryHookFilter(options.workdir);
   let shellPid: number | undefined;
   let batch = '';
   let timer: NodeJS.Timeout | undefined;

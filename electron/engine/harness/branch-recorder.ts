@@ -114,7 +114,7 @@ export class BranchRecorder {
       await this.closing;
       return { kind: 'ended', message: 'stopped' };
     }
-    const fin = finalReward(verifier?.success ?? null, task.rewards.components);
+    const fin = finalReward(verifier?.reward ?? verifier?.success ?? null, task.rewards.components);
     this.record({
       type: 'reward',
       step: this.branch.currentStep(),

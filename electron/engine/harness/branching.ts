@@ -155,7 +155,13 @@ export class Branching {
     // Rolling back time rolls the script back too: continuing re-decides step k+1 from line k+1.
     // An exec agent restarts its process, fast-forwarded through steps 1..k from the recording.
     let agent = from.agent;
-    if (agent.kind === 'scripted' || agent.kind === 'replay' || agent.kind === 'exec' || reExecutes) {
+    if (
+      agent.kind === 'scripted' ||
+      agent.kind === 'replay' ||
+      agent.kind === 'oracle' ||
+      agent.kind === 'exec' ||
+      reExecutes
+    ) {
       if (!reExecutes) await agent.dispose?.('rolled_back');
       agent = this.options.makeAgent(agent.spec, skip);
     }

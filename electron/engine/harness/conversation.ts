@@ -1,4 +1,5 @@
 import type { Task } from '../../../shared/task.js';
+import { workdirOf } from '../../../shared/workdir.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { ChatMessage } from '../agents/agent.js';
@@ -6,7 +7,7 @@ import type { ChatMessage } from '../agents/agent.js';
 /** The system prompt every agent kind gets: how tools and final answers work. */
 export function systemPrompt(task: Task): string {
   return [
-    `You are an agent working in a Linux sandbox; the workspace is /workspace.`,
+    `You are an agent working in a Linux sandbox; the workspace is ${workdirOf(task.sandbox)}.`,
     `Task: ${task.name}.`,
     `Use the tools to act. When you are done, reply with a short final answer in plain text and no tool call.`,
     `You have at most ${task.max_steps} steps.`,

@@ -18,6 +18,7 @@ import { HarnessError } from './harness-error.js';
 import { readLineage, type Lineage } from '../trace/lineage.js';
 import { sandboxAt, stateAt } from './state-at.js';
 import { ALL_WIDENINGS, type WideningKind } from '../../../shared/isolation-policy.js';
+import type { ImageProgress, TaskImages } from './task-images.js';
 
 /** Options shared by every factory: what `openEngine` composes (engine/open-engine.ts). */
 export interface EpisodeEnv {
@@ -34,6 +35,10 @@ export interface EpisodeEnv {
    * it a recorded task wider than the defaults is refused (`consent_required`).
    */
   readonly consent?: readonly WideningKind[];
+  /** Builds the image of a task that names a Dockerfile (`sandbox.build`); without it such a task is refused. */
+  readonly images?: TaskImages;
+  /** Each line of an image build's progress (the CLI's stderr, the window's event). */
+  readonly onImageProgress?: (p: ImageProgress) => void;
 }
 
 /** Options of {@link startEpisode}. */
@@ -88,7 +93,8 @@ function waivedLimits(sandbox: Sandbox): { unenforced_limits?: string } {
  * Starts a new episode: creates the sandbox, records the header and snapshot 0, and
  * returns its controller, idle before step 1. The caller steps or runs it and disposes it.
  */
-export async function startEpisode(options: StartEpisodeOptions): Promise<EpisodeRunner> {
+export async function startEpisode(given: StartEpisodeOptions): Promise<EpisodeRunner> {
+  const options = { ...given, task: await taskWithImage(given) };
   const store = options.store;
   const makeAgent = agentFactory(store, options);
   const agent = makeAgent(normalizeAgentSpec(options.agentSpec), 0);
@@ -143,6 +149,24 @@ export async function startEpisode(options: StartEpisodeOptions): Promise<Episod
     await options.supply.release(sandbox);
     throw e;
   }
+}
+
+/**
+ * The task of a new episode with its `sandbox.build` made into its image (built, or found
+ * cached): the header records the built tag, so a branch of it later needs no build.
+ */
+async function taskWithImage(options: StartEpisodeOptions): Promise<Task> {
+  if (options.task.sandbox.build === undefined) return options.task;
+  if (!options.images)
+    throw new HarnessError(
+      'invalid_task',
+      'this task builds its image (sandbox.build) but this engine cannot build images; run it on Docker',
+    );
+  return options.images.resolve(
+    options.task,
+    options.taskPath ?? null,
+    options.onImageProgress ?? (() => undefined),
+  );
 }
 
 /**
@@ -295,5 +319,5 @@ function agentAt(lineage: Lineage, at: number): { agent: HeaderEvent['agent']; s
 /** The sandbox of a task for an agent: with its files at /opt/agent when it runs inside (sandbox:). */
 export function agentSandboxConfig(task: Task, agent: Agent): SandboxConfig {
   const files = agent.insideFiles?.() ?? null;
-  return { ...sandboxConfig(task.sandbox), ...(files ? { agentFiles: files } : {}) };
+  return { ...sandboxConfig(task.sandbox, task.verifier), ...(files ? { agentFiles: files } : {}) };
 }

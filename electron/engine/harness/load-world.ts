@@ -9,6 +9,7 @@ import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
 import { SNAPSHOT_FILE_CAP_BYTES } from '../sandbox/docker-sandbox.js';
+import { HARBOR_TASK_FILE, harborDatasetTasks, loadHarborTask } from './harbor-task.js';
 import { isImportedCaseTask } from '../cases/imported-marker.js';
 
 /**
@@ -19,7 +20,7 @@ import { isImportedCaseTask } from '../cases/imported-marker.js';
  */
 
 /** How a world was written. Each reader adds its own kind. */
-export type WorldKind = 'task' | 'folder';
+export type WorldKind = 'task' | 'folder' | 'harbor';
 
 /** A world read from a path: the task to run and where it came from. */
 export interface World {
@@ -42,6 +43,8 @@ export interface WorldFlags {
   readonly verify?: string;
   /** The largest folder copied into the workspace, Docker size syntax (`--import-limit`); default 1g. */
   readonly importLimit?: string;
+  /** The user's consent to a network the world asks for (`--allow-network`: Harbor's allow_internet). */
+  readonly allowNetwork?: boolean;
 }
 
 /** One way of writing a world. */
@@ -63,6 +66,37 @@ const taskFolderReader: WorldReader = {
   takesGoal: false,
   claims: (dir) => isFile(resolve(dir, 'task.json')),
   read: (dir, flags) => readTaskFile(resolve(dir, 'task.json'), flags),
+};
+
+/** A Harbor task folder (task.toml + instruction.md; harbor-task.ts): its instruction is the goal. */
+const harborReader: WorldReader = {
+  kind: 'harbor',
+  takesGoal: false,
+  claims: (dir) => isFile(resolve(dir, HARBOR_TASK_FILE)),
+  read: (dir, flags) => {
+    const harbor = loadHarborTask(dir, { allowNetwork: flags.allowNetwork });
+    if (!harbor.ok) return harbor;
+    const { task, taskPath, notes } = harbor.value;
+    return ok({ task, dir, taskPath, kind: 'harbor', notes });
+  },
+};
+
+/** A folder of Harbor task folders (a dataset) is many tasks: `batch` takes it, one run does not. */
+const harborDatasetReader: WorldReader = {
+  kind: 'harbor',
+  // With --goal it is a project folder that happens to hold Harbor tasks (read as any folder).
+  takesGoal: true,
+  claims: (dir) => harborDatasetTasks(dir).length > 0,
+  read: (dir, flags) => {
+    if (flags.goal !== undefined) return folderReader.read(dir, flags);
+    const tasks = harborDatasetTasks(dir);
+    return err(
+      appError(
+        'usage',
+        `${dir} is a folder of ${tasks.length} Harbor task folders (a dataset): run one (stepbox run ${tasks[0]} --agent …) or all of them with stepbox batch ${dir} --agent …`,
+      ),
+    );
+  },
 };
 
 /** Any other folder: the project itself is the workspace; the goal comes from `--goal`. */
@@ -89,7 +123,12 @@ const folderReader: WorldReader = {
  * of writing a world (a devcontainer, a Harbor task folder) adds one entry here, before
  * {@link folderReader}, which claims every folder.
  */
-export const READERS: readonly WorldReader[] = [taskFolderReader, folderReader];
+export const READERS: readonly WorldReader[] = [
+  taskFolderReader,
+  harborReader,
+  harborDatasetReader,
+  folderReader,
+];
 
 /**
  * Reads the world at `path`: a task.json, or a folder (a task folder, or a project folder
@@ -103,6 +142,11 @@ export function loadWorld(path: string, flags: WorldFlags = {}): Result<World, A
   const kind = pathKind(abs, true);
   if (!kind.ok) return kind;
   if (kind.value === 'file') {
+    // A Harbor task's task.toml names its folder (a batch keeps that path for --resume).
+    if (basename(abs) === HARBOR_TASK_FILE) {
+      const refused = refuseGoal('harbor', dirname(abs), flags);
+      return refused ?? harborReader.read(dirname(abs), flags);
+    }
     const refused = refuseGoal('task', abs, flags);
     return refused ?? readTaskFile(abs, flags);
   }
@@ -142,7 +186,7 @@ function pathKind(abs: string, taskFiles: boolean): Result<'dir' | 'file', AppEr
     );
   }
   if (isDir) return ok('dir');
-  if (taskFiles && /\.json$/i.test(abs)) return ok('file');
+  if (taskFiles && (/\.json$/i.test(abs) || basename(abs) === HARBOR_TASK_FILE)) return ok('file');
   return err(
     appError(
       'invalid_input',

@@ -86,7 +86,10 @@ export async function sandboxAt(
 ): Promise<Sandbox> {
   const resume = supply.holdRefills?.() ?? (() => undefined);
   const files = agent?.insideFiles?.() ?? null;
-  const config = { ...sandboxConfig(state.task.sandbox), ...(files ? { agentFiles: files } : {}) };
+  const config = {
+    ...sandboxConfig(state.task.sandbox, state.task.verifier),
+    ...(files ? { agentFiles: files } : {}),
+  };
   const sandbox = await supply.acquire(config).catch((e: unknown) => {
     resume();
     throw e;

@@ -1,4 +1,5 @@
-import type { Task } from '../../../shared/task.js';
+import { DEFAULT_VERIFIER_FILES_DIR, type Task, type WorkspaceFile } from '../../../shared/task.js';
+import { PASSING_REWARD, readVerifierReward, type RewardFile } from '../../../shared/verifier-reward.js';
 import type { VerifierResult } from '../../../shared/trace-events.js';
 import { logger } from '../log.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -14,18 +15,52 @@ const log = logger('verifier');
  */
 export async function runVerifier(task: Task, sandbox: Sandbox | null): Promise<VerifierResult | null> {
   if (!task.verifier || !sandbox) return null;
-  const timeoutMs = task.verifier.timeout * 1000;
+  const verifier = task.verifier;
+  const timeoutMs = verifier.timeout * 1000;
+  const ownDirs = verifier.files !== undefined || verifier.reward_dir !== undefined;
   try {
     if (sandbox.runVerifier) {
-      const r = await sandbox.runVerifier({ command: task.verifier.command, timeoutMs });
-      return {
+      const r = await sandbox.runVerifier({
+        command: verifier.command,
+        timeoutMs,
+        ...(verifier.files
+          ? {
+              files: verifierFiles(verifier.files),
+              filesDir: verifier.files_dir ?? DEFAULT_VERIFIER_FILES_DIR,
+            }
+          : {}),
+        ...(verifier.reward_dir ? { rewardDir: verifier.reward_dir } : {}),
+      });
+      const ran = { channel: r.channel, uid: r.uid, killed: r.killed };
+      if (r.stagingError !== undefined)
+        return {
+          success: false,
+          exit_code: null,
+          duration_ms: r.durationMs,
+          ran,
+          error: {
+            code: 'verify_failed',
+            message: `the verifier's files could not be put in place, so it did not run: ${r.stagingError}`,
+          },
+        };
+      const result = {
         success: !r.timedOut && r.exitCode === 0,
         exit_code: r.exitCode,
         stdout: r.stdout,
         stderr: r.stderr,
         duration_ms: r.durationMs,
-        ran: { channel: r.channel, uid: r.uid, killed: r.killed },
+        ran,
       };
+      return verifier.reward_dir
+        ? withReward(result, verifier.reward_dir, r.rewardFiles ?? [], r.timedOut)
+        : result;
+    }
+    if (ownDirs) {
+      // Files the agent must not see need the verifier's own channel: without one, none run.
+      log.warn(
+        'this sandbox has no verifier channel of its own; a verifier with files or a reward folder cannot run',
+      );
+      return null;
     }
     const r = await sandbox.exec({ command: task.verifier.command, timeoutMs, fresh: true });
     if (r.error?.code === 'sandbox_lost') return null;
@@ -42,4 +77,43 @@ export async function runVerifier(task: Task, sandbox: Sandbox | null): Promise<
     log.warn(`the verifier could not run: ${(e as Error).message}`);
     return null;
   }
+}
+
+/** A verifier's files as bytes (text, or `{base64}`). */
+function verifierFiles(files: Readonly<Record<string, WorkspaceFile>>): Record<string, Uint8Array> {
+  const out: Record<string, Uint8Array> = {};
+  for (const [path, f] of Object.entries(files))
+    out[path] = typeof f === 'string' ? Buffer.from(f, 'utf8') : Buffer.from(f.base64, 'base64');
+  return out;
+}
+
+/**
+ * The outcome of a verifier that writes its reward (Harbor's): the reward it wrote decides
+ * (at least {@link PASSING_REWARD} passes; its exit code does not count, as in Harbor), and a
+ * reward file that holds no number fails it with the file and what it held named.
+ */
+function withReward(
+  result: VerifierResult,
+  dir: string,
+  files: readonly RewardFile[],
+  timedOut: boolean,
+): VerifierResult {
+  if (timedOut)
+    return {
+      ...result,
+      success: false,
+      error: {
+        code: 'timeout',
+        message: 'the verifier did not finish within its timeout; no reward was read',
+      },
+    };
+  const read = readVerifierReward(dir, files);
+  if (!read.ok) return { ...result, success: false, error: read.error };
+  return {
+    ...result,
+    success: read.value.reward >= PASSING_REWARD,
+    reward: read.value.reward,
+    reward_file: read.value.file,
+    ...(read.value.rewards ? { rewards: { ...read.value.rewards } } : {}),
+  };
 }

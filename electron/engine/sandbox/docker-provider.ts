@@ -19,6 +19,10 @@
  * changed: snapshot ~15–25 ms, restore ~15–27 ms (`verify: 'full'` ~35–60 ms).
  */
 import { DockerEngine } from '../docker/client.js';
+import { workdirOf } from '../../../shared/workdir.js';
+import { DEFAULT_WORKDIR, SANDBOX_IMAGE } from '../../../shared/constants.js';
+import { imageSeed } from './image-seed.js';
+import type { WorkspaceSeed } from './workspace-seed.js';
 import { containerSpec, STEPBOX_LABEL } from '../docker/container-spec.js';
 import { prepareSandbox, specForEngine } from '../docker/engine-flavour.js';
 import {
@@ -102,6 +106,8 @@ export class DockerSandboxProvider implements SandboxProvider {
   readonly backend = 'docker';
   private readonly live = new Map<string, DockerSandbox>();
   private readonly ooms = new OomEvents();
+  /** The image's files at a working directory, by image id and path (see {@link seedFor}). */
+  private readonly seeds = new Map<string, Promise<WorkspaceSeed | null>>();
   /** Why helpers get no socket (null while they may try one); set for good by the first that cannot use it. */
   private noSocket: string | null;
 
@@ -145,6 +151,7 @@ export class DockerSandboxProvider implements SandboxProvider {
       config.agentFiles ? ensureAgentVolume(this.engine, config.image, config.agentFiles) : undefined,
       ensureRuntimeVolume(this.engine, config.image),
     ]);
+    const seed = await this.seedFor(config);
     const { id, offer } = await this.startContainer(config, volume, runtime);
     const sandbox = new DockerSandbox(
       this.engine,
@@ -157,14 +164,16 @@ export class DockerSandboxProvider implements SandboxProvider {
           this.ooms.forget(cid);
         },
         onKeep: (cid) => this.live.delete(cid),
+        seed,
       },
       offer,
     );
     sandbox.unenforcedLimits = this.unenforcedLimits;
     this.live.set(id, sandbox);
     try {
-      await prepareSandbox(this.engine, id, kind, config.network);
+      await prepareSandbox(this.engine, id, kind, config.network, workdirOf(config));
       await sandbox.start();
+      await sandbox.plantSeed();
     } catch (e) {
       await sandbox
         .destroy()
@@ -184,6 +193,31 @@ export class DockerSandboxProvider implements SandboxProvider {
       log.info(`${describeChannel(sandbox.channel)}; later sandboxes use their exec too`);
     }
     return sandbox;
+  }
+
+  /**
+   * The image's own files at the config's working directory (image-seed.ts), read once per
+   * image content and working directory for this provider's life.
+   */
+  private async seedFor(config: SandboxConfig): Promise<WorkspaceSeed | null> {
+    const workdir = workdirOf(config);
+    // The stepbox image's /workspace is empty by construction: not read.
+    if (config.image === SANDBOX_IMAGE && workdir === DEFAULT_WORKDIR) return null;
+    const image = await this.engine.imageConfig(config.image);
+    if (!image)
+      throw new SandboxFailure(
+        'image_missing',
+        `the image ${config.image} is not in the Docker engine; pull it (docker pull ${config.image}) or build it (a task's sandbox.build does)`,
+      );
+    const key = `${image.id}|${workdir}`;
+    let seed = this.seeds.get(key);
+    if (!seed) {
+      seed = imageSeed(this.engine, config.image, workdir, config.limits.diskBytes);
+      this.seeds.set(key, seed);
+      // A failed read is not kept: the next sandbox asks again.
+      seed.catch(() => this.seeds.delete(key));
+    }
+    return seed;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { workdirOf } from '../../../shared/workdir.js';
 import { ToolErrorCode, type ToolError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
@@ -25,6 +26,7 @@ import {
 import type { HelperOp, HelperRequest, HelperResponse } from './helper-protocol.js';
 import { captureWorkspace, restoreWorkspace, type HelperTree } from './snapshot-wire.js';
 import { startInsideAgent } from './inside-agent-bridge.js';
+import { emptySeed, type WorkspaceSeed } from './workspace-seed.js';
 import {
   SandboxFailure,
   type ExecRequest,
@@ -154,6 +156,11 @@ export interface DockerSandboxHooks {
   onDestroy(id: string): void;
   /** Called when the sandbox is kept past this process ({@link DockerSandbox.keep}). */
   onKeep?(id: string): void;
+  /**
+   * The image's own files at the working directory (a tmpfs there hides them): put in at
+   * start and at every reset, so they are the clean state and part of snapshot 0.
+   */
+  readonly seed?: WorkspaceSeed | null;
 }
 
 /**
@@ -209,7 +216,7 @@ export class DockerSandbox implements Sandbox {
     const source = loadHelperSource();
     // A fresh token per start: a restarted helper's predecessor can no longer connect.
     const wait = 'socket' in this.offer ? this.offer.socket.expect() : undefined;
-    const boot = bootConfig(wait);
+    const boot = bootConfig(wait, workdirOf(this.config));
     let streams: ExecStreams;
     try {
       // As root: the helper must be another user than every command (see helper.py).
@@ -625,7 +632,14 @@ export class DockerSandbox implements Sandbox {
     // runner started at the reset was still starting at the verification under load). Root,
     // it outlives this verification's kill of every process of the agent's.
     if (this.recycled) this.prepareVerifier();
-    return runVerifierExec(this.engine, this.id, request, this.config.limits.outputBytes, ahead);
+    return runVerifierExec(
+      this.engine,
+      this.id,
+      request,
+      this.config.limits.outputBytes,
+      ahead,
+      workdirOf(this.config),
+    );
   }
 
   /** Whether a verification ran since the last {@link reset}: the sandbox's next episode likely has one too. */
@@ -706,7 +720,7 @@ export class DockerSandbox implements Sandbox {
   /** Starts an agent inside this container with its bridge to the host (inside-agent-bridge.ts). */
   async startAgent(request: InsideAgentRequest): Promise<InsideAgentRun> {
     if (this.lost) throw this.lost;
-    return startInsideAgent(this.engine, this.id, request);
+    return startInsideAgent(this.engine, this.id, request, workdirOf(this.config));
   }
 
   /** Kills every process but init, the main command and the helper; empties /tmp, $HOME, /dev/shm, queues and IPC. */
@@ -714,12 +728,26 @@ export class DockerSandbox implements Sandbox {
     await this.callRetrying('kill_strays', {});
   }
 
-  /** Back to the clean state: no strays, empty /workspace and /tmp, fresh session, empty stat cache. */
+  /**
+   * Puts the image's own files at the working directory in place (the hooks' seed), through
+   * the one restore every snapshot takes. The next snapshot lists them all as added: they
+   * are part of snapshot 0, not a change before it.
+   */
+  async plantSeed(): Promise<void> {
+    const seed = this.hooks.seed;
+    if (emptySeed(seed)) return;
+    await this.restore(seed!.store, seed!.manifest, 'touched');
+    this.previous = [];
+    this.previousTree = undefined;
+  }
+
+  /** Back to the clean state: no strays, the working directory as the image has it, empty /tmp, fresh session. */
   async reset(): Promise<void> {
     await this.callRetrying('reset', {});
     this.session = undefined;
     this.previous = [];
     this.base = undefined;
+    await this.plantSeed();
     // Recycled (a batch's next episode, most often of the same task): the next verifier's
     // runner starts now, not at that episode's start — an episode of a few steps ended before
     // a runner started with it was ready (its exec and python's start were ~40% of a pooled

@@ -1,4 +1,5 @@
-import { SANDBOX_UID } from '../../../shared/constants.js';
+import { DEFAULT_WORKDIR, SANDBOX_UID } from '../../../shared/constants.js';
+import type { RewardFile } from '../../../shared/verifier-reward.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { rootPython } from './root-exec.js';
 import { loadSandboxProgram } from './sandbox-resources.js';
@@ -16,6 +17,8 @@ interface StubReport {
   stdout_total: number;
   stderr_total: number;
   uid: number;
+  reward_files?: { name: string; text: string }[];
+  staging_error?: string;
 }
 
 /** Reads a stream up to `cap` bytes, dropping the rest (a hostile stream cannot fill the host). */
@@ -81,7 +84,7 @@ export async function startVerifierRunner(
  * Runs a verifier in its own `docker exec` (resources/sandbox/verifier.py): an isolated root
  * runner kills every process of the agent's user first, then runs the command as that user
  * (no capability, a fresh HOME, no PATH entry the agent can write) in a new bash in
- * /workspace with pipes only the runner holds. The host reads only that exec's output, and takes the exit
+ * the working directory with pipes only the runner holds. The host reads only that exec's output, and takes the exit
  * code from the engine's record of the exec — never from the helper or the session. `ahead`
  * is a runner started earlier for this sandbox ({@link startVerifierRunner}), used when it
  * is still there; otherwise one is started now.
@@ -92,6 +95,8 @@ export async function runVerifierExec(
   request: VerifierRequest,
   outputCap: number,
   ahead?: VerifierRunner,
+  /** The verifier's cwd: the sandbox's working directory. */
+  workdir: string = DEFAULT_WORKDIR,
 ): Promise<VerifierRun> {
   const started = performance.now();
   const timeoutMs = Math.max(1, Math.round(request.timeoutMs));
@@ -102,7 +107,14 @@ export async function runVerifierExec(
   }
   const { streams, out, err } = runner;
   streams.stdin.end(
-    JSON.stringify([request.command, String(timeoutMs), String(outputCap), String(SANDBOX_UID)]) + '\n',
+    JSON.stringify([
+      request.command,
+      String(timeoutMs),
+      String(outputCap),
+      String(SANDBOX_UID),
+      workdir,
+      ...verifierExtra(request),
+    ]) + '\n',
   );
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<'hung'>((resolve) => {
@@ -133,6 +145,18 @@ export async function runVerifierExec(
       `the verifier runner in ${containerId.slice(0, 12)} did not report (exit ${String(exitCode)}): ${stderr.toString('utf8').trim().slice(-500) || 'no output'}`,
     );
   }
+  if (report.staging_error !== undefined)
+    return {
+      exitCode: null,
+      stdout: '',
+      stderr: '',
+      timedOut: false,
+      durationMs: performance.now() - started,
+      channel: 'exec',
+      uid: report.uid ?? SANDBOX_UID,
+      killed: report.killed,
+      stagingError: String(report.staging_error),
+    };
   const timeoutNote = report.timeout
     ? `\nthe verifier did not finish within ${timeoutMs} ms; every process it started was killed`
     : '';
@@ -147,5 +171,31 @@ export async function runVerifierExec(
     channel: 'exec',
     uid: report.uid ?? SANDBOX_UID,
     killed: report.killed,
+    ...(request.rewardDir ? { rewardFiles: rewardFilesOf(report.reward_files) } : {}),
   };
+}
+
+/** The runner's fifth argument: what only the verifier sees and writes (none for a plain verifier). */
+function verifierExtra(request: VerifierRequest): [Record<string, unknown>] | [] {
+  if (!request.files && !request.rewardDir) return [];
+  const files: Record<string, string> = {};
+  for (const [path, bytes] of Object.entries(request.files ?? {}))
+    files[path] = Buffer.from(bytes).toString('base64');
+  return [
+    {
+      ...(request.files ? { files, files_dir: request.filesDir } : {}),
+      ...(request.rewardDir ? { reward_dir: request.rewardDir } : {}),
+    },
+  ];
+}
+
+/** The runner's reward files, kept only where they have the expected shape (its report is parsed, never cast). */
+function rewardFilesOf(value: unknown): RewardFile[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((f: unknown) => {
+    const r = f as Record<string, unknown> | null;
+    return r && typeof r.name === 'string' && typeof r.text === 'string'
+      ? [{ name: r.name, text: r.text }]
+      : [];
+  });
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { DEFAULT_WORKDIR } from '../../../shared/constants.js';
 import type { ExecStreams } from '../docker/client.js';
 import { HelperClient } from './helper-client.js';
 import type { HelperHello } from './helper-protocol.js';
@@ -32,10 +33,16 @@ export interface HelperConnection {
   close(): void;
 }
 
-/** What the helper is told on its exec's stdin, after its source (helper.py `BOOT`). */
-export function bootConfig(wait: SocketWait | undefined): Buffer {
+/**
+ * What the helper is told on its exec's stdin, after its source (helper.py `BOOT`): the
+ * socket to use and its token, and the working directory (helper.py `WORKSPACE`).
+ */
+export function bootConfig(wait: SocketWait | undefined, workdir: string = DEFAULT_WORKDIR): Buffer {
   return Buffer.from(
-    JSON.stringify(wait ? { socket: HELPER_SOCKET_PATH, token: wait.token.toString('hex') } : {}),
+    JSON.stringify({
+      ...(wait ? { socket: HELPER_SOCKET_PATH, token: wait.token.toString('hex') } : {}),
+      ...(workdir !== DEFAULT_WORKDIR ? { workdir } : {}),
+    }),
   );
 }
 

@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { DEFAULT_WORKDIR } from '../../../shared/constants.js';
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { logger } from '../log.js';
@@ -43,6 +44,8 @@ export async function startInsideAgent(
   engine: DockerEngine,
   containerId: string,
   request: InsideAgentRequest,
+  /** Where the agent starts (the sandbox's working directory). */
+  workdir: string = DEFAULT_WORKDIR,
 ): Promise<InsideAgentRun> {
   const source = loadSandboxProgram('bridge.py').toString('utf8');
   // The runtime's python3 (sandbox-runtime.ts), whatever the image has.
@@ -179,7 +182,7 @@ export async function startInsideAgent(
         JSON.stringify({
           uid: SANDBOX_UID,
           gid: SANDBOX_UID,
-          cwd: '/workspace',
+          cwd: workdir,
           command: request.command,
           env: request.env,
           home_files: request.homeFiles,

@@ -82,7 +82,7 @@ export class TaskSandboxes {
   constructor(private readonly supply: SandboxSupply) {}
 
   private key(task: Task): string {
-    return `${task.name}|${configKey(sandboxConfig(task.sandbox))}`;
+    return `${task.name}|${configKey(sandboxConfig(task.sandbox, task.verifier))}`;
   }
 
   /** The supply for one episode of `task`. */

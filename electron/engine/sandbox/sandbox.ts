@@ -1,3 +1,4 @@
+import type { RewardFile } from '../../../shared/verifier-reward.js';
 import type { ToolError } from '../../../shared/errors.js';
 import type { Result } from '../../../shared/result.js';
 import type { DirEntry, ToolResult } from '../../../shared/tool-result.js';
@@ -29,6 +30,24 @@ export interface SandboxConfig {
   readonly limits: SandboxLimits;
   /** Files of an agent inside the sandbox, read-only at /opt/agent (`sandbox:` agents), or none. */
   readonly agentFiles?: AgentFiles;
+  /**
+   * The working directory (`sandbox.workdir`): the snapshotted, rolled-back place where the
+   * agent starts, a tmpfs seeded with the image's own files there. Unset: /workspace.
+   */
+  readonly workdir?: string;
+  /** Environment variables of the container (`sandbox.env`); the fixed ones (HOME, TZ, …) win. */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Folders of the verifier's own (its files' and its reward's): each an empty tmpfs only root
+   * may write while the agent works, filled and emptied by the verifier's channel.
+   */
+  readonly verifierDirs?: readonly VerifierDir[];
+}
+
+/** A folder of the verifier's own in a sandbox, and the room it needs. */
+export interface VerifierDir {
+  readonly path: string;
+  readonly bytes: number;
 }
 
 /** The persistent shell's state: what `cd` and `export` changed. */
@@ -66,10 +85,18 @@ export interface SnapshotOptions {
   readonly fileCapBytes?: number;
 }
 
-/** The verifier to run: its command line and timeout. */
+/** The verifier to run: its command line and timeout, and what only it may see and write. */
 export interface VerifierRequest {
   readonly command: string;
   readonly timeoutMs: number;
+  /**
+   * Files written fresh into `filesDir` just before it runs, after every process of the
+   * agent's is killed, and removed after it (Harbor's tests/); relative path → bytes.
+   */
+  readonly files?: Readonly<Record<string, Uint8Array>>;
+  readonly filesDir?: string;
+  /** A folder emptied and given to the verifier; the reward files it writes there come back in {@link VerifierRun.rewardFiles}. */
+  readonly rewardDir?: string;
 }
 
 /** How a verifier ran over its own channel, and what it returned. */
@@ -85,6 +112,10 @@ export interface VerifierRun {
   readonly uid: number;
   /** Processes of the agent's user killed before it ran. */
   readonly killed: number;
+  /** The reward files (reward.json, reward.txt) found in the request's `rewardDir` after it ran. */
+  readonly rewardFiles?: readonly RewardFile[];
+  /** Why the verifier's files or folders could not be put in place (then it did not run). */
+  readonly stagingError?: string;
 }
 
 /** An agent program to run inside the sandbox (`sandbox:` agents), reaching the host through a bridge. */

@@ -3,6 +3,7 @@ import { parseSize } from '../../../shared/size.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
 import { builtinToolDefinition } from '../../../shared/tool-schemas.js';
 import { resolveToolPath } from './paths.js';
+import { workdirOf } from '../../../shared/workdir.js';
 import { runOf, withTimeout, type ToolExecutor } from './tool-executor.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -30,7 +31,7 @@ export function readFileTool(timeoutMs: number): ToolExecutor {
     timeoutMs,
     async run(args, ctx, effectiveMs) {
       const { path, encoding } = args as { path: string; encoding?: 'utf8' | 'base64' };
-      const abs = resolveToolPath(path);
+      const abs = resolveToolPath(path, workdirOf(ctx.task.sandbox));
       const start = performance.now();
       const read = async (): Promise<ToolResult> => {
         const res = await ctx.sandbox.readFile(abs);
@@ -79,7 +80,7 @@ export function writeFileTool(timeoutMs: number): ToolExecutor {
         content: string;
         encoding?: 'utf8' | 'base64';
       };
-      const abs = resolveToolPath(path);
+      const abs = resolveToolPath(path, workdirOf(ctx.task.sandbox));
       const start = performance.now();
       if (encoding === 'base64' && !BASE64.test(content.replace(/\s+/g, ''))) {
         return runOf(
@@ -119,7 +120,7 @@ export function listDirTool(timeoutMs: number): ToolExecutor {
     definition: builtinToolDefinition('list_dir'),
     timeoutMs,
     async run(args, ctx, effectiveMs) {
-      const abs = resolveToolPath((args as { path: string }).path);
+      const abs = resolveToolPath((args as { path: string }).path, workdirOf(ctx.task.sandbox));
       const start = performance.now();
       const list = async (): Promise<ToolResult> => {
         const res = await ctx.sandbox.listDir(abs);

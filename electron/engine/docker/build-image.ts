@@ -1,0 +1,274 @@
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type Docker from 'dockerode';
+
+/** The repository of images stepbox builds from a task's Dockerfile; the tag is the context's content hash. */
+export const BUILD_REPOSITORY = 'stepbox-build';
+/** The label carrying the content hash of a built image's context. */
+export const BUILD_HASH_LABEL = 'stepbox.build.hash';
+/** How many of the build's last output lines a failure quotes. */
+const LAST_LINES = 20;
+
+/** What to build: a context folder and the Dockerfile in it (both absolute). */
+export interface BuildSpec {
+  readonly context: string;
+  readonly dockerfile: string;
+}
+
+/** One line of a build's progress, for a person watching (CLI stderr, the window). */
+export interface BuildProgress {
+  /** The tag being built (or found). */
+  readonly image: string;
+  /** `cached`: the tag exists, nothing is built; `step`: one line of the build's output; `built`: done. */
+  readonly phase: 'cached' | 'start' | 'step' | 'built';
+  readonly line: string;
+}
+
+/** What {@link ensureBuilt} produced. */
+export interface BuildResult {
+  readonly image: string;
+  /** True when the image was there already (a cache hit: nothing was built). */
+  readonly cached: boolean;
+  readonly durationMs: number;
+}
+
+/**
+ * Why a build could not give an image (application error codes): `build_failed`, the
+ * Dockerfile or its context is wrong, and `invalid_task`, `sandbox.build` names nothing
+ * buildable (the user's input: CLI exit 2); `image_missing`, a base image the engine cannot
+ * get (offline, a registry refusing), and `docker_unreachable` (the machine: exit 3).
+ */
+export class BuildError extends Error {
+  override readonly name = 'BuildError';
+  constructor(
+    readonly code: 'build_failed' | 'image_missing' | 'docker_unreachable' | 'invalid_task',
+    message: string,
+    /** The step that fixes it, when it is not in the message's own words. */
+    readonly fix?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The content hash of a build: every file, folder and symlink of the context (path, kind,
+ * executable bit, content or target) and the Dockerfile's place in it. Two contexts with
+ * the same hash build the same image; anything that changes what `COPY` could see changes
+ * it (files a .dockerignore leaves out too: a rebuild too many, never one too few).
+ */
+export function buildContextHash(spec: BuildSpec): string {
+  const h = createHash('sha256');
+  h.update(`stepbox.build/1\0dockerfile\0${relative(spec.context, spec.dockerfile).split(sep).join('/')}\0`);
+  const walk = (dir: string, rel: string) => {
+    const names = readdirSync(dir).sort();
+    for (const name of names) {
+      const full = join(dir, name);
+      const path = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(full);
+      if (st.isSymbolicLink()) h.update(`l\0${path}\0${readlinkSync(full)}\0`);
+      else if (st.isDirectory()) {
+        h.update(`d\0${path}\0`);
+        walk(full, path);
+      } else if (st.isFile()) {
+        const content = createHash('sha256').update(readFileSync(full)).digest('hex');
+        h.update(`f\0${path}\0${st.mode & 0o111 ? 'x' : '-'}\0${content}\0`);
+      } else h.update(`o\0${path}\0`);
+    }
+  };
+  walk(spec.context, '');
+  return h.digest('hex');
+}
+
+/** The tag of the image built from a context with `hash`. */
+export function buildTag(hash: string): string {
+  return `${BUILD_REPOSITORY}:${hash.slice(0, 24)}`;
+}
+
+/**
+ * Resolves a task's `sandbox.build` against `baseDir` (the task file's folder): a Dockerfile,
+ * a folder holding one, or `{context, dockerfile}` (the Dockerfile relative to the context;
+ * default `Dockerfile`). Throws `invalid_task` naming what is missing and the fix.
+ */
+export function resolveBuild(
+  build: string | { readonly context: string; readonly dockerfile?: string },
+  baseDir: string,
+): BuildSpec {
+  const given = typeof build === 'string' ? build : build.context;
+  const path = resolve(baseDir, given);
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new BuildError(
+      'invalid_task',
+      `sandbox.build: ${path} does not exist; name a Dockerfile or a folder holding one (relative to ${baseDir})`,
+    );
+  }
+  let context: string;
+  let dockerfile: string;
+  if (typeof build === 'string' && st.isFile()) {
+    context = resolve(path, '..');
+    dockerfile = path;
+  } else if (st.isDirectory()) {
+    context = path;
+    dockerfile = resolve(path, typeof build === 'string' ? 'Dockerfile' : (build.dockerfile ?? 'Dockerfile'));
+  } else
+    throw new BuildError(
+      'invalid_task',
+      `sandbox.build: the context ${path} is a file; the context is a folder (give the Dockerfile as "dockerfile")`,
+    );
+  const inside = relative(context, dockerfile);
+  if (inside.startsWith('..') || isAbsolute(inside))
+    throw new BuildError(
+      'invalid_task',
+      `sandbox.build: the Dockerfile ${dockerfile} lies outside its context ${context}; put it inside the context folder`,
+    );
+  try {
+    if (!statSync(dockerfile).isFile()) throw new Error('not a file');
+  } catch {
+    throw new BuildError(
+      'invalid_task',
+      `sandbox.build: no Dockerfile at ${dockerfile}; add one, or name it with {"context": …, "dockerfile": …}`,
+    );
+  }
+  return { context, dockerfile };
+}
+
+/** Words of an engine that could not get a base image (offline, unknown, refused). */
+const BASE_UNAVAILABLE =
+  /pull access denied|manifest unknown|not found: manifest|repository does not exist|no such host|dial tcp|i\/o timeout|TLS handshake|failed to resolve source/i;
+
+/**
+ * The image of a build: `stepbox-build:<context hash>`, built with the engine unless it has
+ * that tag already (a cache hit builds nothing). Progress goes to `progress` line by line; a
+ * failure rejects with a {@link BuildError} quoting the build's last lines.
+ */
+export async function ensureBuilt(
+  docker: Docker,
+  spec: BuildSpec,
+  progress: (p: BuildProgress) => void,
+): Promise<BuildResult> {
+  const started = performance.now();
+  const hash = buildContextHash(spec);
+  const image = buildTag(hash);
+  if (await hasImage(docker, image)) {
+    progress({
+      image,
+      phase: 'cached',
+      line: `[build] ${image}: cached (context ${spec.context} unchanged)`,
+    });
+    return { image, cached: true, durationMs: performance.now() - started };
+  }
+  progress({ image, phase: 'start', line: `[build] building ${image} from ${spec.dockerfile}` });
+  const last: string[] = [];
+  const note = (text: string) => {
+    for (const line of text.split('\n')) {
+      // eslint-disable-next-line no-control-regex
+      const clean = line.replace(/\u001b\[[0-9;]*m/g, '').trimEnd();
+      if (!clean) continue;
+      last.push(clean);
+      if (last.length > LAST_LINES) last.shift();
+      progress({ image, phase: 'step', line: `[build] ${clean}` });
+    }
+  };
+  let stream: NodeJS.ReadableStream;
+  try {
+    stream = await docker.buildImage(
+      { context: spec.context, src: readdirSync(spec.context) },
+      {
+        t: image,
+        dockerfile: relative(spec.context, spec.dockerfile).split(sep).join('/'),
+        // Not the `stepbox` container label: containers of this image (a later build's steps) would carry it unowned, and sweeps would take them.
+        labels: { [BUILD_HASH_LABEL]: hash },
+        rm: true,
+        forcerm: true,
+      },
+    );
+  } catch (e) {
+    throw engineError(e, image);
+  }
+  await new Promise<void>((resolvePromise, reject) => {
+    let failed: string | undefined;
+    docker.modem.followProgress(
+      stream,
+      (err: Error | null) => {
+        const why = failed ?? err?.message;
+        if (why === undefined) return resolvePromise();
+        note(why);
+        const tail = last.map((l) => `  ${l}`).join('\n');
+        const unavailable = BASE_UNAVAILABLE.test(why);
+        reject(
+          new BuildError(
+            unavailable ? 'image_missing' : 'build_failed',
+            `building ${spec.dockerfile} failed: ${why.trim()}\nits last lines:\n${tail}` +
+              (unavailable
+                ? ''
+                : `\nfix the Dockerfile (try it: docker build -f ${spec.dockerfile} ${spec.context})`),
+            unavailable
+              ? 'the engine cannot get a base image: pull it while online (docker pull IMAGE), or build FROM an image the engine has, such as stepbox-sandbox:1'
+              : undefined,
+          ),
+        );
+      },
+      (event: { stream?: string; status?: string; error?: string }) => {
+        if (event.error) failed = event.error;
+        else note(event.stream ?? event.status ?? '');
+      },
+    );
+  });
+  if (!(await hasImage(docker, image)))
+    throw new BuildError(
+      'build_failed',
+      `the build of ${spec.dockerfile} ended but ${image} is not in the engine`,
+    );
+  progress({
+    image,
+    phase: 'built',
+    line: `[build] built ${image} in ${Math.round(performance.now() - started)} ms`,
+  });
+  return { image, cached: false, durationMs: performance.now() - started };
+}
+
+async function hasImage(docker: Docker, image: string): Promise<boolean> {
+  try {
+    await docker.getImage(image).inspect();
+    return true;
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode === 404) return false;
+    throw engineError(e, image);
+  }
+}
+
+function engineError(e: unknown, image: string): BuildError {
+  const err = e as { code?: string; message?: string };
+  if (err?.code === 'ENOENT' || err?.code === 'ECONNREFUSED' || err?.code === 'EACCES')
+    return new BuildError(
+      'docker_unreachable',
+      `Docker is unreachable while building ${image} (${err.message ?? String(e)}); start the engine (stepbox doctor checks it)`,
+    );
+  return new BuildError('build_failed', `Docker refused the build of ${image}: ${err?.message ?? String(e)}`);
+}
+
+/** A task's sandbox section as far as building goes. */
+interface BuildableSandbox {
+  readonly image: string;
+  readonly build?: string | { readonly context: string; readonly dockerfile?: string };
+}
+
+/**
+ * A task's `sandbox.build` made into its image: the Dockerfile resolved against `baseDir`
+ * (the task file's folder), built or found cached, and `sandbox.image` set to its tag (the
+ * trace header records that tag; `build` stays as where it came from). Unchanged without a build.
+ */
+export async function withBuiltImage<T extends { readonly sandbox: BuildableSandbox }>(
+  docker: Docker,
+  task: T,
+  baseDir: string,
+  progress: (p: BuildProgress) => void,
+): Promise<T> {
+  const build = task.sandbox.build;
+  if (build === undefined) return task;
+  const built = await ensureBuilt(docker, resolveBuild(build, baseDir), progress);
+  return { ...task, sandbox: { ...task.sandbox, image: built.image } };
+}

@@ -1,0 +1,215 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  dockerfileWorkdir,
+  harborDatasetTasks,
+  loadHarborTask,
+} from '../../electron/engine/harness/harbor-task.js';
+import { loadWorld } from '../../electron/engine/harness/load-world.js';
+import { sandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { containerSpec } from '../../electron/engine/docker/container-spec.js';
+import { parseTask } from '../../shared/task.js';
+import { runsOwnProgramSpec } from '../../shared/agent-kind.js';
+import { parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
+import { PROJECT_ROOT, runCli } from '../support/cli.js';
+
+const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/harbor');
+const scratch = mkdtempSync(join(tmpdir(), 'stepbox-harbor-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A copy of a fixture task to break, in the scratch folder. */
+function copyOf(fixture: string, name: string): string {
+  const dir = join(scratch, name);
+  cpSync(join(FIXTURES, fixture), dir, { recursive: true });
+  return dir;
+}
+
+describe('a Harbor task folder read as a task', () => {
+  it('maps instruction, image, limits, timeouts and tests/ (as verifier files), and lists unknown keys', () => {
+    const r = loadHarborTask(join(FIXTURES, 'dataset/hello-file'));
+    expect(r.ok, r.ok ? '' : r.error.message).toBe(true);
+    if (!r.ok) return;
+    const { task, notes, solutionDir, taskPath } = r.value;
+    expect(task.name).toBe('hello-file');
+    expect(task.goal).toContain('Hello, Harbor!');
+    expect(task.sandbox.image).toBe('stepbox-sandbox:1');
+    expect(task.sandbox.network).toBe('none');
+    expect(task.sandbox.limits).toMatchObject({ cpus: 1, memory: '1024m', disk: '512m' });
+    expect(task.timeouts).toMatchObject({ episode: 120, step_hard: 120 });
+    expect(task.timeouts.tools.execute_shell).toBe(120);
+    expect(task.verifier).toMatchObject({
+      command: 'bash /tests/test.sh',
+      timeout: 60,
+      files_dir: '/tests',
+      reward_dir: '/logs/verifier',
+    });
+    expect(Object.keys(task.verifier?.files ?? {}).sort()).toEqual(['test.sh', 'test_outputs.py']);
+    // The tests live at /tests, outside the workspace: a project's own tests/ stays the agent's to edit.
+    expect(task.qa.protected).toEqual([]);
+    expect(notes).toEqual([
+      'task.toml: [environment] build_timeout_sec is not honoured by stepbox; ignored',
+      'task.toml: [environment] gpus is not honoured by stepbox; ignored',
+      "task.toml: unknown key [environment] shiny_new_key (not one of Harbor's); ignored",
+    ]);
+    expect(solutionDir).toBe(join(FIXTURES, 'dataset/hello-file/solution'));
+    expect(taskPath).toBe(join(FIXTURES, 'dataset/hello-file/task.toml'));
+  });
+
+  it('takes [task] name, and a Dockerfile for the image with its WORKDIR as the working directory', () => {
+    const json = loadHarborTask(join(FIXTURES, 'dataset/sum-json'));
+    expect(json.ok && json.value.task.name).toBe('stepbox/sum-json');
+    const built = loadHarborTask(join(FIXTURES, 'dockerfile-app'));
+    expect(built.ok, built.ok ? '' : built.error.message).toBe(true);
+    if (!built.ok) return;
+    expect(built.value.task.sandbox).toMatchObject({
+      build: 'environment',
+      workdir: '/app',
+      limits: { memory: '1g', disk: '512m' },
+    });
+    expect(built.value.notes).toEqual([
+      'task.toml: [environment] build_timeout_sec is not honoured by stepbox; ignored',
+    ]);
+  });
+
+  it('gives allow_internet the network only with consent, and says so without', () => {
+    const dir = copyOf('not-a-number', 'online');
+    writeFileSync(
+      join(dir, 'task.toml'),
+      '[environment]\ndocker_image = "stepbox-sandbox:1"\nallow_internet = true\n',
+    );
+    const offline = loadHarborTask(dir);
+    expect(offline.ok && offline.value.task.sandbox.network).toBe('none');
+    expect(offline.ok && offline.value.notes.join('\n')).toContain('pass --allow-network');
+    const online = loadHarborTask(dir, { allowNetwork: true });
+    expect(online.ok && online.value.task.sandbox.network).toBe('bridge');
+  });
+
+  it('refuses bad folders naming the file or key and the fix', () => {
+    const noInstruction = copyOf('not-a-number', 'no-instruction');
+    rmSync(join(noInstruction, 'instruction.md'));
+    const a = loadHarborTask(noInstruction);
+    expect(!a.ok && a.error.message).toMatch(/instruction\.md is missing/);
+
+    const badToml = copyOf('not-a-number', 'bad-toml');
+    writeFileSync(join(badToml, 'task.toml'), '[environment\ncpus = 1\n');
+    const b = loadHarborTask(badToml);
+    expect(!b.ok && b.error.message).toMatch(/task\.toml is not valid TOML/);
+
+    const badType = copyOf('not-a-number', 'bad-type');
+    writeFileSync(join(badType, 'task.toml'), '[environment]\ndocker_image = "x"\ncpus = "two"\n');
+    const c = loadHarborTask(badType);
+    expect(!c.ok && c.error.message).toMatch(/environment\.cpus/);
+
+    const noImage = copyOf('not-a-number', 'no-image');
+    writeFileSync(join(noImage, 'task.toml'), 'version = "1.0"\n');
+    const d = loadHarborTask(noImage);
+    expect(!d.ok && d.error.message).toMatch(
+      /neither environment\/Dockerfile nor \[environment\] docker_image/,
+    );
+
+    const noTests = copyOf('not-a-number', 'no-tests');
+    rmSync(join(noTests, 'tests'), { recursive: true });
+    const e = loadHarborTask(noTests);
+    expect(!e.ok && e.error.message).toMatch(/tests\/test\.sh is missing/);
+  });
+
+  it('keeps binary test files as base64', () => {
+    const dir = copyOf('not-a-number', 'binary');
+    mkdirSync(join(dir, 'tests/data'), { recursive: true });
+    writeFileSync(join(dir, 'tests/data/blob.bin'), Buffer.from([0xff, 0x00, 0xfe]));
+    const r = loadHarborTask(dir);
+    expect(r.ok && r.value.task.verifier?.files?.['data/blob.bin']).toEqual({ base64: '/wD+' });
+  });
+
+  it('is what loadWorld reads for a folder with task.toml (or the task.toml); a folder of them is a dataset', () => {
+    const dir = join(FIXTURES, 'dataset/hello-file');
+    const world = loadWorld(dir);
+    expect(world.ok && world.value).toMatchObject({ kind: 'harbor', taskPath: join(dir, 'task.toml'), dir });
+    expect(world.ok && world.value.notes.length).toBe(3);
+    const byFile = loadWorld(join(dir, 'task.toml'));
+    expect(byFile.ok && byFile.value.kind).toBe('harbor');
+    const goal = loadWorld(dir, { goal: 'something else' });
+    expect(!goal.ok && goal.error.message).toMatch(/--goal is for a folder without a task of its own/);
+    expect(harborDatasetTasks(join(FIXTURES, 'dataset'))).toEqual([
+      join(FIXTURES, 'dataset/hello-file'),
+      join(FIXTURES, 'dataset/sum-json'),
+    ]);
+    expect(harborDatasetTasks(dir)).toEqual([]);
+    const dataset = loadWorld(join(FIXTURES, 'dataset'));
+    // With --goal it is a project folder that happens to hold Harbor tasks.
+    const project = loadWorld(join(FIXTURES, 'dataset'), { goal: 'tidy the tasks' });
+    expect(project.ok && project.value.kind).toBe('folder');
+    expect(!dataset.ok && dataset.error.message).toMatch(
+      /a folder of 2 Harbor task folders \(a dataset\).*stepbox batch/,
+    );
+  });
+});
+
+describe('the CLI on a Harbor task folder, before any sandbox', () => {
+  it('task init refuses it (a task.json would win over task.toml and copy tests/ into the workspace)', async () => {
+    const dir = copyOf('dataset/hello-file', 'init');
+    const r = await runCli(['task', 'init', dir, '--goal', 'x'], {
+      env: { STEPBOX_HOME: join(scratch, 'home') },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is a Harbor task folder (it holds task.toml)');
+  });
+
+  it('run names the TOML error and exits 2', async () => {
+    const dir = copyOf('not-a-number', 'cli-bad-toml');
+    writeFileSync(join(dir, 'task.toml'), '[environment]\ncpus = \n');
+    const r = await runCli(['run', dir, '--agent', 'oracle'], {
+      env: { STEPBOX_HOME: join(scratch, 'home') },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/task\.toml is not valid TOML/);
+  });
+});
+
+describe('the oracle agent spec', () => {
+  it('is its own kind, needs no --model, and is no recipe', () => {
+    expect(parseAgentSpec('oracle')).toEqual({ kind: 'oracle' });
+    expect(runsOwnProgramSpec('oracle')).toBe(false);
+  });
+});
+
+describe('dockerfileWorkdir', () => {
+  it("is the last stage's last WORKDIR, relative ones resolved", () => {
+    expect(dockerfileWorkdir('FROM a\nWORKDIR /app\n')).toBe('/app');
+    expect(dockerfileWorkdir('FROM a\nWORKDIR /srv\nWORKDIR app/\n')).toBe('/srv/app');
+    expect(dockerfileWorkdir('FROM a AS b\nWORKDIR /build\nFROM c\nRUN true\n')).toBeNull();
+    expect(dockerfileWorkdir('FROM a\nworkdir "/data"\n')).toBe('/data');
+    expect(dockerfileWorkdir('FROM a\nARG D=/x\nWORKDIR $D\n')).toBeNull();
+  });
+});
+
+describe("the verifier's own folders", () => {
+  it('are root-only tmpfs mounts of the sandbox, only for a verifier that has them', () => {
+    const r = loadHarborTask(join(FIXTURES, 'dataset/hello-file'));
+    if (!r.ok) throw new Error(r.error.message);
+    const config = sandboxConfig(r.value.task.sandbox, r.value.task.verifier);
+    expect(config.verifierDirs?.map((d) => d.path)).toEqual(['/tests', '/logs/verifier']);
+    const tmpfs = containerSpec(config, 'owner').HostConfig?.Tmpfs ?? {};
+    expect(tmpfs['/tests']).toMatch(/mode=0755/);
+    expect(tmpfs['/tests']).not.toMatch(/uid=/);
+    expect(tmpfs['/logs/verifier']).toMatch(/mode=0755/);
+    const plain = parseTask({ name: 'p', goal: 'g', verifier: { command: 'true' } });
+    if (!plain.ok) throw new Error(plain.error.message);
+    expect(sandboxConfig(plain.value.sandbox, plain.value.verifier).verifierDirs).toBeUndefined();
+  });
+
+  it('cannot be a place of the sandbox or the system, nor nest, nor hold files outside', () => {
+    for (const verifier of [
+      { command: 'true', reward_dir: '/workspace/r' },
+      { command: 'true', files: { a: 'x' }, files_dir: '/etc' },
+      { command: 'true', reward_dir: '/tests/logs' },
+      { command: 'true', files: { '../escape': 'x' } },
+      { command: 'true', files: { '/abs': 'x' } },
+    ]) {
+      const r = parseTask({ name: 'p', goal: 'g', verifier });
+      expect(r.ok, JSON.stringify(verifier)).toBe(false);
+    }
+  });
+});
