@@ -17,6 +17,8 @@ export const APP_ERROR_CODES = [
   'image_missing',
   'image_outdated',
   'network_unavailable',
+  /** The task asks for a container runtime (sandbox.runtime, --runtime) the engine does not offer. */
+  'runtime_unavailable',
   'sandbox_failed',
   'sandbox_lost',
   'snapshot_failed',

@@ -28,9 +28,10 @@ import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import type { StopPoints } from '../../shared/held-action.js';
 import { didYouMean } from '../../shared/did-you-mean.js';
+import { RUNTIME_FLAG, RUNTIME_HELP, runtimeFlag, withRuntime } from './runtime-flag.js';
 
 const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
-                  [--base-url URL] [--temperature T] [--seed N]
+                  [--base-url URL] [--temperature T] [--seed N] [--runtime NAME]
 
 Runs an episode of TASK (a task.json, or a folder holding one) in a fresh Docker
 sandbox and records its trace under $STEPBOX_HOME (default ~/.stepbox).
@@ -73,6 +74,7 @@ Options:
   --context-policy end|drop_oldest
                     on a context-window overflow: end the episode (context_overflow,
                     default) or replace the oldest tool observations with a note
+${RUNTIME_HELP}
 
 Exit: 0 succeeded, 1 failed/timeout/error/interrupted, 2 usage, 3 no Docker or image.
 Ctrl+C closes the trace as interrupted and destroys the sandbox.
@@ -161,6 +163,7 @@ export const command: CliCommand = {
         options: {
           agent: { type: 'string' },
           ...EPISODE_FLAGS,
+          ...RUNTIME_FLAG,
           break: { type: 'string', multiple: true, default: [] },
         },
         allowPositionals: true,
@@ -173,12 +176,14 @@ export const command: CliCommand = {
     const taskPath = resolve(taskFilePath(positionals[0]));
     const task = loadTask(taskPath);
     if (!task.ok) throw new UsageError(task.error.message);
+    // Recorded in the header as the task's own: a fork or replay runs on the same runtime.
+    const runtime = runtimeFlag(values.runtime);
     const agentSpec = values.agent;
     const breakpoints = parseBreakFlags(values.break ?? []);
     const engine = cliEngine(io);
     return runEpisodeCommand(io, engine, values, (env) =>
       startEpisode({
-        task: task.value,
+        task: withRuntime(task.value, runtime),
         taskPath,
         agentSpec,
         ...env,

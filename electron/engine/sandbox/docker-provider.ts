@@ -29,6 +29,8 @@ import {
   type EngineInfo,
 } from '../docker/engine-kind.js';
 import { checkNetwork } from '../docker/network.js';
+import { specForRuntime } from '../docker/gvisor.js';
+import { checkRuntime, effectiveRuntime, runtimeRefused } from '../docker/runtime.js';
 import { OomEvents } from '../docker/oom.js';
 import { ownedContainers, ownerLabel, sweepOrphans } from '../docker/owner.js';
 import { logger } from '../log.js';
@@ -138,11 +140,15 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** Starts a container for `config` and its helper. Rejects with a {@link SandboxFailure} saying why not. */
   async create(config: SandboxConfig): Promise<DockerSandbox> {
     await checkNetwork(this.engine, config.network);
+    // Never another runtime in place of the one asked for (gVisor asked, runc started).
+    checkRuntime(this.info, config.runtime);
     const kind = this.info.kind;
     const volume = config.agentFiles
       ? await ensureAgentVolume(this.engine, config.image, config.agentFiles)
       : undefined;
-    const { id, offer } = await this.startContainer(config, volume);
+    const { id, offer } = await this.startContainer(config, volume).catch((e: unknown) => {
+      throw (e instanceof SandboxFailure && runtimeRefused(this.info, config.runtime, e.message)) || e;
+    });
     const sandbox = new DockerSandbox(
       this.engine,
       id,
@@ -158,6 +164,7 @@ export class DockerSandboxProvider implements SandboxProvider {
       offer,
     );
     sandbox.unenforcedLimits = this.unenforcedLimits;
+    sandbox.runtime = effectiveRuntime(this.info, config.runtime);
     this.live.set(id, sandbox);
     try {
       await prepareSandbox(this.engine, id, kind, config.network);
@@ -193,8 +200,12 @@ export class DockerSandboxProvider implements SandboxProvider {
     config: SandboxConfig,
     volume: string | undefined,
   ): Promise<{ id: string; offer: ChannelOffer }> {
+    const runtime = effectiveRuntime(this.info, config.runtime);
     const spec = (socketDir?: string) =>
-      specForEngine(containerSpec(config, ownerLabel(), volume, socketDir), this.info.kind);
+      specForRuntime(
+        specForEngine(containerSpec(config, ownerLabel(), volume, socketDir), this.info.kind),
+        runtime,
+      );
     let socket: HelperSocket | undefined;
     if (this.noSocket === null && this.sockets) {
       try {

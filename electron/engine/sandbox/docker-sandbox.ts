@@ -166,6 +166,8 @@ export class DockerSandbox implements Sandbox {
   lastCommandMs: number | undefined;
   /** Why this sandbox's limits do not hold, when the user allowed that (rootless on cgroup v1); else undefined. */
   unenforcedLimits: string | undefined;
+  /** The OCI runtime the container runs on (the config's, else the engine's default); null when the engine does not say. */
+  runtime: string | null = null;
   private destroying: Promise<void> | undefined;
   private readonly log;
 

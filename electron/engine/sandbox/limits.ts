@@ -22,7 +22,12 @@ export function sandboxLimits(limits: Limits): SandboxLimits {
 
 /** The sandbox config of a task's `sandbox` section (defaults filled in by the schema). */
 export function sandboxConfig(spec: SandboxSpec): SandboxConfig {
-  return { image: spec.image, network: spec.network, limits: sandboxLimits(spec.limits) };
+  return {
+    image: spec.image,
+    network: spec.network,
+    limits: sandboxLimits(spec.limits),
+    ...(spec.runtime !== undefined ? { runtime: spec.runtime } : {}),
+  };
 }
 
 /** The default sandbox: the stepbox image, no network, default limits (1 CPU, 1g, 256 pids, 1g disk, 1m output). */
@@ -30,7 +35,7 @@ export function defaultSandboxConfig(overrides: Partial<Limits> = {}): SandboxCo
   return sandboxConfig(SandboxSpec.parse({ limits: Limits.parse(overrides) }));
 }
 
-/** The key under which a warm pool keeps sandboxes of one config (image + network + limits). */
+/** The key under which a warm pool keeps sandboxes of one config (image + network + limits + runtime). */
 export function configKey(config: SandboxConfig): string {
   const l = config.limits;
   return [
@@ -42,5 +47,7 @@ export function configKey(config: SandboxConfig): string {
     l.diskBytes,
     l.outputBytes,
     ...(config.agentFiles ? [config.agentFiles.hash] : []),
+    // A runc sandbox must never be handed out for a runsc task (nor the other way).
+    ...(config.runtime !== undefined ? [`runtime=${config.runtime}`] : []),
   ].join('|');
 }

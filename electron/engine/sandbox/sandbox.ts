@@ -24,6 +24,8 @@ export interface SandboxConfig {
   readonly limits: SandboxLimits;
   /** Files of an agent inside the sandbox, read-only at /opt/agent (`sandbox:` agents), or none. */
   readonly agentFiles?: AgentFiles;
+  /** The engine's OCI runtime to run it on (`runsc` for gVisor); unset: the engine's default. */
+  readonly runtime?: string;
 }
 
 /** The persistent shell's state: what `cd` and `export` changed. */
@@ -238,6 +240,7 @@ export class SandboxFailure extends Error {
       | 'limits_unenforced'
       | 'image_missing'
       | 'network_unavailable'
+      | 'runtime_unavailable'
       | 'sandbox_failed'
       | 'restore_failed'
       | 'snapshot_failed'

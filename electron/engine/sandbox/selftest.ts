@@ -35,6 +35,8 @@ export interface SelftestCheck {
 /** The self-test's verdict: `ok` only when every check held. */
 export interface SelftestReport {
   readonly ok: boolean;
+  /** The container runtime the checks ran on (the one asked for, else the engine's default; null when unknown). */
+  readonly runtime: string | null;
   readonly checks: SelftestCheck[];
 }
 
@@ -372,8 +374,8 @@ const PROBES: Record<SelftestCheckId, Probe> = {
  * machine's engine) and tries what the sandbox must contain: one check per
  * {@link SELFTEST_CHECKS} entry. Rejects (a SandboxFailure) only when no sandbox can start.
  */
-export async function runSelftest(provider: SandboxProvider): Promise<SelftestReport> {
-  const sb = await provider.create(defaultSandboxConfig(LIMITS));
+export async function runSelftest(provider: SandboxProvider, runtime?: string): Promise<SelftestReport> {
+  const sb = await provider.create({ ...defaultSandboxConfig(LIMITS), ...(runtime ? { runtime } : {}) });
   try {
     if (!(sb instanceof DockerSandbox))
       throw new SandboxFailure(
@@ -388,7 +390,7 @@ export async function runSelftest(provider: SandboxProvider): Promise<SelftestRe
         checks.push({ id, ok: false, detail: `the check could not run: ${(e as Error).message}` });
       }
     }
-    return { ok: checks.every((c) => c.ok), checks };
+    return { ok: checks.every((c) => c.ok), runtime: sb.runtime, checks };
   } finally {
     await sb.destroy();
   }
