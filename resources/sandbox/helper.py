@@ -222,6 +222,16 @@ MAX_READ = 64 * 1024 * 1024
 # is its parent's (a `kill -9 $$` would hit the shared shell, not the call), and calls
 # would share one session, so a fresh process per call stays.
 ZYGOTES = 2
+# Where the kernel has no setfsuid it is gVisor, whose exec (the Debian build of 2022) sets
+# the effective gid back to the real one and leaves the shell dumpable: the seal above is
+# void, and a process of the agent's could open an idle shell's /proc/PID/fd/* and shape
+# the next call (write commands into its script pipe, output into its pipes). There no
+# shell waits idle: each call starts its own (slower: ~100 ms more a call on gVisor's
+# ptrace platform), and its script and state pipes are root's (mode 0600, not openable
+# through /proc by anyone else), its script read from a root-owned file (DRIVER_FILE).
+SHELLS_ON_DEMAND = SEALED and not FS_IDS
+if SHELLS_ON_DEMAND:
+    ZYGOTES = 0
 # Seconds of quiet from the host before an idle shell is started to fill the pool back up.
 REFILL_IDLE = 0.003
 # ... and after a call ends, while a shell is still ready: its snapshot usually comes next,
@@ -234,6 +244,14 @@ REFILL_AFTER_CALL = 0.006
 DRIVER = (
     'builtin echo 1000 2>/dev/null >/proc/self/oom_score_adj; '
     'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
+    'builtin printf s >&3; builtin eval "$__stepbox_c" # zygote %(base)s'
+)
+# DRIVER where SHELLS_ON_DEMAND: the script pipe (root's, which the shell cannot open by
+# path) carries one byte that says go; the script is in the root-owned file %(base)s.sh.
+DRIVER_FILE = (
+    'builtin echo 1000 2>/dev/null >/proc/self/oom_score_adj; '
+    'builtin read -r -n 1 -u 4 __stepbox_g 2>/dev/null || builtin exit 0; builtin unset __stepbox_g; '
+    'builtin . %(base)s.sh 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
     'builtin printf s >&3; builtin eval "$__stepbox_c" # zygote %(base)s'
 )
 # The state dump: the cwd, a NUL, `export -p`, and a NUL that says the dump is whole. A shell
@@ -809,12 +827,12 @@ class Shells:
         # bash variables end at a NUL, as `read -d ''` of the command did.
         script = (self.limits_guard + self.script_prefix(z.env, env, cwd) + marker_line + TRAP
                   + '__stepbox_c=%s\n' % sq(req['command'].split('\0', 1)[0])).encode('utf-8', 'surrogateescape')
-        via_file = len(script) > PIPE_SCRIPT_MAX
+        via_file = SHELLS_ON_DEMAND or len(script) > PIPE_SCRIPT_MAX
         if via_file:
             ensure_priv()
             with as_helper():
                 write_file(z.base + '.sh', script, 0o644 if ISOLATED else 0o600)
-            script = ('builtin . %s\n' % sq(z.base + '.sh')).encode('utf-8', 'surrogateescape')
+            script = b'g' if SHELLS_ON_DEMAND else ('builtin . %s\n' % sq(z.base + '.sh')).encode('utf-8', 'surrogateescape')
         oom_before = self.oom.read()
         # The command's own time (its reply's duration_ms) runs from here, the script handed
         # to the shell, to the helper seeing the shell gone (see Call.on_exit): the helper's
@@ -2305,12 +2323,20 @@ class Zygote:
         self.env = started_env
         fds = []
         try:
-            for _ in range(4):
+            for _ in range(2):
                 fds.extend(high_pipe())
+            # See SHELLS_ON_DEMAND: the state and script pipes root's where /proc would let
+            # other processes of the agent's open them.
+            if SHELLS_ON_DEMAND:
+                with as_helper():
+                    fds.extend(high_pipe() + high_pipe())
+            else:
+                fds.extend(high_pipe() + high_pipe())
             out_r, out_w, err_r, err_w, st_r, st_w, go_r, go_w = fds
+            driver = DRIVER_FILE if SHELLS_ON_DEMAND else DRIVER
             # `bash -c SCRIPT bash`: $0 is `bash`, as when it was found by name.
             self.pid = spawn_as_agent(
-                [BASH, '-c', DRIVER % {'base': base}, 'bash'], env, [None, out_w, err_w, st_w, go_r])
+                [BASH, '-c', driver % {'base': base}, 'bash'], env, [None, out_w, err_w, st_w, go_r])
         except OSError:
             for fd in fds:
                 os.close(fd)

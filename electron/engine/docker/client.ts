@@ -339,6 +339,16 @@ export class DockerEngine {
     }
   }
 
+  /** Whether a stopped container was stopped by the engine's OOM killer (false when it is gone or was not). */
+  async stoppedByOom(id: string): Promise<boolean> {
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      return info.State.Running !== true && info.State.OOMKilled === true;
+    } catch {
+      return false;
+    }
+  }
+
   /** The container's current name (without Docker's leading `/`), or null when it is gone. */
   async nameOf(id: string): Promise<string | null> {
     try {

@@ -4,6 +4,7 @@ import { err, ok, type Result } from '../../../shared/result.js';
 import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/tool-result.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { keptName } from '../docker/container-spec.js';
+import { GVISOR_RUNTIME } from '../docker/runtime.js';
 import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
 import { diffEntries, manifestProblem } from './manifest.js';
@@ -287,9 +288,14 @@ export class DockerSandbox implements Sandbox {
       try {
         if (this.lost) throw this.lost;
         if (!(await this.engine.isRunning(this.id))) {
+          // On gVisor a command past the memory limit ends the whole sandbox: gVisor has no
+          // OOM killer of its own, and the host's stops the Sentry (docker/gvisor.ts).
+          const oom = await this.engine.stoppedByOom(this.id);
           this.lost = new SandboxFailure(
             'sandbox_lost',
-            `sandbox container ${this.id.slice(0, 12)} is gone or stopped`,
+            oom
+              ? `sandbox container ${this.id.slice(0, 12)} ran out of memory and the engine stopped it${this.runtime === GVISOR_RUNTIME ? ' (on gVisor the whole sandbox ends: it has no OOM killer of its own)' : ''}`
+              : `sandbox container ${this.id.slice(0, 12)} is gone or stopped`,
           );
           throw this.lost;
         }
