@@ -398,3 +398,11 @@ export class DockerEngine {
     }
   }
 }
+
+/**
+ * The engine at a unix socket other than the environment's (DOCKER_HOST): a second engine
+ * beside the main one, such as the bench's gVisor engine (.ci/gvisor.sh).
+ */
+export function engineAtSocket(socketPath: string): DockerEngine {
+  return new DockerEngine(new Docker({ socketPath }));
+}
