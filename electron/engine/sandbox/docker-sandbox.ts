@@ -282,6 +282,21 @@ export class DockerSandbox implements Sandbox {
     return this.helper;
   }
 
+  /**
+   * On gVisor an OOM event means the host stopped the Sentry, the whole sandbox (it has no OOM
+   * killer of its own, docker/gvisor.ts), and the helper's channel may not say so until the
+   * call's hung timer: once the container has stopped, its channel is closed, so the call
+   * ends now as the sandbox lost (out of memory) rather than after its timeout.
+   */
+  private endOnOom(seen: number, withinMs: number): void {
+    void this.hooks.ooms.waitAbove(this.id, seen, withinMs).then(async (oom) => {
+      if (!oom) return;
+      for (let i = 0; i < 50 && (await this.engine.isRunning(this.id).catch(() => false)); i++)
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      this.connection?.close();
+    });
+  }
+
   /** Restarts a dead helper, or marks the sandbox lost when its container is gone. */
   private recover(): Promise<void> {
     this.recovering ??= (async () => {
@@ -369,6 +384,7 @@ export class DockerSandbox implements Sandbox {
   async exec(request: ExecRequest): Promise<ToolResult> {
     const started = performance.now();
     const oomBefore = this.hooks.ooms.count(this.id);
+    if (this.runtime === GVISOR_RUNTIME) this.endOnOom(oomBefore, request.timeoutMs + HUNG_GRACE_MS);
     let response: HelperResponse<'exec'>;
     try {
       const helper = this.ready() ?? (await this.live());
