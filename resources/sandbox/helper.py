@@ -2210,12 +2210,13 @@ def drop_bounding_set():
             break
 
 
-# bash's ulimit option for each resource limit and its unit (sizes in KiB). RLIMIT_RTTIME is
+# bash's ulimit option for each resource limit and its unit (KiB, or 1024-byte blocks for -c
+# and -f outside POSIX mode; -q is in bytes). RLIMIT_RTTIME is
 # left out (older bash has no -R; it bounds only real-time scheduling, which the agent
 # cannot have without CAP_SYS_NICE).
 ULIMIT_OPTIONS = (('RLIMIT_CORE', 'c', 1024), ('RLIMIT_DATA', 'd', 1024), ('RLIMIT_NICE', 'e', 1),
                   ('RLIMIT_FSIZE', 'f', 1024), ('RLIMIT_SIGPENDING', 'i', 1), ('RLIMIT_MEMLOCK', 'l', 1024),
-                  ('RLIMIT_RSS', 'm', 1024), ('RLIMIT_NOFILE', 'n', 1), ('RLIMIT_MSGQUEUE', 'q', 1024),
+                  ('RLIMIT_RSS', 'm', 1024), ('RLIMIT_NOFILE', 'n', 1), ('RLIMIT_MSGQUEUE', 'q', 1),
                   ('RLIMIT_RTPRIO', 'r', 1), ('RLIMIT_STACK', 's', 1024), ('RLIMIT_CPU', 't', 1),
                   ('RLIMIT_NPROC', 'u', 1), ('RLIMIT_AS', 'v', 1024), ('RLIMIT_LOCKS', 'x', 1))
 
