@@ -203,7 +203,7 @@ export class DockerSandbox implements Sandbox {
       streams = await this.engine.exec(this.id, cmd, options);
     } catch (e) {
       wait?.cancel();
-      throw (await this.engine.isRunning(this.id)) ? e : this.stopped();
+      throw (await this.engine.isRunning(this.id)) ? e : await this.stopped();
     }
     let stderr = '';
     streams.stderr.on('data', (c: Buffer) => {
@@ -225,7 +225,7 @@ export class DockerSandbox implements Sandbox {
       );
     } catch (e) {
       streams.close();
-      if (!(await this.engine.isRunning(this.id))) throw this.stopped();
+      if (!(await this.engine.isRunning(this.id))) throw await this.stopped();
       const missing = /not found|no such file/i.test(stderr) ? '; the image needs python3' : '';
       throw new SandboxFailure(
         'sandbox_failed',
@@ -258,10 +258,31 @@ export class DockerSandbox implements Sandbox {
   /** Whether the helper runs as another user than the commands (its channel out of their reach). */
   isolated = false;
 
-  private stopped(): SandboxFailure {
+  /**
+   * The failure of a container the engine's OOM killer stopped, or null when it was not that:
+   * on gVisor a command past the memory limit ends the whole sandbox (it has no OOM killer of
+   * its own, docker/gvisor.ts).
+   */
+  private async outOfMemory(): Promise<SandboxFailure | null> {
+    if (!(await this.engine.stoppedByOom(this.id))) return null;
+    const gvisor =
+      this.runtime === GVISOR_RUNTIME
+        ? ' (on gVisor the whole sandbox ends: it has no OOM killer of its own)'
+        : '';
     return new SandboxFailure(
       'sandbox_lost',
-      `sandbox container ${this.id.slice(0, 12)} stopped (its main process was killed, e.g. by \`kill -9 -1\`)`,
+      `sandbox container ${this.id.slice(0, 12)} ran out of memory and the engine stopped it${gvisor}`,
+    );
+  }
+
+  /** Why the stopped container stopped: out of memory, else its main process killed. */
+  private async stopped(): Promise<SandboxFailure> {
+    return (
+      (await this.outOfMemory()) ??
+      new SandboxFailure(
+        'sandbox_lost',
+        `sandbox container ${this.id.slice(0, 12)} stopped (its main process was killed, e.g. by \`kill -9 -1\`)`,
+      )
     );
   }
 
@@ -303,15 +324,12 @@ export class DockerSandbox implements Sandbox {
       try {
         if (this.lost) throw this.lost;
         if (!(await this.engine.isRunning(this.id))) {
-          // On gVisor a command past the memory limit ends the whole sandbox: gVisor has no
-          // OOM killer of its own, and the host's stops the Sentry (docker/gvisor.ts).
-          const oom = await this.engine.stoppedByOom(this.id);
-          this.lost = new SandboxFailure(
-            'sandbox_lost',
-            oom
-              ? `sandbox container ${this.id.slice(0, 12)} ran out of memory and the engine stopped it${this.runtime === GVISOR_RUNTIME ? ' (on gVisor the whole sandbox ends: it has no OOM killer of its own)' : ''}`
-              : `sandbox container ${this.id.slice(0, 12)} is gone or stopped`,
-          );
+          this.lost =
+            (await this.outOfMemory()) ??
+            new SandboxFailure(
+              'sandbox_lost',
+              `sandbox container ${this.id.slice(0, 12)} is gone or stopped`,
+            );
           throw this.lost;
         }
         this.connection?.close();
@@ -327,7 +345,7 @@ export class DockerSandbox implements Sandbox {
         if ((await this.helper.hello).main === null) {
           this.helper.close('the container is stopping');
           this.connection?.close();
-          this.lost = this.stopped();
+          this.lost = await this.stopped();
           throw this.lost;
         }
         if (this.session) await this.helper.request('set_session', { ...this.session });
