@@ -135,5 +135,16 @@ describeGvisor('gVisor runtime', () => {
     const branch = parseJsonOutput<{ branch: string; status: string }>(forked);
     expect(branch.branch).not.toBe(episode.episode);
     expect(branch.status).toBe('succeeded');
+    // On an engine without runsc (the main one, in CI) the recorded runtime is refused,
+    // never replaced by runc.
+    const main = new DockerEngine();
+    if (!(await main.info()).runtimes?.names.includes(GVISOR_RUNTIME)) {
+      const elsewhere = await runCli(['fork', episode.episode, '--at', '3', '--json'], {
+        ...cli,
+        env: { ...cli.env, DOCKER_HOST: undefined },
+      });
+      expect(elsewhere.code).toBe(3);
+      expect(elsewhere.stderr).toMatch(/container runtime "runsc", which Docker does not offer/);
+    }
   }, 600_000);
 });
