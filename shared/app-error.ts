@@ -19,6 +19,8 @@ export const APP_ERROR_CODES = [
   /** A task's Dockerfile (sandbox.build, a devcontainer's) did not build; the message quotes its last lines. */
   'build_failed',
   'network_unavailable',
+  /** The task asks for a container runtime (sandbox.runtime, --runtime) the engine does not offer. */
+  'runtime_unavailable',
   'sandbox_failed',
   'sandbox_lost',
   'snapshot_failed',

@@ -27,6 +27,19 @@ export interface Widening {
 
 const DEFAULTS = SandboxSpec.parse({});
 
+/**
+ * Container runtimes that isolate at least as well as the engine's default (runc): gVisor's
+ * `runsc` runs the sandbox on a kernel of its own. A recorded task may ask for one of these
+ * without consent (it narrows isolation); any other name (`runc` spelled out where the
+ * user's engine defaults to gVisor, `crun`, a runtime of the user's own) changes isolation
+ * in ways stepbox cannot judge, so it needs consent. A runtime the engine lacks is refused
+ * either way (never another started in its place).
+ */
+export const NARROWING_RUNTIMES: readonly string[] = ['runsc'];
+
+/** What the runtime default reads as in a message: unset means the engine's own. */
+const DEFAULT_RUNTIME = "the engine's default";
+
 const LIMIT_SIZES = ['memory', 'disk', 'output'] as const;
 
 /** What a task's sandbox section asks for beyond the defaults (empty: nothing). */
@@ -38,6 +51,13 @@ export function widerThanDefaults(sandbox: SandboxSpec): Widening[] {
       field: 'sandbox.network',
       asked: sandbox.network,
       default: DEFAULTS.network,
+    });
+  if (sandbox.runtime !== undefined && !NARROWING_RUNTIMES.includes(sandbox.runtime))
+    out.push({
+      kind: 'runtime',
+      field: 'sandbox.runtime',
+      asked: sandbox.runtime,
+      default: DEFAULT_RUNTIME,
     });
   if (sandbox.image !== DEFAULTS.image)
     out.push({ kind: 'image', field: 'sandbox.image', asked: sandbox.image, default: DEFAULTS.image });

@@ -113,7 +113,10 @@ export const SandboxSpec = z.strictObject({
     )
     .optional(),
   /** The container runtime (an engine's runtime name, e.g. "runsc" for gVisor); unset: the engine's default. */
-  runtime: z.string().min(1).optional(),
+  runtime: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a runtime name the engine offers, such as "runsc" (gVisor)')
+    .optional(),
 });
 /** The sandbox section of a task. */
 export type SandboxSpec = z.infer<typeof SandboxSpec>;

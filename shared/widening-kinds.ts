@@ -2,7 +2,7 @@
 // for consent by kind and must not build zod schemas before its first render (issue 19.10).
 
 /** Every kind of widening the user consents to separately; all of them: "trust this recorded task". */
-export const ALL_WIDENINGS = ['network', 'image', 'limits'] as const;
+export const ALL_WIDENINGS = ['network', 'image', 'limits', 'runtime'] as const;
 
 /** A kind of widening the user consents to separately. */
 export type WideningKind = (typeof ALL_WIDENINGS)[number];
@@ -12,4 +12,5 @@ export const CONSENT_FLAGS: Readonly<Record<WideningKind, string>> = {
   network: '--allow-network',
   image: '--allow-image',
   limits: '--allow-limits',
+  runtime: '--allow-runtime',
 };

@@ -17,6 +17,7 @@ import { startBackgroundEpisodes } from './background-episodes.js';
 import type { BenchSection } from './bench-section.js';
 import { dockerPrerequisite } from './docker-prerequisite.js';
 import { callOverhead, figureOf, targetMet, type CallTiming, type Figure } from './figure.js';
+import { runscFigures } from './sandbox-runsc.js';
 
 const COLD_RUNS = 9;
 /** Raw execs and tool calls alternate in blocks: ROUNDS × (RAW_PER_ROUND execs, then TOOL_PER_ROUND calls). */
@@ -41,7 +42,7 @@ const FORK_RUNS = 3;
  * and waited for by a process already running there (a tool call runs its command in a
  * fresh shell, so `$$` is its own). The median of 50, in ms, printed by python3.
  */
-const COMMAND_ALONE = `python3 - <<'EOF'
+export const COMMAND_ALONE = `python3 - <<'EOF'
 import os, time
 t = []
 for _ in range(50):
@@ -53,7 +54,7 @@ EOF`;
 
 /** The workspace both sides of the snapshot/commit comparison hold: 1,000 files of 10 KiB (10 MB) in 20 dirs. */
 const FILES = 1000;
-const POPULATE = `
+export const POPULATE = `
 import os
 for i in range(${FILES}):
     d = '/workspace/d%d' % (i % 20)
@@ -63,18 +64,18 @@ for i in range(${FILES}):
 `;
 
 /** A shell command that rewrites 5 of the files (a different 5 each round). */
-function changeFive(round: number): string {
+export function changeFive(round: number): string {
   const files = [0, 1, 2, 3, 4].map((j) => (round * 5 + j * 197) % FILES);
   return files.map((k) => `head -c 10240 /dev/urandom > /workspace/d${k % 20}/f${k}.bin`).join(' && ');
 }
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await fn();
   return performance.now() - t0;
 }
 
-async function mustRun(sandbox: Sandbox, command: string): Promise<void> {
+export async function mustRun(sandbox: Sandbox, command: string): Promise<void> {
   const r = await sandbox.exec({ command, timeoutMs: 60_000 });
   if (!r.ok || r.exit_code !== 0)
     throw new Error(
@@ -86,15 +87,16 @@ async function mustRun(sandbox: Sandbox, command: string): Promise<void> {
  * FORK_RUNS times: `FORKS` branches from one snapshot at once, each a pooled sandbox with the
  * workspace restored (verified) and the session set; the ms of each run.
  */
-async function timeForks(
+export async function timeForks(
   forkPool: WarmPool,
   config: ReturnType<typeof defaultSandboxConfig>,
   store: DiskSnapshotStore,
   manifest: SnapshotManifest,
   session: SessionState,
+  times = FORK_RUNS,
 ): Promise<number[]> {
   const runs: number[] = [];
-  for (let i = 0; i < FORK_RUNS; i++) {
+  for (let i = 0; i < times; i++) {
     await forkPool.prewarm(config);
     let branches: Sandbox[] = [];
     // As a fork does (episode-factory, staged-sandboxes): the pool refills once the
@@ -353,6 +355,8 @@ export const section: BenchSection = {
         snapshot_change_target_met: targetMet(figureOf(m.snapshot_ms, 'no snapshot'), (v) => v <= 10),
         fork10_target_met: targetMet(figureOf(m.fork10_ms, 'no fork'), (v) => v <= 1000),
         fork10_loaded_target_met: targetMet(figureOf(m.fork10_loaded_ms, 'no fork'), (v) => v <= 1000),
+        // The same figures on gVisor, side by side (`*_runsc`), or why they are absent.
+        ...(await runscFigures(provider, log)),
       };
     } finally {
       if (layerContainer) await provider.engine.remove(layerContainer);

@@ -27,9 +27,10 @@ import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import type { StopPoints } from '../../shared/held-action.js';
 import { didYouMean } from '../../shared/did-you-mean.js';
+import { RUNTIME_FLAG, RUNTIME_HELP, runtimeFlag, withRuntime } from './runtime-flag.js';
 
 const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
-                  [--base-url URL] [--temperature T] [--seed N]
+                  [--base-url URL] [--temperature T] [--seed N] [--runtime NAME]
 stepbox run DIR --goal TEXT [--verify CMD] --agent SPEC [...]
 
 Runs an episode of TASK (a task.json, or a folder holding one, or a Harbor task folder
@@ -82,6 +83,7 @@ Options:
                     on a context-window overflow: end the episode (context_overflow,
                     default) or replace the oldest tool observations with a note
 ${WORLD_FLAGS_HELP}
+${RUNTIME_HELP}
 
 Exit: 0 succeeded, 1 failed/timeout/error/interrupted, 2 usage, 3 no Docker or image.
 Ctrl+C closes the trace as interrupted and destroys the sandbox.
@@ -172,6 +174,7 @@ export const command: CliCommand = {
           agent: { type: 'string' },
           ...EPISODE_FLAGS,
           ...WORLD_FLAGS,
+          ...RUNTIME_FLAG,
           break: { type: 'string', multiple: true, default: [] },
         },
         allowPositionals: true,
@@ -185,12 +188,14 @@ export const command: CliCommand = {
       );
     if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
     const world = loadWorldOrUsage(positionals[0], worldFlags(values), io);
+    // Recorded in the header as the task's own: a fork or replay runs on the same runtime.
+    const runtime = runtimeFlag(values.runtime);
     const agentSpec = values.agent;
     const breakpoints = parseBreakFlags(values.break ?? []);
     const engine = cliEngine(io);
     return runEpisodeCommand(io, engine, values, (env) =>
       startEpisode({
-        task: world.task,
+        task: withRuntime(world.task, runtime),
         taskPath: world.taskPath,
         agentSpec,
         ...env,

@@ -13,8 +13,10 @@ import { EXIT, UsageError } from './command.js';
 import { cliError } from './episode-cli.js';
 import { onInterrupt } from '../engine/interrupt.js';
 import { intFlag, numberFlag } from './number-flags.js';
+import { RUNTIME_FLAG, RUNTIME_HELP, runtimeFlag } from './runtime-flag.js';
 
-const HELP = `stepbox sandbox exec [--json] [--timeout S] [--memory SIZE] [--pids N] -- CMD...
+const HELP = `stepbox sandbox exec [--json] [--timeout S] [--memory SIZE] [--pids N] [--runtime NAME]
+                     -- CMD...
 
 Runs a command through the execute_shell tool in a fresh sandbox (default limits:
 1 CPU, 1g memory, 256 pids, 1g /workspace, no network; cwd /workspace), prints the
@@ -27,6 +29,7 @@ Options:
   --timeout S     seconds before the command is killed (default 60); then error.code "timeout"
   --memory SIZE   memory limit, Docker size syntax (default 1g)
   --pids N        process limit (default 256)
+${RUNTIME_HELP}
 
 Exit 0 when the result is ok with exit_code 0, 1 otherwise, 3 without Docker or the image.
 
@@ -47,6 +50,7 @@ export interface ExecOptions {
   readonly timeoutS?: number;
   readonly memory?: string;
   readonly pids?: number;
+  readonly runtime?: string;
   readonly command: string;
 }
 
@@ -61,6 +65,7 @@ export function parseExecArgs(argv: string[]): ExecOptions {
         timeout: { type: 'string' },
         memory: { type: 'string' },
         pids: { type: 'string' },
+        ...RUNTIME_FLAG,
       },
       strict: true,
       allowPositionals: true,
@@ -75,12 +80,14 @@ export function parseExecArgs(argv: string[]): ExecOptions {
   if (values.memory !== undefined && parseSize(values.memory) === null)
     throw new UsageError(`--memory: "${values.memory}" is not a Docker size such as 512m or 1g`);
   const pids = intFlag('pids', values.pids, { min: 1 });
+  const runtime = runtimeFlag(values.runtime);
   return {
     json: values.json,
     command: commandLine(positionals),
     ...(timeoutS === undefined ? {} : { timeoutS }),
     ...(values.memory === undefined ? {} : { memory: values.memory }),
     ...(pids === undefined ? {} : { pids }),
+    ...(runtime === undefined ? {} : { runtime }),
   };
 }
 
@@ -93,6 +100,7 @@ export function execTask(options: ExecOptions): Task {
     goal: 'run one command',
     tools: ['execute_shell'],
     sandbox: {
+      ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
       limits: {
         ...(options.memory === undefined ? {} : { memory: options.memory }),
         ...(options.pids === undefined ? {} : { pids: options.pids }),

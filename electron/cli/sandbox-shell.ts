@@ -7,13 +7,17 @@ import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
 import { withFreshSandbox } from './sandbox-exec.js';
 import { feedTerminal, wantsLineEditing } from './terminal-input.js';
+import { RUNTIME_FLAG, RUNTIME_HELP, runtimeFlag } from './runtime-flag.js';
 
-const HELP = `stepbox sandbox shell
+const HELP = `stepbox sandbox shell [--runtime NAME]
 
 Opens an interactive bash on a TTY in a fresh sandbox (default limits, no network,
 cwd /workspace) and destroys the sandbox when the shell exits. The terminal is put in
 raw mode when stdin is a TTY and follows window resizes. Set STEPBOX_LOG=info to see
 each command as the live terminal's history hook reports it.
+
+Options:
+${RUNTIME_HELP}
 
 Exit code: the shell's.
 
@@ -29,12 +33,23 @@ export const command: CliCommand = {
   help: HELP,
   rawTerminal: true,
   async run(argv, io) {
+    let runtime: string | undefined;
     try {
-      parseArgs({ args: argv, options: {}, strict: true, allowPositionals: false });
+      const { values } = parseArgs({
+        args: argv,
+        options: RUNTIME_FLAG,
+        strict: true,
+        allowPositionals: false,
+      });
+      runtime = values.runtime;
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const task = Task.parse({ name: 'sandbox-shell', goal: 'interactive shell' });
+    const task = Task.parse({
+      name: 'sandbox-shell',
+      goal: 'interactive shell',
+      sandbox: { ...(runtimeFlag(runtime) === undefined ? {} : { runtime }) },
+    });
     const stdin = io.stdin as NodeJS.ReadStream;
     const stdout = io.stdout as NodeJS.WriteStream;
     const size = () => ({ cols: stdout.columns || 80, rows: stdout.rows || 24 });

@@ -33,6 +33,7 @@ export const DEFAULT_FIXES: Partial<Record<AppErrorCode, string>> = {
   limits_unenforced: 'npx stepbox doctor (it names the fix)',
   image_missing: 'npx stepbox image build',
   image_outdated: 'npx stepbox image build',
+  runtime_unavailable: 'npx stepbox doctor (it names the runtimes the engine offers)',
   sandbox_failed: 'npx stepbox doctor',
   sandbox_lost: 'npx stepbox doctor',
   snapshot_failed: 'npx stepbox doctor',

@@ -50,11 +50,37 @@ _libc = libc_or_none() if os.getuid() == 0 else None
 ISOLATED = _libc is not None
 
 
+def _has_fs_ids():
+    """Whether the kernel has setfsuid (gVisor has not: ENOSYS). setfsuid(-1) changes nothing
+    and answers the current fsuid, or -1 where the call does not exist."""
+    if _libc is None:
+        return False
+    ctypes.set_errno(0)
+    return not (_libc.setfsuid(-1) == -1 and ctypes.get_errno() == errno.ENOSYS)
+
+
+# Without setfsuid (gVisor) the agent's identity is taken as the effective uid/gid instead,
+# the real and saved ids staying root's: the kernel checks files against the effective ids
+# there (the fs ids follow them), and a process of the agent's can still not signal, ptrace
+# or open the fds of a process whose real and saved uid are root's. The effective
+# capabilities go with an effective uid other than 0 and come back with it, so whatever
+# needs them (starting the agent's shells, killing root's processes) runs as_helper.
+FS_IDS = _has_fs_ids()
+
+
 def set_fs_ids(uid):
     """The filesystem uid/gid of this process (the helper's file operations)."""
-    if _libc is not None:
+    if _libc is None:
+        return
+    if FS_IDS:
         _libc.setfsgid(uid)
         _libc.setfsuid(uid)
+    elif uid == 0:
+        os.seteuid(0)
+        os.setegid(0)
+    else:
+        os.setegid(uid)
+        os.seteuid(uid)
 
 
 class as_helper:
@@ -176,6 +202,16 @@ MAX_READ = 64 * 1024 * 1024
 # is its parent's (a `kill -9 $$` would hit the shared shell, not the call), and calls
 # would share one session, so a fresh process per call stays.
 ZYGOTES = 2
+# Where the kernel has no setfsuid it is gVisor, whose exec (the Debian build of 2022) sets
+# the effective gid back to the real one and leaves the shell dumpable: the seal above is
+# void, and a process of the agent's could open an idle shell's /proc/PID/fd/* and shape
+# the next call (write commands into its script pipe, output into its pipes). There no
+# shell waits idle: each call starts its own (slower: ~100 ms more a call on gVisor's
+# ptrace platform), and its script and state pipes are root's (mode 0600, not openable
+# through /proc by anyone else), its script read from a root-owned file (DRIVER_FILE).
+SHELLS_ON_DEMAND = SEALED and not FS_IDS
+if SHELLS_ON_DEMAND:
+    ZYGOTES = 0
 # Seconds of quiet from the host before an idle shell is started to fill the pool back up.
 REFILL_IDLE = 0.003
 # ... and after a call ends, while a shell is still ready: its snapshot usually comes next,
@@ -188,6 +224,14 @@ REFILL_AFTER_CALL = 0.006
 DRIVER = (
     'builtin echo 1000 2>/dev/null >/proc/self/oom_score_adj; '
     'builtin . /dev/fd/4 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
+    'builtin printf s >&3; builtin eval "$__stepbox_c" # zygote %(base)s'
+)
+# DRIVER where SHELLS_ON_DEMAND: the script pipe (root's, which the shell cannot open by
+# path) carries one byte that says go; the script is in the root-owned file %(base)s.sh.
+DRIVER_FILE = (
+    'builtin echo 1000 2>/dev/null >/proc/self/oom_score_adj; '
+    'builtin read -r -n 1 -u 4 __stepbox_g 2>/dev/null || builtin exit 0; builtin unset __stepbox_g; '
+    'builtin . %(base)s.sh 2>/dev/null; [[ -n ${__stepbox_c+x} ]] || builtin exit 0; exec 4<&-; '
     'builtin printf s >&3; builtin eval "$__stepbox_c" # zygote %(base)s'
 )
 # The state dump: the cwd, a NUL, `export -p`, and a NUL that says the dump is whole. A shell
@@ -702,9 +746,15 @@ class Shells:
             base.pop(k, None)
         self.base_env = base
         self.home = base.get('HOME') or '/home/agent'
-        # Every shell starts with these (inherited); see limits_intact.
-        with open('/proc/self/limits', 'rb') as f:
-            self.limits = f.read()
+        # Every shell starts with these (inherited); see limits_intact. Where the kernel has
+        # no /proc/PID/limits (gVisor) each call's script checks them itself (ulimit_guard).
+        try:
+            with open('/proc/self/limits', 'rb') as f:
+                self.limits = f.read()
+            self.limits_guard = ''
+        except FileNotFoundError:
+            self.limits = None
+            self.limits_guard = ulimit_guard()
         self.cwd = WORKSPACE
         self.env = dict(base)
         self.zygotes = []
@@ -755,14 +805,14 @@ class Shells:
         marker_line = ('builtin export %s=%s 2>/dev/null\n' % (MARKER, sq(marker))
                        if z.env.get(MARKER) != marker else '')
         # bash variables end at a NUL, as `read -d ''` of the command did.
-        script = (self.script_prefix(z.env, env, cwd) + marker_line + TRAP
+        script = (self.limits_guard + self.script_prefix(z.env, env, cwd) + marker_line + TRAP
                   + '__stepbox_c=%s\n' % sq(req['command'].split('\0', 1)[0])).encode('utf-8', 'surrogateescape')
-        via_file = len(script) > PIPE_SCRIPT_MAX
+        via_file = SHELLS_ON_DEMAND or len(script) > PIPE_SCRIPT_MAX
         if via_file:
             ensure_priv()
             with as_helper():
                 write_file(z.base + '.sh', script, 0o644 if ISOLATED else 0o600)
-            script = ('builtin . %s\n' % sq(z.base + '.sh')).encode('utf-8', 'surrogateescape')
+            script = b'g' if SHELLS_ON_DEMAND else ('builtin . %s\n' % sq(z.base + '.sh')).encode('utf-8', 'surrogateescape')
         oom_before = self.oom.read()
         # The command's own time (its reply's duration_ms) runs from here, the script handed
         # to the shell, to the helper seeing the shell gone (see Call.on_exit): the helper's
@@ -842,6 +892,8 @@ class Shells:
         """Whether a shell's resource limits are still the helper's own (what it inherited):
         its /proc limits file, opened when it started, read again from its start (one pread;
         the kernel writes the file anew from the process's limits of now)."""
+        if self.limits is None:
+            return True  # no /proc/PID/limits: the call's script checks (see ulimit_guard)
         if z.limits_fd is None:
             return False
         try:
@@ -2149,11 +2201,65 @@ SETPRIV = runtime_program('setpriv')
 SPAWN_VIA_SETPRIV = ISOLATED and hasattr(os, 'posix_spawn') and os.access(SETPRIV[-1], os.X_OK)
 
 
+# bash's ulimit option for each resource limit and its unit (KiB, or 1024-byte blocks for -c
+# and -f outside POSIX mode; -q is in bytes). RLIMIT_RTTIME is
+# left out (older bash has no -R; it bounds only real-time scheduling, which the agent
+# cannot have without CAP_SYS_NICE).
+ULIMIT_OPTIONS = (('RLIMIT_CORE', 'c', 1024), ('RLIMIT_DATA', 'd', 1024), ('RLIMIT_NICE', 'e', 1),
+                  ('RLIMIT_FSIZE', 'f', 1024), ('RLIMIT_SIGPENDING', 'i', 1), ('RLIMIT_MEMLOCK', 'l', 1024),
+                  ('RLIMIT_RSS', 'm', 1024), ('RLIMIT_NOFILE', 'n', 1), ('RLIMIT_MSGQUEUE', 'q', 1),
+                  ('RLIMIT_RTPRIO', 'r', 1), ('RLIMIT_STACK', 's', 1024), ('RLIMIT_CPU', 't', 1),
+                  ('RLIMIT_NPROC', 'u', 1), ('RLIMIT_AS', 'v', 1024), ('RLIMIT_LOCKS', 'x', 1))
+
+
+def ulimit_guard():
+    """The first line of each call's script where the kernel has no /proc/PID/limits
+    (gVisor), in place of limits_intact: a command of the agent's may lower an idle shell's
+    limits (prlimit needs only the same uid), and the helper cannot read them (prlimit on
+    another user's process needs CAP_SYS_RESOURCE). So the shell, before it says it took
+    the command, sets its hard limits to the helper's (a no-op when they are intact; raising
+    a lowered one fails without CAP_SYS_RESOURCE) and its soft limits back to the helper's
+    (allowed under those). If the hard limits were lowered it says `L` on fd 3 and exits:
+    the call runs again in another shell (Call.finish), nothing of it having run. Builtins
+    only, no fork."""
+    import resource
+    hard, soft = [], []
+    for name, flag, unit in ULIMIT_OPTIONS:
+        res = getattr(resource, name, None)
+        if res is None:
+            continue
+        try:
+            cur, top = resource.getrlimit(res)
+            # A limit the kernel lets no one set (gVisor: nice, sigpending, msgqueue, rtprio)
+            # cannot be lowered either: nothing to check.
+            resource.setrlimit(res, (cur, top))
+        except (OSError, ValueError):
+            continue
+        words = ['unlimited' if v == resource.RLIM_INFINITY else '%d' % (v // unit) if v % unit == 0 else None
+                 for v in (top, cur)]
+        if None in words:
+            log('%s (%d/%d) is not a whole number of KiB; bash cannot set it back' % (name, cur, top))
+            continue
+        hard.append('-%s %s' % (flag, words[0]))
+        soft.append('-%s %s' % (flag, words[1]))
+    return ('builtin ulimit -H %s 2>/dev/null && builtin ulimit -S %s 2>/dev/null '
+            '|| { builtin printf L >&3; builtin exit 0; }\n' % (' '.join(hard), ' '.join(soft)))
+
+
 def spawn_as_agent(argv, env, fds):
     """Starts argv (argv[0] an absolute path) in a new session as the agent (uid/gid
     AGENT_UID, no supplementary groups, an empty bounding set, sealed: see SEALED) with fds[i] as its fd i (/dev/null for None). Python opens
     every other fd close-on-exec, so nothing of the helper's (its exec's stdin/stdout
     above all) is inherited."""
+    if FS_IDS or not ISOLATED:
+        return _spawn_as_agent(argv, env, fds)
+    # The agent's identity is the effective one here (see FS_IDS): the child must start as
+    # root, with the capabilities it needs to drop to the agent's ids and bounding set.
+    with as_helper():
+        return _spawn_as_agent(argv, env, fds)
+
+
+def _spawn_as_agent(argv, env, fds):
     if SPAWN_VIA_SETPRIV:
         actions = []
         for target, fd in enumerate(fds):
@@ -2202,12 +2308,20 @@ class Zygote:
         self.env = started_env
         fds = []
         try:
-            for _ in range(4):
+            for _ in range(2):
                 fds.extend(high_pipe())
+            # See SHELLS_ON_DEMAND: the state and script pipes root's where /proc would let
+            # other processes of the agent's open them.
+            if SHELLS_ON_DEMAND:
+                with as_helper():
+                    fds.extend(high_pipe() + high_pipe())
+            else:
+                fds.extend(high_pipe() + high_pipe())
             out_r, out_w, err_r, err_w, st_r, st_w, go_r, go_w = fds
+            driver = DRIVER_FILE if SHELLS_ON_DEMAND else DRIVER
             # `bash -c SCRIPT bash`: $0 is `bash`, as when it was found by name.
             self.pid = spawn_as_agent(
-                [BASH, '-c', DRIVER % {'base': base}, 'bash'], env, [None, out_w, err_w, st_w, go_r])
+                [BASH, '-c', driver % {'base': base}, 'bash'], env, [None, out_w, err_w, st_w, go_r])
         except OSError:
             for fd in fds:
                 os.close(fd)
@@ -2477,6 +2591,10 @@ class Call:
                 retry.pop('retry_marker')
             self.h.loop.dispatch(retry, b'')
             return
+        if code is None and self.state.startswith(b'L'):
+            # Every shell tried had its limits lowered (see ulimit_guard): nothing ran.
+            code, message = 'tool_failed', ("the command did not run: a process of the agent's kept lowering the "
+                                            'resource limits of the shells started for it (prlimit); stop it and call again')
         exit_code, sig = None, None
         if status is not None and status >= 0:
             if os.WIFEXITED(status):

@@ -20,8 +20,14 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
       const r = await sb.exec({ command: HELPER_ATTACK, timeoutMs: 20_000 });
       // The recorded result is the command's own, not a forged frame.
       expect(r).toMatchObject({ ok: true, exit_code: 7 });
-      const report = JSON.parse(r.stdout!.trim()) as { others: number; reached: string[] };
+      const report = JSON.parse(r.stdout!.trim()) as {
+        others: number;
+        reached: string[];
+        environ: unknown[];
+      };
       expect(report.reached).toEqual([]);
+      // On runc no other user's environment is readable (gVisor's differ: see selftest.ts).
+      expect(report.environ).toEqual([]);
       // init, `sleep infinity` and the helper at least.
       expect(report.others).toBeGreaterThanOrEqual(3);
       expect(await sb.exec({ command: 'echo next', timeoutMs: 5_000 })).toMatchObject({

@@ -149,9 +149,13 @@ export function sandboxConformance(
           'grep -q "3 passed" out.txt && echo found; grep -c ok out.txt; grep nothing out.txt; echo $?',
         ),
       ).toBe('found\n1\n1\n');
-      expect(await sh('cp out.txt d && mv out.txt moved.txt && ls . d')).toBe(
-        '.:\nd\nmoved.txt\n\nd:\nout.txt\n',
-      );
+      // Checked with test, not ls: coreutils 9's ls fails on gVisor 2022 (statx with
+      // AT_NO_AUTOMOUNT is EINVAL there), and listing is not what this test is about.
+      expect(
+        await sh(
+          'cp out.txt d && mv out.txt moved.txt && test -f d/out.txt && test -f moved.txt && test ! -e out.txt && echo moved; cat d/out.txt moved.txt',
+        ),
+      ).toBe('moved\nok: 3 passed\nok: 3 passed\n');
       expect((await run(s, 'mv d d/inner')).exit_code).toBe(1);
     });
 

@@ -524,6 +524,16 @@ export class DockerEngine {
     }
   }
 
+  /** Whether a stopped container was stopped by the engine's OOM killer (false when it is gone or was not). */
+  async stoppedByOom(id: string): Promise<boolean> {
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      return info.State.Running !== true && info.State.OOMKilled === true;
+    } catch {
+      return false;
+    }
+  }
+
   /** The container's current name (without Docker's leading `/`), or null when it is gone. */
   async nameOf(id: string): Promise<string | null> {
     try {
@@ -572,4 +582,12 @@ export class DockerEngine {
       throw dockerFailure(e, 'listing sandbox containers');
     }
   }
+}
+
+/**
+ * The engine at a unix socket other than the environment's (DOCKER_HOST): a second engine
+ * beside the main one, such as the bench's gVisor engine (.ci/gvisor.sh).
+ */
+export function engineAtSocket(socketPath: string): DockerEngine {
+  return new DockerEngine(new Docker({ socketPath }));
 }

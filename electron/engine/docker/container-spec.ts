@@ -165,6 +165,8 @@ export function containerSpec(
       Binds: [],
       ...(mounts.length ? { Mounts: mounts } : {}),
       LogConfig: { Type: 'none', Config: {} },
+      // The task's runtime (sandbox.runtime, e.g. runsc for gVisor); unset: the engine's default.
+      ...(config.runtime !== undefined ? { Runtime: config.runtime } : {}),
     },
   };
 }

@@ -14,6 +14,14 @@ export interface EngineInfo {
   readonly rootless: boolean | null;
   /** The host's cgroup version, `1` or `2`; null when the engine does not say. */
   readonly cgroupVersion: 1 | 2 | null;
+  /** The container runtimes the engine offers (`sandbox.runtime`); absent when it does not say. */
+  readonly runtimes?: EngineRuntimes;
+}
+
+/** The OCI runtimes an engine offers by name (Docker's `/info` Runtimes), and the one it uses by default. */
+export interface EngineRuntimes {
+  readonly names: readonly string[];
+  readonly default: string | null;
 }
 
 /** The part of `GET /version` that names the engine. */
@@ -43,6 +51,7 @@ function cgroupVersionOf(value: unknown): 1 | 2 | null {
 export interface LibpodInfoAnswer {
   readonly host?: {
     readonly cgroupVersion?: string;
+    readonly ociRuntime?: { readonly name?: string };
     readonly security?: { readonly rootless?: boolean };
   };
 }
@@ -51,6 +60,38 @@ export interface LibpodInfoAnswer {
 export interface DockerInfoAnswer {
   readonly CgroupVersion?: string;
   readonly SecurityOptions?: readonly string[];
+  readonly Runtimes?: Readonly<Record<string, unknown>>;
+  readonly DefaultRuntime?: string;
+}
+
+/**
+ * The runtimes an engine's `/info` names: Docker lists every runtime it was given
+ * (`--add-runtime`, daemon.json `runtimes`) with its default; libpod's `/info` names only
+ * the runtime Podman uses (others in containers.conf are not listed, so the list is left out
+ * and the engine itself judges a name). Containerd's internal shim names
+ * (`io.containerd.*`) are not runtimes a task would name and are left out.
+ */
+export function runtimesOf(
+  kind: EngineKind,
+  info: LibpodInfoAnswer | DockerInfoAnswer | null,
+): EngineRuntimes | undefined {
+  if (!info) return undefined;
+  if (kind === 'podman') {
+    const name = (info as LibpodInfoAnswer).host?.ociRuntime?.name;
+    return typeof name === 'string' && name ? { names: [], default: name } : undefined;
+  }
+  const d = info as DockerInfoAnswer;
+  if (!d.Runtimes || typeof d.Runtimes !== 'object') return undefined;
+  const names = Object.keys(d.Runtimes)
+    .filter((n) => !n.startsWith('io.containerd.'))
+    .sort();
+  return { names, default: typeof d.DefaultRuntime === 'string' ? d.DefaultRuntime : null };
+}
+
+/** `runc (default), runsc`: the runtimes an engine offers, for people. */
+export function describeRuntimes(runtimes: EngineRuntimes): string {
+  const names = runtimes.names.length ? runtimes.names : runtimes.default ? [runtimes.default] : [];
+  return names.map((n) => (n === runtimes.default ? `${n} (default)` : n)).join(', ');
 }
 
 /** Rootless and cgroup version from libpod's `/info` (Podman) or Docker's `/info`. */
@@ -157,11 +198,13 @@ export async function detectEngine(docker: Docker, timeoutMs = 20_000): Promise<
       '/v4.0.0/libpod/info',
       timeoutMs,
     ).catch(() => null);
+    const runtimes = runtimesOf('podman', info);
     return {
       kind: 'podman',
       version: info?.version?.Version ?? 'unknown',
       apiVersion: info?.version?.APIVersion ? `libpod ${info.version.APIVersion}` : 'unknown',
       ...hostFacts('podman', info),
+      ...(runtimes ? { runtimes } : {}),
     };
   }
   const version = (await (docker.version as (opts: object) => Promise<VersionAnswer>).call(docker, {
@@ -173,10 +216,12 @@ export async function detectEngine(docker: Docker, timeoutMs = 20_000): Promise<
     kind === 'podman' ? '/v4.0.0/libpod/info' : '/info',
     timeoutMs,
   ).catch(() => null);
+  const runtimes = runtimesOf(kind, info);
   return {
     kind,
     version: version.Version ?? 'unknown',
     apiVersion: version.ApiVersion ?? 'unknown',
     ...hostFacts(kind, info),
+    ...(runtimes ? { runtimes } : {}),
   };
 }

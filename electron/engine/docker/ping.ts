@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { detectEngine, engineName, type EngineInfo } from './engine-kind.js';
+import { describeRuntimes, detectEngine, engineName, type EngineInfo } from './engine-kind.js';
 
 /** How long a reachability check waits for the engine before calling it unreachable. */
 export const DOCKER_PING_TIMEOUT_MS = 3_000;
@@ -88,6 +88,8 @@ export function describeEngine(engine: EngineInfo): string {
     `API ${engine.apiVersion}`,
     ...(engine.rootless === null ? [] : [engine.rootless ? 'rootless' : 'rootful']),
     ...(engine.cgroupVersion === null ? [] : [`cgroup v${engine.cgroupVersion}`]),
+    // Which runtimes a task's sandbox.runtime (or --runtime) may name here, e.g. runsc.
+    ...(engine.runtimes ? [`runtimes ${describeRuntimes(engine.runtimes)}`] : []),
   ];
   return `${engineName(engine.kind)} ${engine.version} (${facts.join(', ')})`;
 }

@@ -33,6 +33,8 @@ import {
   type EngineInfo,
 } from '../docker/engine-kind.js';
 import { checkNetwork } from '../docker/network.js';
+import { specForRuntime } from '../docker/gvisor.js';
+import { checkRuntime, effectiveRuntime, runtimeRefused } from '../docker/runtime.js';
 import { OomEvents } from '../docker/oom.js';
 import { ownedContainers, ownerLabel, sweepOrphans } from '../docker/owner.js';
 import { logger } from '../log.js';
@@ -145,14 +147,18 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** Starts a container for `config` and its helper. Rejects with a {@link SandboxFailure} saying why not. */
   async create(config: SandboxConfig): Promise<DockerSandbox> {
     await checkNetwork(this.engine, config.network);
+    // Never another runtime in place of the one asked for (gVisor asked, runc started).
+    checkRuntime(this.info, config.runtime);
     const kind = this.info.kind;
     await checkImagePlatform(this.engine, config.image);
-    const [volume, runtime] = await Promise.all([
+    const [volume, runtimeVolume] = await Promise.all([
       config.agentFiles ? ensureAgentVolume(this.engine, config.image, config.agentFiles) : undefined,
       ensureRuntimeVolume(this.engine, config.image),
     ]);
     const seed = await this.seedFor(config);
-    const { id, offer } = await this.startContainer(config, volume, runtime);
+    const { id, offer } = await this.startContainer(config, volume, runtimeVolume).catch((e: unknown) => {
+      throw (e instanceof SandboxFailure && runtimeRefused(this.info, config.runtime, e.message)) || e;
+    });
     const sandbox = new DockerSandbox(
       this.engine,
       id,
@@ -169,6 +175,7 @@ export class DockerSandboxProvider implements SandboxProvider {
       offer,
     );
     sandbox.unenforcedLimits = this.unenforcedLimits;
+    sandbox.runtime = effectiveRuntime(this.info, config.runtime);
     this.live.set(id, sandbox);
     try {
       await prepareSandbox(this.engine, id, kind, config.network, workdirOf(config));
@@ -229,10 +236,14 @@ export class DockerSandboxProvider implements SandboxProvider {
   private async startContainer(
     config: SandboxConfig,
     volume: string | undefined,
-    runtime: string,
+    runtimeVolume: string,
   ): Promise<{ id: string; offer: ChannelOffer }> {
+    const runtime = effectiveRuntime(this.info, config.runtime);
     const spec = (socketDir?: string) =>
-      specForEngine(containerSpec(config, ownerLabel(), volume, socketDir, runtime), this.info.kind);
+      specForRuntime(
+        specForEngine(containerSpec(config, ownerLabel(), volume, socketDir, runtimeVolume), this.info.kind),
+        runtime,
+      );
     let socket: HelperSocket | undefined;
     if (this.noSocket === null && this.sockets) {
       try {

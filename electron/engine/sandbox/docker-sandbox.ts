@@ -6,6 +6,7 @@ import { toolFailure, type DirEntry, type ToolResult } from '../../../shared/too
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { keptName } from '../docker/container-spec.js';
 import { runtimeVolumeName } from '../docker/runtime-volume.js';
+import { GVISOR_RUNTIME } from '../docker/runtime.js';
 import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
 import { diffEntries, manifestProblem } from './manifest.js';
@@ -190,6 +191,8 @@ export class DockerSandbox implements Sandbox {
   lastCommandMs: number | undefined;
   /** Why this sandbox's limits do not hold, when the user allowed that (rootless on cgroup v1); else undefined. */
   unenforcedLimits: string | undefined;
+  /** The OCI runtime the container runs on (the config's, else the engine's default); null when the engine does not say. */
+  runtime: string | null = null;
   private destroying: Promise<void> | undefined;
   private readonly log;
 
@@ -298,10 +301,31 @@ export class DockerSandbox implements Sandbox {
     );
   }
 
-  private stopped(): SandboxFailure {
+  /**
+   * The failure of a container the engine's OOM killer stopped, or null when it was not that:
+   * on gVisor a command past the memory limit ends the whole sandbox (it has no OOM killer of
+   * its own, docker/gvisor.ts).
+   */
+  private async outOfMemory(): Promise<SandboxFailure | null> {
+    if (!(await this.engine.stoppedByOom(this.id))) return null;
+    const gvisor =
+      this.runtime === GVISOR_RUNTIME
+        ? ' (on gVisor the whole sandbox ends: it has no OOM killer of its own)'
+        : '';
     return new SandboxFailure(
       'sandbox_lost',
-      `sandbox container ${this.id.slice(0, 12)} stopped (its main process was killed, e.g. by \`kill -9 -1\`)`,
+      `sandbox container ${this.id.slice(0, 12)} ran out of memory and the engine stopped it${gvisor}`,
+    );
+  }
+
+  /** Why the stopped container stopped: out of memory, else its main process killed. */
+  private async stopped(): Promise<SandboxFailure> {
+    return (
+      (await this.outOfMemory()) ??
+      new SandboxFailure(
+        'sandbox_lost',
+        `sandbox container ${this.id.slice(0, 12)} stopped (its main process was killed, e.g. by \`kill -9 -1\`)`,
+      )
     );
   }
 
@@ -322,16 +346,33 @@ export class DockerSandbox implements Sandbox {
     return this.helper;
   }
 
+  /**
+   * On gVisor an OOM event means the host stopped the Sentry, the whole sandbox (it has no OOM
+   * killer of its own, docker/gvisor.ts), and the helper's channel may not say so until the
+   * call's hung timer: once the container has stopped, its channel is closed, so the call
+   * ends now as the sandbox lost (out of memory) rather than after its timeout.
+   */
+  private endOnOom(seen: number, withinMs: number): void {
+    void this.hooks.ooms.waitAbove(this.id, seen, withinMs).then(async (oom) => {
+      if (!oom) return;
+      for (let i = 0; i < 50 && (await this.engine.isRunning(this.id).catch(() => false)); i++)
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      this.connection?.close();
+    });
+  }
+
   /** Restarts a dead helper, or marks the sandbox lost when its container is gone. */
   private recover(): Promise<void> {
     this.recovering ??= (async () => {
       try {
         if (this.lost) throw this.lost;
         if (!(await this.engine.isRunning(this.id))) {
-          this.lost = new SandboxFailure(
-            'sandbox_lost',
-            `sandbox container ${this.id.slice(0, 12)} is gone or stopped`,
-          );
+          this.lost =
+            (await this.outOfMemory()) ??
+            new SandboxFailure(
+              'sandbox_lost',
+              `sandbox container ${this.id.slice(0, 12)} is gone or stopped`,
+            );
           throw this.lost;
         }
         this.connection?.close();
@@ -347,7 +388,7 @@ export class DockerSandbox implements Sandbox {
         if ((await this.helper.hello).main === null) {
           this.helper.close('the container is stopping');
           this.connection?.close();
-          this.lost = this.stopped();
+          this.lost = await this.stopped();
           throw this.lost;
         }
         if (this.session) await this.helper.request('set_session', { ...this.session });
@@ -404,6 +445,7 @@ export class DockerSandbox implements Sandbox {
   async exec(request: ExecRequest): Promise<ToolResult> {
     const started = performance.now();
     const oomBefore = this.hooks.ooms.count(this.id);
+    if (this.runtime === GVISOR_RUNTIME) this.endOnOom(oomBefore, request.timeoutMs + HUNG_GRACE_MS);
     let response: HelperResponse<'exec'>;
     try {
       const helper = this.ready() ?? (await this.live());

@@ -34,6 +34,7 @@ export function sandboxConfig(spec: SandboxSpec, verifier?: Task['verifier']): S
     ...(spec.workdir !== undefined ? { workdir: spec.workdir } : {}),
     ...(spec.env !== undefined ? { env: spec.env } : {}),
     ...(dirs.length ? { verifierDirs: dirs } : {}),
+    ...(spec.runtime !== undefined ? { runtime: spec.runtime } : {}),
   };
 }
 
@@ -65,7 +66,7 @@ export function defaultSandboxConfig(overrides: Partial<Limits> = {}): SandboxCo
   return sandboxConfig(SandboxSpec.parse({ limits: Limits.parse(overrides) }));
 }
 
-/** The key under which a warm pool keeps sandboxes of one config (image + network + limits). */
+/** The key under which a warm pool keeps sandboxes of one config (image + network + limits + runtime). */
 export function configKey(config: SandboxConfig): string {
   const l = config.limits;
   return [
@@ -82,5 +83,7 @@ export function configKey(config: SandboxConfig): string {
     ...(config.workdir !== undefined ? [`workdir=${config.workdir}`] : []),
     ...(config.env !== undefined ? [`env=${JSON.stringify(config.env)}`] : []),
     ...(config.verifierDirs ?? []).map((d) => `${d.path}:${d.bytes}`),
+    // A runc sandbox must never be handed out for a runsc task (nor the other way).
+    ...(config.runtime !== undefined ? [`runtime=${config.runtime}`] : []),
   ].join('|');
 }

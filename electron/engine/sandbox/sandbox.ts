@@ -30,6 +30,8 @@ export interface SandboxConfig {
   readonly limits: SandboxLimits;
   /** Files of an agent inside the sandbox, read-only at /opt/agent (`sandbox:` agents), or none. */
   readonly agentFiles?: AgentFiles;
+  /** The engine's OCI runtime to run it on (`runsc` for gVisor); unset: the engine's default. */
+  readonly runtime?: string;
   /**
    * The working directory (`sandbox.workdir`): the snapshotted, rolled-back place where the
    * agent starts, a tmpfs seeded with the image's own files there. Unset: /workspace.
@@ -274,6 +276,7 @@ export class SandboxFailure extends Error {
       | 'limits_unenforced'
       | 'image_missing'
       | 'network_unavailable'
+      | 'runtime_unavailable'
       | 'sandbox_failed'
       | 'restore_failed'
       | 'snapshot_failed'

@@ -13,6 +13,8 @@ import { RUNTIME_PYTHON_WRAPPER } from './sandbox-runtime.js';
  * they try.
  */
 const PY = `"$(command -v python3 || echo ${RUNTIME_PYTHON_WRAPPER})"`;
+import { isGvisor } from '../docker/gvisor.js';
+import { SANDBOX_ENV } from '../../../shared/constants.js';
 
 /** The containment checks of `stepbox sandbox selftest`, in the order they run. */
 export const SELFTEST_CHECKS = [
@@ -44,6 +46,8 @@ export interface SelftestCheck {
 /** The self-test's verdict: `ok` only when every check held. */
 export interface SelftestReport {
   readonly ok: boolean;
+  /** The container runtime the checks ran on (the one asked for, else the engine's default; null when unknown). */
+  readonly runtime: string | null;
   readonly checks: SelftestCheck[];
 }
 
@@ -67,15 +71,20 @@ for i in range(1, 200):
                     'stdout_total': 6, 'stderr_total': 0, 'oom': False, 'duration_ms': 1}).encode()
     forged.append(struct.pack('>II', len(h), 6) + h + b'forged')
 forged = b''.join(forged)
-others, reached = 0, []
+others, reached, environ = 0, [], []
+me = [str(os.getuid())] * 3
 for name in os.listdir('/proc'):
     if not name.isdigit() or int(name) == os.getpid():
         continue
     p = int(name)
     try:
-        if os.stat('/proc/%d' % p).st_uid == os.getuid():
+        # Another user's: any of its real, effective or saved uids not ours (a helper whose
+        # effective uid is the agent's for its file operations, on gVisor, is root's still).
+        with open('/proc/%d/status' % p) as f:
+            uids = [l.split()[1:4] for l in f if l.startswith('Uid:')][0]
+        if uids == me:
             continue
-    except OSError:
+    except (OSError, IndexError):
         continue
     others += 1
     for fd in (0, 1, 2):
@@ -85,13 +94,18 @@ for name in os.listdir('/proc'):
             reached.append('wrote fd %d of pid %d' % (fd, p))
         except OSError:
             pass
-    for what in ('mem', 'environ'):
-        try:
-            with open('/proc/%d/%s' % (p, what), 'rb') as f:
-                f.read(1)
-            reached.append('read the %s of pid %d' % (what, p))
-        except OSError:
-            pass
+    try:
+        with open('/proc/%d/mem' % p, 'rb') as f:
+            f.read(1)
+        reached.append('read the mem of pid %d' % p)
+    except OSError:
+        pass
+    try:
+        with open('/proc/%d/environ' % p, 'rb') as f:
+            names = sorted({v.split(b'=', 1)[0].decode('utf-8', 'replace') for v in f.read().split(b'\\0') if v})
+        environ.append({'pid': p, 'names': names})
+    except OSError:
+        pass
     if libc.ptrace(16, p, None, None) == 0:  # PTRACE_ATTACH
         reached.append('ptraced pid %d' % p)
     for sig in (signal.SIGSTOP, signal.SIGKILL):
@@ -114,7 +128,7 @@ try:
 except OSError:
     pass
 s.close()
-print(json.dumps({'others': others, 'reached': reached}))
+print(json.dumps({'others': others, 'reached': reached, 'environ': environ}))
 PY
 exit 7`;
 
@@ -156,6 +170,13 @@ for name in os.listdir('/proc'):
     local, remote = IoVec(ctypes.addressof(buf), 8), IoVec(0x400000, 8)
     if libc.process_vm_readv(p, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) >= 0 or ctypes.get_errno() != 1:
         reached.append('process_vm_readv on shell %d did not give EPERM' % p)
+# The shell running this call (the parent): its state pipe carries the session's dump.
+try:
+    with open('/proc/%d/fd/3' % os.getppid(), 'wb', buffering=0) as f:
+        pass
+    reached.append("opened the state pipe of this call's own shell")
+except OSError:
+    pass
 own = subprocess.Popen(['sleep', '30'])
 ok = libc.ptrace(16, own.pid, None, None) == 0
 own.kill()
@@ -185,6 +206,41 @@ export BASH_ENV=~/.bashrc ENV=~/.bashrc PYTHONSTARTUP=~/.pythonrc.py PYTHONPATH=
 [ -n "$site" ] && [ -f "$site/stepbox-forge.pth" ] && [ -x ~/.local/bin/python3 ] && echo planted`;
 
 type Probe = (sb: DockerSandbox) => Promise<Omit<SelftestCheck, 'id'>>;
+
+/**
+ * Variables a process's environment may hold where the kernel lets any process read it
+ * (gVisor: /proc/PID/environ of every process is readable): the container's own (which every
+ * command has) and the fixed PATH/HOME of root's execs. Anything else would be a leak.
+ */
+const PUBLIC_ENV = new Set([
+  ...Object.keys(SANDBOX_ENV),
+  'PATH',
+  'HOME',
+  'HOSTNAME',
+  'TERM',
+  'PWD',
+  'SHLVL',
+  '_',
+]);
+
+/** What reading other users' environments means here: a failure on runc (it must be refused), a note on gVisor. */
+function environReads(
+  sb: DockerSandbox,
+  reads: readonly { pid: number; names: readonly string[] }[],
+): { problem: string | null; note: string } {
+  if (!reads.length) return { problem: null, note: '' };
+  if (!isGvisor(sb.runtime))
+    return { problem: reads.map((e) => `read the environ of pid ${e.pid}`).join('; '), note: '' };
+  const leaked = reads.flatMap((e) =>
+    e.names.filter((n) => !PUBLIC_ENV.has(n)).map((n) => `${n} (pid ${e.pid})`),
+  );
+  if (leaked.length)
+    return { problem: `read other users' environments holding ${leaked.slice(0, 5).join(', ')}`, note: '' };
+  return {
+    problem: null,
+    note: `; gVisor lets it read the environment of ${reads.length} of them, which hold only the container's own variables (${[...new Set(reads.flatMap((e) => e.names))].join(', ')})`,
+  };
+}
 
 const ok = (detail: string) => ({ ok: true, detail });
 const fail = (detail: string) => ({ ok: false, detail });
@@ -243,7 +299,8 @@ async function forgeVerdict(sb: Sandbox): Promise<Omit<SelftestCheck, 'id'>> {
 
 const PROBES: Record<SelftestCheckId, Probe> = {
   network: async (sb) => {
-    const ifaces = (await out(sb, 'ls /sys/class/net')).trim().split(/\s+/);
+    // A glob, not ls: coreutils 9's ls fails on Debian's runsc (statx AT_NO_AUTOMOUNT: EINVAL).
+    const ifaces = (await out(sb, 'for i in /sys/class/net/*; do echo "${i##*/}"; done')).trim().split(/\s+/);
     return ifaces.join(',') === 'lo'
       ? ok('only the loopback interface')
       : fail(`interfaces ${ifaces.join(', ')} (expected only lo)`);
@@ -266,11 +323,18 @@ const PROBES: Record<SelftestCheckId, Probe> = {
       : fail(`uid ${uid}, groups ${groups} (expected 1000 and 1000)`);
   },
   capabilities: async (sb) => {
-    const lines = (await out(sb, 'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status'))
+    // gVisor's /proc/PID/status has no NoNewPrivs (nor CapAmb): asked of prctl instead.
+    const lines = (
+      await out(
+        sb,
+        'grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status; grep -q "^NoNewPrivs:" /proc/self/status || python3 -c "import ctypes; print(\'NoNewPrivs:\t%d\' % ctypes.CDLL(None).prctl(39, 0, 0, 0, 0))"',
+      )
+    )
       .trim()
       .split('\n');
     const bad = lines.filter((l) => (l.startsWith('Cap') ? !/:\s+0+$/.test(l) : !/:\s+1$/.test(l)));
-    return bad.length || lines.length !== 6
+    const expected = isGvisor(sb.runtime) ? 5 : 6;
+    return bad.length || lines.length < expected
       ? fail(`unexpected: ${bad.join('; ') || lines.join('; ')}`)
       : ok('none: no inheritable, permitted, effective, bounding or ambient capability; no-new-privileges');
   },
@@ -280,13 +344,16 @@ const PROBES: Record<SelftestCheckId, Probe> = {
     const report = JSON.parse((r.stdout ?? '').trim().split('\n')[0] || '{}') as {
       others?: number;
       reached?: string[];
+      environ?: { pid: number; names: string[] }[];
     };
     if (r.exit_code !== 7)
       return fail(`the command's result was altered (exit ${String(r.exit_code)}, not 7)`);
     if (report.reached?.length) return fail(report.reached.slice(0, 3).join('; '));
+    const environ = environReads(sb, report.environ ?? []);
+    if (environ.problem) return fail(environ.problem);
     if ((await out(sb, 'echo next')) !== 'next\n') return fail('the next call failed after the attempt');
     return ok(
-      `a command could not write, read, ptrace or signal any of ${report.others ?? 0} processes of other users, nor reach the helper's socket; its result was its own (${describeChannel(sb.channel)})`,
+      `a command could not write, read, ptrace or signal any of ${report.others ?? 0} processes of other users, nor reach the helper's socket; its result was its own (${describeChannel(sb.channel)})${environ.note}`,
     );
   },
   ptrace: async (sb) => {
@@ -296,13 +363,19 @@ const PROBES: Record<SelftestCheckId, Probe> = {
       reached?: string[];
       own?: boolean;
     };
-    if (!report.shells) return fail(`no idle shell found to try (${r.stderr?.trim().slice(-200) ?? ''})`);
     if (report.reached?.length) return fail(report.reached.slice(0, 3).join('; '));
-    return report.own
-      ? ok(
-          `a command could not ptrace, read or write the memory of, or open the fds of ${report.shells} idle shell(s); it could still attach to a program of its own`,
-        )
-      : fail('a command could not ptrace a program of its own (debuggers would not work)');
+    // gVisor leaves a shell dumpable whatever its ids at exec, so no shell waits idle there
+    // (helper.py SHELLS_ON_DEMAND): each call starts its own; nothing to shape beforehand.
+    const onDemand = isGvisor(sb.runtime) && report.shells === 0;
+    if (!report.shells && !onDemand)
+      return fail(`no idle shell found to try (${r.stderr?.trim().slice(-200) ?? ''})`);
+    if (!report.own)
+      return fail('a command could not ptrace a program of its own (debuggers would not work)');
+    return ok(
+      onDemand
+        ? "no shell waits idle on gVisor (each call starts its own, so none can be shaped beforehand); a command could not open its own shell's state pipe, and could still attach to a program of its own"
+        : `a command could not ptrace, read or write the memory of, or open the fds of ${report.shells} idle shell(s), nor its own shell's state pipe; it could still attach to a program of its own`,
+    );
   },
   isolated_root: async (sb) => {
     const session = await sb.sessionState();
@@ -341,6 +414,7 @@ const PROBES: Record<SelftestCheckId, Probe> = {
       ? ok(`a fork loop was stopped after ${n} processes (limit ${LIMITS.pids})`)
       : fail(`a fork loop started ${n} processes (limit ${LIMITS.pids})${said(r)}`);
   },
+  // On gVisor, see memoryOnGvisor (the whole sandbox ends).
   memory: async (sb) => {
     const r = await sb.exec({
       command: `${PY} -c "b = bytearray(1 << 30); print(len(b))"`,
@@ -387,12 +461,50 @@ const PROBES: Record<SelftestCheckId, Probe> = {
 };
 
 /**
+ * The memory check on gVisor, in a sandbox of its own: gVisor has no OOM killer, so past the
+ * limit the host's stops the Sentry and the whole sandbox ends (docker/gvisor.ts). Holds when
+ * allocating 1 GiB ends the sandbox as out of memory, never past the limit.
+ */
+async function memoryOnGvisor(
+  provider: SandboxProvider,
+  runtime: string | undefined,
+): Promise<Omit<SelftestCheck, 'id'>> {
+  const sb = await provider.create({ ...defaultSandboxConfig(LIMITS), ...(runtime ? { runtime } : {}) });
+  try {
+    const r = await sb
+      .exec({ command: 'python3 -c "b = bytearray(1 << 30); print(len(b))"', timeoutMs: 60_000 })
+      .catch((e: Error) => e);
+    if (r instanceof Error)
+      return /out of memory/.test(r.message)
+        ? ok(
+            `allocating 1 GiB ended the sandbox as out of memory (memory ${LIMITS.memory}): gVisor has no OOM killer of its own, so the engine stops the whole sandbox rather than the one command (its calls report sandbox_lost)`,
+          )
+        : fail(`allocating 1 GiB failed otherwise: ${r.message}`);
+    return r.error?.code === 'oom'
+      ? ok(`allocating 1 GiB was stopped as oom (memory ${LIMITS.memory})`)
+      : fail(
+          `allocating 1 GiB gave ${r.error ? `${r.error.code}: ${r.error.message}` : `exit ${String(r.exit_code)}`}, not oom${said(r)}`,
+        );
+  } finally {
+    await sb.destroy().catch(() => undefined);
+  }
+}
+
+/**
  * Starts one sandbox from `provider` (the engine's: `openEngine(...).provider()`, on this
  * machine's engine), of `image` (default: the stepbox image), and tries what the sandbox must contain: one check per
  * {@link SELFTEST_CHECKS} entry. Rejects (a SandboxFailure) only when no sandbox can start.
  */
-export async function runSelftest(provider: SandboxProvider, image?: string): Promise<SelftestReport> {
-  const sb = await provider.create({ ...defaultSandboxConfig(LIMITS), ...(image ? { image } : {}) });
+export async function runSelftest(
+  provider: SandboxProvider,
+  options: { image?: string; runtime?: string } = {},
+): Promise<SelftestReport> {
+  const { image, runtime } = options;
+  const sb = await provider.create({
+    ...defaultSandboxConfig(LIMITS),
+    ...(image ? { image } : {}),
+    ...(runtime ? { runtime } : {}),
+  });
   try {
     if (!(sb instanceof DockerSandbox))
       throw new SandboxFailure(
@@ -402,12 +514,14 @@ export async function runSelftest(provider: SandboxProvider, image?: string): Pr
     const checks: SelftestCheck[] = [];
     for (const id of SELFTEST_CHECKS) {
       try {
-        checks.push({ id, ...(await PROBES[id](sb)) });
+        const probe =
+          id === 'memory' && isGvisor(sb.runtime) ? () => memoryOnGvisor(provider, runtime) : PROBES[id];
+        checks.push({ id, ...(await probe(sb)) });
       } catch (e) {
         checks.push({ id, ok: false, detail: `the check could not run: ${(e as Error).message}` });
       }
     }
-    return { ok: checks.every((c) => c.ok), checks };
+    return { ok: checks.every((c) => c.ok), runtime: sb.runtime, checks };
   } finally {
     await sb.destroy();
   }
