@@ -8,6 +8,7 @@ import { parseSize } from '../../../shared/size.js';
 import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
+import { findDevcontainer, readDevcontainer } from './devcontainer.js';
 
 /**
  * THE way a path becomes a task (design: World). `stepbox run`, `batch`, the window's
@@ -17,7 +18,7 @@ import { loadTask } from './load-task.js';
  */
 
 /** How a world was written. Each reader adds its own kind. */
-export type WorldKind = 'task' | 'folder';
+export type WorldKind = 'task' | 'folder' | 'devcontainer';
 
 /** A world read from a path: the task to run and where it came from. */
 export interface World {
@@ -83,11 +84,39 @@ const folderReader: WorldReader = {
 };
 
 /**
+ * A project folder with a devcontainer.json (devcontainer.ts): its image or Dockerfile,
+ * environment, lifecycle commands (setup) and workspace folder; the project is the workspace
+ * and the goal comes from `--goal`, as for any folder.
+ */
+const devcontainerReader: WorldReader = {
+  kind: 'devcontainer',
+  takesGoal: true,
+  claims: (dir) => findDevcontainer(dir) !== null,
+  read: (dir, flags) => {
+    if (!flags.goal || flags.goal.trim() === '')
+      return err(
+        appError(
+          'usage',
+          `${dir} has a devcontainer.json but no task.json, so the goal must come from --goal: add --goal "what the agent should do" (and --verify CMD to check it)`,
+        ),
+      );
+    const read = readDevcontainer(dir, flags);
+    if (!read.ok) return read;
+    const input = flags.importLimit
+      ? { ...read.value.input, workspace: { ...read.value.input.workspace, import_limit: flags.importLimit } }
+      : read.value.input;
+    const parsed = parseTask(input, `the task made from ${read.value.file}`);
+    if (!parsed.ok) return parsed;
+    return withFolder(parsed.value, dir, null, 'devcontainer', flags, [...read.value.notes]);
+  },
+};
+
+/**
  * Every reader, tried in order on a folder: the first that claims it reads it. A new way
  * of writing a world (a devcontainer, a Harbor task folder) adds one entry here, before
  * {@link folderReader}, which claims every folder.
  */
-export const READERS: readonly WorldReader[] = [taskFolderReader, folderReader];
+export const READERS: readonly WorldReader[] = [taskFolderReader, devcontainerReader, folderReader];
 
 /**
  * Reads the world at `path`: a task.json, or a folder (a task folder, or a project folder
