@@ -42,7 +42,7 @@ export interface EngineOptions {
 function harnessPort(engine: Engine): HarnessPort {
   const store = engine.store;
   return {
-    async start({ taskPath, world: flags, agent, breakpoints, agentOptions, leadIn = 0 }) {
+    async start({ taskPath, world: flags, agent, breakpoints, agentOptions, leadIn = 0, onImageProgress }) {
       const world = loadWorld(taskPath, flags);
       if (!world.ok) throw new ServiceError(world.error.code, world.error.message);
       return startCaseEpisode({
@@ -53,6 +53,7 @@ function harnessPort(engine: Engine): HarnessPort {
         breakpoints,
         agentOptions: engineAgentOptions(agentOptions),
         leadIn,
+        ...(onImageProgress ? { onImageProgress } : {}),
       });
     },
     prewarm(taskPaths) {
