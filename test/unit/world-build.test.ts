@@ -13,6 +13,7 @@ import { parseJsonc, readDevcontainer } from '../../electron/engine/harness/devc
 import { sandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { overlayEntries } from '../../electron/engine/sandbox/workspace-seed.js';
 import { resolveToolPath } from '../../electron/engine/tools/paths.js';
+import { matchesPathPattern } from '../../shared/qa/path-pattern.js';
 import { HistoryHookFilter } from '../../electron/engine/docker/terminal.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'stepbox-world-build-unit-'));
@@ -59,6 +60,9 @@ describe('sandbox.workdir', () => {
       `\x1b]6973;1;0;${Buffer.from('/app').toString('base64')};${Buffer.from('  1  touch a.txt').toString('base64')};${files}\x07`,
     );
     expect(out.commands[0].files).toEqual(['a.txt']);
+    // QA compares a path in /app with the task's patterns as it does one in /workspace.
+    expect(matchesPathPattern('/app/tests/test_x.py', 'tests/', '/app')).toBe(true);
+    expect(matchesPathPattern('/workspace/tests/test_x.py', 'tests/')).toBe(true);
   });
 });
 
