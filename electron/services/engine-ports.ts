@@ -215,6 +215,7 @@ function batchPort(engine: Engine): BatchPort {
         supply: poolSupply(await engine.supply()),
         onProgress,
         signal,
+        images: (await engine.episodeEnv()).images,
       });
     },
     list() {
