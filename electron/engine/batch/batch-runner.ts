@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { ImageProgress, TaskImages } from '../harness/task-images.js';
+import { withoutBuild, type ImageProgress, type TaskImages } from '../harness/task-images.js';
 import type { Task } from '../../../shared/task.js';
 import { HarnessError } from '../harness/harness-error.js';
 import { crashPoint } from '../crash-point.js';
@@ -98,16 +98,6 @@ export function supersedePartial(batch: BatchFile, stored?: readonly StoredEpiso
       Object.assign(slot, emptySlot(slot.task, slot.task_name, slot.index), { superseded: slot.superseded });
   }
   return n;
-}
-
-/**
- * A task whose build was made into its image, for its slots: the built tag is the image and
- * the build is not done again per slot. (The trace header then records the tag alone.)
- */
-function withoutBuild(task: Task): Task {
-  const { build: _built, ...sandbox } = task.sandbox;
-  void _built;
-  return { ...task, sandbox };
 }
 
 /** Options of {@link runBatch}. */
