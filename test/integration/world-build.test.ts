@@ -188,7 +188,7 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
     expect(again.stderr).not.toMatch(/\[build\] Step /);
   });
 
-  it("a recorded task's build needs --allow-image; a first-hand task file is consent", async () => {
+  it("a recorded task's built image needs --allow-image; a first-hand task file is consent", async () => {
     const taskDir = join(dir, 'consent-task');
     mkdirSync(taskDir, { recursive: true });
     writeFileSync(join(taskDir, 'Dockerfile'), `FROM stepbox-sandbox:1\nLABEL mark=consent-${token}\n`);
