@@ -112,6 +112,8 @@ export async function startEpisode(given: StartEpisodeOptions): Promise<EpisodeR
         image: options.task.sandbox.image,
         created: Date.now(),
         ...waivedLimits(sandbox),
+        // Where the image came from, when the task built it (the recorded task names the tag alone).
+        ...(given.task.sandbox.build !== undefined ? { image_build: given.task.sandbox.build } : {}),
       },
       options.episodeId,
     );
