@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { describeDocker } from '../support/docker.js';
+import { closeTestProvider, describeDocker, testProvider } from '../support/docker.js';
+import { ensureBuilt } from '../../electron/engine/docker/build-image.js';
+import { sandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { SandboxSpec } from '../../shared/task.js';
 import { call, script } from '../support/harness.js';
 
 // Images built from Dockerfiles (sandbox.build, a devcontainer's) and the working directory
@@ -216,6 +219,40 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
       '--json',
     ]);
     expect(allowed.stdout, allowed.stderr).toContain('"fork_step":0');
+  });
+
+  it("a sandbox's reset puts the image's own files back (a warm pool's next episode starts from them)", async () => {
+    const ctx = join(dir, 'seed-ctx');
+    mkdirSync(ctx, { recursive: true });
+    writeFileSync(
+      join(ctx, 'Dockerfile'),
+      `FROM stepbox-sandbox:1\nUSER root\nRUN mkdir -p /srv/app/sub && echo seed-${token} > /srv/app/sub/f.txt && chmod 755 /srv/app/sub/f.txt\n`,
+    );
+    const provider = await testProvider();
+    try {
+      const engine = provider.engine;
+      const { image } = await ensureBuilt(
+        engine.docker,
+        { context: ctx, dockerfile: join(ctx, 'Dockerfile') },
+        () => undefined,
+      );
+      built.add(image);
+      const sb = await provider.create(sandboxConfig(SandboxSpec.parse({ image, workdir: '/srv/app' })));
+      try {
+        const first = await sb.exec({
+          command: 'pwd; cat sub/f.txt; stat -c %a sub/f.txt; rm -r sub',
+          timeoutMs: 10_000,
+        });
+        expect(first.stdout).toBe(`/srv/app\nseed-${token}\n755\n`);
+        await sb.reset();
+        const again = await sb.exec({ command: 'cat sub/f.txt', timeoutMs: 10_000 });
+        expect(again.stdout).toBe(`seed-${token}\n`);
+      } finally {
+        await sb.destroy();
+      }
+    } finally {
+      expect(await closeTestProvider(provider)).toEqual([]);
+    }
   });
 
   it('a Dockerfile that fails to build: its last lines in the error, exit 2, nothing recorded', async () => {
