@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { readAbConfig, runAb, type AbReport } from '../engine/batch/ab.js';
 import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
-import { taskFilePath } from '../engine/harness/load-task.js';
+import { loadWorldOrUsage } from './world-flags.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
@@ -88,9 +87,13 @@ export const command: CliCommand = {
     try {
       a = readAbConfig(values.a);
       b = readAbConfig(values.b);
+      // Through the one loader (workspace.from made absolute); each side's config merges over the task.
       tasks = positionals.map((p) => {
-        const path = resolve(taskFilePath(p));
-        return { path, doc: JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> };
+        const world = loadWorldOrUsage(p, {}, io);
+        return {
+          path: world.taskPath ?? resolve(p),
+          doc: world.task as unknown as Record<string, unknown>,
+        };
       });
     } catch (e) {
       throw new UsageError((e as Error).message);

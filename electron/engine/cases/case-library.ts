@@ -3,7 +3,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { QaRuleId } from '../../../shared/qa/flag.js';
-import { parseTask, type Task } from '../../../shared/task.js';
+import type { Task } from '../../../shared/task.js';
+import { loadCaseTask } from '../harness/load-world.js';
+import { IMPORTED_MARKER } from './imported-marker.js';
 import { EpisodeStatus } from '../../../shared/trace-events.js';
 import { stepboxHome } from '../trace/episode-store.js';
 import { describeIssues } from '../../../shared/validation-issues.js';
@@ -124,8 +126,7 @@ export function caseFile(dir: string, file: string, fixed: boolean): string {
 }
 
 /** Loads a case's broken (default) or fixed variant: `fixed/` files override the case's own. */
-/** The file `case import` writes into an imported case's folder (a bundle cannot carry it). */
-export const IMPORTED_MARKER = '.imported.json';
+export { IMPORTED_MARKER } from './imported-marker.js';
 
 export function loadCase(name: string, options: { fixed?: boolean; dir?: string } = {}): CaseSpec {
   const found = options.dir === undefined && /^[a-z0-9-]+$/.test(name) ? caseRoot(name) : null;
@@ -142,7 +143,8 @@ export function loadCase(name: string, options: { fixed?: boolean; dir?: string 
   const fixed = options.fixed ?? false;
   const taskPath = caseFile(dir, 'task.json', fixed);
   const agentPath = caseFile(dir, 'agent.jsonl', fixed);
-  const parsedTask = parseTask(readJson(taskPath), taskPath);
+  // Read as any task file is (its workspace.from against the case's folder, an imported case's refused).
+  const parsedTask = loadCaseTask(taskPath);
   if (!parsedTask.ok) throw new CaseError('invalid_case', parsedTask.error.message);
   const expected = CaseExpected.safeParse(readJson(join(dir, 'expected.json')));
   if (!expected.success)

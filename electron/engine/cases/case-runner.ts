@@ -12,6 +12,7 @@ import type { EpisodeParts } from '../episode-parts.js';
 import { CaseError, loadCase, type CaseSpec } from './case-library.js';
 import { runsOwnProgram } from '../agents/agent-spec.js';
 import { consentedTask } from '../harness/recorded-task.js';
+import { refuseImported } from '../harness/load-world.js';
 import type { WideningKind } from '../../../shared/isolation-policy.js';
 
 /** One episode of a case run, judged. */
@@ -69,6 +70,9 @@ export async function runCase(spec: CaseSpec, env: CaseEnv): Promise<CaseRun> {
       'invalid_case',
       `case ${spec.name} was imported and its agent is ${spec.agentSpec}; stepbox never runs a command from a bundle by itself: give the agent again, e.g. --agent '${spec.agentSpec}'`,
     );
+  const folder = spec.task.workspace.from;
+  const refused = spec.imported && folder !== undefined ? refuseImported(spec.taskPath, folder) : null;
+  if (refused && !refused.ok) throw new CaseError('invalid_case', refused.error.message);
   // A library case (saved from an episode, or imported from a bundle) is a recorded task:
   // it widens the sandbox only with consent; a case bundled with stepbox is ours.
   if (spec.origin === 'library')

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '../sha256.js';
 import type { TreeEntry } from '../../../shared/tree-hash.js';
 import { treeHashOf } from '../sandbox/manifest.js';
-import type { SnapshotManifest, SnapshotStore } from '../sandbox/snapshot-store.js';
+import type { BlobWriter, SnapshotManifest, SnapshotStore, StoredBlob } from '../sandbox/snapshot-store.js';
 import type { FolderListing, SkippedPath } from './folder-listing.js';
 
 /**
@@ -18,6 +18,8 @@ import type { FolderListing, SkippedPath } from './folder-listing.js';
 /** Files up to this size are read whole; larger ones are hashed, then streamed in chunks. */
 const WHOLE_MAX = 8 * 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;
+/** Content kept in memory for the restore that follows (beyond it, the restore reads the store). */
+const HELD_MAX = 256 * 1024 * 1024;
 
 /** A folder imported into a store. */
 export interface ImportedFolder {
@@ -26,6 +28,11 @@ export interface ImportedFolder {
   readonly skipped: readonly SkippedPath[];
   readonly files: number;
   readonly bytes: number;
+  /**
+   * The store to restore the manifest from: `store`, with the content just read still in
+   * memory (up to {@link HELD_MAX}), so the restore does not read 10,000 files back from disk.
+   */
+  readonly source: SnapshotStore;
 }
 
 /**
@@ -37,6 +44,13 @@ export async function importFolder(listing: FolderListing, store: SnapshotStore)
   const entries: TreeEntry[] = [];
   const skipped: SkippedPath[] = [...listing.skipped];
   const gone = new Set<string>();
+  const held = new Map<string, Uint8Array>();
+  let heldBytes = 0;
+  const hold = (hash: string, content: Uint8Array) => {
+    if (heldBytes + content.length > HELD_MAX || held.has(hash)) return;
+    held.set(hash, content);
+    heldBytes += content.length;
+  };
   let bytes = 0;
   let files = 0;
   for (const e of listing.entries) {
@@ -44,7 +58,7 @@ export async function importFolder(listing: FolderListing, store: SnapshotStore)
       entries.push(e);
       continue;
     }
-    const got = await importFile(join(listing.root, e.path), store);
+    const got = await importFile(join(listing.root, e.path), store, hold);
     if ('why' in got) {
       skipped.push({ path: e.path, why: got.why });
       gone.add(e.path);
@@ -55,13 +69,20 @@ export async function importFolder(listing: FolderListing, store: SnapshotStore)
     files++;
   }
   const kept = gone.size ? entries.filter((e) => !gone.has(e.path)) : entries;
-  return { manifest: { treeHash: treeHashOf(kept), entries: kept }, skipped, files, bytes };
+  return {
+    manifest: { treeHash: treeHashOf(kept), entries: kept },
+    skipped,
+    files,
+    bytes,
+    source: held.size ? new HeldBlobs(store, held) : store,
+  };
 }
 
 /** One file into the store: its hash and size, or why it was skipped. */
 async function importFile(
   path: string,
   store: SnapshotStore,
+  hold: (hash: string, content: Uint8Array) => void,
 ): Promise<{ hash: string; size: number } | { why: string }> {
   let fd: number;
   try {
@@ -76,6 +97,7 @@ async function importFile(
       const content = readAll(fd, stat.size);
       const hash = sha256Hex(content);
       await store.putBlob(hash, content);
+      hold(hash, content);
       return { hash, size: content.length };
     }
     // Large: hashed in chunks, then (when the store lacks it) streamed in a second pass,
@@ -125,5 +147,61 @@ function* chunks(fd: number): Generator<Buffer> {
     if (n === 0) return;
     at += n;
     yield buf.subarray(0, n);
+  }
+}
+
+/**
+ * A store whose blobs just imported are also in memory: reads of them are answered from
+ * there, everything else (writes included) goes to the episode's store. Used for the one
+ * restore right after the import.
+ */
+class HeldBlobs implements SnapshotStore {
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly held: ReadonlyMap<string, Uint8Array>,
+  ) {}
+
+  async hasBlob(hash: string): Promise<boolean> {
+    return this.held.has(hash) || this.store.hasBlob(hash);
+  }
+
+  putBlob(hash: string, content: Uint8Array): Promise<void> {
+    return this.store.putBlob(hash, content);
+  }
+
+  async getBlob(hash: string): Promise<Uint8Array> {
+    return this.held.get(hash) ?? this.store.getBlob(hash);
+  }
+
+  async openBlobWriter(hash: string): Promise<BlobWriter> {
+    if (!this.store.openBlobWriter) throw new Error('the store streams no blobs in');
+    return this.store.openBlobWriter(hash);
+  }
+
+  async readBlobRange(hash: string, offset: number, length: number): Promise<Uint8Array> {
+    const blob = this.held.get(hash);
+    if (blob) return blob.subarray(offset, offset + length);
+    if (this.store.readBlobRange) return this.store.readBlobRange(hash, offset, length);
+    return (await this.store.getBlob(hash)).subarray(offset, offset + length);
+  }
+
+  putManifest(manifest: SnapshotManifest): Promise<string> {
+    return this.store.putManifest(manifest);
+  }
+
+  getManifest(id: string): Promise<SnapshotManifest> {
+    return this.store.getManifest(id);
+  }
+
+  listBlobs(): Promise<readonly StoredBlob[]> {
+    return this.store.listBlobs();
+  }
+
+  removeBlob(hash: string): Promise<void> {
+    return this.store.removeBlob(hash);
+  }
+
+  listManifests(): Promise<readonly string[]> {
+    return this.store.listManifests();
   }
 }

@@ -30,6 +30,8 @@ export interface FolderListing {
   readonly bytes: number;
   /** What a person should know about how the folder was read (one line each). */
   readonly notes: readonly string[];
+  /** True when the listing stopped at `stopAfterBytes`: the folder holds more than `bytes`. */
+  readonly truncated: boolean;
 }
 
 /** Options of {@link listFolder}. */
@@ -38,14 +40,20 @@ export interface ListFolderOptions {
   readonly exclude?: readonly string[];
   /** How git is run; tests pass a missing binary to see the fallback. Default `git`. */
   readonly git?: string;
+  /**
+   * Stop listing once the files seen hold more than this many bytes (`truncated` then says
+   * so): a folder over the import limit is refused anyway, and `stepbox run ~` must not walk
+   * a whole home folder first.
+   */
+  readonly stopAfterBytes?: number;
 }
 
 /** Lists `root` (an existing folder, absolute) by the rules above. */
 export function listFolder(root: string, options: ListFolderOptions = {}): FolderListing {
-  const listing = new Lister(root, new Set(options.exclude ?? []));
+  const listing = new Lister(root, new Set(options.exclude ?? []), options.stopAfterBytes ?? Infinity);
   const git = gitPaths(root, options.git ?? 'git');
   if (git.kind === 'paths') {
-    for (const p of git.paths) listing.addPath(p);
+    for (const p of git.paths) if (!listing.full()) listing.addPath(p);
     if (git.top) listing.addGitDir();
     else listing.notes.push(`${root} is inside a git checkout: the files git sees there, without .git`);
   } else {
@@ -112,11 +120,18 @@ class Lister {
   readonly entries = new Map<string, TreeEntry>();
   readonly skipped: SkippedPath[] = [];
   readonly notes: string[] = [];
+  private seen = 0;
 
   constructor(
     readonly root: string,
     private readonly exclude: ReadonlySet<string>,
+    private readonly stopAfter: number,
   ) {}
+
+  /** Whether the files listed so far hold more than the caller wants to know about. */
+  full(): boolean {
+    return this.seen > this.stopAfter;
+  }
 
   /** A path git listed: the entry itself, its parent folders, and a folder (a submodule, a nested checkout) whole. */
   addPath(listed: string): void {
@@ -146,7 +161,7 @@ class Lister {
   /** Every entry below `rel` ('' = the root), depth first. */
   walk(rel: string): void {
     const stack = [rel];
-    while (stack.length) {
+    while (stack.length && !this.full()) {
       const dir = stack.pop()!;
       let names: string[];
       try {
@@ -157,6 +172,7 @@ class Lister {
         continue;
       }
       for (const name of names) {
+        if (this.full()) break;
         const child = dir ? `${dir}/${name}` : name;
         const stat = this.lstat(child);
         if (stat && this.add(child, stat) && stat.isDirectory()) stack.push(child);
@@ -176,6 +192,7 @@ class Lister {
     const mode = stat.mode & 0o777;
     if (stat.isFile()) {
       this.entries.set(rel, { path: rel, type: 'file', mode, size: stat.size });
+      this.seen += stat.size;
       return true;
     }
     if (stat.isDirectory()) {
@@ -272,6 +289,7 @@ class Lister {
       skipped: [...this.skipped].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
       bytes: entries.reduce((n, e) => n + (e.type === 'file' ? e.size : 0), 0),
       notes: this.notes,
+      truncated: this.full(),
     };
   }
 }

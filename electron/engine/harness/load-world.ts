@@ -9,6 +9,8 @@ import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
 import { findDevcontainer, readDevcontainer } from './devcontainer.js';
+import { SNAPSHOT_FILE_CAP_BYTES } from '../sandbox/docker-sandbox.js';
+import { isImportedCaseTask } from '../cases/imported-marker.js';
 
 /**
  * THE way a path becomes a task (design: World). `stepbox run`, `batch`, the window's
@@ -124,6 +126,8 @@ export const READERS: readonly WorldReader[] = [taskFolderReader, devcontainerRe
  * a task, a bare folder without a goal, a folder over the import limit.
  */
 export function loadWorld(path: string, flags: WorldFlags = {}): Result<World, AppError> {
+  const bad = badFlags(flags);
+  if (bad) return bad;
   const abs = resolve(path);
   const kind = pathKind(abs, true);
   if (!kind.ok) return kind;
@@ -142,6 +146,8 @@ export function loadWorld(path: string, flags: WorldFlags = {}): Result<World, A
  * (`task init` writes it as a file): DIR must be a folder.
  */
 export function loadFolderWorld(path: string, flags: WorldFlags): Result<World, AppError> {
+  const bad = badFlags(flags);
+  if (bad) return bad;
   const abs = resolve(path);
   const kind = pathKind(abs, false);
   if (!kind.ok) return kind;
@@ -184,6 +190,15 @@ export function folderTaskInput(dir: string, flags: WorldFlags, from: string = d
   };
 }
 
+/** A flag whose value cannot be used, as a usage error. */
+function badFlags(flags: WorldFlags): Result<World, AppError> | null {
+  if (flags.importLimit !== undefined && parseSize(flags.importLimit) === null)
+    return err(
+      appError('usage', `--import-limit ${flags.importLimit}: expected a Docker size such as "2g" or "500m"`),
+    );
+  return null;
+}
+
 /** `--goal`/`--verify` given where the task says its own: an error naming the field to edit. */
 function refuseGoal(kind: WorldKind, where: string, flags: WorldFlags): Result<World, AppError> | null {
   const flag = flags.goal !== undefined ? '--goal' : flags.verify !== undefined ? '--verify' : null;
@@ -201,8 +216,34 @@ function refuseGoal(kind: WorldKind, where: string, flags: WorldFlags): Result<W
 function readTaskFile(file: string, flags: WorldFlags): Result<World, AppError> {
   const loaded = loadTask(file);
   if (!loaded.ok) return loaded;
-  const dir = dirname(file);
-  return withFolder(loaded.value, dir, file, 'task', flags, []);
+  return withFolder(loaded.value, dirname(file), file, 'task', flags, []);
+}
+
+/**
+ * A task file as a case's task is read (case list, case run): its `workspace.from`
+ * resolved against the file's folder as a path only — a listing of cases does not read
+ * their folders; the episode's start lists and checks it (and {@link refuseImported}).
+ */
+export function loadCaseTask(file: string): Result<Task, AppError> {
+  const loaded = loadTask(file);
+  if (!loaded.ok) return loaded;
+  const from = loaded.value.workspace.from;
+  if (from === undefined) return loaded;
+  return ok({
+    ...loaded.value,
+    workspace: { ...loaded.value.workspace, from: resolve(dirname(file), from) },
+  });
+}
+
+/** A bundle may name any path: the task of an imported case never reads a folder of this machine by itself. */
+export function refuseImported(taskPath: string, from: string): Result<never, AppError> | null {
+  if (!isImportedCaseTask(taskPath)) return null;
+  return err(
+    appError(
+      'invalid_task',
+      `${taskPath} came from a bundle and names a folder of this machine (workspace.from ${JSON.stringify(from)}); stepbox never copies a folder a bundle names by itself: if you mean it, copy the task file elsewhere and run it as your own (stepbox run FILE)`,
+    ),
+  );
 }
 
 /**
@@ -219,18 +260,12 @@ function withFolder(
   notes: string[],
 ): Result<World, AppError> {
   let t = task;
-  if (flags.importLimit !== undefined) {
-    if (parseSize(flags.importLimit) === null)
-      return err(
-        appError(
-          'usage',
-          `--import-limit ${flags.importLimit}: expected a Docker size such as "2g" or "500m"`,
-        ),
-      );
+  if (flags.importLimit !== undefined)
     t = { ...t, workspace: { ...t.workspace, import_limit: flags.importLimit } };
-  }
   const from = t.workspace.from;
   if (from === undefined) return ok({ task: t, dir, taskPath, kind, notes });
+  const refused = taskPath ? refuseImported(taskPath, from) : null;
+  if (refused) return refused;
   const folder = resolveFrom(from, dir, taskPath);
   if (!folder.ok) return folder;
   t = { ...t, workspace: { ...t.workspace, from: folder.value } };
@@ -277,26 +312,43 @@ export function listWorkspaceFolder(task: Task, taskPath: string | null): Result
   if (root === undefined) throw new Error('listWorkspaceFolder: the task has no workspace.from');
   const inside = taskPath ? relative(root, taskPath).split(sep).join('/') : '';
   const exclude = inside && !inside.startsWith('..') ? [inside] : [];
-  const listing = listFolder(root, { exclude });
   const limitText = task.workspace.import_limit ?? DEFAULT_IMPORT_LIMIT;
   const limit = parseSize(limitText) ?? Infinity;
   const disk = parseSize(task.sandbox.limits.disk) ?? Infinity;
+  // Listed a good way past the limit, so the biggest paths named are right for a folder
+  // somewhat over it; a whole home folder is not walked to be refused.
+  const listing = listFolder(root, { exclude, stopAfterBytes: 4 * Math.min(limit, disk) });
+  const over = listing.truncated ? 'more than ' : '';
   const biggest = () =>
     biggestPaths(listing)
       .map((b) => `${b.path} ${formatBytes(b.bytes)}`)
-      .join(', ');
+      .join(', ') + (listing.truncated ? ' (of what was listed before stopping)' : '');
   if (listing.bytes > limit)
     return err(
       appError(
         'invalid_input',
-        `${root} holds ${formatBytes(listing.bytes)} of files, over the import limit of ${formatBytes(limit)} (workspace.import_limit, default ${DEFAULT_IMPORT_LIMIT}). Biggest: ${biggest()}. Leave them out (in a git checkout, .gitignore them; or point workspace.from at a smaller folder), or raise the limit: --import-limit 2g, or "workspace": {"import_limit": "2g"} in the task file`,
+        `${root} holds ${over}${formatBytes(listing.bytes)} of files, over the import limit of ${formatBytes(limit)} (workspace.import_limit, default ${DEFAULT_IMPORT_LIMIT}). Biggest: ${biggest()}. Leave them out (in a git checkout, .gitignore them; or point workspace.from at a smaller folder), or raise the limit: --import-limit 2g, or "workspace": {"import_limit": "2g"} in the task file`,
       ),
     );
   if (listing.bytes > disk)
     return err(
       appError(
         'invalid_input',
-        `${root} holds ${formatBytes(listing.bytes)} of files, more than the sandbox's workspace holds (sandbox.limits.disk ${String(task.sandbox.limits.disk)}). Biggest: ${biggest()}. Raise sandbox.limits.disk in the task file (stepbox task init ${root} writes one to edit), or leave the biggest paths out`,
+        `${root} holds ${over}${formatBytes(listing.bytes)} of files, more than the sandbox's workspace holds (sandbox.limits.disk ${String(task.sandbox.limits.disk)}). Biggest: ${biggest()}. Raise sandbox.limits.disk in the task file (stepbox task init ${root} writes one to edit), or leave the biggest paths out`,
+      ),
+    );
+  // Snapshots leave out files over their cap: one imported could not come back in a fork.
+  const huge = listing.entries.filter((e) => e.type === 'file' && e.size > SNAPSHOT_FILE_CAP_BYTES);
+  if (huge.length)
+    return err(
+      appError(
+        'invalid_input',
+        `${root} holds files over ${formatBytes(SNAPSHOT_FILE_CAP_BYTES)}, the largest a snapshot keeps: ${huge
+          .slice(0, 5)
+          .map((e) => `${e.path} ${formatBytes(e.size)}`)
+          .join(
+            ', ',
+          )}. Leave them out (.gitignore them in a git checkout, or point workspace.from at a folder without them)`,
       ),
     );
   return ok(listing);

@@ -48,9 +48,9 @@ export async function writeWorkspace(
     // Over the image's own files at the working directory, not instead of them.
     const seed = sandbox.workspaceSeed?.() ?? null;
     const manifest =
-      seed && !emptySeed(seed) ? await overSeed(seed, imported.manifest, store) : imported.manifest;
+      seed && !emptySeed(seed) ? await overSeed(seed, imported.manifest, imported.source) : imported.manifest;
     try {
-      await sandbox.restore(store, manifest);
+      await sandbox.restore(imported.source, manifest);
     } catch (e) {
       throw new SetupFailure(
         `workspace.from: cannot copy ${task.workspace.from} into the sandbox: ${(e as Error).message}`,
