@@ -185,6 +185,7 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
 
     // The same context again: a cache hit, nothing built.
     const again = await cli(['run', taskDir, '--agent', `scripted:${forkAgent}`, '--json']);
+    noteTags(again.stderr); // a miss would build a tag of its own
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/\[build\] stepbox-build:[0-9a-f]{24}: cached/);
     expect(again.stderr).not.toMatch(/\[build\] building/);
