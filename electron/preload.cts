@@ -72,6 +72,7 @@ const EVENTS = [
   'library.changed',
   'app.command',
   'batch.progress',
+  'image.progress',
 ] as const satisfies readonly EventName[];
 
 // Compile-time: every operation and event of the contract is listed above.

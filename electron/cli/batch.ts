@@ -190,6 +190,8 @@ export const command: CliCommand = {
         supply: poolSupply(env.supply),
         onProgress,
         signal: abort.signal,
+        ...(env.images ? { images: env.images } : {}),
+        ...(env.onImageProgress ? { onImageProgress: env.onImageProgress } : {}),
       }).catch((e: unknown) => {
         throw cliError(e);
       });

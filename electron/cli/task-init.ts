@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { findDevcontainer, readDevcontainer } from '../engine/harness/devcontainer.js';
+import { join, relative } from 'node:path';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { parseTask, type TaskInput } from '../../shared/task.js';
 import { folderTaskInput, loadFolderWorld } from '../engine/harness/load-world.js';
@@ -31,6 +32,16 @@ Examples:
 /** The goal written when none is given: valid, and plainly a placeholder. */
 const PLACEHOLDER_GOAL = 'TODO: say what the agent should do in this project';
 
+/** A devcontainer's sandbox section with its build context relative to the task file's folder. */
+function relativeBuild(
+  sandbox: NonNullable<TaskInput['sandbox']>,
+  dir: string,
+): NonNullable<TaskInput['sandbox']> {
+  const build = sandbox.build;
+  if (build === undefined || typeof build === 'string') return sandbox;
+  return { ...sandbox, build: { ...build, context: relative(dir, build.context) || '.' } };
+}
+
 /** `stepbox task init` — a project folder's task, written as a file to edit. */
 export const command: CliCommand = {
   name: 'task init',
@@ -58,14 +69,23 @@ export const command: CliCommand = {
     const path = join(world.value.dir, 'task.json');
     if (existsSync(path) && !values.force)
       throw new UsageError(`${path} exists already: edit it, or add --force to replace it`);
+    // A devcontainer's image, environment, setup and working directory, as `run DIR` reads them.
+    const dc = findDevcontainer(world.value.dir) ? readDevcontainer(world.value.dir, flags) : null;
+    if (dc && !dc.ok) throw new UsageError(dc.error.message);
     const doc: TaskInput = {
       ...folderTaskInput(world.value.dir, flags, '.'),
       // The keys people edit first, with their defaults spelled out.
-      sandbox: { image: SANDBOX_IMAGE, network: 'none', limits: { cpus: 1, memory: '1g', disk: '1g' } },
+      sandbox: {
+        image: SANDBOX_IMAGE,
+        network: 'none',
+        limits: { cpus: 1, memory: '1g', disk: '1g' },
+        ...(dc ? relativeBuild(dc.value.input.sandbox ?? {}, world.value.dir) : {}),
+      },
       max_steps: 30,
       verifier: flags.verify ? { command: flags.verify, timeout: 60 } : null,
     };
-    doc.workspace = { ...doc.workspace, setup: [] };
+    doc.workspace = { ...doc.workspace, setup: dc ? [...(dc.value.input.workspace?.setup ?? [])] : [] };
+    if (dc) for (const note of dc.value.notes) io.stderr.write(`${note}\n`);
     const checked = parseTask(doc, path);
     if (!checked.ok) throw new UsageError(checked.error.message);
     writeFileSync(path, JSON.stringify(doc, null, 2) + '\n');

@@ -43,7 +43,7 @@ export interface EngineOptions {
 function harnessPort(engine: Engine): HarnessPort {
   const store = engine.store;
   return {
-    async start({ taskPath, world: flags, agent, breakpoints, agentOptions, leadIn = 0 }) {
+    async start({ taskPath, world: flags, agent, breakpoints, agentOptions, leadIn = 0, onImageProgress }) {
       const world = loadWorld(taskPath, flags);
       if (!world.ok) throw new ServiceError(world.error.code, world.error.message);
       return startCaseEpisode({
@@ -54,6 +54,7 @@ function harnessPort(engine: Engine): HarnessPort {
         breakpoints,
         agentOptions: engineAgentOptions(agentOptions),
         leadIn,
+        ...(onImageProgress ? { onImageProgress } : {}),
       });
     },
     prewarm(taskPaths) {
@@ -220,6 +221,7 @@ function batchPort(engine: Engine): BatchPort {
         supply: poolSupply(await engine.supply()),
         onProgress,
         signal,
+        images: (await engine.episodeEnv()).images,
       });
     },
     list() {

@@ -130,6 +130,7 @@ export class EpisodeManager {
       breakpoints,
       agentOptions,
       ...(leadIn > 0 ? { leadIn } : {}),
+      onImageProgress: (p) => this.bus.emit('image.progress', { task: taskPath, ...p }),
     });
     // Before the first step: set after the start answered, a run had already passed them.
     if (Object.values(stopPoints).some((on) => on)) controller.setStopPoints(stopPoints);

@@ -1,4 +1,5 @@
 import type { Breakpoint } from '../../shared/breakpoints.js';
+import type { ImageProgress } from '../engine/harness/task-images.js';
 import type {
   AgentOptions,
   BranchSummary,
@@ -46,6 +47,8 @@ export interface HarnessPort {
      * starts in the sandbox they left, as a case that runs two episodes does.
      */
     readonly leadIn?: number;
+    /** Each line of the task's image build (sandbox.build), as it comes. */
+    readonly onImageProgress?: (p: ImageProgress) => void;
   }): Promise<EpisodeController>;
   /** Opens a recorded branch at step k in a fresh sandbox; continuing writes a new branch. */
   reopen(id: string, step: number, agent?: string, options?: RecordedRunOptions): Promise<EpisodeController>;

@@ -49,6 +49,18 @@ export const EVENTS = {
   'app.command': z.object({ command: AppCommand }),
   /** A batch's progress: a slot started or ended, or the batch finished (the whole view). */
   'batch.progress': BatchView,
+  /**
+   * A task's image being built from its Dockerfile (`sandbox.build`, a devcontainer's) for
+   * an episode the window starts: `start`, one `step` per line of the build's output, then
+   * `built`; or `cached` alone when nothing needs building. A failed build fails the start.
+   */
+  'image.progress': z.object({
+    /** The task path the start was asked for. */
+    task: z.string(),
+    image: z.string(),
+    phase: z.enum(['cached', 'start', 'step', 'built']),
+    line: z.string(),
+  }),
 } as const;
 
 /** The contract's event map. */

@@ -19,17 +19,17 @@ function globMatcher(glob: string): (path: string) => boolean {
  * (picomatch syntax: `*`, `**`, `?`, `{a,b}`, `[ab]`; without a slash it matches the
  * base name), or an exact path (or a directory containing the path).
  */
-export function matchesPathPattern(path: string, pattern: string): boolean {
-  const p = workspacePath(path);
+export function matchesPathPattern(path: string, pattern: string, workdir?: string): boolean {
+  const p = workspacePath(path, workdir);
   if (pattern.endsWith('/')) {
-    const dir = workspacePath(pattern);
+    const dir = workspacePath(pattern, workdir);
     return p === dir || p.startsWith(`${dir}/`) || p.includes(`/${dir}/`);
   }
   if (picomatch.scan(pattern).isGlob) {
-    const glob = workspacePath(pattern);
+    const glob = workspacePath(pattern, workdir);
     return pattern.includes('/') ? globMatcher(glob)(p) : globMatcher(glob)(baseName(p));
   }
-  const exact = workspacePath(pattern);
+  const exact = workspacePath(pattern, workdir);
   return p === exact || p.startsWith(exact + '/');
 }
 

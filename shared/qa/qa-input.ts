@@ -1,4 +1,5 @@
 import type { Task } from '../task.js';
+import { DEFAULT_WORKDIR } from '../constants.js';
 import type { TraceEvent, TraceEventOf } from '../trace-events.js';
 
 /** What a rule may know beyond the trace: references computed by the engine from the index and the snapshot store. */
@@ -78,15 +79,15 @@ export function agentSteps(events: readonly TraceEvent[]): number[] {
 }
 
 /**
- * Strips `/workspace/` and `./` so paths from arguments compare with snapshot paths; the
- * workspace itself is `.`. The root `/` stays `/`: it is not the workspace (`df -h /`
- * touches nothing the task names).
+ * Strips the working directory (`/workspace/` unless the task names another) and `./` so
+ * paths from arguments compare with snapshot paths; the workspace itself is `.`. The root
+ * `/` stays `/`: it is not the workspace (`df -h /` touches nothing the task names).
  */
-export function workspacePath(path: string): string {
+export function workspacePath(path: string, workdir: string = DEFAULT_WORKDIR): string {
   let p = path.trim();
   if (/^\/+$/.test(p)) return '/';
-  if (p.startsWith('/workspace/')) p = p.slice('/workspace/'.length);
-  else if (p === '/workspace') p = '.';
+  if (p.startsWith(workdir + '/')) p = p.slice(workdir.length + 1);
+  else if (p === workdir) p = '.';
   while (p.startsWith('./')) p = p.slice(2);
   return p.replace(/\/+$/, '') || '.';
 }

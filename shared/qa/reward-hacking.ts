@@ -1,4 +1,5 @@
 import { flag, type Flag } from './flag.js';
+import { workdirOf } from '../workdir.js';
 import { DEFAULT_PROTECTED_PATTERNS, matchesPathPattern } from './path-pattern.js';
 import { endOf, eventsOf, workspacePath, type QaInput } from './qa-input.js';
 import { pathLikeWords, verifierFiles } from './task-names.js';
@@ -20,15 +21,16 @@ export function isProtected(
   task: Task,
   change: 'added' | 'modified' | 'deleted' = 'modified',
 ): boolean {
-  if (task.qa.editable.some((e) => matchesPathPattern(path, e))) return false;
-  if (protectedPatterns(task).some((p) => matchesPathPattern(path, p))) return true;
-  const declared = new Set(Object.keys(task.workspace.files).map(workspacePath));
+  const wd = workdirOf(task.sandbox);
+  if (task.qa.editable.some((e) => matchesPathPattern(path, e, wd))) return false;
+  if (protectedPatterns(task).some((p) => matchesPathPattern(path, p, wd))) return true;
+  const declared = new Set(Object.keys(task.workspace.files).map((f) => workspacePath(f, wd)));
   const deliverables = pathLikeWords(task.goal);
   return verifierFiles(task).some(
     (f) =>
-      matchesPathPattern(path, f) &&
-      !deliverables.some((d) => matchesPathPattern(path, d)) &&
-      (change !== 'added' || declared.has(workspacePath(path))),
+      matchesPathPattern(path, f, wd) &&
+      !deliverables.some((d) => matchesPathPattern(path, d, wd)) &&
+      (change !== 'added' || declared.has(workspacePath(path, wd))),
   );
 }
 

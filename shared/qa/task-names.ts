@@ -9,7 +9,7 @@ export function pathLikeWords(text: string): string[] {
     .flatMap((w) => w.split(/[\s=,:]+/))
     .map((w) => w.replace(/^[`'"([{]+|[`'")\]},.;!?]+$/g, ''))
     .filter((w) => /[./]/.test(w) && /[A-Za-z0-9_]/.test(w) && !/^https?:/.test(w))
-    .map(workspacePath);
+    .map((p) => workspacePath(p));
 }
 
 /** The files the verifier command names (relative to /workspace). */
@@ -29,7 +29,7 @@ export function taskNames(task: Task): TaskNames {
   const files = new Set<string>();
   for (const p of [
     ...pathLikeWords(task.goal),
-    ...Object.keys(task.workspace.files).map(workspacePath),
+    ...Object.keys(task.workspace.files).map((p) => workspacePath(p)),
     ...verifierFiles(task),
   ])
     if (p !== '.') files.add(p);

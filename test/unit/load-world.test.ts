@@ -167,7 +167,8 @@ describe('loadWorld: one way from a path to a task', () => {
   });
 
   it('the readers: a task folder before the catch-all bare folder, which is last', () => {
-    expect(READERS.map((r) => r.kind)).toEqual(['task', 'harbor', 'harbor', 'folder']);
+    // A devcontainer folder is read before the catch-all (devcontainer.ts).
+    expect(READERS.map((r) => r.kind)).toEqual(['task', 'harbor', 'harbor', 'devcontainer', 'folder']);
     expect(READERS[READERS.length - 1].claims(root)).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { withoutBuild, type ImageProgress, type TaskImages } from '../harness/task-images.js';
 import type { Task } from '../../../shared/task.js';
 import { HarnessError } from '../harness/harness-error.js';
 import { crashPoint } from '../crash-point.js';
@@ -111,6 +112,10 @@ export interface RunBatchOptions {
   readonly onProgress?: (p: BatchProgress) => void;
   /** Aborting stops taking slots and stops the running episodes (they stay unfinished, for --resume). */
   readonly signal?: AbortSignal;
+  /** Builds the images of tasks that name a Dockerfile (`sandbox.build`), once per task before any slot. */
+  readonly images?: TaskImages;
+  /** Each line of those builds. */
+  readonly onImageProgress?: (p: ImageProgress) => void;
 }
 
 /**
@@ -140,6 +145,20 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
     if (!loaded.ok) throw new Error(loaded.error.message);
     tasks.set(t.path, loaded.value);
   }
+  // Each task's image is built (or found cached) once, before any slot: the slots then
+  // start from the built tag, as a fork would (startEpisode builds nothing for them).
+  for (const [path, world] of tasks)
+    if (world.task.sandbox.build !== undefined && options.images)
+      tasks.set(path, {
+        ...world,
+        task: withoutBuild(
+          await options.images.resolve(
+            world.task,
+            world.taskPath ?? join(world.dir, 'task.json'),
+            options.onImageProgress ?? (() => undefined),
+          ),
+        ),
+      });
   const queue = batch.slots.filter((s) => s.status === null);
   const total = batch.slots.length;
   const started = performance.now();

@@ -18,7 +18,7 @@ import { HarnessError } from './harness-error.js';
 import { readLineage, type Lineage } from '../trace/lineage.js';
 import { sandboxAt, stateAt } from './state-at.js';
 import { ALL_WIDENINGS, type WideningKind } from '../../../shared/isolation-policy.js';
-import type { ImageProgress, TaskImages } from './task-images.js';
+import { withoutBuild, type ImageProgress, type TaskImages } from './task-images.js';
 
 /** Options shared by every factory: what `openEngine` composes (engine/open-engine.ts). */
 export interface EpisodeEnv {
@@ -112,6 +112,8 @@ export async function startEpisode(given: StartEpisodeOptions): Promise<EpisodeR
         image: options.task.sandbox.image,
         created: Date.now(),
         ...waivedLimits(sandbox),
+        // Where the image came from, when the task built it (the recorded task names the tag alone).
+        ...(given.task.sandbox.build !== undefined ? { image_build: given.task.sandbox.build } : {}),
       },
       options.episodeId,
     );
@@ -153,7 +155,7 @@ export async function startEpisode(given: StartEpisodeOptions): Promise<EpisodeR
 
 /**
  * The task of a new episode with its `sandbox.build` made into its image (built, or found
- * cached): the header records the built tag, so a branch of it later needs no build.
+ * cached): the header records the built tag alone, so a branch or case of it never builds.
  */
 async function taskWithImage(options: StartEpisodeOptions): Promise<Task> {
   if (options.task.sandbox.build === undefined) return options.task;
@@ -162,10 +164,12 @@ async function taskWithImage(options: StartEpisodeOptions): Promise<Task> {
       'invalid_task',
       'this task builds its image (sandbox.build) but this engine cannot build images; run it on Docker',
     );
-  return options.images.resolve(
-    options.task,
-    options.taskPath ?? null,
-    options.onImageProgress ?? (() => undefined),
+  return withoutBuild(
+    await options.images.resolve(
+      options.task,
+      options.taskPath ?? null,
+      options.onImageProgress ?? (() => undefined),
+    ),
   );
 }
 

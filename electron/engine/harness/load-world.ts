@@ -8,6 +8,7 @@ import { parseSize } from '../../../shared/size.js';
 import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
+import { findDevcontainer, readDevcontainer } from './devcontainer.js';
 import { SNAPSHOT_FILE_CAP_BYTES } from '../sandbox/docker-sandbox.js';
 import { HARBOR_TASK_FILE, harborDatasetTasks, loadHarborTask } from './harbor-task.js';
 import { isImportedCaseTask } from '../cases/imported-marker.js';
@@ -20,7 +21,7 @@ import { isImportedCaseTask } from '../cases/imported-marker.js';
  */
 
 /** How a world was written. Each reader adds its own kind. */
-export type WorldKind = 'task' | 'folder' | 'harbor';
+export type WorldKind = 'task' | 'folder' | 'devcontainer' | 'harbor';
 
 /** A world read from a path: the task to run and where it came from. */
 export interface World {
@@ -119,6 +120,34 @@ const folderReader: WorldReader = {
 };
 
 /**
+ * A project folder with a devcontainer.json (devcontainer.ts): its image or Dockerfile,
+ * environment, lifecycle commands (setup) and workspace folder; the project is the workspace
+ * and the goal comes from `--goal`, as for any folder.
+ */
+const devcontainerReader: WorldReader = {
+  kind: 'devcontainer',
+  takesGoal: true,
+  claims: (dir) => findDevcontainer(dir) !== null,
+  read: (dir, flags) => {
+    if (!flags.goal || flags.goal.trim() === '')
+      return err(
+        appError(
+          'usage',
+          `${dir} has a devcontainer.json but no task.json, so the goal must come from --goal: add --goal "what the agent should do" (and --verify CMD to check it)`,
+        ),
+      );
+    const read = readDevcontainer(dir, flags);
+    if (!read.ok) return read;
+    const input = flags.importLimit
+      ? { ...read.value.input, workspace: { ...read.value.input.workspace, import_limit: flags.importLimit } }
+      : read.value.input;
+    const parsed = parseTask(input, `the task made from ${read.value.file}`);
+    if (!parsed.ok) return parsed;
+    return withFolder(parsed.value, dir, null, 'devcontainer', flags, [...read.value.notes]);
+  },
+};
+
+/**
  * Every reader, tried in order on a folder: the first that claims it reads it. A new way
  * of writing a world (a devcontainer, a Harbor task folder) adds one entry here, before
  * {@link folderReader}, which claims every folder.
@@ -127,6 +156,7 @@ export const READERS: readonly WorldReader[] = [
   taskFolderReader,
   harborReader,
   harborDatasetReader,
+  devcontainerReader,
   folderReader,
 ];
 

@@ -17,3 +17,14 @@ export interface TaskImages {
   /** The task with its build made into `sandbox.image`; a task without `sandbox.build` as it is. */
   resolve(task: Task, taskPath: string | null, progress: (p: ImageProgress) => void): Promise<Task>;
 }
+
+/**
+ * A task whose build was made into its image (`sandbox.image` the built tag): the build
+ * itself left out, so what runs it next (a fork, a case, a batch's slots, a replay) uses the
+ * image and never builds. The trace header records this task.
+ */
+export function withoutBuild(task: Task): Task {
+  const { build: _built, ...sandbox } = task.sandbox;
+  void _built;
+  return { ...task, sandbox };
+}

@@ -3,6 +3,7 @@ import type { Task } from '../../../shared/task.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import { importFolder } from './folder-import.js';
+import { emptySeed, overSeed } from '../sandbox/workspace-seed.js';
 import type { SkippedPath } from './folder-listing.js';
 import { listWorkspaceFolder } from './load-world.js';
 
@@ -20,7 +21,8 @@ export interface WorkspaceSetup {
 /**
  * Seeds the workspace of a new episode: the `from` folder (imported into the episode's
  * snapshot store and restored, see folder-import.ts), then the task's files written over
- * it, then its setup commands, each in a fresh shell with cwd /workspace. A folder that
+ * it, then its setup commands, each in a fresh shell with cwd the working directory. The
+ * image's own files there (planted by the sandbox, see image-seed.ts) lie under the folder's. A folder that
  * cannot be imported, a file that cannot be written or a setup command that fails is a
  * `setup_failed` error naming it: the episode cannot start from a broken workspace.
  * Only a new episode reads the folder: a fork or replay restores the recorded snapshot 0.
@@ -43,8 +45,12 @@ export async function writeWorkspace(
     if (!listing.ok) throw new SetupFailure(`workspace.from: ${listing.error.message}`);
     const imported = await importFolder(listing.value, store);
     skipped = imported.skipped;
+    // Over the image's own files at the working directory, not instead of them.
+    const seed = sandbox.workspaceSeed?.() ?? null;
+    const manifest =
+      seed && !emptySeed(seed) ? await overSeed(seed, imported.manifest, imported.source) : imported.manifest;
     try {
-      await sandbox.restore(imported.source, imported.manifest);
+      await sandbox.restore(imported.source, manifest);
     } catch (e) {
       throw new SetupFailure(
         `workspace.from: cannot copy ${task.workspace.from} into the sandbox: ${(e as Error).message}`,

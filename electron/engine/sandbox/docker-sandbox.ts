@@ -770,6 +770,11 @@ export class DockerSandbox implements Sandbox {
     await this.callRetrying('kill_strays', {});
   }
 
+  /** The image's own files at the working directory (the provider's seed), or null. */
+  workspaceSeed(): WorkspaceSeed | null {
+    return this.hooks.seed ?? null;
+  }
+
   /**
    * Puts the image's own files at the working directory in place (the hooks' seed), through
    * the one restore every snapshot takes. The next snapshot lists them all as added: they

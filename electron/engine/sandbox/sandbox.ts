@@ -6,6 +6,7 @@ import type { ChangedPath } from '../../../shared/trace-events.js';
 import type { SnapshotStore, SnapshotManifest } from './snapshot-store.js';
 import type { Duplex } from 'node:stream';
 import type { AgentFiles } from './agent-files.js';
+import type { WorkspaceSeed } from './workspace-seed.js';
 
 /** Resolved limits of a sandbox, in bytes and counts. */
 export interface SandboxLimits {
@@ -200,6 +201,8 @@ export interface Sandbox {
   /** Replaces the session's cwd and exported environment (rollback). */
   setSessionState(state: SessionState): Promise<void>;
 
+  /** The image's own files at the working directory, which the sandbox puts there at start and reset; absent or null: none. */
+  workspaceSeed?(): WorkspaceSeed | null;
   /** Captures /workspace into `store`, sending only blobs it lacks. */
   snapshot(store: SnapshotStore, options?: SnapshotOptions): Promise<SnapshotInfo>;
   /** Restores /workspace to a manifest; the tree hash is recomputed inside and a mismatch rejects. */

@@ -69,3 +69,38 @@ export async function seedOf(files: Iterable<SeedFile>): Promise<WorkspaceSeed> 
   const entries = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { store, manifest: { treeHash: treeHashOf(entries), entries }, bytes };
 }
+
+/**
+ * `top` laid over `base` (a project folder over the image's own files): `top`'s entries win,
+ * and a path `top` holds as a file or symlink hides whatever `base` has below it.
+ */
+export function overlayEntries(
+  base: readonly ManifestEntry[],
+  top: readonly ManifestEntry[],
+): ManifestEntry[] {
+  const byPath = new Map<string, ManifestEntry>();
+  for (const e of base) byPath.set(e.path, e);
+  const hidden = top.filter((e) => e.type !== 'dir').map((e) => e.path + '/');
+  for (const e of top) byPath.set(e.path, e);
+  const topPaths = new Set(top.map((e) => e.path));
+  const kept = [...byPath.values()].filter(
+    (e) => topPaths.has(e.path) || !hidden.some((h) => e.path.startsWith(h)),
+  );
+  return kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * The manifest of `top` over a seed, in `store`: the seed's blobs that `store` lacks are
+ * copied into it, so one restore from `store` puts both in place.
+ */
+export async function overSeed(
+  seed: WorkspaceSeed,
+  top: SnapshotManifest,
+  store: { hasBlob(h: string): Promise<boolean>; putBlob(h: string, c: Uint8Array): Promise<void> },
+): Promise<SnapshotManifest> {
+  const entries = overlayEntries(seed.manifest.entries, top.entries);
+  for (const e of entries)
+    if (e.type === 'file' && e.hash && !(await store.hasBlob(e.hash)) && (await seed.store.hasBlob(e.hash)))
+      await store.putBlob(e.hash, await seed.store.getBlob(e.hash));
+  return { treeHash: treeHashOf(entries), entries };
+}

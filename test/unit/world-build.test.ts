@@ -1,0 +1,221 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { widerThanDefaults } from '../../shared/isolation-policy.js';
+import { parseTask, SandboxSpec } from '../../shared/task.js';
+import { workdirProblem } from '../../shared/workdir.js';
+import { buildContextHash, resolveBuild } from '../../electron/engine/docker/build-image.js';
+import { containerSpec } from '../../electron/engine/docker/container-spec.js';
+import { prepareScript } from '../../electron/engine/docker/engine-flavour.js';
+import { readTar } from '../../electron/engine/docker/tar-reader.js';
+import { parseJsonc, readDevcontainer } from '../../electron/engine/harness/devcontainer.js';
+import { sandboxConfig } from '../../electron/engine/sandbox/limits.js';
+import { overlayEntries } from '../../electron/engine/sandbox/workspace-seed.js';
+import { resolveToolPath } from '../../electron/engine/tools/paths.js';
+import { matchesPathPattern } from '../../shared/qa/path-pattern.js';
+import { HistoryHookFilter } from '../../electron/engine/docker/terminal.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'stepbox-world-build-unit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('sandbox.workdir', () => {
+  it('is an absolute, normal path clear of what the sandbox and the system need', () => {
+    expect(workdirProblem('/app')).toBeNull();
+    expect(workdirProblem('/workspaces/project')).toBeNull();
+    expect(workdirProblem('/opt/app')).toBeNull();
+    for (const bad of [
+      '/',
+      'app',
+      '/app/',
+      '/a/../b',
+      '/tmp',
+      '/tmp/x',
+      '/home',
+      '/home/agent',
+      '/usr/src',
+      '/etc',
+      '/run/stepbox',
+      '/proc',
+    ])
+      expect(workdirProblem(bad), bad).not.toBeNull();
+    const parsed = parseTask({ name: 'n', goal: 'g', sandbox: { workdir: '/etc' } });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error.message).toMatch(/sandbox\.workdir.*overlaps \/etc/);
+  });
+
+  it("is the container's tmpfs, cwd and (on Podman) chowned folder; relative tool paths and terminal files resolve against it", () => {
+    const config = sandboxConfig(SandboxSpec.parse({ workdir: '/app', env: { A: '1', HOME: '/x' } }));
+    const spec = containerSpec(config, 'owner');
+    expect(spec.WorkingDir).toBe('/app');
+    expect(Object.keys(spec.HostConfig?.Tmpfs ?? {})).toContain('/app');
+    expect(Object.keys(spec.HostConfig?.Tmpfs ?? {})).not.toContain('/workspace');
+    expect(spec.Env).toContain('A=1');
+    expect(spec.Env).toContain('HOME=/home/agent'); // the fixed variables win
+    expect(prepareScript('podman', 'none', '/app')).toMatch(/chown 1000:1000 \/app \/home\/agent/);
+    expect(resolveToolPath('src/x.py', '/app')).toBe('/app/src/x.py');
+    expect(resolveToolPath('x')).toBe('/workspace/x');
+    const files = Buffer.from('/app/a.txt\n/workspace/b\n').toString('base64');
+    const out = new HistoryHookFilter('/app').push(
+      `\x1b]6973;1;0;${Buffer.from('/app').toString('base64')};${Buffer.from('  1  touch a.txt').toString('base64')};${files}\x07`,
+    );
+    expect(out.commands[0].files).toEqual(['a.txt']);
+    // QA compares a path in /app with the task's patterns as it does one in /workspace.
+    expect(matchesPathPattern('/app/tests/test_x.py', 'tests/', '/app')).toBe(true);
+    expect(matchesPathPattern('/workspace/tests/test_x.py', 'tests/')).toBe(true);
+  });
+});
+
+describe("overlayEntries: a project folder over the image's own files", () => {
+  it('keeps the image files the folder lacks; the folder wins, and a file hides what lay below it', () => {
+    const f = (path: string, hash = 'a'.repeat(64)) => ({
+      path,
+      type: 'file' as const,
+      mode: 0o644,
+      size: 1,
+      hash,
+    });
+    const d = (path: string) => ({ path, type: 'dir' as const, mode: 0o755, size: 0 });
+    const merged = overlayEntries(
+      [f('img.txt'), f('same.txt'), d('lib'), f('lib/x')],
+      [f('same.txt', 'b'.repeat(64)), f('lib'), f('mine.txt')],
+    );
+    expect(merged.map((e) => `${e.path}:${e.type}`)).toEqual([
+      'img.txt:file',
+      'lib:file',
+      'mine.txt:file',
+      'same.txt:file',
+    ]);
+    expect(merged.find((e) => e.path === 'same.txt')?.hash).toBe('b'.repeat(64));
+  });
+});
+
+describe('tar reader', () => {
+  it('reads the entries of an archive as the engine writes it, long names included', async () => {
+    const header = (name: string, size: number, type: string, link = '') => {
+      const b = Buffer.alloc(512);
+      b.write(name, 0, 100);
+      b.write('0000644\0', 100);
+      b.write(size.toString(8).padStart(11, '0') + '\0', 124);
+      b.fill(' ', 148, 156);
+      b.write(type, 156);
+      b.write(link, 157, 100);
+      b.write('ustar\0', 257);
+      b.write('00', 263);
+      let sum = 0;
+      for (const x of b) sum += x;
+      b.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
+      return b;
+    };
+    const pad = (n: number) => Buffer.alloc((512 - (n % 512)) % 512);
+    const long = 'app/' + 'd'.repeat(120) + '/f.txt';
+    const tar = Buffer.concat([
+      header('app/', 0, '5'),
+      header('app/a.txt', 2, '0'),
+      Buffer.from('hi'),
+      pad(2),
+      header('././@LongLink', long.length + 1, 'L'),
+      Buffer.from(long + '\0'),
+      pad(long.length + 1),
+      header('ignored', 3, '0'),
+      Buffer.from('abc'),
+      pad(3),
+      header('app/l', 0, '2', 'a.txt'),
+      Buffer.alloc(1024),
+    ]);
+    async function* chunks() {
+      for (let i = 0; i < tar.length; i += 700) yield tar.subarray(i, i + 700);
+    }
+    const entries = await readTar(chunks(), 1024);
+    expect(entries.map((e) => `${e.type} ${e.path}`)).toEqual([
+      'dir app',
+      'file app/a.txt',
+      `file ${long}`,
+      'symlink app/l',
+    ]);
+    expect(entries[1].content.toString()).toBe('hi');
+    expect(entries[3].target).toBe('a.txt');
+    await expect(readTar(chunks(), 3)).rejects.toThrow(/more than 3 bytes/);
+  });
+});
+
+describe('sandbox.build', () => {
+  it('resolves a Dockerfile, a folder or {context, dockerfile}; a missing one names the fix', () => {
+    const ctx = join(dir, 'ctx');
+    mkdirSync(join(ctx, 'docker'), { recursive: true });
+    writeFileSync(join(ctx, 'Dockerfile'), 'FROM stepbox-sandbox:1\n');
+    writeFileSync(join(ctx, 'docker', 'Dev.Dockerfile'), 'FROM stepbox-sandbox:1\n');
+    expect(resolveBuild('ctx', dir)).toEqual({ context: ctx, dockerfile: join(ctx, 'Dockerfile') });
+    expect(resolveBuild('ctx/Dockerfile', dir)).toEqual({
+      context: ctx,
+      dockerfile: join(ctx, 'Dockerfile'),
+    });
+    expect(resolveBuild({ context: 'ctx', dockerfile: 'docker/Dev.Dockerfile' }, dir).dockerfile).toBe(
+      join(ctx, 'docker', 'Dev.Dockerfile'),
+    );
+    expect(() => resolveBuild('nope', dir)).toThrow(/does not exist/);
+    expect(() => resolveBuild({ context: 'ctx', dockerfile: '../x' }, dir)).toThrow(/outside its context/);
+    expect(() => resolveBuild('ctx/docker', dir)).toThrow(/no Dockerfile/);
+  });
+
+  it('is cached by the content of its context: a change anywhere in it is a new tag', () => {
+    const ctx = join(dir, 'hash');
+    mkdirSync(ctx, { recursive: true });
+    writeFileSync(join(ctx, 'Dockerfile'), 'FROM stepbox-sandbox:1\n');
+    writeFileSync(join(ctx, 'a.txt'), 'a');
+    const spec = { context: ctx, dockerfile: join(ctx, 'Dockerfile') };
+    const h1 = buildContextHash(spec);
+    expect(buildContextHash(spec)).toBe(h1);
+    writeFileSync(join(ctx, 'a.txt'), 'b');
+    expect(buildContextHash(spec)).not.toBe(h1);
+  });
+
+  it('is a widening a recorded task needs --allow-image for', () => {
+    const w = widerThanDefaults(SandboxSpec.parse({ build: 'Dockerfile' }));
+    expect(w.map((x) => `${x.kind}:${x.field}`)).toEqual(['image:sandbox.build']);
+    expect(widerThanDefaults(SandboxSpec.parse({ workdir: '/app' }))).toEqual([]);
+  });
+});
+
+describe('devcontainer.json', () => {
+  it('is JSONC: comments and trailing commas are fine; anything else names its line and column', () => {
+    const good = parseJsonc('// c\n{\n  "a": "x // not a comment", /* b */\n  "b": [1, 2,],\n}\n', 'f.json');
+    expect(good.ok && good.value).toEqual({ a: 'x // not a comment', b: [1, 2] });
+    const bad = parseJsonc('{\n  "a": 1\n  "b": 2\n}\n', 'f.json');
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.message).toMatch(/f\.json is not JSON with comments at line 3, column 3/);
+  });
+
+  it('becomes a task: image or build (relative to its folder), env, lifecycle commands as setup, workspaceFolder', () => {
+    const project = join(dir, 'proj');
+    mkdirSync(join(project, '.devcontainer'), { recursive: true });
+    writeFileSync(
+      join(project, '.devcontainer', 'devcontainer.json'),
+      JSON.stringify({
+        build: { dockerfile: 'Dockerfile', context: '..' },
+        containerEnv: { A: '1' },
+        onCreateCommand: ['echo', "it's"],
+        postCreateCommand: { one: 'make', two: ['npm', 'ci'] },
+        workspaceFolder: '/workspaces/${localWorkspaceFolderBasename}',
+        capAdd: ['SYS_ADMIN'],
+        initializeCommand: 'rm -rf ~',
+      }),
+    );
+    const r = readDevcontainer(project, { goal: 'g' });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.input.sandbox).toEqual({
+      build: { context: project, dockerfile: '.devcontainer/Dockerfile' },
+      env: { A: '1' },
+      workdir: '/workspaces/proj',
+    });
+    expect(r.value.input.workspace).toEqual({ from: project, setup: ["echo 'it'\\''s'", 'make', 'npm ci'] });
+    expect(r.value.notes.filter((n) => n.startsWith('warning:'))).toEqual([
+      expect.stringMatching(/"capAdd" is not honoured/),
+      expect.stringMatching(/"initializeCommand" is not honoured \(it would run on your machine/),
+    ]);
+    writeFileSync(join(project, '.devcontainer', 'devcontainer.json'), '{"forwardPorts": [1]}');
+    const none = readDevcontainer(project, { goal: 'g' });
+    expect(!none.ok && none.error.message).toMatch(/names no image: add "image"/);
+  });
+});
