@@ -364,7 +364,9 @@ describe('MCP server', () => {
     const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect([note.status, note.body]).toEqual([202, '']);
     // GET is a session's notification stream: it needs text/event-stream and a session id.
-    expect((await raw(t.url, { method: 'GET', headers: auth })).status).toBe(406);
+    expect(
+      (await raw(t.url, { method: 'GET', headers: { ...auth, accept: 'application/json' } })).status,
+    ).toBe(406);
     const sse = { ...auth, accept: 'text/event-stream' };
     expect((await raw(t.url, { method: 'GET', headers: sse })).status).toBe(400);
     expect(
