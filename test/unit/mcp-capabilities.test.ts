@@ -50,7 +50,10 @@ async function serve(
   }),
 ): Promise<{ server: McpHttpServer; client: Client }> {
   const tools = [
-    { type: 'function' as const, function: { name: 'read_file', parameters: { type: 'object' } } },
+    {
+      type: 'function' as const,
+      function: { name: 'read_file', description: 'read', parameters: { type: 'object' } },
+    },
   ];
   const server = new McpHttpServer(TOKEN, () => tools, handler, undefined, resources);
   const url = await server.start();
