@@ -156,7 +156,7 @@ describe('MCP resources: the workspace files', () => {
     await client.subscribeResource({ uri: 'file:///workspace/a.txt' });
     const arrived = new Promise<void>((resolve) => (got = resolve));
     // The client opens its GET stream after initialize; until then nothing can be delivered.
-    await vi.waitFor(() => expect(server.resourcesChanged(['a.txt', 'b.txt'])).toBe(1));
+    await vi.waitFor(() => expect(server.resourcesChanged(['a.txt', 'b.txt'])).toBe(1), { timeout: 10_000 });
     await arrived;
     expect(updates).toEqual(['file:///workspace/a.txt']);
     await client.unsubscribeResource({ uri: 'file:///workspace/a.txt' });
