@@ -113,6 +113,81 @@ describeDocker('external agents (exec:) on Docker', () => {
     });
   }
 
+  it('the MCP server serves the sandbox workspace as resources and tells a subscriber what a step changed', async () => {
+    const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
+    const agent = c.currentAgent() as ExecAgent;
+    try {
+      await c.step(); // step 1 writes notes/todo.txt
+      const ep = agent.endpoints();
+      if (!ep) throw new Error('the exec agent has no servers');
+      const headers = {
+        authorization: `Bearer ${ep.token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      };
+      const rpc = async (body: unknown, session?: string) => {
+        const res = await fetch(ep.mcpUrl, {
+          method: 'POST',
+          headers: { ...headers, ...(session ? { 'mcp-session-id': session } : {}) },
+          body: JSON.stringify(body),
+        });
+        return { session: res.headers.get('mcp-session-id'), body: (await res.text()) || '{}' };
+      };
+      const init = await rpc({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      const session = init.session ?? '';
+      expect(session).not.toBe('');
+      const read = await rpc(
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'resources/read',
+          params: { uri: 'file:///workspace/notes/todo.txt' },
+        },
+        session,
+      );
+      expect(JSON.parse(read.body).result.contents[0]).toEqual({
+        uri: 'file:///workspace/notes/todo.txt',
+        mimeType: 'text/plain',
+        text: 'water the plants\nbuy bread\ncall grandma\n',
+      });
+      // The session's notification stream is open once its headers are back.
+      const stream = await fetch(ep.mcpUrl, {
+        headers: {
+          authorization: headers.authorization,
+          accept: 'text/event-stream',
+          'mcp-session-id': session,
+        },
+      });
+      expect(stream.status).toBe(200);
+      await rpc(
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'resources/subscribe',
+          params: { uri: 'file:///workspace/notes/todo.txt' },
+        },
+        session,
+      );
+      await c.step(); // step 2 starts: step 1's snapshot changed notes/todo.txt
+      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let seen = '';
+      while (!seen.includes('\n\n')) seen += (await reader.read()).value ?? '';
+      expect(JSON.parse(/data: (.*)/.exec(seen)![1])).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { uri: 'file:///workspace/notes/todo.txt' },
+      });
+      await reader.cancel();
+    } finally {
+      await c.dispose();
+    }
+  });
+
   it('stepping holds the agent on its tool call until the stepper continues; its output is kept per step', async () => {
     const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     const agent = c.currentAgent() as ExecAgent;

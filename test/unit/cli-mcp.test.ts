@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpHttpServer } from '../../electron/engine/external/mcp-server.js';
 import { PROJECT_ROOT, runCli } from '../support/cli.js';
@@ -29,6 +30,14 @@ beforeAll(async () => {
             bytes: 0,
           }
         : { ok: true, stdout: `${name}:${String(args.path)}`, duration_ms: 0, bytes: 0 },
+    undefined,
+    {
+      list: async () => [{ path: 'notes.txt', size: 2 }],
+      read: async (path) =>
+        path === 'notes.txt'
+          ? { ok: true, value: new TextEncoder().encode('hi') }
+          : { ok: false, error: { code: 'not_found', message: 'no such file' } },
+    },
   );
   url = await server.start();
 });
@@ -50,6 +59,16 @@ describe('stepbox mcp (the stdio bridge)', () => {
         content: [{ type: 'text', text: 'read_file:a.txt' }],
         isError: false,
       });
+      // Resources and the log lines of an SSE-answered call come through the bridge too.
+      expect((await client.readResource({ uri: 'file:///workspace/notes.txt' })).contents).toEqual([
+        { uri: 'file:///workspace/notes.txt', mimeType: 'text/plain', text: 'hi' },
+      ]);
+      const logs: unknown[] = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params.data));
+      await client.setLoggingLevel('info');
+      await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } });
+      expect(logs[0]).toBe('tools/call read_file started');
+      await client.setLoggingLevel('emergency');
       expect(await client.callTool({ name: 'read_file', arguments: { path: 'missing' } })).toMatchObject({
         content: [{ type: 'text', text: 'no such file: missing' }],
         structuredContent: { error: { code: 'not_found' } },

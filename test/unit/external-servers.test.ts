@@ -363,7 +363,16 @@ describe('MCP server', () => {
     expect(oldVersion.body).toMatch(/Unsupported protocol version/);
     const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect([note.status, note.body]).toEqual([202, '']);
-    expect((await raw(t.url, { method: 'GET', headers: auth })).status).toBe(405);
+    // GET is a session's notification stream: it needs text/event-stream and a session id.
+    expect(
+      (await raw(t.url, { method: 'GET', headers: { ...auth, accept: 'application/json' } })).status,
+    ).toBe(406);
+    const sse = { ...auth, accept: 'text/event-stream' };
+    expect((await raw(t.url, { method: 'GET', headers: sse })).status).toBe(400);
+    expect(
+      (await raw(t.url, { method: 'GET', headers: { ...sse, 'mcp-session-id': 'made-up' } })).status,
+    ).toBe(404);
+    expect((await raw(t.url, { method: 'PUT', headers: auth })).status).toBe(405);
     // A batch is answered as an array, each answer under its own id.
     const batch = await post([call('a', 'one'), call('b', 'two')]);
     expect(

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
+import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure } from '../agents/agent.js';
 import type { Agent, ChatMessage, DecideContext, DecideInput, Decision } from '../agents/agent.js';
 import { AgentProcess, agentEnvironment } from './agent-process.js';
@@ -13,10 +14,12 @@ import {
   toolAnswersAt,
   type RecordedToolAnswer,
 } from './fast-forward.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import { McpHttpServer } from './mcp-server.js';
 import type { ModelCall } from './model-endpoint.js';
 import { ProgramAgent, diverged, injectionsAfter, toAnswer, wakeFailure } from './program-agent.js';
 import type { Wake } from './program-agent.js';
+import { sandboxResources } from './workspace-resources.js';
 
 /** A tool call of the agent, waiting for the step whose results answer it. */
 interface HeldCall {
@@ -52,6 +55,8 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
   private divergence: AgentFailure | null = null;
   private wakeDivergence: ((f: AgentFailure) => void) | null = null;
   private tempDir: string | null = null;
+  /** The episode's sandbox as of the last step: what the MCP server's resources read. */
+  private sandbox: Sandbox | undefined;
 
   constructor(
     spec: string,
@@ -73,8 +78,11 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
   async decide(input: DecideInput): Promise<Decision> {
     const ctx = input.context;
     if (!ctx) throw new AgentFailure('bad_agent_spec', 'exec: agents run only inside an episode');
+    this.sandbox = ctx.sandbox;
     if (!this.proc) await this.launch(input, ctx);
     const k = input.step;
+    // Step k-1 ended: clients subscribed to a file it changed hear of it.
+    this.mcp?.resourcesChanged(changedAt(ctx.history, k - 1));
     this.offer(k - 1, toolAnswersAt(ctx.history, k - 1), false);
     const call = await this.nextCall(ctx, input.signal);
     this.pool = null;
@@ -140,6 +148,8 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
       this.token,
       () => this.tools,
       (name, args) => this.onToolCall(name, args),
+      undefined,
+      sandboxResources(() => this.sandbox),
     );
     const modelUrl = await this.endpoint.start();
     const mcpUrl = await this.mcp.start();
@@ -253,6 +263,15 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
     const ms = Math.min(ctx.episodeLeftMs, ctx.task.timeouts.step_hard * 1000);
     return this.waitForCall(ms, signal, [divergence]).finally(() => (this.wakeDivergence = null));
   }
+}
+
+/** The workspace paths step `step`'s snapshot recorded as changed (the last such snapshot of the branch). */
+function changedAt(history: readonly TraceEvent[], step: number): string[] {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const e = history[i];
+    if (e.type === 'snapshot' && e.step === step) return e.changed.map((c) => c.path);
+  }
+  return [];
 }
 
 /** Where a re-run agent first asked something other than the recording. */

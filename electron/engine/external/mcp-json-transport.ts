@@ -6,6 +6,8 @@ import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextp
 interface Pending {
   readonly id: RequestId;
   readonly resolve: (message: JSONRPCMessage) => void;
+  /** Where the server's notifications about this request go (an SSE answer); absent: dropped. */
+  readonly notify?: (message: JSONRPCMessage) => void;
 }
 
 /**
@@ -18,7 +20,8 @@ interface Pending {
  * `notifications/cancelled` (which names its own id) can never abort another client's
  * request; in this stateless mode a cancellation is ignored, as it is by the SDK's
  * per-request servers. Notifications the server sends while answering (progress,
- * logs) are dropped, as the SDK drops them in JSON-response mode; the server never
+ * logs) go to the request's `notify` when its POST is answered as an SSE stream, and
+ * are dropped otherwise, as the SDK drops them in JSON-response mode; the server never
  * sends requests of its own (no sampling, no elicitation).
  */
 export class McpJsonTransport implements Transport {
@@ -36,13 +39,19 @@ export class McpJsonTransport implements Transport {
    * Hands one POST's messages to the server; resolves with the responses to its
    * requests, in request order (empty when it held only notifications or responses).
    */
-  dispatch(messages: readonly JSONRPCMessage[], extra: MessageExtraInfo): Promise<JSONRPCMessage[]> {
+  dispatch(
+    messages: readonly JSONRPCMessage[],
+    extra: MessageExtraInfo,
+    notify?: (message: JSONRPCMessage) => void,
+  ): Promise<JSONRPCMessage[]> {
     const answers: Promise<JSONRPCMessage>[] = [];
     for (const message of messages) {
       if ('method' in message && 'id' in message) {
         const own = `${this.prefix}${this.next++}`;
         answers.push(
-          new Promise<JSONRPCMessage>((resolve) => this.pending.set(own, { id: message.id, resolve })),
+          new Promise<JSONRPCMessage>((resolve) =>
+            this.pending.set(own, { id: message.id, resolve, notify }),
+          ),
         );
         this.onmessage?.({ ...message, id: own }, extra);
       } else {
@@ -52,8 +61,15 @@ export class McpJsonTransport implements Transport {
     return Promise.all(answers);
   }
 
-  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
-    if (this.closed || !('id' in message) || 'method' in message) return;
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.closed) return;
+    if ('method' in message) {
+      // A notification about a request (progress, a log line) follows that request's answer stream.
+      const related = options?.relatedRequestId;
+      if (!('id' in message) && related !== undefined) this.pending.get(String(related))?.notify?.(message);
+      return;
+    }
+    if (!('id' in message)) return;
     const own = String(message.id);
     const pending = this.pending.get(own);
     if (!pending) return;
