@@ -55,6 +55,7 @@ def _has_fs_ids():
     and answers the current fsuid, or -1 where the call does not exist."""
     if _libc is None:
         return False
+    import ctypes  # present: libc_or_none() found it
     ctypes.set_errno(0)
     return not (_libc.setfsuid(-1) == -1 and ctypes.get_errno() == errno.ENOSYS)
 
