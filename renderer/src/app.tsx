@@ -3,6 +3,7 @@ import { BreakpointList } from './components/breakpoint-list';
 import { CaseWalkthrough, useCaseShown } from './components/case-walkthrough';
 import { FilePicker } from './components/file-picker';
 import { KeySheet } from './components/key-sheet';
+import { NoticeBar } from './components/notice-bar';
 import { PanelBoundary } from './components/error-boundary';
 import { SideBySideView } from './components/side-by-side-view';
 import { Splitter } from './components/splitter';
@@ -134,6 +135,7 @@ function Shell(props: { readonly onKeys: () => void }) {
       <PanelBoundary name="Candidates and compare">
         <SideBySideView left={sizes.left + 5} />
       </PanelBoundary>
+      <NoticeBar />
     </div>
   );
 }

@@ -107,6 +107,8 @@ export interface AppPage {
   readonly stepper: StepperBar;
   readonly held: HeldActionCard;
   readonly breakpoints: BreakpointsSection;
+  /** The notification area at the foot of the window. */
+  readonly notices: NoticeBar;
   /** One of the seven panels (see {@link PANELS}), by its test id. */
   panel(testId: (typeof PANELS)[number]): Locator;
   /** The sheet "?" opens: every key and what it does. */
@@ -167,6 +169,7 @@ export async function openApp(
     stepper: new StepperBar(page),
     held: new HeldActionCard(page),
     breakpoints: new BreakpointsSection(page),
+    notices: new NoticeBar(page),
     panel: (testId) => page.getByTestId(testId),
     keySheet: page.getByTestId('key-sheet'),
     async waitForReady() {
@@ -546,7 +549,9 @@ export class TimelinePanel extends PanelObject {
   }
   /** What saving or sharing answered (`Saved as case …`, `… KiB, opens offline`). */
   get teachingNote(): Locator {
-    return this.page.getByTestId('teaching-note');
+    return this.page
+      .locator('[data-testid="notice"]:is([data-kind="share"], [data-kind="save-case"])')
+      .last();
   }
   /** How many steps the branch has, as the header says (`10000 steps`). */
   get stepCount(): Locator {
@@ -1002,6 +1007,25 @@ export interface Box {
   readonly height: number;
 }
 
+/** The notification area: one line per message, each dismissable. */
+export class NoticeBar extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'notice-bar');
+  }
+  /** Every message shown, in order. */
+  get items(): Locator {
+    return this.page.getByTestId('notice');
+  }
+  /** The messages of one kind (`share`, `save-case`, `idle-release`, …). */
+  ofKind(kind: string): Locator {
+    return this.page.locator(`[data-testid="notice"][data-kind="${kind}"]`);
+  }
+  /** The texts shown. */
+  texts(): Promise<string[]> {
+    return this.page.locator('[data-testid="notice"] .notice-text').allInnerTexts();
+  }
+}
+
 /** The window's panes as laid out: boxes, splitters, what has focus. */
 export class LayoutObject {
   constructor(readonly page: Page) {}
@@ -1062,6 +1086,42 @@ export class LayoutObject {
       ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
       const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
       return ctx.measureText(input.placeholder).width <= room;
+    });
+  }
+  /**
+   * Every visible, enabled button whose centre is not hit by the button itself (something lies
+   * over it), described as `testId|text → what was hit`. Buttons scrolled out of their pane or
+   * the viewport are not looked at (nothing covers them: they are away); with a modal dialog
+   * open, only its buttons are (the rest sit behind its backdrop by design).
+   */
+  coveredButtons(): Promise<string[]> {
+    return this.page.evaluate(() => {
+      const modal = document.querySelector('[aria-modal="true"]');
+      const name = (el: Element | null): string =>
+        el
+          ? `${el.getAttribute('data-testid') ?? el.tagName.toLowerCase()}|${(el.textContent ?? '').trim().slice(0, 30)}`
+          : 'nothing';
+      const out: string[] = [];
+      for (const b of Array.from(document.querySelectorAll('button'))) {
+        if (b.disabled || (modal && !modal.contains(b))) continue;
+        const r = b.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0 || getComputedStyle(b).visibility === 'hidden') continue;
+        const x = r.left + r.width / 2;
+        const y = r.top + r.height / 2;
+        if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
+        let away = false;
+        for (let p = b.parentElement; p && !away; p = p.parentElement) {
+          const st = getComputedStyle(p);
+          if (st.overflowX === 'visible' && st.overflowY === 'visible') continue;
+          const c = p.getBoundingClientRect();
+          away = x < c.left || x > c.right || y < c.top || y > c.bottom;
+        }
+        if (away) continue;
+        const hit = document.elementFromPoint(x, y);
+        if (hit && (hit === b || b.contains(hit))) continue;
+        out.push(`${name(b)} → ${name(hit)}`);
+      }
+      return out;
     });
   }
   /** A splitter between panes, by its test id (`split-right`, …). */

@@ -1,5 +1,6 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { useSlice, useStores } from '../stores/use-stores';
+import { Modal } from './modal';
 
 /**
  * "Save as case…" (a name, then the branch joins the case library) and "Share…" (the
@@ -12,7 +13,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
   const live = useSlice('stepper', (s) => s.live);
   const dialog = useSlice('teaching', (s) => s.dialog);
   const busy = useSlice('teaching', (s) => s.busy);
-  const note = useSlice('teaching', (s) => s.note);
+  const refused = useSlice('teaching', (s) => s.refused);
   const download = useSlice('teaching', (s) => s.download);
   const [name, setName] = useState('');
   const link = useRef<HTMLAnchorElement>(null);
@@ -48,44 +49,42 @@ export const TeachingButtons = memo(function TeachingButtons() {
         </a>
       ) : null}
       {dialog === 'save' ? (
-        <form
-          className="teaching-dialog"
-          role="dialog"
-          aria-label="save as case"
-          data-testid="save-case-dialog"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void t.saveAsCase(branch, name.trim());
-          }}
-        >
-          <label>
-            Case name{' '}
-            <input
-              data-testid="save-case-name"
-              value={name}
-              placeholder="my-failure"
-              pattern="[a-z0-9-]{1,64}"
-              onChange={(e) => setName(e.target.value)}
-              autoFocus
-            />
-          </label>
-          <button type="submit" disabled={busy || name.trim() === ''}>
-            Save
-          </button>
-          <button type="button" onClick={() => t.close()}>
-            Cancel
-          </button>
-        </form>
-      ) : null}
-      {note ? (
-        <span
-          className={`teaching-note ${note.error ? 'error' : 'muted'}`}
-          data-testid="teaching-note"
-          role="status"
-          title={note.text}
-        >
-          {note.text}
-        </span>
+        <Modal title="Save as case" testId="save-case-dialog" onClose={() => t.close()}>
+          <form
+            className="teaching-dialog"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void t.saveAsCase(branch, name.trim());
+            }}
+          >
+            <label>
+              Case name{' '}
+              <input
+                data-testid="save-case-name"
+                value={name}
+                placeholder="my-failure"
+                pattern="[a-z0-9-]{1,64}"
+                aria-describedby="save-case-refused"
+                onChange={(e) => setName(e.target.value)}
+                autoFocus
+              />
+            </label>
+            <button type="submit" data-testid="save-case-save" disabled={busy || name.trim() === ''}>
+              Save
+            </button>
+            <button type="button" data-testid="save-case-cancel" onClick={() => t.close()}>
+              Cancel
+            </button>
+          </form>
+          <p
+            id="save-case-refused"
+            className={refused ? 'bad' : 'muted'}
+            data-testid="save-case-refused"
+            role={refused ? 'alert' : undefined}
+          >
+            {refused ?? 'lower-case letters, digits and dashes; the case joins your case library'}
+          </p>
+        </Modal>
       ) : null}
     </span>
   );
