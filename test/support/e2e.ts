@@ -1124,6 +1124,45 @@ export class LayoutObject {
       return out;
     });
   }
+  /**
+   * Every visible disabled button that does not say why on screen when focused (issue 33, item 2):
+   * it must stay focusable (`aria-disabled`, not `disabled`), name the why bubble in
+   * `aria-describedby`, and focusing it must show the bubble with its reason.
+   */
+  async unexplainedDisabled(): Promise<string[]> {
+    const buttons = this.page.locator('button:disabled, button[aria-disabled="true"]');
+    const out: string[] = [];
+    const n = await buttons.count();
+    for (let i = 0; i < n; i++) {
+      const b = buttons.nth(i);
+      if (!(await b.isVisible())) continue;
+      const info = await b.evaluate((el) => ({
+        name: `${el.getAttribute('data-testid') ?? ''}|${(el.textContent ?? el.getAttribute('aria-label') ?? '').trim().slice(0, 40)}`,
+        native: (el as HTMLButtonElement).disabled,
+        describedBy: (el.getAttribute('aria-describedby') ?? '').split(' '),
+        why: el.getAttribute('data-why') ?? '',
+      }));
+      if (info.native) {
+        out.push(`${info.name}: disabled (not focusable, says nothing)`);
+        continue;
+      }
+      if (!info.why || !info.describedBy.includes('why-bubble')) {
+        out.push(`${info.name}: no reason linked by aria-describedby`);
+        continue;
+      }
+      await b.focus();
+      const bubble = this.page.getByTestId('why-bubble');
+      const shown = await until(
+        async () => ((await bubble.isVisible()) ? await bubble.innerText() : ''),
+        (t) => t === info.why,
+        2_000,
+        `the reason of ${info.name}`,
+      ).catch(() => '');
+      if (shown !== info.why) out.push(`${info.name}: focused, no visible reason`);
+    }
+    await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    return out;
+  }
   /** A splitter between panes, by its test id (`split-right`, …). */
   splitter(testId: string): Locator {
     return this.page.getByTestId(testId);

@@ -42,7 +42,7 @@ export function NoticeBar() {
       {items.map((n) => (
         <div
           key={n.id}
-          className={`notice notice-${n.tone}`}
+          className={`nb-line nb-${n.tone}`}
           data-testid="notice"
           data-kind={n.kind}
           data-tone={n.tone}

@@ -1,6 +1,29 @@
 import { memo, useEffect, useRef, useState } from 'react';
+import { firstWhy, whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
+
+/**
+ * Why Save as case cannot act on this branch now, with the way forward (null when it can): said
+ * before the click, not after a name was typed (issue 33, item 6).
+ */
+export function saveWhy(s: {
+  readonly busy: boolean;
+  readonly live: boolean;
+  readonly kind: string | null;
+  readonly flagged: boolean;
+  readonly ended: boolean;
+}): string | null {
+  if (s.busy) return 'Working…';
+  if (s.kind === 'sandbox')
+    return 'A case replays its agent from a script, and this agent ran its own program inside the sandbox (Codex, Claude Code, sandbox:): it cannot be saved as a case. Share… keeps it as one HTML file; Fork from here with a scripted: agent makes a branch that can be saved.';
+  if (s.kind === 'atif')
+    return 'An imported trace has no task to run again: it cannot be saved as a case. Share… keeps it as one HTML file.';
+  if (s.live && !s.ended) return 'Stop the episode first (Shift+F5): a case is saved from an ended episode.';
+  if (!s.flagged)
+    return 'A case teaches a failure QA catches, and this episode raised no QA flag at warning or worse.';
+  return null;
+}
 
 /**
  * "Save as case…" (a name, then the branch joins the case library) and "Share…" (the
@@ -14,6 +37,9 @@ export const TeachingButtons = memo(function TeachingButtons() {
   const dialog = useSlice('teaching', (s) => s.dialog);
   const busy = useSlice('teaching', (s) => s.busy);
   const refused = useSlice('teaching', (s) => s.refused);
+  const kind = useSlice('stepper', (s) => s.view?.summary.agent_kind ?? null);
+  const flagged = useSlice('stepper', (s) => s.flags.some((f) => f.severity !== 'info'));
+  const state = useSlice('stepper', (s) => s.state);
   const download = useSlice('teaching', (s) => s.download);
   const [name, setName] = useState('');
   const link = useRef<HTMLAnchorElement>(null);
@@ -28,18 +54,22 @@ export const TeachingButtons = memo(function TeachingButtons() {
       <button
         type="button"
         data-testid="btn-save-case"
-        disabled={busy || live}
+        {...whyNot(
+          saveWhy({ busy, live, kind, flagged, ended: !live || state === 'ended' }),
+          'Save this episode as a case in your case library (stepbox case new)',
+        )}
         onClick={() => t.openSave()}
-        title="Save this episode as a case in your case library (stepbox case new)"
       >
         Save as case…
       </button>
       <button
         type="button"
         data-testid="btn-share"
-        disabled={busy}
+        {...whyNot(
+          busy && 'Working…',
+          'Write this episode as one HTML file that opens offline (stepbox share)',
+        )}
         onClick={() => void t.share(branch)}
-        title="Write this episode as one HTML file that opens offline (stepbox share)"
       >
         Share…
       </button>
@@ -69,7 +99,13 @@ export const TeachingButtons = memo(function TeachingButtons() {
                 autoFocus
               />
             </label>
-            <button type="submit" data-testid="save-case-save" disabled={busy || name.trim() === ''}>
+            <button
+              type="submit"
+              data-testid="save-case-save"
+              {...whyNot(
+                firstWhy(busy && 'Saving…', name.trim() === '' && 'Type a name for the case first.'),
+              )}
+            >
               Save
             </button>
             <button type="button" data-testid="save-case-cancel" onClick={() => t.close()}>

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef } from 'react';
+import { whyNot } from '../components/why-not';
 import { runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
@@ -86,7 +87,7 @@ function StartItem(props: {
         data-testid={`library-${props.kind}`}
         data-named={props.named ? 'true' : undefined}
         {...data}
-        disabled={props.starting !== null}
+        {...whyNot(props.starting !== null && 'Another start is under way.')}
         title={props.tooltip}
         onClick={props.onStart}
       >

@@ -66,7 +66,7 @@ export function ReplayControls() {
           type="button"
           aria-label="previous step"
           onClick={stepper.selectPrevious}
-          disabled={step <= first}
+          {...whyNot(step <= first && `already at the first step (${first})`)}
         >
           ←
         </button>
@@ -79,7 +79,12 @@ export function ReplayControls() {
           data-testid="scrubber"
           onChange={(e) => stepper.select(Number(e.target.value))}
         />
-        <button type="button" aria-label="next step" onClick={stepper.selectNext} disabled={step >= last}>
+        <button
+          type="button"
+          aria-label="next step"
+          onClick={stepper.selectNext}
+          {...whyNot(step >= last && `already at the last step (${last})`)}
+        >
           →
         </button>
         <span className="mono" data-testid="scrub-label">
@@ -111,8 +116,7 @@ export function ReplayControls() {
           <button
             type="button"
             data-testid="reopen"
-            disabled={running !== null}
-            title="restore this step in a fresh sandbox and continue live from it"
+            {...whyNot(busyWhy, 'restore this step in a fresh sandbox and continue live from it')}
             onClick={() => void replay.reopen(branch, step)}
           >
             {running === 'reopen' ? 'Reopening…' : REPLAY_ACTIONS.reopen.label}
@@ -133,7 +137,7 @@ export function ReplayControls() {
         <button
           type="button"
           data-testid="replay-verify"
-          disabled={running !== null}
+          {...whyNot(busyWhy)}
           onClick={() => void replay.replay(branch)}
         >
           {running === 'replay' ? 'Re-executing…' : 'Re-execute replay'}
