@@ -263,6 +263,7 @@ export function InjectPanel() {
                   {...whyNot(
                     firstWhy(
                       noOverride,
+                      !ready && 'The episode is not paused live.',
                       !pending && 'No result is waiting: pause before the tool runs first.',
                     ),
                     'start from the result the agent is about to see',
