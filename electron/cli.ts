@@ -34,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   'case run': () => import('./cli/case-run.js'),
   'case verify': () => import('./cli/case-verify.js'),
   'case new': () => import('./cli/case-new.js'),
+  'task init': () => import('./cli/task-init.js'),
   'case export': () => import('./cli/case-export.js'),
   'case import': () => import('./cli/case-import.js'),
   batch: () => import('./cli/batch.js'),
@@ -48,7 +49,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   'agents list': () => import('./cli/agents-list.js'),
 };
 
-const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case', 'agents']);
+const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case', 'agents', 'task']);
 
 async function usage(io: CliIo): Promise<void> {
   const lines = [

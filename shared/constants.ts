@@ -19,6 +19,9 @@ export const SANDBOX_ENV = {
   PYTHONDONTWRITEBYTECODE: '1',
   // str/bytes hashes are salted per process unless pinned: printing a set would differ on replay.
   PYTHONHASHSEED: '0',
+  // `git status` would rewrite .git/index with the stat times of files a restore just wrote,
+  // so a replayed episode of a project folder would diverge in .git/index alone.
+  GIT_OPTIONAL_LOCKS: '0',
 } as const;
 /** Fixed hostname of every sandbox. */
 export const SANDBOX_HOSTNAME = 'sandbox';

@@ -103,6 +103,8 @@ export const Task = z.strictObject({
        * otherwise every file. `files` are written over it, then `setup` runs.
        */
       from: z.string().min(1).optional(),
+      /** The largest `from` folder copied in (Docker size syntax); unset: 1g. A bigger one is refused, naming its biggest paths. */
+      import_limit: size.optional(),
       files: z.record(z.string(), WorkspaceFile).default({}),
       setup: z.array(z.string()).default([]),
     })

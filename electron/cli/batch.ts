@@ -7,7 +7,7 @@ import { progressLine } from '../engine/batch/progress.js';
 import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { agentDirOrUsage } from './run.js';
-import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
+import { loadWorldOrUsage, WORLD_FLAGS, WORLD_FLAGS_HELP, worldFlags } from './world-flags.js';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import { stepboxHome } from '../engine/trace/episode-store.js';
 import type { CliCommand, CliIo } from './command.js';
@@ -43,12 +43,14 @@ Options:
   --out DIR          the batch folder
   --resume DIR       continue a batch
   --json             print {batch, dir, slots, summary: [...]} on stdout
+${WORLD_FLAGS_HELP}
 
 Exit 0 when every episode succeeded, 1 otherwise, 3 without Docker, 130 when stopped by Ctrl+C.
 
 Examples:
   stepbox batch resources/tasks/hello-python --agent scripted:resources/tasks/hello-python/agent.jsonl --episodes 10 --concurrency 3
   stepbox batch --resume ~/.stepbox/batches/batch-20260101-120000-ab12
+  stepbox batch ~/src/my-project --goal "Make the tests pass" --verify "npm test" --agent codex --episodes 5
 `;
 
 function printSummary(io: CliIo, batch: BatchFile, dir: string): void {
@@ -83,6 +85,7 @@ export const command: CliCommand = {
           out: { type: 'string' },
           resume: { type: 'string' },
           json: { type: 'boolean', default: false },
+          ...WORLD_FLAGS,
         },
       }),
     );
@@ -96,10 +99,13 @@ export const command: CliCommand = {
         values.model ||
         values['agent-dir'] ||
         values.episodes ||
-        values.out
+        values.out ||
+        values.goal !== undefined ||
+        values.verify !== undefined ||
+        values['import-limit'] !== undefined
       )
         throw new UsageError(
-          '--resume DIR takes no TASK, --agent, --model, --agent-dir, --episodes or --out: they are in its batch.json',
+          '--resume DIR takes no TASK, --agent, --model, --agent-dir, --episodes, --out, --goal, --verify or --import-limit: they are in its batch.json',
         );
       dir = resolve(values.resume);
       try {
@@ -113,11 +119,13 @@ export const command: CliCommand = {
       if (positionals.length === 0)
         throw new UsageError('give at least one TASK (a task.json or its folder)');
       if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
-      const tasks: { path: string; task: Task }[] = positionals.map((p) => {
-        const path = resolve(taskFilePath(p));
-        const t = loadTask(path);
-        if (!t.ok) throw new UsageError(t.error.message);
-        return { path, task: t.value };
+      const flags = worldFlags(values);
+      // A task file's path, or a project folder's with the flags that made its task (kept for --resume).
+      const tasks: { path: string; task: Task; flags?: typeof flags }[] = positionals.map((p) => {
+        const world = loadWorldOrUsage(p, flags, io);
+        return world.taskPath
+          ? { path: world.taskPath, task: world.task }
+          : { path: resolve(p), task: world.task, flags };
       });
       // A scripted file is resolved now (absolute), so --resume works from any directory.
       const spec = normalizeAgentSpec(values.agent);

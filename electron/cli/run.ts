@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadTask, taskFilePath } from '../engine/harness/load-task.js';
+import { loadWorldOrUsage, WORLD_FLAGS, WORLD_FLAGS_HELP, worldFlags } from './world-flags.js';
 import { startEpisode } from '../engine/harness/episode-factory.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { AgentOutputChunk } from '../engine/harness/episode-controller.js';
@@ -21,7 +21,6 @@ import { intFlag, numberFlag } from './number-flags.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
 import { checkAgentDir } from '../engine/agents/agent-spec.js';
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
-import { resolve } from 'node:path';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import type { Engine } from '../engine/open-engine.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
@@ -31,9 +30,16 @@ import { didYouMean } from '../../shared/did-you-mean.js';
 
 const HELP = `stepbox run TASK --agent SPEC [--step] [--keep] [--json] [--break KIND[=V]]...
                   [--base-url URL] [--temperature T] [--seed N]
+stepbox run DIR --goal TEXT [--verify CMD] --agent SPEC [...]
 
 Runs an episode of TASK (a task.json, or a folder holding one) in a fresh Docker
 sandbox and records its trace under $STEPBOX_HOME (default ~/.stepbox).
+
+A project folder DIR without a task.json is a task too: its files are the workspace (in
+a git checkout the files git sees — tracked and untracked, .gitignore'd ones left out —
+and .git itself; otherwise every file), the goal comes from --goal, the name from the
+folder. Symlinks leaving DIR, devices, sockets and fifos are skipped and listed; a folder
+over the import limit is refused. stepbox task init DIR writes that task as a file to edit.
 
 Agents (--agent):
   scripted:FILE     model outputs from a JSONL file, one assistant message per line
@@ -73,6 +79,7 @@ Options:
   --context-policy end|drop_oldest
                     on a context-window overflow: end the episode (context_overflow,
                     default) or replace the oldest tool observations with a note
+${WORLD_FLAGS_HELP}
 
 Exit: 0 succeeded, 1 failed/timeout/error/interrupted, 2 usage, 3 no Docker or image.
 Ctrl+C closes the trace as interrupted and destroys the sandbox.
@@ -82,6 +89,7 @@ Examples:
   npx stepbox run resources/tasks/notes-memory --agent scripted:resources/tasks/notes-memory/agent.jsonl --step
   OPENAI_API_KEY=sk-none npx stepbox run resources/tasks/hello-python --agent openai:qwen2.5-coder:7b \\
       --base-url http://127.0.0.1:11434/v1 --temperature 0 --seed 1 --json
+  npx stepbox run ~/src/my-project --goal "Make the tests pass" --verify "npm test" --agent codex
   npx stepbox run resources/agents/python-stdlib --agent 'exec:python3 agent.py' \
       --model scripted:resources/agents/python-stdlib/model.jsonl
   npx stepbox run resources/agents/python-inside --agent 'sandbox:python3 /opt/agent/agent.py' \
@@ -161,6 +169,7 @@ export const command: CliCommand = {
         options: {
           agent: { type: 'string' },
           ...EPISODE_FLAGS,
+          ...WORLD_FLAGS,
           break: { type: 'string', multiple: true, default: [] },
         },
         allowPositionals: true,
@@ -168,18 +177,19 @@ export const command: CliCommand = {
       }),
     );
     const { values, positionals } = parsed;
-    if (positionals.length !== 1) throw new UsageError('give exactly one TASK (a task.json or its folder)');
+    if (positionals.length !== 1)
+      throw new UsageError(
+        'give exactly one TASK (a task.json, its folder, or a project folder with --goal)',
+      );
     if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
-    const taskPath = resolve(taskFilePath(positionals[0]));
-    const task = loadTask(taskPath);
-    if (!task.ok) throw new UsageError(task.error.message);
+    const world = loadWorldOrUsage(positionals[0], worldFlags(values), io);
     const agentSpec = values.agent;
     const breakpoints = parseBreakFlags(values.break ?? []);
     const engine = cliEngine(io);
     return runEpisodeCommand(io, engine, values, (env) =>
       startEpisode({
-        task: task.value,
-        taskPath,
+        task: world.task,
+        taskPath: world.taskPath,
         agentSpec,
         ...env,
         breakpoints,

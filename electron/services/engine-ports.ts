@@ -7,13 +7,8 @@ import { runDoctor } from '../engine/doctor.js';
 import { logger } from '../engine/log.js';
 import { projectRoot } from '../engine/docker/image.js';
 import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
-import {
-  forkEpisode,
-  loadTask,
-  openBranchController,
-  replayVerify,
-  taskFilePath,
-} from '../engine/harness/index.js';
+import { forkEpisode, openBranchController, replayVerify } from '../engine/harness/index.js';
+import { loadWorld } from '../engine/harness/load-world.js';
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
 import { runWhatIf } from '../engine/harness/what-if.js';
@@ -47,13 +42,13 @@ export interface EngineOptions {
 function harnessPort(engine: Engine): HarnessPort {
   const store = engine.store;
   return {
-    async start({ taskPath, agent, breakpoints, agentOptions, leadIn = 0 }) {
-      const task = loadTask(taskPath);
-      if (!task.ok) throw new ServiceError(task.error.code, task.error.message);
+    async start({ taskPath, world: flags, agent, breakpoints, agentOptions, leadIn = 0 }) {
+      const world = loadWorld(taskPath, flags);
+      if (!world.ok) throw new ServiceError(world.error.code, world.error.message);
       return startCaseEpisode({
         ...(await engine.episodeEnv()),
-        task: task.value,
-        taskPath: taskFilePath(taskPath),
+        task: world.value.task,
+        taskPath: world.value.taskPath,
         agentSpec: agent,
         breakpoints,
         agentOptions: engineAgentOptions(agentOptions),
@@ -62,10 +57,11 @@ function harnessPort(engine: Engine): HarnessPort {
     },
     prewarm(taskPaths) {
       for (const path of taskPaths) {
-        const task = loadTask(path);
-        if (!task.ok) continue;
+        // A project folder without its goal reads no further (nothing to warm for it yet).
+        const world = loadWorld(path);
+        if (!world.ok) continue;
         engine
-          .prewarm(sandboxConfig(task.value.sandbox))
+          .prewarm(sandboxConfig(world.value.task.sandbox))
           .catch((e: unknown) =>
             log.debug(`no warm sandbox for ${path}: ${e instanceof Error ? e.message : String(e)}`),
           );
@@ -197,9 +193,9 @@ function batchPort(engine: Engine): BatchPort {
   return {
     create({ tasks, agent, episodes, concurrency }) {
       const loaded = tasks.map((path) => {
-        const t = loadTask(path);
+        const t = loadWorld(path);
         if (!t.ok) throw new ServiceError(t.error.code, t.error.message);
-        return { path: taskFilePath(path), task: t.value };
+        return { path: t.value.taskPath ?? path, task: t.value.task };
       });
       return createBatch({
         home: store.home,

@@ -18,6 +18,7 @@ import type { BatchFile } from '../engine/batch/batch-file.js';
 import type { StagedSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import type { CandidateSet, CandidateSource } from '../engine/candidates/try-candidates.js';
 import type { EpisodeController } from '../engine/harness/episode-controller.js';
+import type { WorldFlags } from '../engine/harness/load-world.js';
 import type { SnapshotStore } from '../engine/sandbox/snapshot-store.js';
 import type { Lineage } from '../engine/trace/lineage.js';
 import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
@@ -28,9 +29,14 @@ import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
  * when it cannot do its job; the dispatch wrapper turns that into data.
  */
 export interface HarnessPort {
-  /** Starts an episode from a task file in a fresh sandbox; the controller stops after setup (step 0). */
+  /**
+   * Starts an episode from a task file or folder (loadWorld: a project folder takes its goal
+   * from `world`) in a fresh sandbox; the controller stops after setup (step 0).
+   */
   start(request: {
     readonly taskPath: string;
+    /** The goal and verifier of a project folder without a task.json (`stepbox run DIR --goal`). */
+    readonly world?: WorldFlags;
     readonly agent: string;
     readonly breakpoints: readonly Breakpoint[];
     readonly agentOptions?: AgentOptions;

@@ -39,7 +39,16 @@ export const BatchFile = z.object({
   agent_dir: z.string().optional(),
   episodes: z.number().int().positive(),
   concurrency: z.number().int().positive(),
-  tasks: z.array(z.object({ path: z.string(), name: z.string() })),
+  /** Each task's path; a project folder without a task.json keeps the flags that made its task (`--goal`, …). */
+  tasks: z.array(
+    z.object({
+      path: z.string(),
+      name: z.string(),
+      goal: z.string().optional(),
+      verify: z.string().optional(),
+      import_limit: z.string().optional(),
+    }),
+  ),
   slots: z.array(BatchSlot),
 });
 /** `batch.json`. */

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import type { Task } from '../../../shared/task.js';
 import { HarnessError } from '../harness/harness-error.js';
 import { crashPoint } from '../crash-point.js';
-import { loadTask } from '../harness/load-task.js';
+import { loadWorld, type World, type WorldFlags } from '../harness/load-world.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { newId } from '../trace/episode-ids.js';
 import { BatchFile, emptySlot, writeBatchFile, type BatchSlot } from './batch-file.js';
@@ -23,7 +23,8 @@ export interface BatchProgress {
 export function createBatch(options: {
   readonly dir?: string;
   readonly home: string;
-  readonly tasks: readonly { path: string; task: Task }[];
+  /** Each task's path (a task file, or a folder `loadWorld` reads with `flags`). */
+  readonly tasks: readonly { path: string; task: Task; flags?: WorldFlags }[];
   readonly agent: string;
   readonly model?: string;
   /** A sandbox: agent's files (`--agent-dir`), kept absolute in batch.json. */
@@ -43,7 +44,13 @@ export function createBatch(options: {
     ...(options.agentDir !== undefined ? { agent_dir: resolve(options.agentDir) } : {}),
     episodes: options.episodes,
     concurrency: options.concurrency,
-    tasks: options.tasks.map((t) => ({ path: resolve(t.path), name: t.task.name })),
+    tasks: options.tasks.map((t) => ({
+      path: resolve(t.path),
+      name: t.task.name,
+      ...(t.flags?.goal !== undefined ? { goal: t.flags.goal } : {}),
+      ...(t.flags?.verify !== undefined ? { verify: t.flags.verify } : {}),
+      ...(t.flags?.importLimit !== undefined ? { import_limit: t.flags.importLimit } : {}),
+    })),
     slots: options.tasks.flatMap((t) =>
       Array.from({ length: options.episodes }, (_, index) => emptySlot(resolve(t.path), t.task.name, index)),
     ),
@@ -121,9 +128,13 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
     }),
   );
   save();
-  const tasks = new Map<string, Task>();
+  const tasks = new Map<string, World>();
   for (const t of batch.tasks) {
-    const loaded = loadTask(t.path);
+    const loaded = loadWorld(t.path, {
+      ...(t.goal !== undefined ? { goal: t.goal } : {}),
+      ...(t.verify !== undefined ? { verify: t.verify } : {}),
+      ...(t.import_limit !== undefined ? { importLimit: t.import_limit } : {}),
+    });
     if (!loaded.ok) throw new Error(loaded.error.message);
     tasks.set(t.path, loaded.value);
   }
@@ -153,8 +164,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
     let created = false;
     try {
       const out = await runEpisodeToEnd({
-        task: tasks.get(slot.task)!,
-        taskPath: slot.task,
+        task: tasks.get(slot.task)!.task,
+        taskPath: tasks.get(slot.task)!.taskPath,
         agentSpec: batch.agent,
         model: batch.model,
         ...(batch.agent_dir !== undefined ? { agentDir: batch.agent_dir } : {}),

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine } from './client.js';
 import { OWNER_LABEL, STEPBOX_LABEL } from './container-spec.js';
@@ -64,4 +65,24 @@ export async function commitContainer(engine: DockerEngine, containerId: string)
 /** Removes an image by id (a committed baseline). */
 export async function removeImage(engine: DockerEngine, imageId: string): Promise<void> {
   await engine.docker.getImage(imageId).remove({ force: true });
+}
+
+/**
+ * `tar -c DIR | docker cp - CONTAINER:PATH`: the folder streamed as a tar into the
+ * container's filesystem by the engine's archive API (bench section `workspace`, against
+ * which a project folder's import is measured). Resolves when the engine has extracted it.
+ */
+export async function copyFolderByTar(
+  engine: DockerEngine,
+  containerId: string,
+  dir: string,
+  path: string,
+): Promise<void> {
+  const tar = spawn('tar', ['-c', '-f', '-', '-C', dir, '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  tar.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => tar.on('close', resolve));
+  await engine.docker.getContainer(containerId).putArchive(tar.stdout, { path });
+  const code = await exited;
+  if (code !== 0) throw new Error(`tar of ${dir} exited ${String(code)}: ${stderr.trim()}`);
 }

@@ -14,6 +14,9 @@ import { fallbackResult, isHardTimeout } from './hard-timeout.js';
 import type { TraceSink } from './trace-sink.js';
 import { SetupFailure, writeWorkspace } from './workspace-setup.js';
 
+/** Skipped paths named in the warning of a folder import (the rest are counted). */
+const SKIPPED_LISTED = 50;
+
 /** What the environment is asked to do in a step: the parsed action, plus the budget wrappers set. */
 export interface StepAction {
   readonly step: number;
@@ -106,6 +109,8 @@ export interface SandboxEnvironmentOptions {
   readonly registry: ToolRegistry;
   readonly memory: TaskMemory;
   readonly snapshots: SnapshotStore;
+  /** The task file, when the task came from one (a `from` folder holding it leaves it out). */
+  readonly taskPath?: string | null;
   sink: TraceSink;
 }
 
@@ -139,7 +144,19 @@ export class SandboxEnvironment implements Environment {
     // lets such a one go before anything of its own runs.
     if (task.verifier) sandbox.prepareVerifier?.();
     else await sandbox.dropVerifier?.();
-    await writeWorkspace(sandbox, task);
+    const setup = await writeWorkspace(sandbox, task, this.options.snapshots, this.options.taskPath ?? null);
+    if (setup.skipped.length) {
+      // Recorded (not shown to the agent): what of the project folder the workspace lacks, and why.
+      const lines = setup.skipped.slice(0, SKIPPED_LISTED).map((p) => `${p.path} (${p.why})`);
+      const more = setup.skipped.length - lines.length;
+      this.sink.append({
+        type: 'warning',
+        step: 0,
+        source: 'harness',
+        code: 'workspace_skipped',
+        message: `${setup.skipped.length} path(s) of ${task.workspace.from ?? 'the folder'} were not copied: ${lines.join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
+      });
+    }
     const snap = await this.snapshot(0);
     return { observation: task.goal, info: snap };
   }

@@ -121,6 +121,7 @@ export class EpisodeRunner implements EpisodeController {
       registry: options.registry,
       memory: options.memory,
       snapshots,
+      taskPath: options.taskPath,
       sink: { append: (e) => this.record(e), commitStep: () => this.recorder.commitStep() },
     });
     placeEnvironment(this.env, this.events, this.current);

@@ -25,6 +25,14 @@ export { forkEpisode, type ForkOptions } from './fork.js';
 export { resumeEpisode } from './resume.js';
 export { replayVerify, type ReplayReport, type StepVerdict, type FieldDiff } from './replay-verify.js';
 export { loadTask, taskFilePath } from './load-task.js';
+export {
+  loadWorld,
+  READERS,
+  type World,
+  type WorldFlags,
+  type WorldKind,
+  type WorldReader,
+} from './load-world.js';
 export { EpisodeRunner, type StepTiming } from './episode-runner.js';
 export { HarnessError } from './harness-error.js';
 export { readLineage } from '../trace/lineage.js';

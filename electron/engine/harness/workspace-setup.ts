@@ -1,17 +1,56 @@
+import { statSync } from 'node:fs';
 import type { Task } from '../../../shared/task.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { SnapshotStore } from '../sandbox/snapshot-store.js';
+import { importFolder } from './folder-import.js';
+import type { SkippedPath } from './folder-listing.js';
+import { listWorkspaceFolder } from './load-world.js';
 
 /** The task's workspace could not be set up: the episode ends `error` / `setup_failed`. */
 export class SetupFailure extends Error {
   override readonly name = 'SetupFailure';
 }
 
+/** What setting up the workspace left out. */
+export interface WorkspaceSetup {
+  /** Paths of the `from` folder not copied, and why (recorded as a warning). */
+  readonly skipped: readonly SkippedPath[];
+}
+
 /**
- * Writes the task's workspace files and runs its setup commands, each in a fresh shell
- * with cwd /workspace. A file that cannot be written or a setup command that fails is a
+ * Seeds the workspace of a new episode: the `from` folder (imported into the episode's
+ * snapshot store and restored, see folder-import.ts), then the task's files written over
+ * it, then its setup commands, each in a fresh shell with cwd /workspace. A folder that
+ * cannot be imported, a file that cannot be written or a setup command that fails is a
  * `setup_failed` error naming it: the episode cannot start from a broken workspace.
+ * Only a new episode reads the folder: a fork or replay restores the recorded snapshot 0.
  */
-export async function writeWorkspace(sandbox: Sandbox, task: Task): Promise<void> {
+export async function writeWorkspace(
+  sandbox: Sandbox,
+  task: Task,
+  store?: SnapshotStore,
+  taskPath: string | null = null,
+): Promise<WorkspaceSetup> {
+  let skipped: readonly SkippedPath[] = [];
+  if (task.workspace.from !== undefined) {
+    if (!store) throw new SetupFailure('workspace.from: this episode has no snapshot store to import into');
+    if (!isFolder(task.workspace.from))
+      throw new SetupFailure(
+        `workspace.from: ${task.workspace.from} is no longer a folder; restore it, or fork a recorded episode (forks restore its snapshot 0, never the folder)`,
+      );
+    // Listed again: the folder may have changed since the task was loaded (the limits hold still).
+    const listing = listWorkspaceFolder(task, taskPath);
+    if (!listing.ok) throw new SetupFailure(`workspace.from: ${listing.error.message}`);
+    const imported = await importFolder(listing.value, store);
+    skipped = imported.skipped;
+    try {
+      await sandbox.restore(store, imported.manifest);
+    } catch (e) {
+      throw new SetupFailure(
+        `workspace.from: cannot copy ${task.workspace.from} into the sandbox: ${(e as Error).message}`,
+      );
+    }
+  }
   for (const [path, file] of Object.entries(task.workspace.files)) {
     const bytes = typeof file === 'string' ? Buffer.from(file, 'utf8') : Buffer.from(file.base64, 'base64');
     const written = await sandbox.writeFile(path, bytes);
@@ -25,5 +64,14 @@ export async function writeWorkspace(sandbox: Sandbox, task: Task): Promise<void
       const why = r.error ? r.error.message : `exit ${r.exit_code}: ${(r.stderr ?? '').slice(0, 300)}`;
       throw new SetupFailure(`workspace.setup[${i}] (${command}) failed: ${why}`);
     }
+  }
+  return { skipped };
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -1,0 +1,298 @@
+import { statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { appError, type AppError } from '../../../shared/errors.js';
+import { formatBytes } from '../../../shared/format-bytes.js';
+import { err, ok, type Result } from '../../../shared/result.js';
+import { parseSize } from '../../../shared/size.js';
+import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
+import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
+import { loadTask } from './load-task.js';
+
+/**
+ * THE way a path becomes a task (design: World). `stepbox run`, `batch`, the window's
+ * start and Open… all call {@link loadWorld}; each way of writing a world is one
+ * {@link WorldReader} in {@link READERS}. The task it returns is what the trace header
+ * records, so fork, replay, bundle, case and share treat every world alike.
+ */
+
+/** How a world was written. Each reader adds its own kind. */
+export type WorldKind = 'task' | 'folder';
+
+/** A world read from a path: the task to run and where it came from. */
+export interface World {
+  /** The task, with every default filled in and `workspace.from` made absolute. */
+  readonly task: Task;
+  /** The folder the task's relative paths are relative to (absolute). */
+  readonly dir: string;
+  /** The task file it was read from, or null when the task was made from flags (a bare folder). */
+  readonly taskPath: string | null;
+  readonly kind: WorldKind;
+  /** What a person should see before it runs: how the folder was read, what was skipped (one line each). */
+  readonly notes: readonly string[];
+}
+
+/** What the command line (or the window's start form) adds to a path. */
+export interface WorldFlags {
+  /** The goal of a bare folder (`--goal`). */
+  readonly goal?: string;
+  /** The verifier command of a bare folder (`--verify`). */
+  readonly verify?: string;
+  /** The largest folder copied into the workspace, Docker size syntax (`--import-limit`); default 1g. */
+  readonly importLimit?: string;
+}
+
+/** One way of writing a world. */
+export interface WorldReader {
+  readonly kind: WorldKind;
+  /** Whether `--goal` / `--verify` mean something here (a bare folder has no goal of its own). */
+  readonly takesGoal: boolean;
+  /** Whether this reader reads the folder `dir` (absolute, existing). */
+  claims(dir: string): boolean;
+  read(dir: string, flags: WorldFlags): Result<World, AppError>;
+}
+
+/** The default of `workspace.import_limit`. */
+export const DEFAULT_IMPORT_LIMIT = '1g';
+
+/** A folder holding a task.json: the task file as written. */
+const taskFolderReader: WorldReader = {
+  kind: 'task',
+  takesGoal: false,
+  claims: (dir) => isFile(resolve(dir, 'task.json')),
+  read: (dir, flags) => readTaskFile(resolve(dir, 'task.json'), flags),
+};
+
+/** Any other folder: the project itself is the workspace; the goal comes from `--goal`. */
+const folderReader: WorldReader = {
+  kind: 'folder',
+  takesGoal: true,
+  claims: () => true,
+  read: (dir, flags) => {
+    if (!flags.goal || flags.goal.trim() === '')
+      return err(
+        appError(
+          'usage',
+          `${dir} has no task.json, so the goal must come from --goal: add --goal "what the agent should do" (and --verify CMD to check it), or write a task file to edit with: stepbox task init ${dir} --goal "…"`,
+        ),
+      );
+    const parsed = parseTask(folderTaskInput(dir, flags), `the task made for ${dir}`);
+    if (!parsed.ok) return parsed;
+    return withFolder(parsed.value, dir, null, 'folder', flags, []);
+  },
+};
+
+/**
+ * Every reader, tried in order on a folder: the first that claims it reads it. A new way
+ * of writing a world (a devcontainer, a Harbor task folder) adds one entry here, before
+ * {@link folderReader}, which claims every folder.
+ */
+export const READERS: readonly WorldReader[] = [taskFolderReader, folderReader];
+
+/**
+ * Reads the world at `path`: a task.json, or a folder (a task folder, or a project folder
+ * with `--goal`). Errors name what is wrong and the fix: a missing path, a file that is not
+ * a task, a bare folder without a goal, a folder over the import limit.
+ */
+export function loadWorld(path: string, flags: WorldFlags = {}): Result<World, AppError> {
+  const bad = badFlags(flags);
+  if (bad) return bad;
+  const abs = resolve(path);
+  const kind = pathKind(abs, true);
+  if (!kind.ok) return kind;
+  if (kind.value === 'file') {
+    const refused = refuseGoal('task', abs, flags);
+    return refused ?? readTaskFile(abs, flags);
+  }
+  const dir = realpathSync(abs);
+  const reader = READERS.find((r) => r.claims(dir))!;
+  const refused = reader.takesGoal ? null : refuseGoal(reader.kind, dir, flags);
+  return refused ?? reader.read(dir, flags);
+}
+
+/**
+ * The world `stepbox run DIR --goal …` makes of a project folder, whatever else it holds
+ * (`task init` writes it as a file): DIR must be a folder.
+ */
+export function loadFolderWorld(path: string, flags: WorldFlags): Result<World, AppError> {
+  const bad = badFlags(flags);
+  if (bad) return bad;
+  const abs = resolve(path);
+  const kind = pathKind(abs, false);
+  if (!kind.ok) return kind;
+  return folderReader.read(realpathSync(abs), flags);
+}
+
+/** Whether `abs` is a folder or a task file, or the error naming what it is and the fix. */
+function pathKind(abs: string, taskFiles: boolean): Result<'dir' | 'file', AppError> {
+  let isDir: boolean;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return err(
+      appError(
+        'not_found',
+        code === 'ENOENT'
+          ? `${abs} does not exist: give a project folder${taskFiles ? ' or a task.json' : ''} (check the path)`
+          : `cannot read ${abs} (${code ?? (e as Error).message}): check its permissions`,
+      ),
+    );
+  }
+  if (isDir) return ok('dir');
+  if (taskFiles && /\.json$/i.test(abs)) return ok('file');
+  return err(
+    appError(
+      'invalid_input',
+      `${abs} is a file, not a folder: give the project folder that holds it (${dirname(abs)})${taskFiles ? ' or a task.json' : ''}`,
+    ),
+  );
+}
+
+/** The task `stepbox run DIR --goal …` makes (and `task init` writes), before defaults; `from` as given. */
+export function folderTaskInput(dir: string, flags: WorldFlags, from: string = dir): TaskInput {
+  return {
+    name: basename(dir) || 'workspace',
+    goal: flags.goal ?? '',
+    ...(flags.verify ? { verifier: { command: flags.verify } } : {}),
+    workspace: { from, ...(flags.importLimit ? { import_limit: flags.importLimit } : {}) },
+  };
+}
+
+/** A flag whose value cannot be used, as a usage error. */
+function badFlags(flags: WorldFlags): Result<World, AppError> | null {
+  if (flags.importLimit !== undefined && parseSize(flags.importLimit) === null)
+    return err(
+      appError('usage', `--import-limit ${flags.importLimit}: expected a Docker size such as "2g" or "500m"`),
+    );
+  return null;
+}
+
+/** `--goal`/`--verify` given where the task says its own: an error naming the field to edit. */
+function refuseGoal(kind: WorldKind, where: string, flags: WorldFlags): Result<World, AppError> | null {
+  const flag = flags.goal !== undefined ? '--goal' : flags.verify !== undefined ? '--verify' : null;
+  if (!flag) return null;
+  const field = flag === '--goal' ? 'goal' : 'verifier.command';
+  return err(
+    appError(
+      'usage',
+      `${flag} is for a folder without a task of its own; ${where} is a ${kind} that sets its ${field}: edit it there, or leave ${flag} out`,
+    ),
+  );
+}
+
+/** A task.json, with its `workspace.from` resolved against the file's folder and listed. */
+function readTaskFile(file: string, flags: WorldFlags): Result<World, AppError> {
+  const loaded = loadTask(file);
+  if (!loaded.ok) return loaded;
+  const dir = dirname(file);
+  return withFolder(loaded.value, dir, file, 'task', flags, []);
+}
+
+/**
+ * The task with its `workspace.from` (if any) absolute, checked (a folder that exists, under
+ * the import limit and the workspace's size) and listed into the notes. `from` is
+ * relative to `dir`.
+ */
+function withFolder(
+  task: Task,
+  dir: string,
+  taskPath: string | null,
+  kind: WorldKind,
+  flags: WorldFlags,
+  notes: string[],
+): Result<World, AppError> {
+  let t = task;
+  if (flags.importLimit !== undefined)
+    t = { ...t, workspace: { ...t.workspace, import_limit: flags.importLimit } };
+  const from = t.workspace.from;
+  if (from === undefined) return ok({ task: t, dir, taskPath, kind, notes });
+  const folder = resolveFrom(from, dir, taskPath);
+  if (!folder.ok) return folder;
+  t = { ...t, workspace: { ...t.workspace, from: folder.value } };
+  const listing = listWorkspaceFolder(t, taskPath);
+  if (!listing.ok) return listing;
+  return ok({ task: t, dir, taskPath, kind, notes: [...notes, ...listingNotes(listing.value)] });
+}
+
+/** `workspace.from` as an absolute real path, or an error naming the field and the fix. */
+function resolveFrom(from: string, dir: string, taskPath: string | null): Result<string, AppError> {
+  const abs = resolve(dir, from);
+  const field = taskPath ? `workspace.from in ${taskPath}` : 'the project folder';
+  let isDir: boolean;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return err(
+      appError(
+        'not_found',
+        code === 'ENOENT'
+          ? `${field} names ${abs}, which does not exist: fix the path (it is relative to ${dir})`
+          : `${field} names ${abs}, which cannot be read (${code ?? (e as Error).message}): check its permissions`,
+      ),
+    );
+  }
+  if (!isDir)
+    return err(
+      appError(
+        'invalid_task',
+        `${field} names ${abs}, a file, not a folder: name the folder whose files seed the workspace (inline files go in workspace.files)`,
+      ),
+    );
+  return ok(realpathSync(abs));
+}
+
+/**
+ * Lists the folder of a task's `workspace.from` (absolute) and checks its size against
+ * `workspace.import_limit` and the workspace's own size (`sandbox.limits.disk`). The task
+ * file itself, when it lies in the folder, is not part of the world (it may hold the verifier).
+ */
+export function listWorkspaceFolder(task: Task, taskPath: string | null): Result<FolderListing, AppError> {
+  const root = task.workspace.from;
+  if (root === undefined) throw new Error('listWorkspaceFolder: the task has no workspace.from');
+  const inside = taskPath ? relative(root, taskPath).split(sep).join('/') : '';
+  const exclude = inside && !inside.startsWith('..') ? [inside] : [];
+  const listing = listFolder(root, { exclude });
+  const limitText = task.workspace.import_limit ?? DEFAULT_IMPORT_LIMIT;
+  const limit = parseSize(limitText) ?? Infinity;
+  const disk = parseSize(task.sandbox.limits.disk) ?? Infinity;
+  const biggest = () =>
+    biggestPaths(listing)
+      .map((b) => `${b.path} ${formatBytes(b.bytes)}`)
+      .join(', ');
+  if (listing.bytes > limit)
+    return err(
+      appError(
+        'invalid_input',
+        `${root} holds ${formatBytes(listing.bytes)} of files, over the import limit of ${formatBytes(limit)} (workspace.import_limit, default ${DEFAULT_IMPORT_LIMIT}). Biggest: ${biggest()}. Leave them out (in a git checkout, .gitignore them; or point workspace.from at a smaller folder), or raise the limit: --import-limit 2g, or "workspace": {"import_limit": "2g"} in the task file`,
+      ),
+    );
+  if (listing.bytes > disk)
+    return err(
+      appError(
+        'invalid_input',
+        `${root} holds ${formatBytes(listing.bytes)} of files, more than the sandbox's workspace holds (sandbox.limits.disk ${String(task.sandbox.limits.disk)}). Biggest: ${biggest()}. Raise sandbox.limits.disk in the task file (stepbox task init ${root} writes one to edit), or leave the biggest paths out`,
+      ),
+    );
+  return ok(listing);
+}
+
+/** One line per fact a person should see about a folder's import, skipped paths listed. */
+export function listingNotes(listing: FolderListing): string[] {
+  const files = listing.entries.filter((e) => e.type === 'file').length;
+  const how = listing.mode === 'git' ? 'the files git sees' : 'every file';
+  return [
+    `workspace from ${listing.root}: ${files} files, ${formatBytes(listing.bytes)} (${how})`,
+    ...listing.notes,
+    ...listing.skipped.map((s) => `skipped ${s.path}: ${s.why}`),
+  ];
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,136 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadWorld, READERS } from '../../electron/engine/harness/load-world.js';
+
+let root: string;
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'stepbox-world-')));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function write(rel: string, content: string): string {
+  mkdirSync(join(root, rel, '..'), { recursive: true });
+  writeFileSync(join(root, rel), content);
+  return join(root, rel);
+}
+
+function failure(r: ReturnType<typeof loadWorld>) {
+  if (r.ok) throw new Error('expected an error');
+  return r.error;
+}
+
+describe('loadWorld: one way from a path to a task', () => {
+  it('a bare folder with --goal: name from the folder, workspace.from the folder, the verifier from --verify', () => {
+    write('proj/main.py', 'print(1)\n');
+    const r = loadWorld(join(root, 'proj'), { goal: 'Fix it', verify: 'python3 main.py' });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.kind).toBe('folder');
+    expect(r.value.taskPath).toBeNull();
+    expect(r.value.dir).toBe(join(root, 'proj'));
+    expect(r.value.task).toMatchObject({
+      name: 'proj',
+      goal: 'Fix it',
+      verifier: { command: 'python3 main.py' },
+      workspace: { from: join(root, 'proj') },
+    });
+    expect(r.value.notes[0]).toMatch(/workspace from .*proj: 1 files, 9 B \(every file\)/);
+  });
+
+  it('a task folder: its task.json, workspace.from made absolute against the file’s folder', () => {
+    write('code/a.txt', 'a');
+    write('task/task.json', JSON.stringify({ name: 't', goal: 'g', workspace: { from: '../code' } }));
+    const r = loadWorld(join(root, 'task'));
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value).toMatchObject({ kind: 'task', taskPath: join(root, 'task/task.json') });
+    expect(r.value.task.workspace.from).toBe(join(root, 'code'));
+  });
+
+  it('a missing path names it and what to give', () => {
+    const e = failure(loadWorld(join(root, 'nope'), { goal: 'g' }));
+    expect(e.code).toBe('not_found');
+    expect(e.message).toMatch(/nope does not exist: give a project folder or a task\.json/);
+  });
+
+  it('a file that is not a task names the folder to give instead', () => {
+    const file = write('proj/main.py', '');
+    const e = failure(loadWorld(file, { goal: 'g' }));
+    expect(e.code).toBe('invalid_input');
+    expect(e.message).toContain(
+      `${file} is a file, not a folder: give the project folder that holds it (${join(root, 'proj')})`,
+    );
+  });
+
+  it('a bare folder without --goal says to add --goal or run task init', () => {
+    write('proj/a', '');
+    const e = failure(loadWorld(join(root, 'proj')));
+    expect(e.code).toBe('usage');
+    expect(e.message).toMatch(/has no task\.json, so the goal must come from --goal: add --goal/);
+    expect(e.message).toMatch(/stepbox task init .*proj --goal/);
+  });
+
+  it('--goal where a task file sets its own is refused, naming the field to edit', () => {
+    write('task/task.json', JSON.stringify({ name: 't', goal: 'g' }));
+    const e = failure(loadWorld(join(root, 'task'), { goal: 'other' }));
+    expect(e.message).toMatch(
+      /--goal is for a folder without a task of its own; .* sets its goal: edit it there/,
+    );
+  });
+
+  it('a folder over the import limit is refused naming its biggest paths and both fixes', () => {
+    write('proj/node_modules/x.js', 'x'.repeat(3000));
+    write('proj/data.bin', 'x'.repeat(1500));
+    write('proj/a.txt', 'x');
+    const e = failure(loadWorld(join(root, 'proj'), { goal: 'g', importLimit: '2k' }));
+    expect(e.code).toBe('invalid_input');
+    expect(e.message).toMatch(
+      /holds 4\.4 KiB of files, over the import limit of 2\.0 KiB \(workspace\.import_limit, default 1g\)/,
+    );
+    expect(e.message).toMatch(/Biggest: node_modules\/ 2\.9 KiB, data\.bin 1\.5 KiB, a\.txt 1 B/);
+    expect(e.message).toMatch(/--import-limit 2g, or "workspace": \{"import_limit": "2g"\}/);
+  });
+
+  it('the limit is a task key too, and a folder larger than the workspace tmpfs names sandbox.limits.disk', () => {
+    write('code/big', 'x'.repeat(2048));
+    write(
+      't1/task.json',
+      JSON.stringify({ name: 't', goal: 'g', workspace: { from: '../code', import_limit: '1k' } }),
+    );
+    expect(failure(loadWorld(join(root, 't1'))).message).toMatch(/over the import limit of 1\.0 KiB/);
+    write(
+      't2/task.json',
+      JSON.stringify({
+        name: 't',
+        goal: 'g',
+        sandbox: { limits: { disk: '1k' } },
+        workspace: { from: '../code' },
+      }),
+    );
+    expect(failure(loadWorld(join(root, 't2'))).message).toMatch(
+      /more than the sandbox's workspace holds \(sandbox\.limits\.disk 1k\)/,
+    );
+  });
+
+  it('workspace.from naming a missing folder or a file is an error naming the field', () => {
+    write('t1/task.json', JSON.stringify({ name: 't', goal: 'g', workspace: { from: 'missing' } }));
+    const e1 = failure(loadWorld(join(root, 't1')));
+    expect(e1.message).toMatch(
+      /workspace\.from in .*t1\/task\.json names .*t1\/missing, which does not exist: fix the path \(it is relative to/,
+    );
+    write('t2/task.json', JSON.stringify({ name: 't', goal: 'g', workspace: { from: 'task.json' } }));
+    expect(failure(loadWorld(join(root, 't2'))).message).toMatch(/a file, not a folder: name the folder/);
+  });
+
+  it('an invalid --import-limit is a usage error', () => {
+    write('proj/a', '');
+    expect(failure(loadWorld(join(root, 'proj'), { goal: 'g', importLimit: 'lots' })).message).toMatch(
+      /--import-limit lots: expected a Docker size/,
+    );
+  });
+
+  it('the readers: a task folder before the catch-all bare folder, which is last', () => {
+    expect(READERS.map((r) => r.kind)).toEqual(['task', 'folder']);
+    expect(READERS[READERS.length - 1].claims(root)).toBe(true);
+  });
+});
