@@ -26,6 +26,7 @@ import {
   type FilePlace,
 } from '../../shared/start-paths.js';
 import { FileFields } from './file-fields.js';
+import { ProjectsService } from './projects-service.js';
 import { StatsService } from './stats-service.js';
 import { sandboxInfo } from './system-service.js';
 import { TerminalService } from './terminal-service.js';
@@ -61,7 +62,13 @@ export interface AppServices extends ContractHandler {
 const LOCAL: CallContext = { client: 'local' };
 
 /** Binds every contract operation to the engine ports. */
-export function createAppServices(ports: EnginePorts): AppServices {
+/** What the shell adds to the services (the desktop app: its native dialog). */
+export interface AppServicesOptions {
+  /** Opens a native dialog for a folder or a task.json; null when cancelled (Electron only). */
+  readonly pickPath?: () => Promise<string | null>;
+}
+
+export function createAppServices(ports: EnginePorts, options: AppServicesOptions = {}): AppServices {
   const bus = new EventBus();
   const episodes = new EpisodeManager(ports.harness, ports.traces, bus);
   const library = new LibraryService(ports.traces, episodes);
@@ -74,8 +81,11 @@ export function createAppServices(ports: EnginePorts): AppServices {
   // An episode written by another process (a `stepbox run` in a shell) joins the list as it appears.
   const unwatch = ports.traces.watch?.(() => bus.emit('library.changed', { episode: null }));
 
+  const projects = new ProjectsService(ports.storeHome, options.pickPath);
   const taskPathOf = async (source: ParsedRequestOf<'episode.start'>['task']) => {
     if (source.kind === 'path') return { path: source.path, agent: null, episodes: 1 };
+    // Only a project the person opened (Open…) is started by its path from the window.
+    if (source.kind === 'project') return { path: projects.find(source.path).path, agent: null, episodes: 1 };
     if (source.kind === 'sample') {
       const task = (await ports.catalog.tasks()).find((t) => t.id === source.id);
       if (!task)
@@ -86,11 +96,29 @@ export function createAppServices(ports: EnginePorts): AppServices {
     return { path: found.task_path, agent: found.agent, episodes: found.episodes ?? 1 };
   };
 
+  /** A bare project folder's goal (the window's Goal field); refused where it means nothing or is missing. */
+  const worldOf = (r: ParsedRequestOf<'episode.start'>): { goal: string } | undefined => {
+    const goal = r.goal?.trim();
+    const bare = r.task.kind === 'project' && projects.find(r.task.path).kind === 'folder';
+    if (bare && !goal)
+      throw new ServiceError(
+        'invalid_input',
+        'Goal: this folder has no task.json, so say what the agent should do in its Goal field',
+      );
+    if (!bare && goal)
+      throw new ServiceError(
+        'invalid_input',
+        'Goal: only a bare project folder takes a goal; a task file has its own',
+      );
+    return bare && goal ? { goal } : undefined;
+  };
+
   /** Every file a form or the API names is read by one rule (file-fields.ts). */
   const fields = new FileFields(async () => {
     const places: FilePlace[] = [];
     if (ports.storeHome) places.push({ name: 'the store', path: ports.storeHome });
     if (ports.bundledDir) places.push({ name: "stepbox's bundled files", path: ports.bundledDir });
+    for (const folder of projects.folders()) places.push({ name: 'an opened project', path: folder });
     return places;
   });
 
@@ -155,6 +183,10 @@ export function createAppServices(ports: EnginePorts): AppServices {
       const { path } = await taskPathOf(r.task);
       return listInside(taskFolderOf(resolve(path)), r.path ?? '', "the task's folder");
     },
+    'projects.list': () => projects.list(),
+    'projects.open': (r) => projects.open(r.path),
+    'projects.browse': (r) => projects.browse(r.path),
+    'projects.pick': () => projects.pick(),
     'episode.open': (r) => library.open(r.id, r.last_rows),
     'episode.rows': (r) => library.rows(r.id, r.from, r.limit),
     'episode.start': async (r) => {
@@ -176,6 +208,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
         options,
         count - 1,
         r.stop_points,
+        worldOf(r),
       );
     },
     'episode.step': (r) => episodes.step(r.id),

@@ -343,6 +343,33 @@ export class LibraryPanel extends PanelObject {
   async startTask(id: string): Promise<void> {
     await this.taskCard(id).click();
   }
+  /** "Open…": a project folder or a task.json by its path. */
+  get openButton(): Locator {
+    return this.root.getByTestId('projects-open');
+  }
+  /** Open…'s dialog. */
+  get openDialog(): Locator {
+    return this.page.getByTestId('open-dialog');
+  }
+  /** Open…'s path field (completion below it). */
+  get openPath(): Locator {
+    return this.page.getByTestId('open-path');
+  }
+  /** Open…'s completions of the typed path. */
+  get openSuggestions(): Locator {
+    return this.page.getByTestId('open-suggestion');
+  }
+  /** An opened project's item, by its absolute path. */
+  project(path: string): Locator {
+    return this.root.locator(`[data-testid="project"][data-path="${path}"]`);
+  }
+  /** Opens `path` through Open… (typed, then Open). */
+  async openProject(path: string): Promise<void> {
+    await this.openButton.click();
+    await this.openPath.fill(path);
+    await this.page.getByTestId('open-submit').click();
+    await this.project(path).waitFor();
+  }
   /** A task's card in the start list (click starts it). */
   taskCard(id: string): Locator {
     return this.root.locator(`[data-testid="library-task"][data-task="${id}"]`);

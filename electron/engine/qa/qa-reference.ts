@@ -55,10 +55,11 @@ export function taskMedians(
 
 /**
  * The task's declared initial workspace as path → sha256, when the task alone defines it
- * (no setup commands, which could write anything); otherwise null.
+ * (no setup commands, which could write anything, and no project folder); otherwise null.
  */
 export function declaredFiles(task: Task): Record<string, string> | null {
-  if (task.workspace.setup.length > 0) return null;
+  // A folder's files (workspace.from) are the person's project, not declared here: nothing to compare.
+  if (task.workspace.setup.length > 0 || task.workspace.from !== undefined) return null;
   const out: Record<string, string> = {};
   for (const [path, file] of Object.entries(task.workspace.files)) {
     const bytes = typeof file === 'string' ? Buffer.from(file, 'utf8') : Buffer.from(file.base64, 'base64');

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { whyNot } from '../components/why-not';
+import { ProjectsSection } from '../components/projects-section';
 import { runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
@@ -353,6 +354,7 @@ export function EpisodeLibrary() {
           />
         ))}
       </ul>
+      <ProjectsSection />
       <BatchSection />
     </Panel>
   );

@@ -4,6 +4,7 @@ import { createBatchesStore, type BatchesStore } from './batches/batches-store';
 import { createCandidatesStore, type CandidatesStore } from './candidates/candidates-store';
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
 import { createInjectStore, type InjectStore } from './inject/inject-store';
+import { createProjectsStore, type ProjectsStore } from './projects/projects-store';
 import { createNoticesStore, type NoticesStore } from './notices/notices-store';
 import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
 import { createPickerStore, type PickerStore } from './picker/picker-store';
@@ -40,6 +41,8 @@ export interface AppStores {
   readonly teaching: TeachingStore;
   /** The window's one notification area (a bar at its foot): messages tied to their episode. */
   readonly notices: NoticesStore;
+  /** Open… and the projects opened with it. */
+  readonly projects: ProjectsStore;
   /** The start form's file picker (the task's folder and the store only). */
   readonly picker: PickerStore;
   /** Loads the library, catalog and Docker status (first render does not wait on them); opens `branch` if given. */
@@ -88,6 +91,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const sideBySide = createSideBySideStore();
   // A saved case joins the library's case list.
   const notices = createNoticesStore();
+  const projects = createProjectsStore(client);
   const teaching = createTeachingStore(client, () => void episodes.getState().loadCatalog(), notices);
   const replay = createReplayStore(client, {
     onBranch: open,
@@ -172,6 +176,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     episodes,
     teaching,
     notices,
+    projects,
     picker,
     stepper,
     terminal,
@@ -187,6 +192,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       if (branch) open(branch);
       void episodes.getState().refresh();
       void episodes.getState().loadCatalog();
+      void projects.getState().load();
       void sandbox.getState().checkDocker();
       void batches.getState().refresh();
     },
