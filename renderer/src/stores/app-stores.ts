@@ -147,6 +147,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       inspector.getState().invalidate();
       // Messages about the branch left go with it.
       notices.getState().follow(s.branch);
+      // What was typed for the branch left stays with it (issue 33, item 7).
+      inject.getState().follow(s.branch);
     }
     if (s.branch !== prev.branch || (s.load === 'ready' && prev.load !== 'ready') || s.live !== prev.live) {
       const live = s.load === 'ready' && s.live && s.branch !== null;
