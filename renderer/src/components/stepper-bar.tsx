@@ -43,7 +43,11 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   useEffect(() => {
     if (handOff.current === null || handOff.current !== branch || noStep !== null) return;
     handOff.current = null;
-    if (document.activeElement === document.body) stepButton.current?.focus();
+    // The card a person pressed Enter on keeps the focus while it starts (it says why it waits,
+    // aria-disabled): the focus moves on from there too.
+    const at = document.activeElement;
+    if (at === document.body || at?.closest('.lib-item, [data-testid="project-start"]'))
+      stepButton.current?.focus();
   }, [branch, noStep]);
   const a = stores.stepper.getState();
   return (
@@ -84,11 +88,12 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       </button>
       <label
         className="toggle"
-        title={`Show each decided action and let you run it, edit it or give its result${later}`}
+        title={`Show each decided action and let you run it, edit it or give its result (P)${later}`}
       >
         <input
           type="checkbox"
           data-testid="stop-before-tool"
+          aria-keyshortcuts="P"
           aria-description={later ? NEXT_EPISODE : undefined}
           checked={stopPoints.before_tool}
           onChange={(e) => void a.setStopPoint('before_tool', e.target.checked)}
