@@ -887,14 +887,21 @@ export class ReplayPanel extends PanelObject {
   }
   /** Presses Fork from here and waits for the panel's answer: the error's text, or null when it forked. */
   async tryFork(ms = 60_000): Promise<string | null> {
-    await this.root.getByTestId('fork').click();
+    // With the fork settings open (an error naming its Agent opens them), Fork is pressed there.
+    const inSettings = this.page.getByTestId('fork-settings-fork');
+    await ((await inSettings.count()) ? inSettings : this.root.getByTestId('fork')).click();
     const answer = this.error.or(this.root.getByTestId('replay-notice').filter({ hasText: 'forked' }));
     await answer.first().waitFor({ timeout: ms });
     return (await this.error.count()) ? this.error.innerText() : null;
   }
-  /** The "Agent" Fork and Reopen go on with (empty: the recorded one). */
+  /** The "Agent" Fork and Reopen go on with (empty: the recorded one), in the fork settings dialog. */
   get agentField(): Locator {
-    return this.root.getByLabel('Agent', { exact: true });
+    return this.page.getByTestId('fork-settings').getByLabel('Agent', { exact: true });
+  }
+  /** Opens the fork settings dialog (Agent and model, labelled, always shown). */
+  async openForkSettings(): Promise<void> {
+    await this.root.getByTestId('fork-settings-open').click();
+    await this.page.getByTestId('fork-settings').waitFor();
   }
   async whatIf(args: Record<string, unknown>): Promise<string> {
     await this.root.locator('[data-testid="whatif"] > summary').click();

@@ -1,4 +1,5 @@
-import { runsOwnProgramSpec } from '../../../shared/agent-kind';
+import { useEffect, useState } from 'react';
+import { ForkSettings } from '../components/fork-settings';
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
 import { CandidatesButton, CandidatesNotes } from '../components/candidates-view';
@@ -34,6 +35,12 @@ export function ReplayControls() {
   const model = useSlice('replay', (s) => s.model);
   const noRollback = useSlice('stepper', whyNoRollback);
   const noFork = useSlice('stepper', whyNoFork);
+  // The fork settings dialog; an error that names its "Agent" field opens it.
+  const [settings, setSettings] = useState(false);
+  const namesAgent = error?.includes('“Agent”') ?? false;
+  useEffect(() => {
+    if (namesAgent) setSettings(true);
+  }, [namesAgent]);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
   const busyWhy = running !== null ? `Waiting for the ${running} to finish.` : null;
@@ -154,44 +161,31 @@ export function ReplayControls() {
           {notice}
         </div>
       ) : null}
-      {/* Fork and Reopen go on with the recorded agent unless "Agent" names another (an
-          error that asks for an agent names this field, and opens it). */}
-      <details className="replay-agent" open={agent !== '' || error?.includes('“Agent”') ? true : undefined}>
-        <summary>
+      {/* Fork and Reopen go on with the recorded agent unless "Agent" names another, set in a
+          dialog of its own (an error that asks for an agent opens it, beside its fields). */}
+      <div className="row replay-agent" data-testid="replay-agent-line">
+        <span>
           Agent for Fork and Reopen: <span className="mono">{agent.trim() || 'as recorded'}</span>
-        </summary>
-        <label className="field-label" htmlFor="replay-agent">
-          Agent
-        </label>
-        <input
-          id="replay-agent"
-          className="mono"
-          data-testid="replay-agent"
-          value={agent}
-          placeholder="as recorded"
-          aria-describedby="replay-agent-hint"
-          onChange={(e) => replay.setAgent(e.target.value)}
+          {model.trim() ? (
+            <>
+              {' '}
+              · model <span className="mono">{model.trim()}</span>
+            </>
+          ) : null}
+        </span>
+        <button type="button" data-testid="fork-settings-open" onClick={() => setSettings(true)}>
+          Fork settings…
+        </button>
+      </div>
+      {settings ? (
+        <ForkSettings
+          branch={branch}
+          step={step}
+          live={live}
+          noFork={noFork}
+          onClose={() => setSettings(false)}
         />
-        <p className="muted field-hint" id="replay-agent-hint">
-          Empty goes on with the agent that ran this step. Else as in the start form: openai:MODEL@URL,
-          scripted:/absolute/file.jsonl, exec:COMMAND, manual.
-        </p>
-        {runsOwnProgramSpec(agent) ? (
-          <>
-            <label className="field-label" htmlFor="replay-model">
-              Its model calls answered by
-            </label>
-            <input
-              id="replay-model"
-              className="mono"
-              data-testid="replay-model"
-              value={model}
-              placeholder="as recorded"
-              onChange={(e) => replay.setModel(e.target.value)}
-            />
-          </>
-        ) : null}
-      </details>
+      ) : null}
       {report ? <ReplayReportView report={report} /> : null}
       <WhatIf branch={branch} step={step} />
     </Panel>
