@@ -141,6 +141,15 @@ export function ReplayControls() {
         >
           {running === 'fork' ? 'Forking…' : REPLAY_ACTIONS.fork.label}
         </button>
+        {/* Beside Fork, in the row that is always on screen: what Fork and Reopen go on with. */}
+        <button
+          type="button"
+          data-testid="fork-settings-open"
+          title={`Agent for Fork and Reopen: ${agent.trim() || 'as recorded'}${model.trim() ? ` · model ${model.trim()}` : ''}`}
+          onClick={() => setSettings(true)}
+        >
+          Fork settings…{agent.trim() ? ' ✎' : ''}
+        </button>
         <button
           type="button"
           data-testid="replay-verify"
@@ -163,20 +172,6 @@ export function ReplayControls() {
       ) : null}
       {/* Fork and Reopen go on with the recorded agent unless "Agent" names another, set in a
           dialog of its own (an error that asks for an agent opens it, beside its fields). */}
-      <div className="row replay-agent" data-testid="replay-agent-line">
-        <span>
-          Agent for Fork and Reopen: <span className="mono">{agent.trim() || 'as recorded'}</span>
-          {model.trim() ? (
-            <>
-              {' '}
-              · model <span className="mono">{model.trim()}</span>
-            </>
-          ) : null}
-        </span>
-        <button type="button" data-testid="fork-settings-open" onClick={() => setSettings(true)}>
-          Fork settings…
-        </button>
-      </div>
       {settings ? (
         <ForkSettings
           branch={branch}
