@@ -212,7 +212,9 @@ async function start(): Promise<void> {
     return;
   }
   serveRenderer();
-  const services = createAppServices(await loadEnginePorts(process.env.STEPBOX_HOME || undefined));
+  const services = createAppServices(await loadEnginePorts(process.env.STEPBOX_HOME || undefined), {
+    pickPath: () => pickProject(BrowserWindow.getFocusedWindow()),
+  });
   const unbind = bindContract(services, isAppUrl);
   cleanUpOnQuit(services, unbind);
   let win = createWindow();
@@ -234,6 +236,20 @@ async function start(): Promise<void> {
   // A terminal's Ctrl+C or a service manager's stop quits the same way: traces closed, sandboxes destroyed.
   // The one interrupt handler (engine/interrupt.ts): later signals cannot cut the cleanup short.
   onInterrupt(() => app.quit());
+}
+
+/**
+ * Open…'s native dialog: a project folder or a task.json (the window types a path in web
+ * mode instead). Null when cancelled.
+ */
+async function pickProject(parent: BrowserWindow | null): Promise<string | null> {
+  const options: Electron.OpenDialogOptions = {
+    title: 'Open a project folder or a task.json',
+    properties: ['openDirectory', 'openFile'],
+    filters: [{ name: 'Task file', extensions: ['json'] }],
+  };
+  const chosen = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options);
+  return chosen.canceled || chosen.filePaths.length === 0 ? null : chosen.filePaths[0];
 }
 
 void start();

@@ -42,18 +42,6 @@ export function fromTaskFolder(spec: string, taskFolder: string): string {
   return path === null ? spec : `scripted:${path}`;
 }
 
-/**
- * Null when a `scripted:` path typed in the Replay panel's `field` is absolute (or the spec is
- * not `scripted:`); otherwise the refusal. A fork or reopen has no start form's task folder to
- * read from, and the server's working directory is no place a person can see: it was read
- * from there before.
- */
-export function relativeScriptProblem(field: string, spec: string): string | null {
-  const m = /^scripted:(.+)$/s.exec(spec.trim());
-  if (!m || m[1].trim().startsWith('/')) return null;
-  return `${field}: ${spec.trim()} is a relative path; here a scripted agent's file is named by its absolute path (scripted:/path/to/file.jsonl)`;
-}
-
 /** Whether absolute `path` is `folder` or inside it. */
 function isInside(path: string, folder: string): boolean {
   const f = folder.replace(/\/+$/, '');
@@ -72,11 +60,67 @@ export function pathOnCard(path: string, taskFolder: string): string {
   return path === f ? name : `${name}/${path.slice(f.length + 1)}`;
 }
 
+/** A folder files may be read from, and its name in an error (`the task's folder`, `the store`). */
+export interface FilePlace {
+  readonly path: string;
+  readonly name: string;
+}
+
 /**
- * Null when a typed `scripted:` path stays where the form reads from; otherwise the refusal,
- * naming the form's `field`, the resolved path and the allowed places. A relative path is
- * read from the task's folder, so `..` that leaves it (and does not land in the store) is
- * refused before the start; an absolute path is the person's explicit choice.
+ * The one rule for every path a person types in a form or sends to the API (a `scripted:` file,
+ * a model source, an agent folder; issue 33, item 5): it is read only when it resolves — a
+ * relative path against the task's folder — to a place inside one of `places` (the task's
+ * folder, the store, stepbox's own bundled files, the folders the person opened). Null when it
+ * does; otherwise the refusal, naming the field and the places. Decided before the disk is
+ * touched, so it reads the same whether the path exists or not.
+ */
+export function placeProblem(
+  field: string,
+  typed: string,
+  taskFolder: string | null,
+  places: readonly FilePlace[],
+  /** How the field's value is said back (default: the path; a spec says `scripted:PATH`). */
+  shown?: string,
+): string | null {
+  const t = typed.trim();
+  const said = shown?.trim() ?? t;
+  if (t.includes('\0')) return `${field}: the path contains a NUL byte`;
+  const relative = !t.startsWith('/');
+  if (relative && taskFolder === null)
+    return `${field}: ${said} is a relative path and there is no task folder to read it from; give an absolute path inside ${placesText(places)}`;
+  const path = resolveIn(taskFolder ?? '/', t);
+  if (places.some((p) => isInside(path, p.path))) return null;
+  return outsideText(field, said, relative ? path : null, places);
+}
+
+/** The refusal of a path outside `places` (`resolved`: where a relative one landed). Same words however it got there. */
+export function outsideText(
+  field: string,
+  said: string,
+  resolved: string | null,
+  places: readonly FilePlace[],
+): string {
+  return (
+    `${field}: ${said}${resolved !== null ? ` resolves to ${resolved}, which is` : ' is'} outside the folders stepbox reads files from ` +
+    `(${placesText(places)}); choose a file with Choose… or give a path inside one of them`
+  );
+}
+
+/** The places of an error, by name and path. */
+function placesText(places: readonly FilePlace[]): string {
+  return places.length ? places.map((p) => `${p.name} ${p.path}`).join(', ') : 'no folder';
+}
+
+/** The file a `scripted:FILE` spec names, unresolved (null for other specs). */
+export function scriptOf(spec: string): string | null {
+  const m = /^scripted:(.+)$/s.exec(spec.trim());
+  return m ? m[1].trim() : null;
+}
+
+/**
+ * Null when a typed `scripted:` path stays where the form reads from; otherwise the refusal
+ * (see {@link placeProblem}). The form's own check before a start: the task's folder and the
+ * store only (the server knows the rest of the places and has the last word).
  */
 export function scriptPlaceProblem(
   field: string,
@@ -84,16 +128,21 @@ export function scriptPlaceProblem(
   taskFolder: string,
   storeHome?: string,
 ): string | null {
-  const m = /^scripted:(.+)$/s.exec(spec.trim());
-  if (!m || m[1].trim().startsWith('/')) return null;
-  const path = resolveIn(taskFolder, m[1].trim());
-  if (isInside(path, taskFolder) || (storeHome !== undefined && isInside(path, storeHome))) return null;
-  return (
-    `${field}: ${spec.trim()} resolves to ${path}, outside the task's folder ${taskFolder}` +
-    `${storeHome ? ` (and the store ${storeHome})` : ''}; choose a file with Choose… or give a path inside it`
+  const file = scriptOf(spec);
+  if (file === null || file.startsWith('/')) return null;
+  return placeProblem(
+    field,
+    file,
+    taskFolder,
+    [
+      { name: "the task's folder", path: taskFolder },
+      ...(storeHome !== undefined ? [{ name: 'the store', path: storeHome }] : []),
+    ],
+    spec,
   );
 }
 
 /** The start form's agent fields by the names a person reads on screen (errors name them). */
 export const AGENT_FIELD = 'Agent';
 export const MODEL_FIELD = 'Its model calls answered by';
+export const AGENT_DIR_FIELD = 'Agent folder';

@@ -1,5 +1,4 @@
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import {
   OPERATIONS,
   isOperationName,
@@ -20,15 +19,14 @@ import { listInside } from './host-files.js';
 import type { EnginePorts } from './ports.js';
 import { ServiceError, toAppError } from './service-error.js';
 import {
+  AGENT_DIR_FIELD,
   AGENT_FIELD,
-  agentFolderOf,
   MODEL_FIELD,
-  fromTaskFolder,
-  scriptPathOf,
-  relativeScriptProblem,
-  scriptPlaceProblem,
   taskFolderOf,
+  type FilePlace,
 } from '../../shared/start-paths.js';
+import { FileFields } from './file-fields.js';
+import { ProjectsService } from './projects-service.js';
 import { StatsService } from './stats-service.js';
 import { sandboxInfo } from './system-service.js';
 import { TerminalService } from './terminal-service.js';
@@ -64,7 +62,13 @@ export interface AppServices extends ContractHandler {
 const LOCAL: CallContext = { client: 'local' };
 
 /** Binds every contract operation to the engine ports. */
-export function createAppServices(ports: EnginePorts): AppServices {
+/** What the shell adds to the services (the desktop app: its native dialog). */
+export interface AppServicesOptions {
+  /** Opens a native dialog for a folder or a task.json; null when cancelled (Electron only). */
+  readonly pickPath?: () => Promise<string | null>;
+}
+
+export function createAppServices(ports: EnginePorts, options: AppServicesOptions = {}): AppServices {
   const bus = new EventBus();
   const episodes = new EpisodeManager(ports.harness, ports.traces, bus);
   const library = new LibraryService(ports.traces, episodes);
@@ -77,8 +81,11 @@ export function createAppServices(ports: EnginePorts): AppServices {
   // An episode written by another process (a `stepbox run` in a shell) joins the list as it appears.
   const unwatch = ports.traces.watch?.(() => bus.emit('library.changed', { episode: null }));
 
+  const projects = new ProjectsService(ports.storeHome, options.pickPath);
   const taskPathOf = async (source: ParsedRequestOf<'episode.start'>['task']) => {
     if (source.kind === 'path') return { path: source.path, agent: null, episodes: 1 };
+    // Only a project the person opened (Open…) is started by its path from the window.
+    if (source.kind === 'project') return { path: projects.find(source.path).path, agent: null, episodes: 1 };
     if (source.kind === 'sample') {
       const task = (await ports.catalog.tasks()).find((t) => t.id === source.id);
       if (!task)
@@ -89,31 +96,60 @@ export function createAppServices(ports: EnginePorts): AppServices {
     return { path: found.task_path, agent: found.agent, episodes: found.episodes ?? 1 };
   };
 
-  /**
-   * A `scripted:` path typed in the start form's `field`, checked before the start: inside the
-   * task's folder (or the store), and a file there; a refusal names the field and the fix.
-   */
-  const checkScript = async (field: string, typed: string, folder: string) => {
-    const outside = scriptPlaceProblem(field, typed, folder, ports.storeHome);
-    if (outside) throw new ServiceError('invalid_input', outside);
-    const path = scriptPathOf(typed, folder);
-    if (path === null) return;
-    const found = await stat(path).catch(() => null);
-    if (!found?.isFile())
-      throw new ServiceError('not_found', `${field}: no file at ${path} — check the name or use Choose…`);
+  /** A bare project folder's goal (the window's Goal field); refused where it means nothing or is missing. */
+  const worldOf = (r: ParsedRequestOf<'episode.start'>): { goal: string } | undefined => {
+    const goal = r.goal?.trim();
+    const bare = r.task.kind === 'project' && projects.find(r.task.path).kind === 'folder';
+    if (bare && !goal)
+      throw new ServiceError(
+        'invalid_input',
+        'Goal: this folder has no task.json, so say what the agent should do in its Goal field',
+      );
+    if (!bare && goal)
+      throw new ServiceError(
+        'invalid_input',
+        'Goal: only a bare project folder takes a goal; a task file has its own',
+      );
+    return bare && goal ? { goal } : undefined;
   };
 
-  /** The Replay panel's agent fields (fork, reopen): an absolute `scripted:` file that exists. */
-  const checkReplayScripts = async (agent: string | undefined, model: string | undefined) => {
-    for (const [field, spec] of [
-      [AGENT_FIELD, agent],
-      [MODEL_FIELD, model],
-    ] as const) {
-      if (spec === undefined) continue;
-      const relative = relativeScriptProblem(field, spec);
-      if (relative) throw new ServiceError('invalid_input', relative);
-      await checkScript(field, spec, '/');
-    }
+  /** Every file a form or the API names is read by one rule (file-fields.ts). */
+  const fields = new FileFields(async () => {
+    const places: FilePlace[] = [];
+    if (ports.storeHome) places.push({ name: 'the store', path: ports.storeHome });
+    if (ports.bundledDir) places.push({ name: "stepbox's bundled files", path: ports.bundledDir });
+    for (const folder of projects.folders()) places.push({ name: 'an opened project', path: folder });
+    return places;
+  });
+
+  /** The agent fields of a start, fork or reopen resolved by the rule against `folder`. */
+  const agentFields = async (
+    agent: string | undefined,
+    options: { model?: string; agent_dir?: string } | undefined,
+    folder: string | null,
+  ) => {
+    const spec = agent !== undefined ? await fields.script(AGENT_FIELD, agent, folder) : undefined;
+    const model =
+      options?.model !== undefined ? await fields.script(MODEL_FIELD, options.model, folder) : undefined;
+    const agentDir =
+      options?.agent_dir !== undefined
+        ? await fields.folder(AGENT_DIR_FIELD, options.agent_dir, folder)
+        : undefined;
+    const agentOptions =
+      options === undefined
+        ? undefined
+        : {
+            ...options,
+            ...(model !== undefined ? { model } : {}),
+            ...(agentDir !== undefined ? { agent_dir: agentDir } : {}),
+          };
+    return { spec, agentOptions };
+  };
+
+  /** The folder of the task a recorded branch ran (a fork's relative paths resolve there), or null. */
+  const recordedTaskFolder = async (id: string): Promise<string | null> => {
+    const view = await library.open(id, 0);
+    return typeof view.task_path === 'string' && view.task_path ? dirname(resolve(view.task_path)) : null;
   };
 
   const teaching = () => {
@@ -147,27 +183,21 @@ export function createAppServices(ports: EnginePorts): AppServices {
       const { path } = await taskPathOf(r.task);
       return listInside(taskFolderOf(resolve(path)), r.path ?? '', "the task's folder");
     },
+    'projects.list': () => projects.list(),
+    'projects.open': (r) => projects.open(r.path),
+    'projects.browse': (r) => projects.browse(r.path),
+    'projects.pick': () => projects.pick(),
     'episode.open': (r) => library.open(r.id, r.last_rows),
     'episode.rows': (r) => library.rows(r.id, r.from, r.limit),
     'episode.start': async (r) => {
       const { path, agent, episodes: count } = await taskPathOf(r.task);
-      // A script path a person typed is read from the task's folder (shared/start-paths.ts).
+      // Paths a person typed are read by the one rule, from the task's folder (file-fields.ts).
       const folder = taskFolderOf(resolve(path));
-      if (r.agent !== undefined) await checkScript(AGENT_FIELD, r.agent, folder);
-      if (r.agent_options?.model !== undefined) await checkScript(MODEL_FIELD, r.agent_options.model, folder);
-      const spec = r.agent !== undefined ? fromTaskFolder(r.agent, folder) : agent;
+      const typed = await agentFields(r.agent, r.agent_options, folder);
+      const spec = typed.spec ?? agent;
       if (!spec)
         throw new ServiceError('invalid_input', 'this task ships no agent: pass `agent` (e.g. "manual")');
-      const model = r.agent_options?.model;
-      const agentDir = r.agent_options?.agent_dir;
-      const options =
-        r.agent_options === undefined
-          ? undefined
-          : {
-              ...r.agent_options,
-              ...(model !== undefined ? { model: fromTaskFolder(model, folder) } : {}),
-              ...(agentDir !== undefined ? { agent_dir: agentFolderOf(agentDir, folder) ?? agentDir } : {}),
-            };
+      const options = typed.agentOptions;
       // A case that runs several episodes (state leaking between them) runs the first ones
       // to their end; the last opens live, where its flag shows.
       return episodes.start(
@@ -178,6 +208,7 @@ export function createAppServices(ports: EnginePorts): AppServices {
         options,
         count - 1,
         r.stop_points,
+        worldOf(r),
       );
     },
     'episode.step': (r) => episodes.step(r.id),
@@ -205,12 +236,21 @@ export function createAppServices(ports: EnginePorts): AppServices {
       episodes.changeHeld(r.id, { kind: 'result', callId: r.call_id, result: r.result }),
     'episode.rollback': (r) => episodes.rollback(r.id, r.step),
     'episode.fork': async (r) => {
-      await checkReplayScripts(r.agent, r.agent_options?.model);
-      return episodes.fork(r.id, r.step, r.agent, { agentOptions: r.agent_options, consent: r.allow });
+      const typed =
+        r.agent === undefined && r.agent_options === undefined
+          ? { spec: undefined, agentOptions: undefined }
+          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id));
+      return episodes.fork(r.id, r.step, typed.spec, { agentOptions: typed.agentOptions, consent: r.allow });
     },
     'episode.reopen': async (r) => {
-      await checkReplayScripts(r.agent, r.agent_options?.model);
-      return episodes.reopen(r.id, r.step, r.agent, { agentOptions: r.agent_options, consent: r.allow });
+      const typed =
+        r.agent === undefined && r.agent_options === undefined
+          ? { spec: undefined, agentOptions: undefined }
+          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id));
+      return episodes.reopen(r.id, r.step, typed.spec, {
+        agentOptions: typed.agentOptions,
+        consent: r.allow,
+      });
     },
     'episode.replayVerify': (r) => ports.harness.replayVerify(r.id, r.allow),
     'episode.whatIf': async (r) => {
@@ -261,7 +301,12 @@ export function createAppServices(ports: EnginePorts): AppServices {
     'batch.start': async (r) => {
       const sources = await Promise.all(r.tasks.map(taskPathOf));
       const agents = [...new Set(sources.map((s) => s.agent))];
-      const spec = r.agent ?? (agents.length === 1 ? agents[0] : null);
+      // A typed agent's file is read by the one rule, from the first task's folder.
+      const typed =
+        r.agent !== undefined
+          ? await fields.script(AGENT_FIELD, r.agent, taskFolderOf(resolve(sources[0].path)))
+          : undefined;
+      const spec = typed ?? (agents.length === 1 ? agents[0] : null);
       if (!spec)
         throw new ServiceError(
           'invalid_input',

@@ -274,18 +274,17 @@ export function engineServicesPorts(options: EngineOptions): EnginePorts {
   // One engine for the app: live episodes take their sandboxes from its warm pool (a start
   // is a hand-over, not a container start) and give them back when they are disposed.
   const engine = openEngine({ home: options.home, env, pool: poolSizeFromEnv(env) });
+  const bundledDir = options.resourcesDir ?? join(projectRoot(), 'resources');
   return {
     harness: harnessPort(engine),
     traces: storeTracePort(engine),
     docker: dockerPort(engine),
-    catalog: fileCatalog(
-      options.resourcesDir ?? join(projectRoot(), 'resources'),
-      join(engine.store.home, 'cases'),
-    ),
+    catalog: fileCatalog(bundledDir, join(engine.store.home, 'cases')),
     teaching: teachingPort(engine),
     doctor: doctorPort(engine),
     batches: batchPort(engine),
     storeHome: engine.store.home,
+    bundledDir,
     close: () => engine.close(),
   };
 }

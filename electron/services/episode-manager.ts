@@ -123,9 +123,12 @@ export class EpisodeManager {
     agentOptions: AgentOptions = {},
     leadIn = 0,
     stopPoints: Partial<StopPoints> = {},
+    /** A bare project folder's goal (loadWorld's flags). */
+    world?: { readonly goal: string },
   ) {
     const controller = await this.harness.start({
       taskPath,
+      ...(world ? { world } : {}),
       agent,
       breakpoints,
       agentOptions,

@@ -223,6 +223,8 @@ export interface EnginePorts {
   readonly teaching?: TeachingPort;
   /** The store's folder (the file picker's second root); absent (fakes): the picker offers the task's folder only. */
   readonly storeHome?: string;
+  /** stepbox's bundled files (sample tasks, cases, agents): a place form paths may name (file-fields.ts). */
+  readonly bundledDir?: string;
   /** Releases what the ports hold (the sandbox provider); called last on dispose. */
   close?(): Promise<void>;
 }

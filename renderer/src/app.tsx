@@ -3,6 +3,8 @@ import { BreakpointList } from './components/breakpoint-list';
 import { CaseWalkthrough, useCaseShown } from './components/case-walkthrough';
 import { FilePicker } from './components/file-picker';
 import { KeySheet } from './components/key-sheet';
+import { NoticeBar } from './components/notice-bar';
+import { WhyBubble } from './components/why-bubble';
 import { PanelBoundary } from './components/error-boundary';
 import { SideBySideView } from './components/side-by-side-view';
 import { Splitter } from './components/splitter';
@@ -134,6 +136,7 @@ function Shell(props: { readonly onKeys: () => void }) {
       <PanelBoundary name="Candidates and compare">
         <SideBySideView left={sizes.left + 5} />
       </PanelBoundary>
+      <NoticeBar />
     </div>
   );
 }
@@ -156,6 +159,7 @@ export function App(props: { readonly stores: AppStores }) {
       {sheet ? <KeySheet onClose={() => setSheet(false)} /> : null}
       <StopQuestionDialog />
       <FilePicker />
+      <WhyBubble />
     </StoresContext.Provider>
   );
 }

@@ -233,12 +233,31 @@ export type EpisodeView = z.infer<typeof EpisodeView>;
 /** Where an episode's task comes from: a path, a bundled sample task, or a bundled case. */
 export const TaskSource = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('path'), path: z.string().min(1) }),
+  /** A project the person opened with Open… (projects.open): its folder or task.json, by path. */
+  z.strictObject({ kind: z.literal('project'), path: z.string().min(1).max(4096) }),
   z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
   /** `fixed`: the case's fixed variant (its `fixed/` task and agent), which raises no flag. */
   z.strictObject({ kind: z.literal('case'), id: z.string().min(1), fixed: z.boolean().optional() }),
 ]);
 /** Where an episode's task comes from. */
 export type TaskSource = z.infer<typeof TaskSource>;
+
+/**
+ * A project opened with Open…: a task.json, a folder holding one, or a bare folder (the
+ * project itself is the workspace; its goal is typed in the window).
+ */
+export const Project = z.object({
+  /** The absolute path opened (a folder or a `.json` task file). */
+  path: z.string(),
+  /** Its name as the library lists it (the folder's or the task's). */
+  name: z.string(),
+  /** `task`: a task file (or a folder with task.json); `folder`: a bare folder, which needs a goal. */
+  kind: z.enum(['task', 'folder']),
+  /** When it was last opened (epoch ms). */
+  opened_at: z.number(),
+});
+/** A project opened with Open…. */
+export type Project = z.infer<typeof Project>;
 
 /** A file a step changed, with its text before and after (null when absent or binary). */
 export const FileChange = z.object({

@@ -26,6 +26,7 @@ import {
   StepRow,
   TaskSource,
   TaskSummary,
+  Project,
 } from './models.js';
 
 const step = z.number().int().nonnegative();
@@ -114,6 +115,38 @@ export const OPERATIONS = {
     "The start form's file picker: a folder's entries inside the task's folder or the store, never outside.",
   ),
 
+  'projects.list': op(
+    z.strictObject({}),
+    z.object({
+      projects: z.array(Project),
+      /** True where a native dialog answers `projects.pick` (the desktop app); web mode types the path. */
+      native_picker: z.boolean(),
+    }),
+    'The projects opened with Open…, most recent first (kept in the store).',
+  ),
+  'projects.open': op(
+    z.strictObject({ path: z.string().min(1).max(4096) }),
+    Project,
+    'Opens a folder or a task.json by its absolute path: it joins the recent projects and can be started.',
+  ),
+  'projects.browse': op(
+    z.strictObject({
+      /** The folder to list (absolute); a path ending in a partial name lists its folder. */
+      path: z.string().min(1).max(4096),
+    }),
+    z.object({
+      /** The absolute folder listed. */
+      folder: z.string(),
+      entries: z.array(z.object({ name: z.string(), type: z.enum(['dir', 'file']) })),
+    }),
+    "Open…'s completion in web mode: the folders and .json files of a folder (names only, never content).",
+  ),
+  'projects.pick': op(
+    z.strictObject({}),
+    z.object({ path: z.string().nullable() }),
+    "The desktop app's native dialog for Open… (null when cancelled); web mode answers `unsupported`.",
+  ),
+
   'episode.open': op(
     z.strictObject({
       id: EpisodeId,
@@ -157,6 +190,8 @@ export const OPERATIONS = {
       stop_points: StopPoints.partial().optional(),
       /** Run immediately (F5) instead of stopping after setup. Default false. */
       run: z.boolean().optional(),
+      /** The goal of a bare project folder (a `project` task without task.json). */
+      goal: z.string().min(1).max(20_000).optional(),
     }),
     EpisodeStateInfo,
     'Starts an episode in a fresh sandbox; it stops after setup (step 0) unless `run`.',

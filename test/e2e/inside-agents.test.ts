@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAgentRecipe } from '../support/cli';
@@ -49,7 +48,9 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
   const web = servedApp();
   let dir: string;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'stepbox-e2e-inside-'));
+    // Inside the store: the one rule reads form paths from the task's folder, the store, the
+    // bundled files or an opened folder (file-fields.ts), never a temp folder elsewhere.
+    dir = mkdtempSync(join(web.home(), 'scripts-'));
     // The way the integration test installs them: `stepbox agents add` into the served home.
     for (const r of RECIPES) await addAgentRecipe(web.home(), r.recipe);
   }, 1_200_000);

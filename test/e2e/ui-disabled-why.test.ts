@@ -122,4 +122,37 @@ describe('web mode: controls that cannot act say why', () => {
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);
+
+  it('every disabled button on the main screens says why on screen when focused (issue 33, item 2)', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    // Nothing open.
+    await app.library.waitForTasks();
+    expect(await layout.unexplainedDisabled(), 'nothing open').toEqual([]);
+    await app.stepper.root.getByTestId('btn-step').focus();
+    await app.page.getByTestId('why-bubble').filter({ hasText: 'No episode is open' }).waitFor();
+    await app.screenshot('disabled-why-focused-step-1024x700');
+    // Live, paused before step 1's tools (the held card's buttons, Inject, Fork, Roll back).
+    await app.library.startTask('hello-python');
+    await app.stepper.waitForBranch(90_000);
+    await app.settled({ timeoutMs: 90_000 });
+    await app.stepper.stopBeforeTool.check();
+    await app.page.keyboard.press('F10');
+    await app.held.waitFor('before_tool');
+    await app.settled({ timeoutMs: 60_000 });
+    await app.timeline.select(1);
+    expect(await layout.unexplainedDisabled(), 'held before a tool').toEqual([]);
+    await app.replay.root.getByTestId('fork').focus();
+    await app.screenshot('disabled-why-focused-fork-1024x700');
+    // Ended: a recorded episode's Step, Pause, Stop, Roll back.
+    await app.stepper.stopBeforeTool.uncheck();
+    await app.page.keyboard.press('Shift+F5');
+    await app.stepper.waitForState('ended');
+    await app.settled({ ended: true });
+    expect(await layout.unexplainedDisabled(), 'ended').toEqual([]);
+    await app.resize({ width: 1280, height: 800 });
+    expect(await layout.unexplainedDisabled(), 'ended at 1280x800').toEqual([]);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
 });

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, final, script } from '../support/harness';
@@ -13,7 +12,7 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
   let dir: string;
   let model: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'stepbox-e2e-exec-'));
+    dir = mkdtempSync(join(app.home(), 'scripts-')); // the store: a place form paths may name
     model = script(dir, 'model.jsonl', [
       call('write_file', { path: 'greet.py', content: 'import sys\nprint(f"Hello, {sys.argv[1]}!")\n' }),
       call('execute_shell', { command: 'python3 greet.py World' }),

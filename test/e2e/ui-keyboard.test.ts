@@ -118,6 +118,10 @@ describe('web mode: the keyboard is never trapped', () => {
       'left the terminal',
     );
     await expect(mode.innerText()).resolves.toBe('open · Enter or click to type');
+    // To the next region's control, not a resize handle between panes (issue 33, item 10).
+    expect(await app.page.evaluate(() => document.activeElement?.getAttribute('role') ?? '')).not.toBe(
+      'separator',
+    );
 
     // "?" shows every key; Escape closes it.
     await keys.press('?');
@@ -132,6 +136,8 @@ describe('web mode: the keyboard is never trapped', () => {
       'roll the sandbox back',
       'fork a new branch',
       'leave the terminal',
+      'save the edit and run it',
+      'Pause before tools',
     ])
       expect(sheetText).toContain(line);
     expect(await new LayoutObject(app.page).readable(sheet)).toBe(true);
@@ -142,8 +148,9 @@ describe('web mode: the keyboard is never trapped', () => {
     await keys.press('Escape');
     await expect(sheet.count()).resolves.toBe(0);
 
-    // E edits the held step's arguments: pause before tools, F10 decides, E opens the editor.
-    await app.stepper.stopBeforeTool.check();
+    // E edits the held step's arguments: pause before tools (its key, P), F10 decides, E opens the editor.
+    await keys.press('p');
+    await expect(app.stepper.stopBeforeTool.isChecked()).resolves.toBe(true);
     await keys.press('F10');
     await app.held.root.waitFor({ timeout: 60_000 });
     await app.settled({ timeoutMs: 60_000 });

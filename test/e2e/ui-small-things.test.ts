@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, runCli } from '../support/cli';
@@ -15,7 +14,7 @@ describe('web mode: the small things (issue 19.9)', () => {
   let dir: string;
   let model: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'stepbox-e2e-small-'));
+    dir = mkdtempSync(join(web.home(), 'scripts-')); // the store: a place form paths may name
     model = script(dir, 'model.jsonl', [
       call('write_file', { path: 'greet.py', content: 'import sys\nprint(f"Hello, {sys.argv[1]}!")\n' }),
       call('execute_shell', { command: 'python3 greet.py World' }),

@@ -31,7 +31,7 @@ describe('web mode: the start form reads no host file into view', () => {
     const text = await error.innerText();
     // `..` out of the task's folder is refused before the start, in the form's words.
     expect(text).toMatch(
-      /Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, outside the task's folder \/.*hello-python( \(and the store [^)]*\))?; choose a file with Choose…/,
+      /Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder \/.*hello-python(, the store [^)]*)?\); choose a file with Choose…/,
     );
     expect(text).not.toMatch(/root|bash|nologin|x:0/);
     // A relative script resolves from the task's folder, as the hint says.

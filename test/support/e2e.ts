@@ -107,6 +107,8 @@ export interface AppPage {
   readonly stepper: StepperBar;
   readonly held: HeldActionCard;
   readonly breakpoints: BreakpointsSection;
+  /** The notification area at the foot of the window. */
+  readonly notices: NoticeBar;
   /** One of the seven panels (see {@link PANELS}), by its test id. */
   panel(testId: (typeof PANELS)[number]): Locator;
   /** The sheet "?" opens: every key and what it does. */
@@ -167,6 +169,7 @@ export async function openApp(
     stepper: new StepperBar(page),
     held: new HeldActionCard(page),
     breakpoints: new BreakpointsSection(page),
+    notices: new NoticeBar(page),
     panel: (testId) => page.getByTestId(testId),
     keySheet: page.getByTestId('key-sheet'),
     async waitForReady() {
@@ -339,6 +342,33 @@ export class LibraryPanel extends PanelObject {
   }
   async startTask(id: string): Promise<void> {
     await this.taskCard(id).click();
+  }
+  /** "Open…": a project folder or a task.json by its path. */
+  get openButton(): Locator {
+    return this.root.getByTestId('projects-open');
+  }
+  /** Open…'s dialog. */
+  get openDialog(): Locator {
+    return this.page.getByTestId('open-dialog');
+  }
+  /** Open…'s path field (completion below it). */
+  get openPath(): Locator {
+    return this.page.getByTestId('open-path');
+  }
+  /** Open…'s completions of the typed path. */
+  get openSuggestions(): Locator {
+    return this.page.getByTestId('open-suggestion');
+  }
+  /** An opened project's item, by its absolute path. */
+  project(path: string): Locator {
+    return this.root.locator(`[data-testid="project"][data-path="${path}"]`);
+  }
+  /** Opens `path` through Open… (typed, then Open). */
+  async openProject(path: string): Promise<void> {
+    await this.openButton.click();
+    await this.openPath.fill(path);
+    await this.page.getByTestId('open-submit').click();
+    await this.project(path).waitFor();
   }
   /** A task's card in the start list (click starts it). */
   taskCard(id: string): Locator {
@@ -546,7 +576,9 @@ export class TimelinePanel extends PanelObject {
   }
   /** What saving or sharing answered (`Saved as case …`, `… KiB, opens offline`). */
   get teachingNote(): Locator {
-    return this.page.getByTestId('teaching-note');
+    return this.page
+      .locator('[data-testid="notice"]:is([data-kind="share"], [data-kind="save-case"])')
+      .last();
   }
   /** How many steps the branch has, as the header says (`10000 steps`). */
   get stepCount(): Locator {
@@ -855,14 +887,21 @@ export class ReplayPanel extends PanelObject {
   }
   /** Presses Fork from here and waits for the panel's answer: the error's text, or null when it forked. */
   async tryFork(ms = 60_000): Promise<string | null> {
-    await this.root.getByTestId('fork').click();
+    // With the fork settings open (an error naming its Agent opens them), Fork is pressed there.
+    const inSettings = this.page.getByTestId('fork-settings-fork');
+    await ((await inSettings.count()) ? inSettings : this.root.getByTestId('fork')).click();
     const answer = this.error.or(this.root.getByTestId('replay-notice').filter({ hasText: 'forked' }));
     await answer.first().waitFor({ timeout: ms });
     return (await this.error.count()) ? this.error.innerText() : null;
   }
-  /** The "Agent" Fork and Reopen go on with (empty: the recorded one). */
+  /** The "Agent" Fork and Reopen go on with (empty: the recorded one), in the fork settings dialog. */
   get agentField(): Locator {
-    return this.root.getByLabel('Agent', { exact: true });
+    return this.page.getByTestId('fork-settings').getByLabel('Agent', { exact: true });
+  }
+  /** Opens the fork settings dialog (Agent and model, labelled, always shown). */
+  async openForkSettings(): Promise<void> {
+    await this.root.getByTestId('fork-settings-open').click();
+    await this.page.getByTestId('fork-settings').waitFor();
   }
   async whatIf(args: Record<string, unknown>): Promise<string> {
     await this.root.locator('[data-testid="whatif"] > summary').click();
@@ -1002,6 +1041,25 @@ export interface Box {
   readonly height: number;
 }
 
+/** The notification area: one line per message, each dismissable. */
+export class NoticeBar extends PanelObject {
+  constructor(page: Page) {
+    super(page, 'notice-bar');
+  }
+  /** Every message shown, in order. */
+  get items(): Locator {
+    return this.page.getByTestId('notice');
+  }
+  /** The messages of one kind (`share`, `save-case`, `idle-release`, …). */
+  ofKind(kind: string): Locator {
+    return this.page.locator(`[data-testid="notice"][data-kind="${kind}"]`);
+  }
+  /** The texts shown. */
+  texts(): Promise<string[]> {
+    return this.page.locator('[data-testid="notice"] .notice-text').allInnerTexts();
+  }
+}
+
 /** The window's panes as laid out: boxes, splitters, what has focus. */
 export class LayoutObject {
   constructor(readonly page: Page) {}
@@ -1063,6 +1121,81 @@ export class LayoutObject {
       const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
       return ctx.measureText(input.placeholder).width <= room;
     });
+  }
+  /**
+   * Every visible, enabled button whose centre is not hit by the button itself (something lies
+   * over it), described as `testId|text → what was hit`. Buttons scrolled out of their pane or
+   * the viewport are not looked at (nothing covers them: they are away); with a modal dialog
+   * open, only its buttons are (the rest sit behind its backdrop by design).
+   */
+  coveredButtons(): Promise<string[]> {
+    return this.page.evaluate(() => {
+      const modal = document.querySelector('[aria-modal="true"]');
+      const name = (el: Element | null): string =>
+        el
+          ? `${el.getAttribute('data-testid') ?? el.tagName.toLowerCase()}|${(el.textContent ?? '').trim().slice(0, 30)}`
+          : 'nothing';
+      const out: string[] = [];
+      for (const b of Array.from(document.querySelectorAll('button'))) {
+        if (b.disabled || (modal && !modal.contains(b))) continue;
+        const r = b.getBoundingClientRect();
+        if (r.width === 0 || r.height === 0 || getComputedStyle(b).visibility === 'hidden') continue;
+        const x = r.left + r.width / 2;
+        const y = r.top + r.height / 2;
+        if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
+        let away = false;
+        for (let p = b.parentElement; p && !away; p = p.parentElement) {
+          const st = getComputedStyle(p);
+          if (st.overflowX === 'visible' && st.overflowY === 'visible') continue;
+          const c = p.getBoundingClientRect();
+          away = x < c.left || x > c.right || y < c.top || y > c.bottom;
+        }
+        if (away) continue;
+        const hit = document.elementFromPoint(x, y);
+        if (hit && (hit === b || b.contains(hit))) continue;
+        out.push(`${name(b)} → ${name(hit)}`);
+      }
+      return out;
+    });
+  }
+  /**
+   * Every visible disabled button that does not say why on screen when focused (issue 33, item 2):
+   * it must stay focusable (`aria-disabled`, not `disabled`), name the why bubble in
+   * `aria-describedby`, and focusing it must show the bubble with its reason.
+   */
+  async unexplainedDisabled(): Promise<string[]> {
+    const buttons = this.page.locator('button:disabled, button[aria-disabled="true"]');
+    const out: string[] = [];
+    const n = await buttons.count();
+    for (let i = 0; i < n; i++) {
+      const b = buttons.nth(i);
+      if (!(await b.isVisible())) continue;
+      const info = await b.evaluate((el) => ({
+        name: `${el.getAttribute('data-testid') ?? ''}|${(el.textContent ?? el.getAttribute('aria-label') ?? '').trim().slice(0, 40)}`,
+        native: (el as HTMLButtonElement).disabled,
+        describedBy: (el.getAttribute('aria-describedby') ?? '').split(' '),
+        why: el.getAttribute('data-why') ?? '',
+      }));
+      if (info.native) {
+        out.push(`${info.name}: disabled (not focusable, says nothing)`);
+        continue;
+      }
+      if (!info.why || !info.describedBy.includes('why-bubble')) {
+        out.push(`${info.name}: no reason linked by aria-describedby`);
+        continue;
+      }
+      await b.focus();
+      const bubble = this.page.getByTestId('why-bubble');
+      const shown = await until(
+        async () => ((await bubble.isVisible()) ? await bubble.innerText() : ''),
+        (t) => t === info.why,
+        2_000,
+        `the reason of ${info.name}`,
+      ).catch(() => '');
+      if (shown !== info.why) out.push(`${info.name}: focused, no visible reason`);
+    }
+    await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    return out;
   }
   /** A splitter between panes, by its test id (`split-right`, …). */
   splitter(testId: string): Locator {

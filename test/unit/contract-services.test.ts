@@ -197,24 +197,28 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     const forkView = value(await client.episode.open({ id: fork.branch }));
     expect(forkView.branches.map((b) => b.branch).sort()).toEqual([id, fork.branch].sort());
     expect(forkView.rows.map((r) => r.step)).toEqual([0, 1]);
-    // The Replay panel's Agent field: a relative script path has no place to be read from
-    // (it was read from the server's working directory); a missing file is named, not read.
+    // The Replay panel's Agent field: read by the one rule (file-fields.ts), a relative path
+    // from the recorded task's folder; outside the places it is refused before the disk is
+    // touched, so a file that exists and one that does not get the same words.
     for (const op of ['fork', 'reopen'] as const) {
       const relative = await client.episode[op]({ id, step: 1, agent: 'scripted:../../etc/passwd' });
       expect(relative).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
       expect(relative.ok ? '' : relative.error.message).toMatch(
-        /^Agent: scripted:\.\.\/\.\.\/etc\/passwd is a relative path/,
+        /^Agent: scripted:\.\.\/\.\.\/etc\/passwd resolves to \S+, which is outside the folders stepbox reads files from/,
       );
-      const missing = await client.episode[op]({
-        id,
-        step: 1,
-        agent: 'exec:node a.js',
-        agent_options: { model: 'scripted:/no/such/answers.jsonl' },
-      });
-      expect(missing).toMatchObject({ ok: false, error: { code: 'not_found' } });
-      expect(missing.ok ? '' : missing.error.message).toMatch(
-        /^Its model calls answered by: no file at \/no\/such\/answers\.jsonl/,
-      );
+      const said = async (file: string) => {
+        const res = await client.episode[op]({
+          id,
+          step: 1,
+          agent: 'exec:node a.js',
+          agent_options: { model: `scripted:${file}` },
+        });
+        expect(res).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+        return (res.ok ? '' : res.error.message).replace(file, 'FILE');
+      };
+      const exists = await said('/etc/passwd');
+      expect(exists).toMatch(/^Its model calls answered by: scripted:FILE is outside the folders/);
+      expect(await said('/no/such/answers.jsonl')).toBe(exists);
     }
 
     const cmp = value(await client.episode.compare({ a: id, b: fork.branch }));

@@ -334,7 +334,7 @@ describe('episodes store', () => {
       expect(store.getState().startFailed).toBe('hello');
       expect(store.getState().error).toMatch(
         new RegExp(
-          `^${field}: scripted:.* resolves to /.*, outside the task's folder /home/me/tasks/hello \\(and the store /home/me/.stepbox\\); choose a file with Choose…`,
+          `^${field}: scripted:.* resolves to /.*, which is outside the folders stepbox reads files from \\(the task's folder /home/me/tasks/hello, the store /home/me/.stepbox\\); choose a file with Choose…`,
         ),
       );
     }

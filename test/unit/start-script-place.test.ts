@@ -1,7 +1,7 @@
 // The start form's `scripted:` paths: a relative path that leaves the task's folder (`..`)
 // is refused before the start, naming the field, the resolved path and where to choose
 // from; a missing file says so in the form's words, never Node's ENOENT text.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,8 +27,9 @@ describe('a resolved path as a task card says it', () => {
 describe('where a start-form script may be read from', () => {
   it('refuses `..` out of the task folder, naming the field, the resolved path and the fix', () => {
     expect(scriptPlaceProblem('Agent', 'scripted:../../etc/passwd', '/w/resources/tasks/hello')).toBe(
-      "Agent: scripted:../../etc/passwd resolves to /w/resources/etc/passwd, outside the task's folder " +
-        '/w/resources/tasks/hello; choose a file with Choose… or give a path inside it',
+      'Agent: scripted:../../etc/passwd resolves to /w/resources/etc/passwd, which is outside the folders ' +
+        "stepbox reads files from (the task's folder /w/resources/tasks/hello); choose a file with Choose… " +
+        'or give a path inside one of them',
     );
   });
 
@@ -40,7 +41,7 @@ describe('where a start-form script may be read from', () => {
     expect(scriptPlaceProblem('Agent', 'exec:python3 ../x.py', '/t')).toBeNull();
     // A sibling whose name starts like the folder is still outside it.
     expect(scriptPlaceProblem('Agent', 'scripted:../t2/a.jsonl', '/t')).toMatch(
-      /outside the task's folder \/t;/,
+      /outside the folders stepbox reads files from \(the task's folder \/t\)/,
     );
   });
 
@@ -79,5 +80,64 @@ describe('where a start-form script may be read from', () => {
     expect(model).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
     if (!model.ok) expect(model.error.message).toMatch(/^Its model calls answered by: /);
     expect(started).toBe(0);
+  });
+
+  it('one rule on start, batch, fork and the API: absolute paths outside, `..`, a symlink out — refused alike, whether the file exists or not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-one-rule-'));
+    mkdirSync(join(dir, 'task'));
+    mkdirSync(join(dir, 'store'));
+    writeFileSync(join(dir, 'task', 'task.json'), '{}');
+    writeFileSync(join(dir, 'task', 'ok.jsonl'), '{"content":"done"}\n');
+    writeFileSync(join(dir, 'store', 'mine.jsonl'), '{"content":"done"}\n');
+    symlinkSync('/etc/passwd', join(dir, 'task', 'link.jsonl'));
+    const { ports } = fakePorts();
+    const client = createClient(
+      createMemoryTransport(createAppServices({ ...ports, storeHome: join(dir, 'store') })),
+    );
+    const task = { kind: 'path' as const, path: join(dir, 'task', 'task.json') };
+    const refusal = async (
+      call: Promise<{ ok: true } | { ok: false; error: { code: string; message: string } }>,
+      typed: string,
+    ): Promise<string> => {
+      const res = await call;
+      expect(res.ok, typed).toBe(false);
+      if (res.ok) return '';
+      expect(res.error.code, `${typed}: ${res.error.message}`).toBe('invalid_input');
+      return res.error.message.replace(typed, 'TYPED');
+    };
+    for (const field of ['agent', 'model'] as const) {
+      const start = (spec: string) =>
+        client.episode.start(
+          field === 'agent'
+            ? { task, agent: spec }
+            : { task, agent: 'exec:python3 a.py', agent_options: { model: spec } },
+        );
+      const name = field === 'agent' ? 'Agent' : 'Its model calls answered by';
+      const passwd = await refusal(start('scripted:/etc/passwd'), 'scripted:/etc/passwd');
+      expect(passwd).toMatch(new RegExp(`^${name}: TYPED is outside the folders stepbox reads files from`));
+      // A file that exists and one that does not: the same words.
+      expect(await refusal(start('scripted:/etc/shadow'), 'scripted:/etc/shadow')).toBe(passwd);
+      expect(await refusal(start('scripted:/etc/no-such-file'), 'scripted:/etc/no-such-file')).toBe(passwd);
+      // A symlink inside the task's folder that points out: refused as outside.
+      expect(await refusal(start('scripted:link.jsonl'), 'scripted:link.jsonl')).toMatch(
+        new RegExp(`^${name}: TYPED resolves to \\S+, which is outside the folders`),
+      );
+    }
+    // The batch form: the same rule and the field named.
+    const batch = (agent: string) =>
+      client.batch.start({ tasks: [task], agent, episodes: 1, concurrency: 1 });
+    const batchPasswd = await refusal(batch('scripted:/etc/passwd'), 'scripted:/etc/passwd');
+    expect(batchPasswd).toMatch(/^Agent: TYPED is outside the folders stepbox reads files from/);
+    expect(await refusal(batch('scripted:../../etc/shadow'), 'scripted:../../etc/shadow')).toMatch(
+      /^Agent: TYPED resolves to /,
+    );
+    // Inside the places: read (the task's folder relative, the store absolute).
+    const inFolder = await client.episode.start({ task, agent: 'scripted:ok.jsonl' });
+    expect(inFolder.ok ? '' : inFolder.error.code).not.toBe('invalid_input');
+    const inStore = await client.episode.start({
+      task,
+      agent: `scripted:${join(dir, 'store', 'mine.jsonl')}`,
+    });
+    expect(inStore.ok ? '' : inStore.error.code).not.toBe('invalid_input');
   });
 });

@@ -1,3 +1,4 @@
+import { SANDBOX_IMAGE } from '../../../shared/constants.js';
 import type Database from 'better-sqlite3';
 import { openSqlite } from '../trace/sqlite.js';
 import { existsSync } from 'node:fs';
@@ -55,11 +56,14 @@ export function taskMedians(
 
 /**
  * The task's declared initial workspace as path → sha256, when the task alone defines it
- * (no setup commands, which could write anything, and no `from` folder, whose files are
- * the folder's as it was at the start); otherwise null.
+ * (no setup commands, which could write anything, no `from` folder, whose files are the
+ * folder's as it was at the start, and no image of the task's own, whose files in the working
+ * directory are part of snapshot 0); otherwise null.
  */
 export function declaredFiles(task: Task): Record<string, string> | null {
   if (task.workspace.setup.length > 0 || task.workspace.from !== undefined) return null;
+  if (task.sandbox.build !== undefined || task.sandbox.workdir !== undefined) return null;
+  if (task.sandbox.image !== SANDBOX_IMAGE) return null;
   const out: Record<string, string> = {};
   for (const [path, file] of Object.entries(task.workspace.files)) {
     const bytes = typeof file === 'string' ? Buffer.from(file, 'utf8') : Buffer.from(file.base64, 'base64');

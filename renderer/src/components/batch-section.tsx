@@ -28,8 +28,10 @@ function Slots(props: { readonly batch: BatchView }) {
             data-testid="batch-slot"
             data-status={s.status}
             data-episode={s.episode ?? ''}
-            disabled={!s.episode}
-            title={s.end_reason ?? s.status}
+            {...whyNot(
+              !s.episode && 'not started yet: it opens once the batch starts it',
+              s.end_reason ?? s.status,
+            )}
             onClick={() => actions.openSlot(s)}
           >
             <span>

@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { whyNot } from './why-not';
 import { BREAKPOINT_KINDS, describeBreakpoint, sameBreakpoint } from '../../../shared/breakpoint-kinds';
 import type { Breakpoint } from '../../../shared/breakpoints';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -137,7 +138,11 @@ export function BreakpointList() {
                 <option key={t} value={t} />
               ))}
             </datalist>
-            <button type="submit" data-testid="breakpoint-add" disabled={!branch}>
+            <button
+              type="submit"
+              data-testid="breakpoint-add"
+              {...whyNot(!branch && 'Open an episode first: a breakpoint belongs to the episode it pauses.')}
+            >
               Add
             </button>
           </form>

@@ -59,7 +59,7 @@ function CandidateCard(props: {
           type="button"
           className="primary"
           data-testid="candidate-pick"
-          disabled={props.busy}
+          {...whyNot(props.busy && 'Working…')}
           onClick={props.onPick}
         >
           Continue with #{c.index + 1}
@@ -273,7 +273,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
           <button
             type="button"
             data-testid="candidates-discard"
-            disabled={running !== null}
+            {...whyNot(running !== null && 'Working…')}
             onClick={() => void a.discard()}
           >
             Close all

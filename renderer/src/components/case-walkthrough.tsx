@@ -1,3 +1,4 @@
+import { whyNot } from './why-not';
 import {
   caseRunOutcome,
   selectCaseRuns,
@@ -129,7 +130,7 @@ export function CaseWalkthrough() {
             type="button"
             data-testid="case-run-variant"
             data-variant={other}
-            disabled={starting !== null}
+            {...whyNot(starting !== null && 'Starting…')}
             // The person asked to run it: it runs at once (a second click on "Run it" is not needed).
             onClick={() => void a.openCase(active.case, other, { run: true })}
           >

@@ -1,4 +1,5 @@
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
+import { firstWhy, whyNot } from './why-not';
 import { verdictText } from '../model/compare-verdict';
 import { branchName } from '../model/branch-name';
 import type { Comparison } from '../stores/replay/replay-store';
@@ -109,7 +110,12 @@ export function CompareView(props: { readonly branch: string }) {
           type="button"
           className="primary"
           data-testid="compare-run"
-          disabled={!other || running !== null}
+          {...whyNot(
+            firstWhy(
+              !other && 'Pick a branch to compare with first.',
+              running !== null && `Waiting for the ${running} to finish.`,
+            ),
+          )}
           onClick={() => void a.compare(props.branch)}
         >
           {running === 'compare' ? 'Comparing…' : 'Compare'}

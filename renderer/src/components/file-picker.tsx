@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { whyNot } from './why-not';
 import { pickedValue, type PickField } from '../stores/picker/picker-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -133,8 +134,12 @@ export function FilePicker() {
                   data-testid="picker-entry"
                   data-name={en.name}
                   data-type={en.type}
-                  disabled={field === 'agentDir' && en.type === 'file'}
-                  title={en.type === 'dir' ? `open ${en.name}` : `choose ${en.name}`}
+                  {...whyNot(
+                    field === 'agentDir' &&
+                      en.type === 'file' &&
+                      'A file: the agent’s files come from a folder.',
+                    en.type === 'dir' ? `open ${en.name}` : `choose ${en.name}`,
+                  )}
                   onClick={() =>
                     en.type === 'dir'
                       ? void p.browse(listing.path ? `${listing.path}/${en.name}` : en.name)

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { firstWhy, whyNot } from './why-not';
 import type { HeldAction } from '../../../shared/held-action';
 import type { ToolCall } from '../../../shared/trace-events';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -145,7 +146,7 @@ export function HeldActionCard() {
                 type="button"
                 data-testid="held-edit-arguments"
                 aria-keyshortcuts={beforeTool ? 'E' : undefined}
-                disabled={busy}
+                {...whyNot(busy && 'Waiting for the last request to finish.')}
                 onClick={() => open({ kind: 'arguments', call })}
               >
                 Edit arguments
@@ -160,7 +161,7 @@ export function HeldActionCard() {
                 <button
                   type="button"
                   data-testid="held-replace-result"
-                  disabled={busy}
+                  {...whyNot(busy && 'Waiting for the last request to finish.')}
                   onClick={() => open({ kind: 'result', call })}
                 >
                   Replace result
@@ -218,16 +219,26 @@ export function HeldActionCard() {
               type="button"
               className="primary"
               data-testid="held-save-run"
-              disabled={busy || syntax !== null}
+              {...whyNot(
+                firstWhy(
+                  busy && 'Waiting for the last request to finish.',
+                  syntax !== null && `Fix the text first: ${syntax}`,
+                ),
+                'Ctrl+Enter',
+              )}
               onClick={() => void submit(true)}
-              title="Ctrl+Enter"
             >
               {editing.kind === 'result' ? 'Use this result and go on' : 'Save and run'}
             </button>
             <button
               type="button"
               data-testid="held-save"
-              disabled={busy || syntax !== null}
+              {...whyNot(
+                firstWhy(
+                  busy && 'Waiting for the last request to finish.',
+                  syntax !== null && `Fix the text first: ${syntax}`,
+                ),
+              )}
               onClick={() => void submit(false)}
             >
               Save
@@ -249,7 +260,7 @@ export function HeldActionCard() {
               type="button"
               className="primary"
               data-testid="held-run"
-              disabled={busy}
+              {...whyNot(busy && 'Waiting for the last request to finish.')}
               onClick={() => void a.step()}
               title="F10"
             >
@@ -261,7 +272,7 @@ export function HeldActionCard() {
                 type="button"
                 data-testid="held-edit-answer"
                 aria-keyshortcuts="E"
-                disabled={busy}
+                {...whyNot(busy && 'Waiting for the last request to finish.')}
                 onClick={() => open({ kind: 'answer' })}
               >
                 Edit the answer

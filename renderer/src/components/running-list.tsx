@@ -1,4 +1,5 @@
 import { selectRunning } from '../stores/episodes/episodes-store';
+import { whyNot } from './why-not';
 import { selectWarmNote } from '../stores/sandbox/sandbox-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { IdText } from './id-text';
@@ -50,7 +51,7 @@ export function RunningList() {
                 <button
                   type="button"
                   data-testid="running-stop"
-                  disabled={stopping === b.branch}
+                  {...whyNot(stopping === b.branch && 'Stopping…')}
                   title={`stop ${b.branch} and release its sandbox (its trace is kept)`}
                   aria-label={`stop ${b.task} ${b.branch}`}
                   onClick={() => void stores.episodes.getState().stopBranch(b.branch)}

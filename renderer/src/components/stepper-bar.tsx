@@ -34,6 +34,14 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   // Set with nothing live, a switch acts on the next live episode: said where it is set.
   const later = live ? '' : `, ${NEXT_EPISODE}`;
   const stopPoints = useSlice('stepper', (s) => s.stopPoints);
+  // A success QA flags (reward hacking) must not read as a plain green "succeeded" (issue 33, item 12).
+  const flaggedSuccess = useSlice(
+    'stepper',
+    (s) =>
+      !s.live &&
+      (s.view?.end?.status ?? s.view?.summary.status) === 'succeeded' &&
+      s.flags.some((f) => f.severity === 'error' || f.severity === 'warning'),
+  );
   const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   // After a rollback, stepping starts a new branch: the buttons say so before the click.
   const newBranch = rolledBackTo !== null ? ` — starts a new branch from step ${rolledBackTo}` : '';
@@ -43,7 +51,11 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   useEffect(() => {
     if (handOff.current === null || handOff.current !== branch || noStep !== null) return;
     handOff.current = null;
-    if (document.activeElement === document.body) stepButton.current?.focus();
+    // The card a person pressed Enter on keeps the focus while it starts (it says why it waits,
+    // aria-disabled): the focus moves on from there too.
+    const at = document.activeElement;
+    if (at === document.body || at?.closest('.lib-item, [data-testid="project-start"]'))
+      stepButton.current?.focus();
   }, [branch, noStep]);
   const a = stores.stepper.getState();
   return (
@@ -84,11 +96,12 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       </button>
       <label
         className="toggle"
-        title={`Show each decided action and let you run it, edit it or give its result${later}`}
+        title={`Show each decided action and let you run it, edit it or give its result (P)${later}`}
       >
         <input
           type="checkbox"
           data-testid="stop-before-tool"
+          aria-keyshortcuts="P"
           aria-description={later ? NEXT_EPISODE : undefined}
           checked={stopPoints.before_tool}
           onChange={(e) => void a.setStopPoint('before_tool', e.target.checked)}
@@ -129,10 +142,16 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
           </span>{' '}
           · <IdText id={branch} copy testId="episode-id" /> ·{' '}
           <span
-            className={`badge st-${live ? (state ?? 'idle') : (view?.summary.status ?? 'open')}`}
+            className={`badge st-${live ? (state ?? 'idle') : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
             data-testid="episode-state"
+            title={
+              flaggedSuccess
+                ? 'the verifier passed, but QA flagged it: see the flags above the timeline'
+                : undefined
+            }
           >
             {live ? (state ?? 'idle') : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
+            {flaggedSuccess ? ' · ⚑ flagged' : ''}
           </span>
           {busy ? <span className="muted"> working…</span> : null}
         </span>

@@ -1,5 +1,29 @@
 import { memo, useEffect, useRef, useState } from 'react';
+import { firstWhy, whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
+import { Modal } from './modal';
+
+/**
+ * Why Save as case cannot act on this branch now, with the way forward (null when it can): said
+ * before the click, not after a name was typed (issue 33, item 6).
+ */
+export function saveWhy(s: {
+  readonly busy: boolean;
+  readonly live: boolean;
+  readonly kind: string | null;
+  readonly flagged: boolean;
+  readonly ended: boolean;
+}): string | null {
+  if (s.busy) return 'Working…';
+  if (s.kind === 'sandbox')
+    return 'A case replays its agent from a script, and this agent ran its own program inside the sandbox (Codex, Claude Code, sandbox:): it cannot be saved as a case. Share… keeps it as one HTML file; Fork from here with a scripted: agent makes a branch that can be saved.';
+  if (s.kind === 'atif')
+    return 'An imported trace has no task to run again: it cannot be saved as a case. Share… keeps it as one HTML file.';
+  if (s.live && !s.ended) return 'Stop the episode first (Shift+F5): a case is saved from an ended episode.';
+  if (!s.flagged)
+    return 'A case teaches a failure QA catches, and this episode raised no QA flag at warning or worse.';
+  return null;
+}
 
 /**
  * "Save as case…" (a name, then the branch joins the case library) and "Share…" (the
@@ -12,7 +36,10 @@ export const TeachingButtons = memo(function TeachingButtons() {
   const live = useSlice('stepper', (s) => s.live);
   const dialog = useSlice('teaching', (s) => s.dialog);
   const busy = useSlice('teaching', (s) => s.busy);
-  const note = useSlice('teaching', (s) => s.note);
+  const refused = useSlice('teaching', (s) => s.refused);
+  const kind = useSlice('stepper', (s) => s.view?.summary.agent_kind ?? null);
+  const flagged = useSlice('stepper', (s) => s.flags.some((f) => f.severity !== 'info'));
+  const state = useSlice('stepper', (s) => s.state);
   const download = useSlice('teaching', (s) => s.download);
   const [name, setName] = useState('');
   const link = useRef<HTMLAnchorElement>(null);
@@ -27,18 +54,22 @@ export const TeachingButtons = memo(function TeachingButtons() {
       <button
         type="button"
         data-testid="btn-save-case"
-        disabled={busy || live}
+        {...whyNot(
+          saveWhy({ busy, live, kind, flagged, ended: !live || state === 'ended' }),
+          'Save this episode as a case in your case library (stepbox case new)',
+        )}
         onClick={() => t.openSave()}
-        title="Save this episode as a case in your case library (stepbox case new)"
       >
         Save as case…
       </button>
       <button
         type="button"
         data-testid="btn-share"
-        disabled={busy}
+        {...whyNot(
+          busy && 'Working…',
+          'Write this episode as one HTML file that opens offline (stepbox share)',
+        )}
         onClick={() => void t.share(branch)}
-        title="Write this episode as one HTML file that opens offline (stepbox share)"
       >
         Share…
       </button>
@@ -48,44 +79,48 @@ export const TeachingButtons = memo(function TeachingButtons() {
         </a>
       ) : null}
       {dialog === 'save' ? (
-        <form
-          className="teaching-dialog"
-          role="dialog"
-          aria-label="save as case"
-          data-testid="save-case-dialog"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void t.saveAsCase(branch, name.trim());
-          }}
-        >
-          <label>
-            Case name{' '}
-            <input
-              data-testid="save-case-name"
-              value={name}
-              placeholder="my-failure"
-              pattern="[a-z0-9-]{1,64}"
-              onChange={(e) => setName(e.target.value)}
-              autoFocus
-            />
-          </label>
-          <button type="submit" disabled={busy || name.trim() === ''}>
-            Save
-          </button>
-          <button type="button" onClick={() => t.close()}>
-            Cancel
-          </button>
-        </form>
-      ) : null}
-      {note ? (
-        <span
-          className={`teaching-note ${note.error ? 'error' : 'muted'}`}
-          data-testid="teaching-note"
-          role="status"
-          title={note.text}
-        >
-          {note.text}
-        </span>
+        <Modal title="Save as case" testId="save-case-dialog" onClose={() => t.close()}>
+          <form
+            className="teaching-dialog"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void t.saveAsCase(branch, name.trim());
+            }}
+          >
+            <label>
+              Case name{' '}
+              <input
+                data-testid="save-case-name"
+                value={name}
+                placeholder="my-failure"
+                pattern="[a-z0-9-]{1,64}"
+                aria-describedby="save-case-refused"
+                onChange={(e) => setName(e.target.value)}
+                autoFocus
+              />
+            </label>
+            <button
+              type="submit"
+              data-testid="save-case-save"
+              {...whyNot(
+                firstWhy(busy && 'Saving…', name.trim() === '' && 'Type a name for the case first.'),
+              )}
+            >
+              Save
+            </button>
+            <button type="button" data-testid="save-case-cancel" onClick={() => t.close()}>
+              Cancel
+            </button>
+          </form>
+          <p
+            id="save-case-refused"
+            className={refused ? 'bad' : 'muted'}
+            data-testid="save-case-refused"
+            role={refused ? 'alert' : undefined}
+          >
+            {refused ?? 'lower-case letters, digits and dashes; the case joins your case library'}
+          </p>
+        </Modal>
       ) : null}
     </span>
   );

@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatDuration } from '../../../shared/format-duration';
 
@@ -35,7 +36,7 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
       <button
         type="button"
         data-testid="whatif-run"
-        disabled={running !== null}
+        {...whyNot(running !== null && `Waiting for the ${running} to finish.`)}
         onClick={() => void a.whatIf(props.branch, props.step, call.name)}
       >
         {running === 'whatif' ? 'Running in a throwaway sandbox…' : 'Run in a throwaway sandbox'}

@@ -1,19 +1,43 @@
-/** The props of a control that may be unable to act: disabled, and why (hover, screen reader, keys). */
+import type { MouseEvent } from 'react';
+
+/** The id of the line that shows the reason of the disabled control focused or pointed at (why-bubble.tsx). */
+export const WHY_BUBBLE_ID = 'why-bubble';
+
+/** The props of a control that may be unable to act: disabled, and why (on focus and hover, screen reader, keys). */
 export interface WhyNotProps {
-  readonly disabled: boolean;
+  readonly disabled?: boolean;
   readonly title?: string;
+  readonly 'aria-disabled'?: true;
   readonly 'aria-description'?: string;
+  readonly 'aria-describedby'?: string;
   readonly 'data-why'?: string;
+  readonly onClickCapture?: (e: MouseEvent) => void;
+}
+
+/** Swallows a click (or Enter/Space) on a control that cannot act: it stays focusable so it can say why. */
+function refuse(e: MouseEvent): void {
+  e.preventDefault();
+  e.stopPropagation();
 }
 
 /**
- * Disables a control when `why` names a reason and says it where a person looks for it: the
- * tooltip, the screen reader's description (`aria-description`) and `data-why` (the action
- * keys quote it). Enabled, the control keeps its own `title`.
+ * Disables a control when `why` names a reason and says it where a person looks for it (issue
+ * 33, item 2): the control stays focusable (`aria-disabled`, not `disabled`, which would drop it
+ * from the Tab order and so from anyone on a keyboard), and focusing or pointing at it shows the
+ * reason in visible text beside it (the why bubble, linked by `aria-describedby`); a screen reader
+ * hears it as the description; `data-why` is what the action keys quote. Enabled, the control
+ * keeps its own `title`.
  */
 export function whyNot(why: string | null | false | undefined, title?: string): WhyNotProps {
-  if (!why) return { disabled: false, ...(title ? { title } : {}) };
-  return { disabled: true, title: why, 'aria-description': why, 'data-why': why };
+  if (!why) return title ? { title } : {};
+  return {
+    title: why,
+    'aria-disabled': true,
+    'aria-description': why,
+    'aria-describedby': WHY_BUBBLE_ID,
+    'data-why': why,
+    onClickCapture: refuse,
+  };
 }
 
 /** The first reason that holds (null when none does): the order is the order a person fixes them in. */

@@ -24,6 +24,8 @@ export const KEY_SHEET: readonly { readonly title: string; readonly lines: reado
       { keys: ['F9'], does: 'breakpoint on the selected step' },
       { keys: ['←', '→'], does: 'previous / next step (Alt+←/→ from a text field)' },
       { keys: ['E'], does: 'edit the held step’s arguments (or its answer)' },
+      { keys: ['Ctrl', 'Enter'], does: 'in the held step’s editor: save the edit and run it' },
+      { keys: ['P'], does: 'switch “Pause before tools” on or off' },
       { keys: ['I'], does: 'inject a message the agent reads at its next step' },
     ],
   },
@@ -55,6 +57,7 @@ export const ACTION_KEYS: Readonly<Record<string, string>> = {
   I: 'inject a message',
   B: 'roll back',
   F: 'fork',
+  P: 'switch “Pause before tools”',
 };
 
 const TEXT_INPUTS = new Set(['text', 'search', 'number', 'email', 'url', 'password', 'tel', '']);
@@ -79,9 +82,13 @@ export function actionKey(e: KeyboardEvent): string | null {
   return k in ACTION_KEYS ? k : null;
 }
 
-/** True while the window waits on a modal (the stop question, the file picker): keys do not act behind it. */
+/** True while the window waits on a modal (the stop question, the file picker, a dialog): keys do not act behind it. */
 export function modalOpen(stores: AppStores): boolean {
-  return stores.episodes.getState().stopQuestion !== null || stores.picker.getState().field !== null;
+  return (
+    stores.episodes.getState().stopQuestion !== null ||
+    stores.picker.getState().field !== null ||
+    document.querySelector('[aria-modal="true"]') !== null
+  );
 }
 
 /** The controls marked with `key`, on screen. */
@@ -113,7 +120,9 @@ export function runActionKey(stores: AppStores, key: string): void {
     explain(`Cannot ${ACTION_KEYS[key]} now (${key}): ${why || 'nothing on screen offers it.'}`);
     return;
   }
-  if (['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) target.focus();
+  // A switch is flipped; a field gets the focus.
+  if (target instanceof HTMLInputElement && target.type === 'checkbox') target.click();
+  else if (['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) target.focus();
   else target.click();
   const next = target.dataset.keyFocus;
   if (next)

@@ -1,4 +1,6 @@
 import { useEffect, useMemo, useRef } from 'react';
+import { whyNot } from '../components/why-not';
+import { ProjectsSection } from '../components/projects-section';
 import { runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
@@ -86,7 +88,7 @@ function StartItem(props: {
         data-testid={`library-${props.kind}`}
         data-named={props.named ? 'true' : undefined}
         {...data}
-        disabled={props.starting !== null}
+        {...whyNot(props.starting !== null && 'Another start is under way.')}
         title={props.tooltip}
         onClick={props.onStart}
       >
@@ -352,6 +354,7 @@ export function EpisodeLibrary() {
           />
         ))}
       </ul>
+      <ProjectsSection />
       <BatchSection />
     </Panel>
   );

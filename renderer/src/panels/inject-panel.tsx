@@ -120,7 +120,7 @@ export function InjectPanel() {
             <button
               type="button"
               data-testid="inject-fork"
-              disabled={forking}
+              {...whyNot(forking && 'Forking…')}
               onClick={() => {
                 setForkAsked(true);
                 void stores.replay.getState().fork(branch, viewed);
@@ -185,7 +185,7 @@ export function InjectPanel() {
                 type="button"
                 data-testid="decide-send"
                 // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
-                disabled={sending || unknownTool !== null}
+                {...whyNot(firstWhy(sending && 'Sending…', unknownTool))}
                 onClick={() => void a.decide(branch)}
               >
                 {state === 'running' ? 'Send decision' : 'Queue decision'}
@@ -260,9 +260,15 @@ export function InjectPanel() {
               <div className="row">
                 <button
                   type="button"
-                  disabled={!ready || !pending}
+                  {...whyNot(
+                    firstWhy(
+                      noOverride,
+                      !ready && 'The episode is not paused live.',
+                      !pending && 'No result is waiting: pause before the tool runs first.',
+                    ),
+                    'start from the result the agent is about to see',
+                  )}
                   onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
-                  title="start from the result the agent is about to see"
                 >
                   Load pending result
                 </button>

@@ -1,4 +1,5 @@
-import { runsOwnProgramSpec } from '../../../shared/agent-kind';
+import { useEffect, useState } from 'react';
+import { ForkSettings } from '../components/fork-settings';
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
 import { CandidatesButton, CandidatesNotes } from '../components/candidates-view';
@@ -34,6 +35,12 @@ export function ReplayControls() {
   const model = useSlice('replay', (s) => s.model);
   const noRollback = useSlice('stepper', whyNoRollback);
   const noFork = useSlice('stepper', whyNoFork);
+  // The fork settings dialog; an error that names its "Agent" field opens it.
+  const [settings, setSettings] = useState(false);
+  const namesAgent = error?.includes('“Agent”') ?? false;
+  useEffect(() => {
+    if (namesAgent) setSettings(true);
+  }, [namesAgent]);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
   const busyWhy = running !== null ? `Waiting for the ${running} to finish.` : null;
@@ -66,7 +73,7 @@ export function ReplayControls() {
           type="button"
           aria-label="previous step"
           onClick={stepper.selectPrevious}
-          disabled={step <= first}
+          {...whyNot(step <= first && `already at the first step (${first})`)}
         >
           ←
         </button>
@@ -79,7 +86,12 @@ export function ReplayControls() {
           data-testid="scrubber"
           onChange={(e) => stepper.select(Number(e.target.value))}
         />
-        <button type="button" aria-label="next step" onClick={stepper.selectNext} disabled={step >= last}>
+        <button
+          type="button"
+          aria-label="next step"
+          onClick={stepper.selectNext}
+          {...whyNot(step >= last && `already at the last step (${last})`)}
+        >
           →
         </button>
         <span className="mono" data-testid="scrub-label">
@@ -111,8 +123,7 @@ export function ReplayControls() {
           <button
             type="button"
             data-testid="reopen"
-            disabled={running !== null}
-            title="restore this step in a fresh sandbox and continue live from it"
+            {...whyNot(busyWhy, 'restore this step in a fresh sandbox and continue live from it')}
             onClick={() => void replay.reopen(branch, step)}
           >
             {running === 'reopen' ? 'Reopening…' : REPLAY_ACTIONS.reopen.label}
@@ -130,10 +141,19 @@ export function ReplayControls() {
         >
           {running === 'fork' ? 'Forking…' : REPLAY_ACTIONS.fork.label}
         </button>
+        {/* Beside Fork, in the row that is always on screen: what Fork and Reopen go on with. */}
+        <button
+          type="button"
+          data-testid="fork-settings-open"
+          title={`Agent for Fork and Reopen: ${agent.trim() || 'as recorded'}${model.trim() ? ` · model ${model.trim()}` : ''}`}
+          onClick={() => setSettings(true)}
+        >
+          Fork settings…{agent.trim() ? ' ✎' : ''}
+        </button>
         <button
           type="button"
           data-testid="replay-verify"
-          disabled={running !== null}
+          {...whyNot(busyWhy)}
           onClick={() => void replay.replay(branch)}
         >
           {running === 'replay' ? 'Re-executing…' : 'Re-execute replay'}
@@ -150,44 +170,17 @@ export function ReplayControls() {
           {notice}
         </div>
       ) : null}
-      {/* Fork and Reopen go on with the recorded agent unless "Agent" names another (an
-          error that asks for an agent names this field, and opens it). */}
-      <details className="replay-agent" open={agent !== '' || error?.includes('“Agent”') ? true : undefined}>
-        <summary>
-          Agent for Fork and Reopen: <span className="mono">{agent.trim() || 'as recorded'}</span>
-        </summary>
-        <label className="field-label" htmlFor="replay-agent">
-          Agent
-        </label>
-        <input
-          id="replay-agent"
-          className="mono"
-          data-testid="replay-agent"
-          value={agent}
-          placeholder="as recorded"
-          aria-describedby="replay-agent-hint"
-          onChange={(e) => replay.setAgent(e.target.value)}
+      {/* Fork and Reopen go on with the recorded agent unless "Agent" names another, set in a
+          dialog of its own (an error that asks for an agent opens it, beside its fields). */}
+      {settings ? (
+        <ForkSettings
+          branch={branch}
+          step={step}
+          live={live}
+          noFork={noFork}
+          onClose={() => setSettings(false)}
         />
-        <p className="muted field-hint" id="replay-agent-hint">
-          Empty goes on with the agent that ran this step. Else as in the start form: openai:MODEL@URL,
-          scripted:/absolute/file.jsonl, exec:COMMAND, manual.
-        </p>
-        {runsOwnProgramSpec(agent) ? (
-          <>
-            <label className="field-label" htmlFor="replay-model">
-              Its model calls answered by
-            </label>
-            <input
-              id="replay-model"
-              className="mono"
-              data-testid="replay-model"
-              value={model}
-              placeholder="as recorded"
-              onChange={(e) => replay.setModel(e.target.value)}
-            />
-          </>
-        ) : null}
-      </details>
+      ) : null}
       {report ? <ReplayReportView report={report} /> : null}
       <WhatIf branch={branch} step={step} />
     </Panel>

@@ -14,7 +14,12 @@ const TABBABLE = 'button, input, select, textarea, a[href], [tabindex]:not([tabi
  */
 function focusAfter(panel: HTMLElement): void {
   const all = Array.from(document.querySelectorAll<HTMLElement>(TABBABLE)).filter(
-    (el) => !(el as HTMLButtonElement).disabled && el.offsetParent !== null && el.tabIndex >= 0,
+    // Not a splitter: Escape goes on to the next region's controls, not a resize handle between them.
+    (el) =>
+      !(el as HTMLButtonElement).disabled &&
+      el.offsetParent !== null &&
+      el.tabIndex >= 0 &&
+      el.getAttribute('role') !== 'separator',
   );
   const next =
     all.find(

@@ -470,6 +470,7 @@ function hasSnapshot(detail: StepDetail): boolean {
 /** Everything about the viewed step: call, result, output, files, memory, model request, the agent program's output. */
 export function ToolInspector() {
   const stores = useStores();
+  const branchKey = useSlice('stepper', (s) => s.branch);
   const detail = useSlice('inspector', (s) => s.detail);
   const load = useSlice('inspector', (s) => s.load);
   const error = useSlice('inspector', (s) => s.error);
@@ -594,7 +595,8 @@ export function ToolInspector() {
       className="inspector"
     >
       <StopNotice />
-      <HeldActionCard />
+      {/* Keyed by branch: an edit typed on one episode's held step never shows on another's. */}
+      <HeldActionCard key={branchKey ?? ''} />
       {body}
     </Panel>
   );

@@ -4,6 +4,8 @@ import { createBatchesStore, type BatchesStore } from './batches/batches-store';
 import { createCandidatesStore, type CandidatesStore } from './candidates/candidates-store';
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
 import { createInjectStore, type InjectStore } from './inject/inject-store';
+import { createProjectsStore, type ProjectsStore } from './projects/projects-store';
+import { createNoticesStore, type NoticesStore } from './notices/notices-store';
 import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
 import { createPickerStore, type PickerStore } from './picker/picker-store';
 import { createReplayStore, type ReplayStore } from './replay/replay-store';
@@ -37,6 +39,10 @@ export interface AppStores {
   readonly batches: BatchesStore;
   /** Save as case and Share… for the open branch. */
   readonly teaching: TeachingStore;
+  /** The window's one notification area (a bar at its foot): messages tied to their episode. */
+  readonly notices: NoticesStore;
+  /** Open… and the projects opened with it. */
+  readonly projects: ProjectsStore;
   /** The start form's file picker (the task's folder and the store only). */
   readonly picker: PickerStore;
   /** Loads the library, catalog and Docker status (first render does not wait on them); opens `branch` if given. */
@@ -84,7 +90,9 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const candidates = createCandidatesStore(client, { onBranch: open });
   const sideBySide = createSideBySideStore();
   // A saved case joins the library's case list.
-  const teaching = createTeachingStore(client, () => void episodes.getState().loadCatalog());
+  const notices = createNoticesStore();
+  const projects = createProjectsStore(client);
+  const teaching = createTeachingStore(client, () => void episodes.getState().loadCatalog(), notices);
   const replay = createReplayStore(client, {
     onBranch: open,
     // A rollback is recorded inside the current step (the rows after `step` stay), and the live
@@ -137,6 +145,10 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       // Held candidates stay while another branch opens: a pick opens the chosen one, then clears them.
       if (candidates.getState().set === null) candidates.getState().reset();
       inspector.getState().invalidate();
+      // Messages about the branch left go with it.
+      notices.getState().follow(s.branch);
+      // What was typed for the branch left stays with it (issue 33, item 7).
+      inject.getState().follow(s.branch);
     }
     if (s.branch !== prev.branch || (s.load === 'ready' && prev.load !== 'ready') || s.live !== prev.live) {
       const live = s.load === 'ready' && s.live && s.branch !== null;
@@ -165,6 +177,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   return {
     episodes,
     teaching,
+    notices,
+    projects,
     picker,
     stepper,
     terminal,
@@ -180,6 +194,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       if (branch) open(branch);
       void episodes.getState().refresh();
       void episodes.getState().loadCatalog();
+      void projects.getState().load();
       void sandbox.getState().checkDocker();
       void batches.getState().refresh();
     },

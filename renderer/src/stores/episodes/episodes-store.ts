@@ -2,6 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { runsInSandboxSpec, runsOwnProgramSpec } from '../../../../shared/agent-kind';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type {
+  Project,
   BranchSummary,
   CaseSummary,
   EpisodeEntry,
@@ -99,6 +100,8 @@ export interface EpisodesActions {
   loadCatalog(): Promise<void>;
   /** Starts a bundled sample task as a new episode; returns its branch, or null on failure. */
   startTask(task: TaskSummary): Promise<string | null>;
+  /** Starts a project opened with Open… (a bare folder with the goal typed for it) with the form's agent. */
+  startProject(project: Project, goal: string): Promise<string | null>;
   /** One click: starts the case (or its fixed variant) and shows its walkthrough beside the timeline. */
   openCase(
     c: CaseSummary,
@@ -192,10 +195,15 @@ export function createEpisodesStore(
     };
     const start = async (
       key: string,
-      task: { kind: 'sample'; id: string } | { kind: 'case'; id: string; fixed?: boolean },
+      task:
+        | { kind: 'sample'; id: string }
+        | { kind: 'case'; id: string; fixed?: boolean }
+        | { kind: 'project'; path: string },
       agent?: string,
       /** Run it at once (F5) instead of stopping after setup. */
       run = false,
+      /** A bare project folder's goal. */
+      goal?: string,
     ): Promise<string | null> => {
       set({ starting: key, error: null, startFailed: null, released: null });
       // Read after any question: the episode may have ended while the person answered.
@@ -214,6 +222,7 @@ export function createEpisodesStore(
         ...(agent ? { agent } : {}),
         ...(model || agentDir ? { agent_options: agentOptions } : {}),
         ...(run ? { run: true } : {}),
+        ...(goal ? { goal } : {}),
       });
       set({ starting: null });
       // A start that failed changes nothing: the earlier episode stays live and shown.
@@ -324,6 +333,16 @@ export function createEpisodesStore(
         }
         if (!(await mayStop(task.name))) return null;
         return start(task.id, { kind: 'sample', id: task.id }, get().agent.trim() || undefined);
+      },
+      async startProject(project, goal) {
+        if (!(await mayStop(project.name))) return null;
+        return start(
+          project.path,
+          { kind: 'project', path: project.path },
+          get().agent.trim() || undefined,
+          false,
+          project.kind === 'folder' ? goal.trim() : undefined,
+        );
       },
       async openCase(c, variant = 'broken', options = {}) {
         // Cancelled, nothing changes: the live episode runs on and its case stays open.

@@ -42,6 +42,11 @@ export interface InjectActions {
   decide(branch: string): Promise<boolean>;
   /** Forgets the last action's answer (a step took what it queued, or another branch opened). */
   settle(): void;
+  /**
+   * Another branch is on screen: the drafts typed for the one left are kept for it, and the new
+   * one's come back (or the defaults) — nothing typed for one episode shows on another (issue 33, item 7).
+   */
+  follow(branch: string | null): void;
 }
 
 /** The inject slice. */
@@ -78,7 +83,25 @@ export function overrideToResult(text: string): ToolResult | string {
 }
 
 /** Creates the inject slice over a client. */
+/** What a person types in the panel, kept per branch. */
+type Drafts = Pick<
+  InjectState,
+  'role' | 'mode' | 'text' | 'overrideText' | 'decideTool' | 'decideArgs' | 'decideText'
+>;
+
+const NO_DRAFTS: Drafts = {
+  role: 'user',
+  mode: 'text',
+  text: '',
+  overrideText: '',
+  decideTool: 'execute_shell',
+  decideArgs: '{"command": "ls -la"}',
+  decideText: '',
+};
+
 export function createInjectStore(client: StepboxClient): InjectStore {
+  const kept = new Map<string, Drafts>();
+  let shown: string | null = null;
   return createStore<InjectState & InjectActions>()((set, get) => ({
     section: null,
     // The answer to the last action belongs to the section that did it: a new section starts clean.
@@ -93,6 +116,22 @@ export function createInjectStore(client: StepboxClient): InjectStore {
     decideTool: 'execute_shell',
     decideArgs: '{"command": "ls -la"}',
     decideText: '',
+    follow: (branch) => {
+      if (branch === shown) return;
+      const s = get();
+      if (shown !== null)
+        kept.set(shown, {
+          role: s.role,
+          mode: s.mode,
+          text: s.text,
+          overrideText: s.overrideText,
+          decideTool: s.decideTool,
+          decideArgs: s.decideArgs,
+          decideText: s.decideText,
+        });
+      shown = branch;
+      set({ ...(branch !== null ? (kept.get(branch) ?? NO_DRAFTS) : NO_DRAFTS), notice: null, error: null });
+    },
     settle: () => {
       if (get().notice !== null || get().error !== null) set({ notice: null, error: null });
     },

@@ -1,13 +1,14 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import { errorText } from '../result';
+import type { NoticesStore } from '../notices/notices-store';
 
 /** The Save as case / Share… dialogs: what is open, working, and what the last action said. */
 export interface TeachingState {
   readonly dialog: 'none' | 'save';
   readonly busy: boolean;
-  /** The last outcome, for a person: the case saved, the file's size, or the error. */
-  readonly note: { readonly text: string; readonly error: boolean } | null;
+  /** Why the save dialog's last try was refused (said in the dialog, where the name is fixed). */
+  readonly refused: string | null;
   /** The last shared file, ready for the browser to save (an object URL and its name). */
   readonly download: { readonly url: string; readonly name: string; readonly bytes: number } | null;
 }
@@ -31,38 +32,47 @@ export type TeachingStore = StoreApi<TeachingState & TeachingActions>;
  * Save as case and Share… over the client: the same operations as `stepbox case new` and
  * `stepbox share`. A shared file becomes an object URL the window offers as a download.
  */
-export function createTeachingStore(client: StepboxClient, onSaved: () => void): TeachingStore {
+export function createTeachingStore(
+  client: StepboxClient,
+  onSaved: () => void,
+  notices: NoticesStore,
+): TeachingStore {
+  // Outcomes go to the window's one notification area, tied to the branch they are about.
+  const tell = (branch: string, kind: string, text: string, tone: 'info' | 'error'): void =>
+    void notices.getState().post({ branch, kind, text, tone });
   return createStore<TeachingState & TeachingActions>()((set, get) => ({
     dialog: 'none',
     busy: false,
-    note: null,
+    refused: null,
     download: null,
     onSaved,
-    openSave: () => set({ dialog: 'save', note: null }),
-    close: () => set({ dialog: 'none' }),
+    openSave: () => set({ dialog: 'save', refused: null }),
+    close: () => set({ dialog: 'none', refused: null }),
     async saveAsCase(branch, name) {
-      set({ busy: true, note: null });
+      set({ busy: true, refused: null });
       const res = await client.cases.save({ id: branch, name });
       if (!res.ok) {
-        set({ busy: false, note: { text: errorText(res) ?? 'failed', error: true } });
+        const text = errorText(res) ?? 'failed';
+        set({ busy: false, refused: text });
+        tell(branch, 'save-case', `Not saved as a case: ${text}`, 'error');
         return false;
       }
-      set({
-        busy: false,
-        dialog: 'none',
-        note: {
-          text: `Saved as case ${res.value.name} (raises ${res.value.rules.join(', ')}); finish its walkthrough in ${res.value.dir}/README.md`,
-          error: false,
-        },
-      });
+      set({ busy: false, dialog: 'none', refused: null });
+      tell(
+        branch,
+        'save-case',
+        `Saved as case ${res.value.name} (raises ${res.value.rules.join(', ')}); finish its walkthrough in ${res.value.dir}/README.md`,
+        'info',
+      );
       get().onSaved();
       return true;
     },
     async share(branch) {
-      set({ busy: true, note: null });
+      set({ busy: true });
       const res = await client.episode.share({ id: branch });
       if (!res.ok) {
-        set({ busy: false, note: { text: errorText(res) ?? 'failed', error: true } });
+        set({ busy: false });
+        tell(branch, 'share', `Not shared: ${errorText(res) ?? 'failed'}`, 'error');
         return;
       }
       const old = get().download;
@@ -71,11 +81,13 @@ export function createTeachingStore(client: StepboxClient, onSaved: () => void):
       set({
         busy: false,
         download: { url, name: res.value.file_name, bytes: res.value.bytes },
-        note: {
-          text: `${res.value.file_name}: ${(res.value.bytes / 1024).toFixed(1)} KiB, opens offline in any browser`,
-          error: false,
-        },
       });
+      tell(
+        branch,
+        'share',
+        `${res.value.file_name}: ${(res.value.bytes / 1024).toFixed(1)} KiB, opens offline in any browser`,
+        'info',
+      );
     },
   }));
 }

@@ -1,0 +1,77 @@
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative } from 'node:path';
+import { outsideText, placeProblem, resolveIn, scriptOf, type FilePlace } from '../../shared/start-paths.js';
+import { ServiceError } from './service-error.js';
+
+/** True when `p` is `root` or inside it (both real, absolute). */
+function inside(root: string, p: string): boolean {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * The one resolver for every path a form or the API hands the engine to read (issue 33, item
+ * 5): `scripted:` agents and model sources, the agent folder of a `sandbox:` agent — on start,
+ * batch, fork and reopen alike. The rule (shared/start-paths.ts `placeProblem`): a relative path
+ * is read from the task's folder; any path must land inside the task's folder, the store,
+ * stepbox's bundled files or a folder the person opened. It is checked on the path as typed
+ * before the disk is touched and again on its real path (a symlink out is refused the same
+ * way), so a refusal never says whether a file outside exists.
+ */
+export class FileFields {
+  constructor(
+    /** The places that hold for every task: the store, the bundled files, the opened folders. */
+    private readonly common: () => Promise<readonly FilePlace[]>,
+  ) {}
+
+  /** The places for a task in `taskFolder` (null: no task folder, e.g. an imported trace). */
+  async placesFor(taskFolder: string | null): Promise<FilePlace[]> {
+    return [
+      ...(taskFolder ? [{ name: "the task's folder", path: taskFolder }] : []),
+      ...(await this.common()),
+    ];
+  }
+
+  /** `spec` with its `scripted:` file made absolute, checked by the rule (other specs unchanged). */
+  async script(field: string, spec: string, taskFolder: string | null): Promise<string> {
+    const file = scriptOf(spec);
+    if (file === null) return spec;
+    const path = await this.resolve(field, file, taskFolder, 'file', spec);
+    return `scripted:${path}`;
+  }
+
+  /** A folder typed in `field` (an agent folder), absolute, checked by the rule. */
+  folder(field: string, dir: string, taskFolder: string | null): Promise<string> {
+    return this.resolve(field, dir.trim(), taskFolder, 'folder');
+  }
+
+  private async resolve(
+    field: string,
+    typed: string,
+    taskFolder: string | null,
+    kind: 'file' | 'folder',
+    shown?: string,
+  ): Promise<string> {
+    const places = await this.placesFor(taskFolder);
+    const problem = placeProblem(field, typed, taskFolder, places, shown);
+    if (problem) throw new ServiceError('invalid_input', problem);
+    const path = resolveIn(taskFolder ?? '/', typed);
+    const real = await realpath(path).catch(() => null);
+    if (real === null)
+      throw new ServiceError('not_found', `${field}: no ${kind} at ${path} — check the name or use Choose…`);
+    const roots = await Promise.all(places.map((p) => realpath(p.path).catch(() => p.path)));
+    // Through a symlink out of the places: refused as if typed outside (same words).
+    if (!roots.some((r) => inside(r, real)))
+      throw new ServiceError(
+        'invalid_input',
+        outsideText(field, shown?.trim() ?? typed, typed.startsWith('/') ? null : path, places),
+      );
+    const found = await stat(real);
+    if (kind === 'file' ? !found.isFile() : !found.isDirectory())
+      throw new ServiceError(
+        'not_found',
+        `${field}: ${path} is not a ${kind} — check the name or use Choose…`,
+      );
+    return path;
+  }
+}

@@ -1,0 +1,150 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import type { Project } from '../../shared/contract/models.js';
+import { ServiceError } from './service-error.js';
+
+/** How many opened projects are remembered. */
+const MAX_RECENT = 20;
+/** How many entries one folder lists for completion. */
+const MAX_ENTRIES = 500;
+
+/**
+ * The projects a person opened with Open… (issue 30, item 6): a folder or a task.json by its
+ * absolute path, remembered in the store (`projects.json`) so they stay listed after a
+ * restart. An opened project is a place the one path rule reads from (file-fields.ts) and a
+ * task the window may start; nothing else on the host is.
+ */
+export class ProjectsService {
+  private recent: Project[];
+
+  constructor(
+    /** The store's folder; absent (fakes), the list lives in memory only. */
+    private readonly storeHome: string | undefined,
+    /** The desktop app's native dialog; absent in web mode. */
+    private readonly pickPath?: () => Promise<string | null>,
+  ) {
+    this.recent = this.read();
+  }
+
+  /** The opened projects, most recent first. */
+  list(): { projects: Project[]; native_picker: boolean } {
+    return { projects: [...this.recent], native_picker: this.pickPath !== undefined };
+  }
+
+  /** The folders of the opened projects (places the path rule reads from). */
+  folders(): string[] {
+    return this.recent.map((p) => (p.path.endsWith('.json') ? dirname(p.path) : p.path));
+  }
+
+  /** The project opened at exactly `path`, or a refusal saying how to open it. */
+  find(path: string): Project {
+    const found = this.recent.find((p) => p.path === resolve(path));
+    if (!found)
+      throw new ServiceError(
+        'not_found',
+        `${path} is not an opened project: open it with Open… in the library first (projects.open)`,
+      );
+    return found;
+  }
+
+  /** Opens `path` (absolute): a folder or a `.json` task file; it joins the recent list. */
+  async open(path: string): Promise<Project> {
+    const typed = path.trim();
+    if (!isAbsolute(typed) || typed.includes('\0'))
+      throw new ServiceError(
+        'invalid_input',
+        `Path: ${typed} is not an absolute path; give the whole path (/home/you/project)`,
+      );
+    const abs = resolve(typed);
+    const found = await stat(abs).catch(() => null);
+    if (!found)
+      throw new ServiceError(
+        'not_found',
+        `Path: nothing at ${abs} — check the path (a folder, or a task.json)`,
+      );
+    let kind: Project['kind'];
+    if (found.isDirectory()) kind = existsSync(join(abs, 'task.json')) ? 'task' : 'folder';
+    else if (found.isFile() && abs.endsWith('.json')) kind = 'task';
+    else
+      throw new ServiceError(
+        'invalid_input',
+        `Path: ${abs} is a file, not a folder or a task.json — open the folder it is in, or its task.json`,
+      );
+    const project: Project = { path: abs, name: nameOf(abs, kind), kind, opened_at: Date.now() };
+    this.recent = [project, ...this.recent.filter((p) => p.path !== abs)].slice(0, MAX_RECENT);
+    await this.write();
+    return project;
+  }
+
+  /** The folders and `.json` files of the folder `path` names (or of its parent, for a partial name). */
+  async browse(path: string): Promise<{ folder: string; entries: { name: string; type: 'dir' | 'file' }[] }> {
+    if (!isAbsolute(path) || path.includes('\0'))
+      throw new ServiceError('invalid_input', `Path: ${path} is not an absolute path; start it with /`);
+    const abs = resolve(path);
+    const isDir = (await stat(abs).catch(() => null))?.isDirectory() ?? false;
+    const folder = isDir && path.endsWith('/') ? abs : isDir ? abs : dirname(abs);
+    const dirents = await readdir(folder, { withFileTypes: true }).catch(() => null);
+    if (!dirents) throw new ServiceError('not_found', `Path: no folder at ${folder} to list`);
+    const entries = dirents
+      .filter((d) => d.isDirectory() || (d.isFile() && d.name.endsWith('.json')))
+      .map((d) => ({ name: d.name, type: d.isDirectory() ? ('dir' as const) : ('file' as const) }))
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .slice(0, MAX_ENTRIES);
+    return { folder, entries };
+  }
+
+  /** The native dialog's choice (desktop app), opened like a typed path. */
+  async pick(): Promise<{ path: string | null }> {
+    if (!this.pickPath)
+      throw new ServiceError('invalid_input', 'no native dialog in web mode: type the path in Open… instead');
+    return { path: await this.pickPath() };
+  }
+
+  private file(): string | null {
+    return this.storeHome ? join(this.storeHome, 'projects.json') : null;
+  }
+
+  private read(): Project[] {
+    const file = this.file();
+    if (!file || !existsSync(file)) return [];
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      const list = (parsed as { projects?: unknown }).projects;
+      if (!Array.isArray(list)) return [];
+      return list
+        .filter(
+          (p): p is Project =>
+            typeof p === 'object' &&
+            p !== null &&
+            typeof (p as Project).path === 'string' &&
+            isAbsolute((p as Project).path) &&
+            ((p as Project).kind === 'task' || (p as Project).kind === 'folder'),
+        )
+        .map((p) => ({
+          path: p.path,
+          name: typeof p.name === 'string' ? p.name : basename(p.path),
+          kind: p.kind,
+          opened_at: typeof p.opened_at === 'number' ? p.opened_at : 0,
+        }))
+        .slice(0, MAX_RECENT);
+    } catch {
+      // A damaged list starts empty (it is a convenience, rewritten on the next open).
+      return [];
+    }
+  }
+
+  private async write(): Promise<void> {
+    const file = this.file();
+    if (!file) return;
+    await mkdir(dirname(file), { recursive: true });
+    const tmp = `${file}.tmp-${process.pid}`;
+    await writeFile(tmp, JSON.stringify({ projects: this.recent }, null, 2) + '\n');
+    await rename(tmp, file);
+  }
+}
+
+/** A project's name: the folder's (a task.json's: its folder's). */
+function nameOf(abs: string, kind: Project['kind']): string {
+  return kind === 'task' && abs.endsWith('.json') ? basename(dirname(abs)) : basename(abs);
+}

@@ -1,0 +1,102 @@
+import { MODEL_FIELD } from '../../../shared/start-paths';
+import { useSlice, useStores } from '../stores/use-stores';
+import { Modal } from './modal';
+import { whyNot } from './why-not';
+
+/**
+ * The agent a Fork or a Reopen goes on with, in a dialog of its own (issue 33, item 4): "Agent"
+ * and "Its model calls answered by" both labelled and always shown (the Agent field scrolled
+ * inside the Replay pane and the model field appeared only once an agent was typed; a first try
+ * filled the start form instead). Fork and Reopen act from here too, at the viewed step.
+ */
+export function ForkSettings(props: {
+  readonly branch: string;
+  readonly step: number;
+  readonly live: boolean;
+  /** Why Fork cannot act at this step, or null. */
+  readonly noFork: string | null;
+  readonly onClose: () => void;
+}) {
+  const stores = useStores();
+  const agent = useSlice('replay', (s) => s.agent);
+  const model = useSlice('replay', (s) => s.model);
+  const error = useSlice('replay', (s) => s.error);
+  const running = useSlice('replay', (s) => s.running);
+  const replay = stores.replay.getState();
+  const busy = running !== null && `Waiting for the ${running} to finish.`;
+  return (
+    <Modal title={`Fork and Reopen from step ${props.step}`} testId="fork-settings" onClose={props.onClose}>
+      <label className="field-label" htmlFor="replay-agent">
+        Agent
+      </label>
+      <input
+        id="replay-agent"
+        className="mono fork-field"
+        data-testid="replay-agent"
+        value={agent}
+        placeholder="as recorded"
+        aria-describedby="replay-agent-hint"
+        onChange={(e) => replay.setAgent(e.target.value)}
+        autoFocus
+      />
+      <p className="muted field-hint" id="replay-agent-hint">
+        Empty goes on with the agent that ran this step. Else as in the start form: openai:MODEL@URL,
+        scripted:FILE (from the recorded task’s folder, or the store), exec:COMMAND, sandbox:COMMAND, codex,
+        claude-code, manual.
+      </p>
+      <label className="field-label" htmlFor="replay-model">
+        {MODEL_FIELD}
+      </label>
+      <input
+        id="replay-model"
+        className="mono fork-field"
+        data-testid="replay-model"
+        value={model}
+        placeholder="as recorded"
+        aria-describedby="replay-model-hint"
+        onChange={(e) => replay.setModel(e.target.value)}
+      />
+      <p className="muted field-hint" id="replay-model-hint">
+        For an agent that runs its own program (exec:, sandbox:, codex, claude-code): scripted:FILE,
+        openai:MODEL@URL, replay:EPISODE or manual. Empty: as recorded.
+      </p>
+      {error ? (
+        <p className="bad" role="alert" data-testid="fork-settings-error">
+          {error}
+        </p>
+      ) : null}
+      <div className="row fork-settings-actions">
+        <button
+          type="button"
+          className="primary"
+          data-testid="fork-settings-fork"
+          {...whyNot(props.noFork ?? busy)}
+          onClick={() =>
+            void replay.fork(props.branch, props.step).then((made) => {
+              if (made) props.onClose();
+            })
+          }
+        >
+          Fork from step {props.step}
+        </button>
+        {!props.live ? (
+          <button
+            type="button"
+            data-testid="fork-settings-reopen"
+            {...whyNot(busy)}
+            onClick={() =>
+              void replay.reopen(props.branch, props.step).then((made) => {
+                if (made) props.onClose();
+              })
+            }
+          >
+            Reopen live at step {props.step}
+          </button>
+        ) : null}
+        <button type="button" data-testid="fork-settings-done" onClick={props.onClose}>
+          Done
+        </button>
+      </div>
+    </Modal>
+  );
+}

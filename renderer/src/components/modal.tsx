@@ -1,0 +1,69 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+
+/** The focusable controls of a box, in Tab order (the trap cycles through them). */
+function focusablesOf(box: HTMLElement | null): HTMLElement[] {
+  return box
+    ? Array.from(
+        box.querySelectorAll<HTMLElement>(
+          'button:not(:disabled), input:not(:disabled), select:not(:disabled), textarea:not(:disabled), [tabindex="0"]',
+        ),
+      )
+    : [];
+}
+
+/**
+ * A dialog of its own over a backdrop: nothing behind it takes a click while it is open (so it
+ * never half-covers a control a person could still reach), Esc and a click outside close it, Tab
+ * stays inside, and the focus goes back where it was. Used by Save as case… and the fork settings.
+ */
+export function Modal(props: {
+  readonly title: string;
+  readonly testId: string;
+  readonly onClose: () => void;
+  readonly children: ReactNode;
+  readonly className?: string;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const { onClose } = props;
+  useEffect(() => {
+    const before = document.activeElement as HTMLElement | null;
+    const first = box.current?.querySelector<HTMLElement>('[autofocus], input, select, textarea, button');
+    first?.focus();
+    return () => before?.focus();
+  }, []);
+  // Esc closes it wherever the focus is (a button that went disabled while busy drops it to the page).
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent): void => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      e.stopPropagation();
+      onClose();
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, [onClose]);
+  return (
+    <div className="sheet-backdrop" data-testid={`${props.testId}-backdrop`} onClick={onClose}>
+      <div
+        ref={box}
+        className={`modal ${props.className ?? ''}`}
+        role="dialog"
+        aria-modal="true"
+        aria-label={props.title}
+        data-testid={props.testId}
+        onClick={(e) => e.stopPropagation()}
+        onKeyDown={(e) => {
+          if (e.key !== 'Tab') return;
+          const items = focusablesOf(box.current);
+          if (items.length === 0) return;
+          const i = items.indexOf(document.activeElement as HTMLElement);
+          e.preventDefault();
+          items[i < 0 ? 0 : (i + (e.shiftKey ? -1 : 1) + items.length) % items.length].focus();
+        }}
+      >
+        <h2 className="modal-title">{props.title}</h2>
+        {props.children}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,184 @@
+import { useSlice, useStores } from '../stores/use-stores';
+import { Modal } from './modal';
+import { whyNot } from './why-not';
+
+/**
+ * "Open…" (issue 30, item 6): a folder or a task.json by its path — typed with completion in web
+ * mode, or the desktop app's native dialog — listed as a project a person starts with the
+ * library's Agent like any sample task; a bare folder has a Goal field of its own. Opened
+ * projects stay listed (kept in the store).
+ */
+export function ProjectsSection() {
+  const stores = useStores();
+  const projects = useSlice('projects', (s) => s.projects);
+  const goals = useSlice('projects', (s) => s.goals);
+  const dialog = useSlice('projects', (s) => s.dialog);
+  const starting = useSlice('episodes', (s) => s.starting);
+  const startFailed = useSlice('episodes', (s) => s.startFailed);
+  const error = useSlice('episodes', (s) => s.error);
+  const p = stores.projects.getState();
+  const e = stores.episodes.getState();
+  return (
+    <>
+      <div className="lib-heading">
+        <h3>Projects</h3>
+        <button
+          type="button"
+          data-testid="projects-open"
+          title="Open a project folder or a task.json by its path"
+          onClick={() => p.openDialog()}
+        >
+          Open…
+        </button>
+      </div>
+      {projects.length === 0 ? (
+        <p className="muted state-empty" data-testid="projects-empty">
+          Your own folder or task.json: Open… lists it here to start with any agent.
+        </p>
+      ) : null}
+      <ul className="lib-list">
+        {projects.map((project) => {
+          const goal = goals[project.path] ?? '';
+          const needsGoal = project.kind === 'folder' && goal.trim() === '';
+          const goalId = `project-goal-${encodeURIComponent(project.path)}`;
+          return (
+            <li key={project.path} className="project" data-testid="project" data-path={project.path}>
+              <div className="project-head">
+                <span className="lib-task">{project.name}</span>
+                <span className="muted mono project-path" title={project.path}>
+                  {project.kind === 'folder' ? 'folder · ' : 'task · '}
+                  {project.path}
+                </span>
+              </div>
+              {project.kind === 'folder' ? (
+                <>
+                  <label className="field-label" htmlFor={goalId}>
+                    Goal
+                  </label>
+                  <input
+                    id={goalId}
+                    className="search"
+                    data-testid="project-goal"
+                    placeholder="what the agent should do here"
+                    value={goal}
+                    onChange={(ev) => p.setGoal(project.path, ev.target.value)}
+                  />
+                </>
+              ) : null}
+              <button
+                type="button"
+                className="primary"
+                data-testid="project-start"
+                {...whyNot(
+                  (needsGoal && 'Type its Goal first: a bare folder has no task.json to say what to do.') ||
+                    (starting !== null && 'Another start is under way.'),
+                  'Start it with the library’s Agent (the task’s own when empty)',
+                )}
+                onClick={() => void e.startProject(project, goal)}
+              >
+                {starting === project.path ? 'starting…' : '▶ Start'}
+              </button>
+              {startFailed === project.path && error ? (
+                <div className="state state-error" role="alert" data-testid="project-error">
+                  {error}
+                </div>
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+      {dialog ? <OpenDialog /> : null}
+    </>
+  );
+}
+
+/** Open…: the path typed with completion (web mode), or the native dialog (desktop app). */
+function OpenDialog() {
+  const stores = useStores();
+  const path = useSlice('projects', (s) => s.path);
+  const suggestions = useSlice('projects', (s) => s.suggestions);
+  const error = useSlice('projects', (s) => s.error);
+  const opening = useSlice('projects', (s) => s.opening);
+  const native = useSlice('projects', (s) => s.nativePicker);
+  const p = stores.projects.getState();
+  return (
+    <Modal title="Open a project" testId="open-dialog" onClose={() => p.close()}>
+      <form
+        className="open-form"
+        onSubmit={(ev) => {
+          ev.preventDefault();
+          void p.submit();
+        }}
+      >
+        <label className="field-label" htmlFor="open-path">
+          Path of a folder or a task.json
+        </label>
+        <div className="field-row">
+          <input
+            id="open-path"
+            className="mono"
+            data-testid="open-path"
+            list="open-path-suggestions"
+            placeholder="/home/you/project"
+            autoComplete="off"
+            aria-describedby="open-path-hint"
+            value={path}
+            onChange={(ev) => void p.setPath(ev.target.value)}
+            onKeyDown={(ev) => {
+              // Tab completes to the one suggestion (a folder goes on to its entries).
+              if (ev.key === 'Tab' && !ev.shiftKey && suggestions.length === 1 && suggestions[0] !== path) {
+                ev.preventDefault();
+                void p.setPath(suggestions[0]);
+              }
+            }}
+            autoFocus
+          />
+          {native ? (
+            <button type="button" data-testid="open-browse" onClick={() => void p.pick()}>
+              Browse…
+            </button>
+          ) : null}
+        </div>
+        <datalist id="open-path-suggestions">
+          {suggestions.map((s) => (
+            <option key={s} value={s} />
+          ))}
+        </datalist>
+        <ul className="open-suggestions mono" data-testid="open-suggestions" aria-label="completions">
+          {suggestions.slice(0, 8).map((s) => (
+            <li key={s}>
+              <button type="button" data-testid="open-suggestion" onClick={() => void p.setPath(s)}>
+                {s}
+              </button>
+            </li>
+          ))}
+        </ul>
+        <p className="muted" id="open-path-hint">
+          A folder with a task.json, a task.json, or any project folder (its files are the workspace; you give
+          its goal). Tab completes.
+        </p>
+        {error ? (
+          <p className="bad" role="alert" data-testid="open-error">
+            {error}
+          </p>
+        ) : null}
+        <div className="row">
+          <button
+            type="submit"
+            className="primary"
+            data-testid="open-submit"
+            {...whyNot(
+              (opening && 'Opening…') ||
+                (path.trim() === '' && 'Type the path of a folder or a task.json first.'),
+            )}
+          >
+            Open
+          </button>
+          <button type="button" onClick={() => p.close()}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

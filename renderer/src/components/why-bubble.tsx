@@ -1,0 +1,71 @@
+import { useEffect, useState } from 'react';
+import { WHY_BUBBLE_ID } from './why-not';
+
+/** What the bubble says and where: under (or over) the control it is about. */
+interface Shown {
+  readonly text: string;
+  readonly left: number;
+  readonly top: number;
+  readonly above: boolean;
+}
+
+/** The disabled control an event is about (one that says why), if any. */
+function controlOf(target: EventTarget | null): HTMLElement | null {
+  return target instanceof Element ? target.closest<HTMLElement>('[aria-disabled="true"][data-why]') : null;
+}
+
+/** Where the bubble goes for `el`: below it, or above it when the window ends first. */
+function placeFor(el: HTMLElement): Shown {
+  const r = el.getBoundingClientRect();
+  const above = r.bottom + 60 > innerHeight;
+  return {
+    text: el.dataset.why ?? '',
+    left: Math.max(4, Math.min(r.left, innerWidth - 324)),
+    top: above ? r.top - 4 : r.bottom + 4,
+    above,
+  };
+}
+
+/**
+ * The reason of a disabled control, in visible text beside it while it has the focus or the
+ * pointer (issue 33, item 2): tooltips alone said it only to a mouse, after a wait. One bubble for
+ * the window; every such control names it in `aria-describedby`.
+ */
+export function WhyBubble() {
+  const [shown, setShown] = useState<Shown | null>(null);
+  useEffect(() => {
+    let focused: HTMLElement | null = null;
+    const onFocus = (e: FocusEvent): void => {
+      focused = controlOf(e.target);
+      setShown(focused ? placeFor(focused) : null);
+    };
+    const onOver = (e: PointerEvent): void => {
+      const el = controlOf(e.target) ?? focused;
+      setShown(el ? placeFor(el) : null);
+    };
+    const onBlur = (): void => {
+      focused = null;
+      setShown(null);
+    };
+    document.addEventListener('focusin', onFocus);
+    document.addEventListener('focusout', onBlur);
+    document.addEventListener('pointerover', onOver);
+    return () => {
+      document.removeEventListener('focusin', onFocus);
+      document.removeEventListener('focusout', onBlur);
+      document.removeEventListener('pointerover', onOver);
+    };
+  }, []);
+  return (
+    <div
+      id={WHY_BUBBLE_ID}
+      className={`why-bubble${shown?.above ? ' above' : ''}`}
+      data-testid="why-bubble"
+      role="tooltip"
+      hidden={!shown}
+      style={shown ? { left: shown.left, top: shown.top } : undefined}
+    >
+      {shown?.text}
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+
+/** One message for a person: what an action did or why it failed, about one episode (or none). */
+export interface Notice {
+  readonly id: number;
+  readonly text: string;
+  readonly tone: 'info' | 'error';
+  /** The branch it is about; null for the window itself (cleared only by dismissing it). */
+  readonly branch: string | null;
+  /** Where it came from (`share`, `save-case`, `idle-release`…): a newer one of the same kind replaces it. */
+  readonly kind: string;
+}
+
+/** The notification area: messages in the order they came, newest last. */
+export interface NoticesState {
+  readonly items: readonly Notice[];
+}
+
+/** What the notification area does. */
+export interface NoticesActions {
+  /** Shows a message; one of the same kind and branch is replaced, not stacked. Returns its id. */
+  post(notice: Omit<Notice, 'id'>): number;
+  dismiss(id: number): void;
+  /** Another branch is on screen: messages about other branches go (the window's own stay). */
+  follow(branch: string | null): void;
+}
+
+/** The notices slice. */
+export type NoticesStore = StoreApi<NoticesState & NoticesActions>;
+
+/** At most this many show; older ones make way (each can still be dismissed sooner). */
+export const MAX_NOTICES = 3;
+
+/**
+ * One place for messages (issue 33, item 1): they sit in a bar of their own at the foot of the
+ * window, never over a control, each with a dismiss button, tied to the episode they are about.
+ */
+export function createNoticesStore(): NoticesStore {
+  let next = 1;
+  return createStore<NoticesState & NoticesActions>()((set, get) => ({
+    items: [],
+    post(notice) {
+      const id = next++;
+      const kept = get().items.filter((n) => !(n.kind === notice.kind && n.branch === notice.branch));
+      set({ items: [...kept, { ...notice, id }].slice(-MAX_NOTICES) });
+      return id;
+    },
+    dismiss(id) {
+      set({ items: get().items.filter((n) => n.id !== id) });
+    },
+    follow(branch) {
+      const items = get().items.filter((n) => n.branch === null || n.branch === branch);
+      if (items.length !== get().items.length) set({ items });
+    },
+  }));
+}

@@ -1,0 +1,109 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StepboxClient } from '../../../../shared/contract/client';
+import type { Project } from '../../../../shared/contract/models';
+import { errorText } from '../result';
+
+/** Open… and the projects opened with it. */
+export interface ProjectsState {
+  readonly projects: readonly Project[];
+  /** The desktop app answers Browse… with a native dialog; web mode types the path. */
+  readonly nativePicker: boolean;
+  readonly dialog: boolean;
+  /** The path typed in Open…. */
+  readonly path: string;
+  /** Completions of the typed path: whole paths (folders end in `/`). */
+  readonly suggestions: readonly string[];
+  readonly error: string | null;
+  readonly opening: boolean;
+  /** The Goal typed for each bare folder, by its path. */
+  readonly goals: Readonly<Record<string, string>>;
+}
+
+/** What Open… does. */
+export interface ProjectsActions {
+  load(): Promise<void>;
+  openDialog(): void;
+  close(): void;
+  setPath(path: string): Promise<void>;
+  /** Opens the typed path; true when it joined the list. */
+  submit(): Promise<boolean>;
+  /** The native dialog (desktop app), then opens its choice. */
+  pick(): Promise<void>;
+  setGoal(path: string, goal: string): void;
+}
+
+/** The projects slice. */
+export type ProjectsStore = StoreApi<ProjectsState & ProjectsActions>;
+
+/** Creates the projects slice over a client. */
+export function createProjectsStore(client: StepboxClient): ProjectsStore {
+  let asked = 0;
+  return createStore<ProjectsState & ProjectsActions>()((set, get) => ({
+    projects: [],
+    nativePicker: false,
+    dialog: false,
+    path: '',
+    suggestions: [],
+    error: null,
+    opening: false,
+    goals: {},
+    async load() {
+      const res = await client.projects.list({});
+      if (res.ok) set({ projects: res.value.projects, nativePicker: res.value.native_picker });
+    },
+    openDialog: () => set({ dialog: true, error: null }),
+    close: () => set({ dialog: false, error: null, suggestions: [] }),
+    async setPath(path) {
+      set({ path, error: null });
+      // Completion: the entries of the folder typed so far that start with the last part.
+      if (!path.startsWith('/')) {
+        set({ suggestions: [] });
+        return;
+      }
+      const mine = ++asked;
+      const cut = path.lastIndexOf('/');
+      const folder = path.slice(0, cut + 1);
+      const part = path.slice(cut + 1);
+      const res = await client.projects.browse({ path: folder });
+      if (mine !== asked) return;
+      if (!res.ok) {
+        set({ suggestions: [] });
+        return;
+      }
+      const base = res.value.folder.endsWith('/') ? res.value.folder : `${res.value.folder}/`;
+      set({
+        suggestions: res.value.entries
+          .filter((e) => e.name.startsWith(part) && (part.startsWith('.') || !e.name.startsWith('.')))
+          .slice(0, 50)
+          .map((e) => `${base}${e.name}${e.type === 'dir' ? '/' : ''}`),
+      });
+    },
+    async submit() {
+      const path = get().path.trim();
+      if (!path) {
+        set({ error: 'Path: type the path of a folder or a task.json' });
+        return false;
+      }
+      set({ opening: true, error: null });
+      const res = await client.projects.open({ path: path.length > 1 ? path.replace(/\/+$/, '') : path });
+      if (!res.ok) {
+        set({ opening: false, error: errorText(res) });
+        return false;
+      }
+      set({ opening: false, dialog: false, path: '', suggestions: [] });
+      await get().load();
+      return true;
+    },
+    async pick() {
+      const res = await client.projects.pick({});
+      if (!res.ok) {
+        set({ error: errorText(res) });
+        return;
+      }
+      if (res.value.path === null) return;
+      set({ path: res.value.path });
+      await get().submit();
+    },
+    setGoal: (path, goal) => set({ goals: { ...get().goals, [path]: goal } }),
+  }));
+}

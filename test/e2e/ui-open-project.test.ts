@@ -1,0 +1,121 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LayoutObject, servedApp } from '../support/e2e';
+
+/**
+ * Issue 30, item 6 (and issue 33's "build them together"): Open… in the library takes a bare
+ * project folder by its path — typed with completion in web mode — and lists it with a Goal
+ * field; started with a scripted agent it steps like any task, its files the workspace. The
+ * project stays listed after a reload. At 1280×800 and 1024×700.
+ * Screenshots: `open-project-<what>-<size>.png`.
+ */
+describe('web mode: Open… a project folder, give it a goal, start it and step it', () => {
+  const web = servedApp();
+  let dir: string;
+  let project: string;
+  let script: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stepbox-e2e-open-'));
+    project = join(dir, 'weather-notes');
+    mkdirSync(project);
+    writeFileSync(join(project, 'notes.txt'), 'Beijing: rain tomorrow\n');
+    writeFileSync(join(project, 'README.md'), '# my project\n');
+    // The agent's answers: in the store, a place the path rule reads from.
+    const scripts = join(web.home(), 'scripts');
+    mkdirSync(scripts, { recursive: true });
+    script = join(scripts, 'open-project.jsonl');
+    const call = (id: string, command: string) =>
+      JSON.stringify({
+        role: 'assistant',
+        tool_calls: [
+          {
+            id,
+            type: 'function',
+            function: { name: 'execute_shell', arguments: JSON.stringify({ command }) },
+          },
+        ],
+      });
+    writeFileSync(
+      script,
+      [
+        call('call_1', 'cat notes.txt'),
+        call('call_2', 'ls'),
+        JSON.stringify({ role: 'assistant', content: 'It rains: take an umbrella.' }),
+      ].join('\n') + '\n',
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 1024, height: 700 },
+  ]) {
+    const tag = `${size.width}x${size.height}`;
+    it(`at ${tag}: Open… completes the typed path, lists the folder with a Goal, starts it with a scripted agent and steps it`, async () => {
+      const app = await web.open(size);
+      const { library } = app;
+      const layout = new LayoutObject(app.page);
+      await library.waitForTasks();
+      await library.openButton.scrollIntoViewIfNeeded();
+      expect(await layout.onScreen(library.openButton)).toBe(true);
+      await library.openButton.click();
+      // Bad input first: nothing there, and a file that is not a task.
+      await library.openPath.fill(join(dir, 'no-such-folder'));
+      await app.page.getByTestId('open-submit').click();
+      await expect
+        .poll(() => app.page.getByTestId('open-error').innerText())
+        .toMatch(/^Path: nothing at .*no-such-folder/);
+      await library.openPath.fill(join(project, 'notes.txt'));
+      await app.page.getByTestId('open-submit').click();
+      await expect
+        .poll(() => app.page.getByTestId('open-error').innerText())
+        .toMatch(/is a file, not a folder or a task\.json/);
+      // Typed with completion: the folder's entries that start with what was typed.
+      await library.openPath.fill(`${dir}/wea`);
+      await library.openSuggestions.filter({ hasText: `${project}/` }).waitFor();
+      await app.screenshot(`open-project-completion-${tag}`);
+      await library.openSuggestions.filter({ hasText: `${project}/` }).click();
+      await expect(library.openPath.inputValue()).resolves.toBe(`${project}/`);
+      expect(await layout.coveredButtons()).toEqual([]);
+      await app.page.getByTestId('open-submit').click();
+      // Opened, the dialog closes and the folder is listed (already, after the first size: opened again).
+      await library.openDialog.waitFor({ state: 'detached' });
+      const item = library.project(project);
+      await item.waitFor();
+      // A bare folder: Start says why it waits, until its Goal is typed.
+      const start = item.getByTestId('project-start');
+      expect(await start.getAttribute('data-why')).toMatch(/Type its Goal first/);
+      await item.getByTestId('project-goal').fill('Read notes.txt and say whether to take an umbrella');
+      expect(await start.getAttribute('aria-disabled')).toBeNull();
+      await library.agentField.fill(`scripted:${script}`);
+      await item.scrollIntoViewIfNeeded();
+      await app.screenshot(`open-project-listed-${tag}`);
+      await start.click();
+      await app.stepper.waitForBranch(120_000);
+      await app.settled({ timeoutMs: 120_000 });
+      expect(await app.stepper.taskName.innerText()).toBe('weather-notes');
+      await app.page.keyboard.press('F10');
+      await app.timeline.row(1).waitFor({ timeout: 60_000 });
+      await app.settled({ timeoutMs: 60_000 });
+      // The project's files are the workspace: the agent read them.
+      await app.inspector.root.filter({ hasText: 'Beijing: rain tomorrow' }).waitFor({ timeout: 60_000 });
+      // A project's files are its own, not a leak from an earlier episode.
+      expect(await app.timeline.flagEntries.count()).toBe(0);
+      await app.page.keyboard.press('F10');
+      await app.timeline.row(2).waitFor({ timeout: 60_000 });
+      await app.settled({ timeoutMs: 60_000 });
+      await app.inspector.root.filter({ hasText: 'README.md' }).waitFor({ timeout: 60_000 });
+      await app.screenshot(`open-project-stepped-${tag}`);
+      await app.page.keyboard.press('Shift+F5');
+      await app.stepper.waitForState('ended');
+      // Recently opened projects stay listed.
+      await app.page.reload();
+      await app.waitForReady();
+      await library.project(project).waitFor();
+      expect(app.errors).toEqual([]);
+      await app.page.close();
+    }, 400_000);
+  }
+});
