@@ -13,6 +13,20 @@ async function until(cond: () => boolean, ms = 1000): Promise<void> {
 }
 
 describe('app stores wiring', () => {
+  it("a task's image being built shows in the notification area, line by line, one notice", () => {
+    const fake = createFakeBackend();
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    const image = 'stepbox-build:abc';
+    fake.emit('image.progress', { task: '/p', image, phase: 'start', line: '' });
+    fake.emit('image.progress', { task: '/p', image, phase: 'step', line: 'Step 2/4 : RUN make' });
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
+      'Building image stepbox-build:abc: Step 2/4 : RUN make',
+    ]);
+    fake.emit('image.progress', { task: '/p', image, phase: 'built', line: '' });
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual(['Image stepbox-build:abc built']);
+    stores.dispose();
+  });
+
   it('opening a live branch points the sandbox, terminal and inspector at it', async () => {
     const fake = createFakeBackend();
     fake.on('episode.open', () => episodeView(2));

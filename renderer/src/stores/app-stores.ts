@@ -125,6 +125,11 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     if (engaged && !was) sideBySide.getState().show('candidates');
     if (prev.running === 'pick' && c.running === null && c.set === null) sideBySide.getState().close();
   });
+  // A task's image being built for a start (its Dockerfile, a devcontainer's, a Harbor task's):
+  // what the engine is doing, line by line, in the notification area, until another replaces it.
+  const offImage = client.onImageProgress((p) => {
+    notices.getState().post({ kind: 'image', branch: null, tone: 'info', text: imageProgressText(p) });
+  });
   // The library changed (a start, a stop, a sandbox given back): the warm pool's idle count too.
   const offLibrary = episodes.subscribe((e, prev) => {
     if (e.allEpisodes !== prev.allEpisodes) void sandbox.getState().countWarm();
@@ -204,6 +209,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       offReplay();
       offLibrary();
       offCommand();
+      offImage();
       stepper.getState().dispose();
       episodes.getState().dispose();
       terminal.getState().dispose();
@@ -212,4 +218,16 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       batches.getState().dispose();
     },
   };
+}
+
+/** What a person reads while a task's image is made: which image, and the build's latest line. */
+export function imageProgressText(p: {
+  readonly image: string;
+  readonly phase: 'cached' | 'start' | 'step' | 'built';
+  readonly line: string;
+}): string {
+  if (p.phase === 'cached') return `Image ${p.image}: already built, nothing to build`;
+  if (p.phase === 'built') return `Image ${p.image} built`;
+  if (p.phase === 'start') return `Building image ${p.image}…`;
+  return `Building image ${p.image}: ${p.line}`;
 }
