@@ -46,6 +46,7 @@ const COMMANDS: Record<string, () => Promise<{ command: CliCommand }>> = {
   candidates: () => import('./cli/candidates.js'),
   'agents add': () => import('./cli/agents-add.js'),
   'agents list': () => import('./cli/agents-list.js'),
+  'agents remove': () => import('./cli/agents-remove.js'),
 };
 
 const GROUPS = new Set(['image', 'sandbox', 'bundle', 'case', 'agents']);

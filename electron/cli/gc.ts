@@ -6,6 +6,8 @@ import { EXIT, UsageError } from './command.js';
 import { formatAge, openStoreAndIndex, printJson } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { formatBytes } from '../../shared/format-bytes.js';
+import { sweepStaleInstalls } from '../engine/agents/agent-install.js';
+import { stepboxHome } from '../engine/trace/episode-store.js';
 
 const HELP = `stepbox gc [--older-than D] [--agent-volumes] [--dry-run] [--json]
 
@@ -68,6 +70,8 @@ export const command: CliCommand = {
       olderThanMs = d;
     }
     const dryRun = values['dry-run'];
+    // Half-made agent installs of killed processes (agents/.tmp-*) go too.
+    if (!dryRun) sweepStaleInstalls(stepboxHome(io.env));
     const { store, index } = openStoreAndIndex(io, { refresh: false });
     const report = await gc(store, { olderThanMs, dryRun });
     if (!dryRun) index.refresh(store);

@@ -236,7 +236,7 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
       expect(report.bridge_found).toBe(1);
       for (const what of ['kill', 'fds', 'mem', 'environ'])
         expect(report[`bridge_${what}`], what).toBe('PermissionError');
-      expect(report.env).toEqual(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'STEPBOX_TOKEN']);
+      expect(report.env).toEqual(['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'OPENAI_API_KEY', 'STEPBOX_TOKEN']);
       expect(path).toContain('probe.py');
     } finally {
       await c.dispose();

@@ -202,7 +202,7 @@ export async function runMain(
  * person does, `stepbox agents add NAME`; throws with the CLI's stderr if it fails. The
  * one place tests install recipes (npm's own cache keeps the download between them).
  */
-export async function addAgentRecipe(home: string, name: 'codex' | 'claude-code'): Promise<void> {
+export async function addAgentRecipe(home: string, name: string): Promise<void> {
   const added = await runCli(['agents', 'add', name, '--json'], {
     env: { STEPBOX_HOME: home },
     timeoutMs: 600_000,

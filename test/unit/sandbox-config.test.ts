@@ -31,6 +31,19 @@ describe('sandbox config from a task', () => {
     });
   });
 
+  it('limits.home sizes the $HOME tmpfs (default 512m), counted in the memory cgroup and the warm-pool key', () => {
+    const home = sandboxConfig(SandboxSpec.parse({ limits: { memory: '256m', disk: '64m', home: '1g' } }));
+    expect(home.limits.homeBytes).toBe(2 ** 30);
+    const spec = containerSpec(home, '{"pid":1}');
+    expect(spec.HostConfig?.Tmpfs?.['/home/agent']).toMatch(new RegExp(`size=${2 ** 30},`));
+    expect(spec.HostConfig?.Memory).toBe((256 + 64 + 64 + 1024) * 2 ** 20);
+    const plain = containerSpec(defaultSandboxConfig(), '{"pid":1}');
+    expect(plain.HostConfig?.Tmpfs?.['/home/agent']).toMatch(new RegExp(`size=${512 * 2 ** 20},`));
+    expect(configKey(home)).not.toBe(
+      configKey(sandboxConfig(SandboxSpec.parse({ limits: { memory: '256m', disk: '64m' } }))),
+    );
+  });
+
   it('keys warm pools by image, network and every limit', () => {
     expect(configKey(defaultSandboxConfig())).toBe(configKey(defaultSandboxConfig()));
     expect(configKey(defaultSandboxConfig({ pids: 64 }))).not.toBe(configKey(defaultSandboxConfig()));
@@ -52,8 +65,9 @@ describe('container spec', () => {
       SecurityOpt: ['no-new-privileges'],
       // The memory limit plus the tmpfs sizes (workspace 64m, /tmp 64m, $HOME 64m): a full
       // /workspace is ENOSPC, not an OOM kill.
-      Memory: (256 + 64 + 64 + 64) * 2 ** 20,
-      MemorySwap: (256 + 64 + 64 + 64) * 2 ** 20,
+      // memory + /workspace + /tmp + $HOME (limits.home, default 512m): tmpfs pages are memory.
+      Memory: (256 + 64 + 64 + 512) * 2 ** 20,
+      MemorySwap: (256 + 64 + 64 + 512) * 2 ** 20,
       NanoCpus: 1e9,
       PidsLimit: 256,
       Privileged: false,

@@ -3,6 +3,7 @@ import { assertNever } from '../../../shared/assert-never.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure, type Agent } from './agent.js';
 import { AnthropicAgent } from './anthropic-agent.js';
+import { GeminiAgent } from './gemini-agent.js';
 import { ManualAgent } from './manual-agent.js';
 import { OpenAiAgent, type ContextPolicy } from './openai-agent.js';
 import { recordedOutputs, ReplayAgent } from './replay-agent.js';
@@ -22,6 +23,7 @@ export type AgentSpec =
   | { readonly kind: 'replay'; readonly episode: string }
   | { readonly kind: 'openai'; readonly model: string; readonly baseUrl?: string }
   | { readonly kind: 'anthropic'; readonly model: string; readonly baseUrl?: string }
+  | { readonly kind: 'gemini'; readonly model: string; readonly baseUrl?: string }
   | { readonly kind: 'manual' }
   | { readonly kind: 'exec'; readonly command: string }
   | { readonly kind: 'sandbox'; readonly command: string }
@@ -29,7 +31,7 @@ export type AgentSpec =
 
 /** The accepted forms, for error messages and help. */
 export const AGENT_SPEC_FORMS =
-  'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], anthropic:MODEL[@BASE_URL], manual, exec:CMD or sandbox:CMD (with --model SOURCE), or a recipe: codex, claude-code (stepbox agents list)';
+  'scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], anthropic:MODEL[@BASE_URL], gemini:MODEL[@BASE_URL], manual, exec:CMD or sandbox:CMD (with --model SOURCE), or a recipe: codex, claude-code, gemini, … (stepbox agents list)';
 
 /** A recipe's name as an agent spec: a bare lowercase word. */
 const RECIPE_NAME = /^[a-z][a-z0-9-]*$/;
@@ -39,7 +41,7 @@ export const runsOwnProgram = runsOwnProgramSpec;
 
 /** The accepted `--model` sources of an exec agent, for error messages and help. */
 export const MODEL_SOURCE_FORMS =
-  'openai:MODEL@BASE_URL, anthropic:MODEL@BASE_URL, scripted:FILE, replay:EPISODE or manual';
+  'openai:MODEL@BASE_URL, anthropic:MODEL@BASE_URL, gemini:MODEL@BASE_URL, scripted:FILE, replay:EPISODE or manual';
 
 /** `MODEL@http(s)://…`: the endpoint is what follows the last `@` that starts a URL. */
 const MODEL_AT_URL = /^(.+)@(https?:\/\/\S+)$/;
@@ -66,7 +68,7 @@ export function checkBaseUrl(url: string, where: string): string {
   if (parsed.username || parsed.password)
     throw new AgentFailure(
       'bad_agent_spec',
-      `${where}: the endpoint URL holds credentials; remove them and put the key in OPENAI_API_KEY or ANTHROPIC_API_KEY (never recorded)`,
+      `${where}: the endpoint URL holds credentials; remove them and put the key in OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY (never recorded)`,
     );
   return url;
 }
@@ -102,6 +104,11 @@ export function parseAgentSpec(spec: string): AgentSpec {
         model: m[1],
         baseUrl: checkBaseUrl(m[2], `agent spec "anthropic:${m[1]}@…"`),
       };
+    }
+    case 'gemini': {
+      const m = MODEL_AT_URL.exec(arg);
+      if (!m) return { kind: 'gemini', model: arg };
+      return { kind: 'gemini', model: m[1], baseUrl: checkBaseUrl(m[2], `agent spec "gemini:${m[1]}@…"`) };
     }
     case 'exec':
       return { kind: 'exec', command: arg };
@@ -213,6 +220,16 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
         retryBaseMs: options.retryBaseMs,
         maxAttempts: options.maxAttempts,
       });
+    case 'gemini':
+      return new GeminiAgent(spec, {
+        model: parsed.model,
+        baseUrl:
+          parsed.baseUrl ??
+          (options.baseUrl === undefined ? undefined : checkBaseUrl(options.baseUrl, 'base URL')),
+        temperature: options.temperature,
+        retryBaseMs: options.retryBaseMs,
+        maxAttempts: options.maxAttempts,
+      });
     case 'manual':
       return new ManualAgent();
     case 'exec':
@@ -268,14 +285,14 @@ export function continuationOptions(
   given: AgentOptions = {},
 ): AgentOptions {
   const parsed = parseAgentSpec(spec);
-  if (parsed.kind === 'anthropic') {
+  if (parsed.kind === 'anthropic' || parsed.kind === 'gemini') {
     // Never a default endpoint: the spec names one, or the recording does.
     if (parsed.baseUrl || given.baseUrl) return given;
-    if (recorded.kind === 'anthropic' && typeof recorded.base_url === 'string')
+    if (recorded.kind === parsed.kind && typeof recorded.base_url === 'string')
       return { ...given, baseUrl: recorded.base_url };
     throw new AgentFailure(
       'bad_agent_spec',
-      `${spec} would continue a recorded episode at a default endpoint; name the endpoint: --agent anthropic:${parsed.model}@URL`,
+      `${spec} would continue a recorded episode at a default endpoint; name the endpoint: --agent ${parsed.kind}:${parsed.model}@URL`,
     );
   }
   if (parsed.kind !== 'openai') return given;

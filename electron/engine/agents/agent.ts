@@ -115,7 +115,7 @@ export class AgentEnded extends Error {
 export interface Agent {
   /** The spec it was made from, e.g. `scripted:agent.jsonl`. */
   readonly spec: string;
-  readonly kind: 'scripted' | 'replay' | 'openai' | 'anthropic' | 'manual' | 'exec' | 'sandbox';
+  readonly kind: 'scripted' | 'replay' | 'openai' | 'anthropic' | 'gemini' | 'manual' | 'exec' | 'sandbox';
   /**
    * True when the agent cannot be put back at step k but re-runs from the start (its own
    * memory is not restorable): a rollback or fork restores snapshot 0 and the agent

@@ -1,16 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -18,23 +7,35 @@ import { stepboxHome } from '../trace/episode-store.js';
 import { AgentFailure } from './agent.js';
 import type { InsideLaunch } from '../external/sandbox-agent.js';
 import { describeIssues } from '../../../shared/validation-issues.js';
+import { canonicalJson } from '../../../shared/jcs.js';
+
+/** A runtime a recipe can ask for: Node from npm (`node@22`, or an exact `node@22.23.5`). */
+export const RUNTIME = /^node@(\d+)(\.\d+\.\d+)?$/;
 
 /**
- * A recipe: how to run an agent people already use inside the sandbox. `package` says
- * which npm tarball holds its binaries (`{version}` filled in) and where they are in it;
- * `command` is run as `sh -c` in /workspace; `env` and `home_files` (written into HOME;
- * `@PORT@` and `@MODEL@` filled in) point it at the episode's endpoint; `volatile` are
- * regexes of what every run of its tools prints differently (ignored when a re-run is compared).
+ * A recipe: how to run an agent people already use inside the sandbox. `package` names
+ * the npm package: with `tarball` (`{version}` filled in), a platform binary taken out
+ * of that tarball (`npm pack`), `bin` naming files in it; without, the package installed
+ * with its dependencies (`npm install --omit=dev --ignore-scripts`), `bin` naming its
+ * entry scripts (relative to the package), each run by the `runtime` (`node@22`: Node
+ * from npm, shared between agents, `node` on the agent's PATH). `command` is run as
+ * `sh -c` in /workspace; `env` and `home_files` (written into HOME; `@PORT@` and
+ * `@MODEL@` filled in) point it at the episode's endpoint; `volatile` are regexes of what
+ * every run of its tools prints differently (ignored when a re-run is compared).
  */
-export const Recipe = z.object({
+export const Recipe = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9-]*$/),
   description: z.string().default(''),
-  package: z.object({
-    name: z.string(),
-    version: z.string(),
-    tarball: z.string(),
-    bin: z.record(z.string(), z.string()),
+  package: z.strictObject({
+    name: z.string().min(1),
+    version: z.string().min(1),
+    tarball: z.string().min(1).optional(),
+    bin: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'a file name'), z.string().min(1)),
   }),
+  runtime: z
+    .string()
+    .regex(RUNTIME, 'a runtime such as "node@22" (Node from npm) or "node@22.23.5"')
+    .optional(),
   command: z.string().min(1),
   env: z.record(z.string(), z.string()).default({}),
   home_files: z.record(z.string(), z.string()).default({}),
@@ -43,12 +44,52 @@ export const Recipe = z.object({
 /** A parsed recipe. */
 export type Recipe = z.infer<typeof Recipe>;
 
-/** An installed recipe: its version and the folder put at /opt/agent. */
+/** What an install recorded beside its files (`install.json`). */
+export interface InstallRecord {
+  /** {@link recipeHash} of the recipe it was installed from. */
+  readonly recipe_hash: string;
+  /** Apparent size of the files put at /opt/agent. */
+  readonly bytes: number;
+  /** The exact runtime installed (`node@22.23.5`), or null. */
+  readonly runtime: string | null;
+  readonly installed_at: string;
+}
+
+/** An installed recipe: its version, the folder put at /opt/agent and what its install recorded. */
 export interface InstalledRecipe {
   readonly name: string;
   readonly version: string;
   readonly dir: string;
   readonly recipe: Recipe;
+  /** Null for an install made before install.json existed (its size and hash unknown). */
+  readonly install: InstallRecord | null;
+}
+
+/** A recipe's hash (sha256 of its canonical JSON, 12 hex digits): what says an install is up to date. */
+export function recipeHash(recipe: Recipe): string {
+  return createHash('sha256').update(canonicalJson(recipe)).digest('hex').slice(0, 12);
+}
+
+/** The recipe with another package version (what `--version V` installs). */
+export function atVersion(recipe: Recipe, version: string): Recipe {
+  return { ...recipe, package: { ...recipe.package, version } };
+}
+
+/** The fields (`package.version`, `command`, …) in which two recipes differ. */
+export function recipeDiffers(a: Recipe, b: Recipe): string[] {
+  const out: string[] = [];
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of [...keys].sort()) {
+    const x = (a as Record<string, unknown>)[k];
+    const y = (b as Record<string, unknown>)[k];
+    if (k === 'package' && x && y) {
+      const px = x as Record<string, unknown>;
+      const py = y as Record<string, unknown>;
+      for (const pk of [...new Set([...Object.keys(px), ...Object.keys(py)])].sort())
+        if (canonicalJson(px[pk] ?? null) !== canonicalJson(py[pk] ?? null)) out.push(`package.${pk}`);
+    } else if (canonicalJson(x ?? null) !== canonicalJson(y ?? null)) out.push(k);
+  }
+  return out;
 }
 
 /** The bundled recipes folder (resources/agents/recipes), found from this module upwards. */
@@ -88,7 +129,8 @@ export function listRecipes(home = stepboxHome()): Recipe[] {
   return [...seen.values()];
 }
 
-function readRecipe(path: string): Recipe {
+/** Reads and checks a recipe file; a bad one is a `bad_agent_spec` naming the file and the field. */
+export function readRecipe(path: string): Recipe {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -113,7 +155,7 @@ export function findRecipe(name: string, home = stepboxHome()): Recipe {
   return r;
 }
 
-/** The installed versions of a recipe (newest last by install order of names). */
+/** The installed versions of a recipe (sorted by name). */
 export function installed(name: string, home = stepboxHome()): InstalledRecipe[] {
   const dir = join(agentsHome(home), name);
   if (!existsSync(dir)) return [];
@@ -125,7 +167,28 @@ export function installed(name: string, home = stepboxHome()): InstalledRecipe[]
       version,
       dir: join(dir, version, 'opt'),
       recipe: readRecipe(join(dir, version, 'recipe.json')),
+      install: readInstallRecord(join(dir, version, 'install.json')),
     }));
+}
+
+function readInstallRecord(path: string): InstallRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(path, 'utf8')) as Partial<InstallRecord>;
+    if (typeof r.recipe_hash !== 'string' || typeof r.bytes !== 'number') return null;
+    return {
+      recipe_hash: r.recipe_hash,
+      bytes: r.bytes,
+      runtime: typeof r.runtime === 'string' ? r.runtime : null,
+      installed_at: typeof r.installed_at === 'string' ? r.installed_at : '',
+    };
+  } catch {
+    return null; // an install from before install.json: size and hash unknown, never up to date
+  }
+}
+
+/** True when `inst` was installed from `recipe` as it is now (at the installed version). */
+export function upToDate(inst: InstalledRecipe, recipe: Recipe): boolean {
+  return inst.install?.recipe_hash === recipeHash(atVersion(recipe, inst.version));
 }
 
 /** How `--agent NAME` runs: the installed recipe's command, env, HOME files and files. */
@@ -138,6 +201,12 @@ export function recipeLaunch(name: string, home = stepboxHome()): InsideLaunch {
       'bad_agent_spec',
       `the ${name} agent is not installed; install it with: stepbox agents add ${name}`,
     );
+  // An edited recipe is never silently ignored: its install is refreshed first.
+  if (!upToDate(pick, recipe))
+    throw new AgentFailure(
+      'bad_agent_spec',
+      `the ${name} recipe changed since ${name}@${pick.version} was installed (${recipeDiffers(pick.recipe, atVersion(recipe, pick.version)).join(', ') || 'installed before recipes were hashed'}); update it with: stepbox agents add ${name}`,
+    );
   const r = pick.recipe;
   return {
     command: r.command,
@@ -147,67 +216,4 @@ export function recipeLaunch(name: string, home = stepboxHome()): InsideLaunch {
     volatile: r.volatile,
     recipe: `${name}@${pick.version}`,
   };
-}
-
-/**
- * Installs a recipe's pinned package into the store: `npm pack` of its tarball (npm's
- * own cache keeps the download, so CI caches `~/.npm`), unpacked, and only the binaries
- * the recipe names kept under `$STEPBOX_HOME/agents/NAME/VERSION/opt/bin`, with the recipe.
- */
-export function addRecipe(
-  name: string,
-  version?: string,
-  home = stepboxHome(),
-  log: (line: string) => void = () => undefined,
-): InstalledRecipe {
-  const recipe = findRecipe(name, home);
-  const v = version ?? recipe.package.version;
-  const target = join(agentsHome(home), name, v);
-  const done = installed(name, home).find((i) => i.version === v);
-  if (done) return done;
-  mkdirSync(agentsHome(home), { recursive: true });
-  const tmp = mkdtempSync(join(agentsHome(home), '.tmp-'));
-  try {
-    const spec = recipe.package.tarball.replaceAll('{version}', v);
-    log(`npm pack ${spec}`);
-    const out = execFileSync('npm', ['pack', spec, '--pack-destination', tmp, '--silent'], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-      .trim()
-      .split('\n')
-      .at(-1) as string;
-    const unpacked = join(tmp, 'unpacked');
-    mkdirSync(unpacked);
-    execFileSync('tar', ['xzf', join(tmp, out), '-C', unpacked]);
-    const stage = join(tmp, 'stage');
-    mkdirSync(join(stage, 'opt', 'bin'), { recursive: true });
-    for (const [bin, path] of Object.entries(recipe.package.bin)) {
-      const from = join(unpacked, 'package', path);
-      if (!existsSync(from))
-        throw new AgentFailure(
-          'bad_agent_spec',
-          `${spec} has no ${path}; the recipe's package.bin does not match this version`,
-        );
-      copyFileSync(from, join(stage, 'opt', 'bin', bin));
-      chmodSync(join(stage, 'opt', 'bin', bin), 0o755);
-    }
-    writeFileSync(
-      join(stage, 'recipe.json'),
-      JSON.stringify({ ...recipe, package: { ...recipe.package, version: v } }, null, 2),
-    );
-    mkdirSync(dirname(target), { recursive: true });
-    rmSync(target, { recursive: true, force: true });
-    renameSync(stage, target);
-  } catch (e) {
-    if (e instanceof AgentFailure) throw e;
-    const err = e as { stderr?: string; message: string };
-    throw new AgentFailure(
-      'install_failed',
-      `cannot install ${name}@${v}: ${(err.stderr ?? '').trim().slice(-500) || err.message}; check that npm reaches its registry (or its cache holds the package)`,
-    );
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-  return installed(name, home).find((i) => i.version === v) as InstalledRecipe;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { jsonErrorAt } from '../json-error.js';
+import { chatFromGeminiResponse } from '../external/gemini-api.js';
 import { AgentFailure, type Agent, type ChatMessage, type DecideInput, type Decision } from './agent.js';
 
 /** One line of a script: an assistant message in OpenAI chat format. */
@@ -85,6 +86,11 @@ export function parseScriptFile(text: string, source: string): ScriptFile {
       contextWindow = { maxChars: max };
       return;
     }
+    const gemini = geminiLine(rec, i + 1);
+    if (gemini) {
+      lines.push({ line: i + 1, message: gemini });
+      return;
+    }
     const content =
       typeof rec.content === 'string'
         ? rec.content
@@ -96,6 +102,21 @@ export function parseScriptFile(text: string, source: string): ScriptFile {
     lines.push({ line: i + 1, message });
   });
   return contextWindow ? { lines, contextWindow } : { lines };
+}
+
+/**
+ * A line in Gemini's form — a candidate's content `{"role": "model", "parts": [...]}`, or a
+ * whole response `{"candidates": [...]}` — as the Chat message every API is answered from;
+ * a functionCall without an `id` gets `call_LINE_N`. Null for any other line.
+ */
+function geminiLine(rec: Record<string, unknown>, line: number): ScriptLine['message'] | null {
+  const isParts = Array.isArray(rec.parts) && !('content' in rec) && !('tool_calls' in rec);
+  if (!isParts && !Array.isArray(rec.candidates)) return null;
+  const response = isParts ? { candidates: [{ content: rec }] } : rec;
+  const { message } = chatFromGeminiResponse(response, `call_${line}`);
+  return message.tool_calls
+    ? { content: message.content, tool_calls: message.tool_calls }
+    : { content: message.content };
 }
 
 /** The newest messages whose content fits in `maxChars` (the newest always kept): a truncating context policy. */

@@ -191,13 +191,16 @@ export class DockerEngine {
     image: string,
     labels: Record<string, string>,
     tar: NodeJS.ReadableStream,
+    /** A command run (as root, no network) in the filled volume after the copy, which must exit 0. */
+    finish?: readonly string[],
   ): Promise<void> {
     let container: Docker.Container | undefined;
     try {
       await this.docker.createVolume({ Name: name, Labels: labels });
       container = await this.docker.createContainer({
         Image: image,
-        Cmd: ['true'],
+        Cmd: finish ? [...finish] : ['true'],
+        User: '0:0',
         Labels: labels,
         NetworkDisabled: true,
         HostConfig: {
@@ -206,6 +209,11 @@ export class DockerEngine {
         },
       });
       await container.putArchive(tar, { path: '/opt/agent' });
+      if (finish) {
+        await container.start();
+        const done = (await container.wait()) as { StatusCode?: number };
+        if (done.StatusCode !== 0) throw new Error(`the finishing command exited ${String(done.StatusCode)}`);
+      }
     } catch (e) {
       await this.removeVolume(name).catch(() => undefined);
       throw dockerFailure(e, `filling volume ${name}`);

@@ -1,5 +1,5 @@
 import { SANDBOX_ENV, SANDBOX_HOSTNAME, SANDBOX_UID } from '../../../shared/constants.js';
-import type { SandboxConfig } from '../sandbox/sandbox.js';
+import { DEFAULT_HOME_BYTES, type SandboxConfig } from '../sandbox/sandbox.js';
 import type { ContainerSpec } from './client.js';
 import { AGENT_DIR } from '../sandbox/agent-files.js';
 
@@ -32,8 +32,6 @@ export const CHANNEL_ROOT = '/run/stepbox';
 export const CHANNEL_DIR = `${CHANNEL_ROOT}/channel`;
 /** Size of the tmpfs holding the helper's socket folder (it holds nothing else). */
 const CHANNEL_ROOT_BYTES = 64 * 1024;
-/** Size of the $HOME tmpfs. */
-const HOME_BYTES = 64 * MIB;
 
 /** Size of the /tmp tmpfs: a quarter of the workspace, between 64 MiB and 512 MiB. */
 function tmpBytes(diskBytes: number): number {
@@ -54,9 +52,17 @@ export const HELPER_CAPABILITIES = ['SETUID', 'SETGID', 'KILL', 'SETPCAP'] as co
 /** The uid:gid every process of the agent (commands, verifier, terminal) runs as. */
 export const AGENT_USER = `${SANDBOX_UID}:${SANDBOX_UID}`;
 
-/** The tmpfs mounts and their sizes in bytes: /workspace, /tmp, $HOME. */
-export function tmpfsBytes(diskBytes: number): { workspace: number; tmp: number; home: number } {
-  return { workspace: diskBytes, tmp: tmpBytes(diskBytes), home: HOME_BYTES };
+/** The tmpfs mounts and their sizes in bytes: /workspace, /tmp, $HOME (`limits.home`, default 512 MiB). */
+export function tmpfsBytes(limits: SandboxConfig['limits']): {
+  workspace: number;
+  tmp: number;
+  home: number;
+} {
+  return {
+    workspace: limits.diskBytes,
+    tmp: tmpBytes(limits.diskBytes),
+    home: limits.homeBytes ?? DEFAULT_HOME_BYTES,
+  };
 }
 
 /**
@@ -66,7 +72,7 @@ export function tmpfsBytes(diskBytes: number): { workspace: number; tmp: number;
  * bounded by the task's limit plus whatever the tmpfs mounts do not use.
  */
 export function containerMemoryBytes(limits: SandboxConfig['limits']): number {
-  const t = tmpfsBytes(limits.diskBytes);
+  const t = tmpfsBytes(limits);
   return limits.memoryBytes + t.workspace + t.tmp + t.home;
 }
 
@@ -91,6 +97,7 @@ export function containerSpec(
 ): ContainerSpec {
   const { limits } = config;
   const ids = `uid=${SANDBOX_UID},gid=${SANDBOX_UID}`;
+  const sizes = tmpfsBytes(limits);
   const mounts: NonNullable<NonNullable<ContainerSpec['HostConfig']>['Mounts']> = [
     ...(agentVolume
       ? [{ Type: 'volume' as const, Source: agentVolume, Target: AGENT_DIR, ReadOnly: true }]
@@ -124,8 +131,8 @@ export function containerSpec(
       PidsLimit: limits.pids,
       Tmpfs: {
         '/workspace': `rw,exec,size=${limits.diskBytes},${ids},mode=0755`,
-        '/tmp': `rw,exec,nosuid,size=${tmpBytes(limits.diskBytes)},mode=1777`,
-        '/home/agent': `rw,exec,nosuid,size=${HOME_BYTES},${ids},mode=0755`,
+        '/tmp': `rw,exec,nosuid,size=${sizes.tmp},mode=1777`,
+        '/home/agent': `rw,exec,nosuid,size=${sizes.home},${ids},mode=0755`,
         // Only root (the helper) may enter: the socket folder is mounted inside it.
         ...(socketDir
           ? { [CHANNEL_ROOT]: `rw,noexec,nosuid,nodev,size=${CHANNEL_ROOT_BYTES},mode=0700` }

@@ -75,7 +75,12 @@ export function atifTrajectory(events: readonly TraceEvent[]): AtifTrajectory {
           ...(model ? { model_name: e.response?.model ?? model } : {}),
           message: messageOf(e),
           ...(Object.keys(t).length ? { metrics: t } : {}),
-          llm_call_count: header.agent.kind === 'openai' || header.agent.kind === 'anthropic' ? 1 : null,
+          llm_call_count:
+            header.agent.kind === 'openai' ||
+            header.agent.kind === 'anthropic' ||
+            header.agent.kind === 'gemini'
+              ? 1
+              : null,
           extra: { stepbox: { step: e.step, source: e.source } },
         });
         break;

@@ -36,8 +36,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /**
- * True when the request carries the token as `Authorization: Bearer TOKEN` or as
- * `x-api-key: TOKEN` (how Anthropic clients send their key), compared in constant time.
+ * True when the request carries the token as `Authorization: Bearer TOKEN`, as
+ * `x-api-key: TOKEN` (how Anthropic clients send their key) or as `x-goog-api-key: TOKEN`
+ * or `?key=TOKEN` (how Gemini clients do), compared in constant time.
  */
 export function hasToken(req: IncomingMessage, token: string): boolean {
   const want = Buffer.from(token);
@@ -47,8 +48,13 @@ export function hasToken(req: IncomingMessage, token: string): boolean {
   };
   const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
   if (m) return same(m[1]);
-  const key = req.headers['x-api-key'];
-  return typeof key === 'string' && key !== '' && same(key);
+  for (const header of ['x-api-key', 'x-goog-api-key']) {
+    const key = req.headers[header];
+    if (typeof key === 'string' && key !== '') return same(key);
+  }
+  const query = (req.url ?? '').split('?')[1];
+  const key = query === undefined ? null : new URLSearchParams(query).get('key');
+  return key !== null && key !== '' && same(key);
 }
 
 /** Sends a JSON body. */
@@ -102,7 +108,7 @@ export async function listenLocal(
         res,
         401,
         'unauthorized',
-        'send Authorization: Bearer $STEPBOX_TOKEN or x-api-key: $STEPBOX_TOKEN (the episode token)',
+        'send Authorization: Bearer $STEPBOX_TOKEN, x-api-key or x-goog-api-key: $STEPBOX_TOKEN (the episode token)',
       );
       return;
     }

@@ -9,6 +9,14 @@ import {
   estimateTokens,
   sendAnthropicAnswer,
 } from './anthropic-messages.js';
+import {
+  chatFromGeminiRequest,
+  estimateGeminiTokens,
+  geminiError,
+  geminiRoute,
+  sendGeminiAnswer,
+  type GeminiStream,
+} from './gemini-api.js';
 
 export type { AssistantAnswer } from './assistant-answer.js';
 
@@ -17,8 +25,8 @@ const log = logger('model-endpoint');
 /** The largest model request accepted (a long conversation fits; a flood does not). */
 export const MODEL_BODY_LIMIT = 16 * 1024 * 1024;
 
-/** The APIs the endpoint speaks: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages. */
-export type ModelApi = 'chat.completions' | 'responses' | 'anthropic.messages';
+/** The APIs the endpoint speaks: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages, Gemini. */
+export type ModelApi = 'chat.completions' | 'responses' | 'anthropic.messages' | 'gemini';
 
 /** One model call of the agent, waiting for its answer. */
 export interface ModelCall {
@@ -34,8 +42,10 @@ export interface ModelCall {
   fail(status: number, code: string, message: string): void;
 }
 
-/** Which API a path asks for, or null: `/v1/…` or without `/v1`, and `/v1/v1/…` (an Anthropic client given the `/v1` URL). */
-export function apiOfPath(path: string): ModelApi | 'anthropic.count_tokens' | null {
+/** Which API a path asks for, or null: `/v1/…` or without `/v1`, and `/v1/v1/…` (an Anthropic client given the `/v1` URL); Gemini's `/v1beta/models/M:method`. */
+export function apiOfPath(path: string): ModelApi | 'anthropic.count_tokens' | 'gemini.count_tokens' | null {
+  const gemini = geminiRoute(path);
+  if (gemini) return gemini.method === 'countTokens' ? 'gemini.count_tokens' : 'gemini';
   const p = path.replace(/^\/v1\/v1\//, '/v1/').replace(/^\/v1\//, '/');
   if (p === '/chat/completions') return 'chat.completions';
   if (p === '/responses') return 'responses';
@@ -71,7 +81,7 @@ export class ModelEndpoint {
     return `http://127.0.0.1:${this.server.port}/v1`;
   }
 
-  /** The base URL for Anthropic clients (`ANTHROPIC_BASE_URL`, no `/v1`: they append `/v1/messages`). */
+  /** The base URL for Anthropic and Gemini clients (`ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`, no `/v1`: they append their own path). */
   get anthropicUrl(): string {
     if (!this.server) throw new Error('the model endpoint is not started');
     return `http://127.0.0.1:${this.server.port}`;
@@ -116,7 +126,20 @@ export class ModelEndpoint {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '').split('?')[0];
+    const [path, query = ''] = (req.url ?? '').split('?');
+    if (req.method === 'GET' && /^\/(v1beta|v1alpha)\/models$/.test(path)) {
+      // Gemini's list: the one model served.
+      sendJson(res, 200, {
+        models: [
+          {
+            name: `models/${this.model}`,
+            displayName: this.model,
+            supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+          },
+        ],
+      });
+      return;
+    }
     if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
       // OpenAI's list and Anthropic's page in one body: each client reads its own fields.
       sendJson(res, 200, {
@@ -144,12 +167,16 @@ export class ModelEndpoint {
         res,
         404,
         'not_found',
-        `${req.method} ${path} is not served; use POST /v1/chat/completions, POST /v1/responses, POST /v1/messages or GET /v1/models`,
+        `${req.method} ${path} is not served; use POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1beta/models/MODEL:generateContent (or :streamGenerateContent, :countTokens) or GET /v1/models`,
       );
       return;
     }
     const refuse =
-      api === 'anthropic.messages' || api === 'anthropic.count_tokens' ? anthropicError : apiError;
+      api === 'anthropic.messages' || api === 'anthropic.count_tokens'
+        ? anthropicError
+        : api === 'gemini' || api === 'gemini.count_tokens'
+          ? geminiError
+          : apiError;
     const text = (await readBody(req, MODEL_BODY_LIMIT)).toString('utf8');
     let raw: unknown;
     try {
@@ -168,12 +195,19 @@ export class ModelEndpoint {
       sendJson(res, 200, { input_tokens: estimateTokens(request) });
       return;
     }
+    if (api === 'gemini.count_tokens') {
+      sendJson(res, 200, { totalTokens: estimateGeminiTokens(request) });
+      return;
+    }
+    const route = api === 'gemini' ? geminiRoute(path) : null;
     const body =
       api === 'responses'
         ? chatFromResponsesRequest(request)
         : api === 'anthropic.messages'
           ? chatFromAnthropicRequest(request)
-          : request;
+          : route
+            ? chatFromGeminiRequest(request, route.model)
+            : request;
     if (!Array.isArray(body.messages)) {
       refuse(
         res,
@@ -183,11 +217,20 @@ export class ModelEndpoint {
           ? 'input must be a string or an array of items'
           : api === 'anthropic.messages'
             ? 'messages must be an array of {role: "user" | "assistant", content: string | blocks}'
-            : 'messages must be an array',
+            : api === 'gemini'
+              ? 'contents must be an array of {role: "user" | "model", parts: [...]}'
+              : 'messages must be an array',
       );
       return;
     }
     const stream = request.stream === true;
+    // Gemini says streaming in the method; `?alt=sse` picks events over the JSON-array stream.
+    const geminiStream: GeminiStream =
+      route?.method !== 'streamGenerateContent'
+        ? 'none'
+        : new URLSearchParams(query).get('alt') === 'sse'
+          ? 'sse'
+          : 'json-array';
     const id = `stepbox-${++this.seq}`;
     let settled = false;
     const call: ModelCall = {
@@ -201,6 +244,8 @@ export class ModelEndpoint {
         if (api === 'responses') sendResponsesAnswer(res, id, this.model, message, stream, request);
         else if (api === 'anthropic.messages')
           sendAnthropicAnswer(res, id, this.model, message, stream, usage, request);
+        else if (api === 'gemini')
+          sendGeminiAnswer(res, id, this.model, message, geminiStream, usage, request);
         else sendChatAnswer(res, id, this.model, message, stream, usage, request);
       },
       fail: (status, code, message) => {

@@ -5,7 +5,7 @@ import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolCall } from '../../../shared/trace-events.js';
 import { AgentFailure } from '../agents/agent.js';
 import type { Agent, ChatMessage, DecideContext, DecideInput, Decision } from '../agents/agent.js';
-import { AGENT_DIR, agentFiles, type AgentFiles } from '../sandbox/agent-files.js';
+import { AGENT_DIR, AgentDirTooLarge, agentFiles, type AgentFiles } from '../sandbox/agent-files.js';
 import { snapshotAt } from '../trace/lineage.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
 import { recordedStep } from './fast-forward.js';
@@ -78,7 +78,14 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
 
   /** The files the sandbox must hold at /opt/agent (its config carries them), or null. */
   insideFiles(): AgentFiles | null {
-    return this.launchSpec.agentDir ? agentFiles(this.launchSpec.agentDir) : null;
+    if (!this.launchSpec.agentDir) return null;
+    try {
+      return agentFiles(this.launchSpec.agentDir);
+    } catch (e) {
+      if (e instanceof AgentDirTooLarge)
+        throw new AgentFailure('bad_agent_spec', `${this.spec}: ${e.message}`);
+      throw e;
+    }
   }
 
   /** The endpoint's host URL and token (tests and the bench call it directly). */
@@ -179,8 +186,10 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       ...Object.fromEntries(Object.entries(launch.env).map(([k, v]) => [k, fill(v)])),
       OPENAI_BASE_URL: 'http://127.0.0.1:@PORT@/v1',
       ANTHROPIC_BASE_URL: 'http://127.0.0.1:@PORT@',
+      GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:@PORT@',
       OPENAI_API_KEY: this.token,
       ANTHROPIC_API_KEY: this.token,
+      GEMINI_API_KEY: this.token,
       STEPBOX_TOKEN: this.token,
       STEPBOX_MODEL: this.modelName,
       STEPBOX_GOAL: ctx.task.goal,

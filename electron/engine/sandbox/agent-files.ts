@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { parseSize } from '../../../shared/size.js';
+import { formatBytes } from '../../../shared/format-bytes.js';
 
 /** Where an inside agent's files are, inside the sandbox (read-only; its `bin` on PATH). */
 export const AGENT_DIR = '/opt/agent';
@@ -41,10 +43,48 @@ export function listAgentFiles(dir: string): AgentFile[] {
 
 const hashes = new Map<string, string>();
 
-/** The directory with its content hash (cached by names, sizes, modes and mtimes). */
-export function agentFiles(dir: string): AgentFiles {
+/** An agent folder over its cap, or a cap that is not a size: the caller says which agent (a usage error). */
+export class AgentDirTooLarge extends Error {
+  readonly code = 'agent_dir_too_large';
+  constructor(message: string) {
+    super(message);
+    this.name = 'AgentDirTooLarge';
+  }
+}
+
+/** The largest agent folder accepted when `STEPBOX_AGENT_DIR_MAX` does not say: 2 GiB. */
+export const DEFAULT_AGENT_DIR_MAX = 2 * 1024 ** 3;
+
+/** The cap on an agent folder's apparent size: `STEPBOX_AGENT_DIR_MAX` (a Docker size), else 2 GiB. */
+export function agentDirMax(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.STEPBOX_AGENT_DIR_MAX;
+  if (raw === undefined || raw === '') return DEFAULT_AGENT_DIR_MAX;
+  const n = parseSize(raw);
+  if (n === null || n <= 0)
+    throw new AgentDirTooLarge(
+      `STEPBOX_AGENT_DIR_MAX="${raw}" is not a size; give a Docker size such as "4g" or "512m"`,
+    );
+  return n;
+}
+
+/**
+ * The directory with its content hash (cached by names, sizes, modes and mtimes). A folder
+ * whose files add up (apparent size: a sparse file counts whole) to more than `max` is
+ * refused before anything is read or copied, naming its largest files and the setting.
+ */
+export function agentFiles(dir: string, max = agentDirMax()): AgentFiles {
   const abs = resolve(dir);
   const files = listAgentFiles(abs);
+  const total = files.reduce((n, f) => n + f.size, 0);
+  if (total > max) {
+    const biggest = [...files]
+      .sort((a, b) => b.size - a.size)
+      .slice(0, 3)
+      .map((f) => `${f.path} ${formatBytes(f.size)}`);
+    throw new AgentDirTooLarge(
+      `the agent folder ${abs} holds ${formatBytes(total)}, over the ${formatBytes(max)} cap on what is copied to /opt/agent (largest: ${biggest.join(', ')}); remove what the agent does not need, or raise the cap with STEPBOX_AGENT_DIR_MAX=SIZE (e.g. 4g)`,
+    );
+  }
   const sig = files.map((f) => `${f.path}\0${f.size}\0${lstatSync(f.full).mtimeMs}\0${f.mode}`).join('\n');
   const key = `${abs}\n${sig}`;
   const cached = hashes.get(key);

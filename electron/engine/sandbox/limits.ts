@@ -1,6 +1,6 @@
 import { Limits, SandboxSpec } from '../../../shared/task.js';
 import { parseSize } from '../../../shared/size.js';
-import type { SandboxConfig, SandboxLimits } from './sandbox.js';
+import { DEFAULT_HOME_BYTES, type SandboxConfig, type SandboxLimits } from './sandbox.js';
 
 function bytes(value: string | number, field: string): number {
   const n = parseSize(value);
@@ -17,6 +17,7 @@ export function sandboxLimits(limits: Limits): SandboxLimits {
     pids: limits.pids,
     diskBytes: bytes(limits.disk, 'disk'),
     outputBytes: bytes(limits.output, 'output'),
+    ...(limits.home !== undefined ? { homeBytes: bytes(limits.home, 'home') } : {}),
   };
 }
 
@@ -41,6 +42,7 @@ export function configKey(config: SandboxConfig): string {
     l.pids,
     l.diskBytes,
     l.outputBytes,
+    l.homeBytes ?? DEFAULT_HOME_BYTES,
     ...(config.agentFiles ? [config.agentFiles.hash] : []),
   ].join('|');
 }

@@ -14,7 +14,12 @@ export interface SandboxLimits {
   readonly diskBytes: number;
   /** Cap per output stream of one call; the rest is counted and discarded inside the container. */
   readonly outputBytes: number;
+  /** Size of the $HOME tmpfs (`limits.home`); unset: {@link DEFAULT_HOME_BYTES}. */
+  readonly homeBytes?: number;
 }
+
+/** The $HOME tmpfs when a task sets no `limits.home`: 512 MiB, room for the shipped agents' caches (Copilot CLI unpacks ~235 MB). */
+export const DEFAULT_HOME_BYTES = 512 * 1024 * 1024;
 
 /** What a sandbox is created from. Two configs with the same key share a warm pool. */
 export interface SandboxConfig {
