@@ -59,6 +59,10 @@ const OPERATIONS = [
   'batch.get',
   'batch.cancel',
   'batch.resume',
+  'agents.list',
+  'agents.install',
+  'agents.cancelInstall',
+  'agents.remove',
 ] as const satisfies readonly OperationName[];
 
 const EVENTS = [
@@ -72,6 +76,7 @@ const EVENTS = [
   'library.changed',
   'app.command',
   'batch.progress',
+  'agents.progress',
 ] as const satisfies readonly EventName[];
 
 // Compile-time: every operation and event of the contract is listed above.

@@ -1,3 +1,4 @@
+import type { AgentsPort } from './agents-port.js';
 import type { Breakpoint } from '../../shared/breakpoints.js';
 import type {
   AgentOptions,
@@ -212,6 +213,8 @@ export interface EnginePorts {
   readonly batches?: BatchPort;
   /** Save as case and Share…; absent (fakes, a degraded engine): those operations report it. */
   readonly teaching?: TeachingPort;
+  /** Agent installs (the Agents panel); absent (fakes, a degraded engine): the agents operations report it. */
+  readonly agents?: AgentsPort;
   /** The store's folder (the file picker's second root); absent (fakes): the picker offers the task's folder only. */
   readonly storeHome?: string;
   /** Releases what the ports hold (the sandbox provider); called last on dispose. */

@@ -14,6 +14,7 @@ export const EVENT_NAMES = [
   'library.changed',
   'app.command',
   'batch.progress',
+  'agents.progress',
 ] as const satisfies readonly EventName[];
 
 // Compile-time: the list names every event stream of the contract, and only those.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TraceEvent } from '../trace-events.js';
+import { AgentProgress } from './agents.js';
 import { BatchView, EpisodeStateInfo, StatsSample } from './models.js';
 
 /** The debugger commands of the application menu. */
@@ -49,6 +50,8 @@ export const EVENTS = {
   'app.command': z.object({ command: AppCommand }),
   /** A batch's progress: a slot started or ended, or the batch finished (the whole view). */
   'batch.progress': BatchView,
+  /** A step of an agent's install (`agents.install`); the last has phase `done` or the install failed. */
+  'agents.progress': AgentProgress,
 } as const;
 
 /** The contract's event map. */
