@@ -12,7 +12,11 @@ export interface AgentsPort {
   /** Every recipe with its installed versions (leftovers of killed installs swept first). */
   list(): AgentListing[];
   /** Installs or brings up to date; a cancel (signal) leaves nothing half-made. */
-  install(name: string, onProgress: (p: InstallProgress) => void, signal: AbortSignal): Promise<InstallResult>;
+  install(
+    name: string,
+    onProgress: (p: InstallProgress) => void,
+    signal: AbortSignal,
+  ): Promise<InstallResult>;
   /** Removes every installed version; returns the versions removed. */
   remove(name: string): string[];
 }
