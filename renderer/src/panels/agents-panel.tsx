@@ -46,11 +46,23 @@ export function AgentsPanel(props: { readonly onClose: () => void }) {
   const loaded = useSlice('agents', (s) => s.loaded);
   const error = useSlice('agents', (s) => s.error);
   // Focus goes into the panel (a screen reader reads it) and back to the opener when it closes.
+  const { onClose } = props;
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
     box.current?.focus();
     return () => before?.focus();
   }, []);
+  // Esc closes it wherever focus is (a clicked Add is replaced by Cancel, and focus falls to the page).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      e.stopPropagation();
+      onClose();
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, [onClose]);
   return (
     <div className="sheet-backdrop" onClick={props.onClose}>
       <div
@@ -65,10 +77,6 @@ export function AgentsPanel(props: { readonly onClose: () => void }) {
         onKeyDown={(e) => {
           // Keys typed here are the panel's: the debugger's keys wait until it closes.
           e.stopPropagation();
-          if (e.key === 'Escape') {
-            e.preventDefault();
-            props.onClose();
-          }
         }}
       >
         <header>
@@ -197,7 +205,7 @@ function InstallProgressLine(props: { readonly name: string; readonly progress: 
 function NoteLine(props: { readonly note: AgentNote }) {
   return (
     <div
-      className={props.note.kind === 'ok' ? 'good agent-note' : 'bad agent-note'}
+      className={`agent-note ${{ ok: 'good', info: 'muted', error: 'bad' }[props.note.kind]}`}
       role={props.note.kind === 'error' ? 'alert' : 'status'}
       data-testid="agent-note"
     >

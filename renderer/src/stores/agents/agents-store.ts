@@ -5,7 +5,8 @@ import { errorText } from '../result';
 
 /** What the last Add or Remove of an agent came to, said on its row. */
 export interface AgentNote {
-  readonly kind: 'ok' | 'error';
+  /** `info`: the person's own doing (a cancel), said without alarm. */
+  readonly kind: 'ok' | 'info' | 'error';
   readonly text: string;
 }
 
@@ -99,7 +100,8 @@ export function createAgentsStore(client: StepboxClient): AgentsStore {
             : `${v.action} ${v.name} ${v.version} (${sizeText(v.bytes)}): type “${v.name}” in the Agent field`;
         set({ notes: { ...get().notes, [name]: { kind: 'ok', text } } });
       } else {
-        set({ notes: { ...get().notes, [name]: { kind: 'error', text: errorText(res) ?? 'failed' } } });
+        const kind = res.error.code === 'cancelled' ? 'info' : 'error';
+        set({ notes: { ...get().notes, [name]: { kind, text: errorText(res) ?? 'failed' } } });
       }
       await get().refresh();
     },
