@@ -21,8 +21,13 @@ describe('web mode: the Agents panel adds an agent, and the start form runs a ta
     root = mkdtempSync(join(tmpdir(), 'stepbox-e2e-agents-'));
     home = tempHome();
     npm = fakeNpm(root);
-    // The agent's own program: says what it was asked and exits 0 (a recipe's command runs in the sandbox).
-    writeRecipe(home, 'demo-agent', 'echo "demo agent: $STEPBOX_GOAL"', 'a demo agent (prints its goal)');
+    // The agent's own program (a recipe's command runs in the sandbox's /workspace): it does the task and exits 0.
+    writeRecipe(
+      home,
+      'demo-agent',
+      `printf 'import sys\\nprint(f"Hello, {sys.argv[1]}!")\\n' > greet.py && python3 greet.py World`,
+      'a demo agent (writes greet.py)',
+    );
     writeRecipe(home, 'slow-agent', 'true', 'an agent whose download never ends');
     served = await startServe({ home, env: npm.env });
     browser = await launchBrowser();
@@ -108,6 +113,8 @@ describe('web mode: the Agents panel adds an agent, and the start form runs a ta
     if ((await a.stepper.root.getAttribute('data-state')) !== 'ended') await a.page.keyboard.press('F5');
     await a.stepperAtRest({ ended: true, task: 'hello-python' }).waitFor({ timeout: 120_000 });
     expect(await a.stepper.root.getAttribute('data-state')).toBe('ended');
+    // It ran the recipe's command: the task's own check passes on what it wrote.
+    await a.inspector.root.getByText(/ended succeeded/).waitFor();
     await a.screenshot('agents-episode-ended-1024');
     expect(a.errors).toEqual([]);
     await a.page.close();
