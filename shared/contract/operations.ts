@@ -408,7 +408,7 @@ export const OPERATIONS = {
   'agents.install': op(
     z.strictObject({ name: AgentName }),
     AgentInstalled,
-    'Installs (or brings up to date) a recipe\'s agent, as `stepbox agents add NAME`; progress arrives as `agents.progress`.',
+    "Installs (or brings up to date) a recipe's agent, as `stepbox agents add NAME`; progress arrives as `agents.progress`.",
   ),
   'agents.cancelInstall': op(
     z.strictObject({ name: AgentName }),
