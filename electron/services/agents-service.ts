@@ -34,6 +34,7 @@ export class AgentsService {
           pinned: a.pinned,
           runtime: a.runtime,
           recipe_hash: a.recipe_hash,
+          own: a.own,
           installed: a.installed.map((i) => ({
             version: i.version,
             bytes: i.bytes,

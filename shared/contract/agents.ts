@@ -28,6 +28,8 @@ export const AgentView = z.object({
   pinned: z.string(),
   runtime: z.string().nullable(),
   recipe_hash: z.string(),
+  /** The user's own recipe (`$STEPBOX_HOME/agents/recipes`), not a shipped one. */
+  own: z.boolean(),
   installed: z.array(InstalledAgentView),
   /** An install of it is running in this process (its progress arrives as `agents.progress`). */
   installing: z.boolean(),

@@ -15,6 +15,7 @@ const listing = {
   pinned: '1.0.0',
   runtime: null,
   recipe_hash: 'abc',
+  own: false,
   installed: [],
 };
 

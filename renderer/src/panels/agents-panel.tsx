@@ -125,7 +125,19 @@ function AgentRow(props: { readonly agent: AgentView }) {
   return (
     <li className="agent-row" data-testid={`agent-${agent.name}`}>
       <div className="agent-head">
-        <span className="mono agent-name">{agent.name}</span>
+        <span className="agent-name">
+          <span className="mono">{agent.name}</span>
+          {agent.own ? (
+            <span
+              className="agent-own muted"
+              data-testid="agent-own"
+              title="from $STEPBOX_HOME/agents/recipes"
+            >
+              {' '}
+              your recipe
+            </span>
+          ) : null}
+        </span>
         <span className="agent-state" data-testid="agent-state">
           {have.length === 0 ? (
             <span className="muted">not installed · pins {agent.pinned}</span>
