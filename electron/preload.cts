@@ -63,6 +63,10 @@ const OPERATIONS = [
   'batch.get',
   'batch.cancel',
   'batch.resume',
+  'agents.list',
+  'agents.install',
+  'agents.cancelInstall',
+  'agents.remove',
 ] as const satisfies readonly OperationName[];
 
 const EVENTS = [
@@ -77,6 +81,7 @@ const EVENTS = [
   'app.command',
   'batch.progress',
   'image.progress',
+  'agents.progress',
 ] as const satisfies readonly EventName[];
 
 // Compile-time: every operation and event of the contract is listed above.

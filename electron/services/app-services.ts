@@ -10,6 +10,7 @@ import {
 import { appError, type AppError } from '../../shared/errors.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import { logger } from '../engine/log.js';
+import { AgentsService } from './agents-service.js';
 import { BatchService } from './batch-service.js';
 import { CandidatesService } from './candidates-service.js';
 import { EpisodeManager } from './episode-manager.js';
@@ -78,6 +79,7 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
   const stats = new StatsService(ports.docker, episodes, bus);
   const candidates = new CandidatesService(ports.harness, ports.traces, episodes);
   const batches = new BatchService(ports.batches, bus, (episode) => library.flags(episode));
+  const agents = new AgentsService(ports.agents, bus);
   // An episode written by another process (a `stepbox run` in a shell) joins the list as it appears.
   const unwatch = ports.traces.watch?.(() => bus.emit('library.changed', { episode: null }));
 
@@ -325,6 +327,11 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     'batch.get': (r) => batches.get(r.batch),
     'batch.cancel': (r) => batches.cancel(r.batch),
     'batch.resume': (r) => batches.resume(r.batch),
+
+    'agents.list': () => agents.list(),
+    'agents.install': (r) => agents.install(r.name),
+    'agents.cancelInstall': (r) => agents.cancel(r.name),
+    'agents.remove': (r) => agents.remove(r.name),
   };
 
   /** Adds the doctor's fix to Docker failures that do not name one. */
@@ -372,6 +379,7 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     },
     async dispose() {
       unwatch?.();
+      agents.dispose();
       await batches.dispose();
       stats.closeOwned(undefined);
       await terminals.closeOwned(undefined);

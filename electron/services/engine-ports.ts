@@ -17,6 +17,7 @@ import { tryCandidates } from '../engine/candidates/try-candidates.js';
 import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import { join } from 'node:path';
 import type { AgentOptions } from '../../shared/contract/index.js';
+import { engineAgentsPort } from './agents-port.js';
 import { fileCatalog } from './catalog.js';
 import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort, TeachingPort } from './ports.js';
 import { caseFromEpisode } from '../engine/cases/case-from-episode.js';
@@ -283,6 +284,7 @@ export function engineServicesPorts(options: EngineOptions): EnginePorts {
     teaching: teachingPort(engine),
     doctor: doctorPort(engine),
     batches: batchPort(engine),
+    agents: engineAgentsPort(engine.store.home),
     storeHome: engine.store.home,
     bundledDir,
     close: () => engine.close(),

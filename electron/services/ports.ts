@@ -1,3 +1,4 @@
+import type { AgentsPort } from './agents-port.js';
 import type { Breakpoint } from '../../shared/breakpoints.js';
 import type { ImageProgress } from '../engine/harness/task-images.js';
 import type {
@@ -221,6 +222,8 @@ export interface EnginePorts {
   readonly batches?: BatchPort;
   /** Save as case and Share…; absent (fakes, a degraded engine): those operations report it. */
   readonly teaching?: TeachingPort;
+  /** Agent installs (the Agents panel); absent (fakes, a degraded engine): the agents operations report it. */
+  readonly agents?: AgentsPort;
   /** The store's folder (the file picker's second root); absent (fakes): the picker offers the task's folder only. */
   readonly storeHome?: string;
   /** stepbox's bundled files (sample tasks, cases, agents): a place form paths may name (file-fields.ts). */

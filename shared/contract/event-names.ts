@@ -15,6 +15,7 @@ export const EVENT_NAMES = [
   'app.command',
   'batch.progress',
   'image.progress',
+  'agents.progress',
 ] as const satisfies readonly EventName[];
 
 // Compile-time: the list names every event stream of the contract, and only those.

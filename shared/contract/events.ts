@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TraceEvent } from '../trace-events.js';
+import { AgentProgress } from './agents.js';
 import { BatchView, EpisodeStateInfo, StatsSample } from './models.js';
 
 /** The debugger commands of the application menu. */
@@ -61,6 +62,8 @@ export const EVENTS = {
     phase: z.enum(['cached', 'start', 'step', 'built']),
     line: z.string(),
   }),
+  /** A step of an agent's install (`agents.install`); the last has phase `done` or the install failed. */
+  'agents.progress': AgentProgress,
 } as const;
 
 /** The contract's event map. */

@@ -10,3 +10,4 @@ export * from './ws-transport.js';
 export * from './step-rows.js';
 export * from './candidates.js';
 export * from './ws-call-frame.js';
+export * from './agents.js';

@@ -58,6 +58,10 @@ export const OPERATION_NAMES = [
   'batch.get',
   'batch.cancel',
   'batch.resume',
+  'agents.list',
+  'agents.install',
+  'agents.cancelInstall',
+  'agents.remove',
 ] as const satisfies readonly OperationName[];
 
 // Compile-time: the list names every operation of the contract, and only those.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Breakpoint } from '../breakpoints.js';
+import { AgentInstalled, AgentName, AgentView } from './agents.js';
 import { CandidateSetView, TypedCandidate } from './candidates.js';
 import { AssistantMessage, StopPoints } from '../held-action.js';
 import { ToolResult } from '../tool-result.js';
@@ -432,6 +433,27 @@ export const OPERATIONS = {
     z.strictObject({ batch: z.string().min(1) }),
     BatchView,
     "Runs a stopped batch's unfinished slots again (as `stepbox batch --resume`): a cut-off episode is kept as superseded.",
+  ),
+
+  'agents.list': op(
+    empty,
+    z.object({ agents: z.array(AgentView) }),
+    'Every recipe (the shipped ones and $STEPBOX_HOME/agents/recipes) with its installed versions.',
+  ),
+  'agents.install': op(
+    z.strictObject({ name: AgentName }),
+    AgentInstalled,
+    "Installs (or brings up to date) a recipe's agent, as `stepbox agents add NAME`; progress arrives as `agents.progress`.",
+  ),
+  'agents.cancelInstall': op(
+    z.strictObject({ name: AgentName }),
+    z.object({ cancelled: z.boolean() }),
+    'Cancels a running install (nothing half-made is left); false when none was running.',
+  ),
+  'agents.remove': op(
+    z.strictObject({ name: AgentName }),
+    z.object({ removed: z.array(z.string()) }),
+    'Removes every installed version of an agent, as `stepbox agents remove NAME`.',
   ),
 } as const;
 

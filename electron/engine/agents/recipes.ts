@@ -115,6 +115,17 @@ function recipeDirs(home: string): string[] {
   return [join(agentsHome(home), 'recipes'), ...(bundled ? [bundled] : [])];
 }
 
+/** The names of the user's own recipes (`$STEPBOX_HOME/agents/recipes`), shipped ones they override included. */
+export function ownRecipeNames(home = stepboxHome()): Set<string> {
+  const dir = recipeDirs(home)[0];
+  if (!existsSync(dir)) return new Set();
+  return new Set(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => readRecipe(join(dir, f)).name),
+  );
+}
+
 /** Every recipe known (user's first), by name. */
 export function listRecipes(home = stepboxHome()): Recipe[] {
   const seen = new Map<string, Recipe>();

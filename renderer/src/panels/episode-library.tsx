@@ -1,3 +1,4 @@
+import { AgentsButton, InstalledAgentsList } from './agents-panel';
 import { useEffect, useMemo, useRef } from 'react';
 import { whyNot } from '../components/why-not';
 import { ProjectsSection } from '../components/projects-section';
@@ -270,10 +271,13 @@ export function EpisodeLibrary() {
           placeholder="the task's own"
           aria-describedby="library-agent-hint"
           data-testid="library-agent"
+          list="installed-agents"
           value={agent}
           onChange={(e) => actions.setAgent(e.target.value)}
         />
         <PickButton field="agent" label="Agent" />
+        <AgentsButton />
+        <InstalledAgentsList />
       </div>
       {/* One line until asked: the whole list took nine lines at 1024×700 and pushed the tasks out of sight. */}
       <details className="muted field-hint" id="library-agent-hint" data-testid="library-agent-hint">

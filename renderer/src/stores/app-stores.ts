@@ -1,5 +1,6 @@
 import type { StepboxClient } from '../../../shared/contract/client';
 import { createAgentOutputStore, type AgentOutputStore } from './agent-output/agent-output-store';
+import { createAgentsStore, type AgentsStore } from './agents/agents-store';
 import { createBatchesStore, type BatchesStore } from './batches/batches-store';
 import { createCandidatesStore, type CandidatesStore } from './candidates/candidates-store';
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
@@ -45,6 +46,8 @@ export interface AppStores {
   readonly projects: ProjectsStore;
   /** The start form's file picker (the task's folder and the store only). */
   readonly picker: PickerStore;
+  /** The Agents panel: recipes, installs and their progress (the start form offers the installed ones). */
+  readonly agents: AgentsStore;
   /** Loads the library, catalog and Docker status (first render does not wait on them); opens `branch` if given. */
   start(branch?: string | null): void;
   dispose(): void;
@@ -87,6 +90,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const inject = createInjectStore(client);
   // A batch slot opens its episode (an episode id opens its main branch).
   const batches = createBatchesStore(client, open);
+  const agents = createAgentsStore(client);
   const candidates = createCandidatesStore(client, { onBranch: open });
   const sideBySide = createSideBySideStore();
   // A saved case joins the library's case list.
@@ -195,6 +199,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     sandbox,
     inject,
     batches,
+    agents,
     start(branch) {
       if (branch) open(branch);
       void episodes.getState().refresh();
@@ -202,6 +207,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       void projects.getState().load();
       void sandbox.getState().checkDocker();
       void batches.getState().refresh();
+      void agents.getState().refresh();
     },
     dispose() {
       offStepper();
@@ -216,6 +222,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       agentOutput.getState().dispose();
       sandbox.getState().dispose();
       batches.getState().dispose();
+      agents.getState().dispose();
     },
   };
 }
