@@ -126,7 +126,7 @@ describe('Harbor task folders on Docker', () => {
     expect(events(s.trace).at(-1)).toMatchObject({ type: 'end', status: 'failed' });
   });
 
-  it('a Dockerfile environment (FROM stepbox-sandbox:1, WORKDIR /app) is built and worked in at /app: oracle right, a wrong answer 0, forked right at step 1', async () => {
+  it('a Dockerfile environment (FROM stepbox-sandbox:2, WORKDIR /app) is built and worked in at /app: oracle right, a wrong answer 0, forked right at step 1', async () => {
     const APP = `${FIX}/dockerfile-app`;
     const oracle = await cli(['run', APP, '--agent', 'oracle', '--json']);
     expect(oracle.code, oracle.stderr).toBe(0);

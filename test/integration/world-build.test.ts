@@ -55,7 +55,7 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
     mkdirSync(join(project, '.devcontainer'), { recursive: true });
     writeFileSync(
       join(project, '.devcontainer', 'Dockerfile'),
-      `FROM stepbox-sandbox:1\nUSER root\nRUN echo image-mark-${token} > /etc/stepbox-dc-mark\n`,
+      `FROM stepbox-sandbox:2\nUSER root\nRUN echo image-mark-${token} > /etc/stepbox-dc-mark\n`,
     );
     writeFileSync(
       join(project, '.devcontainer', 'devcontainer.json'),
@@ -123,7 +123,7 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
     writeFileSync(
       join(taskDir, 'Dockerfile'),
       [
-        'FROM stepbox-sandbox:1',
+        'FROM stepbox-sandbox:2',
         'USER root',
         'WORKDIR /app',
         `RUN echo app-mark-${token} > /app/marker.txt && mkdir -p /app/src && echo 'print(1)' > /app/src/main.py && ln -s marker.txt /app/link`,
@@ -195,7 +195,7 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
   it("a recorded task's built image needs --allow-image; a first-hand task file is consent", async () => {
     const taskDir = join(dir, 'consent-task');
     mkdirSync(taskDir, { recursive: true });
-    writeFileSync(join(taskDir, 'Dockerfile'), `FROM stepbox-sandbox:1\nLABEL mark=consent-${token}\n`);
+    writeFileSync(join(taskDir, 'Dockerfile'), `FROM stepbox-sandbox:2\nLABEL mark=consent-${token}\n`);
     writeFileSync(
       join(taskDir, 'task.json'),
       JSON.stringify({ name: 'consent', goal: 'nothing', sandbox: { build: 'Dockerfile' } }),
@@ -227,7 +227,7 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
     mkdirSync(ctx, { recursive: true });
     writeFileSync(
       join(ctx, 'Dockerfile'),
-      `FROM stepbox-sandbox:1\nUSER root\nRUN mkdir -p /srv/app/sub && echo seed-${token} > /srv/app/sub/f.txt && chmod 755 /srv/app/sub/f.txt\n`,
+      `FROM stepbox-sandbox:2\nUSER root\nRUN mkdir -p /srv/app/sub && echo seed-${token} > /srv/app/sub/f.txt && chmod 755 /srv/app/sub/f.txt\n`,
     );
     const provider = await testProvider();
     try {
@@ -261,7 +261,7 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
     mkdirSync(taskDir, { recursive: true });
     writeFileSync(
       join(taskDir, 'Dockerfile'),
-      `FROM stepbox-sandbox:1\nRUN echo about-to-fail-${token} && exit 7\n`,
+      `FROM stepbox-sandbox:2\nRUN echo about-to-fail-${token} && exit 7\n`,
     );
     writeFileSync(
       join(taskDir, 'task.json'),

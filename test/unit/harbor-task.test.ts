@@ -34,7 +34,7 @@ describe('a Harbor task folder read as a task', () => {
     const { task, notes, solutionDir, taskPath } = r.value;
     expect(task.name).toBe('hello-file');
     expect(task.goal).toContain('Hello, Harbor!');
-    expect(task.sandbox.image).toBe('stepbox-sandbox:1');
+    expect(task.sandbox.image).toBe('stepbox-sandbox:2');
     expect(task.sandbox.network).toBe('none');
     expect(task.sandbox.limits).toMatchObject({ cpus: 1, memory: '1024m', disk: '512m' });
     expect(task.timeouts).toMatchObject({ episode: 120, step_hard: 120 });
@@ -77,7 +77,7 @@ describe('a Harbor task folder read as a task', () => {
     const dir = copyOf('not-a-number', 'online');
     writeFileSync(
       join(dir, 'task.toml'),
-      '[environment]\ndocker_image = "stepbox-sandbox:1"\nallow_internet = true\n',
+      '[environment]\ndocker_image = "stepbox-sandbox:2"\nallow_internet = true\n',
     );
     const offline = loadHarborTask(dir);
     expect(offline.ok && offline.value.task.sandbox.network).toBe('none');

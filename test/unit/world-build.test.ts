@@ -143,8 +143,8 @@ describe('sandbox.build', () => {
   it('resolves a Dockerfile, a folder or {context, dockerfile}; a missing one names the fix', () => {
     const ctx = join(dir, 'ctx');
     mkdirSync(join(ctx, 'docker'), { recursive: true });
-    writeFileSync(join(ctx, 'Dockerfile'), 'FROM stepbox-sandbox:1\n');
-    writeFileSync(join(ctx, 'docker', 'Dev.Dockerfile'), 'FROM stepbox-sandbox:1\n');
+    writeFileSync(join(ctx, 'Dockerfile'), 'FROM stepbox-sandbox:2\n');
+    writeFileSync(join(ctx, 'docker', 'Dev.Dockerfile'), 'FROM stepbox-sandbox:2\n');
     expect(resolveBuild('ctx', dir)).toEqual({ context: ctx, dockerfile: join(ctx, 'Dockerfile') });
     expect(resolveBuild('ctx/Dockerfile', dir)).toEqual({
       context: ctx,
@@ -161,7 +161,7 @@ describe('sandbox.build', () => {
   it('is cached by the content of its context: a change anywhere in it is a new tag', () => {
     const ctx = join(dir, 'hash');
     mkdirSync(ctx, { recursive: true });
-    writeFileSync(join(ctx, 'Dockerfile'), 'FROM stepbox-sandbox:1\n');
+    writeFileSync(join(ctx, 'Dockerfile'), 'FROM stepbox-sandbox:2\n');
     writeFileSync(join(ctx, 'a.txt'), 'a');
     const spec = { context: ctx, dockerfile: join(ctx, 'Dockerfile') };
     const h1 = buildContextHash(spec);

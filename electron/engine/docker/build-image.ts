@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type Docker from 'dockerode';
+import { SANDBOX_IMAGE } from '../../../shared/constants.js';
 
 /** The repository of images stepbox builds from a task's Dockerfile; the tag is the context's content hash. */
 export const BUILD_REPOSITORY = 'stepbox-build';
@@ -206,7 +207,7 @@ export async function ensureBuilt(
                 ? ''
                 : `\nfix the Dockerfile (try it: docker build -f ${spec.dockerfile} ${spec.context})`),
             unavailable
-              ? 'the engine cannot get a base image: pull it while online (docker pull IMAGE), or build FROM an image the engine has, such as stepbox-sandbox:1'
+              ? `the engine cannot get a base image: pull it while online (docker pull IMAGE), or build FROM an image the engine has, such as ${SANDBOX_IMAGE}`
               : undefined,
           ),
         );
