@@ -55,7 +55,7 @@ export class TerminalService {
       cols,
       rows,
       ...(session ? { cwd: session.cwd } : {}),
-      ...(sandbox.config.workdir ? { workdir: sandbox.config.workdir } : {}),
+      ...(sandbox.config?.workdir ? { workdir: sandbox.config.workdir } : {}),
     });
     const terminal = `term-${randomUUID()}`;
     const t: OpenTerminal = {

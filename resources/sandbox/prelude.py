@@ -105,3 +105,23 @@ def setpriv_prefix(setpriv, uid, gid, seal_gid=None, bounding=None):
     start = list(setpriv) if isinstance(setpriv, (list, tuple)) else [setpriv]
     return (start + (['--bounding-set=-all'] if bounding else []) + ['--reuid=%d' % uid] + gids
             + ['--clear-groups', '--'])
+
+
+class effective_ids(object):
+    """For a while, another user's effective uid/gid and no supplementary groups (the kernel
+    checks files as theirs); root's effective ids come back after. The real and saved uids
+    stay root's, so a process of that user's can still not signal or ptrace this one."""
+
+    def __init__(self, uid, gid):
+        self.uid, self.gid = uid, gid
+
+    def __enter__(self):
+        os.setgroups([])
+        os.setegid(self.gid)
+        os.seteuid(self.uid)
+        return self
+
+    def __exit__(self, *exc):
+        os.seteuid(0)
+        os.setegid(0)
+        return False

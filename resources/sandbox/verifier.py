@@ -187,14 +187,8 @@ def kill_all():
 def agent_env_as_agent(base):
     """agent_env() computed here, with this runner's effective ids the agent's for the while
     (its access checks and its HOME are the agent's, as in a child that became the agent)."""
-    os.setgroups([])
-    os.setegid(uid)
-    os.seteuid(uid)
-    try:
+    with effective_ids(uid, uid):
         return agent_env(base)
-    finally:
-        os.seteuid(0)
-        os.setegid(0)
 
 
 def bash_on(env):
@@ -339,10 +333,7 @@ def empty_as_agent(path):
     """Empties the reward folder with the agent's uid (what the verifier made there is that
     uid's, its folders too, which root without CAP_DAC_OVERRIDE cannot empty); best effort."""
     try:
-        os.setgroups([])
-        os.setegid(uid)
-        os.seteuid(uid)
-        try:
+        with effective_ids(uid, uid):
             import shutil
             for name in os.listdir(path):
                 p = os.path.join(path, name)
@@ -353,9 +344,6 @@ def empty_as_agent(path):
                         os.unlink(p)
                     except OSError:
                         pass
-        finally:
-            os.seteuid(0)
-            os.setegid(0)
     except OSError:
         pass
 

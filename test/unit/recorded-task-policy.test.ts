@@ -232,7 +232,7 @@ describe('a recorded task never widens isolation on its own', () => {
       widerThanDefaults(SandboxSpec.parse(sandbox)).map((w) => `${w.kind}:${w.field}`);
     expect(kinds({})).toEqual([]);
     expect(kinds({ network: 'bridge' })).toEqual(['network:sandbox.network']);
-    expect(kinds({ image: 'stepbox-sandbox:2' })).toEqual(['image:sandbox.image']);
+    expect(kinds({ image: 'stepbox-sandbox:0' })).toEqual(['image:sandbox.image']);
     expect(kinds({ limits: { cpus: 2 } })).toEqual(['limits:sandbox.limits.cpus']);
     expect(kinds({ limits: { disk: '2g' } })).toEqual(['limits:sandbox.limits.disk']);
     expect(kinds({ limits: { output: 2_000_000 } })).toEqual(['limits:sandbox.limits.output']);
