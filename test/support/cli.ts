@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 /** The project root, from this file's location. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/stepbox.js', import.meta.url));
-const BUILT = fileURLToPath(new URL('../../dist/electron/cli-main.js', import.meta.url));
 
 /**
  * The TypeScript projects the CLI is built from, each with the build-info file `tsc -b` writes
