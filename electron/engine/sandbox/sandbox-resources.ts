@@ -37,11 +37,11 @@ export function loadSandboxProgram(name: 'helper.py' | 'bridge.py' | 'verifier.p
   const key = `program:${name}`;
   const cached = sources.get(key);
   if (cached) return cached;
-  const source = Buffer.concat([
-    loadSandboxResource('prelude.py'),
-    Buffer.from('\n'),
-    loadSandboxResource(name),
-  ]);
+  const program = loadSandboxResource(name);
+  // The program's own first line (its name, a comment) leads, so `ps` and the sandbox's
+  // process list say which program a root python is, not that it starts with the prelude.
+  const firstLine = program.subarray(0, program.indexOf(0x0a) + 1);
+  const source = Buffer.concat([firstLine, loadSandboxResource('prelude.py'), Buffer.from('\n'), program]);
   sources.set(key, source);
   return source;
 }
