@@ -680,7 +680,7 @@ describe('replay slice: consent to a recorded task wider than the defaults', () 
     expect(store.getState().consentAsk).toBeNull();
     expect(fake.callsOf('episode.fork')).toEqual([
       { id: 'b-main', step: 2 },
-      { id: 'b-main', step: 2, allow: ['network', 'image', 'limits'] },
+      { id: 'b-main', step: 2, allow: ['network', 'image', 'limits', 'runtime'] },
     ]);
   });
 
@@ -741,7 +741,14 @@ describe('candidates slice: consent to a recorded task wider than the defaults',
     expect(store.getState().consentAsk).toBeNull();
     expect(fake.callsOf('episode.candidates')).toEqual([
       { id: 'b-main', step: 1, n: 2, actions: [], run_on: 0 },
-      { id: 'b-main', step: 1, n: 2, actions: [], run_on: 0, allow: ['network', 'image', 'limits'] },
+      {
+        id: 'b-main',
+        step: 1,
+        n: 2,
+        actions: [],
+        run_on: 0,
+        allow: ['network', 'image', 'limits', 'runtime'],
+      },
     ]);
 
     const refused = createFakeBackend();

@@ -87,7 +87,7 @@ export function modalOpen(stores: AppStores): boolean {
   return (
     stores.episodes.getState().stopQuestion !== null ||
     stores.picker.getState().field !== null ||
-    document.querySelector('[aria-modal="true"]') !== null
+    (typeof document !== 'undefined' && document.querySelector('[aria-modal="true"]') !== null)
   );
 }
 
