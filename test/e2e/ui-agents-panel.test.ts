@@ -119,7 +119,8 @@ describe('web mode: the Agents panel adds an agent, and the start form runs a ta
     // It ran the recipe's command: the task's own check passes on what it wrote.
     await a.screenshot('agents-episode-ended-1024');
     // (The bar's badge: the inspector words it differently once the QA flags are read.)
-    await a.stepper.root.getByText('succeeded', { exact: true }).waitFor();
+    // The demo agent wrote its file without a model call: succeeded, and QA may flag so few actions.
+    await a.stepper.root.getByText(/^succeeded( · ⚑ flagged)?$/).waitFor();
     expect(a.errors).toEqual([]);
     await a.page.close();
   });
