@@ -214,25 +214,9 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
       });
     }
     case 'anthropic':
-      return new AnthropicAgent(spec, {
-        model: parsed.model,
-        baseUrl:
-          parsed.baseUrl ??
-          (options.baseUrl === undefined ? undefined : checkBaseUrl(options.baseUrl, 'base URL')),
-        temperature: options.temperature,
-        retryBaseMs: options.retryBaseMs,
-        maxAttempts: options.maxAttempts,
-      });
+      return new AnthropicAgent(spec, hostedModelOptions(parsed, options));
     case 'gemini':
-      return new GeminiAgent(spec, {
-        model: parsed.model,
-        baseUrl:
-          parsed.baseUrl ??
-          (options.baseUrl === undefined ? undefined : checkBaseUrl(options.baseUrl, 'base URL')),
-        temperature: options.temperature,
-        retryBaseMs: options.retryBaseMs,
-        maxAttempts: options.maxAttempts,
-      });
+      return new GeminiAgent(spec, hostedModelOptions(parsed, options));
     case 'manual':
       return new ManualAgent();
     case 'oracle':
@@ -320,5 +304,21 @@ export function continuationOptions(
     contextPolicy:
       given.contextPolicy ??
       (wasOpenAi && (policy === 'end' || policy === 'drop_oldest') ? policy : undefined),
+  };
+}
+
+/** What an Anthropic or Gemini agent is built with: the spec's model and base URL (else --base-url), the run's sampling and retries. */
+function hostedModelOptions(
+  parsed: { readonly model: string; readonly baseUrl?: string },
+  options: AgentOptions,
+): { model: string; baseUrl?: string; temperature?: number; retryBaseMs?: number; maxAttempts?: number } {
+  return {
+    model: parsed.model,
+    baseUrl:
+      parsed.baseUrl ??
+      (options.baseUrl === undefined ? undefined : checkBaseUrl(options.baseUrl, 'base URL')),
+    temperature: options.temperature,
+    retryBaseMs: options.retryBaseMs,
+    maxAttempts: options.maxAttempts,
   };
 }
