@@ -8,13 +8,12 @@ import { GVISOR_RUNTIME } from '../engine/docker/runtime.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
 import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
-import type { Sandbox } from '../engine/sandbox/sandbox.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { TaskMemory } from '../engine/tools/memory.js';
 import { createToolRegistry } from '../engine/tools/registry.js';
 import type { BenchValue } from './bench-section.js';
 import { callOverhead, figureOf, type CallTiming } from './figure.js';
-import { changeFive, COMMAND_ALONE, mustRun, POPULATE, timed, timeForks } from './sandbox.js';
+import { changeFive, coldAndWarm, COMMAND_ALONE, mustRun, POPULATE, timed, timeForks } from './sandbox.js';
 
 /** The engine that offers gVisor when the bench's own does not: `.ci/gvisor.sh`'s second dockerd. */
 export const GVISOR_HOST_ENV = 'STEPBOX_GVISOR_HOST';
@@ -73,28 +72,7 @@ export async function runscFigures(
   const storeDir = await mkdtemp(join(tmpdir(), 'stepbox-bench-runsc-'));
   try {
     log(`runsc: cold start vs warm acquire × ${COLD_RUNS}`);
-    const cold: number[] = [];
-    const warm: number[] = [];
-    for (let i = 0; i < COLD_RUNS; i++) {
-      await pool.prewarm(config);
-      let leased: Sandbox | undefined;
-      warm.push(
-        await timed(async () => {
-          leased = await pool.acquire(config);
-          await mustRun(leased, 'true');
-        }),
-      );
-      if (leased) await pool.release(leased);
-      await pool.prewarm(config);
-      let fresh: Sandbox | undefined;
-      cold.push(
-        await timed(async () => {
-          fresh = await provider.create(config);
-          await mustRun(fresh, 'true');
-        }),
-      );
-      await fresh?.destroy();
-    }
+    const { cold, warm } = await coldAndWarm(pool, provider, config, COLD_RUNS);
 
     const sandbox = await pool.acquire(config);
     const task = Task.parse({ name: 'bench', goal: 'bench', tools: ['execute_shell'] });

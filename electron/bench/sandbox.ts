@@ -8,7 +8,7 @@ import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
 import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
 import { DockerSandbox } from '../engine/sandbox/docker-sandbox.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
-import type { Sandbox, SessionState } from '../engine/sandbox/sandbox.js';
+import type { Sandbox, SandboxConfig, SandboxProvider, SessionState } from '../engine/sandbox/sandbox.js';
 import type { SnapshotManifest } from '../engine/sandbox/snapshot-store.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { TaskMemory } from '../engine/tools/memory.js';
@@ -161,29 +161,7 @@ export const section: BenchSection = {
       // Each pair is measured interleaved, round by round, so both sides of a ratio see
       // the same machine load (the bench shares 2 cores with whatever else runs).
       log(`cold start vs warm acquire × ${COLD_RUNS}`);
-      const cold: number[] = [];
-      const warm: number[] = [];
-      for (let i = 0; i < COLD_RUNS; i++) {
-        await pool.prewarm(config);
-        let leased: Sandbox | undefined;
-        warm.push(
-          await timed(async () => {
-            leased = await pool.acquire(config);
-            await mustRun(leased, 'true');
-          }),
-        );
-        if (leased) await pool.release(leased);
-        // Let the pool's background refill finish, so it does not slow the cold start down.
-        await pool.prewarm(config);
-        let fresh: Sandbox | undefined;
-        cold.push(
-          await timed(async () => {
-            fresh = await provider.create(config);
-            await mustRun(fresh, 'true');
-          }),
-        );
-        await fresh?.destroy();
-      }
+      const { cold, warm } = await coldAndWarm(pool, provider, config, COLD_RUNS);
 
       const sandbox = await pool.acquire(config);
       // A/B: a sandbox whose helper speaks over its docker exec (where no socket can be had:
@@ -367,3 +345,39 @@ export const section: BenchSection = {
     }
   },
 };
+
+/**
+ * `runs` rounds of a warm acquire from `pool` beside a cold start from `provider`, each up to
+ * its first `true`, interleaved so both see the same machine load; the pool refills between.
+ */
+export async function coldAndWarm(
+  pool: WarmPool,
+  provider: SandboxProvider,
+  config: SandboxConfig,
+  runs: number,
+): Promise<{ cold: number[]; warm: number[] }> {
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    await pool.prewarm(config);
+    let leased: Sandbox | undefined;
+    warm.push(
+      await timed(async () => {
+        leased = await pool.acquire(config);
+        await mustRun(leased, 'true');
+      }),
+    );
+    if (leased) await pool.release(leased);
+    // Let the pool's background refill finish, so it does not slow the cold start down.
+    await pool.prewarm(config);
+    let fresh: Sandbox | undefined;
+    cold.push(
+      await timed(async () => {
+        fresh = await provider.create(config);
+        await mustRun(fresh, 'true');
+      }),
+    );
+    await fresh?.destroy();
+  }
+  return { cold, warm };
+}
