@@ -13,7 +13,10 @@ export DEBIAN_FRONTEND=noninteractive
 sock=/run/stepbox-ci-podman.sock
 pidfile=/run/stepbox-ci-podman.pid
 host="unix://$sock"
-image=stepbox-sandbox:2  # SANDBOX_IMAGE (shared/constants.ts)
+# The image tag from its one source (SANDBOX_IMAGE in shared/constants.ts), so a version bump
+# there reaches this script (a hard-coded tag here once copied the previous image).
+image=$(sed -n "s/^export const SANDBOX_IMAGE = '\(.*\)';$/\1/p" shared/constants.ts)
+[ -n "$image" ] || { echo "cannot read SANDBOX_IMAGE from shared/constants.ts" >&2; exit 3; }
 label='{{index .Config.Labels "stepbox.image.version"}}'
 log() { echo "[ci:podman] $(date -u +%H:%M:%S) $*" >&2; }
 

@@ -56,7 +56,8 @@ describe('stepbox sandbox exec', () => {
     expect(run.code, run.stderr).toBe(0);
     // The cgroup gets the memory limit plus the tmpfs sizes (a full /workspace is disk_full).
     const memory = containerMemoryBytes(defaultSandboxConfig({ memory: '300m' }).limits);
-    expect(memory).toBe((300 + 1024 + 256 + 64) * 1024 ** 2);
+    // 300m memory + workspace 1g + tmp 256m + home 512m (the defaults).
+    expect(memory).toBe((300 + 1024 + 256 + 512) * 1024 ** 2);
     expect(run.stdout.split('\n').slice(0, 2)).toEqual(['50', String(memory)]);
   });
 
