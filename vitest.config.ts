@@ -13,6 +13,9 @@ export default defineConfig({
           // Some unit tests spawn the CLI (a Node start of ~1 s); on a loaded 2-core machine
           // the 5 s default failed them as timeouts while every assertion held. A hang still fails.
           testTimeout: 30_000,
+          // The same for hooks: an afterEach disposing services and removing 300 episodes timed
+          // out at the 10 s default under a load of 7 test runs while every assertion held.
+          hookTimeout: 30_000,
           // Projects with different worker limits need distinct groups; groups run in order.
           sequence: { groupOrder: 0 },
         },
