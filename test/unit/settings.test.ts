@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../electron/services/settings-file.js';
 import { formatSpan } from '../../shared/format-span.js';
 import { DEFAULT_SETTINGS, parseSettings } from '../../shared/settings.js';
+import { runCli } from '../support/cli.js';
 
 function messageOf(input: unknown): string {
   const r = parseSettings(input);
@@ -72,6 +73,22 @@ describe('settings.json', () => {
       if (bad.ok) throw new Error('expected an error');
       expect(bad.error.message).toContain(`${file}: ui.idle_release: "never" is not a duration`);
     });
+  });
+
+  it('stepbox serve refuses to start on a mistaken settings file, naming the key and the fix (exit 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stepbox-settings-serve-'));
+    try {
+      writeFileSync(join(dir, 'settings.json'), JSON.stringify({ ui: { idle_relase: '5m' } }));
+      const run = await runCli(['serve', '--port', '0'], { env: { STEPBOX_HOME: dir }, timeoutMs: 60_000 });
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(
+        `${join(dir, 'settings.json')}: ui.idle_relase: unknown setting — did you mean "idle_release"?`,
+      );
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('says spans in whole units, rounded down', () => {
