@@ -35,6 +35,8 @@ export function bindContract(services: AppServices, isAppUrl: (url: string) => b
       if (!closedWatch.has(contents.id)) {
         closedWatch.add(contents.id);
         const id = contents.id;
+        // A window: once none is left (after a grace), the live sandboxes are released.
+        services.openClient(clientOf(contents));
         contents.once('destroyed', () => {
           closedWatch.delete(id);
           void services.closeClient(`window-${id}`);

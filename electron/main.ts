@@ -21,6 +21,8 @@ import { contentSecurityPolicy } from './server/security.js';
 import { projectDir } from './server.js';
 import { createAppServices, type AppServices } from './services/app-services.js';
 import { loadEnginePorts } from './services/load-engine.js';
+import { loadSettings } from './services/settings-file.js';
+import { stepboxHome } from './engine/stepbox-home.js';
 import { checkSqliteBinding } from './engine/trace/sqlite.js';
 import { loadWindowState, saveWindowState, windowStatePath } from './window-state.js';
 
@@ -211,9 +213,18 @@ async function start(): Promise<void> {
     app.quit();
     return;
   }
+  // A settings file with a typo says which key and the fix, rather than running on defaults unseen.
+  const settings = loadSettings(stepboxHome());
+  if (!settings.ok) {
+    log.error(`${settings.error.code}: ${settings.error.message}`);
+    dialog.showErrorBox('stepbox cannot read its settings', settings.error.message);
+    app.quit();
+    return;
+  }
   serveRenderer();
   const services = createAppServices(await loadEnginePorts(process.env.STEPBOX_HOME || undefined), {
     pickPath: () => pickProject(BrowserWindow.getFocusedWindow()),
+    settings: settings.value,
   });
   const unbind = bindContract(services, isAppUrl);
   cleanUpOnQuit(services, unbind);
@@ -230,6 +241,8 @@ async function start(): Promise<void> {
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) win = createWindow();
   });
+  // Quitting stops every live episode; on macOS the app stays without a window, and the last
+  // window's close releases them after ui.release_after_close (ipc.ts → WindowPresence).
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();
   });

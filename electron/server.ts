@@ -6,6 +6,8 @@ import { loadEnginePorts } from './services/load-engine.js';
 import type { EnginePorts } from './services/ports.js';
 import { listen } from './server/web-server.js';
 import { registerSecret } from './engine/trace/secrets.js';
+import { stepboxHome } from './engine/stepbox-home.js';
+import { DEFAULT_LOADED_SETTINGS, loadSettings, type LoadedSettings } from './services/settings-file.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -21,6 +23,8 @@ export interface StartServerOptions {
   readonly ports?: EnginePorts;
   /** A fixed token (tests); a fresh random one by default. */
   readonly token?: string;
+  /** The settings (default: read from `<home>/settings.json`; a bad file is an error naming the fix). */
+  readonly settings?: LoadedSettings;
 }
 
 /** A running web mode: its URL (with the token), the services behind it, and `close`. */
@@ -39,7 +43,10 @@ export interface RunningServer {
  * `const s = await startServer({port: 0, home}); page.goto(s.url); … await s.close();`
  */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const services = createAppServices(options.ports ?? (await loadEnginePorts(options.home)));
+  // Fake engine ports (tests) run on the defaults unless given settings: never the user's file.
+  const settings =
+    options.settings ?? (options.ports && !options.home ? DEFAULT_LOADED_SETTINGS : settingsOf(options.home));
+  const services = createAppServices(options.ports ?? (await loadEnginePorts(options.home)), { settings });
   const server = await listen({
     services,
     rendererDir: options.rendererDir ?? join(projectDir(), 'renderer', 'dist'),
@@ -63,6 +70,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       return closing;
     },
   };
+}
+
+/** The settings file of a home (default `$STEPBOX_HOME`); throws its error, which names the key and the fix. */
+export function settingsOf(home: string | undefined): LoadedSettings {
+  const loaded = loadSettings(home ?? stepboxHome());
+  if (!loaded.ok) throw Object.assign(new Error(loaded.error.message), { code: loaded.error.code });
+  return loaded.value;
 }
 
 /** The project folder (holds package.json), from source or from dist/. */

@@ -3,6 +3,8 @@ import { onInterrupt } from '../engine/interrupt.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { intFlag } from './number-flags.js';
+import { loadSettings } from '../services/settings-file.js';
+import { stepboxHome } from '../engine/stepbox-home.js';
 
 const HELP = `stepbox serve — the stepbox window in a browser (web mode), on 127.0.0.1 only
 
@@ -14,7 +16,9 @@ Usage: stepbox serve [--port P] [--host 127.0.0.1]
 The first line on stdout is the page URL with a per-run token
 (http://127.0.0.1:PORT/?token=…). The token guards the WebSocket and every /api/*
 route; open the URL as printed. Ctrl+C stops live episodes (their traces close as
-interrupted) and destroys their sandboxes.
+interrupted) and destroys their sandboxes; so do $STEPBOX_HOME/settings.json's
+ui.idle_release (a live episode idle 15 min) and ui.release_after_close (30 s after the
+last window closed). README "Settings".
 
 Example: stepbox serve --port 0
 `;
@@ -42,6 +46,10 @@ export const command: CliCommand = {
         `--host must be 127.0.0.1 or localhost (web mode is loopback only), not "${host}"`,
       );
 
+    // A bad settings file stops here, naming the key and the fix (not a server with silent defaults).
+    const settings = loadSettings(stepboxHome(io.env));
+    if (!settings.ok) throw new UsageError(settings.error.message);
+
     // Signals are handled from here on, so a Ctrl+C right after the URL still cleans up.
     let signalled: string | null = null;
     let wake: () => void = () => undefined;
@@ -54,6 +62,7 @@ export const command: CliCommand = {
       const server = await startServer({
         port,
         host,
+        settings: settings.value,
         ...(io.env.STEPBOX_HOME ? { home: io.env.STEPBOX_HOME } : {}),
       });
       io.stdout.write(`${server.url}\n`);

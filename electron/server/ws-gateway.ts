@@ -37,6 +37,8 @@ export class WsGateway {
 
   private connected(ws: WebSocket): void {
     const client = `ws-${this.nextClient++}`;
+    // A window: while none is connected (after a grace), its live sandboxes are released.
+    this.services.openClient(client);
     const send = (frame: ResultFrame | EventFrame) => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {

@@ -14,7 +14,7 @@ import { AgentsService } from './agents-service.js';
 import { BatchService } from './batch-service.js';
 import { CandidatesService } from './candidates-service.js';
 import { EpisodeManager } from './episode-manager.js';
-import { EventBus, type Audience, type BusListener } from './event-bus.js';
+import { EventBus, type BusListener } from './event-bus.js';
 import { LibraryService } from './library-service.js';
 import { listInside } from './host-files.js';
 import type { EnginePorts } from './ports.js';
@@ -32,6 +32,10 @@ import { StatsService } from './stats-service.js';
 import { sandboxInfo } from './system-service.js';
 import { TerminalService } from './terminal-service.js';
 import { describeIssues } from '../../shared/validation-issues.js';
+import { systemClock, type Clock } from './clock.js';
+import { IdleReleaser } from './idle-release.js';
+import { DEFAULT_LOADED_SETTINGS, type LoadedSettings } from './settings-file.js';
+import { WindowPresence } from './window-presence.js';
 
 const log = logger('services');
 
@@ -53,8 +57,15 @@ export interface AppServices extends ContractHandler {
   handle(op: string, rawInput: unknown, ctx?: CallContext): Promise<Result<unknown>>;
   /** Every event, with the client it is meant for (null: everyone). */
   subscribeAudience(listener: BusListener): () => void;
-  /** Closes the terminals and stats streams a client opened (its connection closed). */
+  /** A window connected (a WebSocket client, an Electron window): see {@link WindowPresence}. */
+  openClient(client: string): void;
+  /**
+   * Closes the terminals and stats streams a client opened (its connection closed); when it was
+   * the last window, its live episodes are released after `ui.release_after_close`.
+   */
   closeClient(client: string): Promise<void>;
+  /** Releases every live branch idle past `ui.idle_release` now (what the timer does); the released ones. */
+  sweepIdle(): Promise<string[]>;
   /** Stops every live episode and destroys its sandbox; closes every stream. */
   dispose(): Promise<void>;
   readonly episodes: EpisodeManager;
@@ -67,11 +78,17 @@ const LOCAL: CallContext = { client: 'local' };
 export interface AppServicesOptions {
   /** Opens a native dialog for a folder or a task.json; null when cancelled (Electron only). */
   readonly pickPath?: () => Promise<string | null>;
+  /** The settings in effect (default: the defaults, read from no file). */
+  readonly settings?: LoadedSettings;
+  /** The clock idle release and the close grace read (tests move a fake one). */
+  readonly clock?: Clock;
 }
 
 export function createAppServices(ports: EnginePorts, options: AppServicesOptions = {}): AppServices {
   const bus = new EventBus();
-  const episodes = new EpisodeManager(ports.harness, ports.traces, bus);
+  const clock = options.clock ?? systemClock;
+  const { settings, file: settingsFile } = options.settings ?? DEFAULT_LOADED_SETTINGS;
+  const episodes = new EpisodeManager(ports.harness, ports.traces, bus, clock);
   const library = new LibraryService(ports.traces, episodes);
   const terminals = new TerminalService(ports.docker, episodes, bus);
   // A branch with a terminal open is in a person's view: a fork going on does not stop it.
@@ -80,6 +97,17 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
   const candidates = new CandidatesService(ports.harness, ports.traces, episodes);
   const batches = new BatchService(ports.batches, bus, (episode) => library.flags(episode));
   const agents = new AgentsService(ports.agents, bus);
+  // Forgotten sandboxes go (issue 33.8): idle ones after ui.idle_release, all of them once the
+  // last window has been closed for ui.release_after_close (a reload reconnects well within it).
+  const idle = new IdleReleaser(episodes, settings.ui.idle_release, clock);
+  idle.start();
+  const windows = new WindowPresence(settings.ui.release_after_close, clock, () => {
+    log.info('the last window closed: releasing live sandboxes (their traces are kept)');
+    void candidates
+      .disposeAll()
+      .then(() => episodes.releaseAll())
+      .catch((e: unknown) => log.warn(`releasing after the last window: ${String(e)}`));
+  });
   // An episode written by another process (a `stepbox run` in a shell) joins the list as it appears.
   const unwatch = ports.traces.watch?.(() => bus.emit('library.changed', { episode: null }));
 
@@ -276,6 +304,11 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
 
     'sandbox.info': (r) => sandboxInfo(ports.docker, episodes, r.id),
     'system.doctor': () => ports.doctor.run(),
+    'settings.get': () => ({
+      idle_release_ms: settings.ui.idle_release,
+      release_after_close_ms: settings.ui.release_after_close,
+      file: settingsFile,
+    }),
 
     'terminal.open': async (r, ctx) => ({ terminal: await terminals.open(r.id, r.cols, r.rows, ctx.client) }),
     'terminal.input': (r) => {
@@ -373,11 +406,18 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     handle,
     subscribe: (listener) => bus.subscribe((event, payload) => listener(event, payload)),
     subscribeAudience: (listener) => bus.subscribe(listener),
-    async closeClient(client: Audience) {
+    openClient(client: string) {
+      windows.opened(client);
+    },
+    async closeClient(client: string) {
       stats.closeOwned(client);
       await terminals.closeOwned(client);
+      windows.closed(client);
     },
+    sweepIdle: () => idle.sweep(),
     async dispose() {
+      windows.dispose();
+      await idle.stop();
       unwatch?.();
       agents.dispose();
       await batches.dispose();

@@ -11,9 +11,18 @@ import { batchAgentOutput } from './agent-output-batch.js';
 import type { EventBus } from './event-bus.js';
 import type { HarnessPort, RecordedRunOptions, TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
+import { systemClock, type Clock } from './clock.js';
+import type { IdleLive, LiveActivity } from './idle-release.js';
 
 /** End reason of a live branch stopped because a fork from it went on (retireSuperseded). */
 export const SUPERSEDED_BY_FORK = 'superseded_by_fork';
+/** End reason of a live branch released after `ui.idle_release` without activity (IdleReleaser). */
+export const IDLE_RELEASED = 'idle_released';
+/** End reason of a live branch released once the last window closed (WindowPresence). */
+export const WINDOW_CLOSED = 'window_closed';
+
+/** A person typing in a terminal says so at most this often (ms): the window's idle clock needs no more. */
+const ACTIVITY_EVENT_EVERY_MS = 1_000;
 
 const log = logger('episodes');
 
@@ -30,6 +39,12 @@ interface LiveEpisode {
    * the parent is superseded: it stops unless it runs or someone views it (see {@link EpisodeManager.retireSuperseded}).
    */
   supersedes: string | null;
+  /** Epoch ms of the last step, tool call, terminal input or a person's action on it (idle release). */
+  lastActive: number;
+  /** When `episode.activity` last said so (the event is thinned, the time is not). */
+  lastSaid: number;
+  /** Operations on it in flight (a step, a rollback, a fork): it is busy, never released idle. */
+  ops: number;
 }
 
 /**
@@ -38,7 +53,7 @@ interface LiveEpisode {
  * live branch first and fails with `not_found` (saying to reopen it) when none is live. An
  * episode that ends is released at once: its sandbox is kept only while it can still run.
  */
-export class EpisodeManager {
+export class EpisodeManager implements IdleLive {
   private readonly live = new Map<string, LiveEpisode>();
   /** Releases still in flight (an ended episode left `live` before its sandbox was back). */
   private readonly releasing = new Set<Promise<void>>();
@@ -51,6 +66,7 @@ export class EpisodeManager {
     private readonly harness: HarnessPort,
     private readonly traces: TracePort,
     private readonly bus: EventBus,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Tells the manager which live branches a person views (their sandboxes are never stopped unseen). */
@@ -72,6 +88,9 @@ export class EpisodeManager {
       lastReason: null,
       released: null,
       supersedes,
+      lastActive: this.clock.now(),
+      lastSaid: 0,
+      ops: 0,
     };
     this.live.set(controller.branch, entry);
     const { episode } = controller;
@@ -92,14 +111,17 @@ export class EpisodeManager {
       );
     }
     entry.off.push(
-      controller.onEvent((event) =>
-        this.bus.emit('episode.event', { episode, branch: controller.branch, event }),
-      ),
+      controller.onEvent((event) => {
+        // A step, a tool call, a person's command in the terminal: all are trace events.
+        this.touch(entry);
+        this.bus.emit('episode.event', { episode, branch: controller.branch, event });
+      }),
       batchAgentOutput(
         (listener) => controller.onAgentOutput?.(listener) ?? (() => undefined),
         (chunk) => this.bus.emit('episode.agentOutput', { episode, branch: controller.branch, ...chunk }),
       ),
       controller.onState((state, reason) => {
+        this.touch(entry);
         if (reason) entry.lastReason = reason;
         this.bus.emit('episode.state', this.info(entry, state));
         // Stopped or ended, the branch's steps and status changed: the library shows them
@@ -167,7 +189,10 @@ export class EpisodeManager {
     return controller ? this.info(this.entry(controller.branch)) : null;
   }
 
-  /** The live controller of an id; throws `not_found` when it is not live. */
+  /**
+   * The live controller of an id; throws `not_found` when it is not live. Every caller is a
+   * person acting on the branch (a step, an injection, a terminal): that is activity.
+   */
   require(id: string): EpisodeController {
     const controller = this.find(id);
     if (!controller)
@@ -175,14 +200,58 @@ export class EpisodeManager {
         'not_found',
         `${id} is not running here (it is recorded): reopen it at a step to continue it`,
       );
+    this.noteActivity(controller);
     return controller;
+  }
+
+  /** The controller's branch was used (a key typed into its terminal): its idle time starts again. */
+  noteActivity(controller: EpisodeController): void {
+    for (const entry of new Set(this.live.values())) if (entry.controller === controller) this.touch(entry);
+  }
+
+  /** Every live branch with its last activity and whether it is busy (the idle releaser reads this). */
+  activity(): LiveActivity[] {
+    return [...new Set(this.live.values())].map((entry) => ({
+      branch: entry.controller.branch,
+      lastActive: entry.lastActive,
+      busy: this.busy(entry),
+    }));
+  }
+
+  /** Epoch ms of a live branch's last activity, or null when it is not live. */
+  lastActive(id: string): number | null {
+    const controller = this.find(id);
+    return controller ? (this.live.get(controller.branch)?.lastActive ?? null) : null;
+  }
+
+  /**
+   * Releases a branch idle for `idleMs` (issue 33.8): stopped as `idle_released` (its trace
+   * closed and kept, its sandbox destroyed), and `episode.released` says at which step, so the
+   * window offers to reopen it there. False when it became busy or went meanwhile.
+   */
+  async releaseIdle(branch: string, idleMs: number): Promise<boolean> {
+    const entry = this.live.get(branch);
+    if (!entry || this.busy(entry) || entry.controller.state() === 'ended') return false;
+    await this.releaseFor(entry, 'idle', idleMs);
+    return true;
+  }
+
+  /** Releases every live branch (the last window closed): each stopped as `window_closed`, its trace kept. */
+  async releaseAll(): Promise<void> {
+    await Promise.all(
+      [...new Set(this.live.values())].map((entry) =>
+        this.releaseFor(entry, 'window_closed', this.clock.now() - entry.lastActive).catch((e: unknown) =>
+          log.warn(`releasing ${entry.controller.branch}: ${e instanceof Error ? e.message : String(e)}`),
+        ),
+      ),
+    );
   }
 
   async step(id: string): Promise<EpisodeStateInfo> {
     const entry = this.entry(this.require(id).branch);
     this.assertNotRunning(entry, 'step');
     this.retireSuperseded(entry);
-    entry.lastReason = await entry.controller.step();
+    entry.lastReason = await this.during(entry, () => entry.controller.step());
     return this.info(entry);
   }
 
@@ -296,7 +365,7 @@ export class EpisodeManager {
         'invalid_input',
         `cannot roll back to step ${step}: the branch is at step ${entry.controller.currentStep()}`,
       );
-    await entry.controller.rollbackTo(step);
+    await this.during(entry, () => entry.controller.rollbackTo(step));
     return this.info(entry);
   }
 
@@ -304,9 +373,10 @@ export class EpisodeManager {
   async fork(id: string, step: number, agent?: string, options?: RecordedRunOptions) {
     const controller = this.find(id);
     if (controller) {
-      this.assertNotRunning(this.entry(controller.branch), 'fork');
+      const entry = this.entry(controller.branch);
+      this.assertNotRunning(entry, 'fork');
       // The live parent stays until the fork goes on: then it is superseded (retireSuperseded).
-      return this.newBranch(await controller.fork(step, agent), controller.branch);
+      return this.newBranch(await this.during(entry, () => controller.fork(step, agent)), controller.branch);
     }
     return this.newBranch(await this.harness.fork(id, step, agent, options));
   }
@@ -369,6 +439,54 @@ export class EpisodeManager {
     );
     this.retiring.add(done);
     void done.finally(() => this.retiring.delete(done));
+  }
+
+  /** Stops a live branch for `reason` and says so (`episode.released`) with the step it stood at. */
+  private async releaseFor(entry: LiveEpisode, reason: 'idle' | 'window_closed', idleMs: number) {
+    const { controller } = entry;
+    const branch = controller.branch;
+    const step = controller.currentStep();
+    await this.stop(branch, reason === 'idle' ? IDLE_RELEASED : WINDOW_CLOSED);
+    log.info(
+      `${branch} released (${reason}, idle ${Math.round(idleMs / 1000)} s) at step ${step}: its trace is kept`,
+    );
+    this.bus.emit('episode.released', {
+      episode: controller.episode,
+      branch,
+      step,
+      reason,
+      idle_ms: Math.max(0, Math.round(idleMs)),
+    });
+  }
+
+  /** Something happened on the branch: its idle time starts again (and the window hears, thinned). */
+  private touch(entry: LiveEpisode): void {
+    const now = this.clock.now();
+    entry.lastActive = now;
+    if (now - entry.lastSaid < ACTIVITY_EVENT_EVERY_MS) return;
+    entry.lastSaid = now;
+    const { controller } = entry;
+    this.bus.emit('episode.activity', {
+      episode: controller.episode,
+      branch: controller.branch,
+      last_active: now,
+    });
+  }
+
+  /** Running a step, or an operation on it in flight. */
+  private busy(entry: LiveEpisode): boolean {
+    return entry.running !== null || entry.controller.state() === 'running' || entry.ops > 0;
+  }
+
+  /** Runs an operation on the branch, busy (never released idle) until it settles, active after. */
+  private async during<T>(entry: LiveEpisode, work: () => Promise<T>): Promise<T> {
+    entry.ops++;
+    try {
+      return await work();
+    } finally {
+      entry.ops--;
+      this.touch(entry);
+    }
   }
 
   private newBranch(controller: EpisodeController, supersedes: string | null = null) {

@@ -40,7 +40,9 @@ export class LibraryService {
     const needle = query?.trim().toLowerCase() ?? '';
     const byEpisode = new Map<string, EpisodeEntry>();
     for (const b of await this.traces.listBranches()) {
-      const summary: BranchSummary = { ...b, live: live.has(b.branch) };
+      const summary: BranchSummary = live.has(b.branch)
+        ? { ...b, live: true, last_active: this.episodes.lastActive(b.branch) }
+        : { ...b, live: false };
       const entry = byEpisode.get(b.episode) ?? {
         episode: b.episode,
         task: b.task,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { logger } from '../engine/log.js';
+import type { EpisodeController } from '../engine/harness/episode-controller.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { Audience, EventBus } from './event-bus.js';
 import type { DockerPort, TerminalHandle } from './ports.js';
@@ -17,6 +18,8 @@ const MAX_HELD = 8 * 1024 * 1024;
 interface OpenTerminal {
   readonly handle: TerminalHandle;
   readonly branch: string;
+  /** The controller whose sandbox it is in (it may go on in another branch after a rollback). */
+  readonly controller: EpisodeController;
   readonly owner: Audience;
   /** Flow control starts with the window's first ack (a window that never acks is never throttled). */
   acking: boolean;
@@ -61,6 +64,7 @@ export class TerminalService {
     const t: OpenTerminal = {
       handle,
       branch: controller.branch,
+      controller,
       owner,
       acking: false,
       unacked: 0,
@@ -85,8 +89,11 @@ export class TerminalService {
     return terminal;
   }
 
+  /** Writes what a person typed: activity on the branch (its idle time starts again). */
   input(terminal: string, data: string): void {
-    this.get(terminal).handle.write(data);
+    const t = this.get(terminal);
+    t.handle.write(data);
+    this.episodes.noteActivity(t.controller);
   }
 
   async resize(terminal: string, cols: number, rows: number): Promise<void> {

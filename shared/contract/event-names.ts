@@ -7,6 +7,8 @@ export const EVENT_NAMES = [
   'episode.event',
   'episode.agentOutput',
   'episode.state',
+  'episode.activity',
+  'episode.released',
   'terminal.data',
   'terminal.exit',
   'sandbox.stats',

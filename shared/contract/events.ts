@@ -29,6 +29,24 @@ export const EVENTS = {
   }),
   /** A branch's state changed (running, paused at a breakpoint, ended). */
   'episode.state': EpisodeStateInfo,
+  /**
+   * A live branch was active (a step, a tool call, terminal input, a person's action): its idle
+   * time starts again at `last_active` (epoch ms). Thinned to about once a second per branch.
+   */
+  'episode.activity': z.object({ episode: z.string(), branch: z.string(), last_active: z.number() }),
+  /**
+   * A live branch's sandbox was released for it: `idle` (nothing happened on it for
+   * `ui.idle_release`) or `window_closed` (the last window closed). Its trace is closed as
+   * interrupted and kept; it reopens live at `step` (`episode.reopen`).
+   */
+  'episode.released': z.object({
+    episode: z.string(),
+    branch: z.string(),
+    step: z.number().int().nonnegative(),
+    reason: z.enum(['idle', 'window_closed']),
+    /** How long it had been idle (ms). */
+    idle_ms: z.number().int().nonnegative(),
+  }),
   /** Output of a terminal, batched (~16 ms or 64 KiB). */
   'terminal.data': z.object({ terminal: z.string(), data: z.string() }),
   /** A terminal ended. */

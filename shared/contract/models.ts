@@ -74,6 +74,11 @@ export const BranchSummary = z.object({
   /** True when this process holds a live controller (and sandbox) for the branch. */
   live: z.boolean(),
   /**
+   * A live branch's last activity (its last step, tool call, terminal input or a person's action
+   * on it; epoch ms): the Running list's idle time. Absent or null when not live.
+   */
+  last_active: z.number().nullable().optional(),
+  /**
    * For a candidate branch, what tells it from its siblings: its number and the action it
    * tried (shared/candidate-mark.ts); null (or absent, from an older server) otherwise.
    */

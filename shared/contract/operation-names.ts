@@ -46,6 +46,7 @@ export const OPERATION_NAMES = [
   'episode.stepDetail',
   'sandbox.info',
   'system.doctor',
+  'settings.get',
   'terminal.open',
   'terminal.input',
   'terminal.resize',

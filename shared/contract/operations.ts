@@ -379,6 +379,18 @@ export const OPERATIONS = {
     z.object({ ok: z.boolean(), checks: z.array(DoctorCheck) }),
     'Environment checks with the command that fixes each failure.',
   ),
+  'settings.get': op(
+    empty,
+    z.object({
+      /** `ui.idle_release` in ms: a live episode idle this long is released; null when off. */
+      idle_release_ms: z.number().int().positive().nullable(),
+      /** `ui.release_after_close` in ms: live episodes go this long after the last window closed; null when off. */
+      release_after_close_ms: z.number().int().positive().nullable(),
+      /** The settings file they were read from (it may not exist: then the defaults hold). */
+      file: z.string().nullable(),
+    }),
+    'The settings in effect (`$STEPBOX_HOME/settings.json`, README "Settings").',
+  ),
 
   'terminal.open': op(
     z.strictObject({ id: EpisodeId, ...size }),

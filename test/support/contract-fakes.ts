@@ -165,8 +165,8 @@ export class FakeController implements EpisodeController {
     this.setState('ended', { kind: 'ended' });
     return this.events[this.events.length - 1] as EndEvent;
   }
-  stop() {
-    return this.end('interrupted', 'stopped');
+  stop(endReason?: string) {
+    return this.end('interrupted', endReason ?? 'stopped');
   }
   setBreakpoints(b: readonly Breakpoint[]) {
     this.bps = [...b];

@@ -4,7 +4,7 @@
  * (xterm's buffer, Monaco's models, timeline rows) rather than pixels.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -204,18 +204,23 @@ export interface ServedApp {
   open(viewport?: { width: number; height: number }): Promise<AppPage>;
   /** The served STEPBOX_HOME (e.g. to install agent recipes into it); only inside a test. */
   home(): string;
+  /** The served page URL with its token (for `/api/*` calls beside the window); only inside a test. */
+  url(): string;
 }
 
 /**
  * For the enclosing `describe`: a fresh home served by `stepbox serve` and a browser,
  * started before its tests and closed (home removed) after them.
  */
-export function servedApp(): ServedApp {
+export function servedApp(options: { readonly settings?: unknown } = {}): ServedApp {
   let browser: Browser | undefined;
   let served: Served | undefined;
   let home: string | undefined;
   beforeAll(async () => {
     home = tempHome();
+    // The served home's settings.json (README "Settings"), e.g. a short ui.idle_release.
+    if (options.settings !== undefined)
+      writeFileSync(join(home, 'settings.json'), JSON.stringify(options.settings));
     served = await startServe({ home });
     browser = await launchBrowser();
   });
@@ -232,6 +237,10 @@ export function servedApp(): ServedApp {
     home() {
       if (!home) throw new Error('servedApp().home() runs only inside a test');
       return home;
+    },
+    url() {
+      if (!served) throw new Error('servedApp().url() runs only inside a test');
+      return served.url;
     },
   };
 }
@@ -508,6 +517,25 @@ export class LibraryPanel extends PanelObject {
     return this.root
       .locator(`[data-testid="branch-node"][data-branch="${branch}"]`)
       .getAttribute('data-status');
+  }
+  /** The branches the Running list shows live, in its order. */
+  runningBranches(): Promise<string[]> {
+    return this.root
+      .locator('[data-testid="running-item"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-branch') ?? ''));
+  }
+  /** A live branch's item in the Running list. */
+  runningItem(branch: string): Locator {
+    return this.root.locator(`[data-testid="running-item"][data-branch="${branch}"]`);
+  }
+  /** What a live branch's item says of its clock: `{age, idle}` as shown (`3 min`, `42 s`). */
+  async runningTimes(branch: string): Promise<{ age: string; idle: string }> {
+    const item = this.runningItem(branch);
+    const [age, idle] = await Promise.all([
+      item.getByTestId('running-age').innerText(),
+      item.getByTestId('running-idle').innerText(),
+    ]);
+    return { age, idle };
   }
 }
 
@@ -1053,6 +1081,10 @@ export class NoticeBar extends PanelObject {
   /** The messages of one kind (`share`, `save-case`, `idle-release`, …). */
   ofKind(kind: string): Locator {
     return this.page.locator(`[data-testid="notice"][data-kind="${kind}"]`);
+  }
+  /** The way forward a message of `kind` offers (its button: "Reopen at step 3"). */
+  action(kind: string): Locator {
+    return this.ofKind(kind).getByTestId('notice-action');
   }
   /** The texts shown. */
   texts(): Promise<string[]> {

@@ -77,6 +77,7 @@ describe('web mode on bad input', () => {
       return { ok: true, value: op };
     },
     subscribeAudience: () => () => undefined,
+    openClient: () => undefined,
     closeClient: async () => undefined,
   } as unknown as AppServices;
 

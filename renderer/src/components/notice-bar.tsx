@@ -51,6 +51,19 @@ export function NoticeBar() {
           <span className="notice-text" title={n.text}>
             {n.text}
           </span>
+          {n.action ? (
+            <button
+              type="button"
+              className="notice-action"
+              data-testid="notice-action"
+              onClick={() => {
+                stores.notices.getState().dismiss(n.id);
+                n.action?.run();
+              }}
+            >
+              {n.action.label}
+            </button>
+          ) : null}
           <button
             type="button"
             className="notice-close"

@@ -4,12 +4,41 @@ import { selectWarmNote } from '../stores/sandbox/sandbox-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { IdText } from './id-text';
 import { branchName } from '../model/branch-name';
+import { useNow } from '../hooks/use-now';
+import { selectLastActive } from '../stores/running/running-store';
+import { formatSpan } from '../../../shared/format-span';
+import type { BranchSummary } from '../../../shared/contract/models';
 
-/** How long ago `t` (epoch ms) was, in a short phrase: `since 14:02 (3 min)`. */
-function since(t: number, now: number): string {
-  const clock = new Date(t).toTimeString().slice(0, 5);
-  const min = Math.max(0, Math.round((now - t) / 60_000));
-  return `since ${clock} (${min < 1 ? 'just now' : min < 60 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`})`;
+/** Below this much left before an idle release, the list says when it comes (and in the warning colour). */
+const SAY_RELEASE_WITHIN_MS = 5 * 60_000;
+
+/**
+ * A live sandbox's clock: started when, up how long, idle how long (since its last step, tool
+ * call or terminal input), and when an idle release is near, in how long. Its own one-second
+ * tick renders only this line, never the list or the window.
+ */
+function RunningTimes({ branch }: { branch: BranchSummary }) {
+  const now = useNow();
+  const lastActive = useSlice('running', (s) => selectLastActive(s, branch));
+  const limit = useSlice('running', (s) => s.idleReleaseMs);
+  const idle = Math.max(0, now - lastActive);
+  const left = limit === null ? null : limit - idle;
+  const soon = limit !== null && left !== null && left <= Math.min(SAY_RELEASE_WITHIN_MS, limit / 3);
+  return (
+    <>
+      <span className="muted running-times" data-testid="running-times">
+        since {new Date(branch.created).toTimeString().slice(0, 5)} · up{' '}
+        <span data-testid="running-age">{formatSpan(now - branch.created)}</span> · idle{' '}
+        <span data-testid="running-idle">{formatSpan(idle)}</span>
+      </span>
+      {/* A line of its own: at the end of the times it broke after a dangling "·". */}
+      {soon ? (
+        <span className="warn running-soon" data-testid="running-release-soon">
+          released in {formatSpan(Math.max(0, left))} unless it is used
+        </span>
+      ) : null}
+    </>
+  );
 }
 
 /**
@@ -24,7 +53,8 @@ export function RunningList() {
   const current = useSlice('stepper', (s) => s.branch);
   const running = selectRunning(episodes);
   const warm = useSlice('sandbox', selectWarmNote);
-  const now = Date.now();
+  const idleLimit = useSlice('running', (s) => s.idleReleaseMs);
+  const settingsFile = useSlice('running', (s) => s.settingsFile);
   return (
     <section
       className="running"
@@ -62,12 +92,21 @@ export function RunningList() {
               {/* The id below, the panel's whole width: beside Stop it had to break or be cut. */}
               <div className="running-id">
                 <IdText id={b.branch} />
-                <span className="muted">{since(b.created, now)}</span>
+                <RunningTimes branch={b} />
               </div>
             </li>
           ))}
         </ul>
       )}
+      {running.length > 0 && idleLimit !== null ? (
+        <p
+          className="muted running-rule"
+          data-testid="running-rule"
+          title={`ui.idle_release${settingsFile ? ` in ${settingsFile}` : ''} sets it (README, "Settings")`}
+        >
+          A sandbox idle {formatSpan(idleLimit)} is released; its trace is kept to reopen.
+        </p>
+      ) : null}
       {warm ? (
         <p className="muted running-warm" data-testid="running-warm">
           {warm}

@@ -1,4 +1,5 @@
 import type { StepboxClient } from '../../../shared/contract/client';
+import { formatSpan } from '../../../shared/format-span';
 import { createAgentOutputStore, type AgentOutputStore } from './agent-output/agent-output-store';
 import { createAgentsStore, type AgentsStore } from './agents/agents-store';
 import { createBatchesStore, type BatchesStore } from './batches/batches-store';
@@ -10,6 +11,7 @@ import { createNoticesStore, type NoticesStore } from './notices/notices-store';
 import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
 import { createPickerStore, type PickerStore } from './picker/picker-store';
 import { createReplayStore, type ReplayStore } from './replay/replay-store';
+import { createRunningStore, type Released, type RunningStore } from './running/running-store';
 import { createSandboxStore, type SandboxStore } from './sandbox/sandbox-store';
 import { createSideBySideStore, type SideBySideStore } from './side-by-side/side-by-side-store';
 import {
@@ -48,6 +50,8 @@ export interface AppStores {
   readonly picker: PickerStore;
   /** The Agents panel: recipes, installs and their progress (the start form offers the installed ones). */
   readonly agents: AgentsStore;
+  /** Live sandboxes' idle times and the idle limit (the Running list); releases become notices. */
+  readonly running: RunningStore;
   /** Loads the library, catalog and Docker status (first render does not wait on them); opens `branch` if given. */
   start(branch?: string | null): void;
   dispose(): void;
@@ -109,6 +113,35 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
         .reload()
         .then(() => stepper.getState().select(null));
     },
+  });
+
+  // A live sandbox released (idle past ui.idle_release, or the last window closed): a notice
+  // about that episode with the way back, "Reopen at step k" (the Replay panel's Reopen live).
+  const running = createRunningStore(client, (released: Released) => {
+    const summary = episodes
+      .getState()
+      .allEpisodes.flatMap((e) => e.branches)
+      .find((b) => b.branch === released.branch);
+    notices.getState().post({
+      kind: 'idle-release',
+      branch: released.branch,
+      tone: 'info',
+      text: releasedNotice(summary?.task ?? null, released),
+      action: {
+        label: `Reopen at step ${released.step}`,
+        run: () =>
+          void replay
+            .getState()
+            .reopen(released.branch, released.step)
+            .then((b) => {
+              const error = replay.getState().error;
+              if (b === null && error)
+                notices
+                  .getState()
+                  .post({ kind: 'idle-release', branch: released.branch, tone: 'error', text: error });
+            }),
+      },
+    });
   });
 
   // The desktop menu's debugger items arrive as events (the keys themselves reach the page too).
@@ -200,6 +233,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     inject,
     batches,
     agents,
+    running,
     start(branch) {
       if (branch) open(branch);
       void episodes.getState().refresh();
@@ -208,6 +242,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       void sandbox.getState().checkDocker();
       void batches.getState().refresh();
       void agents.getState().refresh();
+      void running.getState().loadSettings();
     },
     dispose() {
       offStepper();
@@ -223,8 +258,19 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       sandbox.getState().dispose();
       batches.getState().dispose();
       agents.getState().dispose();
+      running.getState().dispose();
     },
   };
+}
+
+/** What a person reads when a live sandbox was released: which episode, why, and that nothing is lost. */
+export function releasedNotice(task: string | null, r: Released): string {
+  const which = `${task ?? 'An episode'} (${r.branch})`;
+  const what =
+    r.reason === 'idle'
+      ? `was idle ${formatSpan(r.idle_ms)}, so its sandbox was released at step ${r.step}`
+      : `had its sandbox released at step ${r.step} when the last window closed`;
+  return `${which} ${what}. Its trace is kept: reopen it to go on from there.`;
 }
 
 /** What a person reads while a task's image is made: which image, and the build's latest line. */

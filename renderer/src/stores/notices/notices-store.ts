@@ -9,6 +9,8 @@ export interface Notice {
   readonly branch: string | null;
   /** Where it came from (`share`, `save-case`, `idle-release`…): a newer one of the same kind replaces it. */
   readonly kind: string;
+  /** The way forward it offers, as a button beside it (`Reopen at step 3`); pressing it dismisses the notice. */
+  readonly action?: { readonly label: string; readonly run: () => void };
 }
 
 /** The notification area: messages in the order they came, newest last. */

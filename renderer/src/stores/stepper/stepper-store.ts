@@ -157,6 +157,9 @@ const END_REASONS: Record<string, string> = {
   // The episode went on elsewhere (the services' candidate pick and superseded fork).
   continued_in_candidate: 'a candidate picked at its paused step went on in a branch of its own',
   superseded_by_fork: 'a fork from it went on, so its sandbox was stopped',
+  // Released by the services (issue 33.8): nothing ran past the step, the trace is whole.
+  idle_released: 'it was left idle, so its sandbox was released (reopen it at its step to go on)',
+  window_closed: 'the last window closed, so its sandbox was released (reopen it at its step to go on)',
 };
 
 /**
