@@ -6,7 +6,7 @@ import type { AgentFiles } from '../sandbox/agent-files.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
-import type { AgentOutput, OutputListener } from '../external/agent-process.js';
+import type { AgentOutput, OutputListener } from './agent-output.js';
 
 /** A chat message in OpenAI format, as the agent sees the conversation. */
 export interface ChatMessage {
@@ -111,19 +111,16 @@ export class AgentEnded extends Error {
   }
 }
 
-/** Decides the next action from the observations so far. */
+/**
+ * Decides the next action from the observations so far. What its kind needs from the
+ * harness (how it is rewound, how it is replayed) is its driver's (agent-driver.ts).
+ */
 export interface Agent {
   /** The spec it was made from, e.g. `scripted:agent.jsonl`. */
   readonly spec: string;
   readonly kind:
     'scripted' | 'replay' | 'openai' | 'anthropic' | 'gemini' | 'manual' | 'exec' | 'sandbox' | 'oracle';
-  /**
-   * True when the agent cannot be put back at step k but re-runs from the start (its own
-   * memory is not restorable): a rollback or fork restores snapshot 0 and the agent
-   * re-executes steps 1..k answered from the recording (sandbox:).
-   */
-  readonly reExecutes?: boolean;
-  /** The files an agent inside the sandbox needs at /opt/agent: the sandbox is created with them. */
+  /** The hook to start inside the sandbox: the files it needs at /opt/agent; the sandbox is created with them. */
   insideFiles?(): AgentFiles | null;
   decide(input: DecideInput): Promise<Decision>;
   /** Parameters worth recording in the header (model, temperature, seed, base URL). */

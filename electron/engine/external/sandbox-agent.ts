@@ -19,26 +19,14 @@ import {
   type Normaliser,
 } from './inside-outputs.js';
 import type { ModelCall } from './model-endpoint.js';
+import type { InsideLaunch } from '../agents/inside-launch.js';
 import { ProgramAgent, diverged, injectionsAfter, toAnswer, wakeFailure } from './program-agent.js';
 import type { Wake } from './program-agent.js';
 
 /** What an auxiliary call gets when the model source is a script (it answers the main loop only). */
 const AUXILIARY_ANSWER = 'stepbox';
 
-/** How an agent inside the sandbox is started: a `sandbox:` command, or a recipe's. */
-export interface InsideLaunch {
-  readonly command: string;
-  /** Extra environment (a recipe's); `@PORT@` becomes the endpoint's port inside. */
-  readonly env: Readonly<Record<string, string>>;
-  /** Files written into HOME before each start (a recipe's config); `@PORT@`/`@MODEL@` filled in. */
-  readonly homeFiles: Readonly<Record<string, string>>;
-  /** The host directory put read-only at /opt/agent, or null. */
-  readonly agentDir: string | null;
-  /** Volatile parts of tool outputs (regex sources) ignored when a re-run is compared. */
-  readonly volatile: readonly string[];
-  /** The recipe it came from, for the header. */
-  readonly recipe?: string;
-}
+export type { InsideLaunch } from '../agents/inside-launch.js';
 
 /**
  * An agent program that runs its own tools, run inside the episode's sandbox
@@ -55,7 +43,6 @@ export interface InsideLaunch {
  */
 export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Agent {
   readonly kind = 'sandbox' as const;
-  readonly reExecutes = true;
   /** Why the agent made no next call, seen while waiting for its tool outputs. */
   private ended: Wake | null = null;
   private mainModel: string | null = null;
