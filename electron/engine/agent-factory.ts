@@ -83,7 +83,7 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
     case 'oracle':
       return new OracleAgent(options.skip ?? 0);
     case 'exec':
-      return new ExecAgent(spec, parsed.command, modelSource(spec, options));
+      return new ExecAgent(spec, parsed.command, modelSource(spec, options), options.servedModel);
     case 'sandbox':
     case 'recipe': {
       const source = modelSource(spec, options);
@@ -97,7 +97,7 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
               agentDir: options.agentDir ? resolve(options.cwd ?? process.cwd(), options.agentDir) : null,
               volatile: [],
             };
-      return new SandboxAgent(spec, launch, source);
+      return new SandboxAgent(spec, launch, source, options.servedModel);
     }
     default:
       return assertNever(parsed, 'agent spec');
@@ -116,7 +116,12 @@ function modelSource(spec: string, options: AgentOptions): Agent {
   if (runsOwnProgram(modelSpec)) {
     throw new AgentFailure('bad_agent_spec', `--model ${options.model}: use ${MODEL_SOURCE_FORMS}`);
   }
-  return createAgent(modelSpec, { ...options, model: undefined, agentDir: undefined });
+  return createAgent(modelSpec, {
+    ...options,
+    model: undefined,
+    agentDir: undefined,
+    servedModel: undefined,
+  });
 }
 
 /** What an Anthropic or Gemini agent is built with: the spec's model and base URL (else --base-url), the run's sampling and retries. */

@@ -137,6 +137,8 @@ export interface AgentOptions {
   readonly cwd?: string;
   /** What answers an exec agent's model calls (`--model`): any agent spec but `exec:`; `skip` applies to it. */
   readonly model?: string;
+  /** The model name an exec:/sandbox: agent's endpoint serves instead of its source's (a replay serves the recorded one). */
+  readonly servedModel?: string;
   /** A `sandbox:` agent's files, put read-only at /opt/agent (`--agent-dir`). */
   readonly agentDir?: string;
   /** The store home recipes are installed in (default `$STEPBOX_HOME`). */
