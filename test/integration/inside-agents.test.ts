@@ -155,7 +155,7 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
     expect(cmp.files_differ).toContain('notes/done.txt');
   }, 180_000);
 
-  it('replay --verify of a run whose tool prints the time reports drift at that step, not divergence; a request the recording cannot answer diverges', async () => {
+  it('replay --verify of a run whose tool prints the time reports its output differing at that step (tool_result_differs), not an unanswerable request; a fork whose request the recording cannot answer diverges', async () => {
     const model = script(docker.env.dir, 'py-clock.jsonl', [
       call(
         'shell',
