@@ -124,6 +124,36 @@ export default tseslint.config(
     ]),
   },
   {
+    // The agents and the harness import one way (test/unit/engine-layers.test.ts walks the whole
+    // graph): agents/ ← harness/ ← external/; every kind is put together above them (agent-factory.ts).
+    files: ['electron/engine/agents/**/*.ts'],
+    rules: restrict([
+      ...ENGINE_BANS,
+      ban(
+        ['**/renderer/**', '../../cli*', '../../ipc*', '../../server*', '../../main*', '../../services*'],
+        'The engine never imports its callers.',
+      ),
+      ban(
+        ['../harness/*', '../external/*', '../agent-factory*', '../open-engine*'],
+        'agents/ is below the harness and external/: move what both need down, or up into agent-factory.ts.',
+      ),
+    ]),
+  },
+  {
+    files: ['electron/engine/harness/**/*.ts'],
+    rules: restrict([
+      ...ENGINE_BANS,
+      ban(
+        ['**/renderer/**', '../../cli*', '../../ipc*', '../../server*', '../../main*', '../../services*'],
+        'The engine never imports its callers.',
+      ),
+      ban(
+        ['../external/*', '../agent-factory*', '../open-engine*'],
+        'The harness asks an agent (agents/agent.ts, agent-driver.ts), never the kinds in external/; agents are built through EpisodeParts.',
+      ),
+    ]),
+  },
+  {
     files: ['electron/engine/docker/**/*.ts'],
     rules: {
       'no-restricted-imports': [

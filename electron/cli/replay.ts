@@ -1,8 +1,12 @@
 import { parseArgs } from 'node:util';
 import { readLineage } from '../engine/trace/lineage.js';
-import { replayExecAgent, type AgentReplayReport } from '../engine/external/agent-replay.js';
 import { replayVerify } from '../engine/harness/replay-verify.js';
-import { replayInsideAgent } from '../engine/external/inside-replay.js';
+import {
+  differenceLabel,
+  type ReplayReport,
+  type StepDifference,
+  type StepVerdict,
+} from '../engine/harness/replay-report.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, closeOnSignals, describeEvent } from './episode-cli.js';
@@ -10,39 +14,39 @@ import { resolveArg } from './store-common.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
-const HELP = `stepbox replay EPISODE [--verify [--agent exec:CMD]] [--json] [--allow-network] [--allow-image]
+const HELP = `stepbox replay EPISODE [--verify [--agent AGENT]] [--json] [--allow-network] [--allow-image]
                        [--allow-limits] [--trust-recorded-task]
 
 Without --verify: prints the recorded timeline of EPISODE (view replay; no sandbox).
 
-With --verify: re-executes it. Snapshot 0 is restored in a fresh sandbox and the
-recorded actions run again in order (human commands re-applied at their steps); each
-tool result is compared with the recording in ok, exit_code, stdout, stderr and
-error.code (durations, times and ids ignored). The workspace tree hash after every step
-is compared apart, and the verifier is run again.
+With --verify: re-executes it from snapshot 0 in a fresh sandbox and reports, step by step,
+what matched and what differed. How depends on the agent that recorded it:
+- scripted:, replay:, openai:, anthropic:, gemini:, manual, oracle: the recorded actions
+  run again in order (human commands re-applied at their steps); each tool result is
+  compared in ok, exit_code, stdout, stderr and error.code (durations, times and ids
+  ignored), the workspace tree hash after every step apart, and the verifier is run again.
+- exec:CMD: that, and the agent program is run again against the recording (every model
+  and tool call answered from it, nothing executed) and must ask exactly what it asked.
+- sandbox:CMD and recipes (codex, claude-code, …): the agent starts again on snapshot 0 and
+  re-runs its own tools answered from the recording; its tool outputs (volatile fields of
+  its recipe ignored) and workspace are compared.
+--agent gives the program to re-run (exec:, sandbox:, a recipe) instead of the recorded
+one; an episode imported from a bundle needs it (a command from a bundle never runs by itself).
 
-With --verify, an episode of an exec: agent: the agent program is also re-run (the
-recorded command, or the one --agent gives; an episode imported from a bundle needs
---agent, since a command from a bundle never runs by itself) against the recording — every model and tool call answered from it, nothing executed —
-and must ask exactly what it asked: agent_diverged_at is the first step where its
-request or tool call differs, agent_diff names the field.
+Each step is match, no_calls (a final answer) or diverged, with what differed:
+tool_result_differs (a call's result: TOOL.FIELD, or TOOL.output for an agent that ran it),
+calls_differ (another number of calls), request_unanswerable (the re-run agent asked what
+the recording cannot answer; its re-run stops there).
 
---json (with --verify): diverged_at (first differing step or null), diff (its fields),
-workspace_diverged_at, verifier_match, steps: [{step, verdict, diff?, workspace_match}];
-for an exec: episode also agent_diverged_at and agent_diff {diverged_at, field, recorded, actual}.
---json (without): {episode, branch, events}.
-
-With --verify, an episode of an agent inside the sandbox (sandbox:CMD, codex, claude-code):
-the agent is started again on snapshot 0 and answered from the recording while it re-runs
-its own tools; a step whose tool outputs (volatile fields of its recipe ignored) or
-workspace differ is drift, a request the recording cannot answer is divergence.
---json: {steps, verdicts: [{step, verdict: match|drift, drift?, workspace_match}], drifted,
-diverged_at, diff}.
+--json (with --verify): {episode, branch, replayed: actions|actions_and_program|program,
+verdict: identical|diverged, steps: [{step, verdict, diff?: [{kind, ...}], workspace_match,
+files?}], diverged_at, diff, workspace_diverged_at, verifier_match, recorded_verifier,
+replayed_verifier}. --json (without): {episode, branch, events}.
 
 Options of --verify (a recorded task wider than the defaults is refused without them):
 ${CONSENT_HELP}
 
-Exit: 0 no divergence (and without --verify), 1 a divergence, 2 usage, 3 no Docker.
+Exit: 0 identical (and without --verify), 1 diverged, 2 usage, 3 no Docker.
 
 Examples:
   npx stepbox replay ep-20260101-120000-ab12
@@ -74,7 +78,8 @@ export const command: CliCommand = {
     const engine = cliEngine(io);
     const store = engine.store;
     const info = resolveArg(store, positionals[0]);
-    if (values.agent && !values.verify) throw new UsageError('--agent re-runs an exec: agent with --verify');
+    if (values.agent && !values.verify)
+      throw new UsageError('--agent gives the agent program --verify re-runs; add --verify');
     if (!values.verify) {
       const lineage = readLineage(store, info);
       if (values.json) {
@@ -94,79 +99,51 @@ export const command: CliCommand = {
     const uninstall = closeOnSignals(io, () => null, engine);
     const out = values.json ? io.stderr : io.stdout;
     try {
-      if (readLineage(store, info).trace.header.agent.kind === 'sandbox') {
-        const inside = await replayInsideAgent({
-          id: info.branch,
-          ...env,
-          consent: consentFromFlags(values),
-          ...(values.agent ? { agentSpec: values.agent } : {}),
-        }).catch((e: unknown) => {
-          throw cliError(e);
-        });
-        for (const v of inside.verdicts)
-          out.write(
-            `step ${v.step}  ${v.verdict}${v.workspace_match ? '' : '  (workspace differs)'}${
-              v.drift?.length
-                ? `  ${v.drift.map((d) => `${d.name} (${d.call_id}): ${JSON.stringify(d.recorded.slice(0, 80))} → ${JSON.stringify(d.actual.slice(0, 80))}`).join('; ')}`
-                : ''
-            }\n`,
-          );
-        if (values.json) io.stdout.write(JSON.stringify(inside) + '\n');
-        else
-          out.write(
-            `drifted: ${inside.drifted.length ? inside.drifted.join(', ') : 'none'}; diverged_at: ${inside.diverged_at ?? 'none'}${inside.diff ? ` (${String(inside.diff.field)})` : ''}\n`,
-          );
-        return inside.diverged_at === null && inside.drifted.length === 0 ? EXIT.ok : EXIT.failed;
-      }
       const report = await replayVerify({
         id: info.branch,
         ...env,
         consent: consentFromFlags(values),
-        onStep: (v) =>
-          out.write(
-            `step ${v.step}  ${v.verdict}${v.workspace_match ? '' : `  (workspace differs${v.files?.length ? `: ${v.files.map((f) => f.path).join(', ')}` : ''})`}${
-              v.diff
-                ? `  ${v.diff.map((d) => `${d.name}.${d.field}: ${JSON.stringify(d.recorded)} → ${JSON.stringify(d.replayed)}`).join('; ')}`
-                : ''
-            }\n`,
-          ),
+        ...(values.agent ? { agentSpec: values.agent } : {}),
+        onStep: (v) => out.write(verdictLine(v) + '\n'),
       }).catch((e: unknown) => {
         throw cliError(e);
       });
-      let agent: AgentReplayReport | null = null;
-      // An exec: episode's agent program is re-run too: with the command given, or the recorded one.
-      if (values.agent || readLineage(store, info).trace.header.agent.kind === 'exec') {
-        agent = await replayExecAgent({
-          store,
-          parts: engine.parts,
-          id: info.branch,
-          consent: consentFromFlags(values),
-          ...(values.agent ? { agentSpec: values.agent } : {}),
-        }).catch((e: unknown) => {
-          throw cliError(e);
-        });
-      }
-      const agentFields = agent
-        ? { agent_diverged_at: agent.agent_diverged_at, agent_diff: agent.agent_diff }
-        : {};
-      if (values.json) io.stdout.write(JSON.stringify({ ...report, ...agentFields }) + '\n');
-      else
-        out.write(
-          `diverged_at: ${report.diverged_at ?? 'none'}; workspace_diverged_at: ${report.workspace_diverged_at ?? 'none'}; verifier_match: ${report.verifier_match}${
-            agent
-              ? `; agent_diverged_at: ${agent.agent_diverged_at ?? 'none'}${agent.agent_diff ? ` (${agent.agent_diff.field})` : ''}`
-              : ''
-          }\n`,
-        );
-      const clean =
-        (agent?.agent_diverged_at ?? null) === null &&
-        report.diverged_at === null &&
-        report.workspace_diverged_at === null &&
-        report.verifier_match !== false;
-      return clean ? EXIT.ok : EXIT.failed;
+      if (values.json) io.stdout.write(JSON.stringify(report) + '\n');
+      else out.write(summaryLine(report) + '\n');
+      return report.verdict === 'identical' ? EXIT.ok : EXIT.failed;
     } finally {
       uninstall();
       await engine.close();
     }
   },
 };
+
+/** A recorded or replayed value, cut to one short line. */
+function short(v: unknown): string {
+  const text = JSON.stringify(v) ?? 'nothing';
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** One difference: what, then recorded → replayed. */
+function differenceText(d: StepDifference): string {
+  return `${differenceLabel(d)}: ${short(d.recorded)} → ${short(d.replayed)}`;
+}
+
+/** One step of the report, the same for every agent. */
+export function verdictLine(v: StepVerdict): string {
+  const files = v.files?.length ? `: ${v.files.map((f) => f.path).join(', ')}` : '';
+  const workspace = v.workspace_match === false ? `  (workspace differs${files})` : '';
+  const diff = v.diff?.length ? `  ${v.diff.map(differenceText).join('; ')}` : '';
+  return `step ${v.step}  ${v.verdict}${workspace}${diff}`;
+}
+
+/** The report's last line: the verdict and the first of each divergence. */
+export function summaryLine(r: ReplayReport): string {
+  const first = r.diff?.[0];
+  return [
+    `${r.verdict}`,
+    `diverged_at: ${r.diverged_at ?? 'none'}${first ? ` (${first.kind}: ${differenceLabel(first)})` : ''}`,
+    `workspace_diverged_at: ${r.workspace_diverged_at ?? 'none'}`,
+    `verifier_match: ${r.verifier_match ?? 'not compared'}`,
+  ].join('; ');
+}

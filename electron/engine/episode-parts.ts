@@ -1,7 +1,7 @@
 import type { Task } from '../../shared/task.js';
 import type { Agent } from './agents/agent.js';
-import { createAgent, type AgentOptions } from './agents/agent-spec.js';
-import { createToolRegistry, type TaskToolRegistry } from './tools/registry.js';
+import type { AgentOptions } from './agents/agent-spec.js';
+import type { TaskToolRegistry } from './tools/registry.js';
 
 /**
  * What an episode is built from besides its store and its sandbox supply: the task's
@@ -14,12 +14,4 @@ export interface EpisodeParts {
   tools(task: Task): TaskToolRegistry;
   /** An agent from its spec (`scripted:`, `replay:`, `openai:`, `exec:`, `manual`). */
   agent(spec: string, options?: AgentOptions): Agent;
-}
-
-/** The parts every engine uses: the built-in and custom tools, the agents of agent-spec.ts (recipes from `home`). */
-export function episodeParts(home?: string): EpisodeParts {
-  return {
-    tools: (task) => createToolRegistry(task),
-    agent: (spec, options) => createAgent(spec, { ...(home !== undefined ? { home } : {}), ...options }),
-  };
 }

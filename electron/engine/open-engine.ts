@@ -2,7 +2,9 @@ import { dirname, resolve } from 'node:path';
 import { withBuiltImage } from './docker/build-image.js';
 import { HarnessError } from './harness/harness-error.js';
 import type { TaskImages } from './harness/task-images.js';
-import { episodeParts, type EpisodeParts } from './episode-parts.js';
+import type { EpisodeParts } from './episode-parts.js';
+import { createAgent } from './agent-factory.js';
+import { createToolRegistry } from './tools/registry.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
 import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
 import {
@@ -200,5 +202,16 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
         await both.provider.close?.();
       }
     },
+  };
+}
+
+/**
+ * The parts every engine uses (composed here, above the folders they come from, so the
+ * harness sees only the interface): the built-in and custom tools, the agents of agent-factory.ts (recipes from `home`).
+ */
+function episodeParts(home?: string): EpisodeParts {
+  return {
+    tools: (task) => createToolRegistry(task),
+    agent: (spec, options) => createAgent(spec, { ...(home !== undefined ? { home } : {}), ...options }),
   };
 }

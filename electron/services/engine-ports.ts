@@ -7,7 +7,7 @@ import { runDoctor } from '../engine/doctor.js';
 import { logger } from '../engine/log.js';
 import { projectRoot } from '../engine/docker/image.js';
 import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
-import { forkEpisode, openBranchController, replayVerify } from '../engine/harness/index.js';
+import { differenceLabel, forkEpisode, openBranchController, replayVerify } from '../engine/harness/index.js';
 import { loadWorld } from '../engine/harness/load-world.js';
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
@@ -94,6 +94,7 @@ function harnessPort(engine: Engine): HarnessPort {
       const report = await replayVerify({ id, ...(await engine.episodeEnv()), consent });
       const first = report.diff?.[0] ?? null;
       return {
+        // The window words steps and files; a verifier that disagrees is not among what it shows.
         identical: report.diverged_at === null && report.workspace_diverged_at === null,
         steps_replayed: report.steps.length,
         first_divergence:
@@ -101,8 +102,8 @@ function harnessPort(engine: Engine): HarnessPort {
             ? null
             : {
                 step: report.diverged_at,
-                call_id: first?.call_id ?? null,
-                field: first?.field ?? 'calls',
+                call_id: first?.kind === 'tool_result_differs' ? first.call_id : null,
+                field: first ? differenceLabel(first) : 'calls',
                 recorded: first?.recorded ?? null,
                 actual: first?.replayed ?? null,
               },
@@ -110,10 +111,9 @@ function harnessPort(engine: Engine): HarnessPort {
         steps: report.steps.map((v) => ({
           step: v.step,
           verdict: v.verdict,
-          fields: [
-            ...new Set((v.diff ?? []).map((d) => (d.field === 'calls' ? 'calls' : `${d.name}.${d.field}`))),
-          ],
-          workspace_match: v.workspace_match,
+          fields: [...new Set((v.diff ?? []).map(differenceLabel))],
+          // A step the re-run never reached (it stopped at a request) has no workspace to differ.
+          workspace_match: v.workspace_match !== false,
           files: [...(v.files ?? [])],
         })),
       };

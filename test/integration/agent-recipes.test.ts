@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
-import { replayInsideAgent } from '../../electron/engine/external/inside-replay.js';
+import { replayVerify } from '../../electron/engine/harness/replay-verify.js';
 import { addAgentRecipe } from '../support/cli.js';
 import { checkBranch } from '../../electron/engine/qa/check-branches.js';
 import { loadedBranch } from '../../electron/engine/qa/episode-set.js';
@@ -122,8 +122,9 @@ describeDocker('the shipped agent recipes, end to end with a scripted model', ()
       // QA tells the truth about agents that run their own tools: no flag on the run or its fork.
       expect(await flagsOf(episode)).toEqual([]);
       expect(await flagsOf(f.branch)).toEqual([]);
-      const report = await replayInsideAgent({ id: episode, ...docker.episode });
-      expect(report).toMatchObject({ steps: 2, drifted: [], diverged_at: null });
+      const report = await replayVerify({ id: episode, ...docker.episode });
+      expect(report).toMatchObject({ replayed: 'program', verdict: 'identical', diverged_at: null });
+      expect(report.steps).toHaveLength(2);
     }, 900_000);
   }
 });

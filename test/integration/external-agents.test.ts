@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { TraceEvent } from '../../shared/trace-events.js';
-import { replayExecAgent } from '../../electron/engine/external/agent-replay.js';
+import { replayVerify } from '../../electron/engine/harness/replay-verify.js';
 import { STDERR_TAIL_BYTES, STEP_OUTPUT_BYTES } from '../../electron/engine/external/agent-process.js';
 import { ExecAgent } from '../../electron/engine/external/exec-agent.js';
 import { exportBundle, importBundle } from '../../electron/engine/trace/bundle.js';
@@ -342,17 +342,15 @@ describeDocker('external agents (exec:) on Docker', () => {
       await f.dispose();
     }
     // replay --verify of the agent itself finds the same.
-    const replay = await replayExecAgent({
-      store: docker.env.store,
-      parts: docker.env.parts,
+    const replay = await replayVerify({
+      ...docker.episode,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py --stamp',
     });
-    expect(replay).toMatchObject({
-      steps: 3,
-      agent_diverged_at: 1,
-      agent_diff: { field: 'messages[0].content' },
-    });
+    expect(replay).toMatchObject({ replayed: 'actions_and_program', verdict: 'diverged', diverged_at: 1 });
+    expect(replay.diff).toContainEqual(
+      expect.objectContaining({ kind: 'request_unanswerable', field: 'messages[0].content' }),
+    );
   });
 
   it('one scripted JSONL answers an agent speaking Chat Completions, Responses or Anthropic Messages', async () => {
@@ -470,7 +468,7 @@ describeDocker('external agents (exec:) on Docker', () => {
       );
       // Nor does replay --verify re-run it without the command given.
       await expect(
-        replayExecAgent({ store: other.store, parts: other.parts, id: c.episode }),
+        replayVerify({ store: other.store, parts: other.parts, supply: docker.supply, id: c.episode }),
       ).rejects.toThrow(/imported.*never runs a command from a bundle by itself/);
       // Recorded here, the same fork runs the command again.
       expect(docker.env.store.imported(c.episode)).toBe(false);
@@ -483,28 +481,28 @@ describeDocker('external agents (exec:) on Docker', () => {
     const c = await startExample(docker, 'python-stdlib', 'python3 agent.py');
     await c.run();
     await c.dispose();
-    const replay = await replayExecAgent({
-      store: docker.env.store,
-      parts: docker.env.parts,
+    const replay = await replayVerify({
+      ...docker.episode,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py',
     });
-    expect(replay).toEqual({ steps: 3, agent_diverged_at: null, agent_diff: null });
-    // Without --agent the recorded command is the one re-run (an episode recorded here).
-    const recorded = await replayExecAgent({
-      store: docker.env.store,
-      parts: docker.env.parts,
-      id: c.episode,
+    expect(replay).toMatchObject({
+      replayed: 'actions_and_program',
+      verdict: 'identical',
+      diverged_at: null,
     });
-    expect(recorded).toEqual({ steps: 3, agent_diverged_at: null, agent_diff: null });
+    expect(replay.steps).toHaveLength(3);
+    // Without --agent the recorded command is the one re-run (an episode recorded here).
+    const recorded = await replayVerify({ ...docker.episode, id: c.episode });
+    expect(recorded).toMatchObject({ verdict: 'identical', diverged_at: null });
     // A different program asks differently.
-    const other = await replayExecAgent({
-      store: docker.env.store,
-      parts: docker.env.parts,
+    const other = await replayVerify({
+      ...docker.episode,
       id: c.episode,
       agentSpec: 'exec:node ../../../dist/agents/ts-openai-loop/agent.js',
     });
-    expect(other.agent_diverged_at).toBe(1);
+    expect(other.diverged_at).toBe(1);
+    expect(other.diff?.map((d) => d.kind)).toContain('request_unanswerable');
   });
 
   it('replay --verify of an agent whose model once asked for a tool the task does not have: no false divergence', async () => {
@@ -522,13 +520,13 @@ describeDocker('external agents (exec:) on Docker', () => {
     await c.run();
     await c.dispose();
     expect(c.ended()?.status, JSON.stringify(c.ended())).toBe('succeeded');
-    const replay = await replayExecAgent({
-      store: docker.env.store,
-      parts: docker.env.parts,
+    const replay = await replayVerify({
+      ...docker.episode,
       id: c.episode,
       agentSpec: 'exec:python3 agent.py',
     });
-    expect(replay).toEqual({ steps: 4, agent_diverged_at: null, agent_diff: null });
+    expect(replay).toMatchObject({ verdict: 'identical', diverged_at: null });
+    expect(replay.steps).toHaveLength(4);
   });
 
   it('an agent that exits non-zero ends the episode as error / agent_exit with its stderr', async () => {

@@ -56,6 +56,8 @@ describe('stepbox run / fork / open / replay on Docker', () => {
     const replay = await cli(['replay', summary.episode, '--verify', '--json']);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(replay.stdout)).toMatchObject({
+      replayed: 'actions',
+      verdict: 'identical',
       diverged_at: null,
       workspace_diverged_at: null,
       verifier_match: true,

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../electron/engine/agents/agent-spec.js';
+import { createAgent } from '../../electron/engine/agent-factory.js';
 import { loadTask, replayVerify, startEpisode } from '../../electron/engine/harness/index.js';
 import { PROJECT_ROOT } from '../support/cli.js';
 import { useDockerHome } from '../support/docker.js';

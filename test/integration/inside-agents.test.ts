@@ -5,7 +5,7 @@ import type { TraceEvent } from '../../shared/trace-events.js';
 import { forkEpisode, loadTask, startEpisode } from '../../electron/engine/harness/index.js';
 import { compareBranches } from '../../electron/engine/compare/compare-branches.js';
 import type { EpisodeRunner } from '../../electron/engine/harness/episode-runner.js';
-import { replayInsideAgent } from '../../electron/engine/external/inside-replay.js';
+import { replayVerify } from '../../electron/engine/harness/replay-verify.js';
 import { addAgentRecipe } from '../support/cli.js';
 import { describeDocker, exampleDir, useDockerHome } from '../support/docker.js';
 import { call, final, ofType, script } from '../support/harness.js';
@@ -155,7 +155,7 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
     expect(cmp.files_differ).toContain('notes/done.txt');
   }, 180_000);
 
-  it('replay --verify of a run whose tool prints the time reports drift at that step, not divergence; a request the recording cannot answer diverges', async () => {
+  it('replay --verify of a run whose tool prints the time reports its output differing at that step (tool_result_differs), not an unanswerable request; a fork whose request the recording cannot answer diverges', async () => {
     const model = script(docker.env.dir, 'py-clock.jsonl', [
       call(
         'shell',
@@ -172,9 +172,18 @@ describeDocker('agents inside the sandbox (sandbox:, recipes) on Docker', () => 
     } finally {
       await c.dispose();
     }
-    const report = await replayInsideAgent({ id: c.episode, ...docker.episode });
-    expect(report).toMatchObject({ steps: 3, drifted: [1], diverged_at: null });
-    expect(report.verdicts[0].drift?.[0]).toMatchObject({ call_id: 'call_1', name: 'shell' });
+    // replay --verify re-runs the agent itself: step 1's output differs, nothing is unanswerable.
+    const report = await replayVerify({ id: c.episode, ...docker.episode });
+    expect(report).toMatchObject({ replayed: 'program', verdict: 'diverged', diverged_at: 1 });
+    expect(report.steps.map((s) => s.verdict)).toEqual(['diverged', 'match', 'no_calls']);
+    expect(report.diff).toEqual([
+      expect.objectContaining({
+        kind: 'tool_result_differs',
+        call_id: 'call_1',
+        name: 'shell',
+        field: 'output',
+      }),
+    ]);
     // The same run forked with an agent that sends no tool outputs: request 2 cannot be answered.
     const f = await forkEpisode({ id: c.episode, at: 2, agentSpec: `${PY} --lossy`, ...docker.episode });
     try {

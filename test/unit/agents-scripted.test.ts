@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentFailure } from '../../electron/engine/agents/agent.js';
-import { createAgent, parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
+import { parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
+import { createAgent } from '../../electron/engine/agent-factory.js';
 import { DecisionReleased, ManualAgent } from '../../electron/engine/agents/manual-agent.js';
 import { parseScript } from '../../electron/engine/agents/scripted-agent.js';
 

@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelEndpoint, type ModelCall } from '../../electron/engine/external/model-endpoint.js';
-import { chatFromAnthropicRequest } from '../../electron/engine/external/anthropic-messages.js';
-import { continuationOptions, createAgent, parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
+import { chatFromAnthropicRequest } from '../../electron/engine/model-api/anthropic-messages.js';
+import { continuationOptions, parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
+import { createAgent } from '../../electron/engine/agent-factory.js';
 
 // The Anthropic Messages API of the model endpoint, driven by the official SDK (what
 // Claude Code is built on): streaming tool_use with input_json_delta, non-streaming,

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { GoogleGenAI, type Content, type FunctionDeclaration } from '@google/genai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelEndpoint, type ModelCall } from '../../electron/engine/external/model-endpoint.js';
-import { createAgent, parseAgentSpec, continuationOptions } from '../../electron/engine/agents/agent-spec.js';
+import { parseAgentSpec, continuationOptions } from '../../electron/engine/agents/agent-spec.js';
+import { createAgent } from '../../electron/engine/agent-factory.js';
 import { parseScript } from '../../electron/engine/agents/scripted-agent.js';
 
 // The Gemini API of the model endpoint, driven by the official `@google/genai` SDK (what

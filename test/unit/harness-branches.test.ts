@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../../electron/engine/agents/agent-spec.js';
+import { createAgent } from '../../electron/engine/agent-factory.js';
 import {
   forkEpisode,
   replayVerify,

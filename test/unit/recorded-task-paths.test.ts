@@ -95,13 +95,10 @@ describe('every sandbox rebuilt from a recorded task goes through stateAt/sandbo
       'electron/engine/harness/what-if.ts',
       'electron/engine/harness/episode-factory.ts',
       'electron/engine/candidates/staged-sandboxes.ts',
-      'electron/engine/external/inside-replay.ts',
     ]) {
       const src = text.get(f) ?? '';
       expect(src, f).toMatch(/\bstateAt\(/);
       expect(src, f).toMatch(/\bsandboxAt\(/);
     }
-    // The exec agent's replay starts no sandbox of its own, but reads the task through stateAt.
-    expect(text.get('electron/engine/external/agent-replay.ts')).toMatch(/\bstateAt\(/);
   });
 });

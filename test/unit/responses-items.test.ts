@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatFromResponsesRequest } from '../../electron/engine/external/responses-api.js';
+import { chatFromResponsesRequest } from '../../electron/engine/model-api/responses-api.js';
 
 // Every rule reads a recorded request's messages: an item the conversion drops is a result QA
 // thinks the model never saw (Codex's freeform apply_patch is a custom tool).

@@ -1,17 +1,7 @@
 import { resolve } from 'node:path';
-import { assertNever } from '../../../shared/assert-never.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
-import { AgentFailure, type Agent } from './agent.js';
-import { AnthropicAgent } from './anthropic-agent.js';
-import { GeminiAgent } from './gemini-agent.js';
-import { ManualAgent } from './manual-agent.js';
-import { OracleAgent } from './oracle-agent.js';
-import { OpenAiAgent, type ContextPolicy } from './openai-agent.js';
-import { recordedOutputs, ReplayAgent } from './replay-agent.js';
-import { readScriptFile, ScriptedAgent } from './scripted-agent.js';
-import { ExecAgent } from '../external/exec-agent.js';
-import { SandboxAgent } from '../external/sandbox-agent.js';
-import { recipeLaunch } from './recipes.js';
+import { AgentFailure } from './agent.js';
+import type { ContextPolicy } from './openai-agent.js';
 import { runsOwnProgramSpec } from '../../../shared/agent-kind.js';
 
 /**
@@ -147,6 +137,8 @@ export interface AgentOptions {
   readonly cwd?: string;
   /** What answers an exec agent's model calls (`--model`): any agent spec but `exec:`; `skip` applies to it. */
   readonly model?: string;
+  /** The model name an exec:/sandbox: agent's endpoint serves instead of its source's (a replay serves the recorded one). */
+  readonly servedModel?: string;
   /** A `sandbox:` agent's files, put read-only at /opt/agent (`--agent-dir`). */
   readonly agentDir?: string;
   /** The store home recipes are installed in (default `$STEPBOX_HOME`). */
@@ -165,97 +157,6 @@ export function checkAgentDir(spec: string, agentDir: string | undefined): void 
       `--agent-dir puts files at /opt/agent for a sandbox: agent; ${spec} is not one, so drop --agent-dir or use --agent 'sandbox:CMD'`,
     );
   }
-}
-
-/** Builds an agent from its spec. Throws AgentFailure for a bad spec or an unreadable script. */
-export function createAgent(spec: string, options: AgentOptions = {}): Agent {
-  const parsed = parseAgentSpec(spec);
-  if (options.model !== undefined && !runsOwnProgram(spec)) {
-    throw new AgentFailure(
-      'bad_agent_spec',
-      `--model answers the model calls of an exec:, sandbox: or recipe agent; ${spec} decides by itself, so drop --model or use --agent exec:CMD`,
-    );
-  }
-  checkAgentDir(spec, options.agentDir);
-  switch (parsed.kind) {
-    case 'scripted': {
-      const path = resolve(options.cwd ?? process.cwd(), parsed.path);
-      const script = readScriptFile(path);
-      return new ScriptedAgent(
-        `scripted:${path}`,
-        path,
-        script.lines,
-        options.skip ?? 0,
-        script.contextWindow,
-      );
-    }
-    case 'replay': {
-      if (!options.loadEpisode)
-        throw new AgentFailure('bad_agent_spec', 'replay: agents need an episode store');
-      const outputs = recordedOutputs(options.loadEpisode(parsed.episode));
-      return new ReplayAgent(spec, outputs, options.skip ?? 0);
-    }
-    case 'openai': {
-      if (parsed.baseUrl && options.baseUrl && parsed.baseUrl !== options.baseUrl) {
-        throw new AgentFailure(
-          'bad_agent_spec',
-          `two endpoints: ${spec} names ${parsed.baseUrl} and --base-url ${options.baseUrl}; give one`,
-        );
-      }
-      const baseUrl = parsed.baseUrl ?? options.baseUrl;
-      return new OpenAiAgent(spec, {
-        model: parsed.model,
-        baseUrl: baseUrl === undefined ? undefined : checkBaseUrl(baseUrl, 'base URL'),
-        temperature: options.temperature,
-        seed: options.seed,
-        retryBaseMs: options.retryBaseMs,
-        maxAttempts: options.maxAttempts,
-        contextPolicy: options.contextPolicy,
-      });
-    }
-    case 'anthropic':
-      return new AnthropicAgent(spec, hostedModelOptions(parsed, options));
-    case 'gemini':
-      return new GeminiAgent(spec, hostedModelOptions(parsed, options));
-    case 'manual':
-      return new ManualAgent();
-    case 'oracle':
-      return new OracleAgent(options.skip ?? 0);
-    case 'exec':
-      return new ExecAgent(spec, parsed.command, modelSource(spec, options));
-    case 'sandbox':
-    case 'recipe': {
-      const source = modelSource(spec, options);
-      const launch =
-        parsed.kind === 'recipe'
-          ? recipeLaunch(parsed.name, options.home)
-          : {
-              command: parsed.command,
-              env: {},
-              homeFiles: {},
-              agentDir: options.agentDir ? resolve(options.cwd ?? process.cwd(), options.agentDir) : null,
-              volatile: [],
-            };
-      return new SandboxAgent(spec, launch, source);
-    }
-    default:
-      return assertNever(parsed, 'agent spec');
-  }
-}
-
-/** What answers the model calls of an agent running its own program (`--model`). */
-function modelSource(spec: string, options: AgentOptions): Agent {
-  if (options.model === undefined) {
-    throw new AgentFailure(
-      'bad_agent_spec',
-      `${spec} needs --model SOURCE to answer its model calls: ${MODEL_SOURCE_FORMS}`,
-    );
-  }
-  const modelSpec = normalizeAgentSpec(options.model, options.cwd);
-  if (runsOwnProgram(modelSpec)) {
-    throw new AgentFailure('bad_agent_spec', `--model ${options.model}: use ${MODEL_SOURCE_FORMS}`);
-  }
-  return createAgent(modelSpec, { ...options, model: undefined, agentDir: undefined });
 }
 
 /** The agent fields a trace header records (`agent` in the header: spec, kind, describe()). */
@@ -304,21 +205,5 @@ export function continuationOptions(
     contextPolicy:
       given.contextPolicy ??
       (wasOpenAi && (policy === 'end' || policy === 'drop_oldest') ? policy : undefined),
-  };
-}
-
-/** What an Anthropic or Gemini agent is built with: the spec's model and base URL (else --base-url), the run's sampling and retries. */
-function hostedModelOptions(
-  parsed: { readonly model: string; readonly baseUrl?: string },
-  options: AgentOptions,
-): { model: string; baseUrl?: string; temperature?: number; retryBaseMs?: number; maxAttempts?: number } {
-  return {
-    model: parsed.model,
-    baseUrl:
-      parsed.baseUrl ??
-      (options.baseUrl === undefined ? undefined : checkBaseUrl(options.baseUrl, 'base URL')),
-    temperature: options.temperature,
-    retryBaseMs: options.retryBaseMs,
-    maxAttempts: options.maxAttempts,
   };
 }

@@ -6,7 +6,7 @@ import type { AgentFiles } from '../sandbox/agent-files.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
-import type { AgentOutput, OutputListener } from '../external/agent-process.js';
+import type { AgentOutput, OutputListener } from './agent-output.js';
 
 /** A chat message in OpenAI format, as the agent sees the conversation. */
 export interface ChatMessage {
@@ -85,6 +85,32 @@ export interface Decision {
   readonly notes?: readonly NewTraceEvent[];
 }
 
+/** Where a re-run agent asked what its recording cannot answer. */
+export interface AgentDivergence {
+  readonly step: number;
+  /** The first path of the request (or tool call) that differs, e.g. `messages[0].content`. */
+  readonly field: string;
+  readonly recorded: unknown;
+  readonly actual: unknown;
+}
+
+/** A step whose tool outputs or workspace differed when the agent re-ran its own tools (sandbox:). */
+export interface DriftedStep {
+  readonly step: number;
+  /** The calls whose output differs (recorded → re-run). */
+  readonly calls: readonly { call_id: string; name: string; recorded: string; actual: string }[];
+  /** The workspace's tree hash after the step, when it differs from snapshot `step`'s. */
+  readonly workspace: { readonly recorded: string; readonly actual: string } | null;
+}
+
+/** What an agent found re-executing a recorded branch against its recording (`replay --verify`). */
+export interface Reexecution {
+  /** Steps that differed as the agent re-ran them (the re-run went on). */
+  readonly drift: readonly DriftedStep[];
+  /** Where it asked what the recording cannot answer (its re-run stopped there), or null. */
+  readonly divergence: AgentDivergence | null;
+}
+
 /** Why an agent could not decide: ends the episode with status `error`. */
 export class AgentFailure extends Error {
   constructor(
@@ -111,20 +137,23 @@ export class AgentEnded extends Error {
   }
 }
 
-/** Decides the next action from the observations so far. */
+/**
+ * Decides the next action from the observations so far. What its kind needs from the
+ * harness (how it is rewound, how it is replayed) is its driver's (agent-driver.ts).
+ */
 export interface Agent {
   /** The spec it was made from, e.g. `scripted:agent.jsonl`. */
   readonly spec: string;
   readonly kind:
     'scripted' | 'replay' | 'openai' | 'anthropic' | 'gemini' | 'manual' | 'exec' | 'sandbox' | 'oracle';
-  /**
-   * True when the agent cannot be put back at step k but re-runs from the start (its own
-   * memory is not restorable): a rollback or fork restores snapshot 0 and the agent
-   * re-executes steps 1..k answered from the recording (sandbox:).
-   */
-  readonly reExecutes?: boolean;
-  /** The files an agent inside the sandbox needs at /opt/agent: the sandbox is created with them. */
+  /** The hook to start inside the sandbox: the files it needs at /opt/agent; the sandbox is created with them. */
   insideFiles?(): AgentFiles | null;
+  /**
+   * How it re-executes a recorded branch for `replay --verify`, when its driver's `replay`
+   * runs its program (exec:, sandbox:): a new process answered from the recording of
+   * `ctx.history`'s `steps` steps (its tools re-run in `ctx.sandbox` when it runs them itself).
+   */
+  reexecute?(ctx: DecideContext, steps: number, tools: readonly OpenAiTool[]): Promise<Reexecution>;
   decide(input: DecideInput): Promise<Decision>;
   /** Parameters worth recording in the header (model, temperature, seed, base URL). */
   describe(): Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { anthropicRequestFromChat, chatFromAnthropicResponse } from '../external/anthropic-messages.js';
+import { anthropicRequestFromChat, chatFromAnthropicResponse } from '../model-api/anthropic-messages.js';
 import { logger } from '../log.js';
 import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
 import { withoutCredentials } from './openai-agent.js';

@@ -1,4 +1,4 @@
-import { chatFromGeminiResponse, geminiRequestFromChat } from '../external/gemini-api.js';
+import { chatFromGeminiResponse, geminiRequestFromChat } from '../model-api/gemini-api.js';
 import { logger } from '../log.js';
 import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
 import { withoutCredentials } from './openai-agent.js';

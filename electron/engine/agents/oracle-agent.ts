@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { readFolderFiles } from '../harness/harbor-task.js';
+import { readFolderFiles } from '../folder-files.js';
 import { AgentEnded, AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
 import { rawOf } from './scripted-agent.js';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { stepboxHome } from '../trace/episode-store.js';
 import { AgentFailure } from './agent.js';
-import type { InsideLaunch } from '../external/sandbox-agent.js';
+import type { InsideLaunch } from './inside-launch.js';
 import { describeIssues } from '../../../shared/validation-issues.js';
 import { canonicalJson } from '../../../shared/jcs.js';
 

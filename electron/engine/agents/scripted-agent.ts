@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { jsonErrorAt } from '../json-error.js';
-import { chatFromGeminiResponse } from '../external/gemini-api.js';
+import { chatFromGeminiResponse } from '../model-api/gemini-api.js';
 import { AgentFailure, type Agent, type ChatMessage, type DecideInput, type Decision } from './agent.js';
 
 /** One line of a script: an assistant message in OpenAI chat format. */

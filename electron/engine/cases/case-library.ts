@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { QaRuleId } from '../../../shared/qa/flag.js';
 import type { Task } from '../../../shared/task.js';
 import { loadCaseTask } from '../harness/load-world.js';
-import { IMPORTED_MARKER } from './imported-marker.js';
+import { IMPORTED_MARKER } from '../harness/imported-marker.js';
 import { EpisodeStatus } from '../../../shared/trace-events.js';
 import { stepboxHome } from '../trace/episode-store.js';
 import { describeIssues } from '../../../shared/validation-issues.js';
@@ -126,7 +126,7 @@ export function caseFile(dir: string, file: string, fixed: boolean): string {
 }
 
 /** Loads a case's broken (default) or fixed variant: `fixed/` files override the case's own. */
-export { IMPORTED_MARKER } from './imported-marker.js';
+export { IMPORTED_MARKER } from '../harness/imported-marker.js';
 
 export function loadCase(name: string, options: { fixed?: boolean; dir?: string } = {}): CaseSpec {
   const found = options.dir === undefined && /^[a-z0-9-]+$/.test(name) ? caseRoot(name) : null;

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { logger } from '../log.js';
+import type { AgentOutput, OutputListener } from '../agents/agent-output.js';
+
+export type { AgentOutput, OutputListener } from '../agents/agent-output.js';
 
 const log = logger('exec-agent');
 
@@ -51,19 +54,6 @@ export interface AgentExit {
   /** The last {@link STDERR_TAIL_BYTES} of stderr. */
   readonly stderrTail: string;
 }
-
-/** Output the process wrote since the last {@link AgentProcess.takeOutput}: each stream's first bytes. */
-export interface AgentOutput {
-  readonly stdout: string;
-  readonly stderr: string;
-  /** Everything each stream wrote, kept or not. */
-  readonly bytes: { readonly stdout: number; readonly stderr: number };
-  /** True when a stream wrote more than {@link STEP_OUTPUT_BYTES} and the rest was dropped. */
-  readonly truncated: { readonly stdout: boolean; readonly stderr: boolean };
-}
-
-/** Output as it is written: the kept text, and `truncated` once when the step's cap is reached. */
-export type OutputListener = (stream: 'stdout' | 'stderr', text: string, truncated: boolean) => void;
 
 /** One stream's output of the current step: kept bytes up to the cap, everything counted. */
 export class StepStream {

@@ -5,7 +5,14 @@ import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure } from '../agents/agent.js';
-import type { Agent, ChatMessage, DecideContext, DecideInput, Decision } from '../agents/agent.js';
+import type {
+  Agent,
+  ChatMessage,
+  DecideContext,
+  DecideInput,
+  Decision,
+  Reexecution,
+} from '../agents/agent.js';
 import { AgentProcess, agentEnvironment } from './agent-process.js';
 import {
   recordedStep,
@@ -17,7 +24,14 @@ import {
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { McpHttpServer } from './mcp-server.js';
 import type { ModelCall } from './model-endpoint.js';
-import { ProgramAgent, diverged, injectionsAfter, toAnswer, wakeFailure } from './program-agent.js';
+import {
+  ProgramAgent,
+  diverged,
+  divergenceOf,
+  injectionsAfter,
+  toAnswer,
+  wakeFailure,
+} from './program-agent.js';
 import type { Wake } from './program-agent.js';
 import { sandboxResources } from './workspace-resources.js';
 
@@ -106,24 +120,20 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
   }
 
   /**
-   * Replay of the agent itself (`replay --verify --agent exec:CMD`): a new process is
-   * fast-forwarded through all `steps` recorded steps, nothing executed, and must ask
-   * exactly what was recorded. Returns where it diverged, or null.
+   * Replay of the agent itself (`replay --verify`): a new process is fast-forwarded through
+   * all `steps` recorded steps, nothing executed, and must ask exactly what was recorded.
+   * Nothing drifts (nothing runs); it says where it diverged, or null.
    */
-  async verifyAgainst(
-    ctx: DecideContext,
-    tools: readonly OpenAiTool[],
-    steps: number,
-  ): Promise<AgentDivergence | null> {
+  async reexecute(ctx: DecideContext, steps: number, tools: readonly OpenAiTool[]): Promise<Reexecution> {
     try {
       await this.launch({ step: steps + 1, messages: [], tools }, ctx);
       // The last step's tool results go back too; a final answer lets the agent exit.
       this.offer(steps, toolAnswersAt(ctx.history, steps), true);
       await this.callOrExit();
-      return this.divergence ? (this.divergence.details as unknown as AgentDivergence) : null;
+      return { drift: [], divergence: divergenceOf(this.divergence) };
     } catch (e) {
-      if (e instanceof AgentFailure && e.endReason === 'diverged')
-        return e.details as unknown as AgentDivergence;
+      const divergence = divergenceOf(e);
+      if (divergence) return { drift: [], divergence };
       throw e;
     } finally {
       await this.dispose('replayed');
@@ -272,12 +282,4 @@ function changedAt(history: readonly TraceEvent[], step: number): string[] {
     if (e.type === 'snapshot' && e.step === step) return e.changed.map((c) => c.path);
   }
   return [];
-}
-
-/** Where a re-run agent first asked something other than the recording. */
-export interface AgentDivergence {
-  readonly diverged_at: number;
-  readonly field: string;
-  readonly recorded: unknown;
-  readonly actual: unknown;
 }

@@ -25,7 +25,7 @@ import {
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import { logger } from '../log.js';
-import { apiError, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
+import { apiError, listenLocal, readBody, sendJson, type LocalServer } from '../model-api/local-http.js';
 import { McpJsonTransport } from './mcp-json-transport.js';
 import { McpSessions, writeEvent, type McpSession } from './mcp-sessions.js';
 import {

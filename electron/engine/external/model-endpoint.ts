@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { logger } from '../log.js';
-import { apiError, listenLocal, readBody, sendJson, type LocalServer } from './local-http.js';
-import type { AssistantAnswer } from './assistant-answer.js';
-import { chatFromResponsesRequest, sendResponsesAnswer } from './responses-api.js';
+import { apiError, listenLocal, readBody, sendJson, type LocalServer } from '../model-api/local-http.js';
+import type { AssistantAnswer } from '../model-api/assistant-answer.js';
+import { chatFromResponsesRequest, sendResponsesAnswer } from '../model-api/responses-api.js';
 import {
   anthropicError,
   chatFromAnthropicRequest,
   estimateTokens,
   sendAnthropicAnswer,
   toolResultProblem,
-} from './anthropic-messages.js';
+} from '../model-api/anthropic-messages.js';
 import {
   chatFromGeminiRequest,
   estimateGeminiTokens,
@@ -17,9 +17,9 @@ import {
   geminiRoute,
   sendGeminiAnswer,
   type GeminiStream,
-} from './gemini-api.js';
+} from '../model-api/gemini-api.js';
 
-export type { AssistantAnswer } from './assistant-answer.js';
+export type { AssistantAnswer } from '../model-api/assistant-answer.js';
 
 const log = logger('model-endpoint');
 

@@ -3,7 +3,14 @@ import { assertNever } from '../../../shared/assert-never.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
 import { AgentEnded, AgentFailure } from '../agents/agent.js';
-import type { Agent, ChatMessage, DecideContext, DecideInput, Decision } from '../agents/agent.js';
+import type {
+  Agent,
+  AgentDivergence,
+  ChatMessage,
+  DecideContext,
+  DecideInput,
+  Decision,
+} from '../agents/agent.js';
 import { assistantMessage } from '../harness/conversation.js';
 import { Listeners } from '../harness/listeners.js';
 import { writtenSince, type AgentExit, type AgentOutput, type OutputListener } from './agent-process.js';
@@ -396,6 +403,13 @@ export function diverged(
     `diverged at step ${step}: the agent's ${what} differs from the recording at ${diff.field}`,
     { diverged_at: step, field: diff.field, recorded: diff.recorded, actual: diff.actual },
   );
+}
+
+/** The divergence a `diverged` failure (see {@link diverged}) carries, or null for any other error. */
+export function divergenceOf(e: unknown): AgentDivergence | null {
+  if (!(e instanceof AgentFailure) || e.endReason !== 'diverged' || !e.details) return null;
+  const { diverged_at: step, field, recorded, actual } = e.details;
+  return typeof step === 'number' && typeof field === 'string' ? { step, field, recorded, actual } : null;
 }
 
 /** Resolves after `ms` without keeping the process alive. */

@@ -4,7 +4,15 @@ import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolCall } from '../../../shared/trace-events.js';
 import { AgentFailure } from '../agents/agent.js';
-import type { Agent, ChatMessage, DecideContext, DecideInput, Decision } from '../agents/agent.js';
+import type {
+  Agent,
+  ChatMessage,
+  DecideContext,
+  DecideInput,
+  Decision,
+  DriftedStep,
+  Reexecution,
+} from '../agents/agent.js';
 import { AGENT_DIR, AgentDirTooLarge, agentFiles, type AgentFiles } from '../sandbox/agent-files.js';
 import { snapshotAt } from '../trace/lineage.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
@@ -19,26 +27,21 @@ import {
   type Normaliser,
 } from './inside-outputs.js';
 import type { ModelCall } from './model-endpoint.js';
-import { ProgramAgent, diverged, injectionsAfter, toAnswer, wakeFailure } from './program-agent.js';
+import type { InsideLaunch } from '../agents/inside-launch.js';
+import {
+  ProgramAgent,
+  diverged,
+  divergenceOf,
+  injectionsAfter,
+  toAnswer,
+  wakeFailure,
+} from './program-agent.js';
 import type { Wake } from './program-agent.js';
 
 /** What an auxiliary call gets when the model source is a script (it answers the main loop only). */
 const AUXILIARY_ANSWER = 'stepbox';
 
-/** How an agent inside the sandbox is started: a `sandbox:` command, or a recipe's. */
-export interface InsideLaunch {
-  readonly command: string;
-  /** Extra environment (a recipe's); `@PORT@` becomes the endpoint's port inside. */
-  readonly env: Readonly<Record<string, string>>;
-  /** Files written into HOME before each start (a recipe's config); `@PORT@`/`@MODEL@` filled in. */
-  readonly homeFiles: Readonly<Record<string, string>>;
-  /** The host directory put read-only at /opt/agent, or null. */
-  readonly agentDir: string | null;
-  /** Volatile parts of tool outputs (regex sources) ignored when a re-run is compared. */
-  readonly volatile: readonly string[];
-  /** The recipe it came from, for the header. */
-  readonly recipe?: string;
-}
+export type { InsideLaunch } from '../agents/inside-launch.js';
 
 /**
  * An agent program that runs its own tools, run inside the episode's sandbox
@@ -55,13 +58,14 @@ export interface InsideLaunch {
  */
 export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Agent {
   readonly kind = 'sandbox' as const;
-  readonly reExecutes = true;
   /** Why the agent made no next call, seen while waiting for its tool outputs. */
   private ended: Wake | null = null;
   private mainModel: string | null = null;
   /** Step whose tool outputs the next main call carries and must be compared (after a re-run), or 0. */
   private compareAt = 0;
   private readonly normalise: Normaliser;
+  /** The steps that drifted on this process's re-run (what `replay --verify` reports). */
+  private readonly drifted: DriftedStep[] = [];
 
   constructor(
     spec: string,
@@ -134,13 +138,10 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
 
   /**
    * Replay of the agent itself (`replay --verify`): a new process, on snapshot 0 in
-   * `ctx.sandbox`, re-runs all `steps` recorded steps answered from the recording. Returns
-   * the drift found (warnings per step) and where it diverged, or null.
+   * `ctx.sandbox`, re-runs all `steps` recorded steps answered from the recording. Says the
+   * steps that drifted and where it diverged, or null.
    */
-  async verifyAgainst(
-    ctx: DecideContext,
-    steps: number,
-  ): Promise<{ drift: NewTraceEvent[]; divergence: Record<string, unknown> | null }> {
+  async reexecute(ctx: DecideContext, steps: number): Promise<Reexecution> {
     try {
       await this.launch({ step: steps + 1, messages: [], tools: [] }, ctx);
       // The last answer went out; a final one lets the agent exit, a tool call's outputs come next.
@@ -149,10 +150,10 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
         this.stashed = next;
         await this.compare(steps, next, ctx);
       }
-      return { drift: this.notes.filter(isDrift), divergence: null };
+      return { drift: this.drifted, divergence: null };
     } catch (e) {
-      if (e instanceof AgentFailure && e.endReason === 'diverged')
-        return { drift: this.notes.filter(isDrift), divergence: e.details ?? {} };
+      const divergence = divergenceOf(e);
+      if (divergence) return { drift: this.drifted, divergence };
       throw e;
     } finally {
       await this.dispose('replayed');
@@ -241,6 +242,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       if (info.treeHash !== snap.tree_hash) tree = { recorded: snap.tree_hash, actual: info.treeHash };
     }
     if (result.drift.length === 0 && !tree) return;
+    this.drifted.push({ step: j, calls: result.drift, workspace: tree });
     const what = [
       ...result.drift.map((d) => `${d.name} (${d.call_id}) printed something else`),
       ...(tree ? ['the workspace differs from snapshot ' + j] : []),
@@ -371,9 +373,4 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       answer: content,
     } as NewTraceEvent);
   }
-}
-
-/** A drift warning (what `replay --verify` reports), not another note of the re-run. */
-function isDrift(n: NewTraceEvent): boolean {
-  return n.type === 'warning' && n.code === 'drift';
 }

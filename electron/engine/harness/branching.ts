@@ -1,6 +1,7 @@
 import type { Task } from '../../../shared/task.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
+import { driverOf } from '../agents/agent-driver.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { TaskMemory } from '../tools/memory.js';
@@ -128,11 +129,11 @@ export class Branching {
       throw new HarnessError('conflict', 'the sandbox is gone; reopen the episode at that step instead');
     const snap = snapshotAt(recorder.events, step);
     if (!snap) throw new HarnessError('not_found', `no snapshot of step ${step} in this branch`);
-    // An agent that re-executes (sandbox:) stops first and starts again on snapshot 0: it
-    // re-runs steps 1..k itself, answered from the recording.
-    const reExecutes = from.agent.reExecutes === true;
-    if (reExecutes) await from.agent.dispose?.('rolled_back');
-    const start = reExecutes ? snapshotAt(recorder.events, 0) : snap;
+    // The agent says how it is put back (agent-driver.ts). One that re-runs (sandbox:) stops
+    // first and starts again on snapshot 0: it re-runs steps 1..k itself, answered from the recording.
+    const rewind = driverOf(from.agent.kind).rewind;
+    if (rewind === 'rerun') await from.agent.dispose?.('rolled_back');
+    const start = rewind === 'rerun' ? snapshotAt(recorder.events, 0) : snap;
     if (!start) throw new HarnessError('not_found', 'no snapshot of step 0 in this branch');
     const restored = await restoreSandbox(box, this.options.snapshots, start);
     const skip = agentSkipAt(from, step);
@@ -153,16 +154,11 @@ export class Branching {
     placeEnvironment(env, kept, step);
     this.pendingAt = step;
     // Rolling back time rolls the script back too: continuing re-decides step k+1 from line k+1.
-    // An exec agent restarts its process, fast-forwarded through steps 1..k from the recording.
+    // An exec agent restarts its process, fast-forwarded through steps 1..k from the recording;
+    // an agent that decides from the conversation alone goes on as it is.
     let agent = from.agent;
-    if (
-      agent.kind === 'scripted' ||
-      agent.kind === 'replay' ||
-      agent.kind === 'oracle' ||
-      agent.kind === 'exec' ||
-      reExecutes
-    ) {
-      if (!reExecutes) await agent.dispose?.('rolled_back');
+    if (rewind !== 'continue') {
+      if (rewind === 'rebuild') await agent.dispose?.('rolled_back');
       agent = this.options.makeAgent(agent.spec, skip);
     }
     return { agent, kept, wasEnded };

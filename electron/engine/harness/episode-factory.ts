@@ -2,6 +2,7 @@ import type { Breakpoint } from '../../../shared/breakpoints.js';
 import type { Task } from '../../../shared/task.js';
 import type { HeaderEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
+import { driverOf } from '../agents/agent-driver.js';
 import {
   continuationOptions,
   normalizeAgentSpec,
@@ -259,7 +260,7 @@ export function checkRecordedCommand(
   recorded: { spec: string; kind: string },
   given: string | undefined,
 ): void {
-  if ((recorded.kind !== 'exec' && recorded.kind !== 'sandbox') || given || !store.imported(episode)) return;
+  if (!driverOf(recorded.kind).runsRecordedCommand || given || !store.imported(episode)) return;
   throw new HarnessError(
     'invalid_input',
     `this episode was imported and recorded with ${recorded.spec}; stepbox never runs a command from a bundle by itself: give the agent again, e.g. --agent '${recorded.spec}'`,
@@ -271,7 +272,7 @@ function withRecordedModel<T extends OpenBranchOptions>(
   options: T,
   recorded: { spec: string; kind: string; [k: string]: unknown },
 ): T {
-  if (recorded.kind !== 'exec' && recorded.kind !== 'sandbox') return options;
+  if (!driverOf(recorded.kind).runsRecordedCommand) return options;
   if (options.agentSpec && !runsOwnProgram(options.agentSpec)) return options;
   const model =
     options.agentOptions?.model ??
@@ -300,9 +301,7 @@ function execSkip(
 ): number {
   const model = options.agentOptions?.model;
   const same = model === undefined || normalizeAgentSpec(model) === recorded.model_source;
-  return runsOwnProgram(spec) && (recorded.kind === 'exec' || recorded.kind === 'sandbox') && same
-    ? recordedSkip()
-    : 0;
+  return runsOwnProgram(spec) && driverOf(recorded.kind).runsRecordedCommand && same ? recordedSkip() : 0;
 }
 
 /**

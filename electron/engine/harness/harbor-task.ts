@@ -1,11 +1,12 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
-import { parseTask, type Task, type TaskInput, type WorkspaceFile } from '../../../shared/task.js';
+import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { issueLine } from '../../../shared/validation-issues.js';
+import { readFolderFiles } from '../folder-files.js';
 
 /**
  * Harbor's task folder (Terminal-Bench 2.0 and the datasets built for it), read as a stepbox
@@ -27,8 +28,6 @@ export const HARBOR_REWARD_DIR = '/logs/verifier';
 export const HARBOR_INTERNET_NETWORK = 'bridge';
 /** Harbor's verifier timeout when task.toml names none. */
 const HARBOR_VERIFIER_TIMEOUT_S = 600;
-/** The most of tests/ a task may carry (they travel in the task, recorded in every trace). */
-const TESTS_MAX_BYTES = 64 * 1024 * 1024;
 
 /** A Harbor task read as a stepbox task, with what stepbox could not honour listed. */
 export interface HarborTask {
@@ -165,41 +164,6 @@ export function dockerfileWorkdir(dockerfile: string): string | null {
     workdir = dir.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
   }
   return workdir;
-}
-
-/** The files of `dir` (recursively) as task files, text or base64; symlinks and special files are refused. */
-export function readFolderFiles(dir: string, what: string): Result<Record<string, WorkspaceFile>, AppError> {
-  const files: Record<string, WorkspaceFile> = {};
-  let total = 0;
-  const walk = (d: string): AppError | null => {
-    for (const name of readdirSync(d).sort()) {
-      const path = join(d, name);
-      const rel = relative(dir, path).split('\\').join('/');
-      const st = lstatSync(path);
-      if (st.isDirectory()) {
-        const e = walk(path);
-        if (e) return e;
-        continue;
-      }
-      if (!st.isFile())
-        return appError(
-          'invalid_task',
-          `${what}/${rel} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}; put the file itself there`,
-        );
-      total += st.size;
-      if (total > TESTS_MAX_BYTES)
-        return appError(
-          'invalid_task',
-          `${what} holds more than ${TESTS_MAX_BYTES / 1024 / 1024} MiB (at ${rel}); the verifier's files travel in every trace, so keep big data in the image`,
-        );
-      const bytes = readFileSync(path);
-      const text = bytes.toString('utf8');
-      files[rel] = Buffer.from(text, 'utf8').equals(bytes) ? text : { base64: bytes.toString('base64') };
-    }
-    return null;
-  };
-  const e = walk(dir);
-  return e ? err(e) : ok(files);
 }
 
 /** Options of {@link loadHarborTask}. */

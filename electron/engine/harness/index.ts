@@ -23,7 +23,13 @@ export { startEpisode, openBranchController } from './episode-factory.js';
 export type { StartEpisodeOptions, OpenBranchOptions, EpisodeEnv } from './episode-factory.js';
 export { forkEpisode, type ForkOptions } from './fork.js';
 export { resumeEpisode } from './resume.js';
-export { replayVerify, type ReplayReport, type StepVerdict, type FieldDiff } from './replay-verify.js';
+export { replayVerify, type ReplayOptions } from './replay-verify.js';
+export {
+  differenceLabel,
+  type ReplayReport,
+  type StepDifference,
+  type StepVerdict,
+} from './replay-report.js';
 export { loadTask, taskFilePath } from './load-task.js';
 export {
   loadWorld,

@@ -11,7 +11,7 @@ import { loadTask } from './load-task.js';
 import { findDevcontainer, readDevcontainer } from './devcontainer.js';
 import { SNAPSHOT_FILE_CAP_BYTES } from '../sandbox/docker-sandbox.js';
 import { HARBOR_TASK_FILE, harborDatasetTasks, loadHarborTask } from './harbor-task.js';
-import { isImportedCaseTask } from '../cases/imported-marker.js';
+import { isImportedCaseTask } from './imported-marker.js';
 
 /**
  * THE way a path becomes a task (design: World). `stepbox run`, `batch`, the window's

@@ -1,92 +1,219 @@
-import {
-  COMPARED_FIELDS,
-  comparedField,
-  type ComparedField,
-  type ToolResult,
-} from '../../../shared/tool-result.js';
-import type { ChangedPath, TraceEvent, TraceEventOf, VerifierResult } from '../../../shared/trace-events.js';
+import { runsInSandboxSpec } from '../../../shared/agent-kind.js';
+import { COMPARED_FIELDS, comparedField, type ToolResult } from '../../../shared/tool-result.js';
+import type { ChangedPath, TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
+import type { Agent, DecideContext, Reexecution } from '../agents/agent.js';
+import { driverOf } from '../agents/agent-driver.js';
 import type { ParsedAction } from '../agents/parse-action.js';
 import { diffFiles } from '../sandbox/manifest.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import { createMemory } from '../tools/memory.js';
 import { shellQuote } from '../tools/shell-quote.js';
-import { SandboxEnvironment } from './environment.js';
-import type { EpisodeEnv } from './episode-factory.js';
 import { snapshotAt } from '../trace/lineage.js';
-import { sandboxAt, stateAt } from './state-at.js';
+import { SandboxEnvironment } from './environment.js';
+import { checkRecordedCommand, type EpisodeEnv } from './episode-factory.js';
+import { HarnessError } from './harness-error.js';
 import { MaxSteps } from './max-steps.js';
 import { OverlaySnapshotStore } from './overlay-snapshot-store.js';
+import {
+  MAX_FILES,
+  replayReport,
+  type ReplayReport,
+  type StepDifference,
+  type StepVerdict,
+} from './replay-report.js';
+import { sandboxAt, stateAt, type StateAt } from './state-at.js';
 import { StepTimeout } from './step-timeout.js';
 import { MemorySink } from './trace-sink.js';
 import { runVerifier } from './verifier.js';
 
-/** One differing field of one call. */
-export interface FieldDiff {
-  readonly call_id: string;
-  readonly name: string;
-  readonly field: ComparedField | 'calls';
-  readonly recorded: unknown;
-  readonly replayed: unknown;
-}
-
-/** The verdict of one re-executed step. */
-export interface StepVerdict {
-  readonly step: number;
-  /** `match`: every tool result equal; `diverged`: see `diff`; `no_calls`: a final answer or parse error. */
-  readonly verdict: 'match' | 'diverged' | 'no_calls';
-  readonly diff?: readonly FieldDiff[];
-  /** The replayed snapshot's tree hash equals the recorded one. */
-  readonly workspace_match: boolean;
+/** Options of {@link replayVerify}. */
+export interface ReplayOptions extends EpisodeEnv {
+  /** Episode or branch id (or a unique prefix). */
+  readonly id: string;
   /**
-   * When the workspace differs: the files that differ, seen from the recording (`added`:
-   * only the re-execution has it; `deleted`: only the recording), at most {@link MAX_FILES}.
+   * The agent program to re-run (exec:CMD, sandbox:CMD, a recipe); default the recorded one,
+   * which is refused for an episode imported from a bundle (its command never runs by itself).
    */
-  readonly files?: readonly ChangedPath[];
+  readonly agentSpec?: string;
+  /** Each step's verdict as it is found (the CLI prints it). */
+  readonly onStep?: (v: StepVerdict) => void;
 }
 
-/** The most differing files a step's verdict names. */
-export const MAX_FILES = 50;
+/** The verifier fields of a replay that did not compare it. */
+const NO_VERIFIER = { verifier_match: null, recorded_verifier: null, replayed_verifier: null } as const;
 
-/** The files that differ between the recorded and the replayed snapshot of a step. */
-async function differingFiles(
-  store: SnapshotStore,
-  recorded: string | null,
-  replayed: string | null,
-): Promise<ChangedPath[]> {
-  if (!recorded || !replayed) return [];
-  const [a, b] = await Promise.all([store.getManifest(recorded), store.getManifest(replayed)]);
-  return diffFiles(a, b).slice(0, MAX_FILES);
+/**
+ * `replay --verify`: re-executes a recorded branch from snapshot 0 in a fresh sandbox, the
+ * one replay of every agent. How is its agent's to say (agent-driver.ts):
+ * - `actions`: the recorded actions run again in order, human commands re-applied at their
+ *   steps (injections and overrides change what the agent saw, not what ran, so the
+ *   recorded actions already carry them); every tool result compared with the recording,
+ *   every step's workspace tree hash apart, and the verifier run again;
+ * - `program`: the agent starts again and re-runs its own tools answered from the
+ *   recording (`Agent.reexecute`); a tool output or workspace that differs, or a request
+ *   the recording cannot answer, is what differs;
+ * - `actions_and_program`: the actions, then the agent's program run again against the
+ *   recording (nothing executed), which must ask what it asked.
+ * The recorded task is read through the recorded-task policy (consent) and the agent is
+ * made, its recorded command checked, before any sandbox exists. Nothing is written to the
+ * episode.
+ */
+export async function replayVerify(options: ReplayOptions): Promise<ReplayReport> {
+  const state = stateAt(options.store, options.id, 0, options.consent);
+  const how = driverOf(state.header.agent.kind).replay;
+  const agent = how === 'actions' ? noProgram(options, state) : reexecutingAgent(options, state);
+  const head = { episode: state.info.episode, branch: state.info.branch, replayed: how };
+  if (how === 'actions' || !agent) {
+    const actions = await replayActions(options, state, options.onStep);
+    return replayReport(head, actions.steps, actions.verifier);
+  }
+  if (how === 'program') {
+    const sandbox = await sandboxAt(options.store, state, options.supply, agent);
+    try {
+      const snapshots = new OverlaySnapshotStore(options.store.snapshots(state.info.episode));
+      const found = await reexecute(agent, options, state, { sandbox, snapshots });
+      const events = state.lineage.events;
+      const last = found.divergence ? found.divergence.step - 1 : recordedSteps(events);
+      const base = Array.from({ length: Math.max(0, last) }, (_, i) => asRecorded(events, i + 1));
+      return replayReport(head, emitted(withReexecution(base, found), options.onStep), NO_VERIFIER);
+    } finally {
+      await options.supply.release(sandbox);
+    }
+  }
+  const actions = await replayActions(options, state);
+  const found = await reexecute(agent, options, state, {});
+  return replayReport(head, emitted(withReexecution(actions.steps, found), options.onStep), actions.verifier);
 }
 
-/** The re-execution report (Contracts: Replay (b)). */
-export interface ReplayReport {
-  readonly episode: string;
-  readonly branch: string;
-  readonly steps: readonly StepVerdict[];
-  /** The first step whose tool results differ, or null. */
-  readonly diverged_at: number | null;
-  readonly diff: readonly FieldDiff[] | null;
-  /** The first step whose workspace tree hash differs, or null. */
-  readonly workspace_diverged_at: number | null;
-  /** The verifier's result (success and exit code) equals the recorded one; null when the recording has none to compare. */
-  readonly verifier_match: boolean | null;
-  readonly recorded_verifier: VerifierResult | null;
-  readonly replayed_verifier: VerifierResult | null;
+/** Refuses `--agent` for a branch whose recorded actions are what is replayed. */
+function noProgram(options: ReplayOptions, state: StateAt): null {
+  if (options.agentSpec === undefined) return null;
+  throw new HarnessError(
+    'invalid_input',
+    `--agent re-runs an agent program of its own (exec:, sandbox:, a recipe); ${state.info.branch} was run by ${state.header.agent.spec}, whose recorded actions are what is replayed: drop --agent`,
+  );
+}
+
+/** The recorded agent (or the one given, of the same kind), made to be answered from the recording only. */
+function reexecutingAgent(options: ReplayOptions, state: StateAt): Agent {
+  const { info, header } = state;
+  checkRecordedCommand(options.store, info.episode, header.agent, options.agentSpec);
+  const spec = options.agentSpec ?? String(header.agent.spec);
+  // It is served the recorded model name, and never asks a model source: 'manual' stands in.
+  const servedModel = typeof header.agent.model === 'string' ? header.agent.model : undefined;
+  // A sandbox: agent keeps the recorded /opt/agent files (a recipe brings its own).
+  const agentDir =
+    runsInSandboxSpec(spec) && typeof header.agent.agent_dir === 'string' && !header.agent.recipe
+      ? header.agent.agent_dir
+      : undefined;
+  const agent = options.parts.agent(spec, {
+    model: 'manual',
+    ...(servedModel !== undefined ? { servedModel } : {}),
+    ...(agentDir !== undefined ? { agentDir } : {}),
+  });
+  if (agent.kind !== header.agent.kind || !agent.reexecute)
+    throw new HarnessError(
+      'invalid_input',
+      `--agent ${spec}: ${info.branch} was run by ${String(header.agent.spec)}; give the ${header.agent.kind} agent it was run with`,
+    );
+  return agent;
+}
+
+/** Runs `agent.reexecute` over the whole recording, in `where` (its sandbox when it runs its own tools). */
+async function reexecute(
+  agent: Agent,
+  options: ReplayOptions,
+  state: StateAt,
+  where: Pick<DecideContext, 'sandbox' | 'snapshots'>,
+): Promise<Reexecution> {
+  const { info, header, task, lineage } = state;
+  if (!agent.reexecute) throw new HarnessError('internal', `${agent.spec} cannot re-execute a recording`);
+  return agent.reexecute(
+    {
+      episode: info.episode,
+      task,
+      taskPath: header.task_path ?? null,
+      history: lineage.events,
+      episodeLeftMs: task.timeouts.episode * 1000,
+      ...where,
+    },
+    recordedSteps(lineage.events),
+    options.parts.tools(task).definitions(),
+  );
+}
+
+/** The steps a recording holds: its last model output's (a re-run agent is answered that far). */
+function recordedSteps(events: readonly TraceEvent[]): number {
+  return Math.max(0, ...events.filter((e) => e.type === 'model_output').map((e) => e.step));
+}
+
+/** Step `k` as recorded, before anything a re-run found: a match (or no calls), its workspace as recorded. */
+function asRecorded(events: readonly TraceEvent[], k: number): StepVerdict {
+  return {
+    step: k,
+    verdict: recordedAction(events, k).kind === 'calls' ? 'match' : 'no_calls',
+    workspace_match: true,
+  };
 }
 
 /**
- * Re-executes a recorded branch: snapshot 0 restored in a fresh sandbox, the recorded
- * actions run again in order with human commands re-applied at their steps (injections
- * and overrides change what the agent saw, not what ran, so the recorded actions
- * already carry them), every tool result compared with the recording, and every step's
- * workspace tree hash compared apart. Nothing is written to the episode.
+ * `steps` with what a re-run agent found: a drifted step's differing outputs and workspace,
+ * and the step it diverged at (a step past the recording is added).
  */
-export async function replayVerify(
-  options: EpisodeEnv & { readonly id: string; readonly onStep?: (v: StepVerdict) => void },
-): Promise<ReplayReport> {
+export function withReexecution(steps: readonly StepVerdict[], found: Reexecution): StepVerdict[] {
+  const out = steps.map((v) => {
+    const d = found.drift.find((x) => x.step === v.step);
+    if (!d) return v;
+    const diff: StepDifference[] = [
+      ...(v.diff ?? []),
+      ...d.calls.map((c) => ({
+        kind: 'tool_result_differs' as const,
+        call_id: c.call_id,
+        name: c.name,
+        field: 'output' as const,
+        recorded: c.recorded,
+        replayed: c.actual,
+      })),
+    ];
+    return {
+      ...v,
+      ...(diff.length ? { verdict: 'diverged' as const, diff } : {}),
+      workspace_match: d.workspace ? false : v.workspace_match,
+    };
+  });
+  const div = found.divergence;
+  if (!div) return out;
+  const unanswerable: StepDifference = {
+    kind: 'request_unanswerable',
+    field: div.field,
+    recorded: div.recorded,
+    replayed: div.actual,
+  };
+  const at = out.findIndex((v) => v.step === div.step);
+  if (at >= 0) out[at] = { ...out[at], verdict: 'diverged', diff: [...(out[at].diff ?? []), unanswerable] };
+  else out.push({ step: div.step, verdict: 'diverged', diff: [unanswerable], workspace_match: null });
+  return out.sort((a, b) => a.step - b.step);
+}
+
+/** Hands each verdict to `onStep` (found all at once), and returns them. */
+function emitted(steps: StepVerdict[], onStep?: (v: StepVerdict) => void): StepVerdict[] {
+  for (const v of steps) onStep?.(v);
+  return steps;
+}
+
+/**
+ * The recorded actions run again from snapshot 0 in a fresh sandbox (from `sandboxAt`),
+ * step by step, and the verifier after them; the sandbox goes back to the supply.
+ */
+async function replayActions(
+  options: ReplayOptions,
+  state: StateAt,
+  onStep?: (v: StepVerdict) => void,
+): Promise<{
+  steps: StepVerdict[];
+  verifier: Pick<ReplayReport, 'verifier_match' | 'recorded_verifier' | 'replayed_verifier'>;
+}> {
   const store = options.store;
-  // Step 0 through the recorded-task policy; the whole lineage is replayed from there.
-  const state = stateAt(store, options.id, 0, options.consent);
   const { info, lineage, task, snapshot: snap0 } = state;
   const events = lineage.events;
   const snapshots = new OverlaySnapshotStore(store.snapshots(info.episode));
@@ -110,9 +237,6 @@ export async function replayVerify(
     );
     const recordedSteps = events.filter((e) => e.type === 'snapshot' && e.step > 0).map((e) => e.step);
     const steps: StepVerdict[] = [];
-    let divergedAt: number | null = null;
-    let firstDiff: FieldDiff[] | null = null;
-    let workspaceAt: number | null = null;
     for (const k of recordedSteps) {
       for (const h of events.filter(
         (e): e is TraceEventOf<'human_command'> => e.type === 'human_command' && e.step === k - 1,
@@ -164,12 +288,7 @@ export async function replayVerify(
         ...(files.length ? { files } : {}),
       };
       steps.push(verdict);
-      options.onStep?.(verdict);
-      if (diff.length && divergedAt === null) {
-        divergedAt = k;
-        firstDiff = diff;
-      }
-      if (!workspaceMatch && workspaceAt === null) workspaceAt = k;
+      onStep?.(verdict);
       if (outcome.info.fatal) break;
     }
     const recordedVerifier = lineage.trace.end?.verifier ?? null;
@@ -183,19 +302,27 @@ export async function replayVerify(
         : recordedVerifier.success === replayedVerifier.success &&
           recordedVerifier.exit_code === replayedVerifier.exit_code;
     return {
-      episode: info.episode,
-      branch: info.branch,
       steps,
-      diverged_at: divergedAt,
-      diff: firstDiff,
-      workspace_diverged_at: workspaceAt,
-      verifier_match: verifierMatch,
-      recorded_verifier: recordedVerifier,
-      replayed_verifier: replayedVerifier,
+      verifier: {
+        verifier_match: verifierMatch,
+        recorded_verifier: recordedVerifier,
+        replayed_verifier: replayedVerifier,
+      },
     };
   } finally {
     await options.supply.release(sandbox);
   }
+}
+
+/** The files that differ between the recorded and the replayed snapshot of a step. */
+async function differingFiles(
+  store: SnapshotStore,
+  recorded: string | null,
+  replayed: string | null,
+): Promise<ChangedPath[]> {
+  if (!recorded || !replayed) return [];
+  const [a, b] = await Promise.all([store.getManifest(recorded), store.getManifest(replayed)]);
+  return diffFiles(a, b).slice(0, MAX_FILES);
 }
 
 /** The action recorded at step k, as the environment takes it. */
@@ -219,24 +346,25 @@ function recordedAction(events: readonly TraceEvent[], k: number): ParsedAction 
 export function compareResults(
   recorded: readonly TraceEventOf<'tool_result'>[],
   replayed: readonly { id: string; name: string; result: ToolResult }[],
-): FieldDiff[] {
-  const diffs: FieldDiff[] = [];
-  if (recorded.length !== replayed.length) {
-    diffs.push({
-      call_id: '',
-      name: '',
-      field: 'calls',
-      recorded: recorded.length,
-      replayed: replayed.length,
-    });
-  }
+): StepDifference[] {
+  const diffs: StepDifference[] = [];
+  if (recorded.length !== replayed.length)
+    diffs.push({ kind: 'calls_differ', recorded: recorded.length, replayed: replayed.length });
   for (const r of recorded) {
     const again = replayed.find((x) => x.id === r.call_id);
     if (!again) continue;
     for (const field of COMPARED_FIELDS) {
       const a = comparedField(r.result, field);
       const b = comparedField(again.result, field);
-      if (a !== b) diffs.push({ call_id: r.call_id, name: r.name, field, recorded: a, replayed: b });
+      if (a !== b)
+        diffs.push({
+          kind: 'tool_result_differs',
+          call_id: r.call_id,
+          name: r.name,
+          field,
+          recorded: a,
+          replayed: b,
+        });
     }
   }
   return diffs;

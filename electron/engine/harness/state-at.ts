@@ -5,6 +5,7 @@ import { Conversation } from './conversation.js';
 import { sandboxConfig } from '../sandbox/limits.js';
 import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
 import type { Agent } from '../agents/agent.js';
+import { driverOf } from '../agents/agent-driver.js';
 import { cutAtStep, lastSnapshot, readLineage, snapshotAt, type Lineage } from '../trace/lineage.js';
 import type { BranchInfo, EpisodeStore } from '../trace/trace-store.js';
 import { HarnessError } from './harness-error.js';
@@ -98,7 +99,8 @@ export async function sandboxAt(
     // A recycled sandbox may hold a verifier runner started for its last episode: a branch of
     // a task without a verifier lets it go, as a new episode does (SandboxEnvironment.reset).
     if (!state.task.verifier) await sandbox.dropVerifier?.();
-    const start = agent?.reExecutes ? snapshotAt(state.lineage.events, 0) : state.snapshot;
+    const rerun = agent !== undefined && driverOf(agent.kind).rewind === 'rerun';
+    const start = rerun ? snapshotAt(state.lineage.events, 0) : state.snapshot;
     if (!start) throw new HarnessError('not_found', `${state.info.branch} has no snapshot of step 0`);
     await restoreSandbox(sandbox, store.snapshots(state.info.episode), start).finally(resume);
     return sandbox;
