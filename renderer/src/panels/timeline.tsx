@@ -2,6 +2,7 @@ import {
   memo,
   useCallback,
   useEffect,
+  useLayoutEffect,
   useMemo,
   useRef,
   useState,
@@ -18,7 +19,7 @@ import { RewardChart } from '../components/reward-chart';
 import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
-import { scrollTopFor } from '../model/row-scroll';
+import { scrollTopFor, type ScrollView } from '../model/row-scroll';
 import { useSlice, useStores } from '../stores/use-stores';
 import {
   hasStepBreakpoint,
@@ -308,17 +309,37 @@ export function Timeline() {
   const lead = isFilterEmpty(filter) ? before : 0;
   // Set when the keyboard moved the selection: focus follows it once the row is drawn.
   const focusFollows = useRef(false);
-  // The scrollTop last written, until a scroll event says the virtualizer knows it.
-  const written = useRef<number | null>(null);
   // The most rows drawn at once so far (see the rows' keys below).
   const slots = useRef(1);
+
+  const hasList = shown.length > 0;
+  /** The list index of the viewed step (-1 when it is not shown) and the scrollTop that brings it into `view`. */
+  const placement = (view: ScrollView): { index: number; top: number | null } => {
+    const found = viewed === null ? -1 : indexOfStep(shown, viewed);
+    const index = found < 0 ? -1 : lead + found;
+    const align = following ? 'end' : 'auto';
+    return {
+      index,
+      top: index < 0 ? null : scrollTopFor(index, lead + shown.length, ROW_HEIGHT, view, align),
+    };
+  };
 
   // Tells the virtualizer where the list is going, as its scroll listener would (see below).
   const tellOffset = useRef<((offset: number) => void) | null>(null);
   const virtualizer = useVirtualizer({
+    // Off while no list is drawn: its offset is then forgotten, and the next list drawn (another
+    // branch, a filter cleared) starts where its viewed step is (`initialOffset`).
+    enabled: hasList,
     count: lead + shown.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
+    // The first render draws the rows the list opens at: before the list is laid out its height
+    // is not known, and the window's is an upper bound, so the rows drawn (ending at the viewed
+    // one when following) cover the real window. Opened at offset 0 it drew the "loading…"
+    // placeholders of the top, then the rows at the end in a second pass: their nodes, styles
+    // and layout made a second forced layout of the first render (issue 33.9).
+    initialRect: { width: 0, height: typeof window === 'undefined' ? 0 : window.innerHeight },
+    initialOffset: () => placement({ offset: 0, height: window.innerHeight }).top ?? 0,
     // A far slider move replaces every drawn row: a few beyond the window, not a dozen each side.
     overscan: 5,
     // Its own listener (scroll events, read from the element), plus a way to say an offset we
@@ -335,6 +356,24 @@ export function Timeline() {
 
   // The viewed step and its list index the list was last brought to.
   const placed = useRef<{ step: number; index: number } | null>(null);
+
+  // A list just drawn is placed before its first paint, in the commit that drew it: the
+  // virtualizer has measured the list (the window's first layout, forced once), so the offset
+  // told here makes its next render (before the paint, too) draw a subset of the rows already
+  // drawn, and the element's scroll moves nothing laid out. Placed by the effect below, a frame
+  // of rows at the wrong offset was laid out, then the right ones a second time (issue 33.9).
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    const tell = tellOffset.current;
+    if (!hasList || !el || !tell || viewed === null) return;
+    const height = virtualizer.scrollRect?.height ?? el.clientHeight;
+    const { index, top } = placement({ offset: virtualizer.scrollOffset ?? el.scrollTop, height });
+    placed.current = index >= 0 ? { step: viewed, index } : null;
+    if (top === null) return;
+    tell(top);
+    el.scrollTop = top;
+    // Only when a list is drawn: later moves are the effect's below.
+  }, [hasList]);
 
   // Keep the viewed step on screen: while following a live run, and while scrubbing.
   useEffect(() => {
@@ -354,7 +393,7 @@ export function Timeline() {
       // write until its scroll event arrives, then the virtualizer's) and the window's height as
       // the virtualizer measured it. Reading the element instead forced a layout per move.
       const height = virtualizer.scrollRect?.height ?? el.clientHeight;
-      const offset = written.current ?? virtualizer.scrollOffset ?? el.scrollTop;
+      const offset = virtualizer.scrollOffset ?? el.scrollTop;
       const top = scrollTopFor(
         index,
         lead + shown.length,
@@ -369,15 +408,14 @@ export function Timeline() {
         // window on every slider move), it draws them in this task (issue 19.10).
         const tell = tellOffset.current;
         if (tell) flushSync(() => tell(top));
-        written.current = top;
-        // Written at the start of the next frame, not here: a write makes the browser lay the
-        // window out at once (to clamp it), and the rest of this task (the other panels' effects)
-        // changes the page again, so a move was laid out twice. In the frame, after every change,
-        // it is laid out once (issue 19.10). A later move, or a scroll of the person's own
-        // (`onScroll` clears `written`), takes its place.
-        requestAnimationFrame(() => {
-          if (written.current === top && scrollRef.current === el) el.scrollTop = top;
-        });
+        // The element scrolled in the same task, so the list drawn and the list scrolled never
+        // disagree. Written a frame later (to save a layout), a scroll event of an earlier move
+        // or of the focus that followed it, landing in between, cancelled the write: the
+        // virtualizer then drew the rows where the element still was, the viewed row's
+        // neighbours were missing for good ("row 5950 is not drawn", issue 33.9). The layout
+        // this write forces is the move's one layout: the frame after it lays out only what
+        // the other panels changed.
+        el.scrollTop = top;
       }
     }
     // The focus follows the viewed step after the list's own keys, and also while it is on a
@@ -391,7 +429,9 @@ export function Timeline() {
       requestAnimationFrame(() =>
         scrollRef.current
           ?.querySelector<HTMLElement>(`[data-testid="timeline-row"][data-step="${viewed}"]`)
-          ?.focus(),
+          // The list placed the row itself: a focus that scrolled it again fired a scroll event
+          // into the next move.
+          ?.focus({ preventScroll: true }),
       ),
     );
   }, [viewed, shown, lead, following, virtualizer]);
@@ -401,7 +441,6 @@ export function Timeline() {
   // them) below the fold of a 1024×700 window.
   const followingNow = useRef(following);
   followingNow.current = following;
-  const hasList = shown.length > 0;
   useEffect(() => {
     const el = scrollRef.current;
     if (!hasList || !el || typeof ResizeObserver === 'undefined') return;
@@ -517,9 +556,6 @@ export function Timeline() {
         onKeyDown={onGridKey}
         // Rows still to arrive above the loaded ones (tests wait for 0).
         data-arriving={before}
-        onScroll={() => {
-          written.current = null;
-        }}
         aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
       >
         <div
