@@ -311,6 +311,8 @@ export function Timeline() {
   const focusFollows = useRef(false);
   // The most rows drawn at once so far (see the rows' keys below).
   const slots = useRef(1);
+  // The list has been measured (its first render draws the rows of an estimated, larger window).
+  const measured = useRef(false);
 
   const hasList = shown.length > 0;
   /** The list index of the viewed step (-1 when it is not shown) and the scrollTop that brings it into `view`. */
@@ -365,6 +367,7 @@ export function Timeline() {
   useLayoutEffect(() => {
     const el = scrollRef.current;
     const tell = tellOffset.current;
+    measured.current = hasList && !!el;
     if (!hasList || !el || !tell || viewed === null) return;
     const height = virtualizer.scrollRect?.height ?? el.clientHeight;
     const { index, top } = placement({ offset: virtualizer.scrollOffset ?? el.scrollTop, height });
@@ -523,14 +526,19 @@ export function Timeline() {
   // the selection: ↑/↓ must not remove the focused row (the next key press would go nowhere),
   // and a focused row scrolled away stays in the grid (showing another step) so the keys still
   // act on the viewed step, where the focus follows.
-  slots.current = Math.max(slots.current, items.length);
+  // Counted once the list is measured: the first render's rows, for a window estimated taller
+  // than the list, would leave slots that a window's worth of rows never fills, and a far move
+  // would then take rows out and put new ones in. That render's rows are keyed by their index
+  // modulo their count: the measured render keeps the nodes of those it keeps (issue 33.9).
+  if (measured.current) slots.current = Math.max(slots.current, items.length);
+  const slotCount = measured.current ? slots.current : Math.max(1, items.length);
   // Drawn in the order of their slots, not of their steps: the rows are placed by their
   // transform, so the order of the nodes is not what a person sees, and a far move keeps every
   // node where it is. In step order, a far move rotated the keys: React moved most rows
   // (28 of 31 per move), and each node moved was taken out of the layout and put back, its
   // style and layout done anew (issue 19.10). `aria-rowindex` gives assistive technology each
   // row's place in the list.
-  const slotOf = (index: number) => index % slots.current;
+  const slotOf = (index: number) => index % slotCount;
   const inSlotOrder = items.length > 1 ? [...items].sort((a, b) => slotOf(a.index) - slotOf(b.index)) : items;
   let body;
   if (load === 'empty')
