@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
 import { detailRevision, detailsAround } from '../../renderer/src/stores/inspector/details-ahead';
 import { createFakeBackend } from '../support/renderer-fake-client';
@@ -37,6 +37,18 @@ describe('details fetched ahead (issue 33.9)', () => {
     // What the window holds is not asked for again.
     await store.getState().prefetch('b1', detailsAround(list, 6, false, 1));
     expect(fake.callsOf('episode.stepDetails')).toHaveLength(1);
+  });
+
+  it('the nearest six go first, in a call of their own, and the rest of the wish behind them', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.stepDetails', (req) => ({ details: req.steps.map((s) => stepDetail(s)) }));
+    const store = createInspectorStore(fake.client);
+    await store.getState().prefetch('b1', detailsAround(rows(20), 10, false, 5));
+    await vi.waitFor(() => expect(fake.callsOf('episode.stepDetails')).toHaveLength(2));
+    expect(fake.callsOf('episode.stepDetails')).toEqual([
+      { id: 'b1', steps: [11, 9, 12, 8, 13, 7] },
+      { id: 'b1', steps: [14, 6, 15, 5] },
+    ]);
   });
 
   it('a step asked for while its neighbours are on their way waits for that answer, not a call of its own', async () => {
