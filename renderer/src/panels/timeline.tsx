@@ -335,13 +335,14 @@ export function Timeline() {
     count: lead + shown.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
-    // The first render draws the rows the list opens at: before the list is laid out its height
-    // is not known, and the window's is an upper bound, so the rows drawn (ending at the viewed
-    // one when following) cover the real window. Opened at offset 0 it drew the "loading…"
-    // placeholders of the top, then the rows at the end in a second pass: their nodes, styles
-    // and layout made a second forced layout of the first render (issue 33.9).
-    initialRect: { width: 0, height: typeof window === 'undefined' ? 0 : window.innerHeight },
-    initialOffset: () => placement({ offset: 0, height: window.innerHeight }).top ?? 0,
+    // The first render draws the rows the list opens at, for a window of no height (a few rows
+    // of overscan around the viewed step): its height is known once laid out, and the layout
+    // effect below then draws the rest. Opened at offset 0 it drew a window of "loading…"
+    // placeholders at the top first, then the rows at the end, all of them new nodes laid out
+    // a second time; estimated from the window's height, it drew half again as many real rows
+    // as fit, whose first layout cost more than both (traces, issue 33.9).
+    initialRect: { width: 0, height: 0 },
+    initialOffset: () => placement({ offset: 0, height: 0 }).top ?? 0,
     // A far slider move replaces every drawn row: a few beyond the window, not a dozen each side.
     overscan: 5,
     // Its own listener (scroll events, read from the element), plus a way to say an offset we
