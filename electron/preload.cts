@@ -49,6 +49,7 @@ const OPERATIONS = [
   'episode.discardCandidates',
   'episode.trace',
   'episode.stepDetail',
+  'episode.stepDetails',
   'sandbox.info',
   'system.doctor',
   'settings.get',

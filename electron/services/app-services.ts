@@ -301,6 +301,7 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     },
     'episode.trace': (r) => library.trace(r.id, r.from_seq, r.limit),
     'episode.stepDetail': (r) => library.stepDetail(r.id, r.step),
+    'episode.stepDetails': async (r) => ({ details: await library.stepDetails(r.id, r.steps) }),
 
     'sandbox.info': (r) => sandboxInfo(ports.docker, episodes, r.id),
     'system.doctor': () => ports.doctor.run(),

@@ -23,6 +23,8 @@ import { compareSteps } from '../engine/compare/compare-branches.js';
 import { diffManifests } from '../engine/sandbox/manifest.js';
 
 const DEFAULT_PAGE = 500;
+/** Where `stepDetails` stops adding steps (JSON characters): a few screens of ordinary steps. */
+const STEP_DETAILS_BYTES = 1_000_000;
 
 /** The recorded side of the contract: library, opened episodes, trace pages, inspector, compare. */
 export class LibraryService {
@@ -198,6 +200,34 @@ export class LibraryService {
       tree_hash: snapshot?.type === 'snapshot' ? snapshot.tree_hash : null,
       events,
     };
+  }
+
+  /**
+   * The inspector's views of `steps`, in that order, for the window to hold before they are
+   * viewed: a step without one (not recorded yet) is left out, and the list stops once it
+   * passes STEP_DETAILS_BYTES (a model request can carry a whole conversation: the neighbours
+   * of a step are not worth megabytes).
+   */
+  async stepDetails(id: string, steps: readonly number[]): Promise<StepDetail[]> {
+    // A branch that cannot be read fails the call (as stepDetail does); a step it lacks does not.
+    const bt = await this.cache.load(id);
+    const out: StepDetail[] = [];
+    let bytes = 0;
+    for (const step of steps) {
+      if (!bt.byStep.has(step)) continue;
+      let detail: StepDetail;
+      try {
+        detail = await this.stepDetail(id, step);
+      } catch (e) {
+        // A step holding only its end event has no view.
+        if (e instanceof ServiceError && e.code === 'not_found') continue;
+        throw e;
+      }
+      out.push(detail);
+      bytes += JSON.stringify(detail).length;
+      if (bytes >= STEP_DETAILS_BYTES) break;
+    }
+    return out;
   }
 
   /**

@@ -44,6 +44,7 @@ export const OPERATION_NAMES = [
   'episode.discardCandidates',
   'episode.trace',
   'episode.stepDetail',
+  'episode.stepDetails',
   'sandbox.info',
   'system.doctor',
   'settings.get',

@@ -33,6 +33,8 @@ import {
 const step = z.number().int().nonnegative();
 /** The most timeline rows one answer carries when asked for a part (a page, a first screen). */
 export const MAX_ROWS_PAGE = 5_000;
+/** Steps one `episode.stepDetails` may ask for: the viewed step's neighbours on both sides. */
+export const MAX_STEP_DETAILS = 64;
 const empty = z.strictObject({});
 const done = z.object({});
 const byId = z.strictObject({ id: EpisodeId });
@@ -367,6 +369,14 @@ export const OPERATIONS = {
     z.strictObject({ id: EpisodeId, step: z.number().int().nonnegative() }),
     StepDetail,
     'The inspector view of one step.',
+  ),
+  'episode.stepDetails': op(
+    z.strictObject({
+      id: EpisodeId,
+      steps: z.array(z.number().int().nonnegative()).min(1).max(MAX_STEP_DETAILS),
+    }),
+    z.object({ details: z.array(StepDetail) }),
+    "The inspector views of several steps, in the order asked (the viewed step's neighbours, fetched ahead so a click or → beside it shows at once): a step not recorded yet is left out, and the answer stops once it passes about 1 MB.",
   ),
 
   'sandbox.info': op(

@@ -175,6 +175,11 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     const detail = value(await client.episode.stepDetail({ id, step: 1 }));
     expect(detail.calls[0]).toMatchObject({ call: { name: 'execute_shell' }, result: { exit_code: 0 } });
     expect(detail.files[0]).toMatchObject({ path: 'out.txt', change: 'added', after: 'x' });
+    // Several at once, in the order asked (the window's details fetched ahead): the same views,
+    // a step not recorded left out.
+    const ahead = value(await client.episode.stepDetails({ id, steps: [1, 99, 0] }));
+    expect(ahead.details.map((d) => d.step)).toEqual([1, 0]);
+    expect(ahead.details[0]).toEqual(detail);
 
     value(await client.episode.inject({ id, role: 'user', content: 'take an umbrella' }));
     const page = value(await client.episode.trace({ id, limit: 1000 }));

@@ -2,6 +2,7 @@ import {
   memo,
   useCallback,
   useEffect,
+  useLayoutEffect,
   useMemo,
   useRef,
   useState,
@@ -18,7 +19,7 @@ import { RewardChart } from '../components/reward-chart';
 import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
-import { scrollTopFor } from '../model/row-scroll';
+import { scrollTopFor, type ScrollView } from '../model/row-scroll';
 import { useSlice, useStores } from '../stores/use-stores';
 import {
   hasStepBreakpoint,
@@ -308,17 +309,40 @@ export function Timeline() {
   const lead = isFilterEmpty(filter) ? before : 0;
   // Set when the keyboard moved the selection: focus follows it once the row is drawn.
   const focusFollows = useRef(false);
-  // The scrollTop last written, until a scroll event says the virtualizer knows it.
-  const written = useRef<number | null>(null);
   // The most rows drawn at once so far (see the rows' keys below).
   const slots = useRef(1);
+  // The list has been measured (its first render draws the rows of an estimated, larger window).
+  const measured = useRef(false);
+
+  const hasList = shown.length > 0;
+  /** The list index of the viewed step (-1 when it is not shown) and the scrollTop that brings it into `view`. */
+  const placement = (view: ScrollView): { index: number; top: number | null } => {
+    const found = viewed === null ? -1 : indexOfStep(shown, viewed);
+    const index = found < 0 ? -1 : lead + found;
+    const align = following ? 'end' : 'auto';
+    return {
+      index,
+      top: index < 0 ? null : scrollTopFor(index, lead + shown.length, ROW_HEIGHT, view, align),
+    };
+  };
 
   // Tells the virtualizer where the list is going, as its scroll listener would (see below).
   const tellOffset = useRef<((offset: number) => void) | null>(null);
   const virtualizer = useVirtualizer({
+    // Off while no list is drawn: its offset is then forgotten, and the next list drawn (another
+    // branch, a filter cleared) starts where its viewed step is (`initialOffset`).
+    enabled: hasList,
     count: lead + shown.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
+    // The first render draws the rows the list opens at, for a window of no height (a few rows
+    // of overscan around the viewed step): its height is known once laid out, and the layout
+    // effect below then draws the rest. Opened at offset 0 it drew a window of "loading…"
+    // placeholders at the top first, then the rows at the end, all of them new nodes laid out
+    // a second time; estimated from the window's height, it drew half again as many real rows
+    // as fit, whose first layout cost more than both (traces, issue 33.9).
+    initialRect: { width: 0, height: 0 },
+    initialOffset: () => placement({ offset: 0, height: 0 }).top ?? 0,
     // A far slider move replaces every drawn row: a few beyond the window, not a dozen each side.
     overscan: 5,
     // Its own listener (scroll events, read from the element), plus a way to say an offset we
@@ -335,6 +359,25 @@ export function Timeline() {
 
   // The viewed step and its list index the list was last brought to.
   const placed = useRef<{ step: number; index: number } | null>(null);
+
+  // A list just drawn is placed before its first paint, in the commit that drew it: the
+  // virtualizer has measured the list (the window's first layout, forced once), so the offset
+  // told here makes its next render (before the paint, too) draw a subset of the rows already
+  // drawn, and the element's scroll moves nothing laid out. Placed by the effect below, a frame
+  // of rows at the wrong offset was laid out, then the right ones a second time (issue 33.9).
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    const tell = tellOffset.current;
+    measured.current = hasList && !!el;
+    if (!hasList || !el || !tell || viewed === null) return;
+    const height = virtualizer.scrollRect?.height ?? el.clientHeight;
+    const { index, top } = placement({ offset: virtualizer.scrollOffset ?? el.scrollTop, height });
+    placed.current = index >= 0 ? { step: viewed, index } : null;
+    if (top === null) return;
+    tell(top);
+    el.scrollTop = top;
+    // Only when a list is drawn: later moves are the effect's below.
+  }, [hasList]);
 
   // Keep the viewed step on screen: while following a live run, and while scrubbing.
   useEffect(() => {
@@ -354,7 +397,7 @@ export function Timeline() {
       // write until its scroll event arrives, then the virtualizer's) and the window's height as
       // the virtualizer measured it. Reading the element instead forced a layout per move.
       const height = virtualizer.scrollRect?.height ?? el.clientHeight;
-      const offset = written.current ?? virtualizer.scrollOffset ?? el.scrollTop;
+      const offset = virtualizer.scrollOffset ?? el.scrollTop;
       const top = scrollTopFor(
         index,
         lead + shown.length,
@@ -369,15 +412,14 @@ export function Timeline() {
         // window on every slider move), it draws them in this task (issue 19.10).
         const tell = tellOffset.current;
         if (tell) flushSync(() => tell(top));
-        written.current = top;
-        // Written at the start of the next frame, not here: a write makes the browser lay the
-        // window out at once (to clamp it), and the rest of this task (the other panels' effects)
-        // changes the page again, so a move was laid out twice. In the frame, after every change,
-        // it is laid out once (issue 19.10). A later move, or a scroll of the person's own
-        // (`onScroll` clears `written`), takes its place.
-        requestAnimationFrame(() => {
-          if (written.current === top && scrollRef.current === el) el.scrollTop = top;
-        });
+        // The element scrolled in the same task, so the list drawn and the list scrolled never
+        // disagree. Written a frame later (to save a layout), a scroll event of an earlier move
+        // or of the focus that followed it, landing in between, cancelled the write: the
+        // virtualizer then drew the rows where the element still was, the viewed row's
+        // neighbours were missing for good ("row 5950 is not drawn", issue 33.9). The layout
+        // this write forces is the move's one layout: the frame after it lays out only what
+        // the other panels changed.
+        el.scrollTop = top;
       }
     }
     // The focus follows the viewed step after the list's own keys, and also while it is on a
@@ -391,7 +433,9 @@ export function Timeline() {
       requestAnimationFrame(() =>
         scrollRef.current
           ?.querySelector<HTMLElement>(`[data-testid="timeline-row"][data-step="${viewed}"]`)
-          ?.focus(),
+          // The list placed the row itself: a focus that scrolled it again fired a scroll event
+          // into the next move.
+          ?.focus({ preventScroll: true }),
       ),
     );
   }, [viewed, shown, lead, following, virtualizer]);
@@ -401,7 +445,6 @@ export function Timeline() {
   // them) below the fold of a 1024×700 window.
   const followingNow = useRef(following);
   followingNow.current = following;
-  const hasList = shown.length > 0;
   useEffect(() => {
     const el = scrollRef.current;
     if (!hasList || !el || typeof ResizeObserver === 'undefined') return;
@@ -484,14 +527,19 @@ export function Timeline() {
   // the selection: ↑/↓ must not remove the focused row (the next key press would go nowhere),
   // and a focused row scrolled away stays in the grid (showing another step) so the keys still
   // act on the viewed step, where the focus follows.
-  slots.current = Math.max(slots.current, items.length);
+  // Counted once the list is measured: the first render's rows, for a window estimated taller
+  // than the list, would leave slots that a window's worth of rows never fills, and a far move
+  // would then take rows out and put new ones in. That render's rows are keyed by their index
+  // modulo their count: the measured render keeps the nodes of those it keeps (issue 33.9).
+  if (measured.current) slots.current = Math.max(slots.current, items.length);
+  const slotCount = measured.current ? slots.current : Math.max(1, items.length);
   // Drawn in the order of their slots, not of their steps: the rows are placed by their
   // transform, so the order of the nodes is not what a person sees, and a far move keeps every
   // node where it is. In step order, a far move rotated the keys: React moved most rows
   // (28 of 31 per move), and each node moved was taken out of the layout and put back, its
   // style and layout done anew (issue 19.10). `aria-rowindex` gives assistive technology each
   // row's place in the list.
-  const slotOf = (index: number) => index % slots.current;
+  const slotOf = (index: number) => index % slotCount;
   const inSlotOrder = items.length > 1 ? [...items].sort((a, b) => slotOf(a.index) - slotOf(b.index)) : items;
   let body;
   if (load === 'empty')
@@ -517,9 +565,6 @@ export function Timeline() {
         onKeyDown={onGridKey}
         // Rows still to arrive above the loaded ones (tests wait for 0).
         data-arriving={before}
-        onScroll={() => {
-          written.current = null;
-        }}
         aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
       >
         <div

@@ -1,7 +1,9 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { StepDetail } from '../../../../shared/contract/models';
+import { MAX_STEP_DETAILS } from '../../../../shared/contract/operations';
 import { errorText } from '../result';
+import type { DetailWanted } from './details-ahead';
 
 /** The inspector's tabs. */
 export type InspectorTab = 'call' | 'output' | 'files' | 'request' | 'memory' | 'agent';
@@ -49,6 +51,11 @@ export interface InspectorActions {
    * step changes it, and the cached detail with it).
    */
   show(branch: string | null, step: number | null, final: boolean, revision?: string): Promise<void>;
+  /**
+   * Fetches ahead the details of complete steps not held yet (in one call, after the one in
+   * flight: while scrubbing, only the latest wish is fetched next), so showing them needs no call.
+   */
+  prefetch(branch: string, wanted: readonly DetailWanted[]): Promise<void>;
   setTab(tab: InspectorTab): void;
   setDiffPath(path: string | null): void;
   /** Forgets cached details (after a rollback or reload). */
@@ -59,13 +66,57 @@ export interface InspectorActions {
 export type InspectorStore = StoreApi<InspectorState & InspectorActions>;
 
 const CACHE_MAX = 200;
+/**
+ * The nearest steps of a wish go first, in a call of their own: the server answers a step in
+ * about a millisecond, and a click just beside the viewed row, right after a move, waits for the
+ * call that brings it (24 at once kept it waiting for all of them).
+ */
+const AHEAD_FIRST = 6;
+
+/** The cache key of a step's detail: its branch, its step and what its row showed. */
+function keyOf(branch: string, step: number, revision: string): string {
+  return `${branch}:${step}:${revision}`;
+}
 
 /** Creates the inspector slice; complete steps' details are cached (scrubbing stays fast). */
 export function createInspectorStore(client: StepboxClient): InspectorStore {
   const cache = new Map<string, StepDetail>();
+  const put = (key: string, detail: StepDetail): void => {
+    cache.delete(key);
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
+    cache.set(key, detail);
+  };
   let inFlight = false;
   let wanted: { branch: string; step: number; final: boolean; key: string } | null = null;
-  return createStore<InspectorState & InspectorActions>()((set, get) => ({
+  // Forgotten details stay forgotten: an answer asked for before `invalidate` is dropped.
+  let generation = 0;
+  // The fetch-ahead call in flight (the keys it brings) and the wish waiting behind it.
+  let ahead: { readonly keys: ReadonlySet<string>; readonly done: Promise<void> } | null = null;
+  let nextAhead: { branch: string; wanted: readonly DetailWanted[] } | null = null;
+  const fetchAhead = (branch: string, todo: readonly DetailWanted[]): Promise<void> => {
+    const mine = generation;
+    const keys = new Set(todo.map((w) => keyOf(branch, w.step, w.revision)));
+    const done = client.episode
+      .stepDetails({ id: branch, steps: todo.map((w) => w.step) })
+      .then((res) => {
+        // A refusal costs nothing but the time: the step is fetched when shown, as before.
+        if (!res.ok || mine !== generation) return;
+        const revisions = new Map(todo.map((w) => [w.step, w.revision]));
+        for (const d of res.value.details) {
+          const revision = revisions.get(d.step);
+          if (revision !== undefined) put(keyOf(branch, d.step, revision), d);
+        }
+      })
+      .finally(() => {
+        ahead = null;
+        const next = nextAhead;
+        nextAhead = null;
+        if (next) void store.getState().prefetch(next.branch, next.wanted);
+      });
+    ahead = { keys, done };
+    return done;
+  };
+  const store = createStore<InspectorState & InspectorActions>()((set, get) => ({
     branch: null,
     step: null,
     detail: null,
@@ -79,7 +130,7 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
         set({ branch, step, detail: null, load: 'idle', error: null });
         return;
       }
-      const key = `${branch}:${step}:${revision}`;
+      const key = keyOf(branch, step, revision);
       const hit = final ? cache.get(key) : undefined;
       if (hit) {
         wanted = null;
@@ -102,11 +153,18 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
         while (wanted) {
           const want = wanted;
           wanted = null;
-          const res = await client.episode.stepDetail({ id: want.branch, step: want.step });
-          if (res.ok && want.final) {
-            if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
-            cache.set(want.key, res.value);
+          // On its way with the steps fetched ahead: that answer, not a second call behind it.
+          if (want.final && ahead?.keys.has(want.key)) {
+            await ahead.done;
+            const got = cache.get(want.key);
+            if (got) {
+              if (get().branch === want.branch && get().step === want.step)
+                set({ detail: got, load: 'ready', diffPath: firstFile(got, get().diffPath) });
+              continue;
+            }
           }
+          const res = await client.episode.stepDetail({ id: want.branch, step: want.step });
+          if (res.ok && want.final) put(want.key, res.value);
           if (get().branch !== want.branch || get().step !== want.step) continue;
           if (res.ok)
             set({ detail: res.value, load: 'ready', diffPath: firstFile(res.value, get().diffPath) });
@@ -119,12 +177,31 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
         inFlight = false;
       }
     },
+    async prefetch(branch, wanted) {
+      const todo = wanted
+        .filter((w) => {
+          const key = keyOf(branch, w.step, w.revision);
+          return !cache.has(key) && !ahead?.keys.has(key);
+        })
+        .slice(0, MAX_STEP_DETAILS);
+      if (todo.length === 0) return;
+      // One call at a time: a later wish replaces the one waiting (scrubbing asks at every step).
+      if (ahead) {
+        nextAhead = { branch, wanted };
+        return;
+      }
+      // The rest of this wish follows, unless a later one takes its place meanwhile.
+      if (todo.length > AHEAD_FIRST) nextAhead = { branch, wanted };
+      await fetchAhead(branch, todo.slice(0, AHEAD_FIRST));
+    },
     setTab: (tab) => set({ tab }),
     setDiffPath: (diffPath) => set({ diffPath }),
     invalidate() {
+      generation++;
       cache.clear();
     },
   }));
+  return store;
 }
 
 /** Keeps the diffed file when the new step changed it too, else the step's first file. */

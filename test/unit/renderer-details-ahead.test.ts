@@ -1,0 +1,104 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
+import { detailRevision, detailsAround } from '../../renderer/src/stores/inspector/details-ahead';
+import { createFakeBackend } from '../support/renderer-fake-client';
+import { stepDetail, stepRow } from '../support/renderer-fixtures';
+
+const rows = (
+  n: number,
+  over: (step: number) => Parameters<typeof stepRow>[1] = () => ({ snapshot: true }),
+) => Array.from({ length: n }, (_, i) => stepRow(i + 1, over(i + 1)));
+
+describe('details fetched ahead (issue 33.9)', () => {
+  it('wants the complete steps around the viewed one, nearest first, under their rows’ revision', () => {
+    const list = rows(10);
+    expect(detailsAround(list, 5, false, 2).map((w) => w.step)).toEqual([6, 4, 7, 3]);
+    expect(detailsAround(list, 1, false, 2).map((w) => w.step)).toEqual([2, 3]);
+    expect(detailsAround(list, 42, false, 2)).toEqual([]);
+    expect(detailsAround(list, 5, false, 1)[0].revision).toBe(detailRevision(list[5]));
+    // A live branch's step without its snapshot is still being recorded: not cached, not wanted.
+    const live = rows(6, (s) => ({ snapshot: s < 6 }));
+    expect(detailsAround(live, 4, true, 2).map((w) => w.step)).toEqual([5, 3, 2]);
+  });
+
+  it('a step fetched ahead shows at once, with no call of its own', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', (req) => ({ details: req.steps.map((s) => stepDetail(s)) }));
+    const store = createInspectorStore(fake.client);
+    const list = rows(10);
+    await store.getState().show('b1', 5, true, detailRevision(list[4]));
+    await store.getState().prefetch('b1', detailsAround(list, 5, false, 2));
+    expect(fake.callsOf('episode.stepDetails')).toEqual([{ id: 'b1', steps: [6, 4, 7, 3] }]);
+    // Shown in the same task (the window paints it in the frame of the click).
+    void store.getState().show('b1', 6, true, detailRevision(list[5]));
+    expect(store.getState()).toMatchObject({ step: 6, load: 'ready', detail: { step: 6 } });
+    expect(fake.callsOf('episode.stepDetail')).toEqual([{ id: 'b1', step: 5 }]);
+    // What the window holds is not asked for again.
+    await store.getState().prefetch('b1', detailsAround(list, 6, false, 1));
+    expect(fake.callsOf('episode.stepDetails')).toHaveLength(1);
+  });
+
+  it('the nearest six go first, in a call of their own, and the rest of the wish behind them', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.stepDetails', (req) => ({ details: req.steps.map((s) => stepDetail(s)) }));
+    const store = createInspectorStore(fake.client);
+    await store.getState().prefetch('b1', detailsAround(rows(20), 10, false, 5));
+    await vi.waitFor(() => expect(fake.callsOf('episode.stepDetails')).toHaveLength(2));
+    expect(fake.callsOf('episode.stepDetails')).toEqual([
+      { id: 'b1', steps: [11, 9, 12, 8, 13, 7] },
+      { id: 'b1', steps: [14, 6, 15, 5] },
+    ]);
+  });
+
+  it('a step asked for while its neighbours are on their way waits for that answer, not a call of its own', async () => {
+    const fake = createFakeBackend();
+    let release: () => void = () => {};
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', async (req) => {
+      await new Promise<void>((r) => (release = r));
+      return { details: req.steps.map((s) => stepDetail(s)) };
+    });
+    const store = createInspectorStore(fake.client);
+    const list = rows(10);
+    const ahead = store.getState().prefetch('b1', detailsAround(list, 5, false, 2));
+    await new Promise((r) => setTimeout(r, 0));
+    const shown = store.getState().show('b1', 7, true, detailRevision(list[6]));
+    expect(store.getState().load).toBe('loading');
+    release();
+    await Promise.all([ahead, shown]);
+    expect(store.getState()).toMatchObject({ step: 7, load: 'ready', detail: { step: 7 } });
+    expect(fake.callsOf('episode.stepDetail')).toEqual([]);
+  });
+
+  it('while scrubbing, only the latest wish waits behind the call in flight; forgotten details are not kept', async () => {
+    const fake = createFakeBackend();
+    const releases: (() => void)[] = [];
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', async (req) => {
+      await new Promise<void>((r) => releases.push(r));
+      return { details: req.steps.map((s) => stepDetail(s)) };
+    });
+    const store = createInspectorStore(fake.client);
+    const list = rows(40);
+    const first = store.getState().prefetch('b1', detailsAround(list, 5, false, 1));
+    void store.getState().prefetch('b1', detailsAround(list, 20, false, 1));
+    void store.getState().prefetch('b1', detailsAround(list, 30, false, 1));
+    await new Promise((r) => setTimeout(r, 0));
+    // Forgotten (a rollback, a reload) while the first call is out: its answer is dropped.
+    store.getState().invalidate();
+    releases[0]();
+    await first;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(fake.callsOf('episode.stepDetails')).toEqual([
+      { id: 'b1', steps: [6, 4] },
+      { id: 'b1', steps: [31, 29] },
+    ]);
+    releases[1]();
+    await new Promise((r) => setTimeout(r, 0));
+    void store.getState().show('b1', 4, true, detailRevision(list[3]));
+    expect(store.getState().load).toBe('loading');
+    void store.getState().show('b1', 31, true, detailRevision(list[30]));
+    expect(store.getState().load).toBe('ready');
+  });
+});
