@@ -21,7 +21,7 @@ export interface AgentsPort {
     onProgress: (p: InstallProgress) => void,
     signal: AbortSignal,
   ): Promise<InstallResult>;
-  /** Removes every installed version; returns the versions removed. */
+  /** Removes every installed version (and the runtimes no agent uses any more); returns the versions removed. */
   remove(name: string): string[];
 }
 
@@ -33,7 +33,7 @@ export function engineAgentsPort(home: string): AgentsPort {
       return listAgents(home).map((a) => ({ ...a, own: own.has(a.name) }));
     },
     install: (name, onProgress, signal) => installAgent(name, { home, onProgress, signal }),
-    remove: (name) => removeAgent(name, undefined, home),
+    remove: (name) => [...removeAgent(name, undefined, home).versions],
   };
 }
 

@@ -111,7 +111,7 @@ describe('agents add / list / remove', () => {
     expect(a.bytes).toBeGreaterThan(0);
     expect(recipeLaunch('tool-a', home).agentDir).toBe(a.dir);
     expect(await installAgent('tool-a', { home })).toMatchObject({ action: 'unchanged' });
-    expect(removeAgent('tool-a', undefined, home)).toEqual(['1.0.0']);
+    expect(removeAgent('tool-a', undefined, home)).toEqual({ versions: ['1.0.0'], runtimes: [] });
     expect(existsSync(join(home, 'agents', 'tool-a'))).toBe(false);
     expect(() => removeAgent('tool-a', undefined, home)).toThrow(/not installed/);
     expect(tmps(home)).toEqual([]);
@@ -191,6 +191,47 @@ describe('agents add / list / remove', () => {
     mkdirSync(join(home, 'agents', '.tmp-999999999-dead'));
     expect(sweepStaleInstalls(home)).toEqual(['.tmp-999999999-dead']);
     expect(tmps(home)).toEqual([`.tmp-${process.pid}-live`]);
+  });
+});
+
+describe('agents remove and the shared runtime', () => {
+  const runtimes = (home: string) => readdirSync(join(home, 'agents', '.runtimes'));
+
+  it('the last agent using a runtime takes it with it (said in the text and --json); one still used is kept', async () => {
+    const { home, env } = setup();
+    await installAgent('tool-a', { home });
+    await installAgent('tool-b', { home });
+    expect(runtimes(home)).toEqual(['node-22.9.9']);
+
+    const first = await runCli(['agents', 'remove', 'tool-a', '--json'], { env });
+    expect(first.code).toBe(0);
+    expect(parseJsonOutput(first)).toEqual({ name: 'tool-a', removed: ['1.0.0'], runtimes_removed: [] });
+    expect(runtimes(home)).toEqual(['node-22.9.9']); // tool-b still uses it
+    expect(readFileSync(join(home, 'agents', 'tool-b', '1.0.0', 'opt', 'bin', 'tool-b'), 'utf8')).toContain(
+      '/opt/agent/bin/node',
+    );
+
+    const last = await runCli(['agents', 'remove', 'tool-b'], { env });
+    expect(last.code).toBe(0);
+    expect(last.stdout).toContain('removed tool-b 1.0.0');
+    expect(last.stdout).toContain('removed the node@22.9.9 runtime (no installed agent uses it any more)');
+    expect(runtimes(home)).toEqual([]);
+    expect(tmps(home)).toEqual([]);
+  });
+
+  it('keeps every runtime while an install is in progress, or when an install does not say which it used', async () => {
+    const { home } = setup();
+    await installAgent('tool-a', { home });
+    await installAgent('tool-b', { home });
+    // A live install (this process) may be about to link the runtime.
+    mkdirSync(join(home, 'agents', `.tmp-${process.pid}-live`));
+    expect(removeAgent('tool-a', undefined, home)).toEqual({ versions: ['1.0.0'], runtimes: [] });
+    rmSync(join(home, 'agents', `.tmp-${process.pid}-live`), { recursive: true });
+    // An install from before install.json: its runtime is unknown, so none is removed.
+    rmSync(join(home, 'agents', 'tool-b', '1.0.0', 'install.json'));
+    await installAgent('tool-a', { home });
+    expect(removeAgent('tool-a', undefined, home)).toEqual({ versions: ['1.0.0'], runtimes: [] });
+    expect(runtimes(home)).toEqual(['node-22.9.9']);
   });
 });
 

@@ -118,8 +118,19 @@ export function listAgents(home = stepboxHome()): AgentListing[] {
   }));
 }
 
-/** Removes an installed agent (every version, or one); returns the versions removed. */
-export function removeAgent(name: string, version?: string, home = stepboxHome()): string[] {
+/** What `removeAgent` took away. */
+export interface AgentRemoval {
+  /** The agent's versions removed. */
+  readonly versions: readonly string[];
+  /** Shared runtimes no installed agent uses any more, removed with it (e.g. `node@22.9.9`). */
+  readonly runtimes: readonly string[];
+}
+
+/**
+ * Removes an installed agent (every version, or one), then every shared runtime that no
+ * installed agent uses any more (see {@link removeUnusedRuntimes}).
+ */
+export function removeAgent(name: string, version?: string, home = stepboxHome()): AgentRemoval {
   sweepStaleInstalls(home);
   const all = installed(name, home);
   const gone = version === undefined ? all : all.filter((i) => i.version === version);
@@ -130,16 +141,53 @@ export function removeAgent(name: string, version?: string, home = stepboxHome()
         all.map((i) => i.version).join(', ') || 'none'
       }); see stepbox agents list`,
     );
-  for (const i of gone) {
-    // Renamed away first, so a reader never sees half a folder.
-    const trash = join(agentsHome(home), `.tmp-${process.pid}-rm-${name}-${i.version}`);
-    rmSync(trash, { recursive: true, force: true });
-    renameSync(dirname(i.dir), trash);
-    rmSync(trash, { recursive: true, force: true });
-  }
+  for (const i of gone) removeFolder(home, dirname(i.dir), `${name}-${i.version}`);
   const left = join(agentsHome(home), name);
   if (existsSync(left) && readdirSync(left).length === 0) rmSync(left, { recursive: true, force: true });
-  return gone.map((i) => i.version);
+  return { versions: gone.map((i) => i.version), runtimes: removeUnusedRuntimes(home) };
+}
+
+/** Removes a folder of the store, renamed away first so a reader never sees half of it. */
+function removeFolder(home: string, dir: string, label: string): void {
+  const trash = join(agentsHome(home), `.tmp-${process.pid}-rm-${label}`);
+  rmSync(trash, { recursive: true, force: true });
+  renameSync(dir, trash);
+  rmSync(trash, { recursive: true, force: true });
+}
+
+/** The runtime a `.runtimes` folder holds: `node-22.9.9` → `node@22.9.9` (as install.json records it). */
+function runtimeOfFolder(folder: string): string | null {
+  return folder.startsWith('node-') ? `node@${folder.slice(5)}` : null;
+}
+
+/**
+ * Removes the shared runtimes (`agents/.runtimes/node-*`) that no installed agent uses
+ * any more; returns them (`node@VERSION`). Never one still used: while an install runs
+ * (a live `.tmp-*` folder; stale ones are swept first) it may be linking one, and an
+ * install from before install.json does not say which runtime it used, so in either case
+ * every runtime is kept.
+ */
+export function removeUnusedRuntimes(home = stepboxHome()): string[] {
+  const root = agentsHome(home);
+  if (!existsSync(runtimesDir(home))) return [];
+  sweepStaleInstalls(home);
+  const used = new Set<string>();
+  for (const entry of readdirSync(root)) {
+    if (entry.startsWith('.tmp-')) return []; // an install in progress
+    if (entry.startsWith('.') || entry === 'recipes') continue;
+    for (const i of installed(entry, home)) {
+      if (i.install?.runtime) used.add(i.install.runtime);
+      else if (i.install === null && i.recipe.runtime) return []; // which runtime is unknown
+    }
+  }
+  const removed: string[] = [];
+  for (const folder of readdirSync(runtimesDir(home))) {
+    const runtime = runtimeOfFolder(folder);
+    if (runtime === null || used.has(runtime)) continue;
+    removeFolder(home, join(runtimesDir(home), folder), `runtime-${folder}`);
+    removed.push(runtime);
+  }
+  return removed;
 }
 
 /** The owner file of an install in progress (a later process tells from it whether its maker is gone). */

@@ -1,6 +1,7 @@
 import { anthropicRequestFromChat, chatFromAnthropicResponse } from '../model-api/anthropic-messages.js';
 import { logger } from '../log.js';
-import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
+import type { Agent, DecideInput, Decision } from './agent.js';
+import { requestHostedModel } from './hosted-model-request.js';
 import { withoutCredentials } from './openai-agent.js';
 import { rawOf } from './scripted-agent.js';
 
@@ -55,55 +56,32 @@ export class AnthropicAgent implements Agent {
       ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
     };
     const key = this.options.apiKey ?? process.env.ANTHROPIC_API_KEY ?? '';
-    const maxAttempts = this.options.maxAttempts ?? 4;
-    const base = this.options.retryBaseMs ?? 500;
-    let lastError = '';
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const started = Date.now();
-      let status: number | undefined;
-      try {
-        const res = await fetch(this.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'anthropic-version': ANTHROPIC_VERSION,
-            ...(key !== '' ? { 'x-api-key': key } : {}),
-          },
-          body: JSON.stringify(body),
-          signal: input.signal,
-        });
-        status = res.status;
-        const text = await res.text();
-        if (!res.ok) throw new Error(`HTTP ${res.status}: ${errorMessage(text)}`);
-        const response = JSON.parse(text) as Record<string, unknown>;
+    return requestHostedModel(
+      {
+        url: this.url,
+        headers: { 'anthropic-version': ANTHROPIC_VERSION, ...(key !== '' ? { 'x-api-key': key } : {}) },
+        body,
+        signal: input.signal,
+        maxAttempts: this.options.maxAttempts,
+        retryBaseMs: this.options.retryBaseMs,
+        baseUrl: this.baseUrl,
+        keyVariable: 'ANTHROPIC_API_KEY',
+        log,
+      },
+      (response) => {
         const { message, usage } = chatFromAnthropicResponse(response);
         return {
           raw: rawOf(message),
           message,
           request: body,
           usage,
-          latencyMs: Date.now() - started,
           response: {
             ...(typeof response.id === 'string' ? { id: response.id } : {}),
             ...(typeof response.model === 'string' ? { model: response.model } : {}),
             ...(typeof response.stop_reason === 'string' ? { finish_reasons: [response.stop_reason] } : {}),
           },
         };
-      } catch (e) {
-        if (input.signal?.aborted) throw new AgentFailure('stopped', 'the model request was cancelled');
-        lastError = (e as Error).message;
-        const retryable = status === undefined || status === 429 || status >= 500;
-        if (!retryable) break;
-        if (attempt < maxAttempts) {
-          const delay = base * 2 ** (attempt - 1);
-          log.warn(`request failed (${lastError}); retry ${attempt}/${maxAttempts - 1} in ${delay} ms`);
-          await new Promise((r) => setTimeout(r, delay));
-        }
-      }
-    }
-    throw new AgentFailure(
-      'model_error',
-      `the model endpoint ${this.baseUrl} failed: ${lastError}. Check the server is up, the model name and ANTHROPIC_API_KEY`,
+      },
     );
   }
 
@@ -114,15 +92,4 @@ export class AnthropicAgent implements Agent {
       temperature: this.options.temperature ?? null,
     };
   }
-}
-
-/** The message of an Anthropic (or OpenAI) error body, else the text's start. */
-function errorMessage(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } };
-    if (typeof body.error?.message === 'string') return body.error.message;
-  } catch {
-    // Not JSON: show its start.
-  }
-  return text.slice(0, 200);
 }

@@ -1,6 +1,7 @@
 import { chatFromGeminiResponse, geminiRequestFromChat } from '../model-api/gemini-api.js';
 import { logger } from '../log.js';
-import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
+import type { Agent, DecideInput, Decision } from './agent.js';
+import { requestHostedModel } from './hosted-model-request.js';
 import { withoutCredentials } from './openai-agent.js';
 import { rawOf } from './scripted-agent.js';
 
@@ -52,23 +53,19 @@ export class GeminiAgent implements Agent {
         : {}),
     };
     const key = this.options.apiKey ?? process.env.GEMINI_API_KEY ?? '';
-    const maxAttempts = this.options.maxAttempts ?? 4;
-    const base = this.options.retryBaseMs ?? 500;
-    let lastError = '';
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const started = Date.now();
-      let status: number | undefined;
-      try {
-        const res = await fetch(this.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(key !== '' ? { 'x-goog-api-key': key } : {}) },
-          body: JSON.stringify(body),
-          signal: input.signal,
-        });
-        status = res.status;
-        const text = await res.text();
-        if (!res.ok) throw new Error(`HTTP ${res.status}: ${errorMessage(text)}`);
-        const response = JSON.parse(text) as Record<string, unknown>;
+    return requestHostedModel(
+      {
+        url: this.url,
+        headers: key !== '' ? { 'x-goog-api-key': key } : {},
+        body,
+        signal: input.signal,
+        maxAttempts: this.options.maxAttempts,
+        retryBaseMs: this.options.retryBaseMs,
+        baseUrl: this.baseUrl,
+        keyVariable: 'GEMINI_API_KEY',
+        log,
+      },
+      (response) => {
         const { message, usage } = chatFromGeminiResponse(response, `call_${input.step}`);
         const candidate = Array.isArray(response.candidates)
           ? (response.candidates[0] as { finishReason?: unknown } | undefined)
@@ -78,7 +75,6 @@ export class GeminiAgent implements Agent {
           message,
           request: { model: this.options.model, ...body },
           usage,
-          latencyMs: Date.now() - started,
           response: {
             ...(typeof response.responseId === 'string' ? { id: response.responseId } : {}),
             ...(typeof response.modelVersion === 'string' ? { model: response.modelVersion } : {}),
@@ -87,21 +83,7 @@ export class GeminiAgent implements Agent {
               : {}),
           },
         };
-      } catch (e) {
-        if (input.signal?.aborted) throw new AgentFailure('stopped', 'the model request was cancelled');
-        lastError = (e as Error).message;
-        const retryable = status === undefined || status === 429 || status >= 500;
-        if (!retryable) break;
-        if (attempt < maxAttempts) {
-          const delay = base * 2 ** (attempt - 1);
-          log.warn(`request failed (${lastError}); retry ${attempt}/${maxAttempts - 1} in ${delay} ms`);
-          await new Promise((r) => setTimeout(r, delay));
-        }
-      }
-    }
-    throw new AgentFailure(
-      'model_error',
-      `the model endpoint ${this.baseUrl} failed: ${lastError}. Check the server is up, the model name and GEMINI_API_KEY`,
+      },
     );
   }
 
@@ -112,15 +94,4 @@ export class GeminiAgent implements Agent {
       temperature: this.options.temperature ?? null,
     };
   }
-}
-
-/** The message of a Google (or OpenAI) error body, else the text's start. */
-function errorMessage(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } };
-    if (typeof body.error?.message === 'string') return body.error.message;
-  } catch {
-    // Not JSON: show its start.
-  }
-  return text.slice(0, 200);
 }

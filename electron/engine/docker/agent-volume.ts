@@ -4,6 +4,7 @@ import { STEPBOX_LABEL } from './container-spec.js';
 import type { DockerEngine } from './client.js';
 import { AGENT_FILES_MARK, listAgentFiles, type AgentFile, type AgentFiles } from '../sandbox/agent-files.js';
 import { logger } from '../log.js';
+import { pruneUnusedVolumes, type VolumePrune } from './volume-prune.js';
 
 const log = logger('agent-volume');
 
@@ -203,10 +204,7 @@ export function ensureAgentVolume(engine: DockerEngine, image: string, files: Ag
 }
 
 /** What {@link pruneAgentVolumes} removed, or would remove, and what it kept because a container uses it. */
-export interface AgentVolumePrune {
-  readonly removed: string[];
-  readonly in_use: string[];
-}
+export type AgentVolumePrune = VolumePrune;
 
 /**
  * Removes the agent volumes no container uses (each is a cache of an agent's files by
@@ -219,26 +217,8 @@ export async function pruneAgentVolumes(
   /** More labels a volume must carry (`key=value`): a test prunes only its own. */
   alsoLabelled: readonly string[] = [],
 ): Promise<AgentVolumePrune> {
-  const removed: string[] = [];
-  const inUse: string[] = [];
-  for (const v of await engine.volumesByLabel([AGENT_VOLUME_LABEL, ...alsoLabelled])) {
-    if (v.users.length > 0 || filling.has(v.name)) {
-      inUse.push(v.name);
-      continue;
-    }
-    if (!dryRun) {
-      try {
-        await engine.removeVolume(v.name);
-      } catch (e) {
-        // Mounted by a container created since the listing: it is in use.
-        log.info(`kept volume ${v.name}: ${(e as Error).message}`);
-        inUse.push(v.name);
-        continue;
-      }
-    }
-    removed.push(v.name);
-  }
-  return { removed, in_use: inUse };
+  const volumes = await engine.volumesByLabel([AGENT_VOLUME_LABEL, ...alsoLabelled]);
+  return pruneUnusedVolumes(engine, volumes, dryRun, log, (name) => filling.has(name));
 }
 
 /** Forgets a volume found broken (the next use refills it). */

@@ -7,6 +7,7 @@ import type { DockerEngine } from './client.js';
 import { OWNER_LABEL, STEPBOX_LABEL } from './container-spec.js';
 import { specForEngine } from './engine-flavour.js';
 import { ownerLabel } from './owner.js';
+import { pruneUnusedVolumes, type VolumePrune } from './volume-prune.js';
 
 const log = logger('runtime');
 
@@ -16,9 +17,32 @@ export const RUNTIME_VOLUME_LABEL = 'stepbox.runtime';
 /** How long building the runtime may take (a copy of ~50 MB inside the engine). */
 const FILL_TIMEOUT_MS = 180_000;
 
+/** What every runtime volume's name starts with, whatever version it holds. */
+export const RUNTIME_VOLUME_PREFIX = 'stepbox-runtime-';
+
 /** The volume holding stepbox's sandbox runtime of this build (one per stepbox image version). */
 export function runtimeVolumeName(version: string = SANDBOX_IMAGE_VERSION): string {
-  return `stepbox-runtime-${version}`;
+  return `${RUNTIME_VOLUME_PREFIX}${version}`;
+}
+
+/**
+ * Removes the runtime volumes of other builds (stepbox's, named `stepbox-runtime-*`, not
+ * this build's {@link runtimeVolumeName}) that no container uses, running or stopped; lists
+ * them only on a dry run. Nothing here reads the version part of a name: any other name is
+ * an old build's runtime, which a newer stepbox never mounts again (an older one still in
+ * use on this engine refills its own on its next start).
+ */
+export async function pruneRuntimeVolumes(
+  engine: DockerEngine,
+  dryRun: boolean,
+  /** More labels a volume must carry (`key=value`): a test prunes only its own. */
+  alsoLabelled: readonly string[] = [],
+): Promise<VolumePrune> {
+  const current = runtimeVolumeName();
+  const old = (await engine.volumesByLabel([`${STEPBOX_LABEL}=1`, ...alsoLabelled])).filter(
+    (v) => v.name.startsWith(RUNTIME_VOLUME_PREFIX) && v.name !== current,
+  );
+  return pruneUnusedVolumes(engine, old, dryRun, log);
 }
 
 const ensured = new WeakMap<DockerEngine, Promise<string>>();

@@ -45,7 +45,8 @@ import { runDir, stepboxHome } from '../stepbox-home.js';
 import { SandboxFailure, type SandboxConfig, type SandboxProvider } from './sandbox.js';
 
 import { ensureAgentVolume, pruneAgentVolumes, type AgentVolumePrune } from '../docker/agent-volume.js';
-import { checkImagePlatform, ensureRuntimeVolume } from '../docker/runtime-volume.js';
+import { checkImagePlatform, ensureRuntimeVolume, pruneRuntimeVolumes } from '../docker/runtime-volume.js';
+import type { VolumePrune } from '../docker/volume-prune.js';
 
 const log = logger('sandbox');
 
@@ -275,6 +276,11 @@ export class DockerSandboxProvider implements SandboxProvider {
   /** Removes the agent volumes no container uses (see {@link pruneAgentVolumes}). */
   pruneAgentVolumes(dryRun: boolean): Promise<AgentVolumePrune> {
     return pruneAgentVolumes(this.engine, dryRun);
+  }
+
+  /** Removes the runtime volumes of other stepbox builds no container uses (see {@link pruneRuntimeVolumes}). */
+  pruneRuntimeVolumes(dryRun: boolean): Promise<VolumePrune> {
+    return pruneRuntimeVolumes(this.engine, dryRun);
   }
 
   /** Ids of every container this process owns (live or leaked). */

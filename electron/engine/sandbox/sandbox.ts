@@ -248,6 +248,11 @@ export interface SandboxProvider {
    * backend keeps none.
    */
   pruneAgentVolumes?(dryRun: boolean): Promise<{ readonly removed: string[]; readonly in_use: string[] }>;
+  /**
+   * Removes the sandbox runtimes of other stepbox builds that no sandbox uses; absent when
+   * the backend keeps none.
+   */
+  pruneRuntimeVolumes?(dryRun: boolean): Promise<{ readonly removed: string[]; readonly in_use: string[] }>;
 }
 
 /**
