@@ -58,7 +58,7 @@ export const section: BenchSection = {
           const t0 = performance.now();
           const listing = listWorkspaceFolder(task.value, null);
           if (!listing.ok) throw new Error(listing.error.message);
-          const imported = await importFolder(listing.value, store);
+          const imported = await importFolder(listing.value, store, sandbox.stageAhead?.bind(sandbox));
           await sandbox.restore(imported.source, imported.manifest);
           const t1 = performance.now();
           await sandbox.snapshot(store);
