@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { withBuiltImage } from './docker/build-image.js';
 import { HarnessError } from './harness/harness-error.js';
 import type { TaskImages } from './harness/task-images.js';
+import { ensurePulled } from './docker/pull-image.js';
 import { episodeParts, type EpisodeParts } from './episode-parts.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
 import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
@@ -137,18 +138,22 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     return sandboxes;
   };
   const parts = episodeParts(home);
-  // A task's Dockerfile is built by the engine its sandboxes run on (the provider's connection).
+  // A task's Dockerfile is built, and an image the engine lacks pulled, by the engine its
+  // sandboxes run on (the provider's connection).
   const images: TaskImages = {
     async resolve(task, taskPath, progress) {
-      if (task.sandbox.build === undefined) return task;
       const provider = (await get()).provider;
-      if (!(provider instanceof DockerSandboxProvider))
+      if (!(provider instanceof DockerSandboxProvider)) {
+        if (task.sandbox.build === undefined) return task;
         throw new HarnessError(
           'invalid_task',
           `this task builds its image (sandbox.build), which a ${provider.backend} sandbox cannot; run it on Docker`,
         );
+      }
       const baseDir = taskPath ? dirname(resolve(taskPath)) : process.cwd();
-      return withBuiltImage(provider.engine.docker, task, baseDir, progress);
+      const built = await withBuiltImage(provider.engine.docker, task, baseDir, progress);
+      await ensurePulled(provider.engine.docker, built.sandbox.image, progress);
+      return built;
     },
   };
   const others = new Map<string, DiskEpisodeStore>();
