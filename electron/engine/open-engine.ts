@@ -5,6 +5,7 @@ import type { TaskImages } from './harness/task-images.js';
 import type { EpisodeParts } from './episode-parts.js';
 import { createAgent } from './agent-factory.js';
 import { createToolRegistry } from './tools/registry.js';
+import { ensurePulled } from './docker/pull-image.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
 import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
 import {
@@ -139,18 +140,22 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     return sandboxes;
   };
   const parts = episodeParts(home);
-  // A task's Dockerfile is built by the engine its sandboxes run on (the provider's connection).
+  // A task's Dockerfile is built, and an image the engine lacks pulled, by the engine its
+  // sandboxes run on (the provider's connection).
   const images: TaskImages = {
     async resolve(task, taskPath, progress) {
-      if (task.sandbox.build === undefined) return task;
       const provider = (await get()).provider;
-      if (!(provider instanceof DockerSandboxProvider))
+      if (!(provider instanceof DockerSandboxProvider)) {
+        if (task.sandbox.build === undefined) return task;
         throw new HarnessError(
           'invalid_task',
           `this task builds its image (sandbox.build), which a ${provider.backend} sandbox cannot; run it on Docker`,
         );
+      }
       const baseDir = taskPath ? dirname(resolve(taskPath)) : process.cwd();
-      return withBuiltImage(provider.engine.docker, task, baseDir, progress);
+      const built = await withBuiltImage(provider.engine.docker, task, baseDir, progress);
+      await ensurePulled(provider.engine.docker, built.sandbox.image, progress);
+      return built;
     },
   };
   const others = new Map<string, DiskEpisodeStore>();

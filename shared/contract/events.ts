@@ -69,15 +69,18 @@ export const EVENTS = {
   /** A batch's progress: a slot started or ended, or the batch finished (the whole view). */
   'batch.progress': BatchView,
   /**
-   * A task's image being built from its Dockerfile (`sandbox.build`, a devcontainer's) for
-   * an episode the window starts: `start`, one `step` per line of the build's output, then
-   * `built`; or `cached` alone when nothing needs building. A failed build fails the start.
+   * A task's image being made for an episode the window starts. `kind: build`, from its
+   * Dockerfile (`sandbox.build`, a devcontainer's): `start`, one `step` per line of the
+   * build's output, then `built`; or `cached` alone when nothing needs building. `kind:
+   * pull`, an image the engine lacks: `start`, a `step` per layer's change (its bytes, and
+   * every layer's so far), then `pulled`. A failed build or pull fails the start.
    */
   'image.progress': z.object({
     /** The task path the start was asked for. */
     task: z.string(),
     image: z.string(),
-    phase: z.enum(['cached', 'start', 'step', 'built']),
+    kind: z.enum(['build', 'pull']).default('build'),
+    phase: z.enum(['cached', 'start', 'step', 'built', 'pulled']),
     line: z.string(),
   }),
   /** A step of an agent's install (`agents.install`); the last has phase `done` or the install failed. */

@@ -139,4 +139,34 @@ describeDocker('restore: every blob checked as it is written', () => {
     await running;
     expect(await restore('quiet-again-')).toBe(0);
   });
+
+  it('blobs sent ahead (a folder import) are named, not sent again, by the next restore only; each is still checked inside', async () => {
+    const { blobs, entries, manifest } = files(40, 200 * 1024, 'ahead-');
+    const ahead = (bs: Buffer[], es: ManifestEntry[]) =>
+      sb.stageAhead(
+        es.slice(1).map((e) => [e.hash!, e.size] as const),
+        Buffer.concat(bs),
+      );
+    // The store has none of them: the restore can only have them from what was sent ahead.
+    await ahead(blobs, entries);
+    const empty = new MemorySnapshotStore();
+    await sb.restore(empty, manifest);
+    const r = await sb.exec({ command: 'cat /workspace/d/f7 | sha256sum', timeoutMs: 10_000 });
+    expect(r.stdout).toContain(entries[8].hash);
+    // Sent ahead, then another restore in between: the stage is gone, so the one after
+    // must send them itself (from a store without them it cannot, and says so).
+    const next = files(3, 100, 'other-');
+    await ahead(blobs, entries);
+    const other = new MemorySnapshotStore();
+    for (const b of next.blobs) await other.putBlob(sha256(b), b);
+    await sb.restore(other, next.manifest);
+    await expect(sb.restore(empty, manifest)).rejects.toMatchObject({ code: 'restore_failed' });
+    // Bytes sent ahead that are not what their name says are refused like any staged blob.
+    const bad = files(2, 1000, 'bad-');
+    await sb.stageAhead(
+      bad.entries.slice(1).map((e) => [e.hash!, e.size] as const),
+      Buffer.concat([bad.blobs[0], Buffer.alloc(1000, 'x')]),
+    );
+    await expect(sb.restore(empty, bad.manifest)).rejects.toMatchObject({ code: 'verify_failed' });
+  });
 });

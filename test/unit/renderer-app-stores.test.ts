@@ -17,13 +17,39 @@ describe('app stores wiring', () => {
     const fake = createFakeBackend();
     const stores = createAppStores(fake.client, { schedule: (f) => f() });
     const image = 'stepbox-build:abc';
-    fake.emit('image.progress', { task: '/p', image, phase: 'start', line: '' });
-    fake.emit('image.progress', { task: '/p', image, phase: 'step', line: 'Step 2/4 : RUN make' });
+    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'start', line: '' });
+    fake.emit('image.progress', {
+      task: '/p',
+      image,
+      kind: 'build',
+      phase: 'step',
+      line: 'Step 2/4 : RUN make',
+    });
     expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
       'Building image stepbox-build:abc: Step 2/4 : RUN make',
     ]);
-    fake.emit('image.progress', { task: '/p', image, phase: 'built', line: '' });
+    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'built', line: '' });
     expect(stores.notices.getState().items.map((n) => n.text)).toEqual(['Image stepbox-build:abc built']);
+    stores.dispose();
+  });
+
+  it("a task's image being pulled shows the same way: the layer's progress, then pulled", () => {
+    const fake = createFakeBackend();
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    const image = 'registry.example/team/app:1';
+    const emit = (phase: 'start' | 'step' | 'pulled', line: string) =>
+      fake.emit('image.progress', { task: '/p', image, kind: 'pull', phase, line });
+    emit('start', `[pull] ${image}: not in the engine, pulling it`);
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([`Pulling image ${image}…`]);
+    emit(
+      'step',
+      `[pull] ${image}: layer 0123456789ab Downloading 5.0 MB/10.0 MB (0/2 layers, 5.0 MB of 10.0 MB)`,
+    );
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
+      `Pulling image ${image}: layer 0123456789ab Downloading 5.0 MB/10.0 MB (0/2 layers, 5.0 MB of 10.0 MB)`,
+    ]);
+    emit('pulled', `[pull] ${image}: pulled in 812 ms`);
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([`Image ${image} pulled`]);
     stores.dispose();
   });
 

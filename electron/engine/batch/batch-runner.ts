@@ -145,10 +145,10 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
     if (!loaded.ok) throw new Error(loaded.error.message);
     tasks.set(t.path, loaded.value);
   }
-  // Each task's image is built (or found cached) once, before any slot: the slots then
-  // start from the built tag, as a fork would (startEpisode builds nothing for them).
+  // Each task's image is built (or found cached), or pulled when the engine lacks it, once,
+  // before any slot: the slots then start from the built tag, as a fork would.
   for (const [path, world] of tasks)
-    if (world.task.sandbox.build !== undefined && options.images)
+    if (options.images)
       tasks.set(path, {
         ...world,
         task: withoutBuild(

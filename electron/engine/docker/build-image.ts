@@ -21,6 +21,7 @@ export interface BuildSpec {
 export interface BuildProgress {
   /** The tag being built (or found). */
   readonly image: string;
+  readonly kind: 'build';
   /** `cached`: the tag exists, nothing is built; `step`: one line of the build's output; `built`: done. */
   readonly phase: 'cached' | 'start' | 'step' | 'built';
   readonly line: string;
@@ -156,12 +157,18 @@ export async function ensureBuilt(
   if (await hasImage(docker, image)) {
     progress({
       image,
+      kind: 'build',
       phase: 'cached',
       line: `[build] ${image}: cached (context ${spec.context} unchanged)`,
     });
     return { image, cached: true, durationMs: performance.now() - started };
   }
-  progress({ image, phase: 'start', line: `[build] building ${image} from ${spec.dockerfile}` });
+  progress({
+    image,
+    kind: 'build',
+    phase: 'start',
+    line: `[build] building ${image} from ${spec.dockerfile}`,
+  });
   const last: string[] = [];
   const note = (text: string) => {
     for (const line of text.split('\n')) {
@@ -170,7 +177,7 @@ export async function ensureBuilt(
       if (!clean) continue;
       last.push(clean);
       if (last.length > LAST_LINES) last.shift();
-      progress({ image, phase: 'step', line: `[build] ${clean}` });
+      progress({ image, kind: 'build', phase: 'step', line: `[build] ${clean}` });
     }
   };
   let stream: NodeJS.ReadableStream;
@@ -225,6 +232,7 @@ export async function ensureBuilt(
     );
   progress({
     image,
+    kind: 'build',
     phase: 'built',
     line: `[build] built ${image} in ${Math.round(performance.now() - started)} ms`,
   });

@@ -156,10 +156,11 @@ export async function startEpisode(given: StartEpisodeOptions): Promise<EpisodeR
 
 /**
  * The task of a new episode with its `sandbox.build` made into its image (built, or found
- * cached): the header records the built tag alone, so a branch or case of it never builds.
+ * cached) and that image in the engine (pulled, with progress, when it lacks it): the
+ * header records the built tag alone, so a branch or case of it never builds.
  */
 async function taskWithImage(options: StartEpisodeOptions): Promise<Task> {
-  if (options.task.sandbox.build === undefined) return options.task;
+  if (options.task.sandbox.build === undefined && !options.images) return options.task;
   if (!options.images)
     throw new HarnessError(
       'invalid_task',

@@ -1,10 +1,18 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../sha256.js';
 import type { TreeEntry } from '../../../shared/tree-hash.js';
+import { BLOB_CHUNK_BYTES } from '../sandbox/blob-transfer.js';
 import { treeHashOf } from '../sandbox/manifest.js';
-import type { BlobWriter, SnapshotManifest, SnapshotStore, StoredBlob } from '../sandbox/snapshot-store.js';
+import {
+  putOwnBlobs,
+  type BlobWriter,
+  type OwnBlob,
+  type SnapshotManifest,
+  type SnapshotStore,
+  type StoredBlob,
+} from '../sandbox/snapshot-store.js';
 import type { FolderListing, SkippedPath } from './folder-listing.js';
 
 /**
@@ -13,6 +21,15 @@ import type { FolderListing, SkippedPath } from './folder-listing.js';
  * tmpfs, which `docker cp` and putArchive do not see — through the same fast, verified path
  * a rollback takes; snapshot 0, taken after `files` and `setup`, then holds them, so a
  * fork, a replay and a bundle carry the files as imported, never the folder as it is later.
+ *
+ * One pass over the folder: files are read in chunks of up to {@link BLOB_CHUNK_BYTES}
+ * (many reads at once, in the thread pool, straight into the chunk's buffer), each file
+ * hashed once, and each chunk then goes two ways at once while the next one is read: into
+ * the store (not hashed again: the hash is of this process's own reads) and, given a
+ * {@link ImportSink}, into the sandbox ahead of the restore (whose helper hashes every
+ * byte it receives again, inside, where the hash is checked). Where a folder of 10,000
+ * small files went: reading one file at a time, a buffer each, then hashing it twice and
+ * copying it into the stage's chunks cost most of its import.
  */
 
 /** Files up to this size are read whole; larger ones are hashed, then streamed in chunks. */
@@ -20,6 +37,19 @@ const WHOLE_MAX = 8 * 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;
 /** Content kept in memory for the restore that follows (beyond it, the restore reads the store). */
 const HELD_MAX = 256 * 1024 * 1024;
+/** File reads under way at once (the thread pool runs four; more keep it fed). */
+const READS_AT_ONCE = 16;
+/** Chunks stored and sent while the next one is read, at most (memory: a few chunks). */
+const CHUNKS_IN_FLIGHT = 2;
+
+/**
+ * Where a chunk of whole blobs goes besides the store, as soon as it is read: `blobs`
+ * [hash, size] in payload order (a sandbox's stageAhead).
+ */
+export type ImportSink = (
+  blobs: readonly (readonly [string, number])[],
+  payload: Uint8Array,
+) => Promise<void>;
 
 /** A folder imported into a store. */
 export interface ImportedFolder {
@@ -30,52 +60,198 @@ export interface ImportedFolder {
   readonly bytes: number;
   /**
    * The store to restore the manifest from: `store`, with the content just read still in
-   * memory (up to {@link HELD_MAX}), so the restore does not read 10,000 files back from disk.
+   * memory when it went to no sink (up to {@link HELD_MAX}), so the restore does not read
+   * 10,000 files back from disk.
    */
   readonly source: SnapshotStore;
 }
 
+/** What became of one listed file. */
+type Read = { hash: string; size: number } | { why: string } | 'again';
+
 /**
  * Reads every file of `listing` (never through a symlink: O_NOFOLLOW, and a regular file
  * checked on the open descriptor) into `store`, and returns the manifest of the folder as
- * read. A file that cannot be read, or is no longer a file, is skipped and listed.
+ * read. A file that cannot be read, or is no longer a file, is skipped and listed. Given a
+ * `sink`, each chunk read goes there too; a sink that fails gets no more (the restore then
+ * sends from the store what it lacks).
  */
-export async function importFolder(listing: FolderListing, store: SnapshotStore): Promise<ImportedFolder> {
-  const entries: TreeEntry[] = [];
+export async function importFolder(
+  listing: FolderListing,
+  store: SnapshotStore,
+  sink?: ImportSink,
+): Promise<ImportedFolder> {
   const skipped: SkippedPath[] = [...listing.skipped];
-  const gone = new Set<string>();
   const held = new Map<string, Uint8Array>();
   let heldBytes = 0;
   const hold = (hash: string, content: Uint8Array) => {
-    if (heldBytes + content.length > HELD_MAX || held.has(hash)) return;
+    if (sink || heldBytes + content.length > HELD_MAX || held.has(hash)) return;
     held.set(hash, content);
     heldBytes += content.length;
   };
+  const results = new Array<Read | undefined>(listing.entries.length);
+  let sinking = sink;
+  const seen = new Set<string>();
+  const inFlight: Promise<void>[] = [];
+  for (const chunk of chunksOf(listing.entries)) {
+    const slab = Buffer.allocUnsafeSlow(chunk.bytes);
+    const got = await readChunk(listing.root, listing.entries, chunk, slab);
+    const own: OwnBlob[] = [];
+    const parts: [string, number][] = [];
+    let whole = true;
+    for (let k = 0; k < chunk.indexes.length; k++) {
+      const i = chunk.indexes[k];
+      const r = got[k];
+      if (typeof r === 'string' || 'why' in r) {
+        results[i] = r;
+        whole = false;
+        continue;
+      }
+      const content = slab.subarray(r.at, r.at + r.size);
+      const hash = sha256Hex(content);
+      results[i] = { hash, size: r.size };
+      if (seen.has(hash)) {
+        whole = false;
+        continue;
+      }
+      seen.add(hash);
+      own.push({ hash, content });
+      parts.push([hash, r.size]);
+      hold(hash, content);
+    }
+    const storing = putOwnBlobs(store, own);
+    let sending: Promise<void> | undefined;
+    if (sinking && parts.length) {
+      const to = sinking;
+      // The chunk's buffer as it is when every file filled its place and none repeats.
+      const payload = whole ? slab : Buffer.concat(own.map((b) => b.content));
+      sending = to(parts, payload).catch(() => {
+        sinking = undefined;
+      });
+    }
+    inFlight.push(Promise.all([storing, sending]).then(() => undefined));
+    if (inFlight.length >= CHUNKS_IN_FLIGHT) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  // Large files, and small ones that changed size since the listing: one at a time, to the store only.
+  for (let i = 0; i < listing.entries.length; i++) {
+    const e = listing.entries[i];
+    if (e.type === 'file' && (results[i] === undefined || results[i] === 'again'))
+      results[i] = await importFile(join(listing.root, e.path), store, hold);
+  }
+  const entries: TreeEntry[] = [];
   let bytes = 0;
   let files = 0;
-  for (const e of listing.entries) {
+  listing.entries.forEach((e, i) => {
     if (e.type !== 'file') {
       entries.push(e);
-      continue;
+      return;
     }
-    const got = await importFile(join(listing.root, e.path), store, hold);
-    if ('why' in got) {
-      skipped.push({ path: e.path, why: got.why });
-      gone.add(e.path);
-      continue;
+    const r = results[i] as Exclude<Read, 'again'>;
+    if ('why' in r) {
+      skipped.push({ path: e.path, why: r.why });
+      return;
     }
-    entries.push({ ...e, size: got.size, hash: got.hash });
-    bytes += got.size;
+    entries.push({ ...e, size: r.size, hash: r.hash });
+    bytes += r.size;
     files++;
-  }
-  const kept = gone.size ? entries.filter((e) => !gone.has(e.path)) : entries;
+  });
   return {
-    manifest: { treeHash: treeHashOf(kept), entries: kept },
+    manifest: { treeHash: treeHashOf(entries), entries },
     skipped,
     files,
     bytes,
     source: held.size ? new HeldBlobs(store, held) : store,
   };
+}
+
+/** Listed files that share one buffer: their indexes in the listing, and their listed bytes. */
+interface Chunk {
+  readonly indexes: number[];
+  bytes: number;
+}
+
+/** The listing's small files (up to one chunk each) in chunks of at most {@link BLOB_CHUNK_BYTES}. */
+function* chunksOf(entries: readonly TreeEntry[]): Generator<Chunk> {
+  let chunk: Chunk = { indexes: [], bytes: 0 };
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    if (e.type !== 'file' || e.size > BLOB_CHUNK_BYTES) continue;
+    if (chunk.bytes + e.size > BLOB_CHUNK_BYTES) {
+      yield chunk;
+      chunk = { indexes: [], bytes: 0 };
+    }
+    chunk.indexes.push(i);
+    chunk.bytes += e.size;
+  }
+  if (chunk.indexes.length) yield chunk;
+}
+
+/**
+ * Reads the files of `chunk` into `slab`, each at its place (listed sizes, in order),
+ * {@link READS_AT_ONCE} at once. A file whose size is not the listed one any more is
+ * `'again'` (read alone afterwards); one that cannot be opened or is no longer a regular
+ * file says why.
+ */
+async function readChunk(
+  root: string,
+  entries: readonly TreeEntry[],
+  chunk: Chunk,
+  slab: Buffer,
+): Promise<({ at: number; size: number } | { why: string } | 'again')[]> {
+  const out = new Array<{ at: number; size: number } | { why: string } | 'again'>(chunk.indexes.length);
+  const places: number[] = [];
+  let at = 0;
+  for (const i of chunk.indexes) {
+    places.push(at);
+    at += entries[i].size;
+  }
+  let next = 0;
+  const worker = async () => {
+    while (next < chunk.indexes.length) {
+      const k = next++;
+      const e = entries[chunk.indexes[k]];
+      out[k] = await readInto(join(root, e.path), slab, places[k], e.size);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, chunk.indexes.length) }, worker));
+  return out;
+}
+
+/** O_NOFOLLOW: a symlink put where a listed file was is never followed; O_NONBLOCK: a fifo never blocks the open. */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** One file into `slab` at `at`, when it is a regular file of `size` bytes (callbacks: the thread pool, no promise per hop). */
+function readInto(
+  path: string,
+  slab: Buffer,
+  at: number,
+  size: number,
+): Promise<{ at: number; size: number } | { why: string } | 'again'> {
+  return new Promise((resolve) => {
+    open(path, READ_FLAGS, (e, fd) => {
+      if (e) return resolve({ why: `cannot be read (${e.code})` });
+      const done = (r: { at: number; size: number } | { why: string } | 'again') =>
+        close(fd, () => resolve(r));
+      fstat(fd, (e2, stat) => {
+        if (e2) return done({ why: `cannot be read (${e2.code})` });
+        if (!stat.isFile()) return done({ why: 'it is no longer a file' });
+        if (stat.size !== size) return done('again');
+        let got = 0;
+        const more = () => {
+          if (got === size) return done({ at, size });
+          read(fd, slab, at + got, size - got, got, (e3, n) => {
+            if (e3) return done({ why: `cannot be read (${e3.code})` });
+            // Shorter than it said: it changed while read.
+            if (n === 0) return done('again');
+            got += n;
+            more();
+          });
+        };
+        more();
+      });
+    });
+  });
 }
 
 /** One file into the store: its hash and size, or why it was skipped. */
@@ -86,7 +262,7 @@ async function importFile(
 ): Promise<{ hash: string; size: number } | { why: string }> {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(path, READ_FLAGS);
   } catch (e) {
     return { why: `cannot be read (${(e as NodeJS.ErrnoException).code})` };
   }
@@ -96,7 +272,7 @@ async function importFile(
     if (stat.size <= WHOLE_MAX) {
       const content = readAll(fd, stat.size);
       const hash = sha256Hex(content);
-      await store.putBlob(hash, content);
+      await putOwnBlobs(store, [{ hash, content }]);
       hold(hash, content);
       return { hash, size: content.length };
     }

@@ -1,20 +1,26 @@
 import type { Task } from '../../../shared/task.js';
 
-/** One line of an image build's progress (docker/build-image.ts `BuildProgress`). */
+/**
+ * One line of the progress of a task's image being made: built from its Dockerfile
+ * (docker/build-image.ts `BuildProgress`) or pulled because the engine lacks it
+ * (docker/pull-image.ts `PullProgress`).
+ */
 export interface ImageProgress {
   readonly image: string;
-  readonly phase: 'cached' | 'start' | 'step' | 'built';
+  readonly kind: 'build' | 'pull';
+  readonly phase: 'cached' | 'start' | 'step' | 'built' | 'pulled';
   readonly line: string;
 }
 
 /**
- * Where a task's image comes from when it names a Dockerfile (`sandbox.build`): the engine
- * builds it (or finds it built) and gives the task back with `sandbox.image` set to it. The
- * harness knows only this; the Docker side is docker/build-image.ts, composed in
- * open-engine.ts.
+ * Where a new episode's image comes from: when the task names a Dockerfile
+ * (`sandbox.build`), the engine builds it (or finds it built) and gives the task back with
+ * `sandbox.image` set to it; an image the engine lacks is pulled, with progress. The
+ * harness knows only this; the Docker side is docker/build-image.ts and
+ * docker/pull-image.ts, composed in open-engine.ts.
  */
 export interface TaskImages {
-  /** The task with its build made into `sandbox.image`; a task without `sandbox.build` as it is. */
+  /** The task with its build made into `sandbox.image`, that image in the engine (pulled if need be). */
   resolve(task: Task, taskPath: string | null, progress: (p: ImageProgress) => void): Promise<Task>;
 }
 

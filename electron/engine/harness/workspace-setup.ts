@@ -43,7 +43,8 @@ export async function writeWorkspace(
     // Listed again: the folder may have changed since the task was loaded (the limits hold still).
     const listing = listWorkspaceFolder(task, taskPath);
     if (!listing.ok) throw new SetupFailure(`workspace.from: ${listing.error.message}`);
-    const imported = await importFolder(listing.value, store);
+    // Each chunk read goes into the sandbox at once (stageAhead), while the next is read.
+    const imported = await importFolder(listing.value, store, sandbox.stageAhead?.bind(sandbox));
     skipped = imported.skipped;
     // Over the image's own files at the working directory, not instead of them.
     const seed = sandbox.workspaceSeed?.() ?? null;

@@ -181,6 +181,8 @@ export class DockerSandbox implements Sandbox {
   private previousTree: HelperTree | undefined;
   /** The tree the helper last told us about (see snapshot-wire.ts). */
   private base: HelperTree | undefined;
+  /** Blobs sent ahead of the next restore (see stageAhead): hash -> size. A new helper has none. */
+  private ahead = new Map<string, number>();
   private lost: SandboxFailure | undefined;
   /** How the helper's last snapshot scan went: 'pruned' (only what inotify named) or 'full'. */
   lastScanWalk: 'pruned' | 'full' | undefined;
@@ -237,8 +239,9 @@ export class DockerSandbox implements Sandbox {
     });
     streams.stdin.write(source);
     streams.stdin.write(boot);
-    // A new helper knows no tree: the next scan or restore is whole.
+    // A new helper knows no tree: the next scan or restore is whole; it staged nothing.
     this.base = undefined;
+    this.ahead = new Map();
     let connection: HelperConnection;
     try {
       connection = await connectHelper(
@@ -642,13 +645,37 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
+  /**
+   * Stages whole blobs for the next restore now (a folder import sends each chunk as it is
+   * read): the helper writes and hashes them as for any restore, which then names them as
+   * staged instead of sending them again.
+   */
+  async stageAhead(blobs: readonly (readonly [string, number])[], payload: Uint8Array): Promise<void> {
+    if (!blobs.length) return;
+    const ahead = this.ahead;
+    await this.call('stage', { parts: blobs.map(([hash, size]) => [hash, 0, size]) }, payload);
+    // Not when the helper restarted meanwhile (it has a new map, and none of these).
+    if (ahead === this.ahead) for (const [hash, size] of blobs) ahead.set(hash, size);
+  }
+
   private async restoreOnce(
     store: SnapshotStore,
     manifest: SnapshotManifest,
     verify: VerifyMode,
   ): Promise<RestoreInfo> {
     const started = performance.now();
-    const r = await restoreWorkspace(this.call.bind(this), store, this.base, manifest, verify, this.log);
+    // Every restore ends with the helper's stage emptied: what was sent ahead is used now or never.
+    const ahead = this.ahead;
+    this.ahead = new Map();
+    const r = await restoreWorkspace(
+      this.call.bind(this),
+      store,
+      this.base,
+      manifest,
+      verify,
+      this.log,
+      ahead,
+    );
     this.previous = r.entries;
     this.previousTree = r.tree;
     this.base = r.tree;
@@ -791,6 +818,7 @@ export class DockerSandbox implements Sandbox {
   /** Back to the clean state: no strays, the working directory as the image has it, empty /tmp, fresh session. */
   async reset(): Promise<void> {
     await this.callRetrying('reset', {});
+    this.ahead = new Map();
     this.session = undefined;
     this.previous = [];
     this.base = undefined;

@@ -207,6 +207,14 @@ export interface Sandbox {
   snapshot(store: SnapshotStore, options?: SnapshotOptions): Promise<SnapshotInfo>;
   /** Restores /workspace to a manifest; the tree hash is recomputed inside and a mismatch rejects. */
   restore(store: SnapshotStore, manifest: SnapshotManifest, verify?: VerifyMode): Promise<RestoreInfo>;
+  /**
+   * Sends blobs ahead of the next restore, while the host still reads the rest (a folder
+   * import): `blobs` [hash, size] in payload order, each whole. The next restore whose
+   * manifest names them does not send them again; it still checks every byte inside against
+   * its hash, and sends them from the store when the helper lost them (a restart). Optional:
+   * without it the restore sends everything from the store.
+   */
+  stageAhead?(blobs: readonly (readonly [string, number])[], payload: Uint8Array): Promise<void>;
 
   /**
    * Runs the task's verifier over a channel the agent's processes cannot touch (after they

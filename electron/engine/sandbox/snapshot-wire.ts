@@ -197,7 +197,9 @@ export interface Restored {
 /**
  * Restores /workspace to `manifest` (already checked by manifestProblem): sent as a delta
  * against `base` when there is one, the content the helper lacks inline or, when large,
- * staged in bounded chunks first; the tree hash is recomputed inside.
+ * staged in bounded chunks first; the tree hash is recomputed inside. `ahead` (hash ->
+ * size) are blobs staged already (see DockerSandbox.stageAhead): named, not sent, in the
+ * first round; a later round (the stage is emptied after each) sends them from `store`.
  */
 export async function restoreWorkspace(
   call: HelperCall,
@@ -206,6 +208,7 @@ export async function restoreWorkspace(
   manifest: SnapshotManifest,
   verify: VerifyMode,
   log: Logger,
+  ahead: ReadonlyMap<string, number> = new Map(),
 ): Promise<Restored> {
   const started = performance.now();
   // The target as a delta against the helper's tree when it has one; the content it lacks
@@ -215,7 +218,13 @@ export async function restoreWorkspace(
   if (base) for (const e of base.entries.values()) if (e.type === 'file' && e.hash) present.add(e.hash);
   const sizes = new Map<string, number>();
   for (const e of manifest.entries) if (e.type === 'file' && e.hash) sizes.set(e.hash, e.size);
-  const lacking = [...sizes.keys()].filter((h) => !present.has(h));
+  let lacking = [...sizes.keys()].filter((h) => !present.has(h));
+  // Sent ahead whole, as the manifest records it: only named in the first round.
+  let sentAhead: [string, number][] = [];
+  if (ahead.size) {
+    sentAhead = lacking.filter((h) => ahead.get(h) === sizes.get(h)).map((h) => [h, sizes.get(h)!]);
+    if (sentAhead.length) lacking = lacking.filter((h) => ahead.get(h) !== sizes.get(h));
+  }
   let inline: string[] = [];
   let toStage: string[] = [];
   const total = lacking.reduce((a, h) => a + (sizes.get(h) ?? 0), 0);
@@ -223,13 +232,20 @@ export async function restoreWorkspace(
   else toStage = lacking;
   for (let round = 0; ; round++) {
     // Every restore request ends by clearing the stage, so a second round stages again.
-    const staged = toStage.length
-      ? await stageBlobs(
-          call,
-          store,
-          toStage.map((hash) => ({ hash, size: sizes.get(hash) ?? 0 })),
-        )
-      : [];
+    if (round > 0 && sentAhead.length) {
+      toStage = [...sentAhead.map(([h]) => h), ...toStage];
+      sentAhead = [];
+    }
+    const staged = [
+      ...sentAhead,
+      ...(toStage.length
+        ? await stageBlobs(
+            call,
+            store,
+            toStage.map((hash) => ({ hash, size: sizes.get(hash) ?? 0 })),
+          )
+        : []),
+    ];
     const blobs = await Promise.all(inline.map((h) => store.getBlob(h)));
     const request: HelperRequest<'restore'> = {
       ...(base && target && round === 0
@@ -258,7 +274,7 @@ export async function restoreWorkspace(
     }
     const entries = sortedByPath(manifest.entries);
     log.debug(
-      `restore: ${(performance.now() - started).toFixed(1)} ms (helper: plan/apply/verify ${done.phases_ms.join(',')} ms; ${inline.length} blobs inline, ${toStage.length} staged, ${round + 1} round(s); ${String(done.reread)} files read back to verify)`,
+      `restore: ${(performance.now() - started).toFixed(1)} ms (helper: plan/apply/verify ${done.phases_ms.join(',')} ms; ${inline.length} blobs inline, ${toStage.length} staged, ${staged.length - toStage.length} sent ahead, ${round + 1} round(s); ${String(done.reread)} files read back to verify)`,
     );
     return {
       treeHash: done.tree_hash,

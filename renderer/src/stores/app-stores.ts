@@ -163,8 +163,9 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     if (engaged && !was) sideBySide.getState().show('candidates');
     if (prev.running === 'pick' && c.running === null && c.set === null) sideBySide.getState().close();
   });
-  // A task's image being built for a start (its Dockerfile, a devcontainer's, a Harbor task's):
-  // what the engine is doing, line by line, in the notification area, until another replaces it.
+  // A task's image being built for a start (its Dockerfile, a devcontainer's, a Harbor task's),
+  // or pulled (the engine lacks it): what the engine is doing, line by line, in the
+  // notification area, until another replaces it.
   const offImage = client.onImageProgress((p) => {
     notices.getState().post({ kind: 'image', branch: null, tone: 'info', text: imageProgressText(p) });
   });
@@ -274,14 +275,19 @@ export function releasedNotice(task: string | null, r: Released): string {
   return `${which} ${what}. Its trace is kept: reopen it to go on from there.`;
 }
 
-/** What a person reads while a task's image is made: which image, and the build's latest line. */
+/** What a person reads while a task's image is made: which image, built or pulled, and the latest line. */
 export function imageProgressText(p: {
   readonly image: string;
-  readonly phase: 'cached' | 'start' | 'step' | 'built';
+  readonly kind?: 'build' | 'pull';
+  readonly phase: 'cached' | 'start' | 'step' | 'built' | 'pulled';
   readonly line: string;
 }): string {
   if (p.phase === 'cached') return `Image ${p.image}: already built, nothing to build`;
   if (p.phase === 'built') return `Image ${p.image} built`;
-  if (p.phase === 'start') return `Building image ${p.image}…`;
-  return `Building image ${p.image}: ${p.line}`;
+  if (p.phase === 'pulled') return `Image ${p.image} pulled`;
+  const doing = p.kind === 'pull' ? 'Pulling' : 'Building';
+  if (p.phase === 'start') return `${doing} image ${p.image}…`;
+  // The line without its `[pull] IMAGE: ` / `[build] ` prefix: the notice names the image already.
+  const line = p.line.replace(/^\[(pull|build)\] /, '').replace(`${p.image}: `, '');
+  return `${doing} image ${p.image}: ${line}`;
 }
