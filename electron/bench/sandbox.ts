@@ -6,7 +6,6 @@ import { median } from '../../shared/median.js';
 import { commitContainer, rawExec, removeImage, startLayerContainer } from '../engine/docker/baseline.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
 import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
-import { DockerSandbox } from '../engine/sandbox/docker-sandbox.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
 import type { Sandbox, SandboxConfig, SandboxProvider, SessionState } from '../engine/sandbox/sandbox.js';
 import type { SnapshotManifest } from '../engine/sandbox/snapshot-store.js';
@@ -243,7 +242,7 @@ export const section: BenchSection = {
         previous = (await sandbox.snapshot(store)).manifest;
       }
       const session = await sandbox.sessionState();
-      const channel = sandbox instanceof DockerSandbox ? sandbox.channel : undefined;
+      const channel = sandbox.channel;
       await pool.release(sandbox);
       await viaExec.destroy();
 

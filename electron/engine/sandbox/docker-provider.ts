@@ -42,8 +42,16 @@ import { DockerSandbox } from './docker-sandbox.js';
 import { describeChannel, type ChannelOffer } from './helper-channel.js';
 import { HelperSockets, type HelperSocket } from './helper-socket.js';
 import { runDir, stepboxHome } from '../stepbox-home.js';
-import { SandboxFailure, type SandboxConfig, type SandboxProvider } from './sandbox.js';
+import {
+  SandboxFailure,
+  type SandboxConfig,
+  type SandboxProvider,
+  type SandboxTerminalOptions,
+} from './sandbox.js';
 
+import { withBuiltImage, type BuildableSandbox, type BuildProgress } from '../docker/build-image.js';
+import { openStats, type StatsStream } from '../docker/stats.js';
+import { openTerminal, type Terminal } from '../docker/terminal.js';
 import { ensureAgentVolume, pruneAgentVolumes, type AgentVolumePrune } from '../docker/agent-volume.js';
 import { checkImagePlatform, ensureRuntimeVolume } from '../docker/runtime-volume.js';
 
@@ -265,6 +273,25 @@ export class DockerSandboxProvider implements SandboxProvider {
       log.warn(`the helpers use their exec: ${this.noSocket}`);
       return { id, offer: { reason: this.noSocket } };
     }
+  }
+
+  /** A TTY shell in one of its containers, over this provider's connection (never a second client). */
+  terminal(sandboxId: string, options: SandboxTerminalOptions): Promise<Terminal> {
+    return openTerminal(sandboxId, { ...options, docker: this.engine.docker });
+  }
+
+  /** The live resource use of one of its containers, over this provider's connection. */
+  stats(sandboxId: string): Promise<StatsStream> {
+    return openStats(sandboxId, this.engine.docker);
+  }
+
+  /** `task` with its `sandbox.build` built on the engine its sandboxes run on (docker/build-image.ts). */
+  buildTaskImage<T extends { readonly sandbox: BuildableSandbox }>(
+    task: T,
+    baseDir: string,
+    progress: (p: BuildProgress) => void,
+  ): Promise<T> {
+    return withBuiltImage(this.engine.docker, task, baseDir, progress);
   }
 
   /** Removes stepbox containers whose owner process is gone (never this process's or another live one's). */
