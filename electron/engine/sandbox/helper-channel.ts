@@ -4,6 +4,7 @@ import type { ExecStreams } from '../docker/client.js';
 import { HelperClient } from './helper-client.js';
 import type { HelperHello } from './helper-protocol.js';
 import { HELPER_SOCKET_PATH, type HelperSocket, type SocketWait } from './helper-socket.js';
+import { socketSpin, spinBudgetMs } from './reply-spin.js';
 
 /**
  * Which channel a sandbox's helper speaks over: `socket`, the host's unix socket (no engine
@@ -100,7 +101,7 @@ export function connectHelper(
         socket.destroy();
         return;
       }
-      const client = new HelperClient(socket, socket);
+      const client = new HelperClient(socket, socket, socketSpin(socket, spinBudgetMs(process.env)));
       viaSocket = { client, socket };
       // The exec is the helper's life: when it ends (or carries anything), the channel closes.
       viaExec.onClose = (reason) => {
