@@ -10,6 +10,7 @@ import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
 import { createDockerProvider, helperChannelChoice } from './sandbox/docker-provider.js';
 import { buildImage, type BuildImageOptions, type BuildImageResponse } from './sandbox-image.js';
 import { runDir } from './stepbox-home.js';
+import { spinBudgetMs } from './sandbox/reply-spin.js';
 import { coldSupply } from './sandbox/sandbox-supply.js';
 import {
   openSandboxStats,
@@ -135,6 +136,7 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
         sweep: options.sweep !== false,
         runDir: runDir(home),
         channel: helperChannelChoice(env),
+        replySpinMs: spinBudgetMs(env),
       }));
   let sandboxes: Promise<{ provider: SandboxProvider; supply: SandboxSupply }> | null = null;
   const get = () => {

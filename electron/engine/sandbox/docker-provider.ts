@@ -41,6 +41,7 @@ import { logger } from '../log.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import { describeChannel, type ChannelOffer } from './helper-channel.js';
 import { HelperSockets, type HelperSocket } from './helper-socket.js';
+import { spinBudgetMs } from './reply-spin.js';
 import { runDir, stepboxHome } from '../stepbox-home.js';
 import {
   SandboxFailure,
@@ -80,6 +81,11 @@ export interface DockerProviderOptions {
    * never offers one. Default: `STEPBOX_HELPER_CHANNEL` in the environment, else `auto`.
    */
   readonly channel?: HelperChannelChoice;
+  /**
+   * How long a tool call may busy-poll its helper's socket for the reply (reply-spin.ts; 0:
+   * never). Default: `STEPBOX_HELPER_SPIN_MS` in the environment, else 3 ms.
+   */
+  readonly replySpinMs?: number;
 }
 
 /** How a provider's helpers talk to the host: a socket where it can be had, or always the exec. */
@@ -138,6 +144,8 @@ export class DockerSandboxProvider implements SandboxProvider {
     /** The helpers' socket folders; none: every helper uses its exec. */
     private readonly sockets?: HelperSockets,
     channel: HelperChannelChoice = 'auto',
+    /** How long a tool call may busy-poll its helper's socket for the reply (reply-spin.ts). */
+    private readonly replySpinMs = 0,
   ) {
     this.noSocket = sockets ? socketUnavailable(engine, channel) : 'no socket folder was given';
   }
@@ -179,6 +187,7 @@ export class DockerSandboxProvider implements SandboxProvider {
         },
         onKeep: (cid) => this.live.delete(cid),
         seed,
+        replySpinMs: this.replySpinMs,
       },
       offer,
     );
@@ -350,7 +359,14 @@ export async function createDockerProvider(
     if (folders) log.info(`removed ${folders} helper socket folder(s) of processes that are gone`);
   }
   const channel = options.channel ?? helperChannelChoice(process.env);
-  const provider = new DockerSandboxProvider(engine, info, problem ?? undefined, sockets, channel);
+  const provider = new DockerSandboxProvider(
+    engine,
+    info,
+    problem ?? undefined,
+    sockets,
+    channel,
+    options.replySpinMs ?? spinBudgetMs(process.env),
+  );
   await provider.watch();
   return provider;
 }
