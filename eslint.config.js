@@ -194,6 +194,34 @@ export default tseslint.config(
     ]),
   },
   {
+    // One composition root: Docker is reached through openEngine's one connection, and a
+    // sandbox or provider is asked for a capability (channel, terminal, stats, image build),
+    // never tested for its class (issue 34.6). Only the Docker adapter, its provider and the
+    // composition root make a connection.
+    files: ['electron/**/*.ts'],
+    ignores: [
+      'electron/engine/docker/**',
+      'electron/engine/sandbox/docker-provider.ts',
+      'electron/engine/open-engine.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "BinaryExpression[operator='instanceof'][right.name=/^Docker(Sandbox|SandboxProvider|Engine)$/]",
+          message:
+            'Ask the sandbox or provider for the capability (channel, terminal, stats, buildTaskImage), not its class.',
+        },
+        {
+          selector: 'NewExpression[callee.name=/^(Docker|DockerEngine)$/]',
+          message:
+            "A private Docker client: use the engine's one connection (openEngine: provider(), reachability(), sandboxImage()).",
+        },
+      ],
+    },
+  },
+  {
     files: ['renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {

@@ -107,7 +107,7 @@ export const section: BenchSection = {
         batch_cold_epm: cold_epm,
         batch_ratio: ratio.value,
         ...(ratio.value === null ? { batch_ratio_missing: ratio.reason } : {}),
-        batch_ratio_target_met: targetMet(ratio, (v) => v >= 3),
+        batch_ratio_target_met: targetMet(ratio, (v) => v >= 4),
         batch_episodes_per_run: EPISODES,
         batch_concurrency: CONCURRENCY,
       };

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
-import { buildImage } from '../engine/sandbox-image.js';
+import { openEngine } from '../engine/open-engine.js';
+import { stepboxHome } from '../engine/trace/episode-store.js';
 import type { CliCommand } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { EXIT, InfraError } from './command.js';
@@ -47,12 +48,26 @@ export const command: CliCommand = {
         allowPositionals: false,
       }),
     );
-    const built = await buildImage({
-      offline: values.offline,
-      ...(values.tag ? { tag: values.tag } : {}),
-      progress: (line) => io.stderr.write(line + '\n'),
-      env: io.env,
-    });
+    // No sweep: building an image closes no trace and removes no container.
+    const engine = (() => {
+      try {
+        return openEngine({ env: io.env, sweep: false });
+      } catch (e) {
+        const home = stepboxHome(io.env);
+        throw new InfraError(
+          `the store at ${home} is not usable: ${(e as Error).message}`,
+          `make ${home} writable, or set STEPBOX_HOME to a writable directory`,
+        );
+      }
+    })();
+    const built = await engine
+      .buildSandboxImage({
+        offline: values.offline,
+        ...(values.tag ? { tag: values.tag } : {}),
+        progress: (line) => io.stderr.write(line + '\n'),
+        env: io.env,
+      })
+      .finally(() => engine.close());
     if (!built.ok) {
       const { code, message, fix } = built.error;
       if (code === 'docker_unreachable' || code === 'tool_missing') throw new InfraError(message, fix);

@@ -2,7 +2,6 @@ import { access, constants, lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SANDBOX_IMAGE, SANDBOX_IMAGE_VERSION } from '../../shared/constants.js';
 import { formatBytes } from '../../shared/format-bytes.js';
-import { inspectSandboxImage } from './docker/image.js';
 import {
   ALLOW_UNENFORCED_LIMITS_ENV,
   CATATONIT_FIX,
@@ -11,9 +10,8 @@ import {
   needsContainerInit,
   unenforcedLimitsAllowed,
 } from './docker/engine-kind.js';
-import { dockerClient, dockerReachable, type DockerReachability } from './docker/ping.js';
+import type { DockerReachability } from './docker/ping.js';
 import type { Engine } from './open-engine.js';
-import { DockerSandbox } from './sandbox/docker-sandbox.js';
 import { describeChannel } from './sandbox/helper-channel.js';
 import { defaultSandboxConfig } from './sandbox/limits.js';
 
@@ -40,11 +38,11 @@ export interface DoctorReport {
 export type SandboxProbe = (engine: DoctorEngine) => Promise<string>;
 
 /**
- * What the doctor takes from {@link openEngine}: the environment, the store home and the
- * provider (the CLI opens its engine with `sweep: false`: doctor only looks, it removes
- * nothing, not even orphans).
+ * What the doctor takes from {@link openEngine}: the environment, the store home, the provider
+ * and the engine's own Docker questions, asked on the connection its sandboxes use (the CLI
+ * opens its engine with `sweep: false`: doctor only looks, it removes nothing, not even orphans).
  */
-export type DoctorEngine = Pick<Engine, 'env' | 'home' | 'provider'>;
+export type DoctorEngine = Pick<Engine, 'env' | 'home' | 'provider' | 'reachability' | 'sandboxImage'>;
 
 /** The default probe: a sandbox of the default config (security defaults, helper) runs `true`. */
 export const probeSandbox: SandboxProbe = async (engine) => {
@@ -56,7 +54,7 @@ export const probeSandbox: SandboxProbe = async (engine) => {
     if (!result.ok || result.exit_code !== 0)
       throw new Error(`\`true\` gave ${result.error ? result.error.code : `exit code ${result.exit_code}`}`);
     const ran = `a sandbox started and ran \`true\` in ${Math.round(performance.now() - started)} ms`;
-    return sandbox instanceof DockerSandbox ? `${ran}; ${describeChannel(sandbox.channel)}` : ran;
+    return sandbox.channel ? `${ran}; ${describeChannel(sandbox.channel)}` : ran;
   } finally {
     await sandbox.destroy();
   }
@@ -142,8 +140,7 @@ export async function runDoctor(
 ): Promise<DoctorReport> {
   const env = engine.env;
   const checks: DoctorCheck[] = [];
-  const docker = dockerClient();
-  const reach = await dockerReachable(docker, undefined, env);
+  const reach = await engine.reachability();
   const held = engineCheck(reach, env);
   checks.push(held);
 
@@ -152,7 +149,7 @@ export async function runDoctor(
     for (const id of ['image', 'image_version', 'sandbox'] as const)
       checks.push({ id, ok: false, detail: `not checked: ${why}`, fix: held.fix });
   } else {
-    const image = await inspectSandboxImage(docker).catch((e: Error) => e);
+    const image = await engine.sandboxImage().catch((e: Error) => e);
     if (image instanceof Error) {
       checks.push({
         id: 'image',

@@ -1,19 +1,18 @@
 import { dirname, resolve } from 'node:path';
-import { withBuiltImage } from './docker/build-image.js';
+import { DockerEngine } from './docker/client.js';
+import { inspectSandboxImage, type ImageState } from './docker/image.js';
+import { dockerReachable, type DockerReachability } from './docker/ping.js';
 import { HarnessError } from './harness/harness-error.js';
 import type { TaskImages } from './harness/task-images.js';
 import type { EpisodeParts } from './episode-parts.js';
 import { createAgent } from './agent-factory.js';
 import { createToolRegistry } from './tools/registry.js';
-import { ensurePulled } from './docker/pull-image.js';
 import type { EpisodeEnv } from './harness/episode-factory.js';
 import { unenforcedLimitsAllowed } from './docker/engine-kind.js';
-import {
-  createDockerProvider,
-  DockerSandboxProvider,
-  helperChannelChoice,
-} from './sandbox/docker-provider.js';
+import { createDockerProvider, helperChannelChoice } from './sandbox/docker-provider.js';
+import { buildImage, type BuildImageOptions, type BuildImageResponse } from './sandbox-image.js';
 import { runDir } from './stepbox-home.js';
+import { spinBudgetMs } from './sandbox/reply-spin.js';
 import { coldSupply } from './sandbox/sandbox-supply.js';
 import {
   openSandboxStats,
@@ -76,6 +75,16 @@ export interface Engine {
    * or before Docker was reached.
    */
   warm(): Promise<{ ready: number; starting: number }>;
+  /**
+   * Whether the engine's Docker answers (bounded), what it is, and the fix when it does not:
+   * asked on the one connection its sandboxes use, so doctor and the window say what the
+   * sandboxes will find (no second client made from the environment).
+   */
+  reachability(): Promise<DockerReachability>;
+  /** The sandbox image on that engine: present or not, and its version label. */
+  sandboxImage(): Promise<ImageState>;
+  /** Builds the sandbox image on that engine (sandbox-image.ts); errors come back as values. */
+  buildSandboxImage(options: BuildImageOptions): Promise<BuildImageResponse>;
   /** Destroys what the pool holds or lent, then the provider's connection; closes the index. */
   close(): Promise<void>;
 }
@@ -116,14 +125,20 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     store.markInterrupted();
   }
   const size = Math.max(0, Math.floor(options.pool ?? 0));
+  // The one Docker connection of this engine (DOCKER_HOST or the local socket): the provider's
+  // sandboxes, doctor's checks and the image build all go over it. Making it connects nothing.
+  let connection: DockerEngine | null = null;
+  const docker = () => (connection ??= new DockerEngine());
   const connect =
     options.provider ??
     (() =>
       createDockerProvider({
+        engine: docker(),
         allowUnenforcedLimits: unenforcedLimitsAllowed(env),
         sweep: options.sweep !== false,
         runDir: runDir(home),
         channel: helperChannelChoice(env),
+        replySpinMs: spinBudgetMs(env),
       }));
   let sandboxes: Promise<{ provider: SandboxProvider; supply: SandboxSupply }> | null = null;
   const get = () => {
@@ -145,7 +160,7 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
   const images: TaskImages = {
     async resolve(task, taskPath, progress) {
       const provider = (await get()).provider;
-      if (!(provider instanceof DockerSandboxProvider)) {
+      if (!provider.taskImage) {
         if (task.sandbox.build === undefined) return task;
         throw new HarnessError(
           'invalid_task',
@@ -153,9 +168,7 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
         );
       }
       const baseDir = taskPath ? dirname(resolve(taskPath)) : process.cwd();
-      const built = await withBuiltImage(provider.engine.docker, task, baseDir, progress);
-      await ensurePulled(provider.engine.docker, built.sandbox.image, progress);
-      return built;
+      return provider.taskImage(task, baseDir, progress);
     },
   };
   const others = new Map<string, DiskEpisodeStore>();
@@ -181,6 +194,9 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     terminal: async (sandboxId, terminalOptions) =>
       openSandboxTerminal((await get()).provider, sandboxId, terminalOptions),
     stats: async (sandboxId) => openSandboxStats((await get()).provider, sandboxId),
+    reachability: () => dockerReachable(docker(), undefined, env),
+    sandboxImage: () => inspectSandboxImage(docker().docker),
+    buildSandboxImage: (buildOptions) => buildImage(docker(), buildOptions),
     async prewarm(config) {
       const { supply } = await get();
       if (supply instanceof WarmPool) await supply.prewarm(config);

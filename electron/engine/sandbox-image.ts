@@ -1,5 +1,6 @@
 import { buildSandboxImage, ImageBuildError, type ImageBuildResult } from './docker/image.js';
-import { dockerClient, dockerReachable } from './docker/ping.js';
+import type { DockerEngine } from './docker/client.js';
+import { dockerReachable } from './docker/ping.js';
 
 export type { ImageBuildResult } from './docker/image.js';
 
@@ -19,16 +20,22 @@ export type BuildImageFailure =
   | { readonly code: 'docker_unreachable'; readonly message: string; readonly fix: string }
   | { readonly code: ImageBuildError['code']; readonly message: string; readonly fix?: string };
 
+/** What {@link buildImage} answers: the image built, or why not. */
+export type BuildImageResponse =
+  | { readonly ok: true; readonly value: ImageBuildResult }
+  | { readonly ok: false; readonly error: BuildImageFailure };
+
 /**
- * Builds the sandbox image on the engine in the environment (DOCKER_HOST or the local
- * socket), by the registry or the offline path (`docker/image.ts`); the engine's kind picks
- * the offline importer (Podman's own client on Podman). Errors come back as values.
+ * Builds the sandbox image on `engine` (an engine's one connection: `Engine.buildSandboxImage`),
+ * by the registry or the offline path (`docker/image.ts`); the engine's kind picks the offline
+ * importer (Podman's own client on Podman). Errors come back as values.
  */
 export async function buildImage(
+  engine: DockerEngine,
   options: BuildImageOptions,
-): Promise<{ ok: true; value: ImageBuildResult } | { ok: false; error: BuildImageFailure }> {
-  const docker = dockerClient();
-  const reach = await dockerReachable(docker, undefined, options.env);
+): Promise<BuildImageResponse> {
+  const docker = engine.docker;
+  const reach = await dockerReachable(engine, undefined, options.env);
   if (!reach.ok) {
     return {
       ok: false,

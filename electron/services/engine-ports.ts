@@ -6,7 +6,6 @@ import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { runDoctor } from '../engine/doctor.js';
 import { logger } from '../engine/log.js';
 import { projectRoot } from '../engine/docker/image.js';
-import { dockerClient, dockerReachable } from '../engine/docker/ping.js';
 import { differenceLabel, forkEpisode, openBranchController, replayVerify } from '../engine/harness/index.js';
 import { loadWorld } from '../engine/harness/load-world.js';
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
@@ -168,7 +167,7 @@ function engineAgentOptions(o: AgentOptions | undefined) {
 function dockerPort(engine: Engine): DockerPort {
   return {
     async status() {
-      const r = await dockerReachable(dockerClient(), undefined, engine.env);
+      const r = await engine.reachability();
       return { ok: r.ok, message: r.detail, fix: r.fix || null };
     },
     openTerminal: (containerId, options) => engine.terminal(containerId, options),

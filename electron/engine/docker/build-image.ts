@@ -260,7 +260,7 @@ function engineError(e: unknown, image: string): BuildError {
 }
 
 /** A task's sandbox section as far as building goes. */
-interface BuildableSandbox {
+export interface BuildableSandbox {
   readonly image: string;
   readonly build?: string | { readonly context: string; readonly dockerfile?: string };
 }

@@ -1,4 +1,4 @@
-import Docker from 'dockerode';
+import type { DockerEngine } from './client.js';
 import { describeRuntimes, detectEngine, engineName, type EngineInfo } from './engine-kind.js';
 
 /** How long a reachability check waits for the engine before calling it unreachable. */
@@ -62,11 +62,12 @@ export function dockerFix(env: NodeJS.ProcessEnv = process.env, code?: string): 
 
 /** Pings the engine with a bound, so a stopped daemon or a black-holed host fails fast. */
 export async function dockerReachable(
-  docker: Docker,
+  engine: DockerEngine,
   timeoutMs = DOCKER_PING_TIMEOUT_MS,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<DockerReachability> {
   const where = dockerEndpoint(env);
+  const docker = engine.docker;
   try {
     // dockerode honours abortSignal on these calls; its typings do not list it.
     const bounded = { abortSignal: AbortSignal.timeout(timeoutMs) } as object;
@@ -121,9 +122,4 @@ function unreachable(
       : `${what} is unreachable at ${where}: ${why}`,
     fix: dockerFix(env, err.code),
   };
-}
-
-/** A client for the engine in the environment (DOCKER_HOST or the local socket). */
-export function dockerClient(): Docker {
-  return new Docker();
 }

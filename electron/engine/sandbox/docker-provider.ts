@@ -41,9 +41,19 @@ import { logger } from '../log.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import { describeChannel, type ChannelOffer } from './helper-channel.js';
 import { HelperSockets, type HelperSocket } from './helper-socket.js';
+import { spinBudgetMs } from './reply-spin.js';
 import { runDir, stepboxHome } from '../stepbox-home.js';
-import { SandboxFailure, type SandboxConfig, type SandboxProvider } from './sandbox.js';
+import {
+  SandboxFailure,
+  type SandboxConfig,
+  type SandboxProvider,
+  type SandboxTerminalOptions,
+} from './sandbox.js';
 
+import { withBuiltImage, type BuildableSandbox, type BuildProgress } from '../docker/build-image.js';
+import { ensurePulled, type PullProgress } from '../docker/pull-image.js';
+import { openStats, type StatsStream } from '../docker/stats.js';
+import { openTerminal, type Terminal } from '../docker/terminal.js';
 import { ensureAgentVolume, pruneAgentVolumes, type AgentVolumePrune } from '../docker/agent-volume.js';
 import { checkImagePlatform, ensureRuntimeVolume, pruneRuntimeVolumes } from '../docker/runtime-volume.js';
 import type { VolumePrune } from '../docker/volume-prune.js';
@@ -73,6 +83,11 @@ export interface DockerProviderOptions {
    * never offers one. Default: `STEPBOX_HELPER_CHANNEL` in the environment, else `auto`.
    */
   readonly channel?: HelperChannelChoice;
+  /**
+   * How long a tool call may busy-poll its helper's socket for the reply (reply-spin.ts; 0:
+   * never). Default: `STEPBOX_HELPER_SPIN_MS` in the environment, else 3 ms.
+   */
+  readonly replySpinMs?: number;
 }
 
 /** How a provider's helpers talk to the host: a socket where it can be had, or always the exec. */
@@ -131,6 +146,8 @@ export class DockerSandboxProvider implements SandboxProvider {
     /** The helpers' socket folders; none: every helper uses its exec. */
     private readonly sockets?: HelperSockets,
     channel: HelperChannelChoice = 'auto',
+    /** How long a tool call may busy-poll its helper's socket for the reply (reply-spin.ts). */
+    private readonly replySpinMs = 0,
   ) {
     this.noSocket = sockets ? socketUnavailable(engine, channel) : 'no socket folder was given';
   }
@@ -172,6 +189,7 @@ export class DockerSandboxProvider implements SandboxProvider {
         },
         onKeep: (cid) => this.live.delete(cid),
         seed,
+        replySpinMs: this.replySpinMs,
       },
       offer,
     );
@@ -268,6 +286,27 @@ export class DockerSandboxProvider implements SandboxProvider {
     }
   }
 
+  /** A TTY shell in one of its containers, over this provider's connection (never a second client). */
+  terminal(sandboxId: string, options: SandboxTerminalOptions): Promise<Terminal> {
+    return openTerminal(sandboxId, { ...options, docker: this.engine.docker });
+  }
+
+  /** The live resource use of one of its containers, over this provider's connection. */
+  stats(sandboxId: string): Promise<StatsStream> {
+    return openStats(sandboxId, this.engine.docker);
+  }
+
+  /** `task` with its `sandbox.build` built on the engine its sandboxes run on (docker/build-image.ts). */
+  async taskImage<T extends { readonly sandbox: BuildableSandbox }>(
+    task: T,
+    baseDir: string,
+    progress: (p: BuildProgress | PullProgress) => void,
+  ): Promise<T> {
+    const built = await withBuiltImage(this.engine.docker, task, baseDir, progress);
+    await ensurePulled(this.engine.docker, built.sandbox.image, progress);
+    return built;
+  }
+
   /** Removes stepbox containers whose owner process is gone (never this process's or another live one's). */
   sweepOrphans(): Promise<string[]> {
     return sweepOrphans(this.engine);
@@ -329,7 +368,14 @@ export async function createDockerProvider(
     if (folders) log.info(`removed ${folders} helper socket folder(s) of processes that are gone`);
   }
   const channel = options.channel ?? helperChannelChoice(process.env);
-  const provider = new DockerSandboxProvider(engine, info, problem ?? undefined, sockets, channel);
+  const provider = new DockerSandboxProvider(
+    engine,
+    info,
+    problem ?? undefined,
+    sockets,
+    channel,
+    options.replySpinMs ?? spinBudgetMs(process.env),
+  );
   await provider.watch();
   return provider;
 }

@@ -162,6 +162,8 @@ export interface DockerSandboxHooks {
    * start and at every reset, so they are the clean state and part of snapshot 0.
    */
   readonly seed?: WorkspaceSeed | null;
+  /** How long a tool call may busy-poll the helper's socket for its reply (reply-spin.ts); 0 or absent: never. */
+  readonly replySpinMs?: number;
 }
 
 /**
@@ -249,6 +251,7 @@ export class DockerSandbox implements Sandbox {
         wait,
         'socket' in this.offer ? '' : this.offer.reason,
         HELLO_TIMEOUT_MS,
+        this.hooks.replySpinMs,
       );
     } catch (e) {
       streams.close();

@@ -4,6 +4,7 @@ import type { ExecStreams } from '../docker/client.js';
 import { HelperClient } from './helper-client.js';
 import type { HelperHello } from './helper-protocol.js';
 import { HELPER_SOCKET_PATH, type HelperSocket, type SocketWait } from './helper-socket.js';
+import { socketSpin } from './reply-spin.js';
 
 /**
  * Which channel a sandbox's helper speaks over: `socket`, the host's unix socket (no engine
@@ -57,6 +58,8 @@ export function connectHelper(
   wait: SocketWait | undefined,
   noSocket: string,
   timeoutMs: number,
+  /** How long a tool call may busy-poll the socket for its reply (reply-spin.ts); 0: never. */
+  spinMs = 0,
 ): Promise<HelperConnection> {
   const viaExec = new HelperClient(streams.stdin, streams.stdout);
   let viaSocket: { client: HelperClient; socket: Readable & { destroy(): void } } | undefined;
@@ -100,7 +103,7 @@ export function connectHelper(
         socket.destroy();
         return;
       }
-      const client = new HelperClient(socket, socket);
+      const client = new HelperClient(socket, socket, socketSpin(socket, spinMs));
       viaSocket = { client, socket };
       // The exec is the helper's life: when it ends (or carries anything), the channel closes.
       viaExec.onClose = (reason) => {

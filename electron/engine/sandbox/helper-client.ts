@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { ReplySpin } from './reply-spin.js';
 import {
   parseHello,
   parseReply,
@@ -57,6 +58,15 @@ function notAFrame(bytes: Buffer, hlen: number): string {
   return `a frame announced a ${hlen}-byte header`;
 }
 
+/** Helper requests in flight in this process, over every client: a reply is spun for only when it is the one. */
+let inFlight = 0;
+
+/** Tool calls that do not spin after one whose spin ran out: commands come in runs of like length. */
+const SPIN_SKIPS_AFTER_MISS = 8;
+
+/** Where a spin reads into (reused: what it reads is copied out). */
+let spinBuffer: Buffer | undefined;
+
 /** The largest JSON header the host accepts from the helper (a scan of a huge workspace fits). */
 export const MAX_HEADER_BYTES = 64 * 1024 * 1024;
 
@@ -91,6 +101,8 @@ export class HelperClient {
    */
   private watchdog: ReturnType<typeof setTimeout> | undefined;
   private watchdogAt = Infinity;
+  /** Tool calls left that do not spin: a spin that ran out (a longer command) pauses spinning for a few. */
+  private spinSkips = 0;
   private helloResolve!: (h: HelperHello) => void;
   private helloReject!: (e: Error) => void;
   /** Resolves with the helper's hello (pid, …) once it is up. */
@@ -105,6 +117,8 @@ export class HelperClient {
   constructor(
     private readonly stdin: Writable,
     stdout: Readable,
+    /** Busy-polling for a tool call's reply (reply-spin.ts); none: the host sleeps until it comes. */
+    private readonly spin?: ReplySpin,
   ) {
     this.hello = new Promise((resolve, reject) => {
       this.helloResolve = resolve;
@@ -158,11 +172,17 @@ export class HelperClient {
         }
       };
       const deadline = answerWithinMs === undefined ? Infinity : performance.now() + answerWithinMs;
+      inFlight++;
       this.pending.set(id, { settle, reject, maxPayload, deadline, within: answerWithinMs });
       if (deadline < this.watchdogAt) this.armWatchdog(deadline);
       if (!payload?.length) {
-        // The usual request (a tool call): one write, no cork.
+        // The usual request (a tool call): one write, no cork (libuv writes it at once).
         this.stdin.write(head);
+        if (op === 'exec' && this.spin && inFlight === 1) {
+          if (this.spinSkips > 0) this.spinSkips--;
+          else if (this.spin.allowed() && !this.spinFor(id, this.spin))
+            this.spinSkips = SPIN_SKIPS_AFTER_MISS;
+        }
         return;
       }
       // The payload goes as it is, not copied behind the header (blobs cross by the
@@ -172,6 +192,27 @@ export class HelperClient {
       this.stdin.write(payload);
       this.stdin.uncork();
     });
+  }
+
+  /**
+   * Busy-polls the socket for the answer to `id` for up to the spin's budget (reply-spin.ts),
+   * handing what it reads to the frame reader as libuv's 'data' would; returns when the
+   * answer is in, the budget is spent, or the socket ends (libuv then reports the end);
+   * false when the budget ran out first.
+   */
+  private spinFor(id: number, spin: ReplySpin): boolean {
+    const until = performance.now() + spin.budgetMs;
+    const into = (spinBuffer ??= Buffer.allocUnsafe(64 * 1024));
+    while (this.pending.has(id) && !this.closedWith) {
+      const n = spin.read(into);
+      if (n === 0) return true;
+      if (n === null) {
+        if (performance.now() >= until) return false;
+        continue;
+      }
+      this.onData(Buffer.from(into.subarray(0, n)));
+    }
+    return true;
   }
 
   private armWatchdog(at: number): void {
@@ -203,6 +244,7 @@ export class HelperClient {
     this.watchdogAt = Infinity;
     this.helloReject(this.closedWith);
     for (const p of this.pending.values()) p.reject(this.closedWith);
+    inFlight -= this.pending.size;
     this.pending.clear();
     this.onClose(reason);
   }
@@ -296,6 +338,7 @@ export class HelperClient {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
+    inFlight--;
     p.settle(header, payload);
   }
 }

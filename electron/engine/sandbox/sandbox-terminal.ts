@@ -1,36 +1,34 @@
-import { openStats, type StatsStream } from '../docker/stats.js';
-import { openTerminal, type Terminal, type TerminalOptions } from '../docker/terminal.js';
-import { DockerSandboxProvider } from './docker-provider.js';
-import { SandboxFailure, type SandboxProvider } from './sandbox.js';
+import type { StatsStream } from '../docker/stats.js';
+import type { Terminal } from '../docker/terminal.js';
+import { SandboxFailure, type SandboxProvider, type SandboxTerminalOptions } from './sandbox.js';
 
 export type { HumanCommand, Terminal } from '../docker/terminal.js';
 export type { StatsSample, StatsStream } from '../docker/stats.js';
+export type { SandboxTerminalOptions } from './sandbox.js';
 
-/** Options of {@link openSandboxTerminal}: the terminal's, less the client (the provider's is used). */
-export type SandboxTerminalOptions = Omit<TerminalOptions, 'docker'>;
-
-/**
- * The provider's own Docker connection: a terminal or a stats stream goes to the engine the
- * sandbox lives on (DOCKER_HOST included), never to a second client made from the environment.
- */
-function dockerOf(provider: SandboxProvider): DockerSandboxProvider['engine']['docker'] {
-  if (provider instanceof DockerSandboxProvider) return provider.engine.docker;
-  throw new SandboxFailure(
+/** Why a backend without terminals cannot give one: the same words for a terminal and for stats. */
+function noTerminal(provider: SandboxProvider): SandboxFailure {
+  return new SandboxFailure(
     'sandbox_failed',
     `a ${provider.backend} sandbox has no live terminal or stats: they need a Docker sandbox`,
   );
 }
 
-/** Opens an interactive TTY shell in one of `provider`'s sandboxes (see `docker/terminal.ts`). */
+/**
+ * Opens an interactive TTY shell in one of `provider`'s sandboxes, over the provider's own
+ * connection (the engine the sandbox lives on, DOCKER_HOST included; see `docker/terminal.ts`).
+ */
 export function openSandboxTerminal(
   provider: SandboxProvider,
   sandboxId: string,
   options: SandboxTerminalOptions,
 ): Promise<Terminal> {
-  return openTerminal(sandboxId, { ...options, docker: dockerOf(provider) });
+  if (!provider.terminal) return Promise.reject(noTerminal(provider));
+  return provider.terminal(sandboxId, options);
 }
 
 /** Opens the live resource-use stream of one of `provider`'s sandboxes (see `docker/stats.ts`). */
 export function openSandboxStats(provider: SandboxProvider, sandboxId: string): Promise<StatsStream> {
-  return openStats(sandboxId, dockerOf(provider));
+  if (!provider.stats) return Promise.reject(noTerminal(provider));
+  return provider.stats(sandboxId);
 }

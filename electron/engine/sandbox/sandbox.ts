@@ -7,6 +7,11 @@ import type { SnapshotStore, SnapshotManifest } from './snapshot-store.js';
 import type { Duplex } from 'node:stream';
 import type { AgentFiles } from './agent-files.js';
 import type { WorkspaceSeed } from './workspace-seed.js';
+import type { HelperChannel } from './helper-channel.js';
+import type { Terminal, TerminalOptions } from '../docker/terminal.js';
+import type { StatsStream } from '../docker/stats.js';
+import type { BuildableSandbox, BuildProgress } from '../docker/build-image.js';
+import type { PullProgress } from '../docker/pull-image.js';
 
 /** Resolved limits of a sandbox, in bytes and counts. */
 export interface SandboxLimits {
@@ -186,6 +191,15 @@ export interface Sandbox {
    * user allowed such an engine explicitly; an episode's header records it as `unenforced_limits`.
    */
   readonly unenforcedLimits?: string;
+  /**
+   * How the sandbox's helper process talks to the host (doctor, selftest and bench say it);
+   * absent where no helper runs (memory). Callers ask this, never the sandbox's class.
+   */
+  readonly channel?: HelperChannel;
+  /** Whether the helper runs as another user than the commands (its channel out of their reach); absent without a helper. */
+  readonly isolated?: boolean;
+  /** The OCI runtime the sandbox runs on (`runsc` for gVisor); null when the engine does not say, absent off an engine. */
+  readonly runtime?: string | null;
 
   /** Runs a command line; `cd` and exported variables persist between calls unless `fresh`. */
   exec(request: ExecRequest): Promise<ToolResult>;
@@ -261,7 +275,27 @@ export interface SandboxProvider {
    * the backend keeps none.
    */
   pruneRuntimeVolumes?(dryRun: boolean): Promise<{ readonly removed: string[]; readonly in_use: string[] }>;
+  /**
+   * An interactive TTY shell in one of its sandboxes, over the backend's own connection; absent
+   * where sandboxes have no terminal (memory). Callers ask this, never the provider's class.
+   */
+  terminal?(sandboxId: string, options: SandboxTerminalOptions): Promise<Terminal>;
+  /** The live resource use of one of its sandboxes; absent where there is none to read (memory). */
+  stats?(sandboxId: string): Promise<StatsStream>;
+  /**
+   * `task` with its image made ready on the backend's engine: its `sandbox.build` built (the
+   * image named in the returned task), then the image pulled if the engine lacks it (with
+   * progress); absent where the backend has no images to make (memory).
+   */
+  taskImage?<T extends { readonly sandbox: BuildableSandbox }>(
+    task: T,
+    baseDir: string,
+    progress: (p: BuildProgress | PullProgress) => void,
+  ): Promise<T>;
 }
+
+/** Options of a sandbox's terminal: the terminal's, less the client (the provider's own is used). */
+export type SandboxTerminalOptions = Omit<TerminalOptions, 'docker'>;
 
 /**
  * Where an episode gets its sandbox from and gives it back to: the one way the harness,

@@ -1,5 +1,4 @@
 import { CHANNEL_DIR, CHANNEL_ROOT } from '../docker/container-spec.js';
-import { DockerSandbox } from './docker-sandbox.js';
 import { describeChannel } from './helper-channel.js';
 import { HELPER_SOCKET_PATH } from './helper-socket.js';
 import { SandboxFailure, type Sandbox, type SandboxProvider, type VerifierRun } from './sandbox.js';
@@ -205,7 +204,15 @@ done
 export BASH_ENV=~/.bashrc ENV=~/.bashrc PYTHONSTARTUP=~/.pythonrc.py PYTHONPATH=/workspace PYTHONUSERBASE=~/.local LD_PRELOAD=/workspace/stepbox-missing.so PATH=~/bin:/workspace/bin:$PATH
 [ -n "$site" ] && [ -f "$site/stepbox-forge.pth" ] && [ -x ~/.local/bin/python3 ] && echo planted`;
 
-type Probe = (sb: DockerSandbox) => Promise<Omit<SelftestCheck, 'id'>>;
+/** A sandbox run by a helper process: what the selftest checks (it says its channel and isolation). */
+type HelperSandbox = Sandbox & Required<Pick<Sandbox, 'channel' | 'isolated'>>;
+
+/** Whether `sb` has a helper to check (Docker's has; the memory backend's has none). */
+function hasHelper(sb: Sandbox): sb is HelperSandbox {
+  return sb.channel !== undefined && sb.isolated !== undefined;
+}
+
+type Probe = (sb: HelperSandbox) => Promise<Omit<SelftestCheck, 'id'>>;
 
 /**
  * Variables a process's environment may hold where the kernel lets any process read it
@@ -225,7 +232,7 @@ const PUBLIC_ENV = new Set([
 
 /** What reading other users' environments means here: a failure on runc (it must be refused), a note on gVisor. */
 function environReads(
-  sb: DockerSandbox,
+  sb: HelperSandbox,
   reads: readonly { pid: number; names: readonly string[] }[],
 ): { problem: string | null; note: string } {
   if (!reads.length) return { problem: null, note: '' };
@@ -506,7 +513,7 @@ export async function runSelftest(
     ...(runtime ? { runtime } : {}),
   });
   try {
-    if (!(sb instanceof DockerSandbox))
+    if (!hasHelper(sb))
       throw new SandboxFailure(
         'sandbox_failed',
         `the selftest checks Docker sandboxes, not ${provider.backend} ones`,
@@ -521,7 +528,7 @@ export async function runSelftest(
         checks.push({ id, ok: false, detail: `the check could not run: ${(e as Error).message}` });
       }
     }
-    return { ok: checks.every((c) => c.ok), runtime: sb.runtime, checks };
+    return { ok: checks.every((c) => c.ok), runtime: sb.runtime ?? null, checks };
   } finally {
     await sb.destroy();
   }

@@ -1,0 +1,84 @@
+import { readSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
+
+/**
+ * Busy-polling the helper's socket for a tool call's reply, for a bounded time, before the
+ * host goes to sleep on it. A call's overhead over its command is mostly two wake-ups of
+ * idle vCPUs (the helper's on the request, the host's on the reply; helper.py's note on
+ * where a call's time goes): spinning here takes the host's wake-up and Node's stream code
+ * around the read off the reply's path. It costs CPU: one core busy for up to the budget on
+ * every call that spins (a command that runs longer pays the ordinary wake-up after it), so
+ * it is done only while no other helper request of this process is in flight (a batch, a
+ * restore, a second episode: they need the event loop), only while the machine has a core
+ * to spare ({@link machineIdle}: on a loaded 2-core host the spinning core is taken from the
+ * helper and the command, and a call took 2-3x longer), and is off with a budget of 0.
+ */
+export interface ReplySpin {
+  /** How long one call may spin, in ms. */
+  readonly budgetMs: number;
+  /** Whether a call may spin now (the machine has a core to spare). */
+  allowed(): boolean;
+  /** Reads what the socket holds now into `into`: the byte count, 0 at its end, null when nothing is there yet. */
+  read(into: Buffer): number | null;
+}
+
+/** The environment variable that sets the spin budget in ms (`0` turns busy-polling off). */
+export const HELPER_SPIN_ENV = 'STEPBOX_HELPER_SPIN_MS';
+
+/**
+ * The default budget: a paced `execute_shell true` takes ~2.5 ms inside on the 2-core dev VM
+ * (bash woken, sourcing, running, dumping, exiting), so 3 ms catches a short command's reply.
+ */
+export const DEFAULT_SPIN_MS = 3;
+
+/** The spin budget the environment asks for ({@link HELPER_SPIN_ENV}), else {@link DEFAULT_SPIN_MS}. */
+export function spinBudgetMs(env: NodeJS.ProcessEnv): number {
+  const raw = env[HELPER_SPIN_ENV];
+  if (raw === undefined || raw === '') return DEFAULT_SPIN_MS;
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= 0 ? Math.min(n, 50) : DEFAULT_SPIN_MS;
+}
+
+/**
+ * A spin over `socket`'s own file descriptor, read with non-blocking reads on this thread
+ * (libuv reads it too, on the same thread, so the bytes keep their order); undefined when
+ * the budget is 0 or the socket has no descriptor to read (Windows named pipes).
+ */
+export function socketSpin(socket: Socket, budgetMs: number): ReplySpin | undefined {
+  // Node keeps the descriptor on the socket's handle (a Pipe for a unix socket).
+  const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  if (budgetMs <= 0 || typeof fd !== 'number' || fd < 0) return undefined;
+  return {
+    budgetMs,
+    allowed: machineIdle,
+    read(into) {
+      try {
+        return readSync(fd, into, 0, into.length, null);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return null;
+        return 0; // anything else: stop spinning; libuv's own read meets it and closes the client
+      }
+    },
+  };
+}
+
+/** How often the load average is read again (it moves slowly: a read per call would be waste). */
+const LOAD_CHECK_MS = 1000;
+let loadCheckedAt = -Infinity;
+let idle = false;
+
+/**
+ * Whether the machine has a core to spare for spinning: the 1-minute load average under half
+ * the cores (read at most once a second). Busy-polling pays only where the core it takes would
+ * otherwise sleep; on a machine with every core taken it delays the very reply it waits for.
+ */
+export function machineIdle(): boolean {
+  const now = performance.now();
+  if (now - loadCheckedAt >= LOAD_CHECK_MS) {
+    loadCheckedAt = now;
+    idle = loadavg()[0] < availableParallelism() / 2;
+  }
+  return idle;
+}
