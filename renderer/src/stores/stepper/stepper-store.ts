@@ -233,6 +233,8 @@ function stopWhy(info: EpisodeStateInfo | null): Pick<StepperState, 'stopKind' |
 export function selectStopNotice(s: StepperState): string | null {
   const rolled = selectRollbackNotice(s);
   if (rolled) return rolled;
+  const branched = selectBranchedNotice(s);
+  if (branched) return branched;
   if (!s.stopReason || s.stopKind === 'step') return null;
   // An ended branch's end, once loaded, says it (selectEndNotice): not twice.
   if (s.state === 'ended' && selectEndNotice(s) !== null) return null;
@@ -676,6 +678,27 @@ export function selectRollbackNotice(s: StepperState): string | null {
     ? ` The commands typed in the terminal after step ${k} are undone too: run them again if the next step needs them.`
     : '';
   return `Rolled back to step ${k}${undone ? `: ${undone} (kept in this branch's trace)` : ''}. Step (F10) or Continue (F5) starts a new branch from step ${k}; ${s.branch ?? 'this branch'} stays as recorded.${injected}${typed}`;
+}
+
+/**
+ * A branch just made live at step K (a fork or a reopen) that has taken no step yet: where it
+ * came from, or null. It is paused there, holding step K in a fresh sandbox (issue 33, item 3:
+ * after "Reopen live here" a person saw the recorded steps and "idle", and thought nothing happened).
+ */
+export function selectBranchedFrom(s: StepperState): { parent: string; step: number } | null {
+  const summary = s.view?.summary;
+  if (!s.live || !summary || summary.parent_branch === null || summary.fork_step === null) return null;
+  // Idle: not stepped since it was made (a stop inside a step says its own reason).
+  if (s.state !== 'idle') return null;
+  if (selectLastStep(s) !== summary.fork_step) return null;
+  return { parent: summary.parent_branch, step: summary.fork_step };
+}
+
+/** What a branch just made live at step K is, in a sentence (see {@link selectBranchedFrom}). */
+export function selectBranchedNotice(s: StepperState): string | null {
+  const from = selectBranchedFrom(s);
+  if (!from) return null;
+  return `New live branch from ${from.parent} at step ${from.step}: steps 1–${from.step} are its parent's, and a fresh sandbox holds step ${from.step}. Step (F10) or Continue (F5) goes on from there; ${from.parent} stays as recorded.`;
 }
 
 /** The row of the viewed step, or null. */
