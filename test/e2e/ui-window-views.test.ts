@@ -146,6 +146,9 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
 
     // Another episode: a case from the library. Nothing typed for the first shows here.
     await app.library.openCase('network-assumed');
+    // The first episode took a step: the window asks before stopping it.
+    await app.stepper.stopQuestion.waitFor({ timeout: 30_000 });
+    await app.stepper.stopQuestionStop.click();
     await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
     await app.settled({ timeoutMs: 90_000 });
     await until(

@@ -16,7 +16,8 @@ export interface PaneSizes {
 export const DEFAULT_PANES: PaneSizes = {
   left: 290,
   right: 460,
-  bottom: 330,
+  // Replay's rows (~140 px with its answer) and a terminal of 200 px (issue 33, item 11).
+  bottom: 380,
   rightBottom: 330,
   walkthrough: 380,
 };

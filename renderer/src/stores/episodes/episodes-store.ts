@@ -249,8 +249,9 @@ export function createEpisodesStore(
               },
         });
       }
-      // The form's agent fields stay with the episode they started, until another is on screen.
-      shown = res.value.episode;
+      // The form's agent fields stay with the episode they started, until another is on screen
+      // (a case starts with its own agent: the form's were not its, and it empties them).
+      if (agent !== undefined) shown = res.value.episode;
       onOpen(res.value.branch);
       void get().refresh();
       return res.value.branch;

@@ -698,7 +698,13 @@ export function selectBranchedFrom(s: StepperState): { parent: string; step: num
 export function selectBranchedNotice(s: StepperState): string | null {
   const from = selectBranchedFrom(s);
   if (!from) return null;
-  return `New live branch from ${from.parent} at step ${from.step}: steps 1–${from.step} are its parent's, and a fresh sandbox holds step ${from.step}. Step (F10) or Continue (F5) goes on from there; ${from.parent} stays as recorded.`;
+  const inherited =
+    from.step === 0
+      ? "it starts from the task's setup"
+      : from.step === 1
+        ? "step 1 is its parent's"
+        : `steps 1–${from.step} are its parent's`;
+  return `New live branch from ${from.parent} at step ${from.step}: ${inherited}, and a fresh sandbox holds step ${from.step}. Step (F10) or Continue (F5) goes on from there; ${from.parent} stays as recorded.`;
 }
 
 /** The row of the viewed step, or null. */
