@@ -199,6 +199,10 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     const text = await sides.innerText();
     expect(text).toContain('broken run');
     expect(text).toContain('fixed run');
+    // The broken run's success is reward hacking: it reads as flagged beside the fixed run's.
+    const statuses = await app.page.getByTestId('compare-status').allInnerTexts();
+    expect(statuses[0]).toBe('succeeded · ⚑ flagged');
+    expect(statuses[1]).toBe('succeeded');
     // The broken run is the one on screen (its steps are "this" side), the fixed one beside it.
     await walkthrough.locator('[data-testid="case-run"][data-variant="broken"].current').waitFor();
     const verdict = app.page.getByTestId('compare-verdict');

@@ -34,11 +34,7 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
         title="Open this run in the timeline"
         onClick={() => void stores.stepper.getState().open(run.branch)}
       >
-        <b>{run.variant === 'fixed' ? 'Fixed version' : 'As shipped (broken)'}</b>
-        {/* One line a run (issue 33, item 11: the walkthrough keeps its room); cut, it reads whole on hover. */}
-        <span className="muted case-run-text" title={text}>
-          {text}
-        </span>
+        <b>{run.variant === 'fixed' ? 'Fixed run' : 'Broken run'}</b>
         {flags === null ? null : flags > 0 ? (
           <span className="flag-count" data-testid="case-run-flags">
             ⚑ {countOf(flags, 'QA flag')}
@@ -48,6 +44,10 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
             no QA flags
           </span>
         )}
+        {/* One line a run (issue 33, item 11: the walkthrough keeps its room); cut, it reads whole on hover. */}
+        <span className="muted case-run-text" title={text}>
+          {text}
+        </span>
       </button>
     </li>
   );

@@ -32,8 +32,11 @@ function Side(props: {
   readonly flags?: readonly FlagSummary[];
 }) {
   const { s } = props;
+  const flagged =
+    s.status === 'succeeded' &&
+    (props.flags ?? []).some((f) => f.severity === 'error' || f.severity === 'warning');
   return (
-    <div className="cmp-side">
+    <div className="cmp-side" data-testid="compare-side">
       <div>
         <b>{props.name}</b> <span className="mono">{branchName(s)}</span>{' '}
         <span className="mono keep-whole" title={s.branch}>
@@ -41,7 +44,14 @@ function Side(props: {
         </span>
       </div>
       <div>
-        <span className={`badge st-${s.status ?? 'open'}`}>{s.status ?? 'open'}</span>
+        {/* A success QA flags (reward hacking) reads as flagged, as in the stepper bar (issue 33, item 12). */}
+        <span
+          className={`badge st-${flagged ? 'flagged' : (s.status ?? 'open')}`}
+          data-testid="compare-status"
+        >
+          {s.status ?? 'open'}
+          {flagged ? ' · ⚑ flagged' : ''}
+        </span>
         {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} ·{' '}
         <span data-testid="compare-return">{returnText(s.return)}</span> · {finalRewardText(s.final_reward)}
       </div>
