@@ -88,6 +88,14 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     await app.timeline.select(1);
     await app.replay.fork();
     const forked = await showsNewBranch(app, parent, 1);
+    // Room at 1024×700 with every Replay button there (a second branch adds "Compare with another
+    // branch…"): the terminal keeps 180 px, the buttons are on screen.
+    const layout = new LayoutObject(app.page);
+    await app.terminal.waitForOpen();
+    const terminal = await app.terminal.root.getByTestId('terminal-live').boundingBox();
+    expect(terminal?.height ?? 0, 'terminal at 1024×700').toBeGreaterThanOrEqual(180);
+    for (const id of ['rollback', 'fork', 'fork-settings-open', 'compare-open'])
+      expect(await layout.onScreen(app.replay.root.getByTestId(id)), id).toBe(true);
     await shots(app, 'forked');
 
     // Stopped, the fork is recorded; "Reopen live here" at step 1 shows the reopened branch at once

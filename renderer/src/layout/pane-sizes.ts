@@ -89,13 +89,14 @@ export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneS
     left: Math.round(left),
     right: Math.round(right),
     // The lower panes take at most 42% of the height: the timeline and the inspector are what one reads.
-    // In a short window the centre's takes half (Replay's rows and a terminal of 180 px need ~330 at
-    // 1024×700, where 42% left the terminal ~100 px: issue 33, item 11); the timeline keeps MIN.top.
+    // In a short window the centre's takes what the timeline leaves over MIN.top (Replay's four rows
+    // and a terminal of 180 px need ~360 at 1024×700, where 42% left the terminal ~100 px: issue 33,
+    // item 11).
     bottom: Math.round(
       clamp(
         sizes.bottom,
         MIN.bottom,
-        Math.max(MIN.bottom, Math.min(body - MIN.top, body * (body < 800 ? 0.5 : 0.42))),
+        Math.max(MIN.bottom, Math.min(body - MIN.top, body * (body < 800 ? 0.55 : 0.42))),
       ),
     ),
     rightBottom: Math.round(

@@ -42,11 +42,12 @@ export function ReplayControls() {
     if (namesAgent) setSettings(true);
   }, [namesAgent]);
   // The answer to a button shows under the buttons; in a short window Replay scrolls (the
-  // terminal keeps its room), so the answer is scrolled to when it comes.
+  // terminal keeps its room), so an error is scrolled to when it comes (a notice is said again
+  // where the window shows what it did: the new branch, the rollback).
   const answer = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (error || notice) answer.current?.scrollIntoView({ block: 'nearest' });
-  }, [error, notice]);
+    if (error) answer.current?.scrollIntoView({ block: 'nearest' });
+  }, [error]);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
   const busyWhy = running !== null ? `Waiting for the ${running} to finish.` : null;
