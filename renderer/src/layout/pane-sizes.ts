@@ -88,7 +88,8 @@ export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneS
   return {
     left: Math.round(left),
     right: Math.round(right),
-    // The lower panes take at most 42% of the height: the timeline and the inspector are what one reads.
+    // The lower panes take at most 42% of the height (the centre's 46%, its default being taller for
+    // the terminal, with room to drag it up): the timeline and the inspector are what one reads.
     // In a short window the centre's takes what the timeline leaves over MIN.top (Replay's four rows
     // and a terminal of 180 px need ~360 at 1024×700, where 42% left the terminal ~100 px: issue 33,
     // item 11).
@@ -96,7 +97,7 @@ export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneS
       clamp(
         sizes.bottom,
         MIN.bottom,
-        Math.max(MIN.bottom, Math.min(body - MIN.top, body * (body < 800 ? 0.55 : 0.42))),
+        Math.max(MIN.bottom, Math.min(body - MIN.top, body * (body < 800 ? 0.55 : 0.46))),
       ),
     ),
     rightBottom: Math.round(
