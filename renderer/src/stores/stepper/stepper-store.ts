@@ -334,8 +334,14 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         ...stopWhy(v.state),
         // A branch not live shows the person's switches (a recorded one has none to show; they
         // apply to what starts next): ticked a moment ago, they must not look unticked.
+        // A live branch just opened gets the session's switches it lacks (carrySession, below):
+        // shown ticked at once, not unticked until that answer (a fork read unticked, under load).
         stopPoints:
-          v.state && v.state.state !== 'ended' ? (v.state.stop_points ?? NO_STOP_POINTS) : session.stopPoints,
+          v.state && v.state.state !== 'ended'
+            ? keepSelection
+              ? (v.state.stop_points ?? NO_STOP_POINTS)
+              : withSession(v.state.stop_points ?? NO_STOP_POINTS, session.stopPoints)
+            : session.stopPoints,
         held: v.state?.held ?? null,
         breakpoints: keepSelection || v.breakpoints.length ? v.breakpoints : session.breakpoints,
         selectedStep: keepSelection ? get().selectedStep : null,
@@ -380,7 +386,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
           id: branch,
           stop_points: Object.fromEntries(missing.map((k) => [k, true])),
         });
-        if (res.ok && get().branch === branch) set({ stopPoints: res.value.stop_points ?? NO_STOP_POINTS });
+        if (get().branch === branch)
+          set(
+            res.ok
+              ? { stopPoints: res.value.stop_points ?? NO_STOP_POINTS }
+              : // Refused: the switches the branch really has, and why.
+                { stopPoints: has, error: errorText(res) },
+          );
       }
       if (v.breakpoints.length === 0 && session.breakpoints.length > 0) {
         const res = await client.episode.setBreakpoints({
@@ -558,6 +570,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     if (s.state === 'ended' && s.view?.summary.episode === episode) void s.reload();
   });
   return store;
+}
+
+/** The branch's stop points with the session's switched on too (what carrySession will set). */
+function withSession(has: StopPoints, session: StopPoints): StopPoints {
+  const out = { ...has };
+  for (const k of Object.keys(session) as (keyof StopPoints)[]) if (session[k]) out[k] = true;
+  return out;
 }
 
 /**
