@@ -16,8 +16,7 @@ export interface PaneSizes {
 export const DEFAULT_PANES: PaneSizes = {
   left: 290,
   right: 460,
-  // Replay's rows (~140 px with its answer) and a terminal of 200 px (issue 33, item 11).
-  bottom: 380,
+  bottom: 330,
   rightBottom: 330,
   walkthrough: 380,
 };
@@ -26,6 +25,10 @@ const KEY = 'stepbox.panes.v1';
 /** What the timeline (centre) and each column keep at least, so no pane can be dragged out of sight. */
 export const MIN = { left: 200, right: 300, centre: 420, top: 300, bottom: 140, walkthrough: 120 } as const;
 const BAR = 32;
+/** A window body shorter than this (1024×700's is 663) is short: its lower centre pane's default grows. */
+const SHORT_BODY = 700;
+/** Replay's four rows (~150 px) and a terminal of 180 px under its header. */
+const SHORT_BOTTOM = 360;
 const SPLIT = 5;
 
 /** Reads the remembered sizes; anything missing or not a number falls back to the default. */
@@ -88,16 +91,17 @@ export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneS
   return {
     left: Math.round(left),
     right: Math.round(right),
-    // The lower panes take at most 42% of the height (the centre's 46%, its default being taller for
-    // the terminal, with room to drag it up): the timeline and the inspector are what one reads.
-    // In a short window the centre's takes what the timeline leaves over MIN.top (Replay's four rows
-    // and a terminal of 180 px need ~360 at 1024×700, where 42% left the terminal ~100 px: issue 33,
-    // item 11).
+    // The lower panes take at most 42% of the height: the timeline and the inspector are what one
+    // reads. In a short window the centre's default is what the timeline leaves over MIN.top, up to
+    // SHORT_BOTTOM: Replay's four rows and a terminal of 180 px (42% left the terminal ~100 px at
+    // 1024×700: issue 33, item 11); a size the person dragged to is kept.
     bottom: Math.round(
       clamp(
-        sizes.bottom,
+        sizes.bottom === DEFAULT_PANES.bottom && body < SHORT_BODY
+          ? Math.min(body - MIN.top, SHORT_BOTTOM)
+          : sizes.bottom,
         MIN.bottom,
-        Math.max(MIN.bottom, Math.min(body - MIN.top, body * (body < 800 ? 0.55 : 0.46))),
+        Math.max(MIN.bottom, Math.min(body - MIN.top, body * (body < SHORT_BODY ? 0.55 : 0.42))),
       ),
     ),
     rightBottom: Math.round(
