@@ -146,3 +146,5 @@ export function scriptPlaceProblem(
 export const AGENT_FIELD = 'Agent';
 export const MODEL_FIELD = 'Its model calls answered by';
 export const AGENT_DIR_FIELD = 'Agent folder';
+/** A task the API names by its path (`episode.start`/`batch.start` task `{kind: "path", path}`). */
+export const TASK_PATH_FIELD = 'task.path';

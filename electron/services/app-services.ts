@@ -23,6 +23,7 @@ import {
   AGENT_DIR_FIELD,
   AGENT_FIELD,
   MODEL_FIELD,
+  TASK_PATH_FIELD,
   taskFolderOf,
   type FilePlace,
 } from '../../shared/start-paths.js';
@@ -113,7 +114,9 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
 
   const projects = new ProjectsService(ports.storeHome, options.pickPath);
   const taskPathOf = async (source: ParsedRequestOf<'episode.start'>['task']) => {
-    if (source.kind === 'path') return { path: source.path, agent: null, episodes: 1 };
+    // A task named by its path is read by the one rule too (issue 33, item 5): it started any host path.
+    if (source.kind === 'path')
+      return { path: await fields.task(TASK_PATH_FIELD, source.path), agent: null, episodes: 1 };
     // Only a project the person opened (Open…) is started by its path from the window.
     if (source.kind === 'project') return { path: projects.find(source.path).path, agent: null, episodes: 1 };
     if (source.kind === 'sample') {

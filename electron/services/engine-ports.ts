@@ -73,6 +73,9 @@ function harnessPort(engine: Engine): HarnessPort {
       return openBranchController({
         id,
         at: step,
+        // The window switches to the reopened branch at once (issue 33, item 3): a branch made
+        // only by the first step left it showing the recorded steps, "idle", after "now on …".
+        branchNow: true,
         ...(await engine.episodeEnv()),
         ...(agent ? { agentSpec: agent } : {}),
         agentOptions: engineAgentOptions(options?.agentOptions),

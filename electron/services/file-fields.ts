@@ -11,8 +11,8 @@ function inside(root: string, p: string): boolean {
 
 /**
  * The one resolver for every path a form or the API hands the engine to read (issue 33, item
- * 5): `scripted:` agents and model sources, the agent folder of a `sandbox:` agent — on start,
- * batch, fork and reopen alike. The rule (shared/start-paths.ts `placeProblem`): a relative path
+ * 5): `scripted:` agents and model sources, the agent folder of a `sandbox:` agent, a task
+ * the API names by its path — on start, batch, fork and reopen alike. The rule (shared/start-paths.ts `placeProblem`): a relative path
  * is read from the task's folder; any path must land inside the task's folder, the store,
  * stepbox's bundled files or a folder the person opened. It is checked on the path as typed
  * before the disk is touched and again on its real path (a symlink out is refused the same
@@ -45,11 +45,20 @@ export class FileFields {
     return this.resolve(field, dir.trim(), taskFolder, 'folder');
   }
 
+  /**
+   * A task named by its path over the API (`episode.start`/`batch.start` with `{kind: "path"}`):
+   * a task file or a project folder, by the same rule. There is no task folder for it to be
+   * relative to, so a relative path is refused; an absolute one must be inside a place.
+   */
+  task(field: string, path: string): Promise<string> {
+    return this.resolve(field, path.trim(), null, 'task');
+  }
+
   private async resolve(
     field: string,
     typed: string,
     taskFolder: string | null,
-    kind: 'file' | 'folder',
+    kind: 'file' | 'folder' | 'task',
     shown?: string,
   ): Promise<string> {
     const places = await this.placesFor(taskFolder);
@@ -58,7 +67,10 @@ export class FileFields {
     const path = resolveIn(taskFolder ?? '/', typed);
     const real = await realpath(path).catch(() => null);
     if (real === null)
-      throw new ServiceError('not_found', `${field}: no ${kind} at ${path} — check the name or use Choose…`);
+      throw new ServiceError(
+        'not_found',
+        `${field}: no ${kind === 'task' ? 'task file or folder' : kind} at ${path} — check the name or use Choose…`,
+      );
     const roots = await Promise.all(places.map((p) => realpath(p.path).catch(() => p.path)));
     // Through a symlink out of the places: refused as if typed outside (same words).
     if (!roots.some((r) => inside(r, real)))
@@ -67,10 +79,16 @@ export class FileFields {
         outsideText(field, shown?.trim() ?? typed, typed.startsWith('/') ? null : path, places),
       );
     const found = await stat(real);
-    if (kind === 'file' ? !found.isFile() : !found.isDirectory())
+    const fits =
+      kind === 'file'
+        ? found.isFile()
+        : kind === 'folder'
+          ? found.isDirectory()
+          : found.isFile() || found.isDirectory();
+    if (!fits)
       throw new ServiceError(
         'not_found',
-        `${field}: ${path} is not a ${kind} — check the name or use Choose…`,
+        `${field}: ${path} is not a ${kind === 'task' ? 'task file or folder' : kind} — check the name or use Choose…`,
       );
     return path;
   }

@@ -126,7 +126,10 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
   expect(await id.getAttribute('title')).toBe(await id.getAttribute('data-id'));
 
   // A short episode's # column is no wider than its step numbers: the tools keep their room.
+  // Scrolled to first: at 1024×700 the timeline gives the terminal its 180 px (issue 33.11) and
+  // shows fewer rows, following the last step.
   const step1 = app.timeline.stepCell(1);
+  await step1.scrollIntoViewIfNeeded();
   expect(await layout.readable(step1), `${c.id} ${size}: step 1's number`).toBe(true);
   expect((await step1.boundingBox())?.width ?? 99).toBeLessThan(24);
 
@@ -134,7 +137,7 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     for (const step of c.notOffered.steps) {
       // The tool the agent asked for, named in its row's TOOL column and marked as not offered.
       const tool = app.timeline.notOffered(step);
-      await tool.scrollIntoViewIfNeeded();
+      await app.timeline.toolCell(step).scrollIntoViewIfNeeded();
       expect(await tool.innerText()).toBe(c.notOffered.tool);
       expect(await tool.getAttribute('title')).toMatch(/not a tool this task offers/);
       expect(await layout.readable(app.timeline.toolCell(step)), `${c.id} ${size}: step ${step}'s tool`).toBe(

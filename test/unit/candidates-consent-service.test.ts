@@ -26,7 +26,7 @@ describe('candidates over the contract: consent', () => {
     const client = createClient(createMemoryTransport(services));
     try {
       const started = value(
-        await client.episode.start({ task: { kind: 'path', path: '/t/task.json' }, agent: 'manual' }),
+        await client.episode.start({ task: { kind: 'sample', id: 'hello' }, agent: 'manual' }),
       );
       const typed = [{ content: 'done' }];
       value(
@@ -63,7 +63,7 @@ describe('candidates over the contract: consent', () => {
     const client = createClient(createMemoryTransport(services));
     try {
       const started = value(
-        await client.episode.start({ task: { kind: 'path', path: '/t/task.json' }, agent: 'manual' }),
+        await client.episode.start({ task: { kind: 'sample', id: 'hello' }, agent: 'manual' }),
       );
       const refused = await client.episode.candidates({
         id: started.branch,

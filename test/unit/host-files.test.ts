@@ -166,4 +166,54 @@ describe('the file picker lists inside its roots only', () => {
     const ok = await services.handle('files.list', { root: 'task', task: { kind: 'sample', id: 't' } });
     expect(ok).toMatchObject({ ok: true, value: { root: task, path: '' } });
   });
+  it('over HTTP (web mode): episode.start and batch.start with a task path read it by the one rule, naming the field, leaking nothing', async () => {
+    // Issue 33, item 5: `{kind: "path"}` started any host path. A symlink in the store that
+    // points out, absolute paths outside (one that exists, one that does not), `..` and a
+    // relative path: all refused alike, before the disk is read.
+    mkdirSync(join(store, 'mine'));
+    writeFileSync(join(store, 'mine', 'task.json'), '{"name":"t","goal":"g"}');
+    symlinkSync(join(base, 'outside', 'secret.txt'), join(store, 'out-task.json'));
+    const refusal = async (op: string, body: unknown, typed: string): Promise<string> => {
+      const reply = await post(server.port, op, body, server.token);
+      expect(reply.status).toBe(200);
+      // Nothing of the file: its content, or Node's words for what it is (the typed path aside).
+      expect(reply.body.replaceAll(typed, 'TYPED'), typed).not.toMatch(/secret|root:x|ENOENT|EACCES/);
+      const parsed = JSON.parse(reply.body) as { ok: boolean; error?: { code: string; message: string } };
+      expect(parsed.ok, typed).toBe(false);
+      expect(parsed.error?.code, `${typed}: ${parsed.error?.message}`).toBe('invalid_input');
+      const message = parsed.error?.message ?? '';
+      expect(message.startsWith(`task.path: ${typed} `), message).toBe(true);
+      return message.replace(typed, 'TYPED');
+    };
+    const start = (path: string) =>
+      refusal('episode.start', { task: { kind: 'path', path }, agent: 'manual' }, path);
+    const passwd = await start('/etc/passwd');
+    expect(passwd).toMatch(/^task\.path: TYPED is outside the folders stepbox reads files from \(the store /);
+    // A file that exists, one that does not, one the server may not read: the same words.
+    expect(await start('/etc/shadow')).toBe(passwd);
+    expect(await start('/etc/no-such-file')).toBe(passwd);
+    expect(await start(join(base, 'outside', 'secret.txt'))).toBe(passwd);
+    // `..` out of the store, as typed: refused as outside.
+    expect(await start(`${store}/../outside/secret.txt`)).toMatch(/^task\.path: TYPED is outside/);
+    // Through a symlink in the store: refused as outside too.
+    expect(await start(join(store, 'out-task.json'))).toMatch(/^task\.path: TYPED is outside/);
+    // A relative path has no folder to be read from.
+    expect(await start('../../etc/passwd')).toMatch(/^task\.path: TYPED is a relative path/);
+    // batch.start names its tasks the same way.
+    expect(
+      await refusal(
+        'batch.start',
+        { tasks: [{ kind: 'path', path: '/etc/passwd' }], agent: 'manual', episodes: 1, concurrency: 1 },
+        '/etc/passwd',
+      ),
+    ).toBe(passwd);
+    // Inside the store: started.
+    const inside = await post(
+      server.port,
+      'episode.start',
+      { task: { kind: 'path', path: join(store, 'mine', 'task.json') }, agent: 'manual' },
+      server.token,
+    );
+    expect(JSON.parse(inside.body)).toMatchObject({ ok: true });
+  });
 });

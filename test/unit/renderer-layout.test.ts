@@ -57,6 +57,13 @@ describe('pane sizes', () => {
     expect(763 - fitPanes(DEFAULT_PANES, 1280, 800).walkthrough).toBeGreaterThanOrEqual(440);
   });
 
+  it('give the terminal its room at 1024×700: the lower centre pane takes what the timeline leaves (issue 33.11)', () => {
+    const s = fitPanes(DEFAULT_PANES, 1024, 700);
+    // Replay's four rows (~145 px) and a terminal of 180 px under its header.
+    expect(s.bottom).toBeGreaterThanOrEqual(145 + 25 + 180);
+    expect(700 - 37 - s.bottom).toBeGreaterThanOrEqual(MIN.top);
+  });
+
   it('are remembered, and a corrupt or partial entry falls back to the defaults', () => {
     const store = new Map<string, string>();
     const storage = {

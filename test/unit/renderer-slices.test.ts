@@ -134,6 +134,23 @@ describe('episodes store', () => {
     expect(fake.callsOf('library.list')).toHaveLength(calls);
   });
 
+  it('keeps the start form’s agent fields with the episode they started; another episode empties them (issue 33.7)', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.start', () => startedState);
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    const store = createEpisodesStore(fake.client);
+    store.getState().setAgent('exec:python3 a.py');
+    store.getState().setModel('manual');
+    const task = { id: 'hello', name: 'hello', goal: 'g', path: '/t/hello/task.json', agent: null };
+    expect(await store.getState().startTask(task)).toBe('b-new');
+    // Its episode on screen (and its forks, same episode): the form says what started it.
+    store.getState().follow('ep2');
+    expect(store.getState().agent).toBe('exec:python3 a.py');
+    // Another episode opened: nothing typed for ep2 is the next start's.
+    store.getState().follow('ep-other');
+    expect([store.getState().agent, store.getState().model, store.getState().agentDir]).toEqual(['', '', '']);
+  });
+
   it('opens a case in one call: starts it, opens the branch, shows the walkthrough', async () => {
     const fake = createFakeBackend();
     const opened: string[] = [];

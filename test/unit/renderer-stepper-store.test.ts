@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   createStepperStore,
+  selectBranchedFrom,
   selectRollbackNotice,
   selectStopNotice,
   selectViewedRow,
@@ -10,7 +11,7 @@ import {
 } from '../../renderer/src/stores/stepper/stepper-store';
 import type { EpisodeStateInfo, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
-import { episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
+import { branchSummary, episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
 
 const sync = (flush: () => void) => flush();
 
@@ -372,5 +373,28 @@ describe('endText', () => {
       'a fork from it went on, so its sandbox was stopped',
     );
     expect(endText('interrupted', 'stopped')).toBe('a person stopped it');
+  });
+});
+
+describe('a branch just made live at a step (fork, reopen)', () => {
+  it('says where it came from while it has taken no step, then nothing once it steps', async () => {
+    const fake = createFakeBackend();
+    const view = (steps: number, state: 'idle' | 'paused') =>
+      episodeView(steps, {
+        summary: branchSummary({ branch: 'b-fork', parent_branch: 'b-main', fork_step: 2, steps }),
+        state: { episode: 'ep1', branch: 'b-fork', state, step: steps, reason: null },
+      });
+    fake.on('episode.open', () => view(2, 'idle'));
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('b-fork');
+    expect(selectBranchedFrom(store.getState())).toEqual({ parent: 'b-main', step: 2 });
+    expect(selectStopNotice(store.getState())).toBe(
+      "New live branch from b-main at step 2: steps 1–2 are its parent's, and a fresh sandbox holds step 2. Step (F10) or Continue (F5) goes on from there; b-main stays as recorded.",
+    );
+    // Stepped once: its own step 3 is there, the notice has done its work.
+    fake.on('episode.open', () => view(3, 'paused'));
+    await store.getState().reload();
+    expect(selectBranchedFrom(store.getState())).toBeNull();
+    expect(selectStopNotice(store.getState())).toBeNull();
   });
 });

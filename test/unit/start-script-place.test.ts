@@ -56,7 +56,10 @@ describe('where a start-form script may be read from', () => {
       started += 1;
       return start(...args);
     };
-    const client = createClient(createMemoryTransport(createAppServices(ports)));
+    // The task's own path is read by the rule too: it lies among the places (as bundled files).
+    const client = createClient(
+      createMemoryTransport(createAppServices({ ...ports, bundledDir: join(dir, 'task') })),
+    );
     const task = { kind: 'path' as const, path: join(dir, 'task', 'task.json') };
 
     const escaped = await client.episode.start({ task, agent: 'scripted:../../etc/passwd' });
@@ -92,7 +95,9 @@ describe('where a start-form script may be read from', () => {
     symlinkSync('/etc/passwd', join(dir, 'task', 'link.jsonl'));
     const { ports } = fakePorts();
     const client = createClient(
-      createMemoryTransport(createAppServices({ ...ports, storeHome: join(dir, 'store') })),
+      createMemoryTransport(
+        createAppServices({ ...ports, storeHome: join(dir, 'store'), bundledDir: join(dir, 'task') }),
+      ),
     );
     const task = { kind: 'path' as const, path: join(dir, 'task', 'task.json') };
     const refusal = async (

@@ -68,7 +68,7 @@ describe("the services' error log", () => {
     });
     const client = createClient(createMemoryTransport(createAppServices(ports)));
     const started = value(
-      await client.episode.start({ task: { kind: 'path', path: '/t/task.json' }, agent: 'manual' }),
+      await client.episode.start({ task: { kind: 'sample', id: 'hello' }, agent: 'manual' }),
     );
     const failed = await client.episode.candidates({
       id: started.branch,

@@ -23,7 +23,18 @@ function statusOf(b: BranchSummary): string {
   return b.status ?? 'open';
 }
 
-function Node(props: { readonly node: BranchNode; readonly current: string | null; readonly depth: number }) {
+/** A branch the next step makes (after a rollback): drawn under its parent, at its step. */
+export interface PendingBranch {
+  readonly from: string;
+  readonly step: number;
+}
+
+function Node(props: {
+  readonly node: BranchNode;
+  readonly current: string | null;
+  readonly depth: number;
+  readonly pending: PendingBranch | null;
+}) {
   const stores = useStores();
   const b = props.node.branch;
   return (
@@ -59,11 +70,25 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
           </span>
         ) : null}
       </button>
-      {props.node.children.length ? (
+      {props.node.children.length || props.pending?.from === b.branch ? (
         <ul>
           {props.node.children.map((c) => (
-            <Node key={c.branch.branch} node={c} current={props.current} depth={props.depth + 1} />
+            <Node
+              key={c.branch.branch}
+              node={c}
+              current={props.current}
+              depth={props.depth + 1}
+              pending={props.pending}
+            />
           ))}
+          {props.pending?.from === b.branch ? (
+            <li>
+              <span className="branch-node pending" data-testid="branch-pending">
+                <span className="tree-glyph">└ fork@{props.pending.step}</span>
+                <span className="muted">new branch: the next step makes it</span>
+              </span>
+            </li>
+          ) : null}
         </ul>
       ) : null}
     </li>
@@ -74,12 +99,20 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
 export function BranchTree(props: {
   readonly branches: readonly BranchSummary[];
   readonly current: string | null;
+  /** After a rollback of the current branch to K: the branch stepping will make, drawn under it. */
+  readonly pending?: PendingBranch | null;
 }) {
   const roots = selectBranchTree(props.branches);
   return (
     <ul className="branch-tree" data-testid="branch-tree">
       {roots.map((n) => (
-        <Node key={n.branch.branch} node={n} current={props.current} depth={0} />
+        <Node
+          key={n.branch.branch}
+          node={n}
+          current={props.current}
+          depth={0}
+          pending={props.pending ?? null}
+        />
       ))}
     </ul>
   );

@@ -1,4 +1,4 @@
-import { whyNot } from './why-not';
+import { firstWhy, whyNot } from './why-not';
 import {
   caseRunOutcome,
   selectCaseRuns,
@@ -34,8 +34,7 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
         title="Open this run in the timeline"
         onClick={() => void stores.stepper.getState().open(run.branch)}
       >
-        <b>{run.variant === 'fixed' ? 'Fixed version' : 'As shipped (broken)'}</b>
-        <span className="muted">{text}</span>
+        <b>{run.variant === 'fixed' ? 'Fixed run' : 'Broken run'}</b>
         {flags === null ? null : flags > 0 ? (
           <span className="flag-count" data-testid="case-run-flags">
             ⚑ {countOf(flags, 'QA flag')}
@@ -45,8 +44,54 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
             no QA flags
           </span>
         )}
+        {/* One line a run (issue 33, item 11: the walkthrough keeps its room); cut, it reads whole on hover. */}
+        <span className="muted case-run-text" title={text}>
+          {text}
+        </span>
       </button>
     </li>
+  );
+}
+
+/**
+ * "Compare broken vs fixed" (issue 33, item 12): the case's two runs are separate episodes, so
+ * "Compare with another branch…" never offered one against the other. The broken run opens and
+ * the step-aligned comparison (the one of two branches) shows it beside the fixed run.
+ */
+function CompareRuns(props: { readonly runs: readonly CaseRun[] }) {
+  const stores = useStores();
+  const broken = props.runs.find((r) => r.variant === 'broken') ?? null;
+  const fixed = props.runs.find((r) => r.variant === 'fixed') ?? null;
+  const comparing = useSlice('replay', (s) => s.running === 'compare');
+  const why = firstWhy(
+    !broken && 'Run the broken version first: the comparison needs both runs.',
+    !fixed && 'Run the fixed version first (above): the comparison needs both runs.',
+    comparing && 'Comparing…',
+  );
+  return (
+    <button
+      type="button"
+      data-testid="case-compare"
+      {...whyNot(
+        why,
+        'the broken and the fixed run step by step: where they first differ, files, rewards, QA flags',
+      )}
+      onClick={() => {
+        if (!broken || !fixed) return;
+        void (async () => {
+          const stepper = stores.stepper.getState();
+          if (stepper.branch !== broken.branch) await stepper.open(broken.branch);
+          await stores.replay
+            .getState()
+            .compareRuns(
+              { branch: broken.branch, name: 'broken run' },
+              { branch: fixed.branch, name: 'fixed run' },
+            );
+        })();
+      }}
+    >
+      Compare broken vs fixed
+    </button>
   );
 }
 
@@ -157,6 +202,7 @@ export function CaseWalkthrough() {
             ▶ Run it <kbd>F5</kbd>
           </button>
         ) : null}
+        {active.case.has_fixed && !away ? <CompareRuns runs={runs} /> : null}
         {runs.length ? (
           <ul className="case-runs" aria-label="runs of this case">
             {runs.map((r) => (

@@ -32,8 +32,11 @@ function Side(props: {
   readonly flags?: readonly FlagSummary[];
 }) {
   const { s } = props;
+  const flagged =
+    s.status === 'succeeded' &&
+    (props.flags ?? []).some((f) => f.severity === 'error' || f.severity === 'warning');
   return (
-    <div className="cmp-side">
+    <div className="cmp-side" data-testid="compare-side">
       <div>
         <b>{props.name}</b> <span className="mono">{branchName(s)}</span>{' '}
         <span className="mono keep-whole" title={s.branch}>
@@ -41,7 +44,14 @@ function Side(props: {
         </span>
       </div>
       <div>
-        <span className={`badge st-${s.status ?? 'open'}`}>{s.status ?? 'open'}</span>
+        {/* A success QA flags (reward hacking) reads as flagged, as in the stepper bar (issue 33, item 12). */}
+        <span
+          className={`badge st-${flagged ? 'flagged' : (s.status ?? 'open')}`}
+          data-testid="compare-status"
+        >
+          {s.status ?? 'open'}
+          {flagged ? ' · ⚑ flagged' : ''}
+        </span>
         {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} ·{' '}
         <span data-testid="compare-return">{returnText(s.return)}</span> · {finalRewardText(s.final_reward)}
       </div>
@@ -78,10 +88,13 @@ export function CompareView(props: { readonly branch: string }) {
   const comparison = useSlice('replay', (s) => s.comparison);
   const running = useSlice('replay', (s) => s.running);
   const error = useSlice('replay', (s) => s.error);
+  const names = useSlice('replay', (s) => s.compareNames);
   const a = stores.replay.getState();
   const stepper = stores.stepper.getState();
   const others = branches.filter((b) => b.branch !== props.branch);
-  if (others.length === 0)
+  // A run of another episode (a case's other version) is compared too: it is offered by name.
+  const outside = other !== '' && !others.some((b) => b.branch === other);
+  if (others.length === 0 && !outside)
     return (
       <section className="compare" data-testid="compare">
         <PanelState kind="empty">
@@ -100,6 +113,11 @@ export function CompareView(props: { readonly branch: string }) {
           aria-label="branch to compare with"
         >
           <option value="">choose a branch…</option>
+          {outside ? (
+            <option value={other}>
+              {names?.b ?? 'another episode'} — {other}
+            </option>
+          ) : null}
           {others.map((b) => (
             <option key={b.branch} value={b.branch}>
               {branchName(b)} — {b.branch}
@@ -132,7 +150,7 @@ export function CompareView(props: { readonly branch: string }) {
               ? differing === 0
                 ? 'No difference: the same decisions, and the agent saw the same results.'
                 : `The agent decided and saw the same at every step; ${differing} step(s) differ in what really happened or in files.`
-              : `First difference at step ${comparison.diverged_at} of this branch (what the agent did or saw). ${differing} of ${comparison.rows.length} aligned steps differ.`}
+              : `First difference at step ${comparison.diverged_at} of ${names?.a ?? 'this branch'} (what the agent did or saw). ${differing} of ${comparison.rows.length} aligned steps differ.`}
             {comparison.diverged_at !== null ? (
               <button type="button" onClick={() => stepper.select(comparison.diverged_at)}>
                 show step {comparison.diverged_at}
@@ -140,8 +158,8 @@ export function CompareView(props: { readonly branch: string }) {
             ) : null}
           </div>
           <div className="cmp-sides" data-testid="compare-sides">
-            <Side name="this branch" s={comparison.a} flags={comparison.a_flags} />
-            <Side name="other" s={comparison.b} flags={comparison.b_flags} />
+            <Side name={names?.a ?? 'this branch'} s={comparison.a} flags={comparison.a_flags} />
+            <Side name={names?.b ?? 'other'} s={comparison.b} flags={comparison.b_flags} />
           </div>
           {comparison.files_differ && comparison.files_differ.length > 0 ? (
             <div data-testid="compare-files">
@@ -161,11 +179,11 @@ export function CompareView(props: { readonly branch: string }) {
             </colgroup>
             <thead>
               <tr>
-                <th>this</th>
-                <th>other</th>
+                <th>{names ? names.a.split(' ')[0] : 'this'}</th>
+                <th>{names ? names.b.split(' ')[0] : 'other'}</th>
                 <th>verdict</th>
-                <th>this branch did</th>
-                <th>other did</th>
+                <th>{names?.a ?? 'this branch'} did</th>
+                <th>{names?.b ?? 'other'} did</th>
                 <th>workspace</th>
               </tr>
             </thead>

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { IdText } from './id-text';
-import { selectRolledBackTo } from '../stores/stepper/stepper-store';
+import { selectBranchedFrom, selectRolledBackTo } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -43,6 +43,9 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       s.flags.some((f) => f.severity === 'error' || f.severity === 'warning'),
   );
   const rolledBackTo = useSlice('stepper', selectRolledBackTo);
+  // A branch just forked or reopened at K waits there: "paused", not "idle" (issue 33, item 3).
+  const branchedAt = useSlice('stepper', (s) => selectBranchedFrom(s)?.step ?? null);
+  const shownState = live && branchedAt !== null ? `paused at step ${branchedAt}` : (state ?? 'idle');
   // After a rollback, stepping starts a new branch: the buttons say so before the click.
   const newBranch = rolledBackTo !== null ? ` — starts a new branch from step ${rolledBackTo}` : '';
   useEffect(() => {
@@ -142,7 +145,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
           </span>{' '}
           · <IdText id={branch} copy testId="episode-id" /> ·{' '}
           <span
-            className={`badge st-${live ? (state ?? 'idle') : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
+            className={`badge st-${live ? (branchedAt !== null ? 'paused' : (state ?? 'idle')) : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
             data-testid="episode-state"
             title={
               flaggedSuccess
@@ -150,7 +153,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
                 : undefined
             }
           >
-            {live ? (state ?? 'idle') : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
+            {live ? shownState : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
             {flaggedSuccess ? ' · ⚑ flagged' : ''}
           </span>
           {busy ? <span className="muted"> working…</span> : null}

@@ -42,6 +42,8 @@ export const TeachingButtons = memo(function TeachingButtons() {
   const state = useSlice('stepper', (s) => s.state);
   const download = useSlice('teaching', (s) => s.download);
   const [name, setName] = useState('');
+  // A case name typed for one episode is not another's (issue 33, item 7).
+  useEffect(() => setName(''), [branch]);
   const link = useRef<HTMLAnchorElement>(null);
   const t = stores.teaching.getState();
   // A fresh file is saved at once, as a browser's download.

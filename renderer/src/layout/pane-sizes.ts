@@ -25,6 +25,10 @@ const KEY = 'stepbox.panes.v1';
 /** What the timeline (centre) and each column keep at least, so no pane can be dragged out of sight. */
 export const MIN = { left: 200, right: 300, centre: 420, top: 300, bottom: 140, walkthrough: 120 } as const;
 const BAR = 32;
+/** A window body shorter than this (1024×700's is 663) is short: its lower centre pane's default grows. */
+const SHORT_BODY = 700;
+/** Replay's four rows (~150 px) and a terminal of 180 px under its header. */
+const SHORT_BOTTOM = 360;
 const SPLIT = 5;
 
 /** Reads the remembered sizes; anything missing or not a number falls back to the default. */
@@ -87,9 +91,18 @@ export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneS
   return {
     left: Math.round(left),
     right: Math.round(right),
-    // The lower panes take at most 42% of the height: the timeline and the inspector are what one reads.
+    // The lower panes take at most 42% of the height: the timeline and the inspector are what one
+    // reads. In a short window the centre's default is what the timeline leaves over MIN.top, up to
+    // SHORT_BOTTOM: Replay's four rows and a terminal of 180 px (42% left the terminal ~100 px at
+    // 1024×700: issue 33, item 11); a size the person dragged to is kept.
     bottom: Math.round(
-      clamp(sizes.bottom, MIN.bottom, Math.max(MIN.bottom, Math.min(body - MIN.top, body * 0.42))),
+      clamp(
+        sizes.bottom === DEFAULT_PANES.bottom && body < SHORT_BODY
+          ? Math.min(body - MIN.top, SHORT_BOTTOM)
+          : sizes.bottom,
+        MIN.bottom,
+        Math.max(MIN.bottom, Math.min(body - MIN.top, body * (body < SHORT_BODY ? 0.55 : 0.42))),
+      ),
     ),
     rightBottom: Math.round(
       clamp(sizes.rightBottom, MIN.bottom, Math.max(MIN.bottom, Math.min(body - MIN.top, body * 0.42))),

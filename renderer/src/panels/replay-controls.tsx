@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ForkSettings } from '../components/fork-settings';
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
@@ -41,6 +41,13 @@ export function ReplayControls() {
   useEffect(() => {
     if (namesAgent) setSettings(true);
   }, [namesAgent]);
+  // The answer to a button shows under the buttons; in a short window Replay scrolls (the
+  // terminal keeps its room), so an error is scrolled to when it comes (a notice is said again
+  // where the window shows what it did: the new branch, the rollback).
+  const answer = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (error) answer.current?.scrollIntoView({ block: 'nearest' });
+  }, [error]);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
   const busyWhy = running !== null ? `Waiting for the ${running} to finish.` : null;
@@ -164,12 +171,14 @@ export function ReplayControls() {
       </div>
       <CandidatesNotes branch={branch} />
       {/* The answer to a button above shows under it, not below the open sections. */}
-      {error ? <PanelState kind="error">{error}</PanelState> : null}
-      {notice ? (
-        <div className="notice" data-testid="replay-notice">
-          {notice}
-        </div>
-      ) : null}
+      <div ref={answer}>
+        {error ? <PanelState kind="error">{error}</PanelState> : null}
+        {notice ? (
+          <div className="notice" data-testid="replay-notice">
+            {notice}
+          </div>
+        ) : null}
+      </div>
       {/* Fork and Reopen go on with the recorded agent unless "Agent" names another, set in a
           dialog of its own (an error that asks for an agent opens it, beside its fields). */}
       {settings ? (

@@ -640,7 +640,14 @@ export function Timeline() {
         />
       ) : null}
       <FlagList flags={flags} onJump={goTo} />
-      {branches.length > 1 ? <BranchTree branches={branches} current={branch} /> : null}
+      {/* Where the branch came from, and (after a rollback) the branch the next step makes. */}
+      {branches.length > 1 || (rolledBackTo !== null && branch !== null) ? (
+        <BranchTree
+          branches={branches}
+          current={branch}
+          pending={rolledBackTo !== null && branch !== null ? { from: branch, step: rolledBackTo } : null}
+        />
+      ) : null}
       {/* Once every row has arrived: a chart of the loaded screenful would be redrawn with each
           page of earlier rows (ten of them on a 10,000-step trace), behind the first paint. */}
       {rows.length > 0 && before === 0 ? (

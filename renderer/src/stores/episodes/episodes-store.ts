@@ -119,6 +119,12 @@ export interface EpisodesActions {
   setModel(model: string): void;
   /** The "Agent folder" of a `sandbox:` agent (its files at /opt/agent), from the task's folder. */
   setAgentDir(dir: string): void;
+  /**
+   * Another episode is on screen (the library, a batch slot, a case): the start form's agent
+   * fields empty, so an agent typed for one episode (claude-code) is not the next start's
+   * unseen (issue 33, item 7). The episode they started, and its forks and reopens, keep them.
+   */
+  follow(episode: string | null): void;
   dispose(): void;
 }
 
@@ -156,6 +162,8 @@ export function createEpisodesStore(
   let wholeGeneration = 0;
   let answer: ((stop: boolean) => void) | null = null;
   let typing: { timer: ReturnType<typeof setTimeout>; done: () => void } | null = null;
+  // The episode on screen when the form was last emptied (see follow).
+  let shown: string | null = null;
   const store = createStore<EpisodesState & EpisodesActions>()((set, get) => {
     /**
      * True when the start may go on: nothing live with work is shown, or the person agreed
@@ -241,6 +249,9 @@ export function createEpisodesStore(
               },
         });
       }
+      // The form's agent fields stay with the episode they started, until another is on screen
+      // (a case starts with its own agent: the form's were not its, and it empties them).
+      if (agent !== undefined) shown = res.value.episode;
       onOpen(res.value.branch);
       void get().refresh();
       return res.value.branch;
@@ -288,6 +299,13 @@ export function createEpisodesStore(
       setAgent: (agent) => set(get().startFailed ? { agent, error: null, startFailed: null } : { agent }),
       setModel: (model) => set({ model }),
       setAgentDir: (agentDir) => set({ agentDir }),
+      follow(episode) {
+        // Null while a branch loads: the episode it belongs to is not known yet.
+        if (episode === null || episode === shown) return;
+        shown = episode;
+        const s = get();
+        if (s.agent || s.model || s.agentDir) set({ agent: '', model: '', agentDir: '' });
+      },
       refresh: () => list(true),
       async setQuery(query) {
         set({ query });

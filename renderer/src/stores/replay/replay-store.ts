@@ -26,6 +26,11 @@ export interface ReplayState {
   readonly compareWith: string;
   readonly comparison: Comparison | null;
   /**
+   * What the two sides are called when they are not branches of one episode (a case's broken and
+   * fixed runs, compared from its drawer); null: "this branch" and "other".
+   */
+  readonly compareNames: { readonly a: string; readonly b: string } | null;
+  /**
    * A question for the person: the recorded task asks for wider isolation than the
    * defaults (`message` names what); the operation waits for allowConsent/denyConsent.
    */
@@ -47,6 +52,14 @@ export interface ReplayActions {
   replay(branch: string): Promise<boolean>;
   setCompareWith(branch: string): void;
   compare(branch: string): Promise<boolean>;
+  /**
+   * Compares two runs of different episodes (a case's broken and fixed runs), named: `a` is the
+   * open branch. The same step-aligned comparison as two branches of one episode.
+   */
+  compareRuns(
+    a: { readonly branch: string; readonly name: string },
+    b: { readonly branch: string; readonly name: string },
+  ): Promise<boolean>;
   /** The person allows what the recorded task asks for: the waiting operation is retried with consent. */
   allowConsent(): void;
   setAgent(agent: string): void;
@@ -68,6 +81,7 @@ const initial: ReplayState = {
   report: null,
   compareWith: '',
   comparison: null,
+  compareNames: null,
   consentAsk: null,
   agent: '',
   model: '',
@@ -184,7 +198,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         set({ running: null, error: errorText(res), report: res.ok ? res.value : null });
         return res.ok;
       },
-      setCompareWith: (compareWith) => set({ compareWith, error: null }),
+      setCompareWith: (compareWith) => set({ compareWith, compareNames: null, error: null }),
       async compare(branch) {
         const other = get().compareWith;
         if (!other) {
@@ -195,6 +209,10 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         const res = await client.episode.compare({ a: branch, b: other });
         set({ running: null, error: errorText(res), comparison: res.ok ? res.value : null });
         return res.ok;
+      },
+      async compareRuns(a, b) {
+        set({ compareWith: b.branch, compareNames: { a: a.name, b: b.name } });
+        return get().compare(a.branch);
       },
       setAgent: (agent) => set({ agent, error: null }),
       setModel: (model) => set({ model, error: null }),

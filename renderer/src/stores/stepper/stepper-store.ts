@@ -236,6 +236,8 @@ function stopWhy(info: EpisodeStateInfo | null): Pick<StepperState, 'stopKind' |
 export function selectStopNotice(s: StepperState): string | null {
   const rolled = selectRollbackNotice(s);
   if (rolled) return rolled;
+  const branched = selectBranchedNotice(s);
+  if (branched) return branched;
   if (!s.stopReason || s.stopKind === 'step') return null;
   // An ended branch's end, once loaded, says it (selectEndNotice): not twice.
   if (s.state === 'ended' && selectEndNotice(s) !== null) return null;
@@ -335,8 +337,14 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         ...stopWhy(v.state),
         // A branch not live shows the person's switches (a recorded one has none to show; they
         // apply to what starts next): ticked a moment ago, they must not look unticked.
+        // A live branch just opened gets the session's switches it lacks (carrySession, below):
+        // shown ticked at once, not unticked until that answer (a fork read unticked, under load).
         stopPoints:
-          v.state && v.state.state !== 'ended' ? (v.state.stop_points ?? NO_STOP_POINTS) : session.stopPoints,
+          v.state && v.state.state !== 'ended'
+            ? keepSelection
+              ? (v.state.stop_points ?? NO_STOP_POINTS)
+              : withSession(v.state.stop_points ?? NO_STOP_POINTS, session.stopPoints)
+            : session.stopPoints,
         held: v.state?.held ?? null,
         breakpoints: keepSelection || v.breakpoints.length ? v.breakpoints : session.breakpoints,
         selectedStep: keepSelection ? get().selectedStep : null,
@@ -381,7 +389,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
           id: branch,
           stop_points: Object.fromEntries(missing.map((k) => [k, true])),
         });
-        if (res.ok && get().branch === branch) set({ stopPoints: res.value.stop_points ?? NO_STOP_POINTS });
+        if (get().branch === branch)
+          set(
+            res.ok
+              ? { stopPoints: res.value.stop_points ?? NO_STOP_POINTS }
+              : // Refused: the switches the branch really has, and why.
+                { stopPoints: has, error: errorText(res) },
+          );
       }
       if (v.breakpoints.length === 0 && session.breakpoints.length > 0) {
         const res = await client.episode.setBreakpoints({
@@ -561,6 +575,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   return store;
 }
 
+/** The branch's stop points with the session's switched on too (what carrySession will set). */
+function withSession(has: StopPoints, session: StopPoints): StopPoints {
+  const out = { ...has };
+  for (const k of Object.keys(session) as (keyof StopPoints)[]) if (session[k]) out[k] = true;
+  return out;
+}
+
 /**
  * The stepper state a loaded view shows: the live controller's, else `ended` when the trace
  * has its end. The end's own reload reaches the server after it released the sandbox (the
@@ -679,6 +700,33 @@ export function selectRollbackNotice(s: StepperState): string | null {
     ? ` The commands typed in the terminal after step ${k} are undone too: run them again if the next step needs them.`
     : '';
   return `Rolled back to step ${k}${undone ? `: ${undone} (kept in this branch's trace)` : ''}. Step (F10) or Continue (F5) starts a new branch from step ${k}; ${s.branch ?? 'this branch'} stays as recorded.${injected}${typed}`;
+}
+
+/**
+ * A branch just made live at step K (a fork or a reopen) that has taken no step yet: where it
+ * came from, or null. It is paused there, holding step K in a fresh sandbox (issue 33, item 3:
+ * after "Reopen live here" a person saw the recorded steps and "idle", and thought nothing happened).
+ */
+export function selectBranchedFrom(s: StepperState): { parent: string; step: number } | null {
+  const summary = s.view?.summary;
+  if (!s.live || !summary || summary.parent_branch === null || summary.fork_step === null) return null;
+  // Idle: not stepped since it was made (a stop inside a step says its own reason).
+  if (s.state !== 'idle') return null;
+  if (selectLastStep(s) !== summary.fork_step) return null;
+  return { parent: summary.parent_branch, step: summary.fork_step };
+}
+
+/** What a branch just made live at step K is, in a sentence (see {@link selectBranchedFrom}). */
+export function selectBranchedNotice(s: StepperState): string | null {
+  const from = selectBranchedFrom(s);
+  if (!from) return null;
+  const inherited =
+    from.step === 0
+      ? "it starts from the task's setup"
+      : from.step === 1
+        ? "step 1 is its parent's"
+        : `steps 1–${from.step} are its parent's`;
+  return `New live branch from ${from.parent} at step ${from.step}: ${inherited}, and a fresh sandbox holds step ${from.step}. Step (F10) or Continue (F5) goes on from there; ${from.parent} stays as recorded.`;
 }
 
 /** The row of the viewed step, or null. */
