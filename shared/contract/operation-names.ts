@@ -3,6 +3,9 @@ import type { OperationName } from './operations.js';
 // A plain list apart from the schemas: the window's client needs the names before its first
 // render, and building every operation's zod schema for them cost it ~280 ms (issue 19.10).
 
+/** Steps one `episode.stepDetails` may ask for: the viewed step's neighbours on both sides. */
+export const MAX_STEP_DETAILS = 64;
+
 /** Every operation name, in declaration order (checked against the contract at compile time). */
 export const OPERATION_NAMES = [
   'library.list',

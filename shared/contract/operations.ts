@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_STEP_DETAILS } from './operation-names.js';
 import { Breakpoint } from '../breakpoints.js';
 import { AgentInstalled, AgentName, AgentView } from './agents.js';
 import { CandidateSetView, TypedCandidate } from './candidates.js';
@@ -33,8 +34,8 @@ import {
 const step = z.number().int().nonnegative();
 /** The most timeline rows one answer carries when asked for a part (a page, a first screen). */
 export const MAX_ROWS_PAGE = 5_000;
-/** Steps one `episode.stepDetails` may ask for: the viewed step's neighbours on both sides. */
-export const MAX_STEP_DETAILS = 64;
+// MAX_STEP_DETAILS lives with the names: the window's inspector needs it before its first render,
+// and importing it from here would pull zod into the entry chunk.
 const empty = z.strictObject({});
 const done = z.object({});
 const byId = z.strictObject({ id: EpisodeId });

@@ -1,7 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { StepDetail } from '../../../../shared/contract/models';
-import { MAX_STEP_DETAILS } from '../../../../shared/contract/operations';
+import { MAX_STEP_DETAILS } from '../../../../shared/contract/operation-names';
 import { errorText } from '../result';
 import type { DetailWanted } from './details-ahead';
 
