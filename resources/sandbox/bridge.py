@@ -32,9 +32,11 @@ import sys
 import time
 
 if 'PRELUDE' not in globals():
-    # Run from its file (tests): the prelude beside it; the host sends it ahead of this source.
+    # Run from its file (tests): the prelude (programs.json), which the host sends ahead of
+    # this source, read from beside it into this namespace.
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from prelude import *  # noqa: F401,F403
+    from prelude import load_parts
+    load_parts('bridge.py', globals())
 
 AGENT_DIR = '/opt/agent'
 HASH_FILE = AGENT_DIR + '/.stepbox-files'

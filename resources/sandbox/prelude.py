@@ -1,9 +1,10 @@
 # stepbox sandbox prelude: what every program stepbox runs as root inside the sandbox shares
 # (helper.py, bridge.py, verifier.py) — the one way a process of theirs becomes the agent.
 #
-# Loaded ahead of each program: the host sends this file's source, then the program's, as one
-# source to `python3 -I -c` (sandbox-resources.ts, loadSandboxProgram); a program run from its
-# file (tests) imports it from beside itself. It only defines: nothing runs at import.
+# Loaded ahead of each program: the host sends this file's source, the program's parts (the
+# helper's: programs.json), then the program's, as one source to `python3 -I -c`
+# (sandbox-resources.ts, loadSandboxProgram); a program run from its file (tests) reads them
+# into its namespace the same way (load_parts). It only defines: nothing runs at import.
 #
 # Becoming the agent, in a child about to exec, AFTER its fds are set (so nothing of the
 # root parent's — its channel to the host above all — is held once it is the agent's uid):
@@ -125,3 +126,17 @@ class effective_ids(object):
         os.seteuid(0)
         os.setegid(0)
         return False
+
+
+def load_parts(program, namespace):
+    """A program run from its file (tests): what the host sends ahead of its source
+    (programs.json: this prelude, then the program's parts), read from beside it into its
+    namespace, as in the sandbox, where they are one source."""
+    import json
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, 'programs.json')) as f:
+        parts = json.load(f)[program]
+    for part in parts:
+        path = os.path.join(here, part)
+        with open(path) as f:
+            exec(compile(f.read(), path, 'exec'), namespace)
