@@ -22,7 +22,6 @@ import fcntl
 import os
 import select
 import selectors
-import struct
 import sys
 import time
 
@@ -76,6 +75,9 @@ OPS = {
     'describe': op('helper', 'op_describe', '', 'ops hello', 'This table: every op with its fields.'),
 }
 
+# The helper's first frame (`event: hello`): its fields, as helper-protocol.ts HelperHello names them.
+HELLO = ('pid', 'main', 'oom_kills', 'isolated', 'sealed', 'uid', 'channel', 'channel_problem')
+
 
 # ---------------------------------------------------------------- the loop
 
@@ -90,7 +92,8 @@ class Helper:
         except OSError:
             pass
         self.sel = Epoll() if hasattr(select, 'epoll') else selectors.DefaultSelector()
-        self.inbuf = bytearray()
+        # The host's frames (prelude.py framing); anything larger than these is not the host.
+        self.frames = FrameReader(MAX_HEADER, MAX_PAYLOAD)
         self.pid = os.getpid()
         self.active = 0.0  # when the host's last request was handled
         self.call_ended = False  # a call ended since then (see REFILL_AFTER_CALL)
@@ -121,14 +124,16 @@ class Helper:
     def op_describe(self, _req):
         """The operations table as data (see helper-protocol.ts)."""
         ops = {name: {'request': list(o.request), 'reply': list(o.reply), 'doc': o.doc} for name, o in OPS.items()}
-        return {'ops': ops, 'hello': [k for k in self.hello() if k != 'event']}
+        return {'ops': ops, 'hello': list(HELLO)}
 
     def hello(self):
         # main: the container's main command, None when it is gone (a `kill -9 -1` killed it
         # and init is about to stop the container; the host then reports the sandbox lost).
-        return {'event': 'hello', 'pid': self.pid, 'main': self.main, 'oom_kills': self.shells.oom.read(),
-                'isolated': ISOLATED, 'sealed': SEALED, 'uid': os.getuid(), 'channel': self.channel,
-                'channel_problem': self.channel_problem}
+        values = (self.pid, self.main, self.shells.oom.read(), ISOLATED, SEALED, os.getuid(), self.channel,
+                  self.channel_problem)
+        hello = dict(zip(HELLO, values))
+        hello['event'] = 'hello'
+        return hello
 
     def dispatch(self, header, payload):
         rid = header.get('id')
@@ -167,32 +172,13 @@ class Helper:
             data = b''  # the host's end of the socket went away (ECONNRESET)
         if not data:
             self.shutdown()
-        # The usual read (a request, nothing left over before it) is parsed where it lies, not
-        # copied into inbuf and out again; a frame in parts is gathered in inbuf.
-        if self.inbuf:
-            self.inbuf += data
-            data = self.inbuf
-        pos = 0
-        while len(data) - pos >= 8:
-            hlen, plen = struct.unpack_from('>II', data, pos)
-            if hlen > MAX_HEADER or plen > MAX_PAYLOAD:
-                log('a frame of %d+%d bytes is not the host\'s; exiting' % (hlen, plen))
-                self.shutdown()
-            end = pos + 8 + hlen + plen
-            if len(data) < end:
-                break
-            header = decode_header(data[pos + 8:pos + 8 + hlen])
-            if plen:
-                with memoryview(data) as view:
-                    payload = view[pos + 8 + hlen:end].tobytes()
-            else:
-                payload = b''
-            pos = end
+        try:
+            frames = self.frames.feed(data)
+        except FrameError as e:
+            log('%s; exiting' % e)
+            self.shutdown()
+        for header, payload in frames:
             self.dispatch(header, payload)
-        if data is self.inbuf:
-            del self.inbuf[:pos]
-        elif pos < len(data):
-            self.inbuf = bytearray(data[pos:])
         self.active = time.monotonic()
         self.call_ended = False
         self.shells.lost_idle = False
@@ -283,7 +269,7 @@ class Helper:
             for call in list(calls.values()):
                 if call.deadline <= now and not call.done:
                     call.on_timeout()
-            if not self.inbuf and not shells.lost_idle and (
+            if not self.frames.pending and not shells.lost_idle and (
                     not shells.zygotes or (refill_at is not None and now >= refill_at and not calls)):
                 self.refill()
 

@@ -117,18 +117,25 @@ class Call:
             else:
                 sel.register(self.pidfd, selectors.EVENT_READ, (self.on_exit, None))
 
+    def read_or_close(self, fd):
+        """What `fd` has now: None when nothing yet, b'' at its end (then it is closed)."""
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return None
+        if not data:
+            self.h.sel.unregister(fd)
+            os.close(fd)
+        return data
+
     def on_output(self, fd):
         stream = self.fds.get(fd)
         if stream is None:
             return
-        try:
-            data = os.read(fd, 65536)
-        except BlockingIOError:
-            return
+        data = self.read_or_close(fd)
         if not data:
-            self.h.sel.unregister(fd)
-            del self.fds[fd]
-            os.close(fd)
+            if data is not None:
+                del self.fds[fd]
             return
         self.total[stream] += len(data)
         room = self.cap - len(self.kept[stream])
@@ -136,14 +143,10 @@ class Call:
             self.kept[stream] += data[:room]
 
     def on_state(self, fd):
-        try:
-            data = os.read(fd, 65536)
-        except BlockingIOError:
-            return
+        data = self.read_or_close(fd)
         if not data:
-            self.h.sel.unregister(fd)
-            os.close(fd)
-            self.st_r = None
+            if data is not None:
+                self.st_r = None
             return
         self.state += data
 
@@ -214,22 +217,7 @@ class Call:
 
     def kill_tree(self):
         """SIGSTOP everything the call started until no new process appears, then SIGKILL."""
-        stopped = set()
-        for _ in range(10):
-            new = self.find_procs() - stopped
-            if not new:
-                break
-            for p in new:
-                try:
-                    os.kill(p, signal.SIGSTOP)
-                except OSError:
-                    pass
-            stopped |= new
-        for p in stopped:
-            try:
-                os.kill(p, signal.SIGKILL)
-            except OSError:
-                pass
+        stop_then_kill(lambda stopped: self.find_procs() - stopped, 10)
 
     def hang_up(self):
         """The call returned: kill its process group, except what ignores SIGHUP (nohup).

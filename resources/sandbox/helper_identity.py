@@ -96,21 +96,6 @@ def secure_exec_drops(name):
     return name in SECURE_EXEC_DROPS or name.startswith(('LD_', 'MALLOC_'))
 
 
-def container_env():
-    """The container's own environment (pid 1's): the helper's exec gets a fixed root PATH
-    and HOME (see docker-sandbox.ts), which are not the agent's."""
-    try:
-        with as_helper():
-            with open('/proc/1/environ', 'rb') as f:
-                data = f.read()
-    except OSError:
-        return dict(os.environ)
-    env = {}
-    for item in data.split(b'\0'):
-        k, sep, v = item.partition(b'=')
-        if sep and k:
-            env[os.fsdecode(k)] = os.fsdecode(v)
-    return env or dict(os.environ)
 
 
 # Isolated, the private directory is root's (0711, files 0644: shells read their scripts,
@@ -140,11 +125,8 @@ ENOSPC_TEXT = b'No space left on device'
 MAX_READ = 64 * 1024 * 1024
 
 
-def log(message):
-    try:
-        os.write(2, ('[helper] %s\n' % message).encode('utf-8', 'replace'))
-    except OSError:
-        pass
+# Its lines on stderr read `[helper] …` (prelude.py log).
+LOG_NAME = 'helper'
 
 
 def ensure_priv():

@@ -4,6 +4,7 @@
 # the other parts and helper.py, and read in one namespace, so it uses their names as its own.
 import collections
 import os
+import signal
 
 
 # ---------------------------------------------------------------- /proc
@@ -178,3 +179,27 @@ def find_protected(me):
     if oldest:
         keep.add(oldest[0])
     return keep, oldest[0] if oldest else None
+
+
+def stop_then_kill(find, rounds):
+    """SIGSTOPs the pids `find(stopped)` lists beyond those stopped so far, until it lists no
+    new one (or `rounds` passed): nothing stopped can fork or change its signal dispositions
+    meanwhile. Then SIGKILLs them all; answers the pids it stopped."""
+    stopped = set()
+    for _ in range(rounds):
+        new = set()
+        for pid in find(stopped):
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                continue
+            new.add(pid)
+        if not new:
+            break
+        stopped |= new
+    for pid in stopped:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return stopped

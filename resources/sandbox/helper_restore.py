@@ -560,32 +560,3 @@ def check_parent(rel):
         if not st.S_ISDIR(m):
             raise ToolErr('restore_failed', '%s: %s is %s, not a directory; refusing to follow it out of the workspace' % (
                 rel, path, 'a symlink' if st.S_ISLNK(m) else 'not a directory'))
-
-
-def make_writable(path):
-    try:
-        m = os.lstat(path).st_mode
-        if st.S_ISDIR(m) and m & 0o700 != 0o700:
-            os.chmod(path, (m & 0o7777) | 0o700)
-    except OSError:
-        pass
-
-
-def clear_dir(path, keep=None):
-    """Removes everything inside `path` (not `path` itself, nor an entry named `keep`), opening read-only dirs as needed."""
-    make_writable(path)
-    try:
-        entries = list(os.scandir(path))
-    except OSError:
-        return
-    for e in entries:
-        if e.name == keep:
-            continue
-        try:
-            if e.is_dir(follow_symlinks=False):
-                clear_dir(e.path)
-                os.rmdir(e.path)
-            else:
-                os.unlink(e.path)
-        except OSError as err:
-            log('cannot remove %s: %s' % (e.path, err))

@@ -203,7 +203,8 @@ class Shells:
         self.protected = loop.protected
         self.calls = {}  # pid -> Call
         self.counter = 0
-        base = container_env()
+        with as_helper():
+            base = container_env()
         for k in HIDDEN_ENV:
             base.pop(k, None)
         self.base_env = base
@@ -422,29 +423,18 @@ class Shells:
         """Kills every process but init, the main command, this helper and other exec roots (ppid 0)."""
         for call in list(self.calls.values()):
             call.kill_tree()
-        victims = set()
         keep = self.protected | {z.pid for z in self.zygotes}
-        for _ in range(5):
-            new = False
+
+        def strays(stopped):
+            found = set()
             for pid in all_pids():
-                if pid in keep or pid in victims:
+                if pid in keep or pid in stopped:
                     continue
                 s = proc_stat(pid)
-                if s is None or s.ppid == 0:
-                    continue
-                try:
-                    os.kill(pid, signal.SIGSTOP)
-                except OSError:
-                    continue
-                victims.add(pid)
-                new = True
-            if not new:
-                break
-        for pid in victims:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+                if s is not None and s.ppid != 0:
+                    found.add(pid)
+            return found
+        victims = stop_then_kill(strays, 5)
         # kill() returns before the victims die: on a busy machine one can still be listed
         # (or finish a write it was in) after we return. Wait until each is gone or a zombie.
         deadline = time.monotonic() + 2.0

@@ -50,19 +50,6 @@ def system_program(name):
     return name
 
 
-# stepbox's runtime, a read-only volume in every sandbox (electron/engine/sandbox/
-# sandbox-runtime.ts): this interpreter, util-linux's setpriv and ipcrm (started with the
-# runtime's own loader and libraries: the image may have no loader, or another C library),
-# and a static bash. The image needs none of them.
-RUNTIME = '/opt/stepbox/runtime'
-RUNTIME_LOADER = [RUNTIME + '/lib/ld.so', '--inhibit-cache', '--library-path', RUNTIME + '/lib']
-
-
-def runtime_program(name):
-    """The argv prefix starting the runtime's dynamic program `name` (usr/bin/NAME)."""
-    return RUNTIME_LOADER + [RUNTIME + '/usr/bin/' + name]
-
-
 # The agent's shell: the image's bash when it has one (in a system directory), else the
 # runtime's static one, so an image without bash still gets the same session.
 BASH = system_program('bash')

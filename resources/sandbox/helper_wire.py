@@ -8,26 +8,10 @@ import json
 import os
 import select
 import selectors
-import struct
 
 
 # ---------------------------------------------------------------- framing
 
-def write_all(fd, data):
-    try:
-        n = os.write(fd, data)  # the usual frame: all of it at once
-    except BlockingIOError:
-        n = 0
-    if n == len(data):
-        return
-    view = memoryview(data)[n:]
-    while view:
-        try:
-            n = os.write(fd, view)
-        except BlockingIOError:
-            selectors.select.select([], [fd], [])
-            continue
-        view = view[n:]
 
 
 class Epoll:
@@ -113,41 +97,11 @@ def open_socket(path, token):
 SEND_JOIN_MAX = 256 * 1024
 
 
-def header_encoder():
-    """json.dumps(header, separators=(',', ':')), built once: dumps makes an encoder object
-    and then a C encoder per call (~30 us of a tool call's answer after the model's pause).
-    Headers hold no cycles, so no check for them; where the C encoder is missing or takes
-    other arguments, the Python one."""
-    slow = json.JSONEncoder(separators=(',', ':'))
-    make = getattr(json.encoder, 'c_make_encoder', None)
-    try:
-        fast = make(None, slow.default, json.encoder.encode_basestring_ascii, None, ':', ',', False, False, True)
-        if ''.join(fast({'a': [1, None, True, 0.5, '\u00e9']}, 0)) == slow.encode({'a': [1, None, True, 0.5, '\u00e9']}):
-            return lambda header: ''.join(fast(header, 0))
-    except TypeError:
-        pass
-    return slow.encode
-
-
-encode_header = header_encoder()
-# The host's headers are compact JSON (UTF-8, nothing around the object): the C scanner reads
-# them at once (json.loads adds an encoding guess and two Python frames, ~25 us of a request
-# after the model's pause). Anything else goes to json.loads, which decides as always.
-scan_json = json.JSONDecoder().scan_once
-
-
-def decode_header(raw):
-    s = raw.decode('utf-8', 'surrogatepass')
-    try:
-        value, end = scan_json(s, 0)
-    except StopIteration:
-        end = -1
-    return value if end == len(s) else json.loads(s)
 
 
 def send(header, payload=b''):
     h = encode_header(header).encode('ascii')
-    head = struct.pack('>II', len(h), len(payload)) + h
+    head = FRAME_HEAD.pack(len(h), len(payload)) + h
     if len(payload) <= SEND_JOIN_MAX:
         write_all(channel_out, head + payload if payload else head)
         return
