@@ -266,7 +266,7 @@ export async function askSource(
   input: DecideInput,
   messages: ChatMessage[],
 ): Promise<Decision> {
-  const tools = Array.isArray(call.body.tools) ? (call.body.tools as DecideInput['tools']) : [];
+  const tools = call.tools;
   try {
     return await source.decide({ step: input.step, messages, tools, signal: input.signal });
   } catch (e) {

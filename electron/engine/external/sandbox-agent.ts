@@ -1,10 +1,9 @@
 import { connect } from 'node:net';
 import { SANDBOX_ENV } from '../../../shared/constants.js';
 import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
-import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolCall } from '../../../shared/trace-events.js';
 import { AgentFailure } from '../agents/agent.js';
-import type { Agent, ChatMessage, DecideContext, DecideInput, Decision } from '../agents/agent.js';
+import type { Agent, DecideContext, DecideInput, Decision } from '../agents/agent.js';
 import { AGENT_DIR, AgentDirTooLarge, agentFiles, type AgentFiles } from '../sandbox/agent-files.js';
 import { snapshotAt } from '../trace/lineage.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
@@ -106,11 +105,11 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       this.compareAt = 0;
     }
     const shown = shownOutputs(ctx.history);
-    const agentMessages = call.body.messages as ChatMessage[];
+    const agentMessages = call.messages;
     const overridden = applyShownOutputs(agentMessages, shown);
     const injected = injectionsAfter(ctx.history, k - 1);
     const messages = [...overridden.messages, ...injected];
-    const tools = Array.isArray(call.body.tools) ? (call.body.tools as OpenAiTool[]) : [];
+    const tools = call.tools;
     const decision = await this.decideFor(call, input, ctx, messages, injected.length, {
       ...(overridden.replaced > 0 ? { overridden: overridden.replaced } : {}),
     });
@@ -228,7 +227,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
    * against snapshot j); one the recording cannot answer diverges.
    */
   private async compare(j: number, call: ModelCall, ctx: DecideContext): Promise<void> {
-    const messages = Array.isArray(call.body.messages) ? (call.body.messages as ChatMessage[]) : [];
+    const messages = Array.isArray(call.body.messages) ? (call.messages) : [];
     const result = compareToolOutputs(ctx.history, j, newToolOutputs(messages), this.normalise);
     if (result.kind === 'diverged') {
       call.fail(409, 'diverged', `stepbox: this request differs from the recording at ${result.field}`);
@@ -281,7 +280,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       return out;
     }
     this.stashed = wake.call;
-    const messages = Array.isArray(wake.call.body.messages) ? (wake.call.body.messages as ChatMessage[]) : [];
+    const messages = Array.isArray(wake.call.body.messages) ? (wake.call.messages) : [];
     const outputs = newToolOutputs(messages);
     for (const c of calls) {
       const o = outputs.find((x) => x.call_id === c.id);
@@ -339,7 +338,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
   private auxiliary(call: ModelCall): boolean {
     const tools = call.body.tools;
     if (!Array.isArray(tools) || tools.length === 0) return true;
-    const model = typeof call.body.model === 'string' ? call.body.model : '';
+    const model = call.body.model ?? '';
     if (this.mainModel === null) this.mainModel = model;
     return model !== this.mainModel;
   }
@@ -351,7 +350,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       try {
         const d = await this.source.decide({
           step,
-          messages: call.body.messages as ChatMessage[],
+          messages: call.messages,
           tools: [],
         });
         content = d.message.content ?? '';
@@ -366,7 +365,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       step,
       source: 'agent',
       api: call.api,
-      model: typeof call.body.model === 'string' ? call.body.model : null,
+      model: call.body.model ?? null,
       request: call.body,
       answer: content,
     } as NewTraceEvent);
