@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ChatMessage } from '../agents/agent.js';
 import { sendJson } from './local-http.js';
 import type { AssistantAnswer } from './assistant-answer.js';
-import { AnthropicBlock, type AnthropicRequest } from './model-requests.js';
+import { AnthropicBlock, JsonObject, type AnthropicRequest } from './model-requests.js';
 
 /**
  * The Anthropic Messages API (what Claude Code and the `@anthropic-ai/sdk` speak), mapped
@@ -145,9 +145,8 @@ function textOf(content: unknown): string {
 export function toolInput(args: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(args);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-    return { value: parsed };
+    const object = JsonObject.safeParse(parsed);
+    return object.success ? object.data : { value: parsed };
   } catch {
     return { arguments: args };
   }
@@ -181,7 +180,8 @@ export function anthropicError(res: ServerResponse, status: number, code: string
 
 /** The usage an answer reports: the source's counts, in Anthropic's names. */
 function anthropicUsage(usage: unknown, request: Record<string, unknown>): Record<string, number> {
-  const u = (usage && typeof usage === 'object' ? usage : {}) as Record<string, unknown>;
+  const parsed = JsonObject.safeParse(usage);
+  const u = parsed.success ? parsed.data : {};
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   return {
     input_tokens: num(u.input_tokens) ?? num(u.prompt_tokens) ?? estimateTokens(request),

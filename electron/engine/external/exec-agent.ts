@@ -120,10 +120,9 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
       // The last step's tool results go back too; a final answer lets the agent exit.
       this.offer(steps, toolAnswersAt(ctx.history, steps), true);
       await this.callOrExit();
-      return this.divergence ? (this.divergence.details as unknown as AgentDivergence) : null;
+      return this.divergence ? divergenceOf(this.divergence.details) : null;
     } catch (e) {
-      if (e instanceof AgentFailure && e.endReason === 'diverged')
-        return e.details as unknown as AgentDivergence;
+      if (e instanceof AgentFailure && e.endReason === 'diverged') return divergenceOf(e.details);
       throw e;
     } finally {
       await this.dispose('replayed');
@@ -272,6 +271,14 @@ function changedAt(history: readonly TraceEvent[], step: number): string[] {
     if (e.type === 'snapshot' && e.step === step) return e.changed.map((c) => c.path);
   }
   return [];
+}
+
+/** The divergence an AgentFailure of `diverged` carries in its details (see program-agent.ts diverged). */
+function divergenceOf(details: Readonly<Record<string, unknown>> | undefined): AgentDivergence | null {
+  const { diverged_at, field, recorded, actual } = details ?? {};
+  return typeof diverged_at === 'number' && typeof field === 'string'
+    ? { diverged_at, field, recorded, actual }
+    : null;
 }
 
 /** Where a re-run agent first asked something other than the recording. */

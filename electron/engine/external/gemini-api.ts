@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { ChatMessage } from '../agents/agent.js';
-import { GeminiPart, type GeminiRequest } from './model-requests.js';
+import { toolInput } from './anthropic-messages.js';
+import { GeminiPart, JsonObject, type GeminiRequest } from './model-requests.js';
 import { sendJson } from './local-http.js';
 import type { AssistantAnswer } from './assistant-answer.js';
 
@@ -136,7 +137,7 @@ export function chatFromGeminiRequest(request: GeminiRequest, model: string): Re
 
 /** A functionResponse's `response` as the text the model is shown: its `output` (or `error`) text, else the JSON. */
 function responseText(response: unknown): string {
-  const r = z.record(z.string(), z.unknown()).safeParse(response);
+  const r = JsonObject.safeParse(response);
   if (r.success) {
     const keys = Object.keys(r.data);
     const { output, error } = r.data;
@@ -212,7 +213,7 @@ export type GeminiStream = 'none' | 'sse' | 'json-array';
 
 /** The usage an answer reports, in Gemini's names. */
 function geminiUsage(usage: unknown, request: Record<string, unknown>): Record<string, number> {
-  const parsed = z.record(z.string(), z.unknown()).safeParse(usage);
+  const parsed = JsonObject.safeParse(usage);
   const u = parsed.success ? parsed.data : {};
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const prompt =
@@ -232,7 +233,7 @@ export function geminiResponseOf(
   const parts: Part[] = [];
   if (message.content) parts.push({ text: message.content });
   for (const c of message.tool_calls ?? []) {
-    parts.push({ functionCall: { id: c.id, name: c.function.name, args: argsOf(c.function.arguments) } });
+    parts.push({ functionCall: { id: c.id, name: c.function.name, args: toolInput(c.function.arguments) } });
   }
   // A candidate always has a part: an empty answer is an empty text, as the API sends it.
   if (parts.length === 0) parts.push({ text: '' });
@@ -242,17 +243,6 @@ export function geminiResponseOf(
     modelVersion: model,
     responseId: id,
   };
-}
-
-/** Tool-call arguments as the object a functionCall holds (a non-object is wrapped, never lost). */
-function argsOf(args: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(args);
-    const object = z.record(z.string(), z.unknown()).safeParse(parsed);
-    return object.success ? object.data : { value: parsed };
-  } catch {
-    return { arguments: args };
-  }
 }
 
 /** Answers a generateContent / streamGenerateContent request. */
@@ -309,7 +299,9 @@ export function geminiRequestFromChat(
       const parts: Part[] = text !== '' ? [{ text }] : [];
       for (const c of m.tool_calls ?? []) {
         names.set(c.id, c.function.name);
-        parts.push({ functionCall: { id: c.id, name: c.function.name, args: argsOf(c.function.arguments) } });
+        parts.push({
+          functionCall: { id: c.id, name: c.function.name, args: toolInput(c.function.arguments) },
+        });
       }
       push('model', parts);
     } else if (text !== '') push('user', [{ text }]);

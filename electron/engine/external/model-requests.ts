@@ -19,8 +19,8 @@ export const MAX_TOOLS = 2_000;
 export const MAX_PARTS = 10_000;
 
 const many = <T extends z.ZodType>(item: T, max: number) => z.array(item).max(max);
-/** A JSON object of any fields (a tool's schema, its arguments). */
-const JsonObject = z.record(z.string(), z.unknown());
+/** A JSON object of any fields (a tool's schema, its arguments, a usage). */
+export const JsonObject = z.record(z.string(), z.unknown());
 
 // ---------------------------------------------------------------- Chat Completions
 
@@ -259,6 +259,22 @@ export const ResponsesRequest = z.looseObject({
 });
 /** An OpenAI Responses request, checked. */
 export type ResponsesRequest = z.output<typeof ResponsesRequest>;
+
+/** A part that carries text. */
+const TextPart = z.looseObject({ text: z.string() });
+
+/** Text of message content as the model is shown it: a string, or its parts' text (Responses, Chat). */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content))
+    return content
+      .map((p: unknown) => {
+        const part = TextPart.safeParse(p);
+        return part.success ? part.data.text : '';
+      })
+      .join('');
+  return content == null ? '' : JSON.stringify(content);
+}
 
 // ---------------------------------------------------------------- the edge
 

@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { z } from 'zod';
-import type { ResponsesRequest } from './model-requests.js';
+import { contentText, type ResponsesRequest } from './model-requests.js';
 import { sendJson } from './local-http.js';
 import type { AssistantAnswer } from './assistant-answer.js';
 
@@ -34,11 +33,11 @@ export function chatFromResponsesRequest(request: ResponsesRequest): Record<stri
         continue;
       }
       if (it.type === 'function_call_output' || it.type === 'custom_tool_call_output') {
-        messages.push({ role: 'tool', tool_call_id: it.call_id ?? '', content: textOf(it.output) });
+        messages.push({ role: 'tool', tool_call_id: it.call_id ?? '', content: contentText(it.output) });
         calls = null;
       } else if (it.role !== undefined) {
         const role = it.role === 'developer' ? 'system' : it.role;
-        messages.push({ role, content: textOf(it.content) });
+        messages.push({ role, content: contentText(it.content) });
         calls = null;
       }
     }
@@ -56,22 +55,6 @@ export function chatFromResponsesRequest(request: ResponsesRequest): Record<stri
   const { input: _i, instructions: _n, tools: _t, ...rest } = request;
   return { ...rest, messages, ...(tools ? { tools } : {}) };
 }
-
-/** Text of a Responses content (a string, or parts with `text`). */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((p: unknown) => {
-        const part = TextPart.safeParse(p);
-        return part.success ? part.data.text : '';
-      })
-      .join('');
-  }
-  return content == null ? '' : JSON.stringify(content);
-}
-
-const TextPart = z.looseObject({ text: z.string() });
 
 /**
  * Answers a Responses request with the assistant answer as output items: one JSON body,

@@ -161,7 +161,8 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
   /** Starts the endpoint and the agent inside the sandbox, then re-runs the steps already recorded. */
   private async launch(input: DecideInput, ctx: DecideContext): Promise<void> {
     const sandbox = ctx.sandbox;
-    if (!sandbox?.startAgent)
+    const startAgent = sandbox?.startAgent?.bind(sandbox);
+    if (!sandbox || !startAgent)
       throw new AgentFailure(
         'bad_agent_spec',
         `${this.spec} runs inside the sandbox, which the ${sandbox?.backend ?? 'current'} backend cannot do; use the Docker backend`,
@@ -193,7 +194,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       STEPBOX_EPISODE: ctx.episode,
     };
     this.proc = await InsideAgentProcess.start(
-      sandbox as typeof sandbox & { startAgent: NonNullable<typeof sandbox.startAgent> },
+      startAgent,
       {
         command: launch.command,
         env,
@@ -227,7 +228,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
    * against snapshot j); one the recording cannot answer diverges.
    */
   private async compare(j: number, call: ModelCall, ctx: DecideContext): Promise<void> {
-    const messages = Array.isArray(call.body.messages) ? (call.messages) : [];
+    const messages = Array.isArray(call.body.messages) ? call.messages : [];
     const result = compareToolOutputs(ctx.history, j, newToolOutputs(messages), this.normalise);
     if (result.kind === 'diverged') {
       call.fail(409, 'diverged', `stepbox: this request differs from the recording at ${result.field}`);
@@ -252,7 +253,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       message: `step ${j} drifted on re-execution: ${what.join('; ')}`,
       drift: result.drift,
       ...(tree ? { tree_hash: tree.actual, recorded_tree_hash: tree.recorded } : {}),
-    } as NewTraceEvent);
+    });
   }
 
   /** Waits for the agent's next request and reads the outputs of `calls` from it. */
@@ -267,7 +268,8 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
     try {
       wake = await this.nextMain(ctx, signal, hardMs);
     } catch (e) {
-      for (const c of calls) out.set(c.id, toolFailure('cancelled', (e as Error).message));
+      for (const c of calls)
+        out.set(c.id, toolFailure('cancelled', e instanceof Error ? e.message : String(e)));
       return out;
     }
     if (wake.kind !== 'call') {
@@ -280,7 +282,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       return out;
     }
     this.stashed = wake.call;
-    const messages = Array.isArray(wake.call.body.messages) ? (wake.call.messages) : [];
+    const messages = Array.isArray(wake.call.body.messages) ? wake.call.messages : [];
     const outputs = newToolOutputs(messages);
     for (const c of calls) {
       const o = outputs.find((x) => x.call_id === c.id);
@@ -355,7 +357,11 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
         });
         content = d.message.content ?? '';
       } catch (e) {
-        call.fail(502, 'model_source_failed', `stepbox: the model source failed: ${(e as Error).message}`);
+        call.fail(
+          502,
+          'model_source_failed',
+          `stepbox: the model source failed: ${e instanceof Error ? e.message : String(e)}`,
+        );
         return;
       }
     }
@@ -368,7 +374,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       model: call.body.model ?? null,
       request: call.body,
       answer: content,
-    } as NewTraceEvent);
+    });
   }
 }
 
