@@ -6,7 +6,9 @@ import { z } from 'zod';
  * inside a sandbox that holds hostile code, so every reply is checked against its op's
  * schema before anyone reads it ({@link parseReply}); one that does not match is a
  * {@link ProtocolViolation}, never a cast. `test/integration/helper-protocol.test.ts` asks
- * the helper (`describe`) for its table and compares ops and field names with this one.
+ * the helper (`describe`) for its table and compares ops and field names with this one;
+ * `test/unit/sandbox-channels.test.ts` does the same without Docker, beside the bridge and
+ * verifier channels (sandbox-channels.ts).
  */
 
 const count = z.int().nonnegative();
