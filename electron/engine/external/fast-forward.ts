@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../../../shared/jcs.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
-import { JsonObject } from './model-requests.js';
+import { ChatRequest, chatMessages, JsonObject } from './model-requests.js';
 
 /** A tool result as the agent was shown it at a step (an override's `shown` when there was one). */
 export interface RecordedToolAnswer {
@@ -84,8 +84,15 @@ export function requestDifference(
   recorded: Record<string, unknown>,
   actual: Record<string, unknown>,
 ): FieldDifference | null {
+  // Both sides as the model is asked (content as text: a recording holds what the source was
+  // given, the agent sends its own form, and recordings made before requests were parsed hold
+  // that form too).
+  const asked = (r: Record<string, unknown>) => {
+    const chat = ChatRequest.safeParse(r);
+    return chat.success ? { ...r, messages: chatMessages(chat.data) } : r;
+  };
   const strip = (r: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(r).filter(([k]) => !DELIVERY_KEYS.has(k)));
+    Object.fromEntries(Object.entries(asked(r)).filter(([k]) => !DELIVERY_KEYS.has(k)));
   return firstDifference(strip(recorded), strip(actual), '');
 }
 
