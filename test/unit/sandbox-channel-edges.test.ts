@@ -5,6 +5,7 @@ import { runVerifierExec } from '../../electron/engine/sandbox/docker-verifier.j
 import { encodeFrame, FrameDecoder } from '../../electron/engine/sandbox/frames.js';
 import { startInsideAgent } from '../../electron/engine/sandbox/inside-agent-bridge.js';
 import type { InsideAgentRequest } from '../../electron/engine/sandbox/sandbox.js';
+import { REPORT } from '../support/verifier-report.js';
 
 // The bridge's frames and the verifier runner's report cross from the sandbox into the engine:
 // forged ones (code in the sandbox can be anything) are clear errors where they enter, never
@@ -120,17 +121,6 @@ describe('the agent bridge: its frames are parsed where they enter the engine', 
   });
 });
 
-const REPORT = {
-  killed: 0,
-  exit_code: 0,
-  signal: null,
-  timeout: false,
-  stdout_len: 2,
-  stdout_total: 2,
-  stderr_total: 0,
-  uid: 1000,
-};
-
 /** A verifier runner that reports `reply` once it has its request. */
 const runner = (reply: Buffer) =>
   engine((stdin, stdout) =>
@@ -182,11 +172,11 @@ describe('the verifier runner: its report is parsed where it enters the engine',
       ).catch((x: unknown) => x);
       expect(e).toMatchObject({ code: 'sandbox_failed', message: expect.stringMatching(why) });
       const ok = await runVerifierExec(
-        runner(encodeFrame(REPORT, Buffer.from('ok'))),
+        runner(encodeFrame(REPORT, Buffer.from('okE'))),
         'c0ffee',
         { command: 'true', timeoutMs: 1000 },
         100,
       );
-      expect(ok).toMatchObject({ exitCode: 0, stdout: 'ok', stderr: '', uid: 1000, killed: 0 });
+      expect(ok).toMatchObject({ exitCode: 0, stdout: 'ok', stderr: 'E', uid: 1000, killed: 0 });
     });
 });

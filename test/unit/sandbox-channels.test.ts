@@ -8,6 +8,7 @@ import {
   parseVerifierReport,
 } from '../../electron/engine/sandbox/sandbox-channels.js';
 import { PROJECT_ROOT } from '../support/cli.js';
+import { REPORT } from '../support/verifier-report.js';
 
 // One schema for the three channels between the host and the programs in the sandbox (the
 // helper, the agent bridge, the verifier runner), both sides held to it here without Docker:
@@ -73,15 +74,8 @@ describe('the three sandbox channels: one schema, both sides (sandbox-channels.t
 });
 
 const raw = (header: Record<string, unknown>, payload = Buffer.alloc(0)): RawFrame => ({ header, payload });
-const REPORT = {
-  killed: 0,
-  exit_code: 0,
-  signal: null,
-  timeout: false,
-  stdout_len: 2,
-  stdout_total: 2,
-  stderr_total: 1,
-  uid: 1000,
+const REPORT_WITH_REWARDS = {
+  ...REPORT,
   reward_files: [{ name: 'reward.txt', text: '1' }],
 };
 
@@ -92,7 +86,7 @@ describe('frames from the sandbox are parsed at the edge: hostile ones are clear
       frame: { kind: 'exit', code: 0, signal: null },
       payload: Buffer.alloc(0),
     });
-    const r = parseVerifierReport(raw(REPORT, Buffer.from('okE')), 100);
+    const r = parseVerifierReport(raw(REPORT_WITH_REWARDS, Buffer.from('okE')), 100);
     expect(r.ok && [r.stdout.toString(), r.stderr.toString(), r.report.reward_files]).toEqual([
       'ok',
       'E',

@@ -100,6 +100,21 @@ export interface ChannelViolation {
   readonly message: string;
 }
 
+/** What the engine answers a frame from the sandbox that does not fit its schema: `what` (why); `then`. */
+function notTheProtocol(
+  what: string,
+  why: string | undefined,
+  then: string,
+): { ok: false; error: ChannelViolation } {
+  return {
+    ok: false,
+    error: {
+      code: 'protocol_error',
+      message: `${what} is not the protocol (${why ?? 'unreadable'}); ${then}`,
+    },
+  };
+}
+
 /** A frame from the bridge, checked: its kind and its header's fields. */
 export type BridgeFrame = z.output<typeof FromBridge>;
 
@@ -114,13 +129,7 @@ export function parseBridgeFrame(
       ? `a ${r.data.kind} frame carries a payload`
       : undefined;
   if (why !== undefined || !r.success)
-    return {
-      ok: false,
-      error: {
-        code: 'protocol_error',
-        message: `the agent bridge's frame is not the protocol (${why ?? 'unreadable'}); the agent was stopped`,
-      },
-    };
+    return notTheProtocol("the agent bridge's frame", why, 'the agent was stopped');
   return { ok: true, frame: r.data, payload: raw.payload };
 }
 
@@ -184,13 +193,7 @@ export function parseVerifierReport(
           ? 'the totals are less than the output kept'
           : undefined;
   if (why !== undefined || !r.success)
-    return {
-      ok: false,
-      error: {
-        code: 'protocol_error',
-        message: `the verifier runner's report is not the protocol (${why ?? 'unreadable'}); the verification is void`,
-      },
-    };
+    return notTheProtocol("the verifier runner's report", why, 'the verification is void');
   return {
     ok: true,
     report: r.data,
