@@ -14,81 +14,69 @@
 # Root and undumpable: the agent's processes (uid 1000, no capabilities) cannot ptrace,
 # signal or open the fds of this process, so they cannot reach the channel to the host.
 #
-# Frames both ways: [1 byte type][u32 BE channel][u32 BE length][payload].
-# host -> bridge: S start (JSON), D data for a connection, C close a connection, K stop the
-#   agent (TERM, KILL after a grace).
-# bridge -> host: R {port, pid} ready, O a new
-#   connection, D data, C close, 1 stdout bytes, 2 stderr bytes, X {code, signal} the agent
-#   exited, E {message} a fatal error.
+# Frames both ways are the prelude's (a JSON header, a raw payload); each header names its
+# `kind`, and FRAMES below lists every kind with its sender and fields.
+import collections
 import errno
-import json
 import os
 import selectors
-import shutil
 import signal
 import socket
-import struct
 import sys
 import time
 
 if 'PRELUDE' not in globals():
-    # Run from its file (tests): the prelude beside it; the host sends it ahead of this source.
+    # Run from its file (tests): the prelude (programs.json), which the host sends ahead of
+    # this source, read from beside it into this namespace.
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from prelude import *  # noqa: F401,F403
+    from prelude import load_parts
+    load_parts('bridge.py', globals())
 
+LOG_NAME = 'bridge'
 AGENT_DIR = '/opt/agent'
 HASH_FILE = AGENT_DIR + '/.stepbox-files'
-HEAD = struct.Struct('>cII')
-MAX_FRAME = 8 * 1024 * 1024
+# Frames larger than these are not the host's (a connection's chunk is 64 KiB).
+MAX_HEADER = 1024 * 1024
+MAX_PAYLOAD = 8 * 1024 * 1024
 KILL_GRACE = 2.0
 BOUNDING = False
 
-
-def send(kind, chan=0, payload=b''):
-    data = HEAD.pack(kind, chan, len(payload)) + payload
-    view = memoryview(data)
-    while view:
-        n = os.write(1, view)
-        view = view[n:]
-
-
-def send_json(kind, obj):
-    send(kind, 0, json.dumps(obj).encode())
-
-
-class Frames:
-    """Parses frames from stdin as they arrive."""
-
-    def __init__(self):
-        self.buf = bytearray()
-        # Frames read ahead of the phase that handles them.
-        self.pending = []
-
-    def feed(self, data):
-        self.buf += data
-        out = []
-        while len(self.buf) >= HEAD.size:
-            kind, chan, n = HEAD.unpack_from(self.buf)
-            if n > MAX_FRAME:
-                raise ValueError('frame too large')
-            if len(self.buf) < HEAD.size + n:
-                break
-            out.append((kind, chan, bytes(self.buf[HEAD.size:HEAD.size + n])))
-            del self.buf[:HEAD.size + n]
-        return out
+# Every frame of the bridge's channel: who sends it ('host', 'bridge' or 'both'), its header fields
+# besides `kind` (`?`: may be left out), whether a payload rides with it, and what it says.
+# The host's side of the same table is electron/engine/sandbox/sandbox-channels.ts
+# (BRIDGE_FRAMES); a unit test compares the two.
+Frame = collections.namedtuple('Frame', 'sender fields payload doc')
+FRAMES = {
+    'start': Frame('host', 'uid gid cwd command env home_files clear_home agent_dir_hash port', False,
+                   'Checks the agent files, listens on 127.0.0.1:port and starts `sh -c command` as uid.'),
+    'data': Frame('both', 'chan', True, "Bytes on connection chan (the agent's, or the model endpoint's answer)."),
+    'close': Frame('both', 'chan', False, 'Connection chan closed (by the agent, or by the endpoint).'),
+    'stop': Frame('host', '', False, 'Stops the agent: TERM, KILL after a grace.'),
+    'ready': Frame('bridge', 'port pid', False, 'The agent started; it reaches the model at 127.0.0.1:port.'),
+    'open': Frame('bridge', 'chan', False, 'The agent opened connection chan.'),
+    'stdout': Frame('bridge', '', True, "The agent's stdout bytes."),
+    'stderr': Frame('bridge', '', True, "The agent's stderr bytes."),
+    'exit': Frame('bridge', 'code signal', False, 'The agent exited (code, or the signal that killed it).'),
+    'error': Frame('bridge', 'message', False, 'The bridge could not start the agent.'),
+}
 
 
-def read_frames_until(frames, kinds):
-    """Blocking read of stdin until a frame of one of `kinds`; returns the frames read."""
-    got = []
+def send(kind, payload=b'', **fields):
+    fields['kind'] = kind
+    write_all(1, frame(fields, payload))
+
+
+def read_start(frames):
+    """Blocking read of stdin until the host's start frame: its header, and the frames that
+    came after it in the same read (the host may send data right behind it)."""
     while True:
         data = os.read(0, 1 << 20)
         if not data:
             sys.exit(0)
-        for f in frames.feed(data):
-            got.append(f)
-            if f[0] in kinds:
-                return got
+        got = frames.feed(data)
+        for i, (header, _) in enumerate(got):
+            if header.get('kind') == 'start':
+                return header, got[i + 1:]
 
 
 def safe_rel(path):
@@ -96,22 +84,6 @@ def safe_rel(path):
     if not parts or any(p == '..' for p in parts):
         raise ValueError('bad agent file path: %r' % path)
     return '/'.join(parts)
-
-
-def clear_dir(path):
-    try:
-        names = os.listdir(path)
-    except OSError:
-        return
-    for name in names:
-        full = os.path.join(path, name)
-        if os.path.isdir(full) and not os.path.islink(full):
-            shutil.rmtree(full, ignore_errors=True)
-        else:
-            try:
-                os.unlink(full)
-            except OSError:
-                pass
 
 
 def check_agent_files(start):
@@ -126,11 +98,6 @@ def check_agent_files(start):
         have = None
     if have != want:
         raise RuntimeError('the agent files at %s are incomplete (found %r, want %r)' % (AGENT_DIR, have, want))
-
-
-# stepbox's runtime volume (electron/engine/sandbox/sandbox-runtime.ts): a static bash.
-RUNTIME = '/opt/stepbox/runtime'
-RUNTIME_BASH = RUNTIME + '/bin/bash'
 
 
 def start_agent(start, port):
@@ -193,7 +160,7 @@ def listen_local(port):
 
 
 class Bridge:
-    def __init__(self, frames, start):
+    def __init__(self, frames, start, pending):
         self.frames = frames
         self.sel = selectors.DefaultSelector()
         self.conns = {}
@@ -207,18 +174,17 @@ class Bridge:
         self.kill_at = None
         self.sel.register(0, selectors.EVENT_READ, ('stdin', None))
         self.sel.register(self.listener, selectors.EVENT_READ, ('accept', None))
-        self.sel.register(out_r, selectors.EVENT_READ, ('out', b'1'))
-        self.sel.register(err_r, selectors.EVENT_READ, ('out', b'2'))
+        self.sel.register(out_r, selectors.EVENT_READ, ('out', 'stdout'))
+        self.sel.register(err_r, selectors.EVENT_READ, ('out', 'stderr'))
         self.pidfd = None
         try:
             self.pidfd = os.pidfd_open(self.pid)
             self.sel.register(self.pidfd, selectors.EVENT_READ, ('exit', None))
         except (AttributeError, OSError):
             self.pidfd = None
-        send_json(b'R', {'port': self.port, 'pid': self.pid})
-        for kind, chan, payload in frames.pending:
-            self.on_host(kind, chan, payload)
-        frames.pending = []
+        send('ready', port=self.port, pid=self.pid)
+        for header, payload in pending:
+            self.on_host(header, payload)
 
     def signal_agent(self, sig):
         try:
@@ -237,14 +203,15 @@ class Bridge:
             return
         code = os.waitstatus_to_exitcode(status)
         self.exit = {'code': code if code >= 0 else None, 'signal': -code if code < 0 else None}
-        send_json(b'X', self.exit)
+        send('exit', **self.exit)
         if self.pidfd is not None:
             self.sel.unregister(self.pidfd)
             os.close(self.pidfd)
             self.pidfd = None
 
-    def on_host(self, kind, chan, payload):
-        if kind == b'D':
+    def on_host(self, header, payload):
+        kind, chan = header.get('kind'), header.get('chan')
+        if kind == 'data':
             sock = self.conns.get(chan)
             if sock is not None:
                 try:
@@ -253,9 +220,9 @@ class Bridge:
                     sock.setblocking(False)
                 except OSError:
                     self.close(chan, tell=True)
-        elif kind == b'C':
+        elif kind == 'close':
             self.close(chan, tell=False)
-        elif kind == b'K':
+        elif kind == 'stop':
             self.signal_agent(signal.SIGTERM)
             self.kill_at = time.monotonic() + KILL_GRACE
 
@@ -269,7 +236,7 @@ class Bridge:
             pass
         sock.close()
         if tell:
-            send(b'C', chan)
+            send('close', chan=chan)
 
     def run(self):
         while True:
@@ -286,8 +253,8 @@ class Bridge:
                         # The host is gone: the agent goes with it.
                         self.signal_agent(signal.SIGKILL)
                         return
-                    for kind, chan, payload in self.frames.feed(data):
-                        self.on_host(kind, chan, payload)
+                    for header, payload in self.frames.feed(data):
+                        self.on_host(header, payload)
                 elif what == 'accept':
                     try:
                         sock, _ = self.listener.accept()
@@ -299,7 +266,7 @@ class Bridge:
                     self.next_chan += 1
                     self.conns[chan] = sock
                     self.sel.register(sock, selectors.EVENT_READ, ('conn', chan))
-                    send(b'O', chan)
+                    send('open', chan=chan)
                 elif what == 'conn':
                     try:
                         data = key.fileobj.recv(1 << 16)
@@ -308,13 +275,13 @@ class Bridge:
                     except OSError:
                         data = b''
                     if data:
-                        send(b'D', arg, data)
+                        send('data', data, chan=arg)
                     else:
                         self.close(arg, tell=True)
                 elif what == 'out':
                     data = os.read(key.fd, 1 << 16)
                     if data:
-                        send(arg, 0, data)
+                        send(arg, data)
                     else:
                         self.sel.unregister(key.fd)
                         os.close(key.fd)
@@ -334,16 +301,18 @@ def main():
     undumpable()
     BOUNDING = can_drop_bounding()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    frames = Frames()
-    got = read_frames_until(frames, (b'S',))
-    start = json.loads(got[-1][2])
+    frames = FrameReader(MAX_HEADER, MAX_PAYLOAD)
+    start, pending = read_start(frames)
     try:
         check_agent_files(start)
-        bridge = Bridge(frames, start)
+        bridge = Bridge(frames, start, pending)
     except Exception as e:  # noqa: BLE001 - reported to the host, which ends the episode with it
-        send_json(b'E', {'message': '%s: %s' % (type(e).__name__, e)})
+        send('error', message='%s: %s' % (type(e).__name__, e))
         return
     bridge.run()
 
 
-main()
+# Run by the host (`python3 -c`, so __main__); imported, it only defines (the channels' test
+# reads FRAMES this way).
+if __name__ == '__main__':
+    main()

@@ -1,9 +1,10 @@
 # stepbox sandbox prelude: what every program stepbox runs as root inside the sandbox shares
 # (helper.py, bridge.py, verifier.py) — the one way a process of theirs becomes the agent.
 #
-# Loaded ahead of each program: the host sends this file's source, then the program's, as one
-# source to `python3 -I -c` (sandbox-resources.ts, loadSandboxProgram); a program run from its
-# file (tests) imports it from beside itself. It only defines: nothing runs at import.
+# Loaded ahead of each program: the host sends this file's source, the program's parts (the
+# helper's: programs.json), then the program's, as one source to `python3 -I -c`
+# (sandbox-resources.ts, loadSandboxProgram); a program run from its file (tests) reads them
+# into its namespace the same way (load_parts). It only defines: nothing runs at import.
 #
 # Becoming the agent, in a child about to exec, AFTER its fds are set (so nothing of the
 # root parent's — its channel to the host above all — is held once it is the agent's uid):
@@ -15,7 +16,13 @@
 #      the agent's can ptrace it, read its memory or open its fds through /proc);
 #   4. real, effective and saved uid the agent's.
 # setpriv_prefix() is the same drop for a posix_spawn of setpriv (no fork of the parent).
+#
+# Also theirs alike: the one framing of their channels to the host (frame, FrameReader), the
+# runtime's paths, the container's environment, emptying a folder, and their log lines.
+import json
 import os
+import selectors
+import struct
 
 PRELUDE = 'stepbox.prelude/1'
 # The agent's uid and gid (the sandbox user).
@@ -125,3 +132,208 @@ class effective_ids(object):
         os.seteuid(0)
         os.setegid(0)
         return False
+
+
+
+# ---------------------------------------------------------------- framing
+# Every channel between the host and a program here (the helper's requests and replies, the
+# bridge's frames, the verifier's request and report) is frames of
+#   [u32 BE header length][u32 BE payload length][header: UTF-8 JSON object][payload: raw bytes]
+# The host's side: electron/engine/sandbox/frames.ts; each channel's headers are typed in
+# electron/engine/sandbox/sandbox-channels.ts, which a test holds against the tables here.
+FRAME_HEAD = struct.Struct('>II')
+
+
+class FrameError(ValueError):
+    """Bytes that are not a frame of the host's (a length beyond the channel's limits)."""
+
+
+def write_all(fd, data):
+    """Writes all of `data` to `fd`, blocking or not (a non-blocking fd waits until writable)."""
+    try:
+        n = os.write(fd, data)  # the usual frame: all of it at once
+    except BlockingIOError:
+        n = 0
+    if n == len(data):
+        return
+    view = memoryview(data)[n:]
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            selectors.select.select([], [fd], [])
+            continue
+        view = view[n:]
+
+
+def header_encoder():
+    """json.dumps(header, separators=(',', ':')), built once: dumps makes an encoder object
+    and then a C encoder per call (~30 us of a tool call's answer after the model's pause).
+    Headers hold no cycles, so no check for them; where the C encoder is missing or takes
+    other arguments, the Python one."""
+    slow = json.JSONEncoder(separators=(',', ':'))
+    make = getattr(json.encoder, 'c_make_encoder', None)
+    try:
+        fast = make(None, slow.default, json.encoder.encode_basestring_ascii, None, ':', ',', False, False, True)
+        if ''.join(fast({'a': [1, None, True, 0.5, '\u00e9']}, 0)) == slow.encode({'a': [1, None, True, 0.5, '\u00e9']}):
+            return lambda header: ''.join(fast(header, 0))
+    except TypeError:
+        pass
+    return slow.encode
+
+
+encode_header = header_encoder()
+# The host's headers are compact JSON (UTF-8, nothing around the object): the C scanner reads
+# them at once (json.loads adds an encoding guess and two Python frames, ~25 us of a request
+# after the model's pause). Anything else goes to json.loads, which decides as always.
+scan_json = json.JSONDecoder().scan_once
+
+
+def decode_header(raw):
+    s = raw.decode('utf-8', 'surrogatepass')
+    try:
+        value, end = scan_json(s, 0)
+    except StopIteration:
+        end = -1
+    return value if end == len(s) else json.loads(s)
+
+
+def frame(header, payload=b''):
+    """One frame: `header` (a dict) as compact JSON, then `payload`."""
+    h = encode_header(header).encode('ascii')
+    return FRAME_HEAD.pack(len(h), len(payload)) + h + payload
+
+
+class FrameReader(object):
+    """Whole frames out of a byte stream as it arrives: feed() answers the (header, payload)
+    pairs its bytes complete and keeps the rest. The usual read (whole frames, nothing kept
+    before it) is parsed where it lies, not copied into the buffer and out again."""
+
+    def __init__(self, max_header, max_payload):
+        self.buf = bytearray()
+        self.max_header, self.max_payload = max_header, max_payload
+
+    def feed(self, data):
+        if self.buf:
+            self.buf += data
+            data = self.buf
+        frames = []
+        pos = 0
+        while len(data) - pos >= 8:
+            hlen, plen = FRAME_HEAD.unpack_from(data, pos)
+            if hlen > self.max_header or plen > self.max_payload:
+                raise FrameError('a frame of %d+%d bytes is not the host\'s' % (hlen, plen))
+            end = pos + 8 + hlen + plen
+            if len(data) < end:
+                break
+            header = decode_header(data[pos + 8:pos + 8 + hlen])
+            if plen:
+                with memoryview(data) as view:
+                    payload = view[pos + 8 + hlen:end].tobytes()
+            else:
+                payload = b''
+            pos = end
+            frames.append((header, payload))
+        if data is self.buf:
+            del self.buf[:pos]
+        elif pos < len(data):
+            self.buf = bytearray(data[pos:])
+        return frames
+
+    @property
+    def pending(self):
+        """Whether part of a frame is waiting for the rest."""
+        return bool(self.buf)
+
+
+# ---------------------------------------------------------------- the runtime
+# stepbox's runtime, a read-only volume in every sandbox (electron/engine/sandbox/
+# sandbox-runtime.ts): this interpreter, util-linux's setpriv and ipcrm (started with the
+# runtime's own loader and libraries: the image may have no loader, or another C library),
+# busybox and a static bash. The image needs none of them.
+RUNTIME = '/opt/stepbox/runtime'
+RUNTIME_LOADER = [RUNTIME + '/lib/ld.so', '--inhibit-cache', '--library-path', RUNTIME + '/lib']
+RUNTIME_BASH = RUNTIME + '/bin/bash'
+
+
+def runtime_program(name):
+    """The argv prefix starting the runtime's dynamic program `name` (usr/bin/NAME)."""
+    return RUNTIME_LOADER + [RUNTIME + '/usr/bin/' + name]
+
+
+# ---------------------------------------------------------------- the container, folders, logs
+# Which program a line on stderr comes from (`[helper] …`); each program names itself.
+LOG_NAME = 'stepbox'
+
+
+def log(message):
+    """One line on stderr, named for the program (never on its channel to the host)."""
+    try:
+        os.write(2, ('[%s] %s\n' % (LOG_NAME, message)).encode('utf-8', 'replace'))
+    except OSError:
+        pass
+
+
+def container_env():
+    """The container's own environment (pid 1's): a root program's exec gets a fixed root
+    PATH and HOME (root-exec.ts), which are not the agent's. The helper reads it with its
+    own filesystem identity (as_helper)."""
+    try:
+        with open('/proc/1/environ', 'rb') as f:
+            data = f.read()
+    except OSError:
+        return dict(os.environ)
+    env = {}
+    for item in data.split(b'\0'):
+        k, sep, v = item.partition(b'=')
+        if sep and k:
+            env[os.fsdecode(k)] = os.fsdecode(v)
+    return env or dict(os.environ)
+
+
+def make_writable(path):
+    """Opens a directory's owner bits (a chmod 000 folder of the agent's can be emptied)."""
+    try:
+        m = os.lstat(path).st_mode
+        if (m & 0o170000) == 0o040000 and m & 0o700 != 0o700:
+            os.chmod(path, (m & 0o7777) | 0o700)
+    except OSError:
+        pass
+
+
+def clear_dir(path, keep=None):
+    """Removes everything inside `path` (not `path` itself, nor an entry named `keep`), never
+    following a link, opening read-only folders as needed; what it could not remove, as a
+    list of 'path: why' (each also logged)."""
+    make_writable(path)
+    try:
+        entries = list(os.scandir(path))
+    except OSError:
+        return []
+    failed = []
+    for e in entries:
+        if e.name == keep:
+            continue
+        try:
+            if e.is_dir(follow_symlinks=False):
+                failed += clear_dir(e.path)
+                os.rmdir(e.path)
+            else:
+                os.unlink(e.path)
+        except OSError as err:
+            log('cannot remove %s: %s' % (e.path, err))
+            failed.append('%s: %s' % (e.path, err))
+    return failed
+
+def load_parts(program, namespace):
+    """A program run from its file (tests): what the host sends ahead of its source
+    (programs.json: this prelude, then the program's parts), read from beside it into its
+    namespace, as in the sandbox, where they are one source."""
+    import json
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, 'programs.json')) as f:
+        parts = json.load(f)[program]
+    for part in parts:
+        path = os.path.join(here, part)
+        with open(path) as f:
+            exec(compile(f.read(), path, 'exec'), namespace)

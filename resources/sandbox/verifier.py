@@ -1,7 +1,7 @@
 # stepbox verifier runner: the one program of a verifier's own `docker exec`, started as
 # root (the container's capabilities are only SETUID/SETGID/SETPCAP/KILL) so no process of
-# the agent's can signal, ptrace or open it. argv (or, started ahead, one JSON line on
-# stdin): command, timeout in ms, output cap in bytes, the agent's uid. It is started isolated (the runtime's `python3 -I -S`, cwd /, a fixed root PATH
+# the agent's can signal, ptrace or open it. Its request comes as one frame on stdin (the
+# prelude's framing; fields: REQUEST below), which only the host can write. It is started isolated (the runtime's `python3 -I -S`, cwd /, a fixed root PATH
 # and HOME): nothing the agent wrote (a usercustomize.py or .pth in its HOME, a module in
 # /workspace, a python3 earlier on its PATH) is read by it.
 #
@@ -9,12 +9,11 @@
 # kill(-1, SIGKILL), which is atomic against forks, so nothing the agent left behind can
 # outrun it. It then runs the verifier as the agent's uid in a new bash (cwd /workspace, the
 # image's environment, stdin /dev/null) with pipes only this runner holds, caps each stream,
-# kills what the verifier left behind when it returns or runs out of time, prints one JSON
-# line {killed, exit_code, signal, timeout, stdout, stderr (base64), stdout_total,
-# stderr_total, uid} and exits with the verifier's code.
+# kills what the verifier left behind when it returns or runs out of time, writes its report
+# as one frame (fields: REPORT below; the payload is the kept stdout, then the kept stderr)
+# and exits with the verifier's code.
 import base64
 import binascii
-import json
 import os
 import selectors
 import signal
@@ -22,34 +21,28 @@ import sys
 import time
 
 if 'PRELUDE' not in globals():
-    # Run from its file (tests): the prelude beside it; the host sends it ahead of this source.
+    # Run from its file (tests): the prelude (programs.json), which the host sends ahead of
+    # this source, read from beside it into this namespace.
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from prelude import *  # noqa: F401,F403
+    from prelude import load_parts
+    load_parts('verifier.py', globals())
 
-# Loaded before the arguments come: a runner started ahead has it ready when they do.
+LOG_NAME = 'verifier'
+# Loaded before the request comes: a runner started ahead has it ready when it does.
 libc_or_none()
 
-# What only the verifier may see and write (a sixth argument, an object): `files` (relative
-# path -> base64) put fresh into `files_dir`, and `reward_dir` emptied for its reward files.
-extra = {}
-if len(sys.argv) > 1:
-    command, timeout_ms, cap, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    workdir = sys.argv[5] if len(sys.argv) > 5 else '/workspace'
-else:
-    # Started ahead of its verification (docker-verifier.ts: the exec and this interpreter's
-    # start are off the episode's end): the same four arguments come as one JSON array line
-    # on this exec's stdin, which only the host can write. Nothing is killed or run before.
-    line = sys.stdin.buffer.readline()
-    if not line:
-        sys.exit(0)  # let go unused (the sandbox was destroyed or kept)
-    args = json.loads(line)
-    # The fifth, the working directory (the verifier's cwd), is absent from older hosts.
-    command, timeout_ms, cap, uid = args[:4]
-    workdir = args[4] if len(args) > 4 else '/workspace'
-    timeout_ms, cap, uid = int(timeout_ms), int(cap), int(uid)
-    if len(args) > 5 and isinstance(args[5], dict):
-        extra = args[5]
+# The runner's channel, as the host's side (electron/engine/sandbox/sandbox-channels.ts,
+# VERIFIER_REQUEST and VERIFIER_REPORT) names it; a unit test compares the two. `?`: may be
+# left out. `files` (relative path -> base64) are put fresh into `files_dir`, and
+# `reward_dir` is emptied for the verifier's reward files: what only the verifier may see.
+REQUEST = 'command timeout_ms cap uid workdir files? files_dir? reward_dir?'
+REPORT = 'killed exit_code signal timeout stdout_len stdout_total stderr_total uid reward_files? staging_error?'
+MAX_REQUEST = 256 * 1024 * 1024
+
+# The request's fields (main() sets them).
+command, timeout_ms, cap, uid, workdir, extra = '', 0, 0, 0, '/workspace', {}
 me = os.getpid()
+
 
 # Variables that make a shell or an interpreter read a file before the command (dropped),
 # and path lists whose entries the agent can write (cut out, see agent_env).
@@ -61,21 +54,6 @@ def become_agent():
     # The one drop of prelude.py: with CAP_SETPCAP an empty bounding set, no groups, the agent's ids.
     if os.getuid() != uid:
         become(uid, uid)
-
-
-def container_env():
-    """The container's own environment (pid 1's); this exec's PATH and HOME are root's."""
-    try:
-        with open('/proc/1/environ', 'rb') as f:
-            data = f.read()
-    except OSError:
-        return dict(os.environ)
-    env = {}
-    for item in data.split(b'\0'):
-        k, sep, v = item.partition(b'=')
-        if sep and k:
-            env[os.fsdecode(k)] = os.fsdecode(v)
-    return env or dict(os.environ)
 
 
 def agent_writable(path):
@@ -138,16 +116,20 @@ def agents():
 # setpriv and kill are stepbox's runtime's (electron/engine/sandbox/sandbox-runtime.ts: a
 # read-only volume in every sandbox), never the image's: it may have none, or busybox's
 # setpriv, which cannot set the real uid. setpriv starts with the runtime's own loader and libraries.
-RUNTIME = '/opt/stepbox/runtime'
-SETPRIV = [RUNTIME + '/lib/ld.so', '--inhibit-cache', '--library-path', RUNTIME + '/lib',
-           RUNTIME + '/usr/bin/setpriv']
+SETPRIV = runtime_program('setpriv')
 KILL = [RUNTIME + '/bin/busybox', 'kill']
-SPAWN = (hasattr(os, 'posix_spawn') and os.getuid() == 0 and uid != 0
-         and os.access(SETPRIV[-1], os.X_OK) and os.access(KILL[0], os.X_OK))
-if SPAWN:
-    AS_AGENT = setpriv_prefix(SETPRIV, uid, uid)
-    NULLS = [(os.POSIX_SPAWN_OPEN, fd, '/dev/null', flags, 0)
-             for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY))]
+NULLS = [(os.POSIX_SPAWN_OPEN, fd, '/dev/null', flags, 0)
+         for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY))] if hasattr(os, 'posix_spawn') else []
+# Whether to spawn (set with the request's uid), and the setpriv prefix that becomes it.
+SPAWN, AS_AGENT = False, []
+
+
+def spawn_setup():
+    global SPAWN, AS_AGENT
+    SPAWN = (hasattr(os, 'posix_spawn') and os.getuid() == 0 and uid != 0
+             and os.access(SETPRIV[-1], os.X_OK) and os.access(KILL[0], os.X_OK))
+    if SPAWN:
+        AS_AGENT = setpriv_prefix(SETPRIV, uid, uid)
 
 
 def kill_once():
@@ -197,7 +179,7 @@ def bash_on(env):
     for d in env.get('PATH', '').split(':'):
         if d.startswith('/') and os.access(d + '/bash', os.X_OK) and not os.path.isdir(d + '/bash'):
             return d + '/bash'
-    return RUNTIME + '/bin/bash'
+    return RUNTIME_BASH
 
 
 def start_verifier(out_w, err_w):
@@ -246,17 +228,12 @@ REWARD_READ_CAP = 64 * 1024
 
 def own_dir(path):
     """The verifier's folder `path`, checked: a real directory (not a link), emptied."""
-    st = os.lstat(path)
     import stat as st_mod
-    if not st_mod.S_ISDIR(st.st_mode):
+    if not st_mod.S_ISDIR(os.lstat(path).st_mode):
         raise OSError('%s is not a folder of the verifier (it is a link or a file)' % path)
-    import shutil
-    for name in os.listdir(path):
-        p = os.path.join(path, name)
-        if os.path.isdir(p) and not os.path.islink(p):
-            shutil.rmtree(p)
-        else:
-            os.unlink(p)
+    failed = clear_dir(path)
+    if failed:
+        raise OSError('cannot empty %s: %s' % (path, failed[0]))
 
 
 def stage():
@@ -334,112 +311,127 @@ def empty_as_agent(path):
     uid's, its folders too, which root without CAP_DAC_OVERRIDE cannot empty); best effort."""
     try:
         with effective_ids(uid, uid):
-            import shutil
-            for name in os.listdir(path):
-                p = os.path.join(path, name)
-                if os.path.isdir(p) and not os.path.islink(p):
-                    shutil.rmtree(p, ignore_errors=True)  # its own folder may stay: root removes it
-                else:
-                    try:
-                        os.unlink(p)
-                    except OSError:
-                        pass
+            clear_dir(path)
     except OSError:
         pass
 
 
-killed = agents()
-if not kill_all():
-    # Never run the verifier beside what could kill or forge it.
-    sys.stderr.write('stepbox: the processes of the agent could not be killed\n')
-    sys.exit(125)
-staging_error = stage() if extra else None
-if staging_error is not None:
-    unstage()
-    sys.stdout.write(json.dumps({
-        'killed': killed, 'exit_code': 125, 'signal': None, 'timeout': False, 'stdout': '',
-        'stderr': '', 'stdout_total': 0, 'stderr_total': 0, 'uid': uid,
-        'staging_error': staging_error,
-    }) + '\n')
-    sys.stdout.flush()
-    os._exit(125)
-out_r, out_w = os.pipe()
-err_r, err_w = os.pipe()
-pid = start_verifier(out_w, err_w)
-os.close(out_w)
-os.close(err_w)
-kept, total = {out_r: bytearray(), err_r: bytearray()}, {out_r: 0, err_r: 0}
-sel = selectors.DefaultSelector()
-for fd in kept:
-    sel.register(fd, selectors.EVENT_READ)
-pidfd = None
-if pid is not None:
-    try:
-        pidfd = os.pidfd_open(pid)
-        sel.register(pidfd, selectors.EVENT_READ)
-    except (AttributeError, OSError):
-        pidfd = None
-deadline = time.monotonic() + timeout_ms / 1000.0
-status, timed_out = None, False
-if pid is None:
-    status = 127 << 8  # exited 127, as a child that failed before its exec
+def report(fields, out=b'', err=b''):
+    """The runner's one frame to the host: REPORT's fields, the kept output as its payload."""
+    fields.update(uid=uid, stdout_len=len(out))
+    write_all(1, frame(fields, out + err))
 
 
-def reaped(st):
-    global status
-    status = st
-    if pidfd is not None and pidfd in sel.get_map():
-        sel.unregister(pidfd)
-    # Whatever the verifier left running goes too; its pipes then reach EOF. With no process
-    # of the agent's left there is nothing to kill (only one of its own could start another):
-    # the killer's fork and wait are spared.
-    if agents():
-        kill_all()
-
-
-while status is None or len(sel.get_map()) > 0:
-    if status is None:
-        p, st = os.waitpid(pid, os.WNOHANG)
-        if p:
-            reaped(st)
-            continue
-    left = deadline - time.monotonic()
-    if status is None and left <= 0:
-        timed_out = True
-        kill_all()
-        reaped(os.waitpid(pid, 0)[1])
-        continue
-    if status is not None and left < -5:
-        break  # pipes held open past every kill: give up on the rest of the output
-    wait = 0.05 if pidfd is None else max(0.0, left)
-    for key, _ in sel.select(wait if status is None else 1.0):
-        if key.fd == pidfd:
-            continue  # the waitpid at the top reaps it
-        data = os.read(key.fd, 65536)
+def read_request():
+    """The host's request (one frame on stdin): sets the module's fields; False when the
+    host let this runner go unused (stdin closed: the sandbox was destroyed or kept)."""
+    global command, timeout_ms, cap, uid, workdir, extra
+    frames = FrameReader(MAX_REQUEST, 0)
+    while True:
+        data = os.read(0, 1 << 20)
         if not data:
-            sel.unregister(key.fd)
+            return False
+        got = frames.feed(data)
+        if got:
+            break
+    req = got[0][0]
+    command, timeout_ms, cap, uid = req['command'], int(req['timeout_ms']), int(req['cap']), int(req['uid'])
+    workdir = req.get('workdir') or '/workspace'
+    extra = {k: req[k] for k in ('files', 'files_dir', 'reward_dir') if req.get(k) is not None}
+    return True
+
+
+def main():
+    if not read_request():
+        sys.exit(0)
+    spawn_setup()
+    killed = agents()
+    if not kill_all():
+        # Never run the verifier beside what could kill or forge it.
+        sys.stderr.write('stepbox: the processes of the agent could not be killed\n')
+        sys.exit(125)
+    staging_error = stage() if extra else None
+    if staging_error is not None:
+        unstage()
+        report({'killed': killed, 'exit_code': 125, 'signal': None, 'timeout': False, 'stdout_total': 0,
+                'stderr_total': 0, 'staging_error': staging_error})
+        os._exit(125)
+    code, sig, timed_out, out, err, total_out, total_err = run_verifier()
+    reward_files = read_rewards() if extra else []
+    if extra:
+        unstage()
+    report({'killed': killed, 'exit_code': code if code is not None else 128 + sig, 'signal': sig,
+            'timeout': timed_out, 'stdout_total': total_out, 'stderr_total': total_err,
+            'reward_files': reward_files}, out, err)
+    # Straight out: nothing is left to clean up, and the engine's exit code is what counts.
+    os._exit(code if code is not None else 128 + sig)
+
+
+def run_verifier():
+    """Runs the verifier: (exit code, signal, timed out, kept stdout, kept stderr, totals)."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = start_verifier(out_w, err_w)
+    os.close(out_w)
+    os.close(err_w)
+    kept, total = {out_r: bytearray(), err_r: bytearray()}, {out_r: 0, err_r: 0}
+    sel = selectors.DefaultSelector()
+    for fd in kept:
+        sel.register(fd, selectors.EVENT_READ)
+    pidfd = None
+    if pid is not None:
+        try:
+            pidfd = os.pidfd_open(pid)
+            sel.register(pidfd, selectors.EVENT_READ)
+        except (AttributeError, OSError):
+            pidfd = None
+    deadline = time.monotonic() + timeout_ms / 1000.0
+    status, timed_out = None, False
+    if pid is None:
+        status = 127 << 8  # exited 127, as a child that failed before its exec
+
+    def reaped(st):
+        if pidfd is not None and pidfd in sel.get_map():
+            sel.unregister(pidfd)
+        # Whatever the verifier left running goes too; its pipes then reach EOF. With no process
+        # of the agent's left there is nothing to kill (only one of its own could start another):
+        # the killer's fork and wait are spared.
+        if agents():
+            kill_all()
+        return st
+
+    while status is None or len(sel.get_map()) > 0:
+        if status is None:
+            p, st = os.waitpid(pid, os.WNOHANG)
+            if p:
+                status = reaped(st)
+                continue
+        left = deadline - time.monotonic()
+        if status is None and left <= 0:
+            timed_out = True
+            kill_all()
+            status = reaped(os.waitpid(pid, 0)[1])
             continue
-        total[key.fd] += len(data)
-        room = cap - len(kept[key.fd])
-        if room > 0:
-            kept[key.fd] += data[:room]
-code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-reward_files = read_rewards() if extra else []
-if extra:
-    unstage()
-sys.stdout.write(json.dumps({
-    'killed': killed,
-    'exit_code': code if code is not None else 128 + sig,
-    'signal': sig,
-    'timeout': timed_out,
-    'stdout': base64.b64encode(bytes(kept[out_r])).decode(),
-    'stderr': base64.b64encode(bytes(kept[err_r])).decode(),
-    'stdout_total': total[out_r],
-    'stderr_total': total[err_r],
-    'uid': uid,
-    'reward_files': reward_files,
-}) + '\n')
-sys.stdout.flush()
-# Straight out: nothing is left to clean up, and the engine's exit code is what counts.
-os._exit(code if code is not None else 128 + sig)
+        if status is not None and left < -5:
+            break  # pipes held open past every kill: give up on the rest of the output
+        wait = 0.05 if pidfd is None else max(0.0, left)
+        for key, _ in sel.select(wait if status is None else 1.0):
+            if key.fd == pidfd:
+                continue  # the waitpid at the top reaps it
+            data = os.read(key.fd, 65536)
+            if not data:
+                sel.unregister(key.fd)
+                continue
+            total[key.fd] += len(data)
+            room = cap - len(kept[key.fd])
+            if room > 0:
+                kept[key.fd] += data[:room]
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    return code, sig, timed_out, bytes(kept[out_r]), bytes(kept[err_r]), total[out_r], total[err_r]
+
+
+# Run by the host (`python3 -c`, so __main__); imported, it only defines (the channels' test
+# reads REQUEST and REPORT this way).
+if __name__ == '__main__':
+    main()

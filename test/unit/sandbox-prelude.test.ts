@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSandboxProgram } from '../../electron/engine/sandbox/sandbox-resources.js';
+import { loadSandboxProgram, programParts } from '../../electron/engine/sandbox/sandbox-resources.js';
 import { PROJECT_ROOT } from '../support/cli.js';
 
 // Item 10 of issue 31: one privilege drop for the three programs stepbox runs as root in the
@@ -20,17 +20,21 @@ describe('one privilege drop for the programs inside the sandbox (prelude.py)', 
   for (const name of PROGRAMS) {
     it(`${name}: sent with the prelude ahead of it, drops privileges only through it`, () => {
       const own = readFileSync(resolve(DIR, name), 'utf8');
-      const drops = own.split('\n').filter((l) => OWN_DROP.test(l));
+      const parts = programParts(name);
+      expect(parts[0]).toBe('prelude.py');
+      // The program and its parts (the helper's), everything but the prelude.
+      const mine = [own, ...parts.slice(1).map((p) => readFileSync(resolve(DIR, p), 'utf8'))].join('\n');
+      const drops = mine.split('\n').filter((l) => OWN_DROP.test(l));
       expect(
         drops.map((l) => l.trim()),
         name,
       ).toEqual([]);
-      expect(own).toMatch(/\bbecome\(|setpriv_prefix\(/);
+      expect(mine).toMatch(/\bbecome\(|setpriv_prefix\(/);
       const sent = loadSandboxProgram(name).toString('utf8');
-      // Its own first line (its name, for `ps`), then the prelude, then the program.
+      // Its own first line (its name, for `ps`), then the prelude and its parts, then the program.
       const firstLine = own.slice(0, own.indexOf('\n') + 1);
-      expect(sent.startsWith(firstLine + readFileSync(resolve(DIR, 'prelude.py'), 'utf8'))).toBe(true);
-      expect(sent.endsWith(own)).toBe(true);
+      const ahead = parts.map((p) => readFileSync(resolve(DIR, p), 'utf8') + '\n').join('');
+      expect(sent).toBe(firstLine + ahead + own);
     });
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadSandboxResource } from '../../electron/engine/sandbox/sandbox-resources.js';
+import { loadSandboxProgram, loadSandboxResource } from '../../electron/engine/sandbox/sandbox-resources.js';
 import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { runtimeVolumeName } from '../../electron/engine/docker/runtime-volume.js';
 import { rootPython } from '../../electron/engine/sandbox/root-exec.js';
@@ -45,7 +45,11 @@ describe("stepbox's sandbox runtime (any image)", () => {
   });
 
   it('is where the programs inside the sandbox look for it (one path on both sides)', () => {
-    for (const program of ['helper.py', 'verifier.py', 'bridge.py'])
-      expect(loadSandboxResource(program).toString('utf8'), program).toContain(`'${RUNTIME_DIR}'`);
+    // Named once, in the prelude every program is sent with.
+    expect(loadSandboxResource('prelude.py').toString('utf8')).toContain(`RUNTIME = '${RUNTIME_DIR}'`);
+    for (const program of ['helper.py', 'verifier.py', 'bridge.py'] as const) {
+      expect(loadSandboxProgram(program).toString('utf8'), program).toContain(`RUNTIME = '${RUNTIME_DIR}'`);
+      expect(loadSandboxResource(program).toString('utf8'), program).not.toContain(`'${RUNTIME_DIR}'`);
+    }
   });
 });

@@ -204,8 +204,8 @@ export class AgentProcess {
     try {
       process.kill(-pid, sig);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ESRCH')
-        log.warn(`cannot signal agent ${pid}: ${(e as Error).message}`);
+      if (!(e instanceof Error && 'code' in e && e.code === 'ESRCH'))
+        log.warn(`cannot signal agent ${pid}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 }

@@ -5,14 +5,7 @@ import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure } from '../agents/agent.js';
-import type {
-  Agent,
-  ChatMessage,
-  DecideContext,
-  DecideInput,
-  Decision,
-  Reexecution,
-} from '../agents/agent.js';
+import type { Agent, DecideContext, DecideInput, Decision, Reexecution } from '../agents/agent.js';
 import { AgentProcess, agentEnvironment } from './agent-process.js';
 import {
   recordedStep,
@@ -101,7 +94,7 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
     const call = await this.nextCall(ctx, input.signal);
     this.pool = null;
     const injected = injectionsAfter(ctx.history, k - 1);
-    const agentMessages = call.body.messages as ChatMessage[];
+    const agentMessages = call.messages;
     return this.decideFor(call, input, ctx, [...agentMessages, ...injected], injected.length);
   }
 

@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import { canonicalJson } from '../../../shared/jcs.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
+import { ChatRequest, chatMessages, JsonObject } from '../model-api/model-requests.js';
 
 /** A tool result as the agent was shown it at a step (an override's `shown` when there was one). */
 export interface RecordedToolAnswer {
@@ -36,19 +38,26 @@ export function toolAnswersAt(history: readonly TraceEvent[], step: number): Rec
   return [...answers.values()];
 }
 
+/** An assistant answer as a recording holds it (a `model_output`'s message, an edit). */
+const RecordedAnswer = z.looseObject({ content: z.string().nullable(), tool_calls: z.unknown().optional() });
+
 /** The recording of step `step` of a branch's history. */
 export function recordedStep(history: readonly TraceEvent[], step: number): RecordedStep {
   let request: Record<string, unknown> | null = null;
   let answer: RecordedStep['answer'] = null;
   for (const e of history) {
     if (e.step !== step) continue;
-    if (e.type === 'model_request' && e.request && typeof e.request === 'object') {
-      request = withoutInjected(e.request as Record<string, unknown>, Number(e.injected ?? 0));
+    // A recording is untrusted input: what it holds is parsed, never cast.
+    if (e.type === 'model_request') {
+      const recorded = JsonObject.safeParse(e.request);
+      if (recorded.success) request = withoutInjected(recorded.data, Number(e.injected ?? 0));
     } else if (e.type === 'model_output') {
-      answer = (e.message ?? { content: e.raw }) as RecordedStep['answer'];
+      const message = RecordedAnswer.safeParse(e.message);
+      answer = message.success ? message.data : { content: e.raw };
     } else if (e.type === 'edit') {
       // The agent got the answer as a person edited it.
-      answer = e.edited as RecordedStep['answer'];
+      const edited = RecordedAnswer.safeParse(e.edited);
+      answer = edited.success ? edited.data : null;
     }
   }
   return { step, request, answer, tools: toolAnswersAt(history, step) };
@@ -75,8 +84,15 @@ export function requestDifference(
   recorded: Record<string, unknown>,
   actual: Record<string, unknown>,
 ): FieldDifference | null {
+  // Both sides as the model is asked (content as text: a recording holds what the source was
+  // given, the agent sends its own form, and recordings made before requests were parsed hold
+  // that form too).
+  const asked = (r: Record<string, unknown>) => {
+    const chat = ChatRequest.safeParse(r);
+    return chat.success ? { ...r, messages: chatMessages(chat.data) } : r;
+  };
   const strip = (r: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(r).filter(([k]) => !DELIVERY_KEYS.has(k)));
+    Object.fromEntries(Object.entries(asked(r)).filter(([k]) => !DELIVERY_KEYS.has(k)));
   return firstDifference(strip(recorded), strip(actual), '');
 }
 

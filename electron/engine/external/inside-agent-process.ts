@@ -18,14 +18,14 @@ export class InsideAgentProcess {
     readonly exited: Promise<AgentExit>,
   ) {}
 
-  /** Starts the agent in `sandbox`; rejects with a SandboxFailure when it cannot start. */
+  /** Starts the agent through its sandbox's `startAgent`; rejects with a SandboxFailure when it cannot start. */
   static async start(
-    sandbox: Sandbox & { startAgent: NonNullable<Sandbox['startAgent']> },
+    startAgent: NonNullable<Sandbox['startAgent']>,
     start: InsideAgentStart,
     onOutput?: OutputListener,
   ): Promise<InsideAgentProcess> {
     const output = new ProcessOutput(onOutput);
-    const run = await sandbox.startAgent({
+    const run = await startAgent({
       ...start,
       onOutput: (stream, chunk) => output.add(stream, chunk),
     });

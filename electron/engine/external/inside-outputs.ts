@@ -2,6 +2,7 @@ import type { ToolResult } from '../../../shared/tool-result.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { ChatMessage } from '../agents/agent.js';
 import { observationText } from '../harness/conversation.js';
+import { contentText } from '../model-api/model-requests.js';
 
 /** Removes what every run changes from a text (a recipe's volatile patterns). */
 export type Normaliser = (text: string) => string;
@@ -31,20 +32,6 @@ export type OutputComparison =
       readonly recorded: unknown;
       readonly actual: unknown;
     };
-
-/** The text of a tool message's content (a string, or parts with `text`). */
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content))
-    return content
-      .map((p) =>
-        p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
-          ? (p as { text: string }).text
-          : '',
-      )
-      .join('');
-  return content == null ? '' : JSON.stringify(content);
-}
 
 /** The tool outputs a request adds: the `role: tool` messages after its last assistant message. */
 export function newToolOutputs(messages: readonly ChatMessage[]): ToolOutput[] {
@@ -95,7 +82,7 @@ export function applyShownOutputs(
   const out = messages.map((m) => {
     if (m.role !== 'tool' || !m.tool_call_id || !shown.has(m.tool_call_id)) return m;
     replaced++;
-    return { ...m, content: shown.get(m.tool_call_id) as string };
+    return { ...m, content: shown.get(m.tool_call_id) ?? m.content };
   });
   return { messages: out, replaced };
 }
@@ -148,7 +135,8 @@ export function compareToolOutputs(
     };
   const drift: OutputDrift[] = [];
   for (const o of outputs) {
-    const r = known.get(o.call_id) as { call_id: string; name: string; text: string };
+    const r = known.get(o.call_id);
+    if (!r) continue; // every id is known: checked above
     if (normalise(r.text) !== normalise(o.content))
       drift.push({ call_id: o.call_id, name: r.name, recorded: r.text, actual: o.content });
   }

@@ -42,7 +42,8 @@ export class McpSessions {
   private readonly sessions = new Map<string, McpSession>();
 
   create(): McpSession {
-    if (this.sessions.size >= MAX_SESSIONS) this.end(this.sessions.keys().next().value as string);
+    const [oldest] = this.sessions.keys();
+    if (this.sessions.size >= MAX_SESSIONS && oldest !== undefined) this.end(oldest);
     const session: McpSession = {
       id: randomUUID(),
       level: null,
@@ -73,9 +74,11 @@ export class McpSessions {
   /** Keeps a GET stream of the session open for server notifications until the client goes. */
   attach(session: McpSession, res: ServerResponse): void {
     if (session.streams.size >= MAX_STREAMS) {
-      const oldest = session.streams.values().next().value as ServerResponse;
-      session.streams.delete(oldest);
-      oldest.end();
+      const [oldest] = session.streams;
+      if (oldest) {
+        session.streams.delete(oldest);
+        oldest.end();
+      }
     }
     session.streams.add(res);
     res.on('close', () => session.streams.delete(res));

@@ -1,5 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OpenAiTool } from '../../../shared/tool-schemas.js';
+import type { ChatMessage } from '../agents/agent.js';
 import { logger } from '../log.js';
+import {
+  AnthropicRequest,
+  ChatRequest,
+  chatMessages,
+  chatTools,
+  GeminiRequest,
+  parseRequest,
+  ResponsesRequest,
+  type RequestProblem,
+} from '../model-api/model-requests.js';
 import { apiError, listenLocal, readBody, sendJson, type LocalServer } from '../model-api/local-http.js';
 import type { AssistantAnswer } from '../model-api/assistant-answer.js';
 import { chatFromResponsesRequest, sendResponsesAnswer } from '../model-api/responses-api.js';
@@ -40,8 +52,12 @@ export type ModelApi = 'chat.completions' | 'responses' | 'anthropic.messages' |
 export interface ModelCall {
   /** Which API the agent used. */
   readonly api: ModelApi;
-  /** The request as Chat Completions (`messages`, `tools`, …); a Responses or Messages request converted. */
-  readonly body: Record<string, unknown>;
+  /** The request as Chat Completions (`messages`, `tools`, …); a Responses, Messages or Gemini request converted. */
+  readonly body: ChatRequest;
+  /** Its conversation as the agent's decision sees it (content as text). */
+  readonly messages: readonly ChatMessage[];
+  /** The function tools it offers. */
+  readonly tools: readonly OpenAiTool[];
   /** The request exactly as received (differs from `body` for the Responses and Messages APIs). */
   readonly raw: Record<string, unknown>;
   /** When the request arrived (performance.now()), for the bench. */
@@ -207,7 +223,9 @@ export class ModelEndpoint {
       refuse(res, 400, 'invalid_request', 'the request body must be a JSON object');
       return;
     }
-    const request = raw as Record<string, unknown>;
+    // Everything below reads the request only as parsed against its API's schema
+    // (model-requests.ts): the agent's code is not trusted, a misfit is that API's 400.
+    const request: Record<string, unknown> = { ...raw };
     if (api === 'anthropic.count_tokens') {
       // Not a model call: an estimate the agent uses to budget its context.
       sendJson(res, 200, { input_tokens: estimateTokens(request) });
@@ -218,35 +236,12 @@ export class ModelEndpoint {
       return;
     }
     const route = api === 'gemini' ? geminiRoute(path) : null;
-    // The real Messages API refuses tool results that answer no tool call: so does the endpoint.
-    const unmatched = api === 'anthropic.messages' ? toolResultProblem(request) : null;
-    if (unmatched !== null) {
-      refuse(res, 400, 'invalid_request', unmatched);
+    const converted = chatBodyOf(api, request, route?.model ?? this.model);
+    if (!converted.ok) {
+      refuse(res, 400, converted.problem.code, converted.problem.message);
       return;
     }
-    const body =
-      api === 'responses'
-        ? chatFromResponsesRequest(request)
-        : api === 'anthropic.messages'
-          ? chatFromAnthropicRequest(request)
-          : route
-            ? chatFromGeminiRequest(request, route.model)
-            : request;
-    if (!Array.isArray(body.messages)) {
-      refuse(
-        res,
-        400,
-        'invalid_request',
-        api === 'responses'
-          ? 'input must be a string or an array of items'
-          : api === 'anthropic.messages'
-            ? 'messages must be an array of {role: "user" | "assistant", content: string | blocks}'
-            : api === 'gemini'
-              ? 'contents must be an array of {role: "user" | "model", parts: [...]}'
-              : 'messages must be an array',
-      );
-      return;
-    }
+    const body = converted.request;
     const stream = request.stream === true;
     // Gemini says streaming in the method; `?alt=sse` picks events over the JSON-array stream.
     const geminiStream: GeminiStream =
@@ -274,6 +269,8 @@ export class ModelEndpoint {
     const call: ModelCall = {
       api,
       body,
+      messages: chatMessages(body),
+      tools: chatTools(body),
       raw: request,
       receivedAt: performance.now(),
       answer: (message, usage) => {
@@ -307,6 +304,50 @@ export class ModelEndpoint {
     const waiter = this.waiters.shift();
     if (waiter) waiter(call);
     else this.queue.push(call);
+  }
+}
+
+/**
+ * A request of `api` parsed against its schema and, for the APIs the endpoint maps onto Chat
+ * Completions, converted and parsed as Chat: the typed Chat request, or the problem to answer
+ * 400 with (paths named as the agent's API names them).
+ */
+function chatBodyOf(
+  api: ModelApi,
+  request: Record<string, unknown>,
+  model: string,
+): { ok: true; request: ChatRequest } | { ok: false; problem: RequestProblem } {
+  const converted = toChat(api, request, model);
+  if (!converted.ok) return converted;
+  const as = api === 'chat.completions' ? 'Chat Completions' : `Chat Completions (converted from ${api})`;
+  return parseRequest(as, ChatRequest, converted.chat);
+}
+
+/** A request of `api` parsed against its own schema and converted to Chat's form. */
+function toChat(
+  api: ModelApi,
+  request: Record<string, unknown>,
+  model: string,
+): { ok: true; chat: Record<string, unknown> } | { ok: false; problem: RequestProblem } {
+  switch (api) {
+    case 'chat.completions':
+      return { ok: true, chat: request };
+    case 'responses': {
+      const r = parseRequest('OpenAI Responses', ResponsesRequest, request);
+      return r.ok ? { ok: true, chat: chatFromResponsesRequest(r.request) } : r;
+    }
+    case 'anthropic.messages': {
+      const r = parseRequest('Anthropic Messages', AnthropicRequest, request);
+      if (!r.ok) return r;
+      // The real Messages API refuses tool results that answer no tool call: so does the endpoint.
+      const unmatched = toolResultProblem(r.request);
+      if (unmatched !== null) return { ok: false, problem: { code: 'invalid_request', message: unmatched } };
+      return { ok: true, chat: chatFromAnthropicRequest(r.request) };
+    }
+    case 'gemini': {
+      const r = parseRequest('Gemini', GeminiRequest, request);
+      return r.ok ? { ok: true, chat: chatFromGeminiRequest(r.request, model) } : r;
+    }
   }
 }
 
@@ -365,8 +406,8 @@ function sendChatAnswer(
     chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: c.function }] }, null);
   }
   chunk({}, finishReason(message));
-  const options = request.stream_options as { include_usage?: boolean } | undefined;
-  if (options?.include_usage) {
+  const options = ChatRequest.shape.stream_options.safeParse(request.stream_options);
+  if (options.success && options.data?.include_usage) {
     res.write(
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: used })}\n\n`,
     );

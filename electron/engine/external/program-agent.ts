@@ -78,7 +78,7 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
         source: 'harness',
         code: 'answer_resent',
         message: `the agent asked again for the answer of step ${step} with an identical request (a client retrying a dropped connection): the same answer was re-sent (${times}×), not recorded again and no model answer spent`,
-      } as NewTraceEvent);
+      });
     });
   }
 
@@ -110,7 +110,9 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
 
   /** Decisions made so far: the model source's (its cursor), for rollbacks and forks. */
   consumed(): number {
-    return (this.source as { consumed?: () => number }).consumed?.() ?? 0;
+    return 'consumed' in this.source && typeof this.source.consumed === 'function'
+      ? Number(this.source.consumed())
+      : 0;
   }
 
   /** Answers what waits with `episode_ended`, gives the process a moment, then stops it and the endpoint. */
@@ -163,6 +165,16 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
     };
   }
 
+  /** The agent's process and endpoint, which every wait below needs (launched before any). */
+  private running(): { proc: P; endpoint: ModelEndpoint } {
+    if (!this.proc || !this.endpoint)
+      throw new AgentFailure(
+        'agent_error',
+        'the agent is not running (it was not launched, or it was disposed)',
+      );
+    return { proc: this.proc, endpoint: this.endpoint };
+  }
+
   /**
    * After a re-run of the recording (`replay --verify`) the last answer went out: waits for the
    * process's exit, its next model call or the grace; the call, else null.
@@ -170,9 +182,10 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
   protected async callOrExit(): Promise<ModelCall | null> {
     const stop = new AbortController();
     try {
+      const { proc, endpoint } = this.running();
       return await Promise.race([
-        (this.proc as P).exited.then(() => null),
-        (this.endpoint as ModelEndpoint).next(stop.signal).catch(() => null),
+        proc.exited.then(() => null),
+        endpoint.next(stop.signal).catch(() => null),
         delay(FINAL_EXIT_GRACE_MS).then(() => null),
       ]);
     } finally {
@@ -186,16 +199,14 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
     signal?: AbortSignal,
     also: readonly Promise<Wake>[] = [],
   ): Promise<Wake> {
-    return waitForCall(this.endpoint as ModelEndpoint, this.proc as P, ms, signal, also);
+    const { proc, endpoint } = this.running();
+    return waitForCall(endpoint, proc, ms, signal, also);
   }
 
   /** After a final answer the agent should exit: a non-zero exit is an agent error, a new model call is kept. */
   private async awaitExitAfterFinal(ctx: DecideContext): Promise<void> {
-    this.stashed = await exitAfterFinal(
-      (this.proc as P).exited,
-      this.endpoint as ModelEndpoint,
-      ctx.episodeLeftMs,
-    );
+    const { proc, endpoint } = this.running();
+    this.stashed = await exitAfterFinal(proc.exited, endpoint, ctx.episodeLeftMs);
   }
 }
 
@@ -273,11 +284,15 @@ export async function askSource(
   input: DecideInput,
   messages: ChatMessage[],
 ): Promise<Decision> {
-  const tools = Array.isArray(call.body.tools) ? (call.body.tools as DecideInput['tools']) : [];
+  const tools = call.tools;
   try {
     return await source.decide({ step: input.step, messages, tools, signal: input.signal });
   } catch (e) {
-    call.fail(502, 'model_source_failed', `stepbox: the model source failed: ${(e as Error).message}`);
+    call.fail(
+      502,
+      'model_source_failed',
+      `stepbox: the model source failed: ${e instanceof Error ? e.message : String(e)}`,
+    );
     throw e;
   }
 }

@@ -1,12 +1,10 @@
 import { connect } from 'node:net';
 import { SANDBOX_ENV } from '../../../shared/constants.js';
 import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
-import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ToolCall } from '../../../shared/trace-events.js';
 import { AgentFailure } from '../agents/agent.js';
 import type {
   Agent,
-  ChatMessage,
   DecideContext,
   DecideInput,
   Decision,
@@ -15,7 +13,6 @@ import type {
 } from '../agents/agent.js';
 import { AGENT_DIR, AgentDirTooLarge, agentFiles, type AgentFiles } from '../sandbox/agent-files.js';
 import { snapshotAt } from '../trace/lineage.js';
-import type { NewTraceEvent } from '../trace/trace-store.js';
 import { recordedStep } from './fast-forward.js';
 import { InsideAgentProcess } from './inside-agent-process.js';
 import {
@@ -110,11 +107,11 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       this.compareAt = 0;
     }
     const shown = shownOutputs(ctx.history);
-    const agentMessages = call.body.messages as ChatMessage[];
+    const agentMessages = call.messages;
     const overridden = applyShownOutputs(agentMessages, shown);
     const injected = injectionsAfter(ctx.history, k - 1);
     const messages = [...overridden.messages, ...injected];
-    const tools = Array.isArray(call.body.tools) ? (call.body.tools as OpenAiTool[]) : [];
+    const tools = call.tools;
     const decision = await this.decideFor(call, input, ctx, messages, injected.length, {
       ...(overridden.replaced > 0 ? { overridden: overridden.replaced } : {}),
     });
@@ -163,7 +160,8 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
   /** Starts the endpoint and the agent inside the sandbox, then re-runs the steps already recorded. */
   private async launch(input: DecideInput, ctx: DecideContext): Promise<void> {
     const sandbox = ctx.sandbox;
-    if (!sandbox?.startAgent)
+    const startAgent = sandbox?.startAgent?.bind(sandbox);
+    if (!sandbox || !startAgent)
       throw new AgentFailure(
         'bad_agent_spec',
         `${this.spec} runs inside the sandbox, which the ${sandbox?.backend ?? 'current'} backend cannot do; use the Docker backend`,
@@ -195,7 +193,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       STEPBOX_EPISODE: ctx.episode,
     };
     this.proc = await InsideAgentProcess.start(
-      sandbox as typeof sandbox & { startAgent: NonNullable<typeof sandbox.startAgent> },
+      startAgent,
       {
         command: launch.command,
         env,
@@ -229,7 +227,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
    * against snapshot j); one the recording cannot answer diverges.
    */
   private async compare(j: number, call: ModelCall, ctx: DecideContext): Promise<void> {
-    const messages = Array.isArray(call.body.messages) ? (call.body.messages as ChatMessage[]) : [];
+    const messages = Array.isArray(call.body.messages) ? call.messages : [];
     const result = compareToolOutputs(ctx.history, j, newToolOutputs(messages), this.normalise);
     if (result.kind === 'diverged') {
       call.fail(409, 'diverged', `stepbox: this request differs from the recording at ${result.field}`);
@@ -255,7 +253,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       message: `step ${j} drifted on re-execution: ${what.join('; ')}`,
       drift: result.drift,
       ...(tree ? { tree_hash: tree.actual, recorded_tree_hash: tree.recorded } : {}),
-    } as NewTraceEvent);
+    });
   }
 
   /** Waits for the agent's next request and reads the outputs of `calls` from it. */
@@ -270,7 +268,8 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
     try {
       wake = await this.nextMain(ctx, signal, hardMs);
     } catch (e) {
-      for (const c of calls) out.set(c.id, toolFailure('cancelled', (e as Error).message));
+      for (const c of calls)
+        out.set(c.id, toolFailure('cancelled', e instanceof Error ? e.message : String(e)));
       return out;
     }
     if (wake.kind !== 'call') {
@@ -283,7 +282,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       return out;
     }
     this.stashed = wake.call;
-    const messages = Array.isArray(wake.call.body.messages) ? (wake.call.body.messages as ChatMessage[]) : [];
+    const messages = Array.isArray(wake.call.body.messages) ? wake.call.messages : [];
     const outputs = newToolOutputs(messages);
     for (const c of calls) {
       const o = outputs.find((x) => x.call_id === c.id);
@@ -341,7 +340,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
   private auxiliary(call: ModelCall): boolean {
     const tools = call.body.tools;
     if (!Array.isArray(tools) || tools.length === 0) return true;
-    const model = typeof call.body.model === 'string' ? call.body.model : '';
+    const model = call.body.model ?? '';
     if (this.mainModel === null) this.mainModel = model;
     return model !== this.mainModel;
   }
@@ -353,12 +352,16 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       try {
         const d = await this.source.decide({
           step,
-          messages: call.body.messages as ChatMessage[],
+          messages: call.messages,
           tools: [],
         });
         content = d.message.content ?? '';
       } catch (e) {
-        call.fail(502, 'model_source_failed', `stepbox: the model source failed: ${(e as Error).message}`);
+        call.fail(
+          502,
+          'model_source_failed',
+          `stepbox: the model source failed: ${e instanceof Error ? e.message : String(e)}`,
+        );
         return;
       }
     }
@@ -368,9 +371,9 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
       step,
       source: 'agent',
       api: call.api,
-      model: typeof call.body.model === 'string' ? call.body.model : null,
+      model: call.body.model ?? null,
       request: call.body,
       answer: content,
-    } as NewTraceEvent);
+    });
   }
 }

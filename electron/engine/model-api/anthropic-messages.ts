@@ -1,6 +1,9 @@
 import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { ChatMessage } from '../agents/agent.js';
 import { sendJson } from './local-http.js';
 import type { AssistantAnswer } from './assistant-answer.js';
+import { AnthropicBlock, JsonObject, type AnthropicRequest } from './model-requests.js';
 
 /**
  * The Anthropic Messages API (what Claude Code and the `@anthropic-ai/sdk` speak), mapped
@@ -9,36 +12,28 @@ import type { AssistantAnswer } from './assistant-answer.js';
  * `tool_result` blocks become `role: tool` messages, tools become function tools; the
  * answer goes back as `text` and `tool_use` blocks (JSON or the SDK's event stream).
  */
-export function chatFromAnthropicRequest(request: Record<string, unknown>): Record<string, unknown> {
+export function chatFromAnthropicRequest(request: AnthropicRequest): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
   const system = Array.isArray(request.system)
     ? request.system.map((b) => textOf([b])).join('\n\n')
     : textOf(request.system);
   if (system !== '') messages.push({ role: 'system', content: system });
-  if (!Array.isArray(request.messages)) return { ...request, messages: undefined };
-  for (const m of request.messages) {
-    if (!m || typeof m !== 'object') return { ...request, messages: undefined };
-    const { role, content } = m as { role?: unknown; content?: unknown };
-    // Claude Code 2.1 sends system reminders as `role: system` turns among the messages.
+  for (const { role, content } of request.messages) {
     if (role === 'system') {
       messages.push({ role: 'system', content: textOf(content) });
       continue;
     }
-    if (role !== 'user' && role !== 'assistant') return { ...request, messages: undefined };
     const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-    if (!Array.isArray(blocks)) return { ...request, messages: undefined };
     if (role === 'assistant') messages.push(assistantFrom(blocks));
     else messages.push(...userFrom(blocks));
   }
-  const tools = Array.isArray(request.tools)
-    ? request.tools
-        // Server tools (web search, …) have a `type` and no schema: the endpoint cannot run them.
-        .filter((t): t is Record<string, unknown> => !!t && typeof t === 'object' && 'input_schema' in t)
-        .map((t) => ({
-          type: 'function',
-          function: { name: t.name, description: t.description, parameters: t.input_schema },
-        }))
-    : undefined;
+  const tools = request.tools
+    // Server tools (web search, …) have a `type` and no schema: the endpoint cannot run them.
+    ?.filter((t) => t.input_schema !== undefined)
+    .map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.input_schema },
+    }));
   const toolChoice = chatToolChoice(request.tool_choice);
   // `metadata` (a user/session id) is about the caller, not what the model is shown: it
   // stays in the request as received, out of the body a fast-forward compares.
@@ -51,19 +46,17 @@ export function chatFromAnthropicRequest(request: Record<string, unknown>): Reco
   };
 }
 
-type Block = Record<string, unknown>;
-
 /** An assistant turn: text blocks joined, `tool_use` blocks as tool calls (thinking is the model's own). */
-function assistantFrom(blocks: unknown[]): Record<string, unknown> {
+function assistantFrom(blocks: readonly AnthropicBlock[]): Record<string, unknown> {
   let text = '';
   const calls: Record<string, unknown>[] = [];
-  for (const b of blocks as Block[]) {
-    if (b?.type === 'text' && typeof b.text === 'string') text += b.text;
-    else if (b?.type === 'tool_use') {
+  for (const b of blocks) {
+    if (b.type === 'text' && b.text !== undefined) text += b.text;
+    else if (b.type === 'tool_use') {
       calls.push({
-        id: String(b.id ?? ''),
+        id: b.id ?? '',
         type: 'function',
-        function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) },
+        function: { name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) },
       });
     }
   }
@@ -75,20 +68,20 @@ function assistantFrom(blocks: unknown[]): Record<string, unknown> {
 }
 
 /** A user turn: each `tool_result` a tool message (in order), the rest one user message after them. */
-function userFrom(blocks: unknown[]): Record<string, unknown>[] {
+function userFrom(blocks: readonly AnthropicBlock[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   const text: string[] = [];
-  for (const b of blocks as Block[]) {
-    if (b?.type === 'tool_result') {
+  for (const b of blocks) {
+    if (b.type === 'tool_result') {
       const body = textOf(b.content);
       out.push({
         role: 'tool',
-        tool_call_id: String(b.tool_use_id ?? ''),
+        tool_call_id: b.tool_use_id ?? '',
         // An error result is shown to the model as such; the flag is not in Chat's form.
         content: b.is_error === true ? `[error] ${body}` : body,
       });
-    } else if (b?.type === 'text' && typeof b.text === 'string') text.push(b.text);
-    else if (b && typeof b.type === 'string') text.push(`[${b.type}]`);
+    } else if (b.type === 'text' && b.text !== undefined) text.push(b.text);
+    else text.push(`[${b.type}]`);
   }
   if (text.length > 0) out.push({ role: 'user', content: text.join('\n') });
   return out;
@@ -101,21 +94,19 @@ function userFrom(blocks: unknown[]): Record<string, unknown>[] {
  * `tool_use` at most once (a duplicate). Accepting them would hide the agent's bug: the
  * real API refuses them. Paths are named as the API names them (`messages.3.content.1`).
  */
-export function toolResultProblem(request: Record<string, unknown>): string | null {
-  if (!Array.isArray(request.messages)) return null;
+export function toolResultProblem(request: AnthropicRequest): string | null {
   let asked = new Set<string>();
-  for (const [i, m] of (request.messages as unknown[]).entries()) {
-    const { role, content } = (m ?? {}) as { role?: unknown; content?: unknown };
-    const blocks = Array.isArray(content) ? (content as Block[]) : [];
+  for (const [i, { role, content }] of request.messages.entries()) {
+    const blocks = Array.isArray(content) ? content : [];
     if (role === 'system') continue;
     if (role === 'assistant') {
-      asked = new Set(blocks.filter((b) => b?.type === 'tool_use').map((b) => String(b.id ?? '')));
+      asked = new Set(blocks.filter((b) => b.type === 'tool_use').map((b) => b.id ?? ''));
       continue;
     }
     const answered = new Set<string>();
     for (const [j, b] of blocks.entries()) {
-      if (b?.type !== 'tool_result') continue;
-      const id = String(b.tool_use_id ?? '');
+      if (b.type !== 'tool_result') continue;
+      const id = b.tool_use_id ?? '';
       if (!asked.has(id))
         return `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${JSON.stringify(id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message${asked.size ? ` (its ids: ${[...asked].map((x) => JSON.stringify(x)).join(', ')})` : ', which has none'}`;
       if (answered.has(id))
@@ -128,14 +119,12 @@ export function toolResultProblem(request: Record<string, unknown>): string | nu
 }
 
 /** Anthropic's `tool_choice` in Chat's form. */
-function chatToolChoice(choice: unknown): unknown {
-  if (!choice || typeof choice !== 'object') return undefined;
-  const c = choice as { type?: unknown; name?: unknown };
-  if (c.type === 'auto') return 'auto';
-  if (c.type === 'any') return 'required';
-  if (c.type === 'none') return 'none';
-  if (c.type === 'tool') return { type: 'function', function: { name: String(c.name ?? '') } };
-  return undefined;
+function chatToolChoice(choice: AnthropicRequest['tool_choice']): unknown {
+  if (choice === undefined) return undefined;
+  if (choice.type === 'auto') return 'auto';
+  if (choice.type === 'any') return 'required';
+  if (choice.type === 'none') return 'none';
+  return { type: 'function', function: { name: choice.name ?? '' } };
 }
 
 /** Text of a string or of content blocks (`text` blocks; others named by type). */
@@ -143,9 +132,10 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((p: Block) =>
-        p && typeof p.text === 'string' ? p.text : p && typeof p.type === 'string' ? `[${p.type}]` : '',
-      )
+      .map((p: unknown) => {
+        const block = AnthropicBlock.safeParse(p);
+        return !block.success ? '' : block.data.text !== undefined ? block.data.text : `[${block.data.type}]`;
+      })
       .join('');
   }
   return content == null ? '' : JSON.stringify(content);
@@ -155,9 +145,8 @@ function textOf(content: unknown): string {
 export function toolInput(args: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(args);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-    return { value: parsed };
+    const object = JsonObject.safeParse(parsed);
+    return object.success ? object.data : { value: parsed };
   } catch {
     return { arguments: args };
   }
@@ -191,7 +180,8 @@ export function anthropicError(res: ServerResponse, status: number, code: string
 
 /** The usage an answer reports: the source's counts, in Anthropic's names. */
 function anthropicUsage(usage: unknown, request: Record<string, unknown>): Record<string, number> {
-  const u = (usage && typeof usage === 'object' ? usage : {}) as Record<string, unknown>;
+  const parsed = JsonObject.safeParse(usage);
+  const u = parsed.success ? parsed.data : {};
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   return {
     input_tokens: num(u.input_tokens) ?? num(u.prompt_tokens) ?? estimateTokens(request),
@@ -212,7 +202,7 @@ export function sendAnthropicAnswer(
   request: Record<string, unknown>,
 ): void {
   const calls = message.tool_calls ?? [];
-  const content: Block[] = [];
+  const content: Record<string, unknown>[] = [];
   if (message.content) content.push({ type: 'text', text: message.content });
   for (const c of calls) {
     content.push({
@@ -272,9 +262,10 @@ export function sendAnthropicAnswer(
  * follows, consecutive same-role turns merged (the API requires alternation).
  */
 export function anthropicRequestFromChat(
-  messages: readonly { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown }[],
+  messages: readonly ChatMessage[],
   tools: readonly { function: { name: string; description?: string; parameters?: unknown } }[],
 ): { system?: string; messages: Record<string, unknown>[]; tools?: Record<string, unknown>[] } {
+  type Block = Record<string, unknown>;
   const system: string[] = [];
   const turns: { role: 'user' | 'assistant'; content: Block[] }[] = [];
   const push = (role: 'user' | 'assistant', blocks: Block[]) => {
@@ -284,18 +275,20 @@ export function anthropicRequestFromChat(
     else turns.push({ role, content: blocks });
   };
   for (const m of messages) {
-    const text = typeof m.content === 'string' ? m.content : m.content == null ? '' : textOf(m.content);
-    if (m.role === 'system' || m.role === 'developer') {
+    const text = m.content ?? '';
+    if (m.role === 'system') {
       if (text !== '') system.push(text);
     } else if (m.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: String(m.tool_call_id ?? ''), content: text }]);
+      push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: text }]);
     } else if (m.role === 'assistant') {
       const blocks: Block[] = text !== '' ? [{ type: 'text', text }] : [];
-      for (const c of Array.isArray(m.tool_calls) ? (m.tool_calls as Block[]) : []) {
-        const fn = (c.function ?? {}) as { name?: unknown; arguments?: unknown };
-        const args = typeof fn.arguments === 'string' ? toolInput(fn.arguments) : (fn.arguments ?? {});
-        blocks.push({ type: 'tool_use', id: String(c.id ?? ''), name: String(fn.name ?? ''), input: args });
-      }
+      for (const c of m.tool_calls ?? [])
+        blocks.push({
+          type: 'tool_use',
+          id: c.id,
+          name: c.function.name,
+          input: toolInput(c.function.arguments),
+        });
       push('assistant', blocks);
     } else if (text !== '') push('user', [{ type: 'text', text }]);
   }
@@ -314,25 +307,31 @@ export function anthropicRequestFromChat(
   };
 }
 
+/** The part of an Anthropic Messages response read (from the upstream API: parsed, never cast). */
+const AnthropicResponse = z.looseObject({
+  content: z.array(AnthropicBlock).optional(),
+  usage: z
+    .looseObject({ input_tokens: z.number().optional(), output_tokens: z.number().optional() })
+    .optional(),
+});
+
 /** An Anthropic Messages response as a Chat assistant message and Chat-shaped usage. */
 export function chatFromAnthropicResponse(response: Record<string, unknown>): {
   message: { content: string | null; tool_calls?: AssistantAnswer['tool_calls'] };
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
 } {
-  const blocks = Array.isArray(response.content) ? (response.content as Block[]) : [];
-  const text = blocks
-    .filter((b) => b?.type === 'text' && typeof b.text === 'string')
-    .map((b) => b.text as string)
-    .join('');
+  const parsed = AnthropicResponse.safeParse(response);
+  const blocks = parsed.success ? (parsed.data.content ?? []) : [];
+  const text = blocks.flatMap((b) => (b.type === 'text' && b.text !== undefined ? [b.text] : [])).join('');
   const calls = blocks
-    .filter((b) => b?.type === 'tool_use')
+    .filter((b) => b.type === 'tool_use')
     .map((b) => ({
-      id: String(b.id ?? ''),
+      id: b.id ?? '',
       type: 'function' as const,
-      function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) },
+      function: { name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) },
     }));
-  const u = response.usage as { input_tokens?: unknown; output_tokens?: unknown } | undefined;
-  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  const u = parsed.success ? parsed.data.usage : undefined;
+  const n = (v: number | undefined) => v ?? 0;
   return {
     message: {
       content: text === '' && calls.length > 0 ? null : text,

@@ -1,4 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { ChatMessage } from '../agents/agent.js';
+import { toolInput } from './anthropic-messages.js';
+import { GeminiPart, JsonObject, type GeminiRequest } from './model-requests.js';
 import { sendJson } from './local-http.js';
 import type { AssistantAnswer } from './assistant-answer.js';
 
@@ -30,7 +34,8 @@ export function geminiRoute(path: string): GeminiRoute | null {
   } catch {
     // a malformed escape: the name as sent
   }
-  return { method: m[2] as GeminiRoute['method'], model };
+  const method = m[2] === 'countTokens' || m[2] === 'streamGenerateContent' ? m[2] : 'generateContent';
+  return { method, model };
 }
 
 type Part = Record<string, unknown>;
@@ -46,34 +51,28 @@ function derivedId(turn: number, index: number): string {
  * takes the id of the call of the same name in the model turn before it (stepbox's answers
  * always carry ids, which Gemini clients send back).
  */
-export function chatFromGeminiRequest(
-  request: Record<string, unknown>,
-  model: string,
-): Record<string, unknown> {
+export function chatFromGeminiRequest(request: GeminiRequest, model: string): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
   const system = textOfContent(request.systemInstruction ?? request.system_instruction);
   if (system !== '') messages.push({ role: 'system', content: system });
-  const contents = request.contents;
-  if (!Array.isArray(contents)) return { ...request, model, messages: undefined };
   let lastCalls: { id: string; name: string; used: boolean }[] = [];
-  for (const [turn, c] of contents.entries()) {
-    if (!c || typeof c !== 'object') return { ...request, model, messages: undefined };
-    const { role, parts } = c as { role?: unknown; parts?: unknown };
-    if (!Array.isArray(parts)) return { ...request, model, messages: undefined };
+  for (const [turn, { role, parts }] of request.contents.entries()) {
     if (role === 'model') {
       let text = '';
       const calls: Record<string, unknown>[] = [];
       lastCalls = [];
-      for (const [i, p] of (parts as Part[]).entries()) {
-        if (!p || typeof p !== 'object') continue;
+      for (const [i, p] of parts.entries()) {
         // A thought is the model's own reasoning, not part of what it answered.
-        if (typeof p.text === 'string' && p.thought !== true) text += p.text;
-        const fc = p.functionCall as { id?: unknown; name?: unknown; args?: unknown } | undefined;
-        if (fc && typeof fc === 'object') {
-          const id = typeof fc.id === 'string' && fc.id !== '' ? fc.id : derivedId(turn, i);
-          const name = String(fc.name ?? '');
-          lastCalls.push({ id, name, used: false });
-          calls.push({ id, type: 'function', function: { name, arguments: JSON.stringify(fc.args ?? {}) } });
+        if (p.text !== undefined && p.thought !== true) text += p.text;
+        const fc = p.functionCall;
+        if (fc) {
+          const id = fc.id !== undefined && fc.id !== '' ? fc.id : derivedId(turn, i);
+          lastCalls.push({ id, name: fc.name, used: false });
+          calls.push({
+            id,
+            type: 'function',
+            function: { name: fc.name, arguments: JSON.stringify(fc.args ?? {}) },
+          });
         }
       }
       messages.push({
@@ -83,20 +82,17 @@ export function chatFromGeminiRequest(
       });
       continue;
     }
-    if (role !== undefined && role !== 'user' && role !== 'function')
-      return { ...request, model, messages: undefined };
     const text: string[] = [];
-    for (const p of parts as Part[]) {
-      if (!p || typeof p !== 'object') continue;
-      const fr = p.functionResponse as { id?: unknown; name?: unknown; response?: unknown } | undefined;
-      if (fr && typeof fr === 'object') {
-        const name = String(fr.name ?? '');
-        let id = typeof fr.id === 'string' && fr.id !== '' ? fr.id : null;
+    for (const p of parts) {
+      const fr = p.functionResponse;
+      if (fr) {
+        const name = fr.name ?? '';
+        let id = fr.id !== undefined && fr.id !== '' ? fr.id : null;
         const match = lastCalls.find((x) => !x.used && (id !== null ? x.id === id : x.name === name));
         if (match) match.used = true;
         id ??= match?.id ?? `call_${name}`;
         messages.push({ role: 'tool', tool_call_id: id, content: responseText(fr.response) });
-      } else if (typeof p.text === 'string') text.push(p.text);
+      } else if (p.text !== undefined) text.push(p.text);
       else {
         const kind = Object.keys(p)[0];
         if (kind) text.push(`[${kind}]`);
@@ -105,16 +101,13 @@ export function chatFromGeminiRequest(
     if (text.length > 0) messages.push({ role: 'user', content: text.join('\n') });
   }
   const tools: Record<string, unknown>[] = [];
-  for (const t of Array.isArray(request.tools) ? (request.tools as Part[]) : []) {
-    const decls =
-      t && typeof t === 'object' ? (t.functionDeclarations ?? t.function_declarations) : undefined;
-    for (const d of Array.isArray(decls) ? (decls as Part[]) : []) {
-      if (!d || typeof d !== 'object') continue;
+  for (const t of request.tools ?? []) {
+    for (const d of t.functionDeclarations ?? t.function_declarations ?? []) {
       tools.push({
         type: 'function',
         function: {
-          name: String(d.name ?? ''),
-          ...(typeof d.description === 'string' ? { description: d.description } : {}),
+          name: d.name,
+          ...(d.description !== undefined ? { description: d.description } : {}),
           parameters: jsonSchemaOf(d.parametersJsonSchema ?? d.parameters) ?? {
             type: 'object',
             properties: {},
@@ -144,25 +137,21 @@ export function chatFromGeminiRequest(
 
 /** A functionResponse's `response` as the text the model is shown: its `output` (or `error`) text, else the JSON. */
 function responseText(response: unknown): string {
-  if (response && typeof response === 'object' && !Array.isArray(response)) {
-    const r = response as Record<string, unknown>;
-    const keys = Object.keys(r);
-    if (keys.length === 1 && typeof r.output === 'string') return r.output;
-    if (keys.length === 1 && typeof r.error === 'string') return `[error] ${r.error}`;
+  const r = JsonObject.safeParse(response);
+  if (r.success) {
+    const keys = Object.keys(r.data);
+    const { output, error } = r.data;
+    if (keys.length === 1 && typeof output === 'string') return output;
+    if (keys.length === 1 && typeof error === 'string') return `[error] ${error}`;
   }
   return typeof response === 'string' ? response : JSON.stringify(response ?? null);
 }
 
-/** Text of a Content (`{parts: [{text}]}`), of parts, or a string. */
-function textOfContent(content: unknown): string {
+/** Text of a Content (`{parts: [{text}]}`) or a string. */
+function textOfContent(content: GeminiRequest['systemInstruction']): string {
+  if (content === undefined) return '';
   if (typeof content === 'string') return content;
-  if (content && typeof content === 'object' && !Array.isArray(content))
-    return textOfContent((content as { parts?: unknown }).parts);
-  if (Array.isArray(content))
-    return content
-      .map((p: Part) => (p && typeof p === 'object' && typeof p.text === 'string' ? p.text : ''))
-      .join('');
-  return '';
+  return (content.parts ?? []).map((p) => p.text ?? '').join('');
 }
 
 /**
@@ -173,7 +162,7 @@ function jsonSchemaOf(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(jsonSchemaOf);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(schema)) {
     if (k === 'type' && typeof v === 'string') out.type = v.toLowerCase();
     else if (k === 'properties' && v && typeof v === 'object' && !Array.isArray(v))
       out.properties = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, jsonSchemaOf(s)]));
@@ -183,14 +172,11 @@ function jsonSchemaOf(schema: unknown): unknown {
 }
 
 /** Gemini's `toolConfig.functionCallingConfig.mode` in Chat's form. */
-function chatToolChoice(config: unknown): unknown {
-  const fc = (
-    config as { functionCallingConfig?: { mode?: unknown; allowedFunctionNames?: unknown } } | undefined
-  )?.functionCallingConfig;
-  if (!fc || typeof fc !== 'object') return undefined;
-  const names = Array.isArray(fc.allowedFunctionNames) ? fc.allowedFunctionNames : [];
-  if (fc.mode === 'ANY' && names.length === 1)
-    return { type: 'function', function: { name: String(names[0]) } };
+function chatToolChoice(config: GeminiRequest['toolConfig']): unknown {
+  const fc = config?.functionCallingConfig;
+  if (!fc) return undefined;
+  const names = fc.allowedFunctionNames ?? [];
+  if (fc.mode === 'ANY' && names.length === 1) return { type: 'function', function: { name: names[0] } };
   if (fc.mode === 'ANY') return 'required';
   if (fc.mode === 'NONE') return 'none';
   if (fc.mode === 'AUTO') return 'auto';
@@ -227,7 +213,8 @@ export type GeminiStream = 'none' | 'sse' | 'json-array';
 
 /** The usage an answer reports, in Gemini's names. */
 function geminiUsage(usage: unknown, request: Record<string, unknown>): Record<string, number> {
-  const u = (usage && typeof usage === 'object' ? usage : {}) as Record<string, unknown>;
+  const parsed = JsonObject.safeParse(usage);
+  const u = parsed.success ? parsed.data : {};
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const prompt =
     num(u.promptTokenCount) ?? num(u.prompt_tokens) ?? num(u.input_tokens) ?? estimateGeminiTokens(request);
@@ -246,7 +233,7 @@ export function geminiResponseOf(
   const parts: Part[] = [];
   if (message.content) parts.push({ text: message.content });
   for (const c of message.tool_calls ?? []) {
-    parts.push({ functionCall: { id: c.id, name: c.function.name, args: argsOf(c.function.arguments) } });
+    parts.push({ functionCall: { id: c.id, name: c.function.name, args: toolInput(c.function.arguments) } });
   }
   // A candidate always has a part: an empty answer is an empty text, as the API sends it.
   if (parts.length === 0) parts.push({ text: '' });
@@ -256,18 +243,6 @@ export function geminiResponseOf(
     modelVersion: model,
     responseId: id,
   };
-}
-
-/** Tool-call arguments as the object a functionCall holds (a non-object is wrapped, never lost). */
-function argsOf(args: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(args);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-    return { value: parsed };
-  } catch {
-    return { arguments: args };
-  }
 }
 
 /** Answers a generateContent / streamGenerateContent request. */
@@ -301,7 +276,7 @@ export function sendGeminiAnswer(
  * consecutive same-role turns merged.
  */
 export function geminiRequestFromChat(
-  messages: readonly { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: unknown }[],
+  messages: readonly ChatMessage[],
   tools: readonly { function: { name: string; description?: string; parameters?: unknown } }[],
 ): Record<string, unknown> {
   const system: string[] = [];
@@ -314,21 +289,19 @@ export function geminiRequestFromChat(
     else turns.push({ role, parts });
   };
   for (const m of messages) {
-    const text =
-      typeof m.content === 'string' ? m.content : m.content == null ? '' : JSON.stringify(m.content);
-    if (m.role === 'system' || m.role === 'developer') {
+    const text = m.content ?? '';
+    if (m.role === 'system') {
       if (text !== '') system.push(text);
     } else if (m.role === 'tool') {
-      const id = String(m.tool_call_id ?? '');
+      const id = m.tool_call_id ?? '';
       push('user', [{ functionResponse: { id, name: names.get(id) ?? '', response: { output: text } } }]);
     } else if (m.role === 'assistant') {
       const parts: Part[] = text !== '' ? [{ text }] : [];
-      for (const c of Array.isArray(m.tool_calls) ? (m.tool_calls as Part[]) : []) {
-        const fn = (c.function ?? {}) as { name?: unknown; arguments?: unknown };
-        const id = String(c.id ?? '');
-        names.set(id, String(fn.name ?? ''));
-        const args = typeof fn.arguments === 'string' ? argsOf(fn.arguments) : (fn.arguments ?? {});
-        parts.push({ functionCall: { id, name: String(fn.name ?? ''), args } });
+      for (const c of m.tool_calls ?? []) {
+        names.set(c.id, c.function.name);
+        parts.push({
+          functionCall: { id: c.id, name: c.function.name, args: toolInput(c.function.arguments) },
+        });
       }
       push('model', parts);
     } else if (text !== '') push('user', [{ text }]);
@@ -352,6 +325,20 @@ export function geminiRequestFromChat(
   };
 }
 
+/** The part of a Gemini response read (from the upstream API: parsed, never cast). */
+const GeminiResponse = z.looseObject({
+  candidates: z
+    .array(z.looseObject({ content: z.looseObject({ parts: z.array(GeminiPart).optional() }).optional() }))
+    .optional(),
+  usageMetadata: z
+    .looseObject({
+      promptTokenCount: z.number().optional(),
+      candidatesTokenCount: z.number().optional(),
+      totalTokenCount: z.number().optional(),
+    })
+    .optional(),
+});
+
 /** A Gemini response as a Chat assistant message and Chat-shaped usage. */
 export function chatFromGeminiResponse(
   response: Record<string, unknown>,
@@ -361,28 +348,18 @@ export function chatFromGeminiResponse(
   message: { content: string | null; tool_calls?: AssistantAnswer['tool_calls'] };
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
 } {
-  const candidate = Array.isArray(response.candidates)
-    ? (response.candidates[0] as Part | undefined)
-    : undefined;
-  const parts = Array.isArray((candidate?.content as Part | undefined)?.parts)
-    ? ((candidate?.content as Part).parts as Part[])
-    : [];
-  const text = parts
-    .filter((p) => p && typeof p.text === 'string' && p.thought !== true)
-    .map((p) => p.text as string)
-    .join('');
+  const parsed = GeminiResponse.safeParse(response);
+  const parts = (parsed.success ? parsed.data.candidates?.[0]?.content?.parts : undefined) ?? [];
+  const text = parts.flatMap((p) => (p.text !== undefined && p.thought !== true ? [p.text] : [])).join('');
   const calls = parts
-    .filter((p) => p && p.functionCall && typeof p.functionCall === 'object')
-    .map((p, i) => {
-      const fc = p.functionCall as { id?: unknown; name?: unknown; args?: unknown };
-      return {
-        id: typeof fc.id === 'string' && fc.id !== '' ? fc.id : `${idPrefix}_${i + 1}`,
-        type: 'function' as const,
-        function: { name: String(fc.name ?? ''), arguments: JSON.stringify(fc.args ?? {}) },
-      };
-    });
-  const u = response.usageMetadata as Record<string, unknown> | undefined;
-  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+    .flatMap((p) => (p.functionCall ? [p.functionCall] : []))
+    .map((fc, i) => ({
+      id: fc.id !== undefined && fc.id !== '' ? fc.id : `${idPrefix}_${i + 1}`,
+      type: 'function' as const,
+      function: { name: fc.name, arguments: JSON.stringify(fc.args ?? {}) },
+    }));
+  const u = parsed.success ? parsed.data.usageMetadata : undefined;
+  const n = (v: number | undefined) => v ?? 0;
   return {
     message: {
       content: text === '' && calls.length > 0 ? null : text,

@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { checkLoopback } from '../loopback-gate.js';
 
 /** A request body over its bound: answered 413, never buffered further. */
@@ -75,7 +74,7 @@ function answerFailure(e: unknown, res: ServerResponse, log: { error(message: st
     apiError(res, 413, 'request_too_large', e.message);
     return;
   }
-  log.error(`request failed: ${(e as Error).message}`);
+  log.error(`request failed: ${e instanceof Error ? e.message : String(e)}`);
   if (!res.headersSent) apiError(res, 500, 'internal', 'stepbox could not answer this request');
 }
 
@@ -122,7 +121,8 @@ export async function listenLocal(
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  port = (server.address() as AddressInfo).port;
+  const address = server.address();
+  port = typeof address === 'object' && address !== null ? address.port : 0;
   return {
     port,
     server,

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { contentText, type ResponsesRequest } from './model-requests.js';
 import { sendJson } from './local-http.js';
 import type { AssistantAnswer } from './assistant-answer.js';
 
@@ -8,64 +9,51 @@ import type { AssistantAnswer } from './assistant-answer.js';
  * source serve both: `input` items become messages, function tools become tools, and
  * the answer goes back as `output` items. Stateless: `previous_response_id` is refused.
  */
-export function chatFromResponsesRequest(request: Record<string, unknown>): Record<string, unknown> {
-  if (request.previous_response_id) {
-    return { ...request, messages: undefined, error: 'previous_response_id is not supported' };
-  }
+export function chatFromResponsesRequest(request: ResponsesRequest): Record<string, unknown> {
   const messages: Record<string, unknown>[] = [];
   if (typeof request.instructions === 'string' && request.instructions !== '') {
     messages.push({ role: 'system', content: request.instructions });
   }
   const input = request.input;
   if (typeof input === 'string') messages.push({ role: 'user', content: input });
-  else if (Array.isArray(input)) {
-    for (const item of input) {
-      if (!item || typeof item !== 'object') return { ...request, messages: undefined };
-      const it = item as Record<string, unknown>;
+  else {
+    let calls: Record<string, unknown>[] | null = null;
+    for (const it of input) {
       // A custom (freeform) tool's call carries its text as `input` (Codex's apply_patch).
       if (it.type === 'function_call' || it.type === 'custom_tool_call') {
-        const last = messages.at(-1);
         const args = it.type === 'function_call' ? it.arguments : JSON.stringify({ input: it.input ?? '' });
         const call = {
-          id: String(it.call_id ?? ''),
+          id: it.call_id ?? '',
           type: 'function',
-          function: { name: String(it.name ?? ''), arguments: String(args ?? '') },
+          function: { name: it.name ?? '', arguments: args ?? '' },
         };
-        if (last && last.role === 'assistant' && Array.isArray(last.tool_calls)) last.tool_calls.push(call);
-        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-      } else if (it.type === 'function_call_output' || it.type === 'custom_tool_call_output') {
-        messages.push({ role: 'tool', tool_call_id: String(it.call_id ?? ''), content: textOf(it.output) });
-      } else if (typeof it.role === 'string') {
+        // Calls in a row are one assistant turn.
+        if (calls) calls.push(call);
+        else messages.push({ role: 'assistant', content: null, tool_calls: (calls = [call]) });
+        continue;
+      }
+      if (it.type === 'function_call_output' || it.type === 'custom_tool_call_output') {
+        messages.push({ role: 'tool', tool_call_id: it.call_id ?? '', content: contentText(it.output) });
+        calls = null;
+      } else if (it.role !== undefined) {
         const role = it.role === 'developer' ? 'system' : it.role;
-        messages.push({ role, content: textOf(it.content) });
+        messages.push({ role, content: contentText(it.content) });
+        calls = null;
       }
     }
-  } else return { ...request, messages: undefined };
-  const tools = Array.isArray(request.tools)
-    ? request.tools
-        .filter((t): t is Record<string, unknown> => !!t && typeof t === 'object' && t.type === 'function')
-        .map((t) => ({
-          type: 'function',
-          function: { name: t.name, description: t.description, parameters: t.parameters },
-        }))
-    : undefined;
+  }
+  const tools = request.tools
+    ?.filter((t) => t.type === 'function')
+    .map((t) => ({
+      type: 'function',
+      function: {
+        name: t.name,
+        ...(typeof t.description === 'string' ? { description: t.description } : {}),
+        ...(t.parameters ? { parameters: t.parameters } : {}),
+      },
+    }));
   const { input: _i, instructions: _n, tools: _t, ...rest } = request;
   return { ...rest, messages, ...(tools ? { tools } : {}) };
-}
-
-/** Text of a Responses content (a string, or parts with `text`). */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((p) =>
-        p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
-          ? (p as { text: string }).text
-          : '',
-      )
-      .join('');
-  }
-  return content == null ? '' : JSON.stringify(content);
 }
 
 /**

@@ -1,25 +1,13 @@
 import { DEFAULT_WORKDIR, SANDBOX_UID } from '../../../shared/constants.js';
-import type { RewardFile } from '../../../shared/verifier-reward.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
+import { encodeFrame, FrameDecoder } from './frames.js';
 import { rootPython } from './root-exec.js';
+import { parseVerifierReport, type VerifierRequest as RunnerRequest } from './sandbox-channels.js';
 import { loadSandboxProgram } from './sandbox-resources.js';
 import { SandboxFailure, type VerifierRequest, type VerifierRun } from './sandbox.js';
 
 /** Time past the verifier's own timeout before the host stops waiting for its exec. */
 const EXEC_GRACE_MS = 15_000;
-
-interface StubReport {
-  killed: number;
-  exit_code: number;
-  timeout: boolean;
-  stdout: string;
-  stderr: string;
-  stdout_total: number;
-  stderr_total: number;
-  uid: number;
-  reward_files?: { name: string; text: string }[];
-  staging_error?: string;
-}
 
 /** Reads a stream up to `cap` bytes, dropping the rest (a hostile stream cannot fill the host). */
 function collect(stream: NodeJS.ReadableStream, cap: number): Promise<Buffer> {
@@ -38,9 +26,9 @@ function collect(stream: NodeJS.ReadableStream, cap: number): Promise<Buffer> {
   });
 }
 
-function text(b64: string, total: number, cap: number): string {
-  const s = Buffer.from(b64, 'base64').toString('utf8');
-  return total > cap ? `${s}\n[... ${total - cap} more bytes not kept]` : s;
+function text(kept: Buffer, total: number): string {
+  const s = kept.toString('utf8');
+  return total > kept.length ? `${s}\n[... ${total - kept.length} more bytes not kept]` : s;
 }
 
 /**
@@ -71,10 +59,10 @@ export async function startVerifierRunner(
   let done = false;
   streams.stdout.on('end', () => (done = true));
   streams.stdout.on('close', () => (done = true));
-  // The report is two base64 streams of at most `outputCap` bytes each, plus a little.
+  // The report is one frame: a header, then at most `outputCap` bytes of each stream.
   return {
     streams,
-    out: collect(streams.stdout, 3 * outputCap + 64 * 1024),
+    out: collect(streams.stdout, 2 * outputCap + 256 * 1024),
     err: collect(streams.stderr, 64 * 1024),
     ended: () => done,
   };
@@ -106,16 +94,15 @@ export async function runVerifierExec(
     runner = await startVerifierRunner(engine, containerId, outputCap);
   }
   const { streams, out, err } = runner;
-  streams.stdin.end(
-    JSON.stringify([
-      request.command,
-      String(timeoutMs),
-      String(outputCap),
-      String(SANDBOX_UID),
-      workdir,
-      ...verifierExtra(request),
-    ]) + '\n',
-  );
+  const ask: RunnerRequest = {
+    command: request.command,
+    timeout_ms: timeoutMs,
+    cap: outputCap,
+    uid: SANDBOX_UID,
+    workdir,
+    ...verifierExtra(request),
+  };
+  streams.stdin.end(encodeFrame(ask));
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<'hung'>((resolve) => {
     timer = setTimeout(() => resolve('hung'), timeoutMs + EXEC_GRACE_MS);
@@ -131,20 +118,25 @@ export async function runVerifierExec(
   }
   const [stdout, stderr] = finished;
   const exitCode = await streams.exitCode().catch(() => null);
-  let report: StubReport;
-  try {
-    report = JSON.parse(stdout.toString('utf8')) as StubReport;
-  } catch {
+  // The report comes from inside the sandbox: parsed against its schema (sandbox-channels.ts)
+  // before it is read, never cast.
+  const decoded = new FrameDecoder('the verifier runner', 1024 * 1024, 2 * outputCap).feed(stdout);
+  const raw = 'frames' in decoded ? decoded.frames[0] : undefined;
+  if (!raw) {
     if (!(await engine.isRunning(containerId)))
       throw new SandboxFailure(
         'sandbox_lost',
         `sandbox container ${containerId.slice(0, 12)} is gone or stopped`,
       );
+    const why = 'fault' in decoded ? decoded.fault.message : 'no report';
     throw new SandboxFailure(
       'sandbox_failed',
-      `the verifier runner in ${containerId.slice(0, 12)} did not report (exit ${String(exitCode)}): ${stderr.toString('utf8').trim().slice(-500) || 'no output'}`,
+      `the verifier runner in ${containerId.slice(0, 12)} did not report (exit ${String(exitCode)}; ${why}): ${stderr.toString('utf8').trim().slice(-500) || 'no output'}`,
     );
   }
+  const parsed = parseVerifierReport(raw, outputCap);
+  if (!parsed.ok) throw new SandboxFailure('sandbox_failed', parsed.error.message);
+  const { report } = parsed;
   if (report.staging_error !== undefined)
     return {
       exitCode: null,
@@ -153,9 +145,9 @@ export async function runVerifierExec(
       timedOut: false,
       durationMs: performance.now() - started,
       channel: 'exec',
-      uid: report.uid ?? SANDBOX_UID,
+      uid: report.uid,
       killed: report.killed,
-      stagingError: String(report.staging_error),
+      stagingError: report.staging_error,
     };
   const timeoutNote = report.timeout
     ? `\nthe verifier did not finish within ${timeoutMs} ms; every process it started was killed`
@@ -164,38 +156,25 @@ export async function runVerifierExec(
     // The runner exits with the verifier's code: the engine's record of the exec is the one
     // that counts (the report only carries the output).
     exitCode: report.timeout ? null : exitCode,
-    stdout: text(report.stdout, report.stdout_total, outputCap),
-    stderr: text(report.stderr, report.stderr_total, outputCap) + timeoutNote,
+    stdout: text(parsed.stdout, report.stdout_total),
+    stderr: text(parsed.stderr, report.stderr_total) + timeoutNote,
     timedOut: report.timeout,
     durationMs: performance.now() - started,
     channel: 'exec',
-    uid: report.uid ?? SANDBOX_UID,
+    uid: report.uid,
     killed: report.killed,
-    ...(request.rewardDir ? { rewardFiles: rewardFilesOf(report.reward_files) } : {}),
+    ...(request.rewardDir ? { rewardFiles: report.reward_files ?? [] } : {}),
   };
 }
 
-/** The runner's fifth argument: what only the verifier sees and writes (none for a plain verifier). */
-function verifierExtra(request: VerifierRequest): [Record<string, unknown>] | [] {
-  if (!request.files && !request.rewardDir) return [];
+/** What only the verifier sees and writes, as the runner's request names it (none for a plain verifier). */
+function verifierExtra(request: VerifierRequest): Pick<RunnerRequest, 'files' | 'files_dir' | 'reward_dir'> {
+  if (!request.files && !request.rewardDir) return {};
   const files: Record<string, string> = {};
   for (const [path, bytes] of Object.entries(request.files ?? {}))
     files[path] = Buffer.from(bytes).toString('base64');
-  return [
-    {
-      ...(request.files ? { files, files_dir: request.filesDir } : {}),
-      ...(request.rewardDir ? { reward_dir: request.rewardDir } : {}),
-    },
-  ];
-}
-
-/** The runner's reward files, kept only where they have the expected shape (its report is parsed, never cast). */
-function rewardFilesOf(value: unknown): RewardFile[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((f: unknown) => {
-    const r = f as Record<string, unknown> | null;
-    return r && typeof r.name === 'string' && typeof r.text === 'string'
-      ? [{ name: r.name, text: r.text }]
-      : [];
-  });
+  return {
+    ...(request.files ? { files, files_dir: request.filesDir } : {}),
+    ...(request.rewardDir ? { reward_dir: request.rewardDir } : {}),
+  };
 }

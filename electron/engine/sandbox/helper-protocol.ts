@@ -6,7 +6,9 @@ import { z } from 'zod';
  * inside a sandbox that holds hostile code, so every reply is checked against its op's
  * schema before anyone reads it ({@link parseReply}); one that does not match is a
  * {@link ProtocolViolation}, never a cast. `test/integration/helper-protocol.test.ts` asks
- * the helper (`describe`) for its table and compares ops and field names with this one.
+ * the helper (`describe`) for its table and compares ops and field names with this one;
+ * `test/unit/sandbox-channels.test.ts` does the same without Docker, beside the bridge and
+ * verifier channels (sandbox-channels.ts).
  */
 
 const count = z.int().nonnegative();
@@ -290,7 +292,8 @@ function violation(what: string, why: string): ProtocolViolation {
   };
 }
 
-function issues(error: z.ZodError): string {
+/** The first issues of a failed parse, each with the path of its field. */
+export function issues(error: z.ZodError): string {
   const shown = error.issues.slice(0, 3).map((i) => `${i.path.join('.') || 'header'}: ${i.message}`);
   return shown.join('; ') + (error.issues.length > 3 ? `; and ${error.issues.length - 3} more` : '');
 }
@@ -347,7 +350,7 @@ export interface ProtocolField {
 }
 
 /** The fields of an object schema, or of a union of them (optional when not in every one). */
-function fieldsOf(schema: z.core.$ZodType): ProtocolField[] {
+export function fieldsOf(schema: z.core.$ZodType): ProtocolField[] {
   if (schema instanceof z.ZodObject) {
     const shape: Record<string, z.core.$ZodType> = schema.shape;
     return Object.entries(shape).map(([name, s]) => ({
@@ -364,7 +367,7 @@ function fieldsOf(schema: z.core.$ZodType): ProtocolField[] {
       optional: options.some((o) => o.find((f) => f.name === name)?.optional !== false),
     }));
   }
-  throw new Error('a helper op schema is an object or a union of objects');
+  throw new Error('a channel schema is an object or a union of objects');
 }
 
 /** The protocol as lists of field names per op (optional ones marked `?`), as helper.py's `describe` answers. */

@@ -3,6 +3,8 @@ import { DEFAULT_WORKDIR } from '../../../shared/constants.js';
 import { SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { logger } from '../log.js';
+import { encodeFrame, FrameDecoder } from './frames.js';
+import { parseBridgeFrame, type BridgeFrame, type BridgeHeader, type HostKind } from './sandbox-channels.js';
 import { loadSandboxProgram } from './sandbox-resources.js';
 import { RUNTIME_PYTHON, runtimeProgram } from './sandbox-runtime.js';
 import {
@@ -14,23 +16,21 @@ import {
 
 const log = logger('inside-agent');
 
-/** Frame header: type (1 byte), channel (u32 BE), length (u32 BE); the protocol of bridge.py. */
-const HEAD = 9;
 /** Largest frame the host accepts from the bridge (a connection's chunk is 64 KiB). */
-const MAX_FRAME = 8 * 1024 * 1024;
+const MAX_HEADER = 64 * 1024;
+const MAX_PAYLOAD = 8 * 1024 * 1024;
 /** How long the bridge may take to answer its start (python start, agent files checked). */
 const START_TIMEOUT_MS = 30_000;
 /** Grace for the agent to exit after TERM before the bridge is closed (which KILLs it). */
 const STOP_GRACE_MS = 2_000;
 
-/** One frame of the bridge protocol. */
-function frame(kind: string, chan: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(HEAD);
-  head.write(kind, 0, 'latin1');
-  head.writeUInt32BE(chan, 1);
-  head.writeUInt32BE(payload.length, 5);
-  return Buffer.concat([head, payload]);
+/** One frame to the bridge (sandbox-channels.ts BRIDGE_FRAMES: kinds the host sends). */
+function frame<K extends HostKind>(kind: K, header: BridgeHeader<K>, payload?: Buffer): Buffer {
+  return encodeFrame({ kind, ...header }, payload);
 }
+
+/** What the bridge answers its start with: ready (its port) or the error that stopped it. */
+type Hello = Extract<BridgeFrame, { kind: 'ready' | 'error' }>;
 
 /**
  * Starts an agent inside a Docker sandbox: resources/sandbox/bridge.py in its own
@@ -59,19 +59,19 @@ export async function startInsideAgent(
   );
   const hash = request.agentFilesHash;
   const conns = new Map<number, Duplex>();
-  let buf: Buffer = Buffer.alloc(0);
+  const decoder = new FrameDecoder('the agent bridge', MAX_HEADER, MAX_PAYLOAD);
   let stderr = '';
   let exit: InsideAgentExit | null = null;
   let resolveExit!: (e: InsideAgentExit) => void;
   const exited = new Promise<InsideAgentExit>((r) => (resolveExit = r));
-  let onHello: ((m: { kind: string; body: Record<string, unknown> }) => void) | null = null;
-  const hellos: { kind: string; body: Record<string, unknown> }[] = [];
-  const hello = (kind: string, body: Record<string, unknown>) => {
-    if (onHello) onHello({ kind, body });
-    else hellos.push({ kind, body });
+  let onHello: ((m: Hello) => void) | null = null;
+  const hellos: Hello[] = [];
+  const hello = (m: Hello) => {
+    if (onHello) onHello(m);
+    else hellos.push(m);
   };
   const nextHello = () =>
-    new Promise<{ kind: string; body: Record<string, unknown> }>((resolve, reject) => {
+    new Promise<Hello>((resolve, reject) => {
       const queued = hellos.shift();
       if (queued) return resolve(queued);
       const timer = setTimeout(() => {
@@ -101,63 +101,60 @@ export async function startInsideAgent(
     const sock = request.connect();
     conns.set(chan, sock);
     sock.on('data', (d: Buffer) => {
-      for (let off = 0; off < d.length; off += 65536) send(frame('D', chan, d.subarray(off, off + 65536)));
+      for (let off = 0; off < d.length; off += 65536)
+        send(frame('data', { chan }, d.subarray(off, off + 65536)));
     });
     const close = () => {
-      if (conns.delete(chan)) send(frame('C', chan));
+      if (conns.delete(chan)) send(frame('close', { chan }));
     };
     sock.on('end', close);
     sock.on('close', close);
     sock.on('error', close);
   };
-  const onFrame = (kind: string, chan: number, payload: Buffer) => {
-    switch (kind) {
-      case 'O':
-        open(chan);
+  const onFrame = (f: BridgeFrame, payload: Buffer) => {
+    switch (f.kind) {
+      case 'open':
+        open(f.chan);
         break;
-      case 'D':
-        conns.get(chan)?.write(payload);
+      case 'data':
+        conns.get(f.chan)?.write(payload);
         break;
-      case 'C': {
-        const sock = conns.get(chan);
-        conns.delete(chan);
+      case 'close': {
+        const sock = conns.get(f.chan);
+        conns.delete(f.chan);
         sock?.end();
         break;
       }
-      case '1':
-        request.onOutput('stdout', payload);
+      case 'stdout':
+      case 'stderr':
+        request.onOutput(f.kind, payload);
         break;
-      case '2':
-        request.onOutput('stderr', payload);
+      case 'exit':
+        finish({ code: f.code, signal: f.signal === null ? null : signalName(f.signal) });
         break;
-      case 'X': {
-        const body = JSON.parse(payload.toString('utf8')) as { code: number | null; signal: number | null };
-        finish({ code: body.code, signal: body.signal === null ? null : signalName(body.signal) });
+      case 'ready':
+      case 'error':
+        hello(f);
         break;
-      }
-      case 'R':
-      case 'E':
-        hello(kind, JSON.parse(payload.toString('utf8')) as Record<string, unknown>);
-        break;
-      default:
-        log.warn(`unknown frame ${JSON.stringify(kind)} from the bridge`);
     }
   };
+  // Frames from the sandbox are parsed before they are read (sandbox-channels.ts): one that
+  // is not the protocol ends the bridge (which kills the agent), as a crash of it would.
   streams.stdout.on('data', (chunk: Buffer) => {
-    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-    while (buf.length >= HEAD) {
-      const n = buf.readUInt32BE(5);
-      if (n > MAX_FRAME) {
-        log.warn('the bridge sent an oversized frame; closing it');
-        streams.close();
-        return;
+    const got = decoder.feed(chunk);
+    const faults = 'fault' in got ? [got.fault.message] : [];
+    for (const raw of 'frames' in got ? got.frames : []) {
+      const f = parseBridgeFrame(raw);
+      if (!f.ok) {
+        faults.push(f.error.message);
+        break;
       }
-      if (buf.length < HEAD + n) break;
-      const kind = buf.toString('latin1', 0, 1);
-      const chan = buf.readUInt32BE(1);
-      const payload = buf.subarray(HEAD, HEAD + n);
-      buf = buf.subarray(HEAD + n);
-      onFrame(kind, chan, payload);
+      onFrame(f.frame, f.payload);
+    }
+    if (faults.length) {
+      log.warn(faults[0]);
+      stderr = `${stderr}\n${faults[0]}`.slice(-4000);
+      streams.close();
     }
   });
   streams.stderr.on('data', (c: Buffer) => {
@@ -166,7 +163,7 @@ export async function startInsideAgent(
   streams.stdout.on('end', () => {
     for (const s of conns.values()) s.destroy();
     conns.clear();
-    hello('E', { message: `the bridge ended${stderr ? `: ${stderr.trim().slice(-500)}` : ''}` });
+    hello({ kind: 'error', message: `the bridge ended${stderr ? `: ${stderr.trim().slice(-500)}` : ''}` });
     finish({ code: null, signal: 'SIGKILL' });
   });
 
@@ -175,33 +172,27 @@ export async function startInsideAgent(
     throw new SandboxFailure('sandbox_failed', `cannot start the agent inside the sandbox: ${message}`);
   };
   send(
-    frame(
-      'S',
-      0,
-      Buffer.from(
-        JSON.stringify({
-          uid: SANDBOX_UID,
-          gid: SANDBOX_UID,
-          cwd: workdir,
-          command: request.command,
-          env: request.env,
-          home_files: request.homeFiles,
-          clear_home: request.clearHome,
-          agent_dir_hash: hash,
-          port: request.port,
-        }),
-      ),
-    ),
+    frame('start', {
+      uid: SANDBOX_UID,
+      gid: SANDBOX_UID,
+      cwd: workdir,
+      command: request.command,
+      env: request.env,
+      home_files: request.homeFiles,
+      clear_home: request.clearHome,
+      agent_dir_hash: hash,
+      port: request.port,
+    }),
   );
   const ready = await nextHello();
-  if (ready.kind !== 'R') fail(String(ready.body.message));
-  const port = Number(ready.body.port);
+  if (ready.kind === 'error') return fail(ready.message);
+  const { port } = ready;
   return {
     port,
     exited,
     async stop() {
       if (!exit) {
-        send(frame('K', 0));
+        send(frame('stop', {}));
         await Promise.race([exited, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
       }
       // Closing the bridge's stdin KILLs the agent's session; the bridge exits.

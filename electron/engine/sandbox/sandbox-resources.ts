@@ -27,13 +27,36 @@ export function loadSandboxResource(name: string): Buffer {
   }
 }
 
+/** The programs stepbox runs as root in the sandbox, each sent with what programs.json lists ahead of it. */
+export type SandboxProgram = 'helper.py' | 'bridge.py' | 'verifier.py';
+
+/**
+ * What resources/sandbox/programs.json lists ahead of each program (the prelude, then the
+ * helper's parts), in order: the one list both the host and a program run from its file
+ * (tests, prelude.py load_parts) read.
+ */
+export function programParts(name: SandboxProgram): string[] {
+  const table: unknown = JSON.parse(loadSandboxResource('programs.json').toString('utf8'));
+  const parts =
+    typeof table === 'object' && table !== null
+      ? Object.entries(table).find(([k]) => k === name)?.[1]
+      : undefined;
+  if (!Array.isArray(parts) || !parts.every((p): p is string => typeof p === 'string'))
+    throw new SandboxFailure(
+      'sandbox_failed',
+      `resources/sandbox/programs.json lists no parts for ${name}; reinstall stepbox`,
+    );
+  return parts;
+}
+
 /**
  * A program stepbox runs as root in the sandbox (helper.py, bridge.py, verifier.py) as the
- * one source sent to `python3 -I -c`: resources/sandbox/prelude.py (the privilege drop they
- * share), then the program, which finds the prelude's names defined (run from its file, it
- * imports prelude.py from beside itself instead).
+ * one source sent to `python3 -I -c`: what programs.json lists ahead of it
+ * (resources/sandbox/prelude.py, which they share, then the helper's parts), then the
+ * program, which finds their names defined in its own namespace (run from its file, it
+ * reads them from beside itself instead: prelude.py load_parts).
  */
-export function loadSandboxProgram(name: 'helper.py' | 'bridge.py' | 'verifier.py'): Buffer {
+export function loadSandboxProgram(name: SandboxProgram): Buffer {
   const key = `program:${name}`;
   const cached = sources.get(key);
   if (cached) return cached;
@@ -41,12 +64,14 @@ export function loadSandboxProgram(name: 'helper.py' | 'bridge.py' | 'verifier.p
   // The program's own first line (its name, a comment) leads, so `ps` and the sandbox's
   // process list say which program a root python is, not that it starts with the prelude.
   const firstLine = program.subarray(0, program.indexOf(0x0a) + 1);
-  const source = Buffer.concat([firstLine, loadSandboxResource('prelude.py'), Buffer.from('\n'), program]);
+  const newline = Buffer.from('\n');
+  const parts = programParts(name).flatMap((part) => [loadSandboxResource(part), newline]);
+  const source = Buffer.concat([firstLine, ...parts, program]);
   sources.set(key, source);
   return source;
 }
 
-/** The helper's source (the prelude, then resources/sandbox/helper.py), sent to python3 at every start. */
+/** The helper's source (the prelude, its parts, then resources/sandbox/helper.py), sent to python3 at every start. */
 export function loadHelperSource(): Buffer {
   return loadSandboxProgram('helper.py');
 }
