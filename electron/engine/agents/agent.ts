@@ -8,18 +8,8 @@ import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
 import type { AgentOutput, OutputListener } from './agent-output.js';
 
-/** A chat message in OpenAI format, as the agent sees the conversation. */
-export interface ChatMessage {
-  readonly role: 'system' | 'user' | 'assistant' | 'tool';
-  readonly content: string | null;
-  readonly tool_calls?: readonly {
-    id: string;
-    type: 'function';
-    function: { name: string; arguments: string };
-  }[];
-  readonly tool_call_id?: string;
-  readonly name?: string;
-}
+export type { ChatMessage } from '../model-api/chat-message.js';
+import type { ChatMessage } from '../model-api/chat-message.js';
 
 /** What an agent sees when deciding step `step`. */
 export interface DecideInput {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { ChatMessage } from '../agents/agent.js';
+import type { ChatMessage } from './chat-message.js';
 import { sendJson } from './local-http.js';
 import type { AssistantAnswer } from './assistant-answer.js';
 import { AnthropicBlock, JsonObject, type AnthropicRequest } from './model-requests.js';

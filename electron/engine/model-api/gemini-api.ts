@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { ChatMessage } from '../agents/agent.js';
+import type { ChatMessage } from './chat-message.js';
 import { toolInput } from './anthropic-messages.js';
 import { GeminiPart, JsonObject, type GeminiRequest } from './model-requests.js';
 import { sendJson } from './local-http.js';

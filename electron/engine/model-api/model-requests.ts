@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
-import type { ChatMessage } from '../agents/agent.js';
+import type { ChatMessage } from './chat-message.js';
 
 /**
  * The model requests an agent sends the episode's endpoint (model-endpoint.ts), typed once
