@@ -51,9 +51,12 @@ async function showsNewBranch(app: AppPage, parent: string, k: number): Promise<
     `"paused at step ${k}"`,
   );
   expect(await app.timeline.lastStep()).toBe(k);
-  await app.stepper.stopReason
-    .filter({ hasText: `New live branch from ${parent} at step ${k}` })
-    .waitFor({ timeout: 30_000 });
+  await until(
+    () => app.stepper.stopReason.innerText({ timeout: 5_000 }).catch(() => '(no notice)'),
+    (t) => t.includes(`New live branch from ${parent} at step ${k}`),
+    30_000,
+    `the notice "New live branch from ${parent} at step ${k}"`,
+  );
   const tree = app.timeline.root.getByTestId('branch-tree');
   const node = tree.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
   await node.waitFor({ timeout: 30_000 });
@@ -102,6 +105,10 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     // (it showed the recorded steps and "idle" until a Step).
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended', 60_000);
+    // As a person waits for the ended fork to be drawn before picking its step (under CI's load the
+    // click once landed while the ended branch was still being reloaded).
+    await app.settled({ ended: true, timeoutMs: 90_000 });
+    expect(await openBranch(app)).toBe(forked);
     await app.timeline.select(1);
     await app.replay.pressReopen();
     await app.replay.waitForNotice('reopened at step 1');
