@@ -1,3 +1,4 @@
+import { imageExists } from './client.js';
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -239,14 +240,9 @@ export async function ensureBuilt(
   return { image, cached: false, durationMs: performance.now() - started };
 }
 
-async function hasImage(docker: Docker, image: string): Promise<boolean> {
-  try {
-    await docker.getImage(image).inspect();
-    return true;
-  } catch (e) {
-    if ((e as { statusCode?: number }).statusCode === 404) return false;
-    throw engineError(e, image);
-  }
+/** Whether the engine has `image`; its other failures worded as this module's error. */
+function hasImage(docker: Docker, image: string): Promise<boolean> {
+  return imageExists(docker, image, (e) => engineError(e, image));
 }
 
 function engineError(e: unknown, image: string): BuildError {

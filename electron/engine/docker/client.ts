@@ -122,14 +122,8 @@ export class DockerEngine {
   }
 
   /** Whether the engine has `image` locally. */
-  async hasImage(image: string): Promise<boolean> {
-    try {
-      await this.docker.getImage(image).inspect();
-      return true;
-    } catch (e) {
-      if ((e as DockerApiError).statusCode === 404) return false;
-      throw dockerFailure(e, `inspecting image ${image}`);
-    }
+  hasImage(image: string): Promise<boolean> {
+    return imageExists(this.docker, image, (e) => dockerFailure(e, `inspecting image ${image}`));
   }
 
   /**
@@ -590,4 +584,22 @@ export class DockerEngine {
  */
 export function engineAtSocket(socketPath: string): DockerEngine {
   return new DockerEngine(new Docker({ socketPath }));
+}
+
+/**
+ * Whether the engine behind `docker` has `image` locally (a 404 is "no"); any other failure is
+ * thrown as `failure` words it, so a build and a pull each name the fix in their own terms.
+ */
+export async function imageExists(
+  docker: Docker,
+  image: string,
+  failure: (e: unknown) => Error,
+): Promise<boolean> {
+  try {
+    await docker.getImage(image).inspect();
+    return true;
+  } catch (e) {
+    if ((e as DockerApiError).statusCode === 404) return false;
+    throw failure(e);
+  }
 }

@@ -1,3 +1,4 @@
+import { imageExists } from './client.js';
 import type Docker from 'dockerode';
 import { SANDBOX_IMAGE } from '../../../shared/constants.js';
 import { formatBytes } from '../../../shared/format-bytes.js';
@@ -170,14 +171,9 @@ export async function ensurePulled(
   return { image, pulled: true, durationMs };
 }
 
-async function hasImage(docker: Docker, image: string): Promise<boolean> {
-  try {
-    await docker.getImage(image).inspect();
-    return true;
-  } catch (e) {
-    if ((e as { statusCode?: number }).statusCode === 404) return false;
-    throw pullFailure(image, e);
-  }
+/** Whether the engine has `image`; its other failures worded as this module's error. */
+function hasImage(docker: Docker, image: string): Promise<boolean> {
+  return imageExists(docker, image, (e) => pullFailure(image, e));
 }
 
 /** A pull's failure as a {@link PullError}: the engine gone, no registry, or no such image. */
