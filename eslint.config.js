@@ -218,6 +218,11 @@ export default tseslint.config(
           message:
             "A private Docker client: use the engine's one connection (openEngine: provider(), reachability(), sandboxImage()).",
         },
+        {
+          selector: 'CallExpression[callee.name=/^(createDockerProvider|engineAtSocket)$/]',
+          message:
+            "A provider or client of its own: open the engine (openEngine; another engine's socket is its dockerSocket option) and ask it for provider() or docker().",
+        },
       ],
     },
   },

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median } from '../../shared/median.js';
 import { Task } from '../../shared/task.js';
-import { engineAtSocket } from '../engine/docker/client.js';
 import { GVISOR_RUNTIME } from '../engine/docker/runtime.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
-import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
+import { openEngine, type Engine } from '../engine/open-engine.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { TaskMemory } from '../engine/tools/memory.js';
@@ -28,28 +27,28 @@ const FORKS = 10;
 const MODEL_PAUSE_MS = 10;
 
 /**
- * The provider of an engine that offers runsc: the bench's own when it does, else the one at
- * STEPBOX_GVISOR_HOST; or why there is none.
+ * An engine that offers runsc: the bench's own when it does, else one opened (openEngine, on
+ * the own engine's home) at STEPBOX_GVISOR_HOST; or why there is none.
  */
-async function runscProvider(
-  own: DockerSandboxProvider,
-): Promise<{ provider: DockerSandboxProvider; owned: boolean } | { missing: string }> {
-  if (own.info.runtimes?.names.includes(GVISOR_RUNTIME)) return { provider: own, owned: false };
+async function runscEngine(own: Engine): Promise<{ engine: Engine; owned: boolean } | { missing: string }> {
+  const ownInfo = await own.docker().info();
+  if (ownInfo.runtimes?.names.includes(GVISOR_RUNTIME)) return { engine: own, owned: false };
   const host = process.env[GVISOR_HOST_ENV];
   if (!host)
     return {
-      missing: `the engine offers no runtime ${GVISOR_RUNTIME} (it offers ${own.info.runtimes?.names.join(', ') ?? 'none it names'}) and ${GVISOR_HOST_ENV} is not set (.ci/gvisor.sh starts an engine with it)`,
+      missing: `the engine offers no runtime ${GVISOR_RUNTIME} (it offers ${ownInfo.runtimes?.names.join(', ') ?? 'none it names'}) and ${GVISOR_HOST_ENV} is not set (.ci/gvisor.sh starts an engine with it)`,
     };
   if (!host.startsWith('unix://')) return { missing: `${GVISOR_HOST_ENV}=${host} is not a unix:// socket` };
+  const engine = openEngine({ home: own.home, sweep: false, dockerSocket: host.slice('unix://'.length) });
   try {
-    const engine = engineAtSocket(host.slice('unix://'.length));
-    const provider = await createDockerProvider({ engine, sweep: false });
-    if (!provider.info.runtimes?.names.includes(GVISOR_RUNTIME)) {
-      await provider.close();
+    await engine.provider();
+    if (!(await engine.docker().info()).runtimes?.names.includes(GVISOR_RUNTIME)) {
+      await engine.close();
       return { missing: `the engine at ${host} offers no runtime ${GVISOR_RUNTIME}` };
     }
-    return { provider, owned: true };
+    return { engine, owned: true };
   } catch (e) {
+    await engine.close().catch(() => undefined);
     return { missing: `the engine at ${host} cannot start sandboxes: ${(e as Error).message}` };
   }
 }
@@ -61,12 +60,12 @@ async function runscProvider(
  * forks under load are runc's only (`*_runsc_missing`).
  */
 export async function runscFigures(
-  own: DockerSandboxProvider,
+  own: Engine,
   log: (message: string) => void,
 ): Promise<Record<string, BenchValue>> {
-  const found = await runscProvider(own);
+  const found = await runscEngine(own);
   if ('missing' in found) return { runsc_missing: found.missing };
-  const { provider } = found;
+  const provider = await found.engine.provider();
   const config = { ...defaultSandboxConfig(), runtime: GVISOR_RUNTIME };
   const pool = new WarmPool(provider, { size: 1 });
   const storeDir = await mkdtemp(join(tmpdir(), 'stepbox-bench-runsc-'));
@@ -158,7 +157,7 @@ export async function runscFigures(
     return out;
   } finally {
     await pool.close();
-    if (found.owned) await provider.close();
+    if (found.owned) await found.engine.close();
     await rm(storeDir, { recursive: true, force: true });
   }
 }

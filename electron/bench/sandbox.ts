@@ -5,11 +5,12 @@ import { Task } from '../../shared/task.js';
 import { median } from '../../shared/median.js';
 import { commitContainer, rawExec, removeImage, startLayerContainer } from '../engine/docker/baseline.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
-import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
+import { openEngine, type Engine } from '../engine/open-engine.js';
+import { HELPER_CHANNEL_ENV } from '../engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
 import type { Sandbox, SandboxConfig, SandboxProvider, SessionState } from '../engine/sandbox/sandbox.js';
 import type { SnapshotManifest } from '../engine/sandbox/snapshot-store.js';
-import { machineIdle } from '../engine/sandbox/reply-spin.js';
+import { HELPER_SPIN_ENV, machineIdle } from '../engine/sandbox/reply-spin.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { TaskMemory } from '../engine/tools/memory.js';
 import { createToolRegistry } from '../engine/tools/registry.js';
@@ -144,6 +145,11 @@ async function besideEpisodes<T>(measure: () => Promise<T>, log: (message: strin
   }
 }
 
+/** The helper's own time for the command of a sandbox's last call (the Docker sandbox keeps it), if any. */
+function lastCommandMs(sandbox: Sandbox): number | undefined {
+  return (sandbox as { lastCommandMs?: number }).lastCommandMs;
+}
+
 /** Section `sandbox`: cold vs warm start, raw exec vs tool call, docker commit vs snapshot/restore. */
 export const section: BenchSection = {
   name: 'sandbox',
@@ -152,12 +158,16 @@ export const section: BenchSection = {
 
   async run(log) {
     const config = defaultSandboxConfig();
-    const provider = await createDockerProvider();
+    // The bench's engines are composed as the app's are (openEngine), on a throwaway home.
+    const home = await mkdtemp(join(tmpdir(), 'stepbox-bench-home-'));
+    const engine = openEngine({ home });
+    const provider = await engine.provider();
+    const docker = engine.docker();
     const pool = new WarmPool(provider, { size: 1 });
     const storeDir = await mkdtemp(join(tmpdir(), 'stepbox-bench-'));
     let layerContainer: string | undefined;
-    let execProvider: DockerSandboxProvider | undefined;
-    let quietProvider: DockerSandboxProvider | undefined;
+    let execEngine: Engine | undefined;
+    let quietEngine: Engine | undefined;
     try {
       // Each pair is measured interleaved, round by round, so both sides of a ratio see
       // the same machine load (the bench shares 2 cores with whatever else runs).
@@ -167,13 +177,13 @@ export const section: BenchSection = {
       const sandbox = await pool.acquire(config);
       // A/B: a sandbox whose helper speaks over its docker exec (where no socket can be had:
       // a remote engine, Docker Desktop), timed call for call beside the one in use.
-      execProvider = await createDockerProvider({ sweep: false, channel: 'exec' });
-      const viaExec = await execProvider.create(config);
+      execEngine = openEngine({ home, sweep: false, env: { ...process.env, [HELPER_CHANNEL_ENV]: 'exec' } });
+      const viaExec = await (await execEngine.provider()).create(config);
       // A/B: the same socket channel with no busy-polling for the reply (reply-spin.ts), timed
       // call for call beside the one in use: what the spin gains, and whether it ran at all
       // (it does only on a machine with a core to spare).
-      quietProvider = await createDockerProvider({ sweep: false, replySpinMs: 0 });
-      const noSpin = await quietProvider.create(config);
+      quietEngine = openEngine({ home, sweep: false, env: { ...process.env, [HELPER_SPIN_ENV]: '0' } });
+      const noSpin = await (await quietEngine.provider()).create(config);
       const task = Task.parse({ name: 'bench', goal: 'bench', tools: ['execute_shell'] });
       const registry = createToolRegistry(task);
       const ctx = {
@@ -207,7 +217,7 @@ export const section: BenchSection = {
         for (let j = 0; j < RAW_PER_ROUND; j++) {
           raw.push(
             await timed(async () => {
-              const code = await rawExec(provider.engine, sandbox.id, ['true']);
+              const code = await rawExec(docker, sandbox.id, ['true']);
               if (code !== 0) throw new Error(`docker exec of true exited ${code}`);
             }),
           );
@@ -223,14 +233,13 @@ export const section: BenchSection = {
           await new Promise((resolve) => setTimeout(resolve, MODEL_PAUSE_MS));
           const callMs = await call();
           tool.push(callMs);
-          // The Docker sandbox keeps the helper's own time for the command of its last call.
-          paired.push({ callMs, commandMs: (sandbox as { lastCommandMs?: number }).lastCommandMs });
+          paired.push({ callMs, commandMs: lastCommandMs(sandbox) });
           await new Promise((resolve) => setTimeout(resolve, MODEL_PAUSE_MS));
           const execMs = await call(execCtx);
           execTool.push(execMs);
-          execPaired.push({ callMs: execMs, commandMs: viaExec.lastCommandMs });
+          execPaired.push({ callMs: execMs, commandMs: lastCommandMs(viaExec) });
           await new Promise((resolve) => setTimeout(resolve, MODEL_PAUSE_MS));
-          noSpinPaired.push({ callMs: await call(noSpinCtx), commandMs: noSpin.lastCommandMs });
+          noSpinPaired.push({ callMs: await call(noSpinCtx), commandMs: lastCommandMs(noSpin) });
         }
         for (let j = 0; j < TOOL_PER_ROUND; j++) burst.push(await call());
       }
@@ -277,16 +286,16 @@ export const section: BenchSection = {
       }
 
       log(`docker commit of the same workspace in a writable layer × ${COMMIT_RUNS}`);
-      layerContainer = await startLayerContainer(provider.engine, config.image);
-      const populated = await rawExec(provider.engine, layerContainer, ['python3', '-c', POPULATE]);
+      layerContainer = await startLayerContainer(docker, config.image);
+      const populated = await rawExec(docker, layerContainer, ['python3', '-c', POPULATE]);
       if (populated !== 0) throw new Error(`populating the layer container exited ${populated}`);
       const commit: number[] = [];
       for (let i = 0; i < COMMIT_RUNS; i++) {
-        await rawExec(provider.engine, layerContainer, ['sh', '-c', changeFive(i)]);
+        await rawExec(docker, layerContainer, ['sh', '-c', changeFive(i)]);
         const t0 = performance.now();
-        const imageId = await commitContainer(provider.engine, layerContainer);
+        const imageId = await commitContainer(docker, layerContainer);
         commit.push(performance.now() - t0);
-        await removeImage(provider.engine, imageId);
+        await removeImage(docker, imageId);
       }
 
       const m = {
@@ -352,15 +361,16 @@ export const section: BenchSection = {
         fork10_target_met: targetMet(figureOf(m.fork10_ms, 'no fork'), (v) => v <= 250),
         fork10_loaded_target_met: targetMet(figureOf(m.fork10_loaded_ms, 'no fork'), (v) => v <= 1000),
         // The same figures on gVisor, side by side (`*_runsc`), or why they are absent.
-        ...(await runscFigures(provider, log)),
+        ...(await runscFigures(engine, log)),
       };
     } finally {
-      if (layerContainer) await provider.engine.remove(layerContainer);
+      if (layerContainer) await docker.remove(layerContainer);
       await pool.close();
-      await provider.close();
-      await execProvider?.close();
-      await quietProvider?.close();
+      await engine.close();
+      await execEngine?.close();
+      await quietEngine?.close();
       await rm(storeDir, { recursive: true, force: true });
+      await rm(home, { recursive: true, force: true });
     }
   },
 };

@@ -9,7 +9,7 @@ import { copyFolderByTar, startLayerContainer } from '../engine/docker/baseline.
 import { importFolder } from '../engine/harness/folder-import.js';
 import { listWorkspaceFolder } from '../engine/harness/load-world.js';
 import { DiskSnapshotStore } from '../engine/sandbox/disk-snapshot-store.js';
-import { createDockerProvider } from '../engine/sandbox/docker-provider.js';
+import { openEngine } from '../engine/open-engine.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
 import type { Sandbox } from '../engine/sandbox/sandbox.js';
 import type { BenchSection } from './bench-section.js';
@@ -39,7 +39,10 @@ export const section: BenchSection = {
   prerequisite: dockerPrerequisite,
   async run(log) {
     const work = await mkdtemp(join(tmpdir(), 'stepbox-bench-workspace-'));
-    const provider = await createDockerProvider({ sweep: false });
+    // Composed as the app's engine is (openEngine), on a throwaway home in the work folder.
+    const engine = openEngine({ home: join(work, 'home'), sweep: false });
+    const provider = await engine.provider();
+    const docker = engine.docker();
     const importMs: number[] = [];
     // Its phases: the listing, the one pass (read, hash, store, stage into the sandbox), the restore.
     const listMs: number[] = [];
@@ -75,20 +78,20 @@ export const section: BenchSection = {
           if (imported.files !== FILES) throw new Error(`imported ${imported.files} files, not ${FILES}`);
           importMs.push(t1 - t0);
           snapshotMs.push(t2 - t1);
-          container = await startLayerContainer(provider.engine, config.image);
+          container = await startLayerContainer(docker, config.image);
           const t3 = performance.now();
-          await copyFolderByTar(provider.engine, container, folder, '/workspace');
+          await copyFolderByTar(docker, container, folder, '/workspace');
           tarMs.push(performance.now() - t3);
           log(
             `run ${run + 1}: import ${(t1 - t0).toFixed(0)} ms (list ${(tList - t0).toFixed(0)}, read/store/stage ${(tPass - tList).toFixed(0)}, restore ${(t1 - tPass).toFixed(0)}) (+ snapshot 0 ${(t2 - t1).toFixed(0)} ms), tar | docker cp ${tarMs[run].toFixed(0)} ms`,
           );
         } finally {
           await sandbox?.destroy();
-          if (container) await provider.engine.remove(container);
+          if (container) await docker.remove(container);
         }
       }
     } finally {
-      await provider.close();
+      await engine.close();
       await rm(work, { recursive: true, force: true });
     }
     const importMedian = median(importMs);

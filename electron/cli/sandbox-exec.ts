@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { parseSize } from '../../shared/size.js';
 import { Task } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
-import { createDockerProvider, type DockerSandboxProvider } from '../engine/sandbox/docker-provider.js';
+import type { Engine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
 import type { Sandbox } from '../engine/sandbox/sandbox.js';
 import { TaskMemory } from '../engine/tools/memory.js';
@@ -10,7 +10,7 @@ import { createToolRegistry } from '../engine/tools/registry.js';
 import { shellJoin } from '../engine/tools/shell-quote.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
-import { cliError } from './episode-cli.js';
+import { cliEngine, cliError } from './episode-cli.js';
 import { onInterrupt } from '../engine/interrupt.js';
 import { intFlag, numberFlag } from './number-flags.js';
 import { RUNTIME_FLAG, RUNTIME_HELP, runtimeFlag } from './runtime-flag.js';
@@ -118,32 +118,35 @@ export function execTask(options: ExecOptions): Task {
 export async function withFreshSandbox<T>(
   task: Task,
   io: CliIo,
-  body: (sandbox: Sandbox, provider: DockerSandboxProvider) => Promise<T>,
+  body: (sandbox: Sandbox, engine: Engine) => Promise<T>,
 ): Promise<T> {
-  let provider: DockerSandboxProvider | undefined;
+  let engine: Engine | undefined;
   let creating: Promise<Sandbox> | undefined;
   let interrupted = false;
   const uninstall = onInterrupt(() => {
     interrupted = true;
     io.stderr.write('\nstepbox: interrupted; destroying the sandbox\n');
-    void cleanUpAfterSignal(provider, creating, io).finally(() => process.exit(130));
+    void cleanUpAfterSignal(engine, creating, io).finally(() => process.exit(130));
   });
   let sandbox: Sandbox;
   try {
     try {
-      provider = await createDockerProvider();
+      // The CLI's one engine (orphaned containers removed on connecting, as every command does).
+      engine = cliEngine(io);
+      const provider = await engine.provider();
       creating = provider.create(sandboxConfig(task.sandbox));
       sandbox = await creating;
     } catch (e) {
+      await engine?.close().catch(() => undefined);
       throw cliError(e);
     }
     try {
-      return await body(sandbox, provider);
+      return await body(sandbox, engine);
     } finally {
       await sandbox
         .destroy()
         .catch((e: Error) => io.stderr.write(`stepbox: could not destroy the sandbox: ${e.message}\n`));
-      await provider.close();
+      await engine.close();
     }
   } finally {
     // After a signal the handler stays, swallowing more Ctrl+C until the cleanup exits.
@@ -153,15 +156,15 @@ export async function withFreshSandbox<T>(
 
 /** After a signal: let a create in flight settle, then remove every container this process owns. */
 async function cleanUpAfterSignal(
-  provider: DockerSandboxProvider | undefined,
+  engine: Engine | undefined,
   creating: Promise<Sandbox> | undefined,
   io: CliIo,
 ): Promise<void> {
-  if (!provider) return;
+  if (!engine) return;
   try {
     await creating?.catch(() => undefined);
-    await provider.close();
-    for (const id of await provider.owned()) await provider.engine.remove(id);
+    await engine.close();
+    await engine.removeOwned();
   } catch (e) {
     io.stderr.write(`stepbox: cleanup after the interrupt failed: ${(e as Error).message}\n`);
   }

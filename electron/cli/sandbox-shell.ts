@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import { workdirOf } from '../../shared/workdir.js';
 import { SANDBOX_ENV } from '../../shared/constants.js';
 import { Task } from '../../shared/task.js';
-import { openSandboxTerminal } from '../engine/sandbox/sandbox-terminal.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
 import { withFreshSandbox } from './sandbox-exec.js';
@@ -54,8 +53,8 @@ export const command: CliCommand = {
     const stdout = io.stdout as NodeJS.WriteStream;
     const size = () => ({ cols: stdout.columns || 80, rows: stdout.rows || 24 });
 
-    return withFreshSandbox(task, io, async (sandbox, provider) => {
-      const term = await openSandboxTerminal(provider, sandbox.id, {
+    return withFreshSandbox(task, io, async (sandbox, engine) => {
+      const term = await engine.terminal(sandbox.id, {
         ...size(),
         cwd: workdirOf(sandbox.config),
         env: { ...SANDBOX_ENV },

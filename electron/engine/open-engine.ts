@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
-import { DockerEngine } from './docker/client.js';
+import { DockerEngine, engineAtSocket } from './docker/client.js';
 import { inspectSandboxImage, type ImageState } from './docker/image.js';
+import { ownedContainers } from './docker/owner.js';
 import { dockerReachable, type DockerReachability } from './docker/ping.js';
 import { HarnessError } from './harness/harness-error.js';
 import type { TaskImages } from './harness/task-images.js';
@@ -40,6 +41,12 @@ export interface OpenEngineOptions {
    * (default true; read-only tools that must be fast, or must change nothing, skip both).
    */
   readonly sweep?: boolean;
+  /**
+   * The Docker engine at this unix socket path instead of the environment's (DOCKER_HOST or
+   * the local socket): a second engine beside the main one, such as the bench's gVisor
+   * engine (.ci/gvisor.sh). The helpers' channel and reply spin still come from `env`.
+   */
+  readonly dockerSocket?: string;
 }
 
 /** The engine, composed once: what the CLI, the services, the bench and the tests use. */
@@ -85,6 +92,16 @@ export interface Engine {
   sandboxImage(): Promise<ImageState>;
   /** Builds the sandbox image on that engine (sandbox-image.ts); errors come back as values. */
   buildSandboxImage(options: BuildImageOptions): Promise<BuildImageResponse>;
+  /**
+   * The engine's one Docker connection itself, for what speaks to the engine beside the
+   * sandboxes (the bench's raw-exec and `docker commit` baselines, the runtimes it offers).
+   */
+  docker(): DockerEngine;
+  /**
+   * Removes every container this process owns on that engine, tracked or not: after a signal,
+   * one whose create was cut short too (`sandbox exec`'s cleanup). Returns how many.
+   */
+  removeOwned(): Promise<number>;
   /** Destroys what the pool holds or lent, then the provider's connection; closes the index. */
   close(): Promise<void>;
 }
@@ -128,7 +145,8 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
   // The one Docker connection of this engine (DOCKER_HOST or the local socket): the provider's
   // sandboxes, doctor's checks and the image build all go over it. Making it connects nothing.
   let connection: DockerEngine | null = null;
-  const docker = () => (connection ??= new DockerEngine());
+  const docker = () =>
+    (connection ??= options.dockerSocket ? engineAtSocket(options.dockerSocket) : new DockerEngine());
   const connect =
     options.provider ??
     (() =>
@@ -197,6 +215,12 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     reachability: () => dockerReachable(docker(), undefined, env),
     sandboxImage: () => inspectSandboxImage(docker().docker),
     buildSandboxImage: (buildOptions) => buildImage(docker(), buildOptions),
+    docker,
+    async removeOwned() {
+      const ids = await ownedContainers(docker());
+      for (const id of ids) await docker().remove(id);
+      return ids.length;
+    },
     async prewarm(config) {
       const { supply } = await get();
       if (supply instanceof WarmPool) await supply.prewarm(config);

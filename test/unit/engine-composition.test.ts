@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * Issue 34.6: Docker is reached through openEngine's one connection, and sandboxes and
  * providers are asked for capabilities (channel, terminal, stats, taskImage), never
- * tested for their class. The scan fails when such code comes back; the lint cases prove
+ * tested for their class; no provider is made beside it (the CLI and the bench included).
+ * The scan fails when such code comes back; the lint cases prove
  * that `npm run lint` (eslint.config.js) refuses it too.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -17,7 +18,9 @@ const ALLOWED = [
   /^electron\/engine\/open-engine\.ts$/,
 ];
 const CLASS_TEST = /instanceof\s+Docker(Sandbox|SandboxProvider|Engine)\b/;
-const PRIVATE_CLIENT = /new\s+Docker(Engine)?\s*\(|dockerClient\s*\(/;
+const PRIVATE_CLIENT = /new\s+Docker(Engine)?\s*\(|dockerClient\s*\(|engineAtSocket\s*\(/;
+/** A provider made beside openEngine (the CLI's `sandbox exec`, the bench's sections once did). */
+const PRIVATE_PROVIDER = /\bcreateDockerProvider\s*\(/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -26,7 +29,7 @@ function sources(dir: string): string[] {
 }
 
 describe('engine composition', () => {
-  it('no file outside the Docker adapter tests a class or makes its own Docker client', () => {
+  it('no file outside the Docker adapter tests a class or makes its own Docker client or provider', () => {
     const offenders = sources(join(ROOT, 'electron'))
       .map((path) => relative(ROOT, path).split('\\').join('/'))
       .filter((path) => !ALLOWED.some((a) => a.test(path)))
@@ -35,12 +38,13 @@ describe('engine composition', () => {
         return [
           ...(CLASS_TEST.test(text) ? [`${path}: instanceof a Docker class`] : []),
           ...(PRIVATE_CLIENT.test(text) ? [`${path}: a Docker client of its own`] : []),
+          ...(PRIVATE_PROVIDER.test(text) ? [`${path}: a Docker provider of its own`] : []),
         ];
       });
     expect(offenders).toEqual([]);
   });
 
-  it('the linter refuses instanceof DockerSandbox and a private client in the engine, services and bench', async () => {
+  it('the linter refuses instanceof DockerSandbox and a private client or provider in the engine, services, CLI and bench', async () => {
     const eslint = new ESLint({ cwd: ROOT });
     const cases = [
       [
@@ -54,6 +58,18 @@ describe('engine composition', () => {
       [
         'electron/services/engine-ports.ts',
         'import { DockerEngine } from "../engine/docker/client.js";\nexport const c = new DockerEngine();\n',
+      ],
+      [
+        'electron/cli/sandbox-exec.ts',
+        'import { createDockerProvider } from "../engine/sandbox/docker-provider.js";\nexport const p = createDockerProvider();\n',
+      ],
+      [
+        'electron/bench/sandbox-runsc.ts',
+        'import { engineAtSocket } from "../engine/docker/client.js";\nexport const e = engineAtSocket("/run/x.sock");\n',
+      ],
+      [
+        'electron/bench/workspace.ts',
+        'import { createDockerProvider } from "../engine/sandbox/docker-provider.js";\nexport const p = createDockerProvider({ sweep: false });\n',
       ],
     ] as const;
     for (const [filePath, code] of cases) {
