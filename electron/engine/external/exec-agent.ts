@@ -17,14 +17,7 @@ import {
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { McpHttpServer } from './mcp-server.js';
 import type { ModelCall } from './model-endpoint.js';
-import {
-  ProgramAgent,
-  diverged,
-  divergenceOf,
-  injectionsAfter,
-  toAnswer,
-  wakeFailure,
-} from './program-agent.js';
+import { ProgramAgent, diverged, divergenceOf, injectionsAfter, wakeFailure } from './program-agent.js';
 import type { Wake } from './program-agent.js';
 import { sandboxResources } from './workspace-resources.js';
 
@@ -118,19 +111,13 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
    * Nothing drifts (nothing runs); it says where it diverged, or null.
    */
   async reexecute(ctx: DecideContext, steps: number, tools: readonly OpenAiTool[]): Promise<Reexecution> {
-    try {
+    return this.reexecution(async () => {
       await this.launch({ step: steps + 1, messages: [], tools }, ctx);
       // The last step's tool results go back too; a final answer lets the agent exit.
       this.offer(steps, toolAnswersAt(ctx.history, steps), true);
       await this.callOrExit();
       return { drift: [], divergence: divergenceOf(this.divergence) };
-    } catch (e) {
-      const divergence = divergenceOf(e);
-      if (divergence) return { drift: [], divergence };
-      throw e;
-    } finally {
-      await this.dispose('replayed');
-    }
+    }, []);
   }
 
   protected override beforeStop(reason: string): void {
@@ -196,7 +183,7 @@ export class ExecAgent extends ProgramAgent<AgentProcess> implements Agent {
         throw diverged(step, 'model request', diff);
       }
     }
-    this.answerAt(call, toAnswer(rec.answer, step), step);
+    this.answerAt(call, rec.answer, step);
   }
 
   /** Makes `answers` (step `step`'s results) the pool the agent's tool calls are answered from. */

@@ -15,6 +15,7 @@ import {
 import { apiError, listenLocal, readBody, sendJson, type LocalServer } from '../model-api/local-http.js';
 import type { AssistantAnswer } from '../model-api/assistant-answer.js';
 import { chatFromResponsesRequest, sendResponsesAnswer } from '../model-api/responses-api.js';
+import { sendChatAnswer } from '../model-api/chat-completions.js';
 import {
   anthropicError,
   chatFromAnthropicRequest,
@@ -277,12 +278,11 @@ export class ModelEndpoint {
         if (settled) return;
         settled = true;
         const send = (to: ServerResponse) => {
-          if (api === 'responses') sendResponsesAnswer(to, id, this.model, message, stream, request);
-          else if (api === 'anthropic.messages')
-            sendAnthropicAnswer(to, id, this.model, message, stream, usage, request);
-          else if (api === 'gemini')
-            sendGeminiAnswer(to, id, this.model, message, geminiStream, usage, request);
-          else sendChatAnswer(to, id, this.model, message, stream, usage, request);
+          const answer = { id, model: this.model, message, stream, usage, request };
+          if (api === 'responses') sendResponsesAnswer(to, answer);
+          else if (api === 'anthropic.messages') sendAnthropicAnswer(to, answer);
+          else if (api === 'gemini') sendGeminiAnswer(to, { ...answer, stream: geminiStream });
+          else sendChatAnswer(to, answer);
         };
         send(res);
         // Kept only while no other request came since this one (a newer call clears it).
@@ -349,68 +349,4 @@ function toChat(
       return r.ok ? { ok: true, chat: chatFromGeminiRequest(r.request, model) } : r;
     }
   }
-}
-
-function finishReason(message: AssistantAnswer): string {
-  return message.tool_calls && message.tool_calls.length > 0 ? 'tool_calls' : 'stop';
-}
-
-const NO_USAGE = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-
-/** Answers a Chat Completions request, as one JSON body or as server-sent chunks. */
-function sendChatAnswer(
-  res: ServerResponse,
-  id: string,
-  model: string,
-  message: AssistantAnswer,
-  stream: boolean,
-  usage: unknown,
-  request: Record<string, unknown>,
-): void {
-  const created = Math.floor(Date.now() / 1000);
-  const used = usage && typeof usage === 'object' ? usage : NO_USAGE;
-  const calls = message.tool_calls && message.tool_calls.length > 0 ? message.tool_calls : undefined;
-  if (!stream) {
-    sendJson(res, 200, {
-      id,
-      object: 'chat.completion',
-      created,
-      model,
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: message.content, ...(calls ? { tool_calls: calls } : {}) },
-          finish_reason: finishReason(message),
-          logprobs: null,
-        },
-      ],
-      usage: used,
-    });
-    return;
-  }
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
-  const chunk = (
-    delta: Record<string, unknown>,
-    finish: string | null,
-    extra: Record<string, unknown> = {},
-  ) =>
-    res.write(
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], ...extra })}\n\n`,
-    );
-  chunk({ role: 'assistant', content: message.content ?? '' }, null);
-  for (const [index, c] of (calls ?? []).entries()) {
-    chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: c.function }] }, null);
-  }
-  chunk({}, finishReason(message));
-  const options = ChatRequest.shape.stream_options.safeParse(request.stream_options);
-  if (options.success && options.data?.include_usage) {
-    res.write(
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: used })}\n\n`,
-    );
-  }
-  res.end('data: [DONE]\n\n');
 }

@@ -10,6 +10,8 @@ import type {
   DecideContext,
   DecideInput,
   Decision,
+  DriftedStep,
+  Reexecution,
 } from '../agents/agent.js';
 import { assistantMessage } from '../harness/conversation.js';
 import { Listeners } from '../harness/listeners.js';
@@ -82,10 +84,36 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
     });
   }
 
-  /** Answers `call` with the answer of `step` (a fast-forward's recorded one, an auxiliary call's). */
-  protected answerAt(call: ModelCall, answer: AssistantAnswer, step: number): void {
+  /**
+   * Answers `call` with the answer of `step` (a fast-forward's recorded one, an auxiliary
+   * call's), as the agent gets every answer ({@link toAnswer}).
+   */
+  protected answerAt(
+    call: ModelCall,
+    answer: { content: string | null; tool_calls?: unknown },
+    step: number,
+  ): void {
     this.answeredStep.set(call, step);
-    call.answer(answer);
+    call.answer(toAnswer(answer, step));
+  }
+
+  /**
+   * A re-execution of the recording (`replay --verify`) run by `run`: a divergence thrown
+   * ends it as found, with the steps that drifted so far; the process is disposed after.
+   */
+  protected async reexecution(
+    run: () => Promise<Reexecution>,
+    drift: readonly DriftedStep[],
+  ): Promise<Reexecution> {
+    try {
+      return await run();
+    } catch (e) {
+      const divergence = divergenceOf(e);
+      if (divergence) return { drift, divergence };
+      throw e;
+    } finally {
+      await this.dispose('replayed');
+    }
   }
 
   /** The model name the endpoint serves (`STEPBOX_MODEL`). */

@@ -25,14 +25,7 @@ import {
 } from './inside-outputs.js';
 import type { ModelCall } from './model-endpoint.js';
 import type { InsideLaunch } from '../agents/inside-launch.js';
-import {
-  ProgramAgent,
-  diverged,
-  divergenceOf,
-  injectionsAfter,
-  toAnswer,
-  wakeFailure,
-} from './program-agent.js';
+import { ProgramAgent, diverged, injectionsAfter, wakeFailure } from './program-agent.js';
 import type { Wake } from './program-agent.js';
 
 /** What an auxiliary call gets when the model source is a script (it answers the main loop only). */
@@ -139,7 +132,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
    * steps that drifted and where it diverged, or null.
    */
   async reexecute(ctx: DecideContext, steps: number): Promise<Reexecution> {
-    try {
+    return this.reexecution(async () => {
       await this.launch({ step: steps + 1, messages: [], tools: [] }, ctx);
       // The last answer went out; a final one lets the agent exit, a tool call's outputs come next.
       const next = await this.callOrExit();
@@ -148,13 +141,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
         await this.compare(steps, next, ctx);
       }
       return { drift: this.drifted, divergence: null };
-    } catch (e) {
-      const divergence = divergenceOf(e);
-      if (divergence) return { drift: this.drifted, divergence };
-      throw e;
-    } finally {
-      await this.dispose('replayed');
-    }
+    }, this.drifted);
   }
 
   /** Starts the endpoint and the agent inside the sandbox, then re-runs the steps already recorded. */
@@ -216,7 +203,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
         call.fail(409, 'diverged', `stepbox: step ${j} has no recorded answer`);
         throw diverged(j, 'model call', { field: '(answer)', recorded: null, actual: call.body });
       }
-      this.answerAt(call, toAnswer(rec.answer, j), j);
+      this.answerAt(call, rec.answer, j);
     }
     this.compareAt = input.step - 1;
   }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { ChatMessage } from './chat-message.js';
 import { sendJson } from './local-http.js';
-import type { AssistantAnswer } from './assistant-answer.js';
+import { chatReply, type ChatReply, type OutgoingAnswer } from './assistant-answer.js';
 import { AnthropicBlock, JsonObject, type AnthropicRequest } from './model-requests.js';
 
 /**
@@ -192,15 +192,8 @@ function anthropicUsage(usage: unknown, request: Record<string, unknown>): Recor
 }
 
 /** Answers a Messages request with the assistant answer as content blocks (JSON or the SDK's event stream). */
-export function sendAnthropicAnswer(
-  res: ServerResponse,
-  id: string,
-  model: string,
-  message: AssistantAnswer,
-  stream: boolean,
-  usage: unknown,
-  request: Record<string, unknown>,
-): void {
+export function sendAnthropicAnswer(res: ServerResponse, answer: OutgoingAnswer): void {
+  const { id, model, message, stream, usage, request } = answer;
   const calls = message.tool_calls ?? [];
   const content: Record<string, unknown>[] = [];
   if (message.content) content.push({ type: 'text', text: message.content });
@@ -316,10 +309,7 @@ const AnthropicResponse = z.looseObject({
 });
 
 /** An Anthropic Messages response as a Chat assistant message and Chat-shaped usage. */
-export function chatFromAnthropicResponse(response: Record<string, unknown>): {
-  message: { content: string | null; tool_calls?: AssistantAnswer['tool_calls'] };
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
-} {
+export function chatFromAnthropicResponse(response: Record<string, unknown>): ChatReply {
   const parsed = AnthropicResponse.safeParse(response);
   const blocks = parsed.success ? (parsed.data.content ?? []) : [];
   const text = blocks.flatMap((b) => (b.type === 'text' && b.text !== undefined ? [b.text] : [])).join('');
@@ -331,18 +321,5 @@ export function chatFromAnthropicResponse(response: Record<string, unknown>): {
       function: { name: b.name ?? '', arguments: JSON.stringify(b.input ?? {}) },
     }));
   const u = parsed.success ? parsed.data.usage : undefined;
-  const n = (v: number | undefined) => v ?? 0;
-  return {
-    message: {
-      content: text === '' && calls.length > 0 ? null : text,
-      ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    },
-    usage: u
-      ? {
-          prompt_tokens: n(u.input_tokens),
-          completion_tokens: n(u.output_tokens),
-          total_tokens: n(u.input_tokens) + n(u.output_tokens),
-        }
-      : null,
-  };
+  return chatReply(text, calls, u && { prompt: u.input_tokens, completion: u.output_tokens });
 }

@@ -4,7 +4,7 @@ import type { ChatMessage } from './chat-message.js';
 import { toolInput } from './anthropic-messages.js';
 import { GeminiPart, JsonObject, type GeminiRequest } from './model-requests.js';
 import { sendJson } from './local-http.js';
-import type { AssistantAnswer } from './assistant-answer.js';
+import { chatReply, type AssistantAnswer, type ChatReply, type OutgoingAnswer } from './assistant-answer.js';
 
 /**
  * The Gemini API (`generateContent`, what Gemini CLI and the `@google/genai` SDK speak),
@@ -246,15 +246,8 @@ export function geminiResponseOf(
 }
 
 /** Answers a generateContent / streamGenerateContent request. */
-export function sendGeminiAnswer(
-  res: ServerResponse,
-  id: string,
-  model: string,
-  message: AssistantAnswer,
-  stream: GeminiStream,
-  usage: unknown,
-  request: Record<string, unknown>,
-): void {
+export function sendGeminiAnswer(res: ServerResponse, answer: OutgoingAnswer<GeminiStream>): void {
+  const { id, model, message, stream, usage, request } = answer;
   const response = geminiResponseOf(id, model, message, usage, request);
   if (stream === 'none') {
     sendJson(res, 200, response);
@@ -344,10 +337,7 @@ export function chatFromGeminiResponse(
   response: Record<string, unknown>,
   /** Prefix of the ids given to calls the API sent without one (unique per step). */
   idPrefix = 'call',
-): {
-  message: { content: string | null; tool_calls?: AssistantAnswer['tool_calls'] };
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
-} {
+): ChatReply {
   const parsed = GeminiResponse.safeParse(response);
   const parts = (parsed.success ? parsed.data.candidates?.[0]?.content?.parts : undefined) ?? [];
   const text = parts.flatMap((p) => (p.text !== undefined && p.thought !== true ? [p.text] : [])).join('');
@@ -359,18 +349,9 @@ export function chatFromGeminiResponse(
       function: { name: fc.name, arguments: JSON.stringify(fc.args ?? {}) },
     }));
   const u = parsed.success ? parsed.data.usageMetadata : undefined;
-  const n = (v: number | undefined) => v ?? 0;
-  return {
-    message: {
-      content: text === '' && calls.length > 0 ? null : text,
-      ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    },
-    usage: u
-      ? {
-          prompt_tokens: n(u.promptTokenCount),
-          completion_tokens: n(u.candidatesTokenCount),
-          total_tokens: n(u.totalTokenCount) || n(u.promptTokenCount) + n(u.candidatesTokenCount),
-        }
-      : null,
-  };
+  return chatReply(
+    text,
+    calls,
+    u && { prompt: u.promptTokenCount, completion: u.candidatesTokenCount, total: u.totalTokenCount },
+  );
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { contentText, type ResponsesRequest } from './model-requests.js';
 import { sendJson } from './local-http.js';
-import type { AssistantAnswer } from './assistant-answer.js';
+import type { OutgoingAnswer } from './assistant-answer.js';
 
 /**
  * The subset of the OpenAI Responses API that agent SDKs (the OpenAI Agents SDK's
@@ -62,14 +62,8 @@ export function chatFromResponsesRequest(request: ResponsesRequest): Record<stri
  * empty and filled by deltas, so the text arrives exactly once. The request's `tools`
  * and `tool_choice` are echoed, as the API does.
  */
-export function sendResponsesAnswer(
-  res: ServerResponse,
-  id: string,
-  model: string,
-  message: AssistantAnswer,
-  stream: boolean,
-  request: Record<string, unknown> = {},
-): void {
+export function sendResponsesAnswer(res: ServerResponse, answer: OutgoingAnswer): void {
+  const { id, model, message, stream, request } = answer;
   const text = message.content ?? '';
   const part = (t: string) => ({ type: 'output_text', text: t, annotations: [], logprobs: [] });
   const output: Record<string, unknown>[] = [];
