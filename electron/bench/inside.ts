@@ -9,7 +9,7 @@ import { installed } from '../engine/agents/recipes.js';
 import { parseScript, ScriptedAgent } from '../engine/agents/scripted-agent.js';
 import { ModelEndpoint } from '../engine/external/model-endpoint.js';
 import { forkEpisode, startEpisode } from '../engine/harness/index.js';
-import { agentSandboxConfig } from '../engine/harness/episode-factory.js';
+import { agentSandboxConfig } from '../engine/harness/agent-sandbox.js';
 import { openEngine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
 import { stepboxHome } from '../engine/trace/episode-store.js';

@@ -26,9 +26,27 @@ export type AgentRewind = 'continue' | 'rebuild' | 'rerun';
 export type AgentReplay = 'actions' | 'actions_and_program' | 'program';
 
 /**
- * What one kind of agent needs from the harness. The harness asks this (and the agent's own
- * hooks: `insideFiles` to start inside the sandbox, `reexecute` for a replay) instead of
- * listing kinds, so a new kind is one entry here and one class.
+ * Where a kind's decisions come from, as a recording of it is read (exports, candidates):
+ * - `model`: each one a call to a hosted model (openai:, anthropic:, gemini:);
+ * - `person`: a person decides (manual);
+ * - `script`: a script line or a recorded output, so its next answer is fixed (scripted:, replay:);
+ * - `solution`: the task's own solution (oracle);
+ * - `program`: a program of its own, answered by its model source (exec:, sandbox:, recipes);
+ * - `unknown`: a kind this build does not know (a header is untrusted input).
+ */
+export type AgentDecides = 'model' | 'person' | 'script' | 'solution' | 'program' | 'unknown';
+
+/**
+ * How `case new` saves an episode of this kind: its recorded answers as a script
+ * (`script`), that and its program answered by the script (`program`), or not at all (null).
+ */
+export type AgentAsCase = 'script' | 'program' | null;
+
+/**
+ * What one kind of agent needs from the harness, and how its recordings are read. The
+ * engine asks this by a header's or an agent's kind (and a live agent its own `needs`: to
+ * start inside the sandbox, to re-execute, its process, its position) instead of listing
+ * kinds, so a new kind is one entry here and one class.
  */
 export interface AgentDriver {
   /** The kind, as a trace header records it. */
@@ -40,25 +58,54 @@ export interface AgentDriver {
    * bundle never runs by itself, and a continuation keeps the recorded model source.
    */
   readonly runsRecordedCommand: boolean;
+  readonly decides: AgentDecides;
+  readonly asCase: AgentAsCase;
+  /**
+   * The OpenTelemetry `gen_ai.provider.name` of the model it calls, where the semantic
+   * conventions name one stepbox maps (openai:), else null; an exec: agent's is its model
+   * source's (`via_source`).
+   */
+  readonly provider: 'openai' | 'via_source' | null;
 }
 
 /** Kinds that decide inside the harness from the conversation alone. */
 const CONVERSATIONAL = { rewind: 'continue', replay: 'actions', runsRecordedCommand: false } as const;
 /** Kinds that hold a position the harness rebuilds them at. */
 const POSITIONAL = { rewind: 'rebuild', replay: 'actions', runsRecordedCommand: false } as const;
+/** A hosted model's kind that `case new` does not save (only openai: is mapped onto a script). */
+const HOSTED = { ...CONVERSATIONAL, decides: 'model', asCase: null, provider: null } as const;
 
 /** Every agent kind and what it needs: the one table. */
 export const AGENT_DRIVERS: { readonly [K in AgentKindName]: AgentDriver & { readonly kind: K } } = {
-  openai: { kind: 'openai', ...CONVERSATIONAL },
-  anthropic: { kind: 'anthropic', ...CONVERSATIONAL },
-  gemini: { kind: 'gemini', ...CONVERSATIONAL },
-  manual: { kind: 'manual', ...CONVERSATIONAL },
-  scripted: { kind: 'scripted', ...POSITIONAL },
-  replay: { kind: 'replay', ...POSITIONAL },
-  oracle: { kind: 'oracle', ...POSITIONAL },
-  exec: { kind: 'exec', rewind: 'rebuild', replay: 'actions_and_program', runsRecordedCommand: true },
-  sandbox: { kind: 'sandbox', rewind: 'rerun', replay: 'program', runsRecordedCommand: true },
+  openai: { kind: 'openai', ...HOSTED, asCase: 'script', provider: 'openai' },
+  anthropic: { kind: 'anthropic', ...HOSTED },
+  gemini: { kind: 'gemini', ...HOSTED },
+  manual: { kind: 'manual', ...CONVERSATIONAL, decides: 'person', asCase: 'script', provider: null },
+  scripted: { kind: 'scripted', ...POSITIONAL, decides: 'script', asCase: 'script', provider: null },
+  replay: { kind: 'replay', ...POSITIONAL, decides: 'script', asCase: 'script', provider: null },
+  oracle: { kind: 'oracle', ...POSITIONAL, decides: 'solution', asCase: null, provider: null },
+  exec: {
+    kind: 'exec',
+    rewind: 'rebuild',
+    replay: 'actions_and_program',
+    runsRecordedCommand: true,
+    decides: 'program',
+    asCase: 'program',
+    provider: 'via_source',
+  },
+  sandbox: {
+    kind: 'sandbox',
+    rewind: 'rerun',
+    replay: 'program',
+    runsRecordedCommand: true,
+    decides: 'program',
+    asCase: null,
+    provider: null,
+  },
 };
+
+/** What a kind this build does not know is read as: one that decides from the conversation. */
+const UNKNOWN = { ...CONVERSATIONAL, decides: 'unknown', asCase: null, provider: null } as const;
 
 /**
  * The driver of an agent kind, as an agent or a trace header names it. A header is untrusted
@@ -66,7 +113,15 @@ export const AGENT_DRIVERS: { readonly [K in AgentKindName]: AgentDriver & { rea
  * conversation (never rebuilt, never a recorded command run, its actions replayed).
  */
 export function driverOf(kind: string): AgentDriver {
-  return isAgentKind(kind) ? AGENT_DRIVERS[kind] : { kind, ...CONVERSATIONAL };
+  return isAgentKind(kind) ? AGENT_DRIVERS[kind] : { kind, ...UNKNOWN };
+}
+
+/** The kinds `case new` saves (as the table says), for its refusal of another. */
+export function savedKinds(): string {
+  const kinds = Object.values(AGENT_DRIVERS)
+    .filter((d) => d.asCase !== null)
+    .map((d) => (d.asCase === 'program' ? `${d.kind}:` : d.kind));
+  return `${kinds.slice(0, -1).join(', ')} and ${kinds[kinds.length - 1]}`;
 }
 
 /** True for a kind this build knows. */

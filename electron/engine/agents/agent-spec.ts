@@ -65,6 +65,15 @@ export function checkBaseUrl(url: string, where: string): string {
   return url;
 }
 
+/**
+ * The kind a spec names (the word before its first `:`, or the bare word), without checking
+ * the rest: for a recorded spec (untrusted), whose kind's driver is then asked.
+ */
+export function specKind(spec: string): string {
+  const colon = spec.indexOf(':');
+  return colon > 0 ? spec.slice(0, colon) : spec;
+}
+
 /** Parses an agent spec; throws an AgentFailure(`bad_agent_spec`) naming the accepted forms. */
 export function parseAgentSpec(spec: string): AgentSpec {
   if (spec === 'manual') return { kind: 'manual' };

@@ -127,32 +127,66 @@ export class AgentEnded extends Error {
   }
 }
 
+/** The hook of an agent that starts inside the sandbox (sandbox:, recipes). */
+export interface StartsInside {
+  /** The files it needs at /opt/agent (the sandbox is created with them), or null when it needs none. */
+  insideFiles(): AgentFiles | null;
+}
+
+/** How an agent re-executes a recorded branch for `replay --verify` (exec:, sandbox:). */
+export interface Reexecutes {
+  /**
+   * A new process answered from the recording of `ctx.history`'s `steps` steps (its tools
+   * re-run in `ctx.sandbox` when it runs them itself): what drifted and where it diverged.
+   */
+  reexecute(ctx: DecideContext, steps: number, tools: readonly OpenAiTool[]): Promise<Reexecution>;
+}
+
+/** A process of the agent's own (exec:, sandbox:): its output as written, its notes, its stop. */
+export interface OwnProcess {
+  /** The process's output as it is written; returns an unsubscribe. */
+  onOutput(listener: OutputListener): () => void;
+  /** What the process wrote since the last call, or null when it wrote nothing. */
+  takeOutput(): AgentOutput | null;
+  /** Notes made since the last decision that no next decision will carry (the branch is closing). */
+  takeNotes(): readonly NewTraceEvent[];
+  /** Stops the process and what it started; `reason` is the end reason. */
+  dispose(reason: string): Promise<void>;
+}
+
+/** Where an agent that plays a script or a recording stands (scripted:, replay:, a program's model source). */
+export interface HoldsPosition {
+  /** Decisions made so far, skipped ones included: a rollback or fork rebuilds it past them. */
+  consumed(): number;
+}
+
+/**
+ * What an agent needs from the harness beyond deciding, each a small named capability it
+ * has or says it lacks (null): the harness asks these, never the agent's kind.
+ */
+export interface AgentNeeds {
+  readonly inside: StartsInside | null;
+  readonly reexecution: Reexecutes | null;
+  readonly process: OwnProcess | null;
+  readonly position: HoldsPosition | null;
+}
+
+/** The needs of an agent that decides inside the harness and holds no position (a model, a person). */
+export const NEEDS_NOTHING: AgentNeeds = { inside: null, reexecution: null, process: null, position: null };
+
 /**
  * Decides the next action from the observations so far. What its kind needs from the
- * harness (how it is rewound, how it is replayed) is its driver's (agent-driver.ts).
+ * harness (how it is rewound, how it is replayed) is its driver's (agent-driver.ts); what
+ * this agent needs beyond deciding is its `needs`.
  */
 export interface Agent {
   /** The spec it was made from, e.g. `scripted:agent.jsonl`. */
   readonly spec: string;
   readonly kind:
     'scripted' | 'replay' | 'openai' | 'anthropic' | 'gemini' | 'manual' | 'exec' | 'sandbox' | 'oracle';
-  /** The hook to start inside the sandbox: the files it needs at /opt/agent; the sandbox is created with them. */
-  insideFiles?(): AgentFiles | null;
-  /**
-   * How it re-executes a recorded branch for `replay --verify`, when its driver's `replay`
-   * runs its program (exec:, sandbox:): a new process answered from the recording of
-   * `ctx.history`'s `steps` steps (its tools re-run in `ctx.sandbox` when it runs them itself).
-   */
-  reexecute?(ctx: DecideContext, steps: number, tools: readonly OpenAiTool[]): Promise<Reexecution>;
+  /** Its capabilities beyond deciding: to start inside the sandbox, to re-execute, a process, a position. */
+  readonly needs: AgentNeeds;
   decide(input: DecideInput): Promise<Decision>;
   /** Parameters worth recording in the header (model, temperature, seed, base URL). */
   describe(): Record<string, unknown>;
-  /** Stops what the agent runs (an exec agent's process); `reason` is the end reason. */
-  dispose?(reason: string): Promise<void>;
-  /** What the agent's own process wrote since the last call, or null when it wrote nothing (exec:). */
-  takeOutput?(): AgentOutput | null;
-  /** Notes made since the last decision that no next decision will carry (the branch is closing). */
-  takeNotes?(): readonly NewTraceEvent[];
-  /** The agent's own process output as it is written (exec:); returns an unsubscribe. */
-  onOutput?(listener: OutputListener): () => void;
 }

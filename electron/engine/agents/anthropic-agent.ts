@@ -1,6 +1,6 @@
 import { anthropicRequestFromChat, chatFromAnthropicResponse } from '../model-api/anthropic-messages.js';
 import { logger } from '../log.js';
-import type { Agent, DecideInput, Decision } from './agent.js';
+import { NEEDS_NOTHING, type Agent, type DecideInput, type Decision } from './agent.js';
 import { requestHostedModel } from './hosted-model-request.js';
 import { withoutCredentials } from './openai-agent.js';
 import { rawOf } from './scripted-agent.js';
@@ -34,6 +34,7 @@ export interface AnthropicAgentOptions {
  */
 export class AnthropicAgent implements Agent {
   readonly kind = 'anthropic' as const;
+  readonly needs = NEEDS_NOTHING;
   private readonly baseUrl: string;
 
   constructor(

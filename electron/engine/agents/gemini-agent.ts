@@ -1,6 +1,6 @@
 import { chatFromGeminiResponse, geminiRequestFromChat } from '../model-api/gemini-api.js';
 import { logger } from '../log.js';
-import type { Agent, DecideInput, Decision } from './agent.js';
+import { NEEDS_NOTHING, type Agent, type DecideInput, type Decision } from './agent.js';
 import { requestHostedModel } from './hosted-model-request.js';
 import { withoutCredentials } from './openai-agent.js';
 import { rawOf } from './scripted-agent.js';
@@ -29,6 +29,7 @@ export interface GeminiAgentOptions {
  */
 export class GeminiAgent implements Agent {
   readonly kind = 'gemini' as const;
+  readonly needs = NEEDS_NOTHING;
   private readonly baseUrl: string;
 
   constructor(

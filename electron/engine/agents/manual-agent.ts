@@ -1,4 +1,4 @@
-import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
+import { NEEDS_NOTHING, AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
 import { rawOf } from './scripted-agent.js';
 
 /** The agent a person drives behind `agent`: itself, or the model source of an exec agent run with `--model manual`. */
@@ -32,6 +32,7 @@ export class DecisionReleased extends Error {
  */
 export class ManualAgent implements Agent {
   readonly kind = 'manual' as const;
+  readonly needs = NEEDS_NOTHING;
   readonly spec = 'manual';
   private readonly queue: ManualMessage[] = [];
   private waiter: ((m: ManualMessage) => void) | null = null;

@@ -1,6 +1,13 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { logger } from '../log.js';
-import { AgentFailure, type Agent, type ChatMessage, type DecideInput, type Decision } from './agent.js';
+import {
+  NEEDS_NOTHING,
+  AgentFailure,
+  type Agent,
+  type ChatMessage,
+  type DecideInput,
+  type Decision,
+} from './agent.js';
 import { rawOf } from './scripted-agent.js';
 
 const log = logger('openai');
@@ -46,6 +53,7 @@ export const DROPPED_OBSERVATION = '[observation dropped to fit the context wind
  */
 export class OpenAiAgent implements Agent {
   readonly kind = 'openai' as const;
+  readonly needs = NEEDS_NOTHING;
   private readonly client: OpenAI;
   private logprobs: boolean;
   private readonly baseUrl: string;

@@ -1,7 +1,14 @@
 import { dirname, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { readFolderFiles } from '../folder-files.js';
-import { AgentEnded, AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
+import {
+  NEEDS_NOTHING,
+  AgentEnded,
+  AgentFailure,
+  type Agent,
+  type DecideInput,
+  type Decision,
+} from './agent.js';
 import { rawOf } from './scripted-agent.js';
 
 /** Where the oracle puts a Harbor task's solution/ in the sandbox (outside the workspace: never snapshotted). */
@@ -15,6 +22,7 @@ export const ORACLE_SOLUTION_DIR = '/tmp/solution';
  */
 export class OracleAgent implements Agent {
   readonly kind = 'oracle' as const;
+  readonly needs = NEEDS_NOTHING;
   readonly spec = 'oracle';
   private decided: number;
 

@@ -1,5 +1,12 @@
 import type { TraceEvent } from '../../../shared/trace-events.js';
-import { AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
+import {
+  NEEDS_NOTHING,
+  type AgentNeeds,
+  AgentFailure,
+  type Agent,
+  type DecideInput,
+  type Decision,
+} from './agent.js';
 import { rawOf } from './scripted-agent.js';
 
 /** A recorded model output. */
@@ -23,6 +30,8 @@ export function recordedOutputs(events: readonly TraceEvent[]): RecordedOutput[]
 /** Plays back the model outputs recorded in a trace, one per decision. */
 export class ReplayAgent implements Agent {
   readonly kind = 'replay' as const;
+  /** It plays a script: a rollback or fork rebuilds it past the lines consumed. */
+  readonly needs: AgentNeeds = { ...NEEDS_NOTHING, position: this };
   private cursor: number;
 
   constructor(

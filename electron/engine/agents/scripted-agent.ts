@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { jsonErrorAt } from '../json-error.js';
 import { chatFromGeminiResponse } from '../model-api/gemini-api.js';
-import { AgentFailure, type Agent, type ChatMessage, type DecideInput, type Decision } from './agent.js';
+import {
+  NEEDS_NOTHING,
+  type AgentNeeds,
+  AgentFailure,
+  type Agent,
+  type ChatMessage,
+  type DecideInput,
+  type Decision,
+} from './agent.js';
 
 /** One line of a script: an assistant message in OpenAI chat format. */
 export interface ScriptLine {
@@ -159,6 +167,8 @@ export function rawOf(message: { content: string | null; tool_calls?: unknown })
  */
 export class ScriptedAgent implements Agent {
   readonly kind = 'scripted' as const;
+  /** It plays a script: a rollback or fork rebuilds it past the lines consumed. */
+  readonly needs: AgentNeeds = { ...NEEDS_NOTHING, position: this };
   private cursor: number;
 
   constructor(

@@ -1,4 +1,5 @@
 import type { Agent, DecideInput, Decision } from '../agents/agent.js';
+import { driverOf } from '../agents/agent-driver.js';
 import { rawOf } from '../agents/scripted-agent.js';
 
 /** An assistant message a person typed or a candidate file holds. */
@@ -10,27 +11,28 @@ export interface CandidateMessage {
 /**
  * The agent of a candidate fork: its first decision is the candidate message; after it
  * the branch's own agent continues (a run-on, or the episode once the candidate is
- * picked). A scripted or replay agent's line for that step is consumed unread, so the
- * script stays aligned with the step numbers.
+ * picked); it is `then` in all else (its needs). An agent whose next answer is fixed (a
+ * script line) has that line consumed unread, so the script stays aligned with the step numbers.
  */
 export function candidateAgent(message: CandidateMessage, then: Agent): Agent {
   let used = false;
-  const consumed = (then as { consumed?: () => number }).consumed;
+  // An agent whose next answer is fixed (a script line, a recorded output) skips that answer.
+  const fixed = driverOf(then.kind).decides === 'script';
   return {
     spec: then.spec,
     kind: then.kind,
+    needs: then.needs,
     describe: () => then.describe(),
-    ...(consumed ? { consumed: () => consumed.call(then) } : {}),
     async decide(input: DecideInput): Promise<Decision> {
       if (used) return then.decide(input);
       used = true;
-      if (then.kind === 'scripted' || then.kind === 'replay') {
+      if (fixed) {
         // The script's own answer for this step is replaced; a script that ran out is no error here.
         await then.decide(input).catch(() => undefined);
       }
       return { raw: rawOf(message), message: { ...message, content: message.content ?? null } };
     },
-  } as Agent;
+  };
 }
 
 /**
@@ -43,6 +45,7 @@ export function seededCandidateAgent(seeded: Agent, then: Agent): Agent {
   return {
     spec: then.spec,
     kind: then.kind,
+    needs: then.needs,
     describe: () => then.describe(),
     async decide(input: DecideInput): Promise<Decision> {
       if (used) return then.decide(input);
@@ -50,9 +53,8 @@ export function seededCandidateAgent(seeded: Agent, then: Agent): Agent {
       try {
         return await seeded.decide(input);
       } finally {
-        await seeded.dispose?.('candidate_decided');
+        await seeded.needs.process?.dispose('candidate_decided');
       }
     },
-    dispose: (reason: string) => then.dispose?.(reason),
-  } as Agent;
+  };
 }

@@ -1,8 +1,6 @@
+import { driverOf } from '../agents/agent-driver.js';
 import { parseScript, readScript } from '../agents/scripted-agent.js';
 import type { CandidateSource } from './try-candidates.js';
-
-/** Agent kinds whose next decision is fixed (a script line, a recording): asking twice gives the same answer. */
-const FIXED_KINDS = new Set(['scripted', 'replay']);
 
 /**
  * The candidate sources of one request: `n` decisions of the branch's own agent (seeds
@@ -18,9 +16,11 @@ export function candidateSources(options: {
   readonly file?: string;
 }): { sources: CandidateSource[]; notes: string[] } {
   const notes: string[] = [];
-  const fixed = FIXED_KINDS.has(options.agentKind);
+  // A script or a recording has one next answer (asking twice gives the same); a person none to ask.
+  const decides = driverOf(options.agentKind).decides;
+  const fixed = decides === 'script';
   let n = options.n;
-  if (options.agentKind === 'manual' && n > 0) {
+  if (decides === 'person' && n > 0) {
     notes.push('the branch is driven by a person (manual agent): type the candidates instead');
     n = 0;
   } else if (fixed && n > 1) {

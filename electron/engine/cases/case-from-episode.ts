@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { checkEpisode } from '../../../shared/qa/check-episode.js';
 import { atLeast, type Flag, type QaRuleId } from '../../../shared/qa/flag.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
+import { driverOf, savedKinds } from '../agents/agent-driver.js';
 import { recordedOutputs } from '../agents/replay-agent.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { readLineage } from '../trace/lineage.js';
@@ -32,9 +33,6 @@ export interface NewCase {
   /** Why a re-run may differ from the recording (injections, overrides, a person's commands or edits). */
   readonly caveats: string[];
 }
-
-/** Agent kinds whose decisions a case replays as a script of their recorded answers. */
-const SCRIPTABLE = new Set(['scripted', 'replay', 'openai', 'manual']);
 
 /** Files of an exec agent's task folder a case copies (its program), not the recordings beside it. */
 const MAX_COPY_BYTES = 5 * 1024 * 1024;
@@ -137,10 +135,12 @@ export function caseFromEpisode(
   const header = lineage.header;
   const events = [header, ...lineage.events];
   const kind = header.agent.kind;
-  if (!SCRIPTABLE.has(kind) && kind !== 'exec')
+  // How its kind is saved: its answers as a script, and an exec: agent's program beside them.
+  const asCase = driverOf(kind).asCase;
+  if (asCase === null)
     throw new CaseError(
       'invalid_case',
-      `episode ${id} ran a ${kind} agent; case new saves scripted, replay, openai, manual and exec: episodes`,
+      `episode ${id} ran a ${kind} agent; case new saves ${savedKinds()} episodes`,
     );
   const script = answers(events);
   if (script.length === 0)
@@ -170,7 +170,7 @@ export function caseFromEpisode(
   ];
   writeFileSync(join(tmp, 'agent.jsonl'), lines.join('\n') + '\n');
   const copied: string[] = [];
-  if (kind === 'exec') {
+  if (asCase === 'program') {
     writeFileSync(
       join(tmp, 'agent.json'),
       JSON.stringify({ agent: header.agent.spec, model: 'scripted:agent.jsonl' }, null, 2) + '\n',

@@ -1,5 +1,6 @@
 import { ATIF_VERSION, type AtifTrajectory } from '../../../shared/atif.js';
 import type { TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
+import { driverOf } from '../agents/agent-driver.js';
 
 type Step = AtifTrajectory['steps'][number];
 type Result = NonNullable<NonNullable<Step['observation']>['results']>[number];
@@ -75,12 +76,7 @@ export function atifTrajectory(events: readonly TraceEvent[]): AtifTrajectory {
           ...(model ? { model_name: e.response?.model ?? model } : {}),
           message: messageOf(e),
           ...(Object.keys(t).length ? { metrics: t } : {}),
-          llm_call_count:
-            header.agent.kind === 'openai' ||
-            header.agent.kind === 'anthropic' ||
-            header.agent.kind === 'gemini'
-              ? 1
-              : null,
+          llm_call_count: driverOf(header.agent.kind).decides === 'model' ? 1 : null,
           extra: { stepbox: { step: e.step, source: e.source } },
         });
         break;

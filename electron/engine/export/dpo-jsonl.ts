@@ -3,6 +3,7 @@ import type { Task } from '../../../shared/task.js';
 import type { TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { ChatMessage } from '../agents/agent.js';
+import { driverOf } from '../agents/agent-driver.js';
 import { assistantMessage } from '../harness/conversation.js';
 import { labelledConversation } from './labelled-conversation.js';
 import type { FineTuneMessage } from './openai-jsonl.js';
@@ -145,7 +146,7 @@ export function correctionPair(task: Task, parent: PairBranch, fork: PairBranch)
   const parentOut = outputAt(parent.events, step);
   const forkOut = outputAt(fork.events, step);
   if (!parentOut || !forkOut) return null;
-  const manual = header?.type === 'header' && header.agent.kind === 'manual';
+  const manual = header?.type === 'header' && driverOf(header.agent.kind).decides === 'person';
   if (!manual && !personCorrected(fork.events, forkOut.seq)) return null;
   const rec = record(task, parent.events, parentOut, forkOut, parentOut);
   if (!rec) return null;

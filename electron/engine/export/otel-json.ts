@@ -22,6 +22,8 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
+import { driverOf } from '../agents/agent-driver.js';
+import { specKind } from '../agents/agent-spec.js';
 import { sha256Hex } from '../sha256.js';
 
 /** An OTLP attribute value. */
@@ -103,14 +105,14 @@ function tokens(usage: unknown): { input?: number; output?: number } {
  * `server.port` ({@link serverOf}); `stepbox.<kind>` for agents that call no model.
  */
 export function providerName(agent: { kind: string; model_source?: unknown }): string {
-  if (agent.kind === 'openai') return 'openai';
-  if (
-    agent.kind === 'exec' &&
-    typeof agent.model_source === 'string' &&
-    agent.model_source.startsWith('openai:')
-  )
-    return 'openai';
-  return `stepbox.${agent.kind}`;
+  const provider = driverOf(agent.kind).provider;
+  const named =
+    provider === 'via_source'
+      ? typeof agent.model_source === 'string'
+        ? driverOf(specKind(agent.model_source)).provider
+        : null
+      : provider;
+  return named === 'openai' ? named : `stepbox.${agent.kind}`;
 }
 
 /** The semantic conventions' `server.address` / `server.port` of the model endpoint a recorded agent called, when known. */

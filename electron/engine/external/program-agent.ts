@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { assertNever } from '../../../shared/assert-never.js';
+import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { NewTraceEvent } from '../trace/trace-store.js';
 import { AgentEnded, AgentFailure } from '../agents/agent.js';
 import type {
   Agent,
   AgentDivergence,
+  AgentNeeds,
   ChatMessage,
   DecideContext,
   DecideInput,
@@ -61,6 +63,8 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
   protected notes: NewTraceEvent[] = [];
   protected disposed = false;
   protected readonly outputListeners = new Listeners<Parameters<OutputListener>>();
+  /** A process of its own that re-executes a recording; its position is its model source's. */
+  readonly needs: AgentNeeds = { inside: null, reexecution: this, process: this, position: this };
 
   constructor(
     readonly spec: string,
@@ -138,10 +142,11 @@ export abstract class ProgramAgent<P extends ProgramProcess> {
 
   /** Decisions made so far: the model source's (its cursor), for rollbacks and forks. */
   consumed(): number {
-    return 'consumed' in this.source && typeof this.source.consumed === 'function'
-      ? Number(this.source.consumed())
-      : 0;
+    return this.source.needs.position?.consumed() ?? 0;
   }
+
+  /** Re-executes the recording for `replay --verify` (each kind its own way; see {@link reexecution}). */
+  abstract reexecute(ctx: DecideContext, steps: number, tools: readonly OpenAiTool[]): Promise<Reexecution>;
 
   /** Answers what waits with `episode_ended`, gives the process a moment, then stops it and the endpoint. */
   async dispose(reason: string): Promise<void> {

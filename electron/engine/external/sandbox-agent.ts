@@ -5,6 +5,7 @@ import type { ToolCall } from '../../../shared/trace-events.js';
 import { AgentFailure } from '../agents/agent.js';
 import type {
   Agent,
+  AgentNeeds,
   DecideContext,
   DecideInput,
   Decision,
@@ -12,6 +13,7 @@ import type {
   Reexecution,
 } from '../agents/agent.js';
 import { AGENT_DIR, AgentDirTooLarge, agentFiles, type AgentFiles } from '../sandbox/agent-files.js';
+import { driverOf } from '../agents/agent-driver.js';
 import { snapshotAt } from '../trace/lineage.js';
 import { recordedStep } from './fast-forward.js';
 import { InsideAgentProcess } from './inside-agent-process.js';
@@ -48,6 +50,8 @@ export type { InsideLaunch } from '../agents/inside-launch.js';
  */
 export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Agent {
   readonly kind = 'sandbox' as const;
+  /** A program agent that also starts inside the sandbox (its files at /opt/agent). */
+  override readonly needs: AgentNeeds = { inside: this, reexecution: this, process: this, position: this };
   /** Why the agent made no next call, seen while waiting for its tool outputs. */
   private ended: Wake | null = null;
   private mainModel: string | null = null;
@@ -335,7 +339,7 @@ export class SandboxAgent extends ProgramAgent<InsideAgentProcess> implements Ag
   /** Answers an auxiliary call (a live model source answers it; a script's lines are the main loop's) and notes it. */
   private async answerAuxiliary(call: ModelCall, step: number): Promise<void> {
     let content = AUXILIARY_ANSWER;
-    if (this.source.kind === 'openai') {
+    if (driverOf(this.source.kind).decides === 'model') {
       try {
         const d = await this.source.decide({
           step,

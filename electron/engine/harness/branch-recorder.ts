@@ -162,7 +162,7 @@ export class BranchRecorder {
 
   /** Records what an exec: agent's process wrote since the last call as step `step`'s output (`agent_output`). */
   recordAgentOutput(step: number): void {
-    const out = this.branch.currentAgent().takeOutput?.();
+    const out = this.branch.currentAgent().needs.process?.takeOutput();
     if (out && this.writer) this.record({ type: 'agent_output', step, source: 'agent', ...out });
   }
 
@@ -205,10 +205,10 @@ export class BranchRecorder {
     };
     const writer = this.writer;
     // An agent running a process of its own (exec:) is stopped with the branch; what it wrote last is kept.
-    await this.branch.currentAgent().dispose?.(endReason);
+    await this.branch.currentAgent().needs.process?.dispose(endReason);
     this.recordAgentOutput(step);
     // What the agent noted after its last decision (a final answer re-sent to a retry).
-    for (const note of this.branch.currentAgent().takeNotes?.() ?? []) this.record(note);
+    for (const note of this.branch.currentAgent().needs.process?.takeNotes() ?? []) this.record(note);
     // The end event's seq is the writer's next one (FileTraceWriter exposes it).
     const seq = (writer as { seq?: number }).seq ?? -1;
     this.writer = null;

@@ -132,7 +132,7 @@ export class Branching {
     // The agent says how it is put back (agent-driver.ts). One that re-runs (sandbox:) stops
     // first and starts again on snapshot 0: it re-runs steps 1..k itself, answered from the recording.
     const rewind = driverOf(from.agent.kind).rewind;
-    if (rewind === 'rerun') await from.agent.dispose?.('rolled_back');
+    if (rewind === 'rerun') await from.agent.needs.process?.dispose('rolled_back');
     const start = rewind === 'rerun' ? snapshotAt(recorder.events, 0) : snap;
     if (!start) throw new HarnessError('not_found', 'no snapshot of step 0 in this branch');
     const restored = await restoreSandbox(box, this.options.snapshots, start);
@@ -158,7 +158,7 @@ export class Branching {
     // an agent that decides from the conversation alone goes on as it is.
     let agent = from.agent;
     if (rewind !== 'continue') {
-      if (rewind === 'rebuild') await agent.dispose?.('rolled_back');
+      if (rewind === 'rebuild') await agent.needs.process?.dispose('rolled_back');
       agent = this.options.makeAgent(agent.spec, skip);
     }
     return { agent, kept, wasEnded };
@@ -189,6 +189,6 @@ export function placeEnvironment(env: SandboxEnvironment, events: readonly Trace
 
 /** Decisions the agent had made by step `step` (scripted and replay agents skip them). */
 function agentSkipAt(from: RewindFrom, step: number): number {
-  const consumed = (from.agent as { consumed?: () => number }).consumed?.() ?? 0;
+  const consumed = from.agent.needs.position?.consumed() ?? 0;
   return Math.max(0, consumed - (from.dropped ?? 0) - (from.current - step));
 }

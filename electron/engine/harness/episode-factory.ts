@@ -1,4 +1,5 @@
 import type { Breakpoint } from '../../../shared/breakpoints.js';
+import { runsInSandboxSpec } from '../../../shared/agent-kind.js';
 import type { Task } from '../../../shared/task.js';
 import type { HeaderEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
@@ -10,8 +11,8 @@ import {
   type AgentOptions,
 } from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
-import { sandboxConfig } from '../sandbox/limits.js';
-import type { Sandbox, SandboxConfig, SandboxSupply } from '../sandbox/sandbox.js';
+import { agentSandboxConfig } from './agent-sandbox.js';
+import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
 import { createMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
 import { EpisodeRunner } from './episode-runner.js';
@@ -279,7 +280,7 @@ function withRecordedModel<T extends OpenBranchOptions>(
     options.agentOptions?.model ??
     (typeof recorded.model_source === 'string' ? recorded.model_source : undefined);
   // A sandbox: agent (the same command or another) keeps the recorded /opt/agent files unless --agent-dir names others.
-  const sameSpec = !options.agentSpec || options.agentSpec.startsWith('sandbox:');
+  const sameSpec = !options.agentSpec || runsInSandboxSpec(options.agentSpec);
   const agentDir =
     options.agentOptions?.agentDir ??
     (sameSpec && typeof recorded.agent_dir === 'string' && !recorded.recipe ? recorded.agent_dir : undefined);
@@ -318,10 +319,4 @@ function agentAt(lineage: Lineage, at: number): { agent: HeaderEvent['agent']; s
   const { header, forkStep } = lineage.chain[i];
   const skip0 = typeof header.agent.skip === 'number' ? header.agent.skip : 0;
   return { agent: header.agent, skip: Math.max(0, skip0 + (at - (forkStep ?? 0))) };
-}
-
-/** The sandbox of a task for an agent: with its files at /opt/agent when it runs inside (sandbox:). */
-export function agentSandboxConfig(task: Task, agent: Agent): SandboxConfig {
-  const files = agent.insideFiles?.() ?? null;
-  return { ...sandboxConfig(task.sandbox, task.verifier), ...(files ? { agentFiles: files } : {}) };
 }

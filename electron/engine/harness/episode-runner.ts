@@ -599,7 +599,7 @@ export class EpisodeRunner implements EpisodeController {
 
   /** Replaces the agent for the continuation (a scripted file then starts at its first line). */
   useAgent(agent: Agent): void {
-    if (agent !== this.agent) void this.agent.dispose?.('agent_replaced');
+    if (agent !== this.agent) void this.agent.needs.process?.dispose('agent_replaced');
     this.agent = agent;
     this.listenToAgent();
   }
@@ -613,7 +613,7 @@ export class EpisodeRunner implements EpisodeController {
   private listenToAgent(): void {
     this.offAgentOutput?.();
     this.offAgentOutput =
-      this.agent.onOutput?.((stream, data, truncated) =>
+      this.agent.needs.process?.onOutput((stream, data, truncated) =>
         this.outputListeners.emit({ step: this.current + 1, stream, data, truncated }),
       ) ?? null;
   }
@@ -646,7 +646,7 @@ export class EpisodeRunner implements EpisodeController {
 
   async dispose(options: { keepSandbox?: boolean } = {}): Promise<void> {
     if (!this.endEvent && this.recorder.isOpen()) await this.stop();
-    await this.agent.dispose?.('disposed');
+    await this.agent.needs.process?.dispose('disposed');
     const box = this.box;
     this.box = null;
     if (box && !options.keepSandbox) await this.options.release(box);

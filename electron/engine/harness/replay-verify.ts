@@ -1,7 +1,7 @@
 import { runsInSandboxSpec } from '../../../shared/agent-kind.js';
 import { COMPARED_FIELDS, comparedField, type ToolResult } from '../../../shared/tool-result.js';
 import type { ChangedPath, TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
-import type { Agent, DecideContext, Reexecution } from '../agents/agent.js';
+import type { Agent, DecideContext, Reexecutes, Reexecution } from '../agents/agent.js';
 import { driverOf } from '../agents/agent-driver.js';
 import type { ParsedAction } from '../agents/parse-action.js';
 import { diffFiles } from '../sandbox/manifest.js';
@@ -50,7 +50,7 @@ const NO_VERIFIER = { verifier_match: null, recorded_verifier: null, replayed_ve
  *   recorded actions already carry them); every tool result compared with the recording,
  *   every step's workspace tree hash apart, and the verifier run again;
  * - `program`: the agent starts again and re-runs its own tools answered from the
- *   recording (`Agent.reexecute`); a tool output or workspace that differs, or a request
+ *   recording (the agent's `needs.reexecution`); a tool output or workspace that differs, or a request
  *   the recording cannot answer, is what differs;
  * - `actions_and_program`: the actions, then the agent's program run again against the
  *   recording (nothing executed), which must ask what it asked.
@@ -61,17 +61,17 @@ const NO_VERIFIER = { verifier_match: null, recorded_verifier: null, replayed_ve
 export async function replayVerify(options: ReplayOptions): Promise<ReplayReport> {
   const state = stateAt(options.store, options.id, 0, options.consent);
   const how = driverOf(state.header.agent.kind).replay;
-  const agent = how === 'actions' ? noProgram(options, state) : reexecutingAgent(options, state);
+  const program = how === 'actions' ? noProgram(options, state) : reexecutingAgent(options, state);
   const head = { episode: state.info.episode, branch: state.info.branch, replayed: how };
-  if (how === 'actions' || !agent) {
+  if (how === 'actions' || !program) {
     const actions = await replayActions(options, state, options.onStep);
     return replayReport(head, actions.steps, actions.verifier);
   }
   if (how === 'program') {
-    const sandbox = await sandboxAt(options.store, state, options.supply, agent);
+    const sandbox = await sandboxAt(options.store, state, options.supply, program.agent);
     try {
       const snapshots = new OverlaySnapshotStore(options.store.snapshots(state.info.episode));
-      const found = await reexecute(agent, options, state, { sandbox, snapshots });
+      const found = await reexecute(program.reexecution, options, state, { sandbox, snapshots });
       const events = state.lineage.events;
       const last = found.divergence ? found.divergence.step - 1 : recordedSteps(events);
       const base = Array.from({ length: Math.max(0, last) }, (_, i) => asRecorded(events, i + 1));
@@ -81,7 +81,7 @@ export async function replayVerify(options: ReplayOptions): Promise<ReplayReport
     }
   }
   const actions = await replayActions(options, state);
-  const found = await reexecute(agent, options, state, {});
+  const found = await reexecute(program.reexecution, options, state, {});
   return replayReport(head, emitted(withReexecution(actions.steps, found), options.onStep), actions.verifier);
 }
 
@@ -94,8 +94,11 @@ function noProgram(options: ReplayOptions, state: StateAt): null {
   );
 }
 
-/** The recorded agent (or the one given, of the same kind), made to be answered from the recording only. */
-function reexecutingAgent(options: ReplayOptions, state: StateAt): Agent {
+/**
+ * The recorded agent (or the one given, of the same kind), made to be answered from the
+ * recording only, and how it re-executes (its `needs.reexecution`).
+ */
+function reexecutingAgent(options: ReplayOptions, state: StateAt): { agent: Agent; reexecution: Reexecutes } {
   const { info, header } = state;
   checkRecordedCommand(options.store, info.episode, header.agent, options.agentSpec);
   const spec = options.agentSpec ?? String(header.agent.spec);
@@ -111,24 +114,24 @@ function reexecutingAgent(options: ReplayOptions, state: StateAt): Agent {
     ...(servedModel !== undefined ? { servedModel } : {}),
     ...(agentDir !== undefined ? { agentDir } : {}),
   });
-  if (agent.kind !== header.agent.kind || !agent.reexecute)
+  const reexecution = agent.needs.reexecution;
+  if (agent.kind !== header.agent.kind || !reexecution)
     throw new HarnessError(
       'invalid_input',
       `--agent ${spec}: ${info.branch} was run by ${String(header.agent.spec)}; give the ${header.agent.kind} agent it was run with`,
     );
-  return agent;
+  return { agent, reexecution };
 }
 
-/** Runs `agent.reexecute` over the whole recording, in `where` (its sandbox when it runs its own tools). */
+/** Runs the agent's re-execution over the whole recording, in `where` (its sandbox when it runs its own tools). */
 async function reexecute(
-  agent: Agent,
+  reexecution: Reexecutes,
   options: ReplayOptions,
   state: StateAt,
   where: Pick<DecideContext, 'sandbox' | 'snapshots'>,
 ): Promise<Reexecution> {
   const { info, header, task, lineage } = state;
-  if (!agent.reexecute) throw new HarnessError('internal', `${agent.spec} cannot re-execute a recording`);
-  return agent.reexecute(
+  return reexecution.reexecute(
     {
       episode: info.episode,
       task,

@@ -2,13 +2,13 @@ import type { Task } from '../../../shared/task.js';
 import type { HeaderEvent, TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
 import { widerThanDefaults, type WideningKind } from '../../../shared/isolation-policy.js';
 import { Conversation } from './conversation.js';
-import { sandboxConfig } from '../sandbox/limits.js';
 import type { Sandbox, SandboxSupply } from '../sandbox/sandbox.js';
 import type { Agent } from '../agents/agent.js';
 import { driverOf } from '../agents/agent-driver.js';
 import { cutAtStep, lastSnapshot, readLineage, snapshotAt, type Lineage } from '../trace/lineage.js';
 import type { BranchInfo, EpisodeStore } from '../trace/trace-store.js';
 import { HarnessError } from './harness-error.js';
+import { agentSandboxConfig } from './agent-sandbox.js';
 import { recordedTask } from './recorded-task.js';
 import { restoreSandbox } from './restore-sandbox.js';
 
@@ -86,12 +86,7 @@ export async function sandboxAt(
   agent?: Agent,
 ): Promise<Sandbox> {
   const resume = supply.holdRefills?.() ?? (() => undefined);
-  const files = agent?.insideFiles?.() ?? null;
-  const config = {
-    ...sandboxConfig(state.task.sandbox, state.task.verifier),
-    ...(files ? { agentFiles: files } : {}),
-  };
-  const sandbox = await supply.acquire(config).catch((e: unknown) => {
+  const sandbox = await supply.acquire(agentSandboxConfig(state.task, agent)).catch((e: unknown) => {
     resume();
     throw e;
   });
