@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { QaRuleId } from '../../../shared/qa/flag.js';
 import type { Task } from '../../../shared/task.js';
+import { normalizeAgentSpec } from '../agents/agent-spec.js';
 import { loadCaseTask } from '../harness/load-world.js';
 import { IMPORTED_MARKER } from '../harness/imported-marker.js';
 import { EpisodeStatus } from '../../../shared/trace-events.js';
@@ -165,12 +166,14 @@ export function loadCase(name: string, options: { fixed?: boolean; dir?: string 
     agent = parsed.data;
   }
   // A scripted: path in agent.json is the case folder's; the variant's agent.jsonl replaces the case's own.
-  const inCase = (spec: string) =>
-    spec === 'scripted:agent.jsonl'
-      ? `scripted:${agentPath}`
-      : spec.startsWith('scripted:') && !spec.startsWith('scripted:/')
-        ? `scripted:${join(dir, spec.slice(9))}`
-        : spec;
+  const inCase = (spec: string) => {
+    if (spec === 'scripted:agent.jsonl') return `scripted:${agentPath}`;
+    try {
+      return normalizeAgentSpec(spec, dir);
+    } catch {
+      return spec; // not a spec: refused, naming the accepted forms, when the case runs
+    }
+  };
   return {
     name,
     dir,
