@@ -12,6 +12,7 @@ import {
 } from './agents/agent-spec.js';
 import { AnthropicAgent } from './agents/anthropic-agent.js';
 import { GeminiAgent } from './agents/gemini-agent.js';
+import type { HostedModelOptions } from './agents/hosted-model-request.js';
 import { ManualAgent } from './agents/manual-agent.js';
 import { OpenAiAgent } from './agents/openai-agent.js';
 import { OracleAgent } from './agents/oracle-agent.js';
@@ -128,7 +129,7 @@ function modelSource(spec: string, options: AgentOptions): Agent {
 function hostedModelOptions(
   parsed: { readonly model: string; readonly baseUrl?: string },
   options: AgentOptions,
-): { model: string; baseUrl?: string; temperature?: number; retryBaseMs?: number; maxAttempts?: number } {
+): HostedModelOptions {
   return {
     model: parsed.model,
     baseUrl:

@@ -1,7 +1,7 @@
 import { anthropicRequestFromChat, chatFromAnthropicResponse } from '../model-api/anthropic-messages.js';
 import { logger } from '../log.js';
 import { NEEDS_NOTHING, type Agent, type DecideInput, type Decision } from './agent.js';
-import { requestHostedModel } from './hosted-model-request.js';
+import { requestHostedModel, type HostedModelOptions } from './hosted-model-request.js';
 import { withoutCredentials } from './openai-agent.js';
 import { rawOf } from './scripted-agent.js';
 
@@ -10,20 +10,13 @@ const log = logger('anthropic');
 /** The Messages API version stepbox speaks upstream. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-/** Settings of an Anthropic-compatible model source. The key is read here and never recorded. */
-export interface AnthropicAgentOptions {
-  readonly model: string;
-  /** e.g. https://api.anthropic.com (the client appends /v1/messages; a URL ending in /v1 works too). */
-  readonly baseUrl?: string;
-  /** Defaults to ANTHROPIC_API_KEY on the host. */
-  readonly apiKey?: string;
-  readonly temperature?: number;
+/**
+ * Settings of an Anthropic-compatible model source (base URL e.g. https://api.anthropic.com:
+ * the client appends /v1/messages; a URL ending in /v1 works too). The key is read here and never recorded.
+ */
+export interface AnthropicAgentOptions extends HostedModelOptions {
   /** `max_tokens` of each request (the API requires one). */
   readonly maxTokens?: number;
-  /** Attempts per request, the first included (429, 5xx and network errors are retried). */
-  readonly maxAttempts?: number;
-  /** First backoff delay; doubles per retry. */
-  readonly retryBaseMs?: number;
 }
 
 /**

@@ -1,25 +1,17 @@
 import { chatFromGeminiResponse, geminiRequestFromChat } from '../model-api/gemini-api.js';
 import { logger } from '../log.js';
 import { NEEDS_NOTHING, type Agent, type DecideInput, type Decision } from './agent.js';
-import { requestHostedModel } from './hosted-model-request.js';
+import { requestHostedModel, type HostedModelOptions } from './hosted-model-request.js';
 import { withoutCredentials } from './openai-agent.js';
 import { rawOf } from './scripted-agent.js';
 
 const log = logger('gemini');
 
-/** Settings of a Gemini API model source. The key is read here and never recorded. */
-export interface GeminiAgentOptions {
-  readonly model: string;
-  /** e.g. https://generativelanguage.googleapis.com (the client appends /v1beta/models/M:generateContent). */
-  readonly baseUrl?: string;
-  /** Defaults to GEMINI_API_KEY on the host. */
-  readonly apiKey?: string;
-  readonly temperature?: number;
-  /** Attempts per request, the first included (429, 5xx and network errors are retried). */
-  readonly maxAttempts?: number;
-  /** First backoff delay; doubles per retry. */
-  readonly retryBaseMs?: number;
-}
+/**
+ * Settings of a Gemini API model source (base URL e.g. https://generativelanguage.googleapis.com:
+ * the client appends /v1beta/models/M:generateContent). The key is read here and never recorded.
+ */
+export type GeminiAgentOptions = HostedModelOptions;
 
 /**
  * A Gemini API endpoint (`gemini:MODEL[@BASE_URL]`): the conversation is sent as a

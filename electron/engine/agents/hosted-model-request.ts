@@ -1,6 +1,23 @@
 import type { Logger } from '../log.js';
 import { AgentFailure, type Decision } from './agent.js';
 
+/**
+ * Settings of a hosted model source (anthropic:, gemini:) as its agent is built with them:
+ * the model, the endpoint, the key (read from the host, never recorded), sampling and retries.
+ */
+export interface HostedModelOptions {
+  readonly model: string;
+  /** The API's base URL; the agent appends its own path (each names its default). */
+  readonly baseUrl?: string;
+  /** Defaults to the API's key variable on the host (ANTHROPIC_API_KEY, GEMINI_API_KEY). */
+  readonly apiKey?: string;
+  readonly temperature?: number;
+  /** Attempts per request, the first included (429, 5xx and network errors are retried). */
+  readonly maxAttempts?: number;
+  /** First backoff delay; doubles per retry. */
+  readonly retryBaseMs?: number;
+}
+
 /** One model request to a hosted HTTP API (Anthropic Messages, Gemini generateContent): what to send and how to retry. */
 export interface HostedModelRequest {
   /** The endpoint the JSON body is POSTed to. */

@@ -9,30 +9,37 @@ export interface CandidateMessage {
 }
 
 /**
- * The agent of a candidate fork: its first decision is the candidate message; after it
- * the branch's own agent continues (a run-on, or the episode once the candidate is
- * picked); it is `then` in all else (its needs). An agent whose next answer is fixed (a
- * script line) has that line consumed unread, so the script stays aligned with the step numbers.
+ * `then`, except that its first decision is `first`'s: the agent of a candidate fork, which
+ * is the branch's own agent in all else (its kind, its needs, how it describes itself).
  */
-export function candidateAgent(message: CandidateMessage, then: Agent): Agent {
+function firstDecisionThen(then: Agent, first: (input: DecideInput) => Promise<Decision>): Agent {
   let used = false;
-  // An agent whose next answer is fixed (a script line, a recorded output) skips that answer.
-  const fixed = driverOf(then.kind).decides === 'script';
   return {
     spec: then.spec,
     kind: then.kind,
     needs: then.needs,
     describe: () => then.describe(),
-    async decide(input: DecideInput): Promise<Decision> {
+    decide(input: DecideInput): Promise<Decision> {
       if (used) return then.decide(input);
       used = true;
-      if (fixed) {
-        // The script's own answer for this step is replaced; a script that ran out is no error here.
-        await then.decide(input).catch(() => undefined);
-      }
-      return { raw: rawOf(message), message: { ...message, content: message.content ?? null } };
+      return first(input);
     },
   };
+}
+
+/**
+ * The agent of a candidate fork: its first decision is the candidate message; after it
+ * the branch's own agent continues (a run-on, or the episode once the candidate is
+ * picked). An agent whose next answer is fixed (a script line, a recorded output) has that
+ * line consumed unread, so the script stays aligned with the step numbers.
+ */
+export function candidateAgent(message: CandidateMessage, then: Agent): Agent {
+  const fixed = driverOf(then.kind).decides === 'script';
+  return firstDecisionThen(then, async (input) => {
+    // The script's own answer for this step is replaced; a script that ran out is no error here.
+    if (fixed) await then.decide(input).catch(() => undefined);
+    return { raw: rawOf(message), message: { ...message, content: message.content ?? null } };
+  });
 }
 
 /**
@@ -41,20 +48,11 @@ export function candidateAgent(message: CandidateMessage, then: Agent): Agent {
  * `then`, at its recorded seed, continues (a run-on, or the episode once picked).
  */
 export function seededCandidateAgent(seeded: Agent, then: Agent): Agent {
-  let used = false;
-  return {
-    spec: then.spec,
-    kind: then.kind,
-    needs: then.needs,
-    describe: () => then.describe(),
-    async decide(input: DecideInput): Promise<Decision> {
-      if (used) return then.decide(input);
-      used = true;
-      try {
-        return await seeded.decide(input);
-      } finally {
-        await seeded.needs.process?.dispose('candidate_decided');
-      }
-    },
-  };
+  return firstDecisionThen(then, async (input) => {
+    try {
+      return await seeded.decide(input);
+    } finally {
+      await seeded.needs.process?.dispose('candidate_decided');
+    }
+  });
 }
