@@ -1,13 +1,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { logger } from '../log.js';
-import {
-  NEEDS_NOTHING,
-  AgentFailure,
-  type Agent,
-  type ChatMessage,
-  type DecideInput,
-  type Decision,
-} from './agent.js';
+import type { ChatMessage } from '../model-api/chat-message.js';
+import { NEEDS_NOTHING, AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
 import { rawOf } from './scripted-agent.js';
 
 const log = logger('openai');
