@@ -23,18 +23,7 @@ function statusOf(b: BranchSummary): string {
   return b.status ?? 'open';
 }
 
-/** A branch the next step makes (after a rollback): drawn under its parent, at its step. */
-export interface PendingBranch {
-  readonly from: string;
-  readonly step: number;
-}
-
-function Node(props: {
-  readonly node: BranchNode;
-  readonly current: string | null;
-  readonly depth: number;
-  readonly pending: PendingBranch | null;
-}) {
+function Node(props: { readonly node: BranchNode; readonly current: string | null; readonly depth: number }) {
   const stores = useStores();
   const b = props.node.branch;
   return (
@@ -70,25 +59,11 @@ function Node(props: {
           </span>
         ) : null}
       </button>
-      {props.node.children.length || props.pending?.from === b.branch ? (
+      {props.node.children.length ? (
         <ul>
           {props.node.children.map((c) => (
-            <Node
-              key={c.branch.branch}
-              node={c}
-              current={props.current}
-              depth={props.depth + 1}
-              pending={props.pending}
-            />
+            <Node key={c.branch.branch} node={c} current={props.current} depth={props.depth + 1} />
           ))}
-          {props.pending?.from === b.branch ? (
-            <li>
-              <span className="branch-node pending" data-testid="branch-pending">
-                <span className="tree-glyph">└ fork@{props.pending.step}</span>
-                <span className="muted">new branch: the next step makes it</span>
-              </span>
-            </li>
-          ) : null}
         </ul>
       ) : null}
     </li>
@@ -99,20 +74,12 @@ function Node(props: {
 export function BranchTree(props: {
   readonly branches: readonly BranchSummary[];
   readonly current: string | null;
-  /** After a rollback of the current branch to K: the branch stepping will make, drawn under it. */
-  readonly pending?: PendingBranch | null;
 }) {
   const roots = selectBranchTree(props.branches);
   return (
     <ul className="branch-tree" data-testid="branch-tree">
       {roots.map((n) => (
-        <Node
-          key={n.branch.branch}
-          node={n}
-          current={props.current}
-          depth={0}
-          pending={props.pending ?? null}
-        />
+        <Node key={n.branch.branch} node={n} current={props.current} depth={0} />
       ))}
     </ul>
   );

@@ -8,12 +8,7 @@ import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { REPLAY_ACTIONS, whyNoFork, whyNoRollback } from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
-import {
-  selectFirstStep,
-  selectLastStep,
-  selectRolledBackTo,
-  selectViewedStep,
-} from '../stores/stepper/stepper-store';
+import { selectFirstStep, selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /** Scrub to any step; roll the sandbox back, fork, what-if, re-execute; open candidates and compare side by side. */
@@ -24,7 +19,6 @@ export function ReplayControls() {
   const first = useSlice('stepper', selectFirstStep);
   const last = useSlice('stepper', selectLastStep);
   const viewed = useSlice('stepper', selectViewedStep);
-  const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const running = useSlice('replay', (s) => s.running);
   const error = useSlice('replay', (s) => s.error);
@@ -102,8 +96,7 @@ export function ReplayControls() {
           →
         </button>
         <span className="mono" data-testid="scrub-label">
-          step {step} / {rolledBackTo ?? last}
-          {rolledBackTo !== null && last > rolledBackTo ? ` · ${last - rolledBackTo} undone` : ''}
+          step {step} / {last}
         </span>
         {!following ? (
           <button type="button" onClick={() => stepper.select(null)} title="follow the latest step">

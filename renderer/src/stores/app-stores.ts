@@ -104,6 +104,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const teaching = createTeachingStore(client, () => void episodes.getState().loadCatalog(), notices);
   const replay = createReplayStore(client, {
     onBranch: open,
+    beforeRollback: (_branch, step) => stepper.getState().noteRollback(step),
     // A rollback is recorded inside the current step (the rows after `step` stay), and the live
     // sandbox now holds step `step`'s files: the window follows the latest step, so the terminal
     // is the live one, not step `step`'s recorded history.

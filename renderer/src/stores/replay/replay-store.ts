@@ -101,6 +101,8 @@ export function agentFields(state: Pick<ReplayState, 'agent' | 'model'>): {
 /** Hooks the app gives the replay slice: open a new branch, reload after a rollback. */
 export interface ReplayHooks {
   readonly onBranch?: (branch: string) => void;
+  /** Before a rollback: what the branch has at the step is noted (the window moves off it). */
+  readonly beforeRollback?: (branch: string, step: number) => void;
   readonly onRolledBack?: (branch: string, step: number) => void;
 }
 
@@ -122,17 +124,21 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
       ...initial,
       async rollback(branch, step) {
         set({ running: 'rollback', error: null, notice: null });
+        hooks.beforeRollback?.(branch, step);
         const res = await client.episode.rollback({ id: branch, step });
         if (!res.ok) {
           set({ running: null, error: errorText(res) });
           return false;
         }
         // Opening another branch resets this slice, so the notice is set after the hook.
-        if (res.value.branch !== branch) hooks.onBranch?.(res.value.branch);
+        const moved = res.value.branch !== branch;
+        if (moved) hooks.onBranch?.(res.value.branch);
         else hooks.onRolledBack?.(branch, step);
         set({
           running: null,
-          notice: `sandbox rolled back to step ${step}: the next step starts a new branch from step ${step}`,
+          notice: moved
+            ? `rolled back to step ${step}: now on ${res.value.branch}`
+            : `sandbox rolled back to step ${step}: the next step starts a new branch from step ${step}`,
         });
         return true;
       },
