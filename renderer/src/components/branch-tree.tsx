@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef } from 'react';
 import type { BranchSummary } from '../../../shared/contract/models';
 import { selectBranchTree, type BranchNode } from '../stores/episodes/episodes-store';
 import { IdText } from './id-text';
@@ -76,8 +77,21 @@ export function BranchTree(props: {
   readonly current: string | null;
 }) {
   const roots = selectBranchTree(props.branches);
+  // The tree scrolls in a short box (the timeline's 90 px): the branch on screen is kept in
+  // view there, whole (a fork of a fork at 1024×700 was the half-cut last line). Only the tree's
+  // own scroll moves, not the panes around it.
+  const tree = useRef<HTMLUListElement>(null);
+  useLayoutEffect(() => {
+    const box = tree.current;
+    const node = box?.querySelector<HTMLElement>('.branch-node.current');
+    if (!box || !node || box.scrollHeight <= box.clientHeight) return;
+    const b = box.getBoundingClientRect();
+    const n = node.getBoundingClientRect();
+    if (n.top < b.top) box.scrollTop -= b.top - n.top + 2;
+    else if (n.bottom > b.bottom) box.scrollTop += n.bottom - b.bottom + 2;
+  }, [props.current, props.branches]);
   return (
-    <ul className="branch-tree" data-testid="branch-tree">
+    <ul ref={tree} className="branch-tree" data-testid="branch-tree">
       {roots.map((n) => (
         <Node key={n.branch.branch} node={n} current={props.current} depth={0} />
       ))}

@@ -63,6 +63,8 @@ export interface ReplayActions {
   /** The person allows what the recorded task asks for: the waiting operation is retried with consent. */
   allowConsent(): void;
   setAgent(agent: string): void;
+  /** The person dismisses the panel's answer (its room goes back to the buttons). */
+  dismissNotice(): void;
   setModel(model: string): void;
   /** The person refuses: the waiting operation ends without a sandbox. */
   denyConsent(): void;
@@ -221,6 +223,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         return get().compare(a.branch);
       },
       setAgent: (agent) => set({ agent, error: null }),
+      dismissNotice: () => set({ notice: null }),
       setModel: (model) => set({ model, error: null }),
       allowConsent: () => question.answer(true),
       denyConsent: () => question.answer(false),
