@@ -365,7 +365,9 @@ export class EpisodeManager implements IdleLive {
         'invalid_input',
         `cannot roll back to step ${step}: the branch is at step ${entry.controller.currentStep()}`,
       );
-    await this.during(entry, () => entry.controller.rollbackTo(step));
+    // The window shows the branch that goes on at once, paused at the step, under its parent
+    // (issue 33, item 3), as after a fork or a reopen: not a branch that only the next step makes.
+    await this.during(entry, () => entry.controller.rollbackTo(step, { branchNow: true }));
     return this.info(entry);
   }
 

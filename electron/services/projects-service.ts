@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Project } from '../../shared/contract/models.js';
+import { folderTakesGoal } from '../engine/harness/load-world.js';
 import { ServiceError } from './service-error.js';
 
 /** How many opened projects are remembered. */
@@ -64,7 +65,9 @@ export class ProjectsService {
         `Path: nothing at ${abs} — check the path (a folder, or a task.json)`,
       );
     let kind: Project['kind'];
-    if (found.isDirectory()) kind = existsSync(join(abs, 'task.json')) ? 'task' : 'folder';
+    // A folder is a task when it says what to do itself (a task.json, a Harbor task): it was
+    // listed as a bare folder asking for a Goal, its instruction.md unread. The engine's readers decide.
+    if (found.isDirectory()) kind = folderTakesGoal(abs) ? 'folder' : 'task';
     else if (found.isFile() && abs.endsWith('.json')) kind = 'task';
     else
       throw new ServiceError(

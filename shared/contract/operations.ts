@@ -276,7 +276,7 @@ export const OPERATIONS = {
   'episode.rollback': op(
     z.strictObject({ id: EpisodeId, step }),
     EpisodeStateInfo,
-    'Restores the live sandbox (workspace, memory, conversation, cwd/env) to just after step k.',
+    'Restores the live sandbox (workspace, memory, conversation, cwd/env) to just after step k, on a new branch made at once (its id in the answer); the old branch closes as rolled back.',
   ),
   'episode.fork': op(BranchAtStep, NewBranch, 'Forks at step k into a new live branch (own id, own trace).'),
   'episode.reopen': op(

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 
 /**
- * Issue 19, item 2: a rollback a person can see. After "Roll back sandbox to here" on step
- * 1 of 3, steps 2 and 3 show as undone (kept in the trace), the inspector shows step 1, the
- * window says before Continue that the next step starts a new branch from step 1 and that
- * the old one stays as recorded, and the counts are true in the timeline, the scrubber
- * and the branch tree. Screenshots: `rollback-<what>-<size>.png`.
+ * Issue 19, item 2 and issue 33, item 3: a rollback a person can see, at once. After "Roll back
+ * sandbox to here" on step 1 of 3 — before any Step — the window is on the branch the rollback
+ * made: its id, "paused at step 1", its steps up to 1, a notice saying where steps 2–3 went (the
+ * branch rolled back keeps them, marked so in the branch tree) and what Step does, the branch tree
+ * with the new branch current under its parent at fork@1, and a live terminal. Screenshots:
+ * `rollback-<what>-<size>.png`.
  */
-
 async function stepTo(app: AppPage, step: number): Promise<void> {
   await app.settled({ timeoutMs: 90_000 });
   await app.page.keyboard.press('F10');
@@ -16,16 +16,10 @@ async function stepTo(app: AppPage, step: number): Promise<void> {
   await app.settled({ timeoutMs: 90_000 });
 }
 
-async function undone(app: AppPage): Promise<number[]> {
-  return app.timeline.root
-    .locator('[data-testid="timeline-row"][data-undone="true"]')
-    .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-step'))).sort((a, b) => a - b));
-}
-
 describe('web mode: rollback is visible', () => {
   const web = servedApp();
 
-  it('undone steps show undone, the inspector stays on the step rolled back to, Continue says it starts a new branch, counts are true', async () => {
+  it('right after the click the window is on the new branch, paused at step 1, under its parent rolled back to 1; Step goes on there', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
     await app.library.startTask('hello-python');
@@ -38,62 +32,76 @@ describe('web mode: rollback is visible', () => {
 
     await app.timeline.select(1);
     await app.replay.rollback();
-    await app.settled({ timeoutMs: 90_000 });
-
-    // Steps 2 and 3 are undone, step 1 is not; their status says so.
+    // What a person sees with no Step taken: the new branch, paused at step 1.
+    const branch = await until(
+      () => app.stepper.episodeId.getAttribute('data-id'),
+      (id) => id !== null && id !== '' && id !== parent,
+      60_000,
+      'the new branch on screen',
+    );
     await until(
-      () => undone(app),
-      (u) => u.join() === '2,3',
+      () => app.stepper.episodeState.innerText(),
+      (t) => t === 'paused at step 1',
       30_000,
-      'rows 2 and 3 undone',
+      '"paused at step 1"',
     );
-    await expect(app.timeline.row(3).getByTestId('row-status').innerText()).resolves.toBe('undone');
-    await expect(app.timeline.row(1).getByTestId('row-status').innerText()).resolves.not.toBe('undone');
-    // The inspector stays on the step the sandbox is at, not the last one.
-    await app.inspector.waitForStep(1);
-    // The terminal is the live one (the sandbox is at step 1), not a recording.
-    await expect(app.terminal.mode()).resolves.toBe('live');
-    // The counts: 1 step, 2 undone, in the timeline and under the scrubber.
-    await expect(app.timeline.root.getByTestId('timeline-count').innerText()).resolves.toBe(
-      '1 step · 2 undone',
-    );
-    await expect(app.replay.root.getByTestId('scrub-label').innerText()).resolves.toBe(
-      'step 1 / 1 · 2 undone',
-    );
-    // Before Continue: what it will do, and what happens to this branch.
+    await app.settled({ timeoutMs: 90_000 });
     const notice = app.stepper.stopReason;
-    await expect(notice.innerText()).resolves.toBe(
-      `Rolled back to step 1: steps 2–3 are undone in the sandbox (kept in this branch's trace). Step (F10) or Continue (F5) starts a new branch from step 1; ${parent} stays as recorded.`,
+    await until(
+      () => notice.innerText({ timeout: 5_000 }).catch(() => '(no notice)'),
+      (t) => t.startsWith('Rolled back to step 1'),
+      30_000,
+      'the rollback notice',
+    );
+    expect(await notice.innerText()).toBe(
+      `Rolled back to step 1: now on a new live branch from ${parent}, paused at step 1 (the sandbox holds step 1). Steps 2–3 stay in ${parent}'s trace (the branch tree shows it, rolled back to 1). Step (F10) or Continue (F5) goes on from step 1.`,
     );
     expect(await layout.readable(notice)).toBe(true);
-    await expect(app.stepper.continueButton.getAttribute('title')).resolves.toContain(
-      'starts a new branch from step 1',
+    // Its steps are 0..1: the undone ones are the parent's, not rows of this branch.
+    expect(await app.timeline.lastStep()).toBe(1);
+    await expect(app.timeline.root.getByTestId('timeline-count').innerText()).resolves.toBe('1 step');
+    await expect(app.replay.root.getByTestId('scrub-label').innerText()).resolves.toBe('step 1 / 1');
+    await app.inspector.waitForStep(1);
+    // The tree: the new branch current, under its parent at fork@1; the parent rolled back to 1, 3 steps.
+    const tree = app.timeline.root.getByTestId('branch-tree');
+    const node = tree.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
+    await node.waitFor({ timeout: 30_000 });
+    expect(await node.getAttribute('class')).toContain('current');
+    expect(await node.innerText()).toContain('fork@1');
+    expect(
+      await tree
+        .locator(`li:has(> [data-branch="${parent}"]) [data-testid="branch-node"][data-branch="${branch}"]`)
+        .count(),
+    ).toBe(1);
+    const parentNode = tree.locator(`[data-testid="branch-node"][data-branch="${parent}"]`);
+    expect(await parentNode.getAttribute('data-status')).toBe('rolled-back');
+    expect(await parentNode.innerText()).toMatch(/rolled back to 1\s+3 steps/);
+    expect(await layout.readable(parentNode)).toBe(true);
+    // The terminal is the live one (the sandbox is at step 1), not a recording.
+    await until(
+      () => app.terminal.mode(),
+      (m) => m === 'live',
+      60_000,
+      'a live terminal',
     );
-    await app.screenshot('rollback-undone-1024x700');
+    await app.screenshot('rollback-at-once-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     expect(await layout.readable(notice)).toBe(true);
-    await app.screenshot('rollback-undone-1920x1080');
+    await app.screenshot('rollback-at-once-1920x1080');
     await app.page.setViewportSize({ width: 1024, height: 700 });
 
-    // Continue: a new branch from step 1; the old one says it was rolled back and keeps its 3 steps.
+    // Step: it goes on in that branch (no other branch is made), and the notice has done its work.
     await app.page.keyboard.press('F10');
-    await until(
-      () => app.stepper.episodeId.getAttribute('data-id'),
-      (id) => id !== null && id !== parent,
-      60_000,
-      'the new branch',
-    );
     await app.timeline.waitForStep(2, 90_000);
     await app.settled({ timeoutMs: 90_000 });
-    expect(await undone(app)).toEqual([]);
-    const node = app.library.root.locator(`[data-testid="branch-node"][data-branch="${parent}"]`);
+    expect(await app.stepper.episodeId.getAttribute('data-id')).toBe(branch);
+    expect(await tree.locator('[data-testid="branch-node"]').count()).toBe(2);
     await until(
-      () => node.getAttribute('data-status'),
-      (s) => s === 'rolled-back',
+      () => notice.innerText({ timeout: 1_000 }).catch(() => ''),
+      (t) => !t.startsWith('Rolled back'),
       30_000,
-      'parent rolled back',
+      'the rollback notice gone after a step',
     );
-    await expect(node.innerText()).resolves.toMatch(/rolled back to 1\s+3 steps/);
     await app.screenshot('rollback-continued-1024x700');
 
     await app.page.keyboard.press('Shift+F5');
@@ -114,23 +122,30 @@ describe('web mode: rollback is visible', () => {
     await app.terminal.run('echo typed-after-1 > by-hand.txt; echo TYPED-OK', /\nTYPED-OK/);
     await app.page.keyboard.press('Escape');
     await app.timeline.row(1).locator('.mark', { hasText: 'HUM' }).waitFor({ timeout: 30_000 });
+    // Row 1's marks (INJ and HUM) are read whole in the narrow timeline, not cut to "INJ H…".
+    expect(await layout.readable(app.timeline.row(1).locator('.tl-marks'))).toBe(true);
     await stepTo(app, 2);
     await app.timeline.select(1);
     await app.replay.rollback();
     await app.settled({ timeoutMs: 90_000 });
     const notice = app.stepper.stopReason;
     await until(
-      () => notice.innerText(),
+      () => notice.innerText({ timeout: 5_000 }).catch(() => '(no notice)'),
       (t) => t.startsWith('Rolled back to step 1'),
       30_000,
       'the rollback notice',
     );
     await expect(notice.innerText()).resolves.toMatch(
-      /stays as recorded\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
+      /goes on from step 1\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
     );
     expect(await layout.readable(notice)).toBe(true);
-    // Row 1's marks (INJ and HUM) are read whole in the narrow timeline, not cut to "INJ H…".
-    expect(await layout.readable(app.timeline.row(1).locator('.tl-marks'))).toBe(true);
+    // The new branch's row 1 ends at snapshot 1: neither the message nor the command is on it.
+    expect(
+      await app.timeline
+        .row(1)
+        .locator('.mark', { hasText: /INJ|HUM/ })
+        .count(),
+    ).toBe(0);
     await app.screenshot('rollback-injected-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     expect(await layout.readable(notice)).toBe(true);

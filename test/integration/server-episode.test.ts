@@ -109,9 +109,16 @@ describe('web mode on the real engine', () => {
     expect(live.state?.step).toBe(2);
     expect(value(await client.episode.stepDetail({ id, step: 2 })).tree_hash).toBe(before);
 
-    // Roll back to step 1: greet.py is gone again.
-    value(await client.episode.rollback({ id, step: 1 }));
-    const { terminal: t2 } = value(await client.terminal.open({ id, cols: 80, rows: 24 }));
+    // Roll back to step 1: greet.py is gone again, in the branch the rollback made at once
+    // (paused at step 1, under the branch rolled back; issue 33, item 3).
+    const rolled = value(await client.episode.rollback({ id, step: 1 }));
+    expect(rolled).toMatchObject({ step: 1, state: 'paused' });
+    expect(rolled.branch).not.toBe(id);
+    const rolledView = value(await client.episode.open({ id: rolled.branch }));
+    expect(rolledView.summary).toMatchObject({ parent_branch: id, fork_step: 1 });
+    expect(rolledView.rows.at(-1)?.step).toBe(1);
+    expect(rolledView.branches.find((b) => b.branch === id)?.end_reason).toBe('rolled_back_to_1');
+    const { terminal: t2 } = value(await client.terminal.open({ id: rolled.branch, cols: 80, rows: 24 }));
     const gone = nextEvent(
       transport,
       'terminal.data',
@@ -122,7 +129,7 @@ describe('web mode on the real engine', () => {
     await gone;
     value(await client.terminal.close({ terminal: t2 }));
 
-    const fork = value(await client.episode.fork({ id, step: 1 }));
+    const fork = value(await client.episode.fork({ id: rolled.branch, step: 1 }));
     expect(fork.branch).not.toBe(id);
     const forkInfo = value(await client.sandbox.info({ id: fork.branch }));
     sandboxes.push(forkInfo.sandbox?.id ?? '');
@@ -134,7 +141,7 @@ describe('web mode on the real engine', () => {
     expect(forkView.flags.filter((f) => f.rule === 'structure')).toEqual([]);
 
     expect(value(await client.episode.stop({ id: fork.branch })).status).toBe('interrupted');
-    expect(value(await client.episode.stop({ id })).status).toBe('interrupted');
+    expect(value(await client.episode.stop({ id: rolled.branch })).status).toBe('interrupted');
     // Stopped sandboxes go back to the warm pool (one kept per config, reset) or are destroyed.
     expect(sandboxes.filter((s) => containers(s)).length, 'containers kept after stop').toBeLessThanOrEqual(
       1,

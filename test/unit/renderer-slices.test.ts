@@ -615,6 +615,26 @@ describe('terminal store', () => {
     fake.emit('terminal.exit', { terminal: 't1', code: 1 });
     expect(store.getState().status).toBe('closed');
   });
+
+  it('follows the episode onto the branch a rollback made in the same sandbox: the session goes on, not reopened', async () => {
+    const fake = createFakeBackend();
+    fake.on('terminal.open', () => ({ terminal: 't1' }));
+    for (const op of ['terminal.input', 'terminal.close'] as const) fake.on(op, () => ({}));
+    const store = createTerminalStore(fake.client);
+    await store.getState().attach('b-main');
+    // Another branch's session is not taken over.
+    store.getState().follow('b-other', 'b-new');
+    expect(store.getState().branch).toBe('b-main');
+    store.getState().follow('b-main', 'b-new');
+    await store.getState().attach('b-new');
+    expect(store.getState()).toMatchObject({ branch: 'b-new', terminal: 't1', status: 'open' });
+    expect(fake.callsOf('terminal.open')).toHaveLength(1);
+    expect(fake.callsOf('terminal.close')).toHaveLength(0);
+    // What a person types goes on reaching the same shell.
+    store.getState().write('ls\r');
+    await Promise.resolve();
+    expect(fake.callsOf('terminal.input')).toEqual([{ terminal: 't1', data: 'ls\r' }]);
+  });
 });
 
 describe('inspector store', () => {

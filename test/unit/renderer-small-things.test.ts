@@ -64,22 +64,18 @@ describe('issue 19.9: the small things, in the stores', () => {
     );
   });
 
-  it('after a rollback to step 1 the inject hint is about step 1, not the undone last step', () => {
+  it('after a rollback to step 1 the inject hint is about step 1: the window is on the branch the rollback made', () => {
     const row = (step: number, tools: string[], summary: string) => ({ step, tools, summary, status: 'ok' });
-    const rows = [
+    // The branch a rollback to 1 made holds steps 0..1; the undone step 2 stays in its parent.
+    const state = (rows: ReturnType<typeof row>[]) =>
+      ({ live: true, rows, selectedStep: null, view: { end: null } }) as unknown as StepperState;
+    const parent = state([
       row(0, [], 'setup'),
       row(1, ['list_dir'], '/workspace'),
       row(2, ['write_file'], 'greet.py'),
-    ];
-    const state = (endReason: string | null) =>
-      ({
-        live: true,
-        rows,
-        selectedStep: null,
-        view: { end: endReason ? { end_reason: endReason } : null },
-      }) as unknown as StepperState;
-    expect(selectCurrentRow(state(null))?.step).toBe(2);
-    const rolled = selectCurrentRow(state('rolled_back_to_1'));
+    ]);
+    expect(selectCurrentRow(parent)?.step).toBe(2);
+    const rolled = selectCurrentRow(state([row(0, [], 'setup'), row(1, ['list_dir'], '/workspace')]));
     expect(rolled?.step).toBe(1);
     expect(injectPlaceholder(rolled, 'text')).toMatch(/step 2, after step 1 \(list_dir \/workspace\)/);
   });

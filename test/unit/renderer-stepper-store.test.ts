@@ -301,54 +301,84 @@ describe('stepper store', () => {
 });
 
 describe('the rollback notice', () => {
-  it('says what Continue does, and that a message injected after step k is not carried into the new branch', async () => {
-    const rolledBackTo = (k: number, injectedAt: number | null) => {
-      const fake = createFakeBackend();
-      fake.on('episode.open', () =>
-        episodeView(3, {
-          rows: [1, 2, 3].map((n) => ({ ...stepRow(n), injected: n === injectedAt })),
-          end: { status: 'interrupted', end_reason: `rolled_back_to_${k}`, verifier: null },
-        }),
-      );
-      return { fake, store: createStepperStore(fake.client, { schedule: sync }) };
-    };
-    const plain = rolledBackTo(1, null);
-    await plain.store.getState().open('b-main');
-    expect(selectRollbackNotice(plain.store.getState())).toBe(
-      "Rolled back to step 1: steps 2–3 are undone in the sandbox (kept in this branch's trace). Step (F10) or Continue (F5) starts a new branch from step 1; b-main stays as recorded.",
+  /**
+   * b-main (3 steps, a message injected or commands typed on row `markedAt`) is rolled back to
+   * k: the window notes row k at the click, then opens the branch the rollback made, b-new
+   * (steps 1..k, paused at k, under b-main closed as rolled back to k).
+   */
+  async function rolledBack(k: number, mark: { injected?: number; human?: number } = {}) {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () =>
+      episodeView(3, {
+        rows: [1, 2, 3].map((n) => ({
+          ...stepRow(n),
+          injected: n === mark.injected,
+          human: n === mark.human,
+        })),
+      }),
     );
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('b-main');
+    store.getState().noteRollback(k);
+    const parent = branchSummary({
+      live: false,
+      status: 'interrupted',
+      end_reason: `rolled_back_to_${k}`,
+      steps: 3,
+    });
+    const child = branchSummary({ branch: 'b-new', parent_branch: 'b-main', fork_step: k, steps: k });
+    fake.on('episode.open', () =>
+      episodeView(k, {
+        summary: child,
+        branches: [parent, child],
+        state: {
+          episode: 'ep1',
+          branch: 'b-new',
+          state: 'paused',
+          step: k,
+          reason: { kind: 'paused', message: `rolled back to step ${k}` },
+        },
+      }),
+    );
+    await store.getState().open('b-new');
+    return store;
+  }
+
+  it('says the window is on the new branch, paused at k, where the undone steps are, and what Continue does', async () => {
+    const store = await rolledBack(1);
+    expect(selectBranchedFrom(store.getState())).toEqual({ parent: 'b-main', step: 1 });
+    expect(selectStopNotice(store.getState())).toBe(
+      "Rolled back to step 1: now on a new live branch from b-main, paused at step 1 (the sandbox holds step 1). Steps 2–3 stay in b-main's trace (the branch tree shows it, rolled back to 1). Step (F10) or Continue (F5) goes on from step 1.",
+    );
+    // A fork or reopen at the same step (its parent not rolled back) says the fork's words instead.
+    expect(selectRollbackNotice(store.getState())).not.toBeNull();
+  });
+
+  it('says that a message injected after step k is not carried into the new branch, and only that one', async () => {
     // The message was recorded after snapshot 1 (what the agent read at step 2): the new
     // branch starts from snapshot 1 without it.
-    const injected = rolledBackTo(1, 1);
-    await injected.store.getState().open('b-main');
-    expect(selectRollbackNotice(injected.store.getState())).toMatch(
-      /stays as recorded\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\.$/,
+    await expect(
+      rolledBack(1, { injected: 1 }).then((s) => selectRollbackNotice(s.getState())),
+    ).resolves.toMatch(
+      /goes on from step 1\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\.$/,
     );
     // One injected after step 1 is inside step 2's snapshot: a rollback to 2 keeps it, unsaid.
-    const kept = rolledBackTo(2, 1);
-    await kept.store.getState().open('b-main');
-    expect(selectRollbackNotice(kept.store.getState())).not.toMatch(/injected/);
+    await expect(
+      rolledBack(2, { injected: 1 }).then((s) => selectRollbackNotice(s.getState())),
+    ).resolves.not.toMatch(/injected/);
   });
 
   it('says that commands typed in the terminal after step k are undone with it, and only those', async () => {
-    const rolledBackTo = async (k: number, typedAt: number) => {
-      const fake = createFakeBackend();
-      fake.on('episode.open', () =>
-        episodeView(3, {
-          rows: [1, 2, 3].map((n) => ({ ...stepRow(n), human: n === typedAt })),
-          end: { status: 'interrupted', end_reason: `rolled_back_to_${k}`, verifier: null },
-        }),
-      );
-      const store = createStepperStore(fake.client, { schedule: sync });
-      await store.getState().open('b-main');
-      return selectRollbackNotice(store.getState());
-    };
     // Recorded on step 1: typed after snapshot 1, so the rollback to 1 undid them.
-    await expect(rolledBackTo(1, 1)).resolves.toMatch(
-      /stays as recorded\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
+    await expect(
+      rolledBack(1, { human: 1 }).then((s) => selectRollbackNotice(s.getState())),
+    ).resolves.toMatch(
+      /goes on from step 1\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
     );
     // Typed after step 1, they are in snapshot 2: a rollback to 2 keeps them, unsaid.
-    await expect(rolledBackTo(2, 1)).resolves.not.toMatch(/typed/);
+    await expect(
+      rolledBack(2, { human: 1 }).then((s) => selectRollbackNotice(s.getState())),
+    ).resolves.not.toMatch(/typed/);
   });
 });
 

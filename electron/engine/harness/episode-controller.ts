@@ -31,6 +31,15 @@ export interface AgentOutputChunk {
   readonly truncated: boolean;
 }
 
+/** How a rollback leaves the controller. */
+export interface RollbackOptions {
+  /**
+   * Create the new branch now, paused at the step, instead of on the next step: the window
+   * shows it at once (issue 33, item 3), as it does a fork or a reopen.
+   */
+  readonly branchNow?: boolean;
+}
+
 /**
  * A live episode branch, steppable like a debugger. The CLI's `--step` mode, the
  * contract services behind the UI and the tests all drive episodes through this.
@@ -79,8 +88,11 @@ export interface EpisodeController {
   inject(role: 'system' | 'user', content: string): void;
   /** Override the last tool result before the agent sees it (the tool ran; the trace keeps both). */
   overrideLastResult(shown: ToolResult): void;
-  /** Restore workspace, memory, conversation and cwd/env to just after step k in the live sandbox; continuing creates a branch. */
-  rollbackTo(step: number): Promise<void>;
+  /**
+   * Restore workspace, memory, conversation and cwd/env to just after step k in the live
+   * sandbox; continuing creates a branch, or (`branchNow`) the branch is created at once.
+   */
+  rollbackTo(step: number, options?: RollbackOptions): Promise<void>;
   /** Fork at step k into a new branch (own id, own trace), optionally with another agent. */
   fork(step: number, agentSpec?: string): Promise<EpisodeController>;
   /** Current memory. */

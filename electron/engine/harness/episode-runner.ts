@@ -23,6 +23,7 @@ import type {
   AgentOutputChunk,
   ControllerState,
   EpisodeController,
+  RollbackOptions,
   StopReason,
 } from './episode-controller.js';
 import { HarnessError } from './harness-error.js';
@@ -618,7 +619,7 @@ export class EpisodeRunner implements EpisodeController {
       ) ?? null;
   }
 
-  async rollbackTo(step: number): Promise<void> {
+  async rollbackTo(step: number, options: RollbackOptions = {}): Promise<void> {
     if (this.status === 'running') throw new HarnessError('busy', 'pause the episode before rolling back');
     // A held step's decision is dropped with it: the agent decides that step again.
     const dropped = this.gate.held() ? 1 : 0;
@@ -636,6 +637,11 @@ export class EpisodeRunner implements EpisodeController {
     if (rewound.wasEnded) {
       this.stopRequested = false;
       this.abort = new AbortController();
+    }
+    // The branch that goes on is made now, as a reopen's is: paused at the step, before any step.
+    if (options.branchNow && this.pendingFork !== null) {
+      this.branchOff(this.pendingFork);
+      for (const e of this.queued.splice(0)) this.record(e);
     }
     this.setState('paused', { kind: 'paused', message: `rolled back to step ${step}` });
   }

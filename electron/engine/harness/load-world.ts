@@ -161,6 +161,16 @@ export const READERS: readonly WorldReader[] = [
 ];
 
 /**
+ * True when the folder `dir` needs a goal to be a world (a project folder, a devcontainer
+ * folder), false when it says what to do itself (a task.json, a Harbor task's instruction.md):
+ * asked of the reader that claims it, as {@link loadWorld} does, so the window's Open… lists a
+ * folder the way `stepbox run` reads it.
+ */
+export function folderTakesGoal(dir: string): boolean {
+  return READERS.find((r) => r.claims(dir))!.takesGoal;
+}
+
+/**
  * Reads the world at `path`: a task.json, or a folder (a task folder, or a project folder
  * with `--goal`). Errors name what is wrong and the fix: a missing path, a file that is not
  * a task, a bare folder without a goal, a folder over the import limit.

@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef } from 'react';
 import type { BranchSummary } from '../../../shared/contract/models';
 import { selectBranchTree, type BranchNode } from '../stores/episodes/episodes-store';
 import { IdText } from './id-text';
@@ -23,18 +24,7 @@ function statusOf(b: BranchSummary): string {
   return b.status ?? 'open';
 }
 
-/** A branch the next step makes (after a rollback): drawn under its parent, at its step. */
-export interface PendingBranch {
-  readonly from: string;
-  readonly step: number;
-}
-
-function Node(props: {
-  readonly node: BranchNode;
-  readonly current: string | null;
-  readonly depth: number;
-  readonly pending: PendingBranch | null;
-}) {
+function Node(props: { readonly node: BranchNode; readonly current: string | null; readonly depth: number }) {
   const stores = useStores();
   const b = props.node.branch;
   return (
@@ -70,25 +60,11 @@ function Node(props: {
           </span>
         ) : null}
       </button>
-      {props.node.children.length || props.pending?.from === b.branch ? (
+      {props.node.children.length ? (
         <ul>
           {props.node.children.map((c) => (
-            <Node
-              key={c.branch.branch}
-              node={c}
-              current={props.current}
-              depth={props.depth + 1}
-              pending={props.pending}
-            />
+            <Node key={c.branch.branch} node={c} current={props.current} depth={props.depth + 1} />
           ))}
-          {props.pending?.from === b.branch ? (
-            <li>
-              <span className="branch-node pending" data-testid="branch-pending">
-                <span className="tree-glyph">└ fork@{props.pending.step}</span>
-                <span className="muted">new branch: the next step makes it</span>
-              </span>
-            </li>
-          ) : null}
         </ul>
       ) : null}
     </li>
@@ -99,20 +75,25 @@ function Node(props: {
 export function BranchTree(props: {
   readonly branches: readonly BranchSummary[];
   readonly current: string | null;
-  /** After a rollback of the current branch to K: the branch stepping will make, drawn under it. */
-  readonly pending?: PendingBranch | null;
 }) {
   const roots = selectBranchTree(props.branches);
+  // The tree scrolls in a short box (the timeline's 90 px): the branch on screen is kept in
+  // view there, whole (a fork of a fork at 1024×700 was the half-cut last line). Only the tree's
+  // own scroll moves, not the panes around it.
+  const tree = useRef<HTMLUListElement>(null);
+  useLayoutEffect(() => {
+    const box = tree.current;
+    const node = box?.querySelector<HTMLElement>('.branch-node.current');
+    if (!box || !node || box.scrollHeight <= box.clientHeight) return;
+    const b = box.getBoundingClientRect();
+    const n = node.getBoundingClientRect();
+    if (n.top < b.top) box.scrollTop -= b.top - n.top + 2;
+    else if (n.bottom > b.bottom) box.scrollTop += n.bottom - b.bottom + 2;
+  }, [props.current, props.branches]);
   return (
-    <ul className="branch-tree" data-testid="branch-tree">
+    <ul ref={tree} className="branch-tree" data-testid="branch-tree">
       {roots.map((n) => (
-        <Node
-          key={n.branch.branch}
-          node={n}
-          current={props.current}
-          depth={0}
-          pending={props.pending ?? null}
-        />
+        <Node key={n.branch.branch} node={n} current={props.current} depth={0} />
       ))}
     </ul>
   );

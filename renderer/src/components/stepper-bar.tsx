@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { IdText } from './id-text';
-import { selectBranchedFrom, selectRolledBackTo } from '../stores/stepper/stepper-store';
+import { selectBranchedFrom } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -42,12 +42,9 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       (s.view?.end?.status ?? s.view?.summary.status) === 'succeeded' &&
       s.flags.some((f) => f.severity === 'error' || f.severity === 'warning'),
   );
-  const rolledBackTo = useSlice('stepper', selectRolledBackTo);
-  // A branch just forked or reopened at K waits there: "paused", not "idle" (issue 33, item 3).
+  // A branch just forked, reopened or rolled back to K waits there: "paused", not "idle" (issue 33, item 3).
   const branchedAt = useSlice('stepper', (s) => selectBranchedFrom(s)?.step ?? null);
   const shownState = live && branchedAt !== null ? `paused at step ${branchedAt}` : (state ?? 'idle');
-  // After a rollback, stepping starts a new branch: the buttons say so before the click.
-  const newBranch = rolledBackTo !== null ? ` — starts a new branch from step ${rolledBackTo}` : '';
   useEffect(() => {
     if (branch !== null && live) handOff.current = branch;
   }, [branch, live]);
@@ -68,7 +65,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
         ref={stepButton}
         type="button"
         data-testid="btn-step"
-        {...whyNot(noStep, `Step (F10)${newBranch}`)}
+        {...whyNot(noStep, 'Step (F10)')}
         onClick={() => void a.step()}
       >
         ⤼ Step <kbd>F10</kbd>
@@ -76,7 +73,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       <button
         type="button"
         data-testid="btn-continue"
-        {...whyNot(noStep, `Continue (F5)${newBranch}`)}
+        {...whyNot(noStep, 'Continue (F5)')}
         onClick={() => void a.run()}
       >
         ▶ Continue <kbd>F5</kbd>

@@ -8,12 +8,7 @@ import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { REPLAY_ACTIONS, whyNoFork, whyNoRollback } from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
-import {
-  selectFirstStep,
-  selectLastStep,
-  selectRolledBackTo,
-  selectViewedStep,
-} from '../stores/stepper/stepper-store';
+import { selectFirstStep, selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /** Scrub to any step; roll the sandbox back, fork, what-if, re-execute; open candidates and compare side by side. */
@@ -24,7 +19,6 @@ export function ReplayControls() {
   const first = useSlice('stepper', selectFirstStep);
   const last = useSlice('stepper', selectLastStep);
   const viewed = useSlice('stepper', selectViewedStep);
-  const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const running = useSlice('replay', (s) => s.running);
   const error = useSlice('replay', (s) => s.error);
@@ -42,12 +36,15 @@ export function ReplayControls() {
     if (namesAgent) setSettings(true);
   }, [namesAgent]);
   // The answer to a button shows under the buttons; in a short window Replay scrolls (the
-  // terminal keeps its room), so an error is scrolled to when it comes (a notice is said again
-  // where the window shows what it did: the new branch, the rollback).
+  // terminal keeps its room), so an answer is scrolled to when it comes, error or notice alike:
+  // at 1024×700 the notice sat below the pane's edge, cut in half. Again once the steps are
+  // drawn: a rollback or fork answers while the window opens the new branch (no steps yet, so
+  // the panel says it has nothing to scrub and the answer is not in it).
   const answer = useRef<HTMLDivElement>(null);
+  const drawn = branch !== null && last > 0;
   useEffect(() => {
-    if (error) answer.current?.scrollIntoView({ block: 'nearest' });
-  }, [error]);
+    if ((error || notice) && drawn) answer.current?.scrollIntoView({ block: 'nearest' });
+  }, [error, notice, drawn]);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
   const busyWhy = running !== null ? `Waiting for the ${running} to finish.` : null;
@@ -63,8 +60,47 @@ export function ReplayControls() {
       </Panel>
     );
   const step = viewed ?? last;
+  // The scrubber sits in the panel's header: at 1024×700 the pane is short (the terminal keeps
+  // its 180 px), and a row of its own pushed the answer to a button below the pane's edge.
+  const scrub = (
+    <div className="row scrub">
+      <button
+        type="button"
+        aria-label="previous step"
+        onClick={stepper.selectPrevious}
+        {...whyNot(step <= first && `already at the first step (${first})`)}
+      >
+        ←
+      </button>
+      <input
+        type="range"
+        min={first}
+        max={last}
+        value={step}
+        aria-label="scrub to step"
+        data-testid="scrubber"
+        onChange={(e) => stepper.select(Number(e.target.value))}
+      />
+      <button
+        type="button"
+        aria-label="next step"
+        onClick={stepper.selectNext}
+        {...whyNot(step >= last && `already at the last step (${last})`)}
+      >
+        →
+      </button>
+      <span className="mono" data-testid="scrub-label">
+        step {step} / {last}
+      </span>
+      {!following ? (
+        <button type="button" onClick={() => stepper.select(null)} title="follow the latest step">
+          latest
+        </button>
+      ) : null}
+    </div>
+  );
   return (
-    <Panel testId="replay-controls" title="Replay" className="replay">
+    <Panel testId="replay-controls" title="Replay" className="replay" actions={scrub}>
       {consentAsk ? (
         <ConsentAskView
           message={consentAsk.message}
@@ -75,42 +111,6 @@ export function ReplayControls() {
           onDeny={replay.denyConsent}
         />
       ) : null}
-      <div className="row scrub">
-        <button
-          type="button"
-          aria-label="previous step"
-          onClick={stepper.selectPrevious}
-          {...whyNot(step <= first && `already at the first step (${first})`)}
-        >
-          ←
-        </button>
-        <input
-          type="range"
-          min={first}
-          max={last}
-          value={step}
-          aria-label="scrub to step"
-          data-testid="scrubber"
-          onChange={(e) => stepper.select(Number(e.target.value))}
-        />
-        <button
-          type="button"
-          aria-label="next step"
-          onClick={stepper.selectNext}
-          {...whyNot(step >= last && `already at the last step (${last})`)}
-        >
-          →
-        </button>
-        <span className="mono" data-testid="scrub-label">
-          step {step} / {rolledBackTo ?? last}
-          {rolledBackTo !== null && last > rolledBackTo ? ` · ${last - rolledBackTo} undone` : ''}
-        </span>
-        {!following ? (
-          <button type="button" onClick={() => stepper.select(null)} title="follow the latest step">
-            latest
-          </button>
-        ) : null}
-      </div>
       {/* Every action of the panel in one row under the scrubber (wrapping): on screen without
           scrolling at 1024×700; what the buttons answer and open goes below them. */}
       <div className="row replay-actions" data-testid="replay-actions">
@@ -174,8 +174,18 @@ export function ReplayControls() {
       <div ref={answer}>
         {error ? <PanelState kind="error">{error}</PanelState> : null}
         {notice ? (
-          <div className="notice" data-testid="replay-notice">
-            {notice}
+          <div className="notice replay-answer" data-testid="replay-notice">
+            <span>{notice}</span>
+            <button
+              type="button"
+              className="notice-close"
+              data-testid="replay-notice-dismiss"
+              aria-label={`dismiss: ${notice}`}
+              title="Dismiss this message"
+              onClick={replay.dismissNotice}
+            >
+              ×
+            </button>
           </div>
         ) : null}
       </div>

@@ -25,7 +25,6 @@ import {
   hasStepBreakpoint,
   rowsWithHeld,
   selectDecisionCount,
-  selectRolledBackTo,
   selectFirstStep,
   selectViewedStep,
 } from '../stores/stepper/stepper-store';
@@ -104,8 +103,6 @@ const Row = memo(function Row(props: {
   /** The step is held at a stop inside it, waiting for the person. */
   readonly held: HeldStage | null;
   readonly breakpoint: boolean;
-  /** The sandbox was rolled back before this step: it stays in the trace, undone. */
-  readonly undone: boolean;
   readonly forks: readonly BranchSummary[];
   readonly top: number;
   /** Its place in the list, from 1 (the nodes are drawn in the order of their slots). */
@@ -114,16 +111,13 @@ const Row = memo(function Row(props: {
   readonly onBreakpoint: (step: number) => void;
 }) {
   const { row } = props;
-  const status = props.undone
-    ? { word: 'undone', title: 'rolled back: the sandbox no longer has this step (the trace keeps it)' }
-    : statusOf(row, props.closed, props.held);
+  const status = statusOf(row, props.closed, props.held);
   return (
     <div
-      className={`tl-row status-${row.status}${row.flags.length || severalMarks(row, props.forks) ? ' marks-first' : ''}${props.selected ? ' selected' : ''}${props.undone ? ' undone' : ''}`}
+      className={`tl-row status-${row.status}${row.flags.length || severalMarks(row, props.forks) ? ' marks-first' : ''}${props.selected ? ' selected' : ''}`}
       data-testid="timeline-row"
       data-step={row.step}
       data-status={row.status}
-      data-undone={props.undone ? 'true' : undefined}
       data-edited={row.edited ? 'true' : undefined}
       aria-selected={props.selected}
       role="row"
@@ -260,7 +254,7 @@ const Row = memo(function Row(props: {
         ))}
       </span>
       <span
-        className={`tl-status s-${props.undone ? 'undone' : props.held ? 'held' : (status.tone ?? row.status)}`}
+        className={`tl-status s-${props.held ? 'held' : (status.tone ?? row.status)}`}
         data-testid="row-status"
         title={status.title}
       >
@@ -291,7 +285,6 @@ export function Timeline() {
   // Step 0 is the setup row, not a step the agent took; rows still arriving count too.
   const decisions = useSlice('stepper', selectDecisionCount);
   const viewed = useSlice('stepper', selectViewedStep);
-  const rolledBackTo = useSlice('stepper', selectRolledBackTo);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const flags = useSlice('stepper', (s) => s.flags);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -598,7 +591,6 @@ export function Timeline() {
                 selected={row.step === viewed}
                 held={heldStage !== null && row.step === held?.step ? heldStage : null}
                 breakpoint={hasStepBreakpoint(breakpoints, row.step)}
-                undone={rolledBackTo !== null && row.step > rolledBackTo}
                 forks={forksAt.get(row.step) ?? NO_FORKS}
                 onSelect={stepper.select}
                 onBreakpoint={onBreakpoint}
@@ -617,11 +609,7 @@ export function Timeline() {
       actions={
         <>
           <span className="muted" data-testid="timeline-count">
-            {rows.length === 0
-              ? ''
-              : rolledBackTo !== null && decisions > rolledBackTo
-                ? `${countOf(rolledBackTo, 'step')} · ${decisions - rolledBackTo} undone`
-                : countOf(decisions, 'step')}
+            {rows.length === 0 ? '' : countOf(decisions, 'step')}
           </span>
           {/* Here, not in the stepper bar: the bar keeps its room for the branch's id and state. */}
           <TeachingButtons />
@@ -640,14 +628,8 @@ export function Timeline() {
         />
       ) : null}
       <FlagList flags={flags} onJump={goTo} />
-      {/* Where the branch came from, and (after a rollback) the branch the next step makes. */}
-      {branches.length > 1 || (rolledBackTo !== null && branch !== null) ? (
-        <BranchTree
-          branches={branches}
-          current={branch}
-          pending={rolledBackTo !== null && branch !== null ? { from: branch, step: rolledBackTo } : null}
-        />
-      ) : null}
+      {/* Where the branch came from (a fork, a reopen, a rollback): its parent, and it under it. */}
+      {branches.length > 1 ? <BranchTree branches={branches} current={branch} /> : null}
       {/* Once every row has arrived: a chart of the loaded screenful would be redrawn with each
           page of earlier rows (ten of them on a 10,000-step trace), behind the first paint. */}
       {rows.length > 0 && before === 0 ? (

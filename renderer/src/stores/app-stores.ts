@@ -104,6 +104,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const teaching = createTeachingStore(client, () => void episodes.getState().loadCatalog(), notices);
   const replay = createReplayStore(client, {
     onBranch: open,
+    beforeRollback: (_branch, step) => stepper.getState().noteRollback(step),
     // A rollback is recorded inside the current step (the rows after `step` stay), and the live
     // sandbox now holds step `step`'s files: the window follows the latest step, so the terminal
     // is the live one, not step `step`'s recorded history.
@@ -179,6 +180,16 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   });
 
   const offStepper = stepper.subscribe((s, prev) => {
+    // A rollback goes on in a branch it makes in the same sandbox: the terminal session goes on
+    // with it (asked before the replay slice is reset for the new branch, below).
+    if (
+      s.branch !== prev.branch &&
+      s.branch !== null &&
+      prev.branch !== null &&
+      replay.getState().running === 'rollback' &&
+      s.rolledBack?.from === prev.branch
+    )
+      terminal.getState().follow(prev.branch, s.branch);
     if (s.branch !== prev.branch) {
       // Another branch opened (not a pick, which holds the set until it lands): what the view
       // showed was about the branch left.
@@ -198,8 +209,10 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       const live = s.load === 'ready' && s.live && s.branch !== null;
       if (s.load !== 'loading')
         void sandbox.getState().watch(s.branch && s.load === 'ready' ? s.branch : null);
+      // Not while the branch a rollback made loads: its session was just carried over.
+      const carried = s.load === 'loading' && terminal.getState().branch === s.branch;
       if (live && s.branch) void terminal.getState().attach(s.branch);
-      else if (!s.live && terminal.getState().branch !== null) void terminal.getState().detach();
+      else if (!s.live && !carried && terminal.getState().branch !== null) void terminal.getState().detach();
     }
     // The start form's agent fields were typed for the episode left (issue 33, item 7).
     const episode = s.view?.summary.episode ?? null;

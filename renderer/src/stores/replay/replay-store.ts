@@ -63,6 +63,8 @@ export interface ReplayActions {
   /** The person allows what the recorded task asks for: the waiting operation is retried with consent. */
   allowConsent(): void;
   setAgent(agent: string): void;
+  /** The person dismisses the panel's answer (its room goes back to the buttons). */
+  dismissNotice(): void;
   setModel(model: string): void;
   /** The person refuses: the waiting operation ends without a sandbox. */
   denyConsent(): void;
@@ -101,6 +103,8 @@ export function agentFields(state: Pick<ReplayState, 'agent' | 'model'>): {
 /** Hooks the app gives the replay slice: open a new branch, reload after a rollback. */
 export interface ReplayHooks {
   readonly onBranch?: (branch: string) => void;
+  /** Before a rollback: what the branch has at the step is noted (the window moves off it). */
+  readonly beforeRollback?: (branch: string, step: number) => void;
   readonly onRolledBack?: (branch: string, step: number) => void;
 }
 
@@ -122,17 +126,21 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
       ...initial,
       async rollback(branch, step) {
         set({ running: 'rollback', error: null, notice: null });
+        hooks.beforeRollback?.(branch, step);
         const res = await client.episode.rollback({ id: branch, step });
         if (!res.ok) {
           set({ running: null, error: errorText(res) });
           return false;
         }
         // Opening another branch resets this slice, so the notice is set after the hook.
-        if (res.value.branch !== branch) hooks.onBranch?.(res.value.branch);
+        const moved = res.value.branch !== branch;
+        if (moved) hooks.onBranch?.(res.value.branch);
         else hooks.onRolledBack?.(branch, step);
         set({
           running: null,
-          notice: `sandbox rolled back to step ${step}: the next step starts a new branch from step ${step}`,
+          notice: moved
+            ? `rolled back to step ${step}: now on ${res.value.branch}`
+            : `sandbox rolled back to step ${step}: the next step starts a new branch from step ${step}`,
         });
         return true;
       },
@@ -215,6 +223,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         return get().compare(a.branch);
       },
       setAgent: (agent) => set({ agent, error: null }),
+      dismissNotice: () => set({ notice: null }),
       setModel: (model) => set({ model, error: null }),
       allowConsent: () => question.answer(true),
       denyConsent: () => question.answer(false),

@@ -53,6 +53,21 @@ export interface StepperState {
   /** The step viewed; null follows the latest step. */
   readonly selectedStep: number | null;
   readonly busy: boolean;
+  /**
+   * What the branch rolled back had at the step, noted at the click (its rows go with it when
+   * the window moves onto the branch the rollback makes), for the notice there; null before.
+   */
+  readonly rolledBack: RollbackNote | null;
+}
+
+/** A rollback noted at the click: the branch left, the step, and what on that step did not come along. */
+export interface RollbackNote {
+  readonly from: string;
+  readonly step: number;
+  /** A message was injected after snapshot `step`: the new branch starts without it. */
+  readonly injected: boolean;
+  /** Commands were typed in the terminal after snapshot `step`: undone with the steps after it. */
+  readonly typed: boolean;
 }
 
 /** What the stepper does. */
@@ -82,6 +97,8 @@ export interface StepperActions {
   clearHeldError(): void;
   /** Shows a message in the status bar (plain words; cleared by the next action). */
   explain(message: string | null): void;
+  /** Notes what the open branch has at `step` before it is rolled back there (see {@link RollbackNote}). */
+  noteRollback(step: number): void;
   select(step: number | null): void;
   selectPrevious(): void;
   selectNext(): void;
@@ -112,6 +129,7 @@ const initial: StepperState = {
   heldError: null,
   selectedStep: null,
   busy: false,
+  rolledBack: null,
 };
 
 /** Options: how live events are batched (tests flush synchronously), when earlier rows are fetched. */
@@ -348,6 +366,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         held: v.state?.held ?? null,
         breakpoints: keepSelection || v.breakpoints.length ? v.breakpoints : session.breakpoints,
         selectedStep: keepSelection ? get().selectedStep : null,
+        rolledBack: noteFor(get().rolledBack, v),
       });
       performance.mark('stepbox:open-applied');
       if (from > 0) afterPaint(() => void fetchEarlier(branch, mine, from, firstFresh));
@@ -411,7 +430,8 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       async open(branch) {
         pending = [];
         fold = liveRowsOf([]);
-        set({ ...initial, branch, load: 'loading' });
+        // The note of a rollback waits for the branch it made (checked against its view in load).
+        set({ ...initial, rolledBack: get().rolledBack, branch, load: 'loading' });
         await load(branch, false);
       },
       async reload() {
@@ -505,6 +525,14 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       explain(message) {
         set({ error: message });
       },
+      noteRollback(step) {
+        const { branch, rows } = get();
+        const row = rows.find((r) => r.step === step);
+        set({
+          rolledBack:
+            branch === null ? null : { from: branch, step, injected: !!row?.injected, typed: !!row?.human },
+        });
+      },
       select(step) {
         set({ selectedStep: step });
       },
@@ -575,6 +603,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   return store;
 }
 
+/** A rollback's note while the view is the branch rolled back or the branch it made; else dropped. */
+function noteFor(note: RollbackNote | null, v: EpisodeView): RollbackNote | null {
+  if (note === null) return null;
+  const { branch, parent_branch, fork_step } = v.summary;
+  return branch === note.from || (parent_branch === note.from && fork_step === note.step) ? note : null;
+}
+
 /** The branch's stop points with the session's switched on too (what carrySession will set). */
 function withSession(has: StopPoints, session: StopPoints): StopPoints {
   const out = { ...has };
@@ -625,30 +660,16 @@ export function rowsWithHeld(rows: readonly StepRow[], held: HeldAction | null):
 }
 
 /**
- * The step a live branch was rolled back to, or null. Its later rows stay in its trace but
- * are undone in the sandbox: the next step starts a new branch from here (the engine closed
- * this one as `rolled_back_to_K`).
+ * The step the sandbox is at: the latest. (A rollback moves the window onto the branch it
+ * makes at the step, so a live branch's last row is where its sandbox is.)
  */
-export function selectRolledBackTo(s: StepperState): number | null {
-  if (!s.live) return null;
-  const m = /^rolled_back_to_(\d+)$/.exec(s.view?.end?.end_reason ?? '');
-  return m ? Number(m[1]) : null;
-}
-
-/** The step the sandbox is at: the one rolled back to, else the latest (0 when none). */
 export function selectCurrentStep(s: StepperState): number {
-  return selectRolledBackTo(s) ?? selectLastStep(s);
+  return selectLastStep(s);
 }
 
-/**
- * The row of the step the sandbox is at (see {@link selectCurrentStep}): after a rollback to k,
- * step k's row, not the last recorded one (what comes next follows step k). Null before any row.
- */
+/** The row of the step the sandbox is at (see {@link selectCurrentStep}); null before any row. */
 export function selectCurrentRow(s: StepperState): StepRow | null {
-  const k = selectCurrentStep(s);
-  // Searched from the end: without a rollback the current row is the last one.
-  for (let i = s.rows.length - 1; i >= 0; i--) if (s.rows[i]!.step === k) return s.rows[i]!;
-  return null;
+  return s.rows.length ? s.rows[s.rows.length - 1]! : null;
 }
 
 /** The step the views show: the selected one, or the current one (see {@link selectCurrentStep}). */
@@ -679,41 +700,65 @@ export function selectViewingHistory(s: StepperState): boolean {
   return s.selectedStep !== null && s.selectedStep !== selectCurrentStep(s);
 }
 
-/** What Step and Continue do after a rollback, in a sentence (null when nothing was rolled back). */
-export function selectRollbackNotice(s: StepperState): string | null {
-  const k = selectRolledBackTo(s);
-  if (k === null) return null;
-  const last = selectLastStep(s);
-  const undone =
-    last > k ? `step${last > k + 1 ? `s ${k + 1}–${last} are` : ` ${last} is`} undone in the sandbox` : '';
-  // A message injected while paused after step k is recorded after snapshot k, which the new
-  // branch starts from: the agent does not read it there (a person took the INJ mark on row k
-  // for part of step k and was surprised). Said, so it can be injected again.
-  const row = s.rows.find((r) => r.step === k);
-  const injected = row?.injected
-    ? ` The message injected after step ${k} is not carried into the new branch: inject it again before you step if the agent should read it.`
-    : '';
-  // Commands typed in the terminal are recorded on the step the sandbox was at (k, from
-  // snapshot k until snapshot k+1): those on row k came after snapshot k, so the rollback
-  // undid them with the steps after it. Said, as the trace keeps them and the row marks HUM.
-  const typed = row?.human
-    ? ` The commands typed in the terminal after step ${k} are undone too: run them again if the next step needs them.`
-    : '';
-  return `Rolled back to step ${k}${undone ? `: ${undone} (kept in this branch's trace)` : ''}. Step (F10) or Continue (F5) starts a new branch from step ${k}; ${s.branch ?? 'this branch'} stays as recorded.${injected}${typed}`;
-}
-
 /**
- * A branch just made live at step K (a fork or a reopen) that has taken no step yet: where it
- * came from, or null. It is paused there, holding step K in a fresh sandbox (issue 33, item 3:
+ * A branch just made live at step K (a fork, a reopen or a rollback) that has taken no step
+ * yet: where it came from, or null. It is paused there, holding step K (issue 33, item 3:
  * after "Reopen live here" a person saw the recorded steps and "idle", and thought nothing happened).
  */
 export function selectBranchedFrom(s: StepperState): { parent: string; step: number } | null {
   const summary = s.view?.summary;
   if (!s.live || !summary || summary.parent_branch === null || summary.fork_step === null) return null;
-  // Idle: not stepped since it was made (a stop inside a step says its own reason).
-  if (s.state !== 'idle') return null;
-  if (selectLastStep(s) !== summary.fork_step) return null;
+  // Not stepped since it was made: idle (a fork, a reopen) or paused by the rollback that made
+  // it (a stop inside a step says its own reason; its decided step has a row past K anyway).
+  if (s.state !== 'idle' && s.state !== 'paused') return null;
+  if (s.held !== null || selectLastStep(s) !== summary.fork_step) return null;
   return { parent: summary.parent_branch, step: summary.fork_step };
+}
+
+/**
+ * A live branch a rollback just made at step K (see {@link selectBranchedFrom}): its parent
+ * closed as rolled back to K. With how many of the parent's steps it left behind, and what of
+ * step K did not come along (noted at the click), or null.
+ */
+export function selectRolledBackFrom(
+  s: StepperState,
+): { parent: string; step: number; undone: number; injected: boolean; typed: boolean } | null {
+  const from = selectBranchedFrom(s);
+  if (!from) return null;
+  const parent = s.branches.find((b) => b.branch === from.parent);
+  if (!parent || parent.end_reason !== `rolled_back_to_${from.step}`) return null;
+  const note = s.rolledBack?.from === from.parent && s.rolledBack.step === from.step ? s.rolledBack : null;
+  return {
+    ...from,
+    undone: Math.max(0, parent.steps - from.step),
+    injected: note?.injected ?? false,
+    typed: note?.typed ?? false,
+  };
+}
+
+/** What a rollback did and what Step and Continue do next, in a sentence (null when no rollback just happened). */
+export function selectRollbackNotice(s: StepperState): string | null {
+  const r = selectRolledBackFrom(s);
+  if (!r) return null;
+  const k = r.step;
+  const last = k + r.undone;
+  const left =
+    r.undone > 0
+      ? ` ${r.undone > 1 ? `Steps ${k + 1}–${last} stay` : `Step ${last} stays`} in ${r.parent}'s trace (the branch tree shows it, rolled back to ${k}).`
+      : '';
+  // A message injected while paused after step k is recorded after snapshot k, which the new
+  // branch starts from: the agent does not read it there (a person took the INJ mark on row k
+  // for part of step k and was surprised). Said, so it can be injected again.
+  const injected = r.injected
+    ? ` The message injected after step ${k} is not carried into the new branch: inject it again before you step if the agent should read it.`
+    : '';
+  // Commands typed in the terminal are recorded on the step the sandbox was at (k, from
+  // snapshot k until snapshot k+1): those came after snapshot k, so the rollback undid them
+  // with the steps after it. Said, as the parent's trace keeps them and its row marks HUM.
+  const typed = r.typed
+    ? ` The commands typed in the terminal after step ${k} are undone too: run them again if the next step needs them.`
+    : '';
+  return `Rolled back to step ${k}: now on a new live branch from ${r.parent}, paused at step ${k} (the sandbox holds step ${k}).${left} Step (F10) or Continue (F5) goes on from step ${k}.${injected}${typed}`;
 }
 
 /** What a branch just made live at step K is, in a sentence (see {@link selectBranchedFrom}). */

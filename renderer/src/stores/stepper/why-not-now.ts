@@ -1,5 +1,5 @@
 import type { StepperState } from './stepper-store';
-import { selectLastStep, selectRolledBackTo, selectViewedRow } from './stepper-store';
+import { selectLastStep, selectViewedRow } from './stepper-store';
 
 /**
  * Why the stepper's controls cannot act now, one function per control, in words a person
@@ -49,13 +49,7 @@ export function whyNoRollback(s: StepperState): string | null {
   if (!s.live)
     return 'Only a live episode has a sandbox to roll back: press “Reopen live here” to rebuild this step in a fresh one.';
   if (s.state === 'running') return 'The episode is running: pause it first.';
-  const snap = whyNoSnapshot(s, 'roll back');
-  if (snap) return snap;
-  const at = selectRolledBackTo(s);
-  const row = selectViewedRow(s);
-  if (at !== null && row !== null && row.step > at)
-    return `Step ${row.step} was undone by the rollback to step ${at}: fork from it instead.`;
-  return null;
+  return whyNoSnapshot(s, 'roll back');
 }
 
 /** Fork from the viewed step. */
@@ -96,8 +90,6 @@ export function whyNoOverride(s: StepperState): string | null {
     return `Step ${s.held?.step ?? ''} is paused before its tools run: use “Replace result” in its card instead.`;
   const inject = whyNoInject(s);
   if (inject) return inject;
-  if (selectRolledBackTo(s) !== null)
-    return 'After a rollback the last result belongs to the old branch: take a step first.';
   if (selectLastStep(s) === 0) return 'No tool has run yet: take a step first.';
   return null;
 }

@@ -15,6 +15,12 @@ export interface TerminalState {
 /** What the terminal does. Output goes straight to xterm through `onOutput`, never through state. */
 export interface TerminalActions {
   attach(branch: string): Promise<void>;
+  /**
+   * The episode went on from `from` to `to` in the same sandbox (a rollback makes its branch in
+   * the sandbox it restored): the open session goes on too, relabelled, instead of being closed
+   * and opened again (what a person typed meanwhile was lost, the screen cleared).
+   */
+  follow(from: string, to: string): void;
   detach(): Promise<void>;
   write(data: string): void;
   resize(cols: number, rows: number): void;
@@ -59,6 +65,10 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
       const now = get();
       if (now.cols !== cols || now.rows !== rows)
         void client.terminal.resize({ terminal, cols: now.cols, rows: now.rows });
+    },
+    follow(from, to) {
+      const s = get();
+      if (s.branch === from && (s.status === 'open' || s.status === 'connecting')) set({ branch: to });
     },
     async detach() {
       const id = get().terminal;
