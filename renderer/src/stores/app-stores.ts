@@ -9,7 +9,7 @@ import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createProjectsStore, type ProjectsStore } from './projects/projects-store';
 import { createNoticesStore, type NoticesStore } from './notices/notices-store';
 import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
-import { detailFinal, detailRevision, detailsAround } from './inspector/details-ahead';
+import { detailFinal, detailRevision, detailsToHold } from './inspector/details-ahead';
 import { createPickerStore, type PickerStore } from './picker/picker-store';
 import { createReplayStore, type ReplayStore } from './replay/replay-store';
 import { createRunningStore, type Released, type RunningStore } from './running/running-store';
@@ -213,11 +213,12 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     const step = selectViewedStep(s);
     const row = selectViewedRow(s);
     if (s.branch !== prev.branch || step !== selectViewedStep(prev) || row !== selectViewedRow(prev)) {
-      void inspector.getState().show(s.branch, step, detailFinal(row, s.live), detailRevision(row));
-      // Its neighbours' details too, asked for right behind it: a click beside the viewed row
-      // (or ←/→) then shows from what the window holds, in the frame of the click.
+      // Its details and its neighbours', asked for first (`show` then waits for that call): a
+      // click beside the viewed row (or ←/→) then shows from what the window holds, in the
+      // frame of the click.
       if (s.branch !== null && step !== null)
-        void inspector.getState().prefetch(s.branch, detailsAround(s.rows, step, s.live));
+        void inspector.getState().prefetch(s.branch, detailsToHold(s.rows, step, s.live));
+      void inspector.getState().show(s.branch, step, detailFinal(row, s.live), detailRevision(row));
     }
   });
 
