@@ -25,6 +25,8 @@ import { diffManifests } from '../engine/sandbox/manifest.js';
 const DEFAULT_PAGE = 500;
 /** Where `stepDetails` stops adding steps (JSON characters): a few screens of ordinary steps. */
 const STEP_DETAILS_BYTES = 1_000_000;
+/** Steps whose views `stepDetails` builds at once (the window's first call asks for six). */
+const STEP_DETAILS_AT_ONCE = 8;
 
 /** The recorded side of the contract: library, opened episodes, trace pages, inspector, compare. */
 export class LibraryService {
@@ -211,21 +213,29 @@ export class LibraryService {
   async stepDetails(id: string, steps: readonly number[]): Promise<StepDetail[]> {
     // A branch that cannot be read fails the call (as stepDetail does); a step it lacks does not.
     const bt = await this.cache.load(id);
+    const wanted = steps.filter((s) => bt.byStep.has(s));
     const out: StepDetail[] = [];
     let bytes = 0;
-    for (const step of steps) {
-      if (!bt.byStep.has(step)) continue;
-      let detail: StepDetail;
-      try {
-        detail = await this.stepDetail(id, step);
-      } catch (e) {
-        // A step holding only its end event has no view.
-        if (e instanceof ServiceError && e.code === 'not_found') continue;
-        throw e;
+    // A few at once: each step reads its snapshots' manifests, and read one after another
+    // they waited a turn of the event loop each behind the episodes running in this process
+    // (a click beside a row reached by a slider move waits for this call, issue 33.9); a few,
+    // not all, so the byte limit still stops the work early.
+    for (let i = 0; i < wanted.length; i += STEP_DETAILS_AT_ONCE) {
+      const batch = await Promise.all(
+        wanted.slice(i, i + STEP_DETAILS_AT_ONCE).map((step) =>
+          this.stepDetail(id, step).catch((e: unknown) => {
+            // A step holding only its end event has no view.
+            if (e instanceof ServiceError && e.code === 'not_found') return null;
+            throw e;
+          }),
+        ),
+      );
+      for (const detail of batch) {
+        if (detail === null) continue;
+        out.push(detail);
+        bytes += JSON.stringify(detail).length;
+        if (bytes >= STEP_DETAILS_BYTES) return out;
       }
-      out.push(detail);
-      bytes += JSON.stringify(detail).length;
-      if (bytes >= STEP_DETAILS_BYTES) break;
     }
     return out;
   }

@@ -13,6 +13,36 @@ async function until(cond: () => boolean, ms = 1000): Promise<void> {
 }
 
 describe('app stores wiring', () => {
+  it('a window opened on a branch asks for it alone, and for the library and the rest once its rows are drawn', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(2, { state: null }));
+    let painted: (() => void) | null = null;
+    const stores = createAppStores(fake.client, {
+      schedule: (f) => f(),
+      afterPaint: (f) => {
+        painted = f;
+      },
+    });
+    stores.start('b1');
+    await until(() => stores.stepper.getState().load === 'ready');
+    // Asked beside the open, these were answered first and the open behind them (issue 33.9).
+    const rest = [
+      'library.list',
+      'tasks.list',
+      'cases.list',
+      'projects.list',
+      'batch.list',
+      'agents.list',
+      'settings.get',
+    ] as const;
+    expect(fake.calls[0].op).toBe('episode.open');
+    for (const op of rest) expect(fake.callsOf(op)).toEqual([]);
+    expect(painted).not.toBeNull();
+    painted!();
+    for (const op of rest) expect(fake.callsOf(op)).toHaveLength(1);
+    stores.dispose();
+  });
+
   it("a task's image being built shows in the notification area, line by line, one notice", () => {
     const fake = createFakeBackend();
     const stores = createAppStores(fake.client, { schedule: (f) => f() });

@@ -1,6 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
-import { detailRevision, detailsAround } from '../../renderer/src/stores/inspector/details-ahead';
+import {
+  detailRevision,
+  detailsAround,
+  detailsToHold,
+} from '../../renderer/src/stores/inspector/details-ahead';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { stepDetail, stepRow } from '../support/renderer-fixtures';
 
@@ -19,6 +23,30 @@ describe('details fetched ahead (issue 33.9)', () => {
     // A live branch's step without its snapshot is still being recorded: not cached, not wanted.
     const live = rows(6, (s) => ({ snapshot: s < 6 }));
     expect(detailsAround(live, 4, true, 2).map((w) => w.step)).toEqual([5, 3, 2]);
+  });
+
+  it('a step viewed and not held is asked for in the call that brings its neighbours', async () => {
+    const list = rows(10);
+    expect(detailsToHold(list, 5, false).slice(0, 3)).toEqual([
+      { step: 5, revision: detailRevision(list[4]) },
+      { step: 6, revision: detailRevision(list[5]) },
+      { step: 4, revision: detailRevision(list[3]) },
+    ]);
+    // A step still being recorded is not held (its neighbours are).
+    const live = rows(6, (s) => ({ snapshot: s < 6 }));
+    expect(detailsToHold(live, 6, true)[0].step).toBe(5);
+    const fake = createFakeBackend();
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', (req) => ({ details: req.steps.map((s) => stepDetail(s)) }));
+    const store = createInspectorStore(fake.client);
+    void store.getState().prefetch('b1', detailsToHold(list, 5, false));
+    await store.getState().show('b1', 5, true, detailRevision(list[4]));
+    expect(store.getState()).toMatchObject({ step: 5, load: 'ready', detail: { step: 5 } });
+    expect(fake.callsOf('episode.stepDetail')).toEqual([]);
+    expect(fake.callsOf('episode.stepDetails')[0]).toEqual({ id: 'b1', steps: [5, 6, 4, 7, 3, 8] });
+    // Its neighbour shows in the same task.
+    void store.getState().show('b1', 6, true, detailRevision(list[5]));
+    expect(store.getState()).toMatchObject({ step: 6, load: 'ready', detail: { step: 6 } });
   });
 
   it('a step fetched ahead shows at once, with no call of its own', async () => {

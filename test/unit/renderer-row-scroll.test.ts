@@ -10,7 +10,15 @@ describe('scrollTopFor (the timeline brings the viewed row into view by arithmet
   it('scrolls a row above the window to the top, one below it to the bottom', () => {
     expect(scrollTopFor(99, 10_000, 22, view, 'auto')).toBe(22 * 99);
     expect(scrollTopFor(110, 10_000, 22, view, 'auto')).toBe(22 * 111 - 220);
-    expect(scrollTopFor(8_000, 10_000, 22, view, 'auto')).toBe(22 * 8_001 - 220);
+    expect(scrollTopFor(119, 10_000, 22, view, 'auto')).toBe(22 * 120 - 220);
+    expect(scrollTopFor(90, 10_000, 22, view, 'auto')).toBe(22 * 90);
+  });
+  it('centres a row more than a window away, so its neighbours on both sides are on screen', () => {
+    expect(scrollTopFor(8_000, 10_000, 22, view, 'auto')).toBe(22 * 8_000 + 11 - 110);
+    expect(scrollTopFor(10, 10_000, 22, view, 'auto')).toBe(22 * 10 + 11 - 110);
+    // Clamped to the list at its ends.
+    expect(scrollTopFor(0, 10_000, 22, view, 'auto')).toBe(0);
+    expect(scrollTopFor(9_999, 10_000, 22, view, 'auto')).toBe(22 * 10_000 - 220);
   });
   it('puts the followed row at the bottom, clamped to the list', () => {
     expect(scrollTopFor(9_999, 10_000, 22, view, 'end')).toBe(22 * 10_000 - 220);

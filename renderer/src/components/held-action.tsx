@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { firstWhy, whyNot } from './why-not';
 import type { HeldAction } from '../../../shared/held-action';
 import type { ToolCall } from '../../../shared/trace-events';
@@ -57,7 +57,8 @@ function jsonProblem(text: string): string | null {
  * call's result instead of running it, or (before the answer reaches the agent) edit the
  * answer. Refusals (a bad argument for the tool) show beside the editor.
  */
-export function HeldActionCard() {
+// Memoized (no props): the inspector re-renders at every step a slider move passes.
+export const HeldActionCard = memo(function HeldActionCard() {
   const stores = useStores();
   const held = useSlice('stepper', (s) => s.held);
   const state = useSlice('stepper', (s) => s.state);
@@ -283,4 +284,4 @@ export function HeldActionCard() {
       )}
     </section>
   );
-}
+});

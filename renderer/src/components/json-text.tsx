@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { JsonView } from './lazy-editors';
 
 /** Above this many characters the text is shown plain: colouring it would cost more than it helps. */
@@ -40,12 +40,17 @@ export function JsonText(props: {
   readonly label: string;
 }) {
   const [editorFor, setEditorFor] = useState<string | null>(null);
+  // Coloured once per text: the inspector re-renders while the next step loads.
+  const text = useMemo(
+    () => (props.value.length > COLOUR_LIMIT ? props.value : colour(props.value)),
+    [props.value],
+  );
   if (editorFor === props.scope)
     return <JsonView model={props.model} scope={props.scope} value={props.value} height={260} />;
   return (
     <div className="json-text-box" data-json-view={props.model}>
       <pre className="json-text" tabIndex={0} aria-label={props.label}>
-        {props.value.length > COLOUR_LIMIT ? props.value : colour(props.value)}
+        {text}
       </pre>
       <button
         type="button"

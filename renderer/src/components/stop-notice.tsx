@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { selectEndNotice, selectStopNotice } from '../stores/stepper/stepper-store';
 import { useSlice } from '../stores/use-stores';
 
@@ -5,7 +6,8 @@ import { useSlice } from '../stores/use-stores';
  * Why the branch stopped (or how it ended), and what the stepper refused, in full: at the top of the
  * inspector, where a sentence has room to wrap (the toolbar has none at 1024 px).
  */
-export function StopNotice() {
+// Memoized (no props): the inspector re-renders at every step a slider move passes.
+export const StopNotice = memo(function StopNotice() {
   const reason = useSlice('stepper', selectStopNotice);
   const end = useSlice('stepper', selectEndNotice);
   // A branch that could not load says so in the timeline, where its rows would be.
@@ -30,4 +32,4 @@ export function StopNotice() {
       ) : null}
     </div>
   );
-}
+});

@@ -18,9 +18,16 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
   useEffect(() => {
     if (call) stores.replay.getState().setWhatIfArgs(JSON.stringify(call.arguments, null, 2));
   }, [call, stores]);
+  // One line of the closed section's height whatever the step: while the step's detail loads
+  // (a slider move) it said "made no tool call" a line 4 px shorter, and the terminal below was
+  // resized, and its rows redrawn, twice per move (issue 33.9).
   if (!call)
     return heldStep === props.step ? null : (
-      <div className="muted">What if…: step {props.step} made no tool call.</div>
+      <div className="muted whatif-none">
+        {detail?.step === props.step
+          ? `What if…: step ${props.step} made no tool call.`
+          : `What if…: step ${props.step}'s call is loading…`}
+      </div>
     );
   return (
     <details className="whatif" data-testid="whatif">

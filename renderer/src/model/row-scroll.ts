@@ -9,7 +9,10 @@ export interface ScrollView {
 /**
  * The scrollTop that brings row `index` of `count` rows of `rowHeight` px into view, or
  * null when it is already fully visible (`auto`); `end` puts it at the bottom (following a
- * live run). Arithmetic only: asking the element (scrollHeight, getBoundingClientRect) on
+ * live run). `auto` scrolls a row just beyond an edge (↑/↓, the next step) the least that
+ * shows it, and centres a far one (a slider move, "go to step"): placed at the edge, its
+ * neighbours on one side were off screen, and a click on one of them scrolled the list
+ * again, a layout and a repaint of every row inside the click's frame (issue 33.9). Arithmetic only: asking the element (scrollHeight, getBoundingClientRect) on
  * every slider move forced a layout of the window per move, and the virtualizer's own
  * scrollToIndex re-read it for several frames (≈1 s of a 2.6 s scrub profile, issue 19.10).
  */
@@ -27,9 +30,11 @@ export function scrollTopFor(
   const max = Math.max(0, count * rowHeight - view.height);
   let target: number;
   if (align === 'end') target = bottom - view.height;
+  else if (top >= view.offset && bottom <= view.offset + view.height) return null;
+  else if (top < view.offset - view.height || bottom > view.offset + 2 * view.height)
+    target = top + rowHeight / 2 - view.height / 2;
   else if (top < view.offset) target = top;
-  else if (bottom > view.offset + view.height) target = bottom - view.height;
-  else return null;
+  else target = bottom - view.height;
   const clamped = Math.max(0, Math.min(max, Math.round(target)));
   return clamped === Math.round(view.offset) ? null : clamped;
 }

@@ -352,6 +352,15 @@ export function Timeline() {
 
   // The viewed step and its list index the list was last brought to.
   const placed = useRef<{ step: number; index: number } | null>(null);
+  // The scrollTop a move asked for, written once the rows it draws are committed (see below).
+  const scrollTo = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const top = scrollTo.current;
+    const el = scrollRef.current;
+    if (top === null || !el) return;
+    scrollTo.current = null;
+    el.scrollTop = top;
+  });
 
   // A list just drawn is placed before its first paint, in the commit that drew it: the
   // virtualizer has measured the list (the window's first layout, forced once), so the offset
@@ -404,15 +413,24 @@ export function Timeline() {
         // (not sent a scroll event, which made it read scrollTop back, a forced layout of the
         // window on every slider move), it draws them in this task (issue 19.10).
         const tell = tellOffset.current;
-        if (tell) flushSync(() => tell(top));
         // The element scrolled in the same task, so the list drawn and the list scrolled never
         // disagree. Written a frame later (to save a layout), a scroll event of an earlier move
         // or of the focus that followed it, landing in between, cancelled the write: the
         // virtualizer then drew the rows where the element still was, the viewed row's
-        // neighbours were missing for good ("row 5950 is not drawn", issue 33.9). The layout
-        // this write forces is the move's one layout: the frame after it lays out only what
-        // the other panels changed.
-        el.scrollTop = top;
+        // neighbours were missing for good ("row 5950 is not drawn", issue 33.9).
+        // Written once the rows for `top` are committed (the layout effect below): flushSync
+        // inside this effect only queues their render behind the effects, and written here the
+        // write laid out the rows being replaced, then the frame laid out the new ones again
+        // (a second layout of every row, ~5 ms of a move, issue 33.9). The write's layout is
+        // then the move's one layout: the frame after it paints.
+        scrollTo.current = top;
+        if (tell) flushSync(() => tell(top));
+        // No render came of it (the rows drawn already cover `top`): written at the end of the task.
+        queueMicrotask(() => {
+          if (scrollTo.current !== top) return;
+          scrollTo.current = null;
+          el.scrollTop = top;
+        });
       }
     }
     // The focus follows the viewed step after the list's own keys, and also while it is on a

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import { runsOwnProgramKind } from '../../../shared/agent-kind';
 import type { CallDetail, FileChange, StepDetail } from '../../../shared/contract/models';
 import { assertNever } from '../../../shared/assert-never';
@@ -87,7 +87,10 @@ function RawNote(props: { readonly result: unknown }) {
   ) : null;
 }
 
-function CallView(props: { readonly call: CallDetail; readonly scope: string }) {
+// The views of a step's detail are memoized on it: a slider move re-renders the inspector for
+// its new step's "loading…" while the detail shown stays the one before, and its colouring and
+// nodes were made again each time (issue 33.9).
+const CallView = memo(function CallView(props: { readonly call: CallDetail; readonly scope: string }) {
   const { call, result, override } = props.call;
   // What the tool really returned when the agent saw something else: a person's override,
   // or the fallback a hard timeout showed.
@@ -152,9 +155,9 @@ function CallView(props: { readonly call: CallDetail; readonly scope: string }) 
       ) : null}
     </div>
   );
-}
+});
 
-function OutputView(props: { readonly detail: StepDetail }) {
+const OutputView = memo(function OutputView(props: { readonly detail: StepDetail }) {
   const calls = props.detail.calls;
   if (calls.length === 0) return <PanelState kind="empty">This step ran no tool.</PanelState>;
   return (
@@ -183,7 +186,7 @@ function OutputView(props: { readonly detail: StepDetail }) {
       })}
     </>
   );
-}
+});
 
 function StreamView(props: {
   readonly label: string;
@@ -254,7 +257,7 @@ function AgentOutputView(props: {
   );
 }
 
-function FilesView(props: { readonly detail: StepDetail; readonly scope: string }) {
+const FilesView = memo(function FilesView(props: { readonly detail: StepDetail; readonly scope: string }) {
   const stores = useStores();
   const diffPath = useSlice('inspector', (s) => s.diffPath);
   const files = props.detail.files;
@@ -284,7 +287,7 @@ function FilesView(props: { readonly detail: StepDetail; readonly scope: string 
       <FileShown file={file} step={props.detail.step} scope={props.scope} />
     </>
   );
-}
+});
 
 /** One changed file: whole when one side is empty (new, emptied, removed), else a diff. */
 function FileShown(props: { readonly file: FileChange; readonly step: number; readonly scope: string }) {
@@ -311,7 +314,7 @@ function FileShown(props: { readonly file: FileChange; readonly step: number; re
   }
 }
 
-function MemoryView(props: { readonly detail: StepDetail }) {
+const MemoryView = memo(function MemoryView(props: { readonly detail: StepDetail }) {
   const m = props.detail.memory;
   if (m.length === 0) return <PanelState kind="empty">No memory writes in this step.</PanelState>;
   return (
@@ -339,9 +342,12 @@ function MemoryView(props: { readonly detail: StepDetail }) {
       </tbody>
     </table>
   );
-}
+});
 
-function RequestView(props: { readonly detail: StepDetail; readonly scope: string }) {
+const RequestView = memo(function RequestView(props: {
+  readonly detail: StepDetail;
+  readonly scope: string;
+}) {
   const d = props.detail;
   if (d.model_request === null && d.model_output === null)
     return <PanelState kind="empty">No model request in this step (a scripted or manual agent).</PanelState>;
@@ -372,7 +378,7 @@ function RequestView(props: { readonly detail: StepDetail; readonly scope: strin
       ) : null}
     </>
   );
-}
+});
 
 /** What an edited answer said before the edit: the call's arguments, or the text and calls, on one line. */
 function decidedText(original: unknown, callId: string | null): string {
@@ -390,7 +396,7 @@ function decidedText(original: unknown, callId: string | null): string {
   return parts.join(' · ') || '(nothing)';
 }
 
-function StepExtras(props: { readonly detail: StepDetail }) {
+const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail }) {
   const d = props.detail;
   const rewards = d.rewards ? Object.entries(d.rewards.components) : [];
   const max = Math.max(1e-9, ...rewards.map(([, v]) => Math.abs(v)));
@@ -455,7 +461,7 @@ function StepExtras(props: { readonly detail: StepDetail }) {
       ) : null}
     </div>
   );
-}
+});
 
 /** True when the agent program printed something in the step. */
 function hasOutput(o: StepOutput | null): boolean {

@@ -29,6 +29,24 @@ export function detailFinal(row: StepRow | null, live: boolean): boolean {
 }
 
 /**
+ * What the window asks for when `step` is viewed: the step itself (when complete) first, then
+ * its neighbours as {@link detailsAround}, in one call: asked in two (the step's own, then its
+ * neighbours'), a click beside a row reached by a far slider move waited for the second call,
+ * queued behind the first on a busy server (issue 33.9).
+ */
+export function detailsToHold(rows: readonly StepRow[], step: number, live: boolean): DetailWanted[] {
+  const around = detailsAround(rows, step, live);
+  const row = rowOf(rows, step);
+  return row && detailFinal(row, live) ? [{ step, revision: detailRevision(row) }, ...around] : around;
+}
+
+/** The row of `step` (rows are sorted by step and usually dense: the direct index first). */
+function rowOf(rows: readonly StepRow[], step: number): StepRow | undefined {
+  const guess = step - (rows[0]?.step ?? 0);
+  return rows[guess]?.step === step ? rows[guess] : rows.find((r) => r.step === step);
+}
+
+/**
  * The complete steps around `step` (nearest first, alternating after and before, up to `each`
  * on each side) whose details are worth holding; none when `step` is not among `rows`.
  */

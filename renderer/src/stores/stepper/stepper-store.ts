@@ -157,7 +157,7 @@ export const ROWS_PAGE = 1_000;
  * the earlier rows, xterm and the inspector's detail all came right behind the first paint,
  * and the rows (the largest) can wait for the rest (issue 19.10). A timer where there are no frames.
  */
-function afterNextPaint(fetch: () => void): void {
+export function afterNextPaint(fetch: () => void): void {
   if (typeof requestAnimationFrame === 'function')
     requestAnimationFrame(() => setTimeout(() => whenIdle(fetch), 0));
   else setTimeout(fetch, 0);
