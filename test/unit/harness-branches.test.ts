@@ -77,6 +77,29 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
     await c.dispose();
   });
 
+  it('a rollback with branchNow makes its branch at once, paused at the step; the next step goes on in it', async () => {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, main);
+    for (let i = 0; i < 3; i++) await c.step();
+    const original = c.branch;
+    const moved: string[] = [];
+    c.onBranch((b) => moved.push(b));
+    await c.rollbackTo(1, { branchNow: true });
+    // No step taken: the new branch exists, under the one rolled back, which is closed as rolled back.
+    expect(c.branch).not.toBe(original);
+    expect(moved).toEqual([c.branch]);
+    expect(c.state()).toBe('paused');
+    expect(c.currentStep()).toBe(1);
+    expect(env.store.resolve(c.branch)).toMatchObject({ parentBranch: original, forkStep: 1 });
+    const parent = env.store.readTrace(env.store.resolve(original));
+    expect(ofType(parent.events, 'end')[0]).toMatchObject({ end_reason: 'rolled_back_to_1' });
+    const rolled = c.branch;
+    await c.step();
+    expect(c.branch).toBe(rolled);
+    expect(c.currentStep()).toBe(2);
+    await c.dispose();
+  });
+
   it('a fork without an agent continues the parent script after line K; replay --verify matches', async () => {
     env = tempHome();
     const c = await startScripted(env, { task: memoryTask() }, main);
