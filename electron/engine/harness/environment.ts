@@ -142,7 +142,10 @@ export class SandboxEnvironment implements Environment {
     // The verifier's channel starts first, while the setup and the steps run, not after the
     // last one (a recycled sandbox may have one waiting already). A task without a verifier
     // lets such a one go before anything of its own runs.
-    if (task.verifier) sandbox.prepareVerifier?.();
+    if (task.verifier)
+      sandbox.prepareVerifier?.({
+        ownDirs: task.verifier.files !== undefined || task.verifier.reward_dir !== undefined,
+      });
     else await sandbox.dropVerifier?.();
     const setup = await writeWorkspace(sandbox, task, this.options.snapshots, this.options.taskPath ?? null);
     if (setup.skipped.length) {
