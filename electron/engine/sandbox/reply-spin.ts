@@ -27,10 +27,14 @@ export interface ReplySpin {
 export const HELPER_SPIN_ENV = 'STEPBOX_HELPER_SPIN_MS';
 
 /**
- * The default budget: a paced `execute_shell true` takes ~2.5 ms inside on the 2-core dev VM
- * (bash woken, sourcing, running, dumping, exiting), so 3 ms catches a short command's reply.
+ * The default budget: a paced `execute_shell true` takes ~2.5-2.8 ms inside on the 2-core dev
+ * VM (bash woken, sourcing, running, dumping, exiting), and its reply leaves the helper ~0.4 ms
+ * more after the request's write (the helper's wake-up and its work before and after): ~3.2 ms,
+ * which a budget of 3 ms missed (a miss pauses spinning for 8 calls, so it hardly ever spun).
+ * 5 ms catches a short command's reply with room for a slower machine; a longer command pays
+ * it once per 9 calls (see SPIN_SKIPS_AFTER_MISS).
  */
-export const DEFAULT_SPIN_MS = 3;
+export const DEFAULT_SPIN_MS = 5;
 
 /** The spin budget the environment asks for ({@link HELPER_SPIN_ENV}), else {@link DEFAULT_SPIN_MS}. */
 export function spinBudgetMs(env: NodeJS.ProcessEnv): number {
