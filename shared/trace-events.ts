@@ -40,11 +40,12 @@ export const VerifierResult = z.object({
   duration_ms: z.number().optional(),
   /**
    * How it ran: `exec` — its own process after every process of the agent's uid was killed
-   * (`killed` of them), out of the agent's reach; `session` — a fresh shell of the sandbox's.
+   * (`killed` of them), out of the agent's reach; `helper` — the same, run by the sandbox's
+   * isolated helper over its own channel; `session` — a fresh shell of the sandbox's.
    */
   ran: z
     .object({
-      channel: z.enum(['exec', 'session']),
+      channel: z.enum(['exec', 'helper', 'session']),
       uid: z.number().int().optional(),
       killed: z.number().int().optional(),
     })

@@ -16,7 +16,8 @@
 # private directory), helper_wire (the channel, errors), helper_proc (/proc readers),
 # helper_spawn (starting the agent's processes), helper_shells (the session's shells),
 # helper_calls (one call's run), helper_files (file tools), helper_scan (snapshots' scans),
-# helper_restore (restores). This file holds the operations table and the loop.
+# helper_restore (restores), verifier_run and helper_verify (the task's verifier, with
+# verifier.py). This file holds the operations table and the loop.
 import collections
 import fcntl
 import os
@@ -73,6 +74,10 @@ OPS = {
                   'Puts /workspace back to a tree, verified by its hash inside.', payload='request'),
     'ping': op('helper', 'op_ping', '', 'pid', "The helper's pid (a round trip)."),
     'describe': op('helper', 'op_describe', '', 'ops hello', 'This table: every op with its fields.'),
+    'verify': op('verifier', 'op_verify', 'command timeout_ms cap uid workdir',
+                 'killed exit_code signal timeout stdout_len stdout_total stderr_total uid',
+                 "Runs the task's verifier after killing every process of the agent's; stdout then stderr in the payload.",
+                 payload='reply'),
 }
 
 # The helper's first frame (`event: hello`): its fields, as helper-protocol.ts HelperHello names them.
@@ -102,6 +107,7 @@ class Helper:
         self.shells = Shells(self)
         self.scanner = Scanner(self.shells)
         self.restorer = Restorer(self.shells, self.scanner)
+        self.verifier = Verifier(self.shells)
         # Each op's method, bound once (a table entry that names no method fails here, at start).
         self.handlers = {name: getattr(self if o.job == 'helper' else getattr(self, o.job), o.method)
                          for name, o in OPS.items()}

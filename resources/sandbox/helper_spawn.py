@@ -112,20 +112,22 @@ def ulimit_guard():
             '|| { builtin printf L >&3; builtin exit 0; }\n' % (' '.join(hard), ' '.join(soft)))
 
 
-def spawn_as_agent(argv, env, fds):
+def spawn_as_agent(argv, env, fds, seal=True):
     """Starts argv (argv[0] an absolute path) in a new session as the agent (uid/gid
-    AGENT_UID, no supplementary groups, an empty bounding set, sealed: see SEALED) with fds[i] as its fd i (/dev/null for None). Python opens
+    AGENT_UID, no supplementary groups, an empty bounding set, sealed unless `seal` is False:
+    see SEALED) with fds[i] as its fd i (/dev/null for None). Python opens
     every other fd close-on-exec, so nothing of the helper's (its exec's stdin/stdout
     above all) is inherited."""
+    seal_gid = SEAL_GID if SEALED and seal else None
     if FS_IDS or not ISOLATED:
-        return _spawn_as_agent(argv, env, fds)
+        return _spawn_as_agent(argv, env, fds, seal_gid)
     # The agent's identity is the effective one here (see FS_IDS): the child must start as
     # root, with the capabilities it needs to drop to the agent's ids and bounding set.
     with as_helper():
-        return _spawn_as_agent(argv, env, fds)
+        return _spawn_as_agent(argv, env, fds, seal_gid)
 
 
-def _spawn_as_agent(argv, env, fds):
+def _spawn_as_agent(argv, env, fds, seal_gid):
     if SPAWN_VIA_SETPRIV:
         actions = []
         for target, fd in enumerate(fds):
@@ -133,7 +135,7 @@ def _spawn_as_agent(argv, env, fds):
                 actions.append((os.POSIX_SPAWN_OPEN, target, '/dev/null', os.O_RDONLY, 0))
             else:
                 actions.append((os.POSIX_SPAWN_DUP2, fd, target))
-        as_agent = setpriv_prefix(SETPRIV, AGENT_UID, AGENT_UID, SEAL_GID if SEALED else None, DROP_BOUNDING)
+        as_agent = setpriv_prefix(SETPRIV, AGENT_UID, AGENT_UID, seal_gid, DROP_BOUNDING)
         # argv[0] by its absolute path: the agent's PATH may list directories it can write.
         return os.posix_spawn(
             SETPRIV[0], as_agent + argv, env,
@@ -152,7 +154,7 @@ def _spawn_as_agent(argv, env, fds):
             else:
                 os.dup2(fd, target)
         if ISOLATED:
-            become(AGENT_UID, AGENT_UID, SEAL_GID if SEALED else None, DROP_BOUNDING)
+            become(AGENT_UID, AGENT_UID, seal_gid, DROP_BOUNDING)
         # Python ignores SIGPIPE; the command must get the default back.
         for sig in RESET_SIGNALS:
             signal.signal(sig, signal.SIG_DFL)

@@ -11,14 +11,15 @@
 # image's environment, stdin /dev/null) with pipes only this runner holds, caps each stream,
 # kills what the verifier left behind when it returns or runs out of time, writes its report
 # as one frame (fields: REPORT below; the payload is the kept stdout, then the kept stderr)
-# and exits with the verifier's code.
+# and exits with the verifier's code. The run itself (environment, bash, kill, watch) is
+# verifier_run.py's, which the helper's `verify` op shares: an isolated helper runs a plain
+# verifier itself over its own channel; this runner takes those with files or a reward folder,
+# and every verification where the helper is not isolated.
 import base64
 import binascii
 import os
-import selectors
 import signal
 import sys
-import time
 
 if 'PRELUDE' not in globals():
     # Run from its file (tests): the prelude (programs.json), which the host sends ahead of
@@ -44,67 +45,10 @@ command, timeout_ms, cap, uid, workdir, extra = '', 0, 0, 0, '/workspace', {}
 me = os.getpid()
 
 
-# Variables that make a shell or an interpreter read a file before the command (dropped),
-# and path lists whose entries the agent can write (cut out, see agent_env).
-DROPPED_ENV = ('BASH_ENV', 'ENV', 'LD_PRELOAD', 'LD_AUDIT', 'PYTHONSTARTUP', 'PYTHONUSERBASE', 'PYTHONINSPECT')
-PATH_LISTS = ('PATH', 'PYTHONPATH', 'LD_LIBRARY_PATH')
-
-
 def become_agent():
     # The one drop of prelude.py: with CAP_SETPCAP an empty bounding set, no groups, the agent's ids.
     if os.getuid() != uid:
         become(uid, uid)
-
-
-def agent_writable(path):
-    """Whether the agent (this process's effective uid, the agent's while asked) can change what
-    `path` names: a relative entry (the workspace), or the path or any directory above it
-    (after symlinks) writable."""
-    if not path.startswith('/'):
-        return True
-    p = os.path.realpath(path)
-    while True:
-        # The effective ids: the runner's while it computes agent_env_as_agent (the real
-        # ones stay root's); a forked child's real and effective ids are both the agent's.
-        if os.access(p, os.W_OK, effective_ids=True):
-            return True
-        if p == '/':
-            return False
-        p = os.path.dirname(p)
-
-
-def agent_env(base):
-    """The verifier's environment: the image's, with a fresh HOME nothing of the agent's has
-    seen (made after every process of the agent's is gone), no variable that loads a file
-    first, and no path-list entry the agent can write (a fake python3 on PATH, a module on
-    PYTHONPATH). Called as the agent's uid."""
-    env = {k: v for k, v in base.items() if k not in DROPPED_ENV}
-    for k in PATH_LISTS:
-        if k in env:
-            env[k] = ':'.join(p for p in env[k].split(':') if p and not agent_writable(p))
-    home = '/'
-    try:
-        d = '/tmp/.stepbox-verifier-' + binascii.hexlify(os.urandom(6)).decode()
-        os.mkdir(d, 0o700)
-        home = d
-    except OSError:
-        pass
-    env['HOME'] = home
-    return env
-
-
-def agents():
-    n = 0
-    for name in os.listdir('/proc'):
-        if name.isdigit() and int(name) != me:
-            try:
-                if os.stat('/proc/' + name).st_uid == uid:
-                    n += 1
-            except OSError:
-                pass
-    return n
-
-
 
 
 # The agent's processes (the killer, the verifier's bash) are started by posix_spawn of
@@ -117,7 +61,6 @@ def agents():
 # read-only volume in every sandbox), never the image's: it may have none, or busybox's
 # setpriv, which cannot set the real uid. setpriv starts with the runtime's own loader and libraries.
 SETPRIV = runtime_program('setpriv')
-KILL = [RUNTIME + '/bin/busybox', 'kill']
 NULLS = [(os.POSIX_SPAWN_OPEN, fd, '/dev/null', flags, 0)
          for fd, flags in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY))] if hasattr(os, 'posix_spawn') else []
 # Whether to spawn (set with the request's uid), and the setpriv prefix that becomes it.
@@ -127,7 +70,7 @@ SPAWN, AS_AGENT = False, []
 def spawn_setup():
     global SPAWN, AS_AGENT
     SPAWN = (hasattr(os, 'posix_spawn') and os.getuid() == 0 and uid != 0
-             and os.access(SETPRIV[-1], os.X_OK) and os.access(KILL[0], os.X_OK))
+             and os.access(SETPRIV[-1], os.X_OK) and os.access(VERIFIER_KILL[0], os.X_OK))
     if SPAWN:
         AS_AGENT = setpriv_prefix(SETPRIV, uid, uid)
 
@@ -137,7 +80,7 @@ def kill_once():
     if SPAWN:
         # kill(1) exits 0 when its kill(-1) was sent, 1 when there was nothing to send it to
         # (setpriv's own failures are 126 and 127); killed by a signal, it killed nothing.
-        pid = os.posix_spawn(SETPRIV[0], AS_AGENT + KILL + ['-9', '-1'], {}, file_actions=NULLS,
+        pid = os.posix_spawn(SETPRIV[0], AS_AGENT + VERIFIER_KILL + ['-9', '-1'], {}, file_actions=NULLS,
                              setsid=True, setsigmask=[])
         _, status = os.waitpid(pid, 0)
         return os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1)
@@ -155,15 +98,14 @@ def kill_once():
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
+def agents():
+    """Processes of the agent's uid but this runner."""
+    return agent_count(uid, me)
+
+
 def kill_all():
-    """SIGKILL to every process of the agent's uid, sent by a child of that uid (kill(-1)
-    spares only its caller, which exits right after). Once the child has that uid, a
-    process of the agent's spinning on kill(-1) can kill it first: the child then dies by a
-    signal, having killed nothing, and is sent again until one gets its kill out."""
-    for _ in range(1000):
-        if kill_once():
-            return True
-    return False
+    """SIGKILL to every process of the agent's uid (see kill_until_sent)."""
+    return kill_until_sent(kill_once)
 
 
 def agent_env_as_agent(base):
@@ -171,15 +113,6 @@ def agent_env_as_agent(base):
     (its access checks and its HOME are the agent's, as in a child that became the agent)."""
     with effective_ids(uid, uid):
         return agent_env(base)
-
-
-def bash_on(env):
-    """The bash the verifier runs in: the first on its PATH (which lists no directory the
-    agent can write), else the runtime's static one (an image without bash)."""
-    for d in env.get('PATH', '').split(':'):
-        if d.startswith('/') and os.access(d + '/bash', os.X_OK) and not os.path.isdir(d + '/bash'):
-            return d + '/bash'
-    return RUNTIME_BASH
 
 
 def start_verifier(out_w, err_w):
@@ -374,61 +307,7 @@ def run_verifier():
     pid = start_verifier(out_w, err_w)
     os.close(out_w)
     os.close(err_w)
-    kept, total = {out_r: bytearray(), err_r: bytearray()}, {out_r: 0, err_r: 0}
-    sel = selectors.DefaultSelector()
-    for fd in kept:
-        sel.register(fd, selectors.EVENT_READ)
-    pidfd = None
-    if pid is not None:
-        try:
-            pidfd = os.pidfd_open(pid)
-            sel.register(pidfd, selectors.EVENT_READ)
-        except (AttributeError, OSError):
-            pidfd = None
-    deadline = time.monotonic() + timeout_ms / 1000.0
-    status, timed_out = None, False
-    if pid is None:
-        status = 127 << 8  # exited 127, as a child that failed before its exec
-
-    def reaped(st):
-        if pidfd is not None and pidfd in sel.get_map():
-            sel.unregister(pidfd)
-        # Whatever the verifier left running goes too; its pipes then reach EOF. With no process
-        # of the agent's left there is nothing to kill (only one of its own could start another):
-        # the killer's fork and wait are spared.
-        if agents():
-            kill_all()
-        return st
-
-    while status is None or len(sel.get_map()) > 0:
-        if status is None:
-            p, st = os.waitpid(pid, os.WNOHANG)
-            if p:
-                status = reaped(st)
-                continue
-        left = deadline - time.monotonic()
-        if status is None and left <= 0:
-            timed_out = True
-            kill_all()
-            status = reaped(os.waitpid(pid, 0)[1])
-            continue
-        if status is not None and left < -5:
-            break  # pipes held open past every kill: give up on the rest of the output
-        wait = 0.05 if pidfd is None else max(0.0, left)
-        for key, _ in sel.select(wait if status is None else 1.0):
-            if key.fd == pidfd:
-                continue  # the waitpid at the top reaps it
-            data = os.read(key.fd, 65536)
-            if not data:
-                sel.unregister(key.fd)
-                continue
-            total[key.fd] += len(data)
-            room = cap - len(kept[key.fd])
-            if room > 0:
-                kept[key.fd] += data[:room]
-    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-    return code, sig, timed_out, bytes(kept[out_r]), bytes(kept[err_r]), total[out_r], total[err_r]
+    return watch_verifier(pid, out_r, err_r, timeout_ms, cap, kill_all, agents)
 
 
 # Run by the host (`python3 -c`, so __main__); imported, it only defines (the channels' test

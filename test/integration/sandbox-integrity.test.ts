@@ -138,7 +138,8 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
       success: false,
       exit_code: 1,
       stdout: 'checking\n',
-      ran: { channel: 'exec', uid: 1000 },
+      // A plain verifier: run by the isolated helper itself, over its own channel.
+      ran: { channel: 'helper', uid: 1000 },
     });
     // The killing loop spares only itself, so at least it was still there to be killed.
     expect(first!.ran!.killed).toBeGreaterThanOrEqual(1);

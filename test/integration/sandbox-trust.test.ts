@@ -152,7 +152,7 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
     }
   });
 
-  it("a verifier runner started ahead is out of the agent's reach: the verdict stands, snapshots stay pruned while it waits", async () => {
+  it("a verifier runner started ahead (a verifier with files: its own exec) is out of the agent's reach: the verdict stands, snapshots stay pruned while it waits", async () => {
     const sb = (await provider().create(defaultSandboxConfig())) as DockerSandbox;
     /** Pids of waiting verifier runners (root execs whose program is the runner); async, so the host's own exec of it can proceed. */
     const runners = async () =>
@@ -176,7 +176,8 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
         .split('\n')
         .filter(Boolean);
     try {
-      sb.prepareVerifier();
+      // Files only the verifier may see take the runner's own exec (a plain verifier, the helper).
+      sb.prepareVerifier({ ownDirs: true });
       for (let i = 0; i < 100 && (await runners()).length === 0; i++);
       const [runner] = await runners();
       expect(runner).toBeDefined();
@@ -195,15 +196,19 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       const snap = await sb.snapshot(store);
       expect(snap.changed).toEqual([{ path: 'a.txt', change: 'modified' }]);
       expect(sb.lastScanWalk).toBe('pruned');
-      const verdict = await runVerifier(ALWAYS_FAILS, sb);
-      expect(verdict).toMatchObject({ success: false, exit_code: 1, ran: { channel: 'exec', uid: 1000 } });
-      // Used once: gone, and the next verification (none started ahead) runs as before.
+      const verdict = await sb.runVerifier({
+        command: ALWAYS_FAILS.verifier!.command,
+        timeoutMs: 30_000,
+        files: {},
+      });
+      expect(verdict).toMatchObject({ exitCode: 1, channel: 'exec', uid: 1000 });
+      // Used once: gone, and the next verification (a plain one: the helper's) runs as before.
       expect(await runners()).toEqual([]);
       const again = await runVerifier(
         { verifier: { command: 'cat a.txt', timeout: 30 } } as unknown as Task,
         sb,
       );
-      expect(again).toMatchObject({ success: true, exit_code: 0, stdout: 'b\n' });
+      expect(again).toMatchObject({ success: true, exit_code: 0, stdout: 'b\n', ran: { channel: 'helper' } });
     } finally {
       await sb.destroy();
     }

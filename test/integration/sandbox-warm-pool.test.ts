@@ -67,8 +67,10 @@ describeDocker('warm pool on docker', () => {
     await pool.release(sb);
   });
 
-  it('a recycled sandbox that verified has its next verifier runner waiting (root, out of reach, used by the next verification, started beside the last one); an episode without a verifier lets it go before its setup', async () => {
+  it("a recycled sandbox whose verifier took the runner's exec (files) has its next runner waiting (root, out of reach, used by the next verification, started beside the last one); a plain verifier (the helper's) starts none; an episode without a verifier lets one go before its setup", async () => {
     const sb = (await pool.acquire(config)) as DockerSandbox;
+    /** A verification that needs the runner's own exec (files only the verifier may see). */
+    const viaRunner = (command: string) => sb.runVerifier({ command, timeoutMs: 30_000, files: {} });
     const home = tempHome(provider());
     /** Pids of waiting verifier runners, seen as root from outside the helper; async, so the host's own exec of one can proceed. */
     const runners = async () =>
@@ -92,8 +94,13 @@ describeDocker('warm pool on docker', () => {
       // No verification yet: a reset starts nothing.
       await sb.reset();
       expect(await runners()).toEqual([]);
-      const passes = await runVerifier({ verifier: { command: 'true', timeout: 30 } } as unknown as Task, sb);
-      expect(passes).toMatchObject({ success: true, exit_code: 0 });
+      // A plain verifier is the helper's own: nothing waits for the next one either.
+      const plain = await runVerifier({ verifier: { command: 'true', timeout: 30 } } as unknown as Task, sb);
+      expect(plain).toMatchObject({ success: true, exit_code: 0, ran: { channel: 'helper' } });
+      await sb.reset();
+      expect(await runners()).toEqual([]);
+      const passes = await viaRunner('true');
+      expect(passes).toMatchObject({ exitCode: 0, channel: 'exec' });
       await sb.reset();
       const [runner] = await waitForRunner();
       // The next episode's agent goes for it: its stdin, a signal, every process.
@@ -102,11 +109,8 @@ describeDocker('warm pool on docker', () => {
         timeoutMs: 30_000,
       });
       expect(await runners()).toEqual([runner]);
-      const fails = await runVerifier(
-        { verifier: { command: "python3 -c 'import sys; sys.exit(1)'", timeout: 30 } } as unknown as Task,
-        sb,
-      );
-      expect(fails).toMatchObject({ success: false, exit_code: 1, ran: { channel: 'exec', uid: 1000 } });
+      const fails = await viaRunner("python3 -c 'import sys; sys.exit(1)'");
+      expect(fails).toMatchObject({ exitCode: 1, channel: 'exec', uid: 1000 });
       // Used once: gone. A recycled sandbox's next runner started beside that verification,
       // outlived its kill of the agent's processes, and outlives the reset.
       const next = await waitForRunner();
@@ -137,7 +141,7 @@ describeDocker('warm pool on docker', () => {
       }
       // A branch of that episode opened in the sandbox recycled once more, after another
       // verification: it lets the waiting runner go too.
-      await runVerifier({ verifier: { command: 'true', timeout: 30 } } as unknown as Task, sb);
+      await viaRunner('true');
       await sb.reset();
       await waitForRunner();
       const branch = await openBranchController({

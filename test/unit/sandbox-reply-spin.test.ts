@@ -137,9 +137,9 @@ describe('reply spin', () => {
   });
 
   it('takes its budget from STEPBOX_HELPER_SPIN_MS: 0 turns it off, nonsense keeps the default', () => {
-    expect(spinBudgetMs({})).toBe(3);
+    expect(spinBudgetMs({})).toBe(5);
     expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: '0' })).toBe(0);
-    expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: 'fast' })).toBe(3);
+    expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: 'fast' })).toBe(5);
     expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: '1.5' })).toBe(1.5);
   });
 });

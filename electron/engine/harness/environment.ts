@@ -142,7 +142,10 @@ export class SandboxEnvironment implements Environment {
     // The verifier's channel starts first, while the setup and the steps run, not after the
     // last one (a recycled sandbox may have one waiting already). A task without a verifier
     // lets such a one go before anything of its own runs.
-    if (task.verifier) sandbox.prepareVerifier?.();
+    if (task.verifier)
+      sandbox.prepareVerifier?.({
+        ownDirs: task.verifier.files !== undefined || task.verifier.reward_dir !== undefined,
+      });
     else await sandbox.dropVerifier?.();
     const setup = await writeWorkspace(sandbox, task, this.options.snapshots, this.options.taskPath ?? null);
     if (setup.skipped.length) {
@@ -441,8 +444,9 @@ export class SandboxEnvironment implements Environment {
   async snapshot(k: number): Promise<{ snapshotMs: number; fsyncMs: number }> {
     const { sandbox, snapshots } = this.options;
     const t0 = performance.now();
-    const info = await sandbox.snapshot(snapshots);
-    const session = await sandbox.sessionState();
+    // Asked together: no command runs between the two (the helper answers them in order), and
+    // the session's round trip no longer waits for the scan's (one per step of every episode).
+    const [info, session] = await Promise.all([sandbox.snapshot(snapshots), sandbox.sessionState()]);
     const snapshotMs = performance.now() - t0;
     this.sink.append({
       type: 'snapshot',

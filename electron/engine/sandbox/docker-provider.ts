@@ -85,7 +85,7 @@ export interface DockerProviderOptions {
   readonly channel?: HelperChannelChoice;
   /**
    * How long a tool call may busy-poll its helper's socket for the reply (reply-spin.ts; 0:
-   * never). Default: `STEPBOX_HELPER_SPIN_MS` in the environment, else 3 ms.
+   * never). Default: `STEPBOX_HELPER_SPIN_MS` in the environment, else 5 ms.
    */
   readonly replySpinMs?: number;
 }

@@ -11,7 +11,12 @@ import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
 import { diffEntries, manifestProblem } from './manifest.js';
 import { BlobChanged } from './blob-transfer.js';
-import { runVerifierExec, startVerifierRunner, type VerifierRunner } from './docker-verifier.js';
+import {
+  runVerifierExec,
+  runVerifierInHelper,
+  startVerifierRunner,
+  type VerifierRunner,
+} from './docker-verifier.js';
 import { rootPython } from './root-exec.js';
 import { RUNTIME_LOADER, RUNTIME_MOUNT } from './sandbox-runtime.js';
 import { loadHelperSource } from './sandbox-resources.js';
@@ -691,12 +696,41 @@ export class DockerSandbox implements Sandbox {
   }
 
   /**
-   * Runs the verifier in its own `docker exec` as the agent's user, after every process of
-   * that user is killed: no command of the agent's, nor anything it left running, can touch
-   * that channel (see resources/sandbox/verifier.py). The exit code comes from the engine.
+   * Runs the verifier as the agent's user, after every process of that user is killed, over
+   * a channel no command of the agent's, nor anything it left running, can touch: a plain
+   * verifier through the isolated helper itself (its `verify` op: no exec to start, the
+   * helper's record of the exit code); one with files or a reward folder, or any where the
+   * helper is not isolated, in its own `docker exec` (resources/sandbox/verifier.py, the exit
+   * code the engine's). Both run it the one way (verifier_run.py).
    */
   async runVerifier(request: VerifierRequest): Promise<VerifierRun> {
     if (this.lost) throw this.lost;
+    this.verifiedByRunner = request.files !== undefined || request.rewardDir !== undefined;
+    if (this.helperVerifies(this.verifiedByRunner)) {
+      // A runner started ahead for a verifier with files is let go unused.
+      this.dropVerifierRunner();
+      this.verified = true;
+      try {
+        return await runVerifierInHelper(
+          this.ready() ?? (await this.live()),
+          request,
+          this.config.limits.outputBytes,
+          workdirOf(this.config),
+        );
+      } catch (e) {
+        if (e instanceof SessionRestarted) throw new SandboxFailure('sandbox_failed', e.message);
+        if (e instanceof HelperClosed) {
+          await this.recover();
+          throw new SandboxFailure(
+            'sandbox_failed',
+            `the helper ended during the verification: ${e.message}`,
+          );
+        }
+        if (e instanceof HelperError)
+          throw new SandboxFailure('sandbox_failed', `the helper could not run the verifier: ${e.message}`);
+        throw e;
+      }
+    }
     const ahead = await this.takeVerifierRunner();
     this.verified = true;
     // Recycled (see reset): the next episode's runner starts beside this verification, so it
@@ -714,6 +748,19 @@ export class DockerSandbox implements Sandbox {
     );
   }
 
+  /**
+   * Whether the helper runs this verification itself (helper_verify.py): an isolated helper
+   * (root, its channel out of the agent's reach) and a plain verifier. Files or a reward
+   * folder only the verifier may see (`ownDirs`) take the runner's own exec; so does every
+   * verifier of a helper that runs as the agent.
+   */
+  private helperVerifies(ownDirs: boolean): boolean {
+    return this.isolated && !ownDirs;
+  }
+
+  /** Whether the last verification had files or a reward folder (it took the runner's exec). */
+  private verifiedByRunner = false;
+
   /** Whether a verification ran since the last {@link reset}: the sandbox's next episode likely has one too. */
   private verified = false;
   /** Whether this sandbox was reset (recycled) at least once: it likely will be again. */
@@ -728,8 +775,11 @@ export class DockerSandbox implements Sandbox {
    * agent's reach, and kills and runs nothing until it is given its command; the kill of
    * every process of the agent's, the fresh shell and the engine's exit code are as before.
    */
-  prepareVerifier(): void {
+  prepareVerifier(needs?: { readonly ownDirs: boolean }): void {
     if (this.lost || this.verifierRunner) return;
+    // The helper runs a plain verifier itself: nothing to start (see helperVerifies). Asked
+    // without saying (a recycled sandbox's next task is not known yet): as the last one ran.
+    if (this.helperVerifies(needs?.ownDirs ?? this.verifiedByRunner)) return;
     this.verifierRunner = startVerifierRunner(this.engine, this.id, this.config.limits.outputBytes).catch(
       (e: Error) => {
         this.log.debug(`verifier runner not started ahead: ${e.message}`);

@@ -1,6 +1,7 @@
 import { DEFAULT_WORKDIR, SANDBOX_UID } from '../../../shared/constants.js';
 import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
+import type { HelperClient } from './helper-client.js';
 import { rootPython } from './root-exec.js';
 import { parseVerifierReport, type VerifierRequest as RunnerRequest } from './sandbox-channels.js';
 import { loadSandboxProgram } from './sandbox-resources.js';
@@ -176,5 +177,45 @@ function verifierExtra(request: VerifierRequest): Pick<RunnerRequest, 'files' | 
   return {
     ...(request.files ? { files, files_dir: request.filesDir } : {}),
     ...(request.rewardDir ? { reward_dir: request.rewardDir } : {}),
+  };
+}
+
+/**
+ * Runs a plain verifier (no files, no reward folder) through an isolated helper's own channel
+ * (its `verify` op, resources/sandbox/helper_verify.py): the same run as the runner's
+ * (verifier_run.py: every process of the agent's killed, a new bash as the agent in the
+ * working directory, output capped, leftovers killed), without an exec of its own. The
+ * helper is root and its channel out of every process of the agent's reach, so its record
+ * of the exit code is the runner's; it does not answer when it is not isolated. A helper
+ * that ends or errs meanwhile rejects (the verification could not run).
+ */
+export async function runVerifierInHelper(
+  helper: HelperClient,
+  request: VerifierRequest,
+  outputCap: number,
+  /** The verifier's cwd: the sandbox's working directory. */
+  workdir: string,
+): Promise<VerifierRun> {
+  const started = performance.now();
+  const timeoutMs = Math.max(1, Math.round(request.timeoutMs));
+  const { header: r, payload } = await helper.request(
+    'verify',
+    { command: request.command, timeout_ms: timeoutMs, cap: outputCap, uid: SANDBOX_UID, workdir },
+    undefined,
+    2 * outputCap,
+    timeoutMs + EXEC_GRACE_MS,
+  );
+  const timeoutNote = r.timeout
+    ? `\nthe verifier did not finish within ${timeoutMs} ms; every process it started was killed`
+    : '';
+  return {
+    exitCode: r.timeout ? null : r.exit_code,
+    stdout: text(payload.subarray(0, r.stdout_len), r.stdout_total),
+    stderr: text(payload.subarray(r.stdout_len), r.stderr_total) + timeoutNote,
+    timedOut: r.timeout,
+    durationMs: performance.now() - started,
+    channel: 'helper',
+    uid: r.uid,
+    killed: r.killed,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { reportMisfit, VerifierReport, VerifierRequest } from './verifier-schema.js';
 
 /**
  * The helper protocol (resources/sandbox/helper.py, table `OPS`), named and typed once: per
@@ -228,6 +229,14 @@ const OPS = {
       hello: z.array(z.string()),
     }),
     payload: 'none',
+  }),
+  // A plain verifier run by an isolated helper itself: the runner's request and report
+  // (verifier-schema.ts) without what only the runner's own exec does (files, a reward folder).
+  verify: op({
+    request: VerifierRequest.pick({ command: true, timeout_ms: true, cap: true, uid: true, workdir: true }),
+    reply: VerifierReport.omit({ reward_files: true, staging_error: true }),
+    payload: 'reply',
+    fits: (r, payload, req) => reportMisfit(r, payload.length, req.cap),
   }),
 } as const;
 

@@ -1,6 +1,6 @@
-import { readSync } from 'node:fs';
+import { readFileSync, readSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 
 /**
  * Busy-polling the helper's socket for a tool call's reply, for a bounded time, before the
@@ -11,8 +11,8 @@ import { availableParallelism, loadavg } from 'node:os';
  * every call that spins (a command that runs longer pays the ordinary wake-up after it), so
  * it is done only while no other helper request of this process is in flight (a batch, a
  * restore, a second episode: they need the event loop), only while the machine has a core
- * to spare ({@link machineIdle}: on a loaded 2-core host the spinning core is taken from the
- * helper and the command, and a call took 2-3x longer), and is off with a budget of 0.
+ * to spare ({@link machineIdle}, its CPUs' idle time over the last second: on a loaded 2-core
+ * host the spinning core is taken from the helper and the command, and a call took 2-3x longer), and is off with a budget of 0.
  */
 export interface ReplySpin {
   /** How long one call may spin, in ms. */
@@ -27,10 +27,14 @@ export interface ReplySpin {
 export const HELPER_SPIN_ENV = 'STEPBOX_HELPER_SPIN_MS';
 
 /**
- * The default budget: a paced `execute_shell true` takes ~2.5 ms inside on the 2-core dev VM
- * (bash woken, sourcing, running, dumping, exiting), so 3 ms catches a short command's reply.
+ * The default budget: a paced `execute_shell true` takes ~2.5-2.8 ms inside on the 2-core dev
+ * VM (bash woken, sourcing, running, dumping, exiting), and its reply leaves the helper ~0.4 ms
+ * more after the request's write (the helper's wake-up and its work before and after): ~3.2 ms,
+ * which a budget of 3 ms missed (a miss pauses spinning for 8 calls, so it hardly ever spun).
+ * 5 ms catches a short command's reply with room for a slower machine; a longer command pays
+ * it once per 9 calls (see SPIN_SKIPS_AFTER_MISS).
  */
-export const DEFAULT_SPIN_MS = 3;
+export const DEFAULT_SPIN_MS = 5;
 
 /** The spin budget the environment asks for ({@link HELPER_SPIN_ENV}), else {@link DEFAULT_SPIN_MS}. */
 export function spinBudgetMs(env: NodeJS.ProcessEnv): number {
@@ -64,21 +68,55 @@ export function socketSpin(socket: Socket, budgetMs: number): ReplySpin | undefi
   };
 }
 
-/** How often the load average is read again (it moves slowly: a read per call would be waste). */
+/** How often the machine's CPU counters are read again (a read per call would be waste). */
 const LOAD_CHECK_MS = 1000;
-let loadCheckedAt = -Infinity;
+let sample: { at: number; busy: number; total: number } | undefined;
 let idle = false;
 
+/** Busy and total CPU time of all CPUs so far, in the OS's ticks: /proc/stat's first line on Linux (one small read), else os.cpus(). */
+function cpuTicks(): { busy: number; total: number } {
+  if (process.platform === 'linux') {
+    try {
+      const line = readFileSync('/proc/stat', 'latin1').slice(0, 256).split('\n', 1)[0];
+      // cpu  user nice system idle iowait irq softirq steal …: idle and iowait are the idle time.
+      const t = line.trim().split(/\s+/).slice(1, 9).map(Number);
+      if (t.length === 8 && t.every(Number.isFinite)) {
+        const total = t.reduce((a, b) => a + b, 0);
+        return { busy: total - t[3] - t[4], total };
+      }
+    } catch {
+      // fall through to os.cpus()
+    }
+  }
+  let busy = 0;
+  let total = 0;
+  for (const c of cpus()) {
+    const all = c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq;
+    total += all;
+    busy += all - c.times.idle;
+  }
+  return { busy, total };
+}
+
 /**
- * Whether the machine has a core to spare for spinning: the 1-minute load average under half
- * the cores (read at most once a second). Busy-polling pays only where the core it takes would
- * otherwise sleep; on a machine with every core taken it delays the very reply it waits for.
+ * Whether the machine has a core to spare for spinning: over the last window (from the
+ * previous read, at least a second back), the CPUs were idle for at least one core's worth
+ * of the time. Busy-polling pays only where the core it takes would otherwise sleep; on a
+ * machine with every core taken it delays the very reply it waits for. (It used to ask the
+ * 1-minute load average, under half the cores: that average still carried the bench's own
+ * container starts a minute later, so on a quiet machine the spin never ran where it was
+ * measured.) This process's own spinning counts as busy: a tool call spins for at most a
+ * few ms between the model's answers.
  */
 export function machineIdle(): boolean {
   const now = performance.now();
-  if (now - loadCheckedAt >= LOAD_CHECK_MS) {
-    loadCheckedAt = now;
-    idle = loadavg()[0] < availableParallelism() / 2;
+  if (sample && now - sample.at < LOAD_CHECK_MS) return idle;
+  const t = cpuTicks();
+  if (sample && t.total > sample.total) {
+    const cores = availableParallelism();
+    const busyShare = (t.busy - sample.busy) / (t.total - sample.total);
+    idle = cores > 1 && (1 - busyShare) * cores >= 1;
   }
+  sample = { at: now, ...t };
   return idle;
 }

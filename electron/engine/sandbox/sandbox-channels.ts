@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { RawFrame } from './frames.js';
 import { fieldsOf, issues, protocolFields } from './helper-protocol.js';
+import { reportMisfit, VerifierReport, VerifierRequest } from './verifier-schema.js';
+
+export { VerifierReport, VerifierRequest } from './verifier-schema.js';
 
 /**
  * The channels between the host and the programs stepbox runs as root in the sandbox, typed
@@ -133,47 +136,6 @@ export function parseBridgeFrame(
   return { ok: true, frame: r.data, payload: raw.payload };
 }
 
-/** What the host asks the verifier runner (one frame on its stdin, which only the host can write). */
-export const VerifierRequest = z.object({
-  command: z.string(),
-  timeout_ms: count,
-  /** Bytes kept of each of stdout and stderr. */
-  cap: count,
-  uid: count,
-  workdir: z.string(),
-  /** Relative path -> base64: put fresh into `files_dir` for the verifier alone. */
-  files: z.record(z.string(), z.string()).optional(),
-  files_dir: z.string().optional(),
-  /** Emptied for the verifier's reward files, read back after it ran. */
-  reward_dir: z.string().optional(),
-});
-/** What the host asks the verifier runner. */
-export type VerifierRequest = z.input<typeof VerifierRequest>;
-
-/** The verifier runner's report: one frame, its payload the kept stdout then the kept stderr. */
-export const VerifierReport = z.object({
-  /** Processes of the agent's user killed before the verifier ran. */
-  killed: count,
-  /** The verifier's exit code (128 + the signal that killed it); the engine's record is the one that counts. */
-  exit_code: z.int().min(0).max(255),
-  signal: z.int().min(1).max(127).nullable(),
-  timeout: z.boolean(),
-  /** stdout's kept bytes at the head of the payload. */
-  stdout_len: count,
-  stdout_total: count,
-  stderr_total: count,
-  uid: count,
-  /** reward.json and reward.txt as the verifier left them (capped inside). */
-  reward_files: z
-    .array(z.object({ name: z.enum(['reward.json', 'reward.txt']), text: message }))
-    .max(2)
-    .optional(),
-  /** Why the verifier's files or folders could not be put in place (then it did not run). */
-  staging_error: message.optional(),
-});
-/** The verifier runner's report, checked. */
-export type VerifierReport = z.output<typeof VerifierReport>;
-
 /** Checks the runner's report frame against the schema and its payload (at most `cap` bytes of each stream). */
 export function parseVerifierReport(
   raw: RawFrame,
@@ -182,16 +144,7 @@ export function parseVerifierReport(
   | { ok: true; report: VerifierReport; stdout: Buffer; stderr: Buffer }
   | { ok: false; error: ChannelViolation } {
   const r = VerifierReport.safeParse(raw.header);
-  const why = !r.success
-    ? issues(r.error)
-    : r.data.stdout_len > raw.payload.length
-      ? `stdout_len ${r.data.stdout_len} is more than the ${raw.payload.length}-byte payload`
-      : r.data.stdout_len > cap || raw.payload.length - r.data.stdout_len > cap
-        ? `more output than the ${cap}-byte cap of a stream`
-        : r.data.stdout_total < r.data.stdout_len ||
-            r.data.stderr_total < raw.payload.length - r.data.stdout_len
-          ? 'the totals are less than the output kept'
-          : undefined;
+  const why = !r.success ? issues(r.error) : reportMisfit(r.data, raw.payload.length, cap);
   if (why !== undefined || !r.success)
     return notTheProtocol("the verifier runner's report", why, 'the verification is void');
   return {

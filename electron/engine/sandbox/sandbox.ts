@@ -114,8 +114,11 @@ export interface VerifierRun {
   readonly stderr: string;
   readonly timedOut: boolean;
   readonly durationMs: number;
-  /** `exec`: its own process, out of the agent's reach; `session`: through the sandbox's exec. */
-  readonly channel: 'exec' | 'session';
+  /**
+   * `exec`: its own process, out of the agent's reach; `helper`: run by the sandbox's isolated
+   * helper over its own channel, as out of reach; `session`: through the sandbox's exec.
+   */
+  readonly channel: 'exec' | 'helper' | 'session';
   /** The uid it ran as. */
   readonly uid: number;
   /** Processes of the agent's user killed before it ran. */
@@ -235,8 +238,12 @@ export interface Sandbox {
    * are all killed). Backends without one leave it out and the verifier runs as a fresh exec.
    */
   runVerifier?(request: VerifierRequest): Promise<VerifierRun>;
-  /** Starts the verifier's own channel ahead of {@link runVerifier} (off the episode's end); optional. */
-  prepareVerifier?(): void;
+  /**
+   * Starts the verifier's own channel ahead of {@link runVerifier} (off the episode's end);
+   * optional. `ownDirs`: whether the verifier has files or a reward folder (some channels
+   * take only plain verifiers); left out, as the last verification had.
+   */
+  prepareVerifier?(needs?: { readonly ownDirs: boolean }): void;
   /** Lets a channel started ahead go (a task without a verifier) and waits until it is gone; optional. */
   dropVerifier?(): Promise<void>;
 
