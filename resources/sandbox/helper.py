@@ -16,7 +16,8 @@
 # private directory), helper_wire (the channel, errors), helper_proc (/proc readers),
 # helper_spawn (starting the agent's processes), helper_shells (the session's shells),
 # helper_calls (one call's run), helper_files (file tools), helper_scan (snapshots' scans),
-# helper_restore (restores). This file holds the operations table and the loop.
+# helper_restore (restores), helper_fill (a restore into an empty workspace). This file
+# holds the operations table and the loop.
 import collections
 import fcntl
 import os
@@ -68,6 +69,10 @@ OPS = {
                     payload='reply'),
     'stage': op('restorer', 'op_stage', 'parts', '', 'Appends chunks to blobs staged for a restore.',
                 payload='request'),
+    'fill': op('filler', 'op_fill', 'parts entries? tree_hash? verify? last?',
+               'tree_hash? written? removed? phases_ms? base? reread?',
+               'Writes a tree into an empty /workspace, blobs straight into place as they arrive.',
+               payload='request'),
     'restore': op('restorer', 'op_restore', 'entries? base? changed? removed? staged inline? tree_hash verify?',
                   'need? tree_hash? written? removed? phases_ms? base? reread?',
                   'Puts /workspace back to a tree, verified by its hash inside.', payload='request'),
@@ -102,6 +107,7 @@ class Helper:
         self.shells = Shells(self)
         self.scanner = Scanner(self.shells)
         self.restorer = Restorer(self.shells, self.scanner)
+        self.filler = Filler(self.restorer, self.scanner)
         # Each op's method, bound once (a table entry that names no method fails here, at start).
         self.handlers = {name: getattr(self if o.job == 'helper' else getattr(self, o.job), o.method)
                          for name, o in OPS.items()}
@@ -113,6 +119,7 @@ class Helper:
         """Back to the clean state: no strays, empty /workspace and /tmp, fresh session, no trees."""
         self.shells.kill_strays()
         self.restorer.reset()
+        self.filler.reset()
         clear_dir(WORKSPACE)
         self.shells.reset()
         self.scanner.reset()
@@ -165,17 +172,15 @@ class Helper:
 
     def on_stdin(self):
         try:
-            data = os.read(channel_in, 1 << 20)
+            frames = self.frames.read(channel_in)
         except BlockingIOError:
             return
-        except OSError:
-            data = b''  # the host's end of the socket went away (ECONNRESET)
-        if not data:
-            self.shutdown()
-        try:
-            frames = self.frames.feed(data)
         except FrameError as e:
             log('%s; exiting' % e)
+            self.shutdown()
+        except OSError:
+            frames = None  # the host's end of the socket went away (ECONNRESET)
+        if frames is None:
             self.shutdown()
         for header, payload in frames:
             self.dispatch(header, payload)
