@@ -8,6 +8,7 @@ import {
   fetchBlobs,
   readChunk,
   stageBlobs,
+  type ChunkPart,
 } from './blob-transfer.js';
 import { HelperError } from './helper-client.js';
 import type { HelperCall, HelperReply, HelperRequest, HelperResponse, WireEntry } from './helper-protocol.js';
@@ -30,7 +31,7 @@ import type { ManifestEntry, SnapshotManifest, SnapshotStore } from './snapshot-
  */
 export interface HelperTree {
   readonly id: string;
-  readonly entries: Map<string, ManifestEntry>;
+  readonly entries: ReadonlyMap<string, ManifestEntry>;
   readonly store: SnapshotStore;
 }
 
@@ -219,39 +220,81 @@ async function fillWorkspace(
   log: Logger,
 ): Promise<Restored | undefined> {
   const started = performance.now();
-  const sizes = new Map<string, number>();
-  for (const e of manifest.entries) if (e.type === 'file' && e.hash) sizes.set(e.hash, e.size);
-  const chunks = blobChunks([...sizes].map(([hash, size]) => ({ hash, size })));
-  if (!chunks.length) chunks.push([]);
-  let done: HelperReply<'fill'> = {};
-  for (let i = 0; i < chunks.length; i++) {
-    const request: HelperRequest<'fill'> = {
-      parts: chunks[i],
-      ...(i === 0 ? { entries: manifest.entries.map(toWire), tree_hash: manifest.treeHash, verify } : {}),
-      ...(i === chunks.length - 1 ? { last: true } : {}),
-    };
-    try {
-      done = (await call('fill', request, chunks[i].length ? await readChunk(store, chunks[i]) : undefined))
-        .header;
-    } catch (e) {
-      if (i === 0 && e instanceof HelperError && e.code === 'not_pristine') return undefined;
-      throw e;
-    }
+  const plan = fillPlan(manifest);
+  const { chunks } = plan;
+  const payloads = await Promise.all(chunks.map((c) => (c.length ? readChunk(store, c) : undefined)));
+  // Sent back to back, not one answer at a time: the helper writes one chunk while the next
+  // crosses. After a refusal of the first, the others are refused too (no fill under way).
+  const answers = chunks.map((parts, i) =>
+    call(
+      'fill',
+      {
+        parts,
+        ...(i === 0 ? { entries: plan.wire, tree_hash: manifest.treeHash, verify } : {}),
+        ...(i === chunks.length - 1 ? { last: true } : {}),
+      },
+      payloads[i],
+    ),
+  );
+  const settled = await Promise.allSettled(answers);
+  const first = settled[0];
+  if (first.status === 'rejected') {
+    const e: unknown = first.reason;
+    if (e instanceof HelperError && e.code === 'not_pristine') return undefined;
+    throw e;
   }
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const last = settled[settled.length - 1];
+  const done = last.status === 'fulfilled' ? last.value.header : {};
   if (!('tree_hash' in done))
     throw new SandboxFailure('restore_failed', 'the helper did not answer the last part of a fill');
-  const entries = sortedByPath(manifest.entries);
   log.debug(
-    `restore: ${(performance.now() - started).toFixed(1)} ms into an empty workspace (helper: transfer/dirs/verify ${done.phases_ms.join(',')} ms; ${sizes.size} blobs in ${chunks.length} chunk(s); ${String(done.reread)} files read back to verify)`,
+    `restore: ${(performance.now() - started).toFixed(1)} ms into an empty workspace (helper: transfer/dirs/verify ${done.phases_ms.join(',')} ms; ${plan.blobs} blobs in ${chunks.length} chunk(s); ${String(done.reread)} files read back to verify)`,
   );
   return {
     treeHash: done.tree_hash,
     written: done.written,
     removed: done.removed,
-    entries,
-    tree: { id: done.base, entries: new Map(entries.map((e) => [e.path, e])), store },
+    entries: plan.sorted,
+    tree: { id: done.base, entries: plan.byPath, store },
     fill: 'done',
   };
+}
+
+/** What a fill sends for a manifest and the tree it leaves, worked out once per manifest (see fillPlan). */
+interface FillPlan {
+  readonly chunks: ChunkPart[][];
+  readonly blobs: number;
+  readonly wire: WireEntry[];
+  readonly sorted: readonly ManifestEntry[];
+  readonly byPath: ReadonlyMap<string, ManifestEntry>;
+}
+
+/**
+ * Branches forked at once from one step fill from one manifest: its chunks, its entries on
+ * the wire and its tree by path are the same for each, made once (a manifest is not changed
+ * once made; the maps handed out are only read).
+ */
+const fillPlans = new WeakMap<SnapshotManifest, FillPlan>();
+
+function fillPlan(manifest: SnapshotManifest): FillPlan {
+  const kept = fillPlans.get(manifest);
+  if (kept) return kept;
+  const sizes = new Map<string, number>();
+  for (const e of manifest.entries) if (e.type === 'file' && e.hash) sizes.set(e.hash, e.size);
+  const chunks = blobChunks([...sizes].map(([hash, size]) => ({ hash, size })));
+  if (!chunks.length) chunks.push([]);
+  const sorted = sortedByPath(manifest.entries);
+  const plan: FillPlan = {
+    chunks,
+    blobs: sizes.size,
+    wire: manifest.entries.map(toWire),
+    sorted,
+    byPath: new Map(sorted.map((e) => [e.path, e])),
+  };
+  fillPlans.set(manifest, plan);
+  return plan;
 }
 
 /**
