@@ -222,20 +222,33 @@ async function fillWorkspace(
   const started = performance.now();
   const plan = fillPlan(manifest);
   const { chunks } = plan;
-  const payloads = await Promise.all(chunks.map((c) => (c.length ? readChunk(store, c) : undefined)));
-  // Sent back to back, not one answer at a time: the helper writes one chunk while the next
-  // crosses. After a refusal of the first, the others are refused too (no fill under way).
-  const answers = chunks.map((parts, i) =>
-    call(
+  // Sent ahead of their answers, FILL_WINDOW at most: the helper writes one chunk while the
+  // next crosses, and the host holds a few chunks, never the tree (a 320 MB file is 80).
+  // After a refusal, nothing more is sent (the helper would refuse it: no fill under way).
+  const answers: Promise<HelperResponse<'fill'>>[] = [];
+  for (let i = 0; i < chunks.length; i++) {
+    if (
+      i >= FILL_WINDOW &&
+      (await answers[i - FILL_WINDOW].then(
+        () => false,
+        () => true,
+      ))
+    )
+      break;
+    const parts = chunks[i];
+    const answer = call(
       'fill',
       {
         parts,
         ...(i === 0 ? { entries: plan.wire, tree_hash: manifest.treeHash, verify } : {}),
         ...(i === chunks.length - 1 ? { last: true } : {}),
       },
-      payloads[i],
-    ),
-  );
+      parts.length ? await readChunk(store, parts) : undefined,
+    );
+    // Settled below with the others; until then a refusal is not unhandled.
+    answer.catch(() => undefined);
+    answers.push(answer);
+  }
   const settled = await Promise.allSettled(answers);
   const first = settled[0];
   if (first.status === 'rejected') {
@@ -261,6 +274,9 @@ async function fillWorkspace(
     fill: 'done',
   };
 }
+
+/** Fill requests sent ahead of their answers, at most (see fillWorkspace). */
+const FILL_WINDOW = 2;
 
 /** What a fill sends for a manifest and the tree it leaves, worked out once per manifest (see fillPlan). */
 interface FillPlan {
