@@ -16,8 +16,9 @@
 # private directory), helper_wire (the channel, errors), helper_proc (/proc readers),
 # helper_spawn (starting the agent's processes), helper_shells (the session's shells),
 # helper_calls (one call's run), helper_files (file tools), helper_scan (snapshots' scans),
-# helper_restore (restores), verifier_run and helper_verify (the task's verifier, with
-# verifier.py). This file holds the operations table and the loop.
+# helper_restore (restores), helper_fill (a restore into an empty workspace), verifier_run
+# and helper_verify (the task's verifier, with verifier.py). This file holds the operations
+# table and the loop.
 import collections
 import fcntl
 import os
@@ -72,6 +73,10 @@ OPS = {
     'restore': op('restorer', 'op_restore', 'entries? base? changed? removed? staged inline? tree_hash verify?',
                   'need? tree_hash? written? removed? phases_ms? base? reread?',
                   'Puts /workspace back to a tree, verified by its hash inside.', payload='request'),
+    'fill': op('filler', 'op_fill', 'parts entries? tree_hash? verify? last?',
+               'tree_hash? written? removed? phases_ms? base? reread?',
+               'Writes a tree into an empty /workspace, blobs straight into place as they arrive.',
+               payload='request'),
     'ping': op('helper', 'op_ping', '', 'pid', "The helper's pid (a round trip)."),
     'describe': op('helper', 'op_describe', '', 'ops hello', 'This table: every op with its fields.'),
     'verify': op('verifier', 'op_verify', 'command timeout_ms cap uid workdir',
@@ -107,6 +112,7 @@ class Helper:
         self.shells = Shells(self)
         self.scanner = Scanner(self.shells)
         self.restorer = Restorer(self.shells, self.scanner)
+        self.filler = Filler(self.restorer, self.scanner)
         self.verifier = Verifier(self.shells)
         # Each op's method, bound once (a table entry that names no method fails here, at start).
         self.handlers = {name: getattr(self if o.job == 'helper' else getattr(self, o.job), o.method)
@@ -119,6 +125,7 @@ class Helper:
         """Back to the clean state: no strays, empty /workspace and /tmp, fresh session, no trees."""
         self.shells.kill_strays()
         self.restorer.reset()
+        self.filler.reset()
         clear_dir(WORKSPACE)
         self.shells.reset()
         self.scanner.reset()
@@ -171,17 +178,15 @@ class Helper:
 
     def on_stdin(self):
         try:
-            data = os.read(channel_in, 1 << 20)
+            frames = self.frames.read(channel_in)
         except BlockingIOError:
             return
-        except OSError:
-            data = b''  # the host's end of the socket went away (ECONNRESET)
-        if not data:
-            self.shutdown()
-        try:
-            frames = self.frames.feed(data)
         except FrameError as e:
             log('%s; exiting' % e)
+            self.shutdown()
+        except OSError:
+            frames = None  # the host's end of the socket went away (ECONNRESET)
+        if frames is None:
             self.shutdown()
         for header, payload in frames:
             self.dispatch(header, payload)

@@ -131,9 +131,22 @@ export async function stageBlobs(
   store: SnapshotStore,
   blobs: readonly { readonly hash: string; readonly size: number }[],
 ): Promise<[string, number][]> {
-  // The requests, planned from the sizes: [hash, offset, length] parts of one chunk each.
-  const chunks: [string, number, number][][] = [];
-  let parts: [string, number, number][] = [];
+  for (const chunk of blobChunks(blobs)) await call('stage', { parts: chunk }, await readChunk(store, chunk));
+  return blobs.map((b) => [b.hash, b.size]);
+}
+
+/** `[hash, offset, length]` of one part of a chunk's payload. */
+export type ChunkPart = [string, number, number];
+
+/**
+ * The blobs cut into chunks of at most {@link BLOB_CHUNK_BYTES}, planned from their sizes: the
+ * `[hash, offset, length]` parts of each chunk, in payload order (a blob of 0 bytes has one).
+ */
+export function blobChunks(
+  blobs: readonly { readonly hash: string; readonly size: number }[],
+): ChunkPart[][] {
+  const chunks: ChunkPart[][] = [];
+  let parts: ChunkPart[] = [];
   let room = BLOB_CHUNK_BYTES;
   for (const { hash, size } of blobs) {
     let off = 0;
@@ -150,8 +163,7 @@ export async function stageBlobs(
     } while (off < size);
   }
   if (parts.length) chunks.push(parts);
-  for (const chunk of chunks) await call('stage', { parts: chunk }, await readChunk(store, chunk));
-  return blobs.map((b) => [b.hash, b.size]);
+  return chunks;
 }
 
 /**
@@ -163,7 +175,8 @@ export async function stageBlobs(
 const chunkCache = new WeakMap<SnapshotStore, Map<string, Promise<Buffer>>>();
 const CHUNKS_KEPT = 8;
 
-function readChunk(store: SnapshotStore, chunk: readonly [string, number, number][]): Promise<Buffer> {
+/** The payload of one chunk (see {@link blobChunks}), read from `store` (kept a while: see chunkCache). */
+export function readChunk(store: SnapshotStore, chunk: readonly ChunkPart[]): Promise<Buffer> {
   let cache = chunkCache.get(store);
   if (!cache) chunkCache.set(store, (cache = new Map()));
   const key = chunk.map((p) => p.join(':')).join(',');

@@ -188,6 +188,8 @@ export class DockerSandbox implements Sandbox {
   private previousTree: HelperTree | undefined;
   /** The tree the helper last told us about (see snapshot-wire.ts). */
   private base: HelperTree | undefined;
+  /** Whether the helper refused to fill this sandbox's workspace as empty (see restoreOnce). */
+  private fillRefused = false;
   /** Blobs sent ahead of the next restore (see stageAhead): hash -> size. A new helper has none. */
   private ahead = new Map<string, number>();
   private lost: SandboxFailure | undefined;
@@ -683,7 +685,11 @@ export class DockerSandbox implements Sandbox {
       verify,
       this.log,
       ahead,
+      !this.fillRefused,
     );
+    // Its workspace is not empty when the helper knows no tree (the image's own files, back
+    // at every reset): restored the usual way from now on, not offered a fill first.
+    if (r.fill === 'refused') this.fillRefused = true;
     this.previous = r.entries;
     this.previousTree = r.tree;
     this.base = r.tree;

@@ -218,6 +218,32 @@ const OPS = {
     ]),
     payload: 'request',
   }),
+  fill: op({
+    // The first request names the tree (`entries`, `tree_hash`, `verify`); every one carries
+    // blob parts in its payload, as `stage` does; the one marked `last` answers as a restore.
+    request: z.object({
+      parts: z.array(StagePart),
+      entries: z.array(WireEntry).optional(),
+      tree_hash: sha256.optional(),
+      verify: z.enum(['touched', 'full']).optional(),
+      last: z.boolean().optional(),
+    }),
+    reply: z.union([
+      z.object({
+        tree_hash: sha256,
+        written: count,
+        removed: count,
+        /** transfer / close directories / verify, in ms. */
+        phases_ms: z.array(z.number()),
+        base: z.string(),
+        /** Files read back to verify (null when everything was: something else ran meanwhile). */
+        reread: count.nullable(),
+      }),
+      // Not the last request: nothing to say yet.
+      empty,
+    ]),
+    payload: 'request',
+  }),
   ping: op({ request: empty, reply: z.object({ pid: count }), payload: 'none' }),
   describe: op({
     request: empty,

@@ -1,7 +1,15 @@
 import type { ChangedPath } from '../../../shared/trace-events.js';
 import { sha256Hex } from '../sha256.js';
 import type { Logger } from '../log.js';
-import { BLOB_CHUNK_BYTES, BlobChanged, fetchBlobs, stageBlobs } from './blob-transfer.js';
+import {
+  BLOB_CHUNK_BYTES,
+  BlobChanged,
+  blobChunks,
+  fetchBlobs,
+  readChunk,
+  stageBlobs,
+  type ChunkPart,
+} from './blob-transfer.js';
 import { HelperError } from './helper-client.js';
 import type { HelperCall, HelperReply, HelperRequest, HelperResponse, WireEntry } from './helper-protocol.js';
 import { sortedByPath } from '../../../shared/tree-hash.js';
@@ -23,7 +31,7 @@ import type { ManifestEntry, SnapshotManifest, SnapshotStore } from './snapshot-
  */
 export interface HelperTree {
   readonly id: string;
-  readonly entries: Map<string, ManifestEntry>;
+  readonly entries: ReadonlyMap<string, ManifestEntry>;
   readonly store: SnapshotStore;
 }
 
@@ -192,6 +200,117 @@ export interface Restored {
   readonly removed: number;
   readonly entries: readonly ManifestEntry[];
   readonly tree: HelperTree;
+  /** Whether it was written into an empty workspace (see fillWorkspace), or the helper refused that. */
+  readonly fill: 'done' | 'refused' | 'not_tried';
+}
+
+/**
+ * Restores `manifest` into an empty workspace (helper op `fill`): the blobs go in chunks as a
+ * stage's do, and the helper writes each straight to its paths, hashed before it is written,
+ * with no stage to move them from, no plan and no diff (a fork's pooled sandbox; ten at once
+ * spent most of their time on those). The tree hash is recomputed inside as for any restore.
+ * Resolves undefined when the helper refuses (`not_pristine`: the workspace holds something,
+ * the image's own files say, or a process of the agent runs), before it changed anything.
+ */
+async function fillWorkspace(
+  call: HelperCall,
+  store: SnapshotStore,
+  manifest: SnapshotManifest,
+  verify: VerifyMode,
+  log: Logger,
+): Promise<Restored | undefined> {
+  const started = performance.now();
+  const plan = fillPlan(manifest);
+  const { chunks } = plan;
+  // Sent ahead of their answers, FILL_WINDOW at most: the helper writes one chunk while the
+  // next crosses, and the host holds a few chunks, never the tree (a 320 MB file is 80).
+  // After a refusal, nothing more is sent (the helper would refuse it: no fill under way).
+  const answers: Promise<HelperResponse<'fill'>>[] = [];
+  for (let i = 0; i < chunks.length; i++) {
+    if (
+      i >= FILL_WINDOW &&
+      (await answers[i - FILL_WINDOW].then(
+        () => false,
+        () => true,
+      ))
+    )
+      break;
+    const parts = chunks[i];
+    const answer = call(
+      'fill',
+      {
+        parts,
+        ...(i === 0 ? { entries: plan.wire, tree_hash: manifest.treeHash, verify } : {}),
+        ...(i === chunks.length - 1 ? { last: true } : {}),
+      },
+      parts.length ? await readChunk(store, parts) : undefined,
+    );
+    // Settled below with the others; until then a refusal is not unhandled.
+    answer.catch(() => undefined);
+    answers.push(answer);
+  }
+  const settled = await Promise.allSettled(answers);
+  const first = settled[0];
+  if (first.status === 'rejected') {
+    const e: unknown = first.reason;
+    if (e instanceof HelperError && e.code === 'not_pristine') return undefined;
+    throw e;
+  }
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const last = settled[settled.length - 1];
+  const done = last.status === 'fulfilled' ? last.value.header : {};
+  if (!('tree_hash' in done))
+    throw new SandboxFailure('restore_failed', 'the helper did not answer the last part of a fill');
+  log.debug(
+    `restore: ${(performance.now() - started).toFixed(1)} ms into an empty workspace (helper: transfer/dirs/verify ${done.phases_ms.join(',')} ms; ${plan.blobs} blobs in ${chunks.length} chunk(s); ${String(done.reread)} files read back to verify)`,
+  );
+  return {
+    treeHash: done.tree_hash,
+    written: done.written,
+    removed: done.removed,
+    entries: plan.sorted,
+    tree: { id: done.base, entries: plan.byPath, store },
+    fill: 'done',
+  };
+}
+
+/** Fill requests sent ahead of their answers, at most (see fillWorkspace). */
+const FILL_WINDOW = 2;
+
+/** What a fill sends for a manifest and the tree it leaves, worked out once per manifest (see fillPlan). */
+interface FillPlan {
+  readonly chunks: ChunkPart[][];
+  readonly blobs: number;
+  readonly wire: WireEntry[];
+  readonly sorted: readonly ManifestEntry[];
+  readonly byPath: ReadonlyMap<string, ManifestEntry>;
+}
+
+/**
+ * Branches forked at once from one step fill from one manifest: its chunks, its entries on
+ * the wire and its tree by path are the same for each, made once (a manifest is not changed
+ * once made; the maps handed out are only read).
+ */
+const fillPlans = new WeakMap<SnapshotManifest, FillPlan>();
+
+function fillPlan(manifest: SnapshotManifest): FillPlan {
+  const kept = fillPlans.get(manifest);
+  if (kept) return kept;
+  const sizes = new Map<string, number>();
+  for (const e of manifest.entries) if (e.type === 'file' && e.hash) sizes.set(e.hash, e.size);
+  const chunks = blobChunks([...sizes].map(([hash, size]) => ({ hash, size })));
+  if (!chunks.length) chunks.push([]);
+  const sorted = sortedByPath(manifest.entries);
+  const plan: FillPlan = {
+    chunks,
+    blobs: sizes.size,
+    wire: manifest.entries.map(toWire),
+    sorted,
+    byPath: new Map(sorted.map((e) => [e.path, e])),
+  };
+  fillPlans.set(manifest, plan);
+  return plan;
 }
 
 /**
@@ -199,7 +318,9 @@ export interface Restored {
  * against `base` when there is one, the content the helper lacks inline or, when large,
  * staged in bounded chunks first; the tree hash is recomputed inside. `ahead` (hash ->
  * size) are blobs staged already (see DockerSandbox.stageAhead): named, not sent, in the
- * first round; a later round (the stage is emptied after each) sends them from `store`.
+ * first round; a later round (the stage is emptied after each) sends them from `store`. With
+ * `tryFill`, a helper that knows no tree is first asked to fill its workspace as empty
+ * ({@link fillWorkspace}); `fill` in the answer says whether it did or refused.
  */
 export async function restoreWorkspace(
   call: HelperCall,
@@ -209,7 +330,14 @@ export async function restoreWorkspace(
   verify: VerifyMode,
   log: Logger,
   ahead: ReadonlyMap<string, number> = new Map(),
+  tryFill = false,
 ): Promise<Restored> {
+  // A helper that knows no tree (new, or reset) has likely an empty workspace: filled in place.
+  if (tryFill && !base && !ahead.size) {
+    const filled = await fillWorkspace(call, store, manifest, verify, log);
+    if (filled) return filled;
+  }
+  const refused = tryFill && !base && !ahead.size;
   const started = performance.now();
   // The target as a delta against the helper's tree when it has one; the content it lacks
   // (as far as the host knows) goes along inline, or staged first when it is large.
@@ -282,6 +410,7 @@ export async function restoreWorkspace(
       removed: done.removed,
       entries,
       tree: { id: done.base, entries: new Map(entries.map((e) => [e.path, e])), store },
+      fill: refused ? 'refused' : 'not_tried',
     };
   }
 }
