@@ -49,6 +49,8 @@ const CHUNKS_IN_FLIGHT = 2;
 export type ImportSink = (
   blobs: readonly (readonly [string, number])[],
   payload: Uint8Array,
+  /** Always true: the hashes are this process's own, of these bytes (see Sandbox.stageAhead). */
+  hashedHere: boolean,
 ) => Promise<void>;
 
 /** A folder imported into a store. */
@@ -125,7 +127,7 @@ export async function importFolder(
       const to = sinking;
       // The chunk's buffer as it is when every file filled its place and none repeats.
       const payload = whole ? slab : Buffer.concat(own.map((b) => b.content));
-      sending = to(parts, payload).catch(() => {
+      sending = to(parts, payload, true).catch(() => {
         sinking = undefined;
       });
     }
