@@ -39,6 +39,7 @@ describe('chunk reader: a chunk of small files into one buffer, each hashed', ()
       async (p: string[], s: number[]) => {
         const reader = chunkReader();
         try {
+          expect(await reader.threaded).toBe(true);
           return await reader.read(p, s);
         } finally {
           reader.close();
@@ -63,9 +64,12 @@ describe('chunk reader: a chunk of small files into one buffer, each hashed', ()
     });
   }
 
-  it('answers requests in any number, each with its own buffer', async () => {
+  it('answers requests in any number, each with its own buffer, before and after its thread is up', async () => {
     const reader = chunkReader();
     try {
+      const early = await reader.read([join(root, 'early')], [0]);
+      expect(early.files).toEqual([{ why: 'cannot be read (ENOENT)' }]);
+      expect(await reader.threaded).toBe(true);
       for (let i = 0; i < 5; i++) writeFileSync(join(root, `f${i}`), `file ${i}`);
       const reads = [0, 1, 2, 3, 4].map((i) => reader.read([join(root, `f${i}`)], [6]));
       const got = await Promise.all(reads);

@@ -22,6 +22,8 @@ export interface ReadChunk {
 /** Reads chunks of files, at most a few ahead; `close` lets its thread go. */
 export interface ChunkReader {
   read(paths: readonly string[], sizes: readonly number[]): Promise<ReadChunk>;
+  /** Whether reads go to the thread from now: true once it is up, false when it could not start. */
+  readonly threaded: Promise<boolean>;
   close(): void;
 }
 
@@ -114,16 +116,24 @@ parentPort.on('message', ({ id, paths, sizes }) => {
 `;
 
 /**
- * A reader on a thread of its own; when the thread cannot be had (or dies), the chunks
- * still to read are read here, as {@link readFiles} does.
+ * A reader on a thread of its own; until the thread is up (a thread's start took 30 ms
+ * quiet, 400 ms on a loaded machine), or when it cannot be had (or dies), chunks are read
+ * here, as {@link readFiles} does.
  */
 export function chunkReader(): ChunkReader {
   let worker: Worker | undefined;
+  let online = false;
+  let threaded: Promise<boolean>;
   try {
-    worker = new Worker(WORKER_SOURCE, { eval: true });
-    worker.unref();
+    const w = (worker = new Worker(WORKER_SOURCE, { eval: true }));
+    w.unref();
+    threaded = new Promise((resolve) => {
+      w.once('online', () => resolve((online = true)));
+      w.once('exit', () => resolve(false));
+    });
   } catch {
     worker = undefined;
+    threaded = Promise.resolve(false);
   }
   let next = 0;
   const waiting = new Map<
@@ -146,8 +156,9 @@ export function chunkReader(): ChunkReader {
   worker?.on('error', fallBack);
   worker?.on('exit', fallBack);
   return {
+    threaded,
     read(paths, sizes) {
-      if (!worker) return Promise.resolve(readFiles(paths, sizes));
+      if (!worker || !online) return Promise.resolve(readFiles(paths, sizes));
       const id = next++;
       return new Promise((resolve) => {
         waiting.set(id, { paths, sizes, resolve });
