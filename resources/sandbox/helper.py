@@ -68,7 +68,7 @@ OPS = {
     'blobs': op('scanner', 'op_blobs', 'hashes', 'sizes', 'Small blobs of the last scan, whole.', payload='reply'),
     'blob_read': op('scanner', 'op_blob_read', 'hash offset length', '', 'One chunk of a large blob.',
                     payload='reply'),
-    'stage': op('restorer', 'op_stage', 'parts', '', 'Appends chunks to blobs staged for a restore.',
+    'stage': op('restorer', 'op_stage', 'parts named?', '', 'Appends chunks to blobs staged for a restore.',
                 payload='request'),
     'restore': op('restorer', 'op_restore', 'entries? base? changed? removed? staged inline? tree_hash verify?',
                   'need? tree_hash? written? removed? phases_ms? base? reread?',

@@ -169,4 +169,31 @@ describeDocker('restore: every blob checked as it is written', () => {
     );
     await expect(sb.restore(empty, bad.manifest)).rejects.toMatchObject({ code: 'verify_failed' });
   });
+
+  it('takes blobs the host hashed from its own reads (hashedHere) by name; one continued with other bytes is refused as cut', async () => {
+    const { blobs, entries, manifest } = files(30, 50 * 1024, 'named-');
+    await sb.stageAhead(
+      entries.slice(1).map((e) => [e.hash!, e.size] as const),
+      Buffer.concat(blobs),
+      true,
+    );
+    await sb.restore(new MemorySnapshotStore(), manifest);
+    const r = await sb.exec({ command: 'cat /workspace/d/f29 | sha256sum', timeoutMs: 10_000 });
+    expect(r.stdout).toContain(entries[30].hash);
+    // Begun as the host's own bytes, continued from elsewhere: no hash stands for the whole.
+    const mixed = files(1, 2000, 'mixed-');
+    const h = mixed.entries[1].hash!;
+    await call('stage', { parts: [[h, 0, 1000]], named: true }, mixed.blobs[0].subarray(0, 1000));
+    await call('stage', { parts: [[h, 1000, 1000]] }, mixed.blobs[0].subarray(1000));
+    await expect(
+      call('restore', {
+        entries: mixed.entries.map((e) => [e.path, e.type, e.mode, e.size, e.hash ?? null]),
+        staged: [[h, 2000]],
+        tree_hash: mixed.manifest.treeHash,
+      }),
+    ).rejects.toMatchObject({
+      code: 'restore_failed',
+      message: expect.stringContaining('not staged in order'),
+    });
+  });
 });

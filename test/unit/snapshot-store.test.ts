@@ -133,6 +133,57 @@ describe('disk snapshot store layout', () => {
     await expect(store.removeBlob('../../etc/passwd')).rejects.toThrow(/sha256/);
   });
 
+  it('keeps many small blobs stored at once in one pack: read whole and in ranges, listed, found by another store, removed with its last blob', async () => {
+    const root = join(dir, 'pack');
+    const store = new DiskSnapshotStore(root);
+    const blobs = Array.from({ length: 40 }, (_, i) => Buffer.from(`blob number ${i} `.repeat(i + 1)));
+    const own = blobs.map((content) => ({ hash: sha256Hex(content), content }));
+    await store.putOwnBlobs(own);
+    const packs = await readdir(join(root, 'packs'));
+    expect(packs).toHaveLength(1);
+    expect(packs[0]).toMatch(/^[0-9a-f]{64}\.pack$/);
+    // No file per blob.
+    expect(await readdir(root)).not.toContain('blobs');
+    const other = new DiskSnapshotStore(root);
+    for (const b of own) {
+      expect(await other.hasBlob(b.hash)).toBe(true);
+      expect(Buffer.from(await other.getBlob(b.hash)).equals(b.content)).toBe(true);
+    }
+    expect(Buffer.from(await other.readBlobRange(own[9].hash, 3, 5)).toString()).toBe(
+      blobs[9].subarray(3, 8).toString(),
+    );
+    expect((await other.listBlobs()).map((b) => [b.hash, b.size]).sort()).toEqual(
+      own.map((b) => [b.hash, b.content.length]).sort(),
+    );
+    // Removed one by one (as gc does): gone for a store opened later too; the pack with the last one.
+    for (const b of own.slice(0, 39)) await other.removeBlob(b.hash);
+    const later = new DiskSnapshotStore(root);
+    expect(await later.hasBlob(own[0].hash)).toBe(false);
+    expect(await later.hasBlob(own[39].hash)).toBe(true);
+    await later.removeBlob(own[39].hash);
+    expect(await readdir(join(root, 'packs'))).toEqual([]);
+    expect(await later.listBlobs()).toEqual([]);
+  });
+
+  it('refuses a packed blob whose bytes were tampered with, naming the pack', async () => {
+    const root = join(dir, 'pack-tamper');
+    const store = new DiskSnapshotStore(root);
+    const own = Array.from({ length: 20 }, (_, i) => {
+      const content = Buffer.from(`content ${i}`);
+      return { hash: sha256Hex(content), content };
+    });
+    await store.putOwnBlobs(own);
+    const [pack] = await readdir(join(root, 'packs'));
+    const path = join(root, 'packs', pack);
+    const bytes = readFileSync(path);
+    bytes[bytes.length - 1] ^= 1;
+    await writeFile(path, bytes);
+    await expect(new DiskSnapshotStore(root).getBlob(own[19].hash)).rejects.toThrow(
+      `snapshot blob ${path} is damaged: its content hashes to`,
+    );
+    expect(Buffer.from(await new DiskSnapshotStore(root).getBlob(own[0].hash)).toString()).toBe('content 0');
+  });
+
   it('rejects names that are not sha256 digests (no path traversal)', async () => {
     const store = new DiskSnapshotStore(join(dir, 'names'));
     await expect(store.hasBlob('../../etc/passwd')).rejects.toThrow(/sha256/);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { close, closeSync, constants, fstat, fstatSync, open, openSync, read, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../sha256.js';
 import type { TreeEntry } from '../../../shared/tree-hash.js';
@@ -14,6 +14,7 @@ import {
   type StoredBlob,
 } from '../sandbox/snapshot-store.js';
 import type { FolderListing, SkippedPath } from './folder-listing.js';
+import { chunkReader, type ReadChunk } from './chunk-reader.js';
 
 /**
  * A project folder into an episode's snapshot store: each file's content as a blob, the
@@ -23,13 +24,14 @@ import type { FolderListing, SkippedPath } from './folder-listing.js';
  * fork, a replay and a bundle carry the files as imported, never the folder as it is later.
  *
  * One pass over the folder: files are read in chunks of up to {@link BLOB_CHUNK_BYTES}
- * (many reads at once, in the thread pool, straight into the chunk's buffer), each file
- * hashed once, and each chunk then goes two ways at once while the next one is read: into
- * the store (not hashed again: the hash is of this process's own reads) and, given a
- * {@link ImportSink}, into the sandbox ahead of the restore (whose helper hashes every
- * byte it receives again, inside, where the hash is checked). Where a folder of 10,000
- * small files went: reading one file at a time, a buffer each, then hashing it twice and
- * copying it into the stage's chunks cost most of its import.
+ * (straight into the chunk's buffer, on a thread of their own: see chunk-reader.ts), each
+ * file hashed once there, and each chunk then goes two ways at once while the next ones
+ * are read: into the store (not hashed again: the hash is of this process's own reads; one
+ * pack file per chunk) and, given a
+ * {@link ImportSink}, into the sandbox ahead of the restore (whose helper takes the hashes
+ * by name: the bytes never left this process before). Where a folder of 10,000 small
+ * files went: reading one file at a time, a buffer each, then hashing it twice and copying
+ * it into the stage's chunks; then a store file and a helper hash per file.
  */
 
 /** Files up to this size are read whole; larger ones are hashed, then streamed in chunks. */
@@ -37,10 +39,10 @@ const WHOLE_MAX = 8 * 1024 * 1024;
 const CHUNK = 4 * 1024 * 1024;
 /** Content kept in memory for the restore that follows (beyond it, the restore reads the store). */
 const HELD_MAX = 256 * 1024 * 1024;
-/** File reads under way at once (the thread pool runs four; more keep it fed). */
-const READS_AT_ONCE = 16;
 /** Chunks stored and sent while the next one is read, at most (memory: a few chunks). */
 const CHUNKS_IN_FLIGHT = 2;
+/** Chunks read (on the reader's thread) ahead of the one being stored and sent. */
+const CHUNKS_READ_AHEAD = 2;
 
 /**
  * Where a chunk of whole blobs goes besides the store, as soon as it is read: `blobs`
@@ -49,6 +51,8 @@ const CHUNKS_IN_FLIGHT = 2;
 export type ImportSink = (
   blobs: readonly (readonly [string, number])[],
   payload: Uint8Array,
+  /** Always true: the hashes are this process's own, of these bytes (see Sandbox.stageAhead). */
+  hashedHere: boolean,
 ) => Promise<void>;
 
 /** A folder imported into a store. */
@@ -93,46 +97,64 @@ export async function importFolder(
   let sinking = sink;
   const seen = new Set<string>();
   const inFlight: Promise<void>[] = [];
-  for (const chunk of chunksOf(listing.entries)) {
-    const slab = Buffer.allocUnsafeSlow(chunk.bytes);
-    const got = await readChunk(listing.root, listing.entries, chunk, slab);
-    const own: OwnBlob[] = [];
-    const parts: [string, number][] = [];
-    let whole = true;
-    for (let k = 0; k < chunk.indexes.length; k++) {
-      const i = chunk.indexes[k];
-      const r = got[k];
-      if (typeof r === 'string' || 'why' in r) {
-        results[i] = r;
-        whole = false;
-        continue;
+  const chunks = [...chunksOf(listing.entries)];
+  const reader = chunkReader();
+  const reads: Promise<ReadChunk>[] = [];
+  const readAhead = (k: number) => {
+    if (k >= chunks.length) return;
+    const indexes = chunks[k].indexes;
+    reads[k] = reader.read(
+      indexes.map((i) => join(listing.root, listing.entries[i].path)),
+      indexes.map((i) => listing.entries[i].size),
+    );
+  };
+  for (let k = 0; k < CHUNKS_READ_AHEAD; k++) readAhead(k);
+  try {
+    for (let c = 0; c < chunks.length; c++) {
+      const chunk = chunks[c];
+      const { slab, files: got } = await reads[c];
+      delete reads[c];
+      readAhead(c + CHUNKS_READ_AHEAD);
+      const own: OwnBlob[] = [];
+      const parts: [string, number][] = [];
+      let whole = true;
+      for (let k = 0; k < chunk.indexes.length; k++) {
+        const i = chunk.indexes[k];
+        const r = got[k];
+        if (typeof r === 'string' || 'why' in r) {
+          results[i] = r;
+          whole = false;
+          continue;
+        }
+        const content = slab.subarray(r.at, r.at + r.size);
+        const hash = r.hash;
+        results[i] = { hash, size: r.size };
+        if (seen.has(hash)) {
+          whole = false;
+          continue;
+        }
+        seen.add(hash);
+        own.push({ hash, content });
+        parts.push([hash, r.size]);
+        hold(hash, content);
       }
-      const content = slab.subarray(r.at, r.at + r.size);
-      const hash = sha256Hex(content);
-      results[i] = { hash, size: r.size };
-      if (seen.has(hash)) {
-        whole = false;
-        continue;
+      const storing = putOwnBlobs(store, own);
+      let sending: Promise<void> | undefined;
+      if (sinking && parts.length) {
+        const to = sinking;
+        // The chunk's buffer as it is when every file filled its place and none repeats.
+        const payload = whole ? slab : Buffer.concat(own.map((b) => b.content));
+        sending = to(parts, payload, true).catch(() => {
+          sinking = undefined;
+        });
       }
-      seen.add(hash);
-      own.push({ hash, content });
-      parts.push([hash, r.size]);
-      hold(hash, content);
+      inFlight.push(Promise.all([storing, sending]).then(() => undefined));
+      if (inFlight.length >= CHUNKS_IN_FLIGHT) await inFlight.shift();
     }
-    const storing = putOwnBlobs(store, own);
-    let sending: Promise<void> | undefined;
-    if (sinking && parts.length) {
-      const to = sinking;
-      // The chunk's buffer as it is when every file filled its place and none repeats.
-      const payload = whole ? slab : Buffer.concat(own.map((b) => b.content));
-      sending = to(parts, payload).catch(() => {
-        sinking = undefined;
-      });
-    }
-    inFlight.push(Promise.all([storing, sending]).then(() => undefined));
-    if (inFlight.length >= CHUNKS_IN_FLIGHT) await inFlight.shift();
+    await Promise.all(inFlight);
+  } finally {
+    reader.close();
   }
-  await Promise.all(inFlight);
   // Large files, and small ones that changed size since the listing: one at a time, to the store only.
   for (let i = 0; i < listing.entries.length; i++) {
     const e = listing.entries[i];
@@ -187,72 +209,8 @@ function* chunksOf(entries: readonly TreeEntry[]): Generator<Chunk> {
   if (chunk.indexes.length) yield chunk;
 }
 
-/**
- * Reads the files of `chunk` into `slab`, each at its place (listed sizes, in order),
- * {@link READS_AT_ONCE} at once. A file whose size is not the listed one any more is
- * `'again'` (read alone afterwards); one that cannot be opened or is no longer a regular
- * file says why.
- */
-async function readChunk(
-  root: string,
-  entries: readonly TreeEntry[],
-  chunk: Chunk,
-  slab: Buffer,
-): Promise<({ at: number; size: number } | { why: string } | 'again')[]> {
-  const out = new Array<{ at: number; size: number } | { why: string } | 'again'>(chunk.indexes.length);
-  const places: number[] = [];
-  let at = 0;
-  for (const i of chunk.indexes) {
-    places.push(at);
-    at += entries[i].size;
-  }
-  let next = 0;
-  const worker = async () => {
-    while (next < chunk.indexes.length) {
-      const k = next++;
-      const e = entries[chunk.indexes[k]];
-      out[k] = await readInto(join(root, e.path), slab, places[k], e.size);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, chunk.indexes.length) }, worker));
-  return out;
-}
-
 /** O_NOFOLLOW: a symlink put where a listed file was is never followed; O_NONBLOCK: a fifo never blocks the open. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-
-/** One file into `slab` at `at`, when it is a regular file of `size` bytes (callbacks: the thread pool, no promise per hop). */
-function readInto(
-  path: string,
-  slab: Buffer,
-  at: number,
-  size: number,
-): Promise<{ at: number; size: number } | { why: string } | 'again'> {
-  return new Promise((resolve) => {
-    open(path, READ_FLAGS, (e, fd) => {
-      if (e) return resolve({ why: `cannot be read (${e.code})` });
-      const done = (r: { at: number; size: number } | { why: string } | 'again') =>
-        close(fd, () => resolve(r));
-      fstat(fd, (e2, stat) => {
-        if (e2) return done({ why: `cannot be read (${e2.code})` });
-        if (!stat.isFile()) return done({ why: 'it is no longer a file' });
-        if (stat.size !== size) return done('again');
-        let got = 0;
-        const more = () => {
-          if (got === size) return done({ at, size });
-          read(fd, slab, at + got, size - got, got, (e3, n) => {
-            if (e3) return done({ why: `cannot be read (${e3.code})` });
-            // Shorter than it said: it changed while read.
-            if (n === 0) return done('again');
-            got += n;
-            more();
-          });
-        };
-        more();
-      });
-    });
-  });
-}
 
 /** One file into the store: its hash and size, or why it was skipped. */
 async function importFile(

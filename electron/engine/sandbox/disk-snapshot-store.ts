@@ -1,6 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import {
+  appendFileSync,
   closeSync,
   rename as renameCb,
   rm as rmCb,
@@ -9,9 +10,12 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
+  readFileSync,
   readSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -37,6 +41,80 @@ const BLOB_KEY = /^[0-9a-f]{64}(\.\d+\.[0-9a-f]{8}\.tmp)?$/;
 
 /** Blob files written at once by {@link DiskSnapshotStore.putOwnBlobs} (the thread pool runs four). */
 const OWN_WRITES_AT_ONCE = 8;
+
+/**
+ * Blobs of at most this size, given {@link PACK_MIN} or more at once to putOwnBlobs (a
+ * folder import's chunk of small files), go into one pack file instead of a file each.
+ */
+const PACK_BLOB_MAX = 1024 * 1024;
+const PACK_MIN = 16;
+/** A pack: `packs/<sha256 of its index>.pack`; what a removal took out of it: `….dead`. */
+const PACK_NAME = /^([0-9a-f]{64})\.pack$/;
+/** A pack's partial write (listed for gc, as a blob's is): `packs/<id>.pack.<pid>.<8 hex>.tmp`. */
+const PACK_TMP_KEY = /^packs\/[0-9a-f]{64}\.pack\.\d+\.[0-9a-f]{8}\.tmp$/;
+
+/** Where a packed blob lies. */
+interface Packed {
+  readonly pack: string;
+  readonly offset: number;
+  readonly size: number;
+}
+
+/**
+ * A pack's bytes: a 4-byte big-endian length, the index (JSON `[[hash, size], …]`, the
+ * blobs in order), then the blobs one after another. Its name is the index's sha256.
+ */
+function packHead(blobs: readonly OwnBlob[]): { id: string; head: Buffer } {
+  const index = Buffer.from(JSON.stringify(blobs.map((b) => [b.hash, b.content.length])));
+  const head = Buffer.allocUnsafe(4 + index.length);
+  head.writeUInt32BE(index.length, 0);
+  index.copy(head, 4);
+  return { id: sha256Hex(index), head };
+}
+
+/** The blobs a pack file holds, by hash, read from its index; none when it is damaged. */
+function readPackIndex(path: string, pack: string): Map<string, Packed> {
+  const found = new Map<string, Packed>();
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return found;
+  }
+  try {
+    const total = fstatSync(fd).size;
+    const len = Buffer.alloc(4);
+    if (readSync(fd, len, 0, 4, 0) !== 4) return found;
+    const n = len.readUInt32BE(0);
+    if (n > total - 4) return found;
+    const index = Buffer.allocUnsafe(n);
+    if (readSync(fd, index, 0, n, 4) !== n) return found;
+    // Named by its index's hash: a pack whose index was damaged is not read at all.
+    if (sha256Hex(index) !== pack) return found;
+    const list = JSON.parse(index.toString('utf8')) as unknown;
+    if (!Array.isArray(list)) return found;
+    let offset = 4 + n;
+    for (const item of list) {
+      if (!Array.isArray(item)) return new Map();
+      const [hash, size] = item as unknown[];
+      if (
+        typeof hash !== 'string' ||
+        !HEX64.test(hash) ||
+        !Number.isSafeInteger(size) ||
+        (size as number) < 0
+      )
+        return new Map();
+      found.set(hash, { pack, offset, size: size as number });
+      offset += size as number;
+    }
+    // Cut short: none of it (each blob is checked against its hash on read anyway).
+    return offset <= total ? found : new Map();
+  } catch {
+    return new Map();
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
  * Temp names `<final>.<pid>.<8 hex>.tmp` (the form BLOB_KEY lists): a counter from a random
@@ -115,7 +193,8 @@ async function readdirOrEmpty(dir: string): Promise<string[]> {
 }
 
 /**
- * A content-addressed {@link SnapshotStore} on disk: blobs under `dir/blobs/ab/cdef…`,
+ * A content-addressed {@link SnapshotStore} on disk: blobs under `dir/blobs/ab/cdef…` (or,
+ * many small ones stored at once, in a pack `dir/packs/<id>.pack`, see writePack),
  * manifests under `dir/manifests/<id>.json` (id = sha256 of the canonical JSON). Every
  * file is written to a temp name and renamed, so a crash never leaves a torn blob; blobs
  * are verified on put (a blob's name is its hash, so a later tamper is caught by the
@@ -123,8 +202,112 @@ async function readdirOrEmpty(dir: string): Promise<string[]> {
  */
 export class DiskSnapshotStore implements SnapshotStore {
   private readonly known = new Set<string>();
+  /** Blobs in pack files (see putOwnBlobs), as far as read: hash -> where. */
+  private readonly packed = new Map<string, Packed>();
+  /** Blobs of each pack not removed: a pack none is left of is deleted. */
+  private readonly packLive = new Map<string, number>();
+  /** Pack files whose index was read; and the packs folder's mtime then (see refreshPacks). */
+  private readonly packsRead = new Set<string>();
+  private packsStamp = -1;
 
   constructor(readonly dir: string) {}
+
+  private get packsDir(): string {
+    return join(this.dir, 'packs');
+  }
+
+  /**
+   * Reads the index of every pack not read yet, when the packs folder changed since the
+   * last look (one stat: a blob this store lacks costs no more than that).
+   */
+  private refreshPacks(): void {
+    let stamp: number;
+    try {
+      stamp = statSync(this.packsDir).mtimeMs;
+    } catch {
+      return;
+    }
+    if (stamp === this.packsStamp) return;
+    this.packsStamp = stamp;
+    for (const name of readdirSync(this.packsDir)) {
+      const m = PACK_NAME.exec(name);
+      if (!m || this.packsRead.has(m[1])) continue;
+      this.packsRead.add(m[1]);
+      const dead = this.deadOf(m[1]);
+      let live = 0;
+      for (const [hash, where] of readPackIndex(join(this.packsDir, name), m[1])) {
+        if (dead.has(hash) || this.packed.has(hash)) continue;
+        this.packed.set(hash, where);
+        live++;
+      }
+      this.packLive.set(m[1], live);
+    }
+  }
+
+  /** The blobs removed from a pack (its `.dead` list; a torn last line names nothing). */
+  private deadOf(pack: string): Set<string> {
+    try {
+      return new Set(readFileSync(join(this.packsDir, `${pack}.dead`), 'utf8').split('\n'));
+    } catch {
+      return new Set();
+    }
+  }
+
+  /** Where a packed blob lies, looking for packs written since the last look when it is not known. */
+  private findPacked(hash: string): Packed | undefined {
+    const where = this.packed.get(hash);
+    if (where) return where;
+    this.refreshPacks();
+    return this.packed.get(hash);
+  }
+
+  /** Bytes [offset, offset + length) of a packed blob, fewer at its end (blobs in packs are small: read at once). */
+  private readPacked(where: Packed, offset: number, length: number): Buffer {
+    const n = Math.max(0, Math.min(length, where.size - offset));
+    const fd = openSync(join(this.packsDir, `${where.pack}.pack`), 'r');
+    try {
+      const buf = Buffer.allocUnsafe(n);
+      let got = 0;
+      while (got < n) {
+        const bytesRead = readSync(fd, buf, got, n - got, where.offset + offset + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Many small blobs as one pack file: one create and one rename instead of one each (a
+   * folder import's 10,000 files cost ~1 s of a core as files). Written to a temp name and
+   * renamed, as a blob is: a pack is there whole or not at all.
+   */
+  private async writePack(blobs: readonly OwnBlob[]): Promise<void> {
+    const { id, head } = packHead(blobs);
+    const dir = this.packsDir;
+    if (!this.dirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.dirs.add(dir);
+    }
+    const path = join(dir, `${id}.pack`);
+    await writeThenRename(tmpName(path), path, Buffer.concat([head, ...blobs.map((b) => b.content)]));
+    // The same index is the same blobs: any removed from an earlier copy are back.
+    rmSync(join(dir, `${id}.dead`), { force: true });
+    this.packsRead.add(id);
+    let offset = head.length;
+    let live = 0;
+    for (const b of blobs) {
+      if (!this.packed.has(b.hash)) {
+        this.packed.set(b.hash, { pack: id, offset, size: b.content.length });
+        live++;
+      }
+      offset += b.content.length;
+      this.known.add(b.hash);
+    }
+    this.packLive.set(id, (this.packLive.get(id) ?? 0) + live);
+  }
 
   /** Path of a blob file. */
   blobPath(hash: string): string {
@@ -191,9 +374,9 @@ export class DiskSnapshotStore implements SnapshotStore {
   /** Whether the store holds a blob. */
   async hasBlob(hash: string): Promise<boolean> {
     checkHash(hash);
-    if (this.known.has(hash)) return true;
+    if (this.known.has(hash) || this.packed.has(hash)) return true;
     // One stat, at once: a trip through the thread pool costs far more than the stat.
-    if (!existsSync(this.blobPath(hash))) return false;
+    if (!existsSync(this.blobPath(hash)) && !this.findPacked(hash)) return false;
     this.known.add(hash);
     return true;
   }
@@ -211,18 +394,25 @@ export class DiskSnapshotStore implements SnapshotStore {
   /**
    * Stores blobs hashed by the caller from these bytes in this process (see
    * {@link SnapshotStore.putOwnBlobs}): not hashed again (the hash is of the caller's own
-   * reads; nothing outside the process touched the bytes), each written to a temp name and
-   * renamed as putBlob does, {@link OWN_WRITES_AT_ONCE} at once in the thread pool, so the
-   * event loop goes on (a folder import sends the same bytes to the sandbox meanwhile).
+   * reads; nothing outside the process touched the bytes). {@link PACK_MIN} or more small
+   * ones go into one pack (see writePack); the others each to a temp name and renamed as
+   * putBlob does, {@link OWN_WRITES_AT_ONCE} at once in the thread pool, so the event loop
+   * goes on (a folder import sends the same bytes to the sandbox meanwhile).
    */
   async putOwnBlobs(blobs: readonly OwnBlob[]): Promise<void> {
-    const todo: OwnBlob[] = [];
+    let todo: OwnBlob[] = [];
     const seen = new Set<string>();
     for (const b of blobs) {
       checkHash(b.hash);
-      if (seen.has(b.hash) || this.known.has(b.hash)) continue;
+      if (seen.has(b.hash) || this.known.has(b.hash) || this.packed.has(b.hash)) continue;
       seen.add(b.hash);
       todo.push(b);
+    }
+    const small = todo.filter((b) => b.content.length <= PACK_BLOB_MAX);
+    let packing: Promise<void> | undefined;
+    if (small.length >= PACK_MIN) {
+      packing = this.writePack(small);
+      todo = todo.filter((b) => b.content.length > PACK_BLOB_MAX);
     }
     let next = 0;
     const worker = async () => {
@@ -240,7 +430,10 @@ export class DiskSnapshotStore implements SnapshotStore {
         this.known.add(hash);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(OWN_WRITES_AT_ONCE, todo.length) }, worker));
+    await Promise.all([
+      packing,
+      ...Array.from({ length: Math.min(OWN_WRITES_AT_ONCE, todo.length) }, worker),
+    ]);
   }
 
   /**
@@ -250,13 +443,18 @@ export class DiskSnapshotStore implements SnapshotStore {
   async getBlob(hash: string): Promise<Uint8Array> {
     if (!HEX64.test(hash))
       throw new SnapshotCorruptError(`snapshot blob id "${hash}" is not a sha256 digest`);
-    const path = this.blobPath(hash);
+    let path = this.blobPath(hash);
+    let where = this.packed.get(hash);
     let content: Buffer;
     try {
-      content = readSmall(path) ?? (await readFile(path));
+      if (!where && !existsSync(path)) where = this.findPacked(hash);
+      if (where) path = join(this.packsDir, `${where.pack}.pack`);
+      content = where ? this.readPacked(where, 0, where.size) : (readSmall(path) ?? (await readFile(path)));
     } catch (e) {
       throw new SnapshotCorruptError(`snapshot blob ${hash} cannot be read (${describeFsError(e, path)})`);
     }
+    if (where && content.length !== where.size)
+      throw new SnapshotCorruptError(`snapshot blob ${hash} in ${path} is damaged: it is cut short`);
     const actual = sha256Hex(content);
     if (actual !== hash)
       throw new SnapshotCorruptError(`snapshot blob ${path} is damaged: its content hashes to ${actual}`);
@@ -324,6 +522,9 @@ export class DiskSnapshotStore implements SnapshotStore {
   private readonly reading = new Map<string, Promise<Uint8Array>>();
 
   private async readRange(hash: string, offset: number, length: number): Promise<Uint8Array> {
+    const where =
+      this.packed.get(hash) ?? (existsSync(this.blobPath(hash)) ? undefined : this.findPacked(hash));
+    if (where) return this.readPacked(where, offset, length);
     if (length <= SYNC_WRITE_MAX) return this.readSmallRange(hash, offset, length);
     const file = await open(this.blobPath(hash), 'r');
     try {
@@ -371,9 +572,9 @@ export class DiskSnapshotStore implements SnapshotStore {
    */
   async listBlobs(): Promise<readonly StoredBlob[]> {
     const root = join(this.dir, 'blobs');
-    if (!(await isRealDir(this.dir)) || !(await isRealDir(root))) return [];
+    if (!(await isRealDir(this.dir))) return [];
     const blobs: StoredBlob[] = [];
-    for (const prefix of await readdirOrEmpty(root)) {
+    for (const prefix of (await isRealDir(root)) ? await readdirOrEmpty(root) : []) {
       if (!(await isRealDir(join(root, prefix)))) continue;
       for (const rest of await readdirOrEmpty(join(root, prefix))) {
         const hash = prefix + rest;
@@ -382,13 +583,30 @@ export class DiskSnapshotStore implements SnapshotStore {
         if (st.isFile()) blobs.push({ hash, size: st.size });
       }
     }
+    if (await isRealDir(this.packsDir)) {
+      this.refreshPacks();
+      const loose = new Set(blobs.map((b) => b.hash));
+      for (const [hash, where] of this.packed) if (!loose.has(hash)) blobs.push({ hash, size: where.size });
+      for (const name of await readdirOrEmpty(this.packsDir)) {
+        const key = `packs/${name}`;
+        if (!PACK_TMP_KEY.test(key)) continue;
+        const st = await lstat(join(this.dir, key));
+        if (st.isFile()) blobs.push({ hash: key, size: st.size });
+      }
+    }
     return blobs;
   }
 
   /** Deletes a blob (or a listed partial write); absent blobs are no error, nor is anything reached through a symlink touched. */
   async removeBlob(hash: string): Promise<void> {
+    if (PACK_TMP_KEY.test(hash)) {
+      if ((await isRealDir(this.dir)) && (await isRealDir(this.packsDir)))
+        await rm(join(this.dir, hash), { force: true });
+      return;
+    }
     if (!BLOB_KEY.test(hash)) throw new Error(`"${hash}" is not a sha256 hex digest`);
     this.known.delete(hash);
+    if ((await isRealDir(this.dir)) && (await isRealDir(this.packsDir))) this.removePacked(hash);
     const folder = join(this.dir, 'blobs', hash.slice(0, 2));
     if (
       !(await isRealDir(this.dir)) ||
@@ -397,6 +615,27 @@ export class DiskSnapshotStore implements SnapshotStore {
     )
       return;
     await rm(this.blobPath(hash), { force: true });
+  }
+
+  /**
+   * Takes a packed blob out: listed in its pack's `.dead` (the pack file is not rewritten;
+   * its space comes back when the last of its blobs is removed and the pack with it).
+   */
+  private removePacked(hash: string): void {
+    const where = this.findPacked(hash);
+    if (!where) return;
+    this.packed.delete(hash);
+    const live = (this.packLive.get(where.pack) ?? 1) - 1;
+    this.packLive.set(where.pack, live);
+    const pack = join(this.packsDir, `${where.pack}.pack`);
+    const dead = join(this.packsDir, `${where.pack}.dead`);
+    if (live > 0) {
+      appendFileSync(dead, `${hash}\n`);
+      return;
+    }
+    rmSync(pack, { force: true });
+    rmSync(dead, { force: true });
+    this.packLive.delete(where.pack);
   }
 
   /** The ids of every manifest held. */

@@ -657,13 +657,19 @@ export class DockerSandbox implements Sandbox {
 
   /**
    * Stages whole blobs for the next restore now (a folder import sends each chunk as it is
-   * read): the helper writes and hashes them as for any restore, which then names them as
-   * staged instead of sending them again.
+   * read): the helper writes them (and hashes them, unless `hashedHere`, see
+   * Sandbox.stageAhead) as for any restore, which then names them as staged instead of
+   * sending them again.
    */
-  async stageAhead(blobs: readonly (readonly [string, number])[], payload: Uint8Array): Promise<void> {
+  async stageAhead(
+    blobs: readonly (readonly [string, number])[],
+    payload: Uint8Array,
+    hashedHere = false,
+  ): Promise<void> {
     if (!blobs.length) return;
     const ahead = this.ahead;
-    await this.call('stage', { parts: blobs.map(([hash, size]) => [hash, 0, size]) }, payload);
+    const parts = blobs.map(([hash, size]): [string, number, number] => [hash, 0, size]);
+    await this.call('stage', hashedHere ? { parts, named: true } : { parts }, payload);
     // Not when the helper restarted meanwhile (it has a new map, and none of these).
     if (ahead === this.ahead) for (const [hash, size] of blobs) ahead.set(hash, size);
   }

@@ -187,7 +187,12 @@ const OPS = {
     reply: empty,
     payload: 'reply',
   }),
-  stage: op({ request: z.object({ parts: z.array(StagePart) }), reply: empty, payload: 'request' }),
+  stage: op({
+    // `named`: the host hashed the payload from its own reads; the helper takes the names (see Sandbox.stageAhead).
+    request: z.object({ parts: z.array(StagePart), named: z.boolean().optional() }),
+    reply: empty,
+    payload: 'request',
+  }),
   restore: op({
     // The target whole (`entries`) or as a delta against the tree `base` names.
     request: z.object({

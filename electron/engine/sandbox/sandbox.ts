@@ -229,9 +229,16 @@ export interface Sandbox {
    * import): `blobs` [hash, size] in payload order, each whole. The next restore whose
    * manifest names them does not send them again; it still checks every byte inside against
    * its hash, and sends them from the store when the helper lost them (a restart). Optional:
-   * without it the restore sends everything from the store.
+   * without it the restore sends everything from the store. `hashedHere`: each blob's hash
+   * was computed in this process from these very bytes (a folder import's own reads, never
+   * a store's): the helper takes them by their names instead of hashing them again (the
+   * channel is the host's alone; the sandbox is what is not trusted).
    */
-  stageAhead?(blobs: readonly (readonly [string, number])[], payload: Uint8Array): Promise<void>;
+  stageAhead?(
+    blobs: readonly (readonly [string, number])[],
+    payload: Uint8Array,
+    hashedHere?: boolean,
+  ): Promise<void>;
 
   /**
    * Runs the task's verifier over a channel the agent's processes cannot touch (after they
