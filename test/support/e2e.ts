@@ -756,7 +756,8 @@ export class TerminalPanel extends PanelObject {
         const after = at < 0 ? flat : flat.slice(at + command.length);
         const printed = typeof expect === 'string' ? after.includes(expect) : expect.test(after);
         const last = after.trimEnd().split('\n').pop() ?? '';
-        return printed && /^\S+@\S+:.*\$$/.test(last);
+        // The prompt (`bash-5.2$`, `user@host:/workspace$`, `#` as root) stands alone on the last line.
+        return printed && /[$#]$/.test(last);
       },
       ms,
       `terminal output ${String(expect)} after "${command}", then the prompt`,
