@@ -104,6 +104,14 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(await send.isDisabled()).toBe(false);
     await send.click();
     await app.timeline.waitForStep(1, 60_000);
+    // Sent: the box is empty for the next decision (as a REPL clears its input), not holding the last.
+    const args = app.inject.root.getByTestId('decide-args');
+    await until(
+      () => args.inputValue(),
+      (v) => v === '',
+      10_000,
+      'the decision box cleared',
+    );
     await app.settled({ timeoutMs: 90_000 });
 
     await atBothSizes(app, 'manual-files-diff', async () => {
@@ -138,6 +146,10 @@ describe('journeys: rollback, manual agent, files diff', () => {
     // A person writes a file in the terminal between steps; the next step's Files tab says so.
     await app.terminal.run('echo typed-by-me > by-hand.txt; echo wrote-it', 'wrote-it');
     await app.timeline.root.click({ position: { x: 5, y: 5 } });
+    // ↑ in the empty box brings back the decision sent, as a shell's history does.
+    await args.click();
+    await app.page.keyboard.press('ArrowUp');
+    expect(await args.inputValue()).toBe('{"command": "echo made-by-a-person > human.txt"}');
     await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
     await app.inject.root.getByTestId('decide-args').fill('{"command": "cat by-hand.txt"}');
     await app.inject.root.getByTestId('decide-send').click();

@@ -737,17 +737,47 @@ export class TerminalPanel extends PanelObject {
   async focus(): Promise<void> {
     await this.root.getByTestId('terminal-live').click();
   }
-  /** Types a command line and waits until `expect` shows in the buffer. */
+  /**
+   * Types a command line and waits until the command has run: `expect` shows in the output
+   * after the typed line (never in the echo of the line itself, which holds the same words) and
+   * the prompt is back. The prompt comes after the shell's history hook has reported the
+   * command, so by then the engine has recorded it: a step started next comes after it, as for
+   * a person who waits for the prompt. Returns the buffer as text.
+   */
   async run(command: string, expect: RegExp | string, ms = 20_000): Promise<string> {
     await this.focus();
     await this.page.keyboard.type(command);
     await this.page.keyboard.press('Enter');
-    return until(
-      () => this.screen(),
-      (t) => (typeof expect === 'string' ? t.includes(expect) : expect.test(t)),
+    const found = await until(
+      async () => ({ screen: await this.screen(), flat: await this.unwrapped() }),
+      ({ flat }) => {
+        // What the shell printed after the typed line (a `clear` may have wiped the line itself).
+        const at = flat.lastIndexOf(command);
+        const after = at < 0 ? flat : flat.slice(at + command.length);
+        const printed = typeof expect === 'string' ? after.includes(expect) : expect.test(after);
+        const last = after.trimEnd().split('\n').pop() ?? '';
+        // The prompt (`bash-5.2$`, `user@host:/workspace$`, `#` as root) stands alone on the last line.
+        return printed && /[$#]$/.test(last);
+      },
       ms,
-      `terminal output ${String(expect)}`,
+      `terminal output ${String(expect)} after "${command}", then the prompt`,
     );
+    return found.screen;
+  }
+  /** The live buffer with lines xterm wrapped joined again: a long typed line reads whole. */
+  private unwrapped(): Promise<string> {
+    return this.page.evaluate(() => {
+      const term = window.__stepboxTerminal;
+      if (!term) return '';
+      const buf = term.buffer.active;
+      let out = '';
+      for (let i = 0; i < buf.length; i++) {
+        const line = buf.getLine(i);
+        if (!line) continue;
+        out += (i > 0 && !line.isWrapped ? '\n' : '') + line.translateToString(true);
+      }
+      return out;
+    });
   }
 }
 

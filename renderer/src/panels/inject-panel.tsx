@@ -171,8 +171,22 @@ export function InjectPanel() {
                 rows={2}
                 aria-label="arguments"
                 data-testid="decide-args"
+                placeholder='arguments as JSON, e.g. {"command": "ls"} (↑: the last decision sent)'
                 value={decideArgs}
                 onChange={(e) => a.setDecision({ args: e.target.value })}
+                onKeyDown={(e) => {
+                  // ↑ on the first line / ↓ on the last walks the decisions sent, as a shell's history.
+                  const el = e.currentTarget;
+                  const before = el.value.slice(0, el.selectionStart);
+                  const after = el.value.slice(el.selectionEnd);
+                  if (e.key === 'ArrowUp' && !before.includes('\n')) {
+                    e.preventDefault();
+                    a.recallDecision(-1);
+                  } else if (e.key === 'ArrowDown' && !after.includes('\n')) {
+                    e.preventDefault();
+                    a.recallDecision(1);
+                  }
+                }}
               />
               <textarea
                 rows={1}

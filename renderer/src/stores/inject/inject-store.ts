@@ -38,8 +38,14 @@ export interface InjectActions {
   inject(branch: string): Promise<boolean>;
   override(branch: string): Promise<boolean>;
   setDecision(part: { tool?: string; args?: string; text?: string }): void;
-  /** Queues the manual agent's next decision. */
+  /**
+   * Queues the manual agent's next decision. Once it is taken the arguments and the answer are
+   * cleared for the next one (the tool stays: the next call is most often the same tool), as a
+   * REPL clears its input; the decision goes into a history that {@link recallDecision} walks.
+   */
   decide(branch: string): Promise<boolean>;
+  /** ↑ (-1) / ↓ (+1) through the decisions sent, newest first; past the newest, the empty draft again. */
+  recallDecision(direction: -1 | 1): void;
   /** Forgets the last action's answer (a step took what it queued, or another branch opened). */
   settle(): void;
   /**
@@ -102,6 +108,9 @@ const NO_DRAFTS: Drafts = {
 export function createInjectStore(client: StepboxClient): InjectStore {
   const kept = new Map<string, Drafts>();
   let shown: string | null = null;
+  /** The decisions sent, oldest first, and where ↑/↓ stands in them (length: the fresh draft). */
+  const sent: Pick<InjectState, 'decideTool' | 'decideArgs' | 'decideText'>[] = [];
+  let recalled = 0;
   return createStore<InjectState & InjectActions>()((set, get) => ({
     section: null,
     // The answer to the last action belongs to the section that did it: a new section starts clean.
@@ -171,8 +180,25 @@ export function createInjectStore(client: StepboxClient): InjectStore {
         sending: false,
         error: errorText(res),
         notice: res.ok ? 'decision queued: the next step (F10) uses it' : null,
+        // Sent: the box is ready for the next decision; the one sent is one ↑ away.
+        ...(res.ok ? { decideArgs: '', decideText: '' } : {}),
       });
+      if (res.ok) {
+        sent.push({ decideTool, decideArgs, decideText });
+        recalled = sent.length;
+      }
       return res.ok;
+    },
+    recallDecision(direction) {
+      const at = Math.min(sent.length, Math.max(0, recalled + direction));
+      if (at === recalled) return;
+      recalled = at;
+      const d = sent[at];
+      set(
+        d
+          ? { decideTool: d.decideTool, decideArgs: d.decideArgs, decideText: d.decideText, error: null }
+          : { decideArgs: '', decideText: '', error: null },
+      );
     },
     setRole: (role) => set({ role }),
     setMode: (mode) => set({ mode }),
