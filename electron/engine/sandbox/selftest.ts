@@ -262,9 +262,13 @@ async function out(sb: Sandbox, command: string, timeoutMs = 20_000): Promise<st
  * harness's `runVerifier` uses; the sandbox knows no task or episode); null when the backend
  * has no such channel or the command could not run at all.
  */
-async function failingVerifier(sb: Sandbox, command: string): Promise<VerifierRun | null> {
+async function failingVerifier(
+  sb: Sandbox,
+  command: string,
+  files?: Readonly<Record<string, Uint8Array>>,
+): Promise<VerifierRun | null> {
   if (!sb.runVerifier) return null;
-  return sb.runVerifier({ command, timeoutMs: 20_000 }).catch(() => null);
+  return sb.runVerifier({ command, timeoutMs: 20_000, ...(files ? { files } : {}) }).catch(() => null);
 }
 
 /** What a command said on stderr, for a failure's detail: its last line, or nothing. */
@@ -395,20 +399,34 @@ const PROBES: Record<SelftestCheckId, Probe> = {
     }
   },
   verifier_channel: async (sb) => {
-    for (const loop of [
-      'while :; do kill -9 -1; done',
-      'while :; do for f in /proc/[0-9]*/fd/1; do echo ok > "$f"; done 2>/dev/null; done',
-    ])
-      // "$BASH": the session's own bash (the image may have none on its PATH).
-      await sb.exec({ command: `setsid nohup "$BASH" -c '${loop}' >/dev/null 2>&1 &`, timeoutMs: 5_000 });
-    const r = await failingVerifier(sb, 'exit 1');
-    if (!r) return fail('the verifier could not run');
-    const reported = notFailing(r);
-    if (reported) return fail(`an always-failing verifier was reported as ${reported}`);
-    if (r.channel !== 'exec') return fail('the verifier ran in the sandbox session, not its own exec');
-    return ok(
-      `an always-failing verifier failed in its own exec after ${r.killed} leftover process(es) were killed`,
-    );
+    // Both ways a verifier runs out of the agent's reach: a plain one (the isolated helper's
+    // own channel, or its own exec where the helper is not isolated) and one with files (a
+    // Harbor task's tests/: always its own exec). Each meets leftovers that kill everything
+    // they can and write "ok" into every stdout they can open.
+    const said: string[] = [];
+    for (const [name, files] of [
+      ['plain', undefined],
+      ['with files', {}],
+    ] as const) {
+      for (const loop of [
+        'while :; do kill -9 -1; done',
+        'while :; do for f in /proc/[0-9]*/fd/1; do echo ok > "$f"; done 2>/dev/null; done',
+      ])
+        // "$BASH": the session's own bash (the image may have none on its PATH).
+        await sb.exec({ command: `setsid nohup "$BASH" -c '${loop}' >/dev/null 2>&1 &`, timeoutMs: 5_000 });
+      const r = await failingVerifier(sb, 'exit 1', files);
+      if (!r) return fail(`the ${name} verifier could not run`);
+      const reported = notFailing(r);
+      if (reported) return fail(`an always-failing ${name} verifier was reported as ${reported}`);
+      if (r.channel === 'session')
+        return fail(
+          `the ${name} verifier ran in the sandbox session, not its own exec or the helper's channel`,
+        );
+      said.push(
+        `${name}: ${r.channel === 'helper' ? "over the helper's channel" : 'in its own exec'}, after ${r.killed} leftover process(es) were killed`,
+      );
+    }
+    return ok(`an always-failing verifier failed each way (${said.join('; ')})`);
   },
   pid_limit: async (sb) => {
     const r = await sb.exec({
