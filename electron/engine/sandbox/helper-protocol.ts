@@ -80,6 +80,24 @@ function sum(ns: readonly number[]): number {
   return s;
 }
 
+/** How much a restore or a fill reads back to verify: 'touched' (the default), what it wrote; 'full', everything. */
+const VerifyMode = z.enum(['touched', 'full']);
+
+/**
+ * What a restore or a fill that is done answers: the tree now in the workspace, what changed,
+ * its phases in ms (a restore's plan / apply / verify, a fill's transfer / close directories /
+ * verify), the base the helper knows from now on, and how many files were read back to verify
+ * (null when everything was: a full verification, or a fill during which something else ran).
+ */
+const Restored = z.object({
+  tree_hash: sha256,
+  written: count,
+  removed: count,
+  phases_ms: z.array(z.number()),
+  base: z.string(),
+  reread: count.nullable(),
+});
+
 /** Every operation the helper dispatches, by name (the order of helper.py's table). */
 const OPS = {
   exec: op({
@@ -204,23 +222,10 @@ const OPS = {
       /** Blobs in the payload, in order (none when left out). */
       inline: z.array(BlobSize).optional(),
       tree_hash: sha256,
-      /** 'touched' (the default): what the restore wrote is read back; 'full': everything. */
-      verify: z.enum(['touched', 'full']).optional(),
+      verify: VerifyMode.optional(),
     }),
     // Done, or the content the workspace lacks now (it changed since the plan): send it, ask again.
-    reply: z.union([
-      z.object({ need: z.array(sha256) }),
-      z.object({
-        tree_hash: sha256,
-        written: count,
-        removed: count,
-        /** plan / apply / verify, in ms. */
-        phases_ms: z.array(z.number()),
-        base: z.string(),
-        /** Files read back to verify (null for a full verification). */
-        reread: count.nullable(),
-      }),
-    ]),
+    reply: z.union([z.object({ need: z.array(sha256) }), Restored]),
     payload: 'request',
   }),
   fill: op({
@@ -230,20 +235,11 @@ const OPS = {
       parts: z.array(StagePart),
       entries: z.array(WireEntry).optional(),
       tree_hash: sha256.optional(),
-      verify: z.enum(['touched', 'full']).optional(),
+      verify: VerifyMode.optional(),
       last: z.boolean().optional(),
     }),
     reply: z.union([
-      z.object({
-        tree_hash: sha256,
-        written: count,
-        removed: count,
-        /** transfer / close directories / verify, in ms. */
-        phases_ms: z.array(z.number()),
-        base: z.string(),
-        /** Files read back to verify (null when everything was: something else ran meanwhile). */
-        reread: count.nullable(),
-      }),
+      Restored,
       // Not the last request: nothing to say yet.
       empty,
     ]),
