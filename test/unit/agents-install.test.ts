@@ -82,6 +82,16 @@ function writeRecipe(home: string, name: string, over: Record<string, unknown> =
 
 const tmps = (home: string) => readdirSync(join(home, 'agents')).filter((n) => n.startsWith('.tmp-'));
 
+/**
+ * The fake npm's pid once its mark holds it whole: the shell creates the file before `echo`
+ * writes into it, and an empty mark read as pid 0 (kill(0, 0) asks about our own process
+ * group: "alive" forever) made the kill tests wait out their 10 s on a loaded machine.
+ */
+function npmPid(mark: string): number | null {
+  const text = existsSync(mark) ? readFileSync(mark, 'utf8') : '';
+  return /^[1-9]\d*\n$/.test(text) ? Number(text) : null;
+}
+
 describe('agents add / list / remove', () => {
   it('installs a package with its runtime (kept once for every agent), lists size, hash and up to date, removes it', async () => {
     const { home } = setup();
@@ -153,9 +163,7 @@ describe('agents add / list / remove', () => {
     cleanups.push(() => delete process.env.FAKE_NPM_HANG);
     const stop = new AbortController();
     const pending = installAgent('tool-a', { home, signal: stop.signal });
-    const pid = await waitFor('npm to start', () =>
-      existsSync(mark) ? Number(readFileSync(mark, 'utf8')) : null,
-    );
+    const pid = await waitFor('npm to start', () => npmPid(mark));
     stop.abort();
     await expect(pending).rejects.toMatchObject({ endReason: 'cancelled' });
     await waitFor('npm to be killed', () => (pidExists(pid) ? null : true), 10_000);
@@ -170,9 +178,7 @@ describe('agents add / list / remove', () => {
       env: { ...env, FAKE_NPM_HANG: mark },
       timeoutMs: 60_000,
     });
-    const pid = await waitFor('npm to start', () =>
-      existsSync(mark) ? Number(readFileSync(mark, 'utf8')) : null,
-    );
+    const pid = await waitFor('npm to start', () => npmPid(mark));
     expect(tmps(home)).toHaveLength(1);
     add.child.kill('SIGKILL');
     expect((await add.done).signal).toBe('SIGKILL');
