@@ -60,7 +60,14 @@ describe('web mode: live sandboxes in sight', () => {
     const search = app.library.root.getByTestId('library-search');
     await search.fill('zzz-no-such-episode');
     await app.library.root.getByText('No episode matches.', { exact: false }).waitFor({ timeout: 30_000 });
-    await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('2');
+    // After the reload the library's lists come after the open's rows are painted: the count
+    // is waited for, and must be the two live sandboxes, not a count the search narrowed.
+    await until(
+      () => app.library.root.getByTestId('running-count').innerText(),
+      (n) => n === '2',
+      30_000,
+      'two running while the search matches no episode',
+    );
     await search.fill('');
     // Cleared, the episode list is back at once: never "No episodes yet" with two running.
     await expect(app.library.root.getByTestId('library-episode').count()).resolves.toBeGreaterThan(0);
