@@ -67,6 +67,9 @@ export function currentProcessIdentity(): ProcessIdentity {
 
 /** True when a process with this pid exists (possibly someone else's). */
 export function pidExists(pid: number): boolean {
+  // 0 and negatives name process groups (kill(0, 0) asks about our own: always "alive"), and a
+  // pid read from a file or a folder's name may be anything: only a real pid can exist.
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   currentProcessIdentity,
   isProcessGone,
+  pidExists,
   processStartTime,
   type ProcessIdentity,
 } from '../../electron/engine/process-identity.js';
@@ -33,5 +34,12 @@ describe('isProcessGone', () => {
       expect(isProcessGone(foreign, 'gone')).toBe(true);
       expect(isProcessGone(foreign, 'alive')).toBe(false);
     }
+  });
+});
+
+describe('pidExists', () => {
+  it('finds this process, and never a process group or a non-pid read from a file (0 was "alive" forever)', () => {
+    expect(pidExists(process.pid)).toBe(true);
+    for (const pid of [0, -1, -process.pid, 1.5, Number.NaN]) expect(pidExists(pid)).toBe(false);
   });
 });
