@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import * as fs from 'node:fs';
+import { constants } from 'node:fs';
 import { hash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
@@ -28,82 +29,41 @@ export interface ChunkReader {
 }
 
 /** O_NOFOLLOW: a symlink put where a listed file was is never followed; O_NONBLOCK: a fifo never blocks the open. */
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+export const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
- * The files into one buffer, each at its place (listed sizes, in order), synchronously: the
- * four calls a file takes cost microseconds each, while a trip through the thread pool each
- * cost ~3x the CPU (10,000 files). Also the worker's code (see WORKER_SOURCE): keep in step.
+ * `readFiles(paths, sizes)` as source text, the one copy both this thread and the worker run
+ * (a worker started from a string has no module to import it from; a function's own source
+ * is not it either: a test runner rewrites its imports). It reads each file straight into one
+ * buffer at its place (listed sizes, in order), synchronously: the four calls a file takes
+ * cost microseconds each, while a trip through the thread pool each cost ~3x the CPU (10,000
+ * files). It names only `fs`, `hash` and `READ_FLAGS`, given to it.
  */
-export function readFiles(paths: readonly string[], sizes: readonly number[]): ReadChunk {
-  const slab = Buffer.allocUnsafeSlow(sizes.reduce((a, b) => a + b, 0));
-  let at = 0;
-  const files = paths.map((path, k): ChunkFile => {
-    const size = sizes[k];
-    const r = readInto(path, slab, at, size);
-    at += size;
-    return r === 'read'
-      ? { at: at - size, size, hash: hash('sha256', slab.subarray(at - size, at), 'hex') }
-      : r;
-  });
-  return { slab, files };
-}
-
-function readInto(path: string, slab: Buffer, at: number, size: number): 'read' | { why: string } | 'again' {
-  let fd: number;
+const READ_FILES_SOURCE = `
+function readInto(path, slab, at, size) {
+  let fd;
+  try { fd = fs.openSync(path, READ_FLAGS); } catch (e) { return { why: 'cannot be read (' + e.code + ')' }; }
   try {
-    fd = openSync(path, READ_FLAGS);
-  } catch (e) {
-    return { why: `cannot be read (${(e as NodeJS.ErrnoException).code})` };
-  }
-  try {
-    const stat = fstatSync(fd);
+    const stat = fs.fstatSync(fd);
     if (!stat.isFile()) return { why: 'it is no longer a file' };
     if (stat.size !== size) return 'again';
     let got = 0;
     while (got < size) {
-      const n = readSync(fd, slab, at + got, size - got, got);
+      const n = fs.readSync(fd, slab, at + got, size - got, got);
       // Shorter than it said: it changed while read.
       if (n === 0) return 'again';
       got += n;
     }
     return 'read';
   } catch (e) {
-    return { why: `cannot be read (${(e as NodeJS.ErrnoException).code})` };
+    return { why: 'cannot be read (' + e.code + ')' };
   } finally {
-    closeSync(fd);
+    fs.closeSync(fd);
   }
 }
-
-/**
- * The worker: readFiles, as source text (run with `eval`: no file to find next to the
- * compiled one, in the CLI, the app or the tests alike). Each request `{ id, paths, sizes }`
- * is answered `{ id, slab, files }`, the buffer transferred, not copied.
- */
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const { closeSync, constants, fstatSync, openSync, readSync } = require('node:fs');
-const { hash } = require('node:crypto');
-const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const why = (e) => ({ why: 'cannot be read (' + e.code + ')' });
-function readInto(path, slab, at, size) {
-  let fd;
-  try { fd = openSync(path, FLAGS); } catch (e) { return why(e); }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { why: 'it is no longer a file' };
-    if (stat.size !== size) return 'again';
-    let got = 0;
-    while (got < size) {
-      const n = readSync(fd, slab, at + got, size - got, got);
-      if (n === 0) return 'again';
-      got += n;
-    }
-    return 'read';
-  } catch (e) { return why(e); } finally { closeSync(fd); }
-}
-parentPort.on('message', ({ id, paths, sizes }) => {
-  const slab = Buffer.from(new ArrayBuffer(sizes.reduce((a, b) => a + b, 0)));
+function readFiles(paths, sizes) {
+  // Its own memory (not the pool's): the worker transfers it.
+  const slab = Buffer.allocUnsafeSlow(sizes.reduce((a, b) => a + b, 0));
   let at = 0;
   const files = paths.map((path, k) => {
     const size = sizes[k];
@@ -111,6 +71,30 @@ parentPort.on('message', ({ id, paths, sizes }) => {
     at += size;
     return r === 'read' ? { at: at - size, size, hash: hash('sha256', slab.subarray(at - size, at), 'hex') } : r;
   });
+  return { slab, files };
+}
+`;
+
+/** The files into one buffer, each at its place, on this thread (see READ_FILES_SOURCE). */
+export const readFiles = new Function('fs', 'hash', 'READ_FLAGS', `${READ_FILES_SOURCE}\nreturn readFiles;`)(
+  fs,
+  hash,
+  READ_FLAGS,
+) as (paths: readonly string[], sizes: readonly number[]) => ReadChunk;
+
+/**
+ * The worker: {@link READ_FILES_SOURCE} after the names it uses (run with `eval`: no file to
+ * find next to the compiled one, in the CLI, the app or the tests alike). Each request
+ * `{ id, paths, sizes }` is answered `{ id, slab, files }`, the buffer transferred, not copied.
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const { hash } = require('node:crypto');
+const READ_FLAGS = ${READ_FLAGS};
+${READ_FILES_SOURCE}
+parentPort.on('message', ({ id, paths, sizes }) => {
+  const { slab, files } = readFiles(paths, sizes);
   parentPort.postMessage({ id, slab: slab.buffer, files }, [slab.buffer]);
 });
 `;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex } from '../sha256.js';
 import type { TreeEntry } from '../../../shared/tree-hash.js';
@@ -14,7 +14,7 @@ import {
   type StoredBlob,
 } from '../sandbox/snapshot-store.js';
 import type { FolderListing, SkippedPath } from './folder-listing.js';
-import { chunkReader, type ReadChunk } from './chunk-reader.js';
+import { READ_FLAGS, chunkReader, type ReadChunk } from './chunk-reader.js';
 
 /**
  * A project folder into an episode's snapshot store: each file's content as a blob, the
@@ -208,9 +208,6 @@ function* chunksOf(entries: readonly TreeEntry[]): Generator<Chunk> {
   }
   if (chunk.indexes.length) yield chunk;
 }
-
-/** O_NOFOLLOW: a symlink put where a listed file was is never followed; O_NONBLOCK: a fifo never blocks the open. */
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** One file into the store: its hash and size, or why it was skipped. */
 async function importFile(
