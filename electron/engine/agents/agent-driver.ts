@@ -61,25 +61,28 @@ export interface AgentDriver {
   readonly decides: AgentDecides;
   readonly asCase: AgentAsCase;
   /**
-   * The OpenTelemetry `gen_ai.provider.name` of the model it calls, where the semantic
-   * conventions name one stepbox maps (openai:), else null; an exec: agent's is its model
-   * source's (`via_source`).
+   * The OpenTelemetry `gen_ai.provider.name` of the model API it speaks, as the semantic
+   * conventions name it (openai:, anthropic:, gemini: — the Gemini API is `gcp.gemini`),
+   * else null; a program's (exec:, sandbox:) is its model source's (`via_source`).
    */
-  readonly provider: 'openai' | 'via_source' | null;
+  readonly provider: 'openai' | 'anthropic' | 'gcp.gemini' | 'via_source' | null;
 }
 
 /** Kinds that decide inside the harness from the conversation alone. */
 const CONVERSATIONAL = { rewind: 'continue', replay: 'actions', runsRecordedCommand: false } as const;
 /** Kinds that hold a position the harness rebuilds them at. */
 const POSITIONAL = { rewind: 'rebuild', replay: 'actions', runsRecordedCommand: false } as const;
-/** A hosted model's kind that `case new` does not save (only openai: is mapped onto a script). */
-const HOSTED = { ...CONVERSATIONAL, decides: 'model', asCase: null, provider: null } as const;
+/**
+ * A hosted model's kind: each answer is recorded as a chat message (the Anthropic and Gemini
+ * replies are mapped onto one), so `case new` saves its answers as a script.
+ */
+const HOSTED = { ...CONVERSATIONAL, decides: 'model', asCase: 'script' } as const;
 
 /** Every agent kind and what it needs: the one table. */
 export const AGENT_DRIVERS: { readonly [K in AgentKindName]: AgentDriver & { readonly kind: K } } = {
-  openai: { kind: 'openai', ...HOSTED, asCase: 'script', provider: 'openai' },
-  anthropic: { kind: 'anthropic', ...HOSTED },
-  gemini: { kind: 'gemini', ...HOSTED },
+  openai: { kind: 'openai', ...HOSTED, provider: 'openai' },
+  anthropic: { kind: 'anthropic', ...HOSTED, provider: 'anthropic' },
+  gemini: { kind: 'gemini', ...HOSTED, provider: 'gcp.gemini' },
   manual: { kind: 'manual', ...CONVERSATIONAL, decides: 'person', asCase: 'script', provider: null },
   scripted: { kind: 'scripted', ...POSITIONAL, decides: 'script', asCase: 'script', provider: null },
   replay: { kind: 'replay', ...POSITIONAL, decides: 'script', asCase: 'script', provider: null },
@@ -100,7 +103,7 @@ export const AGENT_DRIVERS: { readonly [K in AgentKindName]: AgentDriver & { rea
     runsRecordedCommand: true,
     decides: 'program',
     asCase: null,
-    provider: null,
+    provider: 'via_source',
   },
 };
 

@@ -99,10 +99,11 @@ function tokens(usage: unknown): { input?: number; output?: number } {
 }
 
 /**
- * The `gen_ai.provider.name` of a recorded agent: `openai` for an agent speaking the
- * OpenAI API (an `openai:` agent, or an `exec:` one answered by an `openai:` source),
- * whatever endpoint serves it — the endpoint itself goes in `server.address` /
- * `server.port` ({@link serverOf}); `stepbox.<kind>` for agents that call no model.
+ * The `gen_ai.provider.name` of a recorded agent: the model API it speaks (`openai`,
+ * `anthropic`, `gcp.gemini`: an agent of that kind, or a program — `exec:`, `sandbox:` —
+ * answered by such a source), whatever endpoint serves it — the endpoint itself goes in
+ * `server.address` / `server.port` ({@link serverOf}); `stepbox.<kind>` for agents that
+ * call no model.
  */
 export function providerName(agent: { kind: string; model_source?: unknown }): string {
   const provider = driverOf(agent.kind).provider;
@@ -112,13 +113,15 @@ export function providerName(agent: { kind: string; model_source?: unknown }): s
         ? driverOf(specKind(agent.model_source)).provider
         : null
       : provider;
-  return named === 'openai' ? named : `stepbox.${agent.kind}`;
+  return named === null || named === 'via_source' ? `stepbox.${agent.kind}` : named;
 }
 
 /** The semantic conventions' `server.address` / `server.port` of the model endpoint a recorded agent called, when known. */
 export function serverOf(agent: Record<string, unknown>): OtlpAttribute[] {
   const fromSource =
-    typeof agent.model_source === 'string' ? /^openai:[^@]*@(.+)$/.exec(agent.model_source)?.[1] : undefined;
+    typeof agent.model_source === 'string'
+      ? /^(?:openai|anthropic|gemini):[^@]*@(.+)$/.exec(agent.model_source)?.[1]
+      : undefined;
   const url = typeof agent.base_url === 'string' ? agent.base_url : fromSource;
   if (url === undefined) return [];
   try {
