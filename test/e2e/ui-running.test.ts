@@ -63,6 +63,23 @@ describe('web mode: live sandboxes in sight', () => {
         if (text !== null && seen[seen.length - 1] !== text) seen.push(text);
       }).observe(document, { subtree: true, childList: true, characterData: true });
     });
+    // The library's lists held after the reload (as on a loaded machine): the count says it is
+    // reading, at both sizes, until they come.
+    const held: string[] = [];
+    let holding = true;
+    let release: () => void = () => undefined;
+    await app.page.routeWebSocket(/./, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        const text = String(m);
+        if (holding && text.includes('library.list')) held.push(text);
+        else server.send(text);
+      });
+      release = () => {
+        holding = false;
+        for (const m of held.splice(0)) server.send(m);
+      };
+    });
     // A reload shows the episode it showed (the address keeps it), not "no episode open".
     await app.page.reload();
     await until(
@@ -71,6 +88,22 @@ describe('web mode: live sandboxes in sight', () => {
       30_000,
       'the fork on screen after a reload',
     );
+    await until(
+      () => Promise.resolve(held.length),
+      (n) => n > 0,
+      30_000,
+      'the library asked for',
+    );
+    const count = app.library.root.getByTestId('running-count');
+    await expect(count.getAttribute('data-state')).resolves.toBe('loading');
+    await expect(app.library.root.getByTestId('running-unknown').innerText()).resolves.toBe(
+      'Reading the library…',
+    );
+    await app.screenshot('running-reading-1024x700');
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await app.screenshot('running-reading-1920x1080');
+    await app.page.setViewportSize({ width: 1024, height: 700 });
+    release();
     await app.settled({ timeoutMs: 90_000 });
     // A library search matching neither filters the episode list, never the live sandboxes.
     const search = app.library.root.getByTestId('library-search');
