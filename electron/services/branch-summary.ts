@@ -4,6 +4,7 @@ import { candidateMarkOf } from '../../shared/candidate-mark.js';
 import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
 import type { Flag } from '../../shared/qa/flag.js';
 import { branchOutcome } from '../engine/trace/branch-outcome.js';
+import { agentTraitsOf } from '../engine/agents/agent-driver.js';
 import type { BranchInfo } from '../engine/trace/trace-store.js';
 import type { BranchTrace } from './branch-trace.js';
 import type { TracePort } from './ports.js';
@@ -45,6 +46,7 @@ export function summarizeBranch(
     task,
     agent: header.agent.spec,
     agent_kind: header.agent.kind,
+    agent_traits: agentTraitsOf(header.agent.kind),
     status: end?.type === 'end' ? end.status : null,
     end_reason: end?.type === 'end' ? end.end_reason : null,
     ...branchOutcome(header, events),

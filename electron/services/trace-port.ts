@@ -16,6 +16,7 @@ import { watchStore } from '../engine/trace/store-watch.js';
 import { currentFlags } from '../engine/qa/check-branches.js';
 import type { TracePort } from './ports.js';
 import { TraceMemo } from './trace-memo.js';
+import { agentTraitsOf } from '../engine/agents/agent-driver.js';
 
 const log = logger('library');
 
@@ -57,6 +58,7 @@ function summaryOfRow(ep: EpisodeRow, row: BranchRow): BranchSummary {
     task: ep.task,
     agent: ep.agent,
     agent_kind: ep.agentKind,
+    agent_traits: agentTraitsOf(ep.agentKind),
     status: status.success ? status.data : null,
     end_reason: row.end_reason,
     steps: row.steps,

@@ -50,6 +50,28 @@ export const FlagSummary = z.object({
 export type FlagSummary = z.infer<typeof FlagSummary>;
 
 /** One branch of an episode as the library lists it. `status` is null while the branch is open. */
+/**
+ * Where an agent's decisions come from (the engine's agent table, agent-driver.ts): a hosted
+ * `model`, a `person` (manual), a `script` or recording, the task's `solution`, a `program` of
+ * its own, or `unknown` (a kind this build does not know, such as an imported trace's).
+ */
+export const AgentDecides = z.enum(['model', 'person', 'script', 'solution', 'program', 'unknown']);
+/** Where an agent's decisions come from. */
+export type AgentDecides = z.infer<typeof AgentDecides>;
+
+/** How `case new` saves an episode of an agent: its answers as a script, that and its program, or not at all (null). */
+export const AgentAsCase = z.enum(['script', 'program']).nullable();
+/** How `case new` saves an episode of an agent. */
+export type AgentAsCase = z.infer<typeof AgentAsCase>;
+
+/**
+ * What a branch's agent says of itself, from the engine's agent table: the window asks this
+ * (a person decides, it can be a case), never a kind by its name (issue 34.4).
+ */
+export const AgentTraits = z.object({ decides: AgentDecides, as_case: AgentAsCase });
+/** What a branch's agent says of itself. */
+export type AgentTraits = z.infer<typeof AgentTraits>;
+
 export const BranchSummary = z.object({
   episode: z.string(),
   branch: z.string(),
@@ -62,6 +84,8 @@ export const BranchSummary = z.object({
    * `sandbox`; `atif` for an imported trace): what the window asks, never the spec's text.
    */
   agent_kind: z.string(),
+  /** What its agent says of itself (absent from an older server: then nothing is assumed). */
+  agent_traits: AgentTraits.optional(),
   status: EpisodeStatus.nullable(),
   end_reason: z.string().nullable(),
   steps: z.number().int().nonnegative(),

@@ -337,6 +337,37 @@ describe('web mode: a recorded 10,000-step trace', () => {
     }
   });
 
+  it('right after it opens, a filter counts what is loaded as such, never "N of M" over part of the rows', async () => {
+    // The earlier pages are held: the filter sees the last screenful only, and its count says so
+    // (it read "16 of 200 shown" on a 301-row branch before the rest arrived).
+    const { fresh, release } = await openHoldingRows();
+    const count = fresh.timeline.root.getByTestId('timeline-filter-count');
+    try {
+      await fresh.timeline.filterText.fill('echo');
+      await expect(count.getAttribute('data-state')).resolves.toBe('loading');
+      await expect(count.innerText()).resolves.toMatch(/^\d+ shown · \d+ of 10001 loaded…$/);
+      const layout = new LayoutObject(fresh.page);
+      for (const size of [
+        { width: 1024, height: 700 },
+        { width: 1920, height: 1080 },
+      ]) {
+        await fresh.page.setViewportSize(size);
+        expect(await layout.readable(count), `the count whole at ${size.width}×${size.height}`).toBe(true);
+        await fresh.screenshot(`long-trace-filter-loading-${size.width}x${size.height}`);
+      }
+      release();
+      await until(
+        () => count.innerText(),
+        (t) => /^\d+ of 10001 shown$/.test(t),
+        60_000,
+        'the count over every row once they are in',
+      );
+      expect(fresh.errors).toEqual([]);
+    } finally {
+      await fresh.page.close();
+    }
+  });
+
   /**
    * Opens the trace in the shared window and waits for its last step. Every test that reads the
    * open trace calls it, so none depends on a test before it having clicked (vitest -t runs one).

@@ -31,6 +31,17 @@ async function answerAndButtons(app: AppPage, layout: LayoutObject, testId: stri
     expect(await layout.onScreen(app.replay.root.getByTestId(id)), id).toBe(true);
 }
 
+/**
+ * The Replay controls only a strip of which shows at the pane's top edge (a row scrolled up to
+ * make room for an answer below it). A strip at the bottom edge is a pane's "more below", and
+ * stays where no scroll avoids it (the short pane holds the buttons and the notice, not the
+ * "What if…" under them).
+ */
+async function topSlivers(app: AppPage, layout: LayoutObject): Promise<string[]> {
+  const cut = await layout.slivers(app.replay.root.locator('.panel-body'));
+  return cut.filter((s) => s.startsWith('top'));
+}
+
 describe('web mode: the Replay pane’s message is read whole at 1024×700', () => {
   const web = servedApp();
 
@@ -47,6 +58,7 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
     await app.settled({ timeoutMs: 90_000 });
     await answerAndButtons(app, layout, 'replay-notice');
     await app.screenshot('replay-message-rollback-1024x700');
+    expect(await topSlivers(app, layout)).toEqual([]);
 
     await stepTo(app, 2);
     await app.timeline.select(1);
@@ -62,18 +74,19 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
       10_000,
       'the current branch read whole in the tree',
     );
+    expect(await topSlivers(app, layout)).toEqual([]);
     await app.screenshot('replay-message-fork-1024x700');
     // Each answer can be dismissed: its room goes back to the buttons.
     await app.replay.root.getByTestId('replay-notice-dismiss').click();
     expect(await app.replay.root.getByTestId('replay-notice').count()).toBe(0);
 
     // A refusal: "Reopen live here" with an Agent whose file does not exist answers, in the
-    // pane, with what is wrong.
+    // pane, with what is wrong: a long name makes it three lines at 1024×700.
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended', 60_000);
     await app.settled({ ended: true, timeoutMs: 90_000 });
     await app.replay.openForkSettings();
-    await app.replay.agentField.fill('scripted:no-such-answers.jsonl');
+    await app.replay.agentField.fill('scripted:answers-for-a-fork-that-nobody-ever-recorded-here.jsonl');
     await app.page.getByTestId('fork-settings-done').click();
     await app.timeline.select(1);
     await app.replay.pressReopen();
@@ -85,7 +98,11 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
       10_000,
       "the Replay pane's error read whole",
     );
+    expect(await layout.lines(error)).toBeGreaterThanOrEqual(3);
     expect(await layout.readable(current)).toBe(true);
+    // Scrolled to, the error leaves no strip of a button row at the pane's top edge (a sliver of
+    // "Roll back sandbox to here" showed above it): each button is in view whole, or away.
+    expect(await topSlivers(app, layout)).toEqual([]);
     await app.screenshot('replay-message-error-1024x700');
     expect(app.errors).toEqual([]);
     await app.page.close();

@@ -19,7 +19,13 @@ describe('web mode: live sandboxes in sight', () => {
   it('lists every live branch with what it is and a Stop that releases it', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
-    await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('0');
+    // Counted once the library is read (before, it says it is reading, never a number).
+    await until(
+      () => app.library.root.getByTestId('running-count').innerText(),
+      (n) => n === '0',
+      30_000,
+      'none running at first',
+    );
     await app.library.startTask('hello-python');
     await app.stepper.episodeState.waitFor({ timeout: 90_000 });
     await app.settled({ timeoutMs: 90_000 });
@@ -47,6 +53,33 @@ describe('web mode: live sandboxes in sight', () => {
       'two running',
     );
     await expect(app.library.root.getByTestId('running-count').innerText()).resolves.toBe('2');
+    // Every text the count takes after the reload, from the first render on: before the
+    // library's lists arrive (they come after the open's rows are painted) it said "0".
+    await app.page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { runningCounts: string[] }).runningCounts = seen;
+      new MutationObserver(() => {
+        const text = document.querySelector('[data-testid="running-count"]')?.textContent ?? null;
+        if (text !== null && seen[seen.length - 1] !== text) seen.push(text);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    // The library's lists held after the reload (as on a loaded machine): the count says it is
+    // reading, at both sizes, until they come.
+    const held: string[] = [];
+    let holding = true;
+    let release: () => void = () => undefined;
+    await app.page.routeWebSocket(/./, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        const text = String(m);
+        if (holding && text.includes('library.list')) held.push(text);
+        else server.send(text);
+      });
+      release = () => {
+        holding = false;
+        for (const m of held.splice(0)) server.send(m);
+      };
+    });
     // A reload shows the episode it showed (the address keeps it), not "no episode open".
     await app.page.reload();
     await until(
@@ -55,6 +88,22 @@ describe('web mode: live sandboxes in sight', () => {
       30_000,
       'the fork on screen after a reload',
     );
+    await until(
+      () => Promise.resolve(held.length),
+      (n) => n > 0,
+      30_000,
+      'the library asked for',
+    );
+    const count = app.library.root.getByTestId('running-count');
+    await expect(count.getAttribute('data-state')).resolves.toBe('loading');
+    await expect(app.library.root.getByTestId('running-unknown').innerText()).resolves.toBe(
+      'Reading the library…',
+    );
+    await app.screenshot('running-reading-1024x700');
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await app.screenshot('running-reading-1920x1080');
+    await app.page.setViewportSize({ width: 1024, height: 700 });
+    release();
     await app.settled({ timeoutMs: 90_000 });
     // A library search matching neither filters the episode list, never the live sandboxes.
     const search = app.library.root.getByTestId('library-search');
@@ -68,6 +117,11 @@ describe('web mode: live sandboxes in sight', () => {
       30_000,
       'two running while the search matches no episode',
     );
+    const counts = await app.page.evaluate(
+      () => (window as unknown as { runningCounts: string[] }).runningCounts,
+    );
+    expect(counts[0], `the count's texts after the reload: ${counts.join(', ')}`).toBe('…');
+    expect(counts.filter((c) => c !== '…')).toEqual(['2']);
     await search.fill('');
     // Cleared, the episode list is back at once: never "No episodes yet" with two running.
     await expect(app.library.root.getByTestId('library-episode').count()).resolves.toBeGreaterThan(0);

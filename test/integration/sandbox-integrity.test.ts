@@ -157,11 +157,45 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
   it('times a verifier out and kills what it started, reporting no exit code', async () => {
     const slow = { verifier: { command: 'sleep 60 & sleep 60', timeout: 1 } } as unknown as Task;
     const r = await runVerifier(slow, sb);
-    expect(r).toMatchObject({ success: false, exit_code: null });
+    // Over the helper's own channel (a plain verifier), and the outcome says it timed out.
+    expect(r).toMatchObject({ success: false, exit_code: null, ran: { channel: 'helper' } });
+    expect(r!.error).toEqual({
+      code: 'timeout',
+      message: expect.stringMatching(
+        /did not finish within its timeout \(1 s, "verifier.timeout" in the task\)/,
+      ),
+    });
     expect(r!.stderr).toMatch(/did not finish within 1000 ms/);
     const left = await sb.exec({ command: 'pgrep -u 1000 -c sleep || true', timeoutMs: 5_000 });
     // stderr too, so a pgrep that could not run says why.
     expect({ stdout: left.stdout, stderr: left.stderr }).toEqual({ stdout: '0\n', stderr: '' });
+  });
+
+  it('a verifier that never exits (it ignores TERM and spins) is killed at its timeout, and the helper answers the next request', async () => {
+    const hung = {
+      verifier: { command: `trap '' TERM INT HUP; echo started; while :; do :; done`, timeout: 1 },
+    } as unknown as Task;
+    const started = performance.now();
+    const r = await runVerifier(hung, sb);
+    expect(r).toMatchObject({
+      success: false,
+      exit_code: null,
+      stdout: 'started\n',
+      ran: { channel: 'helper' },
+    });
+    expect(r!.error?.code).toBe('timeout');
+    // Killed at its timeout (1 s), not at the host's wait for the helper (its grace past that).
+    expect(performance.now() - started).toBeLessThan(8_000);
+    expect(await sb.exec({ command: 'echo next', timeoutMs: 5_000 })).toMatchObject({
+      ok: true,
+      stdout: 'next\n',
+    });
+    const passing = { verifier: { command: 'exit 0', timeout: 20 } } as unknown as Task;
+    expect(await runVerifier(passing, sb)).toMatchObject({
+      success: true,
+      exit_code: 0,
+      ran: { channel: 'helper' },
+    });
   });
 
   it('kills what a verifier leaves running when it returns (its output ends with it), and spares the kill when nothing is left', async () => {

@@ -1165,6 +1165,28 @@ export class LayoutObject {
       return true;
     });
   }
+  /**
+   * The controls (buttons, fields, disclosures) a scrolling area shows only a strip of: cut by
+   * its top or bottom edge, described as `top|bottom testId|text`. Empty when each control is
+   * either wholly in the area's view or wholly scrolled out of it.
+   */
+  async slivers(scroller: Locator): Promise<string[]> {
+    return scroller.evaluate((area) => {
+      const top = area.getBoundingClientRect().top + area.clientTop;
+      const bottom = top + area.clientHeight;
+      const out: string[] = [];
+      for (const el of Array.from(
+        area.querySelectorAll('button, input, select, textarea, summary, a[href]'),
+      )) {
+        const r = el.getBoundingClientRect();
+        if (r.height === 0) continue;
+        const what = `${el.getAttribute('data-testid') ?? el.tagName.toLowerCase()}|${(el.textContent ?? '').trim().slice(0, 30)}`;
+        if (r.top < top - 0.5 && r.bottom > top + 0.5) out.push(`top ${what}`);
+        if (r.top < bottom - 0.5 && r.bottom > bottom + 0.5) out.push(`bottom ${what}`);
+      }
+      return out;
+    });
+  }
   /** How many lines the element's text takes on screen (distinct line tops of its text). */
   async lines(locator: Locator): Promise<number> {
     return locator.evaluate((el) => {

@@ -2,7 +2,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runsOwnProgramKind } from '../../shared/agent-kind.js';
-import { AGENT_DRIVERS, driverOf } from '../../electron/engine/agents/agent-driver.js';
+import { AGENT_DRIVERS, agentTraitsOf, driverOf } from '../../electron/engine/agents/agent-driver.js';
+import { AgentTraits } from '../../shared/contract/models.js';
+import { caseRefusal, selectPersonDecides } from '../../renderer/src/stores/stepper/agent-traits.js';
 import { PROJECT_ROOT } from '../support/cli.js';
 
 /**
@@ -21,8 +23,8 @@ const ALLOWED = [
   /^shared\/agent-kind\.ts$/,
 ];
 
-/** Every agent kind and spec form a check could name (recipes and `recipe` included). */
-const KINDS = [...Object.keys(AGENT_DRIVERS), 'recipe', 'codex', 'claude-code'];
+/** Every agent kind and spec form a check could name (recipes, `recipe` and an import's `atif` included). */
+const KINDS = [...Object.keys(AGENT_DRIVERS), 'recipe', 'codex', 'claude-code', 'atif'];
 const KIND = `(?:${KINDS.map((k) => k.replace('-', '\\-')).join('|')})`;
 
 /** An operand naming an agent's kind: `x.kind`, `agentKind`, `agent_kind`, `summary.agent` (not a helper channel's kind). */
@@ -42,12 +44,12 @@ const CHECKS: readonly [string, RegExp][] = [
 /** Lines that talk of something else by the same word: the helper's channel (`exec`), its operations. */
 const OTHER_KINDS = /channel|HELPER_CHANNEL|choice ===|op ===|HelperResponse|helper_channel/;
 
-/** Every .ts source under `dir`. */
+/** Every .ts and .tsx source under `dir` (built output left out). */
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith('.ts') ? [path] : [];
+    if (statSync(path).isDirectory()) return name === 'dist' || name === 'node_modules' ? [] : sources(path);
+    return /\.tsx?$/.test(name) ? [path] : [];
   });
 }
 
@@ -78,8 +80,13 @@ function kindChecks(text: string): string[] {
 }
 
 describe('agent kinds', () => {
-  it('no file outside the agents folder and the factory checks an agent kind by name', () => {
-    const offenders = [...sources(join(PROJECT_ROOT, 'electron')), ...sources(join(PROJECT_ROOT, 'shared'))]
+  it('no file outside the agents folder and the factory checks an agent kind by name (the window included)', () => {
+    // The window asks a branch's `agent_traits` (who decides, whether a case can replay it).
+    const offenders = [
+      ...sources(join(PROJECT_ROOT, 'electron')),
+      ...sources(join(PROJECT_ROOT, 'shared')),
+      ...sources(join(PROJECT_ROOT, 'renderer', 'src')),
+    ]
       .map((path) => relative(PROJECT_ROOT, path).split('\\').join('/'))
       .filter((path) => !ALLOWED.some((a) => a.test(path)))
       .flatMap((path) =>
@@ -100,6 +107,33 @@ describe('agent kinds', () => {
     expect(kindChecks("switch (api) {\n  case 'gemini':\n    return 1;\n}")).toEqual([]);
     expect(kindChecks("if (sandbox.channel.kind === 'exec') log();")).toEqual([]);
     expect(kindChecks("  // an exec agent's kind === 'exec'")).toEqual([]);
+  });
+
+  it('the scan reads the window too: a manual agent named in a .tsx is found', () => {
+    expect(
+      kindChecks("const manual = useSlice('stepper', (s) => s.view?.summary.agent === 'manual');"),
+    ).toHaveLength(1);
+    expect(kindChecks("  if (s.kind === 'atif')")).toHaveLength(1);
+    expect(sources(join(PROJECT_ROOT, 'renderer', 'src')).some((p) => p.endsWith('inject-panel.tsx'))).toBe(
+      true,
+    );
+  });
+
+  it('a branch summary says what its agent is from the driver table (agent_traits)', () => {
+    expect(agentTraitsOf('manual')).toEqual({ decides: 'person', as_case: 'script' });
+    expect(agentTraitsOf('sandbox')).toEqual({ decides: 'program', as_case: null });
+    expect(agentTraitsOf('atif')).toEqual({ decides: 'unknown', as_case: null });
+    for (const kind of Object.keys(AGENT_DRIVERS))
+      expect(AgentTraits.parse(agentTraitsOf(kind)), kind).toEqual({
+        decides: driverOf(kind).decides,
+        as_case: driverOf(kind).asCase,
+      });
+    // What the window says before Save as case is clicked follows the traits, not a kind's name.
+    expect(caseRefusal(agentTraitsOf('sandbox'))).toMatch(/ran its own program inside the sandbox/);
+    expect(caseRefusal(agentTraitsOf('atif'))).toMatch(/imported trace/);
+    expect(caseRefusal(agentTraitsOf('scripted'))).toBeNull();
+    expect(caseRefusal(undefined)).toBeNull();
+    expect(selectPersonDecides({ view: null })).toBe(false);
   });
 
   it("the window's kind predicate agrees with the driver table", () => {

@@ -93,6 +93,39 @@ describe('fatal errors and human commands (memory sandbox)', () => {
     expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
   });
 
+  it('a command typed while a step runs is recorded at once, at the last complete step, and survives a stop right after', async () => {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, [
+      call('execute_shell', { command: 'echo one > one.txt' }),
+      call('execute_shell', { command: 'echo two > two.txt' }),
+      call('execute_shell', { command: 'echo three' }),
+      final('done'),
+    ]);
+    await c.step();
+    // The terminal's hook reports the command while step 2's tool runs (its own tick).
+    const typed = new Promise<{ state: string; recorded: number[] }>((resolve) => {
+      const off = c.onEvent((e) => {
+        if (e.type !== 'tool_call' || e.step !== 2) return;
+        off();
+        queueMicrotask(() => {
+          const state = c.state();
+          c.recordHumanCommand({ command: 'echo typed > typed.txt', cwd: '/workspace', exit_code: 0 });
+          resolve({ state, recorded: ofType(c.history(), 'human_command').map((h) => h.step) });
+        });
+      });
+    });
+    await c.step();
+    // In the trace (and so the window) at once, at step 1 (snapshot 1 was the last taken): held
+    // for the next step, it reached neither until step 3 began.
+    expect(await typed).toEqual({ state: 'running', recorded: [1] });
+    await c.stop();
+    const trace = env.store.readTrace(env.store.resolve(c.branch));
+    expect(trace.events.filter((e) => e.type === 'human_command')).toMatchObject([
+      { step: 1, source: 'human', command: 'echo typed > typed.txt' },
+    ]);
+    await c.dispose();
+  });
+
   it('a command typed right after a rollback is recorded at once, in the branch that goes on (no step needed)', async () => {
     env = tempHome();
     const c = await startScripted(env, { task: memoryTask() }, [

@@ -34,7 +34,12 @@ describe('debugger keys', () => {
     const view = episodeView(1);
     fake.on('episode.open', () => ({
       ...view,
-      summary: { ...view.summary, agent: 'manual' },
+      // The agent says a person decides (agent_traits), whatever its spec's text.
+      summary: {
+        ...view.summary,
+        agent: 'manual',
+        agent_traits: { decides: 'person' as const, as_case: 'script' as const },
+      },
       state: { episode: 'ep1', branch: 'b-main', state: 'running' as const, step: 1, reason: null },
     }));
     const stores = createAppStores(fake.client, { schedule: (f) => f() });
@@ -44,7 +49,14 @@ describe('debugger keys', () => {
     expect(actionApplies(stores, 'pause')).toBe(false);
     stores.stepper.setState({
       state: 'running',
-      view: { ...view, summary: { ...view.summary, agent: 'scripted:a' } },
+      view: {
+        ...view,
+        summary: {
+          ...view.summary,
+          agent: 'scripted:a',
+          agent_traits: { decides: 'script', as_case: 'script' },
+        },
+      },
     });
     expect(actionApplies(stores, 'pause')).toBe(false);
     expect(actionApplies(stores, 'step')).toBe(true);

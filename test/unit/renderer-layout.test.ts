@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { breakpointFromForm } from '../../renderer/src/model/breakpoint-form';
 import { DEFAULT_PANES, fitPanes, loadPanes, MIN, savePanes } from '../../renderer/src/layout/pane-sizes';
-import { filterRows, indexOfStep, NO_FILTER } from '../../renderer/src/model/row-filter';
+import { filterCountText, filterRows, indexOfStep, NO_FILTER } from '../../renderer/src/model/row-filter';
 import type { StepRow } from '../../shared/contract/models';
 
 const row = (step: number, over: Partial<StepRow> = {}): StepRow => ({
@@ -101,6 +101,11 @@ describe('timeline filter', () => {
     expect(filterRows(rows, { kind: 'all', text: 'loop' }).map((r) => r.step)).toEqual([3]);
     expect(filterRows(rows, { kind: 'all', text: '4' }).map((r) => r.step)).toEqual([4]);
     expect(filterRows(rows, { kind: 'error', text: 'python' }).map((r) => r.step)).toEqual([2]);
+  });
+  it('counts the rows a filter keeps over what is loaded, as such, while earlier rows arrive', () => {
+    expect(filterCountText(23, 301, 0)).toBe('23 of 301 shown');
+    // 101 rows still arriving: "16 of 200 shown" claimed a total it did not have.
+    expect(filterCountText(16, 200, 101)).toBe('16 shown · 200 of 301 loaded…');
   });
   it('finds a step among sorted rows', () => {
     expect(indexOfStep(rows, 4)).toBe(3);

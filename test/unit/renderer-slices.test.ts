@@ -4,6 +4,7 @@ import {
   selectBranchTree,
   selectCaseRuns,
   selectRunning,
+  selectRunningCount,
   namedBy,
   selectVisibleCases,
   walkthroughText,
@@ -116,6 +117,29 @@ describe('episodes store', () => {
     // A refresh with the search typed (a start, a stop, a store change) keeps it too.
     await store.getState().refresh();
     expect(selectRunning(store.getState().allEpisodes)).toEqual([hello]);
+  });
+
+  it('the running count is unknown, not 0, until the library is read (after a reload it said "0" with two running)', async () => {
+    const { fake, hello } = library();
+    let answer: (() => void) | null = null;
+    const gate = new Promise<void>((resolve) => (answer = resolve));
+    const all = [{ episode: 'ep-hello', task: 'hello-python', created: 2, branches: [hello] }];
+    fake.on('library.list', async () => {
+      await gate;
+      return { episodes: all, total: 1 };
+    });
+    const store = createEpisodesStore(fake.client);
+    expect(selectRunningCount(store.getState())).toBeNull();
+    const read = store.getState().refresh();
+    expect(selectRunningCount(store.getState())).toBeNull();
+    answer!();
+    await read;
+    expect(selectRunningCount(store.getState())).toBe(1);
+    // A first read that failed leaves it unknown (said as such), never 0.
+    const failing = createFakeBackend();
+    const other = createEpisodesStore(failing.client);
+    await other.getState().refresh();
+    expect([selectRunningCount(other.getState()), other.getState().allLoad]).toEqual([null, 'error']);
   });
 
   it('a cleared search shows the whole library at once, without a call, and drops a search still waiting to be asked', async () => {

@@ -8,6 +8,7 @@ import {
   selectViewedStep,
   selectViewingHistory,
   endText,
+  selectEndNotice,
 } from '../../renderer/src/stores/stepper/stepper-store';
 import type { EpisodeStateInfo, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
@@ -393,6 +394,19 @@ describe('endText', () => {
     // A list's summary has no verifier result: no claim either way (the walkthrough said "no verifier passed it").
     expect(endText('failed', 'final_answer')).toBe('the agent gave its final answer');
     expect(endText('succeeded', 'final_answer', true)).toBe('the agent gave its final answer');
+  });
+
+  it('says why a verifier gave no verdict: a timeout in its own words', () => {
+    const message = 'the verifier did not finish within its timeout (1 s, "verifier.timeout" in the task)';
+    const end = {
+      status: 'failed' as const,
+      end_reason: 'final_answer',
+      verifier: { success: false, exit_code: null, error: { code: 'timeout', message } },
+    };
+    const s = { live: false, view: { end } } as unknown as Parameters<typeof selectEndNotice>[0];
+    expect(selectEndNotice(s)).toBe(
+      `This episode failed: the agent gave its final answer; the verifier failed (${message}).`,
+    );
   });
 
   it('says where the episode went on when it was stopped for a picked candidate or a fork', () => {

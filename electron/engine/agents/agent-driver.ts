@@ -1,4 +1,7 @@
 import type { Agent } from './agent.js';
+import type { AgentAsCase, AgentDecides, AgentTraits } from '../../../shared/contract/models.js';
+
+export type { AgentAsCase, AgentDecides };
 
 /** The agent kinds a trace header records (`agent.kind`). */
 export type AgentKindName = Agent['kind'];
@@ -25,22 +28,9 @@ export type AgentRewind = 'continue' | 'rebuild' | 'rerun';
  */
 export type AgentReplay = 'actions' | 'actions_and_program' | 'program';
 
-/**
- * Where a kind's decisions come from, as a recording of it is read (exports, candidates):
- * - `model`: each one a call to a hosted model (openai:, anthropic:, gemini:);
- * - `person`: a person decides (manual);
- * - `script`: a script line or a recorded output, so its next answer is fixed (scripted:, replay:);
- * - `solution`: the task's own solution (oracle);
- * - `program`: a program of its own, answered by its model source (exec:, sandbox:, recipes);
- * - `unknown`: a kind this build does not know (a header is untrusted input).
- */
-export type AgentDecides = 'model' | 'person' | 'script' | 'solution' | 'program' | 'unknown';
-
-/**
- * How `case new` saves an episode of this kind: its recorded answers as a script
- * (`script`), that and its program answered by the script (`program`), or not at all (null).
- */
-export type AgentAsCase = 'script' | 'program' | null;
+// Where a kind's decisions come from (`decides`) and how `case new` saves it (`asCase`) are
+// the contract's AgentDecides and AgentAsCase (shared/contract/models.ts): the window reads them
+// from a branch summary's `agent_traits` (agentTraitsOf below).
 
 /**
  * What one kind of agent needs from the harness, and how its recordings are read. The
@@ -125,6 +115,12 @@ export function savedKinds(): string {
     .filter((d) => d.asCase !== null)
     .map((d) => (d.asCase === 'program' ? `${d.kind}:` : d.kind));
   return `${kinds.slice(0, -1).join(', ')} and ${kinds[kinds.length - 1]}`;
+}
+
+/** What a branch's agent says of itself in the contract (`agent_traits`), by its recorded kind. */
+export function agentTraitsOf(kind: string): AgentTraits {
+  const d = driverOf(kind);
+  return { decides: d.decides, as_case: d.asCase };
 }
 
 /** True for a kind this build knows. */

@@ -6,6 +6,14 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 
 const log = logger('verifier');
 
+/** A verifier that ran past its timeout, in words: what happened and what to change. */
+function timedOut(seconds: number, rewardDir: boolean): { code: string; message: string } {
+  return {
+    code: 'timeout',
+    message: `the verifier did not finish within its timeout (${seconds} s, "verifier.timeout" in the task) and was killed with every process it started${rewardDir ? '; no reward was read' : ''}: make its command finish sooner, or raise the timeout`,
+  };
+}
+
 /**
  * Runs the task's verifier with cwd /workspace in a new shell (never the agent's session,
  * so `cd` or exported variables cannot sway it). A backend with its own verifier channel
@@ -50,9 +58,11 @@ export async function runVerifier(task: Task, sandbox: Sandbox | null): Promise<
         stderr: r.stderr,
         duration_ms: r.durationMs,
         ran,
+        // Said as such: `exit_code: null` alone read like a verifier that could not start.
+        ...(r.timedOut ? { error: timedOut(verifier.timeout, verifier.reward_dir !== undefined) } : {}),
       };
-      return verifier.reward_dir
-        ? withReward(result, verifier.reward_dir, r.rewardFiles ?? [], r.timedOut)
+      return verifier.reward_dir && !r.timedOut
+        ? withReward(result, verifier.reward_dir, r.rewardFiles ?? [])
         : result;
     }
     if (ownDirs) {
@@ -71,6 +81,7 @@ export async function runVerifier(task: Task, sandbox: Sandbox | null): Promise<
       stderr: r.error ? `${r.stderr ?? ''}${r.error.message}` : (r.stderr ?? ''),
       duration_ms: r.duration_ms,
       ran: { channel: 'session' },
+      ...(r.error?.code === 'timeout' ? { error: timedOut(verifier.timeout, false) } : {}),
     };
   } catch (e) {
     // A sandbox that cannot run the verifier leaves it unknown: `verifier: null` in `end`.
@@ -92,21 +103,7 @@ function verifierFiles(files: Readonly<Record<string, WorkspaceFile>>): Record<s
  * (at least {@link PASSING_REWARD} passes; its exit code does not count, as in Harbor), and a
  * reward file that holds no number fails it with the file and what it held named.
  */
-function withReward(
-  result: VerifierResult,
-  dir: string,
-  files: readonly RewardFile[],
-  timedOut: boolean,
-): VerifierResult {
-  if (timedOut)
-    return {
-      ...result,
-      success: false,
-      error: {
-        code: 'timeout',
-        message: 'the verifier did not finish within its timeout; no reward was read',
-      },
-    };
+function withReward(result: VerifierResult, dir: string, files: readonly RewardFile[]): VerifierResult {
   const read = readVerifierReward(dir, files);
   if (!read.ok) return { ...result, success: false, error: read.error };
   return {

@@ -1,4 +1,4 @@
-import { selectRunning } from '../stores/episodes/episodes-store';
+import { selectRunning, selectRunningCount } from '../stores/episodes/episodes-store';
 import { whyNot } from './why-not';
 import { selectWarmNote } from '../stores/sandbox/sandbox-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -52,6 +52,9 @@ export function RunningList() {
   const stopping = useSlice('episodes', (s) => s.stopping);
   const current = useSlice('stepper', (s) => s.branch);
   const running = selectRunning(episodes);
+  // Null until the library is read: an unread list is not "0 running" (after a reload it said so).
+  const count = useSlice('episodes', selectRunningCount);
+  const readFailed = useSlice('episodes', (s) => s.allLoad === 'error');
   const warm = useSlice('sandbox', selectWarmNote);
   const idleLimit = useSlice('running', (s) => s.idleReleaseMs);
   const settingsFile = useSlice('running', (s) => s.settingsFile);
@@ -59,12 +62,32 @@ export function RunningList() {
     <section
       className="running"
       data-testid="running-list"
-      aria-label={`running sandboxes: ${running.length}`}
+      aria-label={`running sandboxes: ${count ?? (readFailed ? 'unknown' : 'reading the library')}`}
     >
       <h3>
-        Running (<span data-testid="running-count">{running.length}</span>)
+        Running (
+        <span
+          data-testid="running-count"
+          data-state={count === null ? (readFailed ? 'error' : 'loading') : 'ready'}
+          title={
+            count === null
+              ? readFailed
+                ? 'the library could not be read'
+                : 'reading the library…'
+              : undefined
+          }
+        >
+          {count ?? (readFailed ? '?' : '…')}
+        </span>
+        )
       </h3>
-      {running.length === 0 ? (
+      {count === null ? (
+        <p className="muted running-none" data-testid="running-unknown">
+          {readFailed
+            ? 'Not known: the library could not be read (its error is above).'
+            : 'Reading the library…'}
+        </p>
+      ) : running.length === 0 ? (
         <p className="muted running-none">No sandbox is running.</p>
       ) : (
         <ul className="lib-list">

@@ -2,6 +2,8 @@ import { memo, useEffect, useRef, useState } from 'react';
 import { firstWhy, whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
+import { caseRefusal } from '../stores/stepper/agent-traits';
+import type { AgentTraits } from '../../../shared/contract/models';
 
 /**
  * Why Save as case cannot act on this branch now, with the way forward (null when it can): said
@@ -10,15 +12,14 @@ import { Modal } from './modal';
 export function saveWhy(s: {
   readonly busy: boolean;
   readonly live: boolean;
-  readonly kind: string | null;
+  /** What the branch's agent says of itself (whether a case can replay it). */
+  readonly traits: AgentTraits | null;
   readonly flagged: boolean;
   readonly ended: boolean;
 }): string | null {
   if (s.busy) return 'Working…';
-  if (s.kind === 'sandbox')
-    return 'A case replays its agent from a script, and this agent ran its own program inside the sandbox (Codex, Claude Code, sandbox:): it cannot be saved as a case. Share… keeps it as one HTML file; Fork from here with a scripted: agent makes a branch that can be saved.';
-  if (s.kind === 'atif')
-    return 'An imported trace has no task to run again: it cannot be saved as a case. Share… keeps it as one HTML file.';
+  const refusal = caseRefusal(s.traits);
+  if (refusal) return refusal;
   if (s.live && !s.ended) return 'Stop the episode first (Shift+F5): a case is saved from an ended episode.';
   if (!s.flagged)
     return 'A case teaches a failure QA catches, and this episode raised no QA flag at warning or worse.';
@@ -37,7 +38,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
   const dialog = useSlice('teaching', (s) => s.dialog);
   const busy = useSlice('teaching', (s) => s.busy);
   const refused = useSlice('teaching', (s) => s.refused);
-  const kind = useSlice('stepper', (s) => s.view?.summary.agent_kind ?? null);
+  const traits = useSlice('stepper', (s) => s.view?.summary.agent_traits ?? null);
   const flagged = useSlice('stepper', (s) => s.flags.some((f) => f.severity !== 'info'));
   const state = useSlice('stepper', (s) => s.state);
   const download = useSlice('teaching', (s) => s.download);
@@ -57,7 +58,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
         type="button"
         data-testid="btn-save-case"
         {...whyNot(
-          saveWhy({ busy, live, kind, flagged, ended: !live || state === 'ended' }),
+          saveWhy({ busy, live, traits, flagged, ended: !live || state === 'ended' }),
           'Save this episode as a case in your case library (stepbox case new)',
         )}
         onClick={() => t.openSave()}

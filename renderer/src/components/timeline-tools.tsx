@@ -1,6 +1,6 @@
 import { memo, useMemo, useState } from 'react';
 import type { FlagSummary, StepRow } from '../../../shared/contract/models';
-import { isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
+import { filterCountText, isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
 
 /**
  * Above the timeline: a filter (by kind — errors, flagged, one tool — and by text) and a
@@ -102,8 +102,12 @@ export const TimelineTools = memo(function TimelineTools(props: {
         </span>
       ) : null}
       {!isFilterEmpty(props.filter) ? (
-        <span className="muted" data-testid="timeline-filter-count">
-          {props.shown} of {props.rows.length} shown
+        <span
+          className="muted"
+          data-testid="timeline-filter-count"
+          data-state={props.arriving > 0 ? 'loading' : 'ready'}
+        >
+          {filterCountText(props.shown, props.rows.length, props.arriving)}
         </span>
       ) : null}
     </div>

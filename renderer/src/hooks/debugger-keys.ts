@@ -2,6 +2,7 @@ import { assertNever } from '../../../shared/assert-never';
 import type { AppStores } from '../stores/app-stores';
 import { modalOpen } from './action-keys';
 import { selectLastStep } from '../stores/stepper/stepper-store';
+import { selectPersonDecides } from '../stores/stepper/agent-traits';
 
 /** The debugger action a key press means, or null. */
 export type DebuggerAction = 'step' | 'continue' | 'stop' | 'pause' | 'breakpoint' | 'previous' | 'next';
@@ -56,7 +57,7 @@ export function debuggerAction(e: KeyboardEvent): DebuggerAction | null {
 export function actionApplies(stores: AppStores, action: DebuggerAction): boolean {
   if (action !== 'pause') return true;
   const s = stores.stepper.getState();
-  return s.live && s.state === 'running' && s.view?.summary.agent === 'manual';
+  return s.live && s.state === 'running' && selectPersonDecides(s);
 }
 
 /** Runs a debugger action against the slices. */

@@ -32,6 +32,16 @@ function matchesText(row: StepRow, needle: string): boolean {
   return hay.toLowerCase().includes(needle);
 }
 
+/**
+ * The filter's count in words. While earlier rows are still arriving (`arriving` of them: an
+ * open brings the last screenful first) it counts what is loaded as such: "16 of 200 shown"
+ * over a 301-row branch claimed a total it did not have.
+ */
+export function filterCountText(shown: number, loaded: number, arriving: number): string {
+  if (arriving <= 0) return `${shown} of ${loaded} shown`;
+  return `${shown} shown · ${loaded} of ${loaded + arriving} loaded…`;
+}
+
 /** The rows the filter keeps, in order (the same array when it keeps all). */
 export function filterRows(rows: readonly StepRow[], f: RowFilter): readonly StepRow[] {
   if (isFilterEmpty(f)) return rows;

@@ -5,6 +5,7 @@ import { whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
 import { injectPlaceholder, selectSection, type InjectSection } from '../stores/inject/inject-store';
 import { selectCurrentRow, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import { selectPersonDecides } from '../stores/stepper/agent-traits';
 
 const SECTION_LABEL: Record<InjectSection, { readonly label: string; readonly title: string }> = {
   decide: { label: 'Decision', title: "the manual agent's next tool call or final answer" },
@@ -66,7 +67,7 @@ export function InjectPanel() {
   const error = useSlice('inject', (s) => s.error);
   const notice = useSlice('inject', (s) => s.notice);
   const detail = useSlice('inspector', (s) => s.detail);
-  const manual = useSlice('stepper', (s) => s.live && s.view?.summary.agent === 'manual');
+  const manual = useSlice('stepper', (s) => s.live && selectPersonDecides(s));
   const decideTool = useSlice('inject', (s) => s.decideTool);
   const decideArgs = useSlice('inject', (s) => s.decideArgs);
   const decideText = useSlice('inject', (s) => s.decideText);

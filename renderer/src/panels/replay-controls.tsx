@@ -10,6 +10,7 @@ import { REPLAY_ACTIONS, whyNoFork, whyNoRollback } from '../stores/stepper/why-
 import { WhatIf } from '../components/what-if';
 import { selectFirstStep, selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import { revealWhole } from '../layout/reveal-whole';
 
 /** Scrub to any step; roll the sandbox back, fork, what-if, re-execute; open candidates and compare side by side. */
 export function ReplayControls() {
@@ -39,11 +40,12 @@ export function ReplayControls() {
   // terminal keeps its room), so an answer is scrolled to when it comes, error or notice alike:
   // at 1024×700 the notice sat below the pane's edge, cut in half. Again once the steps are
   // drawn: a rollback or fork answers while the window opens the new branch (no steps yet, so
-  // the panel says it has nothing to scrub and the answer is not in it).
+  // the panel says it has nothing to scrub and the answer is not in it). Whole, and with no
+  // sliver of a button row above it (revealWhole).
   const answer = useRef<HTMLDivElement>(null);
   const drawn = branch !== null && last > 0;
   useEffect(() => {
-    if ((error || notice) && drawn) answer.current?.scrollIntoView({ block: 'nearest' });
+    if ((error || notice) && drawn && answer.current) revealWhole(answer.current);
   }, [error, notice, drawn]);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();

@@ -64,6 +64,12 @@ export interface EpisodesState {
    * went are facts of the store, not of what the person typed into the search box.
    */
   readonly allEpisodes: readonly EpisodeEntry[];
+  /**
+   * Whether {@link allEpisodes} has been read: `loading` until the first answer (after a reload
+   * the library's lists come after the open's rows are painted, and an empty list then is not
+   * "none running"), `error` when no read has answered yet but one failed.
+   */
+  readonly allLoad: 'loading' | 'ready' | 'error';
   readonly tasks: readonly TaskSummary[];
   readonly cases: readonly CaseSummary[];
   readonly load: 'idle' | 'loading' | 'ready' | 'error';
@@ -271,7 +277,10 @@ export function createEpisodesStore(
       ]);
       // Unfiltered, the search's answer is the whole library.
       const every = q ? all : res;
-      if (wholeMine === wholeGeneration && every?.ok) set({ allEpisodes: every.value.episodes });
+      if (wholeMine === wholeGeneration && every?.ok)
+        set({ allEpisodes: every.value.episodes, allLoad: 'ready' });
+      // A failed read after a good one keeps the list it had (the library says the error).
+      else if (wholeMine === wholeGeneration && every && get().allLoad !== 'ready') set({ allLoad: 'error' });
       if (mine !== generation) return;
       if (res.ok) set({ episodes: res.value.episodes, load: 'ready', error: null });
       else set({ load: 'error', error: errorText(res) });
@@ -280,6 +289,7 @@ export function createEpisodesStore(
       query: '',
       episodes: [],
       allEpisodes: [],
+      allLoad: 'loading',
       tasks: [],
       cases: [],
       load: 'idle',
@@ -315,6 +325,8 @@ export function createEpisodesStore(
           typing.done();
         }
         if (!query.trim()) {
+          // Not read yet (the search was typed before the library's first answer): asked.
+          if (get().allLoad !== 'ready') return list(true);
           // A cleared search shows the whole library at once (it is at hand): waiting for the
           // server left the last search's empty list on screen under "No episodes yet".
           ++generation;
@@ -484,6 +496,14 @@ function visibleByName<T>(
   const named = items.filter((i) => namedBy(q, names(i)));
   const described = items.filter((i) => !named.includes(i) && text(i).toLowerCase().includes(q));
   return [...named, ...described];
+}
+
+/**
+ * How many sandboxes are live, or null while the library has not been read (a count of an
+ * unread list said "0" after a reload with two running).
+ */
+export function selectRunningCount(s: Pick<EpisodesState, 'allEpisodes' | 'allLoad'>): number | null {
+  return s.allLoad === 'ready' ? selectRunning(s.allEpisodes).length : null;
 }
 
 /** Every live branch in the library (each holds a sandbox), newest first: pass `allEpisodes`, never the searched list. */

@@ -211,7 +211,9 @@ export function selectEndNotice(s: StepperState): string | null {
   const end = s.live ? null : s.view?.end;
   if (!end) return null;
   const as = ENDED_AS[end.status] ?? `ended (${end.status})`;
-  return `This episode ${as}: ${endText(end.status, end.end_reason, end.verifier?.success ?? null)}.`;
+  // Why the verifier gave no verdict (it timed out, its reward file held no number), in its words.
+  const why = end.verifier?.error ? ` (${end.verifier.error.message})` : '';
+  return `This episode ${as}: ${endText(end.status, end.end_reason, end.verifier?.success ?? null)}${why}.`;
 }
 
 /** A stop reason in words, for the status bar. */

@@ -1,0 +1,76 @@
+/** What a person acts on: a sliver of one at a pane's edge reads as a broken layout. */
+const CONTROLS = 'button, input, select, textarea, summary, a[href], [role="button"]';
+
+/** The nearest ancestor that scrolls vertically, or null. */
+function scrollerOf(el: HTMLElement): HTMLElement | null {
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    const y = getComputedStyle(p).overflowY;
+    if ((y === 'auto' || y === 'scroll') && p.scrollHeight > p.clientHeight) return p;
+  }
+  return null;
+}
+
+/** The scroller's visible band (viewport px), inside its borders. */
+function band(scroller: HTMLElement): { top: number; bottom: number } {
+  const top = scroller.getBoundingClientRect().top + scroller.clientTop;
+  return { top, bottom: top + scroller.clientHeight };
+}
+
+/** Where things stand at this scroll: the target whole or not, and the controls cut by each edge. */
+interface Fit {
+  readonly whole: boolean;
+  readonly top: readonly DOMRect[];
+  readonly bottom: readonly DOMRect[];
+}
+
+function fitAt(scroller: HTMLElement, target: HTMLElement): Fit {
+  const { top, bottom } = band(scroller);
+  const t = target.getBoundingClientRect();
+  const cutTop: DOMRect[] = [];
+  const cutBottom: DOMRect[] = [];
+  for (const el of Array.from(scroller.querySelectorAll(CONTROLS))) {
+    const r = el.getBoundingClientRect();
+    if (r.height === 0) continue;
+    if (r.top < top - 0.5 && r.bottom > top + 0.5) cutTop.push(r);
+    if (r.top < bottom - 0.5 && r.bottom > bottom + 0.5) cutBottom.push(r);
+  }
+  return { whole: t.top >= top - 0.5 && t.bottom <= bottom + 0.5, top: cutTop, bottom: cutBottom };
+}
+
+/**
+ * Scrolls `target` (an answer under a pane's buttons) into view whole, with no control shown
+ * as a sliver at the pane's edges: at 1024×700 a three-line error under Replay's buttons left
+ * a thin strip of the first row of buttons above it, and a notice a strip of "What if…" below.
+ * A control cut by an edge is brought in whole where the target still fits, else scrolled out
+ * whole; failing both, the target goes to the top. Only where none of these is clean does a
+ * strip stay, below rather than above (it reads as "more below"); the target is always whole.
+ */
+export function revealWhole(target: HTMLElement): void {
+  target.scrollIntoView({ block: 'nearest' });
+  const scroller = scrollerOf(target);
+  if (!scroller) return;
+  const nearest = scroller.scrollTop;
+  const first = fitAt(scroller, target);
+  if (!first.whole || first.top.length + first.bottom.length === 0) return;
+  const { top, bottom } = band(scroller);
+  const tries: number[] = [];
+  if (first.top.length) {
+    tries.push(nearest - (top - Math.min(...first.top.map((r) => r.top))));
+    tries.push(nearest + (Math.max(...first.top.map((r) => r.bottom)) - top));
+  }
+  if (first.bottom.length) {
+    tries.push(nearest + (Math.max(...first.bottom.map((r) => r.bottom)) - bottom));
+    tries.push(nearest - (bottom - Math.min(...first.bottom.map((r) => r.top))));
+  }
+  tries.push(nearest + (target.getBoundingClientRect().top - top));
+  let fallback = first.top.length ? null : nearest;
+  for (const at of tries) {
+    scroller.scrollTop = at;
+    // A scroll the content cannot take (the pane's end) lands elsewhere: look at where it is.
+    const fit = fitAt(scroller, target);
+    if (!fit.whole || fit.top.length > 0) continue;
+    if (fit.bottom.length === 0) return;
+    fallback ??= scroller.scrollTop;
+  }
+  scroller.scrollTop = fallback ?? nearest;
+}
