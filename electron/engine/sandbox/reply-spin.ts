@@ -71,7 +71,7 @@ export function socketSpin(socket: Socket, budgetMs: number): ReplySpin | undefi
 
 /** How often the machine's CPU counters are read again (a read per call would be waste). */
 const LOAD_CHECK_MS = 1000;
-let sample: { at: number; busy: number; total: number; self: number } | undefined;
+let sample: CpuMark | undefined;
 let idle = false;
 
 /** Busy and total CPU time of all CPUs so far, in the OS's ticks: /proc/stat's first line on Linux (one small read), else os.cpus(). */
@@ -119,8 +119,7 @@ export interface CpuWindow {
  * machine's busy time less this process's own) left at least one core's worth idle. This
  * process's own time does not count against it: the core a tool call spins on is this
  * process's main thread, which does nothing else while it spins, and its spinning is most of
- * its CPU time; counted, a spin that ran for a few ms of every paced call made the machine
- * look busy and so turned itself off (the bench's calls spun, then not, in turn). Every other
+ * its CPU time; counted, the few ms a paced call spins counted as load against the spin itself. Every other
  * process's does count — other work on the machine, and the sandbox's own helper and shells
  * that the call waits for: on a host whose cores are taken by other work the spinning core is
  * taken from them, and a call took 2-3x longer.
@@ -128,6 +127,30 @@ export interface CpuWindow {
 export function coreToSpare(w: CpuWindow): boolean {
   const othersShare = Math.max(0, w.busyShare - w.selfShare);
   return w.cores > 1 && (1 - othersShare) * w.cores >= 1;
+}
+
+/** The machine's and this process's CPU counters at one moment (see {@link cpuWindowSince}). */
+export interface CpuMark {
+  readonly at: number;
+  readonly busy: number;
+  readonly total: number;
+  readonly self: number;
+}
+
+/** The CPU counters now. */
+export function cpuMark(): CpuMark {
+  return { at: performance.now(), ...cpuTicks(), self: selfCpuMs() };
+}
+
+/** The machine's CPU use from `from` to `to` (null when no tick passed between them). */
+export function cpuWindowSince(from: CpuMark, to: CpuMark = cpuMark()): CpuWindow | null {
+  if (to.total <= from.total || to.at <= from.at) return null;
+  const cores = availableParallelism();
+  return {
+    cores,
+    busyShare: (to.busy - from.busy) / (to.total - from.total),
+    selfShare: Math.min(1, (to.self - from.self) / ((to.at - from.at) * cores)),
+  };
 }
 
 /**
@@ -141,16 +164,9 @@ export function coreToSpare(w: CpuWindow): boolean {
 export function machineIdle(): boolean {
   const now = performance.now();
   if (sample && now - sample.at < LOAD_CHECK_MS) return idle;
-  const t = cpuTicks();
-  const self = selfCpuMs();
-  if (sample && t.total > sample.total) {
-    const cores = availableParallelism();
-    idle = coreToSpare({
-      cores,
-      busyShare: (t.busy - sample.busy) / (t.total - sample.total),
-      selfShare: Math.min(1, (self - sample.self) / ((now - sample.at) * cores)),
-    });
-  }
-  sample = { at: now, ...t, self };
+  const mark = cpuMark();
+  const window = sample && cpuWindowSince(sample, mark);
+  if (window) idle = coreToSpare(window);
+  sample = mark;
   return idle;
 }
