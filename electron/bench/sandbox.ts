@@ -10,7 +10,13 @@ import { HELPER_CHANNEL_ENV } from '../engine/sandbox/docker-provider.js';
 import { defaultSandboxConfig } from '../engine/sandbox/limits.js';
 import type { Sandbox, SandboxConfig, SandboxProvider, SessionState } from '../engine/sandbox/sandbox.js';
 import type { SnapshotManifest } from '../engine/sandbox/snapshot-store.js';
-import { HELPER_SPIN_ENV, machineIdle } from '../engine/sandbox/reply-spin.js';
+import {
+  cpuMark,
+  cpuWindowSince,
+  HELPER_SPIN_ENV,
+  machineIdle,
+  type CpuWindow,
+} from '../engine/sandbox/reply-spin.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { TaskMemory } from '../engine/tools/memory.js';
 import { createToolRegistry } from '../engine/tools/registry.js';
@@ -150,6 +156,20 @@ function lastCommandMs(sandbox: Sandbox): number | undefined {
   return (sandbox as { lastCommandMs?: number }).lastCommandMs;
 }
 
+/** The others' and this process's share of all CPUs over the paced calls (percent, weighted by time). */
+function pacedCpuFigures(
+  windows: readonly { window: CpuWindow; ms: number }[],
+): Record<string, number | null> {
+  const ms = windows.reduce((a, w) => a + w.ms, 0);
+  if (ms <= 0) return { paced_others_cpu_pct: null, paced_self_cpu_pct: null };
+  const mean = (f: (w: CpuWindow) => number) => windows.reduce((a, w) => a + f(w.window) * w.ms, 0) / ms;
+  const pct = (v: number) => Math.round(v * 1000) / 10;
+  return {
+    paced_others_cpu_pct: pct(mean((w) => Math.max(0, w.busyShare - w.selfShare))),
+    paced_self_cpu_pct: pct(mean((w) => w.selfShare)),
+  };
+}
+
 /** Section `sandbox`: cold vs warm start, raw exec vs tool call, docker commit vs snapshot/restore. */
 export const section: BenchSection = {
   name: 'sandbox',
@@ -212,6 +232,8 @@ export const section: BenchSection = {
       const alone: number[] = [];
       /** Whether the spin could run (reply-spin.ts machineIdle) as each paced call was made. */
       const spinAllowed: boolean[] = [];
+      /** The machine's CPU use over each round's paced calls, and their wall time (what the spin gate saw). */
+      const pacedCpu: { window: CpuWindow; ms: number }[] = [];
       for (let i = 0; i < ROUNDS; i++) {
         const r = await sandbox.exec({ command: COMMAND_ALONE, timeoutMs: 60_000 });
         if (!r.ok || r.exit_code !== 0) throw new Error(`timing the command alone failed: ${r.stderr}`);
@@ -230,6 +252,7 @@ export const section: BenchSection = {
             if (!result.ok || result.exit_code !== 0)
               throw new Error(`execute_shell true: ${JSON.stringify(result)}`);
           });
+        const pacedFrom = cpuMark();
         for (let j = 0; j < TOOL_PER_ROUND; j++) {
           // As in an episode, where the model's answer comes between two calls (not timed).
           await new Promise((resolve) => setTimeout(resolve, MODEL_PAUSE_MS));
@@ -244,6 +267,9 @@ export const section: BenchSection = {
           await new Promise((resolve) => setTimeout(resolve, MODEL_PAUSE_MS));
           noSpinPaired.push({ callMs: await call(noSpinCtx), commandMs: lastCommandMs(noSpin) });
         }
+        const pacedTo = cpuMark();
+        const window = cpuWindowSince(pacedFrom, pacedTo);
+        if (window) pacedCpu.push({ window, ms: pacedTo.at - pacedFrom.at });
         for (let j = 0; j < TOOL_PER_ROUND; j++) burst.push(await call());
       }
 
@@ -353,6 +379,9 @@ export const section: BenchSection = {
         // last second as each was made).
         tool_overhead_nospin_ms: noSpinOverhead.value,
         reply_spin_allowed: spinAllowed.filter(Boolean).length * 2 > spinAllowed.length,
+        // What the spin gate weighs, over the paced calls: the CPU of every other process (the
+        // sandboxes' shells and helpers, dockerd, anything else on the machine) and this one's.
+        ...pacedCpuFigures(pacedCpu),
         ...reasons,
         snapshot_first_ms: first.durationMs,
         snapshot_first_bytes: first.bytes,

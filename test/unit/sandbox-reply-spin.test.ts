@@ -1,10 +1,17 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HelperClient } from '../../electron/engine/sandbox/helper-client.js';
-import { socketSpin, spinBudgetMs, type ReplySpin } from '../../electron/engine/sandbox/reply-spin.js';
+import {
+  coreToSpare,
+  machineIdle,
+  socketSpin,
+  spinBudgetMs,
+  type ReplySpin,
+} from '../../electron/engine/sandbox/reply-spin.js';
 
 function frame(header: object, payload: Buffer = Buffer.alloc(0)): Buffer {
   const h = Buffer.from(JSON.stringify(header));
@@ -141,5 +148,40 @@ describe('reply spin', () => {
     expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: '0' })).toBe(0);
     expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: 'fast' })).toBe(5);
     expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: '1.5' })).toBe(1.5);
+  });
+});
+
+describe('reply spin gate', () => {
+  it("counts other processes' CPU time, never this process's own (its spinning core is its own)", () => {
+    // This process spinning 45% of a 2-core machine's time, others 15%: a core is idle.
+    expect(coreToSpare({ cores: 2, busyShare: 0.6, selfShare: 0.45 })).toBe(true);
+    // The same busy machine with the time someone else's: no core to spare.
+    expect(coreToSpare({ cores: 2, busyShare: 0.6, selfShare: 0 })).toBe(false);
+    expect(coreToSpare({ cores: 2, busyShare: 0.95, selfShare: 0.05 })).toBe(false);
+    expect(coreToSpare({ cores: 4, busyShare: 0.7, selfShare: 0.1 })).toBe(true);
+    expect(coreToSpare({ cores: 4, busyShare: 0.9, selfShare: 0.1 })).toBe(false);
+    // One core: spinning would take the only one.
+    expect(coreToSpare({ cores: 1, busyShare: 0.5, selfShare: 0.5 })).toBe(false);
+  });
+
+  it('stays off while other processes keep every core busy', async () => {
+    // One busy loop per core, in processes of their own (other work on the machine).
+    const loops: ChildProcess[] = [];
+    try {
+      const running = Array.from({ length: availableParallelism() }, () => {
+        const child = spawn(process.execPath, ['-e', 'process.stdout.write("go"); for (;;) {}'], {
+          stdio: ['ignore', 'pipe', 'ignore'],
+        });
+        loops.push(child);
+        return new Promise((resolve) => child.stdout!.once('data', resolve));
+      });
+      await Promise.all(running);
+      machineIdle(); // opens a window…
+      // …closed a little over LOAD_CHECK_MS later (the window is the measurement, not a wait for an event).
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(machineIdle()).toBe(false);
+    } finally {
+      for (const child of loops) child.kill('SIGKILL');
+    }
   });
 });

@@ -11,8 +11,9 @@ import { availableParallelism, cpus } from 'node:os';
  * every call that spins (a command that runs longer pays the ordinary wake-up after it), so
  * it is done only while no other helper request of this process is in flight (a batch, a
  * restore, a second episode: they need the event loop), only while the machine has a core
- * to spare ({@link machineIdle}, its CPUs' idle time over the last second: on a loaded 2-core
- * host the spinning core is taken from the helper and the command, and a call took 2-3x longer), and is off with a budget of 0.
+ * to spare ({@link machineIdle}: the CPU time of other processes over the last second left a
+ * core idle; on a loaded 2-core host the spinning core is taken from the helper and the
+ * command, and a call took 2-3x longer), and is off with a budget of 0.
  */
 export interface ReplySpin {
   /** How long one call may spin, in ms. */
@@ -70,7 +71,7 @@ export function socketSpin(socket: Socket, budgetMs: number): ReplySpin | undefi
 
 /** How often the machine's CPU counters are read again (a read per call would be waste). */
 const LOAD_CHECK_MS = 1000;
-let sample: { at: number; busy: number; total: number } | undefined;
+let sample: CpuMark | undefined;
 let idle = false;
 
 /** Busy and total CPU time of all CPUs so far, in the OS's ticks: /proc/stat's first line on Linux (one small read), else os.cpus(). */
@@ -98,25 +99,74 @@ function cpuTicks(): { busy: number; total: number } {
   return { busy, total };
 }
 
+/** This process's own CPU time so far (all its threads), in ms. */
+function selfCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** One window of the machine's CPU use, as shares of all its CPUs' time. */
+export interface CpuWindow {
+  readonly cores: number;
+  /** Share of all CPUs' time that was busy (0..1), this process included. */
+  readonly busyShare: number;
+  /** Share of all CPUs' time that this process used (0..1). */
+  readonly selfShare: number;
+}
+
 /**
- * Whether the machine has a core to spare for spinning: over the last window (from the
- * previous read, at least a second back), the CPUs were idle for at least one core's worth
- * of the time. Busy-polling pays only where the core it takes would otherwise sleep; on a
- * machine with every core taken it delays the very reply it waits for. (It used to ask the
- * 1-minute load average, under half the cores: that average still carried the bench's own
- * container starts a minute later, so on a quiet machine the spin never ran where it was
- * measured.) This process's own spinning counts as busy: a tool call spins for at most a
- * few ms between the model's answers.
+ * Whether a window leaves a core to spin on: the CPU time of every other process (the
+ * machine's busy time less this process's own) left at least one core's worth idle. This
+ * process's own time does not count against it: the core a tool call spins on is this
+ * process's main thread, which does nothing else while it spins, and its spinning is most of
+ * its CPU time; counted, the few ms a paced call spins counted as load against the spin itself. Every other
+ * process's does count — other work on the machine, and the sandbox's own helper and shells
+ * that the call waits for: on a host whose cores are taken by other work the spinning core is
+ * taken from them, and a call took 2-3x longer.
+ */
+export function coreToSpare(w: CpuWindow): boolean {
+  const othersShare = Math.max(0, w.busyShare - w.selfShare);
+  return w.cores > 1 && (1 - othersShare) * w.cores >= 1;
+}
+
+/** The machine's and this process's CPU counters at one moment (see {@link cpuWindowSince}). */
+export interface CpuMark {
+  readonly at: number;
+  readonly busy: number;
+  readonly total: number;
+  readonly self: number;
+}
+
+/** The CPU counters now. */
+export function cpuMark(): CpuMark {
+  return { at: performance.now(), ...cpuTicks(), self: selfCpuMs() };
+}
+
+/** The machine's CPU use from `from` to `to` (null when no tick passed between them). */
+export function cpuWindowSince(from: CpuMark, to: CpuMark = cpuMark()): CpuWindow | null {
+  if (to.total <= from.total || to.at <= from.at) return null;
+  const cores = availableParallelism();
+  return {
+    cores,
+    busyShare: (to.busy - from.busy) / (to.total - from.total),
+    selfShare: Math.min(1, (to.self - from.self) / ((to.at - from.at) * cores)),
+  };
+}
+
+/**
+ * Whether the machine has a core to spare for spinning ({@link coreToSpare}) over the last
+ * window (from the previous read, at least a second back). Busy-polling pays only where the
+ * core it takes would otherwise sleep; on a machine with every core taken it delays the very
+ * reply it waits for. (It used to ask the 1-minute load average, under half the cores: that
+ * average still carried the bench's own container starts a minute later, so on a quiet
+ * machine the spin never ran where it was measured.)
  */
 export function machineIdle(): boolean {
   const now = performance.now();
   if (sample && now - sample.at < LOAD_CHECK_MS) return idle;
-  const t = cpuTicks();
-  if (sample && t.total > sample.total) {
-    const cores = availableParallelism();
-    const busyShare = (t.busy - sample.busy) / (t.total - sample.total);
-    idle = cores > 1 && (1 - busyShare) * cores >= 1;
-  }
-  sample = { at: now, ...t };
+  const mark = cpuMark();
+  const window = sample && cpuWindowSince(sample, mark);
+  if (window) idle = coreToSpare(window);
+  sample = mark;
   return idle;
 }
