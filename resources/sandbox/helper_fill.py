@@ -90,7 +90,8 @@ class Filler:
         try:
             # Parents first (a path's parent is listed, as a directory, before it: check_manifest),
             # open to the helper until the end; symlinks now, they need no content.
-            for rel in sorted(target, key=lambda p: p.count('/')):
+            # (Files are most of a tree and wait for their content: left out of the sort.)
+            for rel in sorted((p for p, e in target.items() if e.type != 'file'), key=lambda p: p.count('/')):
                 e = target[rel]
                 if e.type == 'dir':
                     os.mkdir(WORKSPACE + '/' + rel, 0o700)
