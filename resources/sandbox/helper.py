@@ -73,7 +73,7 @@ OPS = {
     'restore': op('restorer', 'op_restore', 'entries? base? changed? removed? staged inline? tree_hash verify?',
                   'need? tree_hash? written? removed? phases_ms? base? reread?',
                   'Puts /workspace back to a tree, verified by its hash inside.', payload='request'),
-    'fill': op('filler', 'op_fill', 'parts entries? tree_hash? verify? last?',
+    'fill': op('filler', 'op_fill', 'parts entries? tree_hash? verify? last? named?',
                'tree_hash? written? removed? phases_ms? base? reread?',
                'Writes a tree into an empty /workspace, blobs straight into place as they arrive.',
                payload='request'),

@@ -95,6 +95,43 @@ describeDocker('restore into an empty workspace (fill)', () => {
     }
   });
 
+  it('hashes a payload once on the host and names it to the helper; a payload that does not check goes unnamed and is refused inside', async () => {
+    const { entries, store, manifest } = await tree();
+    // The fill requests as they leave the host (the instance's call, wrapped).
+    const sent: { op: string; args: Record<string, unknown> }[] = [];
+    const own = sb as unknown as {
+      call: (op: string, args: Record<string, unknown>, ...rest: unknown[]) => unknown;
+    };
+    const real = own.call.bind(sb);
+    own.call = (op, args, ...rest) => {
+      sent.push({ op, args });
+      return real(op, args, ...rest);
+    };
+    const fills = () => sent.filter((r) => r.op === 'fill' && (r.args.parts as unknown[]).length);
+    expect((await sb.restore(store, manifest)).treeHash).toBe(manifest.treeHash);
+    expect(fills().length).toBeGreaterThan(1);
+    expect(fills().every((r) => r.args.named === true)).toBe(true);
+    // A store that hands out other bytes for a small blob than its name says (a damaged disk):
+    // the host's check fails, so that payload goes unnamed and the helper refuses it as ever.
+    await sb.reset();
+    sent.length = 0;
+    const victim = entries.find((e) => e.path === 'one')!.hash!;
+    const damaged = Object.assign(Object.create(store) as MemorySnapshotStore, {
+      readBlobRange: async (h: string, off: number, n: number) => {
+        const b = Uint8Array.from((await store.getBlob(h)).subarray(off, off + n));
+        if (h === victim) b[0] ^= 1;
+        return b;
+      },
+    });
+    await expect(sb.restore(damaged, manifest)).rejects.toMatchObject({
+      code: 'verify_failed',
+      message: expect.stringContaining(`(blob ${victim}) does not hash to its name`),
+    });
+    const withVictim = fills().find((r) => (r.args.parts as [string][]).some((p) => p[0] === victim));
+    expect(withVictim?.args.named).toBeUndefined();
+    expect((await sb.exec({ command: 'ls -A /workspace | wc -l', timeoutMs: 5_000 })).stdout).toBe('0\n');
+  });
+
   const wire = (es: readonly ManifestEntry[]) =>
     es.map((e) => [
       e.path,

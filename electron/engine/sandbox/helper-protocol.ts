@@ -237,6 +237,8 @@ const OPS = {
       tree_hash: sha256.optional(),
       verify: VerifyMode.optional(),
       last: z.boolean().optional(),
+      // The host hashed every blob whole in this payload itself (snapshot-wire.ts wholeBlobsCheck).
+      named: z.boolean().optional(),
     }),
     reply: z.union([
       Restored,

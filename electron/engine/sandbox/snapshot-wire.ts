@@ -236,14 +236,16 @@ async function fillWorkspace(
     )
       break;
     const parts = chunks[i];
+    const payload = parts.length ? await readChunk(store, parts) : undefined;
     const answer = call(
       'fill',
       {
         parts,
         ...(i === 0 ? { entries: plan.wire, tree_hash: manifest.treeHash, verify } : {}),
         ...(i === chunks.length - 1 ? { last: true } : {}),
+        ...(payload && wholeBlobsCheck(payload, parts, plan.sizes) ? { named: true } : {}),
       },
-      parts.length ? await readChunk(store, parts) : undefined,
+      payload,
     );
     // Settled below with the others; until then a refusal is not unhandled.
     answer.catch(() => undefined);
@@ -278,10 +280,44 @@ async function fillWorkspace(
 /** Fill requests sent ahead of their answers, at most (see fillWorkspace). */
 const FILL_WINDOW = 2;
 
+/**
+ * Whether every blob whole in `payload` (a part at offset 0 of the blob's full size) hashes
+ * to its name, worked out once per payload: branches forked at once from one step share one
+ * payload (readChunk), so the host hashes it once where ten helpers each hashed it (10 MB:
+ * ~11 ms of the host's CPU instead of ~64 ms of the sandboxes'). A fill request says so with
+ * `named`, and the helper writes those blobs without hashing them again: the channel is the
+ * host's alone, so what it hashed is what arrives. A blob spread over several payloads is
+ * still hashed in the helper as it is written. A payload that does not check is sent without
+ * `named`: the helper then refuses it as damaged, as it always did (and empties the workspace).
+ */
+const checkedPayloads = new WeakMap<Uint8Array, boolean>();
+
+function wholeBlobsCheck(
+  payload: Uint8Array,
+  parts: readonly ChunkPart[],
+  sizes: ReadonlyMap<string, number>,
+): boolean {
+  let ok = checkedPayloads.get(payload);
+  if (ok !== undefined) return ok;
+  ok = true;
+  let off = 0;
+  for (const [hash, at, n] of parts) {
+    if (at === 0 && n === sizes.get(hash) && sha256Hex(payload.subarray(off, off + n)) !== hash) {
+      ok = false;
+      break;
+    }
+    off += n;
+  }
+  checkedPayloads.set(payload, ok);
+  return ok;
+}
+
 /** What a fill sends for a manifest and the tree it leaves, worked out once per manifest (see fillPlan). */
 interface FillPlan {
   readonly chunks: ChunkPart[][];
   readonly blobs: number;
+  /** Each blob's size, by its hash. */
+  readonly sizes: ReadonlyMap<string, number>;
   readonly wire: WireEntry[];
   readonly sorted: readonly ManifestEntry[];
   readonly byPath: ReadonlyMap<string, ManifestEntry>;
@@ -305,6 +341,7 @@ function fillPlan(manifest: SnapshotManifest): FillPlan {
   const plan: FillPlan = {
     chunks,
     blobs: sizes.size,
+    sizes,
     wire: manifest.entries.map(toWire),
     sorted,
     byPath: new Map(sorted.map((e) => [e.path, e])),
