@@ -256,6 +256,13 @@ describe('web mode: a recorded 10,000-step trace', () => {
       for (let i = 1; i < sorted.length; i++)
         expect(sorted[i].y - sorted[i - 1].y).toBe((sorted[i].step - sorted[i - 1].step) * 22);
       expect(sorted.some((r) => r.step === step)).toBe(true);
+      // The rows the window shows and two beyond each edge, no more: every row drawn is
+      // rendered, laid out and painted in the move's frame (five each side were a third of a
+      // move's rows, issue 33.9).
+      const height = await app.page.evaluate(
+        () => document.querySelector('[data-testid="timeline-scroll"]')?.clientHeight ?? 0,
+      );
+      expect(drawn.length).toBeLessThanOrEqual(Math.ceil(height / 22) + 1 + 2 * 2);
       // The nodes drawn before showed other steps, now these: they were given the far steps,
       // not removed and created again (most of a far move's work, issue 19.10).
       expect(drawn.filter((r) => r.reused).length).toBeGreaterThan(drawn.length / 2);

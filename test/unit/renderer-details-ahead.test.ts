@@ -99,7 +99,7 @@ describe('details fetched ahead (issue 33.9)', () => {
     expect(fake.callsOf('episode.stepDetail')).toEqual([]);
   });
 
-  it('while scrubbing, only the latest wish waits behind the call in flight; forgotten details are not kept', async () => {
+  it('a new wish goes out beside the call in flight; with two out only the latest waits; forgotten details are not kept', async () => {
     const fake = createFakeBackend();
     const releases: (() => void)[] = [];
     fake.on('episode.stepDetail', (req) => stepDetail(req.step));
@@ -110,19 +110,29 @@ describe('details fetched ahead (issue 33.9)', () => {
     const store = createInspectorStore(fake.client);
     const list = rows(40);
     const first = store.getState().prefetch('b1', detailsAround(list, 5, false, 1));
+    // A far move's wish does not wait for the last one's answer (a click beside the row moved
+    // to would wait for both, one after the other: issue 33.9)…
     void store.getState().prefetch('b1', detailsAround(list, 20, false, 1));
+    void store.getState().prefetch('b1', detailsAround(list, 25, false, 1));
     void store.getState().prefetch('b1', detailsAround(list, 30, false, 1));
     await new Promise((r) => setTimeout(r, 0));
-    // Forgotten (a rollback, a reload) while the first call is out: its answer is dropped.
+    expect(fake.callsOf('episode.stepDetails')).toEqual([
+      { id: 'b1', steps: [6, 4] },
+      { id: 'b1', steps: [21, 19] },
+    ]);
+    // …but with two calls out, only the latest wish waits (a held → never floods the server).
+    // Forgotten (a rollback, a reload) while the first calls are out: their answers are dropped.
     store.getState().invalidate();
     releases[0]();
+    releases[1]();
     await first;
     await new Promise((r) => setTimeout(r, 0));
     expect(fake.callsOf('episode.stepDetails')).toEqual([
       { id: 'b1', steps: [6, 4] },
+      { id: 'b1', steps: [21, 19] },
       { id: 'b1', steps: [31, 29] },
     ]);
-    releases[1]();
+    releases[2]();
     await new Promise((r) => setTimeout(r, 0));
     void store.getState().show('b1', 4, true, detailRevision(list[3]));
     expect(store.getState().load).toBe('loading');

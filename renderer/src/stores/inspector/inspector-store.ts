@@ -52,8 +52,9 @@ export interface InspectorActions {
    */
   show(branch: string | null, step: number | null, final: boolean, revision?: string): Promise<void>;
   /**
-   * Fetches ahead the details of complete steps not held yet (in one call, after the one in
-   * flight: while scrubbing, only the latest wish is fetched next), so showing them needs no call.
+   * Fetches ahead the details of complete steps not held yet (the nearest in a call of their
+   * own, beside at most one call in flight; with more out, only the latest wish waits to be
+   * fetched next, as while scrubbing), so showing them needs no call.
    */
   prefetch(branch: string, wanted: readonly DetailWanted[]): Promise<void>;
   setTab(tab: InspectorTab): void;
@@ -72,6 +73,13 @@ const CACHE_MAX = 200;
  * call that brings it (24 at once kept it waiting for all of them).
  */
 const AHEAD_FIRST = 6;
+/**
+ * Fetch-ahead calls out at once: a far slider move's wish goes out beside the call still
+ * bringing the last wish's (a click beside the row moved to waited for both answers, one after
+ * the other, on a loaded machine: issue 33.9); while scrubbing, later wishes wait (the latest
+ * one only), so a held → never floods the server.
+ */
+const AHEAD_CALLS = 2;
 
 /** The cache key of a step's detail: its branch, its step and what its row showed. */
 function keyOf(branch: string, step: number, revision: string): string {
@@ -90,8 +98,13 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
   let wanted: { branch: string; step: number; final: boolean; key: string } | null = null;
   // Forgotten details stay forgotten: an answer asked for before `invalidate` is dropped.
   let generation = 0;
-  // The fetch-ahead call in flight (the keys it brings) and the wish waiting behind it.
-  let ahead: { readonly keys: ReadonlySet<string>; readonly done: Promise<void> } | null = null;
+  // The fetch-ahead calls in flight (the keys each brings) and the wish waiting behind them.
+  interface AheadCall {
+    readonly keys: ReadonlySet<string>;
+    readonly done: Promise<void>;
+  }
+  let ahead: AheadCall[] = [];
+  const aheadWith = (key: string): AheadCall | undefined => ahead.find((c) => c.keys.has(key));
   let nextAhead: { branch: string; wanted: readonly DetailWanted[] } | null = null;
   const fetchAhead = (branch: string, todo: readonly DetailWanted[]): Promise<void> => {
     const mine = generation;
@@ -108,12 +121,13 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
         }
       })
       .finally(() => {
-        ahead = null;
+        ahead = ahead.filter((c) => c !== call);
         const next = nextAhead;
         nextAhead = null;
         if (next) void store.getState().prefetch(next.branch, next.wanted);
       });
-    ahead = { keys, done };
+    const call: AheadCall = { keys, done };
+    ahead = [...ahead, call];
     return done;
   };
   const store = createStore<InspectorState & InspectorActions>()((set, get) => ({
@@ -154,8 +168,9 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
           const want = wanted;
           wanted = null;
           // On its way with the steps fetched ahead: that answer, not a second call behind it.
-          if (want.final && ahead?.keys.has(want.key)) {
-            await ahead.done;
+          const bringing = want.final ? aheadWith(want.key) : undefined;
+          if (bringing) {
+            await bringing.done;
             const got = cache.get(want.key);
             if (got) {
               if (get().branch === want.branch && get().step === want.step)
@@ -181,12 +196,12 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
       const todo = wanted
         .filter((w) => {
           const key = keyOf(branch, w.step, w.revision);
-          return !cache.has(key) && !ahead?.keys.has(key);
+          return !cache.has(key) && !aheadWith(key);
         })
         .slice(0, MAX_STEP_DETAILS);
       if (todo.length === 0) return;
-      // One call at a time: a later wish replaces the one waiting (scrubbing asks at every step).
-      if (ahead) {
+      // A few calls at a time: a later wish replaces the one waiting (scrubbing asks at every step).
+      if (ahead.length >= AHEAD_CALLS) {
         nextAhead = { branch, wanted };
         return;
       }
