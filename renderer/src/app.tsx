@@ -33,6 +33,16 @@ function Shell(props: { readonly onKeys: () => void }) {
   const caseOpen = useSlice('episodes', (s) => s.activeCase !== null);
   // Another episode on screen: the drawer holds only its note and runs, and gives the rest back.
   const caseAway = useCaseShown().kind === 'other';
+  // The first commit draws the stepper bar and the timeline alone: the other panes (a third of
+  // the window's elements, their components' code) are mounted once that frame is painted, so
+  // the rows a window was opened on are laid out and painted without them (issue 33.9). Their
+  // columns keep their sizes meanwhile: nothing moves when they come.
+  const all = useAfterFirstPaint();
+  // Tests wait on this marker: every panel is mounted (data may still be loading; the
+  // stores were started before the first render, in main.tsx).
+  useEffect(() => {
+    if (all) document.body.dataset.ready = 'true';
+  }, [all]);
   return (
     <div
       className="app"
@@ -42,9 +52,7 @@ function Shell(props: { readonly onKeys: () => void }) {
       <StepperBar onKeys={props.onKeys} />
       <div className="col left">
         <div className="pane-fill">
-          <PanelBoundary name="Episode library">
-            <EpisodeLibrary />
-          </PanelBoundary>
+          <PanelBoundary name="Episode library">{all ? <EpisodeLibrary /> : null}</PanelBoundary>
         </div>
         {caseOpen ? (
           <>
@@ -65,7 +73,7 @@ function Shell(props: { readonly onKeys: () => void }) {
             </div>
           </>
         ) : null}
-        <BreakpointList />
+        {all ? <BreakpointList /> : null}
       </div>
       <Splitter
         axis="x"
@@ -92,12 +100,8 @@ function Shell(props: { readonly onKeys: () => void }) {
           onCommit={commit}
         />
         <div className="pane-fixed stack" style={{ height: sizes.bottom }}>
-          <PanelBoundary name="Replay controls">
-            <ReplayControls />
-          </PanelBoundary>
-          <PanelBoundary name="Terminal">
-            <TerminalPanel />
-          </PanelBoundary>
+          <PanelBoundary name="Replay controls">{all ? <ReplayControls /> : null}</PanelBoundary>
+          <PanelBoundary name="Terminal">{all ? <TerminalPanel /> : null}</PanelBoundary>
         </div>
       </div>
       <Splitter
@@ -111,9 +115,7 @@ function Shell(props: { readonly onKeys: () => void }) {
       />
       <div className="col right">
         <div className="pane-fill">
-          <PanelBoundary name="Tool inspector">
-            <ToolInspector />
-          </PanelBoundary>
+          <PanelBoundary name="Tool inspector">{all ? <ToolInspector /> : null}</PanelBoundary>
         </div>
         <Splitter
           axis="y"
@@ -125,20 +127,32 @@ function Shell(props: { readonly onKeys: () => void }) {
           onCommit={commit}
         />
         <div className="pane-fixed stack" style={{ height: sizes.rightBottom }}>
-          <PanelBoundary name="Injection panel">
-            <InjectPanel />
-          </PanelBoundary>
-          <PanelBoundary name="Sandbox panel">
-            <SandboxPanel />
-          </PanelBoundary>
+          <PanelBoundary name="Injection panel">{all ? <InjectPanel /> : null}</PanelBoundary>
+          <PanelBoundary name="Sandbox panel">{all ? <SandboxPanel /> : null}</PanelBoundary>
         </div>
       </div>
       <PanelBoundary name="Candidates and compare">
-        <SideBySideView left={sizes.left + 5} />
+        {all ? <SideBySideView left={sizes.left + 5} /> : null}
       </PanelBoundary>
-      <NoticeBar />
+      {all ? <NoticeBar /> : null}
     </div>
   );
+}
+
+/** False until the first frame has been painted (a frame, then a task behind its paint), then true for good. */
+function useAfterFirstPaint(): boolean {
+  const [after, setAfter] = useState(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => setAfter(true), 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, []);
+  return after;
 }
 
 /** The window: the stores provided once, the debugger keys installed, the panes laid out. */
@@ -148,11 +162,6 @@ export function App(props: { readonly stores: AppStores }) {
   const toggleSheet = useCallback(() => setSheet((open) => !open), []);
   useEffect(() => installDebuggerKeys(stores), [stores]);
   useEffect(() => installActionKeys(stores, toggleSheet), [stores, toggleSheet]);
-  // Tests wait on this marker: every panel is mounted (data may still be loading; the
-  // stores were started before the first render, in main.tsx).
-  useEffect(() => {
-    document.body.dataset.ready = 'true';
-  }, []);
   return (
     <StoresContext.Provider value={stores}>
       <Shell onKeys={toggleSheet} />
