@@ -749,7 +749,7 @@ export class TerminalPanel extends PanelObject {
     await this.page.keyboard.type(command);
     await this.page.keyboard.press('Enter');
     const found = await until(
-      async () => ({ screen: await this.screen(), flat: await this.unwrapped() }),
+      () => this.screenAndUnwrapped(),
       ({ flat }) => {
         // What the shell printed after the typed line (a `clear` may have wiped the line itself).
         const at = flat.lastIndexOf(command);
@@ -764,19 +764,26 @@ export class TerminalPanel extends PanelObject {
     );
     return found.screen;
   }
-  /** The live buffer with lines xterm wrapped joined again: a long typed line reads whole. */
-  private unwrapped(): Promise<string> {
+  /**
+   * The live buffer as {@link screen} reads it, and with lines xterm wrapped joined again (a
+   * long typed line reads whole), both from one read: read in two calls, output still arriving
+   * (a flood) made the second hold the expected end while the first, returned, did not.
+   */
+  private screenAndUnwrapped(): Promise<{ screen: string; flat: string }> {
     return this.page.evaluate(() => {
       const term = window.__stepboxTerminal;
-      if (!term) return '';
+      if (!term) return { screen: '', flat: '' };
       const buf = term.buffer.active;
-      let out = '';
+      const rows: string[] = [];
+      let flat = '';
       for (let i = 0; i < buf.length; i++) {
         const line = buf.getLine(i);
+        const text = line?.translateToString(true) ?? '';
+        rows.push(text);
         if (!line) continue;
-        out += (i > 0 && !line.isWrapped ? '\n' : '') + line.translateToString(true);
+        flat += (i > 0 && !line.isWrapped ? '\n' : '') + text;
       }
-      return out;
+      return { screen: rows.join('\n'), flat };
     });
   }
 }
