@@ -1152,11 +1152,22 @@ export class LayoutObject {
    * ancestor that clips its overflow.
    */
   async readable(locator: Locator): Promise<boolean> {
+    return (await this.unreadable(locator)) === '';
+  }
+  /**
+   * Why a person cannot read the element whole ('' when they can): the first of the checks of
+   * {@link readable} that fails, with the boxes it compared, so a failure says what cut it.
+   */
+  async unreadable(locator: Locator): Promise<string> {
     return locator.evaluate((el) => {
       const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) return false;
-      if (r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) return false;
-      if (el.scrollWidth > el.clientWidth + 1) return false;
+      const at = (b: DOMRect) =>
+        `${b.left.toFixed(1)},${b.top.toFixed(1)}–${b.right.toFixed(1)},${b.bottom.toFixed(1)}`;
+      if (r.width === 0 || r.height === 0) return 'no box';
+      if (r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5)
+        return `outside the ${innerWidth}×${innerHeight} viewport: ${at(r)}`;
+      if (el.scrollWidth > el.clientWidth + 1)
+        return `text cut: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}`;
       for (let p = el.parentElement; p; p = p.parentElement) {
         const style = getComputedStyle(p);
         if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
@@ -1167,9 +1178,9 @@ export class LayoutObject {
           r.top < b.top - 0.5 ||
           r.bottom > b.bottom + 0.5
         )
-          return false;
+          return `cut by ${p.tagName.toLowerCase()}.${p.className} (${at(b)}, scrollTop ${p.scrollTop}/${p.scrollHeight - p.clientHeight}): element at ${at(r)}`;
       }
-      return true;
+      return '';
     });
   }
   /**
