@@ -94,6 +94,21 @@ function severalMarks(row: StepRow, forks: readonly BranchSummary[]): boolean {
   return marks.filter(Boolean).length + forks.length > 1;
 }
 
+/**
+ * The most characters each short column shows whole (the rows' monospace fonts are at most
+ * 0.61em wide: 12px in 64 px of time, 52 px of reward, 96 px of tool at 1024 wide; 11px in
+ * 66 px of status). A cell whose text fits is not clipped: a clipping cell is a clip of its
+ * own for the browser, and its contents a paint chunk of their own, and ~150 of them on a
+ * screenful made the frame of a slider move a third slower (paint and layerize, issue 33.9).
+ * A longer text clips with its ellipsis, as every cell did.
+ */
+const FITS = { tool: 13, status: 9, dur: 8, rew: 7 } as const;
+
+/** `' clip'` when `text` may be wider than its column (see FITS). */
+function clipOver(text: string, chars: number): string {
+  return text.length > chars ? ' clip' : '';
+}
+
 /** One timeline row; memoized so moving the selection re-renders two rows, not a screenful. */
 const Row = memo(function Row(props: {
   readonly row: StepRow;
@@ -112,6 +127,21 @@ const Row = memo(function Row(props: {
 }) {
   const { row } = props;
   const status = statusOf(row, props.closed, props.held);
+  const duration = row.duration_ms === null ? '' : formatDuration(row.duration_ms);
+  const reward = row.reward === null ? '' : row.reward.toFixed(2);
+  const marked =
+    row.flags.length > 0 ||
+    props.forks.length > 0 ||
+    !!(
+      row.injected ||
+      row.human ||
+      row.overridden ||
+      row.edited ||
+      row.rollbacks ||
+      row.drift ||
+      row.real ||
+      row.error
+    );
   return (
     <div
       className={`tl-row status-${row.status}${row.flags.length || severalMarks(row, props.forks) ? ' marks-first' : ''}${props.selected ? ' selected' : ''}`}
@@ -124,7 +154,7 @@ const Row = memo(function Row(props: {
       aria-rowindex={props.rowIndex}
       // Roving focus: only the viewed row is a Tab stop; ↑/↓ move it (see the grid's key handler).
       tabIndex={props.selected ? 0 : -1}
-      style={{ transform: `translateY(${props.top}px)` }}
+      style={{ top: props.top }}
       onClick={() => props.onSelect(row.step)}
     >
       <button
@@ -139,29 +169,33 @@ const Row = memo(function Row(props: {
         }}
       />
       <span className="tl-step">{row.step}</span>
-      <span className="tl-tool">
-        {row.tools.map((t, i) => (
-          <span key={i}>
-            {i > 0 ? ', ' : null}
-            {row.not_offered?.includes(t) ? (
-              // The tool the agent asked for, which the task does not offer: named, not left blank.
-              <span
-                className="tl-tool-missing"
-                data-testid="row-tool-not-offered"
-                title={`${t}: not a tool this task offers (the agent asked for it; the call was refused)`}
-              >
-                {t}
+      <span className={`tl-tool${clipOver(row.tools.join(', '), FITS.tool)}`}>
+        {/* One tool the task offers (nearly every row): its name alone, no element around it. */}
+        {row.tools.length === 1 && !row.not_offered?.includes(row.tools[0])
+          ? row.tools[0]
+          : row.tools.map((t, i) => (
+              <span key={i}>
+                {i > 0 ? ', ' : null}
+                {row.not_offered?.includes(t) ? (
+                  // The tool the agent asked for, which the task does not offer: named, not left blank.
+                  <span
+                    className="tl-tool-missing"
+                    data-testid="row-tool-not-offered"
+                    title={`${t}: not a tool this task offers (the agent asked for it; the call was refused)`}
+                  >
+                    {t}
+                  </span>
+                ) : (
+                  t
+                )}
               </span>
-            ) : (
-              t
-            )}
-          </span>
-        ))}
+            ))}
       </span>
-      <span className="tl-args" title={row.summary}>
+      <span className="tl-args clip" title={row.summary}>
         {row.summary}
       </span>
-      <span className="tl-marks">
+      {/* No marks, no clip (see FITS); marks may outgrow their 40 %. */}
+      <span className={`tl-marks${marked ? ' clip' : ''}`}>
         {/* A QA flag is what a person looks for first: it leads the marks, its name whole (the
             row's grid gives it the room, see .marks-first). More flags than fit a narrow row are
             counted (+N); the flag list above the timeline names them all. */}
@@ -254,14 +288,14 @@ const Row = memo(function Row(props: {
         ))}
       </span>
       <span
-        className={`tl-status s-${props.held ? 'held' : (status.tone ?? row.status)}`}
+        className={`tl-status s-${props.held ? 'held' : (status.tone ?? row.status)}${clipOver(status.word, FITS.status)}`}
         data-testid="row-status"
         title={status.title}
       >
         {status.word}
       </span>
-      <span className="tl-dur">{row.duration_ms === null ? '' : formatDuration(row.duration_ms)}</span>
-      <span className="tl-rew">{row.reward === null ? '' : row.reward.toFixed(2)}</span>
+      <span className={`tl-dur${clipOver(duration, FITS.dur)}`}>{duration}</span>
+      <span className={`tl-rew${clipOver(reward, FITS.rew)}`}>{reward}</span>
     </div>
   );
 });
@@ -548,7 +582,7 @@ export function Timeline() {
   if (measured.current) slots.current = Math.max(slots.current, items.length);
   const slotCount = measured.current ? slots.current : Math.max(1, items.length);
   // Drawn in the order of their slots, not of their steps: the rows are placed by their
-  // transform, so the order of the nodes is not what a person sees, and a far move keeps every
+  // `top` (not a transform: a transform each was a paint chunk each, issue 33.9), so the order of the nodes is not what a person sees, and a far move keeps every
   // node where it is. In step order, a far move rotated the keys: React moved most rows
   // (28 of 31 per move), and each node moved was taken out of the layout and put back, its
   // style and layout done anew (issue 19.10). `aria-rowindex` gives assistive technology each
@@ -596,7 +630,7 @@ export function Timeline() {
                   data-testid="timeline-row-arriving"
                   role="row"
                   aria-rowindex={item.index + 1}
-                  style={{ transform: `translateY(${item.start}px)` }}
+                  style={{ top: item.start }}
                 >
                   <span className="muted">loading…</span>
                 </div>
