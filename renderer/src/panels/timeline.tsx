@@ -75,12 +75,8 @@ function statusOf(
 
 const NO_FORKS: readonly BranchSummary[] = [];
 
-/**
- * True when a row carries more than one mark: its marks then take the room a flag's row gives
- * them (the arguments give way, whole in their tooltip), so "INJ HUM" is not cut to "INJ H…"
- * in a 1024-wide window.
- */
-function severalMarks(row: StepRow, forks: readonly BranchSummary[]): boolean {
+/** How many marks a row carries besides its QA flags: INJ, HUM, edits, rollbacks, forks, … */
+function markCount(row: StepRow, forks: readonly BranchSummary[]): number {
   const marks = [
     row.injected,
     row.human,
@@ -91,7 +87,16 @@ function severalMarks(row: StepRow, forks: readonly BranchSummary[]): boolean {
     row.real,
     row.error,
   ];
-  return marks.filter(Boolean).length + forks.length > 1;
+  return marks.filter(Boolean).length + forks.length;
+}
+
+/**
+ * True when a row carries more than one mark: its marks then take the room a flag's row gives
+ * them (the arguments give way, whole in their tooltip), so "INJ HUM" is not cut to "INJ H…"
+ * in a 1024-wide window.
+ */
+function severalMarks(row: StepRow, forks: readonly BranchSummary[]): boolean {
+  return markCount(row, forks) > 1;
 }
 
 /**
@@ -129,19 +134,7 @@ const Row = memo(function Row(props: {
   const status = statusOf(row, props.closed, props.held);
   const duration = row.duration_ms === null ? '' : formatDuration(row.duration_ms);
   const reward = row.reward === null ? '' : row.reward.toFixed(2);
-  const marked =
-    row.flags.length > 0 ||
-    props.forks.length > 0 ||
-    !!(
-      row.injected ||
-      row.human ||
-      row.overridden ||
-      row.edited ||
-      row.rollbacks ||
-      row.drift ||
-      row.real ||
-      row.error
-    );
+  const marked = row.flags.length > 0 || markCount(row, props.forks) > 0;
   return (
     <div
       className={`tl-row status-${row.status}${row.flags.length || severalMarks(row, props.forks) ? ' marks-first' : ''}${props.selected ? ' selected' : ''}`}
