@@ -123,15 +123,24 @@ describeDocker('sandbox integrity: the agent cannot reach the helper or the veri
     // ptrace or signal the verifier's shell.
     const leftovers = [
       `while :; do for f in /proc/[0-9]*/fd/[0-9]*; do printf 'ok\\n{"exit_code":0}' > "$f"; done 2>/dev/null; done`,
-      'while :; do kill -9 -1; done',
       'while :; do sleep 0.01 & done',
       'while :; do for p in $(pgrep -f "exit 1"); do kill -STOP $p; done; done',
+      // Last: once it runs, it kills every other process of the agent's, the shells of later
+      // calls included.
+      'while :; do kill -9 -1; done',
     ];
-    for (const loop of leftovers)
+    // Each call waits until its leftover runs in a session of its own (it wrote its pid file):
+    // a call that returned at once ended before the background bash reached setsid, and the
+    // end of the call killed its process group, the leftover with it (under load none of them
+    // survived, and nothing was left to kill). The killing loop kills the call that started
+    // it, which is why its result is not checked.
+    for (const [n, loop] of leftovers.entries()) {
+      const script = `echo $$ > /tmp/leftover.${n}; ${loop}`;
       await sb.exec({
-        command: `setsid nohup bash -c '${loop.replace(/'/g, "'\\''")}' >/dev/null 2>&1 &`,
+        command: `setsid nohup bash -c '${script.replace(/'/g, "'\\''")}' >/dev/null 2>&1 & while [ ! -s /tmp/leftover.${n} ]; do :; done`,
         timeoutMs: 5_000,
       });
+    }
     const failing = { verifier: { command: 'echo checking; exit 1', timeout: 20 } } as unknown as Task;
     const first = await runVerifier(failing, sb);
     expect(first).toMatchObject({
