@@ -188,7 +188,26 @@ export async function openApp(
     async screenshot(name) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       const path = join(SCREENSHOTS, `${name}.png`);
-      await page.screenshot({ path });
+      try {
+        await page.screenshot({ path });
+      } catch (e) {
+        if (!(e instanceof Error) || e.name !== 'TimeoutError') throw e;
+        // Once in a full run under load, a screenshot waited 30 s for a frame after a resize
+        // (its fonts were loaded). Whether the window itself was frozen decides: its main
+        // thread must answer, and a second screenshot must come; otherwise it fails saying which.
+        const answered = await Promise.race([
+          page.evaluate(() => document.readyState).then(() => true),
+          new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000)),
+        ]);
+        if (!answered)
+          throw new Error(
+            `screenshot ${name}: the page's main thread did not answer in 5 s (the window is frozen)`,
+            {
+              cause: e,
+            },
+          );
+        await page.screenshot({ path, timeout: 60_000 });
+      }
       return path;
     },
     stepperAtRest,
