@@ -374,12 +374,31 @@ export function Timeline() {
   const placed = useRef<{ step: number; index: number } | null>(null);
   // The scrollTop a move asked for, written once the rows it draws are committed (see below).
   const scrollTo = useRef<number | null>(null);
+  // The step whose row takes the focus once it is drawn (see the effect below).
+  const focusTo = useRef<number | null>(null);
+  /** Focuses the row of `focusTo` if it is drawn. */
+  const focusRow = useCallback(() => {
+    const step = focusTo.current;
+    const row =
+      step === null
+        ? null
+        : scrollRef.current?.querySelector<HTMLElement>(`[data-testid="timeline-row"][data-step="${step}"]`);
+    if (!row) return;
+    focusTo.current = null;
+    // The list placed the row itself: a focus that scrolled it again fired a scroll event into
+    // the next move.
+    row.focus({ preventScroll: true });
+  }, []);
   useLayoutEffect(() => {
     const top = scrollTo.current;
     const el = scrollRef.current;
-    if (top === null || !el) return;
-    scrollTo.current = null;
-    el.scrollTop = top;
+    if (top !== null && el) {
+      scrollTo.current = null;
+      el.scrollTop = top;
+    }
+    // In the commit that drew the row, after the write's layout: the focus then finds the
+    // layout clean, and its ring is painted in the move's own frame (see the effect below).
+    focusRow();
   });
 
   // A list just drawn is placed before its first paint, in the commit that drew it: the list
@@ -439,6 +458,7 @@ export function Timeline() {
           if (scrollTo.current !== top) return;
           scrollTo.current = null;
           el.scrollTop = top;
+          focusRow();
         });
       }
     }
@@ -448,17 +468,19 @@ export function Timeline() {
     const focusInList = !!el && el !== document.activeElement && el.contains(document.activeElement);
     if (!focusFollows.current && !(moved && focusInList)) return;
     focusFollows.current = false;
-    // The row is drawn by the render this move asked for; focused once it is painted.
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() =>
-        scrollRef.current
-          ?.querySelector<HTMLElement>(`[data-testid="timeline-row"][data-step="${viewed}"]`)
-          // The list placed the row itself: a focus that scrolled it again fired a scroll event
-          // into the next move.
-          ?.focus({ preventScroll: true }),
-      ),
-    );
-  }, [viewed, shown, lead, following, view, tell]);
+    // Focused once its row is drawn: by the render this move asked for (the layout effect
+    // above focuses it in that commit), or already (now). Two frames later, as it was while
+    // the virtualizer drew rows a frame late, the focus forced a style and layout of its own
+    // and its ring was painted in a frame of its own, inside the next click or move (issue 34).
+    focusTo.current = viewed;
+    focusRow();
+    // Its row is drawn in this task or not at all (a placeholder, a step filtered out): a row
+    // drawn later (a person scrolling there) does not take the focus.
+    queueMicrotask(() => {
+      focusRow();
+      focusTo.current = null;
+    });
+  }, [viewed, shown, lead, following, view, tell, focusRow]);
 
   // While following, a list at its end stays there when its height changes: the reward chart,
   // drawn above it once every row has arrived, pushed the last rows (the viewed one among
