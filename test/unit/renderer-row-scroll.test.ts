@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scrollTopFor } from '../../renderer/src/model/row-scroll';
+import { NO_ROWS, rowsInView, scrollTopFor } from '../../renderer/src/model/row-scroll';
 
 describe('scrollTopFor (the timeline brings the viewed row into view by arithmetic)', () => {
   const view = { offset: 22 * 100, height: 220 };
@@ -28,5 +28,53 @@ describe('scrollTopFor (the timeline brings the viewed row into view by arithmet
   it('a list shorter than its window never scrolls', () => {
     expect(scrollTopFor(4, 5, 22, { offset: 0, height: 220 }, 'end')).toBeNull();
     expect(scrollTopFor(0, 0, 22, { offset: 0, height: 220 }, 'auto')).toBeNull();
+  });
+});
+
+describe('rowsInView (the timeline draws the rows its window shows, by arithmetic)', () => {
+  const H = 22;
+  it('draws the rows the window shows and two beyond each edge', () => {
+    // 220 px at row 100: rows 100–109 shown, 98–111 drawn.
+    expect(rowsInView(10_000, H, { offset: H * 100, height: 220 }, 2)).toEqual({ first: 98, last: 111 });
+    // A row cut by an edge counts as shown: 5 px into row 100, 105–114 px of row 110.
+    expect(rowsInView(10_000, H, { offset: H * 100 + 5, height: 220 }, 2)).toEqual({ first: 98, last: 112 });
+    expect(rowsInView(10_000, H, { offset: H * 100, height: 220 }, 0)).toEqual({ first: 100, last: 109 });
+  });
+  it('clamps the overscan to the list at both ends', () => {
+    expect(rowsInView(10_000, H, { offset: 0, height: 220 }, 2)).toEqual({ first: 0, last: 11 });
+    expect(rowsInView(10_000, H, { offset: H, height: 220 }, 2)).toEqual({ first: 0, last: 12 });
+    expect(rowsInView(10_000, H, { offset: H * 10_000 - 220, height: 220 }, 2)).toEqual({
+      first: 9_988,
+      last: 9_999,
+    });
+  });
+  it('an offset past the end draws the last window (a list that just got shorter)', () => {
+    expect(rowsInView(10_000, H, { offset: H * 20_000, height: 220 }, 2)).toEqual({
+      first: 9_988,
+      last: 9_999,
+    });
+    expect(rowsInView(100, H, { offset: H * 9_000, height: 220 }, 2)).toEqual({ first: 88, last: 99 });
+    // And a negative one (an elastic overscroll) the first.
+    expect(rowsInView(10_000, H, { offset: -50, height: 220 }, 2)).toEqual({ first: 0, last: 11 });
+  });
+  it('a list shorter than its window draws every row', () => {
+    expect(rowsInView(5, H, { offset: 0, height: 220 }, 2)).toEqual({ first: 0, last: 4 });
+    expect(rowsInView(5, H, { offset: 300, height: 220 }, 2)).toEqual({ first: 0, last: 4 });
+    expect(rowsInView(1, H, { offset: 0, height: 220 }, 2)).toEqual({ first: 0, last: 0 });
+  });
+  it('draws nothing for an empty list or a window not laid out yet (no height)', () => {
+    expect(rowsInView(0, H, { offset: 0, height: 220 }, 2)).toEqual(NO_ROWS);
+    expect(rowsInView(10_000, H, { offset: H * 5_000, height: 0 }, 2)).toEqual(NO_ROWS);
+    expect(NO_ROWS.last).toBeLessThan(NO_ROWS.first);
+  });
+  it('draws a window and its overscan at every offset, never more (a scrub through the list)', () => {
+    for (let offset = 0; offset <= H * 1_000 - 500; offset += 7) {
+      const { first, last } = rowsInView(1_000, H, { offset, height: 500 }, 2);
+      const top = Math.floor(offset / H);
+      const bottom = Math.ceil((offset + 500) / H) - 1;
+      expect(first).toBe(Math.max(0, top - 2));
+      expect(last).toBe(Math.min(999, bottom + 2));
+      expect(last - first + 1).toBeLessThanOrEqual(Math.ceil(500 / H) + 1 + 4);
+    }
   });
 });

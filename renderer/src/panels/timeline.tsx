@@ -11,7 +11,6 @@ import {
 } from 'react';
 import { TeachingButtons } from '../components/teaching-buttons';
 import { flushSync } from 'react-dom';
-import { observeElementOffset, useVirtualizer } from '@tanstack/react-virtual';
 import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import type { HeldStage } from '../../../shared/held-action';
 import { Panel, PanelState } from '../components/panel';
@@ -20,6 +19,7 @@ import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
 import { scrollTopFor, type ScrollView } from '../model/row-scroll';
+import { useFixedRows } from '../hooks/use-fixed-rows';
 import { useSlice, useStores } from '../stores/use-stores';
 import {
   hasStepBreakpoint,
@@ -346,67 +346,74 @@ export function Timeline() {
     };
   };
 
-  // Tells the virtualizer where the list is going, as its scroll listener would (see below).
-  const tellOffset = useRef<((offset: number) => void) | null>(null);
-  const virtualizer = useVirtualizer({
+  const list = useFixedRows({
     // Off while no list is drawn: its offset is then forgotten, and the next list drawn (another
     // branch, a filter cleared) starts where its viewed step is (`initialOffset`).
     enabled: hasList,
     count: lead + shown.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    // The first render draws the rows the list opens at, for a window of no height (a few rows
-    // of overscan around the viewed step): its height is known once laid out, and the layout
-    // effect below then draws the rest. Opened at offset 0 it drew a window of "loading…"
-    // placeholders at the top first, then the rows at the end, all of them new nodes laid out
-    // a second time; estimated from the window's height, it drew half again as many real rows
-    // as fit, whose first layout cost more than both (traces, issue 33.9).
-    initialRect: { width: 0, height: 0 },
+    rowHeight: ROW_HEIGHT,
+    scrollRef,
+    // The first render draws no row: the window has no height until it is laid out. The layout
+    // effect below then measures it (the window's first layout, forced once) and places the
+    // viewed step, and the rows there are drawn before the first paint. Opened at offset 0 it
+    // drew a window of "loading…" placeholders at the top first, then the rows at the end, all
+    // of them new nodes laid out a second time; estimated from the window's height, it drew
+    // half again as many real rows as fit, whose first layout cost more than both (traces,
+    // issue 33.9).
     initialOffset: () => placement({ offset: 0, height: 0 }).top ?? 0,
     // A far slider move replaces every drawn row, and each costs its render, layout and paint
     // in the move's frame (≈0.7 ms of CPU per row on a loaded 2-core machine, traces of issue
     // 33.9): two beyond each edge, enough for ↑/↓ and a wheel tick to find the next row drawn
     // (five each side were a third of the rows a move drew in a 500 px timeline).
     overscan: 2,
-    // Its own listener (scroll events, read from the element), plus a way to say an offset we
-    // wrote ourselves without the element being asked for it.
-    observeElementOffset: (instance, report) => {
-      tellOffset.current = (offset) => report(offset, false);
-      const stop = observeElementOffset(instance, report);
-      return () => {
-        tellOffset.current = null;
-        stop?.();
-      };
-    },
   });
+
+  const { view, tell } = list;
 
   // The viewed step and its list index the list was last brought to.
   const placed = useRef<{ step: number; index: number } | null>(null);
   // The scrollTop a move asked for, written once the rows it draws are committed (see below).
   const scrollTo = useRef<number | null>(null);
+  // The step whose row takes the focus once it is drawn (see the effect below).
+  const focusTo = useRef<number | null>(null);
+  /** Focuses the row of `focusTo` if it is drawn. */
+  const focusRow = useCallback(() => {
+    const step = focusTo.current;
+    const row =
+      step === null
+        ? null
+        : scrollRef.current?.querySelector<HTMLElement>(`[data-testid="timeline-row"][data-step="${step}"]`);
+    if (!row) return;
+    focusTo.current = null;
+    // The list placed the row itself: a focus that scrolled it again fired a scroll event into
+    // the next move.
+    row.focus({ preventScroll: true });
+  }, []);
   useLayoutEffect(() => {
     const top = scrollTo.current;
     const el = scrollRef.current;
-    if (top === null || !el) return;
-    scrollTo.current = null;
-    el.scrollTop = top;
+    if (top !== null && el) {
+      scrollTo.current = null;
+      el.scrollTop = top;
+    }
+    // In the commit that drew the row, after the write's layout: the focus then finds the
+    // layout clean, and its ring is painted in the move's own frame (see the effect below).
+    focusRow();
   });
 
-  // A list just drawn is placed before its first paint, in the commit that drew it: the
-  // virtualizer has measured the list (the window's first layout, forced once), so the offset
-  // told here makes its next render (before the paint, too) draw a subset of the rows already
-  // drawn, and the element's scroll moves nothing laid out. Placed by the effect below, a frame
+  // A list just drawn is placed before its first paint, in the commit that drew it: the list
+  // has measured its window (the window's first layout, forced once, in useFixedRows' layout
+  // effect, which runs before this one), so the offset told here makes its next render (before
+  // the paint, too) draw the rows there, and the element's scroll moves nothing laid out. Placed by the effect below, a frame
   // of rows at the wrong offset was laid out, then the right ones a second time (issue 33.9).
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    const tell = tellOffset.current;
     measured.current = hasList && !!el;
-    if (!hasList || !el || !tell || viewed === null) return;
-    const height = virtualizer.scrollRect?.height ?? el.clientHeight;
-    const { index, top } = placement({ offset: virtualizer.scrollOffset ?? el.scrollTop, height });
+    if (!hasList || !el || viewed === null) return;
+    const { index, top } = placement(list.view());
     placed.current = index >= 0 ? { step: viewed, index } : null;
     if (top === null) return;
-    tell(top);
+    list.tell(top);
     el.scrollTop = top;
     // Only when a list is drawn: later moves are the effect's below.
   }, [hasList]);
@@ -426,27 +433,18 @@ export function Timeline() {
     placed.current = index >= 0 ? { step: viewed, index } : null;
     if (moved && index >= 0 && el) {
       // Rows have one fixed height: the offset is arithmetic, from where the list is (our last
-      // write until its scroll event arrives, then the virtualizer's) and the window's height as
-      // the virtualizer measured it. Reading the element instead forced a layout per move.
-      const height = virtualizer.scrollRect?.height ?? el.clientHeight;
-      const offset = virtualizer.scrollOffset ?? el.scrollTop;
-      const top = scrollTopFor(
-        index,
-        lead + shown.length,
-        ROW_HEIGHT,
-        { offset, height },
-        following ? 'end' : 'auto',
-      );
+      // write until its scroll event arrives, then the element's) and the window's height as
+      // the list measured it. Reading the element instead forced a layout per move.
+      const top = scrollTopFor(index, lead + shown.length, ROW_HEIGHT, view(), following ? 'end' : 'auto');
       if (top !== null) {
-        // The virtualizer learns of a scroll from its event, which the browser fires at the
-        // next frame: the rows of a far step would be drawn a frame late. Told the offset
-        // (not sent a scroll event, which made it read scrollTop back, a forced layout of the
-        // window on every slider move), it draws them in this task (issue 19.10).
-        const tell = tellOffset.current;
+        // The list learns of a scroll from its event, which the browser fires at the next
+        // frame: the rows of a far step would be drawn a frame late. Told the offset (not sent
+        // a scroll event, which made it read scrollTop back, a forced layout of the window on
+        // every slider move), it draws them in this task (issue 19.10).
         // The element scrolled in the same task, so the list drawn and the list scrolled never
         // disagree. Written a frame later (to save a layout), a scroll event of an earlier move
         // or of the focus that followed it, landing in between, cancelled the write: the
-        // virtualizer then drew the rows where the element still was, the viewed row's
+        // list then drew the rows where the element still was, the viewed row's
         // neighbours were missing for good ("row 5950 is not drawn", issue 33.9).
         // Written once the rows for `top` are committed (the layout effect below): flushSync
         // inside this effect only queues their render behind the effects, and written here the
@@ -454,12 +452,13 @@ export function Timeline() {
         // (a second layout of every row, ~5 ms of a move, issue 33.9). The write's layout is
         // then the move's one layout: the frame after it paints.
         scrollTo.current = top;
-        if (tell) flushSync(() => tell(top));
+        flushSync(() => tell(top));
         // No render came of it (the rows drawn already cover `top`): written at the end of the task.
         queueMicrotask(() => {
           if (scrollTo.current !== top) return;
           scrollTo.current = null;
           el.scrollTop = top;
+          focusRow();
         });
       }
     }
@@ -469,17 +468,19 @@ export function Timeline() {
     const focusInList = !!el && el !== document.activeElement && el.contains(document.activeElement);
     if (!focusFollows.current && !(moved && focusInList)) return;
     focusFollows.current = false;
-    // The virtualizer draws the row on its next frame.
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() =>
-        scrollRef.current
-          ?.querySelector<HTMLElement>(`[data-testid="timeline-row"][data-step="${viewed}"]`)
-          // The list placed the row itself: a focus that scrolled it again fired a scroll event
-          // into the next move.
-          ?.focus({ preventScroll: true }),
-      ),
-    );
-  }, [viewed, shown, lead, following, virtualizer]);
+    // Focused once its row is drawn: by the render this move asked for (the layout effect
+    // above focuses it in that commit), or already (now). Two frames later, as it was while
+    // the virtualizer drew rows a frame late, the focus forced a style and layout of its own
+    // and its ring was painted in a frame of its own, inside the next click or move (issue 34).
+    focusTo.current = viewed;
+    focusRow();
+    // Its row is drawn in this task or not at all (a placeholder, a step filtered out): a row
+    // drawn later (a person scrolling there) does not take the focus.
+    queueMicrotask(() => {
+      focusRow();
+      focusTo.current = null;
+    });
+  }, [viewed, shown, lead, following, view, tell, focusRow]);
 
   // While following, a list at its end stays there when its height changes: the reward chart,
   // drawn above it once every row has arrived, pushed the last rows (the viewed one among
@@ -560,7 +561,8 @@ export function Timeline() {
     stepper.select(shown[Math.max(0, Math.min(shown.length - 1, next))].step);
   };
   const viewedShown = viewed !== null && indexOfStep(shown, viewed) >= 0;
-  const items = virtualizer.getVirtualItems();
+  const { first, last: lastDrawn } = list.range;
+  const drawnCount = Math.max(0, lastDrawn - first + 1);
   // Rows are keyed by their slot on screen (index modulo the most rows ever drawn at once:
   // unique among the contiguous rows drawn), so a far slider move gives the drawn rows new
   // steps to show, in place, rather than removing every row and creating as many new ones
@@ -568,12 +570,13 @@ export function Timeline() {
   // the selection: ↑/↓ must not remove the focused row (the next key press would go nowhere),
   // and a focused row scrolled away stays in the grid (showing another step) so the keys still
   // act on the viewed step, where the focus follows.
-  // Counted once the list is measured: the first render's rows, for a window estimated taller
-  // than the list, would leave slots that a window's worth of rows never fills, and a far move
-  // would then take rows out and put new ones in. That render's rows are keyed by their index
-  // modulo their count: the measured render keeps the nodes of those it keeps (issue 33.9).
-  if (measured.current) slots.current = Math.max(slots.current, items.length);
-  const slotCount = measured.current ? slots.current : Math.max(1, items.length);
+  // Counted once the list is measured: rows drawn for a window estimated taller than the list
+  // would leave slots that a window's worth of rows never fills, and a far move would then take
+  // rows out and put new ones in. (An unmeasured window has no height and draws no row; such
+  // rows are keyed by their index modulo their count, and the measured render keeps the nodes
+  // of those it keeps, issue 33.9.)
+  if (measured.current) slots.current = Math.max(slots.current, drawnCount);
+  const slotCount = measured.current ? slots.current : Math.max(1, drawnCount);
   // Drawn in the order of their slots, not of their steps: the rows are placed by their
   // `top` (not a transform: a transform each was a paint chunk each, issue 33.9), so the order of the nodes is not what a person sees, and a far move keeps every
   // node where it is. In step order, a far move rotated the keys: React moved most rows
@@ -581,7 +584,12 @@ export function Timeline() {
   // style and layout done anew (issue 19.10). `aria-rowindex` gives assistive technology each
   // row's place in the list.
   const slotOf = (index: number) => index % slotCount;
-  const inSlotOrder = items.length > 1 ? [...items].sort((a, b) => slotOf(a.index) - slotOf(b.index)) : items;
+  // The drawn rows are contiguous and at most `slotCount`: their slots wrap to 0 at most once,
+  // at `wrap`, so slot order is from `wrap` to the last, then from the first to `wrap`.
+  const wrap = first + ((slotCount - slotOf(first)) % slotCount);
+  const inSlotOrder: number[] = [];
+  for (let i = wrap; i <= lastDrawn; i++) inSlotOrder.push(i);
+  for (let i = first; i < Math.min(wrap, lastDrawn + 1); i++) inSlotOrder.push(i);
   let body;
   if (load === 'empty')
     body = (
@@ -610,32 +618,32 @@ export function Timeline() {
       >
         <div
           className="tl-inner"
-          style={{ height: virtualizer.getTotalSize() }}
+          style={{ height: list.totalHeight }}
           role="grid"
           aria-rowcount={lead + shown.length}
         >
-          {inSlotOrder.map((item) => {
-            if (item.index < lead)
+          {inSlotOrder.map((index) => {
+            if (index < lead)
               return (
                 <div
-                  key={`arriving-${item.index}`}
+                  key={`arriving-${index}`}
                   className="tl-row tl-arriving"
                   data-testid="timeline-row-arriving"
                   role="row"
-                  aria-rowindex={item.index + 1}
-                  style={{ top: item.start }}
+                  aria-rowindex={index + 1}
+                  style={{ top: index * ROW_HEIGHT }}
                 >
                   <span className="muted">loading…</span>
                 </div>
               );
-            const row = shown[item.index - lead];
+            const row = shown[index - lead];
             return (
               <Row
-                key={slotOf(item.index)}
-                rowIndex={item.index + 1}
+                key={slotOf(index)}
+                rowIndex={index + 1}
                 row={row}
                 closed={!live}
-                top={item.start}
+                top={index * ROW_HEIGHT}
                 selected={row.step === viewed}
                 held={heldStage !== null && row.step === held?.step ? heldStage : null}
                 breakpoint={hasStepBreakpoint(breakpoints, row.step)}
