@@ -102,6 +102,34 @@ describe('app stores wiring', () => {
     stores.dispose();
   });
 
+  it("What-if starts from the viewed step's call, set in the same update as the step's detail (no render of its own)", async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(3, { state: null }));
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', (req) => ({ details: req.steps.map((s) => stepDetail(s)) }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    await stores.stepper.getState().open('b-main');
+    await until(() => stores.inspector.getState().detail?.step === 3);
+    expect(stores.replay.getState().whatIfArgs).toBe(JSON.stringify({ command: 'echo 3' }, null, 2));
+    // Step 2 was fetched ahead: shown at the click, its arguments with it, before anything renders.
+    await until(() => fake.callsOf('episode.stepDetails').length > 0);
+    await new Promise((r) => setTimeout(r, 10));
+    let seen: string | null = null;
+    const off = stores.inspector.subscribe(() => {
+      seen = stores.replay.getState().whatIfArgs;
+    });
+    stores.stepper.getState().select(2);
+    off();
+    expect(stores.inspector.getState().detail?.step).toBe(2);
+    expect(stores.replay.getState().whatIfArgs).toBe(JSON.stringify({ command: 'echo 2' }, null, 2));
+    expect(seen).toBe(JSON.stringify({ command: 'echo 2' }, null, 2));
+    // A person's edit stays while the same step is viewed.
+    stores.replay.getState().setWhatIfArgs('{"command": "ls"}');
+    stores.stepper.getState().select(2);
+    expect(stores.replay.getState().whatIfArgs).toBe('{"command": "ls"}');
+    stores.dispose();
+  });
+
   it('a recorded branch gets no terminal session', async () => {
     const fake = createFakeBackend();
     fake.on('episode.open', () => episodeView(2, { state: null }));
