@@ -130,6 +130,39 @@ describe('app stores wiring', () => {
     stores.dispose();
   });
 
+  it('a step shown from the details held asks for its neighbours only once its frame is painted; a step not held asks at once', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(40, { state: null }));
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', (req) => ({ details: req.steps.map((s) => stepDetail(s)) }));
+    const painted: (() => void)[] = [];
+    const stores = createAppStores(fake.client, { schedule: (f) => f(), afterPaint: (f) => painted.push(f) });
+    await stores.stepper.getState().open('b-main');
+    // Not held: asked for with its neighbours at once (the step first).
+    stores.stepper.getState().select(20);
+    expect(fake.callsOf('episode.stepDetails').at(-1)?.steps[0]).toBe(20);
+    await until(() => stores.inspector.getState().detail?.step === 20);
+    // Its neighbours, 12 each side, arrive in calls one after the other.
+    const fetched = () => fake.callsOf('episode.stepDetails').flatMap((c) => c.steps);
+    await until(() => fetched().includes(8) && fetched().includes(32));
+    await new Promise((r) => setTimeout(r, 10));
+    const asked = fake.calls.length;
+    // Held: shown in the same update, and nothing sent before the frame is painted.
+    painted.length = 0;
+    stores.stepper.getState().select(21);
+    expect(stores.inspector.getState().detail?.step).toBe(21);
+    expect(fake.calls.length).toBe(asked);
+    // A newer step change before the paint drops the older wish.
+    stores.stepper.getState().select(19);
+    expect(painted).toHaveLength(2);
+    painted[0]();
+    expect(fake.calls.length).toBe(asked);
+    painted[1]();
+    expect(fake.calls.length).toBe(asked + 1);
+    expect(fake.callsOf('episode.stepDetails').at(-1)?.steps).toContain(7);
+    stores.dispose();
+  });
+
   it('a recorded branch gets no terminal session', async () => {
     const fake = createFakeBackend();
     fake.on('episode.open', () => episodeView(2, { state: null }));

@@ -190,6 +190,10 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       replay.getState().setWhatIfArgs(JSON.stringify(call.arguments, null, 2));
   });
 
+  // The neighbours' details asked for after the frame of a step shown from the cache (below);
+  // a newer step change cancels the wish of the one before.
+  const whenPainted = options.afterPaint ?? afterNextPaint;
+  let aheadWish = 0;
   const offStepper = stepper.subscribe((s, prev) => {
     // A rollback goes on in a branch it makes in the same sandbox: the terminal session goes on
     // with it (asked before the replay slice is reset for the new branch, below).
@@ -237,12 +241,26 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     const step = selectViewedStep(s);
     const row = selectViewedRow(s);
     if (s.branch !== prev.branch || step !== selectViewedStep(prev) || row !== selectViewedRow(prev)) {
-      // Its details and its neighbours', asked for first (`show` then waits for that call): a
-      // click beside the viewed row (or ←/→) then shows from what the window holds, in the
-      // frame of the click.
-      if (s.branch !== null && step !== null)
-        void inspector.getState().prefetch(s.branch, detailsToHold(s.rows, step, s.live));
-      void inspector.getState().show(s.branch, step, detailFinal(row, s.live), detailRevision(row));
+      const wish = ++aheadWish;
+      const { branch, rows, live } = s;
+      const final = detailFinal(row, live);
+      const revision = detailRevision(row);
+      if (branch !== null && step !== null) {
+        const ahead = () => void inspector.getState().prefetch(branch, detailsToHold(rows, step, live));
+        // Held (a click beside the viewed row, ←/→): the step shows from the cache in this
+        // update, and its neighbours are asked for once the frame that shows it is painted.
+        // Asked here, the call's sending and its answer (decoded, checked, cached) came
+        // before that frame (issue 33.9).
+        if (final && inspector.getState().holds(branch, step, revision))
+          whenPainted(() => {
+            if (wish === aheadWish) ahead();
+          });
+        // Else its details and its neighbours', asked for first (`show` then waits for that
+        // call): a click beside the viewed row (or ←/→) then shows from what the window holds,
+        // in the frame of the click.
+        else ahead();
+      }
+      void inspector.getState().show(branch, step, final, revision);
     }
   });
 
