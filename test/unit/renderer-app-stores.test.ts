@@ -102,6 +102,67 @@ describe('app stores wiring', () => {
     stores.dispose();
   });
 
+  it("What-if starts from the viewed step's call, set in the same update as the step's detail (no render of its own)", async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(3, { state: null }));
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', (req) => ({ details: req.steps.map((s) => stepDetail(s)) }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    await stores.stepper.getState().open('b-main');
+    await until(() => stores.inspector.getState().detail?.step === 3);
+    expect(stores.replay.getState().whatIfArgs).toBe(JSON.stringify({ command: 'echo 3' }, null, 2));
+    // Step 2 was fetched ahead: shown at the click, its arguments with it, before anything renders.
+    await until(() => fake.callsOf('episode.stepDetails').length > 0);
+    await new Promise((r) => setTimeout(r, 10));
+    let seen: string | null = null;
+    const off = stores.inspector.subscribe(() => {
+      seen = stores.replay.getState().whatIfArgs;
+    });
+    stores.stepper.getState().select(2);
+    off();
+    expect(stores.inspector.getState().detail?.step).toBe(2);
+    expect(stores.replay.getState().whatIfArgs).toBe(JSON.stringify({ command: 'echo 2' }, null, 2));
+    expect(seen).toBe(JSON.stringify({ command: 'echo 2' }, null, 2));
+    // A person's edit stays while the same step is viewed.
+    stores.replay.getState().setWhatIfArgs('{"command": "ls"}');
+    stores.stepper.getState().select(2);
+    expect(stores.replay.getState().whatIfArgs).toBe('{"command": "ls"}');
+    stores.dispose();
+  });
+
+  it('a step shown from the details held asks for its neighbours only once its frame is painted; a step not held asks at once', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(40, { state: null }));
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', (req) => ({ details: req.steps.map((s) => stepDetail(s)) }));
+    const painted: (() => void)[] = [];
+    const stores = createAppStores(fake.client, { schedule: (f) => f(), afterPaint: (f) => painted.push(f) });
+    const fetched = () => (fake.callsOf('episode.stepDetails') as { steps: number[] }[]).map((c) => c.steps);
+    await stores.stepper.getState().open('b-main');
+    // Not held: asked for with its neighbours at once (the step first).
+    stores.stepper.getState().select(20);
+    expect(fetched().at(-1)?.[0]).toBe(20);
+    await until(() => stores.inspector.getState().detail?.step === 20);
+    // Its neighbours, 12 each side, arrive in calls one after the other.
+    await until(() => fetched().flat().includes(8) && fetched().flat().includes(32));
+    await new Promise((r) => setTimeout(r, 10));
+    const asked = fake.calls.length;
+    // Held: shown in the same update, and nothing sent before the frame is painted.
+    painted.length = 0;
+    stores.stepper.getState().select(21);
+    expect(stores.inspector.getState().detail?.step).toBe(21);
+    expect(fake.calls.length).toBe(asked);
+    // A newer step change before the paint drops the older wish.
+    stores.stepper.getState().select(19);
+    expect(painted).toHaveLength(2);
+    painted[0]();
+    expect(fake.calls.length).toBe(asked);
+    painted[1]();
+    expect(fake.calls.length).toBe(asked + 1);
+    expect(fetched().at(-1)).toContain(7);
+    stores.dispose();
+  });
+
   it('a recorded branch gets no terminal session', async () => {
     const fake = createFakeBackend();
     fake.on('episode.open', () => episodeView(2, { state: null }));

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { ConsentAskView } from './consent-ask';
 import { CountField, FieldProblem } from './count-field';
 import { firstWhy, whyNot } from './why-not';
@@ -148,9 +149,10 @@ export function CandidatesButton(props: { readonly branch: string; readonly step
 
 /**
  * Candidates' words in the Replay panel, under its action buttons: the QA breakpoint's offer
- * (with its button) and how the last pick went (the view closes on a pick).
+ * (with its button) and how the last pick went (the view closes on a pick). Memoized: the
+ * panel renders again on every step change, which these words do not depend on.
  */
-export function CandidatesNotes(props: { readonly branch: string }) {
+export const CandidatesNotes = memo(function CandidatesNotes(props: { readonly branch: string }) {
   const stores = useStores();
   const notice = useSlice('candidates', (s) => s.notice);
   const shown = useSlice('sideBySide', (s) => s.view === 'candidates');
@@ -180,7 +182,7 @@ export function CandidatesNotes(props: { readonly branch: string }) {
       ) : null}
     </>
   );
-}
+});
 
 /**
  * Candidates at a step, in the side-by-side view: the agent's own (N asks) and typed ones,

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
 import { verdictText } from '../model/compare-verdict';
@@ -60,8 +61,11 @@ function Side(props: {
   );
 }
 
-/** Compare in the Replay panel: the button that opens the side-by-side view's compare tab. */
-export function CompareEntry(props: { readonly branch: string }) {
+/**
+ * Compare in the Replay panel: the button that opens the side-by-side view's compare tab.
+ * Memoized: the panel renders again on every step change, which this button does not show.
+ */
+export const CompareEntry = memo(function CompareEntry(props: { readonly branch: string }) {
   const stores = useStores();
   const others = useSlice('stepper', (s) => s.branches.filter((b) => b.branch !== props.branch).length);
   if (others === 0) return null;
@@ -75,7 +79,7 @@ export function CompareEntry(props: { readonly branch: string }) {
       Compare with another branch…
     </button>
   );
-}
+});
 
 /**
  * Two branches compared step-aligned, in the side-by-side view: verdict per pair, first

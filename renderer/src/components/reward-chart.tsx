@@ -1,4 +1,4 @@
-import { useMemo, useState, type MouseEvent } from 'react';
+import { memo, useMemo, useState, type MouseEvent } from 'react';
 import type { StepRow } from '../../../shared/contract/models';
 
 const WIDTH = 600;
@@ -75,8 +75,12 @@ function bucketText(b: Bucket): string {
   return `step ${b.first}${b.last !== b.first ? `–${b.last}` : ''}: ${b.parts.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`;
 }
 
-/** Reward components per step as stacked bars in inline SVG; click a bar to view its step. */
-export function RewardChart(props: {
+/**
+ * Reward components per step as stacked bars in inline SVG; click a bar to view its step.
+ * Memoized: the timeline renders twice on a far slider move (the step, then the rows drawn
+ * for its place), and the chart's output depends on the step alone.
+ */
+export const RewardChart = memo(function RewardChart(props: {
   readonly rows: readonly StepRow[];
   readonly viewed: number | null;
   readonly onSelect: (step: number) => void;
@@ -147,4 +151,4 @@ export function RewardChart(props: {
       </div>
     </div>
   );
-}
+});

@@ -22,8 +22,9 @@ export function SideBySideView(props: {
   const stores = useStores();
   const view = useSlice('sideBySide', (s) => s.view);
   const branch = useSlice('stepper', (s) => s.branch);
-  const last = useSlice('stepper', selectLastStep);
-  const viewed = useSlice('stepper', selectViewedStep);
+  // The step only while the view is open: closed, a click or slider move does not render it.
+  const last = useSlice('stepper', (s) => (view !== null ? selectLastStep(s) : 0));
+  const viewed = useSlice('stepper', (s) => (view !== null ? selectViewedStep(s) : null));
   const ref = useRef<HTMLElement>(null);
   const open = view !== null && branch !== null;
   // Opened, focus moves in (a keyboard user is where the view is); Escape closes it.

@@ -1,4 +1,3 @@
-import { useEffect } from 'react';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatDuration } from '../../../shared/format-duration';
@@ -14,10 +13,8 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
   const a = stores.replay.getState();
   // The step paused inside has not run yet: the inspector shows what it is about to do.
   const heldStep = useSlice('stepper', (s) => s.held?.step ?? null);
-  // Start from the recorded arguments of the selected call.
-  useEffect(() => {
-    if (call) stores.replay.getState().setWhatIfArgs(JSON.stringify(call.arguments, null, 2));
-  }, [call, stores]);
+  // The arguments start as the selected call's recorded ones: the stores set them with the
+  // inspector's detail (app-stores.ts), in the same update as the step change.
   // One line of the closed section's height whatever the step: while the step's detail loads
   // (a slider move) it said "made no tool call" a line 4 px shorter, and the terminal below was
   // resized, and its rows redrawn, twice per move (issue 33.9).

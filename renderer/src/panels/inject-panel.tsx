@@ -48,6 +48,42 @@ function SectionTabs(props: {
   );
 }
 
+/**
+ * An ended branch's Inject panel: nothing can be sent to it, so one sentence and the way on
+ * (a fork at the viewed step). A component of its own: it alone renders on a step change.
+ */
+function InjectEnded(props: { readonly branch: string }) {
+  const stores = useStores();
+  const { branch } = props;
+  const viewed = useSlice('stepper', selectViewedStep);
+  const forking = useSlice('replay', (s) => s.running === 'fork');
+  const replayError = useSlice('replay', (s) => s.error);
+  // A fork asked for here answers here (the replay controls say it too).
+  const [forkAsked, setForkAsked] = useState(false);
+  useEffect(() => setForkAsked(false), [branch]);
+  return (
+    <div data-testid="inject-ended">
+      <PanelState kind="empty">
+        This episode has ended, so nothing can be injected into it. Fork it at a step to inject there.
+      </PanelState>
+      {viewed !== null ? (
+        <button
+          type="button"
+          data-testid="inject-fork"
+          {...whyNot(forking && 'Forking…')}
+          onClick={() => {
+            setForkAsked(true);
+            void stores.replay.getState().fork(branch, viewed);
+          }}
+        >
+          {forking ? 'Forking…' : `Fork at step ${viewed}`}
+        </button>
+      ) : null}
+      {forkAsked && replayError ? <PanelState kind="error">{replayError}</PanelState> : null}
+    </div>
+  );
+}
+
 /** Inject a system or user message at the paused step; override the pending tool result. */
 export function InjectPanel() {
   const stores = useStores();
@@ -66,7 +102,9 @@ export function InjectPanel() {
   const sending = useSlice('inject', (s) => s.sending);
   const error = useSlice('inject', (s) => s.error);
   const notice = useSlice('inject', (s) => s.notice);
-  const detail = useSlice('inspector', (s) => s.detail);
+  // Only a live branch's override section reads it (the pending result): a recorded branch's
+  // panel does not render again on every step change (issue 33.9).
+  const detail = useSlice('inspector', (s) => (live ? s.detail : null));
   const manual = useSlice('stepper', (s) => s.live && selectPersonDecides(s));
   const decideTool = useSlice('inject', (s) => s.decideTool);
   const decideArgs = useSlice('inject', (s) => s.decideArgs);
@@ -92,12 +130,6 @@ export function InjectPanel() {
     </>
   );
   const ready = branch !== null && live && state !== 'running';
-  const viewed = useSlice('stepper', selectViewedStep);
-  const forking = useSlice('replay', (s) => s.running === 'fork');
-  const replayError = useSlice('replay', (s) => s.error);
-  // A fork asked for here answers here (the replay controls say it too).
-  const [forkAsked, setForkAsked] = useState(false);
-  useEffect(() => setForkAsked(false), [branch]);
   const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
 
   return (
@@ -112,27 +144,7 @@ export function InjectPanel() {
     >
       {!branch ? <PanelState kind="empty">Open a live episode to inject observations.</PanelState> : null}
       {/* Nothing can be sent to an ended episode: one sentence and the way on, not a dead form. */}
-      {branch && !live ? (
-        <div data-testid="inject-ended">
-          <PanelState kind="empty">
-            This episode has ended, so nothing can be injected into it. Fork it at a step to inject there.
-          </PanelState>
-          {viewed !== null ? (
-            <button
-              type="button"
-              data-testid="inject-fork"
-              {...whyNot(forking && 'Forking…')}
-              onClick={() => {
-                setForkAsked(true);
-                void stores.replay.getState().fork(branch, viewed);
-              }}
-            >
-              {forking ? 'Forking…' : `Fork at step ${viewed}`}
-            </button>
-          ) : null}
-          {forkAsked && replayError ? <PanelState kind="error">{replayError}</PanelState> : null}
-        </div>
-      ) : null}
+      {branch && !live ? <InjectEnded branch={branch} /> : null}
       {branch && live ? (
         <>
           {state === 'running' ? (

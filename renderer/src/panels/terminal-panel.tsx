@@ -33,6 +33,44 @@ function focusAfter(panel: HTMLElement): void {
 type XtermModule = typeof import('./terminal-xterm');
 type Terminals = ReturnType<XtermModule['openTerminals']>;
 
+/**
+ * A screen's worth of the history terminal made blank, its scrollback dropped and the cursor
+ * home, the colours reset: what `reset()` gave it before each step's output, in the write's
+ * own stream. `reset()` built the terminal anew and redrew every row at once (a few ms of each
+ * step change, in the next click's frame when it landed there, issue 33.9); the recorded text
+ * is terminalSafe, so no mode, charset or tab stop of the step before can be left set.
+ */
+const CLEAR = '\x1b[0m\x1b[H\x1b[2J\x1b[3J';
+
+/**
+ * Writes the viewed step's recorded output into the history terminal: a component of its own,
+ * so a step change renders it (nothing), not the panel.
+ */
+function RecordedOutput(props: { readonly term: Terminals['history']; readonly shown: boolean }) {
+  const { term, shown } = props;
+  const detail = useSlice('inspector', (s) => s.detail);
+  useEffect(() => {
+    if (!shown) return;
+    // Rewriting xterm lays it out (it measures glyphs, a forced layout each): after the next
+    // paint and once the window is idle, so a slider move's selection shows first and the
+    // next move is not queued behind it; while scrubbing only the step that stays viewed is
+    // written (a newer detail cancels this one). Issue 19.10.
+    let cancelIdle: (() => void) | undefined;
+    const frame = requestAnimationFrame(() => {
+      cancelIdle = whenIdle(() => {
+        // Text selected in the step before is not in this one (asked first: clearing redraws).
+        if (term.hasSelection()) term.clearSelection();
+        term.write(CLEAR + (detail ? recordedOutput(detail) : ''));
+      });
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      cancelIdle?.();
+    };
+  }, [detail, shown, term]);
+  return null;
+}
+
 /** A TTY into the live sandbox; while viewing history, the viewed step's recorded output. */
 export function TerminalPanel() {
   const stores = useStores();
@@ -41,10 +79,14 @@ export function TerminalPanel() {
   const branch = useSlice('stepper', (s) => s.branch);
   const history = useSlice('stepper', selectViewingHistory);
   const live = useSlice('stepper', (s) => s.live);
-  const detail = useSlice('inspector', (s) => s.detail);
+  // Whether the viewed step's detail is here, not which: a step change does not render the panel
+  // (its recorded output is written by RecordedOutput, below).
+  const hasDetail = useSlice('inspector', (s) => s.detail !== null);
   const liveBox = useRef<HTMLDivElement>(null);
   const historyBox = useRef<HTMLDivElement>(null);
   const terms = useRef<Terminals | null>(null);
+  // The history terminal once opened: the recorded output is written into it from then on.
+  const [historyTerm, setHistoryTerm] = useState<Terminals['history'] | null>(null);
   // Where the keyboard is: typing in the shell, on the terminal's box (Enter enters), or elsewhere.
   const [focus, setFocus] = useState<'typing' | 'box' | 'away'>('away');
   const [xterm, setXterm] = useState<XtermModule | null>(null);
@@ -52,7 +94,7 @@ export function TerminalPanel() {
   const showHistory = branch !== null && (history || !live);
   // xterm loads when there is something to show: a session opening, or a recorded step's
   // output (its detail arrives after the timeline is drawn). Issue 19.10: not on the first render's path.
-  const needed = branch !== null && (showHistory ? detail !== null : status !== 'idle');
+  const needed = branch !== null && (showHistory ? hasDetail : status !== 'idle');
   // Once the window is idle: its chunk and first layout (~100 ms of a loaded 2-core machine's
   // CPU) came right behind the timeline's first paint.
   useEffect(() => {
@@ -97,6 +139,7 @@ export function TerminalPanel() {
     made.live.textarea?.addEventListener('focus', onIn);
     made.live.textarea?.addEventListener('blur', onOut);
     terms.current = made;
+    setHistoryTerm(made.history);
     const writer = createFlowWriter(
       (data, done) => made.live.write(data, done),
       (bytes) => stores.terminal.getState().ack(bytes),
@@ -118,6 +161,7 @@ export function TerminalPanel() {
       writer.dispose();
       made.dispose();
       terms.current = null;
+      setHistoryTerm(null);
     };
   }, [stores, xterm]);
 
@@ -125,26 +169,6 @@ export function TerminalPanel() {
   useEffect(() => {
     if (status === 'connecting') terms.current?.live.reset();
   }, [status]);
-
-  useEffect(() => {
-    const term = terms.current?.history;
-    if (!term || !showHistory) return;
-    // Rewriting xterm lays it out (it measures glyphs, a forced layout each): after the next
-    // paint and once the window is idle, so a slider move's selection shows first and the
-    // next move is not queued behind it; while scrubbing only the step that stays viewed is
-    // written (a newer detail cancels this one). Issue 19.10.
-    let cancelIdle: (() => void) | undefined;
-    const frame = requestAnimationFrame(() => {
-      cancelIdle = whenIdle(() => {
-        term.reset();
-        if (detail) term.write(recordedOutput(detail));
-      });
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      cancelIdle?.();
-    };
-  }, [detail, showHistory, xterm]);
 
   let overlay = null;
   if (branch === null)
@@ -215,6 +239,7 @@ export function TerminalPanel() {
         ref={historyBox}
         data-testid="terminal-history"
       />
+      {historyTerm ? <RecordedOutput term={historyTerm} shown={showHistory} /> : null}
     </Panel>
   );
 }

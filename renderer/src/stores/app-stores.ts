@@ -1,5 +1,6 @@
 import type { StepboxClient } from '../../../shared/contract/client';
 import { formatSpan } from '../../../shared/format-span';
+import type { ToolCall } from '../../../shared/trace-events';
 import { createAgentOutputStore, type AgentOutputStore } from './agent-output/agent-output-store';
 import { createAgentsStore, type AgentsStore } from './agents/agents-store';
 import { createBatchesStore, type BatchesStore } from './batches/batches-store';
@@ -8,7 +9,7 @@ import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-sto
 import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createProjectsStore, type ProjectsStore } from './projects/projects-store';
 import { createNoticesStore, type NoticesStore } from './notices/notices-store';
-import { createInspectorStore, type InspectorStore } from './inspector/inspector-store';
+import { createInspectorStore, type InspectorState, type InspectorStore } from './inspector/inspector-store';
 import { detailFinal, detailRevision, detailsToHold } from './inspector/details-ahead';
 import { createPickerStore, type PickerStore } from './picker/picker-store';
 import { createReplayStore, type ReplayStore } from './replay/replay-store';
@@ -180,6 +181,19 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     if (r.running === 'compare' && prev.running !== 'compare') sideBySide.getState().show('compare');
   });
 
+  // What-if starts from the viewed step's recorded call: its arguments are set when the
+  // inspector's detail changes, in the same update (set by WhatIf's effect after the commit,
+  // every click and slider move was a second render and commit before its frame, issue 33.9).
+  const offWhatIf = inspector.subscribe((i, prev) => {
+    const call = whatIfCall(i);
+    if (call && call !== whatIfCall(prev))
+      replay.getState().setWhatIfArgs(JSON.stringify(call.arguments, null, 2));
+  });
+
+  // The neighbours' details asked for after the frame of a step shown from the cache (below);
+  // a newer step change cancels the wish of the one before.
+  const whenPainted = options.afterPaint ?? afterNextPaint;
+  let aheadWish = 0;
   const offStepper = stepper.subscribe((s, prev) => {
     // A rollback goes on in a branch it makes in the same sandbox: the terminal session goes on
     // with it (asked before the replay slice is reset for the new branch, below).
@@ -227,12 +241,26 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     const step = selectViewedStep(s);
     const row = selectViewedRow(s);
     if (s.branch !== prev.branch || step !== selectViewedStep(prev) || row !== selectViewedRow(prev)) {
-      // Its details and its neighbours', asked for first (`show` then waits for that call): a
-      // click beside the viewed row (or ←/→) then shows from what the window holds, in the
-      // frame of the click.
-      if (s.branch !== null && step !== null)
-        void inspector.getState().prefetch(s.branch, detailsToHold(s.rows, step, s.live));
-      void inspector.getState().show(s.branch, step, detailFinal(row, s.live), detailRevision(row));
+      const wish = ++aheadWish;
+      const { branch, rows, live } = s;
+      const final = detailFinal(row, live);
+      const revision = detailRevision(row);
+      if (branch !== null && step !== null) {
+        const ahead = () => void inspector.getState().prefetch(branch, detailsToHold(rows, step, live));
+        // Held (a click beside the viewed row, ←/→): the step shows from the cache in this
+        // update, and its neighbours are asked for once the frame that shows it is painted.
+        // Asked here, the call's sending and its answer (decoded, checked, cached) came
+        // before that frame (issue 33.9).
+        if (final && inspector.getState().holds(branch, step, revision))
+          whenPainted(() => {
+            if (wish === aheadWish) ahead();
+          });
+        // Else its details and its neighbours', asked for first (`show` then waits for that
+        // call): a click beside the viewed row (or ←/→) then shows from what the window holds,
+        // in the frame of the click.
+        else ahead();
+      }
+      void inspector.getState().show(branch, step, final, revision);
     }
   });
 
@@ -276,6 +304,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     },
     dispose() {
       offStepper();
+      offWhatIf();
       offCandidates();
       offReplay();
       offLibrary();
@@ -291,6 +320,11 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       running.getState().dispose();
     },
   };
+}
+
+/** The call What-if starts from: the inspected step's first, once its detail is the step's. */
+export function whatIfCall(i: InspectorState): ToolCall | undefined {
+  return i.detail !== null && i.detail.step === i.step ? i.detail.calls[0]?.call : undefined;
 }
 
 /** What a person reads when a live sandbox was released: which episode, why, and that nothing is lost. */

@@ -57,6 +57,8 @@ export interface InspectorActions {
    * fetched next, as while scrubbing), so showing them needs no call.
    */
   prefetch(branch: string, wanted: readonly DetailWanted[]): Promise<void>;
+  /** True when a complete step's detail is held (showing it needs no call). */
+  holds(branch: string, step: number, revision: string): boolean;
   setTab(tab: InspectorTab): void;
   setDiffPath(path: string | null): void;
   /** Forgets cached details (after a rollback or reload). */
@@ -209,6 +211,7 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
       if (todo.length > AHEAD_FIRST) nextAhead = { branch, wanted };
       await fetchAhead(branch, todo.slice(0, AHEAD_FIRST));
     },
+    holds: (branch, step, revision) => cache.has(keyOf(branch, step, revision)),
     setTab: (tab) => set({ tab }),
     setDiffPath: (diffPath) => set({ diffPath }),
     invalidate() {
