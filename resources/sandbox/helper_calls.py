@@ -216,8 +216,9 @@ class Call:
         return found
 
     def kill_tree(self):
-        """SIGSTOP everything the call started until no new process appears, then SIGKILL."""
-        stop_then_kill(lambda stopped: self.find_procs() - stopped, 10)
+        """SIGSTOP everything the call started until no new process appears, then SIGKILL;
+        answers the pids killed."""
+        return stop_then_kill(lambda stopped: self.find_procs() - stopped, 10)
 
     def hang_up(self):
         """The call returned: kill its process group, except what ignores SIGHUP (nohup).
@@ -260,7 +261,9 @@ class Call:
         self.finish(status, None)
 
     def on_timeout(self):
-        self.kill_tree()
+        # A call that timed out answers once what it started has ended: answered at the
+        # kill, a `sleep` of it was still listed by the next call (podman, under load).
+        wait_ended(self.kill_tree(), 2.0)
         status = self.reap(True)
         self.finish(status, 'timeout')
 

@@ -5,6 +5,7 @@
 import collections
 import os
 import signal
+import time
 
 
 # ---------------------------------------------------------------- /proc
@@ -28,6 +29,18 @@ def proc_stat(pid):
 def proc_running(pid):
     """Whether a process is there and neither a zombie nor dead."""
     return (proc_stat(pid) or ZOMBIE).state not in (b'Z', b'X')
+
+
+def wait_ended(pids, seconds):
+    """Waits, up to `seconds`, until each of `pids` is gone or a zombie; answers those still
+    running. kill() returns before its victims die: on a busy machine one can still be listed
+    (or finish a write it was in) after the helper answered."""
+    deadline = time.monotonic() + seconds
+    while pids and time.monotonic() < deadline:
+        pids = {pid for pid in pids if proc_running(pid)}
+        if pids:
+            time.sleep(0.001)
+    return pids
 
 
 def last_pid():

@@ -434,14 +434,7 @@ class Shells:
                 if s is not None and s.ppid != 0:
                     found.add(pid)
             return found
-        victims = stop_then_kill(strays, 5)
-        # kill() returns before the victims die: on a busy machine one can still be listed
-        # (or finish a write it was in) after we return. Wait until each is gone or a zombie.
-        deadline = time.monotonic() + 2.0
-        while victims and time.monotonic() < deadline:
-            victims = {pid for pid in victims if proc_running(pid)}
-            if victims:
-                time.sleep(0.001)
+        wait_ended(stop_then_kill(strays, 5), 2.0)
         for call in list(self.calls.values()):
             call.finish_killed('cancelled', 'the call was stopped by a rollback or reset')
         self.clear_scratch()

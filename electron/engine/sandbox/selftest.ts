@@ -473,10 +473,12 @@ const PROBES: Record<SelftestCheckId, Probe> = {
   timeout: async (sb) => {
     const r = await sb.exec({ command: 'sleep 30 & sleep 30', timeoutMs: 500 });
     // Builtins over /proc, not pgrep (busybox images have none): the agent's `sleep`s left.
+    // A zombie has ended (it waits for the container's init to reap it, which under load
+    // can come after this look): not counted.
     const left = (
       await out(
         sb,
-        'n=0; for p in /proc/[0-9]*; do { read -r c < "$p/comm"; } 2>/dev/null && [ "$c" = sleep ] && [ -O "$p" ] && n=$((n+1)); done; echo $n',
+        'n=0; for p in /proc/[0-9]*; do { read -r c < "$p/comm"; read -r s < "$p/stat"; } 2>/dev/null && [ "$c" = sleep ] && [ -O "$p" ] && case $s in *") Z "*) false ;; esac && n=$((n+1)); done; echo $n',
       )
     ).trim();
     return r.error?.code === 'timeout' && left === '0'
