@@ -202,6 +202,36 @@ describe('web mode: a recorded 10,000-step trace', () => {
     expect(app.errors).toEqual([]);
   });
 
+  it('What-if opened at a step stays open across a far slider move, whose call loads first', async () => {
+    await openTrace();
+    const move = (to: number) =>
+      app.page.evaluate((step) => {
+        const input = document.querySelector<HTMLInputElement>('[data-testid="scrubber"]');
+        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+        if (!input || !set) throw new Error('no scrubber');
+        set.call(input, String(step));
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }, to);
+    const whatIf = app.replay.root.getByTestId('whatif');
+    await move(2_000);
+    await app.inspector.waitForStep(2_000);
+    await whatIf.locator('summary').click();
+    await app.replay.root.getByTestId('whatif-args').waitFor();
+    // Far away: its detail is not held, so the section gives way to "loading…" first.
+    await move(8_000);
+    await app.inspector.waitForStep(8_000);
+    await until(
+      () => whatIf.evaluate((d) => (d as HTMLDetailsElement).open && d.textContent?.includes('at step 8000')),
+      (open) => open === true,
+      10_000,
+      'What-if open at step 8000',
+    );
+    await expect(app.replay.root.getByTestId('whatif-args').inputValue()).resolves.toContain(
+      'echo step 8000',
+    );
+    expect(app.errors).toEqual([]);
+  });
+
   it('a far slider move shows the far steps in the rows already drawn, each row its own step in its place, the focus on the viewed one', async () => {
     await openTrace();
     await app.timeline.waitForArrived(60_000);

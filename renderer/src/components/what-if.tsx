@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatDuration } from '../../../shared/format-duration';
@@ -13,6 +14,10 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
   const a = stores.replay.getState();
   // The step paused inside has not run yet: the inspector shows what it is about to do.
   const heldStep = useSlice('stepper', (s) => s.held?.step ?? null);
+  // Open or closed stays as the person left it while the viewed step's call loads (a far slider
+  // move shows the loading line in its place, and the section drawn again came back closed),
+  // and only within this branch: another episode's What-if starts closed.
+  const [openIn, setOpenIn] = useState<string | null>(null);
   // The arguments start as the selected call's recorded ones: the stores set them with the
   // inspector's detail (app-stores.ts), in the same update as the step change.
   // One line of the closed section's height whatever the step: while the step's detail loads
@@ -27,7 +32,12 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
       </div>
     );
   return (
-    <details className="whatif" data-testid="whatif">
+    <details
+      className="whatif"
+      data-testid="whatif"
+      open={openIn === props.branch}
+      onToggle={(e) => setOpenIn(e.currentTarget.open ? props.branch : null)}
+    >
       <summary>
         What if… ({call.name} at step {props.step})
       </summary>
