@@ -47,16 +47,23 @@ function preloadWindow(): Plugin {
  * compiled with the rest of the chunk, off the main thread. The wrapper is called without a
  * `this` and reads no `arguments`, so the two forms behave alike.
  */
+export function eagerWrapperCode(code: string): { code: string; arrowsLeft: boolean } {
+  const eager = code.replace(
+    /__commonJSMin\(\(\((exports(?:, module)?)\) => \{/g,
+    '__commonJSMin((function($1) {',
+  );
+  return { code: eager, arrowsLeft: eager.includes('__commonJSMin(((') };
+}
+
 function eagerModuleWrappers(): Plugin {
-  const ARROW = /__commonJSMin\(\(\((exports(?:, module)?)\) => \{/g;
   return {
     name: 'stepbox-eager-module-wrappers',
     apply: 'build',
     renderChunk(code, chunk) {
-      const eager = code.replace(ARROW, '__commonJSMin((function($1) {');
-      if (eager.includes('__commonJSMin((('))
+      const eager = eagerWrapperCode(code);
+      if (eager.arrowsLeft)
         this.warn(`${chunk.fileName}: a module wrapper is still an arrow (see eagerModuleWrappers)`);
-      return eager === code ? null : { code: eager, map: null };
+      return eager.code === code ? null : { code: eager.code, map: null };
     },
   };
 }
