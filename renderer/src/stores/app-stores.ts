@@ -10,6 +10,7 @@ import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createProjectsStore, type ProjectsStore } from './projects/projects-store';
 import { createNoticesStore, type NoticesStore } from './notices/notices-store';
 import { createInspectorStore, type InspectorState, type InspectorStore } from './inspector/inspector-store';
+import { createMoveFrame } from '../model/move-frame';
 import { detailFinal, detailRevision, detailsToHold } from './inspector/details-ahead';
 import { createPickerStore, type PickerStore } from './picker/picker-store';
 import { createReplayStore, type ReplayStore } from './replay/replay-store';
@@ -91,7 +92,10 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   );
   const terminal = createTerminalStore(client);
   const picker = createPickerStore(client);
-  const inspector = createInspectorStore(client);
+  // A detail the server answers is shown once the frame of the step change that asked for it
+  // is painted (move-frame.ts).
+  const moveFrame = createMoveFrame(options.painted);
+  const inspector = createInspectorStore(client, { settle: moveFrame.painted });
   const agentOutput = createAgentOutputStore(client);
   const sandbox = createSandboxStore(client);
   const inject = createInjectStore(client);
@@ -241,6 +245,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     const step = selectViewedStep(s);
     const row = selectViewedRow(s);
     if (s.branch !== prev.branch || step !== selectViewedStep(prev) || row !== selectViewedRow(prev)) {
+      moveFrame.moved();
       const wish = ++aheadWish;
       const { branch, rows, live } = s;
       const final = detailFinal(row, live);

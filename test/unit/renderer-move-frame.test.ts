@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { createMoveFrame } from '../../renderer/src/model/move-frame';
+import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
+import { createFakeBackend } from '../support/renderer-fake-client';
+import { stepDetail } from '../support/renderer-fixtures';
+
+/** A frame source the test paints by hand: each move's "after its paint" callback, in order. */
+function frames() {
+  const waiting: (() => void)[] = [];
+  return {
+    afterPaint: (run: () => void) => void waiting.push(run),
+    paint: () => waiting.splice(0).forEach((run) => run()),
+  };
+}
+
+/** Lets the promises settled so far run their callbacks. */
+const flush = () => new Promise<void>((r) => setTimeout(r, 0));
+
+describe('a step change’s frame is painted before the detail the server answers (issue 33.9)', () => {
+  it('waits for the latest move’s paint; nothing waits when none is pending', async () => {
+    const f = frames();
+    const frame = createMoveFrame(f.afterPaint);
+    let shown = false;
+    await frame.painted();
+    frame.moved();
+    void frame.painted().then(() => (shown = true));
+    await flush();
+    expect(shown).toBe(false);
+    // A second move before the paint: the first move's paint is not the latest one's.
+    frame.moved();
+    f.paint();
+    await flush();
+    expect(shown).toBe(true);
+  });
+
+  it('an earlier move’s paint does not release the wait for a later move’s', async () => {
+    const first: (() => void)[] = [];
+    const later: (() => void)[] = [];
+    let which = first;
+    const frame = createMoveFrame((run) => void which.push(run));
+    frame.moved();
+    which = later;
+    frame.moved();
+    let shown = false;
+    void frame.painted().then(() => (shown = true));
+    first.forEach((run) => run());
+    await flush();
+    expect(shown).toBe(false);
+    later.forEach((run) => run());
+    await flush();
+    expect(shown).toBe(true);
+  });
+
+  it('the inspector shows a fetched detail once the move’s frame is painted, and not one another move replaced', async () => {
+    const f = frames();
+    const frame = createMoveFrame(f.afterPaint);
+    const fake = createFakeBackend();
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    const store = createInspectorStore(fake.client, { settle: frame.painted });
+    frame.moved();
+    const showing = store.getState().show('b1', 5, true);
+    await flush();
+    // The answer is in, the move's frame not painted yet: the step says it loads.
+    expect(fake.callsOf('episode.stepDetail')).toEqual([{ id: 'b1', step: 5 }]);
+    expect(store.getState()).toMatchObject({ step: 5, load: 'loading', detail: null });
+    f.paint();
+    await showing;
+    expect(store.getState()).toMatchObject({ step: 5, load: 'ready', detail: { step: 5 } });
+
+    // A move whose answer comes before its frame, then another move: the first is never drawn.
+    const details: (number | null)[] = [];
+    const off = store.subscribe((s) => details.push(s.detail?.step ?? null));
+    frame.moved();
+    const far = store.getState().show('b1', 4000, true);
+    await flush();
+    frame.moved();
+    const next = store.getState().show('b1', 4001, true);
+    await flush();
+    f.paint();
+    await Promise.all([far, next]);
+    off();
+    expect(store.getState()).toMatchObject({ step: 4001, load: 'ready', detail: { step: 4001 } });
+    expect(details).not.toContain(4000);
+  });
+});
