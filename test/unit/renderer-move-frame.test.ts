@@ -22,12 +22,12 @@ describe('a step change’s frame is painted before the detail the server answer
     const frame = createMoveFrame(f.afterPaint);
     let shown = false;
     await frame.painted();
-    frame.moved();
+    frame.moved(true);
     void frame.painted().then(() => (shown = true));
     await flush();
     expect(shown).toBe(false);
     // A second move before the paint: the first move's paint is not the latest one's.
-    frame.moved();
+    frame.moved(true);
     f.paint();
     await flush();
     expect(shown).toBe(true);
@@ -38,9 +38,9 @@ describe('a step change’s frame is painted before the detail the server answer
     const later: (() => void)[] = [];
     let which = first;
     const frame = createMoveFrame((run) => void which.push(run));
-    frame.moved();
+    frame.moved(true);
     which = later;
-    frame.moved();
+    frame.moved(true);
     let shown = false;
     void frame.painted().then(() => (shown = true));
     first.forEach((run) => run());
@@ -57,7 +57,7 @@ describe('a step change’s frame is painted before the detail the server answer
     const fake = createFakeBackend();
     fake.on('episode.stepDetail', (req) => stepDetail(req.step));
     const store = createInspectorStore(fake.client, { settle: frame.painted });
-    frame.moved();
+    frame.moved(true);
     const showing = store.getState().show('b1', 5, true);
     await flush();
     // The answer is in, the move's frame not painted yet: the step says it loads.
@@ -70,10 +70,10 @@ describe('a step change’s frame is painted before the detail the server answer
     // A move whose answer comes before its frame, then another move: the first is never drawn.
     const details: (number | null)[] = [];
     const off = store.subscribe((s) => details.push(s.detail?.step ?? null));
-    frame.moved();
+    frame.moved(true);
     const far = store.getState().show('b1', 4000, true);
     await flush();
-    frame.moved();
+    frame.moved(true);
     const next = store.getState().show('b1', 4001, true);
     await flush();
     f.paint();
@@ -81,5 +81,15 @@ describe('a step change’s frame is painted before the detail the server answer
     off();
     expect(store.getState()).toMatchObject({ step: 4001, load: 'ready', detail: { step: 4001 } });
     expect(details).not.toContain(4000);
+  });
+
+  it('a move whose detail is on its way (a click beside the row) holds nothing', async () => {
+    const f = frames();
+    const frame = createMoveFrame(f.afterPaint);
+    frame.moved(false);
+    let shown = false;
+    void frame.painted().then(() => (shown = true));
+    await flush();
+    expect(shown).toBe(true);
   });
 });

@@ -19,8 +19,11 @@ const HOLD_MAX_MS = 250;
 
 /** The frame of the latest step change: whether it is painted yet, and a wait for it. */
 export interface MoveFrame {
-  /** A step change was committed: its frame is to be painted. */
-  moved(): void;
+  /**
+   * A step change was committed: its frame is to be painted. `hold` false: nothing waits for
+   * that frame (what the change asked for shows as soon as it comes).
+   */
+  moved(hold: boolean): void;
   /** Resolves once the frame of the latest step change is painted (at once when it is). */
   painted(): Promise<void>;
 }
@@ -36,9 +39,11 @@ export function createMoveFrame(afterPaint: (run: () => void) => void = afterThi
   let moves = 0;
   let paintedMoves = 0;
   let waiting: (() => void)[] = [];
+  let holding = false;
   return {
-    moved() {
+    moved(hold) {
       const mine = ++moves;
+      holding = hold;
       afterPaint(() => {
         // An earlier move's frame painted: the latest one's may still be to come.
         if (mine !== moves) return;
@@ -49,7 +54,7 @@ export function createMoveFrame(afterPaint: (run: () => void) => void = afterThi
       });
     },
     painted() {
-      if (paintedMoves === moves) return Promise.resolve();
+      if (!holding || paintedMoves === moves) return Promise.resolve();
       return new Promise<void>((resolve) => {
         waiting.push(resolve);
         // A window that paints no frame (hidden, minimized) still shows the detail.

@@ -245,11 +245,19 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     const step = selectViewedStep(s);
     const row = selectViewedRow(s);
     if (s.branch !== prev.branch || step !== selectViewedStep(prev) || row !== selectViewedRow(prev)) {
-      moveFrame.moved();
       const wish = ++aheadWish;
       const { branch, rows, live } = s;
       const final = detailFinal(row, live);
       const revision = detailRevision(row);
+      // A step whose detail neither is held nor on its way (a far slider move, "go to step"):
+      // its answer waits for this move's frame. One on its way (a click beside the row just
+      // moved to) shows as soon as it lands: the inspector is what that click is for.
+      const i = inspector.getState();
+      moveFrame.moved(
+        branch !== null &&
+          step !== null &&
+          !(final && (i.holds(branch, step, revision) || i.brings(branch, step, revision))),
+      );
       if (branch !== null && step !== null) {
         const ahead = () => void inspector.getState().prefetch(branch, detailsToHold(rows, step, live));
         // Held (a click beside the viewed row, ←/→): the step shows from the cache in this

@@ -59,6 +59,8 @@ export interface InspectorActions {
   prefetch(branch: string, wanted: readonly DetailWanted[]): Promise<void>;
   /** True when a complete step's detail is held (showing it needs no call). */
   holds(branch: string, step: number, revision: string): boolean;
+  /** True when a complete step's detail is on its way in a call fetching ahead. */
+  brings(branch: string, step: number, revision: string): boolean;
   setTab(tab: InspectorTab): void;
   setDiffPath(path: string | null): void;
   /** Forgets cached details (after a rollback or reload). */
@@ -225,6 +227,7 @@ export function createInspectorStore(client: StepboxClient, options: InspectorOp
       await fetchAhead(branch, todo.slice(0, AHEAD_FIRST));
     },
     holds: (branch, step, revision) => cache.has(keyOf(branch, step, revision)),
+    brings: (branch, step, revision) => aheadWith(keyOf(branch, step, revision)) !== undefined,
     setTab: (tab) => set({ tab }),
     setDiffPath: (diffPath) => set({ diffPath }),
     invalidate() {
