@@ -1,17 +1,13 @@
+import { whenIdle } from './when-idle';
+
 /**
- * Runs `run` in a task right behind the next frame's paint (a frame, then a message queued in
- * it); at once where there are no frames (tests, the share page's build).
+ * Runs `run` once the next frame is painted and the window is idle: behind that frame, and
+ * behind whatever a person did meanwhile (their click is not queued behind what waited for the
+ * frame). At once where there are no frames (tests).
  */
 export function afterThisPaint(run: () => void): void {
-  if (typeof requestAnimationFrame !== 'function' || typeof MessageChannel !== 'function') return run();
-  requestAnimationFrame(() => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      run();
-    };
-    channel.port2.postMessage(null);
-  });
+  if (typeof requestAnimationFrame !== 'function') return run();
+  requestAnimationFrame(() => void whenIdle(run));
 }
 
 /** The longest a detail waits for its move's frame: a hidden window paints none. */
