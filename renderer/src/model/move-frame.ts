@@ -1,13 +1,12 @@
-import { whenIdle } from './when-idle';
-
 /**
- * Runs `run` once the next frame is painted and the window is idle: behind that frame, and
- * behind whatever a person did meanwhile (their click is not queued behind what waited for the
- * frame). At once where there are no frames (tests).
+ * Runs `run` at the start of the frame after the next one: the next frame is painted by then,
+ * and what a person did right after it (a click) came first. Not when the window is idle: a
+ * window still busy (rows arriving, a loaded machine) had none for up to the idle timeout, and
+ * the detail waited that long. At once where there are no frames (tests).
  */
 export function afterThisPaint(run: () => void): void {
   if (typeof requestAnimationFrame !== 'function') return run();
-  requestAnimationFrame(() => void whenIdle(run));
+  requestAnimationFrame(() => void requestAnimationFrame(() => run()));
 }
 
 /** The longest a detail waits for its move's frame: a hidden window paints none. */
