@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMoveFrame } from '../../renderer/src/model/move-frame';
 import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
+import { createAppStores } from '../../renderer/src/stores/app-stores';
 import { createFakeBackend } from '../support/renderer-fake-client';
-import { stepDetail } from '../support/renderer-fixtures';
+import { episodeView, stepDetail } from '../support/renderer-fixtures';
 
 /** A frame source the test paints by hand: each move's "after its paint" callback, in order. */
 function frames() {
@@ -91,5 +92,32 @@ describe('a step change’s frame is painted before the detail the server answer
     void frame.painted().then(() => (shown = true));
     await flush();
     expect(shown).toBe(true);
+  });
+
+  it('in the window, a far slider move’s detail waits for its frame; a click beside the row it moved to shows at once', async () => {
+    const f = frames();
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(100, { state: null }));
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', (req) => ({ details: req.steps.map((s) => stepDetail(s)) }));
+    const stores = createAppStores(fake.client, {
+      schedule: (run) => run(),
+      afterPaint: () => undefined,
+      painted: f.afterPaint,
+    });
+    stores.start('b1');
+    for (let i = 0; i < 20 && stores.stepper.getState().load !== 'ready'; i++) await flush();
+    f.paint();
+    await flush();
+    stores.stepper.getState().select(40);
+    for (let i = 0; i < 5; i++) await flush();
+    expect(stores.inspector.getState()).toMatchObject({ step: 40, load: 'loading' });
+    f.paint();
+    for (let i = 0; i < 5; i++) await flush();
+    expect(stores.inspector.getState()).toMatchObject({ step: 40, load: 'ready', detail: { step: 40 } });
+    // Beside it (its neighbours were fetched with it): shown in the click's own update, no frame awaited.
+    stores.stepper.getState().select(41);
+    expect(stores.inspector.getState()).toMatchObject({ step: 41, load: 'ready', detail: { step: 41 } });
+    stores.dispose();
   });
 });
