@@ -507,6 +507,30 @@ describe('web mode: a recorded 10,000-step trace', () => {
       expect(
         Math.abs((head?.x ?? 0) + (head?.width ?? 0) - ((row?.x ?? 0) + (row?.width ?? 0))),
       ).toBeLessThan(1);
+      // A row is one flex line, not a grid of its own (a slider move redraws a screenful of rows,
+      // and each row's grid sized its tracks anew: a fifth of the move's frame, issue 33.9), and
+      // its cells still sit in the head's columns: tool, arguments, status, time and reward
+      // start and end where their headings do (the marks column is each row's own width).
+      const columns = await cell.evaluate((el) => {
+        const row = el.closest('[data-testid="timeline-row"]') as HTMLElement;
+        const head = document.querySelector('.tl-head') as HTMLElement;
+        const edges = (box: Element, name: string) => {
+          const c = box.querySelector(`:scope > .${name}`);
+          if (!c || getComputedStyle(c).display === 'none') return null;
+          const r = c.getBoundingClientRect();
+          return [Math.round(r.left), Math.round(r.right)];
+        };
+        const names = ['tl-tool', 'tl-status', 'tl-dur', 'tl-rew'];
+        return {
+          display: getComputedStyle(row).display,
+          row: names.map((n) => edges(row, n)),
+          head: names.map((n) => edges(head, n)),
+          argsStart: [edges(row, 'tl-args')?.[0], edges(head, 'tl-args')?.[0]],
+        };
+      });
+      expect(columns.display).toBe('flex');
+      expect(columns.row).toEqual(columns.head);
+      expect(columns.argsStart[0]).toBe(columns.argsStart[1]);
       await app.screenshot(`timeline-10000-step-column-${size.width}x${size.height}`);
     }
     expect(app.errors).toEqual([]);
