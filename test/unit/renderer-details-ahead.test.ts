@@ -79,6 +79,30 @@ describe('details fetched ahead (issue 33.9)', () => {
     ]);
   });
 
+  it('a wish the server refuses, or answers in part, is asked for once, never again and again', async () => {
+    for (const answer of ['refused', 'none'] as const) {
+      const fake = createFakeBackend();
+      // Answered a task later, as over a socket (answered in a microtask, a wish asked for
+      // again and again would starve the test's own timers).
+      fake.on('episode.stepDetails', async () => {
+        await new Promise((r) => setImmediate(r));
+        return answer === 'refused' ? { code: 'not_found', message: 'no such step' } : { details: [] };
+      });
+      const store = createInspectorStore(fake.client);
+      await store.getState().prefetch('b1', detailsAround(rows(40), 20, false, 7));
+      // 14 steps: six, six, then the last two; each asked for once.
+      await vi.waitFor(() => expect(fake.callsOf('episode.stepDetails')).toHaveLength(3));
+      // The chain has ended: a call out now would be a fourth, asked as the third settled.
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      const asked = fake.callsOf('episode.stepDetails') as { steps: number[] }[];
+      expect(asked, answer).toHaveLength(3);
+      expect(
+        asked.flatMap((c) => c.steps).sort((a, b) => a - b),
+        answer,
+      ).toEqual([13, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 27]);
+    }
+  });
+
   it('a step asked for while its neighbours are on their way waits for that answer, not a call of its own', async () => {
     const fake = createFakeBackend();
     let release: () => void = () => {};

@@ -222,9 +222,16 @@ export function createInspectorStore(client: StepboxClient, options: InspectorOp
         nextAhead = { branch, wanted };
         return;
       }
-      // The rest of this wish follows, unless a later one takes its place meanwhile.
-      if (todo.length > AHEAD_FIRST) nextAhead = { branch, wanted };
-      await fetchAhead(branch, todo.slice(0, AHEAD_FIRST));
+      // The rest of this wish follows, unless a later one takes its place meanwhile: the rest,
+      // never what this call asks for. A step the server refuses or leaves out (not readable
+      // yet, or past the branch's end) stays uncached, and the whole wish sent again would ask
+      // for it again, call after call, for as long as the window stayed open.
+      const first = todo.slice(0, AHEAD_FIRST);
+      if (todo.length > AHEAD_FIRST) {
+        const asked = new Set(first.map((w) => w.step));
+        nextAhead = { branch, wanted: wanted.filter((w) => !asked.has(w.step)) };
+      }
+      await fetchAhead(branch, first);
     },
     holds: (branch, step, revision) => cache.has(keyOf(branch, step, revision)),
     brings: (branch, step, revision) => aheadWith(keyOf(branch, step, revision)) !== undefined,
