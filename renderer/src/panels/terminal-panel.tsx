@@ -42,9 +42,6 @@ type Terminals = ReturnType<XtermModule['openTerminals']>;
  */
 const CLEAR = '\x1b[0m\x1b[H\x1b[2J\x1b[3J';
 
-/** How long a step stays viewed before its recorded output is written (a person reads it later than that). */
-const SETTLED_MS = 120;
-
 /**
  * Writes the viewed step's recorded output into the history terminal: a component of its own,
  * so a step change renders it (nothing), not the panel.
@@ -54,22 +51,20 @@ function RecordedOutput(props: { readonly term: Terminals['history']; readonly s
   const detail = useSlice('inspector', (s) => s.detail);
   useEffect(() => {
     if (!shown) return;
-    // Rewriting xterm lays it out (it measures glyphs, a forced layout each) and redraws its
-    // rows in a frame of its own: once the step has stayed viewed for a moment and the window
-    // is idle, so a slider move's selection shows first and only the step that stays viewed is
-    // written (a newer detail cancels this one). Issue 19.10. Written a frame after the step
-    // showed, its frame was the next click's or move's, ~2 ms of it, whenever a person (or
-    // the bench) went on at once (issue 33.9).
+    // Rewriting xterm lays it out (it measures glyphs, a forced layout each): after the next
+    // paint and once the window is idle, so a slider move's selection shows first and the
+    // next move is not queued behind it; while scrubbing only the step that stays viewed is
+    // written (a newer detail cancels this one). Issue 19.10.
     let cancelIdle: (() => void) | undefined;
-    const settled = setTimeout(() => {
+    const frame = requestAnimationFrame(() => {
       cancelIdle = whenIdle(() => {
         // Text selected in the step before is not in this one (asked first: clearing redraws).
         if (term.hasSelection()) term.clearSelection();
         term.write(CLEAR + (detail ? recordedOutput(detail) : ''));
       });
-    }, SETTLED_MS);
+    });
     return () => {
-      clearTimeout(settled);
+      cancelAnimationFrame(frame);
       cancelIdle?.();
     };
   }, [detail, shown, term]);

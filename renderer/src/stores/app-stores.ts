@@ -10,13 +10,7 @@ import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createProjectsStore, type ProjectsStore } from './projects/projects-store';
 import { createNoticesStore, type NoticesStore } from './notices/notices-store';
 import { createInspectorStore, type InspectorState, type InspectorStore } from './inspector/inspector-store';
-import { createMoveFrame } from '../model/move-frame';
-import {
-  DETAILS_AHEAD_EACH_SIDE,
-  detailFinal,
-  detailRevision,
-  detailsToHold,
-} from './inspector/details-ahead';
+import { detailFinal, detailRevision, detailsToHold } from './inspector/details-ahead';
 import { createPickerStore, type PickerStore } from './picker/picker-store';
 import { createReplayStore, type ReplayStore } from './replay/replay-store';
 import { createRunningStore, type Released, type RunningStore } from './running/running-store';
@@ -97,10 +91,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   );
   const terminal = createTerminalStore(client);
   const picker = createPickerStore(client);
-  // A detail the server answers is shown once the frame of the step change that asked for it
-  // is painted (move-frame.ts).
-  const moveFrame = createMoveFrame(options.painted);
-  const inspector = createInspectorStore(client, { settle: moveFrame.painted });
+  const inspector = createInspectorStore(client);
   const agentOutput = createAgentOutputStore(client);
   const sandbox = createSandboxStore(client);
   const inject = createInjectStore(client);
@@ -254,24 +245,6 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       const { branch, rows, live } = s;
       const final = detailFinal(row, live);
       const revision = detailRevision(row);
-      // A far move (the slider, "go to step", another branch) to a step whose detail is neither
-      // held nor on its way: its answer waits for this move's frame. A click beside the viewed
-      // row, ←/→ or a live run's next step never wait: the inspector is what they are for (a
-      // click beside a far move's row, its neighbours' call still queued, waited for its frame
-      // and an idle moment: 30 ms per click under load).
-      const i = inspector.getState();
-      const before = selectViewedStep(prev);
-      const far =
-        s.branch !== prev.branch ||
-        before === null ||
-        step === null ||
-        Math.abs(step - before) > DETAILS_AHEAD_EACH_SIDE;
-      moveFrame.moved(
-        far &&
-          branch !== null &&
-          step !== null &&
-          !(final && (i.holds(branch, step, revision) || i.brings(branch, step, revision))),
-      );
       if (branch !== null && step !== null) {
         const ahead = () => void inspector.getState().prefetch(branch, detailsToHold(rows, step, live));
         // Held (a click beside the viewed row, ←/→): the step shows from the cache in this

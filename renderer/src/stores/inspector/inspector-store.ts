@@ -59,8 +59,6 @@ export interface InspectorActions {
   prefetch(branch: string, wanted: readonly DetailWanted[]): Promise<void>;
   /** True when a complete step's detail is held (showing it needs no call). */
   holds(branch: string, step: number, revision: string): boolean;
-  /** True when a complete step's detail is on its way in a call fetching ahead. */
-  brings(branch: string, step: number, revision: string): boolean;
   setTab(tab: InspectorTab): void;
   setDiffPath(path: string | null): void;
   /** Forgets cached details (after a rollback or reload). */
@@ -90,18 +88,8 @@ function keyOf(branch: string, step: number, revision: string): string {
   return `${branch}:${step}:${revision}`;
 }
 
-/** Options of the inspector slice. */
-export interface InspectorOptions {
-  /**
-   * Resolves when a detail fetched from the server may be shown: once the frame of the step
-   * change that asked for it is painted (move-frame.ts). At once by default (tests).
-   */
-  readonly settle?: () => Promise<void>;
-}
-
 /** Creates the inspector slice; complete steps' details are cached (scrubbing stays fast). */
-export function createInspectorStore(client: StepboxClient, options: InspectorOptions = {}): InspectorStore {
-  const settle = options.settle ?? (() => Promise.resolve());
+export function createInspectorStore(client: StepboxClient): InspectorStore {
   const cache = new Map<string, StepDetail>();
   const put = (key: string, detail: StepDetail): void => {
     cache.delete(key);
@@ -187,8 +175,6 @@ export function createInspectorStore(client: StepboxClient, options: InspectorOp
             await bringing.done;
             const got = cache.get(want.key);
             if (got) {
-              // Shown once the move's own frame (its rows) is painted: see InspectorOptions.settle.
-              await settle();
               if (get().branch === want.branch && get().step === want.step)
                 set({ detail: got, load: 'ready', diffPath: firstFile(got, get().diffPath) });
               continue;
@@ -196,7 +182,6 @@ export function createInspectorStore(client: StepboxClient, options: InspectorOp
           }
           const res = await client.episode.stepDetail({ id: want.branch, step: want.step });
           if (res.ok && want.final) put(want.key, res.value);
-          await settle();
           if (get().branch !== want.branch || get().step !== want.step) continue;
           if (res.ok)
             set({ detail: res.value, load: 'ready', diffPath: firstFile(res.value, get().diffPath) });
@@ -234,7 +219,6 @@ export function createInspectorStore(client: StepboxClient, options: InspectorOp
       await fetchAhead(branch, first);
     },
     holds: (branch, step, revision) => cache.has(keyOf(branch, step, revision)),
-    brings: (branch, step, revision) => aheadWith(keyOf(branch, step, revision)) !== undefined,
     setTab: (tab) => set({ tab }),
     setDiffPath: (diffPath) => set({ diffPath }),
     invalidate() {

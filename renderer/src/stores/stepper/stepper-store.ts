@@ -137,8 +137,6 @@ export interface StepperOptions {
   readonly schedule?: (flush: () => void) => void;
   /** Runs `fetch` once the first screen of rows is painted (default: after the next frame, when idle). */
   readonly afterPaint?: (fetch: () => void) => void;
-  /** Runs `run` once the next frame is painted (default afterThisPaint, move-frame.ts). */
-  readonly painted?: (run: () => void) => void;
 }
 
 /**
