@@ -204,14 +204,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
 
   it('What-if opened at a step stays open across a far slider move, whose call loads first', async () => {
     await openTrace();
-    const move = (to: number) =>
-      app.page.evaluate((step) => {
-        const input = document.querySelector<HTMLInputElement>('[data-testid="scrubber"]');
-        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
-        if (!input || !set) throw new Error('no scrubber');
-        set.call(input, String(step));
-        input.dispatchEvent(new Event('input', { bubbles: true }));
-      }, to);
+    const move = (to: number) => app.replay.dragSliderTo(to);
     const whatIf = app.replay.root.getByTestId('whatif');
     await move(2_000);
     await app.inspector.waitForStep(2_000);
@@ -255,13 +248,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
       }).observe(grid, { childList: true });
     });
     for (const step of [3_000, 7_000]) {
-      await app.page.evaluate((to) => {
-        const input = document.querySelector<HTMLInputElement>('[data-testid="scrubber"]');
-        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
-        if (!input || !set) throw new Error('no scrubber');
-        set.call(input, String(to));
-        input.dispatchEvent(new Event('input', { bubbles: true }));
-      }, step);
+      await app.replay.dragSliderTo(step);
       await app.timeline.selectedRow(step).waitFor({ timeout: 30_000 });
       await expect(inView(step)).resolves.toBe(true);
       const drawn = await rows.evaluateAll((els) =>

@@ -935,6 +935,16 @@ export class ReplayPanel extends PanelObject {
     await this.root.getByTestId('fork').click();
     await this.root.getByTestId('replay-notice').filter({ hasText: 'forked' }).waitFor({ timeout: 60_000 });
   }
+  /** Moves the slider to `step` as a drag does: the range's value set and an input event on it. */
+  async dragSliderTo(step: number): Promise<void> {
+    await this.page.evaluate((to) => {
+      const input = document.querySelector<HTMLInputElement>('[data-testid="scrubber"]');
+      const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+      if (!input || !set) throw new Error('no scrubber');
+      set.call(input, String(to));
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }, step);
+  }
   /** The question asked before a sandbox is built from a recorded task wider than the defaults. */
   get consentAsk(): Locator {
     return this.root.getByTestId('consent-ask');
