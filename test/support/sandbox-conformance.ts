@@ -301,6 +301,22 @@ export function sandboxConformance(
       expect(decode(value(await s.readFile('link')))).toBe('v2, longer');
     });
 
+    it('says when a snapshot has read the workspace (onTaken): a file written after it is in the next snapshot, not this one', async () => {
+      const s = await sandbox();
+      const store = await makeStore();
+      value(await s.writeFile('before.txt', text('before')));
+      let written: ReturnType<Sandbox['writeFile']> | null = null;
+      const snap = await s.snapshot(store, {
+        // What a person's terminal command does while the snapshot stores what it read.
+        onTaken: () => void (written ??= s.writeFile('after.txt', text('after'))),
+      });
+      expect(written).not.toBeNull();
+      value(await written!);
+      expect(snap.changed).toContainEqual({ path: 'before.txt', change: 'added' });
+      expect(snap.changed.map((c) => c.path)).not.toContain('after.txt');
+      expect((await s.snapshot(store)).changed).toEqual([{ path: 'after.txt', change: 'added' }]);
+    });
+
     it('restores a snapshot into a fresh sandbox with its recorded tree hash', async () => {
       const store = await makeStore();
       const a = await sandbox();

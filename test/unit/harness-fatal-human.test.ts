@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { replayVerify } from '../../electron/engine/harness/index.js';
 import { SandboxFailure } from '../../electron/engine/sandbox/sandbox.js';
+import type { TraceEvent } from '../../shared/trace-events.js';
 import {
   call,
   final,
@@ -124,6 +125,123 @@ describe('fatal errors and human commands (memory sandbox)', () => {
       { step: 1, source: 'human', command: 'echo typed > typed.txt' },
     ]);
     await c.dispose();
+  });
+
+  /**
+   * When, around step 2's snapshot, the terminal reports a command a person ran: `before` the
+   * snapshot is taken; `reread` after a read the capture then started over (read again with
+   * the command's file); `taken` once the workspace is read, while its content is stored;
+   * `answered` once the snapshot answered, before the session did (the helper answers the two
+   * in order) and the step is committed.
+   */
+  type Moment = 'before' | 'reread' | 'taken' | 'answered';
+
+  /**
+   * A four-step episode whose step 2's snapshot is wrapped so a person's command
+   * (`echo typed > typed.txt`) is reported at `when`; step 3 reads the file. Returns the
+   * runner, ended, and its trace as read back.
+   */
+  async function typedAroundSnapshot(when: Moment) {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, [
+      call('execute_shell', { command: 'echo one > one.txt' }),
+      call('execute_shell', { command: 'echo two > two.txt' }),
+      call('execute_shell', { command: 'cat typed.txt' }),
+      call('write_file', { path: 'done.txt', content: 'ok' }),
+      final('done'),
+    ]);
+    await c.step();
+    const box = c.sandbox()!;
+    const snapshot = box.snapshot.bind(box);
+    const sessionState = box.sessionState.bind(box);
+    const type = async () => {
+      await box.exec({ command: 'echo typed > typed.txt', timeoutMs: 5_000, fresh: true });
+      c.recordHumanCommand({ command: 'echo typed > typed.txt', cwd: '/workspace', exit_code: 0 });
+    };
+    let answered: Promise<unknown> | null = null;
+    let typed: Promise<void> | null = null;
+    box.snapshot = async (store, options) => {
+      if (c.currentStep() !== 1 || answered) return snapshot(store, options);
+      if (when === 'before') await type();
+      if (when === 'reread') {
+        options?.onTaken?.();
+        await type();
+      }
+      const taken =
+        when === 'taken'
+          ? { ...options, onTaken: () => void (options?.onTaken?.(), (typed ??= type())) }
+          : options;
+      answered = snapshot(store, taken).then(async (info) => (await typed, info));
+      return answered as ReturnType<typeof snapshot>;
+    };
+    box.sessionState = async () => {
+      if (when === 'answered' && answered && !typed) {
+        typed = Promise.resolve();
+        await answered;
+        // Once everything the snapshot's answer set off has run (no timer: the next turn of the loop).
+        await new Promise((resolve) => setImmediate(resolve));
+        await type();
+      }
+      return sessionState();
+    };
+    await c.run();
+    expect(c.ended()?.status).toBe('succeeded');
+    // Step 3 saw the file either way: the command ran before it.
+    expect(ofType(c.history(), 'tool_result')[2].result.stdout).toBe('typed\n');
+    await c.dispose();
+    const events = env.store.readTrace(env.store.resolve(c.branch)).events;
+    const at = (p: (e: TraceEvent) => boolean) => events.findIndex(p);
+    return {
+      c,
+      human: events.filter((e) => e.type === 'human_command'),
+      // Where the command is written against step 2's snapshot event.
+      afterSnapshot2:
+        at((e) => e.type === 'human_command') > at((e) => e.type === 'snapshot' && e.step === 2),
+      changed: ofType(events, 'snapshot').map((s) => [s.step, s.changed.map((f) => f.path)]),
+    };
+  }
+
+  it.each<[Moment, string]>([
+    ['taken', "once step 2's snapshot has read the workspace, while it stores it"],
+    ['answered', "once step 2's snapshot has answered, before the step is committed"],
+  ])("a command reported %s (%s) is step 2's, written after that snapshot, and replays", async (when) => {
+    const { c, human, afterSnapshot2, changed } = await typedAroundSnapshot(when);
+    // Its file is in step 3's diff, not in snapshot 2. At step 1 (the step not yet committed),
+    // replay ran it before step 2 and diverged there.
+    expect(human).toMatchObject([{ step: 2, source: 'human', command: 'echo typed > typed.txt' }]);
+    expect(afterSnapshot2).toBe(true);
+    expect(changed).toEqual([
+      [0, []],
+      [1, ['one.txt']],
+      [2, ['two.txt']],
+      [3, ['typed.txt']],
+      [4, ['done.txt']],
+      [5, []],
+    ]);
+    const report = await replayVerify({
+      id: c.episode,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
+    expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
+  });
+
+  it.each<[Moment, string]>([
+    ['before', 'during step 2, before its snapshot reads the workspace'],
+    ['reread', "between two reads of step 2's snapshot (its capture started over)"],
+  ])("a command reported %s (%s) stays step 1's (its file is in snapshot 2), and replays", async (when) => {
+    const { c, human, afterSnapshot2, changed } = await typedAroundSnapshot(when);
+    expect(human).toMatchObject([{ step: 1, source: 'human' }]);
+    expect(afterSnapshot2).toBe(false);
+    expect(changed[2]).toEqual([2, ['two.txt', 'typed.txt']]);
+    const report = await replayVerify({
+      id: c.episode,
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+    });
+    expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
   });
 
   it('a command typed right after a rollback is recorded at once, in the branch that goes on (no step needed)', async () => {

@@ -5,12 +5,14 @@ import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { ChangedPath, ToolCall, TraceEvent } from '../../../shared/trace-events.js';
 import type { ExternalTools } from '../agents/agent.js';
 import type { ParsedAction } from '../agents/parse-action.js';
-import type { Sandbox, SessionState } from '../sandbox/sandbox.js';
+import type { Sandbox, SessionState, SnapshotInfo } from '../sandbox/sandbox.js';
 import { SandboxFailure } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { TaskMemory } from '../tools/memory.js';
 import type { ToolRegistry } from '../tools/tool-call.js';
 import { fallbackResult, isHardTimeout } from './hard-timeout.js';
+import type { NewTraceEvent } from '../trace/trace-store.js';
+import { SnapshotTaking } from './snapshot-taking.js';
 import type { TraceSink } from './trace-sink.js';
 import { SetupFailure, writeWorkspace } from './workspace-setup.js';
 
@@ -123,6 +125,8 @@ export interface SandboxEnvironmentOptions {
 export class SandboxEnvironment implements Environment {
   /** The last snapshot taken or restored: what a hard timeout rolls back to. */
   stable: StableSnapshot | null = null;
+  /** The snapshot being taken, with the person's commands reported meanwhile; null between snapshots. */
+  private taking: SnapshotTaking | null = null;
   /** Files over the per-file cap at the last snapshot (path → size): not in its manifest, so not in its diff. */
   private uncaptured = new Map<string, number>();
   /** Signature of the previous step's calls, for the repeated-action component. */
@@ -440,13 +444,49 @@ export class SandboxEnvironment implements Environment {
     return performance.now() - t0;
   }
 
+  /**
+   * The step a command a person runs in the sandbox now belongs to: the last step whose
+   * snapshot has been taken (its files show in the next step's diff, and replay runs it
+   * before that step), or null before snapshot 0. Decided by the snapshot's read, not by
+   * the step's end: a step is committed after its snapshot, and a command reported in
+   * between ran after it.
+   */
+  humanCommandStep(): number | null {
+    return this.taking?.commandStep() ?? this.stable?.step ?? null;
+  }
+
+  /**
+   * Holds a person's command (at {@link humanCommandStep}) reported after a snapshot was
+   * read and before its event is written, to be written right after that event. False
+   * otherwise: the caller writes it now.
+   */
+  holdAfterSnapshot(event: NewTraceEvent): boolean {
+    return this.taking?.hold(event) ?? false;
+  }
+
   /** Takes snapshot k (workspace + session), records it and commits the step. */
   async snapshot(k: number): Promise<{ snapshotMs: number; fsyncMs: number }> {
     const { sandbox, snapshots } = this.options;
     const t0 = performance.now();
-    // Asked together: no command runs between the two (the helper answers them in order), and
-    // the session's round trip no longer waits for the scan's (one per step of every episode).
-    const [info, session] = await Promise.all([sandbox.snapshot(snapshots), sandbox.sessionState()]);
+    const taking = new SnapshotTaking(k, this.stable?.step ?? Math.max(0, k - 1));
+    this.taking = taking;
+    let info: SnapshotInfo;
+    let session: SessionState;
+    try {
+      // Asked together: no command runs between the two (the helper answers them in order), and
+      // the session's round trip no longer waits for the scan's (one per step of every episode).
+      [info, session] = await Promise.all([
+        sandbox.snapshot(snapshots, { onTaken: () => taking.read() }),
+        sandbox.sessionState(),
+      ]);
+    } catch (e) {
+      this.taking = null;
+      for (const h of taking.fail()) this.sink.append(h);
+      throw e;
+    }
+    this.taking = null;
+    const { before, after } = taking.settle();
+    for (const h of before) this.sink.append(h);
     const snapshotMs = performance.now() - t0;
     this.sink.append({
       type: 'snapshot',
@@ -467,8 +507,9 @@ export class SandboxEnvironment implements Environment {
         code: 'snapshot_file_skipped',
         message: `${skip.path} (${skip.size} bytes) is larger than the per-file snapshot cap and was not captured: a rollback leaves it as it is, a fork or replay starts without it`,
       });
-    const fsyncMs = this.sink.commitStep();
     this.stable = { step: k, manifest: info.manifest, treeHash: info.treeHash, session };
+    for (const h of after) this.sink.append(h);
+    const fsyncMs = this.sink.commitStep();
     return { snapshotMs, fsyncMs };
   }
 

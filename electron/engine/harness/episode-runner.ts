@@ -594,13 +594,14 @@ export class EpisodeRunner implements EpisodeController {
       this.branchOff(this.pendingFork);
       for (const e of this.queued.splice(0)) this.record(e);
     }
-    // Recorded at once, while a step runs too, at the last step whose snapshot is taken (the
-    // command's files show in the next step's diff; replay runs it before that step). It is
-    // no message to the agent, so nothing waits for a step boundary: held for the next step,
-    // it reached the window only once that step began, after the running step's events, and
-    // a stop before it was lost from the trace.
-    const event: NewTraceEvent = { type: 'human_command', step: this.current, source: 'human', ...command };
-    this.recorder.recordOrQueue(event, this.pendingFork === null);
+    // Recorded at once, while a step runs too, at the step the environment says (the last
+    // whose snapshot is taken: once a running step's snapshot is, that step, before it is
+    // committed). It is no message to the agent, so nothing waits for a step boundary: held
+    // for the next step, it reached the window only once that step began, after the running
+    // step's events, and a stop before it was lost from the trace.
+    const step = this.env.humanCommandStep() ?? this.current;
+    const event: NewTraceEvent = { type: 'human_command', step, source: 'human', ...command };
+    if (!this.env.holdAfterSnapshot(event)) this.recorder.recordOrQueue(event, this.pendingFork === null);
   }
 
   /** Replaces the agent for the continuation (a scripted file then starts at its first line). */

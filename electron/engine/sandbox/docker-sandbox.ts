@@ -607,7 +607,7 @@ export class DockerSandbox implements Sandbox {
   ): Promise<SnapshotInfo> {
     const fileCap = options.fileCapBytes ?? SNAPSHOT_FILE_CAP_BYTES;
     const base = this.base;
-    const c = await captureWorkspace(this.call.bind(this), store, base, fileCap, this.log);
+    const c = await captureWorkspace(this.call.bind(this), store, base, fileCap, this.log, options.onTaken);
     this.base = c.tree;
     this.lastScanWalk = c.walk;
     const id = await store.putManifest({ treeHash: c.treeHash, entries: c.entries });

@@ -91,6 +91,12 @@ export interface SnapshotInfo {
 export interface SnapshotOptions {
   /** Files larger than this are skipped (default: the backend's documented cap). */
   readonly fileCapBytes?: number;
+  /**
+   * Called as soon as the workspace has been read, before its content is stored (again when
+   * the capture starts over and reads it anew): what changes in it after the last call is
+   * not in this snapshot. The harness places a person's terminal commands by it.
+   */
+  readonly onTaken?: () => void;
 }
 
 /** The verifier to run: its command line and timeout, and what only it may see and write. */

@@ -142,6 +142,8 @@ export async function captureWorkspace(
   base: HelperTree | undefined,
   fileCap: number,
   log: Logger,
+  /** Called on each scan's answer: the workspace has been read (SnapshotOptions.onTaken). */
+  onTaken?: () => void,
 ): Promise<Capture> {
   let scan: HelperResponse<'scan'>;
   let entries: readonly ManifestEntry[];
@@ -154,6 +156,7 @@ export async function captureWorkspace(
       inline_max: BLOB_CHUNK_BYTES,
     };
     scan = await call('scan', request, undefined, BLOB_CHUNK_BYTES);
+    onTaken?.();
     answered = treeFromScan(scan.header, base);
     // In order already after a delta that changed files in place (the map keeps the base's order).
     entries = sortedByPath([...answered.tree.values()]);

@@ -183,6 +183,7 @@ export class MemorySandbox implements Sandbox {
     if (!ws.ok) throw new SandboxFailure('snapshot_failed', `cannot read ${WORKSPACE}: ${ws.error.message}`);
     const cap = options?.fileCapBytes ?? this.fileCapBytes;
     const all = workspaceEntries(ws.value);
+    options?.onTaken?.();
     // As on Docker: a file over the cap is in no manifest, only listed as skipped.
     const skipped = all
       .filter((e) => e.type === 'file' && e.size > cap)
