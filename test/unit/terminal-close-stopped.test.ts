@@ -9,14 +9,18 @@ import { createClient, createMemoryTransport } from '../../shared/contract/index
 import { fakePorts } from '../support/contract-fakes.js';
 import { value } from '../support/contract.js';
 
-const hook = (pid: number) => `\u001b]6973;${pid};0;${Buffer.from('/workspace').toString('base64')};;\u0007`;
+const hook = (key: string, pid: number) =>
+  `\u001b]6973;${key};${pid};0;${Buffer.from('/workspace').toString('base64')};;\u0007`;
 
 function stoppedDocker(status: number) {
   const stream = new PassThrough();
   let execs = 0;
+  const opened: { key?: string } = {};
   const container = {
-    exec: async () => {
+    exec: async (options: { Env?: string[] }) => {
       execs += 1;
+      // The terminal's key, as its shell has it (in the hook).
+      opened.key ??= /6973;([0-9a-f]+);/.exec(options.Env?.join('\n') ?? '')?.[1];
       if (execs > 1) {
         throw Object.assign(new Error(`(HTTP code ${status}) container stopped/paused`), {
           statusCode: status,
@@ -29,7 +33,7 @@ function stoppedDocker(status: number) {
       };
     },
   };
-  return { docker: { getContainer: () => container } as unknown as Docker, stream };
+  return { docker: { getContainer: () => container } as unknown as Docker, stream, opened };
 }
 
 describe('closing a terminal of a stopped container', () => {
@@ -37,7 +41,7 @@ describe('closing a terminal of a stopped container', () => {
 
   for (const status of [404, 409]) {
     it(`treats HTTP ${status} on the hangup as closed: no error, nothing logged`, async () => {
-      const { docker, stream } = stoppedDocker(status);
+      const { docker, stream, opened } = stoppedDocker(status);
       const written: string[] = [];
       vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
         written.push(String(s));
@@ -45,7 +49,8 @@ describe('closing a terminal of a stopped container', () => {
       });
       const terminal = await openTerminal('c0ffee', { docker, cols: 80, rows: 24 });
       const pidSeen = new Promise<void>((resolve) => stream.once('data', () => setImmediate(resolve)));
-      stream.write(hook(42));
+      expect(opened.key).toMatch(/^[0-9a-f]{32}$/);
+      stream.write(hook(opened.key ?? 'none', 42));
       await pidSeen;
       await expect(terminal.close()).resolves.toBeUndefined();
       expect(written.join('')).not.toMatch(/hangup|HTTP code/);

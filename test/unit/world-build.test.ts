@@ -56,8 +56,10 @@ describe('sandbox.workdir', () => {
     expect(resolveToolPath('src/x.py', '/app')).toBe('/app/src/x.py');
     expect(resolveToolPath('x')).toBe('/workspace/x');
     const files = Buffer.from('/app/a.txt\n/workspace/b\n').toString('base64');
-    const out = new HistoryHookFilter('/app').push(
-      `\x1b]6973;1;0;${Buffer.from('/app').toString('base64')};${Buffer.from('  1  touch a.txt').toString('base64')};${files}\x07`,
+    const filter = new HistoryHookFilter('/app', 'k');
+    filter.typed('touch a.txt\r');
+    const out = filter.push(
+      `\x1b]6973;k;1;0;${Buffer.from('/app').toString('base64')};${Buffer.from('  1  touch a.txt').toString('base64')};${files}\x07`,
     );
     expect(out.commands[0].files).toEqual(['a.txt']);
     // QA compares a path in /app with the task's patterns as it does one in /workspace.

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import { DEFAULT_WORKDIR } from '../../../shared/constants.js';
 import { shellQuote } from '../tools/shell-quote.js';
@@ -16,7 +17,7 @@ export const TERMINAL_BATCH_MS = 16;
 /** …or as soon as this much is pending, whichever comes first. */
 export const TERMINAL_BATCH_BYTES = 64 * 1024;
 
-/** The OSC number of the history hook: `ESC ] 6973 ; pid ; exit ; cwd64 ; hist64 ; files64 BEL`. */
+/** The OSC number of the history hook: `ESC ] 6973 ; key ; pid ; exit ; cwd64 ; hist64 ; files64 BEL`. */
 const HOOK_OSC = '\u001b]6973;';
 const BEL = '\u0007';
 
@@ -30,25 +31,30 @@ const COMMAND_MARK = '/tmp/.stepbox-command-$$';
  */
 export const COMMAND_START = `$(t=$(( $(date +%s%N) - 20000000 )); echo "@\${t:0:-9}.\${t: -9}" > ${COMMAND_MARK})`;
 
+/** Bytes a person sends to run a line: Enter (CR), Ctrl+J (LF, and piped input), Ctrl+O (run and fetch the next). */
+const RUN_KEYS = new Set(['\r', '\n', '\u000f']);
+
+/** A new key for one terminal's history hook (hex: nothing in it a shell or the sequence treats specially). */
+export function newHookKey(): string {
+  return randomBytes(16).toString('hex');
+}
+
 /**
- * Runs before every prompt: reports the shell's pid, the last exit code, the cwd, the
- * last history entry (with its number, so the host can tell a new command from an empty
- * Enter) and the working directory's files written since the command started, as an OSC sequence
- * the host strips from the stream.
+ * Runs before every prompt: reports the terminal's `key`, the shell's pid, the last exit
+ * code, the cwd, the last history entry (with its number, so the host can tell a new command
+ * from an empty Enter) and the working directory's files written since the command started,
+ * as an OSC sequence the host strips from the stream.
  */
-export function historyHook(workdir: string = DEFAULT_WORKDIR): string {
+export function historyHook(workdir: string, key: string): string {
   return (
     `__sb_ec=$?; __sb_f=; if [ -e ${COMMAND_MARK} ]; then ` +
     `__sb_f="$(find ${shellQuote(workdir)} -newermt "$(cat ${COMMAND_MARK})" \\( -type f -o -type l \\) 2>/dev/null | head -n 200 | base64 -w0)"; ` +
     `rm -f ${COMMAND_MARK}; fi; ` +
-    'printf "\\033]6973;%s;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ' +
+    `printf "\\033]6973;${key};%s;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ` +
     '"$(printf %s "$PWD" | base64 -w0)" "$(HISTTIMEFORMAT= history 1 | base64 -w0)" "$__sb_f"; ' +
     '(exit $__sb_ec)'
   );
 }
-
-/** The history hook of a sandbox working in /workspace. */
-export const HISTORY_HOOK = historyHook();
 
 /** A command a person typed into the terminal, reported by the history hook. */
 export interface HumanCommand {
@@ -67,19 +73,41 @@ export interface FilteredOutput {
   readonly commands: HumanCommand[];
   /** The shell's pid inside the container, once a hook sequence reported it. */
   readonly pid?: number;
+  /** Hook-shaped sequences refused in this chunk: without the terminal's key, or more commands than lines run. */
+  readonly refused?: number;
 }
 
 /**
  * Strips history-hook sequences from terminal output and decodes them into commands. A
  * sequence split across chunks is held back until it completes.
+ *
+ * The output is not the hook's alone: a program the person runs prints what it likes (a
+ * file the agent wrote, `cat` of it), and the agent's own processes can write to the
+ * terminal (its pty is the sandbox user's). So a sequence counts only with the terminal's
+ * key, and a command only when the person has run a line since the last one: a forged
+ * report needs the key (the shell's environment, which the sandbox user can read), and
+ * even with it cannot add more commands than the person ran lines.
  */
 export class HistoryHookFilter {
   private pending = '';
+  /** Lines the person has run (Enter) and no command has been reported for. */
+  private runs = 0;
 
-  /** @param workdir the sandbox's working directory: reported files are relative to it. */
-  constructor(private readonly workdir: string = DEFAULT_WORKDIR) {}
+  /**
+   * @param workdir the sandbox's working directory: reported files are relative to it.
+   * @param key the terminal's key, in its hook ({@link historyHook}).
+   */
+  constructor(
+    private readonly workdir: string,
+    private readonly key: string,
+  ) {}
 
   private lastHistoryNumber: number | undefined;
+
+  /** Counts the lines a person runs in what they send to the shell. */
+  typed(input: string): void {
+    for (const c of input) if (RUN_KEYS.has(c)) this.runs++;
+  }
 
   /** Feeds one chunk of decoded output. */
   push(chunk: string): FilteredOutput {
@@ -88,6 +116,7 @@ export class HistoryHookFilter {
     let text = '';
     const commands: HumanCommand[] = [];
     let pid: number | undefined;
+    let refused = 0;
     for (;;) {
       const start = input.indexOf(HOOK_OSC);
       if (start < 0) {
@@ -105,23 +134,33 @@ export class HistoryHookFilter {
       }
       text += input.slice(0, start);
       const parsed = this.decode(input.slice(start + HOOK_OSC.length, end));
+      if (parsed.refused) refused++;
       if (parsed.pid !== undefined) pid = parsed.pid;
       if (parsed.command) commands.push(parsed.command);
       input = input.slice(end + 1);
     }
-    return pid === undefined ? { text, commands } : { text, commands, pid };
+    return { text, commands, ...(pid !== undefined ? { pid } : {}), ...(refused ? { refused } : {}) };
   }
 
-  private decode(body: string): { pid?: number; command?: HumanCommand } {
-    const [pidText, exitText, cwd64, hist64, files64] = body.split(';');
+  /** A sequence's pid and command, or that it is refused (not the hook's, or no line was run for its command). */
+  private decode(body: string): { pid?: number; command?: HumanCommand; refused?: true } {
+    const [key, pidText, exitText, cwd64, hist64, files64] = body.split(';');
+    if (key !== this.key) return { refused: true };
     const pid = Number(pidText);
     const history = Buffer.from(hist64 ?? '', 'base64').toString('utf8');
     const m = /^\s*(\d+)\*?\s+([\s\S]*?)\n?$/.exec(history);
-    const result: { pid?: number; command?: HumanCommand } = Number.isInteger(pid) ? { pid } : {};
-    if (!m) return result;
-    const number = Number(m[1]);
-    // The same history number again means the person pressed Enter on an empty line.
-    if (number === this.lastHistoryNumber) return result;
+    const result: { pid?: number; command?: HumanCommand; refused?: true } = Number.isInteger(pid)
+      ? { pid }
+      : {};
+    const number = m ? Number(m[1]) : undefined;
+    // No history, or the same number again: the person pressed Enter on an empty line (or
+    // Ctrl+C, or this is the first prompt: no line was run, and there may be none to count off).
+    if (!m || number === this.lastHistoryNumber) {
+      this.runs = Math.max(0, this.runs - 1);
+      return result;
+    }
+    if (this.runs === 0) return { ...result, refused: true };
+    this.runs--;
     this.lastHistoryNumber = number;
     const files = Buffer.from(files64 ?? '', 'base64')
       .toString('utf8')
@@ -182,15 +221,17 @@ export interface Terminal {
 
 /**
  * Opens an interactive bash on a TTY exec into `containerId`. A PROMPT_COMMAND hook reports
- * every command typed (see {@link HISTORY_HOOK}); the shell's history file is disabled
+ * every command typed (see {@link historyHook}); the shell's history file is disabled
  * because the root filesystem is read-only.
  */
 export async function openTerminal(containerId: string, options: TerminalOptions): Promise<Terminal> {
   const container = options.docker.getContainer(containerId);
+  const workdir = options.workdir ?? DEFAULT_WORKDIR;
+  const key = newHookKey();
   const env = {
     TERM: 'xterm-256color',
     PS1: '\\u@\\h:\\w\\$ ',
-    PROMPT_COMMAND: historyHook(options.workdir),
+    PROMPT_COMMAND: historyHook(workdir, key),
     PS0: COMMAND_START,
     HISTFILE: '',
     HISTCONTROL: '',
@@ -230,7 +271,8 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   const commandListeners = new Set<(command: HumanCommand) => void>();
   const exitListeners = new Set<(code: number | null) => void>();
   const decoder = new StringDecoder('utf8');
-  const filter = new HistoryHookFilter(options.workdir);
+  const filter = new HistoryHookFilter(workdir, key);
+  let refused = 0;
   let shellPid: number | undefined;
   let batch = '';
   let timer: NodeJS.Timeout | undefined;
@@ -247,6 +289,14 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   const onText = (text: string) => {
     const found = filter.push(text);
     if (found.pid !== undefined) shellPid = found.pid;
+    if (found.refused) {
+      // Once per terminal: a flood of them would flood the log too.
+      if (refused === 0)
+        log.warn(
+          `terminal in ${containerId.slice(0, 12)}: refused a history-hook report the shell did not make (printed by a program in the sandbox?); refused reports are not recorded`,
+        );
+      refused += found.refused;
+    }
     if (found.text) {
       batch += found.text;
       if (batch.length >= TERMINAL_BATCH_BYTES) flush();
@@ -290,7 +340,9 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     };
   return {
     write: (data) => {
-      if (!exited) stream.write(typeof data === 'string' ? data : Buffer.from(data));
+      if (exited) return;
+      filter.typed(typeof data === 'string' ? data : Buffer.from(data).toString('latin1'));
+      stream.write(typeof data === 'string' ? data : Buffer.from(data));
     },
     resize: async (cols, rows) => {
       await exec.resize({ h: rows, w: cols });
