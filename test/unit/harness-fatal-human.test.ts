@@ -15,6 +15,17 @@ import {
 let env: ReturnType<typeof tempHome>;
 afterEach(() => env?.cleanup());
 
+/** Replay --verify of `episode` matches its recording: every step, the workspace, the verifier. */
+async function expectReplayMatches(episode: string): Promise<void> {
+  const report = await replayVerify({
+    id: episode,
+    store: env.store,
+    parts: env.parts,
+    supply: memorySupply,
+  });
+  expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
+}
+
 describe('fatal errors and human commands (memory sandbox)', () => {
   it('a sandbox that dies ends the episode with error, its cause, the last tool payloads and the memory', async () => {
     env = tempHome();
@@ -85,13 +96,7 @@ describe('fatal errors and human commands (memory sandbox)', () => {
     expect(ofType(c.history(), 'human_command')[0]).toMatchObject({ step: 1, source: 'human' });
     expect(ofType(c.history(), 'tool_result')[1].result.stdout).toBe('typed\n');
     await c.dispose();
-    const report = await replayVerify({
-      id: c.episode,
-      store: env.store,
-      parts: env.parts,
-      supply: memorySupply,
-    });
-    expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
+    await expectReplayMatches(c.episode);
   });
 
   it('a command typed while a step runs is recorded at once, at the last complete step, and survives a stop right after', async () => {
@@ -218,13 +223,7 @@ describe('fatal errors and human commands (memory sandbox)', () => {
       [4, ['done.txt']],
       [5, []],
     ]);
-    const report = await replayVerify({
-      id: c.episode,
-      store: env.store,
-      parts: env.parts,
-      supply: memorySupply,
-    });
-    expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
+    await expectReplayMatches(c.episode);
   });
 
   it.each<[Moment, string]>([
@@ -235,13 +234,30 @@ describe('fatal errors and human commands (memory sandbox)', () => {
     expect(human).toMatchObject([{ step: 1, source: 'human' }]);
     expect(afterSnapshot2).toBe(false);
     expect(changed[2]).toEqual([2, ['two.txt', 'typed.txt']]);
-    const report = await replayVerify({
-      id: c.episode,
-      store: env.store,
-      parts: env.parts,
-      supply: memorySupply,
-    });
-    expect(report).toMatchObject({ diverged_at: null, workspace_diverged_at: null, verifier_match: true });
+    await expectReplayMatches(c.episode);
+  });
+
+  it('a command held after a snapshot read is still written, at the step before, when that snapshot then fails', async () => {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, [
+      call('execute_shell', { command: 'echo one > one.txt' }),
+      call('execute_shell', { command: 'echo two > two.txt' }),
+      final('never'),
+    ]);
+    await c.step();
+    c.sandbox()!.snapshot = async (_store, options) => {
+      options?.onTaken?.();
+      c.recordHumanCommand({ command: 'echo typed', cwd: '/workspace', exit_code: 0 });
+      throw new SandboxFailure('snapshot_failed', 'the blobs could not be stored');
+    };
+    await c.run();
+    expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'snapshot_failed', steps: 1 });
+    const trace = env.store.readTrace(env.store.resolve(c.branch));
+    // Snapshot 2 was never recorded: the command's files are after snapshot 1, so it is step 1's.
+    expect(trace.events.filter((e) => e.type === 'human_command')).toMatchObject([
+      { step: 1, command: 'echo typed' },
+    ]);
+    await c.dispose();
   });
 
   it('a command typed right after a rollback is recorded at once, in the branch that goes on (no step needed)', async () => {
