@@ -91,6 +91,12 @@ describe('web mode: a live episode on Docker', () => {
     expect(await app.inspector.model('diff-after', (v) => v.includes('argv'))).toContain('sys.argv[2]');
     await app.screenshot('inspector-file-diff');
     await app.inspector.tab('call');
+    // F10 while step 2 is read (step 3 is the latest): the view follows the step taken, as a
+    // debugger's current line does; it stayed on step 2 and the step seemed to do nothing.
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(4);
+    await app.inspector.waitForStep(4);
+    await app.timeline.selectedRow(4).waitFor({ timeout: 10_000 });
     expect(app.errors).toEqual([]);
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.episodeState.filter({ hasNotText: /paused|idle|running/ }).waitFor({ timeout: 60_000 });

@@ -234,6 +234,22 @@ describe('episodes store', () => {
       { variant: 'fixed', branch: 'b2', summary: listed },
     ]);
     expect(walkthroughText('**Run it:** x')).toBe('');
+    // Another case opened, then this one again: its runs are still its own (the drawer said
+    // "Broken run: ready, not started" beside its broken run on screen).
+    const other = { ...c, id: 'flood', title: 'Flood', has_fixed: false };
+    await store.getState().openCase(other);
+    expect(store.getState().activeCase?.runs).toEqual({ broken: 'b3' });
+    await store.getState().openCase(c, 'fixed');
+    expect(store.getState().activeCase?.runs).toEqual({ broken: 'b1', fixed: 'b4' });
+    // Its broken run again (b5), then the earlier one opened from the library: that one is
+    // the case's broken run on screen, not "another episode".
+    await store.getState().openCase(c);
+    expect(store.getState().activeCase?.runs.broken).toBe('b5');
+    store.getState().showBranch('b1');
+    expect(store.getState().activeCase?.runs).toEqual({ broken: 'b1', fixed: 'b4' });
+    expect(store.getState().activeCase?.variant).toBe('broken');
+    store.getState().showBranch('b3');
+    expect(store.getState().activeCase?.runs).toEqual({ broken: 'b1', fixed: 'b4' });
   });
 
   it('reports a failed start as an error and opens nothing', async () => {

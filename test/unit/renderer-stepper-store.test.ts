@@ -165,6 +165,43 @@ describe('stepper store', () => {
     expect(store.getState().live).toBe(false);
   });
 
+  it('follows the step taken, as a debugger shows its current line: F10 or F5 while an older row is read moves the view to the latest', async () => {
+    const { fake, store } = setup(2);
+    fake.on('episode.step', () => ({
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'paused',
+      step: 3,
+      reason: { kind: 'step' },
+    }));
+    fake.on('episode.run', () => ({
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'running',
+      step: 3,
+      reason: null,
+    }));
+    await store.getState().open('b-main');
+    store.getState().select(1);
+    expect(selectViewingHistory(store.getState())).toBe(true);
+    await store.getState().step();
+    expect(store.getState().selectedStep).toBeNull();
+    expect(selectViewingHistory(store.getState())).toBe(false);
+    store.getState().select(1);
+    await store.getState().run();
+    expect(fake.callsOf('episode.run')).toEqual([{ id: 'b-main' }]);
+    expect(store.getState().selectedStep).toBeNull();
+  });
+
+  it('keeps the row read when the step is refused', async () => {
+    const { fake, store } = setup(2);
+    fake.on('episode.step', () => ({ code: 'busy', message: 'a step is running' }));
+    await store.getState().open('b-main');
+    store.getState().select(1);
+    await store.getState().step();
+    expect(store.getState().selectedStep).toBe(1);
+  });
+
   it('stays ended once its end is seen: the end\'s reload, answered after the release, does not say "no episode"', async () => {
     const { fake, store } = setup(2);
     // Started with run: the window opens it while it runs.

@@ -232,6 +232,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     // The start form's agent fields were typed for the episode left (issue 33, item 7).
     const episode = s.view?.summary.episode ?? null;
     if (episode !== (prev.view?.summary.episode ?? null)) episodes.getState().follow(episode);
+    if (s.branch !== prev.branch) episodes.getState().showBranch(s.branch);
     // "Queued: the next step uses it" is stale once a step took it, and on another branch.
     if (s.branch !== prev.branch || selectLastStep(s) > selectLastStep(prev)) inject.getState().settle();
     // The library's step counts and statuses move when a live branch stops (not when a

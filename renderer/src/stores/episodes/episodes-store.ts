@@ -131,6 +131,11 @@ export interface EpisodesActions {
    * unseen (issue 33, item 7). The episode they started, and its forks and reopens, keep them.
    */
   follow(episode: string | null): void;
+  /**
+   * A branch is on screen: an earlier run of the open case (opened from the library) becomes
+   * that variant's run, so the drawer says it is the case's, not "another episode".
+   */
+  showBranch(branch: string | null): void;
   dispose(): void;
 }
 
@@ -164,6 +169,10 @@ export function createEpisodesStore(
     breakpoints: [],
   }),
 ): EpisodesStore {
+  /** Each case's runs started in this window, kept while another case is open. */
+  const caseRuns = new Map<string, ActiveCase['runs']>();
+  /** Every run each case started in this window, with its variant (an earlier run opened again is the case's). */
+  const caseStarted = new Map<string, Map<string, CaseVariant>>();
   let generation = 0;
   let wholeGeneration = 0;
   let answer: ((stop: boolean) => void) | null = null;
@@ -316,6 +325,15 @@ export function createEpisodesStore(
         const s = get();
         if (s.agent || s.model || s.agentDir) set({ agent: '', model: '', agentDir: '' });
       },
+      showBranch(branch) {
+        const active = get().activeCase;
+        if (!active || branch === null) return;
+        const variant = caseStarted.get(active.case.id)?.get(branch);
+        if (!variant || active.runs[variant] === branch) return;
+        const runs = { ...active.runs, [variant]: branch };
+        caseRuns.set(active.case.id, runs);
+        set({ activeCase: { ...active, variant, runs } });
+      },
       refresh: () => list(true),
       async setQuery(query) {
         set({ query });
@@ -379,8 +397,11 @@ export function createEpisodesStore(
         if (!(await mayStop(variant === 'fixed' ? `${c.title} (fixed version)` : c.title))) return null;
         const was = get().activeCase;
         const same = was?.case.id === c.id ? was : null;
-        // The walkthrough stays while its other variant starts; a new case loads its own.
-        set({ activeCase: { case: c, readme: same?.readme ?? null, variant, runs: same?.runs ?? {} } });
+        // The walkthrough stays while its other variant starts; a new case loads its own. Its
+        // runs are remembered per case: a case opened again after another one said "Broken
+        // run: ready, not started" beside its own broken run on screen.
+        const runs = same?.runs ?? caseRuns.get(c.id) ?? {};
+        set({ activeCase: { case: c, readme: same?.readme ?? null, variant, runs } });
         const [branch, readme] = await Promise.all([
           start(
             c.id,
@@ -390,6 +411,10 @@ export function createEpisodesStore(
           ),
           same?.readme ? null : client.cases.open({ id: c.id }),
         ]);
+        if (branch) {
+          caseRuns.set(c.id, { ...(caseRuns.get(c.id) ?? runs), [variant]: branch });
+          caseStarted.set(c.id, (caseStarted.get(c.id) ?? new Map()).set(branch, variant));
+        }
         const now = get().activeCase;
         if (now?.case.id === c.id)
           set({

@@ -453,7 +453,11 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
           return;
         }
         const res = await control((id) => client.episode.step({ id }));
-        if (res?.ok) applyState(res.value);
+        if (!res?.ok) return;
+        // Like a debugger's current line: a step taken is shown, even when an older row was
+        // being read (the view stayed on it and the step seemed to do nothing).
+        set({ selectedStep: null });
+        applyState(res.value);
       },
       async run() {
         if (get().busy || get().state === 'running') return;
@@ -462,7 +466,9 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
           return;
         }
         const res = await control((id) => client.episode.run({ id }));
-        if (res?.ok) applyState(res.value);
+        if (!res?.ok) return;
+        set({ selectedStep: null });
+        applyState(res.value);
       },
       async pause() {
         await control((id) => client.episode.pause({ id }));
