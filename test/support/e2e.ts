@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../electron/bench/chromium.js';
+import { KEEP_WHOLE } from '../../renderer/src/layout/reveal-whole';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where screenshots go (kept as test artifacts). */
@@ -997,6 +998,14 @@ export class ReplayPanel extends PanelObject {
     await this.root.getByTestId('fork-settings-open').click();
     await this.page.getByTestId('fork-settings').waitFor();
   }
+  /** The pane's scrolling body (under its header with the scrubber). */
+  get body(): Locator {
+    return this.root.locator('.panel-body');
+  }
+  /** The "What if…" line under the buttons: the section's summary, or the line that stands for it. */
+  get whatIfLine(): Locator {
+    return this.root.locator('[data-testid="whatif"] > summary, .whatif-none');
+  }
   async whatIf(args: Record<string, unknown>): Promise<string> {
     await this.root.locator('[data-testid="whatif"] > summary').click();
     await this.root.getByTestId('whatif-args').fill(JSON.stringify(args));
@@ -1213,18 +1222,19 @@ export class LayoutObject {
     });
   }
   /**
-   * The controls (buttons, fields, disclosures) a scrolling area shows only a strip of: cut by
-   * its top or bottom edge, described as `top|bottom testId|text`. Empty when each control is
-   * either wholly in the area's view or wholly scrolled out of it.
+   * The controls (buttons, fields, disclosures, and a line that stands for one: the window's
+   * KEEP_WHOLE) a scrolling area shows only a strip of: cut by its top or bottom edge, described
+   * as `top|bottom testId|text`. Empty when each control is either wholly in the area's view or
+   * wholly scrolled out of it.
    */
   async slivers(scroller: Locator): Promise<string[]> {
-    return scroller.evaluate((area) => {
+    return scroller.evaluate((area, selector) => {
       const top = area.getBoundingClientRect().top + area.clientTop;
       const bottom = top + area.clientHeight;
       const out: string[] = [];
-      for (const el of Array.from(
-        area.querySelectorAll('button, input, select, textarea, summary, a[href]'),
-      )) {
+      for (const el of Array.from(area.querySelectorAll(selector))) {
+        // As the window judges it (reveal-whole.ts): a field inside a closed section is no strip.
+        if (!el.checkVisibility()) continue;
         const r = el.getBoundingClientRect();
         if (r.height === 0) continue;
         const what = `${el.getAttribute('data-testid') ?? el.tagName.toLowerCase()}|${(el.textContent ?? '').trim().slice(0, 30)}`;
@@ -1232,7 +1242,23 @@ export class LayoutObject {
         if (r.top < bottom - 0.5 && r.bottom > bottom + 0.5) out.push(`bottom ${what}`);
       }
       return out;
+    }, KEEP_WHOLE);
+  }
+  /**
+   * Where `locator` stands against the visible band of the scrolling `area` it is in: `whole`
+   * (inside it), `away` (wholly scrolled out), or `cut …` with both boxes (a strip of it shows).
+   */
+  async bandFit(area: Locator, locator: Locator): Promise<string> {
+    const band = await area.evaluate((el) => {
+      const top = el.getBoundingClientRect().top + el.clientTop;
+      return { top, bottom: top + el.clientHeight };
     });
+    const box = await locator.boundingBox();
+    if (!box) return 'no box';
+    const bottom = box.y + box.height;
+    if (box.y >= band.top - 0.5 && bottom <= band.bottom + 0.5) return 'whole';
+    if (bottom <= band.top + 0.5 || box.y >= band.bottom - 0.5) return 'away';
+    return `cut: ${box.y.toFixed(1)}–${bottom.toFixed(1)} in a band of ${band.top.toFixed(1)}–${band.bottom.toFixed(1)}`;
   }
   /** How many lines the element's text takes on screen (distinct line tops of its text). */
   async lines(locator: Locator): Promise<number> {
