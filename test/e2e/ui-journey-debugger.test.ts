@@ -105,9 +105,11 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     for (const id of ['btn-step', 'timeline-row', 'inject-text', 'scrubber', 'split-left'])
       expect([...reached], `Tab reaches ${id}`).toContain(id);
 
-    // Run to the end: the QA flag list jumps to the flagged step.
+    // Run to the end: the QA flag list (folded to one line in the short pane, one click away)
+    // jumps to the flagged step.
     await app.page.keyboard.press('F5');
     await app.stepper.waitForEnd(120_000);
+    await app.timeline.showFlags();
     const jump = app.timeline.root.locator('[data-testid="flag-jump"][data-flag="loop"]');
     await jump.waitFor({ timeout: 30_000 });
     await expect(jump.getAttribute('data-step')).resolves.toBe('3');

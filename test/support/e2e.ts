@@ -703,6 +703,23 @@ export class TimelinePanel extends PanelObject {
   get flagListBody(): Locator {
     return this.root.locator('[data-testid="flag-list"] ul');
   }
+  /** The flags' one-line summary (`▸ ⚑ 3 QA flags · …`), which folds and unfolds their list. */
+  get flagSummary(): Locator {
+    return this.root.getByTestId('flag-list-toggle');
+  }
+  /** Unfolds the QA flag list if it is folded (a short window folds it): one click. */
+  async showFlags(): Promise<void> {
+    await this.flagSummary.waitFor({ timeout: 60_000 });
+    if ((await this.flagSummary.getAttribute('aria-expanded')) === 'false') await this.flagSummary.click();
+    await this.flagEntries.first().waitFor();
+  }
+  /** How many whole rows the list's window holds (its height over the row's). */
+  rowsRoom(): Promise<number> {
+    return this.scroller.evaluate((el) => {
+      const row = el.querySelector('[data-testid="timeline-row"]');
+      return row ? Math.floor(el.clientHeight / row.getBoundingClientRect().height) : 0;
+    });
+  }
   /** The status word of step `step`'s row (`ok`, `waiting`, …). */
   rowStatus(step: number): Locator {
     return this.row(step).getByTestId('row-status');
