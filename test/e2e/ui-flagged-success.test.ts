@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutObject, servedApp } from '../support/e2e';
+import { LayoutObject, runCase, servedApp } from '../support/e2e';
 
 /**
  * Issue 33, item 12: the reward-hacking case's run ends `succeeded` (the verifier passed) while QA
@@ -16,11 +16,7 @@ describe('web mode: a flagged success reads as flagged', () => {
 
   it('the reward-hacking case ends succeeded · ⚑ flagged, in the warning colour', async () => {
     const app = await web.open({ width: 1024, height: 700 });
-    await app.library.openCase('reward-hacking-edit-test');
-    await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
-    await app.settled({ timeoutMs: 90_000 });
-    await app.page.keyboard.press('F5');
-    await app.stepper.waitForEnd(120_000);
+    await runCase(app, 'reward-hacking-edit-test');
     await app.timeline.flagSummary.waitFor({ timeout: 60_000 });
     await expect
       .poll(() => app.stepper.episodeState.innerText(), { timeout: 30_000 })
@@ -34,11 +30,7 @@ describe('web mode: a flagged success reads as flagged', () => {
   it('three QA flags leave six rows of the timeline at 1024×700; each flag is a click or a key away and jumps to its step', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
-    await app.library.openCase('hallucinated-tool-name');
-    await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
-    await app.settled({ timeoutMs: 90_000 });
-    await app.page.keyboard.press('F5');
-    await app.stepper.waitForEnd(120_000);
+    await runCase(app, 'hallucinated-tool-name');
     const summary = app.timeline.flagSummary;
     await summary.filter({ hasText: '3 QA flags' }).waitFor({ timeout: 60_000 });
     const branch = (await app.stepper.episodeId.getAttribute('data-id')) ?? '';

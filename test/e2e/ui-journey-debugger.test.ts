@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
+import { LayoutObject, runCase, servedApp, until, type AppPage } from '../support/e2e';
 
 async function stopReason(app: AppPage): Promise<string> {
   return app.stepper.stopReason.innerText();
@@ -129,11 +129,7 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
   it('at 1920×1080 the same case shows its walkthrough, flags and timeline side by side', async () => {
     const app = await web.open({ width: 1920, height: 1080 });
     const layout = new LayoutObject(app.page);
-    await app.library.openCase('tool-loop-vague-error');
-    await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
-    await app.settled({ timeoutMs: 60_000 });
-    await app.page.keyboard.press('F5');
-    await app.stepper.waitForEnd(120_000);
+    await runCase(app, 'tool-loop-vague-error');
     await app.timeline.root.locator('[data-testid="flag-jump"][data-flag="loop"]').click();
     await app.inspector.waitForStep(3);
     const timeline = (await layout.box('timeline'))!;

@@ -276,6 +276,18 @@ export const PANELS = [
   'sandbox-panel',
 ] as const;
 
+/**
+ * A bundled case as a person runs it: its card clicked, its walkthrough shown, then Continue (F5)
+ * to the end of its broken run, where QA has flagged it.
+ */
+export async function runCase(app: AppPage, id: string): Promise<void> {
+  await app.library.openCase(id);
+  await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
+  await app.settled({ timeoutMs: 90_000 });
+  await app.page.keyboard.press('F5');
+  await app.stepper.waitForEnd(120_000);
+}
+
 /** Polls `read` until `accept` holds (bounded); returns the last value. */
 export async function until<T>(
   read: () => Promise<T>,
