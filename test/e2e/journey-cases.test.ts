@@ -100,11 +100,12 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
       `${c.id} ${size}: mark ${i} of step ${flaggedStep} reads whole`,
     ).toBe(true);
 
-  // Every QA flag above the timeline reads whole: at 1280×800 at once (the list grows with a
-  // case's few flags; a 72 px box cut the last one mid-sentence, "…but the network", with no
-  // scrollbar), in a 1024-wide window where they wrap to more lines, each scrolled to.
+  // Every QA flag above the timeline reads whole, its list unfolded (a short pane folds it to
+  // one line): at 1280×800 at once (the list grows with a case's few flags; a 72 px box cut the
+  // last one mid-sentence, "…but the network", with no scrollbar), in a 1024-wide window where
+  // they wrap to more lines, each scrolled to.
+  await app.timeline.showFlags();
   const flags = app.timeline.flagEntries;
-  await flags.first().waitFor({ timeout: 20_000 });
   const list = app.timeline.flagListBody;
   if (size === '1280x800')
     expect(

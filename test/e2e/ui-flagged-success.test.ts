@@ -1,22 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { servedApp } from '../support/e2e';
+import { LayoutObject, runCase, servedApp } from '../support/e2e';
 
 /**
  * Issue 33, item 12: the reward-hacking case's run ends `succeeded` (the verifier passed) while QA
  * flags it; the header said a green "succeeded" beside the flag. It reads as flagged now.
  * Screenshot: `flagged-success-1024x700.png`.
+ *
+ * And a case with three QA flags (hallucinated-tool-name): at 1024×700 its flag list, unfolded,
+ * took 124 px of the timeline and left two rows in view until the person folded it. It is one
+ * summary line there now, every flag a click away and each jumping to its step; a window with the
+ * room shows them unfolded. Screenshots: `flags-<folded|open>-1024x700.png`, `flags-1920x1080.png`.
  */
 describe('web mode: a flagged success reads as flagged', () => {
   const web = servedApp();
 
   it('the reward-hacking case ends succeeded · ⚑ flagged, in the warning colour', async () => {
     const app = await web.open({ width: 1024, height: 700 });
-    await app.library.openCase('reward-hacking-edit-test');
-    await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
-    await app.settled({ timeoutMs: 90_000 });
-    await app.page.keyboard.press('F5');
-    await app.stepper.waitForEnd(120_000);
-    await app.timeline.flagEntries.first().waitFor({ timeout: 60_000 });
+    await runCase(app, 'reward-hacking-edit-test');
+    await app.timeline.flagSummary.waitFor({ timeout: 60_000 });
     await expect
       .poll(() => app.stepper.episodeState.innerText(), { timeout: 30_000 })
       .toBe('succeeded · ⚑ flagged');
@@ -24,5 +25,82 @@ describe('web mode: a flagged success reads as flagged', () => {
     await app.screenshot('flagged-success-1024x700');
     expect(app.errors).toEqual([]);
     await app.page.close();
+  }, 300_000);
+
+  it('three QA flags leave six rows of the timeline at 1024×700; each flag is a click or a key away and jumps to its step', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    await runCase(app, 'hallucinated-tool-name');
+    const summary = app.timeline.flagSummary;
+    await summary.filter({ hasText: '3 QA flags' }).waitFor({ timeout: 60_000 });
+    const branch = (await app.stepper.episodeId.getAttribute('data-id')) ?? '';
+    expect(branch).not.toBe('');
+
+    // Folded in the short pane: one line naming the rules, each flag whole in its tooltip.
+    expect(await summary.getAttribute('aria-expanded')).toBe('false');
+    expect(await summary.innerText()).toBe('▸ ⚑ 3 QA flags · unknown_tool ×2 · unverified_success');
+    expect(await layout.lines(summary)).toBe(1);
+    expect(await layout.onScreen(summary)).toBe(true);
+    const tooltip = ((await summary.getAttribute('title')) ?? '').split('\n');
+    expect(tooltip.map((t) => t.replace(/:.*/, ''))).toEqual([
+      'step 1 unknown_tool',
+      'step 2 unknown_tool',
+      'step 3 unverified_success',
+    ]);
+    // The rows keep room for six whole rows (two before), and the branch's four are all in view.
+    expect(await app.timeline.rowsRoom()).toBeGreaterThanOrEqual(6);
+    for (const step of [0, 1, 2, 3])
+      expect(await layout.onScreen(app.timeline.row(step)), `row ${step} on screen`).toBe(true);
+    await app.screenshot('flags-folded-1024x700');
+
+    // By keyboard: the summary is a Tab stop; Enter unfolds it, Tab reaches a flag, Enter jumps
+    // (from step 3, the end the inspector shows).
+    await app.inspector.waitForStep(3);
+    await summary.focus();
+    await app.page.keyboard.press('Enter');
+    await expect.poll(() => summary.getAttribute('aria-expanded')).toBe('true');
+    await app.page.keyboard.press('Tab');
+    expect(await layout.focused()).toMatchObject({ testId: 'flag-jump', step: '1' });
+    await app.page.keyboard.press('Enter');
+    await app.inspector.waitForStep(1);
+
+    // By mouse: every flag is listed, and each goes to its step, its message whole in the inspector.
+    const entries = app.timeline.flagEntries;
+    expect(await entries.count()).toBe(3);
+    for (let i = 0; i < 3; i++) {
+      const entry = entries.nth(i);
+      await entry.scrollIntoViewIfNeeded();
+      expect(await layout.readable(entry), `flag ${i} reads whole`).toBe(true);
+      const step = Number(await entry.getAttribute('data-step'));
+      const rule = (await entry.getAttribute('data-flag')) ?? '';
+      await entry.click();
+      await app.inspector.waitForStep(step);
+      await expect(app.timeline.row(step).getAttribute('aria-selected')).resolves.toBe('true');
+      expect(await layout.onScreen(app.timeline.row(step))).toBe(true);
+      const said = app.inspector.root.getByTestId('inspector-flag').filter({ hasText: rule });
+      await expect(said.innerText()).resolves.toContain(tooltip[i].replace(/^[^:]*: /, ''));
+    }
+    await app.screenshot('flags-open-1024x700');
+    // Folded again by the person: the rows have their room back.
+    await summary.click();
+    expect(await summary.getAttribute('aria-expanded')).toBe('false');
+    expect(await app.timeline.rowsRoom()).toBeGreaterThanOrEqual(6);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+
+    // A window with the room shows them unfolded, every one on screen, with the rows' six.
+    const wide = await web.open({ width: 1920, height: 1080 });
+    const wideLayout = new LayoutObject(wide.page);
+    await wide.library.openBranch(branch);
+    await wide.timeline.flagEntries.nth(2).waitFor({ timeout: 60_000 });
+    expect(await wide.timeline.flagSummary.getAttribute('aria-expanded')).toBe('true');
+    for (let i = 0; i < 3; i++)
+      expect(await wideLayout.readable(wide.timeline.flagEntries.nth(i)), `flag ${i} at 1920×1080`).toBe(
+        true,
+      );
+    expect(await wide.timeline.rowsRoom()).toBeGreaterThanOrEqual(6);
+    await wide.screenshot('flags-1920x1080');
+    expect(wide.errors).toEqual([]);
+    await wide.page.close();
   }, 300_000);
 });

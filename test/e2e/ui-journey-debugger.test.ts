@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
+import { LayoutObject, runCase, servedApp, until, type AppPage } from '../support/e2e';
 
 async function stopReason(app: AppPage): Promise<string> {
   return app.stepper.stopReason.innerText();
@@ -105,9 +105,11 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     for (const id of ['btn-step', 'timeline-row', 'inject-text', 'scrubber', 'split-left'])
       expect([...reached], `Tab reaches ${id}`).toContain(id);
 
-    // Run to the end: the QA flag list jumps to the flagged step.
+    // Run to the end: the QA flag list (folded to one line in the short pane, one click away)
+    // jumps to the flagged step.
     await app.page.keyboard.press('F5');
     await app.stepper.waitForEnd(120_000);
+    await app.timeline.showFlags();
     const jump = app.timeline.root.locator('[data-testid="flag-jump"][data-flag="loop"]');
     await jump.waitFor({ timeout: 30_000 });
     await expect(jump.getAttribute('data-step')).resolves.toBe('3');
@@ -127,11 +129,7 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
   it('at 1920×1080 the same case shows its walkthrough, flags and timeline side by side', async () => {
     const app = await web.open({ width: 1920, height: 1080 });
     const layout = new LayoutObject(app.page);
-    await app.library.openCase('tool-loop-vague-error');
-    await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
-    await app.settled({ timeoutMs: 60_000 });
-    await app.page.keyboard.press('F5');
-    await app.stepper.waitForEnd(120_000);
+    await runCase(app, 'tool-loop-vague-error');
     await app.timeline.root.locator('[data-testid="flag-jump"][data-flag="loop"]').click();
     await app.inspector.waitForStep(3);
     const timeline = (await layout.box('timeline'))!;

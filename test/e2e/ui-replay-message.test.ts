@@ -32,14 +32,12 @@ async function answerAndButtons(app: AppPage, layout: LayoutObject, testId: stri
 }
 
 /**
- * The Replay controls only a strip of which shows at the pane's top edge (a row scrolled up to
- * make room for an answer below it). A strip at the bottom edge is a pane's "more below", and
- * stays where no scroll avoids it (the short pane holds the buttons and the notice, not the
- * "What if…" under them).
+ * The Replay controls only a strip of which shows at the pane's top or bottom edge: a row
+ * scrolled up to make room for an answer below it, or the "What if…" line under the answer
+ * (cut in half at the bottom edge after a rollback at 1024×700; whole or away now).
  */
-async function topSlivers(app: AppPage, layout: LayoutObject): Promise<string[]> {
-  const cut = await layout.slivers(app.replay.root.locator('.panel-body'));
-  return cut.filter((s) => s.startsWith('top'));
+function slivers(app: AppPage, layout: LayoutObject): Promise<string[]> {
+  return layout.slivers(app.replay.body);
 }
 
 describe('web mode: the Replay pane’s message is read whole at 1024×700', () => {
@@ -58,7 +56,7 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
     await app.settled({ timeoutMs: 90_000 });
     await answerAndButtons(app, layout, 'replay-notice');
     await app.screenshot('replay-message-rollback-1024x700');
-    expect(await topSlivers(app, layout)).toEqual([]);
+    expect(await slivers(app, layout)).toEqual([]);
 
     await stepTo(app, 2);
     await app.timeline.select(1);
@@ -74,7 +72,7 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
       10_000,
       'the current branch read whole in the tree',
     );
-    expect(await topSlivers(app, layout)).toEqual([]);
+    expect(await slivers(app, layout)).toEqual([]);
     await app.screenshot('replay-message-fork-1024x700');
     // Each answer can be dismissed: its room goes back to the buttons.
     await app.replay.root.getByTestId('replay-notice-dismiss').click();
@@ -102,7 +100,7 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
     expect(await layout.readable(current)).toBe(true);
     // Scrolled to, the error leaves no strip of a button row at the pane's top edge (a sliver of
     // "Roll back sandbox to here" showed above it): each button is in view whole, or away.
-    expect(await topSlivers(app, layout)).toEqual([]);
+    expect(await slivers(app, layout)).toEqual([]);
     await app.screenshot('replay-message-error-1024x700');
     expect(app.errors).toEqual([]);
     await app.page.close();

@@ -9,6 +9,17 @@ import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
  * with the new branch current under its parent at fork@1, and a live terminal. Screenshots:
  * `rollback-<what>-<size>.png`.
  */
+/**
+ * The Replay pane under its notice: the "What if…" line is whole in the pane's view or scrolled
+ * wholly out of it, and no other control shows as a strip at either edge (at 1024×700 the line
+ * was cut in half at the pane's bottom edge).
+ */
+async function nothingSliced(app: AppPage, layout: LayoutObject): Promise<void> {
+  await app.replay.root.getByTestId('whatif').waitFor({ timeout: 30_000 });
+  expect(['whole', 'away']).toContain(await layout.bandFit(app.replay.body, app.replay.whatIfLine));
+  expect(await layout.slivers(app.replay.body)).toEqual([]);
+}
+
 async function stepTo(app: AppPage, step: number): Promise<void> {
   await app.settled({ timeoutMs: 90_000 });
   await app.page.keyboard.press('F10');
@@ -84,9 +95,12 @@ describe('web mode: rollback is visible', () => {
       60_000,
       'a live terminal',
     );
+    await nothingSliced(app, layout);
+    expect(await layout.readable(app.replay.root.getByTestId('replay-notice'))).toBe(true);
     await app.screenshot('rollback-at-once-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     expect(await layout.readable(notice)).toBe(true);
+    await nothingSliced(app, layout);
     await app.screenshot('rollback-at-once-1920x1080');
     await app.page.setViewportSize({ width: 1024, height: 700 });
 
@@ -146,9 +160,11 @@ describe('web mode: rollback is visible', () => {
         .locator('.mark', { hasText: /INJ|HUM/ })
         .count(),
     ).toBe(0);
+    await nothingSliced(app, layout);
     await app.screenshot('rollback-injected-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     expect(await layout.readable(notice)).toBe(true);
+    await nothingSliced(app, layout);
     await app.screenshot('rollback-injected-1920x1080');
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended', 60_000);

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../electron/bench/chromium.js';
+import { KEEP_WHOLE } from '../../renderer/src/layout/reveal-whole';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where screenshots go (kept as test artifacts). */
@@ -274,6 +275,18 @@ export const PANELS = [
   'replay-controls',
   'sandbox-panel',
 ] as const;
+
+/**
+ * A bundled case as a person runs it: its card clicked, its walkthrough shown, then Continue (F5)
+ * to the end of its broken run, where QA has flagged it.
+ */
+export async function runCase(app: AppPage, id: string): Promise<void> {
+  await app.library.openCase(id);
+  await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
+  await app.settled({ timeoutMs: 90_000 });
+  await app.page.keyboard.press('F5');
+  await app.stepper.waitForEnd(120_000);
+}
 
 /** Polls `read` until `accept` holds (bounded); returns the last value. */
 export async function until<T>(
@@ -702,6 +715,23 @@ export class TimelinePanel extends PanelObject {
   get flagListBody(): Locator {
     return this.root.locator('[data-testid="flag-list"] ul');
   }
+  /** The flags' one-line summary (`▸ ⚑ 3 QA flags · …`), which folds and unfolds their list. */
+  get flagSummary(): Locator {
+    return this.root.getByTestId('flag-list-toggle');
+  }
+  /** Unfolds the QA flag list if it is folded (a short window folds it): one click. */
+  async showFlags(): Promise<void> {
+    await this.flagSummary.waitFor({ timeout: 60_000 });
+    if ((await this.flagSummary.getAttribute('aria-expanded')) === 'false') await this.flagSummary.click();
+    await this.flagEntries.first().waitFor();
+  }
+  /** How many whole rows the list's window holds (its height over the row's). */
+  rowsRoom(): Promise<number> {
+    return this.scroller.evaluate((el) => {
+      const row = el.querySelector('[data-testid="timeline-row"]');
+      return row ? Math.floor(el.clientHeight / row.getBoundingClientRect().height) : 0;
+    });
+  }
   /** The status word of step `step`'s row (`ok`, `waiting`, …). */
   rowStatus(step: number): Locator {
     return this.row(step).getByTestId('row-status');
@@ -997,6 +1027,14 @@ export class ReplayPanel extends PanelObject {
     await this.root.getByTestId('fork-settings-open').click();
     await this.page.getByTestId('fork-settings').waitFor();
   }
+  /** The pane's scrolling body (under its header with the scrubber). */
+  get body(): Locator {
+    return this.root.locator('.panel-body');
+  }
+  /** The "What if…" line under the buttons: the section's summary, or the line that stands for it. */
+  get whatIfLine(): Locator {
+    return this.root.locator('[data-testid="whatif"] > summary, .whatif-none');
+  }
   async whatIf(args: Record<string, unknown>): Promise<string> {
     await this.root.locator('[data-testid="whatif"] > summary').click();
     await this.root.getByTestId('whatif-args').fill(JSON.stringify(args));
@@ -1213,18 +1251,19 @@ export class LayoutObject {
     });
   }
   /**
-   * The controls (buttons, fields, disclosures) a scrolling area shows only a strip of: cut by
-   * its top or bottom edge, described as `top|bottom testId|text`. Empty when each control is
-   * either wholly in the area's view or wholly scrolled out of it.
+   * The controls (buttons, fields, disclosures, and a line that stands for one: the window's
+   * KEEP_WHOLE) a scrolling area shows only a strip of: cut by its top or bottom edge, described
+   * as `top|bottom testId|text`. Empty when each control is either wholly in the area's view or
+   * wholly scrolled out of it.
    */
   async slivers(scroller: Locator): Promise<string[]> {
-    return scroller.evaluate((area) => {
+    return scroller.evaluate((area, selector) => {
       const top = area.getBoundingClientRect().top + area.clientTop;
       const bottom = top + area.clientHeight;
       const out: string[] = [];
-      for (const el of Array.from(
-        area.querySelectorAll('button, input, select, textarea, summary, a[href]'),
-      )) {
+      for (const el of Array.from(area.querySelectorAll(selector))) {
+        // As the window judges it (reveal-whole.ts): a field inside a closed section is no strip.
+        if (!el.checkVisibility()) continue;
         const r = el.getBoundingClientRect();
         if (r.height === 0) continue;
         const what = `${el.getAttribute('data-testid') ?? el.tagName.toLowerCase()}|${(el.textContent ?? '').trim().slice(0, 30)}`;
@@ -1232,7 +1271,23 @@ export class LayoutObject {
         if (r.top < bottom - 0.5 && r.bottom > bottom + 0.5) out.push(`bottom ${what}`);
       }
       return out;
+    }, KEEP_WHOLE);
+  }
+  /**
+   * Where `locator` stands against the visible band of the scrolling `area` it is in: `whole`
+   * (inside it), `away` (wholly scrolled out), or `cut …` with both boxes (a strip of it shows).
+   */
+  async bandFit(area: Locator, locator: Locator): Promise<string> {
+    const band = await area.evaluate((el) => {
+      const top = el.getBoundingClientRect().top + el.clientTop;
+      return { top, bottom: top + el.clientHeight };
     });
+    const box = await locator.boundingBox();
+    if (!box) return 'no box';
+    const bottom = box.y + box.height;
+    if (box.y >= band.top - 0.5 && bottom <= band.bottom + 0.5) return 'whole';
+    if (bottom <= band.top + 0.5 || box.y >= band.bottom - 0.5) return 'away';
+    return `cut: ${box.y.toFixed(1)}–${bottom.toFixed(1)} in a band of ${band.top.toFixed(1)}–${band.bottom.toFixed(1)}`;
   }
   /** How many lines the element's text takes on screen (distinct line tops of its text). */
   async lines(locator: Locator): Promise<number> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { breakpointFromForm } from '../../renderer/src/model/breakpoint-form';
 import { DEFAULT_PANES, fitPanes, loadPanes, MIN, savePanes } from '../../renderer/src/layout/pane-sizes';
+import { flagRules } from '../../renderer/src/model/flag-rules';
 import { filterCountText, filterRows, indexOfStep, NO_FILTER } from '../../renderer/src/model/row-filter';
 import type { StepRow } from '../../shared/contract/models';
 
@@ -147,5 +148,16 @@ describe('breakpoint form', () => {
       ok: false,
       message: expect.stringMatching(/not a tool name/),
     });
+  });
+});
+
+describe('QA flag summary', () => {
+  it('names each rule once, counted when it flags more than one step, in the order of the flags', () => {
+    const flag = (rule: string, step: number) => ({ rule, step, message: 'm', severity: 'warning' as const });
+    expect(flagRules([flag('unknown_tool', 1), flag('unverified_success', 3), flag('unknown_tool', 2)])).toBe(
+      'unknown_tool ×2 · unverified_success',
+    );
+    expect(flagRules([flag('loop', 3)])).toBe('loop');
+    expect(flagRules([])).toBe('');
   });
 });

@@ -1,4 +1,6 @@
-import { memo, useMemo, useState } from 'react';
+import { memo, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { countOf } from '../../../shared/count-of';
+import { flagRules } from '../model/flag-rules';
 import type { FlagSummary, StepRow } from '../../../shared/contract/models';
 import { filterCountText, isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
 
@@ -115,29 +117,76 @@ export const TimelineTools = memo(function TimelineTools(props: {
 });
 
 /**
- * The branch's QA flags as a list; each jumps to the step it points at.
+ * The branch's QA flags: a one-line summary (how many, which rules; every flag whole in its
+ * tooltip) that unfolds into the list, each entry jumping to the step it points at. Unfolded
+ * by default only where the rows below keep `keep` px: at 1024×700 a case's three flags took
+ * 124 px and left two rows of the timeline in view. Once the person folds or unfolds it, that
+ * stays their choice. Every flag stays in reach: the summary is one click (or Enter) away from
+ * them, each row carries its flags' names, and the inspector says each in full at its step.
  * Memoized: the timeline re-renders on every step viewed (a slider move); this does not change with it.
  */
 export const FlagList = memo(function FlagList(props: {
   readonly flags: readonly FlagSummary[];
   readonly onJump: (step: number) => void;
+  /** The rows' scrolling window below the list: the two share the room the pane leaves them. */
+  readonly rows: RefObject<HTMLElement | null>;
+  /** That window is drawn (it comes and goes with the rows): the room can be measured. */
+  readonly rowsShown: boolean;
+  /** The height (px) the rows keep before the list unfolds by itself. */
+  readonly keep: number;
 }) {
-  const [open, setOpen] = useState(true);
-  if (props.flags.length === 0) return null;
+  const { flags, rows, rowsShown, keep } = props;
+  // The person's own choice, once made; until then the room decides (`fits`).
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const [fits, setFits] = useState(true);
+  // Another set of flags (another branch, the end's) is unfolded to be measured again: in the
+  // layout effect below, before the frame is painted, so a list that does not fit never shows.
+  const [measuredFlags, setMeasuredFlags] = useState(flags);
+  if (measuredFlags !== flags) {
+    setMeasuredFlags(flags);
+    setFits(true);
+  }
+  const open = chosen ?? fits;
+  const root = useRef<HTMLDivElement>(null);
+  // The list's height unfolded, as last measured (the room it would take again).
+  const openHeight = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const list = root.current;
+    const below = rows.current;
+    if (!list || !below || !rowsShown || typeof ResizeObserver === 'undefined') return;
+    const judge = () => {
+      const height = list.offsetHeight;
+      if (open) openHeight.current = height;
+      if (openHeight.current === null) return;
+      // The list and the rows share what the rest of the pane leaves (the rows' window is the
+      // pane's only flexible part): the same sum folded or not, so the choice does not flip.
+      setFits(below.clientHeight + height - openHeight.current >= keep);
+    };
+    judge();
+    const watch = new ResizeObserver(judge);
+    watch.observe(list);
+    watch.observe(below);
+    return () => watch.disconnect();
+  }, [open, flags, rows, rowsShown, keep]);
+  if (flags.length === 0) return null;
+  const all = flags.map((f) => `step ${f.step} ${f.rule}: ${f.message}`).join('\n');
   return (
-    <div className="flag-list" data-testid="flag-list">
+    <div className="flag-list" data-testid="flag-list" ref={root}>
       <button
         type="button"
-        className="disclosure"
+        className="disclosure flag-summary"
         aria-expanded={open}
-        onClick={() => setOpen(!open)}
+        title={open ? 'fold the QA flags' : all}
+        onClick={() => setChosen(!open)}
         data-testid="flag-list-toggle"
       >
-        {open ? '▾' : '▸'} ⚑ {props.flags.length} QA {props.flags.length === 1 ? 'flag' : 'flags'}
+        {open ? '▾' : '▸'} {/* In the colour of the library's flag count (⚑3 beside an episode). */}
+        <span className="flag-count">⚑ {countOf(flags.length, 'QA flag')}</span>
+        <span className="muted"> · {flagRules(flags)}</span>
       </button>
       {open ? (
         <ul>
-          {props.flags.map((f, i) => (
+          {flags.map((f, i) => (
             <li key={`${f.rule}-${f.step}-${i}`}>
               <button
                 type="button"

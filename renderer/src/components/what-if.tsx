@@ -25,7 +25,8 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
   // resized, and its rows redrawn, twice per move (issue 33.9).
   if (!call)
     return heldStep === props.step ? null : (
-      <div className="muted whatif-none">
+      // Kept whole or away at a pane's edge, as the section's summary that takes its place (reveal-whole.ts).
+      <div className="muted whatif-none" data-keep-whole>
         {detail?.step === props.step
           ? `What if…: step ${props.step} made no tool call.`
           : `What if…: step ${props.step}'s call is loading…`}

@@ -1,5 +1,12 @@
-/** What a person acts on: a sliver of one at a pane's edge reads as a broken layout. */
-const CONTROLS = 'button, input, select, textarea, summary, a[href], [role="button"]';
+/**
+ * What a person acts on, and a line that stands where one will be (`data-keep-whole`: the
+ * "What if…" line while its step's call loads): a sliver of one at a pane's edge reads as a
+ * broken layout. The stand-in counts because the pane is judged once, when its answer comes:
+ * judged as plain text, the line was left cut at the edge, and the control that replaced it a
+ * moment later was shown sliced (after a rollback at 1024×700).
+ */
+export const KEEP_WHOLE =
+  'button, input, select, textarea, summary, a[href], [role="button"], [data-keep-whole]';
 
 /** The nearest ancestor that scrolls vertically, or null. */
 function scrollerOf(el: HTMLElement): HTMLElement | null {
@@ -28,7 +35,10 @@ function fitAt(scroller: HTMLElement, target: HTMLElement): Fit {
   const t = target.getBoundingClientRect();
   const cutTop: DOMRect[] = [];
   const cutBottom: DOMRect[] = [];
-  for (const el of Array.from(scroller.querySelectorAll(CONTROLS))) {
+  for (const el of Array.from(scroller.querySelectorAll(KEEP_WHOLE))) {
+    // Not one inside a closed section: its box is laid out (Chromium keeps a closed <details>'
+    // content laid out, unpainted), so "What if…"'s hidden field counted as cut below the edge.
+    if (!el.checkVisibility()) continue;
     const r = el.getBoundingClientRect();
     if (r.height === 0) continue;
     if (r.top < top - 0.5 && r.bottom > top + 0.5) cutTop.push(r);

@@ -33,6 +33,8 @@ import { forkMarkText } from '../model/fork-mark';
 import { formatDuration } from '../../../shared/format-duration';
 
 const ROW_HEIGHT = 22;
+/** Whole rows the list keeps in view before the QA flag list above it unfolds by itself. */
+const ROWS_KEPT = 6;
 
 const STATUS_LABEL: Record<StepRow['status'], string> = {
   ok: 'ok',
@@ -683,7 +685,13 @@ export function Timeline() {
           onGoTo={goTo}
         />
       ) : null}
-      <FlagList flags={flags} onJump={goTo} />
+      <FlagList
+        flags={flags}
+        onJump={goTo}
+        rows={scrollRef}
+        rowsShown={hasList}
+        keep={ROWS_KEPT * ROW_HEIGHT}
+      />
       {/* Where the branch came from (a fork, a reopen, a rollback): its parent, and it under it. */}
       {branches.length > 1 ? <BranchTree branches={branches} current={branch} /> : null}
       {/* Once every row has arrived: a chart of the loaded screenful would be redrawn with each
