@@ -1,16 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { servedApp, until } from '../support/e2e';
+import { servedApp, until, watchTexts } from '../support/e2e';
 
 describe('web mode: a bundled case', () => {
   const web = servedApp();
 
   it('opens in one click with its walkthrough beside the timeline; runs to its QA flag; re-executes identically', async () => {
     const app = await web.open();
+    // The run's first moment, before its view arrives, reads neither as recorded nor as ended
+    // (it said "recorded" in the toolbar and "This episode has ended" in Inject).
+    const watched = await watchTexts(app.page, ['episode-state', 'inject-ended', 'terminal-mode']);
     await app.library.openCase('tool-loop-vague-error');
     const walkthrough = app.library.walkthrough;
     await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 30_000 });
     await expect(walkthrough.innerText()).resolves.toMatch(/tool-call loop after a vague error/i);
     await app.settled();
+    const texts = await watched.read();
+    expect(texts['episode-state']).not.toContain('recorded');
+    expect(texts['episode-state'].at(-1)).toMatch(/paused|idle/);
+    expect(texts['inject-ended']).toEqual([]);
+    expect(texts['terminal-mode'].filter((t) => /recorded/.test(t))).toEqual([]);
 
     // F5 runs the case to its end; the closed branch shows the loop flag on the step it points at.
     await app.page.keyboard.press('F5');

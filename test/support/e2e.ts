@@ -306,6 +306,39 @@ export async function until<T>(
   return last;
 }
 
+/**
+ * Records every text the elements with these test ids show from now on (each DOM change, as
+ * the window commits it: a moment too short for a screenshot is kept too), and whether each
+ * was ever present. `read()` returns the texts seen, in order, per test id.
+ */
+export async function watchTexts(
+  page: Page,
+  testIds: readonly string[],
+): Promise<{ read(): Promise<Record<string, string[]>> }> {
+  await page.evaluate((ids) => {
+    const seen: Record<string, string[]> = Object.fromEntries(ids.map((id) => [id, []]));
+    const note = () => {
+      for (const id of ids)
+        for (const el of Array.from(document.querySelectorAll(`[data-testid="${id}"]`))) {
+          const text = (el as HTMLElement).innerText.trim();
+          const list = seen[id];
+          if (list[list.length - 1] !== text) list.push(text);
+        }
+    };
+    note();
+    new MutationObserver(note).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+    });
+    (window as unknown as { __watchedTexts: typeof seen }).__watchedTexts = seen;
+  }, testIds);
+  return {
+    read: () =>
+      page.evaluate(() => (window as unknown as { __watchedTexts: Record<string, string[]> }).__watchedTexts),
+  };
+}
+
 class PanelObject {
   constructor(
     readonly page: Page,

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { IdText } from './id-text';
-import { selectBranchedFrom } from '../stores/stepper/stepper-store';
+import { selectBranchedFrom, selectOpening } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -27,6 +27,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   const view = useSlice('stepper', (s) => s.view);
   const state = useSlice('stepper', (s) => s.state);
   const live = useSlice('stepper', (s) => s.live);
+  const opening = useSlice('stepper', selectOpening);
   const busy = useSlice('stepper', (s) => s.busy);
   const noStep = useSlice('stepper', whyNoStep);
   const noPause = useSlice('stepper', whyNoPause);
@@ -142,7 +143,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
           </span>{' '}
           · <IdText id={branch} copy testId="episode-id" /> ·{' '}
           <span
-            className={`badge st-${live ? (branchedAt !== null ? 'paused' : (state ?? 'idle')) : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
+            className={`badge st-${opening ? 'idle' : live ? (branchedAt !== null ? 'paused' : (state ?? 'idle')) : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
             data-testid="episode-state"
             title={
               flaggedSuccess
@@ -150,8 +151,12 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
                 : undefined
             }
           >
-            {live ? shownState : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
-            {flaggedSuccess ? ' · ⚑ flagged' : ''}
+            {opening
+              ? 'opening…'
+              : live
+                ? shownState
+                : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
+            {flaggedSuccess && !opening ? ' · ⚑ flagged' : ''}
           </span>
           {busy ? <span className="muted"> working…</span> : null}
         </span>

@@ -3,7 +3,7 @@ import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
 import { injectPlaceholder, selectSection, type InjectSection } from '../stores/inject/inject-store';
-import { selectCurrentRow, selectViewedStep } from '../stores/stepper/stepper-store';
+import { selectCurrentRow, selectOpening, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { selectPersonDecides } from '../stores/stepper/agent-traits';
 
@@ -89,6 +89,7 @@ export function InjectPanel() {
   const stores = useStores();
   const branch = useSlice('stepper', (s) => s.branch);
   const live = useSlice('stepper', (s) => s.live);
+  const opening = useSlice('stepper', selectOpening);
   const state = useSlice('stepper', (s) => s.state);
   const role = useSlice('inject', (s) => s.role);
   const mode = useSlice('inject', (s) => s.mode);
@@ -144,7 +145,7 @@ export function InjectPanel() {
     >
       {!branch ? <PanelState kind="empty">Open a live episode to inject observations.</PanelState> : null}
       {/* Nothing can be sent to an ended episode: one sentence and the way on, not a dead form. */}
-      {branch && !live ? <InjectEnded branch={branch} /> : null}
+      {branch && !live && !opening ? <InjectEnded branch={branch} /> : null}
       {branch && live ? (
         <>
           {state === 'running' ? (

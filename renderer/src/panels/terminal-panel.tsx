@@ -3,7 +3,7 @@ import { Panel, PanelState } from '../components/panel';
 import { createFlowWriter } from '../model/flow-writer';
 import { recordedOutput } from '../model/recorded-output';
 import { whenIdle } from '../model/when-idle';
-import { selectViewingHistory } from '../stores/stepper/stepper-store';
+import { selectOpening, selectViewingHistory } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 const TABBABLE = 'button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])';
@@ -91,7 +91,8 @@ export function TerminalPanel() {
   const [focus, setFocus] = useState<'typing' | 'box' | 'away'>('away');
   const [xterm, setXterm] = useState<XtermModule | null>(null);
   const [xtermError, setXtermError] = useState<string | null>(null);
-  const showHistory = branch !== null && (history || !live);
+  const opening = useSlice('stepper', selectOpening);
+  const showHistory = branch !== null && !opening && (history || !live);
   // xterm loads when there is something to show: a session opening, or a recorded step's
   // output (its detail arrives after the timeline is drawn). Issue 19.10: not on the first render's path.
   const needed = branch !== null && (showHistory ? hasDetail : status !== 'idle');
@@ -175,6 +176,7 @@ export function TerminalPanel() {
     overlay = (
       <PanelState kind="empty">No live sandbox. Start an episode to open a terminal into it.</PanelState>
     );
+  else if (opening) overlay = <PanelState kind="loading">Opening the episode…</PanelState>;
   else if (xtermError !== null)
     overlay = (
       <PanelState kind="error">The terminal could not load ({xtermError}). Fix: reload the page.</PanelState>

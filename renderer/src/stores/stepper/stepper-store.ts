@@ -703,6 +703,15 @@ export function selectLastStep(s: StepperState): number {
   return s.rows.length ? s.rows[s.rows.length - 1].step : 0;
 }
 
+/**
+ * A branch asked for whose view has not arrived: not yet known to be live or recorded. Read
+ * as "not live", a case's run just started said "recorded" in the toolbar, "This episode has
+ * ended" in Inject and "recorded trace" in the terminal for its first moment.
+ */
+export function selectOpening(s: StepperState): boolean {
+  return s.branch !== null && s.load === 'loading' && s.view?.summary.branch !== s.branch;
+}
+
 /** True when a live branch is shown at an earlier step than the one its sandbox is at. */
 export function selectViewingHistory(s: StepperState): boolean {
   return s.selectedStep !== null && s.selectedStep !== selectCurrentStep(s);
