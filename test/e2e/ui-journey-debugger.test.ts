@@ -122,6 +122,15 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     await app.replay.root.locator('[data-testid="whatif"] > summary').click();
     await app.replay.root.getByTestId('whatif-args').waitFor();
     expect(Math.abs((await layout.box('timeline'))!.height - before)).toBeLessThan(1);
+    // Opened, its field and Run button are in the pane's view (they opened under the terminal).
+    for (const id of ['whatif-args', 'whatif-run'])
+      await until(
+        () => layout.unreadable(app.replay.root.getByTestId(id)),
+        (why) => why === '',
+        5_000,
+        `${id} whole in the Replay pane`,
+      );
+    expect(await layout.onScreen(app.replay.root.getByTestId('whatif-run'))).toBe(true);
     await app.screenshot('journey-debugger-1024x700-flag-jump-whatif');
     expect(app.errors).toEqual([]);
   });

@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { revealWhole } from '../layout/reveal-whole';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatDuration } from '../../../shared/format-duration';
@@ -18,6 +19,12 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
   // move shows the loading line in its place, and the section drawn again came back closed),
   // and only within this branch: another episode's What-if starts closed.
   const [openIn, setOpenIn] = useState<string | null>(null);
+  const resultBox = useRef<HTMLDivElement>(null);
+  // An observation that comes in is brought into the pane's view: at 1024×700 it landed under
+  // the terminal, and the run looked like it did nothing.
+  useEffect(() => {
+    if (result && resultBox.current) revealWhole(resultBox.current);
+  }, [result]);
   // The arguments start as the selected call's recorded ones: the stores set them with the
   // inspector's detail (app-stores.ts), in the same update as the step change.
   // One line of the closed section's height whatever the step: while the step's detail loads
@@ -37,7 +44,13 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
       className="whatif"
       data-testid="whatif"
       open={openIn === props.branch}
-      onToggle={(e) => setOpenIn(e.currentTarget.open ? props.branch : null)}
+      onToggle={(e) => {
+        const section = e.currentTarget;
+        setOpenIn(section.open ? props.branch : null);
+        // Opened, its field and Run button are brought into the Replay pane's view: at 1024×700
+        // they opened below the pane's edge (under the terminal) and opening seemed to do nothing.
+        if (section.open) revealWhole(section);
+      }}
     >
       <summary>
         What if… ({call.name} at step {props.step})
@@ -57,7 +70,7 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
         {running === 'whatif' ? 'Running in a throwaway sandbox…' : 'Run in a throwaway sandbox'}
       </button>
       {result ? (
-        <div className="whatif-result" data-testid="whatif-result">
+        <div className="whatif-result" data-testid="whatif-result" ref={resultBox}>
           <div className="muted">
             observation (live sandbox untouched)
             {result.tree_hash_after ? ` · tree ${result.tree_hash_after.slice(0, 12)}` : ''}
