@@ -18,6 +18,9 @@ describe('web mode: first load', () => {
       const app = await openApp(browser, served.url);
       for (const id of PANELS) await expect(app.panel(id).count()).resolves.toBe(1);
       await expect(app.timeline.text()).resolves.toContain('No episode open');
+      // A first open says what stepbox does and the three ways in; Open… opens its dialog.
+      await expect(app.timeline.text()).resolves.toMatch(/steps through its episode like code in a debugger/);
+      await expect(app.timeline.text()).resolves.toMatch(/A case[^]*A sample task[^]*Open…/);
       await expect(app.inspector.text()).resolves.toContain('Select a step');
       await expect(app.sandbox.text()).resolves.toContain('No episode open');
       await expect(app.replay.text()).resolves.toContain('Nothing to scrub');
@@ -35,6 +38,12 @@ describe('web mode: first load', () => {
         app.page.evaluate(() => (window as unknown as { __marker?: number }).__marker),
       ).resolves.toBe(42);
       await app.screenshot('first-load-empty');
+      await app.resize({ width: 1920, height: 1080 });
+      await app.screenshot('first-load-empty-1920x1080');
+      await app.resize({ width: 1024, height: 700 });
+      await app.screenshot('first-load-empty-1024x700');
+      await app.timeline.root.getByTestId('welcome-open').click();
+      await app.library.openDialog.waitFor({ timeout: 10_000 });
       expect(app.errors).toEqual([]);
     } finally {
       await served.close();

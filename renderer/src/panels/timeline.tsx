@@ -15,6 +15,7 @@ import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import type { HeldStage } from '../../../shared/held-action';
 import { Panel, PanelState } from '../components/panel';
 import { RewardChart } from '../components/reward-chart';
+import { Welcome } from '../components/welcome';
 import { BranchTree } from '../components/branch-tree';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
@@ -593,10 +594,7 @@ export function Timeline() {
   for (let i = wrap; i <= lastDrawn; i++) inSlotOrder.push(i);
   for (let i = first; i < Math.min(wrap, lastDrawn + 1); i++) inSlotOrder.push(i);
   let body;
-  if (load === 'empty')
-    body = (
-      <PanelState kind="empty">No episode open. Start a sample task or a case from the library.</PanelState>
-    );
+  if (load === 'empty') body = <Welcome />;
   else if (load === 'loading') body = <PanelState kind="loading">Loading the trace…</PanelState>;
   else if (load === 'error') body = <PanelState kind="error">Could not open the branch: {error}</PanelState>;
   else if (rows.length === 0)
