@@ -23,6 +23,7 @@ const OPERATIONS = [
   'projects.pick',
   'episode.open',
   'episode.rows',
+  'episode.flags',
   'episode.start',
   'episode.step',
   'episode.run',

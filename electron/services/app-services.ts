@@ -222,6 +222,7 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     'projects.pick': () => projects.pick(),
     'episode.open': (r) => library.open(r.id, r.last_rows),
     'episode.rows': (r) => library.rows(r.id, r.from, r.limit),
+    'episode.flags': async (r) => ({ flags: await library.flags(r.id) }),
     'episode.start': async (r) => {
       const { path, agent, episodes: count } = await taskPathOf(r.task);
       // Paths a person typed are read by the one rule, from the task's folder (file-fields.ts).

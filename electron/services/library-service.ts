@@ -1,15 +1,17 @@
-import type {
-  BranchSummary,
-  CompareRow,
-  EpisodeEntry,
-  EpisodeStateInfo,
-  EpisodeView,
-  FileChange,
-  FlagSummary,
-  SearchHit,
-  StepDetail,
-  StepRow,
+import {
+  TaskLimits,
+  type BranchSummary,
+  type CompareRow,
+  type EpisodeEntry,
+  type EpisodeStateInfo,
+  type EpisodeView,
+  type FileChange,
+  type FlagSummary,
+  type SearchHit,
+  type StepDetail,
+  type StepRow,
 } from '../../shared/contract/index.js';
+import { z } from 'zod';
 import { DEFAULT_TOOLS } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
@@ -91,6 +93,7 @@ export class LibraryService {
     return {
       summary: { ...bt.summary, live: state !== null },
       goal: typeof bt.header.task.goal === 'string' ? bt.header.task.goal : '',
+      limits: taskLimitsOf(bt.header.task),
       task_path: bt.header.task_path,
       image: bt.header.image,
       state,
@@ -324,6 +327,28 @@ export class LibraryService {
 
 function byStep(rows: readonly StepRow[]): Map<number, StepRow> {
   return new Map(rows.map((r) => [r.step, r]));
+}
+
+/** The fields of a recorded task (its header keeps the parsed task, defaults filled) that say its limits. */
+const RecordedLimits = z.object({
+  max_steps: z.number(),
+  timeouts: z.object({ episode: z.number(), step_hard: z.number(), tools: z.record(z.string(), z.number()) }),
+  sandbox: z.object({ network: z.string() }),
+});
+
+/** A recorded task's limits, or null when its header lacks them. */
+function taskLimitsOf(task: Record<string, unknown>): TaskLimits | null {
+  const r = RecordedLimits.safeParse(task);
+  if (!r.success) return null;
+  const { max_steps, timeouts, sandbox } = r.data;
+  const limits = TaskLimits.safeParse({
+    max_steps,
+    episode_s: timeouts.episode,
+    step_hard_s: timeouts.step_hard,
+    tools_s: timeouts.tools,
+    network: sandbox.network,
+  });
+  return limits.success ? limits.data : null;
 }
 
 /** The tool names of a recorded task (its header keeps the parsed task; no list means the defaults). */

@@ -229,10 +229,28 @@ export const EpisodeStateInfo = z.object({
 /** A branch's state. */
 export type EpisodeStateInfo = z.infer<typeof EpisodeStateInfo>;
 
+/**
+ * What a task held its agent to, as its trace header recorded it (times in seconds): the
+ * window shows it with the goal at step 0.
+ */
+export const TaskLimits = z.object({
+  max_steps: z.number().int().positive(),
+  episode_s: z.number().positive(),
+  step_hard_s: z.number().positive(),
+  /** Per tool name, `default` for the rest. */
+  tools_s: z.record(z.string(), z.number().positive()),
+  network: z.string(),
+});
+/** A task's limits. */
+export type TaskLimits = z.infer<typeof TaskLimits>;
+
 /** Everything the window needs to show an opened branch. */
 export const EpisodeView = z.object({
   summary: BranchSummary,
+  /** What the agent was told: the task's goal (a Harbor task's instruction.md), untrusted text. */
   goal: z.string(),
+  /** Null when the header's task does not say them (a trace older than its fields). */
+  limits: TaskLimits.nullable().optional(),
   task_path: z.string().nullable(),
   image: z.string(),
   /** Null when no live controller holds the branch (a recorded trace, view replay only). */

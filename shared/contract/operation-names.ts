@@ -21,6 +21,7 @@ export const OPERATION_NAMES = [
   'projects.pick',
   'episode.open',
   'episode.rows',
+  'episode.flags',
   'episode.start',
   'episode.step',
   'episode.run',

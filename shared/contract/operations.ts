@@ -180,6 +180,11 @@ export const OPERATIONS = {
     }),
     "A page of a branch's timeline rows by index: the rows an `episode.open` with `last_rows` left out.",
   ),
+  'episode.flags': op(
+    byId,
+    z.object({ flags: z.array(FlagSummary) }),
+    "A branch's QA flags now (what `episode.open` and `episode.stepDetail` carry, and the library counts): a live branch's timeline asks again each time it stops.",
+  ),
   'episode.start': op(
     z.strictObject({
       task: TaskSource,

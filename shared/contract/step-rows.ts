@@ -92,11 +92,31 @@ function driftOf(s: StepSummary): string | null {
   return drift.length ? drift.join(' ; ') : null;
 }
 
-function withFlags(rows: StepRow[], flags: readonly FlagSummary[]): StepRow[] {
-  if (flags.length === 0) return rows;
+/**
+ * The rows with each step's QA flags set to those of `flags` (none where it has none): a row
+ * whose flags are already those is the same object back, so a live timeline given new flags
+ * redraws only the rows they changed.
+ */
+export function withFlags(rows: readonly StepRow[], flags: readonly FlagSummary[]): StepRow[] {
   const byStep = new Map<number, FlagSummary[]>();
   for (const f of flags) byStep.set(f.step, [...(byStep.get(f.step) ?? []), f]);
-  return rows.map((r) => (byStep.has(r.step) ? { ...r, flags: byStep.get(r.step) ?? [] } : r));
+  return rows.map((r) => {
+    const mine = byStep.get(r.step) ?? [];
+    return sameFlags(r.flags, mine) ? r : { ...r, flags: mine };
+  });
+}
+
+function sameFlags(a: readonly FlagSummary[], b: readonly FlagSummary[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every(
+      (f, i) =>
+        f.rule === b[i].rule &&
+        f.step === b[i].step &&
+        f.message === b[i].message &&
+        f.severity === b[i].severity,
+    )
+  );
 }
 
 /**

@@ -48,6 +48,74 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it("a Harbor task folder's instruction.md is step 0's goal: plain text (its HTML inert), folded to a few lines with more", async () => {
+    const harbor = join(dir, 'harbor-report');
+    mkdirSync(join(harbor, 'environment'), { recursive: true });
+    mkdirSync(join(harbor, 'tests'));
+    writeFileSync(
+      join(harbor, 'task.toml'),
+      'version = "1.0"\n[agent]\ntimeout_sec = 120\n[environment]\ndocker_image = "stepbox-sandbox:2"\n',
+    );
+    writeFileSync(join(harbor, 'tests', 'test.sh'), '#!/bin/sh\ntest -f /app/report.txt\n');
+    // Untrusted Markdown: a heading, emphasis, raw HTML whose handler would mark the page.
+    const instruction = [
+      '# Write the report',
+      '',
+      '<img src=x onerror="document.body.dataset.pwned=1">',
+      '',
+      'Write **report.txt** listing the files of /app, one per line.',
+      ...Array.from({ length: 14 }, (_, i) => `- rule ${i + 1}: keep line ${i + 1} as it is`),
+      'LAST LINE OF THE INSTRUCTION',
+    ].join('\n');
+    writeFileSync(join(harbor, 'instruction.md'), instruction + '\n');
+    const app = await web.open({ width: 1024, height: 700 });
+    const { library, inspector } = app;
+    const layout = new LayoutObject(app.page);
+    await library.waitForTasks();
+    await library.openButton.scrollIntoViewIfNeeded();
+    await library.openButton.click();
+    await library.openPath.fill(harbor);
+    await app.page.getByTestId('open-submit').click();
+    await library.openDialog.waitFor({ state: 'detached' });
+    const item = library.project(harbor);
+    await item.waitFor();
+    await library.agentField.fill(`scripted:${script}`);
+    await item.getByTestId('project-start').click();
+    await app.stepper.waitForBranch(120_000);
+    await app.settled({ timeoutMs: 120_000 });
+    // Started, the inspector is on step 0: what the agent was told, as the file says it.
+    await inspector.waitForStep(0, 60_000);
+    await inspector.task.waitFor();
+    await expect(inspector.task.getByTestId('task-name').innerText()).resolves.toBe('harbor-report');
+    await expect(inspector.taskGoal.innerText()).resolves.toBe(instruction);
+    // Its HTML is text: no element made of it, no handler run.
+    expect(await inspector.taskGoal.locator('img, h1, strong').count()).toBe(0);
+    expect(await app.page.evaluate(() => document.body.dataset.pwned ?? null)).toBeNull();
+    // Folded: a few lines on screen, the rest behind "more", which unfolds it to its last line.
+    const folded = (await inspector.taskGoal.boundingBox())?.height ?? Infinity;
+    expect(folded, 'the folded goal is a few lines').toBeLessThan(120);
+    expect(await layout.onScreen(inspector.taskMore)).toBe(true);
+    expect(await layout.readable(inspector.taskGoal)).toBe(true);
+    await expect(inspector.task.getByTestId('task-limits').innerText()).resolves.toMatch(/episode 120 s/);
+    await app.screenshot('harbor-step0-task-folded-1024x700');
+    await inspector.taskMore.click();
+    await expect(inspector.taskMore.getAttribute('aria-expanded')).resolves.toBe('true');
+    const open = (await inspector.taskGoal.boundingBox())?.height ?? 0;
+    expect(open).toBeGreaterThan(folded);
+    // Unfolded, every line is there to read: the box holds it or scrolls to it, nothing clamped.
+    expect(
+      await inspector.taskGoal.evaluate((el) => {
+        const style = getComputedStyle(el);
+        return el.scrollHeight <= el.clientHeight + 1 || style.overflowY === 'auto';
+      }),
+    ).toBe(true);
+    await inspector.taskGoal.scrollIntoViewIfNeeded();
+    expect(await layout.readable(inspector.taskGoal), await layout.unreadable(inspector.taskGoal)).toBe(true);
+    await app.screenshot('harbor-step0-task-open-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+
   for (const size of [
     { width: 1280, height: 800 },
     { width: 1024, height: 700 },

@@ -703,6 +703,15 @@ export class TimelinePanel extends PanelObject {
       .locator(`[data-flag="${rule}"]`)
       .evaluateAll((els) => els.map((e) => e.closest('[data-step]')?.getAttribute('data-step') ?? null));
   }
+  /** Waits until a QA flag of `rule` shows (bounded), then the steps it shows on, as {@link flaggedSteps}. */
+  waitForFlaggedSteps(rule: string, ms = 30_000): Promise<(string | null)[]> {
+    return until(
+      () => this.flaggedSteps(rule),
+      (steps) => steps.length > 0,
+      ms,
+      `${rule} flag in the timeline`,
+    );
+  }
   /**
    * The row of step `step` as read from the page. By step number, never by index: the
    * timeline's first row is step 0 (the sandbox's setup), not the agent's first step.
@@ -905,6 +914,22 @@ export class InspectorPanel extends PanelObject {
   /** The note that a person gave the step's result instead of running it. */
   get replaced(): Locator {
     return this.root.getByTestId('inspector-replaced');
+  }
+  /** Step 0's view of the task: its name, what the agent was told, its limits. */
+  get task(): Locator {
+    return this.root.getByTestId('task-view');
+  }
+  /** The goal as step 0 shows it (folded to a few lines until "more"). */
+  get taskGoal(): Locator {
+    return this.root.getByTestId('task-goal');
+  }
+  /** "more" / "less" under a long goal. */
+  get taskMore(): Locator {
+    return this.root.getByTestId('task-more');
+  }
+  /** The QA flags the inspector shows for its step. */
+  get flags(): Locator {
+    return this.root.getByTestId('inspector-flag');
   }
   async tab(name: 'call' | 'output' | 'files' | 'memory' | 'request' | 'agent'): Promise<void> {
     await this.root.locator(`[data-tab="${name}"]`).click();

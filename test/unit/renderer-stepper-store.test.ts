@@ -44,6 +44,21 @@ function endAtStep3(fake: ReturnType<typeof setup>['fake']) {
   });
 }
 
+/** The live event of an execute_shell call at `step` on b-main. */
+function shellCall(fake: ReturnType<typeof setup>['fake'], step: number, command: string) {
+  fake.emit('episode.event', {
+    episode: 'ep1',
+    branch: 'b-main',
+    event: traceEvent({
+      type: 'tool_call',
+      step,
+      call_id: `c${step}`,
+      name: 'execute_shell',
+      arguments: { command },
+    }),
+  });
+}
+
 describe('stepper store', () => {
   it('opens a branch: rows, live state and breakpoints come from episode.open', async () => {
     const { store } = setup(3);
@@ -138,6 +153,44 @@ describe('stepper store', () => {
       injected: true,
       duration_ms: 2,
     });
+  });
+
+  it("puts a live branch's QA flags on its rows each time it stops, as the library counts them (not only at the end)", async () => {
+    const { fake, store } = setup(1);
+    const flag = {
+      rule: 'destructive_action',
+      step: 2,
+      severity: 'error' as const,
+      message: "step 2 deleted 10 of the workspace's 11 paths",
+    };
+    fake.on('episode.flags', () => ({ flags: [flag] }));
+    await store.getState().open('b-main');
+    const firstRow = store.getState().rows[0];
+    // Step 2 is folded live; then the episode stops after it and says so (library.changed).
+    shellCall(fake, 2, 'rm -rf ./*');
+    fake.emit('library.changed', { episode: 'ep1' });
+    await vi.waitFor(() => expect(store.getState().flags).toEqual([flag]));
+    expect(fake.callsOf('episode.flags')).toEqual([{ id: 'b-main' }]);
+    expect(store.getState().rows.map((r) => r.flags.map((f) => f.rule))).toEqual([
+      [],
+      ['destructive_action'],
+    ]);
+    // A row the flags did not touch is the same object (only the flagged one redraws).
+    expect(store.getState().rows[0]).toBe(firstRow);
+    // The flags' answer can come before its step's events: the row folded after gets them.
+    const later = { ...flag, rule: 'loop', step: 3, message: 'the same call again' };
+    fake.on('episode.flags', () => ({ flags: [flag, later] }));
+    fake.emit('library.changed', { episode: 'ep1' });
+    await vi.waitFor(() => expect(store.getState().flags).toHaveLength(2));
+    shellCall(fake, 3, 'ls');
+    expect(store.getState().rows.map((r) => r.flags.map((f) => f.rule))).toEqual([
+      [],
+      ['destructive_action'],
+      ['loop'],
+    ]);
+    // Another episode's change asks nothing.
+    fake.emit('library.changed', { episode: 'ep2' });
+    expect(fake.callsOf('episode.flags')).toHaveLength(2);
   });
 
   it('takes controller state from the state stream and from step results', async () => {

@@ -10,6 +10,7 @@ import { rawResultNote } from '../model/raw-result-note';
 import { resultView } from '../model/result-view';
 import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
+import { TaskView } from '../components/task-view';
 import { Panel, PanelState } from '../components/panel';
 import { recordedStepOutput, type StepOutput } from '../stores/agent-output/agent-output-store';
 import { INSPECTOR_TABS, selectShownTab } from '../stores/inspector/inspector-store';
@@ -573,6 +574,9 @@ export function ToolInspector() {
               ) : null}
               <CallView call={call} scope={scope} />
             </>
+          ) : detail.step === 0 ? (
+            // Step 0 is the setup, no call: what the agent is asked to do is what to read first.
+            <TaskView />
           ) : (
             <PanelState kind="empty">No tool call in step {detail.step}.</PanelState>
           )

@@ -15,7 +15,12 @@ import type { Result } from '../../../../shared/result';
 import type { HeldAction, StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
 import type { TraceEvent } from '../../../../shared/trace-events';
-import { applyEventToRows, liveRowsOf, type LiveRows } from '../../../../shared/contract/step-rows';
+import {
+  applyEventToRows,
+  liveRowsOf,
+  withFlags,
+  type LiveRows,
+} from '../../../../shared/contract/step-rows';
 import { callDetail } from '../../../../shared/step-summary';
 import { errorText } from '../result';
 import { whenIdle } from '../../model/when-idle';
@@ -280,6 +285,9 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   // Loads in flight may answer out of order (a step's reload, then the end's): only the
   // latest one applies, or an older view without the end and its QA flags overwrites it.
   let loads = 0;
+  // Reads of a live branch's QA flags (readFlags): only the latest applies, and none begun
+  // before a load that answered since (the load's view carries flags as new).
+  let flagReads = 0;
   // The person's pause switches and breakpoints are theirs for the session, not the branch's:
   // a new episode, fork or reopened branch gets them too (they used to reset on every open).
   let session: { stopPoints: StopPoints; breakpoints: readonly Breakpoint[] } = {
@@ -564,6 +572,23 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     };
   });
 
+  /**
+   * Reads the open branch's QA flags again and puts them on its rows. Live rows are folded
+   * from trace events, which carry no flags (QA judges the whole trace, on the server): a live
+   * episode's flags reached the timeline only with the reload at its end, while the library's
+   * count and the inspector, which ask the server, showed them at once.
+   */
+  const readFlags = async (branch: string): Promise<void> => {
+    const mine = ++flagReads;
+    const loadsThen = loads;
+    const res = await client.episode.flags({ id: branch });
+    if (mine !== flagReads || loadsThen !== loads || store.getState().branch !== branch) return;
+    // Not worth a message: the next stop or the end reads them again.
+    if (!res.ok) return;
+    fold = { ...fold, rows: withFlags(fold.rows, res.value.flags) };
+    store.setState({ flags: res.value.flags, rows: fold.rows });
+  };
+
   const flush = (): void => {
     scheduled = false;
     const batch = pending;
@@ -572,6 +597,8 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     const s = store.getState();
     const ended = batch.some((e) => e.type === 'end');
     for (const event of batch) fold = applyEventToRows(fold, event);
+    // A row folded after its step's flags were read (they can answer before its events flush) gets them.
+    if (s.flags.length && fold.rows !== s.rows) fold = { ...fold, rows: withFlags(fold.rows, s.flags) };
     store.setState({ rows: fold.rows, live: ended ? false : s.live });
     // A closed branch gets its QA flags and final status from the server; an event on a
     // step the view loaded (an injection or terminal command while paused) re-reads it.
@@ -603,10 +630,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   });
   // An ended episode's sandbox is released after its end; the release closes the trace and
   // says so (library.changed). A view loaded before that may lack the flags of the closed
-  // trace, so it is read again (from the server's cache when nothing changed).
+  // trace, so it is read again (from the server's cache when nothing changed). A live one
+  // says so each time it stops (a step, a pause): its flags are read again, as the library's are.
   const offLibrary = client.onLibraryChanged(({ episode }) => {
     const s = store.getState();
-    if (s.state === 'ended' && s.view?.summary.episode === episode) void s.reload();
+    if (s.branch === null || s.load !== 'ready' || s.view?.summary.episode !== episode) return;
+    if (s.state === 'ended') void s.reload();
+    else if (s.live) void readFlags(s.branch);
   });
   return store;
 }
