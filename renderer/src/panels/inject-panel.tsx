@@ -120,8 +120,8 @@ export function InjectPanel() {
   const a = stores.inject.getState();
   const section = useSlice('inject', (s) => selectSection(s, manual));
   // The answer to an action shows under the button that did it (a new section clears it),
-  // scrolled to whole when it comes: at 1024×700 "injected as user; the agent sees it…" sat
-  // under the Sandbox header, cut after its first line (the Replay panel's answer, alike).
+  // scrolled to whole when it comes: at 1024×700 an answer of two lines sat under the Sandbox
+  // header, cut after its first (the Replay panel's answer, alike).
   const answerRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if ((error || notice) && answerRef.current) revealWhole(answerRef.current);
