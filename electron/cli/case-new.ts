@@ -6,6 +6,7 @@ import { EXIT, UsageError } from './command.js';
 import { cliEngine } from './episode-cli.js';
 import { parseOneArg } from './parse-or-usage.js';
 import { printJson, resolveArg } from './store-common.js';
+import { countOf } from '../../shared/count-of.js';
 
 const HELP = `stepbox case new EPISODE [--branch B] --name NAME [--force] [--json]
 
@@ -72,7 +73,7 @@ export const command: CliCommand = {
       else {
         io.stdout.write(`case ${made.name}: ${made.dir}\n`);
         io.stdout.write(
-          `  from ${made.branch} (${made.agent} agent, ${made.steps} steps); raises [${made.rules.join(', ')}]\n`,
+          `  from ${made.branch} (${made.agent} agent, ${countOf(made.steps, 'step')}); raises [${made.rules.join(', ')}]\n`,
         );
         for (const c of made.caveats) io.stdout.write(`  note: ${c}\n`);
         io.stdout.write(

@@ -6,6 +6,7 @@ import { cliEngine } from './episode-cli.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { countOf } from '../../shared/count-of.js';
 
 const HELP = `stepbox check EPISODE|DIR [--json]
 
@@ -44,7 +45,7 @@ function printHuman(checks: readonly BranchCheck[], out: NodeJS.WritableStream):
   for (const c of checks) {
     const id = c.branch === c.episode ? c.episode : `${c.episode}/${c.branch}`;
     out.write(
-      `${id}  quality ${c.quality.toFixed(2)}  ${c.flags.length ? `${c.flags.length} flag(s)` : 'clean'}\n`,
+      `${id}  quality ${c.quality.toFixed(2)}  ${c.flags.length ? countOf(c.flags.length, 'flag') : 'clean'}\n`,
     );
     for (const f of c.flags)
       out.write(`  step ${String(f.step).padStart(3)}  ${f.severity.padEnd(7)}  ${f.rule}: ${f.message}\n`);

@@ -8,6 +8,7 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliError } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
+import { countOf } from '../../shared/count-of.js';
 
 const HELP = `stepbox diff A B [--json]
 
@@ -37,7 +38,7 @@ Examples:
 
 function side(name: string, o: ComparedBranch): string {
   const num = (x: number | null) => (x === null ? '–' : String(Number(x.toFixed(3))));
-  return `${name}: ${o.branch}  ${o.status}${o.end_reason ? ` (${o.end_reason})` : ''}  ${o.steps} steps  return ${num(o.return)}  final reward ${num(o.final_reward)}  ${o.flags.length} flag(s)`;
+  return `${name}: ${o.branch}  ${o.status}${o.end_reason ? ` (${o.end_reason})` : ''}  ${countOf(o.steps, 'step')}  return ${num(o.return)}  final reward ${num(o.final_reward)}  ${countOf(o.flags.length, 'flag')}`;
 }
 
 function printHuman(c: BranchComparison, out: NodeJS.WritableStream): void {

@@ -6,6 +6,7 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { openStoreAndIndex, printJson } from './store-common.js';
+import { countOf } from '../../shared/count-of.js';
 
 const HELP = `stepbox import-atif FILE|DIR [--json]
 
@@ -56,7 +57,7 @@ export const command: CliCommand = {
         if (!values.json)
           for (const e of out.episodes)
             io.stdout.write(
-              `Imported ${e.episode} (${e.steps} steps) from ${file}\nNext: npx stepbox show ${e.episode}\n`,
+              `Imported ${e.episode} (${countOf(e.steps, 'step')}) from ${file}\nNext: npx stepbox show ${e.episode}\n`,
             );
       }
       index.refresh(store);

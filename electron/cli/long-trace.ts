@@ -6,6 +6,7 @@ import { openEngine } from '../engine/open-engine.js';
 import { intFlag } from './number-flags.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { printJson } from './store-common.js';
+import { countOf } from '../../shared/count-of.js';
 
 const HELP = `stepbox long-trace [--steps N] [--json]
 
@@ -43,7 +44,7 @@ export const command: CliCommand = {
     if (values.json) printJson(io, trace);
     else
       io.stdout.write(
-        `Wrote ${trace.episode} (${trace.steps} steps) in ${home}: open it in the window's Library\n`,
+        `Wrote ${trace.episode} (${countOf(trace.steps, 'step')}) in ${home}: open it in the window's Library\n`,
       );
     return EXIT.ok;
   },

@@ -8,6 +8,7 @@ import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliError } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { printJson, resolveArg } from './store-common.js';
+import { countOf } from '../../shared/count-of.js';
 
 const HELP = `stepbox share EPISODE --out FILE.html [--redact FIELD|/regex/ ...] [--json]
 
@@ -73,7 +74,7 @@ export const command: CliCommand = {
       if (values.json) printJson(io, summary);
       else {
         io.stdout.write(
-          `${values.out}: ${(bytes / 1024).toFixed(1)} KiB (${bytes} bytes), ${data.steps.length} steps, ${data.flags.length} QA flags\n`,
+          `${values.out}: ${(bytes / 1024).toFixed(1)} KiB (${bytes} bytes), ${countOf(data.step_count, 'step')}, ${countOf(data.flags.length, 'QA flag')}\n`,
         );
         for (const o of data.omitted) io.stdout.write(`  left out: ${o}\n`);
       }

@@ -1,5 +1,6 @@
 import type { BranchSummary, FlagSummary, StepRow } from '../../shared/contract/index.js';
-import { stepRowsOf } from '../../shared/contract/index.js';
+import { setupSummary, stepRowsOf } from '../../shared/contract/index.js';
+import { setupChanges } from './workspace-files.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { ancestorsOf } from '../engine/trace/lineage.js';
 import type { BranchInfo } from '../engine/trace/trace-store.js';
@@ -30,6 +31,8 @@ export interface ViewedBranch extends BranchTrace {
  */
 export class BranchCache {
   private readonly entries = new Map<string, { version: string; loaded: ViewedBranch }>();
+  /** Files step 0 shows, by episode and snapshot-0 manifest (a snapshot never changes). */
+  private readonly setupFiles = new Map<string, number>();
 
   constructor(
     private readonly traces: TracePort,
@@ -55,10 +58,11 @@ export class BranchCache {
       if (list) list.push(e);
       else byStep.set(e.step, [e]);
     }
+    const rows = stepRowsOf(bt.events, flags);
     const loaded: ViewedBranch = {
       ...bt,
       flags,
-      rows: stepRowsOf(bt.events, flags),
+      rows: await this.withSetupFiles(bt.info.episode, rows, byStep.get(0) ?? []),
       byStep,
       summary: summarizeBranch(bt.info, bt.header, bt.events, flags.length, false),
     };
@@ -66,6 +70,34 @@ export class BranchCache {
     this.entries.set(info.branch, { version, loaded });
     while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
     return loaded;
+  }
+
+  /**
+   * The rows with the setup row counting the files step 0's Files tab lists (setupChanges):
+   * from the trace alone it counted what setup changed, "0 files" for a project folder of 4.
+   * Counted once per snapshot (its manifest is read once, not at every step of a live branch).
+   */
+  private async withSetupFiles(
+    episode: string,
+    rows: StepRow[],
+    step0: readonly TraceEvent[],
+  ): Promise<StepRow[]> {
+    const snapshot = step0.find((e) => e.type === 'snapshot');
+    if (rows[0]?.step !== 0 || snapshot?.type !== 'snapshot') return rows;
+    const key = `${episode}/${snapshot.manifest}`;
+    let files = this.setupFiles.get(key);
+    if (files === undefined) {
+      const manifest = await this.traces
+        .snapshots(episode)
+        .getManifest(snapshot.manifest)
+        // Unreadable, the row keeps the trace's count; the Files tab says why when opened.
+        .catch(() => null);
+      if (manifest === null) return rows;
+      files = setupChanges(snapshot.changed, manifest).length;
+      this.setupFiles.set(key, files);
+    }
+    if (files === snapshot.changed.length) return rows;
+    return [{ ...rows[0], summary: setupSummary(files) }, ...rows.slice(1)];
   }
 
   /** The versions of the branch's trace file and its ancestors' (what it inherits is read from theirs). */

@@ -20,9 +20,8 @@ import { snapshotAt } from '../engine/trace/lineage.js';
 import type { EpisodeManager } from './episode-manager.js';
 import type { TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
-import { fileChanges, manifestOf } from './workspace-files.js';
+import { fileChanges, manifestOf, setupChanges } from './workspace-files.js';
 import { compareSteps } from '../engine/compare/compare-branches.js';
-import { diffManifests } from '../engine/sandbox/manifest.js';
 
 const DEFAULT_PAGE = 500;
 /** Where `stepDetails` stops adding steps (JSON characters): a few screens of ordinary steps. */
@@ -303,16 +302,10 @@ export class LibraryService {
       manifestOf(store, snapshotAt(bt.byStep.get(step - 1) ?? [], step - 1)?.manifest ?? null),
       manifestOf(store, snapshot.manifest),
     ]);
-    // Step 0 has no step before it: its Files tab is the whole workspace setup left, with
-    // files setup did not write (left by an earlier episode: state_leak) listed too.
-    const listed = new Set(snapshot.changed.map((c) => c.path));
-    const leftovers =
-      step === 0
-        ? diffManifests(null, after)
-            .filter((d) => !listed.has(d.path))
-            .map((d) => ({ path: d.path, change: 'added' as const }))
-        : [];
-    const files = await fileChanges(store, before, after, [...snapshot.changed, ...leftovers]);
+    // Step 0 has no step before it: its Files tab is the whole workspace setup left (the
+    // count its timeline row says, branch-cache.ts).
+    const changed = step === 0 ? setupChanges(snapshot.changed, after) : snapshot.changed;
+    const files = await fileChanges(store, before, after, changed);
     // Commands a person typed in the terminal after step k-1 (before this decision) say
     // which files they wrote: those are marked, so the agent is not taken for their author.
     const byPerson = new Map<string, { after_step: number; command: string }>();

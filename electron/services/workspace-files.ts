@@ -2,6 +2,7 @@ import type { FileChange } from '../../shared/contract/index.js';
 import type { ChangedPath } from '../../shared/trace-events.js';
 import type { SnapshotManifest, SnapshotStore } from '../engine/sandbox/snapshot-store.js';
 import { textAt } from '../engine/sandbox/snapshot-text.js';
+import { diffFiles } from '../engine/sandbox/manifest.js';
 
 export { textAt, type SnapshotText } from '../engine/sandbox/snapshot-text.js';
 
@@ -23,4 +24,19 @@ export function fileChanges(
       return { path: c.path, change: c.change, before: x.text, after: y.text, binary: x.binary || y.binary };
     }),
   );
+}
+
+/**
+ * The files step 0 shows, its Files tab and its timeline row alike ("setup · 4 files" over
+ * "Files (4)"): what setup changed, then every other file of the workspace after it. Snapshot
+ * 0's `changed` is only what changed since the sandbox's own start: a project folder's files
+ * (restored as the start's baseline), a Harbor image's and any left by an earlier episode
+ * (state_leak) are not in it, and the row said "0 files" of a folder of 4.
+ */
+export function setupChanges(changed: readonly ChangedPath[], after: SnapshotManifest | null): ChangedPath[] {
+  const listed = new Set(changed.map((c) => c.path));
+  const rest = diffFiles(null, after)
+    .filter((d) => !listed.has(d.path))
+    .map((d) => ({ path: d.path, change: 'added' as const }));
+  return [...changed, ...rest];
 }

@@ -33,10 +33,18 @@ function statusOf(s: StepSummary): StepStatus {
   }
 }
 
+/**
+ * The setup row's words: `setup · 4 files`, the files its Files tab lists (the server counts
+ * them from snapshot 0's manifest, branch-cache.ts; folded from events alone, what setup changed).
+ */
+export function setupSummary(files: number | null): string {
+  return files === null ? 'setup' : `setup · ${countOf(files, 'file')}`;
+}
+
 function summaryOf(s: StepSummary): string {
   switch (s.kind) {
     case 'setup':
-      return s.changed === null ? 'setup' : `setup · ${countOf(s.changed, 'file')}`;
+      return setupSummary(s.changed);
     case 'final':
       return oneLine(s.final ?? '', 160);
     case 'parse_error':

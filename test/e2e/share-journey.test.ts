@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -49,6 +49,13 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
       const shared = await openShared(browser, file);
       const { page, requests, errors } = shared;
       expect(await shared.steps.count()).toBe(4);
+      // Counted in words, and no path of this machine: the agent's script from its case's folder.
+      await expect(shared.count.textContent()).resolves.toBe('3 steps · 2 QA flags · redacted');
+      await expect(shared.ids.textContent()).resolves.toContain(
+        'scripted:destructive-clean-start/agent.jsonl',
+      );
+      const text = readFileSync(file, 'utf8') + (await page.content());
+      for (const local of [process.cwd(), home]) expect(text).not.toContain(local);
       await shot(page, 'share-destructive-1280x800-open');
       // The step that deleted the workspace: its action, then its Files tab with every file deleted.
       await shared.step(2).click();

@@ -158,6 +158,28 @@ describe('web mode: injecting an observation into an openai agent', () => {
     expect(app.errors).toEqual([]);
   });
 
+  it('at 1024×700 the answer to an injected message is read whole, not cut under the Sandbox header', async () => {
+    const app = await openApp(browser, served.url, { width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    await app.library.startTask('hello-python');
+    await app.settled();
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1);
+    await app.settled();
+    // A new hire's note after step 1: its answer took two lines and showed one, the second under
+    // the Sandbox panel's header. Now one line, scrolled to whole, with no control cut above it.
+    await app.inject.inject('Note from the user: also print a trailing newline.');
+    const said = app.inject.root.getByTestId('inject-notice');
+    await expect(said.innerText()).resolves.toBe(
+      'injected as user: the agent reads it next',
+    );
+    await app.screenshot('inject-message-answer-1024x700');
+    expect(await layout.unreadable(said)).toBe('');
+    expect(await layout.slivers(app.inject.root.locator('.panel-body'))).toEqual([]);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  });
+
   it('a manual agent takes the next decision a person queues in the panel', async () => {
     const app = await openApp(browser, served.url);
     await app.library.agentField.fill('manual');

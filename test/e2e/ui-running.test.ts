@@ -146,7 +146,24 @@ describe('web mode: live sandboxes in sight', () => {
     await app.screenshot('running-two-1920x1080');
     await app.page.setViewportSize({ width: 1024, height: 700 });
 
-    // Stop the parent from the list: its sandbox goes, the fork on screen runs on.
+    // An entry opens its episode, as the Episodes tree does: a click anywhere on it (here its
+    // clock line), or its name's button by keyboard.
+    const onScreen = () => app.stepper.episodeId.getAttribute('data-id');
+    await app.library.openRunning(main);
+    await until(onScreen, (id) => id === main, 30_000, 'the main branch opened from the Running list');
+    await app.timeline.waitForStep(1);
+    await expect(item(main).innerText()).resolves.toMatch(/main · on screen/);
+    await expect(app.library.runningOpen(main).getAttribute('aria-current')).resolves.toBe('true');
+    await app.settled({ timeoutMs: 90_000 });
+    await app.screenshot('running-opened-main-1024x700');
+    await app.library.runningOpen(fork).focus();
+    await app.page.keyboard.press('Enter');
+    await until(onScreen, (id) => id === fork, 30_000, 'the fork opened from the Running list by keyboard');
+    await expect(item(fork).innerText()).resolves.toMatch(/fork@1 · on screen/);
+    await app.settled({ timeoutMs: 90_000 });
+
+    // Stop the parent from the list: its sandbox goes, the fork on screen runs on (Stop does
+    // not open the entry it sits in).
     await stop.click();
     await until(
       () => running(app),
@@ -161,6 +178,7 @@ describe('web mode: live sandboxes in sight', () => {
       'the main branch stopped',
     );
     await expect(app.stepper.episodeState.innerText()).resolves.toMatch(/paused|idle/);
+    await expect(onScreen()).resolves.toBe(fork);
 
     await app.page.keyboard.press('Shift+F5');
     await until(

@@ -164,15 +164,15 @@ describe('web mode: the window gaps a person found', () => {
       60_000,
       'the first case listed as stopped',
     );
-    // The window says what became of it, where the person clicked, and how to go back to it.
-    const note = app.library.root.getByTestId('library-released');
+    // The window says what became of it in its one notification area, in one line, and how to
+    // go back to it (the notice's button).
+    const note = app.notices.ofKind('left-episode');
     await note.waitFor({ timeout: 10_000 });
-    await expect(note.innerText()).resolves.toMatch(
-      new RegExp(
-        `^Stopped tool-loop-vague-error \\(${first}\\) at step 1 so its sandbox does not keep running unseen\\. Its trace is kept below`,
-      ),
+    await expect(note.locator('.notice-text').innerText()).resolves.toBe(
+      `Stopped tool-loop-vague-error (${first}) at step 1 so it does not run unseen; its trace is kept.`,
     );
     expect(await layout.onScreen(note), 'the note is on screen').toBe(true);
+    await expect(app.library.root.getByText('Stopped tool-loop-vague-error').count()).resolves.toBe(0);
     // Of the two, only the episode on screen is live.
     const live = await app.library.root
       .locator('[data-testid="branch-node"][data-status="live"]')
@@ -184,11 +184,12 @@ describe('web mode: the window gaps a person found', () => {
     expect(await layout.onScreen(note)).toBe(true);
     await app.screenshot('gaps-case-switch-1920x1080');
 
-    // The stopped run is kept: one click opens its trace, with its step.
-    await app.library.root.locator(`[data-testid="branch-node"][data-branch="${first}"]`).click();
+    // The stopped run is kept: the notice's button opens its trace, with its step, and the
+    // notice (about the start that left it) goes.
+    await app.notices.action('left-episode').click();
     await app.timeline.waitForStep(1);
-    await note.getByRole('button', { name: 'dismiss this note' }).click();
-    await expect(note.count()).resolves.toBe(0);
+    await expect(app.stepper.episodeId.getAttribute('title')).resolves.toContain(first);
+    await expect.poll(() => note.count()).toBe(0);
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);

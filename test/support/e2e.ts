@@ -593,6 +593,17 @@ export class LibraryPanel extends PanelObject {
   runningItem(branch: string): Locator {
     return this.root.locator(`[data-testid="running-item"][data-branch="${branch}"]`);
   }
+  /**
+   * Opens a live branch from the Running list with a click on its clock line (not its name:
+   * the whole entry opens its episode, as the Episodes tree's node does).
+   */
+  async openRunning(branch: string): Promise<void> {
+    await this.runningItem(branch).getByTestId('running-times').click();
+  }
+  /** A Running entry's own button (its name): the keyboard's way to open it. */
+  runningOpen(branch: string): Locator {
+    return this.runningItem(branch).getByTestId('running-open');
+  }
   /** What a live branch's item says of its clock: `{age, idle}` as shown (`3 min`, `42 s`). */
   async runningTimes(branch: string): Promise<{ age: string; idle: string }> {
     const item = this.runningItem(branch);

@@ -38,6 +38,14 @@ export class SharedFile {
     await this.page.getByTestId(`share-tab-${name}`).click();
   }
   /** The QA flags of the episode. */
+  /** The header's counts (`3 steps · 2 QA flags`). */
+  get count(): Locator {
+    return this.page.getByTestId('share-count');
+  }
+  /** The header's ids line: episode, branch, agent, time. */
+  get ids(): Locator {
+    return this.page.locator('#ids');
+  }
   get flags(): Locator {
     return this.page.getByTestId('share-flags');
   }

@@ -184,6 +184,11 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     const ahead = value(await client.episode.stepDetails({ id, steps: [1, 99, 0] }));
     expect(ahead.details.map((d) => d.step)).toEqual([1, 0]);
     expect(ahead.details[0]).toEqual(detail);
+    // The setup row counts the files step 0's Files tab lists: snapshot 0 changed none (the
+    // fake's, like a project folder's, holds its files from the sandbox's start), its workspace
+    // one; the row said "setup · 0 files" beside "Files (1)".
+    expect(ahead.details[1].files.map((f) => f.path)).toEqual(['out.txt']);
+    expect(view.rows[0].summary).toBe(`setup · ${ahead.details[1].files.length} file`);
 
     value(await client.episode.inject({ id, role: 'user', content: 'take an umbrella' }));
     const page = value(await client.episode.trace({ id, limit: 1000 }));

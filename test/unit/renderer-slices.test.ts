@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
   createEpisodesStore,
+  LEFT_NOTICE,
   selectBranchTree,
   selectCaseRuns,
   selectRunning,
@@ -9,6 +10,7 @@ import {
   selectVisibleCases,
   walkthroughText,
 } from '../../renderer/src/stores/episodes/episodes-store';
+import { createNoticesStore } from '../../renderer/src/stores/notices/notices-store';
 import { createInjectStore, overrideToResult } from '../../renderer/src/stores/inject/inject-store';
 import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
 import { createReplayStore } from '../../renderer/src/stores/replay/replay-store';
@@ -265,38 +267,58 @@ describe('episodes store', () => {
     expect(store.getState().error).toBe('Docker is not running');
   });
 
-  it('stops the live episode the window shows once another starts, and says so; a failed start stops nothing', async () => {
+  it('stops the live episode the window shows once another starts, and says so in the notification area; a failed start stops nothing', async () => {
     const fake = createFakeBackend();
     fake.on('library.list', () => ({ episodes: [], total: 0 }));
     fake.on('episode.stop', () => ({ status: 'interrupted' as const, end_reason: 'stopped' }));
     const task = { id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null };
     // Not working (answered without a question; the question is tested below).
     const left = { branch: 'b-old', task: 'loop', steps: 2, working: false };
+    const notices = createNoticesStore();
+    const viewed: string[] = [];
     const store = createEpisodesStore(
       fake.client,
       () => {},
       () => left,
+      undefined,
+      notices,
+      (b) => viewed.push(b),
     );
 
     fake.on('episode.start', () => ({ code: 'docker_unreachable', message: 'Docker is not running' }));
     expect(await store.getState().startTask(task)).toBeNull();
     expect(fake.callsOf('episode.stop')).toEqual([]);
-    expect(store.getState().released).toBeNull();
+    expect(notices.getState().items).toEqual([]);
 
     fake.on('episode.start', () => startedState);
     expect(await store.getState().startTask(task)).toBe('b-new');
     expect(fake.callsOf('episode.stop')).toEqual([{ id: 'b-old' }]);
-    expect(store.getState().released).toEqual({
-      text: 'Stopped loop (b-old) at step 2 so its sandbox does not keep running unseen. Its trace is kept below: open it and press “Reopen live here” to go on from any step.',
-      error: false,
+    // One line in the window's one notification area, about the episode now on screen.
+    const [said] = notices.getState().items;
+    expect(notices.getState().items).toHaveLength(1);
+    expect(said).toMatchObject({
+      kind: LEFT_NOTICE,
+      branch: 'b-new',
+      tone: 'info',
+      text: 'Stopped loop (b-old) at step 2 so it does not run unseen; its trace is kept.',
     });
+    // Its button opens the episode left.
+    expect(said.action?.label).toBe('Open loop');
+    said.action?.run();
+    expect(viewed).toEqual(['b-old']);
+    // Another episode opened: it goes (it was about the start that left b-old).
+    notices.getState().follow('b-other');
+    expect(notices.getState().items).toEqual([]);
 
-    // A stop refused leaves it live: the note says so, with the code and what to do.
+    // A stop refused leaves it live: the notice says so, with the code and what to do.
     fake.on('episode.stop', () => ({ code: 'internal', message: 'the container did not answer' }));
     await store.getState().startTask(task);
-    expect(store.getState().released).toEqual({
-      text: 'loop (b-old) could not be stopped and is still live (internal: the container did not answer). Open it below and stop it (Shift+F5).',
-      error: true,
+    expect(notices.getState().items).toHaveLength(1);
+    expect(notices.getState().items[0]).toMatchObject({
+      kind: LEFT_NOTICE,
+      branch: 'b-new',
+      tone: 'error',
+      text: 'loop (b-old) could not be stopped and is still live (internal: the container did not answer): open it and stop it (Shift+F5).',
     });
   });
 

@@ -9,6 +9,7 @@ import { parseRedactions } from '../../electron/engine/export/redact.js';
 import { openEngine } from '../../electron/engine/open-engine.js';
 import { shareData } from '../../electron/engine/share/share-data.js';
 import { shareHtml } from '../../electron/engine/share/share-html.js';
+import { SANDBOX_IMAGE } from '../../shared/constants.js';
 
 /** The JSON documents a share file embeds (the index, then the step chunks). */
 function embedded(html: string): unknown[] {
@@ -72,5 +73,122 @@ describe('stepbox share: the file', () => {
     const index = embedded(html)[0] as { steps: { action: string }[]; task: { goal: string } };
     expect(index.steps[1].action).toBe('click me red txt.exe  done');
     expect(index.task.goal).toBe('click me red txt.exe  done');
+  });
+
+  it("carries no absolute path of the machine it was made on (agent spec, task folder, store, anyone's home), nor a token", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-share-unit-'));
+    const { store } = openEngine({ home, sweep: false });
+    const folder = '/home/alice/projects/weather-bot';
+    const script = '/home/alice/agents/answers.jsonl';
+    const { branch, writer } = store.createEpisode({
+      task: { name: 'weather-bot', goal: `Fix ${folder}/app.py`, workspace: { from: folder } },
+      task_path: `${folder}/task.json`,
+      agent: { spec: `scripted:${script}`, kind: 'scripted', path: script },
+      image: SANDBOX_IMAGE,
+      created: Date.now(),
+      parent_branch: null,
+      fork_step: null,
+    });
+    const snapshot = (step: number) =>
+      writer.append({
+        type: 'snapshot',
+        step,
+        source: 'harness',
+        tree_hash: 'h',
+        manifest: 'm',
+        changed: [],
+        bytes: 0,
+      });
+    snapshot(0);
+    writer.commitStep();
+    writer.append({
+      type: 'model_request',
+      step: 1,
+      source: 'agent',
+      request: {
+        messages: [
+          { role: 'system', content: `cwd ${folder}; also /Users/alice/bot and C:\\Users\\alice\\bot` },
+        ],
+        headers: { authorization: 'Bearer abcdefghijklmnopqrstuvwxyz012345' },
+      },
+    });
+    const raw = `I will read ${folder}/notes.md and ${home}/cases/weather/README.md`;
+    const out = writer.append({ type: 'model_output', step: 1, source: 'agent', raw, usage: null });
+    const command = 'cat /home/agent/.profile /workspace/app.py';
+    const calls = [{ id: 'c1', name: 'execute_shell', arguments: { command } }];
+    writer.append({ type: 'action', step: 1, source: 'agent', cause: out.seq, calls, final: null });
+    const call = writer.append({
+      type: 'tool_call',
+      step: 1,
+      source: 'agent',
+      call_id: 'c1',
+      name: 'execute_shell',
+      arguments: { command },
+    });
+    writer.append({
+      type: 'tool_result',
+      step: 1,
+      source: 'environment',
+      cause: call.seq,
+      call_id: 'c1',
+      name: 'execute_shell',
+      result: {
+        ok: true,
+        exit_code: 0,
+        stdout: 'HOME=/home/agent\n/workspace/app.py\n',
+        stderr: 'OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123\n',
+        duration_ms: 3,
+        bytes: 60,
+      },
+    });
+    writer.append({
+      type: 'error',
+      step: 1,
+      source: 'harness',
+      code: 'agent_error',
+      message: `${script}: no line 2 (copied to ${home}/cases/weather/answers.jsonl)`,
+      fatal: false,
+    });
+    snapshot(1);
+    writer.commitStep();
+    await writer.close({
+      status: 'failed',
+      end_reason: 'max_steps',
+      verifier: null,
+      steps: 1,
+      return: 0,
+      step: 1,
+    });
+
+    const data = await shareData(store, branch, parseRedactions([]));
+    const html = shareHtml(data);
+    const json = JSON.stringify(embedded(html));
+    for (const text of [html, json]) {
+      expect(text).not.toMatch(/alice/);
+      expect(text).not.toContain(home);
+      expect(text).not.toMatch(/abcdefghijklmnop/);
+    }
+    // One step is "1 step" (it said "1 steps"), worded by the one count helper.
+    expect(html).toMatch(/data-testid="share-count">1 step · \d+ QA flags?</);
+    // Every absolute path left is the sandbox's: the episode itself.
+    const absolute = [...json.matchAll(/(?<![\w.~$-])\/[\w.-]+(?:\/[\w.-]+)*/g)].map((m) => m[0]);
+    expect(absolute.length).toBeGreaterThan(0);
+    for (const p of absolute) expect(p, `${p} in the share`).toMatch(/^\/(workspace|home\/agent)(\/|$)/);
+    // The agent by its file's name; the task's folder by its own name, as a task card says it.
+    expect(data.agent).toBe('scripted:answers.jsonl');
+    expect(data.task.goal).toBe('Fix weather-bot/app.py');
+    const step1 = (
+      embedded(html)[1] as {
+        step: number;
+        request?: { messages: { content: string }[] };
+        errors?: { message: string }[];
+        results?: { stdout?: string }[];
+      }[]
+    ).find((x) => x.step === 1);
+    expect(step1?.request?.messages[0].content).toBe('cwd weather-bot; also ~/bot and ~\\bot');
+    expect(step1?.errors?.[0].message).toBe(
+      '~/agents/answers.jsonl: no line 2 (copied to $STEPBOX_HOME/cases/weather/answers.jsonl)',
+    );
+    expect(step1?.results?.[0].stdout).toBe('HOME=/home/agent\n/workspace/app.py\n');
   });
 });

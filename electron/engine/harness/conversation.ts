@@ -3,6 +3,7 @@ import { workdirOf } from '../../../shared/workdir.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { ChatMessage } from '../agents/agent.js';
+import { countOf } from '../../../shared/count-of.js';
 
 /** The system prompt every agent kind gets: how tools and final answers work. */
 export function systemPrompt(task: Task): string {
@@ -10,7 +11,7 @@ export function systemPrompt(task: Task): string {
     `You are an agent working in a Linux sandbox; the workspace is ${workdirOf(task.sandbox)}.`,
     `Task: ${task.name}.`,
     `Use the tools to act. When you are done, reply with a short final answer in plain text and no tool call.`,
-    `You have at most ${task.max_steps} steps.`,
+    `You have at most ${countOf(task.max_steps, 'step')}.`,
   ].join(' ');
 }
 

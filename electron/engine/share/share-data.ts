@@ -11,6 +11,7 @@ import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { readLineage } from '../trace/lineage.js';
 import { textAt } from '../sandbox/snapshot-text.js';
+import { hostPlaces, sharedAgentSpec, withoutHostPaths } from './host-paths.js';
 
 /** The format id of the data a shared file embeds (what its viewer reads). */
 export const SHARE_FORMAT = 'stepbox.share/1';
@@ -294,23 +295,28 @@ export async function shareData(
       ? (raw[raw.length - 1] as Extract<TraceEvent, { type: 'end' }>)
       : null;
   const walk = walkthroughOf(header.task_path, String(header.task.name ?? ''));
-  return {
-    format: SHARE_FORMAT,
-    episode: info.episode,
-    branch: info.branch,
-    task,
-    agent: redactValue(header.agent.spec, redaction),
-    end: end
-      ? { status: end.status, end_reason: end.end_reason, verifier_exit: end.verifier?.exit_code ?? null }
-      : null,
-    created: header.created,
-    step_count: outcome.steps,
-    steps,
-    flags,
-    files,
-    branches,
-    walkthrough: walk ? { name: walk.name, markdown: redactValue(walk.markdown, redaction) } : null,
-    redacted: redaction.fields.size + redaction.patterns.length > 0,
-    omitted,
-  };
+  // Where things are on this machine stays on it (host-paths.ts): the file goes to others.
+  const places = hostPlaces(header, store.home);
+  return withoutHostPaths<ShareData>(
+    {
+      format: SHARE_FORMAT,
+      episode: info.episode,
+      branch: info.branch,
+      task,
+      agent: sharedAgentSpec(redactValue(header.agent.spec, redaction), places),
+      end: end
+        ? { status: end.status, end_reason: end.end_reason, verifier_exit: end.verifier?.exit_code ?? null }
+        : null,
+      created: header.created,
+      step_count: outcome.steps,
+      steps,
+      flags,
+      files,
+      branches,
+      walkthrough: walk ? { name: walk.name, markdown: redactValue(walk.markdown, redaction) } : null,
+      redacted: redaction.fields.size + redaction.patterns.length > 0,
+      omitted,
+    },
+    places,
+  );
 }

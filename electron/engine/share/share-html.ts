@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { terminalSafeDeep } from '../../../shared/terminal-text.js';
 import type { ShareData } from './share-data.js';
+import { countOf } from '../../../shared/count-of.js';
 
 /**
  * The data as gzip, base64: a fraction of the JSON's size, so the browser's HTML parser
@@ -36,6 +37,11 @@ function splitSteps(data: ShareData): { index: ShareData; chunks: string[] } {
     );
   }
   return { index, chunks };
+}
+
+/** The header's counts (`1 step · 0 QA flags`), worded here by the one count helper, not in the viewer's script. */
+function countLine(data: ShareData): string {
+  return `${countOf(data.step_count, 'step')} · ${countOf(data.flags.length, 'QA flag')}${data.redacted ? ' · redacted' : ''}`;
 }
 
 function esc(text: string): string {
@@ -104,7 +110,6 @@ function start(data) {
   $('status').textContent = data.end ? data.end.status + ' (' + data.end.end_reason + ')' : 'not ended';
   $('status').className = 'status ' + (data.end ? data.end.status : 'open');
   $('ids').textContent = data.episode + (data.branch !== data.episode ? ' / ' + data.branch : '') + ' · ' + data.agent + ' · ' + new Date(data.created).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
-  $('count').textContent = data.step_count + ' steps · ' + data.flags.length + ' QA flags' + (data.redacted ? ' · redacted' : '');
 
   // Timeline (virtualized)
   var list = $('timeline');
@@ -342,7 +347,7 @@ export function shareHtml(recorded: ShareData): string {
 <title>${esc(data.task.name)} — ${esc(data.episode)} · stepbox</title>
 <style>${STYLE}</style></head>
 <body>
-<header><h1 id="title"></h1><span id="status" class="status"></span><div class="goal" id="goal"></div><div class="meta"><span id="ids"></span> · <span id="count" data-testid="share-count"></span></div></header>
+<header><h1 id="title"></h1><span id="status" class="status"></span><div class="goal" id="goal"></div><div class="meta"><span id="ids"></span> · <span id="count" data-testid="share-count">${esc(countLine(data))}</span></div></header>
 <div id="omitted"></div>
 <main>
 <section class="pane" aria-label="timeline"><h2>Timeline</h2><input id="filter" placeholder="filter steps by text" aria-label="filter steps by text"><div id="timeline" role="listbox" data-testid="share-timeline"><div id="timeline-inner"></div></div></section>

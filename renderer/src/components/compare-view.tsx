@@ -153,7 +153,7 @@ export function CompareView(props: { readonly branch: string }) {
             {comparison.diverged_at === null
               ? differing === 0
                 ? 'No difference: the same decisions, and the agent saw the same results.'
-                : `The agent decided and saw the same at every step; ${differing} step(s) differ in what really happened or in files.`
+                : `The agent decided and saw the same at every step; ${countOf(differing, 'step')} ${differing === 1 ? 'differs' : 'differ'} in what really happened or in files.`
               : `First difference at step ${comparison.diverged_at} of ${names?.a ?? 'this branch'} (what the agent did or saw). ${differing} of ${comparison.rows.length} aligned steps differ.`}
             {comparison.diverged_at !== null ? (
               <button type="button" onClick={() => stepper.select(comparison.diverged_at)}>

@@ -92,22 +92,44 @@ export function RunningList() {
       ) : (
         <ul className="lib-list">
           {running.map((b) => (
-            <li key={b.branch} className="running-item" data-testid="running-item" data-branch={b.branch}>
+            // The whole entry opens its episode, as the Episodes tree does (a click on the times
+            // or the id too); its name is the button a keyboard reaches, and the click of its
+            // Enter or Space comes here the same way. Stop is a button of its own.
+            <li
+              key={b.branch}
+              className={`running-item${b.branch === current ? ' current' : ''}`}
+              data-testid="running-item"
+              data-branch={b.branch}
+              onClick={() => {
+                if (b.branch !== stores.stepper.getState().branch)
+                  void stores.stepper.getState().open(b.branch);
+              }}
+            >
               <div className="running-head">
-                <span className="running-what">
+                <button
+                  type="button"
+                  className="running-what running-open"
+                  data-testid="running-open"
+                  title={`open ${b.branch}`}
+                  aria-current={b.branch === current ? 'true' : undefined}
+                >
                   <span className="lib-task">{b.task}</span>{' '}
                   <span className="muted">
                     {branchName(b)}
                     {b.branch === current ? ' · on screen' : ''}
                   </span>
-                </span>
+                </button>
                 <button
                   type="button"
                   data-testid="running-stop"
                   {...whyNot(stopping === b.branch && 'Stopping…')}
                   title={`stop ${b.branch} and release its sandbox (its trace is kept)`}
                   aria-label={`stop ${b.task} ${b.branch}`}
-                  onClick={() => void stores.episodes.getState().stopBranch(b.branch)}
+                  onClick={(e) => {
+                    // Stopped, not opened: the entry's own click is not this button's.
+                    e.stopPropagation();
+                    void stores.episodes.getState().stopBranch(b.branch);
+                  }}
                 >
                   {stopping === b.branch ? 'Stopping…' : 'Stop'}
                 </button>

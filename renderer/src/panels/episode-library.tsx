@@ -155,12 +155,6 @@ export function EpisodeLibrary() {
   const model = useSlice('episodes', (s) => s.model);
   const agentDir = useSlice('episodes', (s) => s.agentDir);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
-  const released = useSlice('episodes', (s) => s.released);
-  // The click was on a card further down: the note on the episode it stopped is brought into view.
-  const releasedRef = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (released) releasedRef.current?.scrollIntoView({ block: 'nearest' });
-  }, [released]);
   const searched = query.trim();
   const errorAt = (id: string) => (startFailed === id ? error : null);
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
@@ -210,24 +204,6 @@ export function EpisodeLibrary() {
             ? `No episode matches. You searched for “${searched}”: clear the search box to see them all.`
             : 'No episodes yet. Start a sample task below.'}
         </PanelState>
-      ) : null}
-      {released ? (
-        <div
-          ref={releasedRef}
-          className={released.error ? 'state state-error released' : 'notice released'}
-          role={released.error ? 'alert' : 'status'}
-          data-testid="library-released"
-        >
-          <span>{released.text}</span>
-          <button
-            type="button"
-            aria-label="dismiss this note"
-            title="dismiss"
-            onClick={() => actions.dismissReleased()}
-          >
-            ✕
-          </button>
-        </div>
       ) : null}
       <ul className="lib-list">
         {episodes.map((e) => (

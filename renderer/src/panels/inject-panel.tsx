@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { revealWhole } from '../layout/reveal-whole';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
@@ -119,17 +120,24 @@ export function InjectPanel() {
       : null;
   const a = stores.inject.getState();
   const section = useSlice('inject', (s) => selectSection(s, manual));
-  // The answer to an action shows under the button that did it (a new section clears it).
-  const answer = (
-    <>
-      {error ? <PanelState kind="error">{error}</PanelState> : null}
-      {notice ? (
-        <div className="notice" data-testid="inject-notice">
-          {notice}
-        </div>
-      ) : null}
-    </>
-  );
+  // The answer to an action shows under the button that did it (a new section clears it),
+  // scrolled to whole when it comes: at 1024×700 an answer of two lines sat under the Sandbox
+  // header, cut after its first (the Replay panel's answer, alike).
+  const answerRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if ((error || notice) && answerRef.current) revealWhole(answerRef.current);
+  }, [error, notice]);
+  const answer =
+    error || notice ? (
+      <div ref={answerRef} data-testid="inject-answer">
+        {error ? <PanelState kind="error">{error}</PanelState> : null}
+        {notice ? (
+          <div className="notice" data-testid="inject-notice">
+            {notice}
+          </div>
+        ) : null}
+      </div>
+    ) : null;
   const ready = branch !== null && live && state !== 'running';
   const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
 

@@ -73,6 +73,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     void candidates.getState().discard({ quiet: true });
     open(branch);
   };
+  const notices = createNoticesStore();
   const episodes = createEpisodesStore(
     client,
     startedFromLibrary,
@@ -88,6 +89,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
         : null;
     },
     () => stepper.getState().sessionSwitches(),
+    notices,
+    open,
   );
   const terminal = createTerminalStore(client);
   const picker = createPickerStore(client);
@@ -101,7 +104,6 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const candidates = createCandidatesStore(client, { onBranch: open });
   const sideBySide = createSideBySideStore();
   // A saved case joins the library's case list.
-  const notices = createNoticesStore();
   const projects = createProjectsStore(client);
   const teaching = createTeachingStore(client, () => void episodes.getState().loadCatalog(), notices);
   const replay = createReplayStore(client, {

@@ -14,6 +14,7 @@ import { AGENT_FIELD, MODEL_FIELD, scriptPlaceProblem, taskFolderOf } from '../.
 import type { StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
 import type { Breakpoint } from '../../../../shared/breakpoints';
+import { createNoticesStore, type Notice, type NoticesStore } from '../notices/notices-store';
 
 /** A case's two variants: as it ships (broken) and with its fix applied. */
 export type CaseVariant = 'broken' | 'fixed';
@@ -50,12 +51,6 @@ export interface StopQuestion {
 
 /** The episode library: episodes and branches, bundled tasks and cases, the search box. */
 export interface EpisodesState {
-  /**
-   * What became of the live episode the window showed when the library started another: it
-   * was stopped (the window shows one live episode; none runs, or holds a sandbox, unseen), or
-   * it could not be and says why. Null when no start left one.
-   */
-  readonly released: { readonly text: string; readonly error: boolean } | null;
   readonly query: string;
   /** The episodes the library list shows: those matching the search box. */
   readonly episodes: readonly EpisodeEntry[];
@@ -117,8 +112,6 @@ export interface EpisodesActions {
   closeCase(): void;
   /** The person's answer to {@link EpisodesState.stopQuestion}: stop the live episode and start, or keep it. */
   answerStop(stop: boolean): void;
-  /** Forgets the note on the episode the last start stopped. */
-  dismissReleased(): void;
   /** Stops a live branch from the Running list (its sandbox released, its trace kept). */
   stopBranch(branch: string): Promise<boolean>;
   setAgent(agent: string): void;
@@ -145,13 +138,44 @@ export const SEARCH_DEBOUNCE_MS = 200;
 /** The episodes slice. */
 export type EpisodesStore = StoreApi<EpisodesState & EpisodesActions>;
 
-/** What a stop of the episode left for a new one did, in words (its `status` is the trace's end). */
+/** The notices' kind of what became of the live episode a start left (see {@link leftNotice}). */
+export const LEFT_NOTICE = 'left-episode';
+
+/**
+ * What a stop of the episode left for a new one did, in one line for the notification area
+ * (its `status` is the trace's end): said there, not atop the library, where it took seven
+ * lines and stayed while other episodes were opened.
+ */
 export function releasedText(left: LeftEpisode, end: { status: string; end_reason: string }): string {
   const which = `${left.task} (${left.branch})`;
   if (end.status === 'interrupted')
-    return `Stopped ${which} at step ${left.steps} so its sandbox does not keep running unseen. Its trace is kept below: open it and press “Reopen live here” to go on from any step.`;
+    return `Stopped ${which} at step ${left.steps} so it does not run unseen; its trace is kept.`;
   // It ended on its own while the new one started: nothing to stop, the list shows its end.
   return `${which} had already ended (${end.status}).`;
+}
+
+/**
+ * The notice about the live episode a start left, tied to the episode started (the one on
+ * screen: opening another clears it), with the way back to the one left.
+ */
+export function leftNotice(
+  left: LeftEpisode,
+  started: string,
+  stop:
+    | { ok: true; value: { status: string; end_reason: string } }
+    | { ok: false; error: { code: string; message: string } },
+  view: (branch: string) => void,
+): Omit<Notice, 'id'> {
+  const action = { label: `Open ${left.task}`, run: () => view(left.branch) };
+  return stop.ok
+    ? { kind: LEFT_NOTICE, branch: started, tone: 'info', text: releasedText(left, stop.value), action }
+    : {
+        kind: LEFT_NOTICE,
+        branch: started,
+        tone: 'error',
+        text: `${left.task} (${left.branch}) could not be stopped and is still live (${stop.error.code}: ${stop.error.message}): open it and stop it (Shift+F5).`,
+        action,
+      };
 }
 
 /**
@@ -168,6 +192,10 @@ export function createEpisodesStore(
     stopPoints: NO_STOP_POINTS,
     breakpoints: [],
   }),
+  /** The window's one notification area: what became of the episode a start left is said there. */
+  notices: NoticesStore = createNoticesStore(),
+  /** Opens a branch already recorded (the left episode, from its notice). */
+  view: (branch: string) => void = onOpen,
 ): EpisodesStore {
   /** Each case's runs started in this window, kept while another case is open. */
   const caseRuns = new Map<string, ActiveCase['runs']>();
@@ -228,7 +256,7 @@ export function createEpisodesStore(
       /** A bare project folder's goal. */
       goal?: string,
     ): Promise<string | null> => {
-      set({ starting: key, error: null, startFailed: null, released: null });
+      set({ starting: key, error: null, startFailed: null });
       // Read after any question: the episode may have ended while the person answered.
       const left = leaving();
       const model = agent && runsOwnProgramSpec(agent) ? get().model.trim() : '';
@@ -255,14 +283,7 @@ export function createEpisodesStore(
       }
       if (left && left.branch !== res.value.branch) {
         const stop = await client.episode.stop({ id: left.branch });
-        set({
-          released: stop.ok
-            ? { text: releasedText(left, stop.value), error: false }
-            : {
-                text: `${left.task} (${left.branch}) could not be stopped and is still live (${stop.error.code}: ${stop.error.message}). Open it below and stop it (Shift+F5).`,
-                error: true,
-              },
-        });
+        notices.getState().post(leftNotice(left, res.value.branch, stop, view));
       }
       // The form's agent fields stay with the episode they started, until another is on screen
       // (a case starts with its own agent: the form's were not its, and it empties them).
@@ -306,7 +327,6 @@ export function createEpisodesStore(
       catalogError: null,
       catalogLoad: 'loading',
       activeCase: null,
-      released: null,
       starting: null,
       stopping: null,
       startFailed: null,
@@ -376,7 +396,7 @@ export function createEpisodesStore(
       async startTask(task) {
         const problem = await placeProblem(task);
         if (problem) {
-          set({ error: problem, startFailed: task.id, released: null });
+          set({ error: problem, startFailed: task.id });
           return null;
         }
         if (!(await mayStop(task.name))) return null;
@@ -435,9 +455,6 @@ export function createEpisodesStore(
         answer = null;
         set({ stopQuestion: null });
         resolve?.(stop);
-      },
-      dismissReleased() {
-        set({ released: null });
       },
       async stopBranch(branch) {
         set({ stopping: branch, error: null });

@@ -224,7 +224,7 @@ export function createInjectStore(client: StepboxClient): InjectStore {
       set({
         sending: false,
         error: errorText(res),
-        notice: res.ok ? `injected as ${role}; the agent sees it before its next decision` : null,
+        notice: res.ok ? `injected as ${role}: the agent reads it next` : null,
         text: res.ok ? '' : text,
       });
       return res.ok;
