@@ -22,12 +22,14 @@ differs), the files that differ at each differing pair and at the end, and both 
 status, return (the discounted return), final reward (the verifier's) and QA flags.
 
 Options:
-  --json   print {diverged_at, pairs: [{a_step, b_step, verdict, differs (what
-           differs for a different result: "exit 0 vs 1", "stdout differs"; for a
-           different action: "tool: execute_shell vs write_file",
-           "execute_shell arguments: command differs"),
-           workspace: [{path, status}]}], files_differ, a: {episode, branch, status, end_reason, steps,
-           return, final_reward, flags}, b: {...}}
+  --json   print {diverged_at, diverged_pair (the index in pairs of that first
+           difference: its a_step is null when A has no such step), pairs: [{a_step,
+           b_step, verdict, differs (what differs for a different result: "exit 0 vs 1",
+           "stdout differs"; for a different action: "tool: execute_shell vs write_file",
+           "execute_shell arguments: command differs"), workspace: [{path, status}],
+           workspace_verdict (same, differs, only_a, only_b: the other side has no step
+           there, unknown: no snapshot)}], files_differ, a: {episode, branch, status,
+           end_reason, steps, return, final_reward, flags}, b: {...}}
 
 Exit 0 when the branches do not diverge, 1 when they do.
 

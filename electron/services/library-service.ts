@@ -253,7 +253,9 @@ export class LibraryService {
       events: x.events,
       snapshots: this.traces.snapshots(x.info.episode),
     });
-    const { pairs, diverged_at, files_differ } = await compareSteps(side(left), side(right), { texts: true });
+    const { pairs, diverged_at, diverged_pair, files_differ } = await compareSteps(side(left), side(right), {
+      texts: true,
+    });
     const [lrows, rrows] = [byStep(left.rows), byStep(right.rows)];
     const rows: CompareRow[] = pairs.map((p) => ({
       step: (p.a_step ?? p.b_step)!,
@@ -266,6 +268,7 @@ export class LibraryService {
       same_action: p.verdict !== 'different_action',
       same_result: p.verdict !== 'different_action' && p.verdict !== 'different_result',
       workspace: p.workspace.map((f) => ({ path: f.path, status: f.status, a: f.a ?? null, b: f.b ?? null })),
+      workspace_verdict: p.workspace_verdict,
     }));
     const summary = (x: ViewedBranch) => ({ ...x.summary, live: this.episodes.find(x.info.branch) !== null });
     return {
@@ -273,6 +276,7 @@ export class LibraryService {
       b: summary(right),
       rows,
       diverged_at,
+      diverged_row: diverged_pair,
       files_differ,
       a_flags: [...left.flags],
       b_flags: [...right.flags],

@@ -432,6 +432,14 @@ export const PairVerdict = z.enum(['same', 'different_action', 'different_result
 /** How two aligned steps differ. */
 export type PairVerdict = z.infer<typeof PairVerdict>;
 
+/**
+ * The workspaces after two aligned steps: `same`, `differs`, `only_a` / `only_b` (the other
+ * side has no step there, so nothing to be the same as), `unknown` (a step with no snapshot).
+ */
+export const WorkspaceVerdict = z.enum(['same', 'differs', 'only_a', 'only_b', 'unknown']);
+/** The workspaces after two aligned steps. */
+export type WorkspaceVerdict = z.infer<typeof WorkspaceVerdict>;
+
 /** One pair of a step-aligned comparison (a null side: a step only the other branch took). */
 export const CompareRow = z.object({
   /** A's step, or B's where A has none (kept for older windows). */
@@ -450,6 +458,8 @@ export const CompareRow = z.object({
   same_result: z.boolean(),
   /** Files whose content differs between A's snapshot a_step and B's snapshot b_step. */
   workspace: z.array(WorkspaceFileDiff),
+  /** The workspaces after the two steps, as a whole (see {@link WorkspaceVerdict}). */
+  workspace_verdict: WorkspaceVerdict,
 });
 /** One step of a two-branch comparison. */
 export type CompareRow = z.infer<typeof CompareRow>;

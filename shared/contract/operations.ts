@@ -317,6 +317,11 @@ export const OPERATIONS = {
       rows: z.array(CompareRow),
       /** The first step, in A's numbering, whose action or what the agent saw (overrides, injections) differs; null when none. */
       diverged_at: z.number().int().positive().nullable(),
+      /**
+       * The index in `rows` of that first difference; null when none. Its row says whether this
+       * branch has the step (a step only B took has A's next number in `diverged_at`).
+       */
+      diverged_row: z.number().int().nonnegative().nullable(),
       /** Files that differ between the two branches' last workspaces. */
       files_differ: z.array(z.string()).optional(),
       /** Each side's QA flags. */

@@ -128,4 +128,60 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     expect(app.errors).toEqual([]);
     await app.page.close();
   });
+
+  it('a fork that ends before the branch it is compared with: the sentence says so, no "show step 2" of a 1-step branch, and the step only the other took is "only the other", never "same"', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const view = app.sideBySide;
+    await app.library.startTask('hello-python');
+    await app.stepper.episodeState.waitFor({ timeout: 90_000 });
+    await app.stepTo(1);
+    await app.stepTo(2);
+    const main = await app.stepper.branch();
+    expect(main).not.toBe('');
+    // Fork at step 1: the window is on the fork, which has step 1 only.
+    await app.timeline.select(1);
+    await app.replay.fork();
+    const fork = await app.stepper.waitForBranchOtherThan(main);
+    await app.settled({ timeoutMs: 90_000 });
+    expect(await app.timeline.lastStep()).toBe(1);
+
+    await view.openCompare();
+    const verdict = await view.compareWith(main);
+    await expect(verdict.innerText()).resolves.toBe(
+      'This branch ends at step 1; the other goes on to step 2. 1 of 2 aligned steps differ.',
+    );
+    // Nothing offers a step this branch does not have (it left the inspector on "step 2 is running").
+    expect(await view.compareShowStep.count()).toBe(0);
+    await expect(view.compareWorkspace(1).innerText()).resolves.toBe('same');
+    await expect(view.compareWorkspace(2).innerText()).resolves.toBe('— only the other has this step');
+    await expect(view.root.getByTestId('compare-files').innerText()).resolves.toMatch(/greet\.py/);
+    expect(await view.sidewaysScrolls()).toEqual([]);
+    await app.screenshot('compare-fork-ends-first-1024x700');
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await app.screenshot('compare-fork-ends-first-1920x1080');
+    await app.page.setViewportSize({ width: 1024, height: 700 });
+    await view.close();
+    // The window still describes the fork's own last step.
+    await expect(app.replay.root.getByTestId('scrub-label').innerText()).resolves.toBe('step 1 / 1');
+    await app.inspector.waitForStep(1);
+
+    // From the branch that goes on, its step 2 is there to show, and "show step 2" shows it.
+    await app.timeline.branchNode(main).click();
+    await app.stepper.waitForBranchOtherThan(fork);
+    await app.timeline.waitForStep(2);
+    await app.timeline.select(1);
+    await view.openCompare();
+    const back = await view.compareWith(fork ?? '');
+    await expect(back.innerText()).resolves.toMatch(
+      /^First difference at step 2 of this branch: the other ends at step 1\. 1 of 2 aligned steps differ\.\s*show step 2$/,
+    );
+    await expect(view.compareWorkspace(2).innerText()).resolves.toBe('— only this branch has this step');
+    await view.compareShowStep.click();
+    await expect(app.replay.root.getByTestId('scrub-label').innerText()).resolves.toBe('step 2 / 2');
+    await app.inspector.waitForStep(2);
+    await view.close();
+    await app.screenshot('compare-show-step-2-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 400_000);
 });

@@ -1,3 +1,4 @@
+import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 
@@ -20,13 +21,6 @@ async function nothingSliced(app: AppPage, layout: LayoutObject): Promise<void> 
   expect(await layout.slivers(app.replay.body)).toEqual([]);
 }
 
-async function stepTo(app: AppPage, step: number): Promise<void> {
-  await app.settled({ timeoutMs: 90_000 });
-  await app.page.keyboard.press('F10');
-  await app.timeline.waitForStep(step, 90_000);
-  await app.settled({ timeoutMs: 90_000 });
-}
-
 describe('web mode: rollback is visible', () => {
   const web = servedApp();
 
@@ -35,21 +29,16 @@ describe('web mode: rollback is visible', () => {
     const layout = new LayoutObject(app.page);
     await app.library.startTask('hello-python');
     await app.stepper.episodeState.waitFor({ timeout: 90_000 });
-    await stepTo(app, 1);
-    await stepTo(app, 2);
-    await stepTo(app, 3);
-    const parent = (await app.stepper.episodeId.getAttribute('data-id')) ?? '';
+    await app.stepTo(1);
+    await app.stepTo(2);
+    await app.stepTo(3);
+    const parent = await app.stepper.branch();
     expect(parent).not.toBe('');
 
     await app.timeline.select(1);
     await app.replay.rollback();
     // What a person sees with no Step taken: the new branch, paused at step 1.
-    const branch = await until(
-      () => app.stepper.episodeId.getAttribute('data-id'),
-      (id) => id !== null && id !== '' && id !== parent,
-      60_000,
-      'the new branch on screen',
-    );
+    const branch = await app.stepper.waitForBranchOtherThan(parent);
     await until(
       () => app.stepper.episodeState.innerText(),
       (t) => t === 'paused at step 1',
@@ -105,11 +94,24 @@ describe('web mode: rollback is visible', () => {
     await app.page.setViewportSize({ width: 1024, height: 700 });
 
     // Step: it goes on in that branch (no other branch is made), and the notice has done its work.
-    await app.page.keyboard.press('F10');
-    await app.timeline.waitForStep(2, 90_000);
-    await app.settled({ timeoutMs: 90_000 });
+    await app.stepTo(2);
     expect(await app.stepper.episodeId.getAttribute('data-id')).toBe(branch);
     expect(await tree.locator('[data-testid="branch-node"]').count()).toBe(2);
+    // The tree above the timeline says what the library's tree says of the branch just stepped:
+    // 2 steps and its return now (it kept "1 step · return 0.10" under the count's "2 steps").
+    await expect(app.timeline.stepCount.innerText()).resolves.toBe('2 steps');
+    const figures = async (n: Locator) =>
+      `${await n.locator('.muted').first().innerText()} · ${await n.getByTestId('branch-return').innerText()}`;
+    const [inTimeline, inLibrary] = [
+      app.timeline.branchNode(branch ?? ''),
+      app.library.branchNode(branch ?? ''),
+    ];
+    await until(
+      async () => [await figures(inTimeline), await figures(inLibrary)],
+      ([t, l]) => t === l && t.startsWith('2 steps'),
+      30_000,
+      'the same figures in both trees',
+    );
     await until(
       () => notice.innerText({ timeout: 1_000 }).catch(() => ''),
       (t) => !t.startsWith('Rolled back'),
@@ -129,7 +131,7 @@ describe('web mode: rollback is visible', () => {
     const layout = new LayoutObject(app.page);
     await app.library.startTask('hello-python');
     await app.stepper.episodeState.waitFor({ timeout: 90_000 });
-    await stepTo(app, 1);
+    await app.stepTo(1);
     await app.inject.inject('Also print the greeting twice.');
     // A command of the person's own in the sandbox, after snapshot 1; then out of the terminal.
     await app.terminal.waitForOpen();
@@ -138,7 +140,7 @@ describe('web mode: rollback is visible', () => {
     await app.timeline.row(1).locator('.mark', { hasText: 'HUM' }).waitFor({ timeout: 30_000 });
     // Row 1's marks (INJ and HUM) are read whole in the narrow timeline, not cut to "INJ H…".
     expect(await layout.readable(app.timeline.row(1).locator('.tl-marks'))).toBe(true);
-    await stepTo(app, 2);
+    await app.stepTo(2);
     await app.timeline.select(1);
     await app.replay.rollback();
     await app.settled({ timeoutMs: 90_000 });

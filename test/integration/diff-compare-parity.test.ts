@@ -31,6 +31,8 @@ interface Pair {
   /** What differs, for a different result (`stdout differs`): the same words on both sides. */
   readonly differs?: readonly string[];
   readonly workspace: readonly { path: string; status: string }[];
+  /** The workspaces as a whole: a side with no step is said as such, never `same`. */
+  readonly workspace_verdict?: string;
 }
 
 interface Outcome {
@@ -58,7 +60,14 @@ describeDocker('stepbox diff and the window compare agree', () => {
     const body = (await res.json()) as
       | {
           ok: true;
-          value: { rows: Pair[]; diverged_at: number | null; files_differ: string[]; a: Outcome; b: Outcome };
+          value: {
+            rows: Pair[];
+            diverged_at: number | null;
+            diverged_row: number | null;
+            files_differ: string[];
+            a: Outcome;
+            b: Outcome;
+          };
         }
       | { ok: false; error: { code: string; message: string } };
     if (!body.ok) throw new Error(`episode.compare: ${body.error.code}: ${body.error.message}`);
@@ -73,6 +82,7 @@ describeDocker('stepbox diff and the window compare agree', () => {
     return parseJsonOutput<{
       pairs: Pair[];
       diverged_at: number | null;
+      diverged_pair: number | null;
       files_differ: string[];
       a: Outcome;
       b: Outcome;
@@ -85,6 +95,7 @@ describeDocker('stepbox diff and the window compare agree', () => {
     verdict: p.verdict,
     differs: p.differs ?? [],
     workspace: p.workspace.map((f) => ({ path: f.path, status: f.status })),
+    workspace_verdict: p.workspace_verdict,
   });
   const outcomeOf = (o: Outcome): Outcome => ({
     steps: o.steps,
@@ -144,6 +155,7 @@ describeDocker('stepbox diff and the window compare agree', () => {
         expect(pairOf(window.rows[i]), `${a} vs ${b}, pair ${i}`).toEqual(pairOf(p)),
       );
       expect(window.diverged_at).toBe(cli.diverged_at);
+      expect(window.diverged_row).toBe(cli.diverged_pair);
       expect(window.files_differ).toEqual(cli.files_differ);
       expect(outcomeOf(window.a)).toEqual(outcomeOf(cli.a));
       expect(outcomeOf(window.b)).toEqual(outcomeOf(cli.b));
@@ -153,14 +165,22 @@ describeDocker('stepbox diff and the window compare agree', () => {
     expect([...verdicts].sort()).toEqual(['different_action', 'different_files', 'different_result', 'same']);
     const first = await cliDiff(parent.episode, inserted.branch);
     expect(first.pairs).toEqual([
-      { a_step: 1, b_step: 1, verdict: 'same', differs: [], workspace: [] },
-      { a_step: null, b_step: 2, verdict: 'different_action', differs: [], workspace: [] },
+      { a_step: 1, b_step: 1, verdict: 'same', differs: [], workspace: [], workspace_verdict: 'same' },
+      {
+        a_step: null,
+        b_step: 2,
+        verdict: 'different_action',
+        differs: [],
+        workspace: [],
+        workspace_verdict: 'only_b',
+      },
       ...[2, 3, 4].map((k) => ({
         a_step: k,
         b_step: k + 1,
         verdict: 'different_files',
         differs: [],
         workspace: [{ path: 'x.txt', status: 'only_b' }],
+        workspace_verdict: 'differs',
       })),
     ]);
     // The overridden result is named for what differs, not just "different result".

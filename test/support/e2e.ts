@@ -126,6 +126,8 @@ export interface AppPage {
   stepperAtRest(options?: { ended?: boolean; task?: string }): Locator;
   /** Waits until the stepper is at rest (see {@link stepperAtRest}). */
   settled(options?: { ended?: boolean; timeoutMs?: number }): Promise<void>;
+  /** Once at rest, presses F10 and waits until the timeline shows `step` and the stepper is at rest again. */
+  stepTo(step: number, ms?: number): Promise<void>;
 }
 
 /** Opens the app and waits for its ready marker. */
@@ -214,6 +216,12 @@ export async function openApp(
     stepperAtRest,
     async settled({ ended = false, timeoutMs = 60_000 } = {}) {
       await stepperAtRest({ ended }).waitFor({ timeout: timeoutMs });
+    },
+    async stepTo(step, ms = 90_000) {
+      await stepperAtRest().waitFor({ timeout: ms });
+      await page.keyboard.press('F10');
+      await page.locator(`[data-testid="timeline-row"][data-step="${step}"]`).waitFor({ timeout: ms });
+      await stepperAtRest().waitFor({ timeout: ms });
     },
   };
 }
@@ -792,6 +800,12 @@ export class TimelinePanel extends PanelObject {
   async toggleBreakpoint(step: number): Promise<void> {
     await this.row(step).locator('.tl-bp').click();
   }
+  /** A branch's node in the tree above the timeline. */
+  branchNode(branch: string): Locator {
+    return this.root.locator(
+      `[data-testid="branch-tree"] [data-testid="branch-node"][data-branch="${branch}"]`,
+    );
+  }
   async select(step: number): Promise<void> {
     await this.row(step).click();
   }
@@ -1172,6 +1186,16 @@ export class SideBySideView extends PanelObject {
           (els as HTMLOptionElement[]).filter((e) => e.value).map((e) => [e.value, e.text.trim()]),
         ),
       );
+  }
+  /** Compare's "show step N" beside its first difference (absent when this branch lacks that step). */
+  get compareShowStep(): Locator {
+    return this.root.getByTestId('compare-show-step');
+  }
+  /** The workspace cell of the pair of this branch's step `step` (the other's where this has none). */
+  compareWorkspace(step: number): Locator {
+    return this.root.locator(
+      `[data-testid="compare-table"] tbody tr[data-step="${step}"] [data-testid="compare-row-workspace"]`,
+    );
   }
   /** The verdict compare gives the pair of this branch's step `step`, in words. */
   compareVerdict(step: number): Locator {
@@ -1675,6 +1699,19 @@ export class StepperBar extends PanelObject {
     return this.page.getByTestId('stop-question-stop');
   }
   /** Waits until a branch is open in the stepper (its state shows). */
+  /** The branch on screen (its id in the bar), or '' before one is. */
+  async branch(): Promise<string> {
+    return (await this.episodeId.getAttribute('data-id')) ?? '';
+  }
+  /** Waits until a branch other than `left` is on screen (a fork, a rollback's), and returns it. */
+  async waitForBranchOtherThan(left: string, ms = 60_000): Promise<string> {
+    return until(
+      () => this.branch(),
+      (id) => id !== '' && id !== left,
+      ms,
+      `a branch other than ${left} on screen`,
+    );
+  }
   async waitForBranch(ms = 60_000): Promise<void> {
     await this.episodeState.waitFor({ timeout: ms });
   }

@@ -11,7 +11,7 @@ import { Task } from '../../shared/task.js';
 import { parseTyped } from '../../renderer/src/stores/candidates/candidates-store.js';
 import { QaTrace } from '../support/qa-traces.js';
 import { differingFields, resultDifference, toolFailure, type ToolResult } from '../../shared/tool-result.js';
-import { verdictText } from '../../renderer/src/model/compare-verdict.js';
+import { firstDifference, verdictText, workspaceText } from '../../renderer/src/model/compare-verdict.js';
 
 const sh = (command: string, stdout = '') => ({
   name: 'execute_shell',
@@ -53,8 +53,15 @@ describe('step alignment', () => {
       .step({ final: 'ok' });
     const facts = (t: QaTrace) => stepFactsOf(t.events());
     expect(alignSteps(facts(a), facts(same))).toEqual({
-      pairs: [1, 2, 3].map((s) => ({ a_step: s, b_step: s, verdict: 'same', differs: [] })),
+      pairs: [1, 2, 3].map((s) => ({
+        a_step: s,
+        b_step: s,
+        verdict: 'same',
+        differs: [],
+        workspace_verdict: 'same',
+      })),
       diverged_at: null,
+      diverged_pair: null,
     });
     const otherResult = new QaTrace()
       .step({ calls: [sh('ls', 'x')] })
@@ -84,6 +91,77 @@ describe('step alignment', () => {
     expect(alignSteps(facts(a), facts(injected)).pairs[0].differs).toEqual([
       'what the agent was shown differs (an injection or a parse error)',
     ]);
+  });
+});
+
+describe('a branch that ends before the other (rolled back to 1, stepped once, compared with a fork that went on)', () => {
+  const facts = (t: QaTrace) => stepFactsOf(t.events());
+  const shorter = new QaTrace().step({ calls: [sh('ls', 'x')] });
+  const longer = new QaTrace()
+    .step({ calls: [sh('ls', 'x')] })
+    .step({ calls: [{ name: 'write_file', args: { path: 'greet.py', content: 'x' }, result: {} }] });
+  const aligned = alignSteps(facts(shorter), facts(longer));
+  const rows = aligned.pairs.map((p) => ({ ...p, differs: [...p.differs], workspace: [] }));
+
+  it('marks the workspace of a step only one side has as that side\'s, never "same"', () => {
+    expect(aligned.pairs.map((p) => p.workspace_verdict)).toEqual(['same', 'only_b']);
+    expect(rows.map(workspaceText)).toEqual(['same', '— only the other has this step']);
+    const reversed = alignSteps(facts(longer), facts(shorter));
+    expect(reversed.pairs[1].workspace_verdict).toBe('only_a');
+    // The same decision with other files after it: differs.
+    const otherFiles = facts(longer).map((f) => ({ ...f, treeHash: `${f.treeHash ?? ''}x` }));
+    expect(alignSteps(facts(longer), otherFiles).pairs.map((p) => p.workspace_verdict)).toEqual([
+      'differs',
+      'differs',
+    ]);
+    // A step that never completed has no workspace to compare.
+    const torn = facts(shorter).map((f) => ({ ...f, treeHash: null }));
+    expect(workspaceText(alignSteps(torn, facts(shorter)).pairs[0])).toBe('— no snapshot to compare');
+  });
+
+  it('says the first difference truthfully and offers no step this branch does not have', () => {
+    // diverged_at keeps A's numbering (step 2); the pair says A has no step 2.
+    expect(aligned).toMatchObject({ diverged_at: 2, diverged_pair: 1 });
+    expect(firstDifference({ rows, diverged_row: aligned.diverged_pair })).toEqual({
+      text: 'This branch ends at step 1; the other goes on to step 2.',
+      show: null,
+    });
+    // Seen from the longer one: its step 2 is there to show.
+    const back = alignSteps(facts(longer), facts(shorter));
+    expect(firstDifference({ rows: back.pairs, diverged_row: back.diverged_pair })).toEqual({
+      text: 'First difference at step 2 of this branch: the other ends at step 1.',
+      show: 2,
+    });
+    // A step the other took in between: after A's step 1, and no button for A's next step.
+    const between = new QaTrace()
+      .step({ calls: [sh('ls', 'x')] })
+      .step({ calls: [sh('pwd')] })
+      .step({ calls: [sh('cat x', 'one')] });
+    const withEnd = new QaTrace().step({ calls: [sh('ls', 'x')] }).step({ calls: [sh('cat x', 'one')] });
+    const mid = alignSteps(facts(withEnd), facts(between));
+    expect(
+      firstDifference(
+        { rows: mid.pairs, diverged_row: mid.diverged_pair },
+        { a: 'broken run', b: 'fixed run' },
+      ),
+    ).toEqual({
+      text: 'First difference after step 1 of broken run: fixed run took a step there (its step 2) that broken run has no match for.',
+      show: null,
+    });
+    // Both have the step: shown, with the other's number where it differs.
+    expect(
+      firstDifference({
+        rows: [
+          { a_step: 1, b_step: 1 },
+          { a_step: 2, b_step: 3 },
+        ],
+        diverged_row: 1,
+      }),
+    ).toEqual({
+      text: 'First difference at step 2 of this branch, step 3 of the other (what the agent did or saw).',
+      show: 2,
+    });
+    expect(firstDifference({ rows, diverged_row: null })).toBeNull();
   });
 });
 

@@ -4,6 +4,7 @@ import {
   LEFT_NOTICE,
   selectBranchTree,
   selectCaseRuns,
+  selectEpisodeBranches,
   selectRunning,
   selectRunningCount,
   namedBy,
@@ -484,6 +485,41 @@ describe('episodes store', () => {
     expect(
       selectVisibleCases([{ id: 'loop', title: 'Loop', summary: 'x', task_path: '', agent: '' }], 'LOO'),
     ).toHaveLength(1);
+  });
+
+  it("gives every branch tree the library's summaries of the open episode, and the view's for a branch not listed yet", () => {
+    const main = branchSummary({ branch: 'main', steps: 3, end_reason: 'rolled_back_to_1' });
+    const viewFork = branchSummary({
+      branch: 'fork',
+      parent_branch: 'main',
+      fork_step: 1,
+      steps: 1,
+      return: 0.1,
+    });
+    const view = [main, viewFork];
+    // Before the library lists the episode: the view's.
+    expect(selectEpisodeBranches(view, [])).toBe(view);
+    // After a step the library read the live fork again: its figures, not the open's.
+    const listedFork = { ...viewFork, steps: 2, return: 0.2, flags: 1 };
+    const library = [
+      {
+        episode: 'other',
+        task: 't',
+        created: 0,
+        branches: [branchSummary({ episode: 'other', branch: 'x' })],
+      },
+      { episode: 'ep1', task: 't', created: 0, branches: [main, listedFork] },
+    ];
+    const shown = selectEpisodeBranches(view, library);
+    expect(shown.find((b) => b.branch === 'fork')).toMatchObject({ steps: 2, return: 0.2, flags: 1 });
+    expect(shown).toBe(library[1].branches);
+    // A fork just made, not listed yet, is still drawn.
+    const fresh = branchSummary({ branch: 'fork2', parent_branch: 'fork', fork_step: 2 });
+    expect(selectEpisodeBranches([...view, fresh], library).map((b) => b.branch)).toEqual([
+      'main',
+      'fork',
+      'fork2',
+    ]);
   });
 
   it('lists the items a search names before those that only mention it', () => {

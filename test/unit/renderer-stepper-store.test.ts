@@ -348,6 +348,25 @@ describe('stepper store', () => {
     expect(selectViewedRow(store.getState())?.step).toBe(5);
   });
 
+  it('never selects a step the branch does not have, from any path (a compare\'s "show step 2" of a 1-step branch)', async () => {
+    const { fake, store } = setup(1);
+    await store.getState().open('b-main');
+    store.getState().select(2);
+    expect(store.getState().selectedStep).toBe(1);
+    expect(selectViewedRow(store.getState())?.step).toBe(1);
+    store.getState().select(-3);
+    expect(store.getState().selectedStep).toBe(1);
+    store.getState().select(null);
+    expect(store.getState().selectedStep).toBeNull();
+    // A reload that brings fewer rows keeps the selection within them.
+    fake.on('episode.open', () => episodeView(3));
+    await store.getState().reload();
+    store.getState().select(3);
+    fake.on('episode.open', () => episodeView(2));
+    await store.getState().reload();
+    expect(store.getState().selectedStep).toBe(2);
+  });
+
   it('says why it stopped above the inspector once: not a plain step, not what the held card says', async () => {
     const { fake, store } = setup(2);
     await store.getState().open('b-main');

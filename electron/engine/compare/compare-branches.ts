@@ -39,6 +39,8 @@ export interface StepComparison {
   readonly pairs: ComparedPair[];
   /** The first step, in A's numbering, whose action or what-the-agent-saw differs; null when none. */
   readonly diverged_at: number | null;
+  /** The index in `pairs` of that first difference, null when none (see {@link alignSteps}). */
+  readonly diverged_pair: number | null;
   /** Paths whose content differs between the two branches' last workspaces (sorted). */
   readonly files_differ: string[];
 }
@@ -56,7 +58,7 @@ export async function compareSteps(
   options: { texts?: boolean } = {},
 ): Promise<StepComparison> {
   const [fa, fb] = [stepFactsOf(a.events), stepFactsOf(b.events)];
-  const { pairs, diverged_at } = alignSteps(fa, fb);
+  const { pairs, diverged_at, diverged_pair } = alignSteps(fa, fb);
   const manifestsA = new Map(fa.map((f) => [f.step, f.manifest]));
   const manifestsB = new Map(fb.map((f) => [f.step, f.manifest]));
   const out: ComparedPair[] = [];
@@ -69,7 +71,7 @@ export async function compareSteps(
         : await workspaceDiff(a.snapshots, ma, b.snapshots, mb, options.texts ?? false);
     out.push({ ...p, workspace });
   }
-  return { pairs: out, diverged_at, files_differ: await filesDiffer(a, b) };
+  return { pairs: out, diverged_at, diverged_pair, files_differ: await filesDiffer(a, b) };
 }
 
 async function workspaceDiff(

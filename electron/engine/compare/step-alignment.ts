@@ -1,4 +1,4 @@
-import type { PairVerdict } from '../../../shared/contract/models.js';
+import type { PairVerdict, WorkspaceVerdict } from '../../../shared/contract/models.js';
 import { alignKeys } from './align.js';
 import { resultDifference } from '../../../shared/tool-result.js';
 import { canonicalJson } from '../../../shared/jcs.js';
@@ -17,6 +17,8 @@ export interface StepPair {
    * different result the result (`execute_shell: exit 0 vs 1`); else empty.
    */
   readonly differs: readonly string[];
+  /** The two workspaces after the steps: the same, different, a side with no step, or a step with no snapshot. */
+  readonly workspace_verdict: WorkspaceVerdict;
 }
 
 /** Two branches' steps aligned, and where they first diverged. */
@@ -24,6 +26,23 @@ export interface StepAlignment {
   readonly pairs: StepPair[];
   /** The first step, in A's numbering, whose action or what-the-agent-saw differs; null when none. */
   readonly diverged_at: number | null;
+  /**
+   * The index in `pairs` of that first difference; null when none. Its pair says what
+   * `diverged_at` cannot: whether A has that step at all (a step only B took has A's next number).
+   */
+  readonly diverged_pair: number | null;
+}
+
+/**
+ * The workspaces after two aligned steps: a missing side is said as such, never `same`
+ * (a step only the other branch took left no workspace here to be the same as), and a
+ * step that never completed (no snapshot) is `unknown`.
+ */
+export function workspaceVerdict(x: StepFacts | null, y: StepFacts | null): WorkspaceVerdict {
+  if (!x) return 'only_b';
+  if (!y) return 'only_a';
+  if (x.treeHash === null || y.treeHash === null) return 'unknown';
+  return x.treeHash === y.treeHash ? 'same' : 'differs';
 }
 
 /**
@@ -39,6 +58,7 @@ export function alignSteps(a: readonly StepFacts[], b: readonly StepFacts[]): St
   );
   const pairs: StepPair[] = [];
   let divergedAt: number | null = null;
+  let divergedPair: number | null = null;
   let lastA = 0;
   for (const p of aligned) {
     const x = p.a === null ? null : a[p.a];
@@ -56,7 +76,10 @@ export function alignSteps(a: readonly StepFacts[], b: readonly StepFacts[]): St
       diverges = false;
     }
     // A step only B took sits between A's steps: in A's numbering it is the step after the last one.
-    if (diverges && divergedAt === null) divergedAt = x ? x.step : lastA + 1;
+    if (diverges && divergedAt === null) {
+      divergedAt = x ? x.step : lastA + 1;
+      divergedPair = pairs.length;
+    }
     if (x) lastA = x.step;
     const differs =
       x && y && verdict === 'different_result'
@@ -64,9 +87,15 @@ export function alignSteps(a: readonly StepFacts[], b: readonly StepFacts[]): St
         : x && y && verdict === 'different_action'
           ? actionDifference(x.decision, y.decision)
           : [];
-    pairs.push({ a_step: x?.step ?? null, b_step: y?.step ?? null, verdict, differs });
+    pairs.push({
+      a_step: x?.step ?? null,
+      b_step: y?.step ?? null,
+      verdict,
+      differs,
+      workspace_verdict: workspaceVerdict(x, y),
+    });
   }
-  return { pairs, diverged_at: divergedAt };
+  return { pairs, diverged_at: divergedAt, diverged_pair: divergedPair };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
-import { verdictText } from '../model/compare-verdict';
+import { firstDifference, verdictText, workspaceText } from '../model/compare-verdict';
 import { branchName } from '../model/branch-name';
 import type { Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -107,6 +107,9 @@ export function CompareView(props: { readonly branch: string }) {
       </section>
     );
   const differing = comparison?.rows.filter((r) => r.verdict !== 'same').length ?? 0;
+  const first = comparison
+    ? firstDifference(comparison, { a: names?.a ?? 'this branch', b: names?.b ?? 'the other' })
+    : null;
   return (
     <section className="compare" data-testid="compare" aria-label="compare with another branch">
       <div className="row">
@@ -146,18 +149,19 @@ export function CompareView(props: { readonly branch: string }) {
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {comparison ? (
         <>
-          <div
-            className={`cmp-verdict ${comparison.diverged_at === null ? 'good' : 'bad'}`}
-            data-testid="compare-verdict"
-          >
-            {comparison.diverged_at === null
+          <div className={`cmp-verdict ${first === null ? 'good' : 'bad'}`} data-testid="compare-verdict">
+            {first === null
               ? differing === 0
                 ? 'No difference: the same decisions, and the agent saw the same results.'
                 : `The agent decided and saw the same at every step; ${countOf(differing, 'step')} ${differing === 1 ? 'differs' : 'differ'} in what really happened or in files.`
-              : `First difference at step ${comparison.diverged_at} of ${names?.a ?? 'this branch'} (what the agent did or saw). ${differing} of ${comparison.rows.length} aligned steps differ.`}
-            {comparison.diverged_at !== null ? (
-              <button type="button" onClick={() => stepper.select(comparison.diverged_at)}>
-                show step {comparison.diverged_at}
+              : `${first.text} ${differing} of ${comparison.rows.length} aligned steps differ.`}
+            {first !== null && first.show !== null ? (
+              <button
+                type="button"
+                data-testid="compare-show-step"
+                onClick={() => stepper.select(first.show)}
+              >
+                show step {first.show}
               </button>
             ) : null}
           </div>
@@ -210,11 +214,9 @@ export function CompareView(props: { readonly branch: string }) {
                   <td className="mono wrap">
                     {stepText(r.b) || (r.b_step === null ? '(no such step)' : '')}
                   </td>
-                  <td className="mono">
+                  <td className="mono" data-testid="compare-row-workspace">
                     {r.workspace.length === 0
-                      ? r.verdict === 'different_files'
-                        ? 'differs'
-                        : 'same'
+                      ? workspaceText(r)
                       : r.workspace.map((w) => (
                           <details key={w.path}>
                             <summary>

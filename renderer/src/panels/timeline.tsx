@@ -17,6 +17,7 @@ import { Panel, PanelState } from '../components/panel';
 import { RewardChart } from '../components/reward-chart';
 import { Welcome } from '../components/welcome';
 import { BranchTree } from '../components/branch-tree';
+import { selectEpisodeBranches } from '../stores/episodes/episodes-store';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
 import { scrollTopFor, type ScrollView } from '../model/row-scroll';
@@ -309,7 +310,10 @@ export function Timeline() {
   const load = useSlice('stepper', (s) => s.load);
   const error = useSlice('stepper', (s) => s.error);
   const branch = useSlice('stepper', (s) => s.branch);
-  const branches = useSlice('stepper', (s) => s.branches);
+  // The library's summaries, as its own tree shows them (the view's copy is read at the open only).
+  const viewBranches = useSlice('stepper', (s) => s.branches);
+  const library = useSlice('episodes', (s) => s.allEpisodes);
+  const branches = useMemo(() => selectEpisodeBranches(viewBranches, library), [viewBranches, library]);
   const breakpoints = useSlice('stepper', (s) => s.breakpoints);
   const live = useSlice('stepper', (s) => s.live);
   // Step 0 is the setup row, not a step the agent took; rows still arriving count too.

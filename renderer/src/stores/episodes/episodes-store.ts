@@ -473,6 +473,27 @@ export function createEpisodesStore(
   return store;
 }
 
+/**
+ * The open episode's branches as every branch tree shows them: one summary per branch, the
+ * library's. The library reads them again whenever a live branch pauses or ends
+ * (library.changed), while the open view's copy (`stepper.branches`) is read at the open and
+ * kept until the next one: after a rollback and a step, the timeline's tree said "1 step ·
+ * return 0.10" under a count of "2 steps" and beside the library's "2 steps · return 0.20 ⚑1".
+ * A branch the library does not list yet (a fork just made, or before its first read) is
+ * the view's. `view` unchanged and nothing newer listed, the same array comes back.
+ */
+export function selectEpisodeBranches(
+  view: readonly BranchSummary[],
+  library: readonly EpisodeEntry[],
+): readonly BranchSummary[] {
+  const episode = view[0]?.episode;
+  const listed = episode === undefined ? undefined : library.find((e) => e.episode === episode)?.branches;
+  if (!listed) return view;
+  const ids = new Set(listed.map((b) => b.branch));
+  const unlisted = view.filter((b) => !ids.has(b.branch));
+  return unlisted.length ? [...listed, ...unlisted] : listed;
+}
+
 /** One node of the branch tree: a branch and the branches forked from it. */
 export interface BranchNode {
   readonly branch: BranchSummary;

@@ -375,7 +375,10 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
             : session.stopPoints,
         held: v.state?.held ?? null,
         breakpoints: keepSelection || v.breakpoints.length ? v.breakpoints : session.breakpoints,
-        selectedStep: keepSelection ? get().selectedStep : null,
+        // A reload may bring fewer rows (a step undone): the selection stays within them.
+        selectedStep: keepSelection
+          ? withinBranch({ rows, rowsBefore: Math.max(0, from - older.length) }, get().selectedStep)
+          : null,
         rolledBack: noteFor(get().rolledBack, v),
       });
       performance.mark('stepbox:open-applied');
@@ -550,7 +553,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         });
       },
       select(step) {
-        set({ selectedStep: step });
+        set({ selectedStep: withinBranch(get(), step) });
       },
       selectPrevious() {
         const rows = get().rows;
@@ -710,6 +713,21 @@ export function selectCurrentRow(s: StepperState): StepRow | null {
   return s.rows.length ? s.rows[s.rows.length - 1]! : null;
 }
 
+/**
+ * The step a selection may name: one the branch has. Past the last step it is the last (a
+ * "show step 2" of a branch that ends at step 1 left the inspector, the replay ("step 2 / 1")
+ * and candidates describing a step that does not exist), before the first the first; with no
+ * rows yet, none (null: the latest, once they come). Every way a step is selected goes here.
+ */
+export function withinBranch(
+  s: Pick<StepperState, 'rows' | 'rowsBefore'>,
+  step: number | null,
+): number | null {
+  if (step === null) return null;
+  if (s.rows.length === 0) return null;
+  return Math.max(selectFirstStep(s), Math.min(selectLastStep(s), step));
+}
+
 /** The step the views show: the selected one, or the current one (see {@link selectCurrentStep}). */
 export function selectViewedStep(s: StepperState): number | null {
   if (s.selectedStep !== null) return s.selectedStep;
@@ -718,7 +736,7 @@ export function selectViewedStep(s: StepperState): number | null {
 }
 
 /** The branch's first step (0, the setup row, while earlier rows are still arriving). */
-export function selectFirstStep(s: StepperState): number {
+export function selectFirstStep(s: Pick<StepperState, 'rows' | 'rowsBefore'>): number {
   return s.rowsBefore > 0 || s.rows.length === 0 ? 0 : s.rows[0].step;
 }
 
@@ -729,7 +747,7 @@ export function selectDecisionCount(s: StepperState): number {
 }
 
 /** The last step recorded so far (0 when none). */
-export function selectLastStep(s: StepperState): number {
+export function selectLastStep(s: Pick<StepperState, 'rows'>): number {
   return s.rows.length ? s.rows[s.rows.length - 1].step : 0;
 }
 
