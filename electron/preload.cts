@@ -24,6 +24,7 @@ const OPERATIONS = [
   'episode.open',
   'episode.rows',
   'episode.start',
+  'episode.checkStart',
   'episode.step',
   'episode.run',
   'episode.pause',

@@ -22,6 +22,7 @@ export const OPERATION_NAMES = [
   'episode.open',
   'episode.rows',
   'episode.start',
+  'episode.checkStart',
   'episode.step',
   'episode.run',
   'episode.pause',
