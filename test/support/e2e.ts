@@ -391,6 +391,14 @@ export class LibraryPanel extends PanelObject {
   project(path: string): Locator {
     return this.root.locator(`[data-testid="project"][data-path="${path}"]`);
   }
+  /** Why an opened project's task cannot start (a task.json that does not read), in its item. */
+  projectProblem(path: string): Locator {
+    return this.project(path).getByTestId('project-problem');
+  }
+  /** A start's refusal shown under the start-form field it names (Agent, …). */
+  get startFieldError(): Locator {
+    return this.root.getByTestId('start-field-error');
+  }
   /** Opens `path` through Open… (typed, then Open). */
   async openProject(path: string): Promise<void> {
     await this.openButton.click();
