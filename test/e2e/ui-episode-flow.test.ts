@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { servedApp, until, type AppPage } from '../support/e2e';
+import { runCaseToEnd, servedApp, until, type AppPage } from '../support/e2e';
 
 /** Starts the bundled hello-python sample (scripted agent) and waits for step 0. */
 async function startHello(app: AppPage): Promise<void> {
@@ -219,12 +219,7 @@ describe('web mode: a live episode on Docker', () => {
 
     // Save as case… (on a case's broken run: QA flags it) with a name it cannot take: one plain
     // message beside the name, none in the bar.
-    await app.library.openCase('network-assumed');
-    await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
-    await app.settled({ timeoutMs: 90_000 });
-    await app.page.keyboard.press('F5');
-    await app.stepper.waitForEnd(120_000);
-    await app.settled({ ended: true });
+    await runCaseToEnd(app, 'network-assumed');
     await app.timeline.saveCaseButton.click();
     await app.timeline.saveCaseName.fill('My Case!');
     await app.timeline.saveCaseSave.click();

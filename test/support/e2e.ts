@@ -275,6 +275,16 @@ export const PANELS = [
   'sandbox-panel',
 ] as const;
 
+/** Opens a case's broken run from the library and runs it to its end (F5): a QA-flagged, ended episode. */
+export async function runCaseToEnd(app: AppPage, id: string): Promise<void> {
+  await app.library.openCase(id);
+  await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
+  await app.settled({ timeoutMs: 90_000 });
+  await app.page.keyboard.press('F5');
+  await app.stepper.waitForEnd(120_000);
+  await app.settled({ ended: true });
+}
+
 /** Polls `read` until `accept` holds (bounded); returns the last value. */
 export async function until<T>(
   read: () => Promise<T>,
