@@ -25,6 +25,7 @@ const OPERATIONS = [
   'episode.rows',
   'episode.flags',
   'episode.start',
+  'episode.checkStart',
   'episode.step',
   'episode.run',
   'episode.pause',

@@ -146,5 +146,18 @@ export function scriptPlaceProblem(
 export const AGENT_FIELD = 'Agent';
 export const MODEL_FIELD = 'Its model calls answered by';
 export const AGENT_DIR_FIELD = 'Agent folder';
+/** A start-form field by the name an error gives it. */
+export type StartField = typeof AGENT_FIELD | typeof MODEL_FIELD | typeof AGENT_DIR_FIELD;
+
+/**
+ * The start-form field an error names by its lead ("Agent: no file at …"), or null: the window
+ * shows the error under that field, not under the card clicked (at 1024×700 a project's card
+ * sat under the case panel, and the field to fix was at the panel's top).
+ */
+export function startFieldOf(message: string): StartField | null {
+  for (const field of [AGENT_DIR_FIELD, MODEL_FIELD, AGENT_FIELD] as const)
+    if (message.startsWith(`${field}: `)) return field;
+  return null;
+}
 /** A task the API names by its path (`episode.start`/`batch.start` task `{kind: "path", path}`). */
 export const TASK_PATH_FIELD = 'task.path';

@@ -85,6 +85,10 @@ export interface AppServicesOptions {
   readonly clock?: Clock;
 }
 
+/** A start with no agent, said by its field (the window's Agent and the API's `agent` alike). */
+const NO_AGENT =
+  'Agent: this task names no agent of its own: type one in Agent (e.g. manual, scripted:FILE or openai:MODEL)';
+
 export function createAppServices(ports: EnginePorts, options: AppServicesOptions = {}): AppServices {
   const bus = new EventBus();
   const clock = options.clock ?? systemClock;
@@ -144,6 +148,24 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
         'Goal: only a bare project folder takes a goal; a task file has its own',
       );
     return bare && goal ? { goal } : undefined;
+  };
+
+  /**
+   * Everything a start checks before it takes a sandbox, in the order a person fixes it: the
+   * task (its file must read: a broken task.json was refused for its agent first), the goal,
+   * then the agent fields. `episode.checkStart` is this alone, so the window asks it before
+   * stopping the live episode for a start that would be refused.
+   */
+  const startPlan = async (r: ParsedRequestOf<'episode.start'>) => {
+    const { path, agent, episodes: count } = await taskPathOf(r.task);
+    const world = worldOf(r);
+    ports.harness.check?.(path, world);
+    // Paths a person typed are read by the one rule, from the task's folder (file-fields.ts).
+    const folder = taskFolderOf(resolve(path));
+    const typed = await agentFields(r.agent, r.agent_options, folder);
+    const spec = typed.spec ?? agent;
+    if (!spec) throw new ServiceError('invalid_input', NO_AGENT);
+    return { path, spec, options: typed.agentOptions, count, world };
   };
 
   /** Every file a form or the API names is read by one rule (file-fields.ts). */
@@ -224,26 +246,23 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     'episode.rows': (r) => library.rows(r.id, r.from, r.limit),
     'episode.flags': async (r) => ({ flags: await library.flags(r.id) }),
     'episode.start': async (r) => {
-      const { path, agent, episodes: count } = await taskPathOf(r.task);
-      // Paths a person typed are read by the one rule, from the task's folder (file-fields.ts).
-      const folder = taskFolderOf(resolve(path));
-      const typed = await agentFields(r.agent, r.agent_options, folder);
-      const spec = typed.spec ?? agent;
-      if (!spec)
-        throw new ServiceError('invalid_input', 'this task ships no agent: pass `agent` (e.g. "manual")');
-      const options = typed.agentOptions;
+      const plan = await startPlan(r);
       // A case that runs several episodes (state leaking between them) runs the first ones
       // to their end; the last opens live, where its flag shows.
       return episodes.start(
-        path,
-        spec,
+        plan.path,
+        plan.spec,
         r.breakpoints ?? [],
         r.run ?? false,
-        options,
-        count - 1,
+        plan.options,
+        plan.count - 1,
         r.stop_points,
-        worldOf(r),
+        plan.world,
       );
+    },
+    'episode.checkStart': async (r) => {
+      await startPlan(r);
+      return {};
     },
     'episode.step': (r) => episodes.step(r.id),
     'episode.run': (r) => episodes.run(r.id, r.wait ?? false),
@@ -350,9 +369,7 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
       if (!spec)
         throw new ServiceError(
           'invalid_input',
-          agents.length > 1
-            ? 'these tasks ship different agents: pass one `agent` for the batch'
-            : 'this task ships no agent: pass `agent` (e.g. "scripted:FILE" or "openai:MODEL")',
+          agents.length > 1 ? 'these tasks ship different agents: pass one `agent` for the batch' : NO_AGENT,
         );
       return batches.start(
         sources.map((s) => s.path),

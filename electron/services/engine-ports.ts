@@ -7,7 +7,7 @@ import { runDoctor } from '../engine/doctor.js';
 import { logger } from '../engine/log.js';
 import { projectRoot } from '../engine/docker/image.js';
 import { differenceLabel, forkEpisode, openBranchController, replayVerify } from '../engine/harness/index.js';
-import { loadWorld } from '../engine/harness/load-world.js';
+import { loadWorld, type WorldFlags } from '../engine/harness/load-world.js';
 import { openEngine, poolSizeFromEnv, type Engine } from '../engine/open-engine.js';
 import { sandboxConfig } from '../engine/sandbox/limits.js';
 import { harborDatasetTasks } from '../engine/harness/harbor-task.js';
@@ -39,6 +39,12 @@ export interface EngineOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
+/** Reads the world a start would (loadWorld) and throws its refusal (HarnessPort.check). */
+export function checkWorld(taskPath: string, flags?: WorldFlags): void {
+  const world = loadWorld(taskPath, flags);
+  if (!world.ok) throw new ServiceError(world.error.code, world.error.message);
+}
+
 /** The harness binding: episodes, fork, reopen, replay and what-if, all on Docker sandboxes. */
 function harnessPort(engine: Engine): HarnessPort {
   const store = engine.store;
@@ -57,6 +63,7 @@ function harnessPort(engine: Engine): HarnessPort {
         ...(onImageProgress ? { onImageProgress } : {}),
       });
     },
+    check: checkWorld,
     prewarm(taskPaths) {
       for (const path of taskPaths) {
         // A project folder without its goal reads no further (nothing to warm for it yet).

@@ -51,6 +51,11 @@ export interface HarnessPort {
     /** Each line of the task's image build (sandbox.build), as it comes. */
     readonly onImageProgress?: (p: ImageProgress) => void;
   }): Promise<EpisodeController>;
+  /**
+   * Reads the task a start would (loadWorld) and throws its refusal, starting nothing; absent
+   * (fakes), the start's own read is the check.
+   */
+  check?(taskPath: string, world?: WorldFlags): void;
   /** Opens a recorded branch at step k in a fresh sandbox; continuing writes a new branch. */
   reopen(id: string, step: number, agent?: string, options?: RecordedRunOptions): Promise<EpisodeController>;
   /** Forks a recorded (not live) branch at step k into a new branch now, in a fresh sandbox. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Project } from '../../shared/contract/models.js';
-import { folderTakesGoal } from '../engine/harness/load-world.js';
+import { folderTakesGoal, loadWorld } from '../engine/harness/load-world.js';
 import { ServiceError } from './service-error.js';
 
 /** How many opened projects are remembered. */
@@ -30,7 +30,7 @@ export class ProjectsService {
 
   /** The opened projects, most recent first. */
   list(): { projects: Project[]; native_picker: boolean } {
-    return { projects: [...this.recent], native_picker: this.pickPath !== undefined };
+    return { projects: this.recent.map(withProblem), native_picker: this.pickPath !== undefined };
   }
 
   /** The folders of the opened projects (places the path rule reads from). */
@@ -77,7 +77,7 @@ export class ProjectsService {
     const project: Project = { path: abs, name: nameOf(abs, kind), kind, opened_at: Date.now() };
     this.recent = [project, ...this.recent.filter((p) => p.path !== abs)].slice(0, MAX_RECENT);
     await this.write();
-    return project;
+    return withProblem(project);
   }
 
   /** The folders and `.json` files of the folder `path` names (or of its parent, for a partial name). */
@@ -145,6 +145,19 @@ export class ProjectsService {
     await writeFile(tmp, JSON.stringify({ projects: this.recent }, null, 2) + '\n');
     await rename(tmp, file);
   }
+}
+
+/**
+ * The project with why its task cannot start, read now by the engine's reader (loadWorld): a
+ * broken task.json was listed as startable, and its start then refused for the agent first.
+ * A bare folder is read when its Goal is typed, at the start. Not kept in projects.json: the
+ * file may be fixed by the next listing.
+ */
+function withProblem(project: Project): Project {
+  const { problem: _, ...kept } = project;
+  if (project.kind !== 'task') return kept;
+  const world = loadWorld(project.path);
+  return world.ok ? kept : { ...kept, problem: world.error.message };
 }
 
 /** A project's name: the folder's (a task.json's: its folder's). */

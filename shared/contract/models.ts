@@ -302,6 +302,11 @@ export const Project = z.object({
   kind: z.enum(['task', 'folder']),
   /** When it was last opened (epoch ms). */
   opened_at: z.number(),
+  /**
+   * Why its task cannot start as it is (a task.json that does not parse or validate), read
+   * when it is listed; absent when it reads. The window shows it and keeps Start off.
+   */
+  problem: z.string().optional(),
 });
 /** A project opened with Open…. */
 export type Project = z.infer<typeof Project>;

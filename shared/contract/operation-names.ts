@@ -23,6 +23,7 @@ export const OPERATION_NAMES = [
   'episode.rows',
   'episode.flags',
   'episode.start',
+  'episode.checkStart',
   'episode.step',
   'episode.run',
   'episode.pause',

@@ -1,3 +1,4 @@
+import { CASE_NAME } from '../case-name.js';
 import { z } from 'zod';
 import { MAX_STEP_DETAILS } from './operation-names.js';
 import { Breakpoint } from '../breakpoints.js';
@@ -65,6 +66,24 @@ const op = <Req extends z.ZodType, Res extends z.ZodType>(request: Req, response
  * → response schema. Both transports (IPC, WebSocket) carry exactly these; every request is
  * validated main-side, and every response is a `Result` (errors cross as data).
  */
+/** What `episode.start` takes (and `episode.checkStart` checks). */
+const EpisodeStartRequest = z.strictObject({
+  task: TaskSource,
+  /** Agent spec (`scripted:path`, `openai:model@url`, `manual`); defaults to the sample's or case's agent. */
+  agent: z.string().min(1).optional(),
+  agent_options: AgentOptions.optional(),
+  breakpoints: z.array(Breakpoint).optional(),
+  /**
+   * Pause switches on from the start (the window's session switches): set before the first
+   * step, so a `run` cannot pass a stop they ask for.
+   */
+  stop_points: StopPoints.partial().optional(),
+  /** Run immediately (F5) instead of stopping after setup. Default false. */
+  run: z.boolean().optional(),
+  /** The goal of a bare project folder (a `project` task without task.json). */
+  goal: z.string().min(1).max(20_000).optional(),
+});
+
 export const OPERATIONS = {
   'library.list': op(
     z.strictObject({ query: z.string().optional(), limit: z.number().int().positive().max(1000).optional() }),
@@ -87,7 +106,7 @@ export const OPERATIONS = {
     z.strictObject({
       id: EpisodeId,
       /** The case's name: lowercase letters, digits and -. */
-      name: z.string().regex(/^[a-z0-9-]{1,64}$/, 'use lowercase letters, digits and -'),
+      name: z.string().regex(CASE_NAME, 'use lowercase letters, digits and -'),
       force: z.boolean().optional(),
     }),
     z.object({ name: z.string(), dir: z.string(), rules: z.array(z.string()), steps: z.number().int() }),
@@ -186,24 +205,14 @@ export const OPERATIONS = {
     "A branch's QA flags now (what `episode.open` and `episode.stepDetail` carry, and the library counts): a live branch's timeline asks again each time it stops.",
   ),
   'episode.start': op(
-    z.strictObject({
-      task: TaskSource,
-      /** Agent spec (`scripted:path`, `openai:model@url`, `manual`); defaults to the sample's or case's agent. */
-      agent: z.string().min(1).optional(),
-      agent_options: AgentOptions.optional(),
-      breakpoints: z.array(Breakpoint).optional(),
-      /**
-       * Pause switches on from the start (the window's session switches): set before the first
-       * step, so a `run` cannot pass a stop they ask for.
-       */
-      stop_points: StopPoints.partial().optional(),
-      /** Run immediately (F5) instead of stopping after setup. Default false. */
-      run: z.boolean().optional(),
-      /** The goal of a bare project folder (a `project` task without task.json). */
-      goal: z.string().min(1).max(20_000).optional(),
-    }),
+    EpisodeStartRequest,
     EpisodeStateInfo,
     'Starts an episode in a fresh sandbox; it stops after setup (step 0) unless `run`.',
+  ),
+  'episode.checkStart': op(
+    EpisodeStartRequest,
+    z.object({}),
+    'Checks a start as `episode.start` would (task file, agent fields, goal) and starts nothing: the window asks it before stopping the live episode for a start that would be refused.',
   ),
   'episode.step': op(byId, EpisodeStateInfo, 'One step (F10); resolves when the step is done.'),
   'episode.run': op(

@@ -1,10 +1,29 @@
 import { flag, type Flag } from './flag.js';
 import { endOf, eventsOf, type QaInput } from './qa-input.js';
 
-/** `early_termination`: a fatal error ended the episode (status `error`, or a fatal `error` event). */
+/**
+ * Fatal errors of the machinery, not of the agent (design: Docker became unreachable, the
+ * model endpoint failed after retries): the episode's status (`error`) and `end_reason` say
+ * them. Flagged as the agent's early termination, a model server that was not running read
+ * as an agent that misbehaved. A lost sandbox stays flagged: the agent's own command (a
+ * runaway build, a fork bomb) is the usual cause.
+ */
+export const INFRASTRUCTURE_FAILURES: ReadonlySet<string> = new Set([
+  'model_error',
+  'docker_unreachable',
+  'snapshot_failed',
+  'restore_failed',
+]);
+
+/**
+ * `early_termination`: a fatal error of the agent ended the episode (status `error`, or a
+ * fatal `error` event) — an agent that crashed, exited or ran out of script; an
+ * infrastructure failure is not flagged (INFRASTRUCTURE_FAILURES).
+ */
 export function checkEarlyTermination(input: QaInput): Flag[] {
   const fatal = eventsOf(input.events, 'error').find((e) => e.fatal);
   const end = endOf(input.events);
+  if (INFRASTRUCTURE_FAILURES.has(fatal?.code ?? end?.end_reason ?? '')) return [];
   if (fatal) {
     // The harness stamps a fatal error with the last complete step; the step in progress is where it happened.
     const step = Math.max(fatal.step, ...input.events.filter((e) => e.seq < fatal.seq).map((e) => e.step));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { servedApp, until, type AppPage } from '../support/e2e';
+import { runCase, servedApp, until, type AppPage } from '../support/e2e';
 
 /** Starts the bundled hello-python sample (scripted agent) and waits for step 0. */
 async function startHello(app: AppPage): Promise<void> {
@@ -199,4 +199,46 @@ describe('web mode: a live episode on Docker', () => {
     expect(app.errors).toEqual([]);
     await app.page.close();
   });
+
+  it('a model server that is not up: the episode ends in an error said in the window’s words, no agent flag, Replay says what can be done; Save as case refuses a bad name once, beside it (walk shots 64–65, 104–106)', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    await app.library.waitForTasks();
+    // Port 1: nothing listens; the agent's retries give up in a few seconds.
+    await app.library.chooseAgent('openai:gpt-4o-mini@http://127.0.0.1:1/v1');
+    await app.library.startTask('hello-python');
+    await app.stepper.waitForBranch(120_000);
+    await app.settled({ timeoutMs: 120_000 });
+    await app.page.keyboard.press('F10');
+    await app.stepper.waitForEnd(120_000);
+    await app.settled({ ended: true, timeoutMs: 60_000 });
+    // The endpoint's failure is the episode's status, not the agent's misbehaviour.
+    await expect.poll(() => app.page.locator('body').innerText()).toMatch(/This episode ended in an error/);
+    expect(await app.timeline.flagEntries.count()).toBe(0);
+    const words = await app.page.locator('body').innerText();
+    expect(words).not.toContain('--base-url');
+    expect(words).not.toMatch(/error\.\./);
+    // Replay's hint matches what can be done: Step and Continue are off, so it does not say to use them.
+    const replay = await app.replay.root.innerText();
+    expect(replay).toMatch(/ended before its first step, so there is nothing to scrub/);
+    expect(replay).not.toMatch(/Take one \(Step, F10\)/);
+    await app.screenshot('model-not-up-ended-1024x700');
+
+    // Save as case… (on a case's broken run: QA flags it) with a name it cannot take: one plain
+    // message beside the name, none in the bar.
+    await runCase(app, 'network-assumed');
+    await app.timeline.saveCaseButton.click();
+    await app.timeline.saveCaseName.fill('My Case!');
+    await app.timeline.saveCaseSave.click();
+    const refused = app.page.getByTestId('save-case-refused');
+    await expect
+      .poll(() => refused.innerText())
+      .toBe(
+        'A case name takes only lowercase letters, digits and - (no spaces or capitals), e.g. “my-case”.',
+      );
+    expect(await app.notices.ofKind('save-case').count()).toBe(0);
+    expect(await app.page.locator('body').innerText()).not.toContain('cases.save');
+    await app.screenshot('save-case-bad-name-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutObject, servedApp, type AppPage } from '../support/e2e';
+import { LayoutObject, runCase, servedApp, type AppPage } from '../support/e2e';
 
 /**
  * Issue 33, item 1: messages (a share's file, a case saved, a save refused, an error) sit in one
@@ -20,12 +20,7 @@ describe('web mode: one notification area that never covers a control', () => {
   it('Share…, Save as case…, a refused save and an error leave every button reachable, at 1024×700 and 1280×800', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     // A case's broken run: flagged, so it can be saved as a case of one's own.
-    await app.library.openCase('network-assumed');
-    await app.library.walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
-    await app.settled({ timeoutMs: 90_000 });
-    await app.page.keyboard.press('F5');
-    await app.stepper.waitForEnd(120_000);
-    await app.settled({ ended: true });
+    await runCase(app, 'network-assumed');
     const first = (await app.stepper.episodeId.textContent()) ?? '';
 
     for (const size of [

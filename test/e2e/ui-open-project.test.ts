@@ -187,3 +187,62 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
     }, 400_000);
   }
 });
+
+describe('web mode: a start that would be refused is said before anything is stopped (walk shots 49–52, 86–88)', () => {
+  const web = servedApp();
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stepbox-e2e-refused-'));
+    mkdirSync(join(dir, 'walker-bad'));
+    writeFileSync(join(dir, 'walker-bad', 'task.json'), '{"name": "walker-bad", "goal": "x",,}\n');
+    mkdirSync(join(dir, 'walker-proj'));
+    writeFileSync(join(dir, 'walker-proj', 'notes.txt'), 'hello\n');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('at 1024x700: Open… lists a broken task.json with its problem and Start off; a missing Agent file is said under Agent, and the live episode is not asked about', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const { library } = app;
+    const layout = new LayoutObject(app.page);
+    await library.waitForTasks();
+    // A live episode with work on screen: a start from the library would ask to stop it.
+    await library.startTask('hello-python');
+    await app.stepper.waitForBranch(120_000);
+    await app.settled({ timeoutMs: 120_000 });
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1);
+    await app.settled({ timeoutMs: 120_000 });
+    const live = await app.stepper.episodeId.innerText();
+
+    // A task.json that does not parse: said at Open…, in its item, and Start says why it is off.
+    const bad = join(dir, 'walker-bad');
+    await library.openProject(bad);
+    await expect
+      .poll(() => library.projectProblem(bad).innerText())
+      .toMatch(/not valid JSON at line 1, column \d+/);
+    const badStart = library.project(bad).getByTestId('project-start');
+    expect(await badStart.getAttribute('aria-disabled')).toBe('true');
+    expect(await badStart.getAttribute('data-why')).toMatch(/does not read/);
+    await library.project(bad).scrollIntoViewIfNeeded();
+    expect(await layout.onScreen(library.projectProblem(bad))).toBe(true);
+    await app.screenshot('start-refused-bad-task-json-1024x700');
+
+    // A bare folder, its Goal typed, an Agent file that is not there: refused before the question.
+    const proj = join(dir, 'walker-proj');
+    await library.openProject(proj);
+    await library.project(proj).getByTestId('project-goal').fill('List the files and write a summary');
+    await library.agentField.fill('scripted:agent.jsonl');
+    await library.project(proj).getByTestId('project-start').click();
+    await expect.poll(() => library.startFieldError.innerText()).toMatch(/^Agent: no file at .*agent\.jsonl/);
+    expect(await app.stepper.stopQuestion.count()).toBe(0);
+    // Said under the field it names, on screen at 1024×700 (it was under the case panel).
+    expect(await layout.onScreen(library.startFieldError)).toBe(true);
+    expect(await library.project(proj).getByTestId('project-error').count()).toBe(0);
+    // The live episode runs on, still shown.
+    expect(await app.stepper.episodeId.innerText()).toBe(live);
+    expect(await app.stepper.episodeState.innerText()).not.toMatch(/ended|interrupted/);
+    await app.screenshot('start-refused-agent-field-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 400_000);
+});

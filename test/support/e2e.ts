@@ -294,6 +294,7 @@ export async function runCase(app: AppPage, id: string): Promise<void> {
   await app.settled({ timeoutMs: 90_000 });
   await app.page.keyboard.press('F5');
   await app.stepper.waitForEnd(120_000);
+  await app.settled({ ended: true });
 }
 
 /** Polls `read` until `accept` holds (bounded); returns the last value. */
@@ -444,6 +445,14 @@ export class LibraryPanel extends PanelObject {
   /** An opened project's item, by its absolute path. */
   project(path: string): Locator {
     return this.root.locator(`[data-testid="project"][data-path="${path}"]`);
+  }
+  /** Why an opened project's task cannot start (a task.json that does not read), in its item. */
+  projectProblem(path: string): Locator {
+    return this.project(path).getByTestId('project-problem');
+  }
+  /** A start's refusal shown under the start-form field it names (Agent, …). */
+  get startFieldError(): Locator {
+    return this.root.getByTestId('start-field-error');
   }
   /** Opens `path` through Open… (typed, then Open). */
   async openProject(path: string): Promise<void> {

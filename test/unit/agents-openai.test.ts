@@ -115,6 +115,30 @@ describe('openai agent against a fake chat-completions server', () => {
     await d.dispose();
   });
 
+  it('an endpoint that is not up ends with model_error in one sentence, naming where its address is set', async () => {
+    env = tempHome();
+    const c = await startEpisode({
+      task: memoryTask({ verifier: null }),
+      agentSpec: 'openai:m',
+      store: env.store,
+      parts: env.parts,
+      supply: memorySupply,
+      // Port 1: nothing listens there (the client says "Connection error.").
+      agentOptions: { baseUrl: 'http://127.0.0.1:1/v1', retryBaseMs: 1, maxAttempts: 1 },
+    });
+    await c.step();
+    expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'model_error' });
+    const message = ofType(c.history(), 'error')[0].message;
+    expect(message).toMatch(
+      /^the model endpoint http:\/\/127\.0\.0\.1:1\/v1 failed: Connection error\. Check /,
+    );
+    expect(message).not.toMatch(/\.\./);
+    // Where the window and the CLI both set the address, not a flag one of them lacks.
+    expect(message).not.toContain('--base-url');
+    expect(message).toContain('openai:MODEL@URL');
+    await c.dispose();
+  });
+
   it('a context-length 400 ends the episode with context_overflow; refused logprobs are dropped', async () => {
     env = tempHome();
     server = new FakeOpenAi();

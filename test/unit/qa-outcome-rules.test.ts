@@ -30,6 +30,24 @@ describe('early_termination rule', () => {
       .end('error', null, { end_reason: 'script_exhausted' });
     expect(checkEarlyTermination(input(t))[0].message).toMatch(/script_exhausted/);
   });
+  it('does not flag an infrastructure failure (a model server that was not up): the status says it', () => {
+    const t = new QaTrace();
+    t.push({
+      type: 'error',
+      step: 0,
+      source: 'harness',
+      code: 'model_error',
+      message: 'the model endpoint http://127.0.0.1:9/v1 failed: Connection error. Check the server is up',
+      fatal: true,
+    });
+    t.end('error', null, { end_reason: 'model_error' });
+    expect(checkEarlyTermination(input(t))).toEqual([]);
+    // Without its error event, the end's reason alone says the same.
+    const ended = new QaTrace()
+      .step({ calls: [sh('ls')] })
+      .end('error', null, { end_reason: 'docker_unreachable' });
+    expect(checkEarlyTermination(input(ended))).toEqual([]);
+  });
   it('near miss: a non-fatal error and a failed episode are not early termination', () => {
     const t = new QaTrace().step({ calls: [sh('ls')] });
     t.push({

@@ -218,6 +218,7 @@ describe('app stores wiring', () => {
     fake.on('episode.stepDetail', (req) => stepDetail(req.step));
     fake.on('library.list', () => ({ episodes: [], total: 0 }));
     fake.on('episode.stop', () => ({ status: 'interrupted' as const, end_reason: 'stopped' }));
+    fake.on('episode.checkStart', () => ({}));
     fake.on('episode.start', () => ({
       episode: 'ep2',
       branch: 'b-new',

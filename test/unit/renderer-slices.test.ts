@@ -328,6 +328,7 @@ describe('episodes store', () => {
     fake.on('library.list', () => ({ episodes: [], total: 0 }));
     fake.on('episode.stop', () => ({ status: 'interrupted' as const, end_reason: 'stopped' }));
     fake.on('episode.start', () => startedState);
+    fake.on('episode.checkStart', () => ({}));
     fake.on('cases.open', (req) => ({
       case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
       readme: '# Loop',
@@ -379,17 +380,14 @@ describe('episodes store', () => {
     }
   });
 
-  it('refuses a typed script outside the task folder before it asks to stop the live episode; one in the store is asked for as usual', async () => {
+  it("asks the server's own check of a start before it asks to stop the live episode: a refused start asks nothing and stops nothing", async () => {
     const fake = createFakeBackend();
     fake.on('library.list', () => ({ episodes: [], total: 0 }));
     fake.on('episode.start', () => startedState);
     fake.on('episode.stop', () => ({ status: 'interrupted' as const, end_reason: 'stopped' }));
-    fake.on('files.list', () => ({
-      root: '/home/me/.stepbox',
-      path: '',
-      absolute: '/home/me/.stepbox',
-      entries: [],
-    }));
+    const refusal = 'Agent: no file at /home/me/walker-proj/agent.jsonl (from scripted:agent.jsonl)';
+    const refused = { code: 'not_found' as const, message: refusal };
+    fake.on('episode.checkStart', (req) => (req.agent === 'scripted:agent.jsonl' ? refused : {}));
     const left = { branch: 'b-old', task: 'fix-tests', steps: 2, working: true };
     const store = createEpisodesStore(
       fake.client,
@@ -403,27 +401,29 @@ describe('episodes store', () => {
       path: '/home/me/tasks/hello/task.json',
       agent: null,
     };
-    for (const [agent, model, field] of [
-      ['scripted:../../../../etc/passwd', '', 'Agent'],
-      ['exec:python3 agent.py', 'scripted:../x.jsonl', 'Its model calls answered by'],
-    ]) {
-      store.getState().setAgent(agent);
-      store.getState().setModel(model);
-      expect(await store.getState().startTask(task)).toBeNull();
-      expect(store.getState().stopQuestion).toBeNull();
-      expect(store.getState().startFailed).toBe('hello');
-      expect(store.getState().error).toMatch(
-        new RegExp(
-          `^${field}: scripted:.* resolves to /.*, which is outside the folders stepbox reads files from \\(the task's folder /home/me/tasks/hello, the store /home/me/.stepbox\\); choose a file with Choose…`,
-        ),
-      );
-    }
+    const project = {
+      path: '/home/me/walker-proj',
+      name: 'walker-proj',
+      kind: 'folder' as const,
+      opened_at: 1,
+    };
+    store.getState().setAgent('scripted:agent.jsonl');
+    expect(await store.getState().startTask(task)).toBeNull();
+    expect(store.getState()).toMatchObject({ stopQuestion: null, startFailed: 'hello', error: refusal });
+    expect(await store.getState().startProject(project, 'List the files')).toBeNull();
+    expect(store.getState()).toMatchObject({ stopQuestion: null, startFailed: project.path, error: refusal });
+    // The check is asked with what the start would send.
+    expect(fake.callsOf('episode.checkStart').at(-1)).toEqual({
+      task: { kind: 'project', path: project.path },
+      agent: 'scripted:agent.jsonl',
+      goal: 'List the files',
+    });
     expect(fake.callsOf('episode.start')).toEqual([]);
     expect(fake.callsOf('episode.stop')).toEqual([]);
-    // Into the store: allowed there as on the server, so the question comes.
-    store.getState().setAgent('scripted:../../.stepbox/episodes/a.jsonl');
-    const asked = store.getState().startTask(task);
-    await vi.waitFor(() => expect(store.getState().stopQuestion?.next).toBe('hello'));
+    // A start the check lets through is asked about as before.
+    store.getState().setAgent('manual');
+    const asked = store.getState().startProject(project, 'List the files');
+    await vi.waitFor(() => expect(store.getState().stopQuestion?.next).toBe('walker-proj'));
     store.getState().answerStop(false);
     expect(await asked).toBeNull();
     expect(fake.callsOf('episode.start')).toEqual([]);

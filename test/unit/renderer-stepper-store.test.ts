@@ -10,6 +10,7 @@ import {
   endText,
   selectEndNotice,
 } from '../../renderer/src/stores/stepper/stepper-store';
+import { whyNoStep, whyNothingToScrub } from '../../renderer/src/stores/stepper/why-not-now';
 import type { EpisodeStateInfo, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
@@ -503,6 +504,24 @@ describe('endText', () => {
     // A list's summary has no verifier result: no claim either way (the walkthrough said "no verifier passed it").
     expect(endText('failed', 'final_answer')).toBe('the agent gave its final answer');
     expect(endText('succeeded', 'final_answer', true)).toBe('the agent gave its final answer');
+  });
+
+  it('Replay with no step to scrub says what can be done: a step only where Step and Continue can act', () => {
+    type S = Parameters<typeof whyNothingToScrub>[0];
+    const end = { status: 'error' as const, end_reason: 'model_error', verifier: null };
+    const ended = { branch: 'b', live: false, state: null, busy: false, view: { end } } as unknown as S;
+    // Ended at setup (a model server that was not up): not "take one (Step, F10)" with both greyed.
+    expect(whyNoStep(ended)).not.toBeNull();
+    expect(whyNothingToScrub(ended)).toBe(
+      'This episode ended in an error: the model endpoint kept failing. It ended before its first step, so there is nothing to scrub: start it again from the library.',
+    );
+    const paused = { branch: 'b', live: true, state: 'paused', busy: false, view: null } as unknown as S;
+    expect(whyNoStep(paused)).toBeNull();
+    expect(whyNothingToScrub(paused)).toMatch(/Take one \(Step, F10\) or run it \(Continue, F5\)\.$/);
+    expect(whyNothingToScrub({ ...paused, state: 'running' })).toBe(
+      'Nothing to scrub yet: its first step is under way.',
+    );
+    expect(whyNothingToScrub({ ...paused, branch: null })).toMatch(/open an episode/);
   });
 
   it('says why a verifier gave no verdict: a timeout in its own words', () => {

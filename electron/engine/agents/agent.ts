@@ -115,6 +115,16 @@ export class AgentFailure extends Error {
   }
 }
 
+/**
+ * A model endpoint that failed after its retries (`model_error`): its last error as one
+ * sentence, then what to check. The client's own messages end in a period ("Connection
+ * error."), which made "failed: Connection error.. Check".
+ */
+export function modelEndpointFailure(baseUrl: string, lastError: string, check: string): AgentFailure {
+  const said = lastError.trim().replace(/[.\s]+$/, '');
+  return new AgentFailure('model_error', `the model endpoint ${baseUrl} failed: ${said}. Check ${check}`);
+}
+
 /** The agent ended the episode without a failure (its process exited 0, its time ran out): the verifier runs. */
 export class AgentEnded extends Error {
   constructor(

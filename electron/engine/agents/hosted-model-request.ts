@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import { AgentFailure, type Decision } from './agent.js';
+import { AgentFailure, modelEndpointFailure, type Decision } from './agent.js';
 
 /**
  * Settings of a hosted model source (anthropic:, gemini:) as its agent is built with them:
@@ -80,9 +80,10 @@ export async function requestHostedModel(
       }
     }
   }
-  throw new AgentFailure(
-    'model_error',
-    `the model endpoint ${request.baseUrl} failed: ${lastError}. Check the server is up, the model name and ${request.keyVariable}`,
+  throw modelEndpointFailure(
+    request.baseUrl,
+    lastError,
+    `the server is up, the model name and ${request.keyVariable}`,
   );
 }
 

@@ -1,7 +1,14 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import { logger } from '../log.js';
 import type { ChatMessage } from '../model-api/chat-message.js';
-import { NEEDS_NOTHING, AgentFailure, type Agent, type DecideInput, type Decision } from './agent.js';
+import {
+  NEEDS_NOTHING,
+  AgentFailure,
+  modelEndpointFailure,
+  type Agent,
+  type DecideInput,
+  type Decision,
+} from './agent.js';
 import { rawOf } from './scripted-agent.js';
 
 const log = logger('openai');
@@ -134,9 +141,12 @@ export class OpenAiAgent implements Agent {
         }
       }
     }
-    throw new AgentFailure(
-      'model_error',
-      `the model endpoint ${this.baseUrl} failed: ${lastError}. Check the server is up (--base-url) and the model name`,
+    // Said where every front end sets the address (the window has no base-URL field; the CLI's
+    // --agent takes the same spec), not as a flag of one of them.
+    throw modelEndpointFailure(
+      this.baseUrl,
+      lastError,
+      'the server is up (its address comes after @ in the agent, openai:MODEL@URL, or from OPENAI_BASE_URL) and the model name',
     );
   }
 

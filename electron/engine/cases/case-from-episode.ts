@@ -1,3 +1,4 @@
+import { CASE_NAME } from '../../../shared/case-name.js';
 import {
   copyFileSync,
   existsSync,
@@ -115,7 +116,7 @@ export function caseFromEpisode(
   name: string,
   options: { force?: boolean; library?: string } = {},
 ): NewCase {
-  if (!/^[a-z0-9-]{1,64}$/.test(name))
+  if (!CASE_NAME.test(name))
     throw new CaseError(
       'invalid_case',
       `case name "${name}": use lowercase letters, digits and -, e.g. --name my-timeout`,

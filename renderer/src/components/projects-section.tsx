@@ -1,3 +1,4 @@
+import { startFieldOf } from '../../../shared/start-paths';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
@@ -70,7 +71,9 @@ export function ProjectsSection() {
                 className="primary"
                 data-testid="project-start"
                 {...whyNot(
-                  (needsGoal && 'Type its Goal first: a bare folder has no task.json to say what to do.') ||
+                  (project.problem !== undefined &&
+                    'Its task does not read (said below): fix the file, then open it again with Open….') ||
+                    (needsGoal && 'Type its Goal first: a bare folder has no task.json to say what to do.') ||
                     (starting !== null && 'Another start is under way.'),
                   'Start it with the library’s Agent (the task’s own when empty)',
                 )}
@@ -78,7 +81,13 @@ export function ProjectsSection() {
               >
                 {starting === project.path ? 'starting…' : '▶ Start'}
               </button>
-              {startFailed === project.path && error ? (
+              {project.problem !== undefined ? (
+                <div className="state state-error" data-testid="project-problem">
+                  {project.problem}
+                </div>
+              ) : null}
+              {/* An error naming a start-form field (Agent) shows under that field, at the panel's top. */}
+              {startFailed === project.path && error && startFieldOf(error) === null ? (
                 <div className="state state-error" role="alert" data-testid="project-error">
                   {error}
                 </div>

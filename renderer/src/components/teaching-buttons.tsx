@@ -96,8 +96,8 @@ export const TeachingButtons = memo(function TeachingButtons() {
                 data-testid="save-case-name"
                 value={name}
                 placeholder="my-failure"
-                pattern="[a-z0-9-]{1,64}"
                 aria-describedby="save-case-refused"
+                aria-invalid={refused ? true : undefined}
                 onChange={(e) => setName(e.target.value)}
                 autoFocus
               />

@@ -12,11 +12,15 @@ import { namedBy, selectVisibleCases, selectVisibleTasks } from '../stores/episo
 import { useSlice, useStores } from '../stores/use-stores';
 import type { PickField } from '../stores/picker/picker-store';
 import {
+  AGENT_DIR_FIELD,
+  AGENT_FIELD,
   agentFolderOf,
   MODEL_FIELD,
   pathOnCard,
   scriptPathOf,
+  startFieldOf,
   taskFolderOf,
+  type StartField,
 } from '../../../shared/start-paths';
 import { RETURN_TITLE } from '../model/return-title';
 import { returnText } from '../../../shared/format-outcome';
@@ -121,6 +125,19 @@ function StartItem(props: {
   );
 }
 
+/** A start's refusal under the field it names, brought into view when it comes (the field is what to fix). */
+function FieldError(props: { readonly text: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [props.text]);
+  return (
+    <div ref={ref} className="state state-error" role="alert" data-testid="start-field-error">
+      {props.text}
+    </div>
+  );
+}
+
 /** Opens the file picker for a start-form field (a file of the task's folder or the store, not typed). */
 function PickButton(props: { readonly field: PickField; readonly label: string }) {
   const stores = useStores();
@@ -156,7 +173,11 @@ export function EpisodeLibrary() {
   const agentDir = useSlice('episodes', (s) => s.agentDir);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const searched = query.trim();
-  const errorAt = (id: string) => (startFailed === id ? error : null);
+  // An error that names a start-form field shows under that field; any other under the card clicked.
+  const fieldError = startFailed !== null && error ? startFieldOf(error) : null;
+  const errorAt = (id: string) => (startFailed === id && fieldError === null ? error : null);
+  const errorUnder = (field: StartField) =>
+    fieldError === field && error ? <FieldError text={error} /> : null;
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
@@ -255,6 +276,7 @@ export function EpisodeLibrary() {
         <AgentsButton />
         <InstalledAgentsList />
       </div>
+      {errorUnder(AGENT_FIELD)}
       {/* One line until asked: the whole list took nine lines at 1024×700 and pushed the tasks out of sight. */}
       <details className="muted field-hint" id="library-agent-hint" data-testid="library-agent-hint">
         <summary>every form (openai:, scripted:, exec:, …)</summary>
@@ -280,6 +302,7 @@ export function EpisodeLibrary() {
             />
             <PickButton field="model" label={MODEL_FIELD} />
           </div>
+          {errorUnder(MODEL_FIELD)}
           <p className="muted field-hint" id="library-model-hint">
             scripted:FILE (from the task’s folder), openai:MODEL@URL, replay:EPISODE, or manual (you write
             each answer)
@@ -304,6 +327,7 @@ export function EpisodeLibrary() {
             />
             <PickButton field="agentDir" label="Agent folder" />
           </div>
+          {errorUnder(AGENT_DIR_FIELD)}
           <p className="muted field-hint" id="library-agent-dir-hint">
             the agent’s own files, from the task’s folder: read-only at /opt/agent in the sandbox
             (/opt/agent/bin on PATH)

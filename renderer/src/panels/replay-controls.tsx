@@ -6,7 +6,7 @@ import { CandidatesButton, CandidatesNotes } from '../components/candidates-view
 import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
-import { REPLAY_ACTIONS, whyNoFork, whyNoRollback } from '../stores/stepper/why-not-now';
+import { REPLAY_ACTIONS, whyNoFork, whyNoRollback, whyNothingToScrub } from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
 import { selectFirstStep, selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -30,6 +30,7 @@ export function ReplayControls() {
   const model = useSlice('replay', (s) => s.model);
   const noRollback = useSlice('stepper', whyNoRollback);
   const noFork = useSlice('stepper', whyNoFork);
+  const nothing = useSlice('stepper', whyNothingToScrub);
   // The fork settings dialog; an error that names its "Agent" field opens it.
   const [settings, setSettings] = useState(false);
   const namesAgent = error?.includes('“Agent”') ?? false;
@@ -54,11 +55,7 @@ export function ReplayControls() {
   if (!branch || last === 0)
     return (
       <Panel testId="replay-controls" title="Replay" className="replay">
-        <PanelState kind="empty">
-          {branch
-            ? 'Nothing to scrub yet: the episode has no step. Take one (Step, F10) or run it (Continue, F5).'
-            : 'Nothing to scrub yet: open an episode and take a step.'}
-        </PanelState>
+        <PanelState kind="empty">{nothing}</PanelState>
       </Panel>
     );
   const step = viewed ?? last;

@@ -6,11 +6,12 @@ import type {
   BranchSummary,
   CaseSummary,
   EpisodeEntry,
+  TaskSource,
   TaskSummary,
 } from '../../../../shared/contract/models';
+import type { RequestOf } from '../../../../shared/contract/operations';
 import { errorText } from '../result';
 import { endText } from '../stepper/stepper-store';
-import { AGENT_FIELD, MODEL_FIELD, scriptPlaceProblem, taskFolderOf } from '../../../../shared/start-paths';
 import type { StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
 import type { Breakpoint } from '../../../../shared/breakpoints';
@@ -222,43 +223,15 @@ export function createEpisodesStore(
       });
       return yes;
     };
-    /**
-     * The refusal the start would give a typed `scripted:` path that leaves the task's folder
-     * (the server's own check, shared/start-paths.ts, with the store's folder asked only when
-     * it matters), or null. Said before "Stop the live episode?": a new user was asked to stop
-     * the live episode for a start that was then refused.
-     */
-    const placeProblem = async (task: TaskSummary): Promise<string | null> => {
-      const agent = get().agent.trim();
-      const own = agent !== '' && runsOwnProgramSpec(agent);
-      const typed: [string, string][] = [[AGENT_FIELD, agent]];
-      if (own) typed.push([MODEL_FIELD, get().model.trim()]);
-      const folder = taskFolderOf(task.path);
-      // Task paths come absolute from the server; anything else is left to the server's check.
-      if (!folder.startsWith('/')) return null;
-      for (const [field, spec] of typed) {
-        if (!spec || scriptPlaceProblem(field, spec, folder) === null) continue;
-        const store = await client.files.list({ root: 'store' });
-        const problem = scriptPlaceProblem(field, spec, folder, store.ok ? store.value.root : undefined);
-        if (problem) return problem;
-      }
-      return null;
-    };
-    const start = async (
-      key: string,
-      task:
-        | { kind: 'sample'; id: string }
-        | { kind: 'case'; id: string; fixed?: boolean }
-        | { kind: 'project'; path: string },
+    /** What a start sends: the task, the form's agent fields and the window's session switches. */
+    const startRequest = (
+      task: Extract<TaskSource, { kind: 'sample' | 'case' | 'project' }>,
       agent?: string,
       /** Run it at once (F5) instead of stopping after setup. */
       run = false,
       /** A bare project folder's goal. */
       goal?: string,
-    ): Promise<string | null> => {
-      set({ starting: key, error: null, startFailed: null });
-      // Read after any question: the episode may have ended while the person answered.
-      const left = leaving();
+    ) => {
       const model = agent && runsOwnProgramSpec(agent) ? get().model.trim() : '';
       const agentDir = agent && runsInSandboxSpec(agent) ? get().agentDir.trim() : '';
       const agentOptions = { ...(model ? { model } : {}), ...(agentDir ? { agent_dir: agentDir } : {}) };
@@ -266,7 +239,7 @@ export function createEpisodesStore(
       // stop a person asked for before the window could set it (it then showed unticked).
       const { stopPoints, breakpoints } = switches();
       const on = (Object.keys(stopPoints) as (keyof StopPoints)[]).filter((k) => stopPoints[k]);
-      const res = await client.episode.start({
+      return {
         task,
         ...(on.length ? { stop_points: Object.fromEntries(on.map((k) => [k, true])) } : {}),
         ...(breakpoints.length ? { breakpoints: [...breakpoints] } : {}),
@@ -274,7 +247,34 @@ export function createEpisodesStore(
         ...(model || agentDir ? { agent_options: agentOptions } : {}),
         ...(run ? { run: true } : {}),
         ...(goal ? { goal } : {}),
-      });
+      };
+    };
+    /**
+     * True when the start may go on: nothing live with work is shown, or the server's own check
+     * of the start (episode.checkStart) passed and then the person agreed to stop it. Checked
+     * first: a new user agreed to stop the live episode for a start that was then refused
+     * ("Agent: no file at …"); the refusal shows as the start's would, where it says.
+     */
+    const mayStart = async (
+      key: string,
+      next: string,
+      request: RequestOf<'episode.start'>,
+    ): Promise<boolean> => {
+      if (!leaving()?.working) return true;
+      set({ starting: key, error: null, startFailed: null });
+      const checked = await client.episode.checkStart(request);
+      set({ starting: null });
+      if (!checked.ok) {
+        set({ error: errorText(checked), startFailed: key });
+        return false;
+      }
+      return mayStop(next);
+    };
+    const start = async (key: string, request: RequestOf<'episode.start'>): Promise<string | null> => {
+      set({ starting: key, error: null, startFailed: null });
+      // Read after any question: the episode may have ended while the person answered.
+      const left = leaving();
+      const res = await client.episode.start(request);
       set({ starting: null });
       // A start that failed changes nothing: the earlier episode stays live and shown.
       if (!res.ok) {
@@ -287,7 +287,7 @@ export function createEpisodesStore(
       }
       // The form's agent fields stay with the episode they started, until another is on screen
       // (a case starts with its own agent: the form's were not its, and it empties them).
-      if (agent !== undefined) shown = res.value.episode;
+      if (request.agent !== undefined) shown = res.value.episode;
       onOpen(res.value.branch);
       void get().refresh();
       return res.value.branch;
@@ -394,27 +394,29 @@ export function createEpisodesStore(
         });
       },
       async startTask(task) {
-        const problem = await placeProblem(task);
-        if (problem) {
-          set({ error: problem, startFailed: task.id });
-          return null;
-        }
-        if (!(await mayStop(task.name))) return null;
-        return start(task.id, { kind: 'sample', id: task.id }, get().agent.trim() || undefined);
+        const request = startRequest({ kind: 'sample', id: task.id }, get().agent.trim() || undefined);
+        if (!(await mayStart(task.id, task.name, request))) return null;
+        return start(task.id, request);
       },
       async startProject(project, goal) {
-        if (!(await mayStop(project.name))) return null;
-        return start(
-          project.path,
+        const request = startRequest(
           { kind: 'project', path: project.path },
           get().agent.trim() || undefined,
           false,
           project.kind === 'folder' ? goal.trim() : undefined,
         );
+        if (!(await mayStart(project.path, project.name, request))) return null;
+        return start(project.path, request);
       },
       async openCase(c, variant = 'broken', options = {}) {
+        const request = startRequest(
+          { kind: 'case', id: c.id, ...(variant === 'fixed' ? { fixed: true } : {}) },
+          undefined,
+          options.run ?? false,
+        );
         // Cancelled, nothing changes: the live episode runs on and its case stays open.
-        if (!(await mayStop(variant === 'fixed' ? `${c.title} (fixed version)` : c.title))) return null;
+        const next = variant === 'fixed' ? `${c.title} (fixed version)` : c.title;
+        if (!(await mayStart(c.id, next, request))) return null;
         const was = get().activeCase;
         const same = was?.case.id === c.id ? was : null;
         // The walkthrough stays while its other variant starts; a new case loads its own. Its
@@ -423,12 +425,7 @@ export function createEpisodesStore(
         const runs = same?.runs ?? caseRuns.get(c.id) ?? {};
         set({ activeCase: { case: c, readme: same?.readme ?? null, variant, runs } });
         const [branch, readme] = await Promise.all([
-          start(
-            c.id,
-            { kind: 'case', id: c.id, ...(variant === 'fixed' ? { fixed: true } : {}) },
-            undefined,
-            options.run ?? false,
-          ),
+          start(c.id, request),
           same?.readme ? null : client.cases.open({ id: c.id }),
         ]);
         if (branch) {

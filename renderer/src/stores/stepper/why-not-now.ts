@@ -1,5 +1,5 @@
 import type { StepperState } from './stepper-store';
-import { selectLastStep, selectViewedRow } from './stepper-store';
+import { selectEndNotice, selectLastStep, selectViewedRow } from './stepper-store';
 
 /**
  * Why the stepper's controls cannot act now, one function per control, in words a person
@@ -14,6 +14,23 @@ export function whyNoStep(s: StepperState): string | null {
   if (s.state === 'running') return 'The episode is running: pause it first.';
   if (s.busy) return 'Waiting for the last request to finish.';
   return null;
+}
+
+/**
+ * What the Replay panel says while the open branch has no step to scrub: what can be done
+ * next, said only when it can (an episode that ended at setup was told to take a step with
+ * Step and Continue greyed).
+ */
+export function whyNothingToScrub(s: StepperState): string {
+  if (s.branch === null) return 'Nothing to scrub yet: open an episode and take a step.';
+  if (s.live && s.state === 'running') return 'Nothing to scrub yet: its first step is under way.';
+  const noStep = whyNoStep(s);
+  if (noStep === null)
+    return 'Nothing to scrub yet: the episode has no step. Take one (Step, F10) or run it (Continue, F5).';
+  const ended = selectEndNotice(s);
+  if (ended)
+    return `${ended} It ended before its first step, so there is nothing to scrub: start it again from the library.`;
+  return `Nothing to scrub yet: the episode has no step. ${noStep}`;
 }
 
 /** Pause. */

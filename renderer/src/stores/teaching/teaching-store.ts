@@ -1,5 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
+import { caseNameProblem } from '../../../../shared/case-name';
 import { errorText } from '../result';
 import type { NoticesStore } from '../notices/notices-store';
 
@@ -49,6 +50,12 @@ export function createTeachingStore(
     openSave: () => set({ dialog: 'save', refused: null }),
     close: () => set({ dialog: 'none', refused: null }),
     async saveAsCase(branch, name) {
+      // A name the case library cannot take is said beside the field, once, and nothing is sent.
+      const problem = caseNameProblem(name);
+      if (problem) {
+        set({ refused: problem });
+        return false;
+      }
       set({ busy: true, refused: null });
       const res = await client.cases.save({ id: branch, name });
       if (!res.ok) {

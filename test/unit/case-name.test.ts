@@ -1,0 +1,36 @@
+// Save as case…: a name the case library cannot take is said once, plainly, beside the field
+// (walk shots 64–65: "cases.save: name: …" in the dialog and again in the foot bar).
+import { describe, expect, it } from 'vitest';
+import { caseNameProblem } from '../../shared/case-name';
+import { createNoticesStore } from '../../renderer/src/stores/notices/notices-store';
+import { createTeachingStore } from '../../renderer/src/stores/teaching/teaching-store';
+import { createFakeBackend } from '../support/renderer-fake-client';
+
+describe('case names', () => {
+  it('says what a case name takes, with one that fits', () => {
+    expect(caseNameProblem('my-case-2')).toBeNull();
+    expect(caseNameProblem('My Case!')).toBe(
+      'A case name takes only lowercase letters, digits and - (no spaces or capitals), e.g. “my-case”.',
+    );
+    expect(caseNameProblem('!!!')).toBe(
+      'A case name takes only lowercase letters, digits and - (no spaces or capitals).',
+    );
+    expect(caseNameProblem('a'.repeat(65))).toMatch(/^A case name is at most 64 characters/);
+  });
+
+  it('Save as case refuses such a name in the dialog alone: nothing is sent, the foot bar stays empty', async () => {
+    const fake = createFakeBackend();
+    const notices = createNoticesStore();
+    const teaching = createTeachingStore(fake.client, () => {}, notices);
+    teaching.getState().openSave();
+    expect(await teaching.getState().saveAsCase('b-1', 'My Case!')).toBe(false);
+    expect(teaching.getState()).toMatchObject({
+      dialog: 'save',
+      busy: false,
+      refused: caseNameProblem('My Case!'),
+    });
+    expect(teaching.getState().refused).not.toMatch(/cases\.save|name:/);
+    expect(fake.callsOf('cases.save')).toEqual([]);
+    expect(notices.getState().items).toEqual([]);
+  });
+});
