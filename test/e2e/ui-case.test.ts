@@ -75,6 +75,8 @@ describe('web mode: a bundled case', () => {
     // On step 2's row (and its entry in the list above, which says its step too), nowhere else.
     expect(new Set(flagged)).toEqual(new Set(['2']));
     await expect(app.timeline.row(2).locator('[data-flag="destructive_action"]').count()).resolves.toBe(1);
+    // At 1024×700 the list folds to its summary line (it would leave fewer than 6 rows): one click.
+    await app.timeline.showFlags();
     await expect(app.timeline.flagEntries.innerText()).resolves.toMatch(/destructive_action/);
     await expect(app.stepper.episodeState.innerText()).resolves.toBe('paused');
     await app.screenshot('case-live-flag-1024x700');

@@ -76,7 +76,9 @@ describe('web mode: a flagged success reads as flagged', () => {
       await entry.click();
       await app.inspector.waitForStep(step);
       await expect(app.timeline.row(step).getAttribute('aria-selected')).resolves.toBe('true');
-      expect(await layout.onScreen(app.timeline.row(step))).toBe(true);
+      // Brought into view, also when its step was already the one viewed and the list had been
+      // scrolled away from it (the flag of step 1, after the keyboard's jump there, stayed off screen).
+      await expect.poll(() => layout.onScreen(app.timeline.row(step)), { timeout: 10_000 }).toBe(true);
       const said = app.inspector.root.getByTestId('inspector-flag').filter({ hasText: rule });
       await expect(said.innerText()).resolves.toContain(tooltip[i].replace(/^[^:]*: /, ''));
     }

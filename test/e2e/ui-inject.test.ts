@@ -170,9 +170,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
     // the Sandbox panel's header. Now one line, scrolled to whole, with no control cut above it.
     await app.inject.inject('Note from the user: also print a trailing newline.');
     const said = app.inject.root.getByTestId('inject-notice');
-    await expect(said.innerText()).resolves.toBe(
-      'injected as user: the agent reads it next',
-    );
+    await expect(said.innerText()).resolves.toBe('injected as user: the agent reads it next');
     await app.screenshot('inject-message-answer-1024x700');
     expect(await layout.unreadable(said)).toBe('');
     expect(await layout.slivers(app.inject.root.locator('.panel-body'))).toEqual([]);

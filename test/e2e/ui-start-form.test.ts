@@ -26,9 +26,10 @@ describe('web mode: the start form reads no host file into view', () => {
     await app.screenshot('start-form-reads-1024x700');
 
     await app.library.startTask('hello-python');
-    const error = app.library.root.getByTestId('start-error');
-    await error.waitFor({ timeout: 60_000 });
-    const text = await error.innerText();
+    // Said under the field it names ("Its model calls answered by"), the field to fix.
+    const fieldError = app.library.startFieldError;
+    await fieldError.waitFor({ timeout: 60_000 });
+    const text = await fieldError.innerText();
     // `..` out of the task's folder is refused before the start, in the form's words.
     expect(text).toMatch(
       /Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder \/.*hello-python(, the store [^)]*)?\); choose a file with Choose…/,
@@ -43,6 +44,7 @@ describe('web mode: the start form reads no host file into view', () => {
     // The form's words, not the CLI's: a bad agent is "Agent", not "agent spec".
     await app.library.root.getByTestId('library-agent').fill('scripted:');
     await app.library.startTask('hello-python');
+    const error = app.library.root.getByTestId('start-error');
     await error.filter({ hasText: 'Agent' }).waitFor({ timeout: 30_000 });
     const bad = await error.innerText();
     expect(bad).toMatch(/“Agent” "scripted:" needs an argument/);

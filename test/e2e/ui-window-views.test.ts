@@ -230,7 +230,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     // The broken run is the one on screen (its steps are "this" side), the fixed one beside it.
     await walkthrough.locator('[data-testid="case-run"][data-variant="broken"].current').waitFor();
     const verdict = app.page.getByTestId('compare-verdict');
-    await expect(verdict.innerText()).resolves.toMatch(/First difference at step \d+ of broken run/);
+    await expect(verdict.innerText()).resolves.toMatch(/First difference (at|after) step \d+ of broken run/);
     expect(await app.page.getByTestId('compare-table').locator('tbody tr').count()).toBeGreaterThan(1);
     const layout = new LayoutObject(app.page);
     expect(await layout.onScreen(verdict)).toBe(true);

@@ -532,9 +532,20 @@ export function Timeline() {
       // A step the filter hides is shown by clearing the filter: the person asked for that step.
       if (indexOfStep(filterRows(stores.stepper.getState().rows, filter), step) < 0) setFilter(NO_FILTER);
       focusFollows.current = true;
+      // The step already viewed, scrolled away from (a QA flag clicked for it after the list
+      // was scrolled): nothing changes in the store, so the row is brought back into view here.
+      const el = scrollRef.current;
+      const found = indexOfStep(shown, step);
+      if (selectViewedStep(stores.stepper.getState()) === step && el && found >= 0) {
+        const top = scrollTopFor(lead + found, lead + shown.length, ROW_HEIGHT, view(), 'auto');
+        if (top !== null) {
+          flushSync(() => tell(top));
+          el.scrollTop = top;
+        }
+      }
       stores.stepper.getState().select(step);
     },
-    [stores, filter],
+    [stores, filter, shown, lead, view, tell],
   );
   const onGridKey = (e: KeyboardEvent<HTMLDivElement>) => {
     if (shown.length === 0) return;
