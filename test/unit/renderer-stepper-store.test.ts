@@ -34,6 +34,17 @@ async function openRunning(fake: ReturnType<typeof setup>['fake'], store: Return
   await store.getState().open('b-main');
 }
 
+/** The server answers a step with b-main paused after step 3. */
+function stepAnswersStep3(fake: ReturnType<typeof setup>['fake']) {
+  fake.on('episode.step', () => ({
+    episode: 'ep1',
+    branch: 'b-main',
+    state: 'paused',
+    step: 3,
+    reason: { kind: 'step' },
+  }));
+}
+
 /** The server says b-main ended at step 3. */
 function endAtStep3(fake: ReturnType<typeof setup>['fake']) {
   fake.emit('episode.state', {
@@ -196,13 +207,7 @@ describe('stepper store', () => {
 
   it('takes controller state from the state stream and from step results', async () => {
     const { fake, store } = setup(2);
-    fake.on('episode.step', () => ({
-      episode: 'ep1',
-      branch: 'b-main',
-      state: 'paused',
-      step: 3,
-      reason: { kind: 'step' },
-    }));
+    stepAnswersStep3(fake);
     await store.getState().open('b-main');
     fake.emit('episode.state', {
       episode: 'ep1',
@@ -221,13 +226,7 @@ describe('stepper store', () => {
 
   it('follows the step taken, as a debugger shows its current line: F10 or F5 while an older row is read moves the view to the latest', async () => {
     const { fake, store } = setup(2);
-    fake.on('episode.step', () => ({
-      episode: 'ep1',
-      branch: 'b-main',
-      state: 'paused',
-      step: 3,
-      reason: { kind: 'step' },
-    }));
+    stepAnswersStep3(fake);
     fake.on('episode.run', () => ({
       episode: 'ep1',
       branch: 'b-main',
