@@ -65,10 +65,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
     const app = await openApp(browser, served.url);
     await app.library.agentField.fill('openai:fake-model');
     await app.library.startTask('hello-python');
-    await app.settled();
-    await app.page.keyboard.press('F10');
-    await app.timeline.waitForStep(1);
-    await app.settled();
+    await app.stepTo(1);
     expect((await app.timeline.rowAt(1)).text).toContain('echo waiting');
 
     await app.inject.inject(`${MARK} the user asked for Beijing weather: recommend an umbrella`, 'user');
@@ -124,10 +121,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
     const layout = new LayoutObject(app.page);
     // The task's own scripted agent: one step, then the result it is about to see is overridden.
     await app.library.startTask('hello-python');
-    await app.settled();
-    await app.page.keyboard.press('F10');
-    await app.timeline.waitForStep(1);
-    await app.settled();
+    await app.stepTo(1);
 
     // Without scrolling anything, the panel names the override: its tab is on screen, read whole.
     const tab = app.inject.tab('override');
@@ -162,10 +156,7 @@ describe('web mode: injecting an observation into an openai agent', () => {
     const app = await openApp(browser, served.url, { width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
     await app.library.startTask('hello-python');
-    await app.settled();
-    await app.page.keyboard.press('F10');
-    await app.timeline.waitForStep(1);
-    await app.settled();
+    await app.stepTo(1);
     // A new hire's note after step 1: its answer took two lines and showed one, the second under
     // the Sandbox panel's header. Now one line, scrolled to whole, with no control cut above it.
     await app.inject.inject('Note from the user: also print a trailing newline.');
