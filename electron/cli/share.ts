@@ -23,7 +23,8 @@ says so. The file's size is printed.
 Options:
   --out FILE       the HTML file to write (required)
   --redact X       a field name (its values become [REDACTED]) or /regex/flags; repeatable
-  --json           print {out, bytes, steps, flags, branches, omitted}
+  --json           print {out, bytes, steps (counted from 1 as show counts them; step 0
+                   is the setup), flags, branches, omitted}
 
 Example:
   stepbox share ep-20260101-120000-ab12 --out episode.html --redact '/sk-[A-Za-z0-9]+/'
@@ -66,7 +67,8 @@ export const command: CliCommand = {
       const summary = {
         out: values.out,
         bytes,
-        steps: data.steps.length,
+        // Counted as show and the window count (from 1): `data.steps` also holds step 0, the setup.
+        steps: data.step_count,
         flags: data.flags.length,
         branches: data.branches.length,
         omitted: data.omitted,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -10,6 +10,7 @@ import { openEngine } from '../../electron/engine/open-engine.js';
 import { shareData } from '../../electron/engine/share/share-data.js';
 import { shareHtml } from '../../electron/engine/share/share-html.js';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
+import { runCli } from '../support/cli.js';
 
 /** The JSON documents a share file embeds (the index, then the step chunks). */
 function embedded(html: string): unknown[] {
@@ -190,5 +191,23 @@ describe('stepbox share: the file', () => {
       '~/agents/answers.jsonl: no line 2 (copied to $STEPBOX_HOME/cases/weather/answers.jsonl)',
     );
     expect(step1?.results?.[0].stdout).toBe('HOME=/home/agent\n/workspace/app.py\n');
+  });
+
+  it('counts steps as show and the library do: share --json, its line and show all say 3 for a 3-step episode (step 0, the setup, not counted)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-share-count-'));
+    try {
+      const trace = await writeLongTrace(home, 3);
+      const env = { env: { STEPBOX_HOME: home } };
+      const out = join(home, 'three.html');
+      const json = await runCli(['share', trace.branch, '--out', out, '--json'], env);
+      expect(json.code, json.stderr).toBe(0);
+      expect((JSON.parse(json.stdout) as { steps: number }).steps).toBe(3);
+      const line = await runCli(['share', trace.branch, '--out', out], env);
+      expect(line.stdout).toMatch(/, 3 steps, /);
+      const shown = await runCli(['show', trace.branch], env);
+      expect(shown.stdout).toMatch(/ steps 3\n/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
