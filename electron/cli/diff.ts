@@ -9,6 +9,7 @@ import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliError } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { countOf } from '../../shared/count-of.js';
+import { compareVerdict } from '../../shared/first-difference.js';
 
 const HELP = `stepbox diff A B [--json]
 
@@ -16,10 +17,11 @@ Compares two branches or episodes (ids or unique prefixes) step-aligned: steps a
 matched by their decisions, not by index, so a step inserted or dropped in one branch
 does not shift everything after it. Each pair is marked same, different_action,
 different_result (what the agent saw, overrides and injections included, or what really
-happened) or different_files (the workspaces after the step). Prints the first
-divergence (in A's numbering: the first step whose action or what the agent saw
-differs), the files that differ at each differing pair and at the end, and both sides'
-status, return (the discounted return), final reward (the verifier's) and QA flags.
+happened) or different_files (the workspaces after the step). Prints where the two
+first differ (the first step whose action or what the agent saw differs) as the window's
+Compare says it ("First difference at step 2 of A: B has no step there. 1 of 3 aligned
+steps differ."), the files that differ at each differing pair and at the end, and both
+sides' status, return (the discounted return), final reward (the verifier's) and QA flags.
 
 Options:
   --json   print {diverged_at, diverged_pair (the index in pairs of that first
@@ -45,17 +47,14 @@ function side(name: string, o: ComparedBranch): string {
 
 function printHuman(c: BranchComparison, out: NodeJS.WritableStream): void {
   out.write(`${side('A', c.a)}\n${side('B', c.b)}\n`);
-  out.write(
-    c.diverged_at === null ? 'no divergence\n' : `diverged at step ${c.diverged_at} (A's numbering)\n`,
-  );
+  // The window's Compare verdict, with the branches named as the two lines above name them.
+  out.write(`${compareVerdict({ rows: c.pairs, diverged_row: c.diverged_pair }, { a: 'A', b: 'B' }).text}\n`);
   for (const p of c.pairs) {
     if (p.verdict === 'same') continue;
     out.write(
       `  A ${String(p.a_step ?? '–').padStart(4)}  B ${String(p.b_step ?? '–').padStart(4)}  ${p.verdict}${p.differs.length ? `: ${p.differs.join('; ')}` : ''}${p.workspace.length ? `  ${p.workspace.map((f) => f.path).join(', ')}` : ''}\n`,
     );
   }
-  const same = c.pairs.filter((p) => p.verdict === 'same').length;
-  out.write(`${same} of ${c.pairs.length} aligned steps the same\n`);
   if (c.files_differ.length) out.write(`files that differ at the end: ${c.files_differ.join(', ')}\n`);
   for (const [name, o] of [
     ['A', c.a],

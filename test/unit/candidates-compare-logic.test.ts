@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeLongTrace } from '../../electron/bench/ui-trace.js';
+import { runCli } from '../support/cli.js';
 import { alignKeys } from '../../electron/engine/compare/align.js';
 import { stepFactsOf } from '../../electron/engine/compare/step-facts.js';
 import { alignSteps } from '../../electron/engine/compare/step-alignment.js';
@@ -11,7 +16,9 @@ import { Task } from '../../shared/task.js';
 import { parseTyped } from '../../renderer/src/stores/candidates/candidates-store.js';
 import { QaTrace } from '../support/qa-traces.js';
 import { differingFields, resultDifference, toolFailure, type ToolResult } from '../../shared/tool-result.js';
-import { firstDifference, verdictText, workspaceText } from '../../renderer/src/model/compare-verdict.js';
+import { verdictText, workspaceText } from '../../renderer/src/model/compare-verdict.js';
+import { compareVerdict, firstDifference } from '../../shared/first-difference.js';
+import type { PairVerdict } from '../../shared/contract/models.js';
 
 const sh = (command: string, stdout = '') => ({
   name: 'execute_shell',
@@ -295,5 +302,33 @@ describe('typed candidates in the window', () => {
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error).toMatch(/line 2/);
     expect(parseTyped('write_file ["x"]').ok).toBe(false);
+  });
+});
+
+describe('stepbox diff in words', () => {
+  it("says where two branches first differ in the window's Compare sentence (one source), not 'A's numbering'", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-diff-words-'));
+    try {
+      // Two recorded episodes: A ends with its answer at step 3, B already at step 2.
+      const a = await writeLongTrace(home, 3);
+      const b = await writeLongTrace(home, 2);
+      const env = { env: { STEPBOX_HOME: home } };
+      const json = await runCli(['diff', a.branch, b.branch, '--json'], env);
+      const c = JSON.parse(json.stdout) as {
+        pairs: { a_step: number | null; b_step: number | null; verdict: PairVerdict }[];
+        diverged_pair: number | null;
+      };
+      const words = compareVerdict({ rows: c.pairs, diverged_row: c.diverged_pair }, { a: 'A', b: 'B' });
+      expect(words.text).toBe(
+        'First difference at step 2 of A: B has no step there. 1 of 3 aligned steps differ.',
+      );
+      const plain = await runCli(['diff', a.branch, b.branch], env);
+      expect(plain.code).toBe(1);
+      // After the lines naming A and B: the sentence the window's Compare heads its view with.
+      expect(plain.stdout.split('\n')[2]).toBe(words.text);
+      expect(plain.stdout).not.toMatch(/numbering/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

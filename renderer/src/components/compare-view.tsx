@@ -1,7 +1,8 @@
 import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
-import { firstDifference, verdictText, workspaceText } from '../model/compare-verdict';
+import { verdictText, workspaceText } from '../model/compare-verdict';
+import { compareVerdict } from '../../../shared/first-difference';
 import { branchName } from '../model/branch-name';
 import type { Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -106,9 +107,8 @@ export function CompareView(props: { readonly branch: string }) {
         </PanelState>
       </section>
     );
-  const differing = comparison?.rows.filter((r) => r.verdict !== 'same').length ?? 0;
-  const first = comparison
-    ? firstDifference(comparison, { a: names?.a ?? 'this branch', b: names?.b ?? 'the other' })
+  const verdict = comparison
+    ? compareVerdict(comparison, { a: names?.a ?? 'this branch', b: names?.b ?? 'the other' })
     : null;
   return (
     <section className="compare" data-testid="compare" aria-label="compare with another branch">
@@ -149,19 +149,15 @@ export function CompareView(props: { readonly branch: string }) {
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {comparison ? (
         <>
-          <div className={`cmp-verdict ${first === null ? 'good' : 'bad'}`} data-testid="compare-verdict">
-            {first === null
-              ? differing === 0
-                ? 'No difference: the same decisions, and the agent saw the same results.'
-                : `The agent decided and saw the same at every step; ${countOf(differing, 'step')} ${differing === 1 ? 'differs' : 'differ'} in what really happened or in files.`
-              : `${first.text} ${differing} of ${comparison.rows.length} aligned steps differ.`}
-            {first !== null && first.show !== null ? (
+          <div className={`cmp-verdict ${verdict?.diverged ? 'bad' : 'good'}`} data-testid="compare-verdict">
+            {verdict?.text}
+            {verdict && verdict.show !== null ? (
               <button
                 type="button"
                 data-testid="compare-show-step"
-                onClick={() => stepper.select(first.show)}
+                onClick={() => stepper.select(verdict.show)}
               >
-                show step {first.show}
+                show step {verdict.show}
               </button>
             ) : null}
           </div>

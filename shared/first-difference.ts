@@ -1,0 +1,102 @@
+/**
+ * Where two compared branches first differ, in one sentence: the window's Compare and
+ * `stepbox diff` both say it (one source, so the two do not drift apart in their words).
+ */
+
+import type { PairVerdict } from './contract/models.js';
+import { countOf } from './count-of.js';
+
+/** A compared pair's two steps (a side with no step there is null). */
+export interface PairSteps {
+  readonly a_step: number | null;
+  readonly b_step: number | null;
+}
+
+/** What the comparison's verdict sentence reads: the pairs in order and the first differing one. */
+export interface ComparedSteps {
+  readonly rows: readonly (PairSteps & { readonly verdict: PairVerdict })[];
+  readonly diverged_row: number | null;
+}
+
+/** A comparison's verdict in words, and whether the agent's decisions or what it saw diverged. */
+export interface CompareVerdict extends FirstDifference {
+  readonly diverged: boolean;
+}
+
+/**
+ * The verdict of a comparison in words, as the window's Compare heads it and `stepbox diff`
+ * prints it: where the branches first differ and how many aligned steps differ, or that none does.
+ */
+export function compareVerdict(
+  c: ComparedSteps,
+  names: { readonly a: string; readonly b: string } = { a: 'this branch', b: 'the other' },
+): CompareVerdict {
+  const first = firstDifference(c, names);
+  const differing = c.rows.filter((r) => r.verdict !== 'same').length;
+  if (first !== null)
+    return {
+      text: `${first.text} ${differing} of ${c.rows.length} aligned steps differ.`,
+      show: first.show,
+      diverged: true,
+    };
+  const text =
+    differing === 0
+      ? 'No difference: the same decisions, and the agent saw the same results.'
+      : `The agent decided and saw the same at every step; ${countOf(differing, 'step')} ${differing === 1 ? 'differs' : 'differ'} in what really happened or in files.`;
+  return { text, show: null, diverged: false };
+}
+
+/** The first difference of a comparison, in a sentence, and the step of the shown branch to show (null: none). */
+export interface FirstDifference {
+  readonly text: string;
+  /** A step the shown branch (A) has, or null: "show step N" is offered only for such a step. */
+  readonly show: number | null;
+}
+
+/**
+ * Where two compared branches first differ, said truthfully: at a step both have (`First
+ * difference at step 2 of this branch`), at a step only this branch has, or where this branch
+ * has none (it ends there: `this branch ends at step 1; the other goes on to step 2`, or the
+ * other took a step in between). "show step N" is offered only for a step this branch has: a
+ * step past its end left the window describing a step that does not exist.
+ */
+export function firstDifference(
+  c: {
+    readonly rows: readonly PairSteps[];
+    readonly diverged_row: number | null;
+  },
+  names: { readonly a: string; readonly b: string } = { a: 'this branch', b: 'the other' },
+): FirstDifference | null {
+  const at = c.diverged_row;
+  const row = at === null ? undefined : c.rows[at];
+  if (at === null || !row) return null;
+  const lastOf = (side: 'a_step' | 'b_step', rows: readonly PairSteps[]) =>
+    rows.reduce((last, r) => r[side] ?? last, 0);
+  const after = c.rows.slice(at + 1);
+  const saw = '(what the agent did or saw)';
+  if (row.a_step !== null && row.b_step !== null) {
+    const other = row.b_step !== row.a_step ? `, step ${row.b_step} of ${names.b}` : '';
+    return { text: `First difference at step ${row.a_step} of ${names.a}${other} ${saw}.`, show: row.a_step };
+  }
+  if (row.a_step !== null) {
+    const ends = after.every((r) => r.b_step === null);
+    const where = ends
+      ? `${names.b} ends at step ${lastOf('b_step', c.rows.slice(0, at))}`
+      : `${names.b} has no step there`;
+    return { text: `First difference at step ${row.a_step} of ${names.a}: ${where}.`, show: row.a_step };
+  }
+  const lastA = lastOf('a_step', c.rows.slice(0, at));
+  if (after.every((r) => r.a_step === null))
+    return {
+      text: `${capital(names.a)} ends at step ${lastA}; ${names.b} goes on to step ${row.b_step}.`,
+      show: null,
+    };
+  return {
+    text: `First difference after step ${lastA} of ${names.a}: ${names.b} took a step there (its step ${row.b_step}) that ${names.a} has no match for.`,
+    show: null,
+  };
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
