@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { IndexedFlag } from '../engine/trace/episode-index.js';
 import { branchTimeline, type TimelineStep } from '../engine/trace/branch-timeline.js';
+import { endDetail } from '../engine/trace/branch-outcome.js';
 import { formatDuration } from '../../shared/format-duration.js';
 import { oneLine, outcomeText } from '../../shared/step-summary.js';
 import type { CliCommand, CliIo } from './command.js';
@@ -18,7 +19,8 @@ memory writes, reward, the snapshot's changed-file count and QA flags. A fork sh
 steps it inherited from its parent first.
 
 Options:
-  --json   print {episode, branch, parent, fork_step, task, status, end_reason, verifier,
+  --json   print {episode, branch, parent, fork_step, task, status, end_reason, end_detail
+           (what the fatal error that ended it said, or null), verifier,
            return, final_reward, steps: [{step, branch, action, kind, calls, results (each with
            the stdout, stderr and error the agent saw), injected, memory_writes, reward, changed,
            errors, flags, partial}]}; flags are the ones the window and \`check\` give
@@ -112,6 +114,11 @@ export const command: CliCommand = {
     const decisions = t.steps.filter((s) => s.step >= 1).length;
     const status = t.end?.status ?? 'running';
     const task = typeof t.header.task.name === 'string' ? t.header.task.name : '(unnamed)';
+    // What the fatal error that ended it said (a model server's answer), whole: step 0 is not printed.
+    const detail = endDetail(
+      t.end,
+      t.steps.flatMap((s) => s.errors),
+    );
     if (values.json) {
       printJson(io, {
         episode: branch.episode,
@@ -122,6 +129,7 @@ export const command: CliCommand = {
         agent: t.header.agent.spec,
         status,
         end_reason: t.end?.end_reason ?? null,
+        end_detail: detail,
         verifier: t.end?.verifier ?? null,
         return: row?.return ?? null,
         final_reward: row?.final_reward ?? null,
@@ -170,6 +178,7 @@ export const command: CliCommand = {
       io,
       `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  verifier ${v ? `${v.success ? 'passed' : 'failed'} (exit ${v.exit_code ?? '-'})` : 'none'}  return ${row?.return?.toFixed(2) ?? '-'}  final reward ${row?.final_reward?.toFixed(2) ?? '-'}  steps ${decisions}`,
     );
+    if (detail !== null) print(io, `ended by ${t.end?.end_reason ?? 'an error'}: ${detail}`);
     for (const f of flagsAt(null)) print(io, `⚑ ${f.rule} (${f.severity}): ${oneLine(f.message)}`);
     print(io, '');
     for (const s of steps)

@@ -14,7 +14,7 @@ import {
 import { z } from 'zod';
 import { DEFAULT_TOOLS } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
-import type { TraceEvent } from '../../shared/trace-events.js';
+import type { EndEvent, TraceEvent } from '../../shared/trace-events.js';
 import { BranchCache, type ViewedBranch } from './branch-cache.js';
 import { snapshotAt } from '../engine/trace/lineage.js';
 import type { EpisodeManager } from './episode-manager.js';
@@ -22,6 +22,7 @@ import type { TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
 import { fileChanges, manifestOf, setupChanges } from './workspace-files.js';
 import { compareSteps } from '../engine/compare/compare-branches.js';
+import { endDetail } from '../engine/trace/branch-outcome.js';
 
 const DEFAULT_PAGE = 500;
 /** Where `stepDetails` stops adding steps (JSON characters): a few screens of ordinary steps. */
@@ -101,7 +102,7 @@ export class LibraryService {
       ...(lastRows === undefined ? {} : { rows_from: from, rows_total: total }),
       branches: await this.branchSummaries(bt.info.episode),
       flags,
-      end: end ? { status: end.status, end_reason: end.end_reason, verifier: end.verifier } : null,
+      end: end ? endOf(end, bt.events) : null,
       tools: taskToolNames(bt.header.task),
     };
   }
@@ -320,6 +321,21 @@ export class LibraryService {
       ? files
       : files.map((f) => ({ ...f, by_person: byPerson.get(f.path) ?? null }));
   }
+}
+
+/** A branch's end as the window shows it: with what the fatal error that ended it said. */
+function endOf(end: EndEvent, events: readonly TraceEvent[]): NonNullable<EpisodeView['end']> {
+  const detail = endDetail(end, errorsOf(events));
+  return {
+    status: end.status,
+    end_reason: end.end_reason,
+    verifier: end.verifier,
+    ...(detail === null ? {} : { detail }),
+  };
+}
+
+function* errorsOf(events: readonly TraceEvent[]) {
+  for (const e of events) if (e.type === 'error') yield e;
 }
 
 function byStep(rows: readonly StepRow[]): Map<number, StepRow> {

@@ -268,9 +268,8 @@ export const EpisodeView = z.object({
   /** Every branch of the same episode, for the branch tree. */
   branches: z.array(BranchSummary),
   flags: z.array(FlagSummary),
-  end: z
-    .object({ status: EpisodeStatus, end_reason: z.string(), verifier: VerifierResult.nullable() })
-    .nullable(),
+  /** How it ended (its `detail`: what the fatal error that ended it said), or null while open. */
+  end: StopEnd.extend({ verifier: VerifierResult.nullable() }).nullable(),
   /** The task's tool names (built-in and custom), so the window can check a name before using it. */
   tools: z.array(z.string()).optional(),
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCase, servedApp, until, type AppPage } from '../support/e2e';
+import { LayoutObject, runCase, servedApp, until, type AppPage } from '../support/e2e';
 
 /** Starts the bundled hello-python sample (scripted agent) and waits for step 0. */
 async function startHello(app: AppPage): Promise<void> {
@@ -213,6 +213,15 @@ describe('web mode: a live episode on Docker', () => {
     await app.settled({ ended: true, timeoutMs: 60_000 });
     // The endpoint's failure is the episode's status, not the agent's misbehaviour.
     await expect.poll(() => app.page.locator('body').innerText()).toMatch(/This episode ended in an error/);
+    // What the server's failure was and what to check, in one sentence above the inspector, whole
+    // (the end said only "the model endpoint kept failing"; the message was in the trace alone).
+    await expect
+      .poll(() => app.stepper.endReason.innerText())
+      .toBe(
+        'This episode ended in an error: the model endpoint http://127.0.0.1:1/v1 failed: Connection error. Check the server is up (its address comes after @ in the agent, openai:MODEL@URL, or from OPENAI_BASE_URL) and the model name.',
+      );
+    const layout = new LayoutObject(app.page);
+    expect(await layout.unreadable(app.stepper.endReason)).toBe('');
     expect(await app.timeline.flagEntries.count()).toBe(0);
     const words = await app.page.locator('body').innerText();
     expect(words).not.toContain('--base-url');

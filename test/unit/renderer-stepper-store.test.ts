@@ -536,6 +536,23 @@ describe('endText', () => {
     );
   });
 
+  it("says what the fatal error that ended it said (a model server's failure), whole; Replay keeps to what can be done", () => {
+    const said =
+      'the model endpoint http://127.0.0.1:1/v1 failed: Connection error. Check the server is up (its address comes after @ in the agent, openai:MODEL@URL, or from OPENAI_BASE_URL) and the model name';
+    const end = { status: 'error' as const, end_reason: 'model_error', verifier: null, detail: said };
+    const s = { branch: 'b', live: false, state: null, busy: false, view: { end } } as unknown as Parameters<
+      typeof selectEndNotice
+    >[0];
+    expect(selectEndNotice(s)).toBe(`This episode ended in an error: ${said}.`);
+    // Replay's hint is about scrubbing: the short words, the message once (above the inspector).
+    expect(whyNothingToScrub(s)).toBe(
+      'This episode ended in an error: the model endpoint kept failing. It ended before its first step, so there is nothing to scrub: start it again from the library.',
+    );
+    // A message that ends its own sentence is not given a second period.
+    const done = { ...s, view: { end: { ...end, detail: 'sandbox 3f2a was destroyed.' } } } as typeof s;
+    expect(selectEndNotice(done)).toBe('This episode ended in an error: sandbox 3f2a was destroyed.');
+  });
+
   it('says where the episode went on when it was stopped for a picked candidate or a fork', () => {
     expect(endText('interrupted', 'continued_in_candidate')).toBe(
       'a candidate picked at its paused step went on in a branch of its own',

@@ -67,6 +67,21 @@ export function episodeReturn(
 }
 
 /**
+ * What the fatal error that ended a branch said (its code is the end's `end_reason`: a model
+ * endpoint that failed, a sandbox that died), or null: the end event keeps only the code, and
+ * a person needs the words (the server's answer, what to check). The last such error counts.
+ */
+export function endDetail(
+  end: Pick<EndEvent, 'end_reason'> | null,
+  errors: Iterable<{ readonly code: string; readonly message: string; readonly fatal: boolean }>,
+): string | null {
+  if (!end) return null;
+  let said: string | null = null;
+  for (const e of errors) if (e.fatal && e.code === end.end_reason) said = e.message;
+  return said;
+}
+
+/**
  * The highest step decided or snapshotted. A rollback does not lower it: the steps after
  * it stay in the trace (a person's rollback closes the branch; `end_reason` says where).
  */

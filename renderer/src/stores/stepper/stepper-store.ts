@@ -211,11 +211,21 @@ const ENDED_AS: Record<string, string> = {
   interrupted: 'was interrupted',
 };
 
-/** How a recorded branch ended, in a sentence: `This episode failed: it reached its step limit.` */
+/**
+ * How a recorded branch ended, in a sentence: `This episode failed: it reached its step limit.`
+ * A fatal error's own words (a model server's answer and what to check) stand for the reason:
+ * "the model endpoint kept failing" alone left a person without what the server said.
+ */
 export function selectEndNotice(s: StepperState): string | null {
+  return endNotice(s, true);
+}
+
+/** {@link selectEndNotice}; without `detail`, the reason in the window's short words only. */
+export function endNotice(s: StepperState, detail: boolean): string | null {
   const end = s.live ? null : s.view?.end;
   if (!end) return null;
   const as = ENDED_AS[end.status] ?? `ended (${end.status})`;
+  if (detail && end.detail) return `This episode ${as}: ${end.detail.trim().replace(/([^.!?])$/, '$1.')}`;
   // Why the verifier gave no verdict (it timed out, its reward file held no number), in its words.
   const why = end.verifier?.error ? ` (${end.verifier.error.message})` : '';
   return `This episode ${as}: ${endText(end.status, end.end_reason, end.verifier?.success ?? null)}${why}.`;

@@ -1,5 +1,5 @@
 import type { StepperState } from './stepper-store';
-import { selectEndNotice, selectLastStep, selectViewedRow } from './stepper-store';
+import { endNotice, selectLastStep, selectViewedRow } from './stepper-store';
 
 /**
  * Why the stepper's controls cannot act now, one function per control, in words a person
@@ -27,7 +27,8 @@ export function whyNothingToScrub(s: StepperState): string {
   const noStep = whyNoStep(s);
   if (noStep === null)
     return 'Nothing to scrub yet: the episode has no step. Take one (Step, F10) or run it (Continue, F5).';
-  const ended = selectEndNotice(s);
+  // The short reason: the fatal error's own words are said once, above the inspector.
+  const ended = endNotice(s, false);
   if (ended)
     return `${ended} It ended before its first step, so there is nothing to scrub: start it again from the library.`;
   return `Nothing to scrub yet: the episode has no step. ${noStep}`;
