@@ -83,6 +83,10 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
     await item.getByTestId('project-start').click();
     await app.stepper.waitForBranch(120_000);
     await app.settled({ timeoutMs: 120_000 });
+    // Started, it waits at step 0 for the person, and the bar says so as for any start or fork
+    // (it said "idle", which read as nothing happening), whole in the bar at 1024 px.
+    await expect.poll(() => app.stepper.episodeState.innerText()).toBe('paused at step 0');
+    expect(await layout.readable(app.stepper.episodeState)).toBe(true);
     // Started, the inspector is on step 0: what the agent was told, as the file says it.
     await inspector.waitForStep(0, 60_000);
     await inspector.task.waitFor();

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   createStepperStore,
   selectBranchedFrom,
+  selectStateText,
   selectRollbackNotice,
   selectStopNotice,
   selectViewedRow,
@@ -584,5 +585,36 @@ describe('a branch just made live at a step (fork, reopen)', () => {
     await store.getState().reload();
     expect(selectBranchedFrom(store.getState())).toBeNull();
     expect(selectStopNotice(store.getState())).toBeNull();
+  });
+});
+
+describe("the bar's word for a live branch", () => {
+  it('a start waiting at step 0 for the person reads "paused at step 0", as a fork waiting at K reads "paused at step K" (never "idle")', async () => {
+    const fake = createFakeBackend();
+    const started = (state: 'idle' | 'paused' | 'running', steps: number) =>
+      episodeView(steps, {
+        summary: branchSummary({ branch: 'b-main', steps, status: null }),
+        state: { episode: 'ep1', branch: 'b-main', state, step: steps, reason: null },
+      });
+    fake.on('episode.open', () => started('idle', 0));
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('b-main');
+    expect(selectStateText(store.getState())).toBe('paused at step 0');
+    // Stepped: paused after its step, as any branch a person steps.
+    fake.on('episode.open', () => started('paused', 1));
+    await store.getState().reload();
+    expect(selectStateText(store.getState())).toBe('paused');
+    fake.on('episode.open', () => started('running', 1));
+    await store.getState().reload();
+    expect(selectStateText(store.getState())).toBe('running');
+    // A fork that has taken no step yet: where it waits.
+    fake.on('episode.open', () =>
+      episodeView(2, {
+        summary: branchSummary({ branch: 'b-fork', parent_branch: 'b-main', fork_step: 2, steps: 2 }),
+        state: { episode: 'ep1', branch: 'b-fork', state: 'idle', step: 2, reason: null },
+      }),
+    );
+    await store.getState().open('b-fork');
+    expect(selectStateText(store.getState())).toBe('paused at step 2');
   });
 });

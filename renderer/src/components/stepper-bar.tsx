@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { IdText } from './id-text';
-import { selectBranchedFrom, selectOpening } from '../stores/stepper/stepper-store';
+import { selectOpening, selectStateText } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -43,9 +43,8 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       (s.view?.end?.status ?? s.view?.summary.status) === 'succeeded' &&
       s.flags.some((f) => f.severity === 'error' || f.severity === 'warning'),
   );
-  // A branch just forked, reopened or rolled back to K waits there: "paused", not "idle" (issue 33, item 3).
-  const branchedAt = useSlice('stepper', (s) => selectBranchedFrom(s)?.step ?? null);
-  const shownState = live && branchedAt !== null ? `paused at step ${branchedAt}` : (state ?? 'idle');
+  // A live branch waiting before its first step here (a start, a fork, a reopen) reads "paused at step K".
+  const shownState = useSlice('stepper', selectStateText);
   useEffect(() => {
     if (branch !== null && live) handOff.current = branch;
   }, [branch, live]);
@@ -143,7 +142,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
           </span>{' '}
           · <IdText id={branch} copy testId="episode-id" /> ·{' '}
           <span
-            className={`badge st-${opening ? 'idle' : live ? (branchedAt !== null ? 'paused' : (state ?? 'idle')) : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
+            className={`badge st-${opening ? 'idle' : live ? (state === 'running' ? 'running' : state === 'ended' ? 'ended' : 'paused') : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
             data-testid="episode-state"
             title={
               flaggedSuccess

@@ -791,6 +791,19 @@ export function selectBranchedFrom(s: StepperState): { parent: string; step: num
 }
 
 /**
+ * A live branch's state in the bar's word. One waiting before its first step here waits for
+ * the person: a start at step 0 reads "paused at step 0" as a fork, reopen or rollback at K
+ * reads "paused at step K" (issue 33, item 3). "idle" (the controller's state before a first
+ * step) read as nothing happening, and a Harbor task's start was reported for it.
+ */
+export function selectStateText(s: StepperState): string {
+  const branched = selectBranchedFrom(s);
+  if (branched !== null) return `paused at step ${branched.step}`;
+  if (s.state === 'idle') return `paused at step ${selectLastStep(s)}`;
+  return s.state ?? 'paused';
+}
+
+/**
  * A live branch a rollback just made at step K (see {@link selectBranchedFrom}): its parent
  * closed as rolled back to K. With how many of the parent's steps it left behind, and what of
  * step K did not come along (noted at the click), or null.
