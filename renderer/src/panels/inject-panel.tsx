@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
-import { whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
+import { whyNoFork, whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
 import { injectPlaceholder, selectSection, type InjectSection } from '../stores/inject/inject-store';
 import { selectCurrentRow, selectOpening, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -58,6 +58,9 @@ function InjectEnded(props: { readonly branch: string }) {
   const { branch } = props;
   const viewed = useSlice('stepper', selectViewedStep);
   const forking = useSlice('replay', (s) => s.running === 'fork');
+  // The rule Replay's "Fork from here" follows (a step that never completed has no snapshot to
+  // fork from): offered here and refused there, for a step an idle release cut short, it was both.
+  const noFork = useSlice('stepper', whyNoFork);
   const replayError = useSlice('replay', (s) => s.error);
   // A fork asked for here answers here (the replay controls say it too).
   const [forkAsked, setForkAsked] = useState(false);
@@ -71,7 +74,7 @@ function InjectEnded(props: { readonly branch: string }) {
         <button
           type="button"
           data-testid="inject-fork"
-          {...whyNot(forking && 'Forking…')}
+          {...whyNot(firstWhy(noFork, forking && 'Forking…'))}
           onClick={() => {
             setForkAsked(true);
             void stores.replay.getState().fork(branch, viewed);
