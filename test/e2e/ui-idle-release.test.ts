@@ -155,7 +155,9 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
     const replayFork = app.replay.root.getByTestId('fork');
     await expect(replayFork.getAttribute('aria-disabled')).resolves.toBe('true');
     await expect(injectFork.getAttribute('aria-disabled')).resolves.toBe('true');
-    await expect(injectFork.getAttribute('data-why')).resolves.toBe(await replayFork.getAttribute('data-why'));
+    await expect(injectFork.getAttribute('data-why')).resolves.toBe(
+      await replayFork.getAttribute('data-why'),
+    );
     await app.page.mouse.move(60, 42);
     await app.screenshot('idle-release-released-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });

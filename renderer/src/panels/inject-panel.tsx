@@ -141,6 +141,13 @@ export function InjectPanel() {
         ) : null}
       </div>
     ) : null;
+  // The agent asks the person for its next decision: the form and its Send are brought whole
+  // into the panel (at 1280×800 the Send button sat under the Sandbox header).
+  const sendRef = useRef<HTMLButtonElement>(null);
+  const asked = branch !== null && live && state === 'running' && section === 'decide';
+  useEffect(() => {
+    if (asked && sendRef.current) revealWhole(sendRef.current);
+  }, [asked]);
   const ready = branch !== null && live && state !== 'running';
   const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
 
@@ -159,7 +166,9 @@ export function InjectPanel() {
       {branch && !live && !opening ? <InjectEnded branch={branch} /> : null}
       {branch && live ? (
         <>
-          {state === 'running' ? (
+          {/* Not on the decision tab: there the agent (a person deciding) waits for this very
+              form, and "pause to inject" above "the agent is waiting for you" said both. */}
+          {state === 'running' && section !== 'decide' ? (
             <PanelState kind="loading">Running — pause (or hit a breakpoint) to inject.</PanelState>
           ) : null}
           {section === 'decide' ? (
@@ -222,6 +231,7 @@ export function InjectPanel() {
               />
               <button
                 type="button"
+                ref={sendRef}
                 data-testid="decide-send"
                 // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
                 {...whyNot(firstWhy(sending && 'Sending…', unknownTool))}
