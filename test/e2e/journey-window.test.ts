@@ -94,8 +94,17 @@ describe('journeys: rollback, manual agent, files diff', () => {
     const asks = app.inject.root.getByTestId('decide-asks');
     await asks.waitFor({ timeout: 30_000 });
     const layout = new LayoutObject(app.page);
-    await asks.scrollIntoViewIfNeeded();
+    // The form is the way on: the ask and its Send whole on screen, and no "pause to inject"
+    // beside an agent that waits for this very form (both were said at once).
+    const sendNow = app.inject.root.getByTestId('decide-send');
+    await until(
+      () => layout.onScreen(sendNow),
+      (v) => v,
+      10_000,
+      'Send on screen',
+    );
     expect(await layout.onScreen(asks)).toBe(true);
+    expect(await app.inject.root.innerText()).not.toMatch(/pause \(or hit a breakpoint\) to inject/);
     await app.screenshot('journey-manual-asks-1280x800');
 
     await app.inject.root.getByTestId('decide-tool').fill('execute_shell');

@@ -94,6 +94,13 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     const rows = view.root.locator('[data-testid="compare-table"] tbody tr');
     await expect(rows.nth(0).getAttribute('data-verdict')).resolves.toBe('same');
     await expect(rows.nth(2).getAttribute('data-verdict')).resolves.toBe('different_action');
+    // The fork's step 3 pairs with the other's step 3 (it paired the fork's final answer, step 5,
+    // with it, and said the other had no step 3 beside the other's step 3).
+    await expect(rows.nth(2).locator('td').nth(0).innerText()).resolves.toBe('3');
+    await expect(rows.nth(2).locator('td').nth(1).innerText()).resolves.toBe('3');
+    await expect(verdict.innerText()).resolves.not.toMatch(/no step there/);
+    // The table's columns are "this" and "other": a file diff says so, never "only a".
+    await expect(view.root.getByTestId('compare-table').innerText()).resolves.not.toMatch(/\(only [ab]\)/);
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(/succeeded[\s\S]*loop/);
     // Each side names its return with the rounding every view uses (the tree and the list too).
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(

@@ -149,6 +149,15 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
       'the end said in words',
     );
     expect(await layout.onScreen(reopen)).toBe(true);
+    // The step the release cut short (held before its tools, never completed) cannot be forked
+    // from: Inject says so as Replay does (it offered "Fork at step 2" that Replay refused).
+    const injectFork = app.page.getByTestId('inject-fork');
+    const replayFork = app.replay.root.getByTestId('fork');
+    await expect(replayFork.getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(injectFork.getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(injectFork.getAttribute('data-why')).resolves.toBe(
+      await replayFork.getAttribute('data-why'),
+    );
     await app.page.mouse.move(60, 42);
     await app.screenshot('idle-release-released-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../electron/bench/chromium.js';
 import { KEEP_WHOLE } from '../../renderer/src/layout/reveal-whole';
 
@@ -252,6 +252,11 @@ export function servedApp(options: { readonly settings?: unknown } = {}): Served
     served = await startServe({ home });
     browser = await launchBrowser();
   });
+  // A journey that fails leaves what its pages showed (a failure seen once in a full run under
+  // load, and never alone, is otherwise a timeout and a selector, nothing to judge it by).
+  beforeEach((ctx) => {
+    ctx.onTestFailed(() => keepFailedPages(browser, ctx.task.name));
+  });
   afterAll(async () => {
     await browser?.close();
     await served?.close();
@@ -271,6 +276,27 @@ export function servedApp(options: { readonly settings?: unknown } = {}): Served
       return served.url;
     },
   };
+}
+
+/**
+ * Every page still open in `browser` when a test failed: a screenshot and its visible text,
+ * as `failed-<test>-<n>.png|txt` beside the journeys' screenshots. Best effort: a frozen page
+ * gives what it can within 10 s, and nothing here hides the test's own error.
+ */
+async function keepFailedPages(browser: Browser | undefined, test: string): Promise<void> {
+  if (!browser) return;
+  const name = `failed-${test.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const pages = browser.contexts().flatMap((c) => c.pages());
+  for (const [i, page] of pages.entries()) {
+    const base = join(SCREENSHOTS, `${name}-${i}`);
+    await page.screenshot({ path: `${base}.png`, timeout: 10_000 }).catch(() => undefined);
+    const text = await page
+      .evaluate(() => document.body.innerText)
+      .catch((e: unknown) => `(no text: ${e instanceof Error ? e.message : String(e)})`);
+    writeFileSync(`${base}.txt`, text.slice(0, 50_000));
+    console.error(`[e2e] ${test} failed: its page ${i} is kept as ${base}.png and .txt`);
+  }
 }
 
 /** The seven panels' test ids. */

@@ -49,6 +49,26 @@ describe('step alignment', () => {
     ]);
   });
 
+  it('pairs the first steps after a fork with each other; the steps one branch has more of come last', () => {
+    // The Compare of a fork that took write_file at step 3 (then two more steps) against the
+    // branch it left, which took execute_shell at step 3 and was interrupted: 3 pairs with 3.
+    // It paired this branch's final answer (5) with the other's step 3 and read "First
+    // difference at step 3: the other has no step there", beside the other's step 3.
+    expect(alignKeys(['ls', 'run', 'write', 'run2', 'final'], ['ls', 'run', 'run'])).toEqual([
+      { a: 0, b: 0 },
+      { a: 1, b: 1 },
+      { a: 2, b: 2 },
+      { a: 3, b: null },
+      { a: 4, b: null },
+    ]);
+    expect(alignKeys(['ls', 'x'], ['ls', 'y', 'z', 'w'])).toEqual([
+      { a: 0, b: 0 },
+      { a: 1, b: 1 },
+      { a: null, b: 2 },
+      { a: null, b: 3 },
+    ]);
+  });
+
   it('marks verdicts and the first divergence in A’s numbering, counting what the agent saw', () => {
     const a = new QaTrace()
       .step({ calls: [sh('ls', 'x')] })

@@ -61,16 +61,21 @@ function alignMiddle(
       const diag = score[(i - 1) * w + j - 1] + (a[a0 + i - 1] === b[b0 + j - 1] ? MATCH : MISMATCH);
       const up = score[(i - 1) * w + j] + GAP;
       const left = score[i * w + j - 1] + GAP;
-      // Ties prefer the diagonal, so two different steps in the same place pair as a substitution.
-      if (diag >= up && diag >= left) {
-        score[i * w + j] = diag;
-        move[i * w + j] = 0;
-      } else if (up >= left) {
+      // A tie between a gap and a substitution (only where the middles differ in length:
+      // equal lengths pair position by position, the diagonal scoring better) takes the gap.
+      // The traceback runs from the end, so the steps one branch has more of go last and the
+      // first steps after the fork pair with each other: a fork that took write_file at step 3
+      // where the other took execute_shell reads "3 vs 3", not "3 only here" with its final
+      // answer paired against the other's step 3 (a QA reviewer's finding on Compare).
+      if (up >= diag && up >= left) {
         score[i * w + j] = up;
         move[i * w + j] = 1;
-      } else {
+      } else if (left >= diag) {
         score[i * w + j] = left;
         move[i * w + j] = 2;
+      } else {
+        score[i * w + j] = diag;
+        move[i * w + j] = 0;
       }
     }
   }

@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
-import { verdictText, workspaceText } from '../model/compare-verdict';
+import { fileStatusText, verdictText, workspaceText } from '../model/compare-verdict';
 import { compareVerdict } from '../../../shared/first-difference';
 import { branchName } from '../model/branch-name';
 import type { Comparison } from '../stores/replay/replay-store';
@@ -216,7 +216,7 @@ export function CompareView(props: { readonly branch: string }) {
                       : r.workspace.map((w) => (
                           <details key={w.path}>
                             <summary>
-                              {w.path} ({w.status.replace('_', ' ')})
+                              {w.path} ({fileStatusText(w.status)})
                             </summary>
                             <pre className="out">{`--- this\n${w.a ?? '(absent)'}\n--- other\n${w.b ?? '(absent)'}`}</pre>
                           </details>

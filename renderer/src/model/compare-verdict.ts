@@ -1,4 +1,4 @@
-import type { CompareRow, PairVerdict } from '../../../shared/contract/models';
+import type { CompareRow, PairVerdict, WorkspaceFileDiff } from '../../../shared/contract/models';
 
 /** Each verdict in words a person reads. */
 export const VERDICT_TEXT: Record<PairVerdict, string> = {
@@ -41,5 +41,17 @@ export function workspaceText(row: Pick<CompareRow, 'workspace_verdict'>): strin
       return '— only the other has this step';
     case 'unknown':
       return '— no snapshot to compare';
+  }
+}
+
+/** A file of a row's workspace diff, in the table's own words (its columns are "this" and "other", never a and b). */
+export function fileStatusText(status: WorkspaceFileDiff['status']): string {
+  switch (status) {
+    case 'only_a':
+      return 'only in this branch';
+    case 'only_b':
+      return 'only in the other';
+    case 'differ':
+      return 'differs';
   }
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
-import { whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
+import { whyNoFork, whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
 import { injectPlaceholder, selectSection, type InjectSection } from '../stores/inject/inject-store';
 import { selectCurrentRow, selectOpening, selectViewedStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -58,6 +58,9 @@ function InjectEnded(props: { readonly branch: string }) {
   const { branch } = props;
   const viewed = useSlice('stepper', selectViewedStep);
   const forking = useSlice('replay', (s) => s.running === 'fork');
+  // The rule Replay's "Fork from here" follows (a step that never completed has no snapshot to
+  // fork from): offered here and refused there, for a step an idle release cut short, it was both.
+  const noFork = useSlice('stepper', whyNoFork);
   const replayError = useSlice('replay', (s) => s.error);
   // A fork asked for here answers here (the replay controls say it too).
   const [forkAsked, setForkAsked] = useState(false);
@@ -71,7 +74,7 @@ function InjectEnded(props: { readonly branch: string }) {
         <button
           type="button"
           data-testid="inject-fork"
-          {...whyNot(forking && 'Forking…')}
+          {...whyNot(firstWhy(noFork, forking && 'Forking…'))}
           onClick={() => {
             setForkAsked(true);
             void stores.replay.getState().fork(branch, viewed);
@@ -138,6 +141,13 @@ export function InjectPanel() {
         ) : null}
       </div>
     ) : null;
+  // The agent asks the person for its next decision: the form and its Send are brought whole
+  // into the panel (at 1280×800 the Send button sat under the Sandbox header).
+  const sendRef = useRef<HTMLButtonElement>(null);
+  const asked = branch !== null && live && state === 'running' && section === 'decide';
+  useEffect(() => {
+    if (asked && sendRef.current) revealWhole(sendRef.current);
+  }, [asked]);
   const ready = branch !== null && live && state !== 'running';
   const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
 
@@ -156,7 +166,9 @@ export function InjectPanel() {
       {branch && !live && !opening ? <InjectEnded branch={branch} /> : null}
       {branch && live ? (
         <>
-          {state === 'running' ? (
+          {/* Not on the decision tab: there the agent (a person deciding) waits for this very
+              form, and "pause to inject" above "the agent is waiting for you" said both. */}
+          {state === 'running' && section !== 'decide' ? (
             <PanelState kind="loading">Running — pause (or hit a breakpoint) to inject.</PanelState>
           ) : null}
           {section === 'decide' ? (
@@ -219,6 +231,7 @@ export function InjectPanel() {
               />
               <button
                 type="button"
+                ref={sendRef}
                 data-testid="decide-send"
                 // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
                 {...whyNot(firstWhy(sending && 'Sending…', unknownTool))}
