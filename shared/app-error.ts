@@ -36,7 +36,7 @@ export const APP_ERROR_CODES = [
   'model_error',
   /** The model did not answer within the step's hard timeout (retries included). */
   'model_timeout',
-  /** A recorded task asks for wider isolation than the defaults; retry with the user's consent. */
+  /** A recorded task asks for a looser sandbox than the defaults; retry with the user's consent. */
   'consent_required',
   'script_error',
   'trace_corrupt',

@@ -111,7 +111,7 @@ export function consentMessage(
   /** Who reads it: a CLI user gets the flags, a person in the window (desktop or browser) its prompt. */
   audience: 'cli' | 'window' = 'cli',
 ): string {
-  const what = `${source} asks for wider isolation than the defaults: ${describeWidenings(missing)}. A trace or bundle cannot widen the sandbox on its own`;
+  const what = `${source} asks for a looser sandbox than the defaults: ${describeWidenings(missing)}. A trace or bundle cannot widen the sandbox on its own`;
   return audience === 'window'
     ? `${what}; if you trust where it came from, press "Allow and …" in the question the window shows (it names what is wider), or do it again and allow it there`
     : `${what}; if you trust it, consent with ${consentFlags(missing)} (or ${TRUST_RECORDED_TASK_FLAG})`;

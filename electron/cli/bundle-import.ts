@@ -75,7 +75,7 @@ export const command: CliCommand = {
         );
       if (out.asks.length > 0)
         (values.json ? io.stderr : io.stdout).write(
-          `Its recorded task asks for wider isolation than the defaults: ${describeWidenings(out.asks)}.\nOpening, replaying, forking or resuming it needs ${consentFlags(out.asks)} (or --trust-recorded-task); nothing ran.\n`,
+          `Its recorded task asks for a looser sandbox than the defaults: ${describeWidenings(out.asks)}.\nOpening, replaying, forking or resuming it needs ${consentFlags(out.asks)} (or --trust-recorded-task); nothing ran.\n`,
         );
       return EXIT.ok;
     } catch (e) {

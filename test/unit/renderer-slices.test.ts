@@ -793,7 +793,7 @@ describe('replay slice: consent to a recorded task wider than the defaults', () 
   const WIDER = {
     code: 'consent_required' as const,
     message:
-      'the task recorded in b-main asks for wider isolation than the defaults: sandbox.network "host" (default "none"). A trace or bundle cannot widen the sandbox on its own; if you trust it, consent with --allow-network (or --trust-recorded-task)',
+      'the task recorded in b-main asks for a looser sandbox than the defaults: sandbox.network "host" (default "none"). A trace or bundle cannot widen the sandbox on its own; if you trust it, consent with --allow-network (or --trust-recorded-task)',
   };
 
   it('asks the person what the task wants, and retries with consent only when allowed', async () => {
@@ -847,7 +847,7 @@ describe('candidates slice: consent to a recorded task wider than the defaults',
   const WIDER = {
     code: 'consent_required' as const,
     message:
-      'the task recorded in b-main asks for wider isolation than the defaults: sandbox.network "host" (default "none"). A trace or bundle cannot widen the sandbox on its own; if you trust it, consent with --allow-network (or --trust-recorded-task)',
+      'the task recorded in b-main asks for a looser sandbox than the defaults: sandbox.network "host" (default "none"). A trace or bundle cannot widen the sandbox on its own; if you trust it, consent with --allow-network (or --trust-recorded-task)',
   };
   const SET = { group: 'cg-1', episode: 'ep1', parent: 'b-main', step: 1, candidates: [], notes: [] };
 

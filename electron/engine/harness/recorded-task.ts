@@ -11,7 +11,7 @@ import { HarnessError } from './harness-error.js';
 /**
  * The task a recorded branch ran (its trace header), for rebuilding its sandbox (open,
  * reopen, fork, resume, replay, what-if). Throws `invalid_task` when it does not parse,
- * and `consent_required` when it asks for wider isolation than the defaults (network,
+ * and `consent_required` when it asks for a looser sandbox than the defaults (network,
  * image, limits) beyond what the user consented to (shared/isolation-policy.ts).
  */
 export function recordedTask(recorded: unknown, branch: string, consent: readonly WideningKind[] = []): Task {

@@ -1,6 +1,6 @@
 /**
  * The window's question before a sandbox is built from a recorded task that asks for
- * wider isolation than the defaults: what it asks (the engine's message, shortened),
+ * a looser sandbox than the defaults: what it asks (the engine's message, shortened),
  * allow or cancel. One component for every panel that can ask (replay controls, candidates).
  */
 export function ConsentAskView(props: {
@@ -14,7 +14,12 @@ export function ConsentAskView(props: {
 }) {
   const id = props.testId ?? 'consent';
   return (
-    <div className="consent" role="alertdialog" aria-label="allow wider isolation?" data-testid={`${id}-ask`}>
+    <div
+      className="consent"
+      role="alertdialog"
+      aria-label="allow a looser sandbox?"
+      data-testid={`${id}-ask`}
+    >
       <strong>Allow only if you trust where this trace came from:</strong>
       <p>
         {props.message

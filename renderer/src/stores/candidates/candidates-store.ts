@@ -31,7 +31,7 @@ export interface CandidatesState {
   readonly error: string | null;
   readonly notice: string | null;
   /**
-   * A question for the person: the branch's recorded task asks for wider isolation than
+   * A question for the person: the branch's recorded task asks for a looser sandbox than
    * the defaults (`message` names what); trying waits for allowConsent/denyConsent.
    */
   readonly consentAsk: ConsentAsk<'try'> | null;
@@ -205,7 +205,7 @@ export function createCandidatesStore(
           }),
         );
         if (res === null) {
-          set({ running: null, notice: 'not tried: the recorded task’s wider isolation was not allowed' });
+          set({ running: null, notice: 'not tried: the recorded task’s looser sandbox was not allowed' });
           return false;
         }
         set({ running: null, error: errorText(res), set: res.ok ? res.value : null });

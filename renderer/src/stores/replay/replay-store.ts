@@ -31,7 +31,7 @@ export interface ReplayState {
    */
   readonly compareNames: { readonly a: string; readonly b: string } | null;
   /**
-   * A question for the person: the recorded task asks for wider isolation than the
+   * A question for the person: the recorded task asks for a looser sandbox than the
    * defaults (`message` names what); the operation waits for allowConsent/denyConsent.
    */
   readonly consentAsk: { readonly op: ReplayOp; readonly message: string } | null;
@@ -119,7 +119,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
     ): Promise<Result<T> | null> {
       const res = await question.run(op, call);
       if (res === null)
-        set({ running: null, notice: 'not run: the recorded task’s wider isolation was not allowed' });
+        set({ running: null, notice: 'not run: the recorded task’s looser sandbox was not allowed' });
       return res;
     }
     return {
