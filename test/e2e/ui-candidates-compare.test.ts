@@ -102,6 +102,12 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     // The table's columns are "this" and "other": a file diff says so, never "only a".
     await expect(view.root.getByTestId('compare-table').innerText()).resolves.not.toMatch(/\(only [ab]\)/);
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(/succeeded[\s\S]*loop/);
+    // Each side's state in the branch tree's word: main went on in the picked candidate, so it
+    // reads "continued" as in the tree (it read "interrupted continued in candidate").
+    await expect(view.root.getByTestId('compare-status').allInnerTexts()).resolves.toEqual([
+      'succeeded',
+      'continued',
+    ]);
     // Each side names its return with the rounding every view uses (the tree and the list too).
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(
       /return (\d+\.\d\d|–) · final reward (\d+\.\d\d|–)/,

@@ -7,22 +7,7 @@ import { useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
 import { RETURN_TITLE } from '../model/return-title';
 import { returnText } from '../../../shared/format-outcome';
-
-/** The step a closed branch was rolled back to (the episode went on in a new branch), or null. */
-function rolledBackTo(b: BranchSummary): number | null {
-  const m = /^rolled_back_to_(\d+)$/.exec(b.end_reason ?? '');
-  return m ? Number(m[1]) : null;
-}
-
-function statusOf(b: BranchSummary): string {
-  if (b.live) return 'live';
-  if (rolledBackTo(b) !== null) return 'rolled-back';
-  // A candidate a person picked another over stays as a branch, marked as the rejected alternative it is.
-  if (b.end_reason === 'candidate_rejected') return 'rejected';
-  // The episode went on in a picked candidate or a fork: not a person's stop, not a failure.
-  if (b.end_reason === 'continued_in_candidate' || b.end_reason === 'superseded_by_fork') return 'continued';
-  return b.status ?? 'open';
-}
+import { branchStatusWord as statusOf, rolledBackTo } from '../model/branch-status';
 
 function Node(props: { readonly node: BranchNode; readonly current: string | null; readonly depth: number }) {
   const stores = useStores();

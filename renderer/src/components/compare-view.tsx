@@ -4,6 +4,7 @@ import { firstWhy, whyNot } from './why-not';
 import { fileStatusText, verdictText, workspaceText } from '../model/compare-verdict';
 import { compareVerdict } from '../../../shared/first-difference';
 import { branchName } from '../model/branch-name';
+import { branchStatusWord } from '../model/branch-status';
 import type { Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
@@ -34,6 +35,7 @@ function Side(props: {
   readonly flags?: readonly FlagSummary[];
 }) {
   const { s } = props;
+  const word = branchStatusWord(s);
   const flagged =
     s.status === 'succeeded' &&
     (props.flags ?? []).some((f) => f.severity === 'error' || f.severity === 'warning');
@@ -47,15 +49,14 @@ function Side(props: {
       </div>
       <div>
         {/* A success QA flags (reward hacking) reads as flagged, as in the stepper bar (issue 33, item 12). */}
-        <span
-          className={`badge st-${flagged ? 'flagged' : (s.status ?? 'open')}`}
-          data-testid="compare-status"
-        >
-          {s.status ?? 'open'}
+        <span className={`badge st-${flagged ? 'flagged' : word}`} data-testid="compare-status">
+          {word}
           {flagged ? ' · ⚑ flagged' : ''}
         </span>
-        {s.end_reason ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} · {countOf(s.steps, 'step')} ·{' '}
-        <span data-testid="compare-return">{returnText(s.return)}</span> · {finalRewardText(s.final_reward)}
+        {/* The end's reason when the word is the plain status (a word of its own says it already). */}
+        {s.end_reason && word === s.status ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} ·{' '}
+        {countOf(s.steps, 'step')} · <span data-testid="compare-return">{returnText(s.return)}</span> ·{' '}
+        {finalRewardText(s.final_reward)}
       </div>
       <Flags flags={props.flags} />
     </div>
