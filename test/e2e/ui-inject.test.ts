@@ -122,6 +122,13 @@ describe('web mode: injecting an observation into an openai agent', () => {
     // The task's own scripted agent: one step, then the result it is about to see is overridden.
     await app.library.startTask('hello-python');
     await app.stepTo(1);
+    // The inspector shows the result the override replaces, as the timeline row does ("ok"): it
+    // once said "no result yet (the call is pending)" and `null`, the detail fetched as the step
+    // began, before its result, and never fetched again.
+    await app.inspector.waitForStep(1);
+    await app.inspector.outcome.waitFor({ timeout: 20_000 });
+    await expect(app.timeline.rowStatus(1).innerText()).resolves.toBe('ok');
+    await expect(app.inspector.outcome.innerText()).resolves.toBe('ok');
 
     // Without scrolling anything, the panel names the override: its tab is on screen, read whole.
     const tab = app.inject.tab('override');
@@ -130,6 +137,9 @@ describe('web mode: injecting an observation into an openai agent', () => {
     await expect(tab.innerText()).resolves.toBe('Override result');
     await app.screenshot('inject-override-tab-1024x700');
     await tab.click();
+    // The section says what the agent is about to see: the result an override replaces.
+    await expect(app.inject.pendingResult.innerText()).resolves.toMatch(/^Agent sees next: list_dir → ok /);
+    await app.screenshot('inject-override-pending-1024x700');
     // One click: the field and its button are in sight, not under the fold of a 1024×700 window.
     for (const id of ['override-text', 'override-send'])
       expect(await layout.onScreen(app.inject.root.getByTestId(id)), `${id} on screen`).toBe(true);
@@ -137,13 +147,27 @@ describe('web mode: injecting an observation into an openai agent', () => {
     expect((await layout.box('timeline'))!.height).toBeGreaterThan(300);
     await app.inject.override('RESULT-GIVEN-BY-A-PERSON');
     expect(await layout.onScreen(app.inject.root.getByTestId('inject-notice'))).toBe(true);
-    await app.screenshot('inject-override-1024x700');
     await until(
       () => app.timeline.rows(),
       (r) => r.some((x) => x.step === 1 && x.text.includes('OVR')),
       30_000,
       'override mark on step 1',
     );
+    // The inspector says above every tab that a person gave the result, and what the tool
+    // really returned; the agent's result keeps the tool's exit (list_dir has none): the line
+    // "the agent saw exit 0" once stood over the field "exit —".
+    await app.inspector.override.waitFor({ timeout: 20_000 });
+    await expect(app.inspector.override.innerText()).resolves.toMatch(
+      /A person gave the result the agent saw in place of list_dir's; the tool really returned: ok/,
+    );
+    await expect(app.inspector.realVsShown.innerText()).resolves.toContain(
+      'the agent saw ok (overridden by a person)',
+    );
+    await expect(app.inspector.exitCode.innerText()).resolves.toBe('—');
+    expect(await layout.readable(app.inspector.override)).toBe(true);
+    // The override section now names what the agent sees next: the person's result.
+    await expect(app.inject.pendingResult.innerText()).resolves.toContain('RESULT-GIVEN-BY-A-PERSON');
+    await app.screenshot('inject-override-1024x700');
 
     await app.resize({ width: 1920, height: 1080 });
     for (const id of ['override-text', 'override-send'])

@@ -105,7 +105,19 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await app.inspector.tab('output');
       await app.inspector.waitForStdout('GIVEN-BY-A-PERSON');
       await expect(app.timeline.row(4).locator('.mark-ovr').count()).resolves.toBe(1);
+      // Above the output, as above an edit's: the person gave it, the tool never ran. Without
+      // it the typed stdout read as the sandbox's own (only OVR in the timeline said otherwise).
+      await expect(app.inspector.override.innerText()).resolves.toMatch(
+        /A person gave this result; read_file never ran/,
+      );
+      expect(await layout.readable(app.inspector.override)).toBe(true);
       await app.screenshot(`stop-before-tool-${tag}-replaced-result`);
+      if (size.width === 1024) {
+        await app.resize({ width: 1920, height: 1080 });
+        expect(await layout.readable(app.inspector.override)).toBe(true);
+        await app.screenshot('stop-before-tool-1920x1080-replaced-result');
+        await app.resize(size);
+      }
 
       // Turning the stops off: F10 runs a whole step again.
       await toggle.uncheck();

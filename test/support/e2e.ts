@@ -975,6 +975,24 @@ export class InspectorPanel extends PanelObject {
   get replaced(): Locator {
     return this.root.getByTestId('inspector-replaced');
   }
+  /**
+   * The note above every tab that a person gave a call's result (in place of the tool's, or
+   * instead of running it), with what the tool really returned.
+   */
+  get override(): Locator {
+    return this.root.getByTestId('inspector-override');
+  }
+  /** The Call tab's facts of the result: outcome in words, and the exit code field. */
+  get outcome(): Locator {
+    return this.root.getByTestId('inspector-outcome');
+  }
+  get exitCode(): Locator {
+    return this.root.getByTestId('inspector-exit');
+  }
+  /** The Call tab's line "real result … / the agent saw …" of an overridden (or fallback) result. */
+  get realVsShown(): Locator {
+    return this.root.getByTestId('inspector-real-vs-shown');
+  }
   /** Step 0's view of the task: its name, what the agent was told, its limits. */
   get task(): Locator {
     return this.root.getByTestId('task-view');
@@ -1050,6 +1068,10 @@ export class InjectPanel extends PanelObject {
   /** The sentence an ended branch shows instead of the fields (with its fork button). */
   get ended(): Locator {
     return this.root.getByTestId('inject-ended');
+  }
+  /** What the override section says the agent is about to see (the result an override replaces). */
+  get pendingResult(): Locator {
+    return this.root.getByTestId('override-pending');
   }
   /** Gives the pending tool call the result `text` (its tab first) and waits for the answer. */
   async override(text: string): Promise<void> {

@@ -568,6 +568,10 @@ describe('inject store', () => {
 
   it('turns an override draft into a tool result', async () => {
     expect(overrideToResult('sunny')).toMatchObject({ ok: true, stdout: 'sunny', exit_code: 0 });
+    // Text keeps the shape of the result it replaces: a tool with no exit code gets none.
+    const listed = { ok: true, stdout: 'a.txt', duration_ms: 2, bytes: 5 };
+    expect(overrideToResult('b.txt', listed)).not.toHaveProperty('exit_code');
+    expect(overrideToResult('b.txt', { ...listed, exit_code: 1 })).toMatchObject({ exit_code: 0 });
     expect(overrideToResult('{"ok": false, "error": {"code": "timeout", "message": "slow"}}')).toMatchObject({
       ok: false,
       error: { code: 'timeout' },
@@ -736,6 +740,33 @@ describe('terminal store', () => {
 });
 
 describe('inspector store', () => {
+  it('does not show an answer older than the step asked for again meanwhile (its result came)', async () => {
+    const fake = createFakeBackend();
+    let release: () => void = () => {};
+    let calls = 0;
+    // The first answer was read as the step began: its call, no result yet.
+    fake.on('episode.stepDetail', async (req) => {
+      if (++calls > 1) return stepDetail(req.step);
+      await new Promise<void>((r) => (release = r));
+      const d = stepDetail(req.step);
+      return { ...d, calls: d.calls.map((c) => ({ ...c, result: null })) };
+    });
+    const store = createInspectorStore(fake.client);
+    const shown: (boolean | null)[] = [];
+    store.subscribe((s) => {
+      if (s.load === 'ready') shown.push(s.detail?.calls[0].result !== null);
+    });
+    const first = store.getState().show('b1', 1, false);
+    await new Promise((r) => setTimeout(r, 0));
+    // The row changed (the result is recorded): the step is asked for again.
+    void store.getState().show('b1', 1, false, 'r2');
+    release();
+    await first;
+    expect(fake.callsOf('episode.stepDetail')).toHaveLength(2);
+    expect(shown).toEqual([true]);
+    expect(store.getState().detail?.calls[0].result).not.toBeNull();
+  });
+
   it('caches complete steps and refetches a step still in progress', async () => {
     const fake = createFakeBackend();
     fake.on('episode.stepDetail', (req) => stepDetail(req.step));

@@ -4,7 +4,13 @@ import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { whyNoFork, whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
 import { injectPlaceholder, selectSection, type InjectSection } from '../stores/inject/inject-store';
-import { selectCurrentRow, selectOpening, selectViewedStep } from '../stores/stepper/stepper-store';
+import {
+  selectCurrentRow,
+  selectLastStep,
+  selectOpening,
+  selectViewedStep,
+} from '../stores/stepper/stepper-store';
+import { resultLine } from '../../../shared/step-summary';
 import { useSlice, useStores } from '../stores/use-stores';
 import { selectPersonDecides } from '../stores/stepper/agent-traits';
 
@@ -110,6 +116,7 @@ export function InjectPanel() {
   // Only a live branch's override section reads it (the pending result): a recorded branch's
   // panel does not render again on every step change (issue 33.9).
   const detail = useSlice('inspector', (s) => (live ? s.detail : null));
+  const lastStep = useSlice('stepper', selectLastStep);
   const manual = useSlice('stepper', (s) => s.live && selectPersonDecides(s));
   const decideTool = useSlice('inject', (s) => s.decideTool);
   const decideArgs = useSlice('inject', (s) => s.decideArgs);
@@ -149,7 +156,12 @@ export function InjectPanel() {
     if (asked && sendRef.current) revealWhole(sendRef.current);
   }, [asked]);
   const ready = branch !== null && live && state !== 'running';
-  const pending = detail?.calls[detail.calls.length - 1]?.result ?? null;
+  // The call whose result an override replaces: the last of the step the sandbox is at, read
+  // from the inspector while it shows that step (another step's would be the wrong result).
+  const pendingCall = detail && detail.step === lastStep ? (detail.calls.at(-1) ?? null) : null;
+  // What the tool returned, and what the agent is about to see (a person's, once overridden).
+  const toolResult = pendingCall?.result ?? null;
+  const pending = pendingCall?.override?.shown ?? toolResult;
 
   return (
     <Panel
@@ -298,6 +310,13 @@ export function InjectPanel() {
           ) : null}
           {section === 'override' ? (
             <div role="tabpanel" data-testid="inject-section-override">
+              {/* The result replaced, in sight before it is: the inspector may show another tab or step. */}
+              {pendingCall && pending ? (
+                <p className="override-pending" data-testid="override-pending" title={resultLine(pending)}>
+                  Agent sees next: {pendingCall.call.name} →{' '}
+                  <code className="mono">{resultLine(pending)}</code>
+                </p>
+              ) : null}
               <textarea
                 data-testid="override-text"
                 rows={3}
@@ -313,7 +332,10 @@ export function InjectPanel() {
                     firstWhy(
                       noOverride,
                       !ready && 'The episode is not paused live.',
-                      !pending && 'No result is waiting: pause before the tool runs first.',
+                      !pending &&
+                        (detail && detail.step !== lastStep
+                          ? `The result it replaces is step ${lastStep}'s: select that step in the timeline.`
+                          : 'No result is waiting: pause before the tool runs first.'),
                     ),
                     'start from the result the agent is about to see',
                   )}
@@ -332,7 +354,7 @@ export function InjectPanel() {
                       sending && 'Sending…',
                     ),
                   )}
-                  onClick={() => void a.override(branch)}
+                  onClick={() => void a.override(branch, toolResult)}
                 >
                   Override
                 </button>

@@ -18,6 +18,7 @@ import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
 import { formatDuration } from '../../../shared/format-duration';
+import { resultLine } from '../../../shared/step-summary';
 
 function Facts(props: { readonly result: ToolResult | null; readonly fallback?: boolean }) {
   const r = props.result;
@@ -397,6 +398,29 @@ function decidedText(original: unknown, callId: string | null): string {
   return parts.join(' · ') || '(nothing)';
 }
 
+/**
+ * A result a person gave, said above every tab as an edit is: a replaced call never ran, an
+ * overridden one did and what it returned is kept. Without it the typed stdout on the Output
+ * tab read as the sandbox's own (only OVR in the timeline said otherwise).
+ */
+function GivenByPerson(props: { readonly call: CallDetail }) {
+  const { call, override, replaced } = props.call;
+  if (!override && !replaced) return null;
+  return (
+    <div className="injected" data-testid="inspector-override" data-call={call.id}>
+      <i className="mark mark-ovr">OVR</i>{' '}
+      {override ? (
+        <>
+          A person gave the result the agent saw in place of {call.name}&apos;s; the tool really returned:{' '}
+          <code className="mono">{resultLine(override.real)}</code>
+        </>
+      ) : (
+        `A person gave this result; ${call.name} never ran, and the agent saw what was typed.`
+      )}
+    </div>
+  );
+}
+
 const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail }) {
   const d = props.detail;
   const rewards = d.rewards ? Object.entries(d.rewards.components) : [];
@@ -427,6 +451,9 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
             ? `You changed the arguments before it ran; the agent had decided: ${decidedText(x.original, x.call_id)}`
             : `You changed the model's answer before the agent got it; the model had said: ${decidedText(x.original, null)}`}
         </div>
+      ))}
+      {d.calls.map((c) => (
+        <GivenByPerson key={`given-${c.call.id}`} call={c} />
       ))}
       {d.parse_error ? <div className="bad">parse error: {d.parse_error}</div> : null}
       {d.final !== null ? (

@@ -36,7 +36,8 @@ export interface InjectActions {
   setText(text: string): void;
   setOverrideText(text: string): void;
   inject(branch: string): Promise<boolean>;
-  override(branch: string): Promise<boolean>;
+  /** Overrides the pending result with the draft; `replaced` is that result (see {@link overrideToResult}). */
+  override(branch: string, replaced?: ToolResult | null): Promise<boolean>;
   setDecision(part: { tool?: string; args?: string; text?: string }): void;
   /**
    * Queues the manual agent's next decision. Once it is taken the arguments and the answer are
@@ -76,11 +77,18 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; me
   }
 }
 
-/** An override draft as a tool result: a JSON result object, or plain text shown as stdout. */
-export function overrideToResult(text: string): ToolResult | string {
+/**
+ * An override draft as a tool result: a JSON result object, or plain text shown as stdout.
+ * Plain text is a command that went well: exit 0, when the result it replaces (`replaced`)
+ * has an exit code at all: over a list_dir's result (none) the agent was shown "exit 0"
+ * while the tool's said "exit —".
+ */
+export function overrideToResult(text: string, replaced?: ToolResult | null): ToolResult | string {
   const trimmed = text.trim();
-  if (!trimmed.startsWith('{'))
-    return { ok: true, exit_code: 0, stdout: text, duration_ms: 0, bytes: text.length };
+  if (!trimmed.startsWith('{')) {
+    const exit = replaced && replaced.exit_code === undefined ? {} : { exit_code: 0 };
+    return { ok: true, ...exit, stdout: text, duration_ms: 0, bytes: text.length };
+  }
   const parsed = parseJson(trimmed);
   if (!parsed.ok) return parsed.message;
   const v = parsed.value as Partial<ToolResult>;
@@ -229,8 +237,8 @@ export function createInjectStore(client: StepboxClient): InjectStore {
       });
       return res.ok;
     },
-    async override(branch) {
-      const result = overrideToResult(get().overrideText);
+    async override(branch, replaced) {
+      const result = overrideToResult(get().overrideText, replaced);
       if (typeof result === 'string') {
         set({ error: result, notice: null });
         return false;

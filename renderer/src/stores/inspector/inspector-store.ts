@@ -98,6 +98,9 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
   };
   let inFlight = false;
   let wanted: { branch: string; step: number; final: boolean; key: string } | null = null;
+  // Read through a function: the loop below sets `wanted` to null, and the narrowing stays.
+  const askedAgain = (want: { branch: string; step: number }): boolean =>
+    wanted !== null && wanted.branch === want.branch && wanted.step === want.step;
   // Forgotten details stay forgotten: an answer asked for before `invalidate` is dropped.
   let generation = 0;
   // The fetch-ahead calls in flight (the keys each brings) and the wish waiting behind them.
@@ -183,6 +186,10 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
           const res = await client.episode.stepDetail({ id: want.branch, step: want.step });
           if (res.ok && want.final) put(want.key, res.value);
           if (get().branch !== want.branch || get().step !== want.step) continue;
+          // The step was asked for again meanwhile (its row changed: its result came, its
+          // snapshot): this answer is older than the row on screen, and the next one answers.
+          // Shown, a step the timeline marked "ok" said "no result yet (the call is pending)".
+          if (askedAgain(want)) continue;
           if (res.ok)
             set({ detail: res.value, load: 'ready', diffPath: firstFile(res.value, get().diffPath) });
           // A step still being recorded may not be readable yet: it is running, not missing.
