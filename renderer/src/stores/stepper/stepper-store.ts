@@ -24,6 +24,7 @@ import {
 import { callDetail } from '../../../../shared/step-summary';
 import { errorText } from '../result';
 import { whenIdle } from '../../model/when-idle';
+import { isSetupRow } from '../../model/row-filter';
 import { overrideToResult } from '../inject/inject-store';
 
 /** The open branch: its rows, controller state, breakpoints and which step is viewed. */
@@ -743,7 +744,8 @@ export function selectFirstStep(s: Pick<StepperState, 'rows' | 'rowsBefore'>): n
 /** How many decisions the branch has (step 0, the setup row, is not one), rows still arriving included. */
 export function selectDecisionCount(s: StepperState): number {
   const total = s.rowsBefore + s.rows.length;
-  return total > 0 && selectFirstStep(s) === 0 ? total - 1 : total;
+  // Rows still arriving begin with the setup row; else the first loaded row says (the filter's count reads the same rule).
+  return total > 0 && (s.rowsBefore > 0 || isSetupRow(s.rows[0])) ? total - 1 : total;
 }
 
 /** The last step recorded so far (0 when none). */
