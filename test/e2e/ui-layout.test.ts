@@ -202,7 +202,7 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     const app = await openApp(browser, served.url, { width: 1280, height: 800 });
     await openTrace(app, trace);
     await app.page.keyboard.press('F10');
-    const message = app.stepper.error;
+    const message = app.stepper.hint;
     await expect(message.innerText()).resolves.toMatch(/recorded.*Reopen live here/);
     await expect(message.innerText()).resolves.not.toMatch(/episode\.|--at|\breopen\(/);
     expect(app.errors).toEqual([]);

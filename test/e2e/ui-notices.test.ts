@@ -59,11 +59,12 @@ describe('web mode: one notification area that never covers a control', () => {
       expect(await app.notices.ofKind('save-case').getAttribute('data-tone')).toBe('error');
       await nothingCovered(app, `a refused save (${tag})`);
 
-      // An error: Step on a recorded episode says why, without covering a thing.
+      // Step on a recorded episode says what to do instead: a hint, not an error, covering nothing.
       await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       await app.page.keyboard.press('F10');
-      await expect.poll(() => app.stepper.error.innerText()).toMatch(/This episode is recorded/);
-      await nothingCovered(app, `an error (${tag})`);
+      await expect.poll(() => app.stepper.hint.innerText()).toMatch(/This episode is recorded/);
+      await expect(app.stepper.error.count()).resolves.toBe(0);
+      await nothingCovered(app, `a hint (${tag})`);
       await app.screenshot(`notices-error-${tag}`);
 
       // Each message goes with its ×.

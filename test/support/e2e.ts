@@ -1691,6 +1691,10 @@ export class StepperBar extends PanelObject {
   get error(): Locator {
     return this.page.getByTestId('stepper-error');
   }
+  /** What to do instead of what was asked (Step on a recorded episode, a key nothing offers): a hint, not an error. */
+  get hint(): Locator {
+    return this.page.getByTestId('stepper-hint');
+  }
   /** The Continue button. */
   get continueButton(): Locator {
     return this.page.getByTestId('btn-continue');
