@@ -1,4 +1,5 @@
 import type { CompareRow, PairVerdict } from '../../../shared/contract/models';
+import { capital } from './capital';
 
 /** Each verdict in words a person reads. */
 export const VERDICT_TEXT: Record<PairVerdict, string> = {
@@ -93,8 +94,4 @@ export function firstDifference(
     text: `First difference after step ${lastA} of ${names.a}: ${names.b} took a step there (its step ${row.b_step}) that ${names.a} has no match for.`,
     show: null,
   };
-}
-
-function capital(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
