@@ -5,6 +5,7 @@
 
 import type { PairVerdict } from './contract/models.js';
 import { countOf } from './count-of.js';
+import { capital } from './capital.js';
 
 /** A compared pair's two steps (a side with no step there is null). */
 export interface PairSteps {
@@ -95,8 +96,4 @@ export function firstDifference(
     text: `First difference after step ${lastA} of ${names.a}: ${names.b} took a step there (its step ${row.b_step}) that ${names.a} has no match for.`,
     show: null,
   };
-}
-
-function capital(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

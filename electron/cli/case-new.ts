@@ -66,7 +66,10 @@ export const command: CliCommand = {
           library: join(store.home, 'cases'),
         });
       } catch (e) {
-        if (e instanceof CaseError) throw new UsageError(e.message);
+        if (e instanceof CaseError)
+          throw new UsageError(
+            e.code === 'conflict' ? `${e.message}; pass --force to replace it` : e.message,
+          );
         throw e;
       }
       if (values.json) printJson(io, { ...made, flags: undefined });

@@ -260,6 +260,13 @@ function teachingPort(engine: Engine): TeachingPort {
         });
         return { name: made.name, dir: made.dir, rules: made.rules, steps: made.steps };
       } catch (e) {
+        // The window words its own way out (Replace: this operation's force); it names the
+        // case's folder relative to the store, as a person in a browser has no host path.
+        if (e instanceof CaseError && e.code === 'conflict')
+          throw new ServiceError(
+            'conflict',
+            `case "${name}" already exists in the case library (cases/${name})`,
+          );
         if (e instanceof CaseError) throw new ServiceError('invalid_input', e.message);
         throw e;
       }

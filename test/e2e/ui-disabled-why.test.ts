@@ -81,7 +81,7 @@ describe('web mode: controls that cannot act say why', () => {
     // The F key on the disabled Fork says the same in the status notice.
     await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await app.page.keyboard.press('f');
-    await expect(app.stepper.error.innerText()).resolves.toMatch(/Step 1 has not run yet/);
+    await expect(app.stepper.hint.innerText()).resolves.toMatch(/Step 1 has not run yet/);
     await app.screenshot('disabled-why-held-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     await app.screenshot('disabled-why-held-1920x1080');

@@ -135,13 +135,13 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     const errors = await app.timeline.rows();
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((r) => r.status === 'nonzero_exit' && r.step % 13 === 0)).toBe(true);
-    // 300 steps and the setup row (step 0), once every page of rows is in (the first page
-    // comes first; on a loaded machine the count read "16 of 200" before the rest arrived).
+    // 300 steps after the setup row (step 0, not a step: the header says "300 steps" too), once
+    // every page of rows is in (on a loaded machine the count read "16 of 200" before the rest arrived).
     await until(
       () => tools.getByTestId('timeline-filter-count').innerText(),
-      (t) => t === `${Math.floor(299 / 13)} of 301 shown`,
+      (t) => t === `${Math.floor(299 / 13)} matches in 300 steps`,
       30_000,
-      'the filter count over all 301 rows',
+      'the filter count over all 300 steps',
     );
     await tools.getByTestId('timeline-filter-clear').click();
     await tools.getByTestId('timeline-filter-text').fill('step 250 ');
@@ -202,7 +202,7 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     const app = await openApp(browser, served.url, { width: 1280, height: 800 });
     await openTrace(app, trace);
     await app.page.keyboard.press('F10');
-    const message = app.stepper.error;
+    const message = app.stepper.hint;
     await expect(message.innerText()).resolves.toMatch(/recorded.*Reopen live here/);
     await expect(message.innerText()).resolves.not.toMatch(/episode\.|--at|\breopen\(/);
     expect(app.errors).toEqual([]);

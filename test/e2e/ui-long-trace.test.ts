@@ -362,15 +362,21 @@ describe('web mode: a recorded 10,000-step trace', () => {
     }
   });
 
-  it('right after it opens, a filter counts what is loaded as such, never "N of M" over part of the rows', async () => {
+  it('right after it opens, a filter says it searched only the steps loaded so far, counting steps as the header does', async () => {
     // The earlier pages are held: the filter sees the last screenful only, and its count says so
-    // (it read "16 of 200 shown" on a 301-row branch before the rest arrived).
+    // (it read "16 of 200 shown" on a 301-row branch before the rest arrived, then "199 shown ·
+    // 200 of 10001 loaded…" beside a header of "10000 steps": the setup row counted as a step).
     const { fresh, release } = await openHoldingRows();
     const count = fresh.timeline.root.getByTestId('timeline-filter-count');
     try {
       await fresh.timeline.filterText.fill('echo');
       await expect(count.getAttribute('data-state')).resolves.toBe('loading');
-      await expect(count.innerText()).resolves.toMatch(/^\d+ shown · \d+ of 10001 loaded…$/);
+      const loading = await count.innerText();
+      const said = /^(\d+) matches in the (\d+) steps loaded so far · (\d+) still loading$/.exec(loading);
+      expect(said, loading).not.toBeNull();
+      // The steps loaded and those still loading add up to the header's count.
+      expect(await fresh.timeline.stepCount.innerText()).toBe('10000 steps');
+      expect(Number(said?.[2]) + Number(said?.[3])).toBe(10_000);
       const layout = new LayoutObject(fresh.page);
       for (const size of [
         { width: 1024, height: 700 },
@@ -383,7 +389,7 @@ describe('web mode: a recorded 10,000-step trace', () => {
       release();
       await until(
         () => count.innerText(),
-        (t) => /^\d+ of 10001 shown$/.test(t),
+        (t) => /^\d+ matches in 10000 steps$/.test(t),
         60_000,
         'the count over every row once they are in',
       );

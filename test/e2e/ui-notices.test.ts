@@ -47,23 +47,48 @@ describe('web mode: one notification area that never covers a control', () => {
       await expect(app.page.getByTestId('save-case-dialog').count()).resolves.toBe(0);
       await nothingCovered(app, `Save as case… saved (${tag})`);
 
-      // The same name again is refused: said in the dialog (beside the name) and in the bar.
+      // The same name again is refused: said in the dialog (beside the name) and in the bar, with
+      // the way out the window has (Replace, or another name in the field that has the focus),
+      // not the CLI's --force, and the case's folder named within the store, not by a host path.
       await app.timeline.saveCaseButton.click();
       await app.timeline.saveCaseName.fill(name);
       await app.timeline.saveCaseSave.click();
-      await expect.poll(() => app.page.getByTestId('save-case-refused').innerText()).toMatch(/exists/);
+      await expect.poll(() => app.timeline.saveCaseRefused.innerText()).toMatch(/exists/);
+      const refusal = await app.timeline.saveCaseRefused.innerText();
+      expect(refusal).toContain(`cases/${name}`);
+      expect(refusal).toMatch(/Replace it with this episode, or type another name/);
+      expect(refusal).not.toMatch(/--force|\/tmp\/|stepbox-e2e/);
+      expect(await app.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+        'save-case-name',
+      );
+      await app.timeline.saveCaseReplace.waitFor();
       await nothingCovered(app, `a refused save, dialog open (${tag})`);
       await app.screenshot(`notices-refused-dialog-${tag}`);
+      // Another name is a new try: Replace was about the taken one.
+      await app.timeline.saveCaseName.fill(`${name}-b`);
+      await expect(app.timeline.saveCaseReplace.count()).resolves.toBe(0);
       await app.page.keyboard.press('Escape');
       await expect(app.page.getByTestId('save-case-dialog').count()).resolves.toBe(0);
       expect(await app.notices.ofKind('save-case').getAttribute('data-tone')).toBe('error');
+      const bar = await app.notices.ofKind('save-case').innerText();
+      expect(bar).toMatch(/Save as case… again to replace it or to choose another name/);
+      expect(bar).not.toMatch(/--force|\/tmp\/|stepbox-e2e/);
       await nothingCovered(app, `a refused save (${tag})`);
 
-      // An error: Step on a recorded episode says why, without covering a thing.
+      // Replace saves over the taken name (the engine's force option): the case is saved.
+      await app.timeline.saveCaseButton.click();
+      await app.timeline.saveCaseName.fill(name);
+      await app.timeline.saveCaseSave.click();
+      await app.timeline.saveCaseReplace.click();
+      await expect.poll(() => app.notices.ofKind('save-case').innerText()).toContain(`Saved as case ${name}`);
+      await expect(app.page.getByTestId('save-case-dialog').count()).resolves.toBe(0);
+
+      // Step on a recorded episode says what to do instead: a hint, not an error, covering nothing.
       await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       await app.page.keyboard.press('F10');
-      await expect.poll(() => app.stepper.error.innerText()).toMatch(/This episode is recorded/);
-      await nothingCovered(app, `an error (${tag})`);
+      await expect.poll(() => app.stepper.hint.innerText()).toMatch(/This episode is recorded/);
+      await expect(app.stepper.error.count()).resolves.toBe(0);
+      await nothingCovered(app, `a hint (${tag})`);
       await app.screenshot(`notices-error-${tag}`);
 
       // Each message goes with its ×.

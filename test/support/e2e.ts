@@ -717,6 +717,14 @@ export class TimelinePanel extends PanelObject {
   get saveCaseSave(): Locator {
     return this.page.getByTestId('save-case-dialog').getByRole('button', { name: 'Save' });
   }
+  /** The save dialog's line under the name: what a name takes, or why the last try was refused. */
+  get saveCaseRefused(): Locator {
+    return this.page.getByTestId('save-case-refused');
+  }
+  /** The save dialog's Replace, offered once a name was refused as taken: saves over that case. */
+  get saveCaseReplace(): Locator {
+    return this.page.getByTestId('save-case-replace');
+  }
   /** "Share…" in the header: the branch as one HTML file, downloaded. */
   get shareButton(): Locator {
     return this.page.getByTestId('btn-share');
@@ -1738,6 +1746,10 @@ export class StepperBar extends PanelObject {
   /** Why the last action could not be done, under the stepper. */
   get error(): Locator {
     return this.page.getByTestId('stepper-error');
+  }
+  /** What to do instead of what was asked (Step on a recorded episode, a key nothing offers): a hint, not an error. */
+  get hint(): Locator {
+    return this.page.getByTestId('stepper-hint');
   }
   /** The Continue button. */
   get continueButton(): Locator {

@@ -3,6 +3,7 @@ import { breakpointFromForm } from '../../renderer/src/model/breakpoint-form';
 import { DEFAULT_PANES, fitPanes, loadPanes, MIN, savePanes } from '../../renderer/src/layout/pane-sizes';
 import { flagRules } from '../../renderer/src/model/flag-rules';
 import { filterCountText, filterRows, indexOfStep, NO_FILTER } from '../../renderer/src/model/row-filter';
+import { selectDecisionCount, type StepperState } from '../../renderer/src/stores/stepper/stepper-store';
 import type { StepRow } from '../../shared/contract/models';
 
 const row = (step: number, over: Partial<StepRow> = {}): StepRow => ({
@@ -103,10 +104,26 @@ describe('timeline filter', () => {
     expect(filterRows(rows, { kind: 'all', text: '4' }).map((r) => r.step)).toEqual([4]);
     expect(filterRows(rows, { kind: 'error', text: 'python' }).map((r) => r.step)).toEqual([2]);
   });
-  it('counts the rows a filter keeps over what is loaded, as such, while earlier rows arrive', () => {
-    expect(filterCountText(23, 301, 0)).toBe('23 of 301 shown');
-    // 101 rows still arriving: "16 of 200 shown" claimed a total it did not have.
-    expect(filterCountText(16, 200, 101)).toBe('16 shown · 200 of 301 loaded…');
+  it('counts matches in steps as the header counts steps (the setup, step 0, is not one), and says while only the loaded ones were searched', () => {
+    const steps = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => row(from + i));
+    const header = (rowsBefore: number, loaded: readonly StepRow[]) =>
+      selectDecisionCount({ rowsBefore, rows: loaded } as unknown as StepperState);
+    // All in: steps 1–300 after the setup; 23 of them match.
+    const all = [row(0, { tools: [], summary: 'setup · 1 file' }), ...steps(1, 300)];
+    expect(header(0, all)).toBe(300);
+    expect(filterCountText(all.slice(1, 24), all, 0)).toBe('23 matches in 300 steps');
+    expect(filterCountText(all.slice(1, 2), all, 0)).toBe('1 match in 300 steps');
+    // The setup row matched too: said apart, not counted as a step.
+    expect(filterCountText(all.slice(0, 3), all, 0)).toBe('2 matches in 300 steps, and the setup');
+    // The last 200 steps are in, the setup and steps 1–9800 still arriving (10,000-step trace:
+    // "199 shown · 200 of 10001 loaded…" beside a header of "10000 steps").
+    const tail = steps(9801, 10000);
+    expect(header(9801, tail)).toBe(10000);
+    const loading = filterCountText(tail.slice(1), tail, 9801);
+    expect(loading).toBe('199 matches in the 200 steps loaded so far · 9800 still loading');
+    const [, loaded, still] = /in the (\d+) steps .* (\d+) still loading$/.exec(loading) ?? [];
+    expect(Number(loaded) + Number(still)).toBe(header(9801, tail));
   });
   it('finds a step among sorted rows', () => {
     expect(indexOfStep(rows, 4)).toBe(3);

@@ -126,11 +126,9 @@ export function caseFromEpisode(
     throw new CaseError('invalid_case', `"${name}" is a bundled case; choose another --name`);
   const library = options.library ?? libraryDir();
   const dir = join(library, name);
+  // What went wrong only: the way out is the caller's (the CLI's --force, the window's Replace).
   if (existsSync(dir) && !options.force)
-    throw new CaseError(
-      'invalid_case',
-      `case "${name}" already exists in ${library}; pass --force to replace it`,
-    );
+    throw new CaseError('conflict', `case "${name}" already exists in ${library}`);
 
   const lineage = readLineage(store, store.resolve(id));
   const header = lineage.header;

@@ -63,7 +63,8 @@ export interface CaseSpec {
 export class CaseError extends Error {
   override readonly name = 'CaseError';
   constructor(
-    readonly code: 'not_found' | 'invalid_case',
+    /** `conflict`: a library case of that name exists (each surface words its own way out: --force, Replace). */
+    readonly code: 'not_found' | 'invalid_case' | 'conflict',
     message: string,
   ) {
     super(message);

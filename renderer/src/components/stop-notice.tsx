@@ -12,7 +12,8 @@ export const StopNotice = memo(function StopNotice() {
   const end = useSlice('stepper', selectEndNotice);
   // A branch that could not load says so in the timeline, where its rows would be.
   const error = useSlice('stepper', (s) => (s.load === 'error' ? null : s.error));
-  if (!reason && !end && !error) return null;
+  const hint = useSlice('stepper', (s) => s.hint);
+  if (!reason && !end && !error && !hint) return null;
   return (
     <div className="stop-notice" aria-live="polite">
       {end ? (
@@ -23,6 +24,12 @@ export const StopNotice = memo(function StopNotice() {
       {reason ? (
         <p className="muted" data-testid="stop-reason" role="status">
           {reason}
+        </p>
+      ) : null}
+      {/* Guidance (what to do instead) reads as a hint, not in an error's red. */}
+      {hint ? (
+        <p className="hint" role="status" data-testid="stepper-hint">
+          {hint}
         </p>
       ) : null}
       {error ? (

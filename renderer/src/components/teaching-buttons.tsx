@@ -38,6 +38,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
   const dialog = useSlice('teaching', (s) => s.dialog);
   const busy = useSlice('teaching', (s) => s.busy);
   const refused = useSlice('teaching', (s) => s.refused);
+  const conflict = useSlice('teaching', (s) => s.conflict);
   const traits = useSlice('stepper', (s) => s.view?.summary.agent_traits ?? null);
   const flagged = useSlice('stepper', (s) => s.flags.some((f) => f.severity !== 'info'));
   const state = useSlice('stepper', (s) => s.state);
@@ -46,6 +47,11 @@ export const TeachingButtons = memo(function TeachingButtons() {
   // A case name typed for one episode is not another's (issue 33, item 7).
   useEffect(() => setName(''), [branch]);
   const link = useRef<HTMLAnchorElement>(null);
+  const nameField = useRef<HTMLInputElement>(null);
+  // A refused name is where the way out starts (type another): the field takes the focus, its text selected.
+  useEffect(() => {
+    if (refused) nameField.current?.select();
+  }, [refused]);
   const t = stores.teaching.getState();
   // A fresh file is saved at once, as a browser's download.
   useEffect(() => {
@@ -93,6 +99,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
             <label>
               Case name{' '}
               <input
+                ref={nameField}
                 data-testid="save-case-name"
                 value={name}
                 placeholder="my-failure"
@@ -111,6 +118,17 @@ export const TeachingButtons = memo(function TeachingButtons() {
             >
               Save
             </button>
+            {/* The refusal asked; this answers it, for the name it was about (a new name is a new try). */}
+            {conflict !== null && conflict === name.trim() ? (
+              <button
+                type="button"
+                data-testid="save-case-replace"
+                {...whyNot(busy && 'Saving…', `Overwrite the library case “${conflict}” with this episode`)}
+                onClick={() => void t.saveAsCase(branch, conflict, true)}
+              >
+                Replace
+              </button>
+            ) : null}
             <button type="button" data-testid="save-case-cancel" onClick={() => t.close()}>
               Cancel
             </button>

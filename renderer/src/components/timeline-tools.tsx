@@ -12,7 +12,8 @@ import { filterCountText, isFilterEmpty, NO_FILTER, type RowFilter } from '../mo
 export const TimelineTools = memo(function TimelineTools(props: {
   readonly rows: readonly StepRow[];
   readonly filter: RowFilter;
-  readonly shown: number;
+  /** The rows the filter keeps (of the loaded ones). */
+  readonly shown: readonly StepRow[];
   /** The branch's first step and how many rows before the loaded ones are still arriving. */
   readonly firstStep: number;
   readonly arriving: number;
@@ -109,7 +110,7 @@ export const TimelineTools = memo(function TimelineTools(props: {
           data-testid="timeline-filter-count"
           data-state={props.arriving > 0 ? 'loading' : 'ready'}
         >
-          {filterCountText(props.shown, props.rows.length, props.arriving)}
+          {filterCountText(props.shown, props.rows, props.arriving)}
         </span>
       ) : null}
     </div>

@@ -1,4 +1,5 @@
 import type { StepRow } from '../../../shared/contract/models';
+import { countOf } from '../../../shared/count-of';
 
 /** What the timeline shows: every row, or those matching a kind and a text. */
 export interface RowFilter {
@@ -33,13 +34,33 @@ function matchesText(row: StepRow, needle: string): boolean {
 }
 
 /**
- * The filter's count in words. While earlier rows are still arriving (`arriving` of them: an
- * open brings the last screenful first) it counts what is loaded as such: "16 of 200 shown"
- * over a 301-row branch claimed a total it did not have.
+ * True for the setup row (step 0: the sandbox made ready, before the agent's first decision).
+ * It is not a step: the timeline's header ("10000 steps") and the filter's count both count
+ * steps by this one rule. Rows still arriving begin with it (an open brings the last rows first).
  */
-export function filterCountText(shown: number, loaded: number, arriving: number): string {
-  if (arriving <= 0) return `${shown} of ${loaded} shown`;
-  return `${shown} shown · ${loaded} of ${loaded + arriving} loaded…`;
+export function isSetupRow(row: StepRow): boolean {
+  return row.step === 0;
+}
+
+/**
+ * The filter's count in words, counting steps as the header does (the setup row apart). While
+ * earlier rows are still arriving (`arriving` of them, the setup among them) it says that only
+ * the loaded steps were searched, and how many are still to come: "199 shown · 200 of 10001
+ * loaded…" hid that, and counted the setup as a step beside a header of "10000 steps".
+ */
+export function filterCountText(
+  shown: readonly StepRow[],
+  loaded: readonly StepRow[],
+  arriving: number,
+): string {
+  const matches = shown.filter((r) => !isSetupRow(r)).length;
+  const setup = shown.some(isSetupRow) ? ', and the setup' : '';
+  const steps = loaded.filter((r) => !isSetupRow(r)).length;
+  const found = countOf(matches, 'match', 'matches');
+  if (arriving <= 0) return `${found} in ${countOf(steps, 'step')}${setup}`;
+  // The setup row arrives with the earliest page: it is among `arriving`, and not a step.
+  const still = arriving - 1;
+  return `${found} in the ${countOf(steps, 'step')} loaded so far${setup} · ${still} still loading`;
 }
 
 /** The rows the filter keeps, in order (the same array when it keeps all). */

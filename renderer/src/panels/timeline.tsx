@@ -691,7 +691,7 @@ export function Timeline() {
         <TimelineTools
           rows={rows}
           filter={filter}
-          shown={shown.length}
+          shown={shown}
           firstStep={firstStep}
           arriving={before}
           onFilter={setFilter}

@@ -24,6 +24,7 @@ import {
 import { callDetail } from '../../../../shared/step-summary';
 import { errorText } from '../result';
 import { whenIdle } from '../../model/when-idle';
+import { isSetupRow } from '../../model/row-filter';
 import { overrideToResult } from '../inject/inject-store';
 
 /** The open branch: its rows, controller state, breakpoints and which step is viewed. */
@@ -32,6 +33,11 @@ export interface StepperState {
   readonly view: EpisodeView | null;
   readonly load: 'empty' | 'loading' | 'ready' | 'error';
   readonly error: string | null;
+  /**
+   * What the person can do instead of what they just asked (Step on a recorded episode, a
+   * key nothing offers now): guidance shown as a hint, not as an error. Cleared by the next action.
+   */
+  readonly hint: string | null;
   readonly rows: readonly StepRow[];
   /**
    * Rows of the branch not here yet, before `rows[0]`: the open brought the last screenful, and
@@ -100,7 +106,7 @@ export interface StepperActions {
   replaceResult(callId: string, text: string): Promise<boolean>;
   /** Forgets a refusal of the held step's change (its draft changed: the message is stale). */
   clearHeldError(): void;
-  /** Shows a message in the status bar (plain words; cleared by the next action). */
+  /** Says what the person can do instead, as a hint (plain words; cleared by the next action). */
   explain(message: string | null): void;
   /** Notes what the open branch has at `step` before it is rolled back there (see {@link RollbackNote}). */
   noteRollback(step: number): void;
@@ -119,6 +125,7 @@ const initial: StepperState = {
   view: null,
   load: 'empty',
   error: null,
+  hint: null,
   rows: [],
   rowsBefore: 0,
   flags: [],
@@ -333,7 +340,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     const control = async <T>(op: (id: string) => Promise<Result<T>>): Promise<Result<T> | null> => {
       const branch = get().branch;
       if (!branch) return null;
-      set({ busy: true, error: null });
+      set({ busy: true, error: null, hint: null });
       const res = await op(branch);
       if (get().branch === branch) set({ busy: false, error: errorText(res) });
       return res;
@@ -470,7 +477,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         // Like a debugger: F10 while a step is still running does nothing.
         if (get().busy || get().state === 'running') return;
         if (!get().live) {
-          set({ error: RECORDED });
+          set({ hint: RECORDED, error: null });
           return;
         }
         const res = await control((id) => client.episode.step({ id }));
@@ -483,7 +490,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       async run() {
         if (get().busy || get().state === 'running') return;
         if (!get().live) {
-          set({ error: RECORDED });
+          set({ hint: RECORDED, error: null });
           return;
         }
         const res = await control((id) => client.episode.run({ id }));
@@ -552,7 +559,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         if (get().heldError !== null) set({ heldError: null });
       },
       explain(message) {
-        set({ error: message });
+        set({ hint: message, error: null });
       },
       noteRollback(step) {
         const { branch, rows } = get();
@@ -753,7 +760,8 @@ export function selectFirstStep(s: Pick<StepperState, 'rows' | 'rowsBefore'>): n
 /** How many decisions the branch has (step 0, the setup row, is not one), rows still arriving included. */
 export function selectDecisionCount(s: StepperState): number {
   const total = s.rowsBefore + s.rows.length;
-  return total > 0 && selectFirstStep(s) === 0 ? total - 1 : total;
+  // Rows still arriving begin with the setup row; else the first loaded row says (the filter's count reads the same rule).
+  return total > 0 && (s.rowsBefore > 0 || isSetupRow(s.rows[0])) ? total - 1 : total;
 }
 
 /** The last step recorded so far (0 when none). */

@@ -2,6 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import { caseNameProblem } from '../../../../shared/case-name';
 import { errorText } from '../result';
+import { capital } from '../../../../shared/capital';
 import type { NoticesStore } from '../notices/notices-store';
 
 /** The Save as case / Share… dialogs: what is open, working, and what the last action said. */
@@ -10,6 +11,8 @@ export interface TeachingState {
   readonly busy: boolean;
   /** Why the save dialog's last try was refused (said in the dialog, where the name is fixed). */
   readonly refused: string | null;
+  /** The name the last try found taken in the case library: the dialog offers to replace it. */
+  readonly conflict: string | null;
   /** The last shared file, ready for the browser to save (an object URL and its name). */
   readonly download: { readonly url: string; readonly name: string; readonly bytes: number } | null;
 }
@@ -18,8 +21,11 @@ export interface TeachingState {
 export interface TeachingActions {
   openSave(): void;
   close(): void;
-  /** Saves the branch as a library case (stepbox case new); true when it was saved. */
-  saveAsCase(branch: string, name: string): Promise<boolean>;
+  /**
+   * Saves the branch as a library case (stepbox case new); true when it was saved. `replace`
+   * overwrites a library case of that name (the operation's force, the CLI's --force).
+   */
+  saveAsCase(branch: string, name: string, replace?: boolean): Promise<boolean>;
   /** Makes the branch's self-contained HTML file (stepbox share) and offers it as a download. */
   share(branch: string): Promise<void>;
   /** Called once the case list should show a saved case. */
@@ -45,26 +51,41 @@ export function createTeachingStore(
     dialog: 'none',
     busy: false,
     refused: null,
+    conflict: null,
     download: null,
     onSaved,
-    openSave: () => set({ dialog: 'save', refused: null }),
-    close: () => set({ dialog: 'none', refused: null }),
-    async saveAsCase(branch, name) {
+    openSave: () => set({ dialog: 'save', refused: null, conflict: null }),
+    close: () => set({ dialog: 'none', refused: null, conflict: null }),
+    async saveAsCase(branch, name, replace = false) {
       // A name the case library cannot take is said beside the field, once, and nothing is sent.
       const problem = caseNameProblem(name);
       if (problem) {
-        set({ refused: problem });
+        set({ refused: problem, conflict: null });
         return false;
       }
-      set({ busy: true, refused: null });
-      const res = await client.cases.save({ id: branch, name });
+      set({ busy: true, refused: null, conflict: null });
+      const res = await client.cases.save(replace ? { id: branch, name, force: true } : { id: branch, name });
       if (!res.ok) {
         const text = errorText(res) ?? 'failed';
-        set({ busy: false, refused: text });
-        tell(branch, 'save-case', `Not saved as a case: ${text}`, 'error');
+        // A taken name has a way out in the window, worded from the code (the engine's
+        // message, shared with the CLI, only says what is wrong): replace it, or rename.
+        const taken = res.error.code === 'conflict';
+        set({
+          busy: false,
+          refused: taken ? `${capital(text)}. Replace it with this episode, or type another name.` : text,
+          conflict: taken ? name : null,
+        });
+        tell(
+          branch,
+          'save-case',
+          taken
+            ? `Not saved as a case: ${text}. Save as case… again to replace it or to choose another name.`
+            : `Not saved as a case: ${text}`,
+          'error',
+        );
         return false;
       }
-      set({ busy: false, dialog: 'none', refused: null });
+      set({ busy: false, dialog: 'none', refused: null, conflict: null });
       tell(
         branch,
         'save-case',
