@@ -15,39 +15,77 @@ const KEEP = 4;
  * live branch's new step) has a new version and is read again.
  */
 export class TraceMemo {
-  private readonly traces = new Map<string, { version: string; trace: ParsedTrace }>();
+  private readonly traces = new Map<string, { version: string; at: TraceVersion; trace: ParsedTrace }>();
   private readonly flags = new Map<string, { version: string; flags: readonly FlagSummary[] }>();
 
   constructor(private readonly store: DiskEpisodeStore) {}
 
   /** The trace file's version: what it is now, read before its content so a change is never missed. */
   version(info: BranchInfo): string {
+    return keyOf(this.versionAt(info));
+  }
+
+  private versionAt(info: BranchInfo): TraceVersion {
     return movedOnce(() => {
       const path = this.store.currentTracePath(info);
       const st = statSync(path);
-      return `${path}:${st.size}:${st.mtimeMs}`;
+      return { path, size: st.size, mtime: st.mtimeMs };
     });
   }
 
   /** The branch's own trace, parsed once per version. */
   read(info: BranchInfo): ParsedTrace {
-    const version = this.version(info);
+    const at = this.versionAt(info);
+    const version = keyOf(at);
     const hit = this.traces.get(info.branch);
     if (hit && hit.version === version) return touch(this.traces, info.branch, hit).trace;
     const trace = movedOnce(() => this.store.readTrace(info));
-    touch(this.traces, info.branch, { version, trace });
+    touch(this.traces, info.branch, { version, at, trace });
     return trace;
   }
 
-  /** The branch's flags, computed once per version of its trace by `compute`. */
-  async flagsOf(info: BranchInfo, compute: () => Promise<FlagSummary[]>): Promise<FlagSummary[]> {
-    const version = this.version(info);
+  /**
+   * The version `trace` was read at (by {@link read}): the stat taken before its content, so
+   * the content is that version or newer, never older. Null for a trace this memo did not read
+   * (or no longer holds).
+   */
+  versionOfTrace(info: BranchInfo, trace: object): TraceVersion | null {
+    const hit = this.traces.get(info.branch);
+    return hit && hit.trace === trace ? hit.at : null;
+  }
+
+  /**
+   * The flags of `trace`, read at version `at` (see {@link versionOfTrace}), computed once per
+   * version by `compute`; a trace of no known version is computed and not kept. Kept under the
+   * version the content was read at, never under the file's version when they are asked for: a
+   * branch read before its end was written and checked after had its flags (without the end's,
+   * `unverified_success`) kept under the ended file's version, and every later open showed
+   * them (ui-flagged-success, twice under load: "2 QA flags" for 3).
+   */
+  async flagsOf(
+    info: BranchInfo,
+    at: TraceVersion | null,
+    compute: () => Promise<FlagSummary[]>,
+  ): Promise<FlagSummary[]> {
+    if (at === null) return [...(await compute())];
+    const version = keyOf(at);
     const hit = this.flags.get(info.branch);
     if (hit && hit.version === version) return [...touch(this.flags, info.branch, hit).flags];
     const flags = await compute();
     touch(this.flags, info.branch, { version, flags });
     return [...flags];
   }
+}
+
+/** A trace file as it was at one moment: the version flags and parsed traces are kept under. */
+export interface TraceVersion {
+  readonly path: string;
+  readonly size: number;
+  readonly mtime: number;
+}
+
+function keyOf(at: TraceVersion): string {
+  return `${at.path}:${at.size}:${at.mtime}`;
 }
 
 /**

@@ -92,10 +92,13 @@ export function storeTracePort(engine: {
   // The index keeps the flags the listing computed, with the trace version they came from:
   // an unchanged trace's are read back, not recomputed over every event (issue 19.10). The
   // same function gives `show` its flags (one source).
-  const check = (bt: BranchTrace) =>
-    memo.flagsOf(bt.info, async () =>
-      z.array(FlagSummary).parse(await currentFlags(store, engine.index(), bt.info, bt.trace)),
+  const check = (bt: BranchTrace) => {
+    // The version the trace was read at, so the flags computed from it are kept under it.
+    const at = memo.versionOfTrace(bt.info, bt.trace);
+    return memo.flagsOf(bt.info, at, async () =>
+      z.array(FlagSummary).parse(await currentFlags(store, engine.index(), bt.info, bt.trace, at)),
     );
+  };
   const port: TracePort = {
     watch: (onChange) => watchStore(store.home, onChange),
     async listBranches() {

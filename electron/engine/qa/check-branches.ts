@@ -72,15 +72,30 @@ export async function currentFlags(
   info: BranchInfo,
   /** The branch's trace when the caller has read it already. */
   read?: LoadedBranch['trace'],
+  /**
+   * The trace file's version `read` was read at (its stat taken before its content); without
+   * it, flags computed from `read` are returned and not kept (their version is unknown).
+   */
+  readAt?: { path: string; size: number; mtime: number } | null,
 ): Promise<IndexedFlag[]> {
-  const path = store.currentTracePath(info);
-  const st = statSync(path, { throwIfNoEntry: false });
-  const known = st ? index.checkedFlags(info.branch, { path, size: st.size, mtime: st.mtimeMs }) : null;
+  const compute = async (trace: LoadedBranch['trace']) => {
+    const { flags } = await checkBranch(loadedBranch(info, trace), store, { open: trace.end === null });
+    return flags.map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message }));
+  };
+  if (read && !readAt) return compute(read);
+  // The version the flags are kept under is the one the content was read at (or an earlier
+  // stat): kept under the file's version at the end, flags of a trace read before its end was
+  // written stood for the ended trace, and the end's own flags never showed.
+  let at = readAt ?? null;
+  if (!at) {
+    const path = store.currentTracePath(info);
+    const st = statSync(path, { throwIfNoEntry: false });
+    at = st ? { path, size: st.size, mtime: st.mtimeMs } : null;
+  }
+  const known = at ? index.checkedFlags(info.branch, at) : null;
   if (known) return known;
-  const trace = read ?? store.readTrace(info);
-  const { flags } = await checkBranch(loadedBranch(info, trace), store, { open: trace.end === null });
-  const found = flags.map((f) => ({ rule: f.rule, step: f.step, severity: f.severity, message: f.message }));
+  const found = await compute(read ?? store.readTrace(info));
   index.replaceFlags(info.branch, found);
-  index.markFlagsChecked(info.branch);
+  if (at) index.markFlagsChecked(info.branch, at);
   return found;
 }

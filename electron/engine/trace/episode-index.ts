@@ -329,7 +329,17 @@ export class EpisodeIndex {
    * Records that the branch's flags were computed from the trace version the index holds
    * for it, so a library listing need not read that trace again until it changes.
    */
-  markFlagsChecked(branch: string): void {
+  markFlagsChecked(branch: string, at?: { path: string; size: number; mtime: number }): void {
+    // The version the flags were computed from when the caller knows it (the content read);
+    // else the one the index holds for the branch.
+    if (at) {
+      this.db
+        .prepare(
+          'INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_size, trace_mtime) VALUES (?, ?, ?, ?)',
+        )
+        .run(branch, at.path, at.size, at.mtime);
+      return;
+    }
     this.db
       .prepare(
         `INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_size, trace_mtime)
