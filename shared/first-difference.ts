@@ -19,6 +19,16 @@ export interface ComparedSteps {
   readonly diverged_row: number | null;
 }
 
+/**
+ * The two sides as the sentence names them; `live` says a side is still going (paused, not
+ * ended): its last step is where it is so far, not where it ends.
+ */
+export interface SideNames {
+  readonly a: string;
+  readonly b: string;
+  readonly live?: { readonly a: boolean; readonly b: boolean };
+}
+
 /** A comparison's verdict in words, and whether the agent's decisions or what it saw diverged. */
 export interface CompareVerdict extends FirstDifference {
   readonly diverged: boolean;
@@ -30,7 +40,7 @@ export interface CompareVerdict extends FirstDifference {
  */
 export function compareVerdict(
   c: ComparedSteps,
-  names: { readonly a: string; readonly b: string } = { a: 'this branch', b: 'the other' },
+  names: SideNames = { a: 'this branch', b: 'the other' },
 ): CompareVerdict {
   const first = firstDifference(c, names);
   const differing = c.rows.filter((r) => r.verdict !== 'same').length;
@@ -66,7 +76,7 @@ export function firstDifference(
     readonly rows: readonly PairSteps[];
     readonly diverged_row: number | null;
   },
-  names: { readonly a: string; readonly b: string } = { a: 'this branch', b: 'the other' },
+  names: SideNames = { a: 'this branch', b: 'the other' },
 ): FirstDifference | null {
   const at = c.diverged_row;
   const row = at === null ? undefined : c.rows[at];
@@ -79,17 +89,21 @@ export function firstDifference(
     const other = row.b_step !== row.a_step ? `, step ${row.b_step} of ${names.b}` : '';
     return { text: `First difference at step ${row.a_step} of ${names.a}${other} ${saw}.`, show: row.a_step };
   }
+  // A live side (paused) has not ended: its last step is where it is so far. A live fork
+  // compared with its parent read "This branch ends at step 1" while it waited at step 1.
+  const endsAt = (side: 'a' | 'b', step: number) =>
+    names.live?.[side] ? `has taken ${countOf(step, 'step')} so far` : `ends at step ${step}`;
   if (row.a_step !== null) {
     const ends = after.every((r) => r.b_step === null);
     const where = ends
-      ? `${names.b} ends at step ${lastOf('b_step', c.rows.slice(0, at))}`
+      ? `${names.b} ${endsAt('b', lastOf('b_step', c.rows.slice(0, at)))}`
       : `${names.b} has no step there`;
     return { text: `First difference at step ${row.a_step} of ${names.a}: ${where}.`, show: row.a_step };
   }
   const lastA = lastOf('a_step', c.rows.slice(0, at));
   if (after.every((r) => r.a_step === null))
     return {
-      text: `${capital(names.a)} ends at step ${lastA}; ${names.b} goes on to step ${row.b_step}.`,
+      text: `${capital(names.a)} ${endsAt('a', lastA)}; ${names.b} goes on to step ${row.b_step}.`,
       show: null,
     };
   return {

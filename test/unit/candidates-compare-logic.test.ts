@@ -153,6 +153,11 @@ describe('a branch that ends before the other (rolled back to 1, stepped once, c
       text: 'This branch ends at step 1; the other goes on to step 2.',
       show: null,
     });
+    // Live (paused there), a side has not ended: its last step is where it is so far.
+    const live = { a: 'this branch', b: 'the other', live: { a: true, b: true } };
+    expect(firstDifference({ rows, diverged_row: aligned.diverged_pair }, live)?.text).toBe(
+      'This branch has taken 1 step so far; the other goes on to step 2.',
+    );
     // Seen from the longer one: its step 2 is there to show.
     const back = alignSteps(facts(longer), facts(shorter));
     expect(firstDifference({ rows: back.pairs, diverged_row: back.diverged_pair })).toEqual({

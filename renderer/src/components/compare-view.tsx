@@ -109,7 +109,11 @@ export function CompareView(props: { readonly branch: string }) {
       </section>
     );
   const verdict = comparison
-    ? compareVerdict(comparison, { a: names?.a ?? 'this branch', b: names?.b ?? 'the other' })
+    ? compareVerdict(comparison, {
+        a: names?.a ?? 'this branch',
+        b: names?.b ?? 'the other',
+        live: { a: comparison.a.live, b: comparison.b.live },
+      })
     : null;
   return (
     <section className="compare" data-testid="compare" aria-label="compare with another branch">
@@ -168,10 +172,15 @@ export function CompareView(props: { readonly branch: string }) {
           </div>
           {comparison.files_differ && comparison.files_differ.length > 0 ? (
             <div data-testid="compare-files">
-              Files that differ at the end: <span className="mono">{comparison.files_differ.join(', ')}</span>
+              Files that differ {comparison.a.live || comparison.b.live ? 'now' : 'at the end'}:{' '}
+              <span className="mono">{comparison.files_differ.join(', ')}</span>
             </div>
           ) : (
-            <div className="muted">The workspaces end the same.</div>
+            <div className="muted">
+              {comparison.a.live || comparison.b.live
+                ? 'The workspaces are the same now.'
+                : 'The workspaces end the same.'}
+            </div>
           )}
           <table className="cmp" data-testid="compare-table">
             <colgroup>
