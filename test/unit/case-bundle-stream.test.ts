@@ -51,6 +51,13 @@ describe('case import, streamed', () => {
         'notes/a.txt': { text: 'tab\there "quoted" back\\slash /slash\nline2 é 中文 😀 \u0001\u001f' },
         'notes/b.bin': { base64: Buffer.from([0, 1, 2, 250, 251, 252, 253, 254, 255]).toString('base64') },
         'notes/c.txt': { text: '' },
+        // Read as Buffer.from(s, 'base64') reads them: both alphabets, characters outside
+        // them skipped, the first "=" ends the content, an incomplete last group kept.
+        'notes/d.bin': { base64: 'QUJD QU-_\nQQ==QUJD' },
+        'notes/e.bin': { base64: 'QUJDQUI' },
+        'notes/f.bin': { base64: 'QUJDQ' },
+        'notes/g.bin': { base64: '=QUJD' },
+        'notes/h.bin': { base64: 'QU=I!' },
       },
     };
     // Escaped forms JSON.stringify does not write: \/, \u-escaped astral pairs and a lone surrogate.
