@@ -45,6 +45,12 @@ describe('web mode: a recorded task wider than the defaults', () => {
     await app.replay.pressReopen();
     await ask.waitFor({ timeout: 30_000 });
     await expect(ask.innerText()).resolves.toMatch(/sandbox\.limits\.memory "1536m" \(default "1g"\)/);
+    // Asked, not agreed: the button does not say it is reopening (it read "Reopening…" here);
+    // it waits for the person's answer and says so.
+    await expect(app.replay.buttonWords('reopen')).resolves.toEqual({
+      label: 'Reopen live here',
+      why: 'Waiting for your answer to the question above: allow the looser sandbox, or cancel.',
+    });
     await ask.scrollIntoViewIfNeeded();
     await app.screenshot('consent-ask-1024x700');
     await app.replay.answerConsent(false);

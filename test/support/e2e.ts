@@ -1145,6 +1145,11 @@ export class ReplayPanel extends PanelObject {
     await report.waitFor({ timeout: ms });
     return report;
   }
+  /** A button of the panel as a person reads it: its label, and why it waits (null when it does not). */
+  async buttonWords(testId: string): Promise<{ label: string; why: string | null }> {
+    const b = this.root.getByTestId(testId);
+    return { label: (await b.innerText()).trim(), why: await b.getAttribute('data-why') };
+  }
   /** Presses "Reopen live here" (no wait: a question may come first). */
   async pressReopen(): Promise<void> {
     await this.root.getByTestId('reopen').click();

@@ -14,10 +14,16 @@ import {
 import { createNoticesStore } from '../../renderer/src/stores/notices/notices-store';
 import { createInjectStore, overrideToResult } from '../../renderer/src/stores/inject/inject-store';
 import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
-import { createReplayStore } from '../../renderer/src/stores/replay/replay-store';
+import {
+  createReplayStore,
+  selectBusyWhy,
+  selectUnderWay,
+} from '../../renderer/src/stores/replay/replay-store';
 import {
   createCandidatesStore,
+  selectCandidatesBusyWhy,
   selectCandidatesEntry,
+  selectCandidatesUnderWay,
 } from '../../renderer/src/stores/candidates/candidates-store';
 import { OPERATIONS } from '../../shared/contract/operations';
 import {
@@ -829,19 +835,27 @@ describe('replay slice: consent to a recorded task wider than the defaults', () 
 
   it('asks the person what the task wants, and retries with consent only when allowed', async () => {
     const fake = createFakeBackend();
-    fake.on('episode.fork', (req) =>
-      req.allow
-        ? { episode: 'ep1', branch: 'b-fork', state: { ...startedState, branch: 'b-fork', step: 2 } }
-        : WIDER,
-    );
+    // What the panel says while the allowed fork runs.
+    let whileForking: unknown[] = [];
+    fake.on('episode.fork', (req) => {
+      if (!req.allow) return WIDER;
+      whileForking = [selectUnderWay(store.getState()), selectBusyWhy(store.getState())];
+      return { episode: 'ep1', branch: 'b-fork', state: { ...startedState, branch: 'b-fork', step: 2 } };
+    });
     const opened: string[] = [];
     const store = createReplayStore(fake.client, { onBranch: (b) => opened.push(b) });
     const forking = store.getState().fork('b-main', 2);
     await vi.waitFor(() => expect(store.getState().consentAsk).not.toBeNull());
     expect(store.getState().consentAsk).toEqual({ op: 'fork', message: WIDER.message });
     expect(opened).toEqual([]);
+    // Asked, not agreed: nothing is forking yet (the button read "Forking…" under the question),
+    // and the buttons wait for the person's answer.
+    expect(selectUnderWay(store.getState())).toBeNull();
+    expect(selectBusyWhy(store.getState())).toMatch(/^Waiting for your answer/);
     store.getState().allowConsent();
+    // Allowed: the fork is under way.
     expect(await forking).toBe('b-fork');
+    expect(whileForking).toEqual(['fork', 'Waiting for the fork to finish.']);
     expect(opened).toEqual(['b-fork']);
     expect(store.getState().consentAsk).toBeNull();
     expect(fake.callsOf('episode.fork')).toEqual([
@@ -864,6 +878,8 @@ describe('replay slice: consent to a recorded task wider than the defaults', () 
     ] as const) {
       const pending = (run as () => Promise<unknown>)();
       await vi.waitFor(() => expect(store.getState().consentAsk?.op).toBe(op));
+      // "Reopening…" under the question, before the person had agreed, is what a reviewer saw.
+      expect(selectUnderWay(store.getState())).toBeNull();
       store.getState().denyConsent();
       expect(await pending).toBeFalsy();
       expect(store.getState().notice).toMatch(/not allowed/);
@@ -894,15 +910,23 @@ describe('candidates slice: consent to a recorded task wider than the defaults',
 
   it('asks the person, and tries with consent only when allowed; a refusal tries nothing more', async () => {
     const fake = createFakeBackend();
-    fake.on('episode.candidates', (req) => (req.allow ? SET : WIDER));
+    let whileTrying: unknown = null;
+    fake.on('episode.candidates', (req) => {
+      if (!req.allow) return WIDER;
+      whileTrying = selectCandidatesUnderWay(store.getState());
+      return SET;
+    });
     const store = createCandidatesStore(fake.client);
     store.getState().prepare(2);
     const trying = store.getState().tryAt('b-main');
     await vi.waitFor(() =>
       expect(store.getState().consentAsk).toEqual({ op: 'try', message: WIDER.message }),
     );
+    expect(selectCandidatesUnderWay(store.getState())).toBeNull();
+    expect(selectCandidatesBusyWhy(store.getState())).toMatch(/^Waiting for your answer/);
     store.getState().allowConsent();
     expect(await trying).toBe(true);
+    expect(whileTrying).toBe('try');
     expect(store.getState().set?.group).toBe('cg-1');
     expect(store.getState().consentAsk).toBeNull();
     expect(fake.callsOf('episode.candidates')).toEqual([

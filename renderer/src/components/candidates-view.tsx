@@ -8,7 +8,9 @@ import {
   CANDIDATES_RUN_ON,
   candidatesStepRange,
   selectCandidatesEntry,
+  selectCandidatesBusyWhy,
   selectCandidatesProblem,
+  selectCandidatesUnderWay,
 } from '../stores/candidates/candidates-store';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -197,7 +199,8 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
   const typed = useSlice('candidates', (s) => s.typed);
   const runOn = useSlice('candidates', (s) => s.runOn);
   const held = useSlice('candidates', (s) => s.set);
-  const running = useSlice('candidates', (s) => s.running);
+  const running = useSlice('candidates', selectCandidatesUnderWay);
+  const busyWhy = useSlice('candidates', selectCandidatesBusyWhy);
   const error = useSlice('candidates', (s) => s.error);
   const notice = useSlice('candidates', (s) => s.notice);
   const consentAsk = useSlice('candidates', (s) => s.consentAsk);
@@ -261,7 +264,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
           className="primary"
           data-testid="candidates-try"
           {...whyNot(
-            firstWhy(running !== null && 'Waiting for the candidates to finish.', problem),
+            firstWhy(busyWhy, problem),
             'run each candidate in its own throwaway fork from the step before',
           )}
           onClick={() => {
@@ -275,7 +278,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
           <button
             type="button"
             data-testid="candidates-discard"
-            {...whyNot(running !== null && 'Working…')}
+            {...whyNot(busyWhy)}
             onClick={() => void a.discard()}
           >
             Close all
@@ -313,7 +316,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
               <CandidateCard
                 key={c.branch}
                 c={c}
-                busy={running !== null}
+                busy={busyWhy !== null}
                 onPick={() => void a.pick(c.index)}
               />
             ))}

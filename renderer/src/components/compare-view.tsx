@@ -5,7 +5,7 @@ import { fileStatusText, verdictText, workspaceText } from '../model/compare-ver
 import { compareVerdict } from '../../../shared/first-difference';
 import { branchName } from '../model/branch-name';
 import { branchStatusWord } from '../model/branch-status';
-import type { Comparison } from '../stores/replay/replay-store';
+import { selectBusyWhy, selectUnderWay, type Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { countOf } from '../../../shared/count-of';
 import { finalRewardText, returnText } from '../../../shared/format-outcome';
@@ -92,7 +92,8 @@ export function CompareView(props: { readonly branch: string }) {
   const branches = useSlice('stepper', (s) => s.branches);
   const other = useSlice('replay', (s) => s.compareWith);
   const comparison = useSlice('replay', (s) => s.comparison);
-  const running = useSlice('replay', (s) => s.running);
+  const running = useSlice('replay', selectUnderWay);
+  const busyWhy = useSlice('replay', selectBusyWhy);
   const error = useSlice('replay', (s) => s.error);
   const names = useSlice('replay', (s) => s.compareNames);
   const a = stores.replay.getState();
@@ -140,12 +141,7 @@ export function CompareView(props: { readonly branch: string }) {
           type="button"
           className="primary"
           data-testid="compare-run"
-          {...whyNot(
-            firstWhy(
-              !other && 'Pick a branch to compare with first.',
-              running !== null && `Waiting for the ${running} to finish.`,
-            ),
-          )}
+          {...whyNot(firstWhy(!other && 'Pick a branch to compare with first.', busyWhy))}
           onClick={() => void a.compare(props.branch)}
         >
           {running === 'compare' ? 'Comparing…' : 'Compare'}

@@ -1,4 +1,5 @@
 import { MODEL_FIELD } from '../../../shared/start-paths';
+import { selectBusyWhy } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
@@ -21,9 +22,8 @@ export function ForkSettings(props: {
   const agent = useSlice('replay', (s) => s.agent);
   const model = useSlice('replay', (s) => s.model);
   const error = useSlice('replay', (s) => s.error);
-  const running = useSlice('replay', (s) => s.running);
   const replay = stores.replay.getState();
-  const busy = running !== null && `Waiting for the ${running} to finish.`;
+  const busy = useSlice('replay', selectBusyWhy);
   return (
     <Modal title={`Fork and Reopen from step ${props.step}`} testId="fork-settings" onClose={props.onClose}>
       <label className="field-label" htmlFor="replay-agent">

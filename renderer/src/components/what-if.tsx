@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { whyNot } from './why-not';
+import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatDuration } from '../../../shared/format-duration';
 
@@ -10,7 +11,8 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
   const detail = useSlice('inspector', (s) => s.detail);
   const args = useSlice('replay', (s) => s.whatIfArgs);
   const result = useSlice('replay', (s) => s.whatIfResult);
-  const running = useSlice('replay', (s) => s.running);
+  const running = useSlice('replay', selectUnderWay);
+  const busyWhy = useSlice('replay', selectBusyWhy);
   const call = detail?.step === props.step ? detail.calls[0]?.call : undefined;
   const a = stores.replay.getState();
   // The step paused inside has not run yet: the inspector shows what it is about to do.
@@ -64,7 +66,7 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
       <button
         type="button"
         data-testid="whatif-run"
-        {...whyNot(running !== null && `Waiting for the ${running} to finish.`)}
+        {...whyNot(busyWhy)}
         onClick={() => void a.whatIf(props.branch, props.step, call.name)}
       >
         {running === 'whatif' ? 'Running in a throwaway sandbox…' : 'Run in a throwaway sandbox'}

@@ -9,6 +9,7 @@ import { firstWhy, whyNot } from '../components/why-not';
 import { REPLAY_ACTIONS, whyNoFork, whyNoRollback, whyNothingToScrub } from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
 import { selectFirstStep, selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
+import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { revealWhole } from '../layout/reveal-whole';
 
@@ -21,7 +22,9 @@ export function ReplayControls() {
   const last = useSlice('stepper', selectLastStep);
   const viewed = useSlice('stepper', selectViewedStep);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
-  const running = useSlice('replay', (s) => s.running);
+  // The operation under way (none while the consent question waits) and why the buttons wait.
+  const running = useSlice('replay', selectUnderWay);
+  const busyWhy = useSlice('replay', selectBusyWhy);
   const error = useSlice('replay', (s) => s.error);
   const notice = useSlice('replay', (s) => s.notice);
   const report = useSlice('replay', (s) => s.report);
@@ -50,7 +53,6 @@ export function ReplayControls() {
   }, [error, notice, drawn]);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
-  const busyWhy = running !== null ? `Waiting for the ${running} to finish.` : null;
 
   if (!branch || last === 0)
     return (

@@ -44,3 +44,16 @@ export function consentQuestion<Op extends string>(
     answer: (allowed) => answer?.(allowed),
   };
 }
+
+/**
+ * The operation under way, as its button says it ("Reopening…"): none while the person is
+ * asked whether to allow a looser sandbox, since nothing runs until Allow (the Reopen button
+ * read "Reopening…" under the question, before the person had agreed).
+ */
+export function underWay<Op extends string>(running: Op | null, ask: ConsentAsk<Op> | null): Op | null {
+  return ask ? null : running;
+}
+
+/** Why a slice's buttons wait while its consent question is open: the person's answer, not work. */
+export const WAITING_FOR_ANSWER =
+  'Waiting for your answer to the question above: allow the looser sandbox, or cancel.';

@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { CandidateSetView, TypedCandidate } from '../../../../shared/contract/candidates';
 import { errorText } from '../result';
-import { consentQuestion, type ConsentAsk } from '../consent-question';
+import { consentQuestion, underWay, WAITING_FOR_ANSWER, type ConsentAsk } from '../consent-question';
 import { firstRangeProblem, type CountRange } from '../../model/count-range';
 import { countOf } from '../../../../shared/count-of';
 
@@ -125,6 +125,17 @@ export function selectCandidatesProblem(s: CandidatesState): string | null {
     [s.n, CANDIDATES_N],
     [s.runOn, CANDIDATES_RUN_ON],
   ]);
+}
+
+/** The operation under way, as its button says it: none while the consent question waits for the person. */
+export function selectCandidatesUnderWay(s: CandidatesState): CandidatesState['running'] {
+  return underWay(s.running, s.consentAsk);
+}
+
+/** Why the candidates' buttons wait: the person's answer to the consent question, or the work under way. */
+export function selectCandidatesBusyWhy(s: CandidatesState): string | null {
+  if (s.consentAsk) return WAITING_FOR_ANSWER;
+  return s.running !== null ? 'Waiting for the candidates to finish.' : null;
 }
 
 /** What the Replay panel's candidates button says and does at a step of a branch. */

@@ -5,7 +5,7 @@ import type { Consent, ReplayReport } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
 import { runsOwnProgramSpec } from '../../../../shared/agent-kind';
 import { errorText } from '../result';
-import { consentQuestion } from '../consent-question';
+import { consentQuestion, underWay, WAITING_FOR_ANSWER } from '../consent-question';
 
 /** An operation the replay controls run. */
 export type ReplayOp = 'rollback' | 'fork' | 'reopen' | 'whatif' | 'replay' | 'compare';
@@ -98,6 +98,17 @@ export function agentFields(state: Pick<ReplayState, 'agent' | 'model'>): {
   if (!agent) return {};
   const model = state.model.trim();
   return runsOwnProgramSpec(agent) && model ? { agent, agent_options: { model } } : { agent };
+}
+
+/** The operation under way, as its button says it: none while the consent question waits for the person. */
+export function selectUnderWay(s: ReplayState): ReplayOp | null {
+  return underWay(s.running, s.consentAsk);
+}
+
+/** Why the panel's buttons wait: the person's answer to the consent question, or the operation under way. */
+export function selectBusyWhy(s: ReplayState): string | null {
+  if (s.consentAsk) return WAITING_FOR_ANSWER;
+  return s.running !== null ? `Waiting for the ${s.running} to finish.` : null;
 }
 
 /** Hooks the app gives the replay slice: open a new branch, reload after a rollback. */
