@@ -105,6 +105,10 @@ describe('journeys: rollback, manual agent, files diff', () => {
     );
     expect(await layout.onScreen(asks)).toBe(true);
     expect(await app.inject.root.innerText()).not.toMatch(/pause \(or hit a breakpoint\) to inject/);
+    // The bar says the agent waits for the person: nothing runs until they decide (it read
+    // "running · working…").
+    await expect(app.stepper.episodeState.innerText()).resolves.toBe('waiting for you');
+    expect(await app.stepper.root.innerText()).not.toContain('working');
     await app.screenshot('journey-manual-asks-1280x800');
 
     await app.inject.root.getByTestId('decide-tool').fill('execute_shell');

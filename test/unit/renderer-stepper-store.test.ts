@@ -3,6 +3,8 @@ import {
   createStepperStore,
   selectBranchedFrom,
   selectStateText,
+  selectWaitsForPerson,
+  selectWorkingText,
   selectRollbackNotice,
   selectStopNotice,
   selectViewedRow,
@@ -616,5 +618,39 @@ describe("the bar's word for a live branch", () => {
     );
     await store.getState().open('b-fork');
     expect(selectStateText(store.getState())).toBe('paused at step 2');
+  });
+
+  it('a manual agent asked for its next step reads "waiting for you", not "running · working…"; the step it was given runs', async () => {
+    const fake = createFakeBackend();
+    const manual = (state: 'paused' | 'running', agent_traits?: { decides: 'person'; as_case: 'script' }) =>
+      episodeView(1, {
+        summary: branchSummary({ steps: 1, ...(agent_traits ? { agent_traits } : {}) }),
+        state: { episode: 'ep1', branch: 'b-main', state, step: 1, reason: null },
+      });
+    const PERSON = { decides: 'person' as const, as_case: 'script' as const };
+    fake.on('episode.open', () => manual('paused', PERSON));
+    // F10: the step waits for the person's decision (the call answers only once the step is done).
+    let done: (v: ReturnType<typeof manual>['state']) => void = () => undefined;
+    fake.on('episode.step', () => new Promise((r) => (done = r as typeof done)));
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('b-main');
+    const stepping = store.getState().step();
+    fake.emit('episode.state', { episode: 'ep1', branch: 'b-main', state: 'running', step: 1, reason: null });
+    expect(store.getState().busy).toBe(true);
+    expect(selectWaitsForPerson(store.getState())).toBe(true);
+    expect(selectStateText(store.getState())).toBe('waiting for you');
+    expect(selectWorkingText(store.getState())).toBeNull();
+    // The person decided: step 2's call runs, and the bar says so.
+    shellCall(fake, 2, 'ls');
+    expect(selectWaitsForPerson(store.getState())).toBe(false);
+    expect(selectStateText(store.getState())).toBe('running');
+    expect(selectWorkingText(store.getState())).toBe('working…');
+    done({ episode: 'ep1', branch: 'b-main', state: 'paused', step: 2, reason: null });
+    await stepping;
+
+    // An agent that decides by itself is running, not waiting for anyone.
+    fake.on('episode.open', () => manual('running'));
+    await store.getState().open('b-main');
+    expect(selectStateText(store.getState())).toBe('running');
   });
 });

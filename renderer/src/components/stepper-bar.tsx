@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { IdText } from './id-text';
-import { selectOpening, selectStateText } from '../stores/stepper/stepper-store';
+import { selectOpening, selectStateText, selectWorkingText } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -29,6 +29,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   const live = useSlice('stepper', (s) => s.live);
   const opening = useSlice('stepper', selectOpening);
   const busy = useSlice('stepper', (s) => s.busy);
+  const working = useSlice('stepper', selectWorkingText);
   const noStep = useSlice('stepper', whyNoStep);
   const noPause = useSlice('stepper', whyNoPause);
   const noStop = useSlice('stepper', whyNoStop);
@@ -157,7 +158,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
                 : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
             {flaggedSuccess && !opening ? ' · ⚑ flagged' : ''}
           </span>
-          {busy ? <span className="muted"> working…</span> : null}
+          {working ? <span className="muted"> {working}</span> : null}
         </span>
       ) : (
         <span className="muted">no episode open</span>

@@ -9,6 +9,7 @@ import {
   selectLastStep,
   selectOpening,
   selectViewedStep,
+  selectWaitsForPerson,
 } from '../stores/stepper/stepper-store';
 import { resultLine } from '../../../shared/step-summary';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -118,6 +119,8 @@ export function InjectPanel() {
   const detail = useSlice('inspector', (s) => (live ? s.detail : null));
   const lastStep = useSlice('stepper', selectLastStep);
   const manual = useSlice('stepper', (s) => s.live && selectPersonDecides(s));
+  // The agent asks the person now (not while the step the person decided runs).
+  const waits = useSlice('stepper', selectWaitsForPerson);
   const decideTool = useSlice('inject', (s) => s.decideTool);
   const decideArgs = useSlice('inject', (s) => s.decideArgs);
   const decideText = useSlice('inject', (s) => s.decideText);
@@ -151,7 +154,7 @@ export function InjectPanel() {
   // The agent asks the person for its next decision: the form and its Send are brought whole
   // into the panel (at 1280×800 the Send button sat under the Sandbox header).
   const sendRef = useRef<HTMLButtonElement>(null);
-  const asked = branch !== null && live && state === 'running' && section === 'decide';
+  const asked = branch !== null && waits && section === 'decide';
   useEffect(() => {
     if (asked && sendRef.current) revealWhole(sendRef.current);
   }, [asked]);
@@ -185,7 +188,7 @@ export function InjectPanel() {
           ) : null}
           {section === 'decide' ? (
             <div role="tabpanel" data-testid="inject-section-decide">
-              {state === 'running' ? (
+              {waits ? (
                 <div className="notice" data-testid="decide-asks" role="status">
                   The agent is waiting for you: enter the next tool call (or a final answer) and send it. To
                   stop waiting, press Pause (or Escape).

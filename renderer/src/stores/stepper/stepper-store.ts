@@ -26,6 +26,7 @@ import { errorText } from '../result';
 import { whenIdle } from '../../model/when-idle';
 import { isSetupRow } from '../../model/row-filter';
 import { overrideToResult } from '../inject/inject-store';
+import { selectPersonDecides } from './agent-traits';
 
 /** The open branch: its rows, controller state, breakpoints and which step is viewed. */
 export interface StepperState {
@@ -808,7 +809,24 @@ export function selectStateText(s: StepperState): string {
   const branched = selectBranchedFrom(s);
   if (branched !== null) return `paused at step ${branched.step}`;
   if (s.state === 'idle') return `paused at step ${selectLastStep(s)}`;
+  // The controller runs, but nothing happens until the person decides (it read "running · working…").
+  if (selectWaitsForPerson(s)) return 'waiting for you';
   return s.state ?? 'paused';
+}
+
+/**
+ * The agent waits for the person to decide the next step (a manual agent, asked): the branch
+ * runs, and no decision for a step under way has come (its row would be pending). Once the
+ * person sends one, the step runs: "running" again until it is done.
+ */
+export function selectWaitsForPerson(s: StepperState): boolean {
+  if (!s.live || s.state !== 'running' || s.held !== null || !selectPersonDecides(s)) return false;
+  return s.rows.at(-1)?.status !== 'pending';
+}
+
+/** "working…" beside the bar's word while a stepper action waits for its answer; not while the agent waits for the person. */
+export function selectWorkingText(s: StepperState): string | null {
+  return s.busy && !selectWaitsForPerson(s) ? 'working…' : null;
 }
 
 /**
