@@ -58,6 +58,11 @@ export const HeldAction = z.object({
   message: AssistantMessage,
   /** True when a person edited the answer or the arguments. */
   edited: z.boolean(),
+  /**
+   * The model's answer as it came, when a person edited it (else absent): the card labels the
+   * edit as the person's and keeps the original in reach (it read "The model says" over the edit).
+   */
+  original: AssistantMessage.optional(),
   /** The decided action parsed from `message`: tool calls, a final answer, or why it cannot be used. */
   calls: z.array(ToolCall),
   final: z.string().nullable(),

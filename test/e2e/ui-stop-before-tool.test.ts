@@ -178,6 +178,14 @@ describe('web mode: pause before the answer reaches the agent, edit it', () => {
     // Saved, not yet given: the card shows the edited answer and says it was edited.
     await card.edited.waitFor({ timeout: 10_000 });
     await expect(card.call.innerText()).resolves.toContain('echo ANSWER-EDITED');
+    // The edited text is the person's, not "The model says"; what the model said is still on the card.
+    // (The quotes are the <q>'s own, drawn by CSS: not in innerText.)
+    await expect(card.content.innerText()).resolves.toMatch(
+      /^Your edit of the model's answer: “?A person answered instead\.”?$/,
+    );
+    await expect(card.original.innerText()).resolves.toMatch(
+      /^The model had said: “I'll start by looking at the workspace\.” · list_dir/,
+    );
     await app.screenshot('stop-before-answer-1280x800-edited');
     await card.run();
     await app.timeline.waitForStep(1);

@@ -1856,6 +1856,10 @@ export class HeldActionCard {
   get content(): Locator {
     return this.root.getByTestId('held-content');
   }
+  /** What the model had said, once a person edited the held answer. */
+  get original(): Locator {
+    return this.root.getByTestId('held-original');
+  }
   /** Why it stopped (which breakpoint fired). */
   get why(): Locator {
     return this.root.getByTestId('held-why');

@@ -53,8 +53,11 @@ describe('stops inside a step (memory sandbox)', () => {
     expect(await fileText(c, 'a.txt')).toBeNull();
     expect(c.currentStep()).toBe(0);
 
+    expect(stop.held?.original).toBeUndefined();
     const held = c.editArguments('c1', { path: 'b.txt', content: 'person' });
     expect(held.edited).toBe(true);
+    // The model's answer as it came stays in the held view: the window shows it beside the edit.
+    expect(JSON.stringify(held.original)).toContain('a.txt');
     expect(held.calls[0].arguments).toEqual({ path: 'b.txt', content: 'person' });
     expect((await c.step()).kind).toBe('step');
     expect(c.currentStep()).toBe(1);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EpisodeStateInfo } from '../../shared/contract/models';
 import type { HeldAction } from '../../shared/held-action';
 import { breakpointFromForm } from '../../renderer/src/model/breakpoint-form';
+import { heldAnswerWords } from '../../renderer/src/model/edit-words';
 import {
   createStepperStore,
   describeStop,
@@ -138,5 +139,29 @@ describe('the held step in the window', () => {
       breakpoint: { kind: 'request_no_tool', name: 'lookup' },
     });
     expect(breakpointFromForm('request_tool', 'lookup', ['execute_shell']).ok).toBe(false);
+  });
+});
+
+describe("the held answer's words: whose they are", () => {
+  const MODEL = { content: 'I will list the files.', tool_calls: HELD.message.tool_calls };
+
+  it('the model\'s own answer reads "The model says", with no original beside it', () => {
+    expect(heldAnswerWords({ message: MODEL })).toEqual({ label: 'The model says', original: null });
+  });
+
+  it('an answer a person rewrote is labelled as their edit, and what the model had said is kept', () => {
+    const words = heldAnswerWords({ message: { content: 'A person answered instead.' }, original: MODEL });
+    expect(words.label).toBe("Your edit of the model's answer");
+    expect(words.original).toBe('“I will list the files.” · execute_shell {"command":"ls"}');
+  });
+
+  it("only the arguments edited: the text is still the model's, the original answer still in reach", () => {
+    const edited = {
+      ...MODEL,
+      tool_calls: [{ id: 'c3', function: { name: 'execute_shell', arguments: '{"command":"pwd"}' } }],
+    };
+    const words = heldAnswerWords({ message: edited, original: MODEL });
+    expect(words.label).toBe('The model says');
+    expect(words.original).toContain('{"command":"ls"}');
   });
 });

@@ -58,6 +58,7 @@ export function heldView(held: HeldStep): HeldAction {
     request: held.request ?? null,
     message: toAssistantMessage(held.message),
     edited: held.message !== held.original,
+    ...(held.message !== held.original ? { original: toAssistantMessage(held.original) } : {}),
     calls: p.kind === 'calls' ? p.calls.map((c) => ({ ...c })) : [],
     final: p.kind === 'final' ? p.text : null,
     parse_error: p.kind === 'parse_error' ? p.message : null,

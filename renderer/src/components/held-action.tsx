@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { firstWhy, whyNot } from './why-not';
 import type { HeldAction } from '../../../shared/held-action';
+import { heldAnswerWords } from '../model/edit-words';
 import type { ToolCall } from '../../../shared/trace-events';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -92,6 +93,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
     if (andRun) await a.step();
   };
   const beforeTool = held.stage === 'before_tool';
+  const answer = heldAnswerWords(held);
   const syntax = editing && editing.kind !== 'result' ? jsonProblem(draft) : null;
   const editorLabel =
     editing?.kind === 'arguments'
@@ -120,7 +122,12 @@ export const HeldActionCard = memo(function HeldActionCard() {
       ) : null}
       {!beforeTool && held.message.content ? (
         <p className="held-content" data-testid="held-content">
-          The model says: <q>{held.message.content}</q>
+          {answer.label}: <q>{held.message.content}</q>
+        </p>
+      ) : null}
+      {answer.original !== null ? (
+        <p className="muted held-original" data-testid="held-original">
+          The model had said: {answer.original}
         </p>
       ) : null}
       {held.calls.map((call) => {

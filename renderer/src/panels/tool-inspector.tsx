@@ -19,6 +19,7 @@ import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
 import { formatDuration } from '../../../shared/format-duration';
 import { resultLine } from '../../../shared/step-summary';
+import { decidedText } from '../model/edit-words';
 
 function Facts(props: { readonly result: ToolResult | null; readonly fallback?: boolean }) {
   const r = props.result;
@@ -381,22 +382,6 @@ const RequestView = memo(function RequestView(props: {
     </>
   );
 });
-
-/** What an edited answer said before the edit: the call's arguments, or the text and calls, on one line. */
-function decidedText(original: unknown, callId: string | null): string {
-  const m = (original && typeof original === 'object' ? original : {}) as {
-    content?: unknown;
-    tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[];
-  };
-  const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
-  const shown = callId ? calls.filter((c) => c.id === callId) : calls;
-  const parts = shown.map((c) => {
-    const args = c.function?.arguments;
-    return `${c.function?.name ?? '?'} ${typeof args === 'string' ? args : JSON.stringify(args)}`;
-  });
-  if (!callId && typeof m.content === 'string' && m.content !== '') parts.unshift(`“${m.content}”`);
-  return parts.join(' · ') || '(nothing)';
-}
 
 /**
  * A result a person gave, said above every tab as an edit is: a replaced call never ran, an

@@ -1,0 +1,35 @@
+import type { HeldAction } from '../../../shared/held-action';
+
+/** What an edited answer said before the edit: the call's arguments, or the text and calls, on one line. */
+export function decidedText(original: unknown, callId: string | null): string {
+  const m = (original && typeof original === 'object' ? original : {}) as {
+    content?: unknown;
+    tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[];
+  };
+  const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+  const shown = callId ? calls.filter((c) => c.id === callId) : calls;
+  const parts = shown.map((c) => {
+    const args = c.function?.arguments;
+    return `${c.function?.name ?? '?'} ${typeof args === 'string' ? args : JSON.stringify(args)}`;
+  });
+  if (!callId && typeof m.content === 'string' && m.content !== '') parts.unshift(`“${m.content}”`);
+  return parts.join(' · ') || '(nothing)';
+}
+
+/**
+ * Whose words the held answer's text is, and what the model had said once a person edited it.
+ * The card read "The model says" over a person's edit, the model's own words nowhere on it.
+ */
+export function heldAnswerWords(held: Pick<HeldAction, 'message' | 'original'>): {
+  readonly label: string;
+  /** The model's answer before the edit, on one line; null when nothing was edited. */
+  readonly original: string | null;
+} {
+  const original = held.original ?? null;
+  // Only the arguments edited: the text is still the model's own.
+  const rewritten = original !== null && original.content !== held.message.content;
+  return {
+    label: rewritten ? "Your edit of the model's answer" : 'The model says',
+    original: original ? decidedText(original, null) : null,
+  };
+}
