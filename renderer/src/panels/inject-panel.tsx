@@ -12,6 +12,7 @@ import {
   selectWaitsForPerson,
 } from '../stores/stepper/stepper-store';
 import { resultLine } from '../../../shared/step-summary';
+import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { selectPersonDecides } from '../stores/stepper/agent-traits';
 
@@ -64,7 +65,9 @@ function InjectEnded(props: { readonly branch: string }) {
   const stores = useStores();
   const { branch } = props;
   const viewed = useSlice('stepper', selectViewedStep);
-  const forking = useSlice('replay', (s) => s.running === 'fork');
+  // Not while the consent question waits for the person: nothing is forking until Allow.
+  const forking = useSlice('replay', (s) => selectUnderWay(s) === 'fork');
+  const busyWhy = useSlice('replay', selectBusyWhy);
   // The rule Replay's "Fork from here" follows (a step that never completed has no snapshot to
   // fork from): offered here and refused there, for a step an idle release cut short, it was both.
   const noFork = useSlice('stepper', whyNoFork);
@@ -81,7 +84,7 @@ function InjectEnded(props: { readonly branch: string }) {
         <button
           type="button"
           data-testid="inject-fork"
-          {...whyNot(firstWhy(noFork, forking && 'Forking…'))}
+          {...whyNot(firstWhy(noFork, busyWhy))}
           onClick={() => {
             setForkAsked(true);
             void stores.replay.getState().fork(branch, viewed);
