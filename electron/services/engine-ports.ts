@@ -15,7 +15,7 @@ import { runWhatIf } from '../engine/harness/what-if.js';
 import { tryCandidates } from '../engine/candidates/try-candidates.js';
 import { stageSandboxes } from '../engine/candidates/staged-sandboxes.js';
 import { join } from 'node:path';
-import type { AgentOptions } from '../../shared/contract/index.js';
+import { engineAgentOptions } from './engine-agent-options.js';
 import { engineAgentsPort } from './agents-port.js';
 import { fileCatalog } from './catalog.js';
 import type { BatchPort, DockerPort, DoctorPort, EnginePorts, HarnessPort, TeachingPort } from './ports.js';
@@ -160,17 +160,6 @@ function harnessPort(engine: Engine): HarnessPort {
         consent,
       });
     },
-  };
-}
-
-/** The contract's agent options (snake_case, from the window) as the engine's; unset ones stay unset. */
-function engineAgentOptions(o: AgentOptions | undefined) {
-  return {
-    ...(o?.base_url ? { baseUrl: o.base_url } : {}),
-    ...(o?.temperature !== undefined ? { temperature: o.temperature } : {}),
-    ...(o?.seed !== undefined ? { seed: o.seed } : {}),
-    ...(o?.model !== undefined ? { model: o.model } : {}),
-    ...(o?.agent_dir !== undefined ? { agentDir: o.agent_dir } : {}),
   };
 }
 

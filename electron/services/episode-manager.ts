@@ -8,6 +8,7 @@ import { logger } from '../engine/log.js';
 import type { Agent } from '../engine/agents/agent.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
 import { batchAgentOutput } from './agent-output-batch.js';
+import { engineAgentOptions } from './engine-agent-options.js';
 import type { EventBus } from './event-bus.js';
 import type { HarnessPort, RecordedRunOptions, TracePort } from './ports.js';
 import { ServiceError } from './service-error.js';
@@ -378,7 +379,12 @@ export class EpisodeManager implements IdleLive {
       const entry = this.entry(controller.branch);
       this.assertNotRunning(entry, 'fork');
       // The live parent stays until the fork goes on: then it is superseded (retireSuperseded).
-      return this.newBranch(await this.during(entry, () => controller.fork(step, agent)), controller.branch);
+      // The fork's own settings (the Fork settings' model source…), as a recorded fork takes them.
+      const agentOptions = options?.agentOptions ? engineAgentOptions(options.agentOptions) : undefined;
+      return this.newBranch(
+        await this.during(entry, () => controller.fork(step, agent, agentOptions)),
+        controller.branch,
+      );
     }
     return this.newBranch(await this.harness.fork(id, step, agent, options));
   }

@@ -8,6 +8,7 @@ import type {
   EpisodeController,
   StopReason,
 } from '../../electron/engine/harness/episode-controller.js';
+import type { CallerAgentOptions } from '../../electron/engine/agents/agent-spec.js';
 import type { Sandbox } from '../../electron/engine/sandbox/sandbox.js';
 import type { SnapshotManifest, SnapshotStore } from '../../electron/engine/sandbox/snapshot-store.js';
 import type { BranchInfo } from '../../electron/engine/trace/trace-store.js';
@@ -191,7 +192,14 @@ export class FakeController implements EpisodeController {
     this.append({ type: 'rollback', step, source: 'human', to_step: step, reason: 'user' });
     this.at = step;
   }
-  async fork(step: number): Promise<EpisodeController> {
+  /** What each fork of this live branch was asked with (the agent and its settings). */
+  readonly forkedWith: { step: number; agentSpec?: string; agentOptions?: CallerAgentOptions }[] = [];
+  async fork(
+    step: number,
+    agentSpec?: string,
+    agentOptions?: CallerAgentOptions,
+  ): Promise<EpisodeController> {
+    this.forkedWith.push({ step, agentSpec, agentOptions });
     return registry.create(this.episode, step, this.branch);
   }
   memory = () => ({});

@@ -130,6 +130,9 @@ export function normalizeAgentSpec(spec: string, cwd = process.cwd()): string {
   return parsed.kind === 'scripted' ? `scripted:${resolve(cwd, parsed.path)}` : spec;
 }
 
+/** Agent settings a caller gives (base URL, temperature, seed, model source…): not what the engine fills in. */
+export type CallerAgentOptions = Omit<AgentOptions, 'skip' | 'loadEpisode'>;
+
 /** What building an agent may need besides its spec. */
 export interface AgentOptions {
   /** Decisions already made (a fork at K or a resume): a scripted or replay agent skips that many. */

@@ -1,6 +1,7 @@
 import type { Task } from '../../../shared/task.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
+import type { CallerAgentOptions } from '../agents/agent-spec.js';
 import { driverOf } from '../agents/agent-driver.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
@@ -19,7 +20,12 @@ import { memoryFromEvents } from './state-at.js';
 export type AgentFactory = (spec: string, skip: number) => Agent;
 
 /** Opens another live branch at step k of this one (fresh sandbox), for `fork`. */
-export type ForkOpener = (fromBranch: string, step: number, agentSpec?: string) => Promise<EpisodeController>;
+export type ForkOpener = (
+  fromBranch: string,
+  step: number,
+  agentSpec?: string,
+  agentOptions?: CallerAgentOptions,
+) => Promise<EpisodeController>;
 
 /** What {@link Branching} moves: the branch's store and header, and the parts a rollback restores. */
 export interface BranchingOptions {
@@ -165,9 +171,13 @@ export class Branching {
   }
 
   /** Opens another live branch at step `step` of this one. */
-  async fork(step: number, agentSpec?: string): Promise<EpisodeController> {
+  async fork(
+    step: number,
+    agentSpec?: string,
+    agentOptions?: CallerAgentOptions,
+  ): Promise<EpisodeController> {
     if (!this.options.openFork) throw new HarnessError('conflict', 'this controller cannot open forks');
-    return this.options.openFork(this.branchId, step, agentSpec);
+    return this.options.openFork(this.branchId, step, agentSpec, agentOptions);
   }
 }
 

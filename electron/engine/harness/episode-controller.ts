@@ -3,6 +3,7 @@ import type { StopEnd } from '../../../shared/contract/models.js';
 import type { HeldAction, StopPoints } from '../../../shared/held-action.js';
 import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
+import type { CallerAgentOptions } from '../agents/agent-spec.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 
 /** The stepper's state, as a debugger's. */
@@ -93,8 +94,11 @@ export interface EpisodeController {
    * sandbox; continuing creates a branch, or (`branchNow`) the branch is created at once.
    */
   rollbackTo(step: number, options?: RollbackOptions): Promise<void>;
-  /** Fork at step k into a new branch (own id, own trace), optionally with another agent. */
-  fork(step: number, agentSpec?: string): Promise<EpisodeController>;
+  /**
+   * Fork at step k into a new branch (own id, own trace), optionally with another agent and
+   * its own settings (a model source for an exec: agent, an endpoint…).
+   */
+  fork(step: number, agentSpec?: string, agentOptions?: CallerAgentOptions): Promise<EpisodeController>;
   /** Current memory. */
   memory(): Record<string, unknown>;
   /** Leaves or destroys the sandbox; the trace stays. */

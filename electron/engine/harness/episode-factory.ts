@@ -8,7 +8,7 @@ import {
   continuationOptions,
   normalizeAgentSpec,
   runsOwnProgram,
-  type AgentOptions,
+  type CallerAgentOptions,
 } from '../agents/agent-spec.js';
 import type { EpisodeParts } from '../episode-parts.js';
 import { agentSandboxConfig } from './agent-sandbox.js';
@@ -31,7 +31,7 @@ export interface EpisodeEnv {
   readonly supply: SandboxSupply;
   readonly breakpoints?: readonly Breakpoint[];
   /** Agent settings: base URL, temperature, seed, retries. */
-  readonly agentOptions?: Omit<AgentOptions, 'skip' | 'loadEpisode'>;
+  readonly agentOptions?: CallerAgentOptions;
   /**
    * What the user consented to a recorded task widening (network, image, limits); without
    * it a recorded task wider than the defaults is refused (`consent_required`).
@@ -136,13 +136,15 @@ export async function startEpisode(given: StartEpisodeOptions): Promise<EpisodeR
       breakpoints: options.breakpoints,
       release: (s) => options.supply.release(s),
       // The task came from the user's own file: forking its episode keeps what it asked for.
-      openFork: (from, step, spec) =>
+      openFork: (from, step, spec, agentOptions) =>
         openBranchController({
           ...options,
           store,
           id: from,
           at: step,
           agentSpec: spec,
+          // The fork's own settings (the Fork settings' model source, endpoint…) over the start's.
+          ...(agentOptions ? { agentOptions } : {}),
           branchNow: true,
           consent: ALL_WIDENINGS,
         }),

@@ -7,6 +7,7 @@ import { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
+import type { CallerAgentOptions } from '../agents/agent-spec.js';
 import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
 import { DecisionReleased, manualAgentOf } from '../agents/manual-agent.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -652,8 +653,12 @@ export class EpisodeRunner implements EpisodeController {
     this.setState('paused', { kind: 'paused', message: `rolled back to step ${step}` });
   }
 
-  async fork(step: number, agentSpec?: string): Promise<EpisodeController> {
-    return this.branching.fork(step, agentSpec);
+  async fork(
+    step: number,
+    agentSpec?: string,
+    agentOptions?: CallerAgentOptions,
+  ): Promise<EpisodeController> {
+    return this.branching.fork(step, agentSpec, agentOptions);
   }
 
   async dispose(options: { keepSandbox?: boolean } = {}): Promise<void> {
