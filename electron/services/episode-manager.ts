@@ -1,7 +1,7 @@
 import type { Breakpoint } from '../../shared/breakpoints.js';
 import type { AgentOptions, EpisodeStateInfo, StopReason } from '../../shared/contract/index.js';
 import type { StopPoints } from '../../shared/held-action.js';
-import type { EpisodeStatus } from '../../shared/trace-events.js';
+import type { EpisodeStatus, TraceEvent } from '../../shared/trace-events.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { ControllerState, EpisodeController } from '../engine/harness/episode-controller.js';
 import { logger } from '../engine/log.js';
@@ -36,7 +36,7 @@ interface LiveEpisode {
   /** The release in flight or done: an end and a stop both release, and both wait for it. */
   released: Promise<void> | null;
   /**
-   * The live branch this fork was made from. Once the fork goes on (its first step or run)
+   * The live branch this fork was made from. Once the fork goes on (a step of its own done)
    * the parent is superseded: it stops unless it runs or someone views it (see {@link EpisodeManager.retireSuperseded}).
    */
   supersedes: string | null;
@@ -96,6 +96,14 @@ export class EpisodeManager implements IdleLive {
     this.live.set(controller.branch, entry);
     const { episode } = controller;
     let branch = controller.branch;
+    // A fork goes on once it completes a step of its own, or its agent finishes: only then is
+    // the branch it was made from superseded. A fork whose first step failed (its agent would
+    // not start, its endpoint was down) did not go on: its parent stays live, not "continued".
+    const forkedAt = supersedes === null ? null : controller.currentStep();
+    const wentOn = (event: TraceEvent): boolean =>
+      forkedAt !== null &&
+      ((event.type === 'snapshot' && event.step > forkedAt) ||
+        (event.type === 'end' && (event.status === 'succeeded' || event.status === 'failed')));
     // Continuing after a rollback moves a runner onto a new branch: follow it.
     const onBranch = (controller as { onBranch?: (cb: (b: string) => void) => () => void }).onBranch;
     if (onBranch) {
@@ -115,6 +123,7 @@ export class EpisodeManager implements IdleLive {
       controller.onEvent((event) => {
         // A step, a tool call, a person's command in the terminal: all are trace events.
         this.touch(entry);
+        if (entry.supersedes !== null && wentOn(event)) this.retireSuperseded(entry);
         this.bus.emit('episode.event', { episode, branch: controller.branch, event });
       }),
       batchAgentOutput(
@@ -251,14 +260,12 @@ export class EpisodeManager implements IdleLive {
   async step(id: string): Promise<EpisodeStateInfo> {
     const entry = this.entry(this.require(id).branch);
     this.assertNotRunning(entry, 'step');
-    this.retireSuperseded(entry);
     entry.lastReason = await this.during(entry, () => entry.controller.step());
     return this.info(entry);
   }
 
   async run(id: string, wait: boolean): Promise<EpisodeStateInfo> {
     const entry = this.entry(this.require(id).branch);
-    this.retireSuperseded(entry);
     const running = entry.running ?? this.runInBackground(entry);
     if (wait) await running;
     return this.info(entry);
@@ -424,7 +431,8 @@ export class EpisodeManager implements IdleLive {
   }
 
   /**
-   * A fork that goes on supersedes the live branch it was made from: that branch's sandbox
+   * A fork that goes on (a step of its own done, or its agent finished: see adopt) supersedes
+   * the live branch it was made from: that branch's sandbox
    * stops (its trace closed as interrupted, kept in the store, reopenable at any step)
    * unless it is running or a person views it. In the background: the fork's step does not
    * wait for it. Only once per fork.

@@ -81,8 +81,15 @@ export class FakeController implements EpisodeController {
     this.current = s;
     for (const l of this.stateListeners) l(s, r);
   }
+  /** Its next step fails before the agent decides (a fork to `exec:false`: its agent would not start). */
+  failNextStep = false;
   async step(): Promise<StopReason> {
     if (this.current === 'ended') return { kind: 'ended' };
+    if (this.failNextStep) {
+      this.failNextStep = false;
+      await this.end('error', 'agent_exit');
+      return { kind: 'ended', message: 'the agent program exited with an error' };
+    }
     const k = this.at + 1;
     if (k >= MAX_STEPS) {
       this.append({ type: 'action', step: k, source: 'agent', calls: [], final: 'done' });
@@ -200,7 +207,9 @@ export class FakeController implements EpisodeController {
     agentOptions?: CallerAgentOptions,
   ): Promise<EpisodeController> {
     this.forkedWith.push({ step, agentSpec, agentOptions });
-    return registry.create(this.episode, step, this.branch);
+    const fork = registry.create(this.episode, step, this.branch);
+    fork.failNextStep = agentSpec === 'exec:false';
+    return fork;
   }
   memory = () => ({});
   async dispose() {

@@ -70,3 +70,33 @@ describe('a fork of a live branch with its own agent settings', () => {
     }
   });
 });
+
+describe('a fork of a live branch supersedes it only once it goes on', () => {
+  it('a fork whose first step fails leaves its parent live (not "continued"); one that steps stops it', async () => {
+    const { ports } = fakePorts();
+    const services = createAppServices(ports);
+    const client = createClient(createMemoryTransport(services));
+    const live = () => services.episodes.branches();
+    try {
+      const a = value(await client.episode.start({ task: { kind: 'sample', id: 'hello' } })).branch;
+      value(await client.episode.step({ id: a }));
+      // Its agent would not start: the fork's first step ends it in an error.
+      const b = value(
+        await client.episode.fork({ id: a, step: 1, agent: 'exec:false', agent_options: { model: MODEL } }),
+      ).branch;
+      const failed = value(await client.episode.step({ id: b }));
+      expect(failed.state).toBe('ended');
+      await services.episodes.settled();
+      expect(live()).toContain(a);
+      expect(value(await client.episode.open({ id: a })).state).toMatchObject({ state: 'paused' });
+      // A fork that completes a step of its own goes on: the parent is stopped as superseded.
+      const c = value(await client.episode.fork({ id: a, step: 1 })).branch;
+      value(await client.episode.step({ id: c }));
+      await services.episodes.settled();
+      expect(live()).not.toContain(a);
+      expect(live()).toContain(c);
+    } finally {
+      await services.dispose();
+    }
+  });
+});
