@@ -109,6 +109,10 @@ describe('journeys: rollback, manual agent, files diff', () => {
     // "running · working…").
     await expect(app.stepper.episodeState.innerText()).resolves.toBe('waiting for you');
     expect(await app.stepper.root.innerText()).not.toContain('working');
+    // In the amber of a move that is the person's, not the blue of the agent working.
+    expect(await app.stepper.episodeState.getAttribute('class')).toMatch(/\bst-waiting\b/);
+    // Replay says the same: nothing is under way until the person decides.
+    expect(await app.replay.root.innerText()).toContain('the agent is waiting for you to decide');
     await app.screenshot('journey-manual-asks-1280x800');
 
     await app.inject.root.getByTestId('decide-tool').fill('execute_shell');

@@ -523,6 +523,17 @@ describe('endText', () => {
     expect(whyNothingToScrub({ ...paused, state: 'running' })).toBe(
       'Nothing to scrub yet: its first step is under way.',
     );
+    // A manual agent asking the person for its first step: nothing is under way until they answer.
+    const asking = {
+      ...paused,
+      state: 'running',
+      held: null,
+      rows: [],
+      view: { summary: { agent_traits: { decides: 'person', as_case: 'script' } } },
+    } as unknown as S;
+    expect(whyNothingToScrub(asking)).toBe(
+      'Nothing to scrub yet: the agent is waiting for you to decide its first step (Inject, Decision tab).',
+    );
     expect(whyNothingToScrub({ ...paused, branch: null })).toMatch(/open an episode/);
   });
 

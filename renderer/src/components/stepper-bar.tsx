@@ -1,6 +1,11 @@
 import { useEffect, useRef } from 'react';
 import { IdText } from './id-text';
-import { selectOpening, selectStateText, selectWorkingText } from '../stores/stepper/stepper-store';
+import {
+  selectOpening,
+  selectStateText,
+  selectWaitsForPerson,
+  selectWorkingText,
+} from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -46,6 +51,8 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   );
   // A live branch waiting before its first step here (a start, a fork, a reopen) reads "paused at step K".
   const shownState = useSlice('stepper', selectStateText);
+  // Waiting for the person reads as asking for them (amber), not as the agent working (blue).
+  const waitsForPerson = useSlice('stepper', selectWaitsForPerson);
   useEffect(() => {
     if (branch !== null && live) handOff.current = branch;
   }, [branch, live]);
@@ -143,7 +150,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
           </span>{' '}
           · <IdText id={branch} copy testId="episode-id" /> ·{' '}
           <span
-            className={`badge st-${opening ? 'idle' : live ? (state === 'running' ? 'running' : state === 'ended' ? 'ended' : 'paused') : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
+            className={`badge st-${opening ? 'idle' : live ? (state === 'running' ? (waitsForPerson ? 'waiting' : 'running') : state === 'ended' ? 'ended' : 'paused') : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
             data-testid="episode-state"
             title={
               flaggedSuccess

@@ -1,5 +1,5 @@
 import type { StepperState } from './stepper-store';
-import { endNotice, selectLastStep, selectViewedRow } from './stepper-store';
+import { endNotice, selectLastStep, selectViewedRow, selectWaitsForPerson } from './stepper-store';
 
 /**
  * Why the stepper's controls cannot act now, one function per control, in words a person
@@ -23,6 +23,9 @@ export function whyNoStep(s: StepperState): string | null {
  */
 export function whyNothingToScrub(s: StepperState): string {
   if (s.branch === null) return 'Nothing to scrub yet: open an episode and take a step.';
+  // The manual agent asks the person for its first step: nothing is under way until they answer.
+  if (selectWaitsForPerson(s))
+    return 'Nothing to scrub yet: the agent is waiting for you to decide its first step (Inject, Decision tab).';
   if (s.live && s.state === 'running') return 'Nothing to scrub yet: its first step is under way.';
   const noStep = whyNoStep(s);
   if (noStep === null)
