@@ -158,6 +158,13 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
     await expect(injectFork.getAttribute('data-why')).resolves.toBe(
       await replayFork.getAttribute('data-why'),
     );
+    // Nor reopened there: "Reopen live here" names step 1, as the notice does (it was enabled at
+    // step 2, and the engine refused it: "has no complete step 2").
+    const replayReopen = app.replay.root.getByTestId('reopen');
+    await expect(replayReopen.getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(replayReopen.getAttribute('data-why')).resolves.toBe(
+      'Step 2 never finished, so it has no snapshot: reopen from step 1.',
+    );
     await app.page.mouse.move(60, 42);
     await app.screenshot('idle-release-released-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });

@@ -13,7 +13,7 @@ import {
   endText,
   selectEndNotice,
 } from '../../renderer/src/stores/stepper/stepper-store';
-import { whyNoStep, whyNothingToScrub } from '../../renderer/src/stores/stepper/why-not-now';
+import { whyNoReopen, whyNoStep, whyNothingToScrub } from '../../renderer/src/stores/stepper/why-not-now';
 import type { EpisodeStateInfo, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
@@ -535,6 +535,24 @@ describe('endText', () => {
       'Nothing to scrub yet: the agent is waiting for you to decide its first step (Inject, Decision tab).',
     );
     expect(whyNothingToScrub({ ...paused, branch: null })).toMatch(/open an episode/);
+  });
+
+  it('Reopen live here at a step that never finished says so and names the step to reopen from (the engine refuses it)', () => {
+    type S = Parameters<typeof whyNoReopen>[0];
+    const rows = [stepRow(0), stepRow(1), { ...stepRow(2), snapshot: false, status: 'pending' as const }];
+    const recorded = {
+      branch: 'b',
+      live: false,
+      state: null,
+      held: null,
+      rows,
+      rowsBefore: 0,
+    } as unknown as S;
+    expect(whyNoReopen({ ...recorded, selectedStep: 2 } as S)).toBe(
+      'Step 2 never finished, so it has no snapshot: reopen from step 1.',
+    );
+    expect(whyNoReopen({ ...recorded, selectedStep: 1 } as S)).toBeNull();
+    expect(whyNoReopen({ ...recorded, live: true, selectedStep: 1 } as S)).toMatch(/live already/);
   });
 
   it('says why a verifier gave no verdict: a timeout in its own words', () => {

@@ -6,7 +6,13 @@ import { CandidatesButton, CandidatesNotes } from '../components/candidates-view
 import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
-import { REPLAY_ACTIONS, whyNoFork, whyNoRollback, whyNothingToScrub } from '../stores/stepper/why-not-now';
+import {
+  REPLAY_ACTIONS,
+  whyNoFork,
+  whyNoReopen,
+  whyNoRollback,
+  whyNothingToScrub,
+} from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
 import { selectFirstStep, selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
 import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
@@ -33,6 +39,7 @@ export function ReplayControls() {
   const model = useSlice('replay', (s) => s.model);
   const noRollback = useSlice('stepper', whyNoRollback);
   const noFork = useSlice('stepper', whyNoFork);
+  const noReopen = useSlice('stepper', whyNoReopen);
   const nothing = useSlice('stepper', whyNothingToScrub);
   // The fork settings dialog; an error that names its "Agent" field opens it.
   const [settings, setSettings] = useState(false);
@@ -131,7 +138,10 @@ export function ReplayControls() {
           <button
             type="button"
             data-testid="reopen"
-            {...whyNot(busyWhy, 'restore this step in a fresh sandbox and continue live from it')}
+            {...whyNot(
+              firstWhy(noReopen, busyWhy),
+              'restore this step in a fresh sandbox and continue live from it',
+            )}
             onClick={() => void replay.reopen(branch, step)}
           >
             {running === 'reopen' ? 'Reopening…' : REPLAY_ACTIONS.reopen.label}

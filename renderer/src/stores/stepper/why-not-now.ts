@@ -83,7 +83,10 @@ export function whyNoFork(s: StepperState): string | null {
 export function whyNoReopen(s: StepperState): string | null {
   if (s.branch === null) return 'No episode is open.';
   if (s.live) return 'This episode is live already: roll its sandbox back, or fork, to go on from a step.';
-  return selectViewedRow(s) === null ? 'Select a step first.' : null;
+  // A step that never finished (its sandbox released while it was held, a crash) has no
+  // snapshot to reopen: the engine refuses it, so the button says so first (it was enabled at
+  // the incomplete step 2 beside a notice offering "Reopen at step 1").
+  return whyNoSnapshot(s, 'reopen');
 }
 
 /**
