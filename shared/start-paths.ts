@@ -48,16 +48,65 @@ function isInside(path: string, folder: string): boolean {
   return path === f || path.startsWith(`${f}/`);
 }
 
+/** A folder a path may be said from, and the words that stand for it (`$STEPBOX_HOME`, `resources`). */
+export interface PathRoot {
+  readonly path: string;
+  readonly as: string;
+}
+
+/**
+ * The places paths are said from besides a task's folder: the store as `$STEPBOX_HOME` (the
+ * README's word) and stepbox's bundled files as `resources`.
+ */
+export function pathRoots(storeHome?: string | null, bundled?: string | null): PathRoot[] {
+  return [
+    ...(storeHome ? [{ path: storeHome, as: '$STEPBOX_HOME' }] : []),
+    ...(bundled ? [{ path: bundled, as: 'resources' }] : []),
+  ];
+}
+
+/** `path` said from `folder` as `as` (`hello-python/agent.jsonl`), or null when it is not inside. */
+function pathFrom(path: string, folder: string, as: string): string | null {
+  const f = folder.replace(/\/+$/, '');
+  if (f === '' || !isInside(path, f)) return null;
+  return path === f ? as : `${as}/${path.slice(f.length + 1)}`;
+}
+
+/** A folder as a root said by its own name (`/w/tasks/hello-python` → `hello-python`). */
+function ownName(folder: string): PathRoot {
+  const f = folder.replace(/\/+$/, '');
+  return { path: f, as: f.slice(f.lastIndexOf('/') + 1) };
+}
+
+/** `path` said from the innermost of `roots` that holds it, or null when none does. */
+function fromRoots(path: string, roots: readonly PathRoot[]): string | null {
+  let best: PathRoot | null = null;
+  for (const r of roots)
+    if (pathFrom(path, r.path, r.as) !== null && (best === null || r.path.length > best.path.length))
+      best = r;
+  return best && pathFrom(path, best.path, best.as);
+}
+
+/**
+ * A host path as a trace or the window says it to people (a shared trace or a screenshot must
+ * not carry the person's host layout): from the innermost of `roots` that holds it, else from
+ * the name of the folder it is in (`fatal-error/agent.jsonl`: a case's script beside its task).
+ */
+export function pathForPeople(path: string, roots: readonly PathRoot[] = []): string {
+  const folder = path.slice(0, path.lastIndexOf('/'));
+  return fromRoots(path, roots) ?? (folder ? fromRoots(path, [ownName(folder)]) : null) ?? path;
+}
+
 /**
  * A resolved path as a task's card says it: inside the task's folder, from the folder's own
  * name (`hello-python/agent.jsonl`: where the task was found, not the host's whole path, which
- * goes in the card's tooltip); anywhere else whole, since that is what the card warns of.
+ * goes in the card's tooltip); inside the store or the bundled files, from their words
+ * (`$STEPBOX_HOME/scripts/a.jsonl`); anywhere else whole, since that is what the card warns of
+ * (a start refuses it).
  */
-export function pathOnCard(path: string, taskFolder: string): string {
-  const f = taskFolder.replace(/\/+$/, '');
-  if (!isInside(path, f) || f === '') return path;
-  const name = f.slice(f.lastIndexOf('/') + 1);
-  return path === f ? name : `${name}/${path.slice(f.length + 1)}`;
+export function pathOnCard(path: string, taskFolder: string, roots: readonly PathRoot[] = []): string {
+  const folder = taskFolder.replace(/\/+$/, '');
+  return fromRoots(path, [...(folder ? [ownName(folder)] : []), ...roots]) ?? path;
 }
 
 /** A folder files may be read from, and its name in an error (`the task's folder`, `the store`). */

@@ -24,7 +24,8 @@ export interface ResultOutcome {
 export interface StepResult extends ResultOutcome {
   readonly call_id: string;
   readonly name: string;
-  readonly duration_ms: number;
+  /** Null when not known (the agent ran the call itself: see {@link ToolResult}). */
+  readonly duration_ms: number | null;
   readonly fallback: boolean;
   /** True when an `override` event replaced what the agent saw. */
   readonly overridden: boolean;
@@ -423,6 +424,28 @@ function upsertResult(results: readonly StepResult[], r: StepResult): StepResult
 }
 
 /**
+ * A step's tool time: the sum of its calls' durations; null when it has no result, or when one
+ * of them is not known (a sum of the known ones would pass for the whole).
+ */
+export function stepDuration(results: readonly { readonly duration_ms: number | null }[]): number | null {
+  let sum = 0;
+  for (const r of results) {
+    if (r.duration_ms === null) return null;
+    sum += r.duration_ms;
+  }
+  return results.length ? sum : null;
+}
+
+/**
+ * The step whose row an event belongs to, or null (the header and the end are no step's).
+ * Every other event makes its step a row: a step decided and held before it runs, or one
+ * whose decision is still coming, is a row a person sees, and so a step the branch has.
+ */
+export function rowStepOf(e: TraceEvent): number | null {
+  return e.type === 'header' || e.type === 'end' ? null : e.step;
+}
+
+/**
  * Folds a branch's events into per-step summaries in step order (linear time), step 0
  * (setup) included when anything was recorded at it; the texts {@link finishStep} fills
  * are left empty (the window's rows do not need them).
@@ -430,7 +453,7 @@ function upsertResult(results: readonly StepResult[], r: StepResult): StepResult
 export function foldSteps(events: readonly TraceEvent[]): StepSummary[] {
   const steps = new Map<number, StepSummary>();
   for (const e of events) {
-    if (e.type === 'header' || e.type === 'end') continue;
+    if (rowStepOf(e) === null) continue;
     const before = steps.get(e.step) ?? emptyStep(e.step);
     steps.set(e.step, foldStep(before, e));
   }

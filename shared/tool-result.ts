@@ -16,7 +16,11 @@ export const ToolResult = z
     stdout_b64: z.string().optional(),
     stderr_b64: z.string().optional(),
     error: ToolError.optional(),
-    duration_ms: z.number().nonnegative(),
+    /**
+     * How long the call took; null when stepbox did not run it and could not time it (an agent
+     * inside the sandbox ran it and reported only its output): unknown, not 0.
+     */
+    duration_ms: z.number().nonnegative().nullable(),
     bytes: z.number().int().nonnegative(),
     /** Extra structured output of a tool (read_file content, list_dir entries, memory value). */
     data: z.unknown().optional(),
@@ -37,6 +41,31 @@ export function toolFailure(
   extra: Partial<ToolResult> = {},
 ): ToolResult {
   return { ...extra, ok: false, error: { code, message }, duration_ms: durationMs, bytes: extra.bytes ?? 0 };
+}
+
+/** UTF-8 length of a string, without TextEncoder (shared/ has neither DOM nor Node types). */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * A tool output as the result recorded for the call, when something else ran it (an agent
+ * inside the sandbox, another harness's imported trajectory): its text is all stepbox sees. Its
+ * duration is unknown (null): the time between the answer and the next request is the agent's
+ * as much as the tool's, and 0 showed as "0.0 ms" in the timeline and inspector.
+ */
+export function outputResult(text: string): ToolResult {
+  return { ok: true, stdout: text, duration_ms: null, bytes: utf8Length(text) };
 }
 
 /**

@@ -49,6 +49,7 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
         script.lines,
         options.skip ?? 0,
         script.contextWindow,
+        options.home,
       );
     }
     case 'replay': {

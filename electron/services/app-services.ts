@@ -332,6 +332,8 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
       idle_release_ms: settings.ui.idle_release,
       release_after_close_ms: settings.ui.release_after_close,
       file: settingsFile,
+      home: ports.storeHome ?? null,
+      bundled: ports.bundledDir ?? null,
     }),
 
     'terminal.open': async (r, ctx) => ({ terminal: await terminals.open(r.id, r.cols, r.rows, ctx.client) }),

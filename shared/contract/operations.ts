@@ -418,6 +418,10 @@ export const OPERATIONS = {
       release_after_close_ms: z.number().int().positive().nullable(),
       /** The settings file they were read from (it may not exist: then the defaults hold). */
       file: z.string().nullable(),
+      /** The store's folder (`$STEPBOX_HOME`): the window names paths inside it from there, not by the host's layout. */
+      home: z.string().nullable(),
+      /** stepbox's bundled files (`resources/`): named from there too. */
+      bundled: z.string().nullable(),
     }),
     'The settings in effect (`$STEPBOX_HOME/settings.json`, README "Settings").',
   ),

@@ -5,6 +5,8 @@ import {
   outcomeText,
   foldSteps,
   notOfferedTools,
+  rowStepOf,
+  stepDuration,
   type ResultOutcome,
   type StepSummary,
 } from '../step-summary.js';
@@ -74,7 +76,7 @@ export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepR
     ...(notOffered.length ? { not_offered: notOffered } : {}),
     summary: summaryOf(s),
     status: statusOf(s),
-    duration_ms: s.results.length ? s.results.reduce((sum, r) => sum + r.duration_ms, 0) : null,
+    duration_ms: stepDuration(s.results),
     injected: s.injected.some((i) => i.type === 'injected'),
     human: s.injected.some((i) => i.type === 'human_command'),
     overridden: s.injected.some((i) => i.type === 'override' || i.type === 'replaced'),
@@ -161,7 +163,7 @@ export function liveRowsOf(rows: readonly StepRow[]): LiveRows {
 
 /** Folds one live trace event into the rows (the same array back when nothing changed). */
 export function applyEventToRows(live: LiveRows, event: TraceEvent): LiveRows {
-  if (event.type === 'header' || event.type === 'end') return live;
+  if (rowStepOf(event) === null) return live;
   const { rows } = live;
   let index = rows.length - 1;
   while (index >= 0 && rows[index].step > event.step) index--;

@@ -1,21 +1,6 @@
-import type { ToolResult } from '../tool-result.js';
+import { utf8Length, type ToolResult } from '../tool-result.js';
 import { flag, type Flag } from './flag.js';
 import type { QaInput } from './qa-input.js';
-
-/** UTF-8 length of a string, without TextEncoder (shared/ has neither DOM nor Node types). */
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
 
 /** The share of a result's bytes the output caps dropped (0 when nothing was cut). */
 export function droppedShare(r: ToolResult): number {

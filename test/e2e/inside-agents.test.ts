@@ -113,6 +113,11 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       // Step 1 like any episode's: the action that ran (as edited), its result, its files.
       await app.timeline.select(1);
       await app.inspector.waitForStep(1);
+      // The agent ran the call itself: stepbox did not time it and says so, never "0.0 ms".
+      // (textContent: a 1024-wide timeline hides its time column.)
+      await expect(app.timeline.durationAt(1).textContent()).resolves.toBe('—');
+      await app.inspector.tab('call');
+      await expect(app.inspector.duration.innerText()).resolves.toBe('—');
       const row = await app.timeline.rowAt(1);
       expect(row.text).toContain(r.tool);
       expect(row.text).toContain('EDITED-BY-PERSON');
@@ -147,12 +152,16 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       agentDir: '../../agents/python-inside',
     });
     const folder = app.library.startAgentFolder('hello-python');
-    await expect(folder.innerText()).resolves.toMatch(
-      /^agent files from \/.*\/resources\/agents\/python-inside$/,
-    );
+    // Named from the bundled files and the store, never by the host's path (the card showed
+    // /work/…/resources/agents/python-inside and /tmp/stepbox-e2e-…/scripts-…/python-inside.jsonl).
+    await expect(folder.innerText()).resolves.toBe('agent files from resources/agents/python-inside');
     await app.library.taskCard('hello-python').scrollIntoViewIfNeeded();
     expect(await layout.readable(folder)).toBe(true);
-    await expect(app.library.startReads('hello-python').innerText()).resolves.toBe(`reads ${model}`);
+    await expect(app.library.startReads('hello-python').innerText()).resolves.toBe(
+      `reads $STEPBOX_HOME/${model.slice(web.home().length + 1)}`,
+    );
+    // The full path stays a hover away.
+    await expect(app.library.startReads('hello-python').getAttribute('title')).resolves.toBe(model);
     await shots(app, 'inside-agent-folder-form');
     await app.library.startTask('hello-python');
     await app.stepper.waitForBranch(120_000);
@@ -162,6 +171,10 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
     await app.settled({ timeoutMs: 120_000 });
     expect((await app.timeline.rowAt(1)).text).toContain('ls /opt/agent');
     await app.inspector.waitForStep(1);
+    // Its tool ran inside, unseen by stepbox: no duration to show, and it says so.
+    await expect(app.timeline.durationAt(1).textContent()).resolves.toBe('—');
+    await expect(app.inspector.duration.innerText()).resolves.toBe('—');
+    await shots(app, 'inside-agent-untimed');
     await app.inspector.tab('output');
     await app.inspector.waitForStdout('FROM-THE-FOLDER', 30_000);
     expect(app.errors).toEqual([]);

@@ -186,6 +186,33 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     const last = app.timeline.row(flaggedStep);
     await last.scrollIntoViewIfNeeded();
     expect(await layout.onScreen(last), `${c.id} ${size}: the last step's row`).toBe(true);
+    // The script is named from its folder, in the end reason and the QA flag alike: a screenshot
+    // or a shared trace showed the host's layout (/work/main/resources/cases/…/agent.jsonl).
+    const flagText = await app.timeline.flagEntries
+      .filter({ hasText: 'script_exhausted' })
+      .first()
+      .innerText();
+    for (const said of [await reason.innerText(), flagText]) {
+      expect(said).toContain(`the script ${c.id}/agent.jsonl ran out`);
+      expect(said).not.toMatch(/\/resources\/|\/(work|tmp|home)\//);
+    }
+    if (size === '1280x800') {
+      // The flagged step's reward bars in the inspector have the legend's colours (one was
+      // green by sign, the other blue by component, for the same format_valid).
+      await app.timeline.select(flaggedStep);
+      await app.inspector.waitForStep(flaggedStep);
+      const bars = await app.inspector.rewardColours();
+      const legend = await app.timeline.legendColours();
+      expect(Object.keys(bars).sort()).toEqual(['format_valid', 'repeated_action', 'tool_error']);
+      for (const [name, colour] of Object.entries(bars)) expect(colour, name).toBe(legend[name]);
+      // Step 0 names the task's file from its folder, not by the host's whole path.
+      await app.timeline.select(0);
+      await app.inspector.waitForStep(0);
+      await expect(app.inspector.taskPath.innerText()).resolves.toBe(`${c.id}/task.json`);
+      await app.screenshot(`journey-${c.id}-step0-1280x800`);
+      await app.timeline.select(flaggedStep);
+      await app.inspector.waitForStep(flaggedStep);
+    }
   }
 }
 

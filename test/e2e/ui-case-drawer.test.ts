@@ -26,6 +26,14 @@ describe('web mode: the case drawer tells what the window shows', () => {
     const broken = library.caseRun('broken');
     await broken.filter({ hasText: 'paused before step 1 runs' }).waitFor({ timeout: 10_000 });
     expect(await broken.innerText()).not.toMatch(/not started/);
+    // The library counts the steps a person sees in the timeline: step 1, decided and waiting
+    // to run, is one (the library said "0 steps" beside the timeline's "1 step").
+    await expect(app.timeline.stepCount.innerText()).resolves.toBe('1 step');
+    const branch = await app.stepper.branch();
+    await library
+      .branchSteps(branch)
+      .filter({ hasText: /^1 step$/ })
+      .waitFor({ timeout: 10_000 });
     await app.screenshot('case-drawer-held-step1');
 
     // Run to the end, then the fixed version; a click on the broken run puts it back on screen

@@ -374,6 +374,25 @@ export async function watchTexts(
   };
 }
 
+/**
+ * The computed colour of each reward component drawn by `found` (elements naming it in
+ * `data-component`): a legend swatch's background, or a bar's own fill.
+ */
+function componentColours(found: Locator, drawn: 'swatch' | 'fill'): Promise<Record<string, string>> {
+  return found.evaluateAll(
+    (els, how) =>
+      Object.fromEntries(
+        els.map((e) => [
+          e.getAttribute('data-component') ?? '',
+          how === 'fill'
+            ? getComputedStyle(e).fill
+            : getComputedStyle(e.querySelector('i') as HTMLElement).backgroundColor,
+        ]),
+      ),
+    drawn,
+  );
+}
+
 class PanelObject {
   constructor(
     readonly page: Page,
@@ -590,6 +609,10 @@ export class LibraryPanel extends PanelObject {
   branchNode(branch: string): Locator {
     return this.root.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
   }
+  /** How many steps a branch's node says it has (`1 step`). */
+  branchSteps(branch: string): Locator {
+    return this.branchNode(branch).getByTestId('branch-steps');
+  }
   /** The name a branch's node gives it beside its id (a candidate's number and action). */
   branchName(branch: string): Locator {
     return this.branchNode(branch).getByTestId('branch-name');
@@ -758,6 +781,14 @@ export class TimelinePanel extends PanelObject {
   /** The reward chart above the rows. */
   get rewardChart(): Locator {
     return this.page.getByTestId('reward-chart');
+  }
+  /** The colour of each reward component's swatch in the chart's legend (computed, `rgb(…)`). */
+  legendColours(): Promise<Record<string, string>> {
+    return componentColours(this.page.locator('[data-testid="reward-legend"]'), 'swatch');
+  }
+  /** The time column of step `step`'s row (`3.2 ms`, `—` when not known, empty without a call). */
+  durationAt(step: number): Locator {
+    return this.row(step).getByTestId('timeline-duration');
   }
   /** The steps whose rows carry a QA flag of `rule` (as shown), as strings. */
   flaggedSteps(rule: string): Promise<(string | null)[]> {
@@ -1004,6 +1035,14 @@ export class InspectorPanel extends PanelObject {
   /** Step 0's view of the task: its name, what the agent was told, its limits. */
   get task(): Locator {
     return this.root.getByTestId('task-view');
+  }
+  /** Where the task came from, as step 0 shows it (from the task's folder, never the host's whole path). */
+  get taskPath(): Locator {
+    return this.root.getByTestId('task-path');
+  }
+  /** The colour of each reward component's bar under the step (computed fill, `rgb(…)`). */
+  rewardColours(): Promise<Record<string, string>> {
+    return componentColours(this.root.locator('[data-testid="inspector-reward-bar"]'), 'fill');
   }
   /** The goal as step 0 shows it (folded to a few lines until "more"). */
   get taskGoal(): Locator {

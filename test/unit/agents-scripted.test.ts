@@ -76,6 +76,29 @@ describe('agent specs and the scripted agent', () => {
     await expect(agent.decide(input)).rejects.toMatchObject({ endReason: 'script_exhausted' });
   });
 
+  it('names a script that ran out from its folder or the store, never by the host path (the trace keeps it)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-home-'));
+    const inStore = join(mkdtempSync(join(home, 'scripts-')), 'a.jsonl');
+    const elsewhere = join(mkdtempSync(join(tmpdir(), 'fatal-error-')), 'agent.jsonl');
+    for (const p of [inStore, elsewhere]) writeFileSync(p, '{"content": "done"}\n');
+    const outOf = async (path: string) => {
+      const agent = createAgent(`scripted:${path}`, { home });
+      await agent.decide(input);
+      return agent.decide(input).then(
+        () => '',
+        (e: unknown) => (e as Error).message,
+      );
+    };
+    const store = await outOf(inStore);
+    expect(store).toContain(
+      `the script $STEPBOX_HOME/${inStore.slice(home.length + 1)} ran out after 1 line(s)`,
+    );
+    expect(store).not.toContain(tmpdir());
+    const folder = await outOf(elsewhere);
+    expect(folder).toContain(`the script ${elsewhere.split('/').slice(-2).join('/')} ran out`);
+    expect(folder).not.toContain(tmpdir());
+  });
+
   it('skips lines already consumed (fork and resume)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stepbox-script-'));
     const path = join(dir, 'a.jsonl');

@@ -3,6 +3,7 @@ import { branchOutcome } from '../../electron/engine/trace/branch-outcome.js';
 import { summarizeBranch } from '../../electron/services/branch-summary.js';
 import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
 import { QaTrace } from '../support/qa-traces.js';
+import { stepRowsOf } from '../../shared/contract/step-rows.js';
 
 const split = (t: QaTrace): [HeaderEvent, TraceEvent[]] => {
   const [header, ...events] = t.events();
@@ -39,6 +40,35 @@ describe('branchOutcome: steps, return and final reward named apart', () => {
   it('no rewards at all: null, not 0; a fork with no step of its own has its fork step', () => {
     const [header, events] = split(new QaTrace({ name: 't', goal: 'g' }, { forkStep: 3 }));
     expect(branchOutcome(header, events)).toEqual({ steps: 3, return: null, final_reward: null });
+  });
+
+  it('a step decided and held before it runs counts as the timeline’s row does (library and timeline agree)', () => {
+    const t = new QaTrace({ name: 't', goal: 'g' }).push({
+      type: 'model_output',
+      step: 1,
+      source: 'agent',
+      raw: 'ls',
+      message: { content: null, tool_calls: [] },
+    });
+    const [header, events] = split(t);
+    // The timeline's rows: setup (none here) and step 1, waiting to run.
+    const rows = stepRowsOf(events).filter((r) => r.step >= 1);
+    expect(rows.map((r) => r.step)).toEqual([1]);
+    expect(branchOutcome(header, events).steps).toBe(rows.length);
+    // Stopped there, the end (which counts the steps that ran) does not take the row away.
+    const ended = [
+      ...events,
+      {
+        ...events[0],
+        seq: 99,
+        type: 'end',
+        status: 'interrupted',
+        end_reason: 'stopped',
+        verifier: null,
+        steps: 0,
+      } as TraceEvent,
+    ];
+    expect(branchOutcome(header, ended).steps).toBe(1);
   });
 
   it('the window’s branch summary is the same outcome (list and diff words)', () => {

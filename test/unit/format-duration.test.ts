@@ -13,6 +13,8 @@ describe('formatDuration: the one wording of a duration', () => {
     expect(formatDuration(59_990)).toBe('1 min 00 s');
     expect(formatDuration(125_000)).toBe('2 min 05 s');
     expect(formatDuration(Number.NaN)).toBe('–');
+    // Not known (a call the agent ran itself): a dash, not a false 0.0 ms.
+    expect(formatDuration(null)).toBe('—');
   });
   it('rounds a raw duration_ms to the 0.1 ms the words show', () => {
     expect(roundDurationMs(3.6360289999993256)).toBe(3.6);

@@ -223,6 +223,8 @@ describe('idle live episodes in the services', () => {
       idle_release_ms: null,
       release_after_close_ms: 30_000,
       file: null,
+      home: null,
+      bundled: null,
     });
     await r.services.dispose();
   });

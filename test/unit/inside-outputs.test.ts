@@ -5,10 +5,12 @@ import {
   applyShownOutputs,
   compareToolOutputs,
   newToolOutputs,
-  outputResult,
   shownOutputs,
 } from '../../electron/engine/external/inside-outputs.js';
 import { stepRowsOf } from '../../shared/contract/step-rows.js';
+import { outputResult } from '../../shared/tool-result.js';
+import { formatDuration } from '../../shared/format-duration.js';
+import { stepDuration } from '../../shared/step-summary.js';
 
 let seq = 0;
 const ev = (e: Record<string, unknown>) =>
@@ -89,6 +91,18 @@ describe('tool outputs of an agent inside the sandbox', () => {
     const out = applyShownOutputs(later, shown);
     expect(out.replaced).toBe(1);
     expect(out.messages[2].content).toBe('OVERRIDDEN');
+  });
+
+  it('a call the agent ran itself has no known duration: "—" in the timeline and inspector, never "0.0 ms"', () => {
+    expect(outputResult('Tue').duration_ms).toBeNull();
+    const row = stepRowsOf(history).find((r) => r.step === 1);
+    expect(row?.status).toBe('ok');
+    expect(row?.duration_ms).toBeNull();
+    expect(formatDuration(row?.duration_ms ?? null)).toBe('—');
+    // One untimed call among timed ones leaves the step's sum unknown (the known part would pass for the whole).
+    expect(stepDuration([{ duration_ms: 3 }, { duration_ms: null }])).toBeNull();
+    expect(stepDuration([{ duration_ms: 3 }, { duration_ms: 1.5 }])).toBe(4.5);
+    expect(stepDuration([])).toBeNull();
   });
 
   it('a drift warning marks its step in the timeline', () => {

@@ -12,10 +12,17 @@ describe('the running slice', () => {
       idle_release_ms: 900_000,
       release_after_close_ms: 30_000,
       file: '/h/settings.json',
+      home: '/h',
+      bundled: '/app/resources',
     }));
     const running = createRunningStore(fake.client);
     await running.getState().loadSettings();
-    expect(running.getState()).toMatchObject({ idleReleaseMs: 900_000, settingsFile: '/h/settings.json' });
+    expect(running.getState()).toMatchObject({
+      idleReleaseMs: 900_000,
+      settingsFile: '/h/settings.json',
+      storeHome: '/h',
+      bundledDir: '/app/resources',
+    });
     const b = { branch: 'b1', created: 1_000, last_active: 5_000 };
     expect(selectLastActive(running.getState(), b)).toBe(5_000);
     fake.emit('episode.activity', { episode: 'e', branch: 'b1', last_active: 9_000 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAppServices } from '../../electron/services/app-services.js';
 import { createClient, createMemoryTransport } from '../../shared/contract/index.js';
-import { pathOnCard, scriptPlaceProblem } from '../../shared/start-paths.js';
+import { pathForPeople, pathOnCard, pathRoots, scriptPlaceProblem } from '../../shared/start-paths.js';
 import { fakePorts } from '../support/contract-fakes.js';
 
 describe('a resolved path as a task card says it', () => {
@@ -21,6 +21,26 @@ describe('a resolved path as a task card says it', () => {
       '/home/me/stepbox/resources/tasks/hello-python2/a.jsonl',
     );
     expect(pathOnCard('/etc/hosts', folder)).toBe('/etc/hosts');
+  });
+
+  it('says a path in the store from $STEPBOX_HOME, not the host’s layout (a screenshot showed /tmp/…/scripts/a.jsonl)', () => {
+    const home = '/tmp/stepbox-e2e-AGadie';
+    const roots = pathRoots(home, '/w/resources');
+    expect(pathOnCard(`${home}/scripts-x/codex.jsonl`, '/w/resources/tasks/hello', roots)).toBe(
+      '$STEPBOX_HOME/scripts-x/codex.jsonl',
+    );
+    // A task folder inside the store names it from the task's folder (the nearer place).
+    expect(pathOnCard(`${home}/cases/mine/agent.jsonl`, `${home}/cases/mine`, roots)).toBe(
+      'mine/agent.jsonl',
+    );
+    expect(pathOnCard('/w/resources/agents/python-inside', '/w/resources/tasks/hello', roots)).toBe(
+      'resources/agents/python-inside',
+    );
+    expect(pathOnCard('/etc/hosts', '/w/t', roots)).toBe('/etc/hosts');
+    expect(pathForPeople(`${home}/a/b.jsonl`, roots)).toBe('$STEPBOX_HOME/a/b.jsonl');
+    expect(pathForPeople('/work/main/resources/cases/fatal-error/agent.jsonl')).toBe(
+      'fatal-error/agent.jsonl',
+    );
   });
 });
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { pathForPeople, pathRoots } from '../../../shared/start-paths.js';
 import { jsonErrorAt } from '../json-error.js';
 import { chatFromGeminiResponse } from '../model-api/gemini-api.js';
 import {
@@ -177,6 +178,8 @@ export class ScriptedAgent implements Agent {
     private readonly lines: readonly ScriptLine[],
     skip = 0,
     private readonly contextWindow?: ContextWindow,
+    /** The store's folder: a script there is named from `$STEPBOX_HOME` in what the trace records. */
+    private readonly storeHome?: string,
   ) {
     this.cursor = skip;
   }
@@ -184,9 +187,11 @@ export class ScriptedAgent implements Agent {
   async decide(input: DecideInput): Promise<Decision> {
     const next = this.lines[this.cursor];
     if (!next) {
+      // The message goes into the trace, its QA flag and a shared page: the script is named
+      // from its folder or the store, not by the host's whole path (/work/…/fatal-error/agent.jsonl).
       throw new AgentFailure(
         'script_exhausted',
-        `the script ${this.path} ran out after ${this.lines.length} line(s); add lines or end with a final answer`,
+        `the script ${pathForPeople(this.path, pathRoots(this.storeHome))} ran out after ${this.lines.length} line(s); add lines or end with a final answer`,
       );
     }
     this.cursor += 1;

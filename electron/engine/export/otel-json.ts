@@ -246,7 +246,7 @@ export function branchSpans(
         parentSpanId: parent,
         name: `execute_tool ${e.name}`,
         kind: KIND.internal,
-        startTimeUnixNano: nanos(call?.t ?? e.t - r.duration_ms),
+        startTimeUnixNano: nanos(call?.t ?? e.t - (r.duration_ms ?? 0)),
         endTimeUnixNano: nanos(e.t),
         attributes: [
           attr(ATTR_GEN_AI_OPERATION_NAME, 'execute_tool'),
@@ -260,7 +260,8 @@ export function branchSpans(
             : []),
           ...(r.exit_code !== undefined ? [attr('stepbox.tool.exit_code', r.exit_code)] : []),
           ...(r.fallback ? [attr('stepbox.tool.fallback', true)] : []),
-          attr('stepbox.tool.duration_ms', r.duration_ms),
+          // Not known for a call the agent ran itself: left out rather than said as 0.
+          ...(r.duration_ms !== null ? [attr('stepbox.tool.duration_ms', r.duration_ms)] : []),
         ],
         events: [],
         status: r.ok

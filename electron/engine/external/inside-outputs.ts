@@ -48,11 +48,6 @@ export function newToolOutputs(messages: readonly ChatMessage[]): ToolOutput[] {
   return out;
 }
 
-/** A tool output as the result recorded for the call (the agent ran it; its text is all stepbox sees). */
-export function outputResult(text: string): ToolResult {
-  return { ok: true, stdout: text, duration_ms: 0, bytes: Buffer.byteLength(text) };
-}
-
 /** The text a result stands for in the agent's conversation: its output, else its error, else the result. */
 export function outputText(result: ToolResult): string {
   if (typeof result.stdout === 'string' && result.ok) return result.stdout;

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { SANDBOX_ENV } from '../../../shared/constants.js';
-import { toolFailure, type ToolResult } from '../../../shared/tool-result.js';
+import { outputResult, toolFailure, type ToolResult } from '../../../shared/tool-result.js';
 import type { ToolCall } from '../../../shared/trace-events.js';
 import { AgentFailure } from '../agents/agent.js';
 import type {
@@ -21,7 +21,6 @@ import {
   applyShownOutputs,
   compareToolOutputs,
   newToolOutputs,
-  outputResult,
   shownOutputs,
   type Normaliser,
 } from './inside-outputs.js';

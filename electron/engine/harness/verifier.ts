@@ -79,7 +79,7 @@ export async function runVerifier(task: Task, sandbox: Sandbox | null): Promise<
       exit_code: r.ok ? (r.exit_code ?? null) : null,
       stdout: r.stdout ?? '',
       stderr: r.error ? `${r.stderr ?? ''}${r.error.message}` : (r.stderr ?? ''),
-      duration_ms: r.duration_ms,
+      ...(r.duration_ms !== null ? { duration_ms: r.duration_ms } : {}),
       ran: { channel: 'session' },
       ...(r.error?.code === 'timeout' ? { error: timedOut(verifier.timeout, false) } : {}),
     };

@@ -129,7 +129,8 @@ export function createToolRegistry(task: Task): TaskToolRegistry {
           }
         }
         const run = await tool.run(valid.value, ctx, timeoutMs);
-        const result = { ...run.result, duration_ms: run.result.duration_ms + delayMs };
+        const took = run.result.duration_ms;
+        const result = { ...run.result, duration_ms: took === null ? null : took + delayMs };
         return { result, memoryWrites: run.memoryWrites, faults };
       } catch (e) {
         return outcome(failureResult(e, started));

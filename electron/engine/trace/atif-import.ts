@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { AtifTrajectory } from '../../../shared/atif.js';
-import { ToolResult } from '../../../shared/tool-result.js';
+import { outputResult, ToolResult } from '../../../shared/tool-result.js';
 import { EpisodeStatus, ToolCall } from '../../../shared/trace-events.js';
 import { formatBytes } from '../../../shared/format-bytes.js';
 import { treeHashOf } from '../sandbox/manifest.js';
@@ -47,7 +47,7 @@ function resultOf(content: unknown): ToolResult {
   } catch {
     // Plain text: the usual case for other harnesses.
   }
-  return { ok: true, stdout: text, duration_ms: 0, bytes: Buffer.byteLength(text) };
+  return outputResult(text);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { discountedReturn } from '../../../shared/rewards.js';
+import { rowStepOf } from '../../../shared/step-summary.js';
 import { DEFAULT_GAMMA } from '../../../shared/task.js';
 import type { EndEvent, HeaderEvent, TraceEvent } from '../../../shared/trace-events.js';
 
@@ -8,7 +9,10 @@ import type { EndEvent, HeaderEvent, TraceEvent } from '../../../shared/trace-ev
  * with the step rewards; they are equal only when the step rewards are all zero and γ is 1).
  */
 export interface BranchOutcome {
-  /** The steps the branch recorded: the end's count, else the highest step decided or snapshotted. */
+  /**
+   * The steps the branch has: its last row's step (see {@link rowStepOf}: a step decided and
+   * held before it runs counts, as the timeline shows it), never fewer than the end's count.
+   */
   readonly steps: number;
   /**
    * The discounted return G_0 the end recorded; while open, the return of the rewards so
@@ -28,7 +32,7 @@ export function branchOutcome(
   events: readonly TraceEvent[],
   end: EndEvent | null = lastEnd(events),
 ): BranchOutcome {
-  const steps = end?.steps ?? Math.max(stepsOf(events), header.fork_step ?? 0);
+  const steps = Math.max(end?.steps ?? 0, stepsOf(events), header.fork_step ?? 0);
   let finalReward: number | null = null;
   let rewarded = false;
   for (const e of events)
@@ -82,14 +86,14 @@ export function endDetail(
 }
 
 /**
- * The highest step decided or snapshotted. A rollback does not lower it: the steps after
- * it stay in the trace (a person's rollback closes the branch; `end_reason` says where).
+ * The highest step with a row: the library counted only steps whose action was written and
+ * said "0 steps" of a branch held before step 1 runs, beside the timeline's "1 step". A
+ * rollback does not lower it: the steps after it stay in the trace (a person's rollback
+ * closes the branch; `end_reason` says where).
  */
 function stepsOf(events: readonly TraceEvent[]): number {
   let steps = 0;
-  for (const e of events)
-    if (e.type === 'snapshot' || e.type === 'action' || e.type === 'parse_error')
-      steps = Math.max(steps, e.step);
+  for (const e of events) steps = Math.max(steps, rowStepOf(e) ?? 0);
   return steps;
 }
 

@@ -9,7 +9,7 @@ import type { ParsedTrace } from './trace-reader.js';
 import { branchOutcome } from './branch-outcome.js';
 import { readLineage } from './lineage.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
-import { summarizeSteps } from '../../../shared/step-summary.js';
+import { stepDuration, summarizeSteps } from '../../../shared/step-summary.js';
 import { candidateMarkOf, type CandidateMark } from '../../../shared/candidate-mark.js';
 
 const log = logger('index');
@@ -283,7 +283,7 @@ export class EpisodeIndex {
             results.length ? Number(results.every((r) => r.ok)) : null,
             nonZero ?? results.find((r) => r.exit_code !== null)?.exit_code ?? null,
             firstError ?? (s.kind === 'parse_error' ? 'parse_error' : null),
-            results.length ? results.reduce((n, r) => n + r.duration_ms, 0) : null,
+            stepDuration(results),
           );
           for (const c of s.calls) {
             const r = results.find((x) => x.call_id === c.call_id);

@@ -33,7 +33,9 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
         <span className={`badge st-${statusOf(b)}`}>
           {rolledBackTo(b) !== null ? `rolled back to ${rolledBackTo(b)}` : statusOf(b)}
         </span>
-        <span className="muted">{countOf(b.steps, 'step')}</span>
+        <span className="muted" data-testid="branch-steps">
+          {countOf(b.steps, 'step')}
+        </span>
         {b.return !== null ? (
           <span className="muted" data-testid="branch-return" title={RETURN_TITLE}>
             {returnText(b.return)}

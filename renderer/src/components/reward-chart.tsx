@@ -1,10 +1,10 @@
 import { memo, useMemo, useState, type MouseEvent } from 'react';
 import type { StepRow } from '../../../shared/contract/models';
+import { rewardColour } from '../model/reward-colour';
 
 const WIDTH = 600;
 const HEIGHT = 44;
 const MAX_BARS = 300;
-const PALETTE = ['#5fb3f9', '#8bd17c', '#f0b45a', '#d887f0', '#f07a7a', '#66d9c9'];
 
 interface Bucket {
   readonly first: number;
@@ -93,7 +93,6 @@ export const RewardChart = memo(function RewardChart(props: {
   const w = barWidth(items.length);
   const at =
     props.viewed === null ? -1 : items.findIndex((b) => props.viewed! >= b.first && props.viewed! <= b.last);
-  const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length];
   // The bar at the pointer, from its x in the chart's own units (the SVG stretches to its box).
   const barAt = (e: MouseEvent<SVGRectElement>): number | null => {
     const box = e.currentTarget.ownerSVGElement?.getBoundingClientRect();
@@ -122,7 +121,7 @@ export const RewardChart = memo(function RewardChart(props: {
         >
           <line x1={0} x2={WIDTH} y1={HEIGHT / 2} y2={HEIGHT / 2} className="axis" />
           {names.map((n) => (
-            <path key={n} d={paths.get(n)} fill={color(n)} />
+            <path key={n} d={paths.get(n)} fill={rewardColour(n)} />
           ))}
           <rect
             x={0}
@@ -143,8 +142,8 @@ export const RewardChart = memo(function RewardChart(props: {
       </div>
       <div className="legend">
         {names.map((n) => (
-          <span key={n}>
-            <i style={{ background: color(n) }} />
+          <span key={n} data-testid="reward-legend" data-component={n}>
+            <i style={{ background: rewardColour(n) }} />
             {n}
           </span>
         ))}

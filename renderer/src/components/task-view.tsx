@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'react';
 import type { TaskLimits } from '../../../shared/contract/models';
 import { useSlice } from '../stores/use-stores';
+import { pathForPeople } from '../../../shared/start-paths';
 
 /** The limits in one line: `at most 30 steps · episode 600 s · a step 60 s · tools 30 s, execute_shell 60 s · network none`. */
 export function limitsText(l: TaskLimits): string {
@@ -50,12 +51,16 @@ export function TaskView() {
       <div className="task-title">
         <span className="muted">task</span> <b data-testid="task-name">{name}</b>
       </div>
-      <div className="muted mono task-source" title={source ?? undefined}>
+      <div
+        className="muted mono task-source"
+        title={source ? `the task's file, named from its folder (${source})` : undefined}
+      >
         <span>{image}</span>
-        {/* A long path loses its start, not the folder that names the task. */}
+        {/* A long path loses its start, not the folder that names the task. From the task's
+          folder: the host's layout above it (/work/…/resources/cases/) showed in every screenshot. */}
         {source ? (
-          <span className="task-path">
-            <bdi>{source}</bdi>
+          <span className="task-path" data-testid="task-path">
+            <bdi>{pathForPeople(source)}</bdi>
           </span>
         ) : null}
       </div>

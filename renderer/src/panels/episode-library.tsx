@@ -20,6 +20,8 @@ import {
   scriptPathOf,
   startFieldOf,
   taskFolderOf,
+  pathRoots,
+  type PathRoot,
   type StartField,
 } from '../../../shared/start-paths';
 import { RETURN_TITLE } from '../model/return-title';
@@ -72,6 +74,8 @@ function StartItem(props: {
   readonly agentFolder?: string | null;
   /** The task's folder: the card says paths inside it from there, the full path on hover. */
   readonly taskFolder?: string;
+  /** The store and the bundled files: a path inside them is said from there, the full path on hover. */
+  readonly roots?: readonly PathRoot[];
   /** The error of this item's last start, shown under it (where the click was). */
   readonly error?: string | null;
   /** The search names this item (not only its description): Enter in the search goes here first. */
@@ -79,7 +83,8 @@ function StartItem(props: {
   readonly onStart: () => void;
 }) {
   const data = props.kind === 'case' ? { 'data-case': props.id } : { 'data-task': props.id };
-  const onCard = (path: string) => (props.taskFolder ? pathOnCard(path, props.taskFolder) : path);
+  const onCard = (path: string) =>
+    props.taskFolder ? pathOnCard(path, props.taskFolder, props.roots) : path;
   // The answer to a click shows where the click was: scrolled into view if the list hides it.
   const errorRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -171,6 +176,9 @@ export function EpisodeLibrary() {
   const agent = useSlice('episodes', (s) => s.agent);
   const model = useSlice('episodes', (s) => s.model);
   const agentDir = useSlice('episodes', (s) => s.agentDir);
+  const storeHome = useSlice('running', (s) => s.storeHome);
+  const bundled = useSlice('running', (s) => s.bundledDir);
+  const roots = useMemo(() => pathRoots(storeHome, bundled), [storeHome, bundled]);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const searched = query.trim();
   // An error that names a start-form field shows under that field; any other under the card clicked.
@@ -352,6 +360,7 @@ export function EpisodeLibrary() {
             reads={readsOf(t.path)}
             agentFolder={folderOf(t.path)}
             taskFolder={taskFolderOf(t.path)}
+            roots={roots}
             error={errorAt(t.id)}
             named={namedBy(query, [t.id, t.name])}
             onStart={() => void actions.startTask(t)}

@@ -32,7 +32,7 @@ import {
 } from '../stores/stepper/stepper-store';
 import { countOf } from '../../../shared/count-of';
 import { forkMarkText } from '../model/fork-mark';
-import { formatDuration } from '../../../shared/format-duration';
+import { formatDuration, NOT_TIMED } from '../../../shared/format-duration';
 
 const ROW_HEIGHT = 22;
 /** Whole rows the list keeps in view before the QA flag list above it unfolds by itself. */
@@ -78,6 +78,11 @@ function statusOf(
 }
 
 const NO_FORKS: readonly BranchSummary[] = [];
+
+/** True when the row's calls came back (its status is theirs): a duration missing then is not known, not absent. */
+function ranTools(row: StepRow): boolean {
+  return row.status === 'ok' || row.status === 'nonzero_exit' || row.status === 'tool_error';
+}
 
 /** How many marks a row carries besides its QA flags: INJ, HUM, edits, rollbacks, forks, … */
 function markCount(row: StepRow, forks: readonly BranchSummary[]): number {
@@ -136,7 +141,8 @@ const Row = memo(function Row(props: {
 }) {
   const { row } = props;
   const status = statusOf(row, props.closed, props.held);
-  const duration = row.duration_ms === null ? '' : formatDuration(row.duration_ms);
+  // A step whose calls came back but were not timed (an agent inside the sandbox ran them) says "—".
+  const duration = row.duration_ms === null && !ranTools(row) ? '' : formatDuration(row.duration_ms);
   const reward = row.reward === null ? '' : row.reward.toFixed(2);
   const marked = row.flags.length > 0 || markCount(row, props.forks) > 0;
   return (
@@ -291,7 +297,13 @@ const Row = memo(function Row(props: {
       >
         {status.word}
       </span>
-      <span className={`tl-dur${clipOver(duration, FITS.dur)}`}>{duration}</span>
+      <span
+        className={`tl-dur${clipOver(duration, FITS.dur)}`}
+        data-testid="timeline-duration"
+        title={row.duration_ms === null && duration ? NOT_TIMED : undefined}
+      >
+        {duration}
+      </span>
       <span className={`tl-rew${clipOver(reward, FITS.rew)}`}>{reward}</span>
     </div>
   );

@@ -8,6 +8,7 @@ import { FileDiffView, FileWholeView, pretty } from '../components/lazy-editors'
 import { fileViewOf } from '../model/file-view';
 import { rawResultNote } from '../model/raw-result-note';
 import { resultView } from '../model/result-view';
+import { rewardColour } from '../model/reward-colour';
 import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
 import { TaskView } from '../components/task-view';
@@ -17,7 +18,7 @@ import { INSPECTOR_TABS, selectShownTab } from '../stores/inspector/inspector-st
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
-import { formatDuration } from '../../../shared/format-duration';
+import { formatDuration, NOT_TIMED } from '../../../shared/format-duration';
 import { resultLine } from '../../../shared/step-summary';
 import { decidedText } from '../model/edit-words';
 
@@ -53,7 +54,9 @@ function Facts(props: { readonly result: ToolResult | null; readonly fallback?: 
         {r.error ? r.error.code : '—'}
       </dd>
       <dt>duration</dt>
-      <dd data-testid="inspector-duration">{formatDuration(r.duration_ms)}</dd>
+      <dd data-testid="inspector-duration" title={r.duration_ms === null ? NOT_TIMED : undefined}>
+        {formatDuration(r.duration_ms)}
+      </dd>
       <dt>bytes</dt>
       <dd>{formatBytes(r.bytes)}</dd>
       {r.truncated && (r.truncated.stdout || r.truncated.stderr) ? (
@@ -458,12 +461,15 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
               <text x={0} y={10}>
                 {k}
               </text>
+              {/* The component's colour, as in the timeline's legend; the number says the sign. */}
               <rect
                 x={120}
                 y={2}
                 height={9}
                 width={`${(Math.abs(v) / max) * 40}%`}
-                className={v < 0 ? 'neg' : 'pos'}
+                fill={rewardColour(k)}
+                data-testid="inspector-reward-bar"
+                data-component={k}
               />
               <text x="100%" y={10} textAnchor="end">
                 {v.toFixed(3)}

@@ -14,6 +14,10 @@ export interface RunningState {
   readonly idleReleaseMs: number | null;
   /** The settings file that sets it (`$STEPBOX_HOME/settings.json`), when known. */
   readonly settingsFile: string | null;
+  /** The store's folder: the start cards name a script inside it from `$STEPBOX_HOME`. */
+  readonly storeHome: string | null;
+  /** stepbox's bundled files (`resources/`): the start cards name a folder inside them from there. */
+  readonly bundledDir: string | null;
 }
 
 /** What the running slice does. */
@@ -46,10 +50,18 @@ export function createRunningStore(
     activity: {},
     idleReleaseMs: null,
     settingsFile: null,
+    storeHome: null,
+    bundledDir: null,
     async loadSettings() {
       const res = await client.settings.get({});
       // Without it the list shows ages and idle times, only not the release to come.
-      if (res.ok) set({ idleReleaseMs: res.value.idle_release_ms, settingsFile: res.value.file });
+      if (res.ok)
+        set({
+          idleReleaseMs: res.value.idle_release_ms,
+          settingsFile: res.value.file,
+          storeHome: res.value.home,
+          bundledDir: res.value.bundled,
+        });
     },
     dispose() {
       offActivity();
