@@ -5,6 +5,7 @@ import {
   selectStateText,
   selectWaitsForPerson,
   selectWorkingText,
+  selectRecordedStatus,
   selectRollbackNotice,
   selectStopNotice,
   selectViewedRow,
@@ -295,6 +296,27 @@ describe('stepper store', () => {
     fake.emit('library.changed', { episode: 'ep1' });
     await vi.waitFor(() => expect(store.getState().flags).toHaveLength(1));
     expect(store.getState().state).toBe('ended');
+  });
+
+  it('the bar reads the end it saw live ("succeeded") while the reload cannot read the end yet, not "recorded"', async () => {
+    const { fake, store } = setup(2);
+    await openRunning(fake, store);
+    // Released, the trace not yet closed: the view has no live state, no end and no status.
+    fake.on('episode.open', () => episodeView(3, { state: null, end: null }));
+    fake.emit('episode.state', {
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'ended',
+      step: 3,
+      reason: { kind: 'ended', end: { status: 'succeeded', end_reason: 'final_answer' } },
+    });
+    await vi.waitFor(() => expect(store.getState().rows).toHaveLength(3));
+    expect(store.getState().view?.summary.status ?? null).toBeNull();
+    expect(selectRecordedStatus(store.getState())).toBe('succeeded');
+    // Another branch opened: what was seen of the first is not carried over.
+    fake.on('episode.open', () => episodeView(1, { state: null, end: null }));
+    await store.getState().open('b-other');
+    expect(selectRecordedStatus(store.getState())).toBe('recorded');
   });
 
   it('opens a run that ended before the window saw it as ended; a branch never run stays stateless', async () => {

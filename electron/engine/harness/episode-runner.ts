@@ -541,7 +541,12 @@ export class EpisodeRunner implements EpisodeController {
       await Promise.race([this.inFlight, new Promise((r) => setTimeout(r, 3_000).unref())]);
     }
     const end = await this.recorder.interrupt(endReason);
-    this.setState('ended', { kind: 'ended', message: 'stopped' });
+    // With its end, as a finish says it: the window shows the status before it can read the trace's end.
+    this.setState('ended', {
+      kind: 'ended',
+      message: 'stopped',
+      end: { status: end.status, end_reason: end.end_reason },
+    });
     return end;
   }
 

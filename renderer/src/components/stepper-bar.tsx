@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import { IdText } from './id-text';
 import {
   selectOpening,
+  selectRecordedStatus,
   selectStateText,
   selectWaitsForPerson,
   selectWorkingText,
@@ -46,11 +47,12 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
     'stepper',
     (s) =>
       !s.live &&
-      (s.view?.end?.status ?? s.view?.summary.status) === 'succeeded' &&
+      selectRecordedStatus(s) === 'succeeded' &&
       s.flags.some((f) => f.severity === 'error' || f.severity === 'warning'),
   );
   // A live branch waiting before its first step here (a start, a fork, a reopen) reads "paused at step K".
   const shownState = useSlice('stepper', selectStateText);
+  const recordedStatus = useSlice('stepper', selectRecordedStatus);
   // Waiting for the person reads as asking for them (amber), not as the agent working (blue).
   const waitsForPerson = useSlice('stepper', selectWaitsForPerson);
   useEffect(() => {
@@ -150,7 +152,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
           </span>{' '}
           · <IdText id={branch} copy testId="episode-id" /> ·{' '}
           <span
-            className={`badge st-${opening ? 'idle' : live ? (state === 'running' ? (waitsForPerson ? 'waiting' : 'running') : state === 'ended' ? 'ended' : 'paused') : flaggedSuccess ? 'flagged' : (view?.summary.status ?? 'open')}`}
+            className={`badge st-${opening ? 'idle' : live ? (state === 'running' ? (waitsForPerson ? 'waiting' : 'running') : state === 'ended' ? 'ended' : 'paused') : flaggedSuccess ? 'flagged' : recordedStatus === 'recorded' ? 'open' : recordedStatus}`}
             data-testid="episode-state"
             title={
               flaggedSuccess
@@ -158,11 +160,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
                 : undefined
             }
           >
-            {opening
-              ? 'opening…'
-              : live
-                ? shownState
-                : (view?.end?.status ?? view?.summary.status ?? 'recorded')}
+            {opening ? 'opening…' : live ? shownState : recordedStatus}
             {flaggedSuccess && !opening ? ' · ⚑ flagged' : ''}
           </span>
           {working ? <span className="muted"> {working}</span> : null}

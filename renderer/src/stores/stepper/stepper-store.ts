@@ -9,6 +9,7 @@ import type {
   EpisodeView,
   FlagSummary,
   StepRow,
+  StopEnd,
   StopReason,
 } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
@@ -51,6 +52,12 @@ export interface StepperState {
   /** The live controller's state; `ended` also once the branch's end is recorded (see {@link stateOfView}). */
   readonly state: ControllerState | null;
   readonly stopReason: string | null;
+  /**
+   * The end this window saw the open branch reach live (its state event), kept until the
+   * reload that follows can read the end from the trace: between the two the view has neither
+   * end nor status, and the bar read "recorded" for an episode that had just succeeded.
+   */
+  readonly endSeen: StopEnd | null;
   /** What kind of stop it was (null while nothing stopped it). */
   readonly stopKind: StopReason['kind'] | null;
   /** The breakpoint that stopped it, in words (the held card alone does not say which). */
@@ -134,6 +141,7 @@ const initial: StepperState = {
   live: false,
   state: null,
   stopReason: null,
+  endSeen: null,
   stopKind: null,
   stopBreakpoint: null,
   breakpoints: [],
@@ -682,6 +690,14 @@ function withSession(has: StopPoints, session: StopPoints): StopPoints {
  * view has no live state then), and a run started at once may end before the window opens
  * it: either way the branch ended, and the bar must not fall back to "no episode".
  */
+/**
+ * The status the bar shows for a branch that is not live: its end's, its summary's, or the end
+ * this window saw it reach while the trace's end is not readable yet; "recorded" when none says.
+ */
+export function selectRecordedStatus(s: Pick<StepperState, 'view' | 'endSeen'>): string {
+  return s.view?.end?.status ?? s.view?.summary.status ?? s.endSeen?.status ?? 'recorded';
+}
+
 export function stateOfView(v: EpisodeView): ControllerState | null {
   return v.state?.state ?? (v.end ? 'ended' : null);
 }
@@ -691,6 +707,7 @@ function stateFields(info: EpisodeStateInfo): Partial<StepperState> {
   return {
     state: info.state,
     stopReason: describeStop(info),
+    ...(info.state === 'ended' && info.reason?.end ? { endSeen: info.reason.end } : {}),
     ...stopWhy(info),
     live: info.state !== 'ended',
     ...(info.stop_points ? { stopPoints: info.stop_points } : {}),
