@@ -26,7 +26,6 @@ import {
   type StepperStore,
 } from './stepper/stepper-store';
 import { createTeachingStore, type TeachingStore } from './teaching/teaching-store';
-import { afterFrame } from '../model/after-frame';
 import { createTerminalStore, type TerminalStore } from './terminal/terminal-store';
 
 /** Every slice of the window, created over one client. */
@@ -196,7 +195,6 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   // The neighbours' details asked for after the frame of a step shown from the cache (below);
   // a newer step change cancels the wish of the one before.
   const whenPainted = options.afterPaint ?? afterNextPaint;
-  const whenFramed = options.afterPaint ?? afterFrame;
   let aheadWish = 0;
   const offStepper = stepper.subscribe((s, prev) => {
     // A rollback goes on in a branch it makes in the same sandbox: the terminal session goes on
@@ -250,34 +248,22 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       const { branch, rows, live } = s;
       const final = detailFinal(row, live);
       const revision = detailRevision(row);
-      const show = () => void inspector.getState().show(branch, step, final, revision);
       if (branch !== null && step !== null) {
         const ahead = () => void inspector.getState().prefetch(branch, detailsToHold(rows, step, live));
         // Held (a click beside the viewed row, ←/→): the step shows from the cache in this
         // update, and its neighbours are asked for once the frame that shows it is painted.
         // Asked here, the call's sending and its answer (decoded, checked, cached) came
         // before that frame (issue 33.9).
-        if (final && inspector.getState().holds(branch, step, revision)) {
-          show();
+        if (final && inspector.getState().holds(branch, step, revision))
           whenPainted(() => {
             if (wish === aheadWish) ahead();
           });
-          return;
-        }
-        // Else (a far jump of the slider, a click far away) the inspector says "loading" in
-        // this update, and its details and its neighbours' are asked for once the frame that
-        // shows the new row selected is painted (`show` then waits for that call): sent in the
-        // input's task, the call held the timeline's frame ~2 ms (issue 33.9). Scrubbing, only
-        // the last step moved to is asked for.
-        inspector.getState().expect(branch, step);
-        whenFramed(() => {
-          if (wish !== aheadWish) return;
-          ahead();
-          show();
-        });
-        return;
+        // Else its details and its neighbours', asked for first (`show` then waits for that
+        // call): a click beside the viewed row (or ←/→) then shows from what the window holds,
+        // in the frame of the click.
+        else ahead();
       }
-      show();
+      void inspector.getState().show(branch, step, final, revision);
     }
   });
 

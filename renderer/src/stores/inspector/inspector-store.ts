@@ -51,8 +51,6 @@ export interface InspectorActions {
    * step changes it, and the cached detail with it).
    */
   show(branch: string | null, step: number | null, final: boolean, revision?: string): Promise<void>;
-  /** Shows a step as loading, before `show` asks for it (what `show` shows until its answer). */
-  expect(branch: string, step: number): void;
   /**
    * Fetches ahead the details of complete steps not held yet (the nearest in a call of their
    * own, beside at most one call in flight; with more out, only the latest wish waits to be
@@ -202,10 +200,6 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
       } finally {
         inFlight = false;
       }
-    },
-    expect(branch, step) {
-      if (get().branch === branch && get().step === step && get().load !== 'error') return;
-      set({ branch, step, load: 'loading', error: null });
     },
     async prefetch(branch, wanted) {
       const todo = wanted
