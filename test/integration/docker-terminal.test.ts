@@ -93,7 +93,8 @@ describe('live terminal options', () => {
         cols: 80,
         rows: 24,
         cwd: '/tmp',
-        env: { FOO: 'bar baz' },
+        // TMPDIR and LD_*: what a secure (sealed) exec drops, put back by the launcher.
+        env: { FOO: 'bar baz', TMPDIR: '/tmp', LD_LIBRARY_PATH: '/opt/x' },
         docker,
       });
       const commands: HumanCommand[] = [];
@@ -106,14 +107,19 @@ describe('live terminal options', () => {
         (tick) => term.onData(tick),
         'the first prompt',
       );
-      term.write('echo "[$FOO]"\r');
+      term.write('echo "[$FOO][$TMPDIR][$LD_LIBRARY_PATH]"\r');
       await waitUntil(
         () => commands.length === 1,
         (tick) => term.onCommand(tick),
         'the echo to be reported',
       );
-      expect(commands[0]).toEqual({ command: 'echo "[$FOO]"', cwd: '/tmp', exit_code: 0, files: [] });
-      expect(output).toContain('[bar baz]');
+      expect(commands[0]).toEqual({
+        command: 'echo "[$FOO][$TMPDIR][$LD_LIBRARY_PATH]"',
+        cwd: '/tmp',
+        exit_code: 0,
+        files: [],
+      });
+      expect(output).toContain('[bar baz][/tmp][/opt/x]');
       await term.close();
       await exited;
       // The hung-up shell leaves the container (only init and sleep remain); polled with a bound.

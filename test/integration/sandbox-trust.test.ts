@@ -25,6 +25,64 @@ const ALWAYS_FAILS = {
   verifier: { command: "python3 -c 'import sys; sys.exit(1)'", timeout: 30 },
 } as unknown as Task;
 
+/**
+ * What a process of the agent's could do to the window's terminal: for every process on a
+ * tty (the terminal's shell; a tool call has none), ptrace it, open its memory, environment
+ * and fds, read its memory, find the history hook's key in it, and open its pty to print a
+ * forged line or type one (TIOCSTI). Prints `{shells, reached}`.
+ */
+const TERMINAL_ATTACK = `python3 - <<'PY'
+import ctypes, fcntl, json, os, termios
+libc = ctypes.CDLL(None, use_errno=True)
+class IoVec(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+shells, reached = 0, []
+for name in os.listdir('/proc'):
+    if not name.isdigit() or int(name) in (os.getpid(), os.getppid()):
+        continue
+    p = int(name)
+    try:
+        with open('/proc/%d/stat' % p) as f:
+            tty = int(f.read().rsplit(')', 1)[1].split()[4])
+    except (OSError, ValueError, IndexError):
+        continue
+    if tty == 0:
+        continue
+    shells += 1
+    if libc.ptrace(16, p, None, None) == 0:  # PTRACE_ATTACH
+        reached.append('ptraced %d' % p)
+    for what, mode in (('mem', 'rb'), ('environ', 'rb'), ('cmdline', 'rb'), ('fd/0', 'wb'), ('fd/1', 'wb'), ('fd/2', 'wb')):
+        try:
+            with open('/proc/%d/%s' % (p, what), mode, buffering=0) as f:
+                if mode == 'rb' and b'6973;' in f.read():
+                    reached.append('read the key in the %s of %d' % (what, p))
+                elif mode == 'wb':
+                    reached.append('opened the %s of %d' % (what, p))
+        except OSError:
+            pass
+    buf = ctypes.create_string_buffer(8)
+    local, remote = IoVec(ctypes.addressof(buf), 8), IoVec(0x400000, 8)
+    if libc.process_vm_readv(p, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) >= 0 or ctypes.get_errno() != 1:
+        reached.append('process_vm_readv on %d did not give EPERM' % p)
+    pts = '/dev/pts/%d' % ((tty & 0xff) | ((tty >> 12) & 0xfff00))
+    for flags in (os.O_WRONLY, os.O_RDONLY):
+        try:
+            fd = os.open(pts, flags | os.O_NOCTTY)
+        except OSError:
+            continue
+        reached.append('opened %s (%s)' % (pts, 'write' if flags else 'read'))
+        try:
+            if flags:
+                os.write(fd, b'forged\\n')
+            for c in b'echo forged\\r':
+                fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))
+            reached.append('typed into %s' % pts)
+        except OSError:
+            pass
+        os.close(fd)
+print(json.dumps({'shells': shells, 'reached': reached}))
+PY`;
+
 function docker(...args: string[]): string {
   return execFileSync('docker', args, { encoding: 'utf8' }).trim();
 }
@@ -121,6 +179,50 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       );
       expect(output).toMatch(/shell=\/(usr\/)?bin\/bash/);
       expect(asRoot(sb, 'ls -A /tmp | grep pwned || true')).toBe('');
+    } finally {
+      await term?.close();
+      await sb.destroy();
+    }
+  });
+
+  it("the window's terminal is out of the agent's reach: no process of its own can read its key, type into it or print into it", async () => {
+    const sb = await provider().create(defaultSandboxConfig());
+    let term: Terminal | undefined;
+    try {
+      term = await openTerminal(sb.id, { cols: 80, rows: 24, docker: dockerApi });
+      let output = '';
+      let commands = 0;
+      term.onData((d) => (output += d));
+      term.onCommand(() => commands++);
+      const type = async (line: string) => {
+        const [before, from] = [commands, output.length];
+        term!.write(line + '\r');
+        await waitUntil(
+          () => commands > before && /\$ $/.test(output),
+          (t) => term!.onData(t),
+          `"${line}" to be reported`,
+          30_000,
+        );
+        return output.slice(from);
+      };
+      await waitUntil(
+        () => /\$ $/.test(output),
+        (t) => term!.onData(t),
+        'the first prompt',
+        30_000,
+      );
+      // The person's shell is the agent's user, HOME and all; a program it starts holds no key.
+      const seen = await type('echo "ids=$(id -u)/$(id -g)/$(id -G) home=$HOME keys=$(env | grep -c 6973)"');
+      expect(seen).toContain('ids=1000/1000/1000 home=/home/agent keys=0');
+      // The agent's own code (a tool call, from outside the terminal's session) attacks the class.
+      const r = await sh(sb, TERMINAL_ATTACK);
+      const report = JSON.parse(r.stdout!.trim().split('\n').pop()!) as { shells: number; reached: string[] };
+      expect(report.shells).toBeGreaterThan(0);
+      expect(report.reached).toEqual([]);
+      // Nothing reached the terminal: the next line typed is the next command, alone.
+      const after = await type('echo still-mine');
+      expect(after).toContain('still-mine');
+      expect(output).not.toContain('forged');
     } finally {
       await term?.close();
       await sb.destroy();

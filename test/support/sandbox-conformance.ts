@@ -379,6 +379,52 @@ export function sandboxConformance(
       expect((await run(s, 'echo "[$STEPBOX_CONF]"')).stdout).toBe('[]\n');
     });
 
+    it("opens a person's terminal (where the backend has one) as the agent's user, its pty root's, reporting each command", async () => {
+      const provider = await makeProvider();
+      if (!provider.terminal) return;
+      const s = await sandbox();
+      const term = await provider.terminal(s.id, { cols: 100, rows: 30 });
+      try {
+        let output = '';
+        const commands: { command: string; exit_code: number }[] = [];
+        const ticks = new Set<() => void>();
+        const tick = () => ticks.forEach((t) => t());
+        term.onData((d) => ((output += d), tick()));
+        term.onCommand((c) => (commands.push(c), tick()));
+        const until = (check: () => boolean, what: string) =>
+          new Promise<void>((resolve, reject) => {
+            const done = () => check() && (ticks.delete(done), clearTimeout(timer), resolve());
+            const timer = setTimeout(
+              () => (ticks.delete(done), reject(new Error(`timed out waiting for ${what}`))),
+              30_000,
+            );
+            ticks.add(done);
+            done();
+          });
+        await until(() => /\$ $/.test(output), 'the first prompt');
+        const from = output.length;
+        term.write(
+          'echo "who=$(id -u):$(id -g) home=$HOME tty=$(tty) pty=$(stat -c %u:%a "$(tty)") in=$PWD"\r',
+        );
+        await until(
+          () => commands.length === 1 && /\$ $/.test(output.slice(from)),
+          'the command to be reported',
+        );
+        expect(commands[0]!.exit_code).toBe(0);
+        // Root's pty, writable by its group (tty) alone: no process of the agent's opens it. On
+        // gVisor the pty lives in its kernel with no path in the sandbox (\`tty\` answers "not a
+        // tty"), so nothing can open it by name either.
+        const seen = /who=(\S*) home=(\S*) tty=(.*) pty=(\S*) in=(\S*)/.exec(output.slice(from));
+        expect(seen?.slice(1, 3)).toEqual(['1000:1000', '/home/agent']);
+        expect(seen?.[5]).toBe('/workspace');
+        if (seen?.[3] !== 'not a tty') expect(seen?.[4]).toBe('0:620');
+        // The prompt says where the person is (a non-interactive launcher once dropped it: `bash-5.2$`).
+        expect(output.slice(from)).toMatch(/@sandbox:\/workspace\$ $/);
+      } finally {
+        await term.close();
+      }
+    });
+
     it('rejects operations on a destroyed sandbox with sandbox_lost', async () => {
       const s = await sandbox();
       await s.destroy();

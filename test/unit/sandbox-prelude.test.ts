@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSandboxProgram, programParts } from '../../electron/engine/sandbox/sandbox-resources.js';
 import { PROJECT_ROOT } from '../support/cli.js';
+import { SECURE_EXEC_DROPS, TERMINAL_LAUNCHER } from '../../electron/engine/docker/terminal.js';
+import { RUNTIME_SETPRIV, SEAL_GID, runtimeProgram } from '../../electron/engine/sandbox/sandbox-runtime.js';
 
 // Item 10 of issue 31: one privilege drop for the three programs stepbox runs as root in the
 // sandbox (helper.py, bridge.py, verifier.py), in resources/sandbox/prelude.py, sent ahead of
@@ -51,5 +53,31 @@ describe('one privilege drop for the programs inside the sandbox (prelude.py)', 
       ['/usr/bin/setpriv', '--bounding-set=-all', '--reuid=1000', '--regid=1000', '--clear-groups', '--'],
       ['/usr/bin/setpriv', '--reuid=1000', '--rgid=1000', '--egid=65534', '--clear-groups', '--'],
     ]);
+  });
+
+  it("the window's terminal drops as the prelude does (sealed), and restores what a secure exec drops as the helper does", () => {
+    const script = [
+      'import importlib.util, json',
+      `spec = importlib.util.spec_from_file_location('prelude', ${JSON.stringify(resolve(DIR, 'prelude.py'))})`,
+      'p = importlib.util.module_from_spec(spec); spec.loader.exec_module(p)',
+      'print(json.dumps([p.SEAL_GID, p.setpriv_prefix("SETPRIV", p.AGENT_UID, p.AGENT_UID, p.SEAL_GID, True)]))',
+    ].join('\n');
+    const r = spawnSync('python3', ['-I', '-c', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const [sealGid, prefix] = JSON.parse(r.stdout) as [number, string[]];
+    expect(SEAL_GID).toBe(sealGid);
+    // The prelude's words, the bounding set where root's exec may empty it (CAP_SETPCAP).
+    const words = prefix.slice(1).map((w) => (w === '--bounding-set=-all' ? '"${bnd[@]}"' : w));
+    expect(TERMINAL_LAUNCHER).toContain(
+      `exec ${runtimeProgram(RUNTIME_SETPRIV).join(' ')} ${words.join(' ')} "$b" "$@"`,
+    );
+    const helper = readFileSync(resolve(DIR, 'helper_identity.py'), 'utf8');
+    const drops = /SECURE_EXEC_DROPS = \(([^)]*)\)/
+      .exec(helper)![1]!
+      .match(/'[A-Z_]+'/g)!
+      .map((q) => q.slice(1, -1));
+    expect(SECURE_EXEC_DROPS.split(' ').sort()).toEqual(
+      drops.filter((d) => !/^(SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE)$/.test(d)).sort(),
+    );
   });
 });

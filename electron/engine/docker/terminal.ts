@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
-import { DEFAULT_WORKDIR } from '../../../shared/constants.js';
+import { DEFAULT_WORKDIR, SANDBOX_UID } from '../../../shared/constants.js';
 import { shellQuote } from '../tools/shell-quote.js';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
@@ -8,7 +8,7 @@ import { logger } from '../log.js';
 import { startAttached } from './client.js';
 import { AGENT_USER } from './container-spec.js';
 import { ROOT_PATH } from '../sandbox/root-exec.js';
-import { RUNTIME_BASH } from '../sandbox/sandbox-runtime.js';
+import { RUNTIME_BASH, RUNTIME_SETPRIV, SEAL_GID, runtimeProgram } from '../sandbox/sandbox-runtime.js';
 
 const log = logger('terminal');
 
@@ -83,10 +83,11 @@ export interface FilteredOutput {
  *
  * The output is not the hook's alone: a program the person runs prints what it likes (a
  * file the agent wrote, `cat` of it), and the agent's own processes can write to the
- * terminal (its pty is the sandbox user's). So a sequence counts only with the terminal's
- * key, and a command only when the person has run a line since the last one: a forged
- * report needs the key (the shell's environment, which the sandbox user can read), and
- * even with it cannot add more commands than the person ran lines.
+ * terminal only through a program the person runs (the pty is root's: TERMINAL_LAUNCHER).
+ * So a sequence counts only with the terminal's key, and a command only when the person has
+ * run a line since the last one: a forged report needs the key (held by the sealed shell
+ * alone, never in a program's environment), and even with it cannot add more commands than
+ * the person ran lines.
  */
 export class HistoryHookFilter {
   private pending = '';
@@ -219,6 +220,44 @@ export interface Terminal {
   close(): Promise<void>;
 }
 
+/** The person's prompt: `agent@sandbox:/workspace$ `. */
+const PROMPT = '\\u@\\h:\\w\\$ ';
+
+/**
+ * Variables the C library drops from a secure exec's environment (the sealed shell's: see
+ * below); the launcher puts the container's values back, as the helper does for a call
+ * (helper_identity.py SECURE_EXEC_DROPS).
+ */
+export const SECURE_EXEC_DROPS =
+  'GCONV_PATH GETCONF_DIR HOSTALIASES LOCALDOMAIN LOCPATH NIS_PATH NLSPATH RESOLV_HOST_CONF RES_OPTIONS TMPDIR TZDIR GLIBC_TUNABLES';
+
+/**
+ * Starts the person's shell from root's exec (argv: bash's). The shell is bash from the
+ * system directories, never from the image's PATH: that may list a directory the agent can
+ * write, and a planted `bash` would show the person its output; the runtime's static bash
+ * where the image has none (it may have no /bin/sh either).
+ *
+ * It drops to the agent's uid and gid, with no supplementary groups and, where root's exec
+ * may (CAP_SETPCAP), an empty bounding set, through the runtime's setpriv, SEALED as the
+ * helper's shells are (prelude.py): real and effective gid apart at exec, so the kernel
+ * makes the shell non-dumpable (bash then drops back to the agent's gid). No process of the
+ * agent's can then read the shell's environment or memory (the history hook's key), ptrace
+ * it, or open its fds; what the person runs from it is dumpable as usual. Where the runtime
+ * voids the seal (gVisor, fs.suid_dumpable = 1) the pty is still root's.
+ */
+export const TERMINAL_LAUNCHER = [
+  `b=$(PATH=${ROOT_PATH} command -v bash) || b=${RUNTIME_BASH}`,
+  // Set here, not in the exec's environment: a non-interactive bash (this one) unsets PS1.
+  `export PS1=${shellQuote(PROMPT)}`,
+  // The values a secure exec drops go back in at the first prompt (PROMPT_COMMAND, exported
+  // by the exec, un-exports itself there).
+  `pre=; for v in ${SECURE_EXEC_DROPS} \${!LD_*} \${!MALLOC_*}; do [[ -v $v ]] && pre+="export $v=\${!v@Q}; "; done`,
+  'PROMPT_COMMAND="$pre$PROMPT_COMMAND"',
+  'cap=0; while read -r k v; do [[ $k == CapEff: ]] && cap=$v; done < /proc/self/status',
+  'bnd=(); (( 16#$cap & 0x100 )) && bnd=(--bounding-set=-all)',
+  `exec ${runtimeProgram(RUNTIME_SETPRIV).join(' ')} "\${bnd[@]}" --reuid=${SANDBOX_UID} --rgid=${SANDBOX_UID} --egid=${SEAL_GID} --clear-groups -- "$b" "$@"`,
+].join('\n');
+
 /**
  * Opens an interactive bash on a TTY exec into `containerId`. A PROMPT_COMMAND hook reports
  * every command typed (see {@link historyHook}); the shell's history file is disabled
@@ -230,30 +269,29 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   const key = newHookKey();
   const env = {
     TERM: 'xterm-256color',
-    PS1: '\\u@\\h:\\w\\$ ',
-    PROMPT_COMMAND: historyHook(workdir, key),
+    // The key is the shell's alone: the first prompt un-exports PROMPT_COMMAND before any
+    // command runs, so no program the person starts inherits it (see TERMINAL_LAUNCHER).
+    PROMPT_COMMAND: `export -n PROMPT_COMMAND; PROMPT_COMMAND=${shellQuote(historyHook(workdir, key))}; eval "$PROMPT_COMMAND"`,
     PS0: COMMAND_START,
     HISTFILE: '',
     HISTCONTROL: '',
     ...options.env,
   };
   const exec = await container.exec({
-    // bash from the system directories, never from the image's PATH: that may list a
-    // directory the agent can write, and a planted `bash` would show the person its output.
-    // Started by the runtime's bash (sandbox-runtime.ts), which is also the person's shell on
-    // an image without bash: the image may have no /bin/sh either.
     Cmd: [
       RUNTIME_BASH,
       '-c',
-      `b=$(PATH=${ROOT_PATH} command -v bash) || b=${RUNTIME_BASH}; exec "$b" "$@"`,
+      TERMINAL_LAUNCHER,
       'bash',
       '--norc',
       '--noprofile',
       ...(options.lineEditing === false ? ['--noediting'] : []),
       '-i',
     ],
-    // The container's user is root (for the helper); a person's shell is the agent's user.
-    User: AGENT_USER,
+    // Root's exec, so the pty is root's (crw--w---- root:tty): no process of the agent's can
+    // open it to type into the person's shell (TIOCSTI) or print into its output. The
+    // launcher then drops to the agent's user (TERMINAL_LAUNCHER).
+    User: '0:0',
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,

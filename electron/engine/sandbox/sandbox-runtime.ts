@@ -16,6 +16,10 @@ export const RUNTIME_LOADER = `${RUNTIME_DIR}/lib/ld.so`;
 export const RUNTIME_LIB = `${RUNTIME_DIR}/lib`;
 /** The runtime's python3 (started through {@link runtimeProgram}). */
 export const RUNTIME_PYTHON = `${RUNTIME_DIR}/usr/bin/python3`;
+/** util-linux's setpriv (started through {@link runtimeProgram}; busybox's lacks --reuid). */
+export const RUNTIME_SETPRIV = `${RUNTIME_DIR}/usr/bin/setpriv`;
+/** A gid that owns nothing: a sealed process's effective gid until it drops back (prelude.py SEAL_GID). */
+export const SEAL_GID = 65534;
 /** The runtime's static bash: the agent's shell in an image without one, and stepbox's own scripts' shell. */
 export const RUNTIME_BASH = `${RUNTIME_DIR}/bin/bash`;
 /** The runtime's static busybox: the main command (by its `sleep` link), the verifier's `kill`, setup scripts' tools. */
