@@ -58,6 +58,16 @@ describe('live terminal (TTY exec)', () => {
     expect((await type('cat /workspace/by-hand.txt')).files).toEqual([]);
   });
 
+  it('names the files a command wrote on a bash without EPOCHREALTIME too (whole seconds), and keeps no mark where the agent could write it', async () => {
+    // Unset, EPOCHREALTIME is an ordinary variable: the shell then marks the moment as a bash 4 does.
+    await type('unset EPOCHREALTIME');
+    const wrote = await type('echo again > /workspace/by-hand-4.txt');
+    expect(wrote.files).toEqual(['by-hand-4.txt']);
+    // The mark is the shell's own variable, never a file in /tmp (the agent's to write).
+    const listed = await type('ls -A /tmp | grep -c stepbox-command');
+    expect(listed.exit_code).toBe(1);
+  });
+
   it("records what the shell reported, not a report a program printed (it lacks the terminal's key)", async () => {
     const b64 = (text: string) => Buffer.from(text).toString('base64');
     // What `cat` of a file the agent planted would print: the hook's sequence as it was before

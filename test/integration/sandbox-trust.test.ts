@@ -197,9 +197,13 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       const type = async (line: string) => {
         const [before, from] = [commands, output.length];
         term!.write(line + '\r');
+        // Ticked by both: a command is reported after the chunk that ends with its prompt.
         await waitUntil(
           () => commands > before && /\$ $/.test(output),
-          (t) => term!.onData(t),
+          (t) => {
+            const offs = [term!.onData(t), term!.onCommand(t)];
+            return () => offs.forEach((off) => off());
+          },
           `"${line}" to be reported`,
           30_000,
         );

@@ -21,15 +21,15 @@ export const TERMINAL_BATCH_BYTES = 64 * 1024;
 const HOOK_OSC = '\u001b]6973;';
 const BEL = '\u0007';
 
-/** Where the shell marks the moment a typed command starts (PS0), per shell. */
-const COMMAND_MARK = '/tmp/.stepbox-command-$$';
-
 /**
- * Shown after a command is read and before it runs: writes that moment (less 20 ms, as
- * file times come from a coarse clock) to a mark, so the hook can name the workspace
- * files the command wrote (newer than the mark).
+ * Shown after a command is read and before it runs: marks that moment in the shell's own
+ * variable `__sb_t` (EPOCHREALTIME; whole seconds from the prompt's clock on a bash older
+ * than 5), so the hook can name the workspace files the command wrote (newer than it). An
+ * expansion with no output: the key of an associative array (`__sb_A`, declared by the
+ * first prompt) whose expansion assigns. Never a file: one in /tmp was the agent's to write,
+ * so its code could have named its own files as the person's.
  */
-export const COMMAND_START = `$(t=$(( $(date +%s%N) - 20000000 )); echo "@\${t:0:-9}.\${t: -9}" > ${COMMAND_MARK})`;
+export const COMMAND_START = '${__sb_A[${__sb_t:=${EPOCHREALTIME-\\D{%s}}}]}';
 
 /** Bytes a person sends to run a line: Enter (CR), Ctrl+J (LF, and piped input), Ctrl+O (run and fetch the next). */
 const RUN_KEYS = new Set(['\r', '\n', '\u000f']);
@@ -47,9 +47,13 @@ export function newHookKey(): string {
  */
 export function historyHook(workdir: string, key: string): string {
   return (
-    `__sb_ec=$?; __sb_f=; if [ -e ${COMMAND_MARK} ]; then ` +
-    `__sb_f="$(find ${shellQuote(workdir)} -newermt "$(cat ${COMMAND_MARK})" \\( -type f -o -type l \\) 2>/dev/null | head -n 200 | base64 -w0)"; ` +
-    `rm -f ${COMMAND_MARK}; fi; ` +
+    // The mark less 20 ms (file times come from a coarse clock), or less a second when it
+    // has whole seconds only.
+    '__sb_ec=$?; __sb_f=; if [[ -n ${__sb_t-} ]]; then ' +
+    'if [[ $__sb_t == *[.,]* ]]; then __sb_m=$(( 10#${__sb_t/[.,]/} - 20000 )); __sb_m="@${__sb_m:0:-6}.${__sb_m: -6}"; ' +
+    'else __sb_m="@$(( __sb_t - 1 ))"; fi; ' +
+    `__sb_f="$(find ${shellQuote(workdir)} -newermt "$__sb_m" \\( -type f -o -type l \\) 2>/dev/null | head -n 200 | base64 -w0)"; ` +
+    'unset __sb_t; fi; ' +
     `printf "\\033]6973;${key};%s;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ` +
     '"$(printf %s "$PWD" | base64 -w0)" "$(HISTTIMEFORMAT= history 1 | base64 -w0)" "$__sb_f"; ' +
     '(exit $__sb_ec)'
@@ -271,7 +275,7 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     TERM: 'xterm-256color',
     // The key is the shell's alone: the first prompt un-exports PROMPT_COMMAND before any
     // command runs, so no program the person starts inherits it (see TERMINAL_LAUNCHER).
-    PROMPT_COMMAND: `export -n PROMPT_COMMAND; PROMPT_COMMAND=${shellQuote(historyHook(workdir, key))}; eval "$PROMPT_COMMAND"`,
+    PROMPT_COMMAND: `export -n PROMPT_COMMAND PS0; declare -A __sb_A; PROMPT_COMMAND=${shellQuote(historyHook(workdir, key))}; eval "$PROMPT_COMMAND"`,
     PS0: COMMAND_START,
     HISTFILE: '',
     HISTCONTROL: '',
