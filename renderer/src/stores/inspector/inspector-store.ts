@@ -1,7 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { StepDetail } from '../../../../shared/contract/models';
-import { AssistantMessage } from '../../../../shared/held-action';
 import type { TraceEvent } from '../../../../shared/trace-events';
 import { MAX_STEP_DETAILS } from '../../../../shared/contract/operation-names';
 import { errorText } from '../result';
@@ -74,18 +73,32 @@ export function selectNeverRan(detail: StepDetail | null): NeverRan | null {
   }
   if (!output) return null;
   // What would have run: a person's last edit of the held answer, else the model's.
-  const parsed = AssistantMessage.safeParse(edit ? edit.edited : output.message);
-  const message = parsed.success ? parsed.data : { content: output.raw, tool_calls: undefined };
-  const calls = (message.tool_calls ?? []).map((c) => ({
-    name: c.function.name,
-    arguments: jsonOr(c.function.arguments),
-  }));
+  const message = decidedMessage(edit ? edit.edited : output.message) ?? { content: output.raw, calls: [] };
+  const calls = message.calls.map((c) => ({ name: c.name, arguments: jsonOr(c.arguments) }));
   const what = calls.length ? (calls.length > 1 ? 'these calls' : 'this call') : 'this answer';
   return {
     text: `Step ${detail.step} never ran: the agent decided ${what}, and the episode ended while the step was paused before it ran, so no tool ran and the sandbox did not change.`,
     calls,
     content: message.content ? message.content : null,
   };
+}
+
+/**
+ * An assistant message's text and tool calls, read field by field (not with the zod schema of
+ * shared/held-action: the inspector is in the window's first chunk, which loads no zod), or
+ * null when `value` is not one.
+ */
+function decidedMessage(
+  value: unknown,
+): { content: string | null; calls: { name: string; arguments: unknown }[] } | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const m = value as { content?: unknown; tool_calls?: unknown };
+  const calls: { name: string; arguments: unknown }[] = [];
+  for (const c of Array.isArray(m.tool_calls) ? (m.tool_calls as unknown[]) : []) {
+    const fn = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+    if (typeof fn?.name === 'string') calls.push({ name: fn.name, arguments: fn.arguments });
+  }
+  return { content: typeof m.content === 'string' ? m.content : null, calls };
 }
 
 /** A JSON string's value, else the text itself (arguments a model wrote that are not JSON). */
