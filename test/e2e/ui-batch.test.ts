@@ -34,7 +34,20 @@ describe('web mode: a batch', () => {
       30_000,
       'batch episodes in the library',
     );
+    // Its end is said where it is seen whatever the library's scroll: the Batches section sits at
+    // the library's foot, and batch-done showed nothing of the batch that had just finished.
+    await until(
+      () => app.notices.ofKind('batch').locator('.notice-text').allInnerTexts(),
+      (t) => t.length === 1,
+      10_000,
+      "the batch's end in the notification area",
+    );
+    await expect(app.notices.ofKind('batch').locator('.notice-text').innerText()).resolves.toMatch(
+      /^Batch of hello-python done: 2 of 2 episodes succeeded; (no QA flags|QA flags: [^.]+)\.$/,
+    );
     await app.screenshot('batch-done');
+    await app.resize({ width: 1024, height: 700 });
+    await app.screenshot('batch-done-1024x700');
 
     // A slot opens its episode in the timeline.
     await app.batches.openSlot(episodes[1]);

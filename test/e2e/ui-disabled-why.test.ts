@@ -55,6 +55,12 @@ describe('web mode: controls that cannot act say why', () => {
     await app.library.startTask('hello-python');
     await app.stepper.waitForBranch(90_000);
     await app.settled({ timeoutMs: 90_000 });
+    // Before the first step the timeline shows step 0, the setup: Replay does not say the
+    // episode has "no step" beside it.
+    await app.timeline.waitForStep(0, 60_000);
+    await expect(app.replay.text()).resolves.toMatch(
+      /Nothing to scrub yet: the episode has only step 0, its setup\. Take one \(Step, F10\)/,
+    );
     await app.stepper.stopBeforeTool.check();
     await app.page.keyboard.press('F10');
     await app.held.waitFor('before_tool');
@@ -69,6 +75,13 @@ describe('web mode: controls that cannot act say why', () => {
       /^Step 1 is paused inside: a message goes in between steps\. Run it \(F10\) first/,
     );
     expect(inject.title).toBe(inject.described);
+    // Typed, the message cannot go in: the reason is on screen under the button without a
+    // hover or focus (it was only in the bubble), and the button names that line first.
+    await expect(app.inject.sendWhy.innerText()).resolves.toBe(inject.described);
+    expect(await new LayoutObject(app.page).readable(app.inject.sendWhy)).toBe(true);
+    await expect(app.inject.root.getByTestId('inject-send').getAttribute('aria-describedby')).resolves.toBe(
+      'inject-send-why why-bubble',
+    );
     // The waiting step has no snapshot: fork and rollback say which step to use instead.
     await app.timeline.select(1);
     for (const id of ['fork', 'rollback']) {

@@ -21,7 +21,11 @@ describe('web mode: first load', () => {
       // A first open says what stepbox does and the three ways in; Open… opens its dialog.
       await expect(app.timeline.text()).resolves.toMatch(/steps through its episode like code in a debugger/);
       await expect(app.timeline.text()).resolves.toMatch(/A case[^]*A sample task[^]*Open…/);
-      await expect(app.inspector.text()).resolves.toContain('Select a step');
+      // Nothing to select yet: it says no episode is open, not "Select a step".
+      await expect(app.inspector.text()).resolves.toContain(
+        'No episode open: its steps show here once you start one.',
+      );
+      await expect(app.inspector.text()).resolves.not.toContain('Select a step');
       await expect(app.sandbox.text()).resolves.toContain('No episode open');
       await expect(app.replay.text()).resolves.toContain('Nothing to scrub');
       await expect(app.inject.text()).resolves.toContain('Open a live episode');
@@ -37,6 +41,10 @@ describe('web mode: first load', () => {
       await expect(
         app.page.evaluate(() => (window as unknown as { __marker?: number }).__marker),
       ).resolves.toBe(42);
+      // F10's answer is the one thing the inspector says: not "Select a step" under "No episode is open".
+      await expect(app.stepper.hint.innerText()).resolves.toMatch(/^No episode is open/);
+      await expect(app.inspector.text()).resolves.not.toContain('Select a step');
+      await expect(app.inspector.text()).resolves.not.toContain('No episode open:');
       await app.screenshot('first-load-empty');
       await app.resize({ width: 1920, height: 1080 });
       await app.screenshot('first-load-empty-1920x1080');

@@ -165,6 +165,18 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
     await expect(replayReopen.getAttribute('data-why')).resolves.toBe(
       'Step 2 never finished, so it has no snapshot: reopen from step 1.',
     );
+    // Step 2, held before its tools when the sandbox was released: the inspector shows the call
+    // that was held and that it never ran (it said "No tool call in step 2", the call in the trace).
+    await app.timeline.select(2);
+    const never = app.inspector.neverRan;
+    await never.waitFor({ timeout: 30_000 });
+    await expect(never.innerText()).resolves.toMatch(
+      /^Step 2 never ran: the agent decided this call, and the episode ended while the step was paused before it ran, so no tool ran and the sandbox did not change\.\s+Decided, never run: write_file\s+\{\s+"path": "greet\.py"/,
+    );
+    await expect(app.inspector.root.innerText()).resolves.not.toContain('No tool call');
+    await expect(app.replay.whatIfLine.innerText()).resolves.toBe(
+      'What if…: step 2 never ran; its held call is in the inspector.',
+    );
     await app.page.mouse.move(60, 42);
     await app.screenshot('idle-release-released-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });

@@ -59,6 +59,10 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
     expect(await slivers(app, layout)).toEqual([]);
 
     await stepTo(app, 2);
+    // Stepped on from the rollback, its answer ("… now on b-…") is past: it no longer stays
+    // beside step 2 (reviewers found it there in rollback-continued-1024x700).
+    expect(await app.replay.notice.count()).toBe(0);
+    await app.screenshot('replay-message-stepped-on-1024x700');
     await app.timeline.select(1);
     await app.replay.fork();
     await app.settled({ timeoutMs: 90_000 });

@@ -199,6 +199,10 @@ describe('web mode: live sandboxes in sight', () => {
       30_000,
       'the warm sandboxes said',
     );
+    // Stopped, the fork on screen has ended: its bar says how, and never "working…" (it read
+    // "interrupted · working…" while the Stop's answer waited for the sandbox to be given back).
+    await expect(app.stepper.episodeState.innerText()).resolves.toBe('interrupted');
+    expect(await app.stepper.working.count()).toBe(0);
     await app.screenshot('running-warm-1024x700');
     expect(app.errors).toEqual([]);
     await app.page.close();

@@ -983,6 +983,10 @@ export class InspectorPanel extends PanelObject {
   constructor(page: Page) {
     super(page, 'tool-inspector');
   }
+  /** The Call tab of a step held as its episode ended: what was decided, and that it never ran. */
+  get neverRan(): Locator {
+    return this.root.getByTestId('inspector-never-ran');
+  }
   /** The step the inspector shows, once loaded. */
   async step(): Promise<number | null> {
     const el = this.root.getByTestId('inspector-step');
@@ -1112,6 +1116,10 @@ export class InjectPanel extends PanelObject {
   get messageField(): Locator {
     return this.root.getByTestId('inject-text');
   }
+  /** Why "Inject at this step" cannot send, in a line under it (shown once a message is typed). */
+  get sendWhy(): Locator {
+    return this.root.getByTestId('why-line');
+  }
   /** The sentence an ended branch shows instead of the fields (with its fork button). */
   get ended(): Locator {
     return this.root.getByTestId('inject-ended');
@@ -1192,6 +1200,10 @@ export class ReplayPanel extends PanelObject {
   /** Presses "Reopen live here" (no wait: a question may come first). */
   async pressReopen(): Promise<void> {
     await this.root.getByTestId('reopen').click();
+  }
+  /** The panel's answer to its last button ("rolled back to step 1: now on …"), while it holds. */
+  get notice(): Locator {
+    return this.root.getByTestId('replay-notice');
   }
   /** Waits for the panel's notice to say `text`. */
   async waitForNotice(text: string, ms = 60_000): Promise<void> {
@@ -1778,6 +1790,10 @@ export class StepperBar extends PanelObject {
   /** The open branch's state badge (running, paused, ended, recorded…). */
   get episodeState(): Locator {
     return this.page.getByTestId('episode-state');
+  }
+  /** "working…" beside the state while a Step, Continue or Stop waits for its answer. */
+  get working(): Locator {
+    return this.page.getByTestId('episode-working');
   }
   /** Why it stopped, above the inspector (absent when the held card says it). */
   get stopReason(): Locator {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAppStores } from '../../renderer/src/stores/app-stores';
 import { createFakeBackend } from '../support/renderer-fake-client';
-import { episodeView, stepDetail } from '../support/renderer-fixtures';
+import { branchSummary, episodeView, stepDetail } from '../support/renderer-fixtures';
 
 /** Waits (bounded) for a condition the async wiring makes true. */
 async function until(cond: () => boolean, ms = 1000): Promise<void> {
@@ -160,6 +160,39 @@ describe('app stores wiring', () => {
     painted[1]();
     expect(fake.calls.length).toBe(asked + 1);
     expect(fetched().at(-1)).toContain(7);
+    stores.dispose();
+  });
+
+  it("the Replay pane's 'forked … now on …' goes once the person steps on the new branch, not while it loads", async () => {
+    const fake = createFakeBackend();
+    const fork = episodeView(1, {
+      summary: branchSummary({ branch: 'b-fork', parent_branch: 'b-main', fork_step: 1, steps: 1 }),
+      state: { episode: 'ep1', branch: 'b-fork', state: 'idle', step: 1, reason: null },
+    });
+    fake.on('episode.open', (req) => (req.id === 'b-fork' ? fork : episodeView(2)));
+    fake.on('episode.fork', () => ({ episode: 'ep1', branch: 'b-fork', state: fork.state! }));
+    let answer: (() => void) | null = null;
+    fake.on(
+      'episode.step',
+      () =>
+        new Promise((resolve) => {
+          answer = () =>
+            resolve({ episode: 'ep1', branch: 'b-fork', state: 'paused', step: 2, reason: null });
+        }),
+    );
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    await stores.stepper.getState().open('b-main');
+    await stores.replay.getState().fork('b-main', 1);
+    await until(
+      () => stores.stepper.getState().load === 'ready' && stores.stepper.getState().branch === 'b-fork',
+    );
+    // The fork's rows arriving are not a step: the answer stays.
+    expect(stores.replay.getState().notice).toBe('forked at step 1: now on b-fork');
+    // F10 on the fork: from the moment the step is asked for, the answer is history.
+    const stepping = stores.stepper.getState().step();
+    expect(stores.replay.getState().notice).toBeNull();
+    answer!();
+    await stepping;
     stores.dispose();
   });
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchSlotView, BatchView } from '../../shared/contract/models';
 import {
+  batchEndText,
   createBatchesStore,
+  selectBatchesEnded,
   selectBatchStartWhy,
   selectCanResume,
   selectFlagCounts,
@@ -13,6 +15,7 @@ import {
 import { countFieldWidth } from '../../renderer/src/model/count-range';
 import { BATCH_CONCURRENCY, BATCH_EPISODES } from '../../renderer/src/stores/batches/batches-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
+import { createAppStores } from '../../renderer/src/stores/app-stores';
 
 function slot(index: number, status: BatchSlotView['status'], episode: string | null = null): BatchSlotView {
   return {
@@ -195,5 +198,38 @@ describe('batches store', () => {
     expect(countFieldWidth(BATCH_EPISODES)).toBe('calc(6ch + 28px)');
     expect(countFieldWidth(BATCH_CONCURRENCY)).toBe('calc(6ch + 28px)');
     expect(countFieldWidth({ name: 'n', min: 1, max: 10_000_000 })).toBe('calc(9ch + 28px)');
+  });
+});
+
+describe('a batch that ends says so in the notification area', () => {
+  const done = view({
+    state: 'done',
+    done: 2,
+    succeeded: 2,
+    running: 0,
+    success_rate: 1,
+    slots: [slot(0, 'succeeded', 'ep-a'), slot(1, 'succeeded', 'ep-b')],
+  });
+
+  it('names the tasks, how many succeeded and the QA flags, once, when the batch stops running', () => {
+    expect(batchEndText(done)).toBe('Batch of hello-python done: 2 of 2 episodes succeeded; no QA flags.');
+    expect(
+      batchEndText(view({ state: 'cancelled', done: 1, succeeded: 0, running: 0, flags: { loop: 1 } })),
+    ).toBe('Batch of hello-python cancelled: 0 of 2 episodes succeeded (1 of 2 finished); QA flags: loop 1.');
+    expect(selectBatchesEnded([view()], [done]).map((b) => b.batch)).toEqual(['batch-1']);
+    // Already ended (the list read at start), or still running: nothing new to say.
+    expect(selectBatchesEnded([done], [done])).toEqual([]);
+    expect(selectBatchesEnded([], [done])).toEqual([]);
+    expect(selectBatchesEnded([view()], [view({ done: 1 })])).toEqual([]);
+
+    const fake = createFakeBackend();
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    fake.emit('batch.progress', view());
+    expect(stores.notices.getState().items).toEqual([]);
+    fake.emit('batch.progress', done);
+    expect(stores.notices.getState().items.map((n) => [n.kind, n.tone, n.text])).toEqual([
+      ['batch', 'info', 'Batch of hello-python done: 2 of 2 episodes succeeded; no QA flags.'],
+    ]);
+    stores.dispose();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EpisodeStateInfo } from '../../shared/contract/models';
+import type { EpisodeStateInfo, StepDetail } from '../../shared/contract/models';
 import type { HeldAction } from '../../shared/held-action';
 import { breakpointFromForm } from '../../renderer/src/model/breakpoint-form';
 import { heldAnswerWords } from '../../renderer/src/model/edit-words';
@@ -9,7 +9,8 @@ import {
   rowsWithHeld,
 } from '../../renderer/src/stores/stepper/stepper-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
-import { episodeView, stepRow } from '../support/renderer-fixtures';
+import { episodeView, stepDetail, stepRow, traceEvent } from '../support/renderer-fixtures';
+import { selectNeverRan } from '../../renderer/src/stores/inspector/inspector-store';
 
 const sync = (flush: () => void) => flush();
 
@@ -163,5 +164,52 @@ describe("the held answer's words: whose they are", () => {
     const words = heldAnswerWords({ message: edited, original: MODEL });
     expect(words.label).toBe('The model says');
     expect(words.original).toContain('{"command":"ls"}');
+  });
+});
+
+describe('a held step the episode ended before it ran', () => {
+  const toolCalls = (args: string) => [
+    { id: 'call_2', type: 'function' as const, function: { name: 'write_file', arguments: args } },
+  ];
+  const held = (events: Record<string, unknown>[]): StepDetail => ({
+    ...stepDetail(2),
+    calls: [],
+    model_output: { raw: '', usage: null },
+    events: events.map((e) =>
+      traceEvent({ step: 2, ...e } as Record<string, unknown> & { type: string; step: number }),
+    ),
+  });
+
+  it('shows the held call (a person’s edit of it, if any) and that it never ran; not for a step that ran', () => {
+    const output = {
+      type: 'model_output',
+      raw: '',
+      message: { content: null, tool_calls: toolCalls('{"path": "greet.py", "content": "x"}') },
+    };
+    const never = selectNeverRan(held([{ type: 'model_request', request: {} }, output]));
+    expect(never?.text).toBe(
+      'Step 2 never ran: the agent decided this call, and the episode ended while the step was paused before it ran, so no tool ran and the sandbox did not change.',
+    );
+    expect(never?.calls).toEqual([{ name: 'write_file', arguments: { path: 'greet.py', content: 'x' } }]);
+    // Edited while held: what would have run is the edit.
+    const edited = selectNeverRan(
+      held([
+        output,
+        {
+          type: 'edit',
+          stage: 'before_tool',
+          call_id: 'call_2',
+          original: output.message,
+          edited: { content: null, tool_calls: toolCalls('{"path": "other.py"}') },
+        },
+      ]),
+    );
+    expect(edited?.calls).toEqual([{ name: 'write_file', arguments: { path: 'other.py' } }]);
+    // A step that ran (its action recorded), step 0 and a step with a call are not "never ran".
+    expect(selectNeverRan(held([output, { type: 'action', calls: [], final: 'done' }]))).toBeNull();
+    expect(selectNeverRan(stepDetail(2))).toBeNull();
+    expect(selectNeverRan({ ...held([output]), step: 0 })).toBeNull();
+    // No decision recorded at all: nothing to show.
+    expect(selectNeverRan(held([{ type: 'model_request', request: {} }]))).toBeNull();
   });
 });

@@ -12,8 +12,16 @@ import {
   walkthroughText,
 } from '../../renderer/src/stores/episodes/episodes-store';
 import { createNoticesStore } from '../../renderer/src/stores/notices/notices-store';
-import { createInjectStore, overrideToResult } from '../../renderer/src/stores/inject/inject-store';
-import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store';
+import {
+  createInjectStore,
+  overrideToResult,
+  selectInjectWhy,
+} from '../../renderer/src/stores/inject/inject-store';
+import { whyNot } from '../../renderer/src/components/why-not';
+import {
+  createInspectorStore,
+  selectInspectorEmpty,
+} from '../../renderer/src/stores/inspector/inspector-store';
 import {
   createReplayStore,
   selectBusyWhy,
@@ -548,7 +556,39 @@ describe('episodes store', () => {
   });
 });
 
+describe('the inspector with no step to show', () => {
+  it('says "Select a step" only with an episode open; with none, that none is, and nothing under the hint', () => {
+    expect(selectInspectorEmpty({ branch: 'b', hint: null })).toBe(
+      'Select a step in the timeline to inspect its tool call.',
+    );
+    expect(selectInspectorEmpty({ branch: null, hint: null })).toBe(
+      'No episode open: its steps show here once you start one.',
+    );
+    // F10 with nothing open: the hint above says it; the body does not contradict it.
+    expect(selectInspectorEmpty({ branch: null, hint: 'No episode is open: start a task.' })).toBeNull();
+  });
+});
+
 describe('inject store', () => {
+  it("Inject's reason is said under the button once a message is typed; before, on focus only", () => {
+    const held = 'Step 1 is paused inside: a message goes in between steps. Run it (F10) first.';
+    expect(selectInjectWhy({ text: '', sending: false }, null)).toEqual({
+      why: 'Write the message first.',
+      shown: false,
+    });
+    expect(selectInjectWhy({ text: '', sending: false }, held)).toEqual({ why: held, shown: false });
+    // Typed, and it cannot go in: the reason is on screen, linked to the button first.
+    expect(selectInjectWhy({ text: 'the user wants an umbrella', sending: false }, held)).toEqual({
+      why: held,
+      shown: true,
+    });
+    expect(whyNot(held, undefined, 'inject-send-why')['aria-describedby']).toBe('inject-send-why why-bubble');
+    expect(whyNot(held)['aria-describedby']).toBe('why-bubble');
+    // Typed and sendable: no reason; sending: the button's label says it.
+    expect(selectInjectWhy({ text: 'x', sending: false }, null)).toEqual({ why: null, shown: false });
+    expect(selectInjectWhy({ text: 'x', sending: true }, null)).toEqual({ why: 'Sending…', shown: false });
+  });
+
   it('sends text as the chosen role and clears the draft', async () => {
     const fake = createFakeBackend();
     fake.on('episode.inject', () => ({}));

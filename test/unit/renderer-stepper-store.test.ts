@@ -533,15 +533,33 @@ describe('endText', () => {
   it('Replay with no step to scrub says what can be done: a step only where Step and Continue can act', () => {
     type S = Parameters<typeof whyNothingToScrub>[0];
     const end = { status: 'error' as const, end_reason: 'model_error', verifier: null };
-    const ended = { branch: 'b', live: false, state: null, busy: false, view: { end } } as unknown as S;
+    const ended = {
+      branch: 'b',
+      live: false,
+      state: null,
+      busy: false,
+      rows: [],
+      view: { end },
+    } as unknown as S;
     // Ended at setup (a model server that was not up): not "take one (Step, F10)" with both greyed.
     expect(whyNoStep(ended)).not.toBeNull();
     expect(whyNothingToScrub(ended)).toBe(
       'This episode ended in an error: the model endpoint kept failing. It ended before its first step, so there is nothing to scrub: start it again from the library.',
     );
-    const paused = { branch: 'b', live: true, state: 'paused', busy: false, view: null } as unknown as S;
+    const paused = {
+      branch: 'b',
+      live: true,
+      state: 'paused',
+      busy: false,
+      rows: [],
+      view: null,
+    } as unknown as S;
     expect(whyNoStep(paused)).toBeNull();
     expect(whyNothingToScrub(paused)).toMatch(/Take one \(Step, F10\) or run it \(Continue, F5\)\.$/);
+    // Step 0's row (the setup) on screen: the Replay panel does not say "no step" beside it.
+    expect(whyNothingToScrub({ ...paused, rows: [stepRow(0, { tools: [] })] })).toBe(
+      'Nothing to scrub yet: the episode has only step 0, its setup. Take one (Step, F10) or run it (Continue, F5).',
+    );
     expect(whyNothingToScrub({ ...paused, state: 'running' })).toBe(
       'Nothing to scrub yet: its first step is under way.',
     );
@@ -669,6 +687,33 @@ describe("the bar's word for a live branch", () => {
     );
     await store.getState().open('b-fork');
     expect(selectStateText(store.getState())).toBe('paused at step 2');
+  });
+
+  it('an ended branch never reads "working…": the end is seen before the Stop answers', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(1));
+    let done: () => void = () => undefined;
+    fake.on(
+      'episode.stop',
+      () => new Promise((r) => (done = () => r({ status: 'interrupted', end_reason: 'stopped' }))),
+    );
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('b-main');
+    const stopping = store.getState().stop();
+    expect(selectWorkingText(store.getState())).toBe('working…');
+    const ended: EpisodeStateInfo = {
+      episode: 'ep1',
+      branch: 'b-main',
+      state: 'ended',
+      step: 1,
+      reason: { kind: 'ended', end: { status: 'interrupted', end_reason: 'stopped' } },
+    };
+    fake.emit('episode.state', ended);
+    // The Stop's answer still waits (the sandbox is being given back): the episode has ended.
+    expect(store.getState().busy).toBe(true);
+    expect(selectWorkingText(store.getState())).toBeNull();
+    done();
+    await stopping;
   });
 
   it('a manual agent asked for its next step reads "waiting for you", not "running · working…"; the step it was given runs', async () => {

@@ -163,7 +163,12 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
             {opening ? 'opening…' : live ? shownState : recordedStatus}
             {flaggedSuccess && !opening ? ' · ⚑ flagged' : ''}
           </span>
-          {working ? <span className="muted"> {working}</span> : null}
+          {working ? (
+            <span className="muted" data-testid="episode-working">
+              {' '}
+              {working}
+            </span>
+          ) : null}
         </span>
       ) : (
         <span className="muted">no episode open</span>

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { revealWhole } from '../layout/reveal-whole';
 import { WHY_BUBBLE_ID } from './why-not';
 
 /** What the bubble says and where: under (or over) the control it is about. */
@@ -67,5 +68,24 @@ export function WhyBubble() {
     >
       {shown?.text}
     </div>
+  );
+}
+
+/**
+ * A disabled control's reason said in a line beside it, without focus or pointer: for a control
+ * whose form the person has filled in (they mean to press it). The control names `id` in
+ * `aria-describedby` (whyNot's `shownIn`); nothing is rendered while there is no reason.
+ */
+export function WhyLine(props: { readonly id: string; readonly why: string | null }) {
+  const line = useRef<HTMLParagraphElement>(null);
+  // Read whole when it comes: under Inject at 1024×700 it sat cut under the Sandbox header.
+  useEffect(() => {
+    if (props.why && line.current) revealWhole(line.current);
+  }, [props.why]);
+  if (!props.why) return null;
+  return (
+    <p ref={line} id={props.id} className="why-line" data-testid="why-line">
+      {props.why}
+    </p>
   );
 }

@@ -26,15 +26,22 @@ function refuse(e: MouseEvent): void {
  * from the Tab order and so from anyone on a keyboard), and focusing or pointing at it shows the
  * reason in visible text beside it (the why bubble, linked by `aria-describedby`); a screen reader
  * hears it as the description; `data-why` is what the action keys quote. Enabled, the control
- * keeps its own `title`.
+ * keeps its own `title`. Where the person has already filled in what the control sends, the
+ * reason is also said in a line beside it (WhyLine, its id in `shownIn`): a form typed in and a
+ * button that does nothing, its reason behind a hover, read as broken.
  */
-export function whyNot(why: string | null | false | undefined, title?: string): WhyNotProps {
+export function whyNot(
+  why: string | null | false | undefined,
+  title?: string,
+  shownIn?: string | null,
+): WhyNotProps {
   if (!why) return title ? { title } : {};
   return {
     title: why,
     'aria-disabled': true,
     'aria-description': why,
-    'aria-describedby': WHY_BUBBLE_ID,
+    // `shownIn`: a line beside the control says the reason without focus (WhyLine), read first.
+    'aria-describedby': shownIn ? `${shownIn} ${WHY_BUBBLE_ID}` : WHY_BUBBLE_ID,
     'data-why': why,
     onClickCapture: refuse,
   };

@@ -2,8 +2,14 @@ import { useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
+import { WhyLine } from '../components/why-bubble';
 import { whyNoFork, whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
-import { injectPlaceholder, selectSection, type InjectSection } from '../stores/inject/inject-store';
+import {
+  injectPlaceholder,
+  selectInjectWhy,
+  selectSection,
+  type InjectSection,
+} from '../stores/inject/inject-store';
 import {
   selectCurrentRow,
   selectLastStep,
@@ -115,6 +121,8 @@ export function InjectPanel() {
   const placeholder = injectPlaceholder(currentRow, mode);
   const noOverride = useSlice('stepper', whyNoOverride);
   const sending = useSlice('inject', (s) => s.sending);
+  // Why Inject cannot send, said under it once a message is typed.
+  const injectWhy = selectInjectWhy({ text, sending }, noInject);
   const error = useSlice('inject', (s) => s.error);
   const notice = useSlice('inject', (s) => s.notice);
   // Only a live branch's override section reads it (the pending result): a recorded branch's
@@ -304,13 +312,12 @@ export function InjectPanel() {
                 type="button"
                 className="primary"
                 data-testid="inject-send"
-                {...whyNot(
-                  firstWhy(noInject, !text.trim() && 'Write the message first.', sending && 'Sending…'),
-                )}
+                {...whyNot(injectWhy.why, undefined, injectWhy.shown ? 'inject-send-why' : null)}
                 onClick={() => void a.inject(branch)}
               >
                 {sending ? 'Injecting…' : 'Inject at this step'}
               </button>
+              <WhyLine id="inject-send-why" why={injectWhy.shown ? injectWhy.why : null} />
               {answer}
             </div>
           ) : null}

@@ -14,7 +14,12 @@ import { StopNotice } from '../components/stop-notice';
 import { TaskView } from '../components/task-view';
 import { Panel, PanelState } from '../components/panel';
 import { recordedStepOutput, type StepOutput } from '../stores/agent-output/agent-output-store';
-import { INSPECTOR_TABS, selectShownTab } from '../stores/inspector/inspector-store';
+import {
+  INSPECTOR_TABS,
+  selectInspectorEmpty,
+  selectNeverRan,
+  selectShownTab,
+} from '../stores/inspector/inspector-store';
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
@@ -409,6 +414,33 @@ function GivenByPerson(props: { readonly call: CallDetail }) {
   );
 }
 
+/**
+ * The Call tab of a step with no call: what it decided and that it never ran, when it was held
+ * inside the step as the episode ended (the held call is in its trace); else that it had none.
+ */
+function NeverRanView(props: { readonly detail: StepDetail }) {
+  const never = selectNeverRan(props.detail);
+  if (!never) return <PanelState kind="empty">No tool call in step {props.detail.step}.</PanelState>;
+  return (
+    <div className="never-ran" data-testid="inspector-never-ran">
+      <p className="injected">{never.text}</p>
+      {never.content !== null ? (
+        <p className="muted">
+          The answer&apos;s text: <q>{never.content}</q>
+        </p>
+      ) : null}
+      {never.calls.map((c, i) => (
+        <div className="held-call" key={i} data-testid="never-ran-call">
+          <div>
+            Decided, never run: <b className="mono">{c.name}</b>
+          </div>
+          <pre className="mono held-args">{pretty(c.arguments)}</pre>
+        </div>
+      ))}
+    </div>
+  );
+}
+
 const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail }) {
   const d = props.detail;
   const rewards = d.rewards ? Object.entries(d.rewards.components) : [];
@@ -519,12 +551,13 @@ export function ToolInspector() {
   const [callIndex, setCallIndex] = useState(0);
   const heldStep = useSlice('stepper', (s) => (s.held && s.state !== 'running' ? s.held.step : null));
   const tabs = isExec ? INSPECTOR_TABS : INSPECTOR_TABS.filter(([id]) => id !== 'agent');
+  const empty = useSlice('stepper', selectInspectorEmpty);
 
   let body;
   // The step paused inside has nothing recorded to inspect yet: the card above shows what it will do.
   if (step !== null && step === heldStep) body = null;
   else if (step === null || load === 'idle')
-    body = <PanelState kind="empty">Select a step in the timeline to inspect its tool call.</PanelState>;
+    body = empty === null ? null : <PanelState kind="empty">{empty}</PanelState>;
   else if (load === 'error')
     body = (
       <PanelState kind="error">
@@ -596,7 +629,7 @@ export function ToolInspector() {
             // Step 0 is the setup, no call: what the agent is asked to do is what to read first.
             <TaskView />
           ) : (
-            <PanelState kind="empty">No tool call in step {detail.step}.</PanelState>
+            <NeverRanView detail={detail} />
           )
         ) : null}
         {tab === 'output' ? <OutputView detail={detail} /> : null}

@@ -3,7 +3,12 @@ import { formatSpan } from '../../../shared/format-span';
 import type { ToolCall } from '../../../shared/trace-events';
 import { createAgentOutputStore, type AgentOutputStore } from './agent-output/agent-output-store';
 import { createAgentsStore, type AgentsStore } from './agents/agents-store';
-import { createBatchesStore, type BatchesStore } from './batches/batches-store';
+import {
+  batchEndText,
+  createBatchesStore,
+  selectBatchesEnded,
+  type BatchesStore,
+} from './batches/batches-store';
 import { createCandidatesStore, type CandidatesStore } from './candidates/candidates-store';
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
 import { createInjectStore, type InjectStore } from './inject/inject-store';
@@ -20,6 +25,7 @@ import {
   afterNextPaint,
   createStepperStore,
   selectLastStep,
+  selectMovedOn,
   selectViewedRow,
   selectViewedStep,
   type StepperOptions,
@@ -178,6 +184,18 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const offLibrary = episodes.subscribe((e, prev) => {
     if (e.allEpisodes !== prev.allEpisodes) void sandbox.getState().countWarm();
   });
+  // A batch that stops running says how it went in the notification area (its section may be
+  // scrolled out of view at the library's foot).
+  const offBatches = batches.subscribe((b, prev) => {
+    if (b.batches === prev.batches) return;
+    for (const ended of selectBatchesEnded(prev.batches, b.batches))
+      notices.getState().post({
+        kind: 'batch',
+        branch: null,
+        tone: ended.state === 'done' ? 'info' : 'error',
+        text: batchEndText(ended),
+      });
+  });
   // A comparison asked for shows in the compare tab.
   const offReplay = replay.subscribe((r, prev) => {
     if (r.running === 'compare' && prev.running !== 'compare') sideBySide.getState().show('compare');
@@ -207,6 +225,10 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       s.rolledBack?.from === prev.branch
     )
       terminal.getState().follow(prev.branch, s.branch);
+    // The Replay pane's answer ("rolled back to step 1: now on …", "forked at step 2: now on …")
+    // is about the moment it answered: once the person steps on, it is stale (it stayed beside
+    // step 2 after a rollback to 1). Another branch opened resets the slice (below).
+    if (selectMovedOn(prev, s) && replay.getState().notice !== null) replay.getState().dismissNotice();
     if (s.branch !== prev.branch) {
       // Another branch opened (not a pick, which holds the set until it lands): what the view
       // showed was about the branch left.
@@ -310,6 +332,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       offWhatIf();
       offCandidates();
       offReplay();
+      offBatches();
       offLibrary();
       offCommand();
       offImage();

@@ -173,6 +173,28 @@ export function createBatchesStore(
   return store;
 }
 
+/** The batches of `next` that stopped running since `prev` (finished, cancelled, failed). */
+export function selectBatchesEnded(prev: readonly BatchView[], next: readonly BatchView[]): BatchView[] {
+  const was = new Map(prev.map((b) => [b.batch, b.state]));
+  return next.filter((b) => b.state !== 'running' && was.get(b.batch) === 'running');
+}
+
+/**
+ * A batch's end in one sentence, for the notification area: the Batches section sits at the
+ * library's foot, often scrolled out of view, and a batch that finished showed nothing of it
+ * (batch-done). "Batch of hello-python done: 2 of 2 episodes succeeded; no QA flags."
+ */
+export function batchEndText(b: BatchView): string {
+  const tasks = [...new Set(b.slots.map((s) => s.task_name))].join(', ') || b.batch;
+  const unfinished = b.done < b.total ? ` (${b.done} of ${b.total} finished)` : '';
+  const flags = selectFlagCounts(b);
+  const flagged = flags.length
+    ? `; QA flags: ${flags.map(([rule, n]) => `${rule} ${n}`).join(', ')}`
+    : '; no QA flags';
+  const error = b.error ? `: ${b.error.replace(/[.\s]+$/, '')}` : '';
+  return `Batch of ${tasks} ${b.state}: ${b.succeeded} of ${b.total} episodes succeeded${unfinished}${flagged}${error}.`;
+}
+
 /** The batch whose slots are shown: the selected one, else the newest. */
 export function selectShownBatch(s: BatchesState): BatchView | null {
   return s.batches.find((b) => b.batch === s.selected) ?? s.batches[0] ?? null;

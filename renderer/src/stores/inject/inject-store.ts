@@ -255,6 +255,20 @@ export function createInjectStore(client: StepboxClient): InjectStore {
   }));
 }
 
+/**
+ * Why "Inject at this step" cannot send (`noInject`: the stepper's reason, first), and whether
+ * it is said in a line under the button: once a message is typed the person means to send it,
+ * and a greyed button with its reason only on hover read as broken (disabled-why-held-1024x700).
+ */
+export function selectInjectWhy(
+  s: Pick<InjectState, 'text' | 'sending'>,
+  noInject: string | null,
+): { readonly why: string | null; readonly shown: boolean } {
+  const typed = s.text.trim() !== '';
+  const why = noInject ?? (!typed ? 'Write the message first.' : s.sending ? 'Sending…' : null);
+  return { why, shown: why !== null && typed && !s.sending };
+}
+
 /** True when the draft can be sent. */
 export function selectCanInject(s: InjectState): boolean {
   return !s.sending && s.text.trim().length > 0;

@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { StepDetail } from '../../../../shared/contract/models';
+import type { TraceEvent } from '../../../../shared/trace-events';
 import { MAX_STEP_DETAILS } from '../../../../shared/contract/operation-names';
 import { errorText } from '../result';
 import type { DetailWanted } from './details-ahead';
@@ -29,6 +30,85 @@ export const INSPECTOR_TABS: readonly (readonly [InspectorTab, string, string])[
  */
 export function selectShownTab(tab: InspectorTab, hasAgentOutput: boolean): InspectorTab {
   return tab === 'agent' && !hasAgentOutput ? 'call' : tab;
+}
+
+/**
+ * What the inspector says with no step to show: "Select a step" only where there are steps to
+ * select. With no episode open it says so, and nothing while the stepper's hint above says it
+ * (F10 on the first load showed "No episode is open…" over "Select a step in the timeline").
+ */
+export function selectInspectorEmpty(s: {
+  readonly branch: string | null;
+  readonly hint: string | null;
+}): string | null {
+  if (s.branch !== null) return 'Select a step in the timeline to inspect its tool call.';
+  return s.hint !== null ? null : 'No episode open: its steps show here once you start one.';
+}
+
+/** A step decided and never run: what it would have run, and why it did not, in words. */
+export interface NeverRan {
+  readonly text: string;
+  /** The calls decided (a person's edit of them, if any), arguments parsed where they are JSON. */
+  readonly calls: readonly { readonly name: string; readonly arguments: unknown }[];
+  /** The decided answer's text (a final answer, or calls written as text), or null. */
+  readonly content: string | null;
+}
+
+/**
+ * A step whose decision is recorded (its `model_output`) but that never ran: it was held
+ * inside the step (paused before its tools or its answer) when the episode ended (a stop, an
+ * idle release). No `action`, no call, no result: the inspector said "No tool call in step 2"
+ * with the held call in the trace. Null for any step that ran, or while it is held (the card
+ * says it then).
+ */
+export function selectNeverRan(detail: StepDetail | null): NeverRan | null {
+  if (!detail || detail.step === 0 || detail.calls.length > 0) return null;
+  if (detail.final !== null || detail.parse_error !== null) return null;
+  if (detail.events.some((e) => e.type === 'action' || e.type === 'parse_error')) return null;
+  let output: Extract<TraceEvent, { type: 'model_output' }> | null = null;
+  let edit: Extract<TraceEvent, { type: 'edit' }> | null = null;
+  for (const e of detail.events) {
+    if (e.type === 'model_output') output = e;
+    else if (e.type === 'edit') edit = e;
+  }
+  if (!output) return null;
+  // What would have run: a person's last edit of the held answer, else the model's.
+  const message = decidedMessage(edit ? edit.edited : output.message) ?? { content: output.raw, calls: [] };
+  const calls = message.calls.map((c) => ({ name: c.name, arguments: jsonOr(c.arguments) }));
+  const what = calls.length ? (calls.length > 1 ? 'these calls' : 'this call') : 'this answer';
+  return {
+    text: `Step ${detail.step} never ran: the agent decided ${what}, and the episode ended while the step was paused before it ran, so no tool ran and the sandbox did not change.`,
+    calls,
+    content: message.content ? message.content : null,
+  };
+}
+
+/**
+ * An assistant message's text and tool calls, read field by field (not with the zod schema of
+ * shared/held-action: the inspector is in the window's first chunk, which loads no zod), or
+ * null when `value` is not one.
+ */
+function decidedMessage(
+  value: unknown,
+): { content: string | null; calls: { name: string; arguments: unknown }[] } | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const m = value as { content?: unknown; tool_calls?: unknown };
+  const calls: { name: string; arguments: unknown }[] = [];
+  for (const c of Array.isArray(m.tool_calls) ? (m.tool_calls as unknown[]) : []) {
+    const fn = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+    if (typeof fn?.name === 'string') calls.push({ name: fn.name, arguments: fn.arguments });
+  }
+  return { content: typeof m.content === 'string' ? m.content : null, calls };
+}
+
+/** A JSON string's value, else the text itself (arguments a model wrote that are not JSON). */
+function jsonOr(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
 }
 
 /** The tool-call inspector: the viewed step's detail, the tab, the file being diffed. */

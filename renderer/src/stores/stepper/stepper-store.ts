@@ -841,9 +841,14 @@ export function selectWaitsForPerson(s: StepperState): boolean {
   return s.rows.at(-1)?.status !== 'pending';
 }
 
-/** "working…" beside the bar's word while a stepper action waits for its answer; not while the agent waits for the person. */
+/**
+ * "working…" beside the bar's word while a stepper action waits for its answer; not while the
+ * agent waits for the person, and never once the branch ended: a Stop's answer comes after the
+ * sandbox is given back, and the bar read "interrupted · working…" meanwhile.
+ */
 export function selectWorkingText(s: StepperState): string | null {
-  return s.busy && !selectWaitsForPerson(s) ? 'working…' : null;
+  if (!s.busy || !s.live || s.state === 'ended') return null;
+  return selectWaitsForPerson(s) ? null : 'working…';
 }
 
 /**
@@ -903,6 +908,23 @@ export function selectBranchedNotice(s: StepperState): string | null {
         ? "step 1 is its parent's"
         : `steps 1–${from.step} are its parent's`;
   return `New live branch from ${from.parent} at step ${from.step}: ${inherited}, and a fresh sandbox holds step ${from.step}. Step (F10) or Continue (F5) goes on from there; ${from.parent} stays as recorded.`;
+}
+
+/**
+ * The person moved the open branch on between two states: a stepper action began (Step,
+ * Continue, Pause, Stop, a change of the held step), the branch started running, a step
+ * stopped inside, or a step was added. Not the branch's own load (a fork's rows arriving).
+ * What was said about the moment before (the Replay pane's "rolled back … now on …") is past.
+ */
+export function selectMovedOn(prev: StepperState, s: StepperState): boolean {
+  if (s.branch === null || s.branch !== prev.branch || prev.load !== 'ready' || s.load !== 'ready')
+    return false;
+  return (
+    (s.busy && !prev.busy) ||
+    (s.state === 'running' && prev.state !== 'running') ||
+    (s.held !== null && s.held !== prev.held) ||
+    selectLastStep(s) > selectLastStep(prev)
+  );
 }
 
 /** The row of the viewed step, or null. */

@@ -27,14 +27,17 @@ export function whyNothingToScrub(s: StepperState): string {
   if (selectWaitsForPerson(s))
     return 'Nothing to scrub yet: the agent is waiting for you to decide its first step (Inject, Decision tab).';
   if (s.live && s.state === 'running') return 'Nothing to scrub yet: its first step is under way.';
+  // Beside step 0's row (the setup, selected in the timeline) "no step" read as a contradiction.
+  const none = (): string =>
+    s.rows.length > 0 ? 'the episode has only step 0, its setup' : 'the episode has no step';
   const noStep = whyNoStep(s);
   if (noStep === null)
-    return 'Nothing to scrub yet: the episode has no step. Take one (Step, F10) or run it (Continue, F5).';
+    return `Nothing to scrub yet: ${none()}. Take one (Step, F10) or run it (Continue, F5).`;
   // The short reason: the fatal error's own words are said once, above the inspector.
   const ended = endNotice(s, false);
   if (ended)
     return `${ended} It ended before its first step, so there is nothing to scrub: start it again from the library.`;
-  return `Nothing to scrub yet: the episode has no step. ${noStep}`;
+  return `Nothing to scrub yet: ${none()}. ${noStep}`;
 }
 
 /** Pause. */
