@@ -54,14 +54,23 @@ export interface PathRoot {
   readonly as: string;
 }
 
+/** The store's word in a path people read (the README's). */
+const STORE = '$STEPBOX_HOME';
+
 /**
  * The places paths are said from besides a task's folder: the store as `$STEPBOX_HOME` (the
  * README's word) and stepbox's bundled files as `resources`.
  */
-export function pathRoots(storeHome?: string | null, bundled?: string | null): PathRoot[] {
+export function pathRoots(
+  storeHome?: string | null,
+  bundled?: string | null,
+  /** The opened projects (a folder or a task.json): each said from its folder's own name. */
+  projects: readonly string[] = [],
+): PathRoot[] {
   return [
-    ...(storeHome ? [{ path: storeHome, as: '$STEPBOX_HOME' }] : []),
+    ...(storeHome ? [{ path: storeHome, as: STORE }] : []),
     ...(bundled ? [{ path: bundled, as: 'resources' }] : []),
+    ...projects.map((p) => ownName(taskFolderOf(p))),
   ];
 }
 
@@ -97,6 +106,27 @@ export function pathForPeople(path: string, roots: readonly PathRoot[] = []): st
   return fromRoots(path, roots) ?? (folder ? fromRoots(path, [ownName(folder)]) : null) ?? path;
 }
 
+/** An absolute path in a message: after a start, a space, a quote, `(`, `=` or `:` (`scripted:/…`); a sentence's last `.`/`,` is not part of it. */
+const PATH_IN_TEXT = /(^|[\s"'`(=:])(\/[^\s"'`()]*[^\s"'`().,;:])/g;
+
+/**
+ * A message (an error, a notice) as the window says it: each host path inside one of `roots`
+ * said from there, by {@link pathForPeople}'s rule (`$STEPBOX_HOME/cases/x/README.md`,
+ * `resources/tasks/hello-python/a.jsonl`). A path outside every root stays whole: that is
+ * what a refusal is about (`/etc/passwd`). The whole text goes in the element's tooltip.
+ */
+export function peopleText(text: string, roots: readonly PathRoot[]): string {
+  return pathsInText(text, (path) => fromRoots(path, roots));
+}
+
+/** `text` with each absolute path in it said by `say` (null: left as it is). */
+export function pathsInText(text: string, say: (path: string) => string | null): string {
+  return text.replace(PATH_IN_TEXT, (all, lead: string, path: string) => {
+    const said = say(path);
+    return said === null ? all : `${lead}${said}`;
+  });
+}
+
 /**
  * A resolved path as a task's card says it: inside the task's folder, from the folder's own
  * name (`hello-python/agent.jsonl`: where the task was found, not the host's whole path, which
@@ -105,8 +135,21 @@ export function pathForPeople(path: string, roots: readonly PathRoot[] = []): st
  * (a start refuses it).
  */
 export function pathOnCard(path: string, taskFolder: string, roots: readonly PathRoot[] = []): string {
+  const said = fromRoots(path, cardRoots(taskFolder, roots));
+  // The store's folders are named by whoever made them (`scripts-k3J9x`): the card says what
+  // the file is and where it lives, the folder in the tooltip.
+  return said?.startsWith(`${STORE}/`)
+    ? `${path.slice(path.lastIndexOf('/') + 1)}${IN_STORE}`
+    : (said ?? path);
+}
+
+/** How a card says a file is in the store, after its name (`a.jsonl in the store`). */
+export const IN_STORE = ' in the store';
+
+/** The roots a task's card says paths from: the task's folder by its own name, then `roots`. */
+export function cardRoots(taskFolder: string, roots: readonly PathRoot[] = []): PathRoot[] {
   const folder = taskFolder.replace(/\/+$/, '');
-  return fromRoots(path, [...(folder ? [ownName(folder)] : []), ...roots]) ?? path;
+  return [...(folder ? [ownName(folder)] : []), ...roots];
 }
 
 /** A folder files may be read from, and its name in an error (`the task's folder`, `the store`). */
@@ -155,6 +198,23 @@ export function outsideText(
   );
 }
 
+/**
+ * The places every start may read from besides the task's folder, named as a refusal names
+ * them: the store, stepbox's bundled files, the opened projects' folders. The server's list
+ * (file-fields.ts) and the start form's card build it here, so both say the same.
+ */
+export function commonPlaces(
+  storeHome: string | null | undefined,
+  bundled: string | null | undefined,
+  projects: readonly string[],
+): FilePlace[] {
+  return [
+    ...(storeHome ? [{ name: 'the store', path: storeHome }] : []),
+    ...(bundled ? [{ name: "stepbox's bundled files", path: bundled }] : []),
+    ...projects.map((p) => ({ name: 'an opened project', path: taskFolderOf(p) })),
+  ];
+}
+
 /** The places of an error, by name and path. */
 function placesText(places: readonly FilePlace[]): string {
   return places.length ? places.map((p) => `${p.name} ${p.path}`).join(', ') : 'no folder';
@@ -166,29 +226,25 @@ export function scriptOf(spec: string): string | null {
   return m ? m[1].trim() : null;
 }
 
+/** The places a start on the task in `taskFolder` may read from: its folder first, then `common`. */
+export function placesFor(taskFolder: string | null, common: readonly FilePlace[]): FilePlace[] {
+  return [...(taskFolder ? [{ name: "the task's folder", path: taskFolder }] : []), ...common];
+}
+
 /**
- * Null when a typed `scripted:` path stays where the form reads from; otherwise the refusal
- * (see {@link placeProblem}). The form's own check before a start: the task's folder and the
- * store only (the server knows the rest of the places and has the last word).
+ * Null when a typed `scripted:` path stays where a start may read from; otherwise the refusal
+ * the start would give (see {@link placeProblem}), word for word. The start form's card says it
+ * before the click, from the same places the server uses ({@link commonPlaces}); nothing is
+ * read or stat'ed to say it (the server checks the real path too, and has the last word).
  */
 export function scriptPlaceProblem(
   field: string,
   spec: string,
   taskFolder: string,
-  storeHome?: string,
+  common: readonly FilePlace[] = [],
 ): string | null {
   const file = scriptOf(spec);
-  if (file === null || file.startsWith('/')) return null;
-  return placeProblem(
-    field,
-    file,
-    taskFolder,
-    [
-      { name: "the task's folder", path: taskFolder },
-      ...(storeHome !== undefined ? [{ name: 'the store', path: storeHome }] : []),
-    ],
-    spec,
-  );
+  return file === null ? null : placeProblem(field, file, taskFolder, placesFor(taskFolder, common), spec);
 }
 
 /** The start form's agent fields by the names a person reads on screen (errors name them). */

@@ -24,8 +24,8 @@ import {
   AGENT_FIELD,
   MODEL_FIELD,
   TASK_PATH_FIELD,
+  commonPlaces,
   taskFolderOf,
-  type FilePlace,
 } from '../../shared/start-paths.js';
 import { FileFields } from './file-fields.js';
 import { ProjectsService } from './projects-service.js';
@@ -169,13 +169,13 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
   };
 
   /** Every file a form or the API names is read by one rule (file-fields.ts). */
-  const fields = new FileFields(async () => {
-    const places: FilePlace[] = [];
-    if (ports.storeHome) places.push({ name: 'the store', path: ports.storeHome });
-    if (ports.bundledDir) places.push({ name: "stepbox's bundled files", path: ports.bundledDir });
-    for (const folder of projects.folders()) places.push({ name: 'an opened project', path: folder });
-    return places;
-  });
+  const fields = new FileFields(async () =>
+    commonPlaces(
+      ports.storeHome,
+      ports.bundledDir,
+      projects.list().projects.map((p) => p.path),
+    ),
+  );
 
   /** The agent fields of a start, fork or reopen resolved by the rule against `folder`. */
   const agentFields = async (

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
 import { readBatchFile } from '../engine/batch/batch-file.js';
 import { createBatch, runBatch } from '../engine/batch/batch-runner.js';
@@ -269,7 +270,13 @@ function teachingPort(engine: Engine): TeachingPort {
       }
       const branch = engine.store.resolve(id).branch;
       const html = shareHtml(await shareData(engine.store, branch, redaction));
-      return { html, bytes: Buffer.byteLength(html), file_name: `${branch}.html` };
+      // Written where the window can say it was (the store's shares/), besides the browser's
+      // download, whose folder the window cannot know.
+      const file_name = `${branch}.html`;
+      const path = join(engine.store.home, 'shares', file_name);
+      await mkdir(join(engine.store.home, 'shares'), { recursive: true });
+      await writeFile(path, html);
+      return { html, bytes: Buffer.byteLength(html), file_name, path };
     },
   };
 }

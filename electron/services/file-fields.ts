@@ -1,6 +1,13 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
-import { outsideText, placeProblem, resolveIn, scriptOf, type FilePlace } from '../../shared/start-paths.js';
+import {
+  outsideText,
+  placeProblem,
+  placesFor,
+  resolveIn,
+  scriptOf,
+  type FilePlace,
+} from '../../shared/start-paths.js';
 import { ServiceError } from './service-error.js';
 
 /** True when `p` is `root` or inside it (both real, absolute). */
@@ -26,10 +33,7 @@ export class FileFields {
 
   /** The places for a task in `taskFolder` (null: no task folder, e.g. an imported trace). */
   async placesFor(taskFolder: string | null): Promise<FilePlace[]> {
-    return [
-      ...(taskFolder ? [{ name: "the task's folder", path: taskFolder }] : []),
-      ...(await this.common()),
-    ];
+    return placesFor(taskFolder, await this.common());
   }
 
   /** `spec` with its `scripted:` file made absolute, checked by the rule (other specs unchanged). */

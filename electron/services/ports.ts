@@ -208,7 +208,10 @@ export interface TeachingPort {
     name: string,
     force: boolean,
   ): Promise<{ name: string; dir: string; rules: string[]; steps: number }>;
-  share(id: string, redact: readonly string[]): Promise<{ html: string; bytes: number; file_name: string }>;
+  share(
+    id: string,
+    redact: readonly string[],
+  ): Promise<{ html: string; bytes: number; file_name: string; path: string }>;
 }
 
 /** The environment checks of `stepbox doctor`. */

@@ -33,11 +33,6 @@ export class ProjectsService {
     return { projects: this.recent.map(withProblem), native_picker: this.pickPath !== undefined };
   }
 
-  /** The folders of the opened projects (places the path rule reads from). */
-  folders(): string[] {
-    return this.recent.map((p) => (p.path.endsWith('.json') ? dirname(p.path) : p.path));
-  }
-
   /** The project opened at exactly `path`, or a refusal saying how to open it. */
   find(path: string): Project {
     const found = this.recent.find((p) => p.path === resolve(path));

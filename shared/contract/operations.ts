@@ -284,7 +284,13 @@ export const OPERATIONS = {
       /** Like export's --redact: field names, or /regex/flags patterns. */
       redact: z.array(z.string().min(1)).max(50).optional(),
     }),
-    z.object({ html: z.string(), bytes: z.number().int(), file_name: z.string() }),
+    z.object({
+      html: z.string(),
+      bytes: z.number().int(),
+      file_name: z.string(),
+      /** Where the file was written on the host (`$STEPBOX_HOME/shares/BRANCH.html`). */
+      path: z.string(),
+    }),
     'The episode as one self-contained HTML file that opens offline (stepbox share).',
   ),
   'episode.rollback': op(

@@ -96,6 +96,13 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
         await expect
           .poll(() => app.timeline.teachingNote.textContent())
           .toContain('Saved as case window-readonly');
+        // Where to finish it, from $STEPBOX_HOME (it named /tmp/stepbox-share-…/cases/…); the full path on hover.
+        const saved = await app.notices.said('save-case');
+        expect(saved.text).toContain(
+          'finish its walkthrough in $STEPBOX_HOME/cases/window-readonly/README.md',
+        );
+        expect(saved.text).not.toContain(home);
+        expect(saved.title).toContain(join(home, 'cases', 'window-readonly', 'README.md'));
         expect(existsSync(join(home, 'cases', 'window-readonly', 'expected.json'))).toBe(true);
         const downloading = app.page.waitForEvent('download');
         await app.timeline.shareButton.click();
@@ -103,8 +110,24 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
         const file = join(home, 'from-window.html');
         await download.saveAs(file);
         expect(download.suggestedFilename()).toBe(`${episode}.html`);
-        await expect.poll(() => app.timeline.teachingNote.textContent()).toMatch(/KiB, opens offline/);
+        await expect.poll(() => app.timeline.teachingNote.textContent()).toMatch(/KiB.*opens offline/);
+        // Where the file was written, said from $STEPBOX_HOME; the full path on hover, and there it is.
+        const shared = await app.notices.said('share');
+        expect(shared.text).toMatch(
+          new RegExp(
+            `^Shared as \\$STEPBOX_HOME/shares/${episode}\\.html \\([\\d.]+ KiB; your browser downloads a copy\\)`,
+          ),
+        );
+        expect(shared.text).not.toContain(home);
+        const written = join(home, 'shares', `${episode}.html`);
+        expect(shared.title).toContain(written);
+        expect(readFileSync(written, 'utf8')).toContain(episode);
         await shot(app.page, 'share-window-1280x800-shared');
+        // At 1024×700 the message is read whole, where the file is included.
+        await app.page.setViewportSize({ width: 1024, height: 700 });
+        const note = app.notices.ofKind('share').last().locator('.notice-text');
+        expect(await note.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+        await shot(app.page, 'share-window-1024x700-shared');
         expect(app.errors).toEqual([]);
         await app.page.close();
         const opened = await openShared(browser, file);

@@ -163,6 +163,9 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
       expect(await start.getAttribute('aria-disabled')).toBeNull();
       await library.agentField.fill(`scripted:${script}`);
       await item.scrollIntoViewIfNeeded();
+      // Said by its folder's name, not the host's path (the list showed /tmp/stepbox-e2e-…/weather-notes).
+      await expect(library.projectPath(project).innerText()).resolves.toBe('folder · weather-notes');
+      await expect(library.projectPath(project).getAttribute('title')).resolves.toBe(project);
       await app.screenshot(`open-project-listed-${tag}`);
       await start.click();
       await app.stepper.waitForBranch(120_000);

@@ -101,6 +101,16 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
       "the Replay pane's error read whole",
     );
     expect(await layout.lines(error)).toBeGreaterThanOrEqual(3);
+    // The file it looked for, from stepbox's bundled files: no host layout (it showed /work/…/resources/…);
+    // the whole path on hover.
+    const said = await error.innerText();
+    expect(said).toContain(
+      'Agent: no file at resources/tasks/hello-python/answers-for-a-fork-that-nobody-ever-recorded-here.jsonl',
+    );
+    expect(said).not.toContain(process.cwd());
+    await expect(error.locator('[title]').first().getAttribute('title')).resolves.toContain(
+      `${process.cwd()}/resources/tasks/hello-python/answers-for-a-fork`,
+    );
     expect(await layout.readable(current)).toBe(true);
     // Scrolled to, the error leaves no strip of a button row at the pane's top edge (a sliver of
     // "Roll back sandbox to here" showed above it): each button is in view whole, or away.

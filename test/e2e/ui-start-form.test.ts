@@ -18,11 +18,21 @@ describe('web mode: the start form reads no host file into view', () => {
     const model = app.library.root.getByTestId('library-model');
     await model.fill('scripted:../../../../../../../../../../etc/passwd');
     const card = app.library.root.locator('[data-testid="library-task"][data-task="hello-python"]');
-    // Before the start: the card says which file it will read, resolved from the task's folder.
-    const reads = card.getByTestId('start-reads');
-    await expect(reads.innerText()).resolves.toBe('reads /etc/passwd');
+    // Before the start: the card says the start's own refusal (the one rule, shared/start-paths.ts),
+    // not "reads /etc/passwd" as if it would: the field, where it lands, the folders, the fix.
+    const refusal = app.library.startRefusal('hello-python');
+    const said = await refusal.innerText();
+    expect(said).toMatch(
+      /^Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder hello-python, the store \$STEPBOX_HOME, stepbox's bundled files resources\); choose a file with Choose… or give a path inside one of them$/,
+    );
+    await expect(card.getByTestId('start-reads').count()).resolves.toBe(0);
+    // No host layout on screen; the refusal with its full paths is the tooltip.
+    for (const host of [process.cwd(), web.home()]) expect(said).not.toContain(host);
+    await expect(refusal.getAttribute('title')).resolves.toContain(
+      `${process.cwd()}/resources/tasks/hello-python`,
+    );
     await card.scrollIntoViewIfNeeded();
-    expect(await layout.readable(reads)).toBe(true);
+    expect(await layout.readable(refusal)).toBe(true);
     await app.screenshot('start-form-reads-1024x700');
 
     await app.library.startTask('hello-python');
@@ -30,13 +40,12 @@ describe('web mode: the start form reads no host file into view', () => {
     const fieldError = app.library.startFieldError;
     await fieldError.waitFor({ timeout: 60_000 });
     const text = await fieldError.innerText();
-    // `..` out of the task's folder is refused before the start, in the form's words.
-    expect(text).toMatch(
-      /Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder \/.*hello-python(, the store [^)]*)?\); choose a file with Choose…/,
-    );
+    // `..` out of the task's folder is refused before the start, in the words the card said.
+    expect(text).toBe(said);
     expect(text).not.toMatch(/root|bash|nologin|x:0/);
     // A relative script resolves from the task's folder, as the hint says.
     await model.fill('scripted:agent.jsonl');
+    const reads = card.getByTestId('start-reads');
     await expect(reads.innerText()).resolves.toBe('reads hello-python/agent.jsonl');
     await expect(reads.getAttribute('title')).resolves.toMatch(
       /^\/.*\/resources\/tasks\/hello-python\/agent\.jsonl$/,

@@ -491,6 +491,10 @@ export class LibraryPanel extends PanelObject {
   project(path: string): Locator {
     return this.root.locator(`[data-testid="project"][data-path="${path}"]`);
   }
+  /** Where an opened project is, as its item says it (`folder · weather-notes`; the full path on hover). */
+  projectPath(path: string): Locator {
+    return this.project(path).locator('.project-path');
+  }
   /** Why an opened project's task cannot start (a task.json that does not read), in its item. */
   projectProblem(path: string): Locator {
     return this.project(path).getByTestId('project-problem');
@@ -517,6 +521,10 @@ export class LibraryPanel extends PanelObject {
   /** The path alone in what a task's card says it reads (from the task's folder when inside it). */
   startReadsPath(id: string): Locator {
     return this.startReads(id).getByTestId('start-path');
+  }
+  /** Why a start on a task would refuse the typed paths, said on its card before the click. */
+  startRefusal(id: string): Locator {
+    return this.taskCard(id).getByTestId('start-refusal');
   }
   /** Which folder a task's card says a sandbox: agent's files come from. */
   startAgentFolder(id: string): Locator {
@@ -1407,6 +1415,11 @@ export class NoticeBar extends PanelObject {
   /** The texts shown. */
   texts(): Promise<string[]> {
     return this.page.locator('[data-testid="notice"] .notice-text').allInnerTexts();
+  }
+  /** The text of the newest message of `kind`, and its tooltip (the message with its full paths). */
+  async said(kind: string): Promise<{ text: string; title: string | null }> {
+    const text = this.ofKind(kind).last().locator('.notice-text');
+    return { text: await text.innerText(), title: await text.getAttribute('title') };
   }
 }
 

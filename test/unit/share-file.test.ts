@@ -9,6 +9,7 @@ import { parseRedactions } from '../../electron/engine/export/redact.js';
 import { openEngine } from '../../electron/engine/open-engine.js';
 import { shareData } from '../../electron/engine/share/share-data.js';
 import { shareHtml } from '../../electron/engine/share/share-html.js';
+import { hostPlaces, sharedAgentSpec } from '../../electron/engine/share/host-paths.js';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { runCli } from '../support/cli.js';
 
@@ -175,8 +176,8 @@ describe('stepbox share: the file', () => {
     const absolute = [...json.matchAll(/(?<![\w.~$-])\/[\w.-]+(?:\/[\w.-]+)*/g)].map((m) => m[0]);
     expect(absolute.length).toBeGreaterThan(0);
     for (const p of absolute) expect(p, `${p} in the share`).toMatch(/^\/(workspace|home\/agent)(\/|$)/);
-    // The agent by its file's name; the task's folder by its own name, as a task card says it.
-    expect(data.agent).toBe('scripted:answers.jsonl');
+    // The agent from the folder it is in (pathForPeople, as the window says it); the task's folder by its own name.
+    expect(data.agent).toBe('scripted:agents/answers.jsonl');
     expect(data.task.goal).toBe('Fix weather-bot/app.py');
     const step1 = (
       embedded(html)[1] as {
@@ -191,6 +192,25 @@ describe('stepbox share: the file', () => {
       '~/agents/answers.jsonl: no line 2 (copied to $STEPBOX_HOME/cases/weather/answers.jsonl)',
     );
     expect(step1?.results?.[0].stdout).toBe('HOME=/home/agent\n/workspace/app.py\n');
+  });
+
+  it('says the agent spec as the window says its paths: the task folder, $STEPBOX_HOME, the folder a script is in', () => {
+    const header = {
+      task_path: '/work/main/resources/tasks/hello-python/task.json',
+      task: {},
+    } as unknown as Parameters<typeof hostPlaces>[0];
+    const places = hostPlaces(header, '/tmp/stepbox-e2e-LdTQTU', '/root');
+    expect(sharedAgentSpec('scripted:/work/main/resources/tasks/hello-python/agent.jsonl', places)).toBe(
+      'scripted:hello-python/agent.jsonl',
+    );
+    // A script in the store: from $STEPBOX_HOME, as the window's cards and messages say it.
+    expect(sharedAgentSpec('scripted:/tmp/stepbox-e2e-LdTQTU/scripts/walk.jsonl', places)).toBe(
+      'scripted:$STEPBOX_HOME/scripts/walk.jsonl',
+    );
+    // Anywhere else: from the folder it is in, never the host's whole path.
+    expect(sharedAgentSpec('exec:python3 /work/main/agents/bot.py --fast', places)).toBe(
+      'exec:python3 agents/bot.py --fast',
+    );
   });
 
   it('counts steps as show and the library do: share --json, its line and show all say 3 for a 3-step episode (step 0, the setup, not counted)', async () => {

@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAppServices } from '../../electron/services/app-services.js';
 import { createClient, createMemoryTransport } from '../../shared/contract/index.js';
-import { pathForPeople, pathOnCard, pathRoots, scriptPlaceProblem } from '../../shared/start-paths.js';
+import {
+  commonPlaces,
+  pathForPeople,
+  pathOnCard,
+  pathRoots,
+  peopleText,
+  scriptPlaceProblem,
+} from '../../shared/start-paths.js';
 import { fakePorts } from '../support/contract-fakes.js';
 
 describe('a resolved path as a task card says it', () => {
@@ -26,8 +33,9 @@ describe('a resolved path as a task card says it', () => {
   it('says a path in the store from $STEPBOX_HOME, not the host’s layout (a screenshot showed /tmp/…/scripts/a.jsonl)', () => {
     const home = '/tmp/stepbox-e2e-AGadie';
     const roots = pathRoots(home, '/w/resources');
+    // The store's folder names are whoever made them (`scripts-k3J9x`): the card says what the file is.
     expect(pathOnCard(`${home}/scripts-x/codex.jsonl`, '/w/resources/tasks/hello', roots)).toBe(
-      '$STEPBOX_HOME/scripts-x/codex.jsonl',
+      'codex.jsonl in the store',
     );
     // A task folder inside the store names it from the task's folder (the nearer place).
     expect(pathOnCard(`${home}/cases/mine/agent.jsonl`, `${home}/cases/mine`, roots)).toBe(
@@ -45,6 +53,16 @@ describe('a resolved path as a task card says it', () => {
 });
 
 describe('where a start-form script may be read from', () => {
+  it('refuses an absolute path outside every place as the start does, so the card says it before the click', () => {
+    const common = commonPlaces('/store', '/w/resources', ['/p/umbrella/task.json']);
+    // The server's words (file-fields.ts builds its places with the same commonPlaces).
+    expect(scriptPlaceProblem('Agent', 'scripted:/etc/passwd', '/t', common)).toBe(
+      'Agent: scripted:/etc/passwd is outside the folders stepbox reads files from ' +
+        "(the task's folder /t, the store /store, stepbox's bundled files /w/resources, an opened project /p/umbrella); " +
+        'choose a file with Choose… or give a path inside one of them',
+    );
+  });
+
   it('refuses `..` out of the task folder, naming the field, the resolved path and the fix', () => {
     expect(scriptPlaceProblem('Agent', 'scripted:../../etc/passwd', '/w/resources/tasks/hello')).toBe(
       'Agent: scripted:../../etc/passwd resolves to /w/resources/etc/passwd, which is outside the folders ' +
@@ -53,11 +71,14 @@ describe('where a start-form script may be read from', () => {
     );
   });
 
-  it('allows the task folder, the store, absolute choices and other specs', () => {
+  it('allows the task folder, the store, the bundled files, opened projects and other specs', () => {
+    const common = commonPlaces('/store', '/w/resources', ['/p/umbrella/task.json', '/q/folder']);
     expect(scriptPlaceProblem('Agent', 'scripted:agent.jsonl', '/t')).toBeNull();
     expect(scriptPlaceProblem('Agent', 'scripted:sub/../a.jsonl', '/t')).toBeNull();
-    expect(scriptPlaceProblem('Agent', 'scripted:../store/s.jsonl', '/t', '/store')).toBeNull();
-    expect(scriptPlaceProblem('Agent', 'scripted:/abs/a.jsonl', '/t')).toBeNull();
+    expect(scriptPlaceProblem('Agent', 'scripted:../store/s.jsonl', '/t', common)).toBeNull();
+    expect(scriptPlaceProblem('Agent', 'scripted:/w/resources/agents/a.jsonl', '/t', common)).toBeNull();
+    expect(scriptPlaceProblem('Agent', 'scripted:/p/umbrella/a.jsonl', '/t', common)).toBeNull();
+    expect(scriptPlaceProblem('Agent', 'scripted:/q/folder/a.jsonl', '/t', common)).toBeNull();
     expect(scriptPlaceProblem('Agent', 'exec:python3 ../x.py', '/t')).toBeNull();
     // A sibling whose name starts like the folder is still outside it.
     expect(scriptPlaceProblem('Agent', 'scripted:../t2/a.jsonl', '/t')).toMatch(
@@ -164,5 +185,41 @@ describe('where a start-form script may be read from', () => {
       agent: `scripted:${join(dir, 'store', 'mine.jsonl')}`,
     });
     expect(inStore.ok ? '' : inStore.error.code).not.toBe('invalid_input');
+  });
+});
+
+describe('a message as the window says it (peopleText)', () => {
+  const roots = pathRoots('/tmp/stepbox-share-vYB7tT', '/work/main/resources', [
+    '/tmp/e2e-walk/umbrella/task.json',
+  ]);
+
+  it('says the host paths inside the window’s folders from there, the rest whole', () => {
+    expect(
+      peopleText(
+        'Saved as case x (raises gave_up); finish its walkthrough in /tmp/stepbox-share-vYB7tT/cases/x/README.md',
+        roots,
+      ),
+    ).toBe('Saved as case x (raises gave_up); finish its walkthrough in $STEPBOX_HOME/cases/x/README.md');
+    expect(
+      peopleText(
+        'Agent: no file at /work/main/resources/tasks/hello-python/answers.jsonl — check the name or use Choose…',
+        roots,
+      ),
+    ).toBe('Agent: no file at resources/tasks/hello-python/answers.jsonl — check the name or use Choose…');
+    // A refusal's own subject stays whole (it is outside every folder: that is the message).
+    expect(
+      peopleText(
+        "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder /work/main/resources/tasks/hello-python, the store /tmp/stepbox-share-vYB7tT).",
+        roots,
+      ),
+    ).toBe(
+      "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder resources/tasks/hello-python, the store $STEPBOX_HOME).",
+    );
+    // An opened project by its own name; `scripted:/…` and a sentence's last dot.
+    expect(peopleText('scripted:/tmp/e2e-walk/umbrella/a.jsonl.', roots)).toBe('scripted:umbrella/a.jsonl.');
+    expect(pathForPeople('/tmp/e2e-walk/umbrella/task.json', roots)).toBe('umbrella/task.json');
+    expect(
+      pathForPeople('/tmp/e2e-walk/hello-file', pathRoots(null, null, ['/tmp/e2e-walk/hello-file'])),
+    ).toBe('hello-file');
   });
 });

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { SANDBOX_ENV } from '../../../shared/constants.js';
-import { taskFolderOf } from '../../../shared/start-paths.js';
+import { pathForPeople, pathsInText, taskFolderOf, type PathRoot } from '../../../shared/start-paths.js';
 import { redactSecrets, secretsFromEnv } from '../trace/secrets.js';
 import type { HeaderEvent } from '../../../shared/trace-events.js';
 
@@ -12,11 +12,8 @@ import type { HeaderEvent } from '../../../shared/trace-events.js';
  * What the sandbox shows (`/workspace/…`, its own HOME) is the episode, and stays.
  */
 
-/** A place on the person's machine a share must not name, and the words that stand for it. */
-export interface HostPlace {
-  readonly path: string;
-  readonly as: string;
-}
+/** A place on the person's machine a share must not name, and the words that stand for it (the window's roots). */
+export type HostPlace = PathRoot;
 
 /** Paths that name no one (`/`, root's home): replacing them would garble the sandbox's own output. */
 const NAMELESS = new Set(['', '/', '/root', SANDBOX_ENV.HOME]);
@@ -97,13 +94,15 @@ export function withoutHostPaths<T>(value: T, places: readonly HostPlace[]): T {
 }
 
 /**
- * An agent spec as a share says it: a script in the task's folder from the folder's name
- * (`scripted:weather-bot/agent.jsonl`), any other path by its file name alone
- * (`scripted:answers.jsonl`, not `~/agents/answers.jsonl` nor `/opt/agents/answers.jsonl`).
+ * An agent spec as a share says it, as the window says its paths (shared/start-paths.ts
+ * `pathForPeople`): a script in the task's folder from the folder's name
+ * (`scripted:weather-bot/agent.jsonl`), one in the store from `$STEPBOX_HOME`, one in the home
+ * from `~`, any other from the folder it is in (`scripted:agents/answers.jsonl`, not
+ * `/opt/agents/answers.jsonl`).
  */
 export function sharedAgentSpec(spec: string, places: readonly HostPlace[]): string {
-  return withoutHostPaths(spec, places).replace(
-    /(^|[\s:=])(?:~|\$STEPBOX_HOME)?\/(?:[^/\s]+\/)*([^/\s]+)/g,
-    '$1$2',
+  return withoutHostPaths(
+    pathsInText(spec, (path) => pathForPeople(path, places)),
+    places,
   );
 }

@@ -1,5 +1,6 @@
 import { useLayoutEffect, useRef } from 'react';
 import { useSlice, useStores } from '../stores/use-stores';
+import { PeopleText } from './people-text';
 
 /**
  * The window's one notification area: a bar of its own at the foot of the window (a grid row,
@@ -48,9 +49,7 @@ export function NoticeBar() {
           data-tone={n.tone}
           role={n.tone === 'error' ? 'alert' : 'status'}
         >
-          <span className="notice-text" title={n.text}>
-            {n.text}
-          </span>
+          <PeopleText className="notice-text" text={n.text} />
           {n.action ? (
             <button
               type="button"

@@ -1,4 +1,5 @@
-import { startFieldOf } from '../../../shared/start-paths';
+import { pathForPeople, startFieldOf } from '../../../shared/start-paths';
+import { PeopleText, usePathPlaces } from './people-text';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
@@ -17,6 +18,7 @@ export function ProjectsSection() {
   const starting = useSlice('episodes', (s) => s.starting);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const error = useSlice('episodes', (s) => s.error);
+  const { roots } = usePathPlaces();
   const p = stores.projects.getState();
   const e = stores.episodes.getState();
   return (
@@ -48,7 +50,7 @@ export function ProjectsSection() {
                 <span className="lib-task">{project.name}</span>
                 <span className="muted mono project-path" title={project.path}>
                   {project.kind === 'folder' ? 'folder · ' : 'task · '}
-                  {project.path}
+                  {pathForPeople(project.path, roots)}
                 </span>
               </div>
               {project.kind === 'folder' ? (
@@ -83,13 +85,13 @@ export function ProjectsSection() {
               </button>
               {project.problem !== undefined ? (
                 <div className="state state-error" data-testid="project-problem">
-                  {project.problem}
+                  <PeopleText text={project.problem} />
                 </div>
               ) : null}
               {/* An error naming a start-form field (Agent) shows under that field, at the panel's top. */}
               {startFailed === project.path && error && startFieldOf(error) === null ? (
                 <div className="state state-error" role="alert" data-testid="project-error">
-                  {error}
+                  <PeopleText text={error} />
                 </div>
               ) : null}
             </li>

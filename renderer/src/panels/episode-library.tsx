@@ -15,15 +15,20 @@ import {
   AGENT_DIR_FIELD,
   AGENT_FIELD,
   agentFolderOf,
+  cardRoots,
+  IN_STORE,
   MODEL_FIELD,
   pathOnCard,
+  placeProblem,
+  placesFor,
   scriptPathOf,
+  scriptPlaceProblem,
   startFieldOf,
   taskFolderOf,
-  pathRoots,
   type PathRoot,
   type StartField,
 } from '../../../shared/start-paths';
+import { PeopleText, usePathPlaces } from '../components/people-text';
 import { RETURN_TITLE } from '../model/return-title';
 import { returnText } from '../../../shared/format-outcome';
 
@@ -76,6 +81,11 @@ function StartItem(props: {
   readonly taskFolder?: string;
   /** The store and the bundled files: a path inside them is said from there, the full path on hover. */
   readonly roots?: readonly PathRoot[];
+  /**
+   * Why the start would refuse the typed paths for this task (outside the folders a start reads
+   * from), said before the click in the refusal's own words, in place of what it would read.
+   */
+  readonly refusal?: string | null;
   /** The error of this item's last start, shown under it (where the click was). */
   readonly error?: string | null;
   /** The search names this item (not only its description): Enter in the search goes here first. */
@@ -83,8 +93,19 @@ function StartItem(props: {
   readonly onStart: () => void;
 }) {
   const data = props.kind === 'case' ? { 'data-case': props.id } : { 'data-task': props.id };
-  const onCard = (path: string) =>
-    props.taskFolder ? pathOnCard(path, props.taskFolder, props.roots) : path;
+  // The path kept whole on a line of its own if it must; the words after it wrap as words.
+  const onCard = (path: string) => {
+    const said = props.taskFolder ? pathOnCard(path, props.taskFolder, props.roots) : path;
+    const where = said.endsWith(IN_STORE) ? IN_STORE : '';
+    return (
+      <>
+        <span className="keep-whole" data-testid="start-path">
+          {said.slice(0, said.length - where.length)}
+        </span>
+        {where}
+      </>
+    );
+  };
   // The answer to a click shows where the click was: scrolled into view if the list hides it.
   const errorRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -104,26 +125,28 @@ function StartItem(props: {
       >
         <span className="lib-task">{props.title}</span>
         <span className="muted">{props.starting === props.id ? 'starting…' : props.detail}</span>
-        {props.reads ? (
+        {props.refusal ? (
+          <PeopleText
+            className="lib-refusal"
+            testId="start-refusal"
+            text={props.refusal}
+            roots={props.taskFolder ? cardRoots(props.taskFolder, props.roots) : props.roots}
+          />
+        ) : null}
+        {props.reads && !props.refusal ? (
           <span className="muted mono lib-reads" data-testid="start-reads" title={props.reads}>
-            reads{' '}
-            <span className="keep-whole" data-testid="start-path">
-              {onCard(props.reads)}
-            </span>
+            reads {onCard(props.reads)}
           </span>
         ) : null}
-        {props.agentFolder ? (
+        {props.agentFolder && !props.refusal ? (
           <span className="muted mono lib-reads" data-testid="start-agent-folder" title={props.agentFolder}>
-            agent files from{' '}
-            <span className="keep-whole" data-testid="start-path">
-              {onCard(props.agentFolder)}
-            </span>
+            agent files from {onCard(props.agentFolder)}
           </span>
         ) : null}
       </button>
       {props.error ? (
         <div ref={errorRef} className="state state-error" role="alert" data-testid="start-error">
-          {props.error}
+          <PeopleText text={props.error} />
         </div>
       ) : null}
     </li>
@@ -131,14 +154,14 @@ function StartItem(props: {
 }
 
 /** A start's refusal under the field it names, brought into view when it comes (the field is what to fix). */
-function FieldError(props: { readonly text: string }) {
+function FieldError(props: { readonly text: string; readonly roots?: readonly PathRoot[] }) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     ref.current?.scrollIntoView({ block: 'nearest' });
   }, [props.text]);
   return (
     <div ref={ref} className="state state-error" role="alert" data-testid="start-field-error">
-      {props.text}
+      <PeopleText text={props.text} roots={props.roots} />
     </div>
   );
 }
@@ -176,16 +199,21 @@ export function EpisodeLibrary() {
   const agent = useSlice('episodes', (s) => s.agent);
   const model = useSlice('episodes', (s) => s.model);
   const agentDir = useSlice('episodes', (s) => s.agentDir);
-  const storeHome = useSlice('running', (s) => s.storeHome);
-  const bundled = useSlice('running', (s) => s.bundledDir);
-  const roots = useMemo(() => pathRoots(storeHome, bundled), [storeHome, bundled]);
+  const { roots, common } = usePathPlaces();
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const searched = query.trim();
   // An error that names a start-form field shows under that field; any other under the card clicked.
   const fieldError = startFailed !== null && error ? startFieldOf(error) : null;
   const errorAt = (id: string) => (startFailed === id && fieldError === null ? error : null);
+  // Said from the clicked task's folder, as its card said it before the click.
+  const failedTask = allTasks.find((t) => t.id === startFailed);
   const errorUnder = (field: StartField) =>
-    fieldError === field && error ? <FieldError text={error} /> : null;
+    fieldError === field && error ? (
+      <FieldError
+        text={error}
+        roots={failedTask ? cardRoots(taskFolderOf(failedTask.path), roots) : undefined}
+      />
+    ) : null;
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
@@ -194,6 +222,18 @@ export function EpisodeLibrary() {
   const readsOf = (taskPath: string) => scriptPathOf(typed, taskFolderOf(taskPath));
   const inSandbox = runsInSandboxSpec(agent);
   const folderOf = (taskPath: string) => (inSandbox ? agentFolderOf(agentDir, taskFolderOf(taskPath)) : null);
+  // The start's own rule on the typed paths, said on the card before the click (never read to say it).
+  const refusalOf = (taskPath: string): string | null => {
+    if (common === null) return null;
+    const folder = taskFolderOf(taskPath);
+    const field = runsOwnProgramSpec(agent) ? MODEL_FIELD : AGENT_FIELD;
+    return (
+      scriptPlaceProblem(field, typed, folder, common) ??
+      (inSandbox && agentDir.trim()
+        ? placeProblem(AGENT_DIR_FIELD, agentDir, folder, placesFor(folder, common))
+        : null)
+    );
+  };
 
   return (
     // "Library": the panel holds episodes, cases, sample tasks and batches, each under its own heading.
@@ -359,6 +399,7 @@ export function EpisodeLibrary() {
             starting={starting}
             reads={readsOf(t.path)}
             agentFolder={folderOf(t.path)}
+            refusal={refusalOf(t.path)}
             taskFolder={taskFolderOf(t.path)}
             roots={roots}
             error={errorAt(t.id)}

@@ -5,6 +5,7 @@ import { ReplayReportView } from '../components/replay-report';
 import { CandidatesButton, CandidatesNotes } from '../components/candidates-view';
 import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
+import { PeopleText } from '../components/people-text';
 import { firstWhy, whyNot } from '../components/why-not';
 import {
   REPLAY_ACTIONS,
@@ -183,7 +184,11 @@ export function ReplayControls() {
       <CandidatesNotes branch={branch} />
       {/* The answer to a button above shows under it, not below the open sections. */}
       <div ref={answer}>
-        {error ? <PanelState kind="error">{error}</PanelState> : null}
+        {error ? (
+          <PanelState kind="error">
+            <PeopleText text={error} />
+          </PanelState>
+        ) : null}
         {notice ? (
           <div className="notice replay-answer" data-testid="replay-notice">
             <span>{notice}</span>

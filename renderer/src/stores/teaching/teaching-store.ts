@@ -113,7 +113,7 @@ export function createTeachingStore(
       tell(
         branch,
         'share',
-        `${res.value.file_name}: ${(res.value.bytes / 1024).toFixed(1)} KiB, opens offline in any browser`,
+        `Shared as ${res.value.path} (${(res.value.bytes / 1024).toFixed(1)} KiB; your browser downloads a copy): it opens offline in any browser`,
         'info',
       );
     },
