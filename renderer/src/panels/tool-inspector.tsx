@@ -60,7 +60,7 @@ function Facts(props: {
         a contradiction. */}
       {r.exit_code === undefined && r.ok && props.duration === null && !props.given ? (
         <dd data-testid="inspector-exit" title={NOT_REPORTED}>
-          — <span className="muted">(not reported apart: the agent ran it; its output says)</span>
+          — <span className="muted">(not reported apart: the agent ran it; see its output)</span>
         </dd>
       ) : (
         <dd data-testid="inspector-exit">{r.exit_code ?? '—'}</dd>
