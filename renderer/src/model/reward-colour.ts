@@ -50,8 +50,3 @@ export function rewardColours(names: Iterable<string>): Map<string, string> {
   }
   return out;
 }
-
-/** The colour of reward component `name` drawn on its own (as {@link rewardColours} of it alone). */
-export function rewardColour(name: string): string {
-  return KNOWN[name] ?? OTHERS[home(name)];
-}
