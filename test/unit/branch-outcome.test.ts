@@ -11,6 +11,16 @@ const split = (t: QaTrace): [HeaderEvent, TraceEvent[]] => {
   return [header as HeaderEvent, events];
 };
 
+/** The trace with step `step` decided (its model output recorded) and held before it runs. */
+const heldAt = (t: QaTrace, step: number): QaTrace =>
+  t.push({
+    type: 'model_output',
+    step,
+    source: 'agent',
+    raw: 'ls',
+    message: { content: null, tool_calls: [] },
+  });
+
 describe('branchOutcome: steps, return and final reward named apart', () => {
   it('an open branch: the return of the step rewards so far (discounted), no final reward', () => {
     const [header, events] = split(
@@ -73,14 +83,7 @@ describe('branchOutcome: steps, return and final reward named apart', () => {
   });
 
   it('a step decided and held before it runs is a row, not a step done: 0 steps, 1 unfinished', () => {
-    const t = new QaTrace({ name: 't', goal: 'g' }).push({
-      type: 'model_output',
-      step: 1,
-      source: 'agent',
-      raw: 'ls',
-      message: { content: null, tool_calls: [] },
-    });
-    const [header, events] = split(t);
+    const [header, events] = split(heldAt(new QaTrace({ name: 't', goal: 'g' }), 1));
     // The timeline's rows: setup (none here) and step 1, waiting to run.
     const rows = stepRowsOf(events).filter((r) => r.step >= 1);
     expect(rows.map((r) => r.step)).toEqual([1]);
@@ -103,14 +106,8 @@ describe('branchOutcome: steps, return and final reward named apart', () => {
   });
 
   it('one step done and the next held: "1 step, 1 waiting", never "2 steps"', () => {
-    const t = new QaTrace({ name: 't', goal: 'g' }).step({ calls: [], reward: 0.1 }).push({
-      type: 'model_output',
-      step: 2,
-      source: 'agent',
-      raw: 'ls',
-      message: { content: null, tool_calls: [] },
-    });
-    const [header, events] = split(t);
+    const t = new QaTrace({ name: 't', goal: 'g' }).step({ calls: [], reward: 0.1 });
+    const [header, events] = split(heldAt(t, 2));
     const outcome = branchOutcome(header, events);
     expect(outcome).toMatchObject({ steps: 1, unfinished: 1 });
     expect(stepsText(outcome.steps, outcome.unfinished, true)).toBe('1 step, 1 waiting');
