@@ -19,6 +19,9 @@ export function formatDuration(ms: number | null): string {
 export const NOT_TIMED =
   'not known: stepbox did not run this call (the agent inside the sandbox did, or the harness a trace was imported from) and saw only its output';
 
+/** Why a duration reads `—` when a person gave the result: there was no run to time. */
+export const NOT_RUN = 'no duration: a person gave this result and the tool did not run';
+
 /**
  * A recorded `duration_ms` rounded to what {@link formatDuration} shows of it (0.1 ms), for
  * views of a raw record: the key and its unit stay, the clock's noise goes.

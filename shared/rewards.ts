@@ -44,6 +44,23 @@ export function stepRewards(events: Iterable<TraceEvent>): StepRewards {
 }
 
 /**
+ * The reward of each step from 1 to `steps` (or to the last rewarded step, if later) as
+ * {@link stepRewards} sums it (a step with none is 0), `finalTotal` added to the last step's:
+ * what the return discounts. The return took a step's last reward event where the rows and
+ * the inspector summed them all.
+ */
+export function episodeRewards(events: readonly TraceEvent[], steps: number, finalTotal: number): number[] {
+  const perStep: number[] = new Array<number>(steps).fill(0);
+  for (const e of events)
+    if (e.type === 'reward' && !e.final && e.step >= 1) {
+      while (perStep.length < e.step) perStep.push(0);
+      perStep[e.step - 1] += e.total;
+    }
+  if (perStep.length > 0) perStep[perStep.length - 1] += finalTotal;
+  return perStep;
+}
+
+/**
  * The step reward: indicator components (format_valid 0/1, repeated_action 0/1,
  * tool_error = failed calls) times their weights. Components without a weight are left out.
  */

@@ -1,5 +1,5 @@
 import { assertNever } from './assert-never.js';
-import type { ToolResult } from './tool-result.js';
+import { measuredDuration, type ToolResult } from './tool-result.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
 
 /** A tool call of a step. */
@@ -24,7 +24,10 @@ export interface ResultOutcome {
 export interface StepResult extends ResultOutcome {
   readonly call_id: string;
   readonly name: string;
-  /** Null when not known (the agent ran the call itself: see {@link ToolResult}). */
+  /**
+   * Null when not known: the agent ran the call itself (see {@link ToolResult}), or a person gave
+   * the result and the tool never ran ({@link measuredDuration}).
+   */
   readonly duration_ms: number | null;
   readonly fallback: boolean;
   /** True when an `override` event replaced what the agent saw. */
@@ -169,7 +172,7 @@ function reduceResult(e: TraceEventOf<'tool_result'> | TraceEventOf<'override'>,
     call_id: e.call_id,
     name,
     ...outcomeOf(shown),
-    duration_ms: (real ?? shown).duration_ms,
+    duration_ms: measuredDuration(shown, real, e.type === 'tool_result' && e.replaced === true),
     fallback: shown.fallback === true,
     overridden: e.type === 'override',
     // A real result identical in outcome to the shown one says nothing new.

@@ -1,4 +1,6 @@
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
+import { discountedReturn } from '../../shared/rewards.js';
+import { DEFAULT_GAMMA } from '../../shared/task.js';
 import { treeHashText } from '../../shared/tree-hash.js';
 import { openEngine } from '../engine/open-engine.js';
 import { sha256Hex } from '../engine/sha256.js';
@@ -50,6 +52,7 @@ export async function writeLongTrace(home: string, steps: number, task = 'long-t
 
   snapshot(0);
   writer.commitStep();
+  const rewards: number[] = [];
   for (let k = 1; k <= steps; k++) {
     if (k % 97 === 0)
       writer.append({ type: 'injected', step: k, source: 'injected', role: 'user', content: `hint ${k}` });
@@ -103,12 +106,14 @@ export async function writeLongTrace(home: string, steps: number, task = 'long-t
         },
       });
     }
+    const total = 0.1 + (k % 10) / 20 - (k % 13 === 0 ? 0.2 : 0);
+    rewards.push(total);
     writer.append({
       type: 'reward',
       step: k,
       source: 'harness',
       components: { format: 0.1, progress: (k % 10) / 20, penalty: k % 13 === 0 ? -0.2 : 0 },
-      total: 0.1 + (k % 10) / 20 - (k % 13 === 0 ? 0.2 : 0),
+      total,
       final: false,
     });
     snapshot(k);
@@ -120,7 +125,8 @@ export async function writeLongTrace(home: string, steps: number, task = 'long-t
     end_reason: 'final_answer',
     verifier: null,
     steps,
-    return: 1,
+    // The return of the rewards above (it said 1 beside rewards worth ~30: the window believed it).
+    return: discountedReturn(rewards, DEFAULT_GAMMA),
     step: steps,
   });
   return { episode, branch, steps };

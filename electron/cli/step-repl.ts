@@ -116,7 +116,7 @@ function heldCommand(c: EpisodeRunner, cmd: string): HeldAction {
   if (verb === 'edit') return c.editArguments(callId, jsonArgument(rest, 'edit [CALL] {"command": "ls"}'));
   const given = rest.startsWith('{')
     ? (jsonArgument(rest, 'replace [CALL] {"ok": true, ...}') as ToolResult)
-    : { ok: true, exit_code: 0, stdout: rest, duration_ms: 0, bytes: Buffer.byteLength(rest) };
+    : { ok: true, exit_code: 0, stdout: rest, duration_ms: null, bytes: Buffer.byteLength(rest) };
   return c.replaceResult(callId, given);
 }
 

@@ -88,9 +88,14 @@ export const BranchSummary = z.object({
   agent_traits: AgentTraits.optional(),
   status: EpisodeStatus.nullable(),
   end_reason: z.string().nullable(),
+  /** The steps done (snapshot taken); a step held, running or never finished is in `unfinished`. */
   steps: z.number().int().nonnegative(),
+  /** Steps after `steps` with a row and no snapshot (absent from an older server: read as 0). */
+  unfinished: z.number().int().nonnegative().optional(),
   /** The discounted return (the step rewards and the final reward; so far, while open), or null. */
   return: z.number().nullable(),
+  /** The discount of that return, the task's γ (absent from an older server). */
+  gamma: z.number().min(0).max(1).optional(),
   /** The verifier's final reward, or null before the end (or when none was recorded). */
   final_reward: z.number().nullable(),
   flags: z.number().int().nonnegative(),

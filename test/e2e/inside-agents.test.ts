@@ -31,6 +31,9 @@ const WRONG = `printf 'print("Hello")\\n' > greet.py`;
 /** What the person makes the agent run instead. */
 const FIXED = `printf 'import sys\\nprint(f"Hello, {sys.argv[1]}!")\\n' > greet.py && echo EDITED-BY-PERSON`;
 
+/** The exit field of a call an agent inside the sandbox ran: stepbox got only its text. */
+const EXIT_NOT_REPORTED = '— (not reported apart: the agent ran it; see its output)';
+
 const SIZES = [
   { width: 1024, height: 700 },
   { width: 1920, height: 1080 },
@@ -118,6 +121,9 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       await expect(app.timeline.durationAt(1).textContent()).resolves.toBe('—');
       await app.inspector.tab('call');
       await expect(app.inspector.duration.innerText()).resolves.toBe('—');
+      // Nor an exit status of its own: the output's words carry it (a bare "—" stood beside
+      // "Process exited with code 0").
+      await expect(app.inspector.exitCode.innerText()).resolves.toBe(EXIT_NOT_REPORTED);
       const row = await app.timeline.rowAt(1);
       expect(row.text).toContain(r.tool);
       expect(row.text).toContain('EDITED-BY-PERSON');
@@ -175,6 +181,7 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
     // Its tool ran inside, unseen by stepbox: no duration to show, and it says so.
     await expect(app.timeline.durationAt(1).textContent()).resolves.toBe('—');
     await expect(app.inspector.duration.innerText()).resolves.toBe('—');
+    await expect(app.inspector.exitCode.innerText()).resolves.toBe(EXIT_NOT_REPORTED);
     await shots(app, 'inside-agent-untimed');
     await app.inspector.tab('output');
     await app.inspector.waitForStdout('FROM-THE-FOLDER', 30_000);

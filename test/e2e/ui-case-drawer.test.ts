@@ -26,13 +26,13 @@ describe('web mode: the case drawer tells what the window shows', () => {
     const broken = library.caseRun('broken');
     await broken.filter({ hasText: 'paused before step 1 runs' }).waitFor({ timeout: 10_000 });
     expect(await broken.innerText()).not.toMatch(/not started/);
-    // The library counts the steps a person sees in the timeline: step 1, decided and waiting
-    // to run, is one (the library said "0 steps" beside the timeline's "1 step").
-    await expect(app.timeline.stepCount.innerText()).resolves.toBe('1 step');
+    // The library and the timeline count alike: step 1, decided and waiting to run, is a row
+    // but no step done (they said "0 steps" and "1 step", then "1 step" both).
+    await expect(app.timeline.stepCount.innerText()).resolves.toBe('0 steps, 1 waiting');
     const branch = await app.stepper.branch();
     await library
       .branchSteps(branch)
-      .filter({ hasText: /^1 step$/ })
+      .filter({ hasText: /^0 steps, 1 waiting$/ })
       .waitFor({ timeout: 10_000 });
     await app.screenshot('case-drawer-held-step1');
 

@@ -461,6 +461,43 @@ describe('web mode: a recorded 10,000-step trace', () => {
     expect(app.errors).toEqual([]);
   });
 
+  it('the return names its discount and is the rows’ rewards discounted; penalties hang below the line, in colours of their own', async () => {
+    await app.resize({ width: 1024, height: 700 });
+    await openTrace();
+    // The rewards the trace recorded, step by step, discounted with the task's γ (0.99).
+    let expected = 0;
+    for (let k = trace.steps; k >= 1; k--)
+      expected = 0.1 + (k % 10) / 20 - (k % 13 === 0 ? 0.2 : 0) + 0.99 * expected;
+    const said = `return ${expected.toFixed(2)} (γ=0.99)`;
+    // It said "return 1.00" (the end's word for it) with no discount named beside rewards worth ~30.
+    await expect(app.library.branchReturn(trace.branch).innerText()).resolves.toBe(said);
+    await expect(app.library.episodeHead(trace.episode).innerText()).resolves.toContain(`main ${said}`);
+    // Progress and penalty were both red in the legend; the penalty says which way its bars go.
+    const legend = await app.timeline.legendColours();
+    expect(Object.keys(legend).sort()).toEqual(['format', 'penalty', 'progress']);
+    expect(new Set(Object.values(legend)).size).toBe(3);
+    const penalty = app.timeline.rewardChart.locator(
+      '[data-testid="reward-legend"][data-component="penalty"]',
+    );
+    await expect(penalty.getAttribute('data-negative')).resolves.toBe('true');
+    await expect(penalty.innerText()).resolves.toBe('penalty↓');
+    // Step 9997 (13 × 769) was penalised: its bar reaches left of the zero line, the gains right of it.
+    await app.timeline.scrollTo(9_997);
+    await app.timeline.select(9_997);
+    await app.inspector.waitForStep(9_997);
+    const bars = await app.inspector.rewardBars();
+    const pen = bars.find((b) => b.component === 'penalty');
+    const gains = bars.filter((b) => b.sign === 'positive' && b.right > b.left);
+    expect(pen?.sign).toBe('negative');
+    expect(gains.length).toBeGreaterThan(0);
+    for (const g of gains) expect(pen!.right).toBeLessThanOrEqual(g.left + 0.5);
+    expect(await app.inspector.rewardColours()).toEqual(
+      Object.fromEntries(Object.keys(legend).map((k) => [k, legend[k]])),
+    );
+    await app.screenshot('long-trace-rewards-1024x700');
+    expect(app.errors).toEqual([]);
+  });
+
   it('the # column shows step 10000 whole, under its heading, at 1024×700, 1280×800 and 1920×1080', async () => {
     const layout = new LayoutObject(app.page);
     await app.library.search('long-trace');

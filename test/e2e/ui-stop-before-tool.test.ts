@@ -38,6 +38,13 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       const status = app.timeline.rowStatus(1);
       await expect(status.innerText()).resolves.toBe('waiting');
       expect(await layout.readable(status)).toBe(true);
+      // A step held before it runs is no step done: the count says so, here and in the library
+      // (both said "1 step" of a branch that had finished none).
+      await expect(app.timeline.stepCount.innerText()).resolves.toBe('0 steps, 1 waiting');
+      await app.library
+        .branchSteps(await app.stepper.branch())
+        .filter({ hasText: /^0 steps, 1 waiting$/ })
+        .waitFor({ timeout: 10_000 });
       // The Inject panel's fields take its width (a broken style once left them 170 px wide).
       const [field, pane] = await Promise.all([
         app.inject.messageField.boundingBox(),
@@ -96,12 +103,20 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       // Step 4 (read_file): give its result instead of running it.
       await app.page.keyboard.press('F10');
       await card.waitBeforeTool(4);
+      // Three steps done and the fourth waiting ("4 steps" before).
+      await app.timeline.stepCount.filter({ hasText: /^3 steps, 1 waiting$/ }).waitFor({ timeout: 10_000 });
       await card.replaceResult();
       await card.saveAndRun('GIVEN-BY-A-PERSON');
       await app.inspector.waitForStep(4);
       await app.settled();
       await app.inspector.tab('call');
       await app.inspector.replaced.waitFor({ timeout: 20_000 });
+      // The tool did not run: no duration, and the reason beside the dash ("0.0 ms" before), in
+      // the facts and the row's time column alike.
+      await expect(app.inspector.duration.innerText()).resolves.toBe('— (the tool did not run)');
+      await expect(app.timeline.rowDuration(4).innerText()).resolves.toBe('—');
+      await expect(app.timeline.rowDuration(4).getAttribute('title')).resolves.toMatch(/did not run/);
+      await app.screenshot(`stop-before-tool-${tag}-replaced-call`);
       await app.inspector.tab('output');
       await app.inspector.waitForStdout('GIVEN-BY-A-PERSON');
       await expect(app.timeline.row(4).locator('.mark-ovr').count()).resolves.toBe(1);

@@ -621,6 +621,14 @@ export class LibraryPanel extends PanelObject {
   branchSteps(branch: string): Locator {
     return this.branchNode(branch).getByTestId('branch-steps');
   }
+  /** The return a branch's node says (`return 27.43 (γ=0.99)`). */
+  branchReturn(branch: string): Locator {
+    return this.branchNode(branch).getByTestId('branch-return');
+  }
+  /** The line at the head of an episode's entry: its main branch's return and its QA flags. */
+  episodeHead(episode: string): Locator {
+    return this.root.locator(`[data-testid="library-episode"][data-episode="${episode}"] .lib-episode-head`);
+  }
   /** The name a branch's node gives it beside its id (a candidate's number and action). */
   branchName(branch: string): Locator {
     return this.branchNode(branch).getByTestId('branch-name');
@@ -1055,6 +1063,23 @@ export class InspectorPanel extends PanelObject {
   /** The colour of each reward component's bar under the step (computed fill, `rgb(…)`). */
   rewardColours(): Promise<Record<string, string>> {
     return componentColours(this.root.locator('[data-testid="inspector-reward-bar"]'), 'fill');
+  }
+  /**
+   * Each reward component's bar under the step: its sign, and where it starts and ends on screen
+   * (a penalty reaches left of the zero line, a gain right of it).
+   */
+  rewardBars(): Promise<{ component: string; sign: string; left: number; right: number }[]> {
+    return this.root.locator('[data-testid="inspector-reward-bar"]').evaluateAll((els) =>
+      els.map((e) => {
+        const box = e.getBoundingClientRect();
+        return {
+          component: e.getAttribute('data-component') ?? '',
+          sign: e.getAttribute('data-sign') ?? '',
+          left: box.left,
+          right: box.right,
+        };
+      }),
+    );
   }
   /** The goal as step 0 shows it (folded to a few lines until "more"). */
   get taskGoal(): Locator {

@@ -64,10 +64,11 @@ describe('one return per branch: list, window, tree and compare agree on a fork'
     expect(r.steps).toEqual([3, 3, 3, 3, 3]);
   });
 
-  it('once the fork ended: the end it recorded, everywhere', async () => {
+  it('once the fork ended: the return of its rewards, everywhere, not the end’s word for it', async () => {
     const r = await returnsOfFork(false);
-    expect(r.window).toBe(1);
-    expect([r.list, r.tree, r.compare, r.engine]).toEqual([1, 1, 1, 1]);
+    // The helper's end says `return: 1`; the rewards (0.1 a step, the final 1 folded in) say more.
+    expect(r.window!).toBeGreaterThan(1.2);
+    expect([r.list, r.tree, r.compare, r.engine]).toEqual([r.window, r.window, r.window, r.window]);
   });
 });
 

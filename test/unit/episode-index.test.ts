@@ -100,9 +100,12 @@ describe('episode index', () => {
       [weather.branch, 'succeeded', 3, 0],
       [fork.branch, 'failed', 3, 2],
     ]);
-    expect(w.branches[0]).toMatchObject({ return: 1, final_reward: 1 });
-    // The failed fork recorded no final reward: its return is the end's, named apart.
-    expect(w.branches[1]).toMatchObject({ return: 0, final_reward: null });
+    // The return of its rewards (0.1 a step, γ 0.99, the final 1 folded into step 3), not the end's `return: 1`.
+    expect(w.branches[0]).toMatchObject({ final_reward: 1, unfinished: 0, gamma: 0.99 });
+    expect(w.branches[0].return).toBeCloseTo(0.1 + 0.99 * 0.1 + 0.99 ** 2 * 1.1, 10);
+    // The failed fork recorded no final reward: its return is its three step rewards', named apart.
+    expect(w.branches[1]).toMatchObject({ final_reward: null });
+    expect(w.branches[1].return).toBeCloseTo(0.1 + 0.99 * 0.1 + 0.99 ** 2 * 0.1, 10);
     expect(w.branches[1]).toMatchObject({ parent: weather.branch, fork_step: 1, verifier_success: false });
     index.close();
   });

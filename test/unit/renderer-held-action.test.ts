@@ -120,7 +120,8 @@ describe('the held step in the window', () => {
       {
         id: 'b-main',
         call_id: 'c3',
-        result: { ok: true, exit_code: 0, stdout: 'pretend', duration_ms: 0, bytes: 7 },
+        // A given result has no duration: the tool does not run for it (0 read as "0.0 ms").
+        result: { ok: true, exit_code: 0, stdout: 'pretend', duration_ms: null, bytes: 7 },
       },
     ]);
   });

@@ -629,7 +629,7 @@ describe('inject store', () => {
     store.getState().setOverrideText('rain');
     expect(await store.getState().override('b1')).toBe(true);
     expect(fake.callsOf('episode.override')).toEqual([
-      { id: 'b1', result: { ok: true, exit_code: 0, stdout: 'rain', duration_ms: 0, bytes: 4 } },
+      { id: 'b1', result: { ok: true, exit_code: 0, stdout: 'rain', duration_ms: null, bytes: 4 } },
     ]);
   });
 });

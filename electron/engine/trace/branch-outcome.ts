@@ -1,4 +1,4 @@
-import { discountedReturn } from '../../../shared/rewards.js';
+import { discountedReturn, episodeRewards } from '../../../shared/rewards.js';
 import { rowStepOf } from '../../../shared/step-summary.js';
 import { DEFAULT_GAMMA } from '../../../shared/task.js';
 import type { EndEvent, HeaderEvent, TraceEvent } from '../../../shared/trace-events.js';
@@ -10,15 +10,20 @@ import type { EndEvent, HeaderEvent, TraceEvent } from '../../../shared/trace-ev
  */
 export interface BranchOutcome {
   /**
-   * The steps the branch has: its last row's step (see {@link rowStepOf}: a step decided and
-   * held before it runs counts, as the timeline shows it), never fewer than the end's count.
+   * The steps the branch finished (their snapshot taken), never fewer than the end's count or
+   * a fork's inherited steps. A step decided and held before it runs, or still running, is a
+   * row of the timeline but not a step done: it is counted in {@link unfinished}.
    */
   readonly steps: number;
+  /** Steps after {@link steps} that have a row and no snapshot: held, running, or never finished. */
+  readonly unfinished: number;
   /**
-   * The discounted return G_0 the end recorded; while open, the return of the rewards so
-   * far (step rewards, the final one folded into the last step); null when none was recorded.
+   * The discounted return G_0 of the recorded rewards (step rewards summed per step, the final
+   * one folded into the last step), discounted with {@link gamma}; null when none was recorded.
    */
   readonly return: number | null;
+  /** The discount the return was worked out with (the task's `rewards.gamma`). */
+  readonly gamma: number;
   /** The total of the last final reward (the verifier's), or null when none was recorded. */
   readonly final_reward: number | null;
 }
@@ -26,13 +31,17 @@ export interface BranchOutcome {
 /**
  * The outcome of a branch from its events (a fork's lineage or one trace file's own;
  * the header, when among them, is skipped). `end` defaults to the last `end` event.
+ * The return is worked out from the reward events, the trace's record of them: an end whose
+ * `return` says otherwise (the bench's 10,000-step trace wrote 1 beside rewards worth ~30)
+ * is not believed over them. It is used only when no reward event was recorded.
  */
 export function branchOutcome(
   header: HeaderEvent,
   events: readonly TraceEvent[],
   end: EndEvent | null = lastEnd(events),
 ): BranchOutcome {
-  const steps = Math.max(end?.steps ?? 0, stepsOf(events), header.fork_step ?? 0);
+  const { finished, rows } = stepsOf(events);
+  const steps = Math.max(end?.steps ?? 0, finished, header.fork_step ?? 0);
   let finalReward: number | null = null;
   let rewarded = false;
   for (const e of events)
@@ -40,22 +49,20 @@ export function branchOutcome(
       rewarded = true;
       if (e.final) finalReward = e.total;
     }
-  const recorded = end?.return;
+  const gamma = gammaOf(header);
   return {
     steps,
-    return:
-      recorded !== undefined
-        ? recorded
-        : rewarded
-          ? episodeReturn(events, steps, finalReward ?? 0, gammaOf(header))
-          : null,
+    unfinished: [...rows].filter((k) => k > steps).length,
+    return: rewarded ? episodeReturn(events, steps, finalReward ?? 0, gamma) : (end?.return ?? null),
+    gamma,
     final_reward: finalReward,
   };
 }
 
 /**
- * The discounted return of an episode: each step's reward (`reward` events, not final),
- * the final reward folded into the last step, discounted with `gamma`.
+ * The discounted return of an episode: each step's reward ({@link episodeRewards}: a step's
+ * reward events summed, as every view sums them), the final reward folded into the last step,
+ * discounted with `gamma`.
  */
 export function episodeReturn(
   events: readonly TraceEvent[],
@@ -63,11 +70,7 @@ export function episodeReturn(
   finalTotal: number,
   gamma: number,
 ): number {
-  const rewards: number[] = [];
-  for (const e of events) if (e.type === 'reward' && !e.final) rewards[e.step - 1] = e.total;
-  const perStep = Array.from({ length: steps }, (_, i) => rewards[i] ?? 0);
-  if (perStep.length > 0) perStep[perStep.length - 1] += finalTotal;
-  return discountedReturn(perStep, gamma);
+  return discountedReturn(episodeRewards(events, steps, finalTotal), gamma);
 }
 
 /**
@@ -86,15 +89,21 @@ export function endDetail(
 }
 
 /**
- * The highest step with a row: the library counted only steps whose action was written and
- * said "0 steps" of a branch held before step 1 runs, beside the timeline's "1 step". A
- * rollback does not lower it: the steps after it stay in the trace (a person's rollback
- * closes the branch; `end_reason` says where).
+ * The highest step whose snapshot was taken (a step done), and the steps that have a row
+ * ({@link rowStepOf}: the one rule for which steps a person sees). A rollback does not lower
+ * them: the steps after it stay in the trace (a person's rollback closes the branch;
+ * `end_reason` says where).
  */
-function stepsOf(events: readonly TraceEvent[]): number {
-  let steps = 0;
-  for (const e of events) steps = Math.max(steps, rowStepOf(e) ?? 0);
-  return steps;
+function stepsOf(events: readonly TraceEvent[]): { finished: number; rows: Set<number> } {
+  let finished = 0;
+  const rows = new Set<number>();
+  for (const e of events) {
+    const k = rowStepOf(e);
+    if (k === null || k < 1) continue;
+    rows.add(k);
+    if (e.type === 'snapshot') finished = Math.max(finished, k);
+  }
+  return { finished, rows };
 }
 
 function lastEnd(events: readonly TraceEvent[]): EndEvent | null {

@@ -15,7 +15,7 @@ import { candidateMarkOf, type CandidateMark } from '../../../shared/candidate-m
 const log = logger('index');
 
 /** Bump when the tables change: an index of another version is dropped and rebuilt from the traces. */
-const INDEX_VERSION = 5;
+const INDEX_VERSION = 6;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS episodes (
@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS episodes (
   image TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS branches (
   id TEXT PRIMARY KEY, episode TEXT NOT NULL, parent TEXT, fork_step INTEGER, resume_of TEXT, created INTEGER NOT NULL,
-  status TEXT NOT NULL, end_reason TEXT, steps INTEGER NOT NULL, episode_return REAL, final_reward REAL,
+  status TEXT NOT NULL, end_reason TEXT, steps INTEGER NOT NULL, unfinished INTEGER NOT NULL, episode_return REAL,
+  gamma REAL NOT NULL, final_reward REAL,
   verifier_success INTEGER, candidate_number INTEGER, candidate_action TEXT,
   ended INTEGER, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS branches_episode ON branches(episode);
@@ -72,8 +73,12 @@ export interface BranchRow {
   readonly status: string;
   readonly end_reason: string | null;
   readonly steps: number;
+  /** Steps with a row and no snapshot after `steps` (see branch-outcome.ts). */
+  readonly unfinished: number;
   /** The discounted return (see branch-outcome.ts). */
   readonly return: number | null;
+  /** The discount of that return (the task's γ). */
+  readonly gamma: number;
   /** The verifier's final reward. */
   readonly final_reward: number | null;
   readonly verifier_success: boolean | null;
@@ -231,9 +236,9 @@ export class EpisodeIndex {
         this.db
           .prepare(
             `INSERT OR REPLACE INTO branches (id, episode, parent, fork_step, resume_of, created, status, end_reason,
-               steps, episode_return, final_reward, verifier_success, candidate_number, candidate_action, ended,
-               trace_path, trace_size, trace_mtime)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               steps, unfinished, episode_return, gamma, final_reward, verifier_success, candidate_number,
+               candidate_action, ended, trace_path, trace_size, trace_mtime)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             h.branch,
@@ -245,7 +250,9 @@ export class EpisodeIndex {
             trace.end?.status ?? 'running',
             trace.end?.end_reason ?? null,
             outcome.steps,
+            outcome.unfinished,
             outcome.return,
+            outcome.gamma,
             outcome.final_reward,
             trace.end?.verifier ? Number(trace.end.verifier.success) : null,
             candidate?.number ?? null,
@@ -601,7 +608,9 @@ function branchRow(r: Row): BranchRow {
     status: r.status as string,
     end_reason: (r.end_reason as string | null) ?? null,
     steps: r.steps as number,
+    unfinished: r.unfinished as number,
     return: (r.episode_return as number | null) ?? null,
+    gamma: r.gamma as number,
     final_reward: (r.final_reward as number | null) ?? null,
     verifier_success:
       r.verifier_success === null || r.verifier_success === undefined ? null : r.verifier_success === 1,

@@ -4,9 +4,8 @@ import { selectBranchTree, type BranchNode } from '../stores/episodes/episodes-s
 import { IdText } from './id-text';
 import { branchName } from '../model/branch-name';
 import { useStores } from '../stores/use-stores';
-import { countOf } from '../../../shared/count-of';
 import { RETURN_TITLE } from '../model/return-title';
-import { returnText } from '../../../shared/format-outcome';
+import { discountedReturnText, stepsText } from '../../../shared/format-outcome';
 import { branchStatusWord as statusOf, rolledBackTo } from '../model/branch-status';
 
 function Node(props: { readonly node: BranchNode; readonly current: string | null; readonly depth: number }) {
@@ -34,11 +33,11 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
           {rolledBackTo(b) !== null ? `rolled back to ${rolledBackTo(b)}` : statusOf(b)}
         </span>
         <span className="muted" data-testid="branch-steps">
-          {countOf(b.steps, 'step')}
+          {stepsText(b.steps, b.unfinished ?? 0, b.status === null)}
         </span>
         {b.return !== null ? (
           <span className="muted" data-testid="branch-return" title={RETURN_TITLE}>
-            {returnText(b.return)}
+            {discountedReturnText(b.return, b.gamma)}
           </span>
         ) : null}
         {b.flags ? (

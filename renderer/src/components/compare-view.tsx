@@ -7,9 +7,9 @@ import { branchName } from '../model/branch-name';
 import { branchStatusWord } from '../model/branch-status';
 import { selectBusyWhy, selectUnderWay, type Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
-import { countOf } from '../../../shared/count-of';
-import { finalRewardText, returnText } from '../../../shared/format-outcome';
+import { discountedReturnText, finalRewardText, stepsText } from '../../../shared/format-outcome';
 import { PanelState } from './panel';
+import { RETURN_TITLE } from '../model/return-title';
 
 function stepText(row: CompareRow['a']): string {
   return row ? `${row.tools.join(', ')} ${row.summary}`.trim() : '';
@@ -55,8 +55,11 @@ function Side(props: {
         </span>
         {/* The end's reason when the word is the plain status (a word of its own says it already). */}
         {s.end_reason && word === s.status ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} ·{' '}
-        {countOf(s.steps, 'step')} · <span data-testid="compare-return">{returnText(s.return)}</span> ·{' '}
-        {finalRewardText(s.final_reward)}
+        {stepsText(s.steps, s.unfinished ?? 0, s.status === null)} ·{' '}
+        <span data-testid="compare-return" title={RETURN_TITLE}>
+          {discountedReturnText(s.return, s.gamma)}
+        </span>{' '}
+        · {finalRewardText(s.final_reward)}
       </div>
       <Flags flags={props.flags} />
     </div>

@@ -1,6 +1,6 @@
 import { memo, useMemo, useState, type MouseEvent } from 'react';
 import type { StepRow } from '../../../shared/contract/models';
-import { rewardColour } from '../model/reward-colour';
+import { rewardColours } from '../model/reward-colour';
 
 const WIDTH = 600;
 const HEIGHT = 44;
@@ -13,9 +13,15 @@ interface Bucket {
 }
 
 /** Reward components per step, summed into at most MAX_BARS buckets so 10,000 steps stay light. */
-function buckets(rows: readonly StepRow[]): { items: Bucket[]; names: string[]; max: number } {
+function buckets(rows: readonly StepRow[]): {
+  items: Bucket[];
+  names: string[];
+  negative: ReadonlySet<string>;
+  max: number;
+} {
   const size = Math.max(1, Math.ceil(rows.length / MAX_BARS));
   const names = new Set<string>();
+  const negative = new Set<string>();
   const items: Bucket[] = [];
   let max = 0;
   for (let i = 0; i < rows.length; i += size) {
@@ -23,6 +29,7 @@ function buckets(rows: readonly StepRow[]): { items: Bucket[]; names: string[]; 
     for (let j = i; j < Math.min(rows.length, i + size); j++)
       for (const [k, v] of Object.entries(rows[j].rewards)) {
         names.add(k);
+        if (v < 0) negative.add(k);
         sums.set(k, (sums.get(k) ?? 0) + v);
       }
     const parts = [...sums.entries()];
@@ -32,7 +39,7 @@ function buckets(rows: readonly StepRow[]): { items: Bucket[]; names: string[]; 
     );
     items.push({ first: rows[i].step, last: rows[Math.min(rows.length, i + size) - 1].step, parts });
   }
-  return { items, names: [...names].sort(), max };
+  return { items, names: [...names].sort(), negative, max };
 }
 
 /**
@@ -85,8 +92,9 @@ export const RewardChart = memo(function RewardChart(props: {
   readonly viewed: number | null;
   readonly onSelect: (step: number) => void;
 }) {
-  const { items, names, max } = useMemo(() => buckets(props.rows), [props.rows]);
+  const { items, names, negative, max } = useMemo(() => buckets(props.rows), [props.rows]);
   const paths = useMemo(() => barPaths(items, names, max), [items, names, max]);
+  const colours = useMemo(() => rewardColours(names), [names]);
   // The bar under the pointer: its title is the one tooltip (a title per bar was a node per bar).
   const [hover, setHover] = useState<number | null>(null);
   if (names.length === 0) return null;
@@ -121,7 +129,7 @@ export const RewardChart = memo(function RewardChart(props: {
         >
           <line x1={0} x2={WIDTH} y1={HEIGHT / 2} y2={HEIGHT / 2} className="axis" />
           {names.map((n) => (
-            <path key={n} d={paths.get(n)} fill={rewardColour(n)} />
+            <path key={n} d={paths.get(n)} fill={colours.get(n)} />
           ))}
           <rect
             x={0}
@@ -142,9 +150,17 @@ export const RewardChart = memo(function RewardChart(props: {
       </div>
       <div className="legend">
         {names.map((n) => (
-          <span key={n} data-testid="reward-legend" data-component={n}>
-            <i style={{ background: rewardColour(n) }} />
+          <span
+            key={n}
+            data-testid="reward-legend"
+            data-component={n}
+            data-negative={negative.has(n) ? 'true' : undefined}
+            title={negative.has(n) ? `${n}: its penalties are drawn below the zero line` : undefined}
+          >
+            <i style={{ background: colours.get(n) }} />
             {n}
+            {/* Which way its bars go: a penalty hangs below the line, a reward stands on it. */}
+            {negative.has(n) ? <b className="legend-sign">↓</b> : null}
           </span>
         ))}
       </div>

@@ -30,7 +30,7 @@ import {
 } from '../../../shared/start-paths';
 import { PeopleText, usePathPlaces } from '../components/people-text';
 import { RETURN_TITLE } from '../model/return-title';
-import { returnText } from '../../../shared/format-outcome';
+import { discountedReturnText } from '../../../shared/format-outcome';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
 function plain(text: string): string {
@@ -48,7 +48,9 @@ function Episode(props: { readonly entry: EpisodeEntry; readonly current: string
           <span className="muted">
             {/* Each branch's return is in the tree below, named; the head names whose this one is. */}
             {main.return !== null ? (
-              <span title={RETURN_TITLE}>{`main ${returnText(main.return)}${flags ? ' · ' : ''}`}</span>
+              <span
+                title={RETURN_TITLE}
+              >{`main ${discountedReturnText(main.return, main.gamma)}${flags ? ' · ' : ''}`}</span>
             ) : (
               ''
             )}

@@ -27,12 +27,13 @@ import {
   hasStepBreakpoint,
   rowsWithHeld,
   selectDecisionCount,
+  selectUnfinishedCount,
   selectFirstStep,
   selectViewedStep,
 } from '../stores/stepper/stepper-store';
-import { countOf } from '../../../shared/count-of';
+import { stepsText } from '../../../shared/format-outcome';
 import { forkMarkText } from '../model/fork-mark';
-import { formatDuration, NOT_TIMED } from '../../../shared/format-duration';
+import { formatDuration, NOT_RUN, NOT_TIMED } from '../../../shared/format-duration';
 
 const ROW_HEIGHT = 22;
 /** Whole rows the list keeps in view before the QA flag list above it unfolds by itself. */
@@ -300,7 +301,8 @@ const Row = memo(function Row(props: {
       <span
         className={`tl-dur${clipOver(duration, FITS.dur)}`}
         data-testid="timeline-duration"
-        title={row.duration_ms === null && duration ? NOT_TIMED : undefined}
+        // Not timed: a person gave the result (the tool did not run), or the agent ran it itself.
+        title={row.duration_ms === null && duration ? (row.overridden ? NOT_RUN : NOT_TIMED) : undefined}
       >
         {duration}
       </span>
@@ -330,6 +332,7 @@ export function Timeline() {
   const live = useSlice('stepper', (s) => s.live);
   // Step 0 is the setup row, not a step the agent took; rows still arriving count too.
   const decisions = useSlice('stepper', selectDecisionCount);
+  const unfinished = useSlice('stepper', selectUnfinishedCount);
   const viewed = useSlice('stepper', selectViewedStep);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const flags = useSlice('stepper', (s) => s.flags);
@@ -692,7 +695,7 @@ export function Timeline() {
       actions={
         <>
           <span className="muted" data-testid="timeline-count">
-            {rows.length === 0 ? '' : countOf(decisions, 'step')}
+            {rows.length === 0 ? '' : stepsText(decisions - unfinished, unfinished, live)}
           </span>
           {/* Here, not in the stepper bar: the bar keeps its room for the branch's id and state. */}
           <TeachingButtons />

@@ -2,13 +2,13 @@ import { memo, useMemo, useState } from 'react';
 import { runsOwnProgramKind } from '../../../shared/agent-kind';
 import type { CallDetail, FileChange, StepDetail } from '../../../shared/contract/models';
 import { assertNever } from '../../../shared/assert-never';
-import type { ToolResult } from '../../../shared/tool-result';
+import { measuredDuration, type ToolResult } from '../../../shared/tool-result';
 import { JsonText } from '../components/json-text';
 import { FileDiffView, FileWholeView, pretty } from '../components/lazy-editors';
 import { fileViewOf } from '../model/file-view';
 import { rawResultNote } from '../model/raw-result-note';
 import { resultView } from '../model/result-view';
-import { rewardColour } from '../model/reward-colour';
+import { rewardColours } from '../model/reward-colour';
 import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
 import { TaskView } from '../components/task-view';
@@ -23,11 +23,18 @@ import {
 import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
-import { formatDuration, NOT_TIMED } from '../../../shared/format-duration';
+import { formatDuration, NOT_RUN, NOT_TIMED } from '../../../shared/format-duration';
 import { resultLine } from '../../../shared/step-summary';
 import { decidedText } from '../model/edit-words';
 
-function Facts(props: { readonly result: ToolResult | null; readonly fallback?: boolean }) {
+function Facts(props: {
+  readonly result: ToolResult | null;
+  readonly fallback?: boolean;
+  /** How long the tool took ({@link measuredDuration}): null when not known or when it did not run. */
+  readonly duration: number | null;
+  /** A person gave this result: the tool did not run (why the duration is `—`). */
+  readonly given: boolean;
+}) {
   const r = props.result;
   if (!r) return <div className="facts muted">no result yet (the call is pending)</div>;
   return (
@@ -53,14 +60,29 @@ function Facts(props: { readonly result: ToolResult | null; readonly fallback?: 
         {props.fallback ? ' → the agent was shown a fallback' : ''}
       </dd>
       <dt>exit</dt>
-      <dd data-testid="inspector-exit">{r.exit_code ?? '—'}</dd>
+      {/* An agent inside the sandbox ran the call and sent stepbox only its text: any exit status
+        is in that text ("Process exited with code 0"), not a field; a bare "—" beside it read as
+        a contradiction. */}
+      {r.exit_code === undefined && r.ok && props.duration === null && !props.given ? (
+        <dd data-testid="inspector-exit" title={NOT_REPORTED}>
+          — <span className="muted">(not reported apart: the agent ran it; see its output)</span>
+        </dd>
+      ) : (
+        <dd data-testid="inspector-exit">{r.exit_code ?? '—'}</dd>
+      )}
       <dt>error</dt>
       <dd className={r.error ? 'bad' : ''} data-testid="inspector-error-code">
         {r.error ? r.error.code : '—'}
       </dd>
       <dt>duration</dt>
-      <dd data-testid="inspector-duration" title={r.duration_ms === null ? NOT_TIMED : undefined}>
-        {formatDuration(r.duration_ms)}
+      <dd
+        data-testid="inspector-duration"
+        title={props.duration !== null ? undefined : props.given ? NOT_RUN : NOT_TIMED}
+      >
+        {formatDuration(props.duration)}
+        {props.duration === null && props.given ? (
+          <span className="muted"> (the tool did not run)</span>
+        ) : null}
       </dd>
       <dt>bytes</dt>
       <dd>{formatBytes(r.bytes)}</dd>
@@ -81,6 +103,10 @@ function Facts(props: { readonly result: ToolResult | null; readonly fallback?: 
     </dl>
   );
 }
+
+/** Why an exit reads `—` for a call an agent inside the sandbox ran. */
+const NOT_REPORTED =
+  'the agent inside the sandbox ran this call and sent stepbox only its output text: an exit status, if any, is in that text';
 
 /** A result's outcome in words: `exit 137`, `error timeout`. */
 function outcome(r: ToolResult): string {
@@ -130,7 +156,12 @@ const CallView = memo(function CallView(props: { readonly call: CallDetail; read
           </span>
         </div>
       ) : null}
-      <Facts result={real ?? result} fallback={!override && real !== null} />
+      <Facts
+        result={real ?? result}
+        fallback={!override && real !== null}
+        duration={result ? measuredDuration(result, real, props.call.replaced === true) : null}
+        given={props.call.replaced === true}
+      />
       <div className="split">
         <div>
           <h4>arguments</h4>
@@ -445,6 +476,7 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
   const d = props.detail;
   const rewards = d.rewards ? Object.entries(d.rewards.components) : [];
   const max = Math.max(1e-9, ...rewards.map(([, v]) => Math.abs(v)));
+  const colours = rewardColours(rewards.map(([k]) => k));
   return (
     <div className="extras">
       {d.flags.map((f, i) => (
@@ -493,16 +525,22 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
               <text x={0} y={10}>
                 {k}
               </text>
-              {/* The component's colour, as in the timeline's legend; the number says the sign. */}
-              <rect
-                x={120}
-                y={2}
-                height={9}
-                width={`${(Math.abs(v) / max) * 40}%`}
-                fill={rewardColour(k)}
-                data-testid="inspector-reward-bar"
-                data-component={k}
-              />
+              {/* The component's colour, as in the timeline's legend; the side of the zero line
+                says the sign, as the chart's below-the-line does (a penalty drawn rightwards
+                read as a gain beside the number's minus). Units: [-1, 1] of the step's largest. */}
+              <svg x={120} y={0} width="45%" height={13} viewBox="-1 0 2 13" preserveAspectRatio="none">
+                <rect
+                  x={v < 0 ? v / max : 0}
+                  y={2}
+                  height={9}
+                  width={Math.abs(v) / max}
+                  fill={colours.get(k)}
+                  data-testid="inspector-reward-bar"
+                  data-component={k}
+                  data-sign={v < 0 ? 'negative' : 'positive'}
+                />
+                <line x1={0} x2={0} y1={0} y2={13} className="zero" vectorEffect="non-scaling-stroke" />
+              </svg>
               <text x="100%" y={10} textAnchor="end">
                 {v.toFixed(3)}
               </text>

@@ -87,13 +87,14 @@ export function overrideToResult(text: string, replaced?: ToolResult | null): To
   const trimmed = text.trim();
   if (!trimmed.startsWith('{')) {
     const exit = replaced && replaced.exit_code === undefined ? {} : { exit_code: 0 };
-    return { ok: true, ...exit, stdout: text, duration_ms: 0, bytes: text.length };
+    // No duration: the tool does not run for it (0 read as "0.0 ms" of a run).
+    return { ok: true, ...exit, stdout: text, duration_ms: null, bytes: text.length };
   }
   const parsed = parseJson(trimmed);
   if (!parsed.ok) return parsed.message;
   const v = parsed.value as Partial<ToolResult>;
   if (typeof v.ok !== 'boolean') return 'a result object needs "ok": true or false';
-  return { duration_ms: 0, bytes: 0, ...v } as ToolResult;
+  return { duration_ms: null, bytes: 0, ...v } as ToolResult;
 }
 
 /** Creates the inject slice over a client. */

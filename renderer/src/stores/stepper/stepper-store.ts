@@ -782,6 +782,17 @@ export function selectDecisionCount(s: StepperState): number {
   return total > 0 && (s.rowsBefore > 0 || isSetupRow(s.rows[0])) ? total - 1 : total;
 }
 
+/**
+ * The rows at the end with no snapshot (a step held before it runs, still running, or that
+ * never finished): the timeline says "1 step, 1 waiting", as the library does (its count is
+ * branch-outcome's), not "2 steps" when one had finished.
+ */
+export function selectUnfinishedCount(s: Pick<StepperState, 'rows'>): number {
+  let n = 0;
+  for (let i = s.rows.length - 1; i >= 0 && s.rows[i].step >= 1 && !s.rows[i].snapshot; i--) n++;
+  return n;
+}
+
 /** The last step recorded so far (0 when none). */
 export function selectLastStep(s: Pick<StepperState, 'rows'>): number {
   return s.rows.length ? s.rows[s.rows.length - 1].step : 0;
