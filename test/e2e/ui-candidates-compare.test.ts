@@ -162,7 +162,7 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     const verdict = await view.compareWith(main);
     await expect(verdict.innerText()).resolves.toBe(
       // The fork is live, paused at step 1: it has not ended there (it read "ends at step 1").
-      'This branch has taken 1 step so far; the other goes on to step 2. 1 of 2 aligned steps differ.',
+      'This branch has taken 1 step so far; the other goes on to step 2. 1 of 2 aligned steps differs.',
     );
     // Nothing offers a step this branch does not have (it left the inspector on "step 2 is running").
     expect(await view.compareShowStep.count()).toBe(0);
@@ -189,7 +189,7 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await view.openCompare();
     const back = await view.compareWith(fork ?? '');
     await expect(back.innerText()).resolves.toMatch(
-      /^First difference at step 2 of this branch: the other has taken 1 step so far\. 1 of 2 aligned steps differ\.\s*show step 2$/,
+      /^First difference at step 2 of this branch: the other has taken 1 step so far\. 1 of 2 aligned steps differs\.\s*show step 2$/,
     );
     await expect(view.compareWorkspace(2).innerText()).resolves.toBe('— only this branch has this step');
     await view.compareShowStep.click();

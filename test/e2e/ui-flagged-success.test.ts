@@ -38,14 +38,15 @@ describe('web mode: a flagged success reads as flagged', () => {
 
     // Folded in the short pane: one line naming the rules, each flag whole in its tooltip.
     expect(await summary.getAttribute('aria-expanded')).toBe('false');
-    expect(await summary.innerText()).toBe('▸ ⚑ 3 QA flags · unknown_tool ×2 · unverified_success');
+    // The rules by their labels for people; their ids in the tooltip.
+    expect(await summary.innerText()).toBe('▸ ⚑ 3 QA flags · Unknown tool ×2 · Unverified success');
     expect(await layout.lines(summary)).toBe(1);
     expect(await layout.onScreen(summary)).toBe(true);
     const tooltip = ((await summary.getAttribute('title')) ?? '').split('\n');
     expect(tooltip.map((t) => t.replace(/:.*/, ''))).toEqual([
-      'step 1 unknown_tool',
-      'step 2 unknown_tool',
-      'step 3 unverified_success',
+      'step 1 Unknown tool (QA rule unknown_tool)',
+      'step 2 Unknown tool (QA rule unknown_tool)',
+      'step 3 Unverified success (QA rule unverified_success)',
     ]);
     // The rows keep room for six whole rows (two before), and the branch's four are all in view.
     expect(await app.timeline.rowsRoom()).toBeGreaterThanOrEqual(6);
