@@ -200,9 +200,10 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     expect(flagText).toContain(
       'a fatal error ended the episode before a final answer: the agent script ran out',
     );
-    const body = await app.page.locator('body').innerText();
-    expect(body).not.toContain('script_exhausted');
-    expect(body.split('agent.jsonl ran out after').length - 1).toBe(1);
+    // (The case's walkthrough names the code on purpose: it teaches where to read it in a trace.)
+    const shown = (await app.timeline.root.innerText()) + (await app.inspector.root.innerText());
+    expect(shown).not.toContain('script_exhausted');
+    expect(shown.split('agent.jsonl ran out after').length - 1).toBe(1);
     if (size === '1280x800') {
       // The flagged step's reward bars in the inspector have the legend's colours (one was
       // green by sign, the other blue by component, for the same format_valid).

@@ -62,6 +62,10 @@ describe('web mode: one notification area that never covers a control', () => {
         'save-case-name',
       );
       await app.timeline.saveCaseReplace.waitFor();
+      // Save would be refused again for this name: greyed, pointing at Replace.
+      expect(await app.timeline.saveCaseSave.getAttribute('data-why')).toBe(
+        `“${name}” is taken: press Replace to save this episode over it, or type another name.`,
+      );
       await nothingCovered(app, `a refused save, dialog open (${tag})`);
       await app.screenshot(`notices-refused-dialog-${tag}`);
       // Another name is a new try: Replace was about the taken one.
@@ -73,7 +77,7 @@ describe('web mode: one notification area that never covers a control', () => {
       const bar = await app.notices.ofKind('save-case').innerText();
       // The bar offers the dialog's own way out (Replace), not another "Save as case… again".
       expect(bar).toMatch(
-        /In Save as case…, press Replace to save this episode over it, or type another name/,
+        /In the Save as case dialog, press Replace to save this episode over it, or type another name/,
       );
       expect(bar).not.toMatch(/again/);
       expect(bar).not.toMatch(/--force|\/tmp\/|stepbox-e2e/);

@@ -24,6 +24,11 @@ describe('case names', () => {
     expect(saveNameWhy(false, '')).toBe('Type a name for the case first.');
     expect(saveNameWhy(true, 'my-case')).toBe('Saving…');
     expect(saveNameWhy(false, 'my-case')).toBeNull();
+    // A name the library just refused as taken: Replace is the way, not the same Save again.
+    expect(saveNameWhy(false, 'my-case', 'my-case')).toBe(
+      '“my-case” is taken: press Replace to save this episode over it, or type another name.',
+    );
+    expect(saveNameWhy(false, 'my-case-2', 'my-case')).toBeNull();
   });
 
   it('Save as case refuses such a name in the dialog alone: nothing is sent, the foot bar stays empty', async () => {

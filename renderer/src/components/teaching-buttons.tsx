@@ -4,6 +4,7 @@ import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { caseRefusal } from '../stores/stepper/agent-traits';
 import { caseNameProblem } from '../../../shared/case-name';
+import { CONFLICT_WAY_OUT } from '../stores/teaching/teaching-store';
 import type { AgentTraits } from '../../../shared/contract/models';
 
 /**
@@ -32,11 +33,13 @@ export function saveWhy(s: {
  * cannot take is said as it is typed, and Save waits for a good one: the button and the line
  * under the field give one reason, not an enabled Save beside a red line.
  */
-export function saveNameWhy(busy: boolean, typed: string): string | null {
+export function saveNameWhy(busy: boolean, typed: string, conflict: string | null = null): string | null {
   return firstWhy(
     busy && 'Saving…',
     typed === '' && 'Type a name for the case first.',
     typed !== '' && caseNameProblem(typed),
+    // The library refused this very name: Save would be refused again; Replace is the way.
+    typed !== '' && typed === conflict && `“${typed}” is taken: ${CONFLICT_WAY_OUT}`,
   );
 }
 
@@ -74,7 +77,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
   if (!branch) return null;
   const typed = name.trim();
   const nameProblem = typed === '' ? null : caseNameProblem(typed);
-  const saveBlocked = saveNameWhy(busy, typed);
+  const saveBlocked = saveNameWhy(busy, typed, conflict);
   return (
     <span className="teaching" data-testid="teaching">
       <button

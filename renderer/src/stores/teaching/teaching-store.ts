@@ -86,7 +86,7 @@ export function createTeachingStore(
           branch,
           'save-case',
           taken
-            ? `Not saved as a case: ${text}. In Save as case…, ${CONFLICT_WAY_OUT}`
+            ? `Not saved as a case: ${text}. In the Save as case dialog, ${CONFLICT_WAY_OUT}`
             : `Not saved as a case: ${text}`,
           'error',
         );
