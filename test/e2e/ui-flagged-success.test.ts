@@ -80,7 +80,8 @@ describe('web mode: a flagged success reads as flagged', () => {
       // Brought into view, also when its step was already the one viewed and the list had been
       // scrolled away from it (the flag of step 1, after the keyboard's jump there, stayed off screen).
       await expect.poll(() => layout.onScreen(app.timeline.row(step)), { timeout: 10_000 }).toBe(true);
-      const said = app.inspector.root.getByTestId('inspector-flag').filter({ hasText: rule });
+      // Shown by its label; the rule's id is the flag's data (and its tooltip).
+      const said = app.inspector.root.locator(`[data-testid="inspector-flag"][data-flag="${rule}"]`);
       await expect(said.innerText()).resolves.toContain(tooltip[i].replace(/^[^:]*: /, ''));
     }
     await app.screenshot('flags-open-1024x700');
