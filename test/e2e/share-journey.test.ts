@@ -106,6 +106,14 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
           .poll(() => app.timeline.teachingNote.textContent())
           .toContain('Saved as case window-readonly');
         expect(existsSync(join(home, 'cases', 'window-readonly', 'expected.json'))).toBe(true);
+        // The note names the rules by their labels, and the walkthrough is written whole: no
+        // "TODO: one paragraph" left in the saved case for a person to find.
+        expect(await app.timeline.teachingNote.textContent()).toMatch(/QA flags Gave up/);
+        const readme = readFileSync(join(home, 'cases', 'window-readonly', 'README.md'), 'utf8');
+        expect(readme).not.toMatch(/TODO/);
+        expect(readme).toMatch(
+          /## What you will see\nThe agent is asked: “[^”]+” It takes \d+ steps?\. The episode /,
+        );
         const downloading = app.page.waitForEvent('download');
         await app.timeline.shareButton.click();
         const download = await downloading;
