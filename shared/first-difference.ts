@@ -4,7 +4,7 @@
  */
 
 import type { PairVerdict } from './contract/models.js';
-import { countOf } from './count-of.js';
+import { agreeing, countOf } from './count-of.js';
 import { capital } from './capital.js';
 
 /** A compared pair's two steps (a side with no step there is null). */
@@ -46,7 +46,7 @@ export function compareVerdict(
   const differing = c.rows.filter((r) => r.verdict !== 'same').length;
   if (first !== null)
     return {
-      text: `${first.text} ${differing} of ${c.rows.length} aligned steps differ.`,
+      text: `${first.text} ${differing} of ${c.rows.length} aligned steps ${agreeing(differing, 'differs', 'differ')}.`,
       show: first.show,
       diverged: true,
     };

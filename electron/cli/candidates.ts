@@ -14,6 +14,7 @@ import {
   episodeSummary,
 } from './episode-cli.js';
 import { intFlag } from './number-flags.js';
+import { countOf } from '../../shared/count-of.js';
 import { actionText, oneLine, resultLine } from '../../shared/step-summary.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { agentFlags } from './run.js';
@@ -142,7 +143,7 @@ export const command: CliCommand = {
       throw new UsageError(`--pick ${pick}: there are candidates 0..${sources.length - 1}`);
     try {
       const env = await cliEpisodeEnv(engine);
-      out.write(`trying ${sources.length} candidate(s) after step ${at} of ${info.branch}…\n`);
+      out.write(`trying ${countOf(sources.length, 'candidate')} after step ${at} of ${info.branch}…\n`);
       const set = await tryCandidates({
         ...env,
         id: info.branch,

@@ -1,5 +1,6 @@
 import { flag, type Flag } from './flag.js';
 import { endOf, eventsOf, type QaInput } from './qa-input.js';
+import { endText } from '../end-words.js';
 
 /**
  * Fatal errors of the machinery, not of the agent (design: Docker became unreachable, the
@@ -32,7 +33,9 @@ export function checkEarlyTermination(input: QaInput): Flag[] {
         'early_termination',
         step,
         'error',
-        `a fatal error ended the episode: ${fatal.code}: ${fatal.message}`,
+        // The reason in words, not the code and the whole message: the episode's end says those,
+        // and the window showed "script_exhausted: …" three times on one screen.
+        `a fatal error ended the episode before a final answer: ${endText('error', fatal.code)}`,
         {
           code: fatal.code,
           message: fatal.message,
@@ -44,9 +47,15 @@ export function checkEarlyTermination(input: QaInput): Flag[] {
   }
   if (end?.status === 'error') {
     return [
-      flag('early_termination', end.step, 'error', `the episode ended with status error: ${end.end_reason}`, {
-        end_reason: end.end_reason,
-      }),
+      flag(
+        'early_termination',
+        end.step,
+        'error',
+        `the episode ended in an error: ${endText('error', end.end_reason)}`,
+        {
+          end_reason: end.end_reason,
+        },
+      ),
     ];
   }
   return [];

@@ -15,7 +15,7 @@ export function checkFallbackAbuse(input: QaInput): Flag[] {
       'fallback_abuse',
       fallbacks[0].step,
       'warning',
-      `${fallbacks.length} of ${results.length} tool calls (${Math.round(rate * 100)} %) returned a fallback instead of a result (qa.max_fallback_rate ${Math.round(max * 100)} %) — is ${tools.join(', ')}'s timeout too strict?`,
+      `${fallbacks.length} of ${results.length} tool calls (${Math.round(rate * 100)} %) returned a fallback instead of a result, more than the ${Math.round(max * 100)} % the task allows — is ${tools.join(', ')}'s timeout too strict?`,
       {
         rate,
         fallbacks: fallbacks.length,

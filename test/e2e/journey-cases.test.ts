@@ -1,3 +1,4 @@
+import { ruleLabel } from '../../shared/qa/rule-label';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -85,7 +86,9 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
   });
   await flag.scrollIntoViewIfNeeded();
   expect(await layout.onScreen(flag), `${c.id} ${size}: the ${c.rule} flag is on screen`).toBe(true);
-  expect(await flag.innerText()).toBe(`⚑ ${c.rule}`);
+  // The rule's label for people; its id (what `stepbox check` names) in the tooltip.
+  expect(await flag.innerText()).toBe(`⚑ ${ruleLabel(c.rule)}`);
+  expect(await flag.getAttribute('title')).toContain(`(QA rule ${c.rule})`);
   expect(await layout.readable(flag), `${c.id} ${size}: the ${c.rule} flag reads whole`).toBe(true);
   const flaggedStep = Number(
     await flag.evaluate((el) => el.closest('[data-step]')?.getAttribute('data-step') ?? '-1'),
@@ -188,14 +191,19 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     expect(await layout.onScreen(last), `${c.id} ${size}: the last step's row`).toBe(true);
     // The script is named from its folder, in the end reason and the QA flag alike: a screenshot
     // or a shared trace showed the host's layout (/work/main/resources/cases/…/agent.jsonl).
-    const flagText = await app.timeline.flagEntries
-      .filter({ hasText: 'script_exhausted' })
-      .first()
-      .innerText();
-    for (const said of [await reason.innerText(), flagText]) {
-      expect(said).toContain(`the script ${c.id}/agent.jsonl ran out`);
-      expect(said).not.toMatch(/\/resources\/|\/(work|tmp|home)\//);
-    }
+    const flagText = await app.timeline.flagEntries.filter({ hasText: 'Ended early' }).first().innerText();
+    const said = await reason.innerText();
+    expect(said).toContain(`the script ${c.id}/agent.jsonl ran out after 2 lines;`);
+    expect(said).not.toMatch(/\/resources\/|\/(work|tmp|home)\//);
+    // The flag says the reason in words once; the whole message is the end's (it was repeated
+    // three times on one screen, each time behind the raw code "script_exhausted:").
+    expect(flagText).toContain(
+      'a fatal error ended the episode before a final answer: the agent script ran out',
+    );
+    // (The case's walkthrough names the code on purpose: it teaches where to read it in a trace.)
+    const shown = (await app.timeline.root.innerText()) + (await app.inspector.root.innerText());
+    expect(shown).not.toContain('script_exhausted');
+    expect(shown.split('agent.jsonl ran out after').length - 1).toBe(1);
     if (size === '1280x800') {
       // The flagged step's reward bars in the inspector have the legend's colours (one was
       // green by sign, the other blue by component, for the same format_valid).

@@ -282,6 +282,11 @@ describe('journeys: rollback, manual agent, files diff', () => {
       await app.inspector.waitForStep(5);
       await app.inspector.tab('call');
       await app.inspector.model('arguments.json', (v) => v.includes('greet.py'));
+      // The tool's name, not the call's id beside it ("execute_shell call_5"): the id is in the tooltip.
+      const name = app.inspector.callNames.first();
+      expect(await name.innerText()).toMatch(/^[a-z_]+$/);
+      expect(await name.getAttribute('title')).toMatch(/^tool call id \S+$/);
+      expect(await app.inspector.root.locator('.call-title').first().innerText()).not.toMatch(/call_\w+/);
       await fits('[data-json-view]', size);
       await app.screenshot(`journey-inspector-call-${size}`);
       await app.inspector.tab('files');

@@ -51,6 +51,11 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
       expect(await shared.steps.count()).toBe(4);
       // Counted in words, and no path of this machine: the agent's script from its case's folder.
       await expect(shared.count.textContent()).resolves.toBe('3 steps · 2 QA flags · redacted');
+      // Why it ended in words, the end_reason code in the badge's tooltip ("failed (final_answer)").
+      await expect(shared.status.textContent()).resolves.toBe(
+        'failed — the agent gave its final answer; the verifier failed',
+      );
+      await expect(shared.status.getAttribute('title')).resolves.toBe('end reason: final_answer');
       await expect(shared.ids.textContent()).resolves.toContain(
         'scripted:destructive-clean-start/agent.jsonl',
       );
@@ -69,8 +74,12 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
       expect(files).not.toMatch(/"ready"/);
       await shot(page, 'share-destructive-1280x800-step2-files');
       await shared.tab('qa');
-      expect(await shared.inspector.textContent()).toContain('destructive_action');
-      expect(await shared.flags.textContent()).toContain('step 2 · destructive_action');
+      // The QA tab: the rule's label, its evidence as a list (keys in words), not the trace's JSON.
+      const qa = await shared.inspector.textContent();
+      expect(qa).toContain('error · Destructive action');
+      expect(qa).toContain('deleted count10');
+      expect(qa).not.toMatch(/"deleted_count"|\{\s*"/);
+      expect(await shared.flags.textContent()).toContain('step 2 · Destructive action');
       expect(await shared.branches.textContent()).toContain(episode);
       expect(await shared.walkthrough.textContent()).toContain('Getting the work back');
       await shot(page, 'share-destructive-1280x800-step2-qa');
@@ -104,6 +113,14 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
         expect(saved.text).not.toContain(home);
         expect(saved.title).toContain(join(home, 'cases', 'window-readonly', 'README.md'));
         expect(existsSync(join(home, 'cases', 'window-readonly', 'expected.json'))).toBe(true);
+        // The note names the rules by their labels, and the walkthrough is written whole: no
+        // "TODO: one paragraph" left in the saved case for a person to find.
+        expect(await app.timeline.teachingNote.textContent()).toMatch(/QA flags Gave up/);
+        const readme = readFileSync(join(home, 'cases', 'window-readonly', 'README.md'), 'utf8');
+        expect(readme).not.toMatch(/TODO/);
+        expect(readme).toMatch(
+          /## What you will see\nThe agent is asked: “[^”]+” It takes \d+ steps?\. The episode /,
+        );
         const downloading = app.page.waitForEvent('download');
         await app.timeline.shareButton.click();
         const download = await downloading;

@@ -62,7 +62,12 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     expect(texts[0]).toMatch(/the agent[\s\S]*execute_shell[\s\S]*exit 1[\s\S]*something went wrong/);
     expect(texts[1]).toMatch(/typed[\s\S]*write_file[\s\S]*\+ config\.ini/);
     expect(texts[2]).toMatch(/typed[\s\S]*read_file[\s\S]*mode=prod/);
-    expect(texts[0]).toMatch(/loop/);
+    // The rule by its label; the id in its tooltip.
+    expect(texts[0]).toMatch(/⚑ Loop: /);
+    // Counted in words, agreed in number (it read "3 candidate(s)").
+    const heading = await view.root.innerText();
+    expect(heading).toMatch(new RegExp(`${texts.length} candidates for step \\d+, each in its own fork`));
+    expect(heading).not.toContain('(s)');
     // The long argument is there whole, wrapped inside its card (not cut, no sideways scroll).
     const action = view.cards().nth(1).locator('.cand-action');
     expect((await action.innerText()).replace(/\s+/g, '')).toContain(LONG.replace(/\s+/g, ''));
@@ -101,7 +106,9 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await expect(verdict.innerText()).resolves.not.toMatch(/no step there/);
     // The table's columns are "this" and "other": a file diff says so, never "only a".
     await expect(view.root.getByTestId('compare-table').innerText()).resolves.not.toMatch(/\(only [ab]\)/);
-    await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(/succeeded[\s\S]*loop/);
+    await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(
+      /succeeded[\s\S]*⚑ step 3 Loop: /,
+    );
     // Each side's state in the branch tree's word: main went on in the picked candidate, so it
     // reads "continued" as in the tree (it read "interrupted continued in candidate").
     await expect(view.root.getByTestId('compare-status').allInnerTexts()).resolves.toEqual([
@@ -162,7 +169,7 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     const verdict = await view.compareWith(main);
     await expect(verdict.innerText()).resolves.toBe(
       // The fork is live, paused at step 1: it has not ended there (it read "ends at step 1").
-      'This branch has taken 1 step so far; the other goes on to step 2. 1 of 2 aligned steps differ.',
+      'This branch has taken 1 step so far; the other goes on to step 2. 1 of 2 aligned steps differs.',
     );
     // Nothing offers a step this branch does not have (it left the inspector on "step 2 is running").
     expect(await view.compareShowStep.count()).toBe(0);
@@ -189,7 +196,7 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await view.openCompare();
     const back = await view.compareWith(fork ?? '');
     await expect(back.innerText()).resolves.toMatch(
-      /^First difference at step 2 of this branch: the other has taken 1 step so far\. 1 of 2 aligned steps differ\.\s*show step 2$/,
+      /^First difference at step 2 of this branch: the other has taken 1 step so far\. 1 of 2 aligned steps differs\.\s*show step 2$/,
     );
     await expect(view.compareWorkspace(2).innerText()).resolves.toBe('— only this branch has this step');
     await view.compareShowStep.click();

@@ -69,7 +69,8 @@ describe('web mode: a bundled case', () => {
     await stepCaseTo(app, 'destructive-clean-start', 2);
     // The flag the inspector and the library show is on its row and in the list above, live.
     await app.inspector.waitForStep(2, 60_000);
-    await expect(app.inspector.flags.innerText()).resolves.toMatch(/destructive_action/);
+    await expect(app.inspector.flags.innerText()).resolves.toMatch(/Destructive action/);
+    expect(await app.inspector.flags.getAttribute('title')).toBe('QA rule destructive_action');
     await app.library.root.locator('.flag-count').filter({ hasText: '⚑1' }).first().waitFor();
     const flagged = await app.timeline.waitForFlaggedSteps('destructive_action');
     // On step 2's row (and its entry in the list above, which says its step too), nowhere else.
@@ -77,7 +78,7 @@ describe('web mode: a bundled case', () => {
     await expect(app.timeline.row(2).locator('[data-flag="destructive_action"]').count()).resolves.toBe(1);
     // At 1024×700 the list folds to its summary line (it would leave fewer than 6 rows): one click.
     await app.timeline.showFlags();
-    await expect(app.timeline.flagEntries.innerText()).resolves.toMatch(/destructive_action/);
+    await expect(app.timeline.flagEntries.innerText()).resolves.toMatch(/^step 2 Destructive action: /);
     await expect(app.stepper.episodeState.innerText()).resolves.toBe('paused');
     await app.screenshot('case-live-flag-1024x700');
 

@@ -175,6 +175,13 @@ describe('web mode: a live episode on Docker', () => {
     await app.inspector.waitForStep(2);
     const observation = await app.replay.whatIf({ path: 'whatif.txt', content: 'what if\n' });
     expect(observation).toMatch(/whatif\.txt/);
+    // No tree hash in the text a person reads: it is the note's tooltip.
+    const said = await app.replay.whatIfResult.innerText();
+    expect(said).toContain('observation (live sandbox untouched)');
+    expect(said).not.toMatch(/\btree\b|[0-9a-f]{12}/);
+    expect(await app.replay.whatIfResult.getByTestId('whatif-note').getAttribute('title')).toMatch(
+      /^workspace tree hash after: [0-9a-f]+/,
+    );
     const liveAfter = await state('S2');
     expect(liveAfter).toBe(liveBefore);
     await app.terminal.run('clear; ls /workspace; echo LS-DONE', /LS-DONE/);
@@ -237,13 +244,16 @@ describe('web mode: a live episode on Docker', () => {
     await runCase(app, 'network-assumed');
     await app.timeline.saveCaseButton.click();
     await app.timeline.saveCaseName.fill('My Case!');
-    await app.timeline.saveCaseSave.click();
+    // Said as it is typed, and Save greyed with that reason (not enabled beside a red line).
+    const badName =
+      'A case name takes only lowercase letters, digits and - (no spaces or capitals), e.g. “my-case”.';
     const refused = app.page.getByTestId('save-case-refused');
-    await expect
-      .poll(() => refused.innerText())
-      .toBe(
-        'A case name takes only lowercase letters, digits and - (no spaces or capitals), e.g. “my-case”.',
-      );
+    await expect.poll(() => refused.innerText()).toBe(badName);
+    expect(await app.timeline.saveCaseSave.getAttribute('aria-disabled')).toBe('true');
+    expect(await app.timeline.saveCaseSave.getAttribute('data-why')).toBe(badName);
+    // A click anyway (forced past the greyed state) sends nothing: the dialog stays, the bar empty.
+    await app.timeline.saveCaseSave.click({ force: true });
+    expect(await app.page.getByTestId('save-case-dialog').count()).toBe(1);
     expect(await app.notices.ofKind('save-case').count()).toBe(0);
     expect(await app.page.locator('body').innerText()).not.toContain('cases.save');
     await app.screenshot('save-case-bad-name-1024x700');

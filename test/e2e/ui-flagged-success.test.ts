@@ -38,14 +38,15 @@ describe('web mode: a flagged success reads as flagged', () => {
 
     // Folded in the short pane: one line naming the rules, each flag whole in its tooltip.
     expect(await summary.getAttribute('aria-expanded')).toBe('false');
-    expect(await summary.innerText()).toBe('▸ ⚑ 3 QA flags · unknown_tool ×2 · unverified_success');
+    // The rules by their labels for people; their ids in the tooltip.
+    expect(await summary.innerText()).toBe('▸ ⚑ 3 QA flags · Unknown tool ×2 · Unverified success');
     expect(await layout.lines(summary)).toBe(1);
     expect(await layout.onScreen(summary)).toBe(true);
     const tooltip = ((await summary.getAttribute('title')) ?? '').split('\n');
     expect(tooltip.map((t) => t.replace(/:.*/, ''))).toEqual([
-      'step 1 unknown_tool',
-      'step 2 unknown_tool',
-      'step 3 unverified_success',
+      'step 1 Unknown tool (QA rule unknown_tool)',
+      'step 2 Unknown tool (QA rule unknown_tool)',
+      'step 3 Unverified success (QA rule unverified_success)',
     ]);
     // The rows keep room for six whole rows (two before), and the branch's four are all in view.
     expect(await app.timeline.rowsRoom()).toBeGreaterThanOrEqual(6);
@@ -79,7 +80,8 @@ describe('web mode: a flagged success reads as flagged', () => {
       // Brought into view, also when its step was already the one viewed and the list had been
       // scrolled away from it (the flag of step 1, after the keyboard's jump there, stayed off screen).
       await expect.poll(() => layout.onScreen(app.timeline.row(step)), { timeout: 10_000 }).toBe(true);
-      const said = app.inspector.root.getByTestId('inspector-flag').filter({ hasText: rule });
+      // Shown by its label; the rule's id is the flag's data (and its tooltip).
+      const said = app.inspector.root.locator(`[data-testid="inspector-flag"][data-flag="${rule}"]`);
       await expect(said.innerText()).resolves.toContain(tooltip[i].replace(/^[^:]*: /, ''));
     }
     await app.screenshot('flags-open-1024x700');

@@ -56,12 +56,16 @@ describe('web mode: one notification area that never covers a control', () => {
       await expect.poll(() => app.timeline.saveCaseRefused.innerText()).toMatch(/exists/);
       const refusal = await app.timeline.saveCaseRefused.innerText();
       expect(refusal).toContain(`cases/${name}`);
-      expect(refusal).toMatch(/Replace it with this episode, or type another name/);
+      expect(refusal).toMatch(/Press Replace to save this episode over it, or type another name/);
       expect(refusal).not.toMatch(/--force|\/tmp\/|stepbox-e2e/);
       expect(await app.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
         'save-case-name',
       );
       await app.timeline.saveCaseReplace.waitFor();
+      // Save would be refused again for this name: greyed, pointing at Replace.
+      expect(await app.timeline.saveCaseSave.getAttribute('data-why')).toBe(
+        `“${name}” is taken: press Replace to save this episode over it, or type another name.`,
+      );
       await nothingCovered(app, `a refused save, dialog open (${tag})`);
       await app.screenshot(`notices-refused-dialog-${tag}`);
       // Another name is a new try: Replace was about the taken one.
@@ -71,7 +75,11 @@ describe('web mode: one notification area that never covers a control', () => {
       await expect(app.page.getByTestId('save-case-dialog').count()).resolves.toBe(0);
       expect(await app.notices.ofKind('save-case').getAttribute('data-tone')).toBe('error');
       const bar = await app.notices.ofKind('save-case').innerText();
-      expect(bar).toMatch(/Save as case… again to replace it or to choose another name/);
+      // The bar offers the dialog's own way out (Replace), not another "Save as case… again".
+      expect(bar).toMatch(
+        /In the Save as case dialog, press Replace to save this episode over it, or type another name/,
+      );
+      expect(bar).not.toMatch(/again/);
       expect(bar).not.toMatch(/--force|\/tmp\/|stepbox-e2e/);
       await nothingCovered(app, `a refused save (${tag})`);
 

@@ -75,7 +75,16 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await card.saveAndRun('{"cmd": "echo nope"}');
       const refusal = card.error;
       await refusal.waitFor({ timeout: 10_000 });
-      await expect(refusal.innerText()).resolves.toMatch(/execute_shell: .*command/);
+      // In people's words, naming the field and the fix; the buttons greyed with it as their
+      // reason until the draft changes (they looked enabled beside the red line).
+      const said = await refusal.innerText();
+      expect(said).toMatch(
+        /execute_shell cannot take these arguments: "command" is missing: give it a string/,
+      );
+      expect(said).toMatch(/"cmd" is not an argument \(it takes command, timeout\)/);
+      expect(said).not.toMatch(/required, expected|unknown argument|allowed:/);
+      await expect(card.saveRunButton.isDisabled()).resolves.toBe(true);
+      expect(await card.saveRunButton.getAttribute('data-why')).toBe(`Change the text first: ${said}`);
       expect(await layout.onScreen(refusal)).toBe(true);
       await app.screenshot(`stop-before-tool-${tag}-refused`);
 

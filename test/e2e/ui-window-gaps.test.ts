@@ -36,7 +36,7 @@ describe('web mode: the window gaps a person found', () => {
       // The flag in the ROW (the flag list above the timeline names it too): whole, not "⚑ memo…".
       const flag = app.timeline.row(2).locator('[data-flag="memory_corruption"]');
       await flag.waitFor({ timeout: 30_000 });
-      await expect(flag.innerText()).resolves.toBe('⚑ memory_corruption');
+      await expect(flag.innerText()).resolves.toBe('⚑ Memory corruption');
       expect(await layout.readable(flag), `${tag}: the flag reads whole in row 2`).toBe(true);
       // Rows stay one height (the timeline is virtualized) and the row keeps its call.
       const box = await app.timeline.row(2).boundingBox();

@@ -265,6 +265,11 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     await app.replay.openForkSettings();
     for (const id of ['replay-agent', 'replay-model', 'fork-settings-fork'])
       expect(await layout.onScreen(app.page.getByTestId(id)), id).toBe(true);
+    // Titled in its buttons' words: a live branch forks, it is not reopened ("Fork and Reopen"
+    // headed a dialog whose one action was Fork).
+    const words = await app.replay.forkSettingsWords();
+    expect(words.title).toMatch(/^Fork from step \d+$/);
+    expect(words.buttons).toEqual([words.title, 'Done']);
     await app.screenshot('views-room-fork-settings-1024x700');
     await app.page.getByTestId('fork-settings-done').click();
     await app.resize(LARGE);

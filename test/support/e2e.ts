@@ -1090,6 +1090,10 @@ export class InspectorPanel extends PanelObject {
     return this.root.getByTestId('task-more');
   }
   /** The QA flags the inspector shows for its step. */
+  /** The Call tab's tool names, one a call (the call's id only in its tooltip). */
+  get callNames(): Locator {
+    return this.root.getByTestId('inspector-call-name');
+  }
   get flags(): Locator {
     return this.root.getByTestId('inspector-flag');
   }
@@ -1264,6 +1268,14 @@ export class ReplayPanel extends PanelObject {
     await this.root.getByTestId('fork-settings-open').click();
     await this.page.getByTestId('fork-settings').waitFor();
   }
+  /** The Fork settings dialog's title and its action buttons' labels, as read on screen. */
+  async forkSettingsWords(): Promise<{ title: string; buttons: string[] }> {
+    const dialog = this.page.getByTestId('fork-settings');
+    return {
+      title: await dialog.locator('.modal-title').innerText(),
+      buttons: await dialog.locator('.fork-settings-actions button').allInnerTexts(),
+    };
+  }
   /** The pane's scrolling body (under its header with the scrubber). */
   get body(): Locator {
     return this.root.locator('.panel-body');
@@ -1279,6 +1291,10 @@ export class ReplayPanel extends PanelObject {
     const out = this.root.getByTestId('whatif-stdout');
     await out.waitFor({ timeout: 60_000 });
     return out.innerText();
+  }
+  /** The what-if result as a person reads it: its note, observation and exit line. */
+  get whatIfResult(): Locator {
+    return this.root.getByTestId('whatif-result');
   }
 }
 

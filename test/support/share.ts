@@ -43,6 +43,10 @@ export class SharedFile {
     return this.page.getByTestId('share-count');
   }
   /** The header's ids line: episode, branch, agent, time. */
+  /** The header's status badge: the status and why it ended, in words. */
+  get status(): Locator {
+    return this.page.locator('#status');
+  }
   get ids(): Locator {
     return this.page.locator('#ids');
   }

@@ -61,16 +61,16 @@ describe('parseAction', () => {
     ],
     ['unknown tool', tc('delete_everything', '{}'), /not an enabled tool/],
     ['missing tool name', tc(undefined, '{}'), /no tool name/],
-    ['missing required argument', tc('execute_shell', '{}'), /command: required, expected a string/],
+    ['missing required argument', tc('execute_shell', '{}'), /"command" is missing: give it a string/],
     [
       'wrong argument type',
       tc('execute_shell', '{"command": 42}'),
-      /command: expected a string, got a number/,
+      /"command" must be a string, not a number/,
     ],
     [
       'unexpected argument',
       tc('execute_shell', '{"command":"ls","sudo":true}'),
-      /sudo: unknown argument \(allowed: command, timeout\)/,
+      /"sudo" is not an argument \(it takes command, timeout\)/,
     ],
     ['tool_calls not an array', { content: null, tool_calls: { name: 'x' } }, /must be an array/],
     [
@@ -93,7 +93,7 @@ describe('parseAction', () => {
     [
       'bad enum value',
       tc('write_file', '{"path":"a","content":"b","encoding":"latin1"}'),
-      /encoding: expected one of "utf8", "base64"/,
+      /"encoding" must be one of "utf8", "base64"/,
     ],
   ];
   for (const [kind, output, message] of malformed) {

@@ -91,7 +91,7 @@ describe('agent specs and the scripted agent', () => {
     };
     const store = await outOf(inStore);
     expect(store).toContain(
-      `the script $STEPBOX_HOME/${inStore.slice(home.length + 1)} ran out after 1 line(s)`,
+      `the script $STEPBOX_HOME/${inStore.slice(home.length + 1)} ran out after 1 line`,
     );
     expect(store).not.toContain(tmpdir());
     const folder = await outOf(elsewhere);

@@ -345,7 +345,7 @@ describe('stepbox diff in words', () => {
       };
       const words = compareVerdict({ rows: c.pairs, diverged_row: c.diverged_pair }, { a: 'A', b: 'B' });
       expect(words.text).toBe(
-        'First difference at step 2 of A: B has no step there. 1 of 3 aligned steps differ.',
+        'First difference at step 2 of A: B has no step there. 1 of 3 aligned steps differs.',
       );
       const plain = await runCli(['diff', a.branch, b.branch], env);
       expect(plain.code).toBe(1);

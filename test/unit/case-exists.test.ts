@@ -119,6 +119,12 @@ describe('a case name already in the library', () => {
     expect(bar).toHaveLength(1);
     expect(bar[0]).not.toMatch(/--force/);
     expect(bar[0]).toMatch(/another name/);
+    // The bar and the dialog offer the same way out: the dialog's Replace, never "Save as case… again".
+    expect(bar[0]).toMatch(
+      /In the Save as case dialog, press Replace to save this episode over it, or type another name/,
+    );
+    expect(s.refused).toMatch(/Press Replace to save this episode over it, or type another name/);
+    expect(bar[0]).not.toMatch(/again/);
     // A refusal of another kind offers no Replace.
     fake.on('cases.save', () => ({
       code: 'invalid_input',

@@ -101,7 +101,9 @@ describe('stops inside a step (memory sandbox)', () => {
     ]));
     c.setStopPoints({ before_tool: true });
     await c.step();
-    expect(() => c.editArguments('c1', { path: 'a.txt' })).toThrow(/write_file: .*content/);
+    expect(() => c.editArguments('c1', { path: 'a.txt' })).toThrow(
+      /write_file cannot take these arguments: "content" is missing: give it a string/,
+    );
     expect(() => c.editArguments('nope', { path: 'a.txt', content: 'y' })).toThrow(/no call nope.*c1/);
     expect(c.held()?.edited).toBe(false);
     expect(ofType(traceOf(c), 'edit')).toHaveLength(0);

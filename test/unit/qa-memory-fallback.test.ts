@@ -81,6 +81,9 @@ describe('fallback_abuse rule', () => {
     expect(flags).toHaveLength(1);
     expect(flags[0]).toMatchObject({ step: 1, severity: 'warning' });
     expect(flags[0].evidence.rate).toBeCloseTo(2 / 3);
+    // The limit as the task allows it, not its key (the window showed "qa.max_fallback_rate 30 %").
+    expect(flags[0].message).toContain('more than the 30 % the task allows');
+    expect(flags[0].message).not.toContain('qa.');
   });
   it('near miss: 3 fallbacks in 10 calls (exactly 30 %) is not abuse', () => {
     const t = new QaTrace(task)

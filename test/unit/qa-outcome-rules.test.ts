@@ -23,12 +23,17 @@ describe('early_termination rule', () => {
     const flags = checkEarlyTermination(input(t));
     expect(flags).toHaveLength(1);
     expect(flags[0]).toMatchObject({ rule: 'early_termination', step: 2, severity: 'error' });
+    // The reason in words; the code and the error's own message stay in the evidence.
+    expect(flags[0].message).toBe('a fatal error ended the episode before a final answer: the sandbox died');
+    expect(flags[0].evidence).toMatchObject({ code: 'sandbox_lost', message: 'container died' });
   });
   it('flags status error without an error event (a script that ran out)', () => {
     const t = new QaTrace()
       .step({ calls: [sh('ls')] })
       .end('error', null, { end_reason: 'script_exhausted' });
-    expect(checkEarlyTermination(input(t))[0].message).toMatch(/script_exhausted/);
+    expect(checkEarlyTermination(input(t))[0].message).toBe(
+      'the episode ended in an error: the agent script ran out',
+    );
   });
   it('does not flag an infrastructure failure (a model server that was not up): the status says it', () => {
     const t = new QaTrace();

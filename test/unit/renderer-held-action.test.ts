@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EpisodeStateInfo, StepDetail } from '../../shared/contract/models';
 import type { HeldAction } from '../../shared/held-action';
 import { breakpointFromForm } from '../../renderer/src/model/breakpoint-form';
-import { heldAnswerWords } from '../../renderer/src/model/edit-words';
+import { heldAnswerWords, heldEditWhy } from '../../renderer/src/model/edit-words';
 import {
   createStepperStore,
   describeStop,
@@ -82,7 +82,10 @@ describe('the held step in the window', () => {
     let refuse = true;
     fake.on('episode.editArguments', (r) =>
       refuse
-        ? { code: 'invalid_input', message: 'execute_shell: command: required, expected a string' }
+        ? {
+            code: 'invalid_input',
+            message: 'execute_shell cannot take these arguments: "command" is missing: give it a string',
+          }
         : heldState({ ...HELD, edited: true, calls: [{ ...HELD.calls[0], arguments: r.arguments }] }),
     );
     const store = createStepperStore(fake.client, { schedule: sync });
@@ -95,7 +98,14 @@ describe('the held step in the window', () => {
     expect(fake.callsOf('episode.editArguments')).toHaveLength(0);
 
     expect(await store.getState().editArguments('c3', '{"cmd": "x"}')).toBe(false);
-    expect(store.getState().heldError).toBe('execute_shell: command: required, expected a string');
+    const refused = 'execute_shell cannot take these arguments: "command" is missing: give it a string';
+    expect(store.getState().heldError).toBe(refused);
+    // Save and Save and run are greyed while the refusal stands beside the unchanged draft.
+    expect(heldEditWhy({ busy: false, syntax: null, refused })).toBe(`Change the text first: ${refused}`);
+    expect(heldEditWhy({ busy: false, syntax: 'not valid JSON yet: x', refused: null })).toBe(
+      'Fix the text first: not valid JSON yet: x',
+    );
+    expect(heldEditWhy({ busy: false, syntax: null, refused: null })).toBeNull();
     store.getState().clearHeldError();
     expect(store.getState().heldError).toBeNull();
 

@@ -172,9 +172,9 @@ describe('QA flag summary', () => {
   it('names each rule once, counted when it flags more than one step, in the order of the flags', () => {
     const flag = (rule: string, step: number) => ({ rule, step, message: 'm', severity: 'warning' as const });
     expect(flagRules([flag('unknown_tool', 1), flag('unverified_success', 3), flag('unknown_tool', 2)])).toBe(
-      'unknown_tool ×2 · unverified_success',
+      'Unknown tool ×2 · Unverified success',
     );
-    expect(flagRules([flag('loop', 3)])).toBe('loop');
+    expect(flagRules([flag('loop', 3)])).toBe('Loop');
     expect(flagRules([])).toBe('');
   });
 });

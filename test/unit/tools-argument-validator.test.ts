@@ -30,32 +30,32 @@ const SCHEMA = {
 
 /** Each keyword, by a call that breaks only it, and the message part naming it. */
 const BREAKS: [string, Record<string, unknown>, RegExp][] = [
-  ['required', {}, /city: required, expected a string/],
-  ['type', { city: 42 }, /city: expected a string, got a number/],
-  ['minLength', { city: 'A' }, /city: must NOT have fewer than 2 characters/],
-  ['maxLength', { city: 'A' + 'a'.repeat(30) }, /city: must NOT have more than 20 characters/],
-  ['pattern', { city: 'beijing' }, /city: must match pattern "\^\[A-Z\]\[a-z\]\+\$"/],
-  ['minimum', { city: 'Rome', days: 0 }, /days: must be >= 1/],
-  ['maximum', { city: 'Rome', days: 8 }, /days: must be <= 7/],
-  ['integer', { city: 'Rome', days: 1.5 }, /days: expected an integer, got a number/],
-  ['exclusiveMinimum', { city: 'Rome', ratio: 0 }, /ratio: must be > 0/],
-  ['multipleOf', { city: 'Rome', ratio: 0.3 }, /ratio: must be multiple of 0.5/],
-  ['enum', { city: 'Rome', unit: 'k' }, /unit: expected one of "c", "f"/],
-  ['items', { city: 'Rome', tags: ['a', 1] }, /tags\[1\]: expected a string, got a number/],
-  ['maxItems', { city: 'Rome', tags: ['a', 'b', 'c'] }, /tags: must NOT have more than 2 items/],
-  ['uniqueItems', { city: 'Rome', tags: ['a', 'a'] }, /tags: must NOT have duplicate items/],
-  ['nested required', { city: 'Rome', when: {} }, /when\.hour: required, expected an integer/],
+  ['required', {}, /"city" is missing: give it a string/],
+  ['type', { city: 42 }, /"city" must be a string, not a number/],
+  ['minLength', { city: 'A' }, /"city" must be at least 2 characters/],
+  ['maxLength', { city: 'A' + 'a'.repeat(30) }, /"city" must be at most 20 characters/],
+  ['pattern', { city: 'beijing' }, /"city" must match the pattern \^\[A-Z\]\[a-z\]\+\$/],
+  ['minimum', { city: 'Rome', days: 0 }, /"days" must be at least 1/],
+  ['maximum', { city: 'Rome', days: 8 }, /"days" must be at most 7/],
+  ['integer', { city: 'Rome', days: 1.5 }, /"days" must be an integer, not a number/],
+  ['exclusiveMinimum', { city: 'Rome', ratio: 0 }, /"ratio" must be more than 0/],
+  ['multipleOf', { city: 'Rome', ratio: 0.3 }, /"ratio" must be a multiple of 0.5/],
+  ['enum', { city: 'Rome', unit: 'k' }, /"unit" must be one of "c", "f"/],
+  ['items', { city: 'Rome', tags: ['a', 1] }, /"tags\[1\]" must be a string, not a number/],
+  ['maxItems', { city: 'Rome', tags: ['a', 'b', 'c'] }, /"tags" must have at most 2 items/],
+  ['uniqueItems', { city: 'Rome', tags: ['a', 'a'] }, /"tags" must not hold the same item twice/],
+  ['nested required', { city: 'Rome', when: {} }, /"when\.hour" is missing: give it an integer/],
   [
     'nested additionalProperties',
     { city: 'Rome', when: { hour: 1, min: 2 } },
-    /when\.min: unknown argument \(allowed: hour\)/,
+    /"when\.min" is not an argument \(it takes hour\)/,
   ],
-  ['const', { city: 'Rome', mode: 'slow' }, /mode: expected "fast"/],
-  ['oneOf', { city: 'Rome', either: true }, /either: must match exactly one schema in oneOf/],
+  ['const', { city: 'Rome', mode: 'slow' }, /"mode" must be "fast"/],
+  ['oneOf', { city: 'Rome', either: true }, /"either" does not fit any form it may take/],
   [
     'additionalProperties',
     { city: 'Rome', cty: 'x' },
-    /cty: unknown argument — did you mean "city"\? \(allowed: city, days/,
+    /"cty" is not an argument — did you mean "city"\? \(it takes city, days/,
   ],
 ];
 
@@ -134,11 +134,11 @@ describe('argument validator', () => {
     const tools = createToolRegistry(t);
     const ctx = await memoryContext(t);
     expect((await tools.call('execute_shell', { command: '' }, ctx)).result.error?.message).toBe(
-      'execute_shell: command: must not be empty',
+      'execute_shell: "command" must not be empty',
     );
     expect(
       (await tools.call('execute_shell', { command: 'ls', timeout: -1 }, ctx)).result.error?.message,
-    ).toBe('execute_shell: timeout: must be > 0');
+    ).toBe('execute_shell: "timeout" must be more than 0');
   });
 
   it('refuses a schema that is not JSON Schema, naming the tool', () => {

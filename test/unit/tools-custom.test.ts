@@ -91,12 +91,12 @@ describe('custom tools', () => {
     const missing = await tools.call('lookup', {}, ctx);
     expect(missing.result.error).toEqual({
       code: 'invalid_arguments',
-      message: 'lookup: query: required, expected a string',
+      message: 'lookup: "query" is missing: give it a string',
     });
     const wrong = await tools.call('lookup', { query: 'x', limit: 1.5, mode: 'c', extra: 1 }, ctx);
-    expect(wrong.result.error?.message).toContain('limit: expected an integer, got a number');
-    expect(wrong.result.error?.message).toContain('mode: expected one of "a", "b"');
-    expect(wrong.result.error?.message).toContain('extra: unknown argument');
+    expect(wrong.result.error?.message).toContain('"limit" must be an integer, not a number');
+    expect(wrong.result.error?.message).toContain('"mode" must be one of "a", "b"');
+    expect(wrong.result.error?.message).toContain('"extra" is not an argument');
     expect((await tools.call('lookup', { query: 'x', limit: 2 }, ctx)).result.stdout).toBe('x 2\n');
   });
 

@@ -35,19 +35,19 @@ describe('tool registry: built-ins', () => {
     const wrongType = await tools.call('execute_shell', { command: 3 }, ctx);
     expect(wrongType.result.ok).toBe(false);
     expect(wrongType.result.error?.code).toBe('invalid_arguments');
-    expect(wrongType.result.error?.message).toContain('command: expected a string, got a number');
+    expect(wrongType.result.error?.message).toContain('"command" must be a string, not a number');
     const typo = await tools.call('execute_shell', { comand: 'ls' }, ctx);
-    expect(typo.result.error?.message).toContain('command: required, expected a string');
-    expect(typo.result.error?.message).toContain('comand: unknown argument — did you mean "command"?');
+    expect(typo.result.error?.message).toContain('"command" is missing: give it a string');
+    expect(typo.result.error?.message).toContain('"comand" is not an argument — did you mean "command"?');
     const badJson = await tools.call('execute_shell', '{"command": ', ctx);
     expect(badJson.result.error?.code).toBe('invalid_arguments');
     expect(badJson.result.error?.message).toContain('not valid JSON');
     const notObject = await tools.call('read_file', '"x.py"', ctx);
     expect(notObject.result.error?.message).toContain('expected a JSON object, got a string');
     const badEnum = await tools.call('read_file', { path: 'x', encoding: 'latin1' }, ctx);
-    expect(badEnum.result.error?.message).toContain('encoding: expected one of "utf8", "base64"');
+    expect(badEnum.result.error?.message).toContain('"encoding" must be one of "utf8", "base64"');
     const noValue = await tools.call('memory_write', { key: 'k' }, ctx);
-    expect(noValue.result.error?.message).toContain('value: required');
+    expect(noValue.result.error?.message).toContain('"value" is missing');
   });
 
   it('answers an unknown tool with the enabled tools and a did-you-mean', async () => {

@@ -1,3 +1,4 @@
+import { countOf } from '../../../shared/count-of.js';
 import { readFileSync } from 'node:fs';
 import { pathForPeople, pathRoots } from '../../../shared/start-paths.js';
 import { jsonErrorAt } from '../json-error.js';
@@ -191,7 +192,7 @@ export class ScriptedAgent implements Agent {
       // from its folder or the store, not by the host's whole path (/work/…/fatal-error/agent.jsonl).
       throw new AgentFailure(
         'script_exhausted',
-        `the script ${pathForPeople(this.path, pathRoots(this.storeHome))} ran out after ${this.lines.length} line(s); add lines or end with a final answer`,
+        `the script ${pathForPeople(this.path, pathRoots(this.storeHome))} ran out after ${countOf(this.lines.length, 'line')}; add lines or end with a final answer`,
       );
     }
     this.cursor += 1;

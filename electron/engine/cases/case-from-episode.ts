@@ -18,6 +18,9 @@ import { recordedOutputs } from '../agents/replay-agent.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { readLineage } from '../trace/lineage.js';
 import { CaseError, caseRoot, libraryDir } from './case-library.js';
+import { countOf } from '../../../shared/count-of.js';
+import { endText } from '../../../shared/end-words.js';
+import { ruleLabel } from '../../../shared/qa/rule-label.js';
 
 /** What `stepbox case new` wrote. */
 export interface NewCase {
@@ -71,33 +74,53 @@ function caveatsOf(events: readonly TraceEvent[]): string[] {
   return out;
 }
 
-function walkthrough(
+/** What the walkthrough says of the episode, read from its recording (no placeholder to fill in). */
+interface EpisodeFacts {
+  readonly goal: string;
+  readonly steps: number;
+  readonly end: {
+    readonly status: string;
+    readonly end_reason: string;
+    readonly verifierPassed: boolean | null;
+  } | null;
+}
+
+/**
+ * A saved case's README: what the recording shows, where QA flagged it, and how to check a fix.
+ * Written whole from the episode: a saved case once carried "TODO: one paragraph" for a person
+ * to replace, and the case drawer showed it as the walkthrough.
+ */
+export function walkthrough(
   name: string,
   source: string,
   flags: readonly Flag[],
   caveats: readonly string[],
+  facts: EpisodeFacts,
 ): string {
-  const where = flags
-    .filter((f) => atLeast(f.severity, 'warning'))
-    .map((f) => `- **Timeline, step ${f.step}**: \`${f.rule}\` (${f.severity}) — ${f.message}`);
+  const shown = flags.filter((f) => atLeast(f.severity, 'warning'));
+  const where = shown.map(
+    (f) =>
+      `- **Timeline, step ${f.step}**: ${ruleLabel(f.rule)} (\`${f.rule}\`, ${f.severity}) — ${f.message}`,
+  );
+  const ended = facts.end
+    ? `The episode ${facts.end.status === 'error' ? 'ended in an error' : facts.end.status}: ${endText(facts.end.status, facts.end.end_reason, facts.end.verifierPassed)}.`
+    : 'The recording has no end.';
+  const labels = [...new Set(shown.map((f) => ruleLabel(f.rule)))];
   return [
     `# ${name}`,
     '',
     `**Run it:** \`stepbox case run ${name}\`. Saved from episode \`${source}\` by \`stepbox case new\`.`,
     '',
     '## What you will see',
-    'TODO: one paragraph — what the agent was asked, what it did, where it went wrong, how it ended.',
+    `The agent is asked: “${facts.goal.trim().replace(/([^.!?])$/, '$1.')}” It takes ${countOf(facts.steps, 'step')}. ${ended} QA flags it: ${labels.join(', ')}.`,
     '',
     '## Where to look',
     ...where,
-    '- TODO: which inspector tab (Output, Files, Request, Memory) shows the cause at each step.',
+    "- At each flagged step, the inspector's Output, Files, Model request and Memory tabs show what the agent saw and changed.",
     ...(caveats.length ? ['', `Note: ${caveats.join('; ')}.`] : []),
     '',
-    '## Why it happens',
-    'TODO: the cause, in a few sentences.',
-    '',
     '## The fix',
-    `TODO: the fix; put a fixed \`agent.jsonl\` and/or \`task.json\` in \`fixed/\` so \`stepbox case verify ${name}\` checks it raises no flag.`,
+    `Put a fixed \`agent.jsonl\` and/or \`task.json\` in \`fixed/\`; \`stepbox case verify ${name}\` checks that it raises none of these flags.`,
     '',
   ].join('\n');
 }
@@ -191,7 +214,17 @@ export function caseFromEpisode(
     join(tmp, 'expected.json'),
     JSON.stringify({ rules, ...(end?.type === 'end' ? { status: end.status } : {}) }, null, 2) + '\n',
   );
-  writeFileSync(join(tmp, 'README.md'), walkthrough(name, header.branch, flagged, caveats));
+  writeFileSync(
+    join(tmp, 'README.md'),
+    walkthrough(name, header.branch, flagged, caveats, {
+      goal: String(header.task.goal ?? header.task.name ?? ''),
+      steps: script.length,
+      end:
+        end?.type === 'end'
+          ? { status: end.status, end_reason: end.end_reason, verifierPassed: end.verifier?.success ?? null }
+          : null,
+    }),
+  );
   writeFileSync(
     join(tmp, 'source.json'),
     JSON.stringify(

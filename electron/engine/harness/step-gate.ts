@@ -172,7 +172,8 @@ export class StepGate {
         call.name,
         tool.function.parameters as Record<string, unknown>,
       )(args as Record<string, unknown>);
-      if (!ok.ok) throw new HarnessError('invalid_input', `${call.name}: ${ok.error}`);
+      if (!ok.ok)
+        throw new HarnessError('invalid_input', `${call.name} cannot take these arguments: ${ok.error}`);
     }
     const message = withArguments(held, callId, args as Record<string, unknown>);
     return this.apply(held, message, callId);

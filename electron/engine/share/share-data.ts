@@ -2,6 +2,8 @@ import { checkBranch } from '../qa/check-branches.js';
 import { loadedBranch } from '../qa/episode-set.js';
 import { branchOutcome } from '../trace/branch-outcome.js';
 import type { Flag } from '../../../shared/qa/flag.js';
+import { ruleLabel } from '../../../shared/qa/rule-label.js';
+import { endText } from '../../../shared/end-words.js';
 import { formatDuration } from '../../../shared/format-duration.js';
 import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
@@ -133,13 +135,16 @@ export interface ShareData {
   readonly end: {
     readonly status: string;
     readonly end_reason: string;
+    /** Why it ended in people's words (shared/end-words.ts): the header shows it, not `end_reason`. */
+    readonly words: string;
     readonly verifier_exit: number | null;
   } | null;
   readonly created: number;
   /** The branch's step count as every view says it (branch-outcome.ts); `steps` also holds step 0, the setup. */
   readonly step_count: number;
   readonly steps: readonly SharedStep[];
-  readonly flags: readonly Flag[];
+  /** QA's flags, each with its rule's label for people (the id stays in the tooltip). */
+  readonly flags: readonly (Flag & { readonly label: string })[];
   /** step → changed files (steps with a snapshot that changed something). */
   readonly files: Readonly<Record<number, readonly SharedFile[]>>;
   readonly branches: readonly SharedBranch[];
@@ -200,7 +205,7 @@ export async function shareData(
   // parent's to judge; checked across two files, the numbering raised `structure` flags).
   const own = loadedBranch(info, store.readTrace(info));
   const check = await checkBranch(own, store, { open: own.trace.end === null });
-  const flags = redactValue(check.flags, redaction);
+  const flags = redactValue(check.flags, redaction).map((f) => ({ ...f, label: ruleLabel(f.rule) }));
   const outcome = branchOutcome(header, [...lineage.events, ...lineage.partial]);
   const summaries = summarizeSteps(events);
   const omitted: string[] = [];
@@ -305,7 +310,12 @@ export async function shareData(
       task,
       agent: sharedAgentSpec(redactValue(header.agent.spec, redaction), places),
       end: end
-        ? { status: end.status, end_reason: end.end_reason, verifier_exit: end.verifier?.exit_code ?? null }
+        ? {
+            status: end.status,
+            end_reason: end.end_reason,
+            words: endText(end.status, end.end_reason, end.verifier?.success ?? null),
+            verifier_exit: end.verifier?.exit_code ?? null,
+          }
         : null,
       created: header.created,
       step_count: outcome.steps,

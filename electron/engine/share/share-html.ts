@@ -107,7 +107,8 @@ function start(data) {
   // Header
   $('title').textContent = data.task.name;
   $('goal').textContent = data.task.goal;
-  $('status').textContent = data.end ? data.end.status + ' (' + data.end.end_reason + ')' : 'not ended';
+  $('status').textContent = data.end ? data.end.status + ' — ' + data.end.words : 'not ended';
+  $('status').title = data.end ? 'end reason: ' + data.end.end_reason : '';
   $('status').className = 'status ' + (data.end ? data.end.status : 'open');
   $('ids').textContent = data.episode + (data.branch !== data.episode ? ' / ' + data.branch : '') + ' · ' + data.agent + ' · ' + new Date(data.created).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
@@ -130,7 +131,7 @@ function start(data) {
       row.appendChild(el('span', { 'class': 'num' }, s.step));
       row.appendChild(el('span', { 'class': 'act' }, actionText(s)));
       var fl = flagsByStep[s.step];
-      if (fl) row.appendChild(el('span', { 'class': 'flag ' + fl[0].severity, title: fl.map(function (f) { return f.rule + ': ' + f.message; }).join('\n') }, fl.map(function (f) { return f.rule; }).join(', ')));
+      if (fl) row.appendChild(el('span', { 'class': 'flag ' + fl[0].severity, title: fl.map(function (f) { return f.label + ' (QA rule ' + f.rule + '): ' + f.message; }).join('\n') }, fl.map(function (f) { return f.label; }).join(', ')));
       row.addEventListener('click', select.bind(null, s.step));
       inner.appendChild(row);
     }
@@ -166,6 +167,35 @@ function start(data) {
   });
   function pre(text, cls) { return el('pre', { 'class': cls || '' }, text); }
   function json(v) { return JSON.stringify(v, null, 2); }
+  // A flag's evidence as a list a person reads (its keys in words, lists one item a line), not
+  // the JSON the trace holds: the QA tab once printed the object whole.
+  function evidenceValue(v) {
+    if (v === null || v === undefined) return el('span', { 'class': 'muted' }, 'none');
+    if (Array.isArray(v)) {
+      if (!v.length) return el('span', { 'class': 'muted' }, 'none');
+      var ul = el('ul');
+      v.forEach(function (x) { var li = el('li'); li.appendChild(evidenceValue(x)); ul.appendChild(li); });
+      return ul;
+    }
+    if (typeof v === 'object') {
+      var keys = Object.keys(v);
+      if (keys.every(function (k) { return v[k] === null || typeof v[k] !== 'object'; }))
+        return el('span', { 'class': 'mono' }, keys.map(function (k) { return k.replace(/_/g, ' ') + ': ' + (typeof v[k] === 'string' ? v[k] : String(v[k])); }).join(' · '));
+      return evidenceList(v);
+    }
+    if (typeof v === 'number' && !Number.isInteger(v)) return el('span', null, String(Math.round(v * 1000) / 1000));
+    return el('span', { 'class': typeof v === 'string' ? 'mono' : '' }, String(v));
+  }
+  function evidenceList(obj) {
+    var dl = el('dl', { 'class': 'evidence-list' });
+    Object.keys(obj || {}).forEach(function (k) {
+      dl.appendChild(el('dt', null, k.replace(/_/g, ' ')));
+      var dd = el('dd');
+      dd.appendChild(evidenceValue(obj[k]));
+      dl.appendChild(dd);
+    });
+    return dl;
+  }
   function section(title, body) {
     var d = el('div', { 'class': 'section' });
     d.appendChild(el('h3', null, title));
@@ -243,7 +273,14 @@ function start(data) {
     } else if (tab === 'qa') {
       var fl = flagsByStep[s.step] || [];
       if (!fl.length) body.appendChild(pre('No QA flag at this step.'));
-      fl.forEach(function (f) { body.appendChild(section(f.severity + ' ' + f.rule, pre(f.message + '\n\n' + json(f.evidence)))); });
+      fl.forEach(function (f) {
+        var box = el('div', { 'class': 'evidence', 'data-testid': 'share-evidence' });
+        box.appendChild(el('p', null, f.message));
+        box.appendChild(evidenceList(f.evidence));
+        var head = section(f.severity + ' · ' + f.label, box);
+        head.title = 'QA rule ' + f.rule;
+        body.appendChild(head);
+      });
     }
   }
 
@@ -252,7 +289,7 @@ function start(data) {
   if (!data.flags.length) flagList.appendChild(el('li', null, 'No QA flag.'));
   data.flags.forEach(function (f) {
     var li = el('li', { 'class': f.severity, 'data-testid': 'share-flag' });
-    var a = el('a', { href: '#' }, 'step ' + f.step + ' · ' + f.rule);
+    var a = el('a', { href: '#', title: 'QA rule ' + f.rule }, 'step ' + f.step + ' · ' + f.label);
     a.addEventListener('click', function (e) { e.preventDefault(); tab = 'qa'; select(f.step); });
     li.appendChild(a);
     li.appendChild(el('div', null, f.message));
@@ -321,6 +358,7 @@ pre{margin:0;padding:6px 8px;background:#f6f8fa;border:1px solid #e3e6eb;border-
 aside{overflow:auto;background:#fff}aside ul{list-style:none;margin:0;padding:6px 10px}aside li{margin:0 0 8px}aside li.error a{color:#a00}aside li.warning a{color:#7a5200}aside li.current{font-weight:600}
 #walkthrough{padding:0 10px 10px}#walkthrough h3,#walkthrough h4,#walkthrough h5{margin:10px 0 4px}#walkthrough p,#walkthrough li{margin:4px 0}code{background:#f0f2f5;padding:0 3px;border-radius:2px}
 #omitted{padding:4px 14px;color:#7a5200;font-size:12px}
+.evidence p{margin:0 0 6px}.evidence-list{display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;margin:0}.evidence-list dt{color:#5b6475}.evidence-list dd{margin:0;word-break:break-word}.evidence-list ul{margin:0;padding-left:16px}.mono{font:12px/1.45 ui-monospace,monospace}.muted{color:#7a8394}
 `;
 
 /**

@@ -3,7 +3,9 @@
  * compiled with ajv, a maintained full implementation, so every keyword a task writes
  * (`minimum`, `pattern`, `enum`, `minLength`, `items`, `oneOf`, …) is enforced. The model
  * parser and the tool registry both call it, so one bad call gets one message, whichever
- * path found it: `field: what was expected` parts joined by `; `.
+ * path found it: parts that name the field and what it takes, joined by `; `
+ * (`"command" is missing: give it a string`). A person reads them too (the held-step editor
+ * shows a refused edit): plain words, no schema keywords.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { didYouMean } from '../../../shared/did-you-mean.js';
@@ -101,7 +103,7 @@ function describeErrors(
         const inner = e.instancePath ? `${field}.${name}` : name;
         const type = propertiesAt(schema, e.instancePath)[name]?.type;
         parts.push(
-          `${inner}: required${typeof type === 'string' ? `, expected ${withArticle(type)}` : ' (any JSON value)'}`,
+          `"${inner}" is missing: give it ${typeof type === 'string' ? withArticle(type) : 'a value'}`,
         );
         break;
       }
@@ -110,31 +112,69 @@ function describeErrors(
         const inner = e.instancePath ? `${field}.${name}` : name;
         const guess = e.instancePath ? null : didYouMean(name, allowed);
         const accepted = e.instancePath ? Object.keys(propertiesAt(schema, e.instancePath)) : allowed;
-        parts.push(
-          `${inner}: unknown argument${guess ? ` — did you mean "${guess}"?` : ''} (allowed: ${accepted.join(', ') || 'none'})`,
-        );
+        const takes = accepted.length ? `it takes ${accepted.join(', ')}` : 'it takes none';
+        parts.push(`"${inner}" is not an argument${guess ? ` — did you mean "${guess}"?` : ''} (${takes})`);
         break;
       }
       case 'type': {
         const types = (Array.isArray(p.type) ? p.type : String(p.type).split(',')) as string[];
         parts.push(
-          `${field}: expected ${types.map(withArticle).join(' or ')}, got ${describeValue(valueAt(args, e.instancePath))}`,
+          `"${field}" must be ${types.map(withArticle).join(' or ')}, not ${describeValue(valueAt(args, e.instancePath))}`,
         );
         break;
       }
       case 'enum':
         parts.push(
-          `${field}: expected one of ${((p.allowedValues ?? []) as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+          `"${field}" must be one of ${((p.allowedValues ?? []) as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
         );
         break;
       case 'const':
-        parts.push(`${field}: expected ${JSON.stringify(p.allowedValue)}`);
+        parts.push(`"${field}" must be ${JSON.stringify(p.allowedValue)}`);
         break;
       case 'minLength':
-        parts.push(p.limit === 1 ? `${field}: must not be empty` : `${field}: ${e.message ?? 'is invalid'}`);
+        parts.push(
+          p.limit === 1
+            ? `"${field}" must not be empty`
+            : `"${field}" must be at least ${p.limit} characters`,
+        );
+        break;
+      case 'maxLength':
+        parts.push(`"${field}" must be at most ${p.limit} characters`);
+        break;
+      case 'minimum':
+      case 'maximum':
+      case 'exclusiveMinimum':
+      case 'exclusiveMaximum': {
+        const bound = {
+          minimum: 'at least',
+          maximum: 'at most',
+          exclusiveMinimum: 'more than',
+          exclusiveMaximum: 'less than',
+        }[e.keyword];
+        parts.push(`"${field}" must be ${bound} ${p.limit}`);
+        break;
+      }
+      case 'multipleOf':
+        parts.push(`"${field}" must be a multiple of ${p.multipleOf}`);
+        break;
+      case 'pattern':
+        parts.push(`"${field}" must match the pattern ${p.pattern}`);
+        break;
+      case 'minItems':
+      case 'maxItems':
+        parts.push(
+          `"${field}" must have ${e.keyword === 'minItems' ? 'at least' : 'at most'} ${p.limit} items`,
+        );
+        break;
+      case 'uniqueItems':
+        parts.push(`"${field}" must not hold the same item twice`);
+        break;
+      case 'oneOf':
+      case 'anyOf':
+        parts.push(`"${field}" does not fit any form it may take`);
         break;
       default:
-        parts.push(`${field}: ${e.message ?? `fails ${e.keyword}`}`);
+        parts.push(`"${field}" ${e.message ?? `fails ${e.keyword}`}`);
     }
   }
   return [...new Set(parts)].join('; ');

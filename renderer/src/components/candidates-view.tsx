@@ -1,4 +1,6 @@
+import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo } from 'react';
+import { countOf } from '../../../shared/count-of';
 import { ConsentAskView } from './consent-ask';
 import { CountField, FieldProblem } from './count-field';
 import { firstWhy, whyNot } from './why-not';
@@ -114,8 +116,8 @@ function CandidateCard(props: {
           <span className="muted">no QA flags</span>
         ) : (
           c.flags.map((f, i) => (
-            <span key={i} className={`flag sev-${f.severity}`} title={f.message}>
-              ⚑ {f.rule}: {f.message}
+            <span key={i} className={`flag sev-${f.severity}`} title={ruleTitle(f.rule, f.message)}>
+              ⚑ {ruleLabel(f.rule)}: {f.message}
             </span>
           ))
         )}
@@ -307,8 +309,8 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
       {held ? (
         <>
           <div className="muted">
-            {held.candidates.length} candidate(s) for step {held.step + 1}, each in its own fork from step{' '}
-            {held.step}
+            {countOf(held.candidates.length, 'candidate')} for step {held.step + 1}, each in its own fork from
+            step {held.step}
             {held.notes.length ? ` · ${held.notes.join('; ')}` : ''}
           </div>
           <div className="cand-grid" data-testid="candidates-grid">

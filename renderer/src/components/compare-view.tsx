@@ -1,3 +1,4 @@
+import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
@@ -21,8 +22,8 @@ function Flags(props: { readonly flags: readonly FlagSummary[] | undefined }) {
   return (
     <ul className="cmp-flags">
       {flags.map((f, i) => (
-        <li key={i} className={`sev-${f.severity}`}>
-          ⚑ step {f.step} {f.rule}: {f.message}
+        <li key={i} className={`sev-${f.severity}`} title={ruleTitle(f.rule)}>
+          ⚑ step {f.step} {ruleLabel(f.rule)}: {f.message}
         </li>
       ))}
     </ul>

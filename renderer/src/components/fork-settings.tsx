@@ -5,6 +5,15 @@ import { Modal } from './modal';
 import { whyNot } from './why-not';
 
 /**
+ * The dialog's title in its buttons' words: "Fork from step K" where Fork is its one action (a
+ * live branch), "Fork or reopen live at step K" where Reopen is offered too. It read "Fork and
+ * Reopen" above a button that said "Fork".
+ */
+export function forkSettingsTitle(live: boolean, step: number): string {
+  return live ? `Fork from step ${step}` : `Fork or reopen live at step ${step}`;
+}
+
+/**
  * The agent a Fork or a Reopen goes on with, in a dialog of its own (issue 33, item 4): "Agent"
  * and "Its model calls answered by" both labelled and always shown (the Agent field scrolled
  * inside the Replay pane and the model field appeared only once an agent was typed; a first try
@@ -25,7 +34,7 @@ export function ForkSettings(props: {
   const replay = stores.replay.getState();
   const busy = useSlice('replay', selectBusyWhy);
   return (
-    <Modal title={`Fork and Reopen from step ${props.step}`} testId="fork-settings" onClose={props.onClose}>
+    <Modal title={forkSettingsTitle(props.live, props.step)} testId="fork-settings" onClose={props.onClose}>
       <label className="field-label" htmlFor="replay-agent">
         Agent
       </label>

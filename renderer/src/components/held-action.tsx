@@ -1,7 +1,7 @@
 import { memo, useEffect, useRef, useState } from 'react';
-import { firstWhy, whyNot } from './why-not';
+import { whyNot } from './why-not';
 import type { HeldAction } from '../../../shared/held-action';
-import { heldAnswerWords } from '../model/edit-words';
+import { heldAnswerWords, heldEditWhy } from '../model/edit-words';
 import type { ToolCall } from '../../../shared/trace-events';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -95,6 +95,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
   const beforeTool = held.stage === 'before_tool';
   const answer = heldAnswerWords(held);
   const syntax = editing && editing.kind !== 'result' ? jsonProblem(draft) : null;
+  const editWhy = heldEditWhy({ busy, syntax, refused: error });
   const editorLabel =
     editing?.kind === 'arguments'
       ? `New arguments for ${editing.call.name}`
@@ -208,7 +209,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
             }}
             onKeyDown={(e) => {
               if (e.key === 'Escape') setEditing(null);
-              else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void submit(true);
+              else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && editWhy === null) void submit(true);
             }}
           />
           <div id="held-editor-message" aria-live="polite">
@@ -227,13 +228,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
               type="button"
               className="primary"
               data-testid="held-save-run"
-              {...whyNot(
-                firstWhy(
-                  busy && 'Waiting for the last request to finish.',
-                  syntax !== null && `Fix the text first: ${syntax}`,
-                ),
-                'Ctrl+Enter',
-              )}
+              {...whyNot(editWhy, 'Ctrl+Enter')}
               onClick={() => void submit(true)}
             >
               {editing.kind === 'result' ? 'Use this result and go on' : 'Save and run'}
@@ -241,12 +236,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
             <button
               type="button"
               data-testid="held-save"
-              {...whyNot(
-                firstWhy(
-                  busy && 'Waiting for the last request to finish.',
-                  syntax !== null && `Fix the text first: ${syntax}`,
-                ),
-              )}
+              {...whyNot(editWhy)}
               onClick={() => void submit(false)}
             >
               Save

@@ -3,6 +3,8 @@ import { firstWhy, whyNot } from './why-not';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { caseRefusal } from '../stores/stepper/agent-traits';
+import { caseNameProblem } from '../../../shared/case-name';
+import { CONFLICT_WAY_OUT } from '../stores/teaching/teaching-store';
 import type { AgentTraits } from '../../../shared/contract/models';
 
 /**
@@ -24,6 +26,21 @@ export function saveWhy(s: {
   if (!s.flagged)
     return 'A case teaches a failure QA catches, and this episode raised no QA flag at warning or worse.';
   return null;
+}
+
+/**
+ * Why the dialog's Save cannot act on the name typed (null when it can). A name the library
+ * cannot take is said as it is typed, and Save waits for a good one: the button and the line
+ * under the field give one reason, not an enabled Save beside a red line.
+ */
+export function saveNameWhy(busy: boolean, typed: string, conflict: string | null = null): string | null {
+  return firstWhy(
+    busy && 'Saving…',
+    typed === '' && 'Type a name for the case first.',
+    typed !== '' && caseNameProblem(typed),
+    // The library refused this very name: Save would be refused again; Replace is the way.
+    typed !== '' && typed === conflict && `“${typed}” is taken: ${CONFLICT_WAY_OUT}`,
+  );
 }
 
 /**
@@ -58,6 +75,9 @@ export const TeachingButtons = memo(function TeachingButtons() {
     if (download) link.current?.click();
   }, [download]);
   if (!branch) return null;
+  const typed = name.trim();
+  const nameProblem = typed === '' ? null : caseNameProblem(typed);
+  const saveBlocked = saveNameWhy(busy, typed, conflict);
   return (
     <span className="teaching" data-testid="teaching">
       <button
@@ -104,22 +124,16 @@ export const TeachingButtons = memo(function TeachingButtons() {
                 value={name}
                 placeholder="my-failure"
                 aria-describedby="save-case-refused"
-                aria-invalid={refused ? true : undefined}
+                aria-invalid={refused || nameProblem ? true : undefined}
                 onChange={(e) => setName(e.target.value)}
                 autoFocus
               />
             </label>
-            <button
-              type="submit"
-              data-testid="save-case-save"
-              {...whyNot(
-                firstWhy(busy && 'Saving…', name.trim() === '' && 'Type a name for the case first.'),
-              )}
-            >
+            <button type="submit" data-testid="save-case-save" {...whyNot(saveBlocked)}>
               Save
             </button>
             {/* The refusal asked; this answers it, for the name it was about (a new name is a new try). */}
-            {conflict !== null && conflict === name.trim() ? (
+            {conflict !== null && conflict === typed ? (
               <button
                 type="button"
                 data-testid="save-case-replace"
@@ -135,11 +149,13 @@ export const TeachingButtons = memo(function TeachingButtons() {
           </form>
           <p
             id="save-case-refused"
-            className={refused ? 'bad' : 'muted'}
+            className={refused || nameProblem ? 'bad' : 'muted'}
             data-testid="save-case-refused"
-            role={refused ? 'alert' : undefined}
+            role={refused || nameProblem ? 'alert' : undefined}
           >
-            {refused ?? 'lower-case letters, digits and dashes; the case joins your case library'}
+            {nameProblem ??
+              refused ??
+              'lower-case letters, digits and dashes; the case joins your case library'}
           </p>
         </Modal>
       ) : null}

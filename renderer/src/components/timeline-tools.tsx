@@ -1,3 +1,4 @@
+import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { countOf } from '../../../shared/count-of';
 import { flagRules } from '../model/flag-rules';
@@ -170,7 +171,7 @@ export const FlagList = memo(function FlagList(props: {
     return () => watch.disconnect();
   }, [open, flags, rows, rowsShown, keep]);
   if (flags.length === 0) return null;
-  const all = flags.map((f) => `step ${f.step} ${f.rule}: ${f.message}`).join('\n');
+  const all = flags.map((f) => `step ${f.step} ${ruleTitle(f.rule, f.message)}`).join('\n');
   return (
     <div className="flag-list" data-testid="flag-list" ref={root}>
       <button
@@ -195,10 +196,11 @@ export const FlagList = memo(function FlagList(props: {
                 data-testid="flag-jump"
                 data-step={f.step}
                 data-flag={f.rule}
-                title={`go to step ${f.step}`}
+                title={`go to step ${f.step} · QA rule ${f.rule}`}
                 onClick={() => props.onJump(f.step)}
               >
-                <span className="flag-step">step {f.step}</span> <strong>{f.rule}</strong>: {f.message}
+                <span className="flag-step">step {f.step}</span> <strong>{ruleLabel(f.rule)}</strong>:{' '}
+                {f.message}
               </button>
             </li>
           ))}

@@ -77,9 +77,15 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
       </button>
       {result ? (
         <div className="whatif-result" data-testid="whatif-result" ref={resultBox}>
-          <div className="muted">
+          {/* The workspace's tree hash is for a tooltip, not a line a person reads. */}
+          <div
+            className="muted"
+            data-testid="whatif-note"
+            title={
+              result.tree_hash_after ? `workspace tree hash after: ${result.tree_hash_after}` : undefined
+            }
+          >
             observation (live sandbox untouched)
-            {result.tree_hash_after ? ` · tree ${result.tree_hash_after.slice(0, 12)}` : ''}
           </div>
           <pre className="out" data-testid="whatif-stdout">
             {result.result.stdout ?? ''}

@@ -33,3 +33,20 @@ export function heldAnswerWords(held: Pick<HeldAction, 'message' | 'original'>):
     original: original ? decidedText(original, null) : null,
   };
 }
+
+/**
+ * Why the held-step editor's Save and Save and run cannot act (null when they can): a request in
+ * flight, text that is not JSON yet, or the last try's refusal still beside the unchanged draft
+ * (it would be refused again; a change to the draft clears it). The buttons looked enabled beside
+ * a red refusal.
+ */
+export function heldEditWhy(s: {
+  readonly busy: boolean;
+  readonly syntax: string | null;
+  readonly refused: string | null;
+}): string | null {
+  if (s.busy) return 'Waiting for the last request to finish.';
+  if (s.syntax !== null) return `Fix the text first: ${s.syntax}`;
+  if (s.refused !== null) return `Change the text first: ${s.refused}`;
+  return null;
+}

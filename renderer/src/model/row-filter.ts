@@ -1,3 +1,4 @@
+import { ruleLabel } from '../../../shared/qa/rule-label';
 import type { StepRow } from '../../../shared/contract/models';
 import { countOf } from '../../../shared/count-of';
 
@@ -29,7 +30,7 @@ function matchesKind(row: StepRow, kind: string): boolean {
 function matchesText(row: StepRow, needle: string): boolean {
   if (needle === '') return true;
   if (String(row.step) === needle) return true;
-  const hay = `${row.tools.join(' ')} ${row.summary} ${row.flags.map((f) => `${f.rule} ${f.message}`).join(' ')}`;
+  const hay = `${row.tools.join(' ')} ${row.summary} ${row.flags.map((f) => `${f.rule} ${ruleLabel(f.rule)} ${f.message}`).join(' ')}`;
   return hay.toLowerCase().includes(needle);
 }
 

@@ -1,3 +1,4 @@
+import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import {
   memo,
   useCallback,
@@ -207,10 +208,10 @@ const Row = memo(function Row(props: {
           <i
             key={i}
             className={`mark mark-flag sev-${f.severity}${i > 0 ? ' mk-long' : ''}`}
-            title={`${f.rule}: ${f.message}`}
+            title={ruleTitle(f.rule, f.message)}
             data-flag={f.rule}
           >
-            ⚑ {f.rule}
+            ⚑ {ruleLabel(f.rule)}
           </i>
         ))}
         {row.flags.length > 1 ? (
@@ -219,7 +220,7 @@ const Row = memo(function Row(props: {
             data-testid="row-more-flags"
             title={row.flags
               .slice(1)
-              .map((f) => `${f.rule}: ${f.message}`)
+              .map((f) => ruleTitle(f.rule, f.message))
               .join('\n')}
           >
             +{row.flags.length - 1}

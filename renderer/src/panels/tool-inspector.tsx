@@ -1,3 +1,4 @@
+import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo, useMemo, useState } from 'react';
 import { runsOwnProgramKind } from '../../../shared/agent-kind';
 import type { CallDetail, FileChange, StepDetail } from '../../../shared/contract/models';
@@ -137,7 +138,10 @@ const CallView = memo(function CallView(props: { readonly call: CallDetail; read
   return (
     <div className="call">
       <div className="call-title">
-        <b>{call.name}</b> <span className="muted mono">{call.id}</span>
+        {/* The call's id (the model's or the harness's) is for a tooltip: it read "call_2" beside the name. */}
+        <b data-testid="inspector-call-name" title={`tool call id ${call.id}`}>
+          {call.name}
+        </b>
         {override ? <i className="mark mark-ovr">overridden</i> : null}
         {!override && real ? <i className="mark mark-ovr">fallback</i> : null}
         {props.call.replaced ? (
@@ -480,8 +484,14 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
   return (
     <div className="extras">
       {d.flags.map((f, i) => (
-        <div key={i} className={`flag sev-${f.severity}`} data-testid="inspector-flag">
-          ⚑ <b>{f.rule}</b> {f.message}
+        <div
+          key={i}
+          className={`flag sev-${f.severity}`}
+          data-testid="inspector-flag"
+          data-flag={f.rule}
+          title={ruleTitle(f.rule)}
+        >
+          ⚑ <b>{ruleLabel(f.rule)}</b> {f.message}
         </div>
       ))}
       {d.injected.map((x, i) => (

@@ -1,9 +1,16 @@
+import { ruleLabel } from '../../../../shared/qa/rule-label';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import { caseNameProblem } from '../../../../shared/case-name';
 import { errorText } from '../result';
 import { capital } from '../../../../shared/capital';
 import type { NoticesStore } from '../notices/notices-store';
+
+/**
+ * The way out of a taken case name, said alike in the dialog and in the foot bar: the dialog's
+ * Replace button, or another name (the bar once read "Save as case… again" beside a Replace).
+ */
+export const CONFLICT_WAY_OUT = 'press Replace to save this episode over it, or type another name.';
 
 /** The Save as case / Share… dialogs: what is open, working, and what the last action said. */
 export interface TeachingState {
@@ -72,14 +79,14 @@ export function createTeachingStore(
         const taken = res.error.code === 'conflict';
         set({
           busy: false,
-          refused: taken ? `${capital(text)}. Replace it with this episode, or type another name.` : text,
+          refused: taken ? `${capital(text)}. ${capital(CONFLICT_WAY_OUT)}` : text,
           conflict: taken ? name : null,
         });
         tell(
           branch,
           'save-case',
           taken
-            ? `Not saved as a case: ${text}. Save as case… again to replace it or to choose another name.`
+            ? `Not saved as a case: ${text}. In the Save as case dialog, ${CONFLICT_WAY_OUT}`
             : `Not saved as a case: ${text}`,
           'error',
         );
@@ -89,7 +96,7 @@ export function createTeachingStore(
       tell(
         branch,
         'save-case',
-        `Saved as case ${res.value.name} (raises ${res.value.rules.join(', ')}); finish its walkthrough in ${res.value.dir}/README.md`,
+        `Saved as case ${res.value.name} (QA flags ${res.value.rules.map(ruleLabel).join(', ')}); its walkthrough is ${res.value.dir}/README.md`,
         'info',
       );
       get().onSaved();

@@ -1,0 +1,39 @@
+/**
+ * Why an episode ended, in people's words: the one table the window, the shared HTML file and a
+ * saved case's walkthrough read `end_reason` through (the shared file once printed
+ * "failed (final_answer)").
+ */
+const END_REASONS: Record<string, string> = {
+  final_answer: 'the agent gave its final answer',
+  max_steps: 'it reached its step limit',
+  script_exhausted: 'the agent script ran out',
+  sandbox_lost: 'the sandbox died',
+  stopped: 'a person stopped it',
+  episode_timeout: 'the episode ran out of time',
+  agent_exit: 'the agent program exited with an error',
+  model_error: 'the model endpoint kept failing',
+  // The episode went on elsewhere (the services' candidate pick and superseded fork).
+  continued_in_candidate: 'a candidate picked at its paused step went on in a branch of its own',
+  superseded_by_fork: 'a fork from it went on, so its sandbox was stopped',
+  // Released by the services (issue 33.8): nothing ran past the step, the trace is whole.
+  idle_released: 'it was left idle, so its sandbox was released (reopen it at its step to go on)',
+  window_closed: 'the last window closed, so its sandbox was released (reopen it at its step to go on)',
+};
+
+/**
+ * Why an episode ended, in words: `the agent gave its final answer; the verifier failed`.
+ * `verifierPassed` undefined means not known here (a list's summary): nothing is said of it.
+ */
+export function endText(status: string, reason: string, verifierPassed?: boolean | null): string {
+  const rolled = /^rolled_back_to_(\d+)$/.exec(reason);
+  const why = rolled
+    ? `rolled back to step ${rolled[1]}`
+    : (END_REASONS[reason] ?? reason.replace(/_/g, ' '));
+  const verifier =
+    status === 'failed' && verifierPassed !== undefined && verifierPassed !== true
+      ? verifierPassed === false
+        ? '; the verifier failed'
+        : '; no verifier passed it'
+      : '';
+  return `${why}${verifier}`;
+}

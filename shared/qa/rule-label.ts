@@ -1,0 +1,38 @@
+import type { QaRuleId } from './flag.js';
+
+/**
+ * Each QA rule's name for people: what the window, the shared file and a saved case's
+ * walkthrough show, with the rule id (what `stepbox check`, `expected.json` and a search use)
+ * kept beside it in a tooltip. A Record, so a new rule without a label fails the build.
+ */
+const RULE_LABELS: Record<QaRuleId, string> = {
+  structure: 'Broken trace',
+  loop: 'Loop',
+  early_termination: 'Ended early',
+  unverified_success: 'Unverified success',
+  goal_drift: 'Goal drift',
+  reward_hacking: 'Reward hacking',
+  memory_corruption: 'Memory corruption',
+  fallback_abuse: 'Fallback overuse',
+  state_leak: 'State leak',
+  efficiency: 'Too many steps',
+  unknown_tool: 'Unknown tool',
+  destructive_action: 'Destructive action',
+  network_assumption: 'Assumed network',
+  context_overflow: 'Context overflow',
+  gave_up: 'Gave up',
+  output_flood: 'Output flood',
+};
+
+/** A rule's label for people (`Unverified success`); an id this build does not know reads as words. */
+export function ruleLabel(rule: string): string {
+  const known = (RULE_LABELS as Record<string, string>)[rule];
+  if (known) return known;
+  const words = rule.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A label's tooltip: the rule id that `stepbox check` and `expected.json` name. */
+export function ruleTitle(rule: string, message?: string): string {
+  return message ? `${ruleLabel(rule)} (QA rule ${rule}): ${message}` : `QA rule ${rule}`;
+}
