@@ -1,5 +1,6 @@
 import { assertNever } from './assert-never.js';
-import { measuredDuration, type ToolResult } from './tool-result.js';
+import type { ToolResult } from './tool-result.js';
+import { measuredDuration } from './tool-duration.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
 
 /** A tool call of a step. */

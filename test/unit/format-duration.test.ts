@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration, roundDurationMs } from '../../shared/format-duration.js';
 import { stepRowsOf } from '../../shared/contract/step-rows.js';
-import { measuredDuration, type ToolResult } from '../../shared/tool-result.js';
+import type { ToolResult } from '../../shared/tool-result.js';
+import { measuredDuration } from '../../shared/tool-duration.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 
 describe('formatDuration: the one wording of a duration', () => {
