@@ -94,7 +94,7 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       await expect(card.editor.inputValue()).resolves.toContain('print(\\"Hello\\")');
       await card.save(JSON.stringify({ nope: 'x' }));
       await card.error.waitFor({ timeout: 20_000 });
-      await expect(card.error.innerText()).resolves.toContain(`${r.tool}:`);
+      await expect(card.error.innerText()).resolves.toContain(`${r.tool} cannot take these arguments:`);
       await card.save(JSON.stringify(r.args(FIXED)));
       await card.edited.waitFor({ timeout: 20_000 });
       await expect(card.args.innerText()).resolves.toContain('EDITED-BY-PERSON');

@@ -107,9 +107,7 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
           .toContain('Saved as case window-readonly');
         // Where to finish it, from $STEPBOX_HOME (it named /tmp/stepbox-share-…/cases/…); the full path on hover.
         const saved = await app.notices.said('save-case');
-        expect(saved.text).toContain(
-          'finish its walkthrough in $STEPBOX_HOME/cases/window-readonly/README.md',
-        );
+        expect(saved.text).toContain('its walkthrough is $STEPBOX_HOME/cases/window-readonly/README.md');
         expect(saved.text).not.toContain(home);
         expect(saved.title).toContain(join(home, 'cases', 'window-readonly', 'README.md'));
         expect(existsSync(join(home, 'cases', 'window-readonly', 'expected.json'))).toBe(true);

@@ -117,7 +117,7 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     ]);
     // Each side names its return with the rounding every view uses (the tree and the list too).
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(
-      /return (\d+\.\d\d|–) · final reward (\d+\.\d\d|–)/,
+      /return (-?\d+\.\d\d( \(γ=[\d.]+\))?|–) · final reward (-?\d+\.\d\d|–)/,
     );
     // A differing result says what differs, never a bare "different result".
     for (const cell of await view.root.locator('tr[data-verdict="different_result"] td.verdict').all())

@@ -33,7 +33,9 @@ describe('web mode: one notification area that never covers a control', () => {
       const downloading = app.page.waitForEvent('download');
       await app.timeline.shareButton.click();
       await downloading;
-      await expect.poll(() => app.notices.ofKind('share').innerText()).toMatch(/KiB, opens offline/);
+      await expect
+        .poll(() => app.notices.ofKind('share').innerText())
+        .toMatch(/KiB; your browser downloads a copy\): it opens offline/);
       await nothingCovered(app, `Share… (${tag})`);
       await app.screenshot(`notices-shared-${tag}`);
 

@@ -174,7 +174,9 @@ describe('web mode: a new user walks the window (Open…, step, pause, inject, r
       const downloading = app.page.waitForEvent('download');
       await app.timeline.shareButton.click();
       await downloading;
-      await expect.poll(() => app.notices.ofKind('share').innerText()).toMatch(/KiB, opens offline/);
+      await expect
+        .poll(() => app.notices.ofKind('share').innerText())
+        .toMatch(/KiB; your browser downloads a copy\): it opens offline/);
       await nothingCovered(app, 'Share…');
       expect(await layout.unexplainedDisabled(), 'disabled without a reason (ended)').toEqual([]);
       await shot('shared');

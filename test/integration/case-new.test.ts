@@ -55,7 +55,9 @@ describeDocker('stepbox case new → case verify, from each agent kind', () => {
     });
     expect(made.dir).toBe(join(env.home, 'cases', 'team-readonly'));
     // The walkthrough skeleton points at the flagged step for its author.
-    expect(readFileSync(join(made.dir, 'README.md'), 'utf8')).toMatch(/Timeline, step 3\*\*: `gave_up`/);
+    expect(readFileSync(join(made.dir, 'README.md'), 'utf8')).toMatch(
+      /Timeline, step 3\*\*: Gave up \(`gave_up`/,
+    );
     const verify = await cli(['case', 'verify', 'team-readonly', '--json']);
     const v = parseJsonOutput<VerifyJson>(verify);
     expect(v.cases[0]).toMatchObject({ name: 'team-readonly', ok: true, fixed: null });

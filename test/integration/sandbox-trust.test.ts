@@ -9,7 +9,7 @@ import { runVerifier } from '../../electron/engine/harness/verifier.js';
 import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox.js';
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
-import { FORGE_ATTEMPT, SHELL_ATTACK } from '../../electron/engine/sandbox/selftest.js';
+import { FORGE_ATTEMPT, SHELL_ATTACK, TERMINAL_ATTACK } from '../../electron/engine/sandbox/selftest.js';
 import { openTerminal, type Terminal } from '../../electron/engine/docker/terminal.js';
 import { docker as dockerApi, waitUntil } from '../support/cli-docker.js';
 import { describeDocker, useTestProvider } from '../support/docker.js';
@@ -24,64 +24,6 @@ const WRITABLE_PATH =
 const ALWAYS_FAILS = {
   verifier: { command: "python3 -c 'import sys; sys.exit(1)'", timeout: 30 },
 } as unknown as Task;
-
-/**
- * What a process of the agent's could do to the window's terminal: for every process on a
- * tty (the terminal's shell; a tool call has none), ptrace it, open its memory, environment
- * and fds, read its memory, find the history hook's key in it, and open its pty to print a
- * forged line or type one (TIOCSTI). Prints `{shells, reached}`.
- */
-const TERMINAL_ATTACK = `python3 - <<'PY'
-import ctypes, fcntl, json, os, termios
-libc = ctypes.CDLL(None, use_errno=True)
-class IoVec(ctypes.Structure):
-    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
-shells, reached = 0, []
-for name in os.listdir('/proc'):
-    if not name.isdigit() or int(name) in (os.getpid(), os.getppid()):
-        continue
-    p = int(name)
-    try:
-        with open('/proc/%d/stat' % p) as f:
-            tty = int(f.read().rsplit(')', 1)[1].split()[4])
-    except (OSError, ValueError, IndexError):
-        continue
-    if tty == 0:
-        continue
-    shells += 1
-    if libc.ptrace(16, p, None, None) == 0:  # PTRACE_ATTACH
-        reached.append('ptraced %d' % p)
-    for what, mode in (('mem', 'rb'), ('environ', 'rb'), ('cmdline', 'rb'), ('fd/0', 'wb'), ('fd/1', 'wb'), ('fd/2', 'wb')):
-        try:
-            with open('/proc/%d/%s' % (p, what), mode, buffering=0) as f:
-                if mode == 'rb' and b'6973;' in f.read():
-                    reached.append('read the key in the %s of %d' % (what, p))
-                elif mode == 'wb':
-                    reached.append('opened the %s of %d' % (what, p))
-        except OSError:
-            pass
-    buf = ctypes.create_string_buffer(8)
-    local, remote = IoVec(ctypes.addressof(buf), 8), IoVec(0x400000, 8)
-    if libc.process_vm_readv(p, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) >= 0 or ctypes.get_errno() != 1:
-        reached.append('process_vm_readv on %d did not give EPERM' % p)
-    pts = '/dev/pts/%d' % ((tty & 0xff) | ((tty >> 12) & 0xfff00))
-    for flags in (os.O_WRONLY, os.O_RDONLY):
-        try:
-            fd = os.open(pts, flags | os.O_NOCTTY)
-        except OSError:
-            continue
-        reached.append('opened %s (%s)' % (pts, 'write' if flags else 'read'))
-        try:
-            if flags:
-                os.write(fd, b'forged\\n')
-            for c in b'echo forged\\r':
-                fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))
-            reached.append('typed into %s' % pts)
-        except OSError:
-            pass
-        os.close(fd)
-print(json.dumps({'shells': shells, 'reached': reached}))
-PY`;
 
 function docker(...args: string[]): string {
   return execFileSync('docker', args, { encoding: 'utf8' }).trim();

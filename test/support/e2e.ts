@@ -768,7 +768,7 @@ export class TimelinePanel extends PanelObject {
   get shareButton(): Locator {
     return this.page.getByTestId('btn-share');
   }
-  /** What saving or sharing answered (`Saved as case …`, `… KiB, opens offline`). */
+  /** What saving or sharing answered (`Saved as case …`, `… KiB; your browser downloads a copy): it opens offline …`). */
   get teachingNote(): Locator {
     return this.page
       .locator('[data-testid="notice"]:is([data-kind="share"], [data-kind="save-case"])')

@@ -58,6 +58,15 @@ describe('HistoryHookFilter', () => {
     ]);
   });
 
+  it('reports a line typed before the first prompt (the shell was still starting): that prompt follows no Enter', () => {
+    const f = new HistoryHookFilter('/workspace', KEY);
+    f.typed('tty\r');
+    expect(f.push(hook(1, 0, '/w', '')).commands).toEqual([]);
+    expect(f.push(hook(1, 0, '/w', '  1  tty\n')).commands).toEqual([
+      { command: 'tty', cwd: '/w', exit_code: 0 },
+    ]);
+  });
+
   it('keeps multi-line commands whole and leaves other escape sequences alone', () => {
     const f = filter();
     const out = f.push(`\u001b]0;title\u0007${hook(1, 0, '/w', '  2  for i in 1 2; do\n echo $i\ndone\n')}`);

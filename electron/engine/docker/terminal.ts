@@ -47,11 +47,11 @@ export function newHookKey(): string {
  */
 export function historyHook(workdir: string, key: string): string {
   return (
-    // The mark less 20 ms (file times come from a coarse clock), or less a second when it
-    // has whole seconds only.
+    // The mark less 20 ms (file times come from a coarse clock); with whole seconds only, the
+    // second's start less 20 ms (files written up to a second before the command count too).
     '__sb_ec=$?; __sb_f=; if [[ -n ${__sb_t-} ]]; then ' +
     'if [[ $__sb_t == *[.,]* ]]; then __sb_m=$(( 10#${__sb_t/[.,]/} - 20000 )); __sb_m="@${__sb_m:0:-6}.${__sb_m: -6}"; ' +
-    'else __sb_m="@$(( __sb_t - 1 ))"; fi; ' +
+    'else __sb_m="@$(( __sb_t - 1 )).98"; fi; ' +
     `__sb_f="$(find ${shellQuote(workdir)} -newermt "$__sb_m" \\( -type f -o -type l \\) 2>/dev/null | head -n 200 | base64 -w0)"; ` +
     'unset __sb_t; fi; ' +
     `printf "\\033]6973;${key};%s;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ` +
@@ -108,6 +108,8 @@ export class HistoryHookFilter {
   ) {}
 
   private lastHistoryNumber: number | undefined;
+  /** Whether the shell's first prompt was reported. */
+  private prompted = false;
 
   /** Counts the lines a person runs in what they send to the shell. */
   typed(input: string): void {
@@ -158,8 +160,12 @@ export class HistoryHookFilter {
       ? { pid }
       : {};
     const number = m ? Number(m[1]) : undefined;
-    // No history, or the same number again: the person pressed Enter on an empty line (or
-    // Ctrl+C, or this is the first prompt: no line was run, and there may be none to count off).
+    // The first prompt follows no Enter: a line the person typed before it (as soon as the
+    // terminal opened, while the shell was still starting) is still to be reported.
+    const first = !this.prompted;
+    this.prompted = true;
+    if (first && !m) return result;
+    // No history, or the same number again: the person pressed Enter on an empty line (or Ctrl+C).
     if (!m || number === this.lastHistoryNumber) {
       this.runs = Math.max(0, this.runs - 1);
       return result;

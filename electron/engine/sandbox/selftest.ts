@@ -132,6 +132,37 @@ PY
 exit 7`;
 
 /**
+ * Python for the probes below: `others()`, the pids of every process but the probe and its
+ * shell; `reach(pid, name, opens)`, what a process of the agent's gets
+ * of another process: a ptrace attach, each `/proc/PID/<what>` opened in its mode (its memory,
+ * environment, fds), a process_vm_readv of its memory. Returns what it got, in words.
+ */
+const REACH = `import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+class IoVec(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+def others():
+    for name in os.listdir('/proc'):
+        if name.isdigit() and int(name) not in (os.getpid(), os.getppid()):
+            yield int(name)
+def reach(p, name, opens):
+    got = []
+    if libc.ptrace(16, p, None, None) == 0:  # PTRACE_ATTACH
+        got.append('ptraced %s %d' % (name, p))
+    for what, mode in opens:
+        try:
+            with open('/proc/%d/%s' % (p, what), mode, buffering=0) as f:
+                pass
+            got.append('opened the %s of %s %d' % (what, name, p))
+        except OSError:
+            pass
+    buf = ctypes.create_string_buffer(8)
+    local, remote = IoVec(ctypes.addressof(buf), 8), IoVec(0x400000, 8)
+    if libc.process_vm_readv(p, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) >= 0 or ctypes.get_errno() != 1:
+        got.append('process_vm_readv on %s %d did not give EPERM' % (name, p))
+    return got`;
+
+/**
  * What a command of the agent's tries against the helper's idle shells (bash processes of
  * its own uid, started ahead of the next calls): ptrace-attach, read and write their memory
  * (/proc/PID/mem, process_vm_readv), open their fds and environment through /proc. Then it
@@ -139,15 +170,10 @@ exit 7`;
  * Prints `{shells, reached, own}`.
  */
 export const SHELL_ATTACK = `${PY} - <<'PY'
-import ctypes, json, os, signal, subprocess
-libc = ctypes.CDLL(None, use_errno=True)
-class IoVec(ctypes.Structure):
-    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+${REACH}
+import json, subprocess
 shells, reached = 0, []
-for name in os.listdir('/proc'):
-    if not name.isdigit() or int(name) in (os.getpid(), os.getppid()):
-        continue
-    p = int(name)
+for p in others():
     try:
         with open('/proc/%d/cmdline' % p, 'rb') as f:
             cmd = f.read()
@@ -156,19 +182,7 @@ for name in os.listdir('/proc'):
     except OSError:
         continue
     shells += 1
-    if libc.ptrace(16, p, None, None) == 0:  # PTRACE_ATTACH
-        reached.append('ptraced shell %d' % p)
-    for what, mode in (('mem', 'rb+'), ('environ', 'rb'), ('fd/4', 'wb'), ('fd/1', 'wb')):
-        try:
-            with open('/proc/%d/%s' % (p, what), mode, buffering=0) as f:
-                pass
-            reached.append('opened the %s of shell %d' % (what, p))
-        except OSError:
-            pass
-    buf = ctypes.create_string_buffer(8)
-    local, remote = IoVec(ctypes.addressof(buf), 8), IoVec(0x400000, 8)
-    if libc.process_vm_readv(p, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) >= 0 or ctypes.get_errno() != 1:
-        reached.append('process_vm_readv on shell %d did not give EPERM' % p)
+    reached += reach(p, 'shell', (('mem', 'rb+'), ('environ', 'rb'), ('fd/4', 'wb'), ('fd/1', 'wb')))
 # The shell running this call (the parent): its state pipe carries the session's dump.
 try:
     with open('/proc/%d/fd/3' % os.getppid(), 'wb', buffering=0) as f:
@@ -180,6 +194,45 @@ own = subprocess.Popen(['sleep', '30'])
 ok = libc.ptrace(16, own.pid, None, None) == 0
 own.kill()
 print(json.dumps({'shells': shells, 'reached': reached, 'own': ok}))
+PY`;
+
+/**
+ * What a process of the agent's tries against the window's terminal: for every process on a
+ * tty (the person's shell; a tool call has none), reach it (its environment holds the history
+ * hook's key, its fds the pty), then open its pty by name to print a forged line into it or
+ * type one (TIOCSTI). Prints `{shells, reached}`.
+ */
+export const TERMINAL_ATTACK = `${PY} - <<'PY'
+${REACH}
+import fcntl, json, termios
+shells, reached = 0, []
+for p in others():
+    try:
+        with open('/proc/%d/stat' % p) as f:
+            tty = int(f.read().rsplit(')', 1)[1].split()[4])
+    except (OSError, ValueError, IndexError):
+        continue
+    if tty == 0:
+        continue
+    shells += 1
+    reached += reach(p, 'terminal', (('mem', 'rb'), ('environ', 'rb'), ('fd/0', 'wb'), ('fd/1', 'wb'), ('fd/2', 'wb')))
+    pts = '/dev/pts/%d' % ((tty & 0xff) | ((tty >> 12) & 0xfff00))
+    for flags in (os.O_WRONLY, os.O_RDONLY):
+        try:
+            fd = os.open(pts, flags | os.O_NOCTTY)
+        except OSError:
+            continue
+        reached.append('opened %s (%s)' % (pts, 'write' if flags else 'read'))
+        try:
+            if flags:
+                os.write(fd, b'forged\\n')
+            for c in b'echo forged\\r':
+                fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))
+            reached.append('typed into %s' % pts)
+        except OSError:
+            pass
+        os.close(fd)
+print(json.dumps({'shells': shells, 'reached': reached}))
 PY`;
 
 /**
