@@ -23,7 +23,14 @@ export function finalRewardText(x: number | null): string {
  * person added up the step rewards beside it and got another number (−0.50 against −0.49).
  */
 export function discountedReturnText(x: number | null, gamma: number | undefined): string {
-  return gamma === undefined || gamma === 1 || x === null ? returnText(x) : `${returnText(x)} (γ=${gamma})`;
+  return `return ${returnValueText(x, gamma)}`;
+}
+
+/** The return's value with its discount, for a column already named RETURN: `27.43 (γ=0.99)`. */
+export function returnValueText(x: number | null, gamma: number | undefined): string {
+  return gamma === undefined || gamma === 1 || x === null
+    ? formatOutcome(x)
+    : `${formatOutcome(x)} (γ=${gamma})`;
 }
 
 /**

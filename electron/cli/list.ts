@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { candidateName } from '../../shared/candidate-mark.js';
+import { formatOutcome, returnValueText, stepsText } from '../../shared/format-outcome.js';
 import type { BranchRow } from '../engine/trace/episode-index.js';
 import type { CliCommand } from './command.js';
 import { unreadableEpisodes } from '../engine/trace/unreadable-episodes.js';
@@ -10,17 +11,19 @@ import { intFlag } from './number-flags.js';
 
 const HELP = `stepbox list [--limit N] [--json]
 
-Lists recent episodes (newest first) and their branches: id, task, status, steps,
-return (the discounted return: step rewards and the final reward), the final reward
+Lists recent episodes (newest first) and their branches: id, task, status, steps (and
+those begun and not finished: waiting while the branch runs, unfinished once it ended),
+return (the discounted return: step rewards and the final reward, with its γ), the final reward
 (the verifier's), QA flags and age. Any id shown is accepted wherever an EPISODE argument is,
 as is a unique prefix of one.
 
 Options:
   --limit N   how many episodes (default 20)
-  --json      print {episodes: [{id, task, agent, created, status, steps, return,
-              final_reward, flags, branches: [{id, parent, fork_step, resume_of,
-              candidate: {number, action} | null, status, end_reason, steps,
-              return, final_reward, verifier_success, flags, created, ended}]}]}
+  --json      print {episodes: [{id, task, agent, created, status, steps, unfinished,
+              return, gamma, final_reward, flags, branches: [{id, parent, fork_step,
+              resume_of, candidate: {number, action} | null, status, end_reason, steps,
+              unfinished, return, gamma, final_reward, verifier_success, flags, created,
+              ended}]}]}
 
 Examples:
   npx stepbox list
@@ -51,7 +54,9 @@ function branchJson(b: BranchRow) {
     status: b.status,
     end_reason: b.end_reason,
     steps: b.steps,
+    unfinished: b.unfinished,
     return: b.return,
+    gamma: b.gamma,
     final_reward: b.final_reward,
     verifier_success: b.verifier_success,
     flags: b.flags,
@@ -89,7 +94,9 @@ export const command: CliCommand = {
             created: e.created,
             status: main?.status ?? null,
             steps: main?.steps ?? 0,
+            unfinished: main?.unfinished ?? 0,
             return: main?.return ?? null,
+            gamma: main?.gamma ?? null,
             final_reward: main?.final_reward ?? null,
             flags: e.branches.reduce((n, b) => n + b.flags, 0),
             branches: e.branches.map(branchJson),
@@ -121,9 +128,10 @@ export const command: CliCommand = {
           main ? b.id : `  └ ${b.id}`,
           main ? e.task : branchOrigin(b, e.id),
           b.end_reason && b.status !== 'succeeded' ? `${b.status} (${b.end_reason})` : b.status,
-          String(b.steps),
-          b.return === null ? '-' : b.return.toFixed(2),
-          b.final_reward === null ? '-' : b.final_reward.toFixed(2),
+          // As the window counts them: "2 steps, 1 unfinished".
+          stepsText(b.steps, b.unfinished, b.status === 'running'),
+          returnValueText(b.return, b.gamma),
+          formatOutcome(b.final_reward),
           String(b.flags),
           formatAge(now - (b.ended ?? b.created)),
         ]);

@@ -3,7 +3,9 @@ import type { IndexedFlag } from '../engine/trace/episode-index.js';
 import { branchTimeline, type TimelineStep } from '../engine/trace/branch-timeline.js';
 import { endDetail } from '../engine/trace/branch-outcome.js';
 import { formatDuration } from '../../shared/format-duration.js';
+import { discountedReturnText, finalRewardText, stepsText } from '../../shared/format-outcome.js';
 import { oneLine, outcomeText } from '../../shared/step-summary.js';
+import { countOf } from '../../shared/count-of.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { openStoreAndIndex, printJson, resolveArg } from './store-common.js';
@@ -21,7 +23,8 @@ steps it inherited from its parent first.
 Options:
   --json   print {episode, branch, parent, fork_step, task, status, end_reason, end_detail
            (what the fatal error that ended it said, or null), verifier,
-           return, final_reward, steps: [{step, branch, action, kind, calls, results (each with
+           return, gamma (the return's discount), final_reward, steps_done, unfinished (steps
+           begun and not finished), steps: [{step, branch, action, kind, calls, results (each with
            the stdout, stderr and error the agent saw), injected, memory_writes, reward, changed,
            errors, flags, partial}]}; flags are the ones the window and \`check\` give
 
@@ -132,7 +135,10 @@ export const command: CliCommand = {
         end_detail: detail,
         verifier: t.end?.verifier ?? null,
         return: row?.return ?? null,
+        gamma: row?.gamma ?? null,
         final_reward: row?.final_reward ?? null,
+        steps_done: row?.steps ?? decisions,
+        unfinished: row?.unfinished ?? 0,
         flags: flagsAt(null),
         steps: steps.map((s) => ({
           step: s.step,
@@ -176,7 +182,7 @@ export const command: CliCommand = {
     print(io, `task ${task}  agent ${t.header.agent.spec}  image ${t.header.image}`);
     print(
       io,
-      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  verifier ${v ? `${v.success ? 'passed' : 'failed'} (exit ${v.exit_code ?? '-'})` : 'none'}  return ${row?.return?.toFixed(2) ?? '-'}  final reward ${row?.final_reward?.toFixed(2) ?? '-'}  steps ${decisions}`,
+      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  verifier ${v ? `${v.success ? 'passed' : 'failed'} (exit ${v.exit_code ?? '-'})` : 'none'}  ${discountedReturnText(row?.return ?? null, row?.gamma)}  ${finalRewardText(row?.final_reward ?? null)}  ${row ? stepsText(row.steps, row.unfinished, status === 'running') : countOf(decisions, 'step')}`,
     );
     if (detail !== null) print(io, `ended by ${t.end?.end_reason ?? 'an error'}: ${detail}`);
     for (const f of flagsAt(null)) print(io, `⚑ ${f.rule} (${f.severity}): ${oneLine(f.message)}`);

@@ -84,6 +84,46 @@ describe('stepbox list / show / search / reindex / gc / bundle', () => {
     expect(text.out).toMatch(new RegExp(`└ ${fork.branch}\\s+fork @2 of main`));
   });
 
+  it('list and show count a step begun and never finished apart, and name the return with its γ', async () => {
+    const home = join(tmp, 'h');
+    const ep = await writeSampleEpisode(openEpisodeStore(home), {
+      task: 'held',
+      script: [
+        { args: { command: 'ls' }, reward: { progress: 0.5 } },
+        { args: { command: 'ls' }, reward: { progress: 0.5 } },
+      ],
+      end: null,
+    });
+    // Step 3 decided, held before it ran, and the episode stopped: a row with no snapshot.
+    const out = ep.writer.append({ type: 'model_output', step: 3, source: 'agent', raw: 'ls', usage: null });
+    ep.writer.append({
+      type: 'action',
+      step: 3,
+      source: 'agent',
+      cause: out.seq,
+      calls: [{ id: 'c3', name: 'execute_shell', arguments: { command: 'ls' } }],
+      final: null,
+    });
+    await ep.writer.close({
+      status: 'interrupted',
+      end_reason: 'stopped',
+      verifier: null,
+      steps: 2,
+      return: 1,
+      step: 3,
+    });
+    // The window's words (shared/format-outcome.ts): two steps done, one unfinished; 0.5 + 0.99 × 0.5.
+    const list = await cli(home, 'list');
+    expect(list.out).toMatch(/2 steps, 1 unfinished\s+0\.99 \(γ=0\.99\)/);
+    const doc = JSON.parse((await cli(home, 'list', '--json')).out);
+    expect(doc.episodes[0]).toMatchObject({ steps: 2, unfinished: 1, gamma: 0.99 });
+    expect(doc.episodes[0].return).toBeCloseTo(0.995, 10);
+    const show = await cli(home, 'show', ep.branch);
+    expect(show.out).toMatch(/return 0\.99 \(γ=0\.99\) {2}final reward – {2}2 steps, 1 unfinished\n/);
+    const j = JSON.parse((await cli(home, 'show', ep.branch, '--json')).out);
+    expect(j).toMatchObject({ steps_done: 2, unfinished: 1, gamma: 0.99 });
+  });
+
   it('list says a resumed branch was resumed, not forked', async () => {
     const home = join(tmp, 'h');
     const { ep } = await seeded(home);

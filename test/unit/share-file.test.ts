@@ -225,7 +225,7 @@ describe('stepbox share: the file', () => {
       const line = await runCli(['share', trace.branch, '--out', out], env);
       expect(line.stdout).toMatch(/, 3 steps, /);
       const shown = await runCli(['show', trace.branch], env);
-      expect(shown.stdout).toMatch(/ steps 3\n/);
+      expect(shown.stdout).toMatch(/ 3 steps\n/);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

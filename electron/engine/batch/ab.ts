@@ -4,6 +4,7 @@ import { atLeast } from '../../../shared/qa/flag.js';
 import { parseTask, type Task } from '../../../shared/task.js';
 import { checkBranch } from '../qa/check-branches.js';
 import { loadStoredBranches } from '../qa/episode-set.js';
+import { branchOutcome } from '../trace/branch-outcome.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { runEpisodeToEnd } from './run-episode.js';
 import type { EpisodeParts } from '../episode-parts.js';
@@ -178,12 +179,18 @@ export async function runAb(options: {
       });
       const [branch] = loadStoredBranches(out.branch, options.store);
       const check = await checkBranch(branch, options.store, { useIndex: false });
+      // The steps and the return every view shows (the return worked out from the reward
+      // events), not the end event's own fields.
+      const outcome = branchOutcome(branch.trace.header, [
+        ...branch.trace.events,
+        ...(branch.trace.partial ?? []),
+      ]);
       samples[job.side].push({
         success: out.end?.status === 'succeeded',
-        steps: out.end?.steps ?? 0,
+        steps: outcome.steps,
         durationMs: out.durationMs,
         quality: check.quality,
-        ret: out.end?.return ?? 0,
+        ret: outcome.return ?? 0,
         rules: [...new Set(check.flags.filter((f) => atLeast(f.severity, 'warning')).map((f) => f.rule))],
       });
       episodes.push({
