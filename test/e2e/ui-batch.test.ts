@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { servedApp, until } from '../support/e2e';
+import { LayoutObject, servedApp, until } from '../support/e2e';
 
 describe('web mode: a batch', () => {
   const web = servedApp();
@@ -48,6 +48,21 @@ describe('web mode: a batch', () => {
     await app.screenshot('batch-done');
     await app.resize({ width: 1024, height: 700 });
     await app.screenshot('batch-done-1024x700');
+    // "Show the batch": from a library scrolled to its top (the Batches section out of view),
+    // the batch's summary is brought on screen and has the keyboard.
+    await app.panel('episode-library').evaluate((el) => {
+      for (const box of [el, ...Array.from(el.querySelectorAll('*'))]) if (box.scrollTop > 0) box.scrollTop = 0;
+    });
+    const summary = app.page.getByTestId('batch-summary');
+    await app.notices.action('batch').click();
+    await until(
+      () => new LayoutObject(app.page).onScreen(summary),
+      (on) => on,
+      10_000,
+      'the batch summary on screen after Show the batch',
+    );
+    await expect(summary.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await app.screenshot('batch-done-shown-1024x700');
 
     // A slot opens its episode in the timeline.
     await app.batches.openSlot(episodes[1]);

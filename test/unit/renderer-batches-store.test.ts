@@ -230,6 +230,13 @@ describe('a batch that ends says so in the notification area', () => {
     expect(stores.notices.getState().items.map((n) => [n.kind, n.tone, n.text])).toEqual([
       ['batch', 'info', 'Batch of hello-python done: 2 of 2 episodes succeeded; no QA flags.'],
     ]);
+    // Its way forward: the batch shown, and the section asked to bring it into view.
+    stores.batches.getState().select(null);
+    const before = stores.batches.getState().revealed;
+    const [notice] = stores.notices.getState().items;
+    expect(notice.action?.label).toBe('Show the batch');
+    notice.action?.run();
+    expect(stores.batches.getState()).toMatchObject({ selected: 'batch-1', revealed: before + 1 });
     stores.dispose();
   });
 });

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import type { BatchView } from '../../../shared/contract/models';
 import {
   BATCH_CONCURRENCY,
@@ -54,8 +55,25 @@ function Summary(props: { readonly batch: BatchView }) {
   const b = props.batch;
   const flags = selectFlagCounts(b);
   const actions = useStores().batches.getState();
+  const revealed = useSlice('batches', (s) => s.revealed);
+  const box = useRef<HTMLDivElement>(null);
+  // "Show the batch" (the batch-end notice): brought into view and focused, so the keyboard is
+  // there too. Not on the first render (0): a window opened on a library does not jump.
+  useEffect(() => {
+    if (revealed === 0) return;
+    box.current?.scrollIntoView({ block: 'nearest' });
+    box.current?.focus({ preventScroll: true });
+  }, [revealed]);
   return (
-    <div className="batch-summary" data-testid="batch-summary" data-state={b.state} data-batch={b.batch}>
+    <div
+      ref={box}
+      tabIndex={-1}
+      aria-label={`batch ${b.batch}`}
+      className="batch-summary"
+      data-testid="batch-summary"
+      data-state={b.state}
+      data-batch={b.batch}
+    >
       <progress max={b.total} value={b.done} aria-label="batch progress" />
       <div className="muted" data-testid="batch-progress">
         {selectProgressText(b)}

@@ -194,6 +194,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
         branch: null,
         tone: ended.state === 'done' ? 'info' : 'error',
         text: batchEndText(ended),
+        action: { label: 'Show the batch', run: () => batches.getState().reveal(ended.batch) },
       });
   });
   // A comparison asked for shows in the compare tab.

@@ -49,6 +49,11 @@ export interface BatchesState {
   readonly selected: string | null;
   readonly starting: boolean;
   readonly error: string | null;
+  /**
+   * Bumped by {@link BatchesActions.reveal}: the section brings the shown batch into view and
+   * focuses it (the section sits at the library's foot, often scrolled out of view).
+   */
+  readonly revealed: number;
 }
 
 /** What the batches section does. */
@@ -61,6 +66,8 @@ export interface BatchesActions {
   /** Runs a stopped batch's unfinished slots again (see {@link selectCanResume}). */
   resume(batch: string): Promise<void>;
   select(batch: string | null): void;
+  /** Shows `batch` and asks the section to bring it into view (the batch-end notice's "Show the batch"). */
+  reveal(batch: string): void;
   /** Opens a slot's episode in the timeline (no-op before it has one). */
   openSlot(slot: BatchSlotView): void;
   dispose(): void;
@@ -92,6 +99,7 @@ export function createBatchesStore(
     selected: null,
     starting: false,
     error: null,
+    revealed: 0,
     async refresh() {
       const mine = ++generation;
       const res = await client.batch.list({});
@@ -157,6 +165,9 @@ export function createBatchesStore(
     },
     select(batch) {
       set({ selected: batch });
+    },
+    reveal(batch) {
+      set({ selected: batch, revealed: get().revealed + 1 });
     },
     openSlot(slot) {
       if (slot.episode) onOpen(slot.episode);
