@@ -155,6 +155,17 @@ describe('web mode: rollback is visible', () => {
       /goes on from step 1\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
     );
     expect(await layout.readable(notice)).toBe(true);
+    // The terminal went on into the new branch: below the command typed after step 1, a mark
+    // says that what ran there is undone (its rows joined: the narrow terminal wraps the mark).
+    await until(
+      async () => (await app.terminal.lines()).join(''),
+      (t) =>
+        /TYPED-OK.*── rolled back to step 1: the sandbox is as it was then; what ran above after step 1 is undone ──/.test(
+          t,
+        ),
+      10_000,
+      "the rollback's mark in the terminal, below the typed command",
+    );
     // The new branch's row 1 ends at snapshot 1: neither the message nor the command is on it.
     expect(
       await app.timeline

@@ -39,7 +39,7 @@ import {
   selectDockerDown,
   selectMemoryFraction,
 } from '../../renderer/src/stores/sandbox/sandbox-store';
-import { createTerminalStore } from '../../renderer/src/stores/terminal/terminal-store';
+import { createTerminalStore, rollbackMark } from '../../renderer/src/stores/terminal/terminal-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, stepDetail } from '../support/renderer-fixtures';
 
@@ -770,10 +770,16 @@ describe('terminal store', () => {
     for (const op of ['terminal.input', 'terminal.close'] as const) fake.on(op, () => ({}));
     const store = createTerminalStore(fake.client);
     await store.getState().attach('b-main');
+    const out: [string, boolean][] = [];
+    store.getState().onOutput((d, own) => out.push([d, own]));
     // Another branch's session is not taken over.
-    store.getState().follow('b-other', 'b-new');
+    store.getState().follow('b-other', 'b-new', 1);
     expect(store.getState().branch).toBe('b-main');
-    store.getState().follow('b-main', 'b-new');
+    expect(out).toEqual([]);
+    store.getState().follow('b-main', 'b-new', 1);
+    // The screen gets the window's own mark: what is above it after step 1 was undone.
+    expect(out).toEqual([[rollbackMark(1), true]]);
+    expect(rollbackMark(1)).toContain('rolled back to step 1: the sandbox is as it was then');
     await store.getState().attach('b-new');
     expect(store.getState()).toMatchObject({ branch: 'b-new', terminal: 't1', status: 'open' });
     expect(fake.callsOf('terminal.open')).toHaveLength(1);

@@ -27,6 +27,24 @@ describe('terminal flow writer', () => {
     expect(w.pending()).toBe(0);
   });
 
+  it("draws the window's own marks in order with the output and never acks them", () => {
+    const frames = manualScheduler();
+    const writes: { data: string; done: () => void }[] = [];
+    const acks: number[] = [];
+    const w = createFlowWriter(
+      (data, done) => writes.push({ data, done }),
+      (b) => acks.push(b),
+      frames.schedule,
+    );
+    w.push('ab');
+    w.note('--');
+    w.push('c');
+    frames.run();
+    expect(writes.map((x) => x.data)).toEqual(['ab--c']);
+    writes[0].done();
+    expect(acks).toEqual([3]);
+  });
+
   it('holds output above the high watermark until xterm catches up', () => {
     const frames = manualScheduler();
     const writes: { data: string; done: () => void }[] = [];

@@ -4,6 +4,11 @@ export type WriteFn = (data: string, done: () => void) => void;
 /** Batches terminal output and acknowledges what the screen has drawn. */
 export interface FlowWriter {
   push(data: string): void;
+  /**
+   * Text of the window's own (a mark, not the shell's output), drawn in order with the output
+   * around it and never acknowledged: the server did not send it.
+   */
+  note(data: string): void;
   /** Bytes received but not yet drawn. */
   pending(): number;
   dispose(): void;
@@ -52,15 +57,21 @@ export function createFlowWriter(
     });
   };
 
+  const enqueue = (data: string, bytes: number): void => {
+    if (disposed || data.length === 0) return;
+    queue.push(data);
+    queuedBytes += bytes;
+    if (!scheduled) {
+      scheduled = true;
+      schedule(pump);
+    }
+  };
   return {
     push(data) {
-      if (disposed || data.length === 0) return;
-      queue.push(data);
-      queuedBytes += encoder.encode(data).length;
-      if (!scheduled) {
-        scheduled = true;
-        schedule(pump);
-      }
+      enqueue(data, encoder.encode(data).length);
+    },
+    note(data) {
+      enqueue(data, 0);
     },
     pending: () => queuedBytes + inFlight,
     dispose() {

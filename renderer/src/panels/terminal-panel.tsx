@@ -119,9 +119,9 @@ export function TerminalPanel() {
   }, [needed, xterm]);
 
   // Output of a session that opened before xterm loaded waits here (the server sends more only against acks).
-  const early = useRef<string[]>([]);
-  const sink = useRef<(data: string) => void>((data) => early.current.push(data));
-  useEffect(() => stores.terminal.getState().onOutput((data) => sink.current(data)), [stores]);
+  const early = useRef<{ data: string; own: boolean }[]>([]);
+  const sink = useRef<(data: string, own: boolean) => void>((data, own) => early.current.push({ data, own }));
+  useEffect(() => stores.terminal.getState().onOutput((data, own) => sink.current(data, own)), [stores]);
 
   // Both terminals live as long as the panel; the session behind the live one changes with the branch.
   useEffect(() => {
@@ -145,9 +145,11 @@ export function TerminalPanel() {
       (data, done) => made.live.write(data, done),
       (bytes) => stores.terminal.getState().ack(bytes),
     );
-    for (const data of early.current) writer.push(data);
+    // The window's own marks are drawn in order with the output, never acknowledged to the server.
+    const take = (data: string, own: boolean) => (own ? writer.note(data) : writer.push(data));
+    for (const e of early.current) take(e.data, e.own);
     early.current = [];
-    sink.current = (data) => writer.push(data);
+    sink.current = take;
     const input = made.live.onData((data) => stores.terminal.getState().write(data));
     const observer = new ResizeObserver(() => made.fit());
     observer.observe(liveEl);
@@ -157,7 +159,7 @@ export function TerminalPanel() {
       made.live.textarea?.removeEventListener('focus', onIn);
       made.live.textarea?.removeEventListener('blur', onOut);
       observer.disconnect();
-      sink.current = (data) => early.current.push(data);
+      sink.current = (data, own) => early.current.push({ data, own });
       input.dispose();
       writer.dispose();
       made.dispose();

@@ -225,7 +225,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       replay.getState().running === 'rollback' &&
       s.rolledBack?.from === prev.branch
     )
-      terminal.getState().follow(prev.branch, s.branch);
+      terminal.getState().follow(prev.branch, s.branch, s.rolledBack.step);
     // The Replay pane's answer ("rolled back to step 1: now on …", "forked at step 2: now on …")
     // is about the moment it answered: once the person steps on, it is stale (it stayed beside
     // step 2 after a rollback to 1). Another branch opened resets the slice (below).

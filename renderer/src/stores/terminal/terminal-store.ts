@@ -20,12 +20,15 @@ export interface TerminalActions {
    * the sandbox it restored): the open session goes on too, relabelled, instead of being closed
    * and opened again (what a person typed meanwhile was lost, the screen cleared).
    */
-  follow(from: string, to: string): void;
+  follow(from: string, to: string, step: number): void;
   detach(): Promise<void>;
   write(data: string): void;
   resize(cols: number, rows: number): void;
-  /** Output of the current session; returns an unsubscribe. */
-  onOutput(listener: (data: string) => void): () => void;
+  /**
+   * Output of the current session; returns an unsubscribe. `own` is text of the window's own
+   * (the rollback's mark): drawn, never acknowledged to the server.
+   */
+  onOutput(listener: (data: string, own: boolean) => void): () => void;
   /** Acknowledges output xterm has written (flow control: the server pauses without acks). */
   ack(bytes: number): void;
   dispose(): void;
@@ -36,7 +39,7 @@ export type TerminalStore = StoreApi<TerminalState & TerminalActions>;
 
 /** Creates the terminal slice over a client. */
 export function createTerminalStore(client: StepboxClient): TerminalStore {
-  const listeners = new Set<(data: string) => void>();
+  const listeners = new Set<(data: string, own: boolean) => void>();
   const store = createStore<TerminalState & TerminalActions>()((set, get) => ({
     branch: null,
     terminal: null,
@@ -66,9 +69,12 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
       if (now.cols !== cols || now.rows !== rows)
         void client.terminal.resize({ terminal, cols: now.cols, rows: now.rows });
     },
-    follow(from, to) {
+    follow(from, to, step) {
       const s = get();
-      if (s.branch === from && (s.status === 'open' || s.status === 'connecting')) set({ branch: to });
+      if (s.branch !== from || (s.status !== 'open' && s.status !== 'connecting')) return;
+      set({ branch: to });
+      // The screen still shows what ran after that step: the mark says it was undone.
+      for (const l of listeners) l(rollbackMark(step), true);
     },
     async detach() {
       const id = get().terminal;
@@ -100,7 +106,7 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
   }));
   const offData = client.onTerminalData(({ terminal, data }) => {
     if (terminal !== store.getState().terminal) return;
-    for (const l of listeners) l(data);
+    for (const l of listeners) l(data, false);
   });
   const offExit = client.onTerminalExit(({ terminal, code, message }) => {
     if (terminal !== store.getState().terminal) return;
@@ -111,6 +117,15 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
     });
   });
   return store;
+}
+
+/**
+ * The line drawn in the terminal where a rollback happened: everything above it that ran after
+ * `step` (typed commands, the agent's calls) was undone with the sandbox. Dim, on a line of its
+ * own; the shell does not see it (a person's Enter brings a fresh prompt).
+ */
+export function rollbackMark(step: number): string {
+  return `\r\n\x1b[2m── rolled back to step ${step}: the sandbox is as it was then; what ran above after step ${step} is undone ──\x1b[0m\r\n`;
 }
 
 /** True when keystrokes reach a live shell. */
