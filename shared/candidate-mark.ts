@@ -1,4 +1,4 @@
-import { actionText } from './step-summary.js';
+import { actionText, callDetail, oneLine } from './step-summary.js';
 import type { HeaderEvent, TraceEvent } from './trace-events.js';
 
 /**
@@ -32,7 +32,14 @@ export function candidateMarkOf(header: HeaderEvent, events: readonly TraceEvent
   for (const e of events) if (e.step === k && (e.type === 'action' || e.type === 'parse_error')) decided = e;
   const action =
     decided?.type === 'action'
-      ? actionText({ calls: decided.calls, final: decided.final }, ACTION_MAX)
+      ? decided.calls.length
+        ? // Each call as the timeline's row says it (its tool and the argument a person looks
+          // for first): `execute_shell ls -la`, not `execute_shell {command: "ls -la"}`.
+          oneLine(
+            decided.calls.map((c) => `${c.name} ${callDetail(c.name, c.arguments)}`).join('; '),
+            ACTION_MAX,
+          )
+        : actionText({ calls: decided.calls, final: decided.final }, ACTION_MAX)
       : decided?.type === 'parse_error'
         ? actionText({ calls: [], final: null, parse_error: decided.message }, ACTION_MAX)
         : '(not decided yet)';

@@ -32,7 +32,7 @@ Examples:
 
 /**
  * How a branch came about, as `list` says it: `fork @3 of main`, `resumed @3 of main`, and a
- * candidate by the name the window gives it (`candidate 2 · execute_shell "ls" @3 of main`),
+ * candidate by the name the window gives it (`candidate 2 · execute_shell ls @3 of main`),
  * so siblings forked at one step can be told apart.
  */
 export function branchOrigin(

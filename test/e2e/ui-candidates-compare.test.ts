@@ -109,11 +109,12 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(
       /succeeded[\s\S]*⚑ step 3 Loop: /,
     );
-    // Each side's state in the branch tree's word: main went on in the picked candidate, so it
-    // reads "continued" as in the tree (it read "interrupted continued in candidate").
+    // Each side's state in the branch tree's words: main went on in the picked candidate, and
+    // says so as in the tree (it read "interrupted continued in candidate", then "continued",
+    // which read as a branch that went on).
     await expect(view.root.getByTestId('compare-status').allInnerTexts()).resolves.toEqual([
       'succeeded',
-      'continued',
+      'went on in a candidate',
     ]);
     // Each side names its return with the rounding every view uses (the tree and the list too).
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(

@@ -161,9 +161,9 @@ describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
       'three named candidate branches',
     );
     expect(Object.values(names).sort()).toEqual([
-      'candidate 1 · execute_shell {command: "python3 greet.py World"}',
-      'candidate 2 · execute_shell {command: "ls -la"}',
-      'candidate 3 · read_file {path: "greet.py"}',
+      'candidate 1 · execute_shell python3 greet.py World',
+      'candidate 2 · execute_shell ls -la',
+      'candidate 3 · read_file greet.py',
     ]);
     const picked = Object.entries(names).find(([, n]) => n.startsWith('candidate 2 '))![0];
     await app.library.waitForCurrent(picked);
@@ -174,7 +174,9 @@ describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
       30_000,
       'main marked as continued in the candidate',
     );
-    await expect(app.library.branchNode(main).locator('.badge').innerText()).resolves.toBe('continued');
+    await expect(app.library.branchNode(main).locator('.badge').innerText()).resolves.toBe(
+      'went on in a candidate',
+    );
     await app.library.branchNode(picked).scrollIntoViewIfNeeded();
     expect(await layout.readable(app.library.branchName(picked))).toBe(true);
     await app.screenshot('walk-candidate-names-tree-1280x800');

@@ -19,7 +19,8 @@ describe('a candidate branch named from its recorded header (untrusted input)', 
   it('names a candidate by its number and the action it tried at step K+1', () => {
     const mark = candidateMarkOf(header({ index: 1, step: 2 }), [decided]);
     expect(mark?.number).toBe(2);
-    expect(candidateName(mark!)).toMatch(/^candidate 2 · execute_shell/);
+    // The call as the timeline's row says it, not its arguments' JSON.
+    expect(candidateName(mark!)).toBe('candidate 2 · execute_shell ls -la');
   });
 
   it('takes no name from an index or step that is not a whole number in range, and never one the contract refuses', () => {

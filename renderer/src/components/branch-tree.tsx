@@ -6,7 +6,7 @@ import { branchName } from '../model/branch-name';
 import { useStores } from '../stores/use-stores';
 import { RETURN_TITLE } from '../model/return-title';
 import { discountedReturnText, stepsText } from '../../../shared/format-outcome';
-import { branchStatusWord as statusOf, rolledBackTo } from '../model/branch-status';
+import { branchStatusText, branchStatusWord as statusOf } from '../model/branch-status';
 
 function Node(props: { readonly node: BranchNode; readonly current: string | null; readonly depth: number }) {
   const stores = useStores();
@@ -29,9 +29,7 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
           </span>
         ) : null}
         <IdText id={b.branch} />
-        <span className={`badge st-${statusOf(b)}`}>
-          {rolledBackTo(b) !== null ? `rolled back to ${rolledBackTo(b)}` : statusOf(b)}
-        </span>
+        <span className={`badge st-${statusOf(b)}`}>{branchStatusText(b)}</span>
         <span className="muted" data-testid="branch-steps">
           {stepsText(b.steps, b.unfinished ?? 0, b.status === null)}
         </span>

@@ -5,7 +5,7 @@ import { firstWhy, whyNot } from './why-not';
 import { fileStatusText, verdictText, workspaceText } from '../model/compare-verdict';
 import { compareVerdict } from '../../../shared/first-difference';
 import { branchName } from '../model/branch-name';
-import { branchStatusWord } from '../model/branch-status';
+import { branchStatusText, branchStatusWord } from '../model/branch-status';
 import { selectBusyWhy, selectUnderWay, type Comparison } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { discountedReturnText, finalRewardText, stepsText } from '../../../shared/format-outcome';
@@ -51,7 +51,7 @@ function Side(props: {
       <div>
         {/* A success QA flags (reward hacking) reads as flagged, as in the stepper bar (issue 33, item 12). */}
         <span className={`badge st-${flagged ? 'flagged' : word}`} data-testid="compare-status">
-          {word}
+          {branchStatusText(s)}
           {flagged ? ' · ⚑ flagged' : ''}
         </span>
         {/* The end's reason when the word is the plain status (a word of its own says it already). */}

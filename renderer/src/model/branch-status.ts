@@ -20,3 +20,16 @@ export function branchStatusWord(b: Pick<BranchSummary, 'live' | 'end_reason' | 
   if (b.end_reason === 'continued_in_candidate' || b.end_reason === 'superseded_by_fork') return 'continued';
   return b.status ?? 'open';
 }
+
+/**
+ * A branch's state as the trees and Compare write it on its badge: the word of
+ * {@link branchStatusWord} (its class and data-status), said whole where one word misleads —
+ * "continued" read as a branch that went on, beside a branch that had stopped.
+ */
+export function branchStatusText(b: Pick<BranchSummary, 'live' | 'end_reason' | 'status'>): string {
+  const to = rolledBackTo(b);
+  if (to !== null) return `rolled back to ${to}`;
+  if (b.end_reason === 'continued_in_candidate') return 'went on in a candidate';
+  if (b.end_reason === 'superseded_by_fork') return 'went on in a fork';
+  return branchStatusWord(b);
+}
