@@ -89,6 +89,17 @@ export interface StepSummary {
   readonly warnings: readonly { code: string; message: string }[];
   /** Rollbacks recorded at this step (a hard timeout restores step k-1 inside step k; the step goes on). */
   readonly rollbacks: readonly { to_step: number; reason: string }[];
+  /**
+   * The calls the model's answer decided (a person's edit of it, if any), as written: what a
+   * step held before it ran and never run (kind `none`) shows in its row instead of nothing.
+   */
+  readonly decided: readonly DecidedCall[];
+}
+
+/** A call an assistant message decides, its arguments as the model wrote them (often a JSON string). */
+export interface DecidedCall {
+  readonly name: string;
+  readonly arguments: unknown;
 }
 
 const MAX_SUMMARY = 80;
@@ -208,7 +219,42 @@ export function emptyStep(step: number): StepSummary {
     errors: NONE,
     warnings: NONE,
     rollbacks: NONE,
+    decided: NONE,
   };
+}
+
+/**
+ * An assistant message's text and tool calls, read field by field (not with the zod schema of
+ * shared/held-action: the window's first chunk, which reads this, loads no zod), or null when
+ * `value` is not one.
+ */
+export function decidedMessage(value: unknown): { content: string | null; calls: DecidedCall[] } | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const m = value as { content?: unknown; tool_calls?: unknown };
+  const calls: DecidedCall[] = [];
+  for (const c of Array.isArray(m.tool_calls) ? (m.tool_calls as unknown[]) : []) {
+    const fn = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+    if (typeof fn?.name === 'string') calls.push({ name: fn.name, arguments: fn.arguments });
+  }
+  return { content: typeof m.content === 'string' ? m.content : null, calls };
+}
+
+/** A JSON string's value, else the text itself (arguments a model wrote that are not JSON). */
+export function jsonOr(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/** A decided call's one-line detail ({@link callDetail}), its arguments parsed where they are JSON. */
+export function decidedDetail(c: DecidedCall): string {
+  const args = jsonOr(c.arguments);
+  return typeof args === 'object' && args !== null && !Array.isArray(args)
+    ? callDetail(c.name, args as Record<string, unknown>)
+    : oneLine(typeof args === 'string' ? args : (JSON.stringify(args) ?? ''), MAX_DETAIL);
 }
 
 /** What an agent decided at a step: its calls, its final answer, or why its answer did not parse. */
@@ -306,8 +352,10 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
     case 'edit': {
       // The edit comes before the action it changed: the call's name is in the edited answer.
       const name = e.call_id ? (editedCallName(e.edited, e.call_id) ?? e.call_id) : null;
+      const edited = decidedMessage(e.edited);
       return {
         ...s,
+        ...(edited ? { decided: edited.calls } : {}),
         injected: [
           ...s.injected,
           {
@@ -379,10 +427,14 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
     case 'rollback':
       // Recorded at its step; it never erases the step (the branch's history stays whole).
       return { ...s, rollbacks: [...s.rollbacks, { to_step: e.to_step, reason: e.reason }] };
+    case 'model_output': {
+      // Read only for a step held and never run; the arguments stay as written (no parse per step).
+      const calls = decidedMessage(e.message)?.calls ?? NONE;
+      return calls.length === 0 && s.decided.length === 0 ? s : { ...s, decided: calls };
+    }
     case 'header':
     case 'end':
     case 'model_request':
-    case 'model_output':
     case 'fault':
     case 'agent_output':
     case 'auxiliary_call':

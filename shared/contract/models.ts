@@ -188,6 +188,11 @@ export const StepRow = z.object({
   tools: z.array(z.string()),
   /** Those of `tools` the task does not offer (the call was refused, or came back `unknown_tool`); absent when none. */
   not_offered: z.array(z.string()).optional(),
+  /**
+   * True when `tools` are the calls the agent decided and none was made: the step was held
+   * before it ran (waiting, or never run once the episode ended); absent otherwise.
+   */
+  not_run: z.boolean().optional(),
   /** A one-line summary of the arguments (the command, the path, ...). */
   summary: z.string(),
   status: StepStatus,

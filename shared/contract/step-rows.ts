@@ -1,4 +1,5 @@
 import {
+  decidedDetail,
   emptyStep,
   foldStep,
   oneLine,
@@ -70,11 +71,15 @@ export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepR
   const refused = s.kind === 'parse_error' ? notOfferedTools(s.parse_error) : [];
   const unknown = s.results.filter((r) => r.error_code === 'unknown_tool').map((r) => r.name);
   const notOffered = [...new Set([...refused, ...unknown])];
+  // A step decided and held before it ran (no call made): its row names the decided calls, not
+  // nothing (a released step's row had an empty tool cell beside the inspector's held call).
+  const notRun = s.kind === 'none' && s.decided.length > 0;
   return {
     step: s.step,
-    tools: [...s.calls.map((c) => c.name), ...refused],
+    tools: notRun ? s.decided.map((c) => c.name) : [...s.calls.map((c) => c.name), ...refused],
     ...(notOffered.length ? { not_offered: notOffered } : {}),
-    summary: summaryOf(s),
+    ...(notRun ? { not_run: true } : {}),
+    summary: notRun ? s.decided.map(decidedDetail).join(' ; ') : summaryOf(s),
     status: statusOf(s),
     duration_ms: stepDuration(s.results),
     injected: s.injected.some((i) => i.type === 'injected'),

@@ -60,12 +60,19 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
       expect(await one.getByTestId('agent-stderr').innerText()).toContain(
         'agent starting, model stepbox-scripted',
       );
+      expect(await one.getByTestId('agent-output-span').innerText()).toBe(
+        'What the agent program printed from its start to the end of step 1.',
+      );
       await a.timeline.select(2);
       await a.inspector.waitForStep(2);
       const two = a.inspector.root.locator('[data-testid="agent-output"][data-step="2"]');
       await two.getByTestId('agent-stdout').waitFor({ timeout: 20_000 });
       expect((await two.getByTestId('agent-stdout').innerText()).trim()).toBe('write_file -> ok');
-      expect(await two.innerText()).toContain('What the agent program printed while step 2 ran.');
+      // Step 1's "write_file -> ok" is printed after step 1 ended: the line above it says the
+      // span it covers, not "printed while step 2 ran" as if the line were step 2's own.
+      expect(await two.getByTestId('agent-output-span').innerText()).toBe(
+        'What the agent program printed after step 1 ended, up to the end of step 2: a line it prints once step 1’s call returns shows here, not under step 1.',
+      );
       await a.screenshot(`exec-agent-output-step-${viewport.width}`);
       // The tab is named for a person, not the wire: no event or field names.
       const agentTab = a.inspector.root.locator('[data-tab="agent"]');

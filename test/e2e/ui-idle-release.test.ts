@@ -174,6 +174,12 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
       /^Step 2 never ran: the agent decided this call, and the episode ended while the step was paused before it ran, so no tool ran and the sandbox did not change\.\s+Decided, never run: write_file\s+\{\s+"path": "greet\.py"/,
     );
     await expect(app.inspector.root.innerText()).resolves.not.toContain('No tool call');
+    // Its row names the call decided (the tool cell was empty beside the inspector's call), and
+    // says it never ran, whole ("incomple…" before).
+    const neverRow = app.timeline.row(2);
+    await expect(neverRow.getByTestId('row-tool-not-run').innerText()).resolves.toBe('write_file');
+    await expect(app.timeline.rowStatus(2).innerText()).resolves.toBe('never ran');
+    expect(await layout.readable(app.timeline.rowStatus(2))).toBe(true);
     await expect(app.replay.whatIfLine.innerText()).resolves.toBe(
       'What if…: step 2 never ran; its held call is in the inspector.',
     );

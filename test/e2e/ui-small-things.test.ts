@@ -127,6 +127,24 @@ describe('web mode: the small things (issue 19.9)', () => {
     expect(hint2).toMatch(/step 3[\s\S]*execute_shell python3 greet\.py/);
     expect(hint2).not.toBe(hint1);
     await app.screenshot('small-inject-hint-step-3-1024x700');
+    // Viewing step 1 of 2, the message still goes in after step 2: the hint says so, not
+    // "step 3, after step 2" as if about the step shown.
+    await app.timeline.select(1);
+    await app.inspector.waitForStep(1);
+    await until(
+      () => app.inject.root.getByTestId('inject-text').getAttribute('placeholder'),
+      (p) =>
+        p ===
+        'Goes in after step 2, the latest, not after the earlier step you are viewing: the agent reads it at step 3.',
+      10_000,
+      'the inject hint naming where the message lands',
+    );
+    await expect(app.inject.root.getByTestId('inject-send').innerText()).resolves.toBe(
+      'Inject after the latest step',
+    );
+    await app.screenshot('small-inject-hint-viewing-step-1-1024x700');
+    await app.timeline.select(2);
+    await app.inspector.waitForStep(2);
 
     // (d) Candidates for step −1: said with the range, and not tried.
     await app.replay.root.getByTestId('candidates-open').click();

@@ -43,6 +43,10 @@ describe('web mode: status words say what happened', () => {
     // No "ok true" beside the exit code.
     const facts = await app.inspector.root.getByTestId('inspector-facts').innerText();
     expect(facts).not.toMatch(/^ok\s+true$/m);
+    // Above the JSON's `"ok": true`, the same story in a person's words, not field names.
+    await expect(app.inspector.rawNote.first().innerText()).resolves.toBe(
+      'The tool ran; the command itself failed (exit 1).',
+    );
     expect(await new LayoutObject(app.page).readable(outcome)).toBe(true);
     await app.screenshot('status-words-exit1-1024x700');
     await app.page.keyboard.press('Shift+F5');

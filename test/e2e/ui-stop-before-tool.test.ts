@@ -125,6 +125,15 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await expect(app.inspector.duration.innerText()).resolves.toBe('— (the tool did not run)');
       await expect(app.timeline.rowDuration(4).innerText()).resolves.toBe('—');
       await expect(app.timeline.rowDuration(4).getAttribute('title')).resolves.toMatch(/did not run/);
+      // No run's outcome or exit code for it: "ok (exit 0)" and `"exit_code": 0` read as a
+      // command that ran. The facts say whose result it is and what the agent reads.
+      await expect(app.inspector.outcome.innerText()).resolves.toBe(
+        'given by you — the agent reads it as this call’s result',
+      );
+      await expect(app.inspector.exitCode.innerText()).resolves.toBe('— (no command ran)');
+      const facts = await app.inspector.root.getByTestId('inspector-facts').innerText();
+      expect(facts).not.toMatch(/exit 0/);
+      await expect(app.inspector.root.locator('.call').innerText()).resolves.not.toMatch(/"exit_code"/);
       await app.screenshot(`stop-before-tool-${tag}-replaced-call`);
       await app.inspector.tab('output');
       await app.inspector.waitForStdout('GIVEN-BY-A-PERSON');

@@ -1048,6 +1048,10 @@ export class InspectorPanel extends PanelObject {
   get exitCode(): Locator {
     return this.root.getByTestId('inspector-exit');
   }
+  /** The line above a raw result JSON whose `"ok": true` sits beside a failing exit code. */
+  get rawNote(): Locator {
+    return this.root.getByTestId('inspector-raw-note');
+  }
   /** The Call tab's line "real result … / the agent saw …" of an overridden (or fallback) result. */
   get realVsShown(): Locator {
     return this.root.getByTestId('inspector-real-vs-shown');

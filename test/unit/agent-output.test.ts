@@ -4,6 +4,7 @@ import type { EventOf } from '../../shared/contract/events';
 import type { AgentOutputChunk } from '../../electron/engine/harness/episode-controller';
 import { batchAgentOutput } from '../../electron/services/agent-output-batch';
 import {
+  agentOutputCaption,
   createAgentOutputStore,
   recordedStepOutput,
 } from '../../renderer/src/stores/agent-output/agent-output-store';
@@ -95,5 +96,20 @@ describe('the window’s agent-output slice', () => {
     expect(recordedStepOutput([])).toBeNull();
     store.getState().dispose();
     expect(push).toBeNull();
+  });
+});
+
+describe('the line above a step’s agent output', () => {
+  it('says the span it covers: from the end of the step before, so a line about that call is not read as this step’s', () => {
+    // "printed while step 2 ran" sat above step 1's "write_file -> ok".
+    const two = agentOutputCaption(2, false);
+    expect(two).toBe(
+      'What the agent program printed after step 1 ended, up to the end of step 2: a line it prints once step 1’s call returns shows here, not under step 1.',
+    );
+    expect(two).not.toMatch(/while step 2 ran/);
+    expect(agentOutputCaption(1, false)).toBe(
+      'What the agent program printed from its start to the end of step 1.',
+    );
+    expect(agentOutputCaption(3, true)).toMatch(/^Step 3 is running/);
   });
 });

@@ -11,6 +11,7 @@ import {
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { episodeView, stepDetail, stepRow, traceEvent } from '../support/renderer-fixtures';
 import { selectNeverRan } from '../../renderer/src/stores/inspector/inspector-store';
+import { stepRowsOf } from '../../shared/contract/step-rows';
 
 const sync = (flush: () => void) => flush();
 
@@ -130,8 +131,9 @@ describe('the held step in the window', () => {
       {
         id: 'b-main',
         call_id: 'c3',
-        // A given result has no duration: the tool does not run for it (0 read as "0.0 ms").
-        result: { ok: true, exit_code: 0, stdout: 'pretend', duration_ms: null, bytes: 7 },
+        // A given result has no duration and no exit code: the tool does not run for it ("0.0 ms"
+        // and "exit 0" read as a command that ran).
+        result: { ok: true, stdout: 'pretend', duration_ms: null, bytes: 7 },
       },
     ]);
   });
@@ -222,5 +224,42 @@ describe('a held step the episode ended before it ran', () => {
     expect(selectNeverRan({ ...held([output]), step: 0 })).toBeNull();
     // No decision recorded at all: nothing to show.
     expect(selectNeverRan(held([{ type: 'model_request', request: {} }]))).toBeNull();
+  });
+
+  it('its timeline row names the decided call (a person’s edit of it), marked as not run', () => {
+    const output = {
+      type: 'model_output',
+      raw: '',
+      message: { content: null, tool_calls: toolCalls('{"path": "greet.py", "content": "x"}') },
+    };
+    const ev = (e: Record<string, unknown>) =>
+      traceEvent({ step: 2, ...e } as Record<string, unknown> & { type: string; step: number });
+    // The row of a step released while held had an empty tool cell beside the inspector's call.
+    const [row] = stepRowsOf([ev({ type: 'model_request', request: {} }), ev(output)]);
+    expect(row).toMatchObject({ step: 2, tools: ['write_file'], summary: 'greet.py', not_run: true });
+    const [edited] = stepRowsOf([
+      ev(output),
+      ev({
+        type: 'edit',
+        stage: 'before_tool',
+        call_id: 'call_2',
+        original: output.message,
+        edited: { content: null, tool_calls: toolCalls('{"path": "other.py"}') },
+      }),
+    ]);
+    expect(edited).toMatchObject({ tools: ['write_file'], summary: 'other.py', not_run: true });
+    // Once it runs, the row is the action's, with no mark.
+    const [ran] = stepRowsOf([
+      ev(output),
+      ev({
+        type: 'action',
+        calls: [{ id: 'call_2', name: 'write_file', arguments: { path: 'greet.py' } }],
+        final: null,
+      }),
+    ]);
+    expect(ran.tools).toEqual(['write_file']);
+    expect(ran.not_run).toBeUndefined();
+    // Held live, the held call's words lead (the card's latest edit), as before.
+    expect(rowsWithHeld([row], { ...HELD, step: 2 })[0].summary).toMatch(/^waiting to run: ls/);
   });
 });

@@ -4,9 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { rawResultNote } from '../../renderer/src/model/raw-result-note.js';
 
 describe('the note above a raw tool result', () => {
-  it('explains ok beside a failing exit code', () => {
-    expect(rawResultNote({ ok: true, exit_code: 1, stdout: '' })).toBe(
-      "ok means the tool ran; the command's own exit code is exit_code (1: it failed)",
+  it('explains ok beside a failing exit code in words, naming no field', () => {
+    const note = rawResultNote({ ok: true, exit_code: 1, stdout: '' });
+    expect(note).toBe('The tool ran; the command itself failed (exit 1).');
+    // Schema talk ("ok means…", "exit_code") is not what a person reads at a glance.
+    expect(note).not.toMatch(/exit_code|\bok means/);
+    expect(rawResultNote({ ok: true, exit_code: 127 })).toBe(
+      'The tool ran; the command itself failed (exit 127).',
     );
   });
 

@@ -618,6 +618,8 @@ describe('inject store', () => {
     const listed = { ok: true, stdout: 'a.txt', duration_ms: 2, bytes: 5 };
     expect(overrideToResult('b.txt', listed)).not.toHaveProperty('exit_code');
     expect(overrideToResult('b.txt', { ...listed, exit_code: 1 })).toMatchObject({ exit_code: 0 });
+    // A result given for a held call: no command ran, so no exit code.
+    expect(overrideToResult('given', 'not-run')).not.toHaveProperty('exit_code');
     expect(overrideToResult('{"ok": false, "error": {"code": "timeout", "message": "slow"}}')).toMatchObject({
       ok: false,
       error: { code: 'timeout' },

@@ -64,6 +64,19 @@ describe('issue 19.9: the small things, in the stores', () => {
     );
   });
 
+  it('the inject hint says where the message lands when an earlier step is shown', () => {
+    const three = { step: 3, tools: ['execute_shell'], summary: 'echo hi', status: 'ok' as const };
+    // Viewing step 2 of 3: the message still goes in after step 3; the hint says so first.
+    expect(injectPlaceholder(three, 'text', true)).toBe(
+      'Goes in after step 3, the latest, not after the earlier step you are viewing: the agent reads it at step 4.',
+    );
+    expect(injectPlaceholder(three, 'json', true)).toMatch(
+      /^\{"note": "…"\}: Goes in after step 3, the latest/,
+    );
+    // At the latest step there is nothing to correct.
+    expect(injectPlaceholder(three, 'text', false)).toMatch(/^What the agent reads at step 4/);
+  });
+
   it('after a rollback to step 1 the inject hint is about step 1: the window is on the branch the rollback made', () => {
     const row = (step: number, tools: string[], summary: string) => ({ step, tools, summary, status: 'ok' });
     // The branch a rollback to 1 made holds steps 0..1; the undone step 2 stays in its parent.

@@ -118,7 +118,9 @@ export function InjectPanel() {
   const noInject = useSlice('stepper', whyNoInject);
   // After a rollback to k the agent reads the message after step k, not after the undone steps.
   const currentRow = useSlice('stepper', selectCurrentRow);
-  const placeholder = injectPlaceholder(currentRow, mode);
+  // A message goes in after the latest step, whichever step is shown: said when an earlier one is.
+  const viewingEarlier = useSlice('stepper', (s) => (selectViewedStep(s) ?? Infinity) < selectLastStep(s));
+  const placeholder = injectPlaceholder(currentRow, mode, viewingEarlier);
   const noOverride = useSlice('stepper', whyNoOverride);
   const sending = useSlice('inject', (s) => s.sending);
   // Why Inject cannot send, said under it once a message is typed.
@@ -315,7 +317,12 @@ export function InjectPanel() {
                 {...whyNot(injectWhy.why, undefined, injectWhy.shown ? 'inject-send-why' : null)}
                 onClick={() => void a.inject(branch)}
               >
-                {sending ? 'Injecting…' : 'Inject at this step'}
+                {/* "at this step" beside an earlier step shown was not where it lands. */}
+                {sending
+                  ? 'Injecting…'
+                  : viewingEarlier
+                    ? 'Inject after the latest step'
+                    : 'Inject at this step'}
               </button>
               <WhyLine id="inject-send-why" why={injectWhy.shown ? injectWhy.why : null} />
               {answer}

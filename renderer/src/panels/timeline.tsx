@@ -50,13 +50,20 @@ const STATUS_LABEL: Record<StepRow['status'], string> = {
   setup: 'setup',
 };
 
+/** Why a row names a tool that never ran. */
+const NEVER_RAN =
+  'the agent decided this call; the step was held before it ran and the episode ended: the tool never ran';
+
 /** What the status column says of a row, and its tooltip: a held step waits for the person. */
 function statusOf(
   row: StepRow,
   closed: boolean,
   held: HeldStage | null,
 ): { readonly word: string; readonly title?: string; readonly tone?: string } {
-  if (closed && !row.snapshot && row.step > 0) return { word: 'incomplete' };
+  if (closed && !row.snapshot && row.step > 0)
+    return row.not_run
+      ? { word: 'never ran', title: NEVER_RAN }
+      : { word: 'incomplete', title: 'the step did not finish: it has no snapshot' };
   if (held === 'before_tool')
     return {
       word: 'waiting',
@@ -174,7 +181,11 @@ const Row = memo(function Row(props: {
         }}
       />
       <span className="tl-step">{row.step}</span>
-      <span className={`tl-tool${clipOver(row.tools.join(', '), FITS.tool)}`}>
+      <span
+        className={`tl-tool${clipOver(row.tools.join(', '), FITS.tool)}${row.not_run && props.closed ? ' tl-tool-unrun' : ''}`}
+        data-testid={row.not_run ? 'row-tool-not-run' : undefined}
+        title={row.not_run && props.closed ? NEVER_RAN : undefined}
+      >
         {/* One tool the task offers (nearly every row): its name alone, no element around it. */}
         {row.tools.length === 1 && !row.not_offered?.includes(row.tools[0])
           ? row.tools[0]

@@ -15,7 +15,11 @@ import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
 import { TaskView } from '../components/task-view';
 import { Panel, PanelState } from '../components/panel';
-import { recordedStepOutput, type StepOutput } from '../stores/agent-output/agent-output-store';
+import {
+  agentOutputCaption,
+  recordedStepOutput,
+  type StepOutput,
+} from '../stores/agent-output/agent-output-store';
 import {
   INSPECTOR_TABS,
   selectInspectorEmpty,
@@ -28,6 +32,9 @@ import { formatBytes } from '../../../shared/format-bytes';
 import { formatDuration, NOT_RUN, NOT_TIMED } from '../../../shared/format-duration';
 import { resultLine } from '../../../shared/step-summary';
 import { decidedText } from '../model/edit-words';
+
+/** Why a given result has no outcome or exit of a run. */
+const GIVEN = 'a person gave this result: the tool did not run, so no command exited';
 
 function Facts(props: {
   readonly result: ToolResult | null;
@@ -43,29 +50,40 @@ function Facts(props: {
     <dl className="facts" data-testid="inspector-facts">
       {/* What happened, in words and colour: "ok true" beside "exit 1" read as success. */}
       <dt>outcome</dt>
-      <dd
-        className={!r.ok ? 'bad' : r.exit_code ? 'warn' : 'good'}
-        data-testid="inspector-outcome"
-        title={
-          r.ok
-            ? 'the tool ran (ok: true); the exit code is the command’s'
-            : 'the tool could not run (ok: false)'
-        }
-      >
-        {!r.ok
-          ? `error: ${r.error?.code ?? 'unknown'}`
-          : r.exit_code
-            ? `exit ${r.exit_code} — the command failed`
-            : r.exit_code === 0
-              ? 'ok (exit 0)'
-              : 'ok'}
-        {props.fallback ? ' → the agent was shown a fallback' : ''}
-      </dd>
+      {/* A result a person gave is no run: "ok (exit 0)" beside it read as a command that ran. */}
+      {props.given ? (
+        <dd data-testid="inspector-outcome" title={GIVEN}>
+          given by you — the agent reads it as this call’s result
+        </dd>
+      ) : (
+        <dd
+          className={!r.ok ? 'bad' : r.exit_code ? 'warn' : 'good'}
+          data-testid="inspector-outcome"
+          title={
+            r.ok
+              ? 'the tool ran (ok: true); the exit code is the command’s'
+              : 'the tool could not run (ok: false)'
+          }
+        >
+          {!r.ok
+            ? `error: ${r.error?.code ?? 'unknown'}`
+            : r.exit_code
+              ? `exit ${r.exit_code} — the command failed`
+              : r.exit_code === 0
+                ? 'ok (exit 0)'
+                : 'ok'}
+          {props.fallback ? ' → the agent was shown a fallback' : ''}
+        </dd>
+      )}
       <dt>exit</dt>
       {/* An agent inside the sandbox ran the call and sent stepbox only its text: any exit status
         is in that text ("Process exited with code 0"), not a field; a bare "—" beside it read as
         a contradiction. */}
-      {r.exit_code === undefined && r.ok && props.duration === null && !props.given ? (
+      {props.given ? (
+        <dd data-testid="inspector-exit" title={GIVEN}>
+          — <span className="muted">(no command ran)</span>
+        </dd>
+      ) : r.exit_code === undefined && r.ok && props.duration === null ? (
         <dd data-testid="inspector-exit" title={NOT_REPORTED}>
           — <span className="muted">(not reported apart: the agent ran it; see its output)</span>
         </dd>
@@ -274,10 +292,8 @@ function AgentOutputView(props: {
   const o = props.output;
   return (
     <div className="agent-output" data-testid="agent-output" data-step={props.step}>
-      <p className="muted">
-        {props.running
-          ? `Step ${props.step} is running: what the agent program prints appears here as it prints it.`
-          : `What the agent program printed while step ${props.step} ran.`}
+      <p className="muted" data-testid="agent-output-span">
+        {agentOutputCaption(props.step, props.running)}
       </p>
       {!hasOutput(o) || o === null ? (
         <PanelState kind="empty">

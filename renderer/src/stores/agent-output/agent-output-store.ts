@@ -83,3 +83,15 @@ export function recordedStepOutput(events: readonly TraceEvent[] | null): StepOu
     ? { stdout: e.stdout, stderr: e.stderr, truncated: e.truncated, bytes: e.bytes }
     : null;
 }
+
+/**
+ * The line above a step's agent output: the span it covers, said exactly. The engine keeps
+ * what the program wrote from the end of step k-1 to the end of step k, so a program that
+ * prints a call's outcome once it returns ("write_file -> ok") prints step k-1's under step
+ * k; "printed while step 2 ran" above step 1's line read as step 2's own.
+ */
+export function agentOutputCaption(step: number, running: boolean): string {
+  if (running) return `Step ${step} is running: what the agent program prints appears here as it prints it.`;
+  if (step <= 1) return `What the agent program printed from its start to the end of step ${step}.`;
+  return `What the agent program printed after step ${step - 1} ended, up to the end of step ${step}: a line it prints once step ${step - 1}’s call returns shows here, not under step ${step - 1}.`;
+}

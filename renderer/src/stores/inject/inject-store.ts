@@ -79,14 +79,19 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; me
 
 /**
  * An override draft as a tool result: a JSON result object, or plain text shown as stdout.
- * Plain text is a command that went well: exit 0, when the result it replaces (`replaced`)
- * has an exit code at all: over a list_dir's result (none) the agent was shown "exit 0"
- * while the tool's said "exit —".
+ * Plain text over a result that has an exit code is a command that went well: exit 0. Over a
+ * list_dir's result (none) the agent was shown "exit 0" while the tool's said "exit —"; and a
+ * result given for a held call (`replaced` is `'not-run'`: the tool never runs) has no exit
+ * code at all: "exit 0" there read as a command that ran.
  */
-export function overrideToResult(text: string, replaced?: ToolResult | null): ToolResult | string {
+export function overrideToResult(
+  text: string,
+  replaced?: ToolResult | 'not-run' | null,
+): ToolResult | string {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{')) {
-    const exit = replaced && replaced.exit_code === undefined ? {} : { exit_code: 0 };
+    const noExit = replaced === 'not-run' || (replaced != null && replaced.exit_code === undefined);
+    const exit = noExit ? {} : { exit_code: 0 };
     // No duration: the tool does not run for it (0 read as "0.0 ms" of a run).
     return { ok: true, ...exit, stdout: text, duration_ms: null, bytes: text.length };
   }
@@ -278,13 +283,20 @@ export function selectCanInject(s: InjectState): boolean {
 /**
  * The message field's placeholder, about the step at hand: when the agent reads it (before
  * step `next`) and an example that answers what the last step did, not the same sentence on
- * every episode. `last` is the last recorded step's row (null before the first step).
+ * every episode. `last` is the last recorded step's row (null before the first step): a
+ * message always goes in after it. `viewingEarlier`: the window shows an earlier step, and the
+ * placeholder says so ("step 4, after step 3" beside step 2 read as a slip). A flag, not the
+ * step: the panel does not render again on every slider move (issue 33.9).
  */
 export function injectPlaceholder(
   last: Pick<StepRow, 'step' | 'tools' | 'summary' | 'status'> | null,
   mode: 'text' | 'json',
+  viewingEarlier = false,
 ): string {
   const next = (last?.step ?? 0) + 1;
+  // Said first and short, with no example: the field shows three lines, and this is what matters.
+  if (last && viewingEarlier)
+    return `${mode === 'json' ? '{"note": "…"}: ' : ''}Goes in after step ${last.step}, the latest, not after the earlier step you are viewing: the agent reads it at step ${next}.`;
   if (!last || last.tools.length === 0) {
     const when = last && last.step > 0 ? `after step ${last.step}'s answer` : 'before it acts';
     return mode === 'json'

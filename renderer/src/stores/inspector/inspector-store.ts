@@ -2,6 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { StepDetail } from '../../../../shared/contract/models';
 import type { TraceEvent } from '../../../../shared/trace-events';
+import { decidedMessage, jsonOr } from '../../../../shared/step-summary';
 import { MAX_STEP_DETAILS } from '../../../../shared/contract/operation-names';
 import { errorText } from '../result';
 import type { DetailWanted } from './details-ahead';
@@ -81,34 +82,6 @@ export function selectNeverRan(detail: StepDetail | null): NeverRan | null {
     calls,
     content: message.content ? message.content : null,
   };
-}
-
-/**
- * An assistant message's text and tool calls, read field by field (not with the zod schema of
- * shared/held-action: the inspector is in the window's first chunk, which loads no zod), or
- * null when `value` is not one.
- */
-function decidedMessage(
-  value: unknown,
-): { content: string | null; calls: { name: string; arguments: unknown }[] } | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const m = value as { content?: unknown; tool_calls?: unknown };
-  const calls: { name: string; arguments: unknown }[] = [];
-  for (const c of Array.isArray(m.tool_calls) ? (m.tool_calls as unknown[]) : []) {
-    const fn = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
-    if (typeof fn?.name === 'string') calls.push({ name: fn.name, arguments: fn.arguments });
-  }
-  return { content: typeof m.content === 'string' ? m.content : null, calls };
-}
-
-/** A JSON string's value, else the text itself (arguments a model wrote that are not JSON). */
-function jsonOr(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
 }
 
 /** The tool-call inspector: the viewed step's detail, the tab, the file being diffed. */

@@ -525,7 +525,8 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         return changeHeld((id) => client.episode.editAnswer({ id, message }));
       },
       async replaceResult(callId, text) {
-        const result = overrideToResult(text);
+        // The tool never runs for a held call given its result: no exit code (see overrideToResult).
+        const result = overrideToResult(text, 'not-run');
         if (typeof result === 'string') {
           set({ heldError: result });
           return false;
@@ -690,7 +691,8 @@ function stateFields(info: EpisodeStateInfo): Partial<StepperState> {
 export function rowsWithHeld(rows: readonly StepRow[], held: HeldAction | null): readonly StepRow[] {
   if (!held || rows.length === 0) return rows;
   const last = rows[rows.length - 1];
-  if (last.step !== held.step || last.tools.length > 0) return rows;
+  // A recorded row's decided calls (`not_run`) give way to the held ones: those are the latest edit.
+  if (last.step !== held.step || (last.tools.length > 0 && !last.not_run)) return rows;
   const summary =
     held.calls.length > 0
       ? `waiting to run: ${held.calls.map((c) => callDetail(c.name, c.arguments)).join(' ; ')}`
