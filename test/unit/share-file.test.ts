@@ -23,22 +23,18 @@ function embedded(html: string): unknown[] {
 describe('--redact @secrets', () => {
   const secrets = parseRedactions(['@secrets']);
   it('hides keys, tokens and passwords, the value only', () => {
-    expect(redactValue('export OPENAI_API_KEY=sk-proj-abcdefghij0123456789XYZ', secrets)).toBe(
-      'export OPENAI_API_KEY=[REDACTED]',
-    );
-    expect(redactValue('git clone https://ghp_0123456789abcdefghijABCDEFGHIJ@github.com/x', secrets)).toBe(
-      'git clone https://[REDACTED]@github.com/x',
-    );
-    expect(redactValue('Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def', secrets)).toBe(
-      'Authorization: Bearer [REDACTED]',
-    );
-    expect(redactValue('aws_access_key_id = AKIAABCDEFGHIJKLMNOP', secrets)).toBe(
-      'aws_access_key_id = [REDACTED]',
-    );
-    expect(redactValue({ cmd: 'mysql --password=hunter2 -e "select 1"' }, secrets)).toEqual({
-      cmd: 'mysql --password=[REDACTED] -e "select 1"',
-    });
-    expect(redactValue('{"api_key": "abc123def"}', secrets)).toBe('{"api_key": "[REDACTED]"}');
+    const shared: readonly (readonly [string, string])[] = [
+      ['export OPENAI_API_KEY=sk-proj-abcdefghij0123456789XYZ', 'export OPENAI_API_KEY=[REDACTED]'],
+      [
+        'git clone https://ghp_0123456789abcdefghijABCDEFGHIJ@github.com/x',
+        'git clone https://[REDACTED]@github.com/x',
+      ],
+      ['Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def', 'Authorization: Bearer [REDACTED]'],
+      ['aws_access_key_id = AKIAABCDEFGHIJKLMNOP', 'aws_access_key_id = [REDACTED]'],
+      ['mysql --password=hunter2 -e "select 1"', 'mysql --password=[REDACTED] -e "select 1"'],
+      ['{"api_key": "abc123def"}', '{"api_key": "[REDACTED]"}'],
+    ];
+    for (const [text, redacted] of shared) expect(redactValue(text, secrets)).toBe(redacted);
   });
   it('leaves harmless text as it was (a share read "still prints [REDACTED]")', () => {
     for (const text of [
