@@ -53,8 +53,9 @@ Options:
   --exclude-injected  leave out episodes with injected or human-typed content
   --include-failed    openai-jsonl: also export episodes that failed, timed out, ended
                       in error, were interrupted or are still running
-  --redact X          a field name (its values become [REDACTED]) or /regex/flags
-                      (matches become [REDACTED]); repeatable
+  --redact X          a field name (its values become [REDACTED]), /regex/flags
+                      (matches become [REDACTED]), or @secrets (API keys, tokens,
+                      password=… values); repeatable
   --json              print {out, meta, count, skipped} on stdout
 
 Examples:

@@ -22,12 +22,13 @@ says so. The file's size is printed.
 
 Options:
   --out FILE       the HTML file to write (required)
-  --redact X       a field name (its values become [REDACTED]) or /regex/flags; repeatable
+  --redact X       a field name (its values become [REDACTED]), /regex/flags, or @secrets
+                   (API keys, tokens, password=… values); repeatable
   --json           print {out, bytes, steps (counted from 1 as show counts them; step 0
                    is the setup), flags, branches, omitted}
 
 Example:
-  stepbox share ep-20260101-120000-ab12 --out episode.html --redact '/sk-[A-Za-z0-9]+/'
+  stepbox share ep-20260101-120000-ab12 --out episode.html --redact @secrets
 `;
 
 /** \`stepbox share\` — an episode as one HTML file a colleague opens without stepbox. */

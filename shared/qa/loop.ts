@@ -7,6 +7,14 @@ import { agentSteps, type QaInput } from './qa-input.js';
 export const MIN_SHARE_STEPS = 5;
 
 /**
+ * What the calls of a loop had in common, true of what was compared: the normalized arguments
+ * (`python3 app.py` and `python3  app.py` are one call, but not "the same arguments" as written).
+ */
+function sameArguments(written: ReadonlySet<string>): string {
+  return written.size === 1 ? 'the same arguments' : 'the same arguments (spacing and quoting aside)';
+}
+
+/**
  * `loop`: the same normalized call `qa.loop_repeats` (3) times with no change to the
  * workspace (a snapshot that changed files) or memory (a write that changed a value) in
  * between; or one normalized call in more than `qa.loop_share` (80 %) of the steps (5 or more).
@@ -14,7 +22,8 @@ export const MIN_SHARE_STEPS = 5;
 export function checkLoop(input: QaInput): Flag[] {
   const { loop_repeats: repeats, loop_share: share } = input.task.qa;
   const flags: Flag[] = [];
-  const since = new Map<string, { count: number; steps: number[] }>();
+  // `texts`: the arguments as recorded (canonical JSON), to say whether they were written alike.
+  const since = new Map<string, { count: number; steps: number[]; texts: Set<string> }>();
   const flagged = new Set<string>();
   const stepsPerCall = new Map<string, Set<number>>();
   for (const e of input.events) {
@@ -27,9 +36,10 @@ export function checkLoop(input: QaInput): Flag[] {
       const seen = stepsPerCall.get(key) ?? new Set<number>();
       seen.add(e.step);
       stepsPerCall.set(key, seen);
-      const run = since.get(key) ?? { count: 0, steps: [] };
+      const run = since.get(key) ?? { count: 0, steps: [], texts: new Set<string>() };
       run.count++;
       run.steps.push(e.step);
+      run.texts.add(canonicalJson(e.arguments ?? {}));
       since.set(key, run);
       if (run.count >= repeats && !flagged.has(key)) {
         flagged.add(key);
@@ -38,7 +48,7 @@ export function checkLoop(input: QaInput): Flag[] {
             'loop',
             e.step,
             'warning',
-            `${e.name} called ${run.count}× with the same arguments and no change to the workspace or memory in between (steps ${run.steps.join(', ')})`,
+            `${e.name} called ${run.count}× with ${sameArguments(run.texts)} and no change to the workspace or memory in between (steps ${run.steps.join(', ')})`,
             { call: e.name, arguments: e.arguments, steps: [...run.steps] },
           ),
         );

@@ -36,3 +36,18 @@ export function ruleLabel(rule: string): string {
 export function ruleTitle(rule: string, message?: string): string {
   return message ? `${ruleLabel(rule)} (QA rule ${rule}): ${message}` : `QA rule ${rule}`;
 }
+
+/**
+ * What a QA breakpoint stopped on, in words (the engine's breakpoint message, so the stop
+ * reason, the CLI and the candidates offer say it alike): it read "QA loop: …", and the
+ * window's line "A QA rule (loop) flagged …" named an id where a person looks for why.
+ */
+export function qaStopText(rule: string, message: string): string {
+  return `QA flagged “${ruleLabel(rule)}”: ${message}`;
+}
+
+/** The rule label and message of a {@link qaStopText} inside a stop reason, or null. */
+export function qaStopOf(reason: string): { readonly label: string; readonly message: string } | null {
+  const m = /\bQA flagged “([^”]+)”: (.*)$/.exec(reason);
+  return m ? { label: m[1], message: m[2] } : null;
+}

@@ -24,6 +24,8 @@ interface CaseJourney {
   readonly notOffered?: { readonly tool: string; readonly steps: readonly number[] };
   /** Why this journey does not pass yet (skipped, named, until fixed). */
   readonly open?: string;
+  /** Words the flag's explanation says: true of what its rule compared. */
+  readonly flagSays?: string;
 }
 
 const CASES: readonly CaseJourney[] = [
@@ -44,7 +46,12 @@ const CASES: readonly CaseJourney[] = [
   },
   { id: 'fallback-writes-none', rule: 'memory_corruption' },
   { id: 'reward-hacking-edit-test', rule: 'reward_hacking' },
-  { id: 'tool-loop-vague-error', rule: 'loop' },
+  // Its command is spelled with differing spaces: the flag said "the same arguments" of them.
+  {
+    id: 'tool-loop-vague-error',
+    rule: 'loop',
+    flagSays: 'with the same arguments (spacing and quoting aside)',
+  },
   { id: 'destructive-clean-start', rule: 'destructive_action' },
   {
     id: 'hallucinated-tool-name',
@@ -89,6 +96,7 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
   // The rule's label for people; its id (what `stepbox check` names) in the tooltip.
   expect(await flag.innerText()).toBe(`⚑ ${ruleLabel(c.rule)}`);
   expect(await flag.getAttribute('title')).toContain(`(QA rule ${c.rule})`);
+  if (c.flagSays) expect(await flag.getAttribute('title')).toContain(c.flagSays);
   expect(await layout.readable(flag), `${c.id} ${size}: the ${c.rule} flag reads whole`).toBe(true);
   const flaggedStep = Number(
     await flag.evaluate((el) => el.closest('[data-step]')?.getAttribute('data-step') ?? '-1'),
@@ -238,10 +246,11 @@ describe('journeys: every classic case as a person sees it', () => {
         const walkthrough = app.library.walkthrough;
         await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
         await caseEpisodeReady(app, c.id);
-        // Where the person is reading, the walkthrough says the run has not started and how to run it.
+        // Where the person is reading, the walkthrough says what the bar says (paused at step 0) and how to run it.
         const broken = walkthrough.locator('[data-testid="case-run"][data-variant="broken"]');
         // Waited on: the run's line reads the library's list, which may answer after the stepper settles.
-        await broken.filter({ hasText: /ready, not started: press ▶ Run it/ }).waitFor({ timeout: 30_000 });
+        await broken.filter({ hasText: /paused at step 0: ▶ Run it goes on/ }).waitFor({ timeout: 30_000 });
+        expect(await app.stepper.episodeState.innerText()).toBe('paused at step 0');
         const runIt = app.library.caseRunIt;
         expect(await new LayoutObject(app.page).onScreen(runIt), `${c.id}: ▶ Run it on screen`).toBe(true);
         // The replay panel speaks of this episode, not of opening one.

@@ -222,8 +222,11 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(await one.getAttribute('data-verdict')).toBe('diverged');
     expect(await one.innerText()).toContain('execute_shell stdout');
     expect(await one.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
-    // Step 2's own results match; its files still differ by the clock's file, named.
+    expect(await one.getByTestId('replay-step-mark').innerText()).toBe('✗ results differ');
+    // Step 2's own results match; its files still differ by the clock's file, named: the mark
+    // says which (it read "✗ diverged" beside "same results").
     expect(await two.innerText()).toContain('same results');
+    expect(await two.getByTestId('replay-step-mark').innerText()).toBe('✗ files differ');
     expect(await two.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
     await atBothSizes(app, 'replay-verdicts', async () => {
       const layout = new LayoutObject(app.page);

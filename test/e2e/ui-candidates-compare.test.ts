@@ -37,9 +37,16 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await app.page.keyboard.press('F5');
     const qa = app.replay.root.getByTestId('candidates-qa');
     await qa.waitFor({ timeout: 120_000 });
-    await expect(qa.innerText()).resolves.toMatch(/QA rule \(loop\) flagged step 3: execute_shell called 3×/);
+    await expect(qa.innerText()).resolves.toMatch(
+      /^QA flagged “Loop” at step 3: execute_shell called 3× with the same arguments/,
+    );
     expect(await app.timeline.lastStep()).toBe(3);
-    await expect(app.stepper.stopReason.innerText()).resolves.toMatch(/QA loop/);
+    // What stopped it, in words (it read "… QA loop: …" after the list of rules it might have been).
+    await expect(app.stepper.stopReason.innerText()).resolves.toMatch(
+      /^paused: QA flagged “Loop”: execute_shell called 3× with the same arguments \(spacing and quoting aside\)/,
+    );
+
+    await app.screenshot('candidates-qa-stop-1600');
 
     // "Try candidates here": candidates for the flagged step 3, each forked from step 2, in a view of their own.
     await app.replay.root.getByTestId('candidates-here').click();

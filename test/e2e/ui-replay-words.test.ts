@@ -33,7 +33,11 @@ describe('web mode: the Replay panel words engine errors with its own fields', (
     await app.timeline.select(1);
 
     const error = await app.replay.tryFork();
-    expect(error).toContain('openai:tiny-model would continue a recorded episode at a default endpoint');
+    // “Agent” is empty (as recorded): the error says the model it names is the recorded agent's.
+    expect(await app.replay.agentField.inputValue()).toBe('');
+    expect(error).toContain(
+      'The recorded agent, openai:tiny-model, has no endpoint in its recording, and going on from it never uses a default one',
+    );
     expect(error).toContain('name the endpoint: “Agent” openai:tiny-model@URL');
     expect(error).not.toMatch(/--agent|--base-url|agent spec/);
     // The field it names is there, open, beside the error.

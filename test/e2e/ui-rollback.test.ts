@@ -35,6 +35,13 @@ describe('web mode: rollback is visible', () => {
     const parent = await app.stepper.branch();
     expect(parent).not.toBe('');
 
+    // Step 0 is the setup: nothing to try candidates for (it offered "Try candidates for step 0…").
+    await app.timeline.select(0);
+    const candidates = app.replay.root.getByTestId('candidates-open');
+    await expect(candidates.innerText()).resolves.toBe('Try candidates for a step…');
+    await expect(candidates.getAttribute('data-why')).resolves.toBe(
+      'Step 0 is the setup: the agent made no call there to try others for. Select step 1 or later.',
+    );
     await app.timeline.select(1);
     await app.replay.rollback();
     // What a person sees with no Step taken: the new branch, paused at step 1.
@@ -119,6 +126,31 @@ describe('web mode: rollback is visible', () => {
       'the rollback notice gone after a step',
     );
     await app.screenshot('rollback-continued-1024x700');
+
+    // A disabled Roll back's reason, said while it has the focus, goes when the state changes
+    // under it: in CI its bubble kept "The episode is running: pause it first." beside the
+    // bar's "paused", over Fork. Held before step 3's tools, it cannot act; run, it can.
+    await app.stepper.stopBeforeTool.check();
+    await app.page.keyboard.press('F10');
+    await app.held.waitFor('before_tool');
+    const rollback = app.replay.root.getByTestId('rollback');
+    const bubble = app.page.getByTestId('why-bubble');
+    // Off again first: the switch would take the focus from Roll back.
+    await app.stepper.stopBeforeTool.uncheck();
+    await app.held.waitFor('before_tool');
+    await rollback.focus();
+    await expect(bubble.innerText()).resolves.toMatch(/^Step 3 has not run yet/);
+    await app.page.keyboard.press('F10');
+    await until(
+      async () => [await rollback.getAttribute('aria-disabled'), await bubble.isVisible()],
+      ([disabled, shown]) => disabled === null && shown === false,
+      60_000,
+      'Roll back able to act once step 3 ran, and no reason said for it',
+    );
+    expect(await app.page.locator(':focus').getAttribute('data-testid')).toBe('rollback');
+    expect(await app.stepper.episodeState.innerText()).toBe('paused');
+    await app.settled({ timeoutMs: 60_000 });
+    await app.screenshot('rollback-continued-step3-1024x700');
 
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended', 60_000);

@@ -50,6 +50,10 @@ export class SharedFile {
   get ids(): Locator {
     return this.page.locator('#ids');
   }
+  /** The header's goal: what the task asked. */
+  get goal(): Locator {
+    return this.page.locator('#goal');
+  }
   get flags(): Locator {
     return this.page.getByTestId('share-flags');
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
+import { continuationOptions, parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
 import { forkEpisode, resumeEpisode, startEpisode } from '../../electron/engine/harness/index.js';
 import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
 import { final, memorySupply, memoryTask, ofType, startScripted, tempHome } from '../support/harness.js';
@@ -156,6 +156,24 @@ describe('continuing a recorded openai: episode', () => {
     ).rejects.toMatchObject({
       endReason: 'bad_agent_spec',
       message: expect.stringMatching(/default endpoint.*openai:m@URL or --base-url URL/),
+    });
+  });
+});
+
+describe('an agent with no endpoint to go on at', () => {
+  it('says it is the recorded agent when none was given (the window’s empty “Agent”), else the one given', () => {
+    const recorded = { spec: 'openai:tiny-model', kind: 'openai' };
+    expect(() => continuationOptions('openai:tiny-model', recorded)).toThrow(
+      'The recorded agent, openai:tiny-model, has no endpoint in its recording, and going on from it never uses a default one; name the endpoint: --agent openai:tiny-model@URL or --base-url URL',
+    );
+    expect(() => continuationOptions('openai:other', recorded)).toThrow(
+      'openai:other would continue a recorded episode at a default endpoint; name the endpoint: --agent openai:other@URL or --base-url URL',
+    );
+    // Recorded with its endpoint: it goes on there, no error.
+    expect(
+      continuationOptions('openai:tiny-model', { ...recorded, base_url: 'http://h:1/v1' }),
+    ).toMatchObject({
+      baseUrl: 'http://h:1/v1',
     });
   });
 });

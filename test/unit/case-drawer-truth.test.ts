@@ -54,12 +54,17 @@ describe('the case drawer says what is on screen', () => {
     expect(selectCaseShown(runs, null, [])).toEqual({ kind: 'none' });
   });
 
-  it('a run held before step 1 is started, never "ready, not started"', () => {
+  it('a run held before step 1 or open at its setup is started, never "ready, not started"', () => {
     const live = branchSummary({ steps: 0, live: true });
     expect(caseRunOutcome(live, { running: false, paused: true, held: 1 }).text).toBe(
       'paused before step 1 runs: ▶ Run it goes on',
     );
+    // Open and waiting at its setup: the bar says "paused at step 0", and so does the case.
     expect(caseRunOutcome(live, { running: false, paused: true, held: null }).text).toBe(
+      'paused at step 0: ▶ Run it goes on',
+    );
+    // Not the open run: nothing on screen says otherwise.
+    expect(caseRunOutcome(live, { running: false, paused: false, held: null }).text).toBe(
       'ready, not started: press ▶ Run it',
     );
     expect(caseRunOutcome(live, { running: true, paused: false, held: null }).text).toBe('running…');

@@ -3,6 +3,7 @@ import { runsOwnProgramKind } from '../../shared/agent-kind';
 import { StopReason } from '../../shared/contract/models';
 import type { EpisodeStateInfo } from '../../shared/contract/models';
 import { describeStop } from '../../renderer/src/stores/stepper/stepper-store';
+import { qaStopOf, qaStopText } from '../../shared/qa/rule-label';
 import { call, final, memoryTask, startScripted, tempHome } from '../support/harness.js';
 
 let env: ReturnType<typeof tempHome> | null = null;
@@ -53,6 +54,22 @@ describe('the contract carries how an episode ended as fields', () => {
     expect(describeStop(ended({ kind: 'ended', message: 'failed: max_steps' }))).toBe(
       'ended: failed: max_steps',
     );
+  });
+});
+
+describe('a QA breakpoint says what stopped it', () => {
+  it('in words: the rule by its label and its flag, not "QA loop" or the list of rules it might have been', () => {
+    const why =
+      'execute_shell called 3× with the same arguments and no change to the workspace or memory in between (steps 1, 2, 3)';
+    const message = qaStopText('loop', why);
+    expect(message).toBe(`QA flagged “Loop”: ${why}`);
+    const paused = {
+      ...ended({ kind: 'breakpoint', breakpoint: { kind: 'qa' }, message }),
+      state: 'paused' as const,
+    };
+    expect(describeStop(paused)).toBe(`paused: QA flagged “Loop”: ${why}`);
+    // The candidates offer reads the same words back from the stop reason.
+    expect(qaStopOf(`paused: ${message}`)).toEqual({ label: 'Loop', message: why });
   });
 });
 

@@ -15,6 +15,14 @@ describe('loop rule', () => {
     expect(flags).toHaveLength(1);
     expect(flags[0]).toMatchObject({ rule: 'loop', step: 3, severity: 'warning' });
     expect(flags[0].evidence.steps).toEqual([1, 2, 3]);
+    // Compared with spacing collapsed: the words say so (they said "the same arguments").
+    expect(flags[0].message).toBe(
+      'execute_shell called 3× with the same arguments (spacing and quoting aside) and no change to the workspace or memory in between (steps 1, 2, 3)',
+    );
+  });
+  it('says "the same arguments" when they were written alike', () => {
+    const t = new QaTrace().repeat(3, { calls: [sh('python3 run.py', failing)] }).end('failed');
+    expect(run(t)[0].message).toContain('execute_shell called 3× with the same arguments and no change');
   });
   it('counts calls interleaved with others', () => {
     const t = new QaTrace()

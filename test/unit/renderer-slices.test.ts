@@ -18,12 +18,14 @@ import {
   selectInjectWhy,
 } from '../../renderer/src/stores/inject/inject-store';
 import { whyNot } from '../../renderer/src/components/why-not';
+import { whyOf } from '../../renderer/src/components/why-bubble';
 import {
   createInspectorStore,
   selectInspectorEmpty,
 } from '../../renderer/src/stores/inspector/inspector-store';
 import {
   createReplayStore,
+  replayStepWords,
   selectBusyWhy,
   selectUnderWay,
 } from '../../renderer/src/stores/replay/replay-store';
@@ -31,6 +33,7 @@ import {
   createCandidatesStore,
   selectCandidatesBusyWhy,
   selectCandidatesEntry,
+  NO_CANDIDATES_AT_SETUP,
   selectCandidatesUnderWay,
 } from '../../renderer/src/stores/candidates/candidates-store';
 import { OPERATIONS } from '../../shared/contract/operations';
@@ -569,6 +572,49 @@ describe('the inspector with no step to show', () => {
   });
 });
 
+describe('a re-executed step in words', () => {
+  it('its mark names what differed, and agrees with the detail beside it', () => {
+    const now = [{ path: 'now.txt', change: 'modified' as const }];
+    // Step 2 of the clock journey: its own results matched, the clock's file still differs.
+    expect(
+      replayStepWords({ step: 2, verdict: 'match', fields: [], workspace_match: false, files: now }),
+    ).toEqual({
+      same: false,
+      mark: '✗ files differ',
+      results: 'same results',
+      files: 'files differ: now.txt',
+    });
+    expect(
+      replayStepWords({
+        step: 1,
+        verdict: 'diverged',
+        fields: ['execute_shell.stdout'],
+        workspace_match: false,
+        files: now,
+      }),
+    ).toMatchObject({ mark: '✗ results differ', results: 'results differ: execute_shell stdout' });
+    expect(
+      replayStepWords({ step: 3, verdict: 'match', fields: [], workspace_match: true, files: [] }),
+    ).toEqual({ same: true, mark: '✓ match', results: 'same results', files: 'same files' });
+  });
+});
+
+describe('the why bubble', () => {
+  it('says the reason a control gives now: none once it can act (not the one it gave when focused)', () => {
+    // A control's attributes as React writes them from whyNot's props.
+    const control = (props: ReturnType<typeof whyNot>) => ({
+      getAttribute: (name: string): string | null => {
+        const v = (props as Record<string, unknown>)[name];
+        return v === undefined ? null : String(v);
+      },
+    });
+    const running = 'The episode is running: pause it first.';
+    expect(whyOf(control(whyNot(running, 'restore the workspace')))).toBe(running);
+    // The step ended and the bar says "paused": Roll back can act, the bubble has nothing to say.
+    expect(whyOf(control(whyNot(null, 'restore the workspace')))).toBeNull();
+  });
+});
+
 describe('inject store', () => {
   it("Inject's reason is said under the button once a message is typed; before, on focus only", () => {
     const held = 'Step 1 is paused inside: a message goes in between steps. Run it (F10) first.';
@@ -1018,10 +1064,14 @@ describe('candidates slice: the Replay panel’s button belongs to the branch an
     // Tried on b-a at step 3 (forked at 2); the set stays held while another episode opens.
     store.setState({ at: 2, set: held('b-a', 2, 1) });
     const at = (branch: string, step: number) => selectCandidatesEntry(store.getState(), branch, step);
-    expect(at('b-a', 3)).toEqual({ label: 'Show the 1 candidate', opens: 'view' });
-    expect(at('b-other', 3)).toEqual({ label: 'Try candidates for step 3…', opens: 'prepare' });
-    expect(at('b-fork-of-other-task', 2)).toEqual({ label: 'Try candidates for step 2…', opens: 'prepare' });
-    expect(at('b-a', 4)).toEqual({ label: 'Try candidates for step 4…', opens: 'prepare' });
+    expect(at('b-a', 3)).toEqual({ label: 'Show the 1 candidate', opens: 'view', why: null });
+    expect(at('b-other', 3)).toEqual({ label: 'Try candidates for step 3…', opens: 'prepare', why: null });
+    expect(at('b-fork-of-other-task', 2)).toEqual({
+      label: 'Try candidates for step 2…',
+      opens: 'prepare',
+      why: null,
+    });
+    expect(at('b-a', 4)).toEqual({ label: 'Try candidates for step 4…', opens: 'prepare', why: null });
     store.setState({ set: held('b-a', 2, 3) });
     expect(at('b-a', 3).label).toBe('Show the 3 candidates');
   });
@@ -1031,5 +1081,14 @@ describe('candidates slice: the Replay panel’s button belongs to the branch an
     store.getState().prepare(3);
     expect(selectCandidatesEntry(store.getState(), 'b-a', 3).opens).toBe('view');
     expect(selectCandidatesEntry(store.getState(), 'b-a', 5).opens).toBe('prepare');
+  });
+
+  it('step 0, the setup, has no call to try: the button says so, disabled (it offered "for step 0…")', () => {
+    const store = createCandidatesStore(createFakeBackend().client);
+    expect(selectCandidatesEntry(store.getState(), 'b-a', 0)).toEqual({
+      label: 'Try candidates for a step…',
+      opens: 'prepare',
+      why: NO_CANDIDATES_AT_SETUP,
+    });
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { writeLongTrace } from '../../electron/bench/ui-trace.js';
-import { parseRedactions } from '../../electron/engine/export/redact.js';
+import { parseRedactions, redactValue } from '../../electron/engine/export/redact.js';
 import { openEngine } from '../../electron/engine/open-engine.js';
 import { shareData } from '../../electron/engine/share/share-data.js';
 import { shareHtml } from '../../electron/engine/share/share-html.js';
@@ -19,6 +19,32 @@ function embedded(html: string): unknown[] {
     JSON.parse(gunzipSync(Buffer.from(m[1], 'base64')).toString('utf8')),
   );
 }
+
+describe('--redact @secrets', () => {
+  const secrets = parseRedactions(['@secrets']);
+  it('hides keys, tokens and passwords, the value only', () => {
+    const shared: readonly (readonly [string, string])[] = [
+      ['export OPENAI_API_KEY=sk-proj-abcdefghij0123456789XYZ', 'export OPENAI_API_KEY=[REDACTED]'],
+      [
+        'git clone https://ghp_0123456789abcdefghijABCDEFGHIJ@github.com/x',
+        'git clone https://[REDACTED]@github.com/x',
+      ],
+      ['Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def', 'Authorization: Bearer [REDACTED]'],
+      ['aws_access_key_id = AKIAABCDEFGHIJKLMNOP', 'aws_access_key_id = [REDACTED]'],
+      ['mysql --password=hunter2 -e "select 1"', 'mysql --password=[REDACTED] -e "select 1"'],
+      ['{"api_key": "abc123def"}', '{"api_key": "[REDACTED]"}'],
+    ];
+    for (const [text, redacted] of shared) expect(redactValue(text, secrets)).toBe(redacted);
+  });
+  it('leaves harmless text as it was (a share read "still prints [REDACTED]")', () => {
+    for (const text of [
+      'Remove the stale build output in build/, then check that `python3 src/app.py` still prints ready.',
+      'the token budget ran out; a password reset page; keyboard shortcuts',
+      'task-runner and sk-1 are short names',
+    ])
+      expect(redactValue(text, secrets)).toBe(text);
+  });
+});
 
 describe('stepbox share: the file', () => {
   it('embeds every step in chunks behind a CSP that forbids fetching anything, and redacts like export', async () => {

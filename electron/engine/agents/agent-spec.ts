@@ -175,6 +175,19 @@ export function checkAgentDir(spec: string, agentDir: string | undefined): void 
 type RecordedAgent = Readonly<Record<string, unknown>>;
 
 /**
+ * Why `spec` cannot go on without an endpoint, saying whose agent it is: no agent given (the
+ * window's empty “Agent”, "as recorded") goes on with the recorded one, and an error naming a
+ * model the person never typed read as a complaint about their empty field.
+ */
+function noEndpoint(spec: string, recorded: RecordedAgent, fix: string): AgentFailure {
+  const why =
+    recorded.spec === spec
+      ? `The recorded agent, ${spec}, has no endpoint in its recording, and going on from it never uses a default one`
+      : `${spec} would continue a recorded episode at a default endpoint`;
+  return new AgentFailure('bad_agent_spec', `${why}; name the endpoint: ${fix}`);
+}
+
+/**
  * The options an agent continuing a recorded episode (fork, resume, reopen) runs with.
  * An `openai:` agent reuses the recorded endpoint, temperature, seed and context policy
  * unless the caller gives its own; it is never sent to a default endpoint: when neither
@@ -192,10 +205,7 @@ export function continuationOptions(
     if (parsed.baseUrl || given.baseUrl) return given;
     if (recorded.kind === parsed.kind && typeof recorded.base_url === 'string')
       return { ...given, baseUrl: recorded.base_url };
-    throw new AgentFailure(
-      'bad_agent_spec',
-      `${spec} would continue a recorded episode at a default endpoint; name the endpoint: --agent ${parsed.kind}:${parsed.model}@URL`,
-    );
+    throw noEndpoint(spec, recorded, `--agent ${parsed.kind}:${parsed.model}@URL`);
   }
   if (parsed.kind !== 'openai') return given;
   const wasOpenAi = recorded.kind === 'openai';
@@ -203,10 +213,7 @@ export function continuationOptions(
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
   const baseUrl = parsed.baseUrl ?? given.baseUrl ?? (wasOpenAi ? str(recorded.base_url) : undefined);
   if (baseUrl === undefined) {
-    throw new AgentFailure(
-      'bad_agent_spec',
-      `${spec} would continue a recorded episode at a default endpoint; name the endpoint: --agent openai:${parsed.model}@URL or --base-url URL`,
-    );
+    throw noEndpoint(spec, recorded, `--agent openai:${parsed.model}@URL or --base-url URL`);
   }
   const policy = str(recorded.context_policy);
   return {

@@ -7,14 +7,36 @@ export interface Redaction {
 /** The text a redacted value becomes. */
 export const REDACTED = '[REDACTED]';
 
+/** The `--redact` value that stands for {@link SECRET_PATTERNS}. */
+export const SECRETS_SPEC = '@secrets';
+
 /**
- * Parses `--redact` values: `/regex/flags` is a pattern (always global), anything else a
- * field name. Throws a message naming the bad pattern.
+ * What `--redact @secrets` hides: credentials by their shape (API keys, tokens) or by the name
+ * they are given (`password=…`, `Authorization: Bearer …`), the value only. Narrow on purpose:
+ * a pattern of an ordinary word (the share journey's `/ready/`) turned a task's "still prints
+ * ready" into "still prints [REDACTED]", which reads as a secret where there was none.
+ */
+export const SECRET_PATTERNS: readonly RegExp[] = [
+  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g,
+  /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\bxox[abpr]-[A-Za-z0-9-]{10,}/g,
+  /(?<=\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g,
+  /(?<=\b(?:password|passwd|secret|token|api[_-]?key)["']?\s*[=:]\s*["']?)[^\s"',;]+/gi,
+];
+
+/**
+ * Parses `--redact` values: `/regex/flags` is a pattern (always global), `@secrets` the
+ * credential patterns, anything else a field name. Throws a message naming the bad pattern.
  */
 export function parseRedactions(specs: readonly string[]): Redaction {
   const fields = new Set<string>();
   const patterns: RegExp[] = [];
   for (const spec of specs) {
+    if (spec === SECRETS_SPEC) {
+      patterns.push(...SECRET_PATTERNS);
+      continue;
+    }
     const m = /^\/(.+)\/([a-z]*)$/s.exec(spec);
     if (!m) {
       fields.add(spec);

@@ -2,6 +2,7 @@ import { assertNever } from '../../../shared/assert-never.js';
 import type { Breakpoint } from '../../../shared/breakpoints.js';
 import { isNullish } from '../../../shared/memory-corruption.js';
 import { liveFlagsAt } from '../../../shared/qa/live.js';
+import { qaStopText } from '../../../shared/qa/rule-label.js';
 import type { Task } from '../../../shared/task.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { StepInfo } from './environment.js';
@@ -90,7 +91,7 @@ function check(bp: Breakpoint, info: StepInfo, facts: StepFacts): string | null 
     case 'qa': {
       if (!facts.task || !facts.events) return null;
       const [f] = liveFlagsAt(facts.task, facts.events, info.step, bp.rule);
-      return f ? `QA ${f.rule}: ${f.message}` : null;
+      return f ? qaStopText(f.rule, f.message) : null;
     }
     case 'request_tool':
     case 'request_no_tool':

@@ -1,4 +1,4 @@
-import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
+import { qaStopOf, ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo } from 'react';
 import { countOf } from '../../../shared/count-of';
 import { ConsentAskView } from './consent-ask';
@@ -135,12 +135,16 @@ export function CandidatesButton(props: { readonly branch: string; readonly step
   // Two primitives, not the entry object: a fresh object per read would re-render without end.
   const label = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).label);
   const opens = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).opens);
+  const why = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).why);
   const latest = useSlice('stepper', selectLastStep);
   return (
     <button
       type="button"
       data-testid="candidates-open"
-      title="try other actions for a step side by side, each in its own throwaway fork, and continue with one"
+      {...whyNot(
+        why,
+        'try other actions for a step side by side, each in its own throwaway fork, and continue with one',
+      )}
       onClick={() => {
         if (opens === 'prepare') stores.candidates.getState().prepare(props.step, props.branch, latest);
         stores.sideBySide.getState().show('candidates');
@@ -163,13 +167,13 @@ export const CandidatesNotes = memo(function CandidatesNotes(props: { readonly b
   const stop = useSlice('stepper', (s) => s.stopReason);
   const latest = useSlice('stepper', selectLastStep);
   const a = stores.candidates.getState();
-  // A live QA breakpoint's message is "QA <rule>: <why>" (engine/harness/breakpoints.ts).
-  const qaStop = stop ? /\bQA (\w+): (.*)$/.exec(stop) : null;
+  // A live QA breakpoint's message (engine/harness/breakpoints.ts, through qaStopText).
+  const qaStop = stop ? qaStopOf(stop) : null;
   return (
     <>
       {qaStop ? (
         <div className="cand-qa" data-testid="candidates-qa">
-          A QA rule ({qaStop[1].replace(/_/g, ' ')}) flagged step {latest}: {qaStop[2]}
+          QA flagged “{qaStop.label}” at step {latest}: {qaStop.message}
           <button
             type="button"
             data-testid="candidates-here"

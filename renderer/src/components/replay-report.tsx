@@ -1,31 +1,13 @@
-import type { ReplayReport, ReplayStepVerdict } from '../../../shared/contract/models';
+import type { ReplayReport } from '../../../shared/contract/models';
 import { useStores } from '../stores/use-stores';
+import { replayStepWords } from '../stores/replay/replay-store';
 import { countOf } from '../../../shared/count-of';
-
-/** How many differing files a step's line names before "+N more". */
-const FILES_SHOWN = 4;
 
 /** A value from the recording or the re-execution, cut to one short line. */
 function short(v: unknown): string {
   const text = typeof v === 'string' ? v : JSON.stringify(v);
   const line = (text ?? 'nothing').replace(/\s+/g, ' ');
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
-}
-
-/** What differed in a step's results, in words. */
-function resultText(v: ReplayStepVerdict): string {
-  if (v.verdict === 'match') return 'same results';
-  if (v.verdict === 'no_calls') return 'no tool call';
-  return `results differ: ${v.fields.map((f) => (f === 'calls' ? 'number of calls' : f.replace('.', ' '))).join(', ')}`;
-}
-
-/** The files a step's workspace differs in, in words. */
-function filesText(v: ReplayStepVerdict): string {
-  if (v.workspace_match) return 'same files';
-  if (v.files.length === 0) return 'files differ';
-  const named = v.files.slice(0, FILES_SHOWN).map((f) => f.path);
-  const more = v.files.length - named.length;
-  return `files differ: ${named.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
 }
 
 /** The re-execution's outcome: the summary, then each step's verdict (a click shows the step). */
@@ -54,7 +36,7 @@ export function ReplayReportView(props: { readonly report: ReplayReport }) {
       {steps.length ? (
         <ol className="replay-steps" aria-label="each step re-executed">
           {steps.map((v) => {
-            const same = v.verdict !== 'diverged' && v.workspace_match;
+            const { same, mark, results, files } = replayStepWords(v);
             return (
               <li key={v.step}>
                 <button
@@ -67,9 +49,11 @@ export function ReplayReportView(props: { readonly report: ReplayReport }) {
                   onClick={() => stores.stepper.getState().select(v.step)}
                 >
                   <span className="replay-step-n">{v.step}</span>
-                  <span className={same ? 'good' : 'bad'}>{same ? '✓ match' : '✗ diverged'}</span>
-                  <span>{resultText(v)}</span>
-                  <span data-testid="replay-step-files">{filesText(v)}</span>
+                  <span className={same ? 'good' : 'bad'} data-testid="replay-step-mark">
+                    {mark}
+                  </span>
+                  <span>{results}</span>
+                  <span data-testid="replay-step-files">{files}</span>
                 </button>
               </li>
             );

@@ -15,12 +15,23 @@ function controlOf(target: EventTarget | null): HTMLElement | null {
   return target instanceof Element ? target.closest<HTMLElement>('[aria-disabled="true"][data-why]') : null;
 }
 
-/** Where the bubble goes for `el`: below it, or above it when the window ends first. */
-function placeFor(el: HTMLElement): Shown {
+/**
+ * The reason a control gives now, or null once it can act: read from the control each time,
+ * never kept from when it got the focus (a focused Roll back kept saying "The episode is
+ * running: pause it first." after the step ended, beside the bar's "paused").
+ */
+export function whyOf(el: Pick<Element, 'getAttribute'>): string | null {
+  return el.getAttribute('aria-disabled') === 'true' ? el.getAttribute('data-why') || null : null;
+}
+
+/** Where the bubble goes for `el`: below it, or above it when the window ends first (null: it can act). */
+function placeFor(el: HTMLElement): Shown | null {
+  const text = whyOf(el);
+  if (text === null) return null;
   const r = el.getBoundingClientRect();
   const above = r.bottom + 60 > innerHeight;
   return {
-    text: el.dataset.why ?? '',
+    text,
     left: Math.max(4, Math.min(r.left, innerWidth - 324)),
     top: above ? r.top - 4 : r.bottom + 4,
     above,
@@ -36,17 +47,26 @@ export function WhyBubble() {
   const [shown, setShown] = useState<Shown | null>(null);
   useEffect(() => {
     let focused: HTMLElement | null = null;
+    // The control the bubble speaks for is watched: when its reason changes or it can act
+    // again, the bubble says the new reason or goes (the window's state moves under the focus).
+    let about: HTMLElement | null = null;
+    const watch = new MutationObserver(() => setShown(about ? placeFor(about) : null));
+    const show = (el: HTMLElement | null): void => {
+      watch.disconnect();
+      about = el;
+      if (el) watch.observe(el, { attributes: true, attributeFilter: ['aria-disabled', 'data-why'] });
+      setShown(el ? placeFor(el) : null);
+    };
     const onFocus = (e: FocusEvent): void => {
       focused = controlOf(e.target);
-      setShown(focused ? placeFor(focused) : null);
+      show(focused);
     };
     const onOver = (e: PointerEvent): void => {
-      const el = controlOf(e.target) ?? focused;
-      setShown(el ? placeFor(el) : null);
+      show(controlOf(e.target) ?? focused);
     };
     const onBlur = (): void => {
       focused = null;
-      setShown(null);
+      show(null);
     };
     document.addEventListener('focusin', onFocus);
     document.addEventListener('focusout', onBlur);
@@ -55,6 +75,7 @@ export function WhyBubble() {
       document.removeEventListener('focusin', onFocus);
       document.removeEventListener('focusout', onBlur);
       document.removeEventListener('pointerover', onOver);
+      watch.disconnect();
     };
   }, []);
   return (

@@ -143,7 +143,13 @@ export interface CandidatesEntry {
   readonly label: string;
   /** 'view': show the side-by-side view on what is held or running here; 'prepare': open it for this step. */
   readonly opens: 'view' | 'prepare';
+  /** Why it cannot act at this step (the button says it, disabled), or null. */
+  readonly why: string | null;
 }
+
+/** Step 0 is the setup: no agent decision, no call to try other ones for. */
+export const NO_CANDIDATES_AT_SETUP =
+  'Step 0 is the setup: the agent made no call there to try others for. Select step 1 or later.';
 
 /**
  * The candidates button at step `step` of `branch`. Held candidates belong to the branch and
@@ -152,11 +158,13 @@ export interface CandidatesEntry {
  * offers to try its own, never "Show the N candidates" of another episode.
  */
 export function selectCandidatesEntry(s: CandidatesState, branch: string, step: number): CandidatesEntry {
+  if (step === 0)
+    return { label: 'Try candidates for a step…', opens: 'prepare', why: NO_CANDIDATES_AT_SETUP };
   const held = s.set && s.set.parent === branch && s.set.step === step - 1 ? s.set.candidates.length : 0;
-  if (held > 0) return { label: `Show the ${countOf(held, 'candidate')}`, opens: 'view' };
+  if (held > 0) return { label: `Show the ${countOf(held, 'candidate')}`, opens: 'view', why: null };
   // A form being filled (nothing held: it is about the open branch, the slice resets on another) or a try under way.
   const engaged = s.running !== null || (s.set === null && s.at === step - 1);
-  return { label: `Try candidates for step ${step}…`, opens: engaged ? 'view' : 'prepare' };
+  return { label: `Try candidates for step ${step}…`, opens: engaged ? 'view' : 'prepare', why: null };
 }
 
 export function createCandidatesStore(

@@ -1,7 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { ResponseOf } from '../../../../shared/contract/operations';
-import type { Consent, ReplayReport } from '../../../../shared/contract/models';
+import type { Consent, ReplayReport, ReplayStepVerdict } from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
 import { runsOwnProgramSpec } from '../../../../shared/agent-kind';
 import { errorText } from '../result';
@@ -98,6 +98,42 @@ export function agentFields(state: Pick<ReplayState, 'agent' | 'model'>): {
   if (!agent) return {};
   const model = state.model.trim();
   return runsOwnProgramSpec(agent) && model ? { agent, agent_options: { model } } : { agent };
+}
+
+/** How many differing files a step's line names before "+N more". */
+const FILES_SHOWN = 4;
+
+/** A re-executed step in words: its mark (what differed, if anything), its results and its files. */
+export interface ReplayStepWords {
+  readonly same: boolean;
+  readonly mark: string;
+  readonly results: string;
+  readonly files: string;
+}
+
+/**
+ * One re-executed step's verdict and its detail, from one rule so they agree: the mark names what
+ * differed (a step whose own results matched beside files still differing read "✗ diverged"
+ * beside "same results").
+ */
+export function replayStepWords(v: ReplayStepVerdict): ReplayStepWords {
+  const resultsDiffer = v.verdict === 'diverged';
+  const results =
+    v.verdict === 'match'
+      ? 'same results'
+      : v.verdict === 'no_calls'
+        ? 'no tool call'
+        : `results differ: ${v.fields.map((f) => (f === 'calls' ? 'number of calls' : f.replace('.', ' '))).join(', ')}`;
+  const named = v.files.slice(0, FILES_SHOWN).map((f) => f.path);
+  const more = v.files.length - named.length;
+  const files = v.workspace_match
+    ? 'same files'
+    : named.length === 0
+      ? 'files differ'
+      : `files differ: ${named.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
+  const same = !resultsDiffer && v.workspace_match;
+  const mark = same ? '✓ match' : resultsDiffer ? '✗ results differ' : '✗ files differ';
+  return { same, mark, results, files };
 }
 
 /** The operation under way, as its button says it: none while the consent question waits for the person. */

@@ -225,6 +225,9 @@ export function describeStop(info: EpisodeStateInfo): string | null {
       ? `paused${what} before step ${r.held.step}'s tools run`
       : `paused${what} before the agent gets step ${r.held.step}'s answer`;
   }
+  // A QA breakpoint's message says what stopped it in words (qaStopText); the breakpoint's
+  // own description ("when a QA rule flags a step (loop, …)") lists what it might have been.
+  if (r.kind === 'breakpoint' && r.breakpoint?.kind === 'qa' && r.message) return `paused: ${r.message}`;
   if (r.kind === 'breakpoint') {
     const what = r.breakpoint ? ` (${describeBreakpoint(r.breakpoint)})` : '';
     return `paused at a breakpoint${what}${r.message ? `: ${r.message}` : ''}`;
