@@ -74,10 +74,11 @@ describe('web mode: first load', () => {
       const text = await problem.innerText();
       expect(text).toMatch(/Fix:/);
       expect(text).not.toContain('ECONNREFUSED');
+      await expect(app.sandbox.dockerStatus.innerText()).resolves.toBe('docker down');
+      // What a person first sees: the headline and the fix, the details folded.
+      await app.screenshot('docker-down');
       await problem.locator('summary').click();
       await expect(problem.innerText()).resolves.toMatch(/127\.0\.0\.1:1.*ECONNREFUSED/);
-      await expect(app.sandbox.dockerStatus.innerText()).resolves.toBe('docker down');
-      await app.screenshot('docker-down');
       expect(app.errors).toEqual([]);
     } finally {
       await served.close();
