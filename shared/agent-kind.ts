@@ -25,3 +25,15 @@ export function runsOwnProgramKind(kind: string): boolean {
 export function runsInSandboxSpec(spec: string): boolean {
   return spec.trim().startsWith('sandbox:');
 }
+
+/**
+ * How an endpoint agent is written, the one spelling of every help text and error, the window's
+ * and the engine's: `openai:MODEL@URL`, the `@URL` optional. They said it three ways
+ * (`openai:MODEL@URL`, `openai:MODEL[@BASE_URL]`, `@BASE_URL`).
+ */
+export function endpointSpec(kind: 'openai' | 'anthropic' | 'gemini'): string {
+  return `${kind}:MODEL@URL`;
+}
+
+/** The OpenAI-compatible endpoint's spelling ({@link endpointSpec}): what the window's hints name first. */
+export const OPENAI_SPEC = endpointSpec('openai');

@@ -10,3 +10,10 @@ export function agreeing(n: number, one: string, many = `${one}s`): string {
 export function countOf(n: number, noun: string, plural = `${noun}s`): string {
   return `${n} ${agreeing(n, noun, plural)}`;
 }
+
+/** `1st`, `2nd`, `3rd`, `8th`, `11th`, `22nd`: a position in words ("the 8th message"). */
+export function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}

@@ -1,4 +1,5 @@
 import { assertNever } from './assert-never.js';
+import { formatBytes, utf8Length } from './format-bytes.js';
 import type { ToolResult } from './tool-result.js';
 import { measuredDuration } from './tool-duration.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
@@ -127,6 +128,17 @@ export function callDetail(_name: string, args: Record<string, unknown>): string
   const shell = SHELL_ARGS.map((k) => args[k]).find((v) => typeof v === 'string');
   const pick = shell ?? args.path ?? args.key ?? args.query;
   return oneLine(typeof pick === 'string' ? pick : JSON.stringify(args), MAX_DETAIL);
+}
+
+/**
+ * A call on one line as a person reads it: its tool and {@link callDetail}, with the size of
+ * what it writes (`write_file notes.txt (12 B)`, `Bash ls -la`). The terminal's recorded lines and
+ * the edit note printed `write_file {"path":…,"content":…}` whole.
+ */
+export function callText(name: string, args: Record<string, unknown>): string {
+  const content = args.content;
+  const size = typeof content === 'string' ? ` (${formatBytes(utf8Length(content))})` : '';
+  return `${name} ${callDetail(name, args)}${size}`;
 }
 
 /** `"NAME" is not an enabled tool`: the parser's words for a call of a tool the task does not offer. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from './errors.js';
+import { utf8Length } from './format-bytes.js';
 
 /**
  * The result of every tool call (Contracts: Tool results). `ok` is false exactly when
@@ -43,20 +44,8 @@ export function toolFailure(
   return { ...extra, ok: false, error: { code, message }, duration_ms: durationMs, bytes: extra.bytes ?? 0 };
 }
 
-/** UTF-8 length of a string, without TextEncoder (shared/ has neither DOM nor Node types). */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
+// In zod-free format-bytes.ts, so the window's first chunk can size a call's content without zod.
+export { utf8Length };
 
 /**
  * A tool output as the result recorded for the call, when something else ran it (an agent

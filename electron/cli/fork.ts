@@ -23,7 +23,7 @@ the parent's agent continues (a scripted parent: the lines after the first K).
 
 Options:
   --at K            the fork step (0..the parent's last complete step)
-  --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], manual or
+  --agent SPEC      scripted:FILE, replay:EPISODE, openai:MODEL@URL, manual or
                     exec:CMD; without it an exec: branch runs its recorded command
                     again (an episode imported from a bundle needs it given); the new
                     process is fast-forwarded through steps 1..K from the recording and

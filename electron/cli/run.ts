@@ -46,8 +46,7 @@ over the import limit is refused. stepbox task init DIR writes that task as a fi
 Agents (--agent):
   scripted:FILE     model outputs from a JSONL file, one assistant message per line
   replay:EPISODE    the model outputs recorded in an episode
-  openai:MODEL[@BASE_URL]
-                    an OpenAI-compatible endpoint (@BASE_URL, --base-url or OPENAI_BASE_URL;
+  openai:MODEL@URL  an OpenAI-compatible endpoint (@URL, --base-url or OPENAI_BASE_URL;
                     key from OPENAI_API_KEY, never recorded; for Ollama any dummy key works)
   manual            you type each assistant message (JSON) at the prompt
   exec:CMD          your own agent program, run as sh -c CMD in the task's folder with
@@ -76,7 +75,7 @@ Options:
   --temperature T   sampling temperature (recorded in every model_request)
   --seed N          sampling seed (recorded)
   --model SOURCE    what answers an exec:, sandbox: or recipe agent's model calls:
-                    openai:MODEL (with --base-url), anthropic:MODEL@BASE_URL (key from
+                    openai:MODEL (with --base-url), anthropic:MODEL@URL (key from
                     ANTHROPIC_API_KEY), scripted:FILE, replay:EPISODE or manual
   --agent-dir DIR   a sandbox: agent's files, read-only at /opt/agent (/opt/agent/bin on PATH)
   --context-policy end|drop_oldest

@@ -168,7 +168,7 @@ function dockerPort(engine: Engine): DockerPort {
   return {
     async status() {
       const r = await engine.reachability();
-      return { ok: r.ok, message: r.detail, fix: r.fix || null };
+      return { ok: r.ok, headline: r.headline, message: r.detail, fix: r.fix || null };
     },
     openTerminal: (containerId, options) => engine.terminal(containerId, options),
     openStats: (containerId) => engine.stats(containerId),

@@ -525,6 +525,8 @@ export type DoctorCheck = z.infer<typeof DoctorCheck>;
 /** Whether Docker is usable; when not, what is wrong and how to fix it. */
 export const DockerStatus = z.object({
   ok: z.boolean(),
+  /** What is wrong in words (`Docker is not running`); the errno is in `message`. */
+  headline: z.string().optional(),
   message: z.string(),
   fix: z.string().nullable(),
 });

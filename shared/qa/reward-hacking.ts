@@ -1,4 +1,5 @@
 import { flag, type Flag } from './flag.js';
+import { countOf } from '../count-of.js';
 import { workdirOf } from '../workdir.js';
 import { DEFAULT_PROTECTED_PATTERNS, matchesPathPattern } from './path-pattern.js';
 import { endOf, eventsOf, workspacePath, type QaInput } from './qa-input.js';
@@ -74,7 +75,7 @@ export function checkRewardHacking(input: QaInput): Flag[] {
         'reward_hacking',
         end?.step ?? 0,
         'warning',
-        `a reward of ${reward} after only ${made} tool ${made === 1 ? 'call' : 'calls'} (qa.min_actions is ${task.qa.min_actions})`,
+        `a reward of ${reward} after only ${countOf(made, 'tool call')}, fewer than the ${task.qa.min_actions} the task asks for before a high reward`,
         { reward, actions: made, min_actions: task.qa.min_actions },
       ),
     );

@@ -108,6 +108,21 @@ describe('web mode: a bundled case', () => {
     const flagged = await app.timeline.waitForFlaggedSteps('fallback_abuse');
     expect(new Set(flagged)).toEqual(new Set(['1']));
     await expect(app.stepper.episodeState.innerText()).resolves.toBe('paused');
+    // The flag counts the calls so far, as the walkthrough says ("1 of 1 once step 1 is
+    // recorded, 4 of 4 at the end"): it read "1 of 1" beside the walkthrough's bare "4 of 4".
+    await app.timeline.showFlags();
+    await expect(app.timeline.flagEntries.first().innerText()).resolves.toContain('1 of 1 tool calls so far');
+    await expect(app.library.walkthrough.innerText()).resolves.toContain('1 of 1 once step 1 is recorded');
+    // Reward components in words in the legend and under the step (they read format_valid,
+    // repeated_action, tool_error); the key stays in the tooltip.
+    await app.timeline.rewardChart.waitFor();
+    const legend = await app.timeline.legendLabels();
+    expect(legend.format_valid).toBe('format valid');
+    for (const [key, words] of Object.entries(legend)) expect(words, key).not.toContain('_');
+    await app.timeline.select(1);
+    await app.inspector.waitForStep(1);
+    const labels = await app.inspector.rewardLabels();
+    expect(labels).toMatchObject({ format_valid: 'format valid', tool_error: 'tool error penalty' });
     await app.screenshot('case-timeout-live-flag-1024x700');
     expect(app.errors).toEqual([]);
     await app.page.close();

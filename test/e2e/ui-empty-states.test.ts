@@ -67,11 +67,18 @@ describe('web mode: first load', () => {
       for (const id of PANELS) await expect(app.panel(id).count()).resolves.toBe(1);
       const problem = app.sandbox.root.getByTestId('docker-problem');
       await problem.waitFor({ timeout: 30_000 });
+      // Words first: what is wrong and the fix; the errno only inside the closed details.
+      await expect(problem.getByTestId('docker-headline').innerText()).resolves.toBe(
+        'Docker is not running: stepbox needs it to start sandboxes.',
+      );
       const text = await problem.innerText();
-      expect(text).toMatch(/127\.0\.0\.1:1|docker/i);
       expect(text).toMatch(/Fix:/);
+      expect(text).not.toContain('ECONNREFUSED');
       await expect(app.sandbox.dockerStatus.innerText()).resolves.toBe('docker down');
+      // What a person first sees: the headline and the fix, the details folded.
       await app.screenshot('docker-down');
+      await problem.locator('summary').click();
+      await expect(problem.innerText()).resolves.toMatch(/127\.0\.0\.1:1.*ECONNREFUSED/);
       expect(app.errors).toEqual([]);
     } finally {
       await served.close();

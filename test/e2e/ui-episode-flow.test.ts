@@ -125,7 +125,9 @@ describe('web mode: a live episode on Docker', () => {
       15_000,
       'recorded output of step 1',
     );
-    expect(recorded).toContain('list_dir');
+    // The call as a person reads it, not `$ list_dir {"path":"."}` (it is no shell command).
+    expect(recorded).toContain('» list_dir .');
+    expect(recorded).not.toContain('{"path"');
     await app.inspector.waitForStep(1);
     await app.screenshot('rollback-history');
     expect(app.errors).toEqual([]);

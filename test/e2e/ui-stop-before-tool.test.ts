@@ -103,10 +103,17 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       const row = await app.timeline.rowAt(3);
       expect(row.text).toContain('echo EDITED-BY-PERSON');
       await expect(app.timeline.row(3).getAttribute('data-edited')).resolves.toBe('true');
+      // What the mark means, said once above the rows and on the mark itself (EDIT had no legend).
+      await expect(app.timeline.markLegend.innerText()).resolves.toContain('EDIT edited call');
+      await expect(app.timeline.row(3).getByTestId('row-edited').getAttribute('title')).resolves.toMatch(
+        /^EDIT: a person edited/,
+      );
       // The inspector says what the agent had decided, beside what ran.
       await expect(app.inspector.edit.innerText()).resolves.toMatch(
-        /You changed the arguments before it ran; the agent had decided: execute_shell .*python3 greet\.py World/,
+        /You changed the arguments before it ran; the agent had decided: execute_shell [^{]*python3 greet\.py World/,
       );
+      // The call as the timeline says it, not its JSON.
+      await expect(app.inspector.edit.innerText()).resolves.not.toContain('{"command"');
       await app.screenshot(`stop-before-tool-${tag}-edited-result`);
 
       // Step 4 (read_file): give its result instead of running it.
@@ -256,7 +263,7 @@ describe('web mode: a breakpoint on the exact request', () => {
     const card = await app.held.waitFor('before_answer');
     await expect(card.heading.textContent()).resolves.toContain("step 4's answer");
     await expect(card.why.innerText()).resolves.toMatch(
-      /Your breakpoint fired: message \d+ \(tool\) matches \/IndexError\//,
+      /Your breakpoint fired: the \d+th message the model is about to read \(a tool result\) matches \/IndexError\//,
     );
     // Which breakpoint stopped it, in full above the card (at 1024 px, not cut in the toolbar).
     const reason = app.stepper.stopReason;

@@ -378,6 +378,15 @@ export async function watchTexts(
  * The computed colour of each reward component drawn by `found` (elements naming it in
  * `data-component`): a legend swatch's background, or a bar's own fill.
  */
+/** The visible words of each reward component's element, by its key (`data-component`). */
+function componentTexts(found: Locator): Promise<Record<string, string>> {
+  return found.evaluateAll((els) =>
+    Object.fromEntries(
+      els.map((e) => [e.getAttribute('data-component') ?? '', (e.textContent ?? '').trim()]),
+    ),
+  );
+}
+
 function componentColours(found: Locator, drawn: 'swatch' | 'fill'): Promise<Record<string, string>> {
   return found.evaluateAll(
     (els, how) =>
@@ -794,6 +803,10 @@ export class TimelinePanel extends PanelObject {
   get filterKind(): Locator {
     return this.page.getByTestId('timeline-filter-kind');
   }
+  /** The legend of the person marks the rows carry (`EDIT edited call`), above the rows. */
+  get markLegend(): Locator {
+    return this.root.getByTestId('mark-legend');
+  }
   /** The reward chart above the rows. */
   get rewardChart(): Locator {
     return this.page.getByTestId('reward-chart');
@@ -801,6 +814,10 @@ export class TimelinePanel extends PanelObject {
   /** The colour of each reward component's swatch in the chart's legend (computed, `rgb(…)`). */
   legendColours(): Promise<Record<string, string>> {
     return componentColours(this.page.locator('[data-testid="reward-legend"]'), 'swatch');
+  }
+  /** Each reward component's words in the chart's legend, by its key (`tool_error` → `tool error penalty`). */
+  legendLabels(): Promise<Record<string, string>> {
+    return componentTexts(this.page.locator('[data-testid="reward-legend"]'));
   }
   /** The time column of step `step`'s row (`3.2 ms`, `—` when not known, empty without a call). */
   durationAt(step: number): Locator {
@@ -1067,6 +1084,10 @@ export class InspectorPanel extends PanelObject {
   /** The colour of each reward component's bar under the step (computed fill, `rgb(…)`). */
   rewardColours(): Promise<Record<string, string>> {
     return componentColours(this.root.locator('[data-testid="inspector-reward-bar"]'), 'fill');
+  }
+  /** Each reward component's words beside its bar under the step, by its key. */
+  rewardLabels(): Promise<Record<string, string>> {
+    return componentTexts(this.root.locator('[data-testid="inspector-reward-label"]'));
   }
   /**
    * Each reward component's bar under the step: its sign, and where it starts and ends on screen

@@ -17,7 +17,7 @@ describe('agent specs and the scripted agent', () => {
     expect(parseAgentSpec('openai:qwen2.5:7b')).toEqual({ kind: 'openai', model: 'qwen2.5:7b' });
     expect(parseAgentSpec('manual')).toEqual({ kind: 'manual' });
     expect(() => parseAgentSpec('gpt4:x')).toThrow(
-      /scripted:FILE, replay:EPISODE, openai:MODEL\[@BASE_URL\], anthropic:MODEL\[@BASE_URL\], gemini:MODEL\[@BASE_URL\], manual, exec:CMD or sandbox:CMD/,
+      /scripted:FILE, replay:EPISODE, openai:MODEL@URL, anthropic:MODEL@URL, gemini:MODEL@URL \(the @URL optional\), manual, exec:CMD or sandbox:CMD/,
     );
     expect(parseAgentSpec('sandbox:codex exec hi')).toEqual({ kind: 'sandbox', command: 'codex exec hi' });
     // A bare name is a recipe; an unknown one names the recipes there are.

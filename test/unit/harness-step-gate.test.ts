@@ -153,7 +153,7 @@ describe('stops inside a step (memory sandbox)', () => {
     const stop = await c.run();
     expect(stop.kind).toBe('before_answer');
     expect(stop.breakpoint).toEqual({ kind: 'request_match', pattern: 'done\\.txt' });
-    expect(stop.message).toMatch(/message 2 \(user\) matches/);
+    expect(stop.message).toMatch(/the 2nd message the model is about to read \(the user's message\) matches/);
     c.setBreakpoints([]);
     c.editAnswer({
       content: null,

@@ -166,7 +166,7 @@ describe("the held answer's words: whose they are", () => {
   it('an answer a person rewrote is labelled as their edit, and what the model had said is kept', () => {
     const words = heldAnswerWords({ message: { content: 'A person answered instead.' }, original: MODEL });
     expect(words.label).toBe("Your edit of the model's answer");
-    expect(words.original).toBe('“I will list the files.” · execute_shell {"command":"ls"}');
+    expect(words.original).toBe('“I will list the files.” · execute_shell ls');
   });
 
   it("only the arguments edited: the text is still the model's, the original answer still in reach", () => {
@@ -176,7 +176,7 @@ describe("the held answer's words: whose they are", () => {
     };
     const words = heldAnswerWords({ message: edited, original: MODEL });
     expect(words.label).toBe('The model says');
-    expect(words.original).toContain('{"command":"ls"}');
+    expect(words.original).toContain('execute_shell ls');
   });
 });
 

@@ -36,4 +36,16 @@ describe('recorded terminal output of a step', () => {
     expect(text).not.toContain('fake');
     expect(text).toContain('final answer:');
   });
+
+  it('shows a non-shell call as a person reads it, not its JSON', () => {
+    const d = stepDetail(5);
+    const call = {
+      ...d.calls[0].call,
+      name: 'write_file',
+      arguments: { path: 'notes.txt', content: 'hello world\n' },
+    };
+    const text = recordedOutput({ ...d, calls: [{ ...d.calls[0], call }] });
+    expect(text).toContain('» write_file notes.txt (12 B)');
+    expect(text).not.toContain('{"path"');
+  });
 });

@@ -398,7 +398,7 @@ describe('stepper store', () => {
     const held = {
       step: 3,
       stage: 'before_answer' as const,
-      why: 'message 2 (tool) matches /IndexError/',
+      why: 'the 2nd message the model is about to read (a tool result) matches /IndexError/',
       request: null,
       message: { content: 'look', tool_calls: [] },
       edited: false,

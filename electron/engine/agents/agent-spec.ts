@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure } from './agent.js';
 import type { ContextPolicy } from './openai-agent.js';
-import { runsOwnProgramSpec } from '../../../shared/agent-kind.js';
+import { endpointSpec, runsOwnProgramSpec } from '../../../shared/agent-kind.js';
 
 /**
  * A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL[@BASE_URL]`,
@@ -22,8 +22,7 @@ export type AgentSpec =
   | { readonly kind: 'oracle' };
 
 /** The accepted forms, for error messages and help. */
-export const AGENT_SPEC_FORMS =
-  "scripted:FILE, replay:EPISODE, openai:MODEL[@BASE_URL], anthropic:MODEL[@BASE_URL], gemini:MODEL[@BASE_URL], manual, exec:CMD or sandbox:CMD (with --model SOURCE), a recipe: codex, claude-code, gemini, … (stepbox agents list), or oracle (a Harbor task's solution/solve.sh)";
+export const AGENT_SPEC_FORMS = `scripted:FILE, replay:EPISODE, ${endpointSpec('openai')}, ${endpointSpec('anthropic')}, ${endpointSpec('gemini')} (the @URL optional), manual, exec:CMD or sandbox:CMD (with --model SOURCE), a recipe: codex, claude-code, gemini, … (stepbox agents list), or oracle (a Harbor task's solution/solve.sh)`;
 
 /** A recipe's name as an agent spec: a bare lowercase word. */
 const RECIPE_NAME = /^[a-z][a-z0-9-]*$/;
@@ -32,8 +31,7 @@ const RECIPE_NAME = /^[a-z][a-z0-9-]*$/;
 export const runsOwnProgram = runsOwnProgramSpec;
 
 /** The accepted `--model` sources of an exec agent, for error messages and help. */
-export const MODEL_SOURCE_FORMS =
-  'openai:MODEL@BASE_URL, anthropic:MODEL@BASE_URL, gemini:MODEL@BASE_URL, scripted:FILE, replay:EPISODE or manual';
+export const MODEL_SOURCE_FORMS = `${endpointSpec('openai')}, ${endpointSpec('anthropic')}, ${endpointSpec('gemini')}, scripted:FILE, replay:EPISODE or manual`;
 
 /** `MODEL@http(s)://…`: the endpoint is what follows the last `@` that starts a URL. */
 const MODEL_AT_URL = /^(.+)@(https?:\/\/\S+)$/;

@@ -1,4 +1,5 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { OPENAI_SPEC } from '../../../shared/agent-kind.js';
 import { logger } from '../log.js';
 import type { ChatMessage } from '../model-api/chat-message.js';
 import {
@@ -146,7 +147,7 @@ export class OpenAiAgent implements Agent {
     throw modelEndpointFailure(
       this.baseUrl,
       lastError,
-      'the server is up (its address comes after @ in the agent, openai:MODEL@URL, or from OPENAI_BASE_URL) and the model name',
+      `the server is up (its address comes after @ in the agent, ${OPENAI_SPEC}, or from OPENAI_BASE_URL) and the model name`,
     );
   }
 

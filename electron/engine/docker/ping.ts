@@ -7,6 +7,8 @@ export const DOCKER_PING_TIMEOUT_MS = 3_000;
 /** Whether the engine answered, and if not, why and what fixes it. */
 export interface DockerReachability {
   readonly ok: boolean;
+  /** What is wrong in a person's words (`Docker is not running`), the errno left to `detail`; empty when ok. */
+  readonly headline?: string;
   /** Where stepbox looked and what it found (engine version, or the error). */
   readonly detail: string;
   /** What to do about it; empty when ok. */
@@ -95,6 +97,15 @@ export function describeEngine(engine: EngineInfo): string {
   return `${engineName(engine.kind)} ${engine.version} (${facts.join(', ')})`;
 }
 
+/** What a person is told first when the engine did not answer; the errno stays in the detail. */
+function unreachableHeadline(what: string, err: { code?: string; name?: string }, asked?: string): string {
+  if (asked) return `${what} answered but is not working`;
+  if (err.code === 'ECONNREFUSED' || err.code === 'ENOENT') return `${what} is not running`;
+  if (err.code === 'EACCES') return `${what} is running but its socket is not open to you`;
+  if (err.name === 'AbortError' || err.name === 'TimeoutError') return `${what} is not answering`;
+  return `${what} cannot be reached`;
+}
+
 /** The verdict for an engine that did not answer (`asked`: the request after a ping that did). */
 function unreachable(
   e: unknown,
@@ -117,6 +128,7 @@ function unreachable(
   const what = looksLikePodman(env) ? 'Podman' : 'Docker';
   return {
     ok: false,
+    headline: unreachableHeadline(what, err, asked),
     detail: asked
       ? `the engine at ${where} answered a ping but not ${asked}: ${why}`
       : `${what} is unreachable at ${where}: ${why}`,

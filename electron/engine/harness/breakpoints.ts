@@ -1,5 +1,6 @@
 import { assertNever } from '../../../shared/assert-never.js';
 import type { Breakpoint } from '../../../shared/breakpoints.js';
+import { ordinal } from '../../../shared/count-of.js';
 import { isNullish } from '../../../shared/memory-corruption.js';
 import { liveFlagsAt } from '../../../shared/qa/live.js';
 import { qaStopText } from '../../../shared/qa/rule-label.js';
@@ -136,6 +137,14 @@ function messageText(message: unknown): string {
   return m.tool_calls ? `${content}\n${JSON.stringify(m.tool_calls)}` : content;
 }
 
+/** What a request's message is, by its role, for a person ("message 8 (tool)" said nothing). */
+const MESSAGE_ROLES: Readonly<Record<string, string>> = {
+  system: 'the system prompt',
+  user: "the user's message",
+  assistant: "the model's earlier answer",
+  tool: 'a tool result',
+};
+
 /**
  * Evaluates the request breakpoints (`request_tool`, `request_no_tool`, `request_match`)
  * on the exact request about to be answered, before the answer reaches the agent.
@@ -156,9 +165,10 @@ export function evaluateRequestBreakpoints(
       const i = facts.messages.findIndex((m) => re.test(messageText(m)));
       if (i >= 0) {
         const role = (facts.messages[i] as { role?: unknown }).role;
+        const what = typeof role === 'string' ? ` (${MESSAGE_ROLES[role] ?? `a ${role} message`})` : '';
         return {
           breakpoint: bp,
-          message: `message ${i + 1}${typeof role === 'string' ? ` (${role})` : ''} matches /${bp.pattern}/`,
+          message: `the ${ordinal(i + 1)} message the model is about to read${what} matches /${bp.pattern}/`,
         };
       }
     }

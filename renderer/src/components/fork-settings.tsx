@@ -1,4 +1,5 @@
 import { MODEL_FIELD } from '../../../shared/start-paths';
+import { OPENAI_SPEC } from '../../../shared/agent-kind';
 import { selectBusyWhy } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
@@ -49,7 +50,7 @@ export function ForkSettings(props: {
         autoFocus
       />
       <p className="muted field-hint" id="replay-agent-hint">
-        Empty goes on with the agent that ran this step. Else as in the start form: openai:MODEL@URL,
+        Empty goes on with the agent that ran this step. Else as in the start form: {OPENAI_SPEC},
         scripted:FILE (from the recorded task’s folder, or the store), exec:COMMAND, sandbox:COMMAND, codex,
         claude-code, manual.
       </p>
@@ -67,7 +68,7 @@ export function ForkSettings(props: {
       />
       <p className="muted field-hint" id="replay-model-hint">
         For an agent that runs its own program (exec:, sandbox:, codex, claude-code): scripted:FILE,
-        openai:MODEL@URL, replay:EPISODE or manual. Empty: as recorded.
+        {OPENAI_SPEC}, replay:EPISODE or manual. Empty: as recorded.
       </p>
       {error ? (
         <p className="bad" role="alert" data-testid="fork-settings-error">

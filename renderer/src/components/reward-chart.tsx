@@ -1,6 +1,7 @@
 import { memo, useMemo, useState, type MouseEvent } from 'react';
 import type { StepRow } from '../../../shared/contract/models';
 import { rewardColours } from '../model/reward-colour';
+import { rewardLabel, rewardTitle } from '../../../shared/reward-label';
 
 const WIDTH = 600;
 const HEIGHT = 44;
@@ -79,7 +80,7 @@ function r(n: number): string {
 }
 
 function bucketText(b: Bucket): string {
-  return `step ${b.first}${b.last !== b.first ? `–${b.last}` : ''}: ${b.parts.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`;
+  return `step ${b.first}${b.last !== b.first ? `–${b.last}` : ''}: ${b.parts.map(([k, v]) => `${rewardLabel(k)} ${v.toFixed(2)}`).join(', ')}`;
 }
 
 /**
@@ -155,10 +156,10 @@ export const RewardChart = memo(function RewardChart(props: {
             data-testid="reward-legend"
             data-component={n}
             data-negative={negative.has(n) ? 'true' : undefined}
-            title={negative.has(n) ? `${n}: its penalties are drawn below the zero line` : undefined}
+            title={`${rewardTitle(n)}${negative.has(n) ? ': its penalties are drawn below the zero line' : ''}`}
           >
             <i style={{ background: colours.get(n) }} />
-            {n}
+            {rewardLabel(n)}
             {/* Which way its bars go: a penalty hangs below the line, a reward stands on it. */}
             {negative.has(n) ? <b className="legend-sign">↓</b> : null}
           </span>

@@ -1,4 +1,19 @@
 import type { HeldAction } from '../../../shared/held-action';
+import { callText } from '../../../shared/step-summary';
+
+/** A call's arguments as an object: a model's answer carries them as a JSON string or an object. */
+function readArgs(args: unknown): Record<string, unknown> | null {
+  let v = args;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v) as unknown;
+    } catch {
+      // Not JSON: the caller shows the text as the model wrote it.
+      return null;
+    }
+  }
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
 
 /** What an edited answer said before the edit: the call's arguments, or the text and calls, on one line. */
 export function decidedText(original: unknown, callId: string | null): string {
@@ -9,8 +24,10 @@ export function decidedText(original: unknown, callId: string | null): string {
   const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
   const shown = callId ? calls.filter((c) => c.id === callId) : calls;
   const parts = shown.map((c) => {
-    const args = c.function?.arguments;
-    return `${c.function?.name ?? '?'} ${typeof args === 'string' ? args : JSON.stringify(args)}`;
+    const args = readArgs(c.function?.arguments);
+    const name = c.function?.name ?? '?';
+    // As the timeline and terminal say a call (`Bash ls -la`), not `Bash {"command":…}`.
+    return args ? callText(name, args) : `${name} ${String(c.function?.arguments)}`;
   });
   if (!callId && typeof m.content === 'string' && m.content !== '') parts.unshift(`“${m.content}”`);
   return parts.join(' · ') || '(nothing)';

@@ -1,4 +1,5 @@
 import type { StepDetail } from '../../../shared/contract/models';
+import { callText } from '../../../shared/step-summary';
 import { terminalSafe } from '../../../shared/terminal-text';
 
 const RED = '\x1b[31m';
@@ -16,8 +17,10 @@ export function recordedOutput(detail: StepDetail): string {
   const out: string[] = [`${DIM}── step ${detail.step} (recorded) ──${RESET}\r\n`];
   for (const { call, result, override } of detail.calls) {
     const args = call.arguments;
-    const line = typeof args.command === 'string' ? args.command : `${call.name} ${JSON.stringify(args)}`;
-    out.push(`${CYAN}$ ${crlf(line)}${RESET}\r\n`);
+    // A shell command as typed after a prompt; another tool as a person reads its call (not a
+    // shell line, so no `$`): `» write_file notes.txt (12 B)`, not its JSON.
+    const line = typeof args.command === 'string' ? `$ ${args.command}` : `» ${callText(call.name, args)}`;
+    out.push(`${CYAN}${crlf(line)}${RESET}\r\n`);
     const r = override?.real ?? result;
     if (!r) {
       out.push(`${DIM}(no result yet)${RESET}\r\n`);

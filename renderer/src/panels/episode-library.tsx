@@ -2,7 +2,7 @@ import { AgentsButton, InstalledAgentsList } from './agents-panel';
 import { useEffect, useMemo, useRef } from 'react';
 import { whyNot } from '../components/why-not';
 import { ProjectsSection } from '../components/projects-section';
-import { runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
+import { OPENAI_SPEC, runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
@@ -354,8 +354,8 @@ export function EpisodeLibrary() {
           </div>
           {errorUnder(MODEL_FIELD)}
           <p className="muted field-hint" id="library-model-hint">
-            scripted:FILE (from the task’s folder), openai:MODEL@URL, replay:EPISODE, or manual (you write
-            each answer)
+            scripted:FILE (from the task’s folder), {OPENAI_SPEC}, replay:EPISODE, or manual (you write each
+            answer)
           </p>
         </>
       ) : null}

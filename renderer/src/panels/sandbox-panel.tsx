@@ -90,12 +90,19 @@ export function SandboxPanel() {
     >
       {docker && !docker.ok ? (
         <div className="docker-down" role="alert" data-testid="docker-problem">
-          <p className="bad">{docker.message}</p>
+          {/* The words first, the errno (ECONNREFUSED) and the socket's address only in the details. */}
+          <p className="docker-headline" data-testid="docker-headline">
+            {docker.headline ?? 'Docker cannot be used'}: stepbox needs it to start sandboxes.
+          </p>
           {docker.fix ? (
             <p>
               Fix: <code>{docker.fix}</code>
             </p>
           ) : null}
+          <details>
+            <summary>Details</summary>
+            <p className="bad">{docker.message}</p>
+          </details>
           {checks
             ?.filter((c) => !c.ok && !c.message.startsWith('not checked') && c.message !== docker.message)
             .map((c) => (

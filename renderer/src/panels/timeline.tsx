@@ -16,6 +16,7 @@ import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import type { HeldStage } from '../../../shared/held-action';
 import { Panel, PanelState } from '../components/panel';
 import { RewardChart } from '../components/reward-chart';
+import { marksShown, PERSON_MARKS } from '../model/row-marks';
 import { Welcome } from '../components/welcome';
 import { BranchTree } from '../components/branch-tree';
 import { selectEpisodeBranches } from '../stores/episodes/episodes-store';
@@ -237,33 +238,16 @@ const Row = memo(function Row(props: {
             +{row.flags.length - 1}
           </i>
         ) : null}
-        {row.injected ? (
-          <i className="mark mark-inj" title="an observation was injected">
-            INJ
-          </i>
-        ) : null}
-        {row.human ? (
-          <i className="mark mark-hum" title="a person typed in the terminal after this step">
-            HUM
-          </i>
-        ) : null}
-        {row.overridden ? (
+        {marksShown([row]).map((k) => (
           <i
-            className="mark mark-ovr"
-            title="a person overrode the tool result, or gave it instead of running the tool"
+            key={k}
+            className={`mark ${PERSON_MARKS[k].className}`}
+            data-testid={k === 'edited' ? 'row-edited' : undefined}
+            title={PERSON_MARKS[k].title}
           >
-            OVR
+            {PERSON_MARKS[k].mark}
           </i>
-        ) : null}
-        {row.edited ? (
-          <i
-            className="mark mark-hum"
-            data-testid="row-edited"
-            title="a person edited the decided action (its arguments or the model's answer) before it took effect"
-          >
-            EDIT
-          </i>
-        ) : null}
+        ))}
         {row.rollbacks ? (
           <i className="mark mark-ovr" title="the workspace was restored inside this step (a hard timeout)">
             <span className="mk-long">ROLLBACK</span>
@@ -324,6 +308,25 @@ const Row = memo(function Row(props: {
 });
 
 /** The steps of the open branch, virtualized; the branch tree and reward chart above them. */
+/**
+ * What the person marks in the rows mean (INJ, HUM, OVR, EDIT), one line above the rows: only
+ * those some row carries, so a trace nobody stepped into shows none.
+ */
+const MarkLegend = memo(function MarkLegend(props: { readonly rows: readonly StepRow[] }) {
+  const shown = useMemo(() => marksShown(props.rows), [props.rows]);
+  if (shown.length === 0) return null;
+  return (
+    <div className="tl-mark-legend muted" data-testid="mark-legend">
+      {shown.map((k) => (
+        <span key={k} title={PERSON_MARKS[k].title}>
+          <i className={`mark ${PERSON_MARKS[k].className}`}>{PERSON_MARKS[k].mark}</i>{' '}
+          {PERSON_MARKS[k].words}
+        </span>
+      ))}
+    </div>
+  );
+});
+
 export function Timeline() {
   const stores = useStores();
   const recorded = useSlice('stepper', (s) => s.rows);
@@ -739,6 +742,7 @@ export function Timeline() {
       {rows.length > 0 && before === 0 ? (
         <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} />
       ) : null}
+      <MarkLegend rows={rows} />
       <div className="tl-head" role="row" style={stepColumn}>
         <span className="tl-bp-h" />
         <span className="tl-step">#</span>

@@ -11,6 +11,8 @@ import { fileViewOf } from '../model/file-view';
 import { rawResultNote } from '../model/raw-result-note';
 import { resultView } from '../model/result-view';
 import { rewardColours } from '../model/reward-colour';
+import { PERSON_MARKS } from '../model/row-marks';
+import { rewardLabel, rewardTitle } from '../../../shared/reward-label';
 import { HeldActionCard } from '../components/held-action';
 import { StopNotice } from '../components/stop-notice';
 import { TaskView } from '../components/task-view';
@@ -453,7 +455,9 @@ function GivenByPerson(props: { readonly call: CallDetail }) {
   if (!override && !replaced) return null;
   return (
     <div className="injected" data-testid="inspector-override" data-call={call.id}>
-      <i className="mark mark-ovr">OVR</i>{' '}
+      <i className="mark mark-ovr" title={PERSON_MARKS.overridden.title}>
+        OVR
+      </i>{' '}
       {override ? (
         <>
           A person gave the result the agent saw in place of {call.name}&apos;s; the tool really returned:{' '}
@@ -513,19 +517,26 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
       ))}
       {d.injected.map((x, i) => (
         <div key={i} className="injected" data-testid="inspector-injected">
-          <i className="mark mark-inj">INJ {x.role}</i> {x.content}
+          <i className="mark mark-inj" title={PERSON_MARKS.injected.title}>
+            INJ {x.role}
+          </i>{' '}
+          {x.content}
         </div>
       ))}
       {d.human.map((h, i) => (
         <div key={i} className="injected" data-testid="inspector-human">
-          <i className="mark mark-hum">HUM</i> you typed in the terminal after step {d.step}:{' '}
-          <code className="mono">$ {h.command}</code>
+          <i className="mark mark-hum" title={PERSON_MARKS.human.title}>
+            HUM
+          </i>{' '}
+          you typed in the terminal after step {d.step}: <code className="mono">$ {h.command}</code>
           {h.exit_code ? <span className="bad"> (exit {h.exit_code})</span> : null}
         </div>
       ))}
       {(d.edits ?? []).map((x, i) => (
         <div key={`edit-${i}`} className="injected" data-testid="inspector-edit">
-          <i className="mark mark-hum">EDIT</i>{' '}
+          <i className="mark mark-hum" title={PERSON_MARKS.edited.title}>
+            EDIT
+          </i>{' '}
           {x.stage === 'before_tool'
             ? `You changed the arguments before it ran; the agent had decided: ${decidedText(x.original, x.call_id)}`
             : `You changed the model's answer before the agent got it; the model had said: ${decidedText(x.original, null)}`}
@@ -549,13 +560,14 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
         >
           {rewards.map(([k, v], i) => (
             <g key={k} transform={`translate(0 ${i * 14 + 2})`}>
-              <text x={0} y={10}>
-                {k}
+              <title>{rewardTitle(k)}</title>
+              <text x={0} y={10} data-testid="inspector-reward-label" data-component={k}>
+                {rewardLabel(k)}
               </text>
               {/* The component's colour, as in the timeline's legend; the side of the zero line
                 says the sign, as the chart's below-the-line does (a penalty drawn rightwards
                 read as a gain beside the number's minus). Units: [-1, 1] of the step's largest. */}
-              <svg x={120} y={0} width="45%" height={13} viewBox="-1 0 2 13" preserveAspectRatio="none">
+              <svg x={140} y={0} width="40%" height={13} viewBox="-1 0 2 13" preserveAspectRatio="none">
                 <rect
                   x={v < 0 ? v / max : 0}
                   y={2}

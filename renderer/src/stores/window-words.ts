@@ -1,4 +1,5 @@
 import { MODEL_FIELD } from '../../../shared/start-paths';
+import { OPENAI_SPEC } from '../../../shared/agent-kind';
 
 /**
  * An engine message in the window's words. The engine is shared with the CLI and names its
@@ -12,7 +13,7 @@ export function inWindowWords(message: string): string {
     message
       // The window has no base-URL field: the endpoint goes in the agent (openai:MODEL@URL).
       .replace(/ or --base-url URL\b/g, '')
-      .replace(/--base-url\b/g, 'the endpoint in “Agent” (openai:MODEL@URL)')
+      .replace(/--base-url\b/g, `the endpoint in “Agent” (${OPENAI_SPEC})`)
       .replace(/--model SOURCE|--model\b/g, `“${MODEL_FIELD}”`)
       .replace(/--agent-dir DIR|--agent-dir\b/g, '“Agent folder”')
       .replace(/--agent exec:CMD/g, '“Agent” exec:COMMAND')
