@@ -85,6 +85,12 @@ describe('web mode: a flagged success reads as flagged', () => {
       await expect(said.innerText()).resolves.toContain(tooltip[i].replace(/^[^:]*: /, ''));
     }
     await app.screenshot('flags-open-1024x700');
+    // A flagged row's arguments keep their first 8 characters beside the flag (its answer was
+    // cut to "The …", a glyph and the ellipsis, by "⚑ Unverified success").
+    expect(await app.timeline.argsRoom(3), 'step 3 arguments: 8 characters').toBeGreaterThanOrEqual(8);
+    expect(await app.timeline.row(3).locator('[data-flag]').getAttribute('title')).toContain(
+      'Unverified success',
+    );
     // Folded again by the person: the rows have their room back.
     await summary.click();
     expect(await summary.getAttribute('aria-expanded')).toBe('false');

@@ -883,6 +883,21 @@ export class TimelinePanel extends PanelObject {
       return row ? Math.floor(el.clientHeight / row.getBoundingClientRect().height) : 0;
     });
   }
+  /**
+   * How many characters of its own font step `step`'s arguments cell holds (its width over a
+   * digit's): a flag beside them once left "The …", room for one.
+   */
+  argsRoom(step: number): Promise<number> {
+    return this.row(step)
+      .locator('.tl-args')
+      .evaluate((el) => {
+        const probe = Object.assign(document.createElement('span'), { textContent: '0'.repeat(10) });
+        el.append(probe);
+        const digit = probe.getBoundingClientRect().width / 10;
+        probe.remove();
+        return Math.floor((el.getBoundingClientRect().width + 0.5) / digit);
+      });
+  }
   /** The status word of step `step`'s row (`ok`, `waiting`, …). */
   rowStatus(step: number): Locator {
     return this.row(step).getByTestId('row-status');
