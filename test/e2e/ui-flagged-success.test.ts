@@ -23,6 +23,15 @@ describe('web mode: a flagged success reads as flagged', () => {
       .toBe('succeeded · ⚑ flagged');
     expect(await app.stepper.episodeState.getAttribute('class')).toContain('st-flagged');
     await app.screenshot('flagged-success-1024x700');
+    // Beside the long task name and that badge the id kept one glyph: its end (~8 characters,
+    // over 60 px) stays, the task name and the badge read whole, the bar's last button on screen.
+    const layout = new LayoutObject(app.page);
+    expect((await app.stepper.episodeId.boundingBox())?.width ?? 0, 'the id keeps its end').toBeGreaterThan(
+      60,
+    );
+    expect(await layout.unreadable(app.stepper.episodeState), 'the badge').toBe('');
+    expect(await layout.unreadable(app.stepper.taskName), 'the task name').toBe('');
+    expect(await layout.onScreen(app.stepper.keysButton), 'Keys on screen').toBe(true);
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);
