@@ -32,6 +32,10 @@ describe('web mode: a flagged success reads as flagged', () => {
     expect(await layout.unreadable(app.stepper.episodeState), 'the badge').toBe('');
     expect(await layout.unreadable(app.stepper.taskName), 'the task name').toBe('');
     expect(await layout.onScreen(app.stepper.keysButton), 'Keys on screen').toBe(true);
+    // The case's run line says its outcome whole (it ended "suc…"), the sentence after it cut.
+    const outcome = app.library.caseRun('broken').getByTestId('case-run-status');
+    expect(await outcome.innerText()).toBe('succeeded');
+    expect(await layout.unreadable(outcome), 'the run line').toBe('');
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);
