@@ -23,6 +23,19 @@ describe('web mode: a flagged success reads as flagged', () => {
       .toBe('succeeded · ⚑ flagged');
     expect(await app.stepper.episodeState.getAttribute('class')).toContain('st-flagged');
     await app.screenshot('flagged-success-1024x700');
+    // Beside the long task name and that badge the id kept one glyph: its end (~8 characters,
+    // over 60 px) stays, the task name and the badge read whole, the bar's last button on screen.
+    const layout = new LayoutObject(app.page);
+    expect((await app.stepper.episodeId.boundingBox())?.width ?? 0, 'the id keeps its end').toBeGreaterThan(
+      60,
+    );
+    expect(await layout.unreadable(app.stepper.episodeState), 'the badge').toBe('');
+    expect(await layout.unreadable(app.stepper.taskName), 'the task name').toBe('');
+    expect(await layout.onScreen(app.stepper.keysButton), 'Keys on screen').toBe(true);
+    // The case's run line says its outcome whole (it ended "suc…"), the sentence after it cut.
+    const outcome = app.library.caseRun('broken').getByTestId('case-run-status');
+    expect(await outcome.innerText()).toBe('succeeded');
+    expect(await layout.unreadable(outcome), 'the run line').toBe('');
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);
@@ -85,6 +98,12 @@ describe('web mode: a flagged success reads as flagged', () => {
       await expect(said.innerText()).resolves.toContain(tooltip[i].replace(/^[^:]*: /, ''));
     }
     await app.screenshot('flags-open-1024x700');
+    // A flagged row's arguments keep their first 8 characters beside the flag (its answer was
+    // cut to "The …", a glyph and the ellipsis, by "⚑ Unverified success").
+    expect(await app.timeline.argsRoom(3), 'step 3 arguments: 8 characters').toBeGreaterThanOrEqual(8);
+    expect(await app.timeline.row(3).locator('[data-flag]').getAttribute('title')).toContain(
+      'Unverified success',
+    );
     // Folded again by the person: the rows have their room back.
     await summary.click();
     expect(await summary.getAttribute('aria-expanded')).toBe('false');

@@ -67,6 +67,8 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     // Read whole at 1024 px: the sentence wraps above the inspector instead of ending in "…".
     expect(await layout.readable(app.stepper.stopReason)).toBe(true);
     expect(await layout.readable(bps.kindField)).toBe(true);
+    // The kind chosen reads whole in its select ("when a command exits n" at 1024 wide).
+    expect(await layout.fieldTextFits(bps.kindField), 'breakpoint kind').toBe(true);
     // Every hint in an empty field reads whole at this width (no "Search episodes, tasks, ca").
     for (const [id, field] of [
       ['library-search', app.library.searchField],
@@ -75,7 +77,7 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
       ['timeline-goto', app.timeline.gotoField],
       ['batch-agent', app.batches.agentField],
     ] as const)
-      expect(await layout.placeholderFits(field), id).toBe(true);
+      expect(await layout.fieldTextFits(field), id).toBe(true);
     await app.settled({ timeoutMs: 30_000 });
     await app.timeline.waitForStep(1);
     expect(await app.timeline.lastStep()).toBe(1);

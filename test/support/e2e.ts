@@ -900,6 +900,21 @@ export class TimelinePanel extends PanelObject {
       return row ? Math.floor(el.clientHeight / row.getBoundingClientRect().height) : 0;
     });
   }
+  /**
+   * How many characters of its own font step `step`'s arguments cell holds (its width over a
+   * digit's): a flag beside them once left "The …", room for one.
+   */
+  argsRoom(step: number): Promise<number> {
+    return this.row(step)
+      .locator('.tl-args')
+      .evaluate((el) => {
+        const probe = Object.assign(document.createElement('span'), { textContent: '0'.repeat(10) });
+        el.append(probe);
+        const digit = probe.getBoundingClientRect().width / 10;
+        probe.remove();
+        return Math.floor((el.getBoundingClientRect().width + 0.5) / digit);
+      });
+  }
   /** The status word of step `step`'s row (`ok`, `waiting`, …). */
   rowStatus(step: number): Locator {
     return this.row(step).getByTestId('row-status');
@@ -1590,15 +1605,23 @@ export class LayoutObject {
       return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
     });
   }
-  /** True when an empty field's placeholder fits its box (measured in the field's own font). */
-  async placeholderFits(locator: Locator): Promise<boolean> {
+  /**
+   * True when a field's shown words fit its box (measured in the field's own font): an empty
+   * field's placeholder, a select's chosen option beside its arrow (neither reports a cut in
+   * scrollWidth: "when a command exits n" passed {@link readable}).
+   */
+  async fieldTextFits(locator: Locator): Promise<boolean> {
     return locator.evaluate((el) => {
-      const input = el as HTMLInputElement;
-      const style = getComputedStyle(input);
+      const field = el as HTMLInputElement | HTMLSelectElement;
+      const style = getComputedStyle(field);
       const ctx = document.createElement('canvas').getContext('2d')!;
       ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-      const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-      return ctx.measureText(input.placeholder).width <= room;
+      // A select's arrow takes ~16 px of its box beside the text.
+      const arrow = field instanceof HTMLSelectElement ? 16 : 0;
+      const text =
+        field instanceof HTMLSelectElement ? (field.selectedOptions[0]?.text ?? '') : field.placeholder;
+      const room = field.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - arrow;
+      return ctx.measureText(text).width <= room;
     });
   }
   /**

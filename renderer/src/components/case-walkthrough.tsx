@@ -23,6 +23,10 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
       : null,
   );
   const { text, flags } = caseRunOutcome(run.summary, { running, paused, held });
+  // An ended run's "failed — why": the word is what a person reads first.
+  const [word, rest] = text.includes(' — ')
+    ? [text.split(' — ')[0], text.slice(text.indexOf(' — ') + 1)]
+    : ['', text];
   return (
     <li>
       <button
@@ -44,9 +48,15 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
             no QA flags
           </span>
         )}
-        {/* One line a run (issue 33, item 11: the walkthrough keeps its room); cut, it reads whole on hover. */}
+        {/* One line a run (issue 33, item 11: the walkthrough keeps its room): the outcome's word
+            whole, the sentence after it cut, whole on hover. */}
+        {word ? (
+          <span className="muted" data-testid="case-run-status">
+            {word}
+          </span>
+        ) : null}
         <span className="muted case-run-text" title={text}>
-          {text}
+          {rest}
         </span>
       </button>
     </li>

@@ -118,6 +118,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
         />
         <span className="long">Pause before each tool runs</span>
         <span className="short">Pause before tools</span>
+        <span className="tiny">❚❚ before tools</span>
       </label>
       <label
         className="toggle"
@@ -132,6 +133,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
         />
         <span className="long">Pause before each answer</span>
         <span className="short">Pause before answers</span>
+        <span className="tiny">❚❚ before answers</span>
       </label>
       <button
         type="button"
