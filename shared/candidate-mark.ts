@@ -1,4 +1,4 @@
-import { actionText, callDetail, oneLine } from './step-summary.js';
+import { actionText, callText, oneLine } from './step-summary.js';
 import type { HeaderEvent, TraceEvent } from './trace-events.js';
 
 /**
@@ -33,12 +33,9 @@ export function candidateMarkOf(header: HeaderEvent, events: readonly TraceEvent
   const action =
     decided?.type === 'action'
       ? decided.calls.length
-        ? // Each call as the timeline's row says it (its tool and the argument a person looks
-          // for first): `execute_shell ls -la`, not `execute_shell {command: "ls -la"}`.
-          oneLine(
-            decided.calls.map((c) => `${c.name} ${callDetail(c.name, c.arguments)}`).join('; '),
-            ACTION_MAX,
-          )
+        ? // Each call as a person reads it (callText: its tool and the argument the timeline's
+          // row shows): `execute_shell ls -la`, not `execute_shell {command: "ls -la"}`.
+          oneLine(decided.calls.map((c) => callText(c.name, c.arguments)).join('; '), ACTION_MAX)
         : actionText({ calls: decided.calls, final: decided.final }, ACTION_MAX)
       : decided?.type === 'parse_error'
         ? actionText({ calls: [], final: null, parse_error: decided.message }, ACTION_MAX)
