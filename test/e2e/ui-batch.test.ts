@@ -51,7 +51,8 @@ describe('web mode: a batch', () => {
     // "Show the batch": from a library scrolled to its top (the Batches section out of view),
     // the batch's summary is brought on screen and has the keyboard.
     await app.panel('episode-library').evaluate((el) => {
-      for (const box of [el, ...Array.from(el.querySelectorAll('*'))]) if (box.scrollTop > 0) box.scrollTop = 0;
+      for (const box of [el, ...Array.from(el.querySelectorAll('*'))])
+        if (box.scrollTop > 0) box.scrollTop = 0;
     });
     const summary = app.page.getByTestId('batch-summary');
     await app.notices.action('batch').click();
