@@ -48,6 +48,9 @@ describe('web mode: status words say what happened', () => {
       'The tool ran; the command itself failed (exit 1).',
     );
     expect(await new LayoutObject(app.page).readable(outcome)).toBe(true);
+    // At the last step, chosen by hand: Replay offers no "latest" (there is no newer step).
+    await expect(app.replay.root.getByTestId('scrub-label').innerText()).resolves.toBe('step 3 / 3');
+    expect(await app.replay.root.getByRole('button', { name: 'latest', exact: true }).count()).toBe(0);
     await app.screenshot('status-words-exit1-1024x700');
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended', 60_000);

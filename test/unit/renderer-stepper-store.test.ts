@@ -9,6 +9,7 @@ import {
   selectRollbackNotice,
   selectStopNotice,
   selectViewedRow,
+  selectOffersLatest,
   selectViewedStep,
   selectViewingHistory,
   endText,
@@ -85,6 +86,17 @@ describe('stepper store', () => {
     expect(s.live).toBe(true);
     expect(s.state).toBe('paused');
     expect(selectViewedStep(s)).toBe(3);
+  });
+
+  it('offers "latest" only while an earlier step is viewed, never at the last one', async () => {
+    const { store } = setup(3);
+    await store.getState().open('b-main');
+    expect(selectOffersLatest(store.getState())).toBe(false);
+    store.getState().select(2);
+    expect(selectOffersLatest(store.getState())).toBe(true);
+    // The last step chosen by hand: nothing newer to go to ("step 3 / 3 … latest").
+    store.getState().select(3);
+    expect(selectOffersLatest(store.getState())).toBe(false);
   });
 
   it('keeps the pause switches and breakpoints for the session: a branch opened next gets them (issue 19 item 8)', async () => {

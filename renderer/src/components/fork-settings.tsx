@@ -67,7 +67,7 @@ export function ForkSettings(props: {
         onChange={(e) => replay.setModel(e.target.value)}
       />
       <p className="muted field-hint" id="replay-model-hint">
-        For an agent that runs its own program (exec:, sandbox:, codex, claude-code): scripted:FILE,
+        For an agent that runs its own program (exec:, sandbox:, codex, claude-code): scripted:FILE,{' '}
         {OPENAI_SPEC}, replay:EPISODE or manual. Empty: as recorded.
       </p>
       {error ? (

@@ -15,7 +15,12 @@ import {
   whyNothingToScrub,
 } from '../stores/stepper/why-not-now';
 import { WhatIf } from '../components/what-if';
-import { selectFirstStep, selectLastStep, selectViewedStep } from '../stores/stepper/stepper-store';
+import {
+  selectFirstStep,
+  selectLastStep,
+  selectOffersLatest,
+  selectViewedStep,
+} from '../stores/stepper/stepper-store';
 import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { revealWhole } from '../layout/reveal-whole';
@@ -28,7 +33,7 @@ export function ReplayControls() {
   const first = useSlice('stepper', selectFirstStep);
   const last = useSlice('stepper', selectLastStep);
   const viewed = useSlice('stepper', selectViewedStep);
-  const following = useSlice('stepper', (s) => s.selectedStep === null);
+  const offersLatest = useSlice('stepper', selectOffersLatest);
   // The operation under way (none while the consent question waits) and why the buttons wait.
   const running = useSlice('replay', selectUnderWay);
   const busyWhy = useSlice('replay', selectBusyWhy);
@@ -101,7 +106,7 @@ export function ReplayControls() {
       <span className="mono" data-testid="scrub-label">
         step {step} / {last}
       </span>
-      {!following ? (
+      {offersLatest ? (
         <button type="button" onClick={() => stepper.select(null)} title="follow the latest step">
           latest
         </button>

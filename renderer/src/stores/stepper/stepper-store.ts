@@ -766,6 +766,15 @@ export function selectUnfinishedCount(s: Pick<StepperState, 'rows'>): number {
   return n;
 }
 
+/**
+ * Whether "latest" is offered: a step before the last is viewed. At the last step it promised a
+ * newer one that is not there ("step 3 / 3 … latest"); a step taken is followed anyway.
+ */
+export function selectOffersLatest(s: StepperState): boolean {
+  const viewed = s.selectedStep;
+  return viewed !== null && viewed < selectLastStep(s);
+}
+
 /** The last step recorded so far (0 when none). */
 export function selectLastStep(s: Pick<StepperState, 'rows'>): number {
   return s.rows.length ? s.rows[s.rows.length - 1].step : 0;
