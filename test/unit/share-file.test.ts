@@ -36,6 +36,20 @@ describe('--redact @secrets', () => {
     ];
     for (const [text, redacted] of shared) expect(redactValue(text, secrets)).toBe(redacted);
   });
+  it('reads a megabyte of blanks after each name once, not once per position (recorded text is untrusted)', () => {
+    // As lookbehinds these took minutes (quadratic: 40,000 blanks a second); the test's own
+    // time limit is the bound, no clock is read.
+    for (const blanks of [' ', '\t', '\n', ' \t\n']) {
+      const run = blanks.repeat(Math.ceil(1_000_000 / blanks.length));
+      for (const name of ['Bearer', 'password', 'api_key=', 'x'])
+        expect(redactValue(`${name}${run}value0123456789abcdef`, secrets)).toMatch(
+          /value0123456789abcdef$|\[REDACTED\]$/,
+        );
+    }
+    expect(redactValue(`Bearer${' '.repeat(100_000)}abcdefghijklmnop0123`, secrets)).toMatch(
+      / \[REDACTED\]$/,
+    );
+  });
   it('leaves harmless text as it was (a share read "still prints [REDACTED]")', () => {
     for (const text of [
       'Remove the stale build output in build/, then check that `python3 src/app.py` still prints ready.',

@@ -21,8 +21,11 @@ export const SECRET_PATTERNS: readonly RegExp[] = [
   /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
   /\bAKIA[0-9A-Z]{16}\b/g,
   /\bxox[abpr]-[A-Za-z0-9-]{10,}/g,
-  /(?<=\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g,
-  /(?<=\b(?:password|passwd|secret|token|api[_-]?key)["']?\s*[=:]\s*["']?)[^\s"',;]+/gi,
+  // The name before a value is kept (`keep`), matched forward from the name: as a lookbehind
+  // holding `\s+` it was tried at every position, scanning back over any run of blanks (40,000
+  // blanks took a second, a crafted trace's megabyte minutes).
+  /\b(?<keep>Bearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g,
+  /\b(?<keep>(?:password|passwd|secret|token|api[_-]?key)["']?\s*[=:]\s*["']?)[^\s"',;]+/gi,
 ];
 
 /**
@@ -66,7 +69,17 @@ function redactString(text: string, r: Redaction): string {
       // Not JSON after all: treat it as plain text below.
     }
   }
-  return r.patterns.reduce((t, p) => t.replace(p, REDACTED), text);
+  return r.patterns.reduce((t, p) => t.replace(p, keepingPrefix), text);
+}
+
+/** `[REDACTED]` for a match, after its `keep` group (the name a secret pattern matched before the value) when it has one. */
+function keepingPrefix(...args: unknown[]): string {
+  const groups = args[args.length - 1];
+  const keep =
+    groups !== null && typeof groups === 'object'
+      ? (groups as Record<string, string | undefined>).keep
+      : undefined;
+  return (keep ?? '') + REDACTED;
 }
 
 /** A deep copy of `value` with named fields' values and pattern matches replaced by `[REDACTED]`. */
