@@ -6,16 +6,22 @@ function manualScheduler() {
   return { schedule: (f: () => void) => queue.push(f), run: () => queue.splice(0).forEach((f) => f()) };
 }
 
+/** A flow writer whose writes and acks are recorded, its frames run by hand. */
+function recordingWriter() {
+  const frames = manualScheduler();
+  const writes: { data: string; done: () => void }[] = [];
+  const acks: number[] = [];
+  const w = createFlowWriter(
+    (data, done) => writes.push({ data, done }),
+    (b) => acks.push(b),
+    frames.schedule,
+  );
+  return { frames, writes, acks, w };
+}
+
 describe('terminal flow writer', () => {
   it('batches chunks into one write per frame and acks bytes once drawn', () => {
-    const frames = manualScheduler();
-    const writes: { data: string; done: () => void }[] = [];
-    const acks: number[] = [];
-    const w = createFlowWriter(
-      (data, done) => writes.push({ data, done }),
-      (b) => acks.push(b),
-      frames.schedule,
-    );
+    const { frames, writes, acks, w } = recordingWriter();
     w.push('ab');
     w.push('cé');
     expect(writes).toHaveLength(0);
@@ -28,14 +34,7 @@ describe('terminal flow writer', () => {
   });
 
   it("draws the window's own marks in order with the output and never acks them", () => {
-    const frames = manualScheduler();
-    const writes: { data: string; done: () => void }[] = [];
-    const acks: number[] = [];
-    const w = createFlowWriter(
-      (data, done) => writes.push({ data, done }),
-      (b) => acks.push(b),
-      frames.schedule,
-    );
+    const { frames, writes, acks, w } = recordingWriter();
     w.push('ab');
     w.note('--');
     w.push('c');
