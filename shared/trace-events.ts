@@ -155,6 +155,23 @@ export const EditEvent = ev('edit', {
   original: z.unknown(),
   edited: z.unknown(),
 });
+/**
+ * What else could have written files while a person's terminal command ran, so the files it
+ * found changed are not all credited to the person: processes of the agent's alive before the
+ * line ran or when it was reported (their names are their own), whether the episode changed
+ * files itself in between (a tool call, a restore), or why stepbox could not tell.
+ */
+export const OtherWriters = z.object({
+  processes: z.array(z.object({ pid: z.number().int().nonnegative(), name: z.string().max(64) })).max(64),
+  /** Processes alive beyond those named. */
+  more: z.number().int().nonnegative(),
+  /** A tool call or a restore of the episode's changed files while the command ran. */
+  episode: z.boolean(),
+  /** Why stepbox could not tell what else ran (the sandbox did not answer); absent when it could. */
+  unknown: z.string().max(500).optional(),
+});
+export type OtherWriters = z.infer<typeof OtherWriters>;
+
 /** A command a person typed into the sandbox terminal while the episode was open. */
 export const HumanCommandEvent = ev('human_command', {
   command: z.string(),
@@ -162,6 +179,8 @@ export const HumanCommandEvent = ev('human_command', {
   exit_code: z.number().int().optional(),
   /** Workspace files (relative to /workspace) the command created or changed, when the terminal could tell. */
   files: z.array(z.string()).optional(),
+  /** Set when something else could have written `files` too (absent: only the command ran). */
+  others: OtherWriters.optional(),
 });
 /** A write to the agent's memory; `corruption` names why it is one, or null. */
 export const MemoryWriteEvent = ev('memory_write', {

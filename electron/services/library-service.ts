@@ -193,7 +193,16 @@ export class LibraryService {
       files: await this.changedFiles(bt, step),
       injected: events.flatMap((e) => (e.type === 'injected' ? [{ role: e.role, content: e.content }] : [])),
       human: events.flatMap((e) =>
-        e.type === 'human_command' ? [{ command: e.command, exit_code: e.exit_code ?? null }] : [],
+        e.type === 'human_command'
+          ? [
+              {
+                command: e.command,
+                exit_code: e.exit_code ?? null,
+                ...(e.files ? { files: e.files } : {}),
+                ...(e.others ? { others: e.others } : {}),
+              },
+            ]
+          : [],
       ),
       edits: events.flatMap((e) =>
         e.type === 'edit'
@@ -313,10 +322,16 @@ export class LibraryService {
     const files = await fileChanges(store, before, after, changed);
     // Commands a person typed in the terminal after step k-1 (before this decision) say
     // which files they wrote: those are marked, so the agent is not taken for their author.
-    const byPerson = new Map<string, { after_step: number; command: string }>();
+    // A command beside which something else could write says so (`others`).
+    const byPerson = new Map<string, NonNullable<FileChange['by_person']>>();
     for (const e of bt.byStep.get(step - 1) ?? [])
       if (e.type === 'human_command')
-        for (const path of e.files ?? []) byPerson.set(path, { after_step: step - 1, command: e.command });
+        for (const path of e.files ?? [])
+          byPerson.set(path, {
+            after_step: step - 1,
+            command: e.command,
+            ...(e.others ? { others: e.others } : {}),
+          });
     return byPerson.size === 0
       ? files
       : files.map((f) => ({ ...f, by_person: byPerson.get(f.path) ?? null }));

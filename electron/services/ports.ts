@@ -24,6 +24,8 @@ import type { WorldFlags } from '../engine/harness/load-world.js';
 import type { SnapshotStore } from '../engine/sandbox/snapshot-store.js';
 import type { Lineage } from '../engine/trace/lineage.js';
 import type { BranchInfo, ReadTrace } from '../engine/trace/trace-store.js';
+import type { HumanCommand } from '../engine/docker/terminal.js';
+import type { WritersProbe } from '../engine/docker/other-writers.js';
 
 /**
  * The engine as the app services see it. The real binding is `engine-ports.ts`; tests
@@ -145,7 +147,7 @@ export interface DockerPort {
   status(): Promise<DockerStatus>;
   openTerminal(
     containerId: string,
-    options: { cols: number; rows: number; cwd?: string },
+    options: { cols: number; rows: number; cwd?: string; writers?: WritersProbe },
   ): Promise<TerminalHandle>;
   openStats(containerId: string): Promise<StatsHandle>;
   /** The warm pool's idle sandboxes (no episode in them); absent where there is no pool. */
@@ -157,7 +159,7 @@ export interface TerminalHandle {
   write(data: string): void;
   resize(cols: number, rows: number): Promise<void>;
   onData(cb: (data: string) => void): () => void;
-  onCommand(cb: (command: { command: string; cwd: string; exit_code: number }) => void): () => void;
+  onCommand(cb: (command: HumanCommand) => void): () => void;
   onExit(cb: (exitCode: number | null) => void): () => void;
   close(): Promise<void>;
 }

@@ -59,6 +59,8 @@ export class TerminalService {
       rows,
       ...(session ? { cwd: session.cwd } : {}),
       ...(sandbox.config?.workdir ? { workdir: sandbox.config.workdir } : {}),
+      // Each line asks the sandbox who else could write, so a person is credited only with what is theirs.
+      ...(sandbox.writers ? { writers: (exclude?: number) => sandbox.writers!(exclude) } : {}),
     });
     const terminal = `term-${randomUUID()}`;
     const t: OpenTerminal = {

@@ -78,12 +78,21 @@ OPS = {
                'Writes a tree into an empty /workspace, blobs straight into place as they arrive.',
                payload='request'),
     'ping': op('helper', 'op_ping', '', 'pid', "The helper's pid (a round trip)."),
+    'writers': op('helper', 'op_writers', 'exclude?', 'changes running more',
+                  "Processes of the agent's alive now (not its idle shells, nor `exclude` and its children) "
+                  'and how many ops have changed files for it: who else could write while a person\'s command ran.'),
     'describe': op('helper', 'op_describe', '', 'ops hello', 'This table: every op with its fields.'),
     'verify': op('verifier', 'op_verify', 'command timeout_ms cap uid workdir',
                  'killed exit_code signal timeout stdout_len stdout_total stderr_total uid',
                  "Runs the task's verifier after killing every process of the agent's; stdout then stderr in the payload.",
                  payload='reply'),
 }
+
+# Ops that change files on the agent's or the engine's behalf: counted, so a person's terminal
+# command that ran beside one of them is not credited alone with the files it found changed.
+CHANGING_OPS = frozenset(('exec', 'write', 'restore', 'fill', 'reset'))
+# The most processes `writers` names (the rest are counted).
+WRITERS_NAMED = 12
 
 # The helper's first frame (`event: hello`): its fields, as helper-protocol.ts HelperHello names them.
 HELLO = ('pid', 'main', 'oom_kills', 'isolated', 'sealed', 'uid', 'channel', 'channel_problem')
@@ -120,6 +129,7 @@ class Helper:
         # Which channel the frames use (see open_socket), and why not the socket when one was offered.
         self.channel = 'exec'
         self.channel_problem = None
+        self.changes = 0  # CHANGING_OPS handled (see op_writers)
 
     def op_reset(self, _req):
         """Back to the clean state: no strays, empty /workspace and /tmp, fresh session, no trees."""
@@ -133,6 +143,60 @@ class Helper:
 
     def op_ping(self, _req):
         return {'pid': self.pid}
+
+    def op_writers(self, req):
+        """Who besides a person's terminal command could write files now: every process of the
+        agent's but the idle shells the helper started (sealed, holding nothing), the engine's
+        root execs, and `exclude` (the person's shell, its pid in this namespace) with its
+        descendants; with the count of file-changing ops so far. The host asks before the
+        person's line runs and once it is reported: a writer alive at either end, or an op
+        counted between them, may have written what the command is credited with. A process
+        made by one alive at the start is that one's doing; one started from nothing alive is
+        the helper's (counted). Names are the kernel's `comm` (the process may set it); each
+        comes with its parent's pid, so the host can leave out the children of a shell whose pid
+        it learnt only later."""
+        exclude = req.get('exclude')
+        idle = {z.pid for z in self.shells.zygotes}
+        stats = {}
+        for pid in all_pids():
+            if pid == self.pid or pid in self.protected:
+                continue
+            s = proc_stat(pid)
+            if s is not None:
+                stats[pid] = s
+        mine = set()
+        if isinstance(exclude, int) and not isinstance(exclude, bool) and exclude in stats:
+            children = collections.defaultdict(list)
+            for pid, s in stats.items():
+                children[s.ppid].append(pid)
+            todo = [exclude]
+            while todo:
+                pid = todo.pop()
+                if pid not in mine:
+                    mine.add(pid)
+                    todo.extend(children.get(pid, ()))
+        running = []
+        shells, calls = self.shells.started, self.shells.calls
+        for pid in sorted(stats):
+            s = stats[pid]
+            if pid in mine or engine_root_exec(pid, s) or (pid in idle and len(task_ids(pid)) == 1):
+                continue
+            if s.ppid == self.pid and pid in shells and pid not in calls:
+                # A shell of the helper's own done with its call, still exiting (what its call
+                # started is its session's, killed at the call's end, or counted apart).
+                continue
+            if s.state == b'Z' and all((proc_stat(t) or ZOMBIE).state == b'Z' for t in task_ids(pid)):
+                continue  # a zombie whose threads all ended holds nothing
+            running.append(pid)
+        named = []
+        for pid in running[:WRITERS_NAMED]:
+            try:
+                with open('/proc/%d/comm' % pid, 'rb') as f:
+                    name = f.read(64).strip().decode('utf-8', 'replace')
+            except OSError:
+                name = '?'
+            named.append([pid, name, stats[pid].ppid])
+        return {'changes': self.changes, 'running': named, 'more': max(0, len(running) - WRITERS_NAMED)}
 
     def op_describe(self, _req):
         """The operations table as data (see helper-protocol.ts)."""
@@ -160,6 +224,8 @@ class Helper:
                     missing = [f for f in spec.required if f not in header]
                     raise ToolErr('invalid_arguments', '%s: missing %s' % (name, ', '.join(missing)))
             handler = self.handlers[name]
+            if name in CHANGING_OPS:
+                self.changes += 1
             res = handler(header, payload) if spec.payload == 'request' else handler(header)
             if res is None:
                 return  # answered later (exec: when its command ends)

@@ -3,7 +3,14 @@ import { ALL_WIDENINGS } from '../isolation-policy.js';
 import { Breakpoint } from '../breakpoints.js';
 import { HeldAction, StopPoints } from '../held-action.js';
 import { ToolResult } from '../tool-result.js';
-import { ChangedPath, EpisodeStatus, ToolCall, TraceEvent, VerifierResult } from '../trace-events.js';
+import {
+  ChangedPath,
+  EpisodeStatus,
+  OtherWriters,
+  ToolCall,
+  TraceEvent,
+  VerifierResult,
+} from '../trace-events.js';
 
 /** An episode or branch id (or a unique prefix): accepted wherever an episode is. */
 export const EpisodeId = z.string().min(1, 'an episode or branch id is required');
@@ -327,9 +334,16 @@ export const FileChange = z.object({
   before: z.string().nullable(),
   after: z.string().nullable(),
   binary: z.boolean(),
-  /** Set when a person's terminal command (typed after step `after_step`) wrote the file. */
+  /**
+   * Set when a person's terminal command (typed after step `after_step`) wrote the file, by
+   * time; `others`: what else could have written it meanwhile (then it is not surely theirs).
+   */
   by_person: z
-    .object({ after_step: z.number().int().nonnegative(), command: z.string() })
+    .object({
+      after_step: z.number().int().nonnegative(),
+      command: z.string(),
+      others: OtherWriters.optional(),
+    })
     .nullable()
     .optional(),
 });
@@ -373,7 +387,15 @@ export const StepDetail = z.object({
   memory: z.array(MemoryDelta),
   files: z.array(FileChange),
   injected: z.array(z.object({ role: z.enum(['system', 'user']), content: z.string() })),
-  human: z.array(z.object({ command: z.string(), exit_code: z.number().int().nullable() })),
+  human: z.array(
+    z.object({
+      command: z.string(),
+      exit_code: z.number().int().nullable(),
+      /** The files it found changed (absent: not known), and what else could have written them. */
+      files: z.array(z.string()).optional(),
+      others: OtherWriters.optional(),
+    }),
+  ),
   /** A person's edits of the decided action before it took effect: the answer (before the agent got it) or a call's arguments. */
   edits: z
     .array(

@@ -188,9 +188,45 @@ describe('journeys: rollback, manual agent, files diff', () => {
       // The queued decision's notice went with the step that took it.
       expect(await app.inject.root.getByTestId('inject-notice').count()).toBe(0);
     });
+
+    // The agent leaves a writer running (its own session, past its call); a file the person
+    // then writes is not marked as surely theirs, and the step says who else was running.
+    await app.resize({ width: 1280, height: 800 });
+    await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
+    await app.inject.root
+      .getByTestId('decide-args')
+      .fill(`{"command": "setsid -f sh -c 'while :; do date > clock.txt; sleep 0.1; done' >/dev/null 2>&1"}`);
+    await app.inject.root.getByTestId('decide-send').click();
+    await stepTo(app, 3);
+    await app.terminal.run('echo beside > beside.txt; echo wrote-beside', 'wrote-beside');
+    await app.timeline.root.click({ position: { x: 5, y: 5 } });
+    await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
+    await app.inject.root.getByTestId('decide-args').fill('{"command": "cat beside.txt"}');
+    await app.inject.root.getByTestId('decide-send').click();
+    await stepTo(app, 4);
+    await atBothSizes(app, 'terminal-file-maybe', async () => {
+      await app.timeline.select(3);
+      await app.inspector.waitForStep(3);
+      const others = app.inspector.root.getByTestId('inspector-human-others');
+      await others.waitFor({ timeout: 20_000 });
+      expect(await others.innerText()).toMatch(
+        /^Files changed while it ran \(.*beside\.txt.*\) may not all be yours: the agent's sh \(pid \d+\)(, sleep \(pid \d+\))*( and sleep \(pid \d+\))? (was|were) running too\.$/,
+      );
+      await app.timeline.select(4);
+      await app.inspector.waitForStep(4);
+      await app.inspector.tab('files');
+      const mark = app.inspector.root.locator('[data-path="beside.txt"]').getByTestId('file-by-person');
+      await mark.waitFor({ timeout: 20_000 });
+      expect(await mark.innerText()).toBe(
+        'changed while your terminal command ran, before step 4: maybe not by you',
+      );
+      expect(await mark.getAttribute('data-sure')).toBe('no');
+      await mark.scrollIntoViewIfNeeded();
+      expect(await layout.onScreen(mark)).toBe(true);
+    });
     expect(app.errors).toEqual([]);
     await app.page.close();
-  }, 420_000);
+  }, 540_000);
 
   it('re-execution names the files that differ and gives each step its verdict', async () => {
     const app = await web.open({ width: 1280, height: 800 });

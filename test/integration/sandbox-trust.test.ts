@@ -10,7 +10,7 @@ import type { DockerSandbox } from '../../electron/engine/sandbox/docker-sandbox
 import { defaultSandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { MemorySnapshotStore } from '../../electron/engine/sandbox/memory-snapshot-store.js';
 import { FORGE_ATTEMPT, SHELL_ATTACK, TERMINAL_ATTACK } from '../../electron/engine/sandbox/selftest.js';
-import { openTerminal, type Terminal } from '../../electron/engine/docker/terminal.js';
+import { openTerminal, type HumanCommand, type Terminal } from '../../electron/engine/docker/terminal.js';
 import { docker as dockerApi, waitUntil } from '../support/cli-docker.js';
 import { describeDocker, useTestProvider } from '../support/docker.js';
 
@@ -169,6 +169,89 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       const after = await type('echo still-mine');
       expect(after).toContain('still-mine');
       expect(output).not.toContain('forged');
+    } finally {
+      await term?.close();
+      await sb.destroy();
+    }
+  });
+
+  it("a person's terminal command is not credited alone with files the agent's processes could have written meanwhile (the class)", async () => {
+    const sb = await provider().create(defaultSandboxConfig());
+    let term: Terminal | undefined;
+    try {
+      term = await openTerminal(sb.id, {
+        cols: 200,
+        rows: 24,
+        docker: dockerApi,
+        writers: (exclude) => sb.writers!(exclude),
+      });
+      let output = '';
+      const commands: HumanCommand[] = [];
+      term.onData((d) => (output += d));
+      term.onCommand((c) => commands.push(c));
+      const ticks = (t: () => void) => {
+        const offs = [term!.onData(t), term!.onCommand(t)];
+        return () => offs.forEach((off) => off());
+      };
+      /** Sends a line; `meanwhile` runs once the shell has it (its echo is back), then its report is awaited. */
+      const type = async (line: string, meanwhile?: () => Promise<unknown>) => {
+        const [before, from] = [commands.length, output.length];
+        term!.write(line + '\r');
+        if (meanwhile) {
+          await waitUntil(() => output.slice(from).includes(line), ticks, `"${line}" to be echoed`, 30_000);
+          await meanwhile();
+        }
+        await waitUntil(() => commands.length > before, ticks, `"${line}" to be reported`, 30_000);
+        return commands[commands.length - 1];
+      };
+      await waitUntil(
+        () => /\$ $/.test(output),
+        (t) => term!.onData(t),
+        'the first prompt',
+        30_000,
+      );
+
+      // Alone, and beside a job of the person's own: the files are theirs, nothing else is named.
+      const alone = await type('echo mine > mine.txt');
+      expect(alone.files).toEqual(['mine.txt']);
+      expect(alone.others).toBeUndefined();
+      await type('sleep 30 & echo started');
+      const ownJob = await type('echo own > own.txt');
+      expect(ownJob.files).toEqual(['own.txt']);
+      expect(ownJob.others).toBeUndefined();
+
+      // A writer a tool call left running: its file lands in the command's list, and it is named.
+      await sh(
+        sb,
+        "setsid -f sh -c 'while :; do date > bg.txt; sleep 0.05; done' >/dev/null 2>&1; until [ -e bg.txt ]; do sleep 0.01; done",
+      );
+      const beside = await type('sleep 0.3; echo y > y.txt');
+      expect(beside.files).toEqual(expect.arrayContaining(['bg.txt', 'y.txt']));
+      expect(beside.others?.processes.map((p) => p.name)).toContain('sh');
+      expect(beside.others?.episode).toBe(false);
+      await sb.killStrays();
+
+      // One that ends while the command runs: alive when the line was sent, so named.
+      // (It writes once the person's command has begun, which waits until it has written.)
+      await sh(
+        sb,
+        "setsid -f sh -c 'until [ -e go ]; do sleep 0.01; done; echo late > late.txt' >/dev/null 2>&1",
+      );
+      const ended = await type('touch go; until [ -e late.txt ]; do sleep 0.01; done; echo z > z.txt');
+      expect(ended.files).toEqual(expect.arrayContaining(['late.txt', 'z.txt']));
+      expect(ended.others?.processes.length).toBeGreaterThan(0);
+
+      // A tool call of the episode's own while it runs (no process of it left): counted.
+      const during = await type('until [ -e during.txt ]; do sleep 0.01; done; echo w > w.txt', () =>
+        sb.writeFile('during.txt', new TextEncoder().encode('by a call')),
+      );
+      expect(during.files).toEqual(expect.arrayContaining(['during.txt', 'w.txt']));
+      expect(during.others).toMatchObject({ processes: [], episode: true });
+
+      // Quiet again: the next command is the person's alone.
+      const after = await type('echo again > again.txt');
+      expect(after.files).toEqual(['again.txt']);
+      expect(after.others).toBeUndefined();
     } finally {
       await term?.close();
       await sb.destroy();

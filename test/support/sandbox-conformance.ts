@@ -9,6 +9,7 @@ import {
   type SandboxProvider,
 } from '../../electron/engine/sandbox/sandbox.js';
 import type { SnapshotStore } from '../../electron/engine/sandbox/snapshot-store.js';
+import type { HumanCommand } from '../../electron/engine/docker/terminal.js';
 
 /** Options of the conformance suite. */
 export interface ConformanceOptions {
@@ -420,6 +421,48 @@ export function sandboxConformance(
         if (seen?.[3] !== 'not a tty') expect(seen?.[4]).toBe('0:620');
         // The prompt says where the person is (a non-interactive launcher once dropped it: `bash-5.2$`).
         expect(output.slice(from)).toMatch(/@sandbox:\/workspace\$ $/);
+      } finally {
+        await term.close();
+      }
+    });
+
+    it("names the agent's processes left running beside a person's terminal command, and none of the person's own", async () => {
+      const provider = await makeProvider();
+      if (!provider.terminal) return;
+      const s = await sandbox();
+      if (!s.writers) return;
+      const term = await provider.terminal(s.id, { cols: 100, rows: 30, writers: (x) => s.writers!(x) });
+      try {
+        const commands: HumanCommand[] = [];
+        const ticks = new Set<() => void>();
+        const tick = () => ticks.forEach((t) => t());
+        term.onData(() => tick());
+        term.onCommand((c) => (commands.push(c), tick()));
+        const type = (line: string) =>
+          new Promise<HumanCommand>((resolve, reject) => {
+            const before = commands.length;
+            const done = () =>
+              commands.length > before &&
+              (ticks.delete(done), clearTimeout(timer), resolve(commands[before]!));
+            const timer = setTimeout(
+              () => (ticks.delete(done), reject(new Error(`timed out waiting for "${line}"`))),
+              30_000,
+            );
+            ticks.add(done);
+            term.write(`${line}\r`);
+          });
+        // The person's own job is theirs; the agent's process (its own session, past its call) is named.
+        expect((await type('sleep 60 & true')).others).toBeUndefined();
+        // Its own session, so it outlives its call (util-linux's setsid forks with -f; busybox's
+        // always does); the call waits until it is there (its pid written from the new session).
+        const leave =
+          "(setsid -f sh -c 'echo $$ > /tmp/left; exec sleep 60' || setsid sh -c 'echo $$ > /tmp/left; exec sleep 60' &) >/dev/null 2>&1 </dev/null; " +
+          'while [ ! -s /tmp/left ]; do sleep 0.01; done';
+        expect((await s.exec({ command: leave, timeoutMs: 10_000 })).exit_code).toBe(0);
+        const beside = await type('true');
+        expect(beside.others?.processes.map((p) => p.name)).toContain('sleep');
+        await s.killStrays();
+        expect((await type('true')).others).toBeUndefined();
       } finally {
         await term.close();
       }

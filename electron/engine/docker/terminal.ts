@@ -4,7 +4,9 @@ import { DEFAULT_WORKDIR, SANDBOX_UID } from '../../../shared/constants.js';
 import { shellQuote } from '../tools/shell-quote.js';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
+import type { OtherWriters } from '../../../shared/trace-events.js';
 import { logger } from '../log.js';
+import { OtherWritersWatch, type WritersProbe } from './other-writers.js';
 import { startAttached } from './client.js';
 import { AGENT_USER } from './container-spec.js';
 import { ROOT_PATH } from '../sandbox/root-exec.js';
@@ -68,6 +70,8 @@ export interface HumanCommand {
   readonly exit_code: number;
   /** Workspace files (relative to the working directory) the command created or changed; absent when unknown. */
   readonly files?: readonly string[];
+  /** What else could have written `files` (absent: nothing but the command, or the terminal was not given a probe). */
+  readonly others?: OtherWriters;
 }
 
 /** What {@link HistoryHookFilter.push} found in a chunk of terminal output. */
@@ -111,9 +115,17 @@ export class HistoryHookFilter {
   /** Whether the shell's first prompt was reported. */
   private prompted = false;
 
-  /** Counts the lines a person runs in what they send to the shell. */
-  typed(input: string): void {
-    for (const c of input) if (RUN_KEYS.has(c)) this.runs++;
+  /** Counts the lines a person runs in what they send to the shell; answers how many it holds. */
+  typed(input: string): number {
+    let runs = 0;
+    for (const c of input) if (RUN_KEYS.has(c)) runs++;
+    this.runs += runs;
+    return runs;
+  }
+
+  /** Whether lines the person ran are still to be reported. */
+  pendingRuns(): boolean {
+    return this.runs > 0;
   }
 
   /** Feeds one chunk of decoded output. */
@@ -213,6 +225,11 @@ export interface TerminalOptions {
   readonly lineEditing?: boolean;
   /** The engine's Docker client (the provider's connection: never a second one of its own). */
   readonly docker: Docker;
+  /**
+   * Asks the sandbox who else could write files (its helper's `writers`): given, each line the
+   * person runs waits for the answer before it is sent, and each command reports `others`.
+   */
+  readonly writers?: WritersProbe;
 }
 
 /** A live TTY shell inside a container. Listener registrations return an unsubscribe. */
@@ -320,6 +337,10 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   const exitListeners = new Set<(code: number | null) => void>();
   const decoder = new StringDecoder('utf8');
   const filter = new HistoryHookFilter(workdir, key);
+  const watch = options.writers ? new OtherWritersWatch(options.writers) : null;
+  // Input waits behind a line's question to the sandbox (in order); reports behind their answers.
+  let inputs: Promise<void> = Promise.resolve();
+  let reports: Promise<void> = Promise.resolve();
   let refused = 0;
   let shellPid: number | undefined;
   let batch = '';
@@ -353,7 +374,23 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     if (found.commands.length) {
       // Output printed before the prompt belongs before the command report.
       flush();
-      for (const c of found.commands) for (const cb of commandListeners) cb(c);
+      const commands = found.commands;
+      if (!watch) for (const c of commands) for (const cb of commandListeners) cb(c);
+      else {
+        const pending = filter.pendingRuns();
+        const shell = shellPid;
+        reports = reports
+          .then(async () => {
+            const others = await watch.atReport(shell, pending);
+            for (const c of commands) for (const cb of commandListeners) cb(others ? { ...c, others } : c);
+          })
+          .catch((e: unknown) =>
+            log.warn(`terminal command report: ${e instanceof Error ? e.message : String(e)}`),
+          );
+      }
+    } else if (watch && found.pid !== undefined && !filter.pendingRuns()) {
+      // A prompt after an empty line (or the first): no line runs, the window closes.
+      reports = reports.then(() => watch.close());
     }
   };
   stream.on('data', (chunk: Buffer) => onText(decoder.write(chunk)));
@@ -362,8 +399,9 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     exited = true;
     onText(decoder.end());
     flush();
-    exec
-      .inspect()
+    // After the reports still waiting for the sandbox's answer: a listener may let go at the exit.
+    void reports
+      .then(() => exec.inspect())
       .then((info) => info.ExitCode ?? null)
       .catch((e: Error) => {
         log.warn(`exit code of the terminal in ${containerId.slice(0, 12)}: ${e.message}`);
@@ -389,8 +427,19 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   return {
     write: (data) => {
       if (exited) return;
-      filter.typed(typeof data === 'string' ? data : Buffer.from(data).toString('latin1'));
-      stream.write(typeof data === 'string' ? data : Buffer.from(data));
+      const runs = filter.typed(typeof data === 'string' ? data : Buffer.from(data).toString('latin1'));
+      const bytes = typeof data === 'string' ? data : Buffer.from(data);
+      if (!watch) {
+        stream.write(bytes);
+        return;
+      }
+      // A line runs only once the sandbox said who else is alive (OtherWritersWatch).
+      inputs = inputs
+        .then(async () => {
+          if (runs > 0) await watch.beforeRun(shellPid);
+          if (!exited) stream.write(bytes);
+        })
+        .catch((e: unknown) => log.warn(`terminal input: ${e instanceof Error ? e.message : String(e)}`));
     },
     resize: async (cols, rows) => {
       await exec.resize({ h: rows, w: cols });
@@ -399,6 +448,7 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     onCommand: subscribe(commandListeners),
     onExit: subscribe(exitListeners),
     close: async () => {
+      await inputs;
       if (exited) return;
       if (shellPid !== undefined) {
         // A hijacked exec outlives its connection: hang up the shell as a closed window would.

@@ -5,7 +5,7 @@ import { actionSignature } from '../../../shared/rewards.js';
 import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
-import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
+import type { EndEvent, OtherWriters, TraceEvent } from '../../../shared/trace-events.js';
 import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
 import type { CallerAgentOptions } from '../agents/agent-spec.js';
 import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
@@ -592,6 +592,7 @@ export class EpisodeRunner implements EpisodeController {
     cwd?: string;
     exit_code?: number;
     files?: readonly string[];
+    others?: OtherWriters;
   }): void {
     if (this.endEvent) return;
     // The command changed the sandbox now: a runner reopened at a step or rolled back gets its

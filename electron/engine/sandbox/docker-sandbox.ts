@@ -47,6 +47,7 @@ import {
   type VerifierRequest,
   type VerifierRun,
   type VerifyMode,
+  type Writers,
 } from './sandbox.js';
 import {
   SnapshotCorruptError,
@@ -855,6 +856,14 @@ export class DockerSandbox implements Sandbox {
   async startAgent(request: InsideAgentRequest): Promise<InsideAgentRun> {
     if (this.lost) throw this.lost;
     return startInsideAgent(this.engine, this.id, request, workdirOf(this.config));
+  }
+
+  /** The agent's processes alive but `exclude`'s tree, and the file-changing ops so far (helper.py op_writers). */
+  async writers(exclude?: number): Promise<Writers> {
+    if (this.lost) throw this.lost;
+    // Not retried: a restarted helper counts its ops from 0, which the caller reads as a change.
+    const { header } = await this.call('writers', exclude === undefined ? {} : { exclude });
+    return header;
   }
 
   /** Kills every process but init, the main command and the helper; empties /tmp, $HOME, /dev/shm, queues and IPC. */

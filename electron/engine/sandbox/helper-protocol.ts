@@ -248,6 +248,17 @@ const OPS = {
     payload: 'request',
   }),
   ping: op({ request: empty, reply: z.object({ pid: count }), payload: 'none' }),
+  // Who besides a person's terminal command could write files (helper.py op_writers). Names are
+  // the processes' own (`comm`, which they may set): bounded here, shown as the agent's.
+  writers: op({
+    request: z.object({ exclude: count.optional() }),
+    reply: z.object({
+      changes: count,
+      running: z.array(z.tuple([count, z.string().max(64), count])).max(64),
+      more: count,
+    }),
+    payload: 'none',
+  }),
   describe: op({
     request: empty,
     reply: z.object({

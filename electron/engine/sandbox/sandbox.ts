@@ -267,6 +267,14 @@ export interface Sandbox {
   startAgent?(request: InsideAgentRequest): Promise<InsideAgentRun>;
 
   /**
+   * Who besides a person's terminal command could write files now (the helper's `writers`):
+   * the agent's processes alive but `exclude` (the person's shell, by its pid in the sandbox)
+   * and its children, and a count of the file-changing operations run so far. Absent where no
+   * helper runs (memory: no terminal either).
+   */
+  writers?(exclude?: number): Promise<Writers>;
+
+  /**
    * Kills every process but the helper's own and empties every writable place outside
    * /workspace (/tmp, $HOME, /dev/shm, message queues, IPC objects): rollback, release.
    */
@@ -277,6 +285,16 @@ export interface Sandbox {
   destroy(): Promise<void>;
   /** Keeps the sandbox past this process (`run --keep`), safe from orphan sweeps; absent where nothing outlives the process (memory). */
   keep?(): Promise<void>;
+}
+
+/** Who besides a person's terminal command could write files at one moment ({@link Sandbox.writers}). */
+export interface Writers {
+  /** File-changing operations run so far (tool calls, restores): compared, never read alone; a restarted helper counts again from 0. */
+  readonly changes: number;
+  /** The agent's processes alive: pid (in the sandbox), the name it goes by (its own to set) and its parent's pid. */
+  readonly running: readonly (readonly [number, string, number])[];
+  /** How many more are alive than `running` names. */
+  readonly more: number;
 }
 
 /** Creates sandboxes of one backend. */

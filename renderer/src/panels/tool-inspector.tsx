@@ -3,6 +3,7 @@ import { memo, useMemo, useState } from 'react';
 import { runsOwnProgramKind } from '../../../shared/agent-kind';
 import type { CallDetail, FileChange, StepDetail } from '../../../shared/contract/models';
 import { assertNever } from '../../../shared/assert-never';
+import { otherWritersText } from '../../../shared/other-writers-text';
 import type { ToolResult } from '../../../shared/tool-result';
 import { measuredDuration } from '../../../shared/tool-duration';
 import { JsonText } from '../components/json-text';
@@ -341,8 +342,15 @@ const FilesView = memo(function FilesView(props: { readonly detail: StepDetail; 
             >
               <span className={`chg chg-${f.change}`}>{f.change[0].toUpperCase()}</span> {f.path}
               {f.by_person ? (
-                <i className="mark mark-hum" data-testid="file-by-person" title={`$ ${f.by_person.command}`}>
-                  changed in the terminal by you, before step {props.detail.step}
+                <i
+                  className="mark mark-hum"
+                  data-testid="file-by-person"
+                  data-sure={f.by_person.others ? 'no' : 'yes'}
+                  title={`$ ${f.by_person.command}${f.by_person.others ? `\n${otherWritersText(f.by_person.others)}` : ''}`}
+                >
+                  {f.by_person.others
+                    ? `changed while your terminal command ran, before step ${props.detail.step}: maybe not by you`
+                    : `changed in the terminal by you, before step ${props.detail.step}`}
                 </i>
               ) : null}
             </button>
@@ -530,6 +538,14 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
           </i>{' '}
           you typed in the terminal after step {d.step}: <code className="mono">$ {h.command}</code>
           {h.exit_code ? <span className="bad"> (exit {h.exit_code})</span> : null}
+          {h.others ? (
+            <div className="caution-line" data-testid="inspector-human-others">
+              {h.files?.length
+                ? `Files changed while it ran (${h.files.join(', ')}) may not all be yours: `
+                : 'While it ran, '}
+              {otherWritersText(h.others)}.
+            </div>
+          ) : null}
         </div>
       ))}
       {(d.edits ?? []).map((x, i) => (
