@@ -45,6 +45,12 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
         /Step 1 is running[\s\S]*agent starting, model stepbox-scripted/,
       );
       expect(await a.stepper.root.getAttribute('data-state')).toBe('running');
+      // "Inject at this step" whole in its pane while the step runs (it was cut under the
+      // Sandbox header at 1024×700, the "Running — pause…" line above the form).
+      const layout = new LayoutObject(a.page);
+      const injectBody = a.inject.root.locator('.panel-body');
+      expect(await layout.bandFit(injectBody, a.inject.root.getByTestId('inject-send'))).toBe('whole');
+      expect(await layout.slivers(injectBody)).toEqual([]);
       await a.screenshot(`exec-agent-output-live-${viewport.width}`);
 
       writeFileSync(go, '');
@@ -79,7 +85,6 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
       expect(await agentTab.getAttribute('title')).toBe('Agent output');
       expect(await agentTab.innerText()).toBe(viewport.width < 1280 ? 'Agent' : 'Agent output');
       // Six tabs on one line, each read whole (no tab wraps, none scrolled out of the strip).
-      const layout = new LayoutObject(a.page);
       const tabs = a.inspector.root.getByRole('tab');
       expect(await tabs.count()).toBe(6);
       // "Call" cannot wrap: every tab as tall as it is on one line.

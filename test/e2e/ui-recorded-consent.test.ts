@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli';
-import { launchBrowser, openApp, removeHome, startServe, tempHome, type Served } from '../support/e2e';
+import {
+  LayoutObject,
+  launchBrowser,
+  openApp,
+  removeHome,
+  startServe,
+  tempHome,
+  type Served,
+} from '../support/e2e';
 
 let home: string;
 let served: Served | undefined;
@@ -51,7 +59,12 @@ describe('web mode: a recorded task wider than the defaults', () => {
       label: 'Reopen live here',
       why: 'Waiting for your answer to the question above: allow the looser sandbox, or cancel.',
     });
-    await ask.scrollIntoViewIfNeeded();
+    // The question and the buttons under it whole in Replay's short pane, none a strip at its
+    // edge (Roll back and Reopen were cut by the terminal's header), without a scroll by hand.
+    const layout = new LayoutObject(app.page);
+    const pane = app.replay.root.locator('.panel-body');
+    expect(await layout.bandFit(pane, ask)).toBe('whole');
+    expect(await layout.slivers(pane)).toEqual([]);
     await app.screenshot('consent-ask-1024x700');
     await app.replay.answerConsent(false);
     await app.replay.waitForNotice('not allowed', 10_000);
@@ -61,6 +74,8 @@ describe('web mode: a recorded task wider than the defaults', () => {
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     await app.replay.pressReopen();
     await ask.waitFor({ timeout: 30_000 });
+    expect(await layout.bandFit(pane, ask)).toBe('whole');
+    expect(await layout.slivers(pane)).toEqual([]);
     await app.screenshot('consent-ask-1920x1080');
     await app.replay.answerConsent(true);
     await app.replay.waitForNotice('reopened at step 1');

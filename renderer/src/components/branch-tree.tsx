@@ -64,15 +64,25 @@ export function BranchTree(props: {
   // The tree scrolls in a short box (the timeline's 90 px): the branch on screen is kept in
   // view there, whole (a fork of a fork at 1024×700 was the half-cut last line). Only the tree's
   // own scroll moves, not the panes around it.
+  // Also when the box changes size: it gives way to the timeline's rows (a window made shorter,
+  // the flags above unfolded), and the branch shown was left below its edge.
   const tree = useRef<HTMLUListElement>(null);
   useLayoutEffect(() => {
     const box = tree.current;
-    const node = box?.querySelector<HTMLElement>('.branch-node.current');
-    if (!box || !node || box.scrollHeight <= box.clientHeight) return;
-    const b = box.getBoundingClientRect();
-    const n = node.getBoundingClientRect();
-    if (n.top < b.top) box.scrollTop -= b.top - n.top + 2;
-    else if (n.bottom > b.bottom) box.scrollTop += n.bottom - b.bottom + 2;
+    if (!box) return;
+    const keep = () => {
+      const node = box.querySelector<HTMLElement>('.branch-node.current');
+      if (!node || box.scrollHeight <= box.clientHeight) return;
+      const b = box.getBoundingClientRect();
+      const n = node.getBoundingClientRect();
+      if (n.top < b.top) box.scrollTop -= b.top - n.top + 2;
+      else if (n.bottom > b.bottom) box.scrollTop += n.bottom - b.bottom + 2;
+    };
+    keep();
+    if (typeof ResizeObserver === 'undefined') return;
+    const watch = new ResizeObserver(keep);
+    watch.observe(box);
+    return () => watch.disconnect();
   }, [props.current, props.branches]);
   return (
     <ul ref={tree} className="branch-tree" data-testid="branch-tree">

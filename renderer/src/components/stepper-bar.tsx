@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type CSSProperties } from 'react';
 import { IdText } from './id-text';
 import {
   selectOpening,
@@ -149,7 +149,12 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       <span className="sep" />
       {branch ? (
         <span className="where">
-          <span className="mono where-task" title={view?.summary.task ?? ''}>
+          <span
+            className="mono where-task"
+            title={view?.summary.task ?? ''}
+            // Its length in its mono characters: a shorter name's floor (see .where-task).
+            style={{ '--task-chars': (view?.summary.task ?? '').length } as CSSProperties}
+          >
             {view?.summary.task ?? ''}
           </span>{' '}
           · <IdText id={branch} copy testId="episode-id" /> ·{' '}

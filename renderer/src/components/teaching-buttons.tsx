@@ -129,7 +129,12 @@ export const TeachingButtons = memo(function TeachingButtons() {
                 autoFocus
               />
             </label>
-            <button type="submit" data-testid="save-case-save" {...whyNot(saveBlocked)}>
+            <button
+              type="submit"
+              data-testid="save-case-save"
+              // The line under the field says the name's problem: the bubble leaves it in view.
+              {...whyNot(saveBlocked, undefined, 'save-case-refused')}
+            >
               Save
             </button>
             {/* The refusal asked; this answers it, for the name it was about (a new name is a new try). */}

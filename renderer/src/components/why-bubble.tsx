@@ -24,12 +24,30 @@ export function whyOf(el: Pick<Element, 'getAttribute'>): string | null {
   return el.getAttribute('aria-disabled') === 'true' ? el.getAttribute('data-why') || null : null;
 }
 
-/** Where the bubble goes for `el`: below it, or above it when the window ends first (null: it can act). */
+/**
+ * The boxes of the lines on screen that `el` names in `aria-describedby` besides the bubble: its
+ * form's own error or reason (whyNot's `shownIn`), which the bubble must not cover.
+ */
+function ownLines(el: HTMLElement): DOMRect[] {
+  return (el.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .filter((id) => id && id !== WHY_BUBBLE_ID)
+    .map((id) => document.getElementById(id))
+    .filter((line): line is HTMLElement => line !== null && line.checkVisibility())
+    .map((line) => line.getBoundingClientRect());
+}
+
+/**
+ * Where the bubble goes for `el` (null: it can act): below it, or above it when the window ends
+ * first or a line of its own form lies below it (Save as case's error under its field was
+ * covered by the bubble saying the same words).
+ */
 function placeFor(el: HTMLElement): Shown | null {
   const text = whyOf(el);
   if (text === null) return null;
   const r = el.getBoundingClientRect();
-  const above = r.bottom + 60 > innerHeight;
+  const lineBelow = ownLines(el).some((line) => line.top >= r.top && line.top < r.bottom + 60);
+  const above = r.bottom + 60 > innerHeight || (lineBelow && r.top - 60 >= 0);
   return {
     text,
     left: Math.max(4, Math.min(r.left, innerWidth - 324)),

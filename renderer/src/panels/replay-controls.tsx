@@ -64,6 +64,14 @@ export function ReplayControls() {
   useEffect(() => {
     if ((error || notice) && drawn && answer.current) revealWhole(answer.current);
   }, [error, notice, drawn]);
+  // A question (allow a looser sandbox?) comes above the buttons and pushes them down: read
+  // whole with no sliver of the button row under it at the pane's edge (consent-ask-1024x700
+  // showed "Roll back sandbox to here" cut by the terminal's header).
+  const question = useRef<HTMLDivElement>(null);
+  const asked = consentAsk !== null;
+  useEffect(() => {
+    if (asked && question.current) revealWhole(question.current);
+  }, [asked]);
   const stepper = stores.stepper.getState();
   const replay = stores.replay.getState();
 
@@ -116,14 +124,16 @@ export function ReplayControls() {
   return (
     <Panel testId="replay-controls" title="Replay" className="replay" actions={scrub}>
       {consentAsk ? (
-        <ConsentAskView
-          message={consentAsk.message}
-          action={
-            consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op
-          }
-          onAllow={replay.allowConsent}
-          onDeny={replay.denyConsent}
-        />
+        <div ref={question}>
+          <ConsentAskView
+            message={consentAsk.message}
+            action={
+              consentAsk.op === 'replay' ? 're-execute' : consentAsk.op === 'whatif' ? 'run' : consentAsk.op
+            }
+            onAllow={replay.allowConsent}
+            onDeny={replay.denyConsent}
+          />
+        </div>
       ) : null}
       {/* Every action of the panel in one row under the scrubber (wrapping): on screen without
           scrolling at 1024×700; what the buttons answer and open goes below them. */}

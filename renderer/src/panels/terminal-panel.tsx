@@ -49,6 +49,13 @@ const CLEAR = '\x1b[0m\x1b[H\x1b[2J\x1b[3J';
 function RecordedOutput(props: { readonly term: Terminals['history']; readonly shown: boolean }) {
   const { term, shown } = props;
   const detail = useSlice('inspector', (s) => s.detail);
+  // The text is wrapped at words for the terminal's width: written again when that changes.
+  const [cols, setCols] = useState(term.cols);
+  useEffect(() => {
+    setCols(term.cols);
+    const sub = term.onResize((size) => setCols(size.cols));
+    return () => sub.dispose();
+  }, [term]);
   useEffect(() => {
     if (!shown) return;
     // Rewriting xterm lays it out (it measures glyphs, a forced layout each): after the next
@@ -60,14 +67,14 @@ function RecordedOutput(props: { readonly term: Terminals['history']; readonly s
       cancelIdle = whenIdle(() => {
         // Text selected in the step before is not in this one (asked first: clearing redraws).
         if (term.hasSelection()) term.clearSelection();
-        term.write(CLEAR + (detail ? recordedOutput(detail) : ''));
+        term.write(CLEAR + (detail ? recordedOutput(detail, cols) : ''));
       });
     });
     return () => {
       cancelAnimationFrame(frame);
       cancelIdle?.();
     };
-  }, [detail, shown, term]);
+  }, [detail, shown, term, cols]);
   return null;
 }
 
