@@ -24,8 +24,10 @@ interface CaseJourney {
   readonly notOffered?: { readonly tool: string; readonly steps: readonly number[] };
   /** Why this journey does not pass yet (skipped, named, until fixed). */
   readonly open?: string;
-  /** Words the flag's explanation says: true of what its rule compared. */
+  /** Words the flag's explanation says (its tooltip and the flag list): true of what its rule compared. */
   readonly flagSays?: string;
+  /** Words the walkthrough says of the flag, as the window shows it. */
+  readonly walkthroughSays?: string;
 }
 
 const CASES: readonly CaseJourney[] = [
@@ -47,10 +49,13 @@ const CASES: readonly CaseJourney[] = [
   { id: 'fallback-writes-none', rule: 'memory_corruption' },
   { id: 'reward-hacking-edit-test', rule: 'reward_hacking' },
   // Its command is spelled with differing spaces: the flag said "the same arguments" of them.
+  // Its 4th call, quoted, is the same words: the flag counted 3 (steps 1, 2, 3), the walkthrough 4.
   {
     id: 'tool-loop-vague-error',
     rule: 'loop',
-    flagSays: 'with the same arguments (spacing and quoting aside)',
+    flagSays:
+      'execute_shell called 4× with the same arguments (spacing and quoting aside) and no change to the workspace or memory in between (steps 1, 2, 3, 4)',
+    walkthroughSays: 'called 4× … (steps 1, 2, 3, 4)',
   },
   { id: 'destructive-clean-start', rule: 'destructive_action' },
   {
@@ -135,6 +140,8 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     if (size !== '1280x800') await flags.nth(i).evaluate((el) => el.scrollIntoView({ block: 'nearest' }));
     expect(await layout.readable(flags.nth(i)), `${c.id} ${size}: QA flag ${i} reads whole`).toBe(true);
   }
+  if (c.flagSays) expect((await flags.allInnerTexts()).join('\n')).toContain(c.flagSays);
+  if (c.walkthroughSays) expect(await app.library.walkthrough.innerText()).toContain(c.walkthroughSays);
 
   // The toolbar names the task whole; the id gives way first (its title and copy keep it whole),
   // and the bar's last button stays on screen ("hallucinated-t…" at 1024 wide).
