@@ -20,8 +20,15 @@ interface CaseJourney {
   readonly realVsShown?: boolean;
   /** The episode dies: its last step is incomplete and the top bar says why. */
   readonly fatal?: RegExp;
-  /** The agent calls this tool, which the task does not offer: its rows name it, marked. */
-  readonly notOffered?: { readonly tool: string; readonly steps: readonly number[] };
+  /**
+   * The agent calls this tool, which the task does not offer: its rows name it, marked, with
+   * the arguments it gave (`args`, per step) and a status in words.
+   */
+  readonly notOffered?: {
+    readonly tool: string;
+    readonly steps: readonly number[];
+    readonly args: readonly string[];
+  };
   /** Why this journey does not pass yet (skipped, named, until fixed). */
   readonly open?: string;
   /** Words the flag's explanation says (its tooltip and the flag list): true of what its rule compared. */
@@ -61,7 +68,7 @@ const CASES: readonly CaseJourney[] = [
   {
     id: 'hallucinated-tool-name',
     rule: 'unknown_tool',
-    notOffered: { tool: 'run_tests', steps: [1, 2] },
+    notOffered: { tool: 'run_tests', steps: [1, 2], args: ['{}', '.'] },
   },
   // Its second flag (network_assumption, counted "+1" in the row) was cut mid-sentence in the
   // flag list ("…but the network"), issue 19's walk; the row leads with the first.
@@ -170,7 +177,27 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
       expect(await layout.readable(app.timeline.toolCell(step)), `${c.id} ${size}: step ${step}'s tool`).toBe(
         true,
       );
+      // The call as the agent made it, and why it failed in words: the cell held the parser's
+      // words (`tool_calls[0]: "run_tests" is not an enabled tool …`), the status "parse".
+      const i = c.notOffered.steps.indexOf(step);
+      await expect(app.timeline.argsCell(step).innerText()).resolves.toBe(c.notOffered.args[i]);
+      await expect(app.timeline.rowStatus(step).innerText()).resolves.toBe('refused');
+      expect(await app.timeline.rowStatus(step).getAttribute('title')).toMatch(
+        new RegExp(`^unknown tool: ${c.notOffered.tool} is not a tool this task offers`),
+      );
+      if (size === '1280x800')
+        expect(
+          await layout.readable(app.timeline.rowStatus(step)),
+          `${c.id} ${size}: step ${step}'s status`,
+        ).toBe(true);
     }
+    // The parser's message is in the inspector, which says what it means.
+    const first = c.notOffered.steps[0];
+    await app.timeline.select(first);
+    await app.inspector.waitForStep(first);
+    await expect(app.inspector.root.getByTestId('inspector-parse-error').innerText()).resolves.toMatch(
+      new RegExp(`^unknown tool, the call was refused: .*"${c.notOffered.tool}" is not an enabled tool`),
+    );
   }
 
   if (c.step0) {

@@ -84,6 +84,14 @@ function statusOf(
       tone: 'fallback',
     };
   }
+  // A call of a tool the task does not offer was refused: said so, not "parse" (the agent's
+  // answer parsed; its tool is what is wrong, which the row's flag names). "unknown tool" does
+  // not fit the column whole (see FITS); the tooltip and the inspector say it with the parser's words.
+  if (row.status === 'parse_error' && row.not_offered?.length)
+    return {
+      word: 'refused',
+      title: `unknown tool: ${row.not_offered.join(', ')} is not a tool this task offers, so the call was refused and nothing ran (the inspector has the parser's words)`,
+    };
   return { word: STATUS_LABEL[row.status] };
 }
 
