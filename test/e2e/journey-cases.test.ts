@@ -244,6 +244,12 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     const flagText = await app.timeline.flagEntries.filter({ hasText: 'Ended early' }).first().innerText();
     const said = await reason.innerText();
     expect(said).toContain(`the script ${c.id}/agent.jsonl ran out after 2 lines;`);
+    // Advice that fits a case: what the script stands for and how an agent should end, never
+    // to edit the bundled script (it said "add lines or end with a final answer").
+    expect(said).not.toMatch(/add lines/);
+    expect(said).toContain(
+      'the agent it stands in for stopped with no final answer, as an agent that crashes does. Its last step shows what it did;',
+    );
     expect(said).not.toMatch(/\/resources\/|\/(work|tmp|home)\//);
     // The flag says the reason in words once; the whole message is the end's (it was repeated
     // three times on one screen, each time behind the raw code "script_exhausted:").
