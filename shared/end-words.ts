@@ -37,3 +37,22 @@ export function endText(status: string, reason: string, verifierPassed?: boolean
       : '';
   return `${why}${verifier}`;
 }
+
+/**
+ * An error's code in a few words, for its mark in a timeline row (`model failed`): the code
+ * itself ("model_er…", cut in a narrow row) was the machinery's word. The whole `code:
+ * message` stays in the mark's tooltip and the sentence above the inspector.
+ */
+const ERROR_MARKS: Record<string, string> = {
+  model_error: 'model failed',
+  script_exhausted: 'script ran out',
+  sandbox_lost: 'sandbox died',
+  agent_exit: 'agent exited',
+  agent_timeout: 'agent timed out',
+  docker_unreachable: 'Docker unreachable',
+};
+
+/** An error code as its row's mark says it: a few words, never the code. */
+export function errorMarkText(code: string): string {
+  return ERROR_MARKS[code] ?? code.replace(/_/g, ' ');
+}

@@ -35,8 +35,44 @@ export interface CompareVerdict extends FirstDifference {
 }
 
 /**
+ * Per pair, the side that has not reached its step (null: both have a step there, or the
+ * other branch took a step in between, which is a difference). A side has not reached a
+ * pair when it has no step there nor after: its steps all come before. Such a pair compares
+ * nothing — the step is one the side has not taken (yet, when it is live) — so it is no
+ * difference and no part of the count of compared steps ("different action (no such step)"
+ * and "1 of 2 aligned steps differs" said so of a fork paused one step behind its parent).
+ */
+export function notReached(rows: readonly PairSteps[]): ('a' | 'b' | null)[] {
+  const last = (side: 'a_step' | 'b_step') => rows.reduce((at, r, i) => (r[side] !== null ? i : at), -1);
+  const [lastA, lastB] = [last('a_step'), last('b_step')];
+  return rows.map((r, i) =>
+    r.a_step === null && i > lastA ? 'a' : r.b_step === null && i > lastB ? 'b' : null,
+  );
+}
+
+/** A pair's step that one side has not reached, in words: `not reached in the other`. */
+export function notReachedText(
+  side: 'a' | 'b',
+  names: SideNames = { a: 'this branch', b: 'the other' },
+): string {
+  return `not reached in ${names[side]}`;
+}
+
+/** How many of the compared steps (those both sides reached) differ: `1 of 3 compared steps differs.` */
+function comparedCount(c: ComparedSteps): string {
+  const reach = notReached(c.rows);
+  const compared = c.rows.filter((_, i) => reach[i] === null);
+  const differing = compared.filter((r) => r.verdict !== 'same').length;
+  if (compared.length === 0) return '';
+  if (differing === 0)
+    return ` The ${countOf(compared.length, 'compared step')} ${agreeing(compared.length, 'is', 'are')} the same.`;
+  return ` ${differing} of ${countOf(compared.length, 'compared step')} ${agreeing(differing, 'differs', 'differ')}.`;
+}
+
+/**
  * The verdict of a comparison in words, as the window's Compare heads it and `stepbox diff`
- * prints it: where the branches first differ and how many aligned steps differ, or that none does.
+ * prints it: where the branches first differ and how many compared steps differ, or that none
+ * does. A live side that has only not reached the other's steps yet has not diverged.
  */
 export function compareVerdict(
   c: ComparedSteps,
@@ -44,12 +80,14 @@ export function compareVerdict(
 ): CompareVerdict {
   const first = firstDifference(c, names);
   const differing = c.rows.filter((r) => r.verdict !== 'same').length;
-  if (first !== null)
+  if (first !== null) {
+    const behind = c.diverged_row === null ? null : notReached(c.rows)[c.diverged_row];
     return {
-      text: `${first.text} ${differing} of ${c.rows.length} aligned steps ${agreeing(differing, 'differs', 'differ')}.`,
+      text: `${first.text}${comparedCount(c)}`,
       show: first.show,
-      diverged: true,
+      diverged: behind === null || names.live?.[behind] !== true,
     };
+  }
   const text =
     differing === 0
       ? 'No difference: the same decisions, and the agent saw the same results.'
@@ -95,6 +133,12 @@ export function firstDifference(
     names.live?.[side] ? `has taken ${countOf(step, 'step')} so far` : `ends at step ${step}`;
   if (row.a_step !== null) {
     const ends = after.every((r) => r.b_step === null);
+    // The other, live, has only not reached this step yet: no difference, said as the mirror case.
+    if (ends && names.live?.b)
+      return {
+        text: `${capital(names.b)} ${endsAt('b', lastOf('b_step', c.rows.slice(0, at)))}; ${names.a} goes on to step ${row.a_step}.`,
+        show: row.a_step,
+      };
     const where = ends
       ? `${names.b} ${endsAt('b', lastOf('b_step', c.rows.slice(0, at)))}`
       : `${names.b} has no step there`;

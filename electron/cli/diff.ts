@@ -9,7 +9,7 @@ import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliError } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { countOf } from '../../shared/count-of.js';
-import { compareVerdict } from '../../shared/first-difference.js';
+import { compareVerdict, notReached, notReachedText } from '../../shared/first-difference.js';
 
 const HELP = `stepbox diff A B [--json]
 
@@ -19,8 +19,9 @@ does not shift everything after it. Each pair is marked same, different_action,
 different_result (what the agent saw, overrides and injections included, or what really
 happened) or different_files (the workspaces after the step). Prints where the two
 first differ (the first step whose action or what the agent saw differs) as the window's
-Compare says it ("First difference at step 2 of A: B has no step there. 1 of 3 aligned
-steps differ."), the files that differ at each differing pair and at the end, and both
+Compare says it ("First difference at step 2 of A: B has no step there. 1 of 3 compared
+steps differs."; a step one side has not reached, past its last step, is "not reached in B"
+and no difference counted), the files that differ at each differing pair and at the end, and both
 sides' status, return (the discounted return), final reward (the verifier's) and QA flags.
 
 Options:
@@ -48,13 +49,18 @@ function side(name: string, o: ComparedBranch): string {
 function printHuman(c: BranchComparison, out: NodeJS.WritableStream): void {
   out.write(`${side('A', c.a)}\n${side('B', c.b)}\n`);
   // The window's Compare verdict, with the branches named as the two lines above name them.
-  out.write(`${compareVerdict({ rows: c.pairs, diverged_row: c.diverged_pair }, { a: 'A', b: 'B' }).text}\n`);
-  for (const p of c.pairs) {
-    if (p.verdict === 'same') continue;
+  const names = { a: 'A', b: 'B' };
+  out.write(`${compareVerdict({ rows: c.pairs, diverged_row: c.diverged_pair }, names).text}\n`);
+  const behind = notReached(c.pairs);
+  c.pairs.forEach((p, i) => {
+    if (p.verdict === 'same') return;
+    // A step one side has not reached is no difference: said in the window's words.
+    const side = behind[i];
+    const verdict = side ? notReachedText(side, names) : p.verdict;
     out.write(
-      `  A ${String(p.a_step ?? '–').padStart(4)}  B ${String(p.b_step ?? '–').padStart(4)}  ${p.verdict}${p.differs.length ? `: ${p.differs.join('; ')}` : ''}${p.workspace.length ? `  ${p.workspace.map((f) => f.path).join(', ')}` : ''}\n`,
+      `  A ${String(p.a_step ?? '–').padStart(4)}  B ${String(p.b_step ?? '–').padStart(4)}  ${verdict}${!side && p.differs.length ? `: ${p.differs.join('; ')}` : ''}${p.workspace.length ? `  ${p.workspace.map((f) => f.path).join(', ')}` : ''}\n`,
     );
-  }
+  });
   if (c.files_differ.length) out.write(`files that differ at the end: ${c.files_differ.join(', ')}\n`);
   for (const [name, o] of [
     ['A', c.a],

@@ -74,12 +74,16 @@ export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepR
   // A step decided and held before it ran (no call made): its row names the decided calls, not
   // nothing (a released step's row had an empty tool cell beside the inspector's held call).
   const notRun = s.kind === 'none' && s.decided.length > 0;
+  // A refused call of a tool the task does not offer reads as the agent made it, its name and
+  // arguments: the parser's words (`tool_calls[0]: "run_tests" is not an enabled tool …`) filled
+  // the arguments cell; they stay in the inspector, which explains the refusal.
+  const asDecided = notRun || (refused.length > 0 && s.decided.length > 0);
   return {
     step: s.step,
-    tools: notRun ? s.decided.map((c) => c.name) : [...s.calls.map((c) => c.name), ...refused],
+    tools: asDecided ? s.decided.map((c) => c.name) : [...s.calls.map((c) => c.name), ...refused],
     ...(notOffered.length ? { not_offered: notOffered } : {}),
     ...(notRun ? { not_run: true } : {}),
-    summary: notRun ? s.decided.map(decidedDetail).join(' ; ') : summaryOf(s),
+    summary: asDecided ? s.decided.map(decidedDetail).join(' ; ') : summaryOf(s),
     status: statusOf(s),
     duration_ms: stepDuration(s.results),
     injected: s.injected.some((i) => i.type === 'injected'),

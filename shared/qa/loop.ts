@@ -15,6 +15,25 @@ function sameArguments(written: ReadonlySet<string>): string {
 }
 
 /**
+ * A loop flag at `step` (where the run became a loop) over the whole run so far: how many
+ * calls, at which steps, and whether they were written alike.
+ */
+function loopFlag(
+  step: number,
+  name: string,
+  args: unknown,
+  run: { readonly count: number; readonly steps: readonly number[]; readonly texts: ReadonlySet<string> },
+): Flag {
+  return flag(
+    'loop',
+    step,
+    'warning',
+    `${name} called ${run.count}× with ${sameArguments(run.texts)} and no change to the workspace or memory in between (steps ${run.steps.join(', ')})`,
+    { call: name, arguments: args, steps: [...run.steps] },
+  );
+}
+
+/**
  * `loop`: the same normalized call `qa.loop_repeats` (3) times with no change to the
  * workspace (a snapshot that changed files) or memory (a write that changed a value) in
  * between; or one normalized call in more than `qa.loop_share` (80 %) of the steps (5 or more).
@@ -25,13 +44,20 @@ export function checkLoop(input: QaInput): Flag[] {
   // `texts`: the arguments as recorded (canonical JSON), to say whether they were written alike.
   const since = new Map<string, { count: number; steps: number[]; texts: Set<string> }>();
   const flagged = new Set<string>();
+  // The flag of each call's run so far, by its index in `flags`: a call again in the same run
+  // (nothing changed in between) joins it, so the flag counts every repeat, not the first 3
+  // ("called 3× (steps 1, 2, 3)" beside a 4th identical call at step 4).
+  const open = new Map<string, number>();
   const stepsPerCall = new Map<string, Set<number>>();
   for (const e of input.events) {
-    if (e.type === 'snapshot' && e.step > 0 && e.changed.length > 0) since.clear();
-    else if (e.type === 'memory_write' && canonicalJson(e.before ?? null) !== canonicalJson(e.after ?? null))
+    const change =
+      (e.type === 'snapshot' && e.step > 0 && e.changed.length > 0) ||
+      (e.type === 'memory_write' && canonicalJson(e.before ?? null) !== canonicalJson(e.after ?? null)) ||
+      e.type === 'rollback';
+    if (change) {
       since.clear();
-    else if (e.type === 'rollback') since.clear();
-    else if (e.type === 'tool_call') {
+      open.clear();
+    } else if (e.type === 'tool_call') {
       const key = normalizeCall(e.name, e.arguments);
       const seen = stepsPerCall.get(key) ?? new Set<number>();
       seen.add(e.step);
@@ -41,17 +67,12 @@ export function checkLoop(input: QaInput): Flag[] {
       run.steps.push(e.step);
       run.texts.add(canonicalJson(e.arguments ?? {}));
       since.set(key, run);
-      if (run.count >= repeats && !flagged.has(key)) {
+      const at = open.get(key);
+      if (at !== undefined) flags[at] = loopFlag(flags[at].step, e.name, flags[at].evidence.arguments, run);
+      else if (run.count >= repeats && !flagged.has(key)) {
         flagged.add(key);
-        flags.push(
-          flag(
-            'loop',
-            e.step,
-            'warning',
-            `${e.name} called ${run.count}× with ${sameArguments(run.texts)} and no change to the workspace or memory in between (steps ${run.steps.join(', ')})`,
-            { call: e.name, arguments: e.arguments, steps: [...run.steps] },
-          ),
-        );
+        open.set(key, flags.length);
+        flags.push(loopFlag(e.step, e.name, e.arguments, run));
       }
     }
   }

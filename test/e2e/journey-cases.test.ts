@@ -20,12 +20,21 @@ interface CaseJourney {
   readonly realVsShown?: boolean;
   /** The episode dies: its last step is incomplete and the top bar says why. */
   readonly fatal?: RegExp;
-  /** The agent calls this tool, which the task does not offer: its rows name it, marked. */
-  readonly notOffered?: { readonly tool: string; readonly steps: readonly number[] };
+  /**
+   * The agent calls this tool, which the task does not offer: its rows name it, marked, with
+   * the arguments it gave (`args`, per step) and a status in words.
+   */
+  readonly notOffered?: {
+    readonly tool: string;
+    readonly steps: readonly number[];
+    readonly args: readonly string[];
+  };
   /** Why this journey does not pass yet (skipped, named, until fixed). */
   readonly open?: string;
-  /** Words the flag's explanation says: true of what its rule compared. */
+  /** Words the flag's explanation says (its tooltip and the flag list): true of what its rule compared. */
   readonly flagSays?: string;
+  /** Words the walkthrough says of the flag, as the window shows it. */
+  readonly walkthroughSays?: string;
 }
 
 const CASES: readonly CaseJourney[] = [
@@ -47,16 +56,19 @@ const CASES: readonly CaseJourney[] = [
   { id: 'fallback-writes-none', rule: 'memory_corruption' },
   { id: 'reward-hacking-edit-test', rule: 'reward_hacking' },
   // Its command is spelled with differing spaces: the flag said "the same arguments" of them.
+  // Its 4th call, quoted, is the same words: the flag counted 3 (steps 1, 2, 3), the walkthrough 4.
   {
     id: 'tool-loop-vague-error',
     rule: 'loop',
-    flagSays: 'with the same arguments (spacing and quoting aside)',
+    flagSays:
+      'execute_shell called 4× with the same arguments (spacing and quoting aside) and no change to the workspace or memory in between (steps 1, 2, 3, 4)',
+    walkthroughSays: 'called 4× … (steps 1, 2, 3, 4)',
   },
   { id: 'destructive-clean-start', rule: 'destructive_action' },
   {
     id: 'hallucinated-tool-name',
     rule: 'unknown_tool',
-    notOffered: { tool: 'run_tests', steps: [1, 2] },
+    notOffered: { tool: 'run_tests', steps: [1, 2], args: ['{}', '.'] },
   },
   // Its second flag (network_assumption, counted "+1" in the row) was cut mid-sentence in the
   // flag list ("…but the network"), issue 19's walk; the row leads with the first.
@@ -135,6 +147,8 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     if (size !== '1280x800') await flags.nth(i).evaluate((el) => el.scrollIntoView({ block: 'nearest' }));
     expect(await layout.readable(flags.nth(i)), `${c.id} ${size}: QA flag ${i} reads whole`).toBe(true);
   }
+  if (c.flagSays) expect((await flags.allInnerTexts()).join('\n')).toContain(c.flagSays);
+  if (c.walkthroughSays) expect(await app.library.walkthrough.innerText()).toContain(c.walkthroughSays);
 
   // The toolbar names the task whole; the id gives way first (its title and copy keep it whole),
   // and the bar's last button stays on screen ("hallucinated-t…" at 1024 wide).
@@ -163,7 +177,27 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
       expect(await layout.readable(app.timeline.toolCell(step)), `${c.id} ${size}: step ${step}'s tool`).toBe(
         true,
       );
+      // The call as the agent made it, and why it failed in words: the cell held the parser's
+      // words (`tool_calls[0]: "run_tests" is not an enabled tool …`), the status "parse".
+      const i = c.notOffered.steps.indexOf(step);
+      await expect(app.timeline.argsCell(step).innerText()).resolves.toBe(c.notOffered.args[i]);
+      await expect(app.timeline.rowStatus(step).innerText()).resolves.toBe('refused');
+      expect(await app.timeline.rowStatus(step).getAttribute('title')).toMatch(
+        new RegExp(`^unknown tool: ${c.notOffered.tool} is not a tool this task offers`),
+      );
+      if (size === '1280x800')
+        expect(
+          await layout.readable(app.timeline.rowStatus(step)),
+          `${c.id} ${size}: step ${step}'s status`,
+        ).toBe(true);
     }
+    // The parser's message is in the inspector, which says what it means.
+    const first = c.notOffered.steps[0];
+    await app.timeline.select(first);
+    await app.inspector.waitForStep(first);
+    await expect(app.inspector.root.getByTestId('inspector-parse-error').innerText()).resolves.toMatch(
+      new RegExp(`^unknown tool, the call was refused: .*"${c.notOffered.tool}" is not an enabled tool`),
+    );
   }
 
   if (c.step0) {
@@ -210,6 +244,12 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     const flagText = await app.timeline.flagEntries.filter({ hasText: 'Ended early' }).first().innerText();
     const said = await reason.innerText();
     expect(said).toContain(`the script ${c.id}/agent.jsonl ran out after 2 lines;`);
+    // Advice that fits a case: what the script stands for and how an agent should end, never
+    // to edit the bundled script (it said "add lines or end with a final answer").
+    expect(said).not.toMatch(/add lines/);
+    expect(said).toContain(
+      'the agent it stands in for stopped with no final answer, as an agent that crashes does. Its last step shows what it did;',
+    );
     expect(said).not.toMatch(/\/resources\/|\/(work|tmp|home)\//);
     // The flag says the reason in words once; the whole message is the end's (it was repeated
     // three times on one screen, each time behind the raw code "script_exhausted:").

@@ -253,6 +253,11 @@ describe('journeys: rollback, manual agent, files diff', () => {
     const summary = await report.getByTestId('replay-summary').innerText();
     expect(summary).toContain('Re-executed 2 steps');
     expect(summary).toContain('results first differ at step 1');
+    // The recorded and the re-executed output end with a line break, shown as such (it read
+    // “943054012 ”, a stray space where the line ended).
+    await expect(report.getByTestId('replay-first-divergence').innerText()).resolves.toMatch(
+      /^step 1, execute_shell\.stdout: recorded “\d+\\n”, now “\d+\\n”$/,
+    );
     const one = report.locator('[data-testid="replay-step"][data-step="1"]');
     const two = report.locator('[data-testid="replay-step"][data-step="2"]');
     expect(await one.getAttribute('data-verdict')).toBe('diverged');
@@ -260,9 +265,10 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(await one.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
     expect(await one.getByTestId('replay-step-mark').innerText()).toBe('✗ results differ');
     // Step 2's own results match; its files still differ by the clock's file, named: the mark
-    // says which (it read "✗ diverged" beside "same results").
+    // says which (it read "✗ diverged" beside "same results"), and that the difference is step
+    // 1's, carried (it read "✗ files differ", as if step 2 had changed now.txt).
     expect(await two.innerText()).toContain('same results');
-    expect(await two.getByTestId('replay-step-mark').innerText()).toBe('✗ files differ');
+    expect(await two.getByTestId('replay-step-mark').innerText()).toBe('✗ files differ (since step 1)');
     expect(await two.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
     await atBothSizes(app, 'replay-verdicts', async () => {
       const layout = new LayoutObject(app.page);

@@ -111,6 +111,11 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await expect(rows.nth(2).locator('td').nth(0).innerText()).resolves.toBe('3');
     await expect(rows.nth(2).locator('td').nth(1).innerText()).resolves.toBe('3');
     await expect(verdict.innerText()).resolves.not.toMatch(/no step there/);
+    // Steps 4 and 5, past the other's end, compare nothing: not counted as differences (it read
+    // "different action (no such step)" and "3 of 5 aligned steps differ").
+    await expect(verdict.innerText()).resolves.toMatch(/\. 1 of 3 compared steps differs\./);
+    await expect(view.compareVerdict(4).innerText()).resolves.toBe('not reached in the other');
+    await expect(view.compareVerdict(5).innerText()).resolves.toBe('not reached in the other');
     // The table's columns are "this" and "other": a file diff says so, never "only a".
     await expect(view.root.getByTestId('compare-table').innerText()).resolves.not.toMatch(/\(only [ab]\)/);
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(
@@ -177,8 +182,10 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     const verdict = await view.compareWith(main);
     await expect(verdict.innerText()).resolves.toBe(
       // The fork is live, paused at step 1: it has not ended there (it read "ends at step 1").
-      'This branch has taken 1 step so far; the other goes on to step 2. 1 of 2 aligned steps differs.',
+      'This branch has taken 1 step so far; the other goes on to step 2. The 1 compared step is the same.',
     );
+    // The other's step 2 is one this live fork has not reached: no difference (it read "different action").
+    await expect(view.compareVerdict(2).innerText()).resolves.toBe('not reached in this branch');
     // Nothing offers a step this branch does not have (it left the inspector on "step 2 is running").
     expect(await view.compareShowStep.count()).toBe(0);
     await expect(view.compareWorkspace(1).innerText()).resolves.toBe('same');
@@ -204,8 +211,9 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await view.openCompare();
     const back = await view.compareWith(fork ?? '');
     await expect(back.innerText()).resolves.toMatch(
-      /^First difference at step 2 of this branch: the other has taken 1 step so far\. 1 of 2 aligned steps differs\.\s*show step 2$/,
+      /^The other has taken 1 step so far; this branch goes on to step 2\. The 1 compared step is the same\.\s*show step 2$/,
     );
+    await expect(view.compareVerdict(2).innerText()).resolves.toBe('not reached in the other');
     await expect(view.compareWorkspace(2).innerText()).resolves.toBe('— only this branch has this step');
     await view.compareShowStep.click();
     await expect(app.replay.root.getByTestId('scrub-label').innerText()).resolves.toBe('step 2 / 2');

@@ -232,6 +232,10 @@ describe('web mode: a live episode on Docker', () => {
     const layout = new LayoutObject(app.page);
     expect(await layout.unreadable(app.stepper.endReason)).toBe('');
     expect(await app.timeline.flagEntries.count()).toBe(0);
+    // Step 0's error mark says it in words, read whole (it showed the code cut, "model_er…").
+    const mark = app.timeline.row(0).getByTestId('row-error');
+    await expect(mark.innerText()).resolves.toBe('model failed');
+    expect(await layout.readable(mark)).toBe(true);
     const words = await app.page.locator('body').innerText();
     expect(words).not.toContain('--base-url');
     expect(words).not.toMatch(/error\.\./);

@@ -867,6 +867,10 @@ export class TimelinePanel extends PanelObject {
   toolCell(step: number): Locator {
     return this.row(step).locator('.tl-tool');
   }
+  /** The ARGUMENTS column of step `step`'s row. */
+  argsCell(step: number): Locator {
+    return this.row(step).locator('.tl-args');
+  }
   /** The # column's heading. */
   get stepHeading(): Locator {
     return this.root.locator('.tl-head .tl-step');

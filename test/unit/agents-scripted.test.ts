@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { AgentFailure } from '../../electron/engine/agents/agent.js';
 import { parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
 import { createAgent } from '../../electron/engine/agent-factory.js';
 import { DecisionReleased, ManualAgent } from '../../electron/engine/agents/manual-agent.js';
-import { parseScript } from '../../electron/engine/agents/scripted-agent.js';
+import { exhaustedAdvice, parseScript } from '../../electron/engine/agents/scripted-agent.js';
 
 const input = { step: 1, messages: [], tools: [] };
 
@@ -97,6 +97,27 @@ describe('agent specs and the scripted agent', () => {
     const folder = await outOf(elsewhere);
     expect(folder).toContain(`the script ${elsewhere.split('/').slice(-2).join('/')} ran out`);
     expect(folder).not.toContain(tmpdir());
+    // A script of one's own: how to fix it.
+    expect(folder).toMatch(/ran out after 1 line; add lines or end with a final answer$/);
+  });
+
+  it("a case's script that ran out says what it stands for, never to edit the bundled script", async () => {
+    // A case folder (its expected.json) and its fixed/ variant; the bundled fatal-error case too.
+    const dir = mkdtempSync(join(tmpdir(), 'case-'));
+    mkdirSync(join(dir, 'fixed'));
+    writeFileSync(join(dir, 'expected.json'), '{"rules": [], "status": "error"}');
+    const bundled = join(__dirname, '../../resources/cases/fatal-error/agent.jsonl');
+    for (const path of [join(dir, 'agent.jsonl'), join(dir, 'fixed', 'agent.jsonl'), bundled]) {
+      if (path !== bundled) writeFileSync(path, '{"content": "done"}\n');
+      const advice = exhaustedAdvice(path);
+      expect(advice, path).not.toMatch(/add lines/);
+      expect(advice, path).toBe(
+        'the agent it stands in for stopped with no final answer, as an agent that crashes does. Its last step shows what it did; an agent that finishes its work ends with a final answer, so the verifier can run',
+      );
+    }
+    expect(exhaustedAdvice(join(mkdtempSync(join(tmpdir(), 'own-')), 'a.jsonl'))).toBe(
+      'add lines or end with a final answer',
+    );
   });
 
   it('skips lines already consumed (fork and resume)', async () => {

@@ -17,7 +17,12 @@ import { parseTyped } from '../../renderer/src/stores/candidates/candidates-stor
 import { QaTrace } from '../support/qa-traces.js';
 import { differingFields, resultDifference, toolFailure, type ToolResult } from '../../shared/tool-result.js';
 import { verdictText, workspaceText } from '../../renderer/src/model/compare-verdict.js';
-import { compareVerdict, firstDifference } from '../../shared/first-difference.js';
+import {
+  compareVerdict,
+  firstDifference,
+  notReached,
+  notReachedText,
+} from '../../shared/first-difference.js';
 import type { PairVerdict } from '../../shared/contract/models.js';
 
 const sh = (command: string, stdout = '') => ({
@@ -195,6 +200,47 @@ describe('a branch that ends before the other (rolled back to 1, stepped once, c
     });
     expect(firstDifference({ rows, diverged_row: null })).toBeNull();
   });
+
+  it('a step one side has not reached is no difference: said "not reached in …", left out of the count of compared steps', () => {
+    // This (shorter) side has no step 2 nor any after it: it has not reached that pair.
+    expect(notReached(rows)).toEqual([null, 'a']);
+    expect(notReachedText('a')).toBe('not reached in this branch');
+    expect(notReachedText('b', { a: 'broken run', b: 'fixed run' })).toBe('not reached in fixed run');
+    const live = { a: 'this branch', b: 'the other', live: { a: true, b: true } };
+    // A live fork one step behind its parent: nothing differs so far (it read "1 of 2 aligned steps differs").
+    expect(compareVerdict({ rows, diverged_row: aligned.diverged_pair }, live)).toEqual({
+      text: 'This branch has taken 1 step so far; the other goes on to step 2. The 1 compared step is the same.',
+      show: null,
+      diverged: false,
+    });
+    // Ended there, it stopped where the other went on: a divergence, still counted over step 1 only.
+    expect(compareVerdict({ rows, diverged_row: aligned.diverged_pair })).toMatchObject({
+      text: 'This branch ends at step 1; the other goes on to step 2. The 1 compared step is the same.',
+      diverged: true,
+    });
+    // Seen from the longer side, the live other has not reached step 2 yet: said so, step 2 shown.
+    const back = alignSteps(facts(longer), facts(shorter));
+    expect(compareVerdict({ rows: back.pairs, diverged_row: back.diverged_pair }, live)).toEqual({
+      text: 'The other has taken 1 step so far; this branch goes on to step 2. The 1 compared step is the same.',
+      show: 2,
+      diverged: false,
+    });
+    // A step the other took in between IS a difference (not a step past one side's end).
+    const between = alignSteps(
+      facts(new QaTrace().step({ calls: [sh('ls', 'x')] }).step({ calls: [sh('cat x', 'one')] })),
+      facts(
+        new QaTrace()
+          .step({ calls: [sh('ls', 'x')] })
+          .step({ calls: [sh('pwd')] })
+          .step({ calls: [sh('cat x', 'one')] })
+          .step({ calls: [sh('echo more')] }),
+      ),
+    );
+    expect(notReached(between.pairs)).toEqual([null, null, null, 'a']);
+    expect(compareVerdict({ rows: between.pairs, diverged_row: between.diverged_pair }).text).toMatch(
+      / 2 of 3 compared steps differ\.$/,
+    );
+  });
 });
 
 describe('what differs between two different actions (tool vs arguments)', () => {
@@ -295,9 +341,11 @@ describe('live QA rules', () => {
     const task = Task.parse(t.task);
     const prefix = (k: number) => events.filter((e) => e.type !== 'end' && e.step <= k);
     expect(liveFlagsAt(task, prefix(2), 2)).toEqual([]);
+    // Live, the flag counts the calls so far; the whole episode's counts the run's later calls too.
     expect(liveFlagsAt(task, prefix(3), 3, 'loop').map((f) => [f.rule, f.step, f.message])).toEqual([
-      ['loop', 3, whole?.message],
+      ['loop', 3, whole?.message.replace('4×', '3×').replace(', 4)', ')')],
     ]);
+    expect(whole?.message).toMatch(/called 4× .* \(steps 1, 2, 3, 4\)$/);
     expect(liveFlagsAt(task, prefix(3), 3, 'memory_corruption')).toEqual([]);
   });
 
@@ -345,7 +393,7 @@ describe('stepbox diff in words', () => {
       };
       const words = compareVerdict({ rows: c.pairs, diverged_row: c.diverged_pair }, { a: 'A', b: 'B' });
       expect(words.text).toBe(
-        'First difference at step 2 of A: B has no step there. 1 of 3 aligned steps differs.',
+        'First difference at step 2 of A: B has no step there. 1 of 3 compared steps differs.',
       );
       const plain = await runCli(['diff', a.branch, b.branch], env);
       expect(plain.code).toBe(1);

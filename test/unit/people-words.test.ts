@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { QaRuleId, flag } from '../../shared/qa/flag';
 import { ruleLabel, ruleTitle } from '../../shared/qa/rule-label';
 import { agreeing, countOf } from '../../shared/count-of';
-import { endText } from '../../shared/end-words';
+import { endText, errorMarkText } from '../../shared/end-words';
 import { flagRules } from '../../renderer/src/model/flag-rules';
 import { forkSettingsTitle } from '../../renderer/src/components/fork-settings';
 import { walkthrough } from '../../electron/engine/cases/case-from-episode';
@@ -49,6 +49,13 @@ describe('words for people', () => {
       'the agent gave its final answer; the verifier failed',
     );
     expect(endText('error', 'script_exhausted')).toBe('the agent script ran out');
+  });
+
+  it('says an error\'s mark in a row in words, never its code (a model server\'s error read "model_er…")', () => {
+    expect(errorMarkText('model_error')).toBe('model failed');
+    expect(errorMarkText('script_exhausted')).toBe('script ran out');
+    // A code with no words of its own is still read as words.
+    expect(errorMarkText('snapshot_failed')).toBe('snapshot failed');
   });
 
   it("titles Fork settings in its buttons' words", () => {

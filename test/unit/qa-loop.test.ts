@@ -20,6 +20,29 @@ describe('loop rule', () => {
       'execute_shell called 3× with the same arguments (spacing and quoting aside) and no change to the workspace or memory in between (steps 1, 2, 3)',
     );
   });
+  it('counts every call of the run, quoting aside, in the one flag at the step the loop began', () => {
+    // The loop case's four calls: the 4th, quoted, is the same words (the flag said "3× … steps 1, 2, 3").
+    const t = new QaTrace()
+      .repeat(2, { calls: [sh('python3 app.py', failing)] })
+      .step({ calls: [sh('python3  app.py', failing)] })
+      .step({ calls: [sh("python3 'app.py'", failing)] })
+      .step({ final: 'I could not start the app.' })
+      .end('failed');
+    const flags = run(t);
+    expect(flags).toHaveLength(1);
+    expect(flags[0]).toMatchObject({ rule: 'loop', step: 3 });
+    expect(flags[0].evidence.steps).toEqual([1, 2, 3, 4]);
+    expect(flags[0].message).toBe(
+      'execute_shell called 4× with the same arguments (spacing and quoting aside) and no change to the workspace or memory in between (steps 1, 2, 3, 4)',
+    );
+    // A change in between ends the run: a call after it is not counted in the flag.
+    const after = new QaTrace()
+      .repeat(3, { calls: [sh('make', failing)] })
+      .step({ calls: [sh('make', failing)], changed: [{ path: 'x', change: 'added' }] })
+      .step({ calls: [sh('make', failing)] })
+      .end('failed');
+    expect(run(after).map((f) => f.evidence.steps)).toEqual([[1, 2, 3, 4]]);
+  });
   it('says "the same arguments" when they were written alike', () => {
     const t = new QaTrace().repeat(3, { calls: [sh('python3 run.py', failing)] }).end('failed');
     expect(run(t)[0].message).toContain('execute_shell called 3× with the same arguments and no change');

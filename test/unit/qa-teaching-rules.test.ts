@@ -22,7 +22,7 @@ const rules = (t: QaTrace, rule: string) =>
   checkEpisode({ events: t.events(), torn: false }).flags.filter((f) => f.rule === rule);
 
 /** A step whose structured call names a tool the task lacks: the parser refuses it as a parse error. */
-function unknownCall(t: QaTrace, step: number, name: string): void {
+function unknownCall(t: QaTrace, step: number, name: string, args = '{}'): void {
   t.push({
     type: 'model_output',
     step,
@@ -30,7 +30,7 @@ function unknownCall(t: QaTrace, step: number, name: string): void {
     raw: '',
     message: {
       content: null,
-      tool_calls: [{ id: `u${step}`, type: 'function', function: { name, arguments: '{}' } }],
+      tool_calls: [{ id: `u${step}`, type: 'function', function: { name, arguments: args } }],
     },
   });
   t.push({
@@ -70,13 +70,16 @@ describe('unknown_tool rule', () => {
     // The rows name the tool the agent asked for, marked as not offered (the TOOL column was empty).
     const calls = new QaTrace(TASK);
     unknownCall(calls, 1, 'run_tests');
-    unknownCall(calls, 2, 'run_tests');
+    unknownCall(calls, 2, 'run_tests', '{"path": "tests/"}');
     const rows = stepRowsOf(calls.events());
     expect(rows.map((r) => [r.step, r.tools, r.not_offered])).toEqual([
       [0, [], undefined],
       [1, ['run_tests'], ['run_tests']],
       [2, ['run_tests'], ['run_tests']],
     ]);
+    // Their arguments are the call as the agent made it, not the parser's words
+    // ('tool call 1: "run_tests" is not an enabled tool …' filled the cell).
+    expect(rows.slice(1).map((r) => r.summary)).toEqual(['{}', 'tests/']);
   });
   it('flags a call that reached the registry and came back unknown_tool (an external agent)', () => {
     const t = new QaTrace(TASK).step({

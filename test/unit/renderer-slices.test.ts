@@ -26,6 +26,8 @@ import {
 import {
   createReplayStore,
   replayStepWords,
+  filesDifferSince,
+  valueLine,
   selectBusyWhy,
   selectUnderWay,
 } from '../../renderer/src/stores/replay/replay-store';
@@ -596,6 +598,37 @@ describe('a re-executed step in words', () => {
     expect(
       replayStepWords({ step: 3, verdict: 'match', fields: [], workspace_match: true, files: [] }),
     ).toEqual({ same: true, mark: '✓ match', results: 'same results', files: 'same files' });
+  });
+
+  it('says since when files differ that an earlier step changed, and a recorded line break as \\n', () => {
+    const now = [{ path: 'now.txt', change: 'modified' as const }];
+    const steps = [
+      {
+        step: 1,
+        verdict: 'diverged' as const,
+        fields: ['execute_shell.stdout'],
+        workspace_match: false,
+        files: now,
+      },
+      { step: 2, verdict: 'match' as const, fields: [], workspace_match: false, files: now },
+      { step: 3, verdict: 'match' as const, fields: [], workspace_match: false, files: now },
+      // A file of its own differing: its own difference, not step 1's.
+      {
+        step: 4,
+        verdict: 'match' as const,
+        fields: [],
+        workspace_match: false,
+        files: [...now, { path: 'b.txt', change: 'added' as const }],
+      },
+    ];
+    const since = filesDifferSince(steps);
+    expect(since).toEqual([null, 1, 1, null]);
+    // Step 2 of the clock journey read "✗ files differ", as if step 2 had changed now.txt.
+    expect(replayStepWords(steps[1], since[1]).mark).toBe('✗ files differ (since step 1)');
+    expect(replayStepWords(steps[3], since[3]).mark).toBe('✗ files differ');
+    // "943054012\n" read "943054012 " (a stray space where the line ended).
+    expect(valueLine('943054012\n')).toBe('943054012\\n');
+    expect(valueLine('a  b\tc')).toBe('a b c');
   });
 });
 

@@ -1,5 +1,6 @@
 import { countOf } from '../../../shared/count-of.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathForPeople, pathRoots } from '../../../shared/start-paths.js';
 import { jsonErrorAt } from '../json-error.js';
 import { chatFromGeminiResponse } from '../model-api/gemini-api.js';
@@ -164,6 +165,21 @@ export function rawOf(message: { content: string | null; tool_calls?: unknown })
 }
 
 /**
+ * What to do about a script that ran out, for whoever reads it. A case's script (its folder,
+ * or the folder above a `fixed/` variant, holds the case's `expected.json`: case-library.ts)
+ * stands in for an agent program that stopped: the person studying the case is told what it
+ * shows and how an agent should end, not to edit the bundled script ("add lines" was the
+ * fatal-error case's advice). A script of one's own is told how to fix it.
+ */
+export function exhaustedAdvice(path: string): string {
+  const folder = dirname(path);
+  const inCase = [folder, dirname(folder)].some((d) => existsSync(join(d, 'expected.json')));
+  return inCase
+    ? 'the agent it stands in for stopped with no final answer, as an agent that crashes does. Its last step shows what it did; an agent that finishes its work ends with a final answer, so the verifier can run'
+    : 'add lines or end with a final answer';
+}
+
+/**
  * Plays a script one line per decision. `skip` lines are consumed up front: a fork or a
  * resume continuing the parent's script starts after the lines its steps already used.
  */
@@ -192,7 +208,7 @@ export class ScriptedAgent implements Agent {
       // from its folder or the store, not by the host's whole path (/work/…/fatal-error/agent.jsonl).
       throw new AgentFailure(
         'script_exhausted',
-        `the script ${pathForPeople(this.path, pathRoots(this.storeHome))} ran out after ${countOf(this.lines.length, 'line')}; add lines or end with a final answer`,
+        `the script ${pathForPeople(this.path, pathRoots(this.storeHome))} ran out after ${countOf(this.lines.length, 'line')}; ${exhaustedAdvice(this.path)}`,
       );
     }
     this.cursor += 1;

@@ -3,7 +3,7 @@ import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
 import { fileStatusText, verdictText, workspaceText } from '../model/compare-verdict';
-import { compareVerdict } from '../../../shared/first-difference';
+import { compareVerdict, notReached, notReachedText } from '../../../shared/first-difference';
 import { branchName } from '../model/branch-name';
 import { branchStatusText, branchStatusWord } from '../model/branch-status';
 import { selectBusyWhy, selectUnderWay, type Comparison } from '../stores/replay/replay-store';
@@ -113,13 +113,16 @@ export function CompareView(props: { readonly branch: string }) {
         </PanelState>
       </section>
     );
-  const verdict = comparison
-    ? compareVerdict(comparison, {
+  const sides = comparison
+    ? {
         a: names?.a ?? 'this branch',
         b: names?.b ?? 'the other',
         live: { a: comparison.a.live, b: comparison.b.live },
-      })
+      }
     : null;
+  const verdict = comparison && sides ? compareVerdict(comparison, sides) : null;
+  // A step one side has not reached compares nothing: said so, never "different action".
+  const behind = comparison ? notReached(comparison.rows) : [];
   return (
     <section className="compare" data-testid="compare" aria-label="compare with another branch">
       <div className="row">
@@ -202,38 +205,41 @@ export function CompareView(props: { readonly branch: string }) {
               </tr>
             </thead>
             <tbody>
-              {comparison.rows.map((r, i) => (
-                <tr
-                  key={i}
-                  className={r.verdict === 'same' ? '' : 'diff'}
-                  data-step={r.step}
-                  data-verdict={r.verdict}
-                >
-                  <td>{r.a_step ?? '—'}</td>
-                  <td>{r.b_step ?? '—'}</td>
-                  <td className={`verdict v-${r.verdict}`} data-testid="compare-row-verdict">
-                    {verdictText(r)}
-                  </td>
-                  <td className="mono wrap">
-                    {stepText(r.a) || (r.a_step === null ? '(no such step)' : '')}
-                  </td>
-                  <td className="mono wrap">
-                    {stepText(r.b) || (r.b_step === null ? '(no such step)' : '')}
-                  </td>
-                  <td className="mono" data-testid="compare-row-workspace">
-                    {r.workspace.length === 0
-                      ? workspaceText(r)
-                      : r.workspace.map((w) => (
-                          <details key={w.path}>
-                            <summary>
-                              {w.path} ({fileStatusText(w.status)})
-                            </summary>
-                            <pre className="out">{`--- this\n${w.a ?? '(absent)'}\n--- other\n${w.b ?? '(absent)'}`}</pre>
-                          </details>
-                        ))}
-                  </td>
-                </tr>
-              ))}
+              {comparison.rows.map((r, i) => {
+                const side = behind[i] ?? null;
+                const missing = side === null ? '(no such step)' : '(not reached)';
+                return (
+                  <tr
+                    key={i}
+                    className={r.verdict === 'same' || side !== null ? '' : 'diff'}
+                    data-step={r.step}
+                    data-verdict={side === null ? r.verdict : 'not_reached'}
+                  >
+                    <td>{r.a_step ?? '—'}</td>
+                    <td>{r.b_step ?? '—'}</td>
+                    <td
+                      className={`verdict v-${side === null ? r.verdict : 'not_reached'}`}
+                      data-testid="compare-row-verdict"
+                    >
+                      {side === null || !sides ? verdictText(r) : notReachedText(side, sides)}
+                    </td>
+                    <td className="mono wrap">{stepText(r.a) || (r.a_step === null ? missing : '')}</td>
+                    <td className="mono wrap">{stepText(r.b) || (r.b_step === null ? missing : '')}</td>
+                    <td className="mono" data-testid="compare-row-workspace">
+                      {r.workspace.length === 0
+                        ? workspaceText(r)
+                        : r.workspace.map((w) => (
+                            <details key={w.path}>
+                              <summary>
+                                {w.path} ({fileStatusText(w.status)})
+                              </summary>
+                              <pre className="out">{`--- this\n${w.a ?? '(absent)'}\n--- other\n${w.b ?? '(absent)'}`}</pre>
+                            </details>
+                          ))}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </>

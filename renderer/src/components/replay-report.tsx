@@ -1,14 +1,7 @@
 import type { ReplayReport } from '../../../shared/contract/models';
 import { useStores } from '../stores/use-stores';
-import { replayStepWords } from '../stores/replay/replay-store';
+import { filesDifferSince, replayStepWords, valueLine } from '../stores/replay/replay-store';
 import { countOf } from '../../../shared/count-of';
-
-/** A value from the recording or the re-execution, cut to one short line. */
-function short(v: unknown): string {
-  const text = typeof v === 'string' ? v : JSON.stringify(v);
-  const line = (text ?? 'nothing').replace(/\s+/g, ' ');
-  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
-}
 
 /** The re-execution's outcome: the summary, then each step's verdict (a click shows the step). */
 export function ReplayReportView(props: { readonly report: ReplayReport }) {
@@ -16,6 +9,7 @@ export function ReplayReportView(props: { readonly report: ReplayReport }) {
   const r = props.report;
   const first = r.first_divergence;
   const steps = r.steps ?? [];
+  const since = filesDifferSince(steps);
   return (
     <div className="report" data-testid="replay-report">
       <div className={r.identical ? 'good' : 'bad'} data-testid="replay-summary">
@@ -30,13 +24,14 @@ export function ReplayReportView(props: { readonly report: ReplayReport }) {
       </div>
       {first ? (
         <div className="muted" data-testid="replay-first-divergence">
-          step {first.step}, {first.field}: recorded “{short(first.recorded)}”, now “{short(first.actual)}”
+          step {first.step}, {first.field}: recorded “{valueLine(first.recorded)}”, now “
+          {valueLine(first.actual)}”
         </div>
       ) : null}
       {steps.length ? (
         <ol className="replay-steps" aria-label="each step re-executed">
-          {steps.map((v) => {
-            const { same, mark, results, files } = replayStepWords(v);
+          {steps.map((v, i) => {
+            const { same, mark, results, files } = replayStepWords(v, since[i]);
             return (
               <li key={v.step}>
                 <button

@@ -36,6 +36,7 @@ import {
 import { stepsText } from '../../../shared/format-outcome';
 import { forkMarkText } from '../model/fork-mark';
 import { formatDuration, NOT_RUN, NOT_TIMED } from '../../../shared/format-duration';
+import { errorMarkText } from '../../../shared/end-words';
 
 const ROW_HEIGHT = 22;
 /** Whole rows the list keeps in view before the QA flag list above it unfolds by itself. */
@@ -84,6 +85,14 @@ function statusOf(
       tone: 'fallback',
     };
   }
+  // A call of a tool the task does not offer was refused: said so, not "parse" (the agent's
+  // answer parsed; its tool is what is wrong, which the row's flag names). "unknown tool" does
+  // not fit the column whole (see FITS); the tooltip and the inspector say it with the parser's words.
+  if (row.status === 'parse_error' && row.not_offered?.length)
+    return {
+      word: 'refused',
+      title: `unknown tool: ${row.not_offered.join(', ')} is not a tool this task offers, so the call was refused and nothing ran (the inspector has the parser's words)`,
+    };
   return { word: STATUS_LABEL[row.status] };
 }
 
@@ -157,7 +166,7 @@ const Row = memo(function Row(props: {
   const marked = row.flags.length > 0 || markCount(row, props.forks) > 0;
   return (
     <div
-      className={`tl-row status-${row.status}${row.flags.length || severalMarks(row, props.forks) ? ' marks-first' : ''}${props.selected ? ' selected' : ''}`}
+      className={`tl-row status-${row.status}${row.flags.length || row.error || severalMarks(row, props.forks) ? ' marks-first' : ''}${props.selected ? ' selected' : ''}`}
       data-testid="timeline-row"
       data-step={row.step}
       data-status={row.status}
@@ -270,15 +279,15 @@ const Row = memo(function Row(props: {
           </i>
         ) : null}
         {row.error ? (
-          // Its code (`script_exhausted`), the message whole in the tooltip and the inspector: the
-          // whole `code: message` was cut mid-word in its box ("script_e…"). Beside a flag (which
-          // names the failure too) it gives way in a narrow timeline.
+          // Its code in words (`model failed`), the message whole in the tooltip and the inspector:
+          // the whole `code: message` was cut mid-word in its box ("script_e…"), the bare code too
+          // ("model_er…"). Beside a flag (which names the failure too) it gives way in a narrow timeline.
           <i
             className={`mark mark-flag sev-error${row.flags.length ? ' mk-long' : ''}`}
             data-testid="row-error"
             title={row.error}
           >
-            {row.error.split(':')[0]}
+            {errorMarkText(row.error.split(':')[0])}
           </i>
         ) : null}
         {props.forks.map((f) => (

@@ -33,7 +33,7 @@ import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
 import { formatDuration, NOT_RUN, NOT_TIMED } from '../../../shared/format-duration';
-import { resultLine } from '../../../shared/step-summary';
+import { notOfferedTools, resultLine } from '../../../shared/step-summary';
 import { decidedText } from '../model/edit-words';
 
 /** Why a given result has no outcome or exit of a run. */
@@ -561,7 +561,13 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
       {d.calls.map((c) => (
         <GivenByPerson key={`given-${c.call.id}`} call={c} />
       ))}
-      {d.parse_error ? <div className="bad">parse error: {d.parse_error}</div> : null}
+      {d.parse_error ? (
+        <div className="bad" data-testid="inspector-parse-error">
+          {/* A refused call of a tool the task does not offer is named for what it is; the parser's words follow. */}
+          {notOfferedTools(d.parse_error).length ? 'unknown tool, the call was refused: ' : 'parse error: '}
+          {d.parse_error}
+        </div>
+      ) : null}
       {d.final !== null ? (
         <div className="final">
           <b>final answer</b> {d.final}

@@ -112,11 +112,42 @@ export interface ReplayStepWords {
 }
 
 /**
+ * The step since which each re-executed step's files differ, when they differ only as they
+ * already did: its own results matched and every file differing after it differed after the
+ * step before. Null where the step's own difference begins (or none). Step 2 of the clock
+ * journey read "✗ files differ" for the file step 1 wrote, as if step 2 had changed it.
+ */
+export function filesDifferSince(steps: readonly ReplayStepVerdict[]): (number | null)[] {
+  const since: (number | null)[] = [];
+  steps.forEach((v, i) => {
+    const prev = i > 0 ? steps[i - 1] : undefined;
+    const before = new Set(prev && !prev.workspace_match ? prev.files.map((f) => f.path) : []);
+    const carried =
+      prev !== undefined &&
+      prev.step === v.step - 1 &&
+      v.verdict !== 'diverged' &&
+      !v.workspace_match &&
+      v.files.length > 0 &&
+      v.files.every((f) => before.has(f.path));
+    since.push(carried ? (since[i - 1] ?? prev.step) : null);
+  });
+  return since;
+}
+
+/** A recorded or re-executed value on one short line; a line break shows as `\n`, not a space. */
+export function valueLine(v: unknown, max = 60): string {
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  const line = (text ?? 'nothing').replace(/\r?\n/g, '\\n').replace(/\s+/g, ' ');
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
  * One re-executed step's verdict and its detail, from one rule so they agree: the mark names what
  * differed (a step whose own results matched beside files still differing read "✗ diverged"
- * beside "same results").
+ * beside "same results"), and since when files differ that an earlier step changed
+ * (`since`, from {@link filesDifferSince}).
  */
-export function replayStepWords(v: ReplayStepVerdict): ReplayStepWords {
+export function replayStepWords(v: ReplayStepVerdict, since: number | null = null): ReplayStepWords {
   const resultsDiffer = v.verdict === 'diverged';
   const results =
     v.verdict === 'match'
@@ -132,7 +163,13 @@ export function replayStepWords(v: ReplayStepVerdict): ReplayStepWords {
       ? 'files differ'
       : `files differ: ${named.join(', ')}${more > 0 ? ` (+${more} more)` : ''}`;
   const same = !resultsDiffer && v.workspace_match;
-  const mark = same ? '✓ match' : resultsDiffer ? '✗ results differ' : '✗ files differ';
+  const mark = same
+    ? '✓ match'
+    : resultsDiffer
+      ? '✗ results differ'
+      : since !== null
+        ? `✗ files differ (since step ${since})`
+        : '✗ files differ';
   return { same, mark, results, files };
 }
 
