@@ -48,7 +48,7 @@ describe('web mode: a recorded task wider than the defaults', () => {
     // Asked, not agreed: the button does not say it is reopening (it read "Reopening…" here);
     // it waits for the person's answer and says so.
     await expect(app.replay.buttonWords('reopen')).resolves.toEqual({
-      label: 'Reopen live here',
+      label: 'Reopen live at step 1',
       why: 'Waiting for your answer to the question above: allow the looser sandbox, or cancel.',
     });
     await ask.scrollIntoViewIfNeeded();

@@ -268,7 +268,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     // Titled in its buttons' words: a live branch forks, it is not reopened ("Fork and Reopen"
     // headed a dialog whose one action was Fork).
     const words = await app.replay.forkSettingsWords();
-    expect(words.title).toMatch(/^Fork from step \d+$/);
+    expect(words.title).toMatch(/^Fork at step \d+$/);
     expect(words.buttons).toEqual([words.title, 'Done']);
     await app.screenshot('views-room-fork-settings-1024x700');
     await app.page.getByTestId('fork-settings-done').click();

@@ -1201,6 +1201,10 @@ export class InjectPanel extends PanelObject {
   get ended(): Locator {
     return this.root.getByTestId('inject-ended');
   }
+  /** An ended branch's fork button (`Fork at step 2`). */
+  get forkButton(): Locator {
+    return this.root.getByTestId('inject-fork');
+  }
   /** What the override section says the agent is about to see (the result an override replaces). */
   get pendingResult(): Locator {
     return this.root.getByTestId('override-pending');
@@ -1303,6 +1307,10 @@ export class ReplayPanel extends PanelObject {
   get agentField(): Locator {
     return this.page.getByTestId('fork-settings').getByLabel('Agent', { exact: true });
   }
+  /** The fork settings dialog's error: the answer to its own Fork or Reopen. */
+  get forkSettingsError(): Locator {
+    return this.page.getByTestId('fork-settings-error');
+  }
   /** Opens the fork settings dialog (Agent and model, labelled, always shown). */
   async openForkSettings(): Promise<void> {
     await this.root.getByTestId('fork-settings-open').click();
@@ -1345,6 +1353,12 @@ export class ReplayPanel extends PanelObject {
 export class SideBySideView extends PanelObject {
   constructor(page: Page) {
     super(page, 'side-by-side');
+  }
+  /** The candidates' step field's range beside it (`1–3`): the steps that can have candidates. */
+  get candidatesStepHint(): Locator {
+    return this.root
+      .locator('.count-field', { has: this.page.getByTestId('candidates-step') })
+      .locator('.count-range');
   }
   /** Opens candidates for the viewed step (the Replay panel's button), or shows those held. */
   async openCandidates(): Promise<void> {
@@ -1461,6 +1475,14 @@ export class SandboxPanel extends PanelObject {
   get dockerStatus(): Locator {
     return this.page.getByTestId('docker-status');
   }
+  /** What an ended branch's panel says instead of its sandbox: what it is, and the way to get one. */
+  get none(): Locator {
+    return this.root.getByTestId('sandbox-none');
+  }
+  /** An ended branch's Reopen (`Reopen live at step 1`), under that sentence. */
+  get reopenButton(): Locator {
+    return this.root.getByTestId('sandbox-reopen');
+  }
 }
 
 /** Removes a temporary home. */
@@ -1489,7 +1511,7 @@ export class NoticeBar extends PanelObject {
   ofKind(kind: string): Locator {
     return this.page.locator(`[data-testid="notice"][data-kind="${kind}"]`);
   }
-  /** The way forward a message of `kind` offers (its button: "Reopen at step 3"). */
+  /** The way forward a message of `kind` offers (its button: "Reopen live at step 3"). */
   action(kind: string): Locator {
     return this.ofKind(kind).getByTestId('notice-action');
   }

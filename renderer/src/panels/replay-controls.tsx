@@ -9,6 +9,7 @@ import { PeopleText } from '../components/people-text';
 import { firstWhy, whyNot } from '../components/why-not';
 import {
   REPLAY_ACTIONS,
+  selectBranchStep,
   whyNoFork,
   whyNoReopen,
   whyNoRollback,
@@ -47,6 +48,9 @@ export function ReplayControls() {
   const noFork = useSlice('stepper', whyNoFork);
   const noReopen = useSlice('stepper', whyNoReopen);
   const nothing = useSlice('stepper', whyNothingToScrub);
+  // Where Fork and Reopen act: the viewed step, or (a branch not live, viewed at a step that never
+  // finished) the step before it, named on the buttons.
+  const branchStep = useSlice('stepper', selectBranchStep);
   // The fork settings dialog; an error that names its "Agent" field opens it.
   const [settings, setSettings] = useState(false);
   const namesAgent = error?.includes('“Agent”') ?? false;
@@ -74,6 +78,7 @@ export function ReplayControls() {
       </Panel>
     );
   const step = viewed ?? last;
+  const at = branchStep ?? step;
   // The scrubber sits in the panel's header: at 1024×700 the pane is short (the terminal keeps
   // its 180 px), and a row of its own pushed the answer to a button below the pane's edge.
   const scrub = (
@@ -138,7 +143,7 @@ export function ReplayControls() {
           )}
           onClick={() => void replay.rollback(branch, step)}
         >
-          {running === 'rollback' ? 'Rolling back…' : REPLAY_ACTIONS.rollback.label}
+          {running === 'rollback' ? 'Rolling back…' : REPLAY_ACTIONS.rollback.label(step)}
         </button>
         {!live ? (
           <button
@@ -148,9 +153,9 @@ export function ReplayControls() {
               firstWhy(noReopen, busyWhy),
               'restore this step in a fresh sandbox and continue live from it',
             )}
-            onClick={() => void replay.reopen(branch, step)}
+            onClick={() => void replay.reopen(branch, at)}
           >
-            {running === 'reopen' ? 'Reopening…' : REPLAY_ACTIONS.reopen.label}
+            {running === 'reopen' ? 'Reopening…' : REPLAY_ACTIONS.reopen.label(at)}
           </button>
         ) : null}
         <button
@@ -161,9 +166,9 @@ export function ReplayControls() {
             firstWhy(noFork, busyWhy),
             'continue from this step as a new branch, with its own id and sandbox (F)',
           )}
-          onClick={() => void replay.fork(branch, step)}
+          onClick={() => void replay.fork(branch, at)}
         >
-          {running === 'fork' ? 'Forking…' : REPLAY_ACTIONS.fork.label}
+          {running === 'fork' ? 'Forking…' : REPLAY_ACTIONS.fork.label(at)}
         </button>
         {/* Beside Fork, in the row that is always on screen: what Fork and Reopen go on with. */}
         <button
@@ -215,7 +220,7 @@ export function ReplayControls() {
       {settings ? (
         <ForkSettings
           branch={branch}
-          step={step}
+          step={at}
           live={live}
           noFork={noFork}
           onClose={() => setSettings(false)}

@@ -1,7 +1,11 @@
 import type { StatsSample } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { selectMemoryFraction } from '../stores/sandbox/sandbox-store';
-import { useSlice } from '../stores/use-stores';
+import { useSlice, useStores } from '../stores/use-stores';
+import { selectWayOn } from '../stores/stepper/stepper-store';
+import { selectBranchStep, whyNoReopen } from '../stores/stepper/why-not-now';
+import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
+import { firstWhy, whyNot } from '../components/why-not';
 
 function mib(n: number): string {
   return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
@@ -59,6 +63,34 @@ function Stats(props: {
   );
 }
 
+/**
+ * An ended branch's way to a sandbox: Reopen, at the step and in the words every panel names
+ * (way-on.ts). The panel pointed at Replay ("Fork it (Replay)"), which offers nothing for an
+ * episode that ended at its setup.
+ */
+function SandboxReopen(props: { readonly branch: string }) {
+  const stores = useStores();
+  const label = useSlice('stepper', (s) => selectWayOn(s).reopen);
+  const at = useSlice('stepper', selectBranchStep);
+  const noReopen = useSlice('stepper', whyNoReopen);
+  const busyWhy = useSlice('replay', selectBusyWhy);
+  const reopening = useSlice('replay', (s) => selectUnderWay(s) === 'reopen');
+  if (at === null) return null;
+  return (
+    <button
+      type="button"
+      data-testid="sandbox-reopen"
+      {...whyNot(
+        firstWhy(noReopen, busyWhy),
+        'restore this step in a fresh sandbox and continue live from it',
+      )}
+      onClick={() => void stores.replay.getState().reopen(props.branch, at)}
+    >
+      {reopening ? 'Reopening…' : label}
+    </button>
+  );
+}
+
 /** The live sandbox: container, image, limits, state, live CPU/memory; Docker's health when it is down. */
 export function SandboxPanel() {
   const docker = useSlice('sandbox', (s) => s.docker);
@@ -73,6 +105,8 @@ export function SandboxPanel() {
   const branch = useSlice('stepper', (s) => s.branch);
   const live = useSlice('stepper', (s) => s.live);
   const opened = useSlice('stepper', (s) => s.load === 'ready');
+  // An ended branch's way on, in the words every panel uses (way-on.ts).
+  const what = useSlice('stepper', (s) => selectWayOn(s).what);
 
   return (
     <Panel
@@ -121,9 +155,10 @@ export function SandboxPanel() {
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {!branch ? <PanelState kind="empty">No episode open: no sandbox.</PanelState> : null}
       {branch && opened && !live ? (
-        <PanelState kind="empty">
-          A recorded trace has no live sandbox. Fork it (Replay) to get one.
-        </PanelState>
+        <div data-testid="sandbox-none">
+          <PanelState kind="empty">{what}: it has no live sandbox. Reopen it to get one.</PanelState>
+          {branch ? <SandboxReopen branch={branch} /> : null}
+        </div>
       ) : null}
       {branch && live && load === 'loading' ? (
         <PanelState kind="loading">Looking up the sandbox…</PanelState>
