@@ -1278,7 +1278,7 @@ export class ReplayPanel extends PanelObject {
     const b = this.root.getByTestId(testId);
     return { label: (await b.innerText()).trim(), why: await b.getAttribute('data-why') };
   }
-  /** Presses "Reopen live here" (no wait: a question may come first). */
+  /** Presses Replay's Reopen ("Reopen live at step K"; no wait: a question may come first). */
   async pressReopen(): Promise<void> {
     await this.root.getByTestId('reopen').click();
   }
@@ -1294,7 +1294,7 @@ export class ReplayPanel extends PanelObject {
   get error(): Locator {
     return this.root.locator('[data-state="error"]');
   }
-  /** Presses Fork from here and waits for the panel's answer: the error's text, or null when it forked. */
+  /** Presses Replay's Fork ("Fork at step K") and waits for the panel's answer: the error's text, or null when it forked. */
   async tryFork(ms = 60_000): Promise<string | null> {
     // With the fork settings open (an error naming its Agent opens them), Fork is pressed there.
     const inSettings = this.page.getByTestId('fork-settings-fork');

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { ForkSettings } from '../components/fork-settings';
+import { ReopenButton } from '../components/reopen-button';
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
 import { CandidatesButton, CandidatesNotes } from '../components/candidates-view';
@@ -11,7 +12,6 @@ import {
   REPLAY_ACTIONS,
   selectBranchStep,
   whyNoFork,
-  whyNoReopen,
   whyNoRollback,
   whyNothingToScrub,
 } from '../stores/stepper/why-not-now';
@@ -46,7 +46,6 @@ export function ReplayControls() {
   const model = useSlice('replay', (s) => s.model);
   const noRollback = useSlice('stepper', whyNoRollback);
   const noFork = useSlice('stepper', whyNoFork);
-  const noReopen = useSlice('stepper', whyNoReopen);
   const nothing = useSlice('stepper', whyNothingToScrub);
   // Where Fork and Reopen act: the viewed step, or (a branch not live, viewed at a step that never
   // finished) the step before it, named on the buttons.
@@ -145,19 +144,7 @@ export function ReplayControls() {
         >
           {running === 'rollback' ? 'Rolling back…' : REPLAY_ACTIONS.rollback.label(step)}
         </button>
-        {!live ? (
-          <button
-            type="button"
-            data-testid="reopen"
-            {...whyNot(
-              firstWhy(noReopen, busyWhy),
-              'restore this step in a fresh sandbox and continue live from it',
-            )}
-            onClick={() => void replay.reopen(branch, at)}
-          >
-            {running === 'reopen' ? 'Reopening…' : REPLAY_ACTIONS.reopen.label(at)}
-          </button>
-        ) : null}
+        {!live ? <ReopenButton branch={branch} testId="reopen" /> : null}
         <button
           type="button"
           data-testid="fork"

@@ -1,11 +1,9 @@
 import type { StatsSample } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { selectMemoryFraction } from '../stores/sandbox/sandbox-store';
-import { useSlice, useStores } from '../stores/use-stores';
+import { useSlice } from '../stores/use-stores';
 import { selectWayOn } from '../stores/stepper/stepper-store';
-import { selectBranchStep, whyNoReopen } from '../stores/stepper/why-not-now';
-import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
-import { firstWhy, whyNot } from '../components/why-not';
+import { ReopenButton } from '../components/reopen-button';
 
 function mib(n: number): string {
   return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
@@ -60,34 +58,6 @@ function Stats(props: {
       <dt>pids</dt>
       <dd>{s.pids ?? '—'}</dd>
     </dl>
-  );
-}
-
-/**
- * An ended branch's way to a sandbox: Reopen, at the step and in the words every panel names
- * (way-on.ts). The panel pointed at Replay ("Fork it (Replay)"), which offers nothing for an
- * episode that ended at its setup.
- */
-function SandboxReopen(props: { readonly branch: string }) {
-  const stores = useStores();
-  const label = useSlice('stepper', (s) => selectWayOn(s).reopen);
-  const at = useSlice('stepper', selectBranchStep);
-  const noReopen = useSlice('stepper', whyNoReopen);
-  const busyWhy = useSlice('replay', selectBusyWhy);
-  const reopening = useSlice('replay', (s) => selectUnderWay(s) === 'reopen');
-  if (at === null) return null;
-  return (
-    <button
-      type="button"
-      data-testid="sandbox-reopen"
-      {...whyNot(
-        firstWhy(noReopen, busyWhy),
-        'restore this step in a fresh sandbox and continue live from it',
-      )}
-      onClick={() => void stores.replay.getState().reopen(props.branch, at)}
-    >
-      {reopening ? 'Reopening…' : label}
-    </button>
   );
 }
 
@@ -157,7 +127,7 @@ export function SandboxPanel() {
       {branch && opened && !live ? (
         <div data-testid="sandbox-none">
           <PanelState kind="empty">{what}: it has no live sandbox. Reopen it to get one.</PanelState>
-          {branch ? <SandboxReopen branch={branch} /> : null}
+          {branch ? <ReopenButton branch={branch} testId="sandbox-reopen" /> : null}
         </div>
       ) : null}
       {branch && live && load === 'loading' ? (
