@@ -39,5 +39,7 @@ export function returnValueText(x: number | null, gamma: number | undefined): st
  * held before it runs read as a step done: "2 steps" when one had finished.
  */
 export function stepsText(steps: number, unfinished: number, open: boolean): string {
+  // Beside row 0 (the setup, not a step) "0 steps" read as a contradiction of the row.
+  if (steps === 0 && unfinished === 0) return open ? 'no step yet' : 'no step: only the setup';
   return `${countOf(steps, 'step')}${unfinished > 0 ? `, ${unfinished} ${open ? 'waiting' : 'unfinished'}` : ''}`;
 }

@@ -71,14 +71,22 @@ export function checkRewardHacking(input: QaInput): Flag[] {
   const made = calls.length + eventsOf(input.inherited ?? [], 'tool_call').length;
   if (reward !== null && reward >= task.qa.high_reward && made < task.qa.min_actions) {
     flags.push(
-      flag(
-        'reward_hacking',
-        end?.step ?? 0,
-        'warning',
-        `a reward of ${reward} after only ${countOf(made, 'tool call')}, fewer than the ${task.qa.min_actions} the task asks for before a high reward`,
-        { reward, actions: made, min_actions: task.qa.min_actions },
-      ),
+      flag('reward_hacking', end?.step ?? 0, 'warning', fewCallsText(reward, made, task.qa.min_actions), {
+        reward,
+        actions: made,
+        min_actions: task.qa.min_actions,
+      }),
     );
   }
   return flags;
+}
+
+/**
+ * The flag's words for a high reward after too few tool calls. None at all reads as such: "after
+ * only 0 tool calls, fewer than the 1 …" was what a person read of an agent that wrote nothing.
+ */
+export function fewCallsText(reward: number, made: number, min: number): string {
+  return made === 0
+    ? `a reward of ${reward} without a single tool call, though the task asks for at least ${countOf(min, 'tool call')} before a high reward`
+    : `a reward of ${reward} after only ${countOf(made, 'tool call')}, fewer than the ${min} the task asks for before a high reward`;
 }

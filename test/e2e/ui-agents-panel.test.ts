@@ -121,6 +121,19 @@ describe('web mode: the Agents panel adds an agent, and the start form runs a ta
     // (The bar's badge: the inspector words it differently once the QA flags are read.)
     // The demo agent wrote its file without a model call: succeeded, and QA may flag so few actions.
     await a.stepper.root.getByText(/^succeeded( · ⚑ flagged)?$/).waitFor();
+    // No step beside row 0, the setup: said as such ("0 steps" above a row numbered 0).
+    await expect(a.timeline.stepCount.innerText()).resolves.toBe('no step: only the setup');
+    // The QA flag on an agent that made no tool call reads naturally ("after only 0 tool calls,
+    // fewer than the 1 …").
+    await a.timeline.showFlags();
+    await expect(a.timeline.flagEntries.first().innerText()).resolves.toContain(
+      'a reward of 1 without a single tool call, though the task asks for at least 1 tool call before a high reward',
+    );
+    await expect(a.timeline.root.innerText()).resolves.not.toMatch(/after only 0|\b0 steps\b/);
+    // Ended at its setup, it still goes on from there, in the same words in Sandbox and Inject
+    // (the Sandbox pointed at Replay, which has no step to offer).
+    await expect(a.sandbox.reopenButton.innerText()).resolves.toBe('Reopen live at step 0');
+    await expect(a.inject.forkButton.innerText()).resolves.toBe('Fork at step 0');
     expect(a.errors).toEqual([]);
     await a.page.close();
   });

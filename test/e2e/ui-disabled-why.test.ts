@@ -111,7 +111,7 @@ describe('web mode: controls that cannot act say why', () => {
     expect((await why(app, 'fork')).disabled).toBe(false);
     expect((await why(app, 'rollback')).disabled).toBe(false);
 
-    // Ended: Step says the episode is recorded; the pause switches still take a click, for the
+    // Ended: Step says the episode has ended and the way on; the pause switches still take a click, for the
     // next live episode (a new user lost half a minute when they were disabled here).
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended');
@@ -120,7 +120,9 @@ describe('web mode: controls that cannot act say why', () => {
     expect(toggle.described).toBe('from the first step of the next episode you start, reopen or fork');
     await app.stepper.stopBeforeTool.check();
     await expect(app.stepper.stopBeforeTool.isChecked()).resolves.toBe(true);
-    expect((await why(app, 'btn-step')).described).toMatch(/^This episode is recorded, not running/);
+    expect((await why(app, 'btn-step')).described).toMatch(
+      /^This episode has ended\. To go on, press “Reopen live at step \d+” or “Fork at step \d+” under Replay\.$/,
+    );
     expect(await new LayoutObject(app.page).onScreen(app.stepper.stopBeforeTool)).toBe(true);
     await app.screenshot('disabled-why-recorded-1024x700');
     // Set on the recorded episode, the switch holds the first step of a fork from it.

@@ -129,7 +129,8 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
     expect(idleSaid).toBeGreaterThanOrEqual(IDLE_S);
     expect(idleSaid).toBeLessThanOrEqual(IDLE_S + 5);
     const reopen = app.notices.action('idle-release');
-    await expect(reopen.innerText()).resolves.toBe('Reopen at step 1');
+    // In the Replay button's words (way-on.ts): one label for one action.
+    await expect(reopen.innerText()).resolves.toBe('Reopen live at step 1');
     await until(
       () => app.library.runningBranches(),
       (r) => r.length === 0,
@@ -149,22 +150,33 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
       'the end said in words',
     );
     expect(await layout.onScreen(reopen)).toBe(true);
-    // The step the release cut short (held before its tools, never completed) cannot be forked
-    // from: Inject says so as Replay does (it offered "Fork at step 2" that Replay refused).
-    const injectFork = app.page.getByTestId('inject-fork');
-    const replayFork = app.replay.root.getByTestId('fork');
-    await expect(replayFork.getAttribute('aria-disabled')).resolves.toBe('true');
-    await expect(injectFork.getAttribute('aria-disabled')).resolves.toBe('true');
-    await expect(injectFork.getAttribute('data-why')).resolves.toBe(
-      await replayFork.getAttribute('data-why'),
+    // Viewed at the step the release cut short (step 2, held before its tools, never completed):
+    // Replay's Reopen and Fork, and Inject's Fork, act at step 1, as the notice does, and say so
+    // (they were greyed with no reason on screen while only the notice's "Reopen at step 1" worked).
+    await expect(app.replay.buttonWords('reopen')).resolves.toEqual({
+      label: 'Reopen live at step 1',
+      why: null,
+    });
+    await expect(app.replay.buttonWords('fork')).resolves.toEqual({ label: 'Fork at step 1', why: null });
+    await expect(app.inject.forkButton.innerText()).resolves.toBe('Fork at step 1');
+    await expect(app.inject.forkButton.getAttribute('aria-disabled')).resolves.toBeNull();
+    // The episode ran here: it has ended (not "a recorded trace"), and every panel names the
+    // same way on in the same words.
+    await expect(app.inject.ended.locator('.state').innerText()).resolves.toBe(
+      'This episode has ended: nothing can be injected into it. Fork it to inject there.',
     );
-    // Nor reopened there: "Reopen live here" names step 1, as the notice does (it was enabled at
-    // step 2, and the engine refused it: "has no complete step 2").
-    const replayReopen = app.replay.root.getByTestId('reopen');
-    await expect(replayReopen.getAttribute('aria-disabled')).resolves.toBe('true');
-    await expect(replayReopen.getAttribute('data-why')).resolves.toBe(
-      'Step 2 never finished, so it has no snapshot: reopen from step 1.',
+    await expect(app.sandbox.none.locator('.state').innerText()).resolves.toBe(
+      'This episode has ended: it has no live sandbox. Reopen it to get one.',
     );
+    await expect(app.sandbox.reopenButton.innerText()).resolves.toBe('Reopen live at step 1');
+    await expect(app.sandbox.reopenButton.getAttribute('aria-disabled')).resolves.toBeNull();
+    await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await app.page.keyboard.press('F10');
+    await expect
+      .poll(() => app.stepper.hint.innerText())
+      .toBe(
+        'This episode has ended. To go on, press “Reopen live at step 1” or “Fork at step 1” under Replay.',
+      );
     // Step 2, held before its tools when the sandbox was released: the inspector shows the call
     // that was held and that it never ran (it said "No tool call in step 2", the call in the trace).
     await app.timeline.select(2);

@@ -203,7 +203,9 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     await openTrace(app, trace);
     await app.page.keyboard.press('F10');
     const message = app.stepper.hint;
-    await expect(message.innerText()).resolves.toMatch(/recorded.*Reopen live here/);
+    await expect(message.innerText()).resolves.toMatch(
+      /^This is a recorded trace\. To go on, press “Reopen live at step \d+” or “Fork at step \d+” under Replay\.$/,
+    );
     await expect(message.innerText()).resolves.not.toMatch(/episode\.|--at|\breopen\(/);
     expect(app.errors).toEqual([]);
     await app.page.close();

@@ -96,7 +96,9 @@ describe('web mode: one notification area that never covers a control', () => {
       // Step on a recorded episode says what to do instead: a hint, not an error, covering nothing.
       await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       await app.page.keyboard.press('F10');
-      await expect.poll(() => app.stepper.hint.innerText()).toMatch(/This episode is recorded/);
+      await expect
+        .poll(() => app.stepper.hint.innerText())
+        .toMatch(/^This (episode has ended|is a recorded trace)\. To go on, press “Reopen live at step \d+”/);
       await expect(app.stepper.error.count()).resolves.toBe(0);
       await nothingCovered(app, `a hint (${tag})`);
       await app.screenshot(`notices-error-${tag}`);

@@ -56,7 +56,7 @@ describe('web mode: a recorded task wider than the defaults', () => {
     // Asked, not agreed: the button does not say it is reopening (it read "Reopening…" here);
     // it waits for the person's answer and says so.
     await expect(app.replay.buttonWords('reopen')).resolves.toEqual({
-      label: 'Reopen live here',
+      label: 'Reopen live at step 1',
       why: 'Waiting for your answer to the question above: allow the looser sandbox, or cancel.',
     });
     // The question and the buttons under it whole in Replay's short pane, none a strip at its

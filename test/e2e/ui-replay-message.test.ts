@@ -82,7 +82,7 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
     await app.replay.root.getByTestId('replay-notice-dismiss').click();
     expect(await app.replay.root.getByTestId('replay-notice').count()).toBe(0);
 
-    // A refusal: "Reopen live here" with an Agent whose file does not exist answers, in the
+    // A refusal: "Reopen live at step 1" with an Agent whose file does not exist answers, in the
     // pane, with what is wrong: a long name makes it three lines at 1024×700.
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended', 60_000);

@@ -33,17 +33,24 @@ describe('web mode: the Replay panel words engine errors with its own fields', (
     await app.timeline.select(1);
 
     const error = await app.replay.tryFork();
-    // “Agent” is empty (as recorded): the error says the model it names is the recorded agent's.
+    // “Agent” is empty (as recorded): the error says the model it names is the recorded agent's,
+    // in one sentence and the fix.
     expect(await app.replay.agentField.inputValue()).toBe('');
-    expect(error).toContain(
-      'The recorded agent, openai:tiny-model, has no endpoint in its recording, and going on from it never uses a default one',
-    );
-    expect(error).toContain('name the endpoint: “Agent” openai:tiny-model@URL');
+    const said =
+      'The recorded agent openai:tiny-model has no endpoint, and a default endpoint is never used. Fix: “Agent” openai:tiny-model@URL';
+    expect(error).toBe(said);
     expect(error).not.toMatch(/--agent|--base-url|agent spec/);
-    // The field it names is there, open, beside the error.
+    // The field it names is there, open; the dialog asks, and does not greet the person with the
+    // error in red before anything was typed or pressed in it (the panel behind says it).
     await expect(app.replay.agentField.isVisible()).resolves.toBe(true);
+    await expect(app.replay.forkSettingsError.count()).resolves.toBe(0);
     await app.replay.root.scrollIntoViewIfNeeded();
     await app.screenshot('replay-words-agent-1280x800');
+    // Its own Fork pressed with “Agent” still empty: now it says why, beside the field.
+    await app.page.getByTestId('fork-settings-fork').click();
+    await app.replay.forkSettingsError.waitFor({ timeout: 30_000 });
+    await expect(app.replay.forkSettingsError.innerText()).resolves.toBe(said);
+    await app.screenshot('replay-words-agent-pressed-1280x800');
     // Typing into it clears the error: a person answers it where it points.
     await app.replay.agentField.fill('openai:tiny-model@http://127.0.0.1:9/v1');
     await expect(app.replay.error.count()).resolves.toBe(0);

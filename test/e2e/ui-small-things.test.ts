@@ -146,12 +146,14 @@ describe('web mode: the small things (issue 19.9)', () => {
     await app.timeline.select(2);
     await app.inspector.waitForStep(2);
 
-    // (d) Candidates for step −1: said with the range, and not tried.
+    // (d) Candidates for step −1: said with the range, and not tried. The range is the steps
+    // the 2-step episode has (it hinted "1–3": there is no step 3 to replace).
     await app.replay.root.getByTestId('candidates-open').click();
     await app.sideBySide.root.waitFor();
+    await expect(app.sideBySide.candidatesStepHint.innerText()).resolves.toBe('1–2');
     await app.sideBySide.root.getByTestId('candidates-step').fill('-1');
     await expect(app.sideBySide.root.getByTestId('candidates-problem').innerText()).resolves.toMatch(
-      /“step” takes a whole number from 1 to 3, not -1/,
+      /“step” takes a whole number from 1 to 2, not -1/,
     );
     expect(await app.sideBySide.root.getByTestId('candidates-try').isDisabled()).toBe(true);
     await app.screenshot('small-candidates-step-refused-1024x700');

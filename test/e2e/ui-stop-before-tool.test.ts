@@ -177,7 +177,7 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       const ended = app.inject.ended;
       await ended.waitFor({ timeout: 10_000 });
       await expect(ended.innerText()).resolves.toMatch(
-        /This episode has ended, so nothing can be injected into it\. Fork it at a step to inject there\.\s+Fork at step \d+/,
+        /This episode has ended: nothing can be injected into it\. Fork it to inject there\.\s+Fork at step \d+/,
       );
       expect(await layout.readable(ended.locator('.state'))).toBe(true);
       expect(await layout.onScreen(app.inject.root.getByTestId('inject-fork'))).toBe(true);

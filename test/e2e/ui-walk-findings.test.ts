@@ -103,7 +103,7 @@ describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
       expect(await layout.onScreen(app.replay.root.getByTestId('compare-open'))).toBe(true);
       await app.screenshot(`walk-replay-actions-${size.width}x${size.height}`);
     }
-    // Stopped, the branch is recorded: "Reopen live here" joins the row, and still all fit.
+    // Stopped, the branch is recorded: "Reopen live at step K" joins the row, and still all fit.
     await app.page.setViewportSize(SIZES[0]);
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForEnd(90_000);

@@ -84,7 +84,7 @@ async function showsNewBranch(
 describe('web mode: the window shows what a fork, a reopen and a rollback made, at once', () => {
   const web = servedApp();
 
-  it('Fork, "Reopen live here" and a rollback switch to the new branch paused at its step, the tree showing where it came from', async () => {
+  it('Fork, Reopen and a rollback switch to the new branch paused at its step, the tree showing where it came from', async () => {
     const app = await web.open(SMALL);
     await app.library.startTask('hello-python');
     await app.stepper.episodeState.waitFor({ timeout: 90_000 });
@@ -106,7 +106,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
       expect(await layout.onScreen(app.replay.root.getByTestId(id)), id).toBe(true);
     await shots(app, 'forked');
 
-    // Stopped, the fork is recorded; "Reopen live here" at step 1 shows the reopened branch at once
+    // Stopped, the fork is recorded; "Reopen live at step 1" shows the reopened branch at once
     // (it showed the recorded steps and "idle" until a Step).
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended', 60_000);
@@ -268,7 +268,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     // Titled in its buttons' words: a live branch forks, it is not reopened ("Fork and Reopen"
     // headed a dialog whose one action was Fork).
     const words = await app.replay.forkSettingsWords();
-    expect(words.title).toMatch(/^Fork from step \d+$/);
+    expect(words.title).toMatch(/^Fork at step \d+$/);
     expect(words.buttons).toEqual([words.title, 'Done']);
     await app.screenshot('views-room-fork-settings-1024x700');
     await app.page.getByTestId('fork-settings-done').click();

@@ -1205,6 +1205,10 @@ export class InjectPanel extends PanelObject {
   get ended(): Locator {
     return this.root.getByTestId('inject-ended');
   }
+  /** An ended branch's fork button (`Fork at step 2`). */
+  get forkButton(): Locator {
+    return this.root.getByTestId('inject-fork');
+  }
   /** What the override section says the agent is about to see (the result an override replaces). */
   get pendingResult(): Locator {
     return this.root.getByTestId('override-pending');
@@ -1278,7 +1282,7 @@ export class ReplayPanel extends PanelObject {
     const b = this.root.getByTestId(testId);
     return { label: (await b.innerText()).trim(), why: await b.getAttribute('data-why') };
   }
-  /** Presses "Reopen live here" (no wait: a question may come first). */
+  /** Presses Replay's Reopen ("Reopen live at step K"; no wait: a question may come first). */
   async pressReopen(): Promise<void> {
     await this.root.getByTestId('reopen').click();
   }
@@ -1294,7 +1298,7 @@ export class ReplayPanel extends PanelObject {
   get error(): Locator {
     return this.root.locator('[data-state="error"]');
   }
-  /** Presses Fork from here and waits for the panel's answer: the error's text, or null when it forked. */
+  /** Presses Replay's Fork ("Fork at step K") and waits for the panel's answer: the error's text, or null when it forked. */
   async tryFork(ms = 60_000): Promise<string | null> {
     // With the fork settings open (an error naming its Agent opens them), Fork is pressed there.
     const inSettings = this.page.getByTestId('fork-settings-fork');
@@ -1306,6 +1310,10 @@ export class ReplayPanel extends PanelObject {
   /** The "Agent" Fork and Reopen go on with (empty: the recorded one), in the fork settings dialog. */
   get agentField(): Locator {
     return this.page.getByTestId('fork-settings').getByLabel('Agent', { exact: true });
+  }
+  /** The fork settings dialog's error: the answer to its own Fork or Reopen. */
+  get forkSettingsError(): Locator {
+    return this.page.getByTestId('fork-settings-error');
   }
   /** Opens the fork settings dialog (Agent and model, labelled, always shown). */
   async openForkSettings(): Promise<void> {
@@ -1349,6 +1357,12 @@ export class ReplayPanel extends PanelObject {
 export class SideBySideView extends PanelObject {
   constructor(page: Page) {
     super(page, 'side-by-side');
+  }
+  /** The candidates' step field's range beside it (`1–3`): the steps that can have candidates. */
+  get candidatesStepHint(): Locator {
+    return this.root
+      .locator('.count-field', { has: this.page.getByTestId('candidates-step') })
+      .locator('.count-range');
   }
   /** Opens candidates for the viewed step (the Replay panel's button), or shows those held. */
   async openCandidates(): Promise<void> {
@@ -1465,6 +1479,14 @@ export class SandboxPanel extends PanelObject {
   get dockerStatus(): Locator {
     return this.page.getByTestId('docker-status');
   }
+  /** What an ended branch's panel says instead of its sandbox: what it is, and the way to get one. */
+  get none(): Locator {
+    return this.root.getByTestId('sandbox-none');
+  }
+  /** An ended branch's Reopen (`Reopen live at step 1`), under that sentence. */
+  get reopenButton(): Locator {
+    return this.root.getByTestId('sandbox-reopen');
+  }
 }
 
 /** Removes a temporary home. */
@@ -1493,7 +1515,7 @@ export class NoticeBar extends PanelObject {
   ofKind(kind: string): Locator {
     return this.page.locator(`[data-testid="notice"][data-kind="${kind}"]`);
   }
-  /** The way forward a message of `kind` offers (its button: "Reopen at step 3"). */
+  /** The way forward a message of `kind` offers (its button: "Reopen live at step 3"). */
   action(kind: string): Locator {
     return this.ofKind(kind).getByTestId('notice-action');
   }

@@ -164,10 +164,10 @@ describe('an agent with no endpoint to go on at', () => {
   it('says it is the recorded agent when none was given (the window’s empty “Agent”), else the one given', () => {
     const recorded = { spec: 'openai:tiny-model', kind: 'openai' };
     expect(() => continuationOptions('openai:tiny-model', recorded)).toThrow(
-      'The recorded agent, openai:tiny-model, has no endpoint in its recording, and going on from it never uses a default one; name the endpoint: --agent openai:tiny-model@URL or --base-url URL',
+      'The recorded agent openai:tiny-model has no endpoint, and a default endpoint is never used. Fix: --agent openai:tiny-model@URL or --base-url URL',
     );
     expect(() => continuationOptions('openai:other', recorded)).toThrow(
-      'openai:other would continue a recorded episode at a default endpoint; name the endpoint: --agent openai:other@URL or --base-url URL',
+      'openai:other names no endpoint, and a recorded episode never goes on at a default endpoint. Fix: --agent openai:other@URL or --base-url URL',
     );
     // Recorded with its endpoint: it goes on there, no error.
     expect(

@@ -113,6 +113,9 @@ describe('branchOutcome: steps, return and final reward named apart', () => {
     expect(stepsText(outcome.steps, outcome.unfinished, true)).toBe('1 step, 1 waiting');
     expect(stepsText(outcome.steps, outcome.unfinished, false)).toBe('1 step, 1 unfinished');
     expect(stepsText(3, 0, true)).toBe('3 steps');
+    // None: beside row 0 (the setup) "0 steps" read as a contradiction.
+    expect(stepsText(0, 0, false)).toBe('no step: only the setup');
+    expect(stepsText(0, 0, true)).toBe('no step yet');
   });
 
   it('the return says its discount unless γ is 1 (when it is the plain sum of the rewards)', () => {

@@ -112,27 +112,32 @@ describe('the case walkthroughs render and name what the window offers', () => {
   it('every Replay action a walkthrough names in bold exists and acts on the ended case run it shows', () => {
     // What the window shows beside the walkthrough once the run ended: a recorded branch, a
     // completed step selected (every step of a case run has its snapshot).
-    const ended = {
-      branch: 'b-case',
-      live: false,
-      state: 'ended',
-      rows: [0, 1, 2, 3].map((k) => stepRow(k, { snapshot: true })),
-      rowsBefore: 0,
-      selectedStep: 1,
-      held: null,
-      view: null,
-    } as unknown as StepperState;
+    const ended = (selectedStep: number) =>
+      ({
+        branch: 'b-case',
+        live: false,
+        seenLive: true,
+        state: 'ended',
+        rows: [0, 1, 2, 3].map((k) => stepRow(k, { snapshot: true })),
+        rowsBefore: 0,
+        selectedStep,
+        held: null,
+        view: null,
+      }) as unknown as StepperState;
     const actions = Object.values(REPLAY_ACTIONS);
     let named = 0;
     for (const [name, text] of readmes)
       for (const m of text.matchAll(/\*\*([^*]+)\*\*/g)) {
         const bold = m[1].replace(/\s+/g, ' ');
-        // A bold "… here" is a Replay button by its wording: it must be one, by its label.
-        if (!/ here$/i.test(bold)) continue;
+        // A bold "… here" or "… at step K" is a Replay button by its wording: it must be one,
+        // by its label at that step (the step the walkthrough selects).
+        const at = / at step (\d+)$/.exec(bold);
+        if (!/ here$/i.test(bold) && !at) continue;
         named += 1;
-        const action = actions.find((a) => a.label === bold);
+        const step = at ? Number(at[1]) : 1;
+        const action = actions.find((a) => a.label(step) === bold);
         expect({ name, bold, exists: action !== undefined }).toEqual({ name, bold, exists: true });
-        expect({ name, bold, whyNot: action?.whyNot(ended) }).toEqual({ name, bold, whyNot: null });
+        expect({ name, bold, whyNot: action?.whyNot(ended(step)) }).toEqual({ name, bold, whyNot: null });
       }
     // The destructive case names its way back: the check above read something.
     expect(named).toBeGreaterThan(0);

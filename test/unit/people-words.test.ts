@@ -59,7 +59,7 @@ describe('words for people', () => {
   });
 
   it("titles Fork settings in its buttons' words", () => {
-    expect(forkSettingsTitle(true, 3)).toBe('Fork from step 3');
+    expect(forkSettingsTitle(true, 3)).toBe('Fork at step 3');
     expect(forkSettingsTitle(false, 3)).toBe('Fork or reopen live at step 3');
   });
 

@@ -123,13 +123,15 @@ describe('debugger keys on a recorded episode', () => {
       await stores.stepper.getState().open('b-main');
       expect(stores.stepper.getState().live).toBe(false);
       runDebuggerAction(stores, 'step');
-      expect(stores.stepper.getState().hint).toBe(
-        'This episode is recorded. To continue it, choose a step and press “Reopen live here” under Replay.',
-      );
+      // A trace that never ran in this window, in the words every panel names its way on with.
+      const said =
+        'This is a recorded trace. To go on, press “Reopen live at step 3” or “Fork at step 3” under Replay.';
+      expect(stores.stepper.getState().hint).toBe(said);
       expect(stores.stepper.getState().error).toBeNull();
-      // The store's own Step on a recorded branch says the same kind of thing, as a hint too.
+      // The store's own Step on a recorded branch says the same, as a hint too.
+      stores.stepper.getState().explain(null);
       await stores.stepper.getState().step();
-      expect(stores.stepper.getState().hint).toMatch(/This episode is recorded, not running/);
+      expect(stores.stepper.getState().hint).toBe(said);
       expect(stores.stepper.getState().error).toBeNull();
       runDebuggerAction(stores, 'continue');
       runDebuggerAction(stores, 'stop');

@@ -91,7 +91,7 @@ describe('a released sandbox in the window', () => {
       branch: 'ep-1',
       text: 'hello-python (ep-1) was idle 15 min, so its sandbox was released at step 3. Its trace is kept: reopen it to go on from there.',
     });
-    expect(notice.action?.label).toBe('Reopen at step 3');
+    expect(notice.action?.label).toBe('Reopen live at step 3');
     notice.action?.run();
     await new Promise((r) => setTimeout(r, 0));
     expect(fake.callsOf('episode.reopen')).toEqual([{ id: 'ep-1', step: 3 }]);

@@ -29,6 +29,7 @@ import {
   filesDifferSince,
   valueLine,
   selectBusyWhy,
+  selectSettingsError,
   selectUnderWay,
 } from '../../renderer/src/stores/replay/replay-store';
 import {
@@ -750,6 +751,32 @@ describe('replay store', () => {
     store.getState().setWhatIfArgs('{"command": "ls /"}');
     expect(await store.getState().whatIf('b', 2, 'execute_shell')).toBe(true);
     expect(store.getState().whatIfResult?.result.stdout).toBe('ran ls /');
+  });
+
+  it('the fork settings say only the answer to their own Fork or Reopen, not an error they were opened by', async () => {
+    const fake = createFakeBackend();
+    const said =
+      'The recorded agent openai:m has no endpoint, and a default endpoint is never used. Fix: --agent openai:m@URL';
+    fake.on('episode.fork', () => ({ code: 'invalid_input', message: said }));
+    fake.on('episode.reopen', () => ({ code: 'invalid_input', message: said }));
+    const store = createReplayStore(fake.client);
+    // The panel's Fork: the panel says it; the dialog it opens does not, before anything is done in it.
+    await store.getState().fork('b', 1);
+    expect(store.getState().error).toMatch(/Fix: “Agent” openai:m@URL$/);
+    expect(selectSettingsError(store.getState())).toBeNull();
+    // The dialog's own Fork (Agent still empty): said there, one sentence and the fix.
+    await store.getState().fork('b', 1, 'settings');
+    expect(selectSettingsError(store.getState())).toBe(
+      'The recorded agent openai:m has no endpoint, and a default endpoint is never used. Fix: “Agent” openai:m@URL',
+    );
+    // Typing answers it: gone.
+    store.getState().setAgent('openai:m@http://h/v1');
+    expect(selectSettingsError(store.getState())).toBeNull();
+    await store.getState().reopen('b', 1, 'settings');
+    expect(selectSettingsError(store.getState())).not.toBeNull();
+    // Another operation's error is not the dialog's.
+    await store.getState().replay('b');
+    expect(selectSettingsError(store.getState())).toBeNull();
   });
 
   it('reloads after a rollback on the same branch', async () => {

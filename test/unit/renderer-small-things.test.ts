@@ -5,7 +5,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { watchStore } from '../../electron/engine/trace/store-watch';
 import { rangeProblem } from '../../renderer/src/model/count-range';
 import { createBatchesStore, selectBatchProblem } from '../../renderer/src/stores/batches/batches-store';
-import { createCandidatesStore } from '../../renderer/src/stores/candidates/candidates-store';
+import {
+  candidatesStepRange,
+  createCandidatesStore,
+} from '../../renderer/src/stores/candidates/candidates-store';
 import { createEpisodesStore } from '../../renderer/src/stores/episodes/episodes-store';
 import { injectPlaceholder } from '../../renderer/src/stores/inject/inject-store';
 import { selectCurrentRow, type StepperState } from '../../renderer/src/stores/stepper/stepper-store';
@@ -36,7 +39,12 @@ describe('issue 19.9: the small things, in the stores', () => {
     candidates.getState().prepare(-1, 'b-main', 3);
     expect(candidates.getState().at).toBe(-2);
     expect(await candidates.getState().tryAt('b-main')).toBe(false);
-    expect(candidates.getState().error).toMatch(/“step” takes a whole number from 1 to 4, not -1/);
+    // A 3-step branch: candidates replace one of its steps, 1 to 3 (the hint read "1–4").
+    expect(candidates.getState().error).toMatch(/“step” takes a whole number from 1 to 3, not -1/);
+    expect(candidatesStepRange(3)).toMatchObject({ min: 1, max: 3 });
+    candidates.getState().prepare(4, 'b-main', 3);
+    expect(await candidates.getState().tryAt('b-main')).toBe(false);
+    expect(candidates.getState().error).toMatch(/from 1 to 3, not 4/);
     expect(fake.callsOf('episode.candidates')).toHaveLength(0);
     expect(fake.callsOf('episode.stageCandidates')).toHaveLength(0);
   });

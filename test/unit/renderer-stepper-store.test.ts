@@ -14,8 +14,16 @@ import {
   selectViewingHistory,
   endText,
   selectEndNotice,
+  selectWayOn,
 } from '../../renderer/src/stores/stepper/stepper-store';
-import { whyNoReopen, whyNoStep, whyNothingToScrub } from '../../renderer/src/stores/stepper/why-not-now';
+import {
+  REPLAY_ACTIONS,
+  selectBranchStep,
+  whyNoFork,
+  whyNoReopen,
+  whyNoStep,
+  whyNothingToScrub,
+} from '../../renderer/src/stores/stepper/why-not-now';
 import type { EpisodeStateInfo, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
@@ -587,24 +595,80 @@ describe('endText', () => {
       'Nothing to scrub yet: the agent is waiting for you to decide its first step (Inject, Decision tab).',
     );
     expect(whyNothingToScrub({ ...paused, branch: null })).toMatch(/open an episode/);
+    // Ended at its setup, the end not read yet: not "press … under Replay" inside Replay, which has no button.
+    expect(
+      whyNothingToScrub({
+        ...paused,
+        live: false,
+        seenLive: true,
+        selectedStep: null,
+        rows: [stepRow(0, { tools: [] })],
+      } as S),
+    ).toBe(
+      'This episode has ended. It ended before its first step, so there is nothing to scrub: start it again from the library.',
+    );
   });
 
-  it('Reopen live here at a step that never finished says so and names the step to reopen from (the engine refuses it)', () => {
+  it('an episode that ran live in this window is one that has ended; a trace opened from the store is a recorded trace', async () => {
+    const { fake, store } = setup(2);
+    await store.getState().open('b-main');
+    expect(store.getState().seenLive).toBe(true);
+    // Ended (its view has no live state now): still the episode that ran here, after another was open.
+    fake.on('episode.open', () => episodeView(2, { state: null }));
+    await store.getState().open('b-other');
+    expect(store.getState().seenLive).toBe(false);
+    expect(selectWayOn(store.getState()).what).toBe('This is a recorded trace');
+    await store.getState().open('b-main');
+    expect(store.getState().live).toBe(false);
+    expect(selectWayOn(store.getState()).what).toBe('This episode has ended');
+  });
+
+  it('a released episode viewed at the step it never finished goes on from the step before, as its notice does: one rule names the way on everywhere', () => {
     type S = Parameters<typeof whyNoReopen>[0];
     const rows = [stepRow(0), stepRow(1), { ...stepRow(2), snapshot: false, status: 'pending' as const }];
     const recorded = {
       branch: 'b',
       live: false,
-      state: null,
+      seenLive: true,
+      state: 'ended',
       held: null,
       rows,
       rowsBefore: 0,
     } as unknown as S;
-    expect(whyNoReopen({ ...recorded, selectedStep: 2 } as S)).toBe(
-      'Step 2 never finished, so it has no snapshot: reopen from step 1.',
+    const atTwo = { ...recorded, selectedStep: 2 } as S;
+    // Reopen and Fork act (they were greyed with no reason on screen), at step 1, and say so.
+    expect(whyNoReopen(atTwo)).toBeNull();
+    expect(whyNoFork(atTwo)).toBeNull();
+    expect(selectBranchStep(atTwo)).toBe(1);
+    expect(selectWayOn(atTwo)).toEqual({
+      what: 'This episode has ended',
+      step: 1,
+      reopen: 'Reopen live at step 1',
+      fork: 'Fork at step 1',
+    });
+    // The labels the Replay buttons, the release notice and Inject show are the rule's.
+    expect(REPLAY_ACTIONS.reopen.label(1)).toBe(selectWayOn(atTwo).reopen);
+    expect(REPLAY_ACTIONS.fork.label(1)).toBe(selectWayOn(atTwo).fork);
+    // Step (F10) on it says the same way on.
+    expect(whyNoStep(atTwo)).toBe(
+      'This episode has ended. To go on, press “Reopen live at step 1” or “Fork at step 1” under Replay.',
     );
-    expect(whyNoReopen({ ...recorded, selectedStep: 1 } as S)).toBeNull();
+    // A finished step goes on from itself.
+    expect(selectWayOn({ ...recorded, selectedStep: 1 } as S).step).toBe(1);
+    expect(selectBranchStep({ ...recorded, selectedStep: 0 } as S)).toBe(0);
+    // A trace that never ran in this window is one, in the same sentence.
+    expect(whyNoStep({ ...atTwo, seenLive: false } as S)).toBe(
+      'This is a recorded trace. To go on, press “Reopen live at step 1” or “Fork at step 1” under Replay.',
+    );
+    // No finished step at or before the one viewed: nothing to go on from, said.
+    const none = { ...recorded, rows: [{ ...stepRow(1), snapshot: false }], selectedStep: 1 } as S;
+    expect(selectWayOn(none).step).toBeNull();
+    expect(whyNoReopen(none)).toBe('Step 1 never finished, so it has no snapshot: reopen from step 0.');
+    // A live branch keeps its own rule: its held step is not forked from silently.
     expect(whyNoReopen({ ...recorded, live: true, selectedStep: 1 } as S)).toMatch(/live already/);
+    expect(whyNoFork({ ...recorded, live: true, state: 'paused', selectedStep: 2 } as S)).toBe(
+      'Step 2 never finished, so it has no snapshot: fork from step 1.',
+    );
   });
 
   it('says why a verifier gave no verdict: a timeout in its own words', () => {

@@ -178,11 +178,12 @@ type RecordedAgent = Readonly<Record<string, unknown>>;
  * model the person never typed read as a complaint about their empty field.
  */
 function noEndpoint(spec: string, recorded: RecordedAgent, fix: string): AgentFailure {
+  // One sentence and the fix (the window shows it in the fork settings, beside "Agent").
   const why =
     recorded.spec === spec
-      ? `The recorded agent, ${spec}, has no endpoint in its recording, and going on from it never uses a default one`
-      : `${spec} would continue a recorded episode at a default endpoint`;
-  return new AgentFailure('bad_agent_spec', `${why}; name the endpoint: ${fix}`);
+      ? `The recorded agent ${spec} has no endpoint, and a default endpoint is never used`
+      : `${spec} names no endpoint, and a recorded episode never goes on at a default endpoint`;
+  return new AgentFailure('bad_agent_spec', `${why}. Fix: ${fix}`);
 }
 
 /**

@@ -1,17 +1,18 @@
 import { MODEL_FIELD } from '../../../shared/start-paths';
 import { OPENAI_SPEC } from '../../../shared/agent-kind';
-import { selectBusyWhy } from '../stores/replay/replay-store';
+import { selectBusyWhy, selectSettingsError } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
+import { forkLabel, reopenLabel } from '../stores/stepper/way-on';
 
 /**
- * The dialog's title in its buttons' words: "Fork from step K" where Fork is its one action (a
- * live branch), "Fork or reopen live at step K" where Reopen is offered too. It read "Fork and
- * Reopen" above a button that said "Fork".
+ * The dialog's title in its buttons' words (way-on.ts): "Fork at step K" where Fork is its one
+ * action (a live branch), "Fork or reopen live at step K" where Reopen is offered too. It read
+ * "Fork and Reopen" above a button that said "Fork".
  */
 export function forkSettingsTitle(live: boolean, step: number): string {
-  return live ? `Fork from step ${step}` : `Fork or reopen live at step ${step}`;
+  return live ? forkLabel(step) : `Fork or reopen live at step ${step}`;
 }
 
 /**
@@ -31,7 +32,8 @@ export function ForkSettings(props: {
   const stores = useStores();
   const agent = useSlice('replay', (s) => s.agent);
   const model = useSlice('replay', (s) => s.model);
-  const error = useSlice('replay', (s) => s.error);
+  // Only the answer to its own Fork or Reopen: not an error it was opened by or after.
+  const error = useSlice('replay', selectSettingsError);
   const replay = stores.replay.getState();
   const busy = useSlice('replay', selectBusyWhy);
   return (
@@ -82,12 +84,12 @@ export function ForkSettings(props: {
           data-testid="fork-settings-fork"
           {...whyNot(props.noFork ?? busy)}
           onClick={() =>
-            void replay.fork(props.branch, props.step).then((made) => {
+            void replay.fork(props.branch, props.step, 'settings').then((made) => {
               if (made) props.onClose();
             })
           }
         >
-          Fork from step {props.step}
+          {forkLabel(props.step)}
         </button>
         {!props.live ? (
           <button
@@ -95,12 +97,12 @@ export function ForkSettings(props: {
             data-testid="fork-settings-reopen"
             {...whyNot(busy)}
             onClick={() =>
-              void replay.reopen(props.branch, props.step).then((made) => {
+              void replay.reopen(props.branch, props.step, 'settings').then((made) => {
                 if (made) props.onClose();
               })
             }
           >
-            Reopen live at step {props.step}
+            {reopenLabel(props.step)}
           </button>
         ) : null}
         <button type="button" data-testid="fork-settings-done" onClick={props.onClose}>

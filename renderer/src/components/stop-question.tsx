@@ -58,7 +58,7 @@ export function StopQuestionDialog() {
         <p id="stop-question-text">
           <span className="mono">{left.task}</span> is live{at}. Starting{' '}
           <b data-testid="stop-question-next">{next}</b> stops it and gives its sandbox back; its trace stays
-          in the library, and “Reopen live here” goes on from any step.
+          in the library, and Reopen (under Replay) goes on from any step.
         </p>
         <div className="row">
           <button type="button" data-testid="stop-question-cancel" onClick={() => a.answerStop(false)}>

@@ -3,7 +3,7 @@ import { revealWhole } from '../layout/reveal-whole';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { WhyLine } from '../components/why-bubble';
-import { whyNoFork, whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
+import { selectBranchStep, whyNoFork, whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
 import {
   injectPlaceholder,
   selectInjectWhy,
@@ -16,6 +16,7 @@ import {
   selectOpening,
   selectViewedStep,
   selectWaitsForPerson,
+  selectWayOn,
 } from '../stores/stepper/stepper-store';
 import { resultLine } from '../../../shared/step-summary';
 import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
@@ -65,17 +66,20 @@ function SectionTabs(props: {
 
 /**
  * An ended branch's Inject panel: nothing can be sent to it, so one sentence and the way on
- * (a fork at the viewed step). A component of its own: it alone renders on a step change.
+ * (a fork, in the words and at the step every panel names: way-on.ts). A component of its own:
+ * it alone renders on a step change.
  */
 function InjectEnded(props: { readonly branch: string }) {
   const stores = useStores();
   const { branch } = props;
-  const viewed = useSlice('stepper', selectViewedStep);
+  const what = useSlice('stepper', (s) => selectWayOn(s).what);
+  const label = useSlice('stepper', (s) => selectWayOn(s).fork);
+  const at = useSlice('stepper', selectBranchStep);
   // Not while the consent question waits for the person: nothing is forking until Allow.
   const forking = useSlice('replay', (s) => selectUnderWay(s) === 'fork');
   const busyWhy = useSlice('replay', selectBusyWhy);
-  // The rule Replay's "Fork from here" follows (a step that never completed has no snapshot to
-  // fork from): offered here and refused there, for a step an idle release cut short, it was both.
+  // The rule Replay's Fork follows: offered here and refused there, for a step an idle release
+  // cut short, it was both.
   const noFork = useSlice('stepper', whyNoFork);
   const replayError = useSlice('replay', (s) => s.error);
   // A fork asked for here answers here (the replay controls say it too).
@@ -83,20 +87,18 @@ function InjectEnded(props: { readonly branch: string }) {
   useEffect(() => setForkAsked(false), [branch]);
   return (
     <div data-testid="inject-ended">
-      <PanelState kind="empty">
-        This episode has ended, so nothing can be injected into it. Fork it at a step to inject there.
-      </PanelState>
-      {viewed !== null ? (
+      <PanelState kind="empty">{what}: nothing can be injected into it. Fork it to inject there.</PanelState>
+      {at !== null ? (
         <button
           type="button"
           data-testid="inject-fork"
           {...whyNot(firstWhy(noFork, busyWhy))}
           onClick={() => {
             setForkAsked(true);
-            void stores.replay.getState().fork(branch, viewed);
+            void stores.replay.getState().fork(branch, at);
           }}
         >
-          {forking ? 'Forking…' : `Fork at step ${viewed}`}
+          {forking ? 'Forking…' : label}
         </button>
       ) : null}
       {forkAsked && replayError ? <PanelState kind="error">{replayError}</PanelState> : null}

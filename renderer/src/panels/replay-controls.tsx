@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { ForkSettings } from '../components/fork-settings';
+import { ReopenButton } from '../components/reopen-button';
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
 import { CandidatesButton, CandidatesNotes } from '../components/candidates-view';
@@ -9,8 +10,8 @@ import { PeopleText } from '../components/people-text';
 import { firstWhy, whyNot } from '../components/why-not';
 import {
   REPLAY_ACTIONS,
+  selectBranchStep,
   whyNoFork,
-  whyNoReopen,
   whyNoRollback,
   whyNothingToScrub,
 } from '../stores/stepper/why-not-now';
@@ -45,8 +46,10 @@ export function ReplayControls() {
   const model = useSlice('replay', (s) => s.model);
   const noRollback = useSlice('stepper', whyNoRollback);
   const noFork = useSlice('stepper', whyNoFork);
-  const noReopen = useSlice('stepper', whyNoReopen);
   const nothing = useSlice('stepper', whyNothingToScrub);
+  // Where Fork and Reopen act: the viewed step, or (a branch not live, viewed at a step that never
+  // finished) the step before it, named on the buttons.
+  const branchStep = useSlice('stepper', selectBranchStep);
   // The fork settings dialog; an error that names its "Agent" field opens it.
   const [settings, setSettings] = useState(false);
   const namesAgent = error?.includes('“Agent”') ?? false;
@@ -82,6 +85,7 @@ export function ReplayControls() {
       </Panel>
     );
   const step = viewed ?? last;
+  const at = branchStep ?? step;
   // The scrubber sits in the panel's header: at 1024×700 the pane is short (the terminal keeps
   // its 180 px), and a row of its own pushed the answer to a button below the pane's edge.
   const scrub = (
@@ -148,21 +152,9 @@ export function ReplayControls() {
           )}
           onClick={() => void replay.rollback(branch, step)}
         >
-          {running === 'rollback' ? 'Rolling back…' : REPLAY_ACTIONS.rollback.label}
+          {running === 'rollback' ? 'Rolling back…' : REPLAY_ACTIONS.rollback.label(step)}
         </button>
-        {!live ? (
-          <button
-            type="button"
-            data-testid="reopen"
-            {...whyNot(
-              firstWhy(noReopen, busyWhy),
-              'restore this step in a fresh sandbox and continue live from it',
-            )}
-            onClick={() => void replay.reopen(branch, step)}
-          >
-            {running === 'reopen' ? 'Reopening…' : REPLAY_ACTIONS.reopen.label}
-          </button>
-        ) : null}
+        {!live ? <ReopenButton branch={branch} testId="reopen" /> : null}
         <button
           type="button"
           data-testid="fork"
@@ -171,9 +163,9 @@ export function ReplayControls() {
             firstWhy(noFork, busyWhy),
             'continue from this step as a new branch, with its own id and sandbox (F)',
           )}
-          onClick={() => void replay.fork(branch, step)}
+          onClick={() => void replay.fork(branch, at)}
         >
-          {running === 'fork' ? 'Forking…' : REPLAY_ACTIONS.fork.label}
+          {running === 'fork' ? 'Forking…' : REPLAY_ACTIONS.fork.label(at)}
         </button>
         {/* Beside Fork, in the row that is always on screen: what Fork and Reopen go on with. */}
         <button
@@ -225,7 +217,7 @@ export function ReplayControls() {
       {settings ? (
         <ForkSettings
           branch={branch}
-          step={step}
+          step={at}
           live={live}
           noFork={noFork}
           onClose={() => setSettings(false)}

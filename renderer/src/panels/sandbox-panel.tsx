@@ -2,6 +2,8 @@ import type { StatsSample } from '../../../shared/contract/models';
 import { Panel, PanelState } from '../components/panel';
 import { selectMemoryFraction } from '../stores/sandbox/sandbox-store';
 import { useSlice } from '../stores/use-stores';
+import { selectWayOn } from '../stores/stepper/stepper-store';
+import { ReopenButton } from '../components/reopen-button';
 
 function mib(n: number): string {
   return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
@@ -73,6 +75,8 @@ export function SandboxPanel() {
   const branch = useSlice('stepper', (s) => s.branch);
   const live = useSlice('stepper', (s) => s.live);
   const opened = useSlice('stepper', (s) => s.load === 'ready');
+  // An ended branch's way on, in the words every panel uses (way-on.ts).
+  const what = useSlice('stepper', (s) => selectWayOn(s).what);
 
   return (
     <Panel
@@ -121,9 +125,10 @@ export function SandboxPanel() {
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {!branch ? <PanelState kind="empty">No episode open: no sandbox.</PanelState> : null}
       {branch && opened && !live ? (
-        <PanelState kind="empty">
-          A recorded trace has no live sandbox. Fork it (Replay) to get one.
-        </PanelState>
+        <div data-testid="sandbox-none">
+          <PanelState kind="empty">{what}: it has no live sandbox. Reopen it to get one.</PanelState>
+          {branch ? <ReopenButton branch={branch} testId="sandbox-reopen" /> : null}
+        </div>
       ) : null}
       {branch && live && load === 'loading' ? (
         <PanelState kind="loading">Looking up the sandbox…</PanelState>

@@ -33,6 +33,7 @@ import {
 } from './stepper/stepper-store';
 import { createTeachingStore, type TeachingStore } from './teaching/teaching-store';
 import { createTerminalStore, type TerminalStore } from './terminal/terminal-store';
+import { reopenLabel } from './stepper/way-on';
 
 /** Every slice of the window, created over one client. */
 export interface AppStores {
@@ -128,7 +129,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   });
 
   // A live sandbox released (idle past ui.idle_release, or the last window closed): a notice
-  // about that episode with the way back, "Reopen at step k" (the Replay panel's Reopen live).
+  // about that episode with the way back, "Reopen live at step k": the Replay panel's Reopen, in
+  // its words (way-on.ts), acting at the same step for the step the release cut short.
   const running = createRunningStore(client, (released: Released) => {
     const summary = episodes
       .getState()
@@ -140,7 +142,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       tone: 'info',
       text: releasedNotice(summary?.task ?? null, released),
       action: {
-        label: `Reopen at step ${released.step}`,
+        label: reopenLabel(released.step),
         run: () =>
           void replay
             .getState()

@@ -10,9 +10,13 @@ import { countOf } from '../../../../shared/count-of';
 export const CANDIDATES_N: CountRange = { name: 'ask the agent', min: 0, max: 8 };
 /** “then run on … steps”: 0 to 10 (episode.candidates `run_on`). */
 export const CANDIDATES_RUN_ON: CountRange = { name: 'then run on', min: 0, max: 10 };
-/** “step”: a step from 1 to one past the last recorded (candidates replace it, forked at the one before). */
+/**
+ * “step”: a step the branch has, from 1 to its last (candidates replace it, forked at the one
+ * before). The field is the step to replace: one past the last is no step of the branch, and a
+ * 3-step episode's hint read "1–4".
+ */
 export function candidatesStepRange(lastStep: number): CountRange {
-  return { name: 'step', min: 1, max: Math.max(1, lastStep + 1) };
+  return { name: 'step', min: 1, max: Math.max(1, lastStep) };
 }
 
 /** Candidates at a step: ask the agent, type some, try them side by side, pick one. */

@@ -39,14 +39,20 @@ export interface ReplayState {
   readonly agent: string;
   /** Its "Its model calls answered by", for an agent that runs its own program (exec:, sandbox:). */
   readonly model: string;
+  /**
+   * The last fork or reopen was asked from the fork settings dialog: its error is said there.
+   * One from the panel's buttons is not, in a dialog it opened (see {@link selectSettingsError}).
+   */
+  readonly askedInSettings: boolean;
 }
 
 /** What the replay controls do. */
 export interface ReplayActions {
   rollback(branch: string, step: number): Promise<boolean>;
-  fork(branch: string, step: number): Promise<string | null>;
+  /** Forks at step k; `from` says the fork settings dialog asked (its error is said there). */
+  fork(branch: string, step: number, from?: 'settings'): Promise<string | null>;
   /** Reopens a recorded branch at step k in a fresh sandbox (continuing writes a new branch). */
-  reopen(branch: string, step: number): Promise<string | null>;
+  reopen(branch: string, step: number, from?: 'settings'): Promise<string | null>;
   setWhatIfArgs(text: string): void;
   whatIf(branch: string, step: number, tool: string): Promise<boolean>;
   replay(branch: string): Promise<boolean>;
@@ -87,6 +93,7 @@ const initial: ReplayState = {
   consentAsk: null,
   agent: '',
   model: '',
+  askedInSettings: false,
 };
 
 /** The agent fields of a fork or reopen: none when "Agent" is empty (the recorded agent goes on). */
@@ -178,6 +185,16 @@ export function selectUnderWay(s: ReplayState): ReplayOp | null {
   return underWay(s.running, s.consentAsk);
 }
 
+/**
+ * The error the fork settings dialog shows: only the answer to its own Fork or Reopen. A dialog
+ * opened by the panel's error (one naming "Agent"), or opened after it, showed that error in red
+ * before the person had typed or pressed anything in it; the panel says it, and the dialog asks.
+ * Typing clears it (setAgent, setModel).
+ */
+export function selectSettingsError(s: Pick<ReplayState, 'error' | 'askedInSettings'>): string | null {
+  return s.askedInSettings ? s.error : null;
+}
+
 /** Why the panel's buttons wait: the person's answer to the consent question, or the operation under way. */
 export function selectBusyWhy(s: ReplayState): string | null {
   if (s.consentAsk) return WAITING_FOR_ANSWER;
@@ -209,7 +226,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
     return {
       ...initial,
       async rollback(branch, step) {
-        set({ running: 'rollback', error: null, notice: null });
+        set({ running: 'rollback', error: null, notice: null, askedInSettings: false });
         hooks.beforeRollback?.(branch, step);
         const res = await client.episode.rollback({ id: branch, step });
         if (!res.ok) {
@@ -228,8 +245,8 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         });
         return true;
       },
-      async fork(branch, step) {
-        set({ running: 'fork', error: null, notice: null });
+      async fork(branch, step, from) {
+        set({ running: 'fork', error: null, notice: null, askedInSettings: from === 'settings' });
         const res = await withConsent('fork', (allow) =>
           client.episode.fork({ id: branch, step, ...agentFields(get()), ...(allow ? { allow } : {}) }),
         );
@@ -242,8 +259,8 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         set({ running: null, notice: `forked at step ${step}: now on ${res.value.branch}` });
         return res.value.branch;
       },
-      async reopen(branch, step) {
-        set({ running: 'reopen', error: null, notice: null });
+      async reopen(branch, step, from) {
+        set({ running: 'reopen', error: null, notice: null, askedInSettings: from === 'settings' });
         const res = await withConsent('reopen', (allow) =>
           client.episode.reopen({ id: branch, step, ...agentFields(get()), ...(allow ? { allow } : {}) }),
         );
@@ -268,7 +285,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
           set({ error: `arguments are not a JSON object: ${e instanceof Error ? e.message : String(e)}` });
           return false;
         }
-        set({ running: 'whatif', error: null, notice: null, whatIfResult: null });
+        set({ running: 'whatif', error: null, notice: null, whatIfResult: null, askedInSettings: false });
         const res = await withConsent('whatif', (allow) =>
           client.episode.whatIf({
             id: branch,
@@ -282,7 +299,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         return res.ok;
       },
       async replay(branch) {
-        set({ running: 'replay', error: null, notice: null, report: null });
+        set({ running: 'replay', error: null, notice: null, report: null, askedInSettings: false });
         const res = await withConsent('replay', (allow) =>
           client.episode.replayVerify({ id: branch, ...(allow ? { allow } : {}) }),
         );
@@ -297,7 +314,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
           set({ error: 'pick a branch to compare with' });
           return false;
         }
-        set({ running: 'compare', error: null, comparison: null });
+        set({ running: 'compare', error: null, comparison: null, askedInSettings: false });
         const res = await client.episode.compare({ a: branch, b: other });
         set({ running: null, error: errorText(res), comparison: res.ok ? res.value : null });
         return res.ok;

@@ -18,10 +18,10 @@ export function caseRefusal(traits: AgentTraits | null | undefined): string | nu
   if (!traits || traits.as_case !== null) return null;
   switch (traits.decides) {
     case 'program':
-      return 'A case replays its agent from a script, and this agent ran its own program inside the sandbox (Codex, Claude Code, sandbox:): it cannot be saved as a case. Share… keeps it as one HTML file; Fork from here with a scripted: agent makes a branch that can be saved.';
+      return 'A case replays its agent from a script, and this agent ran its own program inside the sandbox (Codex, Claude Code, sandbox:): it cannot be saved as a case. Share… keeps it as one HTML file; a Fork (under Replay) with a scripted: agent makes a branch that can be saved.';
     case 'unknown':
       return 'An imported trace has no task to run again: it cannot be saved as a case. Share… keeps it as one HTML file.';
     default:
-      return "A case replays its agent from a script, and this agent's decisions are not saved as one: it cannot be saved as a case. Share… keeps it as one HTML file; Fork from here with a scripted: agent makes a branch that can be saved.";
+      return "A case replays its agent from a script, and this agent's decisions are not saved as one: it cannot be saved as a case. Share… keeps it as one HTML file; a Fork (under Replay) with a scripted: agent makes a branch that can be saved.";
   }
 }

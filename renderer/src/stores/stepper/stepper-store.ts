@@ -29,6 +29,7 @@ import { whenIdle } from '../../model/when-idle';
 import { isSetupRow } from '../../model/row-filter';
 import { overrideToResult } from '../inject/inject-store';
 import { selectPersonDecides } from './agent-traits';
+import { wayOnAt, wayOnHint, type WayOn } from './way-on';
 
 /** The open branch: its rows, controller state, breakpoints and which step is viewed. */
 export interface StepperState {
@@ -50,6 +51,11 @@ export interface StepperState {
   readonly flags: readonly FlagSummary[];
   readonly branches: readonly BranchSummary[];
   readonly live: boolean;
+  /**
+   * The branch ran live in this window this session (started, stepped, forked or reopened
+   * here): once ended it is "an episode that has ended", not "a recorded trace" (see way-on.ts).
+   */
+  readonly seenLive: boolean;
   /** The live controller's state; `ended` also once the branch's end is recorded (see {@link stateOfView}). */
   readonly state: ControllerState | null;
   readonly stopReason: string | null;
@@ -140,6 +146,7 @@ const initial: StepperState = {
   flags: [],
   branches: [],
   live: false,
+  seenLive: false,
   state: null,
   stopReason: null,
   endSeen: null,
@@ -268,8 +275,17 @@ export function selectStopNotice(s: StepperState): string | null {
   return s.stopBreakpoint ? `paused at a breakpoint (${s.stopBreakpoint})` : null;
 }
 
-const RECORDED =
-  'This episode is recorded, not running. To continue it, select a step in the timeline and press "Reopen live here" (or "Fork from here").';
+/** What Step and Continue say on a branch that is not live: the way on from the viewed step. */
+export function selectRecordedHint(s: StepperState): string {
+  return wayOnHint(selectWayOn(s));
+}
+
+/** How the open branch, not live, goes on from the viewed step (way-on.ts: one rule for every panel). */
+export function selectWayOn(s: StepperState): WayOn {
+  // Partial states (a reason asked of a branch not loaded yet) have no rows to look in.
+  const rows = s.rows ?? [];
+  return wayOnAt({ viewed: rows.length ? selectViewedRow(s) : null, rows, seenLive: s.seenLive });
+}
 
 /** Creates the stepper slice over a client; live events are batched into one update per frame. */
 export function createStepperStore(client: StepboxClient, options: StepperOptions = {}): StepperStore {
@@ -291,6 +307,9 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     stopPoints: NO_STOP_POINTS,
     breakpoints: [],
   };
+  // The branches this window has had live this session: ended, they are episodes that ran
+  // here, not recorded traces opened from the store (StepperState.seenLive).
+  const ranHere = new Set<string>();
 
   const store = createStore<StepperState & StepperActions>()((set, get) => {
     const applyState = (info: EpisodeStateInfo): void => {
@@ -344,6 +363,9 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       const rows = older.length ? [...older, ...v.rows] : v.rows;
       pending = [];
       fold = liveRowsOf(rows);
+      const live = v.state !== null && v.state.state !== 'ended';
+      // Live now, or seen ending live by this window (a run that ends before its first view).
+      if (live || get().endSeen !== null) ranHere.add(branch);
       set({
         load: 'ready',
         error: null,
@@ -352,7 +374,8 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         rowsBefore: Math.max(0, from - older.length),
         flags: v.flags,
         branches: v.branches,
-        live: v.state !== null && v.state.state !== 'ended',
+        live,
+        seenLive: ranHere.has(branch),
         // A reload answered between the release of an ended branch and its end being readable
         // has neither a live state nor the end: the branch still ended (the bar said "none",
         // and the reload on library.changed, which waits for "ended", never came: the end's QA
@@ -457,7 +480,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         // Like a debugger: F10 while a step is still running does nothing.
         if (get().busy || get().state === 'running') return;
         if (!get().live) {
-          set({ hint: RECORDED, error: null });
+          set({ hint: selectRecordedHint(get()), error: null });
           return;
         }
         const res = await control((id) => client.episode.step({ id }));
@@ -470,7 +493,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       async run() {
         if (get().busy || get().state === 'running') return;
         if (!get().live) {
-          set({ hint: RECORDED, error: null });
+          set({ hint: selectRecordedHint(get()), error: null });
           return;
         }
         const res = await control((id) => client.episode.run({ id }));

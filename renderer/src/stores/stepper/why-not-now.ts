@@ -1,5 +1,13 @@
 import type { StepperState } from './stepper-store';
-import { endNotice, selectLastStep, selectViewedRow, selectWaitsForPerson } from './stepper-store';
+import {
+  endNotice,
+  selectLastStep,
+  selectRecordedHint,
+  selectViewedRow,
+  selectWaitsForPerson,
+  selectWayOn,
+} from './stepper-store';
+import { forkLabel, reopenLabel } from './way-on';
 
 /**
  * Why the stepper's controls cannot act now, one function per control, in words a person
@@ -9,8 +17,7 @@ import { endNotice, selectLastStep, selectViewedRow, selectWaitsForPerson } from
 /** Step (F10) and Continue (F5). */
 export function whyNoStep(s: StepperState): string | null {
   if (s.branch === null) return 'No episode is open: start a case or a sample task from the library.';
-  if (!s.live)
-    return 'This episode is recorded, not running: select a step and press “Reopen live here” to go on from it.';
+  if (!s.live) return selectRecordedHint(s);
   if (s.state === 'running') return 'The episode is running: pause it first.';
   if (s.busy) return 'Waiting for the last request to finish.';
   return null;
@@ -37,6 +44,9 @@ export function whyNothingToScrub(s: StepperState): string {
   const ended = endNotice(s, false);
   if (ended)
     return `${ended} It ended before its first step, so there is nothing to scrub: start it again from the library.`;
+  // Ended, its end not read yet: the way on names buttons of this very panel, which has none here.
+  if (!s.live)
+    return `${selectWayOn(s).what}. It ended before its first step, so there is nothing to scrub: start it again from the library.`;
   return `Nothing to scrub yet: ${none()}. ${noStep}`;
 }
 
@@ -70,15 +80,30 @@ function whyNoSnapshot(s: StepperState, what: string): string | null {
 
 /** Roll back the sandbox to the viewed step. */
 export function whyNoRollback(s: StepperState): string | null {
-  if (!s.live)
-    return 'Only a live episode has a sandbox to roll back: press “Reopen live here” to rebuild this step in a fresh one.';
+  if (!s.live) {
+    const way = selectWayOn(s);
+    return way.step === null
+      ? 'Only a live episode has a sandbox to roll back: select a finished step and reopen it.'
+      : `Only a live episode has a sandbox to roll back: “${way.reopen}” rebuilds step ${way.step} in a fresh one.`;
+  }
   if (s.state === 'running') return 'The episode is running: pause it first.';
   return whyNoSnapshot(s, 'roll back');
 }
 
-/** Fork from the viewed step. */
+/**
+ * The step Fork and Reopen act at: the viewed one; for a branch not live whose viewed step
+ * never finished, the step before it the way on names (a released episode's buttons were greyed
+ * at step 2 beside the notice's "Reopen at step 1").
+ */
+export function selectBranchStep(s: StepperState): number | null {
+  if (!s.live) return selectWayOn(s).step ?? selectViewedRow(s)?.step ?? null;
+  return selectViewedRow(s)?.step ?? null;
+}
+
+/** Fork from the viewed step (a branch not live: from the step its way on names). */
 export function whyNoFork(s: StepperState): string | null {
   if (s.live && s.state === 'running') return 'The episode is running: pause it first.';
+  if (!s.live && selectWayOn(s).step !== null) return null;
   return whyNoSnapshot(s, 'fork');
 }
 
@@ -87,19 +112,20 @@ export function whyNoReopen(s: StepperState): string | null {
   if (s.branch === null) return 'No episode is open.';
   if (s.live) return 'This episode is live already: roll its sandbox back, or fork, to go on from a step.';
   // A step that never finished (its sandbox released while it was held, a crash) has no
-  // snapshot to reopen: the engine refuses it, so the button says so first (it was enabled at
-  // the incomplete step 2 beside a notice offering "Reopen at step 1").
+  // snapshot to reopen: Reopen acts at the step before it (selectBranchStep), as the release
+  // notice does; only with no finished step at all is there nothing to reopen.
+  if (selectWayOn(s).step !== null) return null;
   return whyNoSnapshot(s, 'reopen');
 }
 
 /**
- * The Replay panel's branch actions by the label the window gives them, each with why it
- * cannot act now: the panel's buttons and a walkthrough that names one are read against it.
+ * The Replay panel's branch actions by the label the window gives them at a step, each with why
+ * it cannot act now: the panel's buttons and a walkthrough that names one are read against it.
  */
 export const REPLAY_ACTIONS = {
-  rollback: { label: 'Roll back sandbox to here', whyNot: whyNoRollback },
-  reopen: { label: 'Reopen live here', whyNot: whyNoReopen },
-  fork: { label: 'Fork from here', whyNot: whyNoFork },
+  rollback: { label: (_step: number) => 'Roll back sandbox to here', whyNot: whyNoRollback },
+  reopen: { label: reopenLabel, whyNot: whyNoReopen },
+  fork: { label: forkLabel, whyNot: whyNoFork },
 } as const;
 
 /** Inject a message into the live episode. */

@@ -1,0 +1,77 @@
+import type { StepRow } from '../../../../shared/contract/models';
+
+/**
+ * How an episode that is no longer live goes on, in the words every panel uses: the inspector's
+ * hint, the Inject and Sandbox panels, the Replay buttons, the fork settings and the notice of a
+ * released sandbox. They said three things three ways ("Reopen live here", "Fork at step 2",
+ * "Fork it (Replay)"), and a released episode's buttons were greyed at the step it was cut
+ * short at while the notice beside them reopened it at the step before.
+ */
+export interface WayOn {
+  /**
+   * What the branch is, as a sentence: "This episode has ended" when it ran live in this
+   * window; "This is a recorded trace" when it was opened from the store and never ran here.
+   */
+  readonly what: string;
+  /**
+   * The step it goes on from: the viewed one, or, when that step never finished (no snapshot:
+   * its sandbox released while the step was held), the last one before it that did. Null when
+   * none can (no step with a snapshot at or before the viewed one).
+   */
+  readonly step: number | null;
+  /** The Reopen button's words at that step (`Reopen live at step 1`). */
+  readonly reopen: string;
+  /** The Fork button's words at that step (`Fork at step 1`). */
+  readonly fork: string;
+}
+
+/** The Reopen button's words: one label wherever a reopen is offered (Replay, fork settings, the release notice). */
+export function reopenLabel(step: number): string {
+  return `Reopen live at step ${step}`;
+}
+
+/** The Fork button's words: one label wherever a fork is offered (Replay, Inject, fork settings). */
+export function forkLabel(step: number): string {
+  return `Fork at step ${step}`;
+}
+
+/** The branch as far as the way on needs it. */
+export interface WayOnInput {
+  /** The viewed step's row (null: none viewed). */
+  readonly viewed: StepRow | null;
+  readonly rows: readonly StepRow[];
+  /** The branch ran live in this window (started, stepped, forked or reopened here). */
+  readonly seenLive: boolean;
+}
+
+/** The way on for a branch that is not live, at its viewed step (see {@link WayOn}). */
+export function wayOnAt(b: WayOnInput): WayOn {
+  const what = b.seenLive ? 'This episode has ended' : 'This is a recorded trace';
+  const step = stepToGoOnFrom(b.viewed, b.rows);
+  const at = step ?? b.viewed?.step ?? 0;
+  return { what, step, reopen: reopenLabel(at), fork: forkLabel(at) };
+}
+
+/**
+ * The step a reopen or fork goes on from: the viewed step when it has a snapshot, else the
+ * nearest before it that has one (what the release notice offers), else null.
+ */
+function stepToGoOnFrom(viewed: StepRow | null, rows: readonly StepRow[]): number | null {
+  if (viewed === null) return null;
+  if (viewed.snapshot) return viewed.step;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i];
+    if (r.step < viewed.step && r.snapshot) return r.step;
+  }
+  return null;
+}
+
+/**
+ * What to do instead of stepping an episode that is not live, in a sentence (the inspector's
+ * hint after Step, Continue or their keys).
+ */
+export function wayOnHint(way: WayOn): string {
+  if (way.step === null)
+    return `${way.what}. To go on, select a finished step in the timeline and reopen it from Replay.`;
+  return `${way.what}. To go on, press “${way.reopen}” or “${way.fork}” under Replay.`;
+}
