@@ -340,6 +340,7 @@ const FilesView = memo(function FilesView(props: { readonly detail: StepDetail; 
               onClick={() => stores.inspector.getState().setDiffPath(f.path)}
             >
               <span className={`chg chg-${f.change}`}>{f.change[0].toUpperCase()}</span> {f.path}
+              {f.folder ? '/' : ''}
               {f.by_person ? (
                 <i className="mark mark-hum" data-testid="file-by-person" title={`$ ${f.by_person.command}`}>
                   changed in the terminal by you, before step {props.detail.step}
