@@ -10,6 +10,7 @@ import { SandboxSpec, type Limits } from './task.js';
  */
 
 import { CONSENT_FLAGS, type WideningKind } from './widening-kinds.js';
+import { settingText } from './setting-words.js';
 
 export { ALL_WIDENINGS, CONSENT_FLAGS, type WideningKind } from './widening-kinds.js';
 
@@ -89,10 +90,20 @@ export function withoutConsent(widenings: readonly Widening[], consent: readonly
   return widenings.filter((w) => !consent.includes(w.kind));
 }
 
-/** `network "host" (default "none")`, one per widening, joined. */
-export function describeWidenings(widenings: readonly Widening[]): string {
+/**
+ * One per widening, joined: for the CLI as the task file writes it, `network "host" (default
+ * "none")`; for the window in words, `memory limit 1.5 GiB (stepbox's default: 1 GiB)`.
+ */
+export function describeWidenings(
+  widenings: readonly Widening[],
+  audience: 'cli' | 'window' = 'cli',
+): string {
   return widenings
-    .map((w) => `${w.field} ${JSON.stringify(w.asked)} (default ${JSON.stringify(w.default)})`)
+    .map((w) =>
+      audience === 'window'
+        ? settingText(w.field, w.asked, w.default)
+        : `${w.field} ${JSON.stringify(w.asked)} (default ${JSON.stringify(w.default)})`,
+    )
     .join('; ');
 }
 
@@ -111,7 +122,7 @@ export function consentMessage(
   /** Who reads it: a CLI user gets the flags, a person in the window (desktop or browser) its prompt. */
   audience: 'cli' | 'window' = 'cli',
 ): string {
-  const what = `${source} asks for a looser sandbox than the defaults: ${describeWidenings(missing)}. A trace or bundle cannot widen the sandbox on its own`;
+  const what = `${source} asks for a looser sandbox than the defaults: ${describeWidenings(missing, audience)}. A trace or bundle cannot widen the sandbox on its own`;
   return audience === 'window'
     ? `${what}; if you trust where it came from, press "Allow and …" in the question the window shows (it names what is wider), or do it again and allow it there`
     : `${what}; if you trust it, consent with ${consentFlags(missing)} (or ${TRUST_RECORDED_TASK_FLAG})`;

@@ -215,9 +215,28 @@ export function commonPlaces(
   ];
 }
 
-/** The places of an error, by name and path. */
+/**
+ * The places of an error, by name: `the task's folder, the store, stepbox's bundled files`. Their
+ * paths read as syntax there ("the store $STEPBOX_HOME, stepbox's bundled files resources", once
+ * said from the window's folders); {@link placesTitle} gives them, for a tooltip.
+ */
 function placesText(places: readonly FilePlace[]): string {
-  return places.length ? places.map((p) => `${p.name} ${p.path}`).join(', ') : 'no folder';
+  return places.length ? [...new Set(places.map((p) => p.name))].join(', ') : 'no folder';
+}
+
+/** The places by name and path, one a line: the tooltip of a refusal that names them ({@link placesText}). */
+export function placesTitle(places: readonly FilePlace[]): string {
+  return places.map((p) => `${p.name}: ${p.path}`).join('\n');
+}
+
+/**
+ * The refusal every card would say, when they all say the same one (a path outside every place,
+ * typed once in the form): said once, under the field, rather than under each card. Null when
+ * some card says another or none.
+ */
+export function refusalForAll(refusals: readonly (string | null)[]): string | null {
+  const first = refusals[0] ?? null;
+  return first !== null && refusals.every((r) => r === first) ? first : null;
 }
 
 /** The file a `scripted:FILE` spec names, unresolved (null for other specs). */

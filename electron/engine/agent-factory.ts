@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { assertNever } from '../../shared/assert-never.js';
+import { OPENAI_SPEC, withForms } from '../../shared/agent-kind.js';
 import { AgentFailure, type Agent } from './agents/agent.js';
 import {
   checkAgentDir,
@@ -111,12 +112,18 @@ function modelSource(spec: string, options: AgentOptions): Agent {
   if (options.model === undefined) {
     throw new AgentFailure(
       'bad_agent_spec',
-      `${spec} needs --model SOURCE to answer its model calls: ${MODEL_SOURCE_FORMS}`,
+      withForms(`${spec} needs --model SOURCE to answer its model calls.`, MODEL_SOURCE_FORMS),
     );
   }
   const modelSpec = normalizeAgentSpec(options.model, options.cwd);
   if (runsOwnProgram(modelSpec)) {
-    throw new AgentFailure('bad_agent_spec', `--model ${options.model}: use ${MODEL_SOURCE_FORMS}`);
+    throw new AgentFailure(
+      'bad_agent_spec',
+      withForms(
+        `--model ${options.model} runs a program of its own, so it cannot answer model calls: write e.g. ${OPENAI_SPEC} or scripted:FILE.`,
+        MODEL_SOURCE_FORMS,
+      ),
+    );
   }
   return createAgent(modelSpec, {
     ...options,

@@ -21,7 +21,14 @@ export function fileChanges(
   return Promise.all(
     changed.map(async (c) => {
       const [x, y] = await Promise.all([textAt(store, before, c.path), textAt(store, after, c.path)]);
-      return { path: c.path, change: c.change, before: x.text, after: y.text, binary: x.binary || y.binary };
+      return {
+        path: c.path,
+        change: c.change,
+        before: x.text,
+        after: y.text,
+        binary: x.binary || y.binary,
+        ...(x.folder || y.folder ? { folder: true } : {}),
+      };
     }),
   );
 }

@@ -334,6 +334,8 @@ export const FileChange = z.object({
   before: z.string().nullable(),
   after: z.string().nullable(),
   binary: z.boolean(),
+  /** True when the path is a folder (no text; its files are listed apart); absent from an older server. */
+  folder: z.boolean().optional(),
   /**
    * Set when a person's terminal command (typed after step `after_step`) wrote the file, by
    * time; `others`: what else could have written it meanwhile (then it is not surely theirs).

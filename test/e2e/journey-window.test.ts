@@ -141,7 +141,8 @@ describe('journeys: rollback, manual agent, files diff', () => {
         .waitFor({ timeout: 20_000 });
       // The diff on screen is the named file's, keyed by this branch and step.
       const after = await app.inspector.model('diff-after', (v) => v.includes('made-by-a-person'));
-      expect(after).toBe('made-by-a-person\n');
+      // Its one line, no empty second line after its closing newline.
+      expect(after).toBe('made-by-a-person');
       const scopes = await app.inspector.modelScopes();
       expect(decodeURIComponent(scopes['diff-after'])).toMatch(/\/1\/human\.txt$/);
     });
@@ -337,6 +338,8 @@ describe('journeys: rollback, manual agent, files diff', () => {
       await app.inspector.tab('files');
       await app.inspector.model('diff-after', (v) => v.includes('argv'), 30_000);
       await fits('.monaco-box.diff', size);
+      // greet.py's four lines and no fifth: its final newline drew an empty line 5 below them.
+      expect(await app.inspector.lastLineNumber()).toBe(4);
       await app.screenshot(`journey-inspector-files-${size}`);
     }
     expect(app.errors).toEqual([]);

@@ -77,6 +77,17 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
       expect(files).toContain('Two days of design notes');
       // Nothing harmless hidden: the deleted notes read as written.
       expect(files).not.toContain('[REDACTED]');
+      // A folder is said to be one ("deleted data" over "a folder, or a file without text").
+      const headings = await shared.sectionHeadings.allTextContents();
+      expect(headings).toContain('deleted folder data/');
+      expect(headings).not.toContain('deleted data');
+      expect(files).not.toContain('a folder, or a file without text');
+      // A file ending in a newline ends at its last line: no empty `-` line after it.
+      await expect(shared.diffLines('deleted docs/notes.md').allTextContents()).resolves.toEqual([
+        '- # Notes',
+        '- ',
+        '- Two days of design notes that exist nowhere else.',
+      ]);
       await shot(page, 'share-destructive-1280x800-step2-files');
       await shared.tab('qa');
       // The QA tab: the rule's label, its evidence as a list (keys in words), not the trace's JSON.

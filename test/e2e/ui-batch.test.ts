@@ -34,6 +34,13 @@ describe('web mode: a batch', () => {
       30_000,
       'batch episodes in the library',
     );
+    // Two episodes of one task, headed alike but for their ids ("hello-python main return 1.61"):
+    // each heading says what tells it apart, by the one rule (model/episode-heading.ts).
+    const apart = await Promise.all(episodes.map((e) => app.library.episodeApart(e).innerText()));
+    for (const a of apart) expect(a.trim()).toMatch(/^· (started \d\d:\d\d(:\d\d)?|run [12] of 2)$/);
+    expect(new Set(apart).size).toBe(2);
+    await app.library.episodeHead(episodes[0]).scrollIntoViewIfNeeded();
+    await app.screenshot('batch-episodes-apart');
     // Its end is said where it is seen whatever the library's scroll: the Batches section sits at
     // the library's foot, and batch-done showed nothing of the batch that had just finished.
     await until(

@@ -145,8 +145,17 @@ describe('web mode: injecting an observation into an openai agent', () => {
       expect(await layout.onScreen(app.inject.root.getByTestId(id)), `${id} on screen`).toBe(true);
     // The timeline keeps its room beside it.
     expect((await layout.box('timeline'))!.height).toBeGreaterThan(300);
+    // Its buttons say what they do of a step that already ran ("Load pending result" and
+    // "pending tool result overridden" read as if the tool were still to run).
+    await expect(app.inject.copyResult.innerText()).resolves.toBe("Copy step 1's result to edit");
     await app.inject.override('RESULT-GIVEN-BY-A-PERSON');
-    expect(await layout.onScreen(app.inject.root.getByTestId('inject-notice'))).toBe(true);
+    expect(await layout.onScreen(app.inject.notice)).toBe(true);
+    await expect(app.inject.notice.innerText()).resolves.toBe(
+      "The agent reads yours as step 1's result next.",
+    );
+    // One line: the section's first line ("Agent sees next: …") is not scrolled out above it.
+    expect(await layout.lines(app.inject.notice)).toBe(1);
+    expect(await layout.onScreen(app.inject.pendingResult)).toBe(true);
     await until(
       () => app.timeline.rows(),
       (r) => r.some((x) => x.step === 1 && x.text.includes('OVR')),

@@ -52,7 +52,13 @@ describe('web mode: a recorded task wider than the defaults', () => {
     const ask = app.replay.consentAsk;
     await app.replay.pressReopen();
     await ask.waitFor({ timeout: 30_000 });
-    await expect(ask.innerText()).resolves.toMatch(/sandbox\.limits\.memory "1536m" \(default "1g"\)/);
+    // In words, the task file's key on hover (it said `sandbox.limits.memory "1536m" (default "1g")`).
+    const asked = await ask.innerText();
+    expect(asked).toContain("memory limit 1.5 GiB (stepbox's default: 1 GiB)");
+    expect(asked).not.toMatch(/sandbox\.limits|"1g"/);
+    await expect(ask.locator('p').getAttribute('title')).resolves.toBe(
+      'in the task file: sandbox.limits.memory',
+    );
     // Asked, not agreed: the button does not say it is reopening (it read "Reopening…" here);
     // it waits for the person's answer and says so.
     await expect(app.replay.buttonWords('reopen')).resolves.toEqual({

@@ -18,20 +18,23 @@ describe('web mode: the start form reads no host file into view', () => {
     const model = app.library.root.getByTestId('library-model');
     await model.fill('scripted:../../../../../../../../../../etc/passwd');
     const card = app.library.root.locator('[data-testid="library-task"][data-task="hello-python"]');
-    // Before the start: the card says the start's own refusal (the one rule, shared/start-paths.ts),
-    // not "reads /etc/passwd" as if it would: the field, where it lands, the folders, the fix.
-    const refusal = app.library.startRefusal('hello-python');
+    // Before the start: the start's own refusal (the one rule, shared/start-paths.ts), not "reads
+    // /etc/passwd" as if it would: the field, where it lands, the folders in words, the fix. Every
+    // card would say the same, so it is said once, under the field (it repeated under each card,
+    // naming "the store $STEPBOX_HOME, stepbox's bundled files resources").
+    const refusal = app.library.startRefusalForAll;
     const said = await refusal.innerText();
     expect(said).toMatch(
-      /^Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder hello-python, the store \$STEPBOX_HOME, stepbox's bundled files resources\); choose a file with Choose… or give a path inside one of them$/,
+      /^Its model calls answered by: scripted:[./]+etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder, the store, stepbox's bundled files\); choose a file with Choose… or give a path inside one of them$/,
     );
+    await expect(app.library.root.getByTestId('start-refusal').count()).resolves.toBe(0);
     await expect(card.getByTestId('start-reads').count()).resolves.toBe(0);
-    // No host layout on screen; the refusal with its full paths is the tooltip.
+    // No host layout on screen; the folders' paths are the tooltip.
     for (const host of [process.cwd(), web.home()]) expect(said).not.toContain(host);
-    await expect(refusal.getAttribute('title')).resolves.toContain(
-      `${process.cwd()}/resources/tasks/hello-python`,
+    await expect(refusal.locator('span').getAttribute('title')).resolves.toContain(
+      `stepbox's bundled files: ${process.cwd()}/resources`,
     );
-    await card.scrollIntoViewIfNeeded();
+    await refusal.scrollIntoViewIfNeeded();
     expect(await layout.readable(refusal)).toBe(true);
     await app.screenshot('start-form-reads-1024x700');
 
@@ -53,10 +56,17 @@ describe('web mode: the start form reads no host file into view', () => {
     // The form's words, not the CLI's: a bad agent is "Agent", not "agent spec".
     await app.library.root.getByTestId('library-agent').fill('scripted:');
     await app.library.startTask('hello-python');
-    const error = app.library.root.getByTestId('start-error');
+    const error = app.library.startError('hello-python');
     await error.filter({ hasText: 'Agent' }).waitFor({ timeout: 30_000 });
-    const bad = await error.innerText();
-    expect(bad).toMatch(/“Agent” "scripted:" needs an argument/);
+    // One sentence, what is wrong and the fix; the twelve lines of accepted forms folded under
+    // Details (they stood in its place).
+    await expect(error.innerText()).resolves.toBe(
+      '“Agent” "scripted:" needs a file after the colon: scripted:FILE.\nDetails: every form it accepts',
+    );
+    const forms = error.getByTestId('error-forms');
+    await expect(forms.evaluate((d) => (d as HTMLDetailsElement).open)).resolves.toBe(false);
+    await expect(forms.textContent()).resolves.toContain('scripted:FILE, replay:EPISODE, openai:MODEL@URL');
+    const bad = (await forms.textContent()) ?? '';
     expect(bad).not.toMatch(/agent spec|--model|--agent/);
     await app.screenshot('start-form-error-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });

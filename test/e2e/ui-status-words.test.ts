@@ -70,6 +70,12 @@ describe('web mode: status words say what happened', () => {
     ).toContain('s-fallback');
     // The mark's words (a narrow row shows its short glyph; the words are its long form).
     await expect(row.getByTestId('row-real').locator('.mk-long').textContent()).resolves.toBe('→ fallback');
+    // The legend above the rows says what its marks mean, the narrow row's glyphs too (↺ and ≠
+    // had none, while INJ/HUM/OVR/EDIT did).
+    // As the narrow rows show them at 1024 wide: ↺ and ≠.
+    const legend = await app.timeline.markLegend.innerText();
+    expect(legend).toContain('↺ workspace restored mid-step');
+    expect(legend).toContain('≠ agent shown a fallback');
     await expect(row.getByTestId('row-status').getAttribute('title')).resolves.toMatch(
       /^killed at its timeout; the agent was shown a fallback/,
     );
@@ -80,6 +86,10 @@ describe('web mode: status words say what happened', () => {
     expect(await classOf(app, '[data-testid="inspector-outcome"]')).toBe('bad');
     await app.screenshot('status-words-fallback-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
+    // Wide, the rows and the legend say the long forms.
+    await expect(app.timeline.markLegend.innerText()).resolves.toMatch(
+      /ROLLBACK workspace restored mid-step[\s\S]*→ fallback agent shown a fallback/,
+    );
     await app.screenshot('status-words-fallback-1920x1080');
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended', 60_000);

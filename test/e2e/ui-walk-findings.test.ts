@@ -71,10 +71,11 @@ describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
     // host path over three), the path itself never broken (once cut as "hello- / python/…").
     expect(await layout.lines(reads)).toBeLessThanOrEqual(2);
     expect(await layout.lines(app.library.startReadsPath('hello-python'))).toBe(1);
-    // A path outside the folders a start reads from: the card says the start's refusal, the path whole.
+    // A path outside the folders a start reads from: the start's refusal, the path whole, said
+    // once under the field (every card would say it).
     await app.library.chooseAgent('scripted:/etc/hosts');
-    await expect(app.library.startRefusal('hello-python').innerText()).resolves.toMatch(
-      /^Agent: scripted:\/etc\/hosts is outside the folders stepbox reads files from \(the task's folder hello-python, /,
+    await expect(app.library.startRefusalForAll.innerText()).resolves.toMatch(
+      /^Agent: scripted:\/etc\/hosts is outside the folders stepbox reads files from \(the task's folder, /,
     );
     await expect(reads.count()).resolves.toBe(0);
     await app.library.chooseAgent('scripted:agent.jsonl');

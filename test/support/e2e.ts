@@ -535,6 +535,10 @@ export class LibraryPanel extends PanelObject {
   startRefusal(id: string): Locator {
     return this.taskCard(id).getByTestId('start-refusal');
   }
+  /** A refusal every task's card would say (a path outside every place), said once under its field. */
+  get startRefusalForAll(): Locator {
+    return this.root.getByTestId('start-refusal-all');
+  }
   /** Which folder a task's card says a sandbox: agent's files come from. */
   startAgentFolder(id: string): Locator {
     return this.taskCard(id).getByTestId('start-agent-folder');
@@ -637,6 +641,10 @@ export class LibraryPanel extends PanelObject {
   /** The line at the head of an episode's entry: its main branch's return and its QA flags. */
   episodeHead(episode: string): Locator {
     return this.root.locator(`[data-testid="library-episode"][data-episode="${episode}"] .lib-episode-head`);
+  }
+  /** What an episode's heading says tells it from its task's other episodes (`· started 16:08`). */
+  episodeApart(episode: string): Locator {
+    return this.episodeHead(episode).getByTestId('episode-apart');
   }
   /** The name a branch's node gives it beside its id (a candidate's number and action). */
   branchName(branch: string): Locator {
@@ -1182,6 +1190,11 @@ export class InspectorPanel extends PanelObject {
   model(name: string, accept: (v: string) => boolean, ms = 20_000): Promise<string> {
     return until(async () => (await this.models())[name] ?? '', accept, ms, `Monaco model ${name}`);
   }
+  /** The last line number the Files tab's editor (diff or whole file) draws: the lines a person sees. */
+  async lastLineNumber(): Promise<number> {
+    const numbers = await this.root.locator('.monaco-box.diff .line-numbers').allTextContents();
+    return Math.max(0, ...numbers.map((n) => Number(n.trim())).filter((n) => Number.isFinite(n)));
+  }
 }
 
 /** The injection panel. */
@@ -1209,6 +1222,14 @@ export class InjectPanel extends PanelObject {
   get forkButton(): Locator {
     return this.root.getByTestId('inject-fork');
   }
+  /** The answer to the panel's last action (an injected message, an override). */
+  get notice(): Locator {
+    return this.root.getByTestId('inject-notice');
+  }
+  /** The override section's button that copies the result it replaces into the field. */
+  get copyResult(): Locator {
+    return this.root.getByTestId('override-copy');
+  }
   /** What the override section says the agent is about to see (the result an override replaces). */
   get pendingResult(): Locator {
     return this.root.getByTestId('override-pending');
@@ -1218,7 +1239,7 @@ export class InjectPanel extends PanelObject {
     await this.tab('override').click();
     await this.root.getByTestId('override-text').fill(text);
     await this.root.getByTestId('override-send').click();
-    await this.root.locator('.notice').filter({ hasText: 'overridden' }).waitFor({ timeout: 10_000 });
+    await this.notice.filter({ hasText: 'The agent reads yours' }).waitFor({ timeout: 10_000 });
   }
   async inject(text: string, role: 'user' | 'system' = 'user'): Promise<void> {
     await this.tab('message').click();

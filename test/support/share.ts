@@ -33,6 +33,16 @@ export class SharedFile {
   get inspectorTitle(): Locator {
     return this.page.getByTestId('share-inspector-title');
   }
+  /** The inspector's sections, by their headings (a file's `deleted docs/notes.md`, a flag's). */
+  get sectionHeadings(): Locator {
+    return this.inspector.locator('.section > h3');
+  }
+  /** The lines of the diff under the section headed `heading` (`- text`, `+ text`, `  text`). */
+  diffLines(heading: string): Locator {
+    return this.inspector
+      .locator('.section', { has: this.page.locator('h3', { hasText: heading }) })
+      .locator('.diff .line');
+  }
   /** Opens one of the inspector's tabs. */
   async tab(name: 'files' | 'qa'): Promise<void> {
     await this.page.getByTestId(`share-tab-${name}`).click();

@@ -25,7 +25,7 @@ describe('agent specs and the scripted agent', () => {
     expect(() => createAgent('gpt4', { model: 'manual' })).toThrow(
       /unknown agent "gpt4".*recipes: claude-code, codex/,
     );
-    expect(() => parseAgentSpec('scripted:')).toThrow(/needs an argument/);
+    expect(() => parseAgentSpec('scripted:')).toThrow(/needs a file after the colon: scripted:FILE/);
   });
 
   it('never shows a line of the file in its error (a host file given as a script stays unread)', () => {

@@ -72,7 +72,10 @@ describe('candidates over the contract: consent', () => {
       });
       expect(refused).toMatchObject({ ok: false, error: { code: 'consent_required' } });
       const message = refused.ok ? '' : refused.error.message;
-      expect(message).toMatch(/the task recorded in br-1 asks for a looser sandbox.*sandbox\.network "host"/);
+      // In words (the key is the question's tooltip): not `sandbox.network "host"`.
+      expect(message).toMatch(
+        /the task recorded in br-1 asks for a looser sandbox.*network host \(stepbox's default: none \(offline\)\)/,
+      );
       expect(message).toMatch(/"Allow and …" in the question the window shows/);
       expect(message).not.toMatch(/--allow|--trust-recorded-task|flag/);
     } finally {

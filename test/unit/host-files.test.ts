@@ -188,7 +188,9 @@ describe('the file picker lists inside its roots only', () => {
     const start = (path: string) =>
       refusal('episode.start', { task: { kind: 'path', path }, agent: 'manual' }, path);
     const passwd = await start('/etc/passwd');
-    expect(passwd).toMatch(/^task\.path: TYPED is outside the folders stepbox reads files from \(the store /);
+    expect(passwd).toMatch(
+      /^task\.path: TYPED is outside the folders stepbox reads files from \(the store\b/,
+    );
     // A file that exists, one that does not, one the server may not read: the same words.
     expect(await start('/etc/shadow')).toBe(passwd);
     expect(await start('/etc/no-such-file')).toBe(passwd);

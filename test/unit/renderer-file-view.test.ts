@@ -14,7 +14,8 @@ describe('the Files tab: how a changed file is shown', () => {
     expect(fileViewOf(file('added', null, 'a\nb\n'), 2)).toEqual({
       kind: 'whole',
       side: 'added',
-      text: 'a\nb\n',
+      // The final newline ends line 2; no empty line 3 is drawn.
+      text: 'a\nb',
       caption: 'new at step 2 — 2 lines, all added',
     });
     expect(fileViewOf(file('added', null, 'x'), 0)).toMatchObject({
@@ -32,7 +33,7 @@ describe('the Files tab: how a changed file is shown', () => {
     expect(fileViewOf(file('deleted', 'a\n', null), 4)).toMatchObject({
       kind: 'whole',
       side: 'removed',
-      text: 'a\n',
+      text: 'a',
       caption: 'removed at step 4 — its 1 line before',
     });
     expect(fileViewOf(file('modified', 'a\nb', ''), 4)).toMatchObject({ side: 'removed' });
@@ -41,9 +42,11 @@ describe('the Files tab: how a changed file is shown', () => {
   it('diffs a file with text on both sides; says so of an empty or binary one', () => {
     expect(fileViewOf(file('modified', 'a\n', 'b\n'), 1)).toEqual({
       kind: 'diff',
-      before: 'a\n',
-      after: 'b\n',
+      before: 'a',
+      after: 'b',
     });
+    // A newline added at the end is a difference: both sides keep theirs.
+    expect(fileViewOf(file('modified', 'a', 'a\n'), 1)).toEqual({ kind: 'diff', before: 'a', after: 'a\n' });
     expect(fileViewOf(file('added', null, ''), 1)).toEqual({
       kind: 'empty',
       caption: 'greet.py is new at step 1, and empty.',
@@ -51,6 +54,17 @@ describe('the Files tab: how a changed file is shown', () => {
     expect(fileViewOf({ ...file('added', null, null), binary: true }, 1)).toEqual({
       kind: 'binary',
       caption: 'greet.py is binary.',
+    });
+  });
+
+  it('says a folder is a folder, never an empty file', () => {
+    const folder = { ...file('deleted', null, null), path: 'data', folder: true };
+    expect(fileViewOf(folder, 2)).toEqual({
+      kind: 'empty',
+      caption: 'data/ is a folder, removed at step 2: the files in it are listed on their own.',
+    });
+    expect(fileViewOf({ ...folder, change: 'added' as const }, 0)).toMatchObject({
+      caption: 'data/ is a folder, new at setup (step 0): the files in it are listed on their own.',
     });
   });
 });

@@ -58,7 +58,7 @@ describe('where a start-form script may be read from', () => {
     // The server's words (file-fields.ts builds its places with the same commonPlaces).
     expect(scriptPlaceProblem('Agent', 'scripted:/etc/passwd', '/t', common)).toBe(
       'Agent: scripted:/etc/passwd is outside the folders stepbox reads files from ' +
-        "(the task's folder /t, the store /store, stepbox's bundled files /w/resources, an opened project /p/umbrella); " +
+        "(the task's folder, the store, stepbox's bundled files, an opened project); " +
         'choose a file with Choose… or give a path inside one of them',
     );
   });
@@ -66,7 +66,7 @@ describe('where a start-form script may be read from', () => {
   it('refuses `..` out of the task folder, naming the field, the resolved path and the fix', () => {
     expect(scriptPlaceProblem('Agent', 'scripted:../../etc/passwd', '/w/resources/tasks/hello')).toBe(
       'Agent: scripted:../../etc/passwd resolves to /w/resources/etc/passwd, which is outside the folders ' +
-        "stepbox reads files from (the task's folder /w/resources/tasks/hello); choose a file with Choose… " +
+        "stepbox reads files from (the task's folder); choose a file with Choose… " +
         'or give a path inside one of them',
     );
   });
@@ -82,7 +82,7 @@ describe('where a start-form script may be read from', () => {
     expect(scriptPlaceProblem('Agent', 'exec:python3 ../x.py', '/t')).toBeNull();
     // A sibling whose name starts like the folder is still outside it.
     expect(scriptPlaceProblem('Agent', 'scripted:../t2/a.jsonl', '/t')).toMatch(
-      /outside the folders stepbox reads files from \(the task's folder \/t\)/,
+      /outside the folders stepbox reads files from \(the task's folder\)/,
     );
   });
 

@@ -2,7 +2,13 @@ import { resolve } from 'node:path';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { AgentFailure } from './agent.js';
 import type { ContextPolicy } from './openai-agent.js';
-import { endpointSpec, runsOwnProgramSpec } from '../../../shared/agent-kind.js';
+import {
+  endpointSpec,
+  missingArgument,
+  OPENAI_SPEC,
+  runsOwnProgramSpec,
+  withForms,
+} from '../../../shared/agent-kind.js';
 
 /**
  * A parsed agent spec: `scripted:FILE`, `replay:EPISODE`, `openai:MODEL[@BASE_URL]`,
@@ -83,7 +89,7 @@ export function parseAgentSpec(spec: string): AgentSpec {
   if (arg === '' && kind !== 'manual') {
     throw new AgentFailure(
       'bad_agent_spec',
-      `agent spec "${spec}" needs an argument; use ${AGENT_SPEC_FORMS}`,
+      withForms(`agent spec "${spec}" ${missingArgument(kind, AGENT_SPEC_FORMS)}.`, AGENT_SPEC_FORMS),
     );
   }
   switch (kind) {
@@ -117,7 +123,10 @@ export function parseAgentSpec(spec: string): AgentSpec {
     default:
       throw new AgentFailure(
         'bad_agent_spec',
-        `unknown agent kind "${kind}" in "${spec}"; use ${AGENT_SPEC_FORMS}`,
+        withForms(
+          `agent spec "${spec}": "${kind}" is not a kind of agent; write e.g. ${OPENAI_SPEC} or scripted:FILE.`,
+          AGENT_SPEC_FORMS,
+        ),
       );
   }
 }

@@ -7,6 +7,8 @@ const MAX_TEXT_BYTES = 256 * 1024;
 export interface SnapshotText {
   readonly text: string | null;
   readonly binary: boolean;
+  /** True when the path is a folder there (it has no text: its files are changes of their own). */
+  readonly folder?: boolean;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -19,6 +21,7 @@ export async function textAt(
 ): Promise<SnapshotText> {
   const entry = manifest?.entries.find((e) => e.path === path);
   if (!entry) return { text: null, binary: false };
+  if (entry.type === 'dir') return { text: null, binary: false, folder: true };
   if (entry.type === 'symlink') return { text: `→ ${entry.target ?? ''}`, binary: false };
   if (entry.type !== 'file' || !entry.hash) return { text: null, binary: false };
   if (entry.size > MAX_TEXT_BYTES) return { text: `(${entry.size} bytes: too large to show)`, binary: true };

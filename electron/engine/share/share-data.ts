@@ -12,7 +12,8 @@ import { redactEvents, redactValue, type Redaction } from '../export/redact.js';
 import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { readLineage } from '../trace/lineage.js';
-import { textAt } from '../sandbox/snapshot-text.js';
+import { textAt, type SnapshotText } from '../sandbox/snapshot-text.js';
+import { diffSides } from '../../../shared/text-lines.js';
 import { hostPlaces, sharedAgentSpec, withoutHostPaths } from './host-paths.js';
 
 /** The format id of the data a shared file embeds (what its viewer reads). */
@@ -26,6 +27,8 @@ export interface SharedFile {
   readonly after: string | null;
   /** Why the text is not there: binary, too large, or over the file's budget. */
   readonly note?: string;
+  /** True when the path is a folder: no text, its files listed apart. */
+  readonly folder?: boolean;
 }
 
 /** A tool result as the inspector's Output tab shows it. */
@@ -263,19 +266,16 @@ export async function shareData(
         });
         continue;
       }
-      const [x, y] = await Promise.all([
-        a
-          ? textAt(snapshots, a, c.path).catch(() => ({ text: null, binary: false }))
-          : { text: null, binary: false },
-        b
-          ? textAt(snapshots, b, c.path).catch(() => ({ text: null, binary: false }))
-          : { text: null, binary: false },
+      const unread: SnapshotText = { text: null, binary: false };
+      const [x, y]: SnapshotText[] = await Promise.all([
+        a ? textAt(snapshots, a, c.path).catch(() => unread) : unread,
+        b ? textAt(snapshots, b, c.path).catch(() => unread) : unread,
       ]);
       const cut = (t: string | null) =>
         t !== null && t.length > budget.fileTextBytes
           ? `${t.slice(0, budget.fileTextBytes)}\n… (cut at ${budget.fileTextBytes} characters)`
           : t;
-      const [bt, at] = [cut(x.text), cut(y.text)];
+      const [bt, at] = diffSides(cut(x.text), cut(y.text));
       fileBytes += (bt?.length ?? 0) + (at?.length ?? 0);
       out.push({
         path: c.path,
@@ -283,6 +283,7 @@ export async function shareData(
         before: bt === null ? null : redactValue(bt, redaction),
         after: at === null ? null : redactValue(at, redaction),
         ...(x.binary || y.binary ? { note: 'binary' } : {}),
+        ...(x.folder || y.folder ? { folder: true } : {}),
       });
     }
     files[e.step] = out;

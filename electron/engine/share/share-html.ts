@@ -267,7 +267,8 @@ function start(data) {
       var files = data.files[s.step] || [];
       if (!files.length) body.appendChild(pre('No file changed at this step.'));
       files.forEach(function (f) {
-        var box = f.before === null && f.after === null ? pre(f.note || 'a folder, or a file without text') : diffLines(f.before, f.after);
+        if (f.folder) { body.appendChild(section(f.change + ' folder ' + f.path + '/', pre('A folder: the files in it are listed on their own.'))); return; }
+        var box = f.before === null && f.after === null ? pre(f.note || 'Its text could not be read.') : diffLines(f.before, f.after);
         body.appendChild(section(f.change + ' ' + f.path + (f.note ? ' (' + f.note + ')' : ''), box));
       });
     } else if (tab === 'qa') {

@@ -1,3 +1,4 @@
+import { ErrorText } from './error-text';
 import { useEffect, useRef } from 'react';
 import type { BatchView } from '../../../shared/contract/models';
 import {
@@ -189,7 +190,11 @@ export function BatchSection() {
           {starting ? 'starting…' : '▶ Run batch'}
         </button>
       </form>
-      {error ? <PanelState kind="error">{error}</PanelState> : null}
+      {error ? (
+        <PanelState kind="error">
+          <ErrorText text={error} />
+        </PanelState>
+      ) : null}
       {batches.length > 1 ? (
         <select
           aria-label="batch"

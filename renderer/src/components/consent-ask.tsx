@@ -1,3 +1,11 @@
+import { settingKeysIn } from '../../../shared/setting-words';
+
+/** The task-file keys the question names, for its tooltip (undefined when it names none). */
+function keysTitle(message: string): string | undefined {
+  const keys = settingKeysIn(message);
+  return keys.length ? `in the task file: ${keys.join(', ')}` : undefined;
+}
+
 /**
  * The window's question before a sandbox is built from a recorded task that asks for
  * a looser sandbox than the defaults: what it asks (the engine's message, shortened),
@@ -21,7 +29,8 @@ export function ConsentAskView(props: {
       data-testid={`${id}-ask`}
     >
       <strong>Allow only if you trust where this trace came from:</strong>
-      <p>
+      {/* The settings in words; their keys in the task file for a developer, on hover. */}
+      <p title={keysTitle(props.message)}>
         {props.message
           .replace(/^the task recorded in \S+ /, 'its task ')
           .replace(/\. A trace or bundle cannot widen.*$/s, '.')}

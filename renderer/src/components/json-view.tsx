@@ -92,11 +92,8 @@ export function FileWholeView(props: {
     const m = ed.getModel();
     if (!m) return;
     if (m.getValue() !== props.text) m.setValue(props.text);
-    // A closing newline leaves an empty last line: it is no line of the file, so it is not marked.
-    const last =
-      m.getLineCount() > 1 && m.getLineContent(m.getLineCount()) === ''
-        ? m.getLineCount() - 1
-        : m.getLineCount();
+    // Every line is the file's: its closing newline is dropped before it gets here (fileViewOf).
+    const last = m.getLineCount();
     ed.createDecorationsCollection([
       {
         range: { startLineNumber: 1, startColumn: 1, endLineNumber: last, endColumn: 1 },

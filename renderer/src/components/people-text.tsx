@@ -38,11 +38,13 @@ export function PeopleText(props: {
   readonly testId?: string;
   /** Roots said first (a task's card: its folder by its own name). */
   readonly roots?: readonly PathRoot[];
+  /** The tooltip, when it says more than the message (default: the message as the server wrote it). */
+  readonly title?: string;
 }) {
   const { roots } = usePathPlaces();
   const said = peopleText(props.text, props.roots ?? roots);
   return (
-    <span className={props.className} data-testid={props.testId} title={props.text}>
+    <span className={props.className} data-testid={props.testId} title={props.title ?? props.text}>
       {said}
     </span>
   );

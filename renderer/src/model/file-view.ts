@@ -1,4 +1,5 @@
 import type { FileChange } from '../../../shared/contract/models';
+import { diffSides, folderChangeText } from '../../../shared/text-lines';
 
 /**
  * How the inspector's Files tab shows one changed file: a diff only when there is text on
@@ -31,9 +32,14 @@ function lines(text: string): string {
 /** What the Files tab shows for `file`, changed by step `step`. */
 export function fileViewOf(file: FileChange, step: number): FileView {
   const at = step === 0 ? 'at setup (step 0)' : `at step ${step}`;
+  // A folder has no text: "was removed; it was empty" said of one read as an empty file.
+  if (file.folder) return { kind: 'empty', caption: folderChangeText(file.path, file.change, at) };
   if (file.binary) return { kind: 'binary', caption: `${file.path} is binary.` };
   const before = file.change === 'added' ? '' : (file.before ?? '');
   const after = file.change === 'deleted' ? '' : (file.after ?? '');
+  // Shown without the final newline both sides end with: no empty last line drawn after the
+  // text (counted and judged empty from the file as it is).
+  const [shownBefore, shownAfter] = diffSides(before, after) as [string, string];
   if (before === '' && after === '')
     return {
       kind: 'empty',
@@ -46,7 +52,7 @@ export function fileViewOf(file: FileChange, step: number): FileView {
     return {
       kind: 'whole',
       side: 'added',
-      text: after,
+      text: shownAfter,
       caption:
         file.change === 'added'
           ? `new ${at} — ${lines(after)}, all added`
@@ -56,11 +62,11 @@ export function fileViewOf(file: FileChange, step: number): FileView {
     return {
       kind: 'whole',
       side: 'removed',
-      text: before,
+      text: shownBefore,
       caption:
         file.change === 'deleted'
           ? `removed ${at} — its ${lines(before)} before`
           : `emptied ${at} — its ${lines(before)} before`,
     };
-  return { kind: 'diff', before, after };
+  return { kind: 'diff', before: shownBefore, after: shownAfter };
 }

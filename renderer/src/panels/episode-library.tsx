@@ -21,6 +21,8 @@ import {
   pathOnCard,
   placeProblem,
   placesFor,
+  placesTitle,
+  refusalForAll,
   scriptPathOf,
   scriptPlaceProblem,
   startFieldOf,
@@ -29,7 +31,9 @@ import {
   type StartField,
 } from '../../../shared/start-paths';
 import { PeopleText, usePathPlaces } from '../components/people-text';
+import { ErrorText } from '../components/error-text';
 import { RETURN_TITLE } from '../model/return-title';
+import { episodesApart } from '../model/episode-heading';
 import { discountedReturnText } from '../../../shared/format-outcome';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
@@ -37,13 +41,26 @@ function plain(text: string): string {
   return text.replace(/\*\*|`/g, '');
 }
 
-function Episode(props: { readonly entry: EpisodeEntry; readonly current: string | null }) {
+function Episode(props: {
+  readonly entry: EpisodeEntry;
+  readonly current: string | null;
+  /** What tells it from the other episodes of its task (episode-heading.ts), or none. */
+  readonly apart?: string;
+}) {
   const main = props.entry.branches[0];
   const flags = props.entry.branches.reduce((a, b) => a + b.flags, 0);
   return (
     <li className="lib-episode" data-testid="library-episode" data-episode={props.entry.episode}>
       <div className="lib-episode-head">
-        <span className="lib-task">{props.entry.task}</span>
+        <span className="lib-task" title={new Date(props.entry.created).toLocaleString()}>
+          {props.entry.task}
+          {props.apart ? (
+            <span className="lib-apart" data-testid="episode-apart">
+              {' '}
+              · {props.apart}
+            </span>
+          ) : null}
+        </span>
         {main ? (
           <span className="muted">
             {/* Each branch's return is in the tree below, named; the head names whose this one is. */}
@@ -88,6 +105,8 @@ function StartItem(props: {
    * from), said before the click in the refusal's own words, in place of what it would read.
    */
   readonly refusal?: string | null;
+  /** False when the refusal is said once above the cards (every card's is the same). */
+  readonly refusalShown?: boolean;
   /** The error of this item's last start, shown under it (where the click was). */
   readonly error?: string | null;
   /** The search names this item (not only its description): Enter in the search goes here first. */
@@ -127,7 +146,7 @@ function StartItem(props: {
       >
         <span className="lib-task">{props.title}</span>
         <span className="muted">{props.starting === props.id ? 'starting…' : props.detail}</span>
-        {props.refusal ? (
+        {props.refusal && props.refusalShown !== false ? (
           <PeopleText
             className="lib-refusal"
             testId="start-refusal"
@@ -148,7 +167,7 @@ function StartItem(props: {
       </button>
       {props.error ? (
         <div ref={errorRef} className="state state-error" role="alert" data-testid="start-error">
-          <PeopleText text={props.error} />
+          <ErrorText text={props.error} />
         </div>
       ) : null}
     </li>
@@ -163,7 +182,7 @@ function FieldError(props: { readonly text: string; readonly roots?: readonly Pa
   }, [props.text]);
   return (
     <div ref={ref} className="state state-error" role="alert" data-testid="start-field-error">
-      <PeopleText text={props.text} roots={props.roots} />
+      <ErrorText text={props.text} roots={props.roots} />
     </div>
   );
 }
@@ -217,6 +236,7 @@ export function EpisodeLibrary() {
       />
     ) : null;
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
+  const apart = useMemo(() => episodesApart(episodes), [episodes]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
   // The script a typed `scripted:FILE` (the agent, or an exec agent's model) reads, per task.
@@ -236,6 +256,19 @@ export function EpisodeLibrary() {
         : null)
     );
   };
+  // The refusal each card would say; when every card says the same (a path outside every place),
+  // it is said once, under the field, not repeated under each card.
+  const refusals = tasks.map((t) => refusalOf(t.path));
+  const forAll = refusalForAll(refusals);
+  const refusalUnder = (field: StartField) =>
+    forAll !== null && (startFieldOf(forAll) ?? AGENT_FIELD) === field ? (
+      <div className="state state-error" data-testid="start-refusal-all">
+        <PeopleText
+          text={forAll}
+          title={`${forAll}\n\n${placesTitle([{ name: "the task's folder", path: "each task's own" }, ...(common ?? [])])}`}
+        />
+      </div>
+    ) : null;
 
   return (
     // "Library": the panel holds episodes, cases, sample tasks and batches, each under its own heading.
@@ -278,7 +311,7 @@ export function EpisodeLibrary() {
       ) : null}
       <ul className="lib-list">
         {episodes.map((e) => (
-          <Episode key={e.episode} entry={e} current={current} />
+          <Episode key={e.episode} entry={e} current={current} apart={apart.get(e.episode)} />
         ))}
       </ul>
       <h3>Cases</h3>
@@ -327,6 +360,7 @@ export function EpisodeLibrary() {
         <InstalledAgentsList />
       </div>
       {errorUnder(AGENT_FIELD)}
+      {refusalUnder(AGENT_FIELD)}
       {/* One line until asked: the whole list took nine lines at 1024×700 and pushed the tasks out of sight. */}
       <details className="muted field-hint" id="library-agent-hint" data-testid="library-agent-hint">
         <summary>every form (openai:, scripted:, exec:, …)</summary>
@@ -353,6 +387,7 @@ export function EpisodeLibrary() {
             <PickButton field="model" label={MODEL_FIELD} />
           </div>
           {errorUnder(MODEL_FIELD)}
+          {refusalUnder(MODEL_FIELD)}
           <p className="muted field-hint" id="library-model-hint">
             scripted:FILE (from the task’s folder), {OPENAI_SPEC}, replay:EPISODE, or manual (you write each
             answer)
@@ -378,6 +413,7 @@ export function EpisodeLibrary() {
             <PickButton field="agentDir" label="Agent folder" />
           </div>
           {errorUnder(AGENT_DIR_FIELD)}
+          {refusalUnder(AGENT_DIR_FIELD)}
           <p className="muted field-hint" id="library-agent-dir-hint">
             the agent’s own files, from the task’s folder: read-only at /opt/agent in the sandbox
             (/opt/agent/bin on PATH)
@@ -402,6 +438,7 @@ export function EpisodeLibrary() {
             reads={readsOf(t.path)}
             agentFolder={folderOf(t.path)}
             refusal={refusalOf(t.path)}
+            refusalShown={forAll === null}
             taskFolder={taskFolderOf(t.path)}
             roots={roots}
             error={errorAt(t.id)}

@@ -19,6 +19,7 @@ import {
   selectWayOn,
 } from '../stores/stepper/stepper-store';
 import { resultLine } from '../../../shared/step-summary';
+import { overrideWords } from '../model/override-words';
 import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { selectPersonDecides } from '../stores/stepper/agent-traits';
@@ -28,7 +29,7 @@ const SECTION_LABEL: Record<InjectSection, { readonly label: string; readonly ti
   message: { label: 'Message', title: 'add a user or system message the agent reads at its next step' },
   override: {
     label: 'Override result',
-    title: 'replace the result of the pending tool call: the agent sees yours instead',
+    title: "give the agent your result in place of what the last step's tool returned: it reads yours next",
   },
 };
 
@@ -180,6 +181,8 @@ export function InjectPanel() {
   // What the tool returned, and what the agent is about to see (a person's, once overridden).
   const toolResult = pendingCall?.result ?? null;
   const pending = pendingCall?.override?.shown ?? toolResult;
+  const target = pendingCall ? { step: lastStep, tool: pendingCall.call.name } : null;
+  const words = overrideWords(target);
 
   return (
     <Panel
@@ -359,11 +362,12 @@ export function InjectPanel() {
                           ? `The result it replaces is step ${lastStep}'s: select that step in the timeline.`
                           : 'No result is waiting: pause before the tool runs first.'),
                     ),
-                    'start from the result the agent is about to see',
+                    words.copyTitle,
                   )}
+                  data-testid="override-copy"
                   onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
                 >
-                  Load pending result
+                  {words.copy}
                 </button>
                 <button
                   type="button"
@@ -376,7 +380,7 @@ export function InjectPanel() {
                       sending && 'Sending…',
                     ),
                   )}
-                  onClick={() => void a.override(branch, toolResult)}
+                  onClick={() => void a.override(branch, toolResult, target)}
                 >
                   Override
                 </button>

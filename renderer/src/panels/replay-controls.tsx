@@ -6,7 +6,7 @@ import { ReplayReportView } from '../components/replay-report';
 import { CandidatesButton, CandidatesNotes } from '../components/candidates-view';
 import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
-import { PeopleText } from '../components/people-text';
+import { ErrorText } from '../components/error-text';
 import { firstWhy, whyNot } from '../components/why-not';
 import {
   REPLAY_ACTIONS,
@@ -193,7 +193,7 @@ export function ReplayControls() {
       <div ref={answer}>
         {error ? (
           <PanelState kind="error">
-            <PeopleText text={error} />
+            <ErrorText text={error} />
           </PanelState>
         ) : null}
         {notice ? (

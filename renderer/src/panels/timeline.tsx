@@ -16,7 +16,7 @@ import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import type { HeldStage } from '../../../shared/held-action';
 import { Panel, PanelState } from '../components/panel';
 import { RewardChart } from '../components/reward-chart';
-import { marksShown, PERSON_MARKS } from '../model/row-marks';
+import { marksShown, ROW_MARKS, shortMark, type RowMarkKey } from '../model/row-marks';
 import { Welcome } from '../components/welcome';
 import { BranchTree } from '../components/branch-tree';
 import { selectEpisodeBranches } from '../stores/episodes/episodes-store';
@@ -248,34 +248,11 @@ const Row = memo(function Row(props: {
           </i>
         ) : null}
         {marksShown([row]).map((k) => (
-          <i
-            key={k}
-            className={`mark ${PERSON_MARKS[k].className}`}
-            data-testid={k === 'edited' ? 'row-edited' : undefined}
-            title={PERSON_MARKS[k].title}
-          >
-            {PERSON_MARKS[k].mark}
-          </i>
+          <RowMarkView key={k} k={k} real={row.real} />
         ))}
-        {row.rollbacks ? (
-          <i className="mark mark-ovr" title="the workspace was restored inside this step (a hard timeout)">
-            <span className="mk-long">ROLLBACK</span>
-            <span className="mk-short" aria-hidden="true">
-              ↺
-            </span>
-          </i>
-        ) : null}
         {row.drift ? (
           <i className="mark mark-flag sev-warning" data-testid="row-drift" title={row.drift}>
             DRIFT
-          </i>
-        ) : null}
-        {row.real ? (
-          <i className="mark mark-flag sev-warning" data-testid="row-real" title={row.real}>
-            <span className="mk-long">{row.overridden ? 'real ≠ shown' : '→ fallback'}</span>
-            <span className="mk-short" aria-hidden="true">
-              ≠
-            </span>
           </i>
         ) : null}
         {row.error ? (
@@ -317,9 +294,48 @@ const Row = memo(function Row(props: {
 });
 
 /** The steps of the open branch, virtualized; the branch tree and reward chart above them. */
+/** Test ids of the marks tests find in a row. */
+const MARK_TEST_ID: Partial<Record<RowMarkKey, string>> = {
+  edited: 'row-edited',
+  shownOther: 'row-real',
+  fallback: 'row-real',
+};
+
 /**
- * What the person marks in the rows mean (INJ, HUM, OVR, EDIT), one line above the rows: only
- * those some row carries, so a trace nobody stepped into shows none.
+ * One mark of a row (or of the legend, as the rows show it), from the marks' table: its long
+ * form, and its short one where a narrow timeline gives it less room; `real` (what the tool
+ * really returned) follows the ≠ marks' tooltip.
+ */
+function RowMarkView(props: {
+  readonly k: RowMarkKey;
+  readonly real?: string | null;
+  readonly inLegend?: boolean;
+}) {
+  const m = ROW_MARKS[props.k];
+  const short = shortMark(props.k);
+  return (
+    <i
+      className={`mark ${m.className}`}
+      data-testid={props.inLegend ? undefined : MARK_TEST_ID[props.k]}
+      title={props.k === 'shownOther' || props.k === 'fallback' ? `${m.title}\n${props.real ?? ''}` : m.title}
+    >
+      {short ? (
+        <>
+          <span className="mk-long">{m.mark}</span>
+          <span className="mk-short" aria-hidden="true">
+            {short}
+          </span>
+        </>
+      ) : (
+        m.mark
+      )}
+    </i>
+  );
+}
+
+/**
+ * What the marks in the rows mean (INJ, HUM, OVR, EDIT, ROLLBACK/↺, ≠), one line above the
+ * rows: only those some row carries, so a trace nobody stepped into shows none.
  */
 const MarkLegend = memo(function MarkLegend(props: { readonly rows: readonly StepRow[] }) {
   const shown = useMemo(() => marksShown(props.rows), [props.rows]);
@@ -327,9 +343,8 @@ const MarkLegend = memo(function MarkLegend(props: { readonly rows: readonly Ste
   return (
     <div className="tl-mark-legend muted" data-testid="mark-legend">
       {shown.map((k) => (
-        <span key={k} title={PERSON_MARKS[k].title}>
-          <i className={`mark ${PERSON_MARKS[k].className}`}>{PERSON_MARKS[k].mark}</i>{' '}
-          {PERSON_MARKS[k].words}
+        <span key={k} title={ROW_MARKS[k].title}>
+          <RowMarkView k={k} inLegend /> {ROW_MARKS[k].words}
         </span>
       ))}
     </div>

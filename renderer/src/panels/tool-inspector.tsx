@@ -341,6 +341,7 @@ const FilesView = memo(function FilesView(props: { readonly detail: StepDetail; 
               onClick={() => stores.inspector.getState().setDiffPath(f.path)}
             >
               <span className={`chg chg-${f.change}`}>{f.change[0].toUpperCase()}</span> {f.path}
+              {f.folder ? '/' : ''}
               {f.by_person ? (
                 <i
                   className="mark mark-hum"

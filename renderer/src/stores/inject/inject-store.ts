@@ -3,6 +3,7 @@ import type { ToolResult } from '../../../../shared/tool-result';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { StepRow } from '../../../../shared/contract/models';
 import { errorText } from '../result';
+import { overrideWords, type OverrideTarget } from '../../model/override-words';
 
 /**
  * The injection panel's three things to do, one shown at a time under tabs that are always
@@ -36,8 +37,11 @@ export interface InjectActions {
   setText(text: string): void;
   setOverrideText(text: string): void;
   inject(branch: string): Promise<boolean>;
-  /** Overrides the pending result with the draft; `replaced` is that result (see {@link overrideToResult}). */
-  override(branch: string, replaced?: ToolResult | null): Promise<boolean>;
+  /**
+   * Overrides the pending result with the draft; `replaced` is that result (see {@link overrideToResult}),
+   * `target` the step and tool it belongs to (named in the answer).
+   */
+  override(branch: string, replaced?: ToolResult | null, target?: OverrideTarget | null): Promise<boolean>;
   setDecision(part: { tool?: string; args?: string; text?: string }): void;
   /**
    * Queues the manual agent's next decision. Once it is taken the arguments and the answer are
@@ -243,7 +247,7 @@ export function createInjectStore(client: StepboxClient): InjectStore {
       });
       return res.ok;
     },
-    async override(branch, replaced) {
+    async override(branch, replaced, target) {
       const result = overrideToResult(get().overrideText, replaced);
       if (typeof result === 'string') {
         set({ error: result, notice: null });
@@ -254,7 +258,7 @@ export function createInjectStore(client: StepboxClient): InjectStore {
       set({
         sending: false,
         error: errorText(res),
-        notice: res.ok ? 'pending tool result overridden' : null,
+        notice: res.ok ? overrideWords(target ?? null).done : null,
       });
       return res.ok;
     },
