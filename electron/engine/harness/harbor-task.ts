@@ -4,7 +4,7 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
-import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
+import { MAX_TIMEOUT_SECONDS, parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { issueLine } from '../../../shared/validation-issues.js';
 import { outsideWorld, readFolderFiles, readWorldFile } from '../folder-files.js';
 
@@ -67,13 +67,15 @@ function isDir(path: string): boolean {
 }
 
 const num = z.number().positive();
+/** A timeout of task.toml: the bound of every task's timeouts, named at its key. */
+const timeoutSec = num.max(MAX_TIMEOUT_SECONDS, `at most ${MAX_TIMEOUT_SECONDS} seconds (a week)`);
 const size = z.string().regex(/^\s*\d+(\.\d+)?\s*[kKmMgG]\s*$/, 'a size such as "4G" or "512M"');
 
 /** The keys of task.toml stepbox reads; the rest are listed by {@link unhonoured}. */
 const HarborToml = z.looseObject({
   task: z.looseObject({ name: z.string().min(1).optional() }).optional(),
-  verifier: z.looseObject({ timeout_sec: num.optional() }).optional(),
-  agent: z.looseObject({ timeout_sec: num.optional() }).optional(),
+  verifier: z.looseObject({ timeout_sec: timeoutSec.optional() }).optional(),
+  agent: z.looseObject({ timeout_sec: timeoutSec.optional() }).optional(),
   environment: z
     .looseObject({
       docker_image: z.string().min(1).optional(),
