@@ -156,6 +156,22 @@ describe('Harbor task folders on Docker', () => {
     }
   });
 
+  it("an image's LD_PRELOAD never loads the agent's library into a root program of the sandbox (the verifier's runner)", async () => {
+    // The image preloads /workspace/root-marker.so; the agent writes it (test/fixtures/harbor/preload/root-marker.c),
+    // then the verifier's runner starts as root. Loaded there, the agent's code ran as root beside the report.
+    const run = await cli([
+      'run',
+      `${FIX}/preload`,
+      '--agent',
+      `scripted:${AGENTS}/preload-root.jsonl`,
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const s = JSON.parse(run.stdout);
+    const end = events(s.trace).find((e) => e.type === 'end') as { verifier: { stdout: string } };
+    expect(end.verifier.stdout).toContain('root-marker: absent');
+  });
+
   it('a Dockerfile environment (FROM stepbox-sandbox:2, WORKDIR /app) is built and worked in at /app: oracle right, a wrong answer 0, forked right at step 1', async () => {
     const APP = `${FIX}/dockerfile-app`;
     const oracle = await cli(['run', APP, '--agent', 'oracle', '--json']);
