@@ -9,10 +9,26 @@ import { parseCommandTemplate } from './command-template.js';
 import { issueLine } from './validation-issues.js';
 import { workdirProblem } from './workdir.js';
 
+/** The largest size a task may ask for (1 PiB): past any machine, and within what the engine's int64 and a JS number hold exactly. */
+export const MAX_SIZE_BYTES = 1024 ** 5;
 const size = z
   .union([z.string(), z.number()])
-  .refine((v) => parseSize(v) !== null, { message: 'expected a Docker size such as "512m" or "1g"' });
-const seconds = z.number().positive();
+  .refine((v) => parseSize(v) !== null, { message: 'expected a Docker size such as "512m" or "1g"' })
+  .refine((v) => (parseSize(v) ?? 0) <= MAX_SIZE_BYTES, {
+    message: 'more than any machine holds (at most 1 PiB); expected a size such as "4g"',
+  });
+/**
+ * The longest timeout a task may set, in seconds (a week): the timers that enforce timeouts
+ * (Node's and the sandbox's) hold at most 2^31-1 ms (24.8 days); past that they fired at once,
+ * and a verifier could not run at all.
+ */
+export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
+const seconds = z
+  .number()
+  .positive()
+  .max(MAX_TIMEOUT_SECONDS, `at most ${MAX_TIMEOUT_SECONDS} seconds (a week)`);
+/** Linux's PID_MAX_LIMIT: a pids limit above it is refused by the kernel when the sandbox starts. */
+export const MAX_PIDS = 4194304;
 /** Places a verifier folder cannot be: the sandbox's own mounts and the kernel's. */
 const RESERVED_DIRS = [
   '/workspace',
@@ -62,9 +78,10 @@ export const DEFAULT_GAMMA = 0.99;
 
 /** Resource limits of a sandbox. Defaults: 1 CPU, 1g memory (swap = memory), 256 pids, 1g disk, 1m output per stream. */
 export const Limits = z.strictObject({
-  cpus: z.number().positive().default(1),
+  // Docker's smallest CPU share is 0.01; the most is the engine's CPU count (checked when the sandbox is made).
+  cpus: z.number().min(0.01, 'at least 0.01 (the smallest CPU share Docker gives)').default(1),
   memory: size.default('1g'),
-  pids: z.number().int().positive().default(256),
+  pids: z.number().int().positive().max(MAX_PIDS, `at most ${MAX_PIDS} (Linux's limit)`).default(256),
   disk: size.default('1g'),
   output: size.default('1m'),
   /** Size of the $HOME tmpfs (counted in the memory cgroup like /tmp); unset: 512m (room for the shipped agents' caches). */

@@ -1,5 +1,15 @@
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+} from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 import { appError, type AppError } from '../../shared/errors.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WorkspaceFile } from '../../shared/task.js';
@@ -10,8 +20,107 @@ import type { WorkspaceFile } from '../../shared/task.js';
  */
 export const FOLDER_FILES_MAX_BYTES = 64 * 1024 * 1024;
 
-/** The files of `dir` (recursively) as task files, text or base64; symlinks and special files are refused. */
-export function readFolderFiles(dir: string, what: string): Result<Record<string, WorkspaceFile>, AppError> {
+/**
+ * The most a world's own text file may hold (a devcontainer.json, a task.toml, an
+ * instruction.md): each is read whole into memory, and the instruction goes into every
+ * model request and trace. Far past any real one.
+ */
+export const WORLD_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Why `path` (a file or folder a world names: a Harbor task's instruction.md or tests/, a
+ * devcontainer's build context) is not the world's own: a symbolic link, or a path whose
+ * real place lies outside `root` (by `..` or through a link on the way), would read a file of
+ * this machine into the task — /proc/self/environ as the goal, ~/.ssh as the verifier's
+ * files, the home folder as a build's context. Null when it is inside; a missing path is the
+ * caller's to report. `what` names the path for the message, `fix` says what to do instead.
+ */
+export function outsideWorld(
+  root: string,
+  path: string,
+  what: string,
+  fix = `put the ${what.endsWith('/') ? 'folder' : 'file'} itself there`,
+): AppError | null {
+  let real: string;
+  let link: boolean;
+  try {
+    link = lstatSync(path).isSymbolicLink();
+    real = realpathSync(path);
+  } catch {
+    return null;
+  }
+  const inside = relative(realpathSync(root), real);
+  const out = inside === '..' || inside.startsWith('../') || isAbsolute(inside);
+  if (!link && !out) return null;
+  return appError(
+    'invalid_task',
+    `${what} is ${link ? `a symbolic link to ${real}` : real}${out ? `, outside ${root}` : ''}: stepbox reads nothing of this machine through a world's links or past its folder; ${fix}`,
+  );
+}
+
+/**
+ * A world's own text file (see {@link outsideWorld}): a regular file inside `root`, never
+ * read through a link, at most `maxBytes`; errors name the file and the fix.
+ */
+export function readWorldFile(
+  root: string,
+  path: string,
+  maxBytes: number = WORLD_FILE_MAX_BYTES,
+): Result<string, AppError> {
+  const outside = outsideWorld(root, path, path);
+  if (outside) return err(outside);
+  let fd: number;
+  try {
+    // O_NOFOLLOW: a link put there after the check is not followed; O_NONBLOCK: a fifo never blocks the open.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return err(
+      code === 'ENOENT'
+        ? appError('not_found', `${path} does not exist`)
+        : appError(
+            'invalid_task',
+            code === 'ELOOP'
+              ? `${path} is a symbolic link; put the file itself there`
+              : `cannot read ${path} (${code ?? (e as Error).message}): check its permissions`,
+          ),
+    );
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile())
+      return err(appError('invalid_task', `${path} is not a regular file; put the file itself there`));
+    if (st.size > maxBytes)
+      return err(
+        appError(
+          'invalid_task',
+          `${path} holds ${st.size} bytes, more than the ${maxBytes} a world's ${path.split('/').pop()} may: it is read whole into memory (and an instruction into every request); shorten it`,
+        ),
+      );
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const n = readSync(fd, buf, got, st.size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return ok(buf.subarray(0, got).toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The files of `dir` (recursively) as task files, text or base64; symlinks and special files
+ * are refused, `dir` itself a link or (through one) outside `root` too.
+ */
+export function readFolderFiles(
+  dir: string,
+  what: string,
+  root: string = dir,
+): Result<Record<string, WorkspaceFile>, AppError> {
+  const outside = outsideWorld(root, dir, `${what}/`);
+  if (outside) return err(outside);
   const files: Record<string, WorkspaceFile> = {};
   let total = 0;
   const walk = (d: string): AppError | null => {

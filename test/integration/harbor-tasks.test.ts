@@ -126,6 +126,52 @@ describe('Harbor task folders on Docker', () => {
     expect(events(s.trace).at(-1)).toMatchObject({ type: 'end', status: 'failed' });
   });
 
+  it('a reward file left as a link, a fifo or a flood is never followed, never blocks the verifier and never passes', async () => {
+    // test.sh is the task author's: what it leaves in /logs/verifier is read by the root runner.
+    const cases: [string, string, RegExp][] = [
+      // A link to a file holding 1 (it could as well be /workspace/anything the agent wrote).
+      [
+        'link',
+        'echo 1 > /tmp/one; ln -s /tmp/one /logs/verifier/reward.txt',
+        /reward\.txt holds "\(a symbolic link, not followed\)", not a number/,
+      ],
+      ['fifo', 'mkfifo /logs/verifier/reward.json', /reward\.json holds "\(not a regular file\)", not JSON/],
+      // 1 then 5 MB of blanks: read 64 KiB of it, quoted 80 characters, not taken for 1.
+      [
+        'flood',
+        'printf 1 > /logs/verifier/reward.txt; head -c 5000000 /dev/zero | tr "\\0" " " >> /logs/verifier/reward.txt',
+        /reward\.txt holds "1 {79}…", not a number/,
+      ],
+    ];
+    for (const [name, script, why] of cases) {
+      const dir = join(env.home, `reward-${name}`);
+      cpSync(`${FIX}/not-a-number`, dir, { recursive: true });
+      writeFileSync(join(dir, 'tests/test.sh'), `#!/bin/bash\n${script}\n`);
+      const run = await cli(['run', dir, '--agent', `scripted:${AGENTS}/done.jsonl`, '--json']);
+      expect(run.code, `${name}: ${run.stderr}`).toBe(1);
+      const s = JSON.parse(run.stdout);
+      expect(s.verifier, name).toMatchObject({ success: false, error: { code: 'reward_invalid' } });
+      expect(s.verifier.error.message, name).toMatch(why);
+      expect(events(s.trace).at(-1), name).toMatchObject({ type: 'end', status: 'failed' });
+    }
+  });
+
+  it("an image's LD_PRELOAD never loads the agent's library into a root program of the sandbox (the verifier's runner)", async () => {
+    // The image preloads /workspace/root-marker.so; the agent writes it (test/fixtures/harbor/preload/root-marker.c),
+    // then the verifier's runner starts as root. Loaded there, the agent's code ran as root beside the report.
+    const run = await cli([
+      'run',
+      `${FIX}/preload`,
+      '--agent',
+      `scripted:${AGENTS}/preload-root.jsonl`,
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const s = JSON.parse(run.stdout);
+    const end = events(s.trace).find((e) => e.type === 'end') as { verifier: { stdout: string } };
+    expect(end.verifier.stdout).toContain('root-marker: absent');
+  });
+
   it('a Dockerfile environment (FROM stepbox-sandbox:2, WORKDIR /app) is built and worked in at /app: oracle right, a wrong answer 0, forked right at step 1', async () => {
     const APP = `${FIX}/dockerfile-app`;
     const oracle = await cli(['run', APP, '--agent', 'oracle', '--json']);

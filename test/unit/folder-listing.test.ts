@@ -161,6 +161,26 @@ describe('listFolder: which files of a project folder become the workspace', () 
     }
   });
 
+  it('a name that is not valid UTF-8 is skipped and listed, in a plain folder and in a checkout (it was dropped without a word)', () => {
+    write('ok.txt');
+    // Node names files by strings: a Buffer path makes the byte 0xff, which no UTF-8 string holds.
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/bad`), Buffer.from([0xff])]), 'x');
+    mkdirSync(Buffer.concat([Buffer.from(`${root}/dir`), Buffer.from([0xfe])]));
+    const why = 'its name is not valid UTF-8';
+    const plain = listFolder(root);
+    expect(paths(plain)).toEqual(['ok.txt']);
+    expect(plain.skipped).toEqual([
+      { path: 'bad\uFFFD', why },
+      { path: 'dir\uFFFD', why },
+    ]);
+    git('init', '-q');
+    git('add', '.');
+    const checkout = listFolder(root);
+    expect(checkout.mode).toBe('git');
+    expect(paths(checkout).filter((p) => !p.startsWith('.git'))).toEqual(['ok.txt']);
+    expect(checkout.skipped).toEqual([{ path: 'bad\uFFFD', why }]);
+  });
+
   it('excluded paths (the task file in its own folder) are left out; set-id bits are dropped', () => {
     write('task.json', '{}');
     write('run.sh');

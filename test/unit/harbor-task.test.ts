@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, cpSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,8 @@ import { parseTask } from '../../shared/task.js';
 import { runsOwnProgramSpec } from '../../shared/agent-kind.js';
 import { parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
 import { PROJECT_ROOT, runCli } from '../support/cli.js';
+import { OracleAgent } from '../../electron/engine/agents/oracle-agent.js';
+import type { DecideInput } from '../../electron/engine/agents/agent.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/harbor');
 const scratch = mkdtempSync(join(tmpdir(), 'stepbox-harbor-'));
@@ -113,6 +116,72 @@ describe('a Harbor task folder read as a task', () => {
     rmSync(join(noTests, 'tests'), { recursive: true });
     const e = loadHarborTask(noTests);
     expect(!e.ok && e.error.message).toMatch(/tests\/test\.sh is missing/);
+  });
+
+  it("never reads a file or folder of this machine through the task's links, nor a text file without bound", async () => {
+    // What a hostile task would pull in: the host's environment, a folder of secrets beside a test.sh.
+    const host = join(scratch, 'host');
+    mkdirSync(host, { recursive: true });
+    writeFileSync(join(host, 'secret.txt'), 'SECRET=hunter2');
+    writeFileSync(join(host, 'test.sh'), 'echo 1 > /logs/verifier/reward.txt');
+    writeFileSync(join(host, 'Dockerfile'), 'FROM stepbox-sandbox:2\nCOPY secret.txt /s');
+    writeFileSync(join(host, 'solve.sh'), 'true');
+    writeFileSync(join(host, 'task.toml'), '[environment]\ndocker_image = "stepbox-sandbox:2"\n');
+    const refused = (dir: string, what: RegExp) => {
+      const r = loadHarborTask(dir);
+      expect(r.ok, `${dir} was read`).toBe(false);
+      if (!r.ok) {
+        expect(r.error.code).toBe('invalid_task');
+        expect(r.error.message).toMatch(what);
+      }
+    };
+    const link = (name: string, target: string, file: string) => {
+      const dir = copyOf('not-a-number', name);
+      rmSync(join(dir, file), { recursive: true, force: true });
+      symlinkSync(target, join(dir, file));
+      return dir;
+    };
+    // Absolute and relative links, to a file, a /proc file and a folder.
+    refused(
+      link('environ', '/proc/self/environ', 'instruction.md'),
+      /instruction\.md is a symbolic link to \/proc\/\d+\/environ.*put the file itself there/,
+    );
+    refused(
+      link('rel-goal', '../host/secret.txt', 'instruction.md'),
+      /instruction\.md is a symbolic link to .*host\/secret\.txt, outside/,
+    );
+    refused(link('toml', join(host, 'task.toml'), 'task.toml'), /task\.toml is a symbolic link/);
+    refused(
+      link('tests', '../host', 'tests'),
+      /tests\/ is a symbolic link to .*host, outside .*put the folder itself there/,
+    );
+    // A link to a folder inside the task is still a link: never followed.
+    const inside = link('tests-inside', 'other', 'tests');
+    cpSync(join(FIXTURES, 'not-a-number/tests'), join(inside, 'other'), { recursive: true });
+    refused(inside, /tests\/ is a symbolic link to .*other: /);
+    // environment/ is a build's context (sent to the engine whole), its Dockerfile read for WORKDIR.
+    const env = copyOf('dockerfile-app', 'env-link');
+    rmSync(join(env, 'environment'), { recursive: true });
+    symlinkSync(host, join(env, 'environment'));
+    refused(env, /environment\/ is a symbolic link to .*host, outside/);
+    const dockerfile = copyOf('dockerfile-app', 'dockerfile-link');
+    rmSync(join(dockerfile, 'environment/Dockerfile'));
+    symlinkSync(join(host, 'Dockerfile'), join(dockerfile, 'environment/Dockerfile'));
+    refused(dockerfile, /environment\/Dockerfile is a symbolic link/);
+    // A fifo does not hang the read; a huge instruction is refused before it is read.
+    const fifo = copyOf('not-a-number', 'fifo');
+    rmSync(join(fifo, 'instruction.md'));
+    execFileSync('mkfifo', [join(fifo, 'instruction.md')]);
+    refused(fifo, /instruction\.md is not a regular file/);
+    const huge = copyOf('not-a-number', 'huge');
+    writeFileSync(join(huge, 'instruction.md'), 'x'.repeat(2 * 1024 * 1024));
+    refused(huge, /instruction\.md holds 2097152 bytes, more than the 1048576/);
+    // The oracle's solution/ the same way.
+    const solution = link('solution', host, 'solution');
+    const decided = new OracleAgent().decide({
+      context: { taskPath: join(solution, 'task.toml') },
+    } as DecideInput);
+    await expect(decided).rejects.toThrow(/solution\/ is a symbolic link to .*host, outside/);
   });
 
   it('keeps binary test files as base64', () => {

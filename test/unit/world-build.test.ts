@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -219,5 +219,48 @@ describe('devcontainer.json', () => {
     writeFileSync(join(project, '.devcontainer', 'devcontainer.json'), '{"forwardPorts": [1]}');
     const none = readDevcontainer(project, { goal: 'g' });
     expect(!none.ok && none.error.message).toMatch(/names no image: add "image"/);
+  });
+
+  it('never builds from a context past the project, nor reads a devcontainer.json through a link', () => {
+    // VS Code builds any context it is given: "/" would send the whole disk to the engine, and COPY takes any file of it.
+    const project = join(dir, 'hostile');
+    const dc = join(project, '.devcontainer');
+    mkdirSync(dc, { recursive: true });
+    writeFileSync(join(dc, 'Dockerfile'), 'FROM stepbox-sandbox:2\nCOPY secret.txt /stolen');
+    writeFileSync(join(dir, 'secret.txt'), 'SECRET=hunter2');
+    symlinkSync(dir, join(project, 'up'));
+    const refused = (doc: unknown, what: RegExp) => {
+      writeFileSync(join(dc, 'devcontainer.json'), JSON.stringify(doc));
+      const r = readDevcontainer(project, { goal: 'g' });
+      expect(r.ok, JSON.stringify(doc)).toBe(false);
+      if (!r.ok) {
+        expect(r.error.code).toBe('invalid_task');
+        expect(r.error.message).toMatch(what);
+        expect(r.error.message).toContain(`name a folder inside the project ${project}`);
+      }
+    };
+    refused({ build: { dockerfile: 'Dockerfile', context: '/' } }, /: build\.context "\/" is \/, outside /);
+    refused(
+      { build: { dockerfile: 'Dockerfile', context: '../..' } },
+      /build\.context "\.\.\/\.\." is .*, outside /,
+    );
+    refused(
+      { dockerFile: 'Dockerfile', context: '../up' },
+      /: context "\.\.\/up" is a symbolic link to .*, outside /,
+    );
+    // The project itself (".." from .devcontainer/) and a folder in it are fine.
+    writeFileSync(join(dc, 'devcontainer.json'), '{"build": {"dockerfile": "Dockerfile", "context": ".."}}');
+    expect(readDevcontainer(project, { goal: 'g' }).ok).toBe(true);
+    writeFileSync(join(dc, 'devcontainer.json'), '{"build": {"dockerfile": "Dockerfile"}}');
+    expect(readDevcontainer(project, { goal: 'g' }).ok).toBe(true);
+    // The file itself through a link (another project's, its containerEnv secrets with it).
+    const other = join(dir, 'other.json');
+    writeFileSync(other, '{"image": "x", "containerEnv": {"TOKEN": "ghp_secret"}}');
+    rmSync(join(dc, 'devcontainer.json'));
+    symlinkSync(other, join(dc, 'devcontainer.json'));
+    const linked = readDevcontainer(project, { goal: 'g' });
+    expect(!linked.ok && linked.error.message).toMatch(
+      /devcontainer\.json is a symbolic link to .*other\.json, outside/,
+    );
   });
 });

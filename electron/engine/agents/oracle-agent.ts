@@ -39,7 +39,7 @@ export class OracleAgent implements Agent {
         'bad_agent_spec',
         `--agent oracle runs a Harbor task's solution/solve.sh, and ${taskPath ? `${dirname(taskPath)} has none` : 'this task has no folder'}; add solution/solve.sh or pick another agent`,
       );
-    const files = readFolderFiles(dir, dir);
+    const files = readFolderFiles(dir, dir, dirname(dir));
     if (!files.ok) throw new AgentFailure('bad_agent_spec', files.error.message);
     this.decided += 1;
     const calls = Object.entries(files.value).map(([rel, f], i) => ({

@@ -60,6 +60,13 @@ export function dockerFailure(e: unknown, doing: string): SandboxFailure {
       'docker_unreachable',
       `Docker is unreachable while ${doing} (${text}); ${FIX_DAEMON}`,
     );
+  // Docker checks the CPU limit against the engine's CPUs only when it makes the container:
+  // a task's limit, not the machine, so it is the task's error (exit 2), naming the key.
+  if (/Range of CPUs is from/i.test(text))
+    return new SandboxFailure(
+      'invalid_task',
+      `the task asks for more CPUs than the engine has (sandbox.limits.cpus; a Harbor task's [environment] cpus): ${text.trim()}; lower it to at most the engine's CPU count (docker info shows it)`,
+    );
   if (needsContainerInit(text))
     return new SandboxFailure('sandbox_failed', `the engine failed while ${doing}: ${text}`, CATATONIT_FIX);
   return new SandboxFailure('sandbox_failed', `Docker failed while ${doing}: ${text}`);

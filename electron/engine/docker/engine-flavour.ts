@@ -5,7 +5,7 @@ import type { DockerEngine } from './client.js';
 import type { ContainerSpec } from './client.js';
 import type { EngineKind } from './engine-kind.js';
 import { SandboxFailure } from '../sandbox/sandbox.js';
-import { ROOT_PATH } from '../sandbox/root-exec.js';
+import { ROOT_LOADER_ENV, ROOT_PATH } from '../sandbox/root-exec.js';
 import { RUNTIME_APPLETS, RUNTIME_BASH } from '../sandbox/sandbox-runtime.js';
 
 /**
@@ -110,7 +110,7 @@ export async function prepareSandbox(
   const { exitCode, output } = await engine.execOnce(id, [RUNTIME_BASH, '-c', script], {
     user: '0:0',
     privileged: true,
-    env: [`PATH=${ROOT_PATH}:${RUNTIME_APPLETS}`],
+    env: [`PATH=${ROOT_PATH}:${RUNTIME_APPLETS}`, ...ROOT_LOADER_ENV],
   });
   if (exitCode !== 0)
     throw new SandboxFailure(

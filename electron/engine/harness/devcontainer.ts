@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import type { TaskInput } from '../../../shared/task.js';
 import { jsonErrorAt } from '../json-error.js';
+import { outsideWorld, readWorldFile } from '../folder-files.js';
 import { shellJoin } from '../tools/shell-quote.js';
 
 /**
@@ -99,7 +100,10 @@ export function readDevcontainer(
   const file = findDevcontainer(dir);
   if (!file)
     return err(appError('not_found', `${dir} has no .devcontainer/devcontainer.json or .devcontainer.json`));
-  const doc = parseJsonc(readFileSync(file, 'utf8'), file);
+  // Never through a link (.devcontainer -> another project's, with its containerEnv secrets).
+  const text = readWorldFile(dir, file);
+  if (!text.ok) return text;
+  const doc = parseJsonc(text.value, file);
   if (!doc.ok) return doc;
   const c = doc.value;
   const bad = (field: string, want: string) =>
@@ -120,6 +124,17 @@ export function readDevcontainer(
     if (typeof context !== 'string' || !context) return bad('build.context', 'a path to a folder');
     // devcontainer.json names both relative to its own folder; a task's Dockerfile is relative to its context.
     const contextAbs = resolve(base, context);
+    // The whole context goes to the engine and COPY takes any file of it: never past the
+    // project (VS Code would build "context": "/" from the whole disk).
+    const field =
+      b.context !== undefined ? 'build.context' : c.context !== undefined ? 'context' : 'build.dockerfile';
+    const outside = outsideWorld(
+      dir,
+      contextAbs,
+      `${file}: ${field} ${JSON.stringify(context)}`,
+      `name a folder inside the project ${dir} (".." from .devcontainer/ is the project itself), and put what the image needs there`,
+    );
+    if (outside) return err(outside);
     sandbox.build = { context: contextAbs, dockerfile: relative(contextAbs, resolve(base, dockerfile)) };
     for (const key of Object.keys(b))
       if (!['dockerfile', 'dockerFile', 'context'].includes(key))

@@ -137,6 +137,7 @@ class Lister {
   addPath(listed: string): void {
     const rel = listed.replace(/\/+$/, '');
     if (rel === '' || rel.split('/').some((part) => part === '' || part === '.' || part === '..')) return;
+    if (this.badName(rel)) return;
     const stat = this.lstat(rel);
     // Listed by git but gone from the working tree (deleted, sparse): the workspace is what is on disk.
     if (!stat) return;
@@ -174,20 +175,28 @@ class Lister {
       for (const name of names) {
         if (this.full()) break;
         const child = dir ? `${dir}/${name}` : name;
+        if (this.badName(child)) continue;
         const stat = this.lstat(child);
         if (stat && this.add(child, stat) && stat.isDirectory()) stack.push(child);
       }
     }
   }
 
+  /**
+   * Whether `rel` came from a name that is not valid UTF-8 (read as U+FFFD): skipped and
+   * listed. Checked before its lstat, which cannot find the decoded name on disk (the
+   * entry was dropped without a word).
+   */
+  private badName(rel: string): boolean {
+    if (!rel.includes('\uFFFD')) return false;
+    this.skipped.push({ path: rel, why: 'its name is not valid UTF-8' });
+    return true;
+  }
+
   /** Adds one entry; false when it was skipped (or excluded). */
   private add(rel: string, stat: Stats): boolean {
     if (this.exclude.has(rel)) return false;
     if (this.entries.has(rel)) return false;
-    if (rel.includes('\uFFFD')) {
-      this.skipped.push({ path: rel, why: 'its name is not valid UTF-8' });
-      return false;
-    }
     // Permission bits only: set-id and sticky bits mean nothing in the sandbox.
     const mode = stat.mode & 0o777;
     if (stat.isFile()) {

@@ -1,12 +1,12 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
-import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
+import { MAX_TIMEOUT_SECONDS, parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { issueLine } from '../../../shared/validation-issues.js';
-import { readFolderFiles } from '../folder-files.js';
+import { outsideWorld, readFolderFiles, readWorldFile } from '../folder-files.js';
 
 /**
  * Harbor's task folder (Terminal-Bench 2.0 and the datasets built for it), read as a stepbox
@@ -67,13 +67,15 @@ function isDir(path: string): boolean {
 }
 
 const num = z.number().positive();
+/** A timeout of task.toml: the bound of every task's timeouts, named at its key. */
+const timeoutSec = num.max(MAX_TIMEOUT_SECONDS, `at most ${MAX_TIMEOUT_SECONDS} seconds (a week)`);
 const size = z.string().regex(/^\s*\d+(\.\d+)?\s*[kKmMgG]\s*$/, 'a size such as "4G" or "512M"');
 
 /** The keys of task.toml stepbox reads; the rest are listed by {@link unhonoured}. */
 const HarborToml = z.looseObject({
   task: z.looseObject({ name: z.string().min(1).optional() }).optional(),
-  verifier: z.looseObject({ timeout_sec: num.optional() }).optional(),
-  agent: z.looseObject({ timeout_sec: num.optional() }).optional(),
+  verifier: z.looseObject({ timeout_sec: timeoutSec.optional() }).optional(),
+  agent: z.looseObject({ timeout_sec: timeoutSec.optional() }).optional(),
   environment: z
     .looseObject({
       docker_image: z.string().min(1).optional(),
@@ -179,17 +181,11 @@ export interface HarborOptions {
 export function loadHarborTask(dir: string, options: HarborOptions = {}): Result<HarborTask, AppError> {
   const tomlPath = join(dir, HARBOR_TASK_FILE);
   const bad = (message: string) => err(appError('invalid_task', message));
-  let text: string;
-  try {
-    text = readFileSync(tomlPath, 'utf8');
-  } catch (e) {
-    return err(
-      appError(
-        'not_found',
-        `cannot read ${tomlPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      ),
-    );
-  }
+  // Every file and folder of the task is read only where it lies: a link to a file of this
+  // machine (instruction.md -> /proc/self/environ, tests -> ~/.ssh) never becomes the task.
+  const read = readWorldFile(dir, tomlPath);
+  if (!read.ok) return read;
+  const text = read.value;
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
@@ -203,14 +199,12 @@ export function loadHarborTask(dir: string, options: HarborOptions = {}): Result
   const toml: HarborToml = parsed.data;
   const notes = unhonoured(doc);
 
-  let goal: string;
-  try {
-    goal = readFileSync(join(dir, HARBOR_INSTRUCTION), 'utf8');
-  } catch {
-    return bad(
-      `${join(dir, HARBOR_INSTRUCTION)} is missing: a Harbor task's instruction is the agent's goal`,
-    );
-  }
+  const instruction = readWorldFile(dir, join(dir, HARBOR_INSTRUCTION));
+  if (!instruction.ok)
+    return instruction.error.code === 'not_found'
+      ? bad(`${join(dir, HARBOR_INSTRUCTION)} is missing: a Harbor task's instruction is the agent's goal`)
+      : instruction;
+  const goal = instruction.value;
   if (goal.trim() === '')
     return bad(`${join(dir, HARBOR_INSTRUCTION)} is empty: write the instruction the agent is given`);
 
@@ -225,8 +219,16 @@ export function loadHarborTask(dir: string, options: HarborOptions = {}): Result
     return bad(
       `${dir} has neither environment/Dockerfile nor [environment] docker_image in task.toml: name the task's image one of the two ways`,
     );
-  // The agent works (and the image's files are snapshot 0) where the Dockerfile leaves it.
-  const workdir = hasDockerfile ? dockerfileWorkdir(readFileSync(dockerfile, 'utf8')) : null;
+  let workdir: string | null = null;
+  if (hasDockerfile) {
+    // environment/ is the build's context: all of it goes to the engine, so it must be the task's own.
+    const outside = outsideWorld(dir, join(dir, 'environment'), join(dir, 'environment/'));
+    if (outside) return err(outside);
+    const text = readWorldFile(dir, dockerfile);
+    if (!text.ok) return text;
+    // The agent works (and the image's files are snapshot 0) where the Dockerfile leaves it.
+    workdir = dockerfileWorkdir(text.value);
+  }
   if (workdir) sandbox.workdir = workdir;
   const limits: Record<string, unknown> = {};
   if (env.cpus !== undefined) limits.cpus = env.cpus;
@@ -248,7 +250,7 @@ export function loadHarborTask(dir: string, options: HarborOptions = {}): Result
     return bad(
       `${join(testsDir, 'test.sh')} is missing: a Harbor task's verifier is tests/test.sh, writing its reward to ${HARBOR_REWARD_DIR}/reward.txt`,
     );
-  const tests = readFolderFiles(testsDir, join(dir, 'tests'));
+  const tests = readFolderFiles(testsDir, testsDir, dir);
   if (!tests.ok) return tests;
 
   const agentTimeout = toml.agent?.timeout_sec;

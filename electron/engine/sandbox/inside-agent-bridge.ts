@@ -7,6 +7,7 @@ import { encodeFrame, FrameDecoder } from './frames.js';
 import { parseBridgeFrame, type BridgeFrame, type BridgeHeader, type HostKind } from './sandbox-channels.js';
 import { loadSandboxProgram } from './sandbox-resources.js';
 import { RUNTIME_PYTHON, runtimeProgram } from './sandbox-runtime.js';
+import { ROOT_LOADER_ENV } from './root-exec.js';
 import {
   SandboxFailure,
   type InsideAgentExit,
@@ -55,6 +56,7 @@ export async function startInsideAgent(
     {
       user: '0:0',
       workingDir: '/',
+      env: [...ROOT_LOADER_ENV],
     },
   );
   const hash = request.agentFilesHash;

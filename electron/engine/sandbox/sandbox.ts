@@ -368,7 +368,9 @@ export class SandboxFailure extends Error {
       | 'sandbox_failed'
       | 'restore_failed'
       | 'snapshot_failed'
-      | 'verify_failed',
+      | 'verify_failed'
+      // The task asks for what the engine cannot give (more CPUs than it has): the user's input.
+      | 'invalid_task',
     message: string,
     /** The command or step that fixes it, when the failure knows a more precise one than its code's default. */
     readonly fix?: string,
