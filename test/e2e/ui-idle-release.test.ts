@@ -168,6 +168,8 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
     await expect(app.sandbox.none.locator('.state').innerText()).resolves.toBe(
       'This episode has ended: it has no live sandbox. Reopen it to get one.',
     );
+    // The terminal's header says so too (it read "recorded trace").
+    await expect(app.terminal.root.getByTestId('terminal-mode').innerText()).resolves.toBe('episode ended');
     await expect(app.sandbox.reopenButton.innerText()).resolves.toBe('Reopen live at step 1');
     await expect(app.sandbox.reopenButton.getAttribute('aria-disabled')).resolves.toBeNull();
     await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());

@@ -4,6 +4,7 @@ import { createFlowWriter } from '../model/flow-writer';
 import { recordedOutput } from '../model/recorded-output';
 import { whenIdle } from '../model/when-idle';
 import { selectOpening, selectViewingHistory } from '../stores/stepper/stepper-store';
+import { notLiveWords } from '../stores/stepper/way-on';
 import { useSlice, useStores } from '../stores/use-stores';
 
 const TABBABLE = 'button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])';
@@ -86,6 +87,7 @@ export function TerminalPanel() {
   const branch = useSlice('stepper', (s) => s.branch);
   const history = useSlice('stepper', selectViewingHistory);
   const live = useSlice('stepper', (s) => s.live);
+  const seenLive = useSlice('stepper', (s) => s.seenLive);
   // Whether the viewed step's detail is here, not which: a step change does not render the panel
   // (its recorded output is written by RecordedOutput, below).
   const hasDetail = useSlice('inspector', (s) => s.detail !== null);
@@ -208,7 +210,7 @@ export function TerminalPanel() {
           {showHistory
             ? live
               ? 'viewing history · → to return'
-              : 'recorded trace'
+              : notLiveWords(seenLive)
             : status === 'open'
               ? focus === 'typing'
                 ? 'open · typing in the shell · Esc leaves'

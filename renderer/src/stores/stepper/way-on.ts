@@ -44,6 +44,14 @@ export interface WayOnInput {
   readonly seenLive: boolean;
 }
 
+/**
+ * What a branch that is not live is, in a pane's header: an episode that ran in this window and
+ * ended, or a recorded trace opened from the store (the one rule: the sentence below says it too).
+ */
+export function notLiveWords(seenLive: boolean): 'episode ended' | 'recorded trace' {
+  return seenLive ? 'episode ended' : 'recorded trace';
+}
+
 /** The way on for a branch that is not live, at its viewed step (see {@link WayOn}). */
 export function wayOnAt(b: WayOnInput): WayOn {
   const what = b.seenLive ? 'This episode has ended' : 'This is a recorded trace';
