@@ -198,6 +198,14 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     await expect(app.inspector.root.getByTestId('inspector-parse-error').innerText()).resolves.toMatch(
       new RegExp(`^unknown tool, the call was refused: .*"${c.notOffered.tool}" is not an enabled tool`),
     );
+    // The Call tab and What if… say the call was refused, not that the step made none.
+    await app.inspector.tab('call');
+    await expect(app.inspector.root.innerText()).resolves.toContain(
+      `Step ${first}'s call was refused before it ran (why: above), so no tool ran and the sandbox did not change.`,
+    );
+    await expect(app.replay.whatIfLine.innerText()).resolves.toBe(
+      `What if…: step ${first}'s call was refused before it ran; no tool ran.`,
+    );
   }
 
   if (c.step0) {

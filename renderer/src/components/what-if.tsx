@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { whyNot } from './why-not';
 import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
-import { selectNeverRan } from '../stores/inspector/inspector-store';
+import { noCallText, selectNeverRan } from '../stores/inspector/inspector-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatDuration } from '../../../shared/format-duration';
 
@@ -41,7 +41,7 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
           ? // A call held as the episode ended was decided, not absent (the inspector shows it).
             selectNeverRan(detail) !== null
             ? `What if…: step ${props.step} never ran; its held call is in the inspector.`
-            : `What if…: step ${props.step} made no tool call.`
+            : noCallText(detail).whatIf
           : `What if…: step ${props.step}'s call is loading…`}
       </div>
     );

@@ -26,6 +26,7 @@ import {
 import {
   INSPECTOR_TABS,
   selectInspectorEmpty,
+  noCallText,
   selectNeverRan,
   selectShownTab,
 } from '../stores/inspector/inspector-store';
@@ -485,7 +486,7 @@ function GivenByPerson(props: { readonly call: CallDetail }) {
  */
 function NeverRanView(props: { readonly detail: StepDetail }) {
   const never = selectNeverRan(props.detail);
-  if (!never) return <PanelState kind="empty">No tool call in step {props.detail.step}.</PanelState>;
+  if (!never) return <PanelState kind="empty">{noCallText(props.detail).tab}</PanelState>;
   return (
     <div className="never-ran" data-testid="inspector-never-ran">
       <p className="injected">{never.text}</p>

@@ -56,6 +56,22 @@ export interface NeverRan {
 }
 
 /**
+ * What the Call tab and What if… say of a step without a call that ran: its calls were refused
+ * before running (a parse error: an unknown tool, bad arguments; the reason is in the step's
+ * lines above the tabs), or it made none. They said "No tool call in step 1" beside a row
+ * naming the refused call.
+ */
+export function noCallText(detail: StepDetail): { readonly tab: string; readonly whatIf: string } {
+  const n = detail.step;
+  if (detail.parse_error !== null)
+    return {
+      tab: `Step ${n}'s call was refused before it ran (why: above), so no tool ran and the sandbox did not change.`,
+      whatIf: `What if…: step ${n}'s call was refused before it ran; no tool ran.`,
+    };
+  return { tab: `No tool call in step ${n}.`, whatIf: `What if…: step ${n} made no tool call.` };
+}
+
+/**
  * A step whose decision is recorded (its `model_output`) but that never ran: it was held
  * inside the step (paused before its tools or its answer) when the episode ended (a stop, an
  * idle release). No `action`, no call, no result: the inspector said "No tool call in step 2"
