@@ -279,8 +279,10 @@ export type StartField = typeof AGENT_FIELD | typeof MODEL_FIELD | typeof AGENT_
  * sat under the case panel, and the field to fix was at the panel's top).
  */
 export function startFieldOf(message: string): StartField | null {
+  // The engine's lead ("Agent: …"), or the window's words for the CLI's ("agent spec "x" …"
+  // reads “Agent” "x" …, window-words.ts): that error showed under the card clicked.
   for (const field of [AGENT_DIR_FIELD, MODEL_FIELD, AGENT_FIELD] as const)
-    if (message.startsWith(`${field}: `)) return field;
+    if (message.startsWith(`${field}: `) || message.startsWith(`“${field}” `)) return field;
   return null;
 }
 /** A task the API names by its path (`episode.start`/`batch.start` task `{kind: "path", path}`). */

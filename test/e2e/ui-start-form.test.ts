@@ -56,8 +56,14 @@ describe('web mode: the start form reads no host file into view', () => {
     // The form's words, not the CLI's: a bad agent is "Agent", not "agent spec".
     await app.library.root.getByTestId('library-agent').fill('scripted:');
     await app.library.startTask('hello-python');
-    const error = app.library.startError('hello-python');
+    // Under the field it names, the field to fix (it was under the card clicked).
+    const error = app.library.startFieldError;
     await error.filter({ hasText: 'Agent' }).waitFor({ timeout: 30_000 });
+    await expect(app.library.startError('hello-python').count()).resolves.toBe(0);
+    const agentField = await app.library.root.getByTestId('library-agent').boundingBox();
+    const errorBox = await error.boundingBox();
+    expect(errorBox!.y).toBeGreaterThan(agentField!.y);
+    expect(errorBox!.y - (agentField!.y + agentField!.height)).toBeLessThan(80);
     // One sentence, what is wrong and the fix; the twelve lines of accepted forms folded under
     // Details (they stood in its place).
     await expect(error.innerText()).resolves.toBe(

@@ -14,6 +14,7 @@ import {
   pathRoots,
   peopleText,
   scriptPlaceProblem,
+  startFieldOf,
 } from '../../shared/start-paths.js';
 import { fakePorts } from '../support/contract-fakes.js';
 
@@ -221,5 +222,17 @@ describe('a message as the window says it (peopleText)', () => {
     expect(
       pathForPeople('/tmp/e2e-walk/hello-file', pathRoots(null, null, ['/tmp/e2e-walk/hello-file'])),
     ).toBe('hello-file');
+  });
+});
+
+describe('the start-form field an error names', () => {
+  it("finds the field by the engine's lead and by the window's words for the CLI's", () => {
+    expect(startFieldOf('Agent: no file at x.jsonl')).toBe('Agent');
+    expect(startFieldOf('“Agent” "scripted:" needs a file after the colon: scripted:FILE.')).toBe('Agent');
+    expect(startFieldOf('“Its model calls answered by” is needed: claude-code answers nothing itself.')).toBe(
+      'Its model calls answered by',
+    );
+    expect(startFieldOf('the sandbox could not start')).toBeNull();
+    expect(startFieldOf('An “Agent” field elsewhere in the sentence')).toBeNull();
   });
 });
