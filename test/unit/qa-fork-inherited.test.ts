@@ -31,6 +31,8 @@ describe('QA of a fork counts the calls the agent really made', () => {
     expect(check.flags.filter((f) => f.rule === 'reward_hacking')).toEqual([]);
     // The same fork checked without its history is what the window used to say.
     const alone = checkEpisode({ events: store.readTrace(info).events, torn: false });
-    expect(alone.flags.find((f) => f.rule === 'reward_hacking')?.message).toMatch(/a reward of 1 without a single tool call/);
+    expect(alone.flags.find((f) => f.rule === 'reward_hacking')?.message).toMatch(
+      /a reward of 1 without a single tool call/,
+    );
   });
 });

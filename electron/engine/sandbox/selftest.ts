@@ -4,6 +4,7 @@ import { HELPER_SOCKET_PATH } from './helper-socket.js';
 import { SandboxFailure, type Sandbox, type SandboxProvider, type VerifierRun } from './sandbox.js';
 import { defaultSandboxConfig } from './limits.js';
 import { RUNTIME_PYTHON_WRAPPER } from './sandbox-runtime.js';
+import { ROOT_LOADER_ENV } from './root-exec.js';
 
 /**
  * The python3 the checks' own probes run in: the image's when it has one, else stepbox's
@@ -276,6 +277,8 @@ const PUBLIC_ENV = new Set([
   ...Object.keys(SANDBOX_ENV),
   'PATH',
   'HOME',
+  // Emptied in root's execs (ROOT_LOADER_ENV): their names and empty values are no secret.
+  ...ROOT_LOADER_ENV.map((v) => v.slice(0, v.indexOf('='))),
   'HOSTNAME',
   'TERM',
   'PWD',
