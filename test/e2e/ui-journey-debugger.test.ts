@@ -150,14 +150,16 @@ describe('web mode: a case walked with breakpoints, the keyboard and a small win
     expect(app.errors).toEqual([]);
   });
 
-  it('a manual decision names a tool the task has before it is queued; a failed start shows under its card', async () => {
+  it('a manual decision names a tool the task has before it is queued; a failed start shows under the field it names', async () => {
     const app = await web.open({ width: 1280, height: 800 });
-    // A bad agent spec: the error shows under the task that was clicked, and goes when the spec changes.
+    // A bad agent spec: the error shows under the Agent field (the field to fix; not under the
+    // task clicked), and goes when the spec changes.
     await app.library.agentField.fill('nonsense:agent');
     await app.library.startTask('hello-python');
-    const startError = app.library.startError('hello-python');
-    await startError.waitFor({ timeout: 30_000 });
+    const startError = app.library.startFieldError;
+    await startError.filter({ hasText: 'nonsense' }).waitFor({ timeout: 30_000 });
     expect(await new LayoutObject(app.page).onScreen(startError)).toBe(true);
+    await expect(app.library.startError('hello-python').count()).resolves.toBe(0);
     await app.library.agentField.fill('manual');
     await expect(startError.count()).resolves.toBe(0);
     await app.library.startTask('hello-python');
