@@ -1,5 +1,6 @@
 import type { OtherWriters } from '../../../shared/trace-events.js';
 import type { Writers } from '../sandbox/sandbox.js';
+import { withTimeout } from '../tools/tool-executor.js';
 
 /** How long a person's line waits for the sandbox to say who else runs before it runs anyway. */
 export const WRITERS_WAIT_MS = 1000;
@@ -106,23 +107,14 @@ export class OtherWritersWatch {
     for (const pid of gone) this.seen.delete(pid);
   }
 
-  private async ask(shell: number | undefined): Promise<Writers | string> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        this.probe(shell),
-        new Promise<string>((resolve) => {
-          timer = setTimeout(() => resolve(`the sandbox did not answer in ${this.wait} ms`), this.wait);
-        }),
-      ]);
-    } catch (e) {
-      return `the sandbox could not say which processes ran (${e instanceof Error ? e.message : String(e)})`.slice(
+  private ask(shell: number | undefined): Promise<Writers | string> {
+    const answer = this.probe(shell).catch((e: unknown) =>
+      `the sandbox could not say which processes ran (${e instanceof Error ? e.message : String(e)})`.slice(
         0,
         500,
-      );
-    } finally {
-      clearTimeout(timer);
-    }
+      ),
+    );
+    return withTimeout(answer, this.wait, () => `the sandbox did not answer in ${this.wait} ms`);
   }
 }
 
