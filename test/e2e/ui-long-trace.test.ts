@@ -448,8 +448,24 @@ describe('web mode: a recorded 10,000-step trace', () => {
     );
     expect(recorded).toContain('$ echo step 9997 >> counter.txt');
     expect(recorded).toContain('warning: odd step');
-    await app.page.keyboard.press('ArrowRight');
+    await until(
+      () => app.terminal.recorded(),
+      (r) => r.step === 9_997 && !r.stale,
+      10_000,
+      'the history terminal marked as holding step 9997',
+    );
+    // Right after → the terminal still holds step 9997's output (it is written once the window
+    // is idle): it says so, dimmed and busy, not read as step 9998's beside the inspector.
+    const before = await app.terminal.recordedRightAfter('ArrowRight');
+    expect(before).toMatchObject({ step: 9_997, stale: true });
     await app.inspector.waitForStep(9_998, 30_000);
+    await until(
+      () => app.terminal.recorded(),
+      (r) => r.step === 9_998 && !r.stale,
+      10_000,
+      'step 9998 written into the history terminal, no longer dimmed',
+    );
+    expect(await app.terminal.screen('history')).toContain('step 9998 (recorded)');
     await app.screenshot('timeline-10000-steps');
     // The library's search box filters episodes.
     await app.library.search('zzz-no-such-episode');

@@ -980,6 +980,40 @@ export class TerminalPanel extends PanelObject {
   mode(): Promise<string | null> {
     return this.root.getByTestId('terminal-mode').getAttribute('data-mode');
   }
+  /**
+   * The step whose recorded output the history terminal holds, and whether it is marked as not
+   * the viewed one yet (dimmed, `aria-busy`) while the viewed step's output waits for an idle moment.
+   */
+  recorded(): Promise<{ step: number | null; stale: boolean }> {
+    return this.page.evaluate(() => {
+      const box = document.querySelector<HTMLElement>('[data-testid="terminal-history"]');
+      const step = box?.dataset.step;
+      return {
+        step: step === undefined ? null : Number(step),
+        stale: box?.getAttribute('aria-busy') === 'true',
+      };
+    });
+  }
+  /**
+   * Presses `key` on the window and reports the history terminal as it is right after the
+   * press's render, before the window is idle again (the recorded output is written then): in
+   * the same task as the press, so no idle callback can run in between.
+   */
+  recordedRightAfter(key: string): Promise<{ step: number | null; stale: boolean; opacity: string }> {
+    return this.page.evaluate(async (k) => {
+      window.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
+      // React renders a key's update in a microtask after the event: two turns see its commit.
+      await Promise.resolve();
+      await Promise.resolve();
+      const box = document.querySelector<HTMLElement>('[data-testid="terminal-history"]');
+      const step = box?.dataset.step;
+      return {
+        step: step === undefined ? null : Number(step),
+        stale: box?.getAttribute('aria-busy') === 'true',
+        opacity: box ? getComputedStyle(box).opacity : '',
+      };
+    }, key);
+  }
   /** Waits until the header says the live shell is open (a sandbox is there to type in). */
   async waitForOpen(ms = 60_000): Promise<void> {
     await this.root.getByTestId('terminal-mode').filter({ hasText: 'open' }).waitFor({ timeout: ms });

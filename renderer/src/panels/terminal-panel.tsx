@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import { Panel, PanelState } from '../components/panel';
 import { createFlowWriter } from '../model/flow-writer';
 import { recordedOutput } from '../model/recorded-output';
 import { whenIdle } from '../model/when-idle';
-import { selectOpening, selectViewingHistory } from '../stores/stepper/stepper-store';
+import { selectOpening, selectViewedStep, selectViewingHistory } from '../stores/stepper/stepper-store';
 import { notLiveWords } from '../stores/stepper/way-on';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -47,9 +47,34 @@ const CLEAR = '\x1b[0m\x1b[H\x1b[2J\x1b[3J';
  * Writes the viewed step's recorded output into the history terminal: a component of its own,
  * so a step change renders it (nothing), not the panel.
  */
-function RecordedOutput(props: { readonly term: Terminals['history']; readonly shown: boolean }) {
-  const { term, shown } = props;
+function RecordedOutput(props: {
+  readonly term: Terminals['history'];
+  readonly shown: boolean;
+  /** The history terminal's box: marked stale while it still shows another step than the one viewed. */
+  readonly box: RefObject<HTMLDivElement | null>;
+}) {
+  const { term, shown, box } = props;
   const detail = useSlice('inspector', (s) => s.detail);
+  // The step viewed, and the step whose output the terminal holds: the write waits for an idle
+  // moment (below), and until then the terminal showed the step before beside the timeline and
+  // the inspector on the new one, two panes disagreeing on a screen with nothing to say so. It
+  // is dimmed and marked busy until the new step is written (an attribute of the box: no render of
+  // the terminal, no layout of its rows).
+  const viewed = useSlice('stepper', selectViewedStep);
+  const written = useRef<number | null>(null);
+  const latest = useRef({ viewed, shown });
+  latest.current = { viewed, shown };
+  const mark = () => {
+    const el = box.current;
+    if (!el) return;
+    const stale =
+      latest.current.shown && written.current !== null && written.current !== latest.current.viewed;
+    if (stale) el.setAttribute('aria-busy', 'true');
+    else el.removeAttribute('aria-busy');
+    if (written.current === null) delete el.dataset.step;
+    else el.dataset.step = String(written.current);
+  };
+  useLayoutEffect(mark, [viewed, shown]);
   // The text is wrapped at words for the terminal's width: written again when that changes.
   const [cols, setCols] = useState(term.cols);
   useEffect(() => {
@@ -69,6 +94,8 @@ function RecordedOutput(props: { readonly term: Terminals['history']; readonly s
         // Text selected in the step before is not in this one (asked first: clearing redraws).
         if (term.hasSelection()) term.clearSelection();
         term.write(CLEAR + (detail ? recordedOutput(detail, cols) : ''));
+        written.current = detail ? detail.step : null;
+        mark();
       });
     });
     return () => {
@@ -252,7 +279,7 @@ export function TerminalPanel() {
         ref={historyBox}
         data-testid="terminal-history"
       />
-      {historyTerm ? <RecordedOutput term={historyTerm} shown={showHistory} /> : null}
+      {historyTerm ? <RecordedOutput term={historyTerm} shown={showHistory} box={historyBox} /> : null}
     </Panel>
   );
 }
