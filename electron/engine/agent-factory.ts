@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { assertNever } from '../../shared/assert-never.js';
 import { OPENAI_SPEC, withForms } from '../../shared/agent-kind.js';
@@ -43,6 +44,13 @@ export function createAgent(spec: string, options: AgentOptions = {}): Agent {
   switch (parsed.kind) {
     case 'scripted': {
       const path = resolve(options.cwd ?? process.cwd(), parsed.path);
+      // A fork or reopen goes on with the recorded agent: its file may have gone since. Said as
+      // what to do, not as the read's ENOENT (the window showed "cannot read script …: ENOENT").
+      if (!existsSync(path))
+        throw new AgentFailure(
+          'script_error',
+          `no script at ${path}: the agent's file is gone (moved or deleted) or was never there; give one that exists with --agent scripted:FILE`,
+        );
       const script = readScriptFile(path);
       return new ScriptedAgent(
         `scripted:${path}`,

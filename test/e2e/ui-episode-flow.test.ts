@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LayoutObject, runCase, servedApp, until, type AppPage } from '../support/e2e';
+import { LayoutObject, runCase, servedApp, until, watchTexts, type AppPage } from '../support/e2e';
 
 /** Starts the bundled hello-python sample (scripted agent) and waits for step 0. */
 async function startHello(app: AppPage): Promise<void> {
@@ -35,7 +35,20 @@ describe('web mode: a live episode on Docker', () => {
 
   it('stops at a breakpoint; the terminal is a real TTY that follows resizes; the inspector shows the call in Monaco', async () => {
     const app = await web.open();
+    const watched = await watchTexts(app.page, ['terminal-mode']);
     await startHello(app);
+    // Until the shell's first output the header says it is connecting, not "open · Enter or click
+    // to type" over an empty pane (several *-start-* shots); once it says so, the prompt is there.
+    const modes = (await watched.read())['terminal-mode'];
+    expect(modes).toContain('connecting…');
+    expect(modes.indexOf('connecting…')).toBeLessThan(modes.indexOf('open · Enter or click to type'));
+    await until(
+      () => app.terminal.screen(),
+      (t) => t.trim() !== '',
+      5_000,
+      'the shell prompt under "open"',
+    );
+    await app.screenshot('terminal-start-open-1600x1000');
     await stepTo(app, 1);
     // F9 with nothing selected arms the next step; F5 runs to it.
     await app.page.keyboard.press('F9');
@@ -241,9 +254,39 @@ describe('web mode: a live episode on Docker', () => {
     expect(words).not.toMatch(/error\.\./);
     // Replay's hint matches what can be done: Step and Continue are off, so it does not say to use them.
     const replay = await app.replay.root.innerText();
-    expect(replay).toMatch(/ended before its first step, so there is nothing to scrub/);
+    expect(replay).toMatch(/ended before its first step/);
     expect(replay).not.toMatch(/Take one \(Step, F10\)/);
+    // The three panes agree on the way on (way-on.ts): the endpoint was not reachable, so going on
+    // as recorded would call it again; each offers a fork with another agent, none a Fork or
+    // Reopen with the recorded one (Replay said "start it again from the library" while Inject
+    // and Sandbox offered Fork and Reopen at step 0, into the same endpoint).
+    const way =
+      'Its model endpoint was not reachable: going on as recorded would call it again, so fork it with another agent or endpoint.';
+    for (const pane of [app.replay.root, app.inject.ended, app.sandbox.none])
+      await expect.poll(() => pane.innerText()).toContain(way);
+    expect(await app.replay.root.getByTestId('replay-fork-other').innerText()).toBe(
+      'Fork with another agent…',
+    );
+    expect(await app.inject.forkOtherButton.innerText()).toBe('Fork with another agent…');
+    expect(await app.sandbox.forkOtherButton.innerText()).toBe('Fork with another agent…');
+    expect(await app.inject.forkButton.count()).toBe(0);
+    expect(await app.sandbox.reopenButton.count()).toBe(0);
+    for (const b of [app.replay.root.getByTestId('replay-fork-other'), app.inject.forkOtherButton])
+      expect(await layout.readable(b)).toBe(true);
     await app.screenshot('model-not-up-ended-1024x700');
+    await app.screenshot(`model-not-up-ended-${await app.resize({ width: 1920, height: 1080 })}`);
+    await app.resize({ width: 1024, height: 700 });
+    // Each opens the fork settings at step 0, where another agent is named.
+    await app.sandbox.forkOtherButton.click();
+    const settings = app.page.getByTestId('fork-settings');
+    await settings.waitFor({ timeout: 10_000 });
+    expect(await settings.innerText()).toContain('Fork or reopen live at step 0');
+    await app.screenshot('model-not-up-fork-other-1024x700');
+    // Another agent named: the panes' own Fork and Reopen are back, going on with it.
+    await app.replay.agentField.fill('scripted:agent.jsonl');
+    await app.page.getByTestId('fork-settings-done').click();
+    await app.inject.forkButton.waitFor({ timeout: 10_000 });
+    expect(await app.sandbox.reopenButton.innerText()).toBe('Reopen live at step 0');
 
     // Save as case… (on a case's broken run: QA flags it) with a name it cannot take: one plain
     // message beside the name, none in the bar.

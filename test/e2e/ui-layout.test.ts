@@ -120,7 +120,17 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
       10_000,
       'the timeline at least 380 px wide',
     );
+    // The viewed (last) row wholly in the timeline's own view, not half under the Replay pane.
+    const viewedRow = app.timeline.selectedRow(trace.steps);
+    await until(
+      () => layout.notWhollyInView(viewedRow),
+      (why) => why === '',
+      10_000,
+      'the viewed row whole in the timeline',
+    );
     await app.screenshot('layout-dragged-then-1024x700');
+    await app.screenshot(`layout-dragged-then-${await app.resize({ width: 1920, height: 1080 })}`);
+    expect(await layout.notWhollyInView(viewedRow)).toBe('');
     expect(app.errors).toEqual([]);
     await app.page.close();
   });

@@ -510,7 +510,27 @@ describe('web mode: a recorded 10,000-step trace', () => {
     expect(await app.inspector.rewardColours()).toEqual(
       Object.fromEntries(Object.keys(legend).map((k) => [k, legend[k]])),
     );
+    // The viewed row whole in the timeline's own view, and with "What if…" open Replay's buttons whole at its top: they scrolled out, half cut, under the timeline.
+    const layout = new LayoutObject(app.page);
+    const whatIf = app.replay.root.getByTestId('whatif');
+    if ((await whatIf.getAttribute('open')) === null) await whatIf.locator('summary').click();
+    await app.replay.root.getByTestId('whatif-args').waitFor();
+    const inView = async (): Promise<string[]> => {
+      const cut: string[] = [];
+      const why = await layout.notWhollyInView(app.timeline.selectedRow(9_997));
+      if (why) cut.push(`row 9997: ${why}`);
+      for (const id of ['rollback', 'reopen', 'fork', 'fork-settings-open', 'replay-verify']) {
+        const w = await layout.notWhollyInView(app.replay.root.getByTestId(id));
+        if (w) cut.push(`${id}: ${w}`);
+      }
+      return cut;
+    };
+    await until(inView, (cut) => cut.length === 0, 10_000, 'the viewed row and the Replay buttons whole');
+    // Nothing shows as a strip under the pinned buttons (the field below may run on past the edge).
+    expect((await layout.slivers(app.replay.body)).filter((s) => s.startsWith('top'))).toEqual([]);
     await app.screenshot('long-trace-rewards-1024x700');
+    await app.screenshot(`long-trace-rewards-${await app.resize({ width: 1920, height: 1080 })}`);
+    expect(await inView()).toEqual([]);
     expect(app.errors).toEqual([]);
   });
 

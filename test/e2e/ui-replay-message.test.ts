@@ -104,6 +104,9 @@ describe('web mode: the Replay pane’s message is read whole at 1024×700', () 
     // The file it looked for, from stepbox's bundled files: no host layout (it showed /work/…/resources/…);
     // the whole path on hover.
     const said = await error.innerText();
+    // Said as a reopen that made nothing, beside the branch a person stopped above (the bare
+    // refusal read as that branch's end, "interrupted: a person stopped it").
+    expect(said).toMatch(/^Reopen at step 1 did not start: Agent: no file at /);
     expect(said).toContain(
       'Agent: no file at resources/tasks/hello-python/answers-for-a-fork-that-nobody-ever-recorded-here.jsonl',
     );

@@ -38,7 +38,8 @@ describe('web mode: the Replay panel words engine errors with its own fields', (
     expect(await app.replay.agentField.inputValue()).toBe('');
     const said =
       'The recorded agent openai:tiny-model has no endpoint, and a default endpoint is never used. Fix: “Agent” openai:tiny-model@URL';
-    expect(error).toBe(said);
+    // Said as a fork that made nothing (replay-store notStarted).
+    expect(error).toBe(`Fork at step 1 did not start: ${said}`);
     expect(error).not.toMatch(/--agent|--base-url|agent spec/);
     // The field it names is there, open; the dialog asks, and does not greet the person with the
     // error in red before anything was typed or pressed in it (the panel behind says it).
@@ -49,7 +50,9 @@ describe('web mode: the Replay panel words engine errors with its own fields', (
     // Its own Fork pressed with “Agent” still empty: now it says why, beside the field.
     await app.page.getByTestId('fork-settings-fork').click();
     await app.replay.forkSettingsError.waitFor({ timeout: 30_000 });
-    await expect(app.replay.forkSettingsError.innerText()).resolves.toBe(said);
+    await expect(app.replay.forkSettingsError.innerText()).resolves.toBe(
+      `Fork at step 1 did not start: ${said}`,
+    );
     await app.screenshot('replay-words-agent-pressed-1280x800');
     // Typing into it clears the error: a person answers it where it points.
     await app.replay.agentField.fill('openai:tiny-model@http://127.0.0.1:9/v1');

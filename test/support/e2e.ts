@@ -1256,6 +1256,10 @@ export class InjectPanel extends PanelObject {
   get forkButton(): Locator {
     return this.root.getByTestId('inject-fork');
   }
+  /** "Fork with another agent…", in place of Fork when the recorded agent would fail again. */
+  get forkOtherButton(): Locator {
+    return this.root.getByTestId('inject-fork-other');
+  }
   /** The answer to the panel's last action (an injected message, an override). */
   get notice(): Locator {
     return this.root.getByTestId('inject-notice');
@@ -1542,6 +1546,10 @@ export class SandboxPanel extends PanelObject {
   get reopenButton(): Locator {
     return this.root.getByTestId('sandbox-reopen');
   }
+  /** "Fork with another agent…", in place of Reopen when the recorded agent would fail again. */
+  get forkOtherButton(): Locator {
+    return this.root.getByTestId('sandbox-fork-other');
+  }
 }
 
 /** Removes a temporary home. */
@@ -1615,14 +1623,26 @@ export class LayoutObject {
    * {@link readable} that fails, with the boxes it compared, so a failure says what cut it.
    */
   async unreadable(locator: Locator): Promise<string> {
-    return locator.evaluate((el) => {
+    return this.cut(locator, true);
+  }
+  /**
+   * Why the element is not wholly in view ('' when it is): outside the window, or cut by an
+   * ancestor that clips (its own scrolling list, the pane around it). A timeline row under the
+   * Replay pane's edge passed a check against the list's own scroll arithmetic.
+   */
+  async notWhollyInView(locator: Locator): Promise<string> {
+    return this.cut(locator, false);
+  }
+  /** {@link unreadable}; its text's own overflow only with `text`. */
+  private cut(locator: Locator, text: boolean): Promise<string> {
+    return locator.evaluate((el, text) => {
       const r = el.getBoundingClientRect();
       const at = (b: DOMRect) =>
         `${b.left.toFixed(1)},${b.top.toFixed(1)}–${b.right.toFixed(1)},${b.bottom.toFixed(1)}`;
       if (r.width === 0 || r.height === 0) return 'no box';
       if (r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5)
         return `outside the ${innerWidth}×${innerHeight} viewport: ${at(r)}`;
-      if (el.scrollWidth > el.clientWidth + 1)
+      if (text && el.scrollWidth > el.clientWidth + 1)
         return `text cut: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}`;
       for (let p = el.parentElement; p; p = p.parentElement) {
         const style = getComputedStyle(p);
@@ -1637,7 +1657,7 @@ export class LayoutObject {
           return `cut by ${p.tagName.toLowerCase()}.${p.className} (${at(b)}, scrollTop ${p.scrollTop}/${p.scrollHeight - p.clientHeight}): element at ${at(r)}`;
       }
       return '';
-    });
+    }, text);
   }
   /**
    * The controls (buttons, fields, disclosures, and a line that stands for one: the window's
@@ -1647,12 +1667,21 @@ export class LayoutObject {
    */
   async slivers(scroller: Locator): Promise<string[]> {
     return scroller.evaluate((area, selector) => {
-      const top = area.getBoundingClientRect().top + area.clientTop;
-      const bottom = top + area.clientHeight;
+      const edge = area.getBoundingClientRect().top + area.clientTop;
+      const bottom = edge + area.clientHeight;
+      // As the window judges it (reveal-whole.ts): a row pinned at the top edge (Replay's
+      // buttons) is the band's top; what scrolls under it is cut there.
+      let top = edge;
+      for (const pin of Array.from(area.querySelectorAll('[data-pinned]'))) {
+        const r = pin.getBoundingClientRect();
+        if (getComputedStyle(pin).position === 'sticky' && r.height > 0 && r.top <= edge + 0.5)
+          top = Math.max(top, r.bottom);
+      }
       const out: string[] = [];
       for (const el of Array.from(area.querySelectorAll(selector))) {
         // As the window judges it (reveal-whole.ts): a field inside a closed section is no strip.
-        if (!el.checkVisibility()) continue;
+        const pin = el.closest('[data-pinned]');
+        if (!el.checkVisibility() || (pin && getComputedStyle(pin).position === 'sticky')) continue;
         const r = el.getBoundingClientRect();
         if (r.height === 0) continue;
         const what = `${el.getAttribute('data-testid') ?? el.tagName.toLowerCase()}|${(el.textContent ?? '').trim().slice(0, 30)}`;

@@ -28,6 +28,13 @@ describe('agent specs and the scripted agent', () => {
     expect(() => parseAgentSpec('scripted:')).toThrow(/needs a file after the colon: scripted:FILE/);
   });
 
+  it('a script that is gone (a fork of an episode whose file was deleted) says so and what to give, not ENOENT', () => {
+    const gone = join(mkdtempSync(join(tmpdir(), 'gone-')), 'agent.jsonl');
+    expect(() => createAgent(`scripted:${gone}`)).toThrow(
+      `no script at ${gone}: the agent's file is gone (moved or deleted) or was never there; give one that exists with --agent scripted:FILE`,
+    );
+  });
+
   it('never shows a line of the file in its error (a host file given as a script stays unread)', () => {
     const passwd = 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1::/usr/sbin:/usr/sbin/nologin\n';
     let message = '';

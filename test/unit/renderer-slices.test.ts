@@ -45,7 +45,11 @@ import {
   selectDockerDown,
   selectMemoryFraction,
 } from '../../renderer/src/stores/sandbox/sandbox-store';
-import { createTerminalStore, rollbackMark } from '../../renderer/src/stores/terminal/terminal-store';
+import {
+  createTerminalStore,
+  rollbackMark,
+  selectTerminalWords,
+} from '../../renderer/src/stores/terminal/terminal-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, stepDetail } from '../support/renderer-fixtures';
 
@@ -766,14 +770,18 @@ describe('replay store', () => {
     expect(selectSettingsError(store.getState())).toBeNull();
     // The dialog's own Fork (Agent still empty): said there, one sentence and the fix.
     await store.getState().fork('b', 1, 'settings');
+    // Said as a fork that made nothing: beside a branch a person had stopped, the bare refusal
+    // read as that branch's end (replay-message-error-1024x700).
     expect(selectSettingsError(store.getState())).toBe(
-      'The recorded agent openai:m has no endpoint, and a default endpoint is never used. Fix: “Agent” openai:m@URL',
+      'Fork at step 1 did not start: The recorded agent openai:m has no endpoint, and a default endpoint is never used. Fix: “Agent” openai:m@URL',
     );
     // Typing answers it: gone.
     store.getState().setAgent('openai:m@http://h/v1');
     expect(selectSettingsError(store.getState())).toBeNull();
     await store.getState().reopen('b', 1, 'settings');
-    expect(selectSettingsError(store.getState())).not.toBeNull();
+    expect(selectSettingsError(store.getState())).toMatch(
+      /^Reopen at step 1 did not start: The recorded agent/,
+    );
     // Another operation's error is not the dialog's.
     await store.getState().replay('b');
     expect(selectSettingsError(store.getState())).toBeNull();
@@ -858,9 +866,14 @@ describe('terminal store', () => {
     expect(fake.callsOf('terminal.open')).toEqual([{ id: 'b1', cols: 100, rows: 30 }]);
     const out: string[] = [];
     store.getState().onOutput((d) => out.push(d));
-    fake.emit('terminal.data', { terminal: 't1', data: 'hello' });
+    // Open, but the shell has said nothing yet: its header says so, not "Enter or click to type".
+    expect(selectTerminalWords(store.getState(), false)).toBe('connecting…');
     fake.emit('terminal.data', { terminal: 't2', data: 'not mine' });
+    expect(selectTerminalWords(store.getState(), false)).toBe('connecting…');
+    fake.emit('terminal.data', { terminal: 't1', data: 'hello' });
     expect(out).toEqual(['hello']);
+    expect(selectTerminalWords(store.getState(), false)).toBe('open · Enter or click to type');
+    expect(selectTerminalWords(store.getState(), true)).toBe('open · typing in the shell · Esc leaves');
     store.getState().write('ls\r');
     store.getState().resize(90, 20);
     store.getState().ack(5);

@@ -15,6 +15,7 @@ import {
   endText,
   selectEndNotice,
   selectWayOn,
+  selectRecordedHint,
 } from '../../renderer/src/stores/stepper/stepper-store';
 import {
   REPLAY_ACTIONS,
@@ -27,6 +28,7 @@ import {
 import type { EpisodeStateInfo, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
+import { wayOnButtons } from '../../renderer/src/stores/stepper/way-on';
 
 const sync = (flush: () => void) => flush();
 
@@ -563,9 +565,13 @@ describe('endText', () => {
     } as unknown as S;
     // Ended at setup (a model server that was not up): not "take one (Step, F10)" with both greyed.
     expect(whyNoStep(ended)).not.toBeNull();
+    // Its agent cannot go on as recorded (way-on.ts): the way on the other panes offer, not the library.
     expect(whyNothingToScrub(ended)).toBe(
-      'This episode ended in an error: the model endpoint kept failing. It ended before its first step, so there is nothing to scrub: start it again from the library.',
+      'This episode ended in an error: the model endpoint kept failing. It ended before its first step. Its model endpoint kept failing: going on as recorded would call it again, so fork it with another agent or endpoint.',
     );
+    // Another fatal end at setup (the sandbox died): started again from the library.
+    const died = { ...ended, view: { end: { ...end, end_reason: 'sandbox_lost' } } } as S;
+    expect(whyNothingToScrub(died)).toMatch(/nothing to scrub: start it again from the library\.$/);
     const paused = {
       branch: 'b',
       live: true,
@@ -645,6 +651,7 @@ describe('endText', () => {
       step: 1,
       reopen: 'Reopen live at step 1',
       fork: 'Fork at step 1',
+      againFails: null,
     });
     // The labels the Replay buttons, the release notice and Inject show are the rule's.
     expect(REPLAY_ACTIONS.reopen.label(1)).toBe(selectWayOn(atTwo).reopen);
@@ -694,8 +701,14 @@ describe('endText', () => {
     expect(selectEndNotice(s)).toBe(`This episode ended in an error: ${said}.`);
     // Replay's hint is about scrubbing: the short words, the message once (above the inspector).
     expect(whyNothingToScrub(s)).toBe(
-      'This episode ended in an error: the model endpoint kept failing. It ended before its first step, so there is nothing to scrub: start it again from the library.',
+      'This episode ended in an error: the model endpoint kept failing. It ended before its first step. Its model endpoint was not reachable: going on as recorded would call it again, so fork it with another agent or endpoint.',
     );
+    // One rule for every pane: the way on says it, and the buttons give way until another agent is named.
+    const way = selectWayOn(s);
+    expect(way.againFails).toMatch(/^Its model endpoint was not reachable/);
+    expect(wayOnButtons(way, false)).toBe('other-agent');
+    expect(wayOnButtons(way, true)).toBe('plain');
+    expect(selectRecordedHint(s)).toBe(`This is a recorded trace. ${way.againFails}`);
     // A message that ends its own sentence is not given a second period.
     const done = { ...s, view: { end: { ...end, detail: 'sandbox 3f2a was destroyed.' } } } as typeof s;
     expect(selectEndNotice(done)).toBe('This episode ended in an error: sandbox 3f2a was destroyed.');

@@ -37,7 +37,7 @@ describe('engine errors in the window’s words (one place: window-words, throug
     const replay = createReplayStore(backend.client);
     await replay.getState().fork('ep-1', 1);
     expect(replay.getState().error).toBe(
-      'openai:m would continue a recorded episode at a default endpoint; name the endpoint: “Agent” openai:m@URL',
+      'Fork at step 1 did not start: openai:m would continue a recorded episode at a default endpoint; name the endpoint: “Agent” openai:m@URL',
     );
     replay.getState().setAgent(' openai:m@http://127.0.0.1:9/v1 ');
     expect(replay.getState().error).toBeNull();

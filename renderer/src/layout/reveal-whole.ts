@@ -17,10 +17,28 @@ function scrollerOf(el: HTMLElement): HTMLElement | null {
   return null;
 }
 
-/** The scroller's visible band (viewport px), inside its borders. */
+/**
+ * What a pane may pin at its top while the rest scrolls under it (`data-pinned`: Replay's buttons,
+ * which scrolled out of view once "What if…" or a report was open at 1024×700). Pinned while its
+ * style makes it sticky (styles.css says when).
+ */
+export const PINNED = '[data-pinned]';
+
+/** True when `el` is pinned now (sticky by its style). */
+function pinnedNow(el: Element): boolean {
+  return getComputedStyle(el).position === 'sticky';
+}
+
+/** The scroller's visible band (viewport px), inside its borders and below a row pinned at its top. */
 function band(scroller: HTMLElement): { top: number; bottom: number } {
-  const top = scroller.getBoundingClientRect().top + scroller.clientTop;
-  return { top, bottom: top + scroller.clientHeight };
+  const edge = scroller.getBoundingClientRect().top + scroller.clientTop;
+  let top = edge;
+  for (const pin of Array.from(scroller.querySelectorAll(PINNED))) {
+    const r = pin.getBoundingClientRect();
+    // Stuck at the top edge (not where it sits before the pane scrolls, below a question).
+    if (pinnedNow(pin) && r.height > 0 && r.top <= edge + 0.5) top = Math.max(top, r.bottom);
+  }
+  return { top, bottom: edge + scroller.clientHeight };
 }
 
 /** Where things stand at this scroll: the target whole or not, and the controls cut by each edge. */
@@ -38,7 +56,8 @@ function fitAt(scroller: HTMLElement, target: HTMLElement): Fit {
   for (const el of Array.from(scroller.querySelectorAll(KEEP_WHOLE))) {
     // Not one inside a closed section: its box is laid out (Chromium keeps a closed <details>'
     // content laid out, unpainted), so "What if…"'s hidden field counted as cut below the edge.
-    if (!el.checkVisibility()) continue;
+    const pin = el.closest(PINNED);
+    if (!el.checkVisibility() || (pin && pinnedNow(pin))) continue;
     const r = el.getBoundingClientRect();
     if (r.height === 0) continue;
     if (r.top < top - 0.5 && r.bottom > top + 0.5) cutTop.push(r);
@@ -59,6 +78,9 @@ export function revealWhole(target: HTMLElement): void {
   target.scrollIntoView({ block: 'nearest' });
   const scroller = scrollerOf(target);
   if (!scroller) return;
+  // Brought to the top edge, it sits under a pinned row: below it.
+  const under = band(scroller).top - target.getBoundingClientRect().top;
+  if (under > 0.5) scroller.scrollTop -= under;
   const nearest = scroller.scrollTop;
   const first = fitAt(scroller, target);
   if (!first.whole || first.top.length + first.bottom.length === 0) return;

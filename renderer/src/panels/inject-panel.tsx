@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
+import { ForkOtherButton, useNeedsOtherAgent } from '../components/fork-other-button';
 import { WhyLine } from '../components/why-bubble';
 import { selectBranchStep, whyNoFork, whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
 import {
@@ -75,6 +76,9 @@ function InjectEnded(props: { readonly branch: string }) {
   const { branch } = props;
   const what = useSlice('stepper', (s) => selectWayOn(s).what);
   const label = useSlice('stepper', (s) => selectWayOn(s).fork);
+  // The recorded agent would fail again (way-on.ts): said, and a fork with another agent offered.
+  const again = useSlice('stepper', (s) => selectWayOn(s).againFails);
+  const other = useNeedsOtherAgent();
   const at = useSlice('stepper', selectBranchStep);
   // Not while the consent question waits for the person: nothing is forking until Allow.
   const forking = useSlice('replay', (s) => selectUnderWay(s) === 'fork');
@@ -88,8 +92,12 @@ function InjectEnded(props: { readonly branch: string }) {
   useEffect(() => setForkAsked(false), [branch]);
   return (
     <div data-testid="inject-ended">
-      <PanelState kind="empty">{what}: nothing can be injected into it. Fork it to inject there.</PanelState>
-      {at !== null ? (
+      <PanelState kind="empty">
+        {what}: nothing can be injected into it. {again ?? 'Fork it to inject there.'}
+      </PanelState>
+      {other ? (
+        <ForkOtherButton testId="inject-fork-other" />
+      ) : at !== null ? (
         <button
           type="button"
           data-testid="inject-fork"

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { ForkSettings } from '../components/fork-settings';
 import { ReopenButton } from '../components/reopen-button';
+import { ForkOtherButton, useNeedsOtherAgent } from '../components/fork-other-button';
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
 import { CandidatesButton, CandidatesNotes } from '../components/candidates-view';
@@ -50,12 +51,16 @@ export function ReplayControls() {
   // Where Fork and Reopen act: the viewed step, or (a branch not live, viewed at a step that never
   // finished) the step before it, named on the buttons.
   const branchStep = useSlice('stepper', selectBranchStep);
-  // The fork settings dialog; an error that names its "Agent" field opens it.
-  const [settings, setSettings] = useState(false);
+  // The fork settings dialog (in the slice: Inject and Sandbox open it too); an error that names
+  // its "Agent" field opens it.
+  const settings = useSlice('replay', (s) => s.settingsOpen);
+  const setSettings = stores.replay.getState().showSettings;
   const namesAgent = error?.includes('“Agent”') ?? false;
   useEffect(() => {
     if (namesAgent) setSettings(true);
-  }, [namesAgent]);
+  }, [namesAgent, setSettings]);
+  // The recorded agent would fail again (way-on.ts): Fork and Reopen give way to one button.
+  const other = useNeedsOtherAgent();
   // The answer to a button shows under the buttons; in a short window Replay scrolls (the
   // terminal keeps its room), so an answer is scrolled to when it comes, error or notice alike:
   // at 1024×700 the notice sat below the pane's edge, cut in half. Again once the steps are
@@ -82,6 +87,17 @@ export function ReplayControls() {
     return (
       <Panel testId="replay-controls" title="Replay" className="replay">
         <PanelState kind="empty">{nothing}</PanelState>
+        {/* Ended at setup because its agent cannot go on: the way on the other panes offer too. */}
+        {branch && other && !live ? <ForkOtherButton testId="replay-fork-other" /> : null}
+        {branch && settings && !live ? (
+          <ForkSettings
+            branch={branch}
+            step={branchStep ?? 0}
+            live={live}
+            noFork={noFork}
+            onClose={() => setSettings(false)}
+          />
+        ) : null}
       </Panel>
     );
   const step = viewed ?? last;
@@ -141,7 +157,9 @@ export function ReplayControls() {
       ) : null}
       {/* Every action of the panel in one row under the scrubber (wrapping): on screen without
           scrolling at 1024×700; what the buttons answer and open goes below them. */}
-      <div className="row replay-actions" data-testid="replay-actions">
+      {/* Pinned at the pane's top (data-pinned, reveal-whole.ts): what they open and answer scrolls
+          under them, and they stay in reach (they scrolled out once "What if…" was open). */}
+      <div className="row replay-actions" data-testid="replay-actions" data-pinned>
         <button
           type="button"
           data-testid="rollback"
@@ -154,19 +172,23 @@ export function ReplayControls() {
         >
           {running === 'rollback' ? 'Rolling back…' : REPLAY_ACTIONS.rollback.label(step)}
         </button>
-        {!live ? <ReopenButton branch={branch} testId="reopen" /> : null}
-        <button
-          type="button"
-          data-testid="fork"
-          aria-keyshortcuts="F"
-          {...whyNot(
-            firstWhy(noFork, busyWhy),
-            'continue from this step as a new branch, with its own id and sandbox (F)',
-          )}
-          onClick={() => void replay.fork(branch, at)}
-        >
-          {running === 'fork' ? 'Forking…' : REPLAY_ACTIONS.fork.label(at)}
-        </button>
+        {!live && !other ? <ReopenButton branch={branch} testId="reopen" /> : null}
+        {other ? (
+          <ForkOtherButton testId="fork-other" />
+        ) : (
+          <button
+            type="button"
+            data-testid="fork"
+            aria-keyshortcuts="F"
+            {...whyNot(
+              firstWhy(noFork, busyWhy),
+              'continue from this step as a new branch, with its own id and sandbox (F)',
+            )}
+            onClick={() => void replay.fork(branch, at)}
+          >
+            {running === 'fork' ? 'Forking…' : REPLAY_ACTIONS.fork.label(at)}
+          </button>
+        )}
         {/* Beside Fork, in the row that is always on screen: what Fork and Reopen go on with. */}
         <button
           type="button"

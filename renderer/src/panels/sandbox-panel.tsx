@@ -4,6 +4,7 @@ import { selectMemoryFraction } from '../stores/sandbox/sandbox-store';
 import { useSlice } from '../stores/use-stores';
 import { selectWayOn } from '../stores/stepper/stepper-store';
 import { ReopenButton } from '../components/reopen-button';
+import { ForkOtherButton, useNeedsOtherAgent } from '../components/fork-other-button';
 
 function mib(n: number): string {
   return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
@@ -77,6 +78,8 @@ export function SandboxPanel() {
   const opened = useSlice('stepper', (s) => s.load === 'ready');
   // An ended branch's way on, in the words every panel uses (way-on.ts).
   const what = useSlice('stepper', (s) => selectWayOn(s).what);
+  const again = useSlice('stepper', (s) => selectWayOn(s).againFails);
+  const other = useNeedsOtherAgent();
 
   return (
     <Panel
@@ -126,8 +129,14 @@ export function SandboxPanel() {
       {!branch ? <PanelState kind="empty">No episode open: no sandbox.</PanelState> : null}
       {branch && opened && !live ? (
         <div data-testid="sandbox-none">
-          <PanelState kind="empty">{what}: it has no live sandbox. Reopen it to get one.</PanelState>
-          {branch ? <ReopenButton branch={branch} testId="sandbox-reopen" /> : null}
+          <PanelState kind="empty">
+            {what}: it has no live sandbox. {again ?? 'Reopen it to get one.'}
+          </PanelState>
+          {other ? (
+            <ForkOtherButton testId="sandbox-fork-other" />
+          ) : (
+            <ReopenButton branch={branch} testId="sandbox-reopen" />
+          )}
         </div>
       ) : null}
       {branch && live && load === 'loading' ? (

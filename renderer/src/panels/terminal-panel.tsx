@@ -6,6 +6,7 @@ import { whenIdle } from '../model/when-idle';
 import { selectOpening, selectViewedStep, selectViewingHistory } from '../stores/stepper/stepper-store';
 import { notLiveWords } from '../stores/stepper/way-on';
 import { useSlice, useStores } from '../stores/use-stores';
+import { selectTerminalWords } from '../stores/terminal/terminal-store';
 
 const TABBABLE = 'button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])';
 
@@ -110,6 +111,7 @@ function RecordedOutput(props: {
 export function TerminalPanel() {
   const stores = useStores();
   const status = useSlice('terminal', (s) => s.status);
+  const heard = useSlice('terminal', (s) => s.heard);
   const error = useSlice('terminal', (s) => s.error);
   const branch = useSlice('stepper', (s) => s.branch);
   const history = useSlice('stepper', selectViewingHistory);
@@ -209,6 +211,7 @@ export function TerminalPanel() {
     if (status === 'connecting') terms.current?.live.reset();
   }, [status]);
 
+  const words = selectTerminalWords({ status, heard }, focus === 'typing');
   let overlay = null;
   if (branch === null)
     overlay = (
@@ -234,15 +237,7 @@ export function TerminalPanel() {
       className="terminal"
       actions={
         <span className="muted" data-testid="terminal-mode" data-mode={showHistory ? 'history' : 'live'}>
-          {showHistory
-            ? live
-              ? 'viewing history · → to return'
-              : notLiveWords(seenLive)
-            : status === 'open'
-              ? focus === 'typing'
-                ? 'open · typing in the shell · Esc leaves'
-                : 'open · Enter or click to type'
-              : status}
+          {showHistory ? (live ? 'viewing history · → to return' : notLiveWords(seenLive)) : words}
         </span>
       }
     >

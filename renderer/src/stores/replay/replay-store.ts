@@ -44,6 +44,11 @@ export interface ReplayState {
    * One from the panel's buttons is not, in a dialog it opened (see {@link selectSettingsError}).
    */
   readonly askedInSettings: boolean;
+  /**
+   * The fork settings dialog is open. In the slice, not the Replay pane: Inject and Sandbox open
+   * it too, when the recorded agent cannot go on (way-on.ts `againFails`).
+   */
+  readonly settingsOpen: boolean;
 }
 
 /** What the replay controls do. */
@@ -69,6 +74,8 @@ export interface ReplayActions {
   /** The person allows what the recorded task asks for: the waiting operation is retried with consent. */
   allowConsent(): void;
   setAgent(agent: string): void;
+  /** Opens or closes the fork settings dialog. */
+  showSettings(open: boolean): void;
   /** The person dismisses the panel's answer (its room goes back to the buttons). */
   dismissNotice(): void;
   setModel(model: string): void;
@@ -94,6 +101,7 @@ const initial: ReplayState = {
   agent: '',
   model: '',
   askedInSettings: false,
+  settingsOpen: false,
 };
 
 /** The agent fields of a fork or reopen: none when "Agent" is empty (the recorded agent goes on). */
@@ -105,6 +113,16 @@ export function agentFields(state: Pick<ReplayState, 'agent' | 'model'>): {
   if (!agent) return {};
   const model = state.model.trim();
   return runsOwnProgramSpec(agent) && model ? { agent, agent_options: { model } } : { agent };
+}
+
+/**
+ * A fork or reopen that was refused, said as one that made nothing: beside the branch on screen
+ * (one a person had stopped: "interrupted: a person stopped it") the bare "Agent: no file at …"
+ * read as that branch's end, as if the fork had started and been stopped.
+ */
+export function notStarted(op: 'fork' | 'reopen', step: number, res: Result<unknown>): string | null {
+  const why = errorText(res);
+  return why === null ? null : `${op === 'fork' ? 'Fork' : 'Reopen'} at step ${step} did not start: ${why}`;
 }
 
 /** How many differing files a step's line names before "+N more". */
@@ -252,7 +270,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         );
         if (!res) return null;
         if (!res.ok) {
-          set({ running: null, error: errorText(res) });
+          set({ running: null, error: notStarted('fork', step, res) });
           return null;
         }
         hooks.onBranch?.(res.value.branch);
@@ -266,7 +284,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         );
         if (!res) return null;
         if (!res.ok) {
-          set({ running: null, error: errorText(res) });
+          set({ running: null, error: notStarted('reopen', step, res) });
           return null;
         }
         hooks.onBranch?.(res.value.branch);
@@ -324,6 +342,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         return get().compare(a.branch);
       },
       setAgent: (agent) => set({ agent, error: null }),
+      showSettings: (settingsOpen) => set({ settingsOpen }),
       dismissNotice: () => set({ notice: null }),
       setModel: (model) => set({ model, error: null }),
       allowConsent: () => question.answer(true),

@@ -284,7 +284,12 @@ export function selectRecordedHint(s: StepperState): string {
 export function selectWayOn(s: StepperState): WayOn {
   // Partial states (a reason asked of a branch not loaded yet) have no rows to look in.
   const rows = s.rows ?? [];
-  return wayOnAt({ viewed: rows.length ? selectViewedRow(s) : null, rows, seenLive: s.seenLive });
+  return wayOnAt({
+    viewed: rows.length ? selectViewedRow(s) : null,
+    rows,
+    seenLive: s.seenLive,
+    end: s.live ? null : (s.view?.end ?? null),
+  });
 }
 
 /** Creates the stepper slice over a client; live events are batched into one update per frame. */

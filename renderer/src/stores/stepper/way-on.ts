@@ -23,7 +23,16 @@ export interface WayOn {
   readonly reopen: string;
   /** The Fork button's words at that step (`Fork at step 1`). */
   readonly fork: string;
+  /**
+   * Why going on with the recorded agent would end the same way, or null: its model endpoint
+   * never answered, and a fork or reopen as recorded calls that endpoint again. Then every pane
+   * offers one thing, a fork with another agent ({@link FORK_OTHER}), and says this.
+   */
+  readonly againFails: string | null;
 }
+
+/** The button every pane offers when the recorded agent cannot go on ({@link WayOn.againFails}). */
+export const FORK_OTHER = 'Fork with another agent…';
 
 /** The Reopen button's words: one label wherever a reopen is offered (Replay, fork settings, the release notice). */
 export function reopenLabel(step: number): string {
@@ -42,6 +51,8 @@ export interface WayOnInput {
   readonly rows: readonly StepRow[];
   /** The branch ran live in this window (started, stepped, forked or reopened here). */
   readonly seenLive: boolean;
+  /** How it ended (null: not ended, or not read yet). */
+  readonly end?: { readonly end_reason: string; readonly detail?: string | null } | null;
 }
 
 /**
@@ -57,7 +68,33 @@ export function wayOnAt(b: WayOnInput): WayOn {
   const what = b.seenLive ? 'This episode has ended' : 'This is a recorded trace';
   const step = stepToGoOnFrom(b.viewed, b.rows);
   const at = step ?? b.viewed?.step ?? 0;
-  return { what, step, reopen: reopenLabel(at), fork: forkLabel(at) };
+  return { what, step, reopen: reopenLabel(at), fork: forkLabel(at), againFails: againFails(b.end ?? null) };
+}
+
+/**
+ * Why the recorded agent would fail again (see {@link WayOn.againFails}). Replay said "start it
+ * again from the library" while Inject and Sandbox offered Fork and Reopen at step 0, both of
+ * which called the endpoint that had never answered (model-not-up-ended-1024x700).
+ */
+function againFails(end: WayOnInput['end']): string | null {
+  if (end?.end_reason !== 'model_error') return null;
+  const unreachable = /connection error|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|fetch failed|timed? ?out/i.test(
+    end.detail ?? '',
+  );
+  const how = unreachable ? 'was not reachable' : 'kept failing';
+  return `Its model endpoint ${how}: going on as recorded would call it again, so fork it with another agent or endpoint.`;
+}
+
+/**
+ * The fork and reopen buttons a pane shows: `plain` (they go on as recorded, or with the agent
+ * the fork settings name), or `other-agent` (the recorded agent would fail again and no other
+ * is named: one button opens the fork settings instead).
+ */
+export function wayOnButtons(
+  way: Pick<WayOn, 'againFails'>,
+  otherAgentNamed: boolean,
+): 'plain' | 'other-agent' {
+  return way.againFails !== null && !otherAgentNamed ? 'other-agent' : 'plain';
 }
 
 /**
@@ -79,6 +116,7 @@ function stepToGoOnFrom(viewed: StepRow | null, rows: readonly StepRow[]): numbe
  * hint after Step, Continue or their keys).
  */
 export function wayOnHint(way: WayOn): string {
+  if (way.againFails !== null) return `${way.what}. ${way.againFails}`;
   if (way.step === null)
     return `${way.what}. To go on, select a finished step in the timeline and reopen it from Replay.`;
   return `${way.what}. To go on, press “${way.reopen}” or “${way.fork}” under Replay.`;

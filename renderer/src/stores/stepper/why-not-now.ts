@@ -42,6 +42,10 @@ export function whyNothingToScrub(s: StepperState): string {
     return `Nothing to scrub yet: ${none()}. Take one (Step, F10) or run it (Continue, F5).`;
   // The short reason: the fatal error's own words are said once, above the inspector.
   const ended = endNotice(s, false);
+  // Its agent cannot go on as recorded (an endpoint that never answered): the way on every pane
+  // offers, a fork with another agent, not a start from the library.
+  const again = selectWayOn(s).againFails;
+  if (ended && again) return `${ended} It ended before its first step. ${again}`;
   if (ended)
     return `${ended} It ended before its first step, so there is nothing to scrub: start it again from the library.`;
   // Ended, its end not read yet: the way on names buttons of this very panel, which has none here.

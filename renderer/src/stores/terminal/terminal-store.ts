@@ -7,6 +7,11 @@ export interface TerminalState {
   readonly branch: string | null;
   readonly terminal: string | null;
   readonly status: 'idle' | 'connecting' | 'open' | 'closed' | 'error';
+  /**
+   * The open session has sent its first output (the shell's prompt). Until then the header says
+   * "connecting…": "open · Enter or click to type" sat over an empty pane before the prompt came.
+   */
+  readonly heard: boolean;
   readonly error: string | null;
   readonly cols: number;
   readonly rows: number;
@@ -44,6 +49,7 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
     branch: null,
     terminal: null,
     status: 'idle',
+    heard: false,
     error: null,
     cols: 80,
     rows: 24,
@@ -51,7 +57,7 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
       const s = get();
       if (s.branch === branch && (s.status === 'open' || s.status === 'connecting')) return;
       await get().detach();
-      set({ branch, status: 'connecting', error: null });
+      set({ branch, status: 'connecting', heard: false, error: null });
       const { cols, rows } = get();
       const res = await client.terminal.open({ id: branch, cols, rows });
       if (get().branch !== branch) {
@@ -78,7 +84,7 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
     },
     async detach() {
       const id = get().terminal;
-      set({ branch: null, terminal: null, status: 'idle', error: null });
+      set({ branch: null, terminal: null, status: 'idle', heard: false, error: null });
       if (id) await client.terminal.close({ terminal: id });
     },
     write(data) {
@@ -106,6 +112,7 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
   }));
   const offData = client.onTerminalData(({ terminal, data }) => {
     if (terminal !== store.getState().terminal) return;
+    if (!store.getState().heard) store.setState({ heard: true });
     for (const l of listeners) l(data, false);
   });
   const offExit = client.onTerminalExit(({ terminal, code, message }) => {
@@ -126,6 +133,16 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
  */
 export function rollbackMark(step: number): string {
   return `\r\n\x1b[2m── rolled back to step ${step}: the sandbox is as it was then; what ran above after step ${step} is undone ──\x1b[0m\r\n`;
+}
+
+/**
+ * The live terminal's header words: its state, and once the shell has answered, how to type
+ * into it (`typing`: the keyboard is in the shell).
+ */
+export function selectTerminalWords(s: Pick<TerminalState, 'status' | 'heard'>, typing: boolean): string {
+  if (s.status !== 'open') return s.status;
+  if (!s.heard) return 'connecting…';
+  return typing ? 'open · typing in the shell · Esc leaves' : 'open · Enter or click to type';
 }
 
 /** True when keystrokes reach a live shell. */
