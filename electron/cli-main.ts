@@ -1,4 +1,5 @@
 import { main } from './cli.js';
+import { outliveClosedReader } from './cli/closed-pipe.js';
 import { logger } from './engine/log.js';
 
 /**
@@ -8,6 +9,8 @@ import { logger } from './engine/log.js';
 const EXIT_GRACE_MS = Number(process.env.STEPBOX_EXIT_GRACE_MS) || 3_000;
 
 // Entry point of the `stepbox` binary. Ctrl+C handling lives in the commands that own traces.
+outliveClosedReader(process.stdout);
+outliveClosedReader(process.stderr);
 const code = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
