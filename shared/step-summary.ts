@@ -1,5 +1,6 @@
 import { assertNever } from './assert-never.js';
 import { formatBytes, utf8Length } from './format-bytes.js';
+import { ordinal } from './count-of.js';
 import type { ToolResult } from './tool-result.js';
 import { measuredDuration } from './tool-duration.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
@@ -348,6 +349,11 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
     case 'tool_result': {
       const results = upsertResult(s.results, reduceResult(e, e.name));
       if (e.replaced !== true) return { ...s, results };
+      // The call by its name, and by its place where the step made several of that name: its
+      // id (`manual_1796589687946`) is the trace's, not a person's.
+      const same = s.calls.filter((c) => c.name === e.name);
+      const place = same.findIndex((c) => c.call_id === e.call_id);
+      const which = same.length > 1 && place >= 0 ? `${e.name} (its ${ordinal(place + 1)} call)` : e.name;
       return {
         ...s,
         results,
@@ -356,7 +362,7 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
           {
             type: 'replaced',
             source: e.source,
-            summary: `result of ${e.name} given by a person (${e.call_id}); the tool did not run`,
+            summary: `result of ${which} given by a person; the tool did not run`,
           },
         ],
       };

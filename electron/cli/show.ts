@@ -56,11 +56,11 @@ const INTERVENTION_MARK = {
 
 function stepText(s: TimelineStep, flags: readonly IndexedFlag[], ownBranch: string): string {
   const lines: string[] = [];
-  for (const i of s.injected.filter((x) => x.type === 'injected')) lines.push(`[injected] ${i.summary}`);
   lines.push(s.action);
   lines.push(...resultLines(s));
-  for (const i of s.injected.filter((x) => x.type !== 'injected'))
-    lines.push(`[${INTERVENTION_MARK[i.type]}] ${i.summary}`);
+  // In the order they happened: a message injected at step k is added after its step, for the
+  // agent to read at the next one (printed before the action, it read as read by this one).
+  for (const i of s.injected) lines.push(`[${INTERVENTION_MARK[i.type]}] ${i.summary}`);
   for (const m of s.memory_writes)
     lines.push(
       `memory ${m.key}: ${oneLine(JSON.stringify(m.before) ?? 'undefined', 30)} → ${oneLine(JSON.stringify(m.after) ?? 'undefined', 30)} (by ${m.writer})${m.corruption ? `  ⚠ ${m.corruption}` : ''}`,

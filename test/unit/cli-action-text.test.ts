@@ -35,3 +35,48 @@ describe('one wording for a decided action', () => {
     );
   });
 });
+
+describe('a result a person gave, in show', () => {
+  const action = (calls: { id: string; name: string }[]) =>
+    ({
+      seq: 1,
+      t: 1,
+      type: 'action',
+      step: 1,
+      source: 'agent',
+      final: null,
+      calls: calls.map((c) => ({ ...c, arguments: { command: 'ls' } })),
+    }) as unknown as TraceEvent;
+  const given = (call_id: string) =>
+    ({
+      seq: 2,
+      t: 2,
+      type: 'tool_result',
+      step: 1,
+      source: 'human',
+      call_id,
+      name: 'execute_shell',
+      replaced: true,
+      result: { ok: true, exit_code: 0, stdout: 'x', stderr: '', duration_ms: 0 },
+    }) as unknown as TraceEvent;
+
+  it('names the call by its tool (and its place among calls of that tool), never by its trace id', () => {
+    const one = summarizeSteps([
+      action([{ id: 'manual_1796589687946', name: 'execute_shell' }]),
+      given('manual_1796589687946'),
+    ]);
+    expect(one.find((s) => s.step === 1)?.injected.map((i) => i.summary)).toEqual([
+      'result of execute_shell given by a person; the tool did not run',
+    ]);
+    const two = summarizeSteps([
+      action([
+        { id: 'c1', name: 'execute_shell' },
+        { id: 'c2', name: 'execute_shell' },
+      ]),
+      given('c2'),
+    ]);
+    const summary = two.find((s) => s.step === 1)?.injected[0]?.summary ?? '';
+    expect(summary).toBe('result of execute_shell (its 2nd call) given by a person; the tool did not run');
+    expect(summary).not.toContain('c2');
+  });
+});

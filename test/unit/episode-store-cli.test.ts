@@ -151,6 +151,10 @@ describe('stepbox list / show / search / reindex / gc / bundle', () => {
     expect(text.out).toContain('memory weather: "rain" → "None" (by lookup)  ⚠ nullish_overwrite');
     expect(text.out).toContain('⚑ memory_corruption (error)');
     expect(text.out).toContain('[injected] user: recommend an umbrella');
+    // Injected after its step's call and result (the agent reads it at the next step): printed
+    // before the step's action, it read as read by that step.
+    const block = text.out.slice(text.out.lastIndexOf('\nstep ', text.out.indexOf('[injected]')));
+    expect(block.indexOf('[injected]')).toBeGreaterThan(block.indexOf('→ '));
     expect(text.out).toContain('→ execute_shell: error timeout');
     // Durations in the window's words (shared/format-duration.ts): '6.0 ms', never '6 ms' or a raw float.
     expect(text.out).toMatch(/→ \w+: exit 0 · \d\.\d ms/);
