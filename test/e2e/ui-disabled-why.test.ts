@@ -144,6 +144,8 @@ describe('web mode: controls that cannot act say why', () => {
     // Nothing open.
     await app.library.waitForTasks();
     expect(await layout.unexplainedDisabled(), 'nothing open').toEqual([]);
+    // And every button's name holds the words it shows (the start form's Choose… was "choose a file for …").
+    expect(await layout.namesWithoutTheirText(), 'nothing open').toEqual([]);
     await app.stepper.root.getByTestId('btn-step').focus();
     await app.page.getByTestId('why-bubble').filter({ hasText: 'No episode is open' }).waitFor();
     await app.screenshot('disabled-why-focused-step-1024x700');
@@ -157,6 +159,7 @@ describe('web mode: controls that cannot act say why', () => {
     await app.settled({ timeoutMs: 60_000 });
     await app.timeline.select(1);
     expect(await layout.unexplainedDisabled(), 'held before a tool').toEqual([]);
+    expect(await layout.namesWithoutTheirText(), 'held before a tool').toEqual([]);
     await app.replay.root.getByTestId('fork').focus();
     await app.screenshot('disabled-why-focused-fork-1024x700');
     // Ended: a recorded episode's Step, Pause, Stop, Roll back.
@@ -165,6 +168,7 @@ describe('web mode: controls that cannot act say why', () => {
     await app.stepper.waitForState('ended');
     await app.settled({ ended: true });
     expect(await layout.unexplainedDisabled(), 'ended').toEqual([]);
+    expect(await layout.namesWithoutTheirText(), 'ended').toEqual([]);
     await app.resize({ width: 1280, height: 800 });
     expect(await layout.unexplainedDisabled(), 'ended at 1280x800').toEqual([]);
     expect(app.errors).toEqual([]);

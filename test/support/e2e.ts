@@ -1809,6 +1809,32 @@ export class LayoutObject {
     await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     return out;
   }
+  /**
+   * Visible buttons and links whose accessible name (`aria-label`) does not hold the words they
+   * show (WCAG 2.5.3, label in name): a person using speech input says what they see ("click
+   * Choose") and a button named otherwise is not found. Glyph-only buttons (✕, ▶) are left out.
+   */
+  async namesWithoutTheirText(): Promise<string[]> {
+    return this.page.evaluate(() => {
+      const norm = (t: string) => t.replace(/\s+/g, ' ').trim().toLowerCase();
+      const out: string[] = [];
+      for (const el of Array.from(
+        document.querySelectorAll<HTMLElement>(
+          'button[aria-label], a[aria-label], [role="button"][aria-label]',
+        ),
+      )) {
+        const box = el.getBoundingClientRect();
+        if (box.width === 0 || box.height === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+        const shown = norm(el.innerText ?? '');
+        // Words only: a glyph or a key cap is not a name a person says.
+        if (!/[a-z]{2}/.test(shown)) continue;
+        const name = norm(el.getAttribute('aria-label') ?? '');
+        if (!name.includes(shown))
+          out.push(`${el.getAttribute('data-testid') ?? el.tagName}: shows "${shown}", named "${name}"`);
+      }
+      return out;
+    });
+  }
   /** A splitter between panes, by its test id (`split-right`, …). */
   splitter(testId: string): Locator {
     return this.page.getByTestId(testId);

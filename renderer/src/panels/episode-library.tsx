@@ -195,7 +195,8 @@ function PickButton(props: { readonly field: PickField; readonly label: string }
     <button
       type="button"
       data-testid={`pick-${props.field === 'agentDir' ? 'agent-dir' : props.field}`}
-      aria-label={`choose a file for “${props.label}”`}
+      // Its name begins with the words it shows, so a person who says "Choose" (speech input) reaches it.
+      aria-label={`Choose… a file for “${props.label}”`}
       title="Choose from the task’s folder or the store"
       onClick={() => void stores.picker.getState().open(props.field, first)}
     >
