@@ -52,6 +52,23 @@ describe('web mode: first load', () => {
       await app.screenshot('first-load-empty-1024x700');
       await app.timeline.root.getByTestId('welcome-open').click();
       await app.library.openDialog.waitFor({ timeout: 10_000 });
+      // The focus landing behind the backdrop while the dialog is open (a screen reader's cursor,
+      // a control behind it focused by a script, a completion that re-rendered the field): it
+      // comes back into the dialog, and Tab goes on inside it, never through the library.
+      await app.page.evaluate(() =>
+        document.querySelector<HTMLElement>('[data-testid="projects-open"]')?.focus(),
+      );
+      await expect(
+        app.page.evaluate(() => !!document.activeElement?.closest('[data-testid="open-dialog"]')),
+        'focus put on Open… behind the dialog',
+      ).resolves.toBe(true);
+      for (let i = 0; i < 3; i++) {
+        await app.page.keyboard.press('Tab');
+        await expect(
+          app.page.evaluate(() => !!document.activeElement?.closest('[data-testid="open-dialog"]')),
+          `Tab ${i + 1}`,
+        ).resolves.toBe(true);
+      }
       expect(app.errors).toEqual([]);
     } finally {
       await served.close();

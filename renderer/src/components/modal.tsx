@@ -31,6 +31,20 @@ export function Modal(props: {
     first?.focus();
     return () => before?.focus();
   }, []);
+  // Nothing behind it takes the focus either: Tab traps inside it only while the focus is in it,
+  // and a focus dropped to the page (a control that went away or went disabled, a completion
+  // that re-rendered the field) let the next Tab reach the library behind. A focus that lands
+  // outside every open dialog comes back to this one's first control (the class, not one way
+  // out); a dialog opened over it (the file picker) is a dialog, and keeps it.
+  useEffect(() => {
+    const onFocus = (e: FocusEvent): void => {
+      const target = e.target instanceof Element ? e.target : null;
+      if (!box.current || target?.closest('[aria-modal="true"]')) return;
+      focusablesOf(box.current)[0]?.focus();
+    };
+    document.addEventListener('focusin', onFocus);
+    return () => document.removeEventListener('focusin', onFocus);
+  }, []);
   // Esc closes it wherever the focus is (a button that went disabled while busy drops it to the page).
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent): void => {
