@@ -6,7 +6,7 @@ import { BUILTIN_TOOLS, isBuiltinTool } from './tool-schemas.js';
 import { err, ok, type Result } from './result.js';
 import { appError, type AppError } from './errors.js';
 import { parseCommandTemplate } from './command-template.js';
-import { issueLine } from './validation-issues.js';
+import { cappedLines, issueLine, shownKey } from './validation-issues.js';
 import { workdirProblem } from './workdir.js';
 
 /** The largest size a task may ask for (1 PiB): past any machine, and within what the engine's int64 and a JS number hold exactly. */
@@ -327,22 +327,23 @@ function unwrap(s: z.ZodType): z.ZodType {
   return cur;
 }
 
-/** Formats zod issues on a task into lines naming the field, what is wrong and the fix. */
+/**
+ * Formats zod issues on a task into lines naming the field, what is wrong and the fix: the
+ * first MOST_LINES (validation-issues.ts) of them, then how many more (a file may hold 50,000 unknown keys),
+ * each key as {@link shownKey} shows it.
+ */
 export function describeTaskIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.map((issue) => {
-    const where = issue.path.length ? issue.path.join('.') : '(top level)';
-    if (issue.code === 'unrecognized_keys') {
-      const known = knownKeys(Task, issue.path);
-      return issue.keys
-        .map((k) => {
-          const guess = didYouMean(k, known);
-          const field = issue.path.length ? `${where}.${k}` : k;
-          return `${field}: unknown key${guess ? ` — did you mean "${guess}"?` : ''} (allowed: ${known.join(', ')})`;
-        })
-        .join('\n');
-    }
-    return issueLine(issue);
+  const lines = issues.flatMap((issue) => {
+    if (issue.code !== 'unrecognized_keys') return [() => issueLine(issue)];
+    const where = issue.path.map((k) => shownKey(String(k))).join('.');
+    const known = knownKeys(Task, issue.path);
+    return issue.keys.map((k) => () => {
+      const guess = didYouMean(k, known);
+      const field = issue.path.length ? `${where}.${shownKey(k)}` : shownKey(k);
+      return `${field}: unknown key${guess ? ` — did you mean "${guess}"?` : ''} (allowed: ${known.join(', ')})`;
+    });
   });
+  return cappedLines(lines, (line) => line(), 'problem');
 }
 
 /** Parses a task document, filling defaults; errors name each field and suggest the fix. */

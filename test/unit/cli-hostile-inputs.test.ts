@@ -36,4 +36,20 @@ describe('the CLI on hostile inputs', () => {
     expect(build.stderr).toMatch(/task\.json: sandbox\.build "\.\.\/\.\.\/\.\." is \/\S*, outside /);
     expect(build.stderr).toMatch(/build the image yourself \(docker build -t NAME PATH\)/);
   });
+
+  it('run and task init: 50,000 unknown keys print 20 of them and a count, not 50,000 lines', async () => {
+    const env = { STEPBOX_HOME: join(dir, 'home'), STEPBOX_LOG: 'error' };
+    const keys = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
+    write('t/task.json', JSON.stringify({ name: 't', goal: 'g', ...keys }));
+    const run = await runCli(['run', join(dir, 't'), '--agent', 'manual'], { env });
+    expect(run.code, run.stderr.slice(0, 2000)).toBe(2);
+    expect(run.stderr.split('\n').length).toBeLessThan(30);
+    expect(run.stderr).toContain('  k19: unknown key (allowed: name, goal,');
+    expect(run.stderr).toContain('  and 49980 more problems');
+    const file = write('dc/.devcontainer/devcontainer.json', JSON.stringify({ image: 'node:20', ...keys }));
+    const init = await runCli(['task', 'init', join(dir, 'dc'), '--goal', 'g'], { env });
+    expect(init.code, init.stderr.slice(0, 2000)).toBe(0);
+    expect(init.stderr.split('\n').length).toBeLessThan(30);
+    expect(init.stderr).toContain(`warning: ${file}: and 49980 more unknown keys`);
+  });
 });

@@ -7,6 +7,7 @@ import { formatBytes } from '../../../shared/format-bytes.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import { parseSize } from '../../../shared/size.js';
 import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
+import { cappedLines } from '../../../shared/validation-issues.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
 import { findDevcontainer, readDevcontainer } from './devcontainer.js';
@@ -470,7 +471,8 @@ export function listingNotes(listing: FolderListing): string[] {
   return [
     `workspace from ${listing.root}: ${files} files, ${formatBytes(listing.bytes)} (${how})`,
     ...listing.notes,
-    ...listing.skipped.map((s) => `skipped ${s.path}: ${s.why}`),
+    // A folder may hold any number of paths to skip (links, sockets): named up to MOST_LINES.
+    ...cappedLines(listing.skipped, (s) => `skipped ${s.path}: ${s.why}`, 'skipped path'),
   ];
 }
 
