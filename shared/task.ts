@@ -8,6 +8,7 @@ import { appError, type AppError } from './errors.js';
 import { parseCommandTemplate } from './command-template.js';
 import { cappedLines, issueLine, shownKey } from './validation-issues.js';
 import { workdirProblem } from './workdir.js';
+import { boundedNumber, REWARD_LIMIT } from './rewards.js';
 
 /** The largest size a task may ask for (1 PiB): past any machine, and within what the engine's int64 and a JS number hold exactly. */
 export const MAX_SIZE_BYTES = 1024 ** 5;
@@ -72,6 +73,9 @@ const relativeFile = z
   .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\0'), {
     message: 'a relative path without ".." parts, such as "test.sh"',
   });
+
+/** A reward weight: bounded, so no weight times a reward overflows (shared/rewards.ts). */
+const rewardWeight = boundedNumber(REWARD_LIMIT, 'a weight (such as 1 or -0.2)');
 
 /** The discount of a task's rewards when it sets none (`rewards.gamma`). */
 export const DEFAULT_GAMMA = 0.99;
@@ -235,7 +239,7 @@ export const Task = z.strictObject({
     .strictObject({
       /** component name → weight. Known: format_valid, repeated_action, tool_error, verifier. */
       components: z
-        .record(z.string(), z.number())
+        .record(z.string(), rewardWeight)
         .default({ format_valid: 0.1, repeated_action: -0.2, tool_error: -0.1, verifier: 1 }),
       gamma: z.number().min(0).max(1).default(DEFAULT_GAMMA),
     })
@@ -273,7 +277,7 @@ export const Task = z.strictObject({
       loop_repeats: z.number().int().min(2).default(3),
       loop_share: z.number().min(0).max(1).default(0.8),
       drift_steps: z.number().int().positive().default(5),
-      high_reward: z.number().default(0.5),
+      high_reward: boundedNumber(REWARD_LIMIT, 'a reward (such as 0.5)').default(0.5),
       /** destructive_action: the share of the workspace's files one step may delete before it is flagged. */
       destructive_share: z.number().min(0).max(1).default(0.5),
       /** destructive_action: fewest files a step must delete to be flagged (a tiny workspace says little). */
