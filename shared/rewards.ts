@@ -1,5 +1,31 @@
+import { z } from 'zod';
 import { normalizeCall } from './qa/normalize-call.js';
 import type { TraceEvent } from './trace-events.js';
+
+/**
+ * The largest magnitude of a reward weight (`rewards.components`) and of a reward a verifier
+ * writes: far past any real one (Harbor's are 0 to 1), and small enough that no product or sum
+ * of them overflows — a reward of 1e308 times a weight of 2 was Infinity, written to the trace
+ * as `null`, and the trace could no longer be read.
+ */
+export const REWARD_LIMIT = 1e6;
+
+/**
+ * The largest magnitude of a recorded reward (a weighted component, a step's total): a weight
+ * times a value, each at most {@link REWARD_LIMIT} (a step's failed calls are far fewer). A
+ * trace or bundle is untrusted input: past this it is refused as corrupt, so the sums every
+ * view makes of its rewards stay finite.
+ */
+export const RECORDED_REWARD_LIMIT = 1e15;
+
+/**
+ * A number in [-limit, limit] (zod refuses NaN and ±Infinity already), its error naming the
+ * range: `expected WHAT between -L and L`.
+ */
+export function boundedNumber(limit: number, what: string) {
+  const words = `expected ${what} between -${limit} and ${limit}`;
+  return z.number().min(-limit, words).max(limit, words);
+}
 
 /** Reward weights by component name (task.rewards.components). */
 export type RewardWeights = Readonly<Record<string, number>>;

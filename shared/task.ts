@@ -6,8 +6,9 @@ import { BUILTIN_TOOLS, isBuiltinTool } from './tool-schemas.js';
 import { err, ok, type Result } from './result.js';
 import { appError, type AppError } from './errors.js';
 import { parseCommandTemplate } from './command-template.js';
-import { issueLine } from './validation-issues.js';
+import { cappedLines, issueLine, shownKey } from './validation-issues.js';
 import { workdirProblem } from './workdir.js';
+import { boundedNumber, REWARD_LIMIT } from './rewards.js';
 
 /** The largest size a task may ask for (1 PiB): past any machine, and within what the engine's int64 and a JS number hold exactly. */
 export const MAX_SIZE_BYTES = 1024 ** 5;
@@ -72,6 +73,9 @@ const relativeFile = z
   .refine((p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\0'), {
     message: 'a relative path without ".." parts, such as "test.sh"',
   });
+
+/** A reward weight: bounded, so no weight times a reward overflows (shared/rewards.ts). */
+const rewardWeight = boundedNumber(REWARD_LIMIT, 'a weight (such as 1 or -0.2)');
 
 /** The discount of a task's rewards when it sets none (`rewards.gamma`). */
 export const DEFAULT_GAMMA = 0.99;
@@ -235,7 +239,7 @@ export const Task = z.strictObject({
     .strictObject({
       /** component name → weight. Known: format_valid, repeated_action, tool_error, verifier. */
       components: z
-        .record(z.string(), z.number())
+        .record(z.string(), rewardWeight)
         .default({ format_valid: 0.1, repeated_action: -0.2, tool_error: -0.1, verifier: 1 }),
       gamma: z.number().min(0).max(1).default(DEFAULT_GAMMA),
     })
@@ -273,7 +277,7 @@ export const Task = z.strictObject({
       loop_repeats: z.number().int().min(2).default(3),
       loop_share: z.number().min(0).max(1).default(0.8),
       drift_steps: z.number().int().positive().default(5),
-      high_reward: z.number().default(0.5),
+      high_reward: boundedNumber(REWARD_LIMIT, 'a reward (such as 0.5)').default(0.5),
       /** destructive_action: the share of the workspace's files one step may delete before it is flagged. */
       destructive_share: z.number().min(0).max(1).default(0.5),
       /** destructive_action: fewest files a step must delete to be flagged (a tiny workspace says little). */
@@ -327,22 +331,23 @@ function unwrap(s: z.ZodType): z.ZodType {
   return cur;
 }
 
-/** Formats zod issues on a task into lines naming the field, what is wrong and the fix. */
+/**
+ * Formats zod issues on a task into lines naming the field, what is wrong and the fix: the
+ * first MOST_LINES (validation-issues.ts) of them, then how many more (a file may hold 50,000 unknown keys),
+ * each key as {@link shownKey} shows it.
+ */
 export function describeTaskIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.map((issue) => {
-    const where = issue.path.length ? issue.path.join('.') : '(top level)';
-    if (issue.code === 'unrecognized_keys') {
-      const known = knownKeys(Task, issue.path);
-      return issue.keys
-        .map((k) => {
-          const guess = didYouMean(k, known);
-          const field = issue.path.length ? `${where}.${k}` : k;
-          return `${field}: unknown key${guess ? ` — did you mean "${guess}"?` : ''} (allowed: ${known.join(', ')})`;
-        })
-        .join('\n');
-    }
-    return issueLine(issue);
+  const lines = issues.flatMap((issue) => {
+    if (issue.code !== 'unrecognized_keys') return [() => issueLine(issue)];
+    const where = issue.path.map((k) => shownKey(String(k))).join('.');
+    const known = knownKeys(Task, issue.path);
+    return issue.keys.map((k) => () => {
+      const guess = didYouMean(k, known);
+      const field = issue.path.length ? `${where}.${shownKey(k)}` : shownKey(k);
+      return `${field}: unknown key${guess ? ` — did you mean "${guess}"?` : ''} (allowed: ${known.join(', ')})`;
+    });
   });
+  return cappedLines(lines, (line) => line(), 'problem');
 }
 
 /** Parses a task document, filling defaults; errors name each field and suggest the fix. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TRACE_SCHEMA } from './constants.js';
 import { ToolResult } from './tool-result.js';
+import { boundedNumber, RECORDED_REWARD_LIMIT, REWARD_LIMIT } from './rewards.js';
 
 /** Who produced an event (OpenHands-style provenance). Kept by every view and export. */
 export const EventSource = z.enum(['agent', 'environment', 'injected', 'human', 'harness']);
@@ -31,6 +32,11 @@ export const ChangedPath = z.object({
 /** A file a step changed. */
 export type ChangedPath = z.infer<typeof ChangedPath>;
 
+/** A reward a verifier wrote, as recorded: a trace carrying 1e308 is refused as corrupt (shared/rewards.ts). */
+const verifierReward = boundedNumber(REWARD_LIMIT, "a verifier's reward (such as 1 or 0)");
+/** A weighted reward or a step's total, as recorded (shared/rewards.ts). */
+const recordedReward = boundedNumber(RECORDED_REWARD_LIMIT, 'a recorded reward (a weight times a reward)');
+
 /** The verifier's outcome; null in `end` when it could not run. */
 export const VerifierResult = z.object({
   success: z.boolean(),
@@ -54,11 +60,11 @@ export const VerifierResult = z.object({
    * The reward it wrote in its `reward_dir` (Harbor's reward.txt / reward.json), when the task
    * has one: it decides `success` (at least 1 passes) and is the `verifier` reward component.
    */
-  reward: z.number().optional(),
+  reward: verifierReward.optional(),
   /** The file the reward came from, inside the sandbox. */
   reward_file: z.string().optional(),
   /** reward.json's numeric fields, when it wrote one. */
-  rewards: z.record(z.string(), z.number()).optional(),
+  rewards: z.record(z.string(), verifierReward).optional(),
   /** Why the outcome could not be read (a reward file that holds no number, none written). */
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
@@ -192,8 +198,8 @@ export const MemoryWriteEvent = ev('memory_write', {
 });
 /** Reward components of a step (or the final reward when `final`). */
 export const RewardEvent = ev('reward', {
-  components: z.record(z.string(), z.number()),
-  total: z.number(),
+  components: z.record(z.string(), recordedReward),
+  total: recordedReward,
   final: z.boolean().default(false),
 });
 /** Snapshot k, taken after step k (0: after setup). Its presence marks step k complete. */
@@ -264,7 +270,7 @@ export const EndEvent = ev('end', {
   end_reason: z.string(),
   verifier: VerifierResult.nullable(),
   steps: z.number().int().nonnegative().optional(),
-  return: z.number().optional(),
+  return: recordedReward.optional(),
 });
 
 /** Every trace event, discriminated by `type`. */

@@ -1,5 +1,6 @@
 import { appError, type AppError } from './errors.js';
 import { err, ok, type Result } from './result.js';
+import { REWARD_LIMIT } from './rewards.js';
 
 /** The reward files a verifier may write in its `reward_dir`, in the order Harbor reads them. */
 export const REWARD_FILES = ['reward.json', 'reward.txt'] as const;
@@ -39,6 +40,21 @@ function parseNumber(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** Whether a reward is one stepbox weighs: finite and at most REWARD_LIMIT either way (a weight times it never overflows). */
+function inRange(n: number): boolean {
+  return Math.abs(n) <= REWARD_LIMIT;
+}
+
+/** The refusal of a reward past {@link REWARD_LIMIT}: the file, the number, the range. */
+function outOfRange(file: string, n: number): Result<never, AppError> {
+  return err(
+    appError(
+      'reward_invalid',
+      `${file} holds the reward ${n}, outside -${REWARD_LIMIT} to ${REWARD_LIMIT} (weighed, it would overflow); the verifier must write a reward such as 1 (solved) or 0`,
+    ),
+  );
+}
+
 /**
  * The reward a verifier wrote in `dir`, read as Harbor reads it: `reward.json` first (an
  * object; its numeric fields kept; `reward` is the scalar, else reward.txt's number), else
@@ -64,6 +80,7 @@ export function readVerifierReward(
             : `${at('reward.txt')} holds ${quote(txt.text)}, not a number; the verifier must write one number there, such as 1 (solved) or 0`,
         ),
       );
+    if (!inRange(n)) return outOfRange(at('reward.txt'), n);
     return ok({ reward: n, file: at('reward.txt') });
   };
   if (json) {
@@ -85,12 +102,16 @@ export function readVerifierReward(
           `${at('reward.json')} holds ${quote(json.text)}, not a JSON object; write an object such as {"reward": 1}`,
         ),
       );
+    const scalar = (doc as Record<string, unknown>).reward;
+    if (typeof scalar === 'number' && !inRange(scalar)) return outOfRange(at('reward.json'), scalar);
+    // Its other numbers are recorded as they are; one past the range is left out (the trace
+    // keeps rewards in range), as Harbor leaves out what is not a number.
     const rewards: Record<string, number> = {};
-    for (const [k, v] of Object.entries(doc)) if (typeof v === 'number' && Number.isFinite(v)) rewards[k] = v;
+    for (const [k, v] of Object.entries(doc)) if (typeof v === 'number' && inRange(v)) rewards[k] = v;
     if (rewards.reward !== undefined) return ok({ reward: rewards.reward, file: at('reward.json'), rewards });
-    const scalar = fromText();
-    if (scalar?.ok) return ok({ ...scalar.value, rewards });
-    if (scalar) return scalar;
+    const fromTxt = fromText();
+    if (fromTxt?.ok) return ok({ ...fromTxt.value, rewards });
+    if (fromTxt) return fromTxt;
     return err(
       appError(
         'reward_invalid',

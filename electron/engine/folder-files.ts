@@ -9,7 +9,7 @@ import {
   readSync,
   realpathSync,
 } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { appError, type AppError } from '../../shared/errors.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WorkspaceFile } from '../../shared/task.js';
@@ -41,6 +41,15 @@ export function outsideWorld(
   what: string,
   fix = `put the ${what.endsWith('/') ? 'folder' : 'file'} itself there`,
 ): AppError | null {
+  const refusal = (shown: string, link: boolean, out: boolean) =>
+    appError(
+      'invalid_task',
+      `${what} is ${link ? `a symbolic link to ${shown}` : shown}${out ? `, outside ${root}` : ''}: stepbox reads nothing of this machine through a world's links or past its folder; ${fix}`,
+    );
+  // As written first (`..`, an absolute path), before the disk is touched: the refusal reads
+  // the same whether the place outside exists or not, so a world cannot probe the machine.
+  const written = resolve(root, path);
+  if (escapes(relative(resolve(root), written))) return refusal(written, false, true);
   let real: string;
   let link: boolean;
   try {
@@ -49,13 +58,14 @@ export function outsideWorld(
   } catch {
     return null;
   }
-  const inside = relative(realpathSync(root), real);
-  const out = inside === '..' || inside.startsWith('../') || isAbsolute(inside);
+  const out = escapes(relative(realpathSync(root), real));
   if (!link && !out) return null;
-  return appError(
-    'invalid_task',
-    `${what} is ${link ? `a symbolic link to ${real}` : real}${out ? `, outside ${root}` : ''}: stepbox reads nothing of this machine through a world's links or past its folder; ${fix}`,
-  );
+  return refusal(real, link, out);
+}
+
+/** Whether a path relative to a folder (`relative(folder, p)`) leaves it. */
+function escapes(inside: string): boolean {
+  return inside === '..' || inside.startsWith('../') || isAbsolute(inside);
 }
 
 /**

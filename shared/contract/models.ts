@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CaseName } from '../case-name.js';
 import { ALL_WIDENINGS } from '../isolation-policy.js';
 import { Breakpoint } from '../breakpoints.js';
 import { HeldAction, StopPoints } from '../held-action.js';
@@ -300,7 +301,7 @@ export const TaskSource = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('project'), path: z.string().min(1).max(4096) }),
   z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
   /** `fixed`: the case's fixed variant (its `fixed/` task and agent), which raises no flag. */
-  z.strictObject({ kind: z.literal('case'), id: z.string().min(1), fixed: z.boolean().optional() }),
+  z.strictObject({ kind: z.literal('case'), id: CaseName, fixed: z.boolean().optional() }),
 ]);
 /** Where an episode's task comes from. */
 export type TaskSource = z.infer<typeof TaskSource>;

@@ -1,4 +1,4 @@
-import { CASE_NAME } from '../case-name.js';
+import { CaseName } from '../case-name.js';
 import { z } from 'zod';
 import { MAX_STEP_DETAILS } from './operation-names.js';
 import { Breakpoint } from '../breakpoints.js';
@@ -98,7 +98,7 @@ export const OPERATIONS = {
   'tasks.list': op(empty, z.object({ tasks: z.array(TaskSummary) }), 'The bundled sample tasks.'),
   'cases.list': op(empty, z.object({ cases: z.array(CaseSummary) }), 'The bundled failure cases.'),
   'cases.open': op(
-    z.strictObject({ id: z.string().min(1) }),
+    z.strictObject({ id: CaseName }),
     z.object({ case: CaseSummary, readme: z.string(), task: z.unknown() }),
     'A case with its walkthrough README text.',
   ),
@@ -106,7 +106,7 @@ export const OPERATIONS = {
     z.strictObject({
       id: EpisodeId,
       /** The case's name: lowercase letters, digits and -. */
-      name: z.string().regex(CASE_NAME, 'use lowercase letters, digits and -'),
+      name: CaseName,
       force: z.boolean().optional(),
     }),
     z.object({ name: z.string(), dir: z.string(), rules: z.array(z.string()), steps: z.number().int() }),
@@ -121,7 +121,7 @@ export const OPERATIONS = {
       task: z
         .discriminatedUnion('kind', [
           z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
-          z.strictObject({ kind: z.literal('case'), id: z.string().min(1), fixed: z.boolean().optional() }),
+          z.strictObject({ kind: z.literal('case'), id: CaseName, fixed: z.boolean().optional() }),
         ])
         .optional(),
       /** The folder to list, from the root (default: the root). */

@@ -1,8 +1,16 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadWorld, READERS } from '../../electron/engine/harness/load-world.js';
+import { loadCaseTask, loadWorld, READERS } from '../../electron/engine/harness/load-world.js';
 import { declaredFiles } from '../../electron/engine/qa/qa-reference.js';
 
 let root: string;
@@ -40,12 +48,71 @@ describe('loadWorld: one way from a path to a task', () => {
   });
 
   it('a task folder: its task.json, workspace.from made absolute against the file’s folder', () => {
-    write('code/a.txt', 'a');
-    write('task/task.json', JSON.stringify({ name: 't', goal: 'g', workspace: { from: '../code' } }));
+    write('task/code/a.txt', 'a');
+    write('task/task.json', JSON.stringify({ name: 't', goal: 'g', workspace: { from: 'code' } }));
     const r = loadWorld(join(root, 'task'));
     if (!r.ok) throw new Error(r.error.message);
     expect(r.value).toMatchObject({ kind: 'task', taskPath: join(root, 'task/task.json') });
-    expect(r.value.task.workspace.from).toBe(join(root, 'code'));
+    expect(r.value.task.workspace.from).toBe(join(root, 'task/code'));
+  });
+
+  it("a task file's workspace.from and sandbox.build stay inside its folder, however they leave it", () => {
+    write('secret/id_rsa', 'KEY');
+    write('secret/Dockerfile', 'FROM x\nCOPY id_rsa /');
+    write('task/Dockerfile', 'FROM x');
+    mkdirSync(join(root, 'task/sub'));
+    symlinkSync(join(root, 'secret'), join(root, 'task/up'));
+    const refused = (doc: object, field: string, shown: RegExp) => {
+      write('task/task.json', JSON.stringify({ name: 't', goal: 'g', ...doc }));
+      const e = failure(loadWorld(join(root, 'task')));
+      expect(e.code, JSON.stringify(doc)).toBe('invalid_task');
+      expect(e.message).toContain(`${join(root, 'task/task.json')}: ${field} `);
+      expect(e.message).toMatch(shown);
+      expect(e.message).toMatch(
+        /stepbox reads nothing of this machine through a world's links or past its folder/,
+      );
+    };
+    const outside = (p: string) => new RegExp(`is ${p}, outside ${join(root, 'task')}`);
+    refused({ workspace: { from: '/etc' } }, 'workspace.from "/etc"', outside('/etc'));
+    refused({ workspace: { from: '../../..' } }, 'workspace.from "../../.."', /is \/\S*, outside /);
+    refused({ workspace: { from: '../secret' } }, 'workspace.from', outside(join(root, 'secret')));
+    refused({ workspace: { from: 'up' } }, 'workspace.from "up"', /is a symbolic link to .*secret, outside/);
+    refused({ workspace: { from: 'sub/../..' } }, 'workspace.from', outside(root));
+    // Said the same whether the place outside exists or not: a task file cannot probe the machine.
+    refused({ workspace: { from: '../no-such' } }, 'workspace.from', outside(join(root, 'no-such')));
+    refused({ sandbox: { build: '/' } }, 'sandbox.build "/"', outside('/'));
+    refused(
+      { sandbox: { build: '../secret/Dockerfile' } },
+      'sandbox.build',
+      /outside .*build the image yourself/,
+    );
+    refused({ sandbox: { build: { context: '..' } } }, 'sandbox.build.context ".."', outside(root));
+    refused({ sandbox: { build: { context: 'up' } } }, 'sandbox.build.context "up"', /symbolic link/);
+    refused(
+      { sandbox: { build: { context: '.', dockerfile: '../secret/Dockerfile' } } },
+      'sandbox.build.dockerfile',
+      outside(join(root, 'secret/Dockerfile')),
+    );
+    // Inside, and "~" is a folder's name like any other (nothing expands it).
+    write(
+      'task/task.json',
+      JSON.stringify({ name: 't', goal: 'g', workspace: { from: '.' }, sandbox: { build: '.' } }),
+    );
+    expect(loadWorld(join(root, 'task')).ok).toBe(true);
+    write('task/task.json', JSON.stringify({ name: 't', goal: 'g', workspace: { from: '~/.ssh' } }));
+    expect(failure(loadWorld(join(root, 'task'))).message).toContain(
+      `names ${join(root, 'task/~/.ssh')}, which does not exist`,
+    );
+    // A folder elsewhere is the person's to name: run it itself.
+    write('secret/a.txt', 'a');
+    expect(loadWorld(join(root, 'secret'), { goal: 'g' }).ok).toBe(true);
+  });
+
+  it("a case's task file builds only inside its folder", () => {
+    write('case/task.json', JSON.stringify({ name: 't', goal: 'g', sandbox: { build: '../../' } }));
+    const r = loadCaseTask(join(root, 'case/task.json'));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.message).toMatch(/sandbox\.build "\.\.\/\.\.\/" is .*, outside /);
   });
 
   it('a missing path names it and what to give', () => {
@@ -93,11 +160,12 @@ describe('loadWorld: one way from a path to a task', () => {
   });
 
   it('the limit is a task key too, and a folder larger than the workspace tmpfs names sandbox.limits.disk', () => {
-    write('code/big', 'x'.repeat(2048));
+    write('t1/code/big', 'x'.repeat(2048));
     write(
       't1/task.json',
-      JSON.stringify({ name: 't', goal: 'g', workspace: { from: '../code', import_limit: '1k' } }),
+      JSON.stringify({ name: 't', goal: 'g', workspace: { from: 'code', import_limit: '1k' } }),
     );
+    write('t2/code/big', 'x'.repeat(2048));
     expect(failure(loadWorld(join(root, 't1'))).message).toMatch(/over the import limit of 1\.0 KiB/);
     write(
       't2/task.json',
@@ -105,7 +173,7 @@ describe('loadWorld: one way from a path to a task', () => {
         name: 't',
         goal: 'g',
         sandbox: { limits: { disk: '1k' } },
-        workspace: { from: '../code' },
+        workspace: { from: 'code' },
       }),
     );
     expect(failure(loadWorld(join(root, 't2'))).message).toMatch(
@@ -114,16 +182,16 @@ describe('loadWorld: one way from a path to a task', () => {
   });
 
   it('a file larger than a snapshot keeps is refused (a fork could not bring it back)', () => {
-    write('code/small', 'x');
+    write('t/code/small', 'x');
     // Sparse: 600 MiB by its size, nothing on disk.
-    truncateSync(write('code/huge.bin', ''), 600 * 1024 * 1024);
+    truncateSync(write('t/code/huge.bin', ''), 600 * 1024 * 1024);
     write(
       't/task.json',
       JSON.stringify({
         name: 't',
         goal: 'g',
         sandbox: { limits: { disk: '2g' } },
-        workspace: { from: '../code' },
+        workspace: { from: 'code' },
       }),
     );
     expect(failure(loadWorld(join(root, 't'), { importLimit: '2g' })).message).toMatch(

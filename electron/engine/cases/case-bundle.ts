@@ -10,7 +10,8 @@ import {
 } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
-import { CaseError, IMPORTED_MARKER, libraryDir, loadCase } from './case-library.js';
+import { caseDir, CaseError, IMPORTED_MARKER, libraryDir, loadCase } from './case-library.js';
+import { CaseName, caseNameProblem } from '../../../shared/case-name.js';
 import { unpackCaseBundleFile } from './case-bundle-stream.js';
 import { describeIssues } from '../../../shared/validation-issues.js';
 
@@ -20,7 +21,7 @@ export const CASE_BUNDLE_FORMAT = 'stepbox.case/1';
 /** A case as one JSON file a colleague imports: every file of its folder, text or base64. */
 export const CaseBundle = z.strictObject({
   format: z.literal(CASE_BUNDLE_FORMAT),
-  name: z.string().regex(/^[a-z0-9-]{1,64}$/),
+  name: CaseName,
   files: z.record(
     z.string(),
     z.union([z.strictObject({ text: z.string() }), z.strictObject({ base64: z.string() })]),
@@ -120,11 +121,9 @@ export function importCaseFile(
       head = unpackCaseBundleFile(file, staged, safePath);
       if (head.format !== CASE_BUNDLE_FORMAT)
         throw new CaseError('invalid_case', `${file}: format "${head.format}" is not ${CASE_BUNDLE_FORMAT}`);
-      if (!/^[a-z0-9-]{1,64}$/.test(head.name))
-        throw new CaseError(
-          'invalid_case',
-          `${file}: name "${head.name}": use lowercase letters, digits and -`,
-        );
+      const problem = caseNameProblem(head.name);
+      if (problem)
+        throw new CaseError('invalid_case', `${file}: name ${JSON.stringify(head.name)}: ${problem}`);
     },
   );
 }
@@ -143,9 +142,7 @@ function placeCase(
   const library = options.library ?? libraryDir();
   const nameNow = () => options.name ?? (typeof bundleName === 'string' ? bundleName : bundleName());
   const checkName = (name: string) => {
-    if (!/^[a-z0-9-]{1,64}$/.test(name))
-      throw new CaseError('invalid_case', `case name "${name}": use lowercase letters, digits and -`);
-    if (existsSync(join(library, name)) && !options.force)
+    if (existsSync(caseDir(library, name)) && !options.force)
       throw new CaseError(
         'invalid_case',
         `case "${name}" already exists in ${library}; pass --force to replace it or --name to rename`,
@@ -166,14 +163,14 @@ function placeCase(
     checkName(name);
     if (!existsSync(join(staged, 'expected.json')) || !existsSync(join(staged, 'task.json')))
       throw new CaseError('invalid_case', 'the bundle has no task.json or expected.json');
-    const tmp = join(tmpRoot, name);
+    const tmp = caseDir(tmpRoot, name);
     renameSync(staged, tmp);
     // It must load like any case before it joins the library.
     loadCase(name, { dir: tmpRoot });
     // Marks it as from elsewhere: its agent.json's command is never run by itself. A bundle
     // cannot hold or remove this file (safePath refuses dot names).
     writeFileSync(join(tmp, IMPORTED_MARKER), JSON.stringify({ imported: Date.now() }) + '\n');
-    const dir = join(library, name);
+    const dir = caseDir(library, name);
     rmSync(dir, { recursive: true, force: true });
     renameSync(tmp, dir);
     return { name, dir };

@@ -1,4 +1,3 @@
-import { CASE_NAME } from '../../../shared/case-name.js';
 import {
   copyFileSync,
   existsSync,
@@ -17,7 +16,7 @@ import { driverOf, savedKinds } from '../agents/agent-driver.js';
 import { recordedOutputs } from '../agents/replay-agent.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
 import { readLineage } from '../trace/lineage.js';
-import { CaseError, caseRoot, libraryDir } from './case-library.js';
+import { caseDir, CaseError, caseRoot, libraryDir } from './case-library.js';
 import { countOf } from '../../../shared/count-of.js';
 import { endText } from '../../../shared/end-words.js';
 import { ruleLabel } from '../../../shared/qa/rule-label.js';
@@ -139,16 +138,12 @@ export function caseFromEpisode(
   name: string,
   options: { force?: boolean; library?: string } = {},
 ): NewCase {
-  if (!CASE_NAME.test(name))
-    throw new CaseError(
-      'invalid_case',
-      `case name "${name}": use lowercase letters, digits and -, e.g. --name my-timeout`,
-    );
+  // The name rule (shared/case-name.ts) is caseDir's: refused before anything is read.
+  const library = options.library ?? libraryDir();
+  const dir = caseDir(library, name);
   const found = caseRoot(name);
   if (found?.origin === 'bundled')
     throw new CaseError('invalid_case', `"${name}" is a bundled case; choose another --name`);
-  const library = options.library ?? libraryDir();
-  const dir = join(library, name);
   // What went wrong only: the way out is the caller's (the CLI's --force, the window's Replace).
   if (existsSync(dir) && !options.force)
     throw new CaseError('conflict', `case "${name}" already exists in ${library}`);

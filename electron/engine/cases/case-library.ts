@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { caseNameProblem } from '../../../shared/case-name.js';
 import { QaRuleId } from '../../../shared/qa/flag.js';
 import type { Task } from '../../../shared/task.js';
 import { normalizeAgentSpec } from '../agents/agent-spec.js';
@@ -107,10 +108,30 @@ function namesIn(dir: string): string[] {
     .sort();
 }
 
-/** The folder holding case `name`: the bundled one, else the library's; null when neither has it. */
+/**
+ * The folder of case `name` in `root`: the one place a case name becomes a path. A name that
+ * is not one (shared/case-name.ts: `../../x`, `a/b`, `a\\b`, NUL, an absolute path, `..`) is
+ * refused with `invalid_case` in the rule's words, and no folder outside `root` is ever returned.
+ */
+export function caseDir(root: string, name: string): string {
+  const problem = caseNameProblem(name);
+  if (problem) throw new CaseError('invalid_case', `case name ${JSON.stringify(name)}: ${problem}`);
+  const dir = resolve(root, name);
+  // The rule keeps every name a single folder name; this says so if the rule ever changes.
+  if (dirname(dir) !== resolve(root))
+    throw new CaseError('invalid_case', `case name ${JSON.stringify(name)} would lie outside ${root}`);
+  return dir;
+}
+
+/**
+ * The folder holding case `name`: the bundled one, else the library's; null when neither has
+ * it. A name that is not one is refused ({@link caseDir}).
+ */
 export function caseRoot(name: string): { root: string; origin: CaseSpec['origin'] } | null {
-  if (existsSync(join(casesDir(), name, 'expected.json'))) return { root: casesDir(), origin: 'bundled' };
-  if (existsSync(join(libraryDir(), name, 'expected.json'))) return { root: libraryDir(), origin: 'library' };
+  if (existsSync(join(caseDir(casesDir(), name), 'expected.json')))
+    return { root: casesDir(), origin: 'bundled' };
+  if (existsSync(join(caseDir(libraryDir(), name), 'expected.json')))
+    return { root: libraryDir(), origin: 'library' };
   return null;
 }
 
@@ -131,11 +152,11 @@ export function caseFile(dir: string, file: string, fixed: boolean): string {
 export { IMPORTED_MARKER } from '../harness/imported-marker.js';
 
 export function loadCase(name: string, options: { fixed?: boolean; dir?: string } = {}): CaseSpec {
-  const found = options.dir === undefined && /^[a-z0-9-]+$/.test(name) ? caseRoot(name) : null;
+  const found = options.dir === undefined ? caseRoot(name) : null;
   const root = options.dir ?? found?.root ?? casesDir();
   const origin = found?.origin ?? 'bundled';
-  const dir = join(root, name);
-  if (!/^[a-z0-9-]+$/.test(name) || !existsSync(join(dir, 'expected.json'))) {
+  const dir = caseDir(root, name);
+  if (!existsSync(join(dir, 'expected.json'))) {
     const known = options.dir === undefined ? caseNames() : existsSync(root) ? caseNames(root) : [];
     throw new CaseError(
       'not_found',

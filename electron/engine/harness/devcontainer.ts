@@ -5,6 +5,7 @@ import { err, ok, type Result } from '../../../shared/result.js';
 import type { TaskInput } from '../../../shared/task.js';
 import { jsonErrorAt } from '../json-error.js';
 import { outsideWorld, readWorldFile } from '../folder-files.js';
+import { cappedLines, shownKey } from '../../../shared/validation-issues.js';
 import { shellJoin } from '../tools/shell-quote.js';
 
 /**
@@ -136,11 +137,15 @@ export function readDevcontainer(
     );
     if (outside) return err(outside);
     sandbox.build = { context: contextAbs, dockerfile: relative(contextAbs, resolve(base, dockerfile)) };
-    for (const key of Object.keys(b))
-      if (!['dockerfile', 'dockerFile', 'context'].includes(key))
-        notes.push(
-          `warning: ${file}: build.${key} is not supported (the Dockerfile is built as it is); it is left out`,
-        );
+    notes.push(
+      ...cappedLines(
+        Object.keys(b).filter((key) => !['dockerfile', 'dockerFile', 'context'].includes(key)),
+        (key) =>
+          `warning: ${file}: build.${shownKey(key)} is not supported (the Dockerfile is built as it is); it is left out`,
+        'build key',
+        `warning: ${file}: `,
+      ),
+    );
   } else if (typeof c.image === 'string' && c.image) sandbox.image = c.image;
   else if (c.image !== undefined) return bad('image', 'an image name such as "node:20"');
   else
@@ -152,6 +157,7 @@ export function readDevcontainer(
     );
 
   const env: Record<string, string> = {};
+  const substituted: string[] = [];
   for (const key of ['containerEnv', 'remoteEnv'] as const) {
     const v = c[key];
     if (v === undefined) continue;
@@ -159,13 +165,19 @@ export function readDevcontainer(
       return bad(key, 'an object of variable names to string values');
     for (const [name, value] of Object.entries(v as Record<string, unknown>)) {
       if (typeof value !== 'string') return bad(`${key}.${name}`, 'a string value');
-      if (/\$\{[^}]*\}/.test(value))
-        notes.push(
-          `warning: ${file}: ${key}.${name} uses \${…} substitution, which stepbox does not expand; the value is kept as written`,
-        );
+      if (/\$\{[^}]*\}/.test(value)) substituted.push(`${key}.${shownKey(name)}`);
       env[name] = value;
     }
   }
+  notes.push(
+    ...cappedLines(
+      substituted,
+      (v) =>
+        `warning: ${file}: ${v} uses \${…} substitution, which stepbox does not expand; the value is kept as written`,
+      'substituted variable',
+      `warning: ${file}: `,
+    ),
+  );
   if (Object.keys(env).length) sandbox.env = env;
 
   const project = basename(dir);
@@ -182,11 +194,20 @@ export function readDevcontainer(
     setup.push(...commands);
   }
 
+  // Keys stepbox knows and cannot honour, each with why; then the file's own (any number of
+  // them, any name): named up to MOST_LINES, then counted.
   const left = Object.keys(c).filter((k) => !HONOURED.has(k));
-  for (const key of left)
-    notes.push(
-      `warning: ${file}: "${key}" is not honoured (${WHY[key] ?? 'stepbox does not know it'}); it is left out`,
-    );
+  for (const key of left.filter((k) => Object.hasOwn(WHY, k)))
+    notes.push(`warning: ${file}: "${key}" is not honoured (${WHY[key]}); it is left out`);
+  notes.push(
+    ...cappedLines(
+      left.filter((k) => !Object.hasOwn(WHY, k)),
+      (key) =>
+        `warning: ${file}: "${shownKey(key)}" is not honoured (stepbox does not know it); it is left out`,
+      'unknown key',
+      `warning: ${file}: `,
+    ),
+  );
 
   const input: TaskInput = {
     name: typeof c.name === 'string' && c.name.trim() ? slug(c.name) : project || 'devcontainer',

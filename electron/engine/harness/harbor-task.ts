@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import { MAX_TIMEOUT_SECONDS, parseTask, type Task, type TaskInput } from '../../../shared/task.js';
-import { issueLine } from '../../../shared/validation-issues.js';
+import { cappedLines, issueLine, shownKey } from '../../../shared/validation-issues.js';
 import { outsideWorld, readFolderFiles, readWorldFile } from '../folder-files.js';
 
 /**
@@ -124,21 +124,29 @@ const KNOWN: Readonly<Record<string, Readonly<Record<string, boolean>> | boolean
 /** One line per key of task.toml that stepbox does not know, or knows and does not honour. */
 function unhonoured(doc: Record<string, unknown>): string[] {
   const notes: string[] = [];
+  // The file's author makes as many unknown keys as they like: named up to MOST_LINES, then counted.
+  const unknown: string[] = [];
   for (const [key, value] of Object.entries(doc)) {
     const known = KNOWN[key];
     if (known === undefined) {
-      notes.push(`task.toml: unknown key "${key}" (not one of Harbor's); ignored`);
+      unknown.push(`"${shownKey(key)}"`);
       continue;
     }
     if (typeof known === 'boolean' || !value || typeof value !== 'object' || Array.isArray(value)) continue;
     for (const sub of Object.keys(value)) {
       const honoured = known[sub];
-      if (honoured === undefined)
-        notes.push(`task.toml: unknown key [${key}] ${sub} (not one of Harbor's); ignored`);
+      if (honoured === undefined) unknown.push(`[${key}] ${shownKey(sub)}`);
       else if (!honoured) notes.push(`task.toml: [${key}] ${sub} is not honoured by stepbox; ignored`);
     }
   }
-  return notes;
+  return [
+    ...notes,
+    ...cappedLines(
+      unknown,
+      (k) => `task.toml: unknown key ${k} (not one of Harbor's); ignored`,
+      'unknown key',
+    ),
+  ];
 }
 
 /** Harbor's size ("4G", "512M") as a Docker size ("4g", "512m"). */
@@ -195,7 +203,9 @@ export function loadHarborTask(dir: string, options: HarborOptions = {}): Result
   }
   const parsed = HarborToml.safeParse(doc);
   if (!parsed.success)
-    return bad(`${tomlPath}:\n  ${parsed.error.issues.map((i) => issueLine(i)).join('\n  ')}`);
+    return bad(
+      `${tomlPath}:\n  ${cappedLines(parsed.error.issues, (i) => issueLine(i), 'problem').join('\n  ')}`,
+    );
   const toml: HarborToml = parsed.data;
   const notes = unhonoured(doc);
 

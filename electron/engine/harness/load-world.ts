@@ -1,11 +1,13 @@
 import { statSync } from 'node:fs';
 import { realpathSync } from 'node:fs';
-import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { outsideWorld } from '../folder-files.js';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { formatBytes } from '../../../shared/format-bytes.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import { parseSize } from '../../../shared/size.js';
 import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
+import { cappedLines } from '../../../shared/validation-issues.js';
 import { biggestPaths, listFolder, type FolderListing } from './folder-listing.js';
 import { loadTask } from './load-task.js';
 import { findDevcontainer, readDevcontainer } from './devcontainer.js';
@@ -271,7 +273,55 @@ function refuseGoal(kind: WorldKind, where: string, flags: WorldFlags): Result<W
 function readTaskFile(file: string, flags: WorldFlags): Result<World, AppError> {
   const loaded = loadTask(file);
   if (!loaded.ok) return loaded;
+  // A bundle's task says so first: its folder is refused whatever it names.
+  const from = loaded.value.workspace.from;
+  const imported = from !== undefined ? refuseImported(file, from) : null;
+  if (imported) return imported;
+  const outside = outsideTaskFolder(loaded.value, file, ['workspace.from', 'sandbox.build']);
+  if (outside) return err(outside);
   return withFolder(loaded.value, dirname(file), file, 'task', flags, []);
+}
+
+/** The host paths a task file may name: each resolves against the file's folder. */
+type TaskFilePath = 'workspace.from' | 'sandbox.build';
+
+/**
+ * Why a path the task file `file` names (`fields` of them) is not its own: the rule of every
+ * world (folder-files.ts `outsideWorld`, as for a devcontainer's build context and a Harbor
+ * task's files) — it resolves against the file's folder and stays inside it, never through a
+ * link. A cloned repository's task.json is as untrusted as its devcontainer.json: `"from":
+ * "~/.ssh"` would copy the keys into the sandbox (and every trace and bundle), `"build": "/"`
+ * send the whole disk to the engine for COPY to take. A folder elsewhere is the person's to
+ * name: `stepbox run DIR --goal …`, or a task file put inside it.
+ */
+export function outsideTaskFolder(
+  task: Task,
+  file: string,
+  fields: readonly TaskFilePath[],
+): AppError | null {
+  const dir = dirname(resolve(file));
+  const named: [string, string][] = [];
+  if (fields.includes('workspace.from') && task.workspace.from !== undefined)
+    named.push(['workspace.from', task.workspace.from]);
+  const build = task.sandbox.build;
+  if (fields.includes('sandbox.build') && build !== undefined) {
+    const context = typeof build === 'string' ? build : build.context;
+    named.push([typeof build === 'string' ? 'sandbox.build' : 'sandbox.build.context', context]);
+    if (typeof build !== 'string' && build.dockerfile !== undefined)
+      named.push(['sandbox.build.dockerfile', join(context, build.dockerfile)]);
+  }
+  for (const [field, path] of named) {
+    const outside = outsideWorld(
+      dir,
+      resolve(dir, path),
+      `${file}: ${field} ${JSON.stringify(path)}`,
+      field === 'workspace.from'
+        ? `name a folder inside ${dir} (paths in a task file are relative to its folder), or put the task file in the folder it seeds ("from": ".", as stepbox task init DIR writes), or run that folder itself: stepbox run DIR --goal "…"`
+        : `put the Dockerfile and what it copies inside ${dir} (paths in a task file are relative to its folder), or build the image yourself (docker build -t NAME PATH) and name it in sandbox.image`,
+    );
+    if (outside) return outside;
+  }
+  return null;
 }
 
 /**
@@ -282,6 +332,11 @@ function readTaskFile(file: string, flags: WorldFlags): Result<World, AppError> 
 export function loadCaseTask(file: string): Result<Task, AppError> {
   const loaded = loadTask(file);
   if (!loaded.ok) return loaded;
+  // A case's build is checked as any task file's; its `from` may be absolute: `case new` keeps
+  // the episode's own project folder (a recorded task has no build), and an imported case's
+  // `from` is refused apart ({@link refuseImported}).
+  const outside = outsideTaskFolder(loaded.value, file, ['sandbox.build']);
+  if (outside) return err(outside);
   const from = loaded.value.workspace.from;
   if (from === undefined) return loaded;
   return ok({
@@ -416,7 +471,8 @@ export function listingNotes(listing: FolderListing): string[] {
   return [
     `workspace from ${listing.root}: ${files} files, ${formatBytes(listing.bytes)} (${how})`,
     ...listing.notes,
-    ...listing.skipped.map((s) => `skipped ${s.path}: ${s.why}`),
+    // A folder may hold any number of paths to skip (links, sockets): named up to MOST_LINES.
+    ...cappedLines(listing.skipped, (s) => `skipped ${s.path}: ${s.why}`, 'skipped path'),
   ];
 }
 

@@ -8,6 +8,7 @@ import { formatDuration } from '../../../shared/format-duration.js';
 import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { caseRoot, loadCase } from '../cases/case-library.js';
+import { caseNameProblem } from '../../../shared/case-name.js';
 import { redactEvents, redactValue, type Redaction } from '../export/redact.js';
 import type { SnapshotManifest } from '../sandbox/snapshot-store.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
@@ -175,7 +176,8 @@ const DEFAULT_BUDGET: ShareBudget = {
 function walkthroughOf(taskPath: string | null, taskName: string): ShareData['walkthrough'] {
   const fromPath = taskPath ? /\/([a-z0-9-]+)\/(?:fixed\/)?task\.json$/.exec(taskPath)?.[1] : undefined;
   for (const name of [fromPath, taskName]) {
-    if (!name || !caseRoot(name)) continue;
+    // A recorded task's name is the trace's to make (`../../x`): only a case name is looked up.
+    if (!name || caseNameProblem(name) !== null || !caseRoot(name)) continue;
     const spec = loadCase(name);
     if (spec.readme) return { name, markdown: spec.readme };
   }
