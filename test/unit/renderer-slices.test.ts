@@ -591,11 +591,11 @@ describe('a re-executed step in words', () => {
       replayStepWords({
         step: 1,
         verdict: 'diverged',
-        fields: ['execute_shell.stdout'],
+        fields: ["execute_shell's stdout"],
         workspace_match: false,
         files: now,
       }),
-    ).toMatchObject({ mark: '✗ results differ', results: 'results differ: execute_shell stdout' });
+    ).toMatchObject({ mark: '✗ results differ', results: "results differ: execute_shell's stdout" });
     expect(
       replayStepWords({ step: 3, verdict: 'match', fields: [], workspace_match: true, files: [] }),
     ).toEqual({ same: true, mark: '✓ match', results: 'same results', files: 'same files' });
@@ -607,7 +607,7 @@ describe('a re-executed step in words', () => {
       {
         step: 1,
         verdict: 'diverged' as const,
-        fields: ['execute_shell.stdout'],
+        fields: ["execute_shell's stdout"],
         workspace_match: false,
         files: now,
       },
