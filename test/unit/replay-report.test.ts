@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { summaryLine, verdictLine } from '../../electron/cli/replay.js';
-import { differenceLabel, replayReport, type StepVerdict } from '../../electron/engine/harness/replay-report.js';
+import {
+  differenceLabel,
+  replayReport,
+  type StepVerdict,
+} from '../../electron/engine/harness/replay-report.js';
 import { replayVerify, withReexecution } from '../../electron/engine/harness/replay-verify.js';
 import { call, final, memorySupply, memoryTask, startScripted, tempHome } from '../support/harness.js';
 
@@ -92,7 +96,9 @@ describe('one replay report for every agent', () => {
 
   it('names what differed in words, never a path into the result (it read `execute_shell.stdout`)', () => {
     const differs = { kind: 'tool_result_differs', call_id: 'c', recorded: 1, replayed: 2 } as const;
-    expect(differenceLabel({ ...differs, name: 'execute_shell', field: 'stdout' })).toBe("execute_shell's stdout");
+    expect(differenceLabel({ ...differs, name: 'execute_shell', field: 'stdout' })).toBe(
+      "execute_shell's stdout",
+    );
     expect(differenceLabel({ ...differs, name: 'execute_shell', field: 'exit_code' })).toBe(
       "execute_shell's exit code",
     );
