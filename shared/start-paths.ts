@@ -111,12 +111,24 @@ const PATH_IN_TEXT = /(^|[\s"'`(=:])(\/[^\s"'`()]*[^\s"'`().,;:])/g;
 
 /**
  * A message (an error, a notice) as the window says it: each host path inside one of `roots`
- * said from there, by {@link pathForPeople}'s rule (`$STEPBOX_HOME/cases/x/README.md`,
- * `resources/tasks/hello-python/a.jsonl`). A path outside every root stays whole: that is
+ * said from there, by {@link pathForPeople}'s rule (`resources/tasks/hello-python/a.jsonl`), one
+ * in the store by where in it (`cases/x/README.md in the store`). A path outside every root stays whole: that is
  * what a refusal is about (`/etc/passwd`). The whole text goes in the element's tooltip.
  */
 export function peopleText(text: string, roots: readonly PathRoot[]): string {
-  return pathsInText(text, (path) => fromRoots(path, roots));
+  return pathsInText(text, (path) => inSentence(path, roots));
+}
+
+/**
+ * A path as a sentence says it: from the innermost root that holds it, a file in the store by
+ * where in the store it is (`shares/x.html in the store`, as the cards say it), the store itself
+ * as `the store`. Notices read "Shared as $STEPBOX_HOME/shares/x.html", which reads as a
+ * variable to expand, not a place; the full path stays in the tooltip.
+ */
+function inSentence(path: string, roots: readonly PathRoot[]): string | null {
+  const said = fromRoots(path, roots);
+  if (said === STORE) return 'the store';
+  return said?.startsWith(`${STORE}/`) ? `${said.slice(STORE.length + 1)}${IN_STORE}` : said;
 }
 
 /** `text` with each absolute path in it said by `say` (null: left as it is). */

@@ -200,7 +200,14 @@ describe('a message as the window says it (peopleText)', () => {
         'Saved as case x (raises gave_up); finish its walkthrough in /tmp/stepbox-share-vYB7tT/cases/x/README.md',
         roots,
       ),
-    ).toBe('Saved as case x (raises gave_up); finish its walkthrough in $STEPBOX_HOME/cases/x/README.md');
+    ).toBe('Saved as case x (raises gave_up); finish its walkthrough in cases/x/README.md in the store');
+    // The store in a sentence is a place, not a variable to expand (it read `$STEPBOX_HOME/shares/…`).
+    expect(peopleText('Shared as /tmp/stepbox-share-vYB7tT/shares/ep-1.html (3.0 KiB)', roots)).toBe(
+      'Shared as shares/ep-1.html in the store (3.0 KiB)',
+    );
+    expect(peopleText('nothing to read in /tmp/stepbox-share-vYB7tT.', roots)).toBe(
+      'nothing to read in the store.',
+    );
     expect(
       peopleText(
         'Agent: no file at /work/main/resources/tasks/hello-python/answers.jsonl — check the name or use Choose…',
@@ -210,11 +217,11 @@ describe('a message as the window says it (peopleText)', () => {
     // A refusal's own subject stays whole (it is outside every folder: that is the message).
     expect(
       peopleText(
-        "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder /work/main/resources/tasks/hello-python, the store /tmp/stepbox-share-vYB7tT).",
+        "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder /work/main/resources/tasks/hello-python).",
         roots,
       ),
     ).toBe(
-      "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder resources/tasks/hello-python, the store $STEPBOX_HOME).",
+      "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder resources/tasks/hello-python).",
     );
     // An opened project by its own name; `scripted:/…` and a sentence's last dot.
     expect(peopleText('scripted:/tmp/e2e-walk/umbrella/a.jsonl.', roots)).toBe('scripted:umbrella/a.jsonl.');
