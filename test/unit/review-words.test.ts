@@ -11,7 +11,7 @@ import { AGENT_SPEC_FORMS, parseAgentSpec } from '../../electron/engine/agents/a
 import { splitForms } from '../../shared/agent-kind';
 import { inWindowWords } from '../../renderer/src/stores/window-words';
 import { commonPlaces, placesTitle, refusalForAll, scriptPlaceProblem } from '../../shared/start-paths';
-import { episodesApart } from '../../renderer/src/model/episode-heading';
+import { episodesApart, mainReturnText } from '../../renderer/src/model/episode-heading';
 import type { BranchSummary } from '../../shared/contract/models';
 import { settingKeysIn, settingText, sizeWords, SETTING_WORDS } from '../../shared/setting-words';
 
@@ -142,6 +142,11 @@ describe("a start's path refusal is said once, the folders in words", () => {
 });
 
 describe('the library tells episodes of one task apart in their headings', () => {
+  it('names whose return the heading shows as a person reads it (it read "main return 1.61")', () => {
+    expect(mainReturnText({ return: 1.61, gamma: 1 })).toBe('main branch: return 1.61');
+    expect(mainReturnText({ return: 27.4321, gamma: 0.99 })).toBe('main branch: return 27.43 (γ=0.99)');
+  });
+
   const entry = (episode: string, created: number, agent: string) => ({
     episode,
     task: 'hello-python',
