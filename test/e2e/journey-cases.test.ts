@@ -310,6 +310,8 @@ describe('journeys: every classic case as a person sees it', () => {
         // Waited on: the run's line reads the library's list, which may answer after the stepper settles.
         await broken.filter({ hasText: /paused at step 0: ▶ Run it goes on/ }).waitFor({ timeout: 30_000 });
         expect(await app.stepper.episodeState.innerText()).toBe('paused at step 0');
+        // The timeline counts as the bar does (it read "no step yet" beside "paused at step 0").
+        expect(await app.timeline.stepCount.innerText()).toBe('only step 0, the setup');
         const runIt = app.library.caseRunIt;
         expect(await new LayoutObject(app.page).onScreen(runIt), `${c.id}: ▶ Run it on screen`).toBe(true);
         // The replay panel speaks of this episode, not of opening one.

@@ -122,7 +122,7 @@ describe('web mode: the Agents panel adds an agent, and the start form runs a ta
     // The demo agent wrote its file without a model call: succeeded, and QA may flag so few actions.
     await a.stepper.root.getByText(/^succeeded( · ⚑ flagged)?$/).waitFor();
     // No step beside row 0, the setup: said as such ("0 steps" above a row numbered 0).
-    await expect(a.timeline.stepCount.innerText()).resolves.toBe('no step: only the setup');
+    await expect(a.timeline.stepCount.innerText()).resolves.toBe('only step 0, the setup');
     // The QA flag on an agent that made no tool call reads naturally ("after only 0 tool calls,
     // fewer than the 1 …").
     await a.timeline.showFlags();

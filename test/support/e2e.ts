@@ -1354,6 +1354,10 @@ export class ReplayPanel extends PanelObject {
     return this.root.locator('.panel-body');
   }
   /** The "What if…" line under the buttons: the section's summary, or the line that stands for it. */
+  /** The scrubber's words for the viewed step and the last (`step 1 / 1`). */
+  get scrubLabel(): Locator {
+    return this.root.getByTestId('scrub-label');
+  }
   get whatIfLine(): Locator {
     return this.root.locator('[data-testid="whatif"] > summary, .whatif-none');
   }

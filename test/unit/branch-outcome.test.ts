@@ -88,7 +88,7 @@ describe('branchOutcome: steps, return and final reward named apart', () => {
     const rows = stepRowsOf(events).filter((r) => r.step >= 1);
     expect(rows.map((r) => r.step)).toEqual([1]);
     expect(branchOutcome(header, events)).toMatchObject({ steps: 0, unfinished: 1 });
-    expect(stepsText(0, 1, true)).toBe('0 steps, 1 waiting');
+    expect(stepsText(0, 1, true)).toBe('step 1 waiting');
     // Stopped there, the end (which counts the steps that ran) keeps the row as unfinished.
     const ended = [
       ...events,
@@ -110,12 +110,14 @@ describe('branchOutcome: steps, return and final reward named apart', () => {
     const [header, events] = split(heldAt(t, 2));
     const outcome = branchOutcome(header, events);
     expect(outcome).toMatchObject({ steps: 1, unfinished: 1 });
-    expect(stepsText(outcome.steps, outcome.unfinished, true)).toBe('1 step, 1 waiting');
-    expect(stepsText(outcome.steps, outcome.unfinished, false)).toBe('1 step, 1 unfinished');
+    expect(stepsText(outcome.steps, outcome.unfinished, true)).toBe('1 step done, step 2 waiting');
+    expect(stepsText(outcome.steps, outcome.unfinished, false)).toBe('1 step done, step 2 unfinished');
     expect(stepsText(3, 0, true)).toBe('3 steps');
     // None: beside row 0 (the setup) "0 steps" read as a contradiction.
-    expect(stepsText(0, 0, false)).toBe('no step: only the setup');
-    expect(stepsText(0, 0, true)).toBe('no step yet');
+    expect(stepsText(0, 0, false)).toBe('only step 0, the setup');
+    expect(stepsText(0, 0, true)).toBe('only step 0, the setup');
+    // Two rows waiting at once, by their numbers, as the scrubber says them.
+    expect(stepsText(3, 2, false)).toBe('3 steps done, steps 4–5 unfinished');
   });
 
   it('the return says its discount unless γ is 1 (when it is the plain sum of the rewards)', () => {
