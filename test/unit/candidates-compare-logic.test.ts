@@ -201,11 +201,17 @@ describe('a branch that ends before the other (rolled back to 1, stepped once, c
     expect(firstDifference({ rows, diverged_row: null })).toBeNull();
   });
 
-  it('a step one side has not reached is no difference: said "not reached in …", left out of the count of compared steps', () => {
+  it('a step one side has not reached is no difference: said "… did not reach this step", left out of the count of compared steps', () => {
     // This (shorter) side has no step 2 nor any after it: it has not reached that pair.
     expect(notReached(rows)).toEqual([null, 'a']);
-    expect(notReachedText('a')).toBe('not reached in this branch');
-    expect(notReachedText('b', { a: 'broken run', b: 'fixed run' })).toBe('not reached in fixed run');
+    // A sentence with the side its subject (it read "not reached in broken run" beside the runs' column headers).
+    expect(notReachedText('a')).toBe('This branch did not reach this step');
+    expect(notReachedText('b', { a: 'broken run', b: 'fixed run' })).toBe(
+      'Fixed run did not reach this step',
+    );
+    expect(notReachedText('b', { a: 'this branch', b: 'the other', live: { a: false, b: true } })).toBe(
+      'The other has not reached this step yet',
+    );
     const live = { a: 'this branch', b: 'the other', live: { a: true, b: true } };
     // A live fork one step behind its parent: nothing differs so far (it read "1 of 2 aligned steps differs").
     expect(compareVerdict({ rows, diverged_row: aligned.diverged_pair }, live)).toEqual({
