@@ -9,6 +9,8 @@ import { createAppServices } from '../../electron/services/app-services.js';
 import { createClient, createMemoryTransport } from '../../shared/contract/index.js';
 import {
   commonPlaces,
+  elidePath,
+  outsideText,
   pathForPeople,
   pathOnCard,
   pathRoots,
@@ -186,6 +188,22 @@ describe('where a start-form script may be read from', () => {
       agent: `scripted:${join(dir, 'store', 'mine.jsonl')}`,
     });
     expect(inStore.ok ? '' : inStore.error.code).not.toBe('invalid_input');
+  });
+});
+
+describe('a refusal echoes a long path cut in the middle (elidePath)', () => {
+  it('keeps the kind and the file, cut at a slash: a typed ../../…/etc/passwd made the refusal 8 lines at 1024', () => {
+    const typed = 'scripted:../../../../../../../../../../etc/passwd';
+    expect(elidePath(typed)).toBe('scripted:…/../../../../etc/passwd');
+    expect(elidePath('/home/someone/projects/deep/inside/a/folder/script.jsonl')).toBe(
+      '/home/…/a/folder/script.jsonl',
+    );
+    // Short paths whole; a file name with no slash to cut at is cut where it falls.
+    expect(elidePath('scripted:agent.jsonl')).toBe('scripted:agent.jsonl');
+    expect(elidePath(`scripted:/t/${'a'.repeat(40)}.jsonl`)).toBe(`scripted:/…${'a'.repeat(18)}.jsonl`);
+    expect(outsideText('Agent', typed, '/etc/passwd', [{ name: 'the store', path: '/s' }])).toBe(
+      'Agent: scripted:…/../../../../etc/passwd resolves to /etc/passwd, which is outside the folders stepbox reads files from (the store); choose a file with Choose… or give a path inside one of them',
+    );
   });
 });
 
