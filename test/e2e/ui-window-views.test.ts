@@ -272,7 +272,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     // headed a dialog whose one action was Fork).
     const words = await app.replay.forkSettingsWords();
     expect(words.title).toMatch(/^Fork at step \d+$/);
-    expect(words.buttons).toEqual([words.title, 'Done']);
+    expect(words.buttons).toEqual([words.title, 'Keep and close']);
     await app.screenshot('views-room-fork-settings-1024x700');
     await app.page.getByTestId('fork-settings-done').click();
     await app.resize(LARGE);
