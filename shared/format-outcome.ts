@@ -35,17 +35,18 @@ export function returnValueText(x: number | null, gamma: number | undefined): st
 
 /**
  * A branch's steps as every view counts them, by step number as the Replay scrubber and the
- * stepper bar say them: the steps done, then the one with a row and no snapshot yet by its
- * number (`1 step done, step 2 waiting` while open; `2 steps done, step 3 unfinished` once
- * ended). "0 steps, 1 waiting" stood beside Replay's "step 1 / 1", and "no step yet" beside
+ * stepper bar say them: the steps done (`3 steps`), or, when the last has a row and no snapshot
+ * yet, that one by its number, those before it done (`step 2 waiting` while open; `step 3
+ * unfinished` once ended). "0 steps, 1 waiting" stood beside Replay's "step 1 / 1", and "no step yet" beside
  * "paused at step 0": the setup is step 0, so a branch with only it says so.
  */
 export function stepsText(steps: number, unfinished: number, open: boolean): string {
   if (steps === 0 && unfinished === 0) return ONLY_SETUP;
   if (unfinished === 0) return countOf(steps, 'step');
-  const done = steps > 0 ? `${countOf(steps, 'step')} done, ` : '';
+  // The steps before it are done (a row is a step): said by its number alone, the header has no
+  // room at 1024 wide for "1 step done, step 2 unfinished", which wrapped over its buttons.
   const which = unfinished === 1 ? `step ${steps + 1}` : `steps ${steps + 1}–${steps + unfinished}`;
-  return `${done}${which} ${open ? 'waiting' : 'unfinished'}`;
+  return `${which} ${open ? 'waiting' : 'unfinished'}`;
 }
 
 /** A branch with no step but the setup (row 0), open or ended. */
