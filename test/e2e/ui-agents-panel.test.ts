@@ -56,11 +56,15 @@ describe('web mode: the Agents panel adds an agent, and the start form runs a ta
 
     // A long install: a progress bar with npm's line, and Cancel; nothing half-made is left.
     await panel.add('slow-agent').click();
-    // npm's own lines as they come, the bar moving with them (npm says no total).
-    await panel
-      .progress('slow-agent')
-      .getByText(/npm http fetch GET 200 .*slow-agent-1\.0\.0\.tgz/)
-      .waitFor();
+    // What npm is doing in words as its lines come, the bar moving with them (npm says no total);
+    // its raw line under Details (it stood there as the panel's sentence).
+    const line = panel.progress('slow-agent').getByTestId('agent-install-line');
+    await line.getByText('downloaded @demo/slow-agent from the npm registry').waitFor();
+    await expect(line.locator('summary').innerText()).resolves.toBe('Details');
+    await expect(line.locator('.agent-npm-raw').textContent()).resolves.toMatch(
+      /^npm http fetch GET 200 .*slow-agent-1\.0\.0\.tgz/,
+    );
+    expect(await line.locator('.agent-npm-raw').isVisible()).toBe(false);
     expect(await panel.progress('slow-agent').innerText()).toMatch(/installing the package · \d+%/);
     expect(await panel.percent('slow-agent')).toBeGreaterThan(35);
     await a.screenshot('agents-panel-installing-1280');
