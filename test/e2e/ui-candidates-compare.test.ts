@@ -136,6 +136,11 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     // A differing result says what differs, never a bare "different result".
     for (const cell of await view.root.locator('tr[data-verdict="different_result"] td.verdict').all())
       await expect(cell.innerText()).resolves.toMatch(/^different result: \S/);
+    // The picked candidate succeeded, yet its final answer admits it could not start the app: its
+    // card says so (the reward said success and nothing on screen said otherwise).
+    await expect(view.root.getByTestId('compare-answer-admits').innerText()).resolves.toBe(
+      '⚠ The verifier passed, but the final answer (step 5) says it did not finish.',
+    );
     await roomy(app, 'compare-aligned-1920x1080', 'compare');
     for (const [width, height] of [
       [1280, 800],
