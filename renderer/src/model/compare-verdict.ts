@@ -1,5 +1,5 @@
 import type { CompareRow, PairVerdict, WorkspaceFileDiff } from '../../../shared/contract/models';
-import { isGiveUp } from '../../../shared/qa/unverified-success';
+import { isGiveUp } from '../../../shared/qa/give-up-words';
 
 /** Each verdict in words a person reads. */
 export const VERDICT_TEXT: Record<PairVerdict, string> = {
