@@ -122,9 +122,7 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await app.page.keyboard.press('F10');
       await card.waitBeforeTool(4);
       // Three steps done and the fourth waiting ("4 steps" before).
-      await app.timeline.stepCount
-        .filter({ hasText: /^step 4 waiting$/ })
-        .waitFor({ timeout: 10_000 });
+      await app.timeline.stepCount.filter({ hasText: /^step 4 waiting$/ }).waitFor({ timeout: 10_000 });
       await card.replaceResult();
       await card.saveAndRun('GIVEN-BY-A-PERSON');
       await app.inspector.waitForStep(4);
