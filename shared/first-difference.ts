@@ -50,12 +50,17 @@ export function notReached(rows: readonly PairSteps[]): ('a' | 'b' | null)[] {
   );
 }
 
-/** A pair's step that one side has not reached, in words: `not reached in the other`. */
+/**
+ * A pair's step that one side has not reached, as a sentence with that side its subject: `The
+ * other did not reach this step`, `Broken run has not reached it yet` (live). With the runs' names
+ * as column headers beside it, "not reached in broken run" read as a header's fragment.
+ */
 export function notReachedText(
   side: 'a' | 'b',
   names: SideNames = { a: 'this branch', b: 'the other' },
 ): string {
-  return `not reached in ${names[side]}`;
+  const live = names.live?.[side] ?? false;
+  return `${capital(names[side])} ${live ? 'has not reached this step yet' : 'did not reach this step'}`;
 }
 
 /** How many of the compared steps (those both sides reached) differ: `1 of 3 compared steps differs.` */

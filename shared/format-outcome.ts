@@ -34,12 +34,20 @@ export function returnValueText(x: number | null, gamma: number | undefined): st
 }
 
 /**
- * A branch's steps as every view counts them: the steps done, then those with a row and no
- * snapshot yet (`1 step, 1 waiting` while open; `2 steps, 1 unfinished` once ended). A step
- * held before it runs read as a step done: "2 steps" when one had finished.
+ * A branch's steps as every view counts them, by step number as the Replay scrubber and the
+ * stepper bar say them: the steps done (`3 steps`), or, when the last has a row and no snapshot
+ * yet, that one by its number, those before it done (`step 2 waiting` while open; `step 3
+ * unfinished` once ended). "0 steps, 1 waiting" stood beside Replay's "step 1 / 1", and "no step yet" beside
+ * "paused at step 0": the setup is step 0, so a branch with only it says so.
  */
 export function stepsText(steps: number, unfinished: number, open: boolean): string {
-  // Beside row 0 (the setup, not a step) "0 steps" read as a contradiction of the row.
-  if (steps === 0 && unfinished === 0) return open ? 'no step yet' : 'no step: only the setup';
-  return `${countOf(steps, 'step')}${unfinished > 0 ? `, ${unfinished} ${open ? 'waiting' : 'unfinished'}` : ''}`;
+  if (steps === 0 && unfinished === 0) return ONLY_SETUP;
+  if (unfinished === 0) return countOf(steps, 'step');
+  // The steps before it are done (a row is a step): said by its number alone, the header has no
+  // room at 1024 wide for "1 step done, step 2 unfinished", which wrapped over its buttons.
+  const which = unfinished === 1 ? `step ${steps + 1}` : `steps ${steps + 1}–${steps + unfinished}`;
+  return `${which} ${open ? 'waiting' : 'unfinished'}`;
 }
+
+/** A branch with no step but the setup (row 0), open or ended. */
+export const ONLY_SETUP = 'only step 0, the setup';

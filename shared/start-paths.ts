@@ -111,12 +111,24 @@ const PATH_IN_TEXT = /(^|[\s"'`(=:])(\/[^\s"'`()]*[^\s"'`().,;:])/g;
 
 /**
  * A message (an error, a notice) as the window says it: each host path inside one of `roots`
- * said from there, by {@link pathForPeople}'s rule (`$STEPBOX_HOME/cases/x/README.md`,
- * `resources/tasks/hello-python/a.jsonl`). A path outside every root stays whole: that is
+ * said from there, by {@link pathForPeople}'s rule (`resources/tasks/hello-python/a.jsonl`), one
+ * in the store by where in it (`cases/x/README.md in the store`). A path outside every root stays whole: that is
  * what a refusal is about (`/etc/passwd`). The whole text goes in the element's tooltip.
  */
 export function peopleText(text: string, roots: readonly PathRoot[]): string {
-  return pathsInText(text, (path) => fromRoots(path, roots));
+  return pathsInText(text, (path) => inSentence(path, roots));
+}
+
+/**
+ * A path as a sentence says it: from the innermost root that holds it, a file in the store by
+ * where in the store it is (`shares/x.html in the store`, as the cards say it), the store itself
+ * as `the store`. Notices read "Shared as $STEPBOX_HOME/shares/x.html", which reads as a
+ * variable to expand, not a place; the full path stays in the tooltip.
+ */
+function inSentence(path: string, roots: readonly PathRoot[]): string | null {
+  const said = fromRoots(path, roots);
+  if (said === STORE) return 'the store';
+  return said?.startsWith(`${STORE}/`) ? `${said.slice(STORE.length + 1)}${IN_STORE}` : said;
 }
 
 /** `text` with each absolute path in it said by `say` (null: left as it is). */
@@ -185,13 +197,38 @@ export function placeProblem(
   return outsideText(field, said, relative ? path : null, places);
 }
 
+/** The longest a refusal echoes a typed or resolved path whole. */
+const ECHOED_PATH = 36;
+
+/**
+ * A path echoed in a sentence, cut in the middle when long (`scripted:…/../../etc/passwd`):
+ * its start says what kind it is, its end which file. A typed `../../…/etc/passwd` of 50
+ * characters made the refusal under the field about 8 lines at 1024 wide; the whole path is in
+ * the field above it. Cuts fall at a `/` where one is near.
+ */
+export function elidePath(path: string, max = ECHOED_PATH): string {
+  if (path.length <= max) return path;
+  const keep = max - 1;
+  let head = path.slice(0, Math.floor(keep / 3));
+  const tail = path.slice(path.length - (keep - head.length));
+  const cut = Math.max(head.lastIndexOf('/'), head.lastIndexOf(':'));
+  if (cut > 0) head = head.slice(0, cut + 1);
+  const from = tail.indexOf('/');
+  if (from < 0 || from === tail.length - 1) return `${head}…${tail}`;
+  return `${head}…/${tail.slice(from + 1)}`;
+}
+
 /** The refusal of a path outside `places` (`resolved`: where a relative one landed). Same words however it got there. */
 export function outsideText(
   field: string,
-  said: string,
-  resolved: string | null,
+  typed: string,
+  landed: string | null,
   places: readonly FilePlace[],
 ): string {
+  // The echo of what was typed is cut (it is in the field, or the request); where it lands is
+  // what the refusal is about, whole.
+  const said = elidePath(typed);
+  const resolved = landed;
   return (
     `${field}: ${said}${resolved !== null ? ` resolves to ${resolved}, which is` : ' is'} outside the folders stepbox reads files from ` +
     `(${placesText(places)}); choose a file with Choose… or give a path inside one of them`

@@ -155,7 +155,7 @@ export function notEnabledText(label: string, name: string, enabled: readonly st
 
 /**
  * The tools a parse error says the agent asked for and the task does not offer, in order, once
- * each (`tool_calls[0]: "run_tests" is not an enabled tool …` → `["run_tests"]`): the step's
+ * each (`tool call 1: "run_tests" is not an enabled tool …` → `["run_tests"]`): the step's
  * row names them as its tools and the `unknown_tool` rule flags them, from these same words.
  */
 export function notOfferedTools(parseError: string | null): string[] {

@@ -66,6 +66,24 @@ export const COMPARED_FIELDS = ['ok', 'exit_code', 'stdout', 'stderr', 'error.co
 /** One field two tool results are compared on. */
 export type ComparedField = (typeof COMPARED_FIELDS)[number];
 
+/**
+ * A compared field (or an agent's own `output`) as a person reads it, not its path in the
+ * result: the re-execution report said `execute_shell.stdout`.
+ */
+export const FIELD_WORDS: Readonly<Record<ComparedField | 'output', string>> = {
+  ok: 'success',
+  exit_code: 'exit code',
+  stdout: 'stdout',
+  stderr: 'stderr',
+  'error.code': 'error',
+  output: 'output',
+};
+
+/** One tool's field that differs, in words: `execute_shell's stdout`, `read_file's exit code`. */
+export function toolFieldText(tool: string, field: ComparedField | 'output'): string {
+  return `${tool}'s ${FIELD_WORDS[field]}`;
+}
+
 /** A result's value of one compared field (undefined when absent). */
 export function comparedField(result: ToolResult, field: ComparedField): unknown {
   return field === 'error.code' ? result.error?.code : result[field];

@@ -113,7 +113,7 @@ function harnessPort(engine: Engine): HarnessPort {
             : {
                 step: report.diverged_at,
                 call_id: first?.kind === 'tool_result_differs' ? first.call_id : null,
-                field: first ? differenceLabel(first) : 'calls',
+                field: first ? differenceLabel(first) : 'number of calls',
                 recorded: first?.recorded ?? null,
                 actual: first?.replayed ?? null,
               },

@@ -435,7 +435,7 @@ export const ReplayStepVerdict = z.object({
   step: z.number().int().positive(),
   /** `match`: every tool result equal; `diverged`: see `fields`; `no_calls`: a final answer or parse error. */
   verdict: z.enum(['match', 'diverged', 'no_calls']),
-  /** What differed, `tool.field` (`execute_shell.stdout`, `calls` for a different number of calls). */
+  /** What differed, in words (replay-report.ts `differenceLabel`: `execute_shell's stdout`, `number of calls`). */
   fields: z.array(z.string()),
   workspace_match: z.boolean(),
   /** The files whose content differs from the recording's snapshot (first ones), when the workspace differs. */

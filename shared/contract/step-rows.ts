@@ -75,7 +75,7 @@ export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepR
   // nothing (a released step's row had an empty tool cell beside the inspector's held call).
   const notRun = s.kind === 'none' && s.decided.length > 0;
   // A refused call of a tool the task does not offer reads as the agent made it, its name and
-  // arguments: the parser's words (`tool_calls[0]: "run_tests" is not an enabled tool …`) filled
+  // arguments: the parser's words (`tool call 1: "run_tests" is not an enabled tool …`) filled
   // the arguments cell; they stay in the inspector, which explains the refusal.
   const asDecided = notRun || (refused.length > 0 && s.decided.length > 0);
   return {

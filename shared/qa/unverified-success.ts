@@ -1,14 +1,8 @@
 import { flag, type Flag } from './flag.js';
+import { isGiveUp } from './give-up-words.js';
 import { endOf, eventsOf, type QaInput } from './qa-input.js';
 
-/** Phrases by which a final answer admits it did not finish. */
-const GIVE_UP =
-  /\b(could ?n[o']t|can ?n[o']t|can't|cannot|unable|not able|failed|fail to|gave up|give up|giving up|did ?n[o']t (manage|succeed|work)|unsuccessful|no luck|impossible|stuck)\b/i;
-
-/** True when a final answer admits failure rather than claiming completion. */
-export function isGiveUp(answer: string): boolean {
-  return GIVE_UP.test(answer);
-}
+export { isGiveUp };
 
 /**
  * `unverified_success`: the final answer claims completion (it is not a give-up) but the

@@ -178,7 +178,7 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
         true,
       );
       // The call as the agent made it, and why it failed in words: the cell held the parser's
-      // words (`tool_calls[0]: "run_tests" is not an enabled tool …`), the status "parse".
+      // words (`tool call 1: "run_tests" is not an enabled tool …`), the status "parse".
       const i = c.notOffered.steps.indexOf(step);
       await expect(app.timeline.argsCell(step).innerText()).resolves.toBe(c.notOffered.args[i]);
       await expect(app.timeline.rowStatus(step).innerText()).resolves.toBe('refused');
@@ -195,8 +195,11 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     const first = c.notOffered.steps[0];
     await app.timeline.select(first);
     await app.inspector.waitForStep(first);
+    // The call counted as a person counts it: it read `tool_calls[0]`, the API field's index.
     await expect(app.inspector.root.getByTestId('inspector-parse-error').innerText()).resolves.toMatch(
-      new RegExp(`^unknown tool, the call was refused: .*"${c.notOffered.tool}" is not an enabled tool`),
+      new RegExp(
+        `^unknown tool, the call was refused: tool call 1: "${c.notOffered.tool}" is not an enabled tool`,
+      ),
     );
     // The Call tab and What if… say the call was refused, not that the step made none.
     await app.inspector.tab('call');
@@ -307,6 +310,8 @@ describe('journeys: every classic case as a person sees it', () => {
         // Waited on: the run's line reads the library's list, which may answer after the stepper settles.
         await broken.filter({ hasText: /paused at step 0: ▶ Run it goes on/ }).waitFor({ timeout: 30_000 });
         expect(await app.stepper.episodeState.innerText()).toBe('paused at step 0');
+        // The timeline counts as the bar does (it read "no step yet" beside "paused at step 0").
+        expect(await app.timeline.stepCount.innerText()).toBe('only step 0, the setup');
         const runIt = app.library.caseRunIt;
         expect(await new LayoutObject(app.page).onScreen(runIt), `${c.id}: ▶ Run it on screen`).toBe(true);
         // The replay panel speaks of this episode, not of opening one.

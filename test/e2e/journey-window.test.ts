@@ -256,13 +256,14 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(summary).toContain('results first differ at step 1');
     // The recorded and the re-executed output end with a line break, shown as such (it read
     // “943054012 ”, a stray space where the line ended).
+    // What differed in words, never a path into the result (it read `execute_shell.stdout`).
     await expect(report.getByTestId('replay-first-divergence').innerText()).resolves.toMatch(
-      /^step 1, execute_shell\.stdout: recorded “\d+\\n”, now “\d+\\n”$/,
+      /^step 1, execute_shell's stdout: recorded “\d+\\n”, now “\d+\\n”$/,
     );
     const one = report.locator('[data-testid="replay-step"][data-step="1"]');
     const two = report.locator('[data-testid="replay-step"][data-step="2"]');
     expect(await one.getAttribute('data-verdict')).toBe('diverged');
-    expect(await one.innerText()).toContain('execute_shell stdout');
+    expect(await one.innerText()).toContain("results differ: execute_shell's stdout");
     expect(await one.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
     expect(await one.getByTestId('replay-step-mark').innerText()).toBe('✗ results differ');
     // Step 2's own results match; its files still differ by the clock's file, named: the mark

@@ -121,9 +121,11 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
         await expect
           .poll(() => app.timeline.teachingNote.textContent())
           .toContain('Saved as case window-readonly');
-        // Where to finish it, from $STEPBOX_HOME (it named /tmp/stepbox-share-…/cases/…); the full path on hover.
+        // Where to finish it, in the store (it named /tmp/stepbox-share-…/cases/…, then
+        // $STEPBOX_HOME/cases/…, which read as a variable); the full path on hover.
         const saved = await app.notices.said('save-case');
-        expect(saved.text).toContain('its walkthrough is $STEPBOX_HOME/cases/window-readonly/README.md');
+        expect(saved.text).toContain('its walkthrough is cases/window-readonly/README.md in the store');
+        expect(saved.text).not.toContain('$');
         expect(saved.text).not.toContain(home);
         expect(saved.title).toContain(join(home, 'cases', 'window-readonly', 'README.md'));
         expect(existsSync(join(home, 'cases', 'window-readonly', 'expected.json'))).toBe(true);
@@ -142,11 +144,11 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
         await download.saveAs(file);
         expect(download.suggestedFilename()).toBe(`${episode}.html`);
         await expect.poll(() => app.timeline.teachingNote.textContent()).toMatch(/KiB.*opens offline/);
-        // Where the file was written, said from $STEPBOX_HOME; the full path on hover, and there it is.
+        // Where the file was written, in the store; the full path on hover, and there it is.
         const shared = await app.notices.said('share');
         expect(shared.text).toMatch(
           new RegExp(
-            `^Shared as \\$STEPBOX_HOME/shares/${episode}\\.html \\([\\d.]+ KiB; your browser downloads a copy\\)`,
+            `^Shared as shares/${episode}\\.html in the store \\([\\d.]+ KiB; your browser downloads a copy\\)`,
           ),
         );
         expect(shared.text).not.toContain(home);

@@ -56,11 +56,15 @@ describe('web mode: the Agents panel adds an agent, and the start form runs a ta
 
     // A long install: a progress bar with npm's line, and Cancel; nothing half-made is left.
     await panel.add('slow-agent').click();
-    // npm's own lines as they come, the bar moving with them (npm says no total).
-    await panel
-      .progress('slow-agent')
-      .getByText(/npm http fetch GET 200 .*slow-agent-1\.0\.0\.tgz/)
-      .waitFor();
+    // What npm is doing in words as its lines come, the bar moving with them (npm says no total);
+    // its raw line under Details (it stood there as the panel's sentence).
+    const line = panel.progress('slow-agent').getByTestId('agent-install-line');
+    await line.getByText('downloaded @demo/slow-agent from the npm registry').waitFor();
+    await expect(line.locator('summary').innerText()).resolves.toBe('Details');
+    await expect(line.locator('.agent-npm-raw').textContent()).resolves.toMatch(
+      /^npm http fetch GET 200 .*slow-agent-1\.0\.0\.tgz/,
+    );
+    expect(await line.locator('.agent-npm-raw').isVisible()).toBe(false);
     expect(await panel.progress('slow-agent').innerText()).toMatch(/installing the package · \d+%/);
     expect(await panel.percent('slow-agent')).toBeGreaterThan(35);
     await a.screenshot('agents-panel-installing-1280');
@@ -122,7 +126,7 @@ describe('web mode: the Agents panel adds an agent, and the start form runs a ta
     // The demo agent wrote its file without a model call: succeeded, and QA may flag so few actions.
     await a.stepper.root.getByText(/^succeeded( · ⚑ flagged)?$/).waitFor();
     // No step beside row 0, the setup: said as such ("0 steps" above a row numbered 0).
-    await expect(a.timeline.stepCount.innerText()).resolves.toBe('no step: only the setup');
+    await expect(a.timeline.stepCount.innerText()).resolves.toBe('only step 0, the setup');
     // The QA flag on an agent that made no tool call reads naturally ("after only 0 tool calls,
     // fewer than the 1 …").
     await a.timeline.showFlags();

@@ -40,6 +40,10 @@ describe('web mode: a batch', () => {
     for (const a of apart) expect(a.trim()).toMatch(/^· (started \d\d:\d\d(:\d\d)?|run [12] of 2)$/);
     expect(new Set(apart).size).toBe(2);
     await app.library.episodeHead(episodes[0]).scrollIntoViewIfNeeded();
+    // Whose return the heading shows, as a person reads it (it read "main return 1.61").
+    await expect(
+      app.library.episodeHead(episodes[0]).getByTestId('episode-main-return').innerText(),
+    ).resolves.toMatch(/^main branch: return \d+\.\d\d/);
     await app.screenshot('batch-episodes-apart');
     // Its end is said where it is seen whatever the library's scroll: the Batches section sits at
     // the library's foot, and batch-done showed nothing of the batch that had just finished.

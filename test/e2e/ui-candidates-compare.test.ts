@@ -114,8 +114,9 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     // Steps 4 and 5, past the other's end, compare nothing: not counted as differences (it read
     // "different action (no such step)" and "3 of 5 aligned steps differ").
     await expect(verdict.innerText()).resolves.toMatch(/\. 1 of 3 compared steps differs\./);
-    await expect(view.compareVerdict(4).innerText()).resolves.toBe('not reached in the other');
-    await expect(view.compareVerdict(5).innerText()).resolves.toBe('not reached in the other');
+    // Said as a sentence, the side its subject (it read "not reached in broken run" beside the runs' headers).
+    await expect(view.compareVerdict(4).innerText()).resolves.toBe('The other did not reach this step');
+    await expect(view.compareVerdict(5).innerText()).resolves.toBe('The other did not reach this step');
     // The table's columns are "this" and "other": a file diff says so, never "only a".
     await expect(view.root.getByTestId('compare-table').innerText()).resolves.not.toMatch(/\(only [ab]\)/);
     await expect(view.root.getByTestId('compare-sides').innerText()).resolves.toMatch(
@@ -135,6 +136,11 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     // A differing result says what differs, never a bare "different result".
     for (const cell of await view.root.locator('tr[data-verdict="different_result"] td.verdict').all())
       await expect(cell.innerText()).resolves.toMatch(/^different result: \S/);
+    // The picked candidate succeeded, yet its final answer admits it could not start the app: its
+    // card says so (the reward said success and nothing on screen said otherwise).
+    await expect(view.root.getByTestId('compare-answer-admits').innerText()).resolves.toBe(
+      '⚠ The verifier passed, but the final answer (step 5) says it did not finish.',
+    );
     await roomy(app, 'compare-aligned-1920x1080', 'compare');
     for (const [width, height] of [
       [1280, 800],
@@ -185,7 +191,9 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
       'This branch has taken 1 step so far; the other goes on to step 2. The 1 compared step is the same.',
     );
     // The other's step 2 is one this live fork has not reached: no difference (it read "different action").
-    await expect(view.compareVerdict(2).innerText()).resolves.toBe('not reached in this branch');
+    await expect(view.compareVerdict(2).innerText()).resolves.toBe(
+      'This branch has not reached this step yet',
+    );
     // Nothing offers a step this branch does not have (it left the inspector on "step 2 is running").
     expect(await view.compareShowStep.count()).toBe(0);
     await expect(view.compareWorkspace(1).innerText()).resolves.toBe('same');
@@ -213,7 +221,7 @@ describe('web mode: candidates side by side and a step-aligned comparison', () =
     await expect(back.innerText()).resolves.toMatch(
       /^The other has taken 1 step so far; this branch goes on to step 2\. The 1 compared step is the same\.\s*show step 2$/,
     );
-    await expect(view.compareVerdict(2).innerText()).resolves.toBe('not reached in the other');
+    await expect(view.compareVerdict(2).innerText()).resolves.toBe('The other has not reached this step yet');
     await expect(view.compareWorkspace(2).innerText()).resolves.toBe('— only this branch has this step');
     await view.compareShowStep.click();
     await expect(app.replay.root.getByTestId('scrub-label').innerText()).resolves.toBe('step 2 / 2');

@@ -28,11 +28,11 @@ describe('web mode: the case drawer tells what the window shows', () => {
     expect(await broken.innerText()).not.toMatch(/not started/);
     // The library and the timeline count alike: step 1, decided and waiting to run, is a row
     // but no step done (they said "0 steps" and "1 step", then "1 step" both).
-    await expect(app.timeline.stepCount.innerText()).resolves.toBe('0 steps, 1 waiting');
+    await expect(app.timeline.stepCount.innerText()).resolves.toBe('step 1 waiting');
     const branch = await app.stepper.branch();
     await library
       .branchSteps(branch)
-      .filter({ hasText: /^0 steps, 1 waiting$/ })
+      .filter({ hasText: /^step 1 waiting$/ })
       .waitFor({ timeout: 10_000 });
     await app.screenshot('case-drawer-held-step1');
 

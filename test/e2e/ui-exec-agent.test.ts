@@ -51,6 +51,11 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
       const injectBody = a.inject.root.locator('.panel-body');
       expect(await layout.bandFit(injectBody, a.inject.root.getByTestId('inject-send'))).toBe('whole');
       expect(await layout.slivers(injectBody)).toEqual([]);
+      // The placeholder says when the agent reads a message, with no example, so the field's
+      // two lines hold it whole (its three-line sentence showed two lines and a cut third).
+      await expect(a.inject.root.getByTestId('inject-text').getAttribute('placeholder')).resolves.toMatch(
+        /^What the agent reads at step \d+, (before it acts|after step \d+[^:]*)$/,
+      );
       await a.screenshot(`exec-agent-output-live-${viewport.width}`);
 
       writeFileSync(go, '');

@@ -174,11 +174,13 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
     await expect(app.sandbox.reopenButton.getAttribute('aria-disabled')).resolves.toBeNull();
     await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await app.page.keyboard.press('F10');
+    // The end line above says the episode ended; the hint says only the way on (it repeated
+    // "This episode has ended" right under "This episode was interrupted: …").
     await expect
       .poll(() => app.stepper.hint.innerText())
-      .toBe(
-        'This episode has ended. To go on, press “Reopen live at step 1” or “Fork at step 1” under Replay.',
-      );
+      .toBe('To go on, press “Reopen live at step 1” or “Fork at step 1” under Replay.');
+    await expect(app.stepper.endReason.innerText()).resolves.toMatch(/^This episode .*left idle/);
+    await app.screenshot('idle-release-hint-once');
     // Step 2, held before its tools when the sandbox was released: the inspector shows the call
     // that was held and that it never ran (it said "No tool call in step 2", the call in the trace).
     await app.timeline.select(2);

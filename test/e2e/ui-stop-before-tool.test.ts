@@ -40,11 +40,13 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       expect(await layout.readable(status)).toBe(true);
       // A step held before it runs is no step done: the count says so, here and in the library
       // (both said "1 step" of a branch that had finished none).
-      await expect(app.timeline.stepCount.innerText()).resolves.toBe('0 steps, 1 waiting');
+      await expect(app.timeline.stepCount.innerText()).resolves.toBe('step 1 waiting');
       await app.library
         .branchSteps(await app.stepper.branch())
-        .filter({ hasText: /^0 steps, 1 waiting$/ })
+        .filter({ hasText: /^step 1 waiting$/ })
         .waitFor({ timeout: 10_000 });
+      // Counted the one way the scrubber counts: it read "0 steps, 1 waiting" beside "step 1 / 1".
+      await expect(app.replay.scrubLabel.innerText()).resolves.toBe('step 1 / 1');
       // The Inject panel's fields take its width (a broken style once left them 170 px wide).
       const [field, pane] = await Promise.all([
         app.inject.messageField.boundingBox(),
@@ -120,7 +122,7 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await app.page.keyboard.press('F10');
       await card.waitBeforeTool(4);
       // Three steps done and the fourth waiting ("4 steps" before).
-      await app.timeline.stepCount.filter({ hasText: /^3 steps, 1 waiting$/ }).waitFor({ timeout: 10_000 });
+      await app.timeline.stepCount.filter({ hasText: /^step 4 waiting$/ }).waitFor({ timeout: 10_000 });
       await card.replaceResult();
       await card.saveAndRun('GIVEN-BY-A-PERSON');
       await app.inspector.waitForStep(4);

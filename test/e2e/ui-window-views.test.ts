@@ -165,6 +165,9 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     await app.settled({ timeoutMs: 90_000 });
     await app.replay.openForkSettings();
     await app.replay.agentField.fill('scripted:other.jsonl');
+    // The closing button says what it does with what was typed (it read "Done").
+    await expect(app.page.getByTestId('fork-settings-done').innerText()).resolves.toBe('Keep and close');
+    await app.screenshot('views-fork-settings-typed-1024x700');
     await app.page.getByTestId('fork-settings-done').click();
     await app.screenshot('views-forms-typed-1024x700');
 
@@ -269,7 +272,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     // headed a dialog whose one action was Fork).
     const words = await app.replay.forkSettingsWords();
     expect(words.title).toMatch(/^Fork at step \d+$/);
-    expect(words.buttons).toEqual([words.title, 'Done']);
+    expect(words.buttons).toEqual([words.title, 'Keep and close']);
     await app.screenshot('views-room-fork-settings-1024x700');
     await app.page.getByTestId('fork-settings-done').click();
     await app.resize(LARGE);

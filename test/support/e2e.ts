@@ -1392,6 +1392,10 @@ export class ReplayPanel extends PanelObject {
     return this.root.locator('.panel-body');
   }
   /** The "What if…" line under the buttons: the section's summary, or the line that stands for it. */
+  /** The scrubber's words for the viewed step and the last (`step 1 / 1`). */
+  get scrubLabel(): Locator {
+    return this.root.getByTestId('scrub-label');
+  }
   get whatIfLine(): Locator {
     return this.root.locator('[data-testid="whatif"] > summary, .whatif-none');
   }
@@ -1773,7 +1777,8 @@ export class LayoutObject {
   /**
    * Every visible disabled button that does not say why on screen when focused (issue 33, item 2):
    * it must stay focusable (`aria-disabled`, not `disabled`), name the why bubble in
-   * `aria-describedby`, and focusing it must show the bubble with its reason.
+   * `aria-describedby`, and focusing it must show the bubble with its reason, unless a line of its
+   * own form on screen says that reason already.
    */
   async unexplainedDisabled(): Promise<string[]> {
     const buttons = this.page.locator('button:disabled, button[aria-disabled="true"]');
@@ -1787,7 +1792,20 @@ export class LayoutObject {
         native: (el as HTMLButtonElement).disabled,
         describedBy: (el.getAttribute('aria-describedby') ?? '').split(' '),
         why: el.getAttribute('data-why') ?? '',
+        // A line of its own form on screen that says the reason word for word: the bubble stays
+        // away then (why-bubble.tsx saidByOwnLine), the reason is on screen once.
+        ownLine: (el.getAttribute('aria-describedby') ?? '')
+          .split(' ')
+          .filter((id) => id && id !== 'why-bubble')
+          .map((id) => document.getElementById(id))
+          .some(
+            (line) =>
+              line !== null &&
+              line.checkVisibility() &&
+              (line.textContent ?? '').trim() === (el.getAttribute('data-why') ?? '').trim(),
+          ),
       }));
+      if (info.ownLine) continue;
       if (info.native) {
         out.push(`${info.name}: disabled (not focusable, says nothing)`);
         continue;

@@ -104,6 +104,25 @@ describe('parseAction', () => {
     });
   }
 
+  it('names a refused structured call as a person counts it, never `tool_calls[0]` (the window shows these words)', () => {
+    const a = parseAction(
+      {
+        content: null,
+        tool_calls: [
+          ...tc('execute_shell', '{"command":"ls"}').tool_calls,
+          ...tc('run_tests', '{}', 'c2').tool_calls,
+        ],
+      },
+      tools,
+      1,
+    );
+    expect(a.kind === 'parse_error' && a.message).toBe(
+      'tool call 2: "run_tests" is not an enabled tool (enabled: ' +
+        tools.map((t) => t.function.name).join(', ') +
+        ')',
+    );
+  });
+
   it('answers every structured call id of a bad output', () => {
     const a = parseAction(
       {

@@ -82,13 +82,13 @@ describe('branchOutcome: steps, return and final reward named apart', () => {
     });
   });
 
-  it('a step decided and held before it runs is a row, not a step done: 0 steps, 1 unfinished', () => {
+  it('a step decided and held before it runs is a row, not a step done: "step 1 waiting"', () => {
     const [header, events] = split(heldAt(new QaTrace({ name: 't', goal: 'g' }), 1));
     // The timeline's rows: setup (none here) and step 1, waiting to run.
     const rows = stepRowsOf(events).filter((r) => r.step >= 1);
     expect(rows.map((r) => r.step)).toEqual([1]);
     expect(branchOutcome(header, events)).toMatchObject({ steps: 0, unfinished: 1 });
-    expect(stepsText(0, 1, true)).toBe('0 steps, 1 waiting');
+    expect(stepsText(0, 1, true)).toBe('step 1 waiting');
     // Stopped there, the end (which counts the steps that ran) keeps the row as unfinished.
     const ended = [
       ...events,
@@ -105,17 +105,19 @@ describe('branchOutcome: steps, return and final reward named apart', () => {
     expect(branchOutcome(header, ended)).toMatchObject({ steps: 0, unfinished: 1 });
   });
 
-  it('one step done and the next held: "1 step, 1 waiting", never "2 steps"', () => {
+  it('one step done and the next held: "step 2 waiting", never "2 steps"', () => {
     const t = new QaTrace({ name: 't', goal: 'g' }).step({ calls: [], reward: 0.1 });
     const [header, events] = split(heldAt(t, 2));
     const outcome = branchOutcome(header, events);
     expect(outcome).toMatchObject({ steps: 1, unfinished: 1 });
-    expect(stepsText(outcome.steps, outcome.unfinished, true)).toBe('1 step, 1 waiting');
-    expect(stepsText(outcome.steps, outcome.unfinished, false)).toBe('1 step, 1 unfinished');
+    expect(stepsText(outcome.steps, outcome.unfinished, true)).toBe('step 2 waiting');
+    expect(stepsText(outcome.steps, outcome.unfinished, false)).toBe('step 2 unfinished');
     expect(stepsText(3, 0, true)).toBe('3 steps');
     // None: beside row 0 (the setup) "0 steps" read as a contradiction.
-    expect(stepsText(0, 0, false)).toBe('no step: only the setup');
-    expect(stepsText(0, 0, true)).toBe('no step yet');
+    expect(stepsText(0, 0, false)).toBe('only step 0, the setup');
+    expect(stepsText(0, 0, true)).toBe('only step 0, the setup');
+    // Two rows waiting at once, by their numbers, as the scrubber says them.
+    expect(stepsText(3, 2, false)).toBe('steps 4–5 unfinished');
   });
 
   it('the return says its discount unless γ is 1 (when it is the plain sum of the rewards)', () => {

@@ -16,7 +16,7 @@ import { Task } from '../../shared/task.js';
 import { parseTyped } from '../../renderer/src/stores/candidates/candidates-store.js';
 import { QaTrace } from '../support/qa-traces.js';
 import { differingFields, resultDifference, toolFailure, type ToolResult } from '../../shared/tool-result.js';
-import { verdictText, workspaceText } from '../../renderer/src/model/compare-verdict.js';
+import { answerAdmitsFailure, verdictText, workspaceText } from '../../renderer/src/model/compare-verdict.js';
 import {
   compareVerdict,
   firstDifference,
@@ -201,11 +201,33 @@ describe('a branch that ends before the other (rolled back to 1, stepped once, c
     expect(firstDifference({ rows, diverged_row: null })).toBeNull();
   });
 
-  it('a step one side has not reached is no difference: said "not reached in …", left out of the count of compared steps', () => {
+  it('a success whose final answer admits it did not finish is said on its card (compare-aligned showed none)', () => {
+    const final = (step: number, summary: string) => ({ step, tools: [], summary, status: 'final' }) as never;
+    const rows = [
+      { a: final(5, "I could not start the app: it keeps failing with 'something went wrong'."), b: null },
+    ];
+    expect(answerAdmitsFailure('succeeded', rows, 'a')).toBe(
+      'The verifier passed, but the final answer (step 5) says it did not finish.',
+    );
+    // Not a success, or an answer that claims completion: nothing to say.
+    expect(answerAdmitsFailure('failed', rows, 'a')).toBeNull();
+    expect(
+      answerAdmitsFailure('succeeded', [{ a: final(3, 'Fixed add() in calc.py.'), b: null }], 'a'),
+    ).toBeNull();
+    expect(answerAdmitsFailure('succeeded', rows, 'b')).toBeNull();
+  });
+
+  it('a step one side has not reached is no difference: said "… did not reach this step", left out of the count of compared steps', () => {
     // This (shorter) side has no step 2 nor any after it: it has not reached that pair.
     expect(notReached(rows)).toEqual([null, 'a']);
-    expect(notReachedText('a')).toBe('not reached in this branch');
-    expect(notReachedText('b', { a: 'broken run', b: 'fixed run' })).toBe('not reached in fixed run');
+    // A sentence with the side its subject (it read "not reached in broken run" beside the runs' column headers).
+    expect(notReachedText('a')).toBe('This branch did not reach this step');
+    expect(notReachedText('b', { a: 'broken run', b: 'fixed run' })).toBe(
+      'Fixed run did not reach this step',
+    );
+    expect(notReachedText('b', { a: 'this branch', b: 'the other', live: { a: false, b: true } })).toBe(
+      'The other has not reached this step yet',
+    );
     const live = { a: 'this branch', b: 'the other', live: { a: true, b: true } };
     // A live fork one step behind its parent: nothing differs so far (it read "1 of 2 aligned steps differs").
     expect(compareVerdict({ rows, diverged_row: aligned.diverged_pair }, live)).toEqual({

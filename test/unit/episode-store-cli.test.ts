@@ -114,12 +114,12 @@ describe('stepbox list / show / search / reindex / gc / bundle', () => {
     });
     // The window's words (shared/format-outcome.ts): two steps done, one unfinished; 0.5 + 0.99 × 0.5.
     const list = await cli(home, 'list');
-    expect(list.out).toMatch(/2 steps, 1 unfinished\s+0\.99 \(γ=0\.99\)/);
+    expect(list.out).toMatch(/step 3 unfinished\s+0\.99 \(γ=0\.99\)/);
     const doc = JSON.parse((await cli(home, 'list', '--json')).out);
     expect(doc.episodes[0]).toMatchObject({ steps: 2, unfinished: 1, gamma: 0.99 });
     expect(doc.episodes[0].return).toBeCloseTo(0.995, 10);
     const show = await cli(home, 'show', ep.branch);
-    expect(show.out).toMatch(/return 0\.99 \(γ=0\.99\) {2}final reward – {2}2 steps, 1 unfinished\n/);
+    expect(show.out).toMatch(/return 0\.99 \(γ=0\.99\) {2}final reward – {2}step 3 unfinished\n/);
     const j = JSON.parse((await cli(home, 'show', ep.branch, '--json')).out);
     expect(j).toMatchObject({ steps_done: 2, unfinished: 1, gamma: 0.99 });
   });

@@ -18,7 +18,7 @@ import {
   selectInjectWhy,
 } from '../../renderer/src/stores/inject/inject-store';
 import { whyNot } from '../../renderer/src/components/why-not';
-import { whyOf } from '../../renderer/src/components/why-bubble';
+import { saidByOwnLine, whyOf } from '../../renderer/src/components/why-bubble';
 import {
   createInspectorStore,
   selectInspectorEmpty,
@@ -595,11 +595,11 @@ describe('a re-executed step in words', () => {
       replayStepWords({
         step: 1,
         verdict: 'diverged',
-        fields: ['execute_shell.stdout'],
+        fields: ["execute_shell's stdout"],
         workspace_match: false,
         files: now,
       }),
-    ).toMatchObject({ mark: '✗ results differ', results: 'results differ: execute_shell stdout' });
+    ).toMatchObject({ mark: '✗ results differ', results: "results differ: execute_shell's stdout" });
     expect(
       replayStepWords({ step: 3, verdict: 'match', fields: [], workspace_match: true, files: [] }),
     ).toEqual({ same: true, mark: '✓ match', results: 'same results', files: 'same files' });
@@ -611,7 +611,7 @@ describe('a re-executed step in words', () => {
       {
         step: 1,
         verdict: 'diverged' as const,
-        fields: ['execute_shell.stdout'],
+        fields: ["execute_shell's stdout"],
         workspace_match: false,
         files: now,
       },
@@ -668,6 +668,12 @@ describe('inject store', () => {
     });
     expect(whyNot(held, undefined, 'inject-send-why')['aria-describedby']).toBe('inject-send-why why-bubble');
     expect(whyNot(held)['aria-describedby']).toBe('why-bubble');
+    // A line of the control's own form that says the reason word for word: the bubble says nothing
+    // (Save as case's bad name was said by its line and again by a bubble over the inspector's tabs).
+    expect(saidByOwnLine(' A case name takes only … ', [{ textContent: 'A case name takes only …' }])).toBe(
+      true,
+    );
+    expect(saidByOwnLine('Saving…', [{ textContent: 'lower-case letters, digits and dashes' }])).toBe(false);
     // Typed and sendable: no reason; sending: the button's label says it.
     expect(selectInjectWhy({ text: 'x', sending: false }, null)).toEqual({ why: null, shown: false });
     expect(selectInjectWhy({ text: 'x', sending: true }, null)).toEqual({ why: 'Sending…', shown: false });

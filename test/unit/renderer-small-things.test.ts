@@ -72,6 +72,27 @@ describe('issue 19.9: the small things, in the stores', () => {
     );
   });
 
+  it('while a step runs the inject hint fits the two lines the field has then: no example', () => {
+    const long = {
+      step: 2,
+      tools: ['execute_shell'],
+      summary: 'python3 -m pytest -q tests/test_app.py',
+      status: 'ok' as const,
+    };
+    expect(injectPlaceholder(long, 'text', false, true)).toBe(
+      'What the agent reads at step 3, after step 2 (execute_shell python3 -…)',
+    );
+    expect(injectPlaceholder(null, 'text', false, true)).toBe(
+      'What the agent reads at step 1, before it acts',
+    );
+    expect(injectPlaceholder(long, 'text', true, true)).toBe(
+      'Goes in after step 2, the latest: the agent reads it at step 3.',
+    );
+    // Each at most two lines of the field's ~45 characters at 1024×700.
+    for (const viewing of [false, true])
+      expect(injectPlaceholder(long, 'text', viewing, true).length).toBeLessThanOrEqual(90);
+  });
+
   it('the inject hint says where the message lands when an earlier step is shown', () => {
     const three = { step: 3, tools: ['execute_shell'], summary: 'echo hi', status: 'ok' as const };
     // Viewing step 2 of 3: the message still goes in after step 3; the hint says so first.

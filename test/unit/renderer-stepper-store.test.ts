@@ -16,6 +16,7 @@ import {
   selectEndNotice,
   selectWayOn,
   selectRecordedHint,
+  selectHintBelowEnd,
 } from '../../renderer/src/stores/stepper/stepper-store';
 import {
   REPLAY_ACTIONS,
@@ -660,6 +661,22 @@ describe('endText', () => {
     expect(whyNoStep(atTwo)).toBe(
       'This episode has ended. To go on, press “Reopen live at step 1” or “Fork at step 1” under Replay.',
     );
+    // Under the inspector's end line, which says the episode ended, the hint says the way on
+    // only (it read "This episode has ended" right under "This episode was interrupted: …").
+    const endedHere = {
+      ...atTwo,
+      view: { end: { status: 'interrupted', end_reason: 'stopped', detail: 'left idle', verifier: null } },
+    } as unknown as S;
+    expect(selectEndNotice(endedHere)).toBe('This episode was interrupted: left idle.');
+    expect(selectHintBelowEnd(endedHere)).toBe(
+      'To go on, press “Reopen live at step 1” or “Fork at step 1” under Replay.',
+    );
+    // A recorded trace's end line does not say it is one: its hint still does.
+    expect(selectHintBelowEnd({ ...endedHere, seenLive: false } as S)).toMatch(
+      /^This is a recorded trace\. To go on/,
+    );
+    // No end line: the hint says it whole.
+    expect(selectHintBelowEnd(atTwo)).toBe(whyNoStep(atTwo));
     // A finished step goes on from itself.
     expect(selectWayOn({ ...recorded, selectedStep: 1 } as S).step).toBe(1);
     expect(selectBranchStep({ ...recorded, selectedStep: 0 } as S)).toBe(0);

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { summaryLine, verdictLine } from '../../electron/cli/replay.js';
-import { replayReport, type StepVerdict } from '../../electron/engine/harness/replay-report.js';
+import {
+  differenceLabel,
+  replayReport,
+  type StepVerdict,
+} from '../../electron/engine/harness/replay-report.js';
 import { replayVerify, withReexecution } from '../../electron/engine/harness/replay-verify.js';
 import { call, final, memorySupply, memoryTask, startScripted, tempHome } from '../support/harness.js';
 
@@ -90,6 +94,18 @@ describe('one replay report for every agent', () => {
     ).toBe('diverged');
   });
 
+  it('names what differed in words, never a path into the result (it read `execute_shell.stdout`)', () => {
+    const differs = { kind: 'tool_result_differs', call_id: 'c', recorded: 1, replayed: 2 } as const;
+    expect(differenceLabel({ ...differs, name: 'execute_shell', field: 'stdout' })).toBe(
+      "execute_shell's stdout",
+    );
+    expect(differenceLabel({ ...differs, name: 'execute_shell', field: 'exit_code' })).toBe(
+      "execute_shell's exit code",
+    );
+    expect(differenceLabel({ ...differs, name: 'read_file', field: 'error.code' })).toBe("read_file's error");
+    expect(differenceLabel({ kind: 'calls_differ', recorded: 1, replayed: 2 })).toBe('number of calls');
+  });
+
   it('the CLI prints every kind one way: a line a step and a summary', () => {
     const steps = withReexecution(recorded, {
       drift: [
@@ -98,12 +114,12 @@ describe('one replay report for every agent', () => {
       divergence: { step: 3, field: 'messages[2].content', recorded: 'p', actual: 'q' },
     });
     expect(steps.map(verdictLine)).toEqual([
-      'step 1  diverged  shell.output: "x" → "y"',
+      `step 1  diverged  shell's output: "x" → "y"`,
       'step 2  match',
       'step 3  diverged  request messages[2].content: "p" → "q"',
     ]);
     expect(summaryLine(replayReport(head, steps, noVerifier))).toBe(
-      'diverged; diverged_at: 1 (tool_result_differs: shell.output); workspace_diverged_at: none; verifier_match: not compared',
+      "diverged; diverged_at: 1 (tool_result_differs: shell's output); workspace_diverged_at: none; verifier_match: not compared",
     );
   });
 

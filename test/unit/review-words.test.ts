@@ -11,7 +11,8 @@ import { AGENT_SPEC_FORMS, parseAgentSpec } from '../../electron/engine/agents/a
 import { splitForms } from '../../shared/agent-kind';
 import { inWindowWords } from '../../renderer/src/stores/window-words';
 import { commonPlaces, placesTitle, refusalForAll, scriptPlaceProblem } from '../../shared/start-paths';
-import { episodesApart } from '../../renderer/src/model/episode-heading';
+import { episodesApart, mainReturnText } from '../../renderer/src/model/episode-heading';
+import { installLineWords } from '../../renderer/src/model/install-words';
 import type { BranchSummary } from '../../shared/contract/models';
 import { settingKeysIn, settingText, sizeWords, SETTING_WORDS } from '../../shared/setting-words';
 
@@ -142,6 +143,11 @@ describe("a start's path refusal is said once, the folders in words", () => {
 });
 
 describe('the library tells episodes of one task apart in their headings', () => {
+  it('names whose return the heading shows as a person reads it (it read "main return 1.61")', () => {
+    expect(mainReturnText({ return: 1.61, gamma: 1 })).toBe('main branch: return 1.61');
+    expect(mainReturnText({ return: 27.4321, gamma: 0.99 })).toBe('main branch: return 27.43 (γ=0.99)');
+  });
+
   const entry = (episode: string, created: number, agent: string) => ({
     episode,
     task: 'hello-python',
@@ -171,5 +177,28 @@ describe('the library tells episodes of one task apart in their headings', () =>
     // Other tasks are apart by their names already.
     const other = { ...entry('c', at(16, 8), script), task: 'notes-memory' };
     expect(episodesApart([entry('a', at(16, 8), script), other]).size).toBe(0);
+  });
+});
+
+describe("an agent's install says what npm is doing in words (installLineWords)", () => {
+  it("turns npm's fetch lines into words; the raw line is for Details", () => {
+    expect(
+      installLineWords(
+        'npm http fetch GET 200 https://registry.npmjs.org/@demo/slow-agent/-/_demo_slow-agent-1.0.0.tgz 31ms',
+      ),
+    ).toBe('downloaded @demo/slow-agent from the npm registry');
+    expect(installLineWords('npm http fetch GET 200 https://registry.npmjs.org/@openai%2fcodex 12ms')).toBe(
+      'looked up @openai/codex in the npm registry',
+    );
+    expect(installLineWords('npm http fetch GET 404 https://registry.npmjs.org/nope 9ms')).toBe(
+      'the npm registry answered 404 for nope',
+    );
+    expect(installLineWords('npm warn deprecated glob@7.2.3: no longer supported')).toBe(
+      'npm warns: deprecated glob@7.2.3: no longer supported',
+    );
+    // stepbox's own words pass as they are; a line with nothing to say in words is left to Details.
+    expect(installLineWords('installed codex@0.171.0')).toBe('installed codex@0.171.0');
+    expect(installLineWords('npm http fetch GET 200 done')).toBeNull();
+    expect(installLineWords('npm sill idealTree buildDeps')).toBeNull();
   });
 });

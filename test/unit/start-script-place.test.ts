@@ -9,6 +9,8 @@ import { createAppServices } from '../../electron/services/app-services.js';
 import { createClient, createMemoryTransport } from '../../shared/contract/index.js';
 import {
   commonPlaces,
+  elidePath,
+  outsideText,
   pathForPeople,
   pathOnCard,
   pathRoots,
@@ -189,6 +191,22 @@ describe('where a start-form script may be read from', () => {
   });
 });
 
+describe('a refusal echoes a long path cut in the middle (elidePath)', () => {
+  it('keeps the kind and the file, cut at a slash: a typed ../../…/etc/passwd made the refusal 8 lines at 1024', () => {
+    const typed = 'scripted:../../../../../../../../../../etc/passwd';
+    expect(elidePath(typed)).toBe('scripted:…/../../../../etc/passwd');
+    expect(elidePath('/home/someone/projects/deep/inside/a/folder/script.jsonl')).toBe(
+      '/home/…/a/folder/script.jsonl',
+    );
+    // Short paths whole; a file name with no slash to cut at is cut where it falls.
+    expect(elidePath('scripted:agent.jsonl')).toBe('scripted:agent.jsonl');
+    expect(elidePath(`scripted:/t/${'a'.repeat(40)}.jsonl`)).toBe(`scripted:/…${'a'.repeat(18)}.jsonl`);
+    expect(outsideText('Agent', typed, '/etc/passwd', [{ name: 'the store', path: '/s' }])).toBe(
+      'Agent: scripted:…/../../../../etc/passwd resolves to /etc/passwd, which is outside the folders stepbox reads files from (the store); choose a file with Choose… or give a path inside one of them',
+    );
+  });
+});
+
 describe('a message as the window says it (peopleText)', () => {
   const roots = pathRoots('/tmp/stepbox-share-vYB7tT', '/work/main/resources', [
     '/tmp/e2e-walk/umbrella/task.json',
@@ -200,7 +218,14 @@ describe('a message as the window says it (peopleText)', () => {
         'Saved as case x (raises gave_up); finish its walkthrough in /tmp/stepbox-share-vYB7tT/cases/x/README.md',
         roots,
       ),
-    ).toBe('Saved as case x (raises gave_up); finish its walkthrough in $STEPBOX_HOME/cases/x/README.md');
+    ).toBe('Saved as case x (raises gave_up); finish its walkthrough in cases/x/README.md in the store');
+    // The store in a sentence is a place, not a variable to expand (it read `$STEPBOX_HOME/shares/…`).
+    expect(peopleText('Shared as /tmp/stepbox-share-vYB7tT/shares/ep-1.html (3.0 KiB)', roots)).toBe(
+      'Shared as shares/ep-1.html in the store (3.0 KiB)',
+    );
+    expect(peopleText('nothing to read in /tmp/stepbox-share-vYB7tT.', roots)).toBe(
+      'nothing to read in the store.',
+    );
     expect(
       peopleText(
         'Agent: no file at /work/main/resources/tasks/hello-python/answers.jsonl — check the name or use Choose…',
@@ -210,11 +235,11 @@ describe('a message as the window says it (peopleText)', () => {
     // A refusal's own subject stays whole (it is outside every folder: that is the message).
     expect(
       peopleText(
-        "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder /work/main/resources/tasks/hello-python, the store /tmp/stepbox-share-vYB7tT).",
+        "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder /work/main/resources/tasks/hello-python).",
         roots,
       ),
     ).toBe(
-      "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder resources/tasks/hello-python, the store $STEPBOX_HOME).",
+      "Agent: scripted:../../etc/passwd resolves to /etc/passwd, which is outside (the task's folder resources/tasks/hello-python).",
     );
     // An opened project by its own name; `scripted:/…` and a sentence's last dot.
     expect(peopleText('scripted:/tmp/e2e-walk/umbrella/a.jsonl.', roots)).toBe('scripted:umbrella/a.jsonl.');

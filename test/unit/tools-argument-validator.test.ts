@@ -108,7 +108,7 @@ describe('argument validator', () => {
       );
       expect(parsed.kind, keyword).toBe('parse_error');
       const parserMessage = (parsed as { message: string }).message;
-      // Registry: "weather: <problems>"; parser: "tool_calls[0] (weather): <problems>".
+      // Registry: "weather: <problems>"; parser: "tool call 1 (weather): <problems>".
       expect(parserMessage.endsWith(viaRegistry!.message.slice('weather: '.length)), keyword).toBe(true);
     }
     // Arguments that are not a JSON object at all read the same on both paths too.
@@ -124,7 +124,7 @@ describe('argument validator', () => {
         1,
       );
       expect((parsed as { message: string }).message, raw).toBe(
-        `tool_calls[0] (weather): ${viaRegistry!.message.slice('weather: '.length)}`,
+        `tool call 1 (weather): ${viaRegistry!.message.slice('weather: '.length)}`,
       );
     }
   });

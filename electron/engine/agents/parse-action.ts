@@ -62,7 +62,8 @@ function parseToolCalls(rawCalls: unknown[], tools: readonly OpenAiTool[], step:
   const problems: string[] = [];
   const ids: string[] = [];
   rawCalls.forEach((raw, i) => {
-    const label = `tool_calls[${i}]`;
+    // Counted as a person counts (it read `tool_calls[0]`, the field's index, in the window).
+    const label = `tool call ${i + 1}`;
     const rec = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
     const id = typeof rec.id === 'string' && rec.id !== '' ? rec.id : `call_${step}_${i + 1}`;
     ids.push(id);

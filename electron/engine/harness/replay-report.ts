@@ -1,5 +1,5 @@
 import { assertNever } from '../../../shared/assert-never.js';
-import type { ComparedField } from '../../../shared/tool-result.js';
+import { toolFieldText, type ComparedField } from '../../../shared/tool-result.js';
 import type { ChangedPath, VerifierResult } from '../../../shared/trace-events.js';
 import type { AgentReplay } from '../agents/agent-driver.js';
 
@@ -97,13 +97,17 @@ export function replayReport(
   };
 }
 
-/** What differed, named once for every reader: `execute_shell.stdout`, `calls`, `request messages[0].content`. */
+/**
+ * What differed, named once for every reader (the Replay pane, `replay --verify`) in words:
+ * `execute_shell's stdout`, `number of calls`, `request messages[0].content`. It read
+ * `execute_shell.stdout`, a path into the result.
+ */
 export function differenceLabel(d: StepDifference): string {
   switch (d.kind) {
     case 'tool_result_differs':
-      return `${d.name}.${d.field}`;
+      return toolFieldText(d.name, d.field);
     case 'calls_differ':
-      return 'calls';
+      return 'number of calls';
     case 'request_unanswerable':
       return `request ${d.field}`;
     default:

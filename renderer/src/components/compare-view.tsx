@@ -2,7 +2,7 @@ import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
-import { fileStatusText, verdictText, workspaceText } from '../model/compare-verdict';
+import { answerAdmitsFailure, fileStatusText, verdictText, workspaceText } from '../model/compare-verdict';
 import { compareVerdict, notReached, notReachedText } from '../../../shared/first-difference';
 import { branchName } from '../model/branch-name';
 import { branchStatusText, branchStatusWord } from '../model/branch-status';
@@ -34,6 +34,8 @@ function Side(props: {
   readonly name: string;
   readonly s: Comparison['a'];
   readonly flags?: readonly FlagSummary[];
+  /** Its success's final answer admits it did not finish (answerAdmitsFailure), or null. */
+  readonly admits?: string | null;
 }) {
   const { s } = props;
   const word = branchStatusWord(s);
@@ -62,6 +64,11 @@ function Side(props: {
         </span>{' '}
         · {finalRewardText(s.final_reward)}
       </div>
+      {props.admits ? (
+        <div className="warn" data-testid="compare-answer-admits">
+          ⚠ {props.admits}
+        </div>
+      ) : null}
       <Flags flags={props.flags} />
     </div>
   );
@@ -170,8 +177,18 @@ export function CompareView(props: { readonly branch: string }) {
             ) : null}
           </div>
           <div className="cmp-sides" data-testid="compare-sides">
-            <Side name={names?.a ?? 'this branch'} s={comparison.a} flags={comparison.a_flags} />
-            <Side name={names?.b ?? 'other'} s={comparison.b} flags={comparison.b_flags} />
+            <Side
+              name={names?.a ?? 'this branch'}
+              s={comparison.a}
+              flags={comparison.a_flags}
+              admits={answerAdmitsFailure(comparison.a.status, comparison.rows, 'a')}
+            />
+            <Side
+              name={names?.b ?? 'other'}
+              s={comparison.b}
+              flags={comparison.b_flags}
+              admits={answerAdmitsFailure(comparison.b.status, comparison.rows, 'b')}
+            />
           </div>
           {comparison.files_differ && comparison.files_differ.length > 0 ? (
             <div data-testid="compare-files">

@@ -4,7 +4,7 @@ import { selectBusyWhy, selectSettingsError } from '../stores/replay/replay-stor
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
-import { forkLabel, reopenLabel } from '../stores/stepper/way-on';
+import { forkLabel, KEEP_AND_CLOSE, reopenLabel } from '../stores/stepper/way-on';
 
 /**
  * The dialog's title in its buttons' words (way-on.ts): "Fork at step K" where Fork is its one
@@ -105,8 +105,13 @@ export function ForkSettings(props: {
             {reopenLabel(props.step)}
           </button>
         ) : null}
-        <button type="button" data-testid="fork-settings-done" onClick={props.onClose}>
-          Done
+        <button
+          type="button"
+          data-testid="fork-settings-done"
+          title="Close; the agent and model typed here stay for Fork and Reopen under Replay"
+          onClick={props.onClose}
+        >
+          {KEEP_AND_CLOSE}
         </button>
       </div>
     </Modal>

@@ -28,25 +28,37 @@ export function whyOf(el: Pick<Element, 'getAttribute'>): string | null {
  * The boxes of the lines on screen that `el` names in `aria-describedby` besides the bubble: its
  * form's own error or reason (whyNot's `shownIn`), which the bubble must not cover.
  */
-function ownLines(el: HTMLElement): DOMRect[] {
+function ownLines(el: HTMLElement): HTMLElement[] {
   return (el.getAttribute('aria-describedby') ?? '')
     .split(' ')
     .filter((id) => id && id !== WHY_BUBBLE_ID)
     .map((id) => document.getElementById(id))
-    .filter((line): line is HTMLElement => line !== null && line.checkVisibility())
-    .map((line) => line.getBoundingClientRect());
+    .filter((line): line is HTMLElement => line !== null && line.checkVisibility());
 }
 
 /**
- * Where the bubble goes for `el` (null: it can act): below it, or above it when the window ends
+ * Whether a line of the control's own form on screen says its reason already, word for word:
+ * then the bubble says nothing. Save as case's bad name was said twice, by its line and by a
+ * bubble over the inspector's tabs.
+ */
+export function saidByOwnLine(text: string, lines: readonly Pick<HTMLElement, 'textContent'>[]): boolean {
+  return lines.some((line) => (line.textContent ?? '').trim() === text.trim());
+}
+
+/**
+ * Where the bubble goes for `el` (null: it can act, or its own line says why already): below it, or above it when the window ends
  * first or a line of its own form lies below it (Save as case's error under its field was
  * covered by the bubble saying the same words).
  */
 function placeFor(el: HTMLElement): Shown | null {
   const text = whyOf(el);
   if (text === null) return null;
+  const own = ownLines(el);
+  if (saidByOwnLine(text, own)) return null;
   const r = el.getBoundingClientRect();
-  const lineBelow = ownLines(el).some((line) => line.top >= r.top && line.top < r.bottom + 60);
+  const lineBelow = own
+    .map((line) => line.getBoundingClientRect())
+    .some((line) => line.top >= r.top && line.top < r.bottom + 60);
   const above = r.bottom + 60 > innerHeight || (lineBelow && r.top - 60 >= 0);
   return {
     text,

@@ -1,7 +1,7 @@
 import { assertNever } from '../../../shared/assert-never';
 import type { AppStores } from '../stores/app-stores';
 import { modalOpen } from './action-keys';
-import { selectLastStep, selectRecordedHint } from '../stores/stepper/stepper-store';
+import { selectHintBelowEnd, selectLastStep } from '../stores/stepper/stepper-store';
 import { selectPersonDecides } from '../stores/stepper/agent-traits';
 
 /** The debugger action a key press means, or null. */
@@ -70,7 +70,7 @@ export function runDebuggerAction(stores: AppStores, action: DebuggerAction): vo
         ? 'No episode is open: start a task or a case from the library first.'
         : action === 'stop'
           ? 'This episode is not running: there is nothing to stop.'
-          : selectRecordedHint(stepper),
+          : selectHintBelowEnd(stepper),
     );
     return;
   }

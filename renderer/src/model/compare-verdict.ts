@@ -1,4 +1,5 @@
 import type { CompareRow, PairVerdict, WorkspaceFileDiff } from '../../../shared/contract/models';
+import { isGiveUp } from '../../../shared/qa/give-up-words';
 
 /** Each verdict in words a person reads. */
 export const VERDICT_TEXT: Record<PairVerdict, string> = {
@@ -54,4 +55,22 @@ export function fileStatusText(status: WorkspaceFileDiff['status']): string {
     case 'differ':
       return 'differs';
   }
+}
+
+/**
+ * A side that succeeded while its final answer admits it did not finish ("I could not start the
+ * app"), said on its card: the reward said success and nothing on screen said otherwise
+ * (compare-aligned). The words are the QA rules' (isGiveUp, unverified_success's opposite); no
+ * rule flags it yet, so Compare says it. Null when the side did not succeed or its answer claims
+ * completion.
+ */
+export function answerAdmitsFailure(
+  status: string | null,
+  rows: readonly Pick<CompareRow, 'a' | 'b'>[],
+  side: 'a' | 'b',
+): string | null {
+  if (status !== 'succeeded') return null;
+  const last = [...rows].reverse().find((r) => r[side] !== null)?.[side] ?? null;
+  if (!last || last.status !== 'final' || !isGiveUp(last.summary)) return null;
+  return `The verifier passed, but the final answer (step ${last.step}) says it did not finish.`;
 }

@@ -1,4 +1,5 @@
 import type { EpisodeEntry } from '../../../shared/contract/models';
+import { discountedReturnText } from '../../../shared/format-outcome';
 import { pathsInText } from '../../../shared/start-paths';
 
 /** The agent of an episode's main branch, short: a script by its file's name (`scripted:agent.jsonl`). */
@@ -17,8 +18,8 @@ function startedAt(created: number, seconds: boolean): string {
 
 /**
  * What tells each episode of the library from the others of its task, after the task's name in
- * its heading (null for a task with one episode): several groups read "hello-python main return
- * 1.61" with nothing but their ids apart. The one rule: the first of its agent, its start time
+ * its heading (null for a task with one episode): several groups read "hello-python · main branch:
+ * return 1.61" with nothing but their ids apart. The one rule: the first of its agent, its start time
  * to the minute, to the second, or its place in the task's runs (`run 2 of 3`, oldest first)
  * that differs for every episode of the task.
  */
@@ -39,4 +40,13 @@ export function episodesApart(entries: readonly EpisodeEntry[]): ReadonlyMap<str
     for (const e of group) out.set(e.episode, apart(e));
   }
   return out;
+}
+
+/**
+ * Whose return an episode's heading shows, as a person reads it: `main branch: return 1.61`. It
+ * read "main return 1.61" above the tree's own "return 1.61", as if "main return" were a kind of
+ * return.
+ */
+export function mainReturnText(main: Pick<EpisodeEntry['branches'][number], 'return' | 'gamma'>): string {
+  return `main branch: ${discountedReturnText(main.return, main.gamma)}`;
 }

@@ -1,3 +1,4 @@
+import { installLineWords } from '../model/install-words';
 import { useEffect, useRef } from 'react';
 import type { AgentProgress, AgentView } from '../../../shared/contract/agents';
 import { selectInstalledNames, sizeText, type AgentNote } from '../stores/agents/agents-store';
@@ -87,8 +88,8 @@ export function AgentsPanel(props: { readonly onClose: () => void }) {
         </header>
         <p className="muted agents-intro">
           Coding agents people already use, run inside the sandbox. Add installs one with npm into the store;
-          then type its name in the Agent field (with a model). Your own recipes in
-          $STEPBOX_HOME/agents/recipes are listed too.
+          then type its name in the Agent field (with a model). Your own recipes, in agents/recipes in the
+          store, are listed too.
         </p>
         {error ? (
           <p className="bad" role="alert" data-testid="agents-error">
@@ -131,7 +132,7 @@ function AgentRow(props: { readonly agent: AgentView }) {
             <span
               className="agent-own muted"
               data-testid="agent-own"
-              title="from $STEPBOX_HOME/agents/recipes"
+              title="from agents/recipes in the store"
             >
               {' '}
               your recipe
@@ -205,10 +206,24 @@ function InstallProgressLine(props: { readonly name: string; readonly progress: 
     <div className="agent-progress" data-testid="agent-progress">
       <progress max={100} value={percent} aria-label={`installing ${props.name}`} />
       <span className="muted">{progress ? `${PHASES[progress.phase]} · ${percent}%` : 'starting npm…'}</span>
-      {progress ? (
-        <div className="mono muted agent-npm-line" title={progress.message}>
-          {progress.message}
-        </div>
+      {progress ? <InstallLine message={progress.message} /> : null}
+    </div>
+  );
+}
+
+/** npm's last line in words, the line itself under Details (model/install-words.ts). */
+function InstallLine(props: { readonly message: string }) {
+  const words = installLineWords(props.message);
+  return (
+    <div className="agent-npm-line" data-testid="agent-install-line">
+      {words ? <span className="muted">{words}</span> : null}
+      {words !== props.message ? (
+        <details>
+          <summary className="muted">Details</summary>
+          <div className="mono muted agent-npm-raw" title={props.message}>
+            {props.message}
+          </div>
+        </details>
       ) : null}
     </div>
   );

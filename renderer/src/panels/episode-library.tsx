@@ -33,8 +33,7 @@ import {
 import { PeopleText, usePathPlaces } from '../components/people-text';
 import { ErrorText } from '../components/error-text';
 import { RETURN_TITLE } from '../model/return-title';
-import { episodesApart } from '../model/episode-heading';
-import { discountedReturnText } from '../../../shared/format-outcome';
+import { episodesApart, mainReturnText } from '../model/episode-heading';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
 function plain(text: string): string {
@@ -65,9 +64,9 @@ function Episode(props: {
           <span className="muted">
             {/* Each branch's return is in the tree below, named; the head names whose this one is. */}
             {main.return !== null ? (
-              <span
-                title={RETURN_TITLE}
-              >{`main ${discountedReturnText(main.return, main.gamma)}${flags ? ' · ' : ''}`}</span>
+              <span title={RETURN_TITLE} data-testid="episode-main-return">
+                {`${mainReturnText(main)}${flags ? ' · ' : ''}`}
+              </span>
             ) : (
               ''
             )}

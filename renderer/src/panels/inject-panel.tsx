@@ -131,7 +131,7 @@ export function InjectPanel() {
   const currentRow = useSlice('stepper', selectCurrentRow);
   // A message goes in after the latest step, whichever step is shown: said when an earlier one is.
   const viewingEarlier = useSlice('stepper', (s) => (selectViewedStep(s) ?? Infinity) < selectLastStep(s));
-  const placeholder = injectPlaceholder(currentRow, mode, viewingEarlier);
+  const placeholder = injectPlaceholder(currentRow, mode, viewingEarlier, state === 'running');
   const noOverride = useSlice('stepper', whyNoOverride);
   const sending = useSlice('inject', (s) => s.sending);
   // Why Inject cannot send, said under it once a message is typed.

@@ -296,24 +296,37 @@ export function injectPlaceholder(
   last: Pick<StepRow, 'step' | 'tools' | 'summary' | 'status'> | null,
   mode: 'text' | 'json',
   viewingEarlier = false,
+  /**
+   * A step runs: a line above the form says why it cannot send, and at 1024×700 the field gives
+   * it a line (two, not three: styles.css). The placeholder says when without its example, so
+   * it is read whole; the three-line sentence showed two lines and a cut third.
+   */
+  running = false,
 ): string {
   const next = (last?.step ?? 0) + 1;
+  const json = mode === 'json' ? '{"note": "…"}: ' : '';
   // Said first and short, with no example: the field shows three lines, and this is what matters.
   if (last && viewingEarlier)
-    return `${mode === 'json' ? '{"note": "…"}: ' : ''}Goes in after step ${last.step}, the latest, not after the earlier step you are viewing: the agent reads it at step ${next}.`;
+    return running
+      ? `${json}Goes in after step ${last.step}, the latest: the agent reads it at step ${next}.`
+      : `${json}Goes in after step ${last.step}, the latest, not after the earlier step you are viewing: the agent reads it at step ${next}.`;
   if (!last || last.tools.length === 0) {
     const when = last && last.step > 0 ? `after step ${last.step}'s answer` : 'before it acts';
-    return mode === 'json'
-      ? `{"note": "…"}: what the agent reads at step ${next}, ${when}`
+    if (mode === 'json') return `${json}what the agent reads at step ${next}, ${when}`;
+    return running
+      ? `What the agent reads at step ${next}, ${when}`
       : `What the agent reads at step ${next}, ${when}: e.g. “The user also wants the result saved to a file.”`;
   }
   const did = `${last.tools.join(', ')} ${last.summary}`.replace(/\s+/g, ' ').trim();
-  const short = did.length > 48 ? `${did.slice(0, 47)}…` : did;
+  const room = running ? 24 : 48;
+  const short = did.length > room ? `${did.slice(0, room - 1)}…` : did;
   const failed =
     last.status === 'nonzero_exit' || last.status === 'tool_error' || last.status === 'parse_error';
   if (mode === 'json')
     return `{"after": "${last.tools[0]}", "note": "…"}: what the agent reads at step ${next}`;
+  const after = `What the agent reads at step ${next}, after step ${last.step} (${short})${failed ? ' failed' : ''}`;
+  if (running) return after;
   return failed
-    ? `What the agent reads at step ${next}, after step ${last.step} (${short}) failed: e.g. “That failed — read the error and try another way.”`
-    : `What the agent reads at step ${next}, after step ${last.step} (${short}): e.g. “Check what that changed before you go on.”`;
+    ? `${after}: e.g. “That failed — read the error and try another way.”`
+    : `${after}: e.g. “Check what that changed before you go on.”`;
 }

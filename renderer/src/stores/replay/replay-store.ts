@@ -179,7 +179,7 @@ export function replayStepWords(v: ReplayStepVerdict, since: number | null = nul
       ? 'same results'
       : v.verdict === 'no_calls'
         ? 'no tool call'
-        : `results differ: ${v.fields.map((f) => (f === 'calls' ? 'number of calls' : f.replace('.', ' '))).join(', ')}`;
+        : `results differ: ${v.fields.join(', ')}`;
   const named = v.files.slice(0, FILES_SHOWN).map((f) => f.path);
   const more = v.files.length - named.length;
   const files = v.workspace_match

@@ -280,6 +280,16 @@ export function selectRecordedHint(s: StepperState): string {
   return wayOnHint(selectWayOn(s));
 }
 
+/**
+ * The inspector's hint after Step or Continue on a branch that is not live: the way on, under
+ * the end line. An episode that ran here says there already that it ended ("This episode was
+ * interrupted: …"), so the hint does not say it again; a recorded trace's hint still says it is
+ * one, which its end line does not.
+ */
+export function selectHintBelowEnd(s: StepperState): string {
+  return wayOnHint(selectWayOn(s), s.seenLive && selectEndNotice(s) !== null);
+}
+
 /** How the open branch, not live, goes on from the viewed step (way-on.ts: one rule for every panel). */
 export function selectWayOn(s: StepperState): WayOn {
   // Partial states (a reason asked of a branch not loaded yet) have no rows to look in.
@@ -485,7 +495,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         // Like a debugger: F10 while a step is still running does nothing.
         if (get().busy || get().state === 'running') return;
         if (!get().live) {
-          set({ hint: selectRecordedHint(get()), error: null });
+          set({ hint: selectHintBelowEnd(get()), error: null });
           return;
         }
         const res = await control((id) => client.episode.step({ id }));
@@ -498,7 +508,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       async run() {
         if (get().busy || get().state === 'running') return;
         if (!get().live) {
-          set({ hint: selectRecordedHint(get()), error: null });
+          set({ hint: selectHintBelowEnd(get()), error: null });
           return;
         }
         const res = await control((id) => client.episode.run({ id }));

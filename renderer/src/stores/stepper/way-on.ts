@@ -44,6 +44,12 @@ export function forkLabel(step: number): string {
   return `Fork at step ${step}`;
 }
 
+/**
+ * The fork settings dialog's closing button: it keeps what was typed for the Replay pane's Fork
+ * and Reopen, and closes. It read "Done", which says neither save nor cancel.
+ */
+export const KEEP_AND_CLOSE = 'Keep and close';
+
 /** The branch as far as the way on needs it. */
 export interface WayOnInput {
   /** The viewed step's row (null: none viewed). */
@@ -113,11 +119,14 @@ function stepToGoOnFrom(viewed: StepRow | null, rows: readonly StepRow[]): numbe
 
 /**
  * What to do instead of stepping an episode that is not live, in a sentence (the inspector's
- * hint after Step, Continue or their keys).
+ * hint after Step, Continue or their keys). `endSaid`: the end line right above it already says
+ * the episode ended ("This episode was interrupted: …"), so the hint says only the way on; it
+ * read "This episode has ended" right under it.
  */
-export function wayOnHint(way: WayOn): string {
-  if (way.againFails !== null) return `${way.what}. ${way.againFails}`;
+export function wayOnHint(way: WayOn, endSaid = false): string {
+  const what = endSaid ? '' : `${way.what}. `;
+  if (way.againFails !== null) return `${what}${way.againFails}`;
   if (way.step === null)
-    return `${way.what}. To go on, select a finished step in the timeline and reopen it from Replay.`;
-  return `${way.what}. To go on, press “${way.reopen}” or “${way.fork}” under Replay.`;
+    return `${what}To go on, select a finished step in the timeline and reopen it from Replay.`;
+  return `${what}To go on, press “${way.reopen}” or “${way.fork}” under Replay.`;
 }
