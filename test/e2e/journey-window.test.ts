@@ -86,7 +86,8 @@ describe('journeys: rollback, manual agent, files diff', () => {
   }, 420_000);
 
   it('manual agent: F10 without a decision asks for one; a decision continues; the Files diff shows the file it wrote', async () => {
-    const app = await web.open({ width: 1280, height: 800 });
+    // At 1024×700 first: there the guidance above Send was scrolled out but for "Escape).".
+    const app = await web.open({ width: 1024, height: 700 });
     await app.library.root.getByTestId('library-agent').fill('manual');
     await app.library.startTask('hello-python');
     await started(app);
@@ -104,6 +105,11 @@ describe('journeys: rollback, manual agent, files diff', () => {
       'Send on screen',
     );
     expect(await layout.onScreen(asks)).toBe(true);
+    // The guidance whole in Inject's own view, beside its Send (not only inside the window).
+    expect(await layout.notWhollyInView(asks), 'the guidance at 1024×700').toBe('');
+    expect(await layout.notWhollyInView(sendNow), 'Send at 1024×700').toBe('');
+    await app.screenshot('journey-manual-asks-1024x700');
+    await app.page.setViewportSize({ width: 1280, height: 800 });
     expect(await app.inject.root.innerText()).not.toMatch(/pause \(or hit a breakpoint\) to inject/);
     // The bar says the agent waits for the person: nothing runs until they decide (it read
     // "running · working…").

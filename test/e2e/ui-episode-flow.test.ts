@@ -271,8 +271,14 @@ describe('web mode: a live episode on Docker', () => {
     expect(await app.sandbox.forkOtherButton.innerText()).toBe('Fork with another agent…');
     expect(await app.inject.forkButton.count()).toBe(0);
     expect(await app.sandbox.reopenButton.count()).toBe(0);
-    for (const b of [app.replay.root.getByTestId('replay-fork-other'), app.inject.forkOtherButton])
-      expect(await layout.readable(b)).toBe(true);
+    for (const b of [
+      app.replay.root.getByTestId('replay-fork-other'),
+      app.inject.forkOtherButton,
+      app.sandbox.forkOtherButton,
+    ])
+      expect(await layout.unreadable(b)).toBe('');
+    // The Sandbox pane's sentence and button whole at rest (the button was under the window's edge).
+    expect(await layout.contentHidden(app.sandbox.root.locator('.panel-body'))).toBe('');
     await app.screenshot('model-not-up-ended-1024x700');
     await app.screenshot(`model-not-up-ended-${await app.resize({ width: 1920, height: 1080 })}`);
     await app.resize({ width: 1024, height: 700 });

@@ -167,7 +167,7 @@ describe('web mode: what a pane shows is whole (reviewers, 1024×700 and 1920×1
     await app.page.close();
   }, 400_000);
 
-  it('a short task name ends where its words do; Inject is whole while a step runs', async () => {
+  it('a short task name ends where its words do; Inject and the Sandbox pane are whole while a step runs', async () => {
     const app = await web.open(SIZES[0]);
     const { library } = app;
     await library.waitForTasks();
@@ -182,7 +182,8 @@ describe('web mode: what a pane shows is whole (reviewers, 1024×700 and 1920×1
     await app.stepper.waitForState('running');
     const send = app.inject.root.getByTestId('inject-send');
     await send.waitFor();
-    for (const size of SIZES) {
+    await app.sandbox.root.getByTestId('sandbox-cpu').waitFor({ timeout: 30_000 });
+    for (const size of [SIZES[0], { width: 1280, height: 800 }, SIZES[1]]) {
       await app.page.setViewportSize(size);
       const layout = new LayoutObject(app.page);
       expect(await app.stepper.taskName.innerText()).toBe('umbrella');
@@ -198,6 +199,11 @@ describe('web mode: what a pane shows is whole (reviewers, 1024×700 and 1920×1
       expect(await layout.bandFit(body, send), `Inject at ${tag(size)}`).toBe('whole');
       expect(await layout.slivers(body)).toEqual([]);
       expect(await layout.unreadable(send)).toBe('');
+      // The Sandbox pane's facts and stats whole at rest, none under the window's bottom edge
+      // (at 1024×700 it had ~88 px for ~100 px of lines; its CPU row was cut even at 1600×1000).
+      const facts = app.sandbox.root.locator('.panel-body');
+      expect(await layout.contentHidden(facts), `Sandbox at ${tag(size)}`).toBe('');
+      expect(await layout.notWhollyInView(app.sandbox.root.getByTestId('sandbox-memory'))).toBe('');
       await app.screenshot(`fit-running-${tag(size)}`);
     }
     expect(app.errors).toEqual([]);

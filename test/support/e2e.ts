@@ -1711,6 +1711,17 @@ export class LayoutObject {
     if (bottom <= band.top + 0.5 || box.y >= band.bottom - 0.5) return 'away';
     return `cut: ${box.y.toFixed(1)}–${bottom.toFixed(1)} in a band of ${band.top.toFixed(1)}–${band.bottom.toFixed(1)}`;
   }
+  /**
+   * What of a scrolling area's content is out of its view ('' when none): its content taller than
+   * its box, or the area itself cut by the window's edge. A pane read at rest (the Sandbox's facts)
+   * has no hidden part to scroll to: its last row was cut at the window's bottom edge.
+   */
+  async contentHidden(area: Locator): Promise<string> {
+    const out = await area.evaluate((el) =>
+      el.scrollHeight > el.clientHeight + 1 ? `content ${el.scrollHeight} px in ${el.clientHeight} px` : '',
+    );
+    return out || this.notWhollyInView(area);
+  }
   /** How many lines the element's text takes on screen (distinct line tops of its text). */
   async lines(locator: Locator): Promise<number> {
     return locator.evaluate((el) => {

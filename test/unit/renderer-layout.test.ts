@@ -66,6 +66,15 @@ describe('pane sizes', () => {
     expect(700 - 37 - s.bottom).toBeGreaterThanOrEqual(MIN.top);
   });
 
+  it("give Inject and the Sandbox their room at 1024×700: a manual agent's form whole beside the Sandbox's lines", () => {
+    const s = fitPanes(DEFAULT_PANES, 1024, 700);
+    // Inject's decision form (~215 px under its header) and the Sandbox's five lines (~130 px).
+    expect(s.rightBottom).toBeGreaterThanOrEqual(345);
+    expect(700 - 37 - s.rightBottom, 'the inspector').toBeGreaterThanOrEqual(MIN.top);
+    // A size the person dragged to is kept.
+    expect(fitPanes({ ...DEFAULT_PANES, rightBottom: 200 }, 1024, 700).rightBottom).toBe(200);
+  });
+
   it('are remembered, and a corrupt or partial entry falls back to the defaults', () => {
     const store = new Map<string, string>();
     const storage = {

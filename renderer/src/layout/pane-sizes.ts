@@ -29,6 +29,8 @@ const BAR = 32;
 const SHORT_BODY = 700;
 /** Replay's four rows (~150 px) and a terminal of 180 px under its header. */
 const SHORT_BOTTOM = 360;
+/** Inject's decision form whole under a manual agent's guidance, beside the Sandbox's five lines. */
+const SHORT_RIGHT_BOTTOM = 350;
 const SPLIT = 5;
 
 /** Reads the remembered sizes; anything missing or not a number falls back to the default. */
@@ -88,25 +90,29 @@ export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneS
     right = Math.max(MIN.right, right - over * (1 - share));
   }
   const body = height - BAR - SPLIT;
+  const short = body < SHORT_BODY;
+  // A lower pane: at most 42% of the height (55% in a short window), and in a short window its
+  // default is `shortSize` up to what leaves MIN.top above it; a size the person dragged to is kept.
+  const lower = (key: 'bottom' | 'rightBottom', shortSize: number): number =>
+    Math.round(
+      clamp(
+        sizes[key] === DEFAULT_PANES[key] && short ? Math.min(body - MIN.top, shortSize) : sizes[key],
+        MIN.bottom,
+        Math.max(MIN.bottom, Math.min(body - MIN.top, body * (short ? 0.55 : 0.42))),
+      ),
+    );
   return {
     left: Math.round(left),
     right: Math.round(right),
     // The lower panes take at most 42% of the height: the timeline and the inspector are what one
     // reads. In a short window the centre's default is what the timeline leaves over MIN.top, up to
     // SHORT_BOTTOM: Replay's four rows and a terminal of 180 px (42% left the terminal ~100 px at
-    // 1024×700: issue 33, item 11); a size the person dragged to is kept.
-    bottom: Math.round(
-      clamp(
-        sizes.bottom === DEFAULT_PANES.bottom && body < SHORT_BODY
-          ? Math.min(body - MIN.top, SHORT_BOTTOM)
-          : sizes.bottom,
-        MIN.bottom,
-        Math.max(MIN.bottom, Math.min(body - MIN.top, body * (body < SHORT_BODY ? 0.55 : 0.42))),
-      ),
-    ),
-    rightBottom: Math.round(
-      clamp(sizes.rightBottom, MIN.bottom, Math.max(MIN.bottom, Math.min(body - MIN.top, body * 0.42))),
-    ),
+    // 1024×700: issue 33, item 11).
+    bottom: lower('bottom', SHORT_BOTTOM),
+    // The right column's lower part alike: in a short window Inject and the Sandbox's lines under
+    // it take SHORT_RIGHT_BOTTOM (42% left ~280: the Sandbox's last rows under the window's edge,
+    // and Inject's decision form scrolled past its guidance); the inspector keeps MIN.top.
+    rightBottom: lower('rightBottom', SHORT_RIGHT_BOTTOM),
     // The walkthrough drawer too (at most 42% of the column): the library above it (Running,
     // the episodes, the other cases) keeps more than half, ~410 px at 1280×800, ~355 at 1024×700.
     walkthrough: Math.round(

@@ -74,7 +74,20 @@ function fitAt(scroller: HTMLElement, target: HTMLElement): Fit {
  * whole; failing both, the target goes to the top. Only where none of these is clean does a
  * strip stay, below rather than above (it reads as "more below"); the target is always whole.
  */
-export function revealWhole(target: HTMLElement): void {
+export function revealWhole(target: HTMLElement, from?: HTMLElement | null): void {
+  revealTarget(target);
+  // What the target answers (a manual agent's guidance above its Send): as much of its beginning
+  // as the band holds with the target still whole. At 1024×700 Send was brought in and the
+  // guidance above it left showing only "Escape)."
+  const scroller = from ? scrollerOf(target) : null;
+  if (!from || !scroller) return;
+  const { top, bottom } = band(scroller);
+  const above = top - from.getBoundingClientRect().top;
+  const room = bottom - target.getBoundingClientRect().bottom;
+  if (above > 0.5) scroller.scrollTop -= Math.max(0, Math.min(above, room));
+}
+
+function revealTarget(target: HTMLElement): void {
   target.scrollIntoView({ block: 'nearest' });
   const scroller = scrollerOf(target);
   if (!scroller) return;

@@ -178,9 +178,10 @@ export function InjectPanel() {
   // The agent asks the person for its next decision: the form and its Send are brought whole
   // into the panel (at 1280×800 the Send button sat under the Sandbox header).
   const sendRef = useRef<HTMLButtonElement>(null);
+  const asksRef = useRef<HTMLDivElement>(null);
   const asked = branch !== null && waits && section === 'decide';
   useEffect(() => {
-    if (asked && sendRef.current) revealWhole(sendRef.current);
+    if (asked && sendRef.current) revealWhole(sendRef.current, asksRef.current);
   }, [asked]);
   const ready = branch !== null && live && state !== 'running';
   // The call whose result an override replaces: the last of the step the sandbox is at, read
@@ -215,7 +216,7 @@ export function InjectPanel() {
           {section === 'decide' ? (
             <div role="tabpanel" data-testid="inject-section-decide">
               {waits ? (
-                <div className="notice" data-testid="decide-asks" role="status">
+                <div ref={asksRef} className="notice" data-testid="decide-asks" role="status">
                   The agent is waiting for you: enter the next tool call (or a final answer) and send it. To
                   stop waiting, press Pause (or Escape).
                 </div>

@@ -10,10 +10,17 @@ function mib(n: number): string {
   return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
 }
 
+/** A limit in whole GiB where it is one (`1 GiB`), so the limits stay one line in a 1024-wide window. */
+function limit(n: number): string {
+  const gib = 1024 * 1024 * 1024;
+  return n >= gib && n % gib === 0 ? `${n / gib} GiB` : mib(n);
+}
+
 /** A sparkline of recent samples (inline SVG). */
 function Spark(props: { readonly values: readonly number[]; readonly max: number; readonly label: string }) {
-  const w = 120;
-  const h = 22;
+  // One text line high: each metric is one line of the pane (22 px made each row a line and a half).
+  const w = 90;
+  const h = 12;
   if (props.values.length < 2) return <svg width={w} height={h} aria-label={props.label} />;
   const pts = props.values
     .map(
@@ -44,7 +51,8 @@ function Stats(props: {
           values={props.history.map((x) => x.cpu_percent)}
           max={Math.max(100, ...props.history.map((x) => x.cpu_percent))}
           label="cpu"
-        />
+        />{' '}
+        · {s.pids ?? '—'} pids
       </dd>
       <dt>memory</dt>
       <dd data-testid="sandbox-memory">
@@ -56,8 +64,6 @@ function Stats(props: {
           label="memory"
         />
       </dd>
-      <dt>pids</dt>
-      <dd>{s.pids ?? '—'}</dd>
     </dl>
   );
 }
@@ -150,22 +156,26 @@ export function SandboxPanel() {
       {sandbox && live ? (
         <>
           <dl className="facts" data-testid="sandbox-info">
+            {/* Two facts a line where they are short (the pane takes its height from these lines,
+                Inject the rest: at 1024×700 its last rows were cut at the window's bottom edge). */}
             <dt>container</dt>
-            <dd className="mono" data-testid="sandbox-container">
-              {sandbox.id.slice(0, 12)}
+            <dd>
+              <span className="mono" data-testid="sandbox-container">
+                {sandbox.id.slice(0, 12)}
+              </span>{' '}
+              ·{' '}
+              <span className={sandbox.state === 'running' ? 'good' : 'bad'} data-testid="sandbox-state">
+                {sandbox.state}
+              </span>
             </dd>
             <dt>image</dt>
-            <dd className="mono">{sandbox.image}</dd>
-            <dt>state</dt>
-            <dd className={sandbox.state === 'running' ? 'good' : 'bad'} data-testid="sandbox-state">
-              {sandbox.state}
+            <dd>
+              <span className="mono">{sandbox.image}</span> · network {sandbox.network}
             </dd>
-            <dt>network</dt>
-            <dd>{sandbox.network}</dd>
             <dt>limits</dt>
             <dd>
-              {sandbox.limits.cpus} cpu · {mib(sandbox.limits.memory_bytes)} · {sandbox.limits.pids} pids ·
-              disk {mib(sandbox.limits.disk_bytes)}
+              {sandbox.limits.cpus} cpu · {limit(sandbox.limits.memory_bytes)} · {sandbox.limits.pids} pids ·
+              disk {limit(sandbox.limits.disk_bytes)}
             </dd>
           </dl>
           <Stats stats={stats} history={history} memFraction={memFraction} />
