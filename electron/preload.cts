@@ -19,6 +19,7 @@ const OPERATIONS = [
   'files.list',
   'projects.list',
   'projects.open',
+  'projects.remove',
   'projects.browse',
   'projects.pick',
   'episode.open',

@@ -307,6 +307,9 @@ export function scriptPlaceProblem(
 export const AGENT_FIELD = 'Agent';
 export const MODEL_FIELD = 'Its model calls answered by';
 export const AGENT_DIR_FIELD = 'Agent folder';
+/** A bare project folder's fields (the CLI's `--goal`, `--verify`), named as its card shows them. */
+export const GOAL_FIELD = 'Goal';
+export const CHECK_FIELD = 'Check (command)';
 /** A start-form field by the name an error gives it. */
 export type StartField = typeof AGENT_FIELD | typeof MODEL_FIELD | typeof AGENT_DIR_FIELD;
 

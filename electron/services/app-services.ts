@@ -22,6 +22,7 @@ import { ServiceError, toAppError } from './service-error.js';
 import {
   AGENT_DIR_FIELD,
   AGENT_FIELD,
+  CHECK_FIELD,
   MODEL_FIELD,
   TASK_PATH_FIELD,
   commonPlaces,
@@ -133,9 +134,13 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     return { path: found.task_path, agent: found.agent, episodes: found.episodes ?? 1 };
   };
 
-  /** A bare project folder's goal (the window's Goal field); refused where it means nothing or is missing. */
-  const worldOf = (r: ParsedRequestOf<'episode.start'>): { goal: string } | undefined => {
+  /**
+   * A bare project folder's goal and check (the window's Goal and Check fields, the CLI's
+   * --goal and --verify); refused where they mean nothing or the goal is missing.
+   */
+  const worldOf = (r: ParsedRequestOf<'episode.start'>): { goal: string; verify?: string } | undefined => {
     const goal = r.goal?.trim();
+    const verify = r.verify?.trim() || undefined;
     const bare = r.task.kind === 'project' && projects.find(r.task.path).kind === 'folder';
     if (bare && !goal)
       throw new ServiceError(
@@ -147,7 +152,12 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
         'invalid_input',
         'Goal: only a bare project folder takes a goal; a task file has its own',
       );
-    return bare && goal ? { goal } : undefined;
+    if (!bare && verify)
+      throw new ServiceError(
+        'invalid_input',
+        `${CHECK_FIELD}: only a bare project folder takes a check; a task file has its own verifier`,
+      );
+    return bare && goal ? { goal, ...(verify ? { verify } : {}) } : undefined;
   };
 
   /**
@@ -240,6 +250,7 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     },
     'projects.list': () => projects.list(),
     'projects.open': (r) => projects.open(r.path),
+    'projects.remove': (r) => projects.remove(r.path),
     'projects.browse': (r) => projects.browse(r.path),
     'projects.pick': () => projects.pick(),
     'episode.open': (r) => library.open(r.id, r.last_rows),

@@ -156,7 +156,7 @@ export class EpisodeManager implements IdleLive {
     leadIn = 0,
     stopPoints: Partial<StopPoints> = {},
     /** A bare project folder's goal (loadWorld's flags). */
-    world?: { readonly goal: string },
+    world?: { readonly goal: string; readonly verify?: string },
   ) {
     const controller = await this.harness.start({
       taskPath,

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Project } from '../../shared/contract/models.js';
@@ -30,12 +30,30 @@ export class ProjectsService {
 
   /** The opened projects, most recent first. */
   list(): { projects: Project[]; native_picker: boolean } {
-    return { projects: this.recent.map(withProblem), native_picker: this.pickPath !== undefined };
+    return { projects: this.fresh().map(withProblem), native_picker: this.pickPath !== undefined };
+  }
+
+  /**
+   * The list with each folder's kind read again from disk: a bare folder that got a task.json
+   * (`stepbox task init` in a shell) stayed "folder" with a Goal box, its start refused with the
+   * CLI's "--goal is for a folder without a task of its own", until it was opened again. A
+   * changed kind is written back to projects.json.
+   */
+  private fresh(): Project[] {
+    let changed = false;
+    this.recent = this.recent.map((p) => {
+      const kind = kindOnDisk(p.path);
+      if (kind === null || kind === p.kind) return p;
+      changed = true;
+      return { ...p, kind, name: nameOf(p.path, kind) };
+    });
+    if (changed) void this.write().catch(() => undefined);
+    return this.recent;
   }
 
   /** The project opened at exactly `path`, or a refusal saying how to open it. */
   find(path: string): Project {
-    const found = this.recent.find((p) => p.path === resolve(path));
+    const found = this.fresh().find((p) => p.path === resolve(path));
     if (!found)
       throw new ServiceError(
         'not_found',
@@ -73,6 +91,20 @@ export class ProjectsService {
     this.recent = [project, ...this.recent.filter((p) => p.path !== abs)].slice(0, MAX_RECENT);
     await this.write();
     return withProblem(project);
+  }
+
+  /**
+   * Forgets the project opened at `path` (the library's Remove): it leaves the list and
+   * projects.json; its folder and files on disk are never touched.
+   */
+  async remove(path: string): Promise<{ removed: boolean }> {
+    const abs = resolve(path);
+    const before = this.recent.length;
+    this.recent = this.recent.filter((p) => p.path !== abs);
+    if (this.recent.length === before)
+      throw new ServiceError('not_found', `${path} is not an opened project: nothing to remove`);
+    await this.write();
+    return { removed: true };
   }
 
   /** The folders and `.json` files of the folder `path` names (or of its parent, for a partial name). */
@@ -153,6 +185,16 @@ function withProblem(project: Project): Project {
   if (project.kind !== 'task') return kept;
   const world = loadWorld(project.path);
   return world.ok ? kept : { ...kept, problem: world.error.message };
+}
+
+/** A folder's kind as the engine's readers see it now; a task.json stays a task; null when gone. */
+function kindOnDisk(abs: string): Project['kind'] | null {
+  try {
+    return statSync(abs).isDirectory() ? (folderTakesGoal(abs) ? 'folder' : 'task') : 'task';
+  } catch {
+    // Gone or unreadable: kept as listed; its start says what is wrong.
+    return null;
+  }
 }
 
 /** A project's name: the folder's (a task.json's: its folder's). */

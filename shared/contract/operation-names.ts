@@ -17,6 +17,7 @@ export const OPERATION_NAMES = [
   'files.list',
   'projects.list',
   'projects.open',
+  'projects.remove',
   'projects.browse',
   'projects.pick',
   'episode.open',

@@ -82,6 +82,8 @@ const EpisodeStartRequest = z.strictObject({
   run: z.boolean().optional(),
   /** The goal of a bare project folder (a `project` task without task.json). */
   goal: z.string().min(1).max(20_000).optional(),
+  /** The check of a bare project folder (the CLI's `--verify CMD`): run in /workspace after the agent ends, exit 0 = success. */
+  verify: z.string().min(1).max(20_000).optional(),
 });
 
 export const OPERATIONS = {
@@ -117,11 +119,13 @@ export const OPERATIONS = {
     z.strictObject({
       /** `task`: the folder of a bundled task or case (where start-form paths resolve); `store`: the store. */
       root: z.enum(['task', 'store']),
-      /** The bundled task or case whose folder `task` means (a typed task path is not a root). */
+      /** The bundled task or case, or opened project, whose folder `task` means (a typed task path is not a root). */
       task: z
         .discriminatedUnion('kind', [
           z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
           z.strictObject({ kind: z.literal('case'), id: CaseName, fixed: z.boolean().optional() }),
+          // An opened project's folder: a place the one path rule reads from (commonPlaces).
+          z.strictObject({ kind: z.literal('project'), path: z.string().min(1).max(4096) }),
         ])
         .optional(),
       /** The folder to list, from the root (default: the root). */
@@ -151,6 +155,11 @@ export const OPERATIONS = {
     z.strictObject({ path: z.string().min(1).max(4096) }),
     Project,
     'Opens a folder or a task.json by its absolute path: it joins the recent projects and can be started.',
+  ),
+  'projects.remove': op(
+    z.strictObject({ path: z.string().min(1).max(4096) }),
+    z.object({ removed: z.boolean() }),
+    'Forgets an opened project (it leaves the list); its folder on disk is never touched.',
   ),
   'projects.browse': op(
     z.strictObject({

@@ -504,6 +504,30 @@ export class LibraryPanel extends PanelObject {
   projectPath(path: string): Locator {
     return this.project(path).locator('.project-path');
   }
+  /** An opened project's Start. */
+  projectStart(path: string): Locator {
+    return this.project(path).getByTestId('project-start');
+  }
+  /** A bare folder's Goal field, in its item. */
+  projectGoal(path: string): Locator {
+    return this.project(path).getByTestId('project-goal');
+  }
+  /** A bare folder's optional "Check (command)" field (the CLI's --verify), in its item. */
+  projectCheck(path: string): Locator {
+    return this.project(path).getByTestId('project-check');
+  }
+  /** An opened project's Remove (forgets it; its folder stays on disk). */
+  projectRemove(path: string): Locator {
+    return this.project(path).getByTestId('project-remove');
+  }
+  /** Open…'s hint under the path: what it opens. */
+  get openHint(): Locator {
+    return this.page.locator('#open-path-hint');
+  }
+  /** The start form's red blocks that say `text` (a refusal said once, not twice). */
+  errorBlocks(text: string | RegExp): Locator {
+    return this.root.locator('.state-error').filter({ hasText: text });
+  }
   /** Why an opened project's task cannot start (a task.json that does not read), in its item. */
   projectProblem(path: string): Locator {
     return this.project(path).getByTestId('project-problem');
@@ -1186,6 +1210,10 @@ export class InspectorPanel extends PanelObject {
   async tab(name: 'call' | 'output' | 'files' | 'memory' | 'request' | 'agent'): Promise<void> {
     await this.root.locator(`[data-tab="${name}"]`).click();
   }
+  /** The tab selected now (`call`, `output`, …). */
+  selectedTab(): Promise<string | null> {
+    return this.root.locator('[data-tab][aria-selected="true"]').getAttribute('data-tab');
+  }
   /**
    * The text of the inspector's views ON SCREEN, by name (`arguments.json`, `result.json`,
    * `diff-after`, …): the light JSON views and the Monaco models on screen (a JSON view
@@ -1239,6 +1267,10 @@ export class InjectPanel extends PanelObject {
   /** The tab of one of the panel's sections (`decide`, `message`, `override`). */
   tab(section: 'decide' | 'message' | 'override'): Locator {
     return this.root.locator(`[data-testid="inject-tab"][data-section="${section}"]`);
+  }
+  /** The section selected now (`decide`, `message`, `override`). */
+  selectedTab(): Promise<string | null> {
+    return this.root.locator('[data-testid="inject-tab"][aria-selected="true"]').getAttribute('data-section');
   }
   /** The message field of the inject section. */
   get messageField(): Locator {

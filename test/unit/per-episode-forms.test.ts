@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StepboxClient } from '../../shared/contract/client.js';
 import { createInjectStore } from '../../renderer/src/stores/inject/inject-store.js';
-import { createNoticesStore } from '../../renderer/src/stores/notices/notices-store.js';
+import { NEXT_BRANCH, createNoticesStore } from '../../renderer/src/stores/notices/notices-store.js';
+import { createInspectorStore } from '../../renderer/src/stores/inspector/inspector-store.js';
 
 describe('per-episode form state', () => {
   it('keeps the Inject drafts per branch: nothing carries into another episode', () => {
@@ -40,5 +41,37 @@ describe('per-episode form state', () => {
     notices.getState().dismiss(notices.getState().items[0].id);
     expect(notices.getState().items).toEqual([]);
     expect(a).toBeGreaterThan(0);
+  });
+
+  it('a build notice belongs to the episode it was built for: opening another clears it', () => {
+    const notices = createNoticesStore();
+    notices.getState().follow('ep-live');
+    // Built during the start, before the new branch is shown: kept while the old one still shows.
+    notices
+      .getState()
+      .post({ branch: NEXT_BRANCH, kind: 'image', text: 'Image stepbox-build:x built', tone: 'info' });
+    notices.getState().follow('ep-started');
+    expect(notices.getState().items.map((n) => [n.branch, n.text])).toEqual([
+      ['ep-started', 'Image stepbox-build:x built'],
+    ]);
+    notices.getState().follow('ep-other');
+    expect(notices.getState().items).toEqual([]);
+  });
+
+  it('a new episode opens Inject and the inspector on their first tabs; coming back brings the chosen ones', () => {
+    const inject = createInjectStore({} as StepboxClient);
+    const inspector = createInspectorStore({} as StepboxClient);
+    inject.getState().follow('ep-a');
+    inspector.getState().follow('ep-a');
+    inject.getState().setSection('override');
+    inspector.getState().setTab('output');
+    inject.getState().follow('ep-b');
+    inspector.getState().follow('ep-b');
+    expect(inject.getState().section).toBeNull();
+    expect(inspector.getState().tab).toBe('call');
+    inject.getState().follow('ep-a');
+    inspector.getState().follow('ep-a');
+    expect(inject.getState().section).toBe('override');
+    expect(inspector.getState().tab).toBe('output');
   });
 });

@@ -15,7 +15,7 @@ function sizeText(bytes: number): string {
 }
 
 /**
- * The start form's file picker: the folders of a bundled task and the store, nothing else
+ * The start form's file picker: the folders of a bundled task or an opened project and the store, nothing else
  * (the server refuses any path outside them). A file (or, for the agent folder, a folder)
  * chosen here fills the field; the card then says the resolved path before the start.
  */
@@ -28,6 +28,8 @@ export function FilePicker() {
   const loading = useSlice('picker', (s) => s.loading);
   const error = useSlice('picker', (s) => s.error);
   const tasks = useSlice('episodes', (s) => s.tasks);
+  // The opened projects are places a start reads from too (the error names "an opened project").
+  const projects = useSlice('projects', (s) => s.projects);
   const box = useRef<HTMLDivElement>(null);
   const open = field !== null;
   useEffect(() => {
@@ -97,6 +99,15 @@ export function FilePicker() {
                   {t.name}
                 </option>
               ))}
+              {projects.length ? (
+                <optgroup label="Opened projects">
+                  {projects.map((pr) => (
+                    <option key={pr.path} value={pr.path}>
+                      {pr.name}
+                    </option>
+                  ))}
+                </optgroup>
+              ) : null}
             </select>
           ) : null}
           <button
@@ -174,8 +185,8 @@ export function FilePicker() {
           </button>
         </div>
         <p className="muted">
-          Only the task’s folder and the store can be chosen from. A path in the task’s folder is kept
-          relative to it, as the form resolves it. Esc closes.
+          Only a task’s folder, an opened project and the store can be chosen from. A path in a sample task’s
+          folder is kept relative to it, as the form resolves it. Esc closes.
         </p>
       </div>
     </div>

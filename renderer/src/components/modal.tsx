@@ -67,7 +67,8 @@ export function Modal(props: {
         data-testid={props.testId}
         onClick={(e) => e.stopPropagation()}
         onKeyDown={(e) => {
-          if (e.key !== 'Tab') return;
+          // A field that used Tab itself (Open…'s completion) keeps the focus.
+          if (e.key !== 'Tab' || e.defaultPrevented) return;
           const items = focusablesOf(box.current);
           if (items.length === 0) return;
           const i = items.indexOf(document.activeElement as HTMLElement);

@@ -1,8 +1,23 @@
-import { pathForPeople, startFieldOf } from '../../../shared/start-paths';
+import type { KeyboardEvent } from 'react';
+import { CHECK_FIELD, GOAL_FIELD, pathForPeople, startFieldOf } from '../../../shared/start-paths';
 import { PeopleText, usePathPlaces } from './people-text';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
+
+/**
+ * What Open… takes, in the words the welcome screen and the dialog's hint both say (the hint
+ * left Harbor task folders out while the welcome named them).
+ */
+export const OPENABLE = 'your own project folder, a task.json or a Harbor task folder';
+
+/** Moves the caret to the end of a field once the value just set is drawn. */
+function caretToEnd(input: HTMLInputElement): void {
+  requestAnimationFrame(() => {
+    input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
+  });
+}
 
 /**
  * "Open…" (issue 30, item 6): a folder or a task.json by its path — typed with completion in web
@@ -14,6 +29,8 @@ export function ProjectsSection() {
   const stores = useStores();
   const projects = useSlice('projects', (s) => s.projects);
   const goals = useSlice('projects', (s) => s.goals);
+  const checks = useSlice('projects', (s) => s.checks);
+  const removeError = useSlice('projects', (s) => s.removeError);
   const dialog = useSlice('projects', (s) => s.dialog);
   const starting = useSlice('episodes', (s) => s.starting);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
@@ -42,10 +59,23 @@ export function ProjectsSection() {
       <ul className="lib-list">
         {projects.map((project) => {
           const goal = goals[project.path] ?? '';
+          const check = checks[project.path] ?? '';
           const needsGoal = project.kind === 'folder' && goal.trim() === '';
           const goalId = `project-goal-${encodeURIComponent(project.path)}`;
+          const checkId = `project-check-${encodeURIComponent(project.path)}`;
           return (
-            <li key={project.path} className="project" data-testid="project" data-path={project.path}>
+            <li
+              key={project.path}
+              className="project"
+              data-testid="project"
+              data-path={project.path}
+              // Read again from disk as the card is reached (a folder may have got a task.json
+              // in a shell since it was opened): its kind, its Goal box, its Start.
+              onPointerEnter={() => void p.load()}
+              onFocus={(ev) => {
+                if (!ev.currentTarget.contains(ev.relatedTarget as Node | null)) void p.load();
+              }}
+            >
               <div className="project-head">
                 <span className="lib-task">{project.name}</span>
                 <span className="muted mono project-path" title={project.path}>
@@ -56,7 +86,7 @@ export function ProjectsSection() {
               {project.kind === 'folder' ? (
                 <>
                   <label className="field-label" htmlFor={goalId}>
-                    Goal
+                    {GOAL_FIELD}
                   </label>
                   <input
                     id={goalId}
@@ -65,6 +95,19 @@ export function ProjectsSection() {
                     placeholder="what the agent should do here"
                     value={goal}
                     onChange={(ev) => p.setGoal(project.path, ev.target.value)}
+                  />
+                  {/* The CLI's --verify: without it the episode ends "failed: … no verifier passed it". */}
+                  <label className="field-label" htmlFor={checkId}>
+                    {CHECK_FIELD} <span className="muted">optional</span>
+                  </label>
+                  <input
+                    id={checkId}
+                    className="search mono"
+                    data-testid="project-check"
+                    placeholder="test -f out.txt (exit 0 = passed)"
+                    title="Run in /workspace after the agent ends; exit 0 = success (the CLI’s --verify)"
+                    value={check}
+                    onChange={(ev) => p.setCheck(project.path, ev.target.value)}
                   />
                 </>
               ) : null}
@@ -79,10 +122,32 @@ export function ProjectsSection() {
                     (starting !== null && 'Another start is under way.'),
                   'Start it with the library’s Agent (the task’s own when empty)',
                 )}
-                onClick={() => void e.startProject(project, goal)}
+                onClick={() =>
+                  void (async () => {
+                    // Its kind read again first: a task.json written since takes no Goal.
+                    await p.load();
+                    const now = stores.projects.getState().projects.find((q) => q.path === project.path);
+                    if (now && !now.problem && (now.kind === 'task' || goal.trim() !== ''))
+                      await e.startProject(now, goal, check);
+                  })()
+                }
               >
                 {starting === project.path ? 'starting…' : '▶ Start'}
+              </button>{' '}
+              <button
+                type="button"
+                data-testid="project-remove"
+                title="Forget this project: it leaves the list; its folder and files on disk are not touched"
+                aria-label={`Remove ${project.name} from the list (its folder is not deleted)`}
+                onClick={() => void p.remove(project.path)}
+              >
+                Remove
               </button>
+              {removeError?.path === project.path ? (
+                <div className="state state-error" role="alert" data-testid="project-remove-error">
+                  {removeError.text}
+                </div>
+              ) : null}
               {project.problem !== undefined ? (
                 <div className="state state-error" data-testid="project-problem">
                   <PeopleText text={project.problem} />
@@ -135,11 +200,13 @@ function OpenDialog() {
             aria-describedby="open-path-hint"
             value={path}
             onChange={(ev) => void p.setPath(ev.target.value)}
-            onKeyDown={(ev) => {
-              // Tab completes to the one suggestion (a folder goes on to its entries).
+            onKeyDown={(ev: KeyboardEvent<HTMLInputElement>) => {
+              // Tab completes to the one suggestion (a folder goes on to its entries); the focus
+              // stays in the field, the caret at the end, so what is typed next goes on the path.
               if (ev.key === 'Tab' && !ev.shiftKey && suggestions.length === 1 && suggestions[0] !== path) {
                 ev.preventDefault();
                 void p.setPath(suggestions[0]);
+                caretToEnd(ev.currentTarget);
               }
             }}
             autoFocus
@@ -158,15 +225,23 @@ function OpenDialog() {
         <ul className="open-suggestions mono" data-testid="open-suggestions" aria-label="completions">
           {suggestions.slice(0, 8).map((s) => (
             <li key={s}>
-              <button type="button" data-testid="open-suggestion" onClick={() => void p.setPath(s)}>
+              <button
+                type="button"
+                data-testid="open-suggestion"
+                onClick={() => {
+                  void p.setPath(s);
+                  const input = document.getElementById('open-path');
+                  if (input instanceof HTMLInputElement) caretToEnd(input);
+                }}
+              >
                 {s}
               </button>
             </li>
           ))}
         </ul>
         <p className="muted" id="open-path-hint">
-          A folder with a task.json, a task.json, or any project folder (its files are the workspace; you give
-          its goal). Tab completes.
+          Opens {OPENABLE}. A bare project folder&apos;s files are the workspace; you give its goal. Tab
+          completes.
         </p>
         {error ? (
           <p className="bad" role="alert" data-testid="open-error">

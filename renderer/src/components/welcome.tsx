@@ -1,4 +1,5 @@
 import { useStores } from '../stores/use-stores';
+import { OPENABLE } from './projects-section';
 
 /**
  * The timeline with nothing open: what stepbox does, in one sentence, and the three ways in.
@@ -31,7 +32,7 @@ export function Welcome() {
           >
             Open…
           </button>{' '}
-          your own project folder, task.json or Harbor task.
+          {OPENABLE}.
         </li>
       </ul>
       <p className="muted">

@@ -260,8 +260,10 @@ export function EpisodeLibrary() {
   // it is said once, under the field, not repeated under each card.
   const refusals = tasks.map((t) => refusalOf(t.path));
   const forAll = refusalForAll(refusals);
+  // A start refused under this field says it there already: the card's refusal of the same
+  // typed path showed as a second, identical red block under it (a project's Start).
   const refusalUnder = (field: StartField) =>
-    forAll !== null && (startFieldOf(forAll) ?? AGENT_FIELD) === field ? (
+    forAll !== null && (startFieldOf(forAll) ?? AGENT_FIELD) === field && fieldError !== field ? (
       <div className="state state-error" data-testid="start-refusal-all">
         <PeopleText
           text={forAll}

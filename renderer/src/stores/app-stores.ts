@@ -13,7 +13,7 @@ import { createCandidatesStore, type CandidatesStore } from './candidates/candid
 import { createEpisodesStore, type EpisodesStore } from './episodes/episodes-store';
 import { createInjectStore, type InjectStore } from './inject/inject-store';
 import { createProjectsStore, type ProjectsStore } from './projects/projects-store';
-import { createNoticesStore, type NoticesStore } from './notices/notices-store';
+import { NEXT_BRANCH, createNoticesStore, type NoticesStore } from './notices/notices-store';
 import { createInspectorStore, type InspectorState, type InspectorStore } from './inspector/inspector-store';
 import { detailFinal, detailRevision, detailsToHold } from './inspector/details-ahead';
 import { createPickerStore, type PickerStore } from './picker/picker-store';
@@ -178,9 +178,9 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   });
   // A task's image being built for a start (its Dockerfile, a devcontainer's, a Harbor task's),
   // or pulled (the engine lacks it): what the engine is doing, line by line, in the
-  // notification area, until another replaces it.
+  // notification area, tied to the episode it is for (the next shown) and gone with it.
   const offImage = client.onImageProgress((p) => {
-    notices.getState().post({ kind: 'image', branch: null, tone: 'info', text: imageProgressText(p) });
+    notices.getState().post({ kind: 'image', branch: NEXT_BRANCH, tone: 'info', text: imageProgressText(p) });
   });
   // The library changed (a start, a stop, a sandbox given back): the warm pool's idle count too.
   const offLibrary = episodes.subscribe((e, prev) => {
@@ -242,6 +242,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       // Held candidates stay while another branch opens: a pick opens the chosen one, then clears them.
       if (candidates.getState().set === null) candidates.getState().reset();
       inspector.getState().invalidate();
+      inspector.getState().follow(s.branch);
       // Messages about the branch left go with it.
       notices.getState().follow(s.branch);
       // What was typed for the branch left stays with it (issue 33, item 7).

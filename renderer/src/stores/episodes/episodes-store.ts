@@ -103,7 +103,8 @@ export interface EpisodesActions {
   /** Starts a bundled sample task as a new episode; returns its branch, or null on failure. */
   startTask(task: TaskSummary): Promise<string | null>;
   /** Starts a project opened with Open… (a bare folder with the goal typed for it) with the form's agent. */
-  startProject(project: Project, goal: string): Promise<string | null>;
+  /** Starts an opened project; a bare folder with its Goal and optional Check (the CLI's --goal, --verify). */
+  startProject(project: Project, goal: string, check?: string): Promise<string | null>;
   /** One click: starts the case (or its fixed variant) and shows its walkthrough beside the timeline. */
   openCase(
     c: CaseSummary,
@@ -231,6 +232,8 @@ export function createEpisodesStore(
       run = false,
       /** A bare project folder's goal. */
       goal?: string,
+      /** A bare project folder's check (`--verify`). */
+      verify?: string,
     ) => {
       const model = agent && runsOwnProgramSpec(agent) ? get().model.trim() : '';
       const agentDir = agent && runsInSandboxSpec(agent) ? get().agentDir.trim() : '';
@@ -247,6 +250,7 @@ export function createEpisodesStore(
         ...(model || agentDir ? { agent_options: agentOptions } : {}),
         ...(run ? { run: true } : {}),
         ...(goal ? { goal } : {}),
+        ...(verify ? { verify } : {}),
       };
     };
     /**
@@ -398,12 +402,14 @@ export function createEpisodesStore(
         if (!(await mayStart(task.id, task.name, request))) return null;
         return start(task.id, request);
       },
-      async startProject(project, goal) {
+      async startProject(project, goal, check = '') {
+        const bare = project.kind === 'folder';
         const request = startRequest(
           { kind: 'project', path: project.path },
           get().agent.trim() || undefined,
           false,
-          project.kind === 'folder' ? goal.trim() : undefined,
+          bare ? goal.trim() : undefined,
+          bare ? check.trim() || undefined : undefined,
         );
         if (!(await mayStart(project.path, project.name, request))) return null;
         return start(project.path, request);

@@ -110,10 +110,13 @@ export function overrideToResult(
 /** What a person types in the panel, kept per branch. */
 type Drafts = Pick<
   InjectState,
-  'role' | 'mode' | 'text' | 'overrideText' | 'decideTool' | 'decideArgs' | 'decideText'
+  'section' | 'role' | 'mode' | 'text' | 'overrideText' | 'decideTool' | 'decideArgs' | 'decideText'
 >;
 
 const NO_DRAFTS: Drafts = {
+  // The panel's natural first tab (Decision for a manual agent): a new episode opened on the
+  // section used last, "Override result" hiding the Decision form.
+  section: null,
   role: 'user',
   mode: 'text',
   text: '',
@@ -148,6 +151,7 @@ export function createInjectStore(client: StepboxClient): InjectStore {
       const s = get();
       if (shown !== null)
         kept.set(shown, {
+          section: s.section,
           role: s.role,
           mode: s.mode,
           text: s.text,

@@ -132,6 +132,12 @@ export interface InspectorActions {
   setDiffPath(path: string | null): void;
   /** Forgets cached details (after a rollback or reload). */
   invalidate(): void;
+  /**
+   * Another branch is on screen: the tab chosen for the one left is kept with it, and this one
+   * opens on the tab kept for it, or Call (its goal and limits at step 0). A new episode opened
+   * on whatever tab was used last, often Output's "This step ran no tool."
+   */
+  follow(branch: string | null): void;
 }
 
 /** The inspector slice. */
@@ -172,6 +178,9 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
     wanted !== null && wanted.branch === want.branch && wanted.step === want.step;
   // Forgotten details stay forgotten: an answer asked for before `invalidate` is dropped.
   let generation = 0;
+  // The tab chosen per branch (follow), and the branch on screen.
+  const tabs = new Map<string, InspectorTab>();
+  let shownBranch: string | null = null;
   // The fetch-ahead calls in flight (the keys each brings) and the wish waiting behind them.
   interface AheadCall {
     readonly keys: ReadonlySet<string>;
@@ -300,6 +309,12 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
     invalidate() {
       generation++;
       cache.clear();
+    },
+    follow(branch) {
+      if (branch === shownBranch) return;
+      if (shownBranch !== null) tabs.set(shownBranch, store.getState().tab);
+      shownBranch = branch;
+      set({ tab: (branch !== null ? tabs.get(branch) : undefined) ?? 'call' });
     },
   }));
   return store;

@@ -13,6 +13,13 @@ export interface Notice {
   readonly action?: { readonly label: string; readonly run: () => void };
 }
 
+/**
+ * The branch of a notice about the episode being started, before it has one (a task's image
+ * built or pulled for the start): the next branch shown takes it as its own, so opening another
+ * episode clears it ("Image stepbox-build:… built" stayed at the window's foot for good).
+ */
+export const NEXT_BRANCH = '(the episode being started)';
+
 /** The notification area: messages in the order they came, newest last. */
 export interface NoticesState {
   readonly items: readonly Notice[];
@@ -51,8 +58,11 @@ export function createNoticesStore(): NoticesStore {
       set({ items: get().items.filter((n) => n.id !== id) });
     },
     follow(branch) {
-      const items = get().items.filter((n) => n.branch === null || n.branch === branch);
-      if (items.length !== get().items.length) set({ items });
+      const was = get().items;
+      const items = was
+        .map((n) => (n.branch === NEXT_BRANCH && branch !== null ? { ...n, branch } : n))
+        .filter((n) => n.branch === null || n.branch === branch || n.branch === NEXT_BRANCH);
+      if (items.length !== was.length || items.some((n, i) => n !== was[i])) set({ items });
     },
   }));
 }

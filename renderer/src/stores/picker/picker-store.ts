@@ -18,7 +18,10 @@ export interface PickerState {
   /** The field being filled; null when the picker is closed. */
   readonly field: PickField | null;
   readonly root: PickRoot;
-  /** The bundled sample task whose folder `task` means. */
+  /**
+   * Whose folder `task` means: a bundled sample task by its id, or an opened project by its
+   * absolute path (ids never start with `/`). Both are places a start reads from (commonPlaces).
+   */
   readonly task: string | null;
   readonly listing: PickListing | null;
   readonly loading: boolean;
@@ -54,7 +57,9 @@ export function createPickerStore(client: StepboxClient): PickerStore {
       set({ loading: true, error: null });
       const res = await client.files.list({
         root,
-        ...(root === 'task' && task ? { task: { kind: 'sample', id: task } } : {}),
+        ...(root === 'task' && task
+          ? { task: isProject(task) ? { kind: 'project', path: task } : { kind: 'sample', id: task } }
+          : {}),
         ...(path ? { path } : {}),
       });
       if (mine !== loads) return;
@@ -88,11 +93,19 @@ export function createPickerStore(client: StepboxClient): PickerStore {
         const l = get().listing;
         if (!l) return null;
         const rel = name === null ? l.path : l.path ? `${l.path}/${name}` : name;
-        if (get().root === 'store') return resolveIn(l.root, rel);
+        // The store's and a project's files are said whole: a path relative to that folder
+        // would resolve against the folder of whatever task is started instead.
+        const { root, task } = get();
+        if (root === 'store' || (task !== null && isProject(task))) return resolveIn(l.root, rel);
         return rel === '' ? '.' : rel;
       },
     };
   });
+}
+
+/** Whether the picker's `task` names an opened project (by its absolute path), not a sample's id. */
+function isProject(task: string): boolean {
+  return task.startsWith('/');
 }
 
 /** Shell-quotes a path for an `exec:` command when it needs it. */

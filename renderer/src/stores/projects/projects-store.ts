@@ -17,6 +17,10 @@ export interface ProjectsState {
   readonly opening: boolean;
   /** The Goal typed for each bare folder, by its path. */
   readonly goals: Readonly<Record<string, string>>;
+  /** The Check (command) typed for each bare folder (the CLI's `--verify`), by its path. */
+  readonly checks: Readonly<Record<string, string>>;
+  /** Why the last Remove failed, by the project's path. */
+  readonly removeError: { readonly path: string; readonly text: string } | null;
 }
 
 /** What Open… does. */
@@ -30,6 +34,9 @@ export interface ProjectsActions {
   /** The native dialog (desktop app), then opens its choice. */
   pick(): Promise<void>;
   setGoal(path: string, goal: string): void;
+  setCheck(path: string, check: string): void;
+  /** Forgets a project (it leaves the list); its folder on disk is never touched. */
+  remove(path: string): Promise<boolean>;
 }
 
 /** The projects slice. */
@@ -47,12 +54,15 @@ export function createProjectsStore(client: StepboxClient): ProjectsStore {
     error: null,
     opening: false,
     goals: {},
+    checks: {},
+    removeError: null,
     async load() {
       const res = await client.projects.list({});
       if (res.ok) set({ projects: res.value.projects, nativePicker: res.value.native_picker });
     },
     openDialog: () => set({ dialog: true, error: null }),
-    close: () => set({ dialog: false, error: null, suggestions: [] }),
+    // Cancel clears the typed path: the next Open… starts empty, not on a path given up on.
+    close: () => set({ dialog: false, error: null, suggestions: [], path: '' }),
     async setPath(path) {
       set({ path, error: null });
       // Completion: the entries of the folder typed so far that start with the last part.
@@ -105,5 +115,16 @@ export function createProjectsStore(client: StepboxClient): ProjectsStore {
       await get().submit();
     },
     setGoal: (path, goal) => set({ goals: { ...get().goals, [path]: goal } }),
+    setCheck: (path, check) => set({ checks: { ...get().checks, [path]: check } }),
+    async remove(path) {
+      const res = await client.projects.remove({ path });
+      if (!res.ok) {
+        set({ removeError: { path, text: errorText(res) ?? '' } });
+        return false;
+      }
+      set({ removeError: null });
+      await get().load();
+      return true;
+    },
   }));
 }
