@@ -1,3 +1,5 @@
+import type { VerifierResult } from './trace-events.js';
+
 /**
  * Why an episode ended, in people's words: the one table the window, the shared HTML file and a
  * saved case's walkthrough read `end_reason` through (the shared file once printed
@@ -55,4 +57,14 @@ const ERROR_MARKS: Record<string, string> = {
 /** An error code as its row's mark says it: a few words, never the code. */
 export function errorMarkText(code: string): string {
   return ERROR_MARKS[code] ?? code.replace(/_/g, ' ');
+}
+
+/**
+ * The verifier's outcome in words, as the CLI, the window and QA's flags say it: its exit code,
+ * the reward it wrote (a Harbor task's reward decides, not the exit code), or why none was read.
+ */
+export function verifierWords(v: VerifierResult): string {
+  if (v.error) return `verifier: ${v.error.message}`;
+  if (v.reward !== undefined) return `verifier reward ${v.reward} (${v.reward_file ?? 'reward file'})`;
+  return `verifier exit ${v.exit_code}`;
 }

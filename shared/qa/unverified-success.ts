@@ -1,5 +1,6 @@
 import { flag, type Flag } from './flag.js';
 import { endOf, eventsOf, type QaInput } from './qa-input.js';
+import { verifierWords } from '../end-words.js';
 
 /** Phrases by which a final answer admits it did not finish. */
 const GIVE_UP =
@@ -25,7 +26,8 @@ export function checkUnverifiedSuccess(input: QaInput): Flag[] {
       'unverified_success',
       last.step,
       'error',
-      `the final answer claims success but the verifier failed (exit ${end.verifier.exit_code ?? 'none'})`,
+      // The CLI's words for the verifier: a Harbor task's reward 0 with exit 0 said "failed (exit 0)".
+      `the final answer claims success but the verifier did not pass it: ${verifierWords(end.verifier)}`,
       {
         final: last.final.slice(0, 500),
         verifier_exit_code: end.verifier.exit_code,
