@@ -68,3 +68,14 @@ export function verifierWords(v: VerifierResult): string {
   if (v.reward !== undefined) return `verifier reward ${v.reward} (${v.reward_file ?? 'reward file'})`;
   return `verifier exit ${v.exit_code}`;
 }
+
+/**
+ * A verifier that wrote a reward (a Harbor task's), as the end of an episode tells it:
+ * `verifier passed (exit 0), reward 1.00 from /logs/verifier/reward.txt`; null when it wrote
+ * none (its exit code decided, and the end's own words say passed or failed).
+ */
+export function verifierVerdict(v: VerifierResult | null | undefined): string | null {
+  if (!v || v.error || v.reward === undefined) return null;
+  const exit = v.exit_code === null ? 'no exit code' : `exit ${v.exit_code}`;
+  return `verifier ${v.success ? 'passed' : 'failed'} (${exit}), reward ${v.reward.toFixed(2)} from ${v.reward_file ?? 'its reward file'}`;
+}
