@@ -1,3 +1,5 @@
+import type { VerifierResult } from './trace-events.js';
+
 /**
  * Why an episode ended, in people's words: the one table the window, the shared HTML file and a
  * saved case's walkthrough read `end_reason` through (the shared file once printed
@@ -55,4 +57,25 @@ const ERROR_MARKS: Record<string, string> = {
 /** An error code as its row's mark says it: a few words, never the code. */
 export function errorMarkText(code: string): string {
   return ERROR_MARKS[code] ?? code.replace(/_/g, ' ');
+}
+
+/**
+ * The verifier's outcome in words, as the CLI, the window and QA's flags say it: its exit code,
+ * the reward it wrote (a Harbor task's reward decides, not the exit code), or why none was read.
+ */
+export function verifierWords(v: VerifierResult): string {
+  if (v.error) return `verifier: ${v.error.message}`;
+  if (v.reward !== undefined) return `verifier reward ${v.reward} (${v.reward_file ?? 'reward file'})`;
+  return `verifier exit ${v.exit_code}`;
+}
+
+/**
+ * A verifier that wrote a reward (a Harbor task's), as the end of an episode tells it:
+ * `verifier passed (exit 0), reward 1.00 from /logs/verifier/reward.txt`; null when it wrote
+ * none (its exit code decided, and the end's own words say passed or failed).
+ */
+export function verifierVerdict(v: VerifierResult | null | undefined): string | null {
+  if (!v || v.error || v.reward === undefined) return null;
+  const exit = v.exit_code === null ? 'no exit code' : `exit ${v.exit_code}`;
+  return `verifier ${v.success ? 'passed' : 'failed'} (${exit}), reward ${v.reward.toFixed(2)} from ${v.reward_file ?? 'its reward file'}`;
 }

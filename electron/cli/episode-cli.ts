@@ -5,7 +5,8 @@ import { openEngine, type Engine } from '../engine/open-engine.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import { branchOutcome } from '../engine/trace/branch-outcome.js';
 import { readLineage } from '../engine/trace/lineage.js';
-import type { TraceEvent, VerifierResult } from '../../shared/trace-events.js';
+import type { TraceEvent } from '../../shared/trace-events.js';
+import { verifierWords } from '../../shared/end-words.js';
 import { actionText, argsSummary, oneLine, resultLine } from '../../shared/step-summary.js';
 import type { CliIo } from './command.js';
 import { EXIT, InfraError, UsageError } from './command.js';
@@ -151,11 +152,4 @@ export function contextPolicyFlag(value: string | undefined): ContextPolicy | un
   if (value === undefined) return undefined;
   if (value === 'end' || value === 'drop_oldest') return value;
   throw new UsageError(`--context-policy: "${value}" is not end or drop_oldest`);
-}
-
-/** The verifier's outcome in words: its exit code, the reward it wrote, or why none could be read. */
-function verifierWords(v: VerifierResult): string {
-  if (v.error) return `verifier: ${v.error.message}`;
-  if (v.reward !== undefined) return `verifier reward ${v.reward} (${v.reward_file ?? 'reward file'})`;
-  return `verifier exit ${v.exit_code}`;
 }

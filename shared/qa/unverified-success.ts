@@ -1,6 +1,7 @@
 import { flag, type Flag } from './flag.js';
 import { isGiveUp } from './give-up-words.js';
 import { endOf, eventsOf, type QaInput } from './qa-input.js';
+import { verifierWords } from '../end-words.js';
 
 export { isGiveUp };
 
@@ -19,7 +20,8 @@ export function checkUnverifiedSuccess(input: QaInput): Flag[] {
       'unverified_success',
       last.step,
       'error',
-      `the final answer claims success but the verifier failed (exit ${end.verifier.exit_code ?? 'none'})`,
+      // The CLI's words for the verifier: a Harbor task's reward 0 with exit 0 said "failed (exit 0)".
+      `the final answer claims success but the verifier did not pass it: ${verifierWords(end.verifier)}`,
       {
         final: last.final.slice(0, 500),
         verifier_exit_code: end.verifier.exit_code,

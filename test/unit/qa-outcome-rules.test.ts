@@ -78,6 +78,18 @@ describe('unverified_success rule', () => {
     expect(flags).toHaveLength(1);
     expect(flags[0]).toMatchObject({ step: 2, severity: 'error' });
   });
+  it('says the verifier as the CLI does: a Harbor reward 0 with exit 0 is "verifier reward 0", not "failed (exit 0)"', () => {
+    const harbor = { success: false, exit_code: 0, reward: 0, reward_file: '/logs/verifier/reward.txt' };
+    const t = new QaTrace().step({ final: 'Done, the file is written.' }).end('failed', harbor);
+    const [f] = checkUnverifiedSuccess(input(t));
+    expect(f?.message).toBe(
+      'the final answer claims success but the verifier did not pass it: verifier reward 0 (/logs/verifier/reward.txt)',
+    );
+    const plain = new QaTrace().step({ final: 'Done.' }).end('failed', failedVerifier);
+    expect(checkUnverifiedSuccess(input(plain))[0]?.message).toBe(
+      'the final answer claims success but the verifier did not pass it: verifier exit 1',
+    );
+  });
   it('near miss: a give-up final answer with a failing verifier is not unverified success', () => {
     for (const answer of [
       'I could not fix it.',

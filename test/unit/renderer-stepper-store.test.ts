@@ -695,6 +695,28 @@ describe('endText', () => {
     );
   });
 
+  it("tells a Harbor verifier's result and reward where the end is told (it said only 'solution ran.')", () => {
+    const end = {
+      status: 'succeeded' as const,
+      end_reason: 'final_answer',
+      detail: 'solution ran',
+      verifier: { success: true, exit_code: 0, reward: 1, reward_file: '/logs/verifier/reward.txt' },
+    };
+    const s = { live: false, view: { end } } as unknown as Parameters<typeof selectEndNotice>[0];
+    expect(selectEndNotice(s)).toBe(
+      'This episode succeeded: solution ran. Verifier passed (exit 0), reward 1.00 from /logs/verifier/reward.txt.',
+    );
+    const zero = {
+      ...end,
+      status: 'failed' as const,
+      detail: undefined,
+      verifier: { ...end.verifier, success: false, reward: 0 },
+    };
+    expect(selectEndNotice({ live: false, view: { end: zero } } as unknown as typeof s)).toBe(
+      'This episode failed: the agent gave its final answer; the verifier failed. Verifier failed (exit 0), reward 0.00 from /logs/verifier/reward.txt.',
+    );
+  });
+
   it('says why a verifier gave no verdict: a timeout in its own words', () => {
     const message = 'the verifier did not finish within its timeout (1 s, "verifier.timeout" in the task)';
     const end = {

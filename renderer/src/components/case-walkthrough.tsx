@@ -186,8 +186,9 @@ export function CaseWalkthrough() {
             data-testid="case-run-variant"
             data-variant={other}
             {...whyNot(starting !== null && 'Starting…')}
-            // The person asked to run it: it runs at once (a second click on "Run it" is not needed).
-            onClick={() => void a.openCase(active.case, other, { run: true })}
+            // Both versions start alike, paused at step 0 with ▶ Run it and F10 beside them: the
+            // fixed one ran straight to its end, so the fix could not be stepped through.
+            onClick={() => void a.openCase(active.case, other, { fresh: true })}
           >
             {starting === active.case.id
               ? 'starting…'
@@ -195,6 +196,19 @@ export function CaseWalkthrough() {
                 ? '▶ Run the fixed version'
                 : '▶ Run the broken version again'}
           </button>
+        ) : null}
+        {active.reopened !== undefined && active.reopened === current ? (
+          <div className="state state-empty" data-testid="case-reopened">
+            Your broken run from before, as it ended: opening the case again does not start a new one.{' '}
+            <button
+              type="button"
+              data-testid="case-run-again"
+              {...whyNot(starting !== null && 'Starting…')}
+              onClick={() => void a.openCase(active.case, 'broken', { fresh: true })}
+            >
+              ▶ Run the broken version again
+            </button>
+          </div>
         ) : null}
         {startFailed === active.case.id && error ? (
           <div className="state state-error" role="alert" data-testid="case-start-error">

@@ -28,6 +28,17 @@ export interface ActiveCase {
   readonly variant: CaseVariant;
   /** The branch each variant's latest run opened, so the walkthrough can set them side by side. */
   readonly runs: Readonly<Partial<Record<CaseVariant, string>>>;
+  /**
+   * Every run the case started in this window, oldest first: a newer run stopped before its
+   * first step (a start left unrun) gives way to the one before it (see {@link selectCaseRuns}).
+   */
+  readonly started?: readonly { readonly branch: string; readonly variant: CaseVariant }[];
+  /**
+   * The broken run opened again by a second click on the case (not started anew): the drawer
+   * says so and offers a fresh run (a new user's click to read the case again threw the
+   * ended run away for an empty one, and Compare then compared step 0).
+   */
+  readonly reopened?: string;
 }
 
 /** The live episode the window shows when the library starts another (see {@link createEpisodesStore}). */
@@ -109,7 +120,8 @@ export interface EpisodesActions {
   openCase(
     c: CaseSummary,
     variant?: CaseVariant,
-    options?: { readonly run?: boolean },
+    /** `run`: run it at once (F5); `fresh`: start a new run even when an ended one is at hand. */
+    options?: { readonly run?: boolean; readonly fresh?: boolean },
   ): Promise<string | null>;
   closeCase(): void;
   /** The person's answer to {@link EpisodesState.stopQuestion}: stop the live episode and start, or keep it. */
@@ -209,6 +221,11 @@ export function createEpisodesStore(
   let typing: { timer: ReturnType<typeof setTimeout>; done: () => void } | null = null;
   // The episode on screen when the form was last emptied (see follow).
   let shown: string | null = null;
+  const startedOf = (id: string) =>
+    [...(caseStarted.get(id) ?? new Map<string, CaseVariant>())].map(([branch, variant]) => ({
+      branch,
+      variant,
+    }));
   const store = createStore<EpisodesState & EpisodesActions>()((set, get) => {
     /**
      * True when the start may go on: nothing live with work is shown, or the person agreed
@@ -420,6 +437,35 @@ export function createEpisodesStore(
           undefined,
           options.run ?? false,
         );
+        // The case opened again to read it: its ended broken run comes back on screen, no new
+        // run is started unseen (the drawer offers one). Only a run that took a step counts.
+        const known = get().activeCase?.case.id === c.id ? get().activeCase?.runs : caseRuns.get(c.id);
+        const earlier = variant === 'broken' && !options.fresh && !options.run ? known?.broken : undefined;
+        const ended = earlier ? findBranch(get().allEpisodes, earlier) : null;
+        if (earlier && ended && !ended.live && ended.status !== null && ended.steps > 0) {
+          const was = get().activeCase;
+          const runs = (was?.case.id === c.id ? was.runs : null) ?? caseRuns.get(c.id) ?? {};
+          set({
+            activeCase: {
+              case: c,
+              readme: was?.case.id === c.id ? was.readme : null,
+              variant,
+              runs,
+              started: startedOf(c.id),
+              reopened: earlier,
+            },
+          });
+          view(earlier);
+          if (get().activeCase?.readme === null) {
+            const readme = await client.cases.open({ id: c.id });
+            const now = get().activeCase;
+            if (now?.case.id === c.id && now.readme === null)
+              set({
+                activeCase: { ...now, readme: readme.ok ? walkthroughText(readme.value.readme) : c.summary },
+              });
+          }
+          return earlier;
+        }
         // Cancelled, nothing changes: the live episode runs on and its case stays open.
         const next = variant === 'fixed' ? `${c.title} (fixed version)` : c.title;
         if (!(await mayStart(c.id, next, request))) return null;
@@ -429,7 +475,9 @@ export function createEpisodesStore(
         // runs are remembered per case: a case opened again after another one said "Broken
         // run: ready, not started" beside its own broken run on screen.
         const runs = same?.runs ?? caseRuns.get(c.id) ?? {};
-        set({ activeCase: { case: c, readme: same?.readme ?? null, variant, runs } });
+        set({
+          activeCase: { case: c, readme: same?.readme ?? null, variant, runs, started: startedOf(c.id) },
+        });
         const [branch, readme] = await Promise.all([
           start(c.id, request),
           same?.readme ? null : client.cases.open({ id: c.id }),
@@ -446,6 +494,7 @@ export function createEpisodesStore(
               readme:
                 readme === null ? now.readme : readme.ok ? walkthroughText(readme.value.readme) : c.summary,
               runs: branch ? { ...now.runs, [variant]: branch } : now.runs,
+              started: startedOf(c.id),
             },
           });
         return branch;
@@ -590,14 +639,26 @@ export function selectCaseRuns(
   episodes: readonly EpisodeEntry[],
 ): readonly CaseRun[] {
   if (!active) return [];
-  const find = (branch: string) => {
-    for (const e of episodes) for (const b of e.branches) if (b.branch === branch) return b;
-    return null;
-  };
   return (['broken', 'fixed'] as const).flatMap((variant) => {
-    const branch = active.runs[variant];
-    return branch ? [{ variant, branch, summary: find(branch) }] : [];
+    const latest = active.runs[variant];
+    if (!latest) return [];
+    // A run stopped before its first step (started, then left for the other version) has
+    // nothing to read or compare: the latest run of this variant that took a step stands.
+    const unrun = (b: BranchSummary | null) => b !== null && !b.live && b.status !== null && b.steps === 0;
+    const earlier = (active.started ?? [])
+      .filter((r) => r.variant === variant && r.branch !== latest)
+      .map((r) => findBranch(episodes, r.branch))
+      .filter((b): b is BranchSummary => b !== null && !unrun(b) && b.status !== null);
+    const summary = findBranch(episodes, latest);
+    const stand = unrun(summary) ? earlier.at(-1) : undefined;
+    return [stand ? { variant, branch: stand.branch, summary: stand } : { variant, branch: latest, summary }];
   });
+}
+
+/** A branch's summary in the library, or null when it is not listed (yet). */
+function findBranch(episodes: readonly EpisodeEntry[], branch: string): BranchSummary | null {
+  for (const e of episodes) for (const b of e.branches) if (b.branch === branch) return b;
+  return null;
 }
 
 /**

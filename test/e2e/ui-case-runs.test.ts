@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { runCase, servedApp, until, type AppPage } from '../support/e2e';
+
+const SMALL = { width: 1024, height: 700 } as const;
+const LARGE = { width: 1920, height: 1080 } as const;
+
+async function shots(app: AppPage, name: string): Promise<void> {
+  await app.screenshot(`case-runs-${name}-1024x700`);
+  await app.resize(LARGE);
+  await app.screenshot(`case-runs-${name}-1920x1080`);
+  await app.resize(SMALL);
+}
+
+/**
+ * A new user's walk of a case's two runs: the case opened again to read it keeps its ended
+ * broken run (it started an empty one, which "Run the fixed version" then stopped at step 0
+ * and Compare compared); the fixed run waits at step 0 like the broken one (it ran straight
+ * to its end). Screenshots: `case-runs-*.png`.
+ */
+describe('web mode: a case’s broken and fixed runs', () => {
+  const web = servedApp();
+
+  it('opened again, the ended broken run stays; the fixed run steps; Compare uses the run that ended', async () => {
+    const app = await web.open(SMALL);
+    const { library } = app;
+    const walkthrough = library.walkthrough;
+    await runCase(app, 'destructive-clean-start');
+    const broken = library.caseRun('broken');
+    await broken.getByTestId('case-run-flags').filter({ hasText: '2 QA flags' }).waitFor({ timeout: 30_000 });
+    const ended = await app.stepper.branch();
+
+    // The card clicked again: the ended run comes back, no new run is started (it was one at step 0).
+    await library.openCase('destructive-clean-start');
+    const reopened = walkthrough.getByTestId('case-reopened');
+    await reopened.waitFor({ timeout: 30_000 });
+    expect(await reopened.innerText()).toContain('does not start a new one');
+    expect(await app.stepper.branch()).toBe(ended);
+    expect(await broken.getAttribute('data-branch')).toBe(ended);
+    await expect(broken.getByTestId('case-run-status').innerText()).resolves.toBe('failed');
+    await shots(app, 'reopened');
+
+    // A fresh broken run asked for, then left for the fixed one before its first step: stopped
+    // at step 0, it gives way to the run that ended (the drawer said "no QA flags · interrupted").
+    await walkthrough.getByTestId('case-run-again').click();
+    await until(
+      () => app.stepper.branch(),
+      (b) => b !== ended,
+      60_000,
+      'a new broken run opened',
+    );
+    await app.stepper.waitForStopped(90_000);
+    await walkthrough.getByTestId('case-run-variant').click();
+    const fixed = library.caseRun('fixed');
+    await walkthrough
+      .locator('[data-testid="case-run"][data-variant="fixed"].current')
+      .waitFor({ timeout: 120_000 });
+    // The fixed run waits at step 0 like the broken one: ▶ Run it and F10 step through the fix.
+    await app.stepper.waitForStopped(90_000);
+    await fixed.filter({ hasText: 'paused at step 0' }).waitFor({ timeout: 30_000 });
+    await library.caseRunIt.waitFor();
+    await until(
+      () => broken.getAttribute('data-branch'),
+      (b) => b === ended,
+      30_000,
+      'the broken run line back on the run that ended',
+    );
+    await expect(broken.getByTestId('case-run-status').innerText()).resolves.toBe('failed');
+    await expect(broken.getByTestId('case-run-flags').innerText()).resolves.toContain('2 QA flags');
+    await shots(app, 'fixed-at-step0');
+    await app.page.keyboard.press('F10');
+    await app.timeline.waitForStep(1, 60_000);
+    await app.stepper.waitForStopped(60_000);
+    await fixed.filter({ hasText: 'paused at step 1' }).waitFor({ timeout: 30_000 });
+    await library.caseRunIt.click();
+    await app.stepper.waitForEnd(120_000);
+    await fixed.getByTestId('case-run-flags').filter({ hasText: 'no QA flags' }).waitFor({ timeout: 60_000 });
+
+    // Compare: the broken run that ended beside the fixed run, not an empty one.
+    const compare = walkthrough.getByTestId('case-compare');
+    await until(
+      () => compare.getAttribute('data-why'),
+      (why) => why === null,
+      30_000,
+      'Compare enabled with both runs',
+    );
+    await compare.click();
+    await app.page.getByTestId('compare-sides').waitFor({ timeout: 60_000 });
+    expect(await app.stepper.branch()).toBe(ended);
+    const verdict = await app.page.getByTestId('compare-verdict').innerText();
+    expect(verdict).not.toMatch(/ends at step 0/);
+    // The broken run's 3 steps are beside the fixed run's 4: only the fixed run's last is unmatched
+    // (every row said "not reached in broken run" against the run stopped at step 0).
+    const table = await app.page.getByTestId('compare-table').innerText();
+    expect(table.split('not reached in broken run').length - 1).toBe(1);
+    await shots(app, 'compare');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 600_000);
+});
