@@ -349,8 +349,7 @@ describe('journeys: every classic case as a person sees it', () => {
     await broken.getByTestId('case-run-flags').filter({ hasText: 'QA flag' }).waitFor({ timeout: 60_000 });
 
     // One click in the window: the fixed version opens in the stepper, beside the same
-    // walkthrough, paused at step 0 like the broken run (so the fix can be stepped through),
-    // its ▶ Run it beside the button.
+    // walkthrough, and runs at once (issue 19 item 8: no second click on "Run it").
     const run = walkthrough.getByTestId('case-run-variant');
     expect(await run.innerText()).toContain('Run the fixed version');
     await run.click();
@@ -359,7 +358,6 @@ describe('journeys: every classic case as a person sees it', () => {
       .locator('[data-testid="case-run"][data-variant="fixed"].current')
       .waitFor({ timeout: 120_000 });
     await caseEpisodeReady(app, id);
-    await app.library.caseRunIt.click();
     await ended(app);
     await fixed.getByTestId('case-run-flags').filter({ hasText: 'no QA flags' }).waitFor({ timeout: 60_000 });
     expect(await fixed.innerText()).toMatch(/succeeded/);

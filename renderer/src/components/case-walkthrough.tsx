@@ -186,9 +186,9 @@ export function CaseWalkthrough() {
             data-testid="case-run-variant"
             data-variant={other}
             {...whyNot(starting !== null && 'Starting…')}
-            // Both versions start alike, paused at step 0 with ▶ Run it and F10 beside them: the
-            // fixed one ran straight to its end, so the fix could not be stepped through.
-            onClick={() => void a.openCase(active.case, other, { fresh: true })}
+            // The person asked to run it: it runs at once (issue 19 item 8: no second click on
+            // "Run it"); to step through it, Pause (or a breakpoint) holds it as any live run.
+            onClick={() => void a.openCase(active.case, other, { run: true })}
           >
             {starting === active.case.id
               ? 'starting…'
