@@ -25,17 +25,12 @@ export function Modal(props: {
 }) {
   const box = useRef<HTMLDivElement>(null);
   const { onClose } = props;
-  useEffect(() => {
-    const before = document.activeElement as HTMLElement | null;
-    const first = box.current?.querySelector<HTMLElement>('[autofocus], input, select, textarea, button');
-    first?.focus();
-    return () => before?.focus();
-  }, []);
   // Nothing behind it takes the focus either: Tab traps inside it only while the focus is in it,
   // and a focus dropped to the page (a control that went away or went disabled, a completion
   // that re-rendered the field) let the next Tab reach the library behind. A focus that lands
   // outside every open dialog comes back to this one's first control (the class, not one way
   // out); a dialog opened over it (the file picker) is a dialog, and keeps it.
+  // Declared first: its listener goes before the focus is given back on close (cleanups run in order).
   useEffect(() => {
     const onFocus = (e: FocusEvent): void => {
       const target = e.target instanceof Element ? e.target : null;
@@ -44,6 +39,12 @@ export function Modal(props: {
     };
     document.addEventListener('focusin', onFocus);
     return () => document.removeEventListener('focusin', onFocus);
+  }, []);
+  useEffect(() => {
+    const before = document.activeElement as HTMLElement | null;
+    const first = box.current?.querySelector<HTMLElement>('[autofocus], input, select, textarea, button');
+    first?.focus();
+    return () => before?.focus();
   }, []);
   // Esc closes it wherever the focus is (a button that went disabled while busy drops it to the page).
   useEffect(() => {
