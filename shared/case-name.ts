@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** What a case name may hold: it names a folder of the case library (`stepbox case new --name`). */
 export const CASE_NAME = /^[a-z0-9-]{1,64}$/;
 
@@ -20,13 +18,3 @@ export function caseNameProblem(name: string): string | null {
     ? `A case name is at most 64 characters: lowercase letters, digits and -${tail}.`
     : `A case name takes only lowercase letters, digits and - (no spaces or capitals)${tail}.`;
 }
-
-/**
- * A case name where one enters (the contract's `cases.save` name, `cases.open` and a start's
- * case id): the one rule, refused in {@link caseNameProblem}'s words. The engine checks it again
- * where a name becomes a folder (case-library.ts `caseDir`).
- */
-export const CaseName = z.string().superRefine((name, ctx) => {
-  const problem = caseNameProblem(name);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});

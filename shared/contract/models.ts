@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CaseName } from '../case-name.js';
+import { caseNameProblem } from '../case-name.js';
 import { ALL_WIDENINGS } from '../isolation-policy.js';
 import { Breakpoint } from '../breakpoints.js';
 import { HeldAction, StopPoints } from '../held-action.js';
@@ -12,6 +12,17 @@ import {
   TraceEvent,
   VerifierResult,
 } from '../trace-events.js';
+
+/**
+ * A case name where one enters (the contract's `cases.save` name, `cases.open` and a start's
+ * case id): the one rule, refused in caseNameProblem's words (shared/case-name.ts, zod-free: the window's first
+ * render imports it). The engine checks it again
+ * where a name becomes a folder (case-library.ts `caseDir`).
+ */
+export const CaseName = z.string().superRefine((name, ctx) => {
+  const problem = caseNameProblem(name);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /** An episode or branch id (or a unique prefix): accepted wherever an episode is. */
 export const EpisodeId = z.string().min(1, 'an episode or branch id is required');

@@ -1,4 +1,3 @@
-import { CaseName } from '../case-name.js';
 import { z } from 'zod';
 import { MAX_STEP_DETAILS } from './operation-names.js';
 import { Breakpoint } from '../breakpoints.js';
@@ -12,6 +11,7 @@ import {
   Consent,
   BatchView,
   BranchSummary,
+  CaseName,
   CaseSummary,
   CompareRow,
   DockerStatus,

@@ -11,7 +11,8 @@ import {
 import { dirname, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { caseDir, CaseError, IMPORTED_MARKER, libraryDir, loadCase } from './case-library.js';
-import { CaseName, caseNameProblem } from '../../../shared/case-name.js';
+import { caseNameProblem } from '../../../shared/case-name.js';
+import { CaseName } from '../../../shared/contract/models.js';
 import { unpackCaseBundleFile } from './case-bundle-stream.js';
 import { describeIssues } from '../../../shared/validation-issues.js';
 
