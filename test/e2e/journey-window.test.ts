@@ -280,7 +280,10 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(await two.getByTestId('replay-step-files').innerText()).toBe('files differ: now.txt');
     await atBothSizes(app, 'replay-verdicts', async () => {
       const layout = new LayoutObject(app.page);
-      await one.scrollIntoViewIfNeeded();
+      // Scrolled to as the window scrolls to what it reveals (scrollIntoView, which keeps below
+      // Replay's pinned buttons through the body's scroll padding); Playwright's own scroll
+      // ignores the padding and left the row under the buttons at 1024×700.
+      await one.evaluate((el) => el.scrollIntoView({ block: 'nearest' }));
       expect(await layout.onScreen(one)).toBe(true);
       // What differs reads as one column: the files line starts under the results line.
       for (const row of [one, two]) {

@@ -487,7 +487,9 @@ describe('web mode: a recorded 10,000-step trace', () => {
     const said = `return ${expected.toFixed(2)} (γ=0.99)`;
     // It said "return 1.00" (the end's word for it) with no discount named beside rewards worth ~30.
     await expect(app.library.branchReturn(trace.branch).innerText()).resolves.toBe(said);
-    await expect(app.library.episodeHead(trace.episode).innerText()).resolves.toContain(`main ${said}`);
+    await expect(app.library.episodeHead(trace.episode).innerText()).resolves.toContain(
+      `main branch: ${said}`,
+    );
     // Progress and penalty were both red in the legend; the penalty says which way its bars go.
     const legend = await app.timeline.legendColours();
     expect(Object.keys(legend).sort()).toEqual(['format', 'penalty', 'progress']);

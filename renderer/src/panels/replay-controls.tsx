@@ -68,6 +68,17 @@ export function ReplayControls() {
   // the panel says it has nothing to scrub and the answer is not in it). Whole, and with no
   // sliver of a button row above it (revealWhole).
   const answer = useRef<HTMLDivElement>(null);
+  // The pinned buttons' height, for the body's scroll padding (styles.css): a row brought into
+  // view with scrollIntoView lands below them, not under them.
+  const actions = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const row = actions.current;
+    const body = row?.parentElement;
+    if (!row || !body || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => body.style.setProperty('--pinned-h', `${row.offsetHeight}px`));
+    observer.observe(row);
+    return () => observer.disconnect();
+  }, []);
   const drawn = branch !== null && last > 0;
   useEffect(() => {
     if ((error || notice) && drawn && answer.current) revealWhole(answer.current);
@@ -159,7 +170,7 @@ export function ReplayControls() {
           scrolling at 1024×700; what the buttons answer and open goes below them. */}
       {/* Pinned at the pane's top (data-pinned, reveal-whole.ts): what they open and answer scrolls
           under them, and they stay in reach (they scrolled out once "What if…" was open). */}
-      <div className="row replay-actions" data-testid="replay-actions" data-pinned>
+      <div className="row replay-actions" data-testid="replay-actions" data-pinned ref={actions}>
         <button
           type="button"
           data-testid="rollback"
