@@ -67,14 +67,7 @@ describe('web mode: a case’s broken and fixed runs', () => {
     await fixed.getByTestId('case-run-flags').filter({ hasText: 'no QA flags' }).waitFor({ timeout: 60_000 });
 
     // Compare: the broken run that ended beside the fixed run, not an empty one.
-    const compare = walkthrough.getByTestId('case-compare');
-    await until(
-      () => compare.getAttribute('data-why'),
-      (why) => why === null,
-      30_000,
-      'Compare enabled with both runs',
-    );
-    await compare.click();
+    await library.compareCaseRuns();
     await app.page.getByTestId('compare-sides').waitFor({ timeout: 60_000 });
     expect(await app.stepper.branch()).toBe(ended);
     const verdict = await app.page.getByTestId('compare-verdict').innerText();

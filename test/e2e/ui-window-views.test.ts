@@ -212,13 +212,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
       .locator('[data-testid="case-run"][data-variant="fixed"].current')
       .waitFor({ timeout: 120_000 });
     await app.stepper.waitForState('ended', 120_000);
-    await until(
-      () => compare.getAttribute('data-why'),
-      (why) => why === null,
-      30_000,
-      'Compare enabled with both runs',
-    );
-    await compare.click();
+    await library.compareCaseRuns();
     const view = app.page.locator('[data-testid="side-by-side"][data-view="compare"]');
     await view.waitFor({ timeout: 30_000 });
     const sides = app.page.getByTestId('compare-sides');

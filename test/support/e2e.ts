@@ -646,6 +646,17 @@ export class LibraryPanel extends PanelObject {
   get walkthrough(): Locator {
     return this.page.getByTestId('case-walkthrough');
   }
+  /** Clicks the walkthrough's "Compare broken vs fixed" once both runs let it act (no reason left on it). */
+  async compareCaseRuns(): Promise<void> {
+    const compare = this.walkthrough.getByTestId('case-compare');
+    await until(
+      () => compare.getAttribute('data-why'),
+      (why) => why === null,
+      30_000,
+      'Compare enabled with both runs',
+    );
+    await compare.click();
+  }
   /** The walkthrough while it is the one of case `caseId`. */
   walkthroughOf(caseId: string): Locator {
     return this.page.locator(`[data-testid="case-walkthrough"][data-case="${caseId}"]`);
