@@ -16,13 +16,8 @@ describe('web mode: a Harbor verifier’s reward where the end is told', () => {
     const app = await web.open({ width: 1024, height: 700 });
     const { library } = app;
     await library.waitForTasks();
-    await library.openButton.scrollIntoViewIfNeeded();
-    await library.openButton.click();
-    await library.openPath.fill(HELLO);
-    await app.page.getByTestId('open-submit').click();
-    await library.openDialog.waitFor({ state: 'detached' });
+    await library.openProject(HELLO);
     const item = library.project(HELLO);
-    await item.waitFor();
     await library.agentField.fill('oracle');
     await item.getByTestId('project-start').click();
     await app.stepper.waitForBranch(120_000);
