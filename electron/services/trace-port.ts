@@ -17,6 +17,7 @@ import { currentFlags } from '../engine/qa/check-branches.js';
 import type { TracePort } from './ports.js';
 import { TraceMemo } from './trace-memo.js';
 import { agentTraitsOf } from '../engine/agents/agent-driver.js';
+import { flagRulesId } from '../engine/qa/flag-rules.js';
 
 const log = logger('library');
 
@@ -108,7 +109,7 @@ export function storeTracePort(engine: {
       // changed since they were indexed, or whose flags were never computed, are read.
       const index = engine.index();
       index.refresh(stored);
-      const unchecked = new Set(index.uncheckedBranches());
+      const unchecked = new Set(index.uncheckedBranches(flagRulesId()));
       const out: BranchSummary[] = [];
       for (const ep of index.listEpisodes(-1)) {
         for (const row of ep.branches) {

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { flagRulesId, rulesIdOf } from '../../electron/engine/qa/flag-rules.js';
 import { openIndex } from '../../electron/engine/trace/episode-index.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { createAppServices, type AppServices } from '../../electron/services/app-services.js';
@@ -60,5 +61,46 @@ describe('opening a branch whose trace is unchanged reads its QA flags from the 
     const path = store.currentTracePath(store.resolve(ep.branch));
     utimesSync(path, new Date(), new Date(Date.now() + 5_000));
     expect(await flagsOpened(fresh(), ep.branch)).toEqual(computed);
+  });
+
+  it("runs QA again for an unchanged trace whose flags an older stepbox's rules computed: their words are not this one's (flag-rules)", async () => {
+    const store = openEpisodeStore(home);
+    const ep = await writeSampleEpisode(store, { steps: 2 });
+    const first = fresh();
+    expect((await first.handle('library.list', {})).ok).toBe(true);
+    const computed = await flagsOpened(first, ep.branch);
+    await first.dispose();
+    services = null;
+
+    // What a stepbox with other rules (or other words) left in the index for this very trace.
+    const index = openIndex(home);
+    index.replaceFlags(ep.branch, [PLANTED]);
+    index.markFlagsChecked(ep.branch, 'the rules of an older stepbox');
+    expect(index.uncheckedBranches(flagRulesId())).toEqual([ep.branch]);
+    index.close();
+    const second = fresh();
+    expect((await second.handle('library.list', {})).ok).toBe(true);
+    expect(await flagsOpened(second, ep.branch)).toEqual(computed);
+    // Computed again, they are kept under this stepbox's rules.
+    const after = openIndex(home);
+    expect(after.uncheckedBranches(flagRulesId())).toEqual([]);
+    after.close();
+  });
+
+  it('names the rules by their code: the same id each time, another once a rule or a word it imports changed', () => {
+    expect(flagRulesId()).toMatch(/^[0-9a-f]{16}$/);
+    expect(flagRulesId()).toBe(flagRulesId());
+    // A copy of shared/ (the rules and the modules they import), changed one file at a time.
+    const copy = join(home, 'shared');
+    cpSync(join(import.meta.dirname, '../../shared'), copy, { recursive: true });
+    const qa = join(copy, 'qa');
+    const before = rulesIdOf(qa);
+    expect(before).toBe(flagRulesId());
+    const edit = (file: string) => appendFileSync(join(copy, file), '\n// a word changed\n');
+    edit('end-words.ts');
+    const wordChanged = rulesIdOf(qa);
+    expect(wordChanged).not.toBe(before);
+    edit('qa/loop.ts');
+    expect(rulesIdOf(qa)).not.toBe(wordChanged);
   });
 });

@@ -7,6 +7,7 @@ import type { BranchInfo } from '../trace/trace-store.js';
 import { loadedBranch, type LoadedBranch } from './episode-set.js';
 import { qaReference } from './qa-reference.js';
 import { readLineage } from '../trace/lineage.js';
+import { flagRulesId } from './flag-rules.js';
 
 /** Every event of a branch in file order: the reader sets an incomplete last step apart; QA wants it back in place. */
 export function branchEvents(b: LoadedBranch): TraceEvent[] {
@@ -92,10 +93,11 @@ export async function currentFlags(
     const st = statSync(path, { throwIfNoEntry: false });
     at = st ? { path, size: st.size, mtime: st.mtimeMs } : null;
   }
-  const known = at ? index.checkedFlags(info.branch, at) : null;
+  const rules = flagRulesId();
+  const known = at ? index.checkedFlags(info.branch, rules, at) : null;
   if (known) return known;
   const found = await compute(read ?? store.readTrace(info));
   index.replaceFlags(info.branch, found);
-  if (at) index.markFlagsChecked(info.branch, at);
+  if (at) index.markFlagsChecked(info.branch, rules, at);
   return found;
 }

@@ -15,7 +15,7 @@ import { candidateMarkOf, type CandidateMark } from '../../../shared/candidate-m
 const log = logger('index');
 
 /** Bump when the tables change: an index of another version is dropped and rebuilt from the traces. */
-const INDEX_VERSION = 6;
+const INDEX_VERSION = 7;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS episodes (
@@ -49,7 +49,8 @@ CREATE TABLE IF NOT EXISTS flags (
   branch TEXT NOT NULL, rule TEXT NOT NULL, step INTEGER, severity TEXT NOT NULL, message TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS flags_branch ON flags(branch);
 CREATE TABLE IF NOT EXISTS flag_checks (
-  branch TEXT PRIMARY KEY, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL);
+  branch TEXT PRIMARY KEY, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL,
+  rules TEXT NOT NULL);
 `;
 
 /** A QA flag as the index stores it (written by `stepbox check` through {@link EpisodeIndex.replaceFlags}). */
@@ -333,53 +334,58 @@ export class EpisodeIndex {
   }
 
   /**
-   * Records that the branch's flags were computed from the trace version the index holds
-   * for it, so a library listing need not read that trace again until it changes.
+   * Records that the branch's flags were computed by the QA rules `rules` (their id: see
+   * flagRulesId) from the trace version the index holds for it, so a library listing need not
+   * read that trace again until it or the rules change.
    */
-  markFlagsChecked(branch: string, at?: { path: string; size: number; mtime: number }): void {
+  markFlagsChecked(branch: string, rules: string, at?: { path: string; size: number; mtime: number }): void {
     // The version the flags were computed from when the caller knows it (the content read);
     // else the one the index holds for the branch.
     if (at) {
       this.db
         .prepare(
-          'INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_size, trace_mtime) VALUES (?, ?, ?, ?)',
+          'INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_size, trace_mtime, rules) VALUES (?, ?, ?, ?, ?)',
         )
-        .run(branch, at.path, at.size, at.mtime);
+        .run(branch, at.path, at.size, at.mtime, rules);
       return;
     }
     this.db
       .prepare(
-        `INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_size, trace_mtime)
-         SELECT id, trace_path, trace_size, trace_mtime FROM branches WHERE id = ?`,
+        `INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_size, trace_mtime, rules)
+         SELECT id, trace_path, trace_size, trace_mtime, ? FROM branches WHERE id = ?`,
       )
-      .run(branch);
+      .run(rules, branch);
   }
 
-  /** Branches whose flags were never computed for the trace version the index holds (see {@link markFlagsChecked}). */
-  uncheckedBranches(): string[] {
+  /** Branches whose flags were never computed by these rules for the trace version the index holds (see {@link markFlagsChecked}). */
+  uncheckedBranches(rules: string): string[] {
     return (
       this.db
         .prepare(
           `SELECT b.id FROM branches b LEFT JOIN flag_checks c ON c.branch = b.id
            WHERE c.branch IS NULL OR c.trace_path != b.trace_path OR c.trace_size != b.trace_size
-             OR c.trace_mtime != b.trace_mtime`,
+             OR c.trace_mtime != b.trace_mtime OR c.rules != ?`,
         )
-        .all() as Row[]
+        .all(rules) as Row[]
     ).map((r) => r.id as string);
   }
 
   /**
    * The branch's flags in the order they were found, when they were computed from this very
-   * trace file (its path, size and mtime, as {@link markFlagsChecked} recorded them); null when
-   * the trace changed since or was never checked. Opening a branch reads them instead of
+   * trace file (its path, size and mtime, as {@link markFlagsChecked} recorded them) by these
+   * rules; null when the trace or the rules changed since, or it was never checked. Opening a branch reads them instead of
    * running every QA rule over its trace again (issue 19.10).
    */
-  checkedFlags(branch: string, trace: { path: string; size: number; mtime: number }): IndexedFlag[] | null {
+  checkedFlags(
+    branch: string,
+    rules: string,
+    trace: { path: string; size: number; mtime: number },
+  ): IndexedFlag[] | null {
     const checked = this.db
       .prepare(
-        'SELECT 1 FROM flag_checks WHERE branch = ? AND trace_path = ? AND trace_size = ? AND trace_mtime = ?',
+        'SELECT 1 FROM flag_checks WHERE branch = ? AND trace_path = ? AND trace_size = ? AND trace_mtime = ? AND rules = ?',
       )
-      .get(branch, trace.path, trace.size, trace.mtime);
+      .get(branch, trace.path, trace.size, trace.mtime, rules);
     if (!checked) return null;
     return this.db
       .prepare('SELECT rule, step, severity, message FROM flags WHERE branch = ? ORDER BY rowid')
