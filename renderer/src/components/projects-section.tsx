@@ -4,6 +4,7 @@ import { PeopleText, usePathPlaces } from './people-text';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
+import { projectKindWords } from '../model/project-kind';
 
 /**
  * What Open… takes, in the words the welcome screen and the dialog's hint both say (the hint
@@ -79,8 +80,7 @@ export function ProjectsSection() {
               <div className="project-head">
                 <span className="lib-task">{project.name}</span>
                 <span className="muted mono project-path" title={project.path}>
-                  {project.kind === 'folder' ? 'folder · ' : 'task · '}
-                  {pathForPeople(project.path, roots)}
+                  {projectKindWords(project)} · {pathForPeople(project.path, roots)}
                 </span>
               </div>
               {project.kind === 'folder' ? (
