@@ -76,6 +76,9 @@ describe('web mode: a case’s broken and fixed runs', () => {
     // (every row said the broken run had not reached it, against the run stopped at step 0).
     const table = await app.page.getByTestId('compare-table').innerText();
     expect(table.split('Broken run did not reach this step').length - 1).toBe(1);
+    // A file only one run has says which run, by the column's name ("only in the other" left it to guess).
+    expect(table).toContain('(only in the fixed run)');
+    expect(table).not.toContain('the other');
     await shots(app, 'compare');
     expect(app.errors).toEqual([]);
     await app.page.close();
