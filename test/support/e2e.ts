@@ -792,6 +792,13 @@ export class TimelinePanel extends PanelObject {
   get scroller(): Locator {
     return this.page.getByTestId('timeline-scroll');
   }
+  /** How many rows the list shows at once (its visible height over a row's): the room the steps are read in. */
+  async rowRoom(): Promise<number> {
+    return this.scroller.evaluate((el) => {
+      const row = el.querySelector('[data-testid="timeline-row"]');
+      return el.clientHeight / (row?.getBoundingClientRect().height || 22);
+    });
+  }
   /** Waits until no step is still arriving (the list says so). */
   async waitForArrived(ms?: number): Promise<void> {
     await this.page.locator('[data-testid="timeline-scroll"][data-arriving="0"]').waitFor({ timeout: ms });
@@ -1753,6 +1760,26 @@ export class LayoutObject {
     if (box.y >= band.top - 0.5 && bottom <= band.bottom + 0.5) return 'whole';
     if (bottom <= band.top + 0.5 || box.y >= band.bottom - 0.5) return 'away';
     return `cut: ${box.y.toFixed(1)}–${bottom.toFixed(1)} in a band of ${band.top.toFixed(1)}–${band.bottom.toFixed(1)}`;
+  }
+  /**
+   * How many px of `locator` a person sees in the scrolling `area` it is in: its part inside the
+   * area's visible band, below a row pinned at the band's top (Replay's buttons, as
+   * {@link slivers} judges them). The room a report or a form is read in.
+   */
+  async shownPx(area: Locator, locator: Locator): Promise<number> {
+    const band = await area.evaluate((el) => {
+      const edge = el.getBoundingClientRect().top + el.clientTop;
+      let top = edge;
+      for (const pin of Array.from(el.querySelectorAll('[data-pinned]'))) {
+        const r = pin.getBoundingClientRect();
+        if (getComputedStyle(pin).position === 'sticky' && r.height > 0 && r.top <= edge + 0.5)
+          top = Math.max(top, r.bottom);
+      }
+      return { top, bottom: Math.min(edge + el.clientHeight, innerHeight) };
+    });
+    const box = await locator.boundingBox();
+    if (!box) return 0;
+    return Math.max(0, Math.min(box.y + box.height, band.bottom) - Math.max(box.y, band.top));
   }
   /**
    * What of a scrolling area's content is out of its view ('' when none): its content taller than
