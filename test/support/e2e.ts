@@ -862,6 +862,14 @@ export class TimelinePanel extends PanelObject {
   legendLabels(): Promise<Record<string, string>> {
     return componentTexts(this.page.locator('[data-testid="reward-legend"]'));
   }
+  /** The reward column of step `step`'s row (`0.10`; the last row's `0.10 +1.00` with the verifier's). */
+  rewardAt(step: number): Locator {
+    return this.row(step).getByTestId('row-reward');
+  }
+  /** The verifier's part of the last row's reward (`+1.00`), once the branch ended. */
+  get verifierReward(): Locator {
+    return this.root.getByTestId('row-verifier-reward');
+  }
   /** The time column of step `step`'s row (`3.2 ms`, `—` when not known, empty without a call). */
   durationAt(step: number): Locator {
     return this.row(step).getByTestId('timeline-duration');
@@ -2112,6 +2120,15 @@ export class StepperBar extends PanelObject {
   /** How a recorded branch ended, in a sentence. */
   get endReason(): Locator {
     return this.page.getByTestId('end-reason');
+  }
+  /** Under the end line: "Details: what the verifier printed", folded. */
+  get verifierOutput(): Locator {
+    return this.page.getByTestId('verifier-output');
+  }
+  /** Opens the end line's Details and returns what the verifier printed (its last lines). */
+  async readVerifierOutput(): Promise<string> {
+    await this.verifierOutput.locator('summary').click();
+    return this.verifierOutput.locator('pre').innerText();
   }
   /** Why the last action could not be done, under the stepper. */
   get error(): Locator {
