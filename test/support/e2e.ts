@@ -631,6 +631,34 @@ export class LibraryPanel extends PanelObject {
     const walkthrough = caseId === undefined ? this.walkthrough : this.walkthroughOf(caseId);
     return walkthrough.locator(`[data-testid="case-run"][data-variant="${variant}"]`);
   }
+  /**
+   * Records, from now on, every moment the bar says the open branch ended while the case's
+   * `variant` run line still says it goes on (`live, at step 3`, `running…`): each DOM change is
+   * looked at as the window commits it. `read()` gives those moments as `bar | run line`.
+   */
+  async watchRunLineAgainstBar(variant: 'broken' | 'fixed'): Promise<{ read(): Promise<string[]> }> {
+    await this.page.evaluate((v) => {
+      const seen: string[] = [];
+      const note = () => {
+        const bar = document.querySelector('[data-testid="stepper-bar"]')?.getAttribute('data-state');
+        const line = document.querySelector<HTMLElement>(`[data-testid="case-run"][data-variant="${v}"]`);
+        const text = line?.innerText.replace(/\s+/g, ' ').trim() ?? '';
+        const at = `${bar} | ${text}`;
+        if (bar === 'ended' && /\b(live|running)\b/.test(text) && seen.at(-1) !== at) seen.push(at);
+      };
+      new MutationObserver(note).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
+      (window as unknown as { __runLineVsBar: string[] }).__runLineVsBar = seen;
+    }, variant);
+    return {
+      read: () =>
+        this.page.evaluate(() => (window as unknown as { __runLineVsBar: string[] }).__runLineVsBar),
+    };
+  }
   /** The walkthrough's "▶ Run it": runs the case's episode from where it waits. */
   get caseRunIt(): Locator {
     return this.walkthrough.getByTestId('case-run-continue');
