@@ -27,6 +27,18 @@ describe('web mode: a Harbor verifier’s reward where the end is told', () => {
     await library.openProject(HELLO);
     const item = library.project(HELLO);
     await library.agentField.fill('oracle');
+    // The Agent heads the sample tasks and the projects both (it sat under "Sample tasks" and
+    // drove this project's Start unsaid): its own heading, and the project says it beside Start.
+    await expect(library.agentHeading.innerText()).resolves.toBe('AGENT');
+    await expect(library.agentApplies.innerText()).resolves.toBe(
+      'for a sample task’s ▶ and a project’s Start, below (a case runs its own)',
+    );
+    await expect(library.projectAgent(HELLO).innerText()).resolves.toBe('with oracle');
+    await item.scrollIntoViewIfNeeded();
+    await app.screenshot('harbor-verdict-agent-1024x700');
+    await app.resize({ width: 1920, height: 1080 });
+    await app.screenshot('harbor-verdict-agent-1920x1080');
+    await app.resize({ width: 1024, height: 700 });
     await item.getByTestId('project-start').click();
     await app.stepper.waitForBranch(120_000);
     await app.settled({ timeoutMs: 120_000 });

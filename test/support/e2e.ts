@@ -581,6 +581,17 @@ export class LibraryPanel extends PanelObject {
   get agentField(): Locator {
     return this.root.getByTestId('library-agent');
   }
+  /** The Agent field's own heading and what it says it starts (sample tasks and projects, not cases). */
+  get agentHeading(): Locator {
+    return this.root.getByTestId('library-agent-heading');
+  }
+  get agentApplies(): Locator {
+    return this.root.getByTestId('library-agent-applies');
+  }
+  /** Beside an opened project's Start: the agent it starts with (`with oracle`). */
+  projectAgent(path: string): Locator {
+    return this.project(path).getByTestId('project-agent');
+  }
   /** The start form's "Its model calls answered by" field. */
   get modelField(): Locator {
     return this.root.getByTestId('library-model');
