@@ -12,8 +12,8 @@ async function shots(app: AppPage, name: string): Promise<void> {
 }
 
 /**
- * A new user's walk of a case's two runs: the case opened again to read it keeps its ended
- * broken run (it started an empty one, which "Run the fixed version" then stopped at step 0
+ * A new user's walk of a case's two runs: the case opened again to read it, even after a
+ * reload, keeps its ended broken run (it started an empty one, which "Run the fixed version" then stopped at step 0
  * and Compare compared). Screenshots: `case-runs-*.png`.
  */
 describe('web mode: a case’s broken and fixed runs', () => {
@@ -28,7 +28,10 @@ describe('web mode: a case’s broken and fixed runs', () => {
     await broken.getByTestId('case-run-flags').filter({ hasText: '2 QA flags' }).waitFor({ timeout: 30_000 });
     const ended = await app.stepper.branch();
 
-    // The card clicked again: the ended run comes back, no new run is started (it was one at step 0).
+    // After a reload (the window's memory of its case runs gone with the page), the card clicked
+    // again: the ended run comes back, no new run is started (it was one at step 0).
+    await app.page.reload();
+    await app.waitForReady();
     await library.openCase('destructive-clean-start');
     const reopened = walkthrough.getByTestId('case-reopened');
     await reopened.waitFor({ timeout: 30_000 });
@@ -48,6 +51,8 @@ describe('web mode: a case’s broken and fixed runs', () => {
       'a new broken run opened',
     );
     await app.stepper.waitForStopped(90_000);
+    // The fixed run's line reads the bar's state: it said "live, at step 3" beside "succeeded".
+    const apart = await library.watchRunLineAgainstBar('fixed');
     await walkthrough.getByTestId('case-run-variant').click();
     const fixed = library.caseRun('fixed');
     await walkthrough
@@ -63,8 +68,10 @@ describe('web mode: a case’s broken and fixed runs', () => {
     await expect(broken.getByTestId('case-run-status').innerText()).resolves.toBe('failed');
     await expect(broken.getByTestId('case-run-flags').innerText()).resolves.toContain('2 QA flags');
     await app.stepper.waitForEnd(120_000);
+    await expect(fixed.getByTestId('case-run-status').innerText()).resolves.toBe('succeeded');
     await shots(app, 'fixed-ended');
     await fixed.getByTestId('case-run-flags').filter({ hasText: 'no QA flags' }).waitFor({ timeout: 60_000 });
+    expect(await apart.read(), 'the bar ended while the fixed run line went on').toEqual([]);
 
     // Compare: the broken run that ended beside the fixed run, not an empty one.
     await library.compareCaseRuns();

@@ -581,6 +581,17 @@ export class LibraryPanel extends PanelObject {
   get agentField(): Locator {
     return this.root.getByTestId('library-agent');
   }
+  /** The Agent field's own heading and what it says it starts (sample tasks and projects, not cases). */
+  get agentHeading(): Locator {
+    return this.root.getByTestId('library-agent-heading');
+  }
+  get agentApplies(): Locator {
+    return this.root.getByTestId('library-agent-applies');
+  }
+  /** Beside an opened project's Start: the agent it starts with (`with oracle`). */
+  projectAgent(path: string): Locator {
+    return this.project(path).getByTestId('project-agent');
+  }
   /** The start form's "Its model calls answered by" field. */
   get modelField(): Locator {
     return this.root.getByTestId('library-model');
@@ -630,6 +641,34 @@ export class LibraryPanel extends PanelObject {
   caseRun(variant: 'broken' | 'fixed', caseId?: string): Locator {
     const walkthrough = caseId === undefined ? this.walkthrough : this.walkthroughOf(caseId);
     return walkthrough.locator(`[data-testid="case-run"][data-variant="${variant}"]`);
+  }
+  /**
+   * Records, from now on, every moment the bar says the open branch ended while the case's
+   * `variant` run line still says it goes on (`live, at step 3`, `running…`): each DOM change is
+   * looked at as the window commits it. `read()` gives those moments as `bar | run line`.
+   */
+  async watchRunLineAgainstBar(variant: 'broken' | 'fixed'): Promise<{ read(): Promise<string[]> }> {
+    await this.page.evaluate((v) => {
+      const seen: string[] = [];
+      const note = () => {
+        const bar = document.querySelector('[data-testid="stepper-bar"]')?.getAttribute('data-state');
+        const line = document.querySelector<HTMLElement>(`[data-testid="case-run"][data-variant="${v}"]`);
+        const text = line?.innerText.replace(/\s+/g, ' ').trim() ?? '';
+        const at = `${bar} | ${text}`;
+        if (bar === 'ended' && /\b(live|running)\b/.test(text) && seen.at(-1) !== at) seen.push(at);
+      };
+      new MutationObserver(note).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
+      (window as unknown as { __runLineVsBar: string[] }).__runLineVsBar = seen;
+    }, variant);
+    return {
+      read: () =>
+        this.page.evaluate(() => (window as unknown as { __runLineVsBar: string[] }).__runLineVsBar),
+    };
   }
   /** The walkthrough's "▶ Run it": runs the case's episode from where it waits. */
   get caseRunIt(): Locator {
@@ -868,6 +907,14 @@ export class TimelinePanel extends PanelObject {
   /** Each reward component's words in the chart's legend, by its key (`tool_error` → `tool error penalty`). */
   legendLabels(): Promise<Record<string, string>> {
     return componentTexts(this.page.locator('[data-testid="reward-legend"]'));
+  }
+  /** The reward column of step `step`'s row (`0.10`; the last row's `0.10 +1.00` with the verifier's). */
+  rewardAt(step: number): Locator {
+    return this.row(step).getByTestId('row-reward');
+  }
+  /** The verifier's part of the last row's reward (`+1.00`), once the branch ended. */
+  get verifierReward(): Locator {
+    return this.root.getByTestId('row-verifier-reward');
   }
   /** The time column of step `step`'s row (`3.2 ms`, `—` when not known, empty without a call). */
   durationAt(step: number): Locator {
@@ -2139,6 +2186,15 @@ export class StepperBar extends PanelObject {
   /** How a recorded branch ended, in a sentence. */
   get endReason(): Locator {
     return this.page.getByTestId('end-reason');
+  }
+  /** Under the end line: "Details: what the verifier printed", folded. */
+  get verifierOutput(): Locator {
+    return this.page.getByTestId('verifier-output');
+  }
+  /** Opens the end line's Details and returns what the verifier printed (its last lines). */
+  async readVerifierOutput(): Promise<string> {
+    await this.verifierOutput.locator('summary').click();
+    return this.verifierOutput.locator('pre').innerText();
   }
   /** Why the last action could not be done, under the stepper. */
   get error(): Locator {

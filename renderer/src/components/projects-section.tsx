@@ -34,6 +34,7 @@ export function ProjectsSection() {
   const removeError = useSlice('projects', (s) => s.removeError);
   const dialog = useSlice('projects', (s) => s.dialog);
   const starting = useSlice('episodes', (s) => s.starting);
+  const agent = useSlice('episodes', (s) => s.agent);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const error = useSlice('episodes', (s) => s.error);
   const { roots } = usePathPlaces();
@@ -134,6 +135,14 @@ export function ProjectsSection() {
               >
                 {starting === project.path ? 'starting…' : '▶ Start'}
               </button>{' '}
+              {/* Which agent Start uses, where it is pressed: the field is sections above. */}
+              <span
+                className="muted project-agent"
+                data-testid="project-agent"
+                title="The library’s Agent field"
+              >
+                with {agent.trim() ? <code>{agent.trim()}</code> : 'the task’s own agent'}
+              </span>{' '}
               <button
                 type="button"
                 data-testid="project-remove"

@@ -1,3 +1,5 @@
+import { safeStorage } from '../model/safe-storage';
+
 /** The sizes a person gave the window's panes (px), remembered across sessions. */
 export interface PaneSizes {
   /** Width of the left column (library, walkthrough, breakpoints). */
@@ -59,14 +61,6 @@ export function savePanes(sizes: PaneSizes, storage: Pick<Storage, 'setItem'> | 
     storage?.setItem(KEY, JSON.stringify(sizes));
   } catch {
     // Quota or privacy mode: the layout is simply not remembered.
-  }
-}
-
-function safeStorage(): Storage | null {
-  try {
-    return typeof localStorage === 'undefined' ? null : localStorage;
-  } catch {
-    return null;
   }
 }
 

@@ -34,7 +34,7 @@ import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
 import { formatDuration, NOT_RUN, NOT_TIMED } from '../../../shared/format-duration';
-import { notOfferedTools, resultLine } from '../../../shared/step-summary';
+import { refusalText, resultLine } from '../../../shared/step-summary';
 import { decidedText } from '../model/edit-words';
 
 /** Why a given result has no outcome or exit of a run. */
@@ -566,8 +566,7 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
       {d.parse_error ? (
         <div className="bad" data-testid="inspector-parse-error">
           {/* A refused call of a tool the task does not offer is named for what it is; the parser's words follow. */}
-          {notOfferedTools(d.parse_error).length ? 'unknown tool, the call was refused: ' : 'parse error: '}
-          {d.parse_error}
+          {refusalText(d.parse_error)}
         </div>
       ) : null}
       {d.final !== null ? (
