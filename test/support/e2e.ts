@@ -607,6 +607,20 @@ export class LibraryPanel extends PanelObject {
   get caseCards(): Locator {
     return this.page.getByTestId('library-case');
   }
+  /**
+   * The case cards drawn apart from the others (a border of another colour: what reads as
+   * "selected"), by id. A card the pointer was left over kept the accent border of a hovered
+   * button beside another case's open episode.
+   */
+  markedCases(): Promise<string[]> {
+    return this.caseCards.evaluateAll((cards) => {
+      const colour = (el: Element) => getComputedStyle(el).borderTopColor;
+      const counts = new Map<string, number>();
+      for (const c of cards) counts.set(colour(c), (counts.get(colour(c)) ?? 0) + 1);
+      const usual = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+      return cards.filter((c) => colour(c) !== usual).map((c) => c.getAttribute('data-case') ?? '?');
+    });
+  }
   async openCase(id: string): Promise<void> {
     await this.root.locator(`[data-testid="library-case"][data-case="${id}"]`).click();
   }
