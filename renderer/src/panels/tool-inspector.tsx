@@ -210,32 +210,50 @@ const CallView = memo(function CallView(props: { readonly call: CallDetail; read
             yet" is what the call's result is not. */}
         {shown ? (
           <div>
-            <h4>{real ? 'result the agent saw' : 'result'}</h4>
-            <RawNote result={shown} />
-            <JsonText
+            <ResultText
+              heading={real ? 'result the agent saw' : 'result'}
+              result={shown}
               model="result.json"
               scope={props.scope}
-              value={pretty(resultView(shown))}
               label="result"
             />
           </div>
         ) : null}
       </div>
       {real ? (
-        <>
-          <h4>real result (replay uses this)</h4>
-          <RawNote result={real} />
-          <JsonText
-            model="result-real.json"
-            scope={props.scope}
-            value={pretty(resultView(real))}
-            label="real result"
-          />
-        </>
+        <ResultText
+          heading="real result (replay uses this)"
+          result={real}
+          model="result-real.json"
+          scope={props.scope}
+          label="real result"
+        />
       ) : null}
     </div>
   );
 });
+
+/** A tool result under its heading: the note on its raw form, then its JSON in an editor. */
+function ResultText(props: {
+  readonly heading: string;
+  readonly result: ToolResult;
+  readonly model: string;
+  readonly scope: string;
+  readonly label: string;
+}) {
+  return (
+    <>
+      <h4>{props.heading}</h4>
+      <RawNote result={props.result} />
+      <JsonText
+        model={props.model}
+        scope={props.scope}
+        value={pretty(resultView(props.result))}
+        label={props.label}
+      />
+    </>
+  );
+}
 
 const OutputView = memo(function OutputView(props: { readonly detail: StepDetail }) {
   const calls = props.detail.calls;
