@@ -110,6 +110,8 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(await layout.notWhollyInView(sendNow), 'Send at 1024×700').toBe('');
     await app.screenshot('journey-manual-asks-1024x700');
     await app.page.setViewportSize({ width: 1280, height: 800 });
+    // Send stays whole at 1280×800 too: it sat half under the Sandbox header.
+    expect(await layout.notWhollyInView(sendNow), 'Send at 1280×800').toBe('');
     expect(await app.inject.root.innerText()).not.toMatch(/pause \(or hit a breakpoint\) to inject/);
     // The bar says the agent waits for the person: nothing runs until they decide (it read
     // "running · working…").

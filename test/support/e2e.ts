@@ -618,6 +618,20 @@ export class LibraryPanel extends PanelObject {
   get caseCards(): Locator {
     return this.page.getByTestId('library-case');
   }
+  /**
+   * The case cards drawn apart from the others (a border of another colour: what reads as
+   * "selected"), by id. A card the pointer was left over kept the accent border of a hovered
+   * button beside another case's open episode.
+   */
+  markedCases(): Promise<string[]> {
+    return this.caseCards.evaluateAll((cards) => {
+      const colour = (el: Element) => getComputedStyle(el).borderTopColor;
+      const counts = new Map<string, number>();
+      for (const c of cards) counts.set(colour(c), (counts.get(colour(c)) ?? 0) + 1);
+      const usual = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+      return cards.filter((c) => colour(c) !== usual).map((c) => c.getAttribute('data-case') ?? '?');
+    });
+  }
   async openCase(id: string): Promise<void> {
     await this.root.locator(`[data-testid="library-case"][data-case="${id}"]`).click();
   }
@@ -994,11 +1008,46 @@ export class TimelinePanel extends PanelObject {
     if ((await this.flagSummary.getAttribute('aria-expanded')) === 'false') await this.flagSummary.click();
     await this.flagEntries.first().waitFor();
   }
-  /** How many whole rows the list's window holds (its height over the row's). */
+  /**
+   * How many whole rows a person sees room for: the height of the list's window that is on
+   * screen (inside the window and every ancestor that clips it) over a row's. Its own height
+   * alone was measured while the QA flags were folded, and two rows showed once they unfolded.
+   */
   rowsRoom(): Promise<number> {
     return this.scroller.evaluate((el) => {
       const row = el.querySelector('[data-testid="timeline-row"]');
-      return row ? Math.floor(el.clientHeight / row.getBoundingClientRect().height) : 0;
+      if (!row) return 0;
+      const box = el.getBoundingClientRect();
+      let top = box.top + el.clientTop;
+      let bottom = Math.min(top + el.clientHeight, innerHeight);
+      top = Math.max(top, 0);
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        const style = getComputedStyle(p);
+        if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+        const b = p.getBoundingClientRect();
+        top = Math.max(top, b.top + p.clientTop);
+        bottom = Math.min(bottom, b.top + p.clientTop + p.clientHeight);
+      }
+      return Math.max(0, Math.floor((bottom - top + 0.5) / row.getBoundingClientRect().height));
+    });
+  }
+  /**
+   * The steps of the rows the list's window shows only a strip of (cut by its top or bottom
+   * edge); empty when each row drawn is whole in it or wholly scrolled out. Row 0 opened cut in
+   * half under the column header (the list scrolled a fraction of a row to show its last).
+   */
+  cutRows(): Promise<string[]> {
+    return this.scroller.evaluate((el) => {
+      const top = el.getBoundingClientRect().top + el.clientTop;
+      const bottom = top + el.clientHeight;
+      return Array.from(el.querySelectorAll('[data-testid="timeline-row"]'))
+        .filter((row) => {
+          const r = row.getBoundingClientRect();
+          return (
+            (r.top < top - 0.5 && r.bottom > top + 0.5) || (r.top < bottom - 0.5 && r.bottom > bottom + 0.5)
+          );
+        })
+        .map((row) => `step ${row.getAttribute('data-step') ?? '?'}`);
     });
   }
   /**
@@ -1769,14 +1818,17 @@ export class LayoutObject {
   async slivers(scroller: Locator): Promise<string[]> {
     return scroller.evaluate((area, selector) => {
       const edge = area.getBoundingClientRect().top + area.clientTop;
-      const bottom = edge + area.clientHeight;
+      const end = edge + area.clientHeight;
       // As the window judges it (reveal-whole.ts): a row pinned at the top edge (Replay's
-      // buttons) is the band's top; what scrolls under it is cut there.
+      // buttons) is the band's top, one pinned at the bottom (a card's actions) its bottom;
+      // what scrolls under them is cut there.
       let top = edge;
+      let bottom = end;
       for (const pin of Array.from(area.querySelectorAll('[data-pinned]'))) {
         const r = pin.getBoundingClientRect();
-        if (getComputedStyle(pin).position === 'sticky' && r.height > 0 && r.top <= edge + 0.5)
-          top = Math.max(top, r.bottom);
+        if (getComputedStyle(pin).position !== 'sticky' || r.height === 0) continue;
+        if (r.top <= edge + 0.5) top = Math.max(top, r.bottom);
+        else if (r.bottom >= end - 0.5) bottom = Math.min(bottom, r.top);
       }
       const out: string[] = [];
       for (const el of Array.from(area.querySelectorAll(selector))) {
@@ -1838,6 +1890,27 @@ export class LayoutObject {
       el.scrollHeight > el.clientHeight + 1 ? `content ${el.scrollHeight} px in ${el.clientHeight} px` : '',
     );
     return out || this.notWhollyInView(area);
+  }
+  /**
+   * The most lines any occurrence of `word` in the element's text is drawn on (1 when none is
+   * broken across lines, 0 when it does not occur): a card's text broke inside "config.ini".
+   */
+  async wordLines(locator: Locator, word: string): Promise<number> {
+    return locator.evaluate((el, word) => {
+      let most = 0;
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? '';
+        for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + word.length);
+          const tops = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+          most = Math.max(most, tops.size);
+        }
+      }
+      return most;
+    }, word);
   }
   /** How many lines the element's text takes on screen (distinct line tops of its text). */
   async lines(locator: Locator): Promise<number> {
@@ -2327,6 +2400,13 @@ export class HeldActionCard {
   /** The note that the editor's text is not JSON yet. */
   get syntax(): Locator {
     return this.root.getByTestId('held-syntax');
+  }
+  /**
+   * The card's action row (Run it / Give it to the agent, or Save and run / Save / Cancel while
+   * editing): pinned at the inspector's bottom edge, so it is in view however long the card.
+   */
+  get actions(): Locator {
+    return this.root.getByTestId('held-actions');
   }
   /** "Run it": runs the held step as it stands. */
   get runButton(): Locator {

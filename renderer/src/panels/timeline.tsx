@@ -387,6 +387,8 @@ export function Timeline() {
   const heldStage = useSlice('stepper', (s) =>
     s.held && s.state !== 'running' && s.state !== 'ended' ? s.held.stage : null,
   );
+  // The header says the open step's state as its row does: running while the episode runs.
+  const running = useSlice('stepper', (s) => s.state === 'running');
   const load = useSlice('stepper', (s) => s.load);
   const error = useSlice('stepper', (s) => s.error);
   const branch = useSlice('stepper', (s) => s.branch);
@@ -715,56 +717,59 @@ export function Timeline() {
   else if (shown.length === 0) body = <PanelState kind="empty">No step matches the filter.</PanelState>;
   else
     body = (
-      <div
-        className="tl-scroll"
-        ref={scrollRef}
-        style={stepColumn}
-        data-testid="timeline-scroll"
-        // A Tab stop of its own only while the viewed row is filtered out or not drawn.
-        tabIndex={viewedShown ? -1 : 0}
-        onKeyDown={onGridKey}
-        // Rows still to arrive above the loaded ones (tests wait for 0).
-        data-arriving={before}
-        aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
-      >
+      // The window's height rounded down to whole rows (styles.css .tl-rows).
+      <div className="tl-rows">
         <div
-          className="tl-inner"
-          style={{ height: list.totalHeight }}
-          role="grid"
-          aria-rowcount={lead + shown.length}
+          className="tl-scroll"
+          ref={scrollRef}
+          style={stepColumn}
+          data-testid="timeline-scroll"
+          // A Tab stop of its own only while the viewed row is filtered out or not drawn.
+          tabIndex={viewedShown ? -1 : 0}
+          onKeyDown={onGridKey}
+          // Rows still to arrive above the loaded ones (tests wait for 0).
+          data-arriving={before}
+          aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
         >
-          {inSlotOrder.map((index) => {
-            if (index < lead)
+          <div
+            className="tl-inner"
+            style={{ height: list.totalHeight }}
+            role="grid"
+            aria-rowcount={lead + shown.length}
+          >
+            {inSlotOrder.map((index) => {
+              if (index < lead)
+                return (
+                  <div
+                    key={`arriving-${index}`}
+                    className="tl-row tl-arriving"
+                    data-testid="timeline-row-arriving"
+                    role="row"
+                    aria-rowindex={index + 1}
+                    style={{ top: index * ROW_HEIGHT }}
+                  >
+                    <span className="muted">loading…</span>
+                  </div>
+                );
+              const row = shown[index - lead];
               return (
-                <div
-                  key={`arriving-${index}`}
-                  className="tl-row tl-arriving"
-                  data-testid="timeline-row-arriving"
-                  role="row"
-                  aria-rowindex={index + 1}
-                  style={{ top: index * ROW_HEIGHT }}
-                >
-                  <span className="muted">loading…</span>
-                </div>
+                <Row
+                  key={slotOf(index)}
+                  rowIndex={index + 1}
+                  row={row}
+                  closed={!live}
+                  top={index * ROW_HEIGHT}
+                  selected={row.step === viewed}
+                  held={heldStage !== null && row.step === held?.step ? heldStage : null}
+                  breakpoint={hasStepBreakpoint(breakpoints, row.step)}
+                  forks={forksAt.get(row.step) ?? NO_FORKS}
+                  onSelect={stepper.select}
+                  onBreakpoint={onBreakpoint}
+                  verifier={verifierReward?.step === row.step ? verifierReward : null}
+                />
               );
-            const row = shown[index - lead];
-            return (
-              <Row
-                key={slotOf(index)}
-                rowIndex={index + 1}
-                row={row}
-                closed={!live}
-                top={index * ROW_HEIGHT}
-                selected={row.step === viewed}
-                held={heldStage !== null && row.step === held?.step ? heldStage : null}
-                breakpoint={hasStepBreakpoint(breakpoints, row.step)}
-                forks={forksAt.get(row.step) ?? NO_FORKS}
-                onSelect={stepper.select}
-                onBreakpoint={onBreakpoint}
-                verifier={verifierReward?.step === row.step ? verifierReward : null}
-              />
-            );
-          })}
+            })}
+          </div>
         </div>
       </div>
     );
@@ -777,7 +782,7 @@ export function Timeline() {
       actions={
         <>
           <span className="muted" data-testid="timeline-count">
-            {rows.length === 0 ? '' : stepsText(decisions - unfinished, unfinished, live)}
+            {rows.length === 0 ? '' : stepsText(decisions - unfinished, unfinished, live, running)}
           </span>
           {/* Here, not in the stepper bar: the bar keeps its room for the branch's id and state. */}
           <TeachingButtons />
