@@ -1129,6 +1129,26 @@ export class InspectorPanel extends PanelObject {
   async waitForStdout(text: string, ms = 20_000): Promise<void> {
     await this.root.getByTestId('inspector-stdout').filter({ hasText: text }).waitFor({ timeout: ms });
   }
+  /** The Output tab's stdout boxes, one a call (an agent's exec output without its tool's header). */
+  get stdout(): Locator {
+    return this.root.getByTestId('inspector-stdout');
+  }
+  /** The Output tab's line of what an agent's exec tool said above its output (exit, wall time). */
+  get execFacts(): Locator {
+    return this.root.getByTestId('inspector-exec-facts');
+  }
+  /** The recorded text of such an output, header and all, behind its "as recorded" summary. */
+  get rawStdout(): Locator {
+    return this.root.getByTestId('inspector-stdout-raw');
+  }
+  /** Opens the recorded text of the `i`-th such output; returns its text. */
+  async openRawStdout(i = 0): Promise<string> {
+    const raw = this.rawStdout.nth(i);
+    await raw.locator('summary').click();
+    const pre = raw.locator('pre');
+    await pre.waitFor({ state: 'visible' });
+    return pre.innerText();
+  }
   /** The Files tab's list of changed files, once shown (open the tab first). */
   async filesText(ms = 30_000): Promise<string> {
     const files = this.root.getByTestId('inspector-files');
