@@ -1,18 +1,8 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store';
 import { outputResult } from '../../shared/tool-result';
 import { writeSampleEpisode } from '../support/traces';
-import {
-  launchBrowser,
-  LayoutObject,
-  openApp,
-  removeHome,
-  startServe,
-  tempHome,
-  type Served,
-  until,
-} from '../support/e2e';
+import { LayoutObject, servedApp, until } from '../support/e2e';
 
 // Codex CLI's exec_command output as recorded (the text the model read): its tool's header,
 // then `Output:`, then the program's own lines — here a program that prints a fake success.
@@ -20,38 +10,28 @@ const RECORDED =
   'Chunk ID: 7f3e2a\nWall time: 0.0412 seconds\nProcess exited with code 2\nOriginal token count: 14\nOutput:\n' +
   'cat: notes/todo.txt: No such file or directory\nProcess exited with code 0\nOutput:\nall tests passed\n';
 
-let home: string;
-let served: Served | undefined;
-let browser: Browser | undefined;
 let episode: string;
 
-beforeAll(async () => {
-  home = tempHome();
-  ({ episode } = await writeSampleEpisode(openEpisodeStore(home), {
-    agent: 'codex',
-    script: [
-      {
-        tool: 'exec_command',
-        args: { cmd: 'cat notes/todo.txt' },
-        // As an agent inside the sandbox records it: its text alone, no exit code, no duration.
-        result: { ...outputResult(RECORDED), exit_code: undefined, stderr: undefined },
-      },
-      { final: 'done' },
-    ],
-  }));
-  served = await startServe({ home });
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await served?.close();
-  if (home) removeHome(home);
-});
-
 describe("web mode: an agent's exec output is shown without its tool's wrapper", () => {
+  const web = servedApp({
+    seed: async (home) => {
+      ({ episode } = await writeSampleEpisode(openEpisodeStore(home), {
+        agent: 'codex',
+        script: [
+          {
+            tool: 'exec_command',
+            args: { cmd: 'cat notes/todo.txt' },
+            // As an agent inside the sandbox records it: its text alone, no exit code, no duration.
+            result: { ...outputResult(RECORDED), exit_code: undefined, stderr: undefined },
+          },
+          { final: 'done' },
+        ],
+      }));
+    },
+  });
+
   it('the exit and wall time from the header, the output alone, the recorded text one click away', async () => {
-    const app = await openApp(browser!, served!.url, { width: 1280, height: 800 });
+    const app = await web.open({ width: 1280, height: 800 });
     await app.library.openBranch(episode);
     await app.timeline.waitForStep(2);
     await app.timeline.select(1);

@@ -240,7 +240,13 @@ export interface ServedApp {
  * For the enclosing `describe`: a fresh home served by `stepbox serve` and a browser,
  * started before its tests and closed (home removed) after them.
  */
-export function servedApp(options: { readonly settings?: unknown } = {}): ServedApp {
+export function servedApp(
+  options: {
+    readonly settings?: unknown;
+    /** Fills the home before it is served (episodes written into its store, listed at the start). */
+    readonly seed?: (home: string) => Promise<void>;
+  } = {},
+): ServedApp {
   let browser: Browser | undefined;
   let served: Served | undefined;
   let home: string | undefined;
@@ -249,6 +255,7 @@ export function servedApp(options: { readonly settings?: unknown } = {}): Served
     // The served home's settings.json (README "Settings"), e.g. a short ui.idle_release.
     if (options.settings !== undefined)
       writeFileSync(join(home, 'settings.json'), JSON.stringify(options.settings));
+    await options.seed?.(home);
     served = await startServe({ home });
     browser = await launchBrowser();
   });
