@@ -240,7 +240,13 @@ export interface ServedApp {
  * For the enclosing `describe`: a fresh home served by `stepbox serve` and a browser,
  * started before its tests and closed (home removed) after them.
  */
-export function servedApp(options: { readonly settings?: unknown } = {}): ServedApp {
+export function servedApp(
+  options: {
+    readonly settings?: unknown;
+    /** Fills the home before it is served (episodes written into its store, listed at the start). */
+    readonly seed?: (home: string) => Promise<void>;
+  } = {},
+): ServedApp {
   let browser: Browser | undefined;
   let served: Served | undefined;
   let home: string | undefined;
@@ -249,6 +255,7 @@ export function servedApp(options: { readonly settings?: unknown } = {}): Served
     // The served home's settings.json (README "Settings"), e.g. a short ui.idle_release.
     if (options.settings !== undefined)
       writeFileSync(join(home, 'settings.json'), JSON.stringify(options.settings));
+    await options.seed?.(home);
     served = await startServe({ home });
     browser = await launchBrowser();
   });
@@ -1231,6 +1238,26 @@ export class InspectorPanel extends PanelObject {
   /** Waits until the output tab's stdout shows `text` (open the tab first). */
   async waitForStdout(text: string, ms = 20_000): Promise<void> {
     await this.root.getByTestId('inspector-stdout').filter({ hasText: text }).waitFor({ timeout: ms });
+  }
+  /** The Output tab's stdout boxes, one a call (an agent's exec output without its tool's header). */
+  get stdout(): Locator {
+    return this.root.getByTestId('inspector-stdout');
+  }
+  /** The Output tab's line of what an agent's exec tool said above its output (exit, wall time). */
+  get execFacts(): Locator {
+    return this.root.getByTestId('inspector-exec-facts');
+  }
+  /** The recorded text of such an output, header and all, behind its "as recorded" summary. */
+  get rawStdout(): Locator {
+    return this.root.getByTestId('inspector-stdout-raw');
+  }
+  /** Opens the recorded text of the `i`-th such output; returns its text. */
+  async openRawStdout(i = 0): Promise<string> {
+    const raw = this.rawStdout.nth(i);
+    await raw.locator('summary').click();
+    const pre = raw.locator('pre');
+    await pre.waitFor({ state: 'visible' });
+    return pre.innerText();
   }
   /** The Files tab's list of changed files, once shown (open the tab first). */
   async filesText(ms = 30_000): Promise<string> {
