@@ -318,7 +318,7 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect((await app.terminal.root.boundingBox())!.height, 'terminal at 1920×1080').toBeGreaterThanOrEqual(
       200,
     );
-    expect(await app.timeline.rowRoom(), 'timeline rows at 1920×1080').toBeGreaterThanOrEqual(10);
+    expect(await app.timeline.rowsRoom(), 'timeline rows at 1920×1080').toBeGreaterThanOrEqual(10);
     await app.screenshot('journey-replay-verdicts-1920x1080');
     await app.page.setViewportSize({ width: 1280, height: 800 });
     // A verdict is one click from its step.

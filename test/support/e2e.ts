@@ -875,13 +875,6 @@ export class TimelinePanel extends PanelObject {
   get scroller(): Locator {
     return this.page.getByTestId('timeline-scroll');
   }
-  /** How many rows the list shows at once (its visible height over a row's): the room the steps are read in. */
-  async rowRoom(): Promise<number> {
-    return this.scroller.evaluate((el) => {
-      const row = el.querySelector('[data-testid="timeline-row"]');
-      return el.clientHeight / (row?.getBoundingClientRect().height || 22);
-    });
-  }
   /** Waits until no step is still arriving (the list says so). */
   async waitForArrived(ms?: number): Promise<void> {
     await this.page.locator('[data-testid="timeline-scroll"][data-arriving="0"]').waitFor({ timeout: ms });
