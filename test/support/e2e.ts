@@ -434,6 +434,10 @@ export class BatchesSection extends PanelObject {
   constructor(page: Page) {
     super(page, 'batches');
   }
+  /** The tasks the form offers, as a person reads them (`case: Context overflow drops the goal`). */
+  taskChoices(): Promise<string[]> {
+    return this.root.getByTestId('batch-task').locator('option').allInnerTexts();
+  }
   /** Fills the form (`task`: `sample:ID` or `case:ID`) and starts the batch. */
   async start(options: {
     task: string;

@@ -32,7 +32,7 @@ import {
 } from '../../../shared/start-paths';
 import { PeopleText, usePathPlaces } from '../components/people-text';
 import { ErrorText } from '../components/error-text';
-import { RETURN_TITLE } from '../model/return-title';
+import { returnTitle } from '../model/return-title';
 import { episodesApart, mainReturnText } from '../model/episode-heading';
 
 /** Markdown emphasis and code marks dropped for a one-line summary. */
@@ -64,7 +64,7 @@ function Episode(props: {
           <span className="muted">
             {/* Each branch's return is in the tree below, named; the head names whose this one is. */}
             {main.return !== null ? (
-              <span title={RETURN_TITLE} data-testid="episode-main-return">
+              <span title={returnTitle(main.gamma)} data-testid="episode-main-return">
                 {`${mainReturnText(main)}${flags ? ' · ' : ''}`}
               </span>
             ) : (

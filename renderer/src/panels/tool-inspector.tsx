@@ -226,9 +226,26 @@ const CallView = memo(function CallView(props: { readonly call: CallDetail; read
   );
 });
 
+/**
+ * A stream's text (stdout, stderr) as printed; one way for an empty one, "(empty)" muted: it was
+ * an empty 8 px box on the Output tab and "nothing" under the agent's own output.
+ */
+function StreamText(props: { readonly text: string; readonly testId: string; readonly err?: boolean }) {
+  return props.text ? (
+    <pre className={props.err ? 'out err' : 'out'} data-testid={props.testId}>
+      {props.text}
+    </pre>
+  ) : (
+    <p className="muted stream-empty" data-testid={`${props.testId}-empty`}>
+      (empty)
+    </p>
+  );
+}
+
 const OutputView = memo(function OutputView(props: { readonly detail: StepDetail }) {
   const calls = props.detail.calls;
-  if (calls.length === 0) return <PanelState kind="empty">This step ran no tool.</PanelState>;
+  // The Call tab's words: the two tabs said "This step ran no tool." and "No tool call in step 8.".
+  if (calls.length === 0) return <PanelState kind="empty">{noCallText(props.detail).tab}</PanelState>;
   return (
     <>
       {calls.map((c) => {
@@ -238,13 +255,9 @@ const OutputView = memo(function OutputView(props: { readonly detail: StepDetail
             <h4>
               {c.call.name} — stdout {r?.truncated?.stdout ? '(truncated)' : ''}
             </h4>
-            <pre className="out" data-testid="inspector-stdout">
-              {r?.stdout ?? ''}
-            </pre>
+            <StreamText text={r?.stdout ?? ''} testId="inspector-stdout" />
             <h4>stderr {r?.truncated?.stderr ? '(truncated)' : ''}</h4>
-            <pre className="out err" data-testid="inspector-stderr">
-              {r?.stderr ?? ''}
-            </pre>
+            <StreamText text={r?.stderr ?? ''} testId="inspector-stderr" err />
             {r?.error ? (
               <div className="bad">
                 {r.error.code}: {r.error.message}
@@ -276,13 +289,7 @@ function StreamView(props: {
         {props.label}
         {kept}
       </h4>
-      {props.text ? (
-        <pre className={props.err ? 'out err' : 'out'} data-testid={`agent-${props.label}`}>
-          {props.text}
-        </pre>
-      ) : (
-        <p className="muted">nothing</p>
-      )}
+      <StreamText text={props.text} testId={`agent-${props.label}`} err={props.err} />
     </>
   );
 }
