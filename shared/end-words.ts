@@ -1,3 +1,4 @@
+import { countOf } from './count-of.js';
 import type { VerifierResult } from './trace-events.js';
 
 /**
@@ -70,14 +71,53 @@ export function verifierWords(v: VerifierResult): string {
 }
 
 /**
+ * The verifier's verdict as every view says it (the window's end line, the shared file, `stepbox
+ * show`): `verifier passed (exit 0), reward 1.00 from /logs/verifier/reward.txt` when it wrote a
+ * reward, `verifier failed (exit 1)` when its exit code decided, `verifier gave no verdict: WHY`
+ * when it could not, `no verifier` when none ran. `show` printed "verifier passed (exit 0)" where
+ * the window said the reward and its file.
+ */
+export function verdictWords(v: VerifierResult | null | undefined): string {
+  if (!v) return 'no verifier';
+  if (v.error) return `verifier gave no verdict: ${v.error.message}`;
+  const exit = v.exit_code === null ? 'no exit code' : `exit ${v.exit_code}`;
+  const said = `verifier ${v.success ? 'passed' : 'failed'} (${exit})`;
+  return v.reward === undefined
+    ? said
+    : `${said}, reward ${v.reward.toFixed(2)} from ${v.reward_file ?? 'its reward file'}`;
+}
+
+/**
  * A verifier that wrote a reward (a Harbor task's), as the end of an episode tells it:
- * `verifier passed (exit 0), reward 1.00 from /logs/verifier/reward.txt`; null when it wrote
- * none (its exit code decided, and the end's own words say passed or failed).
+ * {@link verdictWords}; null when it wrote none (its exit code decided, and the end's own words
+ * say passed or failed).
  */
 export function verifierVerdict(v: VerifierResult | null | undefined): string | null {
   if (!v || v.error || v.reward === undefined) return null;
-  const exit = v.exit_code === null ? 'no exit code' : `exit ${v.exit_code}`;
-  return `verifier ${v.success ? 'passed' : 'failed'} (${exit}), reward ${v.reward.toFixed(2)} from ${v.reward_file ?? 'its reward file'}`;
+  return verdictWords(v);
+}
+
+/** How many of the last lines of each of the verifier's streams the views show. */
+export const VERIFIER_TAIL_LINES = 40;
+
+/**
+ * The end of what the verifier printed, for the Details under an end (the window's, the shared
+ * file's, `stepbox show`'s): the last {@link VERIFIER_TAIL_LINES} lines of its stdout, then of its
+ * stderr under a `stderr:` line; null when it printed nothing (or none ran). A test's
+ * "AssertionError" is at the end of a long run's output, so the tail is what a person needs.
+ */
+export function verifierOutputTail(v: VerifierResult | null | undefined): string | null {
+  if (!v) return null;
+  const tail = (text: string | undefined): string | null => {
+    const lines = (text ?? '').replace(/\s+$/, '').split('\n');
+    if (lines.length === 1 && lines[0] === '') return null;
+    const cut = lines.length - VERIFIER_TAIL_LINES;
+    return cut > 0 ? [`… ${countOf(cut, 'earlier line')}`, ...lines.slice(cut)].join('\n') : lines.join('\n');
+  };
+  const out = tail(v.stdout);
+  const err = tail(v.stderr);
+  if (out === null && err === null) return null;
+  return [out, err === null ? null : `stderr:\n${err}`].filter((x) => x !== null).join('\n');
 }
 
 /**

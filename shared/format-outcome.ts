@@ -38,15 +38,17 @@ export function returnValueText(x: number | null, gamma: number | undefined): st
  * stepper bar say them: the steps done (`3 steps`), or, when the last has a row and no snapshot
  * yet, that one by its number, those before it done (`step 2 waiting` while open; `step 3
  * unfinished` once ended). "0 steps, 1 waiting" stood beside Replay's "step 1 / 1", and "no step yet" beside
- * "paused at step 0": the setup is step 0, so a branch with only it says so.
+ * "paused at step 0": the setup is step 0, so a branch with only it says so. `running`: the open
+ * step is under way (the window's episode runs), said as its row and the stepper bar say it
+ * (`step 1 running`; "waiting" stood beside the row's "running").
  */
-export function stepsText(steps: number, unfinished: number, open: boolean): string {
+export function stepsText(steps: number, unfinished: number, open: boolean, running = false): string {
   if (steps === 0 && unfinished === 0) return ONLY_SETUP;
   if (unfinished === 0) return countOf(steps, 'step');
   // The steps before it are done (a row is a step): said by its number alone, the header has no
   // room at 1024 wide for "1 step done, step 2 unfinished", which wrapped over its buttons.
   const which = unfinished === 1 ? `step ${steps + 1}` : `steps ${steps + 1}–${steps + unfinished}`;
-  return `${which} ${open ? 'waiting' : 'unfinished'}`;
+  return `${which} ${open ? (running ? 'running' : 'waiting') : 'unfinished'}`;
 }
 
 /** A branch with no step but the setup (row 0), open or ended. */

@@ -163,6 +163,20 @@ export function notOfferedTools(parseError: string | null): string[] {
   return [...new Set(Array.from(parseError.matchAll(NOT_ENABLED), (m) => m[1]))];
 }
 
+/**
+ * A step's parse error as the inspector says it: what became of the step, then the parser's
+ * words as a sentence of their own — `Unknown tool, so the call was refused. Tool call 1:
+ * "run_tests" is not an enabled tool …`. It read "…the call was refused: tool call 1: …", two
+ * colons in a row.
+ */
+export function refusalText(parseError: string): string {
+  const what = notOfferedTools(parseError).length
+    ? 'Unknown tool, so the call was refused.'
+    : 'Parse error, so nothing ran.';
+  const words = parseError.trim();
+  return `${what} ${words.charAt(0).toUpperCase()}${words.slice(1)}`;
+}
+
 /** An outcome in words: `exit 137`, `error timeout`, `ok`. */
 export function outcomeText(r: ResultOutcome): string {
   if (!r.ok)

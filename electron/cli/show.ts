@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import type { IndexedFlag } from '../engine/trace/episode-index.js';
 import { branchTimeline, type TimelineStep } from '../engine/trace/branch-timeline.js';
 import { endDetail } from '../engine/trace/branch-outcome.js';
+import { verdictWords, verifierOutputTail } from '../../shared/end-words.js';
+import { terminalSafe } from '../../shared/terminal-text.js';
 import { formatDuration } from '../../shared/format-duration.js';
 import { discountedReturnText, finalRewardText, stepsText } from '../../shared/format-outcome.js';
 import { oneLine, outcomeText } from '../../shared/step-summary.js';
@@ -22,7 +24,8 @@ steps it inherited from its parent first.
 
 Options:
   --json   print {episode, branch, parent, fork_step, task, status, end_reason, end_detail
-           (what the fatal error that ended it said, or null), verifier,
+           (what the fatal error that ended it said, or null), verifier, verdict (the verifier's
+           verdict in the window's words, or null while running),
            return, gamma (the return's discount), final_reward, steps_done, unfinished (steps
            begun and not finished), steps: [{step, branch, action, kind, calls, results (each with
            the stdout, stderr and error the agent saw), injected, memory_writes, reward, changed,
@@ -134,6 +137,7 @@ export const command: CliCommand = {
         end_reason: t.end?.end_reason ?? null,
         end_detail: detail,
         verifier: t.end?.verifier ?? null,
+        verdict: t.end ? verdictWords(t.end.verifier) : null,
         return: row?.return ?? null,
         gamma: row?.gamma ?? null,
         final_reward: row?.final_reward ?? null,
@@ -182,9 +186,13 @@ export const command: CliCommand = {
     print(io, `task ${task}  agent ${t.header.agent.spec}  image ${t.header.image}`);
     print(
       io,
-      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  verifier ${v ? `${v.success ? 'passed' : 'failed'} (exit ${v.exit_code ?? '-'})` : 'none'}  ${discountedReturnText(row?.return ?? null, row?.gamma)}  ${finalRewardText(row?.final_reward ?? null)}  ${row ? stepsText(row.steps, row.unfinished, status === 'running') : countOf(decisions, 'step')}`,
+      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  ${t.end ? `${verdictWords(v)}  ` : ''}${discountedReturnText(row?.return ?? null, row?.gamma)}  ${finalRewardText(row?.final_reward ?? null)}  ${row ? stepsText(row.steps, row.unfinished, status === 'running') : countOf(decisions, 'step')}`,
     );
     if (detail !== null) print(io, `ended by ${t.end?.end_reason ?? 'an error'}: ${detail}`);
+    // What the verifier printed (its last lines), as the window's and the shared file's Details have it.
+    const printed = verifierOutputTail(v);
+    // Untrusted text (the task's test script's output): stripped of control sequences for the terminal.
+    if (printed !== null) print(io, `the verifier printed:\n${terminalSafe(printed).replace(/^/gm, '  ')}`);
     for (const f of flagsAt(null)) print(io, `⚑ ${f.rule} (${f.severity}): ${oneLine(f.message)}`);
     print(io, '');
     for (const s of steps)

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Project } from '../../shared/contract/models.js';
-import { folderTakesGoal, loadWorld } from '../engine/harness/load-world.js';
+import { folderTakesGoal, loadWorld, worldKindOf } from '../engine/harness/load-world.js';
 import { ServiceError } from './service-error.js';
 
 /** How many opened projects are remembered. */
@@ -181,7 +181,9 @@ export class ProjectsService {
  * file may be fixed by the next listing.
  */
 function withProblem(project: Project): Project {
-  const { problem: _, ...kept } = project;
+  const { problem: _, ...listed } = project;
+  // How it is written, as the engine's readers see it now (a Harbor task, a devcontainer…).
+  const kept = { ...listed, world: worldKindOf(project.path) };
   if (project.kind !== 'task') return kept;
   const world = loadWorld(project.path);
   return world.ok ? kept : { ...kept, problem: world.error.message };

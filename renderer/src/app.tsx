@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState, type CSSProperties } from 'react';
 import { BreakpointList } from './components/breakpoint-list';
 import { CaseWalkthrough, useCaseShown } from './components/case-walkthrough';
 import { FilePicker } from './components/file-picker';
@@ -99,7 +99,8 @@ function Shell(props: { readonly onKeys: () => void }) {
           onChange={(px) => set('bottom', px)}
           onCommit={commit}
         />
-        <div className="pane-fixed stack" style={{ height: sizes.bottom }}>
+        {/* Its height is --lower (styles.css): Replay's report or What if… grows it by its content. */}
+        <div className="pane-fixed stack" style={{ '--lower': `${sizes.bottom}px` } as CSSProperties}>
           <PanelBoundary name="Replay controls">{all ? <ReplayControls /> : null}</PanelBoundary>
           <PanelBoundary name="Terminal">{all ? <TerminalPanel /> : null}</PanelBoundary>
         </div>

@@ -328,6 +328,11 @@ export const Project = z.object({
   name: z.string(),
   /** `task`: a task file (or a folder with task.json); `folder`: a bare folder, which needs a goal. */
   kind: z.enum(['task', 'folder']),
+  /**
+   * How it is written, read from disk as it is listed: a task file, a Harbor task (or a folder
+   * of them), a devcontainer project or a bare folder. Absent from an older server.
+   */
+  world: z.enum(['task', 'folder', 'devcontainer', 'harbor']).optional(),
   /** When it was last opened (epoch ms). */
   opened_at: z.number(),
   /**

@@ -198,7 +198,7 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
     // The call counted as a person counts it: it read `tool_calls[0]`, the API field's index.
     await expect(app.inspector.root.getByTestId('inspector-parse-error').innerText()).resolves.toMatch(
       new RegExp(
-        `^unknown tool, the call was refused: tool call 1: "${c.notOffered.tool}" is not an enabled tool`,
+        `^Unknown tool, so the call was refused\\. Tool call 1: "${c.notOffered.tool}" is not an enabled tool`,
       ),
     );
     // The Call tab and What if… say the call was refused, not that the step made none.

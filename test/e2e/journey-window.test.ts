@@ -110,6 +110,8 @@ describe('journeys: rollback, manual agent, files diff', () => {
     expect(await layout.notWhollyInView(sendNow), 'Send at 1024×700').toBe('');
     await app.screenshot('journey-manual-asks-1024x700');
     await app.page.setViewportSize({ width: 1280, height: 800 });
+    // Send stays whole at 1280×800 too: it sat half under the Sandbox header.
+    expect(await layout.notWhollyInView(sendNow), 'Send at 1280×800').toBe('');
     expect(await app.inject.root.innerText()).not.toMatch(/pause \(or hit a breakpoint\) to inject/);
     // The bar says the agent waits for the person: nothing runs until they decide (it read
     // "running · working…").
@@ -293,7 +295,31 @@ describe('journeys: rollback, manual agent, files diff', () => {
         ]);
         expect(Math.abs(files!.x - results!.x)).toBeLessThanOrEqual(1);
       }
+      // Room to read it under the pinned buttons: brought to the band's top, 8 lines of it show
+      // or all of it (one line at 1024×700, under three rows of buttons), the buttons whole.
+      await report.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      const height = (await report.boundingBox())!.height;
+      expect(await layout.shownPx(app.replay.body, report), 'report shown').toBeGreaterThanOrEqual(
+        Math.min(height, 8 * 16),
+      );
+      for (const id of ['rollback', 'reopen', 'fork', 'fork-settings-open', 'replay-verify'])
+        expect(await layout.notWhollyInView(app.replay.root.getByTestId(id)), id).toBe('');
     });
+    // At 1920×1080 the lower pane grows by the report: read whole (it had ~100 px under a timeline
+    // mostly empty), the terminal keeps its room, the timeline its rows.
+    await app.resize({ width: 1920, height: 1080 });
+    const large = new LayoutObject(app.page);
+    await report.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    const whole = (await report.boundingBox())!.height;
+    expect(await large.shownPx(app.replay.body, report), 'report whole at 1920×1080').toBeGreaterThanOrEqual(
+      whole - 1,
+    );
+    expect((await app.terminal.root.boundingBox())!.height, 'terminal at 1920×1080').toBeGreaterThanOrEqual(
+      200,
+    );
+    expect(await app.timeline.rowRoom(), 'timeline rows at 1920×1080').toBeGreaterThanOrEqual(10);
+    await app.screenshot('journey-replay-verdicts-1920x1080');
+    await app.page.setViewportSize({ width: 1280, height: 800 });
     // A verdict is one click from its step.
     await two.click();
     await app.inspector.waitForStep(2);

@@ -16,6 +16,10 @@ async function roomy(app: AppPage, name: string, top: string): Promise<void> {
   const layout = new LayoutObject(app.page);
   const picks = app.sideBySide.cards().getByTestId('candidate-pick');
   for (let i = 0; i < (await picks.count()); i++) expect(await layout.onScreen(picks.nth(i))).toBe(true);
+  // Lines break at spaces and hyphens, not inside a word ("config.in" / "i", "productio" / "n").
+  for (const card of await app.sideBySide.cards().all())
+    for (const word of ['config.ini', 'production'])
+      expect(await layout.wordLines(card, word), `"${word}" in a card`).toBeLessThanOrEqual(1);
   await app.sideBySide.scrollTo(top);
   await app.screenshot(name);
 }

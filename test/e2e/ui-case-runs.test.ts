@@ -7,13 +7,16 @@ const LARGE = { width: 1920, height: 1080 } as const;
 async function shots(app: AppPage, name: string): Promise<void> {
   await app.screenshot(`case-runs-${name}-1024x700`);
   await app.resize(LARGE);
+  // No case card reads as selected beside the open episode (the one the pointer was left over
+  // after the resize took a hovered button's accent border).
+  expect(await app.library.markedCases(), `cards marked at 1920x1080 (${name})`).toEqual([]);
   await app.screenshot(`case-runs-${name}-1920x1080`);
   await app.resize(SMALL);
 }
 
 /**
- * A new user's walk of a case's two runs: the case opened again to read it keeps its ended
- * broken run (it started an empty one, which "Run the fixed version" then stopped at step 0
+ * A new user's walk of a case's two runs: the case opened again to read it, even after a
+ * reload, keeps its ended broken run (it started an empty one, which "Run the fixed version" then stopped at step 0
  * and Compare compared). Screenshots: `case-runs-*.png`.
  */
 describe('web mode: a case’s broken and fixed runs', () => {
@@ -28,7 +31,10 @@ describe('web mode: a case’s broken and fixed runs', () => {
     await broken.getByTestId('case-run-flags').filter({ hasText: '2 QA flags' }).waitFor({ timeout: 30_000 });
     const ended = await app.stepper.branch();
 
-    // The card clicked again: the ended run comes back, no new run is started (it was one at step 0).
+    // After a reload (the window's memory of its case runs gone with the page), the card clicked
+    // again: the ended run comes back, no new run is started (it was one at step 0).
+    await app.page.reload();
+    await app.waitForReady();
     await library.openCase('destructive-clean-start');
     const reopened = walkthrough.getByTestId('case-reopened');
     await reopened.waitFor({ timeout: 30_000 });
@@ -48,6 +54,8 @@ describe('web mode: a case’s broken and fixed runs', () => {
       'a new broken run opened',
     );
     await app.stepper.waitForStopped(90_000);
+    // The fixed run's line reads the bar's state: it said "live, at step 3" beside "succeeded".
+    const apart = await library.watchRunLineAgainstBar('fixed');
     await walkthrough.getByTestId('case-run-variant').click();
     const fixed = library.caseRun('fixed');
     await walkthrough
@@ -63,8 +71,10 @@ describe('web mode: a case’s broken and fixed runs', () => {
     await expect(broken.getByTestId('case-run-status').innerText()).resolves.toBe('failed');
     await expect(broken.getByTestId('case-run-flags').innerText()).resolves.toContain('2 QA flags');
     await app.stepper.waitForEnd(120_000);
+    await expect(fixed.getByTestId('case-run-status').innerText()).resolves.toBe('succeeded');
     await shots(app, 'fixed-ended');
     await fixed.getByTestId('case-run-flags').filter({ hasText: 'no QA flags' }).waitFor({ timeout: 60_000 });
+    expect(await apart.read(), 'the bar ended while the fixed run line went on').toEqual([]);
 
     // Compare: the broken run that ended beside the fixed run, not an empty one.
     await library.compareCaseRuns();
@@ -76,6 +86,9 @@ describe('web mode: a case’s broken and fixed runs', () => {
     // (every row said the broken run had not reached it, against the run stopped at step 0).
     const table = await app.page.getByTestId('compare-table').innerText();
     expect(table.split('Broken run did not reach this step').length - 1).toBe(1);
+    // A file only one run has says which run, by the column's name ("only in the other" left it to guess).
+    expect(table).toContain('(only in the fixed run)');
+    expect(table).not.toContain('the other');
     await shots(app, 'compare');
     expect(app.errors).toEqual([]);
     await app.page.close();

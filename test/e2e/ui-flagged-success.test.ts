@@ -55,7 +55,14 @@ describe('web mode: a flagged success reads as flagged', () => {
     const branch = (await app.stepper.episodeId.getAttribute('data-id')) ?? '';
     expect(branch).not.toBe('');
 
-    // Folded in the short pane: one line naming the rules, each flag whole in its tooltip.
+    // Open in the short pane too, its two lines leaving the rows six whole rows on screen (three
+    // flags took 124 px and left two rows; the check ran only while they were folded).
+    expect(await summary.getAttribute('aria-expanded')).toBe('true');
+    expect(await app.timeline.rowsRoom(), 'rows with the flags open at first').toBeGreaterThanOrEqual(6);
+    expect(await app.timeline.cutRows(), 'rows cut at first').toEqual([]);
+    await app.screenshot('flags-first-1024x700');
+    // Folded by a click: one line naming the rules, each flag whole in its tooltip.
+    await summary.click();
     expect(await summary.getAttribute('aria-expanded')).toBe('false');
     // The rules by their labels for people; their ids in the tooltip.
     expect(await summary.innerText()).toBe('▸ ⚑ 3 QA flags · Unknown tool ×2 · Unverified success');
@@ -79,6 +86,10 @@ describe('web mode: a flagged success reads as flagged', () => {
     await summary.focus();
     await app.page.keyboard.press('Enter');
     await expect.poll(() => summary.getAttribute('aria-expanded')).toBe('true');
+    // Open, the flags take a few lines and scroll the rest: the rows keep six whole rows on
+    // screen (two showed, measured only while the flags were folded), none cut at an edge.
+    expect(await app.timeline.rowsRoom(), 'rows with the flags open').toBeGreaterThanOrEqual(6);
+    expect(await app.timeline.cutRows(), 'rows cut with the flags open').toEqual([]);
     await app.page.keyboard.press('Tab');
     expect(await layout.focused()).toMatchObject({ testId: 'flag-jump', step: '1' });
     await app.page.keyboard.press('Enter');
@@ -103,6 +114,12 @@ describe('web mode: a flagged success reads as flagged', () => {
       const said = app.inspector.root.locator(`[data-testid="inspector-flag"][data-flag="${rule}"]`);
       await expect(said.innerText()).resolves.toContain(tooltip[i].replace(/^[^:]*: /, ''));
     }
+    expect(await app.timeline.rowsRoom(), 'rows after the flags were clicked').toBeGreaterThanOrEqual(6);
+    expect(await app.timeline.cutRows(), 'rows cut after the flags were clicked').toEqual([]);
+    // The flag list's window ends on a line: no flag's line cut through at its edge.
+    expect(
+      await app.timeline.flagListBody.evaluate((ul) => [ul.scrollTop % 16, ul.clientHeight % 16]),
+    ).toEqual([0, 0]);
     await app.screenshot('flags-open-1024x700');
     // A flagged row's arguments keep their first 8 characters beside the flag (its answer was
     // cut to "The …", a glyph and the ellipsis, by "⚑ Unverified success").

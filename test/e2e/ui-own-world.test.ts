@@ -146,7 +146,7 @@ describe('web mode: a project of ones own, from Open… to Remove', () => {
     );
     await library.agentField.fill(`scripted:${script}`);
     await library.project(proj).hover();
-    await expect.poll(() => library.projectPath(proj).innerText()).toBe('task · proj');
+    await expect.poll(() => library.projectPath(proj).innerText()).toBe('task.json · proj');
     expect(await library.projectGoal(proj).count()).toBe(0);
     const before = await app.stepper.episodeId.innerText();
     await library.projectStart(proj).click();

@@ -183,6 +183,14 @@ describe('web mode: what a pane shows is whole (reviewers, 1024×700 and 1920×1
     await app.settled({ timeoutMs: 120_000 });
     await app.page.keyboard.press('F10');
     await app.stepper.waitForState('running');
+    // One state, one word: the header said "step 1 waiting" beside the row's "running" and the
+    // bar's "running", and the inspector "pending" beside a result editor holding `null`.
+    await expect.poll(() => app.timeline.stepCount.innerText(), { timeout: 20_000 }).toBe('step 1 running');
+    await expect(app.timeline.rowStatus(1).innerText()).resolves.toBe('running');
+    await app.inspector.waitForStep(1);
+    await app.inspector.root.getByTestId('inspector-no-result').waitFor({ timeout: 20_000 });
+    expect(await app.inspector.root.innerText()).not.toMatch(/pending|waiting/);
+    expect(Object.keys(await app.inspector.models())).not.toContain('result.json');
     const send = app.inject.root.getByTestId('inject-send');
     await send.waitFor();
     await app.sandbox.root.getByTestId('sandbox-cpu').waitFor({ timeout: 30_000 });

@@ -88,6 +88,9 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await expect(card.saveRunButton.isDisabled()).resolves.toBe(true);
       expect(await card.saveRunButton.getAttribute('data-why')).toBe(`Change the text first: ${said}`);
       expect(await layout.onScreen(refusal)).toBe(true);
+      // The refusal does not push the buttons out of view: the row stays whole at the
+      // inspector's bottom edge (it fell below it at 1024×700).
+      expect(await layout.notWhollyInView(card.actions), 'Save and run row').toBe('');
       await app.screenshot(`stop-before-tool-${tag}-refused`);
 
       // Not JSON yet: said as it is typed; the run button waits.
@@ -277,6 +280,8 @@ describe('web mode: a breakpoint on the exact request', () => {
     expect(await new LayoutObject(app.page).readable(bps.root.getByTestId('breakpoint-kind'))).toBe(true);
     expect(await new LayoutObject(app.page).readable(reason)).toBe(true);
     expect(await app.timeline.lastStep()).toBe(4);
+    // "Give it to the agent" and "Edit the answer" whole at the inspector's edge (cut in half).
+    expect(await new LayoutObject(app.page).notWhollyInView(card.actions), "the card's buttons").toBe('');
     await app.screenshot('request-breakpoint-1024x700');
     await bps.remove('before the answer, when a message matches /IndexError/');
     await card.run();

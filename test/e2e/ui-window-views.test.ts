@@ -110,6 +110,11 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     expect(terminal?.height ?? 0, 'terminal at 1024×700').toBeGreaterThanOrEqual(180);
     for (const id of ['rollback', 'fork', 'fork-settings-open', 'compare-open'])
       expect(await layout.onScreen(app.replay.root.getByTestId(id)), id).toBe(true);
+    // And the timeline's rows keep their room beside the branch tree and the chart (they left ~4).
+    expect(await app.timeline.rowRoom(), 'timeline rows at 1024×700 with a fork').toBeGreaterThanOrEqual(5.5);
+    // The tree, shorter, still shows the branch on screen whole.
+    const node = app.timeline.root.locator(`[data-testid="branch-node"][data-branch="${forked}"]`);
+    expect(await layout.notWhollyInView(node), 'the fork in the tree').toBe('');
     await shots(app, 'forked');
 
     // Stopped, the fork is recorded; "Reopen live at step 1" shows the reopened branch at once
@@ -266,6 +271,9 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     await app.screenshot('views-room-1024x700');
     const terminal = await app.terminal.root.getByTestId('terminal-live').boundingBox();
     expect(terminal?.height ?? 0, 'terminal at 1024×700').toBeGreaterThanOrEqual(180);
+    // The walkthrough's text keeps 160 px at 1024×700 too, under the drawer's own rows (two lines).
+    const small = await text.boundingBox();
+    expect(small?.height ?? 0, 'walkthrough text at 1024×700').toBeGreaterThanOrEqual(160);
     const open = app.replay.root.getByTestId('fork-settings-open');
     expect(await layout.onScreen(open)).toBe(true);
     await app.replay.openForkSettings();

@@ -74,8 +74,8 @@ describe('web mode: a new user walks the window (Open…, step, pause, inject, r
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const walk of [
-    { size: { width: 1024, height: 700 }, what: 'harbor', path: () => harbor },
-    { size: { width: 1920, height: 1080 }, what: 'task-json', path: () => taskJson },
+    { size: { width: 1024, height: 700 }, what: 'harbor', path: () => harbor, says: 'Harbor task · ' },
+    { size: { width: 1920, height: 1080 }, what: 'task-json', path: () => taskJson, says: 'task.json · ' },
   ]) {
     const tag = `${walk.size.width}x${walk.size.height}`;
     it(`at ${tag}: opens a ${walk.what} by path and walks every control`, async () => {
@@ -92,7 +92,8 @@ describe('web mode: a new user walks the window (Open…, step, pause, inject, r
       // A Harbor task and a task.json say what to do themselves: listed as tasks, no Goal to type
       // (a Harbor folder was listed as a bare folder, Start waiting for a Goal, its instruction unread).
       expect(await item.getByTestId('project-goal').count()).toBe(0);
-      expect(await item.innerText()).toContain('task · ');
+      // And each says how it is written (a Harbor task read "task · hello-file").
+      expect(await library.projectPath(walk.path()).innerText()).toContain(walk.says);
       await library.agentField.fill(`scripted:${script}`);
       await shot('listed');
       await nothingCovered(app, 'Open…');

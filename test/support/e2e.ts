@@ -597,6 +597,17 @@ export class LibraryPanel extends PanelObject {
   get agentField(): Locator {
     return this.root.getByTestId('library-agent');
   }
+  /** The Agent field's own heading and what it says it starts (sample tasks and projects, not cases). */
+  get agentHeading(): Locator {
+    return this.root.getByTestId('library-agent-heading');
+  }
+  get agentApplies(): Locator {
+    return this.root.getByTestId('library-agent-applies');
+  }
+  /** Beside an opened project's Start: the agent it starts with (`with oracle`). */
+  projectAgent(path: string): Locator {
+    return this.project(path).getByTestId('project-agent');
+  }
   /** The start form's "Its model calls answered by" field. */
   get modelField(): Locator {
     return this.root.getByTestId('library-model');
@@ -623,6 +634,20 @@ export class LibraryPanel extends PanelObject {
   get caseCards(): Locator {
     return this.page.getByTestId('library-case');
   }
+  /**
+   * The case cards drawn apart from the others (a border of another colour: what reads as
+   * "selected"), by id. A card the pointer was left over kept the accent border of a hovered
+   * button beside another case's open episode.
+   */
+  markedCases(): Promise<string[]> {
+    return this.caseCards.evaluateAll((cards) => {
+      const colour = (el: Element) => getComputedStyle(el).borderTopColor;
+      const counts = new Map<string, number>();
+      for (const c of cards) counts.set(colour(c), (counts.get(colour(c)) ?? 0) + 1);
+      const usual = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+      return cards.filter((c) => colour(c) !== usual).map((c) => c.getAttribute('data-case') ?? '?');
+    });
+  }
   async openCase(id: string): Promise<void> {
     await this.root.locator(`[data-testid="library-case"][data-case="${id}"]`).click();
   }
@@ -646,6 +671,34 @@ export class LibraryPanel extends PanelObject {
   caseRun(variant: 'broken' | 'fixed', caseId?: string): Locator {
     const walkthrough = caseId === undefined ? this.walkthrough : this.walkthroughOf(caseId);
     return walkthrough.locator(`[data-testid="case-run"][data-variant="${variant}"]`);
+  }
+  /**
+   * Records, from now on, every moment the bar says the open branch ended while the case's
+   * `variant` run line still says it goes on (`live, at step 3`, `running…`): each DOM change is
+   * looked at as the window commits it. `read()` gives those moments as `bar | run line`.
+   */
+  async watchRunLineAgainstBar(variant: 'broken' | 'fixed'): Promise<{ read(): Promise<string[]> }> {
+    await this.page.evaluate((v) => {
+      const seen: string[] = [];
+      const note = () => {
+        const bar = document.querySelector('[data-testid="stepper-bar"]')?.getAttribute('data-state');
+        const line = document.querySelector<HTMLElement>(`[data-testid="case-run"][data-variant="${v}"]`);
+        const text = line?.innerText.replace(/\s+/g, ' ').trim() ?? '';
+        const at = `${bar} | ${text}`;
+        if (bar === 'ended' && /\b(live|running)\b/.test(text) && seen.at(-1) !== at) seen.push(at);
+      };
+      new MutationObserver(note).observe(document.body, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
+      (window as unknown as { __runLineVsBar: string[] }).__runLineVsBar = seen;
+    }, variant);
+    return {
+      read: () =>
+        this.page.evaluate(() => (window as unknown as { __runLineVsBar: string[] }).__runLineVsBar),
+    };
   }
   /** The walkthrough's "▶ Run it": runs the case's episode from where it waits. */
   get caseRunIt(): Locator {
@@ -800,6 +853,13 @@ export class TimelinePanel extends PanelObject {
   get scroller(): Locator {
     return this.page.getByTestId('timeline-scroll');
   }
+  /** How many rows the list shows at once (its visible height over a row's): the room the steps are read in. */
+  async rowRoom(): Promise<number> {
+    return this.scroller.evaluate((el) => {
+      const row = el.querySelector('[data-testid="timeline-row"]');
+      return el.clientHeight / (row?.getBoundingClientRect().height || 22);
+    });
+  }
   /** Waits until no step is still arriving (the list says so). */
   async waitForArrived(ms?: number): Promise<void> {
     await this.page.locator('[data-testid="timeline-scroll"][data-arriving="0"]').waitFor({ timeout: ms });
@@ -869,6 +929,14 @@ export class TimelinePanel extends PanelObject {
   /** Each reward component's words in the chart's legend, by its key (`tool_error` → `tool error penalty`). */
   legendLabels(): Promise<Record<string, string>> {
     return componentTexts(this.page.locator('[data-testid="reward-legend"]'));
+  }
+  /** The reward column of step `step`'s row (`0.10`; the last row's `0.10 +1.00` with the verifier's). */
+  rewardAt(step: number): Locator {
+    return this.row(step).getByTestId('row-reward');
+  }
+  /** The verifier's part of the last row's reward (`+1.00`), once the branch ended. */
+  get verifierReward(): Locator {
+    return this.root.getByTestId('row-verifier-reward');
   }
   /** The time column of step `step`'s row (`3.2 ms`, `—` when not known, empty without a call). */
   durationAt(step: number): Locator {
@@ -948,11 +1016,46 @@ export class TimelinePanel extends PanelObject {
     if ((await this.flagSummary.getAttribute('aria-expanded')) === 'false') await this.flagSummary.click();
     await this.flagEntries.first().waitFor();
   }
-  /** How many whole rows the list's window holds (its height over the row's). */
+  /**
+   * How many whole rows a person sees room for: the height of the list's window that is on
+   * screen (inside the window and every ancestor that clips it) over a row's. Its own height
+   * alone was measured while the QA flags were folded, and two rows showed once they unfolded.
+   */
   rowsRoom(): Promise<number> {
     return this.scroller.evaluate((el) => {
       const row = el.querySelector('[data-testid="timeline-row"]');
-      return row ? Math.floor(el.clientHeight / row.getBoundingClientRect().height) : 0;
+      if (!row) return 0;
+      const box = el.getBoundingClientRect();
+      let top = box.top + el.clientTop;
+      let bottom = Math.min(top + el.clientHeight, innerHeight);
+      top = Math.max(top, 0);
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        const style = getComputedStyle(p);
+        if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+        const b = p.getBoundingClientRect();
+        top = Math.max(top, b.top + p.clientTop);
+        bottom = Math.min(bottom, b.top + p.clientTop + p.clientHeight);
+      }
+      return Math.max(0, Math.floor((bottom - top + 0.5) / row.getBoundingClientRect().height));
+    });
+  }
+  /**
+   * The steps of the rows the list's window shows only a strip of (cut by its top or bottom
+   * edge); empty when each row drawn is whole in it or wholly scrolled out. Row 0 opened cut in
+   * half under the column header (the list scrolled a fraction of a row to show its last).
+   */
+  cutRows(): Promise<string[]> {
+    return this.scroller.evaluate((el) => {
+      const top = el.getBoundingClientRect().top + el.clientTop;
+      const bottom = top + el.clientHeight;
+      return Array.from(el.querySelectorAll('[data-testid="timeline-row"]'))
+        .filter((row) => {
+          const r = row.getBoundingClientRect();
+          return (
+            (r.top < top - 0.5 && r.bottom > top + 0.5) || (r.top < bottom - 0.5 && r.bottom > bottom + 0.5)
+          );
+        })
+        .map((row) => `step ${row.getAttribute('data-step') ?? '?'}`);
     });
   }
   /**
@@ -1728,14 +1831,17 @@ export class LayoutObject {
   async slivers(scroller: Locator): Promise<string[]> {
     return scroller.evaluate((area, selector) => {
       const edge = area.getBoundingClientRect().top + area.clientTop;
-      const bottom = edge + area.clientHeight;
+      const end = edge + area.clientHeight;
       // As the window judges it (reveal-whole.ts): a row pinned at the top edge (Replay's
-      // buttons) is the band's top; what scrolls under it is cut there.
+      // buttons) is the band's top, one pinned at the bottom (a card's actions) its bottom;
+      // what scrolls under them is cut there.
       let top = edge;
+      let bottom = end;
       for (const pin of Array.from(area.querySelectorAll('[data-pinned]'))) {
         const r = pin.getBoundingClientRect();
-        if (getComputedStyle(pin).position === 'sticky' && r.height > 0 && r.top <= edge + 0.5)
-          top = Math.max(top, r.bottom);
+        if (getComputedStyle(pin).position !== 'sticky' || r.height === 0) continue;
+        if (r.top <= edge + 0.5) top = Math.max(top, r.bottom);
+        else if (r.bottom >= end - 0.5) bottom = Math.min(bottom, r.top);
       }
       const out: string[] = [];
       for (const el of Array.from(area.querySelectorAll(selector))) {
@@ -1768,6 +1874,26 @@ export class LayoutObject {
     return `cut: ${box.y.toFixed(1)}–${bottom.toFixed(1)} in a band of ${band.top.toFixed(1)}–${band.bottom.toFixed(1)}`;
   }
   /**
+   * How many px of `locator` a person sees in the scrolling `area` it is in: its part inside the
+   * area's visible band, below a row pinned at the band's top (Replay's buttons, as
+   * {@link slivers} judges them). The room a report or a form is read in.
+   */
+  async shownPx(area: Locator, locator: Locator): Promise<number> {
+    const band = await area.evaluate((el) => {
+      const edge = el.getBoundingClientRect().top + el.clientTop;
+      let top = edge;
+      for (const pin of Array.from(el.querySelectorAll('[data-pinned]'))) {
+        const r = pin.getBoundingClientRect();
+        if (getComputedStyle(pin).position === 'sticky' && r.height > 0 && r.top <= edge + 0.5)
+          top = Math.max(top, r.bottom);
+      }
+      return { top, bottom: Math.min(edge + el.clientHeight, innerHeight) };
+    });
+    const box = await locator.boundingBox();
+    if (!box) return 0;
+    return Math.max(0, Math.min(box.y + box.height, band.bottom) - Math.max(box.y, band.top));
+  }
+  /**
    * What of a scrolling area's content is out of its view ('' when none): its content taller than
    * its box, or the area itself cut by the window's edge. A pane read at rest (the Sandbox's facts)
    * has no hidden part to scroll to: its last row was cut at the window's bottom edge.
@@ -1777,6 +1903,27 @@ export class LayoutObject {
       el.scrollHeight > el.clientHeight + 1 ? `content ${el.scrollHeight} px in ${el.clientHeight} px` : '',
     );
     return out || this.notWhollyInView(area);
+  }
+  /**
+   * The most lines any occurrence of `word` in the element's text is drawn on (1 when none is
+   * broken across lines, 0 when it does not occur): a card's text broke inside "config.ini".
+   */
+  async wordLines(locator: Locator, word: string): Promise<number> {
+    return locator.evaluate((el, word) => {
+      let most = 0;
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? '';
+        for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + word.length);
+          const tops = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+          most = Math.max(most, tops.size);
+        }
+      }
+      return most;
+    }, word);
   }
   /** How many lines the element's text takes on screen (distinct line tops of its text). */
   async lines(locator: Locator): Promise<number> {
@@ -2126,6 +2273,15 @@ export class StepperBar extends PanelObject {
   get endReason(): Locator {
     return this.page.getByTestId('end-reason');
   }
+  /** Under the end line: "Details: what the verifier printed", folded. */
+  get verifierOutput(): Locator {
+    return this.page.getByTestId('verifier-output');
+  }
+  /** Opens the end line's Details and returns what the verifier printed (its last lines). */
+  async readVerifierOutput(): Promise<string> {
+    await this.verifierOutput.locator('summary').click();
+    return this.verifierOutput.locator('pre').innerText();
+  }
   /** Why the last action could not be done, under the stepper. */
   get error(): Locator {
     return this.page.getByTestId('stepper-error');
@@ -2257,6 +2413,13 @@ export class HeldActionCard {
   /** The note that the editor's text is not JSON yet. */
   get syntax(): Locator {
     return this.root.getByTestId('held-syntax');
+  }
+  /**
+   * The card's action row (Run it / Give it to the agent, or Save and run / Save / Cancel while
+   * editing): pinned at the inspector's bottom edge, so it is in view however long the card.
+   */
+  get actions(): Locator {
+    return this.root.getByTestId('held-actions');
   }
   /** "Run it": runs the held step as it stands. */
   get runButton(): Locator {

@@ -52,6 +52,16 @@ export class SharedFile {
   get count(): Locator {
     return this.page.getByTestId('share-count');
   }
+  /** The header's verdict line: the verifier's verdict and final reward, as the window says them. */
+  get verdict(): Locator {
+    return this.page.getByTestId('share-verdict');
+  }
+  /** What the verifier printed, under the verdict's Details (its summary clicked to read it). */
+  async readVerifierOutput(): Promise<string> {
+    const details = this.page.getByTestId('share-verifier-output');
+    await details.locator('summary').click();
+    return details.locator('pre').innerText();
+  }
   /** The header's ids line: episode, branch, agent, time. */
   /** The header's status badge: the status and why it ended, in words. */
   get status(): Locator {

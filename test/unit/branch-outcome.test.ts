@@ -89,6 +89,8 @@ describe('branchOutcome: steps, return and final reward named apart', () => {
     expect(rows.map((r) => r.step)).toEqual([1]);
     expect(branchOutcome(header, events)).toMatchObject({ steps: 0, unfinished: 1 });
     expect(stepsText(0, 1, true)).toBe('step 1 waiting');
+    // Under way, as its row and the stepper bar say it.
+    expect(stepsText(0, 1, true, true)).toBe('step 1 running');
     // Stopped there, the end (which counts the steps that ran) keeps the row as unfinished.
     const ended = [
       ...events,

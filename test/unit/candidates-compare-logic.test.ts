@@ -137,7 +137,7 @@ describe('a branch that ends before the other (rolled back to 1, stepped once, c
 
   it('marks the workspace of a step only one side has as that side\'s, never "same"', () => {
     expect(aligned.pairs.map((p) => p.workspace_verdict)).toEqual(['same', 'only_b']);
-    expect(rows.map(workspaceText)).toEqual(['same', '— only the other has this step']);
+    expect(rows.map((r) => workspaceText(r))).toEqual(['same', '— only the other has this step']);
     const reversed = alignSteps(facts(longer), facts(shorter));
     expect(reversed.pairs[1].workspace_verdict).toBe('only_a');
     // The same decision with other files after it: differs.

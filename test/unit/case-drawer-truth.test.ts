@@ -80,6 +80,24 @@ describe('the case drawer says what is on screen', () => {
       flags: 2,
     });
   });
+
+  it('an open run the bar says ended reads ended while the library still lists it live ("live, at step 3" beside "succeeded")', () => {
+    const lagging = branchSummary({ steps: 3, live: true, status: null });
+    const end = { status: 'succeeded', end_reason: 'final_answer' };
+    expect(caseRunOutcome(lagging, { running: false, paused: false, held: null, ended: end })).toEqual({
+      text: 'succeeded — the agent gave its final answer',
+      flags: null,
+    });
+    // Once the library has its end, its summary (with its QA flags) says it.
+    const listed = branchSummary({
+      steps: 4,
+      live: false,
+      status: 'succeeded',
+      end_reason: 'final_answer',
+      flags: 0,
+    });
+    expect(caseRunOutcome(listed, { running: false, paused: false, held: null, ended: end }).flags).toBe(0);
+  });
 });
 
 describe('the case walkthroughs render and name what the window offers', () => {

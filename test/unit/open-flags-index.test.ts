@@ -38,15 +38,23 @@ describe('opening a branch whose trace is unchanged reads its QA flags from the 
     return (r.value as EpisodeView).flags;
   }
 
-  it('uses the flags the listing indexed for this trace version, and runs QA again once the trace changed (open-flags-index)', async () => {
+  /**
+   * A sample episode listed once by a process now gone: the listing ran QA over its trace and
+   * kept the flags with the trace's version; `computed` is what it found.
+   */
+  async function listedOnce() {
     const store = openEpisodeStore(home);
     const ep = await writeSampleEpisode(store, { steps: 2 });
-    // The first listing runs QA over the trace and keeps the flags with the trace's version.
     const first = fresh();
     expect((await first.handle('library.list', {})).ok).toBe(true);
     const computed = await flagsOpened(first, ep.branch);
     await first.dispose();
     services = null;
+    return { store, ep, computed };
+  }
+
+  it('uses the flags the listing indexed for this trace version, and runs QA again once the trace changed (open-flags-index)', async () => {
+    const { store, ep, computed } = await listedOnce();
 
     // Planted in the index: a new process opening the unchanged trace shows it, so it read them there.
     const index = openIndex(home);
@@ -64,13 +72,7 @@ describe('opening a branch whose trace is unchanged reads its QA flags from the 
   });
 
   it("runs QA again for an unchanged trace whose flags an older stepbox's rules computed: their words are not this one's (flag-rules)", async () => {
-    const store = openEpisodeStore(home);
-    const ep = await writeSampleEpisode(store, { steps: 2 });
-    const first = fresh();
-    expect((await first.handle('library.list', {})).ok).toBe(true);
-    const computed = await flagsOpened(first, ep.branch);
-    await first.dispose();
-    services = null;
+    const { ep, computed } = await listedOnce();
 
     // What a stepbox with other rules (or other words) left in the index for this very trace.
     const index = openIndex(home);

@@ -220,6 +220,60 @@ describe('episodes store', () => {
     expect(store.getState().activeCase?.readme).toBe('# Look at step 3');
   });
 
+  it('remembers a case’s runs across a reload: the card clicked again reopens the ended broken run, no new start', async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.start', () => startedState);
+    fake.on('cases.open', (req) => ({
+      case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
+      readme: '# Look at step 3',
+      task: {},
+    }));
+    const ended = branchSummary({ branch: 'b-new', status: 'failed', live: false, steps: 3 });
+    fake.on('library.list', () => ({
+      episodes: [{ episode: 'ep2', task: 't', created: 1, branches: [ended] }],
+      total: 1,
+    }));
+    // One localStorage for both windows: the page before the reload and after it.
+    const kept = new Map<string, string>();
+    const storage = {
+      getItem: (k: string) => kept.get(k) ?? null,
+      setItem: (k: string, v: string) => void kept.set(k, v),
+    };
+    const make = (opened: string[]) =>
+      createEpisodesStore(
+        fake.client,
+        (b) => opened.push(b),
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        storage,
+      );
+    const c = { id: 'loop', title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' };
+    expect(await make([]).getState().openCase(c)).toBe('b-new');
+    // The reload: a new store, nothing in memory but what the storage kept; its library not read yet.
+    const viewed: string[] = [];
+    const after = createEpisodesStore(
+      fake.client,
+      () => {},
+      undefined,
+      undefined,
+      undefined,
+      (b) => viewed.push(b),
+      storage,
+    );
+    expect(await after.getState().openCase(c)).toBe('b-new');
+    expect(fake.callsOf('episode.start')).toHaveLength(1);
+    expect(viewed).toEqual(['b-new']);
+    expect(after.getState().activeCase?.reopened).toBe('b-new');
+    // Unreadable memory (edited by hand) is none: the card starts a run as on a first start.
+    kept.set('stepbox.case-runs.v1', '{"loop": {"runs": {"broken": 7}}, "x": 1');
+    await createEpisodesStore(fake.client, () => {}, undefined, undefined, undefined, undefined, storage)
+      .getState()
+      .openCase(c);
+    expect(fake.callsOf('episode.start')).toHaveLength(2);
+  });
+
   it("runs a case's fixed version beside the same walkthrough and keeps both runs, broken first", async () => {
     const fake = createFakeBackend();
     let n = 0;

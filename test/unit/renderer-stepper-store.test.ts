@@ -14,6 +14,8 @@ import {
   selectViewingHistory,
   endText,
   selectEndNotice,
+  selectVerifierOutput,
+  selectVerifierReward,
   selectWayOn,
   selectRecordedHint,
   selectHintBelowEnd,
@@ -716,6 +718,39 @@ describe('endText', () => {
     expect(selectEndNotice({ live: false, view: { end: zero } } as unknown as typeof s)).toBe(
       'This episode failed: the agent gave its final answer; the verifier failed. Verifier failed (exit 0), reward 0.00 from /logs/verifier/reward.txt.',
     );
+  });
+
+  it("gives the verifier's reward to the last row from the branch's summary, and its output's tail to the end's Details", () => {
+    type S = Parameters<typeof selectVerifierReward>[0];
+    const verifier = {
+      success: true,
+      exit_code: 0,
+      stdout: 'hello.txt is right\n',
+      reward: 1,
+      reward_file: '/logs/verifier/reward.txt',
+    };
+    const end = { status: 'succeeded' as const, end_reason: 'final_answer', verifier };
+    const s = {
+      live: false,
+      rows: [stepRow(0), stepRow(1), stepRow(2)],
+      view: { end, summary: { final_reward: 1 } },
+    } as unknown as S;
+    // The summary's final_reward (branch-outcome.ts), on the last step: the rows' own reward leaves it out.
+    expect(selectVerifierReward(s)).toEqual({
+      step: 2,
+      reward: 1,
+      verdict: 'verifier passed (exit 0), reward 1.00 from /logs/verifier/reward.txt',
+    });
+    expect(selectVerifierOutput(s)).toBe('hello.txt is right');
+    // While live nothing is told; a branch no verifier judged has no verifier's part.
+    expect(selectVerifierReward({ ...s, live: true } as S)).toBeNull();
+    expect(selectVerifierOutput({ ...s, live: true } as S)).toBeNull();
+    expect(
+      selectVerifierReward({
+        ...s,
+        view: { end: { ...end, verifier: null }, summary: { final_reward: 0 } },
+      } as unknown as S),
+    ).toBeNull();
   });
 
   it('says why a verifier gave no verdict: a timeout in its own words', () => {

@@ -172,6 +172,14 @@ export function folderTakesGoal(dir: string): boolean {
   return READERS.find((r) => r.claims(dir))!.takesGoal;
 }
 
+/** How the world at `path` is written, as its reader says (a `.json` file is a task file). */
+export function worldKindOf(path: string): WorldKind {
+  const abs = resolve(path);
+  return statSync(abs, { throwIfNoEntry: false })?.isDirectory()
+    ? READERS.find((r) => r.claims(abs))!.kind
+    : 'task';
+}
+
 /**
  * Reads the world at `path`: a task.json, or a folder (a task folder, or a project folder
  * with `--goal`). Errors name what is wrong and the fix: a missing path, a file that is not

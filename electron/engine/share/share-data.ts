@@ -3,7 +3,7 @@ import { loadedBranch } from '../qa/episode-set.js';
 import { branchOutcome } from '../trace/branch-outcome.js';
 import type { Flag } from '../../../shared/qa/flag.js';
 import { ruleLabel } from '../../../shared/qa/rule-label.js';
-import { endText } from '../../../shared/end-words.js';
+import { endText, verdictWords, verifierOutputTail } from '../../../shared/end-words.js';
 import { formatDuration } from '../../../shared/format-duration.js';
 import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
@@ -142,6 +142,12 @@ export interface ShareData {
     /** Why it ended in people's words (shared/end-words.ts): the header shows it, not `end_reason`. */
     readonly words: string;
     readonly verifier_exit: number | null;
+    /** The verifier's verdict as the window and `stepbox show` say it (shared/end-words.ts). */
+    readonly verdict: string;
+    /** The verifier's final reward (branch-outcome.ts, the one the return folds in), or null. */
+    readonly final_reward: number | null;
+    /** The last lines the verifier printed, for the file's Details, or null. */
+    readonly verifier_output: string | null;
   } | null;
   readonly created: number;
   /** The branch's step count as every view says it (branch-outcome.ts); `steps` also holds step 0, the setup. */
@@ -318,6 +324,9 @@ export async function shareData(
             end_reason: end.end_reason,
             words: endText(end.status, end.end_reason, end.verifier?.success ?? null),
             verifier_exit: end.verifier?.exit_code ?? null,
+            verdict: verdictWords(end.verifier),
+            final_reward: outcome.final_reward,
+            verifier_output: redactValue(verifierOutputTail(end.verifier), redaction),
           }
         : null,
       created: header.created,

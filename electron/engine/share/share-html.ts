@@ -4,6 +4,8 @@ import { terminalSafeDeep } from '../../../shared/terminal-text.js';
 import type { ShareData } from './share-data.js';
 import { countOf } from '../../../shared/count-of.js';
 import { flaggedSuccess, FLAGGED_MARK, FLAGGED_TITLE } from '../../../shared/end-words.js';
+import { capital } from '../../../shared/capital.js';
+import { finalRewardText } from '../../../shared/format-outcome.js';
 
 /**
  * The data as gzip, base64: a fraction of the JSON's size, so the browser's HTML parser
@@ -55,6 +57,22 @@ function statusSpan(data: ShareData): string {
   const cls = flagged ? 'flagged' : data.end.status;
   const title = `end reason: ${data.end.end_reason}${flagged ? ` — ${FLAGGED_TITLE}` : ''}`;
   return `<span id="status" class="status ${esc(cls)}" data-testid="share-status" title="${esc(title)}">${esc(`${data.end.status}${flagged ? FLAGGED_MARK : ''} — ${data.end.words}`)}</span>`;
+}
+
+/**
+ * The verifier's verdict under the header, as the window's end line and `stepbox show` say it
+ * (`verifier passed (exit 0), reward 1.00 from /logs/verifier/reward.txt · final reward 1.00`),
+ * what it printed folded under Details; nothing while the branch is open.
+ */
+function verdictBlock(data: ShareData): string {
+  const end = data.end;
+  if (!end) return '';
+  const reward = end.final_reward === null ? '' : ` · ${finalRewardText(end.final_reward)}`;
+  const output =
+    end.verifier_output === null
+      ? ''
+      : `<details data-testid="share-verifier-output"><summary>Details: what the verifier printed</summary><pre>${esc(end.verifier_output)}</pre></details>`;
+  return `<div class="verdict" data-testid="share-verdict">${esc(capital(end.verdict))}${esc(reward)}.${output}</div>`;
 }
 
 function esc(text: string): string {
@@ -351,7 +369,7 @@ function start(data) {
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:13px/1.4 system-ui,sans-serif;color:#1d2330;background:#f5f6f8;height:100vh;display:flex;flex-direction:column}
 header{padding:8px 14px;background:#1d2330;color:#fff}header h1{font-size:16px;margin:0 8px 0 0;display:inline}header .goal{color:#cfd6e4;margin-top:2px}
-header .meta{color:#9aa4b8;font-size:12px}.status{padding:1px 6px;border-radius:3px;font-size:12px;background:#555}.status.succeeded{background:#2e7d32}.status.failed,.status.error{background:#c62828}.status.timeout{background:#ef6c00}.status.flagged{background:#8a5a00}
+header .meta{color:#9aa4b8;font-size:12px}header .verdict{color:#cfd6e4;font-size:12px;margin-top:2px}header .verdict summary{cursor:pointer;color:#9aa4b8}header .verdict pre{max-height:200px;margin-top:4px;color:#1d2330}.status{padding:1px 6px;border-radius:3px;font-size:12px;background:#555}.status.succeeded{background:#2e7d32}.status.failed,.status.error{background:#c62828}.status.timeout{background:#ef6c00}.status.flagged{background:#8a5a00}
 main{flex:1;display:grid;grid-template-columns:minmax(280px,34%) 1fr 300px;min-height:0}
 .pane{display:flex;flex-direction:column;min-height:0;border-right:1px solid #d8dce3;background:#fff}
 .pane h2{font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:#5b6475;margin:0;padding:6px 10px;border-bottom:1px solid #e3e6eb}
@@ -396,7 +414,7 @@ export function shareHtml(recorded: ShareData): string {
 <title>${esc(data.task.name)} — ${esc(data.episode)} · stepbox</title>
 <style>${STYLE}</style></head>
 <body>
-<header><h1 id="title"></h1>${statusSpan(data)}<div class="goal" id="goal"></div><div class="meta"><span id="ids"></span> · <span id="count" data-testid="share-count">${esc(countLine(data))}</span></div></header>
+<header><h1 id="title"></h1>${statusSpan(data)}<div class="goal" id="goal"></div><div class="meta"><span id="ids"></span> · <span id="count" data-testid="share-count">${esc(countLine(data))}</span></div>${verdictBlock(data)}</header>
 <div id="omitted"></div>
 <main>
 <section class="pane" aria-label="timeline"><h2>Timeline</h2><input id="filter" placeholder="filter steps by text" aria-label="filter steps by text"><div id="timeline" role="listbox" data-testid="share-timeline"><div id="timeline-inner"></div></div></section>

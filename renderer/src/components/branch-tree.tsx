@@ -96,10 +96,14 @@ export function BranchTree(props: {
     const keep = () => {
       const node = box.querySelector<HTMLElement>('.branch-node.current');
       if (!node || box.scrollHeight <= box.clientHeight) return;
-      const b = box.getBoundingClientRect();
+      // Inside the box's border and padding (no padding in a short window, where the box is one
+      // node high: a margin of 2 px of its own scrolled a strip of the node above into view).
+      const style = getComputedStyle(box);
+      const top = box.getBoundingClientRect().top + box.clientTop + parseFloat(style.paddingTop);
+      const bottom = top - parseFloat(style.paddingTop) + box.clientHeight - parseFloat(style.paddingBottom);
       const n = node.getBoundingClientRect();
-      if (n.top < b.top) box.scrollTop -= b.top - n.top + 2;
-      else if (n.bottom > b.bottom) box.scrollTop += n.bottom - b.bottom + 2;
+      if (n.top < top) box.scrollTop -= top - n.top;
+      else if (n.bottom > bottom) box.scrollTop += n.bottom - bottom;
     };
     keep();
     if (typeof ResizeObserver === 'undefined') return;

@@ -20,7 +20,11 @@ import { useSlice, useStores } from '../stores/use-stores';
 function actionText(c: CandidateView): string {
   if (c.action.parse_error) return `could not be read: ${c.action.parse_error}`;
   if (c.action.final !== null) return `final answer: ${c.action.final}`;
-  return c.action.calls.map((x) => `${x.name} ${JSON.stringify(x.arguments)}`).join('\n');
+  // A space after each key and comma (`{ "path": "config.ini", … }`): the card's narrow column
+  // wraps there, not inside a name ("config.in" / "i" at 1024×700).
+  return c.action.calls
+    .map((x) => `${x.name} ${JSON.stringify(x.arguments, null, 1).replace(/\n */g, ' ')}`)
+    .join('\n');
 }
 
 function resultText(c: CandidateView): string {

@@ -7,7 +7,7 @@ import {
   type CaseRun,
   type CaseShown,
 } from '../stores/episodes/episodes-store';
-import { selectCanStep } from '../stores/stepper/stepper-store';
+import { selectCanStep, selectRecordedStatus } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { MarkdownLite } from './markdown-lite';
 import { countOf } from '../../../shared/count-of';
@@ -23,7 +23,18 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
       ? (s.held?.step ?? null)
       : null,
   );
-  const { text, flags } = caseRunOutcome(run.summary, { running, paused, held });
+  // Its end as the bar has it (the stepper's), read as values: the summary lags it.
+  const endStatus = useSlice('stepper', (s) =>
+    s.branch === run.branch && s.state === 'ended' ? selectRecordedStatus(s) : null,
+  );
+  const endReason = useSlice('stepper', (s) =>
+    s.branch === run.branch ? (s.view?.end?.end_reason ?? s.endSeen?.end_reason ?? null) : null,
+  );
+  const ended =
+    endStatus !== null && endStatus !== 'recorded' && endReason !== null
+      ? { status: endStatus, end_reason: endReason }
+      : null;
+  const { text, flags } = caseRunOutcome(run.summary, { running, paused, held, ended });
   // An ended run's "failed — why": the word is what a person reads first.
   const [word, rest] = text.includes(' — ')
     ? [text.split(' — ')[0], text.slice(text.indexOf(' — ') + 1)]

@@ -3,7 +3,13 @@ import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
-import { answerAdmitsFailure, fileStatusText, verdictText, workspaceText } from '../model/compare-verdict';
+import {
+  answerAdmitsFailure,
+  compareSides,
+  fileStatusText,
+  verdictText,
+  workspaceText,
+} from '../model/compare-verdict';
 import { compareVerdict, notReached, notReachedText } from '../../../shared/first-difference';
 import { branchName } from '../model/branch-name';
 import { branchStatusText, branchStatusWord } from '../model/branch-status';
@@ -243,13 +249,13 @@ export function CompareView(props: { readonly branch: string }) {
                     <td className="mono wrap">{stepText(r.b) || (r.b_step === null ? missing : '')}</td>
                     <td className="mono" data-testid="compare-row-workspace">
                       {r.workspace.length === 0
-                        ? workspaceText(r)
+                        ? workspaceText(r, compareSides(names))
                         : r.workspace.map((w) => (
                             <details key={w.path}>
                               <summary>
-                                {w.path} ({fileStatusText(w.status)})
+                                {w.path} ({fileStatusText(w.status, compareSides(names))})
                               </summary>
-                              <pre className="out">{`--- this\n${w.a ?? '(absent)'}\n--- other\n${w.b ?? '(absent)'}`}</pre>
+                              <pre className="out">{`--- ${names?.a ?? 'this branch'}\n${w.a ?? '(absent)'}\n--- ${names?.b ?? 'other'}\n${w.b ?? '(absent)'}`}</pre>
                             </details>
                           ))}
                     </td>

@@ -212,42 +212,49 @@ export const HeldActionCard = memo(function HeldActionCard() {
               else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && editWhy === null) void submit(true);
             }}
           />
-          <div id="held-editor-message" aria-live="polite">
-            {error ? (
-              <div className="bad" role="alert" data-testid="held-error">
-                {error}
-              </div>
-            ) : syntax ? (
-              <div className="muted" data-testid="held-syntax">
-                {syntax}
-              </div>
-            ) : null}
-          </div>
-          <div className="row">
-            <button
-              type="button"
-              className="primary"
-              data-testid="held-save-run"
-              {...whyNot(editWhy, 'Ctrl+Enter')}
-              onClick={() => void submit(true)}
-            >
-              {editing.kind === 'result' ? 'Use this result and go on' : 'Save and run'}
-            </button>
-            <button
-              type="button"
-              data-testid="held-save"
-              {...whyNot(editWhy)}
-              onClick={() => void submit(false)}
-            >
-              Save
-            </button>
-            <button type="button" onClick={() => setEditing(null)} title="Escape">
-              Cancel
-            </button>
+          {/* Pinned at the inspector's bottom edge with the refusal above them: a refusal of three
+              lines under the editor pushed Save and run out of view at 1024×700 (the editor
+              scrolls under them). */}
+          <div className="pinned-actions" data-testid="held-actions" data-pinned>
+            <div id="held-editor-message" aria-live="polite">
+              {error ? (
+                <div className="bad" role="alert" data-testid="held-error">
+                  {error}
+                </div>
+              ) : syntax ? (
+                <div className="muted" data-testid="held-syntax">
+                  {syntax}
+                </div>
+              ) : null}
+            </div>
+            <div className="row">
+              <button
+                type="button"
+                className="primary"
+                data-testid="held-save-run"
+                {...whyNot(editWhy, 'Ctrl+Enter')}
+                onClick={() => void submit(true)}
+              >
+                {editing.kind === 'result' ? 'Use this result and go on' : 'Save and run'}
+              </button>
+              <button
+                type="button"
+                data-testid="held-save"
+                {...whyNot(editWhy)}
+                onClick={() => void submit(false)}
+              >
+                Save
+              </button>
+              <button type="button" onClick={() => setEditing(null)} title="Escape">
+                Cancel
+              </button>
+            </div>
           </div>
         </div>
       ) : (
-        <>
+        // Pinned, with a refusal above them: "Give it to the agent" sat cut in half at the
+        // inspector's edge (1024×700).
+        <div className="pinned-actions" data-testid="held-actions" data-pinned>
           {error ? (
             <div className="bad" role="alert" data-testid="held-error">
               {error}
@@ -277,7 +284,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
               </button>
             ) : null}
           </div>
-        </>
+        </div>
       )}
     </section>
   );

@@ -4,6 +4,7 @@ import { PeopleText, usePathPlaces } from './people-text';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
+import { projectKindWords } from '../model/project-kind';
 
 /**
  * What Open… takes, in the words the welcome screen and the dialog's hint both say (the hint
@@ -33,6 +34,7 @@ export function ProjectsSection() {
   const removeError = useSlice('projects', (s) => s.removeError);
   const dialog = useSlice('projects', (s) => s.dialog);
   const starting = useSlice('episodes', (s) => s.starting);
+  const agent = useSlice('episodes', (s) => s.agent);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const error = useSlice('episodes', (s) => s.error);
   const { roots } = usePathPlaces();
@@ -79,8 +81,7 @@ export function ProjectsSection() {
               <div className="project-head">
                 <span className="lib-task">{project.name}</span>
                 <span className="muted mono project-path" title={project.path}>
-                  {project.kind === 'folder' ? 'folder · ' : 'task · '}
-                  {pathForPeople(project.path, roots)}
+                  {projectKindWords(project)} · {pathForPeople(project.path, roots)}
                 </span>
               </div>
               {project.kind === 'folder' ? (
@@ -141,6 +142,14 @@ export function ProjectsSection() {
                   needs a goal
                 </span>
               ) : null}{' '}
+              {/* Which agent Start uses, where it is pressed: the field is sections above. */}
+              <span
+                className="muted project-agent"
+                data-testid="project-agent"
+                title="The library’s Agent field"
+              >
+                with {agent.trim() ? <code>{agent.trim()}</code> : 'the task’s own agent'}
+              </span>{' '}
               <button
                 type="button"
                 data-testid="project-remove"

@@ -2,6 +2,7 @@ import { memo, useMemo, useState, type MouseEvent } from 'react';
 import type { StepRow } from '../../../shared/contract/models';
 import { rewardColours } from '../model/reward-colour';
 import { rewardLabel, rewardTitle } from '../../../shared/reward-label';
+import type { VerifierReward } from '../stores/stepper/stepper-store';
 
 const WIDTH = 600;
 const HEIGHT = 44;
@@ -13,8 +14,17 @@ interface Bucket {
   readonly parts: readonly (readonly [string, number])[];
 }
 
-/** Reward components per step, summed into at most MAX_BARS buckets so 10,000 steps stay light. */
-function buckets(rows: readonly StepRow[]): {
+/** The component the verifier's final reward is drawn as: the trace's name for it (shared/rewards.ts). */
+const VERIFIER = 'verifier';
+
+/**
+ * Reward components per step, summed into at most MAX_BARS buckets so 10,000 steps stay light;
+ * the verifier's final reward stacked on the step it was recorded at, as the return folds it in.
+ */
+function buckets(
+  rows: readonly StepRow[],
+  verifier: VerifierReward | null,
+): {
   items: Bucket[];
   names: string[];
   negative: ReadonlySet<string>;
@@ -33,6 +43,15 @@ function buckets(rows: readonly StepRow[]): {
         if (v < 0) negative.add(k);
         sums.set(k, (sums.get(k) ?? 0) + v);
       }
+    if (
+      verifier &&
+      verifier.step >= rows[i].step &&
+      verifier.step <= rows[Math.min(rows.length, i + size) - 1].step
+    ) {
+      names.add(VERIFIER);
+      if (verifier.reward < 0) negative.add(VERIFIER);
+      sums.set(VERIFIER, (sums.get(VERIFIER) ?? 0) + verifier.reward);
+    }
     const parts = [...sums.entries()];
     max = Math.max(
       max,
@@ -92,8 +111,14 @@ export const RewardChart = memo(function RewardChart(props: {
   readonly rows: readonly StepRow[];
   readonly viewed: number | null;
   readonly onSelect: (step: number) => void;
+  /** The verifier's final reward and its step, once the branch ended (its summary's). */
+  readonly verifier?: VerifierReward | null;
 }) {
-  const { items, names, negative, max } = useMemo(() => buckets(props.rows), [props.rows]);
+  const verifier = props.verifier ?? null;
+  const { items, names, negative, max } = useMemo(
+    () => buckets(props.rows, verifier),
+    [props.rows, verifier],
+  );
   const paths = useMemo(() => barPaths(items, names, max), [items, names, max]);
   const colours = useMemo(() => rewardColours(names), [names]);
   // The bar under the pointer: its title is the one tooltip (a title per bar was a node per bar).
@@ -156,10 +181,17 @@ export const RewardChart = memo(function RewardChart(props: {
             data-testid="reward-legend"
             data-component={n}
             data-negative={negative.has(n) ? 'true' : undefined}
-            title={`${rewardTitle(n)}${negative.has(n) ? ': its penalties are drawn below the zero line' : ''}`}
+            title={
+              n === VERIFIER && verifier
+                ? `the verifier's final reward, at step ${verifier.step}: ${verifier.verdict}`
+                : `${rewardTitle(n)}${negative.has(n) ? ': its penalties are drawn below the zero line' : ''}`
+            }
           >
             <i style={{ background: colours.get(n) }} />
-            {rewardLabel(n)}
+            {/* The verifier's reward says its value: it decides the episode, and it is one number. */}
+            {n === VERIFIER && verifier
+              ? `verifier's reward ${verifier.reward.toFixed(2)} (step ${verifier.step})`
+              : rewardLabel(n)}
             {/* Which way its bars go: a penalty hangs below the line, a reward stands on it. */}
             {negative.has(n) ? <b className="legend-sign">↓</b> : null}
           </span>

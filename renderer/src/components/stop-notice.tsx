@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { selectEndNotice, selectStopNotice } from '../stores/stepper/stepper-store';
+import { selectEndNotice, selectStopNotice, selectVerifierOutput } from '../stores/stepper/stepper-store';
 import { useSlice } from '../stores/use-stores';
 
 /**
@@ -10,6 +10,8 @@ import { useSlice } from '../stores/use-stores';
 export const StopNotice = memo(function StopNotice() {
   const reason = useSlice('stepper', selectStopNotice);
   const end = useSlice('stepper', selectEndNotice);
+  // The verifier's own words (a failing assertion) under the end that its verdict decided.
+  const output = useSlice('stepper', selectVerifierOutput);
   // A branch that could not load says so in the timeline, where its rows would be.
   const error = useSlice('stepper', (s) => (s.load === 'error' ? null : s.error));
   const hint = useSlice('stepper', (s) => s.hint);
@@ -20,6 +22,12 @@ export const StopNotice = memo(function StopNotice() {
         <p className="muted" data-testid="end-reason">
           {end}
         </p>
+      ) : null}
+      {end && output ? (
+        <details className="verifier-output" data-testid="verifier-output">
+          <summary className="muted">Details: what the verifier printed</summary>
+          <pre className="mono">{output}</pre>
+        </details>
       ) : null}
       {reason ? (
         <p className="muted" data-testid="stop-reason" role="status">

@@ -36,7 +36,9 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
   if (!call)
     return heldStep === props.step ? null : (
       // Kept whole or away at a pane's edge, as the section's summary that takes its place (reveal-whole.ts).
-      <div className="muted whatif-none" data-keep-whole>
+      // Open while the call loads (data-open): the panes keep What if…'s room (styles.css), not
+      // resized twice per slider move.
+      <div className="muted whatif-none" data-keep-whole data-open={openIn === props.branch ? '' : undefined}>
         {detail?.step === props.step
           ? // A call held as the episode ended was decided, not absent (the inspector shows it).
             selectNeverRan(detail) !== null

@@ -1,3 +1,5 @@
+import { safeStorage } from '../model/safe-storage';
+
 /** The sizes a person gave the window's panes (px), remembered across sessions. */
 export interface PaneSizes {
   /** Width of the left column (library, walkthrough, breakpoints). */
@@ -62,14 +64,6 @@ export function savePanes(sizes: PaneSizes, storage: Pick<Storage, 'setItem'> | 
   }
 }
 
-function safeStorage(): Storage | null {
-  try {
-    return typeof localStorage === 'undefined' ? null : localStorage;
-  } catch {
-    return null;
-  }
-}
-
 function clamp(v: number, lo: number, hi: number): number {
   return Math.max(lo, Math.min(hi, v));
 }
@@ -114,9 +108,15 @@ export function fitPanes(sizes: PaneSizes, width: number, height: number): PaneS
     // and Inject's decision form scrolled past its guidance); the inspector keeps MIN.top.
     rightBottom: lower('rightBottom', SHORT_RIGHT_BOTTOM),
     // The walkthrough drawer too (at most 42% of the column): the library above it (Running,
-    // the episodes, the other cases) keeps more than half, ~410 px at 1280×800, ~355 at 1024×700.
+    // the episodes, the other cases) keeps more than half, ~410 px at 1280×800. In a short window
+    // at most 60%: the drawer's own rows (its title, versions, runs) take ~200 px at 1024×700, and
+    // 42% left the walkthrough's text two lines; the library keeps ~250 px above it.
     walkthrough: Math.round(
-      clamp(sizes.walkthrough, MIN.walkthrough, Math.max(MIN.walkthrough, Math.min(body - 160, body * 0.42))),
+      clamp(
+        sizes.walkthrough,
+        MIN.walkthrough,
+        Math.max(MIN.walkthrough, Math.min(body - 160, body * (short ? 0.6 : 0.42))),
+      ),
     ),
   };
 }

@@ -18,9 +18,9 @@ function scrollerOf(el: HTMLElement): HTMLElement | null {
 }
 
 /**
- * What a pane may pin at its top while the rest scrolls under it (`data-pinned`: Replay's buttons,
- * which scrolled out of view once "What if…" or a report was open at 1024×700). Pinned while its
- * style makes it sticky (styles.css says when).
+ * What a pane may pin at its top or bottom while the rest scrolls under it (`data-pinned`: Replay's
+ * buttons, which scrolled out of view once "What if…" or a report was open at 1024×700; a card's
+ * action row). Pinned while its style makes it sticky (styles.css says when).
  */
 export const PINNED = '[data-pinned]';
 
@@ -29,16 +29,23 @@ function pinnedNow(el: Element): boolean {
   return getComputedStyle(el).position === 'sticky';
 }
 
-/** The scroller's visible band (viewport px), inside its borders and below a row pinned at its top. */
+/**
+ * The scroller's visible band (viewport px), inside its borders, below a row pinned at its top and
+ * above one pinned at its bottom (a card's action row, styles.css `.pinned-actions`).
+ */
 function band(scroller: HTMLElement): { top: number; bottom: number } {
   const edge = scroller.getBoundingClientRect().top + scroller.clientTop;
+  const end = edge + scroller.clientHeight;
   let top = edge;
+  let bottom = end;
   for (const pin of Array.from(scroller.querySelectorAll(PINNED))) {
     const r = pin.getBoundingClientRect();
-    // Stuck at the top edge (not where it sits before the pane scrolls, below a question).
-    if (pinnedNow(pin) && r.height > 0 && r.top <= edge + 0.5) top = Math.max(top, r.bottom);
+    if (!pinnedNow(pin) || r.height === 0) continue;
+    // Stuck at an edge (not where it sits before the pane scrolls, below a question).
+    if (r.top <= edge + 0.5) top = Math.max(top, r.bottom);
+    else if (r.bottom >= end - 0.5) bottom = Math.min(bottom, r.top);
   }
-  return { top, bottom: edge + scroller.clientHeight };
+  return { top, bottom };
 }
 
 /** Where things stand at this scroll: the target whole or not, and the controls cut by each edge. */
@@ -91,9 +98,12 @@ function revealTarget(target: HTMLElement): void {
   target.scrollIntoView({ block: 'nearest' });
   const scroller = scrollerOf(target);
   if (!scroller) return;
-  // Brought to the top edge, it sits under a pinned row: below it.
+  // Brought to the top edge, it sits under a pinned row: below it. Brought to the bottom edge,
+  // under a row pinned there (a card's actions): above it.
   const under = band(scroller).top - target.getBoundingClientRect().top;
   if (under > 0.5) scroller.scrollTop -= under;
+  const over = target.getBoundingClientRect().bottom - band(scroller).bottom;
+  if (under <= 0.5 && over > 0.5) scroller.scrollTop += over;
   const nearest = scroller.scrollTop;
   const first = fitAt(scroller, target);
   if (!first.whole || first.top.length + first.bottom.length === 0) return;

@@ -30,28 +30,53 @@ export function verdictText(row: Pick<CompareRow, 'verdict' | 'differs' | 'works
  * (`— only the other has this step`), never `same` (a step only one branch took left nothing
  * to compare: "same" under "Files that differ at the end: greet.py" was a new hire's puzzle).
  */
-export function workspaceText(row: Pick<CompareRow, 'workspace_verdict'>): string {
+export function workspaceText(
+  row: Pick<CompareRow, 'workspace_verdict'>,
+  sides: CompareSides = UNNAMED_SIDES,
+): string {
   switch (row.workspace_verdict) {
     case 'same':
       return 'same';
     case 'differs':
       return 'differs';
     case 'only_a':
-      return '— only this branch has this step';
+      return `— only ${sides.a} has this step`;
     case 'only_b':
-      return '— only the other has this step';
+      return `— only ${sides.b} has this step`;
     case 'unknown':
       return '— no snapshot to compare';
   }
 }
 
-/** A file of a row's workspace diff, in the table's own words (its columns are "this" and "other", never a and b). */
-export function fileStatusText(status: WorkspaceFileDiff['status']): string {
+/**
+ * The two sides of a comparison as a sentence names them: "this branch" and "the other", or
+ * what a case calls them ("the broken run", "the fixed run": "only in the other" under a
+ * "fixed run did" column left a person to work out which other).
+ */
+export interface CompareSides {
+  readonly a: string;
+  readonly b: string;
+}
+
+const UNNAMED_SIDES: CompareSides = { a: 'this branch', b: 'the other' };
+
+/** Sides named as the table's columns are ("broken run"), or this branch and the other. */
+export function compareSides(
+  names: { readonly a: string; readonly b: string } | null | undefined,
+): CompareSides {
+  return names ? { a: `the ${names.a}`, b: `the ${names.b}` } : UNNAMED_SIDES;
+}
+
+/** A file of a row's workspace diff, in the table's own words (its columns are the sides' names, never a and b). */
+export function fileStatusText(
+  status: WorkspaceFileDiff['status'],
+  sides: CompareSides = UNNAMED_SIDES,
+): string {
   switch (status) {
     case 'only_a':
-      return 'only in this branch';
+      return `only in ${sides.a}`;
     case 'only_b':
-      return 'only in the other';
+      return `only in ${sides.b}`;
     case 'differ':
       return 'differs';
   }

@@ -340,11 +340,15 @@ export function EpisodeLibrary() {
           />
         ))}
       </ul>
-      <h3>Sample tasks</h3>
+      {/* The Agent starts both the sample tasks and the projects under them, so it heads them
+          both: under "Sample tasks" it read as theirs alone, while it drove each project's Start. */}
+      <h3 data-testid="library-agent-heading">
+        <label htmlFor="library-agent">Agent</label>
+      </h3>
+      <p className="muted field-hint" data-testid="library-agent-applies">
+        for a sample task’s ▶ and a project’s Start, below (a case runs its own)
+      </p>
       {/* The choices are said under the field, whole: a placeholder this long is cut at 1024 px. */}
-      <label className="field-label" htmlFor="library-agent">
-        Agent
-      </label>
       <div className="field-row">
         <input
           id="library-agent"
@@ -422,6 +426,7 @@ export function EpisodeLibrary() {
           </p>
         </>
       ) : null}
+      <h3>Sample tasks</h3>
       {tasks.length === 0 && !catalogError && catalogLoad === 'ready' ? (
         <PanelState kind="empty">
           {searched ? `No sample task matches “${searched}”.` : 'No bundled tasks.'}

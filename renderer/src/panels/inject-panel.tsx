@@ -271,16 +271,19 @@ export function InjectPanel() {
                 value={decideText}
                 onChange={(e) => a.setDecision({ text: e.target.value })}
               />
-              <button
-                type="button"
-                ref={sendRef}
-                data-testid="decide-send"
-                // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
-                {...whyNot(firstWhy(sending && 'Sending…', unknownTool))}
-                onClick={() => void a.decide(branch)}
-              >
-                {state === 'running' ? 'Send decision' : 'Queue decision'}
-              </button>
+              {/* Pinned at the pane's bottom edge: at 1280×800 Send sat half under the Sandbox header. */}
+              <div className="row pinned-actions" data-pinned>
+                <button
+                  type="button"
+                  ref={sendRef}
+                  data-testid="decide-send"
+                  // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
+                  {...whyNot(firstWhy(sending && 'Sending…', unknownTool))}
+                  onClick={() => void a.decide(branch)}
+                >
+                  {state === 'running' ? 'Send decision' : 'Queue decision'}
+                </button>
+              </div>
               {answer}
             </div>
           ) : null}
@@ -324,20 +327,22 @@ export function InjectPanel() {
                 value={text}
                 onChange={(e) => a.setText(e.target.value)}
               />
-              <button
-                type="button"
-                className="primary"
-                data-testid="inject-send"
-                {...whyNot(injectWhy.why, undefined, injectWhy.shown ? 'inject-send-why' : null)}
-                onClick={() => void a.inject(branch)}
-              >
-                {/* "at this step" beside an earlier step shown was not where it lands. */}
-                {sending
-                  ? 'Injecting…'
-                  : viewingEarlier
-                    ? 'Inject after the latest step'
-                    : 'Inject at this step'}
-              </button>
+              <div className="row pinned-actions" data-pinned>
+                <button
+                  type="button"
+                  className="primary"
+                  data-testid="inject-send"
+                  {...whyNot(injectWhy.why, undefined, injectWhy.shown ? 'inject-send-why' : null)}
+                  onClick={() => void a.inject(branch)}
+                >
+                  {/* "at this step" beside an earlier step shown was not where it lands. */}
+                  {sending
+                    ? 'Injecting…'
+                    : viewingEarlier
+                      ? 'Inject after the latest step'
+                      : 'Inject at this step'}
+                </button>
+              </div>
               <WhyLine id="inject-send-why" why={injectWhy.shown ? injectWhy.why : null} />
               {answer}
             </div>
@@ -359,7 +364,7 @@ export function InjectPanel() {
                 value={overrideText}
                 onChange={(e) => a.setOverrideText(e.target.value)}
               />
-              <div className="row">
+              <div className="row pinned-actions" data-pinned>
                 <button
                   type="button"
                   {...whyNot(

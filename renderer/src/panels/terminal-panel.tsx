@@ -83,8 +83,17 @@ function RecordedOutput(props: {
     const sub = term.onResize((size) => setCols(size.cols));
     return () => sub.dispose();
   }, [term]);
+  // What the terminal holds, and at which width it was wrapped.
+  const wrote = useRef<{ detail: typeof detail; cols: number } | null>(null);
   useEffect(() => {
     if (!shown) return;
+    // The same step at a new width (the pane resized): written now. Left to an idle moment, the
+    // text stayed wrapped at the old width (~58 columns in a pane of ~160 at 1920×1080) until then.
+    if (wrote.current && wrote.current.detail === detail && wrote.current.cols !== cols) {
+      term.write(CLEAR + (detail ? recordedOutput(detail, cols) : ''));
+      wrote.current = { detail, cols };
+      return;
+    }
     // Rewriting xterm lays it out (it measures glyphs, a forced layout each): after the next
     // paint and once the window is idle, so a slider move's selection shows first and the
     // next move is not queued behind it; while scrubbing only the step that stays viewed is
@@ -95,6 +104,7 @@ function RecordedOutput(props: {
         // Text selected in the step before is not in this one (asked first: clearing redraws).
         if (term.hasSelection()) term.clearSelection();
         term.write(CLEAR + (detail ? recordedOutput(detail, cols) : ''));
+        wrote.current = { detail, cols };
         written.current = detail ? detail.step : null;
         mark();
       });

@@ -31,7 +31,9 @@ import {
   selectDecisionCount,
   selectUnfinishedCount,
   selectFirstStep,
+  selectVerifierReward,
   selectViewedStep,
+  type VerifierReward,
 } from '../stores/stepper/stepper-store';
 import { stepsText } from '../../../shared/format-outcome';
 import { forkMarkText } from '../model/fork-mark';
@@ -135,7 +137,17 @@ function severalMarks(row: StepRow, forks: readonly BranchSummary[]): boolean {
  * screenful made the frame of a slider move a third slower (paint and layerize, issue 33.9).
  * A longer text clips with its ellipsis, as every cell did.
  */
-const FITS = { tool: 13, status: 9, dur: 8, rew: 7 } as const;
+const FITS = { tool: 13, status: 9, dur: 8, rew: 7, rewVerifier: 11 } as const;
+
+/** A reward with its sign, as the verifier's part is added to a step's: `+1.00`, `-0.50`. */
+function signed(x: number): string {
+  return `${x < 0 ? '-' : '+'}${Math.abs(x).toFixed(2)}`;
+}
+
+/** The last row's reward cell, said whole: the step's own reward and the verifier's, named. */
+function verifierRewardTitle(step: string, v: VerifierReward): string {
+  return `${step ? `step reward ${step} + ` : ''}the verifier's final reward ${v.reward.toFixed(2)} (${v.verdict})`;
+}
 
 /** `' clip'` when `text` may be wider than its column (see FITS). */
 function clipOver(text: string, chars: number): string {
@@ -157,6 +169,8 @@ const Row = memo(function Row(props: {
   readonly rowIndex: number;
   readonly onSelect: (step: number) => void;
   readonly onBreakpoint: (step: number) => void;
+  /** The verifier's reward, on the row of the step it was recorded at (the last); else null. */
+  readonly verifier: VerifierReward | null;
 }) {
   const { row } = props;
   const status = statusOf(row, props.closed, props.held);
@@ -288,7 +302,20 @@ const Row = memo(function Row(props: {
       >
         {duration}
       </span>
-      <span className={`tl-rew${clipOver(reward, FITS.rew)}`}>{reward}</span>
+      <span
+        className={`tl-rew${clipOver(reward, props.verifier ? FITS.rewVerifier : FITS.rew)}`}
+        data-testid="row-reward"
+        title={props.verifier ? verifierRewardTitle(reward, props.verifier) : undefined}
+      >
+        {reward}
+        {props.verifier && reward ? ' ' : null}
+        {props.verifier ? (
+          // The verifier's part beside the step's own: the return folds it into this step.
+          <b className="tl-rew-verifier" data-testid="row-verifier-reward">
+            {signed(props.verifier.reward)}
+          </b>
+        ) : null}
+      </span>
     </div>
   );
 });
@@ -360,6 +387,8 @@ export function Timeline() {
   const heldStage = useSlice('stepper', (s) =>
     s.held && s.state !== 'running' && s.state !== 'ended' ? s.held.stage : null,
   );
+  // The header says the open step's state as its row does: running while the episode runs.
+  const running = useSlice('stepper', (s) => s.state === 'running');
   const load = useSlice('stepper', (s) => s.load);
   const error = useSlice('stepper', (s) => s.error);
   const branch = useSlice('stepper', (s) => s.branch);
@@ -375,13 +404,28 @@ export function Timeline() {
   const viewed = useSlice('stepper', selectViewedStep);
   const following = useSlice('stepper', (s) => s.selectedStep === null);
   const flags = useSlice('stepper', (s) => s.flags);
+  // The verifier's reward (the branch summary's, selected as values: the selector makes an object).
+  const verifierStep = useSlice('stepper', (s) => selectVerifierReward(s)?.step ?? null);
+  const verifierValue = useSlice('stepper', (s) => selectVerifierReward(s)?.reward ?? null);
+  const verdict = useSlice('stepper', (s) => selectVerifierReward(s)?.verdict ?? null);
+  const verifierReward = useMemo<VerifierReward | null>(
+    () =>
+      verifierStep === null || verifierValue === null || verdict === null
+        ? null
+        : { step: verifierStep, reward: verifierValue, verdict },
+    [verifierStep, verifierValue, verdict],
+  );
   const scrollRef = useRef<HTMLDivElement>(null);
   const [filter, setFilter] = useState<RowFilter>(NO_FILTER);
   const shown = useMemo(() => filterRows(rows, filter), [rows, filter]);
   // The # column fits the widest step number of the branch (10000 was cut to "100…" in a
   // 1280-wide window), and no wider: a short episode's tools and arguments keep the room.
   const last = rows.length ? rows[rows.length - 1].step : 0;
-  const stepColumn = { '--tl-step-digits': String(Math.max(last, decisions)).length } as CSSProperties;
+  // The reward column widens for the verifier's part beside the last step's (`0.10 +1.00`).
+  const stepColumn = {
+    '--tl-step-digits': String(Math.max(last, decisions)).length,
+    ...(verifierReward ? { '--tl-rew': '11ch' } : {}),
+  } as CSSProperties;
   // Rows still arriving (the open brought the last screenful) hold their places above the
   // loaded ones, so the list has its full length and nothing moves as they come. A filter
   // looks at the loaded rows only.
@@ -673,55 +717,59 @@ export function Timeline() {
   else if (shown.length === 0) body = <PanelState kind="empty">No step matches the filter.</PanelState>;
   else
     body = (
-      <div
-        className="tl-scroll"
-        ref={scrollRef}
-        style={stepColumn}
-        data-testid="timeline-scroll"
-        // A Tab stop of its own only while the viewed row is filtered out or not drawn.
-        tabIndex={viewedShown ? -1 : 0}
-        onKeyDown={onGridKey}
-        // Rows still to arrive above the loaded ones (tests wait for 0).
-        data-arriving={before}
-        aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
-      >
+      // The window's height rounded down to whole rows (styles.css .tl-rows).
+      <div className="tl-rows">
         <div
-          className="tl-inner"
-          style={{ height: list.totalHeight }}
-          role="grid"
-          aria-rowcount={lead + shown.length}
+          className="tl-scroll"
+          ref={scrollRef}
+          style={stepColumn}
+          data-testid="timeline-scroll"
+          // A Tab stop of its own only while the viewed row is filtered out or not drawn.
+          tabIndex={viewedShown ? -1 : 0}
+          onKeyDown={onGridKey}
+          // Rows still to arrive above the loaded ones (tests wait for 0).
+          data-arriving={before}
+          aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
         >
-          {inSlotOrder.map((index) => {
-            if (index < lead)
+          <div
+            className="tl-inner"
+            style={{ height: list.totalHeight }}
+            role="grid"
+            aria-rowcount={lead + shown.length}
+          >
+            {inSlotOrder.map((index) => {
+              if (index < lead)
+                return (
+                  <div
+                    key={`arriving-${index}`}
+                    className="tl-row tl-arriving"
+                    data-testid="timeline-row-arriving"
+                    role="row"
+                    aria-rowindex={index + 1}
+                    style={{ top: index * ROW_HEIGHT }}
+                  >
+                    <span className="muted">loading…</span>
+                  </div>
+                );
+              const row = shown[index - lead];
               return (
-                <div
-                  key={`arriving-${index}`}
-                  className="tl-row tl-arriving"
-                  data-testid="timeline-row-arriving"
-                  role="row"
-                  aria-rowindex={index + 1}
-                  style={{ top: index * ROW_HEIGHT }}
-                >
-                  <span className="muted">loading…</span>
-                </div>
+                <Row
+                  key={slotOf(index)}
+                  rowIndex={index + 1}
+                  row={row}
+                  closed={!live}
+                  top={index * ROW_HEIGHT}
+                  selected={row.step === viewed}
+                  held={heldStage !== null && row.step === held?.step ? heldStage : null}
+                  breakpoint={hasStepBreakpoint(breakpoints, row.step)}
+                  forks={forksAt.get(row.step) ?? NO_FORKS}
+                  onSelect={stepper.select}
+                  onBreakpoint={onBreakpoint}
+                  verifier={verifierReward?.step === row.step ? verifierReward : null}
+                />
               );
-            const row = shown[index - lead];
-            return (
-              <Row
-                key={slotOf(index)}
-                rowIndex={index + 1}
-                row={row}
-                closed={!live}
-                top={index * ROW_HEIGHT}
-                selected={row.step === viewed}
-                held={heldStage !== null && row.step === held?.step ? heldStage : null}
-                breakpoint={hasStepBreakpoint(breakpoints, row.step)}
-                forks={forksAt.get(row.step) ?? NO_FORKS}
-                onSelect={stepper.select}
-                onBreakpoint={onBreakpoint}
-              />
-            );
-          })}
+            })}
+          </div>
         </div>
       </div>
     );
@@ -734,7 +782,7 @@ export function Timeline() {
       actions={
         <>
           <span className="muted" data-testid="timeline-count">
-            {rows.length === 0 ? '' : stepsText(decisions - unfinished, unfinished, live)}
+            {rows.length === 0 ? '' : stepsText(decisions - unfinished, unfinished, live, running)}
           </span>
           {/* Here, not in the stepper bar: the bar keeps its room for the branch's id and state. */}
           <TeachingButtons />
@@ -764,7 +812,7 @@ export function Timeline() {
       {/* Once every row has arrived: a chart of the loaded screenful would be redrawn with each
           page of earlier rows (ten of them on a 10,000-step trace), behind the first paint. */}
       {rows.length > 0 && before === 0 ? (
-        <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} />
+        <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} verifier={verifierReward} />
       ) : null}
       <MarkLegend rows={rows} />
       <div className="tl-head" role="row" style={stepColumn}>

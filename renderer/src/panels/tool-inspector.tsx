@@ -34,7 +34,7 @@ import { selectLastStep } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { formatBytes } from '../../../shared/format-bytes';
 import { formatDuration, NOT_RUN, NOT_TIMED } from '../../../shared/format-duration';
-import { notOfferedTools, resultLine } from '../../../shared/step-summary';
+import { refusalText, resultLine } from '../../../shared/step-summary';
 import { decidedText } from '../model/edit-words';
 
 /** Why a given result has no outcome or exit of a run. */
@@ -49,7 +49,14 @@ function Facts(props: {
   readonly given: boolean;
 }) {
   const r = props.result;
-  if (!r) return <div className="facts muted">no result yet (the call is pending)</div>;
+  // No state word here: the timeline's row says it (running, or waiting while held), and
+  // "pending" beside the row's "running" and the header's "waiting" was a third word for one state.
+  if (!r)
+    return (
+      <div className="facts muted" data-testid="inspector-no-result">
+        no result yet
+      </div>
+    );
   return (
     <dl className="facts" data-testid="inspector-facts">
       {/* What happened, in words and colour: "ok true" beside "exit 1" read as success. */}
@@ -199,28 +206,28 @@ const CallView = memo(function CallView(props: { readonly call: CallDetail; read
             label="arguments"
           />
         </div>
-        <div>
-          <h4>{real ? 'result the agent saw' : 'result'}</h4>
-          <RawNote result={shown} />
-          <JsonText
-            model="result.json"
-            scope={props.scope}
-            value={pretty(shown && resultView(shown))}
-            label="result"
-          />
-        </div>
+        {/* Only once there is one: a result editor holding a literal `null` beside "no result
+            yet" is what the call's result is not. */}
+        {shown ? (
+          <div>
+            <ResultText
+              heading={real ? 'result the agent saw' : 'result'}
+              result={shown}
+              model="result.json"
+              scope={props.scope}
+              label="result"
+            />
+          </div>
+        ) : null}
       </div>
       {real ? (
-        <>
-          <h4>real result (replay uses this)</h4>
-          <RawNote result={real} />
-          <JsonText
-            model="result-real.json"
-            scope={props.scope}
-            value={pretty(resultView(real))}
-            label="real result"
-          />
-        </>
+        <ResultText
+          heading="real result (replay uses this)"
+          result={real}
+          model="result-real.json"
+          scope={props.scope}
+          label="real result"
+        />
       ) : null}
     </div>
   );
@@ -239,6 +246,28 @@ function StreamText(props: { readonly text: string; readonly testId: string; rea
     <p className="muted stream-empty" data-testid={`${props.testId}-empty`}>
       (empty)
     </p>
+  );
+}
+
+/** A tool result under its heading: the note on its raw form, then its JSON in an editor. */
+function ResultText(props: {
+  readonly heading: string;
+  readonly result: ToolResult;
+  readonly model: string;
+  readonly scope: string;
+  readonly label: string;
+}) {
+  return (
+    <>
+      <h4>{props.heading}</h4>
+      <RawNote result={props.result} />
+      <JsonText
+        model={props.model}
+        scope={props.scope}
+        value={pretty(resultView(props.result))}
+        label={props.label}
+      />
+    </>
   );
 }
 
@@ -573,8 +602,7 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
       {d.parse_error ? (
         <div className="bad" data-testid="inspector-parse-error">
           {/* A refused call of a tool the task does not offer is named for what it is; the parser's words follow. */}
-          {notOfferedTools(d.parse_error).length ? 'unknown tool, the call was refused: ' : 'parse error: '}
-          {d.parse_error}
+          {refusalText(d.parse_error)}
         </div>
       ) : null}
       {d.final !== null ? (

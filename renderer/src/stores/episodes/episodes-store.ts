@@ -16,6 +16,8 @@ import type { StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
 import type { Breakpoint } from '../../../../shared/breakpoints';
 import { createNoticesStore, type Notice, type NoticesStore } from '../notices/notices-store';
+import { safeStorage } from '../../model/safe-storage';
+import { loadCaseRuns, saveCaseRuns } from './case-run-memory';
 
 /** A case's two variants: as it ships (broken) and with its fix applied. */
 export type CaseVariant = 'broken' | 'fixed';
@@ -210,11 +212,21 @@ export function createEpisodesStore(
   notices: NoticesStore = createNoticesStore(),
   /** Opens a branch already recorded (the left episode, from its notice). */
   view: (branch: string) => void = onOpen,
+  /** Where the case runs are remembered across a reload (the window's localStorage; none in a test). */
+  storage: Pick<Storage, 'getItem' | 'setItem'> | null = safeStorage(),
 ): EpisodesStore {
-  /** Each case's runs started in this window, kept while another case is open. */
-  const caseRuns = new Map<string, ActiveCase['runs']>();
-  /** Every run each case started in this window, with its variant (an earlier run opened again is the case's). */
-  const caseStarted = new Map<string, Map<string, CaseVariant>>();
+  const remembered = loadCaseRuns(storage);
+  /** Each case's runs started in this window (and before a reload of it), kept while another case is open. */
+  const caseRuns = remembered.runs;
+  /** Every run each case started here, with its variant (an earlier run opened again is the case's). */
+  const caseStarted = remembered.started;
+  /** Sets a case's runs and remembers them, the case last run listed last (the most recent kept). */
+  const rememberRuns = (id: string, runs: ActiveCase['runs'], started?: [string, CaseVariant]): void => {
+    caseRuns.delete(id);
+    caseRuns.set(id, runs);
+    if (started) caseStarted.set(id, (caseStarted.get(id) ?? new Map()).set(...started));
+    saveCaseRuns(remembered, storage);
+  };
   let generation = 0;
   let wholeGeneration = 0;
   let answer: ((stop: boolean) => void) | null = null;
@@ -372,7 +384,7 @@ export function createEpisodesStore(
         const variant = caseStarted.get(active.case.id)?.get(branch);
         if (!variant || active.runs[variant] === branch) return;
         const runs = { ...active.runs, [variant]: branch };
-        caseRuns.set(active.case.id, runs);
+        rememberRuns(active.case.id, runs);
         set({ activeCase: { ...active, variant, runs } });
       },
       refresh: () => list(true),
@@ -441,6 +453,8 @@ export function createEpisodesStore(
         // run is started unseen (the drawer offers one). Only a run that took a step counts.
         const known = get().activeCase?.case.id === c.id ? get().activeCase?.runs : caseRuns.get(c.id);
         const earlier = variant === 'broken' && !options.fresh && !options.run ? known?.broken : undefined;
+        // Just after a reload the library may not be read yet: the run is looked for in it first.
+        if (earlier && get().allLoad !== 'ready') await list(true);
         const ended = earlier ? findBranch(get().allEpisodes, earlier) : null;
         if (earlier && ended && !ended.live && ended.status !== null && ended.steps > 0) {
           const was = get().activeCase;
@@ -482,10 +496,8 @@ export function createEpisodesStore(
           start(c.id, request),
           same?.readme ? null : client.cases.open({ id: c.id }),
         ]);
-        if (branch) {
-          caseRuns.set(c.id, { ...(caseRuns.get(c.id) ?? runs), [variant]: branch });
-          caseStarted.set(c.id, (caseStarted.get(c.id) ?? new Map()).set(branch, variant));
-        }
+        if (branch)
+          rememberRuns(c.id, { ...(caseRuns.get(c.id) ?? runs), [variant]: branch }, [branch, variant]);
         const now = get().activeCase;
         if (now?.case.id === c.id)
           set({
@@ -711,6 +723,11 @@ export interface OpenRunFacts {
   readonly paused: boolean;
   /** The step held inside (paused before its tools run or before its answer), or null. */
   readonly held: number | null;
+  /**
+   * How the open run ended, as the stepper knows it (its end state, before the library's summary
+   * says so); null while it goes on or when it is not the open run. Absent: not known here.
+   */
+  readonly ended?: { readonly status: string; readonly end_reason: string } | null;
 }
 
 /**
@@ -724,6 +741,13 @@ export function caseRunOutcome(
   open: OpenRunFacts,
 ): { readonly text: string; readonly flags: number | null } {
   if (open.running) return { text: 'running…', flags: null };
+  // Ended as the bar says it, while the library's summary still has it live: the drawer said
+  // "live, at step 3" beside the bar's "succeeded". Its QA flags come with the summary.
+  if (open.ended && (!summary || summary.status === null))
+    return {
+      text: `${open.ended.status} — ${endText(open.ended.status, open.ended.end_reason)}`,
+      flags: null,
+    };
   if (open.held !== null)
     return { text: `paused before step ${open.held} runs: ▶ Run it goes on`, flags: null };
   if (summary && summary.status === null && summary.steps === 0 && !summary.live)

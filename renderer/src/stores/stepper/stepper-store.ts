@@ -1,5 +1,5 @@
 import { branchNameOf } from '../../model/branch-name';
-import { endText, verifierVerdict } from '../../../../shared/end-words';
+import { endText, verdictWords, verifierOutputTail, verifierVerdict } from '../../../../shared/end-words';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { describeBreakpoint } from '../../../../shared/breakpoint-kinds';
 import type { Breakpoint } from '../../../../shared/breakpoints';
@@ -226,6 +226,37 @@ export function endNotice(s: StepperState, detail: boolean): string | null {
   // Why the verifier gave no verdict (it timed out, its reward file held no number), in its words.
   const why = end.verifier?.error ? ` (${end.verifier.error.message})` : '';
   return `This episode ${as}: ${endText(end.status, end.end_reason, end.verifier?.success ?? null)}${why}.${judged}`;
+}
+
+/**
+ * What the verifier of an ended branch printed, its last lines (shared/end-words.ts), for the
+ * Details under the end line: null while live or when it printed nothing.
+ */
+export function selectVerifierOutput(s: StepperState): string | null {
+  return s.live ? null : verifierOutputTail(s.view?.end?.verifier);
+}
+
+/** The verifier's part of an ended branch's reward: the step it was recorded at, and its total. */
+export interface VerifierReward {
+  /** The last step: the final reward is recorded there and folded into its reward for the return. */
+  readonly step: number;
+  /** The final reward's total as the branch's summary has it (branch-outcome.ts, worked out once). */
+  readonly reward: number;
+  /** The verdict in words (shared/end-words.ts), for its tooltip. */
+  readonly verdict: string;
+}
+
+/**
+ * The verifier's reward of an ended branch, from its summary (the server's `final_reward`, the
+ * one the return folds in): null while live or when no verifier ran (its reward 0 then says
+ * nothing). The timeline's last row showed only its step's reward (0.10) beside a return of 1.09.
+ */
+export function selectVerifierReward(s: StepperState): VerifierReward | null {
+  const reward = s.view?.summary.final_reward ?? null;
+  const verifier = s.view?.end?.verifier ?? null;
+  const last = s.rows.at(-1);
+  if (s.live || reward === null || verifier === null || !last) return null;
+  return { step: last.step, reward, verdict: verdictWords(verifier) };
 }
 
 /** A stop reason in words, for the status bar. */
