@@ -75,7 +75,7 @@ describe('web mode: rollback is visible', () => {
     const node = tree.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
     await node.waitFor({ timeout: 30_000 });
     expect(await node.getAttribute('class')).toContain('current');
-    await expect(app.timeline.branchName(branch).innerText()).resolves.toBe('fork at step 1');
+    await expect(app.timeline.branchName(branch).innerText()).resolves.toBe('fork@1');
     expect(
       await tree
         .locator(`li:has(> [data-branch="${parent}"]) [data-testid="branch-node"][data-branch="${branch}"]`)

@@ -23,6 +23,14 @@ describe('branchName: a branch by its readable name, not its id', () => {
     // Alone at its step, a fork needs no number.
     expect(branchName(a, [main, a])).toBe('fork at step 1');
     expect(branchName(a)).toBe('fork at step 1');
+    // The tree's short form, numbered the same way.
+    expect(all.map((x) => branchName(x, all, { short: true }))).toEqual([
+      'main',
+      'fork 1@1',
+      'fork 2@1',
+      'fork 3@1',
+    ]);
+    expect(branchName(a, [main, a], { short: true })).toBe('fork@1');
   });
 
   it('names a branch by its id in sentences, keeping the id only when it is not known', () => {

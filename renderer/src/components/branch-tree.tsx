@@ -18,7 +18,7 @@ function Node(props: {
 }) {
   const stores = useStores();
   const b = props.node.branch;
-  const name = branchName(b, props.all);
+  const name = branchName(b, props.all, { short: true });
   const flagged = !b.live && flaggedSuccess(statusOf(b), b.flags);
   return (
     <li>
@@ -31,12 +31,22 @@ function Node(props: {
         onClick={() => void stores.stepper.getState().open(b.branch)}
         title={`${b.branch}: ${b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}${b.candidate ? ` — ${name}` : ''}`}
       >
-        <span className="tree-glyph">{props.depth === 0 ? '●' : '└'}</span>
-        {props.depth > 0 ? (
-          <span className="branch-name" data-testid="branch-name">
-            {name}
+        {/* A fork's name in the glyph, as `└ fork@1` was (a span of its own took the room of the
+            return on a 1024×700 line); a candidate's longer name in a span of its own. */}
+        {props.depth === 0 ? (
+          <span className="tree-glyph">●</span>
+        ) : b.candidate ? (
+          <>
+            <span className="tree-glyph">└</span>
+            <span className="branch-name" data-testid="branch-name">
+              {name}
+            </span>
+          </>
+        ) : (
+          <span className="tree-glyph">
+            └ <span data-testid="branch-name">{name}</span>
           </span>
-        ) : null}
+        )}
         <IdText id={b.branch} />
         {/* The header's rule: a success QA flagged is amber, not green beside its ⚑. */}
         <span
