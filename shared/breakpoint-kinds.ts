@@ -32,7 +32,12 @@ export interface BreakpointKindInfo {
   };
 }
 
-/** Every breakpoint kind the engine evaluates, in the order the window lists them. */
+/**
+ * Every breakpoint kind the engine evaluates, in the order the window lists them. A label fits
+ * the 1024-wide library column's menu (about 31 characters): "before the answer, when a messa"
+ * was cut there; the request kinds are grouped under "Before the model's answer" in the menu
+ * ({@link breakpointGroup}), and a breakpoint added says it whole ({@link describeBreakpoint}).
+ */
 export const BREAKPOINT_KINDS: readonly BreakpointKindInfo[] = [
   { kind: 'step', label: 'after step', value: { field: 'step', label: 'step', numeric: true } },
   { kind: 'tool', label: 'before a tool runs', value: { field: 'name', label: 'tool', numeric: false } },
@@ -50,20 +55,25 @@ export const BREAKPOINT_KINDS: readonly BreakpointKindInfo[] = [
   { kind: 'qa', label: 'when a QA rule flags a step (loop, reward hacking, memory corruption)' },
   {
     kind: 'request_tool',
-    label: 'before the answer, when the model is offered a tool',
+    label: 'when the request offers a tool',
     value: { field: 'name', label: 'tool', numeric: false },
   },
   {
     kind: 'request_no_tool',
-    label: 'before the answer, when the model is not offered a tool',
+    label: 'when the request lacks a tool',
     value: { field: 'name', label: 'tool', numeric: false },
   },
   {
     kind: 'request_match',
-    label: 'before the answer, when a message matches',
+    label: 'when a request message matches',
     value: { field: 'pattern', label: 'pattern', numeric: false },
   },
 ];
+
+/** The menu group a kind is listed under: the request kinds pause before the model's answer. */
+export function breakpointGroup(kind: Breakpoint['kind']): string | null {
+  return REQUEST_BREAKPOINT_KINDS.includes(kind) ? 'Before the model’s answer' : null;
+}
 
 /** A breakpoint in plain words ("after step 3", "when tool lookup is called"). */
 export function describeBreakpoint(bp: Breakpoint): string {

@@ -4,6 +4,7 @@ import { ordinal } from './count-of.js';
 import type { ToolResult } from './tool-result.js';
 import { measuredDuration } from './tool-duration.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
+import { execWrapperOf } from './exec-wrapper.js';
 
 /** A tool call of a step. */
 export interface StepCall {
@@ -189,9 +190,11 @@ export function outcomeText(r: ResultOutcome): string {
  * the start of stdout (`exit 3  hi`, `error timeout: took too long`, `ok`).
  */
 export function resultLine(r: ToolResult, max = MAX_SUMMARY): string {
-  const outcome = outcomeText(outcomeOf(r));
+  // An agent's own exec tool: the exit its header says, and the output under it (not "Chunk ID: …").
+  const wrapper = execWrapperOf(r);
+  const outcome = wrapper?.exitCode != null ? `exit ${wrapper.exitCode}` : outcomeText(outcomeOf(r));
   if (r.error) return `${outcome}: ${oneLine(r.error.message, max)}`;
-  const out = oneLine(r.stdout ?? '', max);
+  const out = oneLine(wrapper ? wrapper.output : (r.stdout ?? ''), max);
   return out ? `${outcome}  ${out}` : outcome;
 }
 

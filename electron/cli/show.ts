@@ -8,6 +8,8 @@ import { formatDuration } from '../../shared/format-duration.js';
 import { discountedReturnText, finalRewardText, stepsText } from '../../shared/format-outcome.js';
 import { oneLine, outcomeText } from '../../shared/step-summary.js';
 import { countOf } from '../../shared/count-of.js';
+import { execWrapperOf, execWrapperText } from '../../shared/exec-wrapper.js';
+import type { ToolResult } from '../../shared/tool-result.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { openStoreAndIndex, printJson, resolveArg } from './store-common.js';
@@ -28,7 +30,8 @@ Options:
            verdict in the window's words, or null while running),
            return, gamma (the return's discount), final_reward, steps_done, unfinished (steps
            begun and not finished), steps: [{step, branch, action, kind, calls, results (each with
-           the stdout, stderr and error the agent saw), injected, memory_writes, reward, changed,
+           the stdout, stderr and error the agent saw, and exec_header: what the header an
+           agent's own tool wrote above its output says, or null), injected, memory_writes, reward, changed,
            errors, flags, partial}]}; flags are the ones the window and \`check\` give
 
 Examples:
@@ -36,15 +39,20 @@ Examples:
   npx stepbox show ep-2026112 --json
 `;
 
-/** The step's results, one line each (the tool result in `outcomeText`'s words, as the window says it). */
-function resultLines(s: TimelineStep): string[] {
+/**
+ * The step's results, one line each (the tool result in `outcomeText`'s words, as the window says
+ * it); a call an agent's own tool ran adds what its output's header says (exit, wall time).
+ */
+function resultLines(s: TimelineStep, full: ReadonlyMap<string, ToolResult>): string[] {
   return s.results.map((r) => {
+    const wrapper = execWrapperOf(full.get(`${s.step}:${r.call_id}`));
+    const header = wrapper ? ` · ${execWrapperText(wrapper)} (in its tool's output header)` : '';
     const marks = [r.fallback ? 'fallback' : '', r.overridden ? 'overridden: agent saw this' : ''].filter(
       Boolean,
     );
     // What the tool really returned when the agent saw something else (the window shows both too).
     const real = r.real ? ` · real: ${outcomeText(r.real)}` : '';
-    return `→ ${r.name}: ${outcomeText(r)} · ${formatDuration(r.duration_ms)}${marks.length ? ` (${marks.join(', ')})` : ''}${real}`;
+    return `→ ${r.name}: ${outcomeText(r)} · ${formatDuration(r.duration_ms)}${header}${marks.length ? ` (${marks.join(', ')})` : ''}${real}`;
   });
 }
 
@@ -57,10 +65,15 @@ const INTERVENTION_MARK = {
   replaced: 'replaced',
 } as const;
 
-function stepText(s: TimelineStep, flags: readonly IndexedFlag[], ownBranch: string): string {
+function stepText(
+  s: TimelineStep,
+  flags: readonly IndexedFlag[],
+  ownBranch: string,
+  full: ReadonlyMap<string, ToolResult>,
+): string {
   const lines: string[] = [];
   lines.push(s.action);
-  lines.push(...resultLines(s));
+  lines.push(...resultLines(s, full));
   // In the order they happened: a message injected at step k is added after its step, for the
   // agent to read at the next one (printed before the action, it read as read by this one).
   for (const i of s.injected) lines.push(`[${INTERVENTION_MARK[i.type]}] ${i.summary}`);
@@ -155,9 +168,19 @@ export const command: CliCommand = {
           // Each result with the output text the agent saw (as `replay --json` and the trace have it).
           results: s.results.map((r) => {
             const full = t.results.get(`${s.step}:${r.call_id}`);
+            const wrapper = execWrapperOf(full);
             return {
               ...r,
               stdout: full?.stdout ?? null,
+              // Read from the header an agent's own tool wrote above its output (stdout stays as recorded).
+              exec_header: wrapper && {
+                exit_code: wrapper.exitCode,
+                wall_time_s: wrapper.wallTimeS,
+                session_id: wrapper.sessionId,
+                chunk_id: wrapper.chunkId,
+                original_token_count: wrapper.originalTokens,
+                output: wrapper.output,
+              },
               stderr: full?.stderr ?? null,
               error: full?.error ?? null,
               truncated: full?.truncated ?? null,
@@ -196,7 +219,7 @@ export const command: CliCommand = {
     for (const f of flagsAt(null)) print(io, `⚑ ${f.rule} (${f.severity}): ${oneLine(f.message)}`);
     print(io, '');
     for (const s of steps)
-      print(io, stepText(s, s.branch === branch.branch ? flagsAt(s.step) : [], branch.branch));
+      print(io, stepText(s, s.branch === branch.branch ? flagsAt(s.step) : [], branch.branch, t.results));
     return EXIT.ok;
   },
 };

@@ -6,10 +6,13 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   readSync,
   realpathSync,
 } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+// A CommonJS module typed as ES: its `default` is the factory both ways (it sets factory.default).
+import dockerignore from '@balena/dockerignore';
 import { appError, type AppError } from '../../shared/errors.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WorkspaceFile } from '../../shared/task.js';
@@ -52,15 +55,101 @@ export function outsideWorld(
   if (escapes(relative(resolve(root), written))) return refusal(written, false, true);
   let real: string;
   let link: boolean;
+  // realpathSync.native: the JS one folds `here/..` in a link's target by its text, where the
+  // kernel (and every read after this check) goes through `here` first and climbs from there.
   try {
     link = lstatSync(path).isSymbolicLink();
-    real = realpathSync(path);
+    real = realpathSync.native(path);
   } catch {
     return null;
   }
-  const out = escapes(relative(realpathSync(root), real));
+  const out = escapes(relative(realpathSync.native(root), real));
   if (!link && !out) return null;
   return refusal(real, link, out);
+}
+
+/**
+ * Why the build context `context` (a folder a world names inside `root`: a task file's
+ * sandbox.build, a devcontainer's build context, a Harbor task's environment/) is not the
+ * world's own to send to the engine: the folder itself is checked as any world path
+ * ({@link outsideWorld}), then every symbolic link in it ({@link linkOutOfContext}).
+ */
+export function outsideBuildContext(
+  root: string,
+  context: string,
+  what: string,
+  fix: string,
+): AppError | null {
+  return outsideWorld(root, context, what, fix) ?? linkOutOfContext(context, what);
+}
+
+/**
+ * Why a build context holds a symbolic link that leaves it: one whose target, as written
+ * (`/etc/shadow`, `../../..`) or where this machine resolves it (a chain, a link to a folder
+ * on the way), lies outside `context`. The engine receives links as links and resolves them
+ * inside the context, so COPY never takes the file they name; but the client reads
+ * `.dockerignore` through a link, and a link out of the project is never something an image
+ * needs. One rule for every world: refused, naming the link, its target and the fix. A link
+ * `.dockerignore` leaves out is never sent, so it is not refused (a project's `.venv`, whose
+ * `python` points at the machine's); `.dockerignore` itself is read as a world file (never
+ * through a link). Null when every link stays inside, or `context` is not a folder (the
+ * build reports that).
+ */
+export function linkOutOfContext(context: string, what: string): AppError | null {
+  const top = resolve(context);
+  let real: string;
+  try {
+    if (!lstatSync(top).isDirectory()) return null;
+    real = realpathSync.native(top);
+  } catch {
+    return null;
+  }
+  const ignoreFile = join(top, '.dockerignore');
+  let rules: string | null = null;
+  try {
+    lstatSync(ignoreFile);
+    const text = readWorldFile(top, ignoreFile);
+    if (!text.ok) return text.error;
+    rules = text.value;
+  } catch {
+    // No .dockerignore: everything is sent.
+  }
+  const ignore = rules === null ? null : dockerignore.default({ ignorecase: false }).add(rules);
+  // An ignored folder is skipped whole unless a `!` rule may bring part of it back.
+  const exceptions = rules !== null && /^\s*!/m.test(rules);
+  const walk = (dir: string): AppError | null => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      const rel = relative(top, path).split(sep).join('/');
+      const ignored = ignore?.ignores(rel) ?? false;
+      const st = lstatSync(path);
+      if (st.isDirectory()) {
+        const e = ignored && !exceptions ? null : walk(path);
+        if (e) return e;
+        continue;
+      }
+      if (!st.isSymbolicLink() || ignored) continue;
+      const target = readlinkSync(path);
+      // As written first: the refusal reads the same whether the place outside exists or not.
+      const written = resolve(dir, target);
+      let place = escapes(relative(top, written)) ? written : null;
+      if (!place) {
+        try {
+          const resolved = realpathSync.native(path);
+          if (escapes(relative(real, resolved))) place = resolved;
+        } catch {
+          // Dangling or a loop: the engine resolves it inside the context, this machine is not read.
+        }
+      }
+      if (place)
+        return appError(
+          'invalid_task',
+          `${what}: ${rel} in the build context is a symbolic link to ${target}${place === written ? '' : ` (${place})`}, outside ${top}: stepbox sends no link out of a world's folder to the engine; put the file itself there (cp --dereference), delete the link, or leave it out of the build with a line ${rel} in ${ignoreFile}`,
+        );
+    }
+    return null;
+  };
+  return walk(top);
 }
 
 /** Whether a path relative to a folder (`relative(folder, p)`) leaves it. */

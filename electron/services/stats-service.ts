@@ -31,6 +31,9 @@ export class StatsService {
     const handle = await this.docker.openStats(sandbox.id);
     const subscription = `stats-${randomUUID()}`;
     const branch = controller.branch;
+    // The task's own limit, not the cgroup's (that adds the tmpfs sizes, container-spec.ts):
+    // the processes' memory (stats.ts) is bounded by it, and it is the figure the limits line shows.
+    const limit = sandbox.config.limits.memoryBytes;
     this.subscriptions.set(subscription, { handle, owner });
     handle.onSample((s) =>
       this.bus.emit(
@@ -42,7 +45,7 @@ export class StatsService {
           t: s.t,
           cpu_percent: s.cpuPercent,
           memory_bytes: s.memoryBytes,
-          memory_limit_bytes: s.memoryLimit,
+          memory_limit_bytes: limit,
           pids: s.pids,
         },
         owner,

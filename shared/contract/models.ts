@@ -581,7 +581,9 @@ export const StatsSample = z.object({
   container: z.string(),
   t: z.number(),
   cpu_percent: z.number(),
+  /** Memory the sandbox's processes use: page cache and files in its tmpfs mounts left out (those are disk). */
   memory_bytes: z.number(),
+  /** The task's memory limit (`limits.memory_bytes` of `sandbox.info`), not the container cgroup's larger one. */
   memory_limit_bytes: z.number(),
   pids: z.number().nullable(),
 });

@@ -24,6 +24,35 @@ const RULE_LABELS: Record<QaRuleId, string> = {
   output_flood: 'Output flood',
 };
 
+/**
+ * Each rule's one word, for a timeline row of a narrow window: `⚑ Unverified succ…` beside
+ * `Instal…` cut both the flag and the call's arguments at 1024 wide. The label stays in the
+ * mark's tooltip and the flag list above the rows.
+ */
+const RULE_WORDS: Record<QaRuleId, string> = {
+  structure: 'Broken',
+  loop: 'Loop',
+  early_termination: 'Early',
+  unverified_success: 'Unverified',
+  goal_drift: 'Drift',
+  reward_hacking: 'Hacking',
+  memory_corruption: 'Memory',
+  fallback_abuse: 'Fallback',
+  state_leak: 'Leak',
+  efficiency: 'Steps',
+  unknown_tool: 'Unknown',
+  destructive_action: 'Destructive',
+  network_assumption: 'Network',
+  context_overflow: 'Context',
+  gave_up: 'Gave up',
+  output_flood: 'Flood',
+};
+
+/** A rule's one word (`Unverified`); an id this build does not know gives its label's first word. */
+export function ruleWord(rule: string): string {
+  return (RULE_WORDS as Record<string, string>)[rule] ?? ruleLabel(rule).split(' ')[0];
+}
+
 /** A rule's label for people (`Unverified success`); an id this build does not know reads as words. */
 export function ruleLabel(rule: string): string {
   const known = (RULE_LABELS as Record<string, string>)[rule];

@@ -11,18 +11,24 @@ import { LayoutObject, servedApp, type AppPage } from '../support/e2e';
  * pauses before an answer reaches the agent, edits the command the agent will run, and
  * sees the step like any episode's. Screenshots: `inside-<recipe>-<what>-<size>.png`.
  */
+/** The exit field of a call an agent inside the sandbox ran: stepbox got only its text. */
+const EXIT_NOT_REPORTED = '— (not reported apart: the agent ran it; see its output)';
+
 const RECIPES = [
   {
     recipe: 'codex',
     tool: 'exec_command',
     id: 'call_',
     args: (command: string) => ({ cmd: command }),
+    // Codex's tool writes the exit in a header above the output ("Process exited with code 0"): said as the exit.
+    exit: '0 (in the header of the agent’s tool output)',
   },
   {
     recipe: 'claude-code',
     tool: 'Bash',
     id: 'toolu_',
     args: (command: string) => ({ command, description: 'Write greet.py' }),
+    exit: EXIT_NOT_REPORTED,
   },
 ] as const;
 
@@ -30,9 +36,6 @@ const RECIPES = [
 const WRONG = `printf 'print("Hello")\\n' > greet.py`;
 /** What the person makes the agent run instead. */
 const FIXED = `printf 'import sys\\nprint(f"Hello, {sys.argv[1]}!")\\n' > greet.py && echo EDITED-BY-PERSON`;
-
-/** The exit field of a call an agent inside the sandbox ran: stepbox got only its text. */
-const EXIT_NOT_REPORTED = '— (not reported apart: the agent ran it; see its output)';
 
 const SIZES = [
   { width: 1024, height: 700 },
@@ -122,8 +125,8 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       await app.inspector.tab('call');
       await expect(app.inspector.duration.innerText()).resolves.toBe('—');
       // Nor an exit status of its own: the output's words carry it (a bare "—" stood beside
-      // "Process exited with code 0").
-      await expect(app.inspector.exitCode.innerText()).resolves.toBe(EXIT_NOT_REPORTED);
+      // "Process exited with code 0"), read from Codex's header, said as not reported for Claude Code.
+      await expect(app.inspector.exitCode.innerText()).resolves.toBe(r.exit);
       const row = await app.timeline.rowAt(1);
       expect(row.text).toContain(r.tool);
       expect(row.text).toContain('EDITED-BY-PERSON');

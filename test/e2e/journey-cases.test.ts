@@ -1,4 +1,4 @@
-import { ruleLabel } from '../../shared/qa/rule-label';
+import { ruleLabel, ruleWord } from '../../shared/qa/rule-label';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -105,8 +105,11 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
   });
   await flag.scrollIntoViewIfNeeded();
   expect(await layout.onScreen(flag), `${c.id} ${size}: the ${c.rule} flag is on screen`).toBe(true);
-  // The rule's label for people; its id (what `stepbox check` names) in the tooltip.
-  expect(await flag.innerText()).toBe(`⚑ ${ruleLabel(c.rule)}`);
+  // The rule's label for people (at 1024 its one word, whole, beside the arguments: "⚑ Unverified
+  // succ…" cut both); its label and id (what `stepbox check` names) in the tooltip.
+  expect(await flag.innerText()).toBe(`⚑ ${size === '1024x700' ? ruleWord(c.rule) : ruleLabel(c.rule)}`);
+  expect(await flag.getAttribute('title')).toContain(ruleLabel(c.rule));
+  if (size === '1024x700') expect(await layout.readable(flag), `${c.id} ${size}: the flag's word`).toBe(true);
   expect(await flag.getAttribute('title')).toContain(`(QA rule ${c.rule})`);
   if (c.flagSays) expect(await flag.getAttribute('title')).toContain(c.flagSays);
   const flaggedStep = Number(

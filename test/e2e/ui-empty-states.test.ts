@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openApp, PANELS, removeHome, startServe, tempHome } from '../support/e2e';
+import {
+  LayoutObject,
+  launchBrowser,
+  openApp,
+  PANELS,
+  removeHome,
+  startServe,
+  tempHome,
+} from '../support/e2e';
 
 describe('web mode: first load', () => {
   let browser: Browser;
@@ -46,10 +54,24 @@ describe('web mode: first load', () => {
       await expect(app.inspector.text()).resolves.not.toContain('Select a step');
       await expect(app.inspector.text()).resolves.not.toContain('No episode open:');
       await app.screenshot('first-load-empty');
+      const layout = new LayoutObject(app.page);
       await app.resize({ width: 1920, height: 1080 });
       await app.screenshot('first-load-empty-1920x1080');
+      // No column headings over the welcome ("# TOOL ARGUMENTS MARKS STATUS" sat above it), and
+      // the welcome takes the wide pane's room (a 360 px card in an 880 px pane before).
+      await expect(app.timeline.columnHeadings.isVisible()).resolves.toBe(false);
+      const wide = await app.timeline.welcome.boundingBox();
+      expect(wide!.width, 'the welcome at 1920×1080').toBeGreaterThanOrEqual(540);
       await app.resize({ width: 1024, height: 700 });
       await app.screenshot('first-load-empty-1024x700');
+      // Whole at 1024×700: its last line ("Keys: ? lists them all") was cut at the pane's edge.
+      expect(await layout.notWhollyInView(app.timeline.welcome)).toBe('');
+      // The terminal says it has no sandbox at its top-left, where a person reads first (it
+      // sat in the bottom-right corner of ~220 px of black).
+      const status = await app.terminal.status();
+      expect(status?.text).toMatch(/^No live sandbox/);
+      expect(status!.left, 'status from the left edge').toBeLessThanOrEqual(12);
+      expect(status!.top, 'status from the top edge').toBeLessThanOrEqual(12);
       await app.timeline.root.getByTestId('welcome-open').click();
       await app.library.openDialog.waitFor({ timeout: 10_000 });
       // The focus landing behind the backdrop while the dialog is open (a screen reader's cursor,

@@ -87,7 +87,18 @@ describe('web mode: a project of ones own, from Open… to Remove', () => {
     // A bare folder: Goal and Check (command); started with both, it succeeds by the check.
     await library.openProject(proj);
     await expect(library.projectPath(proj).innerText()).resolves.toBe('folder · proj');
-    await library.projectGoal(proj).fill('Create done.txt');
+    // The Goal is a few lines that grow with it, and both fields' hints read whole at 1024 px
+    // ("what the agent should do h", "test -f out.txt (exit 0 =" were cut).
+    const goal = library.projectGoal(proj);
+    await expect(goal.evaluate((el) => el.tagName)).resolves.toBe('TEXTAREA');
+    expect(await layout.fieldTextFits(goal), 'the Goal placeholder').toBe(true);
+    expect(
+      await layout.fieldTextFits(library.project(proj).getByTestId('project-check')),
+      'the Check placeholder',
+    ).toBe(true);
+    await goal.fill('Read notes.txt and say whether to take an umbrella, then write the answer to out.txt');
+    await expect(goal.evaluate((el) => el.scrollHeight <= el.clientHeight + 1)).resolves.toBe(true);
+    await goal.fill('Create done.txt');
     await library.projectCheck(proj).fill('test -f done.txt');
     await library.agentField.fill(`scripted:${script}`);
     await library.project(proj).scrollIntoViewIfNeeded();

@@ -107,9 +107,29 @@ describe('web mode: the start form reads no host file into view', () => {
     await picker.locator('[data-testid="picker-path"]', { hasText: web.home() }).waitFor({ timeout: 20_000 });
     await picker.getByTestId('picker-root-task').click();
     await entry.waitFor({ timeout: 20_000 });
+    // A primary Choose, then Cancel, after the help text (it had only Cancel, between the list
+    // and its help): a click picks a file out, Choose takes it.
+    await expect(app.library.pickerActions()).resolves.toEqual({
+      buttons: ['Choose', 'Cancel'],
+      afterHelp: true,
+    });
+    await expect(picker.getByTestId('picker-choose').getAttribute('aria-disabled')).resolves.toBe('true');
     await entry.click();
+    await expect(entry.getAttribute('aria-selected')).resolves.toBe('true');
+    await expect(picker.isVisible()).resolves.toBe(true);
+    await app.screenshot('start-form-picker-selected-1024x700');
+    await picker.getByTestId('picker-choose').click();
     await picker.waitFor({ state: 'detached', timeout: 10_000 });
     // The field holds the path as the form resolves it (from the task's folder); the card says the file.
+    await expect(lib.getByTestId('library-agent').inputValue()).resolves.toBe('scripted:agent.jsonl');
+    // From the keyboard, Enter on an entry takes it at once.
+    await lib.getByTestId('library-agent').fill('');
+    await lib.getByTestId('pick-agent').click();
+    await picker.getByTestId('picker-task').selectOption('hello-python');
+    await entry.waitFor({ timeout: 20_000 });
+    await entry.focus();
+    await app.page.keyboard.press('Enter');
+    await picker.waitFor({ state: 'detached', timeout: 10_000 });
     await expect(lib.getByTestId('library-agent').inputValue()).resolves.toBe('scripted:agent.jsonl');
     // The field reads whole at 1024 px (its Choose… goes under it when the pane is narrow).
     expect(await lib.getByTestId('library-agent').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(

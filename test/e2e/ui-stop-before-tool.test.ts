@@ -276,8 +276,11 @@ describe('web mode: a breakpoint on the exact request', () => {
     await expect(reason.innerText()).resolves.toBe(
       'paused at a breakpoint (before the answer, when a message matches /IndexError/)',
     );
-    // The breakpoint form fits its column: the long kind shortens inside its select.
+    // The breakpoint form fits its column: the long kind shortens inside its select, and the
+    // kind chosen reads whole in it ("before the answer, when a messa" was cut at 1024 wide).
     expect(await new LayoutObject(app.page).readable(bps.root.getByTestId('breakpoint-kind'))).toBe(true);
+    await bps.kindField.selectOption('request_match');
+    expect(await new LayoutObject(app.page).fieldTextFits(bps.kindField), 'the kind chosen').toBe(true);
     expect(await new LayoutObject(app.page).readable(reason)).toBe(true);
     expect(await app.timeline.lastStep()).toBe(4);
     // "Give it to the agent" and "Edit the answer" whole at the inspector's edge (cut in half).

@@ -25,7 +25,7 @@ async function openCase(app: AppPage, id: string): Promise<string> {
 describe('web mode: the window gaps a person found', () => {
   const web = servedApp();
 
-  it('a QA flag is read whole in its timeline row at 1280×800 and 1920×1080, and at 1024×700 leaves the arguments their first 8 characters', async () => {
+  it('a QA flag is read whole in its timeline row at 1280×800 and 1920×1080, and at 1024×700 as its rule’s one word beside 16 characters of arguments', async () => {
     const app = await web.open(SIZES[0]);
     const layout = new LayoutObject(app.page);
     await openCase(app, 'fallback-writes-none');
@@ -36,12 +36,17 @@ describe('web mode: the window gaps a person found', () => {
       // The flag in the ROW (the flag list above the timeline names it too): whole, not "⚑ memo…".
       const flag = app.timeline.row(2).locator('[data-flag="memory_corruption"]');
       await flag.waitFor({ timeout: 30_000 });
-      await expect(flag.innerText()).resolves.toBe('⚑ Memory corruption');
-      if (size.width > 1024)
-        expect(await layout.readable(flag), `${tag}: the flag reads whole in row 2`).toBe(true);
-      // In the narrow timeline the row's arguments keep their first 8 characters (the flag once
-      // left them one glyph); the flag's name is then whole in the flag list above the rows.
-      else expect(await app.timeline.argsRoom(2), `${tag}: row 2's arguments`).toBeGreaterThanOrEqual(8);
+      expect(await layout.readable(flag), `${tag}: the flag reads whole in row 2`).toBe(true);
+      await expect(flag.getAttribute('title')).resolves.toMatch(
+        /^Memory corruption \(QA rule memory_corruption\)/,
+      );
+      if (size.width > 1024) await expect(flag.innerText()).resolves.toBe('⚑ Memory corruption');
+      // In the narrow timeline the flag is its rule's one word, whole, its name in the tooltip and
+      // the flag list above: its name and the arguments were both cut ("Instal… ⚑ Unverified succ…").
+      else {
+        await expect(flag.innerText()).resolves.toBe('⚑ Memory');
+        expect(await app.timeline.argsRoom(2), `${tag}: row 2's arguments`).toBeGreaterThanOrEqual(16);
+      }
       // Rows stay one height (the timeline is virtualized) and the row keeps its call.
       const box = await app.timeline.row(2).boundingBox();
       expect(Math.round(box!.height)).toBe(22);

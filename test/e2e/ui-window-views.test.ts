@@ -259,6 +259,9 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
     await app.settled({ timeoutMs: 90_000 });
     const text = walkthrough.locator('.panel-body');
+    // The header said "open · Enter or click to type" over a blank pane: the shell's prompt comes
+    // a moment after the first bytes (the screenshot was early), so it is waited for.
+    await app.terminal.waitForPrompt();
     await app.screenshot('views-room-1280x800');
     const mid = await text.boundingBox();
     expect(mid?.height ?? 0, 'walkthrough text at 1280×800').toBeGreaterThanOrEqual(160);

@@ -95,6 +95,9 @@ describe('web mode: a new user walks the window (Open…, step, pause, inject, r
       // And each says how it is written (a Harbor task read "task · hello-file").
       expect(await library.projectPath(walk.path()).innerText()).toContain(walk.says);
       await library.agentField.fill(`scripted:${script}`);
+      // A spec longer than the field is said whole under it (the field showed its tail).
+      await expect(library.agentWhole.innerText()).resolves.toBe(`scripted:${script}`);
+      expect(await layout.readable(library.agentWhole)).toBe(true);
       await shot('listed');
       await nothingCovered(app, 'Open…');
       await item.getByTestId('project-start').click();
@@ -111,6 +114,12 @@ describe('web mode: a new user walks the window (Open…, step, pause, inject, r
       await app.settled({ timeoutMs: 90_000 });
       await nothingCovered(app, 'a step held before its tools');
       expect(await layout.unexplainedDisabled(), 'disabled without a reason (held)').toEqual([]);
+      // The memory in use is read against the sandbox's own limit, the one its limits line says
+      // (it was the cgroup's: "23 MiB / 2256 MiB" beside "1 GiB").
+      const memory = await app.sandbox.memory();
+      expect(memory.limit).toBe(memory.limitsSay);
+      // Each size keeps its unit on its line ("disk 512 ⏎MiB" at 1024 wide).
+      expect(await app.sandbox.limits.innerText()).toMatch(/disk\u00a0\d+\u00a0[MG]iB$/);
       await shot('held');
       await app.page.keyboard.press('p');
       await app.page.keyboard.press('F10');

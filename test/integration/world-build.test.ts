@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -254,6 +254,40 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
     } finally {
       expect(await closeTestProvider(provider)).toEqual([]);
     }
+  });
+
+  it('a context holding a link out of it is refused before the engine sees it; left out by .dockerignore, it is never sent', async () => {
+    const taskDir = join(dir, 'link-out');
+    mkdirSync(taskDir, { recursive: true });
+    const hostSecret = join(dir, 'host-secret.txt');
+    writeFileSync(hostSecret, `HOST-SECRET-${token}`);
+    writeFileSync(join(taskDir, 'Dockerfile'), 'FROM stepbox-sandbox:2\nUSER root\nCOPY . /ctx/\n');
+    symlinkSync(hostSecret, join(taskDir, 'secret'));
+    writeFileSync(
+      join(taskDir, 'task.json'),
+      JSON.stringify({ name: 'link-out', goal: 'x', sandbox: { build: '.' } }),
+    );
+    const agent = script(taskDir, 'agent.jsonl', [
+      call('execute_shell', { command: 'ls -A /ctx; cat /ctx/secret; echo listed' }),
+      { content: 'done' },
+    ]);
+    const refused = await cli(['run', taskDir, '--agent', `scripted:${agent}`]);
+    noteTags(refused.stderr);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      `secret in the build context is a symbolic link to ${hostSecret}, outside ${taskDir}`,
+    );
+    expect(refused.stderr).toContain(`a line secret in ${join(taskDir, '.dockerignore')}`);
+    expect(refused.stderr).not.toContain('[build]'); // refused at load: nothing went to the engine
+    writeFileSync(join(taskDir, '.dockerignore'), 'secret\n');
+    const run = await cli(['run', taskDir, '--agent', `scripted:${agent}`, '--json']);
+    noteTags(run.stderr);
+    expect(run.stderr).toMatch(/\[build\] building stepbox-build:/);
+    const trace = traceText(JSON.parse(run.stdout) as { trace: string });
+    expect(trace).toContain('listed');
+    expect(trace).toContain('Dockerfile'); // the rest of the context is in the image
+    expect(trace).not.toContain(`HOST-SECRET-${token}`);
+    expect(trace).toMatch(/cat: (can't open ')?\/ctx\/secret/); // not sent at all
   });
 
   it('a Dockerfile that fails to build: its last lines in the error, exit 2, nothing recorded', async () => {

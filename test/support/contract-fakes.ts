@@ -388,7 +388,8 @@ export function fakePorts() {
         const ends = new Set<(r: string) => void>();
         const timer = setInterval(() => {
           for (const cb of samples)
-            cb({ cpuPercent: 1.5, memoryBytes: 1024, memoryLimit: 1 << 30, pids: 2, t: Date.now() });
+            // The cgroup's limit, larger than the task's: it makes room for the tmpfs mounts.
+            cb({ cpuPercent: 1.5, memoryBytes: 1024, memoryLimit: 2816 << 20, pids: 2, t: Date.now() });
         }, 20);
         return {
           onSample: (cb) => (samples.add(cb), () => samples.delete(cb)),

@@ -240,7 +240,13 @@ export interface ServedApp {
  * For the enclosing `describe`: a fresh home served by `stepbox serve` and a browser,
  * started before its tests and closed (home removed) after them.
  */
-export function servedApp(options: { readonly settings?: unknown } = {}): ServedApp {
+export function servedApp(
+  options: {
+    readonly settings?: unknown;
+    /** Fills the home before it is served (episodes written into its store, listed at the start). */
+    readonly seed?: (home: string) => Promise<void>;
+  } = {},
+): ServedApp {
   let browser: Browser | undefined;
   let served: Served | undefined;
   let home: string | undefined;
@@ -249,6 +255,7 @@ export function servedApp(options: { readonly settings?: unknown } = {}): Served
     // The served home's settings.json (README "Settings"), e.g. a short ui.idle_release.
     if (options.settings !== undefined)
       writeFileSync(join(home, 'settings.json'), JSON.stringify(options.settings));
+    await options.seed?.(home);
     served = await startServe({ home });
     browser = await launchBrowser();
   });
@@ -616,9 +623,32 @@ export class LibraryPanel extends PanelObject {
   get searchField(): Locator {
     return this.root.getByTestId('library-search');
   }
+  /** The Agent field's whole spec, said under the field when it is longer than the field shows. */
+  get agentWhole(): Locator {
+    return this.root.getByTestId('library-agent-whole');
+  }
   /** The file picker "pick…" opens (a task, a folder or a file). */
   get filePicker(): Locator {
     return this.page.getByTestId('file-picker');
+  }
+  /** The file picker's entry `name` (a file or a folder of the listing). */
+  pickerEntry(name: string): Locator {
+    return this.filePicker.locator(`[data-testid="picker-entry"][data-name="${name}"]`);
+  }
+  /**
+   * The file picker's closing buttons in order, and whether they come after its help text
+   * (the way out last, as in the window's other dialogs).
+   */
+  pickerActions(): Promise<{ buttons: string[]; afterHelp: boolean }> {
+    return this.filePicker.evaluate((box) => {
+      const row = box.querySelector('.picker-actions');
+      const help = box.querySelector(':scope > p.muted');
+      return {
+        buttons: row ? Array.from(row.querySelectorAll('button')).map((b) => b.innerText.trim()) : [],
+        afterHelp:
+          !!row && !!help && (help.compareDocumentPosition(row) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0,
+      };
+    });
   }
   /** A task's entry in the start list: its card and what shows under it (a failed start). */
   taskItem(id: string): Locator {
@@ -994,6 +1024,14 @@ export class TimelinePanel extends PanelObject {
   get stepHeading(): Locator {
     return this.root.locator('.tl-head .tl-step');
   }
+  /** The column headings (# TOOL ARGUMENTS MARKS STATUS), hidden while no episode is open. */
+  get columnHeadings(): Locator {
+    return this.root.locator('.tl-head');
+  }
+  /** What the timeline says with no episode open: what stepbox does and the ways in. */
+  get welcome(): Locator {
+    return this.root.getByTestId('welcome');
+  }
   /** The tools of step `step`'s row that the task does not offer (each marked, with a title saying so). */
   notOffered(step: number): Locator {
     return this.row(step).getByTestId('row-tool-not-offered');
@@ -1158,6 +1196,29 @@ export class TerminalPanel extends PanelObject {
   async waitForOpen(ms = 60_000): Promise<void> {
     await this.root.getByTestId('terminal-mode').filter({ hasText: 'open' }).waitFor({ timeout: ms });
   }
+  /** Waits until the live shell's prompt (`…$ `) is on the screen. */
+  async waitForPrompt(ms = 30_000): Promise<void> {
+    await until(
+      () => this.lines(),
+      (lines) => lines.some((l) => /\$\s*$/.test(l)),
+      ms,
+      'the shell prompt in the live terminal',
+    );
+  }
+  /**
+   * Where the pane's status (no sandbox, opening, loading) sits: its distance in px from the
+   * left and top edges of the terminal's body, and its text.
+   */
+  status(): Promise<{ left: number; top: number; text: string } | null> {
+    return this.root.evaluate((panel) => {
+      const state = panel.querySelector<HTMLElement>('.state');
+      const body = panel.querySelector<HTMLElement>('.panel-body');
+      if (!state || !body) return null;
+      const s = state.getBoundingClientRect();
+      const b = body.getBoundingClientRect();
+      return { left: s.left - b.left, top: s.top - b.top, text: state.innerText };
+    });
+  }
   async focus(): Promise<void> {
     await this.root.getByTestId('terminal-live').click();
   }
@@ -1233,6 +1294,26 @@ export class InspectorPanel extends PanelObject {
   /** Waits until the output tab's stdout shows `text` (open the tab first). */
   async waitForStdout(text: string, ms = 20_000): Promise<void> {
     await this.root.getByTestId('inspector-stdout').filter({ hasText: text }).waitFor({ timeout: ms });
+  }
+  /** The Output tab's stdout boxes, one a call (an agent's exec output without its tool's header). */
+  get stdout(): Locator {
+    return this.root.getByTestId('inspector-stdout');
+  }
+  /** The Output tab's line of what an agent's exec tool said above its output (exit, wall time). */
+  get execFacts(): Locator {
+    return this.root.getByTestId('inspector-exec-facts');
+  }
+  /** The recorded text of such an output, header and all, behind its "as recorded" summary. */
+  get rawStdout(): Locator {
+    return this.root.getByTestId('inspector-stdout-raw');
+  }
+  /** Opens the recorded text of the `i`-th such output; returns its text. */
+  async openRawStdout(i = 0): Promise<string> {
+    const raw = this.rawStdout.nth(i);
+    await raw.locator('summary').click();
+    const pre = raw.locator('pre');
+    await pre.waitFor({ state: 'visible' });
+    return pre.innerText();
   }
   /** The Files tab's list of changed files, once shown (open the tab first). */
   async filesText(ms = 30_000): Promise<string> {
@@ -1696,6 +1777,21 @@ export class SandboxPanel extends PanelObject {
   }
   container(): Promise<string> {
     return this.root.getByTestId('sandbox-container').innerText();
+  }
+  /** The limits line (`1 cpu · 1 GiB · 256 pids · disk 512 MiB`). */
+  get limits(): Locator {
+    return this.root.getByTestId('sandbox-limits');
+  }
+  /**
+   * The memory line once a stats sample is in: the use, the limit it is read against, and the
+   * memory figure of the limits line (the second fact), as shown.
+   */
+  async memory(ms = 30_000): Promise<{ used: string; limit: string; limitsSay: string }> {
+    const line = this.root.getByTestId('sandbox-memory').filter({ hasText: /MiB|GiB/ });
+    await line.waitFor({ timeout: ms });
+    const m = /^(\S+\s\S+) \/ (\S+\s\S+)/.exec((await line.innerText()).trim());
+    const limits = (await this.limits.innerText()).split(' · ');
+    return { used: m?.[1] ?? '', limit: m?.[2] ?? '', limitsSay: limits[1] ?? '' };
   }
   /** What the panel says of Docker (`docker down`, …). */
   get dockerStatus(): Locator {

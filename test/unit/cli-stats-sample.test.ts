@@ -33,4 +33,21 @@ describe('stats sample', () => {
     );
     expect(s).toMatchObject({ cpuPercent: 0, memoryBytes: 200, pids: 0, t: 42 });
   });
+
+  it("leaves the files in tmpfs mounts out of the processes' memory (they are disk)", () => {
+    // cgroup v2: shmem is the tmpfs pages, charged to the cgroup but not the processes'.
+    const v2 = toSample({
+      memory_stats: { usage: 300, limit: 1000, stats: { inactive_file: 100, shmem: 150 } },
+    });
+    expect(v2.memoryBytes).toBe(50);
+    // cgroup v1 as Docker passes it (no shmem figure): the processes' anonymous memory.
+    const v1 = toSample({
+      memory_stats: {
+        usage: 52_883_456,
+        limit: 1 << 29,
+        stats: { total_cache: 52_428_800, total_inactive_file: 0, total_rss: 53_248 },
+      },
+    } as Parameters<typeof toSample>[0]);
+    expect(v1.memoryBytes).toBe(53_248);
+  });
 });

@@ -339,6 +339,8 @@ describe.each(Object.keys(rigs))('contract over the %s transport', (name) => {
     const { subscription } = value(await client.stats.subscribe({ id: branch }));
     const sample = await nextEvent(transport, 'sandbox.stats', (s) => s.subscription === subscription);
     expect(sample).toMatchObject({ branch, cpu_percent: 1.5, memory_bytes: 1024 });
+    // Against the limit the sandbox has, the one its limits line shows, not the cgroup's.
+    expect(sample.memory_limit_bytes).toBe(info.sandbox?.limits.memory_bytes);
     value(await client.stats.unsubscribe({ subscription }));
     value(await client.episode.stop({ id: branch }));
   });

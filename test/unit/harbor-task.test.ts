@@ -167,7 +167,15 @@ describe('a Harbor task folder read as a task', () => {
     const dockerfile = copyOf('dockerfile-app', 'dockerfile-link');
     rmSync(join(dockerfile, 'environment/Dockerfile'));
     symlinkSync(join(host, 'Dockerfile'), join(dockerfile, 'environment/Dockerfile'));
-    refused(dockerfile, /environment\/Dockerfile is a symbolic link/);
+    // Out of environment/: the build context's rule names it; inside, it is still never read through.
+    refused(
+      dockerfile,
+      /environment\/: Dockerfile in the build context is a symbolic link to .*host\/Dockerfile, outside/,
+    );
+    rmSync(join(dockerfile, 'environment/Dockerfile'));
+    writeFileSync(join(dockerfile, 'environment/Real.Dockerfile'), 'FROM stepbox-sandbox:2\n');
+    symlinkSync('Real.Dockerfile', join(dockerfile, 'environment/Dockerfile'));
+    refused(dockerfile, /environment\/Dockerfile is a symbolic link to .*Real\.Dockerfile: /);
     // A fifo does not hang the read; a huge instruction is refused before it is read.
     const fifo = copyOf('not-a-number', 'fifo');
     rmSync(join(fifo, 'instruction.md'));

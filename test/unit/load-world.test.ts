@@ -78,6 +78,11 @@ describe('loadWorld: one way from a path to a task', () => {
     refused({ workspace: { from: '../secret' } }, 'workspace.from', outside(join(root, 'secret')));
     refused({ workspace: { from: 'up' } }, 'workspace.from "up"', /is a symbolic link to .*secret, outside/);
     refused({ workspace: { from: 'sub/../..' } }, 'workspace.from', outside(root));
+    // A chain whose links each read as inside: here -> . and there -> here/.. (the text folds to
+    // the task folder, the kernel climbs out of it), so there/secret is the folder beside it.
+    symlinkSync('.', join(root, 'task/here'));
+    symlinkSync('here/..', join(root, 'task/there'));
+    refused({ workspace: { from: 'there/secret' } }, 'workspace.from', outside(join(root, 'secret')));
     // Said the same whether the place outside exists or not: a task file cannot probe the machine.
     refused({ workspace: { from: '../no-such' } }, 'workspace.from', outside(join(root, 'no-such')));
     refused({ sandbox: { build: '/' } }, 'sandbox.build "/"', outside('/'));
@@ -93,6 +98,13 @@ describe('loadWorld: one way from a path to a task', () => {
       'sandbox.build.dockerfile',
       outside(join(root, 'secret/Dockerfile')),
     );
+    // The task folder as a build context now holds links out of it (up, there): refused by name.
+    write('task/task.json', JSON.stringify({ name: 't', goal: 'g', sandbox: { build: '.' } }));
+    expect(failure(loadWorld(join(root, 'task'))).message).toMatch(
+      /sandbox\.build "\.": there in the build context is a symbolic link to here\/\.\. \(/,
+    );
+    rmSync(join(root, 'task/up'));
+    rmSync(join(root, 'task/there'));
     // Inside, and "~" is a folder's name like any other (nothing expands it).
     write(
       'task/task.json',

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { widerThanDefaults } from '../../shared/isolation-policy.js';
 import { parseTask, SandboxSpec } from '../../shared/task.js';
@@ -10,6 +10,11 @@ import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { prepareScript } from '../../electron/engine/docker/engine-flavour.js';
 import { readTar } from '../../electron/engine/docker/tar-reader.js';
 import { parseJsonc, readDevcontainer } from '../../electron/engine/harness/devcontainer.js';
+import { loadHarborTask } from '../../electron/engine/harness/harbor-task.js';
+import { loadWorld } from '../../electron/engine/harness/load-world.js';
+import type { AppError } from '../../shared/errors.js';
+import type { Result } from '../../shared/result.js';
+import { PROJECT_ROOT } from '../support/cli.js';
 import { sandboxConfig } from '../../electron/engine/sandbox/limits.js';
 import { overlayEntries } from '../../electron/engine/sandbox/workspace-seed.js';
 import { resolveToolPath } from '../../electron/engine/tools/paths.js';
@@ -248,8 +253,11 @@ describe('devcontainer.json', () => {
       { dockerFile: 'Dockerfile', context: '../up' },
       /: context "\.\.\/up" is a symbolic link to .*, outside /,
     );
-    // The project itself (".." from .devcontainer/) and a folder in it are fine.
+    // The project itself (".." from .devcontainer/) and a folder in it are fine, once the link out of it is gone.
     writeFileSync(join(dc, 'devcontainer.json'), '{"build": {"dockerfile": "Dockerfile", "context": ".."}}');
+    const linked = readDevcontainer(project, { goal: 'g' });
+    expect(!linked.ok && linked.error.message).toMatch(/: up in the build context is a symbolic link to /);
+    rmSync(join(project, 'up'));
     expect(readDevcontainer(project, { goal: 'g' }).ok).toBe(true);
     writeFileSync(join(dc, 'devcontainer.json'), '{"build": {"dockerfile": "Dockerfile"}}');
     expect(readDevcontainer(project, { goal: 'g' }).ok).toBe(true);
@@ -258,9 +266,134 @@ describe('devcontainer.json', () => {
     writeFileSync(other, '{"image": "x", "containerEnv": {"TOKEN": "ghp_secret"}}');
     rmSync(join(dc, 'devcontainer.json'));
     symlinkSync(other, join(dc, 'devcontainer.json'));
-    const linked = readDevcontainer(project, { goal: 'g' });
-    expect(!linked.ok && linked.error.message).toMatch(
+    const linkedFile = readDevcontainer(project, { goal: 'g' });
+    expect(!linkedFile.ok && linkedFile.error.message).toMatch(
       /devcontainer\.json is a symbolic link to .*other\.json, outside/,
     );
+  });
+});
+
+describe("a build context's symbolic links: one rule for task files, devcontainers and Harbor tasks", () => {
+  // A cloned project's context may hold a link out of it. The engine would get it as a link
+  // (COPY copies it dangling), but the client reads .dockerignore through one, and no image
+  // needs one: refused at load (and at the build), naming the link, its target and the fix.
+  const outside = join(dir, 'links-outside');
+  mkdirSync(join(outside, 'home'), { recursive: true });
+  writeFileSync(join(outside, 'shadow'), 'root:$6$hash');
+
+  /** The three worlds that build, each with its context folder and its loader. */
+  const worlds: Record<string, (root: string) => { ctx: string; load: () => Result<unknown, AppError> }> = {
+    'task.json': (root) => {
+      mkdirSync(join(root, 'ctx'), { recursive: true });
+      writeFileSync(join(root, 'ctx/Dockerfile'), 'FROM stepbox-sandbox:2\nCOPY . /x\n');
+      writeFileSync(
+        join(root, 'task.json'),
+        JSON.stringify({ name: 't', goal: 'g', sandbox: { build: 'ctx' } }),
+      );
+      return { ctx: join(root, 'ctx'), load: () => loadWorld(join(root, 'task.json')) };
+    },
+    devcontainer: (root) => {
+      mkdirSync(join(root, '.devcontainer'), { recursive: true });
+      writeFileSync(join(root, '.devcontainer/Dockerfile'), 'FROM stepbox-sandbox:2\n');
+      writeFileSync(
+        join(root, '.devcontainer/devcontainer.json'),
+        '{"build": {"dockerfile": "Dockerfile", "context": "."}}',
+      );
+      return { ctx: join(root, '.devcontainer'), load: () => readDevcontainer(root, { goal: 'g' }) };
+    },
+    harbor: (root) => {
+      cpSync(join(PROJECT_ROOT, 'test/fixtures/harbor/dockerfile-app'), root, { recursive: true });
+      return { ctx: join(root, 'environment'), load: () => loadHarborTask(root) };
+    },
+  };
+
+  /** Each way out: what to put in a context, the link's path in it and its target as shown. */
+  const escapes: [string, (ctx: string) => void, string, string][] = [
+    [
+      'an absolute link',
+      (ctx) => symlinkSync(join(outside, 'shadow'), join(ctx, 'secret')),
+      'secret',
+      join(outside, 'shadow'),
+    ],
+    [
+      'a relative link climbing out (whether or not its place exists)',
+      (ctx) => symlinkSync('../../../../../../../../../../no-such-file', join(ctx, 'up')),
+      'up',
+      '../../../../../../../../../../no-such-file',
+    ],
+    ['a link to a folder', (ctx) => symlinkSync(outside, join(ctx, 'home')), 'home', outside],
+    [
+      'a chain whose every link reads as inside',
+      (ctx) => {
+        // here -> . is inside; out -> here/../x reads as ctx/x, but the machine resolves it to ctx/../x.
+        writeFileSync(join(dirname(ctx), 'beside.txt'), 'the project next to the context');
+        symlinkSync('.', join(ctx, 'here'));
+        symlinkSync('here/../beside.txt', join(ctx, 'out'));
+      },
+      'out',
+      'here/../beside.txt',
+    ],
+    [
+      'a link in a nested folder',
+      (ctx) => {
+        mkdirSync(join(ctx, 'a/b'), { recursive: true });
+        symlinkSync('/etc', join(ctx, 'a/b/etc'));
+      },
+      'a/b/etc',
+      '/etc',
+    ],
+    [
+      'a .dockerignore that is itself a link (the client reads it through the link)',
+      (ctx) => {
+        writeFileSync(join(outside, 'ignore'), 'Dockerfile\n');
+        symlinkSync(join(outside, 'ignore'), join(ctx, '.dockerignore'));
+      },
+      '.dockerignore',
+      join(outside, 'ignore'),
+    ],
+  ];
+
+  let n = 0;
+  for (const [kind, make] of Object.entries(worlds))
+    for (const [how, put, link, target] of escapes)
+      it(`${kind}: ${how} is refused, naming the link, its target and the fix`, () => {
+        const world = make(join(dir, `links-${n++}`));
+        expect(world.load().ok, 'the world before the link').toBe(true);
+        put(world.ctx);
+        const r = world.load();
+        expect(r.ok).toBe(false);
+        if (r.ok) return;
+        expect(r.error.code).toBe('invalid_task');
+        expect(r.error.message).toContain(link);
+        expect(r.error.message).toContain(`symbolic link to ${target}`);
+        if (link !== '.dockerignore') {
+          expect(r.error.message).toContain(`outside ${world.ctx}`);
+          expect(r.error.message).toContain(`a line ${link} in ${join(world.ctx, '.dockerignore')}`);
+          // The engine's own gate says the same, for a task that reaches it without the loader.
+          expect(() => resolveBuild(world.ctx, dir)).toThrow(
+            `${link} in the build context is a symbolic link`,
+          );
+        }
+      });
+
+  it('a link that stays inside, a dangling one, and one .dockerignore leaves out are sent as they are', () => {
+    for (const [kind, make] of Object.entries(worlds)) {
+      const world = make(join(dir, `links-ok-${kind}`));
+      mkdirSync(join(world.ctx, 'v1/.venv/bin'), { recursive: true });
+      symlinkSync('v1', join(world.ctx, 'latest'));
+      symlinkSync('v1/missing', join(world.ctx, 'dangling'));
+      // A project's virtualenv points at this machine's python: leaving it out is the fix the error names.
+      symlinkSync('/usr/bin/python3', join(world.ctx, 'v1/.venv/bin/python'));
+      symlinkSync(join(outside, 'shadow'), join(world.ctx, 'ignored-secret'));
+      writeFileSync(join(world.ctx, '.dockerignore'), '**/.venv\nignored-*\n');
+      expect(world.load().ok, kind).toBe(true);
+      expect(() => resolveBuild(world.ctx, dir)).not.toThrow();
+      // A `!` exception brings the link back into the build: refused again.
+      writeFileSync(join(world.ctx, '.dockerignore'), '**/.venv\n!v1/.venv/bin/python\nignored-*\n');
+      const back = world.load();
+      expect(!back.ok && back.error.message, kind).toMatch(
+        /v1\/\.venv\/bin\/python in the build context is a symbolic link to \/usr\/bin\/python3/,
+      );
+    }
   });
 });

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type Docker from 'dockerode';
+import { linkOutOfContext } from '../folder-files.js';
 import { SANDBOX_IMAGE } from '../../../shared/constants.js';
 
 /** The repository of images stepbox builds from a task's Dockerfile; the tag is the context's content hash. */
@@ -127,6 +128,9 @@ export function resolveBuild(
       'invalid_task',
       `sandbox.build: the Dockerfile ${dockerfile} lies outside its context ${context}; put it inside the context folder`,
     );
+  // The same rule as the world loader's, for a task that reaches the engine another way (a recorded one).
+  const link = linkOutOfContext(context, 'sandbox.build');
+  if (link) throw new BuildError('invalid_task', link.message);
   try {
     if (!statSync(dockerfile).isFile()) throw new Error('not a file');
   } catch {

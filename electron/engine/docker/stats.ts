@@ -8,8 +8,16 @@ const log = logger('stats');
 export interface StatsSample {
   /** CPU use since the previous sample, in percent of one core (200 = two cores busy). */
   readonly cpuPercent: number;
-  /** Memory in use, page cache excluded (as `docker stats` shows it). */
+  /**
+   * Memory the container's processes use: page cache and tmpfs files left out. `docker stats`
+   * counts the files in /workspace, /tmp and $HOME too (tmpfs pages are charged to the
+   * memory cgroup), which made an idle sandbox with a full workspace look out of memory.
+   */
   readonly memoryBytes: number;
+  /**
+   * The memory cgroup's limit: the task's memory plus the tmpfs sizes (container-spec.ts's
+   * `containerMemoryBytes`), not the limit a task names.
+   */
   readonly memoryLimit: number;
   readonly pids: number;
   /** Epoch ms of the sample. */
@@ -36,12 +44,21 @@ interface RawStats {
   memory_stats?: {
     usage?: number;
     limit?: number;
-    stats?: { cache?: number; total_inactive_file?: number; inactive_file?: number };
+    stats?: {
+      cache?: number;
+      total_inactive_file?: number;
+      inactive_file?: number;
+      /** tmpfs pages: `shmem` under cgroup v2, `total_shmem` under v1 where the engine passes it. */
+      shmem?: number;
+      total_shmem?: number;
+      /** cgroup v1's anonymous memory of the processes. */
+      total_rss?: number;
+    };
   };
   pids_stats?: { current?: number };
 }
 
-/** Turns one engine stats document into a sample, the way `docker stats` computes it. */
+/** Turns one engine stats document into a sample: CPU the way `docker stats` computes it, memory the processes' own. */
 export function toSample(raw: RawStats, now = Date.now()): StatsSample {
   const cpu = raw.cpu_stats?.cpu_usage?.total_usage ?? 0;
   const preCpu = raw.precpu_stats?.cpu_usage?.total_usage ?? 0;
@@ -55,16 +72,28 @@ export function toSample(raw: RawStats, now = Date.now()): StatsSample {
   const cpuPercent =
     preSystem > 0 && cpuDelta > 0 && systemDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0;
   const mem = raw.memory_stats ?? {};
-  // cgroup v1 reports page cache as total_inactive_file/cache, v2 as inactive_file.
-  const cache = mem.stats?.total_inactive_file ?? mem.stats?.inactive_file ?? mem.stats?.cache ?? 0;
   const t = raw.read ? Date.parse(raw.read) : NaN;
   return {
     cpuPercent,
-    memoryBytes: Math.max(0, (mem.usage ?? 0) - cache),
+    memoryBytes: processMemory(mem),
     memoryLimit: mem.limit ?? 0,
     pids: raw.pids_stats?.current ?? 0,
     t: Number.isFinite(t) && t > 0 ? t : now,
   };
+}
+
+/**
+ * The processes' memory of a stats document: usage less reclaimable page cache and less the
+ * tmpfs files (shmem). Docker on a cgroup v1 host passes no shmem figure; there the
+ * processes' anonymous memory (total_rss) is the nearest one.
+ */
+function processMemory(mem: NonNullable<RawStats['memory_stats']>): number {
+  const stats = mem.stats ?? {};
+  const shmem = stats.shmem ?? stats.total_shmem;
+  if (shmem === undefined && stats.total_rss !== undefined) return stats.total_rss;
+  // cgroup v1 reports page cache as total_inactive_file/cache, v2 as inactive_file.
+  const cache = stats.total_inactive_file ?? stats.inactive_file ?? stats.cache ?? 0;
+  return Math.max(0, (mem.usage ?? 0) - cache - (shmem ?? 0));
 }
 
 /**

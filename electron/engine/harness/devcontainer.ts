@@ -4,7 +4,7 @@ import { appError, type AppError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import type { TaskInput } from '../../../shared/task.js';
 import { jsonErrorAt } from '../json-error.js';
-import { outsideWorld, readWorldFile } from '../folder-files.js';
+import { outsideBuildContext, readWorldFile } from '../folder-files.js';
 import { cappedLines, shownKey } from '../../../shared/validation-issues.js';
 import { shellJoin } from '../tools/shell-quote.js';
 
@@ -129,7 +129,7 @@ export function readDevcontainer(
     // project (VS Code would build "context": "/" from the whole disk).
     const field =
       b.context !== undefined ? 'build.context' : c.context !== undefined ? 'context' : 'build.dockerfile';
-    const outside = outsideWorld(
+    const outside = outsideBuildContext(
       dir,
       contextAbs,
       `${file}: ${field} ${JSON.stringify(context)}`,

@@ -6,7 +6,7 @@ import { appError, type AppError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import { MAX_TIMEOUT_SECONDS, parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { cappedLines, issueLine, shownKey } from '../../../shared/validation-issues.js';
-import { outsideWorld, readFolderFiles, readWorldFile } from '../folder-files.js';
+import { outsideBuildContext, readFolderFiles, readWorldFile } from '../folder-files.js';
 
 /**
  * Harbor's task folder (Terminal-Bench 2.0 and the datasets built for it), read as a stepbox
@@ -232,7 +232,12 @@ export function loadHarborTask(dir: string, options: HarborOptions = {}): Result
   let workdir: string | null = null;
   if (hasDockerfile) {
     // environment/ is the build's context: all of it goes to the engine, so it must be the task's own.
-    const outside = outsideWorld(dir, join(dir, 'environment'), join(dir, 'environment/'));
+    const outside = outsideBuildContext(
+      dir,
+      join(dir, 'environment'),
+      join(dir, 'environment/'),
+      'put the folder itself there',
+    );
     if (outside) return err(outside);
     const text = readWorldFile(dir, dockerfile);
     if (!text.ok) return text;

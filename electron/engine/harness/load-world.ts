@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { outsideWorld } from '../folder-files.js';
+import { outsideBuildContext, outsideWorld } from '../folder-files.js';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { formatBytes } from '../../../shared/format-bytes.js';
 import { err, ok, type Result } from '../../../shared/result.js';
@@ -318,6 +318,7 @@ export function outsideTaskFolder(
     if (typeof build !== 'string' && build.dockerfile !== undefined)
       named.push(['sandbox.build.dockerfile', join(context, build.dockerfile)]);
   }
+  const buildFix = `put the Dockerfile and what it copies inside ${dir} (paths in a task file are relative to its folder), or build the image yourself (docker build -t NAME PATH) and name it in sandbox.image`;
   for (const [field, path] of named) {
     const outside = outsideWorld(
       dir,
@@ -325,11 +326,30 @@ export function outsideTaskFolder(
       `${file}: ${field} ${JSON.stringify(path)}`,
       field === 'workspace.from'
         ? `name a folder inside ${dir} (paths in a task file are relative to its folder), or put the task file in the folder it seeds ("from": ".", as stepbox task init DIR writes), or run that folder itself: stepbox run DIR --goal "…"`
-        : `put the Dockerfile and what it copies inside ${dir} (paths in a task file are relative to its folder), or build the image yourself (docker build -t NAME PATH) and name it in sandbox.image`,
+        : buildFix,
     );
     if (outside) return outside;
   }
-  return null;
+  if (build === undefined || !fields.includes('sandbox.build')) return null;
+  // The context (a named Dockerfile's folder) goes to the engine whole: no link in it may leave it.
+  const given = typeof build === 'string' ? build : build.context;
+  const namedPath = resolve(dir, given);
+  const context = isFolder(namedPath) || typeof build !== 'string' ? namedPath : dirname(namedPath);
+  return outsideBuildContext(
+    dir,
+    context,
+    `${file}: ${typeof build === 'string' ? 'sandbox.build' : 'sandbox.build.context'} ${JSON.stringify(given)}`,
+    buildFix,
+  );
+}
+
+/** Whether `path` is a folder (not through a link); false when it is missing. */
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,6 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { whyNot } from './why-not';
-import { BREAKPOINT_KINDS, describeBreakpoint, sameBreakpoint } from '../../../shared/breakpoint-kinds';
+import {
+  BREAKPOINT_KINDS,
+  breakpointGroup,
+  describeBreakpoint,
+  sameBreakpoint,
+} from '../../../shared/breakpoint-kinds';
 import type { Breakpoint } from '../../../shared/breakpoints';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -112,11 +117,18 @@ export function BreakpointList() {
                   setMessage(null);
                 }}
               >
-                {BREAKPOINT_KINDS.map((k) => (
+                {BREAKPOINT_KINDS.filter((k) => breakpointGroup(k.kind) === null).map((k) => (
                   <option key={k.kind} value={k.kind}>
                     {k.label}
                   </option>
                 ))}
+                <optgroup label={breakpointGroup('request_match') ?? ''}>
+                  {BREAKPOINT_KINDS.filter((k) => breakpointGroup(k.kind) !== null).map((k) => (
+                    <option key={k.kind} value={k.kind}>
+                      {k.label}
+                    </option>
+                  ))}
+                </optgroup>
               </select>
             </label>
             {info?.value ? (

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { whyNot } from './why-not';
 import { pickedValue, type PickField } from '../stores/picker/picker-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -31,6 +31,11 @@ export function FilePicker() {
   // The opened projects are places a start reads from too (the error names "an opened project").
   const projects = useSlice('projects', (s) => s.projects);
   const box = useRef<HTMLDivElement>(null);
+  // The file entry picked out (a click), which Choose takes: a click chose it at once before,
+  // and the dialog had only Cancel, where a person looks for the button that picks. Another
+  // folder shown, nothing is picked out.
+  const [selected, setSelected] = useState<string | null>(null);
+  useEffect(() => setSelected(null), [listing]);
   const open = field !== null;
   useEffect(() => {
     if (!open) return;
@@ -51,6 +56,8 @@ export function FilePicker() {
     else e.setAgentDir(value);
     p.close();
   };
+  // The agent's folder is a folder: its files are listed, not taken.
+  const takes = (type: string): boolean => type === 'file' && field !== 'agentDir';
   const up = listing && listing.path ? listing.path.replace(/\/?[^/]*$/, '') : null;
   return (
     <div className="sheet-backdrop" onClick={() => p.close()}>
@@ -151,11 +158,20 @@ export function FilePicker() {
                       'A file: the agent’s files come from a folder.',
                     en.type === 'dir' ? `open ${en.name}` : `choose ${en.name}`,
                   )}
+                  aria-selected={en.type === 'file' ? en.name === selected : undefined}
+                  className={en.name === selected ? 'selected' : undefined}
                   onClick={() =>
                     en.type === 'dir'
                       ? void p.browse(listing.path ? `${listing.path}/${en.name}` : en.name)
-                      : choose(en.name)
+                      : setSelected(en.name)
                   }
+                  // A double click or Enter takes a file at once, as a system's open dialog does.
+                  onDoubleClick={() => (takes(en.type) ? choose(en.name) : undefined)}
+                  onKeyDown={(ev) => {
+                    if (ev.key !== 'Enter' || !takes(en.type)) return;
+                    ev.preventDefault();
+                    choose(en.name);
+                  }}
                 >
                   <span className="mono">
                     {en.type === 'dir' ? '▸ ' : ''}
@@ -169,25 +185,43 @@ export function FilePicker() {
             {listing.entries.length === 0 ? <li className="muted">This folder is empty.</li> : null}
           </ul>
         ) : null}
-        <div className="row">
-          {field === 'agentDir' && listing ? (
+        <p className="muted">
+          Only a task’s folder, an opened project and the store can be chosen from. A path in a sample task’s
+          folder is kept relative to it, as the form resolves it. Enter or a double click takes a file; Esc
+          closes.
+        </p>
+        {/* The way out last, after the words, the primary action first: as Save as case… and
+            the fork settings have them. */}
+        <div className="row picker-actions">
+          {field === 'agentDir' ? (
             <button
               type="button"
               className="primary"
               data-testid="picker-use-folder"
+              {...whyNot(!listing && 'The folder is still being listed.')}
               onClick={() => choose(null)}
             >
               Use this folder
             </button>
-          ) : null}
+          ) : (
+            <button
+              type="button"
+              className="primary"
+              data-testid="picker-choose"
+              {...whyNot(
+                selected === null &&
+                  'Pick a file in the list first (a double click or Enter takes it at once).',
+                selected === null ? 'Choose' : `Choose ${selected}`,
+              )}
+              onClick={() => (selected === null ? undefined : choose(selected))}
+            >
+              Choose
+            </button>
+          )}
           <button type="button" data-testid="picker-cancel" onClick={() => p.close()}>
             Cancel
           </button>
         </div>
-        <p className="muted">
-          Only a task’s folder, an opened project and the store can be chosen from. A path in a sample task’s
-          folder is kept relative to it, as the form resolves it. Esc closes.
-        </p>
       </div>
     </div>
   );

@@ -89,11 +89,13 @@ export function ProjectsSection() {
                   <label className="field-label" htmlFor={goalId}>
                     {GOAL_FIELD}
                   </label>
-                  <input
+                  {/* A few lines, growing with the goal: a one-line input showed "Read notes.txt and say whe". */}
+                  <textarea
                     id={goalId}
-                    className="search"
+                    className="search project-goal"
                     data-testid="project-goal"
-                    placeholder="what the agent should do here"
+                    rows={2}
+                    placeholder="what the agent should do"
                     value={goal}
                     onChange={(ev) => p.setGoal(project.path, ev.target.value)}
                   />
@@ -105,7 +107,7 @@ export function ProjectsSection() {
                     id={checkId}
                     className="search mono"
                     data-testid="project-check"
-                    placeholder="test -f out.txt (exit 0 = passed)"
+                    placeholder="test -f out.txt"
                     title="Run in /workspace after the agent ends; exit 0 = success (the CLI’s --verify)"
                     value={check}
                     onChange={(ev) => p.setCheck(project.path, ev.target.value)}

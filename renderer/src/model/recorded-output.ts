@@ -1,4 +1,5 @@
 import type { StepDetail } from '../../../shared/contract/models';
+import { execWrapperOf, execWrapperText } from '../../../shared/exec-wrapper';
 import { callText } from '../../../shared/step-summary';
 import { terminalSafe } from '../../../shared/terminal-text';
 
@@ -64,7 +65,7 @@ function crlf(text: string, cols = 0, start = 0): string {
  */
 export function recordedOutput(detail: StepDetail, cols = 0): string {
   const out: string[] = [`${DIM}── step ${detail.step} (recorded) ──${RESET}\r\n`];
-  for (const { call, result, override } of detail.calls) {
+  for (const { call, result, override, replaced } of detail.calls) {
     const args = call.arguments;
     // A shell command as typed after a prompt; another tool as a person reads its call (not a
     // shell line, so no `$`): `» write_file notes.txt (12 B)`, not its JSON.
@@ -75,7 +76,10 @@ export function recordedOutput(detail: StepDetail, cols = 0): string {
       out.push(`${DIM}(no result yet)${RESET}\r\n`);
       continue;
     }
-    if (r.stdout) out.push(crlf(r.stdout.endsWith('\n') ? r.stdout : `${r.stdout}\n`, cols));
+    // An agent's own exec tool wrote a header above the output: the output alone, its facts after.
+    const wrapper = replaced ? null : execWrapperOf(r);
+    const stdout = wrapper ? wrapper.output : r.stdout;
+    if (stdout) out.push(crlf(stdout.endsWith('\n') ? stdout : `${stdout}\n`, cols));
     if (r.stderr)
       out.push(`${RED}${crlf(r.stderr.endsWith('\n') ? r.stderr : `${r.stderr}\n`, cols)}${RESET}`);
     if (r.error)
@@ -84,6 +88,7 @@ export function recordedOutput(detail: StepDetail, cols = 0): string {
       );
     else if (r.exit_code !== undefined && r.exit_code !== 0)
       out.push(`${DIM}[exit ${r.exit_code}]${RESET}\r\n`);
+    else if (wrapper) out.push(`${DIM}[${crlf(execWrapperText(wrapper))}]${RESET}\r\n`);
   }
   for (const h of detail.human) out.push(`${CYAN}(human) $ ${crlf(h.command, cols, 10)}${RESET}\r\n`);
   if (detail.final !== null) out.push(`${DIM}final answer:${RESET} ${crlf(detail.final, cols, 14)}\r\n`);

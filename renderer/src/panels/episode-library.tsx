@@ -35,6 +35,9 @@ import { ErrorText } from '../components/error-text';
 import { returnTitle } from '../model/return-title';
 import { episodesApart, mainReturnText } from '../model/episode-heading';
 
+/** About the characters the Agent field shows at 1024×700; a longer spec is also said whole under it. */
+const AGENT_FITS = 26;
+
 /** Markdown emphasis and code marks dropped for a one-line summary. */
 function plain(text: string): string {
   return text.replace(/\*\*|`/g, '');
@@ -359,12 +362,23 @@ export function EpisodeLibrary() {
           data-testid="library-agent"
           list="installed-agents"
           value={agent}
+          // Whole on hover; left, it shows its start (the kind and the command), not the tail
+          // the caret scrolled to ("0/scripts/open-project.jsonl").
+          title={agent || undefined}
           onChange={(e) => actions.setAgent(e.target.value)}
         />
         <PickButton field="agent" label="Agent" />
         <AgentsButton />
         <InstalledAgentsList />
       </div>
+      {/* A spec longer than the field's 1024-wide width (a path, a command) is said whole under
+          it, wrapped: the field showed "0/scripts/open-project.jsonl" or "exec:python3 /work/main/resc".
+          (An input, not a textarea: the installed agents are its suggestions.) */}
+      {agent.length > AGENT_FITS ? (
+        <div className="mono muted field-whole" data-testid="library-agent-whole">
+          {agent}
+        </div>
+      ) : null}
       {errorUnder(AGENT_FIELD)}
       {refusalUnder(AGENT_FIELD)}
       {/* One line until asked: the whole list took nine lines at 1024×700 and pushed the tasks out of sight. */}

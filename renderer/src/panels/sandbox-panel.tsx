@@ -6,14 +6,22 @@ import { selectWayOn } from '../stores/stepper/stepper-store';
 import { ReopenButton } from '../components/reopen-button';
 import { ForkOtherButton, useNeedsOtherAgent } from '../components/fork-other-button';
 
-function mib(n: number): string {
-  return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
+const NBSP = '\u00a0';
+
+/**
+ * A size with a non-breaking space before its unit, whole GiB where it is one (`1 GiB`, so the
+ * limits stay one line in a 1024-wide window), else MiB: "disk 512 ⏎MiB" left the unit alone
+ * on the next line. The one place the pane formats sizes.
+ */
+function size(n: number): string {
+  const gib = 1024 * 1024 * 1024;
+  if (n >= gib && n % gib === 0) return `${n / gib}${NBSP}GiB`;
+  return `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)}${NBSP}MiB`;
 }
 
-/** A limit in whole GiB where it is one (`1 GiB`), so the limits stay one line in a 1024-wide window. */
-function limit(n: number): string {
-  const gib = 1024 * 1024 * 1024;
-  return n >= gib && n % gib === 0 ? `${n / gib} GiB` : mib(n);
+/** A count and its word kept on one line (`256 pids`). */
+function fact(...words: readonly (string | number)[]): string {
+  return words.join(NBSP);
 }
 
 /** A sparkline of recent samples (inline SVG). */
@@ -55,8 +63,13 @@ function Stats(props: {
         · {s.pids ?? '—'} pids
       </dd>
       <dt>memory</dt>
-      <dd data-testid="sandbox-memory">
-        {mib(s.memory_bytes)} / {mib(s.memory_limit_bytes)}
+      {/* The processes' memory against the task's limit (the one the limits line says): the
+          cgroup's own limit adds the tmpfs mounts' sizes, and read 16 MiB / 2816 MiB beside 1 GiB. */}
+      <dd
+        data-testid="sandbox-memory"
+        title="Memory the sandbox's processes use (files in its tmpfs mounts count as disk) against the task's memory limit"
+      >
+        {size(s.memory_bytes)} / {size(s.memory_limit_bytes)}
         {props.memFraction !== null ? ` (${(props.memFraction * 100).toFixed(0)}%)` : ''}{' '}
         <Spark
           values={props.history.map((x) => x.memory_bytes)}
@@ -173,9 +186,9 @@ export function SandboxPanel() {
               <span className="mono">{sandbox.image}</span> · network {sandbox.network}
             </dd>
             <dt>limits</dt>
-            <dd>
-              {sandbox.limits.cpus} cpu · {limit(sandbox.limits.memory_bytes)} · {sandbox.limits.pids} pids ·
-              disk {limit(sandbox.limits.disk_bytes)}
+            <dd data-testid="sandbox-limits">
+              {fact(sandbox.limits.cpus, 'cpu')} · {size(sandbox.limits.memory_bytes)} ·{' '}
+              {fact(sandbox.limits.pids, 'pids')} · {fact('disk', size(sandbox.limits.disk_bytes))}
             </dd>
           </dl>
           <Stats stats={stats} history={history} memFraction={memFraction} />

@@ -1,4 +1,4 @@
-import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
+import { ruleLabel, ruleTitle, ruleWord } from '../../../shared/qa/rule-label';
 import {
   memo,
   useCallback,
@@ -238,7 +238,9 @@ const Row = memo(function Row(props: {
       <span className={`tl-marks${marked ? ' clip' : ''}`}>
         {/* A QA flag is what a person looks for first: it leads the marks, its name whole (the
             row's grid gives it the room, see .marks-first). More flags than fit a narrow row are
-            counted (+N); the flag list above the timeline names them all. */}
+            counted (+N); the flag list above the timeline names them all. A narrow timeline
+            shows the rule's one word instead of its name (CSS, no measuring: the row is the
+            hot path), so the arguments keep their room. */}
         {row.flags.map((f, i) => (
           <i
             key={i}
@@ -246,7 +248,8 @@ const Row = memo(function Row(props: {
             title={ruleTitle(f.rule, f.message)}
             data-flag={f.rule}
           >
-            ⚑ {ruleLabel(f.rule)}
+            ⚑ <span className="mk-name">{ruleLabel(f.rule)}</span>
+            <span className="mk-word">{ruleWord(f.rule)}</span>
           </i>
         ))}
         {row.flags.length > 1 ? (
@@ -815,7 +818,8 @@ export function Timeline() {
         <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} verifier={verifierReward} />
       ) : null}
       <MarkLegend rows={rows} />
-      <div className="tl-head" role="row" style={stepColumn}>
+      {/* No columns over the welcome: an empty "# TOOL ARGUMENTS" header sat above it. */}
+      <div className="tl-head" role="row" style={stepColumn} hidden={load === 'empty'}>
         <span className="tl-bp-h" />
         <span className="tl-step">#</span>
         <span className="tl-tool">tool</span>

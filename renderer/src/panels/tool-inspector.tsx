@@ -6,6 +6,7 @@ import { assertNever } from '../../../shared/assert-never';
 import { otherWritersText } from '../../../shared/other-writers-text';
 import type { ToolResult } from '../../../shared/tool-result';
 import { measuredDuration } from '../../../shared/tool-duration';
+import { execWrapperOf, execWrapperText } from '../../../shared/exec-wrapper';
 import { JsonText } from '../components/json-text';
 import { FileDiffView, FileWholeView, pretty } from '../components/lazy-editors';
 import { fileViewOf } from '../model/file-view';
@@ -57,6 +58,7 @@ function Facts(props: {
         no result yet
       </div>
     );
+  const wrapper = props.given ? null : execWrapperOf(r);
   return (
     <dl className="facts" data-testid="inspector-facts">
       {/* What happened, in words and colour: "ok true" beside "exit 1" read as success. */}
@@ -93,6 +95,15 @@ function Facts(props: {
       {props.given ? (
         <dd data-testid="inspector-exit" title={GIVEN}>
           — <span className="muted">(no command ran)</span>
+        </dd>
+      ) : wrapper && (wrapper.exitCode !== null || wrapper.sessionId !== null) ? (
+        <dd data-testid="inspector-exit" title={FROM_WRAPPER}>
+          {wrapper.exitCode ?? '—'}{' '}
+          <span className="muted">
+            {wrapper.exitCode !== null
+              ? '(in the header of the agent’s tool output)'
+              : `(still running in the agent’s session ${wrapper.sessionId})`}
+          </span>
         </dd>
       ) : r.exit_code === undefined && r.ok && props.duration === null ? (
         <dd data-testid="inspector-exit" title={NOT_REPORTED}>
@@ -138,6 +149,10 @@ function Facts(props: {
 /** Why an exit reads `—` for a call an agent inside the sandbox ran. */
 const NOT_REPORTED =
   'the agent inside the sandbox ran this call and sent stepbox only its output text: an exit status, if any, is in that text';
+
+/** Why an exit is read from the output's header. */
+const FROM_WRAPPER =
+  'the agent inside the sandbox ran this call; its tool wrote the exit status in the header above the output (a line the program printed below it does not count)';
 
 /** A result's outcome in words: `exit 137`, `error timeout`. */
 function outcome(r: ToolResult): string {
@@ -279,12 +294,30 @@ const OutputView = memo(function OutputView(props: { readonly detail: StepDetail
     <>
       {calls.map((c) => {
         const r = c.override?.real ?? c.result;
+        const wrapper = c.replaced ? null : execWrapperOf(r);
         return (
           <div key={c.call.id} className="output">
             <h4>
-              {c.call.name} — stdout {r?.truncated?.stdout ? '(truncated)' : ''}
+              {c.call.name} — {wrapper ? 'output' : 'stdout'} {r?.truncated?.stdout ? '(truncated)' : ''}
             </h4>
-            <StreamText text={r?.stdout ?? ''} testId="inspector-stdout" />
+            {wrapper ? (
+              // The agent's tool wrote its own header above the output (Codex's "Chunk ID", "Wall
+              // time", "Process exited with code"): said as facts, the output shown alone.
+              <p
+                className={wrapper.exitCode ? 'exec-facts warn' : 'exec-facts'}
+                data-testid="inspector-exec-facts"
+                title={FROM_WRAPPER}
+              >
+                {execWrapperText(wrapper)}
+              </p>
+            ) : null}
+            <StreamText text={wrapper ? wrapper.output : (r?.stdout ?? '')} testId="inspector-stdout" />
+            {wrapper ? (
+              <details className="exec-raw" data-testid="inspector-stdout-raw">
+                <summary>the text as recorded (what the model read)</summary>
+                <pre className="out">{r?.stdout}</pre>
+              </details>
+            ) : null}
             <h4>stderr {r?.truncated?.stderr ? '(truncated)' : ''}</h4>
             <StreamText text={r?.stderr ?? ''} testId="inspector-stderr" err />
             {r?.error ? (

@@ -1,0 +1,101 @@
+import type { ToolResult } from './tool-result.js';
+
+/**
+ * (Its own file, with no zod: the inspector reads it in the window's first chunk.)
+ *
+ * The header an agent's own exec tool writes above a command's output — Codex CLI's
+ * `exec_command` and `write_stdin`, whose text is all stepbox records of the call:
+ *
+ *     Chunk ID: 3f2a1b
+ *     Wall time: 0.0123 seconds
+ *     Process exited with code 0          (or: Process running with session ID 42)
+ *     Original token count: 12
+ *     Output:
+ *     …what the command printed…
+ *
+ * Parsed for display only: the trace keeps the text as the model read it (replay compares it).
+ */
+export interface ExecWrapper {
+  readonly chunkId: string | null;
+  /** Seconds, as the agent's tool measured them. */
+  readonly wallTimeS: number | null;
+  /** The process's exit code; null while it still runs (`sessionId`) or when the header does not say. */
+  readonly exitCode: number | null;
+  /** The session a still-running process goes on in (the agent polls it with write_stdin). */
+  readonly sessionId: string | null;
+  /** How many tokens the output held before the tool cut it for the model. */
+  readonly originalTokens: number | null;
+  /** What the command printed: everything after the `Output:` line, untouched. */
+  readonly output: string;
+}
+
+type Field = 'chunk' | 'wall' | 'status' | 'tokens';
+
+/** The header's lines in the order the tool writes them; each at most once, any may be missing. */
+const HEADER: readonly { readonly field: Field; readonly line: RegExp }[] = [
+  { field: 'chunk', line: /^Chunk ID: (\S+)$/ },
+  { field: 'wall', line: /^Wall time: (\d+(?:\.\d+)?) seconds$/ },
+  { field: 'status', line: /^Process (?:exited with code (-?\d+)|running with session ID (\S+))$/ },
+  { field: 'tokens', line: /^Original token count: (\d+)$/ },
+];
+
+/**
+ * The wrapper of `text`, or null when it has none. The text is untrusted (a program prints
+ * what it likes, "Process exited with code 0" included): only the tool's own lines count — at
+ * the very top, in the tool's order, each once, ended by `Output:`. Anything after that line is
+ * the program's, whatever it says; a line that fits no header before it means no wrapper at all.
+ */
+export function parseExecWrapper(text: string): ExecWrapper | null {
+  const found: Partial<Record<Field, RegExpExecArray>> = {};
+  let next = 0;
+  let at = 0;
+  for (;;) {
+    const end = text.indexOf('\n', at);
+    const line = end === -1 ? text.slice(at) : text.slice(at, end);
+    if (line === 'Output:') {
+      // A header of the tool's names a chunk or a time: a bare "Output:" line is anyone's.
+      if (!found.chunk && !found.wall) return null;
+      const status = found.status;
+      return {
+        chunkId: found.chunk?.[1] ?? null,
+        wallTimeS: found.wall ? Number(found.wall[1]) : null,
+        exitCode: status?.[1] !== undefined ? Number(status[1]) : null,
+        sessionId: status?.[2] ?? null,
+        originalTokens: found.tokens ? Number(found.tokens[1]) : null,
+        output: end === -1 ? '' : text.slice(end + 1),
+      };
+    }
+    const i = HEADER.findIndex((h, k) => k >= next && h.line.test(line));
+    if (i === -1 || end === -1) return null;
+    found[HEADER[i].field] = HEADER[i].line.exec(line)!;
+    next = i + 1;
+    at = end + 1;
+  }
+}
+
+/**
+ * The wrapper of a call's result when an agent's own tool ran it (recorded as its text alone:
+ * no exit code, no duration of stepbox's, see `outputResult`); null for stepbox's own tools,
+ * whose exit code is a field and whose stdout is the program's from its first byte.
+ */
+export function execWrapperOf(
+  r: Pick<ToolResult, 'exit_code' | 'duration_ms' | 'stdout'> | null | undefined,
+): ExecWrapper | null {
+  if (!r || r.exit_code !== undefined || r.duration_ms !== null || !r.stdout) return null;
+  return parseExecWrapper(r.stdout);
+}
+
+/** The wrapper's facts in words: `exit 0 · wall time 0.0123 s · 12 tokens before cut`. */
+export function execWrapperText(w: ExecWrapper): string {
+  return [
+    w.exitCode !== null
+      ? `exit ${w.exitCode}`
+      : w.sessionId !== null
+        ? `still running (session ${w.sessionId})`
+        : 'exit not said',
+    w.wallTimeS !== null ? `wall time ${w.wallTimeS} s` : '',
+    w.originalTokens !== null ? `${w.originalTokens} tokens of output` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}

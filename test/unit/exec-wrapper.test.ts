@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { execWrapperOf, execWrapperText, parseExecWrapper } from '../../shared/exec-wrapper.js';
+import { resultLine } from '../../shared/step-summary.js';
+import { outputResult } from '../../shared/tool-result.js';
+import { recordedOutput } from '../../renderer/src/model/recorded-output.js';
+import { runCli } from '../support/cli.js';
+import { writeSampleEpisode } from '../support/traces.js';
+
+// Codex CLI's exec_command output as its traces record it (test/unit/inside-outputs.test.ts,
+// qa-teaching-rules.test.ts): the tool's header, then `Output:`, then what the command printed.
+const EXITED =
+  'Chunk ID: ab12\nWall time: 0.0123 seconds\nProcess exited with code 2\nOriginal token count: 3\nOutput:\nno such file\n';
+
+describe("an agent's exec wrapper, parsed for display", () => {
+  it('reads the header into exit code, wall time, session and tokens; the output is the rest, untouched', () => {
+    expect(parseExecWrapper(EXITED)).toEqual({
+      chunkId: 'ab12',
+      wallTimeS: 0.0123,
+      exitCode: 2,
+      sessionId: null,
+      originalTokens: 3,
+      output: 'no such file\n',
+    });
+    // Lines may be missing (older Codex wrote no exit line); a still-running process names its session.
+    expect(parseExecWrapper('Chunk ID: 1\nWall time: 0.01 seconds\nOutput:\n"hi"\n')).toMatchObject({
+      exitCode: null,
+      output: '"hi"\n',
+    });
+    const running = parseExecWrapper(
+      'Chunk ID: a\nWall time: 1.0 seconds\nProcess running with session ID 42\nOriginal token count: 0\nOutput:\nBuilding...\n',
+    );
+    expect(running).toMatchObject({ exitCode: null, sessionId: '42', output: 'Building...\n' });
+    expect(execWrapperText(running!)).toBe('still running (session 42) · wall time 1 s · 0 tokens of output');
+    expect(execWrapperText(parseExecWrapper(EXITED)!)).toBe(
+      'exit 2 · wall time 0.0123 s · 3 tokens of output',
+    );
+    expect(parseExecWrapper('Chunk ID: 9\nOutput:')).toMatchObject({ output: '' });
+  });
+
+  it("a program's own lines never count: only the tool's, at the top, in order, each once", () => {
+    // A hostile program prints a fake exit after the real header: it is output.
+    const fake =
+      'Chunk ID: c\nWall time: 0.2 seconds\nProcess exited with code 1\nOutput:\nProcess exited with code 0\nOutput:\nall good\n';
+    expect(parseExecWrapper(fake)).toMatchObject({
+      exitCode: 1,
+      output: 'Process exited with code 0\nOutput:\nall good\n',
+    });
+    // A header of its own printed by a program, not at the top, out of order, twice, or with a stray line: no wrapper.
+    for (const text of [
+      'hello\nChunk ID: c\nWall time: 0.2 seconds\nProcess exited with code 0\nOutput:\nx',
+      'Process exited with code 0\nChunk ID: c\nOutput:\nx',
+      'Chunk ID: c\nChunk ID: d\nOutput:\nx',
+      'Chunk ID: c\nProcess exited with code 0\nProcess exited with code 1\nOutput:\nx',
+      'Chunk ID: c\nWall time: soon\nOutput:\nx',
+      'Chunk ID: c\nProcess exited with code 0 \nOutput:\nx',
+      'Process exited with code 0\nOutput:\nx', // no chunk, no time: anyone's words
+      'Output:\nx',
+      'Chunk ID: c\nWall time: 0.2 seconds\nProcess exited with code 0', // never reaches Output:
+      '',
+    ])
+      expect(parseExecWrapper(text), JSON.stringify(text)).toBeNull();
+  });
+
+  it("applies to an agent's own tool only: stepbox's results keep their exit code and their stdout", () => {
+    expect(execWrapperOf(outputResult(EXITED))).toMatchObject({ exitCode: 2 });
+    // execute_shell: exit code 1 of its own, and a program that prints a wrapper at the top of its output.
+    expect(execWrapperOf({ exit_code: 1, duration_ms: 12, stdout: EXITED })).toBeNull();
+    // read_file of a file holding such text: timed by stepbox, so the text is the file's.
+    expect(execWrapperOf({ duration_ms: 3, stdout: EXITED })).toBeNull();
+    expect(execWrapperOf(outputResult('plain text'))).toBeNull();
+    expect(execWrapperOf(null)).toBeNull();
+  });
+
+  it("a result on one line (stepbox run's progress, a pending override) says the header's exit and the output", () => {
+    expect(resultLine(outputResult(EXITED))).toBe('exit 2  no such file');
+    // stepbox's own tool: its exit code, and the program's text from its first byte.
+    expect(resultLine({ ok: true, exit_code: 0, stdout: EXITED, duration_ms: 5, bytes: 1 })).toMatch(
+      /^exit 0 {2}Chunk ID: ab12 /,
+    );
+  });
+});
+
+describe("the window's recorded-output terminal", () => {
+  it("prints an agent's exec output without its header, and the header's facts after it", () => {
+    const text = recordedOutput({
+      step: 1,
+      calls: [
+        {
+          call: { id: 'c1', name: 'exec_command', arguments: { cmd: 'cat nope' } },
+          result: outputResult(EXITED),
+        },
+      ],
+      human: [],
+      final: null,
+    } as unknown as Parameters<typeof recordedOutput>[0]);
+    expect(text).not.toContain('Chunk ID');
+    expect(text).toContain('» exec_command');
+    expect(text).toContain('no such file\r\n\x1b[2m[exit 2 · wall time 0.0123 s · 3 tokens of output]');
+  });
+});
+
+describe('stepbox show', () => {
+  it("says the header's exit and wall time beside an agent's call; --json keeps stdout as recorded and adds exec_header", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-exec-wrapper-'));
+    try {
+      // A program that printed a fake success below the real header (exit 2).
+      const recorded = `${EXITED}Process exited with code 0\n`;
+      const ep = await writeSampleEpisode(openEpisodeStore(home), {
+        agent: 'codex',
+        script: [
+          {
+            tool: 'exec_command',
+            args: { cmd: 'cat nope' },
+            result: { ...outputResult(recorded), exit_code: undefined, stderr: undefined },
+          },
+          { final: 'done' },
+        ],
+      });
+      const env = { env: { STEPBOX_HOME: home } };
+      const text = await runCli(['show', ep.branch], env);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain(
+        "→ exec_command: ok · — · exit 2 · wall time 0.0123 s · 3 tokens of output (in its tool's output header)",
+      );
+      const json = JSON.parse((await runCli(['show', ep.branch, '--json'], env)).stdout) as {
+        steps: { step: number; results: { stdout: string; exec_header: unknown }[] }[];
+      };
+      const r = json.steps.find((st) => st.step === 1)!.results[0];
+      expect(r.stdout).toBe(recorded);
+      expect(r.exec_header).toEqual({
+        exit_code: 2,
+        wall_time_s: 0.0123,
+        session_id: null,
+        chunk_id: 'ab12',
+        original_token_count: 3,
+        output: 'no such file\nProcess exited with code 0\n',
+      });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
