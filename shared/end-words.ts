@@ -119,3 +119,26 @@ export function verifierOutputTail(v: VerifierResult | null | undefined): string
   if (out === null && err === null) return null;
   return [out, err === null ? null : `stderr:\n${err}`].filter((x) => x !== null).join('\n');
 }
+
+/**
+ * A success QA flagged at warning or worse (reward hacking): it reads `succeeded · ⚑ flagged`
+ * in amber, never a plain green "succeeded". The header's rule, for every view that shows a
+ * status beside flags (the library said a green "succeeded" beside "⚑1", the shared file
+ * "succeeded — …" beside "1 QA flag"). `flags`: the flags, or a count of them (every rule flags
+ * at warning or worse, shared/qa).
+ */
+export function flaggedSuccess(
+  status: string | null | undefined,
+  flags: number | readonly { readonly severity: string }[],
+): boolean {
+  if (status !== 'succeeded') return false;
+  return typeof flags === 'number'
+    ? flags > 0
+    : flags.some((f) => f.severity === 'error' || f.severity === 'warning');
+}
+
+/** What a flagged success says after its word ({@link flaggedSuccess}). */
+export const FLAGGED_MARK = ' · ⚑ flagged';
+
+/** Why a flagged success is not green, on hover. */
+export const FLAGGED_TITLE = 'the verifier passed, but QA flagged it: see its QA flags';

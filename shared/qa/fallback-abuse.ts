@@ -1,3 +1,4 @@
+import { countOf } from '../count-of.js';
 import { flag, type Flag } from './flag.js';
 import { endOf, eventsOf, type QaInput } from './qa-input.js';
 
@@ -18,7 +19,7 @@ export function checkFallbackAbuse(input: QaInput): Flag[] {
       'fallback_abuse',
       fallbacks[0].step,
       'warning',
-      `${fallbacks.length} of ${results.length} tool calls${soFar} (${Math.round(rate * 100)} %) returned a fallback instead of a result, more than the ${Math.round(max * 100)} % the task allows — is ${tools.join(', ')}'s timeout too strict?`,
+      `${fallbacks.length} of ${countOf(results.length, 'tool call')}${soFar} (${Math.round(rate * 100)} %) returned a fallback instead of a result, more than the ${Math.round(max * 100)} % the task allows — is ${tools.join(', ')}'s timeout too strict?`,
       {
         rate,
         fallbacks: fallbacks.length,

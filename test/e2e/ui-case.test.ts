@@ -111,7 +111,7 @@ describe('web mode: a bundled case', () => {
     // The flag counts the calls so far, as the walkthrough says ("1 of 1 once step 1 is
     // recorded, 4 of 4 at the end"): it read "1 of 1" beside the walkthrough's bare "4 of 4".
     await app.timeline.showFlags();
-    await expect(app.timeline.flagEntries.first().innerText()).resolves.toContain('1 of 1 tool calls so far');
+    await expect(app.timeline.flagEntries.first().innerText()).resolves.toContain('1 of 1 tool call so far');
     await expect(app.library.walkthrough.innerText()).resolves.toContain('1 of 1 once step 1 is recorded');
     // Reward components in words in the legend and under the step (they read format_valid,
     // repeated_action, tool_error); the key stays in the tooltip.

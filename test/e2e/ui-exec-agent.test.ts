@@ -104,7 +104,7 @@ describe("web mode: an exec: agent's own output, live and per step", () => {
         await a.replay.fork();
         // The fork's answer shows under its button, whole, not below the open sections.
         const forked = a.replay.root.getByTestId('replay-notice');
-        await expect(forked.innerText()).resolves.toMatch(/^forked at step 1: now on /);
+        await expect(forked.innerText()).resolves.toMatch(/^forked at step 1 — see the Inspector/);
         expect(await layout.readable(forked)).toBe(true);
         await a.page.keyboard.press('F5');
         // Ended, the window shows the fork as a recorded branch.

@@ -33,9 +33,15 @@ describe('web mode: a flagged success reads as flagged', () => {
     expect(await layout.unreadable(app.stepper.taskName), 'the task name').toBe('');
     expect(await layout.onScreen(app.stepper.keysButton), 'Keys on screen').toBe(true);
     // The case's run line says its outcome whole (it ended "suc…"), the sentence after it cut.
+    // By the header's rule, as the library's tree says it: not a green "succeeded" beside "⚑ 1 QA flag".
     const outcome = app.library.caseRun('broken').getByTestId('case-run-status');
-    expect(await outcome.innerText()).toBe('succeeded');
+    await expect.poll(() => outcome.innerText(), { timeout: 30_000 }).toBe('succeeded · ⚑ flagged');
+    expect(await outcome.getAttribute('class')).toContain('st-flagged');
     expect(await layout.unreadable(outcome), 'the run line').toBe('');
+    const branch = (await app.stepper.episodeId.getAttribute('data-id')) ?? '';
+    const pill = app.library.branchNode(branch).first().getByTestId('branch-status');
+    await expect.poll(() => pill.innerText(), { timeout: 30_000 }).toBe('succeeded · ⚑ flagged');
+    expect(await pill.getAttribute('class')).toContain('st-flagged');
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);

@@ -49,7 +49,7 @@ describe('web mode: one notification area that never covers a control', () => {
       await expect(app.page.getByTestId('save-case-dialog').count()).resolves.toBe(0);
       await nothingCovered(app, `Save as case… saved (${tag})`);
 
-      // The same name again is refused: said in the dialog (beside the name) and in the bar, with
+      // The same name again is refused: said in the dialog (beside the name), in the bar once it closes, with
       // the way out the window has (Replace, or another name in the field that has the focus),
       // not the CLI's --force, and the case's folder named within the store, not by a host path.
       await app.timeline.saveCaseButton.click();
@@ -68,6 +68,8 @@ describe('web mode: one notification area that never covers a control', () => {
       expect(await app.timeline.saveCaseSave.getAttribute('data-why')).toBe(
         `“${name}” is taken: press Replace to save this episode over it, or type another name.`,
       );
+      // Said once while the dialog is open: not also in a red bar behind it.
+      expect((await app.notices.items.allInnerTexts()).join('\n')).not.toMatch(/exists|Not saved/);
       await nothingCovered(app, `a refused save, dialog open (${tag})`);
       await app.screenshot(`notices-refused-dialog-${tag}`);
       // Another name is a new try: Replace was about the taken one.

@@ -159,8 +159,13 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
       // A bare folder: Start says why it waits, until its Goal is typed.
       const start = item.getByTestId('project-start');
       expect(await start.getAttribute('data-why')).toMatch(/Type its Goal first/);
+      // Said beside it in view, not only on hover: "▶ Start" greyed with no word read as broken.
+      await expect(library.projectStartWhy(project).innerText()).resolves.toBe('needs a goal');
+      expect(await layout.onScreen(library.projectStartWhy(project))).toBe(true);
+      await app.screenshot(`open-project-needs-goal-${tag}`);
       await item.getByTestId('project-goal').fill('Read notes.txt and say whether to take an umbrella');
       expect(await start.getAttribute('aria-disabled')).toBeNull();
+      expect(await library.projectStartWhy(project).count()).toBe(0);
       await library.agentField.fill(`scripted:${script}`);
       await item.scrollIntoViewIfNeeded();
       // Said by its folder's name, not the host's path (the list showed /tmp/stepbox-e2e-…/weather-notes).

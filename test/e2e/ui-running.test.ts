@@ -128,7 +128,7 @@ describe('web mode: live sandboxes in sight', () => {
     expect(await app.library.root.getByText('No episodes yet', { exact: false }).count()).toBe(0);
     const item = (b: string) => app.library.root.locator(`[data-testid="running-item"][data-branch="${b}"]`);
     await expect(item(fork).innerText()).resolves.toMatch(
-      /hello-python\s+fork@1 · on screen[\s\S]*since \d\d:\d\d/,
+      /hello-python\s+fork at step 1 · on screen[\s\S]*since \d\d:\d\d/,
     );
     await expect(item(main).innerText()).resolves.toMatch(/hello-python\s+main[\s\S]*since \d\d:\d\d/);
     const stop = item(main).getByTestId('running-stop');
@@ -159,7 +159,7 @@ describe('web mode: live sandboxes in sight', () => {
     await app.library.runningOpen(fork).focus();
     await app.page.keyboard.press('Enter');
     await until(onScreen, (id) => id === fork, 30_000, 'the fork opened from the Running list by keyboard');
-    await expect(item(fork).innerText()).resolves.toMatch(/fork@1 · on screen/);
+    await expect(item(fork).innerText()).resolves.toMatch(/fork at step 1 · on screen/);
     await app.settled({ timeoutMs: 90_000 });
 
     // Stop the parent from the list: its sandbox goes, the fork on screen runs on (Stop does

@@ -59,6 +59,11 @@ describe('web mode: the small things (issue 19.9)', () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
     await app.batches.root.getByTestId('batch-task').waitFor();
+    // A case by its title, as the Cases list names it, not its folder's slug
+    // ("case: context-overflow-drops-goal").
+    const cases = (await app.batches.taskChoices()).filter((t) => t.startsWith('case: '));
+    expect(cases.length).toBeGreaterThan(0);
+    for (const c of cases) expect(c).not.toMatch(/^case: [a-z0-9]+(-[a-z0-9]+)+$/);
     // (d) "at once 100000" is refused with its range, not run as 16.
     await app.batches.root.getByTestId('batch-task').selectOption('sample:hello-python');
     await app.batches.root.getByTestId('batch-concurrency').fill('100000');

@@ -129,7 +129,16 @@ describe('web mode: what a new user tripped on (issue 19, the walk)', () => {
     // The raw result keeps its key, rounded to what the facts show (0.1 ms).
     const result = await app.inspector.model('result.json', (t) => t.includes('duration_ms'));
     expect(result).toMatch(/"duration_ms": \d+(\.\d)?,?\n/);
+    // The JSON keeps its structure; its text values read as their lines, not `"file\\n67 …"`.
+    expect(JSON.parse(result)).toMatchObject({ ok: true, stdout: expect.stringContaining('\n') });
+    const shown = await app.inspector.shownText('result.json');
+    expect(shown).toContain('README.md');
+    expect(shown).not.toContain('\\n');
     await app.screenshot('walk-inspector-duration-1600x1000');
+    for (const size of [SIZES[0], { width: 1920, height: 1080 }]) {
+      await app.resize(size);
+      await app.screenshot(`walk-inspector-result-lines-${size.width}x${size.height}`);
+    }
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 200_000);

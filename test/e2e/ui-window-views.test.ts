@@ -35,13 +35,17 @@ async function shots(app: AppPage, name: string): Promise<void> {
 /**
  * The window shows the branch just made at step `k` from `parent`, without a step taken: its
  * id, "paused at step k", its rows up to k, the notice of where it came from, the branch tree
- * with it current under its parent at fork@k, a live terminal.
+ * with it current under its parent, named as the tree names it (`name`: `fork 2@1`; three
+ * nested forks all read "fork@1"), a live terminal. The notice names the parent so (`parentName`),
+ * not by its id.
  */
 async function showsNewBranch(
   app: AppPage,
   parent: string,
   k: number,
-  says = `New live branch from ${parent} at step ${k}`,
+  name: string,
+  parentName: string,
+  says = `New live branch at step ${k}, from ${parentName}:`,
 ): Promise<string> {
   const branch = await until(
     () => openBranch(app),
@@ -66,7 +70,9 @@ async function showsNewBranch(
   const node = tree.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
   await node.waitFor({ timeout: 30_000 });
   expect(await node.getAttribute('class')).toContain('current');
-  expect(await node.innerText()).toContain(`fork@${k}`);
+  await expect(app.timeline.branchName(branch).innerText()).resolves.toBe(name);
+  // No id in the sentence: the parent by its name.
+  expect(await app.stepper.stopReason.innerText()).not.toMatch(/\bb-\d{8}/);
   // Under its parent: the parent's item holds it.
   const underParent = tree.locator(
     `li:has(> [data-branch="${parent}"]) [data-testid="branch-node"][data-branch="${branch}"]`,
@@ -95,7 +101,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     // Fork at step 1 of the live branch: the fork is on screen before any step.
     await app.timeline.select(1);
     await app.replay.fork();
-    const forked = await showsNewBranch(app, parent, 1);
+    const forked = await showsNewBranch(app, parent, 1, 'fork@1', 'main');
     // Room at 1024×700 with every Replay button there (a second branch adds "Compare with another
     // branch…"): the terminal keeps 180 px, the buttons are on screen.
     const layout = new LayoutObject(app.page);
@@ -125,7 +131,8 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     await app.timeline.select(1);
     await app.replay.pressReopen();
     await app.replay.waitForNotice('reopened at step 1');
-    const reopened = await showsNewBranch(app, forked, 1);
+    const reopened = await showsNewBranch(app, forked, 1, 'fork 2@1', 'fork 1 at step 1');
+    await expect(app.timeline.branchName(forked).innerText()).resolves.toBe('fork 1@1');
     expect(reopened).not.toBe(parent);
     await shots(app, 'reopened');
 
@@ -139,7 +146,9 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
       app,
       reopened,
       1,
-      `Rolled back to step 1: now on a new live branch from ${reopened}, paused at step 1`,
+      'fork 3@1',
+      'fork 2 at step 1',
+      'Rolled back to step 1: now on a new live branch from fork 2 at step 1, paused at step 1',
     );
     expect(
       await app.timeline.root

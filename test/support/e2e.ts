@@ -420,6 +420,14 @@ class PanelObject {
   text(): Promise<string> {
     return this.root.innerText();
   }
+  /** A branch's node in the panel's branch trees (the library's, the timeline's). */
+  branchNode(branch: string): Locator {
+    return this.root.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
+  }
+  /** The name a branch's node gives it beside its id (`fork 2 at step 1`, a candidate's number and action). */
+  branchName(branch: string): Locator {
+    return this.branchNode(branch).getByTestId('branch-name');
+  }
 }
 
 /** One batch slot as the batches section shows it. */
@@ -432,6 +440,10 @@ export interface SlotText {
 export class BatchesSection extends PanelObject {
   constructor(page: Page) {
     super(page, 'batches');
+  }
+  /** The tasks the form offers, as a person reads them (`case: Context overflow drops the goal`). */
+  taskChoices(): Promise<string[]> {
+    return this.root.getByTestId('batch-task').locator('option').allInnerTexts();
   }
   /** Fills the form (`task`: `sample:ID` or `case:ID`) and starts the batch. */
   async start(options: {
@@ -514,6 +526,10 @@ export class LibraryPanel extends PanelObject {
   /** An opened project's Start. */
   projectStart(path: string): Locator {
     return this.project(path).getByTestId('project-start');
+  }
+  /** The words beside a greyed Start, in view without hovering it ("needs a goal"). */
+  projectStartWhy(path: string): Locator {
+    return this.project(path).getByTestId('project-start-why');
   }
   /** A bare folder's Goal field, in its item. */
   projectGoal(path: string): Locator {
@@ -744,10 +760,6 @@ export class LibraryPanel extends PanelObject {
   walkthroughOf(caseId: string): Locator {
     return this.page.locator(`[data-testid="case-walkthrough"][data-case="${caseId}"]`);
   }
-  /** A branch's node in the library's trees. */
-  branchNode(branch: string): Locator {
-    return this.root.locator(`[data-testid="branch-node"][data-branch="${branch}"]`);
-  }
   /** How many steps a branch's node says it has (`1 step`). */
   branchSteps(branch: string): Locator {
     return this.branchNode(branch).getByTestId('branch-steps');
@@ -763,10 +775,6 @@ export class LibraryPanel extends PanelObject {
   /** What an episode's heading says tells it from its task's other episodes (`· started 16:08`). */
   episodeApart(episode: string): Locator {
     return this.episodeHead(episode).getByTestId('episode-apart');
-  }
-  /** The name a branch's node gives it beside its id (a candidate's number and action). */
-  branchName(branch: string): Locator {
-    return this.branchNode(branch).getByTestId('branch-name');
   }
   /** Every name the library's trees give a branch (candidates), by branch id. */
   branchNames(): Promise<Record<string, string>> {
@@ -1103,12 +1111,6 @@ export class TimelinePanel extends PanelObject {
   async toggleBreakpoint(step: number): Promise<void> {
     await this.row(step).locator('.tl-bp').click();
   }
-  /** A branch's node in the tree above the timeline. */
-  branchNode(branch: string): Locator {
-    return this.root.locator(
-      `[data-testid="branch-tree"] [data-testid="branch-node"][data-branch="${branch}"]`,
-    );
-  }
   async select(step: number): Promise<void> {
     await this.row(step).click();
   }
@@ -1411,10 +1413,17 @@ export class InspectorPanel extends PanelObject {
     return this.page.evaluate(() => {
       const monaco = window.__stepboxMonaco;
       const out: Record<string, string> = {};
+      // The JSON of a light view: a text value drawn as its lines keeps its JSON in `data-json`.
+      const json = (n: Node): string =>
+        n instanceof Element
+          ? (n.getAttribute('data-json') ?? Array.from(n.childNodes).map(json).join(''))
+          : (n.textContent ?? '');
       for (const el of Array.from(
         document.querySelectorAll('[data-testid="tool-inspector"] [data-json-view]'),
-      ))
-        out[el.getAttribute('data-json-view') ?? ''] = el.querySelector('pre')?.textContent ?? '';
+      )) {
+        const pre = el.querySelector('pre');
+        out[el.getAttribute('data-json-view') ?? ''] = pre ? json(pre) : '';
+      }
       for (const editor of monaco?.editor.getEditors() ?? []) {
         const m = editor.getModel();
         if (!m || m.uri.scheme !== 'stepbox') continue;
@@ -1424,6 +1433,10 @@ export class InspectorPanel extends PanelObject {
       }
       return out;
     });
+  }
+  /** A light JSON view's text as a person reads it on screen (`result.json`, …): its lines as drawn. */
+  shownText(name: string): Promise<string> {
+    return this.root.locator(`[data-json-view="${name}"] pre`).innerText();
   }
   /** What an on-screen model shows (its URI query: branch/step, and the file for a diff). */
   modelScopes(): Promise<Record<string, string>> {

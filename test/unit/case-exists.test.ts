@@ -115,6 +115,10 @@ describe('a case name already in the library', () => {
     expect(s.refused).toMatch(/Replace/);
     expect(s.refused).toMatch(/another name/);
     expect(s.refused).not.toMatch(/--force|pass/);
+    // Said in the open dialog only: a red bar behind it said the same thing at once.
+    expect(notices.getState().items).toHaveLength(0);
+    // Closed without a save, the bar keeps it.
+    teaching.getState().close();
     const bar = notices.getState().items.map((n) => n.text);
     expect(bar).toHaveLength(1);
     expect(bar[0]).not.toMatch(/--force/);
@@ -130,6 +134,7 @@ describe('a case name already in the library', () => {
       code: 'invalid_input',
       message: 'episode b-1 has no recorded decision to replay',
     }));
+    teaching.getState().openSave();
     await teaching.getState().saveAsCase('b-1', 'other');
     expect(teaching.getState().conflict).toBeNull();
     fake.on('cases.save', (r) =>

@@ -88,7 +88,7 @@ describe('fallback_abuse rule', () => {
   it('counts the calls so far while the episode runs, so the live flag and the end agree', () => {
     // The timeout case's walkthrough said "4 of 4" beside a live flag's "1 of 1" after step 1.
     const live = new QaTrace(task).step({ calls: [fb] });
-    expect(checkFallbackAbuse(input(live))[0].message).toMatch(/^1 of 1 tool calls so far \(100 %\)/);
+    expect(checkFallbackAbuse(input(live))[0].message).toMatch(/^1 of 1 tool call so far \(100 %\)/);
     const ended = new QaTrace(task).repeat(4, { calls: [fb] }).end();
     expect(checkFallbackAbuse(input(ended))[0].message).toMatch(/^4 of 4 tool calls \(100 %\)/);
   });

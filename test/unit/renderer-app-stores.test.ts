@@ -187,7 +187,7 @@ describe('app stores wiring', () => {
       () => stores.stepper.getState().load === 'ready' && stores.stepper.getState().branch === 'b-fork',
     );
     // The fork's rows arriving are not a step: the answer stays.
-    expect(stores.replay.getState().notice).toBe('forked at step 1: now on b-fork');
+    expect(stores.replay.getState().notice).toBe('forked at step 1 — see the Inspector');
     // F10 on the fork: from the moment the step is asked for, the answer is history.
     const stepping = stores.stepper.getState().step();
     expect(stores.replay.getState().notice).toBeNull();

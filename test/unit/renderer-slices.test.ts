@@ -960,7 +960,7 @@ describe('terminal store', () => {
     store.getState().follow('b-main', 'b-new', 1);
     // The screen gets the window's own mark: what is above it after step 1 was undone.
     expect(out).toEqual([[rollbackMark(1), true]]);
-    expect(rollbackMark(1)).toContain('rolled back to step 1: the sandbox is as it was then');
+    expect(rollbackMark(1)).toContain('rolled back to step 1: what ran above since is undone');
     await store.getState().attach('b-new');
     expect(store.getState()).toMatchObject({ branch: 'b-new', terminal: 't1', status: 'open' });
     expect(fake.callsOf('terminal.open')).toHaveLength(1);

@@ -11,6 +11,7 @@ import {
 } from '../../renderer/src/stores/candidates/candidates-store';
 import { createEpisodesStore } from '../../renderer/src/stores/episodes/episodes-store';
 import { injectPlaceholder } from '../../renderer/src/stores/inject/inject-store';
+import { returnTitle } from '../../renderer/src/model/return-title';
 import { selectCurrentRow, type StepperState } from '../../renderer/src/stores/stepper/stepper-store';
 import { selectShownTab } from '../../renderer/src/stores/inspector/inspector-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
@@ -55,8 +56,18 @@ describe('issue 19.9: the small things, in the stores', () => {
     expect(selectShownTab('files', false)).toBe('files');
   });
 
+  it('a return with its γ says on hover what that is: "discounted return, γ = 0.99"', () => {
+    expect(returnTitle(0.99)).toMatch(/^discounted return, γ = 0\.99: /);
+    expect(returnTitle(1)).toMatch(/^return: /);
+  });
+
   it('the inject hint is about the step at hand', () => {
-    const row = (step: number, tools: string[], summary: string, status: 'ok' | 'nonzero_exit') => ({
+    const row = (
+      step: number,
+      tools: string[],
+      summary: string,
+      status: 'ok' | 'nonzero_exit' | 'pending',
+    ) => ({
       step,
       tools,
       summary,
@@ -67,6 +78,10 @@ describe('issue 19.9: the small things, in the stores', () => {
     expect(ok).toMatch(/step 2, after step 1 \(write_file greet\.py\)/);
     const failed = injectPlaceholder(row(2, ['execute_shell'], 'python3 app.py', 'nonzero_exit'), 'text');
     expect(failed).toMatch(/step 3, after step 2 \(execute_shell python3 app\.py\) failed/);
+    // Held before its tool, step 1 has not run yet: said so.
+    expect(injectPlaceholder(row(1, ['list_dir'], '.', 'pending'), 'text')).toMatch(
+      /^What the agent reads at step 2, after step 1 \(list_dir \.\) runs: /,
+    );
     expect(injectPlaceholder(row(2, ['execute_shell'], 'x', 'ok'), 'json')).toMatch(
       /^\{"after": "execute_shell"/,
     );

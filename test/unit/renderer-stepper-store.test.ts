@@ -508,7 +508,8 @@ describe('the rollback notice', () => {
     const store = await rolledBack(1);
     expect(selectBranchedFrom(store.getState())).toEqual({ parent: 'b-main', step: 1 });
     expect(selectStopNotice(store.getState())).toBe(
-      "Rolled back to step 1: now on a new live branch from b-main, paused at step 1 (the sandbox holds step 1). Steps 2–3 stay in b-main's trace (the branch tree shows it, rolled back to 1). Step (F10) or Continue (F5) goes on from step 1.",
+      // The parent by its name in the tree, not its id; said once, in a few lines (it was 10 at 1024×700).
+      "Rolled back to step 1: now on a new live branch from main, paused at step 1. Steps 2–3 stay in main's trace. Step (F10) or Continue (F5) goes on from there.",
     );
     // A fork or reopen at the same step (its parent not rolled back) says the fork's words instead.
     expect(selectRollbackNotice(store.getState())).not.toBeNull();
@@ -520,7 +521,7 @@ describe('the rollback notice', () => {
     await expect(
       rolledBack(1, { injected: 1 }).then((s) => selectRollbackNotice(s.getState())),
     ).resolves.toMatch(
-      /goes on from step 1\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\.$/,
+      /goes on from there\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\.$/,
     );
     // One injected after step 1 is inside step 2's snapshot: a rollback to 2 keeps it, unsaid.
     await expect(
@@ -533,7 +534,7 @@ describe('the rollback notice', () => {
     await expect(
       rolledBack(1, { human: 1 }).then((s) => selectRollbackNotice(s.getState())),
     ).resolves.toMatch(
-      /goes on from step 1\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
+      /goes on from there\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
     );
     // Typed after step 1, they are in snapshot 2: a rollback to 2 keeps them, unsaid.
     await expect(
@@ -805,6 +806,10 @@ describe('a branch just made live at a step (fork, reopen)', () => {
     const view = (steps: number, state: 'idle' | 'paused') =>
       episodeView(steps, {
         summary: branchSummary({ branch: 'b-fork', parent_branch: 'b-main', fork_step: 2, steps }),
+        branches: [
+          branchSummary({ branch: 'b-main' }),
+          branchSummary({ branch: 'b-fork', parent_branch: 'b-main', fork_step: 2, steps }),
+        ],
         state: { episode: 'ep1', branch: 'b-fork', state, step: steps, reason: null },
       });
     fake.on('episode.open', () => view(2, 'idle'));
@@ -812,7 +817,7 @@ describe('a branch just made live at a step (fork, reopen)', () => {
     await store.getState().open('b-fork');
     expect(selectBranchedFrom(store.getState())).toEqual({ parent: 'b-main', step: 2 });
     expect(selectStopNotice(store.getState())).toBe(
-      "New live branch from b-main at step 2: steps 1–2 are its parent's, and a fresh sandbox holds step 2. Step (F10) or Continue (F5) goes on from there; b-main stays as recorded.",
+      "New live branch at step 2, from main: steps 1–2 are its parent's, and a fresh sandbox holds step 2. Step (F10) or Continue (F5) goes on from there; main stays as recorded.",
     );
     // Stepped once: its own step 3 is there, the notice has done its work.
     fake.on('episode.open', () => view(3, 'paused'));

@@ -232,6 +232,22 @@ describe('stepbox share: the file', () => {
       '~/agents/answers.jsonl: no line 2 (copied to $STEPBOX_HOME/cases/weather/answers.jsonl)',
     );
     expect(step1?.results?.[0].stdout).toBe('HOME=/home/agent\n/workspace/app.py\n');
+    // Its status as the window's header says it: failed in words; a success QA flagged in amber,
+    // "succeeded · ⚑ flagged", not a green "succeeded — …" beside "1 QA flag".
+    expect(html).toContain(
+      'class="status failed" data-testid="share-status" title="end reason: max_steps">failed — ',
+    );
+    const end = data.end ?? expect.fail('no end');
+    const flagged = shareHtml({
+      ...data,
+      end: { ...end, status: 'succeeded', words: 'the agent gave its final answer' },
+      flags: [
+        { step: 1, rule: 'fallback_overuse', severity: 'warning', message: 'm', label: 'Fallback overuse' },
+      ],
+    } as unknown as typeof data);
+    expect(flagged).toMatch(
+      /class="status flagged" data-testid="share-status" title="[^"]*QA flagged it[^"]*">succeeded · ⚑ flagged — the agent gave its final answer</,
+    );
   });
 
   it('says the agent spec as the window says its paths: the task folder, $STEPBOX_HOME, the folder a script is in', () => {

@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { terminalSafeDeep } from '../../../shared/terminal-text.js';
 import type { ShareData } from './share-data.js';
 import { countOf } from '../../../shared/count-of.js';
+import { flaggedSuccess, FLAGGED_MARK, FLAGGED_TITLE } from '../../../shared/end-words.js';
 import { capital } from '../../../shared/capital.js';
 import { finalRewardText } from '../../../shared/format-outcome.js';
 
@@ -44,6 +45,18 @@ function splitSteps(data: ShareData): { index: ShareData; chunks: string[] } {
 /** The header's counts (`1 step · 0 QA flags`), worded here by the one count helper, not in the viewer's script. */
 function countLine(data: ShareData): string {
   return `${countOf(data.step_count, 'step')} · ${countOf(data.flags.length, 'QA flag')}${data.redacted ? ' · redacted' : ''}`;
+}
+
+/**
+ * The header's status, worded here by the window's rule ({@link flaggedSuccess}): a success QA
+ * flagged reads `succeeded · ⚑ flagged` in amber, not a green "succeeded" beside "1 QA flag".
+ */
+function statusSpan(data: ShareData): string {
+  if (!data.end) return '<span id="status" class="status open">not ended</span>';
+  const flagged = flaggedSuccess(data.end.status, data.flags);
+  const cls = flagged ? 'flagged' : data.end.status;
+  const title = `end reason: ${data.end.end_reason}${flagged ? ` — ${FLAGGED_TITLE}` : ''}`;
+  return `<span id="status" class="status ${esc(cls)}" data-testid="share-status" title="${esc(title)}">${esc(`${data.end.status}${flagged ? FLAGGED_MARK : ''} — ${data.end.words}`)}</span>`;
 }
 
 /**
@@ -125,9 +138,6 @@ function start(data) {
   // Header
   $('title').textContent = data.task.name;
   $('goal').textContent = data.task.goal;
-  $('status').textContent = data.end ? data.end.status + ' — ' + data.end.words : 'not ended';
-  $('status').title = data.end ? 'end reason: ' + data.end.end_reason : '';
-  $('status').className = 'status ' + (data.end ? data.end.status : 'open');
   $('ids').textContent = data.episode + (data.branch !== data.episode ? ' / ' + data.branch : '') + ' · ' + data.agent + ' · ' + new Date(data.created).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
   // Timeline (virtualized)
@@ -359,7 +369,7 @@ function start(data) {
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:13px/1.4 system-ui,sans-serif;color:#1d2330;background:#f5f6f8;height:100vh;display:flex;flex-direction:column}
 header{padding:8px 14px;background:#1d2330;color:#fff}header h1{font-size:16px;margin:0 8px 0 0;display:inline}header .goal{color:#cfd6e4;margin-top:2px}
-header .meta{color:#9aa4b8;font-size:12px}header .verdict{color:#cfd6e4;font-size:12px;margin-top:2px}header .verdict summary{cursor:pointer;color:#9aa4b8}header .verdict pre{max-height:200px;margin-top:4px;color:#1d2330}.status{padding:1px 6px;border-radius:3px;font-size:12px;background:#555}.status.succeeded{background:#2e7d32}.status.failed,.status.error{background:#c62828}.status.timeout{background:#ef6c00}
+header .meta{color:#9aa4b8;font-size:12px}header .verdict{color:#cfd6e4;font-size:12px;margin-top:2px}header .verdict summary{cursor:pointer;color:#9aa4b8}header .verdict pre{max-height:200px;margin-top:4px;color:#1d2330}.status{padding:1px 6px;border-radius:3px;font-size:12px;background:#555}.status.succeeded{background:#2e7d32}.status.failed,.status.error{background:#c62828}.status.timeout{background:#ef6c00}.status.flagged{background:#8a5a00}
 main{flex:1;display:grid;grid-template-columns:minmax(280px,34%) 1fr 300px;min-height:0}
 .pane{display:flex;flex-direction:column;min-height:0;border-right:1px solid #d8dce3;background:#fff}
 .pane h2{font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:#5b6475;margin:0;padding:6px 10px;border-bottom:1px solid #e3e6eb}
@@ -404,7 +414,7 @@ export function shareHtml(recorded: ShareData): string {
 <title>${esc(data.task.name)} — ${esc(data.episode)} · stepbox</title>
 <style>${STYLE}</style></head>
 <body>
-<header><h1 id="title"></h1><span id="status" class="status"></span><div class="goal" id="goal"></div><div class="meta"><span id="ids"></span> · <span id="count" data-testid="share-count">${esc(countLine(data))}</span></div>${verdictBlock(data)}</header>
+<header><h1 id="title"></h1>${statusSpan(data)}<div class="goal" id="goal"></div><div class="meta"><span id="ids"></span> · <span id="count" data-testid="share-count">${esc(countLine(data))}</span></div>${verdictBlock(data)}</header>
 <div id="omitted"></div>
 <main>
 <section class="pane" aria-label="timeline"><h2>Timeline</h2><input id="filter" placeholder="filter steps by text" aria-label="filter steps by text"><div id="timeline" role="listbox" data-testid="share-timeline"><div id="timeline-inner"></div></div></section>

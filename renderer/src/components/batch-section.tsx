@@ -149,8 +149,9 @@ export function BatchSection() {
             </option>
           ))}
           {cases.map((c) => (
-            <option key={c.id} value={`case:${c.id}`}>
-              case: {c.id}
+            // By its title as the Cases list names it; the id (a folder's slug) on hover.
+            <option key={c.id} value={`case:${c.id}`} title={`case ${c.id}`}>
+              case: {c.title}
             </option>
           ))}
         </select>

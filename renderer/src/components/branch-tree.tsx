@@ -1,16 +1,25 @@
+import { flaggedSuccess, FLAGGED_MARK, FLAGGED_TITLE } from '../../../shared/end-words';
 import { useLayoutEffect, useRef } from 'react';
 import type { BranchSummary } from '../../../shared/contract/models';
 import { selectBranchTree, type BranchNode } from '../stores/episodes/episodes-store';
 import { IdText } from './id-text';
 import { branchName } from '../model/branch-name';
 import { useStores } from '../stores/use-stores';
-import { RETURN_TITLE } from '../model/return-title';
+import { returnTitle } from '../model/return-title';
 import { discountedReturnText, stepsText } from '../../../shared/format-outcome';
 import { branchStatusText, branchStatusWord as statusOf } from '../model/branch-status';
 
-function Node(props: { readonly node: BranchNode; readonly current: string | null; readonly depth: number }) {
+function Node(props: {
+  readonly node: BranchNode;
+  readonly current: string | null;
+  readonly depth: number;
+  /** The episode's branches: a fork is named among its siblings at the same step. */
+  readonly all: readonly BranchSummary[];
+}) {
   const stores = useStores();
   const b = props.node.branch;
+  const name = branchName(b, props.all, { short: true });
+  const flagged = !b.live && flaggedSuccess(statusOf(b), b.flags);
   return (
     <li>
       <button
@@ -20,21 +29,39 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
         data-branch={b.branch}
         data-status={statusOf(b)}
         onClick={() => void stores.stepper.getState().open(b.branch)}
-        title={`${b.branch}: ${b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}${b.candidate ? ` — ${branchName(b)}` : ''}`}
+        title={`${b.branch}: ${b.fork_step !== null ? `forked at step ${b.fork_step}` : 'main branch'}${b.candidate ? ` — ${name}` : ''}`}
       >
-        <span className="tree-glyph">{props.depth === 0 ? '●' : `└ fork@${b.fork_step}`}</span>
-        {b.candidate ? (
-          <span className="branch-name" data-testid="branch-name">
-            {branchName(b)}
+        {/* A fork's name in the glyph, as `└ fork@1` was (a span of its own took the room of the
+            return on a 1024×700 line); a candidate's longer name in a span of its own. */}
+        {props.depth === 0 ? (
+          <span className="tree-glyph">●</span>
+        ) : b.candidate ? (
+          <>
+            <span className="tree-glyph">└</span>
+            <span className="branch-name" data-testid="branch-name">
+              {name}
+            </span>
+          </>
+        ) : (
+          <span className="tree-glyph">
+            └ <span data-testid="branch-name">{name}</span>
           </span>
-        ) : null}
+        )}
         <IdText id={b.branch} />
-        <span className={`badge st-${statusOf(b)}`}>{branchStatusText(b)}</span>
+        {/* The header's rule: a success QA flagged is amber, not green beside its ⚑. */}
+        <span
+          className={`badge st-${flagged ? 'flagged' : statusOf(b)}`}
+          data-testid="branch-status"
+          title={flagged ? FLAGGED_TITLE : undefined}
+        >
+          {branchStatusText(b)}
+          {flagged ? FLAGGED_MARK : ''}
+        </span>
         <span className="muted" data-testid="branch-steps">
           {stepsText(b.steps, b.unfinished ?? 0, b.status === null)}
         </span>
         {b.return !== null ? (
-          <span className="muted" data-testid="branch-return" title={RETURN_TITLE}>
+          <span className="muted" data-testid="branch-return" title={returnTitle(b.gamma)}>
             {discountedReturnText(b.return, b.gamma)}
           </span>
         ) : null}
@@ -47,7 +74,13 @@ function Node(props: { readonly node: BranchNode; readonly current: string | nul
       {props.node.children.length ? (
         <ul>
           {props.node.children.map((c) => (
-            <Node key={c.branch.branch} node={c} current={props.current} depth={props.depth + 1} />
+            <Node
+              key={c.branch.branch}
+              node={c}
+              current={props.current}
+              depth={props.depth + 1}
+              all={props.all}
+            />
           ))}
         </ul>
       ) : null}
@@ -91,7 +124,7 @@ export function BranchTree(props: {
   return (
     <ul ref={tree} className="branch-tree" data-testid="branch-tree">
       {roots.map((n) => (
-        <Node key={n.branch.branch} node={n} current={props.current} depth={0} />
+        <Node key={n.branch.branch} node={n} current={props.current} depth={0} all={props.branches} />
       ))}
     </ul>
   );

@@ -1,3 +1,4 @@
+import { flaggedSuccess, FLAGGED_MARK, FLAGGED_TITLE } from '../../../shared/end-words';
 import { firstWhy, whyNot } from './why-not';
 import {
   caseRunOutcome,
@@ -62,9 +63,16 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
         {/* One line a run (issue 33, item 11: the walkthrough keeps its room): the outcome's word
             whole, the sentence after it cut, whole on hover. */}
         {word ? (
-          <span className="muted" data-testid="case-run-status">
-            {word}
-          </span>
+          flaggedSuccess(word, flags ?? 0) ? (
+            <span className="badge st-flagged" data-testid="case-run-status" title={FLAGGED_TITLE}>
+              {word}
+              {FLAGGED_MARK}
+            </span>
+          ) : (
+            <span className="muted" data-testid="case-run-status">
+              {word}
+            </span>
+          )
         ) : null}
         <span className="muted case-run-text" title={text}>
           {rest}

@@ -1,3 +1,4 @@
+import { flaggedSuccess, FLAGGED_MARK } from '../../../shared/end-words';
 import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
@@ -16,7 +17,7 @@ import { selectBusyWhy, selectUnderWay, type Comparison } from '../stores/replay
 import { useSlice, useStores } from '../stores/use-stores';
 import { discountedReturnText, finalRewardText, stepsText } from '../../../shared/format-outcome';
 import { PanelState } from './panel';
-import { RETURN_TITLE } from '../model/return-title';
+import { returnTitle } from '../model/return-title';
 
 function stepText(row: CompareRow['a']): string {
   return row ? `${row.tools.join(', ')} ${row.summary}`.trim() : '';
@@ -45,9 +46,7 @@ function Side(props: {
 }) {
   const { s } = props;
   const word = branchStatusWord(s);
-  const flagged =
-    s.status === 'succeeded' &&
-    (props.flags ?? []).some((f) => f.severity === 'error' || f.severity === 'warning');
+  const flagged = flaggedSuccess(s.status, props.flags ?? []);
   return (
     <div className="cmp-side" data-testid="compare-side">
       <div>
@@ -60,12 +59,12 @@ function Side(props: {
         {/* A success QA flags (reward hacking) reads as flagged, as in the stepper bar (issue 33, item 12). */}
         <span className={`badge st-${flagged ? 'flagged' : word}`} data-testid="compare-status">
           {branchStatusText(s)}
-          {flagged ? ' · ⚑ flagged' : ''}
+          {flagged ? FLAGGED_MARK : ''}
         </span>
         {/* The end's reason when the word is the plain status (a word of its own says it already). */}
         {s.end_reason && word === s.status ? ` ${s.end_reason.replace(/_/g, ' ')}` : ''} ·{' '}
         {stepsText(s.steps, s.unfinished ?? 0, s.status === null)} ·{' '}
-        <span data-testid="compare-return" title={RETURN_TITLE}>
+        <span data-testid="compare-return" title={returnTitle(s.gamma)}>
           {discountedReturnText(s.return, s.gamma)}
         </span>{' '}
         · {finalRewardText(s.final_reward)}
@@ -153,7 +152,7 @@ export function CompareView(props: { readonly branch: string }) {
           ) : null}
           {others.map((b) => (
             <option key={b.branch} value={b.branch}>
-              {branchName(b)} — {b.branch}
+              {branchName(b, branches)} — {b.branch}
             </option>
           ))}
         </select>

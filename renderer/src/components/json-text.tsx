@@ -6,24 +6,64 @@ const COLOUR_LIMIT = 20_000;
 
 const TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
 
-/** Pretty JSON as spans coloured by kind (keys, strings, literals, numbers). */
-function colour(text: string): ReactNode[] {
+/**
+ * A string value's text with its line breaks shown as lines: `"stdout": "file\\n67  README.md\\n"`
+ * read as one escaped line (a whole `ls -la` was one). Only a value with a line break is shown
+ * so; its JSON (`data-json`) stays on the span for whoever copies the structure back.
+ */
+function textLines(token: string): string | null {
+  if (!token.includes('\\n')) return null;
+  try {
+    const v: unknown = JSON.parse(token);
+    return typeof v === 'string' && v.includes('\n') ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Pretty JSON as spans coloured by kind (keys, strings, literals, numbers); a string value that
+ * holds line breaks is a block of its lines ({@link textLines}).
+ */
+export function colour(text: string): ReactNode[] {
   const out: ReactNode[] = [];
   let last = 0;
   let n = 0;
+  let afterLines = false;
+  // The JSON between tokens; after a block of lines its `,` and line end are kept for the
+  // text (a copy, `data-json` readers) but not drawn: the block already ends the line.
+  const between = (s: string) => {
+    const end = afterLines ? /^,?\n/.exec(s) : null;
+    afterLines = false;
+    if (end)
+      out.push(
+        <span key={n++} className="j-hidden">
+          {end[0]}
+        </span>,
+      );
+    out.push(end ? s.slice(end[0].length) : s);
+  };
   for (const m of text.matchAll(TOKEN)) {
     const at = m.index ?? 0;
-    if (at > last) out.push(text.slice(last, at));
+    if (at > last) between(text.slice(last, at));
     const kind = m[1] ? (m[2] ? 'key' : 'str') : m[3] ? 'lit' : 'num';
+    const lines = kind === 'str' ? textLines(m[1]) : null;
     out.push(
-      <span key={n++} className={`j-${kind}`}>
-        {m[1] ?? m[0]}
-      </span>,
+      lines !== null ? (
+        <span key={n++} className="j-str j-lines" data-json={m[1]} title="text shown with its line breaks">
+          {lines.endsWith('\n') ? lines.slice(0, -1) : lines}
+        </span>
+      ) : (
+        <span key={n++} className={`j-${kind}`}>
+          {m[1] ?? m[0]}
+        </span>
+      ),
     );
+    afterLines = lines !== null;
     if (m[2]) out.push(m[2]);
     last = at + m[0].length;
   }
-  if (last < text.length) out.push(text.slice(last));
+  if (last < text.length) between(text.slice(last));
   return out;
 }
 

@@ -124,6 +124,7 @@ export function ProjectsSection() {
                     (needsGoal && 'Type its Goal first: a bare folder has no task.json to say what to do.') ||
                     (starting !== null && 'Another start is under way.'),
                   'Start it with the library’s Agent (the task’s own when empty)',
+                  needsGoal && project.problem === undefined ? `${goalId}-why` : null,
                 )}
                 onClick={() =>
                   void (async () => {
@@ -137,6 +138,12 @@ export function ProjectsSection() {
               >
                 {starting === project.path ? 'starting…' : '▶ Start'}
               </button>{' '}
+              {/* Greyed with its reason in view, not behind a hover: the Goal box above is empty. */}
+              {needsGoal && project.problem === undefined ? (
+                <span className="muted" id={`${goalId}-why`} data-testid="project-start-why">
+                  needs a goal
+                </span>
+              ) : null}{' '}
               {/* Which agent Start uses, where it is pressed: the field is sections above. */}
               <span
                 className="muted project-agent"

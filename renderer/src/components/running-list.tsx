@@ -115,7 +115,7 @@ export function RunningList() {
                 >
                   <span className="lib-task">{b.task}</span>{' '}
                   <span className="muted">
-                    {branchName(b)}
+                    {branchName(b, episodes.find((e) => e.episode === b.episode)?.branches)}
                     {b.branch === current ? ' · on screen' : ''}
                   </span>
                 </button>

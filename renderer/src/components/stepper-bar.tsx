@@ -1,3 +1,4 @@
+import { flaggedSuccess as isFlaggedSuccess, FLAGGED_MARK, FLAGGED_TITLE } from '../../../shared/end-words';
 import { useEffect, useRef, type CSSProperties } from 'react';
 import { IdText } from './id-text';
 import {
@@ -45,10 +46,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
   // A success QA flags (reward hacking) must not read as a plain green "succeeded" (issue 33, item 12).
   const flaggedSuccess = useSlice(
     'stepper',
-    (s) =>
-      !s.live &&
-      selectRecordedStatus(s) === 'succeeded' &&
-      s.flags.some((f) => f.severity === 'error' || f.severity === 'warning'),
+    (s) => !s.live && isFlaggedSuccess(selectRecordedStatus(s), s.flags),
   );
   // A live branch waiting before its first step here (a start, a fork, a reopen) reads "paused at step K".
   const shownState = useSlice('stepper', selectStateText);
@@ -161,14 +159,10 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
           <span
             className={`badge st-${opening ? 'idle' : live ? (state === 'running' ? (waitsForPerson ? 'waiting' : 'running') : state === 'ended' ? 'ended' : 'paused') : flaggedSuccess ? 'flagged' : recordedStatus === 'recorded' ? 'open' : recordedStatus}`}
             data-testid="episode-state"
-            title={
-              flaggedSuccess
-                ? 'the verifier passed, but QA flagged it: see the flags above the timeline'
-                : undefined
-            }
+            title={flaggedSuccess ? FLAGGED_TITLE : undefined}
           >
             {opening ? 'opening…' : live ? shownState : recordedStatus}
-            {flaggedSuccess && !opening ? ' · ⚑ flagged' : ''}
+            {flaggedSuccess && !opening ? FLAGGED_MARK : ''}
           </span>
           {working ? (
             <span className="muted" data-testid="episode-working">

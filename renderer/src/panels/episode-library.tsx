@@ -32,7 +32,7 @@ import {
 } from '../../../shared/start-paths';
 import { PeopleText, usePathPlaces } from '../components/people-text';
 import { ErrorText } from '../components/error-text';
-import { RETURN_TITLE } from '../model/return-title';
+import { returnTitle } from '../model/return-title';
 import { episodesApart, mainReturnText } from '../model/episode-heading';
 
 /** About the characters the Agent field shows at 1024×700; a longer spec is also said whole under it. */
@@ -67,7 +67,7 @@ function Episode(props: {
           <span className="muted">
             {/* Each branch's return is in the tree below, named; the head names whose this one is. */}
             {main.return !== null ? (
-              <span title={RETURN_TITLE} data-testid="episode-main-return">
+              <span title={returnTitle(main.gamma)} data-testid="episode-main-return">
                 {`${mainReturnText(main)}${flags ? ' · ' : ''}`}
               </span>
             ) : (

@@ -248,6 +248,22 @@ const CallView = memo(function CallView(props: { readonly call: CallDetail; read
   );
 });
 
+/**
+ * A stream's text (stdout, stderr) as printed; one way for an empty one, "(empty)" muted: it was
+ * an empty 8 px box on the Output tab and "nothing" under the agent's own output.
+ */
+function StreamText(props: { readonly text: string; readonly testId: string; readonly err?: boolean }) {
+  return props.text ? (
+    <pre className={props.err ? 'out err' : 'out'} data-testid={props.testId}>
+      {props.text}
+    </pre>
+  ) : (
+    <p className="muted stream-empty" data-testid={`${props.testId}-empty`}>
+      (empty)
+    </p>
+  );
+}
+
 /** A tool result under its heading: the note on its raw form, then its JSON in an editor. */
 function ResultText(props: {
   readonly heading: string;
@@ -272,7 +288,8 @@ function ResultText(props: {
 
 const OutputView = memo(function OutputView(props: { readonly detail: StepDetail }) {
   const calls = props.detail.calls;
-  if (calls.length === 0) return <PanelState kind="empty">This step ran no tool.</PanelState>;
+  // The Call tab's words: the two tabs said "This step ran no tool." and "No tool call in step 8.".
+  if (calls.length === 0) return <PanelState kind="empty">{noCallText(props.detail).tab}</PanelState>;
   return (
     <>
       {calls.map((c) => {
@@ -294,9 +311,7 @@ const OutputView = memo(function OutputView(props: { readonly detail: StepDetail
                 {execWrapperText(wrapper)}
               </p>
             ) : null}
-            <pre className="out" data-testid="inspector-stdout">
-              {wrapper ? wrapper.output : (r?.stdout ?? '')}
-            </pre>
+            <StreamText text={wrapper ? wrapper.output : (r?.stdout ?? '')} testId="inspector-stdout" />
             {wrapper ? (
               <details className="exec-raw" data-testid="inspector-stdout-raw">
                 <summary>the text as recorded (what the model read)</summary>
@@ -304,9 +319,7 @@ const OutputView = memo(function OutputView(props: { readonly detail: StepDetail
               </details>
             ) : null}
             <h4>stderr {r?.truncated?.stderr ? '(truncated)' : ''}</h4>
-            <pre className="out err" data-testid="inspector-stderr">
-              {r?.stderr ?? ''}
-            </pre>
+            <StreamText text={r?.stderr ?? ''} testId="inspector-stderr" err />
             {r?.error ? (
               <div className="bad">
                 {r.error.code}: {r.error.message}
@@ -338,13 +351,7 @@ function StreamView(props: {
         {props.label}
         {kept}
       </h4>
-      {props.text ? (
-        <pre className={props.err ? 'out err' : 'out'} data-testid={`agent-${props.label}`}>
-          {props.text}
-        </pre>
-      ) : (
-        <p className="muted">nothing</p>
-      )}
+      <StreamText text={props.text} testId={`agent-${props.label}`} err={props.err} />
     </>
   );
 }

@@ -328,8 +328,12 @@ export function injectPlaceholder(
     last.status === 'nonzero_exit' || last.status === 'tool_error' || last.status === 'parse_error';
   if (mode === 'json')
     return `{"after": "${last.tools[0]}", "note": "…"}: what the agent reads at step ${next}`;
-  const after = `What the agent reads at step ${next}, after step ${last.step} (${short})${failed ? ' failed' : ''}`;
+  // A step held before its tools has decided its call but not run it: "after step 1 (list_dir .)"
+  // read as a step that had run.
+  const ran = last.status === 'pending' ? ' runs' : failed ? ' failed' : '';
+  const after = `What the agent reads at step ${next}, after step ${last.step} (${short})${ran}`;
   if (running) return after;
+  if (last.status === 'pending') return `${after}: e.g. “Check what that changed before you go on.”`;
   return failed
     ? `${after}: e.g. “That failed — read the error and try another way.”`
     : `${after}: e.g. “Check what that changed before you go on.”`;

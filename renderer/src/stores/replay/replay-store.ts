@@ -258,7 +258,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
         set({
           running: null,
           notice: moved
-            ? `rolled back to step ${step}: now on ${res.value.branch}`
+            ? `rolled back to step ${step} — see the Inspector`
             : `sandbox rolled back to step ${step}: the next step starts a new branch from step ${step}`,
         });
         return true;
@@ -274,7 +274,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
           return null;
         }
         hooks.onBranch?.(res.value.branch);
-        set({ running: null, notice: `forked at step ${step}: now on ${res.value.branch}` });
+        set({ running: null, notice: `forked at step ${step} — see the Inspector` });
         return res.value.branch;
       },
       async reopen(branch, step, from) {
@@ -288,7 +288,7 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
           return null;
         }
         hooks.onBranch?.(res.value.branch);
-        set({ running: null, notice: `reopened at step ${step}: now on ${res.value.branch}` });
+        set({ running: null, notice: `reopened at step ${step} — see the Inspector` });
         return res.value.branch;
       },
       setWhatIfArgs: (whatIfArgs) => set({ whatIfArgs, error: null }),

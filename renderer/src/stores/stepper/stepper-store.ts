@@ -1,3 +1,4 @@
+import { branchNameOf } from '../../model/branch-name';
 import { endText, verdictWords, verifierOutputTail, verifierVerdict } from '../../../../shared/end-words';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { describeBreakpoint } from '../../../../shared/breakpoint-kinds';
@@ -945,9 +946,11 @@ export function selectRollbackNotice(s: StepperState): string | null {
   if (!r) return null;
   const k = r.step;
   const last = k + r.undone;
+  // The parent by its name in the tree (`main`, `fork 2 at step 1`): an id read as noise here.
+  const parent = branchNameOf(r.parent, s.branches);
   const left =
     r.undone > 0
-      ? ` ${r.undone > 1 ? `Steps ${k + 1}–${last} stay` : `Step ${last} stays`} in ${r.parent}'s trace (the branch tree shows it, rolled back to ${k}).`
+      ? ` ${r.undone > 1 ? `Steps ${k + 1}–${last} stay` : `Step ${last} stays`} in ${parent}'s trace.`
       : '';
   // A message injected while paused after step k is recorded after snapshot k, which the new
   // branch starts from: the agent does not read it there (a person took the INJ mark on row k
@@ -961,7 +964,7 @@ export function selectRollbackNotice(s: StepperState): string | null {
   const typed = r.typed
     ? ` The commands typed in the terminal after step ${k} are undone too: run them again if the next step needs them.`
     : '';
-  return `Rolled back to step ${k}: now on a new live branch from ${r.parent}, paused at step ${k} (the sandbox holds step ${k}).${left} Step (F10) or Continue (F5) goes on from step ${k}.${injected}${typed}`;
+  return `Rolled back to step ${k}: now on a new live branch from ${parent}, paused at step ${k}.${left} Step (F10) or Continue (F5) goes on from there.${injected}${typed}`;
 }
 
 /** What a branch just made live at step K is, in a sentence (see {@link selectBranchedFrom}). */
@@ -974,7 +977,8 @@ export function selectBranchedNotice(s: StepperState): string | null {
       : from.step === 1
         ? "step 1 is its parent's"
         : `steps 1–${from.step} are its parent's`;
-  return `New live branch from ${from.parent} at step ${from.step}: ${inherited}, and a fresh sandbox holds step ${from.step}. Step (F10) or Continue (F5) goes on from there; ${from.parent} stays as recorded.`;
+  const parent = branchNameOf(from.parent, s.branches);
+  return `New live branch at step ${from.step}, from ${parent}: ${inherited}, and a fresh sandbox holds step ${from.step}. Step (F10) or Continue (F5) goes on from there; ${parent} stays as recorded.`;
 }
 
 /**

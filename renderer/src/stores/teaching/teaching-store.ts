@@ -54,6 +54,9 @@ export function createTeachingStore(
   // Outcomes go to the window's one notification area, tied to the branch they are about.
   const tell = (branch: string, kind: string, text: string, tone: 'info' | 'error'): void =>
     void notices.getState().post({ branch, kind, text, tone });
+  // A refusal the open dialog says beside its name field: posted to the bar only when the dialog
+  // closes without a save (the dialog and a red bar behind it said the same thing at once).
+  let unsaid: { readonly branch: string; readonly text: string } | null = null;
   return createStore<TeachingState & TeachingActions>()((set, get) => ({
     dialog: 'none',
     busy: false,
@@ -62,7 +65,11 @@ export function createTeachingStore(
     download: null,
     onSaved,
     openSave: () => set({ dialog: 'save', refused: null, conflict: null }),
-    close: () => set({ dialog: 'none', refused: null, conflict: null }),
+    close: () => {
+      if (unsaid) tell(unsaid.branch, 'save-case', unsaid.text, 'error');
+      unsaid = null;
+      set({ dialog: 'none', refused: null, conflict: null });
+    },
     async saveAsCase(branch, name, replace = false) {
       // A name the case library cannot take is said beside the field, once, and nothing is sent.
       const problem = caseNameProblem(name);
@@ -82,16 +89,14 @@ export function createTeachingStore(
           refused: taken ? `${capital(text)}. ${capital(CONFLICT_WAY_OUT)}` : text,
           conflict: taken ? name : null,
         });
-        tell(
-          branch,
-          'save-case',
-          taken
-            ? `Not saved as a case: ${text}. In the Save as case dialog, ${CONFLICT_WAY_OUT}`
-            : `Not saved as a case: ${text}`,
-          'error',
-        );
+        const said = taken
+          ? `Not saved as a case: ${text}. In the Save as case dialog, ${CONFLICT_WAY_OUT}`
+          : `Not saved as a case: ${text}`;
+        if (get().dialog === 'save') unsaid = { branch, text: said };
+        else tell(branch, 'save-case', said, 'error');
         return false;
       }
+      unsaid = null;
       set({ busy: false, dialog: 'none', refused: null, conflict: null });
       tell(
         branch,

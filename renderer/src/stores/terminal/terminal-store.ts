@@ -129,10 +129,11 @@ export function createTerminalStore(client: StepboxClient): TerminalStore {
 /**
  * The line drawn in the terminal where a rollback happened: everything above it that ran after
  * `step` (typed commands, the agent's calls) was undone with the sandbox. Dim, on a line of its
- * own; the shell does not see it (a person's Enter brings a fresh prompt).
+ * own; the shell does not see it (a person's Enter brings a fresh prompt). Short: the terminal
+ * broke the longer line mid-word ("abov" / "e") at 1280×800, and the Inspector says the rest.
  */
 export function rollbackMark(step: number): string {
-  return `\r\n\x1b[2m── rolled back to step ${step}: the sandbox is as it was then; what ran above after step ${step} is undone ──\x1b[0m\r\n`;
+  return `\r\n\x1b[2m── rolled back to step ${step}: what ran above since is undone ──\x1b[0m\r\n`;
 }
 
 /**
