@@ -84,7 +84,7 @@ describe('web mode: rollback is visible', () => {
     const parentNode = tree.locator(`[data-testid="branch-node"][data-branch="${parent}"]`);
     expect(await parentNode.getAttribute('data-status')).toBe('rolled-back');
     expect(await parentNode.innerText()).toMatch(/rolled back to 1\s+3 steps/);
-    expect(await layout.readable(parentNode)).toBe(true);
+    expect(await layout.unreadable(parentNode)).toBe('');
     // The terminal is the live one (the sandbox is at step 1), not a recording.
     await until(
       () => app.terminal.mode(),

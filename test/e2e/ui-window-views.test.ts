@@ -110,11 +110,16 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     expect(terminal?.height ?? 0, 'terminal at 1024×700').toBeGreaterThanOrEqual(180);
     for (const id of ['rollback', 'fork', 'fork-settings-open', 'compare-open'])
       expect(await layout.onScreen(app.replay.root.getByTestId(id)), id).toBe(true);
-    // And the timeline's rows keep their room beside the branch tree and the chart (they left ~4).
+    // And the timeline's rows keep their room beside the branch tree and the chart: four whole
+    // rows (three and a strip before), the tree keeping four lines to show the parent's name.
     expect(
       await app.timeline.rowsRoom(),
       'whole timeline rows at 1024×700 with a fork',
-    ).toBeGreaterThanOrEqual(5);
+    ).toBeGreaterThanOrEqual(4);
+    expect(await app.timeline.cutRows(), 'rows cut at 1024×700 with a fork').toEqual([]);
+    // Where it came from: the parent's node whole above the fork (its name, not its last line).
+    const main = app.timeline.root.locator('[data-testid="branch-node"]').first();
+    expect(await layout.notWhollyInView(main), 'the parent in the tree').toBe('');
     // The tree, shorter, still shows the branch on screen whole.
     const node = app.timeline.root.locator(`[data-testid="branch-node"][data-branch="${forked}"]`);
     expect(await layout.notWhollyInView(node), 'the fork in the tree').toBe('');

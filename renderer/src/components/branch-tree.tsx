@@ -112,7 +112,12 @@ export function BranchTree(props: {
       const top = box.getBoundingClientRect().top + box.clientTop + parseFloat(style.paddingTop);
       const bottom = top - parseFloat(style.paddingTop) + box.clientHeight - parseFloat(style.paddingBottom);
       const n = node.getBoundingClientRect();
-      if (n.top < top) box.scrollTop -= top - n.top;
+      // Where it came from too, when both fit: its parent's node from its first line (the name),
+      // not the parent's last line ("return 0.20") alone above the branch (rollback at 1024×700).
+      const parent = node.closest('ul')?.closest('li')?.querySelector<HTMLElement>(':scope > .branch-node');
+      const p = parent?.getBoundingClientRect();
+      if (p && n.bottom - p.top <= bottom - top) box.scrollTop += p.top - top;
+      else if (n.top < top) box.scrollTop -= top - n.top;
       else if (n.bottom > bottom) box.scrollTop += n.bottom - bottom;
     };
     keep();
