@@ -189,9 +189,16 @@ export const RewardChart = memo(function RewardChart(props: {
           >
             <i style={{ background: colours.get(n) }} />
             {/* The verifier's reward says its value: it decides the episode, and it is one number. */}
-            {n === VERIFIER && verifier
-              ? `verifier's reward ${verifier.reward.toFixed(2)} (step ${verifier.step})`
-              : rewardLabel(n)}
+            {/* A narrow timeline keeps the legend on one line: the words in .lg-more give way
+                (the tooltip says them); the text is whole for a screen reader. */}
+            {n === VERIFIER && verifier ? (
+              <>
+                verifier<span className="lg-more">&apos;s reward</span> {verifier.reward.toFixed(2)}
+                <span className="lg-more"> (step {verifier.step})</span>
+              </>
+            ) : (
+              <LegendLabel label={rewardLabel(n)} />
+            )}
             {/* Which way its bars go: a penalty hangs below the line, a reward stands on it. */}
             {negative.has(n) ? <b className="legend-sign">↓</b> : null}
           </span>
@@ -200,3 +207,16 @@ export const RewardChart = memo(function RewardChart(props: {
     </div>
   );
 });
+
+/** A component's label whose last word " penalty" (said by its ↓ too) gives way in a narrow timeline. */
+function LegendLabel(props: { readonly label: string }) {
+  const base = props.label.replace(/ penalty$/, '');
+  return base === props.label ? (
+    <>{props.label}</>
+  ) : (
+    <>
+      {base}
+      <span className="lg-more"> penalty</span>
+    </>
+  );
+}
