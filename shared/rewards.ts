@@ -70,6 +70,22 @@ export function stepRewards(events: Iterable<TraceEvent>): StepRewards {
 }
 
 /**
+ * A step's reward as the inspector shows it: each component and the total summed over its
+ * non-final reward events, as {@link stepRewards} sums the total (the inspector showed the last
+ * event's alone beside the row's sum); null when none was recorded.
+ */
+export function stepRewardParts(events: Iterable<TraceEvent>): Reward | null {
+  let total: number | null = null;
+  const components: Record<string, number> = {};
+  for (const e of events) {
+    if (e.type !== 'reward' || e.final) continue;
+    total = (total ?? 0) + e.total;
+    for (const [k, v] of Object.entries(e.components)) components[k] = (components[k] ?? 0) + v;
+  }
+  return total === null ? null : { components, total };
+}
+
+/**
  * The reward of each step from 1 to `steps` (or to the last rewarded step, if later) as
  * {@link stepRewards} sums it (a step with none is 0), `finalTotal` added to the last step's:
  * what the return discounts. The return took a step's last reward event where the rows and

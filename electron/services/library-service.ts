@@ -12,6 +12,7 @@ import {
   type StepRow,
 } from '../../shared/contract/index.js';
 import { z } from 'zod';
+import { stepRewardParts } from '../../shared/rewards.js';
 import { DEFAULT_TOOLS } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { EndEvent, TraceEvent } from '../../shared/trace-events.js';
@@ -150,7 +151,6 @@ export class LibraryService {
     let parseError: string | null = null;
     let request: unknown = null;
     let output: StepDetail['model_output'] = null;
-    let rewards: StepDetail['rewards'] = null;
     const calls: TraceEvent[] = [];
     for (const e of events) {
       if (e.type === 'tool_call') calls.push(e);
@@ -163,7 +163,6 @@ export class LibraryService {
       else if (e.type === 'parse_error') parseError = e.message;
       else if (e.type === 'model_request') request = e.request;
       else if (e.type === 'model_output') output = { raw: e.raw, usage: e.usage ?? null };
-      else if (e.type === 'reward' && !e.final) rewards = { components: e.components, total: e.total };
     }
     const snapshot = [...events].reverse().find((e) => e.type === 'snapshot');
     return {
@@ -209,7 +208,8 @@ export class LibraryService {
           ? [{ stage: e.stage, call_id: e.call_id ?? null, original: e.original, edited: e.edited }]
           : [],
       ),
-      rewards,
+      // Summed over the step's reward events, as the row and the diff sum them (issue 34.5).
+      rewards: stepRewardParts(events),
       flags,
       tree_hash: snapshot?.type === 'snapshot' ? snapshot.tree_hash : null,
       events,

@@ -55,8 +55,8 @@ export interface SampleStep {
   readonly hardTimeout?: { readonly real: Partial<ToolResult> };
   /** A non-fatal error event at this step. */
   readonly error?: { code: string; message: string; fatal?: boolean };
-  /** Step reward components (default `{format: 0.1}`). */
-  readonly reward?: Record<string, number>;
+  /** Step reward components (default `{format: 0.1}`); a list writes one reward event each (a re-decided step). */
+  readonly reward?: Record<string, number> | readonly Record<string, number>[];
 }
 
 /** Options of {@link writeSampleEpisode}. */
@@ -279,15 +279,20 @@ async function writeSteps(
         message: s.error.message,
         fatal: s.error.fatal ?? false,
       });
-    const components = s.reward ?? { format: 0.1 };
-    writer.append({
-      type: 'reward',
-      step,
-      source: 'harness',
-      components,
-      total: Object.values(components).reduce((a, b) => a + b, 0),
-      final: false,
-    });
+    const rewards = s.reward ?? { format: 0.1 };
+    // Array.isArray does not narrow a readonly array's union (TypeScript #17002).
+    for (const components of (Array.isArray(rewards) ? rewards : [rewards]) as readonly Record<
+      string,
+      number
+    >[])
+      writer.append({
+        type: 'reward',
+        step,
+        source: 'harness',
+        components,
+        total: Object.values(components).reduce((a, b) => a + b, 0),
+        final: false,
+      });
     const before = { ...workspace };
     const files =
       s.files ??

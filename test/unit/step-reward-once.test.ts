@@ -1,4 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { createAppServices } from '../../electron/services/app-services.js';
+import { engineServicesPorts } from '../../electron/services/engine-ports.js';
+import type { EpisodeView, StepDetail } from '../../shared/contract/models.js';
+import { writeSampleEpisode } from '../support/traces.js';
 import { stepFactsOf } from '../../electron/engine/compare/step-facts.js';
 import { stepRewards } from '../../shared/rewards.js';
 import { summarizeSteps } from '../../shared/step-summary.js';
@@ -34,5 +42,30 @@ describe("a step's reward is one number in every view", () => {
     const fact = stepFactsOf(events).find((f) => f.step === 1);
     expect(row?.reward).toBeCloseTo(0.3);
     expect(fact?.reward).toBeCloseTo(0.3);
+  });
+
+  it("the inspector's step detail sums them too: each component and the total (it showed the last event's)", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-step-reward-'));
+    const services = createAppServices(engineServicesPorts({ home }));
+    try {
+      const ep = await writeSampleEpisode(openEpisodeStore(home), {
+        script: [
+          { reward: [{ format_valid: 0.1 }, { format_valid: 0.1, tool_error: -0.1 }] },
+          { final: 'done' },
+        ],
+      });
+      const view = await services.handle('episode.open', { id: ep.branch, last_rows: 10 });
+      const detail = await services.handle('episode.stepDetail', { id: ep.branch, step: 1 });
+      if (!view.ok || !detail.ok) throw new Error('not opened');
+      const row = (view.value as EpisodeView).rows.find((r) => r.step === 1);
+      const rewards = (detail.value as StepDetail).rewards;
+      expect(rewards?.total).toBeCloseTo(0.1);
+      expect(rewards?.components.format_valid).toBeCloseTo(0.2);
+      expect(rewards?.components.tool_error).toBeCloseTo(-0.1);
+      expect(rewards?.total).toBeCloseTo(row?.reward ?? NaN);
+    } finally {
+      await services.dispose();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
