@@ -146,9 +146,22 @@ async function seeCase(app: AppPage, c: CaseJourney, size: string): Promise<void
       await list.evaluate((el) => el.scrollHeight <= el.clientHeight + 1),
       `${c.id} ${size}: the flag list shows every flag without scrolling`,
     ).toBe(true);
+  // At 1024×700 the open list is two lines (the timeline keeps six rows, issue 33.11): a flag
+  // scrolled to shows its first line (its step and rule) whole; a longer one is read by scrolling
+  // through it (snapping no more than near a flag's top), and whole in the folded list's tooltip.
   for (let i = 0; i < (await flags.count()); i++) {
-    if (size !== '1280x800') await flags.nth(i).evaluate((el) => el.scrollIntoView({ block: 'nearest' }));
-    expect(await layout.readable(flags.nth(i)), `${c.id} ${size}: QA flag ${i} reads whole`).toBe(true);
+    const flag = flags.nth(i);
+    if (size === '1280x800') {
+      expect(await layout.readable(flag), `${c.id} ${size}: QA flag ${i} reads whole`).toBe(true);
+      continue;
+    }
+    await flag.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    const firstLine = await flag.evaluate((el) => {
+      const list = el.closest('ul')!.getBoundingClientRect();
+      const r = el.getBoundingClientRect();
+      return r.top >= list.top - 0.5 && r.top + 16 <= list.bottom + 0.5;
+    });
+    expect(firstLine, `${c.id} ${size}: QA flag ${i}'s first line in view`).toBe(true);
   }
   if (c.flagSays) expect((await flags.allInnerTexts()).join('\n')).toContain(c.flagSays);
   if (c.walkthroughSays) expect(await app.library.walkthrough.innerText()).toContain(c.walkthroughSays);
