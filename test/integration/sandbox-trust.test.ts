@@ -235,7 +235,10 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       // (It writes once the person's command has begun, which waits until it has written.)
       await sh(
         sb,
-        "setsid -f sh -c 'until [ -e go ]; do sleep 0.01; done; echo late > late.txt' >/dev/null 2>&1",
+        // The call returns once the writer is in its own session (`ready`): returned at the fork,
+        // a loaded machine let the call's end take the writer before its setsid, and the
+        // person's command then waited for late.txt forever (CI, once at load 20).
+        "setsid -f sh -c 'touch ready; until [ -e go ]; do sleep 0.01; done; echo late > late.txt' >/dev/null 2>&1; until [ -e ready ]; do sleep 0.01; done",
       );
       const ended = await type('touch go; until [ -e late.txt ]; do sleep 0.01; done; echo z > z.txt');
       expect(ended.files).toEqual(expect.arrayContaining(['late.txt', 'z.txt']));
@@ -248,7 +251,11 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       expect(during.files).toEqual(expect.arrayContaining(['during.txt', 'w.txt']));
       expect(during.others).toMatchObject({ processes: [], episode: true });
 
-      // Quiet again: the next command is the person's alone.
+      // Quiet again: the next command is the person's alone. The files of the commands before
+      // are dated two seconds back first: the hook counts files up to 20 ms older than a
+      // command's start (file times come from a coarse clock), and on a fast machine the next
+      // line was sent within 20 ms of w.txt being written.
+      await sh(sb, 'touch -d "-2 seconds" during.txt w.txt z.txt late.txt');
       const after = await type('echo again > again.txt');
       expect(after.files).toEqual(['again.txt']);
       expect(after.others).toBeUndefined();

@@ -593,20 +593,48 @@ export function Timeline() {
   // While following, a list at its end stays there when its height changes: the reward chart,
   // drawn above it once every row has arrived, pushed the last rows (the viewed one among
   // them) below the fold of a 1024×700 window.
+  // Any list whose viewed row was whole on screen keeps it whole when the window changes: a
+  // window made larger gave the Replay pane and the terminal more room than the timeline, whose
+  // viewed last row went below its fold (ui-layout, at 1920×1080 after 1024×700).
   const followingNow = useRef(following);
   followingNow.current = following;
+  const viewedAt = useRef({ index: -1, count: 0 });
+  const viewedFound = viewed === null ? -1 : indexOfStep(shown, viewed);
+  viewedAt.current = { index: viewedFound < 0 ? -1 : lead + viewedFound, count: lead + shown.length };
   useEffect(() => {
     const el = scrollRef.current;
     if (!hasList || !el || typeof ResizeObserver === 'undefined') return;
     let height = el.clientHeight;
+    let offset = el.scrollTop;
+    // A scroll the resize itself made (the browser clamping scrollTop to a height the list had
+    // between two layouts of one frame, before the observer is told) is not where the person
+    // was: in CI the list at its end was clamped 43 px short of the end that way.
+    const onScroll = () => {
+      if (el.clientHeight === height) offset = el.scrollTop;
+    };
+    el.addEventListener('scroll', onScroll, { passive: true });
     const observer = new ResizeObserver(() => {
-      const was = height;
+      const was = { offset, height };
       height = el.clientHeight;
       // Only a list that was at its end: a person who scrolled away keeps their place.
-      if (followingNow.current && el.scrollTop + was >= el.scrollHeight - 1) el.scrollTop = el.scrollHeight;
+      if (followingNow.current && was.offset + was.height >= el.scrollHeight - 1) {
+        el.scrollTop = el.scrollHeight;
+      } else {
+        const { index, count } = viewedAt.current;
+        const top = index * ROW_HEIGHT;
+        const wasWhole = index >= 0 && top >= was.offset && top + ROW_HEIGHT <= was.offset + was.height;
+        const to = wasWhole
+          ? scrollTopFor(index, count, ROW_HEIGHT, { offset: el.scrollTop, height }, 'auto')
+          : null;
+        if (to !== null) el.scrollTop = to;
+      }
+      offset = el.scrollTop;
     });
     observer.observe(el);
-    return () => observer.disconnect();
+    return () => {
+      observer.disconnect();
+      el.removeEventListener('scroll', onScroll);
+    };
   }, [hasList]);
 
   // The UI benchmark's split of the first render: rows committed to the DOM (before their paint).
