@@ -76,3 +76,24 @@ export function missingArgument(kind: string, forms: string): string {
     ? `needs ${PLACEHOLDER_WORDS[form[2]] ?? form[2]} after the colon: ${form[1]}`
     : 'needs something after the colon';
 }
+
+/** A version as a recipe pins one (`0.171.0`, `1.0.0-beta.2`): printable and short. */
+const VERSION = /^[0-9][0-9A-Za-z.+-]{0,63}$/;
+
+/**
+ * The version of the recipe an agent ran (`codex` → `0.171.0`), read from its trace header's
+ * `recipe` (`codex@0.171.0`, written by the engine when the recipe started it), or null: not a
+ * recipe, or a `recipe` that is not its spec's name at a version (a header is untrusted input).
+ * Every view of an episode asks this one function (the window, `show`, `share`).
+ */
+export function agentVersionOf(agent: { readonly spec: string; readonly recipe?: unknown }): string | null {
+  if (typeof agent.recipe !== 'string') return null;
+  const at = agent.recipe.lastIndexOf('@');
+  const version = agent.recipe.slice(at + 1);
+  return at > 0 && agent.recipe.slice(0, at) === agent.spec && VERSION.test(version) ? version : null;
+}
+
+/** An agent as a person reads it: its spec, then the recipe's version (`codex 0.171.0`). */
+export function agentWords(spec: string, version: string | null | undefined): string {
+  return version ? `${spec} ${version}` : spec;
+}

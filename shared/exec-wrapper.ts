@@ -31,13 +31,36 @@ export interface ExecWrapper {
 
 type Field = 'chunk' | 'wall' | 'status' | 'tokens';
 
-/** The header's lines in the order the tool writes them; each at most once, any may be missing. */
+/**
+ * An id as the tool writes one (hex chunks, numeric sessions): bounded and printable, so an id
+ * shown in the window's terminal or `stepbox show` cannot carry an escape sequence.
+ */
+const ID = '[A-Za-z0-9._:-]{1,64}';
+
+/**
+ * The header's lines in the order the tool writes them; each at most once, any may be missing.
+ * Numbers are bounded where they are read: an exit code is a 32-bit int, a wall time under 10⁹ s,
+ * a token count a safe integer. A line out of bounds fits no header line (see `parseExecWrapper`):
+ * "exit 1e+40" or "wall time Infinity s" is no fact of the tool's.
+ */
 const HEADER: readonly { readonly field: Field; readonly line: RegExp }[] = [
-  { field: 'chunk', line: /^Chunk ID: (\S+)$/ },
-  { field: 'wall', line: /^Wall time: (\d+(?:\.\d+)?) seconds$/ },
-  { field: 'status', line: /^Process (?:exited with code (-?\d+)|running with session ID (\S+))$/ },
-  { field: 'tokens', line: /^Original token count: (\d+)$/ },
+  { field: 'chunk', line: new RegExp(`^Chunk ID: (${ID})$`) },
+  { field: 'wall', line: /^Wall time: (\d{1,9}(?:\.\d{1,12})?) seconds$/ },
+  {
+    field: 'status',
+    line: new RegExp(`^Process (?:exited with code (-?\\d{1,10})|running with session ID (${ID}))$`),
+  },
+  { field: 'tokens', line: /^Original token count: (\d{1,15})$/ },
 ];
+
+/** An exit code as a process can have one (Codex writes an i32); anything else is not the tool's. */
+const INT32 = 2 ** 31;
+
+/** False for an exit line whose code no process has (`Process exited with code 9999999999`). */
+function exitInRange(line: string): boolean {
+  const code = /code (-?\d+)$/.exec(line);
+  return !code || (Number(code[1]) >= -INT32 && Number(code[1]) < INT32);
+}
 
 /**
  * The wrapper of `text`, or null when it has none. The text is untrusted (a program prints
@@ -65,7 +88,9 @@ export function parseExecWrapper(text: string): ExecWrapper | null {
         output: end === -1 ? '' : text.slice(end + 1),
       };
     }
-    const i = HEADER.findIndex((h, k) => k >= next && h.line.test(line));
+    const i = HEADER.findIndex(
+      (h, k) => k >= next && h.line.test(line) && (h.field !== 'status' || exitInRange(line)),
+    );
     if (i === -1 || end === -1) return null;
     found[HEADER[i].field] = HEADER[i].line.exec(line)!;
     next = i + 1;

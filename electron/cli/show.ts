@@ -8,6 +8,7 @@ import { formatDuration } from '../../shared/format-duration.js';
 import { discountedReturnText, finalRewardText, stepsText } from '../../shared/format-outcome.js';
 import { oneLine, outcomeText } from '../../shared/step-summary.js';
 import { countOf } from '../../shared/count-of.js';
+import { agentVersionOf, agentWords } from '../../shared/agent-kind.js';
 import { execWrapperOf, execWrapperText } from '../../shared/exec-wrapper.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { CliCommand, CliIo } from './command.js';
@@ -25,7 +26,8 @@ memory writes, reward, the snapshot's changed-file count and QA flags. A fork sh
 steps it inherited from its parent first.
 
 Options:
-  --json   print {episode, branch, parent, fork_step, task, status, end_reason, end_detail
+  --json   print {episode, branch, parent, fork_step, task, agent, agent_version (the version
+           of the recipe that ran it, or null), status, end_reason, end_detail
            (what the fatal error that ended it said, or null), verifier, verdict (the verifier's
            verdict in the window's words, or null while running),
            return, gamma (the return's discount), final_reward, steps_done, unfinished (steps
@@ -133,6 +135,7 @@ export const command: CliCommand = {
     const decisions = t.steps.filter((s) => s.step >= 1).length;
     const status = t.end?.status ?? 'running';
     const task = typeof t.header.task.name === 'string' ? t.header.task.name : '(unnamed)';
+    const agentVersion = agentVersionOf(t.header.agent);
     // What the fatal error that ended it said (a model server's answer), whole: step 0 is not printed.
     const detail = endDetail(
       t.end,
@@ -146,6 +149,7 @@ export const command: CliCommand = {
         fork_step: branch.forkStep,
         task,
         agent: t.header.agent.spec,
+        agent_version: agentVersion,
         status,
         end_reason: t.end?.end_reason ?? null,
         end_detail: detail,
@@ -206,7 +210,10 @@ export const command: CliCommand = {
       io,
       `episode ${branch.episode}  branch ${branch.branch}${branch.parentBranch ? `  (fork of ${branch.parentBranch} at step ${branch.forkStep})` : ''}`,
     );
-    print(io, `task ${task}  agent ${t.header.agent.spec}  image ${t.header.image}`);
+    print(
+      io,
+      `task ${task}  agent ${agentWords(t.header.agent.spec, agentVersion)}  image ${t.header.image}`,
+    );
     print(
       io,
       `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  ${t.end ? `${verdictWords(v)}  ` : ''}${discountedReturnText(row?.return ?? null, row?.gamma)}  ${finalRewardText(row?.final_reward ?? null)}  ${row ? stepsText(row.steps, row.unfinished, status === 'running') : countOf(decisions, 'step')}`,

@@ -5,6 +5,7 @@ import type { HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
 import type { Flag } from '../../shared/qa/flag.js';
 import { branchOutcome } from '../engine/trace/branch-outcome.js';
 import { agentTraitsOf } from '../engine/agents/agent-driver.js';
+import { agentVersionOf } from '../../shared/agent-kind.js';
 import type { BranchInfo } from '../engine/trace/trace-store.js';
 import type { BranchTrace } from './branch-trace.js';
 import type { TracePort } from './ports.js';
@@ -46,6 +47,7 @@ export function summarizeBranch(
     task,
     agent: header.agent.spec,
     agent_kind: header.agent.kind,
+    agent_version: agentVersionOf(header.agent),
     agent_traits: agentTraitsOf(header.agent.kind),
     status: end?.type === 'end' ? end.status : null,
     end_reason: end?.type === 'end' ? end.end_reason : null,

@@ -103,6 +103,8 @@ export const BranchSummary = z.object({
    * `sandbox`; `atif` for an imported trace): what the window asks, never the spec's text.
    */
   agent_kind: z.string(),
+  /** The version of the recipe that ran it (`0.171.0` for `codex`), or null (absent from an older server). */
+  agent_version: z.string().nullable().optional(),
   /** What its agent says of itself (absent from an older server: then nothing is assumed). */
   agent_traits: AgentTraits.optional(),
   status: EpisodeStatus.nullable(),

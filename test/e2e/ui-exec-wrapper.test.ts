@@ -17,6 +17,8 @@ describe("web mode: an agent's exec output is shown without its tool's wrapper",
     seed: async (home) => {
       ({ episode } = await writeSampleEpisode(openEpisodeStore(home), {
         agent: 'codex',
+        // As the engine records a recipe's agent: the version that ran (the Agent tab names it).
+        recipe: 'codex@0.171.0',
         script: [
           {
             tool: 'exec_command',
@@ -70,6 +72,19 @@ describe("web mode: an agent's exec output is shown without its tool's wrapper",
     const raw = await app.inspector.openRawStdout();
     expect(raw).toContain('Chunk ID: 7f3e2a\nWall time: 0.0412 seconds\nProcess exited with code 2');
     await app.screenshot('exec-wrapper-raw-1280x800');
+
+    // Which agent ran it, with its version, as `stepbox show` and the shared file say it (the
+    // window named no agent at all; all three left the recorded version out).
+    await app.inspector.tab('agent');
+    const span = app.inspector.root.getByTestId('agent-output-span');
+    await expect(span.innerText()).resolves.toBe(
+      'What the agent program, codex 0.171.0, printed from its start to the end of step 1.',
+    );
+    expect(await layout.readable(span)).toBe(true);
+    await expect(app.stepper.taskName.getAttribute('title')).resolves.toBe(
+      'sample-task · agent codex 0.171.0',
+    );
+    await app.screenshot('exec-wrapper-agent-1280x800');
     expect(app.errors).toEqual([]);
   });
 });

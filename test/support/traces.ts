@@ -67,6 +67,8 @@ export interface SampleEpisodeOptions {
   readonly script?: readonly SampleStep[];
   readonly task?: string;
   readonly agent?: string;
+  /** The header's `recipe` (`codex@0.171.0`), as the engine records a recipe's agent; none by default. */
+  readonly recipe?: string;
   /** How the branch ends; `null` leaves the trace open (writer returned, still open). Default succeeded. */
   readonly end?: Omit<EndFields, 'step'> | null;
   /** `created` of the header (default now). */
@@ -99,11 +101,15 @@ export function sampleHeader(
   };
 }
 
-function sampleHeaderFields(task: string, agent: string, created: number): HeaderFields {
+function sampleHeaderFields(task: string, agent: string, created: number, recipe?: string): HeaderFields {
   return {
     task: { name: task, goal: `Do the ${task} thing`, max_steps: 30 },
     task_path: `resources/tasks/${task}/task.json`,
-    agent: { spec: agent, kind: agent.split(':')[0] },
+    // A recipe runs as a `sandbox` agent (sandbox-agent.ts describe()).
+    agent:
+      recipe === undefined
+        ? { spec: agent, kind: agent.split(':')[0] }
+        : { spec: agent, kind: 'sandbox', recipe },
     image: 'stepbox-sandbox:1',
     created,
     parent_branch: null,
@@ -344,6 +350,7 @@ export async function writeSampleEpisode(
       options.task ?? 'sample-task',
       options.agent ?? 'scripted:agent.jsonl',
       options.created ?? Date.now(),
+      options.recipe,
     ),
   );
   const snaps = store.snapshots(episode);

@@ -65,6 +65,32 @@ describe("an agent's exec wrapper, parsed for display", () => {
       expect(parseExecWrapper(text), JSON.stringify(text)).toBeNull();
   });
 
+  it('an absurd or unprintable header line is no header: the text stays as recorded, never "exit 1e+40" or an escape', () => {
+    const header = (status: string, wall = '0.5', tokens = '3', chunk = 'ab12') =>
+      `Chunk ID: ${chunk}\nWall time: ${wall} seconds\n${status}\nOriginal token count: ${tokens}\nOutput:\nhi\n`;
+    // In bounds, at the edges: an i32 exit code, a wall time under 10^9 s, a safe token count.
+    expect(parseExecWrapper(header('Process exited with code -2147483648'))).toMatchObject({
+      exitCode: -(2 ** 31),
+    });
+    expect(
+      parseExecWrapper(header('Process exited with code 2147483647', '999999999.5', '999999999999999')),
+    ).toMatchObject({ exitCode: 2 ** 31 - 1, wallTimeS: 999999999.5, originalTokens: 999999999999999 });
+    // Out of bounds: each of these read as a fact of the tool's ("exit 1e+40", "wall time
+    // Infinity s", "Infinity tokens of output"; --json said null where the text said Infinity).
+    for (const text of [
+      header(`Process exited with code ${'9'.repeat(40)}`),
+      header('Process exited with code 2147483648'),
+      header('Process exited with code -99999999999'),
+      header('Process exited with code 0', `${'9'.repeat(400)}.5`),
+      header('Process exited with code 0', '0.5', '9'.repeat(400)),
+      // An id carrying an escape sequence (a window title, a colour) or of any length.
+      header('Process running with session ID \u001b]0;pwned\u0007S'),
+      header('Process exited with code 0', '0.5', '3', 'b0\u001b[31mX'),
+      header('Process exited with code 0', '0.5', '3', 'a'.repeat(65)),
+    ])
+      expect(parseExecWrapper(text), JSON.stringify(text.slice(0, 120))).toBeNull();
+  });
+
   it("applies to an agent's own tool only: stepbox's results keep their exit code and their stdout", () => {
     expect(execWrapperOf(outputResult(EXITED))).toMatchObject({ exitCode: 2 });
     // execute_shell: exit code 1 of its own, and a program that prints a wrapper at the top of its output.

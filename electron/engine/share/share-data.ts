@@ -16,6 +16,7 @@ import { readLineage } from '../trace/lineage.js';
 import { textAt, type SnapshotText } from '../sandbox/snapshot-text.js';
 import { diffSides } from '../../../shared/text-lines.js';
 import { hostPlaces, sharedAgentSpec, withoutHostPaths } from './host-paths.js';
+import { agentVersionOf, agentWords } from '../../../shared/agent-kind.js';
 
 /** The format id of the data a shared file embeds (what its viewer reads). */
 export const SHARE_FORMAT = 'stepbox.share/1';
@@ -317,7 +318,10 @@ export async function shareData(
       episode: info.episode,
       branch: info.branch,
       task,
-      agent: sharedAgentSpec(redactValue(header.agent.spec, redaction), places),
+      agent: sharedAgentSpec(
+        redactValue(agentWords(header.agent.spec, agentVersionOf(header.agent)), redaction),
+        places,
+      ),
       end: end
         ? {
             status: end.status,

@@ -1,4 +1,5 @@
 import { flaggedSuccess as isFlaggedSuccess, FLAGGED_MARK, FLAGGED_TITLE } from '../../../shared/end-words';
+import { agentWords } from '../../../shared/agent-kind';
 import { useEffect, useRef, type CSSProperties } from 'react';
 import { IdText } from './id-text';
 import {
@@ -149,7 +150,12 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
         <span className="where">
           <span
             className="mono where-task"
-            title={view?.summary.task ?? ''}
+            // The agent that ran it, with its recipe's version, as show and share say it.
+            title={
+              view
+                ? `${view.summary.task} · agent ${agentWords(view.summary.agent, view.summary.agent_version)}`
+                : ''
+            }
             // Its length in its mono characters: a shorter name's floor (see .where-task).
             style={{ '--task-chars': (view?.summary.task ?? '').length } as CSSProperties}
           >

@@ -1,6 +1,6 @@
 import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo, useMemo, useState } from 'react';
-import { runsOwnProgramKind } from '../../../shared/agent-kind';
+import { agentWords, runsOwnProgramKind } from '../../../shared/agent-kind';
 import type { CallDetail, FileChange, StepDetail } from '../../../shared/contract/models';
 import { assertNever } from '../../../shared/assert-never';
 import { otherWritersText } from '../../../shared/other-writers-text';
@@ -363,10 +363,13 @@ function AgentOutputView(props: {
   readonly running: boolean;
 }) {
   const o = props.output;
+  const agent = useSlice('stepper', (s) =>
+    s.view?.summary.agent_version ? agentWords(s.view.summary.agent, s.view.summary.agent_version) : null,
+  );
   return (
     <div className="agent-output" data-testid="agent-output" data-step={props.step}>
       <p className="muted" data-testid="agent-output-span">
-        {agentOutputCaption(props.step, props.running)}
+        {agentOutputCaption(props.step, props.running, agent)}
       </p>
       {!hasOutput(o) || o === null ? (
         <PanelState kind="empty">

@@ -85,13 +85,16 @@ export function recordedStepOutput(events: readonly TraceEvent[] | null): StepOu
 }
 
 /**
- * The line above a step's agent output: the span it covers, said exactly. The engine keeps
+ * The line above a step's agent output: the span it covers, said exactly, and the agent by name
+ * and version when a recipe ran it (`agent`: null for another program, named by its command). The engine keeps
  * what the program wrote from the end of step k-1 to the end of step k, so a program that
  * prints a call's outcome once it returns ("write_file -> ok") prints step k-1's under step
  * k; "printed while step 2 ran" above step 1's line read as step 2's own.
  */
-export function agentOutputCaption(step: number, running: boolean): string {
-  if (running) return `Step ${step} is running: what the agent program prints appears here as it prints it.`;
-  if (step <= 1) return `What the agent program printed from its start to the end of step ${step}.`;
-  return `What the agent program printed after step ${step - 1} ended, up to the end of step ${step}: a line it prints once step ${step - 1}’s call returns shows here, not under step ${step - 1}.`;
+export function agentOutputCaption(step: number, running: boolean, agent: string | null = null): string {
+  // A recipe's agent is named with its version (`codex 0.171.0`, agentWords), as show and share name it.
+  const program = agent ? `the agent program, ${agent},` : 'the agent program';
+  if (running) return `Step ${step} is running: what ${program} prints appears here as it prints it.`;
+  if (step <= 1) return `What ${program} printed from its start to the end of step ${step}.`;
+  return `What ${program} printed after step ${step - 1} ended, up to the end of step ${step}: a line it prints once step ${step - 1}’s call returns shows here, not under step ${step - 1}.`;
 }
