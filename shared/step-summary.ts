@@ -5,6 +5,7 @@ import type { ToolResult } from './tool-result.js';
 import { measuredDuration } from './tool-duration.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
 import { execWrapperOf } from './exec-wrapper.js';
+import { terminalSafe } from './terminal-text.js';
 
 /** A tool call of a step. */
 export interface StepCall {
@@ -108,10 +109,16 @@ export interface DecidedCall {
 const MAX_SUMMARY = 80;
 const MAX_DETAIL = 160;
 
-/** Shortens text to one line of at most `max` characters. */
+/**
+ * Shortens text to one line of at most `max` characters, without control sequences: the text is
+ * an agent's (its arguments, its answer), and the window's rows and `stepbox show` print this
+ * one line — the window drew an escape sequence as boxes and a bidi override reordered the
+ * command read, where show's line had neither. Only its head is read: a 10 MB answer is one row.
+ */
 export function oneLine(text: string, max = MAX_SUMMARY): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  const head = text.length > max * 64 ? text.slice(0, max * 64) : text;
+  const flat = terminalSafe(head).replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : head !== text ? `${flat}…` : flat;
 }
 
 /** A short readable summary of tool arguments: `{command: "ls -la"}`. */
