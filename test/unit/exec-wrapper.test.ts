@@ -11,6 +11,8 @@ import { QaTrace, qaTask } from '../support/qa-traces.js';
 import { outputResult } from '../../shared/tool-result.js';
 import { recordedOutput } from '../../renderer/src/model/recorded-output.js';
 import { runCli } from '../support/cli.js';
+import { shareData } from '../../electron/engine/share/share-data.js';
+import { parseRedactions } from '../../electron/engine/export/redact.js';
 import { writeSampleEpisode } from '../support/traces.js';
 
 // Codex CLI's exec_command output as its traces record it (test/unit/inside-outputs.test.ts,
@@ -141,6 +143,31 @@ describe("an agent's exec exit, read in one place by the row, the summaries and 
       status: 'nonzero_exit',
       exit_code: 1,
     });
+  });
+});
+
+describe('a shared page', () => {
+  it("says the header's exit of an agent's call, and marks its step as one that went wrong", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-exec-share-'));
+    try {
+      const store = openEpisodeStore(home);
+      const ep = await writeSampleEpisode(store, {
+        agent: 'codex',
+        script: [
+          {
+            tool: 'exec_command',
+            args: { cmd: 'cat nope' },
+            result: { ...outputResult(EXITED), exit_code: undefined, stderr: undefined },
+          },
+          { final: 'done' },
+        ],
+      });
+      const step = (await shareData(store, ep.branch, parseRedactions([]))).steps.find((x) => x.step === 1);
+      // The page said "exit 0" (its missing field read as 0) and did not mark the step.
+      expect(step).toMatchObject({ bad: true, results: [{ exit_code: 2 }] });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 
