@@ -110,6 +110,18 @@ export function execWrapperOf(
   return parseExecWrapper(r.stdout);
 }
 
+/**
+ * A result's exit code: its own field (stepbox's tools), else the one the header of an agent's
+ * own tool says ({@link execWrapperOf}); null when neither says. THE reading of "how did the
+ * command exit" for every view and rule: the timeline's row, `stepbox show`, the QA rules and the
+ * inspector read it here (the row said "ok" beside the inspector's "exit 2").
+ */
+export function exitCodeOf(
+  r: Pick<ToolResult, 'exit_code' | 'duration_ms' | 'stdout'> | null | undefined,
+): number | null {
+  return r?.exit_code ?? execWrapperOf(r)?.exitCode ?? null;
+}
+
 /** The wrapper's facts in words: `exit 0 · wall time 0.0123 s · 12 tokens before cut`. */
 export function execWrapperText(w: ExecWrapper): string {
   return [

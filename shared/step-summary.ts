@@ -4,7 +4,7 @@ import { ordinal } from './count-of.js';
 import type { ToolResult } from './tool-result.js';
 import { measuredDuration } from './tool-duration.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
-import { execWrapperOf } from './exec-wrapper.js';
+import { execWrapperOf, exitCodeOf } from './exec-wrapper.js';
 import { terminalSafe } from './terminal-text.js';
 
 /** A tool call of a step. */
@@ -199,14 +199,15 @@ export function outcomeText(r: ResultOutcome): string {
 export function resultLine(r: ToolResult, max = MAX_SUMMARY): string {
   // An agent's own exec tool: the exit its header says, and the output under it (not "Chunk ID: …").
   const wrapper = execWrapperOf(r);
-  const outcome = wrapper?.exitCode != null ? `exit ${wrapper.exitCode}` : outcomeText(outcomeOf(r));
+  const outcome = outcomeText(outcomeOf(r));
   if (r.error) return `${outcome}: ${oneLine(r.error.message, max)}`;
   const out = oneLine(wrapper ? wrapper.output : (r.stdout ?? ''), max);
   return out ? `${outcome}  ${out}` : outcome;
 }
 
+/** A result's outcome; an agent's own tool's exit is the one its output's header says ({@link exitCodeOf}). */
 function outcomeOf(r: ToolResult): ResultOutcome {
-  return { ok: r.ok, exit_code: r.exit_code ?? null, error_code: r.error?.code ?? null };
+  return { ok: r.ok, exit_code: exitCodeOf(r), error_code: r.error?.code ?? null };
 }
 
 function sameOutcome(a: ResultOutcome, b: ResultOutcome): boolean {

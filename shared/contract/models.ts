@@ -217,6 +217,8 @@ export const StepRow = z.object({
   /** A one-line summary of the arguments (the command, the path, ...). */
   summary: z.string(),
   status: StepStatus,
+  /** The exit code of a `nonzero_exit` row (its first call that exited non-zero); absent otherwise. */
+  exit_code: z.number().int().optional(),
   duration_ms: z.number().nonnegative().nullable(),
   injected: z.boolean(),
   human: z.boolean(),

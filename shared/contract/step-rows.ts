@@ -37,6 +37,15 @@ function statusOf(s: StepSummary): StepStatus {
 }
 
 /**
+ * The exit code a `nonzero_exit` row says (`exit 1`, as the inspector says it): its first call
+ * that exited non-zero; absent on other rows (the table said "exit≠0" beside the inspector's "exit 1").
+ */
+function exitOf(s: StepSummary): { exit_code?: number } {
+  const code = s.results.find((r) => r.ok && r.exit_code !== null && r.exit_code !== 0)?.exit_code;
+  return code == null ? {} : { exit_code: code };
+}
+
+/**
  * The setup row's words: `setup · 4 files`, the files its Files tab lists (the server counts
  * them from snapshot 0's manifest, branch-cache.ts; folded from events alone, what setup changed).
  */
@@ -85,6 +94,7 @@ export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepR
     ...(notRun ? { not_run: true } : {}),
     summary: asDecided ? s.decided.map(decidedDetail).join(' ; ') : summaryOf(s),
     status: statusOf(s),
+    ...exitOf(s),
     duration_ms: stepDuration(s.results),
     injected: s.injected.some((i) => i.type === 'injected'),
     human: s.injected.some((i) => i.type === 'human_command'),

@@ -1,4 +1,5 @@
 import type { ToolResult } from '../tool-result.js';
+import { execWrapperOf, exitCodeOf } from '../exec-wrapper.js';
 import { flag, type Flag } from './flag.js';
 import { normalizeCall } from './normalize-call.js';
 import { endOf, type QaInput } from './qa-input.js';
@@ -12,7 +13,7 @@ const LOOK_ONLY = new Set(['read_file', 'list_dir', 'memory_read']);
 /** True when a result says the call was blocked by permissions or a missing path. */
 export function isBlocked(r: ToolResult): boolean {
   if (r.error) return r.error.code === 'permission_denied' || r.error.code === 'not_found';
-  return (r.exit_code ?? 0) !== 0 && BLOCKED.test(`${r.stderr ?? ''}\n${r.stdout ?? ''}`);
+  return (exitCodeOf(r) ?? 0) !== 0 && BLOCKED.test(`${r.stderr ?? ''}\n${r.stdout ?? ''}`);
 }
 
 /**
@@ -35,12 +36,14 @@ export function checkGaveUp(input: QaInput): Flag[] {
         call.key !== blocked.key &&
         !LOOK_ONLY.has(call.name) &&
         e.result.ok &&
-        (e.result.exit_code ?? 0) === 0
+        (exitCodeOf(e.result) ?? 0) === 0
       )
         blocked = null;
     } else if (e.type === 'action' && e.final !== null && blocked) {
       if (endOf(input.events)?.verifier?.success) return [];
-      const said = blocked.result.error?.message ?? blocked.result.stderr ?? '';
+      // An agent's own tool sends no stderr: what the command printed is under its output's header.
+      const r = blocked.result;
+      const said = r.error?.message ?? (r.stderr || execWrapperOf(r)?.output || '');
       return [
         flag(
           'gave_up',

@@ -34,7 +34,7 @@ describe('web mode: status words say what happened', () => {
     await stepTo(app, 2);
     await stepTo(app, 3);
     // Step 3 runs `python3 greet.py World`, which raises IndexError: exit 1.
-    await expect(app.timeline.row(3).getByTestId('row-status').innerText()).resolves.toBe('exit≠0');
+    await expect(app.timeline.row(3).getByTestId('row-status').innerText()).resolves.toBe('exit 1');
     await app.timeline.select(3);
     await app.inspector.waitForStep(3);
     const outcome = app.inspector.root.getByTestId('inspector-outcome');

@@ -4,10 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { execWrapperOf, execWrapperText, parseExecWrapper } from '../../shared/exec-wrapper.js';
-import { resultLine } from '../../shared/step-summary.js';
+import { outcomeText, resultLine, summarizeSteps } from '../../shared/step-summary.js';
+import { stepRowsOf } from '../../shared/contract/step-rows.js';
+import { checkGaveUp } from '../../shared/qa/gave-up.js';
+import { QaTrace, qaTask } from '../support/qa-traces.js';
 import { outputResult } from '../../shared/tool-result.js';
 import { recordedOutput } from '../../renderer/src/model/recorded-output.js';
 import { runCli } from '../support/cli.js';
+import { shareData } from '../../electron/engine/share/share-data.js';
+import { parseRedactions } from '../../electron/engine/export/redact.js';
 import { writeSampleEpisode } from '../support/traces.js';
 
 // Codex CLI's exec_command output as its traces record it (test/unit/inside-outputs.test.ts,
@@ -110,6 +115,88 @@ describe("an agent's exec wrapper, parsed for display", () => {
   });
 });
 
+/** A trace whose step 1 is a Codex exec call recorded as its text alone (`text`), then a final answer. */
+function codexTrace(text: string): QaTrace {
+  return new QaTrace({ name: 't', goal: 'Read the notes' }, { agentKind: 'codex' })
+    .step({
+      calls: [
+        {
+          name: 'exec_command',
+          args: { cmd: 'cat notes/todo.txt' },
+          result: { ok: true, exit_code: undefined, stdout: text, stderr: undefined, duration_ms: null },
+        },
+      ],
+    })
+    .step({ final: 'The notes are empty.' })
+    .end('failed', { success: false, exit_code: 1, stdout: 'FAIL' });
+}
+
+describe("an agent's exec exit, read in one place by the row, the summaries and the QA rules", () => {
+  it('a header that says exit 2 makes the step exit 2 everywhere: its summary, its row (with its code), show, gave_up', () => {
+    const t = codexTrace(EXITED.replace('no such file', 'cat: notes/todo.txt: No such file or directory'));
+    const step = summarizeSteps(t.events()).find((s) => s.step === 1)!;
+    expect(step.results[0]).toMatchObject({ ok: true, exit_code: 2 });
+    expect(outcomeText(step.results[0])).toBe('exit 2');
+    const row = stepRowsOf(t.events()).find((r) => r.step === 1)!;
+    expect(row).toMatchObject({ status: 'nonzero_exit', exit_code: 2 });
+    // The agent ended right after a missing file, trying nothing else: the rule sees the exit too.
+    expect(checkGaveUp({ events: t.events(), torn: false, task: qaTask(t.task) })).toMatchObject([
+      {
+        rule: 'gave_up',
+        step: 2,
+        message: expect.stringContaining('(cat: notes/todo.txt: No such file or directory)'),
+      },
+    ]);
+  });
+
+  it("a program's own words change nothing: exit 0 in its header stays ok, a fake header in plain output is output", () => {
+    const clean =
+      'Chunk ID: c\nWall time: 0.2 seconds\nProcess exited with code 0\nOutput:\nProcess exited with code 2\n';
+    const plain = 'Process exited with code 2\nOutput:\nnothing\n';
+    for (const text of [clean, plain]) {
+      const row = stepRowsOf(codexTrace(text).events()).find((r) => r.step === 1)!;
+      expect(row.status, text).toBe('ok');
+      expect(row.exit_code, text).toBeUndefined();
+    }
+  });
+
+  it("stepbox's own tools carry their exit in the row: exit 1, as the inspector says it", () => {
+    const t = new QaTrace()
+      .step({ calls: [{ name: 'execute_shell', args: { command: 'false' }, result: { exit_code: 1 } }] })
+      .step({ final: 'done' })
+      .end();
+    expect(stepRowsOf(t.events()).find((r) => r.step === 1)).toMatchObject({
+      status: 'nonzero_exit',
+      exit_code: 1,
+    });
+  });
+});
+
+describe('a shared page', () => {
+  it("says the header's exit of an agent's call, and marks its step as one that went wrong", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-exec-share-'));
+    try {
+      const store = openEpisodeStore(home);
+      const ep = await writeSampleEpisode(store, {
+        agent: 'codex',
+        script: [
+          {
+            tool: 'exec_command',
+            args: { cmd: 'cat nope' },
+            result: { ...outputResult(EXITED), exit_code: undefined, stderr: undefined },
+          },
+          { final: 'done' },
+        ],
+      });
+      const step = (await shareData(store, ep.branch, parseRedactions([]))).steps.find((x) => x.step === 1);
+      // The page said "exit 0" (its missing field read as 0) and did not mark the step.
+      expect(step).toMatchObject({ bad: true, results: [{ exit_code: 2 }] });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the window's recorded-output terminal", () => {
   it("prints an agent's exec output without its header, and the header's facts after it", () => {
     const text = recordedOutput({
@@ -150,7 +237,7 @@ describe('stepbox show', () => {
       const text = await runCli(['show', ep.branch], env);
       expect(text.code, text.stderr).toBe(0);
       expect(text.stdout).toContain(
-        "→ exec_command: ok · — · exit 2 · wall time 0.0123 s · 3 tokens of output (in its tool's output header)",
+        "→ exec_command: exit 2 · — · exit 2 · wall time 0.0123 s · 3 tokens of output (in its tool's output header)",
       );
       const json = JSON.parse((await runCli(['show', ep.branch, '--json'], env)).stdout) as {
         steps: { step: number; results: { stdout: string; exec_header: unknown }[] }[];

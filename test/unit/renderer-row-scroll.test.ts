@@ -14,8 +14,8 @@ describe('scrollTopFor (the timeline brings the viewed row into view by arithmet
     expect(scrollTopFor(90, 10_000, 22, view, 'auto')).toBe(22 * 90);
   });
   it('centres a row more than a window away, so its neighbours on both sides are on screen', () => {
-    expect(scrollTopFor(8_000, 10_000, 22, view, 'auto')).toBe(22 * 8_000 + 11 - 110);
-    expect(scrollTopFor(10, 10_000, 22, view, 'auto')).toBe(22 * 10 + 11 - 110);
+    expect(scrollTopFor(8_000, 10_000, 22, view, 'auto')).toBe(22 * 7_995);
+    expect(scrollTopFor(10, 10_000, 22, view, 'auto')).toBe(22 * 5);
     // Clamped to the list at its ends.
     expect(scrollTopFor(0, 10_000, 22, view, 'auto')).toBe(0);
     expect(scrollTopFor(9_999, 10_000, 22, view, 'auto')).toBe(22 * 10_000 - 220);

@@ -28,7 +28,7 @@ import {
   whyNoStep,
   whyNothingToScrub,
 } from '../../renderer/src/stores/stepper/why-not-now';
-import type { EpisodeStateInfo, StopReason } from '../../shared/contract/models';
+import type { EpisodeStateInfo, StopEnd, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
 import { wayOnButtons } from '../../renderer/src/stores/stepper/way-on';
@@ -63,14 +63,14 @@ function stepAnswersStep3(fake: ReturnType<typeof setup>['fake']) {
   }));
 }
 
-/** The server says b-main ended at step 3. */
-function endAtStep3(fake: ReturnType<typeof setup>['fake']) {
+/** The server says b-main ended at step 3 (with the end it reached, when given). */
+function endAtStep3(fake: ReturnType<typeof setup>['fake'], end?: StopEnd) {
   fake.emit('episode.state', {
     episode: 'ep1',
     branch: 'b-main',
     state: 'ended',
     step: 3,
-    reason: { kind: 'ended' },
+    reason: { kind: 'ended', ...(end ? { end } : {}) },
   });
 }
 
@@ -234,6 +234,40 @@ describe('stepper store', () => {
     expect(fake.callsOf('episode.flags')).toHaveLength(2);
   });
 
+  it("says its end at once: the last step's row finished, the verifier's reward shown, before the end's reload answers", async () => {
+    const fake = createFakeBackend();
+    // Events wait for the next frame, as in the window; the state comes at once.
+    const frames: (() => void)[] = [];
+    const store = createStepperStore(fake.client, { schedule: (f) => frames.push(f) });
+    await openRunning(fake, store);
+    // The end's reload does not answer within the test: what shows is what the end said.
+    fake.on('episode.open', () => new Promise<never>(() => {}));
+    const emit = (e: Parameters<typeof traceEvent>[0]) =>
+      fake.emit('episode.event', { episode: 'ep1', branch: 'b-main', event: traceEvent(e) });
+    emit({ type: 'action', step: 3, source: 'agent', final: 'done', calls: [] });
+    emit({ type: 'snapshot', step: 3, source: 'harness', tree_hash: 'h3', changed: [], bytes: 0 });
+    emit({ type: 'reward', step: 3, source: 'harness', final: true, total: 1, components: { verifier: 1 } });
+    const verifier = { success: true, exit_code: 0, stdout: 'ok', stderr: '', duration_ms: 5 };
+    emit({
+      type: 'end',
+      step: 3,
+      source: 'harness',
+      status: 'succeeded',
+      end_reason: 'final_answer',
+      verifier,
+    });
+    endAtStep3(fake, { status: 'succeeded', end_reason: 'final_answer' });
+    // Ended, with the step that finished before it folded (not "incomplete": it has its snapshot).
+    const s = store.getState();
+    expect(s.live).toBe(false);
+    expect(s.rows.at(-1)).toMatchObject({ step: 3, status: 'final', snapshot: true });
+    expect(selectVerifierReward(s)).toMatchObject({ step: 3, reward: 1 });
+    expect(s.view?.end).toMatchObject({ status: 'succeeded', verifier: { success: true } });
+    // One reload for the end (the state's "ended" does not ask again).
+    for (const f of frames.splice(0)) f();
+    expect(fake.callsOf('episode.open')).toHaveLength(2);
+  });
+
   it('takes controller state from the state stream and from step results', async () => {
     const { fake, store } = setup(2);
     stepAnswersStep3(fake);
@@ -328,13 +362,7 @@ describe('stepper store', () => {
     await openRunning(fake, store);
     // Released, the trace not yet closed: the view has no live state, no end and no status.
     fake.on('episode.open', () => episodeView(3, { state: null, end: null }));
-    fake.emit('episode.state', {
-      episode: 'ep1',
-      branch: 'b-main',
-      state: 'ended',
-      step: 3,
-      reason: { kind: 'ended', end: { status: 'succeeded', end_reason: 'final_answer' } },
-    });
+    endAtStep3(fake, { status: 'succeeded', end_reason: 'final_answer' });
     await vi.waitFor(() => expect(store.getState().rows).toHaveLength(3));
     expect(store.getState().view?.summary.status ?? null).toBeNull();
     expect(selectRecordedStatus(store.getState())).toBe('succeeded');

@@ -1,6 +1,7 @@
 import { assertNever } from '../../../shared/assert-never.js';
 import type { Breakpoint } from '../../../shared/breakpoints.js';
 import { ordinal } from '../../../shared/count-of.js';
+import { exitCodeOf } from '../../../shared/exec-wrapper.js';
 import { isNullish } from '../../../shared/memory-corruption.js';
 import { liveFlagsAt } from '../../../shared/qa/live.js';
 import { qaStopText } from '../../../shared/qa/rule-label.js';
@@ -62,8 +63,9 @@ function check(bp: Breakpoint, info: StepInfo, facts: StepFacts): string | null 
       return c ? `${c.call.name} failed: ${c.result.error?.code} — ${c.result.error?.message}` : null;
     }
     case 'nonzero_exit': {
-      const c = info.calls.find((x) => x.result.exit_code !== undefined && x.result.exit_code !== 0);
-      return c ? `${c.call.name} exited ${c.result.exit_code}` : null;
+      // The exit an agent's own tool wrote in its output's header counts too (exitCodeOf).
+      const c = info.calls.find((x) => (exitCodeOf(x.result) ?? 0) !== 0);
+      return c ? `${c.call.name} exited ${exitCodeOf(c.result)}` : null;
     }
     case 'timeout': {
       if (info.hardTimeout) return `step ${info.step} hit the hard step timeout`;

@@ -6,6 +6,7 @@ import { ruleLabel } from '../../../shared/qa/rule-label.js';
 import { endText, verdictWords, verifierOutputTail } from '../../../shared/end-words.js';
 import { formatDuration } from '../../../shared/format-duration.js';
 import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
+import { exitCodeOf } from '../../../shared/exec-wrapper.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { caseRoot, loadCase } from '../cases/case-library.js';
 import { caseNameProblem } from '../../../shared/case-name.js';
@@ -92,7 +93,8 @@ function sharedStep(s: StepSummary, events: readonly TraceEvent[], request: unkn
       compact({
         name: e.name,
         ok: r.ok,
-        exit_code: r.exit_code,
+        // An agent's own tool's exit is in its output's header: the page said "exit 0" beside it.
+        exit_code: exitCodeOf(r) ?? undefined,
         error: r.error ? { code: r.error.code, message: r.error.message } : undefined,
         stdout: r.stdout || undefined,
         stderr: r.stderr || undefined,

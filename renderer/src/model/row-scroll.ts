@@ -32,7 +32,8 @@ export function scrollTopFor(
   if (align === 'end') target = bottom - view.height;
   else if (top >= view.offset && bottom <= view.offset + view.height) return null;
   else if (top < view.offset - view.height || bottom > view.offset + 2 * view.height)
-    target = top + rowHeight / 2 - view.height / 2;
+    // Centred on a row's edge, so a window of whole rows (styles.css .tl-scroll) shows them whole.
+    target = Math.floor((top + rowHeight / 2 - view.height / 2) / rowHeight) * rowHeight;
   else if (top < view.offset) target = top;
   else target = bottom - view.height;
   const clamped = Math.max(0, Math.min(max, Math.round(target)));

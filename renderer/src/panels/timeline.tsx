@@ -95,6 +95,8 @@ function statusOf(
       word: 'refused',
       title: `unknown tool: ${row.not_offered.join(', ')} is not a tool this task offers, so the call was refused and nothing ran (the inspector has the parser's words)`,
     };
+  // The code itself, as the inspector says it ("exit 1"); a row from an older server has none.
+  if (row.status === 'nonzero_exit' && row.exit_code !== undefined) return { word: `exit ${row.exit_code}` };
   return { word: STATUS_LABEL[row.status] };
 }
 
@@ -147,6 +149,15 @@ function signed(x: number): string {
 /** The last row's reward cell, said whole: the step's own reward and the verifier's, named. */
 function verifierRewardTitle(step: string, v: VerifierReward): string {
   return `${step ? `step reward ${step} + ` : ''}the verifier's final reward ${v.reward.toFixed(2)} (${v.verdict})`;
+}
+
+/** The gravest severity among a row's flags (the colour of its flag count). */
+function worstSeverity(flags: StepRow['flags']): StepRow['flags'][number]['severity'] {
+  return (
+    flags.find((f) => f.severity === 'error')?.severity ??
+    flags.find((f) => f.severity === 'warning')?.severity ??
+    flags[0].severity
+  );
 }
 
 /** `' clip'` when `text` may be wider than its column (see FITS). */
@@ -244,7 +255,7 @@ const Row = memo(function Row(props: {
         {row.flags.map((f, i) => (
           <i
             key={i}
-            className={`mark mark-flag sev-${f.severity}${i > 0 ? ' mk-long' : ''}`}
+            className={`mark mark-flag sev-${f.severity}${i > 0 || row.flags.length > 1 ? ' mk-long' : ''}`}
             title={ruleTitle(f.rule, f.message)}
             data-flag={f.rule}
           >
@@ -253,15 +264,14 @@ const Row = memo(function Row(props: {
           </i>
         ))}
         {row.flags.length > 1 ? (
+          // A narrow timeline counts several flags in one mark ("⚑ 2", each named in its tooltip and
+          // the flag list above): the first's word and "+1" left a row's arguments 9 characters.
           <i
-            className={`mark mark-flag mk-short sev-${row.flags[1].severity}`}
+            className={`mark mark-flag mk-short sev-${worstSeverity(row.flags)}`}
             data-testid="row-more-flags"
-            title={row.flags
-              .slice(1)
-              .map((f) => ruleTitle(f.rule, f.message))
-              .join('\n')}
+            title={row.flags.map((f) => ruleTitle(f.rule, f.message)).join('\n')}
           >
-            +{row.flags.length - 1}
+            ⚑ {row.flags.length}
           </i>
         ) : null}
         {marksShown([row]).map((k) => (

@@ -6,7 +6,7 @@ import { assertNever } from '../../../shared/assert-never';
 import { otherWritersText } from '../../../shared/other-writers-text';
 import type { ToolResult } from '../../../shared/tool-result';
 import { measuredDuration } from '../../../shared/tool-duration';
-import { execWrapperOf, execWrapperText } from '../../../shared/exec-wrapper';
+import { execWrapperOf, execWrapperText, exitCodeOf } from '../../../shared/exec-wrapper';
 import { JsonText } from '../components/json-text';
 import { FileDiffView, FileWholeView, pretty } from '../components/lazy-editors';
 import { fileViewOf } from '../model/file-view';
@@ -59,6 +59,8 @@ function Facts(props: {
       </div>
     );
   const wrapper = props.given ? null : execWrapperOf(r);
+  // The exit its header says for an agent's own tool: "ok" beside the exit row's "2" was untrue.
+  const exit = exitCodeOf(r);
   return (
     <dl className="facts" data-testid="inspector-facts">
       {/* What happened, in words and colour: "ok true" beside "exit 1" read as success. */}
@@ -70,7 +72,7 @@ function Facts(props: {
         </dd>
       ) : (
         <dd
-          className={!r.ok ? 'bad' : r.exit_code ? 'warn' : 'good'}
+          className={!r.ok ? 'bad' : exit ? 'warn' : 'good'}
           data-testid="inspector-outcome"
           title={
             r.ok
@@ -80,9 +82,9 @@ function Facts(props: {
         >
           {!r.ok
             ? `error: ${r.error?.code ?? 'unknown'}`
-            : r.exit_code
-              ? `exit ${r.exit_code} — the command failed`
-              : r.exit_code === 0
+            : exit
+              ? `exit ${exit} — the command failed`
+              : exit === 0
                 ? 'ok (exit 0)'
                 : 'ok'}
           {props.fallback ? ' → the agent was shown a fallback' : ''}
@@ -112,8 +114,9 @@ function Facts(props: {
       ) : (
         <dd data-testid="inspector-exit">{r.exit_code ?? '—'}</dd>
       )}
-      <dt>error</dt>
-      <dd className={r.error ? 'bad' : ''} data-testid="inspector-error-code">
+      {/* No error: said "—" in full, left out where the facts flow on a few lines (styles.css). */}
+      <dt className={r.error ? undefined : 'fact-none'}>error</dt>
+      <dd className={r.error ? 'bad' : 'fact-none'} data-testid="inspector-error-code">
         {r.error ? r.error.code : '—'}
       </dd>
       <dt>duration</dt>

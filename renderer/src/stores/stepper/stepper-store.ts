@@ -17,7 +17,7 @@ import type {
 import type { Result } from '../../../../shared/result';
 import type { HeldAction, StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
-import type { TraceEvent } from '../../../../shared/trace-events';
+import type { EndEvent, TraceEvent } from '../../../../shared/trace-events';
 import {
   applyEventToRows,
   liveRowsOf,
@@ -347,6 +347,9 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   let scheduled = false;
   // The live fold of the open branch's rows (the shared per-step reducer, event by event).
   let fold: LiveRows = liveRowsOf([]);
+  // The verifier's final reward folded live (recorded just before the end): the view's summary
+  // has it only after the end's reload.
+  let finalReward: number | null = null;
   // Loads in flight may answer out of order (a step's reload, then the end's): only the
   // latest one applies, or an older view without the end and its QA flags overwrites it.
   let loads = 0;
@@ -415,6 +418,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       const rows = older.length ? [...older, ...v.rows] : v.rows;
       pending = [];
       fold = liveRowsOf(rows);
+      finalReward = null;
       const live = v.state !== null && v.state.state !== 'ended';
       // Live now, or seen ending live by this window (a run that ends before its first view).
       if (live || get().endSeen !== null) ranHere.add(branch);
@@ -665,20 +669,34 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     store.setState({ flags: res.value.flags, rows: fold.rows });
   };
 
-  const flush = (): void => {
+  /** Folds the events waiting; true when that asked for a reload (an end, a stale row). */
+  const flush = (): boolean => {
     scheduled = false;
     const batch = pending;
     pending = [];
-    if (batch.length === 0) return;
+    if (batch.length === 0) return false;
     const s = store.getState();
-    const ended = batch.some((e) => e.type === 'end');
-    for (const event of batch) fold = applyEventToRows(fold, event);
+    let end: EndEvent | null = null;
+    for (const event of batch) {
+      fold = applyEventToRows(fold, event);
+      if (event.type === 'reward' && event.final) finalReward = event.total;
+      else if (event.type === 'end') end = event;
+    }
+    const ended = end !== null;
     // A row folded after its step's flags were read (they can answer before its events flush) gets them.
     if (s.flags.length && fold.rows !== s.rows) fold = { ...fold, rows: withFlags(fold.rows, s.flags) };
-    store.setState({ rows: fold.rows, live: ended ? false : s.live });
+    store.setState({
+      rows: fold.rows,
+      live: ended ? false : s.live,
+      // The end says itself at once: its verifier and final reward (the timeline's last row and
+      // the reward legend) came only with the reload, which may take a while.
+      ...(end && s.view ? { view: endedView(s.view, end, finalReward, s.endSeen) } : {}),
+    });
     // A closed branch gets its QA flags and final status from the server; an event on a
     // step the view loaded (an injection or terminal command while paused) re-reads it.
-    if (ended || fold.stale) void store.getState().reload();
+    if (!ended && !fold.stale) return false;
+    void store.getState().reload();
+    return true;
   };
 
   const offEvent = client.onEpisodeEvent(({ branch, event }) => {
@@ -699,10 +717,13 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     }
     if (info.branch !== open) return;
     const was = store.getState().state;
+    // The events before the end (the last steps' snapshots, the end itself) are folded first:
+    // shown ended with them still waiting for the next frame, finished rows read "incomplete".
+    const reloading = info.state === 'ended' && pending.length > 0 && flush();
     store.setState(stateFields(info));
     // The end's QA flags and status come with a reload; the state says "ended" even when the
     // end event itself was not seen (it raced the open), so it reloads too.
-    if (info.state === 'ended' && was !== 'ended') void store.getState().reload();
+    if (info.state === 'ended' && was !== 'ended' && !reloading) void store.getState().reload();
   });
   // An ended episode's sandbox is released after its end; the release closes the trace and
   // says so (library.changed). A view loaded before that may lack the flags of the closed
@@ -715,6 +736,30 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
     else if (s.live) void readFlags(s.branch);
   });
   return store;
+}
+
+/**
+ * A view as its branch's end makes it, before the reload brings the server's: the end (its
+ * verifier), the summary's status and final reward (the one the timeline's last row and the
+ * reward legend show).
+ */
+function endedView(
+  v: EpisodeView,
+  end: EndEvent,
+  finalReward: number | null,
+  seen: StopEnd | null,
+): EpisodeView {
+  const detail = seen?.detail;
+  return {
+    ...v,
+    end: {
+      status: end.status,
+      end_reason: end.end_reason,
+      ...(detail !== undefined ? { detail } : {}),
+      verifier: end.verifier,
+    },
+    summary: { ...v.summary, status: end.status, final_reward: finalReward ?? v.summary.final_reward },
+  };
 }
 
 /** A rollback's note while the view is the branch rolled back or the branch it made; else dropped. */
