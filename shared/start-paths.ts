@@ -267,13 +267,13 @@ export function placesTitle(places: readonly FilePlace[]): string {
 }
 
 /**
- * The refusal every card would say, when they all say the same one (a path outside every place,
- * typed once in the form): said once, under the field, rather than under each card. Null when
- * some card says another or none.
+ * What every card would say, when they all say the same (a refusal of a path outside every place,
+ * the one store file or folder every start reads, typed once in the form): said once, rather than
+ * under each card. Null when some card says another or none.
  */
-export function refusalForAll(refusals: readonly (string | null)[]): string | null {
-  const first = refusals[0] ?? null;
-  return first !== null && refusals.every((r) => r === first) ? first : null;
+export function sameForAll(said: readonly (string | null)[]): string | null {
+  const first = said[0] ?? null;
+  return first !== null && said.every((r) => r === first) ? first : null;
 }
 
 /** The file a `scripted:FILE` spec names, unresolved (null for other specs). */

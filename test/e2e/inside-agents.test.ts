@@ -160,18 +160,28 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       // From the task's folder, like a script path: resources/tasks/hello-python/../../agents/python-inside.
       agentDir: '../../agents/python-inside',
     });
-    const folder = app.library.startAgentFolder('hello-python');
+    // One store file and one bundled folder for every sample task: said once, above the cards,
+    // not under each (the cards at 1024×700 repeated both lines for the one Agent field).
+    const once = app.library.startReadsForAll;
+    for (const id of ['hello-python', 'notes-memory']) {
+      await expect(app.library.startAgentFolder(id).count()).resolves.toBe(0);
+      await expect(app.library.startReads(id).count()).resolves.toBe(0);
+    }
     // Named from the bundled files and the store, never by the host's path (the card showed
-    // /work/…/resources/agents/python-inside and /tmp/stepbox-e2e-…/scripts-…/python-inside.jsonl).
-    await expect(folder.innerText()).resolves.toBe('agent files from resources/agents/python-inside');
-    await app.library.taskCard('hello-python').scrollIntoViewIfNeeded();
-    expect(await layout.readable(folder)).toBe(true);
-    // A store folder's name is whoever made it (scripts-k3J9x): the card says what the file is.
-    await expect(app.library.startReads('hello-python').innerText()).resolves.toBe(
-      'reads python-inside.jsonl in the store',
+    // /work/…/resources/agents/python-inside and /tmp/stepbox-e2e-…/scripts-…/python-inside.jsonl);
+    // a store folder's name is whoever made it (scripts-k3J9x): it says what the file is.
+    await expect(once.innerText()).resolves.toBe(
+      'each ▶ reads python-inside.jsonl in the store\nagent files from resources/agents/python-inside',
     );
     // The full path stays a hover away.
-    await expect(app.library.startReads('hello-python').getAttribute('title')).resolves.toBe(model);
+    await expect(once.getByTestId('start-reads-all-script').getAttribute('title')).resolves.toBe(model);
+    for (const size of SIZES) {
+      await app.page.setViewportSize(size);
+      await once.scrollIntoViewIfNeeded();
+      expect(await layout.readable(once), `${size.width}`).toBe(true);
+      const body = await app.page.locator('body').innerText();
+      expect(body.split('python-inside.jsonl in the store').length - 1, `${size.width}`).toBe(1);
+    }
     await shots(app, 'inside-agent-folder-form');
     await app.library.startTask('hello-python');
     await app.stepper.waitForBranch(120_000);

@@ -82,15 +82,48 @@ describe('web mode: controls that cannot act say why', () => {
     await expect(app.inject.root.getByTestId('inject-send').getAttribute('aria-describedby')).resolves.toBe(
       'inject-send-why why-bubble',
     );
-    // The waiting step has no snapshot: fork and rollback say which step to use instead.
+    // The waiting step has no snapshot: fork and rollback say which step to use instead, in one
+    // reason for both.
     await app.timeline.select(1);
+    const held =
+      'Step 1 has not run yet (it waits in the inspector): roll back or fork from step 0, or run it first.';
     for (const id of ['fork', 'rollback']) {
       const w = await why(app, id);
       expect(w.disabled, id).toBe(true);
-      expect(w.described, id).toMatch(
-        /^Step 1 has not run yet \(it waits in the inspector\): (fork|roll back) from step 0, or run it first\.$/,
-      );
+      expect(w.described, id).toBe(held);
     }
+    // Said on screen without a focus or a pointer (a person with a mouse saw nothing: the reason
+    // was in the bubble on focus alone), once, in a line under both, which both name first; the
+    // pointer on either brings no bubble over Try candidates and Inject's field.
+    await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    const layout = new LayoutObject(app.page);
+    for (const size of [
+      { width: 1024, height: 700 },
+      { width: 1920, height: 1080 },
+    ]) {
+      const at = await app.resize(size);
+      await expect(app.replay.branchWhy.innerText()).resolves.toBe(held);
+      expect(await layout.readable(app.replay.branchWhy), at).toBe(true);
+      for (const id of ['fork', 'rollback']) {
+        const button = app.replay.root.getByTestId(id);
+        await expect(button.getAttribute('aria-describedby')).resolves.toBe('replay-branch-why why-bubble');
+        await button.hover();
+        await expect(app.page.getByTestId('why-bubble').isVisible(), `${id} ${at}`).resolves.toBe(false);
+      }
+      await expect(app.page.getByText(held, { exact: true }).count()).resolves.toBe(1);
+      // Save as case… (the episode is live) says why in a line at the top of the timeline while
+      // pointed at, covering nothing: its bubble lay over the timeline's filter row.
+      await app.timeline.saveCaseButton.hover();
+      const saveWhy = (await app.timeline.saveCaseButton.getAttribute('data-why')) ?? '';
+      expect(saveWhy).toMatch(/^Stop the episode first/);
+      await expect(app.timeline.saveCaseWhy.innerText()).resolves.toBe(saveWhy);
+      expect(await layout.readable(app.timeline.saveCaseWhy), at).toBe(true);
+      expect(await layout.coveredByWhyBubble(), at).toEqual([]);
+      await app.screenshot(`disabled-why-save-case-pointed-${at}`);
+      await app.page.mouse.move(0, size.height - 1);
+      await expect(app.timeline.saveCaseWhy.isVisible()).resolves.toBe(false);
+    }
+    await app.resize({ width: 1024, height: 700 });
     // The F key on the disabled Fork says the same in the status notice.
     await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await app.page.keyboard.press('f');
@@ -171,6 +204,42 @@ describe('web mode: controls that cannot act say why', () => {
     expect(await layout.namesWithoutTheirText(), 'ended').toEqual([]);
     await app.resize({ width: 1280, height: 800 });
     expect(await layout.unexplainedDisabled(), 'ended at 1280x800').toEqual([]);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+  it('a reason pointed at covers nothing: Compare broken vs fixed says why under itself (issue 33)', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    const walkthrough = app.library.walkthrough;
+    await app.library.openCase('reward-hacking-edit-test');
+    await walkthrough.filter({ hasText: 'Where to look' }).waitFor({ timeout: 60_000 });
+    await app.settled({ timeoutMs: 90_000 });
+    const compare = walkthrough.getByTestId('case-compare');
+    const reason = (await compare.getAttribute('data-why')) ?? '';
+    expect(reason).toMatch(/the comparison needs both runs/);
+    const line = walkthrough.locator('#case-compare-why');
+    for (const size of [
+      { width: 1024, height: 700 },
+      { width: 1920, height: 1080 },
+    ]) {
+      const at = await app.resize(size);
+      // Not said at rest (the walkthrough keeps its room); pointed at, under it, in the flow: its
+      // bubble lay over the runs' lines and the walkthrough's text.
+      await expect(line.isVisible()).resolves.toBe(false);
+      await compare.hover();
+      await expect(line.innerText()).resolves.toBe(reason);
+      expect(await layout.readable(line), at).toBe(true);
+      await expect(app.page.getByTestId('why-bubble').isVisible()).resolves.toBe(false);
+      expect(await layout.coveredByWhyBubble(), at).toEqual([]);
+      expect(await layout.coveredButtons(), at).toEqual([]);
+      await app.screenshot(`disabled-why-case-compare-pointed-${at}`);
+      // Focused (keys), the same line.
+      await app.page.mouse.move(size.width - 1, size.height - 1);
+      await compare.focus();
+      await expect(line.innerText()).resolves.toBe(reason);
+      await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await expect(line.isVisible()).resolves.toBe(false);
+    }
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);

@@ -116,6 +116,28 @@ describe('web mode: first load', () => {
       await expect(app.sandbox.dockerStatus.innerText()).resolves.toBe('docker down');
       // What a person first sees: the headline and the fix, the details folded.
       await app.screenshot('docker-down');
+      // Where a person is about to run a case or a sample task, once and briefly: running needs
+      // Docker, and the fix (reading does not: a recorded episode or a case still opens). Only the
+      // Sandbox pane said so; the welcome and the case list offered Run as if it would start.
+      const needed = app.library.dockerNeeded;
+      for (const size of [
+        { width: 1024, height: 700 },
+        { width: 1920, height: 1080 },
+      ]) {
+        const at = await app.resize(size);
+        await expect(needed.innerText()).resolves.toMatch(
+          /^Docker is not running: running a case or a task needs it \(recorded episodes and cases still open\)\. Fix: \S/,
+        );
+        expect(await new LayoutObject(app.page).readable(needed), at).toBe(true);
+        // Above the cases, the first thing a click there runs.
+        const line = await needed.boundingBox();
+        const firstCase = await app.library.root.getByTestId('library-case').first().boundingBox();
+        expect(line!.y + line!.height, at).toBeLessThanOrEqual(firstCase!.y);
+        const body = await app.page.locator('body').innerText();
+        expect(body.split('a task needs it').length - 1, at).toBe(1);
+        await expect(app.page.getByTestId('welcome').innerText()).resolves.not.toMatch(/Docker/);
+        await app.screenshot(`docker-down-library-${at}`);
+      }
       await problem.locator('summary').click();
       await expect(problem.innerText()).resolves.toMatch(/127\.0\.0\.1:1.*ECONNREFUSED/);
       expect(app.errors).toEqual([]);

@@ -256,34 +256,38 @@ describe('web mode: a live episode on Docker', () => {
     const replay = await app.replay.root.innerText();
     expect(replay).toMatch(/ended before its first step/);
     expect(replay).not.toMatch(/Take one \(Step, F10\)/);
-    // The three panes agree on the way on (way-on.ts): the endpoint was not reachable, so going on
-    // as recorded would call it again; each offers a fork with another agent, none a Fork or
-    // Reopen with the recorded one (Replay said "start it again from the library" while Inject
-    // and Sandbox offered Fork and Reopen at step 0, into the same endpoint).
+    // The way on is said once, in Replay, with one button (way-on.ts): the endpoint was not
+    // reachable, so going on as recorded would call it again. Inject and Sandbox point there in a
+    // few words; it was said in all three, each with its own "Fork with another agent…"
+    // (model-not-up-ended-*), and Replay's "kept failing" beside "was not reachable" said it twice.
     const way =
       'Its model endpoint was not reachable: going on as recorded would call it again, so fork it with another agent or endpoint.';
-    for (const pane of [app.replay.root, app.inject.ended, app.sandbox.none])
-      await expect.poll(() => pane.innerText()).toContain(way);
-    expect(await app.replay.root.getByTestId('replay-fork-other').innerText()).toBe(
-      'Fork with another agent…',
-    );
-    expect(await app.inject.forkOtherButton.innerText()).toBe('Fork with another agent…');
-    expect(await app.sandbox.forkOtherButton.innerText()).toBe('Fork with another agent…');
-    expect(await app.inject.forkButton.count()).toBe(0);
-    expect(await app.sandbox.reopenButton.count()).toBe(0);
-    for (const b of [
-      app.replay.root.getByTestId('replay-fork-other'),
-      app.inject.forkOtherButton,
-      app.sandbox.forkOtherButton,
-    ])
-      expect(await layout.unreadable(b)).toBe('');
-    // The Sandbox pane's sentence and button whole at rest (the button was under the window's edge).
-    expect(await layout.contentHidden(app.sandbox.root.locator('.panel-body'))).toBe('');
-    await app.screenshot('model-not-up-ended-1024x700');
-    await app.screenshot(`model-not-up-ended-${await app.resize({ width: 1920, height: 1080 })}`);
+    await expect.poll(() => app.replay.root.innerText()).toContain(way);
+    expect(await app.replay.root.innerText()).not.toContain('kept failing');
+    for (const pane of [app.inject.ended, app.sandbox.none])
+      await expect.poll(() => pane.innerText()).toMatch(/Its agent cannot go on as recorded: see Replay\.$/);
+    for (const size of [
+      { width: 1024, height: 700 },
+      { width: 1920, height: 1080 },
+    ]) {
+      const at = await app.resize(size);
+      const body = await app.page.locator('body').innerText();
+      expect(body.split('was not reachable').length - 1, at).toBe(1);
+      await expect(app.page.getByRole('button', { name: 'Fork with another agent…' }).count()).resolves.toBe(
+        1,
+      );
+      await expect(app.replay.forkOtherButton.innerText()).resolves.toBe('Fork with another agent…');
+      expect(await layout.unreadable(app.replay.forkOtherButton), at).toBe('');
+      expect(await layout.unreadable(app.replay.root.getByText(way)), at).toBe('');
+      expect(await app.inject.forkButton.count()).toBe(0);
+      expect(await app.sandbox.reopenButton.count()).toBe(0);
+      // The Sandbox pane's sentence whole at rest (its button was under the window's edge).
+      expect(await layout.contentHidden(app.sandbox.root.locator('.panel-body'))).toBe('');
+      await app.screenshot(`model-not-up-ended-${at}`);
+    }
     await app.resize({ width: 1024, height: 700 });
-    // Each opens the fork settings at step 0, where another agent is named.
-    await app.sandbox.forkOtherButton.click();
+    // It opens the fork settings at step 0, where another agent is named.
+    await app.replay.forkOtherButton.click();
     const settings = app.page.getByTestId('fork-settings');
     await settings.waitFor({ timeout: 10_000 });
     expect(await settings.innerText()).toContain('Fork or reopen live at step 0');

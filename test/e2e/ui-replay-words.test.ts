@@ -53,7 +53,21 @@ describe('web mode: the Replay panel words engine errors with its own fields', (
     await expect(app.replay.forkSettingsError.innerText()).resolves.toBe(
       `Fork at step 1 did not start: ${said}`,
     );
-    await app.screenshot('replay-words-agent-pressed-1280x800');
+    // Said once: in the dialog that asked, not again in the Replay pane behind it.
+    await expect(app.replay.error.count()).resolves.toBe(0);
+    for (const size of [
+      { width: 1024, height: 700 },
+      { width: 1920, height: 1080 },
+      { width: 1280, height: 800 },
+    ]) {
+      const at = await app.resize(size);
+      const body = await app.page.locator('body').innerText();
+      expect(body.split('did not start').length - 1, at).toBe(1);
+      await app.screenshot(`replay-words-agent-pressed-${at}`);
+      // In the dialog, whole in the window (the dialog is drawn over the panes it sits in).
+      const box = await app.replay.forkSettingsError.boundingBox();
+      expect(box !== null && box.y >= 0 && box.y + box.height <= size.height, at).toBe(true);
+    }
     // Typing into it clears the error: a person answers it where it points.
     await app.replay.agentField.fill('openai:tiny-model@http://127.0.0.1:9/v1');
     await expect(app.replay.error.count()).resolves.toBe(0);

@@ -135,15 +135,19 @@ describe('web mode: rollback is visible', () => {
     await app.page.keyboard.press('F10');
     await app.held.waitFor('before_tool');
     const rollback = app.replay.root.getByTestId('rollback');
-    const bubble = app.page.getByTestId('why-bubble');
+    // Said in the line under Roll back and Fork (on screen without focus), or the bubble.
+    const said = new LayoutObject(app.page).whySaid;
     // Off again first: the switch would take the focus from Roll back.
     await app.stepper.stopBeforeTool.uncheck();
     await app.held.waitFor('before_tool');
     await rollback.focus();
-    await expect(bubble.innerText()).resolves.toMatch(/^Step 3 has not run yet/);
+    await expect(app.replay.branchWhy.innerText()).resolves.toMatch(/^Step 3 has not run yet/);
     await app.page.keyboard.press('F10');
     await until(
-      async () => [await rollback.getAttribute('aria-disabled'), await bubble.isVisible()],
+      async () => [
+        await rollback.getAttribute('aria-disabled'),
+        (await said.isVisible()) || (await app.replay.branchWhy.isVisible()),
+      ],
       ([disabled, shown]) => disabled === null && shown === false,
       60_000,
       'Roll back able to act once step 3 ran, and no reason said for it',

@@ -172,13 +172,14 @@ describe('web mode: a new user walks the window (Open…, step, pause, inject, r
       await app.stepper.waitForState('ended', 60_000);
       await app.settled({ ended: true, timeoutMs: 90_000 });
       // Save as case…: this episode raised no QA flag, so there is no failure to teach; the
-      // button says so on screen when focused (a case's run is saved in ui-notices.test.ts).
+      // button says so on screen when focused, in a line at the top of the timeline that covers
+      // nothing (a case's run is saved in ui-notices.test.ts).
       const save = app.timeline.saveCaseButton;
       await save.focus();
       await expect
-        .poll(() => app.page.getByTestId('why-bubble').innerText())
+        .poll(() => app.timeline.saveCaseWhy.innerText())
         .toMatch(/raised no QA flag at warning or worse/);
-      expect(await layout.readable(app.page.getByTestId('why-bubble'))).toBe(true);
+      expect(await layout.readable(app.timeline.saveCaseWhy)).toBe(true);
       await shot('save-case-why');
       await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       const downloading = app.page.waitForEvent('download');

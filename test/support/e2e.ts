@@ -586,6 +586,14 @@ export class LibraryPanel extends PanelObject {
   get startRefusalForAll(): Locator {
     return this.root.getByTestId('start-refusal-all');
   }
+  /** What every sample task's start reads and where its agent files come from, when one for all: said once above the cards. */
+  get startReadsForAll(): Locator {
+    return this.root.getByTestId('start-reads-all');
+  }
+  /** With Docker down: the one line, above the cases, that running needs it and the fix. */
+  get dockerNeeded(): Locator {
+    return this.root.getByTestId('docker-needed');
+  }
   /** Which folder a task's card says a sandbox: agent's files come from. */
   startAgentFolder(id: string): Locator {
     return this.taskCard(id).getByTestId('start-agent-folder');
@@ -890,6 +898,10 @@ export class TimelinePanel extends PanelObject {
   /** "Save as case…" in the header (a name, then the branch joins the case library). */
   get saveCaseButton(): Locator {
     return this.page.getByTestId('btn-save-case');
+  }
+  /** Where Save as case… says why it cannot act while pointed at or focused: a line at the top of the timeline. */
+  get saveCaseWhy(): Locator {
+    return this.page.locator('#save-case-why');
   }
   /** The save dialog's case name. */
   get saveCaseName(): Locator {
@@ -1489,10 +1501,6 @@ export class InjectPanel extends PanelObject {
   get forkButton(): Locator {
     return this.root.getByTestId('inject-fork');
   }
-  /** "Fork with another agent…", in place of Fork when the recorded agent would fail again. */
-  get forkOtherButton(): Locator {
-    return this.root.getByTestId('inject-fork-other');
-  }
   /** The answer to the panel's last action (an injected message, an override). */
   get notice(): Locator {
     return this.root.getByTestId('inject-notice');
@@ -1602,6 +1610,17 @@ export class ReplayPanel extends PanelObject {
   /** The "Agent" Fork and Reopen go on with (empty: the recorded one), in the fork settings dialog. */
   get agentField(): Locator {
     return this.page.getByTestId('fork-settings').getByLabel('Agent', { exact: true });
+  }
+  /**
+   * "Fork with another agent…", in place of Fork and Reopen when the recorded agent would fail
+   * again: Replay's alone (in its actions row, or alone when the episode ended at setup).
+   */
+  get forkOtherButton(): Locator {
+    return this.root.getByTestId('replay-fork-other').or(this.root.getByTestId('fork-other'));
+  }
+  /** Why Roll back and Fork cannot act, in one line under them (a live episode at rest). */
+  get branchWhy(): Locator {
+    return this.root.locator('#replay-branch-why');
   }
   /** The fork settings dialog's error: the answer to its own Fork or Reopen. */
   get forkSettingsError(): Locator {
@@ -1797,10 +1816,6 @@ export class SandboxPanel extends PanelObject {
   /** An ended branch's Reopen (`Reopen live at step 1`), under that sentence. */
   get reopenButton(): Locator {
     return this.root.getByTestId('sandbox-reopen');
-  }
-  /** "Fork with another agent…", in place of Reopen when the recorded agent would fail again. */
-  get forkOtherButton(): Locator {
-    return this.root.getByTestId('sandbox-fork-other');
   }
 }
 
@@ -2083,6 +2098,58 @@ export class LayoutObject {
    * `aria-describedby`, and focusing it must show the bubble with its reason, unless a line of its
    * own form on screen says that reason already.
    */
+  /**
+   * Where a disabled control's reason shows while it is focused or pointed at: the window's
+   * bubble, or the slot line the control names (why-bubble.tsx WhySlot), whichever is on screen.
+   */
+  /**
+   * The controls and the text the why bubble lies over while it shows, as `testId|text` (a reason
+   * must never cover a control or text a person needs: issue 33). Empty when it is hidden. Only
+   * what is on top where they meet counts (text scrolled out of its pane is not covered).
+   */
+  coveredByWhyBubble(): Promise<string[]> {
+    return this.page.evaluate(() => {
+      const bubble = document.getElementById('why-bubble');
+      if (!bubble || !bubble.checkVisibility()) return [];
+      const r = bubble.getBoundingClientRect();
+      const out: string[] = [];
+      // On top at the middle of where `b` meets the bubble (the bubble takes no pointer: not hit).
+      const under = (el: Element, b: DOMRect): boolean => {
+        const l = Math.max(b.left, r.left);
+        const ri = Math.min(b.right, r.right);
+        const t = Math.max(b.top, r.top);
+        const bo = Math.min(b.bottom, r.bottom);
+        if (ri - l < 1 || bo - t < 1) return false;
+        const hit = document.elementFromPoint((l + ri) / 2, (t + bo) / 2);
+        return hit !== null && (hit === el || el.contains(hit) || hit.contains(el));
+      };
+      const name = (el: Element): string =>
+        `${el.closest('[data-testid]')?.getAttribute('data-testid') ?? el.tagName.toLowerCase()}|${(el.textContent ?? (el as HTMLInputElement).placeholder ?? '').trim().slice(0, 30)}`;
+      for (const el of Array.from(
+        document.querySelectorAll('button, input, select, textarea, a[href], summary, [role="tab"]'),
+      )) {
+        if (!el.checkVisibility()) continue;
+        if (under(el, el.getBoundingClientRect())) out.push(name(el));
+      }
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const parent = n.parentElement;
+        if (!n.textContent?.trim() || !parent || bubble.contains(parent) || !parent.checkVisibility())
+          continue;
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        if (Array.from(range.getClientRects()).some((b) => under(parent, b))) out.push(name(parent));
+      }
+      return [...new Set(out)];
+    });
+  }
+  get whySaid(): Locator {
+    return this.page
+      .getByTestId('why-bubble')
+      .or(this.page.locator('[data-why-slot]'))
+      .filter({ visible: true })
+      .first();
+  }
   async unexplainedDisabled(): Promise<string[]> {
     const buttons = this.page.locator('button:disabled, button[aria-disabled="true"]');
     const out: string[] = [];
@@ -2118,9 +2185,11 @@ export class LayoutObject {
         continue;
       }
       await b.focus();
-      const bubble = this.page.getByTestId('why-bubble');
+      // In the bubble, or in the slot line of its own it names (why-bubble.tsx WhySlot: where a
+      // bubble would cover what a person needs).
+      const said = this.whySaid;
       const shown = await until(
-        async () => ((await bubble.isVisible()) ? await bubble.innerText() : ''),
+        async () => ((await said.isVisible()) ? await said.innerText() : ''),
         (t) => t === info.why,
         2_000,
         `the reason of ${info.name}`,

@@ -599,7 +599,7 @@ describe('endText', () => {
     expect(whyNoStep(ended)).not.toBeNull();
     // Its agent cannot go on as recorded (way-on.ts): the way on the other panes offer, not the library.
     expect(whyNothingToScrub(ended)).toBe(
-      'This episode ended in an error: the model endpoint kept failing. It ended before its first step. Its model endpoint kept failing: going on as recorded would call it again, so fork it with another agent or endpoint.',
+      'It ended before its first step. Its model endpoint kept failing: going on as recorded would call it again, so fork it with another agent or endpoint.',
     );
     // Another fatal end at setup (the sandbox died): started again from the library.
     const died = { ...ended, view: { end: { ...end, end_reason: 'sandbox_lost' } } } as S;
@@ -722,7 +722,7 @@ describe('endText', () => {
     // A live branch keeps its own rule: its held step is not forked from silently.
     expect(whyNoReopen({ ...recorded, live: true, selectedStep: 1 } as S)).toMatch(/live already/);
     expect(whyNoFork({ ...recorded, live: true, state: 'paused', selectedStep: 2 } as S)).toBe(
-      'Step 2 never finished, so it has no snapshot: fork from step 1.',
+      'Step 2 never finished, so it has no snapshot: roll back or fork from step 1.',
     );
   });
 
@@ -804,7 +804,7 @@ describe('endText', () => {
     expect(selectEndNotice(s)).toBe(`This episode ended in an error: ${said}.`);
     // Replay's hint is about scrubbing: the short words, the message once (above the inspector).
     expect(whyNothingToScrub(s)).toBe(
-      'This episode ended in an error: the model endpoint kept failing. It ended before its first step. Its model endpoint was not reachable: going on as recorded would call it again, so fork it with another agent or endpoint.',
+      'It ended before its first step. Its model endpoint was not reachable: going on as recorded would call it again, so fork it with another agent or endpoint.',
     );
     // One rule for every pane: the way on says it, and the buttons give way until another agent is named.
     const way = selectWayOn(s);

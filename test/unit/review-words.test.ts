@@ -10,7 +10,7 @@ import { createFakeBackend } from '../support/renderer-fake-client';
 import { AGENT_SPEC_FORMS, parseAgentSpec } from '../../electron/engine/agents/agent-spec';
 import { splitForms } from '../../shared/agent-kind';
 import { inWindowWords } from '../../renderer/src/stores/window-words';
-import { commonPlaces, placesTitle, refusalForAll, scriptPlaceProblem } from '../../shared/start-paths';
+import { commonPlaces, placesTitle, sameForAll, scriptPlaceProblem } from '../../shared/start-paths';
 import { episodesApart, mainReturnText } from '../../renderer/src/model/episode-heading';
 import { installLineWords } from '../../renderer/src/model/install-words';
 import type { BranchSummary } from '../../shared/contract/models';
@@ -135,10 +135,10 @@ describe("a start's path refusal is said once, the folders in words", () => {
       "the store: /store\nstepbox's bundled files: /w/resources\nan opened project: /p/a\nan opened project: /p/b",
     );
     // The same refusal on every card: said once. Another on one card, or none: each card its own.
-    expect(refusalForAll([said, refusal('/w/resources/tasks/notes-memory')])).toBe(said);
-    expect(refusalForAll([said, null])).toBeNull();
-    expect(refusalForAll([said, `${said}.`])).toBeNull();
-    expect(refusalForAll([])).toBeNull();
+    expect(sameForAll([said, refusal('/w/resources/tasks/notes-memory')])).toBe(said);
+    expect(sameForAll([said, null])).toBeNull();
+    expect(sameForAll([said, `${said}.`])).toBeNull();
+    expect(sameForAll([])).toBeNull();
   });
 });
 

@@ -1,5 +1,6 @@
 import { flaggedSuccess, FLAGGED_MARK, FLAGGED_TITLE } from '../../../shared/end-words';
 import { firstWhy, whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import {
   caseRunOutcome,
   selectCaseRuns,
@@ -98,31 +99,39 @@ function CompareRuns(props: { readonly runs: readonly CaseRun[] }) {
     comparing && 'Comparing…',
   );
   return (
-    <button
-      type="button"
-      data-testid="case-compare"
-      {...whyNot(
-        why,
-        'the broken and the fixed run step by step: where they first differ, files, rewards, QA flags',
-      )}
-      onClick={() => {
-        if (!broken || !fixed) return;
-        void (async () => {
-          const stepper = stores.stepper.getState();
-          if (stepper.branch !== broken.branch) await stepper.open(broken.branch);
-          await stores.replay
-            .getState()
-            .compareRuns(
-              { branch: broken.branch, name: 'broken run' },
-              { branch: fixed.branch, name: 'fixed run' },
-            );
-        })();
-      }}
-    >
-      Compare broken vs fixed
-    </button>
+    <>
+      <button
+        type="button"
+        data-testid="case-compare"
+        {...whyNot(
+          why,
+          'the broken and the fixed run step by step: where they first differ, files, rewards, QA flags',
+          COMPARE_WHY_ID,
+        )}
+        onClick={() => {
+          if (!broken || !fixed) return;
+          void (async () => {
+            const stepper = stores.stepper.getState();
+            if (stepper.branch !== broken.branch) await stepper.open(broken.branch);
+            await stores.replay
+              .getState()
+              .compareRuns(
+                { branch: broken.branch, name: 'broken run' },
+                { branch: fixed.branch, name: 'fixed run' },
+              );
+          })();
+        }}
+      >
+        Compare broken vs fixed
+      </button>
+      {/* Its reason, pointed at or focused, in the flow under it: a bubble covered the runs' lines. */}
+      <WhySlot id={COMPARE_WHY_ID} />
+    </>
   );
 }
+
+/** The line under Compare broken vs fixed saying why it cannot compare yet (WhySlot). */
+const COMPARE_WHY_ID = 'case-compare-why';
 
 /**
  * What the window shows, for the open case (see {@link selectCaseShown}): the drawer and the

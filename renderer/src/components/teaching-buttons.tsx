@@ -29,6 +29,12 @@ export function saveWhy(s: {
 }
 
 /**
+ * The line at the top of the timeline where Save as case… says why it cannot act, pointed at or
+ * focused (why-bubble.tsx WhySlot): its bubble lay over the timeline's filter row.
+ */
+export const SAVE_CASE_WHY_ID = 'save-case-why';
+
+/**
  * Why the dialog's Save cannot act on the name typed (null when it can). A name the library
  * cannot take is said as it is typed, and Save waits for a good one: the button and the line
  * under the field give one reason, not an enabled Save beside a red line.
@@ -86,6 +92,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
         {...whyNot(
           saveWhy({ busy, live, traits, flagged, ended: !live || state === 'ended' }),
           'Save this episode as a case in your case library (stepbox case new)',
+          SAVE_CASE_WHY_ID,
         )}
         onClick={() => t.openSave()}
       >

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { WHY_BUBBLE_ID } from './why-not';
 
@@ -69,9 +69,33 @@ function placeFor(el: HTMLElement): Shown | null {
 }
 
 /**
+ * The slot line (WhySlot) saying a reason now, and its words: one at a time, set by the bubble's
+ * listeners (module state: the bubble and the slots are mounted apart, and what is pointed at is
+ * the DOM's, not a store's).
+ */
+let slotSaid: { readonly id: string; readonly text: string } | null = null;
+const slotListeners = new Set<() => void>();
+
+function saySlot(next: { readonly id: string; readonly text: string } | null): void {
+  if (slotSaid?.id === next?.id && slotSaid?.text === next?.text) return;
+  slotSaid = next;
+  for (const l of slotListeners) l();
+}
+
+/** The slot line `el` names in `aria-describedby` (whyNot's `shownIn` naming a WhySlot), if any. */
+function slotOf(el: HTMLElement): string | null {
+  for (const id of (el.getAttribute('aria-describedby') ?? '').split(' '))
+    if (id && document.getElementById(id)?.hasAttribute('data-why-slot')) return id;
+  return null;
+}
+
+/**
  * The reason of a disabled control, in visible text beside it while it has the focus or the
  * pointer (issue 33, item 2): tooltips alone said it only to a mouse, after a wait. One bubble for
- * the window; every such control names it in `aria-describedby`.
+ * the window; every such control names it in `aria-describedby`. A control whose bubble would
+ * cover what a person needs (Save as case… over the timeline's filter, Compare broken vs fixed
+ * over the walkthrough) names a slot line of its own instead (WhySlot): the reason is said there,
+ * in the flow, and covers nothing.
  */
 export function WhyBubble() {
   const [shown, setShown] = useState<Shown | null>(null);
@@ -80,12 +104,18 @@ export function WhyBubble() {
     // The control the bubble speaks for is watched: when its reason changes or it can act
     // again, the bubble says the new reason or goes (the window's state moves under the focus).
     let about: HTMLElement | null = null;
-    const watch = new MutationObserver(() => setShown(about ? placeFor(about) : null));
+    const present = (el: HTMLElement | null): void => {
+      const slot = el ? slotOf(el) : null;
+      const text = el && slot ? whyOf(el) : null;
+      saySlot(slot && text ? { id: slot, text } : null);
+      setShown(el && !slot ? placeFor(el) : null);
+    };
+    const watch = new MutationObserver(() => present(about));
     const show = (el: HTMLElement | null): void => {
       watch.disconnect();
       about = el;
       if (el) watch.observe(el, { attributes: true, attributeFilter: ['aria-disabled', 'data-why'] });
-      setShown(el ? placeFor(el) : null);
+      present(el);
     };
     const onFocus = (e: FocusEvent): void => {
       focused = controlOf(e.target);
@@ -106,6 +136,7 @@ export function WhyBubble() {
       document.removeEventListener('focusout', onBlur);
       document.removeEventListener('pointerover', onOver);
       watch.disconnect();
+      saySlot(null);
     };
   }, []);
   return (
@@ -137,6 +168,30 @@ export function WhyLine(props: { readonly id: string; readonly why: string | nul
   return (
     <p ref={line} id={props.id} className="why-line" data-testid="why-line">
       {props.why}
+    </p>
+  );
+}
+
+function subscribeSlot(listener: () => void): () => void {
+  slotListeners.add(listener);
+  return () => slotListeners.delete(listener);
+}
+
+/**
+ * A line in the flow beside a disabled control where its reason is said while the control has
+ * the focus or the pointer (the control names `id` in whyNot's `shownIn`): for a control where a
+ * floating bubble would cover a control or text a person needs. Empty and hidden otherwise.
+ */
+export function WhySlot(props: { readonly id: string }) {
+  const said = useSyncExternalStore(
+    subscribeSlot,
+    () => slotSaid,
+    () => null,
+  );
+  const text = said?.id === props.id ? said.text : null;
+  return (
+    <p id={props.id} className="why-line" data-why-slot="" data-testid="why-slot" hidden={text === null}>
+      {text}
     </p>
   );
 }

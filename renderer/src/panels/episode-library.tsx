@@ -8,6 +8,7 @@ import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
 import { BranchTree } from '../components/branch-tree';
 import { RunningList } from '../components/running-list';
+import { DockerNeeded } from '../components/docker-needed';
 import { namedBy, selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import type { PickField } from '../stores/picker/picker-store';
@@ -22,7 +23,7 @@ import {
   placeProblem,
   placesFor,
   placesTitle,
-  refusalForAll,
+  sameForAll,
   scriptPathOf,
   scriptPlaceProblem,
   startFieldOf,
@@ -86,6 +87,27 @@ function Episode(props: {
   );
 }
 
+/**
+ * A path a start reads, said from the task's folder (or the store, the bundled files), kept whole
+ * on a line of its own if it must; the words after it wrap as words.
+ */
+function CardPath(props: {
+  readonly path: string;
+  readonly taskFolder?: string;
+  readonly roots?: readonly PathRoot[];
+}) {
+  const said = props.taskFolder ? pathOnCard(props.path, props.taskFolder, props.roots) : props.path;
+  const where = said.endsWith(IN_STORE) ? IN_STORE : '';
+  return (
+    <>
+      <span className="keep-whole" data-testid="start-path">
+        {said.slice(0, said.length - where.length)}
+      </span>
+      {where}
+    </>
+  );
+}
+
 /** A bundled case or sample task: one click starts it (all are disabled while one starts). */
 function StartItem(props: {
   readonly kind: 'case' | 'task';
@@ -116,19 +138,7 @@ function StartItem(props: {
   readonly onStart: () => void;
 }) {
   const data = props.kind === 'case' ? { 'data-case': props.id } : { 'data-task': props.id };
-  // The path kept whole on a line of its own if it must; the words after it wrap as words.
-  const onCard = (path: string) => {
-    const said = props.taskFolder ? pathOnCard(path, props.taskFolder, props.roots) : path;
-    const where = said.endsWith(IN_STORE) ? IN_STORE : '';
-    return (
-      <>
-        <span className="keep-whole" data-testid="start-path">
-          {said.slice(0, said.length - where.length)}
-        </span>
-        {where}
-      </>
-    );
-  };
+  const onCard = (path: string) => <CardPath path={path} taskFolder={props.taskFolder} roots={props.roots} />;
   // The answer to a click shows where the click was: scrolled into view if the list hides it.
   const errorRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -262,7 +272,14 @@ export function EpisodeLibrary() {
   // The refusal each card would say; when every card says the same (a path outside every place),
   // it is said once, under the field, not repeated under each card.
   const refusals = tasks.map((t) => refusalOf(t.path));
-  const forAll = refusalForAll(refusals);
+  const forAll = sameForAll(refusals);
+  // The file or folder every start reads, when it is one for all (a store file, the bundled
+  // agents): said once above the cards; under each, the sample tasks at 1024×700 repeated "reads
+  // … in the store / agent files from …" for the one Agent field. A relative path is each task's
+  // own file, said on its card.
+  const readsAll = tasks.length > 1 ? sameForAll(tasks.map((t) => readsOf(t.path))) : null;
+  const folderAll = tasks.length > 1 ? sameForAll(tasks.map((t) => folderOf(t.path))) : null;
+  const firstFolder = tasks.length > 0 ? taskFolderOf(tasks[0].path) : undefined;
   // A start refused under this field says it there already: the card's refusal of the same
   // typed path showed as a second, identical red block under it (a project's Start).
   const refusalUnder = (field: StartField) =>
@@ -319,6 +336,8 @@ export function EpisodeLibrary() {
           <Episode key={e.episode} entry={e} current={current} apart={apart.get(e.episode)} />
         ))}
       </ul>
+      {/* Above the cases and the sample tasks, the things a click here runs. */}
+      <DockerNeeded />
       <h3>Cases</h3>
       {catalogError ? <PanelState kind="error">{catalogError}</PanelState> : null}
       {catalogLoad === 'loading' ? <PanelState kind="loading">Loading cases and tasks…</PanelState> : null}
@@ -441,6 +460,21 @@ export function EpisodeLibrary() {
         </>
       ) : null}
       <h3>Sample tasks</h3>
+      {forAll === null && (readsAll || folderAll) ? (
+        <p className="muted mono lib-reads-all" data-testid="start-reads-all">
+          {readsAll ? (
+            <span title={readsAll} data-testid="start-reads-all-script">
+              each ▶ reads <CardPath path={readsAll} taskFolder={firstFolder} roots={roots} />
+            </span>
+          ) : null}
+          {readsAll && folderAll ? <br /> : null}
+          {folderAll ? (
+            <span title={folderAll} data-testid="start-agent-folder-all">
+              agent files from <CardPath path={folderAll} taskFolder={firstFolder} roots={roots} />
+            </span>
+          ) : null}
+        </p>
+      ) : null}
       {tasks.length === 0 && !catalogError && catalogLoad === 'ready' ? (
         <PanelState kind="empty">
           {searched ? `No sample task matches “${searched}”.` : 'No bundled tasks.'}
@@ -456,8 +490,8 @@ export function EpisodeLibrary() {
             detail={t.goal}
             tooltip={t.goal}
             starting={starting}
-            reads={readsOf(t.path)}
-            agentFolder={folderOf(t.path)}
+            reads={readsAll ? null : readsOf(t.path)}
+            agentFolder={folderAll ? null : folderOf(t.path)}
             refusal={refusalOf(t.path)}
             refusalShown={forAll === null}
             taskFolder={taskFolderOf(t.path)}

@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
-import { ForkOtherButton, useNeedsOtherAgent } from '../components/fork-other-button';
+import { useNeedsOtherAgent } from '../components/fork-other-button';
+import { AGAIN_FAILS_SEE_REPLAY } from '../stores/stepper/way-on';
 import { WhyLine } from '../components/why-bubble';
 import { selectBranchStep, whyNoFork, whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
 import {
@@ -76,8 +77,7 @@ function InjectEnded(props: { readonly branch: string }) {
   const { branch } = props;
   const what = useSlice('stepper', (s) => selectWayOn(s).what);
   const label = useSlice('stepper', (s) => selectWayOn(s).fork);
-  // The recorded agent would fail again (way-on.ts): said, and a fork with another agent offered.
-  const again = useSlice('stepper', (s) => selectWayOn(s).againFails);
+  // The recorded agent would fail again (way-on.ts): Replay says why and offers the fork.
   const other = useNeedsOtherAgent();
   const at = useSlice('stepper', selectBranchStep);
   // Not while the consent question waits for the person: nothing is forking until Allow.
@@ -93,11 +93,10 @@ function InjectEnded(props: { readonly branch: string }) {
   return (
     <div data-testid="inject-ended">
       <PanelState kind="empty">
-        {what}: nothing can be injected into it. {again ?? 'Fork it to inject there.'}
+        {what}: nothing can be injected into it. {other ? AGAIN_FAILS_SEE_REPLAY : 'Fork it to inject there.'}
       </PanelState>
-      {other ? (
-        <ForkOtherButton testId="inject-fork-other" />
-      ) : at !== null ? (
+      {/* The recorded agent would fail again: Replay alone says why and offers the fork. */}
+      {other ? null : at !== null ? (
         <button
           type="button"
           data-testid="inject-fork"

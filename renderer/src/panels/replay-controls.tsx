@@ -9,6 +9,7 @@ import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { ErrorText } from '../components/error-text';
 import { firstWhy, whyNot } from '../components/why-not';
+import { WhyLine } from '../components/why-bubble';
 import {
   REPLAY_ACTIONS,
   selectBranchStep,
@@ -22,10 +23,14 @@ import {
   selectLastStep,
   selectOffersLatest,
   selectViewedStep,
+  selectWayOn,
 } from '../stores/stepper/stepper-store';
-import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
+import { selectBusyWhy, selectSettingsError, selectUnderWay } from '../stores/replay/replay-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { revealWhole } from '../layout/reveal-whole';
+
+/** The line under Roll back and Fork saying why they cannot act (both name it). */
+const BRANCH_WHY_ID = 'replay-branch-why';
 
 /** Scrub to any step; roll the sandbox back, fork, what-if, re-execute; open candidates and compare side by side. */
 export function ReplayControls() {
@@ -39,7 +44,12 @@ export function ReplayControls() {
   // The operation under way (none while the consent question waits) and why the buttons wait.
   const running = useSlice('replay', selectUnderWay);
   const busyWhy = useSlice('replay', selectBusyWhy);
-  const error = useSlice('replay', (s) => s.error);
+  // Said in the fork settings dialog while it is open (its own Fork's answer): not again in the
+  // pane behind it (a failed fork's "did not start" was read twice, in the dialog and behind it).
+  const error = useSlice('replay', (s) =>
+    s.settingsOpen && selectSettingsError(s) !== null ? null : s.error,
+  );
+  const anyError = useSlice('replay', (s) => s.error);
   const notice = useSlice('replay', (s) => s.notice);
   const report = useSlice('replay', (s) => s.report);
   const consentAsk = useSlice('replay', (s) => s.consentAsk);
@@ -55,12 +65,20 @@ export function ReplayControls() {
   // its "Agent" field opens it.
   const settings = useSlice('replay', (s) => s.settingsOpen);
   const setSettings = stores.replay.getState().showSettings;
-  const namesAgent = error?.includes('“Agent”') ?? false;
+  const namesAgent = anyError?.includes('“Agent”') ?? false;
   useEffect(() => {
     if (namesAgent) setSettings(true);
   }, [namesAgent, setSettings]);
   // The recorded agent would fail again (way-on.ts): Fork and Reopen give way to one button.
   const other = useNeedsOtherAgent();
+  const againFails = useSlice('stepper', (s) => selectWayOn(s).againFails);
+  // A live episode at rest whose Roll back and Fork cannot act (its viewed step waits in the
+  // inspector, or never finished): their one reason in a line under them, on screen without a
+  // focus or a pointer (issue 33). Said only in the bubble, a person with a mouse saw nothing,
+  // and the bubble covered Try candidates and Inject's field. Not while running: that reason
+  // comes and goes with each step, and the bar says "running".
+  const atRest = useSlice('stepper', (s) => s.live && s.state !== 'running');
+  const branchWhy = atRest ? firstWhy(noRollback, noFork) : null;
   // The answer to a button shows under the buttons; in a short window Replay scrolls (the
   // terminal keeps its room), so an answer is scrolled to when it comes, error or notice alike:
   // at 1024×700 the notice sat below the pane's edge, cut in half. Again once the steps are
@@ -178,6 +196,7 @@ export function ReplayControls() {
           {...whyNot(
             firstWhy(noRollback, busyWhy),
             'restore workspace, memory, conversation and shell to just after this step (B)',
+            branchWhy && BRANCH_WHY_ID,
           )}
           onClick={() => void replay.rollback(branch, step)}
         >
@@ -194,6 +213,7 @@ export function ReplayControls() {
             {...whyNot(
               firstWhy(noFork, busyWhy),
               'continue from this step as a new branch, with its own id and sandbox (F)',
+              branchWhy && BRANCH_WHY_ID,
             )}
             onClick={() => void replay.fork(branch, at)}
           >
@@ -221,6 +241,13 @@ export function ReplayControls() {
         <CandidatesButton branch={branch} step={step} />
         <CompareEntry branch={branch} />
       </div>
+      <WhyLine id={BRANCH_WHY_ID} why={branchWhy} />
+      {/* The recorded agent would fail again: why, here alone (Inject and Sandbox point here). */}
+      {other && !live && againFails ? (
+        <p className="why-line" data-testid="replay-again-fails">
+          {againFails}
+        </p>
+      ) : null}
       <CandidatesNotes branch={branch} />
       {/* The answer to a button above shows under it, not below the open sections. */}
       <div ref={answer}>

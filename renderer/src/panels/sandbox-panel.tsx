@@ -4,7 +4,8 @@ import { selectMemoryFraction } from '../stores/sandbox/sandbox-store';
 import { useSlice } from '../stores/use-stores';
 import { selectWayOn } from '../stores/stepper/stepper-store';
 import { ReopenButton } from '../components/reopen-button';
-import { ForkOtherButton, useNeedsOtherAgent } from '../components/fork-other-button';
+import { useNeedsOtherAgent } from '../components/fork-other-button';
+import { AGAIN_FAILS_SEE_REPLAY } from '../stores/stepper/way-on';
 
 const NBSP = '\u00a0';
 
@@ -97,7 +98,6 @@ export function SandboxPanel() {
   const opened = useSlice('stepper', (s) => s.load === 'ready');
   // An ended branch's way on, in the words every panel uses (way-on.ts).
   const what = useSlice('stepper', (s) => selectWayOn(s).what);
-  const again = useSlice('stepper', (s) => selectWayOn(s).againFails);
   const other = useNeedsOtherAgent();
 
   return (
@@ -149,13 +149,10 @@ export function SandboxPanel() {
       {branch && opened && !live ? (
         <div data-testid="sandbox-none">
           <PanelState kind="empty">
-            {what}: it has no live sandbox. {again ?? 'Reopen it to get one.'}
+            {what}: it has no live sandbox. {other ? AGAIN_FAILS_SEE_REPLAY : 'Reopen it to get one.'}
           </PanelState>
-          {other ? (
-            <ForkOtherButton testId="sandbox-fork-other" />
-          ) : (
-            <ReopenButton branch={branch} testId="sandbox-reopen" />
-          )}
+          {/* The recorded agent would fail again: Replay alone says why and offers the fork. */}
+          {other ? null : <ReopenButton branch={branch} testId="sandbox-reopen" />}
         </div>
       ) : null}
       {branch && live && load === 'loading' ? (

@@ -10,7 +10,8 @@ import {
   type CSSProperties,
   type KeyboardEvent,
 } from 'react';
-import { TeachingButtons } from '../components/teaching-buttons';
+import { SAVE_CASE_WHY_ID, TeachingButtons } from '../components/teaching-buttons';
+import { WhySlot } from '../components/why-bubble';
 import { flushSync } from 'react-dom';
 import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import type { HeldStage } from '../../../shared/held-action';
@@ -830,6 +831,7 @@ export function Timeline() {
         </>
       }
     >
+      <WhySlot id={SAVE_CASE_WHY_ID} />
       {rows.length > 0 ? (
         <TimelineTools
           rows={rows}

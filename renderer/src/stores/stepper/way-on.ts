@@ -25,14 +25,19 @@ export interface WayOn {
   readonly fork: string;
   /**
    * Why going on with the recorded agent would end the same way, or null: its model endpoint
-   * never answered, and a fork or reopen as recorded calls that endpoint again. Then every pane
-   * offers one thing, a fork with another agent ({@link FORK_OTHER}), and says this.
+   * never answered, and a fork or reopen as recorded calls that endpoint again. Then Replay says
+   * this and offers one thing, a fork with another agent ({@link FORK_OTHER}); Inject and Sandbox
+   * point there ({@link AGAIN_FAILS_SEE_REPLAY}). Said in all three, each with its own button, it
+   * was read three times (model-not-up-ended-1024x700).
    */
   readonly againFails: string | null;
 }
 
-/** The button every pane offers when the recorded agent cannot go on ({@link WayOn.againFails}). */
+/** The button Replay offers when the recorded agent cannot go on ({@link WayOn.againFails}). */
 export const FORK_OTHER = 'Fork with another agent…';
+
+/** What Inject and Sandbox say when the recorded agent cannot go on: Replay says why and offers the fork. */
+export const AGAIN_FAILS_SEE_REPLAY = 'Its agent cannot go on as recorded: see Replay.';
 
 /** The Reopen button's words: one label wherever a reopen is offered (Replay, fork settings, the release notice). */
 export function reopenLabel(step: number): string {

@@ -42,10 +42,12 @@ export function whyNothingToScrub(s: StepperState): string {
     return `Nothing to scrub yet: ${none()}. Take one (Step, F10) or run it (Continue, F5).`;
   // The short reason: the fatal error's own words are said once, above the inspector.
   const ended = endNotice(s, false);
-  // Its agent cannot go on as recorded (an endpoint that never answered): the way on every pane
-  // offers, a fork with another agent, not a start from the library.
+  // Its agent cannot go on as recorded (an endpoint that never answered): the way on, a fork with
+  // another agent, said here alone (Inject and Sandbox point here). Not after the end's short words:
+  // "the model endpoint kept failing" beside "was not reachable" said the failure twice, two ways,
+  // and the end line above the inspector says it whole.
   const again = selectWayOn(s).againFails;
-  if (ended && again) return `${ended} It ended before its first step. ${again}`;
+  if (again) return `It ended before its first step. ${again}`;
   if (ended)
     return `${ended} It ended before its first step, so there is nothing to scrub: start it again from the library.`;
   // Ended, its end not read yet: the way on names buttons of this very panel, which has none here.
@@ -82,6 +84,12 @@ function whyNoSnapshot(s: StepperState, what: string): string | null {
   return null;
 }
 
+/**
+ * What a live episode's Roll back and Fork do, in their one reason: greyed together, they are
+ * said together in one line under them (replay-controls.tsx), not twice.
+ */
+const LIVE_BRANCHING = 'roll back or fork';
+
 /** Roll back the sandbox to the viewed step. */
 export function whyNoRollback(s: StepperState): string | null {
   if (!s.live) {
@@ -91,7 +99,7 @@ export function whyNoRollback(s: StepperState): string | null {
       : `Only a live episode has a sandbox to roll back: “${way.reopen}” rebuilds step ${way.step} in a fresh one.`;
   }
   if (s.state === 'running') return 'The episode is running: pause it first.';
-  return whyNoSnapshot(s, 'roll back');
+  return whyNoSnapshot(s, LIVE_BRANCHING);
 }
 
 /**
@@ -108,7 +116,7 @@ export function selectBranchStep(s: StepperState): number | null {
 export function whyNoFork(s: StepperState): string | null {
   if (s.live && s.state === 'running') return 'The episode is running: pause it first.';
   if (!s.live && selectWayOn(s).step !== null) return null;
-  return whyNoSnapshot(s, 'fork');
+  return whyNoSnapshot(s, s.live ? LIVE_BRANCHING : 'fork');
 }
 
 /** Reopen the recorded branch live at the viewed step (a live one is already live: roll back instead). */
