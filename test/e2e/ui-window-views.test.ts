@@ -275,6 +275,11 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     expect(mid?.height ?? 0, 'walkthrough text at 1280×800').toBeGreaterThanOrEqual(160);
 
     await app.resize(SMALL);
+    // The pointer left where the case's card was clicked rests, at 1024×700, on Compare broken
+    // vs fixed: its reason then takes a line under it (why-bubble's WhySlot), which is the
+    // pointed-at state, not the room the drawer keeps. It is moved to the timeline's heading.
+    const heading = (await layout.box('timeline'))!;
+    await app.page.mouse.move(heading.x + 40, heading.y + 10);
     await app.page.keyboard.press('F10');
     await app.timeline.waitForStep(1, 60_000);
     await app.settled({ timeoutMs: 90_000 });
