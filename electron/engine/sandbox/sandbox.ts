@@ -319,7 +319,7 @@ export interface SandboxProvider {
    */
   terminal?(sandboxId: string, options: SandboxTerminalOptions): Promise<Terminal>;
   /** The live resource use of one of its sandboxes; absent where there is none to read (memory). */
-  stats?(sandboxId: string): Promise<StatsStream>;
+  stats?(sandboxId: string, taskMemoryBytes: number): Promise<StatsStream>;
   /**
    * `task` with its image made ready on the backend's engine: its `sandbox.build` built (the
    * image named in the returned task), then the image pulled if the engine lacks it (with
