@@ -82,29 +82,21 @@ describe('stats sample', () => {
       512 * MiB,
     );
     expect(mapped.memoryBytes).toBeGreaterThanOrEqual(300 * MiB);
-    // cgroup v2: 350 MiB written to a memfd (never mapped) and 40 MiB of tmpfs files, all shmem.
-    const memfd = toSample(
-      {
-        memory_stats: {
-          usage: 400 * MiB,
-          limit: 612 * MiB,
-          stats: { inactive_file: 0, shmem: 390 * MiB, anon: 5 * MiB, file_mapped: 2 * MiB },
+    // cgroup v2 in a 612 MiB cgroup of a 512 MiB task: the processes' memory of a reading.
+    const v2 = (usage: number, shmem: number, anon: number, mapped: number) =>
+      toSample(
+        {
+          memory_stats: {
+            usage,
+            limit: 612 * MiB,
+            stats: { inactive_file: 0, shmem, anon, file_mapped: mapped },
+          },
         },
-      },
-      512 * MiB,
-    );
-    expect(memfd.memoryBytes).toBe(300 * MiB);
+        512 * MiB,
+      ).memoryBytes;
+    // 350 MiB written to a memfd (never mapped) and 40 MiB of tmpfs files, all shmem.
+    expect(v2(400 * MiB, 390 * MiB, 5 * MiB, 2 * MiB)).toBe(300 * MiB);
     // A full workspace and an idle command stay as they were: the files are disk.
-    const full = toSample(
-      {
-        memory_stats: {
-          usage: 101 * MiB,
-          limit: 612 * MiB,
-          stats: { inactive_file: 0, shmem: 100 * MiB, anon: MiB, file_mapped: 0 },
-        },
-      },
-      512 * MiB,
-    );
-    expect(full.memoryBytes).toBe(MiB);
+    expect(v2(101 * MiB, 100 * MiB, MiB, 0)).toBe(MiB);
   });
 });

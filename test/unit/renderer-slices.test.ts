@@ -54,6 +54,13 @@ import {
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, stepDetail } from '../support/renderer-fixtures';
 
+/** `cases.open` of the Loop case, whose task is named `task`. */
+const loopCase = (task: string) => (req: { id: string }) => ({
+  case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
+  readme: '# Look at step 3',
+  task: { name: task },
+});
+
 const startedState = { episode: 'ep2', branch: 'b-new', state: 'paused' as const, step: 0, reason: null };
 
 describe('episodes store', () => {
@@ -224,11 +231,7 @@ describe('episodes store', () => {
   it('remembers a case’s runs across a reload: the card clicked again reopens the ended broken run, no new start', async () => {
     const fake = createFakeBackend();
     fake.on('episode.start', () => startedState);
-    fake.on('cases.open', (req) => ({
-      case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
-      readme: '# Look at step 3',
-      task: { name: 'fix-tests' },
-    }));
+    fake.on('cases.open', loopCase('fix-tests'));
     const ended = branchSummary({ branch: 'b-new', status: 'failed', live: false, steps: 3 });
     fake.on('library.list', () => ({
       episodes: [{ episode: 'ep2', task: 't', created: 1, branches: [ended] }],
@@ -278,11 +281,7 @@ describe('episodes store', () => {
   it("never reopens, pairs or trusts a remembered run that is not the case's: another task's episode is forgotten, said, and the case starts afresh", async () => {
     const fake = createFakeBackend();
     fake.on('episode.start', () => startedState);
-    fake.on('cases.open', (req) => ({
-      case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
-      readme: '# Look at step 3',
-      task: { name: 'loop-task' },
-    }));
+    fake.on('cases.open', loopCase('loop-task'));
     // The person's own episode of another task, ended with steps: what a stale or edited entry names.
     const theirs = branchSummary({
       branch: 'ep-private',

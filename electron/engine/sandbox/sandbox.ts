@@ -209,6 +209,12 @@ export interface Sandbox {
   readonly isolated?: boolean;
   /** The OCI runtime the sandbox runs on (`runsc` for gVisor); null when the engine does not say, absent off an engine. */
   readonly runtime?: string | null;
+  /**
+   * Whether a shell started sealed (real and effective gid apart at exec) is out of reach of the
+   * agent's processes here: false on a host with fs.suid_dumpable = 1 (the helper says so in its
+   * hello) and on gVisor, which leaves every shell dumpable. Absent without a helper.
+   */
+  readonly sealed?: boolean;
 
   /** Runs a command line; `cd` and exported variables persist between calls unless `fresh`. */
   exec(request: ExecRequest): Promise<ToolResult>;
