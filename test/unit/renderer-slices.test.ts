@@ -334,7 +334,7 @@ describe('episodes store', () => {
     expect(fake.callsOf('episode.start')).toHaveLength(1);
     expect(store.getState().activeCase?.reopened).toBeUndefined();
     expect(notices.getState().items.map((n) => n.text)).toContain(
-      `The run this window remembered as Loop's broken run (ep-private) is an episode of task "payroll", not of the case's task "loop-task": it is forgotten, and the case starts afresh.`,
+      `The run this window remembered as the broken run of case loop (ep-private) is an episode of task "payroll", not of the case's own task "loop-task": it is forgotten, and the case starts afresh.`,
     );
     expect(kept.get('stepbox.case-runs.v1')).not.toContain('ep-private');
   });

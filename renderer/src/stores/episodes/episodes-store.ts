@@ -486,8 +486,8 @@ export function createEpisodesStore(
             branch: null,
             tone: 'info',
             text: opened.ok
-              ? `The run this window remembered as ${c.title}'s broken run (${earlier}) is an episode of task "${ended.task}", not of the case's task "${task}": it is forgotten, and the case starts afresh.`
-              : `The run this window remembered as ${c.title}'s broken run (${earlier}) could not be checked (${opened.error.message}): the case starts afresh.`,
+              ? `The run this window remembered as the broken run of case ${c.id} (${earlier}) is an episode of task "${ended.task}", not of the case's own task "${task}": it is forgotten, and the case starts afresh.`
+              : `The run this window remembered as the broken run of case ${c.id} (${earlier}) could not be checked (${opened.error.message}): the case starts afresh.`,
           });
         } else if (earlier && ended && opened?.ok) {
           const was = get().activeCase;
