@@ -1,4 +1,5 @@
 import {
+  accessSync,
   closeSync,
   constants,
   fstatSync,
@@ -9,8 +10,9 @@ import {
   readlinkSync,
   readSync,
   realpathSync,
+  type Stats,
 } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 // A CommonJS module typed as ES: its `default` is the factory both ways (it sets factory.default).
 import dockerignore from '@balena/dockerignore';
 import { appError, type AppError } from '../../shared/errors.js';
@@ -72,63 +74,150 @@ export function outsideWorld(
  * Why the build context `context` (a folder a world names inside `root`: a task file's
  * sandbox.build, a devcontainer's build context, a Harbor task's environment/) is not the
  * world's own to send to the engine: the folder itself is checked as any world path
- * ({@link outsideWorld}), then every symbolic link in it ({@link linkOutOfContext}).
+ * ({@link outsideWorld}), then everything a build would send of it ({@link buildContextEntries}).
  */
 export function outsideBuildContext(
   root: string,
   context: string,
   what: string,
   fix: string,
+  dockerfile?: string,
 ): AppError | null {
-  return outsideWorld(root, context, what, fix) ?? linkOutOfContext(context, what);
+  const outside = outsideWorld(root, context, what, fix);
+  if (outside) return outside;
+  const sent = buildContextEntries(context, what, dockerfile);
+  return sent.ok ? null : sent.error;
+}
+
+/** One path a build sends of its context, as this machine has it. */
+export interface BuildContextEntry {
+  /** Relative to the context, `/`-separated. */
+  readonly path: string;
+  readonly full: string;
+  readonly kind: 'file' | 'dir' | 'symlink';
+  /** Permission bits. */
+  readonly mode: number;
+  /** Modification time, epoch seconds. */
+  readonly mtime: number;
+  /** A link's target, as written. */
+  readonly target?: string;
+}
+
+/** What a special file is, for a refusal naming it. */
+function specialKind(st: Stats): string | null {
+  if (st.isFIFO()) return 'a fifo (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return null;
 }
 
 /**
- * Why a build context holds a symbolic link that leaves it: one whose target, as written
- * (`/etc/shadow`, `../../..`) or where this machine resolves it (a chain, a link to a folder
- * on the way), lies outside `context`. The engine receives links as links and resolves them
- * inside the context, so COPY never takes the file they name; but the client reads
- * `.dockerignore` through a link, and a link out of the project is never something an image
- * needs. One rule for every world: refused, naming the link, its target and the fix. A link
- * `.dockerignore` leaves out is never sent, so it is not refused (a project's `.venv`, whose
- * `python` points at the machine's); `.dockerignore` itself is read as a world file (never
- * through a link). Null when every link stays inside, or `context` is not a folder (the
- * build reports that).
+ * What a build sends of the context `context`, by Docker's own rules (the `docker build`
+ * client's): every path `.dockerignore` keeps, with its `!` exceptions; a left-out folder is
+ * walked only when an exception names a path under it, and is not sent itself; `.dockerignore`
+ * and the Dockerfile (`dockerfile`, relative to the context) are always sent, the engine
+ * dropping them after reading when the rules leave them out. Each folder comes before what it
+ * holds. dockerode's own filter matches the rules against absolute paths, so it sent what a
+ * rule left out in a nested folder (`secret/**`, `sub/dir/file`), and the engine's classic
+ * builder COPYs it into the image: the build sends these entries, no more.
+ *
+ * Refused, naming the path and the fix (leave it out, or put the file itself there): a symbolic
+ * link that leaves the context, as written (`/etc/shadow`, `../../..`) or where this machine
+ * resolves it (a chain, a link to a folder on the way) — the engine would get it as a link, but
+ * no image needs one; a fifo, socket or device (a tar carries files, folders and links: the
+ * engine client failed on them with "unsupported type"); a file or folder this machine cannot
+ * read. `.dockerignore` itself is read as a world file (never through a link). An empty list
+ * when `context` is not a folder (the build reports that).
  */
-export function linkOutOfContext(context: string, what: string): AppError | null {
+export function buildContextEntries(
+  context: string,
+  what: string,
+  dockerfile = 'Dockerfile',
+): Result<BuildContextEntry[], AppError> {
   const top = resolve(context);
   let real: string;
   try {
-    if (!lstatSync(top).isDirectory()) return null;
+    if (!lstatSync(top).isDirectory()) return ok([]);
     real = realpathSync.native(top);
   } catch {
-    return null;
+    return ok([]);
   }
   const ignoreFile = join(top, '.dockerignore');
-  let rules: string | null = null;
+  let rules: string[] = [];
   try {
     lstatSync(ignoreFile);
     const text = readWorldFile(top, ignoreFile);
-    if (!text.ok) return text.error;
-    rules = text.value;
+    if (!text.ok) return text;
+    // As Docker reads it: trimmed lines, `#` comments out.
+    rules = text.value
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'));
   } catch {
     // No .dockerignore: everything is sent.
   }
-  const ignore = rules === null ? null : dockerignore.default({ ignorecase: false }).add(rules);
-  // An ignored folder is skipped whole unless a `!` rule may bring part of it back.
-  const exceptions = rules !== null && /^\s*!/m.test(rules);
+  const ignore = dockerignore.default({ ignorecase: false }).add(rules);
+  const dockerfilePath = dockerfile.split(sep).join('/');
+  // The client sends the build's own two files whatever the rules say (TrimBuildFilesFromExcludes).
+  for (const own of ['.dockerignore', dockerfilePath])
+    if (ignore.ignores(own)) {
+      rules.push(`!${own}`);
+      ignore.add(`!${own}`);
+    }
+  const exceptions = rules
+    .filter((line) => line.startsWith('!'))
+    .map((line) => posix.normalize(line.slice(1).trim()).replace(/^\/+/, ''));
+  const leaveOut = (rel: string) => `leave it out of the build with a line ${rel} in ${ignoreFile}`;
+  const entries: BuildContextEntry[] = [];
   const walk = (dir: string): AppError | null => {
-    for (const name of readdirSync(dir).sort()) {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch (e) {
+      const rel = relative(top, dir).split(sep).join('/');
+      return appError(
+        'invalid_task',
+        `${what}: the folder ${rel} in the build context cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give yourself the right (chmod u+rx), or ${leaveOut(rel)}`,
+      );
+    }
+    for (const name of names) {
       const path = join(dir, name);
       const rel = relative(top, path).split(sep).join('/');
-      const ignored = ignore?.ignores(rel) ?? false;
       const st = lstatSync(path);
+      if (ignore.ignores(rel)) {
+        // Docker walks a left-out folder only for an exception under it; the folder itself stays out.
+        if (st.isDirectory() && exceptions.some((x) => `${x}/`.startsWith(`${rel}/`))) {
+          const e = walk(path);
+          if (e) return e;
+        }
+        continue;
+      }
+      const entry = { path: rel, full: path, mode: st.mode & 0o7777, mtime: Math.floor(st.mtimeMs / 1000) };
       if (st.isDirectory()) {
-        const e = ignored && !exceptions ? null : walk(path);
+        entries.push({ ...entry, kind: 'dir' });
+        const e = walk(path);
         if (e) return e;
         continue;
       }
-      if (!st.isSymbolicLink() || ignored) continue;
+      const special = specialKind(st);
+      if (special)
+        return appError(
+          'invalid_task',
+          `${what}: ${rel} in the build context is ${special}: a build sends only files, folders and links; delete it, or ${leaveOut(rel)}`,
+        );
+      if (st.isFile()) {
+        try {
+          accessSync(path, constants.R_OK);
+        } catch (e) {
+          return appError(
+            'invalid_task',
+            `${what}: ${rel} in the build context cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give yourself the right (chmod u+r), or ${leaveOut(rel)}`,
+          );
+        }
+        entries.push({ ...entry, kind: 'file' });
+        continue;
+      }
       const target = readlinkSync(path);
       // As written first: the refusal reads the same whether the place outside exists or not.
       const written = resolve(dir, target);
@@ -144,12 +233,14 @@ export function linkOutOfContext(context: string, what: string): AppError | null
       if (place)
         return appError(
           'invalid_task',
-          `${what}: ${rel} in the build context is a symbolic link to ${target}${place === written ? '' : ` (${place})`}, outside ${top}: stepbox sends no link out of a world's folder to the engine; put the file itself there (cp --dereference), delete the link, or leave it out of the build with a line ${rel} in ${ignoreFile}`,
+          `${what}: ${rel} in the build context is a symbolic link to ${target}${place === written ? '' : ` (${place})`}, outside ${top}: stepbox sends no link out of a world's folder to the engine; put the file itself there (cp --dereference), delete the link, or ${leaveOut(rel)}`,
         );
+      entries.push({ ...entry, kind: 'symlink', target });
     }
     return null;
   };
-  return walk(top);
+  const e = walk(top);
+  return e ? err(e) : ok(entries);
 }
 
 /** Whether a path relative to a folder (`relative(folder, p)`) leaves it. */

@@ -73,7 +73,8 @@ export interface Engine {
   /** A TTY shell in one of this engine's sandboxes, over the provider's own connection. */
   terminal(sandboxId: string, options: SandboxTerminalOptions): Promise<Terminal>;
   /** The live resource use of one of this engine's sandboxes, over the provider's own connection. */
-  stats(sandboxId: string): Promise<StatsStream>;
+  /** `taskMemoryBytes`: the task memory limit (see `docker/stats.ts`). */
+  stats(sandboxId: string, taskMemoryBytes: number): Promise<StatsStream>;
   /** Starts the pool's sandboxes for a config in the background (no-op without a pool). */
   prewarm(config: SandboxConfig): Promise<void>;
   /**
@@ -211,7 +212,8 @@ export function openEngine(options: OpenEngineOptions = {}): Engine {
     episodeEnv: async () => ({ store, parts, supply: (await get()).supply, images }),
     terminal: async (sandboxId, terminalOptions) =>
       openSandboxTerminal((await get()).provider, sandboxId, terminalOptions),
-    stats: async (sandboxId) => openSandboxStats((await get()).provider, sandboxId),
+    stats: async (sandboxId, taskMemoryBytes) =>
+      openSandboxStats((await get()).provider, sandboxId, taskMemoryBytes),
     reachability: () => dockerReachable(docker(), undefined, env),
     sandboxImage: () => inspectSandboxImage(docker().docker),
     buildSandboxImage: (buildOptions) => buildImage(docker(), buildOptions),

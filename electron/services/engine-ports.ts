@@ -171,7 +171,7 @@ function dockerPort(engine: Engine): DockerPort {
       return { ok: r.ok, headline: r.headline, message: r.detail, fix: r.fix || null };
     },
     openTerminal: (containerId, options) => engine.terminal(containerId, options),
-    openStats: (containerId) => engine.stats(containerId),
+    openStats: (containerId, taskMemoryBytes) => engine.stats(containerId, taskMemoryBytes),
     warm: () => engine.warm(),
   };
 }

@@ -149,7 +149,8 @@ export interface DockerPort {
     containerId: string,
     options: { cols: number; rows: number; cwd?: string; writers?: WritersProbe },
   ): Promise<TerminalHandle>;
-  openStats(containerId: string): Promise<StatsHandle>;
+  /** `taskMemoryBytes`: the task memory limit (docker/stats.ts reads the tmpfs sizes from it). */
+  openStats(containerId: string, taskMemoryBytes: number): Promise<StatsHandle>;
   /** The warm pool's idle sandboxes (no episode in them); absent where there is no pool. */
   warm?(): Promise<WarmSandboxes>;
 }

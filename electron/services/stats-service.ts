@@ -28,12 +28,12 @@ export class StatsService {
     if (!sandbox) throw new ServiceError('sandbox_lost', `the sandbox of ${controller.branch} is gone`);
     if (sandbox.backend !== 'docker')
       throw new ServiceError('invalid_input', `stats need a Docker sandbox; this one is ${sandbox.backend}`);
-    const handle = await this.docker.openStats(sandbox.id);
-    const subscription = `stats-${randomUUID()}`;
-    const branch = controller.branch;
     // The task's own limit, not the cgroup's (that adds the tmpfs sizes, container-spec.ts):
     // the processes' memory (stats.ts) is bounded by it, and it is the figure the limits line shows.
     const limit = sandbox.config.limits.memoryBytes;
+    const handle = await this.docker.openStats(sandbox.id, limit);
+    const subscription = `stats-${randomUUID()}`;
+    const branch = controller.branch;
     this.subscriptions.set(subscription, { handle, owner });
     handle.onSample((s) =>
       this.bus.emit(

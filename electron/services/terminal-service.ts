@@ -5,6 +5,18 @@ import type { EpisodeManager } from './episode-manager.js';
 import type { Audience, EventBus } from './event-bus.js';
 import type { DockerPort, TerminalHandle } from './ports.js';
 import { ServiceError } from './service-error.js';
+import { GVISOR_RUNTIME } from '../engine/docker/runtime.js';
+import type { HumanCommand } from '../engine/docker/terminal.js';
+
+/** A command whose report could be forged: `why` goes with it as what stepbox could not tell. */
+function unverified(c: HumanCommand, why: string): HumanCommand {
+  const others = c.others ?? { processes: [], more: 0, episode: false };
+  // The schema keeps 500 characters: this reason first, never the one cut.
+  return {
+    ...c,
+    others: { ...others, unknown: (others.unknown ? `${why}; ${others.unknown}` : why).slice(0, 500) },
+  };
+}
 
 const log = logger('terminals');
 
@@ -62,6 +74,13 @@ export class TerminalService {
       // Each line asks the sandbox who else could write, so a person is credited only with what is theirs.
       ...(sandbox.writers ? { writers: (exclude?: number) => sandbox.writers!(exclude) } : {}),
     });
+    // The shell's reports carry a key only it knows, while it is sealed: where the seal is void
+    // (gVisor, fs.suid_dumpable = 1) a process of the agent's can read the key from the shell
+    // and report a command of its choosing, its files and who else ran. Said on every command.
+    const unsealed =
+      sandbox.sealed === false
+        ? `${sandbox.runtime === GVISOR_RUNTIME ? 'on gVisor' : 'on this host (fs.suid_dumpable = 1)'} the terminal's shell is not sealed, so a process of the agent's can read its report key and forge this command, its files and who else ran`
+        : null;
     const terminal = `term-${randomUUID()}`;
     const t: OpenTerminal = {
       handle,
@@ -80,7 +99,8 @@ export class TerminalService {
       // Recorded by the controller whose sandbox this terminal is in, not by branch id: after a
       // rollback (or an open) the controller goes on in a new branch and the id it had is gone.
       handle.onCommand((c) => {
-        (controller as { recordHumanCommand?: (c: unknown) => void }).recordHumanCommand?.(c);
+        const command = unsealed ? unverified(c, unsealed) : c;
+        (controller as { recordHumanCommand?: (c: unknown) => void }).recordHumanCommand?.(command);
       }),
       handle.onExit((code) => {
         this.drop(terminal);

@@ -90,6 +90,34 @@ describe('web mode: a case’s broken and fixed runs', () => {
     expect(table).toContain('(only in the fixed run)');
     expect(table).not.toContain('the other');
     await shots(app, 'compare');
+
+    // The window's memory of its case runs is the page's localStorage, anyone's to edit: an entry
+    // naming this episode as another case's broken run reopened it as that case's. Now the card
+    // checks the run's task, forgets it, says so, and starts the case afresh.
+    await app.page.evaluate(
+      (b) =>
+        localStorage.setItem(
+          'stepbox.case-runs.v1',
+          JSON.stringify({ 'fatal-error': { runs: { broken: b } } }),
+        ),
+      ended,
+    );
+    await app.page.reload();
+    await app.waitForReady();
+    await library.openCase('fatal-error');
+    const forgotten = app.notices.ofKind('case-memory');
+    await forgotten.waitFor({ timeout: 30_000 });
+    expect(await forgotten.innerText()).toContain(
+      `the broken run of case fatal-error (${ended}) is an episode of task "destructive-clean-start", not of the case's own task "fatal-error": it is forgotten, and the case starts afresh.`,
+    );
+    await until(
+      () => app.stepper.branch(),
+      (b) => b !== null && b !== ended,
+      60_000,
+      'the case started afresh',
+    );
+    expect(await walkthrough.getByTestId('case-reopened').count()).toBe(0);
+    await shots(app, 'foreign-run-forgotten');
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 600_000);

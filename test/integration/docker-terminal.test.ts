@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTerminal, type HumanCommand, type Terminal } from '../../electron/engine/docker/terminal.js';
@@ -24,6 +25,16 @@ describe('live terminal (TTY exec)', () => {
     term.onData((d) => (output += d));
     term.onCommand((c) => commands.push(c));
     await waitUntil(() => /\$ $/.test(output), onData, 'the first prompt');
+    // A process of the agent's dates a file into the future, long before the person types.
+    execFileSync('docker', [
+      'exec',
+      '-u',
+      '1000',
+      container.id,
+      'sh',
+      '-c',
+      'echo planted > /workspace/dated.txt && touch -d 2099-01-01 /workspace/dated.txt',
+    ]);
   });
   afterAll(async () => {
     await term?.close();
@@ -56,6 +67,11 @@ describe('live terminal (TTY exec)', () => {
     );
     expect([...(wrote.files ?? [])].sort()).toEqual(['by-hand.txt', 'd/y']);
     expect((await type('cat /workspace/by-hand.txt')).files).toEqual([]);
+  });
+
+  it('credits no command with a file the agent dated into the future (its change time says when it was written)', async () => {
+    const wrote = await type('echo mine > /workspace/mine.txt');
+    expect(wrote.files).toEqual(['mine.txt']);
   });
 
   it('names the files a command wrote on a bash without EPOCHREALTIME too (whole seconds), and keeps no mark where the agent could write it', async () => {

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DockerEngine } from '../../electron/engine/docker/client.js';
 import { ownedContainers } from '../../electron/engine/docker/owner.js';
 import { GVISOR_RUNTIME } from '../../electron/engine/docker/runtime.js';
+import { openTerminal } from '../../electron/engine/docker/terminal.js';
 import { DiskSnapshotStore } from '../../electron/engine/sandbox/disk-snapshot-store.js';
 import {
   createDockerProvider,
@@ -84,6 +85,35 @@ describeGvisor('gVisor runtime', () => {
       });
       const host = await import('node:os').then((os) => os.release());
       expect(r.stdout).not.toContain(host);
+    } finally {
+      await box.destroy();
+    }
+  }, 120_000);
+
+  it("the terminal's seal is void here: a process of the agent's reads the history hook's key, so the sandbox says it is not sealed", async () => {
+    const box = await (await gvisor()).create(config);
+    try {
+      // What every command the person types is then recorded with (terminal-service.ts).
+      expect(box.sealed).toBe(false);
+      const term = await openTerminal(box.id, { cols: 80, rows: 24, docker: engine!.docker });
+      try {
+        let out = '';
+        term.onData((d) => (out += d));
+        term.write('echo ready-$((6*7))\r');
+        await new Promise<void>((resolve, reject) => {
+          const t = setTimeout(() => reject(new Error(`no prompt: ${out}`)), 30_000);
+          term.onData(() => out.includes('ready-42') && (clearTimeout(t), resolve()));
+        });
+        // The agent's side: every environ is readable on gVisor, the shell's with its hook's key.
+        const r = await box.exec({
+          command:
+            "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f 2>/dev/null; done | grep -o '6973;[0-9a-f]\\{32\\}' | head -n1",
+          timeoutMs: 30_000,
+        });
+        expect(r.stdout).toMatch(/^6973;[0-9a-f]{32}$/m);
+      } finally {
+        await term.close();
+      }
     } finally {
       await box.destroy();
     }

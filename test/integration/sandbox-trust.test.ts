@@ -251,11 +251,15 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
       expect(during.files).toEqual(expect.arrayContaining(['during.txt', 'w.txt']));
       expect(during.others).toMatchObject({ processes: [], episode: true });
 
-      // Quiet again: the next command is the person's alone. The files of the commands before
-      // are dated two seconds back first: the hook counts files up to 20 ms older than a
-      // command's start (file times come from a coarse clock), and on a fast machine the next
-      // line was sent within 20 ms of w.txt being written.
-      await sh(sb, 'touch -d "-2 seconds" during.txt w.txt z.txt late.txt');
+      // Quiet again: the next command is the person's alone. The hook counts files changed up
+      // to 20 ms before a command's start (file times come from a coarse clock), and on a fast
+      // machine the next line was sent within 20 ms of w.txt being written: the sandbox's clock
+      // is let pass the last change by 50 ms first. (Dating the files back no longer hides them:
+      // the hook reads their change time, which a touch sets to now.)
+      await sh(
+        sb,
+        "python3 -c \"import os,time\nm=max(os.stat(f).st_ctime for f in ['during.txt','w.txt','z.txt','late.txt'])\nwhile time.time() < m + 0.05: time.sleep(0.005)\"",
+      );
       const after = await type('echo again > again.txt');
       expect(after.files).toEqual(['again.txt']);
       expect(after.others).toBeUndefined();

@@ -290,6 +290,62 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
     expect(trace).toMatch(/cat: (can't open ')?\/ctx\/secret/); // not sent at all
   });
 
+  it(".dockerignore's rules hold in nested folders: the engine gets exactly what docker build sends, and nothing a rule leaves out reaches the image", async () => {
+    const ctx = join(dir, 'nested-ignore');
+    const long = `${'d'.repeat(120)}/${'e'.repeat(110)}.txt`;
+    const files: Record<string, string> = {
+      'secret/key': `SECRET-${token}`,
+      'sub/dir/k.pem': `PEM-${token}`,
+      'sub/dir/file': `FILE-${token}`,
+      'sub/keep': `keep-${token}`,
+      'kept/inner/secret.txt': `INNER-${token}`,
+      'kept/inner/back.txt': 'back',
+      [long]: 'long',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(ctx, path, '..'), { recursive: true });
+      writeFileSync(join(ctx, path), text);
+    }
+    symlinkSync('keep', join(ctx, 'sub/link'));
+    writeFileSync(
+      join(ctx, '.dockerignore'),
+      'secret/**\n**/*.pem\nsub/dir/file\nkept/inner\n!kept/inner/back.txt\n',
+    );
+    writeFileSync(
+      join(ctx, 'Dockerfile'),
+      `FROM stepbox-sandbox:2\nUSER root\nCOPY . /ctx/\nRUN cd /ctx && find . -mindepth 1 | sort | sed "s/^/sent: /" && test "$(cat sub/link kept/inner/back.txt)" = keep-${token}back && ! grep -r --exclude=Dockerfile -e SECRET- -e PEM- -e FILE- -e INNER- /ctx\n`,
+    );
+    const provider = await testProvider();
+    try {
+      const lines: string[] = [];
+      const spec = { context: ctx, dockerfile: join(ctx, 'Dockerfile') };
+      const first = await ensureBuilt(provider.engine.docker, spec, (p) => lines.push(p.line));
+      built.add(first.image);
+      const sent = lines.flatMap((l) => /^\[build\] sent: \.\/(.*)$/.exec(l)?.[1] ?? []);
+      // What `DOCKER_BUILDKIT=0 docker build` COPYs of this context (the classic builder's).
+      expect(sent).toEqual([
+        '.dockerignore',
+        'Dockerfile',
+        'd'.repeat(120),
+        long,
+        'kept',
+        'kept/inner',
+        'kept/inner/back.txt',
+        'secret',
+        'sub',
+        'sub/dir',
+        'sub/keep',
+        'sub/link',
+      ]);
+      // A file a rule leaves out changes nothing the build sees: no second build.
+      writeFileSync(join(ctx, 'secret/key'), 'rotated');
+      const again = await ensureBuilt(provider.engine.docker, spec, () => undefined);
+      expect(again).toMatchObject({ image: first.image, cached: true });
+    } finally {
+      expect(await closeTestProvider(provider)).toEqual([]);
+    }
+  });
+
   it('a Dockerfile that fails to build: its last lines in the error, exit 2, nothing recorded', async () => {
     const taskDir = join(dir, 'bad-build');
     mkdirSync(taskDir, { recursive: true });

@@ -12,6 +12,7 @@ import {
   walkthroughText,
 } from '../../renderer/src/stores/episodes/episodes-store';
 import { createNoticesStore } from '../../renderer/src/stores/notices/notices-store';
+import { loadCaseRuns } from '../../renderer/src/stores/episodes/case-run-memory';
 import {
   createInjectStore,
   overrideToResult,
@@ -52,6 +53,13 @@ import {
 } from '../../renderer/src/stores/terminal/terminal-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, stepDetail } from '../support/renderer-fixtures';
+
+/** `cases.open` of the Loop case, whose task is named `task`. */
+const loopCase = (task: string) => (req: { id: string }) => ({
+  case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
+  readme: '# Look at step 3',
+  task: { name: task },
+});
 
 const startedState = { episode: 'ep2', branch: 'b-new', state: 'paused' as const, step: 0, reason: null };
 
@@ -223,11 +231,7 @@ describe('episodes store', () => {
   it('remembers a case’s runs across a reload: the card clicked again reopens the ended broken run, no new start', async () => {
     const fake = createFakeBackend();
     fake.on('episode.start', () => startedState);
-    fake.on('cases.open', (req) => ({
-      case: { id: req.id, title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' },
-      readme: '# Look at step 3',
-      task: {},
-    }));
+    fake.on('cases.open', loopCase('fix-tests'));
     const ended = branchSummary({ branch: 'b-new', status: 'failed', live: false, steps: 3 });
     fake.on('library.list', () => ({
       episodes: [{ episode: 'ep2', task: 't', created: 1, branches: [ended] }],
@@ -272,6 +276,96 @@ describe('episodes store', () => {
       .getState()
       .openCase(c);
     expect(fake.callsOf('episode.start')).toHaveLength(2);
+  });
+
+  it("never reopens, pairs or trusts a remembered run that is not the case's: another task's episode is forgotten, said, and the case starts afresh", async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.start', () => startedState);
+    fake.on('cases.open', loopCase('loop-task'));
+    // The person's own episode of another task, ended with steps: what a stale or edited entry names.
+    const theirs = branchSummary({
+      branch: 'ep-private',
+      task: 'payroll',
+      status: 'failed',
+      live: false,
+      steps: 9,
+    });
+    fake.on('library.list', () => ({
+      episodes: [{ episode: 'ep-private', task: 'payroll', created: 1, branches: [theirs] }],
+      total: 1,
+    }));
+    const kept = new Map<string, string>([
+      [
+        'stepbox.case-runs.v1',
+        JSON.stringify({
+          loop: { runs: { broken: 'ep-private', fixed: 'ep-private' }, started: [['ep-private', 'broken']] },
+        }),
+      ],
+    ]);
+    const storage = {
+      getItem: (k: string) => kept.get(k) ?? null,
+      setItem: (k: string, v: string) => void kept.set(k, v),
+    };
+    const viewed: string[] = [];
+    const notices = createNoticesStore();
+    const store = createEpisodesStore(
+      fake.client,
+      () => {},
+      undefined,
+      undefined,
+      notices,
+      (b) => viewed.push(b),
+      storage,
+    );
+    const c = { id: 'loop', title: 'Loop', summary: 's', task_path: 'x', agent: 'scripted:a' };
+    // Before the click, the drawer pairs nothing of another task with the case once its task is known.
+    const active = {
+      case: c,
+      readme: null,
+      variant: 'broken' as const,
+      runs: { broken: 'ep-private' },
+      task: 'loop-task',
+    };
+    expect(
+      selectCaseRuns(active, [{ episode: 'ep-private', task: 'payroll', created: 1, branches: [theirs] }]),
+    ).toEqual([]);
+    expect(await store.getState().openCase(c)).toBe('b-new');
+    expect(viewed).not.toContain('ep-private');
+    expect(fake.callsOf('episode.start')).toHaveLength(1);
+    expect(store.getState().activeCase?.reopened).toBeUndefined();
+    expect(notices.getState().items.map((n) => n.text)).toContain(
+      `The run this window remembered as the broken run of case loop (ep-private) is an episode of task "payroll", not of the case's own task "loop-task": it is forgotten, and the case starts afresh.`,
+    );
+    expect(kept.get('stepbox.case-runs.v1')).not.toContain('ep-private');
+  });
+
+  it('parses the remembered case runs at the edge: what is not a case id, a variant and a branch id is left out and said', () => {
+    const stored = JSON.stringify({
+      loop: {
+        runs: { broken: 'b-1', fixed: '../../etc' },
+        started: [['b-1', 'broken'], ['b 2', 'fixed'], 'x'],
+      },
+      'Not A Case': { runs: { broken: 'b-9' } },
+      ok: { runs: { broken: 'ep-20260101-000000-abcd', evil: 'b-3' } },
+    });
+    const r = loadCaseRuns({ getItem: () => stored });
+    expect(r.runs.get('loop')).toEqual({ broken: 'b-1' });
+    expect([...(r.started.get('loop') ?? [])]).toEqual([['b-1', 'broken']]);
+    expect(r.runs.has('Not A Case')).toBe(false);
+    expect(r.runs.get('ok')).toEqual({ broken: 'ep-20260101-000000-abcd' });
+    expect(r.refused).toBe(
+      'case "loop": run "fixed" is not a variant and a branch id; case "loop": a started run is not [branch id, variant]; case "loop": a started run is not [branch id, variant] and 2 more',
+    );
+    // Said once in the window, beside the cases that start afresh.
+    const notices = createNoticesStore();
+    createEpisodesStore(createFakeBackend().client, () => {}, undefined, undefined, notices, undefined, {
+      getItem: () => stored,
+      setItem: () => {},
+    });
+    expect(notices.getState().items[0]?.text).toMatch(
+      /^Some case runs this window remembered were left out \(case "loop": run "fixed"/,
+    );
+    expect(loadCaseRuns({ getItem: () => '[1,2]' }).refused).toBe('it is not an object of cases');
   });
 
   it("runs a case's fixed version beside the same walkthrough and keeps both runs, broken first", async () => {

@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +12,8 @@ import { buildContextHash, resolveBuild } from '../../electron/engine/docker/bui
 import { containerSpec } from '../../electron/engine/docker/container-spec.js';
 import { prepareScript } from '../../electron/engine/docker/engine-flavour.js';
 import { readTar } from '../../electron/engine/docker/tar-reader.js';
+import { tarEnd, tarHeader, tarPadding } from '../../electron/engine/docker/tar-writer.js';
+import { buildContextEntries } from '../../electron/engine/folder-files.js';
 import { parseJsonc, readDevcontainer } from '../../electron/engine/harness/devcontainer.js';
 import { loadHarborTask } from '../../electron/engine/harness/harbor-task.js';
 import { loadWorld } from '../../electron/engine/harness/load-world.js';
@@ -395,5 +400,150 @@ describe("a build context's symbolic links: one rule for task files, devcontaine
         /v1\/\.venv\/bin\/python in the build context is a symbolic link to \/usr\/bin\/python3/,
       );
     }
+  });
+});
+
+describe('what a build sends of its context: exactly what Docker keeps', () => {
+  /** A context holding `files` (path → text) and the .dockerignore `rules`. */
+  const context = (name: string, files: Record<string, string>, rules?: string) => {
+    const ctx = join(dir, name);
+    for (const [path, text] of Object.entries({ Dockerfile: 'FROM scratch\n', ...files })) {
+      mkdirSync(dirname(join(ctx, path)), { recursive: true });
+      writeFileSync(join(ctx, path), text);
+    }
+    if (rules !== undefined) writeFileSync(join(ctx, '.dockerignore'), rules);
+    return ctx;
+  };
+  const sent = (ctx: string, dockerfile?: string) => {
+    const r = buildContextEntries(ctx, 'sandbox.build', dockerfile);
+    if (!r.ok) throw new Error(r.error.message);
+    return r.value.map((e) => e.path);
+  };
+  const project = {
+    'secret/key': 'S',
+    'sub/dir/k.pem': 'P',
+    'sub/dir/file': 'F',
+    'sub/keep': 'K',
+    'a/b/c/id.pem': 'P',
+  };
+
+  it('leaves out what a rule names in a nested folder (dockerode matched the rules against absolute paths and sent it)', () => {
+    // `docker build` (DOCKER_BUILDKIT=0, the classic builder stepbox talks to) on this context
+    // COPYs exactly these: a folder whose contents a rule leaves out is sent empty.
+    const ctx = context('nested', project, 'secret/**\n**/*.pem\nsub/dir/file\n');
+    expect(sent(ctx)).toEqual([
+      '.dockerignore',
+      'Dockerfile',
+      'a',
+      'a/b',
+      'a/b/c',
+      'secret',
+      'sub',
+      'sub/dir',
+      'sub/keep',
+    ]);
+  });
+
+  it("walks a left-out folder only for an exception under it, never sending the folder itself; the build's own two files always go", () => {
+    const ctx = context(
+      'exceptions',
+      project,
+      '# a comment\nsub\n!sub/dir/file\n  secret  \nDockerfile\n.dockerignore\n*/b\n!**/id.pem\n',
+    );
+    // `!**/id.pem` names no folder: a/b stays out whole, as Docker walks it.
+    expect(sent(ctx)).toEqual(['.dockerignore', 'Dockerfile', 'a', 'sub/dir/file']);
+    // A Dockerfile in a left-out folder is sent, and only it.
+    const nested = context(
+      'dockerfile-inside',
+      { 'docker/Dockerfile': 'FROM scratch\n', 'docker/x': 'x' },
+      'docker\n',
+    );
+    expect(sent(nested, 'docker/Dockerfile')).toEqual(['.dockerignore', 'Dockerfile', 'docker/Dockerfile']);
+  });
+
+  it('hashes only what it sends: a file a rule leaves out changes no tag', () => {
+    const ctx = context('hash', project, 'secret/**\n');
+    const spec = { context: ctx, dockerfile: join(ctx, 'Dockerfile') };
+    const before = buildContextHash(spec);
+    writeFileSync(join(ctx, 'secret/key'), 'rotated');
+    expect(buildContextHash(spec)).toBe(before);
+    writeFileSync(join(ctx, 'sub/keep'), 'changed');
+    expect(buildContextHash(spec)).not.toBe(before);
+  });
+
+  it('refuses a fifo, a socket or a device it would send, naming it and the fix; left out, each is fine', async () => {
+    const ctx = context('special', {});
+    mkdirSync(join(ctx, 'run'));
+    const cases: [string, string, () => Promise<() => void> | (() => void)][] = [
+      [
+        'run/pipe',
+        'a fifo (named pipe)',
+        () => {
+          execFileSync('mkfifo', [join(ctx, 'run/pipe')]);
+          return () => rmSync(join(ctx, 'run/pipe'));
+        },
+      ],
+      [
+        'run/app.sock',
+        'a socket',
+        async () => {
+          const server = createServer();
+          await new Promise<void>((r) => server.listen(join(ctx, 'run/app.sock'), r));
+          return () => server.close();
+        },
+      ],
+    ];
+    if (process.getuid?.() === 0)
+      cases.push([
+        'run/null',
+        'a character device',
+        () => {
+          execFileSync('mknod', [join(ctx, 'run/null'), 'c', '1', '3']);
+          return () => rmSync(join(ctx, 'run/null'));
+        },
+      ]);
+    for (const [path, kind, make] of cases) {
+      const undo = await make();
+      const r = buildContextEntries(ctx, 'sandbox.build');
+      expect(!r.ok && r.error.message).toBe(
+        `sandbox.build: ${path} in the build context is ${kind}: a build sends only files, folders and links; delete it, or leave it out of the build with a line ${path} in ${join(ctx, '.dockerignore')}`,
+      );
+      expect(() => resolveBuild(ctx, dir)).toThrow(`${path} in the build context is ${kind}`);
+      writeFileSync(join(ctx, '.dockerignore'), `${path}\n`);
+      expect(sent(ctx)).toEqual(['.dockerignore', 'Dockerfile', 'run']);
+      rmSync(join(ctx, '.dockerignore'));
+      undo();
+    }
+  });
+});
+
+describe('tar writer', () => {
+  it('writes what the reader reads back: folders, files, links, names and targets past ustar', async () => {
+    const deep = `${'d'.repeat(120)}/${'e'.repeat(110)}.txt`;
+    const tar = Buffer.concat([
+      tarHeader({ name: 'app/', size: 0, mode: 0o755, type: 'dir' }),
+      tarHeader({ name: 'app/a.txt', size: 2, mode: 0o644, type: 'file' }),
+      Buffer.from('hi'),
+      tarPadding(2),
+      tarHeader({ name: `app/${'n'.repeat(90)}/${'m'.repeat(90)}`, size: 0, mode: 0o644, type: 'file' }),
+      tarHeader({ name: deep, size: 1, mode: 0o755, type: 'file' }),
+      Buffer.from('x'),
+      tarPadding(1),
+      tarHeader({ name: 'app/l', size: 0, mode: 0o777, type: 'symlink', linkname: 't'.repeat(150) }),
+    ]);
+    // A folder's name past 100 bytes is never split at its trailing `/`: the engine reads an empty name as a broken archive.
+    const longDir = tarHeader({ name: `${'d'.repeat(120)}/`, size: 0, mode: 0o755, type: 'dir' });
+    expect(longDir.subarray(-512).toString('latin1', 0, 100).replace(/\0+$/, '')).not.toBe('');
+    const entries = await readTar(Readable.from([tar, longDir, tarEnd()]), 1024);
+    expect(entries.map((e) => `${e.type} ${e.path}`)).toEqual([
+      'dir app',
+      'file app/a.txt',
+      `file app/${'n'.repeat(90)}/${'m'.repeat(90)}`,
+      `file ${deep}`,
+      'symlink app/l',
+      `dir ${'d'.repeat(120)}`,
+    ]);
+    expect(entries[3].mode & 0o777).toBe(0o755);
+    expect(entries[4].target).toBe('t'.repeat(150));
   });
 });

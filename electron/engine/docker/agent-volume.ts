@@ -5,6 +5,7 @@ import type { DockerEngine } from './client.js';
 import { AGENT_FILES_MARK, listAgentFiles, type AgentFile, type AgentFiles } from '../sandbox/agent-files.js';
 import { logger } from '../log.js';
 import { pruneUnusedVolumes, type VolumePrune } from './volume-prune.js';
+import { tarHeader } from './tar-writer.js';
 
 const log = logger('agent-volume');
 
@@ -16,33 +17,9 @@ export function agentVolumeName(files: AgentFiles): string {
   return `stepbox-agent-${files.hash.slice(0, 24)}`;
 }
 
-/** A ustar header block for a regular file or directory owned by root. */
+/** A header for a regular file or directory owned by root. */
 function header(name: string, size: number, mode: number, type: '0' | '5'): Buffer {
-  const b = Buffer.alloc(512);
-  const put = (s: string, off: number, len: number) => b.write(s, off, len, 'utf8');
-  const oct = (n: number, len: number) => n.toString(8).padStart(len - 1, '0') + '\0';
-  let prefix = '';
-  let base = name;
-  if (Buffer.byteLength(name) > 100) {
-    const cut = name.lastIndexOf('/', 154);
-    prefix = name.slice(0, cut);
-    base = name.slice(cut + 1);
-  }
-  put(base, 0, 100);
-  put(oct(mode, 8), 100, 8);
-  put(oct(0, 8), 108, 8);
-  put(oct(0, 8), 116, 8);
-  put(oct(size, 12), 124, 12);
-  put(oct(0, 12), 136, 12);
-  b.fill(' ', 148, 156);
-  put(type, 156, 1);
-  put('ustar\0', 257, 6);
-  put('00', 263, 2);
-  put(prefix, 345, 155);
-  let sum = 0;
-  for (const byte of b) sum += byte;
-  put(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8);
-  return b;
+  return tarHeader({ name, size, mode, type: type === '5' ? 'dir' : 'file' });
 }
 
 /** The block size sparse files are scanned in: a block of zeros is a hole. */

@@ -1,9 +1,11 @@
 import { imageExists } from './client.js';
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { Readable } from 'node:stream';
 import type Docker from 'dockerode';
-import { linkOutOfContext } from '../folder-files.js';
+import { buildContextEntries, type BuildContextEntry } from '../folder-files.js';
+import { tarEnd, tarHeader, tarPadding } from './tar-writer.js';
 import { SANDBOX_IMAGE } from '../../../shared/constants.js';
 
 /** The repository of images stepbox builds from a task's Dockerfile; the tag is the context's content hash. */
@@ -56,32 +58,81 @@ export class BuildError extends Error {
 }
 
 /**
- * The content hash of a build: every file, folder and symlink of the context (path, kind,
- * executable bit, content or target) and the Dockerfile's place in it. Two contexts with
- * the same hash build the same image; anything that changes what `COPY` could see changes
- * it (files a .dockerignore leaves out too: a rebuild too many, never one too few).
+ * The content hash of a build: every file, folder and symlink the build sends of its context
+ * ({@link buildContextEntries}: path, kind, executable bit, content or target) and the
+ * Dockerfile's place in it. Two contexts with the same hash build the same image; anything
+ * that changes what `COPY` could see changes it, and what `.dockerignore` leaves out does not.
  */
 export function buildContextHash(spec: BuildSpec): string {
+  return contextHash(spec, sentEntries(spec));
+}
+
+function contextHash(spec: BuildSpec, entries: readonly BuildContextEntry[]): string {
   const h = createHash('sha256');
-  h.update(`stepbox.build/1\0dockerfile\0${relative(spec.context, spec.dockerfile).split(sep).join('/')}\0`);
-  const walk = (dir: string, rel: string) => {
-    const names = readdirSync(dir).sort();
-    for (const name of names) {
-      const full = join(dir, name);
-      const path = rel ? `${rel}/${name}` : name;
-      const st = lstatSync(full);
-      if (st.isSymbolicLink()) h.update(`l\0${path}\0${readlinkSync(full)}\0`);
-      else if (st.isDirectory()) {
-        h.update(`d\0${path}\0`);
-        walk(full, path);
-      } else if (st.isFile()) {
-        const content = createHash('sha256').update(readFileSync(full)).digest('hex');
-        h.update(`f\0${path}\0${st.mode & 0o111 ? 'x' : '-'}\0${content}\0`);
-      } else h.update(`o\0${path}\0`);
+  h.update(`stepbox.build/2\0dockerfile\0${dockerfileInContext(spec)}\0`);
+  for (const e of entries) {
+    if (e.kind === 'symlink') h.update(`l\0${e.path}\0${e.target}\0`);
+    else if (e.kind === 'dir') h.update(`d\0${e.path}\0`);
+    else {
+      const content = createHash('sha256').update(readFileSync(e.full)).digest('hex');
+      h.update(`f\0${e.path}\0${e.mode & 0o111 ? 'x' : '-'}\0${content}\0`);
     }
-  };
-  walk(spec.context, '');
+  }
   return h.digest('hex');
+}
+
+/** The Dockerfile's path in its context, `/`-separated. */
+function dockerfileInContext(spec: BuildSpec): string {
+  return relative(spec.context, spec.dockerfile).split(sep).join('/');
+}
+
+/** What the build sends of its context; a path it cannot send is the task's error. */
+function sentEntries(spec: BuildSpec): BuildContextEntry[] {
+  const sent = buildContextEntries(spec.context, 'sandbox.build', dockerfileInContext(spec));
+  if (!sent.ok) throw new BuildError('invalid_task', sent.error.message);
+  return sent.value;
+}
+
+/**
+ * The build context as the engine receives it: a tar of exactly `entries` (root's, as
+ * `docker build` sends them), each file read through a descriptor that follows no link and
+ * never more than the size it had when opened.
+ */
+function contextTar(entries: readonly BuildContextEntry[]): Readable {
+  async function* gen(): AsyncGenerator<Buffer> {
+    const buf = Buffer.alloc(1024 * 1024);
+    for (const e of entries) {
+      if (e.kind !== 'file') {
+        yield tarHeader({
+          name: e.kind === 'dir' ? `${e.path}/` : e.path,
+          size: 0,
+          mode: e.mode,
+          type: e.kind,
+          linkname: e.target,
+          mtime: e.mtime,
+        });
+        continue;
+      }
+      const fd = openSync(e.full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      try {
+        const st = fstatSync(fd);
+        if (!st.isFile()) throw new Error(`${e.full} is no longer a regular file`);
+        yield tarHeader({ name: e.path, size: st.size, mode: e.mode, type: 'file', mtime: e.mtime });
+        let sent = 0;
+        while (sent < st.size) {
+          const n = readSync(fd, buf, 0, Math.min(buf.length, st.size - sent), sent);
+          if (n <= 0) throw new Error(`${e.full} shrank while it was sent`);
+          sent += n;
+          yield Buffer.from(buf.subarray(0, n));
+        }
+        yield tarPadding(st.size);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    yield tarEnd();
+  }
+  return Readable.from(gen());
 }
 
 /** The tag of the image built from a context with `hash`. */
@@ -129,8 +180,7 @@ export function resolveBuild(
       `sandbox.build: the Dockerfile ${dockerfile} lies outside its context ${context}; put it inside the context folder`,
     );
   // The same rule as the world loader's, for a task that reaches the engine another way (a recorded one).
-  const link = linkOutOfContext(context, 'sandbox.build');
-  if (link) throw new BuildError('invalid_task', link.message);
+  sentEntries({ context, dockerfile });
   try {
     if (!statSync(dockerfile).isFile()) throw new Error('not a file');
   } catch {
@@ -157,7 +207,8 @@ export async function ensureBuilt(
   progress: (p: BuildProgress) => void,
 ): Promise<BuildResult> {
   const started = performance.now();
-  const hash = buildContextHash(spec);
+  const entries = sentEntries(spec);
+  const hash = contextHash(spec, entries);
   const image = buildTag(hash);
   if (await hasImage(docker, image)) {
     progress({
@@ -187,17 +238,15 @@ export async function ensureBuilt(
   };
   let stream: NodeJS.ReadableStream;
   try {
-    stream = await docker.buildImage(
-      { context: spec.context, src: readdirSync(spec.context) },
-      {
-        t: image,
-        dockerfile: relative(spec.context, spec.dockerfile).split(sep).join('/'),
-        // Not the `stepbox` container label: containers of this image (a later build's steps) would carry it unowned, and sweeps would take them.
-        labels: { [BUILD_HASH_LABEL]: hash },
-        rm: true,
-        forcerm: true,
-      },
-    );
+    // Our own tar of what Docker's rules send, not dockerode's packing of the folder (see buildContextEntries).
+    stream = await docker.buildImage(contextTar(entries), {
+      t: image,
+      dockerfile: dockerfileInContext(spec),
+      // Not the `stepbox` container label: containers of this image (a later build's steps) would carry it unowned, and sweeps would take them.
+      labels: { [BUILD_HASH_LABEL]: hash },
+      rm: true,
+      forcerm: true,
+    });
   } catch (e) {
     throw engineError(e, image);
   }

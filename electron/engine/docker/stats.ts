@@ -53,13 +53,25 @@ interface RawStats {
       total_shmem?: number;
       /** cgroup v1's anonymous memory of the processes. */
       total_rss?: number;
+      /** cgroup v1's page cache (files and swap-backed pages: tmpfs, shared anonymous memory). */
+      total_cache?: number;
+      total_active_file?: number;
+      /** Pages mapped into a process (v1, v2): shared memory a process holds is among them. */
+      total_mapped_file?: number;
+      file_mapped?: number;
+      /** cgroup v2's anonymous memory of the processes (shared anonymous memory is shmem). */
+      anon?: number;
     };
   };
   pids_stats?: { current?: number };
 }
 
-/** Turns one engine stats document into a sample: CPU the way `docker stats` computes it, memory the processes' own. */
-export function toSample(raw: RawStats, now = Date.now()): StatsSample {
+/**
+ * Turns one engine stats document into a sample: CPU the way `docker stats` computes it, memory
+ * the processes' own. `taskMemoryBytes` is the task's limit: the cgroup's is larger by the tmpfs
+ * sizes (container-spec.ts), which bounds how much of the swap-backed memory can be files.
+ */
+export function toSample(raw: RawStats, taskMemoryBytes: number, now = Date.now()): StatsSample {
   const cpu = raw.cpu_stats?.cpu_usage?.total_usage ?? 0;
   const preCpu = raw.precpu_stats?.cpu_usage?.total_usage ?? 0;
   const system = raw.cpu_stats?.system_cpu_usage ?? 0;
@@ -75,7 +87,7 @@ export function toSample(raw: RawStats, now = Date.now()): StatsSample {
   const t = raw.read ? Date.parse(raw.read) : NaN;
   return {
     cpuPercent,
-    memoryBytes: processMemory(mem),
+    memoryBytes: processMemory(mem, Math.max(0, (mem.limit ?? 0) - taskMemoryBytes)),
     memoryLimit: mem.limit ?? 0,
     pids: raw.pids_stats?.current ?? 0,
     t: Number.isFinite(t) && t > 0 ? t : now,
@@ -84,23 +96,35 @@ export function toSample(raw: RawStats, now = Date.now()): StatsSample {
 
 /**
  * The processes' memory of a stats document: usage less reclaimable page cache and less the
- * tmpfs files (shmem). Docker on a cgroup v1 host passes no shmem figure; there the
- * processes' anonymous memory (total_rss) is the nearest one.
+ * tmpfs files, which are disk (a full /workspace is no memory pressure). The kernel counts
+ * tmpfs files and a process's shared memory alike (shmem; cgroup v1 passes no figure, so the
+ * swap-backed part of its cache stands for it): only as much as the tmpfs mounts can hold
+ * (`tmpfsBytes`) is left out, and never the pages mapped into a process. Leaving all of shmem
+ * out let a command hide its memory from the pane: 300 MB held in a shared mapping or a memfd
+ * read as 3 MB of a 512 MB limit until the kernel killed it.
  */
-function processMemory(mem: NonNullable<RawStats['memory_stats']>): number {
+function processMemory(mem: NonNullable<RawStats['memory_stats']>, tmpfsBytes: number): number {
   const stats = mem.stats ?? {};
-  const shmem = stats.shmem ?? stats.total_shmem;
-  if (shmem === undefined && stats.total_rss !== undefined) return stats.total_rss;
   // cgroup v1 reports page cache as total_inactive_file/cache, v2 as inactive_file.
-  const cache = stats.total_inactive_file ?? stats.inactive_file ?? stats.cache ?? 0;
-  return Math.max(0, (mem.usage ?? 0) - cache - (shmem ?? 0));
+  const inactive = stats.total_inactive_file ?? stats.inactive_file ?? 0;
+  const usage = mem.usage ?? 0;
+  const shmem =
+    stats.shmem ??
+    stats.total_shmem ??
+    Math.max(0, (stats.total_cache ?? stats.cache ?? 0) - inactive - (stats.total_active_file ?? 0));
+  const held = (stats.anon ?? stats.total_rss ?? 0) + (stats.file_mapped ?? stats.total_mapped_file ?? 0);
+  return Math.max(0, held, usage - inactive - Math.min(shmem, tmpfsBytes));
 }
 
 /**
  * Opens one long-lived stats stream (`container.stats({stream: true})`) and emits a sample
- * per engine update until `close()` or the container goes away.
+ * per engine update until `close()` or the container goes away (`taskMemoryBytes`: see {@link toSample}).
  */
-export async function openStats(containerId: string, docker: Docker): Promise<StatsStream> {
+export async function openStats(
+  containerId: string,
+  docker: Docker,
+  taskMemoryBytes: number,
+): Promise<StatsStream> {
   const stream = (await docker.getContainer(containerId).stats({ stream: true })) as unknown as Readable;
   const sampleListeners = new Set<(sample: StatsSample) => void>();
   const endListeners = new Set<(reason: string) => void>();
@@ -122,7 +146,7 @@ export async function openStats(containerId: string, docker: Docker): Promise<St
       if (!line) continue;
       let sample: StatsSample;
       try {
-        sample = toSample(JSON.parse(line) as RawStats);
+        sample = toSample(JSON.parse(line) as RawStats, taskMemoryBytes);
       } catch (e) {
         log.warn(`unreadable stats line from ${containerId.slice(0, 12)}: ${(e as Error).message}`);
         continue;

@@ -54,7 +54,9 @@ export function historyHook(workdir: string, key: string): string {
     '__sb_ec=$?; __sb_f=; if [[ -n ${__sb_t-} ]]; then ' +
     'if [[ $__sb_t == *[.,]* ]]; then __sb_m=$(( 10#${__sb_t/[.,]/} - 20000 )); __sb_m="@${__sb_m:0:-6}.${__sb_m: -6}"; ' +
     'else __sb_m="@$(( __sb_t - 1 )).98"; fi; ' +
-    `__sb_f="$(find ${shellQuote(workdir)} -newermt "$__sb_m" \\( -type f -o -type l \\) 2>/dev/null | head -n 200 | base64 -w0)"; ` +
+    // By change time, which no process can set: a file the agent dated into the future
+    // (touch -d 2099) read as written by every command the person ran (-newermt).
+    `__sb_f="$(find ${shellQuote(workdir)} -newerct "$__sb_m" \\( -type f -o -type l \\) 2>/dev/null | head -n 200 | base64 -w0)"; ` +
     'unset __sb_t; fi; ' +
     `printf "\\033]6973;${key};%s;%s;%s;%s;%s\\007" "$$" "$__sb_ec" ` +
     '"$(printf %s "$PWD" | base64 -w0)" "$(HISTTIMEFORMAT= history 1 | base64 -w0)" "$__sb_f"; ' +

@@ -134,6 +134,7 @@ export function readDevcontainer(
       contextAbs,
       `${file}: ${field} ${JSON.stringify(context)}`,
       `name a folder inside the project ${dir} (".." from .devcontainer/ is the project itself), and put what the image needs there`,
+      relative(contextAbs, resolve(base, dockerfile)),
     );
     if (outside) return err(outside);
     sandbox.build = { context: contextAbs, dockerfile: relative(contextAbs, resolve(base, dockerfile)) };

@@ -292,8 +292,8 @@ export class DockerSandboxProvider implements SandboxProvider {
   }
 
   /** The live resource use of one of its containers, over this provider's connection. */
-  stats(sandboxId: string): Promise<StatsStream> {
-    return openStats(sandboxId, this.engine.docker);
+  stats(sandboxId: string, taskMemoryBytes: number): Promise<StatsStream> {
+    return openStats(sandboxId, this.engine.docker, taskMemoryBytes);
   }
 
   /** `task` with its `sandbox.build` built on the engine its sandboxes run on (docker/build-image.ts). */

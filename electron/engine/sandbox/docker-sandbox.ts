@@ -7,6 +7,7 @@ import type { DockerEngine, ExecStreams } from '../docker/client.js';
 import { keptName } from '../docker/container-spec.js';
 import { runtimeVolumeName } from '../docker/runtime-volume.js';
 import { GVISOR_RUNTIME } from '../docker/runtime.js';
+import { isGvisor } from '../docker/gvisor.js';
 import type { OomEvents } from '../docker/oom.js';
 import { logger } from '../log.js';
 import { diffEntries, manifestProblem } from './manifest.js';
@@ -285,6 +286,7 @@ export class DockerSandbox implements Sandbox {
     if (connection.channel.kind === 'exec' && wait) this.log.info(describeChannel(connection.channel));
     const hello = connection.hello;
     this.isolated = hello.isolated === true;
+    this.helloSealed = hello.sealed === true;
     if (!this.isolated)
       this.log.warn(
         'the helper runs as the same user as the commands (not isolated): code in the sandbox can reach its channel',
@@ -297,6 +299,14 @@ export class DockerSandbox implements Sandbox {
 
   /** Whether the helper runs as another user than the commands (its channel out of their reach). */
   isolated = false;
+
+  /** Whether a sealed shell is out of the agent's reach here (see {@link Sandbox.sealed}). */
+  get sealed(): boolean {
+    return this.helloSealed && !isGvisor(this.runtime);
+  }
+
+  /** What the helper's hello said of the seal (fs.suid_dumpable); gVisor voids it whatever it says. */
+  private helloSealed = false;
 
   /** Whether a helper of this sandbox ever said hello (else the container stopping is its image's doing). */
   private everStarted = false;

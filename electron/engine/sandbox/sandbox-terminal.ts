@@ -28,7 +28,11 @@ export function openSandboxTerminal(
 }
 
 /** Opens the live resource-use stream of one of `provider`'s sandboxes (see `docker/stats.ts`). */
-export function openSandboxStats(provider: SandboxProvider, sandboxId: string): Promise<StatsStream> {
+export function openSandboxStats(
+  provider: SandboxProvider,
+  sandboxId: string,
+  taskMemoryBytes: number,
+): Promise<StatsStream> {
   if (!provider.stats) return Promise.reject(noTerminal(provider));
-  return provider.stats(sandboxId);
+  return provider.stats(sandboxId, taskMemoryBytes);
 }

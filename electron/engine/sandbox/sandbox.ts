@@ -209,6 +209,12 @@ export interface Sandbox {
   readonly isolated?: boolean;
   /** The OCI runtime the sandbox runs on (`runsc` for gVisor); null when the engine does not say, absent off an engine. */
   readonly runtime?: string | null;
+  /**
+   * Whether a shell started sealed (real and effective gid apart at exec) is out of reach of the
+   * agent's processes here: false on a host with fs.suid_dumpable = 1 (the helper says so in its
+   * hello) and on gVisor, which leaves every shell dumpable. Absent without a helper.
+   */
+  readonly sealed?: boolean;
 
   /** Runs a command line; `cd` and exported variables persist between calls unless `fresh`. */
   exec(request: ExecRequest): Promise<ToolResult>;
@@ -319,7 +325,7 @@ export interface SandboxProvider {
    */
   terminal?(sandboxId: string, options: SandboxTerminalOptions): Promise<Terminal>;
   /** The live resource use of one of its sandboxes; absent where there is none to read (memory). */
-  stats?(sandboxId: string): Promise<StatsStream>;
+  stats?(sandboxId: string, taskMemoryBytes: number): Promise<StatsStream>;
   /**
    * `task` with its image made ready on the backend's engine: its `sandbox.build` built (the
    * image named in the returned task), then the image pulled if the engine lacks it (with

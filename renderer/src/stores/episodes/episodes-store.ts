@@ -17,7 +17,7 @@ import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
 import type { Breakpoint } from '../../../../shared/breakpoints';
 import { createNoticesStore, type Notice, type NoticesStore } from '../notices/notices-store';
 import { safeStorage } from '../../model/safe-storage';
-import { loadCaseRuns, saveCaseRuns } from './case-run-memory';
+import { forgetCaseRun, loadCaseRuns, saveCaseRuns } from './case-run-memory';
 
 /** A case's two variants: as it ships (broken) and with its fix applied. */
 export type CaseVariant = 'broken' | 'fixed';
@@ -41,7 +41,15 @@ export interface ActiveCase {
    * ended run away for an empty one, and Compare then compared step 0).
    */
   readonly reopened?: string;
+  /**
+   * The name of the case's task (its task.json), once read: a run of another task is never
+   * paired with the case, whatever the window's memory says (see {@link selectCaseRuns}).
+   */
+  readonly task?: string;
 }
+
+/** The notices' kind of what the window's case-run memory held that was not the case's. */
+export const CASE_MEMORY_NOTICE = 'case-memory';
 
 /** The live episode the window shows when the library starts another (see {@link createEpisodesStore}). */
 export interface LeftEpisode {
@@ -216,6 +224,13 @@ export function createEpisodesStore(
   storage: Pick<Storage, 'getItem' | 'setItem'> | null = safeStorage(),
 ): EpisodesStore {
   const remembered = loadCaseRuns(storage);
+  if (remembered.refused)
+    notices.getState().post({
+      kind: CASE_MEMORY_NOTICE,
+      branch: null,
+      tone: 'info',
+      text: `Some case runs this window remembered were left out (${remembered.refused}): those cases start afresh.`,
+    });
   /** Each case's runs started in this window (and before a reload of it), kept while another case is open. */
   const caseRuns = remembered.runs;
   /** Every run each case started here, with its variant (an earlier run opened again is the case's). */
@@ -456,7 +471,25 @@ export function createEpisodesStore(
         // Just after a reload the library may not be read yet: the run is looked for in it first.
         if (earlier && get().allLoad !== 'ready') await list(true);
         const ended = earlier ? findBranch(get().allEpisodes, earlier) : null;
-        if (earlier && ended && !ended.live && ended.status !== null && ended.steps > 0) {
+        // The memory is a hint, not a fact: the run is reopened only as a run of the case's own task.
+        const opened =
+          earlier && ended && !ended.live && ended.status !== null && ended.steps > 0
+            ? await client.cases.open({ id: c.id })
+            : null;
+        // A task without a name is listed as '(unnamed)' (episode-meta.ts).
+        const task = opened?.ok ? (taskNameOf(opened.value.task) ?? '(unnamed)') : null;
+        if (earlier && ended && opened && ended.task !== task) {
+          forgetCaseRun(remembered, c.id, earlier);
+          saveCaseRuns(remembered, storage);
+          notices.getState().post({
+            kind: CASE_MEMORY_NOTICE,
+            branch: null,
+            tone: 'info',
+            text: opened.ok
+              ? `The run this window remembered as the broken run of case ${c.id} (${earlier}) is an episode of task "${ended.task}", not of the case's own task "${task}": it is forgotten, and the case starts afresh.`
+              : `The run this window remembered as the broken run of case ${c.id} (${earlier}) could not be checked (${opened.error.message}): the case starts afresh.`,
+          });
+        } else if (earlier && ended && opened?.ok) {
           const was = get().activeCase;
           const runs = (was?.case.id === c.id ? was.runs : null) ?? caseRuns.get(c.id) ?? {};
           set({
@@ -467,17 +500,13 @@ export function createEpisodesStore(
               runs,
               started: startedOf(c.id),
               reopened: earlier,
+              ...(task !== null ? { task } : {}),
             },
           });
           view(earlier);
-          if (get().activeCase?.readme === null) {
-            const readme = await client.cases.open({ id: c.id });
-            const now = get().activeCase;
-            if (now?.case.id === c.id && now.readme === null)
-              set({
-                activeCase: { ...now, readme: readme.ok ? walkthroughText(readme.value.readme) : c.summary },
-              });
-          }
+          const now = get().activeCase;
+          if (now?.case.id === c.id && now.readme === null)
+            set({ activeCase: { ...now, readme: walkthroughText(opened.value.readme) } });
           return earlier;
         }
         // Cancelled, nothing changes: the live episode runs on and its case stays open.
@@ -505,6 +534,7 @@ export function createEpisodesStore(
               ...now,
               readme:
                 readme === null ? now.readme : readme.ok ? walkthroughText(readme.value.readme) : c.summary,
+              ...(readme?.ok ? { task: taskNameOf(readme.value.task) ?? '(unnamed)' } : {}),
               runs: branch ? { ...now.runs, [variant]: branch } : now.runs,
               started: startedOf(c.id),
             },
@@ -657,14 +687,24 @@ export function selectCaseRuns(
     // A run stopped before its first step (started, then left for the other version) has
     // nothing to read or compare: the latest run of this variant that took a step stands.
     const unrun = (b: BranchSummary | null) => b !== null && !b.live && b.status !== null && b.steps === 0;
+    // A run the library lists under another task is not the case's, whatever was remembered.
+    const foreign = (b: BranchSummary | null) =>
+      b !== null && active.task !== undefined && b.task !== active.task;
     const earlier = (active.started ?? [])
       .filter((r) => r.variant === variant && r.branch !== latest)
       .map((r) => findBranch(episodes, r.branch))
-      .filter((b): b is BranchSummary => b !== null && !unrun(b) && b.status !== null);
+      .filter((b): b is BranchSummary => b !== null && !unrun(b) && !foreign(b) && b.status !== null);
     const summary = findBranch(episodes, latest);
+    if (foreign(summary)) return [];
     const stand = unrun(summary) ? earlier.at(-1) : undefined;
     return [stand ? { variant, branch: stand.branch, summary: stand } : { variant, branch: latest, summary }];
   });
+}
+
+/** The name of a case's task as `cases.open` gives it (the task JSON, unchecked), or null. */
+function taskNameOf(task: unknown): string | null {
+  const name = task && typeof task === 'object' ? (task as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? name : null;
 }
 
 /** A branch's summary in the library, or null when it is not listed (yet). */
