@@ -325,7 +325,7 @@ describe('journeys: every classic case as a person sees it', () => {
         const broken = walkthrough.locator('[data-testid="case-run"][data-variant="broken"]');
         // Waited on: the run's line reads the library's list, which may answer after the stepper settles.
         await broken
-          .filter({ hasText: /paused at step 0 — press ▶ Run it to go on/ })
+          .filter({ hasText: /paused at step 0: press ▶ Run it to go on/ })
           .waitFor({ timeout: 30_000 });
         expect(await app.stepper.episodeState.innerText()).toBe('paused at step 0');
         // The timeline counts as the bar does (it read "no step yet" beside "paused at step 0").

@@ -17,15 +17,11 @@ export function snapTail(starts: readonly number[], end: number): number {
 }
 
 /** The lines of a pinned pane that a scroll rests on (styles.css gives them `scroll-snap-align`). */
-export const SNAP_LINES = '.report > *, .report .replay-steps > li, :scope > .whatif';
+export const SNAP_LINES = '.report, .report > *, .report .replay-steps > li, :scope > .whatif';
 
-/**
- * Where a band pinned at the top of `body` (sticky, `top: 0`) ends, from the top of its view:
- * stuck, it sits under the pane's top padding (Chrome keeps a sticky box inside the padding), so
- * its height alone left 6 px of it over what was scrolled to.
- */
+/** Where a band pinned at the top of `body` (sticky) ends, from the top of its view. */
 export function pinnedBottom(body: HTMLElement, band: HTMLElement): number {
-  return (parseFloat(getComputedStyle(body).paddingTop) || 0) + band.offsetHeight;
+  return band.getBoundingClientRect().bottom - body.getBoundingClientRect().top - body.clientTop;
 }
 
 /**
