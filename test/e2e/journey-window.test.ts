@@ -24,6 +24,22 @@ async function stepTo(app: AppPage, step: number): Promise<void> {
   await app.settled({ timeoutMs: 90_000 });
 }
 
+/** The report's lines (its summary, a step's verdict) that the pinned Replay buttons cut across. */
+function cutByBand(app: AppPage): Promise<string[]> {
+  return app.replay.body.evaluate((body) => {
+    const band = body.querySelector('[data-pinned]')!.getBoundingClientRect().bottom;
+    return Array.from(body.querySelectorAll<HTMLElement>('.report > :not(ol), .report .replay-steps > li'))
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top < band - 0.5 && r.bottom > band + 0.5;
+      })
+      .map(
+        (el) =>
+          `${el.innerText.slice(0, 40)} (${Math.round(band - el.getBoundingClientRect().top)} px under)`,
+      );
+  });
+}
+
 async function atBothSizes(app: AppPage, name: string, see: () => Promise<void>): Promise<void> {
   await see();
   await app.screenshot(`journey-${name}-1280x800`);
@@ -305,6 +321,11 @@ describe('journeys: rollback, manual agent, files diff', () => {
       );
       for (const id of ['rollback', 'reopen', 'fork', 'fork-settings-open', 'replay-verify'])
         expect(await layout.notWhollyInView(app.replay.root.getByTestId(id)), id).toBe('');
+      // Scrolled to its end, no line of the report is cut by the pinned band: its summary sat a
+      // few px under the buttons at 1024×700 (the end was where the content ran out).
+      await app.replay.body.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+      await expect(app.replay.body.evaluate((el) => el.scrollTop)).resolves.toBeGreaterThan(0);
+      expect(await cutByBand(app), 'lines cut by the pinned band at full scroll').toEqual([]);
     });
     // At 1920×1080 the lower pane grows by the report: read whole (it had ~100 px under a timeline
     // mostly empty), the terminal keeps its room, the timeline its rows.

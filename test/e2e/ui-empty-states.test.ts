@@ -53,6 +53,21 @@ describe('web mode: first load', () => {
       await expect(app.stepper.hint.innerText()).resolves.toMatch(/^No episode is open/);
       await expect(app.inspector.text()).resolves.not.toContain('Select a step');
       await expect(app.inspector.text()).resolves.not.toContain('No episode open:');
+      // Said in the box every pane's state has (the Inject pane's here), not after a lone accent bar
+      // at its left edge, which read as a text caret in the empty inspector.
+      const frame = (el: Element) => {
+        const c = getComputedStyle(el);
+        return [
+          c.borderTopStyle,
+          c.borderTopWidth,
+          c.borderLeftStyle,
+          c.borderLeftWidth,
+          c.borderLeftColor,
+        ].join(' ');
+      };
+      await expect(app.stepper.hint.evaluate(frame)).resolves.toBe(
+        await app.inject.root.locator('.state').first().evaluate(frame),
+      );
       await app.screenshot('first-load-empty');
       const layout = new LayoutObject(app.page);
       await app.resize({ width: 1920, height: 1080 });

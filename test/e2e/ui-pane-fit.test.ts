@@ -95,7 +95,7 @@ describe('web mode: what a pane shows is whole (reviewers, 1024×700 and 1920×1
       if (size.width >= 1920) expect(await cutText(text), 'the run line at 1920').toBe('');
       await app.screenshot(`fit-flags-open-${tag(size)}`);
     }
-    // A case opened at its setup says "paused at step 0: ▶ Run it goes on": whole at 1920.
+    // A case opened at its setup says "paused at step 0: press ▶ Run it to go on": whole at 1920.
     await app.library.openCase('tool-loop-vague-error');
     await app.settled({ timeoutMs: 90_000 });
     const run = app.library.caseRun('broken').locator('.case-run-text');

@@ -62,7 +62,7 @@ describe('web mode: rollback is visible', () => {
     );
     expect(await notice.innerText()).toBe(
       // The parent by its name in the tree, not its id; once, in a few lines (it was 10 at 1024×700).
-      "Rolled back to step 1: now on a new live branch from main, paused at step 1. Steps 2–3 stay in main's trace. Step (F10) or Continue (F5) goes on from there.",
+      'Rolled back to step 1: a new live branch from main, paused at step 1. Steps 2–3 are undone here; main keeps them. Step (F10) or Continue (F5) to go on.',
     );
     expect(await layout.readable(notice)).toBe(true);
     // Its steps are 0..1: the undone ones are the parent's, not rows of this branch.
@@ -189,9 +189,21 @@ describe('web mode: rollback is visible', () => {
       'the rollback notice',
     );
     await expect(notice.innerText()).resolves.toMatch(
-      /goes on from there\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
+      /to go on\. Inject your message again if the agent should read it\. Run your terminal commands again if the next step needs them\.$/,
     );
     expect(await layout.readable(notice)).toBe(true);
+    // Said in a few lines at 1024×700 (it ran 9): the how and why wait behind "Details", closed.
+    const lines = await notice.evaluate((el) =>
+      Math.round(el.clientHeight / parseFloat(getComputedStyle(el).lineHeight)),
+    );
+    expect(lines, 'lines of the rollback notice at 1024×700').toBeLessThanOrEqual(5);
+    const details = app.page.getByTestId('rollback-details');
+    await expect(details.getAttribute('open')).resolves.toBeNull();
+    await details.locator('summary').click();
+    await expect(details.innerText()).resolves.toContain(
+      'The message injected after step 1 was recorded after snapshot 1, so this branch starts without it.',
+    );
+    await details.locator('summary').click();
     // The terminal went on into the new branch: below the command typed after step 1, a mark
     // says that what ran there is undone (its rows joined: the narrow terminal wraps the mark).
     await until(

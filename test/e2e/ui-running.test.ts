@@ -97,7 +97,7 @@ describe('web mode: live sandboxes in sight', () => {
     const count = app.library.root.getByTestId('running-count');
     await expect(count.getAttribute('data-state')).resolves.toBe('loading');
     await expect(app.library.root.getByTestId('running-unknown').innerText()).resolves.toBe(
-      'Reading the library…',
+      'Checking which sandboxes are running…',
     );
     await app.screenshot('running-reading-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });

@@ -70,6 +70,17 @@ describe('web mode: status words say what happened', () => {
     ).toContain('s-fallback');
     // The mark's words (a narrow row shows its short glyph; the words are its long form).
     await expect(row.getByTestId('row-real').locator('.mk-long').textContent()).resolves.toBe('→ fallback');
+    // Every mark of the row has a name a screen reader says, the narrow row's glyphs too (↺ and ≠
+    // showed only a glyph hidden from it, and a title, which is no name).
+    const marks = row.locator('.tl-marks .mark');
+    expect(await marks.count()).toBeGreaterThanOrEqual(2);
+    const said = await Promise.all((await marks.all()).map((m) => m.ariaSnapshot()));
+    expect(
+      said.filter((s) => !/\w/.test(s.replace(/^- (img|text|generic)\b:?/gm, ''))),
+      'marks with no name',
+    ).toEqual([]);
+    expect(said.join('\n')).toContain('ROLLBACK: workspace restored mid-step');
+    expect(said.join('\n')).toContain('→ fallback: agent shown a fallback');
     // The legend above the rows says what its marks mean, the narrow row's glyphs too (↺ and ≠
     // had none, while INJ/HUM/OVR/EDIT did).
     // As the narrow rows show them at 1024 wide: ↺ and ≠.

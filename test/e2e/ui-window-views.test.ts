@@ -153,7 +153,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
       1,
       'fork 3@1',
       'fork 2 at step 1',
-      'Rolled back to step 1: now on a new live branch from fork 2 at step 1, paused at step 1',
+      'Rolled back to step 1: a new live branch from fork 2 at step 1, paused at step 1. Step 2 is undone here; fork 2 at step 1 keeps it.',
     );
     expect(
       await app.timeline.root

@@ -7,6 +7,7 @@ import {
   selectWorkingText,
   selectRecordedStatus,
   selectRollbackNotice,
+  selectRollbackDetails,
   selectStopNotice,
   selectViewedRow,
   selectOffersLatest,
@@ -536,8 +537,17 @@ describe('the rollback notice', () => {
     const store = await rolledBack(1);
     expect(selectBranchedFrom(store.getState())).toEqual({ parent: 'b-main', step: 1 });
     expect(selectStopNotice(store.getState())).toBe(
-      // The parent by its name in the tree, not its id; said once, in a few lines (it was 10 at 1024×700).
-      "Rolled back to step 1: now on a new live branch from main, paused at step 1. Steps 2–3 stay in main's trace. Step (F10) or Continue (F5) goes on from there.",
+      // The parent by its name in the tree, not its id; what became of steps 2–3 in plain words
+      // ("Steps 2–3 stay in main's trace" read as a riddle with a long name: "fork 2 at step 1's trace").
+      'Rolled back to step 1: a new live branch from main, paused at step 1. Steps 2–3 are undone here; main keeps them. Step (F10) or Continue (F5) to go on.',
+    );
+    // The how, behind a disclosure under the notice: what was restored, and that nothing is lost.
+    expect(selectRollbackDetails(store.getState())).toBe(
+      "Snapshot 1 was restored in the same sandbox: the files, memory, conversation, and the shell's directory and environment as they were after step 1; leftover processes were stopped and /tmp cleared. Nothing is lost: main keeps its whole trace (open it in the branch tree).",
+    );
+    // One step undone: said of it alone.
+    expect(selectRollbackNotice((await rolledBack(2)).getState())).toContain(
+      'Step 3 is undone here; main keeps it.',
     );
     // A fork or reopen at the same step (its parent not rolled back) says the fork's words instead.
     expect(selectRollbackNotice(store.getState())).not.toBeNull();
@@ -548,8 +558,12 @@ describe('the rollback notice', () => {
     // branch starts from snapshot 1 without it.
     await expect(
       rolledBack(1, { injected: 1 }).then((s) => selectRollbackNotice(s.getState())),
+    ).resolves.toMatch(/to go on\. Inject your message again if the agent should read it\.$/);
+    // Why, in the details: it came after the snapshot the branch starts from.
+    await expect(
+      rolledBack(1, { injected: 1 }).then((s) => selectRollbackDetails(s.getState())),
     ).resolves.toMatch(
-      /goes on from there\. The message injected after step 1 is not carried into the new branch: inject it again before you step if the agent should read it\.$/,
+      /The message injected after step 1 was recorded after snapshot 1, so this branch starts without it\.$/,
     );
     // One injected after step 1 is inside step 2's snapshot: a rollback to 2 keeps it, unsaid.
     await expect(
@@ -561,8 +575,11 @@ describe('the rollback notice', () => {
     // Recorded on step 1: typed after snapshot 1, so the rollback to 1 undid them.
     await expect(
       rolledBack(1, { human: 1 }).then((s) => selectRollbackNotice(s.getState())),
+    ).resolves.toMatch(/to go on\. Run your terminal commands again if the next step needs them\.$/);
+    await expect(
+      rolledBack(1, { human: 1 }).then((s) => selectRollbackDetails(s.getState())),
     ).resolves.toMatch(
-      /goes on from there\. The commands typed in the terminal after step 1 are undone too: run them again if the next step needs them\.$/,
+      /The commands typed in the terminal after step 1 ran after snapshot 1, so they are undone too\.$/,
     );
     // Typed after step 1, they are in snapshot 2: a rollback to 2 keeps them, unsaid.
     await expect(

@@ -62,7 +62,7 @@ export function RunningList() {
     <section
       className="running"
       data-testid="running-list"
-      aria-label={`running sandboxes: ${count ?? (readFailed ? 'unknown' : 'reading the library')}`}
+      aria-label={`running sandboxes: ${count ?? (readFailed ? 'unknown' : 'being checked')}`}
     >
       <h3>
         Running (
@@ -73,7 +73,7 @@ export function RunningList() {
             count === null
               ? readFailed
                 ? 'the library could not be read'
-                : 'reading the library…'
+                : 'checking which sandboxes are running…'
               : undefined
           }
         >
@@ -85,7 +85,9 @@ export function RunningList() {
         <p className="muted running-none" data-testid="running-unknown">
           {readFailed
             ? 'Not known: the library could not be read (its error is above).'
-            : 'Reading the library…'}
+            : // Not "Reading the library…": beside the bar's "paused" it read as if the open episode
+              // were still loading. What is waited for is this list's own answer.
+              'Checking which sandboxes are running…'}
         </p>
       ) : running.length === 0 ? (
         <p className="muted running-none">No sandbox is running.</p>

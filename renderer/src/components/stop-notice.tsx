@@ -1,5 +1,10 @@
 import { memo } from 'react';
-import { selectEndNotice, selectStopNotice, selectVerifierOutput } from '../stores/stepper/stepper-store';
+import {
+  selectEndNotice,
+  selectRollbackDetails,
+  selectStopNotice,
+  selectVerifierOutput,
+} from '../stores/stepper/stepper-store';
 import { useSlice } from '../stores/use-stores';
 
 /**
@@ -9,6 +14,8 @@ import { useSlice } from '../stores/use-stores';
 // Memoized (no props): the inspector re-renders at every step a slider move passes.
 export const StopNotice = memo(function StopNotice() {
   const reason = useSlice('stepper', selectStopNotice);
+  // A rollback's how and why, one click away under its short notice (the notice comes first).
+  const rollbackDetails = useSlice('stepper', selectRollbackDetails);
   const end = useSlice('stepper', selectEndNotice);
   // The verifier's own words (a failing assertion) under the end that its verdict decided.
   const output = useSlice('stepper', selectVerifierOutput);
@@ -34,9 +41,15 @@ export const StopNotice = memo(function StopNotice() {
           {reason}
         </p>
       ) : null}
+      {reason && rollbackDetails ? (
+        <details data-testid="rollback-details">
+          <summary className="muted">Details: what the rollback restored</summary>
+          <p className="muted">{rollbackDetails}</p>
+        </details>
+      ) : null}
       {/* Guidance (what to do instead) reads as a hint, not in an error's red. */}
       {hint ? (
-        <p className="hint" role="status" data-testid="stepper-hint">
+        <p className="state hint" role="status" data-testid="stepper-hint">
           {hint}
         </p>
       ) : null}

@@ -4,6 +4,7 @@ import { ReopenButton } from '../components/reopen-button';
 import { ForkOtherButton, useNeedsOtherAgent } from '../components/fork-other-button';
 import { ConsentAskView } from '../components/consent-ask';
 import { ReplayReportView } from '../components/replay-report';
+import { pinnedBottom, setSnapTail } from '../layout/snap-tail';
 import { CandidatesButton, CandidatesNotes } from '../components/candidates-view';
 import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
@@ -89,15 +90,23 @@ export function ReplayControls() {
   // The pinned buttons' height, for the body's scroll padding (styles.css): a row brought into
   // view with scrollIntoView lands below them, not under them.
   const actions = useRef<HTMLDivElement>(null);
+  const drawn = branch !== null && last > 0;
+  // Again once the buttons are drawn: the pane opens with nothing to scrub (no row to measure),
+  // and run once at mount the padding was never set, so a report scrolled to sat under them.
+  // With a report, the space after it lets its end rest on a whole line too (snap-tail.ts).
   useEffect(() => {
     const row = actions.current;
     const body = row?.parentElement;
     if (!row || !body || typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(() => body.style.setProperty('--pinned-h', `${row.offsetHeight}px`));
+    const observer = new ResizeObserver(() => {
+      body.style.setProperty('--pinned-h', `${pinnedBottom(body, row)}px`);
+      setSnapTail(body, row);
+    });
     observer.observe(row);
+    observer.observe(body);
+    for (const child of Array.from(body.children)) observer.observe(child);
     return () => observer.disconnect();
-  }, []);
-  const drawn = branch !== null && last > 0;
+  }, [drawn, report]);
   useEffect(() => {
     if ((error || notice) && drawn && answer.current) revealWhole(answer.current);
   }, [error, notice, drawn]);

@@ -40,6 +40,7 @@ import { stepsText } from '../../../shared/format-outcome';
 import { forkMarkText } from '../model/fork-mark';
 import { formatDuration, NOT_RUN, NOT_TIMED } from '../../../shared/format-duration';
 import { errorMarkText } from '../../../shared/end-words';
+import { countOf } from '../../../shared/count-of';
 
 const ROW_HEIGHT = 22;
 /** Whole rows the list keeps in view before the QA flag list above it unfolds by itself. */
@@ -270,6 +271,8 @@ const Row = memo(function Row(props: {
           <i
             className={`mark mark-flag mk-short sev-${worstSeverity(row.flags)}`}
             data-testid="row-more-flags"
+            role="img"
+            aria-label={countOf(row.flags.length, 'QA flag')}
             title={row.flags.map((f) => ruleTitle(f.rule, f.message)).join('\n')}
           >
             ⚑ {row.flags.length}
@@ -358,6 +361,10 @@ function RowMarkView(props: {
     <i
       className={`mark ${m.className}`}
       data-testid={props.inLegend ? undefined : MARK_TEST_ID[props.k]}
+      // What a screen reader says for it, in words: a narrow row shows only its glyph (↺, ≠),
+      // hidden from it, and a title is not a name. In the legend the words follow the mark.
+      role="img"
+      aria-label={props.inLegend ? m.mark : `${m.mark}: ${m.words}`}
       title={props.k === 'shownOther' || props.k === 'fallback' ? `${m.title}\n${props.real ?? ''}` : m.title}
     >
       {short ? (

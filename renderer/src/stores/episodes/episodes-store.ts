@@ -788,14 +788,16 @@ export function caseRunOutcome(
       text: `${open.ended.status} — ${endText(open.ended.status, open.ended.end_reason)}`,
       flags: null,
     };
+  // The button's own label (the walkthrough's "▶ Run it"), as a thing to press: "▶ Run it goes on"
+  // read as if something ran on by itself. A colon, not ' — ': the run line keeps one line.
   if (open.held !== null)
-    return { text: `paused before step ${open.held} runs: ▶ Run it goes on`, flags: null };
+    return { text: `paused before step ${open.held} runs: press ▶ Run it to go on`, flags: null };
   if (summary && summary.status === null && summary.steps === 0 && !summary.live)
     return { text: 'not started yet', flags: null };
   // Shown and not running, it waits for the person (at its setup, stepped, or at a breakpoint):
   // the bar's own words, step 0 too (it said "ready, not started" beside "paused at step 0").
   if (summary && summary.status === null && summary.live && open.paused)
-    return { text: `paused at step ${summary.steps}: ▶ Run it goes on`, flags: null };
+    return { text: `paused at step ${summary.steps}: press ▶ Run it to go on`, flags: null };
   if (summary && summary.status === null && summary.steps === 0)
     return { text: 'ready, not started: press ▶ Run it', flags: null };
   if (summary && summary.status === null && summary.live)

@@ -985,7 +985,12 @@ export function selectRolledBackFrom(
   };
 }
 
-/** What a rollback did and what Step and Continue do next, in a sentence (null when no rollback just happened). */
+/**
+ * What a rollback did and what Step and Continue do next, in a few short sentences (null when no
+ * rollback just happened). Every fact a person acts on is here; how and why (what was restored,
+ * why a message or a command is gone) is {@link selectRollbackDetails}, behind a disclosure: said
+ * whole in one paragraph it ran 9 lines at 1024×700.
+ */
 export function selectRollbackNotice(s: StepperState): string | null {
   const r = selectRolledBackFrom(s);
   if (!r) return null;
@@ -993,23 +998,36 @@ export function selectRollbackNotice(s: StepperState): string | null {
   const last = k + r.undone;
   // The parent by its name in the tree (`main`, `fork 2 at step 1`): an id read as noise here.
   const parent = branchNameOf(r.parent, s.branches);
+  // What happened to the steps after k, said as such ("Step 2 stays in fork 2 at step 1's
+  // trace" read as a riddle): undone on this branch, kept on its parent.
   const left =
     r.undone > 0
-      ? ` ${r.undone > 1 ? `Steps ${k + 1}–${last} stay` : `Step ${last} stays`} in ${parent}'s trace.`
+      ? ` ${r.undone > 1 ? `Steps ${k + 1}–${last} are` : `Step ${last} is`} undone here; ${parent} keeps ${r.undone > 1 ? 'them' : 'it'}.`
       : '';
   // A message injected while paused after step k is recorded after snapshot k, which the new
   // branch starts from: the agent does not read it there (a person took the INJ mark on row k
-  // for part of step k and was surprised). Said, so it can be injected again.
+  // for part of step k and was surprised). Commands typed in the terminal after snapshot k are
+  // undone with the steps after it. What to do about each is said here; the why is in the details.
+  const injected = r.injected ? ' Inject your message again if the agent should read it.' : '';
+  const typed = r.typed ? ' Run your terminal commands again if the next step needs them.' : '';
+  return `Rolled back to step ${k}: a new live branch from ${parent}, paused at step ${k}.${left} Step (F10) or Continue (F5) to go on.${injected}${typed}`;
+}
+
+/**
+ * The how and why of the rollback said by {@link selectRollbackNotice}: what was restored, and
+ * why an injected message or typed commands are not in the new branch (null when no rollback).
+ */
+export function selectRollbackDetails(s: StepperState): string | null {
+  const r = selectRolledBackFrom(s);
+  if (!r) return null;
+  const k = r.step;
   const injected = r.injected
-    ? ` The message injected after step ${k} is not carried into the new branch: inject it again before you step if the agent should read it.`
+    ? ` The message injected after step ${k} was recorded after snapshot ${k}, so this branch starts without it.`
     : '';
-  // Commands typed in the terminal are recorded on the step the sandbox was at (k, from
-  // snapshot k until snapshot k+1): those came after snapshot k, so the rollback undid them
-  // with the steps after it. Said, as the parent's trace keeps them and its row marks HUM.
   const typed = r.typed
-    ? ` The commands typed in the terminal after step ${k} are undone too: run them again if the next step needs them.`
+    ? ` The commands typed in the terminal after step ${k} ran after snapshot ${k}, so they are undone too.`
     : '';
-  return `Rolled back to step ${k}: now on a new live branch from ${parent}, paused at step ${k}.${left} Step (F10) or Continue (F5) goes on from there.${injected}${typed}`;
+  return `Snapshot ${k} was restored in the same sandbox: the files, memory, conversation, and the shell's directory and environment as they were after step ${k}; leftover processes were stopped and /tmp cleared. Nothing is lost: ${branchNameOf(r.parent, s.branches)} keeps its whole trace (open it in the branch tree).${injected}${typed}`;
 }
 
 /** What a branch just made live at step K is, in a sentence (see {@link selectBranchedFrom}). */
