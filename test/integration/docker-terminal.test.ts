@@ -11,11 +11,21 @@ describe('live terminal (TTY exec)', () => {
   const commands: HumanCommand[] = [];
   const onData = (tick: () => void) => term.onData(tick);
   const onCommand = (tick: () => void) => term.onCommand(tick);
-  /** Types a line and waits until the hook reports it, so each test starts at a prompt. */
+  /** When the last line was reported (the host's and the sandbox's clocks are the kernel's one). */
+  let reportedAt = 0;
+  /**
+   * Types a line and waits until the hook reports it, so each test starts at a prompt. As a
+   * person does, it types at least 50 ms after the last prompt: the hook counts files changed up
+   * to 20 ms before a command's start (file times come from a coarse clock), so a line sent
+   * within 20 ms of the last command's end was credited with that command's files (a fast machine).
+   */
   const type = async (line: string) => {
+    const gap = reportedAt + 50 - performance.now();
+    if (gap > 0) await new Promise((resolve) => setTimeout(resolve, gap));
     const before = commands.length;
     term.write(line + '\r');
     await waitUntil(() => commands.length > before, onCommand, `the hook to report "${line}"`);
+    reportedAt = performance.now();
     return commands[commands.length - 1];
   };
 
@@ -25,7 +35,9 @@ describe('live terminal (TTY exec)', () => {
     term.onData((d) => (output += d));
     term.onCommand((c) => commands.push(c));
     await waitUntil(() => /\$ $/.test(output), onData, 'the first prompt');
-    // A process of the agent's dates a file into the future, long before the person types.
+    // A process of the agent's dates a file into the future, long before the person types: its
+    // change time is then left 100 ms behind (the hook counts files changed up to 20 ms before a
+    // command's start, and on a fast machine the first command followed within 20 ms).
     execFileSync('docker', [
       'exec',
       '-u',
@@ -33,7 +45,7 @@ describe('live terminal (TTY exec)', () => {
       container.id,
       'sh',
       '-c',
-      'echo planted > /workspace/dated.txt && touch -d 2099-01-01 /workspace/dated.txt',
+      'echo planted > /workspace/dated.txt && touch -d 2099-01-01 /workspace/dated.txt && sleep 0.1',
     ]);
   });
   afterAll(async () => {
