@@ -257,7 +257,7 @@ const Row = memo(function Row(props: {
         {row.flags.map((f, i) => (
           <i
             key={i}
-            className={`mark mark-flag sev-${f.severity}${i > 0 || row.flags.length > 1 ? ' mk-long' : ''}`}
+            className={`mark mark-flag sev-${f.severity}${i > 0 ? ' mk-long' : ''}`}
             title={ruleTitle(f.rule, f.message)}
             data-flag={f.rule}
           >
@@ -266,16 +266,21 @@ const Row = memo(function Row(props: {
           </i>
         ))}
         {row.flags.length > 1 ? (
-          // A narrow timeline counts several flags in one mark ("⚑ 2", each named in its tooltip and
-          // the flag list above): the first's word and "+1" left a row's arguments 9 characters.
+          // A narrow timeline names the first flag and counts the others ("+1", named in its
+          // tooltip and the flag list above): which flag a row carries is what a person looks for
+          // first (journey-cases), so it is not folded into a bare count ("⚑ 2") for the
+          // arguments' sake; they keep their first 8 characters beside it.
           <i
-            className={`mark mark-flag mk-short sev-${worstSeverity(row.flags)}`}
+            className={`mark mark-flag mk-short sev-${worstSeverity(row.flags.slice(1))}`}
             data-testid="row-more-flags"
             role="img"
-            aria-label={countOf(row.flags.length, 'QA flag')}
-            title={row.flags.map((f) => ruleTitle(f.rule, f.message)).join('\n')}
+            aria-label={countOf(row.flags.length - 1, 'more QA flag')}
+            title={row.flags
+              .slice(1)
+              .map((f) => ruleTitle(f.rule, f.message))
+              .join('\n')}
           >
-            ⚑ {row.flags.length}
+            +{row.flags.length - 1}
           </i>
         ) : null}
         {marksShown([row]).map((k) => (
