@@ -327,6 +327,7 @@ export function fakePorts() {
     },
     traces: {
       listBranches: async () => [],
+      unreadable: () => [],
       search: async (q) => [{ episode: 'ep', branch: 'ep', step: 1, snippet: `found ${q}` }],
       resolve(id) {
         const c = registry.byBranch.get(id);
