@@ -8,6 +8,10 @@ import { engineServicesPorts } from '../../electron/services/engine-ports.js';
 import type { EpisodeView, StepDetail } from '../../shared/contract/models.js';
 import { LONG_TEXT_HEAD, LONG_TEXT_TAIL } from '../../shared/long-text.js';
 import { writeSampleEpisode } from '../support/traces.js';
+import { fakePorts } from '../support/contract-fakes.js';
+import { nextEvent } from '../support/contract.js';
+import { createMemoryTransport } from '../../shared/contract/memory-transport.js';
+import { createClient } from '../../shared/contract/client.js';
 
 /** 10 MB of an agent's tool output, its last line different (the end is what a person needs). */
 function tenMegabytes(): string {
@@ -64,4 +68,33 @@ describe("a step's detail carries a bounded head and tail of a long output", () 
       rmSync(home, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("a live step's event carries the same bounded output", () => {
+  it('is cut before it reaches the window (the trace keeps it whole)', async () => {
+    const fakes = fakePorts();
+    const services = createAppServices(fakes.ports);
+    const transport = createMemoryTransport(services);
+    const client = createClient(transport);
+    try {
+      const started = await client.episode.start({ task: { kind: 'sample', id: 'hello' } });
+      if (!started.ok) throw new Error(started.error.message);
+      const id = started.value.branch;
+      const controller = fakes.registry.byBranch.get(id);
+      if (!controller) throw new Error('no controller');
+      const big = 'x'.repeat(10_000_000);
+      controller.stdoutOf = () => big;
+      const seen = nextEvent(
+        transport,
+        'episode.event',
+        (p) => p.branch === id && p.event.type === 'tool_result',
+      );
+      await client.episode.step({ id });
+      const { event } = await seen;
+      expect(JSON.stringify(event).length).toBeLessThan(2 * (LONG_TEXT_HEAD + LONG_TEXT_TAIL));
+      expect(event.type === 'tool_result' && event.result.stdout).toContain('characters left out here');
+    } finally {
+      await services.dispose();
+    }
+  });
 });
