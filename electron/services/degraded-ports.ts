@@ -11,6 +11,7 @@ export function degradedPorts(reason: string): EnginePorts {
     harness: { start: fail, reopen: fail, fork: fail, replayVerify: fail, whatIf: fail },
     traces: {
       listBranches: fail,
+      unreadable: () => [],
       search: fail,
       resolve: failSync,
       branchesOf: failSync,

@@ -1,4 +1,5 @@
 import type { Breakpoint } from '../../shared/breakpoints.js';
+import { cutLongTexts } from '../../shared/long-text.js';
 import type { AgentOptions, EpisodeStateInfo, StopReason } from '../../shared/contract/index.js';
 import type { StopPoints } from '../../shared/held-action.js';
 import type { EpisodeStatus, TraceEvent } from '../../shared/trace-events.js';
@@ -124,7 +125,12 @@ export class EpisodeManager implements IdleLive {
         // A step, a tool call, a person's command in the terminal: all are trace events.
         this.touch(entry);
         if (entry.supersedes !== null && wentOn(event)) this.retireSuperseded(entry);
-        this.bus.emit('episode.event', { episode, branch: controller.branch, event });
+        // Bounded like a step's detail (shared/long-text.ts): a 10 MB output is the trace's, not the window's.
+        this.bus.emit('episode.event', {
+          episode,
+          branch: controller.branch,
+          event: cutLongTexts(event).value,
+        });
       }),
       batchAgentOutput(
         (listener) => controller.onAgentOutput?.(listener) ?? (() => undefined),

@@ -10,9 +10,11 @@ import {
   type SearchHit,
   type StepDetail,
   type StepRow,
+  type UnreadableEpisode,
 } from '../../shared/contract/index.js';
 import { z } from 'zod';
 import { stepRewardParts } from '../../shared/rewards.js';
+import { cutLongTexts } from '../../shared/long-text.js';
 import { DEFAULT_TOOLS } from '../../shared/task.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { EndEvent, TraceEvent } from '../../shared/trace-events.js';
@@ -42,7 +44,10 @@ export class LibraryService {
     this.cache = new BranchCache(traces);
   }
 
-  async list(query: string | undefined, limit: number): Promise<{ episodes: EpisodeEntry[]; total: number }> {
+  async list(
+    query: string | undefined,
+    limit: number,
+  ): Promise<{ episodes: EpisodeEntry[]; total: number; unreadable: UnreadableEpisode[] }> {
     const live = new Set(this.episodes.branches());
     const needle = query?.trim().toLowerCase() ?? '';
     const byEpisode = new Map<string, EpisodeEntry>();
@@ -72,7 +77,11 @@ export class LibraryService {
       e.branches.sort((x, y) =>
         x.parent_branch === null ? -1 : y.parent_branch === null ? 1 : x.created - y.created,
       );
-    return { episodes: matching.slice(0, limit), total: matching.length };
+    // After listBranches: its refresh indexed what can be read; the rest is named, not dropped.
+    const unreadable = this.traces
+      .unreadable()
+      .filter((u) => !needle || `${u.episode} ${u.message}`.toLowerCase().includes(needle));
+    return { episodes: matching.slice(0, limit), total: matching.length, unreadable };
   }
 
   search(query: string, limit: number): Promise<SearchHit[]> {
@@ -139,6 +148,14 @@ export class LibraryService {
 
   /** The inspector's view of step k: calls, results, model request, memory, changed files. */
   async stepDetail(id: string, step: number): Promise<StepDetail> {
+    // Long texts (a 10 MB tool output an agent inside the sandbox wrote) go as head and tail:
+    // whole, the window froze for seconds on them; the trace keeps them whole.
+    const { value, cuts } = cutLongTexts(await this.wholeStepDetail(id, step));
+    return cuts.length ? { ...value, cut: cuts } : value;
+  }
+
+  /** Step k's view with every text as recorded. */
+  private async wholeStepDetail(id: string, step: number): Promise<StepDetail> {
     const bt = await this.cache.load(id);
     const events = (bt.byStep.get(step) ?? []).filter((e) => e.type !== 'end');
     if (events.length === 0) throw new ServiceError('not_found', `${bt.info.branch} has no step ${step}`);

@@ -4,6 +4,7 @@ import type { ImageProgress } from '../engine/harness/task-images.js';
 import type {
   AgentOptions,
   BranchSummary,
+  UnreadableEpisode,
   CaseSummary,
   Consent,
   DockerStatus,
@@ -119,6 +120,8 @@ export interface BranchTrace {
 export interface TracePort {
   /** Every branch of every episode, summarized (from the index when it can). */
   listBranches(): Promise<BranchSummary[]>;
+  /** The episodes whose trace cannot be read (not in `listBranches`), with why and what to do. */
+  unreadable(): UnreadableEpisode[];
   /** Full-text search; an empty list when the index cannot search. */
   search(query: string, limit: number): Promise<SearchHit[]>;
   /** An episode or branch id (or unique prefix) → its branch; throws `not_found`. */

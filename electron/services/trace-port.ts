@@ -13,6 +13,7 @@ import type { StoredBranches } from '../engine/trace/stored-branches.js';
 import type { BranchTrace } from './branch-trace.js';
 import { readBranch } from './branch-trace.js';
 import { watchStore } from '../engine/trace/store-watch.js';
+import { unreadableEpisodes } from '../engine/trace/unreadable-episodes.js';
 import { currentFlags } from '../engine/qa/check-branches.js';
 import type { TracePort } from './ports.js';
 import { TraceMemo } from './trace-memo.js';
@@ -127,6 +128,15 @@ export function storeTracePort(engine: {
         }
       }
       return out;
+    },
+    unreadable() {
+      const index = engine.index();
+      return unreadableEpisodes(stored, index.episodeIds()).map((u) => ({
+        episode: u.id,
+        message: u.message,
+        file: u.file,
+        fix: u.fix,
+      }));
     },
     async search(query, limit) {
       const { filters, text } = parseSearch(query);

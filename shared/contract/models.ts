@@ -147,6 +147,22 @@ export const EpisodeEntry = z.object({
 /** An episode with its branches. */
 export type EpisodeEntry = z.infer<typeof EpisodeEntry>;
 
+/**
+ * An episode in the store whose trace cannot be read (a line that fails validation, another
+ * version's format): listed as unreadable with what is wrong and what to do, not left out.
+ */
+export const UnreadableEpisode = z.object({
+  episode: z.string(),
+  /** What is wrong, as `stepbox show` says it: the file, the line and why. */
+  message: z.string(),
+  /** The trace file. */
+  file: z.string(),
+  /** What to do about it, or null. */
+  fix: z.string().nullable(),
+});
+/** An episode whose trace cannot be read. */
+export type UnreadableEpisode = z.infer<typeof UnreadableEpisode>;
+
 /** A search hit: an episode, optionally a step, and the text that matched. */
 export const SearchHit = z.object({
   episode: z.string(),
@@ -435,6 +451,19 @@ export const StepDetail = z.object({
   tree_hash: z.string().nullable(),
   /** Every trace event of the step, in order. */
   events: z.array(TraceEvent),
+  /**
+   * The texts too long to send whole (shared/long-text.ts): each is its head and tail with a
+   * mark saying, in place, how much is left out; the trace keeps them whole. Absent: none cut.
+   */
+  cut: z
+    .array(
+      z.object({
+        path: z.string(),
+        length: z.number().int().nonnegative(),
+        omitted: z.number().int().nonnegative(),
+      }),
+    )
+    .optional(),
 });
 /** What the inspector shows for one step. */
 export type StepDetail = z.infer<typeof StepDetail>;

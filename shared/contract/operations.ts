@@ -17,6 +17,7 @@ import {
   DockerStatus,
   DoctorCheck,
   EpisodeEntry,
+  UnreadableEpisode,
   EpisodeId,
   EpisodeStateInfo,
   EpisodeView,
@@ -89,8 +90,13 @@ const EpisodeStartRequest = z.strictObject({
 export const OPERATIONS = {
   'library.list': op(
     z.strictObject({ query: z.string().optional(), limit: z.number().int().positive().max(1000).optional() }),
-    z.object({ episodes: z.array(EpisodeEntry), total: z.number().int().nonnegative() }),
-    'Episodes and their branches, newest first.',
+    z.object({
+      episodes: z.array(EpisodeEntry),
+      total: z.number().int().nonnegative(),
+      /** Episodes whose trace cannot be read, with why (absent from an older server). */
+      unreadable: z.array(UnreadableEpisode).optional(),
+    }),
+    'Episodes and their branches, newest first; the unreadable ones apart, with why.',
   ),
   'library.search': op(
     z.strictObject({ query: z.string().min(1), limit: z.number().int().positive().max(500).optional() }),

@@ -81,6 +81,8 @@ export class FakeController implements EpisodeController {
     this.current = s;
     for (const l of this.stateListeners) l(s, r);
   }
+  /** What step k's call prints (an agent inside the sandbox can print megabytes). */
+  stdoutOf = (k: number): string => `step ${k}\n`;
   /** Its next step fails before the agent decides (a fork to `exec:false`: its agent would not start). */
   failNextStep = false;
   async step(): Promise<StopReason> {
@@ -119,10 +121,10 @@ export class FakeController implements EpisodeController {
     const result: ToolResult = {
       ok: true,
       exit_code: 0,
-      stdout: `step ${k}\n`,
+      stdout: this.stdoutOf(k),
       stderr: '',
       duration_ms: 2,
-      bytes: 7,
+      bytes: this.stdoutOf(k).length,
     };
     this.append({
       type: 'tool_result',
@@ -327,6 +329,7 @@ export function fakePorts() {
     },
     traces: {
       listBranches: async () => [],
+      unreadable: () => [],
       search: async (q) => [{ episode: 'ep', branch: 'ep', step: 1, snippet: `found ${q}` }],
       resolve(id) {
         const c = registry.byBranch.get(id);

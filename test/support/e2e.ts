@@ -496,6 +496,10 @@ export class LibraryPanel extends PanelObject {
   constructor(page: Page) {
     super(page, 'episode-library');
   }
+  /** An episode listed as unreadable (its trace fails validation), with why and what to do. */
+  unreadable(episode: string): Locator {
+    return this.root.locator(`[data-testid="library-unreadable"][data-episode="${episode}"]`);
+  }
   async startTask(id: string): Promise<void> {
     await this.taskCard(id).click();
   }
@@ -1282,6 +1286,10 @@ export class TerminalPanel extends PanelObject {
 export class InspectorPanel extends PanelObject {
   constructor(page: Page) {
     super(page, 'tool-inspector');
+  }
+  /** The note above the tabs naming the step's texts sent cut (head and tail) and the command printing them whole. */
+  get cutNotice(): Locator {
+    return this.root.getByTestId('inspector-cut-notice');
   }
   /** The Call tab of a step held as its episode ended: what was decided, and that it never ran. */
   get neverRan(): Locator {

@@ -7,6 +7,7 @@
  *   const fork = await writeSampleFork(store, ep, { at: 2, steps: 2 });
  */
 import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { HeaderFields, DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import type { EndFields, FileTraceWriter } from '../../electron/engine/trace/trace-writer.js';
 import type {
@@ -429,4 +430,11 @@ export async function writeSampleFork(
   await writeSteps(writer, snaps, script, options.at + 1, workspace, manifests);
   await finish(writer, options.at + script.length, options.end);
   return { episode: parent.episode, branch, writer, manifests, files: workspace };
+}
+
+/** Makes line `n` (1-based) of an open (plain JSONL) trace fail validation: an unknown event type. */
+export function breakLine(path: string, n: number): void {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  lines[n - 1] = lines[n - 1].replace(/"type":"[a-z_]+"/, '"type":"tool_reslt"');
+  writeFileSync(path, lines.join('\n'));
 }

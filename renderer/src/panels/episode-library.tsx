@@ -3,7 +3,9 @@ import { useEffect, useMemo, useRef } from 'react';
 import { whyNot } from '../components/why-not';
 import { ProjectsSection } from '../components/projects-section';
 import { OPENAI_SPEC, runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
-import type { EpisodeEntry } from '../../../shared/contract/models';
+import type { EpisodeEntry, UnreadableEpisode } from '../../../shared/contract/models';
+import { capital } from '../../../shared/capital';
+import { oneLine } from '../../../shared/step-summary';
 import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
 import { BranchTree } from '../components/branch-tree';
@@ -105,6 +107,36 @@ function CardPath(props: {
       </span>
       {where}
     </>
+  );
+}
+
+/**
+ * An episode whose trace cannot be read (a line that fails validation): named, with what is
+ * wrong and what to do, where it was left out of the list without a word.
+ */
+function UnreadableItem(props: { readonly entry: UnreadableEpisode }) {
+  const u = props.entry;
+  const why = u.message.startsWith(`${u.file}: `) ? capital(u.message.slice(u.file.length + 2)) : u.message;
+  return (
+    <li className="lib-episode lib-unreadable" data-testid="library-unreadable" data-episode={u.episode}>
+      <div className="lib-episode-head">
+        <span className="lib-task mono">{u.episode}</span>
+        <span className="bad">cannot be read</span>
+      </div>
+      {/* The reader's words start with the file: said once, on its own line, what is wrong first. */}
+      <details className="lib-unreadable-why" data-testid="library-unreadable-why">
+        <summary>{oneLine(why, 120)}</summary>
+        {why}
+      </details>
+      <p className="lib-unreadable-file muted" data-testid="library-unreadable-file">
+        File: {u.file}
+      </p>
+      {u.fix ? (
+        <p className="lib-unreadable-file" data-testid="library-unreadable-fix">
+          What to do: {u.fix}. <code>npx stepbox show {u.episode}</code> says the same.
+        </p>
+      ) : null}
+    </li>
   );
 }
 
@@ -222,6 +254,7 @@ export function EpisodeLibrary() {
   const stores = useStores();
   const query = useSlice('episodes', (s) => s.query);
   const episodes = useSlice('episodes', (s) => s.episodes);
+  const unreadable = useSlice('episodes', (s) => s.unreadable);
   const load = useSlice('episodes', (s) => s.load);
   const error = useSlice('episodes', (s) => s.error);
   const catalogError = useSlice('episodes', (s) => s.catalogError);
@@ -324,7 +357,7 @@ export function EpisodeLibrary() {
       {load === 'loading' && episodes.length === 0 ? (
         <PanelState kind="loading">Loading episodes…</PanelState>
       ) : null}
-      {load !== 'loading' && episodes.length === 0 ? (
+      {load !== 'loading' && episodes.length === 0 && unreadable.length === 0 ? (
         <PanelState kind="empty">
           {searched
             ? `No episode matches. You searched for “${searched}”: clear the search box to see them all.`
@@ -334,6 +367,9 @@ export function EpisodeLibrary() {
       <ul className="lib-list">
         {episodes.map((e) => (
           <Episode key={e.episode} entry={e} current={current} apart={apart.get(e.episode)} />
+        ))}
+        {unreadable.map((u) => (
+          <UnreadableItem key={u.episode} entry={u} />
         ))}
       </ul>
       {/* Above the cases and the sample tasks, the things a click here runs. */}

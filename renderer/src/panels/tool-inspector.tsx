@@ -11,6 +11,7 @@ import { JsonText } from '../components/json-text';
 import { FileDiffView, FileWholeView, pretty } from '../components/lazy-editors';
 import { fileViewOf } from '../model/file-view';
 import { rawResultNote } from '../model/raw-result-note';
+import { cutNotice } from '../model/cut-notice';
 import { resultView } from '../model/result-view';
 import { rewardColours } from '../model/reward-colour';
 import { PERSON_MARKS } from '../model/row-marks';
@@ -334,6 +335,32 @@ const OutputView = memo(function OutputView(props: { readonly detail: StepDetail
     </>
   );
 });
+
+/**
+ * Says which of the step's texts came cut (head and tail; a 10 MB output put whole on the page
+ * froze the window) and the command that prints them whole; nothing when none was.
+ */
+function CutNotice(props: { readonly detail: StepDetail; readonly branch: string }) {
+  const notice = cutNotice(props.detail, props.branch);
+  if (!notice) return null;
+  // One line in a short pane (the tabs stay in view), the exact counts and the command one click away.
+  return (
+    <details className="caution-line cut-notice" data-testid="inspector-cut-notice">
+      <summary data-testid="inspector-cut-summary">{notice.summary}</summary>
+      <ul>
+        {notice.lines.map((l) => (
+          <li key={l.what}>
+            <b>{l.what}</b> {l.text}
+          </li>
+        ))}
+      </ul>
+      <p>
+        The trace keeps it whole; <code data-testid="inspector-cut-command">{notice.command}</code> prints
+        every step&apos;s whole output (step {props.detail.step}&apos;s under its <code>results</code>).
+      </p>
+    </details>
+  );
+}
 
 function StreamView(props: {
   readonly label: string;
@@ -755,6 +782,7 @@ export function ToolInspector() {
     body = (
       <div className="inspector-body" data-step={detail.step} data-testid="inspector-step">
         <StepExtras detail={detail} />
+        <CutNotice detail={detail} branch={branch ?? ''} />
         <nav className="tabs" role="tablist">
           {tabs.map(([id, label, short]) => (
             <button

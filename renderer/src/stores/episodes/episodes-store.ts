@@ -6,6 +6,7 @@ import type {
   BranchSummary,
   CaseSummary,
   EpisodeEntry,
+  UnreadableEpisode,
   TaskSource,
   TaskSummary,
 } from '../../../../shared/contract/models';
@@ -76,6 +77,8 @@ export interface EpisodesState {
   readonly query: string;
   /** The episodes the library list shows: those matching the search box. */
   readonly episodes: readonly EpisodeEntry[];
+  /** Episodes matching the search whose trace cannot be read: shown with why, never dropped. */
+  readonly unreadable: readonly UnreadableEpisode[];
   /**
    * Every episode, whatever the search: what is live (the Running list) and how a case's runs
    * went are facts of the store, not of what the person typed into the search box.
@@ -360,12 +363,19 @@ export function createEpisodesStore(
       // A failed read after a good one keeps the list it had (the library says the error).
       else if (wholeMine === wholeGeneration && every && get().allLoad !== 'ready') set({ allLoad: 'error' });
       if (mine !== generation) return;
-      if (res.ok) set({ episodes: res.value.episodes, load: 'ready', error: null });
+      if (res.ok)
+        set({
+          episodes: res.value.episodes,
+          unreadable: res.value.unreadable ?? [],
+          load: 'ready',
+          error: null,
+        });
       else set({ load: 'error', error: errorText(res) });
     };
     return {
       query: '',
       episodes: [],
+      unreadable: [],
       allEpisodes: [],
       allLoad: 'loading',
       tasks: [],

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store';
+import { breakLine, writeSampleEpisode } from '../support/traces';
+import { LayoutObject, servedApp, until } from '../support/e2e';
+
+// Traces an agent inside the sandbox shapes: a 10 MB tool output (recorded whole: replay compares
+// it) took 8-11 s to select and 6 s more on the Output tab, all of it put on the page; a trace
+// whose line fails validation vanished from the library without a word.
+const LINE = 'line of agent output 0123456789 abcdefghijklmnopqrstuvwxyz\n';
+const BIG = LINE.repeat(Math.ceil(10_000_000 / LINE.length)) + 'LAST LINE: AssertionError\n';
+
+let big: string;
+let broken: string;
+let brokenFile: string;
+
+describe('web mode: hostile recorded traces', () => {
+  const web = servedApp({
+    seed: async (home) => {
+      const store = openEpisodeStore(home, { skipMarkInterrupted: true });
+      ({ branch: big } = await writeSampleEpisode(store, {
+        task: 'big-output',
+        script: [
+          { args: { command: 'cat big.log' }, result: { stdout: BIG, bytes: BIG.length } },
+          { final: 'done' },
+        ],
+      }));
+      const bad = await writeSampleEpisode(store, { task: 'broken-trace', steps: 2, end: null });
+      broken = bad.episode;
+      brokenFile = store.resolve(bad.branch).tracePath;
+      breakLine(brokenFile, 5);
+    },
+  });
+
+  it('a 10 MB output: the step opens promptly with a cut notice, never the 10 MB on the page', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    await app.library.openBranch(big);
+    await app.timeline.waitForStep(2);
+    const started = Date.now();
+    await app.timeline.select(1);
+    await app.inspector.cutNotice.waitFor({ timeout: 20_000 });
+    const took = Date.now() - started;
+    // Whole, it took 7.8-10.8 s on this machine; cut, well under a second unloaded.
+    expect(took).toBeLessThan(5_000);
+    const left = (BIG.length - 65_536).toLocaleString('en-US');
+    await expect(app.inspector.cutNotice.innerText()).resolves.toBe(
+      `Too long to show whole: execute_shell's stdout, ${left} characters left out. How to see it whole…`,
+    );
+    const layout = new LayoutObject(app.page);
+    expect(await layout.readable(app.inspector.cutNotice)).toBe(true);
+    // The tabs stay in view under it in a short window.
+    expect(await layout.readable(app.inspector.root.locator('[role="tab"][data-tab="output"]'))).toBe(true);
+    await app.screenshot('hostile-big-output-notice-1024x700');
+    await app.inspector.root.getByTestId('inspector-cut-summary').click();
+    await expect(app.inspector.cutNotice.innerText()).resolves.toContain(
+      `execute_shell's stdout is ${BIG.length.toLocaleString('en-US')} characters (about 9.5 MiB): shown are its first 49,152 and last 16,384 characters; the ${left} characters between them are left out.`,
+    );
+    await expect(app.inspector.root.getByTestId('inspector-cut-command').innerText()).resolves.toBe(
+      `npx stepbox show ${big} --json`,
+    );
+    expect(await layout.readable(app.inspector.cutNotice)).toBe(true);
+    await app.screenshot('hostile-big-output-1024x700');
+
+    await app.inspector.tab('output');
+    await app.inspector.waitForStdout('LAST LINE: AssertionError');
+    const stdout = (await app.inspector.stdout.textContent()) ?? '';
+    expect(stdout).toContain(`${(BIG.length - 65_536).toLocaleString('en-US')} characters left out here`);
+    expect(stdout.length).toBeLessThan(70_000);
+    // Nothing on the page near the 10 MB: the whole document's text is bounded.
+    const pageText = await app.page.evaluate(() => document.body.textContent?.length ?? 0);
+    expect(pageText).toBeLessThan(500_000);
+    // The recorded terminal shows the same head, mark and tail.
+    const terminal = await until(
+      () => app.terminal.screen('history'),
+      (t) => t.includes('LAST LINE: AssertionError'),
+      20_000,
+      'the recorded output of step 1',
+    );
+    expect(terminal.replace(/\s+/g, ' ')).toContain('characters left out here (too long to show whole)');
+    await app.resize({ width: 1920, height: 1080 });
+    expect(await layout.readable(app.inspector.cutNotice)).toBe(true);
+    await app.screenshot('hostile-big-output-1920x1080');
+  }, 120_000);
+
+  it('a trace that fails validation is listed as unreadable: the file, the line, what to do', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const item = app.library.unreadable(broken);
+    await item.waitFor({ timeout: 20_000 });
+    const text = await item.innerText();
+    expect(text).toContain(broken);
+    expect(text).toContain('cannot be read');
+    expect(text).toContain(
+      'Line 5 (tool_reslt) does not match stepbox.trace/1: type: Invalid discriminator value.',
+    );
+    expect(text).toContain(`File: ${brokenFile}`);
+    expect(text).toContain('What to do: re-import the episode from its bundle');
+    expect(text).toContain(`npx stepbox show ${broken} says the same`);
+    // The readable episode is listed as before.
+    await app.library.root.locator(`[data-testid="library-episode"][data-episode="${big}"]`).waitFor();
+    await item.scrollIntoViewIfNeeded();
+    await app.screenshot('hostile-unreadable-1024x700');
+    await app.resize({ width: 1920, height: 1080 });
+    await item.scrollIntoViewIfNeeded();
+    await app.screenshot('hostile-unreadable-1920x1080');
+  }, 60_000);
+});
