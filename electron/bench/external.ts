@@ -104,13 +104,18 @@ export const section: BenchSection = {
         'bench',
         parseScript(`${line}\n`.repeat(CALLS), 'bench'),
       );
-      const body = JSON.stringify({
-        model: 'stepbox-scripted',
-        messages: [{ role: 'user', content: 'bench' }],
-      });
+      // Each request its own, as an agent's conversation grows by a turn each call: the endpoint
+      // answers a request identical to the last one with that answer again (an SDK retrying a
+      // dropped connection), so 300 identical bodies got one model call and the loop waited for
+      // a second forever.
+      const body = (i: number) =>
+        JSON.stringify({
+          model: 'stepbox-scripted',
+          messages: [{ role: 'user', content: `bench call ${i}` }],
+        });
       const modelMs: number[] = [];
       for (let i = 0; i < CALLS; i++) {
-        const sent = post(`${modelUrl}/chat/completions`, body, httpAgent);
+        const sent = post(`${modelUrl}/chat/completions`, body(i), httpAgent);
         const call = await endpoint.next();
         const decision = await source.decide({ step: i + 1, messages: [], tools: [] });
         call.answer(decision.message as Parameters<typeof call.answer>[0]);
