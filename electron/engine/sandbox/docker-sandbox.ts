@@ -385,6 +385,16 @@ export class DockerSandbox implements Sandbox {
     });
   }
 
+  /** True once the engine says the container is not running, false if it still runs after `ms`. */
+  private async stopsWithin(ms: number): Promise<boolean> {
+    const until = performance.now() + ms;
+    for (;;) {
+      if (!(await this.engine.isRunning(this.id).catch(() => false))) return true;
+      if (performance.now() >= until) return false;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** Restarts a dead helper, or marks the sandbox lost when its container is gone. */
   private recover(): Promise<void> {
     this.recovering ??= (async () => {
@@ -404,6 +414,16 @@ export class DockerSandbox implements Sandbox {
         try {
           await this.start();
         } catch (e) {
+          // The container stopped between the check above and the new helper's exec (on gVisor a
+          // command past the memory limit ends the whole sandbox, and the engine says so a moment
+          // after the channel breaks): why it stopped, not the exec's refusal, which read as a
+          // missing runtime volume (the gVisor selftest's memory check, 2 runs in 4 on cgroup v1).
+          // The engine's state trails the runtime's ("cannot execute … in state stopped" while
+          // inspect still says running): asked again for up to 3 s, as endOnOom waits for it.
+          if (await this.stopsWithin(3_000)) {
+            this.lost = await this.stopped();
+            throw this.lost;
+          }
           if (e instanceof SandboxFailure && e.code === 'sandbox_lost') this.lost = e;
           throw e;
         }
