@@ -467,9 +467,10 @@ export function Timeline() {
 
   const hasList = shown.length > 0;
   /** The list index of the viewed step (-1 when it is not shown) and the scrollTop that brings it into `view`. */
+  // The viewed step's place among the rows shown (-1: not shown), found once per render.
+  const viewedFound = viewed === null ? -1 : indexOfStep(shown, viewed);
   const placement = (view: ScrollView): { index: number; top: number | null } => {
-    const found = viewed === null ? -1 : indexOfStep(shown, viewed);
-    const index = found < 0 ? -1 : lead + found;
+    const index = viewedFound < 0 ? -1 : lead + viewedFound;
     const align = following ? 'end' : 'auto';
     return {
       index,
@@ -622,7 +623,6 @@ export function Timeline() {
   const followingNow = useRef(following);
   followingNow.current = following;
   const viewedAt = useRef({ index: -1, count: 0 });
-  const viewedFound = viewed === null ? -1 : indexOfStep(shown, viewed);
   viewedAt.current = { index: viewedFound < 0 ? -1 : lead + viewedFound, count: lead + shown.length };
   useEffect(() => {
     const el = scrollRef.current;
