@@ -122,11 +122,17 @@ export function exitCodeOf(
   return r?.exit_code ?? execWrapperOf(r)?.exitCode ?? null;
 }
 
-/** The wrapper's facts in words: `exit 0 · wall time 0.0123 s · 12 tokens before cut`. */
-export function execWrapperText(w: ExecWrapper): string {
+/**
+ * The wrapper's facts in words: `exit 0 · wall time 0.0123 s · 12 tokens before cut`. A line that
+ * already said the exit ({@link exitCodeOf}: `stepbox show`'s `exit 2 · …`) passes `exitSaid`,
+ * and the header's exit is left out (show read "exit 2 · — · exit 2 · wall time …").
+ */
+export function execWrapperText(w: ExecWrapper, { exitSaid = false } = {}): string {
   return [
     w.exitCode !== null
-      ? `exit ${w.exitCode}`
+      ? exitSaid
+        ? ''
+        : `exit ${w.exitCode}`
       : w.sessionId !== null
         ? `still running (session ${w.sessionId})`
         : 'exit not said',

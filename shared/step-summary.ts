@@ -6,6 +6,7 @@ import { measuredDuration } from './tool-duration.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
 import { execWrapperOf, exitCodeOf } from './exec-wrapper.js';
 import { terminalSafe } from './terminal-text.js';
+import { jsonHead, JsonHeadWriter } from './json-head.js';
 
 /** A tool call of a step. */
 export interface StepCall {
@@ -108,6 +109,8 @@ export interface DecidedCall {
 
 const MAX_SUMMARY = 80;
 const MAX_DETAIL = 160;
+/** How much of a text {@link oneLine} reads per character it shows (blanks it folds, escapes it drops). */
+const READ_PER_CHARACTER = 64;
 
 /**
  * Shortens text to one line of at most `max` characters, without control sequences: the text is
@@ -116,15 +119,34 @@ const MAX_DETAIL = 160;
  * command read, where show's line had neither. Only its head is read: a 10 MB answer is one row.
  */
 export function oneLine(text: string, max = MAX_SUMMARY): string {
-  const head = text.length > max * 64 ? text.slice(0, max * 64) : text;
+  const head = text.length > max * READ_PER_CHARACTER ? text.slice(0, max * READ_PER_CHARACTER) : text;
   const flat = terminalSafe(head).replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : head !== text ? `${flat}…` : flat;
 }
 
-/** A short readable summary of tool arguments: `{command: "ls -la"}`. */
+/**
+ * A short readable summary of tool arguments: `{command: "ls -la"}`. The agent's arguments can be
+ * a 20 MB string or a million items: only the start {@link oneLine} reads is written ({@link jsonHead}).
+ */
 export function argsSummary(args: Record<string, unknown>, max = MAX_SUMMARY): string {
-  const parts = Object.entries(args).map(([k, v]) => `${k}: ${JSON.stringify(v) ?? 'undefined'}`);
-  return oneLine(`{${parts.join(', ')}}`, max);
+  const w = new JsonHeadWriter(max * READ_PER_CHARACTER);
+  w.raw('{');
+  let first = true;
+  // for…in, not Object.entries: a million keys are not listed to write the first few.
+  for (const k in args) {
+    if (w.full) break;
+    if (!Object.prototype.hasOwnProperty.call(args, k)) continue;
+    w.raw(`${first ? '' : ', '}${k}: `);
+    if (!w.value(args[k], k)) w.raw('undefined');
+    first = false;
+  }
+  w.raw('}');
+  return oneLine(w.text, max);
+}
+
+/** A value's JSON on one line of at most `max` characters, only its start written ({@link jsonHead}). */
+function oneLineJson(value: unknown, max: number): string {
+  return oneLine(jsonHead(value, max * READ_PER_CHARACTER) ?? '', max);
 }
 
 /** The argument that holds a shell tool's command line, by agent (ours, Claude Code, Codex). */
@@ -136,7 +158,7 @@ export function callDetail(_name: string, args: Record<string, unknown>): string
   // Claude Code's Bash take `command`, Codex's exec_command takes `cmd`.
   const shell = SHELL_ARGS.map((k) => args[k]).find((v) => typeof v === 'string');
   const pick = shell ?? args.path ?? args.key ?? args.query;
-  return oneLine(typeof pick === 'string' ? pick : JSON.stringify(args), MAX_DETAIL);
+  return typeof pick === 'string' ? oneLine(pick, MAX_DETAIL) : oneLineJson(args, MAX_DETAIL);
 }
 
 /**
@@ -292,7 +314,9 @@ export function decidedDetail(c: DecidedCall): string {
   const args = jsonOr(c.arguments);
   return typeof args === 'object' && args !== null && !Array.isArray(args)
     ? callDetail(c.name, args as Record<string, unknown>)
-    : oneLine(typeof args === 'string' ? args : (JSON.stringify(args) ?? ''), MAX_DETAIL);
+    : typeof args === 'string'
+      ? oneLine(args, MAX_DETAIL)
+      : oneLineJson(args, MAX_DETAIL);
 }
 
 /** What an agent decided at a step: its calls, its final answer, or why its answer did not parse. */

@@ -17,8 +17,10 @@ branch: the timeline, the inspector's tabs (action, output, request, memory, fil
 QA) for every step, the QA flags, the episode's branch tree and, for a case, its
 walkthrough. It opens from disk in any browser, offline: no server, nothing fetched (its
 Content-Security-Policy forbids it). Secrets are redacted by the same --redact options as
-stepbox export. Model requests and file texts beyond a budget are left out, and the file
-says so. The file's size is printed.
+stepbox export. A long text (a 10 MB tool output, an argument) is kept as its head and tail,
+as the window shows it, and the step says how much is left out and that
+\`stepbox show EPISODE --json\` prints it whole. Model requests and file texts beyond a
+budget are left out, and the file says so. The file's size is printed.
 
 Options:
   --out FILE       the HTML file to write (required)

@@ -43,18 +43,21 @@ Examples:
 
 /**
  * The step's results, one line each (the tool result in `outcomeText`'s words, as the window says
- * it); a call an agent's own tool ran adds what its output's header says (exit, wall time).
+ * it); a call an agent's own tool ran adds what else its output's header says (wall time, tokens):
+ * its exit is already the outcome's, and its time is the header's (stepbox measured none, "—").
  */
-function resultLines(s: TimelineStep, full: ReadonlyMap<string, ToolResult>): string[] {
+export function resultLines(s: TimelineStep, full: ReadonlyMap<string, ToolResult>): string[] {
   return s.results.map((r) => {
     const wrapper = execWrapperOf(full.get(`${s.step}:${r.call_id}`));
-    const header = wrapper ? ` · ${execWrapperText(wrapper)} (in its tool's output header)` : '';
+    const facts = wrapper ? execWrapperText(wrapper, { exitSaid: true }) : '';
+    const time = wrapper && r.duration_ms === null ? '' : ` · ${formatDuration(r.duration_ms)}`;
+    const header = facts ? ` · ${facts} (in its tool's output header)` : '';
     const marks = [r.fallback ? 'fallback' : '', r.overridden ? 'overridden: agent saw this' : ''].filter(
       Boolean,
     );
     // What the tool really returned when the agent saw something else (the window shows both too).
     const real = r.real ? ` · real: ${outcomeText(r.real)}` : '';
-    return `→ ${r.name}: ${outcomeText(r)} · ${formatDuration(r.duration_ms)}${header}${marks.length ? ` (${marks.join(', ')})` : ''}${real}`;
+    return `→ ${r.name}: ${outcomeText(r)}${time}${header}${marks.length ? ` (${marks.join(', ')})` : ''}${real}`;
   });
 }
 

@@ -8,6 +8,9 @@ import { describeDocker } from '../support/docker';
 import { existsSync } from 'node:fs';
 import { launchBrowser, openApp, removeHome, SCREENSHOTS, startServe, tempHome } from '../support/e2e';
 import { openShared } from '../support/share';
+import { randomBytes } from 'node:crypto';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store';
+import { writeSampleEpisode } from '../support/traces';
 
 interface ShareJson {
   out: string;
@@ -172,6 +175,65 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
       }
     }, 300_000);
   });
+
+  it("a 10 MB output of random text: a small file, the step's notice and its head and tail, at 1024x700 and 1920x1080", async () => {
+    // Random (gzip packs nothing): whole, the file was 10 MB and the page froze opening the step.
+    const random = randomBytes(7_500_000)
+      .toString('base64')
+      .replace(/(.{76})/g, '$1\n');
+    const big = `${random}\nLAST LINE: AssertionError\n`;
+    const ep = await writeSampleEpisode(openEpisodeStore(home), {
+      script: [
+        { args: { command: 'python3 -m pytest -vv' }, result: { stdout: big, bytes: big.length } },
+        { final: 'The tests fail: see the last line.' },
+      ],
+    });
+    const file = join(home, 'big-output.html');
+    const out = parseJsonOutput<ShareJson & { omitted: string[] }>(
+      await runCli(['share', ep.branch, '--out', file, '--json'], { env: { STEPBOX_HOME: home } }),
+    );
+    expect(out.bytes).toBeLessThan(300_000);
+    expect(out.omitted.join('\n')).toContain(`npx stepbox show ${ep.branch} --json prints them whole`);
+    const shared = await openShared(browser, file);
+    const { page, requests, errors } = shared;
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await expect(shared.omitted.textContent()).resolves.toContain('the middle of long texts at 1 step (1)');
+    await shared.step(1).click();
+    await expect.poll(() => shared.inspectorTitle.textContent()).toContain('Step 1');
+    const left = (big.length - 65_536).toLocaleString('en-US');
+    await expect(shared.cutSummary.innerText()).resolves.toBe(
+      `Too long to show whole: execute_shell's stdout, ${left} characters left out. How to see it whole…`,
+    );
+    await shared.tab('output');
+    const output = (await shared.inspector.textContent()) ?? '';
+    expect(output).toContain(`${left} characters left out here (too long to show whole)`);
+    expect(output).toContain('LAST LINE: AssertionError');
+    expect(output).toContain(big.slice(0, 200));
+    // Nothing on the page near the 10 MB: the whole document's text is bounded.
+    expect(await page.evaluate(() => document.body.textContent?.length ?? 0)).toBeLessThan(200_000);
+    await shot(page, 'share-big-output-1024x700');
+    await shared.cutSummary.click();
+    await expect(shared.cutNotice.innerText()).resolves.toContain(
+      `execute_shell's stdout is ${big.length.toLocaleString('en-US')} characters (about 9.7 MiB): shown are its first 49,152 and last 16,384 characters; the ${left} characters between them are left out.`,
+    );
+    await expect(shared.cutCommand.innerText()).resolves.toBe(`npx stepbox show ${ep.branch} --json`);
+    // The notice, open, leaves the tabs and the output in view, its command read whole.
+    for (const size of [
+      { width: 1024, height: 700 },
+      { width: 1920, height: 1080 },
+    ]) {
+      await page.setViewportSize(size);
+      const box = await shared.cutNotice.boundingBox();
+      const body = await page.locator('#inspector-body').boundingBox();
+      expect(box && body && box.y + box.height <= body.y + 1).toBe(true);
+      expect(body && body.height > 200).toBe(true);
+      expect(await shared.cutCommand.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+      await shot(page, `share-big-output-open-${size.width}x${size.height}`);
+    }
+    expect(requests).toEqual([]);
+    expect(errors).toEqual([]);
+    await shared.close();
+  }, 120_000);
 
   it('a 10,000-step episode: first render measured in Chromium, a screen of rows, size reported', async () => {
     const trace = await writeLongTrace(home, 10_000);

@@ -44,8 +44,24 @@ export class SharedFile {
       .locator('.diff .line');
   }
   /** Opens one of the inspector's tabs. */
-  async tab(name: 'files' | 'qa'): Promise<void> {
+  async tab(name: 'output' | 'files' | 'qa'): Promise<void> {
     await this.page.getByTestId(`share-tab-${name}`).click();
+  }
+  /** What the inspector says above a step whose long texts the file holds cut (head and tail). */
+  get cutNotice(): Locator {
+    return this.page.getByTestId('share-cut-notice');
+  }
+  /** The notice's one line; clicked, it opens to each text's counts and the command. */
+  get cutSummary(): Locator {
+    return this.page.getByTestId('share-cut-summary');
+  }
+  /** The command the notice gives to print the texts whole. */
+  get cutCommand(): Locator {
+    return this.page.getByTestId('share-cut-command');
+  }
+  /** The line above the panes saying what the file left out to stay small. */
+  get omitted(): Locator {
+    return this.page.locator('#omitted');
   }
   /** The QA flags of the episode. */
   /** The header's counts (`3 steps · 2 QA flags`). */

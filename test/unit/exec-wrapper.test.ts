@@ -11,6 +11,7 @@ import { QaTrace, qaTask } from '../support/qa-traces.js';
 import { outputResult } from '../../shared/tool-result.js';
 import { recordedOutput } from '../../renderer/src/model/recorded-output.js';
 import { runCli } from '../support/cli.js';
+import { resultLines } from '../../electron/cli/show.js';
 import { shareData } from '../../electron/engine/share/share-data.js';
 import { parseRedactions } from '../../electron/engine/export/redact.js';
 import { writeSampleEpisode } from '../support/traces.js';
@@ -216,6 +217,24 @@ describe("the window's recorded-output terminal", () => {
   });
 });
 
+describe("stepbox show's result line", () => {
+  // Step 1 of a Codex trace as show prints it, its result recorded as the tool's text alone.
+  const line = (stdout: string) => {
+    const step = summarizeSteps(codexTrace(stdout).events()).find((x) => x.step === 1)!;
+    const full = new Map([[`1:${step.results[0].call_id}`, outputResult(stdout)]]);
+    return resultLines({ ...step, branch: 'b', partial: false }, full)[0];
+  };
+  it("says an agent's exec exit once, with the header's wall time and tokens, no '—' for stepbox's time", () => {
+    expect(line(EXITED)).toBe(
+      "→ exec_command: exit 2 · wall time 0.0123 s · 3 tokens of output (in its tool's output header)",
+    );
+    // A process still running says so (its outcome alone reads "ok").
+    expect(
+      line('Chunk ID: a\nWall time: 1.0 seconds\nProcess running with session ID 42\nOutput:\nBuilding...\n'),
+    ).toBe("→ exec_command: ok · still running (session 42) · wall time 1 s (in its tool's output header)");
+  });
+});
+
 describe('stepbox show', () => {
   it("says the header's exit and wall time beside an agent's call; --json keeps stdout as recorded and adds exec_header", async () => {
     const home = mkdtempSync(join(tmpdir(), 'stepbox-exec-wrapper-'));
@@ -236,9 +255,11 @@ describe('stepbox show', () => {
       const env = { env: { STEPBOX_HOME: home } };
       const text = await runCli(['show', ep.branch], env);
       expect(text.code, text.stderr).toBe(0);
+      // The exit once, the header's time in place of stepbox's "—" (it read "exit 2 · — · exit 2 · wall time …").
       expect(text.stdout).toContain(
-        "→ exec_command: exit 2 · — · exit 2 · wall time 0.0123 s · 3 tokens of output (in its tool's output header)",
+        "→ exec_command: exit 2 · wall time 0.0123 s · 3 tokens of output (in its tool's output header)\n",
       );
+      expect(text.stdout.match(/exit 2/g)).toHaveLength(1);
       const json = JSON.parse((await runCli(['show', ep.branch, '--json'], env)).stdout) as {
         steps: { step: number; results: { stdout: string; exec_header: unknown }[] }[];
       };

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,10 @@ import { shareHtml } from '../../electron/engine/share/share-html.js';
 import { hostPlaces, sharedAgentSpec } from '../../electron/engine/share/host-paths.js';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { runCli } from '../support/cli.js';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { writeSampleEpisode } from '../support/traces.js';
+import { LONG_TEXT_HEAD, LONG_TEXT_TAIL } from '../../shared/long-text.js';
+import type { SharedStep } from '../../electron/engine/share/share-data.js';
 
 /** The JSON documents a share file embeds (the index, then the step chunks). */
 function embedded(html: string): unknown[] {
@@ -286,4 +290,91 @@ describe('stepbox share: the file', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+});
+
+/** `n` characters of random text in lines (nothing gzip could pack), as a program's output can be. */
+function randomText(n: number): string {
+  return randomBytes(Math.ceil((n * 3) / 4))
+    .toString('base64')
+    .slice(0, n)
+    .replace(/(.{76})/g, '$1\n');
+}
+
+// An agent in the sandbox writes what it likes, recorded whole: put whole in the file, a 10 MB output
+// made a page that froze opening its step, and a file of 10 MB once the text did not repeat.
+describe('stepbox share: a 10 MB output', () => {
+  it("is in the file as its head and tail with the window's cut mark, the file stays small and says how to see it whole", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-share-long-'));
+    try {
+      const big = `${randomText(10_000_000)}\nLAST LINE: AssertionError\n`;
+      const content = randomText(10_000_000);
+      const ep = await writeSampleEpisode(openEpisodeStore(home), {
+        script: [
+          { args: { command: 'cat big.log' }, result: { stdout: big, bytes: big.length } },
+          { tool: 'write_file', args: { path: 'big.txt', content } },
+          { final: 'done' },
+        ],
+      });
+      const { store } = openEngine({ home, sweep: false });
+      const data = await shareData(store, ep.branch, parseRedactions([]));
+      const html = shareHtml(data);
+      // Two 10 MB texts of random characters: the file is their heads and tails, not 20 MB.
+      expect(html.length).toBeLessThan(600_000);
+      const steps = embedded(html).slice(1).flat() as SharedStep[];
+      expect(JSON.stringify(steps).length).toBeLessThan(6 * (LONG_TEXT_HEAD + LONG_TEXT_TAIL));
+      const [one, two] = [1, 2].map((n) => steps.find((x) => x.step === n) ?? expect.fail(`no step ${n}`));
+      const stdout = one.results?.[0].stdout ?? '';
+      const omitted = big.length - LONG_TEXT_HEAD - LONG_TEXT_TAIL;
+      expect(stdout.length).toBeLessThan(LONG_TEXT_HEAD + LONG_TEXT_TAIL + 200);
+      expect(stdout.startsWith(big.slice(0, LONG_TEXT_HEAD))).toBe(true);
+      expect(stdout.endsWith('LAST LINE: AssertionError\n')).toBe(true);
+      expect(stdout).toContain(
+        `… ${omitted.toLocaleString('en-US')} characters left out here (too long to show whole) …`,
+      );
+      // Said above the step in the window's words, with the command that prints it whole.
+      expect(one.cut).toEqual({
+        summary: `Too long to show whole: execute_shell's stdout, ${omitted.toLocaleString('en-US')} characters left out. How to see it whole…`,
+        lines: [
+          {
+            what: "execute_shell's stdout",
+            omitted,
+            text: `is ${big.length.toLocaleString('en-US')} characters (about 9.7 MiB): shown are its first 49,152 and last 16,384 characters; the ${omitted.toLocaleString('en-US')} characters between them are left out.`,
+          },
+        ],
+        command: `npx stepbox show ${ep.branch} --json`,
+      });
+      // An argument is cut the same way (the model's raw output repeating it was cut already).
+      const written = two.calls?.[0].arguments.content as string;
+      expect(written.length).toBeLessThan(LONG_TEXT_HEAD + LONG_TEXT_TAIL + 200);
+      expect(two.cut?.lines.map((l) => l.what)).toEqual(["write_file's argument content"]);
+      expect(steps.find((x) => x.step === 3)?.cut).toBeUndefined();
+      // The file's header says it too, and `share --json` prints it.
+      expect(data.omitted).toContainEqual(
+        `the middle of long texts at 2 steps (1, 2), each shown as its first 49,152 and last 16,384 characters: npx stepbox show ${ep.branch} --json prints them whole`,
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('a repetitive one too: the file was small (gzip packed it) but the page got all 10 MB', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-share-long-'));
+    try {
+      const big = `${'PASSED tests/test_x.py::test_case\n'.repeat(300_000)}LAST LINE\n`;
+      const ep = await writeSampleEpisode(openEpisodeStore(home), {
+        script: [
+          { args: { command: 'pytest' }, result: { stdout: big, bytes: big.length } },
+          { final: 'done' },
+        ],
+      });
+      const { store } = openEngine({ home, sweep: false });
+      const html = shareHtml(await shareData(store, ep.branch, parseRedactions([])));
+      const steps = embedded(html).slice(1).flat() as SharedStep[];
+      // What the viewer inflates and puts on the page, not only the file's size.
+      expect(JSON.stringify(steps).length).toBeLessThan(2 * (LONG_TEXT_HEAD + LONG_TEXT_TAIL));
+      expect(steps.find((x) => x.step === 1)?.cut?.lines[0].what).toBe("execute_shell's stdout");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -18,6 +18,9 @@ import { textAt, type SnapshotText } from '../sandbox/snapshot-text.js';
 import { diffSides } from '../../../shared/text-lines.js';
 import { hostPlaces, sharedAgentSpec, withoutHostPaths } from './host-paths.js';
 import { agentVersionOf, agentWords } from '../../../shared/agent-kind.js';
+import { cutLongText, cutLongTexts, type TextCut } from '../../../shared/long-text.js';
+import { countOf } from '../../../shared/count-of.js';
+import { cutNoticeOf, keptWords, type CutNotice } from '../../../shared/cut-notice.js';
 
 /** The format id of the data a shared file embeds (what its viewer reads). */
 export const SHARE_FORMAT = 'stepbox.share/1';
@@ -71,6 +74,11 @@ export interface SharedStep {
   readonly reward?: number;
   /** The model request of the step, when the budget allowed it. */
   readonly request?: unknown;
+  /**
+   * The texts too long to put in the file whole (tool output, arguments, a request's messages), cut
+   * to their head and tail by the window's one cut (shared/long-text.ts), in the window's words.
+   */
+  readonly cut?: CutNotice;
 }
 
 /** Drops the keys whose value is undefined, null or an empty array. */
@@ -81,8 +89,68 @@ function compact<T extends object>(o: T): T {
   return out as T;
 }
 
-/** A step's timeline line and inspector content from its summary and its events. */
-function sharedStep(s: StepSummary, events: readonly TraceEvent[], request: unknown): SharedStep {
+/**
+ * A cut text's place in a shared step in people's words (`execute_shell's stdout`). The window's
+ * inspector names the places of its own step detail (renderer/src/model/cut-notice.ts); a shared
+ * step is shaped differently, so it is named here.
+ */
+function placeOf(step: SharedStep, path: string): string {
+  const parts = path.split('.');
+  const field = parts[parts.length - 1];
+  const at = Number(parts[1]);
+  switch (parts[0]) {
+    case 'results':
+      return `${step.results?.[at]?.name ?? 'a call'}'s ${parts[2] === 'error' ? 'error message' : field}`;
+    case 'calls':
+      return `${step.calls?.[at]?.name ?? 'a call'}'s argument ${parts[3] ?? field}`;
+    case 'request':
+      return 'a message of the model request';
+    case 'final':
+      return 'the final answer';
+    case 'parse_error':
+      return 'the parse error';
+    case 'memory':
+      return `memory ${step.memory?.[at]?.key ?? ''} (${parts[2] ?? field})`;
+    case 'errors':
+      return 'an error message';
+    case 'warnings':
+      return 'a warning';
+    case 'injected':
+      return 'an intervention';
+    default:
+      return path;
+  }
+}
+
+/** A model request cut as a shared step carries it: its long messages' head and tail, and what was cut. */
+interface CutRequest {
+  readonly value: unknown;
+  readonly cuts: readonly TextCut[];
+}
+
+/**
+ * A step's timeline line and inspector content from its summary and its events, every long text
+ * cut to its head and tail (shared/long-text.ts): a 10 MB output is recorded whole, and put whole
+ * in the file it made a file of its size and a page that froze (gzip hid it for a repetitive one).
+ */
+function sharedStep(
+  s: StepSummary,
+  events: readonly TraceEvent[],
+  request: CutRequest | undefined,
+  branch: string,
+): SharedStep {
+  const whole = wholeStep(s, events);
+  const { value, cuts } = cutLongTexts(whole);
+  const all = [...cuts, ...(request?.cuts ?? []).map((c) => ({ ...c, path: `request.${c.path}` }))];
+  const cut = cutNoticeOf(
+    all.map((c) => ({ ...c, what: placeOf(value, c.path) })),
+    branch,
+  );
+  return compact({ ...value, request: request?.value, cut: cut ?? undefined });
+}
+
+/** A step as its summary and events hold it, texts whole. */
+function wholeStep(s: StepSummary, events: readonly TraceEvent[]): SharedStep {
   const results: SharedResult[] = [];
   let raw: string | undefined;
   for (const e of events) {
@@ -121,7 +189,6 @@ function sharedStep(s: StepSummary, events: readonly TraceEvent[], request: unkn
     errors: s.errors,
     warnings: s.warnings,
     reward: s.reward ?? undefined,
-    request: request ?? undefined,
   });
 }
 
@@ -168,17 +235,18 @@ export interface ShareData {
   readonly omitted: readonly string[];
 }
 
-/** Budgets that keep a 10,000-step file openable: requests and file texts beyond them are left out, and said so. */
+/**
+ * Budgets that keep a 10,000-step file openable: requests and file texts beyond them are left out,
+ * and said so. Each text is cut to its head and tail first (shared/long-text.ts).
+ */
 export interface ShareBudget {
   readonly requestBytes: number;
   readonly fileBytes: number;
-  readonly fileTextBytes: number;
 }
 
 const DEFAULT_BUDGET: ShareBudget = {
   requestBytes: 4 * 1024 * 1024,
   fileBytes: 8 * 1024 * 1024,
-  fileTextBytes: 64 * 1024,
 };
 
 /** The case whose task an episode ran (its task path in a case folder, or a case of the task's name). */
@@ -210,30 +278,37 @@ export async function shareData(
   const header = lineage.header;
   const raw: TraceEvent[] = [header, ...lineage.events, ...lineage.partial];
   const events = redactEvents(raw, redaction);
-  const task = redactValue(
-    { name: String(header.task.name ?? ''), goal: String(header.task.goal ?? '') },
-    redaction,
-  );
+  // The header's words are the trace's: a goal of megabytes is cut as any long text is.
+  const task = cutLongTexts(
+    redactValue({ name: String(header.task.name ?? ''), goal: String(header.task.goal ?? '') }, redaction),
+  ).value;
   // The branch's flags and step count as `check`, `show` and the window give them: QA over the
   // branch's own trace with the engine's references (a fork's inherited steps are its
   // parent's to judge; checked across two files, the numbering raised `structure` flags).
   const own = loadedBranch(info, store.readTrace(info));
   const check = await checkBranch(own, store, { open: own.trace.end === null });
-  const flags = redactValue(check.flags, redaction).map((f) => ({ ...f, label: ruleLabel(f.rule) }));
+  // A flag's evidence quotes the agent's text (an output, an answer): cut as the steps are.
+  const flags = cutLongTexts(redactValue(check.flags, redaction)).value.map((f) => ({
+    ...f,
+    label: ruleLabel(f.rule),
+  }));
   const outcome = branchOutcome(header, [...lineage.events, ...lineage.partial]);
   const summaries = summarizeSteps(events);
   const omitted: string[] = [];
 
   const byStep = new Map<number, TraceEvent[]>();
-  const requests = new Map<number, unknown>();
+  const requests = new Map<number, CutRequest>();
   let requestBytes = 0;
   let requestsLeftOut = 0;
   for (const e of events) {
     if (e.type === 'header') continue;
     if (e.type === 'model_request') {
-      const size = JSON.stringify(e.request ?? null).length;
+      // Measured cut: a request carrying a 10 MB output is kept as its head and tail, not left out.
+      if (e.request === undefined || e.request === null) continue;
+      const request = cutLongTexts(e.request);
+      const size = JSON.stringify(request.value).length;
       if (requestBytes + size <= budget.requestBytes) {
-        requests.set(e.step, e.request);
+        requests.set(e.step, request);
         requestBytes += size;
       } else requestsLeftOut++;
       continue;
@@ -244,7 +319,14 @@ export async function shareData(
     byStep.set(e.step, list);
   }
   if (requestsLeftOut) omitted.push(`${requestsLeftOut} model requests (over ${budget.requestBytes} bytes)`);
-  const steps = summaries.map((s) => sharedStep(s, byStep.get(s.step) ?? [], requests.get(s.step)));
+  const steps = summaries.map((s) =>
+    sharedStep(s, byStep.get(s.step) ?? [], requests.get(s.step), info.branch),
+  );
+  const cutSteps = steps.filter((s) => s.cut).map((s) => s.step);
+  if (cutSteps.length)
+    omitted.push(
+      `the middle of long texts at ${countOf(cutSteps.length, 'step')} (${cutSteps.slice(0, 5).join(', ')}${cutSteps.length > 5 ? ', …' : ''}), each shown as ${keptWords()}: npx stepbox show ${info.branch} --json prints them whole`,
+    );
 
   // Files: each snapshot's changed paths, text from the manifest before and after it.
   const snapshots = store.snapshots(info.episode);
@@ -282,10 +364,8 @@ export async function shareData(
         a ? textAt(snapshots, a, c.path).catch(() => unread) : unread,
         b ? textAt(snapshots, b, c.path).catch(() => unread) : unread,
       ]);
-      const cut = (t: string | null) =>
-        t !== null && t.length > budget.fileTextBytes
-          ? `${t.slice(0, budget.fileTextBytes)}\n… (cut at ${budget.fileTextBytes} characters)`
-          : t;
+      // The window's one cut: head and tail, the mark saying in place how much is left out.
+      const cut = (t: string | null) => (t === null ? t : cutLongText(t).text);
       const [bt, at] = diffSides(cut(x.text), cut(y.text));
       fileBytes += (bt?.length ?? 0) + (at?.length ?? 0);
       out.push({
@@ -332,7 +412,8 @@ export async function shareData(
             verifier_exit: end.verifier?.exit_code ?? null,
             verdict: verdictWords(end.verifier),
             final_reward: outcome.final_reward,
-            verifier_output: redactValue(verifierOutputTail(end.verifier), redaction),
+            // Its last lines, and a last line of megabytes cut: the sandbox's program printed it.
+            verifier_output: cutLongTexts(redactValue(verifierOutputTail(end.verifier), redaction)).value,
           }
         : null,
       created: header.created,

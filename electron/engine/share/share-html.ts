@@ -256,9 +256,31 @@ function start(data) {
     $('inspector-title').textContent = row ? 'Step ' + row.step + ' — ' + actionText(row) : 'No step';
     return detailOf(want).then(function (s) { if (want === selected) draw(s); });
   }
+  // The step's texts cut to their head and tail (share-data.ts, in the window's words), and how to see them whole.
+  function drawCut(s) {
+    var box = $('cut-notice');
+    box.textContent = '';
+    if (!s || !s.cut) return;
+    var d = el('details', { 'class': 'cut-notice', 'data-testid': 'share-cut-notice' });
+    d.appendChild(el('summary', { 'data-testid': 'share-cut-summary' }, s.cut.summary));
+    var ul = el('ul');
+    s.cut.lines.forEach(function (l) {
+      var li = el('li');
+      li.appendChild(el('b', null, l.what));
+      li.appendChild(document.createTextNode(' ' + l.text));
+      ul.appendChild(li);
+    });
+    d.appendChild(ul);
+    var p = el('p', null, 'The trace keeps it whole: on a machine that has this episode, ');
+    p.appendChild(el('code', { 'data-testid': 'share-cut-command' }, s.cut.command));
+    p.appendChild(document.createTextNode(' prints every step\u2019s whole output (step ' + s.step + '\u2019s under its results).'));
+    d.appendChild(p);
+    box.appendChild(d);
+  }
   function draw(s) {
     var body = $('inspector-body');
     body.textContent = '';
+    drawCut(s);
     if (!s) return;
     if (tab === 'action') {
       (s.calls || []).forEach(function (c) { body.appendChild(section(c.name, pre(json(c.arguments)))); });
@@ -387,6 +409,7 @@ pre{margin:0;padding:6px 8px;background:#f6f8fa;border:1px solid #e3e6eb;border-
 aside{overflow:auto;background:#fff}aside ul{list-style:none;margin:0;padding:6px 10px}aside li{margin:0 0 8px}aside li.error a{color:#a00}aside li.warning a{color:#7a5200}aside li.current{font-weight:600}
 #walkthrough{padding:0 10px 10px}#walkthrough h3,#walkthrough h4,#walkthrough h5{margin:10px 0 4px}#walkthrough p,#walkthrough li{margin:4px 0}code{background:#f0f2f5;padding:0 3px;border-radius:2px}
 #omitted{padding:4px 14px;color:#7a5200;font-size:12px}
+.cut-notice{margin:6px 12px 0;padding:4px 8px;background:#fff8e1;border:1px solid #f0d58a;border-radius:3px;font-size:12px;color:#5a4300}.cut-notice summary{cursor:pointer}.cut-notice ul{margin:4px 0;padding-left:16px}.cut-notice p{margin:4px 0}.cut-notice code{user-select:all;overflow-wrap:anywhere}
 .evidence p{margin:0 0 6px}.evidence-list{display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;margin:0}.evidence-list dt{color:#5b6475}.evidence-list dd{margin:0;word-break:break-word}.evidence-list ul{margin:0;padding-left:16px}.mono{font:12px/1.45 ui-monospace,monospace}.muted{color:#7a8394}
 `;
 
@@ -418,7 +441,7 @@ export function shareHtml(recorded: ShareData): string {
 <div id="omitted"></div>
 <main>
 <section class="pane" aria-label="timeline"><h2>Timeline</h2><input id="filter" placeholder="filter steps by text" aria-label="filter steps by text"><div id="timeline" role="listbox" data-testid="share-timeline"><div id="timeline-inner"></div></div></section>
-<section class="pane" aria-label="inspector" data-testid="share-inspector"><div id="tabs" role="tablist"></div><div id="inspector-title" data-testid="share-inspector-title"></div><div id="inspector-body"></div></section>
+<section class="pane" aria-label="inspector" data-testid="share-inspector"><div id="tabs" role="tablist"></div><div id="inspector-title" data-testid="share-inspector-title"></div><div id="cut-notice"></div><div id="inspector-body"></div></section>
 <aside aria-label="QA flags, branches and walkthrough"><div class="pane-side"><h2 style="font-size:12px;text-transform:uppercase;color:#5b6475;margin:0;padding:6px 10px;border-bottom:1px solid #e3e6eb">QA flags</h2><ul id="flags" data-testid="share-flags"></ul>
 <h2 style="font-size:12px;text-transform:uppercase;color:#5b6475;margin:0;padding:6px 10px;border-bottom:1px solid #e3e6eb">Branches</h2><ul id="branches" data-testid="share-branches"></ul>
 <div id="walkthrough-box"><h2 id="walkthrough-title" style="font-size:12px;text-transform:uppercase;color:#5b6475;margin:0;padding:6px 10px;border-bottom:1px solid #e3e6eb">Walkthrough</h2><div id="walkthrough" data-testid="share-walkthrough"></div></div></div></aside>

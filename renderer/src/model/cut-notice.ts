@@ -1,14 +1,5 @@
 import type { StepDetail } from '../../../shared/contract/models';
-import { charactersText, LONG_TEXT_HEAD, LONG_TEXT_TAIL } from '../../../shared/long-text';
-import { formatBytes } from '../../../shared/format-bytes';
-
-/** The inspector's words for one cut text: where it is and how much of it is shown. */
-export interface CutLine {
-  readonly what: string;
-  readonly text: string;
-  /** The characters of it left out. */
-  readonly omitted: number;
-}
+import { cutNoticeOf, type CutNotice } from '../../../shared/cut-notice';
 
 /** A cut text's place in people's words (`execute_shell's stdout`), or null for a copy of one named. */
 function placeOf(detail: StepDetail, path: string): string | null {
@@ -31,36 +22,9 @@ function placeOf(detail: StepDetail, path: string): string | null {
  * What the inspector says above a step's tabs when the server sent long texts as their head
  * and tail (shared/long-text.ts), and how to get them whole; null when nothing was cut.
  */
-export function cutNotice(
-  detail: StepDetail,
-  branch: string,
-): { readonly summary: string; readonly lines: readonly CutLine[]; readonly command: string } | null {
-  const cut = detail.cut ?? [];
-  if (cut.length === 0) return null;
-  const seen = new Set<string>();
-  const lines: CutLine[] = [];
-  for (const c of cut) {
-    const what = placeOf(detail, c.path);
-    if (what === null || seen.has(what)) continue;
-    seen.add(what);
-    lines.push({
-      what,
-      omitted: c.omitted,
-      text: `is ${charactersText(c.length)} (about ${formatBytes(c.length)}): shown are its first ${LONG_TEXT_HEAD.toLocaleString('en-US')} and last ${charactersText(LONG_TEXT_TAIL)}; the ${charactersText(c.omitted)} between them are left out.`,
-    });
-  }
-  // Only the events held a long text (an event the inspector shows in no tab): still said.
-  if (lines.length === 0)
-    lines.push({
-      what: 'a recorded event',
-      omitted: cut[0].omitted,
-      text: `is cut: ${charactersText(cut[0].omitted)} left out.`,
-    });
-  const left = lines.reduce((n, l) => n + l.omitted, 0);
-  const first = lines[0];
-  const summary =
-    lines.length === 1
-      ? `Too long to show whole: ${first.what}, ${charactersText(left)} left out. How to see it whole…`
-      : `Too long to show whole: ${lines.length} texts, ${charactersText(left)} left out. How to see them whole…`;
-  return { summary, lines, command: `npx stepbox show ${branch} --json` };
+export function cutNotice(detail: StepDetail, branch: string): CutNotice | null {
+  return cutNoticeOf(
+    (detail.cut ?? []).map((c) => ({ ...c, what: placeOf(detail, c.path) })),
+    branch,
+  );
 }
