@@ -5,6 +5,7 @@ import type { Flag } from '../../../shared/qa/flag.js';
 import { ruleLabel } from '../../../shared/qa/rule-label.js';
 import { endText, verdictWords, verifierOutputTail } from '../../../shared/end-words.js';
 import { formatDuration } from '../../../shared/format-duration.js';
+import { formatBytes } from '../../../shared/format-bytes.js';
 import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
 import { exitCodeOf } from '../../../shared/exec-wrapper.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
@@ -46,6 +47,8 @@ export interface SharedResult {
   readonly stdout?: string;
   readonly stderr?: string;
   readonly bytes: number;
+  /** `bytes` as the window says a size (`9.7 MiB`): the page said "10131605 bytes". */
+  readonly size: string;
   readonly truncated?: true;
   /** How long the call took, in the words the window uses (`3.2 ms`, `1.24 s`). */
   readonly duration: string;
@@ -167,6 +170,7 @@ function wholeStep(s: StepSummary, events: readonly TraceEvent[]): SharedStep {
         stdout: r.stdout || undefined,
         stderr: r.stderr || undefined,
         bytes: r.bytes,
+        size: formatBytes(r.bytes),
         truncated: r.truncated && (r.truncated.stdout || r.truncated.stderr) ? (true as const) : undefined,
         duration: formatDuration(r.duration_ms),
       }),

@@ -296,7 +296,7 @@ function start(data) {
       var results = s.results || [];
       if (!results.length) body.appendChild(pre('No tool result at this step.'));
       results.forEach(function (r) {
-        var head = r.name + ': ' + (r.ok ? 'exit ' + (r.exit_code === undefined ? 0 : r.exit_code) : 'error ' + r.error.code) + ' · ' + r.bytes + ' bytes · ' + r.duration + (r.truncated ? ' · truncated by the output cap' : '');
+        var head = r.name + ': ' + (r.ok ? 'exit ' + (r.exit_code === undefined ? 0 : r.exit_code) : 'error ' + r.error.code) + ' · ' + (r.size || r.bytes + ' bytes') + ' · ' + r.duration + (r.truncated ? ' · truncated by the output cap' : '');
         var box = el('div');
         if (r.error) box.appendChild(pre(r.error.code + ': ' + r.error.message, 'err'));
         if (r.stdout) { box.appendChild(el('h4', null, 'stdout')); box.appendChild(pre(r.stdout)); }
