@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NO_ROWS, rowsInView, scrollTopFor } from '../../renderer/src/model/row-scroll';
+import { fillSlots, NO_ROWS, rowsInView, scrollTopFor } from '../../renderer/src/model/row-scroll';
 
 describe('scrollTopFor (the timeline brings the viewed row into view by arithmetic)', () => {
   const view = { offset: 22 * 100, height: 220 };
@@ -76,5 +76,29 @@ describe('rowsInView (the timeline draws the rows its window shows, by arithmeti
       expect(last).toBe(Math.min(999, bottom + 2));
       expect(last - first + 1).toBeLessThanOrEqual(Math.ceil(500 / H) + 1 + 4);
     }
+  });
+});
+
+describe('fillSlots (a list keyed by slot draws every slot, so a move removes no row node)', () => {
+  const H = 22;
+  it('grows a window of whole rows by the row a window between rows draws', () => {
+    const between = rowsInView(10_000, H, { offset: H * 100 + 5, height: 220 }, 2);
+    const whole = rowsInView(10_000, H, { offset: H * 4_000, height: 220 }, 2);
+    const slots = between.last - between.first + 1;
+    expect(whole.last - whole.first + 1).toBe(slots - 1);
+    const filled = fillSlots(whole, slots, 10_000);
+    expect(filled).toEqual({ first: whole.first, last: whole.last + 1 });
+    // Every slot drawn: index modulo the slot count is each slot once.
+    const keys = new Set<number>();
+    for (let i = filled.first; i <= filled.last; i++) keys.add(i % slots);
+    expect(keys.size).toBe(slots);
+  });
+  it("grows before the first row at the list's end, and never past the list", () => {
+    expect(fillSlots({ first: 9_990, last: 9_999 }, 14, 10_000)).toEqual({ first: 9_986, last: 9_999 });
+    expect(fillSlots({ first: 0, last: 3 }, 14, 5)).toEqual({ first: 0, last: 4 });
+  });
+  it('leaves a range that fills its slots, and no range, as they are', () => {
+    expect(fillSlots({ first: 10, last: 23 }, 14, 100)).toEqual({ first: 10, last: 23 });
+    expect(fillSlots(NO_ROWS, 14, 100)).toEqual(NO_ROWS);
   });
 });

@@ -66,3 +66,20 @@ export function rowsInView(count: number, rowHeight: number, view: ScrollView, o
   const bottom = Math.max(top, Math.min(count - 1, Math.ceil((offset + view.height) / rowHeight) - 1));
   return { first: Math.max(0, top - overscan), last: Math.min(count - 1, bottom + overscan) };
 }
+
+/**
+ * `range` grown to `slots` rows (or every row, when there are fewer): rows after its end first,
+ * then before its start. A list keyed by slot (timeline.tsx) that draws every slot never
+ * removes a row node nor creates one as it moves; a window of whole rows draws one row fewer
+ * than a window between rows, and the slot it left empty was a row node removed on one move
+ * and created on the next (the focused row among them: its removal forced a style and layout
+ * of the list in the move's task, issue 33.9).
+ */
+export function fillSlots(range: RowRange, slots: number, count: number): RowRange {
+  if (range.last < range.first) return range;
+  const want = Math.min(slots, count);
+  const drawn = range.last - range.first + 1;
+  if (drawn >= want) return range;
+  const last = Math.min(count - 1, range.first + want - 1);
+  return { first: Math.max(0, last - want + 1), last };
+}

@@ -23,7 +23,7 @@ import { BranchTree } from '../components/branch-tree';
 import { selectEpisodeBranches } from '../stores/episodes/episodes-store';
 import { FlagList, TimelineTools } from '../components/timeline-tools';
 import { filterRows, indexOfStep, isFilterEmpty, NO_FILTER, type RowFilter } from '../model/row-filter';
-import { scrollTopFor, type ScrollView } from '../model/row-scroll';
+import { fillSlots, scrollTopFor, type ScrollView } from '../model/row-scroll';
 import { useFixedRows } from '../hooks/use-fixed-rows';
 import { useSlice, useStores } from '../stores/use-stores';
 import {
@@ -167,6 +167,9 @@ function clipOver(text: string, chars: number): string {
   return text.length > chars ? ' clip' : '';
 }
 
+/** Rows drawn at most beyond a window's own to fill the slots it leaves empty (see fillSlots). */
+const SLOTS_FILLED = 3;
+
 /** One timeline row; memoized so moving the selection re-renders two rows, not a screenful. */
 const Row = memo(function Row(props: {
   readonly row: StepRow;
@@ -202,7 +205,8 @@ const Row = memo(function Row(props: {
       role="row"
       aria-rowindex={props.rowIndex}
       // Roving focus: only the viewed row is a Tab stop; ↑/↓ move it (see the grid's key handler).
-      tabIndex={props.selected ? 0 : -1}
+      // The stop is set by the list after the focus has moved (useTabStop in Timeline), not here.
+      tabIndex={-1}
       style={{ top: props.top }}
       onClick={() => props.onSelect(row.step)}
     >
@@ -531,6 +535,21 @@ export function Timeline() {
     // In the commit that drew the row, after the write's layout: the focus then finds the
     // layout clean, and its ring is painted in the move's own frame (see the effect below).
     focusRow();
+    // Then the roving Tab stop: the viewed row's, and the focused row's until the focus leaves
+    // it (onBlur below). Set here, after the focus moved, not rendered: a tabindex written on
+    // the row that has the focus makes the browser check at once that it may keep it, a style
+    // and layout of the list forced in the middle of the move's commit (~0.6 ms a slider move
+    // while a row had the focus, issue 33.9).
+    const inner = el?.firstElementChild;
+    if (!inner) return;
+    const stop = viewed === null ? null : String(viewed);
+    const active = document.activeElement;
+    for (let i = 0; i < inner.children.length; i++) {
+      const row = inner.children[i];
+      if (!(row instanceof HTMLElement) || row.dataset.testid !== 'timeline-row') continue;
+      const want = row.dataset.step === stop || row === active ? 0 : -1;
+      if (row.tabIndex !== want) row.tabIndex = want;
+    }
   });
 
   // A list just drawn is placed before its first paint, in the commit that drew it: the list
@@ -731,8 +750,7 @@ export function Timeline() {
     stepper.select(shown[Math.max(0, Math.min(shown.length - 1, next))].step);
   };
   const viewedShown = viewed !== null && indexOfStep(shown, viewed) >= 0;
-  const { first, last: lastDrawn } = list.range;
-  const drawnCount = Math.max(0, lastDrawn - first + 1);
+  const drawnCount = Math.max(0, list.range.last - list.range.first + 1);
   // Rows are keyed by their slot on screen (index modulo the most rows ever drawn at once:
   // unique among the contiguous rows drawn), so a far slider move gives the drawn rows new
   // steps to show, in place, rather than removing every row and creating as many new ones
@@ -745,8 +763,19 @@ export function Timeline() {
   // rows out and put new ones in. (An unmeasured window has no height and draws no row; such
   // rows are keyed by their index modulo their count, and the measured render keeps the nodes
   // of those it keeps, issue 33.9.)
+  // (Never counted down: a smaller count gives the rows new keys, and a node, the focused one
+  // among them, would show another step under the person's pointer or focus.)
   if (measured.current) slots.current = Math.max(slots.current, drawnCount);
   const slotCount = measured.current ? slots.current : Math.max(1, drawnCount);
+  // Rows beyond the window fill the slots it leaves empty (fillSlots), a few at most: a window
+  // of whole rows, where a far move puts the list, draws one row fewer than a window between
+  // rows, and the window opens ~2 rows taller than it is once the reward chart is drawn above
+  // it; each empty slot's row was removed on one move and made again on the next (the focused
+  // row among them: its removal forced a style and layout in the move's task, issue 33.9). Not
+  // every slot: a window made much smaller would draw the tallest window's rows on every move.
+  const { first, last: lastDrawn } = measured.current
+    ? fillSlots(list.range, Math.min(slotCount, drawnCount + SLOTS_FILLED), lead + shown.length)
+    : list.range;
   // Drawn in the order of their slots, not of their steps: the rows are placed by their
   // `top` (not a transform: a transform each was a paint chunk each, issue 33.9), so the order of the nodes is not what a person sees, and a far move keeps every
   // node where it is. In step order, a far move rotated the keys: React moved most rows
@@ -781,6 +810,14 @@ export function Timeline() {
           // A Tab stop of its own only while the viewed row is filtered out or not drawn.
           tabIndex={viewedShown ? -1 : 0}
           onKeyDown={onGridKey}
+          // A row the focus leaves for outside the list gives up the Tab stop it kept while focused
+          // (the effect above sets the stops as the focus moves within it).
+          onBlur={(e) => {
+            if (e.relatedTarget instanceof Node && e.currentTarget.contains(e.relatedTarget)) return;
+            const row = e.target;
+            if (row.dataset.testid === 'timeline-row' && row.dataset.step !== String(viewed))
+              row.tabIndex = -1;
+          }}
           // Rows still to arrive above the loaded ones (tests wait for 0).
           data-arriving={before}
           aria-label="steps: ↑/↓ to move, F9 toggles a breakpoint"
