@@ -144,9 +144,13 @@ export function argsSummary(args: Record<string, unknown>, max = MAX_SUMMARY): s
   return oneLine(w.text, max);
 }
 
-/** A value's JSON on one line of at most `max` characters, only its start written ({@link jsonHead}). */
-function oneLineJson(value: unknown, max: number): string {
-  return oneLine(jsonHead(value, max * READ_PER_CHARACTER) ?? '', max);
+/**
+ * A value's JSON on one line of at most `max` characters, only its start written ({@link jsonHead}):
+ * `oneLine(JSON.stringify(value))` without stringifying a 20 MB memory value or argument whole.
+ * `absent` is said for what JSON cannot write (undefined, a function).
+ */
+export function oneLineJson(value: unknown, max: number, absent = ''): string {
+  return oneLine(jsonHead(value, max * READ_PER_CHARACTER) ?? absent, max);
 }
 
 /** The argument that holds a shell tool's command line, by agent (ours, Claude Code, Codex). */

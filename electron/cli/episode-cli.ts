@@ -7,7 +7,7 @@ import { branchOutcome } from '../engine/trace/branch-outcome.js';
 import { readLineage } from '../engine/trace/lineage.js';
 import type { TraceEvent } from '../../shared/trace-events.js';
 import { verifierWords } from '../../shared/end-words.js';
-import { actionText, argsSummary, oneLine, resultLine } from '../../shared/step-summary.js';
+import { actionText, argsSummary, oneLine, oneLineJson, resultLine } from '../../shared/step-summary.js';
 import type { CliIo } from './command.js';
 import { EXIT, InfraError, UsageError } from './command.js';
 import { DEFAULT_FIXES, engineError, isInputError } from '../engine/engine-error.js';
@@ -118,7 +118,7 @@ export function describeEvent(e: TraceEvent): string | null {
     case 'override':
       return `step ${e.step}  override of ${e.call_id}`;
     case 'memory_write':
-      return `step ${e.step}  memory ${e.key} = ${oneLine(JSON.stringify(e.after), 60)}${e.corruption ? `  [corruption: ${e.corruption}]` : ''}`;
+      return `step ${e.step}  memory ${e.key} = ${oneLineJson(e.after, 60, 'undefined')}${e.corruption ? `  [corruption: ${e.corruption}]` : ''}`;
     case 'warning':
       return `step ${e.step}  warning ${e.code}: ${e.message}`;
     case 'rollback':

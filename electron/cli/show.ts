@@ -6,7 +6,7 @@ import { verdictWords, verifierOutputTail } from '../../shared/end-words.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
 import { formatDuration } from '../../shared/format-duration.js';
 import { discountedReturnText, finalRewardText, stepsText } from '../../shared/format-outcome.js';
-import { oneLine, outcomeText } from '../../shared/step-summary.js';
+import { oneLine, oneLineJson, outcomeText } from '../../shared/step-summary.js';
 import { countOf } from '../../shared/count-of.js';
 import { agentVersionOf, agentWords } from '../../shared/agent-kind.js';
 import { execWrapperOf, execWrapperText } from '../../shared/exec-wrapper.js';
@@ -84,7 +84,7 @@ function stepText(
   for (const i of s.injected) lines.push(`[${INTERVENTION_MARK[i.type]}] ${i.summary}`);
   for (const m of s.memory_writes)
     lines.push(
-      `memory ${m.key}: ${oneLine(JSON.stringify(m.before) ?? 'undefined', 30)} → ${oneLine(JSON.stringify(m.after) ?? 'undefined', 30)} (by ${m.writer})${m.corruption ? `  ⚠ ${m.corruption}` : ''}`,
+      `memory ${m.key}: ${oneLineJson(m.before, 30, 'undefined')} → ${oneLineJson(m.after, 30, 'undefined')} (by ${m.writer})${m.corruption ? `  ⚠ ${m.corruption}` : ''}`,
     );
   for (const e of s.errors) lines.push(`${e.fatal ? 'FATAL ' : ''}error ${e.code}: ${oneLine(e.message)}`);
   for (const w of s.warnings) lines.push(`warning ${w.code}: ${oneLine(w.message)}`);

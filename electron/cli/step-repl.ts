@@ -5,7 +5,7 @@ import type { CliIo } from './command.js';
 import type { StopReason } from '../engine/harness/episode-controller.js';
 import type { HeldAction } from '../../shared/held-action.js';
 import type { ToolResult } from '../../shared/tool-result.js';
-import { oneLine } from '../../shared/step-summary.js';
+import { oneLine, oneLineJson } from '../../shared/step-summary.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
 
 /** The keys of `--step` mode, as its prompt shows them. */
@@ -137,9 +137,9 @@ export function describeHeld(held: HeldAction): string {
   for (const call of held.calls) {
     const replaced = held.replaced.find((r) => r.call_id === call.id);
     lines.push(
-      `  the agent wants to run: ${call.name} ${oneLine(JSON.stringify(call.arguments), 300)}  (call ${call.id})` +
+      `  the agent wants to run: ${call.name} ${oneLineJson(call.arguments, 300)}  (call ${call.id})` +
         (replaced
-          ? `\n    result given instead (the tool will not run): ${oneLine(JSON.stringify(replaced.result), 200)}`
+          ? `\n    result given instead (the tool will not run): ${oneLineJson(replaced.result, 200)}`
           : ''),
     );
   }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { argsSummary, callDetail, decidedDetail, oneLine } from '../../shared/step-summary.js';
+import { argsSummary, callDetail, decidedDetail, oneLine, oneLineJson } from '../../shared/step-summary.js';
 import { jsonHead } from '../../shared/json-head.js';
 
 /** argsSummary as it was: every argument stringified whole, then cut to one line. */
@@ -109,5 +109,22 @@ describe('jsonHead', () => {
     const head = jsonHead(v, 50) ?? '';
     expect(head.length).toBeGreaterThan(50);
     expect(JSON.stringify(v).startsWith(head)).toBe(true);
+  });
+});
+
+describe("oneLineJson: a memory value or a call's arguments on one line (show, the step prompt, list)", () => {
+  it('says ordinary values exactly as oneLine(JSON.stringify(…)) did, and what JSON cannot write as asked', () => {
+    const values: unknown[] = [null, 0, 'text', { a: [1, 'two'] }, 'x'.repeat(5_000), [undefined, () => 1]];
+    for (const v of values)
+      for (const max of [30, 60, 300])
+        expect(oneLineJson(v, max)).toBe(oneLine(JSON.stringify(v) ?? '', max));
+    expect(oneLineJson(undefined, 30, 'undefined')).toBe('undefined');
+  });
+  it('reads only the start of a value of a million items (JSON.stringify read them all)', () => {
+    const { array, read } = countedArray(1_000_000);
+    const line = oneLineJson({ memory: array }, 30);
+    expect(line).toMatch(/^\{"memory":\[7,7,7/);
+    expect(line.endsWith('…')).toBe(true);
+    expect(read()).toBeLessThan(2_000);
   });
 });
