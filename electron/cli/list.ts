@@ -23,7 +23,9 @@ Options:
               return, gamma, final_reward, flags, branches: [{id, parent, fork_step,
               resume_of, candidate: {number, action} | null, status, end_reason, steps,
               unfinished, return, gamma, final_reward, verifier_success, flags, created,
-              ended}]}]}
+              ended}]}], unreadable?: [{id, branch, schema, message, file, fix}]}:
+              unreadable lists the branches whose traces cannot be read (another
+              version's, a damaged line, not a trace file), with what is wrong and the fix
 
 Examples:
   npx stepbox list
@@ -78,10 +80,10 @@ export const command: CliCommand = {
       }),
     );
     const limit = intFlag('limit', values.limit, { min: 1 }) ?? 20;
-    const { store, index } = openStoreAndIndex(io);
+    const { index } = openStoreAndIndex(io);
     const episodes = index.listEpisodes(limit);
-    // Episodes whose traces another stepbox version wrote are in the store, not in the index.
-    const unreadable = unreadableEpisodes(store, index.episodeIds());
+    // Branches whose traces cannot be read (another version's, damaged, not a trace): named, not dropped.
+    const unreadable = unreadableEpisodes(index);
     index.close();
     if (values.json) {
       printJson(io, {
@@ -106,7 +108,13 @@ export const command: CliCommand = {
       });
       return EXIT.ok;
     }
-    const other = unreadable.map((u) => `${u.id}: ${u.message}\n`).join('');
+    // A fork by its own id (accepted wherever an EPISODE is): `stepbox show` on it says the same.
+    const other = unreadable
+      .map(
+        (u) =>
+          `${u.branch === u.id ? u.id : `${u.id} / ${u.branch}`}: ${u.message}\n${u.fix ? `  Fix: ${u.fix}\n` : ''}`,
+      )
+      .join('');
     if (episodes.length === 0 && unreadable.length > 0) {
       io.stdout.write(`No episodes this stepbox can read; in the store:\n${other}`);
       return EXIT.ok;

@@ -26,6 +26,7 @@ import { ServiceError } from './service-error.js';
 import { fileChanges, manifestOf, setupChanges } from './workspace-files.js';
 import { compareSteps } from '../engine/compare/compare-branches.js';
 import { endDetail } from '../engine/trace/branch-outcome.js';
+import { engineError } from '../engine/engine-error.js';
 
 const DEFAULT_PAGE = 500;
 /** Where `stepDetails` stops adding steps (JSON characters): a few screens of ordinary steps. */
@@ -80,7 +81,7 @@ export class LibraryService {
     // After listBranches: its refresh indexed what can be read; the rest is named, not dropped.
     const unreadable = this.traces
       .unreadable()
-      .filter((u) => !needle || `${u.episode} ${u.message}`.toLowerCase().includes(needle));
+      .filter((u) => !needle || `${u.episode} ${u.branch} ${u.message}`.toLowerCase().includes(needle));
     return { episodes: matching.slice(0, limit), total: matching.length, unreadable };
   }
 
@@ -310,14 +311,24 @@ export class LibraryService {
     };
   }
 
-  /** Summaries of every branch of an episode. */
+  /**
+   * Summaries of every branch of an episode that can be read: a fork whose trace cannot be
+   * read is left out of the opened branch's tree (the library names it, with the fix), where
+   * it failed the open of every branch of its episode.
+   */
   async branchSummaries(episode: string): Promise<BranchSummary[]> {
-    return Promise.all(
+    const all = await Promise.all(
       this.traces.branchesOf(episode).map(async (info) => {
-        const bt = await this.cache.load(info.branch);
-        return { ...bt.summary, live: this.episodes.find(info.branch) !== null };
+        try {
+          const bt = await this.cache.load(info.branch);
+          return { ...bt.summary, live: this.episodes.find(info.branch) !== null };
+        } catch (e) {
+          if (engineError(e)?.code === 'trace_corrupt') return null;
+          throw e;
+        }
       }),
     );
+    return all.filter((b): b is NonNullable<typeof b> => b !== null);
   }
 
   /** The state of a live branch (for callers holding a view). */

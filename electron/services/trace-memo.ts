@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import type { FlagSummary } from '../../shared/contract/index.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import type { ParsedTrace } from '../engine/trace/trace-reader.js';
@@ -28,7 +28,9 @@ export class TraceMemo {
   private versionAt(info: BranchInfo): TraceVersion {
     return movedOnce(() => {
       const path = this.store.currentTracePath(info);
-      const st = statSync(path);
+      // The file's own stat: a link in a trace's place is refused by the reader in its words,
+      // not followed here to an ENOENT that reached the window as an internal error.
+      const st = lstatSync(path);
       return { path, size: st.size, mtime: st.mtimeMs };
     });
   }

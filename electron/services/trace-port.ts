@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { FlagSummary, type BranchSummary, type SearchHit } from '../../shared/contract/index.js';
 import { logger } from '../engine/log.js';
-import { EpisodeStatus } from '../../shared/trace-events.js';
+import { EpisodeStatus, type TraceEvent } from '../../shared/trace-events.js';
+import { engineError } from '../engine/engine-error.js';
 import {
   type EpisodeIndex,
   type BranchRow,
@@ -130,9 +131,10 @@ export function storeTracePort(engine: {
       return out;
     },
     unreadable() {
-      const index = engine.index();
-      return unreadableEpisodes(stored, index.episodeIds()).map((u) => ({
+      // As the last refresh (listBranches') found them.
+      return unreadableEpisodes(engine.index()).map((u) => ({
         episode: u.id,
+        branch: u.branch,
         message: u.message,
         file: u.file,
         fix: u.fix,
@@ -162,7 +164,15 @@ export function storeTracePort(engine: {
         for (const info of store.listBranches(episode)) {
           if (found.length >= limit || scanned++ >= MAX_SCANNED) return found;
           if (allowed && !allowed.has(info.branch)) continue;
-          for (const e of store.readTrace(info).events) {
+          let events: readonly TraceEvent[];
+          try {
+            events = store.readTrace(info).events;
+          } catch (e) {
+            // Named in the library's unreadable list (with the fix); it must not fail the search.
+            if (engineError(e)?.code === 'trace_corrupt') continue;
+            throw e;
+          }
+          for (const e of events) {
             const line = JSON.stringify(e);
             const at = line.toLowerCase().indexOf(needle);
             if (at < 0) continue;

@@ -153,6 +153,8 @@ export type EpisodeEntry = z.infer<typeof EpisodeEntry>;
  */
 export const UnreadableEpisode = z.object({
   episode: z.string(),
+  /** The branch whose trace cannot be read (the episode's id for its main branch; a fork's own). */
+  branch: z.string(),
   /** What is wrong, as `stepbox show` says it: the file, the line and why. */
   message: z.string(),
   /** The trace file. */

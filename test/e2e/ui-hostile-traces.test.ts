@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store';
-import { breakLine, writeSampleEpisode } from '../support/traces';
+import { breakLine, writeSampleEpisode, writeSampleFork } from '../support/traces';
 import { LayoutObject, servedApp, until } from '../support/e2e';
 
 // Traces an agent inside the sandbox shapes: a 10 MB tool output (recorded whole: replay compares
@@ -12,6 +12,10 @@ const BIG = LINE.repeat(Math.ceil(10_000_000 / LINE.length)) + 'LAST LINE: Asser
 let big: string;
 let broken: string;
 let brokenFile: string;
+/** An episode whose fork's trace fails validation (the main branch is whole). */
+let forked: { episode: string; fork: string; forkFile: string };
+/** An episode indexed whole, whose trace a test damages while the window lists it. */
+let later: { episode: string; file: string };
 
 describe('web mode: hostile recorded traces', () => {
   const web = servedApp({
@@ -28,6 +32,12 @@ describe('web mode: hostile recorded traces', () => {
       broken = bad.episode;
       brokenFile = store.resolve(bad.branch).tracePath;
       breakLine(brokenFile, 5);
+      const main = await writeSampleEpisode(store, { task: 'with-a-corrupt-fork', steps: 3 });
+      const fork = await writeSampleFork(store, main, { at: 1, steps: 2 });
+      forked = { episode: main.episode, fork: fork.branch, forkFile: store.resolve(fork.branch).tracePath };
+      breakLine(forked.forkFile, 3);
+      const whole = await writeSampleEpisode(store, { task: 'damaged-later', steps: 2 });
+      later = { episode: whole.episode, file: store.resolve(whole.branch).tracePath };
     },
   });
 
@@ -88,9 +98,11 @@ describe('web mode: hostile recorded traces', () => {
     const text = await item.innerText();
     expect(text).toContain(broken);
     expect(text).toContain('cannot be read');
-    expect(text).toContain(
-      'Line 5 (tool_reslt) does not match stepbox.trace/1: type: Invalid discriminator value.',
+    // In plain words, first: the line, the type and the one it meant (not the schema's list).
+    expect(await item.getByTestId('library-unreadable-why').locator('summary').innerText()).toBe(
+      'Line 5 has type "tool_reslt", which is not a stepbox.trace/1 event (did you mean "tool_result"?)',
     );
+    expect(text).not.toContain('Invalid discriminator');
     expect(text).toContain(`File: ${brokenFile}`);
     expect(text).toContain('What to do: re-import the episode from its bundle');
     expect(text).toContain(`npx stepbox show ${broken} says the same`);
@@ -102,4 +114,77 @@ describe('web mode: hostile recorded traces', () => {
     await item.scrollIntoViewIfNeeded();
     await app.screenshot('hostile-unreadable-1920x1080');
   }, 60_000);
+
+  it('a corrupt fork is named under its episode; the episode opens; the fork’s link says why, with the fix', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const item = app.library.unreadableBranch(forked.fork);
+    await item.waitFor({ timeout: 20_000 });
+    // Under its own episode's tree, beside the main branch it forked from.
+    const episode = app.library.root.locator(
+      `[data-testid="library-episode"][data-episode="${forked.episode}"]`,
+    );
+    expect(
+      await episode.locator(`[data-testid="library-unreadable"][data-branch="${forked.fork}"]`).count(),
+    ).toBe(1);
+    const text = await item.innerText();
+    expect(text).toContain(`└ ${forked.fork}`);
+    expect(text).toContain('this fork cannot be read');
+    expect(text).toContain(
+      'Line 3 has type "tool_reslt", which is not a stepbox.trace/1 event (did you mean "tool_result"?)',
+    );
+    expect(text).toContain(`File: ${forked.forkFile}`);
+    expect(text).toContain(`npx stepbox show ${forked.fork} says the same`);
+    const layout = new LayoutObject(app.page);
+    await item.scrollIntoViewIfNeeded();
+    expect(await layout.readable(item.getByTestId('library-unreadable-fix'))).toBe(true);
+    await app.screenshot('hostile-corrupt-fork-1024x700');
+
+    // The main branch opens, its steps shown: the fork failed every open of its episode.
+    await app.library.openBranch(forked.episode);
+    await app.timeline.waitForStep(3);
+
+    // Opened by its link, the fork says what is wrong and the fix where its steps would be.
+    await app.page.goto(`${web.url()}&open=${encodeURIComponent(forked.fork)}`);
+    await app.page.waitForSelector('[data-testid="app-ready"]');
+    const error = app.timeline.root.locator('[data-state="error"]');
+    await error.waitFor({ timeout: 20_000 });
+    const said = await error.innerText();
+    expect(said).toContain(`Could not open the branch: ${forked.forkFile}: line 3 has type "tool_reslt"`);
+    expect(said).toContain('Fix: re-import the episode from its bundle');
+    expect(said).not.toMatch(/\n\s+at |internal/);
+    expect(await layout.readable(error)).toBe(true);
+    // The panels beside it say the open failed: not "ended before its first step", not "Fork it".
+    for (const panel of ['replay-controls', 'inject-panel', 'tool-inspector', 'terminal'] as const)
+      expect(await app.panel(panel).innerText()).toContain('the branch could not be opened');
+    await app.screenshot('hostile-corrupt-fork-open-1024x700');
+    await app.resize({ width: 1920, height: 1080 });
+    expect(await layout.readable(error)).toBe(true);
+    await app.screenshot('hostile-corrupt-fork-open-1920x1080');
+    expect(app.errors).toEqual([]);
+  }, 90_000);
+
+  it('a trace damaged after it was listed: its entry becomes unreadable, with the line and the fix', async () => {
+    const app = await web.open({ width: 1920, height: 1080 });
+    const row = app.library.root.locator(`[data-testid="library-episode"][data-episode="${later.episode}"]`);
+    await row.waitFor({ timeout: 20_000 });
+    // A line rewritten by hand in the closed (gzip) trace the index already holds.
+    breakLine(later.file, 4);
+    // The store's watch does not follow traces (they grow step by step): the next listing, here
+    // a reload, says the trace cannot be read, not what it said when it was indexed.
+    await app.page.reload();
+    await app.page.waitForSelector('[data-testid="app-ready"]');
+    const item = app.library.unreadable(later.episode);
+    await item.waitFor({ timeout: 20_000 });
+    await row.waitFor({ state: 'detached', timeout: 20_000 });
+    const text = await item.innerText();
+    expect(text).toContain('Line 4 has type "tool_reslt", which is not a stepbox.trace/1 event');
+    expect(text).toContain(`File: ${later.file}`);
+    expect(text).toContain('What to do: re-import the episode from its bundle');
+    await item.scrollIntoViewIfNeeded();
+    await app.screenshot('hostile-damaged-later-1920x1080');
+    await app.resize({ width: 1024, height: 700 });
+    await item.scrollIntoViewIfNeeded();
+    expect(await new LayoutObject(app.page).readable(item.getByTestId('library-unreadable-file'))).toBe(true);
+    await app.screenshot('hostile-damaged-later-1024x700');
+  }, 90_000);
 });

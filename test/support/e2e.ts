@@ -500,6 +500,10 @@ export class LibraryPanel extends PanelObject {
   unreadable(episode: string): Locator {
     return this.root.locator(`[data-testid="library-unreadable"][data-episode="${episode}"]`);
   }
+  /** A branch listed as unreadable (a corrupt fork: under its episode's tree), by its own id. */
+  unreadableBranch(branch: string): Locator {
+    return this.root.locator(`[data-testid="library-unreadable"][data-branch="${branch}"]`);
+  }
   async startTask(id: string): Promise<void> {
     await this.taskCard(id).click();
   }

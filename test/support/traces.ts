@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { HeaderFields, DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import type { EndFields, FileTraceWriter } from '../../electron/engine/trace/trace-writer.js';
 import type {
@@ -432,9 +433,15 @@ export async function writeSampleFork(
   return { episode: parent.episode, branch, writer, manifests, files: workspace };
 }
 
-/** Makes line `n` (1-based) of an open (plain JSONL) trace fail validation: an unknown event type. */
+/**
+ * Makes line `n` (1-based) of a trace fail validation: an unknown event type, as a hand edit
+ * leaves it. A closed (gzip) trace is rewritten gzip'd, so the file stays where the store looks.
+ */
 export function breakLine(path: string, n: number): void {
-  const lines = readFileSync(path, 'utf8').split('\n');
+  const gz = path.endsWith('.gz');
+  const raw = readFileSync(path);
+  const lines = (gz ? gunzipSync(raw) : raw).toString('utf8').split('\n');
   lines[n - 1] = lines[n - 1].replace(/"type":"[a-z_]+"/, '"type":"tool_reslt"');
-  writeFileSync(path, lines.join('\n'));
+  const text = Buffer.from(lines.join('\n'));
+  writeFileSync(path, gz ? gzipSync(text) : text);
 }

@@ -1,11 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runMain } from '../support/cli.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
-import { writeSampleEpisode } from '../support/traces.js';
+import { breakLine, writeSampleEpisode, writeSampleFork } from '../support/traces.js';
 
 // A trace of another format version in the store: `list` shows those episodes with what to
 // do (not "No episodes yet"), and a trace older than this stepbox is not told to upgrade.
@@ -67,5 +68,62 @@ describe('traces of another stepbox version', () => {
     expect(shown.err).toMatch(/made by an older stepbox version/);
     expect(shown.err).toMatch(/open it with the stepbox version that wrote it/);
     expect(shown.err).not.toMatch(/upgrade stepbox|re-import/);
+  });
+});
+
+describe('damaged traces: a corrupt fork, a trace damaged after it was indexed, a FIFO', () => {
+  it('list names each with its branch, the line and the fix (exit 0); show on one says the same (exit 3, no stack)', async () => {
+    home = mkdtempSync(join(tmpdir(), 'stepbox-damaged-'));
+    const store = openEpisodeStore(home);
+    const main = await writeSampleEpisode(store, { steps: 3, task: 'with-fork' });
+    const fork = await writeSampleFork(store, main, { at: 1, steps: 2 });
+    const later = await writeSampleEpisode(store, { steps: 2, task: 'damaged-later' });
+    const piped = await writeSampleEpisode(store, { steps: 1, task: 'piped', end: null });
+    piped.writer.abandon();
+    const fifo = store.resolve(piped.branch).tracePath;
+    unlinkSync(fifo);
+    execFileSync('mkfifo', [fifo]);
+    breakLine(store.resolve(fork.branch).tracePath, 3);
+    // Indexed whole first; then a line is rewritten by hand.
+    expect((await runMain(home, ['list'], { STEPBOX_LOG: 'error' })).out).toContain(later.episode);
+    breakLine(store.resolve(later.branch).tracePath, 4);
+
+    const text = await runMain(home, ['list'], { STEPBOX_LOG: 'error' });
+    expect(text.code, text.err).toBe(0);
+    const forkFile = store.resolve(fork.branch).tracePath;
+    const laterFile = store.resolve(later.branch).tracePath;
+    expect(text.out).toContain(
+      `${main.episode} / ${fork.branch}: ${forkFile}: line 3 has type "tool_reslt", which is not a stepbox.trace/1 event (did you mean "tool_result"?)\n  Fix: re-import the episode from its bundle`,
+    );
+    expect(text.out).toContain(`${later.episode}: ${laterFile}: line 4 has type "tool_reslt"`);
+    expect(text.out).toContain(`${piped.episode}: ${fifo} is a named pipe (FIFO), not a trace file\n  Fix: `);
+    // The readable main branch is still listed; the damaged one is not listed as it was.
+    const table = text.out.slice(0, text.out.indexOf('Not readable by this stepbox'));
+    expect(table).toContain(main.episode);
+    expect(table).not.toContain(later.episode);
+    expect(table).not.toContain(fork.branch);
+
+    const json = JSON.parse((await runMain(home, ['list', '--json'], { STEPBOX_LOG: 'error' })).out) as {
+      unreadable: { id: string; branch: string; file: string; fix: string }[];
+    };
+    expect(json.unreadable.map((u) => [u.id, u.branch, u.file]).sort()).toEqual(
+      [
+        [main.episode, fork.branch, forkFile],
+        [later.episode, later.branch, laterFile],
+        [piped.episode, piped.branch, fifo],
+      ].sort(),
+    );
+
+    for (const [id, words] of [
+      [fork.branch, `${forkFile}: line 3 has type "tool_reslt"`],
+      [later.episode, `${laterFile}: line 4 has type "tool_reslt"`],
+      [piped.branch, `${fifo} is a named pipe (FIFO), not a trace file`],
+    ]) {
+      const shown = await runMain(home, ['show', id], { STEPBOX_LOG: 'error' });
+      expect(shown.code, shown.err).toBe(3);
+      expect(shown.err).toContain(`stepbox show: ${words}`);
+      expect(shown.err).toMatch(/\nFix: /);
+      expect(shown.err).not.toMatch(/internal error|\n\s+at /);
+    }
   });
 });

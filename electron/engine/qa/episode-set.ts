@@ -89,7 +89,7 @@ export function loadStoredBranches(
   const branches = options.allBranches ? store.listBranches(info.episode) : [info];
   return branches.map((b) => {
     const path = store.currentTracePath(b);
-    return loadedBranch({ ...b, tracePath: path }, readTraceFile(path));
+    return loadedBranch({ ...b, tracePath: path }, store.readTrace(b));
   });
 }
 
@@ -134,7 +134,7 @@ export function loadBranches(
         out.push(
           loadedBranch(
             { ...b, tracePath: path },
-            readTraceFile(path),
+            from.readTrace(b),
             { task: slot.task, index: slot.index },
             own,
           ),

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from './sqlite.js';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalJson } from '../../../shared/jcs.js';
 import type { StoredBranch, StoredBranches } from './stored-branches.js';
@@ -11,11 +11,12 @@ import { readLineage } from './lineage.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import { stepDuration, summarizeSteps } from '../../../shared/step-summary.js';
 import { candidateMarkOf, type CandidateMark } from '../../../shared/candidate-mark.js';
+import { unreadableTrace, type UnreadableEpisode } from './unreadable-episodes.js';
 
 const log = logger('index');
 
 /** Bump when the tables change: an index of another version is dropped and rebuilt from the traces. */
-const INDEX_VERSION = 7;
+const INDEX_VERSION = 8;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS episodes (
@@ -51,7 +52,14 @@ CREATE INDEX IF NOT EXISTS flags_branch ON flags(branch);
 CREATE TABLE IF NOT EXISTS flag_checks (
   branch TEXT PRIMARY KEY, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL,
   rules TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS unreadable (
+  branch TEXT PRIMARY KEY, episode TEXT NOT NULL, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL,
+  trace_mtime REAL NOT NULL, cause_path TEXT, cause_size INTEGER, cause_mtime REAL, schema TEXT, message TEXT NOT NULL,
+  file TEXT NOT NULL, fix TEXT);
 `;
+
+/** The tables read from the traces alone (a rebuild empties them; flags come from `check`). */
+const FROM_TRACES = ['episodes', 'branches', 'steps', 'tool_calls', 'errors', 'memory_writes', 'unreadable'];
 
 /** A QA flag as the index stores it (written by `stepbox check` through {@link EpisodeIndex.replaceFlags}). */
 export interface IndexedFlag {
@@ -171,17 +179,7 @@ export class EpisodeIndex {
         const version = this.db.pragma('user_version', { simple: true }) as number;
         if (version !== INDEX_VERSION && version !== 0) {
           log.info(`index version ${version} ≠ ${INDEX_VERSION}: dropping it; it is rebuilt from the traces`);
-          for (const t of [
-            'episodes',
-            'branches',
-            'steps',
-            'tool_calls',
-            'errors',
-            'memory_writes',
-            'flags',
-            'flag_checks',
-          ])
-            this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+          for (const t of [...FROM_TRACES, 'flags', 'flag_checks']) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
         }
         this.db.exec(SCHEMA);
         this.db.pragma(`user_version = ${INDEX_VERSION}`);
@@ -422,7 +420,10 @@ export class EpisodeIndex {
   /**
    * Brings the index in line with the store: indexes every branch whose trace changed
    * since it was indexed (path, size or mtime) and forgets branches whose trace is gone.
-   * Returns how many branches it (re)indexed. Unreadable traces are skipped with a warning.
+   * Returns how many branches it (re)indexed. A trace that cannot be read (a line rewritten
+   * after it was indexed, a corrupt fork, a link or a FIFO in its place) loses its row and is
+   * recorded as unreadable ({@link unreadable}), read again only once it (or the file that
+   * failed, a fork's parent's) changes.
    */
   refresh(store: StoredBranches): number {
     const known = new Map(
@@ -430,43 +431,116 @@ export class EpisodeIndex {
         (r) => [r.id as string, r],
       ),
     );
+    const failed = new Map(
+      (this.db.prepare('SELECT * FROM unreadable').all() as Row[]).map((r) => [r.branch as string, r]),
+    );
     let indexed = 0;
-    const seen = new Set<string>();
+    const seen = new Map<string, StoredBranch>();
+    const bad = new Set<string>();
     for (const episode of store.listEpisodes()) {
       for (const b of store.branchesOrNone(episode)) {
-        seen.add(b.branch);
-        const st = statSync(b.tracePath);
-        const row = known.get(b.branch);
-        if (
-          row &&
-          row.trace_path === b.tracePath &&
-          row.trace_size === st.size &&
-          row.trace_mtime === st.mtimeMs
-        )
-          continue;
-        if (this.tryIndex(store, b)) indexed += 1;
+        seen.set(b.branch, b);
+        const st = fileVersion(b.tracePath);
+        // Gone since it was listed (closed into its .gz meanwhile): the next refresh finds it.
+        if (st === null) continue;
+        if (sameVersion(known.get(b.branch), 'trace', b.tracePath, st)) continue;
+        const f = failed.get(b.branch);
+        if (f && sameVersion(f, 'trace', b.tracePath, st) && causeUnchanged(f)) bad.add(b.branch);
+        else if (this.tryIndex(store, b)) indexed += 1;
+        else bad.add(b.branch);
       }
     }
+    // A fork reads the steps it inherits from its parent's trace: when that cannot be read
+    // (damaged after both were indexed), neither can the fork, however unchanged its own file.
+    for (let more = true; more;) {
+      more = false;
+      for (const b of seen.values())
+        if (
+          b.parentBranch !== null &&
+          bad.has(b.parentBranch) &&
+          !bad.has(b.branch) &&
+          !this.tryIndex(store, b)
+        ) {
+          bad.add(b.branch);
+          more = true;
+        }
+    }
     for (const id of known.keys()) if (!seen.has(id)) this.removeBranch(id);
+    for (const id of failed.keys())
+      if (!seen.has(id)) this.db.prepare('DELETE FROM unreadable WHERE branch = ?').run(id);
     return indexed;
   }
 
   private tryIndex(store: StoredBranches, b: StoredBranch): boolean {
     try {
       this.indexBranch(store.readTrace(b), lineageEvents(store, b));
+      this.db.prepare('DELETE FROM unreadable WHERE branch = ?').run(b.branch);
       return true;
     } catch (e) {
-      log.warn(`${b.tracePath}: not indexed: ${(e as Error).message}`);
+      const u = unreadableTrace(e, b);
+      log.warn(`${b.tracePath}: not indexed: ${u.message}`);
+      this.recordUnreadable(b, u);
       return false;
     }
+  }
+
+  /**
+   * Records that a branch's trace cannot be read, under the versions of its file and of the
+   * file that failed; a row it had (indexed before the trace was damaged) goes, so the branch
+   * is listed once, as unreadable, not with what its trace said before.
+   */
+  private recordUnreadable(b: StoredBranch, u: UnreadableEpisode): void {
+    const own = fileVersion(b.tracePath);
+    // Moved or removed while read: not damage; the next refresh reads it where it is.
+    if (own === null) return;
+    const cause = u.file !== b.tracePath ? fileVersion(u.file) : null;
+    this.removeBranch(b.branch);
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO unreadable (branch, episode, trace_path, trace_size, trace_mtime, cause_path,
+           cause_size, cause_mtime, schema, message, file, fix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        b.branch,
+        b.episode,
+        b.tracePath,
+        own.size,
+        own.mtimeMs,
+        cause ? u.file : null,
+        cause?.size ?? null,
+        cause?.mtimeMs ?? null,
+        u.schema,
+        u.message,
+        u.file,
+        u.fix,
+      );
+  }
+
+  /**
+   * The branches of the store whose traces cannot be read, as the last {@link refresh} found
+   * them (episode, then branch, main branches first): what `list` and the library name
+   * with what is wrong and the fix, never leave out.
+   */
+  unreadable(): UnreadableEpisode[] {
+    return (
+      this.db
+        .prepare('SELECT * FROM unreadable ORDER BY episode DESC, (branch = episode) DESC, branch')
+        .all() as Row[]
+    ).map((r) => ({
+      id: r.episode as string,
+      branch: r.branch as string,
+      schema: (r.schema as string | null) ?? null,
+      message: r.message as string,
+      file: r.file as string,
+      fix: (r.fix as string | null) ?? null,
+    }));
   }
 
   /** Re-creates the index from the traces (flags of surviving branches are kept). Returns the branch count. */
   rebuild(store: StoredBranches): number {
     this.db
       .transaction(() => {
-        for (const t of ['episodes', 'branches', 'steps', 'tool_calls', 'errors', 'memory_writes'])
-          this.db.exec(`DELETE FROM ${t}`);
+        for (const t of FROM_TRACES) this.db.exec(`DELETE FROM ${t}`);
       })
       .immediate();
     let n = 0;
@@ -602,6 +676,33 @@ export class EpisodeIndex {
         hits: perFilter.flatMap((m) => m.get(r.id as string) ?? []),
       }));
   }
+}
+
+/** A trace file's own stat (a link's, never its target's), or null when it is gone. */
+function fileVersion(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/** Whether a row's `<prefix>_path/size/mtime` are this file's as it is now. */
+function sameVersion(row: Row | undefined, prefix: string, path: string, st: Stats): boolean {
+  return (
+    row !== undefined &&
+    row[`${prefix}_path`] === path &&
+    row[`${prefix}_size`] === st.size &&
+    row[`${prefix}_mtime`] === st.mtimeMs
+  );
+}
+
+/** Whether the file that made a branch unreadable (a fork's parent's trace) is as it was then. */
+function causeUnchanged(row: Row): boolean {
+  if (row.cause_path === null) return true;
+  const st = fileVersion(row.cause_path as string);
+  return st !== null && sameVersion(row, 'cause', row.cause_path as string, st);
 }
 
 function branchRow(r: Row): BranchRow {

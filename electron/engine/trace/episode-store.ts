@@ -30,7 +30,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import type { AppErrorCode } from '../../../shared/errors.js';
-import { CURRENT_TRACE_SCHEMA } from '../../../shared/trace-events.js';
+import { CURRENT_TRACE_SCHEMA, type HeaderEvent } from '../../../shared/trace-events.js';
 import { logger } from '../log.js';
 import { DiskSnapshotStore } from '../sandbox/disk-snapshot-store.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
@@ -43,7 +43,8 @@ import { markInterruptedIn } from './interrupted.js';
 import { CREATING_PREFIX, sweepUnfinishedIn } from './unfinished.js';
 import { currentProcessIdentity } from '../process-identity.js';
 import type { StoredBranch, StoredBranches } from './stored-branches.js';
-import { readTraceFile, type ParsedTrace } from './trace-reader.js';
+import { readTraceFile, TraceCorruptError, type ParsedTrace } from './trace-reader.js';
+import { UnsupportedSchemaError } from './trace-upgrade.js';
 import type { BranchInfo, EpisodeStore, HeaderFields } from './trace-store.js';
 import { FileTraceWriter, gzPathOf } from './trace-writer.js';
 import { describeIssues } from '../../../shared/validation-issues.js';
@@ -289,8 +290,10 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
         const gz = gzPathOf(plain);
         const closed = existsSync(gz);
         const known = meta.branches[branch];
-        // A branch missing from meta.json (a lost concurrent update) still has its header.
-        const header = known ? null : readTraceFile(closed ? gz : plain).header;
+        // A branch missing from meta.json (a lost concurrent update) still has its header; one
+        // whose trace cannot be read is listed all the same (as a main branch): reading it says
+        // why, where its episode's other branches would have gone with it.
+        const header = known ? null : headerOrNull(closed ? gz : plain);
         return {
           episode,
           branch,
@@ -329,8 +332,9 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     );
   }
 
+  /** A branch's trace, refused when its header names another branch than its place in the store. */
   readTrace(branch: BranchInfo): ParsedTrace {
-    return readTraceFile(this.currentTracePath(branch));
+    return readTraceFile(this.currentTracePath(branch), { expect: branch });
   }
 
   /** The branch's trace path now (it moves from `.jsonl` to `.jsonl.gz` when closed). */
@@ -368,6 +372,16 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     const st = lstatSync(path);
     if (!st.isDirectory()) return st.size;
     return readdirSync(path).reduce((n, name) => n + DiskEpisodeStore.sizeOf(join(path, name)), 0);
+  }
+}
+
+/** The header of a trace, or null when the trace cannot be read (its reader says why). */
+function headerOrNull(path: string): HeaderEvent | null {
+  try {
+    return readTraceFile(path).header;
+  } catch (e) {
+    if (e instanceof TraceCorruptError || e instanceof UnsupportedSchemaError) return null;
+    throw e;
   }
 }
 

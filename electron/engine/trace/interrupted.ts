@@ -7,7 +7,7 @@ import {
   type ForeignHostRule,
   type ProcessIdentity,
 } from '../process-identity.js';
-import { parseTraceText } from './trace-reader.js';
+import { parseTraceText, readTraceBytes } from './trace-reader.js';
 import { compressTrace, FileTraceWriter, gzPathOf } from './trace-writer.js';
 
 const log = logger('store');
@@ -22,8 +22,14 @@ export const TRACE_WRITER_HOST_RULE: ForeignHostRule = 'gone';
 export const PROCESS_KILLED = 'process_killed';
 
 function writerOf(firstLine: string): ProcessIdentity | null {
-  const header = JSON.parse(firstLine) as { writer?: ProcessIdentity };
-  return header.writer ?? null;
+  let header: { writer?: ProcessIdentity } | null;
+  try {
+    header = JSON.parse(firstLine) as { writer?: ProcessIdentity } | null;
+  } catch {
+    // Not a header: the reader below refuses it in its own words (JSON.parse's quote the line).
+    return null;
+  }
+  return header?.writer ?? null;
 }
 
 /**
@@ -46,7 +52,8 @@ function takeLock(lockPath: string): boolean {
 /** Closes one orphaned branch; returns true when it appended an `interrupted` end. */
 function closeOrphan(store: StoredBranches, b: StoredBranch): boolean {
   const plain = b.tracePath;
-  const bytes = readFileSync(plain);
+  // Bounded and never through a link or a FIFO: this runs as every stepbox process starts.
+  const bytes = readTraceBytes(plain);
   const text = bytes.toString('utf8');
   const nl = text.indexOf('\n');
   const writer = writerOf(nl < 0 ? text : text.slice(0, nl));

@@ -62,7 +62,11 @@ export class UnsupportedSchemaError extends Error {
   readonly code = 'trace_corrupt';
   /** The fix the CLI prints (not the damaged-store one: nothing is damaged). */
   readonly fix: string;
-  constructor(readonly schema: string) {
+  constructor(
+    readonly schema: string,
+    /** The trace file of that schema, when known (the reader adds it). */
+    readonly file: string | null = null,
+  ) {
     super(`trace ${unreadableSchemaMessage(schema)}`);
     const age = schemaAge(schema);
     this.fix =

@@ -11,7 +11,8 @@
  * - `*.tmp-<pid>-…` files of a durable write whose process died; removed.
  * Each repair writes one line to stderr naming what it did.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { firstTraceLine, TraceCorruptError } from './trace-reader.js';
 import { join } from 'node:path';
 import { logger } from '../log.js';
 import { currentProcessIdentity, pidExists, type ProcessIdentity } from '../process-identity.js';
@@ -38,11 +39,19 @@ function deadPid(pid: number): boolean {
   return pid !== process.pid && !pidExists(pid);
 }
 
-/** The first line of a plain trace when it is whole (ends in a newline), else null. */
-function wholeHeaderLine(path: string): string | null {
-  const text = readFileSync(path, 'utf8');
-  const nl = text.indexOf('\n');
-  return nl < 0 ? null : text.slice(0, nl);
+/**
+ * The first line of a plain trace when it is whole (ends in a newline), null when it was cut
+ * off, undefined when the file is not one a kill could have cut (a link, a FIFO, a first line
+ * too long for a header): left where it is, for the index to name as unreadable. Read up to
+ * that line only: this runs over every open trace as each stepbox process starts.
+ */
+function wholeHeaderLine(path: string): string | null | undefined {
+  try {
+    return firstTraceLine(path);
+  } catch (e) {
+    if (e instanceof TraceCorruptError) return undefined;
+    throw e;
+  }
 }
 
 /** Removes `*.tmp-<pid>-…` files of dead processes in `dir`. */
@@ -60,7 +69,7 @@ function recoverMeta(dir: string, episode: string): boolean {
   const plain = join(branches, `${episode}.jsonl`);
   if (!existsSync(plain)) return false;
   const line = wholeHeaderLine(plain);
-  if (line === null) return false;
+  if (line === null || line === undefined) return false;
   let header: HeaderFields & { type?: unknown; episode?: unknown; writer?: ProcessIdentity };
   try {
     header = JSON.parse(line) as typeof header;
@@ -83,7 +92,7 @@ function sweepHeaderless(store: UnfinishedStore, episode: string): number {
   let n = 0;
   for (const name of readdirSync(dir)) {
     const m = /^([A-Za-z0-9_-]+)\.jsonl$/.exec(name);
-    if (!m || wholeHeaderLine(join(dir, name)) !== null) continue;
+    if (!m || wholeHeaderLine(join(dir, name)) !== null) continue; // whole, or not a cut trace
     // Versions before the linked header could be killed between creating the file and writing it.
     const bytes = statSync(join(dir, name)).size;
     if (m[1] === episode) {

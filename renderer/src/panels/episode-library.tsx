@@ -11,7 +11,12 @@ import { BatchSection } from '../components/batch-section';
 import { BranchTree } from '../components/branch-tree';
 import { RunningList } from '../components/running-list';
 import { DockerNeeded } from '../components/docker-needed';
-import { namedBy, selectVisibleCases, selectVisibleTasks } from '../stores/episodes/episodes-store';
+import {
+  namedBy,
+  selectUnreadableByEpisode,
+  selectVisibleCases,
+  selectVisibleTasks,
+} from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import type { PickField } from '../stores/picker/picker-store';
 import {
@@ -51,6 +56,8 @@ function Episode(props: {
   readonly current: string | null;
   /** What tells it from the other episodes of its task (episode-heading.ts), or none. */
   readonly apart?: string;
+  /** Its branches whose traces cannot be read (a corrupt fork), said under its tree. */
+  readonly unreadable?: readonly UnreadableEpisode[];
 }) {
   const main = props.entry.branches[0];
   const flags = props.entry.branches.reduce((a, b) => a + b.flags, 0);
@@ -85,6 +92,13 @@ function Episode(props: {
         ) : null}
       </div>
       <BranchTree branches={props.entry.branches} current={props.current} />
+      {props.unreadable?.length ? (
+        <ul className="lib-list lib-unreadable-branches">
+          {props.unreadable.map((u) => (
+            <UnreadableItem key={u.branch} entry={u} />
+          ))}
+        </ul>
+      ) : null}
     </li>
   );
 }
@@ -116,12 +130,22 @@ function CardPath(props: {
  */
 function UnreadableItem(props: { readonly entry: UnreadableEpisode }) {
   const u = props.entry;
-  const why = u.message.startsWith(`${u.file}: `) ? capital(u.message.slice(u.file.length + 2)) : u.message;
+  const why = u.message.startsWith(`${u.file}: `)
+    ? capital(u.message.slice(u.file.length + 2))
+    : u.message.startsWith(`${u.file} `)
+      ? `This file ${u.message.slice(u.file.length + 1)}`
+      : u.message;
+  const fork = u.branch !== u.episode;
   return (
-    <li className="lib-episode lib-unreadable" data-testid="library-unreadable" data-episode={u.episode}>
+    <li
+      className="lib-episode lib-unreadable"
+      data-testid="library-unreadable"
+      data-episode={u.episode}
+      data-branch={u.branch}
+    >
       <div className="lib-episode-head">
-        <span className="lib-task mono">{u.episode}</span>
-        <span className="bad">cannot be read</span>
+        <span className="lib-task mono">{fork ? `└ ${u.branch}` : u.episode}</span>
+        <span className="bad">{fork ? 'this fork cannot be read' : 'cannot be read'}</span>
       </div>
       {/* The reader's words start with the file: said once, on its own line, what is wrong first. */}
       <details className="lib-unreadable-why" data-testid="library-unreadable-why">
@@ -133,7 +157,7 @@ function UnreadableItem(props: { readonly entry: UnreadableEpisode }) {
       </p>
       {u.fix ? (
         <p className="lib-unreadable-file" data-testid="library-unreadable-fix">
-          What to do: {u.fix}. <code>npx stepbox show {u.episode}</code> says the same.
+          What to do: {u.fix}. <code>npx stepbox show {u.branch}</code> says the same.
         </p>
       ) : null}
     </li>
@@ -283,6 +307,8 @@ export function EpisodeLibrary() {
     ) : null;
   const tasks = useMemo(() => selectVisibleTasks(allTasks, query), [query, allTasks]);
   const apart = useMemo(() => episodesApart(episodes), [episodes]);
+  // A listed episode's unreadable branches (a corrupt fork) are said under its own tree.
+  const unreadableOf = useMemo(() => selectUnreadableByEpisode(episodes, unreadable), [episodes, unreadable]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
   // The script a typed `scripted:FILE` (the agent, or an exec agent's model) reads, per task.
@@ -366,11 +392,19 @@ export function EpisodeLibrary() {
       ) : null}
       <ul className="lib-list">
         {episodes.map((e) => (
-          <Episode key={e.episode} entry={e} current={current} apart={apart.get(e.episode)} />
+          <Episode
+            key={e.episode}
+            entry={e}
+            current={current}
+            apart={apart.get(e.episode)}
+            unreadable={unreadableOf.get(e.episode)}
+          />
         ))}
-        {unreadable.map((u) => (
-          <UnreadableItem key={u.episode} entry={u} />
-        ))}
+        {unreadable
+          .filter((u) => !unreadableOf.has(u.episode))
+          .map((u) => (
+            <UnreadableItem key={u.branch} entry={u} />
+          ))}
       </ul>
       {/* Above the cases and the sample tasks, the things a click here runs. */}
       <DockerNeeded />

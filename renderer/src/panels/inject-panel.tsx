@@ -5,7 +5,13 @@ import { firstWhy, whyNot } from '../components/why-not';
 import { useNeedsOtherAgent } from '../components/fork-other-button';
 import { AGAIN_FAILS_SEE_REPLAY } from '../stores/stepper/way-on';
 import { WhyLine } from '../components/why-bubble';
-import { selectBranchStep, whyNoFork, whyNoInject, whyNoOverride } from '../stores/stepper/why-not-now';
+import {
+  NOT_OPENED,
+  selectBranchStep,
+  whyNoFork,
+  whyNoInject,
+  whyNoOverride,
+} from '../stores/stepper/why-not-now';
 import {
   injectPlaceholder,
   selectInjectWhy,
@@ -120,6 +126,7 @@ export function InjectPanel() {
   const branch = useSlice('stepper', (s) => s.branch);
   const live = useSlice('stepper', (s) => s.live);
   const opening = useSlice('stepper', selectOpening);
+  const failed = useSlice('stepper', (s) => s.load === 'error');
   const state = useSlice('stepper', (s) => s.state);
   const role = useSlice('inject', (s) => s.role);
   const mode = useSlice('inject', (s) => s.mode);
@@ -204,7 +211,10 @@ export function InjectPanel() {
     >
       {!branch ? <PanelState kind="empty">Open a live episode to inject observations.</PanelState> : null}
       {/* Nothing can be sent to an ended episode: one sentence and the way on, not a dead form. */}
-      {branch && !live && !opening ? <InjectEnded branch={branch} /> : null}
+      {branch && failed ? (
+        <PanelState kind="empty">{`Nothing to inject into: ${NOT_OPENED}.`}</PanelState>
+      ) : null}
+      {branch && !live && !opening && !failed ? <InjectEnded branch={branch} /> : null}
       {branch && live ? (
         <>
           {/* Not on the decision tab: there the agent (a person deciding) waits for this very

@@ -7,6 +7,7 @@ import { selectOpening, selectViewedStep, selectViewingHistory } from '../stores
 import { notLiveWords } from '../stores/stepper/way-on';
 import { useSlice, useStores } from '../stores/use-stores';
 import { selectTerminalWords } from '../stores/terminal/terminal-store';
+import { NOT_OPENED } from '../stores/stepper/why-not-now';
 
 const TABBABLE = 'button, input, select, textarea, a[href], [tabindex]:not([tabindex="-1"])';
 
@@ -140,6 +141,7 @@ export function TerminalPanel() {
   const [xterm, setXterm] = useState<XtermModule | null>(null);
   const [xtermError, setXtermError] = useState<string | null>(null);
   const opening = useSlice('stepper', selectOpening);
+  const failed = useSlice('stepper', (s) => s.load === 'error');
   const showHistory = branch !== null && !opening && (history || !live);
   // xterm loads when there is something to show: a session opening, or a recorded step's
   // output (its detail arrives after the timeline is drawn). Issue 19.10: not on the first render's path.
@@ -228,6 +230,7 @@ export function TerminalPanel() {
       <PanelState kind="empty">No live sandbox. Start an episode to open a terminal into it.</PanelState>
     );
   else if (opening) overlay = <PanelState kind="loading">Opening the episode…</PanelState>;
+  else if (failed) overlay = <PanelState kind="empty">{`No recorded output: ${NOT_OPENED}.`}</PanelState>;
   else if (xtermError !== null)
     overlay = (
       <PanelState kind="error">The terminal could not load ({xtermError}). Fix: reload the page.</PanelState>

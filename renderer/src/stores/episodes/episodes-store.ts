@@ -619,6 +619,18 @@ export function selectBranchTree(branches: readonly BranchSummary[]): readonly B
   return build(null);
 }
 
+/** The unreadable branches of each listed episode, by its id (the others are listed on their own). */
+export function selectUnreadableByEpisode(
+  episodes: readonly EpisodeEntry[],
+  unreadable: readonly UnreadableEpisode[],
+): Map<string, UnreadableEpisode[]> {
+  const listed = new Set(episodes.map((e) => e.episode));
+  const out = new Map<string, UnreadableEpisode[]>();
+  for (const u of unreadable)
+    if (listed.has(u.episode)) out.set(u.episode, [...(out.get(u.episode) ?? []), u]);
+  return out;
+}
+
 /** Bundled tasks matching the search box. */
 export function selectVisibleTasks(tasks: readonly TaskSummary[], query: string): readonly TaskSummary[] {
   return visibleByName(

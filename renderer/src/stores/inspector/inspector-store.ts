@@ -6,6 +6,7 @@ import { decidedMessage, jsonOr } from '../../../../shared/step-summary';
 import { MAX_STEP_DETAILS } from '../../../../shared/contract/operation-names';
 import { errorText } from '../result';
 import type { DetailWanted } from './details-ahead';
+import { NOT_OPENED } from '../stepper/why-not-now';
 
 /** The inspector's tabs. */
 export type InspectorTab = 'call' | 'output' | 'files' | 'request' | 'memory' | 'agent';
@@ -41,7 +42,9 @@ export function selectShownTab(tab: InspectorTab, hasAgentOutput: boolean): Insp
 export function selectInspectorEmpty(s: {
   readonly branch: string | null;
   readonly hint: string | null;
+  readonly load?: string;
 }): string | null {
+  if (s.branch !== null && s.load === 'error') return `Nothing to inspect: ${NOT_OPENED}.`;
   if (s.branch !== null) return 'Select a step in the timeline to inspect its tool call.';
   return s.hint !== null ? null : 'No episode open: its steps show here once you start one.';
 }

@@ -14,6 +14,12 @@ import { forkLabel, reopenLabel } from './way-on';
  * acts on (null: it can). The components disable the control and show the sentence.
  */
 
+/**
+ * What the panels beside the Timeline say of a branch whose open failed (an unreadable trace):
+ * the Timeline says why and the fix; they said "ended before its first step" and "Fork it".
+ */
+export const NOT_OPENED = 'the branch could not be opened: the Timeline says why, and what to do';
+
 /** Step (F10) and Continue (F5). */
 export function whyNoStep(s: StepperState): string | null {
   if (s.branch === null) return 'No episode is open: start a case or a sample task from the library.';
@@ -30,6 +36,7 @@ export function whyNoStep(s: StepperState): string | null {
  */
 export function whyNothingToScrub(s: StepperState): string {
   if (s.branch === null) return 'Nothing to scrub yet: open an episode and take a step.';
+  if (s.load === 'error') return `Nothing to scrub: ${NOT_OPENED}.`;
   // The manual agent asks the person for its first step: nothing is under way until they answer.
   if (selectWaitsForPerson(s))
     return 'Nothing to scrub yet: the agent is waiting for you to decide its first step (Inject, Decision tab).';
