@@ -156,6 +156,10 @@ describe('web mode: hostile recorded traces', () => {
     // The panels beside it say the open failed: not "ended before its first step", not "Fork it".
     for (const panel of ['replay-controls', 'inject-panel', 'tool-inspector', 'terminal'] as const)
       expect(await app.panel(panel).innerText()).toContain('the branch could not be opened');
+    // Nothing offers to save or share a branch that could not be read.
+    await expect(app.timeline.root.getByTestId('teaching').count()).resolves.toBe(0);
+    // ... and no column heads sit over the message.
+    await expect(app.timeline.root.locator('.tl-head').isVisible()).resolves.toBe(false);
     await app.screenshot('hostile-corrupt-fork-open-1024x700');
     await app.resize({ width: 1920, height: 1080 });
     expect(await layout.readable(error)).toBe(true);

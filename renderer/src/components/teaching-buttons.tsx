@@ -66,6 +66,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
   const flagged = useSlice('stepper', (s) => s.flags.some((f) => f.severity !== 'info'));
   const state = useSlice('stepper', (s) => s.state);
   const download = useSlice('teaching', (s) => s.download);
+  const loadFailed = useSlice('stepper', (s) => s.load === 'error');
   const [name, setName] = useState('');
   // A case name typed for one episode is not another's (issue 33, item 7).
   useEffect(() => setName(''), [branch]);
@@ -80,7 +81,8 @@ export const TeachingButtons = memo(function TeachingButtons() {
   useEffect(() => {
     if (download) link.current?.click();
   }, [download]);
-  if (!branch) return null;
+  // A branch that could not be read is neither saved nor shared: the pane says why, and the fix.
+  if (!branch || loadFailed) return null;
   const typed = name.trim();
   const nameProblem = typed === '' ? null : caseNameProblem(typed);
   const saveBlocked = saveNameWhy(busy, typed, conflict);

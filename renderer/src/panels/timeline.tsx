@@ -907,8 +907,8 @@ export function Timeline() {
         <RewardChart rows={rows} viewed={viewed} onSelect={stepper.select} verifier={verifierReward} />
       ) : null}
       <MarkLegend rows={rows} />
-      {/* No columns over the welcome: an empty "# TOOL ARGUMENTS" header sat above it. */}
-      <div className="tl-head" role="row" style={stepColumn} hidden={load === 'empty'}>
+      {/* No columns over the welcome (an empty "# TOOL ARGUMENTS" header sat above it), nor over an open that failed. */}
+      <div className="tl-head" role="row" style={stepColumn} hidden={load === 'empty' || load === 'error'}>
         <span className="tl-bp-h" />
         <span className="tl-step">#</span>
         <span className="tl-tool">tool</span>
