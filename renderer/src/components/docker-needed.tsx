@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { selectDockerDown } from '../stores/sandbox/sandbox-store';
 import { useSlice } from '../stores/use-stores';
 
@@ -5,21 +6,54 @@ import { useSlice } from '../stores/use-stores';
  * With Docker down, one brief line where a person is about to start a case or a sample task:
  * running needs Docker, what is wrong and the fix; reading does not. Only the Sandbox pane said
  * so, and the welcome and the case list offered Run as if it would start (docker-down).
+ *
+ * At most two lines: what is wrong, and the fix (cut, whole behind Details with what running
+ * needs). Whole, the doctor's fix ("start the engine at DOCKER_HOST=…, or unset …") took six lines
+ * of the library at 1024×700. Where the pane is wide enough, both share one line.
  */
 export function DockerNeeded() {
   const down = useSlice('sandbox', selectDockerDown);
   const docker = useSlice('sandbox', (s) => s.docker);
+  const [open, setOpen] = useState(false);
   if (!down || !docker) return null;
+  const headline = docker.headline ?? 'Docker cannot be used';
   return (
-    <p className="why-line docker-needed" role="status" data-testid="docker-needed">
-      {docker.headline ?? 'Docker cannot be used'}: running a case or a task needs it (recorded episodes and
-      cases still open).
-      {docker.fix ? (
-        <>
-          {' '}
-          Fix: <code>{docker.fix}</code>
-        </>
+    <div className="why-line docker-needed" role="status" data-testid="docker-needed">
+      <p className="docker-needed-lines">
+        <span className="docker-needed-what" data-testid="docker-needed-what">
+          {headline}.
+        </span>
+        <span className="docker-needed-tail">
+          {/* Open, the fix is said whole below: not twice. */}
+          {docker.fix && !open ? (
+            <span className="docker-needed-fix" data-testid="docker-needed-fix" title={docker.fix}>
+              Fix: <code>{docker.fix}</code>
+            </span>
+          ) : null}
+          <button
+            type="button"
+            className="disclosure docker-needed-more"
+            data-testid="docker-needed-more"
+            aria-expanded={open}
+            aria-controls="docker-needed-details"
+            onClick={() => setOpen(!open)}
+          >
+            {open ? '▾' : '▸'} Details
+          </button>
+        </span>
+      </p>
+      {open ? (
+        <div id="docker-needed-details" data-testid="docker-needed-details">
+          <p>
+            Running a case or a sample task needs Docker; recorded episodes and cases still open without it.
+          </p>
+          {docker.fix ? (
+            <p>
+              Fix: <code>{docker.fix}</code>
+            </p>
+          ) : null}
+        </div>
       ) : null}
-    </p>
+    </div>
   );
 }
