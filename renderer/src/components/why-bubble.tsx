@@ -90,9 +90,14 @@ export function WhyListener() {
       focused = controlOf(e.target);
       show(focused);
     };
+    // Where the pointer was when it last came over something: the window moving under a still
+    // pointer (a slot brought whole scrolls its pane) is not the person pointing elsewhere.
+    let at: { readonly x: number; readonly y: number } | null = null;
     const onOver = (e: PointerEvent): void => {
-      // Onto the line saying the reason (it came in the flow under the pointer, the pane at the
-      // end of its scroll): it stays, or it went and came back under a still pointer.
+      if (at && at.x === e.clientX && at.y === e.clientY) return;
+      at = { x: e.clientX, y: e.clientY };
+      // Onto the line saying the reason (it came in the flow under the pointer): it stays, or it
+      // went and came back under the pointer.
       if (e.target instanceof Element && e.target.closest('[data-why-slot]:not([hidden])')) return;
       show(controlOf(e.target) ?? focused);
     };
@@ -150,8 +155,20 @@ export function WhySlot(props: { readonly id: string }) {
     () => null,
   );
   const text = said?.id === props.id ? said.text : null;
+  const line = useRef<HTMLParagraphElement>(null);
+  // Read whole when it comes: under Run batch, at the library's foot, it came cut by the pane's edge.
+  useEffect(() => {
+    if (text && line.current) revealWhole(line.current);
+  }, [text]);
   return (
-    <p id={props.id} className="why-line" data-why-slot="" data-testid="why-slot" hidden={text === null}>
+    <p
+      ref={line}
+      id={props.id}
+      className="why-line"
+      data-why-slot=""
+      data-testid="why-slot"
+      hidden={text === null}
+    >
       {text}
     </p>
   );
