@@ -2,6 +2,15 @@ import { useState } from 'react';
 import { selectDockerDown } from '../stores/sandbox/sandbox-store';
 import { useSlice } from '../stores/use-stores';
 
+/** The doctor's fix for Docker, whole, in a line of its own (nothing when it has none): the Sandbox pane's and Details'. */
+export function DockerFix(props: { readonly fix: string | null | undefined }) {
+  return props.fix ? (
+    <p>
+      Fix: <code>{props.fix}</code>
+    </p>
+  ) : null;
+}
+
 /**
  * With Docker down, one brief line where a person is about to start a case or a sample task:
  * running needs Docker, what is wrong and the fix; reading does not. Only the Sandbox pane said
@@ -47,11 +56,7 @@ export function DockerNeeded() {
           <p>
             Running a case or a sample task needs Docker; recorded episodes and cases still open without it.
           </p>
-          {docker.fix ? (
-            <p>
-              Fix: <code>{docker.fix}</code>
-            </p>
-          ) : null}
+          <DockerFix fix={docker.fix} />
         </div>
       ) : null}
     </div>

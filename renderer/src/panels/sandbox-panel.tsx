@@ -4,6 +4,7 @@ import { selectMemoryFraction } from '../stores/sandbox/sandbox-store';
 import { useSlice } from '../stores/use-stores';
 import { selectWayOn } from '../stores/stepper/stepper-store';
 import { ReopenButton } from '../components/reopen-button';
+import { DockerFix } from '../components/docker-needed';
 import { WhySlot } from '../components/why-bubble';
 import { useNeedsOtherAgent } from '../components/fork-other-button';
 import { AGAIN_FAILS_SEE_REPLAY } from '../stores/stepper/way-on';
@@ -121,11 +122,7 @@ export function SandboxPanel() {
           <p className="docker-headline" data-testid="docker-headline">
             {docker.headline ?? 'Docker cannot be used'}: stepbox needs it to start sandboxes.
           </p>
-          {docker.fix ? (
-            <p>
-              Fix: <code>{docker.fix}</code>
-            </p>
-          ) : null}
+          <DockerFix fix={docker.fix} />
           <details>
             <summary>Details</summary>
             <p className="bad">{docker.message}</p>
