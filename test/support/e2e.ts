@@ -2186,6 +2186,34 @@ export class LayoutObject {
     return out;
   }
   /**
+   * How each line of the element's text begins on screen (its first dozen characters), in order:
+   * a line a person reads starting with "—" lost its dash from the word before it (a case's run
+   * line wrapped "failed" / "— the agent gave its final answer").
+   */
+  lineStarts(locator: Locator): Promise<string[]> {
+    return locator.evaluate((el) => {
+      const starts: string[] = [];
+      let top = -Infinity;
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const text = n.textContent ?? '';
+        for (let i = 0; i < text.length; i++) {
+          if (/\s/.test(text[i]!)) continue;
+          const range = document.createRange();
+          range.setStart(n, i);
+          range.setEnd(n, i + 1);
+          const b = range.getBoundingClientRect();
+          if (b.height === 0) continue;
+          if (b.top > top + b.height / 2) {
+            starts.push(text.slice(i, i + 12));
+            top = b.top;
+          }
+        }
+      }
+      return starts;
+    });
+  }
+  /**
    * The controls (buttons, fields, disclosures, tabs, links) a person sees whose box overlaps the
    * element's box, as `testId|text`: each control's box as it shows, cut by the ancestors that
    * clip it (one scrolled under a pinned row is not seen there). Empty when it covers none.
