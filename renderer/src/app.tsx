@@ -4,7 +4,7 @@ import { CaseWalkthrough, useCaseShown } from './components/case-walkthrough';
 import { FilePicker } from './components/file-picker';
 import { KeySheet } from './components/key-sheet';
 import { NoticeBar } from './components/notice-bar';
-import { WhyBubble } from './components/why-bubble';
+import { WhyListener } from './components/why-bubble';
 import { PanelBoundary } from './components/error-boundary';
 import { SideBySideView } from './components/side-by-side-view';
 import { Splitter } from './components/splitter';
@@ -169,7 +169,7 @@ export function App(props: { readonly stores: AppStores }) {
       {sheet ? <KeySheet onClose={() => setSheet(false)} /> : null}
       <StopQuestionDialog />
       <FilePicker />
-      <WhyBubble />
+      <WhyListener />
     </StoresContext.Provider>
   );
 }

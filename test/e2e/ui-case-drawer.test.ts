@@ -25,6 +25,13 @@ describe('web mode: the case drawer tells what the window shows', () => {
     await app.held.waitBeforeTool(1);
     const broken = library.caseRun('broken');
     await broken.filter({ hasText: 'paused before step 1 runs' }).waitFor({ timeout: 10_000 });
+    // On one line at 1280×800 (with its way on, "press ▶ Run it to go on", it took both of the
+    // run line's lines); the way on is in its hover, beside the ▶ Run it button above it.
+    const pausedText = broken.locator('.case-run-text');
+    expect(await layout.lineStarts(pausedText)).toEqual(['paused befor']);
+    await expect(pausedText.getAttribute('title')).resolves.toBe(
+      'paused before step 1 runs: press ▶ Run it to go on',
+    );
     expect(await broken.innerText()).not.toMatch(/not started/);
     // The library and the timeline count alike: step 1, decided and waiting to run, is a row
     // but no step done (they said "0 steps" and "1 step", then "1 step" both).

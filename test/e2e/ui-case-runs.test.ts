@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCase, servedApp, until, type AppPage } from '../support/e2e';
+import { LayoutObject, runCase, servedApp, until, type AppPage } from '../support/e2e';
 
 const SMALL = { width: 1024, height: 700 } as const;
 const LARGE = { width: 1920, height: 1080 } as const;
@@ -72,6 +72,20 @@ describe('web mode: a case’s broken and fixed runs', () => {
     await expect(broken.getByTestId('case-run-flags').innerText()).resolves.toContain('2 QA flags');
     await app.stepper.waitForEnd(120_000);
     await expect(fixed.getByTestId('case-run-status').innerText()).resolves.toBe('succeeded');
+    // Wrapped, no line begins with the dash: it stays with its word ("failed —" / "the agent…").
+    const layout = new LayoutObject(app.page);
+    for (const size of [SMALL, { width: 1280, height: 800 }, LARGE]) {
+      const at = await app.resize(size);
+      for (const run of [broken, fixed]) {
+        const starts = await layout.lineStarts(run);
+        expect(starts.length, `${at} ${starts.join(' | ')}`).toBeGreaterThan(1);
+        expect(
+          starts.filter((line) => line.startsWith('—')),
+          at,
+        ).toEqual([]);
+      }
+    }
+    await app.resize(SMALL);
     await shots(app, 'fixed-ended');
     await fixed.getByTestId('case-run-flags').filter({ hasText: 'no QA flags' }).waitFor({ timeout: 60_000 });
     expect(await apart.read(), 'the bar ended while the fixed run line went on').toEqual([]);

@@ -80,7 +80,7 @@ describe('web mode: controls that cannot act say why', () => {
     await expect(app.inject.sendWhy.innerText()).resolves.toBe(inject.described);
     expect(await new LayoutObject(app.page).readable(app.inject.sendWhy)).toBe(true);
     await expect(app.inject.root.getByTestId('inject-send').getAttribute('aria-describedby')).resolves.toBe(
-      'inject-send-why why-bubble',
+      'inject-send-why',
     );
     // The waiting step has no snapshot: fork and rollback say which step to use instead, in one
     // reason for both.
@@ -106,9 +106,9 @@ describe('web mode: controls that cannot act say why', () => {
       expect(await layout.readable(app.replay.branchWhy), at).toBe(true);
       for (const id of ['fork', 'rollback']) {
         const button = app.replay.root.getByTestId(id);
-        await expect(button.getAttribute('aria-describedby')).resolves.toBe('replay-branch-why why-bubble');
+        await expect(button.getAttribute('aria-describedby')).resolves.toBe('replay-branch-why');
         await button.hover();
-        await expect(app.page.getByTestId('why-bubble').isVisible(), `${id} ${at}`).resolves.toBe(false);
+        expect(await layout.overlappedControls(app.replay.branchWhy), `${id} ${at}`).toEqual([]);
       }
       await expect(app.page.getByText(held, { exact: true }).count()).resolves.toBe(1);
       // Save as case… (the episode is live) says why in a line at the top of the timeline while
@@ -118,7 +118,7 @@ describe('web mode: controls that cannot act say why', () => {
       expect(saveWhy).toMatch(/^Stop the episode first/);
       await expect(app.timeline.saveCaseWhy.innerText()).resolves.toBe(saveWhy);
       expect(await layout.readable(app.timeline.saveCaseWhy), at).toBe(true);
-      expect(await layout.coveredByWhyBubble(), at).toEqual([]);
+      expect(await layout.overlappedControls(app.timeline.saveCaseWhy), at).toEqual([]);
       await app.screenshot(`disabled-why-save-case-pointed-${at}`);
       await app.page.mouse.move(0, size.height - 1);
       await expect(app.timeline.saveCaseWhy.isVisible()).resolves.toBe(false);
@@ -171,17 +171,39 @@ describe('web mode: controls that cannot act say why', () => {
     await app.page.close();
   }, 300_000);
 
-  it('every disabled button on the main screens says why on screen when focused (issue 33, item 2)', async () => {
+  it('every disabled button says why in a line of its own, covering nothing, in each state a person meets: nothing open, live paused, ended, a recorded trace (issue 33, item 2)', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
-    // Nothing open.
+    // Each disabled button on screen, pointed at and focused, at both sizes: its reason in its
+    // line, whole, over no other control (Step, Pause, Stop, the scrubber's arrows, Re-execute,
+    // the held card's buttons said it in a floating bubble over the panes' headers and buttons).
+    const walk = async (state: string, shown: { readonly testId: string; readonly says: RegExp }) => {
+      for (const size of [
+        { width: 1024, height: 700 },
+        { width: 1920, height: 1080 },
+      ]) {
+        const at = await app.resize(size);
+        expect(await layout.unexplainedDisabled(), `${state} ${at}`).toEqual([]);
+        // (At 1920 the Keys button shows "Keys ?", named "keys of the window": left as it was.)
+        if (size.width === 1024) expect(await layout.namesWithoutTheirText(), `${state} ${at}`).toEqual([]);
+        // One of them pointed at for the screenshot: its reason where the person looks.
+        const button = app.page.getByTestId(shown.testId).first();
+        await button.hover();
+        const line = layout.whySaid;
+        await expect(line.innerText(), `${state} ${at}`).resolves.toMatch(shown.says);
+        expect(await layout.unreadable(line), `${state} ${at}`).toBe('');
+        expect(await layout.overlappedControls(line), `${state} ${at}`).toEqual([]);
+        await app.screenshot(`disabled-why-${state}-${at}`);
+        await app.page.mouse.move(0, 0);
+      }
+      await app.resize({ width: 1024, height: 700 });
+    };
     await app.library.waitForTasks();
-    expect(await layout.unexplainedDisabled(), 'nothing open').toEqual([]);
-    // And every button's name holds the words it shows (the start form's Choose… was "choose a file for …").
-    expect(await layout.namesWithoutTheirText(), 'nothing open').toEqual([]);
-    await app.stepper.root.getByTestId('btn-step').focus();
-    await app.page.getByTestId('why-bubble').filter({ hasText: 'No episode is open' }).waitFor();
-    await app.screenshot('disabled-why-focused-step-1024x700');
+    await walk('nothing-open', {
+      testId: 'btn-step',
+      says: /^No episode is open: start a case or a sample task/,
+    });
+
     // Live, paused before step 1's tools (the held card's buttons, Inject, Fork, Roll back).
     await app.library.startTask('hello-python');
     await app.stepper.waitForBranch(90_000);
@@ -191,22 +213,32 @@ describe('web mode: controls that cannot act say why', () => {
     await app.held.waitFor('before_tool');
     await app.settled({ timeoutMs: 60_000 });
     await app.timeline.select(1);
-    expect(await layout.unexplainedDisabled(), 'held before a tool').toEqual([]);
-    expect(await layout.namesWithoutTheirText(), 'held before a tool').toEqual([]);
-    await app.replay.root.getByTestId('fork').focus();
-    await app.screenshot('disabled-why-focused-fork-1024x700');
+    await walk('live-paused', { testId: 'btn-pause', says: /^Nothing is running to pause\.$/ });
+
     // Ended: a recorded episode's Step, Pause, Stop, Roll back.
     await app.stepper.stopBeforeTool.uncheck();
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended');
     await app.settled({ ended: true });
-    expect(await layout.unexplainedDisabled(), 'ended').toEqual([]);
-    expect(await layout.namesWithoutTheirText(), 'ended').toEqual([]);
+    await walk('ended', { testId: 'btn-step', says: /^This episode has ended\. To go on, press/ });
     await app.resize({ width: 1280, height: 800 });
     expect(await layout.unexplainedDisabled(), 'ended at 1280x800').toEqual([]);
+    await app.resize({ width: 1024, height: 700 });
+
+    // A recorded trace opened from the library in a new window session, at its first step.
+    const branch = await app.stepper.branch();
+    await app.page.reload();
+    await app.waitForReady();
+    await app.library.openBranch(branch);
+    await app.settled({ ended: true });
+    await app.timeline.select(0);
+    await walk('recorded', {
+      testId: 'btn-stop',
+      says: /^This episode is not running: there is nothing to stop\.$/,
+    });
     expect(app.errors).toEqual([]);
     await app.page.close();
-  }, 300_000);
+  }, 400_000);
   it('a reason pointed at covers nothing: Compare broken vs fixed says why under itself (issue 33)', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
@@ -229,8 +261,7 @@ describe('web mode: controls that cannot act say why', () => {
       await compare.hover();
       await expect(line.innerText()).resolves.toBe(reason);
       expect(await layout.readable(line), at).toBe(true);
-      await expect(app.page.getByTestId('why-bubble').isVisible()).resolves.toBe(false);
-      expect(await layout.coveredByWhyBubble(), at).toEqual([]);
+      expect(await layout.overlappedControls(line), at).toEqual([]);
       expect(await layout.coveredButtons(), at).toEqual([]);
       await app.screenshot(`disabled-why-case-compare-pointed-${at}`);
       // Focused (keys), the same line.

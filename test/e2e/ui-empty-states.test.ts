@@ -140,16 +140,38 @@ describe('web mode: first load', () => {
         { width: 1920, height: 1080 },
       ]) {
         const at = await app.resize(size);
-        await expect(needed.innerText()).resolves.toMatch(
-          /^Docker is not running: running a case or a task needs it \(recorded episodes and cases still open\)\. Fix: \S/,
+        await expect(needed.getByTestId('docker-needed-what').innerText()).resolves.toBe(
+          'Docker is not running.',
         );
-        expect(await new LayoutObject(app.page).readable(needed), at).toBe(true);
+        await expect(needed.getByTestId('docker-needed-fix').innerText()).resolves.toMatch(
+          /^Fix: start the engine/,
+        );
+        expect(await new LayoutObject(app.page).unreadable(needed), at).toBe('');
+        // Two lines at most (the doctor's fix took six at 1024×700): what is wrong and the fix.
+        const lines = await needed.evaluate((el) => {
+          // Each piece one line high, and the lines they sit on (their tops).
+          const parts = Array.from(el.querySelectorAll('.docker-needed-lines > *, .docker-needed-tail > *'));
+          const tall = parts.filter((p) => p.getBoundingClientRect().height > 24).length;
+          const tops = new Set(parts.map((p) => Math.round(p.getBoundingClientRect().top / 4)));
+          return { tall, lines: tops.size, height: el.getBoundingClientRect().height };
+        });
+        expect(lines.tall, at).toBe(0);
+        expect(lines.lines, at).toBeLessThanOrEqual(2);
+        expect(lines.height, at).toBeLessThanOrEqual(36);
+        // The rest behind Details: runs need Docker, reading does not, and the whole fix.
+        await needed.getByTestId('docker-needed-more').click();
+        await expect(needed.getByTestId('docker-needed-details').innerText()).resolves.toMatch(
+          /^Running a case or a sample task needs Docker; recorded episodes and cases still open without it\.\n+Fix: start the engine at DOCKER_HOST=tcp:\/\/127\.0\.0\.1:1/,
+        );
+        expect(await new LayoutObject(app.page).unreadable(needed), at).toBe('');
+        await app.screenshot(`docker-down-library-details-${at}`);
+        await needed.getByTestId('docker-needed-more').click();
         // Above the cases, the first thing a click there runs.
         const line = await needed.boundingBox();
         const firstCase = await app.library.root.getByTestId('library-case').first().boundingBox();
         expect(line!.y + line!.height, at).toBeLessThanOrEqual(firstCase!.y);
         const body = await app.page.locator('body').innerText();
-        expect(body.split('a task needs it').length - 1, at).toBe(1);
+        expect(body.split('Docker is not running.').length - 1, at).toBe(1);
         await expect(app.page.getByTestId('welcome').innerText()).resolves.not.toMatch(/Docker/);
         await app.screenshot(`docker-down-library-${at}`);
       }

@@ -2105,63 +2105,20 @@ export class LayoutObject {
     });
   }
   /**
-   * Every visible disabled button that does not say why on screen when focused (issue 33, item 2):
-   * it must stay focusable (`aria-disabled`, not `disabled`), name the why bubble in
-   * `aria-describedby`, and focusing it must show the bubble with its reason, unless a line of its
-   * own form on screen says that reason already.
+   * Where a disabled control's reason shows while it is focused or pointed at: the slot line it
+   * names (why-line.tsx WhySlot), whichever is on screen.
    */
-  /**
-   * Where a disabled control's reason shows while it is focused or pointed at: the window's
-   * bubble, or the slot line the control names (why-bubble.tsx WhySlot), whichever is on screen.
-   */
-  /**
-   * The controls and the text the why bubble lies over while it shows, as `testId|text` (a reason
-   * must never cover a control or text a person needs: issue 33). Empty when it is hidden. Only
-   * what is on top where they meet counts (text scrolled out of its pane is not covered).
-   */
-  coveredByWhyBubble(): Promise<string[]> {
-    return this.page.evaluate(() => {
-      const bubble = document.getElementById('why-bubble');
-      if (!bubble || !bubble.checkVisibility()) return [];
-      const r = bubble.getBoundingClientRect();
-      const out: string[] = [];
-      // On top at the middle of where `b` meets the bubble (the bubble takes no pointer: not hit).
-      const under = (el: Element, b: DOMRect): boolean => {
-        const l = Math.max(b.left, r.left);
-        const ri = Math.min(b.right, r.right);
-        const t = Math.max(b.top, r.top);
-        const bo = Math.min(b.bottom, r.bottom);
-        if (ri - l < 1 || bo - t < 1) return false;
-        const hit = document.elementFromPoint((l + ri) / 2, (t + bo) / 2);
-        return hit !== null && (hit === el || el.contains(hit) || hit.contains(el));
-      };
-      const name = (el: Element): string =>
-        `${el.closest('[data-testid]')?.getAttribute('data-testid') ?? el.tagName.toLowerCase()}|${(el.textContent ?? (el as HTMLInputElement).placeholder ?? '').trim().slice(0, 30)}`;
-      for (const el of Array.from(
-        document.querySelectorAll('button, input, select, textarea, a[href], summary, [role="tab"]'),
-      )) {
-        if (!el.checkVisibility()) continue;
-        if (under(el, el.getBoundingClientRect())) out.push(name(el));
-      }
-      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        const parent = n.parentElement;
-        if (!n.textContent?.trim() || !parent || bubble.contains(parent) || !parent.checkVisibility())
-          continue;
-        const range = document.createRange();
-        range.selectNodeContents(n);
-        if (Array.from(range.getClientRects()).some((b) => under(parent, b))) out.push(name(parent));
-      }
-      return [...new Set(out)];
-    });
-  }
   get whySaid(): Locator {
-    return this.page
-      .getByTestId('why-bubble')
-      .or(this.page.locator('[data-why-slot]'))
-      .filter({ visible: true })
-      .first();
+    return this.page.locator('[data-why-slot]').filter({ visible: true }).first();
   }
+  /**
+   * Every visible disabled button that does not say why on screen, covering nothing (issue 33,
+   * item 2), as `testId|text: what is wrong`. Each must stay focusable (`aria-disabled`, not
+   * `disabled`) and name its line in `aria-describedby`; pointed at and focused in turn, its reason
+   * must be said word for word in a line of its own (a WhyLine at rest, or its WhySlot), read whole
+   * in view, whose box overlaps no other control a person sees (a floating bubble lay over the
+   * timeline's filter, the walkthrough, the panes' headers).
+   */
   async unexplainedDisabled(): Promise<string[]> {
     const buttons = this.page.locator('button:disabled, button[aria-disabled="true"]');
     const out: string[] = [];
@@ -2172,44 +2129,134 @@ export class LayoutObject {
       const info = await b.evaluate((el) => ({
         name: `${el.getAttribute('data-testid') ?? ''}|${(el.textContent ?? el.getAttribute('aria-label') ?? '').trim().slice(0, 40)}`,
         native: (el as HTMLButtonElement).disabled,
-        describedBy: (el.getAttribute('aria-describedby') ?? '').split(' '),
+        lines: (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id !== ''),
         why: el.getAttribute('data-why') ?? '',
-        // A line of its own form on screen that says the reason word for word: the bubble stays
-        // away then (why-bubble.tsx saidByOwnLine), the reason is on screen once.
-        ownLine: (el.getAttribute('aria-describedby') ?? '')
-          .split(' ')
-          .filter((id) => id && id !== 'why-bubble')
-          .map((id) => document.getElementById(id))
-          .some(
-            (line) =>
-              line !== null &&
-              line.checkVisibility() &&
-              (line.textContent ?? '').trim() === (el.getAttribute('data-why') ?? '').trim(),
-          ),
       }));
-      if (info.ownLine) continue;
       if (info.native) {
         out.push(`${info.name}: disabled (not focusable, says nothing)`);
         continue;
       }
-      if (!info.why || !info.describedBy.includes('why-bubble')) {
+      if (!info.why || info.lines.length === 0) {
         out.push(`${info.name}: no reason linked by aria-describedby`);
         continue;
       }
-      await b.focus();
-      // In the bubble, or in the slot line of its own it names (why-bubble.tsx WhySlot: where a
-      // bubble would cover what a person needs).
-      const said = this.whySaid;
-      const shown = await until(
-        async () => ((await said.isVisible()) ? await said.innerText() : ''),
-        (t) => t === info.why,
-        2_000,
-        `the reason of ${info.name}`,
-      ).catch(() => '');
-      if (shown !== info.why) out.push(`${info.name}: focused, no visible reason`);
+      for (const how of ['pointed at', 'focused'] as const) {
+        if (how === 'pointed at') {
+          // As a person's pointer comes: onto its middle, in view (not retried until it holds still).
+          await b.scrollIntoViewIfNeeded();
+          const box = await b.boundingBox();
+          if (box) await this.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        } else {
+          await this.page.mouse.move(0, 0);
+          await b.focus();
+        }
+        // The line of its own that says the reason now (a WhyLine at rest, or its slot).
+        const said = async (): Promise<string> =>
+          b.evaluate((el, ids) => {
+            const why = (el.getAttribute('data-why') ?? '').trim();
+            for (const id of ids) {
+              const line = document.getElementById(id);
+              if (line?.checkVisibility() && (line.textContent ?? '').trim() === why) return id;
+            }
+            return '';
+          }, info.lines);
+        const id = await until(said, (found) => found !== '', 2_000, `the reason of ${info.name}`).catch(
+          () => '',
+        );
+        if (id === '') {
+          out.push(`${info.name}: ${how}, no visible reason`);
+          continue;
+        }
+        const line = this.page.locator(`[id="${id}"]`);
+        // In the flow, beside its control: a floating box (the old bubble) lay over others.
+        const floats = await line.evaluate((el) =>
+          ['fixed', 'absolute'].includes(getComputedStyle(el).position),
+        );
+        if (floats) out.push(`${info.name}: ${how}, its reason floats over the window`);
+        const cut =
+          (await this.unreadable(line)) ||
+          (await line.evaluate((el) =>
+            el.scrollHeight > el.clientHeight + 1
+              ? `cut at its foot: ${el.scrollHeight} > ${el.clientHeight}`
+              : '',
+          ));
+        if (cut) out.push(`${info.name}: ${how}, its reason is not read whole: ${cut}`);
+        const over = await this.overlappedControls(line);
+        if (over.length) out.push(`${info.name}: ${how}, its reason lies over ${over.join(', ')}`);
+      }
+      await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     }
-    await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await this.page.mouse.move(0, 0);
     return out;
+  }
+  /**
+   * How each line of the element's text begins on screen (its first dozen characters), in order:
+   * a line a person reads starting with "—" lost its dash from the word before it (a case's run
+   * line wrapped "failed" / "— the agent gave its final answer").
+   */
+  lineStarts(locator: Locator): Promise<string[]> {
+    return locator.evaluate((el) => {
+      const starts: string[] = [];
+      let top = -Infinity;
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const text = n.textContent ?? '';
+        for (let i = 0; i < text.length; i++) {
+          if (/\s/.test(text[i]!)) continue;
+          const range = document.createRange();
+          range.setStart(n, i);
+          range.setEnd(n, i + 1);
+          const b = range.getBoundingClientRect();
+          if (b.height === 0) continue;
+          if (b.top > top + b.height / 2) {
+            starts.push(text.slice(i, i + 12));
+            top = b.top;
+          }
+        }
+      }
+      return starts;
+    });
+  }
+  /**
+   * The controls (buttons, fields, disclosures, tabs, links) a person sees whose box overlaps the
+   * element's box, as `testId|text`: each control's box as it shows, cut by the ancestors that
+   * clip it (one scrolled under a pinned row is not seen there). Empty when it covers none.
+   */
+  overlappedControls(locator: Locator): Promise<string[]> {
+    return locator.evaluate((line) => {
+      const r = line.getBoundingClientRect();
+      const shown = (el: Element): DOMRect | null => {
+        const b = el.getBoundingClientRect();
+        let [l, t, ri, bo] = [b.left, b.top, b.right, b.bottom];
+        for (let p = el.parentElement; p; p = p.parentElement) {
+          const st = getComputedStyle(p);
+          if (st.overflowX === 'visible' && st.overflowY === 'visible') continue;
+          const c = p.getBoundingClientRect();
+          [l, t, ri, bo] = [
+            Math.max(l, c.left),
+            Math.max(t, c.top),
+            Math.min(ri, c.right),
+            Math.min(bo, c.bottom),
+          ];
+        }
+        return ri - l < 1 || bo - t < 1 ? null : new DOMRect(l, t, ri - l, bo - t);
+      };
+      const out: string[] = [];
+      for (const el of Array.from(
+        document.querySelectorAll('button, input, select, textarea, a[href], summary, [role="tab"]'),
+      )) {
+        if (line.contains(el) || el.contains(line) || !el.checkVisibility()) continue;
+        const b = shown(el);
+        if (!b) continue;
+        const w = Math.min(b.right, r.right) - Math.max(b.left, r.left);
+        const h = Math.min(b.bottom, r.bottom) - Math.max(b.top, r.top);
+        if (w >= 1 && h >= 1)
+          out.push(
+            `${el.closest('[data-testid]')?.getAttribute('data-testid') ?? el.tagName.toLowerCase()}|${(el.textContent ?? '').trim().slice(0, 30)}`,
+          );
+      }
+      return out;
+    });
   }
   /**
    * Visible buttons and links whose accessible name (`aria-label`) does not hold the words they

@@ -56,13 +56,19 @@ describe('the case drawer says what is on screen', () => {
 
   it('a run held before step 1 or open at its setup is started, never "ready, not started"', () => {
     const live = branchSummary({ steps: 0, live: true });
-    expect(caseRunOutcome(live, { running: false, paused: true, held: 1 }).text).toBe(
-      'paused before step 1 runs: press ▶ Run it to go on',
-    );
+    // The way on is its hint (the line's hover): with it, the text took both of the run line's
+    // lines at 1280×800.
+    expect(caseRunOutcome(live, { running: false, paused: true, held: 1 })).toEqual({
+      text: 'paused before step 1 runs',
+      flags: null,
+      hint: 'press ▶ Run it to go on',
+    });
     // Open and waiting at its setup: the bar says "paused at step 0", and so does the case.
-    expect(caseRunOutcome(live, { running: false, paused: true, held: null }).text).toBe(
-      'paused at step 0: press ▶ Run it to go on',
-    );
+    expect(caseRunOutcome(live, { running: false, paused: true, held: null })).toEqual({
+      text: 'paused at step 0',
+      flags: null,
+      hint: 'press ▶ Run it to go on',
+    });
     // Not the open run: nothing on screen says otherwise.
     expect(caseRunOutcome(live, { running: false, paused: false, held: null }).text).toBe(
       'ready, not started: press ▶ Run it',

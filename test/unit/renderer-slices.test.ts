@@ -795,9 +795,9 @@ describe('the why bubble', () => {
       },
     });
     const running = 'The episode is running: pause it first.';
-    expect(whyOf(control(whyNot(running, 'restore the workspace')))).toBe(running);
-    // The step ended and the bar says "paused": Roll back can act, the bubble has nothing to say.
-    expect(whyOf(control(whyNot(null, 'restore the workspace')))).toBeNull();
+    expect(whyOf(control(whyNot(running, 'restore the workspace', 'replay-actions-why')))).toBe(running);
+    // The step ended and the bar says "paused": Roll back can act, its line has nothing to say.
+    expect(whyOf(control(whyNot(null, 'restore the workspace', 'replay-actions-why')))).toBeNull();
   });
 });
 
@@ -814,9 +814,10 @@ describe('inject store', () => {
       why: held,
       shown: true,
     });
-    expect(whyNot(held, undefined, 'inject-send-why')['aria-describedby']).toBe('inject-send-why why-bubble');
-    expect(whyNot(held)['aria-describedby']).toBe('why-bubble');
-    // A line of the control's own form that says the reason word for word: the bubble says nothing
+    // Its reason said in the line it names, nowhere else (a floating bubble lay over other controls).
+    expect(whyNot(held, undefined, 'inject-send-why')['aria-describedby']).toBe('inject-send-why');
+    expect(whyNot(held, undefined, 'inject-send-slot')['aria-describedby']).toBe('inject-send-slot');
+    // A line of the control's own form that says the reason word for word: its slot says nothing
     // (Save as case's bad name was said by its line and again by a bubble over the inspector's tabs).
     expect(saidByOwnLine(' A case name takes only … ', [{ textContent: 'A case name takes only …' }])).toBe(
       true,

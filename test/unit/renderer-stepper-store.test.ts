@@ -862,7 +862,7 @@ describe('a branch just made live at a step (fork, reopen)', () => {
     await store.getState().open('b-fork');
     expect(selectBranchedFrom(store.getState())).toEqual({ parent: 'b-main', step: 2 });
     expect(selectStopNotice(store.getState())).toBe(
-      "New live branch at step 2, from main: steps 1–2 are its parent's, and a fresh sandbox holds step 2. Step (F10) or Continue (F5) goes on from there; main stays as recorded.",
+      "New live branch at step 2, from main: a copy of main's steps 1–2, in a fresh sandbox. Step (F10) or Continue (F5) to go on. main is kept as it was: pick it in the timeline's branch tree to go back.",
     );
     // Stepped once: its own step 3 is there, the notice has done its work.
     fake.on('episode.open', () => view(3, 'paused'));

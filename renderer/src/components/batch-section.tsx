@@ -16,7 +16,11 @@ import { useSlice, useStores } from '../stores/use-stores';
 import { CountField, FieldProblem } from './count-field';
 import { PanelState } from './panel';
 import { whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import { countOf } from '../../../shared/count-of';
+
+/** The line under a batch's slots saying why one cannot open yet (WhySlot). */
+const BATCH_SLOTS_WHY_ID = 'batch-slots-why';
 
 function Slots(props: { readonly batch: BatchView }) {
   const actions = useStores().batches.getState();
@@ -33,6 +37,7 @@ function Slots(props: { readonly batch: BatchView }) {
             {...whyNot(
               !s.episode && 'not started yet: it opens once the batch starts it',
               s.end_reason ?? s.status,
+              BATCH_SLOTS_WHY_ID,
             )}
             onClick={() => actions.openSlot(s)}
           >
@@ -107,6 +112,7 @@ function Summary(props: { readonly batch: BatchView }) {
         </button>
       ) : null}
       <Slots batch={b} />
+      <WhySlot id={BATCH_SLOTS_WHY_ID} />
     </div>
   );
 }
@@ -187,10 +193,11 @@ export function BatchSection() {
           />
         </label>
         <FieldProblem id="batch-problem" testId="batch-problem" problem={problem} />
-        <button type="submit" data-testid="batch-start" {...whyNot(startWhy)}>
+        <button type="submit" data-testid="batch-start" {...whyNot(startWhy, undefined, 'batch-start-why')}>
           {starting ? 'starting…' : '▶ Run batch'}
         </button>
       </form>
+      <WhySlot id="batch-start-why" />
       {error ? (
         <PanelState kind="error">
           <ErrorText text={error} />

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import {
   BREAKPOINT_KINDS,
   breakpointGroup,
@@ -153,11 +154,16 @@ export function BreakpointList() {
             <button
               type="submit"
               data-testid="breakpoint-add"
-              {...whyNot(!branch && 'Open an episode first: a breakpoint belongs to the episode it pauses.')}
+              {...whyNot(
+                !branch && 'Open an episode first: a breakpoint belongs to the episode it pauses.',
+                undefined,
+                'breakpoint-add-why',
+              )}
             >
               Add
             </button>
           </form>
+          <WhySlot id="breakpoint-add-why" />
           {message ? (
             <div className="state state-error" role="alert" data-testid="breakpoint-message">
               {message}

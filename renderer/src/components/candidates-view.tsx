@@ -4,6 +4,7 @@ import { countOf } from '../../../shared/count-of';
 import { ConsentAskView } from './consent-ask';
 import { CountField, FieldProblem } from './count-field';
 import { firstWhy, whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import type { CandidateView } from '../../../shared/contract/candidates';
 import {
   CANDIDATES_N,
@@ -68,12 +69,13 @@ function CandidateCard(props: {
           type="button"
           className="primary"
           data-testid="candidate-pick"
-          {...whyNot(props.busy && 'Working…')}
+          {...whyNot(props.busy && 'Working…', undefined, `candidate-why-${c.index}`)}
           onClick={props.onPick}
         >
           Continue with #{c.index + 1}
         </button>
       </header>
+      <WhySlot id={`candidate-why-${c.index}`} />
       <div className="cand-label">action</div>
       <pre className="out cand-action">{actionText(c)}</pre>
       <div className="cand-label">result</div>
@@ -134,7 +136,12 @@ function CandidateCard(props: {
  * The Replay panel's candidates button: opens the side-by-side view on the candidates held
  * for this step, or prepares them for it. It sits in the panel's row of action buttons.
  */
-export function CandidatesButton(props: { readonly branch: string; readonly step: number }) {
+export function CandidatesButton(props: {
+  readonly branch: string;
+  readonly step: number;
+  /** The WhySlot of its row, where its reason is said while it cannot act. */
+  readonly whyIn: string;
+}) {
   const stores = useStores();
   // Two primitives, not the entry object: a fresh object per read would re-render without end.
   const label = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).label);
@@ -148,6 +155,7 @@ export function CandidatesButton(props: { readonly branch: string; readonly step
       {...whyNot(
         why,
         'try other actions for a step side by side, each in its own throwaway fork, and continue with one',
+        props.whyIn,
       )}
       onClick={() => {
         if (opens === 'prepare') stores.candidates.getState().prepare(props.step, props.branch, latest);
@@ -276,6 +284,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
           {...whyNot(
             firstWhy(busyWhy, problem),
             'run each candidate in its own throwaway fork from the step before',
+            'candidates-try-why',
           )}
           onClick={() => {
             if (at === null) a.prepare(props.step, undefined, latest);
@@ -288,7 +297,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
           <button
             type="button"
             data-testid="candidates-discard"
-            {...whyNot(busyWhy)}
+            {...whyNot(busyWhy, undefined, 'candidates-try-why')}
             onClick={() => void a.discard()}
           >
             Close all
@@ -305,6 +314,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
           </span>
         ) : null}
       </div>
+      <WhySlot id="candidates-try-why" />
       {consentAsk ? (
         <ConsentAskView
           testId="candidates-consent"

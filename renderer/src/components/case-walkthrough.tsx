@@ -35,11 +35,14 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
     endStatus !== null && endStatus !== 'recorded' && endReason !== null
       ? { status: endStatus, end_reason: endReason }
       : null;
-  const { text, flags } = caseRunOutcome(run.summary, { running, paused, held, ended });
-  // An ended run's "failed — why": the word is what a person reads first.
+  const { text, hint, flags } = caseRunOutcome(run.summary, { running, paused, held, ended });
+  // An ended run's "failed — why": the word is what a person reads first, the dash kept with it
+  // (a non-breaking space): wrapped, "— the agent gave its final answer" led a line with it.
   const [word, rest] = text.includes(' — ')
-    ? [text.split(' — ')[0], text.slice(text.indexOf(' — ') + 1)]
+    ? [text.split(' — ')[0], text.slice(text.indexOf(' — ') + 3)]
     : ['', text];
+  const dash = rest !== text ? '\u00a0—' : '';
+  const title = hint ? `${text}: ${hint}` : text;
   return (
     <li>
       <button
@@ -64,18 +67,22 @@ function RunLine(props: { readonly run: CaseRun; readonly current: string | null
         {/* One line a run (issue 33, item 11: the walkthrough keeps its room): the outcome's word
             whole, the sentence after it cut, whole on hover. */}
         {word ? (
-          flaggedSuccess(word, flags ?? 0) ? (
-            <span className="badge st-flagged" data-testid="case-run-status" title={FLAGGED_TITLE}>
-              {word}
-              {FLAGGED_MARK}
-            </span>
-          ) : (
-            <span className="muted" data-testid="case-run-status">
-              {word}
-            </span>
-          )
+          // The word and its dash one piece that never breaks apart (flex items wrap apart).
+          <span className="case-run-word">
+            {flaggedSuccess(word, flags ?? 0) ? (
+              <span className="badge st-flagged" data-testid="case-run-status" title={FLAGGED_TITLE}>
+                {word}
+                {FLAGGED_MARK}
+              </span>
+            ) : (
+              <span className="muted" data-testid="case-run-status">
+                {word}
+              </span>
+            )}
+            {dash ? <span className="muted">{dash}</span> : null}
+          </span>
         ) : null}
-        <span className="muted case-run-text" title={text}>
+        <span className="muted case-run-text" title={title}>
           {rest}
         </span>
       </button>
@@ -132,6 +139,9 @@ function CompareRuns(props: { readonly runs: readonly CaseRun[] }) {
 
 /** The line under Compare broken vs fixed saying why it cannot compare yet (WhySlot). */
 const COMPARE_WHY_ID = 'case-compare-why';
+
+/** The line under the case's run buttons saying why they cannot start now (WhySlot). */
+const CASE_START_WHY_ID = 'case-start-why';
 
 /**
  * What the window shows, for the open case (see {@link selectCaseShown}): the drawer and the
@@ -213,7 +223,7 @@ export function CaseWalkthrough() {
             type="button"
             data-testid="case-run-variant"
             data-variant={other}
-            {...whyNot(starting !== null && 'Starting…')}
+            {...whyNot(starting !== null && 'Starting…', undefined, CASE_START_WHY_ID)}
             // The person asked to run it: it runs at once (issue 19 item 8: no second click on
             // "Run it"); to step through it, Pause (or a breakpoint) holds it as any live run.
             onClick={() => void a.openCase(active.case, other, { run: true })}
@@ -231,13 +241,14 @@ export function CaseWalkthrough() {
             <button
               type="button"
               data-testid="case-run-again"
-              {...whyNot(starting !== null && 'Starting…')}
+              {...whyNot(starting !== null && 'Starting…', undefined, CASE_START_WHY_ID)}
               onClick={() => void a.openCase(active.case, 'broken', { fresh: true })}
             >
               ▶ Run the broken version again
             </button>
           </div>
         ) : null}
+        <WhySlot id={CASE_START_WHY_ID} />
         {startFailed === active.case.id && error ? (
           <div className="state state-error" role="alert" data-testid="case-start-error">
             {error}

@@ -3,6 +3,7 @@ import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import {
   answerAdmitsFailure,
   compareSides,
@@ -160,12 +161,17 @@ export function CompareView(props: { readonly branch: string }) {
           type="button"
           className="primary"
           data-testid="compare-run"
-          {...whyNot(firstWhy(!other && 'Pick a branch to compare with first.', busyWhy))}
+          {...whyNot(
+            firstWhy(!other && 'Pick a branch to compare with first.', busyWhy),
+            undefined,
+            'compare-run-why',
+          )}
           onClick={() => void a.compare(props.branch)}
         >
           {running === 'compare' ? 'Comparing…' : 'Compare'}
         </button>
       </div>
+      <WhySlot id="compare-run-why" />
       {error ? <PanelState kind="error">{error}</PanelState> : null}
       {comparison ? (
         <>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import { pickedValue, type PickField } from '../stores/picker/picker-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -157,6 +158,7 @@ export function FilePicker() {
                       en.type === 'file' &&
                       'A file: the agent’s files come from a folder.',
                     en.type === 'dir' ? `open ${en.name}` : `choose ${en.name}`,
+                    'picker-list-why',
                   )}
                   aria-selected={en.type === 'file' ? en.name === selected : undefined}
                   className={en.name === selected ? 'selected' : undefined}
@@ -185,6 +187,7 @@ export function FilePicker() {
             {listing.entries.length === 0 ? <li className="muted">This folder is empty.</li> : null}
           </ul>
         ) : null}
+        <WhySlot id="picker-list-why" />
         <p className="muted">
           Only a task’s folder, an opened project and the store can be chosen from. A path in a sample task’s
           folder is kept relative to it, as the form resolves it. Enter or a double click takes a file; Esc
@@ -198,7 +201,7 @@ export function FilePicker() {
               type="button"
               className="primary"
               data-testid="picker-use-folder"
-              {...whyNot(!listing && 'The folder is still being listed.')}
+              {...whyNot(!listing && 'The folder is still being listed.', undefined, 'picker-actions-why')}
               onClick={() => choose(null)}
             >
               Use this folder
@@ -212,6 +215,7 @@ export function FilePicker() {
                 selected === null &&
                   'Pick a file in the list first (a double click or Enter takes it at once).',
                 selected === null ? 'Choose' : `Choose ${selected}`,
+                'picker-actions-why',
               )}
               onClick={() => (selected === null ? undefined : choose(selected))}
             >
@@ -222,6 +226,7 @@ export function FilePicker() {
             Cancel
           </button>
         </div>
+        <WhySlot id="picker-actions-why" />
       </div>
     </div>
   );

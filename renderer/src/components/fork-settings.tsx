@@ -4,6 +4,7 @@ import { selectBusyWhy, selectSettingsError } from '../stores/replay/replay-stor
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import { forkLabel, KEEP_AND_CLOSE, reopenLabel } from '../stores/stepper/way-on';
 
 /**
@@ -82,7 +83,7 @@ export function ForkSettings(props: {
           type="button"
           className="primary"
           data-testid="fork-settings-fork"
-          {...whyNot(props.noFork ?? busy)}
+          {...whyNot(props.noFork ?? busy, undefined, 'fork-settings-why')}
           onClick={() =>
             void replay.fork(props.branch, props.step, 'settings').then((made) => {
               if (made) props.onClose();
@@ -95,7 +96,7 @@ export function ForkSettings(props: {
           <button
             type="button"
             data-testid="fork-settings-reopen"
-            {...whyNot(busy)}
+            {...whyNot(busy, undefined, 'fork-settings-why')}
             onClick={() =>
               void replay.reopen(props.branch, props.step, 'settings').then((made) => {
                 if (made) props.onClose();
@@ -114,6 +115,7 @@ export function ForkSettings(props: {
           {KEEP_AND_CLOSE}
         </button>
       </div>
+      <WhySlot id="fork-settings-why" />
     </Modal>
   );
 }

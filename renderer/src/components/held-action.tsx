@@ -1,9 +1,13 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import type { HeldAction } from '../../../shared/held-action';
 import { heldAnswerWords, heldEditWhy } from '../model/edit-words';
 import type { ToolCall } from '../../../shared/trace-events';
 import { useSlice, useStores } from '../stores/use-stores';
+
+/** The editor's own message line (its syntax or refusal, which the slot does not repeat) and its WhySlot. */
+const HELD_EDITOR_WHY = 'held-editor-message held-editor-why';
 
 /** What the person is changing: a call's arguments, a call's result, or the whole answer. */
 type Editing =
@@ -155,7 +159,11 @@ export const HeldActionCard = memo(function HeldActionCard() {
                 type="button"
                 data-testid="held-edit-arguments"
                 aria-keyshortcuts={beforeTool ? 'E' : undefined}
-                {...whyNot(busy && 'Waiting for the last request to finish.')}
+                {...whyNot(
+                  busy && 'Waiting for the last request to finish.',
+                  undefined,
+                  `held-call-why-${call.id}`,
+                )}
                 onClick={() => open({ kind: 'arguments', call })}
               >
                 Edit arguments
@@ -170,13 +178,18 @@ export const HeldActionCard = memo(function HeldActionCard() {
                 <button
                   type="button"
                   data-testid="held-replace-result"
-                  {...whyNot(busy && 'Waiting for the last request to finish.')}
+                  {...whyNot(
+                    busy && 'Waiting for the last request to finish.',
+                    undefined,
+                    `held-call-why-${call.id}`,
+                  )}
                   onClick={() => open({ kind: 'result', call })}
                 >
                   Replace result
                 </button>
               ) : null}
             </div>
+            <WhySlot id={`held-call-why-${call.id}`} />
           </div>
         );
       })}
@@ -232,7 +245,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
                 type="button"
                 className="primary"
                 data-testid="held-save-run"
-                {...whyNot(editWhy, 'Ctrl+Enter')}
+                {...whyNot(editWhy, 'Ctrl+Enter', HELD_EDITOR_WHY)}
                 onClick={() => void submit(true)}
               >
                 {editing.kind === 'result' ? 'Use this result and go on' : 'Save and run'}
@@ -240,7 +253,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
               <button
                 type="button"
                 data-testid="held-save"
-                {...whyNot(editWhy)}
+                {...whyNot(editWhy, undefined, HELD_EDITOR_WHY)}
                 onClick={() => void submit(false)}
               >
                 Save
@@ -249,6 +262,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
                 Cancel
               </button>
             </div>
+            <WhySlot id="held-editor-why" />
           </div>
         </div>
       ) : (
@@ -265,9 +279,8 @@ export const HeldActionCard = memo(function HeldActionCard() {
               type="button"
               className="primary"
               data-testid="held-run"
-              {...whyNot(busy && 'Waiting for the last request to finish.')}
+              {...whyNot(busy && 'Waiting for the last request to finish.', 'F10', 'held-run-why')}
               onClick={() => void a.step()}
-              title="F10"
             >
               {!beforeTool ? 'Give it to the agent' : held.calls.length > 0 ? 'Run it' : 'Let it finish'}{' '}
               <kbd>F10</kbd>
@@ -277,13 +290,14 @@ export const HeldActionCard = memo(function HeldActionCard() {
                 type="button"
                 data-testid="held-edit-answer"
                 aria-keyshortcuts="E"
-                {...whyNot(busy && 'Waiting for the last request to finish.')}
+                {...whyNot(busy && 'Waiting for the last request to finish.', undefined, 'held-run-why')}
                 onClick={() => open({ kind: 'answer' })}
               >
                 Edit the answer
               </button>
             ) : null}
           </div>
+          <WhySlot id="held-run-why" />
         </div>
       )}
     </section>

@@ -4,6 +4,7 @@ import { PeopleText, usePathPlaces } from './people-text';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import { projectKindWords } from '../model/project-kind';
 
 /**
@@ -124,7 +125,9 @@ export function ProjectsSection() {
                     (needsGoal && 'Type its Goal first: a bare folder has no task.json to say what to do.') ||
                     (starting !== null && 'Another start is under way.'),
                   'Start it with the library’s Agent (the task’s own when empty)',
-                  needsGoal && project.problem === undefined ? `${goalId}-why` : null,
+                  needsGoal && project.problem === undefined
+                    ? `${goalId}-why ${goalId}-start-why`
+                    : `${goalId}-start-why`,
                 )}
                 onClick={() =>
                   void (async () => {
@@ -161,6 +164,7 @@ export function ProjectsSection() {
               >
                 Remove
               </button>
+              <WhySlot id={`${goalId}-start-why`} />
               {removeError?.path === project.path ? (
                 <div className="state state-error" role="alert" data-testid="project-remove-error">
                   {removeError.text}
@@ -274,6 +278,8 @@ function OpenDialog() {
             {...whyNot(
               (opening && 'Opening…') ||
                 (path.trim() === '' && 'Type the path of a folder or a task.json first.'),
+              undefined,
+              'open-submit-why',
             )}
           >
             Open
@@ -282,6 +288,7 @@ function OpenDialog() {
             Cancel
           </button>
         </div>
+        <WhySlot id="open-submit-why" />
       </form>
     </Modal>
   );

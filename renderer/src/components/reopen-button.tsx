@@ -6,9 +6,14 @@ import { firstWhy, whyNot } from './why-not';
 
 /**
  * Reopen for a branch that is not live, at the step and in the words the way on names
- * (way-on.ts): the Replay panel's and the Sandbox panel's are this one button.
+ * (way-on.ts): the Replay panel's and the Sandbox panel's are this one button. `whyIn`: the
+ * WhySlot of its row, where its reason is said while it cannot act.
  */
-export function ReopenButton(props: { readonly branch: string; readonly testId: string }) {
+export function ReopenButton(props: {
+  readonly branch: string;
+  readonly testId: string;
+  readonly whyIn: string;
+}) {
   const stores = useStores();
   const label = useSlice('stepper', (s) => selectWayOn(s).reopen);
   const at = useSlice('stepper', selectBranchStep);
@@ -23,6 +28,7 @@ export function ReopenButton(props: { readonly branch: string; readonly testId: 
       {...whyNot(
         firstWhy(noReopen, busyWhy),
         'restore this step in a fresh sandbox and continue live from it',
+        props.whyIn,
       )}
       onClick={() => void stores.replay.getState().reopen(props.branch, at)}
     >

@@ -1,5 +1,6 @@
 import { selectRunning, selectRunningCount } from '../stores/episodes/episodes-store';
 import { whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import { selectWarmNote } from '../stores/sandbox/sandbox-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { IdText } from './id-text';
@@ -124,8 +125,11 @@ export function RunningList() {
                 <button
                   type="button"
                   data-testid="running-stop"
-                  {...whyNot(stopping === b.branch && 'Stopping…')}
-                  title={`stop ${b.branch} and release its sandbox (its trace is kept)`}
+                  {...whyNot(
+                    stopping === b.branch && 'Stopping…',
+                    `stop ${b.branch} and release its sandbox (its trace is kept)`,
+                    `running-why-${b.branch}`,
+                  )}
                   aria-label={`stop ${b.task} ${b.branch}`}
                   onClick={(e) => {
                     // Stopped, not opened: the entry's own click is not this button's.
@@ -136,6 +140,7 @@ export function RunningList() {
                   {stopping === b.branch ? 'Stopping…' : 'Stop'}
                 </button>
               </div>
+              <WhySlot id={`running-why-${b.branch}`} />
               {/* The id below, the panel's whole width: beside Stop it had to break or be cut. */}
               <div className="running-id">
                 <IdText id={b.branch} />

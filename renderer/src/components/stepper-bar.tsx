@@ -11,6 +11,7 @@ import {
 } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /**
@@ -19,6 +20,9 @@ import { useSlice, useStores } from '../stores/use-stores';
  * user lost half a minute finding how to set them before starting a task.)
  */
 const NEXT_EPISODE = 'from the first step of the next episode you start, reopen or fork';
+
+/** The bar's reason line (WhySlot) for Step, Continue, Pause and Stop. */
+const STEPPER_WHY_ID = 'stepper-why';
 
 /**
  * The debugger toolbar: step, continue, pause, stop, and where the branch is. Why it
@@ -74,7 +78,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
         ref={stepButton}
         type="button"
         data-testid="btn-step"
-        {...whyNot(noStep, 'Step (F10)')}
+        {...whyNot(noStep, 'Step (F10)', STEPPER_WHY_ID)}
         onClick={() => void a.step()}
       >
         ⤼ Step <kbd>F10</kbd>
@@ -82,7 +86,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       <button
         type="button"
         data-testid="btn-continue"
-        {...whyNot(noStep, 'Continue (F5)')}
+        {...whyNot(noStep, 'Continue (F5)', STEPPER_WHY_ID)}
         onClick={() => void a.run()}
       >
         ▶ Continue <kbd>F5</kbd>
@@ -90,7 +94,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       <button
         type="button"
         data-testid="btn-pause"
-        {...whyNot(noPause, 'Pause after this step')}
+        {...whyNot(noPause, 'Pause after this step', STEPPER_WHY_ID)}
         onClick={() => void a.pause()}
       >
         ❚❚ Pause
@@ -98,7 +102,7 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
       <button
         type="button"
         data-testid="btn-stop"
-        {...whyNot(noStop, 'Stop (Shift+F5)')}
+        {...whyNot(noStop, 'Stop (Shift+F5)', STEPPER_WHY_ID)}
         onClick={() => void a.stop()}
       >
         ■ Stop <kbd>⇧F5</kbd>
@@ -146,6 +150,10 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
         <kbd className="keep">?</kbd>
       </button>
       <span className="sep" />
+      {/* Where the bar says where the branch is: a pointed or focused button's reason takes that
+          room while it is said (the bar has no line to spare; a bubble under it lay over the
+          panes' headers and their buttons). */}
+      <WhySlot id={STEPPER_WHY_ID} />
       {branch ? (
         <span className="where">
           <span

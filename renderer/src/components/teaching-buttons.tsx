@@ -1,5 +1,6 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { firstWhy, whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { caseRefusal } from '../stores/stepper/agent-traits';
@@ -106,6 +107,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
         {...whyNot(
           busy && 'Working…',
           'Write this episode as one HTML file that opens offline (stepbox share)',
+          SAVE_CASE_WHY_ID,
         )}
         onClick={() => void t.share(branch)}
       >
@@ -142,7 +144,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
               type="submit"
               data-testid="save-case-save"
               // The line under the field says the name's problem: the bubble leaves it in view.
-              {...whyNot(saveBlocked, undefined, 'save-case-refused')}
+              {...whyNot(saveBlocked, undefined, 'save-case-refused save-case-why')}
             >
               Save
             </button>
@@ -151,7 +153,11 @@ export const TeachingButtons = memo(function TeachingButtons() {
               <button
                 type="button"
                 data-testid="save-case-replace"
-                {...whyNot(busy && 'Saving…', `Overwrite the library case “${conflict}” with this episode`)}
+                {...whyNot(
+                  busy && 'Saving…',
+                  `Overwrite the library case “${conflict}” with this episode`,
+                  'save-case-why',
+                )}
                 onClick={() => void t.saveAsCase(branch, conflict, true)}
               >
                 Replace
@@ -171,6 +177,7 @@ export const TeachingButtons = memo(function TeachingButtons() {
               refused ??
               'lower-case letters, digits and dashes; the case joins your case library'}
           </p>
+          <WhySlot id="save-case-why" />
         </Modal>
       ) : null}
     </span>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { whyNot } from './why-not';
+import { WhySlot } from './why-bubble';
 import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
 import { noCallText, selectNeverRan } from '../stores/inspector/inspector-store';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -72,11 +73,12 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
       <button
         type="button"
         data-testid="whatif-run"
-        {...whyNot(busyWhy)}
+        {...whyNot(busyWhy, undefined, 'whatif-run-why')}
         onClick={() => void a.whatIf(props.branch, props.step, call.name)}
       >
         {running === 'whatif' ? 'Running in a throwaway sandbox…' : 'Run in a throwaway sandbox'}
       </button>
+      <WhySlot id="whatif-run-why" />
       {result ? (
         <div className="whatif-result" data-testid="whatif-result" ref={resultBox}>
           {/* The workspace's tree hash is for a tooltip, not a line a person reads. */}

@@ -1,14 +1,9 @@
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
-import { WHY_BUBBLE_ID } from './why-not';
 
-/** What the bubble says and where: under (or over) the control it is about. */
-interface Shown {
-  readonly text: string;
-  readonly left: number;
-  readonly top: number;
-  readonly above: boolean;
-}
+// A disabled control's reason, said in a line of its own (WhyLine, WhySlot). The file keeps the
+// name of the floating bubble it once held: renaming it would touch panels/timeline.tsx, which
+// another change owns now.
 
 /** The disabled control an event is about (one that says why), if any. */
 function controlOf(target: EventTarget | null): HTMLElement | null {
@@ -25,20 +20,22 @@ export function whyOf(el: Pick<Element, 'getAttribute'>): string | null {
 }
 
 /**
- * The boxes of the lines on screen that `el` names in `aria-describedby` besides the bubble: its
- * form's own error or reason (whyNot's `shownIn`), which the bubble must not cover.
+ * The lines on screen that `el` names in `aria-describedby` other than slots: its form's own error
+ * or reason (a WhyLine, Save as case's name line), which say its reason already when word for word.
  */
 function ownLines(el: HTMLElement): HTMLElement[] {
   return (el.getAttribute('aria-describedby') ?? '')
     .split(' ')
-    .filter((id) => id && id !== WHY_BUBBLE_ID)
-    .map((id) => document.getElementById(id))
-    .filter((line): line is HTMLElement => line !== null && line.checkVisibility());
+    .map((id) => (id ? document.getElementById(id) : null))
+    .filter(
+      (line): line is HTMLElement =>
+        line !== null && !line.hasAttribute('data-why-slot') && line.checkVisibility(),
+    );
 }
 
 /**
  * Whether a line of the control's own form on screen says its reason already, word for word:
- * then the bubble says nothing. Save as case's bad name was said twice, by its line and by a
+ * then its slot says nothing. Save as case's bad name was said twice, by its line and by a
  * bubble over the inspector's tabs.
  */
 export function saidByOwnLine(text: string, lines: readonly Pick<HTMLElement, 'textContent'>[]): boolean {
@@ -46,32 +43,9 @@ export function saidByOwnLine(text: string, lines: readonly Pick<HTMLElement, 't
 }
 
 /**
- * Where the bubble goes for `el` (null: it can act, or its own line says why already): below it, or above it when the window ends
- * first or a line of its own form lies below it (Save as case's error under its field was
- * covered by the bubble saying the same words).
- */
-function placeFor(el: HTMLElement): Shown | null {
-  const text = whyOf(el);
-  if (text === null) return null;
-  const own = ownLines(el);
-  if (saidByOwnLine(text, own)) return null;
-  const r = el.getBoundingClientRect();
-  const lineBelow = own
-    .map((line) => line.getBoundingClientRect())
-    .some((line) => line.top >= r.top && line.top < r.bottom + 60);
-  const above = r.bottom + 60 > innerHeight || (lineBelow && r.top - 60 >= 0);
-  return {
-    text,
-    left: Math.max(4, Math.min(r.left, innerWidth - 324)),
-    top: above ? r.top - 4 : r.bottom + 4,
-    above,
-  };
-}
-
-/**
- * The slot line (WhySlot) saying a reason now, and its words: one at a time, set by the bubble's
- * listeners (module state: the bubble and the slots are mounted apart, and what is pointed at is
- * the DOM's, not a store's).
+ * The slot line (WhySlot) saying a reason now, and its words: one at a time, set by WhyListener
+ * (module state: the listener and the slots are mounted apart, and what is pointed at is the
+ * DOM's, not a store's).
  */
 let slotSaid: { readonly id: string; readonly text: string } | null = null;
 const slotListeners = new Set<() => void>();
@@ -91,24 +65,23 @@ function slotOf(el: HTMLElement): string | null {
 
 /**
  * The reason of a disabled control, in visible text beside it while it has the focus or the
- * pointer (issue 33, item 2): tooltips alone said it only to a mouse, after a wait. One bubble for
- * the window; every such control names it in `aria-describedby`. A control whose bubble would
- * cover what a person needs (Save as case… over the timeline's filter, Compare broken vs fixed
- * over the walkthrough) names a slot line of its own instead (WhySlot): the reason is said there,
- * in the flow, and covers nothing.
+ * pointer (issue 33, item 2): tooltips alone said it only to a mouse, after a wait. Every such
+ * control names a line of its own in `aria-describedby` (whyNot's `shownIn`): a WhySlot in the flow
+ * beside it, where its reason is said now, covering nothing (a floating bubble lay over the
+ * timeline's filter, the walkthrough, the panes' headers), or a WhyLine saying it already. Renders
+ * nothing: it listens to the window's focus and pointer and says the reason in the slot.
  */
-export function WhyBubble() {
-  const [shown, setShown] = useState<Shown | null>(null);
+export function WhyListener() {
   useEffect(() => {
     let focused: HTMLElement | null = null;
-    // The control the bubble speaks for is watched: when its reason changes or it can act
-    // again, the bubble says the new reason or goes (the window's state moves under the focus).
+    // The control the slot speaks for is watched: when its reason changes or it can act again,
+    // the slot says the new reason or goes (the window's state moves under the focus).
     let about: HTMLElement | null = null;
     const present = (el: HTMLElement | null): void => {
       const slot = el ? slotOf(el) : null;
       const text = el && slot ? whyOf(el) : null;
-      saySlot(slot && text ? { id: slot, text } : null);
-      setShown(el && !slot ? placeFor(el) : null);
+      // Its own line says it word for word (Save as case's bad name): said once.
+      saySlot(el && slot && text && !saidByOwnLine(text, ownLines(el)) ? { id: slot, text } : null);
     };
     const watch = new MutationObserver(() => present(about));
     const show = (el: HTMLElement | null): void => {
@@ -121,7 +94,15 @@ export function WhyBubble() {
       focused = controlOf(e.target);
       show(focused);
     };
+    // Where the pointer was when it last came over something: the window moving under a still
+    // pointer (a slot brought whole scrolls its pane) is not the person pointing elsewhere.
+    let at: { readonly x: number; readonly y: number } | null = null;
     const onOver = (e: PointerEvent): void => {
+      if (at && at.x === e.clientX && at.y === e.clientY) return;
+      at = { x: e.clientX, y: e.clientY };
+      // Onto the line saying the reason (it came in the flow under the pointer): it stays, or it
+      // went and came back under the pointer.
+      if (e.target instanceof Element && e.target.closest('[data-why-slot]:not([hidden])')) return;
       show(controlOf(e.target) ?? focused);
     };
     const onBlur = (): void => {
@@ -139,18 +120,7 @@ export function WhyBubble() {
       saySlot(null);
     };
   }, []);
-  return (
-    <div
-      id={WHY_BUBBLE_ID}
-      className={`why-bubble${shown?.above ? ' above' : ''}`}
-      data-testid="why-bubble"
-      role="tooltip"
-      hidden={!shown}
-      style={shown ? { left: shown.left, top: shown.top } : undefined}
-    >
-      {shown?.text}
-    </div>
-  );
+  return null;
 }
 
 /**
@@ -189,8 +159,20 @@ export function WhySlot(props: { readonly id: string }) {
     () => null,
   );
   const text = said?.id === props.id ? said.text : null;
+  const line = useRef<HTMLParagraphElement>(null);
+  // Read whole when it comes: under Run batch, at the library's foot, it came cut by the pane's edge.
+  useEffect(() => {
+    if (text && line.current) revealWhole(line.current);
+  }, [text]);
   return (
-    <p id={props.id} className="why-line" data-why-slot="" data-testid="why-slot" hidden={text === null}>
+    <p
+      ref={line}
+      id={props.id}
+      className="why-line"
+      data-why-slot=""
+      data-testid="why-slot"
+      hidden={text === null}
+    >
       {text}
     </p>
   );

@@ -1,9 +1,6 @@
 import type { MouseEvent } from 'react';
 
-/** The id of the line that shows the reason of the disabled control focused or pointed at (why-bubble.tsx). */
-export const WHY_BUBBLE_ID = 'why-bubble';
-
-/** The props of a control that may be unable to act: disabled, and why (on focus and hover, screen reader, keys). */
+/** The props of a control that may be unable to act: disabled, and why (in its line, to a screen reader, to keys). */
 export interface WhyNotProps {
   readonly disabled?: boolean;
   readonly title?: string;
@@ -23,25 +20,25 @@ function refuse(e: MouseEvent): void {
 /**
  * Disables a control when `why` names a reason and says it where a person looks for it (issue
  * 33, item 2): the control stays focusable (`aria-disabled`, not `disabled`, which would drop it
- * from the Tab order and so from anyone on a keyboard), and focusing or pointing at it shows the
- * reason in visible text beside it (the why bubble, linked by `aria-describedby`); a screen reader
- * hears it as the description; `data-why` is what the action keys quote. Enabled, the control
- * keeps its own `title`. Where the person has already filled in what the control sends, the
- * reason is also said in a line beside it (WhyLine, its id in `shownIn`): a form typed in and a
- * button that does nothing, its reason behind a hover, read as broken.
+ * from the Tab order and so from anyone on a keyboard); a screen reader hears it as the
+ * description; `data-why` is what the action keys quote. Enabled, the control keeps its own
+ * `title`. On screen, the reason is said in the line `shownIn` names, in the flow beside the
+ * control (why-bubble.tsx): a WhySlot, which says it while the control is focused or pointed at,
+ * or a WhyLine, which says it without (where the person has filled in what the control sends: a
+ * form typed in and a button that does nothing read as broken). Required: a floating bubble lay
+ * over other controls, and every control says its reason the one way.
  */
 export function whyNot(
   why: string | null | false | undefined,
-  title?: string,
-  shownIn?: string | null,
+  title: string | undefined,
+  shownIn: string,
 ): WhyNotProps {
   if (!why) return title ? { title } : {};
   return {
     title: why,
     'aria-disabled': true,
     'aria-description': why,
-    // `shownIn`: a line beside the control says the reason without focus (WhyLine), read first.
-    'aria-describedby': shownIn ? `${shownIn} ${WHY_BUBBLE_ID}` : WHY_BUBBLE_ID,
+    'aria-describedby': shownIn,
     'data-why': why,
     onClickCapture: refuse,
   };

@@ -3,6 +3,8 @@ import { useEffect, useRef } from 'react';
 import type { AgentProgress, AgentView } from '../../../shared/contract/agents';
 import { selectInstalledNames, sizeText, type AgentNote } from '../stores/agents/agents-store';
 import { useSlice, useStores } from '../stores/use-stores';
+import { whyNot } from '../components/why-not';
+import { WhySlot } from '../components/why-bubble';
 
 /** The start form's opener of the Agents panel, beside the Agent field (a Tab stop like any button). */
 export function AgentsButton() {
@@ -166,7 +168,7 @@ function AgentRow(props: { readonly agent: AgentView }) {
               className="primary"
               data-testid="agent-add"
               aria-label={`${stale ? 'update' : 'add'} ${agent.name}`}
-              disabled={removing}
+              {...whyNot(removing && 'Removing…', undefined, `agent-why-${agent.name}`)}
               onClick={() => void actions.install(agent.name)}
             >
               {stale ? 'Update' : 'Add'}
@@ -177,7 +179,7 @@ function AgentRow(props: { readonly agent: AgentView }) {
               type="button"
               data-testid="agent-remove"
               aria-label={`remove ${agent.name}`}
-              disabled={removing}
+              {...whyNot(removing && 'Removing…', undefined, `agent-why-${agent.name}`)}
               onClick={() => void actions.remove(agent.name)}
             >
               {removing ? 'Removing…' : 'Remove'}
@@ -185,6 +187,7 @@ function AgentRow(props: { readonly agent: AgentView }) {
           ) : null}
         </span>
       </div>
+      <WhySlot id={`agent-why-${agent.name}`} />
       {agent.description ? <div className="muted agent-desc">{agent.description}</div> : null}
       {installing ? <InstallProgressLine name={agent.name} progress={progress} /> : null}
       {note ? <NoteLine note={note} /> : null}

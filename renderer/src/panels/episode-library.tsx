@@ -1,6 +1,7 @@
 import { AgentsButton, InstalledAgentsList } from './agents-panel';
 import { useEffect, useMemo, useRef } from 'react';
 import { whyNot } from '../components/why-not';
+import { WhySlot } from '../components/why-bubble';
 import { ProjectsSection } from '../components/projects-section';
 import { OPENAI_SPEC, runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry, UnreadableEpisode } from '../../../shared/contract/models';
@@ -208,8 +209,11 @@ function StartItem(props: {
         data-testid={`library-${props.kind}`}
         data-named={props.named ? 'true' : undefined}
         {...data}
-        {...whyNot(props.starting !== null && 'Another start is under way.')}
-        title={props.tooltip}
+        {...whyNot(
+          props.starting !== null && 'Another start is under way.',
+          props.tooltip,
+          `lib-why-${props.kind}-${props.id}`,
+        )}
         onClick={props.onStart}
       >
         <span className="lib-task">{props.title}</span>
@@ -233,6 +237,7 @@ function StartItem(props: {
           </span>
         ) : null}
       </button>
+      <WhySlot id={`lib-why-${props.kind}-${props.id}`} />
       {props.error ? (
         <div ref={errorRef} className="state state-error" role="alert" data-testid="start-error">
           <ErrorText text={props.error} />

@@ -4,7 +4,7 @@ import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { useNeedsOtherAgent } from '../components/fork-other-button';
 import { AGAIN_FAILS_SEE_REPLAY } from '../stores/stepper/way-on';
-import { WhyLine } from '../components/why-bubble';
+import { WhyLine, WhySlot } from '../components/why-bubble';
 import {
   NOT_OPENED,
   selectBranchStep,
@@ -106,7 +106,7 @@ function InjectEnded(props: { readonly branch: string }) {
         <button
           type="button"
           data-testid="inject-fork"
-          {...whyNot(firstWhy(noFork, busyWhy))}
+          {...whyNot(firstWhy(noFork, busyWhy), undefined, 'inject-fork-why')}
           onClick={() => {
             setForkAsked(true);
             void stores.replay.getState().fork(branch, at);
@@ -115,6 +115,7 @@ function InjectEnded(props: { readonly branch: string }) {
           {forking ? 'Forking…' : label}
         </button>
       ) : null}
+      <WhySlot id="inject-fork-why" />
       {forkAsked && replayError ? <PanelState kind="error">{replayError}</PanelState> : null}
     </div>
   );
@@ -287,12 +288,13 @@ export function InjectPanel() {
                   ref={sendRef}
                   data-testid="decide-send"
                   // A decision is welcome while the agent waits (running) as well as queued ahead (paused).
-                  {...whyNot(firstWhy(sending && 'Sending…', unknownTool))}
+                  {...whyNot(firstWhy(sending && 'Sending…', unknownTool), undefined, 'decide-send-why')}
                   onClick={() => void a.decide(branch)}
                 >
                   {state === 'running' ? 'Send decision' : 'Queue decision'}
                 </button>
               </div>
+              <WhySlot id="decide-send-why" />
               {answer}
             </div>
           ) : null}
@@ -341,7 +343,11 @@ export function InjectPanel() {
                   type="button"
                   className="primary"
                   data-testid="inject-send"
-                  {...whyNot(injectWhy.why, undefined, injectWhy.shown ? 'inject-send-why' : null)}
+                  {...whyNot(
+                    injectWhy.why,
+                    undefined,
+                    injectWhy.shown ? 'inject-send-why' : 'inject-send-slot',
+                  )}
                   onClick={() => void a.inject(branch)}
                 >
                   {/* "at this step" beside an earlier step shown was not where it lands. */}
@@ -353,6 +359,7 @@ export function InjectPanel() {
                 </button>
               </div>
               <WhyLine id="inject-send-why" why={injectWhy.shown ? injectWhy.why : null} />
+              <WhySlot id="inject-send-slot" />
               {answer}
             </div>
           ) : null}
@@ -386,6 +393,7 @@ export function InjectPanel() {
                           : 'No result is waiting: pause before the tool runs first.'),
                     ),
                     words.copyTitle,
+                    'override-why',
                   )}
                   data-testid="override-copy"
                   onClick={() => a.setOverrideText(JSON.stringify(pending, null, 2))}
@@ -402,12 +410,15 @@ export function InjectPanel() {
                       !overrideText.trim() && 'Write the result the agent sees first.',
                       sending && 'Sending…',
                     ),
+                    undefined,
+                    'override-why',
                   )}
                   onClick={() => void a.override(branch, toolResult, target)}
                 >
                   Override
                 </button>
               </div>
+              <WhySlot id="override-why" />
               {answer}
             </div>
           ) : null}

@@ -10,7 +10,7 @@ import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { ErrorText } from '../components/error-text';
 import { firstWhy, whyNot } from '../components/why-not';
-import { WhyLine } from '../components/why-bubble';
+import { WhyLine, WhySlot } from '../components/why-bubble';
 import {
   REPLAY_ACTIONS,
   selectBranchStep,
@@ -32,6 +32,12 @@ import { revealWhole } from '../layout/reveal-whole';
 
 /** The line under Roll back and Fork saying why they cannot act (both name it). */
 const BRANCH_WHY_ID = 'replay-branch-why';
+
+/** The line under Replay's actions saying, while one is pointed at or focused, why it cannot act (WhySlot). */
+const ACTIONS_WHY_ID = 'replay-actions-why';
+
+/** The line under Replay's header saying why a scrubber arrow cannot move (WhySlot). */
+const SCRUB_WHY_ID = 'replay-scrub-why';
 
 /** Scrub to any step; roll the sandbox back, fork, what-if, re-execute; open candidates and compare side by side. */
 export function ReplayControls() {
@@ -148,7 +154,7 @@ export function ReplayControls() {
         type="button"
         aria-label="previous step"
         onClick={stepper.selectPrevious}
-        {...whyNot(step <= first && `already at the first step (${first})`)}
+        {...whyNot(step <= first && `already at the first step (${first})`, undefined, SCRUB_WHY_ID)}
       >
         ←
       </button>
@@ -165,7 +171,7 @@ export function ReplayControls() {
         type="button"
         aria-label="next step"
         onClick={stepper.selectNext}
-        {...whyNot(step >= last && `already at the last step (${last})`)}
+        {...whyNot(step >= last && `already at the last step (${last})`, undefined, SCRUB_WHY_ID)}
       >
         →
       </button>
@@ -181,6 +187,8 @@ export function ReplayControls() {
   );
   return (
     <Panel testId="replay-controls" title="Replay" className="replay" actions={scrub}>
+      {/* The scrubber's arrows say why here, under the header they sit in (a line has no room there). */}
+      <WhySlot id={SCRUB_WHY_ID} />
       {consentAsk ? (
         <div ref={question}>
           <ConsentAskView
@@ -205,13 +213,13 @@ export function ReplayControls() {
           {...whyNot(
             firstWhy(noRollback, busyWhy),
             'restore workspace, memory, conversation and shell to just after this step (B)',
-            branchWhy && BRANCH_WHY_ID,
+            branchWhy ? BRANCH_WHY_ID : ACTIONS_WHY_ID,
           )}
           onClick={() => void replay.rollback(branch, step)}
         >
           {running === 'rollback' ? 'Rolling back…' : REPLAY_ACTIONS.rollback.label(step)}
         </button>
-        {!live && !other ? <ReopenButton branch={branch} testId="reopen" /> : null}
+        {!live && !other ? <ReopenButton branch={branch} testId="reopen" whyIn={ACTIONS_WHY_ID} /> : null}
         {other ? (
           <ForkOtherButton testId="fork-other" />
         ) : (
@@ -222,7 +230,7 @@ export function ReplayControls() {
             {...whyNot(
               firstWhy(noFork, busyWhy),
               'continue from this step as a new branch, with its own id and sandbox (F)',
-              branchWhy && BRANCH_WHY_ID,
+              branchWhy ? BRANCH_WHY_ID : ACTIONS_WHY_ID,
             )}
             onClick={() => void replay.fork(branch, at)}
           >
@@ -241,16 +249,17 @@ export function ReplayControls() {
         <button
           type="button"
           data-testid="replay-verify"
-          {...whyNot(busyWhy)}
+          {...whyNot(busyWhy, undefined, ACTIONS_WHY_ID)}
           onClick={() => void replay.replay(branch)}
         >
           {running === 'replay' ? 'Re-executing…' : 'Re-execute replay'}
         </button>
         {/* Candidates and compare open in a view of their own (components/side-by-side-view). */}
-        <CandidatesButton branch={branch} step={step} />
+        <CandidatesButton branch={branch} step={step} whyIn={ACTIONS_WHY_ID} />
         <CompareEntry branch={branch} />
       </div>
       <WhyLine id={BRANCH_WHY_ID} why={branchWhy} />
+      <WhySlot id={ACTIONS_WHY_ID} />
       {/* The recorded agent would fail again: why, here alone (Inject and Sandbox point here). */}
       {other && !live && againFails ? (
         <p className="why-line" data-testid="replay-again-fails">

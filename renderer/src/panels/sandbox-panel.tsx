@@ -4,6 +4,8 @@ import { selectMemoryFraction } from '../stores/sandbox/sandbox-store';
 import { useSlice } from '../stores/use-stores';
 import { selectWayOn } from '../stores/stepper/stepper-store';
 import { ReopenButton } from '../components/reopen-button';
+import { DockerFix } from '../components/docker-needed';
+import { WhySlot } from '../components/why-bubble';
 import { useNeedsOtherAgent } from '../components/fork-other-button';
 import { AGAIN_FAILS_SEE_REPLAY } from '../stores/stepper/way-on';
 
@@ -120,11 +122,7 @@ export function SandboxPanel() {
           <p className="docker-headline" data-testid="docker-headline">
             {docker.headline ?? 'Docker cannot be used'}: stepbox needs it to start sandboxes.
           </p>
-          {docker.fix ? (
-            <p>
-              Fix: <code>{docker.fix}</code>
-            </p>
-          ) : null}
+          <DockerFix fix={docker.fix} />
           <details>
             <summary>Details</summary>
             <p className="bad">{docker.message}</p>
@@ -152,7 +150,12 @@ export function SandboxPanel() {
             {what}: it has no live sandbox. {other ? AGAIN_FAILS_SEE_REPLAY : 'Reopen it to get one.'}
           </PanelState>
           {/* The recorded agent would fail again: Replay alone says why and offers the fork. */}
-          {other ? null : <ReopenButton branch={branch} testId="sandbox-reopen" />}
+          {other ? null : (
+            <>
+              <ReopenButton branch={branch} testId="sandbox-reopen" whyIn="sandbox-reopen-why" />
+              <WhySlot id="sandbox-reopen-why" />
+            </>
+          )}
         </div>
       ) : null}
       {branch && live && load === 'loading' ? (

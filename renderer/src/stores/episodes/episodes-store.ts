@@ -792,6 +792,9 @@ export interface OpenRunFacts {
   readonly ended?: { readonly status: string; readonly end_reason: string } | null;
 }
 
+/** How a paused case run goes on: the button's own label (the walkthrough's "▶ Run it"), as a thing to press. */
+const RUN_IT_HINT = 'press ▶ Run it to go on';
+
 /**
  * How a case run stands, in words: not started, held at a step, running, stopped part-way, or
  * its status and its QA flags. The library's summary lags the open branch (its steps count
@@ -801,7 +804,7 @@ export interface OpenRunFacts {
 export function caseRunOutcome(
   summary: BranchSummary | null,
   open: OpenRunFacts,
-): { readonly text: string; readonly flags: number | null } {
+): { readonly text: string; readonly flags: number | null; readonly hint?: string } {
   if (open.running) return { text: 'running…', flags: null };
   // Ended as the bar says it, while the library's summary still has it live: the drawer said
   // "live, at step 3" beside the bar's "succeeded". Its QA flags come with the summary.
@@ -810,16 +813,16 @@ export function caseRunOutcome(
       text: `${open.ended.status} — ${endText(open.ended.status, open.ended.end_reason)}`,
       flags: null,
     };
-  // The button's own label (the walkthrough's "▶ Run it"), as a thing to press: "▶ Run it goes on"
-  // read as if something ran on by itself. A colon, not ' — ': the run line keeps one line.
+  // The way on (the walkthrough's "▶ Run it" button, just above) is the line's hint, said on
+  // hover: with it, the paused text took both of the run line's lines at 1280×800.
   if (open.held !== null)
-    return { text: `paused before step ${open.held} runs: press ▶ Run it to go on`, flags: null };
+    return { text: `paused before step ${open.held} runs`, flags: null, hint: RUN_IT_HINT };
   if (summary && summary.status === null && summary.steps === 0 && !summary.live)
     return { text: 'not started yet', flags: null };
   // Shown and not running, it waits for the person (at its setup, stepped, or at a breakpoint):
   // the bar's own words, step 0 too (it said "ready, not started" beside "paused at step 0").
   if (summary && summary.status === null && summary.live && open.paused)
-    return { text: `paused at step ${summary.steps}: press ▶ Run it to go on`, flags: null };
+    return { text: `paused at step ${summary.steps}`, flags: null, hint: RUN_IT_HINT };
   if (summary && summary.status === null && summary.steps === 0)
     return { text: 'ready, not started: press ▶ Run it', flags: null };
   if (summary && summary.status === null && summary.live)

@@ -1030,18 +1030,22 @@ export function selectRollbackDetails(s: StepperState): string | null {
   return `Snapshot ${k} was restored in the same sandbox: the files, memory, conversation, and the shell's directory and environment as they were after step ${k}; leftover processes were stopped and /tmp cleared. Nothing is lost: ${branchNameOf(r.parent, s.branches)} keeps its whole trace (open it in the branch tree).${injected}${typed}`;
 }
 
-/** What a branch just made live at step K is, in a sentence (see {@link selectBranchedFrom}). */
+/**
+ * What a branch just made live at step K is, in plain words: what happened (a new branch, with
+ * its parent's steps, in a fresh sandbox), how to go on, and where the parent is (see
+ * {@link selectBranchedFrom}). "goes on from there; main stays as recorded" said neither plainly.
+ */
 export function selectBranchedNotice(s: StepperState): string | null {
   const from = selectBranchedFrom(s);
   if (!from) return null;
+  const parent = branchNameOf(from.parent, s.branches);
   const inherited =
     from.step === 0
       ? "it starts from the task's setup"
       : from.step === 1
-        ? "step 1 is its parent's"
-        : `steps 1–${from.step} are its parent's`;
-  const parent = branchNameOf(from.parent, s.branches);
-  return `New live branch at step ${from.step}, from ${parent}: ${inherited}, and a fresh sandbox holds step ${from.step}. Step (F10) or Continue (F5) goes on from there; ${parent} stays as recorded.`;
+        ? `a copy of ${parent}'s step 1`
+        : `a copy of ${parent}'s steps 1–${from.step}`;
+  return `New live branch at step ${from.step}, from ${parent}: ${inherited}, in a fresh sandbox. Step (F10) or Continue (F5) to go on. ${parent} is kept as it was: pick it in the timeline's branch tree to go back.`;
 }
 
 /**
