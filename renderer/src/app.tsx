@@ -4,7 +4,7 @@ import { CaseWalkthrough, useCaseShown } from './components/case-walkthrough';
 import { FilePicker } from './components/file-picker';
 import { KeySheet } from './components/key-sheet';
 import { NoticeBar } from './components/notice-bar';
-import { WhyListener } from './components/why-bubble';
+import { WhyListener } from './components/why-lines';
 import { PanelBoundary } from './components/error-boundary';
 import { SideBySideView } from './components/side-by-side-view';
 import { Splitter } from './components/splitter';

@@ -103,7 +103,7 @@ describe('web mode: idle live sandboxes are released, reopen at their step, surv
     const times = item.getByTestId('running-times');
     await times.scrollIntoViewIfNeeded();
     expect(await layout.readable(times)).toBe(true);
-    // The pointer off the toolbar, so no button's why-bubble lies over the shot.
+    // The pointer off the toolbar, so no button's reason line changes the shot.
     await app.page.mouse.move(60, 42);
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     await app.screenshot('idle-release-live-1920x1080');

@@ -276,7 +276,7 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
 
     await app.resize(SMALL);
     // The pointer left where the case's card was clicked rests, at 1024×700, on Compare broken
-    // vs fixed: its reason then takes a line under it (why-bubble's WhySlot), which is the
+    // vs fixed: its reason then takes a line under it (why-lines' WhySlot), which is the
     // pointed-at state, not the room the drawer keeps. It is moved to the timeline's heading.
     const heading = (await layout.box('timeline'))!;
     await app.page.mouse.move(heading.x + 40, heading.y + 10);

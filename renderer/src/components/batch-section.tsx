@@ -16,7 +16,7 @@ import { useSlice, useStores } from '../stores/use-stores';
 import { CountField, FieldProblem } from './count-field';
 import { PanelState } from './panel';
 import { whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import { countOf } from '../../../shared/count-of';
 
 /** The line under a batch's slots saying why one cannot open yet (WhySlot). */

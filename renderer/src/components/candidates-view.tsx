@@ -4,7 +4,7 @@ import { countOf } from '../../../shared/count-of';
 import { ConsentAskView } from './consent-ask';
 import { CountField, FieldProblem } from './count-field';
 import { firstWhy, whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import type { CandidateView } from '../../../shared/contract/candidates';
 import {
   CANDIDATES_N,

@@ -1,6 +1,6 @@
 import { flaggedSuccess, FLAGGED_MARK, FLAGGED_TITLE } from '../../../shared/end-words';
 import { firstWhy, whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import {
   caseRunOutcome,
   selectCaseRuns,

@@ -3,7 +3,7 @@ import { ruleLabel, ruleTitle } from '../../../shared/qa/rule-label';
 import { memo } from 'react';
 import type { CompareRow, FlagSummary } from '../../../shared/contract/models';
 import { firstWhy, whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import {
   answerAdmitsFailure,
   compareSides,

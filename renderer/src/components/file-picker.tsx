@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import { pickedValue, type PickField } from '../stores/picker/picker-store';
 import { useSlice, useStores } from '../stores/use-stores';
 

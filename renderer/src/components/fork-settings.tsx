@@ -4,7 +4,7 @@ import { selectBusyWhy, selectSettingsError } from '../stores/replay/replay-stor
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import { forkLabel, KEEP_AND_CLOSE, reopenLabel } from '../stores/stepper/way-on';
 
 /**

@@ -1,6 +1,6 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import type { HeldAction } from '../../../shared/held-action';
 import { heldAnswerWords, heldEditWhy } from '../model/edit-words';
 import type { ToolCall } from '../../../shared/trace-events';

@@ -4,7 +4,7 @@ import { PeopleText, usePathPlaces } from './people-text';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import { projectKindWords } from '../model/project-kind';
 
 /**

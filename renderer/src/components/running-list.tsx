@@ -1,6 +1,6 @@
 import { selectRunning, selectRunningCount } from '../stores/episodes/episodes-store';
 import { whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import { selectWarmNote } from '../stores/sandbox/sandbox-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { IdText } from './id-text';

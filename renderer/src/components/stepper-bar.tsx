@@ -11,7 +11,7 @@ import {
 } from '../stores/stepper/stepper-store';
 import { whyNoPause, whyNoStep, whyNoStop } from '../stores/stepper/why-not-now';
 import { whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import { useSlice, useStores } from '../stores/use-stores';
 
 /**

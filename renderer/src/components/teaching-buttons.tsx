@@ -1,6 +1,6 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { firstWhy, whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import { useSlice, useStores } from '../stores/use-stores';
 import { Modal } from './modal';
 import { caseRefusal } from '../stores/stepper/agent-traits';
@@ -31,7 +31,7 @@ export function saveWhy(s: {
 
 /**
  * The line at the top of the timeline where Save as case… says why it cannot act, pointed at or
- * focused (why-bubble.tsx WhySlot): its bubble lay over the timeline's filter row.
+ * focused (why-lines.tsx WhySlot): its bubble lay over the timeline's filter row.
  */
 export const SAVE_CASE_WHY_ID = 'save-case-why';
 

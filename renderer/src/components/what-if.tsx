@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { whyNot } from './why-not';
-import { WhySlot } from './why-bubble';
+import { WhySlot } from './why-lines';
 import { selectBusyWhy, selectUnderWay } from '../stores/replay/replay-store';
 import { noCallText, selectNeverRan } from '../stores/inspector/inspector-store';
 import { useSlice, useStores } from '../stores/use-stores';

@@ -23,7 +23,7 @@ function refuse(e: MouseEvent): void {
  * from the Tab order and so from anyone on a keyboard); a screen reader hears it as the
  * description; `data-why` is what the action keys quote. Enabled, the control keeps its own
  * `title`. On screen, the reason is said in the line `shownIn` names, in the flow beside the
- * control (why-bubble.tsx): a WhySlot, which says it while the control is focused or pointed at,
+ * control (why-lines.tsx): a WhySlot, which says it while the control is focused or pointed at,
  * or a WhyLine, which says it without (where the person has filled in what the control sends: a
  * form typed in and a button that does nothing read as broken). Required: a floating bubble lay
  * over other controls, and every control says its reason the one way.

@@ -4,7 +4,7 @@ import type { AgentProgress, AgentView } from '../../../shared/contract/agents';
 import { selectInstalledNames, sizeText, type AgentNote } from '../stores/agents/agents-store';
 import { useSlice, useStores } from '../stores/use-stores';
 import { whyNot } from '../components/why-not';
-import { WhySlot } from '../components/why-bubble';
+import { WhySlot } from '../components/why-lines';
 
 /** The start form's opener of the Agents panel, beside the Agent field (a Tab stop like any button). */
 export function AgentsButton() {

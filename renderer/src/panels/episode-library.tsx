@@ -1,7 +1,7 @@
 import { AgentsButton, InstalledAgentsList } from './agents-panel';
 import { useEffect, useMemo, useRef } from 'react';
 import { whyNot } from '../components/why-not';
-import { WhySlot } from '../components/why-bubble';
+import { WhySlot } from '../components/why-lines';
 import { ProjectsSection } from '../components/projects-section';
 import { OPENAI_SPEC, runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry, UnreadableEpisode } from '../../../shared/contract/models';

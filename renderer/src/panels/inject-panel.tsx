@@ -4,7 +4,7 @@ import { Panel, PanelState } from '../components/panel';
 import { firstWhy, whyNot } from '../components/why-not';
 import { useNeedsOtherAgent } from '../components/fork-other-button';
 import { AGAIN_FAILS_SEE_REPLAY } from '../stores/stepper/way-on';
-import { WhyLine, WhySlot } from '../components/why-bubble';
+import { WhyLine, WhySlot } from '../components/why-lines';
 import {
   NOT_OPENED,
   selectBranchStep,

@@ -10,7 +10,7 @@ import { CompareEntry } from '../components/compare-view';
 import { Panel, PanelState } from '../components/panel';
 import { ErrorText } from '../components/error-text';
 import { firstWhy, whyNot } from '../components/why-not';
-import { WhyLine, WhySlot } from '../components/why-bubble';
+import { WhyLine, WhySlot } from '../components/why-lines';
 import {
   REPLAY_ACTIONS,
   selectBranchStep,

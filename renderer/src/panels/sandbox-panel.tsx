@@ -5,7 +5,7 @@ import { useSlice } from '../stores/use-stores';
 import { selectWayOn } from '../stores/stepper/stepper-store';
 import { ReopenButton } from '../components/reopen-button';
 import { DockerFix } from '../components/docker-needed';
-import { WhySlot } from '../components/why-bubble';
+import { WhySlot } from '../components/why-lines';
 import { useNeedsOtherAgent } from '../components/fork-other-button';
 import { AGAIN_FAILS_SEE_REPLAY } from '../stores/stepper/way-on';
 

@@ -11,7 +11,7 @@ import {
   type KeyboardEvent,
 } from 'react';
 import { SAVE_CASE_WHY_ID, TeachingButtons } from '../components/teaching-buttons';
-import { WhySlot } from '../components/why-bubble';
+import { WhySlot } from '../components/why-lines';
 import { flushSync } from 'react-dom';
 import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import type { HeldStage } from '../../../shared/held-action';

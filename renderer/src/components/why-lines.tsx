@@ -1,9 +1,8 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 
-// A disabled control's reason, said in a line of its own (WhyLine, WhySlot). The file keeps the
-// name of the floating bubble it once held: renaming it would touch panels/timeline.tsx, which
-// another change owns now.
+// A disabled control's reason, said in a line of its own (WhyLine, WhySlot): never a floating
+// bubble over other controls.
 
 /** The disabled control an event is about (one that says why), if any. */
 function controlOf(target: EventTarget | null): HTMLElement | null {
