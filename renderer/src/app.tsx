@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type CSSProperties } from 'react';
+import { useCallback, useEffect, useRef, useState, type CSSProperties } from 'react';
 import { BreakpointList } from './components/breakpoint-list';
 import { CaseWalkthrough, useCaseShown } from './components/case-walkthrough';
 import { FilePicker } from './components/file-picker';
@@ -21,6 +21,7 @@ import { TerminalPanel } from './panels/terminal-panel';
 import { Timeline } from './panels/timeline';
 import { ToolInspector } from './panels/tool-inspector';
 import type { AppStores } from './stores/app-stores';
+import { selectInjectEditable } from './stores/stepper/stepper-store';
 import { StoresContext, useSlice } from './stores/use-stores';
 
 /**
@@ -29,7 +30,14 @@ import { StoresContext, useSlice } from './stores/use-stores';
  * sandbox. Every boundary is a splitter; the timeline keeps its room whatever opens.
  */
 function Shell(props: { readonly onKeys: () => void }) {
-  const { sizes, set, commit } = usePanes();
+  const { sizes, set, commit, chosen } = usePanes();
+  // Inject with nothing to edit (a recorded trace, an ended episode, a branch not opened) is a
+  // sentence and a button: its pane takes their height, the inspector the rest (at 1024×700 it
+  // was ~310 px over ~240 of Inject mostly empty). A live branch's form gets its room back; a
+  // height the person chose is kept either way.
+  const injectEditable = useSlice('stepper', selectInjectEditable);
+  const rightFits = !injectEditable && !chosen('rightBottom');
+  const rightLower = useRef<HTMLDivElement>(null);
   const caseOpen = useSlice('episodes', (s) => s.activeCase !== null);
   // Another episode on screen: the drawer holds only its note and runs, and gives the rest back.
   const caseAway = useCaseShown().kind === 'other';
@@ -126,8 +134,14 @@ function Shell(props: { readonly onKeys: () => void }) {
           testId="split-right-bottom"
           onChange={(px) => set('rightBottom', px)}
           onCommit={commit}
+          pane={rightLower}
         />
-        <div className="pane-fixed stack" style={{ height: sizes.rightBottom }}>
+        <div
+          ref={rightLower}
+          className="pane-fixed stack"
+          data-fits={rightFits ? '' : undefined}
+          style={rightFits ? { maxHeight: sizes.rightBottom } : { height: sizes.rightBottom }}
+        >
           <PanelBoundary name="Injection panel">{all ? <InjectPanel /> : null}</PanelBoundary>
           <PanelBoundary name="Sandbox panel">{all ? <SandboxPanel /> : null}</PanelBoundary>
         </div>

@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeOpenAi, wireCall } from '../support/fake-openai';
 import { LayoutObject, runCase, servedApp, until, watchTexts, type AppPage } from '../support/e2e';
+
+/** The two sizes every end is looked at in: the smallest window and a common large one. */
+const BOTH_SIZES = [
+  { width: 1024, height: 700 },
+  { width: 1920, height: 1080 },
+] as const;
 
 /** Starts the bundled hello-python sample (scripted agent) and waits for step 0. */
 async function startHello(app: AppPage): Promise<void> {
@@ -266,10 +273,7 @@ describe('web mode: a live episode on Docker', () => {
     expect(await app.replay.root.innerText()).not.toContain('kept failing');
     for (const pane of [app.inject.ended, app.sandbox.none])
       await expect.poll(() => pane.innerText()).toMatch(/Its agent cannot go on as recorded: see Replay\.$/);
-    for (const size of [
-      { width: 1024, height: 700 },
-      { width: 1920, height: 1080 },
-    ]) {
+    for (const size of BOTH_SIZES) {
       const at = await app.resize(size);
       const body = await app.page.locator('body').innerText();
       expect(body.split('was not reachable').length - 1, at).toBe(1);
@@ -320,6 +324,81 @@ describe('web mode: a live episode on Docker', () => {
     await app.timeline.saveCaseSave.focus();
     await expect(app.page.getByText(badName, { exact: true }).count()).resolves.toBe(1);
     await app.screenshot('save-case-bad-name-1024x700');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
+});
+
+describe('web mode: a model endpoint that becomes unreachable after some steps', () => {
+  const web = servedApp();
+  const model = new FakeOpenAi();
+  let baseUrl = '';
+  beforeAll(async () => {
+    // Two steps answered with a tool call each; then the server is closed (the test does it), so
+    // the third request finds nothing listening: the endpoint became unreachable mid-episode.
+    let n = 0;
+    model.onRequest = () => {
+      n += 1;
+      const command = `echo endpoint-step-${n}`;
+      return {
+        message: { content: null, tool_calls: [wireCall(`call_${n}`, 'execute_shell', { command })] },
+      };
+    };
+    baseUrl = await model.start();
+  });
+  afterAll(() => model.close());
+
+  it('the episode ends in an error: its steps stay listed, the end says once, in plain words, what happened and what to do, nothing claims success', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    await app.library.waitForTasks();
+    await app.library.chooseAgent(`openai:fake-model@${baseUrl}`);
+    await app.library.startTask('hello-python');
+    await app.stepTo(1);
+    await app.stepTo(2);
+    await app.settled({ timeoutMs: 60_000 });
+    await model.close();
+    await app.page.keyboard.press('F10');
+    await app.stepper.waitForEnd(120_000);
+    await app.settled({ ended: true, timeoutMs: 60_000 });
+    expect(model.requests.length).toBe(2);
+    // The steps it took are listed, as they ran.
+    const rows = await app.timeline.rows();
+    for (const step of [1, 2]) {
+      const row = rows.find((r) => r.step === step);
+      expect(row?.text, `step ${step}`).toContain(`echo endpoint-step-${step}`);
+      expect(row?.status, `step ${step}`).toBe('ok');
+    }
+    // The end: an error, the endpoint and what to check, in one sentence above the inspector.
+    await expect.poll(() => app.stepper.episodeState.innerText()).toBe('error');
+    await expect
+      .poll(() => app.stepper.endReason.innerText())
+      .toBe(
+        `This episode ended in an error: the model endpoint ${baseUrl} failed: Connection error. Check the server is up (its address comes after @ in the agent, openai:MODEL@URL, or from OPENAI_BASE_URL) and the model name.`,
+      );
+    // The way on is Replay's, said once: it became unreachable after the steps it answered (it
+    // said "was not reachable", as of an endpoint never up), so fork with another agent or endpoint.
+    const way =
+      'Its model endpoint became unreachable after step 2: going on as recorded would call it again, so fork it with another agent or endpoint.';
+    await expect.poll(() => app.replay.root.innerText()).toContain(way);
+    const layout = new LayoutObject(app.page);
+    for (const size of BOTH_SIZES) {
+      const at = await app.resize(size);
+      const body = await app.page.locator('body').innerText();
+      expect(body.split('became unreachable').length - 1, at).toBe(1);
+      expect(body.split('Connection error').length - 1, at).toBe(1);
+      // Nothing about this episode claims it went well: no success badge, no final answer, no
+      // verifier's pass (the library's case notes tell of other episodes).
+      for (const pane of [app.stepper, app.timeline, app.inspector, app.replay, app.inject, app.sandbox])
+        expect(await pane.root.innerText(), at).not.toMatch(
+          /succeeded|final answer|verifier passed|went well/i,
+        );
+      expect(await app.library.root.getByTestId('branch-node').first().innerText(), at).toMatch(/error/);
+      expect(await layout.unreadable(app.stepper.endReason), at).toBe('');
+      expect(await layout.unreadable(app.replay.root.getByText(way)), at).toBe('');
+      expect(await layout.unreadable(app.replay.forkOtherButton), at).toBe('');
+      expect(await layout.notWhollyInView(app.timeline.row(2)), at).toBe('');
+      await app.screenshot(`model-lost-ended-${at}`);
+    }
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);

@@ -81,6 +81,46 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
       await app.page.close();
     });
 
+  it('a recorded trace gives the inspector the room Inject does not use; a splitter dragged keeps its place', async () => {
+    const app = await openApp(browser, served.url, { width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    await openTrace(app, trace);
+    await app.inject.forkButton.waitFor();
+    // Inject says one sentence and offers Fork: it takes their height, whole, and the Sandbox's
+    // lines under it theirs; the inspector gets the rest. It had ~310 px over ~240 of Inject
+    // mostly empty (the pane's height was the default's 350 px for both).
+    for (const size of [
+      { width: 1024, height: 700 },
+      { width: 1920, height: 1080 },
+    ]) {
+      const at = await app.resize(size);
+      expect(await layout.unreadable(app.inject.ended.locator('.state')), at).toBe('');
+      expect(await layout.unreadable(app.inject.forkButton), at).toBe('');
+      expect(await layout.contentHidden(app.inject.root.locator('.panel-body')), at).toBe('');
+      expect(await layout.contentHidden(app.sandbox.root.locator('.panel-body')), at).toBe('');
+      await app.screenshot(`layout-recorded-inspector-room-${at}`);
+    }
+    await app.resize({ width: 1024, height: 700 });
+    const inspector = (await layout.box('tool-inspector'))!;
+    expect(inspector.height).toBeGreaterThanOrEqual(460);
+    // Dragged, the splitter moves from where it is drawn (not with a jump to the default's
+    // height), and the size chosen stays, after a reload too.
+    await layout.drag('split-right-bottom', 0, -60);
+    const dragged = (await layout.box('tool-inspector'))!;
+    expect(Math.abs(inspector.height - 60 - dragged.height)).toBeLessThanOrEqual(6);
+    await app.page.reload();
+    await app.waitForReady();
+    await openTrace(app, trace);
+    await until(
+      () => layout.box('tool-inspector').then((b) => Math.round(b!.height)),
+      (h) => Math.abs(h - dragged.height) <= 2,
+      10_000,
+      'the inspector keeps the height dragged to',
+    );
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  });
+
   it('splitters resize the panes, sizes survive a reload, and the window shrinking never hides the timeline', async () => {
     const app = await openApp(browser, served.url, { width: 1600, height: 1000 });
     const layout = new LayoutObject(app.page);

@@ -307,4 +307,45 @@ describe('web mode: the window shows what a fork, a reopen and a rollback made, 
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 300_000);
+
+  it('room: a live paused episode gets Inject its whole form; once it ends, Inject takes its sentence and the inspector the rest', async () => {
+    const app = await web.open(SMALL);
+    const layout = new LayoutObject(app.page);
+    await app.library.startTask('hello-python');
+    await app.stepTo(1);
+    await app.settled({ timeoutMs: 90_000 });
+    // Paused live: the message form, its role and its send button whole at both sizes (Inject has
+    // its full pane back, the one it gave the inspector while the episode was opening).
+    await app.inject.tab('message').click();
+    const fields = [
+      app.inject.root.getByTestId('inject-role'),
+      app.inject.messageField,
+      app.inject.root.getByTestId('inject-send'),
+    ];
+    for (const size of [SMALL, LARGE]) {
+      const at = await app.resize(size);
+      for (const field of fields) expect(await layout.notWhollyInView(field), at).toBe('');
+      expect(await layout.onScreen(app.inject.root.getByTestId('inject-send')), at).toBe(true);
+    }
+    await shots(app, 'room-inject-live');
+    const live = (await layout.box('tool-inspector'))!;
+    // Usable: a message typed there is sent at this step.
+    await app.inject.inject('the user asked for Beijing weather: recommend an umbrella');
+    // Ended (the sample's script runs out of steps): the form is gone, a sentence and Fork stay,
+    // whole, and the inspector takes the room the form had.
+    await app.page.keyboard.press('F5');
+    await app.stepper.waitForEnd(120_000);
+    await app.settled({ ended: true, timeoutMs: 60_000 });
+    await app.inject.ended.waitFor();
+    for (const size of [SMALL, LARGE]) {
+      const at = await app.resize(size);
+      expect(await layout.contentHidden(app.inject.root.locator('.panel-body')), at).toBe('');
+      expect(await layout.unreadable(app.inject.ended.locator('.state')), at).toBe('');
+    }
+    await shots(app, 'room-inject-ended');
+    const ended = (await layout.box('tool-inspector'))!;
+    expect(ended.height - live.height).toBeGreaterThanOrEqual(120);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
 });

@@ -829,6 +829,12 @@ describe('endText', () => {
     expect(wayOnButtons(way, false)).toBe('other-agent');
     expect(wayOnButtons(way, true)).toBe('plain');
     expect(selectRecordedHint(s)).toBe(`This is a recorded trace. ${way.againFails}`);
+    // After steps it answered, the endpoint became unreachable: said so, with the last step it took.
+    const rows = [0, 1, 2].map((step) => ({ step, snapshot: true }));
+    const after = { ...s, rows, selectedStep: 2 } as unknown as typeof s;
+    expect(selectWayOn(after).againFails).toBe(
+      'Its model endpoint became unreachable after step 2: going on as recorded would call it again, so fork it with another agent or endpoint.',
+    );
     // A message that ends its own sentence is not given a second period.
     const done = { ...s, view: { end: { ...end, detail: 'sandbox 3f2a was destroyed.' } } } as typeof s;
     expect(selectEndNotice(done)).toBe('This episode ended in an error: sandbox 3f2a was destroyed.');

@@ -1,10 +1,12 @@
-import { useRef, type KeyboardEvent, type PointerEvent } from 'react';
+import { useRef, type KeyboardEvent, type PointerEvent, type RefObject } from 'react';
 
 /**
  * A drag handle between two panes. `axis: 'x'` sits between columns (drag left/right),
  * `'y'` between rows. `sign` says which way grows the pane it sizes: +1 when dragging
  * right/down makes it bigger, -1 when it makes it smaller (a pane right of or below the
- * handle). Arrow keys move it too, so the layout can be shaped without a mouse.
+ * handle). Arrow keys move it too, so the layout can be shaped without a mouse. `pane`: the
+ * pane it sizes, when that may be drawn at another size than `value` (fitted to its content):
+ * a drag or a key then starts from the size on screen, not with a jump to `value`.
  */
 export function Splitter(props: {
   readonly axis: 'x' | 'y';
@@ -15,14 +17,19 @@ export function Splitter(props: {
   readonly onChange: (size: number) => void;
   /** Called when a drag or key press is done: the moment to remember the layout. */
   readonly onCommit: () => void;
+  readonly pane?: RefObject<HTMLElement | null>;
 }) {
   const drag = useRef<{ start: number; size: number } | null>(null);
   const coord = (e: PointerEvent) => (props.axis === 'x' ? e.clientX : e.clientY);
+  const drawn = (): number => {
+    const box = props.pane?.current?.getBoundingClientRect();
+    return box ? Math.round(props.axis === 'x' ? box.width : box.height) : props.value;
+  };
   const onPointerDown = (e: PointerEvent<HTMLDivElement>) => {
     if (e.button !== 0) return;
     e.preventDefault();
     e.currentTarget.setPointerCapture(e.pointerId);
-    drag.current = { start: coord(e), size: props.value };
+    drag.current = { start: coord(e), size: drawn() };
   };
   const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
     const d = drag.current;
@@ -41,7 +48,7 @@ export function Splitter(props: {
     // The window listens for ←/→ to scrub; on a focused handle they move the handle instead.
     e.preventDefault();
     e.stopPropagation();
-    props.onChange(props.value + props.sign * (e.key === more ? step : -step));
+    props.onChange(drawn() + props.sign * (e.key === more ? step : -step));
     props.onCommit();
   };
   return (

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { fitPanes, loadPanes, savePanes, type PaneSizes } from './pane-sizes';
+import { DEFAULT_PANES, fitPanes, loadPanes, savePanes, type PaneSizes } from './pane-sizes';
 
 function windowSize(): { width: number; height: number } {
   return { width: window.innerWidth, height: window.innerHeight };
@@ -14,6 +14,8 @@ export function usePanes(): {
   readonly sizes: PaneSizes;
   readonly set: (key: keyof PaneSizes, px: number) => void;
   readonly commit: () => void;
+  /** The person sized this pane (dragged, or moved by keys, now or in an earlier session). */
+  readonly chosen: (key: keyof PaneSizes) => boolean;
 } {
   const [wanted, setWanted] = useState<PaneSizes>(() => loadPanes());
   const [win, setWin] = useState(windowSize);
@@ -33,5 +35,7 @@ export function usePanes(): {
     }));
   }, []);
   const commit = useCallback(() => savePanes(latest.current), []);
-  return { sizes, set, commit };
+  // fitPanes' rule too: a size other than the default is one the person chose.
+  const chosen = (key: keyof PaneSizes) => wanted[key] !== DEFAULT_PANES[key];
+  return { sizes, set, commit, chosen };
 }

@@ -909,6 +909,15 @@ export function selectOpening(s: StepperState): boolean {
   return s.branch !== null && s.load === 'loading' && s.view?.summary.branch !== s.branch;
 }
 
+/**
+ * Inject has a form to show: a live branch is open. A recorded trace, an ended episode, a branch
+ * that could not be opened (or none) shows a sentence and at most a button, so its pane is drawn
+ * at their height and the inspector above takes the rest (app.tsx).
+ */
+export function selectInjectEditable(s: Pick<StepperState, 'branch' | 'live'>): boolean {
+  return s.branch !== null && s.live;
+}
+
 /** True when a live branch is shown at an earlier step than the one its sandbox is at. */
 export function selectViewingHistory(s: StepperState): boolean {
   return s.selectedStep !== null && s.selectedStep !== selectCurrentStep(s);

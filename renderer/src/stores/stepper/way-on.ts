@@ -79,7 +79,14 @@ export function wayOnAt(b: WayOnInput): WayOn {
   const what = b.seenLive ? 'This episode has ended' : 'This is a recorded trace';
   const step = stepToGoOnFrom(b.viewed, b.rows);
   const at = step ?? b.viewed?.step ?? 0;
-  return { what, step, reopen: reopenLabel(at), fork: forkLabel(at), againFails: againFails(b.end ?? null) };
+  const taken = b.rows.length ? b.rows[b.rows.length - 1].step : 0;
+  return {
+    what,
+    step,
+    reopen: reopenLabel(at),
+    fork: forkLabel(at),
+    againFails: againFails(b.end ?? null, taken),
+  };
 }
 
 /**
@@ -87,12 +94,18 @@ export function wayOnAt(b: WayOnInput): WayOn {
  * again from the library" while Inject and Sandbox offered Fork and Reopen at step 0, both of
  * which called the endpoint that had never answered (model-not-up-ended-1024x700).
  */
-function againFails(end: WayOnInput['end']): string | null {
+function againFails(end: WayOnInput['end'], taken: number): string | null {
   if (end?.end_reason !== 'model_error') return null;
   const unreachable = /connection error|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|fetch failed|timed? ?out/i.test(
     end.detail ?? '',
   );
-  const how = unreachable ? 'was not reachable' : 'kept failing';
+  // After steps it answered, it stopped: "was not reachable" read as if it never had been.
+  const how =
+    taken > 0
+      ? `${unreachable ? 'became unreachable' : 'kept failing'} after step ${taken}`
+      : unreachable
+        ? 'was not reachable'
+        : 'kept failing';
   return `Its model endpoint ${how}: going on as recorded would call it again, so fork it with another agent or endpoint.`;
 }
 
