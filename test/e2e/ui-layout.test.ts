@@ -103,6 +103,16 @@ describe('web mode: the layout, keyboard and reading (a recorded trace)', () => 
     await app.resize({ width: 1024, height: 700 });
     const inspector = (await layout.box('tool-inspector'))!;
     expect(inspector.height).toBeGreaterThanOrEqual(460);
+    // The splitter announces the height the panes under it are drawn at, not the 350 px chosen.
+    const lower = await app.inject.root.evaluate((el) =>
+      Math.round(el.parentElement!.getBoundingClientRect().height),
+    );
+    await until(
+      () => layout.splitter('split-right-bottom').getAttribute('aria-valuenow'),
+      (now) => now === String(lower),
+      5_000,
+      `the splitter's value ${lower}`,
+    );
     // Dragged, the splitter moves from where it is drawn (not with a jump to the default's
     // height), and the size chosen stays, after a reload too.
     await layout.drag('split-right-bottom', 0, -60);

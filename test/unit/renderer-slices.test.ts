@@ -19,7 +19,7 @@ import {
   selectInjectWhy,
 } from '../../renderer/src/stores/inject/inject-store';
 import { whyNot } from '../../renderer/src/components/why-not';
-import { saidByOwnLine, whyOf } from '../../renderer/src/components/why-bubble';
+import { saidByOwnLine, whyOf } from '../../renderer/src/components/why-lines';
 import {
   createInspectorStore,
   selectInspectorEmpty,

@@ -1,4 +1,4 @@
-import { useRef, type KeyboardEvent, type PointerEvent, type RefObject } from 'react';
+import { useEffect, useRef, type KeyboardEvent, type PointerEvent, type RefObject } from 'react';
 
 /**
  * A drag handle between two panes. `axis: 'x'` sits between columns (drag left/right),
@@ -20,6 +20,24 @@ export function Splitter(props: {
   readonly pane?: RefObject<HTMLElement | null>;
 }) {
   const drag = useRef<{ start: number; size: number } | null>(null);
+  const handle = useRef<HTMLDivElement>(null);
+  // A pane drawn at another size than `value` (fitted to its content) is announced at the size on
+  // screen: assistive technology read 350 for a pane drawn 190 px tall. Kept by a ResizeObserver,
+  // written on the handle (a render per resize of the pane would be for one attribute).
+  const pane = props.pane;
+  const axis = props.axis;
+  useEffect(() => {
+    const el = pane?.current;
+    const h = handle.current;
+    if (!el || !h || typeof ResizeObserver === 'undefined') return;
+    const say = () => {
+      const box = el.getBoundingClientRect();
+      h.setAttribute('aria-valuenow', String(Math.round(axis === 'x' ? box.width : box.height)));
+    };
+    const observer = new ResizeObserver(say);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [pane, axis]);
   const coord = (e: PointerEvent) => (props.axis === 'x' ? e.clientX : e.clientY);
   const drawn = (): number => {
     const box = props.pane?.current?.getBoundingClientRect();
@@ -57,7 +75,9 @@ export function Splitter(props: {
       role="separator"
       aria-orientation={props.axis === 'x' ? 'vertical' : 'horizontal'}
       aria-label={props.label}
-      aria-valuenow={Math.round(props.value)}
+      // With a pane, the size on screen (the effect above); else the size chosen.
+      aria-valuenow={props.pane ? undefined : Math.round(props.value)}
+      ref={handle}
       tabIndex={0}
       data-testid={props.testId}
       title={`${props.label}: drag, or focus and use the arrow keys`}

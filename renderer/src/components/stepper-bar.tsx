@@ -143,7 +143,8 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
         data-testid="btn-keys"
         onClick={props.onKeys}
         title="Every key of the window (?)"
-        aria-label="keys of the window"
+        // Its visible words first (speech input: "click Keys"), then what it opens.
+        aria-label="Keys ? — every key of the window"
         aria-keyshortcuts="?"
       >
         <span className="keys-word">Keys </span>
