@@ -205,7 +205,7 @@ const Row = memo(function Row(props: {
       role="row"
       aria-rowindex={props.rowIndex}
       // Roving focus: only the viewed row is a Tab stop; ↑/↓ move it (see the grid's key handler).
-      // The stop is set by the list after the focus has moved (useTabStop in Timeline), not here.
+      // The stop is set by the list after the focus has moved (Timeline's layout effect), not here.
       tabIndex={-1}
       style={{ top: props.top }}
       onClick={() => props.onSelect(row.step)}
@@ -538,8 +538,8 @@ export function Timeline() {
     // Then the roving Tab stop: the viewed row's, and the focused row's until the focus leaves
     // it (onBlur below). Set here, after the focus moved, not rendered: a tabindex written on
     // the row that has the focus makes the browser check at once that it may keep it, a style
-    // and layout of the list forced in the middle of the move's commit (~0.6 ms a slider move
-    // while a row had the focus, issue 33.9).
+    // and layout of the list forced in the middle of the move's commit (a pass of its own; the
+    // move's time was the same without it, its work done in the pass left, issue 33.9).
     const inner = el?.firstElementChild;
     if (!inner) return;
     const stop = viewed === null ? null : String(viewed);
@@ -771,7 +771,8 @@ export function Timeline() {
   // of whole rows, where a far move puts the list, draws one row fewer than a window between
   // rows, and the window opens ~2 rows taller than it is once the reward chart is drawn above
   // it; each empty slot's row was removed on one move and made again on the next (the focused
-  // row among them: its removal forced a style and layout in the move's task, issue 33.9). Not
+  // row among them: its removal dropped the focus to the page until the move focused the viewed
+  // row, and forced a style and layout pass of its own, issue 33.9). Not
   // every slot: a window made much smaller would draw the tallest window's rows on every move.
   const { first, last: lastDrawn } = measured.current
     ? fillSlots(list.range, Math.min(slotCount, drawnCount + SLOTS_FILLED), lead + shown.length)
