@@ -53,8 +53,9 @@ describe('web mode: first load', () => {
       await expect(app.stepper.hint.innerText()).resolves.toMatch(/^No episode is open/);
       await expect(app.inspector.text()).resolves.not.toContain('Select a step');
       await expect(app.inspector.text()).resolves.not.toContain('No episode open:');
-      // Said in the box every pane's state has (the Inject pane's here), not after a lone accent bar
-      // at its left edge, which read as a text caret in the empty inspector.
+      // Said in the box the panes' states have (Replay's here; Inject and Sandbox, fitted to their
+      // sentence with nothing to edit, say it as a line), not after a lone accent bar at its left
+      // edge, which read as a text caret in the empty inspector.
       const frame = (el: Element) => {
         const c = getComputedStyle(el);
         return [
@@ -66,7 +67,7 @@ describe('web mode: first load', () => {
         ].join(' ');
       };
       await expect(app.stepper.hint.evaluate(frame)).resolves.toBe(
-        await app.inject.root.locator('.state').first().evaluate(frame),
+        await app.replay.root.locator('.state').first().evaluate(frame),
       );
       await app.screenshot('first-load-empty');
       const layout = new LayoutObject(app.page);
