@@ -18,6 +18,9 @@ for p in sorted(int(p) for p in os.listdir('/proc') if p.isdigit()):
     except OSError:
         continue
     f = st[st.rfind(')') + 2:].split()
+    # A process killed a moment ago may still be a zombie until init reaps it: it holds nothing.
+    if f[0] == 'Z':
+        continue
     rows.append((p, int(f[1]), int(f[3]), cmd))
 main = min((r[0] for r in rows if r[1] == 1 and r[3].endswith('sleep infinity')), default=None)
 cmds = {r[0]: r[3] for r in rows}
