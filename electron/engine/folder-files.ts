@@ -8,11 +8,11 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
-  readSync,
   realpathSync,
   type Stats,
 } from 'node:fs';
 import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+import { readOpened } from './read-opened.js';
 // A CommonJS module typed as ES: its `default` is the factory both ways (it sets factory.default).
 import dockerignore from '@balena/dockerignore';
 import { appError, type AppError } from '../../shared/errors.js';
@@ -287,14 +287,7 @@ export function readWorldFile(
           `${path} holds ${st.size} bytes, more than the ${maxBytes} a world's ${path.split('/').pop()} may: it is read whole into memory (and an instruction into every request); shorten it`,
         ),
       );
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return ok(buf.subarray(0, got).toString('utf8'));
+    return ok(readOpened(fd, st.size).toString('utf8'));
   } finally {
     closeSync(fd);
   }

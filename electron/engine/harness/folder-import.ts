@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readOpened } from '../read-opened.js';
 import { join } from 'node:path';
 import { sha256Hex } from '../sha256.js';
 import type { TreeEntry } from '../../../shared/tree-hash.js';
@@ -225,7 +226,7 @@ async function importFile(
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { why: 'it is no longer a file' };
     if (stat.size <= WHOLE_MAX) {
-      const content = readAll(fd, stat.size);
+      const content = readOpened(fd, stat.size);
       const hash = sha256Hex(content);
       await putOwnBlobs(store, [{ hash, content }]);
       hold(hash, content);
@@ -242,7 +243,7 @@ async function importFile(
     const hash = digest.digest('hex');
     if (await store.hasBlob(hash)) return { hash, size };
     if (!store.openBlobWriter) {
-      await store.putBlob(hash, readAll(fd, size));
+      await store.putBlob(hash, readOpened(fd, size));
       return { hash, size };
     }
     const writer = await store.openBlobWriter(hash);
@@ -257,17 +258,6 @@ async function importFile(
   } finally {
     closeSync(fd);
   }
-}
-
-function readAll(fd: number, size: number): Buffer {
-  const buf = Buffer.allocUnsafe(size);
-  let at = 0;
-  while (at < size) {
-    const n = readSync(fd, buf, at, size - at, at);
-    if (n === 0) break;
-    at += n;
-  }
-  return at === size ? buf : buf.subarray(0, at);
 }
 
 function* chunks(fd: number): Generator<Buffer> {

@@ -1,5 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readOpened } from '../read-opened.js';
 import {
   appendFileSync,
   closeSync,
@@ -154,14 +155,7 @@ function readSmall(path: string): Buffer | undefined {
   try {
     const size = fstatSync(fd).size;
     if (size > SYNC_READ_BYTES) return undefined;
-    const buf = Buffer.allocUnsafe(size);
-    let at = 0;
-    while (at < size) {
-      const n = readSync(fd, buf, at, size - at, at);
-      if (n === 0) break;
-      at += n;
-    }
-    return at === size ? buf : buf.subarray(0, at);
+    return readOpened(fd, size);
   } finally {
     closeSync(fd);
   }

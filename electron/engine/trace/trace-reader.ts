@@ -1,5 +1,6 @@
 import { gunzipBounded, gunzipLines, MAX_TEXT_BYTES } from './bounded-gunzip.js';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { readOpened } from '../read-opened.js';
 import type { z } from 'zod';
 import { TraceEvent, type EndEvent, type HeaderEvent } from '../../../shared/trace-events.js';
 import {
@@ -130,14 +131,7 @@ export function readTraceBytes(path: string, maxBytes: number = MAX_TEXT_BYTES):
         path,
         'a trace this large was not written by stepbox whole: remove it, or re-import its episode (npx stepbox bundle import FILE --force)',
       );
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
+    return readOpened(fd, st.size);
   } finally {
     closeSync(fd);
   }
