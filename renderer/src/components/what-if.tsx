@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { revealWhole } from '../layout/reveal-whole';
 import { whyNot } from './why-not';
 import { WhySlot } from './why-lines';
@@ -23,6 +23,20 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
   // move shows the loading line in its place, and the section drawn again came back closed),
   // and only within this branch: another episode's What-if starts closed.
   const [openIn, setOpenIn] = useState<string | null>(null);
+  // The browser says a section opened in a "toggle" event queued after the click: a far move in
+  // between (the section taken out for the loading line before that event ran) lost the opening
+  // (CI, 043933f2). The section's own state is read as it is taken out.
+  const { branch } = props;
+  const keepOpenState = useCallback(
+    (section: HTMLDetailsElement | null) => {
+      if (!section) return;
+      return () => {
+        const open = section.open;
+        setOpenIn((was) => (open ? branch : was === branch ? null : was));
+      };
+    },
+    [branch],
+  );
   const resultBox = useRef<HTMLDivElement>(null);
   // An observation that comes in is brought into the pane's view: at 1024×700 it landed under
   // the terminal, and the run looked like it did nothing.
@@ -52,6 +66,7 @@ export function WhatIf(props: { readonly branch: string; readonly step: number }
     <details
       className="whatif"
       data-testid="whatif"
+      ref={keepOpenState}
       open={openIn === props.branch}
       onToggle={(e) => {
         const section = e.currentTarget;
