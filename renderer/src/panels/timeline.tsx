@@ -651,8 +651,13 @@ export function Timeline() {
     // A scroll the resize itself made (the browser clamping scrollTop to a height the list had
     // between two layouts of one frame, before the observer is told) is not where the person
     // was: in CI the list at its end was clamped 43 px short of the end that way.
+    // A clamp puts the list at the end of some height it had, and no list is taller than the
+    // window: a scroll that leaves it farther from its end than that is the person's, kept even
+    // in a frame whose layout changed its height (the rows and the reward chart landing as a
+    // person scrolled to the top: ignored, the list snapped back to its end; CI, ui-long-trace).
     const onScroll = () => {
-      if (el.clientHeight === height) offset = el.scrollTop;
+      const fromEnd = el.scrollHeight - el.clientHeight - el.scrollTop;
+      if (el.clientHeight === height || fromEnd > window.innerHeight) offset = el.scrollTop;
     };
     el.addEventListener('scroll', onScroll, { passive: true });
     const observer = new ResizeObserver(() => {
