@@ -169,20 +169,34 @@ function scrubJumpScript(step: number): string {
 async function clicksAndJumps(
   page: Page,
   runs: number,
-): Promise<{ click: number; clickPolled: number; jump: number; jumpPolled: number }> {
+): Promise<{ click: number; clickPolled: number; jump: number; jumpPolled: number; jumpOverRows: number }> {
   const clicks: number[] = [];
   const polled: number[] = [];
   const jumps: number[] = [];
   const jumpsPolled: number[] = [];
+  const overRows: number[] = [];
+  const list = page.locator('[data-testid="timeline-scroll"]');
   for (let i = 0; i < runs; i++) {
     // Jump far (a different thousand each time), then click a neighbouring row already drawn.
     const target = 1_000 + ((i * 1_237) % 8_000);
+    // The same far move with the pointer resting over the rows (where a row click left it; how
+    // the slider was measured until stop 52): the frame then hit-tests the rows that moved under
+    // it and sends their hover's boundary events (~1 ms of the frame), which a drag, its pointer
+    // on the slider, does not.
+    const box = await list.boundingBox();
+    if (box) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    overRows.push(
+      (await page.evaluate<{ exact: number }>(scrubJumpScript(1_000 + ((target + 3_500) % 8_000)))).exact,
+    );
+    // A slider move as a drag makes it: the pointer on the slider.
+    await page.hover('[data-testid="scrubber"]');
     const jump = await page.evaluate<{ exact: number; polled: number }>(scrubJumpScript(target));
     jumps.push(jump.exact);
     jumpsPolled.push(jump.polled);
-    const click = await page.evaluate<{ exact: number; polled: number }>(
-      rowClickScript(target + 1 + (i % 3)),
-    );
+    // A click as a person makes it: the pointer moved onto the row first (untimed).
+    const next = target + 1 + (i % 3);
+    await page.hover(`[data-testid="timeline-row"][data-step="${next}"]`);
+    const click = await page.evaluate<{ exact: number; polled: number }>(rowClickScript(next));
     clicks.push(click.exact);
     polled.push(click.polled);
   }
@@ -191,6 +205,7 @@ async function clicksAndJumps(
     clickPolled: median(polled),
     jump: median(jumps),
     jumpPolled: median(jumpsPolled),
+    jumpOverRows: median(overRows),
   };
 }
 
@@ -369,7 +384,7 @@ async function underLoad(
     await r.page.close();
     const after = beside.steps();
     log(
-      `ui: with ${BESIDE} episodes beside: slider move ${moves.jump.toFixed(1)} ms, row click ${moves.click.toFixed(1)} ms; their steps ${before.join('/')} → ${after.join('/')}`,
+      `ui: with ${BESIDE} episodes beside: slider move ${moves.jump.toFixed(1)} ms (the pointer over the rows: ${moves.jumpOverRows.toFixed(1)} ms), row click ${moves.click.toFixed(1)} ms; their steps ${before.join('/')} → ${after.join('/')}`,
     );
     // The load was real only if every episode went on stepping through the measurement.
     if (after.some((n, i) => n <= before[i])) {
@@ -425,7 +440,7 @@ export const section: BenchSection = {
       log(`ui: step change ${selects.map((x) => x.toFixed(1)).join(', ')} ms`);
       const plain = await clicksAndJumps(p, CLICKS);
       log(
-        `ui: row click → inspector painted ${plain.click.toFixed(1)} ms (polled as before: ${plain.clickPolled.toFixed(1)} ms), scrubber jump ${plain.jump.toFixed(1)} ms (polled as before: ${plain.jumpPolled.toFixed(1)} ms)`,
+        `ui: row click → inspector painted ${plain.click.toFixed(1)} ms (polled as before: ${plain.clickPolled.toFixed(1)} ms), scrubber jump ${plain.jump.toFixed(1)} ms (polled as before: ${plain.jumpPolled.toFixed(1)} ms; the pointer over the rows: ${plain.jumpOverRows.toFixed(1)} ms)`,
       );
       const shared = await shareRender(browser, home, trace.branch);
       log(
@@ -465,6 +480,7 @@ export const section: BenchSection = {
         ui_row_click_target_met: targetMet(rowClick, (v) => v <= ROW_CLICK_TARGET_MS),
         ui_scrub_jump_ms: plain.jump,
         ui_scrub_jump_polled_ms: plain.jumpPolled,
+        ui_scrub_jump_pointer_on_rows_ms: plain.jumpOverRows,
         ui_scrub_jump_target_met: targetMet(sliderMove, (v) => v <= SLIDER_MOVE_TARGET_MS),
         ...(withDrawers
           ? {
