@@ -179,17 +179,19 @@ async function clicksAndJumps(
   for (let i = 0; i < runs; i++) {
     // Jump far (a different thousand each time), then click a neighbouring row already drawn.
     const target = 1_000 + ((i * 1_237) % 8_000);
-    // The same far move with the pointer resting over the rows (where a row click left it; how
-    // the slider was measured until stop 52): the frame then hit-tests the rows that moved under
-    // it and sends their hover's boundary events (~1 ms of the frame), which a drag, its pointer
-    // on the slider, does not.
+    // The same far move with the pointer resting over the rows and the focus on the viewed row
+    // (where a row click leaves them; how the slider was measured until stop 52): the frame then
+    // hit-tests the rows that moved under the pointer and sends their hover's boundary events,
+    // and the focus follows the viewed step to its row, which a drag does not do.
     const box = await list.boundingBox();
     if (box) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.focus('[data-testid="timeline-row"][aria-selected="true"]');
     overRows.push(
       (await page.evaluate<{ exact: number }>(scrubJumpScript(1_000 + ((target + 3_500) % 8_000)))).exact,
     );
-    // A slider move as a drag makes it: the pointer on the slider.
+    // A slider move as a drag makes it: the pointer on the slider, which pressing it focused.
     await page.hover('[data-testid="scrubber"]');
+    await page.focus('[data-testid="scrubber"]');
     const jump = await page.evaluate<{ exact: number; polled: number }>(scrubJumpScript(target));
     jumps.push(jump.exact);
     jumpsPolled.push(jump.polled);
