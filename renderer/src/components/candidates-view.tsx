@@ -14,8 +14,9 @@ import {
   selectCandidatesBusyWhy,
   selectCandidatesProblem,
   selectCandidatesUnderWay,
+  type CandidatesState,
 } from '../stores/candidates/candidates-store';
-import { selectLastStep } from '../stores/stepper/stepper-store';
+import { selectLastStep, selectWayOn } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 function actionText(c: CandidateView): string {
@@ -143,10 +144,13 @@ export function CandidatesButton(props: {
   readonly whyIn: string;
 }) {
   const stores = useStores();
-  // Two primitives, not the entry object: a fresh object per read would re-render without end.
-  const label = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).label);
-  const opens = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).opens);
-  const why = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).why);
+  // The branch's agent cannot go on (its model endpoint failed): the slice refuses candidates.
+  const again = useSlice('stepper', (s) => selectWayOn(s).againFails);
+  // Three primitives, not the entry object: a fresh object per read would re-render without end.
+  const entry = (s: CandidatesState) => selectCandidatesEntry(s, props.branch, props.step, again);
+  const label = useSlice('candidates', (s) => entry(s).label);
+  const opens = useSlice('candidates', (s) => entry(s).opens);
+  const why = useSlice('candidates', (s) => entry(s).why);
   const latest = useSlice('stepper', selectLastStep);
   return (
     <button
