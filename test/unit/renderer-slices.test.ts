@@ -38,6 +38,7 @@ import {
   selectCandidatesBusyWhy,
   selectCandidatesEntry,
   CANDIDATES_NEED_ANOTHER_ENDPOINT,
+  selectCandidatesTryWhy,
   NO_CANDIDATES_AT_SETUP,
   selectCandidatesUnderWay,
 } from '../../renderer/src/stores/candidates/candidates-store';
@@ -1344,7 +1345,12 @@ describe('candidates slice: the Replay panel’s button belongs to the branch an
       opens: 'prepare',
       why: CANDIDATES_NEED_ANOTHER_ENDPOINT,
     });
-    store.setState({ at: 2, set: held('b-a', 2, 2) });
+    // A view opened before the endpoint failed stays open: its Try says the same (busy first).
+    expect(selectCandidatesTryWhy(store.getState(), null)).toBeNull();
+    expect(selectCandidatesTryWhy(store.getState(), again)).toBe(CANDIDATES_NEED_ANOTHER_ENDPOINT);
+    store.setState({ running: 'try' });
+    expect(selectCandidatesTryWhy(store.getState(), again)).toBe('Waiting for the candidates to finish.');
+    store.setState({ running: null, at: 2, set: held('b-a', 2, 2) });
     expect(selectCandidatesEntry(store.getState(), 'b-a', 3, again)).toEqual({
       label: 'Show the 2 candidates',
       opens: 'view',

@@ -3,7 +3,7 @@ import { memo } from 'react';
 import { countOf } from '../../../shared/count-of';
 import { ConsentAskView } from './consent-ask';
 import { CountField, FieldProblem } from './count-field';
-import { firstWhy, whyNot } from './why-not';
+import { whyNot } from './why-not';
 import { WhySlot } from './why-lines';
 import type { CandidateView } from '../../../shared/contract/candidates';
 import {
@@ -13,6 +13,7 @@ import {
   selectCandidatesEntry,
   selectCandidatesBusyWhy,
   selectCandidatesProblem,
+  selectCandidatesTryWhy,
   selectCandidatesUnderWay,
   type CandidatesState,
 } from '../stores/candidates/candidates-store';
@@ -223,6 +224,9 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
   const held = useSlice('candidates', (s) => s.set);
   const running = useSlice('candidates', selectCandidatesUnderWay);
   const busyWhy = useSlice('candidates', selectCandidatesBusyWhy);
+  // A view opened before the branch's model endpoint failed stays open: its Try says so too.
+  const again = useSlice('stepper', (s) => selectWayOn(s).againFails);
+  const tryWhy = useSlice('candidates', (s) => selectCandidatesTryWhy(s, again));
   const error = useSlice('candidates', (s) => s.error);
   const notice = useSlice('candidates', (s) => s.notice);
   const consentAsk = useSlice('candidates', (s) => s.consentAsk);
@@ -286,7 +290,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
           className="primary"
           data-testid="candidates-try"
           {...whyNot(
-            firstWhy(busyWhy, problem),
+            tryWhy,
             'run each candidate in its own throwaway fork from the step before',
             'candidates-try-why',
           )}

@@ -195,6 +195,19 @@ export function selectCandidatesEntry(
   return { label: `Try candidates for step ${step}…`, opens: engaged ? 'view' : 'prepare', why: null };
 }
 
+/**
+ * Why "Try side by side" cannot act, or null: the work under way or the person's answer, then a
+ * branch whose model endpoint failed (`againFails`, way-on.ts; a view opened before it failed
+ * stays open), then the form's own problem.
+ */
+export function selectCandidatesTryWhy(s: CandidatesState, againFails: string | null): string | null {
+  return (
+    selectCandidatesBusyWhy(s) ??
+    (againFails !== null ? CANDIDATES_NEED_ANOTHER_ENDPOINT : null) ??
+    selectCandidatesProblem(s)
+  );
+}
+
 export function createCandidatesStore(
   client: StepboxClient,
   hooks: { readonly onBranch?: (branch: string) => void } = {},
