@@ -26,8 +26,11 @@ export function checkEarlyTermination(input: QaInput): Flag[] {
   const end = endOf(input.events);
   if (INFRASTRUCTURE_FAILURES.has(fatal?.code ?? end?.end_reason ?? '')) return [];
   if (fatal) {
-    // The harness stamps a fatal error with the last complete step; the step in progress is where it happened.
-    const step = Math.max(fatal.step, ...input.events.filter((e) => e.seq < fatal.seq).map((e) => e.step));
+    // On the last step the agent took: the one whose tools were under way when it came, else the
+    // last before it. The error itself is the step it failed in, which for a decision that never
+    // came (a script that ran out) is the next one, with nothing of the agent's in it.
+    const before = input.events.filter((e) => e.seq < fatal.seq && e.type !== 'header').map((e) => e.step);
+    const step = before.length ? Math.max(...before) : fatal.step;
     return [
       flag(
         'early_termination',

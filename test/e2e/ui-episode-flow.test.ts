@@ -252,17 +252,22 @@ describe('web mode: a live episode on Docker', () => {
     const layout = new LayoutObject(app.page);
     expect(await layout.unreadable(app.stepper.endReason)).toBe('');
     expect(await app.timeline.flagEntries.count()).toBe(0);
-    // Step 0's error mark says it in words, read whole (it showed the code cut, "model_er…").
-    const mark = app.timeline.row(0).getByTestId('row-error');
+    // The error mark says it in words, read whole (it showed the code cut, "model_er…"), on step
+    // 1's row: the call that failed was step 1's (it sat on step 0's, the setup, which went fine).
+    expect(await app.timeline.row(0).getByTestId('row-error').count()).toBe(0);
+    const mark = app.timeline.row(1).getByTestId('row-error');
     await expect(mark.innerText()).resolves.toBe('model failed');
     expect(await layout.readable(mark)).toBe(true);
     const words = await app.page.locator('body').innerText();
     expect(words).not.toContain('--base-url');
     expect(words).not.toMatch(/error\.\./);
-    // Replay's hint matches what can be done: Step and Continue are off, so it does not say to use them.
+    // Replay's words match what can be done: Step and Continue are off, so it does not say to use
+    // them; candidates would call the endpoint again, so they are not offered.
     const replay = await app.replay.root.innerText();
-    expect(replay).toMatch(/ended before its first step/);
     expect(replay).not.toMatch(/Take one \(Step, F10\)/);
+    await expect(app.replay.candidatesButton.getAttribute('data-why')).resolves.toMatch(
+      /^Candidates would each call the model endpoint that failed/,
+    );
     // The way on is said once, in Replay, with one button (way-on.ts): the endpoint was not
     // reachable, so going on as recorded would call it again. Inject and Sandbox point there in a
     // few words; it was said in all three, each with its own "Fork with another agent…"
@@ -361,13 +366,18 @@ describe('web mode: a model endpoint that becomes unreachable after some steps',
     await app.stepper.waitForEnd(120_000);
     await app.settled({ ended: true, timeoutMs: 60_000 });
     expect(model.requests.length).toBe(2);
-    // The steps it took are listed, as they ran.
+    // The steps it took are listed, as they ran, with no mark of the failure: the call that failed
+    // was step 3's, and its row says so ("model failed" sat on step 2's row, which ran fine).
     const rows = await app.timeline.rows();
     for (const step of [1, 2]) {
       const row = rows.find((r) => r.step === step);
       expect(row?.text, `step ${step}`).toContain(`echo endpoint-step-${step}`);
       expect(row?.status, `step ${step}`).toBe('ok');
+      expect(await app.timeline.row(step).getByTestId('row-error').count(), `step ${step}`).toBe(0);
     }
+    await expect(app.timeline.row(3).getByTestId('row-error').innerText()).resolves.toBe('model failed');
+    // Counted as `list` and `show` count it: two steps done, the third never finished.
+    await expect(app.timeline.root.innerText()).resolves.toContain('step 3 unfinished');
     // The end: an error, the endpoint and what to check, in one sentence above the inspector.
     await expect.poll(() => app.stepper.episodeState.innerText()).toBe('error');
     await expect
@@ -380,9 +390,32 @@ describe('web mode: a model endpoint that becomes unreachable after some steps',
     const way =
       'Its model endpoint became unreachable after step 2: going on as recorded would call it again, so fork it with another agent or endpoint.';
     await expect.poll(() => app.replay.root.innerText()).toContain(way);
+    // Candidates ask this episode's own agent, at the endpoint that failed: not offered (pressed, it
+    // gave one failure per candidate), the way on said beside it when pointed at or focused.
+    const candidatesWhy =
+      'Candidates would each call the model endpoint that failed: fork with another agent or endpoint (Fork settings…, “Agent”), then try candidates on the fork.';
+    const candidates = app.replay.candidatesButton;
+    await expect(candidates.getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(candidates.getAttribute('data-why')).resolves.toBe(candidatesWhy);
+    await expect(candidates.getAttribute('aria-describedby')).resolves.toBe('replay-actions-why');
     const layout = new LayoutObject(app.page);
     for (const size of BOTH_SIZES) {
       const at = await app.resize(size);
+      // Every disabled button says why in its line, and carries no title saying it again.
+      expect(await layout.unexplainedDisabled(), at).toEqual([]);
+      await candidates.hover();
+      await expect(layout.whySaid.innerText(), at).resolves.toBe(candidatesWhy);
+      expect(await layout.unreadable(layout.whySaid), at).toBe('');
+      expect(await layout.overlappedControls(layout.whySaid), at).toEqual([]);
+      await app.screenshot(`model-lost-candidates-pointed-${at}`);
+      // A click anyway opens nothing.
+      await candidates.click({ force: true });
+      expect(await app.page.locator('[data-testid="side-by-side"][data-view="candidates"]').count(), at).toBe(
+        0,
+      );
+      // The click gave it the focus, which keeps its reason said: the shots below are at rest.
+      await app.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      await app.page.mouse.move(0, 0);
       const body = await app.page.locator('body').innerText();
       expect(body.split('became unreachable').length - 1, at).toBe(1);
       expect(body.split('Connection error').length - 1, at).toBe(1);
@@ -396,7 +429,7 @@ describe('web mode: a model endpoint that becomes unreachable after some steps',
       expect(await layout.unreadable(app.stepper.endReason), at).toBe('');
       expect(await layout.unreadable(app.replay.root.getByText(way)), at).toBe('');
       expect(await layout.unreadable(app.replay.forkOtherButton), at).toBe('');
-      expect(await layout.notWhollyInView(app.timeline.row(2)), at).toBe('');
+      expect(await layout.notWhollyInView(app.timeline.row(3)), at).toBe('');
       await app.screenshot(`model-lost-ended-${at}`);
     }
     expect(app.errors).toEqual([]);

@@ -1630,6 +1630,10 @@ export class ReplayPanel extends PanelObject {
   get forkOtherButton(): Locator {
     return this.root.getByTestId('replay-fork-other').or(this.root.getByTestId('fork-other'));
   }
+  /** The candidates button ("Try candidates for step 3…", "Show the 2 candidates"). */
+  get candidatesButton(): Locator {
+    return this.root.getByTestId('candidates-open');
+  }
   /** Why Roll back and Fork cannot act, in one line under them (a live episode at rest). */
   get branchWhy(): Locator {
     return this.root.locator('#replay-branch-why');
@@ -1693,7 +1697,7 @@ export class SideBySideView extends PanelObject {
   }
   /** Opens candidates for the viewed step (the Replay panel's button), or shows those held. */
   async openCandidates(): Promise<void> {
-    await this.page.getByTestId('replay-controls').getByTestId('candidates-open').click();
+    await new ReplayPanel(this.page).candidatesButton.click();
     await this.page.locator('[data-testid="side-by-side"][data-view="candidates"]').waitFor();
   }
   /** Opens the compare tab from the Replay panel. */
@@ -2113,7 +2117,8 @@ export class LayoutObject {
   }
   /**
    * Every visible disabled button that does not say why on screen, covering nothing (issue 33,
-   * item 2), as `testId|text: what is wrong`. Each must stay focusable (`aria-disabled`, not
+   * item 2), as `testId|text: what is wrong`. Each must carry no `title` (its line says the words,
+   * once), must stay focusable (`aria-disabled`, not
    * `disabled`) and name its line in `aria-describedby`; pointed at and focused in turn, its reason
    * must be said word for word in a line of its own (a WhyLine at rest, or its WhySlot), read whole
    * in view, whose box overlaps no other control a person sees (a floating bubble lay over the
@@ -2131,7 +2136,11 @@ export class LayoutObject {
         native: (el as HTMLButtonElement).disabled,
         lines: (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id !== ''),
         why: el.getAttribute('data-why') ?? '',
+        title: el.getAttribute('title'),
       }));
+      // Its words in one place, the line: a native tooltip over it said them again (or, kept from
+      // the enabled state, said what the button would do beside why it cannot).
+      if (info.title !== null) out.push(`${info.name}: disabled with a title (${info.title.slice(0, 60)})`);
       if (info.native) {
         out.push(`${info.name}: disabled (not focusable, says nothing)`);
         continue;
@@ -2148,6 +2157,9 @@ export class LayoutObject {
           if (box) await this.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
         } else {
           await this.page.mouse.move(0, 0);
+          // Focus comes to it (focusin), as a person's Tab brings it: Step keeps the focus the
+          // library's start gave it, and focusing it again moved nothing.
+          await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
           await b.focus();
         }
         // The line of its own that says the reason now (a WhyLine at rest, or its slot).

@@ -3,6 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEpisode } from '../../electron/engine/harness/index.js';
 import { FakeOpenAi, wireCall } from '../support/fake-openai.js';
+import { summarizeSteps } from '../../shared/step-summary.js';
 import { memorySupply, memoryTask, ofType, tempHome } from '../support/harness.js';
 
 const KEY = 'sk-test-SECRET-0123456789abcdef';
@@ -17,6 +18,24 @@ afterEach(async () => {
 function traceText(path: string): string {
   const buf = readFileSync(path);
   return path.endsWith('.gz') ? gunzipSync(buf).toString('utf8') : buf.toString('utf8');
+}
+
+type AgentOptions = NonNullable<Parameters<typeof startEpisode>[0]['agentOptions']>;
+
+/** An openai episode on the memory sandbox with no verifier; by default failing at the first refusal. */
+function startOpenAi(
+  baseUrl: string,
+  options: AgentOptions = { retryBaseMs: 1, maxAttempts: 1 },
+  spec = 'openai:m',
+) {
+  return startEpisode({
+    task: memoryTask({ verifier: null }),
+    agentSpec: spec,
+    store: env.store,
+    parts: env.parts,
+    supply: memorySupply,
+    agentOptions: { baseUrl, ...options },
+  });
 }
 
 describe('openai agent against a fake chat-completions server', () => {
@@ -36,14 +55,7 @@ describe('openai agent against a fake chat-completions server', () => {
       );
       return { message: { content: injected ? 'Take an umbrella.' : 'NO INJECTION SEEN' } };
     };
-    const c = await startEpisode({
-      task: memoryTask({ verifier: null }),
-      agentSpec: 'openai:fake-model',
-      store: env.store,
-      parts: env.parts,
-      supply: memorySupply,
-      agentOptions: { baseUrl, temperature: 0.2, seed: 7 },
-    });
+    const c = await startOpenAi(baseUrl, { temperature: 0.2, seed: 7 }, 'openai:fake-model');
     await c.step();
     c.inject('user', 'It is raining in Beijing: recommend an umbrella.');
     await c.step();
@@ -115,17 +127,33 @@ describe('openai agent against a fake chat-completions server', () => {
     await d.dispose();
   });
 
+  it('an endpoint lost after two steps: the error is step 3’s, the call that failed (rows, `show` and the window read it there)', async () => {
+    env = tempHome();
+    server = new FakeOpenAi();
+    const baseUrl = await server.start();
+    server.reply(
+      { message: { content: null, tool_calls: [wireCall('c1', 'list_dir', { path: '.' })] } },
+      { message: { content: null, tool_calls: [wireCall('c2', 'list_dir', { path: '.' })] } },
+      { status: 502, error: { message: 'bad gateway' } },
+    );
+    const c = await startOpenAi(baseUrl);
+    for (let i = 0; i < 3 && !c.ended(); i++) await c.step();
+    expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'model_error' });
+    const history = c.history();
+    // Recorded at step 2 (the last complete one), its "model failed" mark sat on step 2's row.
+    expect(ofType(history, 'error').map((e) => e.step)).toEqual([3]);
+    const steps = summarizeSteps(history);
+    expect(steps.find((s) => s.step === 2)?.errors).toEqual([]);
+    expect(steps.find((s) => s.step === 3)?.errors.map((e) => e.code)).toEqual(['model_error']);
+    // Step 3 never ran: two steps done, the third unfinished (as `list`, `show` and the window count).
+    expect(ofType(history, 'snapshot').map((e) => e.step)).toEqual([0, 1, 2]);
+    await c.dispose();
+  });
+
   it('an endpoint that is not up ends with model_error in one sentence, naming where its address is set', async () => {
     env = tempHome();
-    const c = await startEpisode({
-      task: memoryTask({ verifier: null }),
-      agentSpec: 'openai:m',
-      store: env.store,
-      parts: env.parts,
-      supply: memorySupply,
-      // Port 1: nothing listens there (the client says "Connection error.").
-      agentOptions: { baseUrl: 'http://127.0.0.1:1/v1', retryBaseMs: 1, maxAttempts: 1 },
-    });
+    // Port 1: nothing listens there (the client says "Connection error.").
+    const c = await startOpenAi('http://127.0.0.1:1/v1');
     await c.step();
     expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'model_error' });
     const message = ofType(c.history(), 'error')[0].message;

@@ -56,8 +56,10 @@ describe('episode loop (memory sandbox)', () => {
     await c.run();
     expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'script_exhausted', verifier: null });
     const trace = env.store.readTrace(env.store.resolve(c.branch));
-    const error = ofType(trace.events, 'error')[0];
-    expect(error.fatal).toBe(true);
+    // Step 2's, the decision the script could not give: a step with no snapshot, its events kept
+    // apart (partial) as every view reads them, and not inherited by a fork at step 1.
+    const error = ofType([...trace.events, ...(trace.partial ?? [])], 'error')[0];
+    expect(error).toMatchObject({ fatal: true, step: 2 });
     expect(error.context).toMatchObject({ last_tool_payloads: [{ name: 'execute_shell' }], memory: {} });
     await c.dispose();
   });

@@ -35,7 +35,9 @@ describe('a hung model endpoint is bounded by the step and episode timeouts', ()
     await c.step();
     expect(c.ended()).toMatchObject({ status: 'error', end_reason: 'model_timeout', verifier: null });
     const error = ofType(c.history(), 'error')[0];
-    expect(error).toMatchObject({ code: 'model_timeout', fatal: true, step: 0 });
+    // Step 1's: the decision that failed is the step it would have made (recorded at step 0, the
+    // setup's row carried the mark and `show` printed it under the setup).
+    expect(error).toMatchObject({ code: 'model_timeout', fatal: true, step: 1 });
     expect(error.message).toMatch(/hard step timeout \(1 s, retries included\).*timeouts\.step_hard/);
     // The request was aborted, not left open behind the ended episode.
     await c.dispose();

@@ -27,6 +27,20 @@ describe('early_termination rule', () => {
     expect(flags[0].message).toBe('a fatal error ended the episode before a final answer: the sandbox died');
     expect(flags[0].evidence).toMatchObject({ code: 'sandbox_lost', message: 'container died' });
   });
+  it('flags the last step the agent took when the error is the next decision’s (a script that ran out at step 2)', () => {
+    const t = new QaTrace().step({ calls: [sh('ls')] });
+    // The decision of step 2 never came: the error is step 2's, with nothing of the agent's in it.
+    t.push({
+      type: 'error',
+      step: 2,
+      source: 'harness',
+      code: 'script_exhausted',
+      message: 'the script ran out after 1 line',
+      fatal: true,
+    });
+    t.end('error', null, { end_reason: 'script_exhausted' });
+    expect(checkEarlyTermination(input(t))[0]).toMatchObject({ rule: 'early_termination', step: 1 });
+  });
   it('flags status error without an error event (a script that ran out)', () => {
     const t = new QaTrace()
       .step({ calls: [sh('ls')] })

@@ -37,6 +37,8 @@ import {
   createCandidatesStore,
   selectCandidatesBusyWhy,
   selectCandidatesEntry,
+  CANDIDATES_NEED_ANOTHER_ENDPOINT,
+  selectCandidatesTryWhy,
   NO_CANDIDATES_AT_SETUP,
   selectCandidatesUnderWay,
 } from '../../renderer/src/stores/candidates/candidates-store';
@@ -799,6 +801,13 @@ describe('the why bubble', () => {
     // The step ended and the bar says "paused": Roll back can act, its line has nothing to say.
     expect(whyOf(control(whyNot(null, 'restore the workspace', 'replay-actions-why')))).toBeNull();
   });
+
+  it('a disabled control carries no title: its line says the words, once (a native tooltip said them again over it)', () => {
+    const running = 'The episode is running: pause it first.';
+    expect(whyNot(running, 'restore the workspace', 'replay-actions-why').title).toBeUndefined();
+    expect(whyNot(running, undefined, 'replay-actions-why').title).toBeUndefined();
+    expect(whyNot(null, 'restore the workspace', 'replay-actions-why').title).toBe('restore the workspace');
+  });
 });
 
 describe('inject store', () => {
@@ -1317,6 +1326,35 @@ describe('candidates slice: the Replay panel’s button belongs to the branch an
       label: 'Try candidates for a step…',
       opens: 'prepare',
       why: NO_CANDIDATES_AT_SETUP,
+    });
+  });
+
+  it('a branch whose model endpoint failed offers no candidates, at any step: they would ask that endpoint again (held ones are still shown)', () => {
+    const store = createCandidatesStore(createFakeBackend().client);
+    const again =
+      'Its model endpoint became unreachable after step 2: going on as recorded would call it again, so fork it with another agent or endpoint.';
+    for (const step of [0, 1, 3])
+      expect(selectCandidatesEntry(store.getState(), 'b-a', step, again).why, `step ${step}`).toBe(
+        CANDIDATES_NEED_ANOTHER_ENDPOINT,
+      );
+    expect(CANDIDATES_NEED_ANOTHER_ENDPOINT).toMatch(/Fork settings…/);
+    // A form begun before the end (engaged) is refused too: the button does not open it.
+    store.getState().prepare(3);
+    expect(selectCandidatesEntry(store.getState(), 'b-a', 3, again)).toEqual({
+      label: 'Try candidates for step 3…',
+      opens: 'prepare',
+      why: CANDIDATES_NEED_ANOTHER_ENDPOINT,
+    });
+    // A view opened before the endpoint failed stays open: its Try says the same (busy first).
+    expect(selectCandidatesTryWhy(store.getState(), null)).toBeNull();
+    expect(selectCandidatesTryWhy(store.getState(), again)).toBe(CANDIDATES_NEED_ANOTHER_ENDPOINT);
+    store.setState({ running: 'try' });
+    expect(selectCandidatesTryWhy(store.getState(), again)).toBe('Waiting for the candidates to finish.');
+    store.setState({ running: null, at: 2, set: held('b-a', 2, 2) });
+    expect(selectCandidatesEntry(store.getState(), 'b-a', 3, again)).toEqual({
+      label: 'Show the 2 candidates',
+      opens: 'view',
+      why: null,
     });
   });
 });

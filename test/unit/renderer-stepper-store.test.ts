@@ -828,13 +828,35 @@ describe('endText', () => {
     expect(way.againFails).toMatch(/^Its model endpoint was not reachable/);
     expect(wayOnButtons(way, false)).toBe('other-agent');
     expect(wayOnButtons(way, true)).toBe('plain');
-    expect(selectRecordedHint(s)).toBe(`This is a recorded trace. ${way.againFails}`);
+    // Step's reason, in the bar's two lines: the few words Inject and Sandbox say (the whole
+    // sentence was cut there); Replay says why, and the inspector's hint after a press says it whole.
+    expect(selectRecordedHint(s)).toBe(
+      'This is a recorded trace. Its agent cannot go on as recorded: see Replay.',
+    );
+    expect(selectHintBelowEnd(s)).toBe(`This is a recorded trace. ${way.againFails}`);
     // After steps it answered, the endpoint became unreachable: said so, with the last step it took.
     const rows = [0, 1, 2].map((step) => ({ step, snapshot: true }));
     const after = { ...s, rows, selectedStep: 2 } as unknown as typeof s;
     expect(selectWayOn(after).againFails).toBe(
       'Its model endpoint became unreachable after step 2: going on as recorded would call it again, so fork it with another agent or endpoint.',
     );
+    // The failed call's row (step 3: its error, no snapshot) is no step it answered; at that row
+    // the fork goes on from step 2. Read as the last row, it said "after step 3".
+    const failedRow = {
+      ...after,
+      rows: [...rows, { step: 3, snapshot: false }],
+      selectedStep: 3,
+    } as unknown as typeof s;
+    expect(selectWayOn(failedRow).againFails).toMatch(/^Its model endpoint became unreachable after step 2:/);
+    expect(selectWayOn(failedRow).step).toBe(2);
+    // Never answered (step 1's call failed, its row the only one after the setup): not reachable.
+    const never = {
+      ...s,
+      rows: [rows[0], { step: 1, snapshot: false }],
+      selectedStep: 1,
+    } as unknown as typeof s;
+    expect(selectWayOn(never).againFails).toMatch(/^Its model endpoint was not reachable:/);
+    expect(selectWayOn(never).step).toBe(0);
     // A message that ends its own sentence is not given a second period.
     const done = { ...s, view: { end: { ...end, detail: 'sandbox 3f2a was destroyed.' } } } as typeof s;
     expect(selectEndNotice(done)).toBe('This episode ended in an error: sandbox 3f2a was destroyed.');

@@ -435,7 +435,11 @@ export class EpisodeRunner implements EpisodeController {
     };
   }
 
-  /** Why the agent could not decide step k (or take its answer), as the way the episode ends. */
+  /**
+   * Why the agent could not decide step k (or take its answer), as the way the episode ends. The
+   * error is step k's, the decision that failed: recorded at the last complete step, the "model
+   * failed" mark sat on step 2's row (and `show` printed it under step 2) when call 3 failed.
+   */
   private decisionFailed(
     e: unknown,
     k: number,
@@ -445,13 +449,18 @@ export class EpisodeRunner implements EpisodeController {
     if (e instanceof DecisionReleased) return { kind: 'paused', message: e.message };
     if (e instanceof DecisionTimeout && deadline?.by === 'episode') return this.finish('episode_timeout');
     if (e instanceof DecisionTimeout)
-      return this.endFatal({
-        code: MODEL_TIMEOUT,
-        message: `the agent did not decide step ${k} within the hard step timeout (${this.task.timeouts.step_hard} s, retries included); check the model endpoint answers, or raise timeouts.step_hard`,
-      });
+      return this.endFatal(
+        {
+          code: MODEL_TIMEOUT,
+          message: `the agent did not decide step ${k} within the hard step timeout (${this.task.timeouts.step_hard} s, retries included); check the model endpoint answers, or raise timeouts.step_hard`,
+        },
+        undefined,
+        k,
+      );
     if (e instanceof AgentEnded) return this.finish(e.endReason);
-    if (e instanceof AgentFailure) return this.endFatal({ code: e.endReason, message: e.message }, e.details);
-    return this.endFatal({ code: 'internal', message: (e as Error).message });
+    if (e instanceof AgentFailure)
+      return this.endFatal({ code: e.endReason, message: e.message }, e.details, k);
+    return this.endFatal({ code: 'internal', message: (e as Error).message }, undefined, k);
   }
 
   stopPoints(): StopPoints {

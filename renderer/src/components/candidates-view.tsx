@@ -3,7 +3,7 @@ import { memo } from 'react';
 import { countOf } from '../../../shared/count-of';
 import { ConsentAskView } from './consent-ask';
 import { CountField, FieldProblem } from './count-field';
-import { firstWhy, whyNot } from './why-not';
+import { whyNot } from './why-not';
 import { WhySlot } from './why-lines';
 import type { CandidateView } from '../../../shared/contract/candidates';
 import {
@@ -13,9 +13,11 @@ import {
   selectCandidatesEntry,
   selectCandidatesBusyWhy,
   selectCandidatesProblem,
+  selectCandidatesTryWhy,
   selectCandidatesUnderWay,
+  type CandidatesState,
 } from '../stores/candidates/candidates-store';
-import { selectLastStep } from '../stores/stepper/stepper-store';
+import { selectLastStep, selectWayOn } from '../stores/stepper/stepper-store';
 import { useSlice, useStores } from '../stores/use-stores';
 
 function actionText(c: CandidateView): string {
@@ -143,10 +145,13 @@ export function CandidatesButton(props: {
   readonly whyIn: string;
 }) {
   const stores = useStores();
-  // Two primitives, not the entry object: a fresh object per read would re-render without end.
-  const label = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).label);
-  const opens = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).opens);
-  const why = useSlice('candidates', (s) => selectCandidatesEntry(s, props.branch, props.step).why);
+  // The branch's agent cannot go on (its model endpoint failed): the slice refuses candidates.
+  const again = useSlice('stepper', (s) => selectWayOn(s).againFails);
+  // Three primitives, not the entry object: a fresh object per read would re-render without end.
+  const entry = (s: CandidatesState) => selectCandidatesEntry(s, props.branch, props.step, again);
+  const label = useSlice('candidates', (s) => entry(s).label);
+  const opens = useSlice('candidates', (s) => entry(s).opens);
+  const why = useSlice('candidates', (s) => entry(s).why);
   const latest = useSlice('stepper', selectLastStep);
   return (
     <button
@@ -219,6 +224,9 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
   const held = useSlice('candidates', (s) => s.set);
   const running = useSlice('candidates', selectCandidatesUnderWay);
   const busyWhy = useSlice('candidates', selectCandidatesBusyWhy);
+  // A view opened before the branch's model endpoint failed stays open: its Try says so too.
+  const again = useSlice('stepper', (s) => selectWayOn(s).againFails);
+  const tryWhy = useSlice('candidates', (s) => selectCandidatesTryWhy(s, again));
   const error = useSlice('candidates', (s) => s.error);
   const notice = useSlice('candidates', (s) => s.notice);
   const consentAsk = useSlice('candidates', (s) => s.consentAsk);
@@ -282,7 +290,7 @@ export function CandidatesView(props: { readonly branch: string; readonly step: 
           className="primary"
           data-testid="candidates-try"
           {...whyNot(
-            firstWhy(busyWhy, problem),
+            tryWhy,
             'run each candidate in its own throwaway fork from the step before',
             'candidates-try-why',
           )}

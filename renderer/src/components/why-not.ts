@@ -3,6 +3,7 @@ import type { MouseEvent } from 'react';
 /** The props of a control that may be unable to act: disabled, and why (in its line, to a screen reader, to keys). */
 export interface WhyNotProps {
   readonly disabled?: boolean;
+  /** Only while it can act: disabled, its reason is said in its line alone. */
   readonly title?: string;
   readonly 'aria-disabled'?: true;
   readonly 'aria-description'?: string;
@@ -22,7 +23,7 @@ function refuse(e: MouseEvent): void {
  * 33, item 2): the control stays focusable (`aria-disabled`, not `disabled`, which would drop it
  * from the Tab order and so from anyone on a keyboard); a screen reader hears it as the
  * description; `data-why` is what the action keys quote. Enabled, the control keeps its own
- * `title`. On screen, the reason is said in the line `shownIn` names, in the flow beside the
+ * `title`; disabled, it has none (the line is the one place its words are said). On screen, the reason is said in the line `shownIn` names, in the flow beside the
  * control (why-lines.tsx): a WhySlot, which says it while the control is focused or pointed at,
  * or a WhyLine, which says it without (where the person has filled in what the control sends: a
  * form typed in and a button that does nothing read as broken). Required: a floating bubble lay
@@ -34,8 +35,9 @@ export function whyNot(
   shownIn: string,
 ): WhyNotProps {
   if (!why) return title ? { title } : {};
+  // No `title` while disabled: the line says the reason, and a native tooltip over it said it a
+  // second time, late, covering the line (or, kept from the enabled state, said what it would do).
   return {
-    title: why,
     'aria-disabled': true,
     'aria-description': why,
     'aria-describedby': shownIn,

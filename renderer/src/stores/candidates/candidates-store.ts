@@ -156,19 +156,56 @@ export const NO_CANDIDATES_AT_SETUP =
   'Step 0 is the setup: the agent made no call there to try others for. Select step 1 or later.';
 
 /**
+ * Candidates ask the branch's own agent (episode.candidates takes no other): on a branch whose
+ * model endpoint failed, each one asked, and each step run on, calls it again. Typed ones run,
+ * but "Continue with" one goes on with that agent too. The way on is a fork with another agent or
+ * endpoint (the fork settings' Agent and Model), and candidates tried on that fork.
+ */
+export const CANDIDATES_NEED_ANOTHER_ENDPOINT =
+  'Candidates would each call the model endpoint that failed: fork with another agent or endpoint (Fork settings…, “Agent”), then try candidates on the fork.';
+
+/**
  * The candidates button at step `step` of `branch`. Held candidates belong to the branch and
  * step they were tried at (the set's parent and step K, replacing K+1): they stay held while
  * other episodes open (a pick opens the chosen branch first), so any other branch or step
- * offers to try its own, never "Show the N candidates" of another episode.
+ * offers to try its own, never "Show the N candidates" of another episode. `againFails`: why the
+ * branch's agent cannot go on (way-on.ts, its model endpoint failed), or null; candidates held
+ * are still shown, none are offered (a person pressed it and got one failure per candidate).
  */
-export function selectCandidatesEntry(s: CandidatesState, branch: string, step: number): CandidatesEntry {
+export function selectCandidatesEntry(
+  s: CandidatesState,
+  branch: string,
+  step: number,
+  againFails: string | null = null,
+): CandidatesEntry {
+  const held = s.set && s.set.parent === branch && s.set.step === step - 1 ? s.set.candidates.length : 0;
+  if (held > 0 && step > 0)
+    return { label: `Show the ${countOf(held, 'candidate')}`, opens: 'view', why: null };
+  // Before the step's own reason: at any step it holds, and it is what a person fixes first.
+  if (againFails !== null)
+    return {
+      label: step === 0 ? 'Try candidates for a step…' : `Try candidates for step ${step}…`,
+      opens: 'prepare',
+      why: CANDIDATES_NEED_ANOTHER_ENDPOINT,
+    };
   if (step === 0)
     return { label: 'Try candidates for a step…', opens: 'prepare', why: NO_CANDIDATES_AT_SETUP };
-  const held = s.set && s.set.parent === branch && s.set.step === step - 1 ? s.set.candidates.length : 0;
-  if (held > 0) return { label: `Show the ${countOf(held, 'candidate')}`, opens: 'view', why: null };
   // A form being filled (nothing held: it is about the open branch, the slice resets on another) or a try under way.
   const engaged = s.running !== null || (s.set === null && s.at === step - 1);
   return { label: `Try candidates for step ${step}…`, opens: engaged ? 'view' : 'prepare', why: null };
+}
+
+/**
+ * Why "Try side by side" cannot act, or null: the work under way or the person's answer, then a
+ * branch whose model endpoint failed (`againFails`, way-on.ts; a view opened before it failed
+ * stays open), then the form's own problem.
+ */
+export function selectCandidatesTryWhy(s: CandidatesState, againFails: string | null): string | null {
+  return (
+    selectCandidatesBusyWhy(s) ??
+    (againFails !== null ? CANDIDATES_NEED_ANOTHER_ENDPOINT : null) ??
+    selectCandidatesProblem(s)
+  );
 }
 
 export function createCandidatesStore(

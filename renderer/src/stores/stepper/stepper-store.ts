@@ -30,7 +30,7 @@ import { whenIdle } from '../../model/when-idle';
 import { isSetupRow } from '../../model/row-filter';
 import { overrideToResult } from '../inject/inject-store';
 import { selectPersonDecides } from './agent-traits';
-import { wayOnAt, wayOnHint, type WayOn } from './way-on';
+import { AGAIN_FAILS_SEE_REPLAY, wayOnAt, wayOnHint, type WayOn } from './way-on';
 
 /** The open branch: its rows, controller state, breakpoints and which step is viewed. */
 export interface StepperState {
@@ -312,9 +312,15 @@ export function selectStopNotice(s: StepperState): string | null {
   return s.stopBreakpoint ? `paused at a breakpoint (${s.stopBreakpoint})` : null;
 }
 
-/** What Step and Continue say on a branch that is not live: the way on from the viewed step. */
+/**
+ * What Step and Continue say on a branch that is not live: the way on from the viewed step. When
+ * the recorded agent cannot go on (its model endpoint failed), the few words Inject and Sandbox
+ * say, pointing at Replay, which says why beside its button: the bar's reason line has two lines,
+ * and the whole sentence was cut there at 1024×700 (model-lost, 39 px of text in 26).
+ */
 export function selectRecordedHint(s: StepperState): string {
-  return wayOnHint(selectWayOn(s));
+  const way = selectWayOn(s);
+  return way.againFails !== null ? `${way.what}. ${AGAIN_FAILS_SEE_REPLAY}` : wayOnHint(way);
 }
 
 /**

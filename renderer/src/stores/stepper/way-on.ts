@@ -79,7 +79,8 @@ export function wayOnAt(b: WayOnInput): WayOn {
   const what = b.seenLive ? 'This episode has ended' : 'This is a recorded trace';
   const step = stepToGoOnFrom(b.viewed, b.rows);
   const at = step ?? b.viewed?.step ?? 0;
-  const taken = b.rows.length ? b.rows[b.rows.length - 1].step : 0;
+  // The steps it answered: the row of the call that failed (its error's step) is no step taken.
+  const taken = stepsTaken(b.rows);
   return {
     what,
     step,
@@ -87,6 +88,12 @@ export function wayOnAt(b: WayOnInput): WayOn {
     fork: forkLabel(at),
     againFails: againFails(b.end ?? null, taken),
   };
+}
+
+/** The last step that finished (its snapshot taken), 0 when none did. */
+function stepsTaken(rows: readonly StepRow[]): number {
+  for (let i = rows.length - 1; i >= 0; i--) if (rows[i].snapshot) return rows[i].step;
+  return 0;
 }
 
 /**
