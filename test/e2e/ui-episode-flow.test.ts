@@ -430,6 +430,16 @@ describe('web mode: a model endpoint that becomes unreachable after some steps',
       expect(await layout.unreadable(app.replay.root.getByText(way)), at).toBe('');
       expect(await layout.unreadable(app.replay.forkOtherButton), at).toBe('');
       expect(await layout.notWhollyInView(app.timeline.row(3)), at).toBe('');
+      // The step whose model call failed says so whole in its status column ("incomple…" at 1024).
+      await expect(app.timeline.rowStatus(3).innerText(), at).resolves.toBe('incomplete');
+      // Its text's own width against its cell's (an overflow of a pixel draws the ellipsis, and
+      // scrollWidth, rounded, does not tell it).
+      const over = await app.timeline.rowStatus(3).evaluate((el) => {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        return range.getBoundingClientRect().width - el.getBoundingClientRect().width;
+      });
+      expect(over, at).toBeLessThanOrEqual(0);
       await app.screenshot(`model-lost-ended-${at}`);
     }
     expect(app.errors).toEqual([]);

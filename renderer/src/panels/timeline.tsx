@@ -136,12 +136,12 @@ function severalMarks(row: StepRow, forks: readonly BranchSummary[]): boolean {
 /**
  * The most characters each short column shows whole (the rows' monospace fonts are at most
  * 0.61em wide: 12px in 64 px of time, 52 px of reward, 96 px of tool at 1024 wide; 11px in
- * 66 px of status). A cell whose text fits is not clipped: a clipping cell is a clip of its
+ * 72 px of status). A cell whose text fits is not clipped: a clipping cell is a clip of its
  * own for the browser, and its contents a paint chunk of their own, and ~150 of them on a
  * screenful made the frame of a slider move a third slower (paint and layerize, issue 33.9).
  * A longer text clips with its ellipsis, as every cell did.
  */
-const FITS = { tool: 13, status: 9, dur: 8, rew: 7, rewVerifier: 11 } as const;
+const FITS = { tool: 13, status: 10, dur: 8, rew: 7, rewVerifier: 11 } as const;
 
 /** A reward with its sign, as the verifier's part is added to a step's: `+1.00`, `-0.50`. */
 function signed(x: number): string {
